@@ -1,0 +1,148 @@
+/**
+ * Request info is computed once per request and read by everything
+ * downstream: nothing re-parses the URL. Follows upstream's
+ * RequestInfoFactory (`endpoints/request/requestinfo.go`).
+ */
+
+export type RequestVerb =
+  | 'get'
+  | 'list'
+  | 'watch'
+  | 'create'
+  | 'update'
+  | 'patch'
+  | 'delete'
+  | 'deletecollection'
+  | 'proxy'
+
+export interface RequestInfo {
+  isResourceRequest: boolean
+  /** The URL path; for non-resource requests this is what authorization sees. */
+  path: string
+  /** Resource verbs as above; for non-resource requests the lowercase HTTP method. */
+  verb: string
+  apiPrefix: string
+  apiGroup: string
+  apiVersion: string
+  namespace: string
+  resource: string
+  subresource: string
+  name: string
+  /** The path segments from the resource on. */
+  parts: string[]
+}
+
+const API_PREFIXES = new Set(['api', 'apis'])
+const GROUPLESS_PREFIXES = new Set(['api'])
+const SPECIAL_VERBS = new Set(['proxy', 'watch'])
+const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize'])
+
+const METHOD_VERBS: Record<string, RequestVerb> = {
+  POST: 'create',
+  GET: 'get',
+  HEAD: 'get',
+  PUT: 'update',
+  PATCH: 'patch',
+  DELETE: 'delete',
+}
+
+export class RequestInfoError extends Error {}
+
+function nonResource(path: string, method: string): RequestInfo {
+  return {
+    isResourceRequest: false,
+    path,
+    verb: method.toLowerCase(),
+    apiPrefix: '',
+    apiGroup: '',
+    apiVersion: '',
+    namespace: '',
+    resource: '',
+    subresource: '',
+    name: '',
+    parts: [],
+  }
+}
+
+function isTruthyWatch(value: string | null): boolean {
+  if (value === null) return false
+  const v = value.toLowerCase()
+  return v !== 'false' && v !== '0'
+}
+
+/** The name a `metadata.name=<x>` (or `==`) field selector pins, if it pins exactly one. */
+function nameFromFieldSelector(selector: string | null): string {
+  if (!selector) return ''
+  for (const term of selector.split(',')) {
+    const m = /^\s*metadata\.name\s*==?\s*(.*?)\s*$/.exec(term)
+    if (m?.[1] && !m[1].includes('/') && !m[1].includes('%') && m[1] !== '.' && m[1] !== '..') return m[1]
+  }
+  return ''
+}
+
+export function parseRequestInfo(method: string, url: URL): RequestInfo {
+  const path = url.pathname
+  let parts = path.split('/').filter((p) => p !== '')
+  const info = nonResource(path, method)
+  if (parts.length < 3 || !API_PREFIXES.has(parts[0] ?? '')) return info
+
+  const apiPrefix = parts[0] ?? ''
+  parts = parts.slice(1)
+  let apiGroup = ''
+  if (!GROUPLESS_PREFIXES.has(apiPrefix)) {
+    if (parts.length < 3) return info
+    apiGroup = parts[0] ?? ''
+    parts = parts.slice(1)
+  }
+  const apiVersion = parts[0] ?? ''
+  parts = parts.slice(1)
+
+  let verb: string
+  if (SPECIAL_VERBS.has(parts[0] ?? '')) {
+    if (parts.length < 2) throw new RequestInfoError(`unable to determine kind and namespace from url, ${url}`)
+    verb = parts[0] ?? ''
+    parts = parts.slice(1)
+  } else {
+    verb = METHOD_VERBS[method.toUpperCase()] ?? ''
+  }
+
+  let namespace = ''
+  if (parts[0] === 'namespaces' && parts.length > 1) {
+    namespace = parts[1] ?? ''
+    if (parts.length > 2 && !NAMESPACE_SUBRESOURCES.has(parts[2] ?? '')) parts = parts.slice(2)
+  }
+
+  let resource = ''
+  let name = ''
+  let subresource = ''
+  if (parts.length >= 3 && verb !== 'proxy') subresource = parts[2] ?? ''
+  if (parts.length >= 2) name = parts[1] ?? ''
+  if (parts.length >= 1) resource = parts[0] ?? ''
+
+  if (!name && verb === 'get') {
+    verb = isTruthyWatch(url.searchParams.get('watch')) ? 'watch' : 'list'
+    name = nameFromFieldSelector(url.searchParams.get('fieldSelector'))
+  }
+  if (!name && verb === 'delete') verb = 'deletecollection'
+
+  return {
+    isResourceRequest: true,
+    path,
+    verb,
+    apiPrefix,
+    apiGroup,
+    apiVersion,
+    namespace,
+    resource,
+    subresource,
+    name,
+    parts,
+  }
+}
+
+/** Requests that may run past the request timeout (watches, proxies, logs, exec). */
+export function isLongRunning(info: RequestInfo): boolean {
+  if (!info.isResourceRequest) return false
+  if (info.verb === 'watch' || info.verb === 'proxy') return true
+  return ['log', 'exec', 'attach', 'portforward', 'proxy'].includes(info.subresource)
+}

@@ -1,0 +1,64 @@
+/**
+ * Options of `createApiServer`: the embedder's view of the flags. The daemon
+ * fills them from its command line (runtimes/node); tests set them directly.
+ */
+import type { UserInfo } from './resources/object.js'
+
+/** One line of a `--token-auth-file`: `token,user,uid,"group1,group2"`. */
+export interface StaticToken {
+  token: string
+  user: UserInfo
+}
+
+export interface AuthenticationOptions {
+  /**
+   * Accept client certificates that the transport verified against the
+   * client CA (`--client-ca-file`): CN is the user, O the groups.
+   * @default true
+   */
+  clientCertificates?: boolean
+  /** Bearer tokens from `--token-auth-file`. @default [] */
+  tokens?: StaticToken[]
+  /**
+   * Requests with no credential run as `system:anonymous` (`--anonymous-auth`).
+   * As upstream, this is forced off while authorization is AlwaysAllow.
+   * @default true
+   */
+  anonymous?: boolean
+}
+
+export interface ApiServerOptions {
+  authentication?: AuthenticationOptions
+  /**
+   * Authorization modes in order (`--authorization-mode`). Only AlwaysAllow exists so far.
+   * @default ['AlwaysAllow']
+   */
+  authorizationModes?: 'AlwaysAllow'[]
+  /**
+   * The identity of requests handed to `fetch` with no connection info (an
+   * embedding program calling the handler directly), unless the request
+   * carries its own credential. `null` makes them anonymous.
+   * @default { username: 'system:admin', groups: ['system:masters', 'system:authenticated'] }
+   */
+  embeddedIdentity?: UserInfo | null
+  /**
+   * The version `/version` reports (`--version=vX.Y.Z`).
+   * @default 'v1.32.0'
+   */
+  version?: string
+  /** Default deadline of non-long-running requests (`--request-timeout`), in ms. @default 60000 */
+  requestTimeoutMs?: number
+  /** Watches end at a random time in [min, 2*min] seconds (`--min-request-timeout`). @default 1800 */
+  minRequestTimeoutSeconds?: number
+  /** Largest accepted request body in bytes. @default 3145728 (upstream's 3 MiB) */
+  maxRequestBodyBytes?: number
+  /** How often watches that asked for bookmarks receive one, in ms. @default 60000 */
+  bookmarkIntervalMs?: number
+  /** Create `default`, `kube-system`, `kube-public` and `kube-node-lease` at start. @default true */
+  bootstrapNamespaces?: boolean
+}
+
+export const ADMIN_IDENTITY: UserInfo = {
+  username: 'system:admin',
+  groups: ['system:masters', 'system:authenticated'],
+}

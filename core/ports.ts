@@ -1,0 +1,49 @@
+/**
+ * What core needs from the outside world, supplied by each runtime
+ * (DESIGN.md section 3). Core only calls these; `runtimes/*` build them.
+ */
+import type { Storage } from './storage/interface.js'
+
+/** A pino-compatible subset: structured fields first, then the message. */
+export interface Logger {
+  debug(fields: Record<string, unknown>, message: string): void
+  info(fields: Record<string, unknown>, message: string): void
+  warn(fields: Record<string, unknown>, message: string): void
+  error(fields: Record<string, unknown>, message: string): void
+}
+
+export const silentLogger: Logger = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+}
+
+export interface ServerPorts {
+  /** Where objects live. @default a new in-memory store */
+  storage: Storage
+  /** @default silent */
+  logger: Logger
+  /** @default () => new Date() */
+  now: () => Date
+}
+
+/**
+ * What the transport knows about a request's connection. Runtime adapters
+ * always pass one; a request handed to `fetch` without it comes from the
+ * embedding program itself.
+ */
+export interface ConnectionInfo {
+  /** The client certificate presented during the TLS handshake, if any. */
+  clientCertificate?: ClientCertificate
+  remoteAddress?: string
+}
+
+export interface ClientCertificate {
+  /** True when the TLS layer verified the chain against the client CA. */
+  verified: boolean
+  /** Why verification failed, when it did. */
+  verifyError?: string
+  commonName: string
+  organizations: string[]
+}

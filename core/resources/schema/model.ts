@@ -1,0 +1,58 @@
+/**
+ * One description of a type serves JSON validation, OpenAPI output, protobuf
+ * decoding and (later) strategic merge. The tables under `generated/` are
+ * written by `tools/gen-types.ts` from upstream's published type facts; code
+ * here and elsewhere only reads them.
+ */
+
+export type Scalar =
+  | 'string'
+  | 'boolean'
+  | 'int32'
+  | 'int64'
+  | 'double'
+  /** base64 in JSON, raw bytes in protobuf */
+  | 'bytes'
+  /** RFC 3339 in JSON; protobuf message {seconds, nanos} (meta.v1.Time) */
+  | 'time'
+  /** RFC 3339 with microseconds in JSON (meta.v1.MicroTime) */
+  | 'microtime'
+  /** string in JSON; protobuf message {string: 1} (resource.Quantity) */
+  | 'quantity'
+  /** int or string in JSON; protobuf {type: 1, intVal: 2, strVal: 3} */
+  | 'int-or-string'
+  /** a Go duration string in JSON; protobuf {duration: 1 (int64 ns)} (meta.v1.Duration) */
+  | 'duration'
+  /** any JSON value (runtime.RawExtension, JSON); protobuf {raw: 1} holding JSON bytes */
+  | 'raw'
+
+export type TypeRef =
+  | { scalar: Scalar }
+  | { ref: string }
+  | { array: TypeRef }
+  | { map: TypeRef }
+
+export interface FieldDef {
+  /** JSON name */
+  name: string
+  type: TypeRef
+  /** protobuf field number; absent when the field has none */
+  proto?: number
+  required?: boolean
+  /** list semantics for arrays: atomic | set | map */
+  listType?: 'atomic' | 'set' | 'map'
+  listMapKeys?: string[]
+  patchStrategy?: string
+  patchMergeKey?: string
+  enum?: string[]
+}
+
+export interface TypeDef {
+  /** upstream definition name, e.g. `io.k8s.api.core.v1.ConfigMap` */
+  name: string
+  fields: FieldDef[]
+  /** group/version/kind for top-level kinds */
+  gvk?: { group: string; version: string; kind: string }
+}
+
+export type TypeTable = Readonly<Record<string, TypeDef>>

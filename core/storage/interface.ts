@@ -1,0 +1,122 @@
+/**
+ * The storage contract (DESIGN.md section 5), modelled on upstream's
+ * `storage.Interface`: objects in, objects out, the store's revision as every
+ * object's `metadata.resourceVersion`. Backends: memory (here), the embedded
+ * durable store and etcd (later issues); one contract suite covers them all.
+ */
+import type { KubeObject } from '../resources/object.js'
+
+export interface Preconditions {
+  uid?: string
+  resourceVersion?: string
+}
+
+/**
+ * How a list or watch picks its starting point, as upstream's ListOptions:
+ * `resourceVersion` unset = the latest (consistent) state; `"0"` = any state
+ * the store has at hand; a number with `match` Exact = exactly that revision,
+ * with NotOlderThan (or no match) = at least that fresh.
+ */
+export interface ReadOptions {
+  resourceVersion?: string
+  resourceVersionMatch?: 'Exact' | 'NotOlderThan'
+}
+
+export interface ListOptions extends ReadOptions {
+  /** At most this many items; 0 or absent = all. */
+  limit?: number
+  /** The opaque token of a previous page (carries its revision). */
+  continue?: string
+  /** Filter applied while paging (label and field selectors), so pages hold matching items. */
+  predicate?: (obj: KubeObject) => boolean
+}
+
+export interface ListResult {
+  items: KubeObject[]
+  /** The revision the list was read at. */
+  revision: number
+  /** Set when more items remain. */
+  continue?: string
+  /** How many items remain after this page, when known. */
+  remainingItemCount?: number
+}
+
+export type StorageEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK'
+
+export interface StorageEvent {
+  type: StorageEventType
+  /** The object after the change; for DELETED, its last state at the deletion's revision. For BOOKMARK, only metadata.resourceVersion. */
+  object: KubeObject
+  /** The revision of this event. */
+  revision: number
+}
+
+export interface WatchOptions {
+  /** `""`/absent: current state as ADDED events, then changes; `"0"`: the same from any state; N: changes after N. */
+  resourceVersion?: string
+  predicate?: (obj: KubeObject) => boolean
+  /** Emit BOOKMARK events carrying the latest revision every `bookmarkIntervalMs`. */
+  bookmarks?: boolean
+  bookmarkIntervalMs?: number
+  signal?: AbortSignal
+}
+
+/** A running watch: iterate its events; `stop()` ends the iteration. */
+export interface Watcher extends AsyncIterable<StorageEvent> {
+  stop(): void
+}
+
+export type TryUpdate = (current: KubeObject) => KubeObject | Promise<KubeObject>
+
+export interface Storage {
+  /** Stores a new object at `key`; throws KeyExists when present. Returns it with its resourceVersion. */
+  create(key: string, obj: KubeObject): Promise<KubeObject>
+  /** The object at `key`, or undefined. */
+  get(key: string, opts?: ReadOptions): Promise<KubeObject | undefined>
+  /** Objects whose keys start with `prefix` (which ends in `/`), in key order. */
+  list(prefix: string, opts?: ListOptions): Promise<ListResult>
+  /**
+   * Reads the object at `key`, hands it to `tryUpdate` and stores the result,
+   * retrying when another write came in between. Throws KeyNotFound when absent.
+   */
+  guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts?: { preconditions?: Preconditions }): Promise<KubeObject>
+  /** Removes the object at `key`; `validate` may veto after reading the current state. */
+  delete(
+    key: string,
+    opts?: { preconditions?: Preconditions; validate?: (current: KubeObject) => void | Promise<void> },
+  ): Promise<KubeObject>
+  /** Watches every key under `prefix` (or exactly `key` when it does not end in `/`). */
+  watch(prefix: string, opts?: WatchOptions): Watcher
+  count(prefix: string): Promise<number>
+  currentRevision(): Promise<number>
+  /** Ends every watch and releases resources. */
+  close(): Promise<void>
+}
+
+export type StorageErrorCode =
+  | 'KeyNotFound'
+  | 'KeyExists'
+  | 'ResourceVersionConflict'
+  | 'PreconditionFailed'
+  /** the requested revision is older than the kept history (HTTP 410) */
+  | 'Compacted'
+  /** a continue token that cannot be decoded (HTTP 400) */
+  | 'InvalidContinue'
+  /** the requested revision is newer than the store's (HTTP 504, retry) */
+  | 'TooLargeResourceVersion'
+  /** a resourceVersion that is not a revision number (HTTP 400) */
+  | 'InvalidResourceVersion'
+  | 'Unavailable'
+
+export class StorageError extends Error {
+  constructor(
+    readonly code: StorageErrorCode,
+    readonly key: string,
+    message: string,
+    /** For Compacted: the oldest revision still available; for TooLarge: the current one. */
+    readonly revision?: number,
+  ) {
+    super(message)
+    this.name = 'StorageError'
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * Field errors carry the path built as a validator descends
+ * (`fieldPath('spec').child('containers').index(0)`), so every message names
+ * the exact field, worded as upstream's `util/validation/field` words it.
+ */
+import { StatusError } from '../http/status-error.js'
+
+export class FieldPath {
+  private constructor(private readonly text: string) {}
+
+  static root(name: string): FieldPath {
+    return new FieldPath(name)
+  }
+
+  child(name: string): FieldPath {
+    return new FieldPath(this.text ? `${this.text}.${name}` : name)
+  }
+
+  index(i: number): FieldPath {
+    return new FieldPath(`${this.text}[${i}]`)
+  }
+
+  key(k: string): FieldPath {
+    return new FieldPath(`${this.text}[${k}]`)
+  }
+
+  toString(): string {
+    return this.text
+  }
+}
+
+export function fieldPath(name: string): FieldPath {
+  return FieldPath.root(name)
+}
+
+export type FieldErrorType =
+  | 'FieldValueRequired'
+  | 'FieldValueInvalid'
+  | 'FieldValueDuplicate'
+  | 'FieldValueNotSupported'
+  | 'FieldValueForbidden'
+  | 'FieldValueTooLong'
+  | 'FieldValueTooMany'
+  | 'FieldValueTypeInvalid'
+  | 'InternalError'
+
+const TYPE_TEXT: Record<FieldErrorType, string> = {
+  FieldValueRequired: 'Required value',
+  FieldValueInvalid: 'Invalid value',
+  FieldValueDuplicate: 'Duplicate value',
+  FieldValueNotSupported: 'Unsupported value',
+  FieldValueForbidden: 'Forbidden',
+  FieldValueTooLong: 'Too long',
+  FieldValueTooMany: 'Too many',
+  FieldValueTypeInvalid: 'Invalid value',
+  InternalError: 'Internal error',
+}
+
+/** Types whose message shows the offending value, as upstream's ErrorBody does. */
+const SHOWS_VALUE = new Set<FieldErrorType>([
+  'FieldValueInvalid',
+  'FieldValueDuplicate',
+  'FieldValueNotSupported',
+  'FieldValueTypeInvalid',
+])
+
+export interface FieldError {
+  type: FieldErrorType
+  field: string
+  value?: unknown
+  detail: string
+}
+
+/** Renders a value the way Go's `%q`/`%v` do for the types we report. */
+export function formatValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value)
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value)
+  if (value === null || value === undefined) return 'null'
+  return JSON.stringify(value)
+}
+
+/** The part after `<field>: `, e.g. `Invalid value: "x": must be ...`. */
+export function errorBody(e: FieldError): string {
+  let body = TYPE_TEXT[e.type]
+  if (SHOWS_VALUE.has(e.type)) body += `: ${formatValue(e.value)}`
+  if (e.detail) body += `: ${e.detail}`
+  return body
+}
+
+export function errorText(e: FieldError): string {
+  return `${e.field}: ${errorBody(e)}`
+}
+
+export const required = (path: FieldPath, detail = ''): FieldError => ({
+  type: 'FieldValueRequired',
+  field: String(path),
+  detail,
+})
+
+export const invalid = (path: FieldPath, value: unknown, detail: string): FieldError => ({
+  type: 'FieldValueInvalid',
+  field: String(path),
+  value,
+  detail,
+})
+
+export const duplicate = (path: FieldPath, value: unknown): FieldError => ({
+  type: 'FieldValueDuplicate',
+  field: String(path),
+  value,
+  detail: '',
+})
+
+export const notSupported = (path: FieldPath, value: unknown, supported: readonly string[]): FieldError => ({
+  type: 'FieldValueNotSupported',
+  field: String(path),
+  value,
+  detail: supported.length ? `supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}` : '',
+})
+
+export const forbiddenField = (path: FieldPath, detail: string): FieldError => ({
+  type: 'FieldValueForbidden',
+  field: String(path),
+  detail,
+})
+
+export const tooLong = (path: FieldPath, maxBytes: number): FieldError => ({
+  type: 'FieldValueTooLong',
+  field: String(path),
+  detail: `may not be more than ${maxBytes} bytes`,
+})
+
+export const typeInvalid = (path: FieldPath, value: unknown, detail: string): FieldError => ({
+  type: 'FieldValueTypeInvalid',
+  field: String(path),
+  value,
+  detail,
+})
+
+/** `Kind` for the core group, `Kind.group` otherwise: upstream's GroupKind.String(). */
+export function qualifiedKind(group: string, kind: string): string {
+  return group ? `${kind}.${group}` : kind
+}
+
+/** 422 Invalid with one cause per field error, as upstream's NewInvalid builds it. */
+export function invalidError(group: string, kind: string, name: string, errors: readonly FieldError[]): StatusError {
+  const subject = `${qualifiedKind(group, kind)} ${JSON.stringify(name)} is invalid`
+  const texts = errors.map(errorText)
+  const message =
+    texts.length === 0 ? subject : texts.length === 1 ? `${subject}: ${texts[0]}` : `${subject}: [${texts.join(', ')}]`
+  const details = {
+    name,
+    kind,
+    ...(group ? { group } : {}),
+    causes: errors.map((e) => ({ reason: e.type, message: errorBody(e), field: e.field })),
+  }
+  return new StatusError(422, 'Invalid', message, details)
+}

@@ -1,0 +1,138 @@
+/**
+ * Name and key syntaxes with upstream's messages
+ * (`apimachinery/pkg/util/validation`). Each returns the problems found, empty when valid.
+ */
+
+const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?'
+const DNS1123_LABEL_RE = new RegExp(`^${DNS1123_LABEL_FMT}$`)
+export const DNS1123_LABEL_MAX = 63
+
+const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`
+const DNS1123_SUBDOMAIN_RE = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`)
+export const DNS1123_SUBDOMAIN_MAX = 253
+
+const QUALIFIED_NAME_PART_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'
+const QUALIFIED_NAME_PART_RE = new RegExp(`^${QUALIFIED_NAME_PART_FMT}$`)
+const QUALIFIED_NAME_MAX = 63
+
+const LABEL_VALUE_RE = new RegExp(`^(${QUALIFIED_NAME_PART_FMT})?$`)
+const LABEL_VALUE_MAX = 63
+
+const CONFIG_MAP_KEY_RE = /^[-._a-zA-Z0-9]+$/
+
+function maxLenMessage(n: number): string {
+  return `must be no more than ${n} characters`
+}
+
+function regexMessage(what: string, fmt: string, examples: string[]): string {
+  // upstream's RegexError: "(e.g. 'a', or 'b', regex used for validation is '...')"
+  const ex = examples.map((e) => `'${e}', `).join('or ')
+  return `${what} (e.g. ${ex}regex used for validation is '${fmt}')`
+}
+
+export function isDNS1123Label(value: string): string[] {
+  const errs: string[] = []
+  if (value.length > DNS1123_LABEL_MAX) errs.push(maxLenMessage(DNS1123_LABEL_MAX))
+  if (!DNS1123_LABEL_RE.test(value)) {
+    errs.push(
+      regexMessage(
+        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+        DNS1123_LABEL_FMT,
+        ['my-name', '123-abc'],
+      ),
+    )
+  }
+  return errs
+}
+
+export function isDNS1123Subdomain(value: string): string[] {
+  const errs: string[] = []
+  if (value.length > DNS1123_SUBDOMAIN_MAX) errs.push(maxLenMessage(DNS1123_SUBDOMAIN_MAX))
+  if (!DNS1123_SUBDOMAIN_RE.test(value)) {
+    errs.push(
+      regexMessage(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+        DNS1123_SUBDOMAIN_FMT,
+        ['example.com'],
+      ),
+    )
+  }
+  return errs
+}
+
+/** A label or annotation key: optional DNS subdomain prefix, `/`, then a name part. */
+export function isQualifiedName(value: string): string[] {
+  const errs: string[] = []
+  const parts = value.split('/')
+  let name: string
+  if (parts.length === 1) {
+    name = parts[0] ?? ''
+  } else if (parts.length === 2) {
+    const prefix = parts[0] ?? ''
+    name = parts[1] ?? ''
+    if (prefix.length === 0) errs.push('prefix part must be non-empty')
+    else for (const msg of isDNS1123Subdomain(prefix)) errs.push(`prefix part ${msg}`)
+  } else {
+    return [
+      `a qualified name ${regexMessage(
+        "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        QUALIFIED_NAME_PART_FMT,
+        ['MyName', 'my.name', '123-abc'],
+      )} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ]
+  }
+  if (name.length === 0) errs.push('name part must be non-empty')
+  else if (name.length > QUALIFIED_NAME_MAX) errs.push(`name part ${maxLenMessage(QUALIFIED_NAME_MAX)}`)
+  if (name.length > 0 && !QUALIFIED_NAME_PART_RE.test(name)) {
+    errs.push(
+      `name part ${regexMessage(
+        "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        QUALIFIED_NAME_PART_FMT,
+        ['MyName', 'my.name', '123-abc'],
+      )}`,
+    )
+  }
+  return errs
+}
+
+export function isValidLabelValue(value: string): string[] {
+  const errs: string[] = []
+  if (value.length > LABEL_VALUE_MAX) errs.push(maxLenMessage(LABEL_VALUE_MAX))
+  if (!LABEL_VALUE_RE.test(value)) {
+    errs.push(
+      regexMessage(
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        QUALIFIED_NAME_PART_FMT,
+        ['MyValue', 'my_value', '12345'],
+      ),
+    )
+  }
+  return errs
+}
+
+/** Keys of ConfigMap and Secret data. */
+export function isConfigMapKey(value: string): string[] {
+  const errs: string[] = []
+  if (value.length > DNS1123_SUBDOMAIN_MAX) errs.push(maxLenMessage(DNS1123_SUBDOMAIN_MAX))
+  if (!CONFIG_MAP_KEY_RE.test(value)) {
+    errs.push(
+      regexMessage(
+        "a valid config key must consist of alphanumeric characters, '-', '_' or '.'",
+        '[-._a-zA-Z0-9]+',
+        ['key.name', 'KEY_NAME', 'key-name'],
+      ),
+    )
+  }
+  if (value === '.') errs.push("must not be '.'")
+  else if (value === '..') errs.push("must not be '..'")
+  else if (value.startsWith('..')) errs.push("must not start with '..'")
+  return errs
+}
+
+/** Names that end up as one path segment (upstream's path.IsValidPathSegmentName). */
+export function isValidPathSegmentName(value: string): string[] {
+  if (value === '.' || value === '..') return [`may not be '${value}'`]
+  const errs: string[] = []
+  for (const bad of ['/', '%']) if (value.includes(bad)) errs.push(`may not contain '${bad}'`)
+  return errs
+}
