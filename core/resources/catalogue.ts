@@ -41,6 +41,11 @@ export interface StrategyContext {
  * Every hook is optional; the generic registry supplies the metadata rules.
  */
 export interface Strategy {
+  /**
+   * Turns the wire form into the stored form (e.g. folds a Secret's
+   * stringData into data). Throws a 400 where upstream's decoder would.
+   */
+  normalize?(obj: KubeObject): void
   /** Clears fields a client may not set on create (status) and sets initial values. */
   prepareForCreate?(obj: KubeObject, ctx: StrategyContext): void
   /** Carries over what an update may not change (status), from `old` into `obj`. */
@@ -54,6 +59,8 @@ export interface Strategy {
    * deleting it (graceful deletion, finalizers), or undefined to delete now.
    */
   beforeDelete?(obj: KubeObject, ctx: StrategyContext): KubeObject | undefined
+  /** Finalizers kept outside metadata.finalizers (a namespace's spec.finalizers) that still hold the object. */
+  hasPendingFinalizers?(obj: KubeObject): boolean
   /** Fields selectable with `fieldSelector` beyond metadata.name and metadata.namespace. */
   fieldSet?(obj: KubeObject): Record<string, string>
 }

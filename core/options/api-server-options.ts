@@ -2,7 +2,7 @@
  * Options of `createApiServer`: the embedder's view of the flags. The daemon
  * fills them from its command line (runtimes/node); tests set them directly.
  */
-import type { UserInfo } from './resources/object.js'
+import type { UserInfo } from '../resources/object.js'
 
 /** One line of a `--token-auth-file`: `token,user,uid,"group1,group2"`. */
 export interface StaticToken {

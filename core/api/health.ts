@@ -1,0 +1,51 @@
+/**
+ * `/healthz`, `/livez`, `/readyz` and their per-check paths, answering as
+ * upstream does: `ok`, or with `?verbose` (and always on failure) one
+ * `[+]name ok` / `[-]name failed: reason withheld` line per check.
+ */
+import { textResponse } from '../http/respond.js'
+
+export interface HealthCheck {
+  name: string
+  /** Resolves when healthy; throws (with the reason) when not. */
+  check: () => Promise<void> | void
+}
+
+async function run(c: HealthCheck): Promise<string | undefined> {
+  try {
+    await c.check()
+    return undefined
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err)
+  }
+}
+
+/** Answers `/<endpoint>` (all checks) and `/<endpoint>/<check>` (one). */
+export async function healthResponse(endpoint: string, checks: readonly HealthCheck[], url: URL): Promise<Response> {
+  const sub = url.pathname.slice(endpoint.length + 2)
+  if (sub) {
+    const one = checks.find((c) => c.name === sub)
+    if (!one) return textResponse('404 page not found\n', 404)
+    const failure = await run(one)
+    return failure === undefined ? textResponse('ok') : textResponse(`internal server error: ${failure}\n`, 500)
+  }
+  const excluded = new Set(url.searchParams.getAll('exclude').flatMap((e) => e.split(',')).filter(Boolean))
+  const lines: string[] = []
+  let failed = false
+  const results = await Promise.all(checks.map(async (c) => [c, excluded.has(c.name) ? null : await run(c)] as const))
+  for (const [c, failure] of results) {
+    if (failure === null) lines.push(`[+]${c.name} excluded: ok`)
+    else if (failure === undefined) lines.push(`[+]${c.name} ok`)
+    else {
+      failed = true
+      lines.push(`[-]${c.name} failed: reason withheld`)
+    }
+  }
+  const unknown = [...excluded].filter((name) => !checks.some((c) => c.name === name))
+  const warning = unknown.length
+    ? `warn: some health checks cannot be excluded: no matches for ${unknown.map((n) => JSON.stringify(n)).join(',')}\n`
+    : ''
+  if (failed) return textResponse(`${lines.join('\n')}\n${warning}${endpoint} check failed\n`, 500)
+  if (url.searchParams.has('verbose')) return textResponse(`${lines.join('\n')}\n${warning}${endpoint} check passed\n`)
+  return textResponse('ok')
+}

@@ -1,0 +1,34 @@
+/**
+ * `/version`. Its `minor` matters beyond display: the kubectl on the
+ * machines dispatches to a kubectl build chosen by it.
+ */
+export interface VersionInfo {
+  major: string
+  minor: string
+  gitVersion: string
+  gitCommit: string
+  gitTreeState: string
+  buildDate: string
+  goVersion: string
+  compiler: string
+  platform: string
+}
+
+export const DEFAULT_VERSION = 'v1.32.0'
+
+/** Parses `vX.Y.Z[-pre][+build]` into the reported document; throws on anything else. */
+export function versionInfo(gitVersion: string, platform = 'linux/amd64'): VersionInfo {
+  const m = /^v(\d+)\.(\d+)\.(\d+)(?:[-+].*)?$/.exec(gitVersion)
+  if (!m) throw new Error(`invalid version ${JSON.stringify(gitVersion)}: expected vMAJOR.MINOR.PATCH`)
+  return {
+    major: m[1] ?? '',
+    minor: m[2] ?? '',
+    gitVersion,
+    gitCommit: '0000000000000000000000000000000000000000',
+    gitTreeState: 'clean',
+    buildDate: '1970-01-01T00:00:00Z',
+    goVersion: 'n/a (TypeScript)',
+    compiler: 'tsc',
+    platform,
+  }
+}

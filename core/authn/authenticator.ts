@@ -1,0 +1,45 @@
+/**
+ * Authentication as upstream's union of request authenticators: the first
+ * one that recognises the request decides. A credential that is presented
+ * but wrong is a 401, never a fall-back to anonymous.
+ */
+import type { ConnectionInfo } from '../ports.js'
+import type { UserInfo } from '../resources/object.js'
+
+/** undefined: this authenticator found no credential of its kind. */
+export type AuthResult = { user: UserInfo } | { error: string } | undefined
+
+export interface Authenticator {
+  authenticate(request: Request, connection: ConnectionInfo): AuthResult | Promise<AuthResult>
+}
+
+export const AUTHENTICATED_GROUP = 'system:authenticated'
+export const ANONYMOUS_USER = 'system:anonymous'
+export const UNAUTHENTICATED_GROUP = 'system:unauthenticated'
+
+/** Every authenticated user belongs to system:authenticated, as upstream's group adder ensures. */
+function withAuthenticatedGroup(user: UserInfo): UserInfo {
+  if (user.groups.includes(AUTHENTICATED_GROUP) || user.username === ANONYMOUS_USER) return user
+  return { ...user, groups: [...user.groups, AUTHENTICATED_GROUP] }
+}
+
+export class UnionAuthenticator {
+  constructor(
+    private readonly authenticators: readonly Authenticator[],
+    private readonly anonymous: boolean,
+  ) {}
+
+  /** The user, or the reason the request is refused with 401. */
+  async authenticate(request: Request, connection: ConnectionInfo): Promise<{ user: UserInfo } | { error: string }> {
+    const errors: string[] = []
+    for (const a of this.authenticators) {
+      const result = await a.authenticate(request, connection)
+      if (!result) continue
+      if ('user' in result) return { user: withAuthenticatedGroup(result.user) }
+      errors.push(result.error)
+    }
+    if (errors.length) return { error: errors.join(', ') }
+    if (this.anonymous) return { user: { username: ANONYMOUS_USER, groups: [UNAUTHENTICATED_GROUP] } }
+    return { error: 'no credentials provided' }
+  }
+}

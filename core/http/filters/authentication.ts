@@ -1,0 +1,32 @@
+/**
+ * Authentication: who is asking. A request handed to `fetch` by the
+ * embedding program itself (no connection info, no credential) runs as the
+ * embedder's chosen identity; everything else goes through the authenticators.
+ */
+import type { MiddlewareHandler } from 'hono'
+import type { UnionAuthenticator } from '../../authn/authenticator.js'
+import type { Logger } from '../../ports.js'
+import type { UserInfo } from '../../resources/object.js'
+import { unauthorized } from '../status-error.js'
+import type { ChainEnv } from './context.js'
+
+export function authenticationFilter(
+  authenticator: UnionAuthenticator,
+  embeddedIdentity: UserInfo | null,
+  logger: Logger,
+): MiddlewareHandler<ChainEnv> {
+  return async (c, next) => {
+    const connection = c.env?.connection
+    if (!connection && embeddedIdentity && !c.req.header('authorization')) {
+      c.set('user', embeddedIdentity)
+      return next()
+    }
+    const result = await authenticator.authenticate(c.req.raw, connection ?? {})
+    if ('error' in result) {
+      logger.debug({ path: c.req.path, reason: result.error }, 'unable to authenticate the request')
+      throw unauthorized()
+    }
+    c.set('user', result.user)
+    await next()
+  }
+}

@@ -1,0 +1,24 @@
+import type { MiddlewareHandler } from 'hono'
+import { type Authorizer, attributesOf, forbiddenMessage } from '../../authz/authorizer.js'
+import { StatusError } from '../status-error.js'
+import type { ChainEnv } from './context.js'
+
+/** Authorization: may this user do this; 403 Forbidden as upstream words it when not. */
+export function authorizationFilter(authorizer: Authorizer): MiddlewareHandler<ChainEnv> {
+  return async (c, next) => {
+    const info = c.get('requestInfo')
+    const attrs = attributesOf(c.get('user'), info)
+    const { decision, reason } = authorizer.authorize(attrs)
+    if (decision !== 'allow') {
+      const message = forbiddenMessage(attrs) + (reason ? `: ${reason}` : '')
+      const details = info.isResourceRequest
+        ? { name: info.name, kind: info.resource, ...(info.apiGroup ? { group: info.apiGroup } : {}) }
+        : {}
+      const subject = info.isResourceRequest
+        ? `${info.apiGroup ? `${info.resource}.${info.apiGroup}` : info.resource}${info.name ? ` "${info.name}"` : ''} is forbidden: `
+        : 'forbidden: '
+      throw new StatusError(403, 'Forbidden', subject + message, details)
+    }
+    await next()
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * Content negotiation: which body encodings a request may carry and which a
+ * response may use, chosen from Content-Type and Accept as upstream does.
+ */
+import { notAcceptable } from './status-error.js'
+
+export const JSON_TYPE = 'application/json'
+export const YAML_TYPE = 'application/yaml'
+export const PROTOBUF_TYPE = 'application/vnd.kubernetes.protobuf'
+export const MERGE_PATCH_TYPE = 'application/merge-patch+json'
+export const JSON_PATCH_TYPE = 'application/json-patch+json'
+export const STRATEGIC_MERGE_PATCH_TYPE = 'application/strategic-merge-patch+json'
+export const APPLY_PATCH_TYPE = 'application/apply-patch+yaml'
+
+export const AGGREGATED_DISCOVERY_TYPE = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList'
+
+export const BODY_TYPES = [JSON_TYPE, YAML_TYPE, PROTOBUF_TYPE] as const
+export const RESPONSE_TYPES = [JSON_TYPE, YAML_TYPE, PROTOBUF_TYPE] as const
+
+export interface MediaRange {
+  type: string
+  subtype: string
+  params: Record<string, string>
+  q: number
+}
+
+/** Splits `type/subtype;k=v` into its parts, lowercasing names. */
+export function parseMediaType(text: string): MediaRange {
+  const [essence = '', ...rest] = text.split(';')
+  const [type = '', subtype = ''] = essence.trim().toLowerCase().split('/')
+  const params: Record<string, string> = {}
+  let q = 1
+  for (const p of rest) {
+    const eq = p.indexOf('=')
+    if (eq < 0) continue
+    const key = p.slice(0, eq).trim().toLowerCase()
+    const value = p
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+    if (key === 'q') q = Number(value)
+    else params[key] = value
+  }
+  return { type, subtype, params, q: Number.isFinite(q) ? q : 1 }
+}
+
+/** The media ranges of an Accept header, most preferred first (stable for equal q). */
+export function parseAccept(header: string | null | undefined): MediaRange[] {
+  if (!header || !header.trim()) return [{ type: '*', subtype: '*', params: {}, q: 1 }]
+  return header
+    .split(',')
+    .filter((s) => s.trim())
+    .map(parseMediaType)
+    .map((r, i) => ({ r, i }))
+    .filter(({ r }) => r.q > 0)
+    .sort((a, b) => b.r.q - a.r.q || a.i - b.i)
+    .map(({ r }) => r)
+}
+
+export function essence(contentType: string | null | undefined): string {
+  if (!contentType) return ''
+  const r = parseMediaType(contentType)
+  return r.type ? `${r.type}/${r.subtype}` : ''
+}
+
+export type OutputFormat =
+  | { kind: 'json' }
+  | { kind: 'yaml' }
+  | { kind: 'protobuf' }
+  | { kind: 'table'; includeObject: 'None' | 'Metadata' | 'Object' }
+  | { kind: 'partial-metadata'; list: boolean }
+
+function matches(r: MediaRange, type: string, subtype: string): boolean {
+  return (r.type === '*' || r.type === type) && (r.subtype === '*' || r.subtype === subtype)
+}
+
+/**
+ * Picks the response format for an API object. `as=Table` (meta.k8s.io v1
+ * or v1beta1) is honoured where `allowTable`; ranges naming another `as=` are
+ * skipped, as upstream skips conversions it does not offer.
+ */
+export function negotiateOutput(
+  accept: string | null | undefined,
+  opts: { allowTable: boolean; includeObject?: string | null },
+): OutputFormat {
+  for (const r of parseAccept(accept)) {
+    const as = r.params['as']
+    if (as) {
+      const isMeta = (r.params['g'] ?? '') === 'meta.k8s.io' && ['v1', 'v1beta1'].includes(r.params['v'] ?? '')
+      if (as === 'Table' && isMeta && opts.allowTable && matches(r, 'application', 'json')) {
+        const inc = opts.includeObject
+        const includeObject = inc === 'None' || inc === 'Object' ? inc : 'Metadata'
+        return { kind: 'table', includeObject }
+      }
+      continue
+    }
+    if (matches(r, 'application', 'json')) return { kind: 'json' }
+    if (matches(r, 'application', 'yaml')) return { kind: 'yaml' }
+    if (matches(r, 'application', 'vnd.kubernetes.protobuf')) return { kind: 'protobuf' }
+  }
+  throw notAcceptable(RESPONSE_TYPES)
+}
+
+/** True when the Accept header asks for aggregated discovery (apidiscovery.k8s.io v2). */
+export function wantsAggregatedDiscovery(accept: string | null | undefined): boolean {
+  for (const r of parseAccept(accept)) {
+    if (
+      r.params['as'] === 'APIGroupDiscoveryList' &&
+      r.params['g'] === 'apidiscovery.k8s.io' &&
+      r.params['v'] === 'v2' &&
+      matches(r, 'application', 'json')
+    )
+      return true
+    if (!r.params['as'] && matches(r, 'application', 'json')) return false
+  }
+  return false
+}

@@ -1,0 +1,62 @@
+/**
+ * A watch as a response body: one JSON object per line, flushed per event,
+ * produced on demand (pull) so a slow client holds back no one else.
+ */
+import type { StorageEvent, Watcher } from '../storage/interface.js'
+import { StorageError } from '../storage/interface.js'
+import { asStatusError, StatusError } from './status-error.js'
+
+export interface WatchStreamOptions {
+  watcher: Watcher
+  /** Turns a storage event's object into what this client asked for (JSON object, Table ...). */
+  encodeObject: (event: StorageEvent) => unknown
+  /** Ends the watch (server side timeout, shutdown, client gone). */
+  signal: AbortSignal
+  /** Called once when the stream ends for any reason. */
+  onEnd?: () => void
+}
+
+const encoder = new TextEncoder()
+
+function line(type: string, object: unknown): Uint8Array {
+  return encoder.encode(`${JSON.stringify({ type, object })}\n`)
+}
+
+function errorFor(err: unknown): StatusError {
+  if (err instanceof StorageError && err.code === 'Compacted') return new StatusError(410, 'Expired', err.message)
+  return asStatusError(err)
+}
+
+export function watchStream({ watcher, encodeObject, signal, onEnd }: WatchStreamOptions): ReadableStream<Uint8Array> {
+  const iterator = watcher[Symbol.asyncIterator]()
+  const stop = () => watcher.stop()
+  signal.addEventListener('abort', stop, { once: true })
+  let ended = false
+  const finish = () => {
+    if (ended) return
+    ended = true
+    signal.removeEventListener('abort', stop)
+    watcher.stop()
+    onEnd?.()
+  }
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await iterator.next()
+        if (next.done) {
+          finish()
+          controller.close()
+          return
+        }
+        controller.enqueue(line(next.value.type, encodeObject(next.value)))
+      } catch (err) {
+        controller.enqueue(line('ERROR', errorFor(err).toStatus()))
+        finish()
+        controller.close()
+      }
+    },
+    cancel() {
+      finish()
+    },
+  })
+}

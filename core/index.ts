@@ -1,0 +1,15 @@
+/**
+ * The package's entry point for embedders:
+ *
+ *   import { createApiServer } from 'kube-apiserver-ts'
+ *   const server = createApiServer()
+ *   const res = await server.fetch(new Request('http://in-process/api/v1/namespaces'))
+ */
+export { type ApiServer, createApiServer } from './server.js'
+export type { ApiServerOptions, AuthenticationOptions, StaticToken } from './options/api-server-options.js'
+export { ADMIN_IDENTITY } from './options/api-server-options.js'
+export type { ClientCertificate, ConnectionInfo, Logger, ServerPorts } from './ports.js'
+export type { KubeList, KubeObject, ObjectMeta, UserInfo } from './resources/object.js'
+export type { Storage } from './storage/interface.js'
+export { MemoryStorage } from './storage/memory.js'
+export { StatusError } from './http/status-error.js'

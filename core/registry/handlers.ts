@@ -1,0 +1,230 @@
+/**
+ * HTTP to registry: turns one resource request (its request info already
+ * computed) into a store call and the answer into the negotiated encoding.
+ */
+import { decodeBody, readBodyBytes } from '../http/body.js'
+import { essence, JSON_PATCH_TYPE, MERGE_PATCH_TYPE, negotiateOutput, type OutputFormat } from '../http/media-types.js'
+import type { RequestInfo } from '../http/request-info.js'
+import { objectResponse } from '../http/respond.js'
+import {
+  badRequest,
+  methodNotSupported,
+  StatusError,
+  unsupportedMediaType,
+} from '../http/status-error.js'
+import { watchStream } from '../http/watch-stream.js'
+import { groupVersion, type ResourceEntry, type Verb } from '../resources/catalogue.js'
+import { isPlainObject, type KubeObject, type UserInfo } from '../resources/object.js'
+import type { StorageEvent } from '../storage/interface.js'
+import { applyJsonPatch, mergePatch, parseJsonPatch } from './json-patch.js'
+import { parseListQuery } from './list-query.js'
+import type { Registry } from './registry.js'
+import type { RequestContext } from './request-context.js'
+import type { DeleteOptions, ResourceStore } from './store.js'
+import { type IncludeObject, tableRow, toTable } from './table.js'
+
+export interface HandlerEnv {
+  registry: Registry
+  user: UserInfo
+  now: () => Date
+  maxBodyBytes: number
+  minRequestTimeoutSeconds: number
+  bookmarkIntervalMs: number
+  /** Aborted at shutdown: every watch ends. */
+  shutdownSignal: AbortSignal
+}
+
+const PATCH_TYPES = [JSON_PATCH_TYPE, MERGE_PATCH_TYPE] as const
+
+export function resourceNotFound(): StatusError {
+  return new StatusError(404, 'NotFound', 'the server could not find the requested resource', {})
+}
+
+function dryRunOf(params: URLSearchParams): boolean {
+  const values = params.getAll('dryRun')
+  for (const v of values) if (v !== 'All') throw badRequest(`unsupported dry run option: ${JSON.stringify(v)}, supported values: "All"`)
+  return values.length > 0
+}
+
+function checkWriteParams(params: URLSearchParams): void {
+  const validation = params.get('fieldValidation')
+  if (validation && !['Strict', 'Warn', 'Ignore'].includes(validation))
+    throw badRequest(`fieldValidation: Unsupported value: ${JSON.stringify(validation)}: supported values: "Ignore", "Strict", "Warn"`)
+  const manager = params.get('fieldManager')
+  if (manager && manager.length > 128) throw badRequest('fieldManager: Too long: may not be more than 128 bytes')
+}
+
+function objectOut(entry: ResourceEntry, obj: KubeObject, format: OutputFormat, now: Date, status = 200): Response {
+  if (format.kind === 'table') {
+    const table = toTable(entry, [obj], { resourceVersion: obj.metadata.resourceVersion ?? '' }, format.includeObject, now)
+    return objectResponse(table, { kind: 'json' }, status)
+  }
+  return objectResponse(obj as Record<string, unknown>, format, status)
+}
+
+export async function handleResource(request: Request, info: RequestInfo, env: HandlerEnv): Promise<Response> {
+  const entry = env.registry.catalogue.lookup(info.apiGroup, info.apiVersion, info.resource)
+  if (!entry || info.subresource) throw resourceNotFound()
+  // A namespaced collection lives under /namespaces/<ns>/, except for reads across all namespaces.
+  if (entry.namespaced && !info.namespace && !['list', 'watch'].includes(info.verb)) throw resourceNotFound()
+  if (!entry.verbs.includes(info.verb as Verb)) throw methodNotSupported({ group: entry.group, resource: entry.resource }, info.verb)
+  const url = new URL(request.url)
+  const params = url.searchParams
+  const ctx: RequestContext = { user: env.user, now: env.now(), dryRun: false }
+  const format = negotiateOutput(request.headers.get('accept'), {
+    allowTable: ['get', 'list', 'watch'].includes(info.verb),
+    includeObject: params.get('includeObject'),
+  })
+  const ns = entry.namespaced ? info.namespace : ''
+
+  if (entry.virtualCreate) {
+    const body = decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes))
+    if (!isPlainObject(body)) throw badRequest('the body of the request must be a JSON or YAML object')
+    const obj = body as KubeObject
+    if (!isPlainObject(obj.metadata)) obj.metadata = {}
+    return objectResponse(await entry.virtualCreate(obj, { user: env.user, now: ctx.now }), format, 201)
+  }
+
+  const store = env.registry.store(entry)
+  switch (info.verb) {
+    case 'get':
+      return objectOut(entry, await store.get(ns, info.name, params.get('resourceVersion') ?? undefined), format, ctx.now)
+    case 'list': {
+      const list = await store.list(ns, parseListQuery(params, entry))
+      if (format.kind === 'table')
+        return objectResponse(toTable(entry, list.items, list.metadata, format.includeObject, ctx.now), { kind: 'json' })
+      return objectResponse(list as unknown as Record<string, unknown>, format)
+    }
+    case 'watch':
+      return watchResponse(store, ns, params, format, env)
+    case 'create': {
+      checkWriteParams(params)
+      ctx.dryRun = dryRunOf(params)
+      const body = decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes))
+      return objectOut(entry, await store.create(ns, body, ctx), format, ctx.now, 201)
+    }
+    case 'update': {
+      checkWriteParams(params)
+      ctx.dryRun = dryRunOf(params)
+      const body = decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes))
+      return objectOut(entry, await store.update(ns, info.name, () => structuredClone(body), ctx), format, ctx.now)
+    }
+    case 'patch': {
+      checkWriteParams(params)
+      ctx.dryRun = dryRunOf(params)
+      const apply = await patchFunction(request, env.maxBodyBytes)
+      return objectOut(entry, await store.update(ns, info.name, apply, ctx), format, ctx.now)
+    }
+    case 'delete': {
+      ctx.dryRun = dryRunOf(params)
+      const options = await deleteOptions(request, params, env.maxBodyBytes)
+      const result = await store.delete(ns, info.name, options, ctx)
+      if (!result.deleted) return objectOut(entry, result.object, format, ctx.now)
+      return objectResponse(deletedStatus(entry, result.object), format)
+    }
+    case 'deletecollection': {
+      ctx.dryRun = dryRunOf(params)
+      const options = await deleteOptions(request, params, env.maxBodyBytes)
+      const list = await store.deleteCollection(ns, parseListQuery(params, entry), options, ctx)
+      return objectResponse(list as unknown as Record<string, unknown>, format)
+    }
+    default:
+      throw methodNotSupported({ group: entry.group, resource: entry.resource }, info.verb)
+  }
+}
+
+/** What a DELETE answers when the object is gone at once (upstream's Status Success). */
+function deletedStatus(entry: ResourceEntry, obj: KubeObject): Record<string, unknown> {
+  const details: Record<string, unknown> = { name: obj.metadata.name, kind: entry.resource }
+  if (entry.group) details['group'] = entry.group
+  if (obj.metadata.uid) details['uid'] = obj.metadata.uid
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }
+}
+
+async function patchFunction(request: Request, maxBodyBytes: number): Promise<(current: KubeObject) => unknown> {
+  const type = essence(request.headers.get('content-type'))
+  if (!(PATCH_TYPES as readonly string[]).includes(type)) throw unsupportedMediaType(type, PATCH_TYPES)
+  const text = new TextDecoder().decode(await readBodyBytes(request, maxBodyBytes))
+  let doc: unknown
+  try {
+    doc = JSON.parse(text)
+  } catch (err) {
+    throw badRequest(`error decoding patch: ${(err as Error).message}`)
+  }
+  if (type === JSON_PATCH_TYPE) {
+    const ops = parseJsonPatch(doc)
+    return (current) => applyJsonPatch(current, ops)
+  }
+  if (!isPlainObject(doc)) throw badRequest('json: cannot unmarshal non-object into a merge patch')
+  return (current) => mergePatch(current, doc)
+}
+
+async function deleteOptions(request: Request, params: URLSearchParams, maxBodyBytes: number): Promise<DeleteOptions> {
+  const options: DeleteOptions = {}
+  const bytes = await readBodyBytes(request, maxBodyBytes)
+  if (bytes.byteLength > 0) {
+    const body = decodeBody(request.headers.get('content-type'), bytes)
+    if (!isPlainObject(body)) throw badRequest('the body of a delete request must be a DeleteOptions object')
+    const pre = body['preconditions']
+    if (isPlainObject(pre)) {
+      options.preconditions = {}
+      if (typeof pre['uid'] === 'string') options.preconditions.uid = pre['uid']
+      if (typeof pre['resourceVersion'] === 'string') options.preconditions.resourceVersion = pre['resourceVersion']
+    }
+    if (typeof body['gracePeriodSeconds'] === 'number') options.gracePeriodSeconds = body['gracePeriodSeconds']
+    if (typeof body['propagationPolicy'] === 'string') options.propagationPolicy = body['propagationPolicy']
+  }
+  const grace = params.get('gracePeriodSeconds')
+  if (grace !== null && grace !== '') options.gracePeriodSeconds = Number(grace)
+  const policy = params.get('propagationPolicy')
+  if (policy) options.propagationPolicy = policy
+  if (options.propagationPolicy && !['Orphan', 'Background', 'Foreground'].includes(options.propagationPolicy))
+    throw badRequest(
+      `propagationPolicy: Unsupported value: ${JSON.stringify(options.propagationPolicy)}: supported values: "Foreground", "Background", "Orphan"`,
+    )
+  return options
+}
+
+function watchResponse(
+  store: ResourceStore,
+  namespace: string,
+  params: URLSearchParams,
+  format: OutputFormat,
+  env: HandlerEnv,
+): Response {
+  const entry = store.entry
+  const query = parseListQuery(params, entry)
+  // As upstream: the client's timeoutSeconds, else a random time in [min, 2*min] so watches spread out.
+  const min = env.minRequestTimeoutSeconds
+  const seconds = query.timeoutSeconds ?? min * (1 + Math.random())
+  const controller = new AbortController()
+  const timer = setTimeout(() => controller.abort(), seconds * 1000)
+  const end = () => controller.abort()
+  env.shutdownSignal.addEventListener('abort', end, { once: true })
+  const cleanUp = () => {
+    clearTimeout(timer)
+    env.shutdownSignal.removeEventListener('abort', end)
+  }
+  const watcher = store.watch(namespace, query, controller.signal, env.bookmarkIntervalMs)
+  const apiVersion = groupVersion(entry)
+  let sentColumns = false
+  const encodeObject = (event: StorageEvent): unknown => {
+    if (event.type === 'BOOKMARK') return { kind: entry.kind, apiVersion, metadata: event.object.metadata }
+    if (format.kind !== 'table') return event.object
+    const now = env.now()
+    const include: IncludeObject = format.includeObject
+    if (!sentColumns) {
+      sentColumns = true
+      return toTable(entry, [event.object], { resourceVersion: event.object.metadata.resourceVersion ?? '' }, include, now)
+    }
+    return {
+      kind: 'Table',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata: { resourceVersion: event.object.metadata.resourceVersion ?? '' },
+      rows: [tableRow(entry, event.object, include, now)],
+    }
+  }
+  // Watch events are JSON lines whatever else the client accepts.
+  const body = watchStream({ watcher, encodeObject, signal: controller.signal, onEnd: cleanUp })
+  return new Response(body, { status: 200, headers: { 'content-type': 'application/json' } })
+}

@@ -1,0 +1,154 @@
+/**
+ * JSON merge patch (RFC 7386) and JSON patch (RFC 6902, including `test`),
+ * applied to plain JSON data. Failures are reported as upstream reports them:
+ * a patch document that cannot be read is 400, one that cannot be applied 422.
+ */
+import { badRequest, StatusError } from '../http/status-error.js'
+import { isPlainObject } from '../resources/object.js'
+
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!isPlainObject(patch)) return structuredClone(patch)
+  const result: Record<string, unknown> = isPlainObject(target) ? { ...target } : {}
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete result[key]
+    else result[key] = mergePatch(result[key], value)
+  }
+  return result
+}
+
+type Operation =
+  | { op: 'add' | 'replace' | 'test'; path: string; value: unknown }
+  | { op: 'remove'; path: string }
+  | { op: 'move' | 'copy'; from: string; path: string }
+
+function unprocessable(message: string): StatusError {
+  return new StatusError(422, 'Invalid', message)
+}
+
+/** Reads and checks an RFC 6902 document; malformed documents are 400. */
+export function parseJsonPatch(doc: unknown): Operation[] {
+  if (!Array.isArray(doc)) throw badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch')
+  return doc.map((raw, i) => {
+    if (!isPlainObject(raw)) throw badRequest(`invalid JSON patch operation at index ${i}: not an object`)
+    const op = raw['op']
+    if (typeof raw['path'] !== 'string') throw badRequest(`invalid JSON patch operation at index ${i}: missing path`)
+    switch (op) {
+      case 'add':
+      case 'replace':
+      case 'test':
+        if (!('value' in raw)) throw badRequest(`invalid JSON patch operation at index ${i}: missing value`)
+        return { op, path: raw['path'], value: raw['value'] }
+      case 'remove':
+        return { op, path: raw['path'] }
+      case 'move':
+      case 'copy':
+        if (typeof raw['from'] !== 'string')
+          throw badRequest(`invalid JSON patch operation at index ${i}: missing from`)
+        return { op, from: raw['from'], path: raw['path'] }
+      default:
+        throw badRequest(`Unexpected kind: ${String(op)}`)
+    }
+  })
+}
+
+function decodePointer(pointer: string): string[] {
+  if (pointer === '') return []
+  if (!pointer.startsWith('/')) throw unprocessable(`invalid JSON pointer: ${JSON.stringify(pointer)}`)
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
+}
+
+function arrayIndex(token: string, length: number, forInsert: boolean): number {
+  if (forInsert && token === '-') return length
+  if (!/^(0|[1-9][0-9]*)$/.test(token)) throw unprocessable(`invalid array index: ${token}`)
+  const i = Number(token)
+  if (i > length || (!forInsert && i === length)) throw unprocessable(`array index out of bounds: ${i}`)
+  return i
+}
+
+type Container = Record<string, unknown> | unknown[]
+
+/** Walks to the parent of the pointer's last token. */
+function resolveParent(doc: unknown, pointer: string): { parent: Container; key: string } {
+  const tokens = decodePointer(pointer)
+  const key = tokens.pop()
+  if (key === undefined) throw unprocessable('the root of the document cannot be the target')
+  let node = doc
+  for (const t of tokens) {
+    if (Array.isArray(node)) node = node[arrayIndex(t, node.length, false)]
+    else if (isPlainObject(node) && t in node) node = node[t]
+    else throw unprocessable(`doc is missing path: "${pointer}": missing value`)
+  }
+  if (!Array.isArray(node) && !isPlainObject(node)) throw unprocessable(`doc is missing path: "${pointer}": missing value`)
+  return { parent: node, key }
+}
+
+function getAt(doc: unknown, pointer: string): unknown {
+  let node = doc
+  for (const t of decodePointer(pointer)) {
+    if (Array.isArray(node)) node = node[arrayIndex(t, node.length, false)]
+    else if (isPlainObject(node) && t in node) node = node[t]
+    else throw unprocessable(`doc is missing path: "${pointer}": missing value`)
+  }
+  return node
+}
+
+function add(doc: unknown, pointer: string, value: unknown): unknown {
+  if (pointer === '') return value
+  const { parent, key } = resolveParent(doc, pointer)
+  if (Array.isArray(parent)) parent.splice(arrayIndex(key, parent.length, true), 0, value)
+  else parent[key] = value
+  return doc
+}
+
+function remove(doc: unknown, pointer: string): unknown {
+  const { parent, key } = resolveParent(doc, pointer)
+  if (Array.isArray(parent)) parent.splice(arrayIndex(key, parent.length, false), 1)
+  else if (key in parent) delete parent[key]
+  else throw unprocessable(`Unable to remove nonexistent key: ${key}: missing value`)
+  return doc
+}
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]))
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const ka = Object.keys(a)
+    return ka.length === Object.keys(b).length && ka.every((k) => k in b && deepEqual(a[k], b[k]))
+  }
+  return false
+}
+
+/** Applies RFC 6902 operations to a copy of `target`. */
+export function applyJsonPatch(target: unknown, ops: Operation[]): unknown {
+  let doc = structuredClone(target)
+  for (const op of ops) {
+    switch (op.op) {
+      case 'add':
+        doc = add(doc, op.path, structuredClone(op.value))
+        break
+      case 'remove':
+        doc = remove(doc, op.path)
+        break
+      case 'replace':
+        getAt(doc, op.path)
+        doc = op.path === '' ? structuredClone(op.value) : add(remove(doc, op.path), op.path, structuredClone(op.value))
+        break
+      case 'move': {
+        const value = getAt(doc, op.from)
+        doc = add(remove(doc, op.from), op.path, value)
+        break
+      }
+      case 'copy':
+        doc = add(doc, op.path, structuredClone(getAt(doc, op.from)))
+        break
+      case 'test':
+        if (!deepEqual(getAt(doc, op.path), op.value))
+          throw unprocessable(`testing value ${op.path} failed: test failed`)
+        break
+    }
+  }
+  return doc
+}

@@ -1,0 +1,105 @@
+/**
+ * The query parameters of list, watch and deletecollection, parsed and
+ * checked once (upstream's ListOptions), and turned into the storage
+ * predicate that label and field selectors make.
+ */
+import { badRequest } from '../http/status-error.js'
+import type { ResourceEntry } from '../resources/catalogue.js'
+import type { KubeObject } from '../resources/object.js'
+import { fieldPath, forbiddenField, invalidError, notSupported } from '../validation/field.js'
+import { type FieldSelector, parseFieldSelector } from './field-selector.js'
+import { type LabelSelector, parseLabelSelector } from './label-selector.js'
+
+export interface ListQuery {
+  labelSelector?: LabelSelector
+  fieldSelector?: FieldSelector
+  resourceVersion?: string
+  resourceVersionMatch?: 'Exact' | 'NotOlderThan'
+  limit?: number
+  continue?: string
+  /** watch only */
+  timeoutSeconds?: number
+  allowWatchBookmarks: boolean
+}
+
+function nonNegativeInt(params: URLSearchParams, name: string): number | undefined {
+  const raw = params.get(name)
+  if (raw === null || raw === '') return undefined
+  if (!/^-?\d+$/.test(raw)) throw badRequest(`invalid value for ${name}: ${JSON.stringify(raw)}: must be an integer`)
+  const n = Number(raw)
+  if (n < 0) throw badRequest(`invalid value for ${name}: ${raw}: must be non-negative`)
+  return n
+}
+
+function bool(params: URLSearchParams, name: string): boolean {
+  const raw = params.get(name)
+  return raw !== null && raw !== 'false' && raw !== '0'
+}
+
+/** The fields a field selector may name for this resource. */
+export function selectableFields(entry: ResourceEntry, obj: KubeObject): Record<string, string> {
+  const fields: Record<string, string> = { 'metadata.name': obj.metadata.name ?? '' }
+  if (entry.namespaced) fields['metadata.namespace'] = obj.metadata.namespace ?? ''
+  return entry.strategy.fieldSet ? { ...fields, ...entry.strategy.fieldSet(obj) } : fields
+}
+
+function supportedFieldNames(entry: ResourceEntry): Set<string> {
+  const sample: KubeObject = { metadata: {} }
+  return new Set(Object.keys(selectableFields(entry, sample)))
+}
+
+export function parseListQuery(params: URLSearchParams, entry: ResourceEntry): ListQuery {
+  const query: ListQuery = { allowWatchBookmarks: bool(params, 'allowWatchBookmarks') }
+  const labels = params.get('labelSelector')
+  if (labels) query.labelSelector = parseLabelSelector(labels)
+  const fields = params.get('fieldSelector')
+  if (fields) {
+    const selector = parseFieldSelector(fields)
+    const known = supportedFieldNames(entry)
+    for (const r of selector.requirements) {
+      if (!known.has(r.field)) throw badRequest(`field label not supported: ${r.field}`)
+    }
+    query.fieldSelector = selector
+  }
+  const rv = params.get('resourceVersion')
+  if (rv !== null && rv !== '') query.resourceVersion = rv
+  const match = params.get('resourceVersionMatch')
+  if (match) {
+    if (match !== 'Exact' && match !== 'NotOlderThan')
+      throw invalidError('meta.k8s.io', 'ListOptions', '', [
+        notSupported(fieldPath('resourceVersionMatch'), match, ['Exact', 'NotOlderThan']),
+      ])
+    if (query.resourceVersion === undefined)
+      throw invalidError('meta.k8s.io', 'ListOptions', '', [
+        forbiddenField(fieldPath('resourceVersionMatch'), 'resourceVersionMatch is forbidden unless resourceVersion is provided'),
+      ])
+    if (match === 'Exact' && query.resourceVersion === '0')
+      throw invalidError('meta.k8s.io', 'ListOptions', '', [
+        forbiddenField(fieldPath('resourceVersionMatch'), 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'),
+      ])
+    query.resourceVersionMatch = match
+  }
+  const limit = nonNegativeInt(params, 'limit')
+  if (limit) query.limit = limit
+  const cont = params.get('continue')
+  if (cont) {
+    if (query.resourceVersion !== undefined && query.resourceVersion !== '0')
+      throw invalidError('meta.k8s.io', 'ListOptions', '', [
+        forbiddenField(fieldPath('resourceVersion'), 'specifying resource version is not allowed when using continue'),
+      ])
+    query.continue = cont
+  }
+  const timeoutSeconds = nonNegativeInt(params, 'timeoutSeconds')
+  if (timeoutSeconds !== undefined) query.timeoutSeconds = timeoutSeconds
+  return query
+}
+
+/** The storage predicate for a query's selectors, or undefined when it selects everything. */
+export function selectorPredicate(entry: ResourceEntry, query: ListQuery): ((obj: KubeObject) => boolean) | undefined {
+  const labels = query.labelSelector?.empty ? undefined : query.labelSelector
+  const fields = query.fieldSelector?.empty ? undefined : query.fieldSelector
+  if (!labels && !fields) return undefined
+  return (obj) =>
+    (!labels || labels.matches(obj.metadata.labels)) && (!fields || fields.matches(selectableFields(entry, obj)))
+}
+

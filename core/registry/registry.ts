@@ -1,0 +1,33 @@
+/** The stores of every catalogue entry over one storage, built lazily and kept. */
+import type { Catalogue, ResourceEntry } from '../resources/catalogue.js'
+import { namespaces } from '../resources/core/namespaces.js'
+import type { Storage } from '../storage/interface.js'
+import { namespaceGate } from './namespace-gate.js'
+import { type NamespaceGate, ResourceStore } from './store.js'
+
+export class Registry {
+  private readonly stores = new Map<ResourceEntry, ResourceStore>()
+  private readonly gate: NamespaceGate
+
+  constructor(
+    readonly catalogue: Catalogue,
+    readonly storage: Storage,
+  ) {
+    const namespaceStore = this.store(namespaces)
+    this.gate = namespaceGate(storage, (name) => namespaceStore.key('', name))
+  }
+
+  store(entry: ResourceEntry): ResourceStore {
+    let store = this.stores.get(entry)
+    if (!store) {
+      store = new ResourceStore(entry, this.storage, (ns, e, name) => this.gate(ns, e, name))
+      this.stores.set(entry, store)
+    }
+    return store
+  }
+
+  /** Every stored (not virtual) namespaced resource: what a namespace's deletion must empty. */
+  namespacedStores(): ResourceStore[] {
+    return this.catalogue.entries.filter((e) => e.namespaced && !e.virtualCreate).map((e) => this.store(e))
+  }
+}

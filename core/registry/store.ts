@@ -1,0 +1,289 @@
+/**
+ * Generic REST over storage for one catalogue entry, as upstream's generic
+ * registry Store: the metadata rules and optimistic concurrency live here,
+ * per-resource behaviour in the entry's strategy hooks.
+ */
+import { alreadyExists, badRequest, conflict, type GroupResource, notFound, OPTIMISTIC_LOCK_MESSAGE } from '../http/status-error.js'
+import { groupVersion, type ResourceEntry, type StrategyContext } from '../resources/catalogue.js'
+import { isPlainObject, type KubeList, type KubeObject } from '../resources/object.js'
+import type { Preconditions, Storage, Watcher } from '../storage/interface.js'
+import { invalidError } from '../validation/field.js'
+import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/object-meta.js'
+import { type ListQuery, selectorPredicate } from './list-query.js'
+import { generateName } from './object-names.js'
+import type { RequestContext } from './request-context.js'
+import { interpretStorageError } from './storage-errors.js'
+
+export interface DeleteOptions {
+  preconditions?: Preconditions
+  gracePeriodSeconds?: number
+  propagationPolicy?: string
+}
+
+export interface DeleteResult {
+  object: KubeObject
+  /** false when the object stays, marked for deletion (finalizers). */
+  deleted: boolean
+}
+
+/** Checks a namespaced write may go ahead in `namespace` (NamespaceLifecycle). */
+export type NamespaceGate = (namespace: string, entry: ResourceEntry, name: string) => Promise<void>
+
+const REGISTRY_PREFIX = '/registry'
+
+export class ResourceStore {
+  readonly gr: GroupResource
+  private readonly apiVersion: string
+
+  constructor(
+    readonly entry: ResourceEntry,
+    private readonly storage: Storage,
+    private readonly namespaceGate: NamespaceGate,
+  ) {
+    this.gr = { group: entry.group, resource: entry.resource }
+    this.apiVersion = groupVersion(entry)
+  }
+
+  /** `/registry/<resource>/` for all namespaces, `/registry/<resource>/<ns>/` for one. */
+  prefix(namespace: string): string {
+    const base = `${REGISTRY_PREFIX}/${this.entry.resource}/`
+    return this.entry.namespaced && namespace ? `${base}${namespace}/` : base
+  }
+
+  key(namespace: string, name: string): string {
+    return this.entry.namespaced ? `${this.prefix(namespace)}${name}` : `${this.prefix('')}${name}`
+  }
+
+  async get(namespace: string, name: string, resourceVersion?: string): Promise<KubeObject> {
+    const opts = resourceVersion ? { resourceVersion } : {}
+    const obj = await this.call(name, () => this.storage.get(this.key(namespace, name), opts))
+    if (!obj) throw notFound(this.gr, name)
+    return obj
+  }
+
+  async list(namespace: string, query: ListQuery): Promise<KubeList> {
+    const predicate = selectorPredicate(this.entry, query)
+    const result = await this.call(
+      '',
+      () =>
+        this.storage.list(this.prefix(namespace), {
+          ...(query.resourceVersion !== undefined ? { resourceVersion: query.resourceVersion } : {}),
+          ...(query.resourceVersionMatch ? { resourceVersionMatch: query.resourceVersionMatch } : {}),
+          ...(query.limit ? { limit: query.limit } : {}),
+          ...(query.continue ? { continue: query.continue } : {}),
+          ...(predicate ? { predicate } : {}),
+        }),
+      query.continue !== undefined,
+    )
+    const metadata: KubeList['metadata'] = { resourceVersion: String(result.revision) }
+    if (result.continue) metadata.continue = result.continue
+    if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount
+    return { kind: this.entry.listKind, apiVersion: this.apiVersion, metadata, items: result.items }
+  }
+
+  watch(namespace: string, query: ListQuery, signal: AbortSignal, bookmarkIntervalMs: number): Watcher {
+    const predicate = selectorPredicate(this.entry, query)
+    const name = query.fieldSelector?.requirements.find((r) => r.field === 'metadata.name' && r.operator !== '!=')
+    // A watch pinned to one name watches that key alone, as kubectl's delete --wait does.
+    const target = name && (this.entry.namespaced ? namespace : true) ? this.key(namespace, name.value) : this.prefix(namespace)
+    return this.storage.watch(target, {
+      ...(query.resourceVersion !== undefined ? { resourceVersion: query.resourceVersion } : {}),
+      ...(predicate ? { predicate } : {}),
+      bookmarks: query.allowWatchBookmarks,
+      bookmarkIntervalMs,
+      signal,
+    })
+  }
+
+  /** Checks apiVersion, kind, name and namespace of a body against the URL; fills what is missing. */
+  private checkBody(body: unknown, namespace: string, urlName: string | undefined): KubeObject {
+    if (!isPlainObject(body)) throw badRequest('the body of the request must be a JSON or YAML object')
+    const obj = body as KubeObject
+    if (obj.apiVersion !== undefined && obj.apiVersion !== this.apiVersion)
+      throw badRequest(
+        `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${this.apiVersion})`,
+      )
+    if (obj.kind !== undefined && obj.kind !== this.entry.kind)
+      throw badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${this.entry.kind})`)
+    if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {}
+    if (!isPlainObject(obj.metadata)) throw badRequest('metadata must be an object')
+    // apiVersion and kind lead, as upstream's encoder writes them.
+    const { apiVersion: _v, kind: _k, ...rest } = obj
+    const out: KubeObject = { apiVersion: this.apiVersion, kind: this.entry.kind, ...rest }
+    const meta = out.metadata
+    if (this.entry.namespaced) {
+      if (meta.namespace && meta.namespace !== namespace)
+        throw badRequest('the namespace of the provided object does not match the namespace sent on the request')
+      meta.namespace = namespace
+    } else if (meta.namespace) {
+      delete meta.namespace
+    }
+    if (urlName !== undefined) {
+      if (meta.name && meta.name !== urlName)
+        throw badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${urlName})`)
+      meta.name = urlName
+    }
+    return out
+  }
+
+  private strategyContext(ctx: RequestContext): StrategyContext {
+    return { user: ctx.user, now: ctx.now }
+  }
+
+  async create(namespace: string, body: unknown, ctx: RequestContext): Promise<KubeObject> {
+    const obj = this.checkBody(body, namespace, undefined)
+    const meta = obj.metadata
+    if (meta.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created')
+    if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName)
+    const name = meta.name ?? ''
+    delete meta.deletionTimestamp
+    delete meta.deletionGracePeriodSeconds
+    meta.uid = crypto.randomUUID()
+    meta.creationTimestamp = ctx.now.toISOString().replace(/\.\d+Z$/, 'Z')
+    const sctx = this.strategyContext(ctx)
+    this.entry.strategy.normalize?.(obj)
+    this.entry.strategy.applyDefaults?.(obj)
+    this.entry.strategy.prepareForCreate?.(obj, sctx)
+    const errs = [...validateObjectMeta(obj, this.entry), ...(this.entry.strategy.validate?.(obj) ?? [])]
+    if (errs.length) throw invalidError(this.entry.group, this.entry.kind, name, errs)
+    if (this.entry.namespaced) await this.namespaceGate(namespace, this.entry, name)
+    if (ctx.dryRun) {
+      const existing = await this.call(name, () => this.storage.get(this.key(namespace, name)))
+      if (existing) throw alreadyExists(this.gr, name)
+      return obj
+    }
+    return this.call(name, () => this.storage.create(this.key(namespace, name), obj))
+  }
+
+  /**
+   * Replaces the object with `next(current)`: the body of a PUT, or the
+   * current object with a patch applied. Runs inside the storage's
+   * guaranteed update, so a concurrent write makes it start over.
+   */
+  async update(
+    namespace: string,
+    name: string,
+    next: (current: KubeObject) => unknown,
+    ctx: RequestContext,
+  ): Promise<KubeObject> {
+    const key = this.key(namespace, name)
+    let toDelete: KubeObject | undefined
+    const tryUpdate = (current: KubeObject): KubeObject => {
+      const obj = this.checkBody(next(structuredClone(current)), namespace, name)
+      const meta = obj.metadata
+      if (meta.resourceVersion && meta.resourceVersion !== current.metadata.resourceVersion)
+        throw conflict(this.gr, name, OPTIMISTIC_LOCK_MESSAGE)
+      meta.resourceVersion = current.metadata.resourceVersion ?? ''
+      this.carryOverSystemFields(obj, current)
+      this.entry.strategy.normalize?.(obj)
+      this.entry.strategy.applyDefaults?.(obj)
+      this.entry.strategy.prepareForUpdate?.(obj, current, this.strategyContext(ctx))
+      const errs = [
+        ...validateObjectMetaUpdate(obj, current, this.entry),
+        ...(this.entry.strategy.validateUpdate?.(obj, current) ?? []),
+      ]
+      if (errs.length) throw invalidError(this.entry.group, this.entry.kind, name, errs)
+      // The last finalizer of an object marked for deletion is gone: the update deletes it.
+      const held = meta.finalizers?.length || this.entry.strategy.hasPendingFinalizers?.(obj)
+      toDelete = meta.deletionTimestamp && !held ? obj : undefined
+      return obj
+    }
+    if (ctx.dryRun) return tryUpdate(await this.get(namespace, name))
+    const updated = await this.call(name, () => this.storage.guaranteedUpdate(key, tryUpdate))
+    if (toDelete) {
+      const uid = updated.metadata.uid
+      return this.call(name, () => this.storage.delete(key, uid ? { preconditions: { uid } } : {}))
+    }
+    return updated
+  }
+
+  /** What a client may not change or drop on update (upstream's rest.BeforeUpdate). */
+  private carryOverSystemFields(obj: KubeObject, current: KubeObject): void {
+    const meta = obj.metadata
+    const old = current.metadata
+    if (!meta.uid && old.uid) meta.uid = old.uid
+    if (old.creationTimestamp) meta.creationTimestamp = old.creationTimestamp
+    if (old.generation !== undefined) meta.generation = old.generation
+    else delete meta.generation
+    if (old.deletionTimestamp) meta.deletionTimestamp = old.deletionTimestamp
+    else delete meta.deletionTimestamp
+    if (old.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds
+    else delete meta.deletionGracePeriodSeconds
+  }
+
+  async delete(namespace: string, name: string, options: DeleteOptions, ctx: RequestContext): Promise<DeleteResult> {
+    const key = this.key(namespace, name)
+    const current = await this.get(namespace, name)
+    this.checkPreconditions(current, options.preconditions)
+    const marked = this.entry.strategy.beforeDelete?.(structuredClone(current), this.strategyContext(ctx))
+    const pending = marked ?? (current.metadata.finalizers?.length ? this.markForDeletion(current, ctx) : undefined)
+    if (pending) {
+      if (ctx.dryRun || equalJson(pending, current)) return { object: pending, deleted: false }
+      const stored = await this.call(name, () => this.storage.guaranteedUpdate(key, () => pending, preconditionsOf(current)))
+      return { object: stored, deleted: false }
+    }
+    if (ctx.dryRun) return { object: current, deleted: true }
+    const deleted = await this.call(name, () =>
+      this.storage.delete(key, { preconditions: { ...preconditionsOf(current).preconditions, ...options.preconditions } }),
+    )
+    return { object: deleted, deleted: true }
+  }
+
+  private markForDeletion(current: KubeObject, ctx: RequestContext): KubeObject {
+    const obj = structuredClone(current)
+    if (!obj.metadata.deletionTimestamp) {
+      obj.metadata.deletionTimestamp = ctx.now.toISOString().replace(/\.\d+Z$/, 'Z')
+      obj.metadata.deletionGracePeriodSeconds = 0
+    }
+    return obj
+  }
+
+  private checkPreconditions(current: KubeObject, pre: Preconditions | undefined): void {
+    const name = current.metadata.name ?? ''
+    if (pre?.uid && pre.uid !== current.metadata.uid)
+      throw conflict(
+        this.gr,
+        name,
+        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid ?? ''}`,
+      )
+    if (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion)
+      throw conflict(
+        this.gr,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`,
+      )
+  }
+
+  async deleteCollection(namespace: string, query: ListQuery, options: DeleteOptions, ctx: RequestContext): Promise<KubeList> {
+    const { limit: _limit, continue: _continue, ...all } = query
+    const list = await this.list(namespace, all)
+    const items: KubeObject[] = []
+    for (const item of list.items) {
+      try {
+        items.push((await this.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', options, ctx)).object)
+      } catch (err) {
+        // Deleted meanwhile by someone else: that is what was asked for.
+        if (!(err instanceof Error && 'code' in err && err.code === 404)) throw err
+      }
+    }
+    return { ...list, items }
+  }
+
+  private async call<T>(name: string, op: () => Promise<T>, continuing = false): Promise<T> {
+    try {
+      return await op()
+    } catch (err) {
+      throw interpretStorageError(err, this.gr, name, continuing)
+    }
+  }
+}
+
+function preconditionsOf(obj: KubeObject): { preconditions: Preconditions } {
+  const p: Preconditions = {}
+  if (obj.metadata.uid) p.uid = obj.metadata.uid
+  return { preconditions: p }
+}
+
+function equalJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b)
+}

@@ -1,0 +1,44 @@
+import { type FieldError, fieldPath, typeInvalid } from '../../validation/field.js'
+import { isDNS1123Subdomain } from '../../validation/names.js'
+import { ALL_VERBS, type ResourceEntry } from '../catalogue.js'
+import type { KubeObject } from '../object.js'
+
+function validateServiceAccount(obj: KubeObject): FieldError[] {
+  const errs: FieldError[] = []
+  for (const list of ['secrets', 'imagePullSecrets']) {
+    const value = obj[list]
+    if (value !== undefined && value !== null && !Array.isArray(value))
+      errs.push(typeInvalid(fieldPath(list), value, 'must be a list'))
+  }
+  const automount = obj['automountServiceAccountToken']
+  if (automount !== undefined && automount !== null && typeof automount !== 'boolean')
+    errs.push(typeInvalid(fieldPath('automountServiceAccountToken'), automount, 'must be a boolean'))
+  return errs
+}
+
+export const serviceAccounts: ResourceEntry = {
+  group: '',
+  version: 'v1',
+  kind: 'ServiceAccount',
+  listKind: 'ServiceAccountList',
+  resource: 'serviceaccounts',
+  singular: 'serviceaccount',
+  shortNames: ['sa'],
+  namespaced: true,
+  verbs: ALL_VERBS,
+  typeName: 'io.k8s.api.core.v1.ServiceAccount',
+  validateName: isDNS1123Subdomain,
+  strategy: {
+    validate: validateServiceAccount,
+    validateUpdate: validateServiceAccount,
+  },
+  columns: [
+    {
+      name: 'Secrets',
+      type: 'integer',
+      description: 'How many secrets the service account lists.',
+      priority: 0,
+      cell: (obj) => (Array.isArray(obj['secrets']) ? obj['secrets'].length : 0),
+    },
+  ],
+}

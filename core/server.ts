@@ -1,0 +1,138 @@
+/**
+ * createApiServer: the whole server as one fetch handler. Runtimes add a
+ * listener around it; tests call `fetch` directly.
+ */
+import { type HealthCheck } from './api/health.js'
+import { installRoutes } from './api/routes.js'
+import { DEFAULT_VERSION, versionInfo } from './api/version.js'
+import { type Authenticator, UnionAuthenticator } from './authn/authenticator.js'
+import { staticTokenAuthenticator } from './authn/bearer-token.js'
+import { x509Authenticator } from './authn/x509.js'
+import { alwaysAllow, type Attributes, UnionAuthorizer } from './authz/authorizer.js'
+import { ensureSystemNamespaces, startNamespaceLifecycle } from './controllers/namespace-lifecycle.js'
+import { buildChain } from './http/chain.js'
+import { ADMIN_IDENTITY, type ApiServerOptions } from './options/api-server-options.js'
+import type { ConnectionInfo, ServerPorts } from './ports.js'
+import { silentLogger } from './ports.js'
+import { Registry } from './registry/registry.js'
+import { builtinEntries } from './resources/builtin.js'
+import { Catalogue } from './resources/catalogue.js'
+import { isPlainObject } from './resources/object.js'
+import { MemoryStorage } from './storage/memory.js'
+
+export interface ApiServer {
+  /** Answers one request. `connection` is what the transport knows; omit it only for in-process calls. */
+  fetch(request: Request, connection?: ConnectionInfo): Promise<Response>
+  /** Resolves when start-up work (the system namespaces) is done. */
+  ready: Promise<void>
+  /** Ends open watches and background work. The storage is the caller's to close. */
+  shutdown(): Promise<void>
+  readonly catalogue: Catalogue
+}
+
+const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024
+
+export function createApiServer(options: ApiServerOptions = {}, ports: Partial<ServerPorts> = {}): ApiServer {
+  const logger = ports.logger ?? silentLogger
+  const now = ports.now ?? (() => new Date())
+  const storage = ports.storage ?? new MemoryStorage()
+
+  const modes = options.authorizationModes ?? ['AlwaysAllow']
+  const authorizer = new UnionAuthorizer(modes.map(() => alwaysAllow))
+  const decide = (user: Attributes['user'], spec: Record<string, unknown>) => {
+    const ra = isPlainObject(spec['resourceAttributes']) ? spec['resourceAttributes'] : undefined
+    const nra = isPlainObject(spec['nonResourceAttributes']) ? spec['nonResourceAttributes'] : undefined
+    const text = (v: unknown) => (typeof v === 'string' ? v : '')
+    const attrs: Attributes = {
+      user,
+      verb: text(ra?.['verb'] ?? nra?.['verb']),
+      isResourceRequest: Boolean(ra),
+      path: text(nra?.['path']),
+      namespace: text(ra?.['namespace']),
+      apiGroup: text(ra?.['group']),
+      apiVersion: text(ra?.['version']),
+      resource: text(ra?.['resource']),
+      subresource: text(ra?.['subresource']),
+      name: text(ra?.['name']),
+    }
+    const d = authorizer.authorize(attrs)
+    return { allowed: d.decision === 'allow', reason: d.reason }
+  }
+  const catalogue = new Catalogue(builtinEntries(decide))
+  const registry = new Registry(catalogue, storage)
+
+  const auth = options.authentication ?? {}
+  const authenticators: Authenticator[] = []
+  if (auth.clientCertificates ?? true) authenticators.push(x509Authenticator)
+  if (auth.tokens?.length) authenticators.push(staticTokenAuthenticator(auth.tokens))
+  // As upstream: anonymous requests are refused while everything is allowed to everyone authenticated.
+  const anonymous = (auth.anonymous ?? true) && !modes.includes('AlwaysAllow')
+  if ((auth.anonymous ?? true) && !anonymous)
+    logger.warn({}, 'AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false.')
+  const authenticator = new UnionAuthenticator(authenticators, anonymous)
+
+  const shutdownController = new AbortController()
+  let shuttingDown = false
+  let started = false
+  const ready = (async () => {
+    if (options.bootstrapNamespaces ?? true) await ensureSystemNamespaces(registry, now)
+    started = true
+  })()
+  ready.catch((err) => logger.error({ err: String(err) }, 'start-up failed'))
+  const stopNamespaceLifecycle = startNamespaceLifecycle(registry, now, logger)
+
+  const storageCheck: HealthCheck = { name: 'etcd', check: async () => void (await storage.currentRevision()) }
+  const base: HealthCheck[] = [
+    { name: 'ping', check: () => {} },
+    { name: 'log', check: () => {} },
+    storageCheck,
+    {
+      name: 'poststarthook/bootstrap-controller',
+      check: () => {
+        if (!started) throw new Error('not finished')
+      },
+    },
+  ]
+  const shutdownCheck: HealthCheck = {
+    name: 'shutdown',
+    check: () => {
+      if (shuttingDown) throw new Error('process is shutting down')
+    },
+  }
+
+  const app = buildChain({
+    logger,
+    authenticator,
+    authorizer,
+    embeddedIdentity: options.embeddedIdentity === undefined ? ADMIN_IDENTITY : options.embeddedIdentity,
+    requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+  })
+  installRoutes(app, {
+    catalogue,
+    version: versionInfo(options.version ?? DEFAULT_VERSION),
+    checks: { healthz: base, livez: base, readyz: [...base, shutdownCheck] },
+    handlerEnv: (user) => ({
+      registry,
+      user,
+      now,
+      maxBodyBytes: options.maxRequestBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
+      bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+      shutdownSignal: shutdownController.signal,
+    }),
+  })
+
+  return {
+    catalogue,
+    ready,
+    async fetch(request, connection) {
+      if (!started) await ready.catch(() => {})
+      return app.fetch(request, connection ? { connection } : {})
+    },
+    async shutdown() {
+      shuttingDown = true
+      stopNamespaceLifecycle()
+      shutdownController.abort()
+    },
+  }
+}
