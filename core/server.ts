@@ -2,7 +2,7 @@
  * createApiServer: the whole server as one fetch handler. Runtimes add a
  * listener around it; tests call `fetch` directly.
  */
-import { type HealthCheck } from './api/health.js'
+import type { HealthCheck } from './api/health.js'
 import { installRoutes } from './api/routes.js'
 import { DEFAULT_VERSION, versionInfo } from './api/version.js'
 import { type Authenticator, UnionAuthenticator } from './authn/authenticator.js'

@@ -46,7 +46,7 @@ export function parseMediaType(text: string): MediaRange {
 
 /** The media ranges of an Accept header, most preferred first (stable for equal q). */
 export function parseAccept(header: string | null | undefined): MediaRange[] {
-  if (!header || !header.trim()) return [{ type: '*', subtype: '*', params: {}, q: 1 }]
+  if (!header?.trim()) return [{ type: '*', subtype: '*', params: {}, q: 1 }]
   return header
     .split(',')
     .filter((s) => s.trim())

@@ -1,0 +1,395 @@
+/**
+ * OpenAPI v3 (`/openapi/v3` and one document per group/version), derived from
+ * the catalogue and the type table. kubectl reads it to decide on server-side
+ * field validation (a PATCH operation with the kind's GVK and a
+ * `fieldValidation` parameter), on strategic merge for `apply` (the patch
+ * media types and merge keys) and for `explain` (kubectl-wire.md 3.6, 3.13, 6).
+ */
+import type { Catalogue, ResourceEntry, Verb } from '../resources/catalogue.js'
+import type { FieldDef, TypeRef } from '../resources/schema/index.js'
+import { kindsOfType, typeForKind, typeTable } from '../resources/schema/index.js'
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
+type JsonObject = { [key: string]: JsonValue }
+
+export interface OpenApiIndex {
+  paths: Record<string, { serverRelativeURL: string }>
+}
+
+const META = 'io.k8s.apimachinery.pkg.apis.meta.v1'
+const STATUS = `${META}.Status`
+const DELETE_OPTIONS = `${META}.DeleteOptions`
+const PATCH = `${META}.Patch`
+
+/** Named schemas for the special scalars, so `explain` shows their names as upstream does. */
+const SCALAR_SCHEMAS: Readonly<Record<string, [name: string, schema: JsonObject]>> = {
+  time: [`${META}.Time`, { type: 'string', format: 'date-time' }],
+  microtime: [`${META}.MicroTime`, { type: 'string', format: 'date-time' }],
+  quantity: ['io.k8s.apimachinery.pkg.api.resource.Quantity', { type: 'string' }],
+  'int-or-string': [
+    'io.k8s.apimachinery.pkg.util.intstr.IntOrString',
+    { type: 'string', format: 'int-or-string', 'x-kubernetes-int-or-string': true },
+  ],
+}
+
+const PATCH_TYPES = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+  'application/apply-patch+yaml',
+]
+
+/** `api/v1` for the core group, `apis/<group>/<version>` otherwise: the index key and URL path. */
+export function openApiKey(group: string, version: string): string {
+  return group ? `apis/${group}/${version}` : `api/${version}`
+}
+
+interface Built {
+  doc: JsonObject
+  hash: string
+}
+
+const cache = new WeakMap<Catalogue, Map<string, Built>>()
+
+function built(catalogue: Catalogue, key: string): Built | undefined {
+  let perCatalogue = cache.get(catalogue)
+  if (!perCatalogue) {
+    perCatalogue = new Map()
+    cache.set(catalogue, perCatalogue)
+  }
+  const hit = perCatalogue.get(key)
+  if (hit) return hit
+  const gv = catalogue.groupVersions().find((g) => openApiKey(g.group, g.version) === key)
+  if (!gv) return undefined
+  const doc = buildDocument(catalogue.inGroupVersion(gv.group, gv.version))
+  const entry = { doc, hash: fnv1a64Hex(JSON.stringify(doc)) }
+  perCatalogue.set(key, entry)
+  return entry
+}
+
+export function openApiIndex(catalogue: Catalogue): OpenApiIndex {
+  const paths: Record<string, { serverRelativeURL: string }> = {}
+  for (const { group, version } of catalogue.groupVersions()) {
+    const key = openApiKey(group, version)
+    const b = built(catalogue, key)!
+    paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${b.hash}` }
+  }
+  return { paths }
+}
+
+/** The document for one index key (`api/v1`, `apis/apps/v1`), built once per catalogue. */
+export function openApiDocument(catalogue: Catalogue, key: string): object | undefined {
+  return built(catalogue, key)?.doc
+}
+
+/** The hash in the document's URL; changes whenever the document does. */
+export function openApiHash(catalogue: Catalogue, key: string): string | undefined {
+  return built(catalogue, key)?.hash
+}
+
+/**
+ * FNV-1a, 64 bits, over the UTF-8 bytes, in two 32-bit halves (no BigInt per
+ * byte). Only a cache key for clients, not a security boundary.
+ */
+export function fnv1a64Hex(text: string): string {
+  const bytes = new TextEncoder().encode(text)
+  let hi = 0xcbf29ce4
+  let lo = 0x84222325
+  for (const b of bytes) {
+    lo ^= b
+    // Multiply by the FNV prime 2^40 + 0x1b3, modulo 2^64.
+    const loProduct = (lo >>> 0) * 0x1b3
+    const carry = Math.floor(loProduct / 4294967296)
+    hi = ((hi >>> 0) * 0x1b3 + carry + ((lo << 8) >>> 0)) % 4294967296
+    lo = loProduct % 4294967296
+  }
+  return ((hi >>> 0).toString(16).padStart(8, '0') + (lo >>> 0).toString(16).padStart(8, '0')).toUpperCase()
+}
+
+// ---- document ----
+
+function buildDocument(entries: ResourceEntry[]): JsonObject {
+  const schemas = new SchemaSet()
+  const paths: Record<string, JsonObject> = {}
+  for (const entry of entries) addResourcePaths(paths, entry, schemas)
+  // Referenced by every delete and patch operation, and the shape of every error.
+  for (const name of [STATUS, DELETE_OPTIONS, PATCH]) schemas.add(name)
+  return {
+    openapi: '3.0.0',
+    info: { title: 'Kubernetes', version: 'unversioned' },
+    paths,
+    components: {
+      schemas: schemas.output(),
+      securitySchemes: { BearerToken: { type: 'apiKey', name: 'authorization', in: 'header' } },
+    },
+    security: [{ BearerToken: [] }],
+  }
+}
+
+function ref(name: string): JsonObject {
+  return { $ref: `#/components/schemas/${name}` }
+}
+
+function queryParam(name: string, type: 'string' | 'boolean' | 'integer'): JsonObject {
+  return { name, in: 'query', schema: { type, uniqueItems: true } }
+}
+
+function pathParam(name: string): JsonObject {
+  return { name, in: 'path', required: true, schema: { type: 'string', uniqueItems: true } }
+}
+
+const WRITE_PARAMS = [queryParam('dryRun', 'string'), queryParam('fieldManager', 'string'), queryParam('fieldValidation', 'string')]
+const LIST_PARAMS = [
+  queryParam('allowWatchBookmarks', 'boolean'),
+  queryParam('continue', 'string'),
+  queryParam('fieldSelector', 'string'),
+  queryParam('labelSelector', 'string'),
+  queryParam('limit', 'integer'),
+  queryParam('resourceVersion', 'string'),
+  queryParam('resourceVersionMatch', 'string'),
+  queryParam('sendInitialEvents', 'boolean'),
+  queryParam('timeoutSeconds', 'integer'),
+]
+const DELETE_PARAMS = [
+  queryParam('dryRun', 'string'),
+  queryParam('gracePeriodSeconds', 'integer'),
+  queryParam('ignoreStoreReadErrorWithClusterBreakingPotential', 'boolean'),
+  queryParam('orphanDependents', 'boolean'),
+  queryParam('propagationPolicy', 'string'),
+]
+
+function content(mediaTypes: readonly string[], schema: JsonObject): JsonObject {
+  const out: JsonObject = {}
+  for (const m of mediaTypes) out[m] = { schema }
+  return out
+}
+
+type Action = 'get' | 'list' | 'post' | 'put' | 'patch' | 'delete' | 'deletecollection'
+
+interface OperationSpec {
+  action: Action
+  /** the schema answered and accepted (the kind, its list, or the subresource's kind) */
+  schemaName: string
+  gvk: { group: string; version: string; kind: string }
+  operationId: string
+  protobuf: boolean
+}
+
+function operation(spec: OperationSpec): JsonObject {
+  const kindSchema = ref(spec.schemaName)
+  const answers = spec.protobuf
+    ? ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf']
+    : ['application/json', 'application/yaml']
+  const ok = (schema: JsonObject): JsonObject => ({ description: 'OK', content: content(answers, schema) })
+  const op: JsonObject = { operationId: spec.operationId }
+  let parameters: JsonObject[] = []
+  let responses: JsonObject = {}
+  switch (spec.action) {
+    case 'get':
+      responses = { '200': ok(kindSchema) }
+      break
+    case 'list':
+      parameters = [...LIST_PARAMS, queryParam('watch', 'boolean')]
+      responses = { '200': ok(kindSchema) }
+      break
+    case 'post':
+    case 'put':
+      parameters = WRITE_PARAMS
+      op['requestBody'] = { content: content(answers, kindSchema), required: true }
+      responses =
+        spec.action === 'post'
+          ? { '200': ok(kindSchema), '201': { ...ok(kindSchema), description: 'Created' }, '202': { ...ok(kindSchema), description: 'Accepted' } }
+          : { '200': ok(kindSchema), '201': { ...ok(kindSchema), description: 'Created' } }
+      break
+    case 'patch':
+      parameters = [...WRITE_PARAMS, queryParam('force', 'boolean')]
+      op['requestBody'] = { content: content(PATCH_TYPES, ref(PATCH)), required: true }
+      responses = { '200': ok(kindSchema), '201': { ...ok(kindSchema), description: 'Created' } }
+      break
+    case 'delete':
+    case 'deletecollection':
+      parameters = spec.action === 'delete' ? DELETE_PARAMS : [...DELETE_PARAMS, ...LIST_PARAMS]
+      op['requestBody'] = { content: content(['*/*'], ref(DELETE_OPTIONS)) }
+      responses = { '200': ok(ref(STATUS)), '202': { ...ok(ref(STATUS)), description: 'Accepted' } }
+      break
+  }
+  op['parameters'] = parameters
+  op['responses'] = { ...responses, '401': { description: 'Unauthorized' } }
+  op['x-kubernetes-action'] = spec.action
+  op['x-kubernetes-group-version-kind'] = spec.gvk
+  return op
+}
+
+/** `coreV1`, `appsV1`, `authorizationV1` as in upstream's operation ids. */
+function gvIdentifier(group: string, version: string): string {
+  const name = group === '' ? 'core' : group.replace(/\.k8s\.io$/, '').replace(/\.io$/, '')
+  const words = `${name}.${version}`.split(/[.-]/)
+  return words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')
+}
+
+function hasProtobuf(typeName: string): boolean {
+  return typeTable[typeName]?.fields.some((f) => f.proto !== undefined) ?? false
+}
+
+function addResourcePaths(paths: Record<string, JsonObject>, entry: ResourceEntry, schemas: SchemaSet): void {
+  const prefix = `/${openApiKey(entry.group, entry.version)}`
+  const gvk = { group: entry.group, version: entry.version, kind: entry.kind }
+  const gvId = gvIdentifier(entry.group, entry.version)
+  const can = (v: Verb): boolean => entry.verbs.includes(v)
+  const kindSchema = schemas.addKind(entry.typeName, gvk)
+  const listName = typeForKind(entry.group, entry.version, entry.listKind)?.name ?? `${entry.typeName}List`
+  const listSchema = schemas.addKind(listName, { ...gvk, kind: entry.listKind })
+  const protobuf = hasProtobuf(entry.typeName)
+  const scope = entry.namespaced ? 'Namespaced' : ''
+  const spec = (action: Action, schemaName: string, id: string): JsonObject =>
+    operation({ action, schemaName, gvk, operationId: id, protobuf })
+  const params = (namespaced: boolean, named: boolean): JsonObject[] => [
+    ...(named ? [pathParam('name')] : []),
+    ...(namespaced ? [pathParam('namespace')] : []),
+    queryParam('pretty', 'string'),
+  ]
+
+  const collectionPath = entry.namespaced
+    ? `${prefix}/namespaces/{namespace}/${entry.resource}`
+    : `${prefix}/${entry.resource}`
+  const collection: JsonObject = {}
+  if (can('list')) collection['get'] = spec('list', listSchema, `list${gvId}${scope}${entry.kind}`)
+  if (can('create')) collection['post'] = spec('post', kindSchema, `create${gvId}${scope}${entry.kind}`)
+  if (can('deletecollection')) {
+    collection['delete'] = spec('deletecollection', kindSchema, `deletecollection${gvId}${scope}${entry.kind}`)
+  }
+  if (Object.keys(collection).length > 0) {
+    paths[collectionPath] = { ...collection, parameters: params(entry.namespaced, false) }
+  }
+
+  if (entry.namespaced && can('list')) {
+    paths[`${prefix}/${entry.resource}`] = {
+      get: spec('list', listSchema, `list${gvId}${entry.kind}ForAllNamespaces`),
+      parameters: params(false, false),
+    }
+  }
+
+  const itemPath = `${collectionPath}/{name}`
+  const item: JsonObject = {}
+  if (can('get')) item['get'] = spec('get', kindSchema, `read${gvId}${scope}${entry.kind}`)
+  if (can('update')) item['put'] = spec('put', kindSchema, `replace${gvId}${scope}${entry.kind}`)
+  if (can('patch')) item['patch'] = spec('patch', kindSchema, `patch${gvId}${scope}${entry.kind}`)
+  if (can('delete')) item['delete'] = spec('delete', kindSchema, `delete${gvId}${scope}${entry.kind}`)
+  if (Object.keys(item).length > 0) paths[itemPath] = { ...item, parameters: params(entry.namespaced, true) }
+
+  for (const sub of entry.subresources ?? []) {
+    const subGvk = { group: sub.group ?? entry.group, version: sub.version ?? entry.version, kind: sub.kind }
+    const subType = typeForKind(subGvk.group, subGvk.version, subGvk.kind)?.name
+    const subSchema = subType ? schemas.addKind(subType, subGvk) : kindSchema
+    const suffix = sub.name.charAt(0).toUpperCase() + sub.name.slice(1)
+    const subSpec = (action: Action, id: string): JsonObject =>
+      operation({ action, schemaName: subSchema, gvk: subGvk, operationId: id, protobuf: subType ? hasProtobuf(subType) : protobuf })
+    const ops: JsonObject = {}
+    const has = (v: Verb): boolean => sub.verbs.includes(v)
+    if (has('get')) ops['get'] = subSpec('get', `read${gvId}${scope}${entry.kind}${suffix}`)
+    if (has('create')) ops['post'] = subSpec('post', `create${gvId}${scope}${entry.kind}${suffix}`)
+    if (has('update')) ops['put'] = subSpec('put', `replace${gvId}${scope}${entry.kind}${suffix}`)
+    if (has('patch')) ops['patch'] = subSpec('patch', `patch${gvId}${scope}${entry.kind}${suffix}`)
+    if (Object.keys(ops).length > 0) paths[`${itemPath}/${sub.name}`] = { ...ops, parameters: params(entry.namespaced, true) }
+  }
+}
+
+// ---- schemas ----
+
+/** The component schemas of one document: every type reachable from its kinds. */
+class SchemaSet {
+  private readonly schemas = new Map<string, JsonObject>()
+
+  /**
+   * A top-level kind. Kinds without a type in the table (custom resources with
+   * no schema yet) get an open object schema, still tagged with their GVK.
+   */
+  addKind(name: string, gvk: { group: string; version: string; kind: string }): string {
+    if (typeTable[name]) {
+      this.add(name)
+      const schema = this.schemas.get(name)!
+      const tagged = (schema['x-kubernetes-group-version-kind'] ?? []) as JsonObject[]
+      if (!tagged.some((g) => g['group'] === gvk.group && g['version'] === gvk.version && g['kind'] === gvk.kind)) {
+        schema['x-kubernetes-group-version-kind'] = [...tagged, gvk]
+      }
+    } else if (!this.schemas.has(name)) {
+      this.schemas.set(name, {
+        type: 'object',
+        'x-kubernetes-preserve-unknown-fields': true,
+        'x-kubernetes-group-version-kind': [gvk],
+      })
+    }
+    return name
+  }
+
+  add(name: string): void {
+    if (this.schemas.has(name)) return
+    if (name === PATCH) {
+      this.schemas.set(name, { type: 'object' })
+      return
+    }
+    const def = typeTable[name]
+    if (!def) throw new Error(`type ${name} is missing from the type table`)
+    const schema: JsonObject = { type: 'object' }
+    // Registered before the fields are walked, so recursive types terminate.
+    this.schemas.set(name, schema)
+    const properties: JsonObject = {}
+    for (const field of def.fields) properties[field.name] = this.fieldSchema(field)
+    schema['properties'] = properties
+    const required = def.fields.filter((f) => f.required).map((f) => f.name)
+    if (required.length > 0) schema['required'] = required
+    const kinds = kindsOfType(name)
+    if (kinds.length > 0) schema['x-kubernetes-group-version-kind'] = kinds
+  }
+
+  private fieldSchema(field: FieldDef): JsonObject {
+    const schema = this.typeSchema(field.type)
+    const extensions: JsonObject = {}
+    if (field.enum) extensions['enum'] = field.enum
+    if (field.listType) extensions['x-kubernetes-list-type'] = field.listType
+    if (field.listMapKeys) extensions['x-kubernetes-list-map-keys'] = field.listMapKeys
+    if (field.patchMergeKey) extensions['x-kubernetes-patch-merge-key'] = field.patchMergeKey
+    if (field.patchStrategy) extensions['x-kubernetes-patch-strategy'] = field.patchStrategy
+    if (Object.keys(extensions).length === 0) return schema
+    // Siblings of a $ref are ignored in OpenAPI 3.0, so a ref with extensions is wrapped, as upstream does.
+    if ('$ref' in schema) return { allOf: [schema], ...extensions }
+    return { ...schema, ...extensions }
+  }
+
+  private typeSchema(t: TypeRef): JsonObject {
+    if ('ref' in t) {
+      this.add(t.ref)
+      return ref(t.ref)
+    }
+    if ('array' in t) return { type: 'array', items: this.typeSchema(t.array) }
+    if ('map' in t) return { type: 'object', additionalProperties: this.typeSchema(t.map) }
+    const named = SCALAR_SCHEMAS[t.scalar]
+    if (named) {
+      if (!this.schemas.has(named[0])) this.schemas.set(named[0], named[1])
+      return ref(named[0])
+    }
+    switch (t.scalar) {
+      case 'string':
+      case 'duration':
+        return { type: 'string' }
+      case 'boolean':
+        return { type: 'boolean' }
+      case 'int32':
+      case 'int64':
+        return { type: 'integer', format: t.scalar }
+      case 'double':
+        return { type: 'number', format: 'double' }
+      case 'bytes':
+        return { type: 'string', format: 'byte' }
+      default:
+        // raw: any JSON (RawExtension, FieldsV1, JSON)
+        return { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }
+    }
+  }
+
+  output(): JsonObject {
+    const out: JsonObject = {}
+    for (const name of [...this.schemas.keys()].sort()) out[name] = this.schemas.get(name)!
+    return out
+  }
+}

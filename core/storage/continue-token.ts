@@ -1,0 +1,107 @@
+/**
+ * List continue tokens in upstream's format (`k8s.io/apiserver/pkg/storage`
+ * EncodeContinue/DecodeContinue): unpadded base64url of
+ * `{"v":"meta.k8s.io/v1","rv":<revision>,"start":"<next key minus the prefix>"}`.
+ * Clients treat the token as opaque, but keeping upstream's shape lets every
+ * backend (memory, embedded, etcd) read the others' tokens.
+ */
+import { StorageError } from './interface.js'
+
+const TOKEN_VERSION = 'meta.k8s.io/v1'
+const INVALID = 'continue key is not valid'
+
+/** Upstream's marker revision: "continue at the latest revision" (handed out when the original one was compacted). */
+export const CONTINUE_AT_LATEST = -1
+
+export interface DecodedContinue {
+  /** The absolute key the next page starts at (inclusive). */
+  startKey: string
+  /** The revision the first page was read at, or CONTINUE_AT_LATEST. */
+  revision: number
+}
+
+/** A token whose next page starts at `nextKey` (absolute, under `prefix`) and reads at `revision`. */
+export function encodeContinue(nextKey: string, prefix: string, revision: number): string {
+  if (!nextKey.startsWith(prefix) || nextKey === prefix) {
+    // A bug in the caller, not a client error: the key must lie under the listed prefix.
+    throw new Error(`unable to encode next field: the key ${nextKey} and key prefix ${prefix} do not match`)
+  }
+  const json = JSON.stringify({ v: TOKEN_VERSION, rv: revision, start: nextKey.slice(prefix.length) })
+  return toBase64Url(new TextEncoder().encode(json))
+}
+
+/** Reads a token for a list of `prefix`; throws StorageError InvalidContinue on anything malformed. */
+export function decodeContinue(token: string, prefix: string): DecodedContinue {
+  const fail = (why: string): never => {
+    throw new StorageError('InvalidContinue', prefix, why)
+  }
+  const bytes = fromBase64Url(token)
+  if (typeof bytes === 'number') return fail(`${INVALID}: illegal base64 data at input byte ${bytes}`)
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
+  } catch {
+    return fail(`${INVALID}: the token is not valid JSON`)
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return fail(`${INVALID}: the token is not a JSON object`)
+  }
+  const fields = parsed as Record<string, unknown>
+  const version = fields['v'] ?? ''
+  const revision = fields['rv'] ?? 0
+  const start = fields['start'] ?? ''
+  if (typeof version !== 'string' || typeof start !== 'string' || !Number.isSafeInteger(revision)) {
+    return fail(`${INVALID}: the token's fields have the wrong types`)
+  }
+  if (version !== TOKEN_VERSION) return fail(`${INVALID}: server does not recognize this encoded version ${version}`)
+  if (revision === 0) return fail(`${INVALID}: incorrect encoded start resourceVersion (version ${TOKEN_VERSION})`)
+  if (start === '') return fail(`${INVALID}: encoded start key empty (version ${TOKEN_VERSION})`)
+  // Upstream cleans the key as a path and refuses anything that changes: a
+  // `..` segment would otherwise let a client page outside the listed prefix.
+  const rooted = start.startsWith('/') ? start : `/${start}`
+  if (!isCleanPath(rooted)) return fail(`${INVALID}: ${start}`)
+  return { startKey: prefix + rooted.slice(1), revision: revision as number }
+}
+
+/** True when Go's path.Clean would leave the rooted path unchanged. */
+function isCleanPath(p: string): boolean {
+  if (p === '/') return true
+  if (p.endsWith('/')) return false
+  for (const segment of p.slice(1).split('/')) {
+    if (segment === '' || segment === '.' || segment === '..') return false
+  }
+  return true
+}
+
+function toBase64Url(bytes: Uint8Array): string {
+  let binary = ''
+  for (const b of bytes) binary += String.fromCharCode(b)
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+}
+
+/** The decoded bytes, or the offset of the first offending character (as Go reports it). */
+function fromBase64Url(text: string): Uint8Array | number {
+  const bad = text.search(/[^A-Za-z0-9_-]/)
+  if (bad >= 0) return bad
+  if (text.length % 4 === 1) return text.length - 1
+  const padded = text.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (text.length % 4)) % 4)
+  let binary: string
+  try {
+    binary = atob(padded)
+  } catch {
+    return 0
+  }
+  const bytes = new Uint8Array(binary.length)
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i)
+  return bytes
+}
+
+/**
+ * The token upstream hands back with a 410 for an expired continue: same
+ * start key, read at the latest revision, so a client may finish the list
+ * knowing it is no longer one consistent snapshot. Throws like decodeContinue.
+ */
+export function reissueAtLatest(token: string, prefix: string): string {
+  const { startKey } = decodeContinue(token, prefix)
+  return encodeContinue(startKey, prefix, CONTINUE_AT_LATEST)
+}

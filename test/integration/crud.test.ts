@@ -1,0 +1,315 @@
+/** Every verb on the four core resources, through `fetch`, as a test author drives it. */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { startServer } from './harness.js'
+
+const CM = '/api/v1/namespaces/default/configmaps'
+
+describe('create and get', () => {
+  it('creates a configmap with uid, creationTimestamp and resourceVersion, and reads it back', async () => {
+    const api = await startServer()
+    const created = await api.post(CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg' }, data: { a: 'b' } })
+    assert.equal(created.status, 201)
+    assert.equal(created.body.kind, 'ConfigMap')
+    assert.equal(created.body.apiVersion, 'v1')
+    assert.match(created.body.metadata.uid, /^[0-9a-f-]{36}$/)
+    assert.match(created.body.metadata.creationTimestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+    assert.match(created.body.metadata.resourceVersion, /^\d+$/)
+    assert.equal(created.body.metadata.namespace, 'default')
+    const got = await api.get(`${CM}/cfg`)
+    assert.equal(got.status, 200)
+    assert.deepEqual(got.body, created.body)
+  })
+
+  it('names an object from generateName', async () => {
+    const api = await startServer()
+    const created = await api.post(CM, { metadata: { generateName: 'job-' } })
+    assert.equal(created.status, 201)
+    assert.match(created.body.metadata.name, /^job-[bcdfghjklmnpqrstvwxz2456789]{5}$/)
+  })
+
+  it('creates namespaces Active with the kubernetes finalizer and the name label', async () => {
+    const api = await startServer()
+    const ns = await api.post('/api/v1/namespaces', { metadata: { name: 'team-a' } })
+    assert.equal(ns.status, 201)
+    assert.deepEqual(ns.body.spec, { finalizers: ['kubernetes'] })
+    assert.deepEqual(ns.body.status, { phase: 'Active' })
+    assert.equal(ns.body.metadata.labels['kubernetes.io/metadata.name'], 'team-a')
+  })
+
+  it('starts with the system namespaces', async () => {
+    const api = await startServer()
+    const list = await api.get('/api/v1/namespaces')
+    assert.deepEqual(
+      list.body.items.map((n: { metadata: { name: string } }) => n.metadata.name),
+      ['default', 'kube-node-lease', 'kube-public', 'kube-system'],
+    )
+  })
+
+  it('folds secret stringData into base64 data and defaults the type to Opaque', async () => {
+    const api = await startServer()
+    const s = await api.post('/api/v1/namespaces/default/secrets', { metadata: { name: 's' }, stringData: { k: 'vé' } })
+    assert.equal(s.status, 201)
+    assert.deepEqual(s.body.data, { k: 'dsOp' })
+    assert.equal(s.body.type, 'Opaque')
+    assert.equal(s.body.stringData, undefined)
+  })
+
+  it('creates service accounts', async () => {
+    const api = await startServer()
+    const sa = await api.post('/api/v1/namespaces/default/serviceaccounts', { metadata: { name: 'builder' } })
+    assert.equal(sa.status, 201)
+    assert.equal((await api.get('/api/v1/namespaces/default/serviceaccounts/builder')).body.metadata.name, 'builder')
+  })
+
+  it('accepts YAML bodies and answers in YAML when asked', async () => {
+    const api = await startServer()
+    const yaml = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\ndata:\n  k: v\n'
+    const created = await api.call('POST', CM, { body: yaml, headers: { 'content-type': 'application/yaml' } })
+    assert.equal(created.status, 201)
+    const got = await api.get(`${CM}/from-yaml`, { headers: { accept: 'application/yaml' } })
+    assert.equal(got.headers.get('content-type'), 'application/yaml')
+    assert.match(got.text, /^apiVersion: v1\nkind: ConfigMap\n/)
+    assert.match(got.text, /data:\n {2}k: v\n/)
+  })
+})
+
+describe('list', () => {
+  async function withThree() {
+    const api = await startServer()
+    for (const [name, tier] of [
+      ['a', 'web'],
+      ['b', 'db'],
+      ['c', 'web'],
+    ] as const)
+      await api.post(CM, { metadata: { name, labels: { tier } } })
+    return api
+  }
+  const names = (body: { items: { metadata: { name: string } }[] }) => body.items.map((i) => i.metadata.name)
+
+  it('lists in name order with the collection resourceVersion', async () => {
+    const api = await withThree()
+    const list = await api.get(CM)
+    assert.equal(list.body.kind, 'ConfigMapList')
+    assert.deepEqual(names(list.body), ['a', 'b', 'c'])
+    assert.match(list.body.metadata.resourceVersion, /^\d+$/)
+  })
+
+  it('filters by label and field selectors', async () => {
+    const api = await withThree()
+    assert.deepEqual(names((await api.get(`${CM}?labelSelector=tier%3Dweb`)).body), ['a', 'c'])
+    assert.deepEqual(names((await api.get(`${CM}?labelSelector=tier%20notin%20(web)`)).body), ['b'])
+    assert.deepEqual(names((await api.get(`${CM}?fieldSelector=metadata.name%3Dc`)).body), ['c'])
+  })
+
+  it('refuses an unknown field selector with 400', async () => {
+    const api = await withThree()
+    const r = await api.get(`${CM}?fieldSelector=spec.foo%3Dx`)
+    assert.equal(r.status, 400)
+    assert.equal(r.body.message, 'field label not supported: spec.foo')
+  })
+
+  it('refuses a malformed label selector with 400', async () => {
+    const api = await withThree()
+    assert.equal((await api.get(`${CM}?labelSelector=tier%20in%20web`)).status, 400)
+  })
+
+  it('pages with limit and continue, with the first page\u2019s resourceVersion throughout', async () => {
+    const api = await withThree()
+    const first = await api.get(`${CM}?limit=2`)
+    assert.deepEqual(names(first.body), ['a', 'b'])
+    assert.equal(first.body.metadata.remainingItemCount, 1)
+    assert.ok(first.body.metadata.continue)
+    await api.post(CM, { metadata: { name: 'd' } })
+    const second = await api.get(`${CM}?limit=2&continue=${encodeURIComponent(first.body.metadata.continue)}`)
+    assert.deepEqual(names(second.body), ['c'])
+    assert.equal(second.body.metadata.continue, undefined)
+    assert.equal(second.body.metadata.resourceVersion, first.body.metadata.resourceVersion)
+  })
+
+  it('refuses a continue token that cannot be read with 400', async () => {
+    const api = await withThree()
+    const r = await api.get(`${CM}?limit=1&continue=garbage`)
+    assert.equal(r.status, 400)
+    assert.match(r.body.message, /^invalid continue token/)
+  })
+
+  it('lists across namespaces', async () => {
+    const api = await withThree()
+    await api.post('/api/v1/namespaces', { metadata: { name: 'other' } })
+    await api.post('/api/v1/namespaces/other/configmaps', { metadata: { name: 'z' } })
+    assert.deepEqual(names((await api.get('/api/v1/configmaps')).body), ['a', 'b', 'c', 'z'])
+  })
+
+  it('answers a Table with NAME, DATA, AGE and row metadata when kubectl asks for one', async () => {
+    const api = await startServer()
+    await api.post(CM, { metadata: { name: 'cfg', labels: { x: 'y' } }, data: { a: '1', b: '2' } })
+    const table = await api.get(CM, {
+      headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json' },
+    })
+    assert.equal(table.body.kind, 'Table')
+    assert.deepEqual(
+      table.body.columnDefinitions.map((c: { name: string }) => c.name),
+      ['Name', 'Data', 'Age'],
+    )
+    assert.equal(table.body.rows[0].cells[0], 'cfg')
+    assert.equal(table.body.rows[0].cells[1], 2)
+    assert.match(table.body.rows[0].cells[2], /^\d+s$/)
+    assert.equal(table.body.rows[0].object.kind, 'PartialObjectMetadata')
+    assert.deepEqual(table.body.rows[0].object.metadata.labels, { x: 'y' })
+  })
+})
+
+describe('update and patch', () => {
+  it('replaces with the current resourceVersion and refuses a stale one with 409, keeping the stored object', async () => {
+    const api = await startServer()
+    const created = await api.post(CM, { metadata: { name: 'cfg' }, data: { v: '1' } })
+    const updated = await api.put(`${CM}/cfg`, { ...created.body, data: { v: '2' } })
+    assert.equal(updated.status, 200)
+    assert.notEqual(updated.body.metadata.resourceVersion, created.body.metadata.resourceVersion)
+    assert.equal(updated.body.metadata.uid, created.body.metadata.uid)
+    const stale = await api.put(`${CM}/cfg`, { ...created.body, data: { v: '3' } })
+    assert.equal(stale.status, 409)
+    assert.equal(stale.body.reason, 'Conflict')
+    assert.equal((await api.get(`${CM}/cfg`)).body.data.v, '2')
+  })
+
+  it('keeps uid and creationTimestamp when a replace omits them', async () => {
+    const api = await startServer()
+    const created = await api.post(CM, { metadata: { name: 'cfg' } })
+    const updated = await api.put(`${CM}/cfg`, { metadata: { name: 'cfg' }, data: { a: 'b' } })
+    assert.equal(updated.status, 200)
+    assert.equal(updated.body.metadata.uid, created.body.metadata.uid)
+    assert.equal(updated.body.metadata.creationTimestamp, created.body.metadata.creationTimestamp)
+  })
+
+  it('refuses to replace an object that does not exist with 404', async () => {
+    const api = await startServer()
+    const r = await api.put(`${CM}/nope`, { metadata: { name: 'nope' } })
+    assert.equal(r.status, 404)
+    assert.equal(r.body.message, 'configmaps "nope" not found')
+  })
+
+  it('applies merge patches (kubectl label) and JSON patches', async () => {
+    const api = await startServer()
+    await api.post(CM, { metadata: { name: 'cfg' }, data: { a: '1' } })
+    const labelled = await api.patch(`${CM}/cfg?fieldManager=kubectl-label`, { metadata: { labels: { env: 'prod' } } }, 'application/merge-patch+json')
+    assert.equal(labelled.status, 200)
+    assert.deepEqual(labelled.body.metadata.labels, { env: 'prod' })
+    const patched = await api.patch(
+      `${CM}/cfg`,
+      [
+        { op: 'test', path: '/data/a', value: '1' },
+        { op: 'replace', path: '/data/a', value: '2' },
+      ],
+      'application/json-patch+json',
+    )
+    assert.equal(patched.status, 200)
+    assert.deepEqual(patched.body.data, { a: '2' })
+  })
+
+  it('refuses a JSON patch whose test fails with 422 and changes nothing', async () => {
+    const api = await startServer()
+    const created = await api.post(CM, { metadata: { name: 'cfg' }, data: { a: '1' } })
+    const r = await api.patch(`${CM}/cfg`, [{ op: 'test', path: '/data/a', value: 'x' }, { op: 'remove', path: '/data' }], 'application/json-patch+json')
+    assert.equal(r.status, 422)
+    assert.deepEqual((await api.get(`${CM}/cfg`)).body, created.body)
+  })
+
+  it('refuses a patch that carries a stale resourceVersion with 409', async () => {
+    const api = await startServer()
+    await api.post(CM, { metadata: { name: 'cfg' } })
+    const r = await api.patch(`${CM}/cfg`, { metadata: { resourceVersion: '1' }, data: { a: 'b' } }, 'application/merge-patch+json')
+    assert.equal(r.status, 409)
+    assert.equal((await api.get(`${CM}/cfg`)).body.data, undefined)
+  })
+
+  it('refuses a patch type it does not support with 415', async () => {
+    const api = await startServer()
+    await api.post(CM, { metadata: { name: 'cfg' } })
+    const r = await api.patch(`${CM}/cfg`, { data: { a: 'b' } }, 'text/plain')
+    assert.equal(r.status, 415)
+    assert.equal(r.body.reason, 'UnsupportedMediaType')
+  })
+
+  it('keeps a secret\u2019s data while it is immutable', async () => {
+    const api = await startServer()
+    await api.post('/api/v1/namespaces/default/secrets', { metadata: { name: 's' }, immutable: true, data: { a: 'Yg==' } })
+    const r = await api.patch('/api/v1/namespaces/default/secrets/s', { data: { a: 'Yw==' } }, 'application/merge-patch+json')
+    assert.equal(r.status, 422)
+    assert.match(r.body.message, /data: Forbidden: field is immutable when `immutable` is set/)
+  })
+})
+
+describe('delete', () => {
+  it('deletes a configmap and answers with a Success Status naming it', async () => {
+    const api = await startServer()
+    const created = await api.post(CM, { metadata: { name: 'cfg' } })
+    const r = await api.call('DELETE', `${CM}/cfg`, { body: { propagationPolicy: 'Background' } })
+    assert.equal(r.status, 200)
+    assert.deepEqual(r.body, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: { name: 'cfg', kind: 'configmaps', uid: created.body.metadata.uid },
+    })
+    assert.equal((await api.get(`${CM}/cfg`)).status, 404)
+  })
+
+  it('refuses a delete whose uid precondition does not match with 409 and keeps the object', async () => {
+    const api = await startServer()
+    await api.post(CM, { metadata: { name: 'cfg' } })
+    const r = await api.call('DELETE', `${CM}/cfg`, { body: { preconditions: { uid: 'other' } } })
+    assert.equal(r.status, 409)
+    assert.equal((await api.get(`${CM}/cfg`)).status, 200)
+  })
+
+  it('keeps an object with finalizers, marked for deletion, until they are removed', async () => {
+    const api = await startServer()
+    await api.post(CM, { metadata: { name: 'cfg', finalizers: ['example.com/hold'] } })
+    const r = await api.delete(`${CM}/cfg`)
+    assert.equal(r.status, 200)
+    assert.ok(r.body.metadata.deletionTimestamp)
+    assert.equal((await api.get(`${CM}/cfg`)).status, 200)
+    const released = await api.patch(`${CM}/cfg`, { metadata: { finalizers: null } }, 'application/merge-patch+json')
+    assert.equal(released.status, 200)
+    assert.equal((await api.get(`${CM}/cfg`)).status, 404)
+  })
+
+  it('deletes a collection by label selector and returns what it deleted', async () => {
+    const api = await startServer()
+    await api.post(CM, { metadata: { name: 'a', labels: { app: 'web' } } })
+    await api.post(CM, { metadata: { name: 'b', labels: { app: 'db' } } })
+    const r = await api.delete(`${CM}?labelSelector=app%3Dweb`)
+    assert.equal(r.status, 200)
+    assert.deepEqual(
+      r.body.items.map((i: { metadata: { name: string } }) => i.metadata.name),
+      ['a'],
+    )
+    assert.deepEqual(
+      (await api.get(CM)).body.items.map((i: { metadata: { name: string } }) => i.metadata.name),
+      ['b'],
+    )
+  })
+
+  it('deletes a namespace: Terminating first, then emptied and gone', async () => {
+    const api = await startServer()
+    await api.post('/api/v1/namespaces', { metadata: { name: 'team' } })
+    await api.post('/api/v1/namespaces/team/configmaps', { metadata: { name: 'cfg' } })
+    const r = await api.delete('/api/v1/namespaces/team')
+    assert.equal(r.status, 200)
+    assert.equal(r.body.status.phase, 'Terminating')
+    for (let i = 0; i < 100 && (await api.get('/api/v1/namespaces/team')).status !== 404; i++)
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    assert.equal((await api.get('/api/v1/namespaces/team')).status, 404)
+    assert.equal((await api.get('/api/v1/namespaces/team/configmaps/cfg')).status, 404)
+  })
+
+  it('dry-run deletes nothing', async () => {
+    const api = await startServer()
+    await api.post(CM, { metadata: { name: 'cfg' } })
+    assert.equal((await api.delete(`${CM}/cfg?dryRun=All`)).status, 200)
+    assert.equal((await api.get(`${CM}/cfg`)).status, 200)
+  })
+})

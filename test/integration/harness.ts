@@ -1,0 +1,72 @@
+/** A small client for driving a server through `fetch`, as a test author would. */
+import { type ApiServer, type ApiServerOptions, createApiServer } from '../../core/index.js'
+import type { ConnectionInfo } from '../../core/ports.js'
+
+export interface Reply {
+  status: number
+  headers: Headers
+  text: string
+  body: any
+}
+
+export interface CallOptions {
+  body?: unknown
+  headers?: Record<string, string>
+  connection?: ConnectionInfo
+}
+
+export class TestClient {
+  constructor(readonly server: ApiServer) {}
+
+  async call(method: string, path: string, opts: CallOptions = {}): Promise<Reply> {
+    const headers: Record<string, string> = { ...opts.headers }
+    let body: NonNullable<RequestInit['body']> | undefined
+    if (opts.body !== undefined) {
+      body = typeof opts.body === 'string' || opts.body instanceof Uint8Array ? (opts.body as NonNullable<RequestInit['body']>) : JSON.stringify(opts.body)
+      headers['content-type'] ??= 'application/json'
+    }
+    const res = await this.server.fetch(new Request(`http://in-process${path}`, { method, headers, body }), opts.connection)
+    const text = await res.text()
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      parsed = undefined
+    }
+    return { status: res.status, headers: res.headers, text, body: parsed }
+  }
+
+  get = (path: string, opts?: CallOptions) => this.call('GET', path, opts)
+  post = (path: string, body: unknown, opts?: CallOptions) => this.call('POST', path, { ...opts, body })
+  put = (path: string, body: unknown, opts?: CallOptions) => this.call('PUT', path, { ...opts, body })
+  delete = (path: string, opts?: CallOptions) => this.call('DELETE', path, opts)
+  patch = (path: string, body: unknown, type: string, opts?: CallOptions) =>
+    this.call('PATCH', path, { ...opts, body, headers: { 'content-type': type, ...opts?.headers } })
+}
+
+export async function startServer(options: ApiServerOptions = {}): Promise<TestClient> {
+  const server = createApiServer({ bookmarkIntervalMs: 50, ...options })
+  await server.ready
+  return new TestClient(server)
+}
+
+/** Reads watch lines from a streaming response until `count` events arrived. */
+export async function readEvents(res: Response, count: number): Promise<{ type: string; object: any }[]> {
+  const reader = res.body!.getReader()
+  const decoder = new TextDecoder()
+  const events: { type: string; object: any }[] = []
+  let buffer = ''
+  while (events.length < count) {
+    const { done, value } = await reader.read()
+    if (done) break
+    buffer += decoder.decode(value, { stream: true })
+    let nl = buffer.indexOf('\n')
+    while (nl >= 0) {
+      events.push(JSON.parse(buffer.slice(0, nl)))
+      buffer = buffer.slice(nl + 1)
+      nl = buffer.indexOf('\n')
+    }
+  }
+  await reader.cancel()
+  return events
+}

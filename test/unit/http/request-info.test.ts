@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { parseRequestInfo } from '../../../core/http/request-info.js'
+
+const cases: [method: string, path: string, expected: Record<string, unknown>][] = [
+  ['GET', '/api/v1/namespaces', { verb: 'list', resource: 'namespaces', namespace: '', name: '', apiGroup: '' }],
+  ['GET', '/api/v1/namespaces/team', { verb: 'get', resource: 'namespaces', name: 'team', namespace: 'team' }],
+  ['GET', '/api/v1/namespaces/team/status', { verb: 'get', resource: 'namespaces', subresource: 'status', name: 'team' }],
+  ['PUT', '/api/v1/namespaces/team/finalize', { verb: 'update', resource: 'namespaces', subresource: 'finalize' }],
+  ['GET', '/api/v1/namespaces/default/configmaps', { verb: 'list', resource: 'configmaps', namespace: 'default' }],
+  ['GET', '/api/v1/namespaces/default/configmaps?watch=true', { verb: 'watch', resource: 'configmaps' }],
+  ['GET', '/api/v1/namespaces/default/configmaps?watch=0', { verb: 'list' }],
+  ['GET', '/api/v1/watch/namespaces/default/configmaps', { verb: 'watch', resource: 'configmaps', namespace: 'default' }],
+  ['GET', '/api/v1/configmaps', { verb: 'list', resource: 'configmaps', namespace: '' }],
+  ['POST', '/api/v1/namespaces/default/configmaps', { verb: 'create', resource: 'configmaps', name: '' }],
+  ['GET', '/api/v1/namespaces/default/configmaps/cfg', { verb: 'get', name: 'cfg' }],
+  ['PUT', '/api/v1/namespaces/default/configmaps/cfg', { verb: 'update', name: 'cfg' }],
+  ['PATCH', '/api/v1/namespaces/default/configmaps/cfg', { verb: 'patch', name: 'cfg' }],
+  ['DELETE', '/api/v1/namespaces/default/configmaps/cfg', { verb: 'delete', name: 'cfg' }],
+  ['DELETE', '/api/v1/namespaces/default/configmaps', { verb: 'deletecollection', name: '' }],
+  [
+    'GET',
+    '/api/v1/namespaces/default/pods?fieldSelector=metadata.name%3Dweb',
+    { verb: 'list', name: 'web', resource: 'pods' },
+  ],
+  [
+    'GET',
+    '/apis/apps/v1/namespaces/default/deployments/web/scale',
+    { verb: 'get', apiGroup: 'apps', apiVersion: 'v1', resource: 'deployments', name: 'web', subresource: 'scale' },
+  ],
+  ['POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { verb: 'create', apiGroup: 'authorization.k8s.io' }],
+  ['GET', '/api/v1/namespaces/default/pods/web/log', { verb: 'get', subresource: 'log' }],
+]
+
+describe('request info', () => {
+  for (const [method, path, expected] of cases) {
+    it(`reads ${method} ${path}`, () => {
+      const info = parseRequestInfo(method, new URL(`https://h${path}`))
+      assert.equal(info.isResourceRequest, true)
+      for (const [k, v] of Object.entries(expected)) assert.equal(info[k as keyof typeof info], v, k)
+    })
+  }
+
+  for (const path of ['/', '/healthz', '/version', '/api', '/api/v1', '/apis', '/apis/apps', '/apis/apps/v1', '/openapi/v3']) {
+    it(`treats GET ${path} as a non-resource request with the method as verb`, () => {
+      const info = parseRequestInfo('GET', new URL(`https://h${path}`))
+      assert.equal(info.isResourceRequest, false)
+      assert.equal(info.verb, 'get')
+      assert.equal(info.path, path)
+    })
+  }
+})

@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { applyJsonPatch, mergePatch, parseJsonPatch } from '../../../core/registry/json-patch.js'
+import { StatusError } from '../../../core/http/status-error.js'
+
+describe('merge patch (RFC 7386)', () => {
+  it('merges objects, replaces arrays and deletes keys set to null', () => {
+    assert.deepEqual(mergePatch({ a: 1, b: { c: 2, d: 3 }, e: [1] }, { b: { c: null, x: 1 }, e: [2], f: 'g' }), {
+      a: 1,
+      b: { d: 3, x: 1 },
+      e: [2],
+      f: 'g',
+    })
+  })
+})
+
+describe('JSON patch (RFC 6902)', () => {
+  const doc = { metadata: { labels: { a: 'b' } }, list: [1, 2, 3] }
+  const apply = (ops: unknown) => applyJsonPatch(doc, parseJsonPatch(ops))
+
+  it('adds, removes, replaces, moves, copies and tests', () => {
+    assert.deepEqual(
+      apply([
+        { op: 'add', path: '/metadata/labels/c', value: 'd' },
+        { op: 'remove', path: '/list/0' },
+        { op: 'replace', path: '/list/0', value: 9 },
+        { op: 'add', path: '/list/-', value: 4 },
+        { op: 'copy', from: '/metadata/labels/a', path: '/copied' },
+        { op: 'move', from: '/copied', path: '/moved' },
+        { op: 'test', path: '/moved', value: 'b' },
+      ]),
+      { metadata: { labels: { a: 'b', c: 'd' } }, list: [9, 3, 4], moved: 'b' },
+    )
+  })
+
+  it('escapes ~1 and ~0 in pointers', () => {
+    assert.deepEqual(applyJsonPatch({ l: {} }, parseJsonPatch([{ op: 'add', path: '/l/a~1b~0c', value: 1 }])), {
+      l: { 'a/b~c': 1 },
+    })
+  })
+
+  it('refuses a failed test with 422 and leaves the input alone', () => {
+    const before = structuredClone(doc)
+    assert.throws(
+      () => apply([{ op: 'test', path: '/metadata/labels/a', value: 'x' }]),
+      (e: unknown) => e instanceof StatusError && e.code === 422,
+    )
+    assert.deepEqual(doc, before)
+  })
+
+  it('refuses a path that does not exist with 422', () => {
+    assert.throws(
+      () => apply([{ op: 'replace', path: '/nope/x', value: 1 }]),
+      (e: unknown) => e instanceof StatusError && e.code === 422,
+    )
+  })
+
+  it('refuses a document that is not a list of operations with 400', () => {
+    for (const bad of [{ op: 'add' }, [{ op: 'jump', path: '/a' }], [{ op: 'add', path: '/a' }]]) {
+      assert.throws(
+        () => parseJsonPatch(bad),
+        (e: unknown) => e instanceof StatusError && e.code === 400,
+      )
+    }
+  })
+})
