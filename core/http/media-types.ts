@@ -83,6 +83,8 @@ export function negotiateOutput(
   accept: string | null | undefined,
   opts: { allowTable: boolean; includeObject?: string | null },
 ): OutputFormat {
+  // Protobuf is answered only to clients that accept nothing else: JSON is what every client reads.
+  let protobuf = false
   for (const r of parseAccept(accept)) {
     const as = r.params['as']
     if (as) {
@@ -95,9 +97,10 @@ export function negotiateOutput(
       continue
     }
     if (matches(r, 'application', 'json')) return { kind: 'json' }
-    if (matches(r, 'application', 'yaml')) return { kind: 'yaml' }
-    if (matches(r, 'application', 'vnd.kubernetes.protobuf')) return { kind: 'protobuf' }
+    if (matches(r, 'application', 'yaml') && r.subtype !== '*') return { kind: 'yaml' }
+    if (r.type === 'application' && r.subtype === 'vnd.kubernetes.protobuf') protobuf = true
   }
+  if (protobuf) return { kind: 'protobuf' }
   throw notAcceptable(RESPONSE_TYPES)
 }
 

@@ -67,7 +67,11 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
   if (!entry || info.subresource) throw resourceNotFound()
   // A namespaced collection lives under /namespaces/<ns>/, except for reads across all namespaces.
   if (entry.namespaced && !info.namespace && !['list', 'watch'].includes(info.verb)) throw resourceNotFound()
-  if (!entry.verbs.includes(info.verb as Verb)) throw methodNotSupported({ group: entry.group, resource: entry.resource }, info.verb)
+  const gr = { group: entry.group, resource: entry.resource }
+  if (!entry.verbs.includes(info.verb as Verb)) throw methodNotSupported(gr, info.verb)
+  // Writes to one object need its name in the URL; a create names it in the body.
+  if ((['update', 'patch'].includes(info.verb) && !info.name) || (info.verb === 'create' && info.name))
+    throw methodNotSupported(gr, info.verb)
   const url = new URL(request.url)
   const params = url.searchParams
   const ctx: RequestContext = { user: env.user, now: env.now(), dryRun: false }

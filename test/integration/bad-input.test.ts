@@ -1,0 +1,267 @@
+/** Every bad request gets its Status, and the store is unchanged afterwards. */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { startServer, type TestClient } from './harness.js'
+
+const CM = '/api/v1/namespaces/default/configmaps'
+
+/** The whole visible state of the configmaps and namespaces, to compare before and after. */
+async function snapshot(api: TestClient) {
+  const cms = await api.get('/api/v1/configmaps')
+  const nss = await api.get('/api/v1/namespaces')
+  return { cms: cms.body.items, nss: nss.body.items, rv: cms.body.metadata.resourceVersion }
+}
+
+async function refused(
+  api: TestClient,
+  request: () => ReturnType<TestClient['call']>,
+  code: number,
+  reason: string,
+  message?: RegExp | string,
+) {
+  const before = await snapshot(api)
+  const r = await request()
+  assert.equal(r.status, code, r.text)
+  assert.equal(r.body.kind, 'Status')
+  assert.equal(r.body.status, 'Failure')
+  assert.equal(r.body.reason, reason)
+  assert.equal(r.body.code, code)
+  if (typeof message === 'string') assert.equal(r.body.message, message)
+  else if (message) assert.match(r.body.message, message)
+  assert.deepEqual(await snapshot(api), before, 'the store changed')
+  return r
+}
+
+describe('bad input', () => {
+  it('refuses malformed JSON with 400', async () => {
+    const api = await startServer()
+    await refused(api, () => api.post(CM, '{"metadata": {"name": "x"'), 400, 'BadRequest', /json parse error/)
+  })
+
+  it('refuses malformed YAML with 400', async () => {
+    const api = await startServer()
+    await refused(
+      api,
+      () => api.call('POST', CM, { body: 'metadata:\n  name: [x\n', headers: { 'content-type': 'application/yaml' } }),
+      400,
+      'BadRequest',
+      /error converting YAML to JSON/,
+    )
+  })
+
+  it('refuses a body that is not an object with 400', async () => {
+    const api = await startServer()
+    await refused(api, () => api.post(CM, '[1,2]'), 400, 'BadRequest')
+  })
+
+  it('refuses a kind that does not match the URL with 400', async () => {
+    const api = await startServer()
+    await refused(
+      api,
+      () => api.post(CM, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } }),
+      400,
+      'BadRequest',
+      'the kind in the data (Secret) does not match the expected kind (ConfigMap)',
+    )
+  })
+
+  it('refuses an apiVersion that does not match the URL with 400', async () => {
+    const api = await startServer()
+    await refused(
+      api,
+      () => api.post(CM, { apiVersion: 'apps/v1', kind: 'ConfigMap', metadata: { name: 'x' } }),
+      400,
+      'BadRequest',
+      'the API version in the data (apps/v1) does not match the expected API version (v1)',
+    )
+  })
+
+  it('refuses a name that differs from the URL\u2019s with 400', async () => {
+    const api = await startServer()
+    await api.post(CM, { metadata: { name: 'cfg' } })
+    await refused(
+      api,
+      () => api.put(`${CM}/cfg`, { metadata: { name: 'other' } }),
+      400,
+      'BadRequest',
+      'the name of the object (other) does not match the name on the URL (cfg)',
+    )
+  })
+
+  it('refuses a namespace that differs from the URL\u2019s with 400', async () => {
+    const api = await startServer()
+    await refused(
+      api,
+      () => api.post(CM, { metadata: { name: 'x', namespace: 'kube-system' } }),
+      400,
+      'BadRequest',
+      'the namespace of the provided object does not match the namespace sent on the request',
+    )
+  })
+
+  it('refuses a resourceVersion on create with 400', async () => {
+    const api = await startServer()
+    await refused(api, () => api.post(CM, { metadata: { name: 'x', resourceVersion: '5' } }), 400, 'BadRequest')
+  })
+
+  it('answers 404 for an unknown resource, group or version', async () => {
+    const api = await startServer()
+    for (const path of ['/api/v1/namespaces/default/widgets', '/apis/example.com/v1/things', '/api/v2/namespaces', '/nope'])
+      await refused(api, () => api.get(path), 404, 'NotFound', 'the server could not find the requested resource')
+    await refused(api, () => api.post('/apis/example.com/v1/namespaces/default/things', { metadata: { name: 'x' } }), 404, 'NotFound')
+  })
+
+  it('refuses an unsupported content type with 415', async () => {
+    const api = await startServer()
+    await refused(
+      api,
+      () => api.call('POST', CM, { body: 'name=x', headers: { 'content-type': 'text/plain' } }),
+      415,
+      'UnsupportedMediaType',
+      /accepted media types include: application\/json, application\/yaml, application\/vnd.kubernetes.protobuf/,
+    )
+  })
+
+  it('refuses an Accept it cannot serve with 406', async () => {
+    const api = await startServer()
+    await refused(api, () => api.get(CM, { headers: { accept: 'text/html' } }), 406, 'NotAcceptable')
+  })
+
+  it('refuses a body over 3 MiB with 413', async () => {
+    const api = await startServer()
+    const big = JSON.stringify({ metadata: { name: 'big' }, data: { k: 'x'.repeat(3 * 1024 * 1024) } })
+    await refused(api, () => api.post(CM, big), 413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728')
+  })
+
+  it('refuses a configmap over 1 MiB of data with 422', async () => {
+    const api = await startServer()
+    await refused(
+      api,
+      () => api.post(CM, { metadata: { name: 'big' }, data: { k: 'x'.repeat(1024 * 1024 + 1) } }),
+      422,
+      'Invalid',
+      /Too long: may not be more than 1048576 bytes/,
+    )
+  })
+
+  it('refuses a namespaced object in a namespace that does not exist with 404', async () => {
+    const api = await startServer()
+    await refused(
+      api,
+      () => api.post('/api/v1/namespaces/missing/configmaps', { metadata: { name: 'x' } }),
+      404,
+      'NotFound',
+      'namespaces "missing" not found',
+    )
+  })
+
+  it('refuses an existing name with 409 AlreadyExists', async () => {
+    const api = await startServer()
+    await api.post(CM, { metadata: { name: 'cfg' }, data: { a: 'b' } })
+    await refused(api, () => api.post(CM, { metadata: { name: 'cfg' } }), 409, 'AlreadyExists', 'configmaps "cfg" already exists')
+  })
+
+  it('refuses an invalid name with 422 worded as upstream', async () => {
+    const api = await startServer()
+    const r = await refused(
+      api,
+      () => api.post(CM, { metadata: { name: 'Bad_Name' } }),
+      422,
+      'Invalid',
+      `ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+    )
+    assert.deepEqual(
+      r.body.details.causes.map((c: { field: string; reason: string }) => [c.field, c.reason]),
+      [['metadata.name', 'FieldValueInvalid']],
+    )
+  })
+
+  it('refuses a missing name with 422 Required value', async () => {
+    const api = await startServer()
+    await refused(
+      api,
+      () => api.post(CM, { metadata: {} }),
+      422,
+      'Invalid',
+      'ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required',
+    )
+  })
+
+  it('refuses bad labels and data keys with every cause and its path', async () => {
+    const api = await startServer()
+    const r = await refused(
+      api,
+      () => api.post(CM, { metadata: { name: 'x', labels: { 'bad key': 'v', ok: 'bad value!' } }, data: { 'a/b': '1' } }),
+      422,
+      'Invalid',
+    )
+    assert.deepEqual(
+      r.body.details.causes.map((c: { field: string }) => c.field),
+      ['metadata.labels', 'metadata.labels[ok]', 'data[a/b]'],
+    )
+  })
+
+  it('refuses secret data that is not base64 with 400', async () => {
+    const api = await startServer()
+    await refused(
+      api,
+      () => api.post('/api/v1/namespaces/default/secrets', { metadata: { name: 's' }, data: { k: 'not base64!' } }),
+      400,
+      'BadRequest',
+      'Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 3',
+    )
+  })
+
+  it('refuses a TLS secret without its keys with 422', async () => {
+    const api = await startServer()
+    await refused(
+      api,
+      () => api.post('/api/v1/namespaces/default/secrets', { metadata: { name: 's' }, type: 'kubernetes.io/tls' }),
+      422,
+      'Invalid',
+      'Secret "s" is invalid: [data[tls.crt]: Required value, data[tls.key]: Required value]',
+    )
+  })
+
+  it('refuses a bad namespace name with 422 citing the RFC 1123 label rule', async () => {
+    const api = await startServer()
+    await refused(api, () => api.post('/api/v1/namespaces', { metadata: { name: 'a.b' } }), 422, 'Invalid', /RFC 1123 label/)
+  })
+
+  it('refuses new content in a terminating namespace with 403', async () => {
+    const api = await startServer()
+    await api.post('/api/v1/namespaces', { metadata: { name: 'going', finalizers: ['example.com/hold'] } })
+    await api.delete('/api/v1/namespaces/going')
+    await refused(
+      api,
+      () => api.post('/api/v1/namespaces/going/configmaps', { metadata: { name: 'x' } }),
+      403,
+      'Forbidden',
+      'configmaps "x" is forbidden: unable to create new content in namespace going because it is being terminated',
+    )
+  })
+
+  it('refuses update and patch on a collection, and create on a named path, with 405', async () => {
+    const api = await startServer()
+    await refused(api, () => api.put(CM, { metadata: { name: 'x' } }), 405, 'MethodNotAllowed')
+    await refused(api, () => api.post(`${CM}/x`, { metadata: { name: 'x' } }), 405, 'MethodNotAllowed')
+  })
+
+  it('refuses a verb the resource does not offer with 405', async () => {
+    const api = await startServer()
+    await refused(api, () => api.get('/apis/authentication.k8s.io/v1/selfsubjectreviews'), 405, 'MethodNotAllowed')
+  })
+
+  it('refuses a stale resourceVersion with 409 Conflict, keeping the stored object', async () => {
+    const api = await startServer()
+    const created = await api.post(CM, { metadata: { name: 'cfg' }, data: { a: '1' } })
+    await api.patch(`${CM}/cfg`, { data: { a: '2' } }, 'application/merge-patch+json')
+    await refused(
+      api,
+      () => api.put(`${CM}/cfg`, { ...created.body, data: { a: '3' } }),
+      409,
+      'Conflict',
+      'Operation cannot be fulfilled on configmaps "cfg": the object has been modified; please apply your changes to the latest version and try again',
+    )
+  })
+})

@@ -1,0 +1,111 @@
+/** The daemon's certificate directory: first start creates, later starts reuse, user files win. */
+import assert from 'node:assert/strict'
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { parse } from 'yaml'
+import { createCertificateAuthority, issueServingCertificate, summarizeCertificate } from '../../core/pki/certificates.js'
+import { silentLogger } from '../../core/ports.js'
+import { FILES, preparePki, servingNames } from '../../runtimes/node/pki.js'
+
+const base = { bindAddress: '0.0.0.0', hostname: 'node-a', logger: silentLogger }
+
+describe('preparePki', () => {
+  let root: string
+  before(async () => {
+    root = await mkdtemp(join(tmpdir(), 'apiserver-pki-'))
+  })
+  after(async () => {
+    await rm(root, { recursive: true, force: true })
+  })
+
+  it('creates CA, serving, admin and kubeconfig with private modes, then reuses them', async () => {
+    const certDir = join(root, 'fresh', 'pki')
+    const pki = await preparePki({ ...base, certDir, advertiseAddress: '10.1.2.3' })
+    const path = await pki.writeKubeconfig('https://127.0.0.1:6443')
+    assert.equal(path, join(certDir, FILES.kubeconfig))
+    assert.equal((await stat(certDir)).mode & 0o777, 0o700)
+    for (const file of Object.values(FILES)) assert.equal((await stat(join(certDir, file))).mode & 0o777, 0o600, file)
+
+    const serving = summarizeCertificate(pki.serving.certificate)
+    assert.ok(serving.dnsNames.includes('localhost') && serving.dnsNames.includes('node-a'))
+    assert.deepEqual(serving.ipAddresses, ['127.0.0.1', '::1', '10.1.2.3'])
+    const admin = summarizeCertificate(await readFile(join(certDir, FILES.adminCert), 'utf8'))
+    assert.equal(admin.commonName, 'kubernetes-admin')
+    assert.deepEqual(admin.organizations, ['system:masters'])
+    assert.equal(pki.clientCA, await readFile(join(certDir, FILES.caCert), 'utf8'))
+
+    const kc = parse(await readFile(path, 'utf8'))
+    assert.equal(kc['current-context'], 'admin@apiserver')
+    assert.equal(kc.clusters[0].cluster.server, 'https://127.0.0.1:6443')
+    assert.equal(Buffer.from(kc.clusters[0].cluster['certificate-authority-data'], 'base64').toString(), pki.clientCA)
+    assert.match(Buffer.from(kc.users[0].user['client-key-data'], 'base64').toString(), /^-----BEGIN PRIVATE KEY-----/)
+
+    // Second start: same files; only the kubeconfig follows a new port.
+    const before = await Promise.all(['caCert', 'servingCert', 'adminCert'].map((k) => readFile(join(certDir, FILES[k as 'caCert']), 'utf8')))
+    const again = await preparePki({ ...base, certDir, advertiseAddress: '10.1.2.3' })
+    assert.equal(again.serving.certificate, pki.serving.certificate)
+    await again.writeKubeconfig('https://127.0.0.1:7443')
+    const after = await Promise.all(['caCert', 'servingCert', 'adminCert'].map((k) => readFile(join(certDir, FILES[k as 'caCert']), 'utf8')))
+    assert.deepEqual(after, before)
+    assert.equal(parse(await readFile(path, 'utf8')).clusters[0].cluster.server, 'https://127.0.0.1:7443')
+  })
+
+  it('re-issues the serving certificate when a new address must be covered, keeping the CA', async () => {
+    const certDir = join(root, 'readdress')
+    const first = await preparePki({ ...base, certDir })
+    const ca = await readFile(join(certDir, FILES.caCert), 'utf8')
+    const second = await preparePki({ ...base, certDir, bindAddress: '127.0.0.2' })
+    assert.notEqual(second.serving.certificate, first.serving.certificate)
+    assert.ok(summarizeCertificate(second.serving.certificate).ipAddresses.includes('127.0.0.2'))
+    assert.equal(await readFile(join(certDir, FILES.caCert), 'utf8'), ca)
+  })
+
+  it("uses the user's serving certificate and key as given", async () => {
+    const certDir = join(root, 'user-serving')
+    const userCa = await createCertificateAuthority({ commonName: 'corp' })
+    const pair = await issueServingCertificate(userCa, { commonName: 'api.corp', dnsNames: ['api.corp'], ipAddresses: [] })
+    await writeFile(join(root, 'tls.crt'), pair.certificate)
+    await writeFile(join(root, 'tls.key'), pair.privateKey)
+    const pki = await preparePki({ ...base, certDir, tlsCertFile: join(root, 'tls.crt'), tlsPrivateKeyFile: join(root, 'tls.key') })
+    assert.equal(pki.serving.certificate, pair.certificate)
+    assert.equal(pki.serving.privateKey, pair.privateKey)
+    // Client certificates still work out of the box: our CA, our admin.
+    const kc = parse((await readFile((await pki.writeKubeconfig('https://api.corp:6443')) ?? '', 'utf8')) as string)
+    assert.equal(Buffer.from(kc.clusters[0].cluster['certificate-authority-data'], 'base64').toString(), pair.certificate)
+    await assert.rejects(stat(join(certDir, FILES.servingCert)))
+  })
+
+  it("trusts the user's client CA and then mints no admin kubeconfig", async () => {
+    const certDir = join(root, 'user-ca')
+    const userCa = await createCertificateAuthority({ commonName: 'corp-clients' })
+    await writeFile(join(root, 'clients.crt'), userCa.certificate)
+    const pki = await preparePki({ ...base, certDir, clientCaFile: join(root, 'clients.crt') })
+    assert.equal(pki.clientCA, userCa.certificate)
+    assert.equal(await pki.writeKubeconfig('https://127.0.0.1:6443'), undefined)
+    await assert.rejects(stat(join(certDir, FILES.adminCert)))
+    // The serving certificate is still generated.
+    assert.ok(summarizeCertificate(pki.serving.certificate).dnsNames.includes('localhost'))
+  })
+
+  it('mints the admin kubeconfig when the client CA file is our own CA', async () => {
+    const certDir = join(root, 'own-ca')
+    await preparePki({ ...base, certDir })
+    const pki = await preparePki({ ...base, certDir, clientCaFile: join(certDir, FILES.caCert) })
+    assert.ok(await pki.writeKubeconfig('https://127.0.0.1:6443'))
+  })
+
+  it('names the file when a user file cannot be read', async () => {
+    await assert.rejects(
+      preparePki({ ...base, certDir: join(root, 'x'), clientCaFile: join(root, 'missing.crt') }),
+      /--client-ca-file: cannot read .*missing\.crt/,
+    )
+  })
+
+  it('skips a hostname that is not a DNS name and unspecified addresses', () => {
+    const names = servingNames({ bindAddress: '::', hostname: 'My_Host' })
+    assert.ok(!names.dnsNames.some((n) => n.includes('_')))
+    assert.deepEqual(names.ipAddresses, ['127.0.0.1', '::1'])
+  })
+})
