@@ -28,10 +28,10 @@ describe('preparePki', () => {
     assert.equal((await stat(certDir)).mode & 0o777, 0o700)
     for (const file of Object.values(FILES)) assert.equal((await stat(join(certDir, file))).mode & 0o777, 0o600, file)
 
-    const serving = summarizeCertificate(pki.serving.certificate)
+    const serving = await summarizeCertificate(pki.serving.certificate)
     assert.ok(serving.dnsNames.includes('localhost') && serving.dnsNames.includes('node-a'))
     assert.deepEqual(serving.ipAddresses, ['127.0.0.1', '::1', '10.1.2.3'])
-    const admin = summarizeCertificate(await readFile(join(certDir, FILES.adminCert), 'utf8'))
+    const admin = await summarizeCertificate(await readFile(join(certDir, FILES.adminCert), 'utf8'))
     assert.equal(admin.commonName, 'kubernetes-admin')
     assert.deepEqual(admin.organizations, ['system:masters'])
     assert.equal(pki.clientCA, await readFile(join(certDir, FILES.caCert), 'utf8'))
@@ -58,7 +58,7 @@ describe('preparePki', () => {
     const ca = await readFile(join(certDir, FILES.caCert), 'utf8')
     const second = await preparePki({ ...base, certDir, bindAddress: '127.0.0.2' })
     assert.notEqual(second.serving.certificate, first.serving.certificate)
-    assert.ok(summarizeCertificate(second.serving.certificate).ipAddresses.includes('127.0.0.2'))
+    assert.ok((await summarizeCertificate(second.serving.certificate)).ipAddresses.includes('127.0.0.2'))
     assert.equal(await readFile(join(certDir, FILES.caCert), 'utf8'), ca)
   })
 
@@ -86,7 +86,7 @@ describe('preparePki', () => {
     assert.equal(await pki.writeKubeconfig('https://127.0.0.1:6443'), undefined)
     await assert.rejects(stat(join(certDir, FILES.adminCert)))
     // The serving certificate is still generated.
-    assert.ok(summarizeCertificate(pki.serving.certificate).dnsNames.includes('localhost'))
+    assert.ok((await summarizeCertificate(pki.serving.certificate)).dnsNames.includes('localhost'))
   })
 
   it('mints the admin kubeconfig when the client CA file is our own CA', async () => {

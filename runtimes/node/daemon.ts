@@ -1,0 +1,180 @@
+/**
+ * The `apiserver` daemon: flags -> PKI -> core -> TLS listener, and the
+ * shutdown path (stop listening, end watches, exit 0 within seconds).
+ * main.ts only wires process signals and the exit code to runDaemon.
+ */
+import { readFile } from 'node:fs/promises'
+import { type DestinationStream, pino } from 'pino'
+import { parseTokenFile } from '../../core/authn/token-file.js'
+import { type ApiServer, createApiServer } from '../../core/index.js'
+import type { ApiServerOptions, StaticToken } from '../../core/options/api-server-options.js'
+import type { Logger, ServerPorts } from '../../core/ports.js'
+import { serverUrl } from '../../core/pki/kubeconfig.js'
+import { type DaemonFlags, FlagError, helpText, parseFlags } from './flags.js'
+import { preparePki } from './pki.js'
+import { serveTls, type TlsListener } from './serve.js'
+
+/** How long shutdown may take before the daemon gives up waiting and exits. */
+const SHUTDOWN_DEADLINE_MS = 5000
+
+export interface DaemonListening {
+  url: string
+  port: number
+  /** Absent when the client CA is the user's and no admin credential could be minted. */
+  kubeconfigPath?: string
+}
+
+export interface DaemonIO {
+  stdout(text: string): void
+  stderr(text: string): void
+  /** Aborting it shuts the daemon down as SIGTERM does. */
+  stop?: AbortSignal
+  /** Where JSON log lines go. @default stderr */
+  logStream?: DestinationStream
+  /** @default core's createApiServer */
+  createServer?(options: ApiServerOptions, ports: Partial<ServerPorts>): ApiServer
+  onListening?(info: DaemonListening): void
+}
+
+const processIO: DaemonIO = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+}
+
+/** SIGTERM and SIGINT as an AbortSignal; a second signal falls back to Node's default (immediate exit). */
+function processSignals(): AbortSignal {
+  const controller = new AbortController()
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => controller.abort(signal))
+  return controller.signal
+}
+
+/** Thrown for start-up problems the user can fix; printed as `Error: <message>`. */
+class StartupError extends Error {}
+
+async function loadTokens(path: string, logger: Logger): Promise<StaticToken[]> {
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch (err) {
+    throw new StartupError(`--token-auth-file: cannot read ${path}: ${(err as Error).message}`)
+  }
+  try {
+    return parseTokenFile(text, path, (w) => logger.warn({ file: path, line: w.line }, w.message))
+  } catch (err) {
+    throw new StartupError((err as Error).message)
+  }
+}
+
+function serverOptions(flags: DaemonFlags, tokens: StaticToken[]): ApiServerOptions {
+  return {
+    authentication: { clientCertificates: true, tokens, anonymous: flags.anonymousAuth },
+    version: flags.version,
+    requestTimeoutMs: flags.requestTimeoutMs,
+    minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
+  }
+}
+
+function warnAboutStorage(flags: DaemonFlags, logger: Logger): void {
+  if (flags.storageBackend) {
+    logger.warn(
+      { storageBackend: flags.storageBackend },
+      `--storage-backend=${flags.storageBackend} is accepted but not yet in effect: the etcd backend is not implemented`,
+    )
+  }
+  logger.warn(
+    flags.dataDir ? { dataDir: flags.dataDir } : {},
+    'storage is in memory: every object is lost when the server stops (the embedded durable store behind --data-dir is not implemented yet)',
+  )
+}
+
+/** "All interfaces and address families" for an unspecified bind address: `::` is dual-stack where IPv6 exists. */
+async function listen(server: ApiServer, flags: DaemonFlags, tls: { key: string; cert: string; clientCA: string }, logger: Logger): Promise<TlsListener> {
+  const base = { port: flags.securePort, ...tls, http2: !flags.disableHttp2Serving, logger }
+  const unspecified = flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::'
+  if (!unspecified) return serveTls(server, { ...base, host: flags.bindAddress })
+  try {
+    return await serveTls(server, { ...base, host: '::' })
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code !== 'EAFNOSUPPORT' && code !== 'EADDRNOTAVAIL') throw err
+    return serveTls(server, { ...base, host: '0.0.0.0' })
+  }
+}
+
+/** The host a local admin reaches the server at. */
+function localHost(bindAddress: string): string {
+  return bindAddress === '0.0.0.0' || bindAddress === '::' ? '127.0.0.1' : bindAddress
+}
+
+/** Runs the daemon until `io.stop` aborts; resolves with the process exit code. */
+export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Promise<number> {
+  const out = { ...processIO, ...io }
+  let command: ReturnType<typeof parseFlags>
+  try {
+    command = parseFlags(argv)
+  } catch (err) {
+    if (!(err instanceof FlagError)) throw err
+    out.stderr(`Error: ${err.message}\nRun 'apiserver --help' for usage.\n`)
+    return 1
+  }
+  if (command.action === 'help') {
+    out.stdout(helpText())
+    return 0
+  }
+  if (command.action === 'version') {
+    out.stdout(command.raw ? `${JSON.stringify({ gitVersion: command.version, platform: `${process.platform}/${process.arch}`, nodeVersion: process.version })}\n` : `Kubernetes ${command.version}\n`)
+    return 0
+  }
+  const { flags } = command
+  const logger: Logger = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime }, out.logStream ?? pino.destination({ fd: 2, sync: true }))
+
+  let server: ApiServer | undefined
+  let listener: TlsListener | undefined
+  try {
+    warnAboutStorage(flags, logger)
+    const tokens = flags.tokenAuthFile ? await loadTokens(flags.tokenAuthFile, logger) : []
+    const pki = await preparePki({
+      certDir: flags.certDir,
+      bindAddress: flags.bindAddress,
+      ...(flags.advertiseAddress ? { advertiseAddress: flags.advertiseAddress } : {}),
+      ...(flags.tlsCertFile && flags.tlsPrivateKeyFile ? { tlsCertFile: flags.tlsCertFile, tlsPrivateKeyFile: flags.tlsPrivateKeyFile } : {}),
+      ...(flags.clientCaFile ? { clientCaFile: flags.clientCaFile } : {}),
+      logger,
+    }).catch((err: Error) => {
+      throw new StartupError(err.message)
+    })
+    server = (out.createServer ?? createApiServer)(serverOptions(flags, tokens), { logger })
+    await server.ready
+    listener = await listen(server, flags, { key: pki.serving.privateKey, cert: pki.serving.certificate, clientCA: pki.clientCA }, logger).catch(
+      (err: Error) => {
+        throw new StartupError(`cannot listen on ${serverUrl(flags.bindAddress, flags.securePort)}: ${err.message}`)
+      },
+    )
+    const url = serverUrl(localHost(flags.bindAddress), listener.port)
+    const kubeconfigPath = await pki.writeKubeconfig(url)
+    logger.info(
+      { url, port: listener.port, bindAddress: flags.bindAddress, kubeconfig: kubeconfigPath ?? null },
+      kubeconfigPath
+        ? `Serving on ${url} (HTTP/2 and HTTP/1.1). Try: kubectl --kubeconfig ${kubeconfigPath} get ns`
+        : `Serving on ${url} (HTTP/2 and HTTP/1.1). Client certificates are verified against --client-ca-file.`,
+    )
+    out.onListening?.({ url, port: listener.port, ...(kubeconfigPath ? { kubeconfigPath } : {}) })
+  } catch (err) {
+    await Promise.allSettled([listener?.close(), server?.shutdown()])
+    if (!(err instanceof StartupError)) throw err
+    out.stderr(`Error: ${err.message}\n`)
+    return 1
+  }
+
+  const stop = out.stop ?? processSignals()
+  await new Promise<void>((resolve) => {
+    if (stop.aborted) return resolve()
+    stop.addEventListener('abort', () => resolve(), { once: true })
+  })
+  logger.info({ reason: String(stop.reason) }, 'shutting down: no new connections, ending watches')
+  const done = Promise.allSettled([listener.close(), server.shutdown()]).then(() => 'done' as const)
+  const deadline = new Promise<'deadline'>((resolve) => setTimeout(resolve, SHUTDOWN_DEADLINE_MS, 'deadline').unref())
+  if ((await Promise.race([done, deadline])) === 'deadline') logger.warn({}, 'shutdown did not finish in time; exiting anyway')
+  else logger.info({}, 'stopped')
+  return 0
+}

@@ -1,0 +1,275 @@
+/**
+ * "Secure by default, usable at once" (as k3s does it): without
+ * --tls-cert-file/--tls-private-key-file or --client-ca-file the daemon
+ * creates, under --cert-dir, a CA, a serving certificate it signs, an admin
+ * client certificate and admin.kubeconfig. Later starts reuse the files,
+ * re-issuing a leaf only when it is about to expire, no longer covers the
+ * addresses, or was not signed by the CA in the directory.
+ *
+ * Files are 0600 in a 0700 directory; every write goes through a temporary
+ * file and a rename so a crash never leaves half a key behind.
+ */
+import { constants } from 'node:fs'
+import { access, chmod, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises'
+import { hostname as osHostname } from 'node:os'
+import { join } from 'node:path'
+import {
+  bundleContains,
+  type CertificateAuthority,
+  type CertificateKeyPair,
+  createCertificateAuthority,
+  isIssuedBy,
+  issueClientCertificate,
+  issueServingCertificate,
+  loadCertificateAuthority,
+  summarizeCertificate,
+} from '../../core/pki/certificates.js'
+import { buildKubeconfig } from '../../core/pki/kubeconfig.js'
+import type { Logger } from '../../core/ports.js'
+
+/** Leaves are re-issued at start when they expire within this window (k3s renews at 90 days; leaves live a year). */
+const RENEW_BEFORE_MS = 30 * 24 * 60 * 60 * 1000
+
+export const ADMIN_USER = { commonName: 'kubernetes-admin', organizations: ['system:masters'] }
+
+export const FILES = {
+  caCert: 'ca.crt',
+  caKey: 'ca.key',
+  servingCert: 'apiserver.crt',
+  servingKey: 'apiserver.key',
+  adminCert: 'admin.crt',
+  adminKey: 'admin.key',
+  kubeconfig: 'admin.kubeconfig',
+} as const
+
+export interface PkiOptions {
+  certDir: string
+  tlsCertFile?: string
+  tlsPrivateKeyFile?: string
+  clientCaFile?: string
+  bindAddress: string
+  advertiseAddress?: string
+  /** @default os.hostname() */
+  hostname?: string
+  logger: Logger
+  /** @default new Date() */
+  now?: Date
+}
+
+export interface Pki {
+  /** PEM key and certificate the listener serves. */
+  serving: CertificateKeyPair
+  /** PEM bundle client certificates are verified against. */
+  clientCA: string
+  /**
+   * Writes `<cert-dir>/admin.kubeconfig` for the server URL actually bound
+   * (rewritten only when its content changes, e.g. the port). Returns its
+   * path, or undefined when no admin credential exists: the client CA is
+   * the user's and its key is not ours.
+   */
+  writeKubeconfig(server: string): Promise<string | undefined>
+}
+
+function isUnspecified(ip: string | undefined): boolean {
+  return ip === undefined || ip === '' || ip === '0.0.0.0' || ip === '::'
+}
+
+/** The names a generated serving certificate carries (upstream's self-signed set plus the loopbacks). */
+export function servingNames(opts: Pick<PkiOptions, 'bindAddress' | 'advertiseAddress' | 'hostname'>): {
+  dnsNames: string[]
+  ipAddresses: string[]
+} {
+  const dnsNames = ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local']
+  const host = (opts.hostname ?? osHostname()).toLowerCase()
+  // A hostname that is not a DNS name (say, with `_`) would make Go reject the certificate.
+  if (/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(host) && !dnsNames.includes(host)) {
+    dnsNames.push(host)
+  }
+  const ipAddresses = ['127.0.0.1', '::1']
+  for (const ip of [opts.bindAddress, opts.advertiseAddress]) {
+    if (ip !== undefined && !isUnspecified(ip) && !ipAddresses.includes(ip)) ipAddresses.push(ip)
+  }
+  return { dnsNames, ipAddresses }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.F_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+async function readIfExists(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8')
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw err
+  }
+}
+
+async function writePrivate(path: string, text: string): Promise<void> {
+  const tmp = `${path}.tmp-${process.pid}`
+  await writeFile(tmp, text, { mode: 0o600 })
+  await chmod(tmp, 0o600) // mode is masked by umask; be explicit
+  await rename(tmp, path)
+}
+
+async function ensureDir(dir: string, logger: Logger): Promise<void> {
+  const created = await mkdir(dir, { recursive: true, mode: 0o700 })
+  if (created === undefined) {
+    const mode = (await stat(dir)).mode & 0o777
+    if (mode & 0o077) logger.warn({ certDir: dir, mode: mode.toString(8) }, 'the cert directory is readable by other users; keys in it are 0600')
+  } else {
+    await chmod(dir, 0o700)
+  }
+}
+
+/** Reads a pair from the directory, or undefined when either file is missing. */
+async function readPair(dir: string, certFile: string, keyFile: string): Promise<CertificateKeyPair | undefined> {
+  const [certificate, privateKey] = await Promise.all([readIfExists(join(dir, certFile)), readIfExists(join(dir, keyFile))])
+  return certificate !== undefined && privateKey !== undefined ? { certificate, privateKey } : undefined
+}
+
+async function writePair(dir: string, certFile: string, keyFile: string, pair: CertificateKeyPair): Promise<void> {
+  // Key first: a certificate without its key on disk would look reusable.
+  await writePrivate(join(dir, keyFile), pair.privateKey)
+  await writePrivate(join(dir, certFile), pair.certificate)
+}
+
+/** Loads the CA from the cert dir, creating it when `create` and absent. */
+async function certDirCa(opts: PkiOptions, create: boolean): Promise<CertificateAuthority | undefined> {
+  const dir = opts.certDir
+  const pair = await readPair(dir, FILES.caCert, FILES.caKey)
+  if (pair) {
+    const ca = await loadCertificateAuthority(pair).catch((err: Error) => {
+      throw new Error(`${join(dir, FILES.caCert)}: cannot load the CA: ${err.message}`)
+    })
+    if (ca.cert.notAfter.getTime() <= (opts.now ?? new Date()).getTime()) {
+      throw new Error(`${join(dir, FILES.caCert)} expired on ${ca.cert.notAfter.toISOString()}; remove ${dir} to start over with a new CA`)
+    }
+    return ca
+  }
+  if (!create) return undefined
+  if ((await exists(join(dir, FILES.caCert))) || (await exists(join(dir, FILES.caKey)))) {
+    throw new Error(`${dir} holds only one of ${FILES.caCert} and ${FILES.caKey}; restore the other or remove both`)
+  }
+  const ca = await createCertificateAuthority({ commonName: `apiserver-ca@${Math.floor(Date.now() / 1000)}`, ...(opts.now ? { now: opts.now } : {}) })
+  await writePair(dir, FILES.caCert, FILES.caKey, ca)
+  opts.logger.info({ file: join(dir, FILES.caCert) }, 'generated a new certificate authority')
+  return ca
+}
+
+/** Why an existing leaf must be re-issued, or undefined when it can be reused. */
+async function staleness(
+  pair: CertificateKeyPair,
+  ca: CertificateAuthority,
+  now: Date,
+  names?: { dnsNames: string[]; ipAddresses: string[] },
+): Promise<string | undefined> {
+  let summary: Awaited<ReturnType<typeof summarizeCertificate>>
+  try {
+    summary = await summarizeCertificate(pair.certificate)
+  } catch {
+    return 'unreadable'
+  }
+  if (!(await isIssuedBy(pair.certificate, ca))) return 'not signed by the CA in the cert dir'
+  if (summary.notAfter.getTime() - now.getTime() < RENEW_BEFORE_MS) return `expires ${summary.notAfter.toISOString()}`
+  if (names) {
+    const missing = [
+      ...names.dnsNames.filter((n) => !summary.dnsNames.includes(n)),
+      ...names.ipAddresses.filter((ip) => !summary.ipAddresses.includes(ip)),
+    ]
+    if (missing.length) return `does not cover ${missing.join(', ')}`
+  }
+  return undefined
+}
+
+async function ensureLeaf(
+  opts: PkiOptions,
+  ca: CertificateAuthority,
+  files: { cert: string; key: string },
+  names: { dnsNames: string[]; ipAddresses: string[] } | undefined,
+  issue: () => Promise<CertificateKeyPair>,
+): Promise<CertificateKeyPair> {
+  const now = opts.now ?? new Date()
+  const existing = await readPair(opts.certDir, files.cert, files.key)
+  const why = existing ? await staleness(existing, ca, now, names) : 'missing'
+  if (existing && why === undefined) return existing
+  const pair = await issue()
+  await writePair(opts.certDir, files.cert, files.key, pair)
+  opts.logger.info({ file: join(opts.certDir, files.cert), reason: why }, 'issued a certificate')
+  return pair
+}
+
+async function readUserFile(path: string, flag: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8')
+  } catch (err) {
+    throw new Error(`--${flag}: cannot read ${path}: ${(err as Error).message}`)
+  }
+}
+
+export async function preparePki(opts: PkiOptions): Promise<Pki> {
+  const userServing =
+    opts.tlsCertFile && opts.tlsPrivateKeyFile
+      ? {
+          certificate: await readUserFile(opts.tlsCertFile, 'tls-cert-file'),
+          privateKey: await readUserFile(opts.tlsPrivateKeyFile, 'tls-private-key-file'),
+        }
+      : undefined
+  const userClientCA = opts.clientCaFile ? await readUserFile(opts.clientCaFile, 'client-ca-file') : undefined
+
+  // Our CA is needed for whatever the user did not bring; when they brought
+  // both, an existing one is still used to mint the admin credential if the
+  // user's client CA bundle trusts it.
+  const needOwnCa = !userServing || !userClientCA
+  if (needOwnCa) await ensureDir(opts.certDir, opts.logger)
+  const ca = await certDirCa(opts, needOwnCa)
+
+  let serving: CertificateKeyPair
+  if (userServing) {
+    serving = userServing
+  } else {
+    if (!ca) throw new Error('unreachable: no CA for the serving certificate')
+    const names = servingNames(opts)
+    serving = await ensureLeaf(opts, ca, { cert: FILES.servingCert, key: FILES.servingKey }, names, () =>
+      issueServingCertificate(ca, { commonName: 'kube-apiserver', ...names, ...(opts.now ? { now: opts.now } : {}) }),
+    )
+  }
+
+  const clientCA = userClientCA ?? ca?.certificate
+  if (clientCA === undefined) throw new Error('unreachable: no client CA')
+
+  const canMintAdmin = ca !== undefined && bundleContains(clientCA, ca.certificate)
+  if (userClientCA && !canMintAdmin) {
+    opts.logger.info({ clientCaFile: opts.clientCaFile }, 'client certificates are verified against --client-ca-file; no admin kubeconfig is generated (its CA key is not in --cert-dir)')
+  }
+  let admin: CertificateKeyPair | undefined
+  if (canMintAdmin && ca) {
+    admin = await ensureLeaf(opts, ca, { cert: FILES.adminCert, key: FILES.adminKey }, undefined, () =>
+      issueClientCertificate(ca, { ...ADMIN_USER, ...(opts.now ? { now: opts.now } : {}) }),
+    )
+  }
+  // A kubeconfig must trust whatever signed the serving certificate. For a
+  // user's certificate that is unknown; its own bundle works with Go clients,
+  // which accept a server certificate found in the trusted pool itself.
+  const serverTrust = userServing ? userServing.certificate : (ca?.certificate ?? '')
+
+  return {
+    serving,
+    clientCA,
+    async writeKubeconfig(server) {
+      if (!admin) return undefined
+      const path = join(opts.certDir, FILES.kubeconfig)
+      const text = buildKubeconfig({ server, certificateAuthority: serverTrust, clientCertificate: admin.certificate, clientKey: admin.privateKey })
+      if ((await readIfExists(path)) !== text) {
+        await writePrivate(path, text)
+        opts.logger.info({ file: path, server }, 'wrote the admin kubeconfig')
+      }
+      return path
+    },
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * The daemon's listener: TLS with HTTP/2 and HTTP/1.1 on one port, client
+ * certificates requested but not required (token and anonymous clients must
+ * get through), the verification result handed to core as ConnectionInfo.
+ * Built on @hono/node-server's request listener (reference/dependencies.md 5).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from 'node:http2'
+import { createServer as createHttpsServer } from 'node:https'
+import type { AddressInfo } from 'node:net'
+import type { PeerCertificate, TLSSocket } from 'node:tls'
+import { getRequestListener, RequestError } from '@hono/node-server'
+import type { ClientCertificate, ConnectionInfo, Logger } from '../../core/ports.js'
+
+/** What the listener needs of an ApiServer: its fetch handler. */
+export interface FetchHandler {
+  fetch(request: Request, connection?: ConnectionInfo): Promise<Response>
+}
+
+export interface ServeTlsOptions {
+  host: string
+  /** 0 picks a free port. */
+  port: number
+  /** PEM private key and certificate (chain) of the serving certificate. */
+  key: string
+  cert: string
+  /**
+   * PEM bundle of CAs that client certificates are verified against
+   * (`--client-ca-file`). Without it no client certificate is requested.
+   */
+  clientCA?: string
+  /** Serve HTTP/2 next to HTTP/1.1 (`--disable-http2-serving` turns it off). @default true */
+  http2?: boolean
+  logger: Logger
+  /** How long close() lets in-flight requests finish before cutting connections. @default 1000 */
+  drainTimeoutMs?: number
+}
+
+export interface TlsListener {
+  port: number
+  /** Stops accepting, lets in-flight requests finish for a moment, then ends what is left (watches) and resolves. */
+  close(): Promise<void>
+}
+
+/**
+ * Connection-specific headers: HTTP/2 forbids them and Node's http2 layer
+ * throws on them in writeHead, which the adapter turns into a process crash
+ * (dependencies.md, trap 12). They are meaningless end to end on HTTP/1.1 too.
+ */
+const HOP_BY_HOP = ['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'http2-settings', 'host']
+
+/** Returns `response` untouched in the common case; otherwise a copy without hop-by-hop headers. */
+export function withoutHopByHopHeaders(response: Response): Response {
+  const headers = response.headers
+  if (!HOP_BY_HOP.some((name) => headers.has(name))) return response
+  const clean = new Headers(headers)
+  // `Connection: x-foo` makes x-foo hop-by-hop as well (RFC 9110 7.6.1).
+  for (const token of (headers.get('connection') ?? '').split(',')) {
+    const name = token.trim()
+    if (name) clean.delete(name)
+  }
+  for (const name of HOP_BY_HOP) clean.delete(name)
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers: clean })
+}
+
+/** A TLS socket, or the proxy HTTP/2 gives for the session's socket. */
+type TlsLike = Pick<TLSSocket, 'authorized' | 'authorizationError' | 'getPeerCertificate' | 'remoteAddress'>
+
+/** Node gives an RDN attribute as a string, or an array when it repeats. */
+function values(value: string | string[] | undefined): string[] {
+  if (value === undefined) return []
+  return Array.isArray(value) ? value : [value]
+}
+
+export function connectionInfoOf(socket: TlsLike, clientCertificatesRequested: boolean): ConnectionInfo {
+  const info: ConnectionInfo = {}
+  if (socket.remoteAddress) info.remoteAddress = socket.remoteAddress
+  if (!clientCertificatesRequested) return info
+  // An empty object when the client sent no certificate.
+  const peer: Partial<PeerCertificate> = socket.getPeerCertificate()
+  if (!peer.raw) return info
+  const subject = peer.subject as Record<string, string | string[] | undefined> | undefined
+  const cert: ClientCertificate = {
+    verified: socket.authorized,
+    // Go's pkix.Name keeps the last CN when several are present.
+    commonName: values(subject?.CN).at(-1) ?? '',
+    organizations: values(subject?.O),
+  }
+  if (!socket.authorized && socket.authorizationError) cert.verifyError = String(socket.authorizationError)
+  info.clientCertificate = cert
+  return info
+}
+
+type Incoming = IncomingMessage | Http2ServerRequest
+type Outgoing = ServerResponse | Http2ServerResponse
+
+function isHttp2(incoming: Incoming): incoming is Http2ServerRequest {
+  return 'stream' in incoming
+}
+
+/** A metav1.Status for failures that happen before core sees the request. */
+function statusResponse(code: 400 | 500, reason: 'BadRequest' | 'InternalError', message: string): Response {
+  const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code }
+  return new Response(JSON.stringify(status), { status: code, headers: { 'content-type': 'application/json' } })
+}
+
+export function serveTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsListener> {
+  const { logger } = opts
+  const requestClientCerts = opts.clientCA !== undefined
+  const drainTimeoutMs = opts.drainTimeoutMs ?? 1000
+
+  // Computed once per connection: the handshake result does not change.
+  const connectionInfo = new WeakMap<object, ConnectionInfo>()
+  const infoFor = (incoming: Incoming): ConnectionInfo => {
+    // HTTP/2 gives each stream its own socket proxy; the session is stable.
+    const key: object = isHttp2(incoming) ? incoming.stream.session ?? incoming.socket : incoming.socket
+    let info = connectionInfo.get(key)
+    if (!info) {
+      info = connectionInfoOf(incoming.socket as unknown as TlsLike, requestClientCerts)
+      connectionInfo.set(key, info)
+    }
+    return info
+  }
+
+  const listener = getRequestListener(
+    async (request, env) => withoutHopByHopHeaders(await server.fetch(request, infoFor(env.incoming))),
+    {
+      errorHandler: (err) => {
+        const message = err instanceof Error ? err.message : String(err)
+        // The adapter could not build a Request (bad Host, bad path): the client's fault.
+        if (err instanceof RequestError) return statusResponse(400, 'BadRequest', message)
+        logger.error({ err: message }, 'request handler failed')
+        return statusResponse(500, 'InternalError', `Internal error occurred: ${message}`)
+      },
+    },
+  )
+
+  const sockets = new Set<TLSSocket>()
+  const sessions = new Set<Http2Session>()
+  /** Open HTTP/1.1 requests per socket, so draining can close idle keep-alive connections. */
+  const http1InFlight = new Map<TLSSocket, number>()
+  let closing = false
+
+  const onRequest = (incoming: Incoming, outgoing: Outgoing): void => {
+    if (!isHttp2(incoming)) {
+      const socket = incoming.socket as TLSSocket
+      http1InFlight.set(socket, (http1InFlight.get(socket) ?? 0) + 1)
+      outgoing.once('close', () => {
+        const left = (http1InFlight.get(socket) ?? 1) - 1
+        http1InFlight.set(socket, left)
+        if (closing && left === 0) socket.end()
+      })
+    }
+    // The adapter's own error path can throw again while writing its 500;
+    // catching here keeps one broken response from taking the process down.
+    listener(incoming, outgoing).catch((err: unknown) => {
+      logger.error({ err: err instanceof Error ? err.message : String(err) }, 'response failed')
+      if (!outgoing.headersSent) {
+        try {
+          outgoing.writeHead(500)
+          outgoing.end()
+          return
+        } catch {}
+      }
+      outgoing.destroy()
+    })
+  }
+
+  const tlsOptions = {
+    key: opts.key,
+    cert: opts.cert,
+    minVersion: 'TLSv1.2' as const,
+    // Without an explicit CA, Node would verify client certificates against
+    // the public web roots: never request them then.
+    ...(requestClientCerts ? { ca: opts.clientCA, requestCert: true, rejectUnauthorized: false } : {}),
+  }
+  const httpServer =
+    opts.http2 === false
+      ? createHttpsServer(tlsOptions, onRequest)
+      : createSecureServer({ ...tlsOptions, allowHTTP1: true }, onRequest)
+
+  httpServer.on('secureConnection', (socket: TLSSocket) => {
+    sockets.add(socket)
+    socket.once('close', () => {
+      sockets.delete(socket)
+      http1InFlight.delete(socket)
+    })
+  })
+  httpServer.on('session', (session: Http2Session) => {
+    sessions.add(session)
+    session.once('close', () => sessions.delete(session))
+  })
+  httpServer.on('tlsClientError', (err: Error) => logger.debug({ err: err.message }, 'TLS handshake failed'))
+  httpServer.on('sessionError', (err: Error) => logger.debug({ err: err.message }, 'HTTP/2 session error'))
+
+  const close = async (): Promise<void> => {
+    if (closing) return
+    closing = true
+    const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()))
+    // GOAWAY: HTTP/2 clients open no new streams; open ones may finish.
+    for (const session of sessions) session.close()
+    // Idle HTTP/1.1 keep-alive connections go now; busy ones after their response.
+    for (const socket of sockets) {
+      if (socket.alpnProtocol !== 'h2' && (http1InFlight.get(socket) ?? 0) === 0) socket.end()
+    }
+    const timer = new Promise<'timeout'>((resolve) => setTimeout(resolve, drainTimeoutMs, 'timeout').unref())
+    if ((await Promise.race([closed, timer])) === 'timeout') {
+      // What is still open is long-running (watches): cut it.
+      for (const session of sessions) session.destroy()
+      for (const socket of sockets) socket.destroy()
+      await closed
+    }
+  }
+
+  return new Promise((resolve, reject) => {
+    httpServer.once('error', reject)
+    httpServer.listen(opts.port, opts.host, () => {
+      httpServer.off('error', reject)
+      httpServer.on('error', (err: Error) => logger.error({ err: err.message }, 'listener error'))
+      resolve({ port: (httpServer.address() as AddressInfo).port, close })
+    })
+  })
+}

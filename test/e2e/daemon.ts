@@ -1,0 +1,129 @@
+/**
+ * Starts the real daemon (the built `apiserver` bin) over TLS on a free
+ * loopback port, and runs the kubectl on PATH against it with the
+ * generated admin kubeconfig, as a user would.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+const ROOT = join(import.meta.dirname, '..', '..')
+export const BIN = join(ROOT, 'dist', 'runtimes', 'node', 'main.js')
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+export interface KubectlResult {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+export class Daemon {
+  private constructor(
+    readonly process: ChildProcess,
+    readonly dir: string,
+    readonly port: number,
+    readonly logs: string[],
+  ) {}
+
+  get certDir(): string {
+    return join(this.dir, 'pki')
+  }
+
+  get kubeconfig(): string {
+    return join(this.certDir, 'admin.kubeconfig')
+  }
+
+  static async start(extraArgs: string[] = []): Promise<Daemon> {
+    if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run npm run build first`)
+    const dir = mkdtempSync(join(tmpdir(), 'apiserver-e2e-'))
+    const port = await freePort()
+    const args = [BIN, `--secure-port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${join(dir, 'pki')}`, ...extraArgs]
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    const logs: string[] = []
+    child.stdout?.on('data', (d) => logs.push(String(d)))
+    child.stderr?.on('data', (d) => logs.push(String(d)))
+    const daemon = new Daemon(child, dir, port, logs)
+    const deadline = Date.now() + 20_000
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`the daemon exited with ${child.exitCode}:\n${logs.join('')}`)
+      if (existsSync(daemon.kubeconfig) && (await daemon.kubectl('get', '--raw', '/readyz')).stdout === 'ok') return daemon
+      if (Date.now() > deadline) {
+        await daemon.stop()
+        throw new Error(`the daemon was not ready within 20s:\n${logs.join('')}`)
+      }
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+
+  /** Runs kubectl with the admin kubeconfig and a private cache. */
+  kubectl(...args: string[]): Promise<KubectlResult> {
+    return new Promise((resolve) => {
+      execFile(
+        'kubectl',
+        ['--kubeconfig', this.kubeconfig, ...args],
+        { env: { ...process.env, HOME: this.dir, KUBECACHEDIR: join(this.dir, 'cache') }, timeout: 30_000 },
+        (err, stdout, stderr) => {
+          const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0
+          resolve({ code, stdout: String(stdout), stderr: String(stderr) })
+        },
+      )
+    })
+  }
+
+  /** Starts a long-running kubectl (get -w) and hands back its output as it arrives. */
+  kubectlStream(...args: string[]): { child: ChildProcess; output: () => string } {
+    let out = ''
+    const child = spawn('kubectl', ['--kubeconfig', this.kubeconfig, ...args], {
+      env: { ...process.env, HOME: this.dir, KUBECACHEDIR: join(this.dir, 'cache') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    child.stdout?.on('data', (d) => {
+      out += String(d)
+    })
+    child.stderr?.on('data', (d) => {
+      out += String(d)
+    })
+    return { child, output: () => out }
+  }
+
+  /** SIGTERM, then wait for the exit code. */
+  async stop(): Promise<number | null> {
+    if (this.process.exitCode === null) {
+      const exited = new Promise<number | null>((resolve) => this.process.once('exit', (code) => resolve(code)))
+      this.process.kill('SIGTERM')
+      const code = await Promise.race([exited, new Promise<null>((r) => setTimeout(() => r(null), 10_000))])
+      if (code === null) this.process.kill('SIGKILL')
+      rmSync(this.dir, { recursive: true, force: true })
+      return code
+    }
+    rmSync(this.dir, { recursive: true, force: true })
+    return this.process.exitCode
+  }
+}
+
+/** Polls until `check` passes or the deadline ends; the last failure is rethrown. */
+export async function eventually(check: () => Promise<void> | void, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    try {
+      await check()
+      return
+    } catch (err) {
+      if (Date.now() > deadline) throw err
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+}

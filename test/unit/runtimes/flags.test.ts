@@ -1,0 +1,157 @@
+import assert from 'node:assert/strict'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, it } from 'node:test'
+import { runDaemon } from '../../../runtimes/node/daemon.js'
+import { FlagError, helpText, parseFlags } from '../../../runtimes/node/flags.js'
+
+/** Runs the daemon's command line handling with captured output; none of these reach start-up. */
+async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = ''
+  let stderr = ''
+  const code = await runDaemon(argv, {
+    logStream: { write: () => {} },
+    stdout: (t) => {
+      stdout += t
+    },
+    stderr: (t) => {
+      stderr += t
+    },
+  })
+  return { code, stdout, stderr }
+}
+
+function flagsOf(argv: string[]) {
+  const parsed = parseFlags(argv)
+  assert.equal(parsed.action, 'run')
+  return parsed.action === 'run' ? parsed.flags : assert.fail('not run')
+}
+
+describe('daemon flags', () => {
+  it('an unknown flag exits 1 naming it', async () => {
+    const r = await run(['--secure-port=6443', '--no-such-flag=1'])
+    assert.equal(r.code, 1)
+    assert.match(r.stderr, /^Error: unknown flag: --no-such-flag\n/)
+    assert.equal(r.stdout, '')
+  })
+
+  it('a malformed int exits 1 naming the flag and the reason', async () => {
+    const r = await run(['--secure-port', 'https'])
+    assert.equal(r.code, 1)
+    assert.match(r.stderr, /invalid argument "https" for "--secure-port" flag: must be an integer/)
+    assert.match((await run(['--min-request-timeout=1.5'])).stderr, /"--min-request-timeout" flag: must be an integer/)
+    assert.match((await run(['--secure-port=70000'])).stderr, /"--secure-port" flag: must be between 0 and 65535/)
+  })
+
+  it('a malformed duration exits 1 naming the flag', async () => {
+    for (const bad of ['60', '1x', 'soon', '']) {
+      const r = await run([`--request-timeout=${bad}`])
+      assert.equal(r.code, 1, bad)
+      assert.match(r.stderr, /invalid argument ".*" for "--request-timeout" flag: time: /, bad)
+    }
+    assert.match((await run(['--request-timeout=-1s'])).stderr, /"--request-timeout" flag: can not be negative value/)
+  })
+
+  it('rejects other malformed values and forms', async () => {
+    const cases: [string[], RegExp][] = [
+      [['--anonymous-auth=maybe'], /"--anonymous-auth" flag: must be a boolean/],
+      [['--bind-address=localhost'], /"--bind-address" flag: failed to parse IP/],
+      [['--advertise-address', '300.1.1.1'], /"--advertise-address" flag/],
+      [['--storage-backend=etcd2'], /"--storage-backend" flag: must be one of kvstore3, etcd3/],
+      [['--cert-dir'], /flag needs an argument: --cert-dir/],
+      [['-secure-port=1'], /unknown shorthand flag: 's' in -secure-port=1/],
+      [['-x'], /unknown shorthand flag: 'x' in -x/],
+      [['--anonymous-auth', 'false'], /does not take any arguments, got \["false"\]/],
+      [['serve'], /does not take any arguments/],
+      [['--tls-cert-file=a.crt'], /--tls-cert-file and --tls-private-key-file must be given together/],
+      [['--version=1.2'], /"--version" flag/],
+    ]
+    for (const [argv, message] of cases) {
+      const r = await run(argv)
+      assert.equal(r.code, 1, argv.join(' '))
+      assert.match(r.stderr, message, argv.join(' '))
+    }
+  })
+
+  it('parses both value forms, booleans and defaults', () => {
+    const defaults = flagsOf([])
+    assert.equal(defaults.securePort, 6443)
+    assert.equal(defaults.bindAddress, '0.0.0.0')
+    assert.equal(defaults.certDir, '/var/run/platform')
+    assert.equal(defaults.anonymousAuth, true)
+    assert.equal(defaults.requestTimeoutMs, 60_000)
+    assert.equal(defaults.minRequestTimeoutSeconds, 1800)
+
+    const f = flagsOf([
+      '--secure-port',
+      '7443',
+      '--bind-address=127.0.0.1',
+      '--cert-dir=007',
+      '--anonymous-auth=false',
+      '--disable-http2-serving',
+      '--request-timeout=1m30s',
+      '--min-request-timeout',
+      '60',
+      '--storage-backend=etcd3',
+      '--data-dir',
+      '.apiserver/data',
+      '--tls-cert-file=s.crt',
+      '--tls-private-key-file=s.key',
+      '--version=v1.31.2',
+    ])
+    assert.equal(f.securePort, 7443)
+    assert.equal(f.bindAddress, '127.0.0.1')
+    assert.equal(f.certDir, '007')
+    assert.equal(f.anonymousAuth, false)
+    assert.equal(f.disableHttp2Serving, true)
+    assert.equal(f.requestTimeoutMs, 90_000)
+    assert.equal(f.minRequestTimeoutSeconds, 60)
+    assert.equal(f.storageBackend, 'etcd3')
+    assert.equal(f.dataDir, '.apiserver/data')
+    assert.equal(f.tlsCertFile, 's.crt')
+    assert.equal(f.version, 'v1.31.2')
+    // The last repeat wins, as with pflag.
+    assert.equal(flagsOf(['--secure-port=1', '--secure-port=2']).securePort, 2)
+  })
+
+  it('--help prints sections and exits 0', async () => {
+    for (const argv of [['--help'], ['-h'], ['--secure-port=1', '-h']]) {
+      const r = await run(argv)
+      assert.equal(r.code, 0)
+      assert.match(r.stdout, /Usage:\n {2}apiserver \[flags\]/)
+      assert.match(r.stdout, /Secure serving flags:\n\n +--bind-address ip +The IP address/)
+      assert.match(r.stdout, /--secure-port int +The port on which to serve HTTPS/)
+      assert.match(r.stdout, /\(default 6443\)/)
+      assert.match(r.stdout, /Authentication flags:/)
+    }
+    assert.equal(helpText().includes('--token-auth-file string'), true)
+  })
+
+  it('--version prints the version and exits 0', async () => {
+    assert.deepEqual(await run(['--version']), { code: 0, stdout: 'Kubernetes v1.32.0\n', stderr: '' })
+    const raw = await run(['--version=raw'])
+    assert.equal(JSON.parse(raw.stdout).gitVersion, 'v1.32.0')
+    assert.equal(flagsOf(['--version=v1.30.1']).version, 'v1.30.1')
+    assert.equal(flagsOf(['--version=false']).version, 'v1.32.0')
+  })
+
+  it('a malformed --token-auth-file stops start-up naming the file and line', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'apiserver-flags-'))
+    try {
+      const file = join(dir, 'tokens.csv')
+      await writeFile(file, 'good,alice,1\nbad,bob\n')
+      const r = await run(['--token-auth-file', file, '--cert-dir', join(dir, 'pki')])
+      assert.equal(r.code, 1)
+      assert.equal(r.stderr, `Error: ${file}: line 2: must have at least 3 columns (token, user name, user uid), found 2\n`)
+      const missing = await run(['--token-auth-file', join(dir, 'none.csv'), '--cert-dir', join(dir, 'pki')])
+      assert.match(missing.stderr, /^Error: --token-auth-file: cannot read .*none\.csv/)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('FlagError is what parseFlags throws', () => {
+    assert.throws(() => parseFlags(['--nope']), FlagError)
+  })
+})
