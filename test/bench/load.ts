@@ -1,0 +1,61 @@
+/**
+ * A fixed number of requests with a bounded number in flight, also bounded
+ * in time, so a slow machine makes the bench shorter, never longer. Figures
+ * only: nothing here passes or fails.
+ */
+
+export interface LoadResult {
+  /** Requests finished (fewer than asked when the time bound hit). */
+  count: number
+  /** Requests that failed or got an unexpected status. */
+  errors: number
+  seconds: number
+  perSecond: number
+  p50Ms: number
+  p99Ms: number
+}
+
+export interface LoadOptions {
+  total: number
+  concurrency: number
+  maxSeconds: number
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))
+  return sorted[index] ?? Number.NaN
+}
+
+export function median(values: readonly number[]): number {
+  return percentile([...values].sort((a, b) => a - b), 50)
+}
+
+/** Runs `one(i)` for i = 0..total-1, `concurrency` at a time; `one` resolves true when the answer was the expected one. */
+export async function runLoad(opts: LoadOptions, one: (i: number) => Promise<boolean>): Promise<LoadResult> {
+  const latencies: number[] = []
+  let next = 0
+  let errors = 0
+  const start = performance.now()
+  const deadline = start + opts.maxSeconds * 1000
+  const worker = async (): Promise<void> => {
+    while (next < opts.total && performance.now() < deadline) {
+      const i = next++
+      const t0 = performance.now()
+      const ok = await one(i).catch(() => false)
+      latencies.push(performance.now() - t0)
+      if (!ok) errors++
+    }
+  }
+  await Promise.all(Array.from({ length: opts.concurrency }, worker))
+  const seconds = (performance.now() - start) / 1000
+  latencies.sort((a, b) => a - b)
+  return {
+    count: latencies.length,
+    errors,
+    seconds,
+    perSecond: latencies.length / seconds,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+  }
+}

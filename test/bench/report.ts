@@ -1,0 +1,98 @@
+/** docs/benchmarks.md from one run's figures: the machine, the date, a side-by-side table, how to run. */
+import { cpus, release, totalmem } from 'node:os'
+import type { DaemonFigures } from './daemon.js'
+import type { InProcessFigures } from './in-process.js'
+import { type LoadResult, median } from './load.js'
+
+export interface BenchSettings {
+  startups: number
+  freshProcesses: number
+  inProcessLoad: { total: number; concurrency: number }
+  daemonLoad: { total: number; concurrency: number }
+  daemonWarmStarts: number
+}
+
+const ms = (value: number): string => `${value < 10 ? value.toFixed(2) : value.toFixed(1)} ms`
+const rate = (r: LoadResult): string =>
+  `**${Math.round(r.perSecond).toLocaleString('en-US')}/s** (p50 ${ms(r.p50Ms)}, p99 ${ms(r.p99Ms)}, n=${r.count}${r.errors ? `, ${r.errors} errors` : ''})`
+const ratio = (a: number, b: number): string => `${(a / b).toFixed(1)}×`
+
+export function machineLine(): string {
+  const cores = cpus()
+  return `${cores.length} × ${cores[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Linux ${release()}, Node ${process.version}`
+}
+
+export function renderReport(inProc: InProcessFigures, daemon: DaemonFigures, settings: BenchSettings, date: Date, elapsedSeconds: number): string {
+  const startup = median(inProc.startupMs)
+  const fresh = median(inProc.freshProcesses.map((p) => p.ms))
+  const freshRss = median(inProc.freshProcesses.map((p) => p.rssMiB))
+  const warm = median(daemon.warmStarts.map((s) => s.readyMs))
+  const warmRss = median(daemon.warmStarts.map((s) => s.rssMiB))
+  const rows = [
+    ['figure', 'in-process (`server.fetch`)', 'daemon (TLS on loopback)', 'ratio'],
+    ['---', '---', '---', '---'],
+    [
+      '`createApiServer()` to first answer',
+      `**${ms(startup)}** median of ${inProc.startupMs.length} fresh servers in one process (the first: ${ms(inProc.startupMs[0] ?? Number.NaN)})`,
+      '—',
+      '',
+    ],
+    [
+      'process start to first answer',
+      `${ms(fresh)}: \`node\` start, import, create, first response (median of ${inProc.freshProcesses.length})`,
+      `${ms(warm)}: spawn to \`/readyz\` 200, certificates reused (median of ${daemon.warmStarts.length})`,
+      `daemon ${ratio(warm, fresh)}`,
+    ],
+    ['first start, generating the CA and certificates', '—', ms(daemon.firstStart.readyMs), ''],
+    [
+      'resident memory (RSS)',
+      `${freshRss.toFixed(1)} MiB at the first answer`,
+      `${warmRss.toFixed(1)} MiB at ready; ${daemon.rssAfterLoadMiB.toFixed(1)} MiB after the load`,
+      `daemon ${ratio(warmRss, freshRss)}`,
+    ],
+    ['GET one ConfigMap', rate(inProc.gets), rate(daemon.gets), `in-process ${ratio(inProc.gets.perSecond, daemon.gets.perSecond)}`],
+    ['create a ConfigMap', rate(inProc.creates), rate(daemon.creates), `in-process ${ratio(inProc.creates.perSecond, daemon.creates.perSecond)}`],
+  ]
+  const table = rows.map((r) => `| ${r.join(' | ')} |`).join('\n')
+  return `# Benchmarks
+
+Measured ${date.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineLine()}.
+
+Figures from one run of \`npm run bench\`; compare the two columns of this
+run with each other, never with a figure from another day or machine
+(DESIGN.md section 8). No figure is a pass/fail threshold. The goal for
+in-process start-up is under 50 ms.
+
+${table}
+
+What each side does:
+
+- **in-process**: \`createApiServer()\` from the built package (\`dist/\`, the
+  code the daemon runs), in-memory storage, requests handed to
+  \`server.fetch\` as \`Request\` objects, response bodies read in full.
+  ${settings.inProcessLoad.total} requests per rate, ${settings.inProcessLoad.concurrency} in flight. \`ratio\`
+  is how many times the daemon takes longer or more memory, or how many times
+  more requests per second the in-process server answers.
+- **daemon**: \`node dist/runtimes/node/main.js --secure-port 0 --bind-address
+  127.0.0.1 --cert-dir <temp>\`, timed from spawn until \`/readyz\` answers 200
+  over TLS with the admin client certificate it wrote; memory from
+  \`/proc/<pid>/status\`. Rates from \`node:https\` with a keep-alive agent
+  (HTTP/1.1, client certificate), ${settings.daemonLoad.total} requests per rate,
+  ${settings.daemonLoad.concurrency} in flight. The client runs on the same cores as the server, so the
+  daemon's rates are a lower bound.
+- Both sides first make 2000 creates and 2000 GETs unmeasured (JIT warm-up);
+  GETs then read one of 200 of those ConfigMaps, creates add new ones to
+  \`default\`. Each rate is bounded in time as well as count; \`n\`
+  is how many finished.
+
+## How to run
+
+\`\`\`sh
+npm run bench        # = npm run build && node --import tsx test/bench/run.ts
+\`\`\`
+
+This run took ${elapsedSeconds.toFixed(0)} s (each rate is capped, so the whole stays under about two minutes) and rewrites this file. The sources are in
+\`test/bench/\`: \`in-process.ts\`, \`daemon.ts\`, \`load.ts\` (bounded
+concurrency), \`report.ts\` (this page).
+`
+}

@@ -1,0 +1,54 @@
+/**
+ * `npm run bench`: the in-process server and the daemon, measured side by
+ * side in one run, written to docs/benchmarks.md. Needs `npm run build`
+ * first (the daemon and the package self-reference run from dist/).
+ */
+import { existsSync } from 'node:fs'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { measureDaemon } from './daemon.js'
+import { measureInProcess } from './in-process.js'
+import { type BenchSettings, machineLine, renderReport } from './report.js'
+
+const ROOT = join(import.meta.dirname, '..', '..')
+const DAEMON_MAIN = join(ROOT, 'dist', 'runtimes', 'node', 'main.js')
+
+const settings: BenchSettings = {
+  startups: 50,
+  freshProcesses: 5,
+  inProcessLoad: { total: 20000, concurrency: 16 },
+  daemonLoad: { total: 8000, concurrency: 16 },
+  daemonWarmStarts: 5,
+}
+// Each rate stops after this long even when the count is not reached, keeping the whole run under ~2 minutes.
+const MAX_SECONDS_PER_RATE = 20
+
+if (!existsSync(DAEMON_MAIN)) {
+  process.stderr.write(`${DAEMON_MAIN} is missing: run \`npm run build\` first (npm run bench does)\n`)
+  process.exit(1)
+}
+
+const log = (text: string): void => void process.stderr.write(`${text}\n`)
+const t0 = performance.now()
+log(`machine: ${machineLine()}`)
+
+log('in-process: start-up, fresh processes, GET and create rates …')
+const inProc = await measureInProcess({
+  startups: settings.startups,
+  freshProcesses: settings.freshProcesses,
+  load: { ...settings.inProcessLoad, maxSeconds: MAX_SECONDS_PER_RATE },
+  cwd: ROOT,
+})
+
+log('daemon: first start, warm starts, GET and create rates over TLS …')
+const daemon = await measureDaemon({
+  main: DAEMON_MAIN,
+  warmStarts: settings.daemonWarmStarts,
+  load: { ...settings.daemonLoad, maxSeconds: MAX_SECONDS_PER_RATE },
+})
+
+const report = renderReport(inProc, daemon, settings, new Date(), (performance.now() - t0) / 1000)
+await mkdir(join(ROOT, 'docs'), { recursive: true })
+await writeFile(join(ROOT, 'docs', 'benchmarks.md'), report)
+process.stdout.write(report)
+log(`wrote docs/benchmarks.md in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
