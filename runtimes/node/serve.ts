@@ -160,7 +160,9 @@ export function serveTls(server: FetchHandler, opts: ServeTlsOptions): Promise<T
           outgoing.writeHead(500)
           outgoing.end()
           return
-        } catch {}
+        } catch {
+          // the stream broke while writing the 500: destroy it below
+        }
       }
       outgoing.destroy()
     })
