@@ -8,7 +8,8 @@ import { DEFAULT_VERSION, versionInfo } from './api/version.js'
 import { type Authenticator, UnionAuthenticator } from './authn/authenticator.js'
 import { staticTokenAuthenticator } from './authn/bearer-token.js'
 import { x509Authenticator } from './authn/x509.js'
-import { alwaysAllow, type Attributes, UnionAuthorizer } from './authz/authorizer.js'
+import { accessDecider } from './authz/access-review.js'
+import { alwaysAllow, UnionAuthorizer } from './authz/authorizer.js'
 import { ensureSystemNamespaces, startNamespaceLifecycle } from './controllers/namespace-lifecycle.js'
 import { buildChain } from './http/chain.js'
 import { ADMIN_IDENTITY, type ApiServerOptions } from './options/api-server-options.js'
@@ -17,7 +18,6 @@ import { silentLogger } from './ports.js'
 import { Registry } from './registry/registry.js'
 import { builtinEntries } from './resources/builtin.js'
 import { Catalogue } from './resources/catalogue.js'
-import { isPlainObject } from './resources/object.js'
 import { MemoryStorage } from './storage/memory.js'
 
 export interface ApiServer {
@@ -39,26 +39,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
 
   const modes = options.authorizationModes ?? ['AlwaysAllow']
   const authorizer = new UnionAuthorizer(modes.map(() => alwaysAllow))
-  const decide = (user: Attributes['user'], spec: Record<string, unknown>) => {
-    const ra = isPlainObject(spec['resourceAttributes']) ? spec['resourceAttributes'] : undefined
-    const nra = isPlainObject(spec['nonResourceAttributes']) ? spec['nonResourceAttributes'] : undefined
-    const text = (v: unknown) => (typeof v === 'string' ? v : '')
-    const attrs: Attributes = {
-      user,
-      verb: text(ra?.['verb'] ?? nra?.['verb']),
-      isResourceRequest: Boolean(ra),
-      path: text(nra?.['path']),
-      namespace: text(ra?.['namespace']),
-      apiGroup: text(ra?.['group']),
-      apiVersion: text(ra?.['version']),
-      resource: text(ra?.['resource']),
-      subresource: text(ra?.['subresource']),
-      name: text(ra?.['name']),
-    }
-    const d = authorizer.authorize(attrs)
-    return { allowed: d.decision === 'allow', reason: d.reason }
-  }
-  const catalogue = new Catalogue(builtinEntries(decide))
+  const catalogue = new Catalogue(builtinEntries(accessDecider(authorizer)))
   const registry = new Registry(catalogue, storage)
 
   const auth = options.authentication ?? {}

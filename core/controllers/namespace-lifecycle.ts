@@ -4,6 +4,7 @@
  * behaves as a cluster does: the system namespaces exist from the start,
  * and a deleted namespace is emptied, finalized and removed.
  */
+import { hasStatusCode } from '../http/status-error.js'
 import type { Logger } from '../ports.js'
 import { NAMESPACE_FINALIZER, namespaceSpec, namespaces } from '../resources/core/namespaces.js'
 import type { KubeObject } from '../resources/object.js'
@@ -23,7 +24,7 @@ export async function ensureSystemNamespaces(registry: Registry, now: () => Date
     try {
       await store.create('', { metadata: { name } }, context(now()))
     } catch (err) {
-      if (!(err instanceof Error && 'code' in err && err.code === 409)) throw err
+      if (!hasStatusCode(err, 409)) throw err
     }
   }
 }
@@ -51,7 +52,7 @@ export function startNamespaceLifecycle(registry: Registry, now: () => Date, log
       })
       await store.delete('', name, {}, context(now()))
     } catch (err) {
-      if (!(err instanceof Error && 'code' in err && err.code === 404))
+      if (!hasStatusCode(err, 404))
         logger.warn({ namespace: name, err: String(err) }, 'namespace cleanup failed; it will be retried on its next change')
     } finally {
       inProgress.delete(name)

@@ -205,6 +205,11 @@ export function internalError(cause: unknown): StatusError {
   })
 }
 
+/** True when `err` is a StatusError with this HTTP code. */
+export function hasStatusCode(err: unknown, code: number): boolean {
+  return err instanceof StatusError && err.code === code
+}
+
 /** Turns anything thrown into a StatusError; unknown errors become 500s. */
 export function asStatusError(err: unknown): StatusError {
   return err instanceof StatusError ? err : internalError(err)

@@ -3,9 +3,9 @@
  * registry Store: the metadata rules and optimistic concurrency live here,
  * per-resource behaviour in the entry's strategy hooks.
  */
-import { alreadyExists, badRequest, conflict, type GroupResource, notFound, OPTIMISTIC_LOCK_MESSAGE } from '../http/status-error.js'
+import { alreadyExists, badRequest, conflict, type GroupResource, hasStatusCode, notFound, OPTIMISTIC_LOCK_MESSAGE } from '../http/status-error.js'
 import { groupVersion, type ResourceEntry, type StrategyContext } from '../resources/catalogue.js'
-import { isPlainObject, type KubeList, type KubeObject } from '../resources/object.js'
+import { formatTimestamp, isPlainObject, type KubeList, type KubeObject } from '../resources/object.js'
 import type { Preconditions, Storage, Watcher } from '../storage/interface.js'
 import { invalidError } from '../validation/field.js'
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/object-meta.js'
@@ -139,7 +139,7 @@ export class ResourceStore {
     delete meta.deletionTimestamp
     delete meta.deletionGracePeriodSeconds
     meta.uid = crypto.randomUUID()
-    meta.creationTimestamp = ctx.now.toISOString().replace(/\.\d+Z$/, 'Z')
+    meta.creationTimestamp = formatTimestamp(ctx.now)
     const sctx = this.strategyContext(ctx)
     this.entry.strategy.normalize?.(obj)
     this.entry.strategy.applyDefaults?.(obj)
@@ -232,7 +232,7 @@ export class ResourceStore {
   private markForDeletion(current: KubeObject, ctx: RequestContext): KubeObject {
     const obj = structuredClone(current)
     if (!obj.metadata.deletionTimestamp) {
-      obj.metadata.deletionTimestamp = ctx.now.toISOString().replace(/\.\d+Z$/, 'Z')
+      obj.metadata.deletionTimestamp = formatTimestamp(ctx.now)
       obj.metadata.deletionGracePeriodSeconds = 0
     }
     return obj
@@ -263,7 +263,7 @@ export class ResourceStore {
         items.push((await this.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', options, ctx)).object)
       } catch (err) {
         // Deleted meanwhile by someone else: that is what was asked for.
-        if (!(err instanceof Error && 'code' in err && err.code === 404)) throw err
+        if (!hasStatusCode(err, 404)) throw err
       }
     }
     return { ...list, items }

@@ -59,6 +59,11 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
+/** A metav1.Time as it goes on the wire: RFC 3339 in UTC, whole seconds. */
+export function formatTimestamp(date: Date): string {
+  return date.toISOString().replace(/\.\d+Z$/, 'Z')
+}
+
 /** Deep copy of JSON data; stored objects never share structure with callers. */
 export function cloneJson<T>(value: T): T {
   return structuredClone(value)

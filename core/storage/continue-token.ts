@@ -5,6 +5,7 @@
  * Clients treat the token as opaque, but keeping upstream's shape lets every
  * backend (memory, embedded, etcd) read the others' tokens.
  */
+import { Base64Error, base64UrlDecode, base64UrlEncode } from '../encoding/base64.js'
 import { StorageError } from './interface.js'
 
 const TOKEN_VERSION = 'meta.k8s.io/v1'
@@ -27,7 +28,7 @@ export function encodeContinue(nextKey: string, prefix: string, revision: number
     throw new Error(`unable to encode next field: the key ${nextKey} and key prefix ${prefix} do not match`)
   }
   const json = JSON.stringify({ v: TOKEN_VERSION, rv: revision, start: nextKey.slice(prefix.length) })
-  return toBase64Url(new TextEncoder().encode(json))
+  return base64UrlEncode(new TextEncoder().encode(json))
 }
 
 /** Reads a token for a list of `prefix`; throws StorageError InvalidContinue on anything malformed. */
@@ -35,8 +36,13 @@ export function decodeContinue(token: string, prefix: string): DecodedContinue {
   const fail = (why: string): never => {
     throw new StorageError('InvalidContinue', prefix, why)
   }
-  const bytes = fromBase64Url(token)
-  if (typeof bytes === 'number') return fail(`${INVALID}: illegal base64 data at input byte ${bytes}`)
+  let bytes: Uint8Array
+  try {
+    bytes = base64UrlDecode(token)
+  } catch (err) {
+    if (err instanceof Base64Error) return fail(`${INVALID}: ${err.message}`)
+    throw err
+  }
   let parsed: unknown
   try {
     parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
@@ -71,29 +77,6 @@ function isCleanPath(p: string): boolean {
     if (segment === '' || segment === '.' || segment === '..') return false
   }
   return true
-}
-
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = ''
-  for (const b of bytes) binary += String.fromCharCode(b)
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
-}
-
-/** The decoded bytes, or the offset of the first offending character (as Go reports it). */
-function fromBase64Url(text: string): Uint8Array | number {
-  const bad = text.search(/[^A-Za-z0-9_-]/)
-  if (bad >= 0) return bad
-  if (text.length % 4 === 1) return text.length - 1
-  const padded = text.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (text.length % 4)) % 4)
-  let binary: string
-  try {
-    binary = atob(padded)
-  } catch {
-    return 0
-  }
-  const bytes = new Uint8Array(binary.length)
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i)
-  return bytes
 }
 
 /**

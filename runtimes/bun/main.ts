@@ -11,6 +11,7 @@
  * The token is the admin's bearer token (see serve.ts for why a token and not
  * a client certificate). It is made fresh at every start and lives only in memory.
  */
+import { base64UrlEncode } from '../../core/encoding/base64.js'
 import { ADMIN_IDENTITY, createApiServer } from '../../core/index.js'
 import { serveBun } from './serve.js'
 import { type BunTlsMaterial, generateLoopbackTls } from './tls.js'
@@ -44,7 +45,7 @@ function parseArgs(argv: readonly string[]): BunFlags {
 /** 256 random bits, base64url: a bearer token nobody can guess. */
 function randomToken(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32))
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+  return base64UrlEncode(bytes)
 }
 
 async function main(): Promise<void> {

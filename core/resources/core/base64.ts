@@ -1,4 +1,7 @@
-/** Standard base64 (with padding), as Go's encoding/base64.StdEncoding reads and writes it. */
+/**
+ * Validation of standard base64 (with padding) as Go's
+ * encoding/base64.StdEncoding reads it; encoding is in ../../encoding/base64.ts.
+ */
 
 const ALPHABET = /^[A-Za-z0-9+/]$/
 
@@ -16,11 +19,4 @@ export function illegalBase64Index(text: string): number {
     if (!padding) return i
   }
   return -1
-}
-
-export function encodeBase64Utf8(text: string): string {
-  const bytes = new TextEncoder().encode(text)
-  let binary = ''
-  for (const b of bytes) binary += String.fromCharCode(b)
-  return btoa(binary)
 }

@@ -6,7 +6,7 @@
 import { type FieldError, fieldPath, invalid, typeInvalid } from '../../validation/field.js'
 import { isDNS1123Label, isQualifiedName } from '../../validation/names.js'
 import { ALL_VERBS, type ResourceEntry } from '../catalogue.js'
-import { isPlainObject, type KubeObject } from '../object.js'
+import { formatTimestamp, isPlainObject, type KubeObject } from '../object.js'
 
 export const NAMESPACE_FINALIZER = 'kubernetes'
 export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name'
@@ -73,7 +73,7 @@ export const namespaces: ResourceEntry = {
     beforeDelete(obj, ctx) {
       if (!namespaceSpec(obj).finalizers?.length && !obj.metadata.finalizers?.length) return undefined
       if (obj.metadata.deletionTimestamp) return obj
-      obj.metadata.deletionTimestamp = ctx.now.toISOString().replace(/\.\d+Z$/, 'Z')
+      obj.metadata.deletionTimestamp = formatTimestamp(ctx.now)
       obj.metadata.deletionGracePeriodSeconds = 0
       obj['status'] = { ...(isPlainObject(obj['status']) ? obj['status'] : {}), phase: 'Terminating' }
       return obj

@@ -1,9 +1,10 @@
+import { base64EncodeText } from '../../encoding/base64.js'
 import { badRequest } from '../../http/status-error.js'
 import { type FieldError, fieldPath, invalid, required, tooLong } from '../../validation/field.js'
 import { isDNS1123Subdomain } from '../../validation/names.js'
 import { ALL_VERBS, type ResourceEntry } from '../catalogue.js'
 import { isPlainObject, type KubeObject } from '../object.js'
-import { encodeBase64Utf8, illegalBase64Index } from './base64.js'
+import { illegalBase64Index } from './base64.js'
 import { dataCount, decodedLength, MAX_DATA_SIZE, validateDataMap, validateImmutableData } from './data-maps.js'
 
 const SERVICE_ACCOUNT_NAME_ANNOTATION = 'kubernetes.io/service-account.name'
@@ -35,7 +36,7 @@ function normalizeSecret(obj: KubeObject): void {
   for (const [k, v] of Object.entries(stringData)) {
     if (typeof v !== 'string')
       throw badRequest(`Secret in version "v1" cannot be handled as a Secret: stringData[${k}] must be a string`)
-    merged[k] = encodeBase64Utf8(v)
+    merged[k] = base64EncodeText(v)
   }
   obj['data'] = merged
   delete obj['stringData']

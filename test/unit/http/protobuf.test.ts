@@ -1,14 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import {
-  decodeMessageOf,
-  decodeProtobuf,
-  encodeMessageOf,
-  encodeProtobuf,
-  formatGoDuration,
-  parseGoDuration,
-} from '../../../core/http/protobuf.js'
+import { decodeMessageOf, decodeProtobuf, encodeMessageOf, encodeProtobuf } from '../../../core/http/protobuf.js'
+import { parseDurationNanos } from '../../../core/http/protobuf/scalars.js'
 import { StatusError } from '../../../core/http/status-error.js'
+import { formatGoDuration } from '../../../core/options/duration.js'
 import type { TypeDef, TypeTable } from '../../../core/resources/schema/model.js'
 import { type CapturedBody, kubectlBodies } from './protobuf-fixtures.js'
 
@@ -266,12 +261,12 @@ describe('Go durations', () => {
   })
 
   it('parses what time.ParseDuration accepts', () => {
-    assert.equal(parseGoDuration('1h30m'), 5400e9)
-    assert.equal(parseGoDuration('1.5s'), 1.5e9)
-    assert.equal(parseGoDuration('-300ms'), -300e6)
-    assert.equal(parseGoDuration('0'), 0)
-    assert.throws(() => parseGoDuration('5 minutes'))
-    assert.throws(() => parseGoDuration(''))
+    assert.equal(parseDurationNanos('1h30m'), 5400e9)
+    assert.equal(parseDurationNanos('1.5s'), 1.5e9)
+    assert.equal(parseDurationNanos('-300ms'), -300e6)
+    assert.equal(parseDurationNanos('0'), 0)
+    assert.throws(() => parseDurationNanos('5 minutes'))
+    assert.throws(() => parseDurationNanos(''))
   })
 })
 

@@ -120,8 +120,8 @@ describe('daemon flags', () => {
       const r = await run(argv)
       assert.equal(r.code, 0)
       assert.match(r.stdout, /Usage:\n {2}apiserver \[flags\]/)
-      assert.match(r.stdout, /Secure serving flags:\n\n +--bind-address ip +The IP address/)
-      assert.match(r.stdout, /--secure-port int +The port on which to serve HTTPS/)
+      assert.match(r.stdout, /Secure serving flags:\n\n +--bind-address ip +Address the secure port listens on/)
+      assert.match(r.stdout, /--secure-port int +Port of the HTTPS endpoint/)
       assert.match(r.stdout, /\(default 6443\)/)
       assert.match(r.stdout, /Authentication flags:/)
     }

@@ -1,0 +1,31 @@
+/**
+ * The decision behind SelfSubjectAccessReview (`kubectl auth can-i`): the
+ * review's spec read as authorization attributes and put to the same
+ * authorizer chain that guards requests.
+ */
+import type { AccessDecider } from '../resources/reviews.js'
+import { isPlainObject } from '../resources/object.js'
+import type { Attributes, Authorizer } from './authorizer.js'
+
+const text = (v: unknown) => (typeof v === 'string' ? v : '')
+
+export function accessDecider(authorizer: Authorizer): AccessDecider {
+  return (user, spec) => {
+    const ra = isPlainObject(spec['resourceAttributes']) ? spec['resourceAttributes'] : undefined
+    const nra = isPlainObject(spec['nonResourceAttributes']) ? spec['nonResourceAttributes'] : undefined
+    const attrs: Attributes = {
+      user,
+      verb: text(ra?.['verb'] ?? nra?.['verb']),
+      isResourceRequest: Boolean(ra),
+      path: text(nra?.['path']),
+      namespace: text(ra?.['namespace']),
+      apiGroup: text(ra?.['group']),
+      apiVersion: text(ra?.['version']),
+      resource: text(ra?.['resource']),
+      subresource: text(ra?.['subresource']),
+      name: text(ra?.['name']),
+    }
+    const d = authorizer.authorize(attrs)
+    return { allowed: d.decision === 'allow', reason: d.reason }
+  }
+}

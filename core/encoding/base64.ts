@@ -1,0 +1,70 @@
+/**
+ * Base64 with Web APIs only (btoa/atob), so core runs unchanged on Node, Bun,
+ * Deno and workers. One copy for the whole code base: PEM, Secret data,
+ * protobuf `bytes` fields, continue tokens and bearer tokens all use it.
+ */
+
+/** Thrown by base64UrlDecode; `offset` is where Go's decoder would stop (its CorruptInputError). */
+export class Base64Error extends Error {
+  constructor(readonly offset: number) {
+    super(`illegal base64 data at input byte ${offset}`)
+    this.name = 'Base64Error'
+  }
+}
+
+/** A byte per char, for btoa. */
+function toBinary(bytes: Uint8Array): string {
+  let binary = ''
+  // Chunked: String.fromCharCode(...bytes) overflows the stack on large input.
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
+  }
+  return binary
+}
+
+function fromBinary(binary: string): Uint8Array {
+  const bytes = new Uint8Array(binary.length)
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i)
+  return bytes
+}
+
+/** Standard base64 with padding (Go's StdEncoding). */
+export function base64Encode(bytes: Uint8Array): string {
+  return btoa(toBinary(bytes))
+}
+
+/**
+ * Standard base64 as atob reads it (ASCII whitespace skipped, padding
+ * optional); text that is not base64 throws what atob throws.
+ */
+export function base64Decode(text: string): Uint8Array {
+  return fromBinary(atob(text))
+}
+
+/** UTF-8 text as standard base64: kubeconfig's `*-data` fields, Secret stringData. */
+export function base64EncodeText(text: string): string {
+  return base64Encode(new TextEncoder().encode(text))
+}
+
+/** URL-safe base64 without padding (Go's RawURLEncoding). */
+export function base64UrlEncode(bytes: Uint8Array): string {
+  return base64Encode(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+}
+
+/**
+ * URL-safe base64 without padding, strictly: any character outside the
+ * alphabet (padding included) throws a Base64Error at its offset.
+ */
+export function base64UrlDecode(text: string): Uint8Array {
+  const bad = text.search(/[^A-Za-z0-9_-]/)
+  if (bad >= 0) throw new Base64Error(bad)
+  if (text.length % 4 === 1) throw new Base64Error(text.length - 1)
+  const padded = text.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (text.length % 4)) % 4)
+  let binary: string
+  try {
+    binary = atob(padded)
+  } catch {
+    throw new Base64Error(0)
+  }
+  return fromBinary(binary)
+}

@@ -1,0 +1,261 @@
+/**
+ * Protobuf bytes to the JSON form of an object, driven by the type table:
+ * what kubectl's typed commands send (kubectl-wire.md 1.4).
+ */
+import { base64Encode } from '../../encoding/base64.js'
+import { formatGoDuration } from '../../options/duration.js'
+import { isPlainObject } from '../../resources/object.js'
+import type { FieldDef, TypeDef, TypeRef, TypeTable } from '../../resources/schema/index.js'
+import { typeForKind, typeTable } from '../../resources/schema/index.js'
+import { badRequest, StatusError } from '../status-error.js'
+import { formatTime } from './scalars.js'
+import { hasProtobufForm, lookupType, splitApiVersion, zeroValue } from './types.js'
+import { FIXED64, hasMagic, LEN, Reader, utf8Strict, VARINT, WireError } from './wire.js'
+
+/**
+ * Upstream's generated code writes every plain (non-pointer) field, so the
+ * wire carries "" and 0 for fields the client never set. Go reads those as
+ * unset, and so must we: a non-required string that is empty is dropped (Go's
+ * omitempty), as are the integer meta fields below. Numbers and booleans are
+ * otherwise kept, because a pointer field set to 0 or false (replicas,
+ * automountServiceAccountToken) means something.
+ */
+const ZERO_MEANS_UNSET: Readonly<Record<string, readonly string[]>> = {
+  'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta': ['generation'],
+}
+
+function dropUnsetZeros(obj: Record<string, unknown>, def: TypeDef): void {
+  for (const f of def.fields) {
+    if (obj[f.name] === '' && !f.required && 'scalar' in f.type && f.type.scalar === 'string') delete obj[f.name]
+  }
+  for (const name of ZERO_MEANS_UNSET[def.name] ?? []) if (obj[name] === 0) delete obj[name]
+}
+
+const byNumberCache = new WeakMap<TypeDef, Map<number, FieldDef>>()
+
+function fieldsByNumber(def: TypeDef): Map<number, FieldDef> {
+  let m = byNumberCache.get(def)
+  if (!m) {
+    m = new Map()
+    for (const f of def.fields) if (f.proto !== undefined) m.set(f.proto, f)
+    byNumberCache.set(def, m)
+  }
+  return m
+}
+
+function expectWire(wire: number, expected: number, where: string): void {
+  if (wire !== expected) throw new WireError(`${where}: wire type ${wire}, expected ${expected}`)
+}
+
+function isPackable(t: TypeRef): boolean {
+  return 'scalar' in t && ['boolean', 'int32', 'int64', 'double'].includes(t.scalar)
+}
+
+function decodeMessage(bytes: Uint8Array, def: TypeDef, types: TypeTable): Record<string, unknown> {
+  const r = new Reader(bytes)
+  const numbers = fieldsByNumber(def)
+  const obj: Record<string, unknown> = {}
+  while (!r.eof()) {
+    const [num, wire] = r.tag()
+    const field = numbers.get(num)
+    if (!field) {
+      r.skip(wire)
+      continue
+    }
+    decodeField(obj, field, wire, r, `${def.name}.${field.name}`, types)
+  }
+  dropUnsetZeros(obj, def)
+  return obj
+}
+
+function decodeField(
+  obj: Record<string, unknown>,
+  field: FieldDef,
+  wire: number,
+  r: Reader,
+  where: string,
+  types: TypeTable,
+): void {
+  const t = field.type
+  if ('array' in t) {
+    if (!Array.isArray(obj[field.name])) obj[field.name] = []
+    const list = obj[field.name] as unknown[]
+    if (wire === LEN && isPackable(t.array)) {
+      // Packed repeated numbers: accepted although upstream's proto2 writers never pack.
+      const packed = new Reader(r.bytes())
+      const elementWire = 'scalar' in t.array && t.array.scalar === 'double' ? FIXED64 : VARINT
+      while (!packed.eof()) list.push(decodeValue(t.array, elementWire, packed, where, types))
+    } else {
+      list.push(decodeValue(t.array, wire, r, where, types) ?? null)
+    }
+    return
+  }
+  if ('map' in t) {
+    expectWire(wire, LEN, where)
+    if (!isPlainObject(obj[field.name])) obj[field.name] = {}
+    const map = obj[field.name] as Record<string, unknown>
+    const entry = new Reader(r.bytes())
+    let key = ''
+    let value: unknown
+    while (!entry.eof()) {
+      const [n, w] = entry.tag()
+      if (n === 1) {
+        expectWire(w, LEN, `${where} key`)
+        key = entry.string()
+      } else if (n === 2) value = decodeValue(t.map, w, entry, `${where}[${key}]`, types)
+      else entry.skip(w)
+    }
+    map[key] = value ?? zeroValue(t.map)
+    return
+  }
+  const value = decodeValue(t, wire, r, where, types)
+  if (value !== undefined) obj[field.name] = value
+}
+
+/** One value; `undefined` for the null forms (a zero Time, an empty RawExtension). */
+function decodeValue(t: TypeRef, wire: number, r: Reader, where: string, types: TypeTable): unknown {
+  if ('ref' in t) {
+    expectWire(wire, LEN, where)
+    return decodeMessage(r.bytes(), lookupType(t.ref, types), types)
+  }
+  if ('array' in t) {
+    // A list nested in a list or map travels in a wrapper message whose field 1 repeats (ExtraValue).
+    expectWire(wire, LEN, where)
+    const holder: Record<string, unknown> = {}
+    const inner = new Reader(r.bytes())
+    const items: FieldDef = { name: 'items', type: t, proto: 1 }
+    while (!inner.eof()) {
+      const [n, w] = inner.tag()
+      if (n === 1) decodeField(holder, items, w, inner, where, types)
+      else inner.skip(w)
+    }
+    return holder['items'] ?? []
+  }
+  if ('map' in t) throw new WireError(`${where}: maps nested in lists have no protobuf form`)
+  switch (t.scalar) {
+    case 'string':
+      expectWire(wire, LEN, where)
+      return r.string()
+    case 'bytes':
+      expectWire(wire, LEN, where)
+      return base64Encode(r.bytes())
+    case 'boolean':
+      expectWire(wire, VARINT, where)
+      return r.uint() !== 0
+    case 'int32':
+      expectWire(wire, VARINT, where)
+      return r.int32()
+    case 'int64':
+      expectWire(wire, VARINT, where)
+      return r.int64()
+    case 'double':
+      expectWire(wire, FIXED64, where)
+      return r.double()
+    default:
+      expectWire(wire, LEN, where)
+      return decodeSpecial(t.scalar, new Reader(r.bytes()), where)
+  }
+}
+
+function decodeSpecial(kind: string, r: Reader, where: string): unknown {
+  const f: Record<number, unknown> = {}
+  let raw: Uint8Array | undefined
+  while (!r.eof()) {
+    const [n, w] = r.tag()
+    if (w === VARINT) f[n] = n === 2 && kind !== 'duration' ? r.int32() : r.int64()
+    else if (w === LEN && kind === 'raw') raw = r.bytes()
+    else if (w === LEN) f[n] = r.string()
+    else r.skip(w)
+  }
+  switch (kind) {
+    case 'time':
+    case 'microtime': {
+      const seconds = Number(f[1] ?? 0)
+      const nanos = Number(f[2] ?? 0)
+      // A zero Time is JSON null upstream; omitting the field says the same.
+      if (seconds === 0 && nanos === 0) return undefined
+      return formatTime(seconds, nanos, kind === 'microtime')
+    }
+    case 'quantity':
+      return typeof f[1] === 'string' && f[1] !== '' ? f[1] : '0'
+    case 'int-or-string':
+      return f[1] === 1 ? (f[3] ?? '') : (f[2] ?? 0)
+    case 'duration':
+      return formatGoDuration(Number(f[1] ?? 0))
+    case 'raw':
+      return decodeRaw(raw, where)
+    default:
+      throw new WireError(`${where}: unsupported scalar ${kind}`)
+  }
+}
+
+function decodeRaw(raw: Uint8Array | undefined, where: string): unknown {
+  if (!raw || raw.length === 0) return undefined
+  if (hasMagic(raw)) return decodeProtobuf(raw)
+  try {
+    return JSON.parse(utf8Strict.decode(raw))
+  } catch {
+    throw new WireError(`${where}: embedded object is neither JSON nor protobuf`)
+  }
+}
+
+/**
+ * The JSON form of a protobuf request body, with `apiVersion` and `kind` from
+ * the envelope. Malformed bytes and kinds without a protobuf type are 400s.
+ */
+export function decodeProtobuf(body: Uint8Array): Record<string, unknown> {
+  if (!hasMagic(body)) {
+    throw badRequest('protobuf body does not start with the "k8s\\x00" prefix of application/vnd.kubernetes.protobuf')
+  }
+  try {
+    const r = new Reader(body.subarray(4))
+    let apiVersion = ''
+    let kind = ''
+    let raw: Uint8Array = new Uint8Array()
+    let contentEncoding = ''
+    while (!r.eof()) {
+      const [n, w] = r.tag()
+      if (n === 1) {
+        expectWire(w, LEN, 'runtime.Unknown.typeMeta')
+        const tm = new Reader(r.bytes())
+        while (!tm.eof()) {
+          const [tn, tw] = tm.tag()
+          if (tn === 1 && tw === LEN) apiVersion = tm.string()
+          else if (tn === 2 && tw === LEN) kind = tm.string()
+          else tm.skip(tw)
+        }
+      } else if (n === 2) {
+        expectWire(w, LEN, 'runtime.Unknown.raw')
+        raw = r.bytes()
+      } else if (n === 3) {
+        expectWire(w, LEN, 'runtime.Unknown.contentEncoding')
+        contentEncoding = r.string()
+      } else r.skip(w)
+    }
+    if (contentEncoding) throw badRequest(`protobuf content encoding ${JSON.stringify(contentEncoding)} is not supported`)
+    if (!kind || !apiVersion) throw badRequest('protobuf body is missing apiVersion or kind in its type metadata')
+    const [group, version] = splitApiVersion(apiVersion)
+    const def = typeForKind(group, version, kind)
+    if (!def || !hasProtobufForm(def)) {
+      throw badRequest(`no kind "${kind}" is registered for version "${apiVersion}" in the protobuf encoding`)
+    }
+    return { apiVersion, kind, ...decodeMessage(raw, def, typeTable) }
+  } catch (err) {
+    if (err instanceof StatusError) throw err
+    const why = err instanceof Error ? err.message : String(err)
+    throw badRequest(`unable to decode protobuf body: ${why}`)
+  }
+}
+
+/**
+ * One message without the envelope, for a type from any table (custom types,
+ * tests). Errors are 400s as for whole bodies.
+ */
+export function decodeMessageOf(bytes: Uint8Array, def: TypeDef, types: TypeTable = typeTable): Record<string, unknown> {
+  try {
+    return decodeMessage(bytes, def, types)
+  } catch (err) {
+    if (err instanceof StatusError) throw err
+    throw badRequest(`unable to decode protobuf body: ${err instanceof Error ? err.message : String(err)}`)
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * The JSON form of an object to protobuf bytes, driven by the type table, for
+ * clients that accept only protobuf.
+ */
+import { isPlainObject } from '../../resources/object.js'
+import type { FieldDef, TypeDef, TypeRef, TypeTable } from '../../resources/schema/index.js'
+import { typeForKind, typeTable } from '../../resources/schema/index.js'
+import { notAcceptable } from '../status-error.js'
+import { bytesFromJson, parseDurationNanos, parseTime } from './scalars.js'
+import { hasProtobufForm, lookupType, splitApiVersion, zeroValue } from './types.js'
+import { PROTOBUF_MAGIC, utf8, VARINT, Writer } from './wire.js'
+
+const sortedCache = new WeakMap<TypeDef, FieldDef[]>()
+
+function fieldsInWireOrder(def: TypeDef): FieldDef[] {
+  let list = sortedCache.get(def)
+  if (!list) {
+    list = def.fields.filter((f) => f.proto !== undefined).sort((a, b) => a.proto! - b.proto!)
+    sortedCache.set(def, list)
+  }
+  return list
+}
+
+function encodeMessage(obj: unknown, def: TypeDef, where: string, types: TypeTable): Uint8Array {
+  if (!isPlainObject(obj)) throw new Error(`${where}: expected an object`)
+  const w = new Writer()
+  // Proto2 as upstream writes it, except that only fields present in the JSON are written.
+  for (const field of fieldsInWireOrder(def)) {
+    const v = obj[field.name]
+    if (v === undefined || v === null) continue
+    encodeField(w, field.proto!, field.type, v, `${where}.${field.name}`, types)
+  }
+  return w.finish()
+}
+
+function encodeField(w: Writer, num: number, t: TypeRef, v: unknown, where: string, types: TypeTable): void {
+  if ('array' in t) {
+    if (!Array.isArray(v)) throw new Error(`${where}: expected a list`)
+    for (const item of v) encodeValue(w, num, t.array, item, where, types)
+    return
+  }
+  if ('map' in t) {
+    if (!isPlainObject(v)) throw new Error(`${where}: expected a map`)
+    // Keys sorted, as upstream's generated marshallers do, so output is deterministic.
+    for (const key of Object.keys(v).sort()) {
+      const entry = new Writer()
+      entry.lenDelimited(1, utf8.encode(key))
+      encodeValue(entry, 2, t.map, v[key] ?? zeroValue(t.map), `${where}[${key}]`, types)
+      w.lenDelimited(num, entry.finish())
+    }
+    return
+  }
+  encodeValue(w, num, t, v, where, types)
+}
+
+function encodeValue(w: Writer, num: number, t: TypeRef, v: unknown, where: string, types: TypeTable): void {
+  if ('ref' in t) {
+    w.lenDelimited(num, encodeMessage(v, lookupType(t.ref, types), where, types))
+    return
+  }
+  if ('array' in t) {
+    const inner = new Writer()
+    encodeField(inner, 1, t, v, where, types)
+    w.lenDelimited(num, inner.finish())
+    return
+  }
+  if ('map' in t) throw new Error(`${where}: maps nested in lists have no protobuf form`)
+  const inner = new Writer()
+  switch (t.scalar) {
+    case 'string':
+      w.lenDelimited(num, utf8.encode(asString(v, where)))
+      return
+    case 'bytes':
+      w.lenDelimited(num, bytesFromJson(asString(v, where), where))
+      return
+    case 'boolean':
+      if (typeof v !== 'boolean') throw new Error(`${where}: expected a boolean`)
+      w.tag(num, VARINT)
+      w.varint(v ? 1 : 0)
+      return
+    case 'int32':
+    case 'int64':
+      w.tag(num, VARINT)
+      w.varint(asInteger(v, where))
+      return
+    case 'double':
+      if (typeof v !== 'number') throw new Error(`${where}: expected a number`)
+      w.double(num, v)
+      return
+    case 'time':
+    case 'microtime': {
+      const [seconds, nanos] = parseTime(asString(v, where), where)
+      inner.tag(1, VARINT)
+      inner.varint(seconds)
+      inner.tag(2, VARINT)
+      // MicroTime keeps microseconds only, as upstream's JSON form does.
+      inner.varint(t.scalar === 'microtime' ? nanos - (nanos % 1000) : nanos)
+      break
+    }
+    case 'quantity':
+      inner.lenDelimited(1, utf8.encode(typeof v === 'number' ? String(v) : asString(v, where)))
+      break
+    case 'int-or-string':
+      inner.tag(1, VARINT)
+      inner.varint(typeof v === 'string' ? 1 : 0)
+      inner.tag(2, VARINT)
+      inner.varint(typeof v === 'string' ? 0 : asInteger(v, where))
+      inner.lenDelimited(3, utf8.encode(typeof v === 'string' ? v : ''))
+      break
+    case 'duration':
+      inner.tag(1, VARINT)
+      inner.varint(parseDurationNanos(asString(v, where)))
+      break
+    case 'raw':
+      inner.lenDelimited(1, utf8.encode(JSON.stringify(v)))
+      break
+  }
+  w.lenDelimited(num, inner.finish())
+}
+
+function asString(v: unknown, where: string): string {
+  if (typeof v !== 'string') throw new Error(`${where}: expected a string`)
+  return v
+}
+
+function asInteger(v: unknown, where: string): number {
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw new Error(`${where}: expected an integer`)
+  return v
+}
+
+/**
+ * The protobuf form of an object (a kind, a list, or a Status) for clients
+ * that accept only protobuf. Kinds without a protobuf type (custom resources,
+ * Table) are 406 Not Acceptable, as upstream answers.
+ */
+export function encodeProtobuf(obj: Record<string, unknown>): Uint8Array {
+  const apiVersion = typeof obj['apiVersion'] === 'string' ? obj['apiVersion'] : ''
+  const kind = typeof obj['kind'] === 'string' ? obj['kind'] : ''
+  const [group, version] = splitApiVersion(apiVersion)
+  const def = typeForKind(group, version, kind)
+  if (!def || !hasProtobufForm(def)) throw notAcceptable(['application/json', 'application/yaml'])
+  const typeMeta = new Writer()
+  typeMeta.lenDelimited(1, utf8.encode(apiVersion))
+  typeMeta.lenDelimited(2, utf8.encode(kind))
+  const unknown = new Writer()
+  unknown.raw(PROTOBUF_MAGIC)
+  unknown.lenDelimited(1, typeMeta.finish())
+  unknown.lenDelimited(2, encodeMessage(obj, def, kind, typeTable))
+  unknown.lenDelimited(3, new Uint8Array())
+  unknown.lenDelimited(4, new Uint8Array())
+  return unknown.finish()
+}
+
+export function encodeMessageOf(obj: Record<string, unknown>, def: TypeDef, types: TypeTable = typeTable): Uint8Array {
+  return encodeMessage(obj, def, def.name, types)
+}

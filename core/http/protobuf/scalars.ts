@@ -1,0 +1,48 @@
+/**
+ * The JSON forms of the scalars protobuf carries differently: bytes (base64
+ * in JSON), Time and MicroTime (RFC 3339 in JSON, seconds and nanos on the
+ * wire) and Duration (Go's text in JSON, nanoseconds on the wire).
+ */
+import { base64Decode } from '../../encoding/base64.js'
+import { parseGoDuration } from '../../options/duration.js'
+import { WireError } from './wire.js'
+
+/** The bytes of a JSON `bytes` field. */
+export function bytesFromJson(text: string, where: string): Uint8Array {
+  try {
+    return base64Decode(text)
+  } catch {
+    throw new Error(`${where}: not base64`)
+  }
+}
+
+/** Time has second precision in JSON; MicroTime carries six fractional digits. */
+export function formatTime(seconds: number, nanos: number, micro: boolean): string {
+  const date = new Date(seconds * 1000)
+  if (Number.isNaN(date.getTime())) throw new WireError(`timestamp ${seconds} out of range`)
+  const base = date.toISOString().slice(0, 19)
+  return micro ? `${base}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` : `${base}Z`
+}
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/
+
+export function parseTime(text: string, where: string): [seconds: number, nanos: number] {
+  const m = RFC3339.exec(text)
+  if (!m) throw new Error(`${where}: not an RFC 3339 time: ${text}`)
+  const [, y, mo, d, h, mi, s, frac, , sign, oh, om] = m
+  let seconds = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) / 1000
+  if (sign) seconds -= (sign === '-' ? -1 : 1) * (Number(oh) * 3600 + Number(om) * 60)
+  return [seconds, frac ? Number(frac.padEnd(9, '0')) : 0]
+}
+
+/**
+ * A Go duration (`1h30m`, `1.5s`, `-300ms`, `0`) in whole nanoseconds, as
+ * metav1.Duration travels; a malformed one fails the encode.
+ */
+export function parseDurationNanos(text: string): number {
+  const ms = parseGoDuration(text)
+  if (ms === undefined) throw new Error(`invalid duration ${JSON.stringify(text)}`)
+  // Rounded away from zero on halves, whatever the sign.
+  const ns = Math.round(Math.abs(ms) * 1e6)
+  return ms < 0 ? -ns : ns
+}

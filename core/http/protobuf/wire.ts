@@ -1,0 +1,164 @@
+/**
+ * The protobuf wire format: the "k8s\0" prefix, varints, length-delimited
+ * fields, and a Reader and Writer over them. Nothing here knows the type table.
+ */
+
+export const PROTOBUF_MAGIC: Uint8Array = Uint8Array.of(0x6b, 0x38, 0x73, 0x00)
+
+export const VARINT = 0
+export const FIXED64 = 1
+export const LEN = 2
+export const FIXED32 = 5
+const TWO_32 = 4294967296
+
+export const utf8 = new TextEncoder()
+export const utf8Strict = new TextDecoder('utf-8', { fatal: true })
+
+/** A malformed body is the client's fault: always a 400, never a 500. */
+export class WireError extends Error {}
+
+export function hasMagic(body: Uint8Array): boolean {
+  return body.length >= 4 && PROTOBUF_MAGIC.every((b, i) => body[i] === b)
+}
+
+export class Reader {
+  pos = 0
+  constructor(private readonly buf: Uint8Array) {}
+
+  eof(): boolean {
+    return this.pos >= this.buf.length
+  }
+
+  /** A varint as its low and high 32-bit halves. */
+  varint64(): [number, number] {
+    let lo = 0
+    let hi = 0
+    for (let i = 0; i < 10; i++) {
+      if (this.pos >= this.buf.length) throw new WireError('truncated varint')
+      const b = this.buf[this.pos++]!
+      if (i < 4) lo |= (b & 0x7f) << (7 * i)
+      else if (i === 4) {
+        lo |= (b & 0x7f) << 28
+        hi |= (b & 0x7f) >>> 4
+      } else hi |= (b & 0x7f) << (7 * i - 32)
+      if (b < 0x80) return [lo >>> 0, hi >>> 0]
+    }
+    throw new WireError('varint longer than 10 bytes')
+  }
+
+  /** Lengths and tags: must fit comfortably in a JS number. */
+  uint(): number {
+    const [lo, hi] = this.varint64()
+    if (hi > 0x1fffff) throw new WireError('varint out of range')
+    return hi * TWO_32 + lo
+  }
+
+  int64(): number {
+    const [lo, hi] = this.varint64()
+    if (hi & 0x80000000) return Number(BigInt.asIntN(64, (BigInt(hi) << 32n) | BigInt(lo)))
+    return hi * TWO_32 + lo
+  }
+
+  int32(): number {
+    return this.varint64()[0] | 0
+  }
+
+  bytes(): Uint8Array {
+    const n = this.uint()
+    if (n > this.buf.length - this.pos) throw new WireError(`length ${n} runs past the end of the message`)
+    const out = this.buf.subarray(this.pos, this.pos + n)
+    this.pos += n
+    return out
+  }
+
+  string(): string {
+    try {
+      return utf8Strict.decode(this.bytes())
+    } catch (err) {
+      if (err instanceof WireError) throw err
+      throw new WireError('string is not valid UTF-8')
+    }
+  }
+
+  double(): number {
+    if (this.pos + 8 > this.buf.length) throw new WireError('truncated fixed64')
+    const v = new DataView(this.buf.buffer, this.buf.byteOffset + this.pos, 8).getFloat64(0, true)
+    this.pos += 8
+    return v
+  }
+
+  tag(): [field: number, wire: number] {
+    const t = this.uint()
+    const field = Math.floor(t / 8)
+    if (field === 0) throw new WireError('field number 0')
+    return [field, t & 7]
+  }
+
+  skip(wire: number): void {
+    if (wire === VARINT) this.varint64()
+    else if (wire === LEN) this.bytes()
+    else if (wire === FIXED64 || wire === FIXED32) {
+      const n = wire === FIXED64 ? 8 : 4
+      if (this.pos + n > this.buf.length) throw new WireError('truncated fixed-width field')
+      this.pos += n
+    } else throw new WireError(`unsupported wire type ${wire}`)
+  }
+}
+
+export class Writer {
+  private buf = new Uint8Array(256)
+  private len = 0
+
+  private room(n: number): void {
+    if (this.len + n <= this.buf.length) return
+    const next = new Uint8Array(Math.max(this.buf.length * 2, this.len + n))
+    next.set(this.buf.subarray(0, this.len))
+    this.buf = next
+  }
+
+  raw(bytes: Uint8Array): void {
+    this.room(bytes.length)
+    this.buf.set(bytes, this.len)
+    this.len += bytes.length
+  }
+
+  /** Any integer; negatives take ten bytes (two's complement), as int32/int64 do on the wire. */
+  varint(n: number): void {
+    this.room(10)
+    if (n < 0) {
+      let u = BigInt.asUintN(64, BigInt(n))
+      while (u >= 0x80n) {
+        this.buf[this.len++] = Number(u & 0x7fn) | 0x80
+        u >>= 7n
+      }
+      this.buf[this.len++] = Number(u)
+      return
+    }
+    while (n >= 0x80) {
+      this.buf[this.len++] = (n % 0x80) | 0x80
+      n = Math.floor(n / 0x80)
+    }
+    this.buf[this.len++] = n
+  }
+
+  tag(field: number, wire: number): void {
+    this.varint(field * 8 + wire)
+  }
+
+  lenDelimited(field: number, bytes: Uint8Array): void {
+    this.tag(field, LEN)
+    this.varint(bytes.length)
+    this.raw(bytes)
+  }
+
+  double(field: number, v: number): void {
+    this.tag(field, FIXED64)
+    this.room(8)
+    new DataView(this.buf.buffer, this.len, 8).setFloat64(0, v, true)
+    this.len += 8
+  }
+
+  finish(): Uint8Array {
+    return this.buf.slice(0, this.len)
+  }
+}
