@@ -42,7 +42,7 @@ export interface StatusDetails {
 export interface Status {
   kind: 'Status'
   apiVersion: 'v1'
-  metadata: Record<string, never> | { resourceVersion?: string }
+  metadata: Record<string, never> | { resourceVersion?: string; continue?: string }
   status: 'Success' | 'Failure'
   message?: string
   reason?: StatusReason
@@ -56,6 +56,8 @@ export class StatusError extends Error {
   readonly details: StatusDetails | undefined
   /** Extra response headers, e.g. Retry-After. */
   readonly headers: Record<string, string>
+  /** List metadata a Status may carry: the fresh continue token of an expired list. */
+  listMeta: { continue?: string } | undefined
 
   constructor(
     code: number,
@@ -76,7 +78,7 @@ export class StatusError extends Error {
     const status: Status = {
       kind: 'Status',
       apiVersion: 'v1',
-      metadata: {},
+      metadata: this.listMeta ?? {},
       status: 'Failure',
       message: this.message,
       reason: this.reason,

@@ -3,9 +3,10 @@
  * registry Store: the metadata rules and optimistic concurrency live here,
  * per-resource behaviour in the entry's strategy hooks.
  */
-import { alreadyExists, badRequest, conflict, type GroupResource, hasStatusCode, notFound, OPTIMISTIC_LOCK_MESSAGE } from '../http/status-error.js'
+import { alreadyExists, badRequest, conflict, type GroupResource, hasStatusCode, StatusError, notFound, OPTIMISTIC_LOCK_MESSAGE } from '../http/status-error.js'
 import { groupVersion, type ResourceEntry, type StrategyContext } from '../resources/catalogue.js'
 import { formatTimestamp, isPlainObject, type KubeList, type KubeObject } from '../resources/object.js'
+import { reissueAtLatest } from '../storage/continue-token.js'
 import type { Preconditions, Storage, Watcher } from '../storage/interface.js'
 import { invalidError } from '../validation/field.js'
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/object-meta.js'
@@ -63,7 +64,8 @@ export class ResourceStore {
 
   async list(namespace: string, query: ListQuery): Promise<KubeList> {
     const predicate = selectorPredicate(this.entry, query)
-    const result = await this.call(
+    const result = await this.withFreshContinue(namespace, query.continue, () =>
+      this.call(
       '',
       () =>
         this.storage.list(this.prefix(namespace), {
@@ -74,11 +76,26 @@ export class ResourceStore {
           ...(predicate ? { predicate } : {}),
         }),
       query.continue !== undefined,
+      ),
     )
     const metadata: KubeList['metadata'] = { resourceVersion: String(result.revision) }
     if (result.continue) metadata.continue = result.continue
     if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount
     return { kind: this.entry.listKind, apiVersion: this.apiVersion, metadata, items: result.items }
+  }
+
+  /**
+   * An expired continue token gets 410 with a token for the rest of the list
+   * at the latest revision, as upstream offers one.
+   */
+  private async withFreshContinue<T>(namespace: string, token: string | undefined, op: () => Promise<T>): Promise<T> {
+    try {
+      return await op()
+    } catch (err) {
+      if (token && hasStatusCode(err, 410) && err instanceof StatusError)
+        err.listMeta = { continue: reissueAtLatest(token, this.prefix(namespace)) }
+      throw err
+    }
   }
 
   watch(namespace: string, query: ListQuery, signal: AbortSignal, bookmarkIntervalMs: number): Watcher {

@@ -1,7 +1,8 @@
 /** Every verb on the four core resources, through `fetch`, as a test author drives it. */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { startServer } from './harness.js'
+import { createApiServer, MemoryStorage } from '../../core/index.js'
+import { startServer, TestClient } from './harness.js'
 
 const CM = '/api/v1/namespaces/default/configmaps'
 
@@ -132,6 +133,22 @@ describe('list', () => {
     const r = await api.get(`${CM}?limit=1&continue=garbage`)
     assert.equal(r.status, 400)
     assert.match(r.body.message, /^invalid continue token/)
+  })
+
+  it('answers an expired continue token with 410 Expired and a token for the rest at the latest revision', async () => {
+    const server = createApiServer({}, { storage: new MemoryStorage({ historyLimit: 5 }) })
+    await server.ready
+    const api = new TestClient(server)
+    for (const name of ['a', 'b', 'c']) await api.post(CM, { metadata: { name } })
+    const first = await api.get(`${CM}?limit=1`)
+    for (let i = 0; i < 10; i++) await api.post(CM, { metadata: { name: `z${i}` } })
+    const expired = await api.get(`${CM}?limit=1&continue=${encodeURIComponent(first.body.metadata.continue)}`)
+    assert.equal(expired.status, 410)
+    assert.equal(expired.body.reason, 'Expired')
+    assert.match(expired.body.message, /^The provided continue parameter is too old/)
+    const rest = await api.get(`${CM}?continue=${encodeURIComponent(expired.body.metadata.continue)}`)
+    assert.equal(rest.status, 200)
+    assert.deepEqual(names(rest.body).slice(0, 2), ['b', 'c'])
   })
 
   it('lists across namespaces', async () => {
