@@ -6,8 +6,8 @@ import type { Context, Hono } from 'hono'
 import type { ChainEnv } from '../http/filters/context.js'
 import { AGGREGATED_DISCOVERY_TYPE, wantsAggregatedDiscovery } from '../http/media-types.js'
 import { jsonResponse } from '../http/respond.js'
-import { StatusError } from '../http/status-error.js'
-import { handleResource, type HandlerEnv, resourceNotFound } from '../registry/handlers.js'
+import { resourceNotFound } from '../http/status-error.js'
+import { handleResource, type HandlerEnv } from '../registry/handlers.js'
 import type { Catalogue } from '../resources/catalogue.js'
 import {
   aggregatedDiscovery,
@@ -85,6 +85,6 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
   app.all('/api/*', resource)
   app.all('/apis/*', resource)
   app.notFound(() => {
-    throw new StatusError(404, 'NotFound', 'the server could not find the requested resource', {})
+    throw resourceNotFound()
   })
 }

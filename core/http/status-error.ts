@@ -126,6 +126,11 @@ export function conflict(gr: GroupResource, name: string, reason: string): Statu
 /** The message upstream uses when an update carries a stale resourceVersion. */
 export const OPTIMISTIC_LOCK_MESSAGE = 'the object has been modified; please apply your changes to the latest version and try again'
 
+/** A path that names no route or resource, as upstream's generic 404. */
+export function resourceNotFound(): StatusError {
+  return new StatusError(404, 'NotFound', 'the server could not find the requested resource', {})
+}
+
 export function badRequest(message: string): StatusError {
   return new StatusError(400, 'BadRequest', message)
 }

@@ -9,7 +9,7 @@ import { objectResponse } from '../http/respond.js'
 import {
   badRequest,
   methodNotSupported,
-  StatusError,
+  resourceNotFound,
   unsupportedMediaType,
 } from '../http/status-error.js'
 import { watchStream } from '../http/watch-stream.js'
@@ -35,10 +35,6 @@ export interface HandlerEnv {
 }
 
 const PATCH_TYPES = [JSON_PATCH_TYPE, MERGE_PATCH_TYPE] as const
-
-export function resourceNotFound(): StatusError {
-  return new StatusError(404, 'NotFound', 'the server could not find the requested resource', {})
-}
 
 function dryRunOf(params: URLSearchParams): boolean {
   const values = params.getAll('dryRun')

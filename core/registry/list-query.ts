@@ -6,7 +6,7 @@
 import { badRequest } from '../http/status-error.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
 import type { KubeObject } from '../resources/object.js'
-import { fieldPath, forbiddenField, invalidError, notSupported } from '../validation/field.js'
+import { type FieldError, fieldPath, forbiddenField, invalidError, notSupported } from '../validation/field.js'
 import { type FieldSelector, parseFieldSelector } from './field-selector.js'
 import { type LabelSelector, parseLabelSelector } from './label-selector.js'
 
@@ -48,6 +48,10 @@ function supportedFieldNames(entry: ResourceEntry): Set<string> {
   return new Set(Object.keys(selectableFields(entry, sample)))
 }
 
+function invalidListOptions(error: FieldError) {
+  return invalidError('meta.k8s.io', 'ListOptions', '', [error])
+}
+
 export function parseListQuery(params: URLSearchParams, entry: ResourceEntry): ListQuery {
   const query: ListQuery = { allowWatchBookmarks: bool(params, 'allowWatchBookmarks') }
   const labels = params.get('labelSelector')
@@ -66,17 +70,17 @@ export function parseListQuery(params: URLSearchParams, entry: ResourceEntry): L
   const match = params.get('resourceVersionMatch')
   if (match) {
     if (match !== 'Exact' && match !== 'NotOlderThan')
-      throw invalidError('meta.k8s.io', 'ListOptions', '', [
+      throw invalidListOptions(
         notSupported(fieldPath('resourceVersionMatch'), match, ['Exact', 'NotOlderThan']),
-      ])
+      )
     if (query.resourceVersion === undefined)
-      throw invalidError('meta.k8s.io', 'ListOptions', '', [
+      throw invalidListOptions(
         forbiddenField(fieldPath('resourceVersionMatch'), 'resourceVersionMatch is forbidden unless resourceVersion is provided'),
-      ])
+      )
     if (match === 'Exact' && query.resourceVersion === '0')
-      throw invalidError('meta.k8s.io', 'ListOptions', '', [
+      throw invalidListOptions(
         forbiddenField(fieldPath('resourceVersionMatch'), 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'),
-      ])
+      )
     query.resourceVersionMatch = match
   }
   const limit = nonNegativeInt(params, 'limit')
@@ -84,9 +88,9 @@ export function parseListQuery(params: URLSearchParams, entry: ResourceEntry): L
   const cont = params.get('continue')
   if (cont) {
     if (query.resourceVersion !== undefined && query.resourceVersion !== '0')
-      throw invalidError('meta.k8s.io', 'ListOptions', '', [
+      throw invalidListOptions(
         forbiddenField(fieldPath('resourceVersion'), 'specifying resource version is not allowed when using continue'),
-      ])
+      )
     query.continue = cont
   }
   const timeoutSeconds = nonNegativeInt(params, 'timeoutSeconds')

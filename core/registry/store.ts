@@ -64,19 +64,10 @@ export class ResourceStore {
 
   async list(namespace: string, query: ListQuery): Promise<KubeList> {
     const predicate = selectorPredicate(this.entry, query)
-    const result = await this.withFreshContinue(namespace, query.continue, () =>
-      this.call(
-      '',
-      () =>
-        this.storage.list(this.prefix(namespace), {
-          ...(query.resourceVersion !== undefined ? { resourceVersion: query.resourceVersion } : {}),
-          ...(query.resourceVersionMatch ? { resourceVersionMatch: query.resourceVersionMatch } : {}),
-          ...(query.limit ? { limit: query.limit } : {}),
-          ...(query.continue ? { continue: query.continue } : {}),
-          ...(predicate ? { predicate } : {}),
-        }),
-      query.continue !== undefined,
-      ),
+    const { resourceVersion, resourceVersionMatch, limit, continue: token } = query
+    const opts = { resourceVersion, resourceVersionMatch, limit, continue: token, predicate }
+    const result = await this.withFreshContinue(namespace, token, () =>
+      this.call('', () => this.storage.list(this.prefix(namespace), opts), token !== undefined),
     )
     const metadata: KubeList['metadata'] = { resourceVersion: String(result.revision) }
     if (result.continue) metadata.continue = result.continue
@@ -102,7 +93,8 @@ export class ResourceStore {
     const predicate = selectorPredicate(this.entry, query)
     const name = query.fieldSelector?.requirements.find((r) => r.field === 'metadata.name' && r.operator !== '!=')
     // A watch pinned to one name watches that key alone, as kubectl's delete --wait does.
-    const target = name && (this.entry.namespaced ? namespace : true) ? this.key(namespace, name.value) : this.prefix(namespace)
+    const pinned = name && (!this.entry.namespaced || namespace)
+    const target = pinned ? this.key(namespace, name.value) : this.prefix(namespace)
     return this.storage.watch(target, {
       ...(query.resourceVersion !== undefined ? { resourceVersion: query.resourceVersion } : {}),
       ...(predicate ? { predicate } : {}),

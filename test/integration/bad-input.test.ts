@@ -252,6 +252,20 @@ describe('bad input', () => {
     await refused(api, () => api.get('/apis/authentication.k8s.io/v1/selfsubjectreviews'), 405, 'MethodNotAllowed')
   })
 
+  it('refuses list options that contradict each other with 422, and a negative limit with 400', async () => {
+    const api = await startServer()
+    await refused(
+      api,
+      () => api.get(`${CM}?resourceVersionMatch=Exact`),
+      422,
+      'Invalid',
+      'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+    )
+    await refused(api, () => api.get(`${CM}?resourceVersion=1&resourceVersionMatch=Sometimes`), 422, 'Invalid', /Unsupported value: "Sometimes"/)
+    await refused(api, () => api.get(`${CM}?resourceVersion=5&continue=abc`), 422, 'Invalid', /not allowed when using continue/)
+    await refused(api, () => api.get(`${CM}?limit=-1`), 400, 'BadRequest', /must be non-negative/)
+  })
+
   it('refuses a stale resourceVersion with 409 Conflict, keeping the stored object', async () => {
     const api = await startServer()
     const created = await api.post(CM, { metadata: { name: 'cfg' }, data: { a: '1' } })
