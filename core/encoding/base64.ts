@@ -41,6 +41,35 @@ export function base64Decode(text: string): Uint8Array {
   return fromBinary(atob(text))
 }
 
+/**
+ * Standard base64 exactly as Go's StdEncoding.DecodeString reads it: padding
+ * required, `\r` and `\n` skipped, anything else outside the alphabet refused
+ * with a Base64Error at its offset. Config files (encryption keys, kubeconfig
+ * `*-data` fields) must decode here as they do upstream, so a key that
+ * upstream refuses is refused here too.
+ */
+export function base64DecodeStrict(text: string): Uint8Array {
+  const data = [...text].map((c, at) => ({ c, at })).filter(({ c }) => c !== '\r' && c !== '\n')
+  let clean = ''
+  for (let k = 0; k < data.length; k++) {
+    const { c, at } = data[k] ?? { c: '', at: 0 }
+    const place = k % 4
+    if (c !== '=') {
+      if (!/[A-Za-z0-9+/]/.test(c)) throw new Base64Error(at)
+      clean += c
+      continue
+    }
+    // Padding fills the last one or two places of the final quantum, and nothing follows it.
+    if (place < 2) throw new Base64Error(at)
+    if (place === 2 && data[k + 1]?.c !== '=') throw new Base64Error(at)
+    const end = place === 2 ? k + 2 : k + 1
+    if (end < data.length) throw new Base64Error(data[end]?.at ?? at)
+    return fromBinary(atob(clean))
+  }
+  if (data.length % 4 !== 0) throw new Base64Error(data[data.length - (data.length % 4)]?.at ?? 0)
+  return fromBinary(atob(clean))
+}
+
 /** UTF-8 text as standard base64: kubeconfig's `*-data` fields, Secret stringData. */
 export function base64EncodeText(text: string): string {
   return base64Encode(new TextEncoder().encode(text))

@@ -61,6 +61,7 @@ const SHOWS_VALUE = new Set<FieldErrorType>([
   'FieldValueInvalid',
   'FieldValueDuplicate',
   'FieldValueNotSupported',
+  'FieldValueTooMany',
   'FieldValueTypeInvalid',
 ])
 
@@ -128,6 +129,14 @@ export const tooLong = (path: FieldPath, maxBytes: number): FieldError => ({
   type: 'FieldValueTooLong',
   field: String(path),
   detail: `may not be more than ${maxBytes} bytes`,
+})
+
+/** upstream's field.TooMany: `Too many: 65: must have at most 64 items`. */
+export const tooMany = (path: FieldPath, actual: number, max: number): FieldError => ({
+  type: 'FieldValueTooMany',
+  field: String(path),
+  value: actual,
+  detail: `must have at most ${max} items`,
 })
 
 export const typeInvalid = (path: FieldPath, value: unknown, detail: string): FieldError => ({

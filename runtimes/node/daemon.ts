@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises'
 import { type DestinationStream, pino } from 'pino'
-import { parseTokenFile } from '../../core/authn/token-file.js'
+import { parseTokenFile } from '../../core/config/token-file.js'
 import { type ApiServer, createApiServer } from '../../core/index.js'
 import type { ApiServerOptions, StaticToken } from '../../core/options/api-server-options.js'
 import type { Logger, ServerPorts } from '../../core/ports.js'

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { parseTokenFile, type TokenFileWarning } from '../../../core/authn/token-file.js'
+import { parseTokenFile, type TokenFileWarning } from '../../../core/config/token-file.js'
 
 describe('parseTokenFile', () => {
   it('reads token, user, uid and quoted groups', () => {
@@ -34,9 +34,20 @@ describe('parseTokenFile', () => {
     assert.equal(tokens[1]?.token, 'x')
   })
 
-  it('omits an empty uid and empty group names', () => {
+  it('omits an empty uid and keeps empty group names, as upstream splits the groups column', () => {
     const [t] = parseTokenFile('tok,user,,"a,,b"\n', 'f')
-    assert.deepEqual(t?.user, { username: 'user', groups: ['a', 'b'] })
+    assert.deepEqual(t?.user, { username: 'user', groups: ['a', '', 'b'] })
+    const [empty] = parseTokenFile('tok,user,1,\n', 'f')
+    assert.deepEqual(empty?.user.groups, [''])
+  })
+
+  it('drops a carriage return at the very end of the file, as Go does', () => {
+    const [t] = parseTokenFile('tok,user,1,ops\r', 'f')
+    assert.deepEqual(t?.user.groups, ['ops'])
+  })
+
+  it('reads a line of spaces as a record, not as a blank line', () => {
+    assert.throws(() => parseTokenFile('a,b,c\n   \n', 'tokens.csv'), /^TokenFileError: tokens\.csv: line 2: must have at least 3 columns \(token, user name, user uid\), found 1$/)
   })
 
   it('names the file and line of a record with too few columns', () => {

@@ -4,8 +4,9 @@
  * package, which reads the file with Go's encoding/csv: blank lines are
  * skipped, `#` is NOT a comment, fields may be quoted (`""` escapes a quote,
  * quoted fields may span lines), every record needs at least three columns,
- * a record with an empty token is skipped, and a repeated token keeps the
- * last record.
+ * a record with an empty token is skipped, a repeated token keeps the last
+ * record, and the fourth column is split on every comma, so `"a,,b"` names
+ * the three groups "a", "" and "b", exactly as upstream's user info shows them.
  */
 import type { StaticToken } from '../options/api-server-options.js'
 import type { UserInfo } from '../resources/object.js'
@@ -39,9 +40,9 @@ interface CsvRecord {
  * parses identically here.
  */
 function readCsv(text: string, source: string): CsvRecord[] {
-  // Go's reader drops \r before \n; a leading BOM would otherwise become
-  // part of the first token and silently never match.
-  const input = text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n')
+  // Go's reader drops \r before \n and a lone \r at the very end; a leading
+  // BOM would otherwise become part of the first token and silently never match.
+  const input = text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n').replace(/\r$/, '')
   const records: CsvRecord[] = []
   let line = 1
   let pos = 0
@@ -130,8 +131,8 @@ export function parseTokenFile(
     }
     const user: UserInfo = { username, groups: [] }
     if (uid !== '') user.uid = uid
-    // Upstream splits on ","; empty names ("" or "a,,b") name no group.
-    if (groupList !== undefined) user.groups = groupList.split(',').filter((g) => g !== '')
+    // Upstream splits on "," and keeps empty names (an empty fourth column is one group named "").
+    if (groupList !== undefined) user.groups = groupList.split(',')
     byToken.set(token, { token, user })
   }
   return [...byToken.values()]
