@@ -1,0 +1,75 @@
+/**
+ * The SQL store's StorageErrors, worded once and as memory.ts and upstream's
+ * etcd3 store word them, so a client cannot tell the backends apart.
+ */
+import type { KubeObject } from '../../resources/object.js'
+import { type Preconditions, StorageError } from '../interface.js'
+
+/** Upstream's wording for an expired continue token (etcd3 store, `continueExpired`). */
+const CONTINUE_EXPIRED =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.'
+
+export function keyNotFound(key: string): StorageError {
+  return new StorageError('KeyNotFound', key, `key not found: ${key}`)
+}
+
+export function keyExists(key: string, revision: number): StorageError {
+  return new StorageError('KeyExists', key, `key exists: ${key}`, revision)
+}
+
+export function tooLarge(key: string, wanted: number, current: number): StorageError {
+  // The registry words it as "Too large resource version: <this message>".
+  return new StorageError('TooLargeResourceVersion', key, `${wanted}, current: ${current}`, current)
+}
+
+export function compactedRead(key: string, compacted: number): StorageError {
+  return new StorageError('Compacted', key, 'The resourceVersion for the provided list is too old.', compacted)
+}
+
+export function compactedWatch(key: string, from: number, compacted: number): StorageError {
+  return new StorageError('Compacted', key, `too old resource version: ${from} (${compacted})`, compacted)
+}
+
+export function continueExpired(prefix: string, compacted: number): StorageError {
+  return new StorageError('Compacted', prefix, CONTINUE_EXPIRED, compacted)
+}
+
+export function storeClosed(key: string): StorageError {
+  return new StorageError('Unavailable', key, 'the embedded store is closed')
+}
+
+/**
+ * `undefined` for the "any/latest" values ('' and '0'), else the revision.
+ * Worded as upstream's versioner (`strconv.ParseUint` underneath).
+ */
+export function parseResourceVersion(key: string, rv: string | undefined): number | undefined {
+  if (rv === undefined || rv === '' || rv === '0') return undefined
+  if (!/^\d+$/.test(rv) || !Number.isSafeInteger(Number(rv))) {
+    throw new StorageError(
+      'InvalidResourceVersion',
+      key,
+      `invalid resource version: resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`,
+    )
+  }
+  const n = Number(rv)
+  return n === 0 ? undefined : n
+}
+
+export function checkPreconditions(key: string, current: KubeObject, pre: Preconditions | undefined): void {
+  if (!pre) return
+  const meta = current.metadata
+  if (pre.uid !== undefined && pre.uid !== (meta.uid ?? '')) {
+    throw new StorageError(
+      'PreconditionFailed',
+      key,
+      `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`,
+    )
+  }
+  if (pre.resourceVersion !== undefined && pre.resourceVersion !== (meta.resourceVersion ?? '')) {
+    throw new StorageError(
+      'PreconditionFailed',
+      key,
+      `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`,
+    )
+  }
+}

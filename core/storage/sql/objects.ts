@@ -1,0 +1,40 @@
+/** What the SQL store does to objects besides storing them: revision stamps, freezing, comparison. */
+import type { KubeObject } from '../../resources/object.js'
+
+/** Sets `metadata.resourceVersion` to the revision (stored bytes never carry one: the revision is the truth). */
+export function stampRevision(obj: KubeObject, revision: number): KubeObject {
+  if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {}
+  obj.metadata.resourceVersion = String(revision)
+  return obj
+}
+
+export function revisionOf(obj: KubeObject): number {
+  return Number(obj.metadata.resourceVersion)
+}
+
+/** Objects shared between watchers are frozen, so a predicate that changes one fails loudly instead of leaking. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
+  Object.freeze(value)
+  for (const v of Object.values(value)) deepFreeze(v)
+  return value
+}
+
+/** True when an update changes nothing but (maybe) the resourceVersion: upstream then writes nothing. */
+export function sameIgnoringResourceVersion(a: KubeObject, b: KubeObject): boolean {
+  const strip = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } })
+  return jsonEqual(strip(a), strip(b))
+}
+
+/** Structural equality of JSON data; an undefined property equals an absent one, as in the serialized form. */
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  if (Array.isArray(a) !== Array.isArray(b)) return false
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]))
+  const ra = a as Record<string, unknown>
+  const rb = b as Record<string, unknown>
+  const ka = Object.keys(ra).filter((k) => ra[k] !== undefined)
+  const kb = Object.keys(rb).filter((k) => rb[k] !== undefined)
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(rb, k) && jsonEqual(ra[k], rb[k]))
+}

@@ -1,0 +1,339 @@
+/**
+ * The embedded durable store (DESIGN.md section 5): the Storage contract over
+ * an SQL log table (schema.ts, revision-log.ts) reached through a small
+ * synchronous driver port (driver.ts), so it runs on Node (libsql) and Bun
+ * (bun:sqlite) alike. Its semantics are memory.ts's: one global revision
+ * that every write bumps and that is the objects' resourceVersion, history
+ * for exact reads and for paging at a first page's revision, watches that
+ * replay from a revision, compaction.
+ *
+ * Concurrency: the driver is synchronous and the file is locked to this
+ * process, so every check-then-write below runs without interleaving; only
+ * the caller's `tryUpdate` and `validate` run between awaits, and the write
+ * after them re-checks the key's revision and starts over when it moved.
+ *
+ * Durability: a write is acknowledged after its INSERT commits to the
+ * write-ahead log (schema.ts explains `synchronous`).
+ */
+import type { KubeObject } from '../../resources/object.js'
+import { jsonCodec, type ObjectCodec } from '../codec.js'
+import { CONTINUE_AT_LATEST, decodeContinue, encodeContinue } from '../continue-token.js'
+import type {
+  ListOptions,
+  ListResult,
+  Preconditions,
+  ReadOptions,
+  Storage,
+  TryUpdate,
+  Watcher,
+  WatchOptions,
+} from '../interface.js'
+import type { SqlDriver } from './driver.js'
+import {
+  checkPreconditions,
+  compactedRead,
+  compactedWatch,
+  continueExpired,
+  keyExists,
+  keyNotFound,
+  parseResourceVersion,
+  storeClosed,
+  tooLarge,
+} from './errors.js'
+import { deepFreeze, sameIgnoringResourceVersion, stampRevision } from './objects.js'
+import { type ChangeRow, keyAfter, keyRange, type LogRow, prefixRange, RevisionLog } from './revision-log.js'
+import { prepareDatabase, releaseDatabase, type Synchronous } from './schema.js'
+import { type Change, ChangeWatcher } from './watchers.js'
+
+export interface SqlStorageOptions {
+  /** How objects become stored bytes (`--storage-media-type`). @default jsonCodec */
+  codec?: ObjectCodec
+  /** @default 'NORMAL' (see schema.ts: survives kill -9; FULL also survives power loss) */
+  synchronous?: Synchronous
+  /** Default interval of BOOKMARK events for watches that ask for them. @default 60000 */
+  bookmarkIntervalMs?: number
+}
+
+/** Rows read per query while a filtered list fills a page (a predicate may skip many). */
+const FILTERED_BATCH = 256
+
+export class SqlStorage implements Storage {
+  /** Claims the database behind `db` (see schema.ts) and serves it; throws when the file cannot be used. */
+  static open(db: SqlDriver, opts: SqlStorageOptions = {}): SqlStorage {
+    const state = prepareDatabase(db, opts.synchronous ?? 'NORMAL')
+    return new SqlStorage(db, state.revision, state.compacted, opts)
+  }
+
+  private readonly log: RevisionLog
+  private readonly codec: ObjectCodec
+  private readonly bookmarkIntervalMs: number
+  private readonly watchers = new Set<ChangeWatcher>()
+  private compactor: ReturnType<typeof setInterval> | undefined
+  private closed = false
+
+  private constructor(
+    private readonly db: SqlDriver,
+    private revision: number,
+    /** Reads below this revision and watches from below it fail with Compacted. */
+    private compacted: number,
+    opts: SqlStorageOptions,
+  ) {
+    this.log = new RevisionLog(db)
+    this.codec = opts.codec ?? jsonCodec
+    this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60000
+  }
+
+  async create(key: string, obj: KubeObject): Promise<KubeObject> {
+    this.ensureOpen(key)
+    const newest = this.log.newest(key)
+    if (newest && !newest.deleted) throw keyExists(key, newest.revision)
+    const value = this.codec.encode(obj)
+    const revision = this.revision + 1
+    this.log.append(revision, key, revision, newest?.revision ?? 0, value)
+    return structuredClone(this.committed(key, revision, value, undefined))
+  }
+
+  async get(key: string, opts: ReadOptions = {}): Promise<KubeObject | undefined> {
+    this.ensureOpen(key)
+    const row = this.log.newestAt(key, this.readRevision(key, opts))
+    return row && !row.deleted ? this.decode(row) : undefined
+  }
+
+  async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    this.ensureOpen(prefix)
+    const { revision, startKey } = this.listStart(prefix, opts)
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : 0
+    const predicate = opts.predicate
+    const end = prefixRange(prefix).to
+    // Without a limit one query reads everything; with one, a page plus one key
+    // (to tell whether more remain), in larger batches when a predicate may skip rows.
+    const batch = limit === 0 ? -1 : predicate ? Math.max(limit + 1, FILTERED_BATCH) : limit + 1
+    const items: KubeObject[] = []
+    let lastKey: string | undefined
+    let more = false
+    let from = startKey
+    scan: for (;;) {
+      const rows = this.log.live({ from, to: end }, revision, batch)
+      for (const row of rows) {
+        // As upstream: a page stops once it holds `limit` matching items, and
+        // says "more" only when another object actually exists after it.
+        if (limit && items.length >= limit) {
+          more = true
+          break scan
+        }
+        lastKey = row.key
+        const obj = this.decode(row)
+        if (!predicate || predicate(obj)) items.push(obj)
+      }
+      if (batch < 0 || rows.length < batch) break
+      from = keyAfter(rows[rows.length - 1]!.key)
+    }
+    const result: ListResult = { items, revision }
+    if (more && lastKey !== undefined) {
+      result.continue = encodeContinue(keyAfter(lastKey), prefix, revision)
+      // Upstream counts keys, not matches, so it only reports a count without a predicate.
+      if (!predicate) result.remainingItemCount = this.log.countLive({ from: keyAfter(lastKey), to: end }, revision)
+    }
+    return result
+  }
+
+  async guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts: { preconditions?: Preconditions } = {}): Promise<KubeObject> {
+    for (;;) {
+      this.ensureOpen(key)
+      const row = this.log.newest(key)
+      if (!row || row.deleted) throw keyNotFound(key)
+      const current = this.decode(row)
+      checkPreconditions(key, current, opts.preconditions)
+      const updated = await tryUpdate(structuredClone(current))
+      this.ensureOpen(key)
+      // Someone else wrote (or deleted) while tryUpdate ran: start over from their state.
+      if (this.log.newest(key)?.revision !== row.revision) continue
+      // Upstream skips writes that change nothing, so the resourceVersion stays.
+      if (sameIgnoringResourceVersion(updated, current)) return current
+      const value = this.codec.encode(updated)
+      const revision = this.revision + 1
+      this.log.append(revision, key, row.createRevision, row.revision, value)
+      return structuredClone(this.committed(key, revision, value, deepFreeze(current)))
+    }
+  }
+
+  async delete(
+    key: string,
+    opts: { preconditions?: Preconditions; validate?: (current: KubeObject) => void | Promise<void> } = {},
+  ): Promise<KubeObject> {
+    for (;;) {
+      this.ensureOpen(key)
+      const row = this.log.newest(key)
+      if (!row || row.deleted) throw keyNotFound(key)
+      const current = this.decode(row)
+      checkPreconditions(key, current, opts.preconditions)
+      if (opts.validate) {
+        await opts.validate(structuredClone(current))
+        this.ensureOpen(key)
+        const now = this.log.newest(key)
+        if (!now || now.deleted) throw keyNotFound(key)
+        if (now.revision !== row.revision) continue
+      }
+      const revision = this.revision + 1
+      this.log.append(revision, key, row.createRevision, row.revision, null)
+      this.revision = revision
+      const last = deepFreeze(stampRevision(structuredClone(current), revision))
+      this.publish({ revision, key, object: last, prev: deepFreeze(current), deleted: true })
+      return structuredClone(last)
+    }
+  }
+
+  watch(prefix: string, opts: WatchOptions = {}): Watcher {
+    const exact = !prefix.endsWith('/')
+    const matchesKey = exact ? (key: string) => key === prefix : (key: string) => key.startsWith(prefix)
+    const watcher = new ChangeWatcher(matchesKey, opts.predicate, (w) => this.watchers.delete(w))
+    try {
+      this.ensureOpen(prefix)
+      this.startWatch(prefix, exact, watcher, opts)
+    } catch (err) {
+      watcher.fail(err)
+      return watcher
+    }
+    this.watchers.add(watcher)
+    if (opts.bookmarks) watcher.startBookmarks(opts.bookmarkIntervalMs ?? this.bookmarkIntervalMs, () => this.revision)
+    if (opts.signal) watcher.stopOn(opts.signal)
+    return watcher
+  }
+
+  async count(prefix: string): Promise<number> {
+    this.ensureOpen(prefix)
+    return this.log.countLive(prefixRange(prefix), this.revision)
+  }
+
+  async currentRevision(): Promise<number> {
+    this.ensureOpen('')
+    return this.revision
+  }
+
+  /** Ends every watch, stops the compactor and closes the database (idempotent). */
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    this.stopCompactor()
+    for (const w of [...this.watchers]) w.stop()
+    try {
+      releaseDatabase(this.db)
+    } finally {
+      this.db.close()
+    }
+  }
+
+  /**
+   * Drops history up to and including `revision` (at most the current one),
+   * as etcd's compaction does, keeping each live key's newest row; records
+   * the compacted revision durably. Reads, watches and continue tokens below
+   * it then fail with Compacted.
+   */
+  compact(revision: number): void {
+    this.ensureOpen('')
+    const upTo = Math.min(revision, this.revision)
+    if (upTo <= this.compacted) return
+    this.log.compact(this.compacted, upTo)
+    this.compacted = upTo
+  }
+
+  /**
+   * Compacts every `intervalMs` (`--kvstore-compaction-interval`; 0 disables),
+   * as upstream's compactor does: each run compacts up to the revision the
+   * previous run saw, so at least one interval of history is always kept for
+   * watches and paged lists to resume from. `onError` hears about failed runs.
+   */
+  startCompactor(intervalMs: number, onError?: (err: unknown) => void): void {
+    this.stopCompactor()
+    if (!(intervalMs > 0) || this.closed) return
+    let seen = this.revision
+    this.compactor = setInterval(() => {
+      try {
+        this.compact(seen)
+      } catch (err) {
+        onError?.(err)
+      }
+      seen = this.revision
+    }, intervalMs)
+  }
+
+  // --- writes ---------------------------------------------------------------
+
+  /** Records a committed write at `revision` and tells the watchers; returns the stored (frozen) object. */
+  private committed(key: string, revision: number, value: Uint8Array, prev: KubeObject | undefined): KubeObject {
+    this.revision = revision
+    // What a later read returns is the decoded bytes, so watchers and the caller get exactly that.
+    const stored = deepFreeze(stampRevision(this.codec.decode(value), revision))
+    this.publish({ revision, key, object: stored, prev, deleted: false })
+    return stored
+  }
+
+  private publish(change: Change): void {
+    for (const w of this.watchers) w.offer(change)
+  }
+
+  private stopCompactor(): void {
+    if (this.compactor !== undefined) clearInterval(this.compactor)
+    this.compactor = undefined
+  }
+
+  // --- reads ----------------------------------------------------------------
+
+  private decode(row: LogRow): KubeObject {
+    return stampRevision(this.codec.decode(row.value!), row.revision)
+  }
+
+  /** The revision a read happens at, per its resourceVersion and match (as memory.ts). */
+  private readRevision(key: string, opts: ReadOptions): number {
+    const wanted = parseResourceVersion(key, opts.resourceVersion)
+    if (wanted === undefined) return this.revision
+    if (wanted > this.revision) throw tooLarge(key, wanted, this.revision)
+    if (opts.resourceVersionMatch !== 'Exact') return this.revision
+    if (wanted < this.compacted) throw compactedRead(key, this.compacted)
+    return wanted
+  }
+
+  private listStart(prefix: string, opts: ListOptions): { revision: number; startKey: string } {
+    if (!opts.continue) return { revision: this.readRevision(prefix, opts), startKey: prefix }
+    const token = decodeContinue(opts.continue, prefix)
+    if (token.revision === CONTINUE_AT_LATEST) return { revision: this.revision, startKey: token.startKey }
+    if (token.revision < this.compacted) throw continueExpired(prefix, this.compacted)
+    if (token.revision > this.revision) throw tooLarge(prefix, token.revision, this.revision)
+    return { revision: token.revision, startKey: token.startKey }
+  }
+
+  /** Queues a new watcher's first events and sets the revision its live events must follow. */
+  private startWatch(prefix: string, exact: boolean, watcher: ChangeWatcher, opts: WatchOptions): void {
+    const range = exact ? keyRange(prefix) : prefixRange(prefix)
+    const from = parseResourceVersion(prefix, opts.resourceVersion)
+    if (from === undefined) {
+      // ''/'0': the current state as ADDED events, each at its own revision (as etcd3's watcher).
+      watcher.afterRevision = this.revision
+      for (const row of this.log.live(range, this.revision, -1)) {
+        const obj = this.decode(row)
+        if (!opts.predicate || opts.predicate(obj)) watcher.enqueue('ADDED', deepFreeze(obj), row.revision)
+      }
+      return
+    }
+    if (from < this.compacted) throw compactedWatch(prefix, from, this.compacted)
+    watcher.afterRevision = from
+    for (const row of this.log.changesAfter(from, range)) {
+      const change = this.replayed(row)
+      if (change) watcher.offer(change)
+    }
+  }
+
+  /** A logged row as the Change it was when committed. */
+  private replayed(row: ChangeRow): Change | undefined {
+    const prev = row.prevValue ? deepFreeze(stampRevision(this.codec.decode(row.prevValue), row.prevRevision)) : undefined
+    if (!row.deleted) return { revision: row.revision, key: row.key, object: deepFreeze(this.decode(row)), prev, deleted: false }
+    // A deletion row holds no value: the event carries the last state, stamped with the deletion's revision.
+    if (!prev) return undefined
+    const last = deepFreeze(stampRevision(structuredClone(prev), row.revision))
+    return { revision: row.revision, key: row.key, object: last, prev, deleted: true }
+  }
+
+  private ensureOpen(key: string): void {
+    if (this.closed) throw storeClosed(key)
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The embedded store under Node: libsql (a better-sqlite3-compatible,
+ * synchronous SQLite binding with a prebuilt binary) behind the core's
+ * driver port, and the factory the daemon calls for `--data-dir`.
+ */
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import Database from 'libsql'
+import type { SqlDriver, SqlRow, SqlValue } from '../../../core/storage/sql/driver.js'
+import { EMBEDDED_STORE_FILE, type EmbeddedStoreOptions, openSqlStorage } from '../../../core/storage/sql/open.js'
+import type { SqlStorage } from '../../../core/storage/sql/sql-storage.js'
+
+export interface NodeEmbeddedStoreOptions extends EmbeddedStoreOptions {
+  /** `--data-dir`: created (mode 0700, it holds Secrets) when missing. */
+  dataDir: string
+}
+
+/**
+ * Opens (creating when missing) the store in `<dataDir>/state.db`. Fails with
+ * an EmbeddedStoreError naming the file and the cause when the directory
+ * cannot be made, the file is not a store's database, or another process has it.
+ */
+export async function openEmbeddedStore(opts: NodeEmbeddedStoreOptions): Promise<SqlStorage> {
+  const { dataDir, ...storeOptions } = opts
+  const path = join(dataDir, EMBEDDED_STORE_FILE)
+  return openSqlStorage(
+    path,
+    () => {
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+      return openLibsql(path)
+    },
+    storeOptions,
+  )
+}
+
+/** A libsql connection to the database file at `path`, as the core's driver port. */
+export function openLibsql(path: string): SqlDriver {
+  let db: Database.Database
+  try {
+    // No busy wait: the store is the file's only user, and a second one must fail at once.
+    db = new Database(path, { timeout: 0 })
+  } catch (err) {
+    throw cannotOpen(err)
+  }
+  return {
+    exec: (sql) => void db.exec(sql),
+    prepare(sql) {
+      const statement = db.prepare(sql)
+      // Parameters always go as one array: libsql reads a lone typed array
+      // as named parameters and aborts the process (tursodatabase/libsql-js#234).
+      return {
+        run: (...params: SqlValue[]) => {
+          const { changes, lastInsertRowid } = statement.run(params)
+          return { changes, lastInsertRowid }
+        },
+        get: (...params: SqlValue[]) => withBlobsAsBytes(statement.get(params) as SqlRow | undefined),
+        all: (...params: SqlValue[]) => (statement.all(params) as SqlRow[]).map((row) => withBlobsAsBytes(row)!),
+      }
+    },
+    transaction: <T>(fn: () => T): T => db.transaction(fn)(),
+    close: () => void db.close(),
+  }
+}
+
+/** libsql's all() hands blobs out as ArrayBuffers (get() as Buffers); the port promises Uint8Arrays. */
+function withBlobsAsBytes(row: SqlRow | undefined): SqlRow | undefined {
+  if (!row) return row
+  for (const [name, value] of Object.entries(row)) {
+    if ((value as unknown) instanceof ArrayBuffer) row[name] = new Uint8Array(value as unknown as ArrayBuffer)
+  }
+  return row
+}
+
+/** libsql reports a file it cannot open as `ConnectionFailed("… : 14")`; say it as SQLite does. */
+function cannotOpen(err: unknown): unknown {
+  const message = err instanceof Error ? err.message : String(err)
+  if (/ConnectionFailed\(.*: 14"\)/.test(message)) return new Error('unable to open database file', { cause: err })
+  return err
+}

@@ -1,0 +1,21 @@
+/**
+ * Run by sqlite-crash.test.ts in its own process: opens the embedded store in
+ * the data directory given as the only argument and creates ConfigMaps in a
+ * loop until it is killed, printing `<name> <resourceVersion>` for each one
+ * only after the store acknowledged it.
+ */
+import { openEmbeddedStore } from '../../runtimes/node/storage/sqlite.js'
+
+const dataDir = process.argv[2]
+if (!dataDir) throw new Error('usage: sqlite-crash-child.ts <data-dir>')
+const store = await openEmbeddedStore({ dataDir })
+for (let i = 0; ; i++) {
+  const name = `cm-${i}`
+  const created = await store.create(`/registry/configmaps/default/${name}`, {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: 'default' },
+    data: { index: String(i) },
+  })
+  process.stdout.write(`${name} ${created.metadata.resourceVersion}\n`)
+}
