@@ -1,0 +1,50 @@
+/**
+ * How objects sit in etcd: the key exactly as the registry built it (UTF-8
+ * bytes, so etcd's byte order is the contract's key order for ASCII keys), the
+ * value the codec's bytes (no resourceVersion inside), and the key's
+ * mod_revision as the object's resourceVersion.
+ */
+import type { IKeyValue } from 'etcd3'
+import type { KubeObject } from '../../../core/resources/object.js'
+import type { ObjectCodec } from '../../../core/storage/codec.js'
+
+export function keyBytes(key: string): Buffer {
+  return Buffer.from(key, 'utf8')
+}
+
+/**
+ * The end of the range holding every key that starts with `prefix`: the
+ * prefix with its last byte below 0xff incremented, as etcd's clients compute it.
+ */
+export function prefixEnd(prefix: string): Buffer {
+  const end = keyBytes(prefix)
+  for (let i = end.length - 1; i >= 0; i--) {
+    if (end[i]! < 0xff) {
+      end[i]! += 1
+      return end.subarray(0, i + 1)
+    }
+  }
+  // Only 0xff bytes: the range runs to the end of the keyspace.
+  return Buffer.from([0])
+}
+
+/** The key range a list or watch of `prefix` covers: a prefix ending in `/`, else exactly that key. */
+export function keyRange(prefixOrKey: string): { key: Buffer; range_end?: Buffer } {
+  return prefixOrKey.endsWith('/') ? { key: keyBytes(prefixOrKey), range_end: prefixEnd(prefixOrKey) } : { key: keyBytes(prefixOrKey) }
+}
+
+/** etcd's int64 fields (revisions, counts, versions) arrive as decimal strings; they stay far below 2^53. */
+export function int64(value: string | number): number {
+  return Number(value)
+}
+
+export function stamp(obj: KubeObject, revision: number): KubeObject {
+  if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {}
+  obj.metadata.resourceVersion = String(revision)
+  return obj
+}
+
+/** A fresh object from stored bytes, its resourceVersion set to `revision` (default: the key's mod_revision). */
+export function decodeValue(codec: ObjectCodec, kv: IKeyValue, revision = int64(kv.mod_revision)): KubeObject {
+  return stamp(codec.decode(kv.value), revision)
+}

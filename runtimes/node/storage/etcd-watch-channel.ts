@@ -1,0 +1,103 @@
+/**
+ * The consumer side of a watch: a queue the producer (an etcd watch stream)
+ * pushes into without ever waiting, read by `for await` at the consumer's
+ * pace. The contract's ending rules live here: `stop()` ends the iteration at
+ * once, even for a consumer already waiting, and drops what is queued; a
+ * failure is delivered after the events queued before it; an AbortSignal or
+ * a `break` out of the loop stops it.
+ */
+import type { StorageEvent, Watcher } from '../../../core/storage/interface.js'
+
+type Waiter = { resolve: (r: IteratorResult<StorageEvent, undefined>) => void; reject: (e: unknown) => void }
+
+export class WatchChannel implements Watcher {
+  private items: StorageEvent[] = []
+  private head = 0
+  private readonly waiting: Waiter[] = []
+  private failure: unknown
+  private done = false
+  private abort: { signal: AbortSignal; listener: () => void } | undefined
+
+  /** `onEnd` runs once, when the watch stops or fails: release the stream and timers there. */
+  constructor(private readonly onEnd: () => void) {}
+
+  get ended(): boolean {
+    return this.done
+  }
+
+  push(event: StorageEvent): void {
+    if (this.done) return
+    const waiter = this.waiting.shift()
+    if (waiter) waiter.resolve({ done: false, value: event })
+    else this.items.push(event)
+  }
+
+  /** Ends the watch with an error, delivered after anything already queued. */
+  fail(err: unknown): void {
+    if (this.done) return
+    this.failure = err
+    this.end()
+    const waiter = this.waiting.shift()
+    if (waiter) {
+      this.failure = undefined
+      waiter.reject(err)
+    }
+    for (const w of this.waiting.splice(0)) w.resolve({ done: true, value: undefined })
+  }
+
+  stop(): void {
+    this.items = []
+    this.head = 0
+    this.failure = undefined
+    this.end()
+    for (const w of this.waiting.splice(0)) w.resolve({ done: true, value: undefined })
+  }
+
+  stopOn(signal: AbortSignal): void {
+    if (signal.aborted) {
+      this.stop()
+      return
+    }
+    const listener = () => this.stop()
+    signal.addEventListener('abort', listener, { once: true })
+    this.abort = { signal, listener }
+  }
+
+  next(): Promise<IteratorResult<StorageEvent, undefined>> {
+    if (this.head < this.items.length) {
+      const value = this.items[this.head++]!
+      // Drop the consumed front now and then, so a long watch does not keep every event.
+      if (this.head > 1024 && this.head * 2 > this.items.length) {
+        this.items = this.items.slice(this.head)
+        this.head = 0
+      }
+      return Promise.resolve({ done: false, value })
+    }
+    if (this.failure !== undefined) {
+      const err = this.failure
+      this.failure = undefined
+      return Promise.reject(err)
+    }
+    if (this.done) return Promise.resolve({ done: true, value: undefined })
+    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }))
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<StorageEvent, undefined> {
+    return {
+      next: () => this.next(),
+      // `break` out of a for-await loop lands here.
+      return: async () => {
+        this.stop()
+        return { done: true, value: undefined }
+      },
+    }
+  }
+
+  private end(): void {
+    if (this.done) return
+    this.done = true
+    if (this.abort) this.abort.signal.removeEventListener('abort', this.abort.listener)
+    this.abort = undefined
+    this.onEnd()
+  }
+}

@@ -1,0 +1,289 @@
+/**
+ * One watch on etcd, over its own raw watch stream: etcd3's WatchBuilder
+ * drops the compact revision a 410 needs and hides progress notifications.
+ *
+ * - From a resourceVersion N: etcd replays every change after N, then goes
+ *   live. From ""/"0": the current objects as ADDED events first (a list),
+ *   then the changes after the list's revision, as upstream's etcd3 watcher.
+ * - prev_kv on every event gives DELETED events their last state and lets a
+ *   predicate see objects enter (ADDED) and leave (DELETED) the selection.
+ * - When the stream breaks (etcd restarts, a network blip) the watch opens a
+ *   new one from the revision after the last event it delivered, with a
+ *   growing pause, so no event is lost or repeated. If etcd compacted that
+ *   revision meanwhile, the watch ends with Compacted and clients relist.
+ * - BOOKMARK events carry a revision whose events have all been delivered
+ *   (etcd-watch-progress.ts says how it is known, also for a quiet range).
+ */
+import type { IEvent, IKeyValue, IWatchResponse, WatchClient } from 'etcd3'
+import type { KubeObject } from '../../../core/resources/object.js'
+import type { ObjectCodec } from '../../../core/storage/codec.js'
+import { StorageError, type StorageEvent, type StorageEventType, type Watcher, type WatchOptions } from '../../../core/storage/interface.js'
+import { parseResourceVersion, watchCompacted } from './etcd-errors.js'
+import { decodeValue, keyRange, int64, stamp } from './etcd-kv.js'
+import { WatchChannel } from './etcd-watch-channel.js'
+import { type Census, type KeyChange, WatchProgress } from './etcd-watch-progress.js'
+
+type WatchStream = Awaited<ReturnType<WatchClient['watch']>>
+
+export interface EtcdWatchDeps {
+  watchClient: WatchClient
+  codec: ObjectCodec
+  /** The current objects under the watched range and the revision they were read at. */
+  snapshot: (prefixOrKey: string) => Promise<{ objects: KubeObject[]; revision: number }>
+  /** For BOOKMARKs of a quiet range (etcd-watch-progress.ts). */
+  countAt: (prefixOrKey: string, revision: number) => Promise<number>
+  census: (prefixOrKey: string) => Promise<Census>
+  /** Turns an etcd failure into what the consumer sees (StorageError). */
+  mapError: (prefixOrKey: string, err: unknown) => unknown
+  bookmarkIntervalMs: number
+  /** Called once when the watch ends, so the store forgets it. */
+  release: () => void
+}
+
+/** The watch_id of etcd's answers to progress requests (none of our watchers). */
+const PROGRESS_ANSWER = '-1'
+const FIRST_RETRY_MS = 100
+const MAX_RETRY_MS = 2000
+
+export class EtcdWatch implements Watcher {
+  private readonly channel: WatchChannel
+  private readonly predicate: ((obj: KubeObject) => boolean) | undefined
+  private readonly progress: WatchProgress
+  private stream: WatchStream | undefined
+  /** Responses of an abandoned stream carry an older generation and are ignored. */
+  private generation = 0
+  private retryMs = FIRST_RETRY_MS
+  private retryTimer: ReturnType<typeof setTimeout> | undefined
+  private bookmarkTimer: ReturnType<typeof setInterval> | undefined
+
+  constructor(
+    private readonly prefix: string,
+    opts: WatchOptions,
+    private readonly deps: EtcdWatchDeps,
+  ) {
+    this.channel = new WatchChannel(() => this.release())
+    this.predicate = opts.predicate
+    this.progress = new WatchProgress({
+      countAt: (revision) => deps.countAt(prefix, revision),
+      census: () => deps.census(prefix),
+      requestProgress: () => this.requestProgress(),
+    })
+    let from: number | undefined
+    try {
+      from = parseResourceVersion(prefix, opts.resourceVersion)
+    } catch (err) {
+      this.channel.fail(err)
+      return
+    }
+    if (opts.signal) this.channel.stopOn(opts.signal)
+    if (this.channel.ended) return
+    if (opts.bookmarks) this.startBookmarks(opts.bookmarkIntervalMs ?? deps.bookmarkIntervalMs)
+    if (from === undefined) {
+      void this.startFromSnapshot()
+    } else {
+      this.progress.delivered = from
+      void this.connect()
+    }
+  }
+
+  /** True once stopped or failed (possibly already at construction, for a malformed resourceVersion). */
+  get ended(): boolean {
+    return this.channel.ended
+  }
+
+  stop(): void {
+    this.channel.stop()
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<StorageEvent, undefined> {
+    return this.channel[Symbol.asyncIterator]()
+  }
+
+  private async startFromSnapshot(): Promise<void> {
+    try {
+      const { objects, revision } = await this.deps.snapshot(this.prefix)
+      if (this.channel.ended) return
+      for (const obj of objects) {
+        if (!this.predicate || this.predicate(obj)) this.emit('ADDED', obj, int64(obj.metadata.resourceVersion ?? 0))
+      }
+      this.progress.delivered = revision
+      this.progress.startWith(objects.length)
+      await this.connect()
+    } catch (err) {
+      this.channel.fail(this.deps.mapError(this.prefix, err))
+    }
+  }
+
+  private async connect(): Promise<void> {
+    this.retryTimer = undefined
+    if (this.channel.ended) return
+    let stream: WatchStream
+    try {
+      stream = await this.deps.watchClient.watch()
+    } catch {
+      // The member's circuit is open or the client cannot dial: try again shortly.
+      this.retryLater()
+      return
+    }
+    if (this.channel.ended) {
+      closeStream(stream)
+      return
+    }
+    const generation = ++this.generation
+    this.stream = stream
+    this.progress.streamChanged()
+    stream.on('data', (res) => {
+      if (generation === this.generation) this.onResponse(res)
+    })
+    stream.on('error', () => {
+      if (generation === this.generation) this.onBroken()
+    })
+    stream.on('end', () => {
+      if (generation === this.generation) this.onBroken()
+    })
+    stream.write({
+      create_request: {
+        ...keyRange(this.prefix),
+        // Resume after the last event delivered, never after a merely reported progress.
+        start_revision: (this.progress.delivered ?? 0) + 1,
+        prev_kv: true,
+        progress_notify: true,
+      },
+    })
+  }
+
+  private onResponse(res: IWatchResponse): void {
+    if (this.channel.ended) return
+    if (res.canceled) {
+      const compacted = int64(res.compact_revision || 0)
+      this.channel.fail(
+        compacted > 0
+          ? watchCompacted(this.prefix, this.progress.delivered ?? 0, compacted)
+          : new StorageError('Unavailable', this.prefix, `etcd canceled the watch of ${this.prefix}: ${res.cancel_reason || 'no reason given'}`),
+      )
+      return
+    }
+    if (res.created) {
+      this.retryMs = FIRST_RETRY_MS
+      this.progress.created(int64(res.header.revision))
+      return
+    }
+    if (res.events.length === 0) {
+      const revision = int64(res.header.revision)
+      // An answer to our progress request carries no watcher id; etcd's own notification carries ours.
+      if (res.watch_id !== PROGRESS_ANSWER) this.progress.notified(revision)
+      // Confirmed progress goes out at once: a read may be waiting for it.
+      else if (this.progress.answered()) this.bookmark()
+      return
+    }
+    try {
+      for (const event of res.events) {
+        const revision = int64(event.kv.mod_revision)
+        if (!this.progress.eventArrived(revision, changeOf(event))) {
+          throw new StorageError(
+            'Unavailable',
+            this.prefix,
+            `etcd sent an event at revision ${revision} after reporting progress past it; the watch of ${this.prefix} must start over`,
+          )
+        }
+        this.translate(event)
+      }
+    } catch (err) {
+      this.channel.fail(err)
+    }
+  }
+
+  /** One etcd event as the watcher sees it, with upstream's predicate transitions. */
+  private translate(event: IEvent): void {
+    const rev = int64(event.kv.mod_revision)
+    const prev = event.prev_kv ? this.decode(event.prev_kv) : undefined
+    const p = this.predicate
+    const was = prev !== undefined && (!p || p(prev))
+    if (event.type === 'Delete') {
+      if (!prev) throw new Error(`etcd sent the deletion of ${event.kv.key.toString()} without its previous value`)
+      if (was) this.emit('DELETED', stamp(prev, rev), rev)
+      return
+    }
+    const current = this.decode(event.kv)
+    const is = !p || p(current)
+    // Without prev_kv (compacted away) a modification is judged by its new state alone.
+    const existed = prev !== undefined ? was : int64(event.kv.version) > 1 && is
+    if (is && existed) this.emit('MODIFIED', current, rev)
+    else if (is) this.emit('ADDED', current, rev)
+    else if (was && prev) this.emit('DELETED', stamp(prev, rev), rev)
+  }
+
+  private decode(kv: IKeyValue): KubeObject {
+    return decodeValue(this.deps.codec, kv)
+  }
+
+  private emit(type: StorageEventType, object: KubeObject, revision: number): void {
+    this.channel.push({ type, object, revision })
+  }
+
+  private onBroken(): void {
+    this.closeCurrentStream()
+    this.retryLater()
+  }
+
+  private retryLater(): void {
+    if (this.channel.ended || this.retryTimer) return
+    const delay = this.retryMs
+    this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS)
+    this.retryTimer = setTimeout(() => void this.connect(), delay)
+  }
+
+  /** Each interval: a BOOKMARK at what is known, and a question to etcd so a quiet range moves on too. */
+  private startBookmarks(intervalMs: number): void {
+    this.bookmarkTimer = setInterval(() => {
+      this.bookmark()
+      void this.progress.probe()
+    }, intervalMs)
+  }
+
+  private bookmark(): void {
+    const revision = this.progress.claim()
+    if (revision !== undefined) this.emit('BOOKMARK', { metadata: { resourceVersion: String(revision) } }, revision)
+  }
+
+  private requestProgress(): boolean {
+    if (!this.stream) return false
+    this.stream.write({ progress_request: {} })
+    return true
+  }
+
+  private closeCurrentStream(): void {
+    this.generation++
+    if (this.stream) closeStream(this.stream)
+    this.stream = undefined
+  }
+
+  private release(): void {
+    if (this.bookmarkTimer !== undefined) clearInterval(this.bookmarkTimer)
+    if (this.retryTimer !== undefined) clearTimeout(this.retryTimer)
+    this.bookmarkTimer = undefined
+    this.retryTimer = undefined
+    this.closeCurrentStream()
+    this.deps.release()
+  }
+}
+
+function changeOf(event: IEvent): KeyChange {
+  if (event.type === 'Delete') return 'deleted'
+  // etcd restarts a key's version at 1 when it is created (again).
+  return event.kv.version === '1' ? 'created' : 'changed'
+}
+
+/**
+ * Half-closing before the cancel matters: etcd3 reports an error on a stream
+ * that is still writable as a failure of the member, which resets every
+ * connection to it and counts towards its circuit breaker.
+ */
+function closeStream(stream: WatchStream): void {
+  try {
+    stream.end()
+    stream.cancel()
+  } catch {
+    // Already closed.
+  }
+}

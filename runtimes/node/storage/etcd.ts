@@ -1,0 +1,383 @@
+/**
+ * The etcd v3 backend (DESIGN.md section 5), with upstream's etcd3 store's
+ * semantics: keys stored exactly as the registry builds them
+ * (`/registry/pods/ns/name`, --kvstore-prefix already applied), values the
+ * codec's bytes (--storage-media-type), and etcd's mod_revision as every
+ * object's resourceVersion, so revisions are etcd's own and other tools see
+ * the same numbers.
+ *
+ * Every write is one etcd transaction guarded by what was read (create: the
+ * key is absent; update and delete: its mod_revision is unchanged), so nothing
+ * is ever half-written and concurrent writers retry on the fresh state as
+ * upstream's GuaranteedUpdate does. Reads without a resourceVersion are
+ * linearizable; "0" may be served by any member.
+ */
+import type { Etcd3, ICompare, IKeyValue, IRangeRequest, IRangeResponse, IRequestOp, ITxnResponse } from 'etcd3'
+import type { KubeObject } from '../../../core/resources/object.js'
+import type { ObjectCodec } from '../../../core/storage/codec.js'
+import { CONTINUE_AT_LATEST, decodeContinue, encodeContinue } from '../../../core/storage/continue-token.js'
+import {
+  type ListOptions,
+  type ListResult,
+  type Preconditions,
+  type ReadOptions,
+  type Storage,
+  StorageError,
+  type TryUpdate,
+  type Watcher,
+  type WatchOptions,
+} from '../../../core/storage/interface.js'
+import { createEtcdClient, type EtcdConnectionOptions } from './etcd-client.js'
+import { EtcdCompactor } from './etcd-compactor.js'
+import {
+  checkPreconditions,
+  isCompactedError,
+  isFutureRevisionError,
+  isUnavailableError,
+  keyExists,
+  keyNotFound,
+  parseResourceVersion,
+  readCompacted,
+  tooLarge,
+  unavailable,
+} from './etcd-errors.js'
+import { decodeValue, keyBytes, keyRange, prefixEnd, int64, stamp } from './etcd-kv.js'
+import { LeaseManager } from './etcd-leases.js'
+import { EtcdWatch } from './etcd-watch.js'
+import type { Census } from './etcd-watch-progress.js'
+
+export interface EtcdStorageOptions extends EtcdConnectionOptions {
+  /** How objects become the bytes etcd stores (`codecFor(--storage-media-type)`). */
+  codec: ObjectCodec
+  /** The key the health check reads (upstream: `<--kvstore-prefix>/health`). @default '/registry/health' */
+  healthKey?: string
+  /** Default interval of BOOKMARK events for watches that ask for them. @default 60000 */
+  bookmarkIntervalMs?: number
+  /**
+   * Keys that expire: seconds to live for a key, or undefined for none. The
+   * daemon gives events `--event-ttl` this way; creates and updates of such
+   * keys attach a (shared) lease.
+   */
+  ttlSeconds?: (key: string) => number | undefined
+  /** `--lease-reuse-duration-seconds`. @default 60 */
+  leaseReuseDurationSeconds?: number
+}
+
+/** Upstream's cap on how far a filtering list grows its etcd page (etcd3 store's maxLimit). */
+const MAX_FETCH = 10000
+
+/** One read of a key: the object, its revision and the bytes it was decoded from. */
+interface KeyState {
+  obj: KubeObject
+  rev: number
+  data: Buffer
+}
+
+export class EtcdStorage implements Storage {
+  readonly endpoints: readonly string[]
+  private readonly client: Etcd3
+  private readonly codec: ObjectCodec
+  private readonly healthKey: string
+  private readonly bookmarkIntervalMs: number
+  private readonly ttlSeconds: ((key: string) => number | undefined) | undefined
+  private readonly leases: LeaseManager
+  private readonly watchers = new Set<EtcdWatch>()
+  private compactor: EtcdCompactor | undefined
+  /** The newest revision this process compacted (reported with Compacted errors). */
+  private compacted: number | undefined
+
+  constructor(opts: EtcdStorageOptions) {
+    this.endpoints = [...opts.endpoints]
+    this.client = createEtcdClient(opts)
+    this.codec = opts.codec
+    this.healthKey = opts.healthKey ?? '/registry/health'
+    this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60000
+    this.ttlSeconds = opts.ttlSeconds
+    this.leases = new LeaseManager(this.client.leaseClient, { reuseDurationSeconds: opts.leaseReuseDurationSeconds })
+  }
+
+  async create(key: string, obj: KubeObject): Promise<KubeObject> {
+    const data = Buffer.from(this.codec.encode(obj))
+    const put = await this.putOp(key, data)
+    const res = await this.txn(key, [{ key: keyBytes(key), target: 'Create', result: 'Equal', create_revision: 0 }], put)
+    if (!res.succeeded) {
+      const existing = existingKv(res)
+      throw keyExists(key, existing ? int64(existing.mod_revision) : undefined)
+    }
+    return stamp(this.codec.decode(data), int64(res.header.revision))
+  }
+
+  async get(key: string, opts: ReadOptions = {}): Promise<KubeObject | undefined> {
+    const wanted = parseResourceVersion(key, opts.resourceVersion)
+    const exact = wanted !== undefined && opts.resourceVersionMatch === 'Exact'
+    const res = await this.range(key, {
+      key: keyBytes(key),
+      ...(exact ? { revision: wanted } : {}),
+      serializable: opts.resourceVersion === '0',
+    })
+    const current = int64(res.header.revision)
+    if (wanted !== undefined && !exact && wanted > current) throw tooLarge(key, wanted, current)
+    const kv = res.kvs[0]
+    return kv ? decodeValue(this.codec, kv) : undefined
+  }
+
+  async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : 0
+    const predicate = opts.predicate
+    const continuing = Boolean(opts.continue)
+    let start = keyBytes(prefix)
+    /** The revision every page reads at; 0 until the first answer fixes it. */
+    let revision = 0
+    let atLeast: number | undefined
+    if (opts.continue) {
+      const token = decodeContinue(opts.continue, prefix)
+      start = keyBytes(token.startKey)
+      if (token.revision !== CONTINUE_AT_LATEST) revision = token.revision
+    } else {
+      const wanted = parseResourceVersion(prefix, opts.resourceVersion)
+      if (opts.resourceVersionMatch === 'Exact') revision = wanted ?? 0
+      else atLeast = wanted
+    }
+    const end = prefixEnd(prefix)
+    const items: KubeObject[] = []
+    let fetch = limit
+    let lastKey: Buffer | undefined
+    let more = false
+    let count = 0
+    // As upstream: keep fetching (doubling the page, up to MAX_FETCH) until
+    // the filtered page is full or the range is exhausted, all at one revision.
+    for (;;) {
+      const res = await this.range(
+        prefix,
+        { key: start, range_end: end, limit: fetch, revision, serializable: !continuing && opts.resourceVersion === '0' },
+        continuing,
+      )
+      if (revision === 0) {
+        revision = int64(res.header.revision)
+        if (atLeast !== undefined && atLeast > revision) throw tooLarge(prefix, atLeast, revision)
+      }
+      more = res.more
+      count = int64(res.count)
+      for (const kv of res.kvs) {
+        if (limit && items.length >= limit) {
+          more = true
+          break
+        }
+        lastKey = kv.key
+        const obj = decodeValue(this.codec, kv)
+        if (!predicate || predicate(obj)) items.push(obj)
+      }
+      if (!more || !limit || items.length >= limit || !lastKey) break
+      fetch = Math.min(fetch * 2, Math.max(MAX_FETCH, limit))
+      start = Buffer.concat([lastKey, Buffer.from([0])])
+    }
+    const result: ListResult = { items, revision }
+    if (more && lastKey) {
+      result.continue = encodeContinue(`${lastKey.toString('utf8')}\u0000`, prefix, revision)
+      // etcd counts keys, not matches, so the count is only given without a predicate.
+      if (!predicate) result.remainingItemCount = count - items.length
+    }
+    return result
+  }
+
+  async guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts: { preconditions?: Preconditions } = {}): Promise<KubeObject> {
+    let state = await this.read(key)
+    for (;;) {
+      if (!state) throw keyNotFound(key)
+      checkPreconditions(key, state.obj, opts.preconditions)
+      const updated = await tryUpdate(state.obj)
+      const data = Buffer.from(this.codec.encode(updated))
+      // As upstream: identical bytes mean nothing to write, and the resourceVersion stays.
+      if (data.equals(state.data)) return stamp(this.codec.decode(state.data), state.rev)
+      const res = await this.txn(key, [modRevisionIs(key, state.rev)], await this.putOp(key, data))
+      if (res.succeeded) return stamp(this.codec.decode(data), int64(res.header.revision))
+      // Another write landed in between: start over from the state etcd sent back.
+      state = this.stateOf(existingKv(res))
+    }
+  }
+
+  async delete(
+    key: string,
+    opts: { preconditions?: Preconditions; validate?: (current: KubeObject) => void | Promise<void> } = {},
+  ): Promise<KubeObject> {
+    let state = await this.read(key)
+    for (;;) {
+      if (!state) throw keyNotFound(key)
+      checkPreconditions(key, state.obj, opts.preconditions)
+      if (opts.validate) await opts.validate(stamp(this.codec.decode(state.data), state.rev))
+      const res = await this.txn(key, [modRevisionIs(key, state.rev)], { request_delete_range: { key: keyBytes(key) } })
+      if (res.succeeded) return stamp(state.obj, int64(res.header.revision))
+      // Changed while validate ran: check the fresh state again, as upstream's conditionalDelete.
+      state = this.stateOf(existingKv(res))
+    }
+  }
+
+  watch(prefix: string, opts: WatchOptions = {}): Watcher {
+    // A watch may end inside its constructor (a malformed resourceVersion, an aborted signal).
+    let created: EtcdWatch | undefined
+    const watch = new EtcdWatch(prefix, opts, {
+      watchClient: this.client.watchClient,
+      codec: this.codec,
+      snapshot: (range) => this.snapshot(range),
+      countAt: async (range, revision) => int64((await this.range(range, { ...keyRange(range), revision, count_only: true })).count),
+      census: (range) => this.census(range),
+      mapError: (k, err) => this.mapError(k, err),
+      bookmarkIntervalMs: this.bookmarkIntervalMs,
+      release: () => created && this.watchers.delete(created),
+    })
+    if (!watch.ended) {
+      created = watch
+      this.watchers.add(watch)
+    }
+    return watch
+  }
+
+  async count(prefix: string): Promise<number> {
+    const res = await this.range(prefix, { key: keyBytes(prefix), range_end: prefixEnd(prefix), count_only: true })
+    return int64(res.count)
+  }
+
+  async currentRevision(): Promise<number> {
+    const res = await this.range(this.healthKey, { key: keyBytes(this.healthKey), count_only: true })
+    return int64(res.header.revision)
+  }
+
+  /** Ends every watch, stops the compactor, then closes the connections (in that order, or the process cannot exit). */
+  async close(): Promise<void> {
+    for (const w of [...this.watchers]) w.stop()
+    this.compactor?.stop()
+    this.client.close()
+  }
+
+  /**
+   * Discards etcd's history up to `revision` (clamped to the current one):
+   * reads at older revisions and watches from them then fail with Compacted.
+   * A revision already compacted is not an error.
+   */
+  async compact(revision: number): Promise<void> {
+    const upTo = Math.min(revision, await this.currentRevision())
+    try {
+      await this.client.kv.compact({ revision: upTo, physical: true })
+    } catch (err) {
+      if (!isCompactedError(err)) throw this.mapError('', err)
+    }
+    this.compacted = Math.max(this.compacted ?? 0, upTo)
+  }
+
+  /**
+   * Compacts every `intervalMs` the revision seen one interval earlier, taking
+   * turns with other API servers through etcd (etcd-compactor.ts). 0 disables
+   * it (`--kvstore-compaction-interval=0`). Stopped by close().
+   */
+  startCompactor(intervalMs: number, onError?: (err: unknown) => void): EtcdCompactor {
+    this.compactor?.stop()
+    this.compactor = new EtcdCompactor(this.client.kv, (rev) => this.compact(rev), intervalMs, onError)
+    return this.compactor
+  }
+
+  /**
+   * Resolves when etcd answers a quorum read of the health key within
+   * `timeoutMs`; rejects with the reason otherwise (for /healthz/etcd and
+   * /readyz/etcd, with upstream's wording).
+   */
+  async checkHealth(timeoutMs: number): Promise<void> {
+    try {
+      await this.client.kv.range({ key: keyBytes(this.healthKey), count_only: true }, { deadline: Date.now() + timeoutMs })
+    } catch (err) {
+      throw new Error(`error getting data from etcd: ${err instanceof Error ? err.message : String(err)}`)
+    }
+  }
+
+  // --- etcd calls -----------------------------------------------------------
+
+  private async range(key: string, req: IRangeRequest, continuing = false): Promise<IRangeResponse> {
+    try {
+      return await this.client.kv.range(req)
+    } catch (err) {
+      if (isCompactedError(err)) throw readCompacted(key, continuing, this.compacted)
+      if (isFutureRevisionError(err)) throw tooLarge(key, Number(req.revision), await this.currentRevision())
+      throw this.mapError(key, err)
+    }
+  }
+
+  /** If `compare` holds, `success`; else read the key back (a conflict's fresh state). */
+  private async txn(key: string, compare: ICompare[], success: IRequestOp): Promise<ITxnResponse> {
+    try {
+      return await this.client.kv.txn({ compare, success: [success], failure: [{ request_range: { key: keyBytes(key) } }] })
+    } catch (err) {
+      throw this.mapError(key, err)
+    }
+  }
+
+  private async putOp(key: string, value: Buffer): Promise<IRequestOp> {
+    const ttl = this.ttlSeconds?.(key)
+    if (!ttl || ttl <= 0) return { request_put: { key: keyBytes(key), value } }
+    let lease: string
+    try {
+      lease = await this.leases.leaseFor(ttl)
+    } catch (err) {
+      throw this.mapError(key, err)
+    }
+    return { request_put: { key: keyBytes(key), value, lease } }
+  }
+
+  private async read(key: string): Promise<KeyState | undefined> {
+    return this.stateOf((await this.range(key, { key: keyBytes(key) })).kvs[0])
+  }
+
+  private stateOf(kv: IKeyValue | undefined): KeyState | undefined {
+    if (!kv) return undefined
+    return { obj: decodeValue(this.codec, kv), rev: int64(kv.mod_revision), data: kv.value }
+  }
+
+  /** The objects a watch from ""/"0" starts with, paged so a large range never arrives as one message. */
+  private async snapshot(range: string): Promise<{ objects: KubeObject[]; revision: number }> {
+    if (!range.endsWith('/')) {
+      const res = await this.range(range, { key: keyBytes(range) })
+      return { objects: res.kvs.map((kv) => decodeValue(this.codec, kv)), revision: int64(res.header.revision) }
+    }
+    const objects: KubeObject[] = []
+    let page = await this.list(range, { limit: 500 })
+    objects.push(...page.items)
+    while (page.continue) {
+      page = await this.list(range, { limit: 500, continue: page.continue })
+      objects.push(...page.items)
+    }
+    return { objects, revision: page.revision }
+  }
+
+  /** One transaction, so both answers are at one revision: the range's key count and its newest change. */
+  private async census(range: string): Promise<Census> {
+    let res: ITxnResponse
+    try {
+      res = await this.client.kv.txn({
+        success: [
+          { request_range: { ...keyRange(range), count_only: true } },
+          { request_range: { ...keyRange(range), keys_only: true, sort_target: 'Mod', sort_order: 'Descend', limit: 1 } },
+        ],
+      })
+    } catch (err) {
+      throw this.mapError(range, err)
+    }
+    const newest = res.responses[1]?.response_range?.kvs[0]
+    return {
+      revision: int64(res.header.revision),
+      keys: int64(res.responses[0]?.response_range?.count ?? 0),
+      newest: newest ? int64(newest.mod_revision) : 0,
+    }
+  }
+
+  private mapError(key: string, err: unknown): unknown {
+    if (err instanceof StorageError) return err
+    return isUnavailableError(err) ? unavailable(key, this.endpoints, err) : err
+  }
+}
+
+function modRevisionIs(key: string, rev: number): ICompare {
+  return { key: keyBytes(key), target: 'Mod', result: 'Equal', mod_revision: rev }
+}
+
+/** The key's state in a failed transaction's `failure` branch (absent when it was deleted meanwhile). */
+function existingKv(res: ITxnResponse): IKeyValue | undefined {
+  return res.responses[0]?.response_range?.kvs[0]
+}

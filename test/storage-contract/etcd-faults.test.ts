@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import type { KubeObject } from '../../core/resources/object.js'
+import { jsonCodec } from '../../core/storage/codec.js'
+import { StorageError, type StorageEvent } from '../../core/storage/interface.js'
+import { EtcdStorage } from '../../runtimes/node/storage/etcd.js'
+import { waitForStorage } from '../../runtimes/node/storage/etcd-health.js'
+import { EtcdServer } from './etcd-server.js'
+
+let etcd: EtcdServer
+
+before(async () => {
+  etcd = await EtcdServer.start()
+})
+
+after(async () => {
+  await etcd?.destroy()
+})
+
+const pod = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'ns' }, spec: {} })
+
+/** Bounds every wait, so a hang fails the test instead of stalling it. */
+async function within<T>(promise: Promise<T>, what: string, ms = 10000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms)
+  })
+  try {
+    return await Promise.race([promise, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+function isUnavailable(err: unknown): boolean {
+  assert.ok(err instanceof StorageError, `expected a StorageError, got ${String(err)}`)
+  assert.equal(err.code, 'Unavailable')
+  assert.match(err.message, new RegExp(`^etcd is unavailable \\(${etcd.clientUrl.replace(/\./g, '\\.')}\\): `))
+  return true
+}
+
+/** Repeats `attempt` until it resolves (etcd coming back), for at most `ms`. */
+async function eventually<T>(attempt: () => Promise<T>, ms = 15000): Promise<T> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    try {
+      return await attempt()
+    } catch (err) {
+      if (Date.now() > deadline) throw err
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  }
+}
+
+describe('EtcdStorage while etcd goes away and comes back', () => {
+  it('fails requests with Unavailable during the outage, then serves again with the same store, and its watch loses nothing', async (t) => {
+    const s = new EtcdStorage({ endpoints: [etcd.clientUrl], codec: jsonCodec, requestTimeoutMs: 2000 })
+    t.after(() => s.close())
+    await s.create('/registry/pods/ns/before', pod('before'))
+    const w = s.watch('/registry/pods/', { resourceVersion: String(await s.currentRevision()) })
+    t.after(() => w.stop())
+    const events = w[Symbol.asyncIterator]()
+
+    await etcd.pause()
+    const outage = Date.now()
+    for (const attempt of [
+      (): Promise<unknown> => s.get('/registry/pods/ns/before'),
+      () => s.create('/registry/pods/ns/lost', pod('lost')),
+      () => s.list('/registry/pods/'),
+      () => s.guaranteedUpdate('/registry/pods/ns/before', (cur) => ({ ...cur, spec: { changed: true } })),
+      () => s.delete('/registry/pods/ns/before'),
+      () => s.currentRevision(),
+    ]) {
+      await assert.rejects(within(attempt(), 'an answer during the outage'), isUnavailable)
+    }
+    t.diagnostic(`six requests failed within ${Date.now() - outage}ms`)
+    await assert.rejects(within(s.checkHealth(1000), 'the health check'), /^Error: error getting data from etcd: /)
+
+    await etcd.resume()
+    const restarted = Date.now()
+    const back = await eventually(() => s.create('/registry/pods/ns/after', pod('after')))
+    t.diagnostic(`the store served again ${Date.now() - restarted}ms after etcd restarted`)
+    await s.checkHealth(1000)
+    assert.equal(await s.get('/registry/pods/ns/lost'), undefined, 'the write refused during the outage left nothing behind')
+    assert.deepEqual((await s.get('/registry/pods/ns/before'))?.spec, {}, 'the refused update changed nothing')
+
+    const resumed = (await within(events.next(), 'the resumed watch')).value as StorageEvent
+    assert.equal(
+      `${resumed.type} ${resumed.object.metadata.name} ${resumed.revision}`,
+      `ADDED after ${back.metadata.resourceVersion}`,
+      'the watch resumed where it stopped',
+    )
+    const later = await s.create('/registry/pods/ns/later', pod('later'))
+    const live = (await within(events.next(), 'a live event')).value as StorageEvent
+    assert.equal(live.object.metadata.resourceVersion, later.metadata.resourceVersion)
+  })
+
+  it('waits at start-up until etcd answers, and gives up with the reason after the initialization timeout', async (t) => {
+    const s = new EtcdStorage({ endpoints: [etcd.clientUrl], codec: jsonCodec })
+    t.after(() => s.close())
+    await etcd.pause()
+    await assert.rejects(
+      waitForStorage((ms) => s.checkHealth(ms), { timeoutMs: 300, checkTimeoutMs: 100, retryMs: 50 }),
+      /^Error: storage was not ready within 300ms: error getting data from etcd: /,
+    )
+    const waiting = waitForStorage((ms) => s.checkHealth(ms), { timeoutMs: 15000, checkTimeoutMs: 500, retryMs: 100 })
+    await etcd.resume()
+    await within(waiting, 'storage to become ready', 16000)
+  })
+})

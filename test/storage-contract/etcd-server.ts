@@ -1,0 +1,155 @@
+/**
+ * A real etcd for the etcd backend's tests: one member on free loopback
+ * ports, its data in a fresh temporary directory, started, stopped and
+ * started again with the same data (for outage tests), and removed at the
+ * end. etcd must be on PATH (CI installs Debian's etcd-server); without it
+ * the suites fail with a message saying so, they are never skipped.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Etcd3 } from 'etcd3'
+
+export interface EtcdServerTls {
+  /** PEM contents; written next to the data directory. */
+  ca: string
+  cert: string
+  key: string
+}
+
+export interface EtcdServerOptions {
+  /** Serve clients over TLS and require client certificates signed by `ca`. */
+  tls?: EtcdServerTls
+}
+
+const NOT_INSTALLED =
+  'etcd is not on PATH: the etcd storage tests need a real etcd 3.4+ (Debian/Ubuntu: apt-get install etcd-server)'
+
+/** etcd logs this (zap JSON) once it accepts client connections. */
+const SERVING = /"msg":"serving client traffic/
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
+    })
+  })
+}
+
+export class EtcdServer {
+  private process: ChildProcess | undefined
+  private log = ''
+
+  private constructor(
+    private readonly root: string,
+    private readonly args: string[],
+    readonly clientUrl: string,
+  ) {}
+
+  static async start(opts: EtcdServerOptions = {}): Promise<EtcdServer> {
+    const root = await mkdtemp(join(tmpdir(), 'etcd-test-'))
+    const [clientPort, peerPort] = [await freePort(), await freePort()]
+    const scheme = opts.tls ? 'https' : 'http'
+    const clientUrl = `${scheme}://127.0.0.1:${clientPort}`
+    const peerUrl = `http://127.0.0.1:${peerPort}`
+    const args = [
+      '--name=test',
+      `--data-dir=${join(root, 'data')}`,
+      `--listen-client-urls=${clientUrl}`,
+      `--advertise-client-urls=${clientUrl}`,
+      `--listen-peer-urls=${peerUrl}`,
+      `--initial-advertise-peer-urls=${peerUrl}`,
+      `--initial-cluster=test=${peerUrl}`,
+      // One member elects itself: short ticks make start-up and restarts quick.
+      '--heartbeat-interval=50',
+      '--election-timeout=500',
+      '--logger=zap',
+      '--log-outputs=stderr',
+    ]
+    if (opts.tls) {
+      const files = { ca: join(root, 'ca.crt'), cert: join(root, 'server.crt'), key: join(root, 'server.key') }
+      await Promise.all([writeFile(files.ca, opts.tls.ca), writeFile(files.cert, opts.tls.cert), writeFile(files.key, opts.tls.key)])
+      args.push(`--cert-file=${files.cert}`, `--key-file=${files.key}`, `--trusted-ca-file=${files.ca}`, '--client-cert-auth')
+    }
+    const server = new EtcdServer(root, args, clientUrl)
+    try {
+      await server.resume()
+    } catch (err) {
+      await rm(root, { recursive: true, force: true })
+      throw err
+    }
+    return server
+  }
+
+  get running(): boolean {
+    return this.process !== undefined
+  }
+
+  /** Starts the member (again), with the data it had, on the same ports. */
+  async resume(): Promise<void> {
+    if (this.process) return
+    this.log = ''
+    const child = spawn('etcd', this.args, { stdio: ['ignore', 'ignore', 'pipe'] })
+    this.process = child
+    let settle: ((err?: Error) => void) | undefined
+    const ready = new Promise<void>((resolve, reject) => {
+      settle = (err) => {
+        settle = undefined
+        clearTimeout(timer)
+        if (err) reject(err)
+        else resolve()
+      }
+    })
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      settle?.(new Error(`etcd did not start within 15s:\n${this.log.slice(-2000)}`))
+    }, 15000)
+    child.once('error', (err: NodeJS.ErrnoException) => settle?.(err.code === 'ENOENT' ? new Error(NOT_INSTALLED) : err))
+    child.once('exit', (code) => {
+      if (this.process === child) this.process = undefined
+      settle?.(new Error(`etcd exited with ${String(code)}:\n${this.log.slice(-2000)}`))
+    })
+    child.stderr?.setEncoding('utf8')
+    child.stderr?.on('data', (chunk: string) => {
+      this.log = (this.log + chunk).slice(-20000)
+      if (SERVING.test(this.log)) settle?.()
+    })
+    await ready
+  }
+
+  /** Stops the member, keeping its data for `resume()`. */
+  async pause(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const child = this.process
+    if (!child) return
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    child.kill(signal)
+    await exited
+    this.process = undefined
+  }
+
+  /** Stops the member and removes its data. */
+  async destroy(): Promise<void> {
+    await this.pause('SIGTERM')
+    await rm(this.root, { recursive: true, force: true })
+  }
+
+  /** A plain etcd3 client, for tests that look at etcd itself (no TLS). */
+  client(): Etcd3 {
+    return new Etcd3({ hosts: [this.clientUrl] })
+  }
+
+  /** Deletes every key, so each test store starts empty (revisions keep counting). */
+  async wipe(): Promise<void> {
+    const client = this.client()
+    try {
+      await client.kv.deleteRange({ key: Buffer.from([0]), range_end: Buffer.from([0]) })
+    } finally {
+      client.close()
+    }
+  }
+}
