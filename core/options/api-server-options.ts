@@ -56,6 +56,22 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number
   /** Create `default`, `kube-system`, `kube-public` and `kube-node-lease` at start. @default true */
   bootstrapNamespaces?: boolean
+  /**
+   * Put the watch cache in front of the storage (`--watch-cache`): one
+   * storage watch per resource fans out to every client watch, and
+   * `resourceVersion=0` lists and watches are served without touching storage.
+   * @default true
+   * @see WatchCache in core/storage/watch-cache.ts
+   */
+  watchCache?: boolean
+  /**
+   * Per-resource settings from `--watch-cache-sizes`, keyed `resource` for the
+   * core group and `resource.group` otherwise (`parseWatchCacheSizes` reads the
+   * flag's `resource[.group]#size` values). As upstream, only 0 means
+   * something: that resource is not cached; any other size leaves it cached.
+   * @default {}
+   */
+  watchCacheSizes?: Record<string, number>
 }
 
 export const ADMIN_IDENTITY: UserInfo = {

@@ -1,15 +1,24 @@
 /**
  * How objects become bytes in a persistent backend (`--storage-media-type`).
  * The memory store keeps objects as they are; the embedded store and etcd
- * keep what this codec writes, so a value read back from etcd by another
- * tool is plain JSON (or YAML) exactly as upstream stores it with that
- * media type. Encryption at rest wraps these bytes later (a transformer).
+ * keep what this codec writes, in upstream's formats: JSON, YAML, or the
+ * protobuf envelope (`k8s\0` + runtime.Unknown) that upstream writes by
+ * default. Kinds without a protobuf form (custom resources) are stored as
+ * JSON whatever the media type, as upstream does.
+ *
+ * Reading never trusts the configured type: the stored bytes say what they
+ * are (the protobuf prefix, a JSON brace, else YAML), so a store written with
+ * one media type stays readable after the flag changes, as upstream's
+ * decoder recognises every serialization. Encryption at rest wraps these
+ * bytes later (a transformer).
  */
 import { parse as parseYaml, stringify as toYaml } from 'yaml'
+import { decodeProtobuf, encodeProtobuf, PROTOBUF_MAGIC } from '../http/protobuf.js'
+import { hasStatusCode } from '../http/status-error.js'
 import type { KubeObject } from '../resources/object.js'
 
 export interface ObjectCodec {
-  readonly mediaType: string
+  readonly mediaType: StorageMediaType
   encode(obj: KubeObject): Uint8Array
   decode(bytes: Uint8Array): KubeObject
 }
@@ -27,28 +36,64 @@ function withoutResourceVersion(obj: KubeObject): KubeObject {
   return { ...obj, metadata }
 }
 
+function startsWithMagic(bytes: Uint8Array): boolean {
+  return PROTOBUF_MAGIC.every((b, i) => bytes[i] === b)
+}
+
+/** The first byte that is not JSON whitespace. */
+function firstSignificantByte(bytes: Uint8Array): number | undefined {
+  for (const b of bytes) if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09) return b
+  return undefined
+}
+
+/** Reads bytes written by any of the codecs below. */
+export function decodeStoredObject(bytes: Uint8Array): KubeObject {
+  if (startsWithMagic(bytes)) return decodeProtobuf(bytes) as KubeObject
+  const text = decoder.decode(bytes)
+  return (firstSignificantByte(bytes) === 0x7b ? JSON.parse(text) : parseYaml(text)) as KubeObject
+}
+
+const encodeJson = (obj: KubeObject): Uint8Array => encoder.encode(JSON.stringify(withoutResourceVersion(obj)))
+
 export const jsonCodec: ObjectCodec = {
   mediaType: 'application/json',
-  encode: (obj) => encoder.encode(JSON.stringify(withoutResourceVersion(obj))),
-  decode: (bytes) => JSON.parse(decoder.decode(bytes)) as KubeObject,
+  encode: encodeJson,
+  decode: decodeStoredObject,
 }
 
 export const yamlCodec: ObjectCodec = {
   mediaType: 'application/yaml',
   encode: (obj) => encoder.encode(toYaml(withoutResourceVersion(obj))),
-  decode: (bytes) => parseYaml(decoder.decode(bytes)) as KubeObject,
+  decode: decodeStoredObject,
 }
 
-/** Thrown for a media type no codec exists for yet; the daemon reports it at start-up. */
+export const protobufCodec: ObjectCodec = {
+  mediaType: 'application/vnd.kubernetes.protobuf',
+  encode: (obj) => {
+    try {
+      return encodeProtobuf(withoutResourceVersion(obj))
+    } catch (err) {
+      // 406 from the wire codec: this kind has no protobuf type.
+      if (hasStatusCode(err, 406)) return encodeJson(obj)
+      throw err
+    }
+  },
+  decode: decodeStoredObject,
+}
+
+/** Thrown for a media type that is not a storage media type; the daemon reports it at start-up. */
 export class UnsupportedMediaTypeError extends Error {}
 
 export function codecFor(mediaType: string): ObjectCodec {
-  if (mediaType === 'application/json') return jsonCodec
-  if (mediaType === 'application/yaml') return yamlCodec
-  if (mediaType === 'application/vnd.kubernetes.protobuf') {
-    throw new UnsupportedMediaTypeError(
-      `--storage-media-type=${mediaType}: storing objects as protobuf is not supported yet; use application/json or application/yaml`,
-    )
+  switch (mediaType) {
+    case 'application/json':
+      return jsonCodec
+    case 'application/yaml':
+      return yamlCodec
+    case 'application/vnd.kubernetes.protobuf':
+      return protobufCodec
   }
-  throw new UnsupportedMediaTypeError(`--storage-media-type=${mediaType}: supported values are application/json and application/yaml`)
+  throw new UnsupportedMediaTypeError(
+    `--storage-media-type=${mediaType}: supported values are ${STORAGE_MEDIA_TYPES.join(', ')}`,
+  )
 }

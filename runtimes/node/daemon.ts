@@ -8,8 +8,10 @@ import { type DestinationStream, pino } from 'pino'
 import { parseTokenFile } from '../../core/config/token-file.js'
 import { type ApiServer, createApiServer } from '../../core/index.js'
 import type { ApiServerOptions, StaticToken } from '../../core/options/api-server-options.js'
+import { type ParsedFlags, startupWarnings } from '../../core/options/flags/index.js'
 import type { Logger, ServerPorts } from '../../core/ports.js'
 import { serverUrl } from '../../core/pki/kubeconfig.js'
+import { ConfigFilesError, loadConfigFiles } from './config-files.js'
 import { type DaemonFlags, FlagError, helpText, parseFlags } from './flags.js'
 import { preparePki } from './pki.js'
 import { serveTls, type TlsListener } from './serve.js'
@@ -48,8 +50,14 @@ function processSignals(): AbortSignal {
   return controller.signal
 }
 
-/** Thrown for start-up problems the user can fix; printed as `Error: <message>`. */
-class StartupError extends Error {}
+/** Thrown for start-up problems the user can fix; each problem is printed as `Error: <problem>`. */
+class StartupError extends Error {
+  readonly problems: readonly string[]
+  constructor(...problems: string[]) {
+    super(problems.join('\n'))
+    this.problems = problems
+  }
+}
 
 async function loadTokens(path: string, logger: Logger): Promise<StaticToken[]> {
   let text: string
@@ -71,18 +79,17 @@ function serverOptions(flags: DaemonFlags, tokens: StaticToken[]): ApiServerOpti
     version: flags.version,
     requestTimeoutMs: flags.requestTimeoutMs,
     minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
+    watchCache: flags.watchCache,
+    watchCacheSizes: flags.watchCacheSizes,
   }
 }
 
-function warnAboutStorage(flags: DaemonFlags, logger: Logger): void {
-  if (flags.storageBackend) {
-    logger.warn(
-      { storageBackend: flags.storageBackend },
-      `--storage-backend=${flags.storageBackend} is accepted but not yet in effect: the etcd backend is not implemented`,
-    )
-  }
+/** One warning per flag given that is not yet in effect or is deprecated, then the one about storage. */
+function warnAboutFlags(parsed: ParsedFlags, logger: Logger): void {
+  for (const warning of startupWarnings(parsed)) logger.warn({}, warning)
+  const dataDir = parsed.values['data-dir']
   logger.warn(
-    flags.dataDir ? { dataDir: flags.dataDir } : {},
+    dataDir ? { dataDir } : {},
     'storage is in memory: every object is lost when the server stops (the embedded durable store behind --data-dir is not implemented yet)',
   )
 }
@@ -114,7 +121,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     command = parseFlags(argv)
   } catch (err) {
     if (!(err instanceof FlagError)) throw err
-    out.stderr(`Error: ${err.message}\nRun 'apiserver --help' for usage.\n`)
+    out.stderr(`${err.problems.map((p) => `Error: ${p}\n`).join('')}Run 'apiserver --help' for usage.\n`)
     return 1
   }
   if (command.action === 'help') {
@@ -125,13 +132,19 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     out.stdout(command.raw ? `${JSON.stringify({ gitVersion: command.version, platform: `${process.platform}/${process.arch}`, nodeVersion: process.version })}\n` : `Kubernetes ${command.version}\n`)
     return 0
   }
-  const { flags } = command
+  const { flags, parsed } = command
   const logger: Logger = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime }, out.logStream ?? pino.destination({ fd: 2, sync: true }))
 
   let server: ApiServer | undefined
   let listener: TlsListener | undefined
   try {
-    warnAboutStorage(flags, logger)
+    warnAboutFlags(parsed, logger)
+    try {
+      loadConfigFiles(parsed, logger)
+    } catch (err) {
+      if (err instanceof ConfigFilesError) throw new StartupError(...err.problems)
+      throw err
+    }
     const tokens = flags.tokenAuthFile ? await loadTokens(flags.tokenAuthFile, logger) : []
     const pki = await preparePki({
       certDir: flags.certDir,
@@ -162,7 +175,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   } catch (err) {
     await Promise.allSettled([listener?.close(), server?.shutdown()])
     if (!(err instanceof StartupError)) throw err
-    out.stderr(`Error: ${err.message}\n`)
+    out.stderr(err.problems.map((p) => `Error: ${p}\n`).join(''))
     return 1
   }
 

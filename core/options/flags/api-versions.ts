@@ -1,0 +1,66 @@
+/**
+ * Facts about the built-in API group/versions that `--runtime-config` may
+ * name: the groups kube-apiserver serves, and the minor release (of 1.x)
+ * that introduced the recent group/versions an emulated version may
+ * predate. Versions introduced before 1.26 are left out: no emulation
+ * window of a supported server reaches back that far.
+ */
+
+export const API_GROUPS: ReadonlySet<string> = new Set([
+  '',
+  'admissionregistration.k8s.io',
+  'apiextensions.k8s.io',
+  'apiregistration.k8s.io',
+  'apps',
+  'authentication.k8s.io',
+  'authorization.k8s.io',
+  'autoscaling',
+  'batch',
+  'certificates.k8s.io',
+  'coordination.k8s.io',
+  'discovery.k8s.io',
+  'events.k8s.io',
+  'flowcontrol.apiserver.k8s.io',
+  'internal.apiserver.k8s.io',
+  'networking.k8s.io',
+  'node.k8s.io',
+  'policy',
+  'rbac.authorization.k8s.io',
+  'resource.k8s.io',
+  'scheduling.k8s.io',
+  'storage.k8s.io',
+  'storagemigration.k8s.io',
+])
+
+export const INTRODUCED_IN_MINOR: Readonly<Record<string, number>> = {
+  'admissionregistration.k8s.io/v1alpha1': 26,
+  'admissionregistration.k8s.io/v1beta1': 28,
+  'certificates.k8s.io/v1alpha1': 26,
+  'certificates.k8s.io/v1beta1': 33,
+  'coordination.k8s.io/v1alpha1': 31,
+  'coordination.k8s.io/v1alpha2': 32,
+  'coordination.k8s.io/v1beta1': 33,
+  'flowcontrol.apiserver.k8s.io/v1beta3': 26,
+  'flowcontrol.apiserver.k8s.io/v1': 29,
+  'networking.k8s.io/v1alpha1': 27,
+  'networking.k8s.io/v1beta1': 31,
+  'resource.k8s.io/v1alpha3': 31,
+  'resource.k8s.io/v1beta1': 32,
+  'resource.k8s.io/v1beta2': 33,
+  'resource.k8s.io/v1': 34,
+  'storagemigration.k8s.io/v1alpha1': 30,
+}
+
+/** `--runtime-config` keys that name sets of versions rather than one group/version. */
+export const VERSION_SET_KEYS: ReadonlySet<string> = new Set(['api/all', 'api/ga', 'api/beta', 'api/alpha', 'api/legacy'])
+
+/** The group/version a `--runtime-config` key names (`apps/v1`, `apps/v1/deployments`, `v1`), or undefined. */
+export function runtimeConfigGroupVersion(key: string): { group: string; version: string } | undefined {
+  // As upstream, the core group may be written v1, api/v1 or /v1 (and with a resource after it).
+  const normalized = /^(api\/)?v1(\/|$)/.test(key) ? `/v1${key.replace(/^(api\/)?v1/, '')}` : key
+  const parts = normalized.split('/')
+  if (parts.length !== 2 && parts.length !== 3) return undefined
+  const [group = '', version = ''] = parts
+  if (version === '' || group.includes(' ')) return undefined
+  return { group, version }
+}

@@ -1,0 +1,137 @@
+/**
+ * Admission flags (spec: "Admission"). Admission runs in two phases:
+ * first only mutating plugins, then only validating ones; the order of
+ * names on the command line does not matter.
+ */
+import { flag } from '../spec.js'
+import { NOT_YET } from './not-yet.js'
+
+const section = 'Admission'
+const status = 'pending'
+const pending = NOT_YET.admission
+
+/** Every plugin name the spec knows. */
+export const ADMISSION_PLUGINS = [
+  'AlwaysAdmit',
+  'AlwaysDeny',
+  'AlwaysPullImages',
+  'CertificateApproval',
+  'CertificateSigning',
+  'CertificateSubjectRestriction',
+  'ClusterTrustBundleAttest',
+  'DefaultIngressClass',
+  'DefaultStorageClass',
+  'DefaultTolerationSeconds',
+  'DenyServiceExternalIPs',
+  'EventRateLimit',
+  'ExtendedResourceToleration',
+  'ImagePolicyWebhook',
+  'LimitPodHardAntiAffinityTopology',
+  'LimitRanger',
+  'MutatingAdmissionPolicy',
+  'MutatingAdmissionWebhook',
+  'NamespaceAutoProvision',
+  'NamespaceExists',
+  'NamespaceLifecycle',
+  'NodeDeclaredFeatureValidator',
+  'NodeRestriction',
+  'OwnerReferencesPermissionEnforcement',
+  'PersistentVolumeClaimResize',
+  'PodNodeSelector',
+  'PodSecurity',
+  'PodTolerationRestriction',
+  'PodTopologyLabels',
+  'Priority',
+  'ResourceQuota',
+  'RuntimeClass',
+  'ServiceAccount',
+  'StorageObjectInUseProtection',
+  'TaintNodesByCondition',
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionWebhook',
+] as const
+
+/** The plugins on unless disabled. */
+export const DEFAULT_ADMISSION_PLUGINS = [
+  'NamespaceLifecycle',
+  'LimitRanger',
+  'ServiceAccount',
+  'TaintNodesByCondition',
+  'PodSecurity',
+  'Priority',
+  'DefaultTolerationSeconds',
+  'DefaultStorageClass',
+  'StorageObjectInUseProtection',
+  'PersistentVolumeClaimResize',
+  'RuntimeClass',
+  'CertificateApproval',
+  'CertificateSigning',
+  'ClusterTrustBundleAttest',
+  'CertificateSubjectRestriction',
+  'DefaultIngressClass',
+  'PodTopologyLabels',
+  'NodeDeclaredFeatureValidator',
+  'MutatingAdmissionPolicy',
+  'MutatingAdmissionWebhook',
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionWebhook',
+  'ResourceQuota',
+] as const
+
+export const ADMISSION_FLAGS = [
+  flag({
+    name: 'admission-control',
+    kind: 'strings',
+    default: [],
+    section,
+    status,
+    pending,
+    deprecated: 'use --enable-admission-plugins or --disable-admission-plugins instead; it will be removed in a future version',
+    help: 'The complete list of admission plugins to run, comma separated; every other plugin is off. Not together with --enable-admission-plugins or --disable-admission-plugins.',
+  }),
+  flag({
+    name: 'admission-control-config-file',
+    kind: 'string',
+    default: '',
+    section,
+    status,
+    pending,
+    help: 'File of kind AdmissionConfiguration with the settings of individual plugins.',
+  }),
+  flag({
+    name: 'default-not-ready-toleration-seconds',
+    kind: 'int64',
+    default: 300,
+    section,
+    status,
+    pending,
+    help: 'tolerationSeconds of the notReady:NoExecute toleration added to every pod that has none.',
+  }),
+  flag({
+    name: 'default-unreachable-toleration-seconds',
+    kind: 'int64',
+    default: 300,
+    section,
+    status,
+    pending,
+    help: 'tolerationSeconds of the unreachable:NoExecute toleration added to every pod that has none.',
+  }),
+  flag({
+    name: 'disable-admission-plugins',
+    kind: 'strings',
+    default: [],
+    section,
+    status,
+    pending,
+    help: `Plugins to switch off although they are on by default, comma separated. On by default: ${DEFAULT_ADMISSION_PLUGINS.join(', ')}.`,
+  }),
+  flag({
+    name: 'enable-admission-plugins',
+    kind: 'strings',
+    default: [],
+    section,
+    status,
+    pending,
+    help: `Plugins to switch on besides the default ones, comma separated. Known plugins: ${ADMISSION_PLUGINS.join(', ')}.`,
+  }),
+] as const

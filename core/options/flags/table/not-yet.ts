@@ -1,0 +1,50 @@
+/**
+ * Why a pending flag is accepted but not yet in effect, worded once and
+ * shared by the flags of one feature. When a feature lands, its flags flip
+ * from `status: 'pending'` to `status: 'active'`.
+ */
+import type { Status } from '../spec.js'
+
+/**
+ * The storage flags (`--storage-backend`, `--data-dir`, `--kvstore-*`) share
+ * this status so that they flip together when durable storage lands.
+ */
+export const STORAGE_STATUS: Status = 'pending'
+
+export const NOT_YET = {
+  storage: 'objects are kept in memory for now; the embedded durable store and the etcd backend are not in place yet',
+  encryption: 'encryption at rest is not implemented yet',
+  garbageCollector: 'there is no garbage collector yet',
+  deleteCollectionWorkers: 'DeleteCollection deletes the objects one after the other',
+  audit: 'audit events are not recorded yet',
+  admission: 'admission plugins are not implemented yet',
+  authnConfig: 'the structured authentication configuration is not applied yet',
+  oidc: 'OIDC (JWT) token authentication is not implemented yet',
+  tokenWebhook: 'webhook token authentication is not implemented yet',
+  bootstrapTokens: 'bootstrap token authentication is not implemented yet',
+  requestHeader: 'authenticating-proxy (request header) authentication is not implemented yet',
+  serviceAccounts: 'service account tokens are not issued or checked yet',
+  authorization: 'only the AlwaysAllow authorizer exists so far',
+  runtimeConfig: 'every API the server has is served; switching APIs on or off is not implemented yet',
+  emulation: 'version emulation is not implemented; the server serves the APIs of its own version',
+  featureGates: 'feature gates are checked but switch nothing yet',
+  limits: 'request concurrency limits are not enforced yet',
+  health: 'the /livez start-up grace period is not applied yet',
+  shutdown: 'shutdown stops listening and ends watches at once; the graceful phases are not implemented yet',
+  serving: 'this listener option is not applied yet',
+  tls: 'TLS uses the runtime defaults; this option is not applied yet',
+  httpHeaders: 'CORS and HSTS headers are not added yet',
+  externalHost: 'generated URLs use the host the client asked for',
+  profiling: 'there are no profiling endpoints',
+  metrics: 'the server exports no metrics yet',
+  logging: 'logs are JSON lines from pino; klog-style logging options are not applied',
+  tracing: 'tracing is not implemented yet',
+  egress: 'outgoing connections are made directly; egress selection is not implemented',
+  aggregation: 'API aggregation is not implemented yet',
+  nodeAgent: 'the server does not connect to node agents yet',
+  services: 'the cluster Service, its endpoints and IP/port allocation are not managed yet',
+  peers: 'running several servers side by side is not supported yet',
+  workloads: 'pod-level policies are not applied yet',
+  events: 'events are kept like other objects; their time to live is not applied yet',
+  logsHandler: 'there is no /logs endpoint',
+} as const

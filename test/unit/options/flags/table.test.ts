@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { defaultValues, FLAGS, flagSpec } from '../../../../core/options/flags/index.js'
+
+describe('the flag table', () => {
+  it("holds the spec's 169 flags and the project's --data-dir, each once", () => {
+    assert.equal(FLAGS.length, 170)
+    const names = FLAGS.flatMap((f) => [f.name, ...(f.aliases ?? [])])
+    assert.equal(new Set(names).size, names.length, 'no name or alias is used twice')
+    assert.deepEqual(
+      FLAGS.filter((f) => f.extension).map((f) => f.name),
+      ['data-dir'],
+    )
+  })
+
+  it('marks as in effect exactly the flags the server acts on today', () => {
+    assert.deepEqual(FLAGS.filter((f) => f.status === 'active').map((f) => f.name).sort(), [
+      'advertise-address',
+      'anonymous-auth',
+      'bind-address',
+      'cert-dir',
+      'client-ca-file',
+      'disable-http2-serving',
+      'help',
+      'min-request-timeout',
+      'request-timeout',
+      'secure-port',
+      'tls-cert-file',
+      'tls-private-key-file',
+      'token-auth-file',
+      'version',
+      'watch-cache',
+      'watch-cache-sizes',
+    ])
+  })
+
+  it('says why each pending flag is not in effect yet', () => {
+    for (const f of FLAGS) {
+      if (f.status === 'pending') assert.ok(f.pending, `--${f.name} has a reason`)
+      else assert.equal(f.pending, undefined, `--${f.name} is active and has no reason`)
+    }
+  })
+
+  it('accepts the upstream spelling of every renamed flag', () => {
+    for (const f of FLAGS) {
+      if (f.name.startsWith('kvstore-')) assert.deepEqual(f.aliases, [f.name.replace('kvstore-', 'etcd-')])
+      if (f.name.startsWith('nodeagent-')) assert.deepEqual(f.aliases, [f.name.replace('nodeagent-', 'kubelet-')])
+    }
+    assert.deepEqual(flagSpec('platform-service-node-port').aliases, ['kubernetes-service-node-port'])
+  })
+
+  it('keeps the storage flags under one status, so that they flip together', () => {
+    const storage = FLAGS.filter((f) => f.name === 'data-dir' || f.name === 'storage-backend' || f.name.startsWith('kvstore-'))
+    assert.equal(storage.length, 13)
+    assert.equal(new Set(storage.map((f) => f.status)).size, 1)
+  })
+
+  it('gives fresh default values that a caller may change', () => {
+    const a = defaultValues()
+    a['oidc-signing-algs'].push('ES256')
+    assert.deepEqual(defaultValues()['oidc-signing-algs'], ['RS256'])
+  })
+})
