@@ -15,6 +15,7 @@ import { ConfigFilesError, loadConfigFiles } from './config-files.js'
 import { type DaemonFlags, FlagError, helpText, parseFlags } from './flags.js'
 import { preparePki } from './pki.js'
 import { serveTls, type TlsListener } from './serve.js'
+import { type DaemonStorage, openDaemonStorage, StorageStartupError } from './storage/open.js'
 
 /** How long shutdown may take before the daemon gives up waiting and exits. */
 const SHUTDOWN_DEADLINE_MS = 5000
@@ -84,14 +85,9 @@ function serverOptions(flags: DaemonFlags, tokens: StaticToken[]): ApiServerOpti
   }
 }
 
-/** One warning per flag given that is not yet in effect or is deprecated, then the one about storage. */
+/** One warning per flag given that is not yet in effect or is deprecated. */
 function warnAboutFlags(parsed: ParsedFlags, logger: Logger): void {
   for (const warning of startupWarnings(parsed)) logger.warn({}, warning)
-  const dataDir = parsed.values['data-dir']
-  logger.warn(
-    dataDir ? { dataDir } : {},
-    'storage is in memory: every object is lost when the server stops (the embedded durable store behind --data-dir is not implemented yet)',
-  )
 }
 
 /** "All interfaces and address families" for an unspecified bind address: `::` is dual-stack where IPv6 exists. */
@@ -137,6 +133,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
 
   let server: ApiServer | undefined
   let listener: TlsListener | undefined
+  let storage: DaemonStorage | undefined
   try {
     warnAboutFlags(parsed, logger)
     try {
@@ -156,7 +153,11 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     }).catch((err: Error) => {
       throw new StartupError(err.message)
     })
-    server = (out.createServer ?? createApiServer)(serverOptions(flags, tokens), { logger })
+    storage = await openDaemonStorage(parsed.values, logger).catch((err: Error) => {
+      throw err instanceof StorageStartupError ? new StartupError(err.message) : err
+    })
+    logger.info({}, `objects are stored in ${storage.description}`)
+    server = (out.createServer ?? createApiServer)(serverOptions(flags, tokens), { logger, storage: storage.storage })
     await server.ready
     listener = await listen(server, flags, { key: pki.serving.privateKey, cert: pki.serving.certificate, clientCA: pki.clientCA }, logger).catch(
       (err: Error) => {
@@ -174,6 +175,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     out.onListening?.({ url, port: listener.port, ...(kubeconfigPath ? { kubeconfigPath } : {}) })
   } catch (err) {
     await Promise.allSettled([listener?.close(), server?.shutdown()])
+    await storage?.close().catch(() => {})
     if (!(err instanceof StartupError)) throw err
     out.stderr(err.problems.map((p) => `Error: ${p}\n`).join(''))
     return 1
@@ -185,7 +187,11 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     stop.addEventListener('abort', () => resolve(), { once: true })
   })
   logger.info({ reason: String(stop.reason) }, 'shutting down: no new connections, ending watches')
-  const done = Promise.allSettled([listener.close(), server.shutdown()]).then(() => 'done' as const)
+  const openStorage = storage
+  const done = Promise.allSettled([listener.close(), server.shutdown()])
+    .then(() => openStorage.close())
+    .catch((err: unknown) => logger.warn({ err: String(err) }, 'closing the storage failed'))
+    .then(() => 'done' as const)
   const deadline = new Promise<'deadline'>((resolve) => setTimeout(resolve, SHUTDOWN_DEADLINE_MS, 'deadline').unref())
   if ((await Promise.race([done, deadline])) === 'deadline') logger.warn({}, 'shutdown did not finish in time; exiting anyway')
   else logger.info({}, 'stopped')

@@ -46,11 +46,26 @@ export class Daemon {
     return join(this.certDir, 'admin.kubeconfig')
   }
 
-  static async start(extraArgs: string[] = []): Promise<Daemon> {
+  get dataDir(): string {
+    return join(this.dir, 'data')
+  }
+
+  /**
+   * Starts the daemon with its certificates and embedded store in a fresh
+   * directory, or in `opts.dir` to restart on what an earlier daemon left.
+   */
+  static async start(extraArgs: string[] = [], opts: { dir?: string } = {}): Promise<Daemon> {
     if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run npm run build first`)
-    const dir = mkdtempSync(join(tmpdir(), 'apiserver-e2e-'))
+    const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'apiserver-e2e-'))
     const port = await freePort()
-    const args = [BIN, `--secure-port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${join(dir, 'pki')}`, ...extraArgs]
+    const args = [
+      BIN,
+      `--secure-port=${port}`,
+      '--bind-address=127.0.0.1',
+      `--cert-dir=${join(dir, 'pki')}`,
+      `--data-dir=${join(dir, 'data')}`,
+      ...extraArgs,
+    ]
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
     const logs: string[] = []
     child.stdout?.on('data', (d) => logs.push(String(d)))
@@ -97,6 +112,14 @@ export class Daemon {
       out += String(d)
     })
     return { child, output: () => out }
+  }
+
+  /** SIGKILL, as a crash would end it; the directory stays for a restart. */
+  async kill(): Promise<void> {
+    if (this.process.exitCode !== null || this.process.signalCode !== null) return
+    const exited = new Promise<void>((resolve) => this.process.once('exit', () => resolve()))
+    this.process.kill('SIGKILL')
+    await exited
   }
 
   /** SIGTERM, then wait for the exit code. */

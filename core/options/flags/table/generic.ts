@@ -4,7 +4,7 @@
  * "Serving and networking", "Limits", "States and transitions", "Versioning").
  */
 import { flag } from '../spec.js'
-import { NOT_YET, STORAGE_STATUS } from './not-yet.js'
+import { NOT_YET } from './not-yet.js'
 
 const section = 'Generic'
 
@@ -164,8 +164,7 @@ export const GENERIC_FLAGS = [
     kind: 'duration',
     default: 60_000,
     section,
-    status: STORAGE_STATUS,
-    pending: NOT_YET.storage,
+    status: 'active',
     help: 'Longest wait for the storage to initialize before the server declares itself ready.',
   }),
   flag({

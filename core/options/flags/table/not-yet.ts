@@ -3,16 +3,7 @@
  * shared by the flags of one feature. When a feature lands, its flags flip
  * from `status: 'pending'` to `status: 'active'`.
  */
-import type { Status } from '../spec.js'
-
-/**
- * The storage flags (`--storage-backend`, `--data-dir`, `--kvstore-*`) share
- * this status so that they flip together when durable storage lands.
- */
-export const STORAGE_STATUS: Status = 'pending'
-
 export const NOT_YET = {
-  storage: 'objects are kept in memory for now; the embedded durable store and the etcd backend are not in place yet',
   encryption: 'encryption at rest is not implemented yet',
   garbageCollector: 'there is no garbage collector yet',
   deleteCollectionWorkers: 'DeleteCollection deletes the objects one after the other',

@@ -4,11 +4,9 @@
  * `--etcd-*` spelling so that kube-apiserver manifests run unchanged.
  */
 import { flag } from '../spec.js'
-import { NOT_YET, STORAGE_STATUS } from './not-yet.js'
+import { NOT_YET } from './not-yet.js'
 
 const section = 'Persistence'
-const status = STORAGE_STATUS
-const pending = NOT_YET.storage
 
 export const PERSISTENCE_FLAGS = [
   flag({
@@ -16,8 +14,7 @@ export const PERSISTENCE_FLAGS = [
     kind: 'string',
     default: '',
     section,
-    status,
-    pending,
+    status: 'active',
     extension: true,
     help: 'Directory of the embedded durable store, used when no --kvstore-servers are given. A project extension: kube-apiserver has no such flag.',
   }),
@@ -63,8 +60,7 @@ export const PERSISTENCE_FLAGS = [
     kind: 'string',
     default: '',
     section,
-    status,
-    pending,
+    status: 'active',
     help: 'CA file that verifies the key-value store servers.',
   }),
   flag({
@@ -73,8 +69,7 @@ export const PERSISTENCE_FLAGS = [
     kind: 'string',
     default: '',
     section,
-    status,
-    pending,
+    status: 'active',
     help: 'Client certificate file presented to the key-value store.',
   }),
   flag({
@@ -83,8 +78,7 @@ export const PERSISTENCE_FLAGS = [
     kind: 'duration',
     default: 300_000,
     section,
-    status,
-    pending,
+    status: 'active',
     help: 'How often the server asks the store to compact old revisions; 0 disables compaction requests.',
   }),
   flag({
@@ -93,8 +87,8 @@ export const PERSISTENCE_FLAGS = [
     kind: 'duration',
     default: 60_000,
     section,
-    status,
-    pending,
+    status: 'pending',
+    pending: NOT_YET.metrics,
     help: 'How often the number of objects of each resource is polled for the metrics; 0 disables it.',
   }),
   flag({
@@ -103,8 +97,8 @@ export const PERSISTENCE_FLAGS = [
     kind: 'duration',
     default: 30_000,
     section,
-    status,
-    pending,
+    status: 'pending',
+    pending: NOT_YET.metrics,
     help: 'How often the store is polled to update the database metrics; 0 disables it.',
   }),
   flag({
@@ -113,8 +107,8 @@ export const PERSISTENCE_FLAGS = [
     kind: 'duration',
     default: 2000,
     section,
-    status,
-    pending,
+    status: 'pending',
+    pending: '/healthz/etcd reads the current revision with the client deadline; this time-out is not applied yet',
     help: 'Time-out of the store health check behind /healthz and /livez.',
   }),
   flag({
@@ -123,8 +117,7 @@ export const PERSISTENCE_FLAGS = [
     kind: 'string',
     default: '',
     section,
-    status,
-    pending,
+    status: 'active',
     help: 'Private key of --kvstore-certfile.',
   }),
   flag({
@@ -133,8 +126,8 @@ export const PERSISTENCE_FLAGS = [
     kind: 'string',
     default: '/registry',
     section,
-    status,
-    pending,
+    status: 'pending',
+    pending: 'keys are written under /registry whatever the prefix; applying it is not done yet',
     help: 'Prefix of every key the server writes in the store.',
   }),
   flag({
@@ -143,8 +136,7 @@ export const PERSISTENCE_FLAGS = [
     kind: 'duration',
     default: 2000,
     section,
-    status,
-    pending,
+    status: 'active',
     help: 'Time-out of the store readiness check behind /readyz.',
   }),
   flag({
@@ -153,8 +145,7 @@ export const PERSISTENCE_FLAGS = [
     kind: 'strings',
     default: [],
     section,
-    status,
-    pending,
+    status: 'active',
     help: 'Key-value store (etcd v3) servers, each scheme://host:port, comma separated. Empty: the embedded store in --data-dir.',
   }),
   flag({
@@ -163,8 +154,7 @@ export const PERSISTENCE_FLAGS = [
     kind: 'strings',
     default: [],
     section,
-    status,
-    pending,
+    status: 'active',
     help: "Per-resource servers, comma separated, each group/resource#url;url (servers separated by semicolons), e.g. '/events#https://10.0.0.5:2379'. Only for resources built into the server.",
   }),
   flag({
@@ -172,8 +162,7 @@ export const PERSISTENCE_FLAGS = [
     kind: 'int64',
     default: 60,
     section,
-    status,
-    pending,
+    status: 'active',
     help: 'Seconds one store lease is reused for objects with a time to live. A lower value puts fewer objects on one lease; too low a value burdens the store.',
   }),
   flag({
@@ -182,8 +171,7 @@ export const PERSISTENCE_FLAGS = [
     default: '',
     defaultText: '"kvstore3"',
     section,
-    status,
-    pending,
+    status: 'active',
     help: "The storage backend for persistence. Option: 'kvstore3' (also spelled 'etcd3'), the default.",
   }),
   flag({
@@ -191,8 +179,7 @@ export const PERSISTENCE_FLAGS = [
     kind: 'string',
     default: 'application/vnd.kubernetes.protobuf',
     section,
-    status,
-    pending,
+    status: 'active',
     help: 'Media type of objects in the store: application/json, application/yaml or application/vnd.kubernetes.protobuf. Resources or backends that support one type only ignore it.',
   }),
   flag({
