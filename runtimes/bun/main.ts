@@ -1,8 +1,11 @@
 /**
  * Runs the API server under Bun:
  *
- *   bun runtimes/bun/main.ts [--port 6443] [--plain-http]
+ *   bun runtimes/bun/main.ts [--port 6443] [--data-dir apiserver-data] [--plain-http]
  *
+ * Objects live in the embedded durable store (SQLite through bun:sqlite) in
+ * `--data-dir`, relative to the working directory by default, so that the
+ * single-file binary keeps its data next to where it runs.
  * When listening it prints one JSON line on stdout, for people and for
  * programs that start it (test/e2e/bun.test.ts):
  *
@@ -13,16 +16,19 @@
  */
 import { base64UrlEncode } from '../../core/encoding/base64.js'
 import { ADMIN_IDENTITY, createApiServer } from '../../core/index.js'
+import { codecFor } from '../../core/storage/codec.js'
 import { serveBun } from './serve.js'
+import { openEmbeddedStore } from './sqlite.js'
 import { type BunTlsMaterial, generateLoopbackTls } from './tls.js'
 
 interface BunFlags {
   port: number
+  dataDir: string
   plainHttp: boolean
 }
 
 function parseArgs(argv: readonly string[]): BunFlags {
-  const flags: BunFlags = { port: 6443, plainHttp: false }
+  const flags: BunFlags = { port: 6443, dataDir: 'apiserver-data', plainHttp: false }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? ''
     const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
@@ -33,6 +39,10 @@ function parseArgs(argv: readonly string[]): BunFlags {
         throw new Error(`invalid argument ${JSON.stringify(value ?? '')} for "--port" flag: must be between 0 and 65535 (0 picks a free port)`)
       }
       flags.port = port
+    } else if (name === '--data-dir') {
+      const value = inline ?? argv[++i]
+      if (!value) throw new Error('flag needs an argument: --data-dir')
+      flags.dataDir = value
     } else if (name === '--plain-http') {
       flags.plainHttp = inline === undefined || inline === 'true'
     } else {
@@ -60,9 +70,11 @@ async function main(): Promise<void> {
       process.stderr.write(`cannot make a TLS certificate (${err instanceof Error ? err.message : String(err)}); serving plain HTTP on 127.0.0.1\n`)
     }
   }
-  const server = createApiServer({
-    authentication: { clientCertificates: false, tokens: [{ token, user: ADMIN_IDENTITY }] },
-  })
+  const storage = await openEmbeddedStore({ dataDir: flags.dataDir, codec: codecFor('application/vnd.kubernetes.protobuf') })
+  const server = createApiServer(
+    { authentication: { clientCertificates: false, tokens: [{ token, user: ADMIN_IDENTITY }] } },
+    { storage },
+  )
   await server.ready
   const listener = serveBun(server, { hostname: '127.0.0.1', port: flags.port, ...(tls ? { tls: { key: tls.key, cert: tls.cert } } : {}) })
   process.stdout.write(`${JSON.stringify({ ready: true, url: listener.url, token, ...(tls ? { caCertificate: tls.caCertificate } : {}) })}\n`)
@@ -70,6 +82,7 @@ async function main(): Promise<void> {
   const stop = async (): Promise<void> => {
     await server.shutdown()
     await listener.close()
+    await storage.close()
     process.exit(0)
   }
   process.once('SIGTERM', () => void stop())

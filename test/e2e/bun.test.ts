@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { join } from 'node:path'
@@ -29,9 +30,9 @@ interface Reply {
 }
 
 /** Starts the Bun server and resolves with its ready line; rejects with its stderr if it exits first. */
-function startBun(): Promise<{ child: ChildProcess; ready: ReadyLine }> {
+function startBun(dataDir: string): Promise<{ child: ChildProcess; ready: ReadyLine }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(BUN, ['runtimes/bun/main.ts', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(BUN, ['runtimes/bun/main.ts', '--port', '0', '--data-dir', dataDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
     let stderr = ''
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString()
@@ -77,24 +78,30 @@ function call(ready: ReadyLine, method: string, path: string, body?: unknown): P
   })
 }
 
+async function stopBun(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), 3000)
+  await exited
+  clearTimeout(timer)
+}
+
 describe('the API server under Bun', () => {
   let child: ChildProcess | undefined
   let ready: ReadyLine
+  const dataDir = mkdtempSync(join(tmpdir(), 'apiserver-bun-'))
 
   before(async () => {
     assert.ok(existsSync(BUN), `bun is required for this suite and was not found at ${BUN} (it is a devDependency: npm install)`)
-    const started = await startBun()
+    const started = await startBun(dataDir)
     child = started.child
     ready = started.ready
   })
 
   after(async () => {
-    if (!child || child.exitCode !== null) return
-    const exited = new Promise((resolve) => child?.once('exit', resolve))
-    child.kill('SIGTERM')
-    const timer = setTimeout(() => child?.kill('SIGKILL'), 3000)
-    await exited
-    clearTimeout(timer)
+    await stopBun(child)
+    rmSync(dataDir, { recursive: true, force: true })
   })
 
   it('announces a loopback HTTPS URL, a token and the CA to trust', () => {
@@ -119,6 +126,18 @@ describe('the API server under Bun', () => {
     assert.equal(got.status, 200, JSON.stringify(got.body))
     assert.deepEqual(got.body['data'], configMap.data)
     assert.deepEqual(got.body['metadata'], created.body['metadata'])
+  })
+
+  it('keeps its objects in the embedded store across a restart', async () => {
+    const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kept' }, data: { a: 'b' } }
+    assert.equal((await call(ready, 'POST', '/api/v1/namespaces/default/configmaps', configMap)).status, 201)
+    await stopBun(child)
+    const restarted = await startBun(dataDir)
+    child = restarted.child
+    ready = restarted.ready
+    const got = await call(ready, 'GET', '/api/v1/namespaces/default/configmaps/kept')
+    assert.equal(got.status, 200, JSON.stringify(got.body))
+    assert.deepEqual(got.body['data'], { a: 'b' })
   })
 
   it('refuses a request without the token with 401 Unauthorized', async () => {
