@@ -1,6 +1,7 @@
 /**
  * The daemon as operators run it: `node dist/runtimes/node/main.js` with a
- * temporary --cert-dir and a free port, measured from process start to
+ * temporary --cert-dir and --data-dir (the embedded store, the daemon's
+ * default storage) and a free port, measured from process start to
  * `/readyz` 200 over TLS with the admin client certificate, its resident
  * memory then, and request rates from a keep-alive HTTPS client on loopback.
  */
@@ -20,9 +21,9 @@ export interface DaemonStart {
 }
 
 export interface DaemonFigures {
-  /** First start: the CA, serving and admin certificates are generated. */
+  /** First start: the CA, serving and admin certificates are generated, the store is created. */
   firstStart: DaemonStart
-  /** Later starts reuse the certificates in --cert-dir. */
+  /** Later starts reuse the certificates in --cert-dir and the store in --data-dir. */
   warmStarts: DaemonStart[]
   gets: LoadResult
   creates: LoadResult
@@ -42,10 +43,14 @@ function vmRssMiB(pid: number): Promise<number> {
   })
 }
 
+/** The daemon's certificates and its store, both in the run's temporary directory. */
+const certDirIn = (dir: string): string => join(dir, 'pki')
+const dataDirIn = (dir: string): string => join(dir, 'data')
+
 /** Starts the daemon on a free port; resolves with the port from its "Serving on" log line (pino JSON on stderr). */
-function startDaemon(main: string, certDir: string): Promise<Running> {
+function startDaemon(main: string, dir: string): Promise<Running> {
   return new Promise((resolve, reject) => {
-    const args = [main, '--secure-port', '0', '--bind-address', '127.0.0.1', '--cert-dir', certDir]
+    const args = [main, '--secure-port', '0', '--bind-address', '127.0.0.1', '--cert-dir', certDirIn(dir), '--data-dir', dataDirIn(dir)]
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] })
     const log: string[] = []
     const timer = setTimeout(() => {
@@ -91,16 +96,16 @@ function call(agent: Agent, port: number, method: string, path: string, body?: s
   })
 }
 
-async function adminAgent(certDir: string, maxSockets: number): Promise<Agent> {
-  const [ca, cert, key] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(certDir, f), 'utf8')))
+async function adminAgent(dir: string, maxSockets: number): Promise<Agent> {
+  const [ca, cert, key] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(certDirIn(dir), f), 'utf8')))
   return new Agent({ keepAlive: true, maxSockets, ca, cert, key })
 }
 
 /** One start, timed from spawn until /readyz answers 200. Leaves the daemon running. */
-async function timedStart(main: string, certDir: string): Promise<{ running: Running; start: DaemonStart }> {
+async function timedStart(main: string, dir: string): Promise<{ running: Running; start: DaemonStart }> {
   const t0 = performance.now()
-  const running = await startDaemon(main, certDir)
-  const agent = await adminAgent(certDir, 1)
+  const running = await startDaemon(main, dir)
+  const agent = await adminAgent(dir, 1)
   try {
     for (let attempt = 0; ; attempt++) {
       const status = await call(agent, running.port, 'GET', '/readyz').catch(() => 0)
@@ -122,16 +127,16 @@ const configMap = (name: string): string =>
   JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { key: 'value' } })
 
 export async function measureDaemon(opts: { main: string; warmStarts: number; load: LoadOptions }): Promise<DaemonFigures> {
-  const certDir = await mkdtemp(join(tmpdir(), 'apiserver-bench-'))
+  const dir = await mkdtemp(join(tmpdir(), 'apiserver-bench-'))
   const started: ChildProcess[] = []
   try {
-    const first = await timedStart(opts.main, certDir)
+    const first = await timedStart(opts.main, dir)
     started.push(first.running.child)
     await stopDaemon(first.running.child)
     const warmStarts: DaemonStart[] = []
     let last = first.running
     for (let i = 0; i < opts.warmStarts; i++) {
-      const warm = await timedStart(opts.main, certDir)
+      const warm = await timedStart(opts.main, dir)
       started.push(warm.running.child)
       warmStarts.push(warm.start)
       last = warm.running
@@ -139,7 +144,7 @@ export async function measureDaemon(opts: { main: string; warmStarts: number; lo
     }
 
     // The load runs against the last daemon started.
-    const agent = await adminAgent(certDir, opts.load.concurrency)
+    const agent = await adminAgent(dir, opts.load.concurrency)
     const base = '/api/v1/namespaces/default/configmaps'
     try {
       // Warm-up as in-process.ts: the objects GETs read, and time for the JIT on both ends.
@@ -155,6 +160,6 @@ export async function measureDaemon(opts: { main: string; warmStarts: number; lo
     }
   } finally {
     await Promise.all(started.map(stopDaemon))
-    await rm(certDir, { recursive: true, force: true })
+    await rm(dir, { recursive: true, force: true })
   }
 }

@@ -2,7 +2,10 @@
 import { cpus, release, totalmem } from 'node:os'
 import type { DaemonFigures } from './daemon.js'
 import type { InProcessFigures } from './in-process.js'
-import { type LoadResult, median } from './load.js'
+import { ms, rate, ratio } from './format.js'
+import { median } from './load.js'
+import type { StorageFigures, StorageSettings } from './storage.js'
+import { renderStorageSection } from './storage-report.js'
 
 export interface BenchSettings {
   startups: number
@@ -10,19 +13,22 @@ export interface BenchSettings {
   inProcessLoad: { total: number; concurrency: number }
   daemonLoad: { total: number; concurrency: number }
   daemonWarmStarts: number
+  storage: StorageSettings
 }
-
-const ms = (value: number): string => `${value < 10 ? value.toFixed(2) : value.toFixed(1)} ms`
-const rate = (r: LoadResult): string =>
-  `**${Math.round(r.perSecond).toLocaleString('en-US')}/s** (p50 ${ms(r.p50Ms)}, p99 ${ms(r.p99Ms)}, n=${r.count}${r.errors ? `, ${r.errors} errors` : ''})`
-const ratio = (a: number, b: number): string => `${(a / b).toFixed(1)}×`
 
 export function machineLine(): string {
   const cores = cpus()
   return `${cores.length} × ${cores[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Linux ${release()}, Node ${process.version}`
 }
 
-export function renderReport(inProc: InProcessFigures, daemon: DaemonFigures, settings: BenchSettings, date: Date, elapsedSeconds: number): string {
+export function renderReport(
+  inProc: InProcessFigures,
+  daemon: DaemonFigures,
+  storage: StorageFigures,
+  settings: BenchSettings,
+  date: Date,
+  elapsedSeconds: number,
+): string {
   const startup = median(inProc.startupMs)
   const fresh = median(inProc.freshProcesses.map((p) => p.ms))
   const freshRss = median(inProc.freshProcesses.map((p) => p.rssMiB))
@@ -43,7 +49,7 @@ export function renderReport(inProc: InProcessFigures, daemon: DaemonFigures, se
       `${ms(warm)}: spawn to \`/readyz\` 200, certificates reused (median of ${daemon.warmStarts.length})`,
       `daemon ${ratio(warm, fresh)}`,
     ],
-    ['first start, generating the CA and certificates', '—', ms(daemon.firstStart.readyMs), ''],
+    ['first start, generating the CA and certificates and creating the store', '—', ms(daemon.firstStart.readyMs), ''],
     [
       'resident memory (RSS)',
       `${freshRss.toFixed(1)} MiB at the first answer`,
@@ -58,8 +64,8 @@ export function renderReport(inProc: InProcessFigures, daemon: DaemonFigures, se
 
 Measured ${date.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineLine()}.
 
-Figures from one run of \`npm run bench\`; compare the two columns of this
-run with each other, never with a figure from another day or machine
+Figures from one run of \`npm run bench\`; compare the columns of each table
+of this run with each other, never with a figure from another day or machine
 (DESIGN.md section 8). No figure is a pass/fail threshold. The goal for
 in-process start-up is under 50 ms.
 
@@ -74,7 +80,10 @@ What each side does:
   is how many times the daemon takes longer or more memory, or how many times
   more requests per second the in-process server answers.
 - **daemon**: \`node dist/runtimes/node/main.js --secure-port 0 --bind-address
-  127.0.0.1 --cert-dir <temp>\`, timed from spawn until \`/readyz\` answers 200
+  127.0.0.1 --cert-dir <temp>/pki --data-dir <temp>/data\`: objects in the
+  embedded store, the daemon's default storage, so its rates include the
+  store's cost as well as the transport's (the storage section below has the
+  embedded store's own share, in-process). Timed from spawn until \`/readyz\` answers 200
   over TLS with the admin client certificate it wrote; memory from
   \`/proc/<pid>/status\`. Rates from \`node:https\` with a keep-alive agent
   (HTTP/1.1, client certificate), ${settings.daemonLoad.total} requests per rate,
@@ -85,14 +94,18 @@ What each side does:
   \`default\`. Each rate is bounded in time as well as count; \`n\`
   is how many finished.
 
+${renderStorageSection(storage, settings.storage)}
 ## How to run
 
 \`\`\`sh
 npm run bench        # = npm run build && node --import tsx test/bench/run.ts
 \`\`\`
 
-This run took ${elapsedSeconds.toFixed(0)} s (each rate is capped, so the whole stays under about two minutes) and rewrites this file. The sources are in
-\`test/bench/\`: \`in-process.ts\`, \`daemon.ts\`, \`load.ts\` (bounded
-concurrency), \`report.ts\` (this page).
+This run took ${elapsedSeconds.toFixed(0)} s (each measurement is capped, so the whole stays under about four
+minutes) and rewrites this file. It needs \`etcd\` on PATH for the storage
+section. The sources are in \`test/bench/\`: \`in-process.ts\`, \`daemon.ts\`,
+\`storage.ts\` (with \`storage-backends.ts\`, \`watch-latency.ts\`,
+\`configmap-payload.ts\`), \`load.ts\` (bounded concurrency), \`report.ts\` and
+\`storage-report.ts\` (this page).
 `
 }

@@ -1,7 +1,9 @@
 /**
- * `npm run bench`: the in-process server and the daemon, measured side by
+ * `npm run bench`: the in-process server and the daemon, then the server over
+ * each storage backend (memory, the embedded store, etcd), measured side by
  * side in one run, written to docs/benchmarks.md. Needs `npm run build`
- * first (the daemon and the package self-reference run from dist/).
+ * first (the daemon, the package self-reference and the stores run from
+ * dist/) and `etcd` on PATH.
  */
 import { existsSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
@@ -9,6 +11,7 @@ import { join } from 'node:path'
 import { measureDaemon } from './daemon.js'
 import { measureInProcess } from './in-process.js'
 import { type BenchSettings, machineLine, renderReport } from './report.js'
+import { measureStorage } from './storage.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const DAEMON_MAIN = join(ROOT, 'dist', 'runtimes', 'node', 'main.js')
@@ -19,8 +22,17 @@ const settings: BenchSettings = {
   inProcessLoad: { total: 20000, concurrency: 16 },
   daemonLoad: { total: 8000, concurrency: 16 },
   daemonWarmStarts: 5,
+  storage: {
+    // Each rate capped at 8 s per backend: the three backends together stay within about two minutes.
+    load: { total: 10000, concurrency: 16, maxSeconds: 8 },
+    listSizes: [1000, 10000],
+    lists: { total: 10, maxSeconds: 5 },
+    watchers: [1, 100, 1000],
+    watchersWithoutResourceVersion: [1000],
+    watchWrites: { total: 50, maxSeconds: 10 },
+  },
 }
-// Each rate stops after this long even when the count is not reached, keeping the whole run under ~2 minutes.
+// Each rate stops after this long even when the count is not reached, keeping the whole run under ~4 minutes.
 const MAX_SECONDS_PER_RATE = 20
 
 if (!existsSync(DAEMON_MAIN)) {
@@ -47,7 +59,10 @@ const daemon = await measureDaemon({
   load: { ...settings.daemonLoad, maxSeconds: MAX_SECONDS_PER_RATE },
 })
 
-const report = renderReport(inProc, daemon, settings, new Date(), (performance.now() - t0) / 1000)
+log('storage backends: memory, the embedded store and etcd, through Storage and through the server …')
+const storage = await measureStorage(settings.storage, log)
+
+const report = renderReport(inProc, daemon, storage, settings, new Date(), (performance.now() - t0) / 1000)
 await mkdir(join(ROOT, 'docs'), { recursive: true })
 await writeFile(join(ROOT, 'docs', 'benchmarks.md'), report)
 process.stdout.write(report)
