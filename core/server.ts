@@ -18,12 +18,15 @@ import { silentLogger } from './ports.js'
 import { Registry } from './registry/registry.js'
 import { builtinEntries } from './resources/builtin.js'
 import { Catalogue } from './resources/catalogue.js'
+import type { Storage } from './storage/interface.js'
 import { MemoryStorage } from './storage/memory.js'
+import { WatchCache } from './storage/watch-cache.js'
+import { watchCacheEnabled } from './storage/watch-cache-sizes.js'
 
 export interface ApiServer {
   /** Answers one request. `connection` is what the transport knows; omit it only for in-process calls. */
   fetch(request: Request, connection?: ConnectionInfo): Promise<Response>
-  /** Resolves when start-up work (the system namespaces) is done. */
+  /** Resolves when start-up work (the system namespaces, the watch caches' first load) is done. */
   ready: Promise<void>
   /** Ends open watches and background work. The storage is the caller's to close. */
   shutdown(): Promise<void>
@@ -35,12 +38,22 @@ const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024
 export function createApiServer(options: ApiServerOptions = {}, ports: Partial<ServerPorts> = {}): ApiServer {
   const logger = ports.logger ?? silentLogger
   const now = ports.now ?? (() => new Date())
-  const storage = ports.storage ?? new MemoryStorage()
+  const backend = ports.storage ?? new MemoryStorage()
+  const watchCache = (options.watchCache ?? true) ? new WatchCache(backend, { logger }) : undefined
+  const storage: Storage = watchCache ?? backend
 
   const modes = options.authorizationModes ?? ['AlwaysAllow']
   const authorizer = new UnionAuthorizer(modes.map(() => alwaysAllow))
   const catalogue = new Catalogue(builtinEntries(accessDecider(authorizer)))
   const registry = new Registry(catalogue, storage)
+  if (watchCache) {
+    // One cache per stored resource, at the prefix the registry stores it under; 0 in --watch-cache-sizes opts out.
+    const sizes = options.watchCacheSizes ?? {}
+    for (const entry of catalogue.entries) {
+      if (!entry.virtualCreate && watchCacheEnabled(sizes, entry.group, entry.resource))
+        watchCache.cacheResource(registry.store(entry).prefix(''))
+    }
+  }
 
   const auth = options.authentication ?? {}
   const authenticators: Authenticator[] = []
@@ -56,7 +69,11 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   let shuttingDown = false
   let started = false
   const ready = (async () => {
-    if (options.bootstrapNamespaces ?? true) await ensureSystemNamespaces(registry, now)
+    // The watch caches load alongside, so that reads at resourceVersion 0 are answered from memory from the start.
+    await Promise.all([
+      options.bootstrapNamespaces ?? true ? ensureSystemNamespaces(registry, now) : undefined,
+      watchCache?.loaded(),
+    ])
     started = true
   })()
   ready.catch((err) => logger.error({ err: String(err) }, 'start-up failed'))
@@ -114,6 +131,8 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       shuttingDown = true
       stopNamespaceLifecycle()
       shutdownController.abort()
+      // The cache's storage watches end with the server; the storage itself stays open for its owner.
+      watchCache?.stop()
     },
   }
 }

@@ -14,27 +14,42 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { FieldDef, Scalar, TypeDef, TypeRef } from '../core/resources/schema/model.js'
 
-/** Adding a type to the tables is one line here; its dependencies follow. */
+/**
+ * The group/versions the built-in catalogue serves: every kind registered in
+ * one of them (and its list) joins the tables, with its dependencies.
+ */
+const SERVED_GROUP_VERSIONS: readonly string[] = [
+  'v1',
+  'admissionregistration.k8s.io/v1',
+  'apiextensions.k8s.io/v1',
+  'apiregistration.k8s.io/v1',
+  'apps/v1',
+  'authentication.k8s.io/v1',
+  'authorization.k8s.io/v1',
+  'autoscaling/v1',
+  'autoscaling/v2',
+  'batch/v1',
+  'certificates.k8s.io/v1',
+  'coordination.k8s.io/v1',
+  'discovery.k8s.io/v1',
+  'events.k8s.io/v1',
+  'flowcontrol.apiserver.k8s.io/v1',
+  'networking.k8s.io/v1',
+  'node.k8s.io/v1',
+  'policy/v1',
+  'rbac.authorization.k8s.io/v1',
+  'resource.k8s.io/v1',
+  'scheduling.k8s.io/v1',
+  'storage.k8s.io/v1',
+]
+
+/** Types outside those group/versions; adding one is one line here, its dependencies follow. */
 const ROOTS: readonly string[] = [
-  'io.k8s.api.core.v1.Namespace',
-  'io.k8s.api.core.v1.NamespaceList',
-  'io.k8s.api.core.v1.ConfigMap',
-  'io.k8s.api.core.v1.ConfigMapList',
-  'io.k8s.api.core.v1.Secret',
-  'io.k8s.api.core.v1.SecretList',
-  'io.k8s.api.core.v1.ServiceAccount',
-  'io.k8s.api.core.v1.ServiceAccountList',
-  'io.k8s.api.authorization.v1.SelfSubjectAccessReview',
-  'io.k8s.api.authorization.v1.SubjectAccessReview',
-  'io.k8s.api.authorization.v1.LocalSubjectAccessReview',
-  'io.k8s.api.authorization.v1.SelfSubjectRulesReview',
-  'io.k8s.api.authentication.v1.SelfSubjectReview',
-  'io.k8s.api.authentication.v1.TokenReview',
-  'io.k8s.api.authentication.v1.TokenRequest',
   'io.k8s.apimachinery.pkg.apis.meta.v1.Status',
   'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta',
   'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta',
   'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent',
   'io.k8s.apimachinery.pkg.apis.meta.v1.Table',
   'io.k8s.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata',
   'io.k8s.apimachinery.pkg.apis.meta.v1.PartialObjectMetadataList',
@@ -158,6 +173,20 @@ const openapi = JSON.parse(readFileSync(join(inputDir, 'kubernetes-openapi-v2.js
 const protos = JSON.parse(readFileSync(join(inputDir, 'protobuf-field-numbers.json'), 'utf8')) as ProtoPackages
 const definitions: Record<string, SchemaV2> = { ...openapi.definitions, ...SUPPLEMENT }
 
+/**
+ * Stripping descriptions from the reference document also removed the
+ * properties that are *named* description (PriorityClass.description,
+ * JSONSchemaProps.description, ...). Their protobuf messages still list
+ * them, so they are restored from there as the strings they are.
+ */
+function restoreDescriptionFields(): void {
+  for (const [name, schema] of Object.entries(definitions)) {
+    const proto = protoMessage(name)
+    if (proto?.['description']?.type !== 'string' || !schema.properties || schema.properties['description']) continue
+    schema.properties = { ...schema.properties, description: { type: 'string' } }
+  }
+}
+
 const warnings: string[] = []
 
 function refName(ref: string): string {
@@ -239,6 +268,76 @@ function loose(name: string): string {
   return name.toLowerCase().replace(/[^a-z0-9]/g, '')
 }
 
+const SCALAR_PROTO_TYPES = new Set(['string', 'bool', 'bytes', 'int32', 'int64', 'double', 'float'])
+
+/** A proto field's message type as [package, message]: `Foo` is in `pkg`, `.k8s.io.x.v1.Foo` is qualified. */
+function protoTypeOf(type: string, pkg: string): [string, string] {
+  if (!type.startsWith('.')) return [pkg, type]
+  const dot = type.lastIndexOf('.')
+  return [type.slice(1, dot), type.slice(dot + 1)]
+}
+
+/** `k8s.io.api.core.v1` -> `io.k8s.api.core.v1`, the inverse of protoMessage's package mapping. */
+function definitionNamespace(pkg: string): string {
+  return `io.k8s.${pkg.slice('k8s.io.'.length).replaceAll('_', '-')}`
+}
+
+/** Does a message (or a message embedded in it, at any depth) carry a field of this JSON name? */
+function messageCarries(pkg: string, message: string, jsonName: string, depth = 0): boolean {
+  const fields = protos[pkg]?.messages[message]
+  if (!fields || depth > 4) return false
+  for (const [k, pf] of Object.entries(fields)) {
+    if (k === jsonName || loose(k) === loose(jsonName)) return true
+    if (!pf.repeated && !pf.type.startsWith('map<') && !SCALAR_PROTO_TYPES.has(pf.type)) {
+      const [p, m] = protoTypeOf(pf.type, pkg)
+      if (loose(k) === loose(m) && messageCarries(p, m, jsonName, depth + 1)) return true
+    }
+  }
+  return false
+}
+
+/**
+ * Go structs embedded without a JSON name (a Volume's VolumeSource, a
+ * Probe's ProbeHandler) put their fields at the outer level in JSON but
+ * travel as one nested message in protobuf. For each such message this
+ * finds the JSON fields it carries, and names (or synthesizes) the
+ * definition of the embedded struct so the codec can nest them.
+ */
+function embeddedStructs(
+  name: string,
+  schema: SchemaV2,
+  unmatched: string[],
+  pending: string[],
+): { proto: number; type: string; fields: string[] }[] {
+  const proto = protoMessage(name)
+  if (!proto || unmatched.length === 0) return []
+  const dot = name.lastIndexOf('.')
+  const pkg = `k8s.io.${name.slice('io.k8s.'.length, dot).replaceAll('-', '_')}`
+  const found: { proto: number; type: string; fields: string[] }[] = []
+  const props = schema.properties ?? {}
+  const directNames = new Set(Object.keys(props).map(loose))
+  for (const [protoName, pf] of Object.entries(proto).sort(([, a], [, b]) => a.n - b.n)) {
+    if (directNames.has(loose(protoName)) || pf.repeated || pf.type.startsWith('map<') || SCALAR_PROTO_TYPES.has(pf.type)) continue
+    const [msgPkg, msgName] = protoTypeOf(pf.type, pkg)
+    const carried = unmatched.filter((f) => messageCarries(msgPkg, msgName, f))
+    if (carried.length === 0) continue
+    const defName = `${definitionNamespace(msgPkg)}.${msgName}`
+    if (!definitions[defName]) {
+      const properties: Record<string, SchemaV2> = {}
+      for (const f of carried) properties[f] = props[f]!
+      definitions[defName] = {
+        type: 'object',
+        properties,
+        required: (schema.required ?? []).filter((r) => carried.includes(r)),
+      }
+    }
+    pending.push(defName)
+    found.push({ proto: pf.n, type: defName, fields: carried })
+    unmatched = unmatched.filter((f) => !carried.includes(f))
+  }
+  return found
+}
+
 function buildType(name: string, pending: string[]): TypeDef {
   const schema = definitions[name]
   if (!schema) throw new Error(`unknown definition ${name}`)
@@ -254,8 +353,6 @@ function buildType(name: string, pending: string[]): TypeDef {
     if (pf) {
       if (!protoCompatible(type, pf)) warnings.push(`${name}.${fieldName}: proto type ${pf.type} vs ${JSON.stringify(type)}`)
       field.proto = pf.n
-    } else if (proto && fieldName !== 'apiVersion' && fieldName !== 'kind') {
-      warnings.push(`${name}.${fieldName}: no protobuf field`)
     }
     if (required.has(fieldName)) field.required = true
     const listType = prop['x-kubernetes-list-type']
@@ -266,18 +363,33 @@ function buildType(name: string, pending: string[]): TypeDef {
     if (prop.enum) field.enum = prop.enum.map(String)
     fields.push(field)
   }
+  const unmatched = fields.filter((f) => f.proto === undefined && f.name !== 'apiVersion' && f.name !== 'kind').map((f) => f.name)
+  const embedded = embeddedStructs(name, schema, unmatched, pending)
+  const inlined = new Set(embedded.flatMap((e) => e.fields))
+  if (proto) for (const f of unmatched) if (!inlined.has(f)) warnings.push(`${name}.${f}: no protobuf field`)
   if (!proto && fields.some((f) => f.name !== 'apiVersion' && f.name !== 'kind')) {
     warnings.push(`${name}: no protobuf message (JSON only)`)
   }
   const def: TypeDef = { name, fields }
+  if (embedded.length > 0) def.embedded = embedded.map(({ proto: n, type }) => ({ proto: n, type }))
   const gvk = schema['x-kubernetes-group-version-kind']?.[0]
   if (gvk) def.gvk = { group: gvk.group, version: gvk.version, kind: gvk.kind }
   return def
 }
 
+restoreDescriptionFields()
+
 // Transitive closure of the roots.
 const types = new Map<string, TypeDef>()
-const pending = [...ROOTS]
+const servedKinds = Object.entries(definitions)
+  .filter(([name, schema]) =>
+    !name.startsWith('io.k8s.apimachinery.') &&
+    (schema['x-kubernetes-group-version-kind'] ?? []).some((g) =>
+      SERVED_GROUP_VERSIONS.includes(g.group ? `${g.group}/${g.version}` : g.version),
+    ),
+  )
+  .map(([name]) => name)
+const pending = [...ROOTS, ...servedKinds]
 while (pending.length > 0) {
   const name = pending.pop()!
   if (types.has(name) || SPECIAL_SCALARS[name]) continue
@@ -316,8 +428,9 @@ for (const pkg of packages) {
   for (const def of defs) {
     // One field per line keeps regenerated diffs readable.
     const gvk = def.gvk ? `\n    gvk: ${JSON.stringify(def.gvk)},` : ''
+    const embedded = def.embedded ? `\n    embedded: ${JSON.stringify(def.embedded)},` : ''
     const fields = def.fields.map((f) => `      ${JSON.stringify(f)},\n`).join('')
-    text += `  ${JSON.stringify(def.name)}: {\n    name: ${JSON.stringify(def.name)},${gvk}\n    fields: [\n${fields}    ],\n  },\n`
+    text += `  ${JSON.stringify(def.name)}: {\n    name: ${JSON.stringify(def.name)},${gvk}${embedded}\n    fields: [\n${fields}    ],\n  },\n`
   }
   text += '}\n'
   writeFileSync(join(outDir, `${pkg}.ts`), text)

@@ -3,8 +3,10 @@
  * `APIGroupList`, `APIGroup`, `APIResourceList`) and aggregated
  * (apidiscovery.k8s.io/v2, chosen by the Accept header).
  */
-import type { Catalogue, ResourceEntry } from '../resources/catalogue.js'
+import type { Catalogue, ResourceEntry, SubresourceEntry } from '../resources/catalogue.js'
 import { groupVersion } from '../resources/catalogue.js'
+
+const sortedVerbs = (verbs: readonly string[]) => [...verbs].sort()
 
 function aggregatedResource(e: ResourceEntry) {
   const r: Record<string, unknown> = {
@@ -12,17 +14,26 @@ function aggregatedResource(e: ResourceEntry) {
     responseKind: { group: e.group, version: e.version, kind: e.kind },
     scope: e.namespaced ? 'Namespaced' : 'Cluster',
     singularResource: e.singular,
-    verbs: [...e.verbs].sort(),
+    verbs: sortedVerbs(e.verbs),
   }
   if (e.shortNames?.length) r['shortNames'] = e.shortNames
   if (e.categories?.length) r['categories'] = e.categories
   if (e.subresources?.length)
-    r['subresources'] = e.subresources.map((s) => ({
+    r['subresources'] = bySubresourceName(e.subresources).map((s) => ({
       subresource: s.name,
       responseKind: { group: s.group ?? e.group, version: s.version ?? e.version, kind: s.kind },
-      verbs: s.verbs,
+      verbs: sortedVerbs(s.verbs),
     }))
   return r
+}
+
+function bySubresourceName(subresources: readonly SubresourceEntry[]): SubresourceEntry[] {
+  return [...subresources].sort((a, b) => (a.name < b.name ? -1 : 1))
+}
+
+/** A group/version's resources in name order, as upstream lists them. */
+function resourcesOf(catalogue: Catalogue, group: string, version: string): ResourceEntry[] {
+  return catalogue.inGroupVersion(group, version).sort((a, b) => (a.resource < b.resource ? -1 : 1))
 }
 
 function groupNames(catalogue: Catalogue): string[] {
@@ -44,7 +55,7 @@ export function aggregatedDiscovery(catalogue: Catalogue, legacy: boolean) {
       metadata: { name: group, creationTimestamp: null },
       versions: versionsOf(catalogue, group).map((version) => ({
         version,
-        resources: catalogue.inGroupVersion(group, version).map(aggregatedResource),
+        resources: resourcesOf(catalogue, group, version).map(aggregatedResource),
         freshness: 'Current',
       })),
     })),
@@ -83,7 +94,7 @@ export function apiGroupDocument(catalogue: Catalogue, name: string) {
 }
 
 export function apiResourceList(catalogue: Catalogue, group: string, version: string) {
-  const entries = catalogue.inGroupVersion(group, version)
+  const entries = resourcesOf(catalogue, group, version)
   if (!entries.length) return undefined
   const resources: Record<string, unknown>[] = []
   for (const e of entries) {
@@ -92,18 +103,18 @@ export function apiResourceList(catalogue: Catalogue, group: string, version: st
       singularName: e.singular,
       namespaced: e.namespaced,
       kind: e.kind,
-      verbs: [...e.verbs].sort(),
+      verbs: sortedVerbs(e.verbs),
     }
     if (e.shortNames?.length) r['shortNames'] = e.shortNames
     if (e.categories?.length) r['categories'] = e.categories
     resources.push(r)
-    for (const s of e.subresources ?? []) {
+    for (const s of bySubresourceName(e.subresources ?? [])) {
       const sub: Record<string, unknown> = {
         name: `${e.resource}/${s.name}`,
         singularName: '',
         namespaced: e.namespaced,
         kind: s.kind,
-        verbs: s.verbs,
+        verbs: sortedVerbs(s.verbs),
       }
       if (s.group !== undefined) sub['group'] = s.group
       if (s.version !== undefined) sub['version'] = s.version

@@ -10,7 +10,7 @@ import type { FieldDef, TypeRef } from '../resources/schema/index.js'
 import { kindsOfType, typeForKind, typeTable } from '../resources/schema/index.js'
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
-type JsonObject = { [key: string]: JsonValue }
+export type JsonObject = { [key: string]: JsonValue }
 
 export interface OpenApiIndex {
   paths: Record<string, { serverRelativeURL: string }>
@@ -59,12 +59,26 @@ function built(catalogue: Catalogue, key: string): Built | undefined {
   }
   const hit = perCatalogue.get(key)
   if (hit) return hit
-  const gv = catalogue.groupVersions().find((g) => openApiKey(g.group, g.version) === key)
-  if (!gv) return undefined
-  const doc = buildDocument(catalogue.inGroupVersion(gv.group, gv.version))
+  let entries: readonly ResourceEntry[]
+  if (key === WHOLE_CATALOGUE) {
+    entries = catalogue.entries
+  } else {
+    const gv = catalogue.groupVersions().find((g) => openApiKey(g.group, g.version) === key)
+    if (!gv) return undefined
+    entries = catalogue.inGroupVersion(gv.group, gv.version)
+  }
+  const doc = buildDocument(entries)
   const entry = { doc, hash: fnv1a64Hex(JSON.stringify(doc)) }
   perCatalogue.set(key, entry)
   return entry
+}
+
+/** The cache key of the document over every group/version (no index key is empty). */
+const WHOLE_CATALOGUE = ''
+
+/** One OpenAPI v3 document over the whole catalogue, the source of the v2 document. */
+export function openApiWholeCatalogue(catalogue: Catalogue): { doc: JsonObject; hash: string } {
+  return built(catalogue, WHOLE_CATALOGUE)!
 }
 
 export function openApiIndex(catalogue: Catalogue): OpenApiIndex {
@@ -108,7 +122,7 @@ export function fnv1a64Hex(text: string): string {
 
 // ---- document ----
 
-function buildDocument(entries: ResourceEntry[]): JsonObject {
+function buildDocument(entries: readonly ResourceEntry[]): JsonObject {
   const schemas = new SchemaSet()
   const paths: Record<string, JsonObject> = {}
   for (const entry of entries) addResourcePaths(paths, entry, schemas)
@@ -277,7 +291,8 @@ function addResourcePaths(paths: Record<string, JsonObject>, entry: ResourceEntr
   if (can('delete')) item['delete'] = spec('delete', kindSchema, `delete${gvId}${scope}${entry.kind}`)
   if (Object.keys(item).length > 0) paths[itemPath] = { ...item, parameters: params(entry.namespaced, true) }
 
-  for (const sub of entry.subresources ?? []) {
+  // Streaming and proxy endpoints (exec, log, proxy) carry no object schema; they are left out.
+  for (const sub of (entry.subresources ?? []).filter((s) => !s.connect)) {
     const subGvk = { group: sub.group ?? entry.group, version: sub.version ?? entry.version, kind: sub.kind }
     const subType = typeForKind(subGvk.group, subGvk.version, subGvk.kind)?.name
     const subSchema = subType ? schemas.addKind(subType, subGvk) : kindSchema

@@ -6,7 +6,7 @@ import type { Context, Hono } from 'hono'
 import type { ChainEnv } from '../http/filters/context.js'
 import { AGGREGATED_DISCOVERY_TYPE, wantsAggregatedDiscovery } from '../http/media-types.js'
 import { jsonResponse } from '../http/respond.js'
-import { resourceNotFound } from '../http/status-error.js'
+import { notAcceptable, resourceNotFound } from '../http/status-error.js'
 import { handleResource, type HandlerEnv } from '../registry/handlers.js'
 import type { Catalogue } from '../resources/catalogue.js'
 import {
@@ -18,6 +18,7 @@ import {
 } from './discovery.js'
 import { type HealthCheck, healthResponse } from './health.js'
 import { openApiDocument, openApiIndex } from './openapi.js'
+import { openApiV2Document } from './openapi-v2.js'
 import type { VersionInfo } from './version.js'
 
 export interface RouteDeps {
@@ -48,6 +49,21 @@ function openApiResponse(url: URL, catalogue: Catalogue): Response {
   return jsonResponse(doc, 200, { ...caching, etag: `"${hash}"` })
 }
 
+/**
+ * `/openapi/v2` as JSON with an ETag. Clients that accept only the protobuf
+ * form (gnostic's OpenAPIv2 message) get 406: the document has no protobuf
+ * encoding here.
+ */
+function openApiV2Response(accept: string | undefined, ifNoneMatch: string | undefined, catalogue: Catalogue): Response {
+  const accepted = (accept ?? '').split(',').map((a) => a.split(';')[0]!.trim())
+  if (accepted.length > 0 && accepted[0] !== '' && !accepted.some((a) => a === 'application/json' || a === '*/*' || a === 'application/*'))
+    throw notAcceptable(['application/json'])
+  const { doc, etag } = openApiV2Document(catalogue)
+  const quoted = `"${etag}"`
+  if (ifNoneMatch === quoted) return new Response(null, { status: 304, headers: { etag: quoted } })
+  return jsonResponse(doc, 200, { etag: quoted, vary: 'Accept' })
+}
+
 export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
   const { catalogue } = deps
   app.get('/version', () => jsonResponse(deps.version))
@@ -56,6 +72,7 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
     app.get(`/${endpoint}`, handler)
     app.get(`/${endpoint}/*`, handler)
   }
+  app.get('/openapi/v2', (c) => openApiV2Response(c.req.header('accept'), c.req.header('if-none-match'), catalogue))
   app.get('/openapi/v3', () => jsonResponse(openApiIndex(catalogue)))
   app.get('/openapi/v3/*', (c) => openApiResponse(new URL(c.req.url), catalogue))
 

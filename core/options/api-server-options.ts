@@ -72,6 +72,17 @@ export interface ApiServerOptions {
    * @default {}
    */
   watchCacheSizes?: Record<string, number>
+  /**
+   * Which built-in APIs are served (`--runtime-config`), keyed as upstream:
+   * `api/all`, `api/ga`, `api/beta`, `api/alpha`, `<group>/<version>`,
+   * `<group>/<version>/<resource>`, and `v1` (or `api/v1`) for the core
+   * group; `true` serves, `false` does not. Every built-in group/version is
+   * served by default. A key upstream refuses, or one that disables core v1,
+   * stops start-up with a RuntimeConfigError naming it.
+   * @default {}
+   * @see applyRuntimeConfig in core/resources/runtime-config.ts
+   */
+  runtimeConfig?: Record<string, boolean>
 }
 
 export const ADMIN_IDENTITY: UserInfo = {

@@ -185,6 +185,20 @@ async function deleteOptions(request: Request, params: URLSearchParams, maxBodyB
   return options
 }
 
+/**
+ * How long a watch lives, as upstream's watch handler decides: the client's
+ * timeoutSeconds, else (also for 0) a random time in [min, 2*min] so that
+ * watches do not all end and come back at once. 0 (no minimum either) means no end.
+ */
+export function watchTimeoutSeconds(
+  timeoutSeconds: number | undefined,
+  minRequestTimeoutSeconds: number,
+  random: () => number = Math.random,
+): number {
+  if (timeoutSeconds) return timeoutSeconds
+  return minRequestTimeoutSeconds > 0 ? minRequestTimeoutSeconds * (1 + random()) : 0
+}
+
 function watchResponse(
   store: ResourceStore,
   namespace: string,
@@ -193,12 +207,10 @@ function watchResponse(
   env: HandlerEnv,
 ): Response {
   const entry = store.entry
-  const query = parseListQuery(params, entry)
-  // As upstream: the client's timeoutSeconds, else a random time in [min, 2*min] so watches spread out.
-  const min = env.minRequestTimeoutSeconds
-  const seconds = query.timeoutSeconds ?? min * (1 + Math.random())
+  const query = parseListQuery(params, entry, 'watch')
+  const seconds = watchTimeoutSeconds(query.timeoutSeconds, env.minRequestTimeoutSeconds)
   const controller = new AbortController()
-  const timer = setTimeout(() => controller.abort(), seconds * 1000)
+  const timer = seconds > 0 ? setTimeout(() => controller.abort(), seconds * 1000) : undefined
   const end = () => controller.abort()
   env.shutdownSignal.addEventListener('abort', end, { once: true })
   const cleanUp = () => {

@@ -20,6 +20,12 @@ export interface ListQuery {
   /** watch only */
   timeoutSeconds?: number
   allowWatchBookmarks: boolean
+  /**
+   * watch only (watch-list, KEP-3157): true starts the watch with the current
+   * state as ADDED events and a BOOKMARK marking their end; false starts it
+   * with changes only, even from resourceVersion "" or "0".
+   */
+  sendInitialEvents?: boolean
 }
 
 function nonNegativeInt(params: URLSearchParams, name: string): number | undefined {
@@ -48,11 +54,45 @@ function supportedFieldNames(entry: ResourceEntry): Set<string> {
   return new Set(Object.keys(selectableFields(entry, sample)))
 }
 
-function invalidListOptions(error: FieldError) {
-  return invalidError('meta.k8s.io', 'ListOptions', '', [error])
+const MATCH = fieldPath('resourceVersionMatch')
+const MATCH_WITH_CONTINUE = 'resourceVersionMatch is forbidden when continue is provided'
+
+/** upstream's ValidateListOptions for a list. */
+function listOptionErrors(query: ListQuery, match: string | undefined, cont: string | undefined): FieldError[] {
+  const errors: FieldError[] = []
+  if (match) {
+    if (query.resourceVersion === undefined)
+      errors.push(forbiddenField(MATCH, 'resourceVersionMatch is forbidden unless resourceVersion is provided'))
+    if (cont) errors.push(forbiddenField(MATCH, MATCH_WITH_CONTINUE))
+    if (match !== 'Exact' && match !== 'NotOlderThan') errors.push(notSupported(MATCH, match, ['Exact', 'NotOlderThan', '']))
+    if (match === 'Exact' && query.resourceVersion === '0')
+      errors.push(forbiddenField(MATCH, 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'))
+  }
+  if (query.sendInitialEvents !== undefined)
+    errors.push(forbiddenField(fieldPath('sendInitialEvents'), 'sendInitialEvents is forbidden for list'))
+  return errors
 }
 
-export function parseListQuery(params: URLSearchParams, entry: ResourceEntry): ListQuery {
+/** upstream's validateWatchOptions: resourceVersionMatch belongs to watch-list alone, and only as NotOlderThan. */
+function watchOptionErrors(query: ListQuery, match: string | undefined, cont: string | undefined): FieldError[] {
+  const errors: FieldError[] = []
+  if (query.sendInitialEvents !== undefined && match !== 'NotOlderThan')
+    errors.push(forbiddenField(MATCH, 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'))
+  if (match) {
+    if (query.sendInitialEvents === undefined)
+      errors.push(forbiddenField(MATCH, 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'))
+    if (match !== 'NotOlderThan') errors.push(notSupported(MATCH, match, ['NotOlderThan']))
+    if (cont) errors.push(forbiddenField(MATCH, MATCH_WITH_CONTINUE))
+  }
+  return errors
+}
+
+/**
+ * Reads the parameters of a list (also deletecollection) or a watch and
+ * refuses contradictory ones as upstream's ValidateListOptions does, every
+ * problem in one 422.
+ */
+export function parseListQuery(params: URLSearchParams, entry: ResourceEntry, verb: 'list' | 'watch' = 'list'): ListQuery {
   const query: ListQuery = { allowWatchBookmarks: bool(params, 'allowWatchBookmarks') }
   const labels = params.get('labelSelector')
   if (labels) query.labelSelector = parseLabelSelector(labels)
@@ -67,30 +107,21 @@ export function parseListQuery(params: URLSearchParams, entry: ResourceEntry): L
   }
   const rv = params.get('resourceVersion')
   if (rv !== null && rv !== '') query.resourceVersion = rv
-  const match = params.get('resourceVersionMatch')
-  if (match) {
-    if (match !== 'Exact' && match !== 'NotOlderThan')
-      throw invalidListOptions(
-        notSupported(fieldPath('resourceVersionMatch'), match, ['Exact', 'NotOlderThan']),
-      )
-    if (query.resourceVersion === undefined)
-      throw invalidListOptions(
-        forbiddenField(fieldPath('resourceVersionMatch'), 'resourceVersionMatch is forbidden unless resourceVersion is provided'),
-      )
-    if (match === 'Exact' && query.resourceVersion === '0')
-      throw invalidListOptions(
-        forbiddenField(fieldPath('resourceVersionMatch'), 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'),
-      )
-    query.resourceVersionMatch = match
-  }
+  const match = params.get('resourceVersionMatch') || undefined
+  const initial = params.get('sendInitialEvents')
+  if (initial !== null && initial !== '') query.sendInitialEvents = bool(params, 'sendInitialEvents')
+  const cont = params.get('continue') || undefined
+  const errors = verb === 'watch' ? watchOptionErrors(query, match, cont) : listOptionErrors(query, match, cont)
+  if (errors.length) throw invalidError('meta.k8s.io', 'ListOptions', '', errors)
+  if (match) query.resourceVersionMatch = match as 'Exact' | 'NotOlderThan'
   const limit = nonNegativeInt(params, 'limit')
   if (limit) query.limit = limit
-  const cont = params.get('continue')
-  if (cont) {
+  // A watch has no pages: a continue token means nothing to it.
+  if (cont && verb === 'list') {
     if (query.resourceVersion !== undefined && query.resourceVersion !== '0')
-      throw invalidListOptions(
+      throw invalidError('meta.k8s.io', 'ListOptions', '', [
         forbiddenField(fieldPath('resourceVersion'), 'specifying resource version is not allowed when using continue'),
-      )
+      ])
     query.continue = cont
   }
   const timeoutSeconds = nonNegativeInt(params, 'timeoutSeconds')

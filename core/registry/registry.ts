@@ -1,5 +1,6 @@
 /** The stores of every catalogue entry over one storage, built lazily and kept. */
 import type { Catalogue, ResourceEntry } from '../resources/catalogue.js'
+import { convertingStorage } from '../resources/conversion/storage.js'
 import { namespaces } from '../resources/core/namespaces.js'
 import type { Storage } from '../storage/interface.js'
 import { namespaceGate } from './namespace-gate.js'
@@ -20,7 +21,9 @@ export class Registry {
   store(entry: ResourceEntry): ResourceStore {
     let store = this.stores.get(entry)
     if (!store) {
-      store = new ResourceStore(entry, this.storage, (ns, e, name) => this.gate(ns, e, name))
+      // A version stored in another version's form sees the storage through its conversion.
+      const storage = entry.conversion ? convertingStorage(this.storage, entry.conversion) : this.storage
+      store = new ResourceStore(entry, storage, (ns, e, name) => this.gate(ns, e, name))
       this.stores.set(entry, store)
     }
     return store

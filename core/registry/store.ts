@@ -7,13 +7,14 @@ import { alreadyExists, badRequest, conflict, type GroupResource, hasStatusCode,
 import { groupVersion, type ResourceEntry, type StrategyContext } from '../resources/catalogue.js'
 import { formatTimestamp, isPlainObject, type KubeList, type KubeObject } from '../resources/object.js'
 import { reissueAtLatest } from '../storage/continue-token.js'
-import type { Preconditions, Storage, Watcher } from '../storage/interface.js'
+import { type Preconditions, type Storage, StorageError, type Watcher } from '../storage/interface.js'
 import { invalidError } from '../validation/field.js'
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/object-meta.js'
 import { type ListQuery, selectorPredicate } from './list-query.js'
 import { generateName } from './object-names.js'
 import type { RequestContext } from './request-context.js'
 import { interpretStorageError } from './storage-errors.js'
+import { WatchListWatcher } from './watch-list.js'
 
 export interface DeleteOptions {
   preconditions?: Preconditions
@@ -47,7 +48,7 @@ export class ResourceStore {
 
   /** `/registry/<resource>/` for all namespaces, `/registry/<resource>/<ns>/` for one. */
   prefix(namespace: string): string {
-    const base = `${REGISTRY_PREFIX}/${this.entry.resource}/`
+    const base = `${REGISTRY_PREFIX}/${this.entry.storagePath ?? this.entry.resource}/`
     return this.entry.namespaced && namespace ? `${base}${namespace}/` : base
   }
 
@@ -89,12 +90,31 @@ export class ResourceStore {
     }
   }
 
+  /**
+   * A watch of one namespace (or all), narrowed by the query's selectors;
+   * with `sendInitialEvents` a watch-list that streams the state first.
+   */
   watch(namespace: string, query: ListQuery, signal: AbortSignal, bookmarkIntervalMs: number): Watcher {
     const predicate = selectorPredicate(this.entry, query)
     const name = query.fieldSelector?.requirements.find((r) => r.field === 'metadata.name' && r.operator !== '!=')
     // A watch pinned to one name watches that key alone, as kubectl's delete --wait does.
     const pinned = name && (!this.entry.namespaced || namespace)
     const target = pinned ? this.key(namespace, name.value) : this.prefix(namespace)
+    if (query.sendInitialEvents !== undefined) {
+      return new WatchListWatcher(this.storage, {
+        listPrefix: this.prefix(namespace),
+        target,
+        resourceVersion: query.resourceVersion,
+        sendInitialEvents: query.sendInitialEvents,
+        predicate,
+        allowWatchBookmarks: query.allowWatchBookmarks,
+        bookmarkIntervalMs,
+        signal,
+        // A too old resourceVersion keeps the watch wording ("too old resource version"); the rest as for a list.
+        interpretError: (err) =>
+          err instanceof StorageError && err.code !== 'Compacted' ? interpretStorageError(err, this.gr, '') : err,
+      })
+    }
     return this.storage.watch(target, {
       ...(query.resourceVersion !== undefined ? { resourceVersion: query.resourceVersion } : {}),
       ...(predicate ? { predicate } : {}),

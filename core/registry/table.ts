@@ -1,29 +1,18 @@
 /**
  * Server-side printing (`Accept: application/json;as=Table;g=meta.k8s.io;v=v1`):
- * NAME, the entry's columns, AGE; each row carries the object as
- * PartialObjectMetadata (or whole) so kubectl can show namespaces and labels.
+ * the entry's columns, every cell filled as upstream's server does (kubectl
+ * hides the wide ones); each row carries the object as PartialObjectMetadata
+ * (or whole) so kubectl can show namespaces and labels.
  */
 import type { ResourceEntry, TableColumn } from '../resources/catalogue.js'
+import { DEFAULT_COLUMNS } from '../resources/columns/common.js'
 import type { KubeObject, ListMeta } from '../resources/object.js'
-import { age } from './human-duration.js'
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object'
 
-const NAME_COLUMN = {
-  name: 'Name',
-  type: 'string',
-  format: 'name',
-  description:
-    'Name must be unique within a namespace. Cannot be updated. Reused by generateName when unset.',
-  priority: 0,
-}
-
-const AGE_COLUMN = {
-  name: 'Age',
-  type: 'string',
-  format: '',
-  description: 'When the object was created, as a time since then.',
-  priority: 0,
+/** The entry's columns, or upstream's default table (NAME, CREATED AT) for kinds without a printer. */
+function columnsOf(entry: ResourceEntry): readonly TableColumn[] {
+  return entry.columns.length > 0 ? entry.columns : DEFAULT_COLUMNS
 }
 
 function columnDefinition(c: TableColumn) {
@@ -31,7 +20,7 @@ function columnDefinition(c: TableColumn) {
 }
 
 export function columnDefinitions(entry: ResourceEntry) {
-  return [NAME_COLUMN, ...entry.columns.map(columnDefinition), AGE_COLUMN]
+  return columnsOf(entry).map(columnDefinition)
 }
 
 function rowObject(obj: KubeObject, include: IncludeObject): KubeObject | undefined {
@@ -41,7 +30,7 @@ function rowObject(obj: KubeObject, include: IncludeObject): KubeObject | undefi
 }
 
 export function tableRow(entry: ResourceEntry, obj: KubeObject, include: IncludeObject, now: Date) {
-  const cells = [obj.metadata.name ?? '', ...entry.columns.map((c) => c.cell(obj, now)), age(obj.metadata.creationTimestamp, now)]
+  const cells = columnsOf(entry).map((c) => c.cell(obj, now))
   const object = rowObject(obj, include)
   return object ? { cells, object } : { cells }
 }

@@ -1,12 +1,101 @@
-/** The built-in catalogue: every resource this server serves, in discovery order. */
-import type { AccessDecider } from './reviews.js'
-import { selfSubjectAccessReviews, selfSubjectReviews } from './reviews.js'
+/**
+ * The built-in catalogue: every resource a current upstream API server
+ * serves by default, group by group in upstream's discovery order (core
+ * first; within a group the preferred version first).
+ */
 import type { ResourceEntry } from './catalogue.js'
 import { configMaps } from './core/configmaps.js'
+import { bindings, componentStatuses } from './core/cluster-info.js'
+import { events } from './core/events.js'
 import { namespaces } from './core/namespaces.js'
+import { nodes } from './core/nodes.js'
+import { pods } from './core/pods.js'
+import { limitRanges, resourceQuotas } from './core/quotas.js'
+import { podTemplates, replicationControllers } from './core/replication.js'
 import { secrets } from './core/secrets.js'
 import { serviceAccounts } from './core/serviceaccounts.js'
+import { endpoints, services } from './core/services.js'
+import { persistentVolumeClaims, persistentVolumes } from './core/volumes.js'
+import { admissionRegistrationEntries } from './groups/admissionregistration.js'
+import { customResourceDefinitions } from './groups/apiextensions.js'
+import { apiServices } from './groups/apiregistration.js'
+import { appsEntries } from './groups/apps.js'
+import { autoscalingEntries } from './groups/autoscaling.js'
+import { batchEntries } from './groups/batch.js'
+import { certificateSigningRequests } from './groups/certificates.js'
+import { leases } from './groups/coordination.js'
+import { endpointSlices } from './groups/discovery.js'
+import { eventsV1 } from './groups/events.js'
+import { flowControlEntries } from './groups/flowcontrol.js'
+import { networkingEntries } from './groups/networking.js'
+import { runtimeClasses } from './groups/node.js'
+import { policyEntries } from './groups/policy.js'
+import { rbacEntries } from './groups/rbac.js'
+import { resourceEntries } from './groups/resource.js'
+import { priorityClasses } from './groups/scheduling.js'
+import { storageEntries } from './groups/storage.js'
+import {
+  type AccessDecider,
+  localSubjectAccessReviews,
+  selfSubjectAccessReviews,
+  selfSubjectReviews,
+  selfSubjectRulesReviews,
+  subjectAccessReviews,
+  type TokenAuthenticate,
+  tokenReviews,
+} from './reviews.js'
 
-export function builtinEntries(decide: AccessDecider): ResourceEntry[] {
-  return [namespaces, configMaps, secrets, serviceAccounts, selfSubjectReviews, selfSubjectAccessReviews(decide)]
+export const coreEntries: readonly ResourceEntry[] = [
+  bindings,
+  componentStatuses,
+  configMaps,
+  endpoints,
+  events,
+  limitRanges,
+  namespaces,
+  nodes,
+  persistentVolumeClaims,
+  persistentVolumes,
+  pods,
+  podTemplates,
+  replicationControllers,
+  resourceQuotas,
+  secrets,
+  serviceAccounts,
+  services,
+]
+
+export interface BuiltinOptions {
+  /** The token authenticators, for TokenReview; without them every token is unknown. */
+  authenticateToken?: TokenAuthenticate
+}
+
+export function builtinEntries(decide: AccessDecider, options: BuiltinOptions = {}): ResourceEntry[] {
+  return [
+    ...coreEntries,
+    apiServices,
+    ...appsEntries,
+    eventsV1,
+    selfSubjectReviews,
+    tokenReviews(options.authenticateToken),
+    localSubjectAccessReviews(decide),
+    selfSubjectAccessReviews(decide),
+    selfSubjectRulesReviews(decide),
+    subjectAccessReviews(decide),
+    ...autoscalingEntries,
+    ...batchEntries,
+    certificateSigningRequests,
+    ...networkingEntries,
+    ...policyEntries,
+    ...rbacEntries,
+    ...storageEntries,
+    ...admissionRegistrationEntries,
+    customResourceDefinitions,
+    priorityClasses,
+    leases,
+    runtimeClasses,
+    endpointSlices,
+    ...flowControlEntries,
+    ...resourceEntries,
+  ]
 }

@@ -26,7 +26,7 @@ export interface TableColumn {
   description: string
   /** 0: always shown; 1: only with `-o wide` */
   priority: number
-  /** The cell for one object. AGE and NAME are provided by the table builder. */
+  /** The cell for one object; the server always fills every column, wide ones included. */
   cell: (obj: KubeObject, now: Date) => unknown
 }
 
@@ -34,6 +34,8 @@ export interface TableColumn {
 export interface StrategyContext {
   user: UserInfo
   now: Date
+  /** The namespace of the request's URL, for namespaced virtual resources (LocalSubjectAccessReview). */
+  namespace?: string
 }
 
 /**
@@ -71,6 +73,21 @@ export interface SubresourceEntry {
   group?: string
   version?: string
   verbs: Verb[]
+  /** A streaming or proxying endpoint (exec, log, proxy): no object schema of its own in OpenAPI. */
+  connect?: boolean
+}
+
+/**
+ * How objects served in one version are kept in another (upstream stores
+ * every version of a resource once, in its storage version, and converts per
+ * request). The store sees only the served version: `toStorage` runs on the
+ * way in, `fromStorage` on the way out.
+ */
+export interface VersionConversion {
+  /** `group/version` of the stored form, e.g. `autoscaling/v2`. */
+  storageVersion: string
+  toStorage(obj: KubeObject): KubeObject
+  fromStorage(obj: KubeObject): KubeObject
 }
 
 /** A create-only resource that computes its answer instead of storing it (access reviews). */
@@ -94,10 +111,27 @@ export interface ResourceEntry {
   /** Problems with a proposed name (DNS-1123 subdomain, label, path segment ...). */
   validateName: (name: string) => string[]
   strategy: Strategy
-  /** Columns after NAME and before AGE, in order. */
+  /**
+   * The table columns in upstream's order, NAME and AGE included where
+   * upstream puts them (see resources/columns/common.ts). Empty: upstream's
+   * default table, NAME and CREATED AT.
+   */
   columns: TableColumn[]
   /** Set for create-only virtual resources. */
   virtualCreate?: VirtualCreate
+  /**
+   * Where the objects live under the storage prefix, as upstream lays them
+   * out (`services/specs`, `minions`, `apiregistration.k8s.io/apiservices`).
+   * Default: the resource name.
+   */
+  storagePath?: string
+  /** Set when this version's objects are stored in another version's form. */
+  conversion?: VersionConversion
+}
+
+/** The key path of an entry's objects under the storage prefix. */
+export function storagePath(entry: ResourceEntry): string {
+  return entry.storagePath ?? entry.resource
 }
 
 /** `v1` for core, `apps/v1` otherwise. */

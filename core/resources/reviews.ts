@@ -1,72 +1,149 @@
 /**
- * Create-only virtual resources that answer questions about the caller:
- * `kubectl auth whoami` (SelfSubjectReview) and `kubectl auth can-i`
- * (SelfSubjectAccessReview). Nothing is stored.
+ * Create-only virtual resources that answer questions instead of storing
+ * objects: who am I (SelfSubjectReview, `kubectl auth whoami`), who does this
+ * token belong to (TokenReview), and may this subject do that (the four
+ * access reviews, `kubectl auth can-i`).
  */
 import { badRequest } from '../http/status-error.js'
-import type { ResourceEntry } from './catalogue.js'
-import { isPlainObject, type UserInfo } from './object.js'
+import { type FieldError, fieldPath, invalid, invalidError } from '../validation/field.js'
+import type { ResourceEntry, StrategyContext } from './catalogue.js'
+import { at, list, record, text } from './columns/values.js'
+import { defineResource } from './define.js'
+import { anyName } from './names.js'
+import { isPlainObject, type KubeObject, type UserInfo } from './object.js'
 
 /** Decides whether the caller may do what a review's spec describes (the authorizer chain). */
 export type AccessDecider = (user: UserInfo, spec: Record<string, unknown>) => { allowed: boolean; reason?: string }
 
-const noValidation = () => [] as string[]
+/** The user a bearer token stands for (the token authenticators), or undefined when none knows it. */
+export type TokenAuthenticate = (token: string) => Promise<UserInfo | undefined>
 
-export const selfSubjectReviews: ResourceEntry = {
-  group: 'authentication.k8s.io',
-  version: 'v1',
-  kind: 'SelfSubjectReview',
-  listKind: 'SelfSubjectReviewList',
-  resource: 'selfsubjectreviews',
-  singular: 'selfsubjectreview',
-  namespaced: false,
-  verbs: ['create'],
-  typeName: 'io.k8s.api.authentication.v1.SelfSubjectReview',
-  validateName: noValidation,
-  strategy: {},
-  columns: [],
-  virtualCreate(obj, ctx) {
-    const userInfo: Record<string, unknown> = { username: ctx.user.username, groups: ctx.user.groups }
-    if (ctx.user.uid) userInfo['uid'] = ctx.user.uid
-    if (ctx.user.extra) userInfo['extra'] = ctx.user.extra
-    return {
-      kind: 'SelfSubjectReview',
-      apiVersion: 'authentication.k8s.io/v1',
-      metadata: { creationTimestamp: null as unknown as string, ...obj.metadata },
-      status: { userInfo },
-    }
-  },
+const AUTHENTICATION = 'authentication.k8s.io'
+const AUTHORIZATION = 'authorization.k8s.io'
+
+/** What every review answers: its own kind, the request's metadata, and the computed status. */
+function answer(group: string, kind: string, obj: KubeObject, fields: Record<string, unknown>): KubeObject {
+  return {
+    kind,
+    apiVersion: `${group}/v1`,
+    metadata: { creationTimestamp: null as unknown as string, ...obj.metadata },
+    ...fields,
+  }
+}
+
+function review(kind: string, resource: string, group: string, namespaced: boolean, create: ResourceEntry['virtualCreate']): ResourceEntry {
+  return defineResource({ group, version: 'v1', kind, resource, namespaced, verbs: ['create'], validateName: anyName, virtualCreate: create })
+}
+
+function userInfoJson(user: UserInfo): Record<string, unknown> {
+  const out: Record<string, unknown> = { username: user.username, groups: user.groups }
+  if (user.uid) out['uid'] = user.uid
+  if (user.extra) out['extra'] = user.extra
+  return out
+}
+
+export const selfSubjectReviews: ResourceEntry = review('SelfSubjectReview', 'selfsubjectreviews', AUTHENTICATION, false, (obj, ctx) =>
+  answer(AUTHENTICATION, 'SelfSubjectReview', obj, { status: { userInfo: userInfoJson(ctx.user) } }),
+)
+
+/** TokenReview: the user behind `spec.token`, or an unauthenticated status when no authenticator knows it. */
+export function tokenReviews(authenticate: TokenAuthenticate | undefined): ResourceEntry {
+  return review('TokenReview', 'tokenreviews', AUTHENTICATION, false, async (obj) => {
+    const spec = record(obj['spec'])
+    const token = text(spec['token'])
+    if (!token) throw badRequest('token is required for TokenReview in authentication')
+    const user = authenticate ? await authenticate(token) : undefined
+    const status: Record<string, unknown> = user ? { authenticated: true, user: userInfoJson(user) } : { user: {} }
+    if (user && Array.isArray(spec['audiences'])) status['audiences'] = spec['audiences']
+    return answer(AUTHENTICATION, 'TokenReview', obj, { spec, status })
+  })
+}
+
+/** The attribute checks every access review shares (upstream's ValidateSubjectAccessReviewSpec). */
+function attributeErrors(spec: Record<string, unknown>): FieldError[] {
+  const path = fieldPath('spec')
+  const hasResource = isPlainObject(spec['resourceAttributes'])
+  const hasNonResource = isPlainObject(spec['nonResourceAttributes'])
+  if (hasResource && hasNonResource)
+    return [invalid(path.child('nonResourceAttributes'), spec['nonResourceAttributes'], 'cannot be specified in combination with resourceAttributes')]
+  if (!hasResource && !hasNonResource)
+    // Upstream reports the missing (nil) attributes as the text "null".
+    return [invalid(path.child('resourceAttributes'), 'null', 'exactly one of nonResourceAttributes or resourceAttributes must be specified')]
+  return []
+}
+
+function decided(decide: AccessDecider, user: UserInfo, spec: Record<string, unknown>): Record<string, unknown> {
+  const { allowed, reason } = decide(user, spec)
+  return reason ? { allowed, reason } : { allowed }
+}
+
+/** The subject a SubjectAccessReview asks about, from its spec. */
+function subjectOf(spec: Record<string, unknown>): UserInfo {
+  const user: UserInfo = { username: text(spec['user']), groups: list(spec['groups']).map(text) }
+  if (text(spec['uid'])) user.uid = text(spec['uid'])
+  if (isPlainObject(spec['extra'])) user.extra = spec['extra'] as Record<string, string[]>
+  return user
 }
 
 export function selfSubjectAccessReviews(decide: AccessDecider): ResourceEntry {
-  return {
-    group: 'authorization.k8s.io',
-    version: 'v1',
-    kind: 'SelfSubjectAccessReview',
-    listKind: 'SelfSubjectAccessReviewList',
-    resource: 'selfsubjectaccessreviews',
-    singular: 'selfsubjectaccessreview',
-    namespaced: false,
-    verbs: ['create'],
-    typeName: 'io.k8s.api.authorization.v1.SelfSubjectAccessReview',
-    validateName: noValidation,
-    strategy: {},
-    columns: [],
-    virtualCreate(obj, ctx) {
-      const spec = obj['spec']
-      if (!isPlainObject(spec)) throw badRequest('spec is required')
-      const hasResource = isPlainObject(spec['resourceAttributes'])
-      const hasNonResource = isPlainObject(spec['nonResourceAttributes'])
-      if (hasResource === hasNonResource)
-        throw badRequest('exactly one of nonResourceAttributes or resourceAttributes must be specified')
-      const { allowed, reason } = decide(ctx.user, spec)
-      return {
-        kind: 'SelfSubjectAccessReview',
-        apiVersion: 'authorization.k8s.io/v1',
-        metadata: { creationTimestamp: null as unknown as string, ...obj.metadata },
-        spec,
-        status: reason ? { allowed, reason } : { allowed },
-      }
-    },
-  }
+  return review('SelfSubjectAccessReview', 'selfsubjectaccessreviews', AUTHORIZATION, false, (obj, ctx) => {
+    const spec = obj['spec']
+    if (!isPlainObject(spec)) throw badRequest('spec is required')
+    const hasResource = isPlainObject(spec['resourceAttributes'])
+    const hasNonResource = isPlainObject(spec['nonResourceAttributes'])
+    if (hasResource === hasNonResource)
+      throw badRequest('exactly one of nonResourceAttributes or resourceAttributes must be specified')
+    return answer(AUTHORIZATION, 'SelfSubjectAccessReview', obj, { spec, status: decided(decide, ctx.user, spec) })
+  })
+}
+
+export function subjectAccessReviews(decide: AccessDecider): ResourceEntry {
+  return review('SubjectAccessReview', 'subjectaccessreviews', AUTHORIZATION, false, (obj) => {
+    const spec = record(obj['spec'])
+    const errs = attributeErrors(spec)
+    if (!text(spec['user']) && list(spec['groups']).length === 0)
+      errs.push(invalid(fieldPath('spec').child('user'), text(spec['user']), 'at least one of user or group must be specified'))
+    if (errs.length) throw invalidError(AUTHORIZATION, 'SubjectAccessReview', '', errs)
+    return answer(AUTHORIZATION, 'SubjectAccessReview', obj, { spec, status: decided(decide, subjectOf(spec), spec) })
+  })
+}
+
+export function localSubjectAccessReviews(decide: AccessDecider): ResourceEntry {
+  return review('LocalSubjectAccessReview', 'localsubjectaccessreviews', AUTHORIZATION, true, (obj, ctx: StrategyContext) => {
+    const spec = record(obj['spec'])
+    const errs = attributeErrors(spec)
+    if (isPlainObject(spec['nonResourceAttributes']))
+      errs.splice(0, errs.length, invalid(fieldPath('spec').child('nonResourceAttributes'), spec['nonResourceAttributes'], 'disallowed on this kind of request'))
+    if (!text(spec['user']) && list(spec['groups']).length === 0)
+      errs.push(invalid(fieldPath('spec').child('user'), text(spec['user']), 'at least one of user or group must be specified'))
+    if (errs.length) throw invalidError(AUTHORIZATION, 'LocalSubjectAccessReview', '', errs)
+    // The URL's namespace when the handler passes it; else the one the body names.
+    const namespace = ctx.namespace ?? obj.metadata.namespace
+    if (namespace !== undefined && text(at(spec, 'resourceAttributes', 'namespace')) !== namespace)
+      throw badRequest(`spec.resourceAttributes.namespace must match namespace: ${namespace}`)
+    return answer(AUTHORIZATION, 'LocalSubjectAccessReview', obj, { spec, status: decided(decide, subjectOf(spec), spec) })
+  })
+}
+
+/**
+ * SelfSubjectRulesReview: what the caller may do in a namespace. The
+ * authorizers do not list rules yet, so the answer is derived from one
+ * question: may the caller do everything? If so, upstream's AlwaysAllow
+ * rules; otherwise an empty, incomplete list, as authorizers that cannot
+ * enumerate their rules answer.
+ */
+export function selfSubjectRulesReviews(decide: AccessDecider): ResourceEntry {
+  return review('SelfSubjectRulesReview', 'selfsubjectrulesreviews', AUTHORIZATION, false, (obj, ctx) => {
+    const spec = record(obj['spec'])
+    const namespace = text(spec['namespace'])
+    const everything = decide(ctx.user, { resourceAttributes: { namespace, verb: '*', group: '*', resource: '*' } }).allowed
+    const status = everything
+      ? {
+          resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+          nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+          incomplete: false,
+        }
+      : { resourceRules: [], nonResourceRules: [], incomplete: true }
+    return answer(AUTHORIZATION, 'SelfSubjectRulesReview', obj, { spec, status })
+  })
 }

@@ -51,10 +51,8 @@ describe('discovery', () => {
     assert.equal(cm.scope, 'Namespaced')
     assert.deepEqual(cm.responseKind, { group: '', version: 'v1', kind: 'ConfigMap' })
     const groups = await api.get('/apis', { headers: { accept: AGG_ACCEPT } })
-    assert.deepEqual(
-      groups.body.items.map((g: { metadata: { name: string } }) => g.metadata.name),
-      ['authentication.k8s.io', 'authorization.k8s.io'],
-    )
+    const names = groups.body.items.map((g: { metadata: { name: string } }) => g.metadata.name)
+    for (const group of ['authentication.k8s.io', 'authorization.k8s.io']) assert.ok(names.includes(group), group)
   })
 
   it('answers legacy discovery when the client asks for plain JSON', async () => {

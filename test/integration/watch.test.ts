@@ -1,12 +1,19 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { createApiServer, MemoryStorage } from '../../core/index.js'
-import { readEvents, startServer } from './harness.js'
+import { createApiServer, MemoryStorage, type Storage } from '../../core/index.js'
+import { watchTimeoutSeconds } from '../../core/registry/handlers.js'
+import { readEvents, startServer, TestClient } from './harness.js'
 
 const CM = '/api/v1/namespaces/default/configmaps'
 
 function watch(api: Awaited<ReturnType<typeof startServer>>, query: string, accept = 'application/json') {
   return api.server.fetch(new Request(`http://in-process${CM}?watch=true&${query}`, { headers: { accept } }))
+}
+
+async function serverOver(storage: Storage): Promise<TestClient> {
+  const server = createApiServer({}, { storage })
+  await server.ready
+  return new TestClient(server)
 }
 
 describe('watch', () => {
@@ -89,13 +96,24 @@ describe('watch', () => {
     assert.equal(second?.object.rows[0].cells[0], 'b')
   })
 
-  it('ends with a 410 Expired ERROR event when the resourceVersion is older than the kept history', async () => {
-    const storage = new MemoryStorage({ historyLimit: 5 })
-    const server = createApiServer({}, { storage })
-    await server.ready
-    const api = new (await import('./harness.js')).TestClient(server)
-    for (let i = 0; i < 20; i++) await api.post(CM, { metadata: { name: `c${i}` } })
-    const [event] = await readEvents(await watch(api, 'resourceVersion=2'), 1)
+  it('serves a watch from a revision the storage forgot, while the watch cache still holds it', async () => {
+    const api = await serverOver(new MemoryStorage({ historyLimit: 5 }))
+    const first = (await api.post(CM, { metadata: { name: 'c0' } })).body.metadata.resourceVersion
+    for (let i = 1; i < 20; i++) await api.post(CM, { metadata: { name: `c${i}` } })
+    const events = await readEvents(await watch(api, `resourceVersion=${first}`), 19)
+    assert.deepEqual(
+      events.map((e) => `${e.type} ${e.object.metadata.name}`),
+      Array.from({ length: 19 }, (_, i) => `ADDED c${i + 1}`),
+    )
+  })
+
+  it('ends with a 410 Expired ERROR event when the resourceVersion is older than any kept history', async () => {
+    const api = await serverOver(new MemoryStorage({ historyLimit: 5 }))
+    // More changes than the watch cache keeps (1024) and than the storage keeps (5).
+    for (let i = 0; i < 1100; i++) await api.post(CM, { metadata: { name: `c${i}` } })
+    const res = await watch(api, 'resourceVersion=2')
+    assert.equal(res.status, 200, 'a watch reports the expiry in its stream')
+    const [event] = await readEvents(res, 1)
     assert.equal(event?.type, 'ERROR')
     assert.equal(event?.object.kind, 'Status')
     assert.equal(event?.object.code, 410)
@@ -103,10 +121,34 @@ describe('watch', () => {
     assert.match(event?.object.message, /^too old resource version: 2 \(\d+\)$/)
   })
 
-  it('ends at timeoutSeconds', async () => {
+  it('ends with the same 410 ERROR event when the watch cache is off', async () => {
+    const storage = new MemoryStorage({ historyLimit: 5 })
+    const server = createApiServer({ watchCache: false }, { storage })
+    await server.ready
+    const api = new TestClient(server)
+    for (let i = 0; i < 20; i++) await api.post(CM, { metadata: { name: `c${i}` } })
+    const [event] = await readEvents(await watch(api, 'resourceVersion=2'), 1)
+    assert.equal(event?.type, 'ERROR')
+    assert.equal(event?.object.code, 410)
+    assert.match(event?.object.message, /^too old resource version: 2 \(\d+\)$/)
+  })
+
+  it('ends at the timeoutSeconds the client asks for', async () => {
     const api = await startServer()
-    const res = await watch(api, 'timeoutSeconds=0')
+    const res = await watch(api, 'timeoutSeconds=1')
     assert.deepEqual(await readEvents(res, 1), [])
+  })
+
+  it('picks a watch deadline as upstream: timeoutSeconds, else (also for 0) a random time in [min, 2*min]', () => {
+    assert.equal(watchTimeoutSeconds(30, 1800, () => 0.5), 30)
+    assert.equal(watchTimeoutSeconds(undefined, 1800, () => 0), 1800)
+    assert.equal(watchTimeoutSeconds(undefined, 1800, () => 0.5), 2700)
+    assert.equal(watchTimeoutSeconds(0, 1800, () => 0.999), 1800 * 1.999)
+    assert.equal(watchTimeoutSeconds(undefined, 0, () => 0.5), 0, 'no minimum and no timeoutSeconds: the watch has no deadline')
+    for (let i = 0; i < 100; i++) {
+      const seconds = watchTimeoutSeconds(undefined, 60)
+      assert.ok(seconds >= 60 && seconds < 120, `${seconds} lies in [60, 120)`)
+    }
   })
 
   it('ends open watches when the server shuts down', async () => {

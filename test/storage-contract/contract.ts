@@ -7,7 +7,14 @@
 import assert from 'node:assert/strict'
 import { describe, it, type TestContext } from 'node:test'
 import type { KubeObject } from '../../core/resources/object.js'
-import { type Storage, StorageError, type StorageErrorCode, type StorageEvent, type Watcher } from '../../core/storage/interface.js'
+import {
+  type ListResult,
+  type Storage,
+  StorageError,
+  type StorageErrorCode,
+  type StorageEvent,
+  type Watcher,
+} from '../../core/storage/interface.js'
 
 export interface StorageContractHooks<S extends Storage> {
   /**
@@ -20,8 +27,8 @@ export interface StorageContractHooks<S extends Storage> {
 const PREFIX = '/registry/pods/'
 const key = (name: string, ns = 'ns') => `${PREFIX}${ns}/${name}`
 
-function pod(name: string, labels?: Record<string, string>, image = 'nginx:1'): KubeObject {
-  const metadata: KubeObject['metadata'] = { name, namespace: 'ns', uid: `uid-${name}` }
+function pod(name: string, labels?: Record<string, string>, image = 'nginx:1', namespace = 'ns'): KubeObject {
+  const metadata: KubeObject['metadata'] = { name, namespace, uid: `uid-${name}` }
   if (labels) metadata.labels = labels
   return { apiVersion: 'v1', kind: 'Pod', metadata, spec: { image } }
 }
@@ -85,6 +92,12 @@ function reader(w: Watcher) {
     },
     raw: it,
   }
+}
+
+/** A relaxed read ("0", not older than) must still be one true state: the one an exact read at its revision gives. */
+async function sameAsExactRead(s: Storage, result: ListResult, predicate?: (o: KubeObject) => boolean): Promise<void> {
+  const exact = await s.list(PREFIX, { resourceVersion: String(result.revision), resourceVersionMatch: 'Exact', ...(predicate ? { predicate } : {}) })
+  assert.deepEqual(result.items, exact.items, `the items are the state at revision ${result.revision}`)
 }
 
 function summary(events: readonly StorageEvent[]): string[] {
@@ -184,7 +197,7 @@ export function runStorageContract<S extends Storage>(
       it('lists the objects under a prefix in key order and nothing outside it', async (t) => {
         const s = await open(t)
         for (const n of ['c', 'a', 'b']) await s.create(key(n), pod(n))
-        await s.create(key('z', 'another'), pod('z'))
+        await s.create(key('z', 'another'), pod('z', undefined, 'nginx:1', 'another'))
         await s.create('/registry/podsx/ns/outside', pod('outside'))
         await s.create('/registry/pod', pod('shorter'))
         const list = await s.list(PREFIX)
@@ -259,7 +272,8 @@ export function runStorageContract<S extends Storage>(
         assert.deepEqual(names(old.items), ['a', 'b'])
         assert.equal(old.revision, rv(b))
         const notOlder = await s.list(PREFIX, { resourceVersion: String(rv(b)), resourceVersionMatch: 'NotOlderThan' })
-        assert.deepEqual(names(notOlder.items), ['b', 'c'])
+        assert.ok(notOlder.revision >= rv(b), 'not older than asked')
+        await sameAsExactRead(s, notOlder)
       })
 
       it('refuses a continue token it cannot read, or one that leaves the listed prefix, with InvalidContinue', async (t) => {
@@ -277,6 +291,36 @@ export function runStorageContract<S extends Storage>(
         ]) {
           await assert.rejects(s.list(PREFIX, { limit: 1, continue: bad }), isStorageError('InvalidContinue'), bad)
         }
+      })
+
+      it('answers resourceVersion "0" with one complete state, the one at the revision it reports', async (t) => {
+        const s = await open(t)
+        await s.create(key('a'), pod('a', { app: 'web' }))
+        await s.create(key('b'), pod('b', { app: 'db' }))
+        await s.delete(key('b'))
+        await s.create(key('c'), pod('c', { app: 'web' }))
+        await sameAsExactRead(s, await s.list(PREFIX, { resourceVersion: '0' }))
+        const predicate = (o: KubeObject) => o.metadata.labels?.['app'] === 'web'
+        await sameAsExactRead(s, await s.list(PREFIX, { resourceVersion: '0', predicate }), predicate)
+      })
+
+      it('answers a not-older-than read with a state that includes the write it names', async (t) => {
+        const s = await open(t)
+        const a = await s.create(key('a'), pod('a'))
+        for (const match of ['NotOlderThan', undefined] as const) {
+          const list = await s.list(PREFIX, { resourceVersion: String(rv(a)), ...(match ? { resourceVersionMatch: match } : {}) })
+          assert.ok(list.revision >= rv(a), `revision ${list.revision} is not older than ${rv(a)}`)
+          assert.deepEqual(names(list.items), ['a'])
+        }
+      })
+
+      it('answers a not-older-than read of a revision that a write under another prefix made', async (t) => {
+        const s = await open(t)
+        await s.create(key('a'), pod('a'))
+        const elsewhere = await s.create('/registry/services/ns/x', pod('x'))
+        const list = await s.list(PREFIX, { resourceVersion: String(rv(elsewhere)), resourceVersionMatch: 'NotOlderThan' })
+        assert.ok(list.revision >= rv(elsewhere))
+        assert.deepEqual(names(list.items), ['a'])
       })
 
       it('counts the objects under a prefix', async (t) => {
@@ -512,6 +556,23 @@ export function runStorageContract<S extends Storage>(
         assert.deepEqual(leaving.object.spec, before?.spec)
         assert.equal(leaving.object.metadata.resourceVersion, left.metadata.resourceVersion)
         assert.equal(leaving.revision, rv(left))
+      })
+
+      it('applies the selection to changes it replays from an older resourceVersion', async (t) => {
+        const s = await open(t)
+        const start = await s.currentRevision()
+        const predicate = (o: KubeObject) => o.metadata.labels?.['app'] === 'web'
+        await s.create(key('x'), pod('x', { app: 'db' }))
+        await s.guaranteedUpdate(key('x'), (cur) => withLabels(cur, { app: 'web' }))
+        await s.guaranteedUpdate(key('x'), (cur) => withImage(cur, 'nginx:2'))
+        const left = await s.guaranteedUpdate(key('x'), (cur) => withLabels(cur, { app: 'db' }))
+        await s.delete(key('x'))
+        await s.create(key('marker'), pod('marker', { app: 'web' }))
+        const w = reader(s.watch(PREFIX, { resourceVersion: String(start), predicate }))
+        const events = await w.take(4)
+        assert.deepEqual(summary(events), ['ADDED x', 'MODIFIED x', 'DELETED x', 'ADDED marker'])
+        assert.deepEqual(events[2]!.object.metadata.labels, { app: 'web' })
+        assert.equal(events[2]!.object.metadata.resourceVersion, left.metadata.resourceVersion)
       })
 
       it('filters the initial state by the predicate too', async (t) => {

@@ -59,7 +59,14 @@ function decodeMessage(bytes: Uint8Array, def: TypeDef, types: TypeTable): Recor
     const [num, wire] = r.tag()
     const field = numbers.get(num)
     if (!field) {
-      r.skip(wire)
+      const embedded = def.embedded?.find((e) => e.proto === num)
+      if (!embedded) {
+        r.skip(wire)
+        continue
+      }
+      // An embedded Go struct: its fields belong at this level of the JSON form.
+      expectWire(wire, LEN, `${def.name} embedded ${embedded.type}`)
+      Object.assign(obj, decodeMessage(r.bytes(), lookupType(embedded.type, types), types))
       continue
     }
     decodeField(obj, field, wire, r, `${def.name}.${field.name}`, types)

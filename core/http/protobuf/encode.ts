@@ -10,12 +10,17 @@ import { bytesFromJson, parseDurationNanos, parseTime } from './scalars.js'
 import { hasProtobufForm, lookupType, splitApiVersion, zeroValue } from './types.js'
 import { PROTOBUF_MAGIC, utf8, VARINT, Writer } from './wire.js'
 
-const sortedCache = new WeakMap<TypeDef, FieldDef[]>()
+/** A field of the message, or an embedded Go struct travelling as one nested message. */
+type WireSlot = { proto: number; field: FieldDef } | { proto: number; embedded: string }
 
-function fieldsInWireOrder(def: TypeDef): FieldDef[] {
+const sortedCache = new WeakMap<TypeDef, WireSlot[]>()
+
+function slotsInWireOrder(def: TypeDef): WireSlot[] {
   let list = sortedCache.get(def)
   if (!list) {
-    list = def.fields.filter((f) => f.proto !== undefined).sort((a, b) => a.proto! - b.proto!)
+    const fields: WireSlot[] = def.fields.filter((f) => f.proto !== undefined).map((f) => ({ proto: f.proto!, field: f }))
+    const embedded: WireSlot[] = (def.embedded ?? []).map((e) => ({ proto: e.proto, embedded: e.type }))
+    list = [...fields, ...embedded].sort((a, b) => a.proto - b.proto)
     sortedCache.set(def, list)
   }
   return list
@@ -25,10 +30,16 @@ function encodeMessage(obj: unknown, def: TypeDef, where: string, types: TypeTab
   if (!isPlainObject(obj)) throw new Error(`${where}: expected an object`)
   const w = new Writer()
   // Proto2 as upstream writes it, except that only fields present in the JSON are written.
-  for (const field of fieldsInWireOrder(def)) {
-    const v = obj[field.name]
+  for (const slot of slotsInWireOrder(def)) {
+    if ('embedded' in slot) {
+      const inner = lookupType(slot.embedded, types)
+      if (inner.fields.some((f) => obj[f.name] !== undefined && obj[f.name] !== null))
+        w.lenDelimited(slot.proto, encodeMessage(obj, inner, where, types))
+      continue
+    }
+    const v = obj[slot.field.name]
     if (v === undefined || v === null) continue
-    encodeField(w, field.proto!, field.type, v, `${where}.${field.name}`, types)
+    encodeField(w, slot.proto, slot.field.type, v, `${where}.${slot.field.name}`, types)
   }
   return w.finish()
 }

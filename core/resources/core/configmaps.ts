@@ -1,6 +1,8 @@
 import { type FieldError, fieldPath, invalid, tooLong } from '../../validation/field.js'
 import { isDNS1123Subdomain } from '../../validation/names.js'
 import { ALL_VERBS, type ResourceEntry } from '../catalogue.js'
+import { ageColumn, nameColumn } from '../columns/common.js'
+import { defineResource } from '../define.js'
 import { isPlainObject, type KubeObject } from '../object.js'
 import { dataCount, decodedLength, MAX_DATA_SIZE, utf8Length, validateDataMap, validateImmutableData } from './data-maps.js'
 
@@ -18,7 +20,7 @@ function validateConfigMap(obj: KubeObject): FieldError[] {
   return errs
 }
 
-export const configMaps: ResourceEntry = {
+export const configMaps: ResourceEntry = defineResource({
   group: '',
   version: 'v1',
   kind: 'ConfigMap',
@@ -35,6 +37,7 @@ export const configMaps: ResourceEntry = {
     validateUpdate: (obj, old) => [...validateConfigMap(obj), ...validateImmutableData(obj, old, ['data', 'binaryData'])],
   },
   columns: [
+    nameColumn,
     {
       name: 'Data',
       type: 'integer',
@@ -42,5 +45,6 @@ export const configMaps: ResourceEntry = {
       priority: 0,
       cell: (obj) => dataCount(obj, 'data', 'binaryData'),
     },
+    ageColumn,
   ],
-}
+})

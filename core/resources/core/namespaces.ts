@@ -5,7 +5,9 @@
  */
 import { type FieldError, fieldPath, invalid, typeInvalid } from '../../validation/field.js'
 import { isDNS1123Label, isQualifiedName } from '../../validation/names.js'
-import { ALL_VERBS, type ResourceEntry } from '../catalogue.js'
+import type { ResourceEntry } from '../catalogue.js'
+import { ageColumn, nameColumn } from '../columns/common.js'
+import { defineResource, NO_DELETECOLLECTION, statusSubresource } from '../define.js'
 import { formatTimestamp, isPlainObject, type KubeObject } from '../object.js'
 
 export const NAMESPACE_FINALIZER = 'kubernetes'
@@ -38,7 +40,7 @@ function validateFinalizers(obj: KubeObject): FieldError[] {
   return errs
 }
 
-export const namespaces: ResourceEntry = {
+export const namespaces: ResourceEntry = defineResource({
   group: '',
   version: 'v1',
   kind: 'Namespace',
@@ -47,7 +49,8 @@ export const namespaces: ResourceEntry = {
   singular: 'namespace',
   shortNames: ['ns'],
   namespaced: false,
-  verbs: ALL_VERBS,
+  verbs: NO_DELETECOLLECTION,
+  subresources: [{ name: 'finalize', kind: 'Namespace', verbs: ['update'] }, statusSubresource('Namespace')],
   typeName: 'io.k8s.api.core.v1.Namespace',
   validateName: isDNS1123Label,
   strategy: {
@@ -81,6 +84,7 @@ export const namespaces: ResourceEntry = {
     fieldSet: (obj) => ({ 'status.phase': namespacePhase(obj) }),
   },
   columns: [
+    nameColumn,
     {
       name: 'Status',
       type: 'string',
@@ -88,5 +92,6 @@ export const namespaces: ResourceEntry = {
       priority: 0,
       cell: (obj) => namespacePhase(obj),
     },
+    ageColumn,
   ],
-}
+})

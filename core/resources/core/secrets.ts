@@ -3,6 +3,8 @@ import { badRequest } from '../../http/status-error.js'
 import { type FieldError, fieldPath, invalid, required, tooLong } from '../../validation/field.js'
 import { isDNS1123Subdomain } from '../../validation/names.js'
 import { ALL_VERBS, type ResourceEntry } from '../catalogue.js'
+import { ageColumn, nameColumn } from '../columns/common.js'
+import { defineResource } from '../define.js'
 import { isPlainObject, type KubeObject } from '../object.js'
 import { illegalBase64Index } from './base64.js'
 import { dataCount, decodedLength, MAX_DATA_SIZE, validateDataMap, validateImmutableData } from './data-maps.js'
@@ -60,7 +62,7 @@ function validateSecret(obj: KubeObject): FieldError[] {
   return errs
 }
 
-export const secrets: ResourceEntry = {
+export const secrets: ResourceEntry = defineResource({
   group: '',
   version: 'v1',
   kind: 'Secret',
@@ -85,6 +87,7 @@ export const secrets: ResourceEntry = {
     fieldSet: (obj) => ({ type: typeof obj['type'] === 'string' ? obj['type'] : '' }),
   },
   columns: [
+    nameColumn,
     {
       name: 'Type',
       type: 'string',
@@ -99,5 +102,6 @@ export const secrets: ResourceEntry = {
       priority: 0,
       cell: (obj) => dataCount(obj, 'data'),
     },
+    ageColumn,
   ],
-}
+})

@@ -1,6 +1,8 @@
 import { type FieldError, fieldPath, typeInvalid } from '../../validation/field.js'
 import { isDNS1123Subdomain } from '../../validation/names.js'
 import { ALL_VERBS, type ResourceEntry } from '../catalogue.js'
+import { ageColumn, nameColumn } from '../columns/common.js'
+import { defineResource } from '../define.js'
 import type { KubeObject } from '../object.js'
 
 function validateServiceAccount(obj: KubeObject): FieldError[] {
@@ -16,7 +18,7 @@ function validateServiceAccount(obj: KubeObject): FieldError[] {
   return errs
 }
 
-export const serviceAccounts: ResourceEntry = {
+export const serviceAccounts: ResourceEntry = defineResource({
   group: '',
   version: 'v1',
   kind: 'ServiceAccount',
@@ -26,6 +28,7 @@ export const serviceAccounts: ResourceEntry = {
   shortNames: ['sa'],
   namespaced: true,
   verbs: ALL_VERBS,
+  subresources: [{ name: 'token', kind: 'TokenRequest', group: 'authentication.k8s.io', version: 'v1', verbs: ['create'] }],
   typeName: 'io.k8s.api.core.v1.ServiceAccount',
   validateName: isDNS1123Subdomain,
   strategy: {
@@ -33,6 +36,7 @@ export const serviceAccounts: ResourceEntry = {
     validateUpdate: validateServiceAccount,
   },
   columns: [
+    nameColumn,
     {
       name: 'Secrets',
       type: 'integer',
@@ -40,5 +44,6 @@ export const serviceAccounts: ResourceEntry = {
       priority: 0,
       cell: (obj) => (Array.isArray(obj['secrets']) ? obj['secrets'].length : 0),
     },
+    ageColumn,
   ],
-}
+})

@@ -53,6 +53,12 @@ export interface TypeDef {
   fields: FieldDef[]
   /** group/version/kind for top-level kinds */
   gvk?: { group: string; version: string; kind: string }
+  /**
+   * Go structs embedded without a JSON name: their fields sit at this level
+   * in JSON but travel in protobuf as one message at field number `proto`,
+   * of the type `type` (whose field names say which fields it carries).
+   */
+  embedded?: { proto: number; type: string }[]
 }
 
 export type TypeTable = Readonly<Record<string, TypeDef>>

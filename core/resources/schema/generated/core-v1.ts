@@ -3,6 +3,192 @@
 import type { TypeTable } from '../model.js'
 
 export const coreV1Types: TypeTable = {
+  "io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource": {
+    name: "io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource",
+    fields: [
+      {"name":"fsType","type":{"scalar":"string"},"proto":2},
+      {"name":"partition","type":{"scalar":"int32"},"proto":3},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":4},
+      {"name":"volumeID","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.Affinity": {
+    name: "io.k8s.api.core.v1.Affinity",
+    fields: [
+      {"name":"nodeAffinity","type":{"ref":"io.k8s.api.core.v1.NodeAffinity"},"proto":1},
+      {"name":"podAffinity","type":{"ref":"io.k8s.api.core.v1.PodAffinity"},"proto":2},
+      {"name":"podAntiAffinity","type":{"ref":"io.k8s.api.core.v1.PodAntiAffinity"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.AppArmorProfile": {
+    name: "io.k8s.api.core.v1.AppArmorProfile",
+    fields: [
+      {"name":"localhostProfile","type":{"scalar":"string"},"proto":2},
+      {"name":"type","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.AttachedVolume": {
+    name: "io.k8s.api.core.v1.AttachedVolume",
+    fields: [
+      {"name":"devicePath","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"name","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.AzureDiskVolumeSource": {
+    name: "io.k8s.api.core.v1.AzureDiskVolumeSource",
+    fields: [
+      {"name":"cachingMode","type":{"scalar":"string"},"proto":3},
+      {"name":"diskName","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"diskURI","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"fsType","type":{"scalar":"string"},"proto":4},
+      {"name":"kind","type":{"scalar":"string"},"proto":6},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":5},
+    ],
+  },
+  "io.k8s.api.core.v1.AzureFilePersistentVolumeSource": {
+    name: "io.k8s.api.core.v1.AzureFilePersistentVolumeSource",
+    fields: [
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":3},
+      {"name":"secretName","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"secretNamespace","type":{"scalar":"string"},"proto":4},
+      {"name":"shareName","type":{"scalar":"string"},"proto":2,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.AzureFileVolumeSource": {
+    name: "io.k8s.api.core.v1.AzureFileVolumeSource",
+    fields: [
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":3},
+      {"name":"secretName","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"shareName","type":{"scalar":"string"},"proto":2,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.Binding": {
+    name: "io.k8s.api.core.v1.Binding",
+    gvk: {"group":"","version":"v1","kind":"Binding"},
+    fields: [
+      {"name":"apiVersion","type":{"scalar":"string"}},
+      {"name":"kind","type":{"scalar":"string"}},
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"proto":1},
+      {"name":"target","type":{"ref":"io.k8s.api.core.v1.ObjectReference"},"proto":2,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.CSIPersistentVolumeSource": {
+    name: "io.k8s.api.core.v1.CSIPersistentVolumeSource",
+    fields: [
+      {"name":"controllerExpandSecretRef","type":{"ref":"io.k8s.api.core.v1.SecretReference"},"proto":9},
+      {"name":"controllerPublishSecretRef","type":{"ref":"io.k8s.api.core.v1.SecretReference"},"proto":6},
+      {"name":"driver","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"fsType","type":{"scalar":"string"},"proto":4},
+      {"name":"nodeExpandSecretRef","type":{"ref":"io.k8s.api.core.v1.SecretReference"},"proto":10},
+      {"name":"nodePublishSecretRef","type":{"ref":"io.k8s.api.core.v1.SecretReference"},"proto":8},
+      {"name":"nodeStageSecretRef","type":{"ref":"io.k8s.api.core.v1.SecretReference"},"proto":7},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":3},
+      {"name":"volumeAttributes","type":{"map":{"scalar":"string"}},"proto":5},
+      {"name":"volumeHandle","type":{"scalar":"string"},"proto":2,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.CSIVolumeSource": {
+    name: "io.k8s.api.core.v1.CSIVolumeSource",
+    fields: [
+      {"name":"driver","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"fsType","type":{"scalar":"string"},"proto":3},
+      {"name":"nodePublishSecretRef","type":{"ref":"io.k8s.api.core.v1.LocalObjectReference"},"proto":5},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":2},
+      {"name":"volumeAttributes","type":{"map":{"scalar":"string"}},"proto":4},
+    ],
+  },
+  "io.k8s.api.core.v1.Capabilities": {
+    name: "io.k8s.api.core.v1.Capabilities",
+    fields: [
+      {"name":"add","type":{"array":{"scalar":"string"}},"proto":1,"listType":"atomic"},
+      {"name":"drop","type":{"array":{"scalar":"string"}},"proto":2,"listType":"atomic"},
+    ],
+  },
+  "io.k8s.api.core.v1.CephFSPersistentVolumeSource": {
+    name: "io.k8s.api.core.v1.CephFSPersistentVolumeSource",
+    fields: [
+      {"name":"monitors","type":{"array":{"scalar":"string"}},"proto":1,"required":true,"listType":"atomic"},
+      {"name":"path","type":{"scalar":"string"},"proto":2},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":6},
+      {"name":"secretFile","type":{"scalar":"string"},"proto":4},
+      {"name":"secretRef","type":{"ref":"io.k8s.api.core.v1.SecretReference"},"proto":5},
+      {"name":"user","type":{"scalar":"string"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.CephFSVolumeSource": {
+    name: "io.k8s.api.core.v1.CephFSVolumeSource",
+    fields: [
+      {"name":"monitors","type":{"array":{"scalar":"string"}},"proto":1,"required":true,"listType":"atomic"},
+      {"name":"path","type":{"scalar":"string"},"proto":2},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":6},
+      {"name":"secretFile","type":{"scalar":"string"},"proto":4},
+      {"name":"secretRef","type":{"ref":"io.k8s.api.core.v1.LocalObjectReference"},"proto":5},
+      {"name":"user","type":{"scalar":"string"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.CinderPersistentVolumeSource": {
+    name: "io.k8s.api.core.v1.CinderPersistentVolumeSource",
+    fields: [
+      {"name":"fsType","type":{"scalar":"string"},"proto":2},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":3},
+      {"name":"secretRef","type":{"ref":"io.k8s.api.core.v1.SecretReference"},"proto":4},
+      {"name":"volumeID","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.CinderVolumeSource": {
+    name: "io.k8s.api.core.v1.CinderVolumeSource",
+    fields: [
+      {"name":"fsType","type":{"scalar":"string"},"proto":2},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":3},
+      {"name":"secretRef","type":{"ref":"io.k8s.api.core.v1.LocalObjectReference"},"proto":4},
+      {"name":"volumeID","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.ClientIPConfig": {
+    name: "io.k8s.api.core.v1.ClientIPConfig",
+    fields: [
+      {"name":"timeoutSeconds","type":{"scalar":"int32"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.ClusterTrustBundleProjection": {
+    name: "io.k8s.api.core.v1.ClusterTrustBundleProjection",
+    fields: [
+      {"name":"labelSelector","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"},"proto":3},
+      {"name":"name","type":{"scalar":"string"},"proto":1},
+      {"name":"optional","type":{"scalar":"boolean"},"proto":5},
+      {"name":"path","type":{"scalar":"string"},"proto":4,"required":true},
+      {"name":"signerName","type":{"scalar":"string"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.ComponentCondition": {
+    name: "io.k8s.api.core.v1.ComponentCondition",
+    fields: [
+      {"name":"error","type":{"scalar":"string"},"proto":4},
+      {"name":"message","type":{"scalar":"string"},"proto":3},
+      {"name":"status","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"type","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.ComponentStatus": {
+    name: "io.k8s.api.core.v1.ComponentStatus",
+    gvk: {"group":"","version":"v1","kind":"ComponentStatus"},
+    fields: [
+      {"name":"apiVersion","type":{"scalar":"string"}},
+      {"name":"conditions","type":{"array":{"ref":"io.k8s.api.core.v1.ComponentCondition"}},"proto":2,"listType":"map","listMapKeys":["type"],"patchStrategy":"merge","patchMergeKey":"type"},
+      {"name":"kind","type":{"scalar":"string"}},
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.ComponentStatusList": {
+    name: "io.k8s.api.core.v1.ComponentStatusList",
+    gvk: {"group":"","version":"v1","kind":"ComponentStatusList"},
+    fields: [
+      {"name":"apiVersion","type":{"scalar":"string"}},
+      {"name":"items","type":{"array":{"ref":"io.k8s.api.core.v1.ComponentStatus"}},"proto":2,"required":true},
+      {"name":"kind","type":{"scalar":"string"}},
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"},"proto":1},
+    ],
+  },
   "io.k8s.api.core.v1.ConfigMap": {
     name: "io.k8s.api.core.v1.ConfigMap",
     gvk: {"group":"","version":"v1","kind":"ConfigMap"},
@@ -15,6 +201,23 @@ export const coreV1Types: TypeTable = {
       {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"proto":1},
     ],
   },
+  "io.k8s.api.core.v1.ConfigMapEnvSource": {
+    name: "io.k8s.api.core.v1.ConfigMapEnvSource",
+    embedded: [{"proto":1,"type":"io.k8s.api.core.v1.LocalObjectReference"}],
+    fields: [
+      {"name":"name","type":{"scalar":"string"}},
+      {"name":"optional","type":{"scalar":"boolean"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.ConfigMapKeySelector": {
+    name: "io.k8s.api.core.v1.ConfigMapKeySelector",
+    embedded: [{"proto":1,"type":"io.k8s.api.core.v1.LocalObjectReference"}],
+    fields: [
+      {"name":"key","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"name","type":{"scalar":"string"}},
+      {"name":"optional","type":{"scalar":"boolean"},"proto":3},
+    ],
+  },
   "io.k8s.api.core.v1.ConfigMapList": {
     name: "io.k8s.api.core.v1.ConfigMapList",
     gvk: {"group":"","version":"v1","kind":"ConfigMapList"},
@@ -25,10 +228,678 @@ export const coreV1Types: TypeTable = {
       {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"},"proto":1},
     ],
   },
+  "io.k8s.api.core.v1.ConfigMapNodeConfigSource": {
+    name: "io.k8s.api.core.v1.ConfigMapNodeConfigSource",
+    fields: [
+      {"name":"kubeletConfigKey","type":{"scalar":"string"},"proto":5,"required":true},
+      {"name":"name","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"namespace","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"resourceVersion","type":{"scalar":"string"},"proto":4},
+      {"name":"uid","type":{"scalar":"string"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.ConfigMapProjection": {
+    name: "io.k8s.api.core.v1.ConfigMapProjection",
+    embedded: [{"proto":1,"type":"io.k8s.api.core.v1.LocalObjectReference"}],
+    fields: [
+      {"name":"items","type":{"array":{"ref":"io.k8s.api.core.v1.KeyToPath"}},"proto":2,"listType":"atomic"},
+      {"name":"name","type":{"scalar":"string"}},
+      {"name":"optional","type":{"scalar":"boolean"},"proto":4},
+    ],
+  },
+  "io.k8s.api.core.v1.ConfigMapVolumeSource": {
+    name: "io.k8s.api.core.v1.ConfigMapVolumeSource",
+    embedded: [{"proto":1,"type":"io.k8s.api.core.v1.LocalObjectReference"}],
+    fields: [
+      {"name":"defaultMode","type":{"scalar":"int32"},"proto":3},
+      {"name":"items","type":{"array":{"ref":"io.k8s.api.core.v1.KeyToPath"}},"proto":2,"listType":"atomic"},
+      {"name":"name","type":{"scalar":"string"}},
+      {"name":"optional","type":{"scalar":"boolean"},"proto":4},
+    ],
+  },
+  "io.k8s.api.core.v1.Container": {
+    name: "io.k8s.api.core.v1.Container",
+    fields: [
+      {"name":"args","type":{"array":{"scalar":"string"}},"proto":4,"listType":"atomic"},
+      {"name":"command","type":{"array":{"scalar":"string"}},"proto":3,"listType":"atomic"},
+      {"name":"env","type":{"array":{"ref":"io.k8s.api.core.v1.EnvVar"}},"proto":7,"listType":"map","listMapKeys":["name"],"patchStrategy":"merge","patchMergeKey":"name"},
+      {"name":"envFrom","type":{"array":{"ref":"io.k8s.api.core.v1.EnvFromSource"}},"proto":19,"listType":"atomic"},
+      {"name":"image","type":{"scalar":"string"},"proto":2},
+      {"name":"imagePullPolicy","type":{"scalar":"string"},"proto":14},
+      {"name":"lifecycle","type":{"ref":"io.k8s.api.core.v1.Lifecycle"},"proto":12},
+      {"name":"livenessProbe","type":{"ref":"io.k8s.api.core.v1.Probe"},"proto":10},
+      {"name":"name","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"ports","type":{"array":{"ref":"io.k8s.api.core.v1.ContainerPort"}},"proto":6,"listType":"map","listMapKeys":["containerPort","protocol"],"patchStrategy":"merge","patchMergeKey":"containerPort"},
+      {"name":"readinessProbe","type":{"ref":"io.k8s.api.core.v1.Probe"},"proto":11},
+      {"name":"resizePolicy","type":{"array":{"ref":"io.k8s.api.core.v1.ContainerResizePolicy"}},"proto":23,"listType":"atomic"},
+      {"name":"resources","type":{"ref":"io.k8s.api.core.v1.ResourceRequirements"},"proto":8},
+      {"name":"restartPolicy","type":{"scalar":"string"},"proto":24},
+      {"name":"restartPolicyRules","type":{"array":{"ref":"io.k8s.api.core.v1.ContainerRestartRule"}},"proto":25,"listType":"atomic"},
+      {"name":"securityContext","type":{"ref":"io.k8s.api.core.v1.SecurityContext"},"proto":15},
+      {"name":"startupProbe","type":{"ref":"io.k8s.api.core.v1.Probe"},"proto":22},
+      {"name":"stdin","type":{"scalar":"boolean"},"proto":16},
+      {"name":"stdinOnce","type":{"scalar":"boolean"},"proto":17},
+      {"name":"terminationMessagePath","type":{"scalar":"string"},"proto":13},
+      {"name":"terminationMessagePolicy","type":{"scalar":"string"},"proto":20},
+      {"name":"tty","type":{"scalar":"boolean"},"proto":18},
+      {"name":"volumeDevices","type":{"array":{"ref":"io.k8s.api.core.v1.VolumeDevice"}},"proto":21,"listType":"map","listMapKeys":["devicePath"],"patchStrategy":"merge","patchMergeKey":"devicePath"},
+      {"name":"volumeMounts","type":{"array":{"ref":"io.k8s.api.core.v1.VolumeMount"}},"proto":9,"listType":"map","listMapKeys":["mountPath"],"patchStrategy":"merge","patchMergeKey":"mountPath"},
+      {"name":"workingDir","type":{"scalar":"string"},"proto":5},
+    ],
+  },
+  "io.k8s.api.core.v1.ContainerExtendedResourceRequest": {
+    name: "io.k8s.api.core.v1.ContainerExtendedResourceRequest",
+    fields: [
+      {"name":"containerName","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"requestName","type":{"scalar":"string"},"proto":3,"required":true},
+      {"name":"resourceName","type":{"scalar":"string"},"proto":2,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.ContainerImage": {
+    name: "io.k8s.api.core.v1.ContainerImage",
+    fields: [
+      {"name":"names","type":{"array":{"scalar":"string"}},"proto":1,"listType":"atomic"},
+      {"name":"sizeBytes","type":{"scalar":"int64"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.ContainerPort": {
+    name: "io.k8s.api.core.v1.ContainerPort",
+    fields: [
+      {"name":"containerPort","type":{"scalar":"int32"},"proto":3,"required":true},
+      {"name":"hostIP","type":{"scalar":"string"},"proto":5},
+      {"name":"hostPort","type":{"scalar":"int32"},"proto":2},
+      {"name":"name","type":{"scalar":"string"},"proto":1},
+      {"name":"protocol","type":{"scalar":"string"},"proto":4},
+    ],
+  },
+  "io.k8s.api.core.v1.ContainerResizePolicy": {
+    name: "io.k8s.api.core.v1.ContainerResizePolicy",
+    fields: [
+      {"name":"resourceName","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"restartPolicy","type":{"scalar":"string"},"proto":2,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.ContainerRestartRule": {
+    name: "io.k8s.api.core.v1.ContainerRestartRule",
+    fields: [
+      {"name":"action","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"exitCodes","type":{"ref":"io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes": {
+    name: "io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes",
+    fields: [
+      {"name":"operator","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"values","type":{"array":{"scalar":"int32"}},"proto":2,"listType":"set"},
+    ],
+  },
+  "io.k8s.api.core.v1.ContainerState": {
+    name: "io.k8s.api.core.v1.ContainerState",
+    fields: [
+      {"name":"running","type":{"ref":"io.k8s.api.core.v1.ContainerStateRunning"},"proto":2},
+      {"name":"terminated","type":{"ref":"io.k8s.api.core.v1.ContainerStateTerminated"},"proto":3},
+      {"name":"waiting","type":{"ref":"io.k8s.api.core.v1.ContainerStateWaiting"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.ContainerStateRunning": {
+    name: "io.k8s.api.core.v1.ContainerStateRunning",
+    fields: [
+      {"name":"startedAt","type":{"scalar":"time"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.ContainerStateTerminated": {
+    name: "io.k8s.api.core.v1.ContainerStateTerminated",
+    fields: [
+      {"name":"containerID","type":{"scalar":"string"},"proto":7},
+      {"name":"exitCode","type":{"scalar":"int32"},"proto":1,"required":true},
+      {"name":"finishedAt","type":{"scalar":"time"},"proto":6},
+      {"name":"message","type":{"scalar":"string"},"proto":4},
+      {"name":"reason","type":{"scalar":"string"},"proto":3},
+      {"name":"signal","type":{"scalar":"int32"},"proto":2},
+      {"name":"startedAt","type":{"scalar":"time"},"proto":5},
+    ],
+  },
+  "io.k8s.api.core.v1.ContainerStateWaiting": {
+    name: "io.k8s.api.core.v1.ContainerStateWaiting",
+    fields: [
+      {"name":"message","type":{"scalar":"string"},"proto":2},
+      {"name":"reason","type":{"scalar":"string"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.ContainerStatus": {
+    name: "io.k8s.api.core.v1.ContainerStatus",
+    fields: [
+      {"name":"allocatedResources","type":{"map":{"scalar":"quantity"}},"proto":10},
+      {"name":"allocatedResourcesStatus","type":{"array":{"ref":"io.k8s.api.core.v1.ResourceStatus"}},"proto":14,"listType":"map","listMapKeys":["name"],"patchStrategy":"merge","patchMergeKey":"name"},
+      {"name":"containerID","type":{"scalar":"string"},"proto":8},
+      {"name":"image","type":{"scalar":"string"},"proto":6,"required":true},
+      {"name":"imageID","type":{"scalar":"string"},"proto":7,"required":true},
+      {"name":"lastState","type":{"ref":"io.k8s.api.core.v1.ContainerState"},"proto":3},
+      {"name":"name","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"ready","type":{"scalar":"boolean"},"proto":4,"required":true},
+      {"name":"resources","type":{"ref":"io.k8s.api.core.v1.ResourceRequirements"},"proto":11},
+      {"name":"restartCount","type":{"scalar":"int32"},"proto":5,"required":true},
+      {"name":"started","type":{"scalar":"boolean"},"proto":9},
+      {"name":"state","type":{"ref":"io.k8s.api.core.v1.ContainerState"},"proto":2},
+      {"name":"stopSignal","type":{"scalar":"string"},"proto":15},
+      {"name":"user","type":{"ref":"io.k8s.api.core.v1.ContainerUser"},"proto":13},
+      {"name":"volumeMounts","type":{"array":{"ref":"io.k8s.api.core.v1.VolumeMountStatus"}},"proto":12,"listType":"map","listMapKeys":["mountPath"],"patchStrategy":"merge","patchMergeKey":"mountPath"},
+    ],
+  },
+  "io.k8s.api.core.v1.ContainerUser": {
+    name: "io.k8s.api.core.v1.ContainerUser",
+    fields: [
+      {"name":"linux","type":{"ref":"io.k8s.api.core.v1.LinuxContainerUser"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.DaemonEndpoint": {
+    name: "io.k8s.api.core.v1.DaemonEndpoint",
+    fields: [
+      {"name":"Port","type":{"scalar":"int32"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.DownwardAPIProjection": {
+    name: "io.k8s.api.core.v1.DownwardAPIProjection",
+    fields: [
+      {"name":"items","type":{"array":{"ref":"io.k8s.api.core.v1.DownwardAPIVolumeFile"}},"proto":1,"listType":"atomic"},
+    ],
+  },
+  "io.k8s.api.core.v1.DownwardAPIVolumeFile": {
+    name: "io.k8s.api.core.v1.DownwardAPIVolumeFile",
+    fields: [
+      {"name":"fieldRef","type":{"ref":"io.k8s.api.core.v1.ObjectFieldSelector"},"proto":2},
+      {"name":"mode","type":{"scalar":"int32"},"proto":4},
+      {"name":"path","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"resourceFieldRef","type":{"ref":"io.k8s.api.core.v1.ResourceFieldSelector"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.DownwardAPIVolumeSource": {
+    name: "io.k8s.api.core.v1.DownwardAPIVolumeSource",
+    fields: [
+      {"name":"defaultMode","type":{"scalar":"int32"},"proto":2},
+      {"name":"items","type":{"array":{"ref":"io.k8s.api.core.v1.DownwardAPIVolumeFile"}},"proto":1,"listType":"atomic"},
+    ],
+  },
+  "io.k8s.api.core.v1.EmptyDirVolumeSource": {
+    name: "io.k8s.api.core.v1.EmptyDirVolumeSource",
+    fields: [
+      {"name":"medium","type":{"scalar":"string"},"proto":1},
+      {"name":"sizeLimit","type":{"scalar":"quantity"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.EndpointAddress": {
+    name: "io.k8s.api.core.v1.EndpointAddress",
+    fields: [
+      {"name":"hostname","type":{"scalar":"string"},"proto":3},
+      {"name":"ip","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"nodeName","type":{"scalar":"string"},"proto":4},
+      {"name":"targetRef","type":{"ref":"io.k8s.api.core.v1.ObjectReference"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.EndpointPort": {
+    name: "io.k8s.api.core.v1.EndpointPort",
+    fields: [
+      {"name":"appProtocol","type":{"scalar":"string"},"proto":4},
+      {"name":"name","type":{"scalar":"string"},"proto":1},
+      {"name":"port","type":{"scalar":"int32"},"proto":2,"required":true},
+      {"name":"protocol","type":{"scalar":"string"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.EndpointSubset": {
+    name: "io.k8s.api.core.v1.EndpointSubset",
+    fields: [
+      {"name":"addresses","type":{"array":{"ref":"io.k8s.api.core.v1.EndpointAddress"}},"proto":1,"listType":"atomic"},
+      {"name":"notReadyAddresses","type":{"array":{"ref":"io.k8s.api.core.v1.EndpointAddress"}},"proto":2,"listType":"atomic"},
+      {"name":"ports","type":{"array":{"ref":"io.k8s.api.core.v1.EndpointPort"}},"proto":3,"listType":"atomic"},
+    ],
+  },
+  "io.k8s.api.core.v1.Endpoints": {
+    name: "io.k8s.api.core.v1.Endpoints",
+    gvk: {"group":"","version":"v1","kind":"Endpoints"},
+    fields: [
+      {"name":"apiVersion","type":{"scalar":"string"}},
+      {"name":"kind","type":{"scalar":"string"}},
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"proto":1},
+      {"name":"subsets","type":{"array":{"ref":"io.k8s.api.core.v1.EndpointSubset"}},"proto":2,"listType":"atomic"},
+    ],
+  },
+  "io.k8s.api.core.v1.EndpointsList": {
+    name: "io.k8s.api.core.v1.EndpointsList",
+    gvk: {"group":"","version":"v1","kind":"EndpointsList"},
+    fields: [
+      {"name":"apiVersion","type":{"scalar":"string"}},
+      {"name":"items","type":{"array":{"ref":"io.k8s.api.core.v1.Endpoints"}},"proto":2,"required":true},
+      {"name":"kind","type":{"scalar":"string"}},
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.EnvFromSource": {
+    name: "io.k8s.api.core.v1.EnvFromSource",
+    fields: [
+      {"name":"configMapRef","type":{"ref":"io.k8s.api.core.v1.ConfigMapEnvSource"},"proto":2},
+      {"name":"prefix","type":{"scalar":"string"},"proto":1},
+      {"name":"secretRef","type":{"ref":"io.k8s.api.core.v1.SecretEnvSource"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.EnvVar": {
+    name: "io.k8s.api.core.v1.EnvVar",
+    fields: [
+      {"name":"name","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"value","type":{"scalar":"string"},"proto":2},
+      {"name":"valueFrom","type":{"ref":"io.k8s.api.core.v1.EnvVarSource"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.EnvVarSource": {
+    name: "io.k8s.api.core.v1.EnvVarSource",
+    fields: [
+      {"name":"configMapKeyRef","type":{"ref":"io.k8s.api.core.v1.ConfigMapKeySelector"},"proto":3},
+      {"name":"fieldRef","type":{"ref":"io.k8s.api.core.v1.ObjectFieldSelector"},"proto":1},
+      {"name":"fileKeyRef","type":{"ref":"io.k8s.api.core.v1.FileKeySelector"},"proto":5},
+      {"name":"resourceFieldRef","type":{"ref":"io.k8s.api.core.v1.ResourceFieldSelector"},"proto":2},
+      {"name":"secretKeyRef","type":{"ref":"io.k8s.api.core.v1.SecretKeySelector"},"proto":4},
+    ],
+  },
+  "io.k8s.api.core.v1.EphemeralContainer": {
+    name: "io.k8s.api.core.v1.EphemeralContainer",
+    embedded: [{"proto":1,"type":"io.k8s.api.core.v1.EphemeralContainerCommon"}],
+    fields: [
+      {"name":"args","type":{"array":{"scalar":"string"}},"listType":"atomic"},
+      {"name":"command","type":{"array":{"scalar":"string"}},"listType":"atomic"},
+      {"name":"env","type":{"array":{"ref":"io.k8s.api.core.v1.EnvVar"}},"listType":"map","listMapKeys":["name"],"patchStrategy":"merge","patchMergeKey":"name"},
+      {"name":"envFrom","type":{"array":{"ref":"io.k8s.api.core.v1.EnvFromSource"}},"listType":"atomic"},
+      {"name":"image","type":{"scalar":"string"}},
+      {"name":"imagePullPolicy","type":{"scalar":"string"}},
+      {"name":"lifecycle","type":{"ref":"io.k8s.api.core.v1.Lifecycle"}},
+      {"name":"livenessProbe","type":{"ref":"io.k8s.api.core.v1.Probe"}},
+      {"name":"name","type":{"scalar":"string"},"required":true},
+      {"name":"ports","type":{"array":{"ref":"io.k8s.api.core.v1.ContainerPort"}},"listType":"map","listMapKeys":["containerPort","protocol"],"patchStrategy":"merge","patchMergeKey":"containerPort"},
+      {"name":"readinessProbe","type":{"ref":"io.k8s.api.core.v1.Probe"}},
+      {"name":"resizePolicy","type":{"array":{"ref":"io.k8s.api.core.v1.ContainerResizePolicy"}},"listType":"atomic"},
+      {"name":"resources","type":{"ref":"io.k8s.api.core.v1.ResourceRequirements"}},
+      {"name":"restartPolicy","type":{"scalar":"string"}},
+      {"name":"restartPolicyRules","type":{"array":{"ref":"io.k8s.api.core.v1.ContainerRestartRule"}},"listType":"atomic"},
+      {"name":"securityContext","type":{"ref":"io.k8s.api.core.v1.SecurityContext"}},
+      {"name":"startupProbe","type":{"ref":"io.k8s.api.core.v1.Probe"}},
+      {"name":"stdin","type":{"scalar":"boolean"}},
+      {"name":"stdinOnce","type":{"scalar":"boolean"}},
+      {"name":"targetContainerName","type":{"scalar":"string"},"proto":2},
+      {"name":"terminationMessagePath","type":{"scalar":"string"}},
+      {"name":"terminationMessagePolicy","type":{"scalar":"string"}},
+      {"name":"tty","type":{"scalar":"boolean"}},
+      {"name":"volumeDevices","type":{"array":{"ref":"io.k8s.api.core.v1.VolumeDevice"}},"listType":"map","listMapKeys":["devicePath"],"patchStrategy":"merge","patchMergeKey":"devicePath"},
+      {"name":"volumeMounts","type":{"array":{"ref":"io.k8s.api.core.v1.VolumeMount"}},"listType":"map","listMapKeys":["mountPath"],"patchStrategy":"merge","patchMergeKey":"mountPath"},
+      {"name":"workingDir","type":{"scalar":"string"}},
+    ],
+  },
+  "io.k8s.api.core.v1.EphemeralContainerCommon": {
+    name: "io.k8s.api.core.v1.EphemeralContainerCommon",
+    fields: [
+      {"name":"args","type":{"array":{"scalar":"string"}},"proto":4,"listType":"atomic"},
+      {"name":"command","type":{"array":{"scalar":"string"}},"proto":3,"listType":"atomic"},
+      {"name":"env","type":{"array":{"ref":"io.k8s.api.core.v1.EnvVar"}},"proto":7,"listType":"map","listMapKeys":["name"],"patchStrategy":"merge","patchMergeKey":"name"},
+      {"name":"envFrom","type":{"array":{"ref":"io.k8s.api.core.v1.EnvFromSource"}},"proto":19,"listType":"atomic"},
+      {"name":"image","type":{"scalar":"string"},"proto":2},
+      {"name":"imagePullPolicy","type":{"scalar":"string"},"proto":14},
+      {"name":"lifecycle","type":{"ref":"io.k8s.api.core.v1.Lifecycle"},"proto":12},
+      {"name":"livenessProbe","type":{"ref":"io.k8s.api.core.v1.Probe"},"proto":10},
+      {"name":"name","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"ports","type":{"array":{"ref":"io.k8s.api.core.v1.ContainerPort"}},"proto":6,"listType":"map","listMapKeys":["containerPort","protocol"],"patchStrategy":"merge","patchMergeKey":"containerPort"},
+      {"name":"readinessProbe","type":{"ref":"io.k8s.api.core.v1.Probe"},"proto":11},
+      {"name":"resizePolicy","type":{"array":{"ref":"io.k8s.api.core.v1.ContainerResizePolicy"}},"proto":23,"listType":"atomic"},
+      {"name":"resources","type":{"ref":"io.k8s.api.core.v1.ResourceRequirements"},"proto":8},
+      {"name":"restartPolicy","type":{"scalar":"string"},"proto":24},
+      {"name":"restartPolicyRules","type":{"array":{"ref":"io.k8s.api.core.v1.ContainerRestartRule"}},"proto":25,"listType":"atomic"},
+      {"name":"securityContext","type":{"ref":"io.k8s.api.core.v1.SecurityContext"},"proto":15},
+      {"name":"startupProbe","type":{"ref":"io.k8s.api.core.v1.Probe"},"proto":22},
+      {"name":"stdin","type":{"scalar":"boolean"},"proto":16},
+      {"name":"stdinOnce","type":{"scalar":"boolean"},"proto":17},
+      {"name":"terminationMessagePath","type":{"scalar":"string"},"proto":13},
+      {"name":"terminationMessagePolicy","type":{"scalar":"string"},"proto":20},
+      {"name":"tty","type":{"scalar":"boolean"},"proto":18},
+      {"name":"volumeDevices","type":{"array":{"ref":"io.k8s.api.core.v1.VolumeDevice"}},"proto":21,"listType":"map","listMapKeys":["devicePath"],"patchStrategy":"merge","patchMergeKey":"devicePath"},
+      {"name":"volumeMounts","type":{"array":{"ref":"io.k8s.api.core.v1.VolumeMount"}},"proto":9,"listType":"map","listMapKeys":["mountPath"],"patchStrategy":"merge","patchMergeKey":"mountPath"},
+      {"name":"workingDir","type":{"scalar":"string"},"proto":5},
+    ],
+  },
+  "io.k8s.api.core.v1.EphemeralVolumeSource": {
+    name: "io.k8s.api.core.v1.EphemeralVolumeSource",
+    fields: [
+      {"name":"volumeClaimTemplate","type":{"ref":"io.k8s.api.core.v1.PersistentVolumeClaimTemplate"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.Event": {
+    name: "io.k8s.api.core.v1.Event",
+    gvk: {"group":"","version":"v1","kind":"Event"},
+    fields: [
+      {"name":"action","type":{"scalar":"string"},"proto":12},
+      {"name":"apiVersion","type":{"scalar":"string"}},
+      {"name":"count","type":{"scalar":"int32"},"proto":8},
+      {"name":"eventTime","type":{"scalar":"microtime"},"proto":10},
+      {"name":"firstTimestamp","type":{"scalar":"time"},"proto":6},
+      {"name":"involvedObject","type":{"ref":"io.k8s.api.core.v1.ObjectReference"},"proto":2,"required":true},
+      {"name":"kind","type":{"scalar":"string"}},
+      {"name":"lastTimestamp","type":{"scalar":"time"},"proto":7},
+      {"name":"message","type":{"scalar":"string"},"proto":4},
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"proto":1,"required":true},
+      {"name":"reason","type":{"scalar":"string"},"proto":3},
+      {"name":"related","type":{"ref":"io.k8s.api.core.v1.ObjectReference"},"proto":13},
+      {"name":"reportingComponent","type":{"scalar":"string"},"proto":14},
+      {"name":"reportingInstance","type":{"scalar":"string"},"proto":15},
+      {"name":"series","type":{"ref":"io.k8s.api.core.v1.EventSeries"},"proto":11},
+      {"name":"source","type":{"ref":"io.k8s.api.core.v1.EventSource"},"proto":5},
+      {"name":"type","type":{"scalar":"string"},"proto":9},
+    ],
+  },
+  "io.k8s.api.core.v1.EventList": {
+    name: "io.k8s.api.core.v1.EventList",
+    gvk: {"group":"","version":"v1","kind":"EventList"},
+    fields: [
+      {"name":"apiVersion","type":{"scalar":"string"}},
+      {"name":"items","type":{"array":{"ref":"io.k8s.api.core.v1.Event"}},"proto":2,"required":true},
+      {"name":"kind","type":{"scalar":"string"}},
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.EventSeries": {
+    name: "io.k8s.api.core.v1.EventSeries",
+    fields: [
+      {"name":"count","type":{"scalar":"int32"},"proto":1},
+      {"name":"lastObservedTime","type":{"scalar":"microtime"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.EventSource": {
+    name: "io.k8s.api.core.v1.EventSource",
+    fields: [
+      {"name":"component","type":{"scalar":"string"},"proto":1},
+      {"name":"host","type":{"scalar":"string"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.ExecAction": {
+    name: "io.k8s.api.core.v1.ExecAction",
+    fields: [
+      {"name":"command","type":{"array":{"scalar":"string"}},"proto":1,"listType":"atomic"},
+    ],
+  },
+  "io.k8s.api.core.v1.FCVolumeSource": {
+    name: "io.k8s.api.core.v1.FCVolumeSource",
+    fields: [
+      {"name":"fsType","type":{"scalar":"string"},"proto":3},
+      {"name":"lun","type":{"scalar":"int32"},"proto":2},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":4},
+      {"name":"targetWWNs","type":{"array":{"scalar":"string"}},"proto":1,"listType":"atomic"},
+      {"name":"wwids","type":{"array":{"scalar":"string"}},"proto":5,"listType":"atomic"},
+    ],
+  },
+  "io.k8s.api.core.v1.FileKeySelector": {
+    name: "io.k8s.api.core.v1.FileKeySelector",
+    fields: [
+      {"name":"key","type":{"scalar":"string"},"proto":3,"required":true},
+      {"name":"optional","type":{"scalar":"boolean"},"proto":4},
+      {"name":"path","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"volumeName","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.FlexPersistentVolumeSource": {
+    name: "io.k8s.api.core.v1.FlexPersistentVolumeSource",
+    fields: [
+      {"name":"driver","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"fsType","type":{"scalar":"string"},"proto":2},
+      {"name":"options","type":{"map":{"scalar":"string"}},"proto":5},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":4},
+      {"name":"secretRef","type":{"ref":"io.k8s.api.core.v1.SecretReference"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.FlexVolumeSource": {
+    name: "io.k8s.api.core.v1.FlexVolumeSource",
+    fields: [
+      {"name":"driver","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"fsType","type":{"scalar":"string"},"proto":2},
+      {"name":"options","type":{"map":{"scalar":"string"}},"proto":5},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":4},
+      {"name":"secretRef","type":{"ref":"io.k8s.api.core.v1.LocalObjectReference"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.FlockerVolumeSource": {
+    name: "io.k8s.api.core.v1.FlockerVolumeSource",
+    fields: [
+      {"name":"datasetName","type":{"scalar":"string"},"proto":1},
+      {"name":"datasetUUID","type":{"scalar":"string"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.GCEPersistentDiskVolumeSource": {
+    name: "io.k8s.api.core.v1.GCEPersistentDiskVolumeSource",
+    fields: [
+      {"name":"fsType","type":{"scalar":"string"},"proto":2},
+      {"name":"partition","type":{"scalar":"int32"},"proto":3},
+      {"name":"pdName","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":4},
+    ],
+  },
+  "io.k8s.api.core.v1.GRPCAction": {
+    name: "io.k8s.api.core.v1.GRPCAction",
+    fields: [
+      {"name":"port","type":{"scalar":"int32"},"proto":1,"required":true},
+      {"name":"service","type":{"scalar":"string"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.GitRepoVolumeSource": {
+    name: "io.k8s.api.core.v1.GitRepoVolumeSource",
+    fields: [
+      {"name":"directory","type":{"scalar":"string"},"proto":3},
+      {"name":"repository","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"revision","type":{"scalar":"string"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.GlusterfsPersistentVolumeSource": {
+    name: "io.k8s.api.core.v1.GlusterfsPersistentVolumeSource",
+    fields: [
+      {"name":"endpoints","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"endpointsNamespace","type":{"scalar":"string"},"proto":4},
+      {"name":"path","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.GlusterfsVolumeSource": {
+    name: "io.k8s.api.core.v1.GlusterfsVolumeSource",
+    fields: [
+      {"name":"endpoints","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"path","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.HTTPGetAction": {
+    name: "io.k8s.api.core.v1.HTTPGetAction",
+    fields: [
+      {"name":"host","type":{"scalar":"string"},"proto":3},
+      {"name":"httpHeaders","type":{"array":{"ref":"io.k8s.api.core.v1.HTTPHeader"}},"proto":5,"listType":"atomic"},
+      {"name":"path","type":{"scalar":"string"},"proto":1},
+      {"name":"port","type":{"scalar":"int-or-string"},"proto":2,"required":true},
+      {"name":"scheme","type":{"scalar":"string"},"proto":4},
+    ],
+  },
+  "io.k8s.api.core.v1.HTTPHeader": {
+    name: "io.k8s.api.core.v1.HTTPHeader",
+    fields: [
+      {"name":"name","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"value","type":{"scalar":"string"},"proto":2,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.HostAlias": {
+    name: "io.k8s.api.core.v1.HostAlias",
+    fields: [
+      {"name":"hostnames","type":{"array":{"scalar":"string"}},"proto":2,"listType":"atomic"},
+      {"name":"ip","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.HostIP": {
+    name: "io.k8s.api.core.v1.HostIP",
+    fields: [
+      {"name":"ip","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.HostPathVolumeSource": {
+    name: "io.k8s.api.core.v1.HostPathVolumeSource",
+    fields: [
+      {"name":"path","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"type","type":{"scalar":"string"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.ISCSIPersistentVolumeSource": {
+    name: "io.k8s.api.core.v1.ISCSIPersistentVolumeSource",
+    fields: [
+      {"name":"chapAuthDiscovery","type":{"scalar":"boolean"},"proto":8},
+      {"name":"chapAuthSession","type":{"scalar":"boolean"},"proto":11},
+      {"name":"fsType","type":{"scalar":"string"},"proto":5},
+      {"name":"initiatorName","type":{"scalar":"string"},"proto":12},
+      {"name":"iqn","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"iscsiInterface","type":{"scalar":"string"},"proto":4},
+      {"name":"lun","type":{"scalar":"int32"},"proto":3,"required":true},
+      {"name":"portals","type":{"array":{"scalar":"string"}},"proto":7,"listType":"atomic"},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":6},
+      {"name":"secretRef","type":{"ref":"io.k8s.api.core.v1.SecretReference"},"proto":10},
+      {"name":"targetPortal","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.ISCSIVolumeSource": {
+    name: "io.k8s.api.core.v1.ISCSIVolumeSource",
+    fields: [
+      {"name":"chapAuthDiscovery","type":{"scalar":"boolean"},"proto":8},
+      {"name":"chapAuthSession","type":{"scalar":"boolean"},"proto":11},
+      {"name":"fsType","type":{"scalar":"string"},"proto":5},
+      {"name":"initiatorName","type":{"scalar":"string"},"proto":12},
+      {"name":"iqn","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"iscsiInterface","type":{"scalar":"string"},"proto":4},
+      {"name":"lun","type":{"scalar":"int32"},"proto":3,"required":true},
+      {"name":"portals","type":{"array":{"scalar":"string"}},"proto":7,"listType":"atomic"},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":6},
+      {"name":"secretRef","type":{"ref":"io.k8s.api.core.v1.LocalObjectReference"},"proto":10},
+      {"name":"targetPortal","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.ImageVolumeSource": {
+    name: "io.k8s.api.core.v1.ImageVolumeSource",
+    fields: [
+      {"name":"pullPolicy","type":{"scalar":"string"},"proto":2},
+      {"name":"reference","type":{"scalar":"string"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.ImageVolumeStatus": {
+    name: "io.k8s.api.core.v1.ImageVolumeStatus",
+    fields: [
+      {"name":"imageRef","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.KeyToPath": {
+    name: "io.k8s.api.core.v1.KeyToPath",
+    fields: [
+      {"name":"key","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"mode","type":{"scalar":"int32"},"proto":3},
+      {"name":"path","type":{"scalar":"string"},"proto":2,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.Lifecycle": {
+    name: "io.k8s.api.core.v1.Lifecycle",
+    fields: [
+      {"name":"postStart","type":{"ref":"io.k8s.api.core.v1.LifecycleHandler"},"proto":1},
+      {"name":"preStop","type":{"ref":"io.k8s.api.core.v1.LifecycleHandler"},"proto":2},
+      {"name":"stopSignal","type":{"scalar":"string"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.LifecycleHandler": {
+    name: "io.k8s.api.core.v1.LifecycleHandler",
+    fields: [
+      {"name":"exec","type":{"ref":"io.k8s.api.core.v1.ExecAction"},"proto":1},
+      {"name":"httpGet","type":{"ref":"io.k8s.api.core.v1.HTTPGetAction"},"proto":2},
+      {"name":"sleep","type":{"ref":"io.k8s.api.core.v1.SleepAction"},"proto":4},
+      {"name":"tcpSocket","type":{"ref":"io.k8s.api.core.v1.TCPSocketAction"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.LimitRange": {
+    name: "io.k8s.api.core.v1.LimitRange",
+    gvk: {"group":"","version":"v1","kind":"LimitRange"},
+    fields: [
+      {"name":"apiVersion","type":{"scalar":"string"}},
+      {"name":"kind","type":{"scalar":"string"}},
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"proto":1},
+      {"name":"spec","type":{"ref":"io.k8s.api.core.v1.LimitRangeSpec"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.LimitRangeItem": {
+    name: "io.k8s.api.core.v1.LimitRangeItem",
+    fields: [
+      {"name":"default","type":{"map":{"scalar":"quantity"}},"proto":4},
+      {"name":"defaultRequest","type":{"map":{"scalar":"quantity"}},"proto":5},
+      {"name":"max","type":{"map":{"scalar":"quantity"}},"proto":2},
+      {"name":"maxLimitRequestRatio","type":{"map":{"scalar":"quantity"}},"proto":6},
+      {"name":"min","type":{"map":{"scalar":"quantity"}},"proto":3},
+      {"name":"type","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.LimitRangeList": {
+    name: "io.k8s.api.core.v1.LimitRangeList",
+    gvk: {"group":"","version":"v1","kind":"LimitRangeList"},
+    fields: [
+      {"name":"apiVersion","type":{"scalar":"string"}},
+      {"name":"items","type":{"array":{"ref":"io.k8s.api.core.v1.LimitRange"}},"proto":2,"required":true},
+      {"name":"kind","type":{"scalar":"string"}},
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.LimitRangeSpec": {
+    name: "io.k8s.api.core.v1.LimitRangeSpec",
+    fields: [
+      {"name":"limits","type":{"array":{"ref":"io.k8s.api.core.v1.LimitRangeItem"}},"proto":1,"required":true,"listType":"atomic"},
+    ],
+  },
+  "io.k8s.api.core.v1.LinuxContainerUser": {
+    name: "io.k8s.api.core.v1.LinuxContainerUser",
+    fields: [
+      {"name":"gid","type":{"scalar":"int64"},"proto":2,"required":true},
+      {"name":"supplementalGroups","type":{"array":{"scalar":"int64"}},"proto":3,"listType":"atomic"},
+      {"name":"uid","type":{"scalar":"int64"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.LoadBalancerIngress": {
+    name: "io.k8s.api.core.v1.LoadBalancerIngress",
+    fields: [
+      {"name":"hostname","type":{"scalar":"string"},"proto":2},
+      {"name":"ip","type":{"scalar":"string"},"proto":1},
+      {"name":"ipMode","type":{"scalar":"string"},"proto":3},
+      {"name":"ports","type":{"array":{"ref":"io.k8s.api.core.v1.PortStatus"}},"proto":4,"listType":"atomic"},
+    ],
+  },
+  "io.k8s.api.core.v1.LoadBalancerStatus": {
+    name: "io.k8s.api.core.v1.LoadBalancerStatus",
+    fields: [
+      {"name":"ingress","type":{"array":{"ref":"io.k8s.api.core.v1.LoadBalancerIngress"}},"proto":1,"listType":"atomic"},
+    ],
+  },
   "io.k8s.api.core.v1.LocalObjectReference": {
     name: "io.k8s.api.core.v1.LocalObjectReference",
     fields: [
       {"name":"name","type":{"scalar":"string"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.LocalVolumeSource": {
+    name: "io.k8s.api.core.v1.LocalVolumeSource",
+    fields: [
+      {"name":"fsType","type":{"scalar":"string"},"proto":2},
+      {"name":"path","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.ModifyVolumeStatus": {
+    name: "io.k8s.api.core.v1.ModifyVolumeStatus",
+    fields: [
+      {"name":"status","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"targetVolumeAttributesClassName","type":{"scalar":"string"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.NFSVolumeSource": {
+    name: "io.k8s.api.core.v1.NFSVolumeSource",
+    fields: [
+      {"name":"path","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":3},
+      {"name":"server","type":{"scalar":"string"},"proto":1,"required":true},
     ],
   },
   "io.k8s.api.core.v1.Namespace": {
@@ -75,6 +946,182 @@ export const coreV1Types: TypeTable = {
       {"name":"phase","type":{"scalar":"string"},"proto":1},
     ],
   },
+  "io.k8s.api.core.v1.Node": {
+    name: "io.k8s.api.core.v1.Node",
+    gvk: {"group":"","version":"v1","kind":"Node"},
+    fields: [
+      {"name":"apiVersion","type":{"scalar":"string"}},
+      {"name":"kind","type":{"scalar":"string"}},
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"proto":1},
+      {"name":"spec","type":{"ref":"io.k8s.api.core.v1.NodeSpec"},"proto":2},
+      {"name":"status","type":{"ref":"io.k8s.api.core.v1.NodeStatus"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.NodeAddress": {
+    name: "io.k8s.api.core.v1.NodeAddress",
+    fields: [
+      {"name":"address","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"type","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.NodeAffinity": {
+    name: "io.k8s.api.core.v1.NodeAffinity",
+    fields: [
+      {"name":"preferredDuringSchedulingIgnoredDuringExecution","type":{"array":{"ref":"io.k8s.api.core.v1.PreferredSchedulingTerm"}},"proto":2,"listType":"atomic"},
+      {"name":"requiredDuringSchedulingIgnoredDuringExecution","type":{"ref":"io.k8s.api.core.v1.NodeSelector"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.NodeAllocatableResourceClaimStatus": {
+    name: "io.k8s.api.core.v1.NodeAllocatableResourceClaimStatus",
+    fields: [
+      {"name":"containers","type":{"array":{"scalar":"string"}},"proto":2,"listType":"set"},
+      {"name":"resourceClaimName","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"resources","type":{"map":{"scalar":"quantity"}},"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.NodeCondition": {
+    name: "io.k8s.api.core.v1.NodeCondition",
+    fields: [
+      {"name":"lastHeartbeatTime","type":{"scalar":"time"},"proto":3},
+      {"name":"lastTransitionTime","type":{"scalar":"time"},"proto":4},
+      {"name":"message","type":{"scalar":"string"},"proto":6},
+      {"name":"reason","type":{"scalar":"string"},"proto":5},
+      {"name":"status","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"type","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.NodeConfigSource": {
+    name: "io.k8s.api.core.v1.NodeConfigSource",
+    fields: [
+      {"name":"configMap","type":{"ref":"io.k8s.api.core.v1.ConfigMapNodeConfigSource"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.NodeConfigStatus": {
+    name: "io.k8s.api.core.v1.NodeConfigStatus",
+    fields: [
+      {"name":"active","type":{"ref":"io.k8s.api.core.v1.NodeConfigSource"},"proto":2},
+      {"name":"assigned","type":{"ref":"io.k8s.api.core.v1.NodeConfigSource"},"proto":1},
+      {"name":"error","type":{"scalar":"string"},"proto":4},
+      {"name":"lastKnownGood","type":{"ref":"io.k8s.api.core.v1.NodeConfigSource"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.NodeDaemonEndpoints": {
+    name: "io.k8s.api.core.v1.NodeDaemonEndpoints",
+    fields: [
+      {"name":"kubeletEndpoint","type":{"ref":"io.k8s.api.core.v1.DaemonEndpoint"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.NodeFeatures": {
+    name: "io.k8s.api.core.v1.NodeFeatures",
+    fields: [
+      {"name":"supplementalGroupsPolicy","type":{"scalar":"boolean"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.NodeList": {
+    name: "io.k8s.api.core.v1.NodeList",
+    gvk: {"group":"","version":"v1","kind":"NodeList"},
+    fields: [
+      {"name":"apiVersion","type":{"scalar":"string"}},
+      {"name":"items","type":{"array":{"ref":"io.k8s.api.core.v1.Node"}},"proto":2,"required":true},
+      {"name":"kind","type":{"scalar":"string"}},
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.NodeRuntimeHandler": {
+    name: "io.k8s.api.core.v1.NodeRuntimeHandler",
+    fields: [
+      {"name":"features","type":{"ref":"io.k8s.api.core.v1.NodeRuntimeHandlerFeatures"},"proto":2},
+      {"name":"name","type":{"scalar":"string"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.NodeRuntimeHandlerFeatures": {
+    name: "io.k8s.api.core.v1.NodeRuntimeHandlerFeatures",
+    fields: [
+      {"name":"recursiveReadOnlyMounts","type":{"scalar":"boolean"},"proto":1},
+      {"name":"userNamespaces","type":{"scalar":"boolean"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.NodeSelector": {
+    name: "io.k8s.api.core.v1.NodeSelector",
+    fields: [
+      {"name":"nodeSelectorTerms","type":{"array":{"ref":"io.k8s.api.core.v1.NodeSelectorTerm"}},"proto":1,"required":true,"listType":"atomic"},
+    ],
+  },
+  "io.k8s.api.core.v1.NodeSelectorRequirement": {
+    name: "io.k8s.api.core.v1.NodeSelectorRequirement",
+    fields: [
+      {"name":"key","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"operator","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"values","type":{"array":{"scalar":"string"}},"proto":3,"listType":"atomic"},
+    ],
+  },
+  "io.k8s.api.core.v1.NodeSelectorTerm": {
+    name: "io.k8s.api.core.v1.NodeSelectorTerm",
+    fields: [
+      {"name":"matchExpressions","type":{"array":{"ref":"io.k8s.api.core.v1.NodeSelectorRequirement"}},"proto":1,"listType":"atomic"},
+      {"name":"matchFields","type":{"array":{"ref":"io.k8s.api.core.v1.NodeSelectorRequirement"}},"proto":2,"listType":"atomic"},
+    ],
+  },
+  "io.k8s.api.core.v1.NodeSpec": {
+    name: "io.k8s.api.core.v1.NodeSpec",
+    fields: [
+      {"name":"configSource","type":{"ref":"io.k8s.api.core.v1.NodeConfigSource"},"proto":6},
+      {"name":"externalID","type":{"scalar":"string"},"proto":2},
+      {"name":"podCIDR","type":{"scalar":"string"},"proto":1},
+      {"name":"podCIDRs","type":{"array":{"scalar":"string"}},"proto":7,"listType":"set","patchStrategy":"merge"},
+      {"name":"providerID","type":{"scalar":"string"},"proto":3},
+      {"name":"taints","type":{"array":{"ref":"io.k8s.api.core.v1.Taint"}},"proto":5,"listType":"atomic"},
+      {"name":"unschedulable","type":{"scalar":"boolean"},"proto":4},
+    ],
+  },
+  "io.k8s.api.core.v1.NodeStatus": {
+    name: "io.k8s.api.core.v1.NodeStatus",
+    fields: [
+      {"name":"addresses","type":{"array":{"ref":"io.k8s.api.core.v1.NodeAddress"}},"proto":5,"listType":"map","listMapKeys":["type"],"patchStrategy":"merge","patchMergeKey":"type"},
+      {"name":"allocatable","type":{"map":{"scalar":"quantity"}},"proto":2},
+      {"name":"capacity","type":{"map":{"scalar":"quantity"}},"proto":1},
+      {"name":"conditions","type":{"array":{"ref":"io.k8s.api.core.v1.NodeCondition"}},"proto":4,"listType":"map","listMapKeys":["type"],"patchStrategy":"merge","patchMergeKey":"type"},
+      {"name":"config","type":{"ref":"io.k8s.api.core.v1.NodeConfigStatus"},"proto":11},
+      {"name":"daemonEndpoints","type":{"ref":"io.k8s.api.core.v1.NodeDaemonEndpoints"},"proto":6},
+      {"name":"declaredFeatures","type":{"array":{"scalar":"string"}},"proto":14,"listType":"atomic"},
+      {"name":"features","type":{"ref":"io.k8s.api.core.v1.NodeFeatures"},"proto":13},
+      {"name":"images","type":{"array":{"ref":"io.k8s.api.core.v1.ContainerImage"}},"proto":8,"listType":"atomic"},
+      {"name":"nodeInfo","type":{"ref":"io.k8s.api.core.v1.NodeSystemInfo"},"proto":7},
+      {"name":"phase","type":{"scalar":"string"},"proto":3},
+      {"name":"runtimeHandlers","type":{"array":{"ref":"io.k8s.api.core.v1.NodeRuntimeHandler"}},"proto":12,"listType":"atomic"},
+      {"name":"volumesAttached","type":{"array":{"ref":"io.k8s.api.core.v1.AttachedVolume"}},"proto":10,"listType":"atomic"},
+      {"name":"volumesInUse","type":{"array":{"scalar":"string"}},"proto":9,"listType":"atomic"},
+    ],
+  },
+  "io.k8s.api.core.v1.NodeSwapStatus": {
+    name: "io.k8s.api.core.v1.NodeSwapStatus",
+    fields: [
+      {"name":"capacity","type":{"scalar":"int64"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.NodeSystemInfo": {
+    name: "io.k8s.api.core.v1.NodeSystemInfo",
+    fields: [
+      {"name":"architecture","type":{"scalar":"string"},"proto":10,"required":true},
+      {"name":"bootID","type":{"scalar":"string"},"proto":3,"required":true},
+      {"name":"containerRuntimeVersion","type":{"scalar":"string"},"proto":6,"required":true},
+      {"name":"kernelVersion","type":{"scalar":"string"},"proto":4,"required":true},
+      {"name":"kubeProxyVersion","type":{"scalar":"string"},"proto":8,"required":true},
+      {"name":"kubeletVersion","type":{"scalar":"string"},"proto":7,"required":true},
+      {"name":"machineID","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"operatingSystem","type":{"scalar":"string"},"proto":9,"required":true},
+      {"name":"osImage","type":{"scalar":"string"},"proto":5,"required":true},
+      {"name":"swap","type":{"ref":"io.k8s.api.core.v1.NodeSwapStatus"},"proto":11},
+      {"name":"systemUUID","type":{"scalar":"string"},"proto":2,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.ObjectFieldSelector": {
+    name: "io.k8s.api.core.v1.ObjectFieldSelector",
+    fields: [
+      {"name":"apiVersion","type":{"scalar":"string"},"proto":1},
+      {"name":"fieldPath","type":{"scalar":"string"},"proto":2,"required":true},
+    ],
+  },
   "io.k8s.api.core.v1.ObjectReference": {
     name: "io.k8s.api.core.v1.ObjectReference",
     fields: [
@@ -85,6 +1132,712 @@ export const coreV1Types: TypeTable = {
       {"name":"namespace","type":{"scalar":"string"},"proto":2},
       {"name":"resourceVersion","type":{"scalar":"string"},"proto":6},
       {"name":"uid","type":{"scalar":"string"},"proto":4},
+    ],
+  },
+  "io.k8s.api.core.v1.PersistentVolume": {
+    name: "io.k8s.api.core.v1.PersistentVolume",
+    gvk: {"group":"","version":"v1","kind":"PersistentVolume"},
+    fields: [
+      {"name":"apiVersion","type":{"scalar":"string"}},
+      {"name":"kind","type":{"scalar":"string"}},
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"proto":1},
+      {"name":"spec","type":{"ref":"io.k8s.api.core.v1.PersistentVolumeSpec"},"proto":2},
+      {"name":"status","type":{"ref":"io.k8s.api.core.v1.PersistentVolumeStatus"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.PersistentVolumeClaim": {
+    name: "io.k8s.api.core.v1.PersistentVolumeClaim",
+    gvk: {"group":"","version":"v1","kind":"PersistentVolumeClaim"},
+    fields: [
+      {"name":"apiVersion","type":{"scalar":"string"}},
+      {"name":"kind","type":{"scalar":"string"}},
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"proto":1},
+      {"name":"spec","type":{"ref":"io.k8s.api.core.v1.PersistentVolumeClaimSpec"},"proto":2},
+      {"name":"status","type":{"ref":"io.k8s.api.core.v1.PersistentVolumeClaimStatus"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.PersistentVolumeClaimCondition": {
+    name: "io.k8s.api.core.v1.PersistentVolumeClaimCondition",
+    fields: [
+      {"name":"lastProbeTime","type":{"scalar":"time"},"proto":3},
+      {"name":"lastTransitionTime","type":{"scalar":"time"},"proto":4},
+      {"name":"message","type":{"scalar":"string"},"proto":6},
+      {"name":"reason","type":{"scalar":"string"},"proto":5},
+      {"name":"status","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"type","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.PersistentVolumeClaimList": {
+    name: "io.k8s.api.core.v1.PersistentVolumeClaimList",
+    gvk: {"group":"","version":"v1","kind":"PersistentVolumeClaimList"},
+    fields: [
+      {"name":"apiVersion","type":{"scalar":"string"}},
+      {"name":"items","type":{"array":{"ref":"io.k8s.api.core.v1.PersistentVolumeClaim"}},"proto":2,"required":true},
+      {"name":"kind","type":{"scalar":"string"}},
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.PersistentVolumeClaimSpec": {
+    name: "io.k8s.api.core.v1.PersistentVolumeClaimSpec",
+    fields: [
+      {"name":"accessModes","type":{"array":{"scalar":"string"}},"proto":1,"listType":"atomic"},
+      {"name":"dataSource","type":{"ref":"io.k8s.api.core.v1.TypedLocalObjectReference"},"proto":7},
+      {"name":"dataSourceRef","type":{"ref":"io.k8s.api.core.v1.TypedObjectReference"},"proto":8},
+      {"name":"resources","type":{"ref":"io.k8s.api.core.v1.VolumeResourceRequirements"},"proto":2},
+      {"name":"selector","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"},"proto":4},
+      {"name":"storageClassName","type":{"scalar":"string"},"proto":5},
+      {"name":"volumeAttributesClassName","type":{"scalar":"string"},"proto":9},
+      {"name":"volumeMode","type":{"scalar":"string"},"proto":6},
+      {"name":"volumeName","type":{"scalar":"string"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.PersistentVolumeClaimStatus": {
+    name: "io.k8s.api.core.v1.PersistentVolumeClaimStatus",
+    fields: [
+      {"name":"accessModes","type":{"array":{"scalar":"string"}},"proto":2,"listType":"atomic"},
+      {"name":"allocatedResourceStatuses","type":{"map":{"scalar":"string"}},"proto":7},
+      {"name":"allocatedResources","type":{"map":{"scalar":"quantity"}},"proto":5},
+      {"name":"capacity","type":{"map":{"scalar":"quantity"}},"proto":3},
+      {"name":"conditions","type":{"array":{"ref":"io.k8s.api.core.v1.PersistentVolumeClaimCondition"}},"proto":4,"listType":"map","listMapKeys":["type"],"patchStrategy":"merge","patchMergeKey":"type"},
+      {"name":"currentVolumeAttributesClassName","type":{"scalar":"string"},"proto":8},
+      {"name":"modifyVolumeStatus","type":{"ref":"io.k8s.api.core.v1.ModifyVolumeStatus"},"proto":9},
+      {"name":"phase","type":{"scalar":"string"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.PersistentVolumeClaimTemplate": {
+    name: "io.k8s.api.core.v1.PersistentVolumeClaimTemplate",
+    fields: [
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"proto":1},
+      {"name":"spec","type":{"ref":"io.k8s.api.core.v1.PersistentVolumeClaimSpec"},"proto":2,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource": {
+    name: "io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource",
+    fields: [
+      {"name":"claimName","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.PersistentVolumeList": {
+    name: "io.k8s.api.core.v1.PersistentVolumeList",
+    gvk: {"group":"","version":"v1","kind":"PersistentVolumeList"},
+    fields: [
+      {"name":"apiVersion","type":{"scalar":"string"}},
+      {"name":"items","type":{"array":{"ref":"io.k8s.api.core.v1.PersistentVolume"}},"proto":2,"required":true},
+      {"name":"kind","type":{"scalar":"string"}},
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.PersistentVolumeSource": {
+    name: "io.k8s.api.core.v1.PersistentVolumeSource",
+    fields: [
+      {"name":"awsElasticBlockStore","type":{"ref":"io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"},"proto":2},
+      {"name":"azureDisk","type":{"ref":"io.k8s.api.core.v1.AzureDiskVolumeSource"},"proto":16},
+      {"name":"azureFile","type":{"ref":"io.k8s.api.core.v1.AzureFilePersistentVolumeSource"},"proto":13},
+      {"name":"cephfs","type":{"ref":"io.k8s.api.core.v1.CephFSPersistentVolumeSource"},"proto":9},
+      {"name":"cinder","type":{"ref":"io.k8s.api.core.v1.CinderPersistentVolumeSource"},"proto":8},
+      {"name":"csi","type":{"ref":"io.k8s.api.core.v1.CSIPersistentVolumeSource"},"proto":22},
+      {"name":"fc","type":{"ref":"io.k8s.api.core.v1.FCVolumeSource"},"proto":10},
+      {"name":"flexVolume","type":{"ref":"io.k8s.api.core.v1.FlexPersistentVolumeSource"},"proto":12},
+      {"name":"flocker","type":{"ref":"io.k8s.api.core.v1.FlockerVolumeSource"},"proto":11},
+      {"name":"gcePersistentDisk","type":{"ref":"io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"},"proto":1},
+      {"name":"glusterfs","type":{"ref":"io.k8s.api.core.v1.GlusterfsPersistentVolumeSource"},"proto":4},
+      {"name":"hostPath","type":{"ref":"io.k8s.api.core.v1.HostPathVolumeSource"},"proto":3},
+      {"name":"iscsi","type":{"ref":"io.k8s.api.core.v1.ISCSIPersistentVolumeSource"},"proto":7},
+      {"name":"local","type":{"ref":"io.k8s.api.core.v1.LocalVolumeSource"},"proto":20},
+      {"name":"nfs","type":{"ref":"io.k8s.api.core.v1.NFSVolumeSource"},"proto":5},
+      {"name":"photonPersistentDisk","type":{"ref":"io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource"},"proto":17},
+      {"name":"portworxVolume","type":{"ref":"io.k8s.api.core.v1.PortworxVolumeSource"},"proto":18},
+      {"name":"quobyte","type":{"ref":"io.k8s.api.core.v1.QuobyteVolumeSource"},"proto":15},
+      {"name":"rbd","type":{"ref":"io.k8s.api.core.v1.RBDPersistentVolumeSource"},"proto":6},
+      {"name":"scaleIO","type":{"ref":"io.k8s.api.core.v1.ScaleIOPersistentVolumeSource"},"proto":19},
+      {"name":"storageos","type":{"ref":"io.k8s.api.core.v1.StorageOSPersistentVolumeSource"},"proto":21},
+      {"name":"vsphereVolume","type":{"ref":"io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource"},"proto":14},
+    ],
+  },
+  "io.k8s.api.core.v1.PersistentVolumeSpec": {
+    name: "io.k8s.api.core.v1.PersistentVolumeSpec",
+    embedded: [{"proto":2,"type":"io.k8s.api.core.v1.PersistentVolumeSource"}],
+    fields: [
+      {"name":"accessModes","type":{"array":{"scalar":"string"}},"proto":3,"listType":"atomic"},
+      {"name":"awsElasticBlockStore","type":{"ref":"io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"}},
+      {"name":"azureDisk","type":{"ref":"io.k8s.api.core.v1.AzureDiskVolumeSource"}},
+      {"name":"azureFile","type":{"ref":"io.k8s.api.core.v1.AzureFilePersistentVolumeSource"}},
+      {"name":"capacity","type":{"map":{"scalar":"quantity"}},"proto":1},
+      {"name":"cephfs","type":{"ref":"io.k8s.api.core.v1.CephFSPersistentVolumeSource"}},
+      {"name":"cinder","type":{"ref":"io.k8s.api.core.v1.CinderPersistentVolumeSource"}},
+      {"name":"claimRef","type":{"ref":"io.k8s.api.core.v1.ObjectReference"},"proto":4},
+      {"name":"csi","type":{"ref":"io.k8s.api.core.v1.CSIPersistentVolumeSource"}},
+      {"name":"fc","type":{"ref":"io.k8s.api.core.v1.FCVolumeSource"}},
+      {"name":"flexVolume","type":{"ref":"io.k8s.api.core.v1.FlexPersistentVolumeSource"}},
+      {"name":"flocker","type":{"ref":"io.k8s.api.core.v1.FlockerVolumeSource"}},
+      {"name":"gcePersistentDisk","type":{"ref":"io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"}},
+      {"name":"glusterfs","type":{"ref":"io.k8s.api.core.v1.GlusterfsPersistentVolumeSource"}},
+      {"name":"hostPath","type":{"ref":"io.k8s.api.core.v1.HostPathVolumeSource"}},
+      {"name":"iscsi","type":{"ref":"io.k8s.api.core.v1.ISCSIPersistentVolumeSource"}},
+      {"name":"local","type":{"ref":"io.k8s.api.core.v1.LocalVolumeSource"}},
+      {"name":"mountOptions","type":{"array":{"scalar":"string"}},"proto":7,"listType":"atomic"},
+      {"name":"nfs","type":{"ref":"io.k8s.api.core.v1.NFSVolumeSource"}},
+      {"name":"nodeAffinity","type":{"ref":"io.k8s.api.core.v1.VolumeNodeAffinity"},"proto":9},
+      {"name":"persistentVolumeReclaimPolicy","type":{"scalar":"string"},"proto":5},
+      {"name":"photonPersistentDisk","type":{"ref":"io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource"}},
+      {"name":"portworxVolume","type":{"ref":"io.k8s.api.core.v1.PortworxVolumeSource"}},
+      {"name":"quobyte","type":{"ref":"io.k8s.api.core.v1.QuobyteVolumeSource"}},
+      {"name":"rbd","type":{"ref":"io.k8s.api.core.v1.RBDPersistentVolumeSource"}},
+      {"name":"scaleIO","type":{"ref":"io.k8s.api.core.v1.ScaleIOPersistentVolumeSource"}},
+      {"name":"storageClassName","type":{"scalar":"string"},"proto":6},
+      {"name":"storageos","type":{"ref":"io.k8s.api.core.v1.StorageOSPersistentVolumeSource"}},
+      {"name":"volumeAttributesClassName","type":{"scalar":"string"},"proto":10},
+      {"name":"volumeMode","type":{"scalar":"string"},"proto":8},
+      {"name":"vsphereVolume","type":{"ref":"io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource"}},
+    ],
+  },
+  "io.k8s.api.core.v1.PersistentVolumeStatus": {
+    name: "io.k8s.api.core.v1.PersistentVolumeStatus",
+    fields: [
+      {"name":"lastPhaseTransitionTime","type":{"scalar":"time"},"proto":4},
+      {"name":"message","type":{"scalar":"string"},"proto":2},
+      {"name":"phase","type":{"scalar":"string"},"proto":1},
+      {"name":"reason","type":{"scalar":"string"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource": {
+    name: "io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource",
+    fields: [
+      {"name":"fsType","type":{"scalar":"string"},"proto":2},
+      {"name":"pdID","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.Pod": {
+    name: "io.k8s.api.core.v1.Pod",
+    gvk: {"group":"","version":"v1","kind":"Pod"},
+    fields: [
+      {"name":"apiVersion","type":{"scalar":"string"}},
+      {"name":"kind","type":{"scalar":"string"}},
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"proto":1},
+      {"name":"spec","type":{"ref":"io.k8s.api.core.v1.PodSpec"},"proto":2},
+      {"name":"status","type":{"ref":"io.k8s.api.core.v1.PodStatus"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.PodAffinity": {
+    name: "io.k8s.api.core.v1.PodAffinity",
+    fields: [
+      {"name":"preferredDuringSchedulingIgnoredDuringExecution","type":{"array":{"ref":"io.k8s.api.core.v1.WeightedPodAffinityTerm"}},"proto":2,"listType":"atomic"},
+      {"name":"requiredDuringSchedulingIgnoredDuringExecution","type":{"array":{"ref":"io.k8s.api.core.v1.PodAffinityTerm"}},"proto":1,"listType":"atomic"},
+    ],
+  },
+  "io.k8s.api.core.v1.PodAffinityTerm": {
+    name: "io.k8s.api.core.v1.PodAffinityTerm",
+    fields: [
+      {"name":"labelSelector","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"},"proto":1},
+      {"name":"matchLabelKeys","type":{"array":{"scalar":"string"}},"proto":5,"listType":"atomic"},
+      {"name":"mismatchLabelKeys","type":{"array":{"scalar":"string"}},"proto":6,"listType":"atomic"},
+      {"name":"namespaceSelector","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"},"proto":4},
+      {"name":"namespaces","type":{"array":{"scalar":"string"}},"proto":2,"listType":"atomic"},
+      {"name":"topologyKey","type":{"scalar":"string"},"proto":3,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.PodAntiAffinity": {
+    name: "io.k8s.api.core.v1.PodAntiAffinity",
+    fields: [
+      {"name":"preferredDuringSchedulingIgnoredDuringExecution","type":{"array":{"ref":"io.k8s.api.core.v1.WeightedPodAffinityTerm"}},"proto":2,"listType":"atomic"},
+      {"name":"requiredDuringSchedulingIgnoredDuringExecution","type":{"array":{"ref":"io.k8s.api.core.v1.PodAffinityTerm"}},"proto":1,"listType":"atomic"},
+    ],
+  },
+  "io.k8s.api.core.v1.PodCertificateProjection": {
+    name: "io.k8s.api.core.v1.PodCertificateProjection",
+    fields: [
+      {"name":"certificateChainPath","type":{"scalar":"string"},"proto":6},
+      {"name":"credentialBundlePath","type":{"scalar":"string"},"proto":4},
+      {"name":"keyPath","type":{"scalar":"string"},"proto":5},
+      {"name":"keyType","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"maxExpirationSeconds","type":{"scalar":"int32"},"proto":3},
+      {"name":"signerName","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"userAnnotations","type":{"map":{"scalar":"string"}},"proto":7},
+    ],
+  },
+  "io.k8s.api.core.v1.PodCondition": {
+    name: "io.k8s.api.core.v1.PodCondition",
+    fields: [
+      {"name":"lastProbeTime","type":{"scalar":"time"},"proto":3},
+      {"name":"lastTransitionTime","type":{"scalar":"time"},"proto":4},
+      {"name":"message","type":{"scalar":"string"},"proto":6},
+      {"name":"observedGeneration","type":{"scalar":"int64"},"proto":7},
+      {"name":"reason","type":{"scalar":"string"},"proto":5},
+      {"name":"status","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"type","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.PodDNSConfig": {
+    name: "io.k8s.api.core.v1.PodDNSConfig",
+    fields: [
+      {"name":"nameservers","type":{"array":{"scalar":"string"}},"proto":1,"listType":"atomic"},
+      {"name":"options","type":{"array":{"ref":"io.k8s.api.core.v1.PodDNSConfigOption"}},"proto":3,"listType":"atomic"},
+      {"name":"searches","type":{"array":{"scalar":"string"}},"proto":2,"listType":"atomic"},
+    ],
+  },
+  "io.k8s.api.core.v1.PodDNSConfigOption": {
+    name: "io.k8s.api.core.v1.PodDNSConfigOption",
+    fields: [
+      {"name":"name","type":{"scalar":"string"},"proto":1},
+      {"name":"value","type":{"scalar":"string"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.PodExtendedResourceClaimStatus": {
+    name: "io.k8s.api.core.v1.PodExtendedResourceClaimStatus",
+    fields: [
+      {"name":"requestMappings","type":{"array":{"ref":"io.k8s.api.core.v1.ContainerExtendedResourceRequest"}},"proto":1,"required":true,"listType":"atomic"},
+      {"name":"resourceClaimName","type":{"scalar":"string"},"proto":2,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.PodIP": {
+    name: "io.k8s.api.core.v1.PodIP",
+    fields: [
+      {"name":"ip","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.PodList": {
+    name: "io.k8s.api.core.v1.PodList",
+    gvk: {"group":"","version":"v1","kind":"PodList"},
+    fields: [
+      {"name":"apiVersion","type":{"scalar":"string"}},
+      {"name":"items","type":{"array":{"ref":"io.k8s.api.core.v1.Pod"}},"proto":2,"required":true},
+      {"name":"kind","type":{"scalar":"string"}},
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.PodOS": {
+    name: "io.k8s.api.core.v1.PodOS",
+    fields: [
+      {"name":"name","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.PodReadinessGate": {
+    name: "io.k8s.api.core.v1.PodReadinessGate",
+    fields: [
+      {"name":"conditionType","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.PodResourceClaim": {
+    name: "io.k8s.api.core.v1.PodResourceClaim",
+    fields: [
+      {"name":"name","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"resourceClaimName","type":{"scalar":"string"},"proto":3},
+      {"name":"resourceClaimTemplateName","type":{"scalar":"string"},"proto":4},
+    ],
+  },
+  "io.k8s.api.core.v1.PodResourceClaimStatus": {
+    name: "io.k8s.api.core.v1.PodResourceClaimStatus",
+    fields: [
+      {"name":"name","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"resourceClaimName","type":{"scalar":"string"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.PodSchedulingGate": {
+    name: "io.k8s.api.core.v1.PodSchedulingGate",
+    fields: [
+      {"name":"name","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.PodSchedulingGroup": {
+    name: "io.k8s.api.core.v1.PodSchedulingGroup",
+    fields: [
+      {"name":"podGroupName","type":{"scalar":"string"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.PodSecurityContext": {
+    name: "io.k8s.api.core.v1.PodSecurityContext",
+    fields: [
+      {"name":"appArmorProfile","type":{"ref":"io.k8s.api.core.v1.AppArmorProfile"},"proto":11},
+      {"name":"fsGroup","type":{"scalar":"int64"},"proto":5},
+      {"name":"fsGroupChangePolicy","type":{"scalar":"string"},"proto":9},
+      {"name":"runAsGroup","type":{"scalar":"int64"},"proto":6},
+      {"name":"runAsNonRoot","type":{"scalar":"boolean"},"proto":3},
+      {"name":"runAsUser","type":{"scalar":"int64"},"proto":2},
+      {"name":"seLinuxChangePolicy","type":{"scalar":"string"},"proto":13},
+      {"name":"seLinuxOptions","type":{"ref":"io.k8s.api.core.v1.SELinuxOptions"},"proto":1},
+      {"name":"seccompProfile","type":{"ref":"io.k8s.api.core.v1.SeccompProfile"},"proto":10},
+      {"name":"supplementalGroups","type":{"array":{"scalar":"int64"}},"proto":4,"listType":"atomic"},
+      {"name":"supplementalGroupsPolicy","type":{"scalar":"string"},"proto":12},
+      {"name":"sysctls","type":{"array":{"ref":"io.k8s.api.core.v1.Sysctl"}},"proto":7,"listType":"atomic"},
+      {"name":"windowsOptions","type":{"ref":"io.k8s.api.core.v1.WindowsSecurityContextOptions"},"proto":8},
+    ],
+  },
+  "io.k8s.api.core.v1.PodSpec": {
+    name: "io.k8s.api.core.v1.PodSpec",
+    fields: [
+      {"name":"activeDeadlineSeconds","type":{"scalar":"int64"},"proto":5},
+      {"name":"affinity","type":{"ref":"io.k8s.api.core.v1.Affinity"},"proto":18},
+      {"name":"automountServiceAccountToken","type":{"scalar":"boolean"},"proto":21},
+      {"name":"containers","type":{"array":{"ref":"io.k8s.api.core.v1.Container"}},"proto":2,"required":true,"listType":"map","listMapKeys":["name"],"patchStrategy":"merge","patchMergeKey":"name"},
+      {"name":"dnsConfig","type":{"ref":"io.k8s.api.core.v1.PodDNSConfig"},"proto":26},
+      {"name":"dnsPolicy","type":{"scalar":"string"},"proto":6},
+      {"name":"enableServiceLinks","type":{"scalar":"boolean"},"proto":30},
+      {"name":"ephemeralContainers","type":{"array":{"ref":"io.k8s.api.core.v1.EphemeralContainer"}},"proto":34,"listType":"map","listMapKeys":["name"],"patchStrategy":"merge","patchMergeKey":"name"},
+      {"name":"hostAliases","type":{"array":{"ref":"io.k8s.api.core.v1.HostAlias"}},"proto":23,"listType":"map","listMapKeys":["ip"],"patchStrategy":"merge","patchMergeKey":"ip"},
+      {"name":"hostIPC","type":{"scalar":"boolean"},"proto":13},
+      {"name":"hostNetwork","type":{"scalar":"boolean"},"proto":11},
+      {"name":"hostPID","type":{"scalar":"boolean"},"proto":12},
+      {"name":"hostUsers","type":{"scalar":"boolean"},"proto":37},
+      {"name":"hostname","type":{"scalar":"string"},"proto":16},
+      {"name":"hostnameOverride","type":{"scalar":"string"},"proto":41},
+      {"name":"imagePullSecrets","type":{"array":{"ref":"io.k8s.api.core.v1.LocalObjectReference"}},"proto":15,"listType":"map","listMapKeys":["name"],"patchStrategy":"merge","patchMergeKey":"name"},
+      {"name":"initContainers","type":{"array":{"ref":"io.k8s.api.core.v1.Container"}},"proto":20,"listType":"map","listMapKeys":["name"],"patchStrategy":"merge","patchMergeKey":"name"},
+      {"name":"nodeName","type":{"scalar":"string"},"proto":10},
+      {"name":"nodeSelector","type":{"map":{"scalar":"string"}},"proto":7},
+      {"name":"os","type":{"ref":"io.k8s.api.core.v1.PodOS"},"proto":36},
+      {"name":"overhead","type":{"map":{"scalar":"quantity"}},"proto":32},
+      {"name":"preemptionPolicy","type":{"scalar":"string"},"proto":31},
+      {"name":"priority","type":{"scalar":"int32"},"proto":25},
+      {"name":"priorityClassName","type":{"scalar":"string"},"proto":24},
+      {"name":"readinessGates","type":{"array":{"ref":"io.k8s.api.core.v1.PodReadinessGate"}},"proto":28,"listType":"atomic"},
+      {"name":"resourceClaims","type":{"array":{"ref":"io.k8s.api.core.v1.PodResourceClaim"}},"proto":39,"listType":"map","listMapKeys":["name"],"patchStrategy":"merge,retainKeys","patchMergeKey":"name"},
+      {"name":"resources","type":{"ref":"io.k8s.api.core.v1.ResourceRequirements"},"proto":40},
+      {"name":"restartPolicy","type":{"scalar":"string"},"proto":3},
+      {"name":"runtimeClassName","type":{"scalar":"string"},"proto":29},
+      {"name":"schedulerName","type":{"scalar":"string"},"proto":19},
+      {"name":"schedulingGates","type":{"array":{"ref":"io.k8s.api.core.v1.PodSchedulingGate"}},"proto":38,"listType":"map","listMapKeys":["name"],"patchStrategy":"merge","patchMergeKey":"name"},
+      {"name":"schedulingGroup","type":{"ref":"io.k8s.api.core.v1.PodSchedulingGroup"},"proto":43},
+      {"name":"securityContext","type":{"ref":"io.k8s.api.core.v1.PodSecurityContext"},"proto":14},
+      {"name":"serviceAccount","type":{"scalar":"string"},"proto":9},
+      {"name":"serviceAccountName","type":{"scalar":"string"},"proto":8},
+      {"name":"setHostnameAsFQDN","type":{"scalar":"boolean"},"proto":35},
+      {"name":"shareProcessNamespace","type":{"scalar":"boolean"},"proto":27},
+      {"name":"subdomain","type":{"scalar":"string"},"proto":17},
+      {"name":"terminationGracePeriodSeconds","type":{"scalar":"int64"},"proto":4},
+      {"name":"tolerations","type":{"array":{"ref":"io.k8s.api.core.v1.Toleration"}},"proto":22,"listType":"atomic"},
+      {"name":"topologySpreadConstraints","type":{"array":{"ref":"io.k8s.api.core.v1.TopologySpreadConstraint"}},"proto":33,"listType":"map","listMapKeys":["topologyKey","whenUnsatisfiable"],"patchStrategy":"merge","patchMergeKey":"topologyKey"},
+      {"name":"volumes","type":{"array":{"ref":"io.k8s.api.core.v1.Volume"}},"proto":1,"listType":"map","listMapKeys":["name"],"patchStrategy":"merge,retainKeys","patchMergeKey":"name"},
+    ],
+  },
+  "io.k8s.api.core.v1.PodStatus": {
+    name: "io.k8s.api.core.v1.PodStatus",
+    fields: [
+      {"name":"allocatedResources","type":{"map":{"scalar":"quantity"}},"proto":19},
+      {"name":"conditions","type":{"array":{"ref":"io.k8s.api.core.v1.PodCondition"}},"proto":2,"listType":"map","listMapKeys":["type"],"patchStrategy":"merge","patchMergeKey":"type"},
+      {"name":"containerStatuses","type":{"array":{"ref":"io.k8s.api.core.v1.ContainerStatus"}},"proto":8,"listType":"atomic"},
+      {"name":"ephemeralContainerStatuses","type":{"array":{"ref":"io.k8s.api.core.v1.ContainerStatus"}},"proto":13,"listType":"atomic"},
+      {"name":"extendedResourceClaimStatus","type":{"ref":"io.k8s.api.core.v1.PodExtendedResourceClaimStatus"},"proto":18},
+      {"name":"hostIP","type":{"scalar":"string"},"proto":5},
+      {"name":"hostIPs","type":{"array":{"ref":"io.k8s.api.core.v1.HostIP"}},"proto":16,"listType":"atomic","patchStrategy":"merge","patchMergeKey":"ip"},
+      {"name":"initContainerStatuses","type":{"array":{"ref":"io.k8s.api.core.v1.ContainerStatus"}},"proto":10,"listType":"atomic"},
+      {"name":"message","type":{"scalar":"string"},"proto":3},
+      {"name":"nodeAllocatableResourceClaimStatuses","type":{"array":{"ref":"io.k8s.api.core.v1.NodeAllocatableResourceClaimStatus"}},"proto":21,"listType":"atomic"},
+      {"name":"nominatedNodeName","type":{"scalar":"string"},"proto":11},
+      {"name":"observedGeneration","type":{"scalar":"int64"},"proto":17},
+      {"name":"phase","type":{"scalar":"string"},"proto":1},
+      {"name":"podIP","type":{"scalar":"string"},"proto":6},
+      {"name":"podIPs","type":{"array":{"ref":"io.k8s.api.core.v1.PodIP"}},"proto":12,"listType":"map","listMapKeys":["ip"],"patchStrategy":"merge","patchMergeKey":"ip"},
+      {"name":"qosClass","type":{"scalar":"string"},"proto":9},
+      {"name":"reason","type":{"scalar":"string"},"proto":4},
+      {"name":"resize","type":{"scalar":"string"},"proto":14},
+      {"name":"resourceClaimStatuses","type":{"array":{"ref":"io.k8s.api.core.v1.PodResourceClaimStatus"}},"proto":15,"listType":"map","listMapKeys":["name"],"patchStrategy":"merge,retainKeys","patchMergeKey":"name"},
+      {"name":"resources","type":{"ref":"io.k8s.api.core.v1.ResourceRequirements"},"proto":20},
+      {"name":"startTime","type":{"scalar":"time"},"proto":7},
+    ],
+  },
+  "io.k8s.api.core.v1.PodTemplate": {
+    name: "io.k8s.api.core.v1.PodTemplate",
+    gvk: {"group":"","version":"v1","kind":"PodTemplate"},
+    fields: [
+      {"name":"apiVersion","type":{"scalar":"string"}},
+      {"name":"kind","type":{"scalar":"string"}},
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"proto":1},
+      {"name":"template","type":{"ref":"io.k8s.api.core.v1.PodTemplateSpec"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.PodTemplateList": {
+    name: "io.k8s.api.core.v1.PodTemplateList",
+    gvk: {"group":"","version":"v1","kind":"PodTemplateList"},
+    fields: [
+      {"name":"apiVersion","type":{"scalar":"string"}},
+      {"name":"items","type":{"array":{"ref":"io.k8s.api.core.v1.PodTemplate"}},"proto":2,"required":true},
+      {"name":"kind","type":{"scalar":"string"}},
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.PodTemplateSpec": {
+    name: "io.k8s.api.core.v1.PodTemplateSpec",
+    fields: [
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"proto":1},
+      {"name":"spec","type":{"ref":"io.k8s.api.core.v1.PodSpec"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.PortStatus": {
+    name: "io.k8s.api.core.v1.PortStatus",
+    fields: [
+      {"name":"error","type":{"scalar":"string"},"proto":3},
+      {"name":"port","type":{"scalar":"int32"},"proto":1,"required":true},
+      {"name":"protocol","type":{"scalar":"string"},"proto":2,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.PortworxVolumeSource": {
+    name: "io.k8s.api.core.v1.PortworxVolumeSource",
+    fields: [
+      {"name":"fsType","type":{"scalar":"string"},"proto":2},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":3},
+      {"name":"volumeID","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.PreferredSchedulingTerm": {
+    name: "io.k8s.api.core.v1.PreferredSchedulingTerm",
+    fields: [
+      {"name":"preference","type":{"ref":"io.k8s.api.core.v1.NodeSelectorTerm"},"proto":2,"required":true},
+      {"name":"weight","type":{"scalar":"int32"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.Probe": {
+    name: "io.k8s.api.core.v1.Probe",
+    embedded: [{"proto":1,"type":"io.k8s.api.core.v1.ProbeHandler"}],
+    fields: [
+      {"name":"exec","type":{"ref":"io.k8s.api.core.v1.ExecAction"}},
+      {"name":"failureThreshold","type":{"scalar":"int32"},"proto":6},
+      {"name":"grpc","type":{"ref":"io.k8s.api.core.v1.GRPCAction"}},
+      {"name":"httpGet","type":{"ref":"io.k8s.api.core.v1.HTTPGetAction"}},
+      {"name":"initialDelaySeconds","type":{"scalar":"int32"},"proto":2},
+      {"name":"periodSeconds","type":{"scalar":"int32"},"proto":4},
+      {"name":"successThreshold","type":{"scalar":"int32"},"proto":5},
+      {"name":"tcpSocket","type":{"ref":"io.k8s.api.core.v1.TCPSocketAction"}},
+      {"name":"terminationGracePeriodSeconds","type":{"scalar":"int64"},"proto":7},
+      {"name":"timeoutSeconds","type":{"scalar":"int32"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.ProbeHandler": {
+    name: "io.k8s.api.core.v1.ProbeHandler",
+    fields: [
+      {"name":"exec","type":{"ref":"io.k8s.api.core.v1.ExecAction"},"proto":1},
+      {"name":"grpc","type":{"ref":"io.k8s.api.core.v1.GRPCAction"},"proto":4},
+      {"name":"httpGet","type":{"ref":"io.k8s.api.core.v1.HTTPGetAction"},"proto":2},
+      {"name":"tcpSocket","type":{"ref":"io.k8s.api.core.v1.TCPSocketAction"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.ProjectedVolumeSource": {
+    name: "io.k8s.api.core.v1.ProjectedVolumeSource",
+    fields: [
+      {"name":"defaultMode","type":{"scalar":"int32"},"proto":2},
+      {"name":"sources","type":{"array":{"ref":"io.k8s.api.core.v1.VolumeProjection"}},"proto":1,"listType":"atomic"},
+    ],
+  },
+  "io.k8s.api.core.v1.QuobyteVolumeSource": {
+    name: "io.k8s.api.core.v1.QuobyteVolumeSource",
+    fields: [
+      {"name":"group","type":{"scalar":"string"},"proto":5},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":3},
+      {"name":"registry","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"tenant","type":{"scalar":"string"},"proto":6},
+      {"name":"user","type":{"scalar":"string"},"proto":4},
+      {"name":"volume","type":{"scalar":"string"},"proto":2,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.RBDPersistentVolumeSource": {
+    name: "io.k8s.api.core.v1.RBDPersistentVolumeSource",
+    fields: [
+      {"name":"fsType","type":{"scalar":"string"},"proto":3},
+      {"name":"image","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"keyring","type":{"scalar":"string"},"proto":6},
+      {"name":"monitors","type":{"array":{"scalar":"string"}},"proto":1,"required":true,"listType":"atomic"},
+      {"name":"pool","type":{"scalar":"string"},"proto":4},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":8},
+      {"name":"secretRef","type":{"ref":"io.k8s.api.core.v1.SecretReference"},"proto":7},
+      {"name":"user","type":{"scalar":"string"},"proto":5},
+    ],
+  },
+  "io.k8s.api.core.v1.RBDVolumeSource": {
+    name: "io.k8s.api.core.v1.RBDVolumeSource",
+    fields: [
+      {"name":"fsType","type":{"scalar":"string"},"proto":3},
+      {"name":"image","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"keyring","type":{"scalar":"string"},"proto":6},
+      {"name":"monitors","type":{"array":{"scalar":"string"}},"proto":1,"required":true,"listType":"atomic"},
+      {"name":"pool","type":{"scalar":"string"},"proto":4},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":8},
+      {"name":"secretRef","type":{"ref":"io.k8s.api.core.v1.LocalObjectReference"},"proto":7},
+      {"name":"user","type":{"scalar":"string"},"proto":5},
+    ],
+  },
+  "io.k8s.api.core.v1.ReplicationController": {
+    name: "io.k8s.api.core.v1.ReplicationController",
+    gvk: {"group":"","version":"v1","kind":"ReplicationController"},
+    fields: [
+      {"name":"apiVersion","type":{"scalar":"string"}},
+      {"name":"kind","type":{"scalar":"string"}},
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"proto":1},
+      {"name":"spec","type":{"ref":"io.k8s.api.core.v1.ReplicationControllerSpec"},"proto":2},
+      {"name":"status","type":{"ref":"io.k8s.api.core.v1.ReplicationControllerStatus"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.ReplicationControllerCondition": {
+    name: "io.k8s.api.core.v1.ReplicationControllerCondition",
+    fields: [
+      {"name":"lastTransitionTime","type":{"scalar":"time"},"proto":3},
+      {"name":"message","type":{"scalar":"string"},"proto":5},
+      {"name":"reason","type":{"scalar":"string"},"proto":4},
+      {"name":"status","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"type","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.ReplicationControllerList": {
+    name: "io.k8s.api.core.v1.ReplicationControllerList",
+    gvk: {"group":"","version":"v1","kind":"ReplicationControllerList"},
+    fields: [
+      {"name":"apiVersion","type":{"scalar":"string"}},
+      {"name":"items","type":{"array":{"ref":"io.k8s.api.core.v1.ReplicationController"}},"proto":2,"required":true},
+      {"name":"kind","type":{"scalar":"string"}},
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.ReplicationControllerSpec": {
+    name: "io.k8s.api.core.v1.ReplicationControllerSpec",
+    fields: [
+      {"name":"minReadySeconds","type":{"scalar":"int32"},"proto":4},
+      {"name":"replicas","type":{"scalar":"int32"},"proto":1},
+      {"name":"selector","type":{"map":{"scalar":"string"}},"proto":2},
+      {"name":"template","type":{"ref":"io.k8s.api.core.v1.PodTemplateSpec"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.ReplicationControllerStatus": {
+    name: "io.k8s.api.core.v1.ReplicationControllerStatus",
+    fields: [
+      {"name":"availableReplicas","type":{"scalar":"int32"},"proto":5},
+      {"name":"conditions","type":{"array":{"ref":"io.k8s.api.core.v1.ReplicationControllerCondition"}},"proto":6,"listType":"map","listMapKeys":["type"],"patchStrategy":"merge","patchMergeKey":"type"},
+      {"name":"fullyLabeledReplicas","type":{"scalar":"int32"},"proto":2},
+      {"name":"observedGeneration","type":{"scalar":"int64"},"proto":3},
+      {"name":"readyReplicas","type":{"scalar":"int32"},"proto":4},
+      {"name":"replicas","type":{"scalar":"int32"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.ResourceClaim": {
+    name: "io.k8s.api.core.v1.ResourceClaim",
+    fields: [
+      {"name":"name","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"request","type":{"scalar":"string"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.ResourceFieldSelector": {
+    name: "io.k8s.api.core.v1.ResourceFieldSelector",
+    fields: [
+      {"name":"containerName","type":{"scalar":"string"},"proto":1},
+      {"name":"divisor","type":{"scalar":"quantity"},"proto":3},
+      {"name":"resource","type":{"scalar":"string"},"proto":2,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.ResourceHealth": {
+    name: "io.k8s.api.core.v1.ResourceHealth",
+    fields: [
+      {"name":"health","type":{"scalar":"string"},"proto":2},
+      {"name":"message","type":{"scalar":"string"},"proto":6},
+      {"name":"resourceID","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.ResourceQuota": {
+    name: "io.k8s.api.core.v1.ResourceQuota",
+    gvk: {"group":"","version":"v1","kind":"ResourceQuota"},
+    fields: [
+      {"name":"apiVersion","type":{"scalar":"string"}},
+      {"name":"kind","type":{"scalar":"string"}},
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"proto":1},
+      {"name":"spec","type":{"ref":"io.k8s.api.core.v1.ResourceQuotaSpec"},"proto":2},
+      {"name":"status","type":{"ref":"io.k8s.api.core.v1.ResourceQuotaStatus"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.ResourceQuotaList": {
+    name: "io.k8s.api.core.v1.ResourceQuotaList",
+    gvk: {"group":"","version":"v1","kind":"ResourceQuotaList"},
+    fields: [
+      {"name":"apiVersion","type":{"scalar":"string"}},
+      {"name":"items","type":{"array":{"ref":"io.k8s.api.core.v1.ResourceQuota"}},"proto":2,"required":true},
+      {"name":"kind","type":{"scalar":"string"}},
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.ResourceQuotaSpec": {
+    name: "io.k8s.api.core.v1.ResourceQuotaSpec",
+    fields: [
+      {"name":"hard","type":{"map":{"scalar":"quantity"}},"proto":1},
+      {"name":"scopeSelector","type":{"ref":"io.k8s.api.core.v1.ScopeSelector"},"proto":3},
+      {"name":"scopes","type":{"array":{"scalar":"string"}},"proto":2,"listType":"atomic"},
+    ],
+  },
+  "io.k8s.api.core.v1.ResourceQuotaStatus": {
+    name: "io.k8s.api.core.v1.ResourceQuotaStatus",
+    fields: [
+      {"name":"hard","type":{"map":{"scalar":"quantity"}},"proto":1},
+      {"name":"used","type":{"map":{"scalar":"quantity"}},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.ResourceRequirements": {
+    name: "io.k8s.api.core.v1.ResourceRequirements",
+    fields: [
+      {"name":"claims","type":{"array":{"ref":"io.k8s.api.core.v1.ResourceClaim"}},"proto":3,"listType":"map","listMapKeys":["name"]},
+      {"name":"limits","type":{"map":{"scalar":"quantity"}},"proto":1},
+      {"name":"requests","type":{"map":{"scalar":"quantity"}},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.ResourceStatus": {
+    name: "io.k8s.api.core.v1.ResourceStatus",
+    fields: [
+      {"name":"name","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"resources","type":{"array":{"ref":"io.k8s.api.core.v1.ResourceHealth"}},"proto":2,"listType":"map","listMapKeys":["resourceID"]},
+    ],
+  },
+  "io.k8s.api.core.v1.SELinuxOptions": {
+    name: "io.k8s.api.core.v1.SELinuxOptions",
+    fields: [
+      {"name":"level","type":{"scalar":"string"},"proto":4},
+      {"name":"role","type":{"scalar":"string"},"proto":2},
+      {"name":"type","type":{"scalar":"string"},"proto":3},
+      {"name":"user","type":{"scalar":"string"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.ScaleIOPersistentVolumeSource": {
+    name: "io.k8s.api.core.v1.ScaleIOPersistentVolumeSource",
+    fields: [
+      {"name":"fsType","type":{"scalar":"string"},"proto":9},
+      {"name":"gateway","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"protectionDomain","type":{"scalar":"string"},"proto":5},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":10},
+      {"name":"secretRef","type":{"ref":"io.k8s.api.core.v1.SecretReference"},"proto":3,"required":true},
+      {"name":"sslEnabled","type":{"scalar":"boolean"},"proto":4},
+      {"name":"storageMode","type":{"scalar":"string"},"proto":7},
+      {"name":"storagePool","type":{"scalar":"string"},"proto":6},
+      {"name":"system","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"volumeName","type":{"scalar":"string"},"proto":8},
+    ],
+  },
+  "io.k8s.api.core.v1.ScaleIOVolumeSource": {
+    name: "io.k8s.api.core.v1.ScaleIOVolumeSource",
+    fields: [
+      {"name":"fsType","type":{"scalar":"string"},"proto":9},
+      {"name":"gateway","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"protectionDomain","type":{"scalar":"string"},"proto":5},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":10},
+      {"name":"secretRef","type":{"ref":"io.k8s.api.core.v1.LocalObjectReference"},"proto":3,"required":true},
+      {"name":"sslEnabled","type":{"scalar":"boolean"},"proto":4},
+      {"name":"storageMode","type":{"scalar":"string"},"proto":7},
+      {"name":"storagePool","type":{"scalar":"string"},"proto":6},
+      {"name":"system","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"volumeName","type":{"scalar":"string"},"proto":8},
+    ],
+  },
+  "io.k8s.api.core.v1.ScopeSelector": {
+    name: "io.k8s.api.core.v1.ScopeSelector",
+    fields: [
+      {"name":"matchExpressions","type":{"array":{"ref":"io.k8s.api.core.v1.ScopedResourceSelectorRequirement"}},"proto":1,"listType":"atomic"},
+    ],
+  },
+  "io.k8s.api.core.v1.ScopedResourceSelectorRequirement": {
+    name: "io.k8s.api.core.v1.ScopedResourceSelectorRequirement",
+    fields: [
+      {"name":"operator","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"scopeName","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"values","type":{"array":{"scalar":"string"}},"proto":3,"listType":"atomic"},
+    ],
+  },
+  "io.k8s.api.core.v1.SeccompProfile": {
+    name: "io.k8s.api.core.v1.SeccompProfile",
+    fields: [
+      {"name":"localhostProfile","type":{"scalar":"string"},"proto":2},
+      {"name":"type","type":{"scalar":"string"},"proto":1,"required":true},
     ],
   },
   "io.k8s.api.core.v1.Secret": {
@@ -100,6 +1853,23 @@ export const coreV1Types: TypeTable = {
       {"name":"type","type":{"scalar":"string"},"proto":3},
     ],
   },
+  "io.k8s.api.core.v1.SecretEnvSource": {
+    name: "io.k8s.api.core.v1.SecretEnvSource",
+    embedded: [{"proto":1,"type":"io.k8s.api.core.v1.LocalObjectReference"}],
+    fields: [
+      {"name":"name","type":{"scalar":"string"}},
+      {"name":"optional","type":{"scalar":"boolean"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.SecretKeySelector": {
+    name: "io.k8s.api.core.v1.SecretKeySelector",
+    embedded: [{"proto":1,"type":"io.k8s.api.core.v1.LocalObjectReference"}],
+    fields: [
+      {"name":"key","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"name","type":{"scalar":"string"}},
+      {"name":"optional","type":{"scalar":"boolean"},"proto":3},
+    ],
+  },
   "io.k8s.api.core.v1.SecretList": {
     name: "io.k8s.api.core.v1.SecretList",
     gvk: {"group":"","version":"v1","kind":"SecretList"},
@@ -108,6 +1878,59 @@ export const coreV1Types: TypeTable = {
       {"name":"items","type":{"array":{"ref":"io.k8s.api.core.v1.Secret"}},"proto":2,"required":true},
       {"name":"kind","type":{"scalar":"string"}},
       {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.SecretProjection": {
+    name: "io.k8s.api.core.v1.SecretProjection",
+    embedded: [{"proto":1,"type":"io.k8s.api.core.v1.LocalObjectReference"}],
+    fields: [
+      {"name":"items","type":{"array":{"ref":"io.k8s.api.core.v1.KeyToPath"}},"proto":2,"listType":"atomic"},
+      {"name":"name","type":{"scalar":"string"}},
+      {"name":"optional","type":{"scalar":"boolean"},"proto":4},
+    ],
+  },
+  "io.k8s.api.core.v1.SecretReference": {
+    name: "io.k8s.api.core.v1.SecretReference",
+    fields: [
+      {"name":"name","type":{"scalar":"string"},"proto":1},
+      {"name":"namespace","type":{"scalar":"string"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.SecretVolumeSource": {
+    name: "io.k8s.api.core.v1.SecretVolumeSource",
+    fields: [
+      {"name":"defaultMode","type":{"scalar":"int32"},"proto":3},
+      {"name":"items","type":{"array":{"ref":"io.k8s.api.core.v1.KeyToPath"}},"proto":2,"listType":"atomic"},
+      {"name":"optional","type":{"scalar":"boolean"},"proto":4},
+      {"name":"secretName","type":{"scalar":"string"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.SecurityContext": {
+    name: "io.k8s.api.core.v1.SecurityContext",
+    fields: [
+      {"name":"allowPrivilegeEscalation","type":{"scalar":"boolean"},"proto":7},
+      {"name":"appArmorProfile","type":{"ref":"io.k8s.api.core.v1.AppArmorProfile"},"proto":12},
+      {"name":"capabilities","type":{"ref":"io.k8s.api.core.v1.Capabilities"},"proto":1},
+      {"name":"privileged","type":{"scalar":"boolean"},"proto":2},
+      {"name":"procMount","type":{"scalar":"string"},"proto":9},
+      {"name":"readOnlyRootFilesystem","type":{"scalar":"boolean"},"proto":6},
+      {"name":"runAsGroup","type":{"scalar":"int64"},"proto":8},
+      {"name":"runAsNonRoot","type":{"scalar":"boolean"},"proto":5},
+      {"name":"runAsUser","type":{"scalar":"int64"},"proto":4},
+      {"name":"seLinuxOptions","type":{"ref":"io.k8s.api.core.v1.SELinuxOptions"},"proto":3},
+      {"name":"seccompProfile","type":{"ref":"io.k8s.api.core.v1.SeccompProfile"},"proto":11},
+      {"name":"windowsOptions","type":{"ref":"io.k8s.api.core.v1.WindowsSecurityContextOptions"},"proto":10},
+    ],
+  },
+  "io.k8s.api.core.v1.Service": {
+    name: "io.k8s.api.core.v1.Service",
+    gvk: {"group":"","version":"v1","kind":"Service"},
+    fields: [
+      {"name":"apiVersion","type":{"scalar":"string"}},
+      {"name":"kind","type":{"scalar":"string"}},
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"proto":1},
+      {"name":"spec","type":{"ref":"io.k8s.api.core.v1.ServiceSpec"},"proto":2},
+      {"name":"status","type":{"ref":"io.k8s.api.core.v1.ServiceStatus"},"proto":3},
     ],
   },
   "io.k8s.api.core.v1.ServiceAccount": {
@@ -130,6 +1953,331 @@ export const coreV1Types: TypeTable = {
       {"name":"items","type":{"array":{"ref":"io.k8s.api.core.v1.ServiceAccount"}},"proto":2,"required":true},
       {"name":"kind","type":{"scalar":"string"}},
       {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.ServiceAccountTokenProjection": {
+    name: "io.k8s.api.core.v1.ServiceAccountTokenProjection",
+    fields: [
+      {"name":"audience","type":{"scalar":"string"},"proto":1},
+      {"name":"expirationSeconds","type":{"scalar":"int64"},"proto":2},
+      {"name":"path","type":{"scalar":"string"},"proto":3,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.ServiceList": {
+    name: "io.k8s.api.core.v1.ServiceList",
+    gvk: {"group":"","version":"v1","kind":"ServiceList"},
+    fields: [
+      {"name":"apiVersion","type":{"scalar":"string"}},
+      {"name":"items","type":{"array":{"ref":"io.k8s.api.core.v1.Service"}},"proto":2,"required":true},
+      {"name":"kind","type":{"scalar":"string"}},
+      {"name":"metadata","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.ServicePort": {
+    name: "io.k8s.api.core.v1.ServicePort",
+    fields: [
+      {"name":"appProtocol","type":{"scalar":"string"},"proto":6},
+      {"name":"name","type":{"scalar":"string"},"proto":1},
+      {"name":"nodePort","type":{"scalar":"int32"},"proto":5},
+      {"name":"port","type":{"scalar":"int32"},"proto":3,"required":true},
+      {"name":"protocol","type":{"scalar":"string"},"proto":2},
+      {"name":"targetPort","type":{"scalar":"int-or-string"},"proto":4},
+    ],
+  },
+  "io.k8s.api.core.v1.ServiceSpec": {
+    name: "io.k8s.api.core.v1.ServiceSpec",
+    fields: [
+      {"name":"allocateLoadBalancerNodePorts","type":{"scalar":"boolean"},"proto":20},
+      {"name":"clusterIP","type":{"scalar":"string"},"proto":3},
+      {"name":"clusterIPs","type":{"array":{"scalar":"string"}},"proto":18,"listType":"atomic"},
+      {"name":"externalIPs","type":{"array":{"scalar":"string"}},"proto":5,"listType":"atomic"},
+      {"name":"externalName","type":{"scalar":"string"},"proto":10},
+      {"name":"externalTrafficPolicy","type":{"scalar":"string"},"proto":11},
+      {"name":"healthCheckNodePort","type":{"scalar":"int32"},"proto":12},
+      {"name":"internalTrafficPolicy","type":{"scalar":"string"},"proto":22},
+      {"name":"ipFamilies","type":{"array":{"scalar":"string"}},"proto":19,"listType":"atomic"},
+      {"name":"ipFamilyPolicy","type":{"scalar":"string"},"proto":17},
+      {"name":"loadBalancerClass","type":{"scalar":"string"},"proto":21},
+      {"name":"loadBalancerIP","type":{"scalar":"string"},"proto":8},
+      {"name":"loadBalancerSourceRanges","type":{"array":{"scalar":"string"}},"proto":9,"listType":"atomic"},
+      {"name":"ports","type":{"array":{"ref":"io.k8s.api.core.v1.ServicePort"}},"proto":1,"listType":"map","listMapKeys":["port","protocol"],"patchStrategy":"merge","patchMergeKey":"port"},
+      {"name":"publishNotReadyAddresses","type":{"scalar":"boolean"},"proto":13},
+      {"name":"selector","type":{"map":{"scalar":"string"}},"proto":2},
+      {"name":"sessionAffinity","type":{"scalar":"string"},"proto":7},
+      {"name":"sessionAffinityConfig","type":{"ref":"io.k8s.api.core.v1.SessionAffinityConfig"},"proto":14},
+      {"name":"trafficDistribution","type":{"scalar":"string"},"proto":23},
+      {"name":"type","type":{"scalar":"string"},"proto":4},
+    ],
+  },
+  "io.k8s.api.core.v1.ServiceStatus": {
+    name: "io.k8s.api.core.v1.ServiceStatus",
+    fields: [
+      {"name":"conditions","type":{"array":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.Condition"}},"proto":2,"listType":"map","listMapKeys":["type"],"patchStrategy":"merge","patchMergeKey":"type"},
+      {"name":"loadBalancer","type":{"ref":"io.k8s.api.core.v1.LoadBalancerStatus"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.SessionAffinityConfig": {
+    name: "io.k8s.api.core.v1.SessionAffinityConfig",
+    fields: [
+      {"name":"clientIP","type":{"ref":"io.k8s.api.core.v1.ClientIPConfig"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.SleepAction": {
+    name: "io.k8s.api.core.v1.SleepAction",
+    fields: [
+      {"name":"seconds","type":{"scalar":"int64"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.StorageOSPersistentVolumeSource": {
+    name: "io.k8s.api.core.v1.StorageOSPersistentVolumeSource",
+    fields: [
+      {"name":"fsType","type":{"scalar":"string"},"proto":3},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":4},
+      {"name":"secretRef","type":{"ref":"io.k8s.api.core.v1.ObjectReference"},"proto":5},
+      {"name":"volumeName","type":{"scalar":"string"},"proto":1},
+      {"name":"volumeNamespace","type":{"scalar":"string"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.StorageOSVolumeSource": {
+    name: "io.k8s.api.core.v1.StorageOSVolumeSource",
+    fields: [
+      {"name":"fsType","type":{"scalar":"string"},"proto":3},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":4},
+      {"name":"secretRef","type":{"ref":"io.k8s.api.core.v1.LocalObjectReference"},"proto":5},
+      {"name":"volumeName","type":{"scalar":"string"},"proto":1},
+      {"name":"volumeNamespace","type":{"scalar":"string"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.Sysctl": {
+    name: "io.k8s.api.core.v1.Sysctl",
+    fields: [
+      {"name":"name","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"value","type":{"scalar":"string"},"proto":2,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.TCPSocketAction": {
+    name: "io.k8s.api.core.v1.TCPSocketAction",
+    fields: [
+      {"name":"host","type":{"scalar":"string"},"proto":2},
+      {"name":"port","type":{"scalar":"int-or-string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.Taint": {
+    name: "io.k8s.api.core.v1.Taint",
+    fields: [
+      {"name":"effect","type":{"scalar":"string"},"proto":3,"required":true},
+      {"name":"key","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"timeAdded","type":{"scalar":"time"},"proto":4},
+      {"name":"value","type":{"scalar":"string"},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.Toleration": {
+    name: "io.k8s.api.core.v1.Toleration",
+    fields: [
+      {"name":"effect","type":{"scalar":"string"},"proto":4},
+      {"name":"key","type":{"scalar":"string"},"proto":1},
+      {"name":"operator","type":{"scalar":"string"},"proto":2},
+      {"name":"tolerationSeconds","type":{"scalar":"int64"},"proto":5},
+      {"name":"value","type":{"scalar":"string"},"proto":3},
+    ],
+  },
+  "io.k8s.api.core.v1.TopologySelectorLabelRequirement": {
+    name: "io.k8s.api.core.v1.TopologySelectorLabelRequirement",
+    fields: [
+      {"name":"key","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"values","type":{"array":{"scalar":"string"}},"proto":2,"required":true,"listType":"atomic"},
+    ],
+  },
+  "io.k8s.api.core.v1.TopologySelectorTerm": {
+    name: "io.k8s.api.core.v1.TopologySelectorTerm",
+    fields: [
+      {"name":"matchLabelExpressions","type":{"array":{"ref":"io.k8s.api.core.v1.TopologySelectorLabelRequirement"}},"proto":1,"listType":"atomic"},
+    ],
+  },
+  "io.k8s.api.core.v1.TopologySpreadConstraint": {
+    name: "io.k8s.api.core.v1.TopologySpreadConstraint",
+    fields: [
+      {"name":"labelSelector","type":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"},"proto":4},
+      {"name":"matchLabelKeys","type":{"array":{"scalar":"string"}},"proto":8,"listType":"atomic"},
+      {"name":"maxSkew","type":{"scalar":"int32"},"proto":1,"required":true},
+      {"name":"minDomains","type":{"scalar":"int32"},"proto":5},
+      {"name":"nodeAffinityPolicy","type":{"scalar":"string"},"proto":6},
+      {"name":"nodeTaintsPolicy","type":{"scalar":"string"},"proto":7},
+      {"name":"topologyKey","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"whenUnsatisfiable","type":{"scalar":"string"},"proto":3,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.TypedLocalObjectReference": {
+    name: "io.k8s.api.core.v1.TypedLocalObjectReference",
+    fields: [
+      {"name":"apiGroup","type":{"scalar":"string"},"proto":1},
+      {"name":"kind","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"name","type":{"scalar":"string"},"proto":3,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.TypedObjectReference": {
+    name: "io.k8s.api.core.v1.TypedObjectReference",
+    fields: [
+      {"name":"apiGroup","type":{"scalar":"string"},"proto":1},
+      {"name":"kind","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"name","type":{"scalar":"string"},"proto":3,"required":true},
+      {"name":"namespace","type":{"scalar":"string"},"proto":4},
+    ],
+  },
+  "io.k8s.api.core.v1.Volume": {
+    name: "io.k8s.api.core.v1.Volume",
+    embedded: [{"proto":2,"type":"io.k8s.api.core.v1.VolumeSource"}],
+    fields: [
+      {"name":"awsElasticBlockStore","type":{"ref":"io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"}},
+      {"name":"azureDisk","type":{"ref":"io.k8s.api.core.v1.AzureDiskVolumeSource"}},
+      {"name":"azureFile","type":{"ref":"io.k8s.api.core.v1.AzureFileVolumeSource"}},
+      {"name":"cephfs","type":{"ref":"io.k8s.api.core.v1.CephFSVolumeSource"}},
+      {"name":"cinder","type":{"ref":"io.k8s.api.core.v1.CinderVolumeSource"}},
+      {"name":"configMap","type":{"ref":"io.k8s.api.core.v1.ConfigMapVolumeSource"}},
+      {"name":"csi","type":{"ref":"io.k8s.api.core.v1.CSIVolumeSource"}},
+      {"name":"downwardAPI","type":{"ref":"io.k8s.api.core.v1.DownwardAPIVolumeSource"}},
+      {"name":"emptyDir","type":{"ref":"io.k8s.api.core.v1.EmptyDirVolumeSource"}},
+      {"name":"ephemeral","type":{"ref":"io.k8s.api.core.v1.EphemeralVolumeSource"}},
+      {"name":"fc","type":{"ref":"io.k8s.api.core.v1.FCVolumeSource"}},
+      {"name":"flexVolume","type":{"ref":"io.k8s.api.core.v1.FlexVolumeSource"}},
+      {"name":"flocker","type":{"ref":"io.k8s.api.core.v1.FlockerVolumeSource"}},
+      {"name":"gcePersistentDisk","type":{"ref":"io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"}},
+      {"name":"gitRepo","type":{"ref":"io.k8s.api.core.v1.GitRepoVolumeSource"}},
+      {"name":"glusterfs","type":{"ref":"io.k8s.api.core.v1.GlusterfsVolumeSource"}},
+      {"name":"hostPath","type":{"ref":"io.k8s.api.core.v1.HostPathVolumeSource"}},
+      {"name":"image","type":{"ref":"io.k8s.api.core.v1.ImageVolumeSource"}},
+      {"name":"iscsi","type":{"ref":"io.k8s.api.core.v1.ISCSIVolumeSource"}},
+      {"name":"name","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"nfs","type":{"ref":"io.k8s.api.core.v1.NFSVolumeSource"}},
+      {"name":"persistentVolumeClaim","type":{"ref":"io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource"}},
+      {"name":"photonPersistentDisk","type":{"ref":"io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource"}},
+      {"name":"portworxVolume","type":{"ref":"io.k8s.api.core.v1.PortworxVolumeSource"}},
+      {"name":"projected","type":{"ref":"io.k8s.api.core.v1.ProjectedVolumeSource"}},
+      {"name":"quobyte","type":{"ref":"io.k8s.api.core.v1.QuobyteVolumeSource"}},
+      {"name":"rbd","type":{"ref":"io.k8s.api.core.v1.RBDVolumeSource"}},
+      {"name":"scaleIO","type":{"ref":"io.k8s.api.core.v1.ScaleIOVolumeSource"}},
+      {"name":"secret","type":{"ref":"io.k8s.api.core.v1.SecretVolumeSource"}},
+      {"name":"storageos","type":{"ref":"io.k8s.api.core.v1.StorageOSVolumeSource"}},
+      {"name":"vsphereVolume","type":{"ref":"io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource"}},
+    ],
+  },
+  "io.k8s.api.core.v1.VolumeDevice": {
+    name: "io.k8s.api.core.v1.VolumeDevice",
+    fields: [
+      {"name":"devicePath","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"name","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.VolumeMount": {
+    name: "io.k8s.api.core.v1.VolumeMount",
+    fields: [
+      {"name":"mountPath","type":{"scalar":"string"},"proto":3,"required":true},
+      {"name":"mountPropagation","type":{"scalar":"string"},"proto":5},
+      {"name":"name","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":2},
+      {"name":"recursiveReadOnly","type":{"scalar":"string"},"proto":7},
+      {"name":"subPath","type":{"scalar":"string"},"proto":4},
+      {"name":"subPathExpr","type":{"scalar":"string"},"proto":6},
+    ],
+  },
+  "io.k8s.api.core.v1.VolumeMountStatus": {
+    name: "io.k8s.api.core.v1.VolumeMountStatus",
+    fields: [
+      {"name":"mountPath","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"name","type":{"scalar":"string"},"proto":1,"required":true},
+      {"name":"readOnly","type":{"scalar":"boolean"},"proto":3},
+      {"name":"recursiveReadOnly","type":{"scalar":"string"},"proto":4},
+      {"name":"volumeStatus","type":{"ref":"io.k8s.api.core.v1.VolumeStatus"},"proto":5},
+    ],
+  },
+  "io.k8s.api.core.v1.VolumeNodeAffinity": {
+    name: "io.k8s.api.core.v1.VolumeNodeAffinity",
+    fields: [
+      {"name":"required","type":{"ref":"io.k8s.api.core.v1.NodeSelector"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.VolumeProjection": {
+    name: "io.k8s.api.core.v1.VolumeProjection",
+    fields: [
+      {"name":"clusterTrustBundle","type":{"ref":"io.k8s.api.core.v1.ClusterTrustBundleProjection"},"proto":5},
+      {"name":"configMap","type":{"ref":"io.k8s.api.core.v1.ConfigMapProjection"},"proto":3},
+      {"name":"downwardAPI","type":{"ref":"io.k8s.api.core.v1.DownwardAPIProjection"},"proto":2},
+      {"name":"podCertificate","type":{"ref":"io.k8s.api.core.v1.PodCertificateProjection"},"proto":6},
+      {"name":"secret","type":{"ref":"io.k8s.api.core.v1.SecretProjection"},"proto":1},
+      {"name":"serviceAccountToken","type":{"ref":"io.k8s.api.core.v1.ServiceAccountTokenProjection"},"proto":4},
+    ],
+  },
+  "io.k8s.api.core.v1.VolumeResourceRequirements": {
+    name: "io.k8s.api.core.v1.VolumeResourceRequirements",
+    fields: [
+      {"name":"limits","type":{"map":{"scalar":"quantity"}},"proto":1},
+      {"name":"requests","type":{"map":{"scalar":"quantity"}},"proto":2},
+    ],
+  },
+  "io.k8s.api.core.v1.VolumeSource": {
+    name: "io.k8s.api.core.v1.VolumeSource",
+    fields: [
+      {"name":"awsElasticBlockStore","type":{"ref":"io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"},"proto":4},
+      {"name":"azureDisk","type":{"ref":"io.k8s.api.core.v1.AzureDiskVolumeSource"},"proto":22},
+      {"name":"azureFile","type":{"ref":"io.k8s.api.core.v1.AzureFileVolumeSource"},"proto":18},
+      {"name":"cephfs","type":{"ref":"io.k8s.api.core.v1.CephFSVolumeSource"},"proto":14},
+      {"name":"cinder","type":{"ref":"io.k8s.api.core.v1.CinderVolumeSource"},"proto":13},
+      {"name":"configMap","type":{"ref":"io.k8s.api.core.v1.ConfigMapVolumeSource"},"proto":19},
+      {"name":"csi","type":{"ref":"io.k8s.api.core.v1.CSIVolumeSource"},"proto":28},
+      {"name":"downwardAPI","type":{"ref":"io.k8s.api.core.v1.DownwardAPIVolumeSource"},"proto":16},
+      {"name":"emptyDir","type":{"ref":"io.k8s.api.core.v1.EmptyDirVolumeSource"},"proto":2},
+      {"name":"ephemeral","type":{"ref":"io.k8s.api.core.v1.EphemeralVolumeSource"},"proto":29},
+      {"name":"fc","type":{"ref":"io.k8s.api.core.v1.FCVolumeSource"},"proto":17},
+      {"name":"flexVolume","type":{"ref":"io.k8s.api.core.v1.FlexVolumeSource"},"proto":12},
+      {"name":"flocker","type":{"ref":"io.k8s.api.core.v1.FlockerVolumeSource"},"proto":15},
+      {"name":"gcePersistentDisk","type":{"ref":"io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"},"proto":3},
+      {"name":"gitRepo","type":{"ref":"io.k8s.api.core.v1.GitRepoVolumeSource"},"proto":5},
+      {"name":"glusterfs","type":{"ref":"io.k8s.api.core.v1.GlusterfsVolumeSource"},"proto":9},
+      {"name":"hostPath","type":{"ref":"io.k8s.api.core.v1.HostPathVolumeSource"},"proto":1},
+      {"name":"image","type":{"ref":"io.k8s.api.core.v1.ImageVolumeSource"},"proto":30},
+      {"name":"iscsi","type":{"ref":"io.k8s.api.core.v1.ISCSIVolumeSource"},"proto":8},
+      {"name":"nfs","type":{"ref":"io.k8s.api.core.v1.NFSVolumeSource"},"proto":7},
+      {"name":"persistentVolumeClaim","type":{"ref":"io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource"},"proto":10},
+      {"name":"photonPersistentDisk","type":{"ref":"io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource"},"proto":23},
+      {"name":"portworxVolume","type":{"ref":"io.k8s.api.core.v1.PortworxVolumeSource"},"proto":24},
+      {"name":"projected","type":{"ref":"io.k8s.api.core.v1.ProjectedVolumeSource"},"proto":26},
+      {"name":"quobyte","type":{"ref":"io.k8s.api.core.v1.QuobyteVolumeSource"},"proto":21},
+      {"name":"rbd","type":{"ref":"io.k8s.api.core.v1.RBDVolumeSource"},"proto":11},
+      {"name":"scaleIO","type":{"ref":"io.k8s.api.core.v1.ScaleIOVolumeSource"},"proto":25},
+      {"name":"secret","type":{"ref":"io.k8s.api.core.v1.SecretVolumeSource"},"proto":6},
+      {"name":"storageos","type":{"ref":"io.k8s.api.core.v1.StorageOSVolumeSource"},"proto":27},
+      {"name":"vsphereVolume","type":{"ref":"io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource"},"proto":20},
+    ],
+  },
+  "io.k8s.api.core.v1.VolumeStatus": {
+    name: "io.k8s.api.core.v1.VolumeStatus",
+    fields: [
+      {"name":"image","type":{"ref":"io.k8s.api.core.v1.ImageVolumeStatus"},"proto":1},
+    ],
+  },
+  "io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource": {
+    name: "io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource",
+    fields: [
+      {"name":"fsType","type":{"scalar":"string"},"proto":2},
+      {"name":"storagePolicyID","type":{"scalar":"string"},"proto":4},
+      {"name":"storagePolicyName","type":{"scalar":"string"},"proto":3},
+      {"name":"volumePath","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.WeightedPodAffinityTerm": {
+    name: "io.k8s.api.core.v1.WeightedPodAffinityTerm",
+    fields: [
+      {"name":"podAffinityTerm","type":{"ref":"io.k8s.api.core.v1.PodAffinityTerm"},"proto":2,"required":true},
+      {"name":"weight","type":{"scalar":"int32"},"proto":1,"required":true},
+    ],
+  },
+  "io.k8s.api.core.v1.WindowsSecurityContextOptions": {
+    name: "io.k8s.api.core.v1.WindowsSecurityContextOptions",
+    fields: [
+      {"name":"gmsaCredentialSpec","type":{"scalar":"string"},"proto":2},
+      {"name":"gmsaCredentialSpecName","type":{"scalar":"string"},"proto":1},
+      {"name":"hostProcess","type":{"scalar":"boolean"},"proto":4},
+      {"name":"runAsUserName","type":{"scalar":"string"},"proto":3},
     ],
   },
 }

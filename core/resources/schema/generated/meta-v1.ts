@@ -3,6 +3,17 @@
 import type { TypeTable } from '../model.js'
 
 export const metaV1Types: TypeTable = {
+  "io.k8s.apimachinery.pkg.apis.meta.v1.Condition": {
+    name: "io.k8s.apimachinery.pkg.apis.meta.v1.Condition",
+    fields: [
+      {"name":"lastTransitionTime","type":{"scalar":"time"},"proto":4,"required":true},
+      {"name":"message","type":{"scalar":"string"},"proto":6,"required":true},
+      {"name":"observedGeneration","type":{"scalar":"int64"},"proto":3},
+      {"name":"reason","type":{"scalar":"string"},"proto":5,"required":true},
+      {"name":"status","type":{"scalar":"string"},"proto":2,"required":true},
+      {"name":"type","type":{"scalar":"string"},"proto":1,"required":true},
+    ],
+  },
   "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions": {
     name: "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     gvk: {"group":"","version":"v1","kind":"DeleteOptions"},
@@ -23,6 +34,13 @@ export const metaV1Types: TypeTable = {
       {"name":"key","type":{"scalar":"string"},"proto":1,"required":true},
       {"name":"operator","type":{"scalar":"string"},"proto":2,"required":true},
       {"name":"values","type":{"array":{"scalar":"string"}},"proto":3,"listType":"atomic"},
+    ],
+  },
+  "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector": {
+    name: "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector",
+    fields: [
+      {"name":"matchExpressions","type":{"array":{"ref":"io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement"}},"proto":2,"listType":"atomic"},
+      {"name":"matchLabels","type":{"map":{"scalar":"string"}},"proto":1},
     ],
   },
   "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement": {
@@ -187,6 +205,14 @@ export const metaV1Types: TypeTable = {
       {"name":"reason","type":{"scalar":"string"}},
       {"name":"status","type":{"scalar":"string"},"required":true},
       {"name":"type","type":{"scalar":"string"},"required":true},
+    ],
+  },
+  "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent": {
+    name: "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
+    gvk: {"group":"","version":"v1","kind":"WatchEvent"},
+    fields: [
+      {"name":"object","type":{"scalar":"raw"},"proto":2,"required":true},
+      {"name":"type","type":{"scalar":"string"},"proto":1,"required":true},
     ],
   },
 }

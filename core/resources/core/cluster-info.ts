@@ -1,0 +1,50 @@
+/**
+ * Bindings and ComponentStatuses: core resources computed rather than kept.
+ * A Binding assigns a pod to a node (the pods strategy will carry it out);
+ * component statuses report the health of the control plane's parts.
+ */
+import { methodNotSupported } from '../../http/status-error.js'
+import type { ResourceEntry } from '../catalogue.js'
+import { column, nameColumn } from '../columns/common.js'
+import { at, list, text } from '../columns/values.js'
+import { defineResource } from '../define.js'
+import type { KubeObject } from '../object.js'
+import { anyName } from '../names.js'
+
+export const bindings: ResourceEntry = defineResource({
+  group: '',
+  version: 'v1',
+  kind: 'Binding',
+  resource: 'bindings',
+  namespaced: true,
+  verbs: ['create'],
+  validateName: anyName,
+  // Binding a pod needs the pods store; until the pods strategy provides it, say so instead of pretending.
+  virtualCreate: () => {
+    throw methodNotSupported({ group: '', resource: 'bindings' }, 'create')
+  },
+})
+
+function healthy(cs: KubeObject): unknown {
+  return list(cs['conditions']).find((c) => text(at(c, 'type')) === 'Healthy')
+}
+
+export const componentStatuses: ResourceEntry = defineResource({
+  group: '',
+  version: 'v1',
+  kind: 'ComponentStatus',
+  resource: 'componentstatuses',
+  namespaced: false,
+  shortNames: ['cs'],
+  verbs: ['get', 'list'],
+  columns: [
+    nameColumn,
+    column('Status', 'Healthy, Unhealthy or Unknown.', (cs) => {
+      const c = healthy(cs)
+      if (c === undefined) return 'Unknown'
+      return text(at(c, 'status')) === 'True' ? 'Healthy' : 'Unhealthy'
+    }),
+    column('Message', 'What the component reported.', (cs) => text(at(healthy(cs), 'message'))),
+    column('Error', 'Why the check failed.', (cs) => text(at(healthy(cs), 'error'))),
+  ],
+})

@@ -1,0 +1,69 @@
+/**
+ * Services and their Endpoints. Upstream keeps both under
+ * `/registry/services/` (`specs/` and `endpoints/`). IP and port allocation
+ * belong in the services strategy.
+ */
+import type { ResourceEntry } from '../catalogue.js'
+import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
+import { formatLabels } from '../columns/format.js'
+import { clusterIP, externalIP, servicePorts, serviceType } from '../columns/service.js'
+import { at, int, list, text } from '../columns/values.js'
+import { connectSubresource, defineResource, PROXY_VERBS, statusSubresource } from '../define.js'
+import type { KubeObject } from '../object.js'
+import { dns1035LabelName } from '../names.js'
+
+export const services: ResourceEntry = defineResource({
+  group: '',
+  version: 'v1',
+  kind: 'Service',
+  resource: 'services',
+  namespaced: true,
+  shortNames: ['svc'],
+  categories: ['all'],
+  subresources: [connectSubresource('proxy', 'ServiceProxyOptions', PROXY_VERBS), statusSubresource('Service')],
+  validateName: dns1035LabelName,
+  storagePath: 'services/specs',
+  strategy: {
+    fieldSet: (svc) => ({ 'spec.clusterIP': text(at(svc, 'spec', 'clusterIP')), 'spec.type': serviceType(svc) }),
+  },
+  columns: [
+    nameColumn,
+    column('Type', 'How the service is exposed.', serviceType),
+    column('Cluster-IP', 'The virtual IP inside the cluster.', clusterIP),
+    column('External-IP', 'Addresses outside the cluster.', externalIP),
+    column('Port(s)', 'The ports the service serves.', servicePorts),
+    ageColumn,
+    wideColumn('Selector', 'The pods the service routes to.', (svc) => formatLabels(at(svc, 'spec', 'selector'))),
+  ],
+})
+
+/** `ip:port` for every address and port, at most three, as upstream's formatEndpoints. */
+function formatEndpoints(ep: KubeObject): string {
+  const subsets = list(ep['subsets'])
+  if (subsets.length === 0) return '<none>'
+  const shown: string[] = []
+  let count = 0
+  for (const subset of subsets) {
+    const addresses = list(at(subset, 'addresses')).map((a) => text(at(a, 'ip')))
+    const ports = list(at(subset, 'ports'))
+    const pairs =
+      ports.length === 0
+        ? addresses
+        : ports.flatMap((p) => addresses.map((ip) => (ip.includes(':') ? `[${ip}]` : ip) + `:${int(at(p, 'port'))}`))
+    count += pairs.length
+    for (const pair of pairs) if (shown.length < 3) shown.push(pair)
+  }
+  const joined = shown.join(',')
+  return count > 3 ? `${joined} + ${count - 3} more...` : joined
+}
+
+export const endpoints: ResourceEntry = defineResource({
+  group: '',
+  version: 'v1',
+  kind: 'Endpoints',
+  resource: 'endpoints',
+  namespaced: true,
+  shortNames: ['ep'],
+  storagePath: 'services/endpoints',
+  columns: [nameColumn, column('Endpoints', 'The addresses and ports behind the service.', formatEndpoints), ageColumn],
+})

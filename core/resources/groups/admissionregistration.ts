@@ -1,0 +1,104 @@
+/**
+ * admissionregistration.k8s.io/v1: admission webhooks and CEL admission
+ * policies with their bindings, all in the `api-extensions` category.
+ */
+import type { ResourceEntry } from '../catalogue.js'
+import { ageColumn, column, nameColumn } from '../columns/common.js'
+import { labelSelectorText } from '../columns/format.js'
+import { at, list, text, textAt } from '../columns/values.js'
+import { defineResource, statusSubresource } from '../define.js'
+import type { KubeObject } from '../object.js'
+
+const GROUP = 'admissionregistration.k8s.io'
+const CATEGORIES = ['api-extensions']
+
+function countOf(field: string, description: string) {
+  return column(field.charAt(0).toUpperCase() + field.slice(1), description, (obj: KubeObject) => list(at(obj, ...(field === 'webhooks' ? [field] : ['spec', field]))).length, {
+    type: 'integer',
+  })
+}
+
+function paramKind(policy: KubeObject): string {
+  const kind = at(policy, 'spec', 'paramKind')
+  return kind === undefined ? '<unset>' : `${text(at(kind, 'apiVersion'))}/${text(at(kind, 'kind'))}`
+}
+
+/** The parameter object of a binding: `ns/name`; a mutating binding writes a missing namespace as a star, or shows its selector. */
+function paramRef(mutating: boolean): (binding: KubeObject) => string {
+  return (binding) => {
+    const ref = at(binding, 'spec', 'paramRef')
+    if (ref === undefined) return '<unset>'
+    const name = text(at(ref, 'name'))
+    const namespace = text(at(ref, 'namespace'))
+    if (!mutating) return namespace ? `${namespace}/${name}` : name
+    if (name) return `${namespace || '*'}/${name}`
+    return at(ref, 'selector') !== undefined ? labelSelectorText(at(ref, 'selector')) : '<unset>'
+  }
+}
+
+function webhookConfiguration(kind: string, resource: string): ResourceEntry {
+  return defineResource({
+    group: GROUP,
+    version: 'v1',
+    kind,
+    resource,
+    namespaced: false,
+    categories: CATEGORIES,
+    columns: [nameColumn, countOf('webhooks', 'How many webhooks it registers.'), ageColumn],
+  })
+}
+
+function policyBinding(kind: string, resource: string, mutating: boolean): ResourceEntry {
+  return defineResource({
+    group: GROUP,
+    version: 'v1',
+    kind,
+    resource,
+    namespaced: false,
+    categories: CATEGORIES,
+    columns: [
+      nameColumn,
+      column('PolicyName', 'The policy it binds.', textAt('spec', 'policyName')),
+      column('ParamRef', 'The object holding its parameters.', paramRef(mutating)),
+      ageColumn,
+    ],
+  })
+}
+
+export const mutatingWebhookConfigurations = webhookConfiguration('MutatingWebhookConfiguration', 'mutatingwebhookconfigurations')
+export const validatingWebhookConfigurations = webhookConfiguration('ValidatingWebhookConfiguration', 'validatingwebhookconfigurations')
+
+export const validatingAdmissionPolicies: ResourceEntry = defineResource({
+  group: GROUP,
+  version: 'v1',
+  kind: 'ValidatingAdmissionPolicy',
+  resource: 'validatingadmissionpolicies',
+  singular: 'validatingadmissionpolicy',
+  namespaced: false,
+  categories: CATEGORIES,
+  subresources: [statusSubresource('ValidatingAdmissionPolicy')],
+  columns: [nameColumn, countOf('validations', 'How many validation rules it has.'), column('ParamKind', 'The kind of its parameters.', paramKind), ageColumn],
+})
+
+export const mutatingAdmissionPolicies: ResourceEntry = defineResource({
+  group: GROUP,
+  version: 'v1',
+  kind: 'MutatingAdmissionPolicy',
+  resource: 'mutatingadmissionpolicies',
+  singular: 'mutatingadmissionpolicy',
+  namespaced: false,
+  categories: CATEGORIES,
+  columns: [nameColumn, countOf('mutations', 'How many mutations it has.'), column('ParamKind', 'The kind of its parameters.', paramKind), ageColumn],
+})
+
+export const validatingAdmissionPolicyBindings = policyBinding('ValidatingAdmissionPolicyBinding', 'validatingadmissionpolicybindings', false)
+export const mutatingAdmissionPolicyBindings = policyBinding('MutatingAdmissionPolicyBinding', 'mutatingadmissionpolicybindings', true)
+
+export const admissionRegistrationEntries: ResourceEntry[] = [
+  mutatingAdmissionPolicies,
+  mutatingAdmissionPolicyBindings,
+  mutatingWebhookConfigurations,
+  validatingAdmissionPolicies,
+  validatingAdmissionPolicyBindings,
+  validatingWebhookConfigurations,
+]

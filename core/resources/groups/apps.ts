@@ -1,0 +1,130 @@
+/** apps/v1: the workload controllers' objects. Scaling, rollout and status updates belong in their strategies. */
+import type { ResourceEntry } from '../catalogue.js'
+import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
+import { containerCells, formatLabels, formatLabelSelector, labelSelectorText } from '../columns/format.js'
+import { at, int } from '../columns/values.js'
+import { defineResource, scaleSubresource, statusSubresource } from '../define.js'
+import type { KubeObject } from '../object.js'
+
+/** spec.replicas as upstream's defaulting leaves it: 1 when unset. */
+export function desiredReplicas(obj: KubeObject): number {
+  const replicas = at(obj, 'spec', 'replicas')
+  return typeof replicas === 'number' ? replicas : 1
+}
+
+function status(field: string): (obj: KubeObject) => number {
+  return (obj) => int(at(obj, 'status', field))
+}
+
+const templateColumns = [
+  wideColumn('Containers', 'The containers of the pod template.', (obj) => containerCells(at(obj, 'spec', 'template', 'spec')).names),
+  wideColumn('Images', 'The images of those containers.', (obj) => containerCells(at(obj, 'spec', 'template', 'spec')).images),
+]
+
+export const deployments: ResourceEntry = defineResource({
+  group: 'apps',
+  version: 'v1',
+  kind: 'Deployment',
+  resource: 'deployments',
+  namespaced: true,
+  shortNames: ['deploy'],
+  categories: ['all'],
+  subresources: [scaleSubresource, statusSubresource('Deployment')],
+  columns: [
+    nameColumn,
+    column('Ready', 'Ready pods out of those wanted.', (d) => `${int(at(d, 'status', 'readyReplicas'))}/${desiredReplicas(d)}`),
+    column('Up-to-date', 'Pods running the latest template.', status('updatedReplicas'), { type: 'integer' }),
+    column('Available', 'Pods available to serve.', status('availableReplicas'), { type: 'integer' }),
+    ageColumn,
+    ...templateColumns,
+    wideColumn('Selector', 'The pods it manages.', (d) => labelSelectorText(at(d, 'spec', 'selector'))),
+  ],
+})
+
+export const replicaSets: ResourceEntry = defineResource({
+  group: 'apps',
+  version: 'v1',
+  kind: 'ReplicaSet',
+  resource: 'replicasets',
+  namespaced: true,
+  shortNames: ['rs'],
+  categories: ['all'],
+  subresources: [scaleSubresource, statusSubresource('ReplicaSet')],
+  strategy: {
+    fieldSet: (rs) => ({ 'status.replicas': String(int(at(rs, 'status', 'replicas'))) }),
+  },
+  columns: [
+    nameColumn,
+    column('Desired', 'How many pods are wanted.', desiredReplicas, { type: 'integer' }),
+    column('Current', 'How many pods exist.', status('replicas'), { type: 'integer' }),
+    column('Ready', 'How many pods are ready.', status('readyReplicas'), { type: 'integer' }),
+    ageColumn,
+    ...templateColumns,
+    wideColumn('Selector', 'The pods it manages.', (rs) => formatLabelSelector(at(rs, 'spec', 'selector'))),
+  ],
+})
+
+export const statefulSets: ResourceEntry = defineResource({
+  group: 'apps',
+  version: 'v1',
+  kind: 'StatefulSet',
+  resource: 'statefulsets',
+  namespaced: true,
+  shortNames: ['sts'],
+  categories: ['all'],
+  subresources: [scaleSubresource, statusSubresource('StatefulSet')],
+  columns: [
+    nameColumn,
+    column('Ready', 'Ready pods out of those wanted.', (s) => `${int(at(s, 'status', 'readyReplicas'))}/${desiredReplicas(s)}`),
+    ageColumn,
+    ...templateColumns,
+  ],
+})
+
+export const daemonSets: ResourceEntry = defineResource({
+  group: 'apps',
+  version: 'v1',
+  kind: 'DaemonSet',
+  resource: 'daemonsets',
+  namespaced: true,
+  shortNames: ['ds'],
+  categories: ['all'],
+  subresources: [statusSubresource('DaemonSet')],
+  columns: [
+    nameColumn,
+    column('Desired', 'Nodes that should run the pod.', status('desiredNumberScheduled'), { type: 'integer' }),
+    column('Current', 'Nodes that run the pod.', status('currentNumberScheduled'), { type: 'integer' }),
+    column('Ready', 'Nodes whose pod is ready.', status('numberReady'), { type: 'integer' }),
+    column('Up-to-date', 'Nodes running the latest template.', status('updatedNumberScheduled'), { type: 'integer' }),
+    column('Available', 'Nodes whose pod is available.', status('numberAvailable'), { type: 'integer' }),
+    column('Node Selector', 'The nodes the pods may run on.', (ds) => formatLabels(at(ds, 'spec', 'template', 'spec', 'nodeSelector'))),
+    ageColumn,
+    ...templateColumns,
+    wideColumn('Selector', 'The pods it manages.', (ds) => formatLabelSelector(at(ds, 'spec', 'selector'))),
+  ],
+})
+
+/** The controlling owner as `kind.group/name`, lower case, or `<none>`. */
+function controllerOf(obj: KubeObject): string {
+  const owner = obj.metadata.ownerReferences?.find((r) => r.controller === true)
+  if (!owner) return '<none>'
+  const group = owner.apiVersion.includes('/') ? owner.apiVersion.slice(0, owner.apiVersion.indexOf('/')) : ''
+  const groupKind = group ? `${owner.kind}.${group}` : owner.kind
+  return `${groupKind.toLowerCase()}/${owner.name}`
+}
+
+export const controllerRevisions: ResourceEntry = defineResource({
+  group: 'apps',
+  version: 'v1',
+  kind: 'ControllerRevision',
+  resource: 'controllerrevisions',
+  namespaced: true,
+  columns: [
+    nameColumn,
+    column('Controller', 'The controller that owns the revision.', controllerOf),
+    column('Revision', 'The revision number.', (cr) => int(cr['revision']), { type: 'integer' }),
+    ageColumn,
+  ],
+})
+
+export const appsEntries: ResourceEntry[] = [controllerRevisions, daemonSets, deployments, replicaSets, statefulSets]

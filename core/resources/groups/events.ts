@@ -1,0 +1,32 @@
+/** events.k8s.io/v1: core events under the newer field names, stored once as core events. */
+import type { ResourceEntry } from '../catalogue.js'
+import { eventsV1Conversion } from '../conversion/events-v1.js'
+import { events as coreEvents } from '../core/events.js'
+import { defineResource } from '../define.js'
+
+/** The selectable fields under this version's names: `regarding.*` for `involvedObject.*`, `reportingController`. */
+function selectableFields(fields: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(fields)) {
+    if (k.startsWith('involvedObject.')) out[`regarding.${k.slice('involvedObject.'.length)}`] = v
+    else if (k === 'reportingComponent') out['reportingController'] = v
+    else if (k === 'reason' || k === 'type') out[k] = v
+  }
+  return out
+}
+
+export const eventsV1: ResourceEntry = defineResource({
+  group: 'events.k8s.io',
+  version: 'v1',
+  kind: 'Event',
+  resource: 'events',
+  namespaced: true,
+  shortNames: ['ev'],
+  storagePath: 'events',
+  conversion: eventsV1Conversion,
+  strategy: {
+    fieldSet: (ev) => selectableFields(coreEvents.strategy.fieldSet?.(eventsV1Conversion.toStorage(ev)) ?? {}),
+  },
+  // Upstream prints both versions with the core printer; so do we, on the core form.
+  columns: coreEvents.columns.map((c) => ({ ...c, cell: (obj, now) => c.cell(eventsV1Conversion.toStorage(obj), now) })),
+})

@@ -1,0 +1,116 @@
+/** networking.k8s.io/v1: ingresses, network policies, service CIDRs and the IPs allocated from them. */
+import type { ResourceEntry } from '../catalogue.js'
+import { ageColumn, column, nameColumn } from '../columns/common.js'
+import { formatLabelSelector } from '../columns/format.js'
+import { loadBalancerAddresses } from '../columns/service.js'
+import { at, list, text, textAt } from '../columns/values.js'
+import { defineResource, statusSubresource } from '../define.js'
+import type { KubeObject } from '../object.js'
+import { ipAddressName } from '../names.js'
+
+const GROUP = 'networking.k8s.io'
+
+/** Up to three rule hosts, `*` when no rule names one. */
+function ingressHosts(ing: KubeObject): string {
+  const rules = list(at(ing, 'spec', 'rules'))
+  const hosts: string[] = []
+  let more = false
+  for (const rule of rules) {
+    if (hosts.length === 3) more = true
+    const host = text(at(rule, 'host'))
+    if (!more && host) hosts.push(host)
+  }
+  if (hosts.length === 0) return '*'
+  return more ? `${hosts.join(',')} + ${rules.length - 3} more...` : hosts.join(',')
+}
+
+export const ingresses: ResourceEntry = defineResource({
+  group: GROUP,
+  version: 'v1',
+  kind: 'Ingress',
+  resource: 'ingresses',
+  namespaced: true,
+  shortNames: ['ing'],
+  subresources: [statusSubresource('Ingress')],
+  storagePath: 'ingress',
+  columns: [
+    nameColumn,
+    column('Class', 'The IngressClass that serves it.', (ing) => text(at(ing, 'spec', 'ingressClassName')) || '<none>'),
+    column('Hosts', 'The hosts its rules match.', ingressHosts),
+    column('Address', 'Where its load balancer listens.', (ing) => loadBalancerAddresses(at(ing, 'status', 'loadBalancer'))),
+    column('Ports', 'The ports it opens.', (ing) => (list(at(ing, 'spec', 'tls')).length > 0 ? '80, 443' : '80')),
+    ageColumn,
+  ],
+})
+
+export const ingressClasses: ResourceEntry = defineResource({
+  group: GROUP,
+  version: 'v1',
+  kind: 'IngressClass',
+  resource: 'ingressclasses',
+  namespaced: false,
+  columns: [
+    nameColumn,
+    column('Controller', 'The controller that serves the class.', textAt('spec', 'controller')),
+    column('Parameters', 'The object with its parameters.', (ic) => {
+      const p = at(ic, 'spec', 'parameters')
+      if (p === undefined) return '<none>'
+      const group = text(at(p, 'apiGroup'))
+      return `${text(at(p, 'kind'))}${group ? `.${group}` : ''}/${text(at(p, 'name'))}`
+    }),
+    ageColumn,
+  ],
+})
+
+export const networkPolicies: ResourceEntry = defineResource({
+  group: GROUP,
+  version: 'v1',
+  kind: 'NetworkPolicy',
+  resource: 'networkpolicies',
+  singular: 'networkpolicy',
+  namespaced: true,
+  shortNames: ['netpol'],
+  columns: [
+    nameColumn,
+    column('Pod-Selector', 'The pods it applies to.', (np) => formatLabelSelector(at(np, 'spec', 'podSelector'))),
+    ageColumn,
+  ],
+})
+
+export const ipAddresses: ResourceEntry = defineResource({
+  group: GROUP,
+  version: 'v1',
+  kind: 'IPAddress',
+  resource: 'ipaddresses',
+  singular: 'ipaddress',
+  namespaced: false,
+  shortNames: ['ip'],
+  validateName: ipAddressName,
+  columns: [
+    nameColumn,
+    column('ParentRef', 'The object the address is allocated to.', (ip) => {
+      const ref = at(ip, 'spec', 'parentRef')
+      if (ref === undefined) return '<none>'
+      const group = text(at(ref, 'group'))
+      const resource = (group ? `${text(at(ref, 'resource'))}.${group}` : text(at(ref, 'resource'))).toLowerCase()
+      const namespace = text(at(ref, 'namespace'))
+      return `${resource}${namespace ? `/${namespace}` : ''}/${text(at(ref, 'name'))}`
+    }),
+  ],
+})
+
+export const serviceCIDRs: ResourceEntry = defineResource({
+  group: GROUP,
+  version: 'v1',
+  kind: 'ServiceCIDR',
+  resource: 'servicecidrs',
+  namespaced: false,
+  subresources: [statusSubresource('ServiceCIDR')],
+  columns: [
+    nameColumn,
+    column('CIDRs', 'The ranges service IPs come from.', (sc) => list(at(sc, 'spec', 'cidrs')).map(text).join(',')),
+    ageColumn,
+  ],
+})
+
+export const networkingEntries: ResourceEntry[] = [ingressClasses, ingresses, ipAddresses, networkPolicies, serviceCIDRs]

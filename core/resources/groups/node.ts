@@ -1,0 +1,14 @@
+/** node.k8s.io/v1: runtime classes. */
+import type { ResourceEntry } from '../catalogue.js'
+import { ageColumn, column, nameColumn } from '../columns/common.js'
+import { textAt } from '../columns/values.js'
+import { defineResource } from '../define.js'
+
+export const runtimeClasses: ResourceEntry = defineResource({
+  group: 'node.k8s.io',
+  version: 'v1',
+  kind: 'RuntimeClass',
+  resource: 'runtimeclasses',
+  namespaced: false,
+  columns: [nameColumn, column('Handler', 'The runtime handler on the node.', textAt('handler')), ageColumn],
+})

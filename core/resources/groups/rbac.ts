@@ -1,0 +1,71 @@
+/**
+ * rbac.authorization.k8s.io/v1: roles and their bindings. Their names are
+ * path segments, not DNS names (`system:controller:...`). Escalation
+ * checks belong in their strategies.
+ */
+import type { ResourceEntry, TableColumn } from '../catalogue.js'
+import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
+import { at, list, text } from '../columns/values.js'
+import { defineResource } from '../define.js'
+import type { KubeObject } from '../object.js'
+import { pathSegmentName } from '../names.js'
+
+const GROUP = 'rbac.authorization.k8s.io'
+
+/** Subjects of one kind as upstream lists them: users and groups by name, service accounts as `ns:name`. */
+function subjects(kind: 'User' | 'Group' | 'ServiceAccount'): (binding: KubeObject) => string {
+  return (binding) =>
+    list(binding['subjects'])
+      .filter((s) => text(at(s, 'kind')) === kind)
+      .map((s) => (kind === 'ServiceAccount' ? `${text(at(s, 'namespace'))}:${text(at(s, 'name'))}` : text(at(s, 'name'))))
+      .join(', ')
+}
+
+const bindingColumns: TableColumn[] = [
+  nameColumn,
+  column('Role', 'The role it grants.', (b) => `${text(at(b, 'roleRef', 'kind'))}/${text(at(b, 'roleRef', 'name'))}`),
+  ageColumn,
+  wideColumn('Users', 'The users it binds.', subjects('User')),
+  wideColumn('Groups', 'The groups it binds.', subjects('Group')),
+  wideColumn('ServiceAccounts', 'The service accounts it binds.', subjects('ServiceAccount')),
+]
+
+export const roles: ResourceEntry = defineResource({
+  group: GROUP,
+  version: 'v1',
+  kind: 'Role',
+  resource: 'roles',
+  namespaced: true,
+  validateName: pathSegmentName,
+})
+
+export const clusterRoles: ResourceEntry = defineResource({
+  group: GROUP,
+  version: 'v1',
+  kind: 'ClusterRole',
+  resource: 'clusterroles',
+  namespaced: false,
+  validateName: pathSegmentName,
+})
+
+export const roleBindings: ResourceEntry = defineResource({
+  group: GROUP,
+  version: 'v1',
+  kind: 'RoleBinding',
+  resource: 'rolebindings',
+  namespaced: true,
+  validateName: pathSegmentName,
+  columns: bindingColumns,
+})
+
+export const clusterRoleBindings: ResourceEntry = defineResource({
+  group: GROUP,
+  version: 'v1',
+  kind: 'ClusterRoleBinding',
+  resource: 'clusterrolebindings',
+  namespaced: false,
+  validateName: pathSegmentName,
+  columns: bindingColumns,
+})
+
+export const rbacEntries: ResourceEntry[] = [clusterRoleBindings, clusterRoles, roleBindings, roles]

@@ -1,0 +1,57 @@
+/**
+ * The name rule of each built-in resource (upstream's ValidateXName): most
+ * names are DNS-1123 subdomains; namespaces are labels, services DNS-1035
+ * labels, RBAC objects path segments, IPAddresses IPs in canonical form.
+ */
+import { isDNS1123Label, isDNS1123Subdomain, isValidPathSegmentName } from '../validation/names.js'
+
+export type NameRule = (name: string) => string[]
+
+export const dnsSubdomainName: NameRule = isDNS1123Subdomain
+export const dnsLabelName: NameRule = isDNS1123Label
+export const pathSegmentName: NameRule = isValidPathSegmentName
+
+/** Names upstream does not constrain (certificate signing requests, reviews). */
+export const anyName: NameRule = () => []
+
+const DNS1035_LABEL_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?'
+const DNS1035_LABEL_RE = new RegExp(`^${DNS1035_LABEL_FMT}$`)
+const DNS1035_LABEL_MAX = 63
+
+/** Service names: a label that starts with a letter, so that it can be a DNS name on its own. */
+export const dns1035LabelName: NameRule = (name) => {
+  const errs: string[] = []
+  if (name.length > DNS1035_LABEL_MAX) errs.push(`must be no more than ${DNS1035_LABEL_MAX} characters`)
+  if (!DNS1035_LABEL_RE.test(name))
+    errs.push(
+      "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character " +
+        `(e.g. 'my-name',  or 'abc-123', regex used for validation is '${DNS1035_LABEL_FMT}')`,
+    )
+  return errs
+}
+
+const IPV4_RE = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/
+
+/** The canonical text of an IP address, or undefined when the text is not one. */
+export function canonicalIP(text: string): string | undefined {
+  const v4 = IPV4_RE.exec(text)
+  if (v4) {
+    const octets = v4.slice(1).map(Number)
+    return octets.every((o) => o <= 255) ? octets.join('.') : undefined
+  }
+  if (!text.includes(':') || /[^0-9a-fA-F:.]/.test(text)) return undefined
+  try {
+    // The URL parser serializes IPv6 hosts in RFC 5952 form, which is Go's canonical form.
+    return new URL(`http://[${text}]/`).hostname.slice(1, -1)
+  } catch {
+    return undefined
+  }
+}
+
+/** IPAddress objects are named after the address they reserve, in canonical form. */
+export const ipAddressName: NameRule = (name) => {
+  const canonical = canonicalIP(name)
+  if (canonical === undefined) return ['must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)']
+  if (canonical !== name) return [`must be in canonical form (${JSON.stringify(canonical)})`]
+  return []
+}

@@ -1,0 +1,189 @@
+/**
+ * What upstream's JSON decoder does to a body before anything else sees it,
+ * driven by the type tables: a value of the wrong JSON type is a 400
+ * (`Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal
+ * string into Go struct field PodSpec.spec.containers of type []v1.Container`),
+ * unknown fields and nulls are dropped, and the values with their own
+ * decoders (times, quantities, durations, base64 bytes) are checked and left
+ * in their stored form. Strict field validation (refusing unknown fields) is
+ * a separate choice of the request.
+ */
+import { badRequest } from '../../http/status-error.js'
+import { illegalBase64Index } from '../core/base64.js'
+import { isPlainObject } from '../object.js'
+import type { TypeDef, TypeRef, TypeTable } from './model.js'
+import { durationError, notAString, parseQuantity, parseTime } from './go-values.js'
+
+class DecodeError extends Error {}
+
+/** Go's spelling of a JSON value's kind in decode errors. */
+function jsonKind(v: unknown): string {
+  if (Array.isArray(v)) return 'array'
+  if (typeof v === 'boolean') return 'bool'
+  return typeof v === 'string' || typeof v === 'number' ? typeof v : 'object'
+}
+
+/** `io.k8s.api.core.v1.PodSpec` -> `v1.PodSpec`, the Go type as its package alias prints it. */
+function goName(defName: string): string {
+  const parts = defName.split('.')
+  return `${parts[parts.length - 2] ?? ''}.${parts[parts.length - 1] ?? ''}`
+}
+
+function structName(defName: string): string {
+  return defName.slice(defName.lastIndexOf('.') + 1)
+}
+
+const SCALAR_GO_TYPES: Readonly<Record<string, string>> = {
+  string: 'string',
+  boolean: 'bool',
+  int32: 'int32',
+  int64: 'int64',
+  double: 'float64',
+  bytes: '[]uint8',
+}
+
+function goType(t: TypeRef): string {
+  if ('ref' in t) return goName(t.ref)
+  if ('array' in t) return `[]${goType(t.array)}`
+  if ('map' in t) return `map[string]${goType(t.map)}`
+  return SCALAR_GO_TYPES[t.scalar] ?? t.scalar
+}
+
+const INT32_MIN = -(2 ** 31)
+const INT32_MAX = 2 ** 31 - 1
+
+/** Where a value sits, for Go's "Go struct field Struct.a.b" wording: the innermost struct and the field names from the top. */
+interface Where {
+  struct: string
+  path: string[]
+}
+
+function typeError(value: unknown, t: TypeRef, where: Where, literal = false): DecodeError {
+  const kind = literal ? `number ${String(value)}` : jsonKind(value)
+  return new DecodeError(`json: cannot unmarshal ${kind} into Go struct field ${where.struct}.${where.path.join('.')} of type ${goType(t)}`)
+}
+
+function zero(t: TypeRef): unknown {
+  if ('array' in t) return []
+  if ('map' in t || 'ref' in t) return {}
+  switch (t.scalar) {
+    case 'string':
+    case 'bytes':
+      return ''
+    case 'boolean':
+      return false
+    case 'int32':
+    case 'int64':
+    case 'double':
+    case 'int-or-string':
+      return 0
+    case 'quantity':
+      return '0'
+    default:
+      return undefined
+  }
+}
+
+class Decoder {
+  constructor(private readonly types: TypeTable) {}
+
+  object(obj: Record<string, unknown>, def: TypeDef, path: string[]): void {
+    const fields = new Map(def.fields.map((f) => [f.name, f]))
+    for (const key of Object.keys(obj)) {
+      const field = fields.get(key)
+      const value = obj[key]
+      if (!field || value === null || value === undefined) {
+        delete obj[key]
+        continue
+      }
+      const decoded = this.value(value, field.type, { struct: structName(def.name), path: [...path, key] })
+      if (decoded === undefined) delete obj[key]
+      else obj[key] = decoded
+    }
+  }
+
+  value(v: unknown, t: TypeRef, where: Where): unknown {
+    if ('ref' in t) {
+      if (!isPlainObject(v)) throw typeError(v, t, where)
+      const def = this.types[t.ref]
+      if (def) this.object(v, def, where.path)
+      return v
+    }
+    if ('array' in t) {
+      if (!Array.isArray(v)) throw typeError(v, t, where)
+      return v.map((item: unknown) => (item === null ? zero(t.array) : this.value(item, t.array, where)) ?? null)
+    }
+    if ('map' in t) {
+      if (!isPlainObject(v)) throw typeError(v, t, where)
+      for (const [k, item] of Object.entries(v)) v[k] = item === null ? zero(t.map) : this.value(item, t.map, where)
+      return v
+    }
+    return this.scalar(v, t, where)
+  }
+
+  private scalar(v: unknown, t: TypeRef & { scalar: string }, where: Where): unknown {
+    switch (t.scalar) {
+      case 'string':
+        if (typeof v !== 'string') throw typeError(v, t, where)
+        return v
+      case 'boolean':
+        if (typeof v !== 'boolean') throw typeError(v, t, where)
+        return v
+      case 'double':
+        if (typeof v !== 'number') throw typeError(v, t, where)
+        return v
+      case 'int32':
+      case 'int64':
+        if (typeof v !== 'number') throw typeError(v, t, where)
+        if (!Number.isInteger(v) || (t.scalar === 'int32' && (v < INT32_MIN || v > INT32_MAX))) throw typeError(v, t, where, true)
+        return v
+      case 'bytes': {
+        if (typeof v !== 'string') throw typeError(v, t, where)
+        const at = illegalBase64Index(v)
+        if (at >= 0) throw new DecodeError(`illegal base64 data at input byte ${at}`)
+        return v
+      }
+      case 'time':
+      case 'microtime': {
+        if (typeof v !== 'string') throw new DecodeError(notAString(jsonKind(v)))
+        const parsed = parseTime(v, t.scalar === 'microtime')
+        if ('error' in parsed) throw new DecodeError(parsed.error)
+        return parsed.value
+      }
+      case 'quantity': {
+        const parsed = parseQuantity(v)
+        if ('error' in parsed) throw new DecodeError(parsed.error)
+        return parsed.value
+      }
+      case 'int-or-string':
+        if (typeof v === 'string') return v
+        if (typeof v !== 'number') throw new DecodeError(`json: cannot unmarshal ${jsonKind(v)} into Go value of type int32`)
+        if (!Number.isInteger(v) || v < INT32_MIN || v > INT32_MAX)
+          throw new DecodeError(`json: cannot unmarshal number ${String(v)} into Go value of type int32`)
+        return v
+      case 'duration': {
+        if (typeof v !== 'string') throw new DecodeError(notAString(jsonKind(v)))
+        const error = durationError(v)
+        if (error) throw new DecodeError(error)
+        return v
+      }
+      default:
+        // raw: any JSON value (RawExtension, FieldsV1, JSON)
+        return v
+    }
+  }
+}
+
+/**
+ * Decodes `obj` in place as the type `def` (a kind served as `kind` in
+ * `version`); throws 400 BadRequest with upstream's wording on the first
+ * value of the wrong type, in document order.
+ */
+export function decodeAs(obj: Record<string, unknown>, def: TypeDef, types: TypeTable, kind: string, version: string): void {
+  try {
+    new Decoder(types).object(obj, def, [])
+  } catch (err) {
+    if (!(err instanceof DecodeError)) throw err
+    throw badRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${err.message}`)
+  }
+}

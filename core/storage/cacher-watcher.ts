@@ -1,0 +1,207 @@
+/**
+ * One client watch served by a resource's watch cache (upstream's
+ * cacheWatcher). It first replays a backlog (the cached objects as ADDED
+ * events, or the window's changes after the client's resourceVersion), then
+ * the live changes the cache offers it. Live changes wait in a bounded queue:
+ * a client that falls that far behind is ended, as upstream ends a watcher
+ * whose buffer is full, so it relists instead of holding memory and never
+ * slowing anyone else down.
+ */
+import type { KubeObject } from '../resources/object.js'
+import type { CachedChange } from './cacher-store.js'
+import { revisionOf } from './cacher-store.js'
+import type { StorageEvent, StorageEventType, Watcher } from './interface.js'
+
+type Predicate = (obj: KubeObject) => boolean
+
+/** What the watch replays before live changes: objects at their own revisions, or past changes. */
+export type Backlog = { objects: readonly KubeObject[] } | { changes: readonly CachedChange[] }
+
+export interface CacheWatcherOptions {
+  /** Which keys this watch covers. */
+  matchesKey: (key: string) => boolean
+  predicate: Predicate | undefined
+  /** Live changes at or below this revision are already covered by the backlog or the client's resourceVersion. */
+  after: number
+  backlog: Backlog
+  /** Live events that may wait before the watch is ended as too slow. */
+  capacity: number
+  /** Unsubscribes the watch from its cache; called once when it ends. */
+  release: () => void
+}
+
+interface Queued {
+  type: StorageEventType
+  /** The cached (frozen) object; cloned on delivery so each client owns its copy. */
+  object: KubeObject
+  revision: number
+  /** Deliver with resourceVersion = revision (a DELETED made from an earlier state). */
+  restamp: boolean
+}
+
+type Waiter = (r: IteratorResult<StorageEvent, undefined>) => void
+
+export class CacheWatcher implements Watcher {
+  private readonly backlog: Backlog
+  private backlogAt = 0
+  private readonly queue: Queued[] = []
+  private queueHead = 0
+  private readonly waiting: Waiter[] = []
+  /** No live event is accepted any more (stopped, too slow, or its cache went away). */
+  private closed = false
+  /** Nothing more will be delivered, not even what is queued. */
+  private discarded = false
+  private timer: ReturnType<typeof setInterval> | undefined
+  private abort: { signal: AbortSignal; listener: () => void } | undefined
+
+  constructor(private readonly opts: CacheWatcherOptions) {
+    this.backlog = opts.backlog
+  }
+
+  /** Turns a cached change into what this watch sees, with upstream's predicate transitions. */
+  offer(change: CachedChange): void {
+    if (this.closed || change.revision <= this.opts.after) return
+    const event = this.convert(change)
+    if (event) this.enqueue(event)
+  }
+
+  /** A BOOKMARK at `revision`, unless the queue is full (bookmarks are best effort, as upstream's). */
+  bookmark(revision: number): void {
+    if (this.closed || revision < this.opts.after || this.queued() >= this.opts.capacity) return
+    this.enqueue({ type: 'BOOKMARK', object: { metadata: { resourceVersion: String(revision) } }, revision, restamp: false })
+  }
+
+  /** True while it wants BOOKMARKs that the cache, still at `revision`, may not send yet. */
+  awaitsBookmark(revision: number): boolean {
+    return this.timer !== undefined && revision < this.opts.after
+  }
+
+  /** Sends a BOOKMARK every `intervalMs` while the watch lives, at the revision `current` gives. */
+  startBookmarks(intervalMs: number, current: () => number): void {
+    if (this.closed) return
+    this.timer = setInterval(() => this.bookmark(current()), intervalMs)
+  }
+
+  stopOn(signal: AbortSignal): void {
+    if (signal.aborted) {
+      this.stop()
+      return
+    }
+    const listener = () => this.stop()
+    signal.addEventListener('abort', listener, { once: true })
+    this.abort = { signal, listener }
+  }
+
+  /** Ends the watch after what is already queued: the client then relists or re-watches. */
+  end(): void {
+    this.close()
+    if (!this.pending()) this.finishWaiting()
+  }
+
+  stop(): void {
+    this.discarded = true
+    this.close()
+    this.finishWaiting()
+  }
+
+  next(): Promise<IteratorResult<StorageEvent, undefined>> {
+    const event = this.take()
+    if (event) return Promise.resolve({ done: false, value: event })
+    if (this.closed) return Promise.resolve({ done: true, value: undefined })
+    return new Promise((resolve) => this.waiting.push(resolve))
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<StorageEvent, undefined> {
+    return {
+      next: () => this.next(),
+      return: async () => {
+        this.stop()
+        return { done: true, value: undefined }
+      },
+    }
+  }
+
+  private convert(change: CachedChange): Queued | undefined {
+    if (!this.opts.matchesKey(change.key)) return undefined
+    const p = this.opts.predicate
+    const was = change.previous !== undefined && (!p || p(change.previous))
+    if (change.deleted) return was ? { type: 'DELETED', object: change.object, revision: change.revision, restamp: false } : undefined
+    const is = !p || p(change.object)
+    if (is) return { type: was ? 'MODIFIED' : 'ADDED', object: change.object, revision: change.revision, restamp: false }
+    // It left the selection: the watch sees it go, as its last matching state at this revision.
+    if (was) return { type: 'DELETED', object: change.previous!, revision: change.revision, restamp: true }
+    return undefined
+  }
+
+  private enqueue(event: Queued): void {
+    if (event.type !== 'BOOKMARK' && this.queued() >= this.opts.capacity) {
+      this.end()
+      return
+    }
+    this.queue.push(event)
+    // A reader waits only when nothing was pending, so the event goes straight to it.
+    const waiter = this.waiting.shift()
+    if (waiter) waiter({ done: false, value: this.take()! })
+  }
+
+  private take(): StorageEvent | undefined {
+    if (this.discarded) return undefined
+    const fromBacklog = this.takeBacklog()
+    if (fromBacklog) return fromBacklog
+    if (this.queueHead >= this.queue.length) return undefined
+    const queued = this.queue[this.queueHead++]!
+    if (this.queueHead > 1024 && this.queueHead * 2 > this.queue.length) {
+      this.queue.splice(0, this.queueHead)
+      this.queueHead = 0
+    }
+    return deliver(queued)
+  }
+
+  private takeBacklog(): StorageEvent | undefined {
+    const b = this.backlog
+    if ('objects' in b) {
+      while (this.backlogAt < b.objects.length) {
+        const obj = b.objects[this.backlogAt++]!
+        // Each object as ADDED at its own revision, as upstream's initial events.
+        if (!this.opts.predicate || this.opts.predicate(obj)) return deliver({ type: 'ADDED', object: obj, revision: revisionOf(obj), restamp: false })
+      }
+      return undefined
+    }
+    while (this.backlogAt < b.changes.length) {
+      const event = this.convert(b.changes[this.backlogAt++]!)
+      if (event) return deliver(event)
+    }
+    return undefined
+  }
+
+  private pending(): boolean {
+    if (this.discarded) return false
+    const b = this.backlog
+    const backlogLeft = 'objects' in b ? this.backlogAt < b.objects.length : this.backlogAt < b.changes.length
+    return backlogLeft || this.queueHead < this.queue.length
+  }
+
+  private queued(): number {
+    return this.queue.length - this.queueHead
+  }
+
+  private close(): void {
+    if (this.closed) return
+    this.closed = true
+    if (this.timer !== undefined) clearInterval(this.timer)
+    this.timer = undefined
+    if (this.abort) this.abort.signal.removeEventListener('abort', this.abort.listener)
+    this.abort = undefined
+    this.opts.release()
+  }
+
+  private finishWaiting(): void {
+    for (const w of this.waiting.splice(0)) w({ done: true, value: undefined })
+  }
+}
+
+function deliver(q: Queued): StorageEvent {
+  const object = structuredClone(q.object)
+  if (q.restamp) object.metadata.resourceVersion = String(q.revision)
+  return { type: q.type, object, revision: q.revision }
+}

@@ -1,0 +1,377 @@
+/**
+ * The watch cache of one resource (upstream's Cacher with its reflector and
+ * watchCache): ONE backend watch keeps the current objects and a window of
+ * recent changes, and every client watch and `resourceVersion`-relaxed list
+ * of the resource is served from them. What the cache cannot answer goes to
+ * the backend, by upstream's rules (cacher.go `shouldDelegateList`, `Watch`).
+ *
+ * Freshness: the cache's revision moves with the changes it sees, and with
+ * the backend's BOOKMARKs, which it asks for only while a read waits for a
+ * revision it has not reached (upstream's conditional progress requester).
+ * So an idle cache holds no timer.
+ */
+import type { Logger } from '../ports.js'
+import type { KubeObject } from '../resources/object.js'
+import { type CachedChange, deepFreeze, EventWindow, ObjectIndex } from './cacher-store.js'
+import { type Backlog, CacheWatcher } from './cacher-watcher.js'
+import {
+  type ListOptions,
+  type ListResult,
+  type Storage,
+  StorageError,
+  type StorageEvent,
+  type Watcher,
+  type WatchOptions,
+} from './interface.js'
+import { PendingWatcher } from './watch-cache-pending.js'
+
+export interface CacherOptions {
+  /** Changes kept for watches from a recent resourceVersion. */
+  historySize: number
+  /** Live events a client watch may have waiting before it is ended as too slow. */
+  watcherBufferSize: number
+  /** How long a read waits for the cache to reach its resourceVersion (upstream's 3 s blockTimeout). */
+  freshnessTimeoutMs: number
+  /** Interval of the backend BOOKMARKs the cache asks for while a read waits. */
+  progressIntervalMs: number
+  /** Pause before loading again after the backend failed. */
+  retryDelayMs: number
+  /** Default interval of BOOKMARKs for client watches that ask for them. */
+  bookmarkIntervalMs: number
+  logger: Logger
+}
+
+/** Upstream's reflector lists in pages of this size (cacher.go `storageWatchListPageSize`). */
+const LIST_PAGE_SIZE = 10000
+
+interface FreshnessWaiter {
+  revision: number
+  resolve: () => void
+  timer: ReturnType<typeof setTimeout>
+  reject: (err: unknown) => void
+}
+
+export class Cacher {
+  private objects = new ObjectIndex()
+  private readonly window: EventWindow
+  /** Every change up to this revision is in `objects`. */
+  private revision = 0
+  private ready = false
+  /** Whether `objects` came from a list at all (a relist may then keep client watches). */
+  private listed = false
+  private stopped = false
+  private readonly readyWaiters: Array<(ready: boolean) => void> = []
+  private readonly watchers = new Set<CacheWatcher>()
+  private readonly waiters = new Set<FreshnessWaiter>()
+  private backendWatch: { watcher: Watcher; progress: boolean } | undefined
+  /** The current backend watch was stopped on purpose, to open one with other options. */
+  private reopening = false
+  private pause: { timer: ReturnType<typeof setTimeout>; wake: () => void } | undefined
+  /** Settles after the first attempt to load, whether it worked or not. */
+  readonly firstLoad: Promise<void>
+  private firstLoadDone: () => void = () => {}
+
+  constructor(
+    readonly prefix: string,
+    private readonly backend: Storage,
+    private readonly opts: CacherOptions,
+  ) {
+    this.window = new EventWindow(opts.historySize)
+    this.firstLoad = new Promise((resolve) => (this.firstLoadDone = resolve))
+    void this.run()
+  }
+
+  /** Resolves once the cache holds its first full list (false when stopped first). */
+  whenReady(): Promise<boolean> {
+    if (this.ready || this.stopped) return Promise.resolve(this.ready)
+    return new Promise((resolve) => this.readyWaiters.push(resolve))
+  }
+
+  /**
+   * Serves `resourceVersion` "0" and not-older-than reads from the cache;
+   * consistent reads, exact reads, continuations and pages of a consistent
+   * read go to the backend, as upstream's shouldDelegateList decides.
+   */
+  list(prefix: string, opts: ListOptions): Promise<ListResult> {
+    const wanted = servedFromCache(opts) ? parseRevision(opts.resourceVersion) : undefined
+    if (wanted === undefined || !this.ready) return this.backend.list(prefix, opts)
+    return this.listFromCache(prefix, wanted, opts)
+  }
+
+  private async listFromCache(prefix: string, wanted: number, opts: ListOptions): Promise<ListResult> {
+    await this.waitUntilFresh(wanted)
+    const items: KubeObject[] = []
+    // As upstream, the cache answers with every match: a limit only applies to reads from the backend.
+    for (const obj of this.objects.scan(prefix)) if (!opts.predicate || opts.predicate(obj)) items.push(structuredClone(obj))
+    return { items, revision: this.revision }
+  }
+
+  /**
+   * Without a resourceVersion the watch needs the latest state, which only
+   * the backend has for sure: it goes there, as in upstream. From "0" it
+   * starts with the cached objects; from a revision inside the window it
+   * replays the window; from an older one the backend serves it, or fails it
+   * with "too old resource version".
+   */
+  watch(target: string, opts: WatchOptions): Watcher {
+    const rv = opts.resourceVersion
+    const from = rv === undefined || rv === '' ? undefined : parseRevision(rv)
+    if (from === undefined || this.stopped) return this.backend.watch(target, opts)
+    if (this.ready) return this.startWatch(target, from, opts)
+    const started = this.whenReady().then((ready) => (ready ? this.startWatch(target, from, opts) : undefined))
+    return new PendingWatcher(started, opts.signal)
+  }
+
+  /** Forgets cached changes up to `revision`, so watches from there go to the backend (after its compaction). */
+  compact(revision: number): void {
+    this.window.forgetUpTo(revision)
+  }
+
+  /** Ends the backend watch and every client watch; reads go to the backend from now on. */
+  stop(): void {
+    if (this.stopped) return
+    this.stopped = true
+    this.ready = false
+    this.backendWatch?.watcher.stop()
+    for (const w of [...this.watchers]) w.end()
+    for (const waiter of [...this.waiters]) {
+      clearTimeout(waiter.timer)
+      waiter.reject(new StorageError('Unavailable', this.prefix, 'the watch cache is stopping'))
+    }
+    this.waiters.clear()
+    for (const resolve of this.readyWaiters.splice(0)) resolve(false)
+    this.firstLoadDone()
+    if (this.pause) {
+      clearTimeout(this.pause.timer)
+      this.pause.wake()
+    }
+  }
+
+  // --- serving -----------------------------------------------------------------
+
+  private startWatch(target: string, from: number, opts: WatchOptions): Watcher {
+    let backlog: Backlog
+    if (from === 0) backlog = { objects: [...this.objects.scan(target)] }
+    else if (from < this.window.oldestStart()) return this.backend.watch(target, opts)
+    else backlog = { changes: this.window.since(from) }
+    const matchesKey = target.endsWith('/') ? (key: string) => key.startsWith(target) : (key: string) => key === target
+    const watcher: CacheWatcher = new CacheWatcher({
+      matchesKey,
+      predicate: opts.predicate,
+      after: from === 0 ? this.revision : from,
+      backlog,
+      capacity: this.opts.watcherBufferSize,
+      release: () => this.watchers.delete(watcher),
+    })
+    this.watchers.add(watcher)
+    if (opts.bookmarks) {
+      watcher.startBookmarks(opts.bookmarkIntervalMs ?? this.opts.bookmarkIntervalMs, () => this.revision)
+      // Its BOOKMARKs may not go back before its resourceVersion: the cache must get there first.
+      if (watcher.awaitsBookmark(this.revision)) this.askForProgress()
+    }
+    if (opts.signal) watcher.stopOn(opts.signal)
+    return watcher
+  }
+
+  /**
+   * Waits until the cache has seen `revision` (upstream's
+   * waitUntilFreshAndBlock): a revision the backend has not reached yet is
+   * refused at once, one the cache is merely behind on gets the freshness
+   * timeout, then TooLargeResourceVersion so the client retries.
+   */
+  private async waitUntilFresh(revision: number): Promise<void> {
+    if (revision <= this.revision) return
+    const current = await this.backend.currentRevision()
+    if (revision > current) throw tooLarge(this.prefix, revision, current)
+    if (revision <= this.revision) return
+    await new Promise<void>((resolve, reject) => {
+      const waiter: FreshnessWaiter = {
+        revision,
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          this.waiters.delete(waiter)
+          reject(tooLarge(this.prefix, revision, this.revision))
+        }, this.opts.freshnessTimeoutMs),
+      }
+      this.waiters.add(waiter)
+      this.askForProgress()
+    })
+  }
+
+  /**
+   * Someone needs the cache to reach a revision this resource may never see
+   * a change at: the backend's BOOKMARKs move it on (upstream's progress requests).
+   */
+  private askForProgress(): void {
+    if (this.backendWatch && !this.backendWatch.progress) this.reopen()
+  }
+
+  /** A read waits for freshness, or a client watch for its first BOOKMARK. */
+  private needsProgress(): boolean {
+    if (this.waiters.size > 0) return true
+    for (const w of this.watchers) if (w.awaitsBookmark(this.revision)) return true
+    return false
+  }
+
+  private settleWaiters(): void {
+    for (const waiter of this.waiters) {
+      if (waiter.revision > this.revision) continue
+      clearTimeout(waiter.timer)
+      this.waiters.delete(waiter)
+      waiter.resolve()
+    }
+  }
+
+  // --- following the backend (upstream's reflector) --------------------------
+
+  private async run(): Promise<void> {
+    let mustList = true
+    while (!this.stopped) {
+      try {
+        if (mustList) {
+          await this.relist().finally(this.firstLoadDone)
+          mustList = false
+        }
+        const idle = await this.follow()
+        // A backend that keeps ending watches at once must not make this spin.
+        if (idle) await this.sleep()
+      } catch (err) {
+        if (this.stopped) return
+        this.ready = false
+        mustList = true
+        this.opts.logger.warn({ prefix: this.prefix, err: String(err) }, 'watch cache lost the backend; loading again')
+        // Only a compacted revision can be recovered from at once, by listing.
+        if (!(err instanceof StorageError && err.code === 'Compacted')) await this.sleep()
+      }
+    }
+  }
+
+  /**
+   * Loads the whole resource at one revision. Client watches survive when
+   * nothing changed meanwhile (no change of theirs was missed); otherwise
+   * they end, as upstream ends them, and their clients re-watch or relist.
+   */
+  private async relist(): Promise<void> {
+    const fresh = new ObjectIndex()
+    let revision: number | undefined
+    let token: string | undefined
+    do {
+      const page = await this.backend.list(this.prefix, token ? { limit: LIST_PAGE_SIZE, continue: token } : { limit: LIST_PAGE_SIZE })
+      revision ??= page.revision
+      for (const item of page.items) fresh.set(this.keyOf(item), deepFreeze(item))
+      token = page.continue
+    } while (token && !this.stopped)
+    if (this.stopped || revision === undefined) return
+    if (!this.listed || !fresh.sameAs(this.objects)) for (const w of [...this.watchers]) w.end()
+    this.objects = fresh
+    this.window.reset(revision)
+    this.revision = revision
+    this.listed = true
+    this.ready = true
+    for (const resolve of this.readyWaiters.splice(0)) resolve(true)
+    this.settleWaiters()
+  }
+
+  /**
+   * Applies the backend's changes until its watch ends. Returns true when it
+   * ended on its own without delivering anything.
+   */
+  private async follow(): Promise<boolean> {
+    const progress = this.needsProgress()
+    const watcher = this.backend.watch(this.prefix, {
+      resourceVersion: String(this.revision),
+      ...(progress ? { bookmarks: true, bookmarkIntervalMs: this.opts.progressIntervalMs } : {}),
+    })
+    this.backendWatch = { watcher, progress }
+    this.reopening = false
+    const events = watcher[Symbol.asyncIterator]()
+    let delivered = 0
+    try {
+      for (;;) {
+        const next = await events.next()
+        if (next.done || this.stopped) return !this.reopening && delivered === 0
+        delivered++
+        this.apply(next.value)
+      }
+    } finally {
+      watcher.stop()
+      this.backendWatch = undefined
+    }
+  }
+
+  /** Replaces the backend watch with one from the current revision (the options are chosen anew). */
+  private reopen(): void {
+    if (!this.backendWatch || this.reopening) return
+    this.reopening = true
+    this.backendWatch.watcher.stop()
+  }
+
+  private apply(event: StorageEvent): void {
+    if (event.type === 'BOOKMARK') {
+      if (event.revision > this.revision) {
+        this.revision = event.revision
+        this.settleWaiters()
+      }
+      // Nobody waits any more: back to a watch without the backend's BOOKMARKs.
+      if (this.backendWatch?.progress && !this.needsProgress()) this.reopen()
+      return
+    }
+    if (event.revision <= this.revision) return
+    const object = deepFreeze(event.object)
+    const key = this.keyOf(object)
+    const previous = this.objects.get(key)
+    const deleted = event.type === 'DELETED'
+    if (deleted) this.objects.delete(key)
+    else this.objects.set(key, object)
+    const change: CachedChange = { key, object, previous, deleted, revision: event.revision }
+    this.window.push(change)
+    this.revision = event.revision
+    for (const w of this.watchers) {
+      try {
+        w.offer(change)
+      } catch (err) {
+        // A client's selector that throws costs that client its watch, never the cache.
+        this.opts.logger.warn({ prefix: this.prefix, err: String(err) }, 'watch cache ended a watch whose filter failed')
+        w.end()
+      }
+    }
+    this.settleWaiters()
+  }
+
+  /** The key the registry stores an object at (upstream's NamespaceKeyFunc / NoNamespaceKeyFunc). */
+  private keyOf(obj: KubeObject): string {
+    const ns = obj.metadata.namespace
+    return `${this.prefix}${ns ? `${ns}/` : ''}${obj.metadata.name ?? ''}`
+  }
+
+  private sleep(): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        this.pause = undefined
+        resolve()
+      }
+      this.pause = { timer: setTimeout(wake, this.opts.retryDelayMs), wake }
+    })
+  }
+}
+
+/** upstream's shouldDelegateList, inverted: what the cache may answer. */
+function servedFromCache(opts: ListOptions): boolean {
+  const rv = opts.resourceVersion
+  if (rv === undefined || rv === '' || opts.continue) return false
+  if (opts.resourceVersionMatch === 'Exact') return false
+  return !(opts.limit && opts.limit > 0 && rv !== '0')
+}
+
+/** A revision number, or undefined for text the backend should refuse with its own wording. */
+function parseRevision(rv: string | undefined): number | undefined {
+  if (rv === undefined || !/^\d+$/.test(rv)) return undefined
+  const n = Number(rv)
+  return Number.isSafeInteger(n) ? n : undefined
+}
+
+function tooLarge(key: string, wanted: number, current: number): StorageError {
+  // The registry words it as "Too large resource version: <this message>".
+  return new StorageError('TooLargeResourceVersion', key, `${wanted}, current: ${current}`, current)
+}

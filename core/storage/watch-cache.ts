@@ -1,0 +1,159 @@
+/**
+ * The watch cache (DESIGN.md section 5; upstream's cacher package): a
+ * Storage decorator in front of any backend. Each registered resource prefix
+ * gets one Cacher, holding ONE backend watch whose changes fan out to every
+ * client watch of that resource; `resourceVersion` "0" and not-older-than
+ * lists are answered from memory. Writes, gets, counts and everything under
+ * an unregistered prefix pass straight through, so the backend never knows.
+ */
+import { type Logger, silentLogger } from '../ports.js'
+import type { KubeObject } from '../resources/object.js'
+import { Cacher } from './cacher.js'
+import type {
+  ListOptions,
+  ListResult,
+  Preconditions,
+  ReadOptions,
+  Storage,
+  TryUpdate,
+  Watcher,
+  WatchOptions,
+} from './interface.js'
+
+export interface WatchCacheOptions {
+  /**
+   * Changes each resource keeps for watches that resume from a recent
+   * resourceVersion; older ones are served by the backend.
+   * @default 1024
+   */
+  historySize?: number
+  /**
+   * Events a client watch may have waiting; a client that falls further
+   * behind has its watch ended, as upstream ends an unresponsive watcher.
+   * @default 1000
+   */
+  watcherBufferSize?: number
+  /** How long a read waits for the cache to reach its resourceVersion before 504 "Too large resource version". @default 3000 */
+  freshnessTimeoutMs?: number
+  /** Interval of the backend BOOKMARKs the cache asks for while a read waits for freshness. @default 100 */
+  progressIntervalMs?: number
+  /** Pause before the cache loads a resource again after the backend failed. @default 1000 */
+  retryDelayMs?: number
+  /** Default interval of BOOKMARK events for client watches that ask for them. @default 60000 */
+  bookmarkIntervalMs?: number
+  /** Where the cache reports losing the backend. @default silent */
+  logger?: Logger
+}
+
+export class WatchCache implements Storage {
+  private readonly cachers = new Map<string, Cacher>()
+  private readonly opts: Required<WatchCacheOptions>
+  private stopped = false
+
+  constructor(
+    readonly backend: Storage,
+    opts: WatchCacheOptions = {},
+  ) {
+    this.opts = {
+      historySize: opts.historySize ?? 1024,
+      watcherBufferSize: opts.watcherBufferSize ?? 1000,
+      freshnessTimeoutMs: opts.freshnessTimeoutMs ?? 3000,
+      progressIntervalMs: opts.progressIntervalMs ?? 100,
+      retryDelayMs: opts.retryDelayMs ?? 1000,
+      bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60000,
+      logger: opts.logger ?? silentLogger,
+    }
+  }
+
+  /**
+   * Starts caching every key under `prefix`, one resource's prefix as the
+   * registry forms it (`/registry/<resource>/`); it loads at once, as
+   * upstream's cacher does at start-up. Registering a prefix twice is a no-op.
+   */
+  cacheResource(prefix: string): void {
+    if (!prefix.endsWith('/')) throw new Error(`a cached resource prefix ends in "/": ${prefix}`)
+    if (this.stopped || this.cachers.has(prefix)) return
+    this.cachers.set(prefix, new Cacher(prefix, this.backend, this.opts))
+  }
+
+  /** The registered prefixes. */
+  cachedResources(): string[] {
+    return [...this.cachers.keys()]
+  }
+
+  /**
+   * Resolves once every registered resource had its first load: from then
+   * on `resourceVersion=0` reads are answered from memory. A resource whose
+   * load failed counts too (it keeps trying; reads go to the backend meanwhile).
+   */
+  async loaded(): Promise<void> {
+    await Promise.all([...this.cachers.values()].map((c) => c.firstLoad))
+  }
+
+  create(key: string, obj: KubeObject): Promise<KubeObject> {
+    return this.backend.create(key, obj)
+  }
+
+  get(key: string, opts?: ReadOptions): Promise<KubeObject | undefined> {
+    return this.backend.get(key, opts)
+  }
+
+  list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    const cacher = this.cacherFor(prefix)
+    return cacher ? cacher.list(prefix, opts) : this.backend.list(prefix, opts)
+  }
+
+  guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts?: { preconditions?: Preconditions }): Promise<KubeObject> {
+    return this.backend.guaranteedUpdate(key, tryUpdate, opts)
+  }
+
+  delete(
+    key: string,
+    opts?: { preconditions?: Preconditions; validate?: (current: KubeObject) => void | Promise<void> },
+  ): Promise<KubeObject> {
+    return this.backend.delete(key, opts)
+  }
+
+  watch(prefix: string, opts: WatchOptions = {}): Watcher {
+    const cacher = this.cacherFor(prefix)
+    return cacher ? cacher.watch(prefix, opts) : this.backend.watch(prefix, opts)
+  }
+
+  count(prefix: string): Promise<number> {
+    return this.backend.count(prefix)
+  }
+
+  currentRevision(): Promise<number> {
+    return this.backend.currentRevision()
+  }
+
+  /**
+   * Forgets cached changes up to `revision`, to follow a compaction of the
+   * backend: watches from there go to the backend, which refuses them as it
+   * refuses any watch from a compacted revision.
+   */
+  compact(revision: number): void {
+    for (const cacher of this.cachers.values()) cacher.compact(revision)
+  }
+
+  /** Ends the cache's backend watches and its client watches; the backend stays open (it may be someone else's). */
+  stop(): void {
+    this.stopped = true
+    for (const cacher of this.cachers.values()) cacher.stop()
+  }
+
+  /** Stops the cache and closes the backend. */
+  async close(): Promise<void> {
+    this.stop()
+    await this.backend.close()
+  }
+
+  /** The cacher of the resource `target` lies in: the longest registered prefix it starts with. */
+  private cacherFor(target: string): Cacher | undefined {
+    let best: Cacher | undefined
+    for (const [prefix, cacher] of this.cachers) {
+      if (target.startsWith(prefix) && (!best || prefix.length > best.prefix.length)) best = cacher
+    }
+    return best
+  }
+}

@@ -1,0 +1,285 @@
+import assert from 'node:assert/strict'
+import { describe, it, type TestContext } from 'node:test'
+import type { Logger } from '../../../core/ports.js'
+import type { KubeObject } from '../../../core/resources/object.js'
+import { StorageError, type StorageEvent, type Watcher } from '../../../core/storage/interface.js'
+import { WatchCache, type WatchCacheOptions } from '../../../core/storage/watch-cache.js'
+import { ObservedStorage } from './observed-storage.js'
+
+const CM = '/registry/configmaps/'
+const SECRETS = '/registry/secrets/'
+
+function cm(name: string, labels?: Record<string, string>, namespace = 'default'): KubeObject {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, ...(labels ? { labels } : {}) }, data: {} }
+}
+
+const key = (name: string, namespace = 'default') => `${CM}${namespace}/${name}`
+
+function rv(obj: KubeObject): number {
+  return Number(obj.metadata.resourceVersion)
+}
+
+async function cacheOver(t: TestContext, opts: WatchCacheOptions = {}) {
+  const backend = new ObservedStorage()
+  const cache = new WatchCache(backend, opts)
+  cache.cacheResource(CM)
+  cache.cacheResource(SECRETS)
+  t.after(() => cache.close())
+  await cache.loaded()
+  return { backend, cache }
+}
+
+async function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), 5000)
+  })
+  try {
+    return await Promise.race([promise, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** Waits (boundedly) until `condition` holds; a wait, never a measure of time. */
+async function until(what: string, condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5))
+  assert.ok(condition(), `timed out waiting for ${what}`)
+}
+
+function reader(w: Watcher) {
+  const it = w[Symbol.asyncIterator]()
+  return {
+    async next(): Promise<StorageEvent> {
+      const r = await within(it.next(), 'a watch event')
+      assert.equal(r.done, false, 'the watch ended early')
+      return r.value as StorageEvent
+    },
+    /** Every event left, until the watch ends. */
+    async rest(): Promise<StorageEvent[]> {
+      const out: StorageEvent[] = []
+      for (;;) {
+        const r = await within(it.next(), 'the watch to end')
+        if (r.done) return out
+        out.push(r.value)
+      }
+    },
+  }
+}
+
+/** How many storage watches the cache opened for its configmaps so far. */
+const configmapWatches = (backend: ObservedStorage) => backend.watches.filter((w) => w.prefix === CM).length
+
+const names = (items: readonly KubeObject[]) => items.map((o) => o.metadata.name)
+const summary = (events: readonly StorageEvent[]) => events.map((e) => `${e.type} ${e.object.metadata.name ?? ''}`)
+
+describe('watch cache', () => {
+  it('keeps one storage watch per resource however many clients watch it', async (t) => {
+    const { backend, cache } = await cacheOver(t)
+    const start = String(await cache.currentRevision())
+    const watchers = [
+      cache.watch(CM, { resourceVersion: '0' }),
+      cache.watch(CM, { resourceVersion: start }),
+      cache.watch(`${CM}default/`, { resourceVersion: start }),
+      cache.watch(key('a'), { resourceVersion: start }),
+      cache.watch(CM, { resourceVersion: start, predicate: (o) => o.metadata.name === 'a' }),
+      ...Array.from({ length: 5 }, () => cache.watch(CM, { resourceVersion: start })),
+    ]
+    await cache.create(key('a'), cm('a'))
+    for (const w of watchers) assert.deepEqual(summary([await reader(w).next()]), ['ADDED a'])
+    assert.deepEqual(
+      backend.watches.map((w) => w.prefix),
+      [CM, SECRETS],
+      'one storage watch for each cached resource, none for the clients',
+    )
+  })
+
+  it('answers resourceVersion "0" and not-older-than lists without listing the storage', async (t) => {
+    const { backend, cache } = await cacheOver(t)
+    await cache.create(key('a'), cm('a', { app: 'web' }))
+    await cache.create(key('c', 'other'), cm('c', { app: 'web' }, 'other'))
+    const b = await cache.create(key('b'), cm('b', { app: 'db' }))
+    const before = backend.lists.length
+    const fresh = await cache.list(CM, { resourceVersion: String(rv(b)), resourceVersionMatch: 'NotOlderThan' })
+    assert.deepEqual(names(fresh.items), ['a', 'b', 'c'])
+    assert.equal(fresh.revision, rv(b))
+    assert.deepEqual(names((await cache.list(CM, { resourceVersion: String(rv(b)) })).items), ['a', 'b', 'c'])
+    assert.deepEqual(names((await cache.list(CM, { resourceVersion: '0' })).items), ['a', 'b', 'c'])
+    assert.deepEqual(names((await cache.list(`${CM}default/`, { resourceVersion: '0' })).items), ['a', 'b'])
+    const web = (o: KubeObject) => o.metadata.labels?.['app'] === 'web'
+    assert.deepEqual(names((await cache.list(CM, { resourceVersion: '0', predicate: web })).items), ['a', 'c'])
+    // As upstream, the cache ignores a limit at resourceVersion "0" and answers every match.
+    const unpaged = await cache.list(CM, { resourceVersion: '0', limit: 1 })
+    assert.deepEqual(names(unpaged.items), ['a', 'b', 'c'])
+    assert.equal(unpaged.continue, undefined)
+    assert.equal(backend.lists.length, before, 'none of these reached the storage')
+
+    await cache.list(CM)
+    await cache.list(CM, { resourceVersion: String(rv(b)), resourceVersionMatch: 'Exact' })
+    const page = await cache.list(CM, { limit: 1 })
+    await cache.list(CM, { limit: 1, continue: page.continue! })
+    await cache.list(CM, { resourceVersion: String(rv(b)), limit: 1 })
+    assert.equal(backend.lists.length, before + 5, 'consistent, exact, paged and continued lists go to the storage')
+  })
+
+  it('hands every reader its own copy of a cached object', async (t) => {
+    const { cache } = await cacheOver(t)
+    const a = await cache.create(key('a'), cm('a', { app: 'web' }))
+    const first = await cache.list(CM, { resourceVersion: String(rv(a)) })
+    first.items[0]!.metadata.labels!['app'] = 'changed'
+    const again = await cache.list(CM, { resourceVersion: '0' })
+    assert.deepEqual(again.items, [a])
+  })
+
+  it('sends what it does not cache straight to the storage', async (t) => {
+    const { backend, cache } = await cacheOver(t)
+    const lists = backend.lists.length
+    const watches = backend.watches.length
+    await cache.list('/registry/pods/', { resourceVersion: '0' })
+    cache.watch('/registry/pods/', { resourceVersion: '0' }).stop()
+    assert.equal(backend.lists.length, lists + 1)
+    assert.equal(backend.watches.length, watches + 1)
+    // A watch without a resourceVersion must start from the latest state, which only the storage has for sure.
+    cache.watch(CM).stop()
+    assert.equal(backend.watches.length, watches + 2)
+  })
+
+  it('ends a client that falls behind without holding up the others', async (t) => {
+    const { cache } = await cacheOver(t, { watcherBufferSize: 3 })
+    const start = String(await cache.currentRevision())
+    const slow = reader(cache.watch(CM, { resourceVersion: start }))
+    const fast = reader(cache.watch(CM, { resourceVersion: start }))
+    const seen: string[] = []
+    for (let i = 0; i < 10; i++) {
+      await cache.create(key(`c${i}`), cm(`c${i}`))
+      seen.push((await fast.next()).object.metadata.name ?? '')
+    }
+    assert.deepEqual(seen, ['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9'])
+    assert.deepEqual(summary(await slow.rest()), ['ADDED c0', 'ADDED c1', 'ADDED c2'], 'the slow client gets what was queued, then its watch ends')
+    await cache.create(key('later'), cm('later'))
+    assert.deepEqual(summary([await fast.next()]), ['ADDED later'])
+  })
+
+  it('serves a watch from before its window from the storage, which refuses it once compacted', async (t) => {
+    const { backend, cache } = await cacheOver(t, { historySize: 2 })
+    const first = await cache.create(key('a'), cm('a'))
+    for (const n of ['b', 'c', 'd']) await cache.create(key(n), cm(n))
+    // Reading at the last write's revision waits until the cache has seen it all.
+    await cache.list(CM, { resourceVersion: String(await cache.currentRevision()) })
+    const watches = backend.watches.length
+    const replay = reader(cache.watch(CM, { resourceVersion: String(rv(first)) }))
+    assert.deepEqual(summary([await replay.next(), await replay.next(), await replay.next()]), ['ADDED b', 'ADDED c', 'ADDED d'])
+    assert.equal(backend.watches.length, watches + 1, 'the storage served it')
+
+    const current = await cache.currentRevision()
+    backend.inner.compact(current)
+    cache.compact(current)
+    const old = cache.watch(CM, { resourceVersion: String(rv(first)) })
+    await assert.rejects(within(old[Symbol.asyncIterator]().next(), 'the watch error'), (err: unknown) => {
+      assert.ok(err instanceof StorageError)
+      assert.equal(err.code, 'Compacted')
+      assert.equal(err.message, `too old resource version: ${rv(first)} (${current})`)
+      return true
+    })
+  })
+
+  it('waits for a not-older-than read until it catches up, else answers TooLargeResourceVersion', async (t) => {
+    const { backend, cache } = await cacheOver(t, { freshnessTimeoutMs: 50 })
+    const seen = await cache.create(key('a'), cm('a'))
+    await cache.list(CM, { resourceVersion: String(rv(seen)) })
+    backend.hold()
+    const x = await cache.create(key('x'), cm('x'))
+    await assert.rejects(cache.list(CM, { resourceVersion: String(rv(x)) }), (err: unknown) => {
+      assert.ok(err instanceof StorageError)
+      assert.equal(err.code, 'TooLargeResourceVersion')
+      assert.equal(err.message, `${rv(x)}, current: ${rv(seen)}`)
+      return true
+    })
+    backend.release()
+    assert.deepEqual(names((await cache.list(CM, { resourceVersion: String(rv(x)) })).items), ['a', 'x'])
+    const future = rv(x) + 100
+    await assert.rejects(cache.list(CM, { resourceVersion: String(future) }), (err: unknown) => {
+      assert.ok(err instanceof StorageError && err.code === 'TooLargeResourceVersion')
+      assert.equal(err.message, `${future}, current: ${rv(x)}`, 'a revision the storage never reached is refused at once')
+      return true
+    })
+  })
+
+  it('asks the storage for BOOKMARKs only while someone waits for a revision', async (t) => {
+    const { backend, cache } = await cacheOver(t, { progressIntervalMs: 5 })
+    await cache.create(key('a'), cm('a'))
+    const elsewhere = await cache.create(`${SECRETS}default/s`, cm('s'))
+    const list = await cache.list(CM, { resourceVersion: String(rv(elsewhere)), resourceVersionMatch: 'NotOlderThan' })
+    assert.deepEqual(names(list.items), ['a'])
+    assert.ok(list.revision >= rv(elsewhere))
+    const cmWatches = () => backend.watches.filter((w) => w.prefix === CM).map((w) => w.opts.bookmarks === true)
+    await until('the storage watch without BOOKMARKs again', () => cmWatches().length === 3)
+    assert.deepEqual(cmWatches(), [false, true, false])
+  })
+
+  it('answers a watch asked for while it still loads, once loaded', async (t) => {
+    const backend = new ObservedStorage()
+    await backend.create(key('a'), cm('a'))
+    const cache = new WatchCache(backend)
+    t.after(() => cache.close())
+    cache.cacheResource(CM)
+    const w = reader(cache.watch(CM, { resourceVersion: '0' }))
+    assert.deepEqual(summary([await w.next()]), ['ADDED a'])
+  })
+
+  describe('when the storage fails', () => {
+    function logs(): { logger: Logger; warnings: string[] } {
+      const warnings: string[] = []
+      const note = () => {}
+      const warn = (fields: Record<string, unknown>, message: string) => warnings.push(`${String(fields['prefix'])}: ${message}`)
+      return { warnings, logger: { debug: note, info: note, error: note, warn } }
+    }
+
+    it('loads again and keeps client watches when nothing changed meanwhile', async (t) => {
+      const { logger, warnings } = logs()
+      const { backend, cache } = await cacheOver(t, { retryDelayMs: 5, logger })
+      await cache.create(key('a'), cm('a'))
+      const w = reader(cache.watch(CM, { resourceVersion: String(await cache.currentRevision()) }))
+      const watches = configmapWatches(backend)
+      backend.outage()
+      backend.restore()
+      await until('a new storage watch', () => configmapWatches(backend) > watches)
+      assert.deepEqual(warnings.sort(), [
+        `${CM}: watch cache lost the backend; loading again`,
+        `${SECRETS}: watch cache lost the backend; loading again`,
+      ])
+      await cache.create(key('b'), cm('b'))
+      assert.deepEqual(summary([await w.next()]), ['ADDED b'])
+    })
+
+    it('ends the client watches that missed changes, and serves the new state', async (t) => {
+      const { backend, cache } = await cacheOver(t, { retryDelayMs: 5 })
+      await cache.create(key('a'), cm('a'))
+      const w = reader(cache.watch(CM, { resourceVersion: String(await cache.currentRevision()) }))
+      const watches = configmapWatches(backend)
+      backend.outage()
+      // Changes the cache cannot see, then a compaction: its revision is gone from the storage's history.
+      await backend.inner.delete(key('a'))
+      await backend.inner.create(key('b'), cm('b'))
+      backend.inner.compact(await backend.currentRevision())
+      backend.restore()
+      assert.deepEqual(await w.rest(), [], 'the watch ends so that its client relists')
+      await until('a new storage watch', () => configmapWatches(backend) > watches)
+      assert.deepEqual(names((await cache.list(CM, { resourceVersion: '0' })).items), ['b'])
+      const fresh = reader(cache.watch(CM, { resourceVersion: '0' }))
+      assert.deepEqual(summary([await fresh.next()]), ['ADDED b'])
+      await cache.create(key('c'), cm('c'))
+      assert.deepEqual(summary([await fresh.next()]), ['ADDED c'])
+    })
+  })
+
+  it('ends every client watch when it stops, and reads go to the storage afterwards', async (t) => {
+    const { backend, cache } = await cacheOver(t)
+    const w = reader(cache.watch(CM, { resourceVersion: '0' }))
+    cache.stop()
+    assert.deepEqual(await w.rest(), [])
+    const lists = backend.lists.length
+    await cache.list(CM, { resourceVersion: '0' })
+    assert.equal(backend.lists.length, lists + 1)
+  })
+})
