@@ -18,6 +18,7 @@ import { silentLogger } from './ports.js'
 import { Registry } from './registry/registry.js'
 import { builtinEntries } from './resources/builtin.js'
 import { Catalogue } from './resources/catalogue.js'
+import { applyRuntimeConfig } from './resources/runtime-config.js'
 import type { Storage } from './storage/interface.js'
 import { MemoryStorage } from './storage/memory.js'
 import { WatchCache } from './storage/watch-cache.js'
@@ -44,7 +45,11 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
 
   const modes = options.authorizationModes ?? ['AlwaysAllow']
   const authorizer = new UnionAuthorizer(modes.map(() => alwaysAllow))
-  const catalogue = new Catalogue(builtinEntries(accessDecider(authorizer)))
+  const auth = options.authentication ?? {}
+  // TokenReview answers for the tokens this server itself accepts.
+  const tokenUsers = new Map((auth.tokens ?? []).map((t) => [t.token, t.user]))
+  const entries = builtinEntries(accessDecider(authorizer), { authenticateToken: async (token) => tokenUsers.get(token) })
+  const catalogue = new Catalogue(applyRuntimeConfig(entries, options.runtimeConfig ?? {}))
   const registry = new Registry(catalogue, storage)
   if (watchCache) {
     // One cache per stored resource, at the prefix the registry stores it under; 0 in --watch-cache-sizes opts out.
@@ -55,7 +60,6 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     }
   }
 
-  const auth = options.authentication ?? {}
   const authenticators: Authenticator[] = []
   if (auth.clientCertificates ?? true) authenticators.push(x509Authenticator)
   if (auth.tokens?.length) authenticators.push(staticTokenAuthenticator(auth.tokens))

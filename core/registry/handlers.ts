@@ -82,7 +82,11 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
     if (!isPlainObject(body)) throw badRequest('the body of the request must be a JSON or YAML object')
     const obj = body as KubeObject
     if (!isPlainObject(obj.metadata)) obj.metadata = {}
-    return objectResponse(await entry.virtualCreate(obj, { user: env.user, now: ctx.now }), format, 201)
+    return objectResponse(
+      await entry.virtualCreate(obj, { user: env.user, now: ctx.now, ...(info.namespace ? { namespace: info.namespace } : {}) }),
+      format,
+      201,
+    )
   }
 
   const store = env.registry.store(entry)

@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises'
 import { type DestinationStream, pino } from 'pino'
 import { parseTokenFile } from '../../core/config/token-file.js'
 import { type ApiServer, createApiServer } from '../../core/index.js'
+import { RuntimeConfigError } from '../../core/resources/runtime-config.js'
 import type { ApiServerOptions, StaticToken } from '../../core/options/api-server-options.js'
 import { type ParsedFlags, startupWarnings } from '../../core/options/flags/index.js'
 import type { Logger, ServerPorts } from '../../core/ports.js'
@@ -82,6 +83,7 @@ function serverOptions(flags: DaemonFlags, tokens: StaticToken[]): ApiServerOpti
     minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
     watchCache: flags.watchCache,
     watchCacheSizes: flags.watchCacheSizes,
+    runtimeConfig: flags.runtimeConfig,
   }
 }
 
@@ -157,7 +159,12 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       throw err instanceof StorageStartupError ? new StartupError(err.message) : err
     })
     logger.info({}, `objects are stored in ${storage.description}`)
-    server = (out.createServer ?? createApiServer)(serverOptions(flags, tokens), { logger, storage: storage.storage })
+    try {
+      server = (out.createServer ?? createApiServer)(serverOptions(flags, tokens), { logger, storage: storage.storage })
+    } catch (err) {
+      if (err instanceof RuntimeConfigError) throw new StartupError(`--runtime-config: ${err.message}`)
+      throw err
+    }
     await server.ready
     listener = await listen(server, flags, { key: pki.serving.privateKey, cert: pki.serving.certificate, clientCA: pki.clientCA }, logger).catch(
       (err: Error) => {

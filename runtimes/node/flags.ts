@@ -4,6 +4,7 @@
  * about syntax, defaults, rules and `--help` lives in the table.
  */
 import { DEFAULT_CERT_DIR, FlagError, helpText, type ParsedFlags, readCommandLine } from '../../core/options/flags/index.js'
+import { parseBool } from '../../core/options/flags/values.js'
 import { parseWatchCacheSizes } from '../../core/storage/watch-cache-sizes.js'
 
 export { DEFAULT_CERT_DIR, FlagError, helpText }
@@ -26,8 +27,20 @@ export interface DaemonFlags {
   watchCache: boolean
   /** `--watch-cache-sizes` as `{ "resource[.group]": size }`. */
   watchCacheSizes: Record<string, number>
+  /** `--runtime-config` as `{ key: enabled }`; the flag rules have checked every value. */
+  runtimeConfig: Record<string, boolean>
   /** The version `/version` reports. */
   version: string
+}
+
+/** `--runtime-config` pairs: an empty value means true, as upstream reads it. */
+function runtimeConfig(pairs: Readonly<Record<string, string>>): Record<string, boolean> {
+  return Object.fromEntries(
+    Object.entries(pairs).map(([key, value]) => {
+      const parsed = value === '' ? { value: true } : parseBool(value)
+      return [key, 'value' in parsed ? parsed.value : true]
+    }),
+  )
 }
 
 export type CommandLine =
@@ -62,6 +75,7 @@ export function daemonFlags({ values }: ParsedFlags): DaemonFlags {
     disableHttp2Serving: values['disable-http2-serving'],
     watchCache: values['watch-cache'],
     watchCacheSizes: parseWatchCacheSizes(values['watch-cache-sizes']),
+    runtimeConfig: runtimeConfig(values['runtime-config']),
     version: values.version,
     ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)),
   }

@@ -24,8 +24,7 @@ export const MISC_FLAGS = [
     kind: 'keyValuePairs',
     default: {},
     section: 'API enablement',
-    status: 'pending',
-    pending: NOT_YET.runtimeConfig,
+    status: 'active',
     help: 'Switch built-in APIs on or off, as comma-separated key=true|false pairs: v1 for the core group; <group>/<version> for one group version (e.g. apps/v1); api/all, api/ga, api/beta and api/alpha for every version, or every version of that stability. api/legacy is deprecated.',
   }),
   flag({

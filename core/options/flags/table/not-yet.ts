@@ -16,7 +16,6 @@ export const NOT_YET = {
   requestHeader: 'authenticating-proxy (request header) authentication is not implemented yet',
   serviceAccounts: 'service account tokens are not issued or checked yet',
   authorization: 'only the AlwaysAllow authorizer exists so far',
-  runtimeConfig: 'every API the server has is served; switching APIs on or off is not implemented yet',
   emulation: 'version emulation is not implemented; the server serves the APIs of its own version',
   featureGates: 'feature gates are checked but switch nothing yet',
   limits: 'request concurrency limits are not enforced yet',

@@ -33,6 +33,7 @@ describe('the flag table', () => {
       'lease-reuse-duration-seconds',
       'min-request-timeout',
       'request-timeout',
+      'runtime-config',
       'secure-port',
       'storage-backend',
       'storage-initialization-timeout',

@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { ADMIN_IDENTITY, createApiServer } from '../../core/index.js'
+import { RuntimeConfigError } from '../../core/resources/runtime-config.js'
+import { startServer } from './harness.js'
+
+describe('--runtime-config on a running server', () => {
+  it('stops serving a disabled group/version: gone from discovery, 404 on its paths', async () => {
+    const client = await startServer({ runtimeConfig: { 'batch/v1': false } })
+    const groups = await client.get('/apis')
+    assert.equal(groups.status, 200)
+    const names = (groups.body.groups as { name: string }[]).map((g) => g.name)
+    assert.ok(!names.includes('batch'), `batch is not listed: ${names.join(', ')}`)
+    assert.ok(names.includes('apps'))
+    assert.equal((await client.get('/apis/batch/v1/namespaces/default/jobs')).status, 404)
+    assert.equal((await client.get('/apis/apps/v1/namespaces/default/deployments')).status, 200)
+  })
+
+  it('refuses to start with a key upstream refuses, naming the key', () => {
+    assert.throws(() => createApiServer({ runtimeConfig: { 'api/all': false } }), RuntimeConfigError)
+  })
+})
+
+describe('TokenReview', () => {
+  it('reports the user of a token the server accepts, and an unknown token as unauthenticated', async () => {
+    const client = await startServer({ authentication: { tokens: [{ token: 'abc123', user: ADMIN_IDENTITY }] } })
+    const review = (token: string) =>
+      client.post('/apis/authentication.k8s.io/v1/tokenreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } })
+    const known = await review('abc123')
+    assert.equal(known.status, 201, known.text)
+    assert.equal(known.body.status.authenticated, true)
+    assert.equal(known.body.status.user.username, ADMIN_IDENTITY.username)
+    const unknown = await review('nope')
+    assert.equal(unknown.status, 201, unknown.text)
+    assert.notEqual(unknown.body.status.authenticated, true)
+  })
+})
