@@ -16,6 +16,7 @@ import { ADMIN_IDENTITY, type ApiServerOptions } from './options/api-server-opti
 import type { ConnectionInfo, ServerPorts } from './ports.js'
 import { silentLogger } from './ports.js'
 import { Registry } from './registry/registry.js'
+import { DEFAULT_STORAGE_PREFIX } from './registry/store.js'
 import { builtinEntries } from './resources/builtin.js'
 import { Catalogue } from './resources/catalogue.js'
 import { applyRuntimeConfig } from './resources/runtime-config.js'
@@ -50,7 +51,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const tokenUsers = new Map((auth.tokens ?? []).map((t) => [t.token, t.user]))
   const entries = builtinEntries(accessDecider(authorizer), { authenticateToken: async (token) => tokenUsers.get(token) })
   const catalogue = new Catalogue(applyRuntimeConfig(entries, options.runtimeConfig ?? {}))
-  const registry = new Registry(catalogue, storage)
+  const registry = new Registry(catalogue, storage, (options.storagePrefix ?? DEFAULT_STORAGE_PREFIX).replace(/\/+$/, ''))
   if (watchCache) {
     // One cache per stored resource, at the prefix the registry stores it under; 0 in --watch-cache-sizes opts out.
     const sizes = options.watchCacheSizes ?? {}

@@ -73,6 +73,12 @@ export interface ApiServerOptions {
    */
   watchCacheSizes?: Record<string, number>
   /**
+   * Where every key starts in the storage (`--kvstore-prefix`): objects live
+   * at `<prefix>/<resource>/<namespace>/<name>`, as upstream lays them out.
+   * @default '/registry'
+   */
+  storagePrefix?: string
+  /**
    * Which built-in APIs are served (`--runtime-config`), keyed as upstream:
    * `api/all`, `api/ga`, `api/beta`, `api/alpha`, `<group>/<version>`,
    * `<group>/<version>/<resource>`, and `v1` (or `api/v1`) for the core

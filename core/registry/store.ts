@@ -31,7 +31,8 @@ export interface DeleteResult {
 /** Checks a namespaced write may go ahead in `namespace` (NamespaceLifecycle). */
 export type NamespaceGate = (namespace: string, entry: ResourceEntry, name: string) => Promise<void>
 
-const REGISTRY_PREFIX = '/registry'
+/** Upstream's `--etcd-prefix` default: every key starts with it. */
+export const DEFAULT_STORAGE_PREFIX = '/registry'
 
 export class ResourceStore {
   readonly gr: GroupResource
@@ -41,6 +42,8 @@ export class ResourceStore {
     readonly entry: ResourceEntry,
     private readonly storage: Storage,
     private readonly namespaceGate: NamespaceGate,
+    /** `--kvstore-prefix`, without a trailing slash. */
+    private readonly root: string = DEFAULT_STORAGE_PREFIX,
   ) {
     this.gr = { group: entry.group, resource: entry.resource }
     this.apiVersion = groupVersion(entry)
@@ -48,7 +51,7 @@ export class ResourceStore {
 
   /** `/registry/<resource>/` for all namespaces, `/registry/<resource>/<ns>/` for one. */
   prefix(namespace: string): string {
-    const base = `${REGISTRY_PREFIX}/${this.entry.storagePath ?? this.entry.resource}/`
+    const base = `${this.root}/${this.entry.storagePath ?? this.entry.resource}/`
     return this.entry.namespaced && namespace ? `${base}${namespace}/` : base
   }
 

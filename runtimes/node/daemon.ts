@@ -84,6 +84,7 @@ function serverOptions(flags: DaemonFlags, tokens: StaticToken[]): ApiServerOpti
     watchCache: flags.watchCache,
     watchCacheSizes: flags.watchCacheSizes,
     runtimeConfig: flags.runtimeConfig,
+    storagePrefix: flags.storagePrefix,
   }
 }
 

@@ -6,6 +6,7 @@
 import { DEFAULT_CERT_DIR, FlagError, helpText, type ParsedFlags, readCommandLine } from '../../core/options/flags/index.js'
 import { parseBool } from '../../core/options/flags/values.js'
 import { parseWatchCacheSizes } from '../../core/storage/watch-cache-sizes.js'
+import { storageRoot } from './storage/open.js'
 
 export { DEFAULT_CERT_DIR, FlagError, helpText }
 
@@ -27,6 +28,8 @@ export interface DaemonFlags {
   watchCache: boolean
   /** `--watch-cache-sizes` as `{ "resource[.group]": size }`. */
   watchCacheSizes: Record<string, number>
+  /** `--kvstore-prefix`: where every key starts. */
+  storagePrefix: string
   /** `--runtime-config` as `{ key: enabled }`; the flag rules have checked every value. */
   runtimeConfig: Record<string, boolean>
   /** The version `/version` reports. */
@@ -76,6 +79,7 @@ export function daemonFlags({ values }: ParsedFlags): DaemonFlags {
     watchCache: values['watch-cache'],
     watchCacheSizes: parseWatchCacheSizes(values['watch-cache-sizes']),
     runtimeConfig: runtimeConfig(values['runtime-config']),
+    storagePrefix: storageRoot(values),
     version: values.version,
     ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)),
   }

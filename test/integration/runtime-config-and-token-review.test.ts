@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { ADMIN_IDENTITY, createApiServer } from '../../core/index.js'
 import { RuntimeConfigError } from '../../core/resources/runtime-config.js'
+import { MemoryStorage } from '../../core/storage/memory.js'
 import { startServer } from './harness.js'
 
 describe('--runtime-config on a running server', () => {
@@ -33,5 +34,24 @@ describe('TokenReview', () => {
     const unknown = await review('nope')
     assert.equal(unknown.status, 201, unknown.text)
     assert.notEqual(unknown.body.status.authenticated, true)
+  })
+})
+
+describe('--kvstore-prefix', () => {
+  it('puts every key under the prefix, as upstream lays keys out', async () => {
+    const storage = new MemoryStorage()
+    const server = createApiServer({ storagePrefix: '/custom/' }, { storage })
+    await server.ready
+    const res = await server.fetch(
+      new Request('http://in-process/api/v1/namespaces/default/configmaps', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ metadata: { name: 'keyed' }, data: { a: 'b' } }),
+      }),
+    )
+    assert.equal(res.status, 201)
+    assert.ok(await storage.get('/custom/configmaps/default/keyed'))
+    assert.equal(await storage.get('/registry/configmaps/default/keyed'), undefined)
+    await server.shutdown()
   })
 })

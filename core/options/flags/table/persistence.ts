@@ -126,8 +126,7 @@ export const PERSISTENCE_FLAGS = [
     kind: 'string',
     default: '/registry',
     section,
-    status: 'pending',
-    pending: 'keys are written under /registry whatever the prefix; applying it is not done yet',
+    status: 'active',
     help: 'Prefix of every key the server writes in the store.',
   }),
   flag({

@@ -27,6 +27,7 @@ describe('the flag table', () => {
       'kvstore-certfile',
       'kvstore-compaction-interval',
       'kvstore-keyfile',
+      'kvstore-prefix',
       'kvstore-readycheck-timeout',
       'kvstore-servers',
       'kvstore-servers-overrides',

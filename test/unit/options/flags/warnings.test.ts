@@ -15,9 +15,9 @@ describe('start-up warnings', () => {
   })
 
   it('name each flag given that is accepted but not yet in effect, once, as the user spelled it', () => {
-    assert.deepEqual(warningsFor(['--audit-log-path=/var/log/audit.log', '--etcd-servers=https://10.0.0.1:2379', '--etcd-prefix=/x', '--audit-log-path=-']), [
+    assert.deepEqual(warningsFor(['--audit-log-path=/var/log/audit.log', '--etcd-servers=https://10.0.0.1:2379', '--etcd-db-metric-poll-interval=1m', '--audit-log-path=-']), [
       '--audit-log-path is accepted but not yet in effect: audit events are not recorded yet',
-      '--etcd-prefix is accepted but not yet in effect: keys are written under /registry whatever the prefix; applying it is not done yet',
+      '--etcd-db-metric-poll-interval is accepted but not yet in effect: the server exports no metrics yet',
     ])
   })
 
