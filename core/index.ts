@@ -12,4 +12,6 @@ export type { ClientCertificate, ConnectionInfo, Logger, ServerPorts } from './p
 export type { KubeList, KubeObject, ObjectMeta, UserInfo } from './resources/object.js'
 export type { Storage } from './storage/interface.js'
 export { MemoryStorage } from './storage/memory.js'
+export { WatchCache, type WatchCacheOptions } from './storage/watch-cache.js'
+export { codecFor, type ObjectCodec } from './storage/codec.js'
 export { StatusError } from './http/status-error.js'

@@ -70,7 +70,13 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     logger.warn({}, 'AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false.')
   const authenticator = new UnionAuthenticator(authenticators, anonymous)
 
-  const shutdownController = new AbortController()
+  // What ends at shutdown (open watches). A Set, not an AbortSignal: thousands of watches would each add
+  // a listener to one signal, which runtimes report as a leak.
+  const shutdownHooks = new Set<() => void>()
+  const onShutdown = (end: () => void): (() => void) => {
+    shutdownHooks.add(end)
+    return () => void shutdownHooks.delete(end)
+  }
   let shuttingDown = false
   let started = false
   const ready = (async () => {
@@ -121,7 +127,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       maxBodyBytes: options.maxRequestBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
-      shutdownSignal: shutdownController.signal,
+      onShutdown,
     }),
   })
 
@@ -135,7 +141,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     async shutdown() {
       shuttingDown = true
       stopNamespaceLifecycle()
-      shutdownController.abort()
+      for (const end of [...shutdownHooks]) end()
       // The cache's storage watches end with the server; the storage itself stays open for its owner.
       watchCache?.stop()
     },

@@ -30,8 +30,8 @@ export interface HandlerEnv {
   maxBodyBytes: number
   minRequestTimeoutSeconds: number
   bookmarkIntervalMs: number
-  /** Aborted at shutdown: every watch ends. */
-  shutdownSignal: AbortSignal
+  /** Registers what to end at shutdown (every watch); returns the way to unregister it. */
+  onShutdown(end: () => void): () => void
 }
 
 const PATCH_TYPES = [JSON_PATCH_TYPE, MERGE_PATCH_TYPE] as const
@@ -215,11 +215,10 @@ function watchResponse(
   const seconds = watchTimeoutSeconds(query.timeoutSeconds, env.minRequestTimeoutSeconds)
   const controller = new AbortController()
   const timer = seconds > 0 ? setTimeout(() => controller.abort(), seconds * 1000) : undefined
-  const end = () => controller.abort()
-  env.shutdownSignal.addEventListener('abort', end, { once: true })
+  const forget = env.onShutdown(() => controller.abort())
   const cleanUp = () => {
     clearTimeout(timer)
-    env.shutdownSignal.removeEventListener('abort', end)
+    forget()
   }
   const watcher = store.watch(namespace, query, controller.signal, env.bookmarkIntervalMs)
   const apiVersion = groupVersion(entry)

@@ -116,7 +116,18 @@ export class Cacher {
   watch(target: string, opts: WatchOptions): Watcher {
     const rv = opts.resourceVersion
     const from = rv === undefined || rv === '' ? undefined : parseRevision(rv)
-    if (from === undefined || this.stopped) return this.backend.watch(target, opts)
+    if (this.stopped) return this.backend.watch(target, opts)
+    if (from === undefined) {
+      // No resourceVersion: served from the cache too, as upstream does by default, once the cache
+      // has caught up with the store's current revision, so the initial state is a consistent one.
+      const started = this.whenReady().then(async (ready) => {
+        if (!ready) return undefined
+        await this.waitUntilFresh(await this.backend.currentRevision())
+        // The cache may have stopped meanwhile: the watch ends with it.
+        return this.stopped ? undefined : this.startWatch(target, 0, opts)
+      })
+      return new PendingWatcher(started, opts.signal)
+    }
     if (this.ready) return this.startWatch(target, from, opts)
     const started = this.whenReady().then((ready) => (ready ? this.startWatch(target, from, opts) : undefined))
     return new PendingWatcher(started, opts.signal)

@@ -10,6 +10,8 @@ export class PendingWatcher implements Watcher {
   private inner: AsyncIterator<StorageEvent, undefined> | undefined
   private source: Watcher | undefined
   private stopped = false
+  /** Why the watch could not start (a storage error); the first read throws it. */
+  private failure: unknown
   private readonly started: Promise<void>
   /** Settles when stopped, so a reader waiting for the start is released at once. */
   private readonly halted: Promise<void>
@@ -27,7 +29,9 @@ export class PendingWatcher implements Watcher {
           this.inner = watcher[Symbol.asyncIterator]()
         }
       },
-      () => {},
+      (err: unknown) => {
+        this.failure = err
+      },
     )
     signal?.addEventListener('abort', () => this.stop(), { once: true })
     if (signal?.aborted) this.stop()
@@ -35,6 +39,11 @@ export class PendingWatcher implements Watcher {
 
   async next(): Promise<IteratorResult<StorageEvent, undefined>> {
     await Promise.race([this.started, this.halted])
+    if (this.failure !== undefined && !this.stopped) {
+      const failure = this.failure
+      this.stop()
+      throw failure
+    }
     if (this.stopped || !this.inner) return { done: true, value: undefined }
     return this.inner.next()
   }
