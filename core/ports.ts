@@ -26,6 +26,12 @@ export interface ServerPorts {
   logger: Logger
   /** @default () => new Date() */
   now: () => Date
+  /**
+   * The storage's own health checks behind `/healthz/etcd` and `/readyz/etcd`,
+   * each within its time-out (`--kvstore-healthcheck-timeout`,
+   * `--kvstore-readycheck-timeout`). @default reading the current revision
+   */
+  storageHealth: { healthz(): Promise<void>; readyz(): Promise<void> }
 }
 
 /**

@@ -90,11 +90,12 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   ready.catch((err) => logger.error({ err: String(err) }, 'start-up failed'))
   const stopNamespaceLifecycle = startNamespaceLifecycle(registry, now, logger)
 
-  const storageCheck: HealthCheck = { name: 'etcd', check: async () => void (await storage.currentRevision()) }
-  const base: HealthCheck[] = [
+  const revisionReadable = async (): Promise<void> => void (await storage.currentRevision())
+  const storageHealth = ports.storageHealth ?? { healthz: revisionReadable, readyz: revisionReadable }
+  const base = (storageCheck: HealthCheck['check']): HealthCheck[] => [
     { name: 'ping', check: () => {} },
     { name: 'log', check: () => {} },
-    storageCheck,
+    { name: 'etcd', check: storageCheck },
     {
       name: 'poststarthook/bootstrap-controller',
       check: () => {
@@ -119,7 +120,11 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   installRoutes(app, {
     catalogue,
     version: versionInfo(options.version ?? DEFAULT_VERSION),
-    checks: { healthz: base, livez: base, readyz: [...base, shutdownCheck] },
+    checks: {
+      healthz: base(() => storageHealth.healthz()),
+      livez: base(() => storageHealth.healthz()),
+      readyz: [...base(() => storageHealth.readyz()), shutdownCheck],
+    },
     handlerEnv: (user) => ({
       registry,
       user,

@@ -161,7 +161,11 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     })
     logger.info({}, `objects are stored in ${storage.description}`)
     try {
-      server = (out.createServer ?? createApiServer)(serverOptions(flags, tokens), { logger, storage: storage.storage })
+      server = (out.createServer ?? createApiServer)(serverOptions(flags, tokens), {
+        logger,
+        storage: storage.storage,
+        storageHealth: storage,
+      })
     } catch (err) {
       if (err instanceof RuntimeConfigError) throw new StartupError(`--runtime-config: ${err.message}`)
       throw err

@@ -107,8 +107,7 @@ export const PERSISTENCE_FLAGS = [
     kind: 'duration',
     default: 2000,
     section,
-    status: 'pending',
-    pending: '/healthz/etcd reads the current revision with the client deadline; this time-out is not applied yet',
+    status: 'active',
     help: 'Time-out of the store health check behind /healthz and /livez.',
   }),
   flag({

@@ -26,6 +26,7 @@ describe('the flag table', () => {
       'kvstore-cafile',
       'kvstore-certfile',
       'kvstore-compaction-interval',
+      'kvstore-healthcheck-timeout',
       'kvstore-keyfile',
       'kvstore-prefix',
       'kvstore-readycheck-timeout',
