@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { rmSync } from 'node:fs'
 import { after, describe, it } from 'node:test'
 import { EtcdServer } from '../storage-contract/etcd-server.js'
-import { Daemon } from './daemon.js'
+import { Daemon, eventually } from './daemon.js'
 
 async function ok(daemon: Daemon, ...args: string[]): Promise<string> {
   const r = await daemon.kubectl(...args)
@@ -70,6 +70,25 @@ describe('daemon storage', () => {
       const gone = await daemon.kubectl('get', 'configmap', 'settings', '-n', 'on-etcd')
       assert.notEqual(gone.code, 0)
       assert.match(gone.stderr, /configmaps "settings" not found/)
+    })
+
+    it('fails /readyz and answers requests with a Status while etcd is down, and recovers by itself', async () => {
+      assert.ok(etcd && daemon, 'the previous case started etcd and the daemon')
+      await ok(daemon, 'create', 'configmap', 'before-outage', '-n', 'on-etcd')
+      await etcd.pause()
+      const ready = await daemon.kubectl('get', '--raw', '/readyz?verbose')
+      assert.notEqual(ready.code, 0, 'readyz fails while etcd is down')
+      assert.match(ready.stdout + ready.stderr, /\[-\]etcd failed/)
+      const write = await daemon.kubectl('create', 'configmap', 'during-outage', '-n', 'on-etcd')
+      assert.notEqual(write.code, 0)
+      assert.match(write.stderr, /etcd is unavailable|Service Unavailable|Timeout/i)
+      await etcd.resume()
+      await eventually(async () => {
+        assert.equal((await daemon!.kubectl('get', '--raw', '/readyz')).stdout, 'ok')
+      }, 20_000)
+      const names = await ok(daemon, 'get', 'configmaps', '-n', 'on-etcd', '-o', 'name')
+      assert.match(names, /configmap\/before-outage/)
+      assert.doesNotMatch(names, /during-outage/, 'the refused write left nothing behind')
     })
   })
 })
