@@ -15,6 +15,8 @@ import { buildChain } from './http/chain.js'
 import { ADMIN_IDENTITY, type ApiServerOptions } from './options/api-server-options.js'
 import type { ConnectionInfo, ServerPorts } from './ports.js'
 import { silentLogger } from './ports.js'
+import { Metrics } from './metrics/metrics.js'
+import { startStorageObjectCounter } from './metrics/storage-objects.js'
 import { Registry } from './registry/registry.js'
 import { DEFAULT_STORAGE_PREFIX } from './registry/store.js'
 import { builtinEntries } from './resources/builtin.js'
@@ -89,6 +91,8 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   })()
   ready.catch((err) => logger.error({ err: String(err) }, 'start-up failed'))
   const stopNamespaceLifecycle = startNamespaceLifecycle(registry, now, logger)
+  const metrics = new Metrics()
+  const stopObjectCounter = startStorageObjectCounter(registry, metrics, options.storageObjectCountPollMs ?? 60_000, logger)
 
   const revisionReadable = async (): Promise<void> => void (await storage.currentRevision())
   const storageHealth = ports.storageHealth ?? { healthz: revisionReadable, readyz: revisionReadable }
@@ -120,6 +124,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   installRoutes(app, {
     catalogue,
     version: versionInfo(options.version ?? DEFAULT_VERSION),
+    metrics,
     checks: {
       healthz: base(() => storageHealth.healthz()),
       livez: base(() => storageHealth.healthz()),
@@ -146,6 +151,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     async shutdown() {
       shuttingDown = true
       stopNamespaceLifecycle()
+      stopObjectCounter()
       for (const end of [...shutdownHooks]) end()
       // The cache's storage watches end with the server; the storage itself stays open for its owner.
       watchCache?.stop()

@@ -19,12 +19,14 @@ import {
 import { type HealthCheck, healthResponse } from './health.js'
 import { openApiDocument, openApiIndex } from './openapi.js'
 import { openApiV2Document } from './openapi-v2.js'
+import { type Metrics, METRICS_CONTENT_TYPE } from '../metrics/metrics.js'
 import type { VersionInfo } from './version.js'
 
 export interface RouteDeps {
   catalogue: Catalogue
   version: VersionInfo
   checks: { healthz: HealthCheck[]; livez: HealthCheck[]; readyz: HealthCheck[] }
+  metrics: Metrics
   handlerEnv: (user: HandlerEnv['user']) => HandlerEnv
 }
 
@@ -67,6 +69,7 @@ function openApiV2Response(accept: string | undefined, ifNoneMatch: string | und
 export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
   const { catalogue } = deps
   app.get('/version', () => jsonResponse(deps.version))
+  app.get('/metrics', () => new Response(deps.metrics.render(), { headers: { 'content-type': METRICS_CONTENT_TYPE } }))
   for (const endpoint of ['healthz', 'livez', 'readyz'] as const) {
     const handler = (c: Context<ChainEnv>) => healthResponse(endpoint, deps.checks[endpoint], new URL(c.req.url))
     app.get(`/${endpoint}`, handler)

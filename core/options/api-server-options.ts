@@ -79,6 +79,13 @@ export interface ApiServerOptions {
    */
   storagePrefix?: string
   /**
+   * How often the objects of each resource are counted for the
+   * `apiserver_storage_objects` metric at `/metrics`
+   * (`--kvstore-count-metric-poll-period`); 0 disables the count.
+   * @default 60000
+   */
+  storageObjectCountPollMs?: number
+  /**
    * Which built-in APIs are served (`--runtime-config`), keyed as upstream:
    * `api/all`, `api/ga`, `api/beta`, `api/alpha`, `<group>/<version>`,
    * `<group>/<version>/<resource>`, and `v1` (or `api/v1`) for the core

@@ -85,6 +85,7 @@ function serverOptions(flags: DaemonFlags, tokens: StaticToken[]): ApiServerOpti
     watchCacheSizes: flags.watchCacheSizes,
     runtimeConfig: flags.runtimeConfig,
     storagePrefix: flags.storagePrefix,
+    storageObjectCountPollMs: flags.storageObjectCountPollMs,
   }
 }
 

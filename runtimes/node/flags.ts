@@ -30,6 +30,8 @@ export interface DaemonFlags {
   watchCacheSizes: Record<string, number>
   /** `--kvstore-prefix`: where every key starts. */
   storagePrefix: string
+  /** `--kvstore-count-metric-poll-period`, in milliseconds. */
+  storageObjectCountPollMs: number
   /** `--runtime-config` as `{ key: enabled }`; the flag rules have checked every value. */
   runtimeConfig: Record<string, boolean>
   /** The version `/version` reports. */
@@ -80,6 +82,7 @@ export function daemonFlags({ values }: ParsedFlags): DaemonFlags {
     watchCacheSizes: parseWatchCacheSizes(values['watch-cache-sizes']),
     runtimeConfig: runtimeConfig(values['runtime-config']),
     storagePrefix: storageRoot(values),
+    storageObjectCountPollMs: values['kvstore-count-metric-poll-period'],
     version: values.version,
     ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)),
   }

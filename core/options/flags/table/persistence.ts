@@ -87,8 +87,7 @@ export const PERSISTENCE_FLAGS = [
     kind: 'duration',
     default: 60_000,
     section,
-    status: 'pending',
-    pending: NOT_YET.metrics,
+    status: 'active',
     help: 'How often the number of objects of each resource is polled for the metrics; 0 disables it.',
   }),
   flag({

@@ -26,6 +26,7 @@ describe('the flag table', () => {
       'kvstore-cafile',
       'kvstore-certfile',
       'kvstore-compaction-interval',
+      'kvstore-count-metric-poll-period',
       'kvstore-healthcheck-timeout',
       'kvstore-keyfile',
       'kvstore-prefix',

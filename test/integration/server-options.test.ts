@@ -55,3 +55,24 @@ describe('--kvstore-prefix', () => {
     await server.shutdown()
   })
 })
+
+describe('/metrics', () => {
+  it('publishes how many objects each resource has stored (--kvstore-count-metric-poll-period)', async () => {
+    const client = await startServer({ storageObjectCountPollMs: 20 })
+    await client.post('/api/v1/namespaces/default/configmaps', { metadata: { name: 'one' } })
+    await client.post('/api/v1/namespaces/default/configmaps', { metadata: { name: 'two' } })
+    let text = ''
+    for (let i = 0; i < 250 && !/apiserver_storage_objects\{resource="configmaps"\} 2\n/.test(text); i++) {
+      await new Promise((r) => setTimeout(r, 20))
+      const res = await client.get('/metrics')
+      assert.equal(res.status, 200)
+      assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/)
+      text = res.text
+    }
+    assert.match(text, /^# TYPE apiserver_storage_objects gauge$/m)
+    assert.match(text, /^apiserver_storage_objects\{resource="configmaps"\} 2$/m)
+    assert.match(text, /^apiserver_storage_objects\{resource="namespaces"\} 4$/m)
+    assert.match(text, /^apiserver_storage_objects\{resource="deployments\.apps"\} 0$/m)
+    await client.server.shutdown()
+  })
+})
