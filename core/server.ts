@@ -10,6 +10,7 @@ import { staticTokenAuthenticator } from './authn/bearer-token.js'
 import { x509Authenticator } from './authn/x509.js'
 import { accessDecider } from './authz/access-review.js'
 import { alwaysAllow, UnionAuthorizer } from './authz/authorizer.js'
+import { clusterServices } from './controllers/cluster-services.js'
 import { ensureSystemNamespaces, startNamespaceLifecycle } from './controllers/namespace-lifecycle.js'
 import { buildChain } from './http/chain.js'
 import { ADMIN_IDENTITY, type ApiServerOptions } from './options/api-server-options.js'
@@ -34,6 +35,8 @@ export interface ApiServer {
   ready: Promise<void>
   /** Ends open watches and background work. The storage is the caller's to close. */
   shutdown(): Promise<void>
+  /** The port the server listens on, once known: the `kubernetes` Service and its endpoints point at it. */
+  setSecurePort(port: number): Promise<void>
   readonly catalogue: Catalogue
 }
 
@@ -53,7 +56,11 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const tokenUsers = new Map((auth.tokens ?? []).map((t) => [t.token, t.user]))
   const entries = builtinEntries(accessDecider(authorizer), { authenticateToken: async (token) => tokenUsers.get(token) })
   const catalogue = new Catalogue(applyRuntimeConfig(entries, options.runtimeConfig ?? {}))
-  const registry = new Registry(catalogue, storage, (options.storagePrefix ?? DEFAULT_STORAGE_PREFIX).replace(/\/+$/, ''))
+  const root = (options.storagePrefix ?? DEFAULT_STORAGE_PREFIX).replace(/\/+$/, '')
+  const services = clusterServices(options, storage, root)
+  const registry = new Registry(catalogue, services.storage, root, {
+    allowPrivileged: options.allowPrivileged ?? false,
+  })
   if (watchCache) {
     // One cache per stored resource, at the prefix the registry stores it under; 0 in --watch-cache-sizes opts out.
     const sizes = options.watchCacheSizes ?? {}
@@ -87,6 +94,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       options.bootstrapNamespaces ?? true ? ensureSystemNamespaces(registry, now) : undefined,
       watchCache?.loaded(),
     ])
+    await services.start(registry, now, logger)
     started = true
   })()
   ready.catch((err) => logger.error({ err: String(err) }, 'start-up failed'))
@@ -144,6 +152,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   return {
     catalogue,
     ready,
+    setSecurePort: (port) => services.setSecurePort(port),
     async fetch(request, connection) {
       if (!started) await ready.catch(() => {})
       return app.fetch(request, connection ? { connection } : {})
@@ -151,6 +160,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     async shutdown() {
       shuttingDown = true
       stopNamespaceLifecycle()
+      services.stop()
       stopObjectCounter()
       for (const end of [...shutdownHooks]) end()
       // The cache's storage watches end with the server; the storage itself stays open for its owner.

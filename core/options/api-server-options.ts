@@ -96,6 +96,38 @@ export interface ApiServerOptions {
    * @see applyRuntimeConfig in core/resources/runtime-config.ts
    */
   runtimeConfig?: Record<string, boolean>
+  /**
+   * Pod specs may ask for privileged containers (`--allow-privileged`);
+   * otherwise `securityContext.privileged: true` is refused as
+   * `Forbidden: disallowed by cluster policy`.
+   * @default false
+   */
+  allowPrivileged?: boolean
+  /**
+   * The cluster IP ranges of Services (`--service-cluster-ip-range`): one
+   * CIDR, or an IPv4 and an IPv6 one for dual stack, the primary first. The
+   * first address of the primary range is the `kubernetes` Service's.
+   * @default ['10.0.0.0/24']
+   */
+  serviceClusterIPRange?: string[]
+  /** The node ports of NodePort and LoadBalancer Services (`--service-node-port-range`). @default { first: 30000, last: 32767 } */
+  serviceNodePortRange?: { first: number; last: number }
+  /** The address behind the `kubernetes` Service (`--advertise-address`). @default '127.0.0.1' */
+  advertiseAddress?: string
+  /**
+   * The port the server is reached at (`--secure-port`), the target of the
+   * `kubernetes` Service. Unset (a port chosen at listen time): the service
+   * and its endpoints wait for `ApiServer.setSecurePort`.
+   */
+  securePort?: number
+  /** Not 0: the `kubernetes` Service is a NodePort service on this port (`--platform-service-node-port`). @default 0 */
+  platformServiceNodePort?: number
+  /** `--endpoint-reconciler-type`: `none` leaves the `kubernetes` endpoints unmanaged. @default 'lease' */
+  endpointReconcilerType?: 'lease' | 'master-count' | 'none'
+  /** Keep the `kubernetes` Service and its endpoints in `default`. @default true */
+  kubernetesServiceController?: boolean
+  /** Give every namespace its `default` ServiceAccount. @default true */
+  serviceAccountsController?: boolean
 }
 
 export const ADMIN_IDENTITY: UserInfo = {

@@ -18,6 +18,7 @@ import { isPlainObject, type KubeObject, type UserInfo } from '../resources/obje
 import type { StorageEvent } from '../storage/interface.js'
 import { applyJsonPatch, mergePatch, parseJsonPatch } from './json-patch.js'
 import { parseListQuery } from './list-query.js'
+import { getScale, updateScale } from './scale.js'
 import type { Registry } from './registry.js'
 import type { RequestContext } from './request-context.js'
 import type { DeleteOptions, ResourceStore } from './store.js'
@@ -60,10 +61,11 @@ function objectOut(entry: ResourceEntry, obj: KubeObject, format: OutputFormat, 
 
 export async function handleResource(request: Request, info: RequestInfo, env: HandlerEnv): Promise<Response> {
   const entry = env.registry.catalogue.lookup(info.apiGroup, info.apiVersion, info.resource)
-  if (!entry || info.subresource) throw resourceNotFound()
+  if (!entry) throw resourceNotFound()
   // A namespaced collection lives under /namespaces/<ns>/, except for reads across all namespaces.
   if (entry.namespaced && !info.namespace && !['list', 'watch'].includes(info.verb)) throw resourceNotFound()
   const gr = { group: entry.group, resource: entry.resource }
+  if (info.subresource) return handleSubresource(request, info, entry, env)
   if (!entry.verbs.includes(info.verb as Verb)) throw methodNotSupported(gr, info.verb)
   // Writes to one object need its name in the URL; a create names it in the body.
   if ((['update', 'patch'].includes(info.verb) && !info.name) || (info.verb === 'create' && info.name))
@@ -107,23 +109,19 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
       const body = decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes))
       return objectOut(entry, await store.create(ns, body, ctx), format, ctx.now, 201)
     }
-    case 'update': {
-      checkWriteParams(params)
-      ctx.dryRun = dryRunOf(params)
-      const body = decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes))
-      return objectOut(entry, await store.update(ns, info.name, () => structuredClone(body), ctx), format, ctx.now)
-    }
+    case 'update':
     case 'patch': {
       checkWriteParams(params)
       ctx.dryRun = dryRunOf(params)
-      const apply = await patchFunction(request, env.maxBodyBytes)
-      return objectOut(entry, await store.update(ns, info.name, apply, ctx), format, ctx.now)
+      const next = await replacement(request, info.verb, env.maxBodyBytes)
+      return objectOut(entry, await store.update(ns, info.name, next, ctx), format, ctx.now)
     }
     case 'delete': {
       ctx.dryRun = dryRunOf(params)
       const options = await deleteOptions(request, params, env.maxBodyBytes)
       const result = await store.delete(ns, info.name, options, ctx)
-      if (!result.deleted) return objectOut(entry, result.object, format, ctx.now)
+      // Upstream answers 202 for an object kept only when orphanDependents=false asked for cascading.
+      if (!result.deleted) return objectOut(entry, result.object, format, ctx.now, options.orphanDependents === false ? 202 : 200)
       return objectResponse(deletedStatus(entry, result.object), format)
     }
     case 'deletecollection': {
@@ -143,6 +141,13 @@ function deletedStatus(entry: ResourceEntry, obj: KubeObject): Record<string, un
   if (entry.group) details['group'] = entry.group
   if (obj.metadata.uid) details['uid'] = obj.metadata.uid
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }
+}
+
+/** What an update writes in place of the current object: a PUT's body, or the current one patched. */
+async function replacement(request: Request, verb: string, maxBodyBytes: number): Promise<(current: KubeObject) => unknown> {
+  if (verb === 'patch') return patchFunction(request, maxBodyBytes)
+  const body = decodeBody(request.headers.get('content-type'), await readBodyBytes(request, maxBodyBytes))
+  return () => structuredClone(body)
 }
 
 async function patchFunction(request: Request, maxBodyBytes: number): Promise<(current: KubeObject) => unknown> {
@@ -177,16 +182,43 @@ async function deleteOptions(request: Request, params: URLSearchParams, maxBodyB
     }
     if (typeof body['gracePeriodSeconds'] === 'number') options.gracePeriodSeconds = body['gracePeriodSeconds']
     if (typeof body['propagationPolicy'] === 'string') options.propagationPolicy = body['propagationPolicy']
+    if (typeof body['orphanDependents'] === 'boolean') options.orphanDependents = body['orphanDependents']
   }
   const grace = params.get('gracePeriodSeconds')
   if (grace !== null && grace !== '') options.gracePeriodSeconds = Number(grace)
   const policy = params.get('propagationPolicy')
   if (policy) options.propagationPolicy = policy
-  if (options.propagationPolicy && !['Orphan', 'Background', 'Foreground'].includes(options.propagationPolicy))
-    throw badRequest(
-      `propagationPolicy: Unsupported value: ${JSON.stringify(options.propagationPolicy)}: supported values: "Foreground", "Background", "Orphan"`,
-    )
+  const orphan = params.get('orphanDependents')
+  if (orphan === 'true' || orphan === 'false') options.orphanDependents = orphan === 'true'
   return options
+}
+
+/**
+ * `<resource>/status` and `<resource>/scale`: a read gives the object (or its
+ * Scale), a write changes its status (or its replicas) alone. Other
+ * subresources are not served here.
+ */
+async function handleSubresource(request: Request, info: RequestInfo, entry: ResourceEntry, env: HandlerEnv): Promise<Response> {
+  const sub = entry.subresources?.find((s) => s.name === info.subresource)
+  if (!sub || (sub.name !== 'status' && sub.name !== 'scale') || !info.name) throw resourceNotFound()
+  if (!sub.verbs.includes(info.verb as Verb))
+    throw methodNotSupported({ group: entry.group, resource: `${entry.resource}/${sub.name}` }, info.verb)
+  const params = new URL(request.url).searchParams
+  const ctx: RequestContext = { user: env.user, now: env.now(), dryRun: false }
+  const store = env.registry.store(entry)
+  const ns = entry.namespaced ? info.namespace : ''
+  const scale = sub.name === 'scale'
+  const format = negotiateOutput(request.headers.get('accept'), {
+    allowTable: !scale && info.verb === 'get',
+    includeObject: params.get('includeObject'),
+  })
+  if (info.verb === 'get')
+    return scale ? objectResponse(await getScale(store, ns, info.name), format) : objectOut(entry, await store.get(ns, info.name), format, ctx.now)
+  checkWriteParams(params)
+  ctx.dryRun = dryRunOf(params)
+  const next = await replacement(request, info.verb, env.maxBodyBytes)
+  if (scale) return objectResponse(await updateScale(store, ns, info.name, next, ctx), format)
+  return objectOut(entry, await store.update(ns, info.name, next, ctx, 'status'), format, ctx.now)
 }
 
 /**

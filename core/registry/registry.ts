@@ -4,7 +4,7 @@ import { convertingStorage } from '../resources/conversion/storage.js'
 import { namespaces } from '../resources/core/namespaces.js'
 import type { Storage } from '../storage/interface.js'
 import { namespaceGate } from './namespace-gate.js'
-import { DEFAULT_STORAGE_PREFIX, type NamespaceGate, ResourceStore } from './store.js'
+import { DEFAULT_STORAGE_PREFIX, type NamespaceGate, ResourceStore, type StorePolicy } from './store.js'
 
 export class Registry {
   private readonly stores = new Map<ResourceEntry, ResourceStore>()
@@ -15,6 +15,7 @@ export class Registry {
     readonly storage: Storage,
     /** Where keys start (`--kvstore-prefix`), without a trailing slash. */
     private readonly root: string = DEFAULT_STORAGE_PREFIX,
+    private readonly policy: StorePolicy = {},
   ) {
     const namespaceStore = this.store(namespaces)
     this.gate = namespaceGate(storage, (name) => namespaceStore.key('', name))
@@ -25,7 +26,7 @@ export class Registry {
     if (!store) {
       // A version stored in another version's form sees the storage through its conversion.
       const storage = entry.conversion ? convertingStorage(this.storage, entry.conversion) : this.storage
-      store = new ResourceStore(entry, storage, (ns, e, name) => this.gate(ns, e, name), this.root)
+      store = new ResourceStore(entry, storage, (ns, e, name) => this.gate(ns, e, name), this.root, this.policy)
       this.stores.set(entry, store)
     }
     return store

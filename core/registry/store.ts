@@ -11,16 +11,14 @@ import { type Preconditions, type Storage, StorageError, type Watcher } from '..
 import { invalidError } from '../validation/field.js'
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/object-meta.js'
 import { type ListQuery, selectorPredicate } from './list-query.js'
+import { type DeleteOptions, planDeletion, validateDeleteOptions } from './deletion.js'
 import { generateName } from './object-names.js'
 import type { RequestContext } from './request-context.js'
 import { interpretStorageError } from './storage-errors.js'
+import { initialGeneration, keepStoredStatus, nextGeneration, withStatusOnly } from './subresources.js'
 import { WatchListWatcher } from './watch-list.js'
 
-export interface DeleteOptions {
-  preconditions?: Preconditions
-  gracePeriodSeconds?: number
-  propagationPolicy?: string
-}
+export type { DeleteOptions } from './deletion.js'
 
 export interface DeleteResult {
   object: KubeObject
@@ -30,6 +28,11 @@ export interface DeleteResult {
 
 /** Checks a namespaced write may go ahead in `namespace` (NamespaceLifecycle). */
 export type NamespaceGate = (namespace: string, entry: ResourceEntry, name: string) => Promise<void>
+
+/** Server-wide settings handed to every strategy hook. */
+export interface StorePolicy {
+  allowPrivileged?: boolean
+}
 
 /** Upstream's `--etcd-prefix` default: every key starts with it. */
 export const DEFAULT_STORAGE_PREFIX = '/registry'
@@ -44,6 +47,8 @@ export class ResourceStore {
     private readonly namespaceGate: NamespaceGate,
     /** `--kvstore-prefix`, without a trailing slash. */
     private readonly root: string = DEFAULT_STORAGE_PREFIX,
+    /** Server-wide settings the strategies consult (`--allow-privileged`). */
+    private readonly policy: StorePolicy = {},
   ) {
     this.gr = { group: entry.group, resource: entry.resource }
     this.apiVersion = groupVersion(entry)
@@ -159,7 +164,7 @@ export class ResourceStore {
   }
 
   private strategyContext(ctx: RequestContext): StrategyContext {
-    return { user: ctx.user, now: ctx.now }
+    return { user: ctx.user, now: ctx.now, allowPrivileged: this.policy.allowPrivileged ?? false }
   }
 
   async create(namespace: string, body: unknown, ctx: RequestContext): Promise<KubeObject> {
@@ -176,7 +181,8 @@ export class ResourceStore {
     this.entry.strategy.normalize?.(obj)
     this.entry.strategy.applyDefaults?.(obj)
     this.entry.strategy.prepareForCreate?.(obj, sctx)
-    const errs = [...validateObjectMeta(obj, this.entry), ...(this.entry.strategy.validate?.(obj) ?? [])]
+    initialGeneration(this.entry, obj)
+    const errs = [...validateObjectMeta(obj, this.entry), ...(this.entry.strategy.validate?.(obj, sctx) ?? [])]
     if (errs.length) throw invalidError(this.entry.group, this.entry.kind, name, errs)
     if (this.entry.namespaced) await this.namespaceGate(namespace, this.entry, name)
     if (ctx.dryRun) {
@@ -191,17 +197,21 @@ export class ResourceStore {
    * Replaces the object with `next(current)`: the body of a PUT, or the
    * current object with a patch applied. Runs inside the storage's
    * guaranteed update, so a concurrent write makes it start over.
+   * Through the `status` subresource only the status changes; through the
+   * main endpoint of a resource that has one, everything but the status.
    */
   async update(
     namespace: string,
     name: string,
     next: (current: KubeObject) => unknown,
     ctx: RequestContext,
+    subresource?: 'status',
   ): Promise<KubeObject> {
     const key = this.key(namespace, name)
     let toDelete: KubeObject | undefined
     const tryUpdate = (current: KubeObject): KubeObject => {
-      const obj = this.checkBody(next(structuredClone(current)), namespace, name)
+      let obj = this.checkBody(next(structuredClone(current)), namespace, name)
+      if (subresource === 'status') obj = withStatusOnly(obj, current)
       const meta = obj.metadata
       if (meta.resourceVersion && meta.resourceVersion !== current.metadata.resourceVersion)
         throw conflict(this.gr, name, OPTIMISTIC_LOCK_MESSAGE)
@@ -209,10 +219,14 @@ export class ResourceStore {
       this.carryOverSystemFields(obj, current)
       this.entry.strategy.normalize?.(obj)
       this.entry.strategy.applyDefaults?.(obj)
-      this.entry.strategy.prepareForUpdate?.(obj, current, this.strategyContext(ctx))
+      if (subresource !== 'status') {
+        this.entry.strategy.prepareForUpdate?.(obj, current, this.strategyContext(ctx))
+        keepStoredStatus(this.entry, obj, current)
+      }
+      nextGeneration(this.entry, obj, current)
       const errs = [
         ...validateObjectMetaUpdate(obj, current, this.entry),
-        ...(this.entry.strategy.validateUpdate?.(obj, current) ?? []),
+        ...(this.entry.strategy.validateUpdate?.(obj, current, this.strategyContext(ctx)) ?? []),
       ]
       if (errs.length) throw invalidError(this.entry.group, this.entry.kind, name, errs)
       // The last finalizer of an object marked for deletion is gone: the update deletes it.
@@ -243,31 +257,48 @@ export class ResourceStore {
     else delete meta.deletionGracePeriodSeconds
   }
 
+  /**
+   * Upstream's generic Delete: graceful deletion, the garbage collector's
+   * finalizers and the finalizers' hold decide whether the object goes now
+   * or stays marked (see deletion.ts).
+   */
   async delete(namespace: string, name: string, options: DeleteOptions, ctx: RequestContext): Promise<DeleteResult> {
+    validateDeleteOptions(options)
     const key = this.key(namespace, name)
     const current = await this.get(namespace, name)
     this.checkPreconditions(current, options.preconditions)
+    // A resource's own way of going (a namespace's Terminating phase) comes first.
     const marked = this.entry.strategy.beforeDelete?.(structuredClone(current), this.strategyContext(ctx))
-    const pending = marked ?? (current.metadata.finalizers?.length ? this.markForDeletion(current, ctx) : undefined)
-    if (pending) {
-      if (ctx.dryRun || equalJson(pending, current)) return { object: pending, deleted: false }
-      const stored = await this.call(name, () => this.storage.guaranteedUpdate(key, () => pending, preconditionsOf(current)))
+    if (marked) {
+      if (ctx.dryRun || equalJson(marked, current)) return { object: marked, deleted: false }
+      const stored = await this.call(name, () => this.storage.guaranteedUpdate(key, () => marked, preconditionsOf(current)))
       return { object: stored, deleted: false }
     }
-    if (ctx.dryRun) return { object: current, deleted: true }
-    const deleted = await this.call(name, () =>
-      this.storage.delete(key, { preconditions: { ...preconditionsOf(current).preconditions, ...options.preconditions } }),
-    )
-    return { object: deleted, deleted: true }
-  }
-
-  private markForDeletion(current: KubeObject, ctx: RequestContext): KubeObject {
-    const obj = structuredClone(current)
-    if (!obj.metadata.deletionTimestamp) {
-      obj.metadata.deletionTimestamp = formatTimestamp(ctx.now)
-      obj.metadata.deletionGracePeriodSeconds = 0
+    let plan = planDeletion(this.entry.strategy, current, options, ctx.now)
+    if (plan.outcome === 'pending') return { object: current, deleted: false }
+    let latest = current
+    if (plan.changed) {
+      if (ctx.dryRun) return { object: plan.object, deleted: plan.outcome === 'delete' }
+      const pre = { preconditions: { ...preconditionsOf(current).preconditions, ...options.preconditions } }
+      latest = await this.call(name, () =>
+        this.storage.guaranteedUpdate(
+          key,
+          (existing) => {
+            // Planned again on what is stored now, since a write may have come in between.
+            plan = planDeletion(this.entry.strategy, existing, options, ctx.now)
+            return plan.changed ? plan.object : existing
+          },
+          pre,
+        ),
+      )
+      if (plan.outcome !== 'delete') return { object: latest, deleted: false }
     }
-    return obj
+    if (ctx.dryRun) return { object: current, deleted: true }
+    const preconditions: Preconditions = { ...preconditionsOf(latest).preconditions, ...options.preconditions }
+    // The object was just marked: its new resourceVersion is the one to delete.
+    if (latest !== current && options.preconditions?.resourceVersion) preconditions.resourceVersion = latest.metadata.resourceVersion ?? ''
+    const deleted = await this.call(name, () => this.storage.delete(key, { preconditions }))
+    return { object: deleted, deleted: true }
   }
 
   private checkPreconditions(current: KubeObject, pre: Preconditions | undefined): void {

@@ -36,6 +36,8 @@ export interface StrategyContext {
   now: Date
   /** The namespace of the request's URL, for namespaced virtual resources (LocalSubjectAccessReview). */
   namespace?: string
+  /** `--allow-privileged`: pod specs may ask for privileged containers. */
+  allowPrivileged?: boolean
 }
 
 /**
@@ -54,13 +56,18 @@ export interface Strategy {
   prepareForUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): void
   /** Fills defaults, as upstream's `SetDefaults_*` for the stored version. */
   applyDefaults?(obj: KubeObject): void
-  validate?(obj: KubeObject): FieldError[]
-  validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[]
+  validate?(obj: KubeObject, ctx: StrategyContext): FieldError[]
+  validateUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): FieldError[]
   /**
    * Called when a delete is requested. Return the object to store instead of
    * deleting it (graceful deletion, finalizers), or undefined to delete now.
    */
   beforeDelete?(obj: KubeObject, ctx: StrategyContext): KubeObject | undefined
+  /**
+   * Graceful deletion (upstream's CheckGracefulDelete): the grace period in
+   * seconds a delete gets, from the requested one; undefined deletes at once.
+   */
+  checkGracefulDelete?(obj: KubeObject, gracePeriodSeconds: number | undefined): number | undefined
   /** Finalizers kept outside metadata.finalizers (a namespace's spec.finalizers) that still hold the object. */
   hasPendingFinalizers?(obj: KubeObject): boolean
   /** Fields selectable with `fieldSelector` beyond metadata.name and metadata.namespace. */
@@ -125,6 +132,8 @@ export interface ResourceEntry {
    * Default: the resource name.
    */
   storagePath?: string
+  /** metadata.generation starts at 1 and counts the changes to everything but metadata and status. */
+  tracksGeneration?: boolean
   /** Set when this version's objects are stored in another version's form. */
   conversion?: VersionConversion
 }

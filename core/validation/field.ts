@@ -36,6 +36,7 @@ export function fieldPath(name: string): FieldPath {
 export type FieldErrorType =
   | 'FieldValueRequired'
   | 'FieldValueInvalid'
+  | 'FieldValueNotFound'
   | 'FieldValueDuplicate'
   | 'FieldValueNotSupported'
   | 'FieldValueForbidden'
@@ -47,6 +48,7 @@ export type FieldErrorType =
 const TYPE_TEXT: Record<FieldErrorType, string> = {
   FieldValueRequired: 'Required value',
   FieldValueInvalid: 'Invalid value',
+  FieldValueNotFound: 'Not found',
   FieldValueDuplicate: 'Duplicate value',
   FieldValueNotSupported: 'Unsupported value',
   FieldValueForbidden: 'Forbidden',
@@ -59,6 +61,7 @@ const TYPE_TEXT: Record<FieldErrorType, string> = {
 /** Types whose message shows the offending value, as upstream's ErrorBody does. */
 const SHOWS_VALUE = new Set<FieldErrorType>([
   'FieldValueInvalid',
+  'FieldValueNotFound',
   'FieldValueDuplicate',
   'FieldValueNotSupported',
   'FieldValueTooMany',
@@ -72,8 +75,18 @@ export interface FieldError {
   detail: string
 }
 
+/** A value already in Go syntax (`[]string{"10.0.0.5"}`), shown as it is. */
+export class GoLiteral {
+  constructor(readonly text: string) {}
+}
+
+/** Go's rendering of a string slice, as upstream's messages show one. */
+export const goStrings = (values: readonly string[]): GoLiteral =>
+  new GoLiteral(`[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`)
+
 /** Renders a value the way Go's `%q`/`%v` do for the types we report. */
 export function formatValue(value: unknown): string {
+  if (value instanceof GoLiteral) return value.text
   if (typeof value === 'string') return JSON.stringify(value)
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value)
   if (value === null || value === undefined) return 'null'
@@ -103,6 +116,14 @@ export const invalid = (path: FieldPath, value: unknown, detail: string): FieldE
   field: String(path),
   value,
   detail,
+})
+
+/** upstream's field.NotFound: a reference to something that does not exist (`Not found: "vol"`). */
+export const notFoundField = (path: FieldPath, value: unknown): FieldError => ({
+  type: 'FieldValueNotFound',
+  field: String(path),
+  value,
+  detail: '',
 })
 
 export const duplicate = (path: FieldPath, value: unknown): FieldError => ({

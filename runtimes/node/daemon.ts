@@ -86,6 +86,14 @@ function serverOptions(flags: DaemonFlags, tokens: StaticToken[]): ApiServerOpti
     runtimeConfig: flags.runtimeConfig,
     storagePrefix: flags.storagePrefix,
     storageObjectCountPollMs: flags.storageObjectCountPollMs,
+    allowPrivileged: flags.allowPrivileged,
+    serviceClusterIPRange: flags.serviceClusterIPRange,
+    serviceNodePortRange: flags.serviceNodePortRange,
+    platformServiceNodePort: flags.platformServiceNodePort,
+    endpointReconcilerType: flags.endpointReconcilerType,
+    // The address behind the cluster Service: the advertised one, else the bind address when it is one.
+    advertiseAddress: flags.advertiseAddress ?? localHost(flags.bindAddress),
+    ...(flags.securePort ? { securePort: flags.securePort } : {}),
   }
 }
 
@@ -177,6 +185,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         throw new StartupError(`cannot listen on ${serverUrl(flags.bindAddress, flags.securePort)}: ${err.message}`)
       },
     )
+    // A port chosen at listen time (--secure-port=0) is known only now.
+    if (listener.port !== flags.securePort) await server.setSecurePort(listener.port)
     const url = serverUrl(localHost(flags.bindAddress), listener.port)
     const kubeconfigPath = await pki.writeKubeconfig(url)
     logger.info(

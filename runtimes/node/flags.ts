@@ -36,6 +36,16 @@ export interface DaemonFlags {
   runtimeConfig: Record<string, boolean>
   /** The version `/version` reports. */
   version: string
+  /** `--allow-privileged`: pods may run privileged containers. */
+  allowPrivileged: boolean
+  /** `--service-cluster-ip-range` as CIDR texts; empty: the default range. */
+  serviceClusterIPRange: string[]
+  /** `--service-node-port-range`. */
+  serviceNodePortRange: { first: number; last: number }
+  /** `--platform-service-node-port`: 0 keeps the cluster Service ClusterIP. */
+  platformServiceNodePort: number
+  /** `--endpoint-reconciler-type`; the flag's rules have checked the value. */
+  endpointReconcilerType: 'lease' | 'master-count' | 'none'
 }
 
 /** `--runtime-config` pairs: an empty value means true, as upstream reads it. */
@@ -84,6 +94,11 @@ export function daemonFlags({ values }: ParsedFlags): DaemonFlags {
     storagePrefix: storageRoot(values),
     storageObjectCountPollMs: values['kvstore-count-metric-poll-period'],
     version: values.version,
+    allowPrivileged: values['allow-privileged'],
+    serviceClusterIPRange: values['service-cluster-ip-range'].map((c) => `${c.network}/${c.prefix}`),
+    serviceNodePortRange: values['service-node-port-range'] ?? { first: 30000, last: 32767 },
+    platformServiceNodePort: values['platform-service-node-port'],
+    endpointReconcilerType: values['endpoint-reconciler-type'] as DaemonFlags['endpointReconcilerType'],
     ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)),
   }
 }

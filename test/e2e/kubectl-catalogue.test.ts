@@ -64,7 +64,7 @@ describe('kubectl and the built-in catalogue', () => {
     assert.deepEqual(header(tables[1]!), ['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE'])
     assert.match(tables[1]!, /^deployment\.apps\/web\s+0\/2\s+0\s+0\s+\d+s$/m)
     assert.deepEqual(header(tables[2]!), ['NAME', 'TYPE', 'CLUSTER-IP', 'EXTERNAL-IP', 'PORT(S)', 'AGE'])
-    assert.match(tables[2]!, /^service\/web\s+ClusterIP\s+<none>\s+<none>\s+80\/TCP\s+\d+s$/m)
+    assert.match(tables[2]!, /^service\/web\s+ClusterIP\s+10\.0\.0\.\d+\s+<none>\s+80\/TCP\s+\d+s$/m)
     assert.deepEqual(header(await ok('get', 'pods', '-o', 'wide')), [
       'NAME',
       'READY',

@@ -3,15 +3,68 @@
  * eviction, graceful deletion, status and resize) is upstream's pod
  * strategy; the hooks belong in `strategy` below.
  */
-import type { ResourceEntry } from '../catalogue.js'
+import { type FieldError, fieldPath, forbiddenField } from '../../validation/field.js'
+import type { ResourceEntry, StrategyContext } from '../catalogue.js'
 import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
 import { podSummary, readinessGates } from '../columns/pod-status.js'
 import { at, text } from '../columns/values.js'
 import { connectSubresource, defineResource, PROXY_VERBS, statusSubresource } from '../define.js'
-import type { KubeObject } from '../object.js'
+import { formatTimestamp, isPlainObject, type KubeObject } from '../object.js'
+import { applyPodDefaults } from './pod-spec-defaults.js'
+import { podGracePeriod } from './pod-deletion.js'
+import { podQOSClass } from './pod-spec-resources.js'
+import { validatePodOnly, validatePodSpec } from './pod-spec-validation.js'
+import { validatePodSpecUpdate } from './pod-spec-update.js'
 
 function podIP(pod: KubeObject): string {
   return text(at(pod, 'status', 'podIPs', 0, 'ip')) || text(at(pod, 'status', 'podIP'))
+}
+
+type Obj = Record<string, unknown>
+
+const specOf = (pod: KubeObject): Obj => (isPlainObject(pod['spec']) ? pod['spec'] : {})
+
+/** The tolerations upstream's DefaultTolerationSeconds admission adds: 300s on an unready or unreachable node. */
+const NODE_PROBLEM_TAINTS = ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']
+
+/** Whether a toleration already covers the NoExecute taint `key` (an empty key with Exists covers all). */
+function toleratesNoExecute(t: unknown, key: string): boolean {
+  if (!isPlainObject(t) || (t['effect'] && t['effect'] !== 'NoExecute')) return false
+  return t['key'] ? t['key'] === key : t['operator'] === 'Exists'
+}
+
+/**
+ * What admission and the pod strategy settle on create: the service account,
+ * priority, node-problem tolerations, and a fresh Pending status with the QoS class.
+ */
+function prepareForCreate(pod: KubeObject, ctx: StrategyContext): void {
+  const spec = specOf(pod)
+  if (!spec['serviceAccountName']) spec['serviceAccountName'] = spec['serviceAccount'] = 'default'
+  if (spec['priority'] === undefined && !spec['priorityClassName']) spec['priority'] = 0
+  if (!spec['preemptionPolicy']) spec['preemptionPolicy'] = 'PreemptLowerPriority'
+  const tolerations = Array.isArray(spec['tolerations']) ? (spec['tolerations'] as unknown[]) : []
+  for (const key of NODE_PROBLEM_TAINTS)
+    if (!tolerations.some((t) => toleratesNoExecute(t, key)))
+      tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 })
+  spec['tolerations'] = tolerations
+  const status: Obj = { phase: 'Pending', qosClass: podQOSClass(spec) }
+  if (Array.isArray(spec['schedulingGates']) && spec['schedulingGates'].length)
+    status['conditions'] = [
+      {
+        type: 'PodScheduled',
+        status: 'False',
+        reason: 'SchedulingGated',
+        message: 'Scheduling is blocked due to non-empty scheduling gates',
+        lastProbeTime: null,
+        lastTransitionTime: formatTimestamp(ctx.now),
+      },
+    ]
+  pod['status'] = status
+}
+
+function validatePod(pod: KubeObject, ctx: StrategyContext): FieldError[] {
+  const path = fieldPath('spec')
+  return [...validatePodSpec(pod['spec'], path, { allowPrivileged: ctx.allowPrivileged ?? false }), ...validatePodOnly(pod['spec'], path)]
 }
 
 export const pods: ResourceEntry = defineResource({
@@ -35,6 +88,19 @@ export const pods: ResourceEntry = defineResource({
     statusSubresource('Pod'),
   ],
   strategy: {
+    checkGracefulDelete: podGracePeriod,
+    applyDefaults: (pod) => applyPodDefaults(pod),
+    prepareForCreate,
+    prepareForUpdate: (pod, old) => {
+      pod['status'] = old['status']
+    },
+    validate: (pod, ctx) => {
+      const errs = validatePod(pod, ctx)
+      if (Array.isArray(specOf(pod)['ephemeralContainers']) && (specOf(pod)['ephemeralContainers'] as unknown[]).length)
+        errs.push(forbiddenField(fieldPath('spec').child('ephemeralContainers'), 'cannot be set on create'))
+      return errs
+    },
+    validateUpdate: (pod, old, ctx) => [...validatePod(pod, ctx), ...validatePodSpecUpdate(specOf(pod), specOf(old), fieldPath('spec'))],
     // The fields upstream lets `--field-selector` pick pods by (kubectl describe node, the scheduler).
     fieldSet: (pod) => ({
       'spec.nodeName': text(at(pod, 'spec', 'nodeName')),

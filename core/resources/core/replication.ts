@@ -1,9 +1,25 @@
 /** PodTemplates and ReplicationControllers, the core group's pod templates and their oldest controller. */
-import type { ResourceEntry } from '../catalogue.js'
+import { fieldPath } from '../../validation/field.js'
+import type { ResourceEntry, StrategyContext } from '../catalogue.js'
 import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
 import { containerCells, formatLabels } from '../columns/format.js'
 import { at, int } from '../columns/values.js'
 import { defineResource, scaleSubresource, statusSubresource } from '../define.js'
+import { isPlainObject, type KubeObject } from '../object.js'
+import { applyPodSpecDefaults } from './pod-spec-defaults.js'
+import { validatePodTemplateSpec } from './pod-spec-validation.js'
+
+/** A PodTemplate's template: defaulted as any pod spec, and mutable, unlike a pod's. */
+function defaultTemplate(pt: KubeObject): void {
+  // Upstream's template and its spec are structs, never absent: defaults fill an empty one.
+  const template = isPlainObject(pt['template']) ? pt['template'] : (pt['template'] = {})
+  const spec = isPlainObject(template['spec']) ? template['spec'] : (template['spec'] = {})
+  applyPodSpecDefaults(spec)
+}
+
+function validateTemplate(pt: KubeObject, ctx: StrategyContext) {
+  return validatePodTemplateSpec(pt['template'], fieldPath('template'), { allowPrivileged: ctx.allowPrivileged ?? false })
+}
 
 export const podTemplates: ResourceEntry = defineResource({
   group: '',
@@ -11,6 +27,11 @@ export const podTemplates: ResourceEntry = defineResource({
   kind: 'PodTemplate',
   resource: 'podtemplates',
   namespaced: true,
+  strategy: {
+    applyDefaults: defaultTemplate,
+    validate: validateTemplate,
+    validateUpdate: (pt, _old, ctx) => validateTemplate(pt, ctx),
+  },
   columns: [
     nameColumn,
     column('Containers', 'The containers of the template.', (pt) => containerCells(at(pt, 'template', 'spec')).names),
@@ -28,6 +49,7 @@ export const replicationControllers: ResourceEntry = defineResource({
   shortNames: ['rc'],
   categories: ['all'],
   subresources: [scaleSubresource, statusSubresource('ReplicationController')],
+  tracksGeneration: true,
   storagePath: 'controllers',
   strategy: {
     fieldSet: (rc) => ({ 'status.replicas': String(int(at(rc, 'status', 'replicas'))) }),

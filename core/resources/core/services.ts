@@ -1,7 +1,8 @@
 /**
  * Services and their Endpoints. Upstream keeps both under
- * `/registry/services/` (`specs/` and `endpoints/`). IP and port allocation
- * belong in the services strategy.
+ * `/registry/services/` (`specs/` and `endpoints/`). Defaults and rules are
+ * in service-defaults.ts and service-validation.ts; cluster IPs and node
+ * ports are taken around the storage writes (service-allocation.ts).
  */
 import type { ResourceEntry } from '../catalogue.js'
 import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
@@ -11,6 +12,8 @@ import { at, int, list, text } from '../columns/values.js'
 import { connectSubresource, defineResource, PROXY_VERBS, statusSubresource } from '../define.js'
 import type { KubeObject } from '../object.js'
 import { dns1035LabelName } from '../names.js'
+import { applyServiceDefaults, prepareServiceForCreate, prepareServiceForUpdate } from './service-defaults.js'
+import { validateService, validateServiceUpdate } from './service-validation.js'
 
 export const services: ResourceEntry = defineResource({
   group: '',
@@ -24,6 +27,11 @@ export const services: ResourceEntry = defineResource({
   validateName: dns1035LabelName,
   storagePath: 'services/specs',
   strategy: {
+    applyDefaults: applyServiceDefaults,
+    prepareForCreate: prepareServiceForCreate,
+    prepareForUpdate: prepareServiceForUpdate,
+    validate: validateService,
+    validateUpdate: validateServiceUpdate,
     fieldSet: (svc) => ({ 'spec.clusterIP': text(at(svc, 'spec', 'clusterIP')), 'spec.type': serviceType(svc) }),
   },
   columns: [

@@ -30,6 +30,7 @@ export const deployments: ResourceEntry = defineResource({
   shortNames: ['deploy'],
   categories: ['all'],
   subresources: [scaleSubresource, statusSubresource('Deployment')],
+  tracksGeneration: true,
   columns: [
     nameColumn,
     column('Ready', 'Ready pods out of those wanted.', (d) => `${int(at(d, 'status', 'readyReplicas'))}/${desiredReplicas(d)}`),
@@ -50,6 +51,7 @@ export const replicaSets: ResourceEntry = defineResource({
   shortNames: ['rs'],
   categories: ['all'],
   subresources: [scaleSubresource, statusSubresource('ReplicaSet')],
+  tracksGeneration: true,
   strategy: {
     fieldSet: (rs) => ({ 'status.replicas': String(int(at(rs, 'status', 'replicas'))) }),
   },
@@ -73,6 +75,7 @@ export const statefulSets: ResourceEntry = defineResource({
   shortNames: ['sts'],
   categories: ['all'],
   subresources: [scaleSubresource, statusSubresource('StatefulSet')],
+  tracksGeneration: true,
   columns: [
     nameColumn,
     column('Ready', 'Ready pods out of those wanted.', (s) => `${int(at(s, 'status', 'readyReplicas'))}/${desiredReplicas(s)}`),

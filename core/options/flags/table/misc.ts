@@ -13,7 +13,7 @@ const misc = 'Misc'
 export const ENDPOINT_RECONCILER_TYPES = ['master-count', 'lease', 'none'] as const
 
 const nodeAgent = { section: misc, status: 'pending', pending: NOT_YET.nodeAgent } as const
-const services = { section: misc, status: 'pending', pending: NOT_YET.services } as const
+const services = { section: misc, status: 'active' } as const
 const peers = { section: misc, status: 'pending', pending: NOT_YET.peers } as const
 const aggregation = { section: misc, status: 'pending', pending: NOT_YET.aggregation } as const
 const serviceAccounts = { section: misc, status: 'pending', pending: NOT_YET.serviceAccounts } as const
@@ -48,9 +48,8 @@ export const MISC_FLAGS = [
     kind: 'bool',
     default: false,
     section: misc,
-    status: 'pending',
-    pending: NOT_YET.workloads,
-    help: 'Allow privileged containers.',
+    status: 'active',
+    help: 'Allow privileged containers: otherwise a pod or pod template asking for securityContext.privileged is refused.',
   }),
   flag({
     name: 'coordinated-leadership-lease-duration',

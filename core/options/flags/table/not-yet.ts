@@ -32,7 +32,6 @@ export const NOT_YET = {
   egress: 'outgoing connections are made directly; egress selection is not implemented',
   aggregation: 'API aggregation is not implemented yet',
   nodeAgent: 'the server does not connect to node agents yet',
-  services: 'the cluster Service, its endpoints and IP/port allocation are not managed yet',
   peers: 'running several servers side by side is not supported yet',
   workloads: 'pod-level policies are not applied yet',
   events: 'events are kept like other objects; their time to live is not applied yet',

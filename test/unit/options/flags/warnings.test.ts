@@ -27,7 +27,6 @@ describe('start-up warnings', () => {
       '--admission-control is accepted but not yet in effect: admission plugins are not implemented yet',
       '--enable-logs-handler is deprecated: the log handler is deprecated and will be removed in a future version',
       '--enable-logs-handler is accepted but not yet in effect: there is no /logs endpoint',
-      '--endpoint-reconciler-type is accepted but not yet in effect: the cluster Service, its endpoints and IP/port allocation are not managed yet',
       '--endpoint-reconciler-type=master-count is deprecated and will be removed in a future version; use lease',
     ])
   })

@@ -1,0 +1,160 @@
+/**
+ * The `kubernetes` Service in `default` and its Endpoints and EndpointSlice,
+ * as upstream's bootstrap controller keeps them: the first address of the
+ * service range, port 443 (`https`) to the server's secure port, and the
+ * server's advertised address behind it. Kept in place: put back when deleted.
+ */
+import { hasStatusCode } from '../http/status-error.js'
+import { ADMIN_IDENTITY } from '../options/api-server-options.js'
+import type { Logger } from '../ports.js'
+import type { Registry } from '../registry/registry.js'
+import type { RequestContext } from '../registry/request-context.js'
+import type { ResourceStore } from '../registry/store.js'
+import { endpointSlices } from '../resources/groups/discovery.js'
+import type { KubeObject } from '../resources/object.js'
+import { endpoints, services } from '../resources/core/services.js'
+import { parseIP } from '../resources/core/service-ranges.js'
+
+export const KUBERNETES_SERVICE = 'kubernetes'
+
+export interface KubernetesServiceSettings {
+  clusterIP: string
+  /** The address behind the service (`--advertise-address`). */
+  advertiseAddress: string
+  /** 0: ClusterIP; otherwise a NodePort service on this port (`--platform-service-node-port`). */
+  nodePort: number
+  /** false with `--endpoint-reconciler-type=none`: the endpoints are left alone. */
+  manageEndpoints: boolean
+}
+
+function context(now: Date): RequestContext {
+  return { user: ADMIN_IDENTITY, now, dryRun: false }
+}
+
+function serviceBody(s: KubernetesServiceSettings, port: number): KubeObject {
+  const servicePort: Record<string, unknown> = { name: 'https', protocol: 'TCP', port: 443, targetPort: port }
+  if (s.nodePort) servicePort['nodePort'] = s.nodePort
+  return {
+    metadata: { name: KUBERNETES_SERVICE, namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
+    spec: {
+      type: s.nodePort ? 'NodePort' : 'ClusterIP',
+      clusterIP: s.clusterIP,
+      ports: [servicePort],
+      sessionAffinity: 'None',
+    },
+  }
+}
+
+function endpointsBody(s: KubernetesServiceSettings, port: number): KubeObject {
+  return {
+    metadata: {
+      name: KUBERNETES_SERVICE,
+      namespace: 'default',
+      // The slice below is written directly; the mirroring controller must not make a second one.
+      labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' },
+    },
+    subsets: [{ addresses: [{ ip: s.advertiseAddress }], ports: [{ name: 'https', port, protocol: 'TCP' }] }],
+  }
+}
+
+function sliceBody(s: KubernetesServiceSettings, port: number): KubeObject {
+  return {
+    metadata: { name: KUBERNETES_SERVICE, namespace: 'default', labels: { 'kubernetes.io/service-name': KUBERNETES_SERVICE } },
+    addressType: parseIP(s.advertiseAddress)?.family ?? 'IPv4',
+    endpoints: [{ addresses: [s.advertiseAddress], conditions: { ready: true } }],
+    ports: [{ name: 'https', port, protocol: 'TCP' }],
+  }
+}
+
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
+
+/** Top-level fields of `body` copied into `obj` (an endpoints' subsets, a slice's endpoints). */
+const fieldsOf = (body: KubeObject, fields: string[]) => (obj: KubeObject): KubeObject =>
+  fields.every((f) => same(obj[f], body[f])) ? obj : { ...obj, ...Object.fromEntries(fields.map((f) => [f, body[f]])) }
+
+/** The service's type and ports follow the settings; its cluster IP, once taken, stays. */
+const serviceOf = (body: KubeObject) => (obj: KubeObject): KubeObject => {
+  const spec = (obj['spec'] ?? {}) as Record<string, unknown>
+  const want = body['spec'] as Record<string, unknown>
+  const ports = (spec['ports'] ?? []) as Record<string, unknown>[]
+  const wantPorts = want['ports'] as Record<string, unknown>[]
+  const matches =
+    spec['type'] === want['type'] &&
+    ports.length === wantPorts.length &&
+    wantPorts.every((p, i) => Object.entries(p).every(([k, v]) => ports[i]?.[k] === v))
+  return matches ? obj : { ...obj, spec: { ...spec, type: want['type'], ports: wantPorts } }
+}
+
+/** Creates the object, or brings the stored one in line through `align` (which returns it unchanged when it is). */
+async function ensure(store: ResourceStore, body: KubeObject, align: (obj: KubeObject) => KubeObject, now: Date): Promise<void> {
+  // Read first: a create of the existing service would be refused for its taken IP before its name.
+  const current = await store.get('default', KUBERNETES_SERVICE).catch((err: unknown) => {
+    if (hasStatusCode(err, 404)) return undefined
+    throw err
+  })
+  if (!current) {
+    await store.create('default', structuredClone(body), context(now)).catch((err: unknown) => {
+      if (!hasStatusCode(err, 409)) throw err
+    })
+    return
+  }
+  if (align(current) === current) return
+  await store.update('default', KUBERNETES_SERVICE, align, context(now))
+}
+
+export interface KubernetesServiceController {
+  /** The port the server listens on became known (or changed): the service and endpoints follow it. */
+  setSecurePort(port: number): Promise<void>
+  stop(): void
+}
+
+/**
+ * Starts keeping the objects once the secure port is known (`setSecurePort`);
+ * watches them to put back what is deleted.
+ */
+export function startKubernetesService(
+  registry: Registry,
+  settings: KubernetesServiceSettings,
+  now: () => Date,
+  logger: Logger,
+): KubernetesServiceController {
+  const controller = new AbortController()
+  let port: number | undefined
+  const serviceStore = registry.store(services)
+  const endpointStores = settings.manageEndpoints ? [registry.store(endpoints), registry.store(endpointSlices)] : []
+
+  const reconcile = async (): Promise<void> => {
+    if (port === undefined || controller.signal.aborted) return
+    const p = port
+    const svc = serviceBody(settings, p)
+    await ensure(serviceStore, svc, serviceOf(svc), now())
+    const [ep, slice] = endpointStores
+    if (ep) {
+      const body = endpointsBody(settings, p)
+      await ensure(ep, body, fieldsOf(body, ['subsets']), now())
+    }
+    if (slice) {
+      const body = sliceBody(settings, p)
+      await ensure(slice, body, fieldsOf(body, ['addressType', 'endpoints', 'ports']), now())
+    }
+  }
+  const reconcileLogged = () =>
+    reconcile().catch((err) => logger.warn({ err: String(err) }, 'keeping the kubernetes service failed; retried when the port is set again or the objects are deleted'))
+
+  const watchDeletions = async (store: ResourceStore) => {
+    const watcher = registry.storage.watch(store.key('default', KUBERNETES_SERVICE), { signal: controller.signal })
+    for await (const event of watcher) if (event.type === 'DELETED') await reconcileLogged()
+  }
+  for (const store of [serviceStore, ...endpointStores])
+    watchDeletions(store).catch((err) => {
+      if (!controller.signal.aborted) logger.error({ err: String(err) }, 'kubernetes service controller stopped')
+    })
+
+  return {
+    async setSecurePort(next) {
+      port = next
+      await reconcileLogged()
+    },
+    stop: () => controller.abort(),
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * upstream's ValidatePodSpec and ValidatePodTemplateSpec: what any pod spec
+ * must satisfy, whether a pod's own or a template a controller stamps pods
+ * from. A pod additionally needs each container's image (`validatePod`);
+ * a template may leave it to be filled in later.
+ */
+import { duplicate, type FieldError, type FieldPath, forbiddenField, invalid, notSupported, required } from '../../validation/field.js'
+import { isDNS1123Label, isDNS1123Subdomain } from '../../validation/names.js'
+import { validateAnnotations, validateLabels } from '../../validation/object-meta.js'
+import { isPlainObject } from '../object.js'
+import { type PodSpecValidationOptions, validateContainer, validateIds } from './pod-spec-containers.js'
+import { objects } from './pod-spec-defaults.js'
+import { validateVolumes } from './pod-spec-volumes.js'
+
+export type { PodSpecValidationOptions } from './pod-spec-containers.js'
+
+type Obj = Record<string, unknown>
+
+const RESTART_POLICIES = ['Always', 'OnFailure', 'Never']
+const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None']
+const MAX_INT32 = 2147483647
+
+function validateNames(spec: Obj, path: FieldPath): FieldError[] {
+  const errs: FieldError[] = []
+  const seen = new Set<string>()
+  for (const list of ['containers', 'initContainers', 'ephemeralContainers'] as const)
+    objects(spec[list]).forEach((c, i) => {
+      const at = path.child(list).index(i).child('name')
+      const name = typeof c['name'] === 'string' ? c['name'] : ''
+      if (!name) return void errs.push(required(at))
+      for (const msg of isDNS1123Label(name)) errs.push(invalid(at, name, msg))
+      if (seen.has(name)) errs.push(duplicate(at, name))
+      seen.add(name)
+    })
+  return errs
+}
+
+function validateEnum(value: unknown, path: FieldPath, allowed: string[]): FieldError[] {
+  if (!value) return [required(path)]
+  return allowed.includes(String(value)) ? [] : [notSupported(path, value, allowed)]
+}
+
+function validateNameField(spec: Obj, key: string, path: FieldPath, check: (v: string) => string[]): FieldError[] {
+  const v = spec[key]
+  return typeof v === 'string' && v ? check(v).map((msg) => invalid(path.child(key), v, msg)) : []
+}
+
+export function validatePodSpec(value: unknown, path: FieldPath, opts: PodSpecValidationOptions = {}): FieldError[] {
+  const spec = isPlainObject(value) ? value : {}
+  const { names: volumes, errs } = validateVolumes(spec['volumes'], path.child('volumes'))
+  if (objects(spec['containers']).length === 0) errs.push(required(path.child('containers')))
+  errs.push(...validateNames(spec, path))
+  objects(spec['containers']).forEach((c, i) =>
+    errs.push(...validateContainer(c, path.child('containers').index(i), volumes, opts, 'container')),
+  )
+  objects(spec['initContainers']).forEach((c, i) =>
+    errs.push(...validateContainer(c, path.child('initContainers').index(i), volumes, opts, 'init')),
+  )
+  objects(spec['ephemeralContainers']).forEach((c, i) =>
+    errs.push(...validateContainer(c, path.child('ephemeralContainers').index(i), volumes, opts, 'ephemeral')),
+  )
+  errs.push(...validateEnum(spec['restartPolicy'], path.child('restartPolicy'), RESTART_POLICIES))
+  errs.push(...validateEnum(spec['dnsPolicy'], path.child('dnsPolicy'), DNS_POLICIES))
+  if (spec['dnsPolicy'] === 'None' && !isPlainObject(spec['dnsConfig']))
+    errs.push(required(path.child('dnsConfig'), 'must provide `dnsConfig` when `dnsPolicy` is None'))
+  errs.push(...validateLabels(spec['nodeSelector'], path.child('nodeSelector')))
+  const sc = spec['securityContext']
+  if (isPlainObject(sc)) {
+    errs.push(...validateIds(sc, ['runAsUser', 'runAsGroup', 'fsGroup'], path.child('securityContext')))
+    const groups = Array.isArray(sc['supplementalGroups']) ? sc['supplementalGroups'] : []
+    groups.forEach((g, i) => {
+      if (typeof g === 'number' && (g < 0 || g > MAX_INT32))
+        errs.push(invalid(path.child('securityContext').child('supplementalGroups').index(i), g, 'must be between 0 and 2147483647, inclusive'))
+    })
+  }
+  errs.push(...validateNameField(spec, 'serviceAccountName', path, isDNS1123Subdomain))
+  errs.push(...validateNameField(spec, 'nodeName', path, isDNS1123Subdomain))
+  const deadline = spec['activeDeadlineSeconds']
+  if (typeof deadline === 'number' && (deadline < 1 || deadline > MAX_INT32))
+    errs.push(invalid(path.child('activeDeadlineSeconds'), deadline, 'must be between 1 and 2147483647, inclusive'))
+  errs.push(...validateNameField(spec, 'hostname', path, isDNS1123Label))
+  errs.push(...validateNameField(spec, 'subdomain', path, isDNS1123Label))
+  return errs
+}
+
+/** What a pod needs beyond its spec's rules: an image for every container. */
+export function validatePodOnly(spec: unknown, path: FieldPath): FieldError[] {
+  if (!isPlainObject(spec)) return []
+  const errs: FieldError[] = []
+  for (const list of ['containers', 'initContainers', 'ephemeralContainers'] as const)
+    objects(spec[list]).forEach((c, i) => {
+      if (!c['image']) errs.push(required(path.child(list).index(i).child('image')))
+    })
+  return errs
+}
+
+/** A template's labels, annotations and spec; templates never carry ephemeral containers. */
+export function validatePodTemplateSpec(template: unknown, path: FieldPath, opts: PodSpecValidationOptions = {}): FieldError[] {
+  if (!isPlainObject(template)) return validatePodSpec({}, path.child('spec'), opts)
+  const meta = isPlainObject(template['metadata']) ? template['metadata'] : {}
+  const errs = [
+    ...validateLabels(meta['labels'], path.child('metadata').child('labels')),
+    ...validateAnnotations(meta['annotations'], path.child('metadata').child('annotations')),
+    ...validatePodSpec(template['spec'], path.child('spec'), opts),
+  ]
+  const spec = template['spec']
+  if (isPlainObject(spec) && objects(spec['ephemeralContainers']).length)
+    errs.push(forbiddenField(path.child('spec').child('ephemeralContainers'), 'ephemeral containers not allowed in pod template'))
+  return errs
+}

@@ -1,0 +1,56 @@
+/** A pod's volumes (upstream's ValidateVolumes): unique DNS-label names, exactly one source each. */
+import { duplicate, type FieldError, type FieldPath, forbiddenField, invalid, required } from '../../validation/field.js'
+import { isDNS1123Label } from '../../validation/names.js'
+import { isPlainObject } from '../object.js'
+import { objects, volumeSourceKeys } from './pod-spec-defaults.js'
+
+const FILE_MODE_ERROR = 'must be a number between 0 and 0777 (octal), both inclusive'
+
+function validateMode(source: Record<string, unknown>, key: string, path: FieldPath): FieldError[] {
+  const mode = source[key]
+  return typeof mode === 'number' && (mode < 0 || mode > 0o777) ? [invalid(path.child(key), mode, FILE_MODE_ERROR)] : []
+}
+
+/** Checks what a source must name; the sources not listed here are taken as written. */
+function validateSource(kind: string, source: unknown, path: FieldPath): FieldError[] {
+  if (!isPlainObject(source)) return []
+  switch (kind) {
+    case 'secret':
+      return [...(source['secretName'] ? [] : [required(path.child('secretName'))]), ...validateMode(source, 'defaultMode', path)]
+    case 'configMap':
+      return [...(source['name'] ? [] : [required(path.child('name'))]), ...validateMode(source, 'defaultMode', path)]
+    case 'downwardAPI':
+    case 'projected':
+      return validateMode(source, 'defaultMode', path)
+    case 'hostPath':
+      return source['path'] ? [] : [required(path.child('path'))]
+    case 'persistentVolumeClaim':
+      return source['claimName'] ? [] : [required(path.child('claimName'))]
+    case 'nfs':
+      return [...(source['server'] ? [] : [required(path.child('server'))]), ...(source['path'] ? [] : [required(path.child('path'))])]
+    default:
+      return []
+  }
+}
+
+/** Validates `volumes` and returns the names the containers may mount. */
+export function validateVolumes(volumes: unknown, path: FieldPath): { names: Set<string>; errs: FieldError[] } {
+  const names = new Set<string>()
+  const errs: FieldError[] = []
+  objects(volumes).forEach((volume, i) => {
+    const at = path.index(i)
+    const name = typeof volume['name'] === 'string' ? volume['name'] : ''
+    if (!name) errs.push(required(at.child('name')))
+    else {
+      for (const msg of isDNS1123Label(name)) errs.push(invalid(at.child('name'), name, msg))
+      if (names.has(name)) errs.push(duplicate(at.child('name'), name))
+      names.add(name)
+    }
+    const kinds = volumeSourceKeys(volume)
+    if (kinds.length === 0) errs.push(required(at, 'must specify a volume type'))
+    for (const extra of kinds.slice(1)) errs.push(forbiddenField(at.child(extra), 'may not specify more than 1 volume type'))
+    const [kind] = kinds
+    if (kind) errs.push(...validateSource(kind, volume[kind], at.child(kind)))
+  })
+  return { names, errs }
+}
