@@ -77,6 +77,8 @@ async function main(): Promise<void> {
   )
   await server.ready
   const listener = serveBun(server, { hostname: '127.0.0.1', port: flags.port, ...(tls ? { tls: { key: tls.key, cert: tls.cert } } : {}) })
+  // The `kubernetes` service points at the port actually listened on (`--port 0` picks one).
+  await server.setSecurePort(Number(new URL(listener.url).port))
   process.stdout.write(`${JSON.stringify({ ready: true, url: listener.url, token, ...(tls ? { caCertificate: tls.caCertificate } : {}) })}\n`)
 
   const stop = async (): Promise<void> => {
