@@ -12,6 +12,7 @@
  */
 import type { KubeObject } from '../resources/object.js'
 import { CONTINUE_AT_LATEST, decodeContinue, encodeContinue } from './continue-token.js'
+import { checkPreconditions, keyNotFound, parseResourceVersion, tooLarge } from './errors.js'
 import {
   type ListOptions,
   type ListResult,
@@ -558,50 +559,9 @@ function deepFreeze(value: unknown): void {
   for (const v of Object.values(value)) deepFreeze(v)
 }
 
-/**
- * `undefined` for the "any/latest" values ('' and '0'), else the revision.
- * Worded as upstream's versioner (`strconv.ParseUint` underneath).
- */
-function parseResourceVersion(key: string, rv: string | undefined): number | undefined {
-  if (rv === undefined || rv === '' || rv === '0') return undefined
-  if (!/^\d+$/.test(rv) || !Number.isSafeInteger(Number(rv))) {
-    throw new StorageError(
-      'InvalidResourceVersion',
-      key,
-      `invalid resource version: resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`,
-    )
-  }
-  const n = Number(rv)
-  return n === 0 ? undefined : n
-}
 
-function tooLarge(key: string, wanted: number, current: number): StorageError {
-  // The registry words it as "Too large resource version: <this message>".
-  return new StorageError('TooLargeResourceVersion', key, `${wanted}, current: ${current}`, current)
-}
 
-function keyNotFound(key: string): StorageError {
-  return new StorageError('KeyNotFound', key, `key not found: ${key}`)
-}
 
-function checkPreconditions(key: string, current: KubeObject, pre: Preconditions | undefined): void {
-  if (!pre) return
-  const meta = current.metadata
-  if (pre.uid !== undefined && pre.uid !== (meta.uid ?? '')) {
-    throw new StorageError(
-      'PreconditionFailed',
-      key,
-      `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`,
-    )
-  }
-  if (pre.resourceVersion !== undefined && pre.resourceVersion !== (meta.resourceVersion ?? '')) {
-    throw new StorageError(
-      'PreconditionFailed',
-      key,
-      `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`,
-    )
-  }
-}
 
 function sameIgnoringResourceVersion(a: KubeObject, b: KubeObject): boolean {
   const strip = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } })

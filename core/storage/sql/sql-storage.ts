@@ -39,7 +39,7 @@ import {
   parseResourceVersion,
   storeClosed,
   tooLarge,
-} from './errors.js'
+} from '../errors.js'
 import { deepFreeze, sameIgnoringResourceVersion, stampRevision } from './objects.js'
 import { type ChangeRow, keyAfter, keyRange, type LogRow, prefixRange, RevisionLog } from './revision-log.js'
 import { prepareDatabase, releaseDatabase, type Synchronous } from './schema.js'
@@ -334,6 +334,6 @@ export class SqlStorage implements Storage {
   }
 
   private ensureOpen(key: string): void {
-    if (this.closed) throw storeClosed(key)
+    if (this.closed) throw storeClosed(key, 'the embedded store')
   }
 }

@@ -6,73 +6,17 @@
  * Compacted (410), a future one TooLargeResourceVersion (504).
  */
 import { ClientClosedError, GRPCOutOfRangeError, isRecoverableError } from 'etcd3'
-import type { KubeObject } from '../../../core/resources/object.js'
-import { type Preconditions, StorageError } from '../../../core/storage/interface.js'
+import { compactedRead, compactedWatch, continueExpired } from '../../../core/storage/errors.js'
+import { StorageError } from '../../../core/storage/interface.js'
 import { CircuitOpenError } from './etcd-fault-policy.js'
 
-/** Upstream's wording for an expired continue token (etcd3 store, `continueExpired`). */
-const CONTINUE_EXPIRED =
-  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.'
-
-/** Upstream's wording for a read at a revision etcd has compacted away. */
-const READ_COMPACTED = 'The resourceVersion for the provided list is too old.'
-
-export function keyNotFound(key: string): StorageError {
-  return new StorageError('KeyNotFound', key, `key not found: ${key}`)
-}
-
-export function keyExists(key: string, revision: number | undefined): StorageError {
-  return new StorageError('KeyExists', key, `key exists: ${key}`, revision)
-}
-
-export function tooLarge(key: string, wanted: number, current: number): StorageError {
-  // The registry words it as "Too large resource version: <this message>".
-  return new StorageError('TooLargeResourceVersion', key, `${wanted}, current: ${current}`, current)
-}
+export { checkPreconditions, keyExists, keyNotFound, parseResourceVersion, tooLarge } from '../../../core/storage/errors.js'
 
 export function readCompacted(key: string, continuing: boolean, oldest: number | undefined): StorageError {
-  return new StorageError('Compacted', key, continuing ? CONTINUE_EXPIRED : READ_COMPACTED, oldest)
+  return continuing ? continueExpired(key, oldest) : compactedRead(key, oldest)
 }
 
-export function watchCompacted(key: string, from: number, compacted: number): StorageError {
-  return new StorageError('Compacted', key, `too old resource version: ${from} (${compacted})`, compacted)
-}
-
-/**
- * `undefined` for the "any/latest" values ('' and '0'), else the revision.
- * Worded as upstream's versioner (`strconv.ParseUint` underneath).
- */
-export function parseResourceVersion(key: string, rv: string | undefined): number | undefined {
-  if (rv === undefined || rv === '' || rv === '0') return undefined
-  if (!/^\d+$/.test(rv) || !Number.isSafeInteger(Number(rv))) {
-    throw new StorageError(
-      'InvalidResourceVersion',
-      key,
-      `invalid resource version: resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`,
-    )
-  }
-  const n = Number(rv)
-  return n === 0 ? undefined : n
-}
-
-export function checkPreconditions(key: string, current: KubeObject, pre: Preconditions | undefined): void {
-  if (!pre) return
-  const meta = current.metadata
-  if (pre.uid !== undefined && pre.uid !== (meta.uid ?? '')) {
-    throw new StorageError(
-      'PreconditionFailed',
-      key,
-      `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`,
-    )
-  }
-  if (pre.resourceVersion !== undefined && pre.resourceVersion !== (meta.resourceVersion ?? '')) {
-    throw new StorageError(
-      'PreconditionFailed',
-      key,
-      `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`,
-    )
-  }
-}
+export const watchCompacted = compactedWatch
 
 /** etcd answers both with OUT_OF_RANGE; only the text tells them apart. */
 export function isCompactedError(err: unknown): boolean {

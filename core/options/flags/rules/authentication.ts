@@ -5,6 +5,7 @@
  * need the content of --authentication-config belong to the file's loader,
  * which reads `ParsedFlags.set` to see which flags were given.
  */
+import { OIDC_FLAGS as OIDC_FLAG_NAMES } from '../../../config/authentication.js'
 import { featureEnabled } from '../features.js'
 import type { FlagName } from '../table.js'
 import { OIDC_SIGNING_ALGS } from '../table/authentication.js'
@@ -12,17 +13,7 @@ import { invalidValue, oneOf, type Rule } from './rule.js'
 
 export const WEBHOOK_VERSIONS = ['v1', 'v1beta1'] as const
 
-const OIDC_FLAGS: readonly FlagName[] = [
-  'oidc-issuer-url',
-  'oidc-client-id',
-  'oidc-ca-file',
-  'oidc-username-claim',
-  'oidc-username-prefix',
-  'oidc-groups-claim',
-  'oidc-groups-prefix',
-  'oidc-signing-algs',
-  'oidc-required-claim',
-]
+const OIDC_FLAGS: readonly FlagName[] = OIDC_FLAG_NAMES
 
 function parseUrl(text: string): URL | undefined {
   try {

@@ -3,6 +3,7 @@
  * first only mutating plugins, then only validating ones; the order of
  * names on the command line does not matter.
  */
+import { ADMISSION_PLUGIN_NAMES, DEFAULT_ENABLED_ADMISSION_PLUGINS } from '../../../config/admission-plugins.js'
 import { flag } from '../spec.js'
 import { NOT_YET } from './not-yet.js'
 
@@ -10,73 +11,9 @@ const section = 'Admission'
 const status = 'pending'
 const pending = NOT_YET.admission
 
-/** Every plugin name the spec knows. */
-export const ADMISSION_PLUGINS = [
-  'AlwaysAdmit',
-  'AlwaysDeny',
-  'AlwaysPullImages',
-  'CertificateApproval',
-  'CertificateSigning',
-  'CertificateSubjectRestriction',
-  'ClusterTrustBundleAttest',
-  'DefaultIngressClass',
-  'DefaultStorageClass',
-  'DefaultTolerationSeconds',
-  'DenyServiceExternalIPs',
-  'EventRateLimit',
-  'ExtendedResourceToleration',
-  'ImagePolicyWebhook',
-  'LimitPodHardAntiAffinityTopology',
-  'LimitRanger',
-  'MutatingAdmissionPolicy',
-  'MutatingAdmissionWebhook',
-  'NamespaceAutoProvision',
-  'NamespaceExists',
-  'NamespaceLifecycle',
-  'NodeDeclaredFeatureValidator',
-  'NodeRestriction',
-  'OwnerReferencesPermissionEnforcement',
-  'PersistentVolumeClaimResize',
-  'PodNodeSelector',
-  'PodSecurity',
-  'PodTolerationRestriction',
-  'PodTopologyLabels',
-  'Priority',
-  'ResourceQuota',
-  'RuntimeClass',
-  'ServiceAccount',
-  'StorageObjectInUseProtection',
-  'TaintNodesByCondition',
-  'ValidatingAdmissionPolicy',
-  'ValidatingAdmissionWebhook',
-] as const
-
-/** The plugins on unless disabled. */
-export const DEFAULT_ADMISSION_PLUGINS = [
-  'NamespaceLifecycle',
-  'LimitRanger',
-  'ServiceAccount',
-  'TaintNodesByCondition',
-  'PodSecurity',
-  'Priority',
-  'DefaultTolerationSeconds',
-  'DefaultStorageClass',
-  'StorageObjectInUseProtection',
-  'PersistentVolumeClaimResize',
-  'RuntimeClass',
-  'CertificateApproval',
-  'CertificateSigning',
-  'ClusterTrustBundleAttest',
-  'CertificateSubjectRestriction',
-  'DefaultIngressClass',
-  'PodTopologyLabels',
-  'NodeDeclaredFeatureValidator',
-  'MutatingAdmissionPolicy',
-  'MutatingAdmissionWebhook',
-  'ValidatingAdmissionPolicy',
-  'ValidatingAdmissionWebhook',
-  'ResourceQuota',
-] as const
+/** Every plugin name the spec knows, sorted, and the ones on unless disabled: one list, in core/config. */
+export const ADMISSION_PLUGINS = ADMISSION_PLUGIN_NAMES
+const DEFAULT_ADMISSION_PLUGINS = [...DEFAULT_ENABLED_ADMISSION_PLUGINS]
 
 export const ADMISSION_FLAGS = [
   flag({

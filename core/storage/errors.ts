@@ -1,9 +1,9 @@
 /**
- * The SQL store's StorageErrors, worded once and as memory.ts and upstream's
- * etcd3 store word them, so a client cannot tell the backends apart.
+ * The StorageErrors every backend throws, worded once and as upstream's
+ * etcd3 store words them, so a client cannot tell the backends apart.
  */
-import type { KubeObject } from '../../resources/object.js'
-import { type Preconditions, StorageError } from '../interface.js'
+import type { KubeObject } from '../resources/object.js'
+import { type Preconditions, StorageError } from './interface.js'
 
 /** Upstream's wording for an expired continue token (etcd3 store, `continueExpired`). */
 const CONTINUE_EXPIRED =
@@ -13,7 +13,7 @@ export function keyNotFound(key: string): StorageError {
   return new StorageError('KeyNotFound', key, `key not found: ${key}`)
 }
 
-export function keyExists(key: string, revision: number): StorageError {
+export function keyExists(key: string, revision: number | undefined): StorageError {
   return new StorageError('KeyExists', key, `key exists: ${key}`, revision)
 }
 
@@ -22,7 +22,7 @@ export function tooLarge(key: string, wanted: number, current: number): StorageE
   return new StorageError('TooLargeResourceVersion', key, `${wanted}, current: ${current}`, current)
 }
 
-export function compactedRead(key: string, compacted: number): StorageError {
+export function compactedRead(key: string, compacted: number | undefined): StorageError {
   return new StorageError('Compacted', key, 'The resourceVersion for the provided list is too old.', compacted)
 }
 
@@ -30,12 +30,13 @@ export function compactedWatch(key: string, from: number, compacted: number): St
   return new StorageError('Compacted', key, `too old resource version: ${from} (${compacted})`, compacted)
 }
 
-export function continueExpired(prefix: string, compacted: number): StorageError {
+export function continueExpired(prefix: string, compacted: number | undefined): StorageError {
   return new StorageError('Compacted', prefix, CONTINUE_EXPIRED, compacted)
 }
 
-export function storeClosed(key: string): StorageError {
-  return new StorageError('Unavailable', key, 'the embedded store is closed')
+/** A call after close(): `what` names the store (`the embedded store`). */
+export function storeClosed(key: string, what: string): StorageError {
+  return new StorageError('Unavailable', key, `${what} is closed`)
 }
 
 /**
