@@ -109,6 +109,23 @@ describe('generation', () => {
     assert.equal(same.body.metadata.generation, 2)
   })
 
+  it('counts spec changes of the other kinds upstream tracks it for (network policies, cron jobs)', async () => {
+    const api = await startServer()
+    const NP = '/apis/networking.k8s.io/v1/namespaces/default/networkpolicies'
+    const np = await api.post(NP, { metadata: { name: 'deny' }, spec: { podSelector: {} } })
+    assert.equal(np.status, 201, np.text)
+    assert.equal(np.body.metadata.generation, 1)
+    const changed = await api.patch(`${NP}/deny`, { spec: { policyTypes: ['Ingress'] } }, MERGE)
+    assert.equal(changed.body.metadata.generation, 2)
+    const CJ = '/apis/batch/v1/namespaces/default/cronjobs'
+    const template = { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } }
+    const cj = await api.post(CJ, { metadata: { name: 'tick' }, spec: { schedule: '*/5 * * * *', jobTemplate: template } })
+    assert.equal(cj.status, 201, cj.text)
+    assert.equal(cj.body.metadata.generation, 1)
+    const suspended = await api.patch(`${CJ}/tick`, { spec: { suspend: true } }, MERGE)
+    assert.equal(suspended.body.metadata.generation, 2)
+  })
+
   it('is not set on resources that do not track it', async () => {
     const api = await startServer()
     const cm = await api.post('/api/v1/namespaces/default/configmaps', { metadata: { name: 'c' }, data: { a: 'b' } })

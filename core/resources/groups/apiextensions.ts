@@ -10,6 +10,7 @@ export const customResourceDefinitions: ResourceEntry = defineResource({
   group: 'apiextensions.k8s.io',
   version: 'v1',
   kind: 'CustomResourceDefinition',
+  tracksGeneration: true,
   resource: 'customresourcedefinitions',
   namespaced: false,
   shortNames: ['crd', 'crds'],

@@ -88,6 +88,7 @@ export const daemonSets: ResourceEntry = defineResource({
   group: 'apps',
   version: 'v1',
   kind: 'DaemonSet',
+  tracksGeneration: true,
   resource: 'daemonsets',
   namespaced: true,
   shortNames: ['ds'],

@@ -82,6 +82,7 @@ const hpaColumns: TableColumn[] = [
 const common = {
   group: 'autoscaling',
   kind: 'HorizontalPodAutoscaler',
+  tracksGeneration: true,
   resource: 'horizontalpodautoscalers',
   namespaced: true,
   shortNames: ['hpa'],

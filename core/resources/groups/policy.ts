@@ -16,6 +16,7 @@ export const podDisruptionBudgets: ResourceEntry = defineResource({
   group: 'policy',
   version: 'v1',
   kind: 'PodDisruptionBudget',
+  tracksGeneration: true,
   resource: 'poddisruptionbudgets',
   namespaced: true,
   shortNames: ['pdb'],
