@@ -158,15 +158,3 @@ function lowerBound(keys: readonly string[], target: string): number {
   }
   return lo
 }
-
-/** Frozen cached objects make an accidental change through a predicate fail loudly. */
-export function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
-  Object.freeze(value)
-  for (const v of Object.values(value)) deepFreeze(v)
-  return value
-}
-
-export function revisionOf(obj: KubeObject): number {
-  return Number(obj.metadata.resourceVersion)
-}

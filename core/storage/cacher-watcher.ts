@@ -9,7 +9,8 @@
  */
 import type { KubeObject } from '../resources/object.js'
 import type { CachedChange } from './cacher-store.js'
-import { revisionOf } from './cacher-store.js'
+import { revisionOf } from './objects.js'
+import { selectionEvent } from './store-watcher.js'
 import type { StorageEvent, StorageEventType, Watcher } from './interface.js'
 
 type Predicate = (obj: KubeObject) => boolean
@@ -123,14 +124,8 @@ export class CacheWatcher implements Watcher {
 
   private convert(change: CachedChange): Queued | undefined {
     if (!this.opts.matchesKey(change.key)) return undefined
-    const p = this.opts.predicate
-    const was = change.previous !== undefined && (!p || p(change.previous))
-    if (change.deleted) return was ? { type: 'DELETED', object: change.object, revision: change.revision, restamp: false } : undefined
-    const is = !p || p(change.object)
-    if (is) return { type: was ? 'MODIFIED' : 'ADDED', object: change.object, revision: change.revision, restamp: false }
-    // It left the selection: the watch sees it go, as its last matching state at this revision.
-    if (was) return { type: 'DELETED', object: change.previous!, revision: change.revision, restamp: true }
-    return undefined
+    const event = selectionEvent({ object: change.object, prev: change.previous, deleted: change.deleted }, this.opts.predicate)
+    return event && { ...event, revision: change.revision }
   }
 
   private enqueue(event: Queued): void {

@@ -12,7 +12,8 @@
  */
 import type { Logger } from '../ports.js'
 import type { KubeObject } from '../resources/object.js'
-import { type CachedChange, deepFreeze, EventWindow, ObjectIndex } from './cacher-store.js'
+import { type CachedChange, EventWindow, ObjectIndex } from './cacher-store.js'
+import { deepFreeze } from './objects.js'
 import { type Backlog, CacheWatcher } from './cacher-watcher.js'
 import {
   type ListOptions,

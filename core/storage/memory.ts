@@ -13,6 +13,8 @@
 import type { KubeObject } from '../resources/object.js'
 import { CONTINUE_AT_LATEST, decodeContinue, encodeContinue } from './continue-token.js'
 import { checkPreconditions, keyNotFound, parseResourceVersion, tooLarge } from './errors.js'
+import { deepFreeze, revisionOf, sameIgnoringResourceVersion, stampRevision } from './objects.js'
+import { type Change, StoreWatcher } from './store-watcher.js'
 import {
   type ListOptions,
   type ListResult,
@@ -20,8 +22,6 @@ import {
   type ReadOptions,
   type Storage,
   StorageError,
-  type StorageEvent,
-  type StorageEventType,
   type TryUpdate,
   type Watcher,
   type WatchOptions,
@@ -34,23 +34,10 @@ export interface MemoryStorageOptions {
   bookmarkIntervalMs?: number
 }
 
-type Predicate = (obj: KubeObject) => boolean
-
 /** One state of a key; `obj` undefined marks the deletion at `rev`. */
 interface Version {
   rev: number
   obj: KubeObject | undefined
-}
-
-/** A committed write, as watches see it. */
-interface LogEvent {
-  rev: number
-  key: string
-  /** The new state; for a deletion, the last state stamped with the deletion's revision. */
-  obj: KubeObject
-  /** The state before the write; undefined for a creation. */
-  prev: KubeObject | undefined
-  deleted: boolean
 }
 
 /** The oldest revision an empty store has; the first write gets 2. */
@@ -67,8 +54,8 @@ export class MemoryStorage implements Storage {
   /** Every key with a retained version (live or deleted), sorted, for ordered range scans. */
   private readonly keys: string[] = []
   private readonly history = new Map<string, Version[]>()
-  private readonly log = new Queue<LogEvent>()
-  private readonly watchers = new Set<MemoryWatcher>()
+  private readonly log = new Queue<Change>()
+  private readonly watchers = new Set<StoreWatcher>()
   private readonly historyLimit: number
   private readonly bookmarkIntervalMs: number
 
@@ -158,7 +145,7 @@ export class MemoryStorage implements Storage {
 
   watch(prefix: string, opts: WatchOptions = {}): Watcher {
     const matchesKey = prefix.endsWith('/') ? (key: string) => key.startsWith(prefix) : (key: string) => key === prefix
-    const watcher = new MemoryWatcher(matchesKey, opts.predicate, () => this.watchers.delete(watcher))
+    const watcher = new StoreWatcher(matchesKey, opts.predicate, (w) => this.watchers.delete(w))
     try {
       this.watchStart(prefix, matchesKey, watcher, opts)
     } catch (err) {
@@ -193,7 +180,7 @@ export class MemoryStorage implements Storage {
     if (upTo <= this.compacted) return
     this.compacted = upTo
     const touched = new Set<string>()
-    for (let e = this.log.peek(); e && e.rev <= upTo; e = this.log.peek()) {
+    for (let e = this.log.peek(); e && e.revision <= upTo; e = this.log.peek()) {
       this.log.shift()
       touched.add(e.key)
     }
@@ -205,21 +192,21 @@ export class MemoryStorage implements Storage {
   /** Stores `obj` as the next revision of `key` and tells the watchers. */
   private commit(key: string, obj: KubeObject, prev: KubeObject | undefined): KubeObject {
     const rev = this.revision + 1
-    const stored = stamp(structuredClone(obj), rev)
+    const stored = stampRevision(structuredClone(obj), rev)
     deepFreeze(stored)
     this.revision = rev
     this.append(key, { rev, obj: stored })
-    this.publish({ rev, key, obj: stored, prev, deleted: false })
+    this.publish({ revision: rev, key, object: stored, prev, deleted: false })
     return stored
   }
 
   private commitDelete(key: string, current: KubeObject): KubeObject {
     const rev = this.revision + 1
-    const last = stamp(structuredClone(current), rev)
+    const last = stampRevision(structuredClone(current), rev)
     deepFreeze(last)
     this.revision = rev
     this.append(key, { rev, obj: undefined })
-    this.publish({ rev, key, obj: last, prev: current, deleted: true })
+    this.publish({ revision: rev, key, object: last, prev: current, deleted: true })
     return last
   }
 
@@ -234,12 +221,12 @@ export class MemoryStorage implements Storage {
     this.keys.splice(lowerBound(this.keys, key), 0, key)
   }
 
-  private publish(event: LogEvent): void {
+  private publish(event: Change): void {
     this.log.push(event)
     for (const w of this.watchers) w.offer(event)
     if (this.log.length > this.historyLimit) {
       const oldest = this.log.at(this.log.length - this.historyLimit - 1)
-      if (oldest) this.compact(oldest.rev)
+      if (oldest) this.compact(oldest.revision)
     }
   }
 
@@ -309,7 +296,7 @@ export class MemoryStorage implements Storage {
   }
 
   /** Queues a new watcher's first events and sets the revision its live events must follow. */
-  private watchStart(prefix: string, matchesKey: (key: string) => boolean, watcher: MemoryWatcher, opts: WatchOptions): void {
+  private watchStart(prefix: string, matchesKey: (key: string) => boolean, watcher: StoreWatcher, opts: WatchOptions): void {
     const from = parseResourceVersion(prefix, opts.resourceVersion)
     if (from === undefined) {
       watcher.afterRevision = this.revision
@@ -318,7 +305,7 @@ export class MemoryStorage implements Storage {
       for (const key of keys) {
         const obj = this.latest(key)
         if (obj && matchesKey(key) && (!opts.predicate || opts.predicate(obj))) {
-          watcher.enqueue('ADDED', obj, revisionOf(obj), false)
+          watcher.enqueue('ADDED', obj, revisionOf(obj))
         }
       }
       return
@@ -342,140 +329,6 @@ export class MemoryStorage implements Storage {
       yield key
     }
   }
-}
-
-/**
- * One watch. Writers never wait for it: events go into a per-watcher queue
- * that the consumer drains at its own pace. The queue is unbounded, so a
- * consumer that never reads grows memory until it stops; the HTTP layer
- * bounds how long a watch lives.
- */
-class MemoryWatcher implements Watcher {
-  /** Events at or below this revision are covered by the watch's start (its snapshot, or before its resourceVersion). */
-  afterRevision = 0
-  private readonly queue = new Queue<QueuedEvent>()
-  private readonly waiting: Array<{ resolve: (r: IteratorResult<StorageEvent, undefined>) => void; reject: (e: unknown) => void }> = []
-  private failure: unknown
-  private ended = false
-  private timer: ReturnType<typeof setInterval> | undefined
-  private abort: { signal: AbortSignal; listener: () => void } | undefined
-
-  constructor(
-    private readonly matchesKey: (key: string) => boolean,
-    private readonly predicate: Predicate | undefined,
-    private readonly release: () => void,
-  ) {}
-
-  /** Turns a committed write into what this watcher sees, with upstream cacher's predicate transitions. */
-  offer(e: LogEvent): void {
-    if (this.ended || e.rev <= this.afterRevision || !this.matchesKey(e.key)) return
-    const p = this.predicate
-    const was = e.prev !== undefined && (!p || p(e.prev))
-    if (e.deleted) {
-      if (was) this.enqueue('DELETED', e.obj, e.rev, false)
-      return
-    }
-    const is = !p || p(e.obj)
-    if (is && was) this.enqueue('MODIFIED', e.obj, e.rev, false)
-    else if (is) this.enqueue('ADDED', e.obj, e.rev, false)
-    // It stopped matching: the watcher sees it leave, as its last matching state at this revision.
-    else if (was && e.prev) this.enqueue('DELETED', e.prev, e.rev, true)
-  }
-
-  enqueue(type: StorageEventType, object: KubeObject, revision: number, restamp: boolean): void {
-    if (this.ended) return
-    const queued: QueuedEvent = { type, object, revision, restamp }
-    const waiter = this.waiting.shift()
-    if (waiter) waiter.resolve({ done: false, value: deliver(queued) })
-    else this.queue.push(queued)
-  }
-
-  /** Ends the watch with an error, delivered after anything already queued. */
-  fail(err: unknown): void {
-    if (this.ended) return
-    this.failure = err
-    this.end()
-    const waiter = this.waiting.shift()
-    if (waiter) {
-      this.failure = undefined
-      waiter.reject(err)
-    }
-    for (const w of this.waiting.splice(0)) w.resolve({ done: true, value: undefined })
-  }
-
-  stop(): void {
-    this.queue.clear()
-    this.failure = undefined
-    this.end()
-    for (const w of this.waiting.splice(0)) w.resolve({ done: true, value: undefined })
-  }
-
-  startBookmarks(intervalMs: number, current: () => number): void {
-    if (this.ended) return
-    this.timer = setInterval(() => {
-      const rev = current()
-      this.enqueue('BOOKMARK', { metadata: { resourceVersion: String(rev) } }, rev, false)
-    }, intervalMs)
-  }
-
-  stopOn(signal: AbortSignal): void {
-    if (signal.aborted) {
-      this.stop()
-      return
-    }
-    const listener = () => this.stop()
-    signal.addEventListener('abort', listener, { once: true })
-    this.abort = { signal, listener }
-  }
-
-  next(): Promise<IteratorResult<StorageEvent, undefined>> {
-    const queued = this.queue.shift()
-    if (queued) return Promise.resolve({ done: false, value: deliver(queued) })
-    if (this.failure !== undefined) {
-      const err = this.failure
-      this.failure = undefined
-      return Promise.reject(err)
-    }
-    if (this.ended) return Promise.resolve({ done: true, value: undefined })
-    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }))
-  }
-
-  [Symbol.asyncIterator](): AsyncIterator<StorageEvent, undefined> {
-    return {
-      next: () => this.next(),
-      // `break` out of a for-await loop lands here.
-      return: async () => {
-        this.stop()
-        return { done: true, value: undefined }
-      },
-    }
-  }
-
-  /** Releases the subscription, timer and signal listener; queued events stay readable. */
-  private end(): void {
-    if (this.ended) return
-    this.ended = true
-    if (this.timer !== undefined) clearInterval(this.timer)
-    this.timer = undefined
-    if (this.abort) this.abort.signal.removeEventListener('abort', this.abort.listener)
-    this.abort = undefined
-    this.release()
-  }
-}
-
-interface QueuedEvent {
-  type: StorageEventType
-  /** The stored (frozen) object; cloned when handed out so each consumer owns its copy. */
-  object: KubeObject
-  revision: number
-  /** Hand the object out with resourceVersion = revision (a DELETED made from an older state). */
-  restamp: boolean
-}
-
-function deliver(q: QueuedEvent): StorageEvent {
-  const object = structuredClone(q.object)
-  if (q.restamp) stamp(object, q.revision)
-  return { type: q.type, object, revision: q.revision }
 }
 
 /** A FIFO with O(1) shift that compacts its backing array now and then. */
@@ -516,12 +369,12 @@ class Queue<T> {
   }
 
   /** For a queue of events in revision order: the index of the first with rev > `rev`. */
-  firstIndexAfter(this: Queue<LogEvent>, rev: number): number {
+  firstIndexAfter(this: Queue<Change>, rev: number): number {
     let lo = 0
     let hi = this.length
     while (lo < hi) {
       const mid = (lo + hi) >>> 1
-      if (this.at(mid)!.rev <= rev) lo = mid + 1
+      if (this.at(mid)!.revision <= rev) lo = mid + 1
       else hi = mid
     }
     return lo
@@ -542,43 +395,3 @@ function lowerBound(keys: readonly string[], target: string): number {
   return lo
 }
 
-function stamp(obj: KubeObject, rev: number): KubeObject {
-  if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {}
-  obj.metadata.resourceVersion = String(rev)
-  return obj
-}
-
-function revisionOf(obj: KubeObject): number {
-  return Number(obj.metadata.resourceVersion)
-}
-
-/** Frozen stored objects make accidental mutation through a predicate or event fail loudly. */
-function deepFreeze(value: unknown): void {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return
-  Object.freeze(value)
-  for (const v of Object.values(value)) deepFreeze(v)
-}
-
-
-
-
-
-function sameIgnoringResourceVersion(a: KubeObject, b: KubeObject): boolean {
-  const strip = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } })
-  return jsonEqual(strip(a), strip(b))
-}
-
-/** Structural equality of JSON data; an undefined property equals an absent one, as in the serialized form. */
-function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
-  if (Array.isArray(a) !== Array.isArray(b)) return false
-  if (Array.isArray(a) && Array.isArray(b)) {
-    return a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]))
-  }
-  const ra = a as Record<string, unknown>
-  const rb = b as Record<string, unknown>
-  const ka = Object.keys(ra).filter((k) => ra[k] !== undefined)
-  const kb = Object.keys(rb).filter((k) => rb[k] !== undefined)
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(rb, k) && jsonEqual(ra[k], rb[k]))
-}

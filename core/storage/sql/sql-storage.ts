@@ -40,10 +40,10 @@ import {
   storeClosed,
   tooLarge,
 } from '../errors.js'
-import { deepFreeze, sameIgnoringResourceVersion, stampRevision } from './objects.js'
+import { deepFreeze, sameIgnoringResourceVersion, stampRevision } from '../objects.js'
 import { type ChangeRow, keyAfter, keyRange, type LogRow, prefixRange, RevisionLog } from './revision-log.js'
 import { prepareDatabase, releaseDatabase, type Synchronous } from './schema.js'
-import { type Change, ChangeWatcher } from './watchers.js'
+import { type Change, StoreWatcher } from '../store-watcher.js'
 
 export interface SqlStorageOptions {
   /** How objects become stored bytes (`--storage-media-type`). @default jsonCodec */
@@ -67,7 +67,7 @@ export class SqlStorage implements Storage {
   private readonly log: RevisionLog
   private readonly codec: ObjectCodec
   private readonly bookmarkIntervalMs: number
-  private readonly watchers = new Set<ChangeWatcher>()
+  private readonly watchers = new Set<StoreWatcher>()
   private compactor: ReturnType<typeof setInterval> | undefined
   private closed = false
 
@@ -186,7 +186,7 @@ export class SqlStorage implements Storage {
   watch(prefix: string, opts: WatchOptions = {}): Watcher {
     const exact = !prefix.endsWith('/')
     const matchesKey = exact ? (key: string) => key === prefix : (key: string) => key.startsWith(prefix)
-    const watcher = new ChangeWatcher(matchesKey, opts.predicate, (w) => this.watchers.delete(w))
+    const watcher = new StoreWatcher(matchesKey, opts.predicate, (w) => this.watchers.delete(w))
     try {
       this.ensureOpen(prefix)
       this.startWatch(prefix, exact, watcher, opts)
@@ -303,7 +303,7 @@ export class SqlStorage implements Storage {
   }
 
   /** Queues a new watcher's first events and sets the revision its live events must follow. */
-  private startWatch(prefix: string, exact: boolean, watcher: ChangeWatcher, opts: WatchOptions): void {
+  private startWatch(prefix: string, exact: boolean, watcher: StoreWatcher, opts: WatchOptions): void {
     const range = exact ? keyRange(prefix) : prefixRange(prefix)
     const from = parseResourceVersion(prefix, opts.resourceVersion)
     if (from === undefined) {

@@ -7,6 +7,7 @@
 import type { IKeyValue } from 'etcd3'
 import type { KubeObject } from '../../../core/resources/object.js'
 import type { ObjectCodec } from '../../../core/storage/codec.js'
+import { stampRevision } from '../../../core/storage/objects.js'
 
 export function keyBytes(key: string): Buffer {
   return Buffer.from(key, 'utf8')
@@ -38,13 +39,7 @@ export function int64(value: string | number): number {
   return Number(value)
 }
 
-export function stamp(obj: KubeObject, revision: number): KubeObject {
-  if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {}
-  obj.metadata.resourceVersion = String(revision)
-  return obj
-}
-
 /** A fresh object from stored bytes, its resourceVersion set to `revision` (default: the key's mod_revision). */
 export function decodeValue(codec: ObjectCodec, kv: IKeyValue, revision = int64(kv.mod_revision)): KubeObject {
-  return stamp(codec.decode(kv.value), revision)
+  return stampRevision(codec.decode(kv.value), revision)
 }

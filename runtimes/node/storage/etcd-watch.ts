@@ -19,8 +19,9 @@ import type { KubeObject } from '../../../core/resources/object.js'
 import type { ObjectCodec } from '../../../core/storage/codec.js'
 import { StorageError, type StorageEvent, type StorageEventType, type Watcher, type WatchOptions } from '../../../core/storage/interface.js'
 import { parseResourceVersion, watchCompacted } from './etcd-errors.js'
-import { decodeValue, keyRange, int64, stamp } from './etcd-kv.js'
-import { WatchChannel } from './etcd-watch-channel.js'
+import { decodeValue, keyRange, int64 } from './etcd-kv.js'
+import { stampRevision } from '../../../core/storage/objects.js'
+import { WatchChannel } from '../../../core/storage/watch-channel.js'
 import { type Census, type KeyChange, WatchProgress } from './etcd-watch-progress.js'
 
 type WatchStream = Awaited<ReturnType<WatchClient['watch']>>
@@ -201,7 +202,7 @@ export class EtcdWatch implements Watcher {
     const was = prev !== undefined && (!p || p(prev))
     if (event.type === 'Delete') {
       if (!prev) throw new Error(`etcd sent the deletion of ${event.kv.key.toString()} without its previous value`)
-      if (was) this.emit('DELETED', stamp(prev, rev), rev)
+      if (was) this.emit('DELETED', stampRevision(prev, rev), rev)
       return
     }
     const current = this.decode(event.kv)
@@ -210,7 +211,7 @@ export class EtcdWatch implements Watcher {
     const existed = prev !== undefined ? was : int64(event.kv.version) > 1 && is
     if (is && existed) this.emit('MODIFIED', current, rev)
     else if (is) this.emit('ADDED', current, rev)
-    else if (was && prev) this.emit('DELETED', stamp(prev, rev), rev)
+    else if (was && prev) this.emit('DELETED', stampRevision(prev, rev), rev)
   }
 
   private decode(kv: IKeyValue): KubeObject {

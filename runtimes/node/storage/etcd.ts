@@ -41,7 +41,8 @@ import {
   tooLarge,
   unavailable,
 } from './etcd-errors.js'
-import { decodeValue, keyBytes, keyRange, prefixEnd, int64, stamp } from './etcd-kv.js'
+import { decodeValue, keyBytes, keyRange, prefixEnd, int64 } from './etcd-kv.js'
+import { stampRevision } from '../../../core/storage/objects.js'
 import { LeaseManager } from './etcd-leases.js'
 import { EtcdWatch } from './etcd-watch.js'
 import type { Census } from './etcd-watch-progress.js'
@@ -104,7 +105,7 @@ export class EtcdStorage implements Storage {
       const existing = existingKv(res)
       throw keyExists(key, existing ? int64(existing.mod_revision) : undefined)
     }
-    return stamp(this.codec.decode(data), int64(res.header.revision))
+    return stampRevision(this.codec.decode(data), int64(res.header.revision))
   }
 
   async get(key: string, opts: ReadOptions = {}): Promise<KubeObject | undefined> {
@@ -188,9 +189,9 @@ export class EtcdStorage implements Storage {
       const updated = await tryUpdate(state.obj)
       const data = Buffer.from(this.codec.encode(updated))
       // As upstream: identical bytes mean nothing to write, and the resourceVersion stays.
-      if (data.equals(state.data)) return stamp(this.codec.decode(state.data), state.rev)
+      if (data.equals(state.data)) return stampRevision(this.codec.decode(state.data), state.rev)
       const res = await this.txn(key, [modRevisionIs(key, state.rev)], await this.putOp(key, data))
-      if (res.succeeded) return stamp(this.codec.decode(data), int64(res.header.revision))
+      if (res.succeeded) return stampRevision(this.codec.decode(data), int64(res.header.revision))
       // Another write landed in between: start over from the state etcd sent back.
       state = this.stateOf(existingKv(res))
     }
@@ -204,9 +205,9 @@ export class EtcdStorage implements Storage {
     for (;;) {
       if (!state) throw keyNotFound(key)
       checkPreconditions(key, state.obj, opts.preconditions)
-      if (opts.validate) await opts.validate(stamp(this.codec.decode(state.data), state.rev))
+      if (opts.validate) await opts.validate(stampRevision(this.codec.decode(state.data), state.rev))
       const res = await this.txn(key, [modRevisionIs(key, state.rev)], { request_delete_range: { key: keyBytes(key) } })
-      if (res.succeeded) return stamp(state.obj, int64(res.header.revision))
+      if (res.succeeded) return stampRevision(state.obj, int64(res.header.revision))
       // Changed while validate ran: check the fresh state again, as upstream's conditionalDelete.
       state = this.stateOf(existingKv(res))
     }

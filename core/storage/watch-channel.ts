@@ -1,12 +1,12 @@
 /**
- * The consumer side of a watch: a queue the producer (an etcd watch stream)
+ * The consumer side of a watch: a queue the producer (a store's commits, an etcd watch stream)
  * pushes into without ever waiting, read by `for await` at the consumer's
  * pace. The contract's ending rules live here: `stop()` ends the iteration at
  * once, even for a consumer already waiting, and drops what is queued; a
  * failure is delivered after the events queued before it; an AbortSignal or
  * a `break` out of the loop stops it.
  */
-import type { StorageEvent, Watcher } from '../../../core/storage/interface.js'
+import type { StorageEvent, Watcher } from './interface.js'
 
 type Waiter = { resolve: (r: IteratorResult<StorageEvent, undefined>) => void; reject: (e: unknown) => void }
 

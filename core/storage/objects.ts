@@ -1,5 +1,5 @@
-/** What the SQL store does to objects besides storing them: revision stamps, freezing, comparison. */
-import type { KubeObject } from '../../resources/object.js'
+/** What the stores do to objects besides storing them: revision stamps, freezing, comparison. */
+import type { KubeObject } from '../resources/object.js'
 
 /** Sets `metadata.resourceVersion` to the revision (stored bytes never carry one: the revision is the truth). */
 export function stampRevision(obj: KubeObject, revision: number): KubeObject {

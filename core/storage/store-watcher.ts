@@ -1,0 +1,100 @@
+/**
+ * One watch on a store that sees its own commits (the memory store, the
+ * embedded store): each committed change is offered to every watcher, which
+ * turns it into what its selection sees and queues it in a WatchChannel, so
+ * writers never wait for a reader. The queue is unbounded; the HTTP layer
+ * bounds how long a watch lives.
+ */
+import type { KubeObject } from '../resources/object.js'
+import type { StorageEvent, StorageEventType, Watcher } from './interface.js'
+import { stampRevision } from './objects.js'
+import { WatchChannel } from './watch-channel.js'
+
+/** A committed write as watchers see it. Objects are frozen and shared; each delivery clones. */
+export interface Change {
+  revision: number
+  key: string
+  /** The new state, stamped with `revision`; for a deletion, the last state stamped with the deletion's revision. */
+  object: KubeObject
+  /** The state before the write; undefined for a creation. */
+  prev: KubeObject | undefined
+  deleted: boolean
+}
+
+type Predicate = (obj: KubeObject) => boolean
+
+/** What a watch with `predicate` sees of a change (upstream cacher's transitions), or undefined for nothing. */
+export function selectionEvent(
+  change: Pick<Change, 'object' | 'prev' | 'deleted'>,
+  predicate: Predicate | undefined,
+): { type: StorageEventType; object: KubeObject; restamp: boolean } | undefined {
+  const was = change.prev !== undefined && (!predicate || predicate(change.prev))
+  if (change.deleted) return was ? { type: 'DELETED', object: change.object, restamp: false } : undefined
+  const is = !predicate || predicate(change.object)
+  if (is) return { type: was ? 'MODIFIED' : 'ADDED', object: change.object, restamp: false }
+  // It left the selection: the watch sees it go, as its last matching state at this revision.
+  if (was && change.prev) return { type: 'DELETED', object: change.prev, restamp: true }
+  return undefined
+}
+
+export class StoreWatcher implements Watcher {
+  /** Changes at or below this revision are covered by the watch's start (its snapshot, or before its resourceVersion). */
+  afterRevision = 0
+  private readonly channel: WatchChannel
+  private timer: ReturnType<typeof setInterval> | undefined
+
+  constructor(
+    private readonly matchesKey: (key: string) => boolean,
+    private readonly predicate: Predicate | undefined,
+    release: (w: StoreWatcher) => void,
+  ) {
+    this.channel = new WatchChannel(() => {
+      if (this.timer !== undefined) clearInterval(this.timer)
+      this.timer = undefined
+      release(this)
+    })
+  }
+
+  offer(change: Change): void {
+    if (this.channel.ended || change.revision <= this.afterRevision || !this.matchesKey(change.key)) return
+    const event = selectionEvent(change, this.predicate)
+    if (event) this.enqueue(event.type, event.object, change.revision, event.restamp)
+  }
+
+  /** Queues a copy of `object`, stamped with `revision` when `restamp` (an object leaving the selection shows its older state). */
+  enqueue(type: StorageEventType, object: KubeObject, revision: number, restamp = false): void {
+    if (this.channel.ended) return
+    const copy = structuredClone(object)
+    if (restamp) stampRevision(copy, revision)
+    this.channel.push({ type, object: copy, revision })
+  }
+
+  /** Ends the watch with an error, delivered after anything already queued. */
+  fail(err: unknown): void {
+    this.channel.fail(err)
+  }
+
+  stop(): void {
+    this.channel.stop()
+  }
+
+  startBookmarks(intervalMs: number, current: () => number): void {
+    if (this.channel.ended) return
+    this.timer = setInterval(() => {
+      const revision = current()
+      this.enqueue('BOOKMARK', { metadata: { resourceVersion: String(revision) } }, revision)
+    }, intervalMs)
+  }
+
+  stopOn(signal: AbortSignal): void {
+    this.channel.stopOn(signal)
+  }
+
+  next(): Promise<IteratorResult<StorageEvent, undefined>> {
+    return this.channel.next()
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<StorageEvent, undefined> {
+    return this.channel[Symbol.asyncIterator]()
+  }
+}
