@@ -156,16 +156,16 @@ describe('bodies of the wrong type', () => {
     )
   })
 
-  it('drops fields the type does not have, and keeps a numeric quantity as text', async () => {
+  it('drops fields the type does not have, and stores quantities (numbers too) in canonical form', async () => {
     const r = await api.post('/api/v1/namespaces/default/pods', {
       metadata: { name: 'extra-fields', creationTimestamp: null },
-      spec: { containers: [{ name: 'c', image: 'i', colour: 'blue', resources: { requests: { cpu: 1 } } }] },
+      spec: { containers: [{ name: 'c', image: 'i', colour: 'blue', resources: { requests: { cpu: 1, memory: '1024Mi' }, limits: { cpu: '1000m' } } }] },
       flavour: 'vanilla',
     })
     assert.equal(r.status, 201, r.text)
     const [container] = r.body.spec.containers
     assert.equal(container.colour, undefined)
-    assert.deepEqual(container.resources, { requests: { cpu: '1' } })
+    assert.deepEqual(container.resources, { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1' } })
     assert.equal(r.body.flavour, undefined)
   })
 })

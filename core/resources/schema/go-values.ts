@@ -4,6 +4,7 @@
  * they leave, and the error text their decoders give when they refuse.
  */
 import { parseGoDuration } from '../../options/duration.js'
+import { canonicalQuantity } from './quantity.js'
 
 /** Go's text for a value a string decoder refused: `json: cannot unmarshal number into Go value of type string`. */
 export function notAString(kind: string): string {
@@ -74,7 +75,7 @@ const QUANTITY_SUFFIXES = new Set(['', 'n', 'u', 'm', 'k', 'M', 'G', 'T', 'P', '
 
 /**
  * Checks a quantity as upstream's ParseQuantity does (numbers are accepted
- * too and kept as their text); returns the stored text or the error.
+ * too); returns the canonical text upstream stores, or the error.
  */
 export function parseQuantity(raw: unknown): { value: string } | { error: string } {
   if (typeof raw !== 'string' && typeof raw !== 'number')
@@ -85,7 +86,7 @@ export function parseQuantity(raw: unknown): { value: string } | { error: string
   const [, number = '', suffix = ''] = m
   if (!/^[+-]?(\d+\.?\d*|\.\d+)$/.test(number)) return { error: 'unable to parse numeric part of quantity' }
   if (!QUANTITY_SUFFIXES.has(suffix) && !/^[eE][-+]?\d+$/.test(suffix)) return { error: "unable to parse quantity's suffix" }
-  return { value: text }
+  return { value: canonicalQuantity(text) ?? text }
 }
 
 /** Checks a Go duration string (metav1.Duration); returns the error text when malformed. */

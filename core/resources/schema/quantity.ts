@@ -1,0 +1,129 @@
+/**
+ * The text upstream writes back for a resource.Quantity: every quantity a
+ * client sends is parsed and re-printed in canonical form (`1000m` → `1`,
+ * `0.5` → `500m`, `2048Ki` → `2Mi`), except that a text upstream's parser
+ * already deems canonical is kept as it came (`1.500`, `+1`).
+ *
+ * Values are kept as an exact decimal (a BigInt and a power of ten) so that
+ * no quantity loses precision and a huge exponent costs nothing.
+ */
+
+type Format = 'DecimalSI' | 'BinarySI' | 'DecimalExponent'
+
+const DECIMAL_SUFFIXES: Readonly<Record<string, number>> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 }
+const BINARY_SUFFIXES: Readonly<Record<string, number>> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 }
+const DECIMAL_BY_EXPONENT = new Map(Object.entries(DECIMAL_SUFFIXES).map(([s, e]) => [e, s]))
+const BINARY_BY_EXPONENT = new Map(Object.entries(BINARY_SUFFIXES).map(([s, e]) => [e, s]))
+
+/** Upstream keeps the int64 fast path for up to 18 significant digits. */
+const MAX_INT64_FACTORS = 18
+const INT64_MAX = 2n ** 63n - 1n
+const NANO = -9
+
+interface Parts {
+  negative: boolean
+  /** Integer digits, leading zeros removed ('0' when none are left). */
+  whole: string
+  /** Fraction digits, as written. */
+  fraction: string
+  format: Format
+  /** Power of ten (decimal formats) or of two (BinarySI) the suffix stands for. */
+  exponent: number
+}
+
+function splitQuantity(text: string): Parts | undefined {
+  const m = /^([+-]?)0*(\d*)(?:\.(\d*))?(.*)$/.exec(text)
+  if (!m) return undefined
+  const [, sign = '', whole = '', fraction = '', suffix = ''] = m
+  const parts = { negative: sign === '-', whole: whole || '0', fraction }
+  if (suffix in DECIMAL_SUFFIXES) return { ...parts, format: 'DecimalSI', exponent: DECIMAL_SUFFIXES[suffix] ?? 0 }
+  if (suffix in BINARY_SUFFIXES) return { ...parts, format: 'BinarySI', exponent: BINARY_SUFFIXES[suffix] ?? 0 }
+  const exp = /^[eE]([-+]?\d+)$/.exec(suffix)
+  if (exp) return { ...parts, format: 'DecimalExponent', exponent: Number(exp[1]) }
+  return undefined
+}
+
+/** Whether upstream's parser keeps the text as written: it already reads as the canonical form would. */
+function keptAsWritten(p: Parts): boolean {
+  const shifted = p.whole + p.fraction
+  if (p.format === 'BinarySI') {
+    if (p.fraction) return false
+    const precision = 15 - p.whole.length - Math.trunc((p.exponent * 3) / 10) - 1
+    const value = BigInt(p.whole)
+    return precision >= 0 && value << BigInt(p.exponent) <= INT64_MAX && (value & 7n) !== 0n
+  }
+  if (MAX_INT64_FACTORS - shifted.length < 0) return false
+  const scale = p.exponent - p.fraction.length
+  return scale >= NANO && BigInt(shifted) <= INT64_MAX && scale % 3 === 0 && !shifted.endsWith('000') && !shifted.startsWith('0')
+}
+
+/** `digits` × 10^`exponent`, with every factor of ten moved into the exponent. */
+function normalise(digits: bigint, exponent: number): [bigint, number] {
+  while (digits !== 0n && digits % 10n === 0n) {
+    digits /= 10n
+    exponent++
+  }
+  return [digits, exponent]
+}
+
+/** Rounds a positive `digits` × 10^`exponent` up (away from zero) to whole nanos, as upstream does to tiny requests. */
+function roundUpToNano(digits: bigint, exponent: number): [bigint, number] {
+  if (exponent >= NANO) return [digits, exponent]
+  const drop = NANO - exponent
+  const text = digits.toString()
+  if (drop >= text.length) return [1n, NANO]
+  const divisor = 10n ** BigInt(drop)
+  const kept = digits / divisor
+  return [digits % divisor === 0n ? kept : kept + 1n, NANO]
+}
+
+function decimalText(sign: string, digits: bigint, exponent: number, format: Format): string {
+  let [amount, exp] = normalise(digits, exponent)
+  const extra = ((exp % 3) + 3) % 3
+  amount *= 10n ** BigInt(extra)
+  exp -= extra
+  if (format === 'DecimalExponent') return `${sign}${amount}${exp === 0 ? '' : `e${exp}`}`
+  const suffix = DECIMAL_BY_EXPONENT.get(exp)
+  return `${sign}${amount}${suffix ?? `e${exp}`}`
+}
+
+/**
+ * The canonical text of a quantity already known to be well-formed (see
+ * go-values.ts parseQuantity); undefined when it is not one.
+ */
+export function canonicalQuantity(text: string): string | undefined {
+  if (text === '0') return text
+  const p = splitQuantity(text)
+  if (!p) return undefined
+  if (keptAsWritten(p)) return text
+  let digits = BigInt(p.whole + p.fraction)
+  if (digits === 0n) return '0'
+  let exponent = -p.fraction.length
+  let format = p.format
+  if (format === 'BinarySI') {
+    // Multiply out the power of two; the decimal exponent stays that of the fraction.
+    digits <<= BigInt(p.exponent)
+    if (exponent < 0) {
+      ;[digits, exponent] = normalise(digits, exponent)
+    }
+  } else {
+    exponent += p.exponent
+  }
+  ;[digits, exponent] = roundUpToNano(digits, exponent)
+  if (format === 'BinarySI' && exponent >= 0) {
+    const whole = digits * 10n ** BigInt(exponent)
+    // Upstream caps binary quantities at the largest int64.
+    const capped = whole > INT64_MAX ? INT64_MAX : whole
+    if (capped < 1024n) return decimalText(p.negative ? '-' : '', capped, 0, 'DecimalSI')
+    let amount = capped
+    let power = 0
+    while (amount % 1024n === 0n && power < 60) {
+      amount /= 1024n
+      power += 10
+    }
+    return `${p.negative ? '-' : ''}${amount}${BINARY_BY_EXPONENT.get(power) ?? ''}`
+  }
+  // A binary quantity with a fraction left cannot be shown in Ki/Mi/...: upstream shows it in decimal.
+  if (format === 'BinarySI') format = 'DecimalSI'
+  return decimalText(p.negative ? '-' : '', digits, exponent, format)
+}

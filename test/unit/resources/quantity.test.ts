@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { parseQuantity } from '../../../core/resources/schema/go-values.js'
+
+const stored = (raw: string | number) => {
+  const parsed = parseQuantity(raw)
+  assert.ok('value' in parsed, `${raw} should parse`)
+  return parsed.value
+}
+
+describe('quantities are stored in upstream’s canonical form', () => {
+  const cases: [string | number, string][] = [
+    ['0', '0'],
+    ['0.0', '0'],
+    ['0Mi', '0'],
+    ['1000m', '1'],
+    ['0.5', '500m'],
+    ['1.5', '1500m'],
+    ['100m', '100m'],
+    ['1000', '1k'],
+    ['1500', '1500'],
+    ['12000', '12k'],
+    ['1000k', '1M'],
+    ['2048Ki', '2Mi'],
+    ['1536Ki', '1536Ki'],
+    ['1024', '1024'],
+    ['1Gi', '1Gi'],
+    ['1.5Gi', '1536Mi'],
+    ['0.5Ki', '512'],
+    ['0.1Gi', '107374182400m'],
+    ['1e3', '1e3'],
+    ['1000e3', '1e6'],
+    ['0.0000000001', '1n'],
+    ['-0.5', '-500m'],
+    ['0.07', '70m'],
+    [2, '2'],
+    [0.25, '250m'],
+    // Texts upstream's parser already takes as canonical stay as written.
+    ['1.500', '1.500'],
+    ['+1', '+1'],
+    ['007', '007'],
+    ['12Ki', '12Ki'],
+  ]
+  for (const [raw, want] of cases) {
+    it(`${JSON.stringify(raw)} → ${want}`, () => assert.equal(stored(raw), want))
+  }
+
+  it('still refuses what is not a quantity', () => {
+    assert.deepEqual(parseQuantity('1Q'), { error: "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'" })
+    assert.deepEqual(parseQuantity('1Ki2'), { error: "unable to parse quantity's suffix" })
+  })
+})
