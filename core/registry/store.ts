@@ -188,6 +188,7 @@ export class ResourceStore {
     if (ctx.dryRun) {
       const existing = await this.call(name, () => this.storage.get(this.key(namespace, name)))
       if (existing) throw alreadyExists(this.gr, name)
+      this.storage.dryRunWrite?.(this.key(namespace, name), obj)
       return obj
     }
     return this.call(name, () => this.storage.create(this.key(namespace, name), obj))
@@ -234,7 +235,12 @@ export class ResourceStore {
       toDelete = meta.deletionTimestamp && !held ? obj : undefined
       return obj
     }
-    if (ctx.dryRun) return tryUpdate(await this.get(namespace, name))
+    if (ctx.dryRun) {
+      const current = await this.get(namespace, name)
+      const obj = tryUpdate(current)
+      this.storage.dryRunWrite?.(key, obj, current)
+      return obj
+    }
     const updated = await this.call(name, () => this.storage.guaranteedUpdate(key, tryUpdate))
     if (toDelete) {
       const uid = updated.metadata.uid

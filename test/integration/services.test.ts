@@ -151,6 +151,26 @@ describe('services: node ports', () => {
   })
 })
 
+describe('services: dry run', () => {
+  it('shows the IP and node port a create would get, refuses taken ones, and keeps nothing', async () => {
+    const client = await startServer({ serviceClusterIPRange: ['10.96.0.0/24'], serviceNodePortRange: { first: 31000, last: 31001 } })
+    const dry = await client.post(`${SVCS}?dryRun=All`, clusterIPService('np', { type: 'NodePort', clusterIP: '10.96.0.40' }))
+    assert.equal(dry.status, 201, dry.text)
+    assert.equal(dry.body.spec.clusterIP, '10.96.0.40')
+    assert.ok(dry.body.spec.ports[0].nodePort >= 31000 && dry.body.spec.ports[0].nodePort <= 31001, dry.text)
+    assert.equal((await client.get(`${SVCS}/np`)).status, 404)
+    // Nothing was kept: the same IP and both node ports are still free for a real create.
+    const real = await client.post(SVCS, clusterIPService('np', { type: 'NodePort', clusterIP: '10.96.0.40', ports: [{ name: 'a', port: 80 }, { name: 'b', port: 81 }] }))
+    assert.equal(real.status, 201, real.text)
+    const taken = await client.post(`${SVCS}?dryRun=All`, clusterIPService('other', { clusterIP: '10.96.0.40' }))
+    assert.equal(taken.status, 422)
+    assert.match(taken.body.message, /spec.clusterIPs: Invalid value: \[\]string\{"10.96.0.40"\}: failed to allocate IP 10.96.0.40: provided IP is already allocated/)
+    const change = await client.put(`${SVCS}/np?dryRun=All`, { ...real.body, spec: { ...real.body.spec, ports: [...real.body.spec.ports, { name: 'c', port: 82 }] } })
+    assert.equal(change.status, 500, 'a third node port does not fit the range of two')
+    assert.match(change.body.message, /range is full/)
+  })
+})
+
 describe('services: after a restart', () => {
   it('knows which IPs and node ports the stored services hold', async () => {
     const storage = new MemoryStorage()

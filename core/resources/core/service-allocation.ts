@@ -251,6 +251,11 @@ export function allocatingStorage(storage: Storage, servicesPrefix: string, allo
         throw err
       }
     },
+    dryRunWrite(key, obj, current) {
+      if (!isService(key)) return
+      // Taken to fill in and check the values, given back at once: nothing is kept.
+      allocator.allocate(obj, current)()
+    },
     async delete(key, opts) {
       const deleted = await storage.delete(key, opts)
       if (isService(key)) allocator.release(deleted)
