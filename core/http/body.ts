@@ -4,6 +4,7 @@
  */
 import { parse as parseYaml } from 'yaml'
 import { BODY_TYPES, essence, JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE } from './media-types.js'
+import { duplicateJsonFields, duplicateYamlKeys } from './duplicate-fields.js'
 import { decodeProtobuf } from './protobuf.js'
 import { badRequest, requestEntityTooLarge, unsupportedMediaType } from './status-error.js'
 
@@ -48,10 +49,31 @@ export function parseJsonText(text: string): unknown {
 export function parseYamlText(text: string): unknown {
   try {
     // One document only, as upstream's YAML serializer; numbers beyond 2^53 stay strings-free.
-    return parseYaml(text, { uniqueKeys: true, merge: false })
+    // Duplicate keys are field validation's to report (duplicate-fields.ts): here the last one wins, as upstream's decoder has it.
+    return parseYaml(text, { uniqueKeys: false, merge: false })
   } catch (err) {
     throw badRequest(`error converting YAML to JSON: yaml: ${(err as Error).message}`)
   }
+}
+
+/**
+ * Decodes a body as decodeBody does, and names the fields it holds twice
+ * (`duplicate field "spec.replicas"`, or the YAML decoder's words) for
+ * field validation.
+ */
+export function decodeBodyWithDuplicates(contentType: string | null, bytes: Uint8Array): { body: unknown; duplicates: string[] } {
+  const type = essence(contentType)
+  if (type === '' || type === JSON_TYPE) {
+    const text = decoder.decode(bytes)
+    const body = parseJsonText(text)
+    return { body, duplicates: duplicateJsonFields(text).map((path) => `duplicate field ${JSON.stringify(path)}`) }
+  }
+  if (type === YAML_TYPE) {
+    const text = decoder.decode(bytes)
+    const body = parseYamlText(text)
+    return { body, duplicates: duplicateYamlKeys(text) }
+  }
+  return { body: decodeBody(contentType, bytes), duplicates: [] }
 }
 
 /** Decodes an object body (create, update, delete options) by its Content-Type. */

@@ -2,7 +2,8 @@
  * HTTP to registry: turns one resource request (its request info already
  * computed) into a store call and the answer into the negotiated encoding.
  */
-import { decodeBody, readBodyBytes } from '../http/body.js'
+import { decodeBody, decodeBodyWithDuplicates, readBodyBytes } from '../http/body.js'
+import { duplicateJsonFields } from '../http/duplicate-fields.js'
 import { essence, JSON_PATCH_TYPE, MERGE_PATCH_TYPE, negotiateOutput, type OutputFormat } from '../http/media-types.js'
 import type { RequestInfo } from '../http/request-info.js'
 import { objectResponse } from '../http/respond.js'
@@ -16,6 +17,7 @@ import { watchStream } from '../http/watch-stream.js'
 import { groupVersion, type ResourceEntry, type Verb } from '../resources/catalogue.js'
 import { isPlainObject, type KubeObject, type UserInfo } from '../resources/object.js'
 import type { StorageEvent } from '../storage/interface.js'
+import { fieldValidationOf } from './field-validation.js'
 import { applyJsonPatch, mergePatch, parseJsonPatch } from './json-patch.js'
 import { parseListQuery } from './list-query.js'
 import { getScale, updateScale } from './scale.js'
@@ -43,12 +45,18 @@ function dryRunOf(params: URLSearchParams): boolean {
   return values.length > 0
 }
 
-function checkWriteParams(params: URLSearchParams): void {
-  const validation = params.get('fieldValidation')
-  if (validation && !['Strict', 'Warn', 'Ignore'].includes(validation))
-    throw badRequest(`fieldValidation: Unsupported value: ${JSON.stringify(validation)}: supported values: "Ignore", "Strict", "Warn"`)
+/** Reads the parameters every write shares into `ctx`: dryRun, fieldValidation, fieldManager. */
+function writeContext(params: URLSearchParams, ctx: RequestContext): void {
+  ctx.dryRun = dryRunOf(params)
+  ctx.fieldValidation = fieldValidationOf(params)
   const manager = params.get('fieldManager')
   if (manager && manager.length > 128) throw badRequest('fieldManager: Too long: may not be more than 128 bytes')
+}
+
+/** A Warning header per problem, as upstream words them: `299 - "unknown field \"spec.x\""`. */
+function withWarnings(res: Response, warnings: readonly string[] | undefined): Response {
+  for (const w of warnings ?? []) res.headers.append('warning', `299 - ${JSON.stringify(w)}`)
+  return res
 }
 
 function objectOut(entry: ResourceEntry, obj: KubeObject, format: OutputFormat, now: Date, status = 200): Response {
@@ -104,17 +112,16 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
     case 'watch':
       return watchResponse(store, ns, params, format, env)
     case 'create': {
-      checkWriteParams(params)
-      ctx.dryRun = dryRunOf(params)
-      const body = decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes))
-      return objectOut(entry, await store.create(ns, body, ctx), format, ctx.now, 201)
+      writeContext(params, ctx)
+      const { body, duplicates } = decodeBodyWithDuplicates(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes))
+      ctx.bodyProblems = duplicates
+      return withWarnings(objectOut(entry, await store.create(ns, body, ctx), format, ctx.now, 201), ctx.warnings)
     }
     case 'update':
     case 'patch': {
-      checkWriteParams(params)
-      ctx.dryRun = dryRunOf(params)
-      const next = await replacement(request, info.verb, env.maxBodyBytes)
-      return objectOut(entry, await store.update(ns, info.name, next, ctx), format, ctx.now)
+      writeContext(params, ctx)
+      const next = await replacement(request, info.verb, env.maxBodyBytes, ctx)
+      return withWarnings(objectOut(entry, await store.update(ns, info.name, next, ctx), format, ctx.now), ctx.warnings)
     }
     case 'delete': {
       ctx.dryRun = dryRunOf(params)
@@ -143,14 +150,23 @@ function deletedStatus(entry: ResourceEntry, obj: KubeObject): Record<string, un
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }
 }
 
-/** What an update writes in place of the current object: a PUT's body, or the current one patched. */
-async function replacement(request: Request, verb: string, maxBodyBytes: number): Promise<(current: KubeObject) => unknown> {
-  if (verb === 'patch') return patchFunction(request, maxBodyBytes)
-  const body = decodeBody(request.headers.get('content-type'), await readBodyBytes(request, maxBodyBytes))
+/**
+ * What an update writes in place of the current object: a PUT's body, or
+ * the current one patched. The body's duplicate fields go to `ctx` for field validation.
+ */
+async function replacement(
+  request: Request,
+  verb: string,
+  maxBodyBytes: number,
+  ctx: RequestContext,
+): Promise<(current: KubeObject) => unknown> {
+  if (verb === 'patch') return patchFunction(request, maxBodyBytes, ctx)
+  const { body, duplicates } = decodeBodyWithDuplicates(request.headers.get('content-type'), await readBodyBytes(request, maxBodyBytes))
+  ctx.bodyProblems = duplicates
   return () => structuredClone(body)
 }
 
-async function patchFunction(request: Request, maxBodyBytes: number): Promise<(current: KubeObject) => unknown> {
+async function patchFunction(request: Request, maxBodyBytes: number, ctx: RequestContext): Promise<(current: KubeObject) => unknown> {
   const type = essence(request.headers.get('content-type'))
   if (!(PATCH_TYPES as readonly string[]).includes(type)) throw unsupportedMediaType(type, PATCH_TYPES)
   const text = new TextDecoder().decode(await readBodyBytes(request, maxBodyBytes))
@@ -160,6 +176,7 @@ async function patchFunction(request: Request, maxBodyBytes: number): Promise<(c
   } catch (err) {
     throw badRequest(`error decoding patch: ${(err as Error).message}`)
   }
+  ctx.bodyProblems = duplicateJsonFields(text).map((path) => `duplicate field ${JSON.stringify(path)}`)
   if (type === JSON_PATCH_TYPE) {
     const ops = parseJsonPatch(doc)
     return (current) => applyJsonPatch(current, ops)
@@ -214,11 +231,10 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
   })
   if (info.verb === 'get')
     return scale ? objectResponse(await getScale(store, ns, info.name), format) : objectOut(entry, await store.get(ns, info.name), format, ctx.now)
-  checkWriteParams(params)
-  ctx.dryRun = dryRunOf(params)
-  const next = await replacement(request, info.verb, env.maxBodyBytes)
-  if (scale) return objectResponse(await updateScale(store, ns, info.name, next, ctx), format)
-  return objectOut(entry, await store.update(ns, info.name, next, ctx, 'status'), format, ctx.now)
+  writeContext(params, ctx)
+  const next = await replacement(request, info.verb, env.maxBodyBytes, ctx)
+  if (scale) return withWarnings(objectResponse(await updateScale(store, ns, info.name, next, ctx), format), ctx.warnings)
+  return withWarnings(objectOut(entry, await store.update(ns, info.name, next, ctx, 'status'), format, ctx.now), ctx.warnings)
 }
 
 /**

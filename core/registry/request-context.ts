@@ -1,4 +1,5 @@
 import type { UserInfo } from '../resources/object.js'
+import type { FieldValidation } from './field-validation.js'
 
 /** What the registry knows about the request it serves. */
 export interface RequestContext {
@@ -6,4 +7,10 @@ export interface RequestContext {
   now: Date
   /** `dryRun=All`: run every step but the write. */
   dryRun: boolean
+  /** `fieldValidation` of a client's write; unset (the server's own writes): Ignore. */
+  fieldValidation?: FieldValidation
+  /** What parsing the body found before any type was known (duplicate fields), for field validation. */
+  bodyProblems?: string[]
+  /** Warnings for the answer's `Warning` headers. */
+  warnings?: string[]
 }

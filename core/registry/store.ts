@@ -12,6 +12,7 @@ import { invalidError } from '../validation/field.js'
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/object-meta.js'
 import { type ListQuery, selectorPredicate } from './list-query.js'
 import { type DeleteOptions, planDeletion, validateDeleteOptions } from './deletion.js'
+import { enforceFieldValidation } from './field-validation.js'
 import { generateName } from './object-names.js'
 import type { RequestContext } from './request-context.js'
 import { interpretStorageError } from './storage-errors.js'
@@ -180,6 +181,7 @@ export class ResourceStore {
     const sctx = this.strategyContext(ctx)
     this.entry.strategy.normalize?.(obj)
     this.entry.strategy.applyDefaults?.(obj)
+    enforceFieldValidation(ctx, this.entry, this.entry.decode?.(obj) ?? [])
     this.entry.strategy.prepareForCreate?.(obj, sctx)
     initialGeneration(this.entry, obj)
     const errs = [...validateObjectMeta(obj, this.entry), ...(this.entry.strategy.validate?.(obj, sctx) ?? [])]
@@ -220,6 +222,7 @@ export class ResourceStore {
       this.carryOverSystemFields(obj, current)
       this.entry.strategy.normalize?.(obj)
       this.entry.strategy.applyDefaults?.(obj)
+      enforceFieldValidation(ctx, this.entry, this.entry.decode?.(obj) ?? [])
       if (subresource !== 'status') {
         this.entry.strategy.prepareForUpdate?.(obj, current, this.strategyContext(ctx))
         keepStoredStatus(this.entry, obj, current)

@@ -119,6 +119,13 @@ export interface ResourceEntry {
   validateName: (name: string) => string[]
   strategy: Strategy
   /**
+   * Reads a body as upstream's JSON decoder reads it into the kind's type,
+   * before any strategy hook: a value of the wrong type is a 400, unknown
+   * fields and nulls are dropped. Returns the dropped unknown fields' paths
+   * (`spec.containers[0].colour`) for field validation.
+   */
+  decode?: (obj: KubeObject) => string[]
+  /**
    * The table columns in upstream's order, NAME and AGE included where
    * upstream puts them (see resources/columns/common.ts). Empty: upstream's
    * default table, NAME and CREATED AT.

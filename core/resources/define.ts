@@ -4,7 +4,7 @@
  * kind is `<Kind>List`, the singular the lowercase kind, every verb served,
  * names DNS-1123 subdomains, the type found from the group/version/kind.
  */
-import { ALL_VERBS, type ResourceEntry, type Strategy, type SubresourceEntry } from './catalogue.js'
+import { ALL_VERBS, type ResourceEntry, type SubresourceEntry } from './catalogue.js'
 import { dnsSubdomainName } from './names.js'
 import { typeForKind, typeTable } from './schema/index.js'
 import { decodeAs } from './schema/json-decoding.js'
@@ -12,22 +12,10 @@ import { decodeAs } from './schema/json-decoding.js'
 export type EntrySpec = Omit<ResourceEntry, 'listKind' | 'singular' | 'verbs' | 'typeName' | 'validateName' | 'strategy' | 'columns'> &
   Partial<Pick<ResourceEntry, 'listKind' | 'singular' | 'verbs' | 'typeName' | 'validateName' | 'strategy' | 'columns'>>
 
-/**
- * Every body is first decoded as upstream's JSON decoder reads it into the
- * kind's type (wrong types refused, unknown fields dropped), then handed to
- * the kind's own normalize hook.
- */
-function withTypedDecoding(strategy: Strategy, typeName: string, kind: string, version: string): Strategy {
+/** Upstream's JSON decoder for the kind's type; see ResourceEntry.decode. */
+function typedDecoder(typeName: string, kind: string, version: string): ResourceEntry['decode'] {
   const def = typeTable[typeName]
-  if (!def) return strategy
-  const own = strategy.normalize
-  return {
-    ...strategy,
-    normalize(obj) {
-      decodeAs(obj, def, typeTable, kind, version)
-      own?.(obj)
-    },
-  }
+  return def ? (obj) => decodeAs(obj, def, typeTable, kind, version) : undefined
 }
 
 export function defineResource(spec: EntrySpec): ResourceEntry {
@@ -40,7 +28,8 @@ export function defineResource(spec: EntrySpec): ResourceEntry {
     verbs: spec.verbs ?? ALL_VERBS,
     typeName,
     validateName: spec.validateName ?? dnsSubdomainName,
-    strategy: withTypedDecoding(spec.strategy ?? {}, typeName, spec.kind, spec.version),
+    strategy: spec.strategy ?? {},
+    decode: spec.decode ?? typedDecoder(typeName, spec.kind, spec.version),
     columns: spec.columns ?? [],
   }
 }

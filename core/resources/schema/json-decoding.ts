@@ -56,6 +56,8 @@ const INT32_MAX = 2 ** 31 - 1
 interface Where {
   struct: string
   path: string[]
+  /** The value's place as field validation names it, indices included. */
+  at: string
 }
 
 function typeError(value: unknown, t: TypeRef, where: Where, literal = false): DecodeError {
@@ -85,18 +87,23 @@ function zero(t: TypeRef): unknown {
 }
 
 class Decoder {
+  /** Where fields the type does not have were met (`spec.containers[0].colour`), for strict field validation. */
+  readonly unknownFields: string[] = []
+
   constructor(private readonly types: TypeTable) {}
 
-  object(obj: Record<string, unknown>, def: TypeDef, path: string[]): void {
+  object(obj: Record<string, unknown>, def: TypeDef, path: string[], at: string): void {
     const fields = new Map(def.fields.map((f) => [f.name, f]))
     for (const key of Object.keys(obj)) {
       const field = fields.get(key)
       const value = obj[key]
+      const here = at ? `${at}.${key}` : key
+      if (!field) this.unknownFields.push(here)
       if (!field || value === null || value === undefined) {
         delete obj[key]
         continue
       }
-      const decoded = this.value(value, field.type, { struct: structName(def.name), path: [...path, key] })
+      const decoded = this.value(value, field.type, { struct: structName(def.name), path: [...path, key], at: here })
       if (decoded === undefined) delete obj[key]
       else obj[key] = decoded
     }
@@ -106,16 +113,19 @@ class Decoder {
     if ('ref' in t) {
       if (!isPlainObject(v)) throw typeError(v, t, where)
       const def = this.types[t.ref]
-      if (def) this.object(v, def, where.path)
+      if (def) this.object(v, def, where.path, where.at)
       return v
     }
     if ('array' in t) {
       if (!Array.isArray(v)) throw typeError(v, t, where)
-      return v.map((item: unknown) => (item === null ? zero(t.array) : this.value(item, t.array, where)) ?? null)
+      return v.map(
+        (item: unknown, i) => (item === null ? zero(t.array) : this.value(item, t.array, { ...where, at: `${where.at}[${i}]` })) ?? null,
+      )
     }
     if ('map' in t) {
       if (!isPlainObject(v)) throw typeError(v, t, where)
-      for (const [k, item] of Object.entries(v)) v[k] = item === null ? zero(t.map) : this.value(item, t.map, where)
+      for (const [k, item] of Object.entries(v))
+        v[k] = item === null ? zero(t.map) : this.value(item, t.map, { ...where, at: `${where.at}.${k}` })
       return v
     }
     return this.scalar(v, t, where)
@@ -177,11 +187,14 @@ class Decoder {
 /**
  * Decodes `obj` in place as the type `def` (a kind served as `kind` in
  * `version`); throws 400 BadRequest with upstream's wording on the first
- * value of the wrong type, in document order.
+ * value of the wrong type, in document order. Returns the paths of the
+ * fields it dropped because the type has none of that name.
  */
-export function decodeAs(obj: Record<string, unknown>, def: TypeDef, types: TypeTable, kind: string, version: string): void {
+export function decodeAs(obj: Record<string, unknown>, def: TypeDef, types: TypeTable, kind: string, version: string): string[] {
   try {
-    new Decoder(types).object(obj, def, [])
+    const decoder = new Decoder(types)
+    decoder.object(obj, def, [], '')
+    return decoder.unknownFields
   } catch (err) {
     if (!(err instanceof DecodeError)) throw err
     throw badRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${err.message}`)

@@ -1,0 +1,86 @@
+/**
+ * Duplicate fields in a request body, which JSON.parse and YAML parsers
+ * silently resolve (the last one wins) but upstream's strict decoder reports
+ * (`duplicate field "spec.replicas"`) for field validation.
+ */
+import { parseDocument } from 'yaml'
+
+interface Frame {
+  /** Keys seen so far (objects) or undefined (arrays). */
+  keys?: Set<string>
+  index: number
+  path: string
+  /** The place of the value that comes next in this frame. */
+  next: string
+}
+
+const childPath = (path: string, key: string) => (path ? `${path}.${key}` : key)
+
+/**
+ * The paths of the fields that appear more than once in their object, in
+ * document order, for a text JSON.parse has already accepted.
+ */
+export function duplicateJsonFields(text: string): string[] {
+  const found: string[] = []
+  const stack: Frame[] = []
+  let expectKey = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 0x22 /* " */) {
+      let end = i + 1
+      let escaped = false
+      for (; end < text.length; end++) {
+        const d = text.charCodeAt(end)
+        if (d === 0x5c /* \ */) {
+          escaped = true
+          end++
+        } else if (d === 0x22) break
+      }
+      const top = stack[stack.length - 1]
+      if (expectKey && top?.keys) {
+        const raw = text.slice(i + 1, end)
+        const key = escaped ? (JSON.parse(text.slice(i, end + 1)) as string) : raw
+        const path = childPath(top.path, key)
+        if (top.keys.has(key)) found.push(path)
+        else top.keys.add(key)
+        top.next = path
+        expectKey = false
+      }
+      i = end
+    } else if (c === 0x7b /* { */) {
+      stack.push({ keys: new Set(), index: 0, path: valuePath(stack), next: '' })
+      expectKey = true
+    } else if (c === 0x5b /* [ */) {
+      const path = valuePath(stack)
+      stack.push({ index: 0, path, next: `${path}[0]` })
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      stack.pop()
+    } else if (c === 0x2c /* , */) {
+      const top = stack[stack.length - 1]
+      if (top?.keys) expectKey = true
+      else if (top) top.next = `${top.path}[${++top.index}]`
+    }
+  }
+  return found
+}
+
+function valuePath(stack: Frame[]): string {
+  return stack[stack.length - 1]?.next ?? ''
+}
+
+/**
+ * Duplicate keys of a YAML body in the words of upstream's YAML decoder
+ * (`yaml: unmarshal errors:\n  line 5: key "replicas" already set in map`),
+ * or an empty list.
+ */
+export function duplicateYamlKeys(text: string): string[] {
+  const doc = parseDocument(text, { uniqueKeys: true, merge: false })
+  const lines = doc.errors
+    .filter((e) => e.code === 'DUPLICATE_KEY')
+    .map((e) => {
+      const key = /^(?:"([^"]*)"|'([^']*)'|([^:\n]*?))\s*:/.exec(text.slice(e.pos[0]))
+      const name = key?.[1] ?? key?.[2] ?? key?.[3] ?? ''
+      return `  line ${e.linePos?.[0].line ?? 0}: key ${JSON.stringify(name)} already set in map`
+    })
+  return lines.length ? [`yaml: unmarshal errors:\n${lines.join('\n')}`] : []
+}

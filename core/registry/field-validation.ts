@@ -1,0 +1,39 @@
+/**
+ * Field validation (`?fieldValidation=`): what a write does with fields the
+ * kind's type does not have and fields its body holds twice. `Strict`
+ * refuses the request (400), `Warn` (upstream's default) answers with a
+ * Warning header per problem, `Ignore` drops them silently.
+ */
+import { badRequest } from '../http/status-error.js'
+import type { ResourceEntry } from '../resources/catalogue.js'
+import type { RequestContext } from './request-context.js'
+
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore'
+
+const MODES: readonly FieldValidation[] = ['Ignore', 'Strict', 'Warn']
+
+/** The request's mode; absent or empty means Warn, as upstream. */
+export function fieldValidationOf(params: URLSearchParams): FieldValidation {
+  const value = params.get('fieldValidation')
+  if (!value) return 'Warn'
+  if (!(MODES as readonly string[]).includes(value))
+    throw badRequest(`fieldValidation: Unsupported value: ${JSON.stringify(value)}: supported values: "Ignore", "Strict", "Warn"`)
+  return value as FieldValidation
+}
+
+/**
+ * Acts on what decoding a body into `entry`'s type found: the unknown
+ * fields' paths, then the duplicates the body parser saw.
+ */
+export function enforceFieldValidation(ctx: RequestContext, entry: ResourceEntry, unknownFields: readonly string[]): void {
+  const mode = ctx.fieldValidation ?? 'Ignore'
+  if (mode === 'Ignore') return
+  const problems = [...unknownFields.map((path) => `unknown field ${JSON.stringify(path)}`), ...(ctx.bodyProblems ?? [])]
+  if (problems.length === 0) return
+  if (mode === 'Strict') {
+    const version = entry.version
+    throw badRequest(`${entry.kind} in version ${JSON.stringify(version)} cannot be handled as a ${entry.kind}: strict decoding error: ${problems.join(', ')}`)
+  }
+  ctx.warnings ??= []
+  for (const p of problems) if (!ctx.warnings.includes(p)) ctx.warnings.push(p)
+}

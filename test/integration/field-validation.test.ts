@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict'
+import { before, describe, it } from 'node:test'
+import { startServer, type TestClient } from './harness.js'
+
+const DEPLOYMENTS = '/apis/apps/v1/namespaces/default/deployments'
+const CONFIGMAPS = '/api/v1/namespaces/default/configmaps'
+
+/** The body of upstream's conformance test: an unknown field, and replicas twice. */
+const deploymentText = (name: string) => `{
+  "apiVersion": "apps/v1",
+  "kind": "Deployment",
+  "metadata": {"name": "${name}", "labels": {"app": "nginx"}},
+  "spec": {
+    "unknownField": "foo",
+    "replicas": 2,
+    "replicas": 3,
+    "selector": {"matchLabels": {"app": "nginx"}},
+    "template": {
+      "metadata": {"labels": {"app": "nginx"}},
+      "spec": {"containers": [{"name": "nginx", "image": "nginx:latest", "colour": "blue"}]}
+    }
+  }
+}`
+
+const warningsOf = (headers: Headers): string[] => (headers.get('warning') ?? '').split(/,\s*(?=299)/).filter(Boolean)
+
+describe('field validation', () => {
+  let client: TestClient
+  before(async () => {
+    client = await startServer()
+  })
+
+  it('Strict refuses unknown and duplicate fields with 400, naming each, and stores nothing', async () => {
+    const res = await client.post(`${DEPLOYMENTS}?fieldValidation=Strict`, deploymentText('strict'))
+    assert.equal(res.status, 400)
+    assert.equal(res.body.reason, 'BadRequest')
+    assert.equal(
+      res.body.message,
+      'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.unknownField", unknown field "spec.template.spec.containers[0].colour", duplicate field "spec.replicas"',
+    )
+    assert.equal((await client.get(`${DEPLOYMENTS}/strict`)).status, 404)
+  })
+
+  it('Warn (also the default) stores the object without them and answers a Warning header per problem', async () => {
+    for (const [query, name] of [['?fieldValidation=Warn', 'warned'], ['', 'defaulted']] as const) {
+      const res = await client.post(`${DEPLOYMENTS}${query}`, deploymentText(name))
+      assert.equal(res.status, 201, res.text)
+      assert.deepEqual(warningsOf(res.headers), [
+        '299 - "unknown field \\"spec.unknownField\\""',
+        '299 - "unknown field \\"spec.template.spec.containers[0].colour\\""',
+        '299 - "duplicate field \\"spec.replicas\\""',
+      ])
+      assert.equal(res.body.spec.replicas, 3, 'the last of the duplicates wins')
+      assert.equal(res.body.spec.unknownField, undefined)
+    }
+  })
+
+  it('Ignore drops them silently', async () => {
+    const res = await client.post(`${DEPLOYMENTS}?fieldValidation=Ignore`, deploymentText('ignored'))
+    assert.equal(res.status, 201, res.text)
+    assert.equal(res.headers.get('warning'), null)
+  })
+
+  it('refuses an unknown mode with 400', async () => {
+    const res = await client.post(`${CONFIGMAPS}?fieldValidation=Loose`, { metadata: { name: 'x' } })
+    assert.equal(res.status, 400)
+    assert.equal(res.body.message, 'fieldValidation: Unsupported value: "Loose": supported values: "Ignore", "Strict", "Warn"')
+  })
+
+  it('checks the result of a merge patch and the body of an update, metadata included', async () => {
+    assert.equal((await client.post(CONFIGMAPS, { metadata: { name: 'cm' }, data: { a: '1' } })).status, 201)
+    const patched = await client.patch(`${CONFIGMAPS}/cm?fieldValidation=Strict`, '{"datum": {"b": "2"}}', 'application/merge-patch+json')
+    assert.equal(patched.status, 400)
+    assert.equal(patched.body.message, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "datum"')
+    const current = (await client.get(`${CONFIGMAPS}/cm`)).body
+    const put = await client.put(`${CONFIGMAPS}/cm?fieldValidation=Strict`, { ...current, metadata: { ...current.metadata, unknownMeta: 'x' } })
+    assert.equal(put.status, 400)
+    assert.match(put.body.message, /strict decoding error: unknown field "metadata.unknownMeta"$/)
+    assert.deepEqual((await client.get(`${CONFIGMAPS}/cm`)).body.data, { a: '1' }, 'nothing changed')
+  })
+
+  it('reports duplicate keys of a YAML body in the YAML decoder’s words', async () => {
+    const yaml = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\ndata:\n  a: "1"\n  a: "2"\n'
+    const strict = await client.post(`${CONFIGMAPS}?fieldValidation=Strict`, yaml, { headers: { 'content-type': 'application/yaml' } })
+    assert.equal(strict.status, 400)
+    assert.equal(
+      strict.body.message,
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: yaml: unmarshal errors:\n  line 7: key "a" already set in map',
+    )
+    const ignored = await client.post(`${CONFIGMAPS}?fieldValidation=Ignore`, yaml, { headers: { 'content-type': 'application/yaml' } })
+    assert.equal(ignored.status, 201, ignored.text)
+    assert.deepEqual(ignored.body.data, { a: '2' })
+  })
+})
