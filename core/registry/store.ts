@@ -9,6 +9,7 @@ import { formatTimestamp, isPlainObject, type KubeList, type KubeObject } from '
 import { reissueAtLatest } from '../storage/continue-token.js'
 import { type Preconditions, type Storage, StorageError, type Watcher } from '../storage/interface.js'
 import { invalidError } from '../validation/field.js'
+import { isValidPathSegmentName } from '../validation/names.js'
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/object-meta.js'
 import { type ListQuery, selectorPredicate } from './list-query.js'
 import { type DeleteOptions, planDeletion, validateDeleteOptions } from './deletion.js'
@@ -61,7 +62,10 @@ export class ResourceStore {
     return this.entry.namespaced && namespace ? `${base}${namespace}/` : base
   }
 
+  /** Throws 400 for a name that cannot be a key segment, as upstream's key function does for kinds with no name rule. */
   key(namespace: string, name: string): string {
+    const problems = isValidPathSegmentName(name)
+    if (problems.length) throw badRequest(`Name parameter invalid: ${JSON.stringify(name)}: ${problems.join(';')}`)
     return this.entry.namespaced ? `${this.prefix(namespace)}${name}` : `${this.prefix('')}${name}`
   }
 

@@ -72,6 +72,34 @@ describe('every built-in resource', () => {
       assert.ok(await storage.get(sample.key), `nothing stored at ${sample.key}`)
     })
   }
+
+  for (const sample of SAMPLES) {
+    it(`updates, refuses a bad name for, and deletes ${sample.gvr}`, async () => {
+      const entry = entryOf(sample.gvr)
+      const path = collectionPath(sample.gvr, entry.namespaced)
+      const meta = sample.body['metadata'] as { name: string }
+      // IPAddresses are named by their address.
+      const name = entry.resource === 'ipaddresses' ? '10.96.0.11' : `${meta.name}-lifecycle`
+      const body = kindBody(sample.gvr, { ...sample.body, metadata: { ...meta, name } })
+      assert.equal((await api.post(path, body)).status, 201)
+      const current = (await api.get(`${path}/${name}`)).body
+      const updated = await api.put(`${path}/${name}`, { ...current, metadata: { ...current.metadata, labels: { lifecycle: 'updated' } } })
+      assert.equal(updated.status, 200, updated.text)
+      assertIncludes((await api.get(`${path}/${name}`)).body.metadata.labels, { lifecycle: 'updated' }, 'labels')
+
+      // A slash is refused by every name rule (422), or else by the storage key (400) for kinds with none.
+      const bad = await api.post(path, kindBody(sample.gvr, { ...sample.body, metadata: { ...meta, name: 'bad/name' } }))
+      if (bad.status === 422) assert.equal(bad.body.details.causes[0].field, 'metadata.name')
+      else assert.deepEqual([bad.status, bad.body.message], [400, 'Name parameter invalid: "bad/name": may not contain \'/\''])
+      const names = (await api.get(path)).body.items.map((i: { metadata: { name: string } }) => i.metadata.name)
+      assert.ok(!names.includes('bad/name'))
+
+      const deleted = await api.delete(`${path}/${name}`)
+      assert.equal(deleted.status, 200, deleted.text)
+      // Namespaces are emptied and removed in the background; everything else goes at once.
+      if (entry.resource !== 'namespaces') assert.equal((await api.get(`${path}/${name}`)).status, 404)
+    })
+  }
 })
 
 describe('protobuf', () => {
