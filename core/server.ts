@@ -11,6 +11,7 @@ import { x509Authenticator } from './authn/x509.js'
 import { accessDecider } from './authz/access-review.js'
 import { alwaysAllow, UnionAuthorizer } from './authz/authorizer.js'
 import { clusterServices } from './controllers/cluster-services.js'
+import { startGarbageCollector } from './controllers/garbage-collector.js'
 import { ensureSystemNamespaces, startNamespaceLifecycle } from './controllers/namespace-lifecycle.js'
 import { buildChain } from './http/chain.js'
 import { ADMIN_IDENTITY, type ApiServerOptions } from './options/api-server-options.js'
@@ -60,6 +61,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const services = clusterServices(options, storage, root)
   const registry = new Registry(catalogue, services.storage, root, {
     allowPrivileged: options.allowPrivileged ?? false,
+    deleteCollectionWorkers: options.deleteCollectionWorkers ?? 1,
   })
   if (watchCache) {
     // One cache per stored resource, at the prefix the registry stores it under; 0 in --watch-cache-sizes opts out.
@@ -99,6 +101,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   })()
   ready.catch((err) => logger.error({ err: String(err) }, 'start-up failed'))
   const stopNamespaceLifecycle = startNamespaceLifecycle(registry, now, logger)
+  const stopGarbageCollector = (options.garbageCollector ?? true) ? startGarbageCollector(registry, now, logger) : () => {}
   const metrics = new Metrics()
   const stopObjectCounter = startStorageObjectCounter(registry, metrics, options.storageObjectCountPollMs ?? 60_000, logger)
 
@@ -160,6 +163,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     async shutdown() {
       shuttingDown = true
       stopNamespaceLifecycle()
+      stopGarbageCollector()
       services.stop()
       stopObjectCounter()
       for (const end of [...shutdownHooks]) end()

@@ -128,6 +128,21 @@ export interface ApiServerOptions {
   kubernetesServiceController?: boolean
   /** Give every namespace its `default` ServiceAccount. @default true */
   serviceAccountsController?: boolean
+  /**
+   * Run the garbage collector (`--enable-garbage-collector`): objects whose
+   * owners (metadata.ownerReferences) are gone are deleted, and the `orphan`
+   * and `foregroundDeletion` finalizers that a delete's propagationPolicy sets
+   * are acted on. Off, those finalizers hold their objects until removed by hand.
+   * @default true
+   * @see startGarbageCollector in core/controllers/garbage-collector.ts
+   */
+  garbageCollector?: boolean
+  /**
+   * How many objects a DELETE of a collection (and the clean-up of a deleted
+   * namespace) deletes in parallel (`--delete-collection-workers`).
+   * @default 1
+   */
+  deleteCollectionWorkers?: number
 }
 
 export const ADMIN_IDENTITY: UserInfo = {

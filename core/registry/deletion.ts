@@ -5,8 +5,9 @@
  * garbage collector's finalizers named by the propagation policy, and the
  * mark left on an object whose finalizers still hold it.
  *
- * The garbage collector that acts on the `orphan` and `foregroundDeletion`
- * finalizers is not part of this module: they stay until someone removes them.
+ * The `orphan` and `foregroundDeletion` finalizers set here are the garbage
+ * collector's to remove (core/controllers/garbage-collector.ts); with the
+ * collector off they stay until someone removes them.
  */
 import type { Preconditions } from '../storage/interface.js'
 import type { Strategy } from '../resources/catalogue.js'

@@ -34,6 +34,8 @@ export type NamespaceGate = (namespace: string, entry: ResourceEntry, name: stri
 /** Server-wide settings handed to every strategy hook. */
 export interface StorePolicy {
   allowPrivileged?: boolean
+  /** Deletes one DeleteCollection runs at a time (`--delete-collection-workers`). */
+  deleteCollectionWorkers?: number
 }
 
 /** Upstream's `--etcd-prefix` default: every key starts with it. */
@@ -183,9 +185,9 @@ export class ResourceStore {
     meta.uid = crypto.randomUUID()
     meta.creationTimestamp = formatTimestamp(ctx.now)
     const sctx = this.strategyContext(ctx)
+    enforceFieldValidation(ctx, this.entry, this.entry.decode?.(obj) ?? [])
     this.entry.strategy.normalize?.(obj)
     this.entry.strategy.applyDefaults?.(obj)
-    enforceFieldValidation(ctx, this.entry, this.entry.decode?.(obj) ?? [])
     this.entry.strategy.prepareForCreate?.(obj, sctx)
     initialGeneration(this.entry, obj)
     const errs = [...validateObjectMeta(obj, this.entry), ...(this.entry.strategy.validate?.(obj, sctx) ?? [])]
@@ -224,9 +226,9 @@ export class ResourceStore {
         throw conflict(this.gr, name, OPTIMISTIC_LOCK_MESSAGE)
       meta.resourceVersion = current.metadata.resourceVersion ?? ''
       this.carryOverSystemFields(obj, current)
+      enforceFieldValidation(ctx, this.entry, this.entry.decode?.(obj) ?? [])
       this.entry.strategy.normalize?.(obj)
       this.entry.strategy.applyDefaults?.(obj)
-      enforceFieldValidation(ctx, this.entry, this.entry.decode?.(obj) ?? [])
       if (subresource !== 'status') {
         this.entry.strategy.prepareForUpdate?.(obj, current, this.strategyContext(ctx))
         keepStoredStatus(this.entry, obj, current)
@@ -333,16 +335,17 @@ export class ResourceStore {
   async deleteCollection(namespace: string, query: ListQuery, options: DeleteOptions, ctx: RequestContext): Promise<KubeList> {
     const { limit: _limit, continue: _continue, ...all } = query
     const list = await this.list(namespace, all)
-    const items: KubeObject[] = []
-    for (const item of list.items) {
+    // `--delete-collection-workers` deletes run side by side; the answer keeps the list's order.
+    const deleted = await inParallel(list.items, this.policy.deleteCollectionWorkers ?? 1, async (item) => {
       try {
-        items.push((await this.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', options, ctx)).object)
+        return (await this.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', options, ctx)).object
       } catch (err) {
         // Deleted meanwhile by someone else: that is what was asked for.
         if (!hasStatusCode(err, 404)) throw err
+        return undefined
       }
-    }
-    return { ...list, items }
+    })
+    return { ...list, items: deleted.filter((o): o is KubeObject => o !== undefined) }
   }
 
   private async call<T>(name: string, op: () => Promise<T>, continuing = false): Promise<T> {
@@ -362,4 +365,28 @@ function preconditionsOf(obj: KubeObject): { preconditions: Preconditions } {
 
 function equalJson(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b)
+}
+
+/**
+ * Runs `op` over `items` with at most `workers` at a time; results in the
+ * items' order. The first failure stops taking new items and is thrown once
+ * the running ones end.
+ */
+async function inParallel<T, R>(items: readonly T[], workers: number, op: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length)
+  let next = 0
+  let failure: { err: unknown } | undefined
+  const worker = async (): Promise<void> => {
+    while (!failure && next < items.length) {
+      const i = next++
+      try {
+        results[i] = await op(items[i] as T)
+      } catch (err) {
+        failure ??= { err }
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(workers, items.length)) }, worker))
+  if (failure) throw failure.err
+  return results
 }

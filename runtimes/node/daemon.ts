@@ -91,6 +91,8 @@ function serverOptions(flags: DaemonFlags, tokens: StaticToken[]): ApiServerOpti
     serviceNodePortRange: flags.serviceNodePortRange,
     platformServiceNodePort: flags.platformServiceNodePort,
     endpointReconcilerType: flags.endpointReconcilerType,
+    garbageCollector: flags.garbageCollector,
+    deleteCollectionWorkers: flags.deleteCollectionWorkers,
     // The address behind the cluster Service: the advertised one, else the bind address when it is one.
     advertiseAddress: flags.advertiseAddress ?? localHost(flags.bindAddress),
     ...(flags.securePort ? { securePort: flags.securePort } : {}),

@@ -46,6 +46,10 @@ export interface DaemonFlags {
   platformServiceNodePort: number
   /** `--endpoint-reconciler-type`; the flag's rules have checked the value. */
   endpointReconcilerType: 'lease' | 'master-count' | 'none'
+  /** `--enable-garbage-collector`. */
+  garbageCollector: boolean
+  /** `--delete-collection-workers`. */
+  deleteCollectionWorkers: number
 }
 
 /** `--runtime-config` pairs: an empty value means true, as upstream reads it. */
@@ -99,6 +103,8 @@ export function daemonFlags({ values }: ParsedFlags): DaemonFlags {
     serviceNodePortRange: values['service-node-port-range'] ?? { first: 30000, last: 32767 },
     platformServiceNodePort: values['platform-service-node-port'],
     endpointReconcilerType: values['endpoint-reconciler-type'] as DaemonFlags['endpointReconcilerType'],
+    garbageCollector: values['enable-garbage-collector'],
+    deleteCollectionWorkers: values['delete-collection-workers'],
     ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)),
   }
 }

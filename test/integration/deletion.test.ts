@@ -9,7 +9,8 @@ const CMS = '/api/v1/namespaces/default/configmaps'
 const DEPLOYS = '/apis/apps/v1/namespaces/default/deployments'
 
 async function server(): Promise<TestClient> {
-  const api = await startServer()
+  // What a DELETE itself stores: no garbage collector acting on the finalizers meanwhile.
+  const api = await startServer({ garbageCollector: false })
   // The pods entry names its graceful deletion hook; the fallback keeps these tests meaningful either way.
   const pods = api.server.catalogue.lookup('', 'v1', 'pods')!
   pods.strategy.checkGracefulDelete ??= podGracePeriod

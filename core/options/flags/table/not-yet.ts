@@ -5,8 +5,6 @@
  */
 export const NOT_YET = {
   encryption: 'encryption at rest is not implemented yet',
-  garbageCollector: 'there is no garbage collector yet',
-  deleteCollectionWorkers: 'DeleteCollection deletes the objects one after the other',
   audit: 'audit events are not recorded yet',
   admission: 'admission plugins are not implemented yet',
   authnConfig: 'the structured authentication configuration is not applied yet',

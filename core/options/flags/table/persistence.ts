@@ -23,8 +23,7 @@ export const PERSISTENCE_FLAGS = [
     kind: 'int',
     default: 1,
     section,
-    status: 'pending',
-    pending: NOT_YET.deleteCollectionWorkers,
+    status: 'active',
     help: 'Workers that delete the objects of one DeleteCollection call in parallel; more of them speed up namespace clean-up.',
   }),
   flag({
@@ -32,9 +31,8 @@ export const PERSISTENCE_FLAGS = [
     kind: 'bool',
     default: true,
     section,
-    status: 'pending',
-    pending: NOT_YET.garbageCollector,
-    help: 'Enable the generic garbage collector. Must agree with the same setting of the controller manager.',
+    status: 'active',
+    help: 'Enable the generic garbage collector, run inside this server: dependents of deleted owners are deleted, and the Orphan and Foreground propagation policies are carried out.',
   }),
   flag({
     name: 'encryption-provider-config',

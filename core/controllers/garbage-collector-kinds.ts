@@ -1,0 +1,43 @@
+/**
+ * Which stored resources the garbage collector follows, and which resource an
+ * owner reference's apiVersion and kind name (upstream asks the REST mapper).
+ */
+import type { ResourceEntry } from '../resources/catalogue.js'
+import type { Registry } from '../registry/registry.js'
+
+export interface WatchedResource {
+  entry: ResourceEntry
+  /** The storage prefix of every object of the resource. */
+  prefix: string
+}
+
+/**
+ * One entry per storage prefix: versions of one resource share their objects,
+ * and the version kept in storage (no conversion) is the one read through.
+ */
+export function watchedResources(registry: Registry): WatchedResource[] {
+  const byPrefix = new Map<string, ResourceEntry>()
+  for (const entry of registry.catalogue.entries) {
+    if (entry.virtualCreate) continue
+    const prefix = registry.store(entry).prefix('')
+    const seen = byPrefix.get(prefix)
+    if (!seen || (seen.conversion && !entry.conversion)) byPrefix.set(prefix, entry)
+  }
+  return [...byPrefix].map(([prefix, entry]) => ({ entry, prefix }))
+}
+
+/** `apps/v1` as { group: 'apps', version: 'v1' }, `v1` as the core group. */
+export function splitApiVersion(apiVersion: string): { group: string; version: string } {
+  const slash = apiVersion.indexOf('/')
+  return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) }
+}
+
+/**
+ * The resource an owner reference names. Any served version of the group
+ * will do when the named one is not served: the object is the same.
+ */
+export function resolveOwnerKind(registry: Registry, apiVersion: string, kind: string): ResourceEntry | undefined {
+  const { group, version } = splitApiVersion(apiVersion)
+  const candidates = registry.catalogue.entries.filter((e) => !e.virtualCreate && e.group === group && e.kind === kind)
+  return candidates.find((e) => e.version === version) ?? candidates[0]
+}
