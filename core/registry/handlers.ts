@@ -3,23 +3,17 @@
  * computed) into a store call and the answer into the negotiated encoding.
  */
 import { decodeBody, decodeBodyWithDuplicates, readBodyBytes } from '../http/body.js'
-import { duplicateJsonFields } from '../http/duplicate-fields.js'
-import { essence, JSON_PATCH_TYPE, MERGE_PATCH_TYPE, negotiateOutput, type OutputFormat } from '../http/media-types.js'
+import { negotiateOutput, type OutputFormat } from '../http/media-types.js'
 import type { RequestInfo } from '../http/request-info.js'
 import { objectResponse } from '../http/respond.js'
-import {
-  badRequest,
-  methodNotSupported,
-  resourceNotFound,
-  unsupportedMediaType,
-} from '../http/status-error.js'
+import { badRequest, methodNotSupported, resourceNotFound } from '../http/status-error.js'
 import { watchStream } from '../http/watch-stream.js'
 import { groupVersion, type ResourceEntry, type Verb } from '../resources/catalogue.js'
 import { isPlainObject, type KubeObject, type UserInfo } from '../resources/object.js'
 import type { StorageEvent } from '../storage/interface.js'
 import { fieldValidationOf } from './field-validation.js'
-import { applyJsonPatch, mergePatch, parseJsonPatch } from './json-patch.js'
 import { parseListQuery } from './list-query.js'
+import { patchFunction } from './patch-request.js'
 import { getScale, updateScale } from './scale.js'
 import type { Registry } from './registry.js'
 import type { RequestContext } from './request-context.js'
@@ -36,8 +30,6 @@ export interface HandlerEnv {
   /** Registers what to end at shutdown (every watch); returns the way to unregister it. */
   onShutdown(end: () => void): () => void
 }
-
-const PATCH_TYPES = [JSON_PATCH_TYPE, MERGE_PATCH_TYPE] as const
 
 function dryRunOf(params: URLSearchParams): boolean {
   const values = params.getAll('dryRun')
@@ -120,7 +112,7 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
     case 'update':
     case 'patch': {
       writeContext(params, ctx)
-      const next = await replacement(request, info.verb, env.maxBodyBytes, ctx)
+      const next = await replacement(request, entry, info.verb, env.maxBodyBytes, ctx)
       return withWarnings(objectOut(entry, await store.update(ns, info.name, next, ctx), format, ctx.now), ctx.warnings)
     }
     case 'delete': {
@@ -156,33 +148,15 @@ function deletedStatus(entry: ResourceEntry, obj: KubeObject): Record<string, un
  */
 async function replacement(
   request: Request,
+  entry: ResourceEntry,
   verb: string,
   maxBodyBytes: number,
   ctx: RequestContext,
 ): Promise<(current: KubeObject) => unknown> {
-  if (verb === 'patch') return patchFunction(request, maxBodyBytes, ctx)
+  if (verb === 'patch') return patchFunction(request, entry, maxBodyBytes, ctx)
   const { body, duplicates } = decodeBodyWithDuplicates(request.headers.get('content-type'), await readBodyBytes(request, maxBodyBytes))
   ctx.bodyProblems = duplicates
   return () => structuredClone(body)
-}
-
-async function patchFunction(request: Request, maxBodyBytes: number, ctx: RequestContext): Promise<(current: KubeObject) => unknown> {
-  const type = essence(request.headers.get('content-type'))
-  if (!(PATCH_TYPES as readonly string[]).includes(type)) throw unsupportedMediaType(type, PATCH_TYPES)
-  const text = new TextDecoder().decode(await readBodyBytes(request, maxBodyBytes))
-  let doc: unknown
-  try {
-    doc = JSON.parse(text)
-  } catch (err) {
-    throw badRequest(`error decoding patch: ${(err as Error).message}`)
-  }
-  ctx.bodyProblems = duplicateJsonFields(text).map((path) => `duplicate field ${JSON.stringify(path)}`)
-  if (type === JSON_PATCH_TYPE) {
-    const ops = parseJsonPatch(doc)
-    return (current) => applyJsonPatch(current, ops)
-  }
-  if (!isPlainObject(doc)) throw badRequest('json: cannot unmarshal non-object into a merge patch')
-  return (current) => mergePatch(current, doc)
 }
 
 async function deleteOptions(request: Request, params: URLSearchParams, maxBodyBytes: number): Promise<DeleteOptions> {
@@ -232,7 +206,7 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
   if (info.verb === 'get')
     return scale ? objectResponse(await getScale(store, ns, info.name), format) : objectOut(entry, await store.get(ns, info.name), format, ctx.now)
   writeContext(params, ctx)
-  const next = await replacement(request, info.verb, env.maxBodyBytes, ctx)
+  const next = await replacement(request, entry, info.verb, env.maxBodyBytes, ctx)
   if (scale) return withWarnings(objectResponse(await updateScale(store, ns, info.name, next, ctx), format), ctx.warnings)
   return withWarnings(objectOut(entry, await store.update(ns, info.name, next, ctx, 'status'), format, ctx.now), ctx.warnings)
 }

@@ -1,0 +1,265 @@
+/**
+ * Strategic merge patch (application/strategic-merge-patch+json) as upstream's
+ * apimachinery strategicpatch package applies it on the server, driven by the
+ * generated type tables instead of Go struct tags:
+ *
+ * - maps merge key by key, null deletes a key, a map with `$patch: replace`
+ *   replaces and one with `$patch: delete` becomes empty; `$retainKeys`
+ *   drops the keys it does not list;
+ * - lists with patchStrategy `merge` merge by their patchMergeKey (lists of
+ *   scalars as sets), items with `$patch: delete` remove theirs, an item
+ *   `{$patch: replace}` makes the list the patch's; other lists replace;
+ * - `$deleteFromPrimitiveList/<list>` removes scalars, `$setElementOrder/<list>`
+ *   orders the merged list;
+ * - raw JSON fields merge as a JSON merge patch.
+ */
+import { typeTable } from '../resources/schema/index.js'
+import type { TypeRef, TypeTable } from '../resources/schema/model.js'
+import {
+  applyRetainKeys,
+  DELETE_FROM_PRIMITIVE_LIST,
+  listKeyOf,
+  newValue,
+  PATCH_DIRECTIVE,
+  SET_ELEMENT_ORDER,
+  setKey,
+  settle,
+} from './directives.js'
+import { badArgType, badPatchType, cannotApply, doesNotFit, noMergeKey } from './errors.js'
+import { goPrint, isJsonMap, type JsonMap } from './go-format.js'
+import { jsonMerge } from './json-merge.js'
+import { dedupeScalars, elementKind, findByKey, normalizeOrder, partition } from './list-order.js'
+import { isRaw, lookupField, lookupListField, structName } from './schema.js'
+import { shapeError } from './shape.js'
+
+export { PatchError, type PatchErrorKind } from './errors.js'
+
+/**
+ * Applies `patch` to `original`, an object of the type named `typeName`
+ * (e.g. `io.k8s.api.core.v1.Pod`). Returns a new object; the inputs are left
+ * as they are. Throws PatchError with upstream's message.
+ */
+export function applyStrategicMergePatch(
+  original: Record<string, unknown>,
+  patch: Record<string, unknown>,
+  typeName: string,
+  types: TypeTable = typeTable,
+): Record<string, unknown> {
+  if (types[typeName] === undefined) throw new Error(`strategic merge patch: no type ${typeName} in the type table`)
+  const root: TypeRef = { ref: typeName }
+  const merger = new Merger(types)
+  const result = merger.mergeMap(structuredClone(original), structuredClone(patch), root)
+  const problem = shapeError(result, root, types)
+  if (problem) throw doesNotFit(patch, problem)
+  return result
+}
+
+type Kind = 'map' | 'list' | 'scalar' | 'null'
+
+function kindOf(value: unknown): Kind {
+  if (value === null || value === undefined) return 'null'
+  if (Array.isArray(value)) return 'list'
+  return isJsonMap(value) ? 'map' : 'scalar'
+}
+
+class Merger {
+  constructor(private readonly types: TypeTable) {}
+
+  /** Merges `patch` into `original` (both owned by the merger, so changed in place). */
+  mergeMap(original: JsonMap, patch: JsonMap, type: TypeRef | undefined): JsonMap {
+    // Raw JSON knows no directives: a `$patch` key there is data.
+    if (isRaw(type, this.types)) return jsonMerge(original, patch) as JsonMap
+    if (Object.hasOwn(patch, PATCH_DIRECTIVE)) return mapDirective(patch)
+    applyRetainKeys(original, patch)
+    this.applyElementOrders(original, patch, type)
+
+    for (const patchKey of Object.keys(patch)) {
+      const value = patch[patchKey]
+      const deleteList = patchKey.startsWith(DELETE_FROM_PRIMITIVE_LIST)
+      const key = deleteList ? listKeyOf(patchKey, DELETE_FROM_PRIMITIVE_LIST) : patchKey
+      if (value === null || value === undefined) {
+        delete original[key]
+        continue
+      }
+      const current = Object.hasOwn(original, key) ? original[key] : undefined
+      if (current === undefined || kindOf(current) !== kindOf(value)) {
+        // A field the original lacks, or one whose JSON type changes: the patch's value stands.
+        if (deleteList) continue
+        const taken = newValue(value)
+        if (taken === undefined) delete original[key]
+        else setKey(original, key, taken)
+        continue
+      }
+      if (isJsonMap(current)) {
+        const meta = lookupField(type, key, this.types)
+        const merged =
+          meta.strategy === 'replace' ? settle(value) : this.mergeMap(current, value as JsonMap, meta.type)
+        setKey(original, key, merged)
+      } else if (Array.isArray(current)) {
+        const meta = lookupListField(type, key, this.types)
+        setKey(original, key, this.mergeListField(current, value as unknown[], meta, deleteList))
+      } else {
+        setKey(original, key, value)
+      }
+    }
+    return original
+  }
+
+  private mergeListField(
+    current: unknown[],
+    value: unknown[],
+    meta: { type: TypeRef | undefined; strategy: string; mergeKey: string },
+    deleteList: boolean,
+  ): unknown[] {
+    // A deletion list works the same whatever the field's strategy, as upstream.
+    if (meta.strategy !== 'merge' && !deleteList) return settle(value) as unknown[]
+    return this.mergeList(current, value, meta.type, meta.mergeKey, deleteList)
+  }
+
+  private mergeList(
+    original: unknown[],
+    patch: unknown[],
+    itemType: TypeRef | undefined,
+    mergeKey: string,
+    deleteList: boolean,
+  ): unknown[] {
+    if (original.length === 0 && patch.length === 0) return original
+    const kind = elementKind(original, patch)
+    if (kind !== 'map') {
+      if (deleteList) {
+        const doomed = new Set(patch)
+        return original.filter((v) => !doomed.has(v))
+      }
+      const merged = dedupeScalars([...original, ...patch])
+      const { named, rest } = partition(merged, patch, '')
+      return normalizeOrder(named, rest, patch, original, '', kind)
+    }
+    if (!mergeKey) throw cannotApply(`cannot merge lists without merge key for ${structName(itemType)}`)
+    const { base, items } = applyItemDirectives(original, patch, mergeKey)
+    const merged = [...base]
+    for (const item of items as JsonMap[]) {
+      if (!Object.hasOwn(item, mergeKey)) throw noMergeKey(item, mergeKey)
+      const found = findByKey(merged, mergeKey, item[mergeKey])
+      if (found) merged[found.index] = this.mergeMap(found.item, item, itemType)
+      else merged.push(settle(item))
+    }
+    const { named, rest } = partition(merged, items, mergeKey)
+    return normalizeOrder(named, rest, items, base, mergeKey, kind)
+  }
+
+  /**
+   * `$setElementOrder/<list>`: merges the list with its patch (if any) and
+   * orders the result as the directive says; consumes both from the patch.
+   */
+  private applyElementOrders(original: JsonMap, patch: JsonMap, type: TypeRef | undefined): void {
+    for (const directiveKey of Object.keys(patch)) {
+      if (!directiveKey.startsWith(SET_ELEMENT_ORDER)) continue
+      const order = patch[directiveKey]
+      delete patch[directiveKey]
+      if (!Array.isArray(order)) throw badArgType('list', order)
+      const key = listKeyOf(directiveKey, SET_ELEMENT_ORDER)
+      const foundOriginal = Object.hasOwn(original, key)
+      const foundPatch = Object.hasOwn(patch, key)
+      const originalList = foundOriginal ? original[key] : []
+      const patchList = foundPatch ? patch[key] : []
+      if (!Array.isArray(originalList)) throw badArgType('list', originalList)
+      if (!Array.isArray(patchList)) throw badArgType('list', patchList)
+      const meta = lookupListField(type, key, this.types)
+      checkAgainstOrder(patchList, order, meta.mergeKey)
+
+      let merged: unknown[]
+      if (foundOriginal && foundPatch) merged = this.mergeListField(originalList, patchList, meta, false)
+      else if (foundPatch) merged = newValue(patchList) as unknown[]
+      else if (foundOriginal) merged = originalList
+      else continue
+
+      const { named, rest } = partition(merged, order, meta.mergeKey)
+      const kind = elementKind(originalList, patchList)
+      setKey(original, key, normalizeOrder(named, rest, order, originalList, meta.mergeKey, kind))
+      delete patch[key]
+    }
+  }
+}
+
+/** A patch map carrying `$patch`: replace stands for the map itself, delete empties it. */
+function mapDirective(patch: JsonMap): JsonMap {
+  const directive = patch[PATCH_DIRECTIVE]
+  if (directive === 'replace') return settle(patch) as JsonMap
+  if (directive === 'delete') return {}
+  throw badPatchType(directive, patch)
+}
+
+/**
+ * Items of a merge list carrying `$patch`: delete removes the original's item
+ * with that key, replace makes the list the patch's other items, merge is
+ * refused as upstream refuses it. Returns the list to merge into and the
+ * remaining patch items.
+ */
+function applyItemDirectives(
+  original: unknown[],
+  patch: unknown[],
+  mergeKey: string,
+): { base: unknown[]; items: unknown[] } {
+  let base = original
+  let replace = false
+  const items: unknown[] = []
+  for (const item of patch as JsonMap[]) {
+    if (!Object.hasOwn(item, PATCH_DIRECTIVE)) {
+      items.push(item)
+      continue
+    }
+    const directive = item[PATCH_DIRECTIVE]
+    if (directive === 'delete') {
+      if (!Object.hasOwn(item, mergeKey)) throw noMergeKey(item, mergeKey)
+      const doomed = item[mergeKey]
+      findByKey(base, mergeKey, doomed) // refuses lists holding non-maps, as upstream does
+      base = base.filter((v) => !(isJsonMap(v) && Object.hasOwn(v, mergeKey) && v[mergeKey] === doomed))
+    } else if (directive === 'replace') {
+      replace = true
+    } else if (directive === 'merge') {
+      throw cannotApply('merging lists cannot yet be specified in the patch')
+    } else {
+      throw badPatchType(directive, item)
+    }
+  }
+  if (replace) return { base: items.map(settle), items: [] }
+  return { base, items }
+}
+
+/**
+ * The patch's items (deletions aside) must appear in `$setElementOrder` in
+ * the same relative order.
+ */
+function checkAgainstOrder(patchList: unknown[], order: unknown[], mergeKey: string): void {
+  if (order.length === 0 || patchList.length === 0) return
+  let items = patchList
+  if (mergeKey) {
+    for (const item of patchList) if (!isJsonMap(item)) throw badArgType('map', item)
+    items = patchList.filter((v) => (v as JsonMap)[PATCH_DIRECTIVE] !== 'delete')
+  }
+  let p = 0
+  let o = 0
+  while (p < items.length && o < order.length) {
+    const item = items[p]
+    if (isJsonMap(item) && Object.hasOwn(item, PATCH_DIRECTIVE)) {
+      p++
+      continue
+    }
+    if (sameKey(item, order[o], mergeKey)) p++
+    o++
+  }
+  if (p < items.length) {
+    throw cannotApply(
+      `the order in patch list:\n${goPrint(patchList)}\n doesn't match ${SET_ELEMENT_ORDER} list:\n${goPrint(order)}`,
+    )
+  }
+}
+
+function sameKey(left: unknown, right: unknown, mergeKey: string): boolean {
+  if (!mergeKey) return left === right
+  if (!isJsonMap(left)) throw badArgType('map', left)
+  if (!isJsonMap(right)) throw badArgType('map', right)
+  if (!Object.hasOwn(left, mergeKey)) throw noMergeKey(left, mergeKey)
+  if (!Object.hasOwn(right, mergeKey)) throw noMergeKey(right, mergeKey)
+  return left[mergeKey] === right[mergeKey]
+}
