@@ -30,7 +30,7 @@ export function celGoTypeName(type: string): string {
 }
 
 /** `ERROR: <input>:line:col: message`, cel-go's one-line form of a compile issue. */
-function issueText(expression: string, err: ParseError | TypeError | Error): string {
+export function issueText(expression: string, err: ParseError | TypeError | Error): string {
   const { range, summary } = err as { range?: { start: number }; summary?: string }
   const message = summary ?? err.message.split('\n')[0] ?? ''
   if (!range) return `ERROR: <input>: ${message}`

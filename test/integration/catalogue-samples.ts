@@ -28,6 +28,8 @@ const podSpec = {
 }
 const template = { metadata: { labels: { app: 'web' } }, spec: podSpec }
 const selector = { matchLabels: { app: 'web' } }
+/** Admission policies match on at least one resource rule. */
+const policyRules = { resourceRules: [{ operations: ['CREATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments'] }] }
 
 export const SAMPLES: readonly Sample[] = [
   { gvr: '/v1/configmaps', body: { metadata: { name: 'cm1' }, data: { a: 'b' } }, key: '/registry/configmaps/default/cm1' },
@@ -71,7 +73,7 @@ export const SAMPLES: readonly Sample[] = [
   },
   {
     gvr: 'admissionregistration.k8s.io/v1/mutatingadmissionpolicies',
-    body: { metadata: { name: 'map1' }, spec: { mutations: [{ patchType: 'ApplyConfiguration', applyConfiguration: { expression: 'Object{}' } }] } },
+    body: { metadata: { name: 'map1' }, spec: { matchConstraints: policyRules, mutations: [{ patchType: 'ApplyConfiguration', applyConfiguration: { expression: 'Object{}' } }] } },
     key: '/registry/mutatingadmissionpolicies/map1',
   },
   {
@@ -97,7 +99,7 @@ export const SAMPLES: readonly Sample[] = [
   },
   {
     gvr: 'admissionregistration.k8s.io/v1/validatingadmissionpolicies',
-    body: { metadata: { name: 'vap1' }, spec: { validations: [{ expression: 'true' }] } },
+    body: { metadata: { name: 'vap1' }, spec: { matchConstraints: policyRules, validations: [{ expression: 'true' }] } },
     key: '/registry/validatingadmissionpolicies/vap1',
   },
   {

@@ -115,7 +115,7 @@ describe('generation', () => {
     const np = await api.post(NP, { metadata: { name: 'deny' }, spec: { podSelector: {} } })
     assert.equal(np.status, 201, np.text)
     assert.equal(np.body.metadata.generation, 1)
-    const changed = await api.patch(`${NP}/deny`, { spec: { policyTypes: ['Ingress'] } }, MERGE)
+    const changed = await api.patch(`${NP}/deny`, { spec: { policyTypes: ['Ingress', 'Egress'] } }, MERGE)
     assert.equal(changed.body.metadata.generation, 2)
     const CJ = '/apis/batch/v1/namespaces/default/cronjobs'
     const template = { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } }

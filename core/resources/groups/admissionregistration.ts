@@ -8,6 +8,20 @@ import { labelSelectorText } from '../columns/format.js'
 import { at, list, text, textAt } from '../columns/values.js'
 import { defineResource, statusSubresource } from '../define.js'
 import type { KubeObject } from '../object.js'
+import {
+  applyBindingDefaults,
+  applyPolicyDefaults,
+  preparePolicyForCreate,
+  validateBinding,
+  validateMutatingPolicy,
+  validateValidatingPolicy,
+} from '../admissionregistration/policies.js'
+import {
+  applyWebhookDefaults,
+  validateWebhookConfiguration,
+  validateWebhookConfigurationUpdate,
+  type WebhookKind,
+} from '../admissionregistration/webhooks.js'
 
 const GROUP = 'admissionregistration.k8s.io'
 const CATEGORIES = ['api-extensions']
@@ -36,7 +50,7 @@ function paramRef(mutating: boolean): (binding: KubeObject) => string {
   }
 }
 
-function webhookConfiguration(kind: string, resource: string): ResourceEntry {
+function webhookConfiguration(kind: string, resource: string, webhooks: WebhookKind): ResourceEntry {
   return defineResource({
     group: GROUP,
     version: 'v1',
@@ -44,6 +58,11 @@ function webhookConfiguration(kind: string, resource: string): ResourceEntry {
     resource,
     namespaced: false,
     categories: CATEGORIES,
+    strategy: {
+      applyDefaults: (obj) => applyWebhookDefaults(obj, webhooks),
+      validate: (obj) => validateWebhookConfiguration(obj, webhooks),
+      validateUpdate: (obj, old) => validateWebhookConfigurationUpdate(obj, old, webhooks),
+    },
     columns: [nameColumn, countOf('webhooks', 'How many webhooks it registers.'), ageColumn],
   })
 }
@@ -56,6 +75,11 @@ function policyBinding(kind: string, resource: string, mutating: boolean): Resou
     resource,
     namespaced: false,
     categories: CATEGORIES,
+    strategy: {
+      applyDefaults: applyBindingDefaults,
+      validate: (obj) => validateBinding(obj, !mutating),
+      validateUpdate: (obj) => validateBinding(obj, !mutating),
+    },
     columns: [
       nameColumn,
       column('PolicyName', 'The policy it binds.', textAt('spec', 'policyName')),
@@ -65,8 +89,8 @@ function policyBinding(kind: string, resource: string, mutating: boolean): Resou
   })
 }
 
-export const mutatingWebhookConfigurations = webhookConfiguration('MutatingWebhookConfiguration', 'mutatingwebhookconfigurations')
-export const validatingWebhookConfigurations = webhookConfiguration('ValidatingWebhookConfiguration', 'validatingwebhookconfigurations')
+export const mutatingWebhookConfigurations = webhookConfiguration('MutatingWebhookConfiguration', 'mutatingwebhookconfigurations', 'mutating')
+export const validatingWebhookConfigurations = webhookConfiguration('ValidatingWebhookConfiguration', 'validatingwebhookconfigurations', 'validating')
 
 export const validatingAdmissionPolicies: ResourceEntry = defineResource({
   group: GROUP,
@@ -76,7 +100,14 @@ export const validatingAdmissionPolicies: ResourceEntry = defineResource({
   singular: 'validatingadmissionpolicy',
   namespaced: false,
   categories: CATEGORIES,
+  tracksGeneration: true,
   subresources: [statusSubresource('ValidatingAdmissionPolicy')],
+  strategy: {
+    applyDefaults: applyPolicyDefaults,
+    prepareForCreate: preparePolicyForCreate,
+    validate: (obj) => validateValidatingPolicy(obj),
+    validateUpdate: (obj, old) => validateValidatingPolicy(obj, old),
+  },
   columns: [nameColumn, countOf('validations', 'How many validation rules it has.'), column('ParamKind', 'The kind of its parameters.', paramKind), ageColumn],
 })
 
@@ -88,6 +119,12 @@ export const mutatingAdmissionPolicies: ResourceEntry = defineResource({
   singular: 'mutatingadmissionpolicy',
   namespaced: false,
   categories: CATEGORIES,
+  tracksGeneration: true,
+  strategy: {
+    applyDefaults: applyPolicyDefaults,
+    validate: (obj) => validateMutatingPolicy(obj),
+    validateUpdate: (obj, old) => validateMutatingPolicy(obj, old),
+  },
   columns: [nameColumn, countOf('mutations', 'How many mutations it has.'), column('ParamKind', 'The kind of its parameters.', paramKind), ageColumn],
 })
 

@@ -7,6 +7,21 @@ import { at, list, text, textAt } from '../columns/values.js'
 import { defineResource, statusSubresource } from '../define.js'
 import type { KubeObject } from '../object.js'
 import { ipAddressName } from '../names.js'
+import {
+  validateIPAddress,
+  validateIPAddressUpdate,
+  validateServiceCIDRSpec,
+  validateServiceCIDRUpdate,
+} from '../networking/addresses.js'
+import {
+  applyIngressClassDefaults,
+  prepareIngressForCreate,
+  validateIngressClass,
+  validateIngressClassUpdate,
+  validateIngressCreate,
+  validateIngressSpec,
+} from '../networking/ingress.js'
+import { applyNetworkPolicyDefaults, validateNetworkPolicy, validateNetworkPolicyUpdate } from '../networking/network-policy.js'
 
 const GROUP = 'networking.k8s.io'
 
@@ -34,6 +49,11 @@ export const ingresses: ResourceEntry = defineResource({
   shortNames: ['ing'],
   subresources: [statusSubresource('Ingress')],
   storagePath: 'ingress',
+  strategy: {
+    prepareForCreate: prepareIngressForCreate,
+    validate: validateIngressCreate,
+    validateUpdate: validateIngressSpec,
+  },
   columns: [
     nameColumn,
     column('Class', 'The IngressClass that serves it.', (ing) => text(at(ing, 'spec', 'ingressClassName')) || '<none>'),
@@ -50,6 +70,11 @@ export const ingressClasses: ResourceEntry = defineResource({
   kind: 'IngressClass',
   resource: 'ingressclasses',
   namespaced: false,
+  strategy: {
+    applyDefaults: applyIngressClassDefaults,
+    validate: validateIngressClass,
+    validateUpdate: validateIngressClassUpdate,
+  },
   columns: [
     nameColumn,
     column('Controller', 'The controller that serves the class.', textAt('spec', 'controller')),
@@ -72,6 +97,11 @@ export const networkPolicies: ResourceEntry = defineResource({
   singular: 'networkpolicy',
   namespaced: true,
   shortNames: ['netpol'],
+  strategy: {
+    applyDefaults: applyNetworkPolicyDefaults,
+    validate: (np) => validateNetworkPolicy(np),
+    validateUpdate: validateNetworkPolicyUpdate,
+  },
   columns: [
     nameColumn,
     column('Pod-Selector', 'The pods it applies to.', (np) => formatLabelSelector(at(np, 'spec', 'podSelector'))),
@@ -88,6 +118,10 @@ export const ipAddresses: ResourceEntry = defineResource({
   namespaced: false,
   shortNames: ['ip'],
   validateName: ipAddressName,
+  strategy: {
+    validate: validateIPAddress,
+    validateUpdate: (ip, old) => [...validateIPAddress(ip), ...validateIPAddressUpdate(ip, old)],
+  },
   columns: [
     nameColumn,
     column('ParentRef', 'The object the address is allocated to.', (ip) => {
@@ -108,6 +142,13 @@ export const serviceCIDRs: ResourceEntry = defineResource({
   resource: 'servicecidrs',
   namespaced: false,
   subresources: [statusSubresource('ServiceCIDR')],
+  strategy: {
+    prepareForCreate: (sc) => {
+      sc['status'] = {}
+    },
+    validate: validateServiceCIDRSpec,
+    validateUpdate: (sc, old) => [...validateServiceCIDRSpec(sc), ...validateServiceCIDRUpdate(sc, old)],
+  },
   columns: [
     nameColumn,
     column('CIDRs', 'The ranges service IPs come from.', (sc) => list(at(sc, 'spec', 'cidrs')).map(text).join(',')),

@@ -1,0 +1,133 @@
+/**
+ * Compiling the CEL of admission objects (webhook match conditions, policy
+ * validations, audit annotations, message expressions) against the variables
+ * upstream declares for them (apiserver/pkg/admission/plugin/cel): `object`,
+ * `oldObject` and `params` are dyn, `request` is an AdmissionRequest, and
+ * `authorizer` the authorization library's chain of checks. Nothing is
+ * evaluated here; a stored expression is only parsed and type-checked, so a
+ * typo is a 422 at write time rather than a failure on every request.
+ */
+import { Environment } from '@marcbachmann/cel-js'
+import { issueText } from '../../cel/compile.js'
+import { registerExtensions } from '../../cel/extensions.js'
+
+/** Which optional variables an expression may use, as upstream's OptionalVariableDeclarations. */
+export interface AdmissionVariables {
+  params: boolean
+  authorizer: boolean
+  /** Names of the policy's `spec.variables`, reachable as `variables.<name>`. */
+  variables: boolean
+}
+
+const GROUP_VERSION_KIND = { group: 'string', version: 'string', kind: 'string' } as const
+const GROUP_VERSION_RESOURCE = { group: 'string', version: 'string', resource: 'string' } as const
+
+/** upstream's AdmissionRequest as CEL sees it. */
+const REQUEST_FIELDS = {
+  uid: 'string',
+  kind: GROUP_VERSION_KIND,
+  resource: GROUP_VERSION_RESOURCE,
+  subResource: 'string',
+  requestKind: GROUP_VERSION_KIND,
+  requestResource: GROUP_VERSION_RESOURCE,
+  requestSubResource: 'string',
+  name: 'string',
+  namespace: 'string',
+  operation: 'string',
+  userInfo: { username: 'string', uid: 'string', groups: 'list<string>', extra: 'map<string, list<string>>' },
+  dryRun: 'bool',
+  options: 'dyn',
+} as const
+
+// The authorization library's receivers. Expressions are never run here, so
+// the methods only need their signatures; calling one is a programming error.
+class Authorizer {}
+class PathCheck {}
+class GroupCheck {}
+class ResourceCheck {}
+class Decision {}
+
+const notEvaluated = (): never => {
+  throw new Error('admission expressions are type-checked here, not evaluated')
+}
+
+function withAuthorizer(env: Environment): Environment {
+  const methods = [
+    'Authorizer.path(string): PathCheck',
+    'Authorizer.group(string): GroupCheck',
+    'Authorizer.serviceAccount(string, string): Authorizer',
+    'PathCheck.check(string): Decision',
+    'GroupCheck.resource(string): ResourceCheck',
+    'ResourceCheck.subresource(string): ResourceCheck',
+    'ResourceCheck.namespace(string): ResourceCheck',
+    'ResourceCheck.name(string): ResourceCheck',
+    'ResourceCheck.fieldSelector(string): ResourceCheck',
+    'ResourceCheck.labelSelector(string): ResourceCheck',
+    'ResourceCheck.check(string): Decision',
+    'Decision.allowed(): bool',
+    'Decision.reason(): string',
+    'Decision.errored(): bool',
+    'Decision.error(): string',
+  ]
+  env
+    .registerType('PathCheck', PathCheck)
+    .registerType('GroupCheck', GroupCheck)
+    .registerType('ResourceCheck', ResourceCheck)
+    .registerType('Decision', Decision)
+    .registerType('Authorizer', { ctor: Authorizer, fields: { requestResource: 'ResourceCheck' } })
+  for (const signature of methods) env.registerFunction(signature, notEvaluated)
+  return env.registerVariable('authorizer', 'Authorizer')
+}
+
+function build(vars: AdmissionVariables): Environment {
+  let env = registerExtensions(new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false }))
+    .registerVariable('object', 'dyn')
+    .registerVariable('oldObject', 'dyn')
+    .registerVariable('namespaceObject', 'dyn')
+    .registerVariable('request', { schema: REQUEST_FIELDS })
+  if (vars.params) env = env.registerVariable('params', 'dyn')
+  if (vars.variables) env = env.registerVariable('variables', 'map<string, dyn>')
+  if (vars.authorizer) env = withAuthorizer(env)
+  return env
+}
+
+const built = new Map<string, Environment>()
+
+function environment(vars: AdmissionVariables): Environment {
+  const key = `${vars.params}/${vars.authorizer}/${vars.variables}`
+  let env = built.get(key)
+  if (!env) {
+    env = build(vars)
+    built.set(key, env)
+  }
+  return env
+}
+
+/** A result type in the library's spelling, with cel-go's for messages. */
+export type AdmissionResultType = 'bool' | 'string' | 'null'
+
+const GO_TYPE_NAMES: Record<AdmissionResultType, string> = { bool: 'bool', string: 'string', null: 'null_type' }
+
+/**
+ * Why `expression` does not compile in the admission environment, in
+ * upstream's words (`compilation failed: ERROR: <input>:1:5: ...`,
+ * `must evaluate to bool`), or undefined when it does. `accepted` lists the
+ * result types allowed; `any` allows every type (variables).
+ */
+export function admissionCompileError(
+  expression: string,
+  accepted: readonly AdmissionResultType[] | 'any',
+  vars: AdmissionVariables,
+): string | undefined {
+  const env = environment(vars)
+  let checked: ReturnType<ReturnType<Environment['parse']>['check']>
+  try {
+    checked = env.parse(expression).check()
+  } catch (err) {
+    return `compilation failed: ${issueText(expression, err as Error)}`
+  }
+  if (!checked.valid) return `compilation failed: ${checked.error ? issueText(expression, checked.error) : 'invalid expression'}`
+  if (accepted === 'any' || accepted.includes((checked.type ?? 'dyn') as AdmissionResultType)) return undefined
+  const names = accepted.map((t) => GO_TYPE_NAMES[t])
+  return names.length === 1 ? `must evaluate to ${names[0]}` : `must evaluate to one of [${names.join(' ')}]`
+}

@@ -1,0 +1,159 @@
+/**
+ * Mutating and validating webhook configurations (upstream's
+ * admissionregistration/v1 defaults and ValidateXWebhookConfiguration):
+ * fully qualified unique names, rules, client config, side effects,
+ * admission review versions, timeouts and match conditions.
+ */
+import { list, record, text } from '../columns/values.js'
+import { dns1035LabelName } from '../names.js'
+import type { KubeObject } from '../object.js'
+import {
+  duplicate,
+  type FieldError,
+  type FieldPath,
+  fieldPath,
+  goStrings,
+  invalid,
+  notSupported,
+  required,
+} from '../../validation/field.js'
+import { isDNS1123Subdomain } from '../../validation/names.js'
+import { validateLabelSelector } from '../networking/label-selector.js'
+import { defaultServicePort, validateClientConfig } from './client-config.js'
+import { validateMatchConditions } from './match-conditions.js'
+import { defaultRuleScope, validateRuleWithOperations } from './rules.js'
+
+const FAILURE_POLICIES = ['Fail', 'Ignore']
+const MATCH_POLICIES = ['Equivalent', 'Exact']
+const REINVOCATION_POLICIES = ['IfNeeded', 'Never']
+const NO_SIDE_EFFECTS = ['None', 'NoneOnDryRun']
+const ANY_SIDE_EFFECTS = ['None', 'NoneOnDryRun', 'Some', 'Unknown']
+const REVIEW_VERSIONS = ['v1', 'v1beta1']
+
+export type WebhookKind = 'mutating' | 'validating'
+
+const isSet = (v: unknown): boolean => v !== undefined && v !== null
+const hooks = (obj: KubeObject): Record<string, unknown>[] => list(obj['webhooks']).map(record)
+
+export function applyWebhookDefaults(obj: KubeObject, kind: WebhookKind): void {
+  for (const hook of list(obj['webhooks'])) {
+    if (hook === null || typeof hook !== 'object') continue
+    const h = hook as Record<string, unknown>
+    h['failurePolicy'] ??= 'Fail'
+    h['matchPolicy'] ??= 'Equivalent'
+    h['namespaceSelector'] ??= {}
+    h['objectSelector'] ??= {}
+    h['timeoutSeconds'] ??= 10
+    if (kind === 'mutating') h['reinvocationPolicy'] ??= 'Never'
+    for (const rule of list(h['rules'])) defaultRuleScope(rule)
+    defaultServicePort(h['clientConfig'])
+  }
+}
+
+/**
+ * What an update may keep from the stored object although a create would
+ * refuse it: upstream relaxes each rule when the old object already broke it.
+ */
+export interface WebhookOptions {
+  requireNoSideEffects: boolean
+  requireRecognizedReviewVersion: boolean
+  requireUniqueNames: boolean
+  /** Match conditions unchanged since the stored object: not compiled again. */
+  ignoreMatchConditions: boolean
+}
+
+const CREATE_OPTIONS: WebhookOptions = {
+  requireNoSideEffects: true,
+  requireRecognizedReviewVersion: true,
+  requireUniqueNames: true,
+  ignoreMatchConditions: false,
+}
+
+/** upstream's IsFullyQualifiedName: a DNS subdomain of at least three labels. */
+function fullyQualifiedNameErrors(name: string, path: FieldPath): FieldError[] {
+  if (!name) return [required(path)]
+  const errs = isDNS1123Subdomain(name)
+  if (errs.length) return [invalid(path, name, errs.join(','))]
+  if (name.split('.').length < 3) return [invalid(path, name, 'should be a domain with at least three segments separated by dots')]
+  return []
+}
+
+function validateReviewVersions(versions: string[], requireRecognized: boolean, path: FieldPath): FieldError[] {
+  if (versions.length === 0) return [required(path, `must specify one of ${REVIEW_VERSIONS.join(', ')}`)]
+  const errs: FieldError[] = []
+  const seen = new Set<string>()
+  versions.forEach((v, i) => {
+    if (seen.has(v)) {
+      errs.push(invalid(path.index(i), v, 'duplicate version'))
+      return
+    }
+    seen.add(v)
+    for (const msg of dns1035LabelName(v)) errs.push(invalid(path.index(i), v, msg))
+  })
+  if (requireRecognized && !versions.some((v) => REVIEW_VERSIONS.includes(v)))
+    errs.push(invalid(path, goStrings(versions), `must include at least one of ${REVIEW_VERSIONS.join(', ')}`))
+  return errs
+}
+
+function validateWebhook(hook: Record<string, unknown>, kind: WebhookKind, opts: WebhookOptions, path: FieldPath): FieldError[] {
+  const errs = fullyQualifiedNameErrors(text(hook['name']), path.child('name'))
+  list(hook['rules']).forEach((rule, i) => errs.push(...validateRuleWithOperations(rule, path.child('rules').index(i))))
+  const failurePolicy = hook['failurePolicy']
+  if (isSet(failurePolicy) && !FAILURE_POLICIES.includes(text(failurePolicy)))
+    errs.push(notSupported(path.child('failurePolicy'), failurePolicy, FAILURE_POLICIES))
+  const matchPolicy = hook['matchPolicy']
+  if (isSet(matchPolicy) && !MATCH_POLICIES.includes(text(matchPolicy))) errs.push(notSupported(path.child('matchPolicy'), matchPolicy, MATCH_POLICIES))
+  const sideEffects = hook['sideEffects']
+  const allowedSideEffects = opts.requireNoSideEffects ? NO_SIDE_EFFECTS : ANY_SIDE_EFFECTS
+  if (!isSet(sideEffects)) errs.push(required(path.child('sideEffects'), `must specify one of ${allowedSideEffects.join(', ')}`))
+  else if (!allowedSideEffects.includes(text(sideEffects))) errs.push(notSupported(path.child('sideEffects'), sideEffects, allowedSideEffects))
+  const timeout = hook['timeoutSeconds']
+  if (typeof timeout === 'number' && (timeout > 30 || timeout < 1))
+    errs.push(invalid(path.child('timeoutSeconds'), timeout, 'the timeout value must be between 1 and 30 seconds'))
+  errs.push(...validateLabelSelector(hook['namespaceSelector'], path.child('namespaceSelector')))
+  errs.push(...validateLabelSelector(hook['objectSelector'], path.child('objectSelector')))
+  const reinvocation = hook['reinvocationPolicy']
+  if (kind === 'mutating' && isSet(reinvocation) && !REINVOCATION_POLICIES.includes(text(reinvocation)))
+    errs.push(notSupported(path.child('reinvocationPolicy'), reinvocation, REINVOCATION_POLICIES))
+  errs.push(...validateClientConfig(hook['clientConfig'], path.child('clientConfig')))
+  if (!opts.ignoreMatchConditions) errs.push(...validateMatchConditions(hook['matchConditions'], { params: false }, path.child('matchConditions')))
+  return errs
+}
+
+export function validateWebhookConfiguration(obj: KubeObject, kind: WebhookKind, opts: WebhookOptions = CREATE_OPTIONS): FieldError[] {
+  const errs: FieldError[] = []
+  const names = new Set<string>()
+  hooks(obj).forEach((hook, i) => {
+    const path = fieldPath('webhooks').index(i)
+    errs.push(...validateWebhook(hook, kind, opts, path))
+    const versions = list(hook['admissionReviewVersions']).map(text)
+    errs.push(...validateReviewVersions(versions, opts.requireRecognizedReviewVersion, path.child('admissionReviewVersions')))
+    const name = text(hook['name'])
+    if (opts.requireUniqueNames && name) {
+      if (names.has(name)) errs.push(duplicate(path.child('name'), name))
+      names.add(name)
+    }
+  })
+  return errs
+}
+
+function sameMatchConditions(next: KubeObject, old: KubeObject): boolean {
+  const a = hooks(next)
+  const b = hooks(old)
+  return a.length === b.length && a.every((hook, i) => JSON.stringify(hook['matchConditions'] ?? null) === JSON.stringify(b[i]?.['matchConditions'] ?? null))
+}
+
+export function validateWebhookConfigurationUpdate(obj: KubeObject, old: KubeObject, kind: WebhookKind): FieldError[] {
+  const stored = hooks(old)
+  const storedNames = stored.map((h) => text(h['name']))
+  return validateWebhookConfiguration(obj, kind, {
+    requireNoSideEffects: stored.every((h) => NO_SIDE_EFFECTS.includes(text(h['sideEffects']))),
+    requireRecognizedReviewVersion: stored.every((h) => {
+      const versions = list(h['admissionReviewVersions']).map(text)
+      return versions.length === 0 || versions.some((v) => REVIEW_VERSIONS.includes(v))
+    }),
+    requireUniqueNames: new Set(storedNames).size === storedNames.length,
+    ignoreMatchConditions: sameMatchConditions(obj, old),
+  })
+}
+
