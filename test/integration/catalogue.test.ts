@@ -241,7 +241,7 @@ describe('one resource in two versions', () => {
     for (const version of ['v1', 'v2']) {
       const table = await api.get(`/apis/autoscaling/${version}/namespaces/default/${HPA}`, { headers: { accept: TABLE } })
       const row = table.body.rows.find((r: { cells: unknown[] }) => r.cells[0] === 'web-v1')
-      assert.deepEqual(row.cells.slice(0, 6), ['web-v1', 'Deployment/web', 'cpu: <unknown>/65%', '<unset>', 4, 0])
+      assert.deepEqual(row.cells.slice(0, 6), ['web-v1', 'Deployment/web', 'cpu: <unknown>/65%', '1', 4, 0])
     }
   })
 

@@ -8,6 +8,8 @@ import { column, wideColumn } from '../columns/common.js'
 import { lowerKindName } from '../columns/format.js'
 import { at, int, text } from '../columns/values.js'
 import { defineResource } from '../define.js'
+import { validateLegacyEvent } from '../events/event-rules.js'
+import { pathSegmentName } from '../names.js'
 import type { KubeObject } from '../object.js'
 
 function firstSeen(ev: KubeObject, now: Date): string {
@@ -39,7 +41,12 @@ export const events: ResourceEntry = defineResource({
   resource: 'events',
   namespaced: true,
   shortNames: ['ev'],
+  // Upstream checks no metadata of events written through core/v1; a name
+  // still has to be a path segment to become a key.
+  validateName: pathSegmentName,
   strategy: {
+    validate: validateLegacyEvent,
+    validateUpdate: validateLegacyEvent,
     fieldSet: (ev) => ({
       'involvedObject.kind': text(at(ev, 'involvedObject', 'kind')),
       'involvedObject.namespace': text(at(ev, 'involvedObject', 'namespace')),

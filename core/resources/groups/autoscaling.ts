@@ -1,11 +1,16 @@
 /**
  * autoscaling: HorizontalPodAutoscalers, served as v2 (preferred, the
- * stored form) and v1 (converted, see conversion/hpa-v1.ts).
+ * stored form) and v1 (converted, see conversion/hpa-v1.ts). Each version
+ * fills its own defaults; the rules (autoscaling/hpa-rules.ts) are checked
+ * on the v2 form, as upstream checks its internal form, so a v1 client
+ * meets v2 field paths too.
  */
 import type { ResourceEntry, TableColumn } from '../catalogue.js'
 import { ageColumn, column, nameColumn } from '../columns/common.js'
 import { at, int, list, quantity, text } from '../columns/values.js'
-import { hpaV1Conversion } from '../conversion/hpa-v1.js'
+import { applyHpaV1Defaults, applyHpaV2Defaults } from '../autoscaling/hpa-defaults.js'
+import { clearStatus, validateHorizontalPodAutoscaler } from '../autoscaling/hpa-rules.js'
+import { hpaV1Conversion, hpaV1ToV2 } from '../conversion/hpa-v1.js'
 import { defineResource, statusSubresource } from '../define.js'
 import type { KubeObject } from '../object.js'
 
@@ -90,12 +95,28 @@ const common = {
   subresources: [statusSubresource('HorizontalPodAutoscaler')],
 }
 
-export const horizontalPodAutoscalersV2: ResourceEntry = defineResource({ ...common, version: 'v2', columns: hpaColumns })
+export const horizontalPodAutoscalersV2: ResourceEntry = defineResource({
+  ...common,
+  version: 'v2',
+  strategy: {
+    applyDefaults: applyHpaV2Defaults,
+    prepareForCreate: clearStatus,
+    validate: (hpa) => validateHorizontalPodAutoscaler(hpa),
+    validateUpdate: validateHorizontalPodAutoscaler,
+  },
+  columns: hpaColumns,
+})
 
 export const horizontalPodAutoscalersV1: ResourceEntry = defineResource({
   ...common,
   version: 'v1',
   conversion: hpaV1Conversion,
+  strategy: {
+    applyDefaults: applyHpaV1Defaults,
+    prepareForCreate: clearStatus,
+    validate: (hpa) => validateHorizontalPodAutoscaler(hpaV1ToV2(hpa)),
+    validateUpdate: (hpa, old) => validateHorizontalPodAutoscaler(hpaV1ToV2(hpa), hpaV1ToV2(old)),
+  },
   columns: hpaColumns.map((c) => ({ ...c, cell: (obj, now) => c.cell(hpaV1Conversion.toStorage(obj), now) })),
 })
 

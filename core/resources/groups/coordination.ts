@@ -2,6 +2,7 @@
 import type { ResourceEntry } from '../catalogue.js'
 import { ageColumn, column, nameColumn } from '../columns/common.js'
 import { textAt } from '../columns/values.js'
+import { dropCoordinatedFields, validateLease } from '../coordination/lease-rules.js'
 import { defineResource } from '../define.js'
 
 export const leases: ResourceEntry = defineResource({
@@ -10,5 +11,11 @@ export const leases: ResourceEntry = defineResource({
   kind: 'Lease',
   resource: 'leases',
   namespaced: true,
+  strategy: {
+    prepareForCreate: (lease) => dropCoordinatedFields(lease),
+    prepareForUpdate: dropCoordinatedFields,
+    validate: validateLease,
+    validateUpdate: validateLease,
+  },
   columns: [nameColumn, column('Holder', 'Who holds the lease.', textAt('spec', 'holderIdentity')), ageColumn],
 })

@@ -1,8 +1,9 @@
 /** events.k8s.io/v1: core events under the newer field names, stored once as core events. */
 import type { ResourceEntry } from '../catalogue.js'
-import { eventsV1Conversion } from '../conversion/events-v1.js'
+import { eventToCore, eventsV1Conversion } from '../conversion/events-v1.js'
 import { events as coreEvents } from '../core/events.js'
 import { defineResource } from '../define.js'
+import { validateEventV1Create, validateEventV1Update } from '../events/event-rules.js'
 
 /** The selectable fields under this version's names: `regarding.*` for `involvedObject.*`, `reportingController`. */
 function selectableFields(fields: Record<string, string>): Record<string, string> {
@@ -24,7 +25,10 @@ export const eventsV1: ResourceEntry = defineResource({
   shortNames: ['ev'],
   storagePath: 'events',
   conversion: eventsV1Conversion,
+  // The rules run on the core form, the one they are written for.
   strategy: {
+    validate: (ev) => validateEventV1Create(eventToCore(ev)),
+    validateUpdate: (ev, old) => validateEventV1Update(eventToCore(ev), eventToCore(old)),
     fieldSet: (ev) => selectableFields(coreEvents.strategy.fieldSet?.(eventsV1Conversion.toStorage(ev)) ?? {}),
   },
   // Upstream prints both versions with the core printer; so do we, on the core form.

@@ -3,6 +3,7 @@ import type { ResourceEntry } from '../catalogue.js'
 import { ageColumn, column, nameColumn } from '../columns/common.js'
 import { at, int } from '../columns/values.js'
 import { defineResource, statusSubresource } from '../define.js'
+import { clearStatus, validatePodDisruptionBudget } from '../policy/pdb-rules.js'
 
 /** An int-or-string budget as written, `N/A` when unset. */
 function budget(field: string) {
@@ -21,6 +22,11 @@ export const podDisruptionBudgets: ResourceEntry = defineResource({
   namespaced: true,
   shortNames: ['pdb'],
   subresources: [statusSubresource('PodDisruptionBudget')],
+  strategy: {
+    prepareForCreate: clearStatus,
+    validate: validatePodDisruptionBudget,
+    validateUpdate: validatePodDisruptionBudget,
+  },
   columns: [
     nameColumn,
     column('Min Available', 'Pods that must stay available.', budget('minAvailable')),

@@ -1,7 +1,8 @@
 /**
  * rbac.authorization.k8s.io/v1: roles and their bindings. Their names are
- * path segments, not DNS names (`system:controller:...`). Escalation
- * checks belong in their strategies.
+ * path segments, not DNS names (`system:controller:...`). Their rules live in
+ * rbac/rules.ts; escalation checks (may the writer grant this?) belong to
+ * the authorizer.
  */
 import type { ResourceEntry, TableColumn } from '../catalogue.js'
 import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
@@ -9,6 +10,14 @@ import { at, list, text } from '../columns/values.js'
 import { defineResource } from '../define.js'
 import type { KubeObject } from '../object.js'
 import { pathSegmentName } from '../names.js'
+import {
+  applyBindingDefaults,
+  validateClusterRole,
+  validateClusterRoleBinding,
+  validateRole,
+  validateRoleBinding,
+  validateRoleRefUnchanged,
+} from '../rbac/rules.js'
 
 const GROUP = 'rbac.authorization.k8s.io'
 
@@ -37,6 +46,10 @@ export const roles: ResourceEntry = defineResource({
   resource: 'roles',
   namespaced: true,
   validateName: pathSegmentName,
+  strategy: {
+    validate: validateRole,
+    validateUpdate: validateRole,
+  },
 })
 
 export const clusterRoles: ResourceEntry = defineResource({
@@ -46,6 +59,10 @@ export const clusterRoles: ResourceEntry = defineResource({
   resource: 'clusterroles',
   namespaced: false,
   validateName: pathSegmentName,
+  strategy: {
+    validate: validateClusterRole,
+    validateUpdate: validateClusterRole,
+  },
 })
 
 export const roleBindings: ResourceEntry = defineResource({
@@ -55,6 +72,11 @@ export const roleBindings: ResourceEntry = defineResource({
   resource: 'rolebindings',
   namespaced: true,
   validateName: pathSegmentName,
+  strategy: {
+    applyDefaults: applyBindingDefaults,
+    validate: validateRoleBinding,
+    validateUpdate: (binding, old) => [...validateRoleBinding(binding), ...validateRoleRefUnchanged(binding, old)],
+  },
   columns: bindingColumns,
 })
 
@@ -65,6 +87,11 @@ export const clusterRoleBindings: ResourceEntry = defineResource({
   resource: 'clusterrolebindings',
   namespaced: false,
   validateName: pathSegmentName,
+  strategy: {
+    applyDefaults: applyBindingDefaults,
+    validate: validateClusterRoleBinding,
+    validateUpdate: (binding, old) => [...validateClusterRoleBinding(binding), ...validateRoleRefUnchanged(binding, old)],
+  },
   columns: bindingColumns,
 })
 
