@@ -1,5 +1,8 @@
 /** PodTemplates and ReplicationControllers, the core group's pod templates and their oldest controller. */
-import { fieldPath } from '../../validation/field.js'
+import { type FieldError, fieldPath, invalid, required } from '../../validation/field.js'
+import { goStringMap } from '../apps/go-text.js'
+import { nonNegative, templateLabels } from '../apps/selector.js'
+import { objectAt, setIfAbsent, specOf, validateLongRunningTemplate } from '../apps/template.js'
 import type { ResourceEntry, StrategyContext } from '../catalogue.js'
 import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
 import { containerCells, formatLabels } from '../columns/format.js'
@@ -40,6 +43,40 @@ export const podTemplates: ResourceEntry = defineResource({
   ],
 })
 
+/**
+ * core/v1's defaults: a controller without a selector selects its template's
+ * labels, and is labelled with them when it has no labels of its own.
+ */
+function applyReplicationControllerDefaults(rc: KubeObject): void {
+  const spec = specOf(rc)
+  const labels = templateLabels(spec['template'])
+  if (labels) {
+    const selector = spec['selector']
+    if (!isPlainObject(selector) || Object.keys(selector).length === 0) spec['selector'] = { ...labels }
+    if (!rc.metadata.labels || Object.keys(rc.metadata.labels).length === 0) rc.metadata.labels = { ...labels }
+  }
+  setIfAbsent(spec, 'replicas', 1)
+  // The template is optional in v1 (a pointer): only a given one gets defaults.
+  if (isPlainObject(spec['template'])) applyPodSpecDefaults(objectAt(spec['template'], 'spec'))
+}
+
+/** upstream's ValidateReplicationControllerSpec: the selector is a plain label map that must pick the template's pods. */
+function validateReplicationController(rc: KubeObject, ctx: StrategyContext): FieldError[] {
+  const spec = specOf(rc)
+  const path = fieldPath('spec')
+  const errs = nonNegative(spec['minReadySeconds'], path.child('minReadySeconds'))
+  const selector = isPlainObject(spec['selector']) ? (spec['selector'] as Record<string, unknown>) : {}
+  if (Object.keys(selector).length === 0) errs.push(required(path.child('selector')))
+  errs.push(...nonNegative(spec['replicas'], path.child('replicas')))
+  const template = spec['template']
+  if (!isPlainObject(template)) return [...errs, required(path.child('template'))]
+  const labels = templateLabels(template) ?? {}
+  if (Object.entries(selector).some(([k, v]) => labels[k] !== v))
+    errs.push(invalid(path.child('template').child('metadata').child('labels'), goStringMap(templateLabels(template)), '`selector` does not match template `labels`'))
+  errs.push(...validateLongRunningTemplate(template, path.child('template'), 'ReplicationController', { allowPrivileged: ctx.allowPrivileged ?? false }))
+  return errs
+}
+
 export const replicationControllers: ResourceEntry = defineResource({
   group: '',
   version: 'v1',
@@ -52,6 +89,13 @@ export const replicationControllers: ResourceEntry = defineResource({
   tracksGeneration: true,
   storagePath: 'controllers',
   strategy: {
+    applyDefaults: applyReplicationControllerDefaults,
+    // A new controller has counted no pods yet; replicas is always on the wire.
+    prepareForCreate: (rc) => {
+      rc['status'] = { replicas: 0 }
+    },
+    validate: validateReplicationController,
+    validateUpdate: (rc, _old, ctx) => validateReplicationController(rc, ctx),
     fieldSet: (rc) => ({ 'status.replicas': String(int(at(rc, 'status', 'replicas'))) }),
   },
   columns: [

@@ -1,9 +1,14 @@
 /** apps/v1: the workload controllers' objects. Scaling, rollout and status updates belong in their strategies. */
-import type { ResourceEntry } from '../catalogue.js'
+import { applyDaemonSetDefaults, prepareDaemonSetForCreate, prepareDaemonSetForUpdate, validateDaemonSet, validateDaemonSetUpdate } from '../apps/daemonset.js'
+import { applyDeploymentDefaults, validateDeployment, validateDeploymentUpdate } from '../apps/deployment.js'
+import { applyReplicaSetDefaults, validateReplicaSet, validateReplicaSetUpdate } from '../apps/replicaset.js'
+import { applyStatefulSetDefaults, validateStatefulSet, validateStatefulSetUpdate } from '../apps/statefulset.js'
+import type { ResourceEntry, StrategyContext } from '../catalogue.js'
 import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
 import { containerCells, formatLabels, formatLabelSelector, labelSelectorText } from '../columns/format.js'
 import { at, int } from '../columns/values.js'
 import { defineResource, scaleSubresource, statusSubresource } from '../define.js'
+import { dnsLabelName } from '../names.js'
 import type { KubeObject } from '../object.js'
 
 /** spec.replicas as upstream's defaulting leaves it: 1 when unset. */
@@ -15,6 +20,19 @@ export function desiredReplicas(obj: KubeObject): number {
 function status(field: string): (obj: KubeObject) => number {
   return (obj) => int(at(obj, 'status', field))
 }
+
+/** The pod spec rules that depend on the server (`--allow-privileged`). */
+const podOptions = (ctx: StrategyContext) => ({ allowPrivileged: ctx.allowPrivileged ?? false })
+
+/**
+ * A new object starts with the status a controller has not written yet:
+ * upstream's zero status, with the counters its JSON always carries.
+ */
+const freshStatus =
+  (zero: Record<string, number> = {}) =>
+  (obj: KubeObject): void => {
+    obj['status'] = { ...zero }
+  }
 
 const templateColumns = [
   wideColumn('Containers', 'The containers of the pod template.', (obj) => containerCells(at(obj, 'spec', 'template', 'spec')).names),
@@ -31,6 +49,12 @@ export const deployments: ResourceEntry = defineResource({
   categories: ['all'],
   subresources: [scaleSubresource, statusSubresource('Deployment')],
   tracksGeneration: true,
+  strategy: {
+    applyDefaults: applyDeploymentDefaults,
+    prepareForCreate: freshStatus(),
+    validate: (d, ctx) => validateDeployment(d, podOptions(ctx)),
+    validateUpdate: (d, old, ctx) => validateDeploymentUpdate(d, old, podOptions(ctx)),
+  },
   columns: [
     nameColumn,
     column('Ready', 'Ready pods out of those wanted.', (d) => `${int(at(d, 'status', 'readyReplicas'))}/${desiredReplicas(d)}`),
@@ -53,6 +77,10 @@ export const replicaSets: ResourceEntry = defineResource({
   subresources: [scaleSubresource, statusSubresource('ReplicaSet')],
   tracksGeneration: true,
   strategy: {
+    applyDefaults: applyReplicaSetDefaults,
+    prepareForCreate: freshStatus({ replicas: 0 }),
+    validate: (rs, ctx) => validateReplicaSet(rs, podOptions(ctx)),
+    validateUpdate: (rs, old, ctx) => validateReplicaSetUpdate(rs, old, podOptions(ctx)),
     fieldSet: (rs) => ({ 'status.replicas': String(int(at(rs, 'status', 'replicas'))) }),
   },
   columns: [
@@ -76,6 +104,14 @@ export const statefulSets: ResourceEntry = defineResource({
   categories: ['all'],
   subresources: [scaleSubresource, statusSubresource('StatefulSet')],
   tracksGeneration: true,
+  // Its pods are named `<name>-<ordinal>` and get it as their hostname: a DNS label.
+  validateName: dnsLabelName,
+  strategy: {
+    applyDefaults: applyStatefulSetDefaults,
+    prepareForCreate: freshStatus({ availableReplicas: 0, replicas: 0 }),
+    validate: validateStatefulSet,
+    validateUpdate: validateStatefulSetUpdate,
+  },
   columns: [
     nameColumn,
     column('Ready', 'Ready pods out of those wanted.', (s) => `${int(at(s, 'status', 'readyReplicas'))}/${desiredReplicas(s)}`),
@@ -94,6 +130,16 @@ export const daemonSets: ResourceEntry = defineResource({
   shortNames: ['ds'],
   categories: ['all'],
   subresources: [statusSubresource('DaemonSet')],
+  strategy: {
+    applyDefaults: applyDaemonSetDefaults,
+    prepareForCreate: (ds) => {
+      freshStatus({ currentNumberScheduled: 0, desiredNumberScheduled: 0, numberMisscheduled: 0, numberReady: 0 })(ds)
+      prepareDaemonSetForCreate(ds)
+    },
+    prepareForUpdate: prepareDaemonSetForUpdate,
+    validate: (ds, ctx) => validateDaemonSet(ds, podOptions(ctx)),
+    validateUpdate: (ds, old, ctx) => validateDaemonSetUpdate(ds, old, podOptions(ctx)),
+  },
   columns: [
     nameColumn,
     column('Desired', 'Nodes that should run the pod.', status('desiredNumberScheduled'), { type: 'integer' }),

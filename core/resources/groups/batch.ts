@@ -1,11 +1,16 @@
 /** batch/v1: Jobs and the CronJobs that start them. */
 import { age, humanDuration } from '../../registry/human-duration.js'
-import type { ResourceEntry } from '../catalogue.js'
+import { applyCronJobDefaults, validateCronJob, validateCronJobUpdate } from '../batch/cronjob.js'
+import { applyJobDefaults, generateSelector, validateJob, validateJobUpdate } from '../batch/job.js'
+import type { ResourceEntry, StrategyContext } from '../catalogue.js'
 import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
 import { containerCells, formatLabelSelector, printBool } from '../columns/format.js'
 import { at, int, list, text, textAt } from '../columns/values.js'
 import { defineResource, statusSubresource } from '../define.js'
 import type { KubeObject } from '../object.js'
+
+/** The pod spec rules that depend on the server (`--allow-privileged`). */
+const podOptions = (ctx: StrategyContext) => ({ allowPrivileged: ctx.allowPrivileged ?? false })
 
 function hasCondition(job: KubeObject, type: string): boolean {
   const c = list(at(job, 'status', 'conditions')).find((c) => text(at(c, 'type')) === type)
@@ -46,6 +51,13 @@ export const jobs: ResourceEntry = defineResource({
   categories: ['all'],
   subresources: [statusSubresource('Job')],
   strategy: {
+    applyDefaults: applyJobDefaults,
+    prepareForCreate: (job) => {
+      job['status'] = {}
+      generateSelector(job)
+    },
+    validate: (job, ctx) => validateJob(job, podOptions(ctx)),
+    validateUpdate: (job, old, ctx) => validateJobUpdate(job, old, podOptions(ctx)),
     fieldSet: (job) => ({ 'status.successful': String(int(at(job, 'status', 'succeeded'))) }),
   },
   columns: [
@@ -72,6 +84,14 @@ export const cronJobs: ResourceEntry = defineResource({
   shortNames: ['cj'],
   categories: ['all'],
   subresources: [statusSubresource('CronJob')],
+  strategy: {
+    applyDefaults: applyCronJobDefaults,
+    prepareForCreate: (cj) => {
+      cj['status'] = {}
+    },
+    validate: (cj, ctx) => validateCronJob(cj, podOptions(ctx)),
+    validateUpdate: (cj, old, ctx) => validateCronJobUpdate(cj, old, podOptions(ctx)),
+  },
   columns: [
     nameColumn,
     column('Schedule', 'When jobs start, in cron syntax.', textAt('spec', 'schedule')),

@@ -1,0 +1,103 @@
+/**
+ * DaemonSets: upstream's apps/v1 defaults, ValidateDaemonSetSpec, the
+ * selector's immutability, and the template generation that apps/v1 keeps in
+ * the `deprecated.daemonset.template.generation` annotation.
+ */
+import { fieldPath, type FieldError, type FieldPath, invalid, notSupported, required } from '../../validation/field.js'
+import { type PodSpecValidationOptions, validatePodTemplateSpec } from '../core/pod-spec-validation.js'
+import { isPlainObject, type KubeObject } from '../object.js'
+import { goIntOrString, goLabelSelector, goStrategy } from './go-text.js'
+import { intOrPercentValue, notMoreThan100Percent, validatePositiveIntOrPercent } from './int-or-percent.js'
+import { immutableSelector, nonNegative, parseSelector, selectorMatchesTemplate, selectsEverything, semanticEqual, validateLabelSelector } from './selector.js'
+import { alwaysRestartRules, defaultTemplate, objectAt, setIfAbsent, specOf } from './template.js'
+
+type Obj = Record<string, unknown>
+
+export const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation'
+
+export function applyDaemonSetDefaults(ds: KubeObject): void {
+  const spec = specOf(ds)
+  const strategy = objectAt(spec, 'updateStrategy')
+  if (!strategy['type']) strategy['type'] = 'RollingUpdate'
+  if (strategy['type'] === 'RollingUpdate') {
+    const rollingUpdate = objectAt(strategy, 'rollingUpdate')
+    setIfAbsent(rollingUpdate, 'maxUnavailable', 1)
+    setIfAbsent(rollingUpdate, 'maxSurge', 0)
+  }
+  setIfAbsent(spec, 'revisionHistoryLimit', 10)
+  defaultTemplate(spec)
+}
+
+function templateGeneration(ds: KubeObject): number {
+  const text = ds.metadata.annotations?.[TEMPLATE_GENERATION_ANNOTATION]
+  return text !== undefined && /^[+-]?\d+$/.test(text) ? Number.parseInt(text, 10) : 0
+}
+
+function setTemplateGeneration(ds: KubeObject, generation: number): void {
+  ds.metadata.annotations = { ...ds.metadata.annotations, [TEMPLATE_GENERATION_ANNOTATION]: String(generation) }
+}
+
+/** A new DaemonSet's template is generation 1 (or what the client gave, when higher). */
+export function prepareDaemonSetForCreate(ds: KubeObject): void {
+  setTemplateGeneration(ds, Math.max(1, templateGeneration(ds)))
+}
+
+/** The template generation is the server's: it counts the template's changes. */
+export function prepareDaemonSetForUpdate(ds: KubeObject, old: KubeObject): void {
+  const changed = !semanticEqual(specOf(ds)['template'], specOf(old)['template'])
+  setTemplateGeneration(ds, templateGeneration(old) + (changed ? 1 : 0))
+}
+
+function validateRollingUpdate(rollingUpdate: Obj, path: FieldPath): FieldError[] {
+  const maxUnavailable = rollingUpdate['maxUnavailable']
+  const maxSurge = rollingUpdate['maxSurge']
+  const errs = [
+    ...validatePositiveIntOrPercent(maxUnavailable, path.child('maxUnavailable')),
+    ...validatePositiveIntOrPercent(maxSurge, path.child('maxSurge')),
+    ...notMoreThan100Percent(maxUnavailable, path.child('maxUnavailable')),
+    ...notMoreThan100Percent(maxSurge, path.child('maxSurge')),
+  ]
+  // Exactly one of the two bounds may be non-zero.
+  const hasUnavailable = intOrPercentValue(maxUnavailable) !== 0
+  const hasSurge = intOrPercentValue(maxSurge) !== 0
+  if (hasUnavailable && hasSurge) errs.push(invalid(path.child('maxSurge'), goIntOrString(maxSurge), 'may not be set when maxUnavailable is non-zero'))
+  if (!hasUnavailable && !hasSurge) errs.push(required(path.child('maxUnavailable'), 'cannot be 0 when maxSurge is 0'))
+  return errs
+}
+
+function validateUpdateStrategy(strategy: unknown, path: FieldPath): FieldError[] {
+  const s = isPlainObject(strategy) ? strategy : {}
+  switch (s['type']) {
+    case 'OnDelete':
+      return []
+    case 'RollingUpdate':
+      return isPlainObject(s['rollingUpdate']) ? validateRollingUpdate(s['rollingUpdate'], path.child('rollingUpdate')) : [required(path.child('rollingUpdate'))]
+    default:
+      return [notSupported(path, goStrategy('apps.DaemonSetUpdateStrategy', 'apps.RollingUpdateDaemonSet', s), ['RollingUpdate', 'OnDelete'])]
+  }
+}
+
+function validateDaemonSetSpec(spec: Obj, opts: PodSpecValidationOptions): FieldError[] {
+  const path = fieldPath('spec')
+  const selector = spec['selector']
+  // Unlike the other controllers, an absent selector is only reported through the template mismatch.
+  const errs = validateLabelSelector(selector, path.child('selector'))
+  const parsed = parseSelector(selector)
+  if (parsed) errs.push(...selectorMatchesTemplate(parsed, spec['template'], path.child('template')))
+  if (isPlainObject(selector) && selectsEverything(selector))
+    errs.push(invalid(path.child('selector'), goLabelSelector(selector), 'empty selector is invalid for daemonset'))
+  errs.push(...validatePodTemplateSpec(spec['template'], path.child('template'), opts))
+  errs.push(...alwaysRestartRules(spec['template'], path.child('template'), 'DaemonSet'))
+  errs.push(...nonNegative(spec['minReadySeconds'], path.child('minReadySeconds')))
+  errs.push(...validateUpdateStrategy(spec['updateStrategy'], path.child('updateStrategy')))
+  errs.push(...nonNegative(spec['revisionHistoryLimit'], path.child('revisionHistoryLimit')))
+  return errs
+}
+
+export function validateDaemonSet(ds: KubeObject, opts: PodSpecValidationOptions): FieldError[] {
+  return validateDaemonSetSpec(specOf(ds), opts)
+}
+
+export function validateDaemonSetUpdate(ds: KubeObject, old: KubeObject, opts: PodSpecValidationOptions): FieldError[] {
+  return [...validateDaemonSetSpec(specOf(ds), opts), ...immutableSelector(specOf(ds), specOf(old), fieldPath('spec'))]
+}

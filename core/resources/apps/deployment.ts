@@ -1,0 +1,89 @@
+/** Deployments: upstream's apps/v1 defaults, ValidateDeploymentSpec and the selector's immutability. */
+import { fieldPath, type FieldError, type FieldPath, forbiddenField, invalid, notSupported, required } from '../../validation/field.js'
+import type { PodSpecValidationOptions } from '../core/pod-spec-validation.js'
+import { isPlainObject, type KubeObject } from '../object.js'
+import { goIntOrString, goLabelSelector, goStrategy } from './go-text.js'
+import { intOrPercentValue, notMoreThan100Percent, validatePositiveIntOrPercent } from './int-or-percent.js'
+import { immutableSelector, nonNegative, parseSelector, selectorMatchesTemplate, validateRequiredSelector } from './selector.js'
+import { defaultTemplate, objectAt, setIfAbsent, specOf, validateLongRunningTemplate } from './template.js'
+
+type Obj = Record<string, unknown>
+
+export function applyDeploymentDefaults(deployment: KubeObject): void {
+  const spec = specOf(deployment)
+  setIfAbsent(spec, 'replicas', 1)
+  const strategy = objectAt(spec, 'strategy')
+  if (!strategy['type']) strategy['type'] = 'RollingUpdate'
+  if (strategy['type'] === 'RollingUpdate') {
+    const rollingUpdate = objectAt(strategy, 'rollingUpdate')
+    setIfAbsent(rollingUpdate, 'maxUnavailable', '25%')
+    setIfAbsent(rollingUpdate, 'maxSurge', '25%')
+  }
+  setIfAbsent(spec, 'revisionHistoryLimit', 10)
+  setIfAbsent(spec, 'progressDeadlineSeconds', 600)
+  defaultTemplate(spec)
+}
+
+function validateRollingUpdate(rollingUpdate: Obj, path: FieldPath): FieldError[] {
+  const maxUnavailable = rollingUpdate['maxUnavailable']
+  const maxSurge = rollingUpdate['maxSurge']
+  const errs = [
+    ...validatePositiveIntOrPercent(maxUnavailable, path.child('maxUnavailable')),
+    ...validatePositiveIntOrPercent(maxSurge, path.child('maxSurge')),
+  ]
+  if (intOrPercentValue(maxUnavailable) === 0 && intOrPercentValue(maxSurge) === 0)
+    errs.push(invalid(path.child('maxUnavailable'), goIntOrString(maxUnavailable), 'may not be 0 when `maxSurge` is 0'))
+  errs.push(...notMoreThan100Percent(maxUnavailable, path.child('maxUnavailable')))
+  return errs
+}
+
+function validateStrategy(strategy: unknown, path: FieldPath): FieldError[] {
+  const s = isPlainObject(strategy) ? strategy : {}
+  const rollingUpdate = s['rollingUpdate']
+  switch (s['type']) {
+    case 'Recreate':
+      return isPlainObject(rollingUpdate)
+        ? [forbiddenField(path.child('rollingUpdate'), "may not be specified when strategy `type` is 'Recreate'")]
+        : []
+    case 'RollingUpdate':
+      return isPlainObject(rollingUpdate)
+        ? validateRollingUpdate(rollingUpdate, path.child('rollingUpdate'))
+        : [required(path.child('rollingUpdate'), 'this should be defaulted and never be nil')]
+    default:
+      return [notSupported(path, goStrategy('apps.DeploymentStrategy', 'apps.RollingUpdateDeployment', s), ['Recreate', 'RollingUpdate'])]
+  }
+}
+
+function validateDeploymentSpec(spec: Obj, opts: PodSpecValidationOptions): FieldError[] {
+  const path = fieldPath('spec')
+  const errs = nonNegative(spec['replicas'], path.child('replicas'))
+  errs.push(...validateRequiredSelector(spec['selector'], path.child('selector'), 'deployment'))
+  const selector = parseSelector(spec['selector'])
+  if (!selector) errs.push(invalid(path.child('selector'), goLabelSelector(spec['selector']), 'invalid label selector'))
+  else {
+    errs.push(...selectorMatchesTemplate(selector, spec['template'], path.child('template')))
+    errs.push(...validateLongRunningTemplate(spec['template'], path.child('template'), 'ReplicaSet', opts))
+  }
+  errs.push(...validateStrategy(spec['strategy'], path.child('strategy')))
+  errs.push(...nonNegative(spec['minReadySeconds'], path.child('minReadySeconds')))
+  errs.push(...nonNegative(spec['revisionHistoryLimit'], path.child('revisionHistoryLimit')))
+  const deadline = spec['progressDeadlineSeconds']
+  if (typeof deadline === 'number') {
+    errs.push(...nonNegative(deadline, path.child('progressDeadlineSeconds')))
+    const minReady = typeof spec['minReadySeconds'] === 'number' ? spec['minReadySeconds'] : 0
+    if (deadline <= minReady) errs.push(invalid(path.child('progressDeadlineSeconds'), deadline, 'must be greater than minReadySeconds'))
+  }
+  return errs
+}
+
+export function validateDeployment(deployment: KubeObject, opts: PodSpecValidationOptions): FieldError[] {
+  return validateDeploymentSpec(specOf(deployment), opts)
+}
+
+/** The spec's rules again, and a selector that stays as created (apps/v1 made it immutable). */
+export function validateDeploymentUpdate(deployment: KubeObject, old: KubeObject, opts: PodSpecValidationOptions): FieldError[] {
+  return [
+    ...validateDeploymentSpec(specOf(deployment), opts),
+    ...immutableSelector(specOf(deployment), specOf(old), fieldPath('spec')),
+  ]
+}

@@ -1,0 +1,60 @@
+/**
+ * The pod template of a controller whose pods run for ever (ReplicaSet,
+ * Deployment, DaemonSet, ReplicationController): a valid template whose pods
+ * restart always and carry no deadline.
+ */
+import { type FieldError, type FieldPath, forbiddenField, notSupported } from '../../validation/field.js'
+import { applyPodSpecDefaults } from '../core/pod-spec-defaults.js'
+import { type PodSpecValidationOptions, validatePodTemplateSpec } from '../core/pod-spec-validation.js'
+import { isPlainObject } from '../object.js'
+
+type Obj = Record<string, unknown>
+
+/** The object at `parent[key]`, created empty when absent (upstream's structs are never nil). */
+export function objectAt(parent: Obj, key: string): Obj {
+  const value = parent[key]
+  if (isPlainObject(value)) return value
+  const created: Obj = {}
+  parent[key] = created
+  return created
+}
+
+/** Sets `obj[key]` when the client left it out, as upstream's defaulters fill nil pointers. */
+export function setIfAbsent(obj: Obj, key: string, value: unknown): void {
+  if (obj[key] === undefined || obj[key] === null) obj[key] = value
+}
+
+/** The object's spec, created when absent. */
+export const specOf = (obj: Obj): Obj => objectAt(obj, 'spec')
+
+/** Fills the defaults of `holder.template.spec`, creating the template as upstream's struct would be. */
+export function defaultTemplate(holder: Obj): void {
+  applyPodSpecDefaults(objectAt(objectAt(holder, 'template'), 'spec'))
+}
+
+/** The template's pod spec, or an empty one. */
+export function podSpecOf(template: unknown): Obj {
+  const spec = isPlainObject(template) ? template['spec'] : undefined
+  return isPlainObject(spec) ? spec : {}
+}
+
+/**
+ * Upstream's template rules for long-running controllers; `kind` is the word
+ * its message uses (Deployments share the ReplicaSet's).
+ */
+export function validateLongRunningTemplate(template: unknown, path: FieldPath, kind: string, opts: PodSpecValidationOptions): FieldError[] {
+  const errs = validatePodTemplateSpec(template, path, opts)
+  errs.push(...alwaysRestartRules(template, path, kind))
+  return errs
+}
+
+/** restartPolicy Always, no activeDeadlineSeconds: what every long-running controller's pods need. */
+export function alwaysRestartRules(template: unknown, path: FieldPath, kind: string): FieldError[] {
+  const spec = podSpecOf(template)
+  const errs: FieldError[] = []
+  const policy = spec['restartPolicy'] ?? ''
+  if (policy !== 'Always') errs.push(notSupported(path.child('spec').child('restartPolicy'), policy, ['Always']))
+  if (spec['activeDeadlineSeconds'] !== undefined && spec['activeDeadlineSeconds'] !== null)
+    errs.push(forbiddenField(path.child('spec').child('activeDeadlineSeconds'), `activeDeadlineSeconds in ${kind} is not Supported`))
+  return errs
+}
