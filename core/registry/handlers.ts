@@ -3,17 +3,18 @@
  * computed) into a store call and the answer into the negotiated encoding.
  */
 import { decodeBody, decodeBodyWithDuplicates, readBodyBytes } from '../http/body.js'
-import { negotiateOutput, type OutputFormat } from '../http/media-types.js'
+import { APPLY_PATCH_TYPE, negotiateOutput, type OutputFormat } from '../http/media-types.js'
 import type { RequestInfo } from '../http/request-info.js'
 import { objectResponse } from '../http/respond.js'
-import { badRequest, methodNotSupported, resourceNotFound } from '../http/status-error.js'
+import { badRequest, methodNotSupported, resourceNotFound, unsupportedMediaType } from '../http/status-error.js'
 import { watchStream } from '../http/watch-stream.js'
 import { groupVersion, type ResourceEntry, type Verb } from '../resources/catalogue.js'
 import { isPlainObject, type KubeObject, type UserInfo } from '../resources/object.js'
 import type { StorageEvent } from '../storage/interface.js'
 import { fieldValidationOf } from './field-validation.js'
 import { parseListQuery } from './list-query.js'
-import { patchFunction } from './patch-request.js'
+import { managerName } from './managed-fields.js'
+import { type PatchRequest, patchTypes, readPatch } from './patch-request.js'
 import { getScale, updateScale } from './scale.js'
 import type { Registry } from './registry.js'
 import type { RequestContext } from './request-context.js'
@@ -37,12 +38,13 @@ function dryRunOf(params: URLSearchParams): boolean {
   return values.length > 0
 }
 
-/** Reads the parameters every write shares into `ctx`: dryRun, fieldValidation, fieldManager. */
-function writeContext(params: URLSearchParams, ctx: RequestContext): void {
+/** Reads what every write shares into `ctx`: dryRun, fieldValidation, and the manager it is recorded under. */
+function writeContext(request: Request, params: URLSearchParams, ctx: RequestContext): void {
   ctx.dryRun = dryRunOf(params)
   ctx.fieldValidation = fieldValidationOf(params)
   const manager = params.get('fieldManager')
   if (manager && manager.length > 128) throw badRequest('fieldManager: Too long: may not be more than 128 bytes')
+  ctx.fieldManager = managerName(manager, request.headers.get('user-agent'))
 }
 
 /** A Warning header per problem, as upstream words them: `299 - "unknown field \"spec.x\""`. */
@@ -104,16 +106,17 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
     case 'watch':
       return watchResponse(store, ns, params, format, env)
     case 'create': {
-      writeContext(params, ctx)
+      writeContext(request, params, ctx)
       const { body, duplicates } = decodeBodyWithDuplicates(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes))
       ctx.bodyProblems = duplicates
       return withWarnings(objectOut(entry, await store.create(ns, body, ctx), format, ctx.now, 201), ctx.warnings)
     }
     case 'update':
     case 'patch': {
-      writeContext(params, ctx)
-      const next = await replacement(request, entry, info.verb, env.maxBodyBytes, ctx)
-      return withWarnings(objectOut(entry, await store.update(ns, info.name, next, ctx), format, ctx.now), ctx.warnings)
+      writeContext(request, params, ctx)
+      const req = await writeRequest(request, entry, info.verb, env.maxBodyBytes, ctx)
+      const { object, created } = await write(store, ns, info.name, req, ctx)
+      return withWarnings(objectOut(entry, object, format, ctx.now, created ? 201 : 200), ctx.warnings)
     }
     case 'delete': {
       ctx.dryRun = dryRunOf(params)
@@ -143,20 +146,28 @@ function deletedStatus(entry: ResourceEntry, obj: KubeObject): Record<string, un
 }
 
 /**
- * What an update writes in place of the current object: a PUT's body, or
- * the current one patched. The body's duplicate fields go to `ctx` for field validation.
+ * What a PUT or PATCH asks for: the next object as a function of the
+ * current one (a PUT's body, or the current one patched), or a server-side
+ * apply's configuration. The body's duplicate fields go to `ctx` for field validation.
  */
-async function replacement(
-  request: Request,
-  entry: ResourceEntry,
-  verb: string,
-  maxBodyBytes: number,
-  ctx: RequestContext,
-): Promise<(current: KubeObject) => unknown> {
-  if (verb === 'patch') return patchFunction(request, entry, maxBodyBytes, ctx)
+async function writeRequest(request: Request, entry: ResourceEntry, verb: string, maxBodyBytes: number, ctx: RequestContext): Promise<PatchRequest> {
+  if (verb === 'patch') return readPatch(request, entry, maxBodyBytes, ctx)
   const { body, duplicates } = decodeBodyWithDuplicates(request.headers.get('content-type'), await readBodyBytes(request, maxBodyBytes))
   ctx.bodyProblems = duplicates
-  return () => structuredClone(body)
+  return { apply: false, patch: () => structuredClone(body) }
+}
+
+/** Runs a PUT or PATCH on one object (or its status); an apply may create it. */
+async function write(
+  store: ResourceStore,
+  namespace: string,
+  name: string,
+  req: PatchRequest,
+  ctx: RequestContext,
+  subresource?: 'status',
+): Promise<{ object: KubeObject; created: boolean }> {
+  if (req.apply) return store.apply(namespace, name, req.config, ctx, subresource)
+  return { object: await store.update(namespace, name, req.patch, ctx, subresource), created: false }
 }
 
 async function deleteOptions(request: Request, params: URLSearchParams, maxBodyBytes: number): Promise<DeleteOptions> {
@@ -205,10 +216,14 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
   })
   if (info.verb === 'get')
     return scale ? objectResponse(await getScale(store, ns, info.name), format) : objectOut(entry, await store.get(ns, info.name), format, ctx.now)
-  writeContext(params, ctx)
-  const next = await replacement(request, entry, info.verb, env.maxBodyBytes, ctx)
-  if (scale) return withWarnings(objectResponse(await updateScale(store, ns, info.name, next, ctx), format), ctx.warnings)
-  return withWarnings(objectOut(entry, await store.update(ns, info.name, next, ctx, 'status'), format, ctx.now), ctx.warnings)
+  writeContext(request, params, ctx)
+  const req = await writeRequest(request, entry, info.verb, env.maxBodyBytes, ctx)
+  if (scale) {
+    if (req.apply) throw unsupportedMediaType(APPLY_PATCH_TYPE, patchTypes(entry).filter((t) => t !== APPLY_PATCH_TYPE))
+    return withWarnings(objectResponse(await updateScale(store, ns, info.name, req.patch, ctx), format), ctx.warnings)
+  }
+  const { object } = await write(store, ns, info.name, req, ctx, 'status')
+  return withWarnings(objectOut(entry, object, format, ctx.now), ctx.warnings)
 }
 
 /**

@@ -1,29 +1,40 @@
 /**
- * A PATCH request's body as a function from the current object to the next
- * one, by its Content-Type: JSON patch (RFC 6902), JSON merge patch
- * (RFC 7386), or strategic merge patch for kinds with a type in the tables
- * (upstream refuses it for custom resources with 415).
+ * A PATCH request's body by its Content-Type: a function from the current
+ * object to the next one for JSON patch (RFC 6902), JSON merge patch
+ * (RFC 7386) and strategic merge patch, or the configuration of a
+ * server-side apply. Strategic merge and apply need the kind's type in the
+ * tables (upstream refuses strategic merge for custom resources with 415).
  */
-import { readBodyBytes } from '../http/body.js'
-import { duplicateJsonFields } from '../http/duplicate-fields.js'
-import { essence, JSON_PATCH_TYPE, MERGE_PATCH_TYPE, STRATEGIC_MERGE_PATCH_TYPE } from '../http/media-types.js'
+import { parseYamlText, readBodyBytes } from '../http/body.js'
+import { duplicateJsonFields, duplicateYamlKeys } from '../http/duplicate-fields.js'
+import { APPLY_PATCH_TYPE, essence, JSON_PATCH_TYPE, MERGE_PATCH_TYPE, STRATEGIC_MERGE_PATCH_TYPE } from '../http/media-types.js'
 import { badRequest, StatusError, unsupportedMediaType } from '../http/status-error.js'
 import { applyStrategicMergePatch } from '../patch/strategic-merge.js'
 import { PatchError } from '../patch/errors.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
 import { isPlainObject, type KubeObject } from '../resources/object.js'
 import { typeTable } from '../resources/schema/index.js'
-import { invalidError } from '../validation/field.js'
+import { type FieldError, fieldPath, forbiddenField, invalidError, required } from '../validation/field.js'
 import { applyJsonPatch, mergePatch, parseJsonPatch } from './json-patch.js'
 import type { RequestContext } from './request-context.js'
 
 export type PatchFunction = (current: KubeObject) => unknown
 
+export type PatchRequest = { apply: false; patch: PatchFunction } | { apply: true; config: Record<string, unknown> }
+
 /** The patch types `entry` accepts, in the order a 415 lists them. */
 export function patchTypes(entry: ResourceEntry): string[] {
   const types = [JSON_PATCH_TYPE, MERGE_PATCH_TYPE]
-  if (typeTable[entry.typeName]) types.push(STRATEGIC_MERGE_PATCH_TYPE)
+  if (typeTable[entry.typeName]) types.push(STRATEGIC_MERGE_PATCH_TYPE, APPLY_PATCH_TYPE)
   return types
+}
+
+/** PatchOptions checked as upstream's ValidatePatchOptions: 422 on the PatchOptions kind. */
+function checkPatchOptions(apply: boolean, params: URLSearchParams): void {
+  const errs: FieldError[] = []
+  if (apply && !params.get('fieldManager')) errs.push(required(fieldPath('fieldManager'), 'is required for apply patch'))
+  if (!apply && params.has('force')) errs.push(forbiddenField(fieldPath('force'), 'may not be specified for non-apply patch'))
+  if (errs.length) throw invalidError('meta.k8s.io', 'PatchOptions', '', errs)
 }
 
 /** A failed strategic merge as upstream answers it: 400 for malformed directives, 422 otherwise. */
@@ -34,16 +45,29 @@ function patchFailure(err: unknown): unknown {
   return new StatusError(422, 'Invalid', err.message)
 }
 
-export async function patchFunction(
+export async function readPatch(
   request: Request,
   entry: ResourceEntry,
   maxBodyBytes: number,
   ctx: RequestContext,
-): Promise<PatchFunction> {
+): Promise<PatchRequest> {
   const type = essence(request.headers.get('content-type'))
   const accepted = patchTypes(entry)
   if (!accepted.includes(type)) throw unsupportedMediaType(type, accepted)
+  const params = new URL(request.url).searchParams
+  checkPatchOptions(type === APPLY_PATCH_TYPE, params)
   const text = new TextDecoder().decode(await readBodyBytes(request, maxBodyBytes))
+  if (type === APPLY_PATCH_TYPE) {
+    const config = parseYamlText(text)
+    if (!isPlainObject(config)) throw badRequest('error decoding YAML: the apply configuration must be an object')
+    ctx.bodyProblems = duplicateYamlKeys(text)
+    ctx.apply = { force: params.get('force') === 'true' }
+    return { apply: true, config }
+  }
+  return { apply: false, patch: patchFunction(text, type, entry, ctx) }
+}
+
+function patchFunction(text: string, type: string, entry: ResourceEntry, ctx: RequestContext): PatchFunction {
   let doc: unknown
   try {
     doc = JSON.parse(text)

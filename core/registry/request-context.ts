@@ -11,6 +11,10 @@ export interface RequestContext {
   fieldValidation?: FieldValidation
   /** What parsing the body found before any type was known (duplicate fields), for field validation. */
   bodyProblems?: string[]
+  /** The manager the write is recorded under in managedFields; unset for the server's own writes. */
+  fieldManager?: string
+  /** Set while a server-side apply writes: its merge records the managedFields itself. */
+  apply?: { force: boolean }
   /** Warnings for the answer's `Warning` headers. */
   warnings?: string[]
 }

@@ -14,6 +14,7 @@ import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/obje
 import { type ListQuery, selectorPredicate } from './list-query.js'
 import { type DeleteOptions, planDeletion, validateDeleteOptions } from './deletion.js'
 import { enforceFieldValidation } from './field-validation.js'
+import { applyConfiguration, recordUpdate } from './managed-fields.js'
 import { generateName } from './object-names.js'
 import type { RequestContext } from './request-context.js'
 import { interpretStorageError } from './storage-errors.js'
@@ -192,6 +193,7 @@ export class ResourceStore {
     initialGeneration(this.entry, obj)
     const errs = [...validateObjectMeta(obj, this.entry), ...(this.entry.strategy.validate?.(obj, sctx) ?? [])]
     if (errs.length) throw invalidError(this.entry.group, this.entry.kind, name, errs)
+    recordUpdate(this.entry, this.apiVersion, obj, undefined, ctx)
     if (this.entry.namespaced) await this.namespaceGate(namespace, this.entry, name)
     if (ctx.dryRun) {
       const existing = await this.call(name, () => this.storage.get(this.key(namespace, name)))
@@ -239,6 +241,7 @@ export class ResourceStore {
         ...(this.entry.strategy.validateUpdate?.(obj, current, this.strategyContext(ctx)) ?? []),
       ]
       if (errs.length) throw invalidError(this.entry.group, this.entry.kind, name, errs)
+      recordUpdate(this.entry, this.apiVersion, obj, current, ctx, subresource)
       // The last finalizer of an object marked for deletion is gone: the update deletes it.
       const held = meta.finalizers?.length || this.entry.strategy.hasPendingFinalizers?.(obj)
       toDelete = meta.deletionTimestamp && !held ? obj : undefined
@@ -259,6 +262,32 @@ export class ResourceStore {
   }
 
   /** What a client may not change or drop on update (upstream's rest.BeforeUpdate). */
+  /**
+   * Server-side apply of `applied` for `ctx.fieldManager` (set `ctx.apply`):
+   * merged into the stored object, or, when there is none, the object it
+   * creates. Conflicts with other managers are 409s unless forced.
+   */
+  async apply(
+    namespace: string,
+    name: string,
+    applied: Record<string, unknown>,
+    ctx: RequestContext,
+    subresource?: 'status',
+  ): Promise<{ object: KubeObject; created: boolean }> {
+    const meta = isPlainObject(applied['metadata']) ? applied['metadata'] : (applied['metadata'] = {})
+    if (meta['name'] === undefined) meta['name'] = name
+    else if (meta['name'] !== name)
+      throw badRequest(`the name of the object (${String(meta['name'])}) does not match the name on the URL (${name})`)
+    try {
+      const merge = (current: KubeObject) => applyConfiguration(this.entry, this.apiVersion, current, applied, ctx, subresource)
+      return { object: await this.update(namespace, name, merge, ctx, subresource), created: false }
+    } catch (err) {
+      if (subresource || !(err instanceof StatusError && err.code === 404 && err.details?.kind === this.entry.resource)) throw err
+    }
+    const created = applyConfiguration(this.entry, this.apiVersion, undefined, applied, ctx)
+    return { object: await this.create(namespace, created, ctx), created: true }
+  }
+
   private carryOverSystemFields(obj: KubeObject, current: KubeObject): void {
     const meta = obj.metadata
     const old = current.metadata

@@ -21,12 +21,14 @@ export function keepStoredStatus(entry: ResourceEntry, obj: KubeObject, old: Kub
 
 /**
  * Status endpoint: the stored object with the body's status. The body's
- * resourceVersion is kept, so that a stale one still conflicts.
+ * resourceVersion is kept, so that a stale one still conflicts, and its
+ * managedFields, which a server-side apply of the status has just settled.
  */
 export function withStatusOnly(obj: KubeObject, old: KubeObject): KubeObject {
   const out = structuredClone(old)
   if (obj['status'] === undefined) delete out['status']
   else out['status'] = obj['status']
+  if (obj.metadata.managedFields !== undefined) out.metadata.managedFields = obj.metadata.managedFields
   const rv = obj.metadata.resourceVersion
   if (rv) out.metadata.resourceVersion = rv
   else delete out.metadata.resourceVersion

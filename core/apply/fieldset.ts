@@ -1,0 +1,267 @@
+/**
+ * A set of field paths, stored as a tree: at each level the elements that
+ * are members (the path ending here is in the set) and the children (deeper
+ * paths sharing the element). This is the shape of FieldsV1, where `.` marks
+ * a member that also has children. Sets are immutable; the algebra follows
+ * structured-merge-diff (Difference removes exact paths; RecursiveDifference
+ * removes whole subtrees).
+ */
+import {
+  compareElements,
+  deserializeElement,
+  FieldsV1ParseError,
+  formatPath,
+  serializeElement,
+  UnknownElementType,
+  type Path,
+  type PathElement,
+} from './path.js'
+
+interface Child {
+  pe: PathElement
+  set: FieldSet
+}
+
+/** Binary search: the index of pe, or -(insertion point) - 1. */
+function find<T>(list: readonly T[], pe: PathElement, elementOf: (t: T) => PathElement): number {
+  let lo = 0
+  let hi = list.length - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    const c = compareElements(elementOf(list[mid] as T), pe)
+    if (c === 0) return mid
+    if (c < 0) lo = mid + 1
+    else hi = mid - 1
+  }
+  return -lo - 1
+}
+
+const self = (pe: PathElement): PathElement => pe
+const childElement = (c: Child): PathElement => c.pe
+
+/** Merges two sorted lists; `pick` decides for elements present on one or both sides. */
+function zip<T>(
+  a: readonly T[],
+  b: readonly T[],
+  elementOf: (t: T) => PathElement,
+  pick: (x: T | undefined, y: T | undefined) => T | undefined,
+): T[] {
+  const out: T[] = []
+  let i = 0
+  let j = 0
+  while (i < a.length || j < b.length) {
+    const x = a[i]
+    const y = b[j]
+    let c: number
+    if (x === undefined) c = 1
+    else if (y === undefined) c = -1
+    else c = compareElements(elementOf(x), elementOf(y))
+    const r = c < 0 ? pick(x, undefined) : c > 0 ? pick(undefined, y) : pick(x, y)
+    if (r !== undefined) out.push(r)
+    if (c <= 0) i++
+    if (c >= 0) j++
+  }
+  return out
+}
+
+export class FieldSet {
+  private static readonly none = new FieldSet([], [])
+
+  private constructor(
+    private readonly members: readonly PathElement[],
+    private readonly children: readonly Child[],
+  ) {}
+
+  static empty(): FieldSet {
+    return FieldSet.none
+  }
+
+  /** The set holding exactly the given paths. */
+  static of(...paths: Path[]): FieldSet {
+    let s = FieldSet.none
+    for (const p of paths) s = s.insert(p)
+    return s
+  }
+
+  isEmpty(): boolean {
+    return this.members.length === 0 && this.children.length === 0
+  }
+
+  insert(path: Path): FieldSet {
+    const [head, ...rest] = path
+    if (head === undefined) return this
+    if (rest.length === 0) {
+      const at = find(this.members, head, self)
+      if (at >= 0) return this
+      const members = [...this.members]
+      members.splice(-at - 1, 0, head)
+      return new FieldSet(members, this.children)
+    }
+    const at = find(this.children, head, childElement)
+    const children = [...this.children]
+    if (at >= 0) children[at] = { pe: head, set: (children[at] as Child).set.insert(rest) }
+    else children.splice(-at - 1, 0, { pe: head, set: FieldSet.none.insert(rest) })
+    return new FieldSet(this.members, children)
+  }
+
+  has(path: Path): boolean {
+    const [head, ...rest] = path
+    if (head === undefined) return false
+    if (rest.length === 0) return find(this.members, head, self) >= 0
+    const at = find(this.children, head, childElement)
+    return at >= 0 && (this.children[at] as Child).set.has(rest)
+  }
+
+  /** The paths under one element, without that element (upstream's WithPrefix). */
+  withPrefix(pe: PathElement): FieldSet {
+    const at = find(this.children, pe, childElement)
+    return at >= 0 ? (this.children[at] as Child).set : FieldSet.none
+  }
+
+  union(other: FieldSet): FieldSet {
+    return new FieldSet(
+      zip(this.members, other.members, self, (x, y) => x ?? y),
+      zip(this.children, other.children, childElement, (x, y) => (x && y ? { pe: x.pe, set: x.set.union(y.set) } : (x ?? y))),
+    )
+  }
+
+  intersection(other: FieldSet): FieldSet {
+    return new FieldSet(
+      zip(this.members, other.members, self, (x, y) => (x && y ? x : undefined)),
+      zip(this.children, other.children, childElement, (x, y) => {
+        if (!x || !y) return undefined
+        const set = x.set.intersection(y.set)
+        return set.isEmpty() ? undefined : { pe: x.pe, set }
+      }),
+    )
+  }
+
+  /** The paths of this set that are not in other (exact paths: removing `a` keeps `a.b`). */
+  difference(other: FieldSet): FieldSet {
+    return new FieldSet(
+      zip(this.members, other.members, self, (x, y) => (x && !y ? x : undefined)),
+      zip(this.children, other.children, childElement, (x, y) => {
+        if (!x) return undefined
+        if (!y) return x
+        const set = x.set.difference(y.set)
+        return set.isEmpty() ? undefined : { pe: x.pe, set }
+      }),
+    )
+  }
+
+  /** Like difference, but a member of other also removes everything below it. */
+  recursiveDifference(other: FieldSet): FieldSet {
+    const removedSubtree = (pe: PathElement): boolean => find(other.members, pe, self) >= 0
+    return new FieldSet(
+      zip(this.members, other.members, self, (x, y) => (x && !y ? x : undefined)),
+      this.children.flatMap((c) => {
+        if (removedSubtree(c.pe)) return []
+        const set = c.set.recursiveDifference(other.withPrefix(c.pe))
+        return set.isEmpty() ? [] : [{ pe: c.pe, set }]
+      }),
+    )
+  }
+
+  /** Only the members that have nothing below them. */
+  leaves(): FieldSet {
+    return new FieldSet(
+      this.members.filter((pe) => find(this.children, pe, childElement) < 0),
+      this.children.flatMap((c) => {
+        const set = c.set.leaves()
+        return set.isEmpty() ? [] : [{ pe: c.pe, set }]
+      }),
+    )
+  }
+
+  equals(other: FieldSet): boolean {
+    return this.difference(other).isEmpty() && other.difference(this).isEmpty()
+  }
+
+  /** Every path, in upstream's iteration order: a level's members, then its children. */
+  paths(): Path[] {
+    const out: Path[] = []
+    const walk = (s: FieldSet, prefix: PathElement[]): void => {
+      for (const pe of s.members) out.push([...prefix, pe])
+      for (const c of s.children) walk(c.set, [...prefix, c.pe])
+    }
+    walk(this, [])
+    return out
+  }
+
+  /** The paths in upstream's printed form, one per line. */
+  toString(): string {
+    return this.paths().map(formatPath).join('\n')
+  }
+
+  /** Visits the member elements and child sets of this level (used by typed walks). */
+  entries(): { members: readonly PathElement[]; children: readonly Child[] } {
+    return { members: this.members, children: this.children }
+  }
+
+  /** The FieldsV1 object: keys in order, `{}` for a member, `.` for a member with children. */
+  toFieldsV1(): Record<string, unknown> {
+    return this.emit(false)
+  }
+
+  private emit(includeSelf: boolean): Record<string, unknown> {
+    const out: Record<string, unknown> = {}
+    zip<{ pe: PathElement; member: boolean; set?: FieldSet }>(
+      this.members.map((pe) => ({ pe, member: true })),
+      this.children.map((c) => ({ pe: c.pe, member: false, set: c.set })),
+      (e) => e.pe,
+      (m, c) => {
+        const key = serializeElement((m ?? c)!.pe)
+        if (c?.set) out[key] = c.set.emit(m !== undefined)
+        else out[key] = {}
+        return undefined
+      },
+    )
+    if (includeSelf && Object.keys(out).length > 0) out['.'] = {}
+    return out
+  }
+
+  /** Reads FieldsV1; keys of unknown element types are dropped, as upstream does. */
+  static fromFieldsV1(raw: unknown): FieldSet {
+    if (raw === null || raw === undefined) return FieldSet.none
+    if (typeof raw !== 'object' || Array.isArray(raw)) {
+      throw new FieldsV1ParseError(`ReadMapCB: expect { or n, but found ${JSON.stringify(raw)?.[0] ?? '?'}`)
+    }
+    return readLevel(raw as Record<string, unknown>).children ?? FieldSet.none
+  }
+}
+
+
+/** One FieldsV1 object: the set of its children, and whether it marks its own path as a member. */
+function readLevel(obj: Record<string, unknown>): { children?: FieldSet; isMember: boolean } {
+  let children: FieldSet | undefined
+  let isMember = false
+  for (const [key, value] of Object.entries(obj)) {
+    if (key === '.') {
+      isMember = true
+      continue
+    }
+    let pe: PathElement
+    try {
+      pe = deserializeElement(key)
+    } catch (err) {
+      if (err instanceof UnknownElementType) continue
+      throw err
+    }
+    if (value === null) {
+      children = (children ?? FieldSet.empty()).insert([pe])
+      continue
+    }
+    if (typeof value !== 'object' || Array.isArray(value)) {
+      throw new FieldsV1ParseError(`ReadMapCB: expect { or n, but found ${JSON.stringify(value)[0]}`)
+    }
+    const inner = readLevel(value as Record<string, unknown>)
+    if (inner.isMember) children = (children ?? FieldSet.empty()).insert([pe])
+    if (inner.children) {
+      let built = children ?? FieldSet.empty()
+      for (const p of inner.children.paths()) built = built.insert([pe, ...p])
+      children = built
+    }
+  }
+  if (children === undefined) isMember = true
+  return { children, isMember }
+}

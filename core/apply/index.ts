@@ -1,0 +1,27 @@
+/**
+ * Server-side apply, free of HTTP and storage: field sets and their
+ * FieldsV1 form, the fields an object sets, managedFields entries, the
+ * ownership update every write records, and apply with conflicts.
+ */
+export { FieldSet } from './fieldset.js'
+export { FieldsV1ParseError, formatPath, type Path, type PathElement } from './path.js'
+export { fieldSetOf, shapeOfType } from './typed.js'
+export {
+  decodeManagedFields,
+  encodeManagedFields,
+  sortManagedFields,
+  ManagedFieldsDecodeError,
+  type ManagedFieldsEntry,
+} from './managed.js'
+export { defaultResetFields, type ManagedFieldsOptions } from './options.js'
+export { updateManagedFields } from './update.js'
+export { applyObject, BEFORE_FIRST_APPLY, type ApplyOptions, type ApplyResult } from './apply.js'
+export {
+  ApplyConflictError,
+  ApplyInvalidError,
+  conflictCauses,
+  conflictMessage,
+  type ApplyConflict,
+  type ConflictCause,
+} from './conflict.js'
+export { LAST_APPLIED_ANNOTATION } from './last-applied.js'

@@ -1,0 +1,174 @@
+/**
+ * The value operations of apply: merging a configuration into a live object
+ * (structs and maps per field, list-maps per key, sets per value, anything
+ * atomic replaced), removing the items of a field set, and widening a set so
+ * that a struct field whose contents are owned counts as owned itself.
+ * Semantics follow structured-merge-diff's typed/merge.go and remove.go.
+ */
+import { FieldSet } from './fieldset.js'
+import { elementsEqual, type PathElement } from './path.js'
+import { childShape, isNamedField, isObject, itemElement, type Shape } from './typed.js'
+
+const LEAF: Shape = { kind: 'leaf' }
+
+function emptyOrAbsent(v: unknown, list: boolean): boolean {
+  if (v === undefined || v === null) return true
+  return list ? !Array.isArray(v) || v.length === 0 : !isObject(v) || Object.keys(v).length === 0
+}
+
+/** lhs with rhs merged in; undefined when neither side leaves anything. */
+export function mergeValues(lhs: unknown, rhs: unknown, shape: Shape): unknown {
+  if (lhs === undefined && rhs === undefined) return undefined
+  const leaf =
+    shape.kind === 'leaf' ||
+    (emptyOrAbsent(lhs, shape.kind === 'list') && emptyOrAbsent(rhs, shape.kind === 'list'))
+  if (leaf) return rhs !== undefined ? rhs : lhs
+  if (shape.kind === 'list') {
+    const out = mergeLists(Array.isArray(lhs) ? lhs : [], Array.isArray(rhs) ? rhs : [], shape)
+    return out.length > 0 ? out : undefined
+  }
+  const l = isObject(lhs) ? lhs : {}
+  const r = isObject(rhs) ? rhs : {}
+  const out: Record<string, unknown> = {}
+  for (const name of new Set([...Object.keys(l), ...Object.keys(r)])) {
+    const merged = mergeValues(l[name], r[name], childShape(shape, name) ?? LEAF)
+    if (merged !== undefined) out[name] = merged
+  }
+  return Object.keys(out).length > 0 ? out : undefined
+}
+
+interface Indexed {
+  pe: PathElement
+  item: unknown
+  /** a key seen more than once on the live side: such items are not merged */
+  duplicated: boolean
+}
+
+function indexItems(list: unknown[], shape: Shape & { kind: 'list' }): Indexed[] {
+  const out: Indexed[] = []
+  for (const item of list) {
+    const pe = itemElement(shape, item)
+    if (typeof pe === 'string') continue
+    const first = out.find((x) => elementsEqual(x.pe, pe))
+    if (first) first.duplicated = true
+    out.push({ pe, item, duplicated: false })
+  }
+  return out
+}
+
+/**
+ * Items of both sides in one list: live items keep their places, items the
+ * configuration names follow its order, and new items come right after the
+ * configured item before them.
+ */
+function mergeLists(lhs: unknown[], rhs: unknown[], shape: Shape & { kind: 'list' }): unknown[] {
+  const left = indexItems(lhs, shape)
+  const right = indexItems(rhs, shape)
+  const inLeft = (pe: PathElement): Indexed | undefined => left.find((x) => elementsEqual(x.pe, pe))
+  const inRight = (pe: PathElement): Indexed | undefined => right.find((x) => elementsEqual(x.pe, pe))
+  const liveItem = (pe: PathElement): unknown => {
+    const found = inLeft(pe)
+    return found && !found.duplicated ? found.item : undefined
+  }
+  const shared = right.filter((r) => inLeft(r.pe)).map((r) => r.pe)
+  const done: PathElement[] = []
+  const out: unknown[] = []
+  const emit = (pe: PathElement, l: unknown, r: unknown): void => {
+    const merged = mergeValues(l, r, shape.elem)
+    if (merged !== undefined) out.push(merged)
+  }
+  let nextShared = shared.shift()
+  let li = 0
+  let ri = 0
+  while (li < left.length || ri < right.length) {
+    const l = left[li]
+    const r = right[ri]
+    if (l && r) {
+      if (elementsEqual(l.pe, r.pe)) {
+        done.push(l.pe)
+        emit(l.pe, liveItem(l.pe), r.item)
+        li++
+        ri++
+        nextShared = shared.shift()
+        continue
+      }
+      if (inRight(l.pe) && nextShared && !elementsEqual(nextShared, l.pe)) {
+        // a shared item the configuration places later: it is emitted there
+        li++
+        continue
+      }
+    }
+    if (l) {
+      if (!inRight(l.pe)) {
+        emit(l.pe, l.item, undefined)
+        li++
+        continue
+      } else if (done.some((d) => elementsEqual(d, l.pe))) {
+        li++
+      }
+    }
+    if (r) {
+      done.push(r.pe)
+      emit(r.pe, liveItem(r.pe), r.item)
+      ri++
+      if (nextShared && elementsEqual(nextShared, r.pe)) nextShared = shared.shift()
+    }
+  }
+  return out
+}
+
+/**
+ * The value without the paths of toRemove. A map or list left empty becomes
+ * null, as upstream leaves it; dropNulls cleans those up afterwards.
+ */
+export function removeItems(value: unknown, toRemove: FieldSet, shape: Shape): unknown {
+  if (shape.kind === 'leaf') return value
+  if (shape.kind === 'list') {
+    if (!Array.isArray(value) || value.length === 0) return null
+    const out: unknown[] = []
+    for (const item of value) {
+      const pe = itemElement(shape, item)
+      if (typeof pe === 'string') {
+        out.push(item)
+        continue
+      }
+      if (toRemove.has([pe])) continue
+      const below = toRemove.withPrefix(pe)
+      out.push(below.isEmpty() ? item : removeItems(item, below, shape.elem))
+    }
+    return out.length > 0 ? out : null
+  }
+  if (!isObject(value) || Object.keys(value).length === 0) return null
+  const out: Record<string, unknown> = {}
+  for (const [name, child] of Object.entries(value)) {
+    const pe = { field: name }
+    if (toRemove.has([pe])) continue
+    const below = toRemove.withPrefix(pe)
+    out[name] = below.isEmpty() ? child : removeItems(child, below, childShape(shape, name) ?? LEAF)
+  }
+  return Object.keys(out).length > 0 ? out : null
+}
+
+/** Drops null struct fields and map entries, which Go's types would not keep. */
+export function dropNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(dropNulls)
+  if (!isObject(value)) return value
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) out[k] = dropNulls(v)
+  return out
+}
+
+/** The set plus every struct field that has owned paths below it (upstream's EnsureNamedFieldsAreMembers). */
+export function ensureNamedFieldsAreMembers(set: FieldSet, shape: Shape): FieldSet {
+  let out = set
+  for (const { pe, set: below } of set.entries().children) {
+    let inner: Shape = LEAF
+    if ('field' in pe) {
+      if (isNamedField(shape, pe.field)) out = out.insert([pe])
+      inner = childShape(shape, pe.field) ?? LEAF
+    } else if (shape.kind === 'list') inner = shape.elem
+    const widened = ensureNamedFieldsAreMembers(below, inner)
+    for (const p of widened.difference(below).paths()) out = out.insert([pe, ...p])
+  }
+  return out
+}

@@ -1,0 +1,55 @@
+/**
+ * What both entry points need to know about the request: the served type,
+ * the endpoint (main resource or a subresource), and which fields that
+ * endpoint never gives ownership of.
+ */
+import { FieldSet } from './fieldset.js'
+import { shapeOfType, type Shape } from './typed.js'
+import type { UpdaterContext } from './updater.js'
+
+export interface ManagedFieldsOptions {
+  /** the endpoint written through: undefined for the main resource, `status`, `scale` ... */
+  subresource?: string
+  /** the operation's time, recorded in the manager's entry */
+  now: Date
+  /** group/version the request was served as, e.g. `apps/v1` */
+  apiVersion: string
+  /** definition name of the served type, e.g. `io.k8s.api.apps.v1.Deployment` */
+  typeName: string
+  /**
+   * Fields the strategy resets for this endpoint, owned by nobody through it.
+   * @default `status` on the main resource, `spec` on the status subresource
+   */
+  resetFields?: FieldSet
+}
+
+/** Upstream's common reset fields: status through the main resource, spec through status. */
+export function defaultResetFields(shape: Shape, subresource: string | undefined): FieldSet {
+  if (shape.kind !== 'struct') return FieldSet.empty()
+  const has = (name: string): boolean => shape.type.fields.some((f) => f.name === name)
+  if (subresource === undefined && has('status')) return FieldSet.of([{ field: 'status' }])
+  if (subresource === 'status' && has('spec')) return FieldSet.of([{ field: 'spec' }])
+  return FieldSet.empty()
+}
+
+export function contextFor(opts: ManagedFieldsOptions): UpdaterContext {
+  const shape = shapeOfType(opts.typeName)
+  return { shape, apiVersion: opts.apiVersion, ignored: opts.resetFields ?? defaultResetFields(shape, opts.subresource) }
+}
+
+/** A copy of the object without metadata.managedFields (never part of a comparison). */
+export function withoutManagedFields(obj: unknown): Record<string, unknown> {
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return {}
+  const copy = { ...(obj as Record<string, unknown>) }
+  const meta = copy['metadata']
+  if (meta !== null && typeof meta === 'object' && !Array.isArray(meta) && 'managedFields' in meta) {
+    const { managedFields: _dropped, ...rest } = meta as Record<string, unknown>
+    copy['metadata'] = rest
+  }
+  return copy
+}
+
+export function managedFieldsOf(obj: unknown): unknown {
+  const meta = (obj as { metadata?: { managedFields?: unknown } } | undefined)?.metadata
+  return meta?.managedFields
+}

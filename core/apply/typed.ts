@@ -1,0 +1,271 @@
+/**
+ * An object seen through its type: how each value is owned (a struct per
+ * field, a map per key, a list-map per item key, a set per value, anything
+ * atomic as one leaf), the set of fields an object sets, the difference
+ * between two objects, and the checks an applied configuration must pass.
+ * Semantics follow structured-merge-diff's typed package.
+ */
+import type { FieldDef, TypeDef, TypeRef } from '../resources/schema/index.js'
+import { typeTable } from '../resources/schema/index.js'
+import { FieldSet } from './fieldset.js'
+import { compareValues, elementText, elementsEqual, type Json, type Path, type PathElement } from './path.js'
+import { ATOMIC_STRUCTS, FIELD_MAP_TYPE, GO_ZERO_FIELDS, KEY_DEFAULTS } from './schema-facts.js'
+
+export type Shape =
+  /** scalars, atomic lists/maps/structs, raw JSON and fields the tables do not know */
+  | { kind: 'leaf' }
+  | { kind: 'struct'; type: TypeDef }
+  | { kind: 'map'; elem: Shape }
+  | { kind: 'list'; listType: 'set' | 'map'; keys: readonly string[]; elem: Shape; elemType?: string }
+
+const LEAF: Shape = { kind: 'leaf' }
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v)
+}
+
+/** The shape of a top-level type by its definition name. */
+export function shapeOfType(name: string): Shape {
+  const type = typeTable[name]
+  return type ? { kind: 'struct', type } : LEAF
+}
+
+function shapeOfRef(ref: TypeRef, field?: FieldDef, owner?: TypeDef): Shape {
+  const override = field && owner ? FIELD_MAP_TYPE[`${owner.name}.${field.name}`] : undefined
+  if ('scalar' in ref) return LEAF
+  if ('ref' in ref) {
+    const type = typeTable[ref.ref]
+    if (!type) return LEAF
+    if (override === 'atomic' || (ATOMIC_STRUCTS.has(type.name) && override !== 'granular')) return LEAF
+    return { kind: 'struct', type }
+  }
+  if ('map' in ref) return override === 'atomic' ? LEAF : { kind: 'map', elem: shapeOfRef(ref.map) }
+  const listType = field?.listType ?? 'atomic'
+  if (listType === 'atomic') return LEAF
+  const elemType = 'ref' in ref.array ? ref.array.ref : undefined
+  return { kind: 'list', listType, keys: field?.listMapKeys ?? [], elem: shapeOfRef(ref.array), elemType }
+}
+
+const fieldIndex = new WeakMap<TypeDef, Map<string, FieldDef>>()
+
+function fieldsOf(type: TypeDef): Map<string, FieldDef> {
+  let index = fieldIndex.get(type)
+  if (!index) {
+    index = new Map(type.fields.map((f) => [f.name, f]))
+    fieldIndex.set(type, index)
+  }
+  return index
+}
+
+/** The shape of one member of a struct or map; undefined for a field the struct does not declare. */
+export function childShape(shape: Shape, name: string): Shape | undefined {
+  if (shape.kind === 'map') return shape.elem
+  if (shape.kind !== 'struct') return undefined
+  const field = fieldsOf(shape.type).get(name)
+  return field ? shapeOfRef(field.type, field, shape.type) : undefined
+}
+
+/** Whether a struct declares the field (map keys and unknown fields are not named fields). */
+export function isNamedField(shape: Shape, name: string): boolean {
+  return shape.kind === 'struct' && fieldsOf(shape.type).has(name)
+}
+
+/** The identity of a list item: its key fields (list-map) or its value (set); a string is the error. */
+export function itemElement(shape: Shape & { kind: 'list' }, item: unknown): PathElement | string {
+  if (shape.listType === 'map') {
+    if (item === null) return 'associative list with keys may not have a null element'
+    if (!isObject(item)) return 'associative list with keys may not have non-map elements'
+    const key: [string, Json][] = []
+    for (const name of shape.keys) {
+      const v = item[name]
+      const fallback = shape.elemType ? KEY_DEFAULTS[shape.elemType]?.[name] : undefined
+      if (v !== undefined) key.push([name, v as Json])
+      else if (fallback !== undefined) key.push([name, fallback])
+      else return `associative list with keys has an element that omits key field ${JSON.stringify(name)} (and doesn't have default value)`
+    }
+    key.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return { key }
+  }
+  if (isObject(item)) return "associative list without keys has an element that's a map type"
+  if (Array.isArray(item)) return 'not supported: associative list with lists as elements'
+  if (item === null) return "associative list without keys has an element that's an explicit null"
+  return { value: item as Json }
+}
+
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (a === undefined || b === undefined) return false
+  return compareValues(a as Json, b as Json) === 0 && typeof a === typeof b
+}
+
+/**
+ * The problems of an applied configuration, worded and prefixed as upstream
+ * prints them (`.spec.containers: duplicate entries for key [name="x"]`).
+ */
+export function validateApplied(value: unknown, shape: Shape, prefix = ''): string[] {
+  const errors: string[] = []
+  if (shape.kind === 'list' && Array.isArray(value)) {
+    const seen: PathElement[] = []
+    for (let i = 0; i < value.length; i++) {
+      const pe = itemElement(shape, value[i])
+      if (typeof pe === 'string') {
+        errors.push(`${prefix}: element ${i}: ${pe}`)
+        return errors
+      }
+      if (seen.some((s) => elementsEqual(s, pe))) errors.push(`${prefix}: duplicate entries for key ${elementText(pe)}`)
+      seen.push(pe)
+      errors.push(...validateApplied(value[i], shape.elem, prefix + elementText(pe)))
+    }
+  } else if ((shape.kind === 'struct' || shape.kind === 'map') && isObject(value)) {
+    for (const [name, child] of Object.entries(value)) {
+      const inner = childShape(shape, name)
+      if (!inner) {
+        errors.push(`${prefix}.${name}: field not declared in schema`)
+        continue
+      }
+      errors.push(...validateApplied(child, inner, `${prefix}.${name}`))
+    }
+  }
+  return errors
+}
+
+/** The fields an object sets (upstream's ToFieldSet). */
+export function fieldSetOf(value: unknown, shape: Shape): FieldSet {
+  const paths: Path[] = []
+  collect(value, shape, [], paths)
+  return FieldSet.of(...paths)
+}
+
+function collect(value: unknown, shape: Shape, path: PathElement[], out: Path[]): void {
+  if (shape.kind === 'leaf') {
+    out.push(path)
+    return
+  }
+  if (shape.kind === 'list') {
+    if (!Array.isArray(value)) return
+    const elements = value.map((item) => itemElement(shape, item))
+    const seen: PathElement[] = []
+    const duplicated: PathElement[] = []
+    for (const pe of elements) {
+      if (typeof pe === 'string') continue
+      if (seen.some((s) => elementsEqual(s, pe))) {
+        if (!duplicated.some((d) => elementsEqual(d, pe))) duplicated.push(pe)
+      } else seen.push(pe)
+    }
+    // A duplicated item is owned as a whole: its path without its fields.
+    for (const pe of duplicated) out.push([...path, pe])
+    value.forEach((item, i) => {
+      const pe = elements[i] as PathElement | string
+      if (typeof pe === 'string' || duplicated.some((d) => elementsEqual(d, pe))) return
+      collect(item, shape.elem, [...path, pe], out)
+      out.push([...path, pe])
+    })
+    return
+  }
+  if (!isObject(value)) return
+  for (const [name, child] of Object.entries(value)) {
+    if (child === undefined) continue
+    const inner = childShape(shape, name) ?? LEAF
+    const childPath = [...path, { field: name }]
+    collect(child, inner, childPath, out)
+    if (child === null || (isObject(child) && Object.keys(child).length === 0) || !isNamedField(shape, name)) {
+      out.push(childPath)
+    }
+  }
+}
+
+export interface Comparison {
+  added: FieldSet
+  modified: FieldSet
+  removed: FieldSet
+}
+
+/** What changed from lhs to rhs, per owned field (upstream's Compare). */
+export function compareObjects(lhs: unknown, rhs: unknown, shape: Shape): Comparison {
+  const acc = { added: [] as Path[], modified: [] as Path[], removed: [] as Path[] }
+  compareAt(lhs, rhs, shape, [], acc)
+  return { added: FieldSet.of(...acc.added), modified: FieldSet.of(...acc.modified), removed: FieldSet.of(...acc.removed) }
+}
+
+type Acc = { added: Path[]; modified: Path[]; removed: Path[] }
+
+function isEmptyCollection(v: unknown, list: boolean): boolean {
+  if (v === undefined || v === null) return true
+  return list ? !Array.isArray(v) || v.length === 0 : !isObject(v) || Object.keys(v).length === 0
+}
+
+function compareAt(lhs: unknown, rhs: unknown, shape: Shape, path: PathElement[], acc: Acc): void {
+  if (lhs === undefined && rhs === undefined) return
+  const leaf =
+    shape.kind === 'leaf' ||
+    (isEmptyCollection(lhs, shape.kind === 'list') && isEmptyCollection(rhs, shape.kind === 'list'))
+  if (leaf) {
+    if (lhs === undefined) acc.added.push(path)
+    else if (rhs === undefined) acc.removed.push(path)
+    else if (!jsonEqual(lhs, rhs)) acc.modified.push(path)
+    return
+  }
+  if (shape.kind === 'list') compareLists(lhs, rhs, shape, path, acc)
+  else {
+    const l = isObject(lhs) ? lhs : {}
+    const r = isObject(rhs) ? rhs : {}
+    for (const name of new Set([...Object.keys(l), ...Object.keys(r)])) {
+      compareAt(l[name], r[name], childShape(shape, name) ?? LEAF, [...path, { field: name }], acc)
+    }
+  }
+  if (lhs === undefined) acc.added.push(path)
+  else if (rhs === undefined) acc.removed.push(path)
+}
+
+function groupItems(list: unknown, shape: Shape & { kind: 'list' }): { pe: PathElement; items: unknown[] }[] {
+  const groups: { pe: PathElement; items: unknown[] }[] = []
+  if (!Array.isArray(list)) return groups
+  for (const item of list) {
+    const pe = itemElement(shape, item)
+    if (typeof pe === 'string') continue
+    const g = groups.find((x) => elementsEqual(x.pe, pe))
+    if (g) g.items.push(item)
+    else groups.push({ pe, items: [item] })
+  }
+  return groups
+}
+
+function compareLists(lhs: unknown, rhs: unknown, shape: Shape & { kind: 'list' }, path: PathElement[], acc: Acc): void {
+  const left = groupItems(lhs, shape)
+  const right = groupItems(rhs, shape)
+  const all = [...left.map((g) => g.pe), ...right.filter((g) => !left.some((l) => elementsEqual(l.pe, g.pe))).map((g) => g.pe)]
+  for (const pe of all) {
+    const l = left.find((g) => elementsEqual(g.pe, pe))?.items ?? []
+    const r = right.find((g) => elementsEqual(g.pe, pe))?.items ?? []
+    const itemPath = [...path, pe]
+    if (l.length <= 1 && r.length <= 1) compareAt(l[0], r[0], shape.elem, itemPath, acc)
+    else if (l.length >= 2 && r.length >= 2) {
+      if (l.length !== r.length || l.some((x, i) => !jsonEqual(x, r[i]))) acc.modified.push(itemPath)
+    } else if (l.length >= 2) {
+      if (r.length > 0) compareAt(undefined, r[0], shape.elem, itemPath, acc)
+      acc.removed.push(itemPath)
+    } else {
+      if (l.length > 0) compareAt(l[0], undefined, shape.elem, itemPath, acc)
+      acc.added.push(itemPath)
+    }
+  }
+}
+
+/**
+ * An object of the type as Go's zero value encodes it: upstream compares a
+ * created object against it, so a struct written even when empty (a spec, a
+ * pod template) is never reported as added by itself.
+ */
+export function zeroValue(typeName: string): Record<string, unknown> {
+  const type = typeTable[typeName]
+  const out: Record<string, unknown> = {}
+  if (!type) return out
+  const names = new Set(GO_ZERO_FIELDS[typeName] ?? [])
+  if (type.gvk) for (const n of ['metadata', 'spec', 'status']) names.add(n)
+  for (const name of names) {
+    const field = fieldsOf(type).get(name)
+    if (!field) continue
+    out[name] = 'ref' in field.type ? zeroValue(field.type.ref) : null
+  }
+  return out
+}

@@ -1,0 +1,114 @@
+/**
+ * The ownership algorithm shared by updates and applies (structured-merge-
+ * diff's merge.Updater): every change between the old and the new object
+ * is taken from the managers that owned it (a conflict unless forced), and
+ * fields removed from the object leave every manager's set.
+ */
+import { ApplyConflictError, type ApplyConflict } from './conflict.js'
+import { FieldSet } from './fieldset.js'
+import type { Managed } from './managed.js'
+import { dropNulls, ensureNamedFieldsAreMembers, mergeValues, removeItems } from './merge.js'
+import { compareObjects, fieldSetOf, jsonEqual, type Comparison, type Shape } from './typed.js'
+
+export interface UpdaterContext {
+  shape: Shape
+  apiVersion: string
+  /** fields nobody owns through this endpoint (upstream's reset fields) */
+  ignored: FieldSet
+}
+
+function compareIgnoring(lhs: unknown, rhs: unknown, ctx: UpdaterContext): Comparison {
+  const c = compareObjects(lhs, rhs, ctx.shape)
+  if (ctx.ignored.isEmpty()) return c
+  return {
+    added: c.added.recursiveDifference(ctx.ignored),
+    modified: c.modified.recursiveDifference(ctx.ignored),
+    removed: c.removed.recursiveDifference(ctx.ignored),
+  }
+}
+
+/** Takes changed fields away from every manager but `workflow`; throws on conflicts unless forced. */
+function updateOthers(
+  oldObject: unknown,
+  newObject: unknown,
+  managed: Managed,
+  workflow: string,
+  force: boolean,
+  ctx: UpdaterContext,
+): Comparison {
+  const compare = compareIgnoring(oldObject, newObject, ctx)
+  const changed = compare.modified.union(compare.added)
+  const conflicts = new Map<string, FieldSet>()
+  for (const [id, vs] of managed) {
+    if (id === workflow) continue
+    const conflict = vs.set.intersection(changed)
+    if (!conflict.isEmpty()) conflicts.set(id, conflict)
+  }
+  if (!force && conflicts.size > 0) {
+    const list: ApplyConflict[] = []
+    for (const id of [...conflicts.keys()].sort()) {
+      for (const path of (conflicts.get(id) as FieldSet).paths()) list.push({ manager: id, path })
+    }
+    throw new ApplyConflictError(list)
+  }
+  for (const [id, vs] of managed) {
+    if (id === workflow) continue
+    const set = vs.set.difference(conflicts.get(id) ?? FieldSet.empty()).difference(compare.removed)
+    if (set.isEmpty()) managed.delete(id)
+    else managed.set(id, { ...vs, set })
+  }
+  return compare
+}
+
+/** Ownership after an ordinary write: `manager` gains what changed. Mutates managed. */
+export function recordUpdate(live: unknown, next: unknown, managed: Managed, manager: string, ctx: UpdaterContext): void {
+  const compare = updateOthers(live, next, managed, manager, true, ctx)
+  const previous = managed.get(manager)
+  const set = (previous?.set ?? FieldSet.empty())
+    .difference(compare.removed)
+    .union(compare.modified)
+    .union(compare.added)
+    .recursiveDifference(ctx.ignored)
+  if (set.isEmpty()) managed.delete(manager)
+  else managed.set(manager, { set, apiVersion: ctx.apiVersion, applied: false, time: previous?.time })
+}
+
+/** Merges an applied configuration; returns the new object and whether it differs from live. Mutates managed. */
+export function recordApply(
+  live: unknown,
+  config: unknown,
+  managed: Managed,
+  manager: string,
+  force: boolean,
+  ctx: UpdaterContext,
+): { object: unknown; changed: boolean } {
+  const merged = mergeValues(live, config, ctx.shape) ?? {}
+  const lastSet = managed.get(manager)?.set
+  const set = fieldSetOf(config, ctx.shape).recursiveDifference(ctx.ignored)
+  managed.set(manager, { set, apiVersion: ctx.apiVersion, applied: true, time: managed.get(manager)?.time })
+  const pruned = lastSet && !lastSet.isEmpty() ? prune(merged, managed, lastSet, ctx.shape) : merged
+  const object = dropNulls(pruned) ?? {}
+  updateOthers(live, object, managed, manager, force, ctx)
+  if (managed.get(manager)?.set.isEmpty()) managed.delete(manager)
+  return { object, changed: !jsonEqual(live, object) }
+}
+
+/**
+ * Removes what the applier applied last time but not now, unless another
+ * manager (or the new configuration) owns it; items nobody owned stay.
+ */
+function prune(merged: unknown, managed: Managed, lastSet: FieldSet, shape: Shape): unknown {
+  const named = (s: FieldSet): FieldSet => ensureNamedFieldsAreMembers(s, shape)
+  const last = named(lastSet)
+  let pruned = removeItems(merged, last, shape)
+
+  // add back everything some manager owns
+  let owned = FieldSet.empty()
+  for (const vs of managed.values()) owned = owned.union(vs.set)
+  const mergedSet = named(fieldSetOf(merged, shape))
+  pruned = removeItems(merged, mergedSet.difference(named(fieldSetOf(pruned, shape)).union(named(owned))), shape)
+
+  // only what the applier owned may go
+  const prunedSet = named(fieldSetOf(pruned, shape))
+  return removeItems(merged, mergedSet.difference(prunedSet).intersection(last), shape)
+}

@@ -1,0 +1,77 @@
+/**
+ * The registry's side of server-side apply: which manager a request writes
+ * as, the `Update` entries every create, update and patch records, and an
+ * apply's merge with its failures turned into upstream's answers (409 for
+ * conflicts, 400 for a configuration that cannot be applied).
+ */
+import { applyObject, ApplyConflictError, ApplyInvalidError, updateManagedFields } from '../apply/index.js'
+import { badRequest, StatusError } from '../http/status-error.js'
+import type { ResourceEntry } from '../resources/catalogue.js'
+import type { KubeObject } from '../resources/object.js'
+import { typeTable } from '../resources/schema/index.js'
+import type { RequestContext } from './request-context.js'
+
+/** Upstream's FieldManagerMaxLength. */
+const MAX_MANAGER_LENGTH = 128
+
+/**
+ * The manager a write is recorded under: `fieldManager` when given, else
+ * the User-Agent up to its first `/`, printable characters only, at most 128
+ * bytes (upstream's prefixFromUserAgent).
+ */
+export function managerName(fieldManager: string | null, userAgent: string | null): string {
+  if (fieldManager) return fieldManager
+  let out = ''
+  for (const ch of (userAgent ?? '').split('/')[0] ?? '') {
+    if (!/\P{C}/u.test(ch)) continue
+    if (new TextEncoder().encode(out + ch).length > MAX_MANAGER_LENGTH) break
+    out += ch
+  }
+  return out
+}
+
+function tracked(entry: ResourceEntry): boolean {
+  return typeTable[entry.typeName] !== undefined
+}
+
+/**
+ * Records `ctx.fieldManager`'s change from `live` (undefined on create) to
+ * `obj` in `obj.metadata.managedFields`. Writes of the server's own
+ * controllers, which name no manager, leave the entries as they are.
+ */
+export function recordUpdate(entry: ResourceEntry, apiVersion: string, obj: KubeObject, live: KubeObject | undefined, ctx: RequestContext, subresource?: string): void {
+  if (!ctx.fieldManager || ctx.apply || !tracked(entry)) return
+  const entries = updateManagedFields(live, obj, ctx.fieldManager, {
+    now: ctx.now,
+    apiVersion,
+    typeName: entry.typeName,
+    ...(subresource ? { subresource } : {}),
+  })
+  if (entries.length) obj.metadata.managedFields = entries
+  else delete obj.metadata.managedFields
+}
+
+/** The object `applied` makes of `live` (undefined: the apply creates it), its managedFields set. */
+export function applyConfiguration(
+  entry: ResourceEntry,
+  apiVersion: string,
+  live: KubeObject | undefined,
+  applied: Record<string, unknown>,
+  ctx: RequestContext,
+  subresource?: string,
+): KubeObject {
+  if (!tracked(entry)) throw badRequest(`apply is not supported for ${entry.resource}`)
+  try {
+    return applyObject(live, applied, ctx.fieldManager ?? '', {
+      now: ctx.now,
+      apiVersion,
+      typeName: entry.typeName,
+      force: ctx.apply?.force ?? false,
+      ...(subresource ? { subresource } : {}),
+    }).object as KubeObject
+  } catch (err) {
+    if (err instanceof ApplyConflictError) throw new StatusError(409, 'Conflict', err.message, { causes: err.causes })
+    if (err instanceof ApplyInvalidError) throw badRequest(err.message)
+    throw err
+  }
+}

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { FieldSet, FieldsV1ParseError, formatPath, type Path } from '../../../core/apply/index.js'
+
+const f = (name: string) => ({ field: name })
+const k = (...pairs: [string, string | number][]) => ({ key: pairs })
+
+describe('FieldSet', () => {
+  it('writes FieldsV1 with `.` for a member that also has children, in upstream key order', () => {
+    const set = FieldSet.of(
+      [f('spec'), f('replicas')],
+      [f('metadata'), f('labels')],
+      [f('metadata'), f('labels'), f('app')],
+      [f('metadata'), f('finalizers'), { value: 'b' }],
+      [f('metadata'), f('finalizers'), { value: 'a' }],
+      [f('spec'), f('containers'), k(['name', 'web'])],
+      [f('spec'), f('containers'), k(['name', 'web']), f('image')],
+    )
+    assert.equal(
+      JSON.stringify(set.toFieldsV1()),
+      JSON.stringify({
+        'f:metadata': { 'f:finalizers': { 'v:"a"': {}, 'v:"b"': {} }, 'f:labels': { 'f:app': {}, '.': {} } },
+        'f:spec': { 'f:containers': { 'k:{"name":"web"}': { 'f:image': {}, '.': {} } }, 'f:replicas': {} },
+      }),
+    )
+  })
+
+  it('round-trips FieldsV1, keys sorted inside k: elements', () => {
+    const raw = {
+      'f:spec': {
+        'f:ports': { 'k:{"port":80,"protocol":"TCP"}': { '.': {}, 'f:port': {}, 'f:protocol': {} } },
+        'f:items': { 'i:0': {}, 'i:1': { 'f:x': {} } },
+      },
+    }
+    const set = FieldSet.fromFieldsV1(raw)
+    assert.equal(set.has([f('spec'), f('ports'), k(['port', 80], ['protocol', 'TCP'])]), true)
+    assert.equal(set.has([f('spec'), f('items'), { index: 1 }, f('x')]), true)
+    assert.equal(set.has([f('spec'), f('items'), { index: 1 }]), false)
+    assert.deepEqual(FieldSet.fromFieldsV1(set.toFieldsV1()).paths(), set.paths())
+    const reordered = FieldSet.fromFieldsV1({ 'f:a': { 'k:{"b":1,"a":2}': {} } })
+    assert.equal(Object.keys((reordered.toFieldsV1()['f:a'] as object))[0], 'k:{"a":2,"b":1}')
+  })
+
+  it('drops keys of unknown element types and refuses malformed ones as upstream words it', () => {
+    assert.deepEqual(FieldSet.fromFieldsV1({ 'z:future': {}, 'f:a': {} }).paths(), [[f('a')]])
+    const bad: [unknown, RegExp][] = [
+      [{ 'fx': {} }, /missing colon: fx/],
+      [{ x: {} }, /key must be 2 characters long/],
+      [{ 'i:one': {} }, /strconv.Atoi: parsing "one": invalid syntax/],
+      [{ 'k:[1]': {} }, /parsing key as path element/],
+      [{ 'f:a': 3 }, /ReadMapCB/],
+      ['text', /ReadMapCB/],
+    ]
+    for (const [raw, message] of bad) assert.throws(() => FieldSet.fromFieldsV1(raw), (e: unknown) => e instanceof FieldsV1ParseError && message.test(e.message))
+  })
+
+  it('union, intersection and difference work per exact path; recursiveDifference removes subtrees', () => {
+    const a = FieldSet.of([f('a')], [f('a'), f('b')], [f('c')])
+    const b = FieldSet.of([f('a')], [f('d')])
+    assert.deepEqual(a.union(b).paths(), [[f('a')], [f('c')], [f('d')], [f('a'), f('b')]])
+    assert.deepEqual(a.intersection(b).paths(), [[f('a')]])
+    assert.deepEqual(a.difference(b).paths(), [[f('c')], [f('a'), f('b')]])
+    assert.deepEqual(a.recursiveDifference(b).paths(), [[f('c')]])
+    assert.equal(a.difference(a).isEmpty(), true)
+    assert.equal(FieldSet.empty().isEmpty(), true)
+    assert.deepEqual(a.leaves().paths(), [[f('c')], [f('a'), f('b')]])
+  })
+
+  it('prints paths as upstream does in conflict messages', () => {
+    const cases: [Path, string][] = [
+      [[f('spec'), f('replicas')], '.spec.replicas'],
+      [[f('spec'), f('containers'), k(['name', 'nginx']), f('image')], '.spec.containers[name="nginx"].image'],
+      [[f('spec'), f('ports'), k(['containerPort', 80], ['protocol', 'TCP'])], '.spec.ports[containerPort=80,protocol="TCP"]'],
+      [[f('metadata'), f('finalizers'), { value: 'x' }], '.metadata.finalizers[="x"]'],
+      [[f('args'), { index: 2 }], '.args[2]'],
+    ]
+    for (const [path, text] of cases) assert.equal(formatPath(path), text)
+  })
+})
