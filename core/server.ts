@@ -13,6 +13,7 @@ import { alwaysAllow, UnionAuthorizer } from './authz/authorizer.js'
 import { clusterServices } from './controllers/cluster-services.js'
 import { startGarbageCollector } from './controllers/garbage-collector.js'
 import { ensureSystemNamespaces, startNamespaceLifecycle } from './controllers/namespace-lifecycle.js'
+import { systemPriorityClassesHook } from './controllers/system-priority-classes.js'
 import { buildChain } from './http/chain.js'
 import { ADMIN_IDENTITY, type ApiServerOptions } from './options/api-server-options.js'
 import type { ConnectionInfo, ServerPorts } from './ports.js'
@@ -90,10 +91,12 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   }
   let shuttingDown = false
   let started = false
+  const priorityClassesHook = (options.bootstrapPriorityClasses ?? true) ? systemPriorityClassesHook(registry, now) : undefined
   const ready = (async () => {
     // The watch caches load alongside, so that reads at resourceVersion 0 are answered from memory from the start.
     await Promise.all([
       options.bootstrapNamespaces ?? true ? ensureSystemNamespaces(registry, now) : undefined,
+      priorityClassesHook?.run(),
       watchCache?.loaded(),
     ])
     await services.start(registry, now, logger)
@@ -117,6 +120,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
         if (!started) throw new Error('not finished')
       },
     },
+    ...(priorityClassesHook ? [priorityClassesHook.check] : []),
   ]
   const shutdownCheck: HealthCheck = {
     name: 'shutdown',

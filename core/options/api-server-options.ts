@@ -57,6 +57,15 @@ export interface ApiServerOptions {
   /** Create `default`, `kube-system`, `kube-public` and `kube-node-lease` at start. @default true */
   bootstrapNamespaces?: boolean
   /**
+   * Create the `system-node-critical` and `system-cluster-critical`
+   * PriorityClasses at start when missing (upstream's
+   * `scheduling/bootstrap-system-priority-classes` post-start hook); existing
+   * ones are left as they are. Nothing is created while scheduling.k8s.io/v1 is not served.
+   * @default true
+   * @see systemPriorityClassesHook in core/controllers/system-priority-classes.ts
+   */
+  bootstrapPriorityClasses?: boolean
+  /**
    * Put the watch cache in front of the storage (`--watch-cache`): one
    * storage watch per resource fans out to every client watch, and
    * `resourceVersion=0` lists and watches are served without touching storage.

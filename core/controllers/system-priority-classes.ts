@@ -1,0 +1,82 @@
+/**
+ * The system's own priority classes, created at start as upstream's
+ * `scheduling/bootstrap-system-priority-classes` post-start hook does, so
+ * that pods asking for `system-node-critical` or `system-cluster-critical`
+ * find them. A class that already exists is left as it is: a restart never
+ * overwrites what is stored.
+ */
+import type { HealthCheck } from '../api/health.js'
+import { hasStatusCode } from '../http/status-error.js'
+import { ADMIN_IDENTITY } from '../options/api-server-options.js'
+import type { Registry } from '../registry/registry.js'
+import type { ResourceEntry } from '../resources/catalogue.js'
+import { priorityClasses } from '../resources/groups/scheduling.js'
+import { SYSTEM_PRIORITY_CLASSES } from '../resources/scheduling/priority-class-rules.js'
+
+/** The post-start hook's name; its health check is `poststarthook/<name>`. */
+export const SYSTEM_PRIORITY_CLASSES_HOOK = 'scheduling/bootstrap-system-priority-classes'
+
+// The descriptions upstream gives the two classes: `kubectl get pc -o yaml` shows them.
+const DESCRIPTIONS: Record<string, string> = {
+  'system-node-critical': 'Used for system critical pods that must not be moved from their current node.',
+  'system-cluster-critical': 'Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.',
+}
+
+export interface PostStartHook {
+  /** `poststarthook/<name>` in /healthz, /livez and /readyz: failing until `run` has finished. */
+  readonly check: HealthCheck
+  run(): Promise<void>
+}
+
+/**
+ * The hook, or undefined when `--runtime-config` turned scheduling.k8s.io/v1
+ * off: upstream installs it only for a served group.
+ */
+export function systemPriorityClassesHook(registry: Registry, now: () => Date): PostStartHook | undefined {
+  const entry = registry.catalogue.lookup(priorityClasses.group, priorityClasses.version, priorityClasses.resource)
+  if (!entry) return undefined
+  let done = false
+  return {
+    check: {
+      name: `poststarthook/${SYSTEM_PRIORITY_CLASSES_HOOK}`,
+      check: () => {
+        if (!done) throw new Error('not finished')
+      },
+    },
+    async run() {
+      await ensureSystemPriorityClasses(registry, entry, now)
+      done = true
+    },
+  }
+}
+
+/**
+ * Creates each missing system class through the store, so it is defaulted
+ * (preemptionPolicy) and validated like any other; the validation accepts
+ * the reserved `system-` names exactly with these values.
+ */
+export async function ensureSystemPriorityClasses(registry: Registry, entry: ResourceEntry, now: () => Date): Promise<void> {
+  const store = registry.store(entry)
+  for (const pc of SYSTEM_PRIORITY_CLASSES) {
+    try {
+      await store.get('', pc.name)
+      continue
+    } catch (err) {
+      if (!hasStatusCode(err, 404)) throw err
+    }
+    const body = {
+      apiVersion: `${entry.group}/${entry.version}`,
+      kind: entry.kind,
+      metadata: { name: pc.name },
+      value: pc.value,
+      ...(pc.globalDefault ? { globalDefault: true } : {}),
+      description: DESCRIPTIONS[pc.name],
+    }
+    try {
+      await store.create('', body, { user: ADMIN_IDENTITY, now: now(), dryRun: false })
+    } catch (err) {
+      // Another server sharing the storage may have created it first.
+      if (!hasStatusCode(err, 409)) throw err
+    }
+  }
+}
