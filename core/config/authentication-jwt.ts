@@ -8,7 +8,7 @@
 import { type CelProgram, type CelResultType, compile, selectsField } from '../cel/compile.js'
 import type { CelVariable } from '../cel/environments.js'
 import { type FieldError, type FieldPath, duplicate, invalid, required } from '../validation/field.js'
-import { isDNS1123Subdomain } from '../validation/names.js'
+import { domainPrefixedPathErrors } from '../validation/names.js'
 import { validateIssuer } from './authentication-issuer.js'
 import type { ClaimValidationRule, JWTAuthenticator, PrefixedClaimOrExpression } from './authentication-schema.js'
 
@@ -30,9 +30,6 @@ export interface JWTPrograms {
 
 const EMAIL_VERIFIED_RULE =
   'claims.email_verified must be used in claimMappings.username.expression or claimMappings.extra[*].valueExpression or claimValidationRules[*].expression when claims.email is used in claimMappings.username.expression'
-
-const HTTP_PATH_FMT = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+"
-const HTTP_PATH = new RegExp(`^${HTTP_PATH_FMT}$`)
 
 /** Collects the problems and programs of one authenticator as the rules descend. */
 class JWTCheck {
@@ -112,18 +109,6 @@ function isReservedDomain(key: string): boolean {
   const slash = key.indexOf('/')
   const domain = slash >= 0 ? key.slice(0, slash) : ''
   return ['k8s.io', 'kubernetes.io'].some((d) => domain === d || domain.endsWith(`.${d}`))
-}
-
-/** upstream's IsDomainPrefixedPath: `<DNS subdomain>/<HTTP path>`. */
-function domainPrefixedPathErrors(path: FieldPath, key: string): FieldError[] {
-  if (!key) return [required(path)]
-  const slash = key.indexOf('/')
-  const host = slash >= 0 ? key.slice(0, slash) : ''
-  const rest = slash >= 0 ? key.slice(slash + 1) : ''
-  if (!host || !rest) return [invalid(path, key, 'must be a domain-prefixed path (such as "acme.io/foo")')]
-  const errs = isDNS1123Subdomain(host).map((msg) => invalid(path, host, msg))
-  if (!HTTP_PATH.test(rest)) errs.push(invalid(path, rest, `Invalid path (regex used for validation is '${HTTP_PATH_FMT}')`))
-  return errs
 }
 
 function checkExtra(check: JWTCheck, extra: JWTAuthenticator['claimMappings']['extra'], path: FieldPath): void {

@@ -5,7 +5,7 @@
  * handler turns into 400) and `Invalid` with 422.
  */
 import { type FieldError, fieldPath, invalid, invalidError } from '../validation/field.js'
-import { goPrint, goString, goTypeOf } from './go-format.js'
+import { goPrint, goString, goTypeOf } from '../validation/go-format.js'
 
 export type PatchErrorKind = 'BadRequest' | 'Invalid'
 

@@ -4,6 +4,7 @@
  * the exact field, worded as upstream's `util/validation/field` words it.
  */
 import { StatusError } from '../http/status-error.js'
+import { formatValue } from './go-format.js'
 
 export class FieldPath {
   private constructor(private readonly text: string) {}
@@ -32,6 +33,9 @@ export class FieldPath {
 export function fieldPath(name: string): FieldPath {
   return FieldPath.root(name)
 }
+
+/** A field the client set: present and not null (in Go, a non-nil pointer, slice or map). */
+export const isSet = (v: unknown): boolean => v !== undefined && v !== null
 
 export type FieldErrorType =
   | 'FieldValueRequired'
@@ -73,24 +77,6 @@ export interface FieldError {
   field: string
   value?: unknown
   detail: string
-}
-
-/** A value already in Go syntax (`[]string{"10.0.0.5"}`), shown as it is. */
-export class GoLiteral {
-  constructor(readonly text: string) {}
-}
-
-/** Go's rendering of a string slice, as upstream's messages show one. */
-export const goStrings = (values: readonly string[]): GoLiteral =>
-  new GoLiteral(`[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`)
-
-/** Renders a value the way Go's `%q`/`%v` do for the types we report. */
-export function formatValue(value: unknown): string {
-  if (value instanceof GoLiteral) return value.text
-  if (typeof value === 'string') return JSON.stringify(value)
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value)
-  if (value === null || value === undefined) return 'null'
-  return JSON.stringify(value)
 }
 
 /** The part after `<field>: `, e.g. `Invalid value: "x": must be ...`. */

@@ -2,6 +2,7 @@
  * Name and key syntaxes with upstream's messages
  * (`apimachinery/pkg/util/validation`). Each returns the problems found, empty when valid.
  */
+import { type FieldError, type FieldPath, invalid, required } from './field.js'
 
 const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?'
 const DNS1123_LABEL_RE = new RegExp(`^${DNS1123_LABEL_FMT}$`)
@@ -134,5 +135,20 @@ export function isValidPathSegmentName(value: string): string[] {
   if (value === '.' || value === '..') return [`may not be '${value}'`]
   const errs: string[] = []
   for (const bad of ['/', '%']) if (value.includes(bad)) errs.push(`may not contain '${bad}'`)
+  return errs
+}
+
+const HTTP_PATH_FMT = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+"
+const HTTP_PATH_RE = new RegExp(`^${HTTP_PATH_FMT}$`)
+
+/** upstream's IsDomainPrefixedPath: `<DNS subdomain>/<HTTP path>` (an ingress class controller, a claim key). */
+export function domainPrefixedPathErrors(path: FieldPath, value: string): FieldError[] {
+  if (!value) return [required(path)]
+  const slash = value.indexOf('/')
+  const host = slash >= 0 ? value.slice(0, slash) : ''
+  const rest = slash >= 0 ? value.slice(slash + 1) : ''
+  if (!host || !rest) return [invalid(path, value, 'must be a domain-prefixed path (such as "acme.io/foo")')]
+  const errs = isDNS1123Subdomain(host).map((msg) => invalid(path, host, msg))
+  if (!HTTP_PATH_RE.test(rest)) errs.push(invalid(path, rest, `Invalid path (regex used for validation is '${HTTP_PATH_FMT}')`))
   return errs
 }

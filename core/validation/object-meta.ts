@@ -13,6 +13,7 @@ import {
   required,
   typeInvalid,
 } from './field.js'
+import { GoLiteral, goQuote, goStrings } from './go-format.js'
 import { isDNS1123Label, isQualifiedName, isValidLabelValue } from './names.js'
 
 const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
@@ -55,25 +56,71 @@ export function validateAnnotations(annotations: unknown, path: FieldPath): Fiel
   return errs
 }
 
+/** Kinds that may not own anything (upstream's BannedOwners): events come and go. */
+const BANNED_OWNERS = new Set(['/v1, Kind=Event'])
+
+/** upstream's GroupVersionKind.String() of an owner, from schema.FromAPIVersionAndKind. */
+function ownerGroupVersionKind(apiVersion: string, kind: string): { group: string; version: string; text: string } {
+  const parts = apiVersion.split('/')
+  // More than one slash does not parse: upstream then keeps only the kind.
+  const [group, version] = parts.length === 1 ? ['', parts[0]!] : parts.length === 2 ? [parts[0]!, parts[1]!] : ['', '']
+  return { group, version, text: `${group}/${version}, Kind=${kind}` }
+}
+
+const asText = (v: unknown): string => (typeof v === 'string' ? v : '')
+
+/** `%#v` of one metav1.OwnerReference; a set *bool prints as a stand-in for its address. */
+function ownerReferenceText(ref: Record<string, unknown>): string {
+  const flag = (v: unknown): string => (typeof v === 'boolean' ? `(*bool)(&${v})` : '(*bool)(nil)')
+  return (
+    `v1.OwnerReference{APIVersion:${goQuote(ref['apiVersion'])}, Kind:${goQuote(ref['kind'])}, Name:${goQuote(ref['name'])}, ` +
+    `UID:${goQuote(ref['uid'])}, Controller:${flag(ref['controller'])}, BlockOwnerDeletion:${flag(ref['blockOwnerDeletion'])}}`
+  )
+}
+
+/**
+ * upstream's validateOwnerReference. Its errors name the list itself, with
+ * no index, as upstream reports them.
+ */
+function validateOwnerReference(ref: Record<string, unknown>, path: FieldPath): FieldError[] {
+  const errs: FieldError[] = []
+  const apiVersion = asText(ref['apiVersion'])
+  const kind = asText(ref['kind'])
+  const gvk = ownerGroupVersionKind(apiVersion, kind)
+  if (!gvk.version) errs.push(invalid(path.child('apiVersion'), apiVersion, 'version must not be empty'))
+  if (!kind) errs.push(invalid(path.child('kind'), kind, 'must not be empty'))
+  for (const f of ['name', 'uid'] as const) {
+    const value = asText(ref[f])
+    if (!value) errs.push(invalid(path.child(f), value, 'must not be empty'))
+  }
+  if (BANNED_OWNERS.has(gvk.text)) errs.push(invalid(path, new GoLiteral(ownerReferenceText(ref)), `${gvk.text} is disallowed from being an owner`))
+  return errs
+}
+
 function validateOwnerReferences(refs: unknown, path: FieldPath): FieldError[] {
   if (refs === undefined || refs === null) return []
   if (!Array.isArray(refs)) return [typeInvalid(path, refs, 'must be a list')]
   const errs: FieldError[] = []
-  let controllers = 0
+  let firstController = ''
   refs.forEach((ref, i) => {
-    const p = path.index(i)
     if (!isPlainObject(ref)) {
-      errs.push(typeInvalid(p, ref, 'must be an object'))
+      errs.push(typeInvalid(path.index(i), ref, 'must be an object'))
       return
     }
-    for (const f of ['apiVersion', 'kind', 'name', 'uid'] as const) {
-      if (typeof ref[f] !== 'string' || ref[f] === '') errs.push(required(p.child(f), `${f} must not be empty`))
+    errs.push(...validateOwnerReference(ref, path))
+    if (ref['controller'] !== true) return
+    const controller = `${asText(ref['kind'])}/${asText(ref['name'])}`
+    if (!firstController) firstController = controller
+    else {
+      const shown = new GoLiteral(`[]v1.OwnerReference{${refs.map((r) => ownerReferenceText(isPlainObject(r) ? r : {})).join(', ')}}`)
+      errs.push(invalid(path, shown, `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${controller}`))
     }
-    if (ref['controller'] === true) controllers++
   })
-  if (controllers > 1) errs.push(invalid(path, refs, 'Only one reference can have Controller set to true'))
   return errs
 }
+
+const FINALIZER_ORPHAN = 'orphan'
+const FINALIZER_FOREGROUND = 'foregroundDeletion'
 
 function validateFinalizers(finalizers: unknown, path: FieldPath): FieldError[] {
   if (finalizers === undefined || finalizers === null) return []
@@ -83,6 +130,10 @@ function validateFinalizers(finalizers: unknown, path: FieldPath): FieldError[] 
     if (typeof f !== 'string') errs.push(typeInvalid(path.index(i), f, 'must be a string'))
     else for (const msg of isQualifiedName(f)) errs.push(invalid(path.index(i), f, msg))
   })
+  // Orphaning the dependents and deleting them first are opposite wishes.
+  if (finalizers.includes(FINALIZER_ORPHAN) && finalizers.includes(FINALIZER_FOREGROUND)) {
+    errs.push(invalid(path, goStrings(finalizers.map(asText)), `finalizer ${FINALIZER_ORPHAN} and ${FINALIZER_FOREGROUND} cannot be both set`))
+  }
   return errs
 }
 

@@ -147,6 +147,28 @@ describe('workload controllers through the API', () => {
       await assertNotStored(`${RSS}/bad-rs`)
     })
 
+    it('refuses owner references and finalizers as upstream does, storing nothing', async () => {
+      const owner = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'u-1', controller: true }
+      const res = await client.post(RSS, {
+        metadata: {
+          name: 'owned-rs',
+          ownerReferences: [owner, { ...owner, name: 'other' }, { apiVersion: 'v1', kind: 'Event', name: '', uid: 'u-2' }],
+          finalizers: ['orphan', 'foregroundDeletion'],
+        },
+        spec: { selector, template: template() },
+      })
+      const literal = (name: string, uid: string, controller: string) =>
+        `v1.OwnerReference{APIVersion:"${name ? 'apps/v1' : 'v1'}", Kind:"${name ? 'Deployment' : 'Event'}", Name:"${name}", UID:"${uid}", Controller:${controller}, BlockOwnerDeletion:(*bool)(nil)}`
+      const refs = `[]v1.OwnerReference{${literal('web', 'u-1', '(*bool)(&true)')}, ${literal('other', 'u-1', '(*bool)(&true)')}, ${literal('', 'u-2', '(*bool)(nil)')}}`
+      assert.deepEqual(causes(res), [
+        `metadata.ownerReferences: Invalid value: ${refs}: Only one reference can have Controller set to true. Found "true" in references for Deployment/web and Deployment/other`,
+        'metadata.ownerReferences.name: Invalid value: "": must not be empty',
+        `metadata.ownerReferences: Invalid value: ${literal('', 'u-2', '(*bool)(nil)')}: /v1, Kind=Event is disallowed from being an owner`,
+        'metadata.finalizers: Invalid value: []string{"orphan", "foregroundDeletion"}: finalizer orphan and foregroundDeletion cannot be both set',
+      ])
+      await assertNotStored(`${RSS}/owned-rs`)
+    })
+
     it('scales through the scale subresource, refuses a new selector, and deletes', async () => {
       const scaled = await client.patch(`${RSS}/rs/scale`, { spec: { replicas: 2 } }, MERGE)
       assert.equal(scaled.status, 200, scaled.text)

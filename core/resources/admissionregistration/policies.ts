@@ -9,25 +9,14 @@
 import { at, list, record, text } from '../columns/values.js'
 import { dns1035LabelName } from '../names.js'
 import type { KubeObject } from '../object.js'
-import {
-  duplicate,
-  type FieldError,
-  type FieldPath,
-  fieldPath,
-  forbiddenField,
-  GoLiteral,
-  invalid,
-  notSupported,
-  required,
-} from '../../validation/field.js'
+import { duplicate, type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, isSet, notSupported, required } from '../../validation/field.js'
+import { GoLiteral, goStrings } from '../../validation/go-format.js'
+import { validateLabelSelector } from '../../validation/label-selector.js'
 import { isDNS1123Subdomain, isQualifiedName, isValidPathSegmentName } from '../../validation/names.js'
-import { validateLabelSelector } from '../networking/label-selector.js'
 import { type AdmissionResultType, type AdmissionVariables, admissionCompileError } from './cel.js'
 import { validateMatchConditions } from './match-conditions.js'
-import { defaultRuleScope, validateNamedRuleWithOperations } from './rules.js'
+import { defaultRuleScope, FAILURE_POLICIES, MATCH_POLICIES, validateNamedRuleWithOperations } from './rules.js'
 
-const FAILURE_POLICIES = ['Fail', 'Ignore']
-const MATCH_POLICIES = ['Equivalent', 'Exact']
 const VALIDATION_REASONS = ['Forbidden', 'Invalid', 'RequestEntityTooLarge']
 const VALIDATION_ACTIONS = ['Audit', 'Deny', 'Warn']
 const NOT_FOUND_ACTIONS = ['Deny', 'Allow']
@@ -37,7 +26,6 @@ const MAX_AUDIT_VALUE_LENGTH = 5 * 1024
 const CEL_IDENTIFIER = /^[_a-zA-Z][_a-zA-Z0-9]*$/
 const CEL_RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while'])
 
-const isSet = (v: unknown): boolean => v !== undefined && v !== null
 const asRecord = (v: unknown): Record<string, unknown> | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined)
 
 /** A match constraint matches equivalent requests, in every namespace and object, by default. */
@@ -269,7 +257,7 @@ function validateValidationActions(actions: string[], path: FieldPath): FieldErr
     seen.add(action)
   })
   if (seen.has('Deny') && seen.has('Warn')) {
-    const shown = new GoLiteral(`[]admissionregistration.ValidationAction{${actions.map((a) => JSON.stringify(a)).join(', ')}}`)
+    const shown = goStrings(actions, 'admissionregistration.ValidationAction')
     errs.push(
       invalid(path, shown, 'must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)'),
     )

@@ -4,17 +4,13 @@
  * operations, API groups, versions and resources, with the wildcard rules.
  */
 import { at, list, text } from '../columns/values.js'
-import {
-  duplicate,
-  type FieldError,
-  type FieldPath,
-  GoLiteral,
-  goStrings,
-  invalid,
-  notSupported,
-  required,
-} from '../../validation/field.js'
+import { duplicate, type FieldError, type FieldPath, invalid, notSupported, required } from '../../validation/field.js'
+import { goStrings } from '../../validation/go-format.js'
 import { isValidPathSegmentName } from '../../validation/names.js'
+
+/** The failure and match policies every admission webhook and policy chooses from. */
+export const FAILURE_POLICIES = ['Fail', 'Ignore']
+export const MATCH_POLICIES = ['Equivalent', 'Exact']
 
 const OPERATIONS = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE']
 const SCOPES = ['*', 'Cluster', 'Namespaced']
@@ -80,7 +76,7 @@ export function validateRuleWithOperations(rule: unknown, path: FieldPath): Fiel
   const operations = strings(at(rule, 'operations'))
   if (operations.length === 0) errs.push(required(path.child('operations')))
   if (operations.length > 1 && operations.includes('*')) {
-    const shown = new GoLiteral(`[]admissionregistration.OperationType{${operations.map((o) => JSON.stringify(o)).join(', ')}}`)
+    const shown = goStrings(operations, 'admissionregistration.OperationType')
     errs.push(invalid(path.child('operations'), shown, "if '*' is present, must not specify other operations"))
   }
   operations.forEach((op, i) => {

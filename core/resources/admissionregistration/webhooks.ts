@@ -7,24 +7,14 @@
 import { list, record, text } from '../columns/values.js'
 import { dns1035LabelName } from '../names.js'
 import type { KubeObject } from '../object.js'
-import {
-  duplicate,
-  type FieldError,
-  type FieldPath,
-  fieldPath,
-  goStrings,
-  invalid,
-  notSupported,
-  required,
-} from '../../validation/field.js'
+import { duplicate, type FieldError, type FieldPath, fieldPath, invalid, isSet, notSupported, required } from '../../validation/field.js'
+import { goStrings } from '../../validation/go-format.js'
+import { validateLabelSelector } from '../../validation/label-selector.js'
 import { isDNS1123Subdomain } from '../../validation/names.js'
-import { validateLabelSelector } from '../networking/label-selector.js'
 import { defaultServicePort, validateClientConfig } from './client-config.js'
 import { validateMatchConditions } from './match-conditions.js'
-import { defaultRuleScope, validateRuleWithOperations } from './rules.js'
+import { defaultRuleScope, FAILURE_POLICIES, MATCH_POLICIES, validateRuleWithOperations } from './rules.js'
 
-const FAILURE_POLICIES = ['Fail', 'Ignore']
-const MATCH_POLICIES = ['Equivalent', 'Exact']
 const REINVOCATION_POLICIES = ['IfNeeded', 'Never']
 const NO_SIDE_EFFECTS = ['None', 'NoneOnDryRun']
 const ANY_SIDE_EFFECTS = ['None', 'NoneOnDryRun', 'Some', 'Unknown']
@@ -32,7 +22,6 @@ const REVIEW_VERSIONS = ['v1', 'v1beta1']
 
 export type WebhookKind = 'mutating' | 'validating'
 
-const isSet = (v: unknown): boolean => v !== undefined && v !== null
 const hooks = (obj: KubeObject): Record<string, unknown>[] => list(obj['webhooks']).map(record)
 
 export function applyWebhookDefaults(obj: KubeObject, kind: WebhookKind): void {

@@ -6,9 +6,10 @@
 import { fieldPath, type FieldError, type FieldPath, invalid, notSupported, required } from '../../validation/field.js'
 import { type PodSpecValidationOptions, validatePodTemplateSpec } from '../core/pod-spec-validation.js'
 import { isPlainObject, type KubeObject } from '../object.js'
-import { goIntOrString, goLabelSelector, goStrategy } from './go-text.js'
-import { intOrPercentValue, notMoreThan100Percent, validatePositiveIntOrPercent } from './int-or-percent.js'
-import { immutableSelector, nonNegative, parseSelector, selectorMatchesTemplate, selectsEverything, semanticEqual, validateLabelSelector } from './selector.js'
+import { goIntOrString, goLabelSelector, goStrategy } from '../../validation/go-format.js'
+import { selectsEverything, validateLabelSelector } from '../../validation/label-selector.js'
+import { intOrPercentValue, notMoreThan100Percent, validateRolloutBounds } from './int-or-percent.js'
+import { immutableSelector, nonNegative, parseSelector, selectorMatchesTemplate, semanticEqual } from './selector.js'
 import { alwaysRestartRules, defaultTemplate, objectAt, setIfAbsent, specOf } from './template.js'
 
 type Obj = Record<string, unknown>
@@ -52,8 +53,7 @@ function validateRollingUpdate(rollingUpdate: Obj, path: FieldPath): FieldError[
   const maxUnavailable = rollingUpdate['maxUnavailable']
   const maxSurge = rollingUpdate['maxSurge']
   const errs = [
-    ...validatePositiveIntOrPercent(maxUnavailable, path.child('maxUnavailable')),
-    ...validatePositiveIntOrPercent(maxSurge, path.child('maxSurge')),
+    ...validateRolloutBounds(rollingUpdate, path),
     ...notMoreThan100Percent(maxUnavailable, path.child('maxUnavailable')),
     ...notMoreThan100Percent(maxSurge, path.child('maxSurge')),
   ]

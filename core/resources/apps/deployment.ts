@@ -2,10 +2,11 @@
 import { fieldPath, type FieldError, type FieldPath, forbiddenField, invalid, notSupported, required } from '../../validation/field.js'
 import type { PodSpecValidationOptions } from '../core/pod-spec-validation.js'
 import { isPlainObject, type KubeObject } from '../object.js'
-import { goIntOrString, goLabelSelector, goStrategy } from './go-text.js'
-import { intOrPercentValue, notMoreThan100Percent, validatePositiveIntOrPercent } from './int-or-percent.js'
-import { immutableSelector, nonNegative, parseSelector, selectorMatchesTemplate, validateRequiredSelector } from './selector.js'
-import { defaultTemplate, objectAt, setIfAbsent, specOf, validateLongRunningTemplate } from './template.js'
+import { goIntOrString, goStrategy } from '../../validation/go-format.js'
+import { intOrPercentValue, notMoreThan100Percent, validateRolloutBounds } from './int-or-percent.js'
+import { replicaSetSelectorRules } from './replicaset.js'
+import { immutableSelector, nonNegative, validateControllerSelector } from './selector.js'
+import { defaultTemplate, objectAt, setIfAbsent, specOf } from './template.js'
 
 type Obj = Record<string, unknown>
 
@@ -27,10 +28,7 @@ export function applyDeploymentDefaults(deployment: KubeObject): void {
 function validateRollingUpdate(rollingUpdate: Obj, path: FieldPath): FieldError[] {
   const maxUnavailable = rollingUpdate['maxUnavailable']
   const maxSurge = rollingUpdate['maxSurge']
-  const errs = [
-    ...validatePositiveIntOrPercent(maxUnavailable, path.child('maxUnavailable')),
-    ...validatePositiveIntOrPercent(maxSurge, path.child('maxSurge')),
-  ]
+  const errs = validateRolloutBounds(rollingUpdate, path)
   if (intOrPercentValue(maxUnavailable) === 0 && intOrPercentValue(maxSurge) === 0)
     errs.push(invalid(path.child('maxUnavailable'), goIntOrString(maxUnavailable), 'may not be 0 when `maxSurge` is 0'))
   errs.push(...notMoreThan100Percent(maxUnavailable, path.child('maxUnavailable')))
@@ -57,13 +55,7 @@ function validateStrategy(strategy: unknown, path: FieldPath): FieldError[] {
 function validateDeploymentSpec(spec: Obj, opts: PodSpecValidationOptions): FieldError[] {
   const path = fieldPath('spec')
   const errs = nonNegative(spec['replicas'], path.child('replicas'))
-  errs.push(...validateRequiredSelector(spec['selector'], path.child('selector'), 'deployment'))
-  const selector = parseSelector(spec['selector'])
-  if (!selector) errs.push(invalid(path.child('selector'), goLabelSelector(spec['selector']), 'invalid label selector'))
-  else {
-    errs.push(...selectorMatchesTemplate(selector, spec['template'], path.child('template')))
-    errs.push(...validateLongRunningTemplate(spec['template'], path.child('template'), 'ReplicaSet', opts))
-  }
+  errs.push(...validateControllerSelector(spec, path, replicaSetSelectorRules(opts)))
   errs.push(...validateStrategy(spec['strategy'], path.child('strategy')))
   errs.push(...nonNegative(spec['minReadySeconds'], path.child('minReadySeconds')))
   errs.push(...nonNegative(spec['revisionHistoryLimit'], path.child('revisionHistoryLimit')))

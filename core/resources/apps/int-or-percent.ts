@@ -3,7 +3,7 @@
  * upstream's ValidatePositiveIntOrPercent and IsNotMoreThan100Percent read them.
  */
 import { type FieldError, type FieldPath, invalid } from '../../validation/field.js'
-import { goIntOrString } from './go-text.js'
+import { goIntOrString } from '../../validation/go-format.js'
 import { NON_NEGATIVE } from './selector.js'
 
 const PERCENT_RE = /^[0-9]+%$/
@@ -27,6 +27,14 @@ export function validatePositiveIntOrPercent(value: unknown, path: FieldPath): F
   if (typeof value === 'string') return percentOf(value) === undefined ? [invalid(path, goIntOrString(value), PERCENT_MESSAGE)] : []
   if (typeof value === 'number' && value < 0) return [invalid(path, value, NON_NEGATIVE)]
   return []
+}
+
+/** The two bounds of a rolling update (Deployment, DaemonSet), each a count or a well-formed percentage. */
+export function validateRolloutBounds(rollingUpdate: Record<string, unknown>, path: FieldPath): FieldError[] {
+  return [
+    ...validatePositiveIntOrPercent(rollingUpdate['maxUnavailable'], path.child('maxUnavailable')),
+    ...validatePositiveIntOrPercent(rollingUpdate['maxSurge'], path.child('maxSurge')),
+  ]
 }
 
 export function notMoreThan100Percent(value: unknown, path: FieldPath): FieldError[] {

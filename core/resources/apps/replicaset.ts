@@ -1,9 +1,8 @@
 /** ReplicaSets: upstream's apps/v1 defaults, ValidateReplicaSetSpec and the selector's immutability. */
-import { fieldPath, type FieldError, invalid } from '../../validation/field.js'
+import { fieldPath, type FieldError } from '../../validation/field.js'
 import type { PodSpecValidationOptions } from '../core/pod-spec-validation.js'
 import type { KubeObject } from '../object.js'
-import { goLabelSelector } from './go-text.js'
-import { immutableSelector, nonNegative, parseSelector, selectorMatchesTemplate, validateRequiredSelector } from './selector.js'
+import { type ControllerSelectorRules, immutableSelector, nonNegative, validateControllerSelector } from './selector.js'
 import { defaultTemplate, setIfAbsent, specOf, validateLongRunningTemplate } from './template.js'
 
 type Obj = Record<string, unknown>
@@ -14,17 +13,19 @@ export function applyReplicaSetDefaults(rs: KubeObject): void {
   defaultTemplate(spec)
 }
 
+/** A ReplicaSet's selector rules, which a Deployment shares: upstream words both refusals as a deployment's. */
+export function replicaSetSelectorRules(opts: PodSpecValidationOptions): ControllerSelectorRules {
+  return {
+    kindWord: 'deployment',
+    unreadableDetail: 'invalid label selector',
+    templateRules: (template, path) => validateLongRunningTemplate(template, path, 'ReplicaSet', opts),
+  }
+}
+
 function validateReplicaSetSpec(spec: Obj, opts: PodSpecValidationOptions): FieldError[] {
   const path = fieldPath('spec')
   const errs = [...nonNegative(spec['replicas'], path.child('replicas')), ...nonNegative(spec['minReadySeconds'], path.child('minReadySeconds'))]
-  // Upstream words the empty-selector refusal of a ReplicaSet as a deployment's.
-  errs.push(...validateRequiredSelector(spec['selector'], path.child('selector'), 'deployment'))
-  const selector = parseSelector(spec['selector'])
-  if (!selector) errs.push(invalid(path.child('selector'), goLabelSelector(spec['selector']), 'invalid label selector'))
-  else {
-    errs.push(...selectorMatchesTemplate(selector, spec['template'], path.child('template')))
-    errs.push(...validateLongRunningTemplate(spec['template'], path.child('template'), 'ReplicaSet', opts))
-  }
+  errs.push(...validateControllerSelector(spec, path, replicaSetSelectorRules(opts)))
   return errs
 }
 

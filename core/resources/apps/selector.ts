@@ -1,16 +1,15 @@
 /**
  * The rules every controller shares about its selector and the pods it
- * stamps out (upstream's ValidateLabelSelector, LabelSelectorAsSelector and
- * the "selector must match the template" check), plus the small field rules
+ * stamps out (a required, non-empty selector that LabelSelectorAsSelector
+ * accepts and that matches the template), plus the small field rules
  * (non-negative, immutable) the workload validators repeat.
  */
 import { type LabelSelector, labelSelectorFromObject, type LabelSelectorObject } from '../../registry/label-selector.js'
 import { sameJson } from '../../registry/subresources.js'
-import { type FieldError, type FieldPath, forbiddenField, invalid, required } from '../../validation/field.js'
-import { isQualifiedName, isValidLabelValue } from '../../validation/names.js'
-import { validateLabels } from '../../validation/object-meta.js'
+import { type FieldError, type FieldPath, invalid, required } from '../../validation/field.js'
+import { goLabelSelector, goStringMap } from '../../validation/go-format.js'
+import { selectsEverything, validateLabelSelector } from '../../validation/label-selector.js'
 import { isPlainObject } from '../object.js'
-import { goLabelSelector, goStringMap } from './go-text.js'
 
 type Obj = Record<string, unknown>
 
@@ -19,47 +18,6 @@ export const NON_NEGATIVE = 'must be greater than or equal to 0'
 /** upstream's ValidateNonnegativeField, for a field that may be absent. */
 export function nonNegative(value: unknown, path: FieldPath): FieldError[] {
   return typeof value === 'number' && value < 0 ? [invalid(path, value, NON_NEGATIVE)] : []
-}
-
-function validateRequirement(req: unknown, path: FieldPath): FieldError[] {
-  const r = isPlainObject(req) ? req : {}
-  const errs: FieldError[] = []
-  const values = Array.isArray(r['values']) ? (r['values'] as unknown[]) : []
-  switch (r['operator']) {
-    case 'In':
-    case 'NotIn':
-      if (values.length === 0) errs.push(required(path.child('values'), "must be specified when `operator` is 'In' or 'NotIn'"))
-      break
-    case 'Exists':
-    case 'DoesNotExist':
-      if (values.length > 0) errs.push(forbiddenField(path.child('values'), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
-      break
-    default:
-      errs.push(invalid(path.child('operator'), r['operator'] ?? '', 'not a valid selector operator'))
-  }
-  const key = typeof r['key'] === 'string' ? r['key'] : ''
-  for (const msg of isQualifiedName(key)) errs.push(invalid(path.child('key'), key, msg))
-  values.forEach((v, i) => {
-    const value = typeof v === 'string' ? v : String(v)
-    for (const msg of isValidLabelValue(value)) errs.push(invalid(path.child('values').index(i), value, msg))
-  })
-  return errs
-}
-
-/** upstream's ValidateLabelSelector (strict label values): nothing to say about an absent selector. */
-export function validateLabelSelector(selector: unknown, path: FieldPath): FieldError[] {
-  if (!isPlainObject(selector)) return []
-  const errs = validateLabels(selector['matchLabels'], path.child('matchLabels'))
-  const expressions = selector['matchExpressions']
-  if (Array.isArray(expressions)) expressions.forEach((e, i) => errs.push(...validateRequirement(e, path.child('matchExpressions').index(i))))
-  return errs
-}
-
-/** A selector with neither matchLabels nor matchExpressions: it would select every pod. */
-export function selectsEverything(selector: Obj): boolean {
-  const labels = isPlainObject(selector['matchLabels']) ? Object.keys(selector['matchLabels']).length : 0
-  const expressions = Array.isArray(selector['matchExpressions']) ? selector['matchExpressions'].length : 0
-  return labels + expressions === 0
 }
 
 /**
@@ -89,14 +47,35 @@ export function selectorMatchesTemplate(selector: LabelSelector, template: unkno
   return [invalid(path.child('metadata').child('labels'), goStringMap(labels), '`selector` does not match template `labels`')]
 }
 
+/** How a controller kind words and completes upstream's selector rules. */
+export interface ControllerSelectorRules {
+  /** The kind as upstream's "empty selector is invalid for <kind>" names it. */
+  kindWord: string
+  /** The detail of the refusal when LabelSelectorAsSelector cannot read the selector. */
+  unreadableDetail: string
+  /** The template's own rules, checked (as upstream does) only once the selector could be read. */
+  templateRules: (template: unknown, path: FieldPath) => FieldError[]
+}
+
 /**
  * The selector rules of Deployments, ReplicaSets and StatefulSets: required,
- * well formed, not empty (`kindWord` names the kind as upstream's message does).
+ * well formed (always strictly: it must pass LabelSelectorAsSelector too),
+ * not empty, readable, and selecting the template's pods.
  */
-export function validateRequiredSelector(selector: unknown, path: FieldPath, kindWord: string): FieldError[] {
-  if (!isPlainObject(selector)) return [required(path)]
-  const errs = validateLabelSelector(selector, path)
-  if (selectsEverything(selector)) errs.push(invalid(path, goLabelSelector(selector), `empty selector is invalid for ${kindWord}`))
+export function validateControllerSelector(spec: Obj, path: FieldPath, rules: ControllerSelectorRules): FieldError[] {
+  const selectorPath = path.child('selector')
+  const errs: FieldError[] = []
+  if (!isPlainObject(spec['selector'])) errs.push(required(selectorPath))
+  else {
+    errs.push(...validateLabelSelector(spec['selector'], selectorPath))
+    if (selectsEverything(spec['selector'])) errs.push(invalid(selectorPath, goLabelSelector(spec['selector']), `empty selector is invalid for ${rules.kindWord}`))
+  }
+  const selector = parseSelector(spec['selector'])
+  if (!selector) errs.push(invalid(selectorPath, goLabelSelector(spec['selector']), rules.unreadableDetail))
+  else {
+    errs.push(...selectorMatchesTemplate(selector, spec['template'], path.child('template')))
+    errs.push(...rules.templateRules(spec['template'], path.child('template')))
+  }
   return errs
 }
 

@@ -4,13 +4,13 @@
  * template's pod spec is not validated here beyond its restart policy and
  * deadline (its volumes may name claims from volumeClaimTemplates).
  */
-import { fieldPath, type FieldError, type FieldPath, forbiddenField, GoLiteral, invalid, notSupported, required } from '../../validation/field.js'
+import { fieldPath, type FieldError, type FieldPath, forbiddenField, invalid, notSupported, required } from '../../validation/field.js'
+import { GoLiteral, goIntOrStringText, goStrategy } from '../../validation/go-format.js'
 import { validateAnnotations, validateLabels } from '../../validation/object-meta.js'
 import { objects } from '../core/pod-spec-defaults.js'
 import { isPlainObject, type KubeObject } from '../object.js'
-import { goIntOrStringText, goLabelSelector, goStrategy } from './go-text.js'
 import { intOrPercentValue, notMoreThan100Percent, validatePositiveIntOrPercent } from './int-or-percent.js'
-import { nonNegative, parseSelector, selectorMatchesTemplate, semanticEqual, validateRequiredSelector } from './selector.js'
+import { nonNegative, semanticEqual, validateControllerSelector } from './selector.js'
 import { alwaysRestartRules, defaultTemplate, objectAt, setIfAbsent, specOf } from './template.js'
 
 type Obj = Record<string, unknown>
@@ -113,13 +113,7 @@ function validateStatefulSetSpec(spec: Obj): FieldError[] {
   ]
   const ordinals = spec['ordinals']
   if (isPlainObject(ordinals)) errs.push(...nonNegative(ordinals['start'], path.child('ordinals.start')))
-  errs.push(...validateRequiredSelector(spec['selector'], path.child('selector'), 'statefulset'))
-  const selector = parseSelector(spec['selector'])
-  if (!selector) errs.push(invalid(path.child('selector'), goLabelSelector(spec['selector']), ''))
-  else {
-    errs.push(...selectorMatchesTemplate(selector, spec['template'], path.child('template')))
-    errs.push(...validateTemplate(spec['template'], path.child('template')))
-  }
+  errs.push(...validateControllerSelector(spec, path, { kindWord: 'statefulset', unreadableDetail: '', templateRules: validateTemplate }))
   errs.push(...alwaysRestartRules(spec['template'], path.child('template'), 'StatefulSet'))
   return errs
 }

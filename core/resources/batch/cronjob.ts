@@ -4,7 +4,7 @@
  * selector the server will generate.
  */
 import { fieldPath, type FieldError, type FieldPath, invalid, notSupported, required } from '../../validation/field.js'
-import { goLabelSelector } from '../apps/go-text.js'
+import { goLabelSelector } from '../../validation/go-format.js'
 import { nonNegative } from '../apps/selector.js'
 import { defaultTemplate, objectAt, setIfAbsent, specOf } from '../apps/template.js'
 import type { PodSpecValidationOptions } from '../core/pod-spec-validation.js'

@@ -3,7 +3,7 @@
  * template (upstream's validateJobSpec): the counters, the completion mode and
  * its limits, the pod replacement policy, and a template whose pods end.
  */
-import { type FieldError, type FieldPath, invalid, notSupported, required, tooLong } from '../../validation/field.js'
+import { type FieldError, type FieldPath, invalid, isSet, notSupported, required, tooLong } from '../../validation/field.js'
 import { isDNS1123Subdomain } from '../../validation/names.js'
 import { nonNegative } from '../apps/selector.js'
 import { podSpecOf } from '../apps/template.js'
@@ -21,7 +21,6 @@ const MAX_MANAGED_BY_LENGTH = 63
 const HTTP_PATH_FMT = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+"
 const HTTP_PATH_RE = new RegExp(`^${HTTP_PATH_FMT}$`)
 
-const isSet = (v: unknown): boolean => v !== undefined && v !== null
 const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined)
 
 /** upstream's IsDomainPrefixedPath, for spec.managedBy (`example.com/controller`). */

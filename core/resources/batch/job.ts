@@ -5,8 +5,9 @@
  */
 import { fieldPath, type FieldError, type FieldPath, invalid, required } from '../../validation/field.js'
 import { isDNS1123Label } from '../../validation/names.js'
-import { goLabelSelector, goStringMap } from '../apps/go-text.js'
-import { immutableField, immutableSelector, parseSelector, selectorMatchesTemplate, templateLabels, validateLabelSelector } from '../apps/selector.js'
+import { goLabelSelector, goStringMap } from '../../validation/go-format.js'
+import { validateLabelSelector } from '../../validation/label-selector.js'
+import { immutableField, immutableSelector, parseSelector, selectorMatchesTemplate, templateLabels } from '../apps/selector.js'
 import { defaultTemplate, objectAt, setIfAbsent, specOf } from '../apps/template.js'
 import { objects } from '../core/pod-spec-defaults.js'
 import type { PodSpecValidationOptions } from '../core/pod-spec-validation.js'

@@ -1,6 +1,6 @@
 /** PodTemplates and ReplicationControllers, the core group's pod templates and their oldest controller. */
 import { type FieldError, fieldPath, invalid, required } from '../../validation/field.js'
-import { goStringMap } from '../apps/go-text.js'
+import { goStringMap } from '../../validation/go-format.js'
 import { nonNegative, templateLabels } from '../apps/selector.js'
 import { objectAt, setIfAbsent, specOf, validateLongRunningTemplate } from '../apps/template.js'
 import type { ResourceEntry, StrategyContext } from '../catalogue.js'

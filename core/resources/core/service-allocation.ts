@@ -8,7 +8,8 @@
  */
 import { internalError } from '../../http/status-error.js'
 import type { Storage } from '../../storage/interface.js'
-import { type FieldError, fieldPath, goStrings, invalid, invalidError } from '../../validation/field.js'
+import { type FieldError, fieldPath, invalid, invalidError } from '../../validation/field.js'
+import { goStrings } from '../../validation/go-format.js'
 import type { KubeObject } from '../object.js'
 import { isHeadless, needsClusterIP, needsNodePorts, serviceSpec, servicePorts, stringList, type ServiceSpec } from './service-defaults.js'
 import { type AllocationFailure, canonicalIP, type IPFamily, IPRange, parseCIDR, parseIP, PortRange, type PortSpan } from './service-ranges.js'

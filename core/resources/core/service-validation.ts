@@ -3,7 +3,8 @@
  * ValidateServiceUpdate word them. Whether a requested address or node port
  * is in range and free is the allocator's question (service-allocation.ts).
  */
-import { duplicate, type FieldError, GoLiteral, goStrings, type FieldPath, fieldPath, forbiddenField, invalid, notSupported, required } from '../../validation/field.js'
+import { duplicate, type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, notSupported, required } from '../../validation/field.js'
+import { GoLiteral, goStrings } from '../../validation/go-format.js'
 import { isDNS1123Label, isDNS1123Subdomain } from '../../validation/names.js'
 import { validateLabels } from '../../validation/object-meta.js'
 import type { KubeObject } from '../object.js'

@@ -3,7 +3,7 @@ import type { ResourceEntry } from '../catalogue.js'
 import { ageColumn, column, nameColumn } from '../columns/common.js'
 import { at, int } from '../columns/values.js'
 import { defineResource, statusSubresource } from '../define.js'
-import { clearStatus, validatePodDisruptionBudget } from '../policy/pdb-rules.js'
+import { clearStatus, validatePodDisruptionBudget, validatePodDisruptionBudgetUpdate } from '../policy/pdb-rules.js'
 
 /** An int-or-string budget as written, `N/A` when unset. */
 function budget(field: string) {
@@ -24,8 +24,8 @@ export const podDisruptionBudgets: ResourceEntry = defineResource({
   subresources: [statusSubresource('PodDisruptionBudget')],
   strategy: {
     prepareForCreate: clearStatus,
-    validate: validatePodDisruptionBudget,
-    validateUpdate: validatePodDisruptionBudget,
+    validate: (pdb) => validatePodDisruptionBudget(pdb),
+    validateUpdate: validatePodDisruptionBudgetUpdate,
   },
   columns: [
     nameColumn,

@@ -6,7 +6,8 @@
 import { at, list, record, text } from '../columns/values.js'
 import { parseCIDR, parseIP, type CIDR } from '../core/service-ranges.js'
 import type { KubeObject } from '../object.js'
-import { type FieldError, type FieldPath, fieldPath, GoLiteral, goStrings, invalid, required } from '../../validation/field.js'
+import { type FieldError, type FieldPath, fieldPath, invalid, required } from '../../validation/field.js'
+import { GoLiteral, goStrings } from '../../validation/go-format.js'
 import { isDNS1123Subdomain, isValidPathSegmentName } from '../../validation/names.js'
 
 export const CIDR_MESSAGE = 'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)'

@@ -8,18 +8,9 @@ import { at, list, record, text } from '../columns/values.js'
 import { portNameErrors } from '../core/pod-spec-containers.js'
 import { dns1035LabelName } from '../names.js'
 import type { KubeObject } from '../object.js'
-import {
-  type FieldError,
-  type FieldPath,
-  fieldPath,
-  forbiddenField,
-  GoLiteral,
-  invalid,
-  notSupported,
-  required,
-  tooLong,
-} from '../../validation/field.js'
-import { isDNS1123Label, isDNS1123Subdomain, isValidPathSegmentName } from '../../validation/names.js'
+import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, isSet, notSupported, required, tooLong } from '../../validation/field.js'
+import { GoLiteral } from '../../validation/go-format.js'
+import { domainPrefixedPathErrors, isDNS1123Label, isDNS1123Subdomain, isValidPathSegmentName } from '../../validation/names.js'
 import { IMMUTABLE, isIP } from './addresses.js'
 
 const PATH_TYPES = ['Exact', 'ImplementationSpecific', 'Prefix']
@@ -31,8 +22,6 @@ const MAX_CONTROLLER_LENGTH = 250
 
 const WILDCARD_FMT = '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'
 const WILDCARD_RE = new RegExp(`^${WILDCARD_FMT}$`)
-
-const isSet = (v: unknown): boolean => v !== undefined && v !== null
 
 /** upstream's IsWildcardDNS1123Subdomain: `*.` followed by a DNS subdomain. */
 export function wildcardSubdomainErrors(host: string): string[] {
@@ -175,20 +164,6 @@ export function prepareIngressForCreate(obj: KubeObject): void {
   obj['status'] = { loadBalancer: {} }
 }
 
-/** upstream's IsDomainPrefixedPath: `<DNS subdomain>/<HTTP path>`. */
-const HTTP_PATH_FMT = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+"
-const HTTP_PATH_RE = new RegExp(`^${HTTP_PATH_FMT}$`)
-
-function domainPrefixedPathErrors(value: string, path: FieldPath): FieldError[] {
-  const slash = value.indexOf('/')
-  const host = slash >= 0 ? value.slice(0, slash) : ''
-  const rest = slash >= 0 ? value.slice(slash + 1) : ''
-  if (!host || !rest) return [invalid(path, value, 'must be a domain-prefixed path (such as "acme.io/foo")')]
-  const errs = isDNS1123Subdomain(host).map((msg) => invalid(path, host, msg))
-  if (!HTTP_PATH_RE.test(rest)) errs.push(invalid(path, rest, `Invalid path (regex used for validation is '${HTTP_PATH_FMT}')`))
-  return errs
-}
-
 /** An IngressClass's parameters with no scope are cluster-scoped. */
 export function applyIngressClassDefaults(obj: KubeObject): void {
   const parameters = at(obj, 'spec', 'parameters')
@@ -218,11 +193,8 @@ export function validateIngressClass(obj: KubeObject): FieldError[] {
   const path = fieldPath('spec')
   const errs: FieldError[] = []
   const controller = text(at(obj, 'spec', 'controller'))
-  if (!controller) errs.push(required(path.child('controller')))
-  else {
-    if (controller.length > MAX_CONTROLLER_LENGTH) errs.push(tooLong(path.child('controller'), MAX_CONTROLLER_LENGTH))
-    errs.push(...domainPrefixedPathErrors(controller, path.child('controller')))
-  }
+  if (controller.length > MAX_CONTROLLER_LENGTH) errs.push(tooLong(path.child('controller'), MAX_CONTROLLER_LENGTH))
+  errs.push(...domainPrefixedPathErrors(path.child('controller'), controller))
   errs.push(...validateParameters(at(obj, 'spec', 'parameters'), path.child('parameters')))
   return errs
 }

@@ -7,24 +7,15 @@ import { at, list, record, text } from '../columns/values.js'
 import { portNameErrors } from '../core/pod-spec-containers.js'
 import { parseCIDR } from '../core/service-ranges.js'
 import type { KubeObject } from '../object.js'
-import {
-  type FieldError,
-  type FieldPath,
-  fieldPath,
-  forbiddenField,
-  GoLiteral,
-  invalid,
-  notSupported,
-  required,
-} from '../../validation/field.js'
+import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, isSet, notSupported, required } from '../../validation/field.js'
+import { goStrings } from '../../validation/go-format.js'
+import { validateLabelSelector } from '../../validation/label-selector.js'
 import { checkCIDR, strictSubset } from './addresses.js'
-import { validateLabelSelector } from './label-selector.js'
 
 const PROTOCOLS = ['TCP', 'UDP', 'SCTP']
 const POLICY_TYPES = ['Ingress', 'Egress']
 const PORT_RANGE = 'must be between 1 and 65535, inclusive'
 
-const isSet = (v: unknown): boolean => v !== undefined && v !== null
 const validPort = (n: number): boolean => Number.isInteger(n) && n >= 1 && n <= 65535
 
 /** Every rule's ports: the protocol defaults to TCP. */
@@ -117,8 +108,7 @@ export function validateNetworkPolicy(obj: KubeObject, existing: ReadonlySet<str
   }
   const types = list(spec['policyTypes']).map(text)
   if (types.length > POLICY_TYPES.length) {
-    const literal = new GoLiteral(`[]networking.PolicyType{${types.map((t) => JSON.stringify(t)).join(', ')}}`)
-    errs.push(invalid(path.child('policyTypes'), literal, 'may not specify more than two policyTypes'))
+    errs.push(invalid(path.child('policyTypes'), goStrings(types, 'networking.PolicyType'), 'may not specify more than two policyTypes'))
     return errs
   }
   types.forEach((t, i) => {

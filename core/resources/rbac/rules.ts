@@ -3,20 +3,12 @@
  * the rbac/v1 defaults). Whether the writer may grant what a role or binding
  * holds (escalation) is the authorizer's question, not asked here.
  */
-import {
-  type FieldError,
-  type FieldPath,
-  fieldPath,
-  goStrings,
-  invalid,
-  notSupported,
-  required,
-} from '../../validation/field.js'
+import { type FieldError, type FieldPath, fieldPath, invalid, notSupported, required } from '../../validation/field.js'
+import { goStrings, goStruct } from '../../validation/go-format.js'
+import { validateLabelSelector } from '../../validation/label-selector.js'
 import { isDNS1123Subdomain, isValidPathSegmentName } from '../../validation/names.js'
 import { at, list, record, text } from '../columns/values.js'
 import { isPlainObject, type KubeObject } from '../object.js'
-import { goStruct } from '../policy/go-literals.js'
-import { validateLabelSelector } from '../policy/label-selector-rules.js'
 
 export const RBAC_GROUP = 'rbac.authorization.k8s.io'
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { KubeObject } from '../../../core/resources/object.js'
-import { validatePodDisruptionBudget } from '../../../core/resources/policy/pdb-rules.js'
+import { validatePodDisruptionBudget, validatePodDisruptionBudgetUpdate } from '../../../core/resources/policy/pdb-rules.js'
 import { errorText } from '../../../core/validation/field.js'
 
 const pdb = (spec: Record<string, unknown>): KubeObject => ({ metadata: { name: 'b', namespace: 'ns' }, spec })
@@ -46,5 +46,16 @@ describe('pod disruption budget rules', () => {
     assert.deepEqual(problems({ unhealthyPodEvictionPolicy: 'Never' }), [
       'spec.unhealthyPodEvictionPolicy: Unsupported value: "Never": supported values: "AlwaysAllow", "IfHealthyBudget"',
     ])
+  })
+
+  it('lets an update keep a selector value stored before values were checked, as upstream does', () => {
+    const oddSelector = { matchExpressions: [{ key: 'app', operator: 'In', values: ['not a label value!'] }] }
+    const badValue = 'spec.selector.matchExpressions[0].values[0]: Invalid value: "not a label value!"'
+    assert.ok(problems({ selector: oddSelector }).some((e) => e.startsWith(badValue)))
+    assert.deepEqual(validatePodDisruptionBudgetUpdate(pdb({ minAvailable: 1, selector: oddSelector }), pdb({ selector: oddSelector })).map(errorText), [])
+    // A well-formed stored selector keeps the strict rule.
+    const strict = validatePodDisruptionBudgetUpdate(pdb({ selector: oddSelector }), pdb({ selector: { matchLabels: { app: 'web' } } })).map(errorText)
+    assert.equal(strict.length, 1)
+    assert.ok(strict[0]?.startsWith(badValue), strict[0])
   })
 })
