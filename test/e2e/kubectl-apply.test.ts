@@ -95,3 +95,35 @@ describe('kubectl apply (client side), diff and patch', () => {
     assert.match(warned.stderr, /Warning: unknown field "colour"/)
   })
 })
+
+describe('kubectl apply --server-side', () => {
+  const cm = (value: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\ndata:\n  owned: "${value}"\n`
+
+  it('creates, records the manager, and reports a conflict with another manager as upstream does', async () => {
+    const file = manifest('ssa-1.yaml', cm('one'))
+    assert.equal(await ok('apply', '--server-side', '-f', file), 'configmap/ssa serverside-applied\n')
+    const managers = await ok('get', 'configmap', 'ssa', '--show-managed-fields', '-o', 'jsonpath={.metadata.managedFields[*].manager}')
+    assert.equal(managers, 'kubectl')
+    const other = manifest('ssa-2.yaml', cm('two'))
+    const conflict = await d.kubectl('apply', '--server-side', '--field-manager=other', '-f', other)
+    assert.notEqual(conflict.code, 0)
+    assert.match(conflict.stderr, /Apply failed with 1 conflict: conflict with "kubectl": \.data\.owned/)
+    assert.equal(await ok('apply', '--server-side', '--field-manager=other', '--force-conflicts', '-f', other), 'configmap/ssa serverside-applied\n')
+    assert.equal(await ok('get', 'configmap', 'ssa', '-o', 'jsonpath={.data.owned}'), 'two')
+  })
+
+  it('takes over from client-side apply without conflicts', async () => {
+    const file = manifest('upgrade.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: upgrade\ndata:\n  a: "1"\n')
+    assert.equal(await ok('apply', '-f', file), 'configmap/upgrade created\n')
+    const changed = manifest('upgrade-2.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: upgrade\ndata:\n  a: "2"\n')
+    assert.equal(await ok('apply', '--server-side', '-f', changed), 'configmap/upgrade serverside-applied\n')
+    assert.equal(await ok('get', 'configmap', 'upgrade', '-o', 'jsonpath={.data.a}'), '2')
+  })
+
+  it('diffs server-side', async () => {
+    const file = manifest('ssa-3.yaml', cm('three'))
+    const r = await d.kubectl('diff', '--server-side', '--force-conflicts', '-f', file)
+    assert.equal(r.code, 1, r.stderr)
+    assert.match(r.stdout, /\+\s+owned: three/)
+  })
+})
