@@ -106,7 +106,7 @@ describe('kubectl and the built-in catalogue', () => {
     assert.deepEqual(header(await ok('get', 'roles')), ['NAME', 'CREATED AT'])
     const hpa = await ok('get', 'hpa')
     assert.deepEqual(header(hpa), ['NAME', 'REFERENCE', 'TARGETS', 'MINPODS', 'MAXPODS', 'REPLICAS', 'AGE'])
-    assert.match(hpa, /^web\s+Deployment\/web\s+cpu: <unknown>\/70%\s+<unset>\s+4\s+0\s+\d+s$/m)
+    assert.match(hpa, /^web\s+Deployment\/web\s+cpu: <unknown>\/70%\s+1\s+4\s+0\s+\d+s$/m)
     assert.match(await ok('get', 'horizontalpodautoscalers.v1.autoscaling', 'web', '-o', 'jsonpath={.spec.targetCPUUtilizationPercentage}'), /^70$/)
   })
 
