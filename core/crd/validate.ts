@@ -1,0 +1,265 @@
+/**
+ * A custom resource checked against its version's schema, with the causes
+ * upstream's schema validator (kube-openapi) gives, turned into field errors
+ * the way the apiextensions server turns them: `spec.replicas: Invalid value:
+ * "string": spec.replicas in body must be of type integer: "string"`. Then,
+ * as upstream does after it, the `set` and `map` lists are checked for
+ * duplicates.
+ */
+import { GoLiteral, goPrint } from '../validation/go-format.js'
+import {
+  duplicate,
+  invalid,
+  notSupported,
+  required,
+  tooLong,
+  tooMany,
+  typeInvalid,
+  type FieldError,
+  type FieldPath,
+} from '../validation/field.js'
+import { isPlainObject } from '../resources/object.js'
+import { matchesFormat } from './formats.js'
+import { additionalPropertiesSchema, isIntOrString, itemsSchema, type JSONSchemaProps } from './schema.js'
+
+export function validateObject(value: unknown, schema: JSONSchemaProps, path: FieldPath): FieldError[] {
+  return [...validateValue(value, schema, path), ...validateListSetsAndMaps(value, schema, path)]
+}
+
+/** The JSON type name of a decoded value, as the validator reports it. */
+function jsonType(value: unknown): string {
+  if (value === null || value === undefined) return 'null'
+  if (Array.isArray(value)) return 'array'
+  if (isPlainObject(value)) return 'object'
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number'
+  return typeof value
+}
+
+function hasType(value: unknown, type: string): boolean {
+  const actual = jsonType(value)
+  return actual === type || (type === 'number' && actual === 'integer')
+}
+
+/** The name the messages use for a value: its path from the object root. */
+const nameOf = (path: FieldPath): string => String(path) || '.'
+
+function validateValue(value: unknown, s: JSONSchemaProps, path: FieldPath): FieldError[] {
+  const name = nameOf(path)
+  if ((value === null || value === undefined) && s.nullable) return []
+  const types = isIntOrString(s) ? ['integer', 'string'] : s.type ? [s.type] : []
+  if (types.length > 0 && !types.some((t) => hasType(value, t))) {
+    const actual = jsonType(value)
+    return [typeInvalid(path, actual, `${name} in body must be of type ${types.join(',')}: "${actual}"`)]
+  }
+  return [
+    ...junctors(value, s, path),
+    ...stringRules(value, s, path),
+    ...numberRules(value, s, path),
+    ...arrayRules(value, s, path),
+    ...enumRule(value, s, path),
+    ...objectRules(value, s, path),
+  ]
+}
+
+function junctors(value: unknown, s: JSONSchemaProps, path: FieldPath): FieldError[] {
+  const name = nameOf(path)
+  const errs: FieldError[] = []
+  for (const sub of s.allOf ?? []) errs.push(...validateValue(value, sub, path))
+  if (s.anyOf && s.anyOf.length > 0 && !s.anyOf.some((sub) => validateValue(value, sub, path).length === 0)) {
+    errs.push(invalid(path, '', `${name} in body must validate at least one schema (anyOf)`))
+  }
+  if (s.oneOf && s.oneOf.length > 0 && s.oneOf.filter((sub) => validateValue(value, sub, path).length === 0).length !== 1) {
+    errs.push(invalid(path, '', `${name} in body must validate one and only one schema (oneOf)`))
+  }
+  if (s.not && validateValue(value, s.not, path).length === 0) {
+    errs.push(invalid(path, '', `${name} in body must not validate the schema (not)`))
+  }
+  return errs
+}
+
+function stringRules(value: unknown, s: JSONSchemaProps, path: FieldPath): FieldError[] {
+  if (typeof value !== 'string') return []
+  const name = nameOf(path)
+  const errs: FieldError[] = []
+  // Lengths count characters (code points), not UTF-16 units or bytes.
+  const length = [...value].length
+  if (s.maxLength !== undefined && length > s.maxLength) errs.push(tooLong(path, s.maxLength))
+  if (s.minLength !== undefined && length < s.minLength) {
+    errs.push(invalid(path, value, `${name} in body should be at least ${s.minLength} chars long`))
+  }
+  if (s.pattern !== undefined && !safeRegExp(s.pattern)?.test(value)) {
+    errs.push(invalid(path, value, `${name} in body should match '${s.pattern}'`))
+  }
+  if (s.format && !matchesFormat(s.format, value)) {
+    errs.push(typeInvalid(path, value, `${name} in body must be of type ${s.format}: ${JSON.stringify(value)}`))
+  }
+  return errs
+}
+
+const patternCache = new Map<string, RegExp | undefined>()
+
+function safeRegExp(pattern: string): RegExp | undefined {
+  if (!patternCache.has(pattern)) {
+    let compiled: RegExp | undefined
+    try {
+      compiled = new RegExp(pattern, 'u')
+    } catch {
+      compiled = undefined
+    }
+    patternCache.set(pattern, compiled)
+  }
+  return patternCache.get(pattern)
+}
+
+function numberRules(value: unknown, s: JSONSchemaProps, path: FieldPath): FieldError[] {
+  if (typeof value !== 'number') return []
+  const name = nameOf(path)
+  const errs: FieldError[] = []
+  if (s.multipleOf !== undefined && s.multipleOf > 0) {
+    const quotient = value / s.multipleOf
+    if (Math.abs(quotient - Math.round(quotient)) > 1e-9) {
+      errs.push(invalid(path, value, `${name} in body should be a multiple of ${goPrint(s.multipleOf)}`))
+    }
+  }
+  if (s.maximum !== undefined) {
+    if (s.exclusiveMaximum ? value >= s.maximum : value > s.maximum) {
+      const bound = s.exclusiveMaximum ? 'less than' : 'less than or equal to'
+      errs.push(invalid(path, value, `${name} in body should be ${bound} ${goPrint(s.maximum)}`))
+    }
+  }
+  if (s.minimum !== undefined) {
+    if (s.exclusiveMinimum ? value <= s.minimum : value < s.minimum) {
+      const bound = s.exclusiveMinimum ? 'greater than' : 'greater than or equal to'
+      errs.push(invalid(path, value, `${name} in body should be ${bound} ${goPrint(s.minimum)}`))
+    }
+  }
+  return errs
+}
+
+function arrayRules(value: unknown, s: JSONSchemaProps, path: FieldPath): FieldError[] {
+  if (!Array.isArray(value)) return []
+  const name = nameOf(path)
+  const errs: FieldError[] = []
+  if (s.minItems !== undefined && value.length < s.minItems) {
+    errs.push(invalid(path, value.length, `${name} in body should have at least ${s.minItems} items`))
+  }
+  if (s.maxItems !== undefined && value.length > s.maxItems) errs.push(tooMany(path, value.length, s.maxItems))
+  if (s.uniqueItems && new Set(value.map(canonicalJSON)).size !== value.length) {
+    errs.push(invalid(path, '', `${name} in body shouldn't contain duplicates`))
+  }
+  const items = itemsSchema(s)
+  if (items) value.forEach((item, i) => errs.push(...validateValue(item, items, path.index(i))))
+  return errs
+}
+
+function enumRule(value: unknown, s: JSONSchemaProps, path: FieldPath): FieldError[] {
+  if (!s.enum || s.enum.length === 0) return []
+  const text = canonicalJSON(value)
+  if (s.enum.some((allowed) => canonicalJSON(allowed) === text)) return []
+  const supported = s.enum.map((allowed) => (typeof allowed === 'string' ? allowed : JSON.stringify(allowed)))
+  return [notSupported(path, value, supported)]
+}
+
+function objectRules(value: unknown, s: JSONSchemaProps, path: FieldPath): FieldError[] {
+  if (!isPlainObject(value)) return []
+  const name = nameOf(path)
+  const errs: FieldError[] = []
+  const keys = Object.keys(value)
+  if (s.maxProperties !== undefined && keys.length > s.maxProperties) errs.push(tooMany(path, keys.length, s.maxProperties))
+  if (s.minProperties !== undefined && keys.length < s.minProperties) {
+    errs.push(invalid(path, keys.length, `${name} in body should have at least ${s.minProperties} properties`))
+  }
+  if (s.additionalProperties === false) {
+    for (const key of keys.filter((k) => !s.properties?.[k]).sort()) {
+      errs.push(invalid(path, key, `${name}.${key} in body is a forbidden property`))
+    }
+  }
+  // A field sent as null is present: only its type is then checked.
+  for (const field of s.required ?? []) if (!(field in value)) errs.push(required(path.child(field)))
+  const additional = additionalPropertiesSchema(s)
+  for (const key of keys.sort()) {
+    const property = s.properties?.[key] ?? additional
+    if (property) errs.push(...validateValue(value[key], property, path.child(key)))
+  }
+  return errs
+}
+
+// --- x-kubernetes-list-type: set and map -----------------------------------------
+
+function validateListSetsAndMaps(value: unknown, s: JSONSchemaProps, path: FieldPath): FieldError[] {
+  const errs: FieldError[] = []
+  if (Array.isArray(value)) {
+    const items = itemsSchema(s)
+    const listType = s['x-kubernetes-list-type']
+    if (listType === 'set') errs.push(...setDuplicates(value, path))
+    if (listType === 'map') errs.push(...mapDuplicates(value, s['x-kubernetes-list-map-keys'] ?? [], items, path))
+    if (items) value.forEach((item, i) => errs.push(...validateListSetsAndMaps(item, items, path.index(i))))
+  } else if (isPlainObject(value)) {
+    const additional = additionalPropertiesSchema(s)
+    for (const key of Object.keys(value).sort()) {
+      const property = s.properties?.[key] ?? additional
+      if (property) errs.push(...validateListSetsAndMaps(value[key], property, path.child(key)))
+    }
+  }
+  return errs
+}
+
+function setDuplicates(list: unknown[], path: FieldPath): FieldError[] {
+  const seen = new Set<string>()
+  const errs: FieldError[] = []
+  list.forEach((item, i) => {
+    const key = canonicalJSON(item)
+    if (seen.has(key)) errs.push(duplicate(path.index(i), goValue(item)))
+    seen.add(key)
+  })
+  return errs
+}
+
+function mapDuplicates(list: unknown[], keys: readonly string[], items: JSONSchemaProps | undefined, path: FieldPath): FieldError[] {
+  const seen = new Set<string>()
+  const errs: FieldError[] = []
+  list.forEach((item, i) => {
+    if (!isPlainObject(item)) return
+    // A key left out counts as its default, as upstream compares them.
+    const keyValues: Record<string, unknown> = {}
+    for (const k of keys) {
+      const v = k in item ? item[k] : items?.properties?.[k]?.default
+      if (v !== undefined) keyValues[k] = v
+    }
+    const id = canonicalJSON(keyValues)
+    if (seen.has(id)) errs.push(duplicate(path.index(i), goValue(keyValues)))
+    seen.add(id)
+  })
+  return errs
+}
+
+/** JSON with object keys sorted: equal values give equal texts. */
+function canonicalJSON(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJSON).join(',')}]`
+  if (isPlainObject(value)) {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJSON(value[k])}`)
+      .join(',')}}`
+  }
+  return JSON.stringify(value ?? null)
+}
+
+/** Go's `%#v` of a decoded JSON value, as a Duplicate cause shows it. */
+function goSyntax(value: unknown): string {
+  if (value === null || value === undefined) return 'interface {}(nil)'
+  if (typeof value === 'string') return JSON.stringify(value)
+  if (typeof value === 'number' || typeof value === 'boolean') return goPrint(value)
+  if (Array.isArray(value)) return `[]interface {}{${value.map(goSyntax).join(', ')}}`
+  if (isPlainObject(value)) {
+    const entries = Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${goSyntax(value[k])}`)
+    return `map[string]interface {}{${entries.join(', ')}}`
+  }
+  return String(value)
+}
+
+/** Scalars print as field errors print them; lists and maps in Go syntax. */
+const goValue = (value: unknown): unknown =>
+  Array.isArray(value) || isPlainObject(value) ? new GoLiteral(goSyntax(value)) : value
