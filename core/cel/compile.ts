@@ -83,7 +83,8 @@ export function compile(variable: CelVariable, expression: string, expected: rea
   }
 }
 
-function children(node: ASTNode): ASTNode[] {
+/** The nodes directly under `node` in the library's syntax tree. */
+export function childNodes(node: ASTNode): ASTNode[] {
   switch (node.op) {
     case 'value':
     case 'id':
@@ -120,7 +121,7 @@ export function selectsField(ast: ASTNode, variable: string, field: string): boo
       const operand = node.args[0]
       if (operand.op === 'id' && operand.args === variable) return true
     }
-    pending.push(...children(node))
+    pending.push(...childNodes(node))
   }
   return false
 }

@@ -10,17 +10,10 @@
  * reads the live state before it acts.
  */
 import type { ResourceEntry } from '../resources/catalogue.js'
-import { isPlainObject, type KubeObject } from '../resources/object.js'
+import { isPlainObject, type KubeObject, type OwnerReference } from '../resources/object.js'
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../registry/deletion.js'
 
-export interface OwnerReference {
-  apiVersion: string
-  kind: string
-  name: string
-  uid: string
-  controller?: boolean
-  blockOwnerDeletion?: boolean
-}
+export type { OwnerReference }
 
 /** Where an object lives: enough to read, update or delete it through its store. */
 export interface ObjectRef {

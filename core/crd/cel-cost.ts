@@ -11,6 +11,7 @@
  */
 import type { ASTNode } from '@marcbachmann/cel-js'
 import { CEL_INPUT_LIMITS } from '../cel/evaluate.js'
+import { childNodes } from '../cel/compile.js'
 
 export const CEL_RULE_LIMITS = {
   /** The most one rule evaluation may cost (upstream's PerCallLimit). */
@@ -38,30 +39,6 @@ export function newCostBudget(total: number = CEL_RULE_LIMITS.perRequestBudget):
 
 const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'map', 'filter'])
 
-/** The nodes directly under `node`. */
-export function childNodes(node: ASTNode): ASTNode[] {
-  switch (node.op) {
-    case 'value':
-    case 'id':
-      return []
-    case '.':
-    case '.?':
-      return [node.args[0]]
-    case 'call':
-      return node.args[1]
-    case 'rcall':
-      return [node.args[1], ...node.args[2]]
-    case 'list':
-      return node.args
-    case 'map':
-      return node.args.flat()
-    case '!_':
-    case '-_':
-      return [node.args]
-    default:
-      return [...node.args]
-  }
-}
 
 /** Whether the expression names the variable anywhere (a transition rule names `oldSelf`). */
 export function referencesVariable(ast: ASTNode, name: string): boolean {
