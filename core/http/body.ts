@@ -57,30 +57,21 @@ export function parseYamlText(text: string): unknown {
 }
 
 /**
- * Decodes a body as decodeBody does, and names the fields it holds twice
- * (`duplicate field "spec.replicas"`, or the YAML decoder's words) for
- * field validation.
+ * Decodes an object body (create, update, delete options) by its
+ * Content-Type. With `findDuplicates`, also names the fields a JSON or YAML
+ * body holds twice (`duplicate field "spec.replicas"`, or the YAML decoder's
+ * words) for field validation; protobuf cannot hold a field twice.
  */
-export function decodeBodyWithDuplicates(contentType: string | null, bytes: Uint8Array): { body: unknown; duplicates: string[] } {
+export function decodeObjectBody(contentType: string | null, bytes: Uint8Array, findDuplicates: boolean): { body: unknown; duplicates: string[] } {
   const type = essence(contentType)
-  if (type === '' || type === JSON_TYPE) {
-    const text = decoder.decode(bytes)
-    const body = parseJsonText(text)
-    return { body, duplicates: duplicateJsonFields(text).map((path) => `duplicate field ${JSON.stringify(path)}`) }
-  }
-  if (type === YAML_TYPE) {
-    const text = decoder.decode(bytes)
-    const body = parseYamlText(text)
-    return { body, duplicates: duplicateYamlKeys(text) }
-  }
-  return { body: decodeBody(contentType, bytes), duplicates: [] }
+  if (type === PROTOBUF_TYPE) return { body: decodeProtobuf(bytes), duplicates: [] }
+  if (type !== '' && type !== JSON_TYPE && type !== YAML_TYPE) throw unsupportedMediaType(type, BODY_TYPES)
+  const text = decoder.decode(bytes)
+  if (type === YAML_TYPE) return { body: parseYamlText(text), duplicates: findDuplicates ? duplicateYamlKeys(text) : [] }
+  return { body: parseJsonText(text), duplicates: findDuplicates ? duplicateJsonFields(text) : [] }
 }
 
-/** Decodes an object body (create, update, delete options) by its Content-Type. */
+/** Decodes an object body by its Content-Type. */
 export function decodeBody(contentType: string | null, bytes: Uint8Array): unknown {
-  const type = essence(contentType)
-  if (type === '' || type === JSON_TYPE) return parseJsonText(decoder.decode(bytes))
-  if (type === YAML_TYPE) return parseYamlText(decoder.decode(bytes))
-  if (type === PROTOBUF_TYPE) return decodeProtobuf(bytes)
-  throw unsupportedMediaType(type, BODY_TYPES)
+  return decodeObjectBody(contentType, bytes, false).body
 }

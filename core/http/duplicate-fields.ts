@@ -17,8 +17,9 @@ interface Frame {
 const childPath = (path: string, key: string) => (path ? `${path}.${key}` : key)
 
 /**
- * The paths of the fields that appear more than once in their object, in
- * document order, for a text JSON.parse has already accepted.
+ * The fields that appear more than once in their object, in document order
+ * and upstream's words (`duplicate field "spec.replicas"`), for a text
+ * JSON.parse has already accepted.
  */
 export function duplicateJsonFields(text: string): string[] {
   const found: string[] = []
@@ -41,7 +42,7 @@ export function duplicateJsonFields(text: string): string[] {
         const raw = text.slice(i + 1, end)
         const key = escaped ? (JSON.parse(text.slice(i, end + 1)) as string) : raw
         const path = childPath(top.path, key)
-        if (top.keys.has(key)) found.push(path)
+        if (top.keys.has(key)) found.push(`duplicate field ${JSON.stringify(path)}`)
         else top.keys.add(key)
         top.next = path
         expectKey = false

@@ -2,7 +2,7 @@
  * HTTP to registry: turns one resource request (its request info already
  * computed) into a store call and the answer into the negotiated encoding.
  */
-import { decodeBody, decodeBodyWithDuplicates, readBodyBytes } from '../http/body.js'
+import { decodeBody, decodeObjectBody, readBodyBytes } from '../http/body.js'
 import { APPLY_PATCH_TYPE, negotiateOutput, type OutputFormat } from '../http/media-types.js'
 import type { RequestInfo } from '../http/request-info.js'
 import { objectResponse } from '../http/respond.js'
@@ -107,8 +107,7 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
       return watchResponse(store, ns, params, format, env)
     case 'create': {
       writeContext(request, params, ctx)
-      const { body, duplicates } = decodeBodyWithDuplicates(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes))
-      ctx.bodyProblems = duplicates
+      const body = await readObjectBody(request, env.maxBodyBytes, ctx)
       return withWarnings(objectOut(entry, await store.create(ns, body, ctx), format, ctx.now, 201), ctx.warnings)
     }
     case 'update':
@@ -152,9 +151,16 @@ function deletedStatus(entry: ResourceEntry, obj: KubeObject): Record<string, un
  */
 async function writeRequest(request: Request, entry: ResourceEntry, verb: string, maxBodyBytes: number, ctx: RequestContext): Promise<PatchRequest> {
   if (verb === 'patch') return readPatch(request, entry, maxBodyBytes, ctx)
-  const { body, duplicates } = decodeBodyWithDuplicates(request.headers.get('content-type'), await readBodyBytes(request, maxBodyBytes))
-  ctx.bodyProblems = duplicates
+  const body = await readObjectBody(request, maxBodyBytes, ctx)
   return { apply: false, patch: () => structuredClone(body) }
+}
+
+/** A create's or PUT's body; its duplicate fields go to `ctx` unless field validation ignores them. */
+async function readObjectBody(request: Request, maxBodyBytes: number, ctx: RequestContext): Promise<unknown> {
+  const bytes = await readBodyBytes(request, maxBodyBytes)
+  const { body, duplicates } = decodeObjectBody(request.headers.get('content-type'), bytes, ctx.fieldValidation !== 'Ignore')
+  ctx.bodyProblems = duplicates
+  return body
 }
 
 /** Runs a PUT or PATCH on one object (or its status); an apply may create it. */

@@ -22,12 +22,21 @@ const MAX_MANAGER_LENGTH = 128
 export function managerName(fieldManager: string | null, userAgent: string | null): string {
   if (fieldManager) return fieldManager
   let out = ''
+  let bytes = 0
   for (const ch of (userAgent ?? '').split('/')[0] ?? '') {
     if (!/\P{C}/u.test(ch)) continue
-    if (new TextEncoder().encode(out + ch).length > MAX_MANAGER_LENGTH) break
+    const size = utf8Length(ch)
+    if (bytes + size > MAX_MANAGER_LENGTH) break
     out += ch
+    bytes += size
   }
   return out
+}
+
+/** The UTF-8 size of one code point. */
+function utf8Length(ch: string): number {
+  const code = ch.codePointAt(0) ?? 0
+  return code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4
 }
 
 function tracked(entry: ResourceEntry): boolean {

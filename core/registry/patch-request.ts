@@ -60,7 +60,7 @@ export async function readPatch(
   if (type === APPLY_PATCH_TYPE) {
     const config = parseYamlText(text)
     if (!isPlainObject(config)) throw badRequest('error decoding YAML: the apply configuration must be an object')
-    ctx.bodyProblems = duplicateYamlKeys(text)
+    if (ctx.fieldValidation !== 'Ignore') ctx.bodyProblems = duplicateYamlKeys(text)
     ctx.apply = { force: params.get('force') === 'true' }
     return { apply: true, config }
   }
@@ -74,7 +74,7 @@ function patchFunction(text: string, type: string, entry: ResourceEntry, ctx: Re
   } catch (err) {
     throw badRequest(`error decoding patch: ${(err as Error).message}`)
   }
-  ctx.bodyProblems = duplicateJsonFields(text).map((path) => `duplicate field ${JSON.stringify(path)}`)
+  if (ctx.fieldValidation !== 'Ignore') ctx.bodyProblems = duplicateJsonFields(text)
   if (type === JSON_PATCH_TYPE) {
     const ops = parseJsonPatch(doc)
     return (current) => applyJsonPatch(current, ops)

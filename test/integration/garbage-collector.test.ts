@@ -1,20 +1,12 @@
 /** The in-process garbage collector: dependents of deleted owners, and the three propagation policies. */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import type { OwnerReference } from '../../core/resources/object.js'
 import { startServer, type TestClient } from './harness.js'
 
 const PODS = '/api/v1/namespaces/default/pods'
 const CMS = '/api/v1/namespaces/default/configmaps'
 const RS = '/apis/apps/v1/namespaces/default/replicasets'
-
-interface Owner {
-  apiVersion: string
-  kind: string
-  name: string
-  uid: string
-  controller?: boolean
-  blockOwnerDeletion?: boolean
-}
 
 /** Polls `check` until it returns true; fails with `what` after the deadline. */
 async function eventually(what: string, check: () => Promise<boolean>, deadlineMs = 5000): Promise<void> {
@@ -26,7 +18,7 @@ async function eventually(what: string, check: () => Promise<boolean>, deadlineM
   }
 }
 
-async function createReplicaSet(api: TestClient, name: string): Promise<Owner> {
+async function createReplicaSet(api: TestClient, name: string): Promise<OwnerReference> {
   const labels = { app: name }
   const res = await api.post(RS, {
     metadata: { name },
@@ -36,7 +28,7 @@ async function createReplicaSet(api: TestClient, name: string): Promise<Owner> {
   return { apiVersion: 'apps/v1', kind: 'ReplicaSet', name, uid: res.body.metadata.uid }
 }
 
-async function createPod(api: TestClient, name: string, owners: Owner[], extra: Record<string, unknown> = {}): Promise<void> {
+async function createPod(api: TestClient, name: string, owners: OwnerReference[], extra: Record<string, unknown> = {}): Promise<void> {
   const res = await api.post(PODS, {
     metadata: { name, ownerReferences: owners, ...extra },
     spec: { containers: [{ name: 'c', image: 'nginx' }] },
@@ -131,7 +123,7 @@ describe('garbage collector', () => {
     })
     const pod = await api.get(`${PODS}/shared`)
     assert.deepEqual(
-      pod.body.metadata.ownerReferences.map((o: Owner) => o.name),
+      pod.body.metadata.ownerReferences.map((o: OwnerReference) => o.name),
       ['b'],
     )
     // Once the last owner goes, the pod goes too.
