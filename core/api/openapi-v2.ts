@@ -1,13 +1,14 @@
 /**
  * OpenAPI v2 (`/openapi/v2`): one Swagger 2.0 document over the whole
  * catalogue, for clients that still read it (older kubectl validation,
- * `kubectl explain --output=plaintext-openapiv2`). It is the v3 document
- * over every group/version rewritten in v2's shape, so the two never
- * disagree: schemas become definitions, request bodies body parameters,
- * media types consumes/produces.
+ * `kubectl explain --output=plaintext-openapiv2`). It is the v3 documents
+ * of every group/version rewritten in v2's shape and merged, so the two
+ * never disagree: schemas become definitions, request bodies body
+ * parameters, media types consumes/produces. Custom resources' schemas come
+ * in their v2 flavour (see openapi-crd.ts).
  */
 import type { Catalogue } from '../resources/catalogue.js'
-import { fnv1a64Hex, type JsonObject, type JsonValue, openApiWholeCatalogue } from './openapi.js'
+import { fnv1a64Hex, type JsonObject, type JsonValue, openApiV2Sources } from './openapi.js'
 
 const V3_REF = '#/components/schemas/'
 const V2_REF = '#/definitions/'
@@ -79,24 +80,80 @@ function pathItem(item: JsonValue): JsonObject {
   return out
 }
 
-const cache = new WeakMap<Catalogue, { doc: JsonObject; etag: string }>()
+/** One group/version's share of the v2 document: its paths and definitions, refs rewritten. */
+interface V2Part {
+  paths: JsonObject
+  definitions: JsonObject
+}
 
-export function openApiV2Document(catalogue: Catalogue): { doc: JsonObject; etag: string } {
-  const hit = cache.get(catalogue)
+/** Keyed by the source document, which openapi.ts rebuilds only when its group/version changes. */
+const parts = new WeakMap<JsonObject, V2Part>()
+
+function v2Part(source: JsonObject): V2Part {
+  const hit = parts.get(source)
   if (hit) return hit
-  const v3 = openApiWholeCatalogue(catalogue).doc
   const paths: JsonObject = {}
-  for (const [path, item] of Object.entries(isObject(v3['paths']) ? v3['paths'] : {})) paths[path] = pathItem(item)
-  const components = isObject(v3['components']) ? v3['components'] : {}
-  const doc = rewriteRefs({
+  for (const [path, item] of Object.entries(isObject(source['paths']) ? source['paths'] : {})) paths[path] = pathItem(item)
+  const components = isObject(source['components']) ? source['components'] : {}
+  const definitions = isObject(components['schemas']) ? components['schemas'] : {}
+  const part = rewriteRefs({ paths, definitions }) as unknown as V2Part
+  parts.set(source, part)
+  return part
+}
+
+type Gvk = { group?: JsonValue; version?: JsonValue; kind?: JsonValue }
+
+function gvkTags(schema: JsonValue | undefined): Gvk[] {
+  const tags = isObject(schema) ? schema['x-kubernetes-group-version-kind'] : undefined
+  return Array.isArray(tags) ? tags.filter(isObject) : []
+}
+
+/**
+ * A type that several group/versions reference (DeleteOptions, Scale) is
+ * described alike in each, but each tags it with the kinds it knows: the
+ * merged definition carries every tag once.
+ */
+function mergeDefinition(kept: JsonValue, other: JsonValue): JsonValue {
+  const tags = gvkTags(kept)
+  const same = (a: Gvk, b: Gvk): boolean => a.group === b.group && a.version === b.version && a.kind === b.kind
+  const extra = gvkTags(other).filter((t) => !tags.some((k) => same(k, t)))
+  if (!isObject(kept) || extra.length === 0) return kept
+  return { ...kept, 'x-kubernetes-group-version-kind': [...tags, ...extra] as JsonValue[] }
+}
+
+const documents = new WeakMap<Catalogue, { doc: JsonObject; etag: string }>()
+
+/**
+ * The v2 document and its ETag. The ETag is a hash of the group/version
+ * documents' hashes, so it changes exactly when one of them does (a custom
+ * resource added, changed or removed); unchanged parts are not converted again.
+ */
+export function openApiV2Document(catalogue: Catalogue): { doc: JsonObject; etag: string } {
+  const sources = openApiV2Sources(catalogue)
+  const etag = fnv1a64Hex(sources.map((s) => `${s.key}=${s.hash}`).join('\n'))
+  const hit = documents.get(catalogue)
+  if (hit?.etag === etag) return hit
+  const paths: JsonObject = {}
+  const definitions: Record<string, JsonValue> = {}
+  for (const source of sources) {
+    const part = v2Part(source.doc)
+    Object.assign(paths, part.paths)
+    for (const [name, schema] of Object.entries(part.definitions)) {
+      const kept = definitions[name]
+      definitions[name] = kept === undefined ? schema : mergeDefinition(kept, schema)
+    }
+  }
+  const sortedDefinitions: JsonObject = {}
+  for (const name of Object.keys(definitions).sort()) sortedDefinitions[name] = definitions[name]!
+  const doc: JsonObject = {
     swagger: '2.0',
     info: { title: 'Kubernetes', version: 'unversioned' },
     paths,
-    definitions: isObject(components['schemas']) ? components['schemas'] : {},
+    definitions: sortedDefinitions,
     securityDefinitions: { BearerToken: { type: 'apiKey', name: 'authorization', in: 'header' } },
     security: [{ BearerToken: [] }],
-  }) as JsonObject
-  const built = { doc, etag: fnv1a64Hex(JSON.stringify(doc)) }
-  cache.set(catalogue, built)
+  }
+  const built = { doc, etag }
+  documents.set(catalogue, built)
   return built
 }

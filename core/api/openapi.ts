@@ -5,9 +5,17 @@
  * `fieldValidation` parameter), on strategic merge for `apply` (the patch
  * media types and merge keys) and for `explain` (kubectl-wire.md 3.6, 3.13, 6).
  */
-import type { Catalogue, ResourceEntry, Verb } from '../resources/catalogue.js'
+import type { Catalogue, ResourceEntry, SubresourceEntry, Verb } from '../resources/catalogue.js'
 import type { FieldDef, TypeRef } from '../resources/schema/index.js'
 import { kindsOfType, typeForKind, typeTable } from '../resources/schema/index.js'
+import {
+  customResourceListName,
+  customResourceListSchema,
+  customResourceSchema,
+  LIST_META,
+  OBJECT_META,
+  type OpenApiFlavour,
+} from './openapi-crd.js'
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
 export type JsonObject = { [key: string]: JsonValue }
@@ -20,6 +28,8 @@ const META = 'io.k8s.apimachinery.pkg.apis.meta.v1'
 const STATUS = `${META}.Status`
 const DELETE_OPTIONS = `${META}.DeleteOptions`
 const PATCH = `${META}.Patch`
+/** What a custom resource's scale subresource reads and writes. */
+const SCALE = 'io.k8s.api.autoscaling.v1.Scale'
 
 /** Named schemas for the special scalars, so `explain` shows their names as upstream does. */
 const SCALAR_SCHEMAS: Readonly<Record<string, [name: string, schema: JsonObject]>> = {
@@ -39,6 +49,9 @@ const PATCH_TYPES = [
   'application/apply-patch+yaml',
 ]
 
+/** Custom resources have no Go struct to carry patch strategies: no strategic merge. */
+const CUSTOM_RESOURCE_PATCH_TYPES = PATCH_TYPES.filter((t) => t !== 'application/strategic-merge-patch+json')
+
 /** `api/v1` for the core group, `apis/<group>/<version>` otherwise: the index key and URL path. */
 export function openApiKey(group: string, version: string): string {
   return group ? `apis/${group}/${version}` : `api/${version}`
@@ -49,36 +62,90 @@ interface Built {
   hash: string
 }
 
-const cache = new WeakMap<Catalogue, Map<string, Built>>()
-
-function built(catalogue: Catalogue, key: string): Built | undefined {
-  let perCatalogue = cache.get(catalogue)
-  if (!perCatalogue) {
-    perCatalogue = new Map()
-    cache.set(catalogue, perCatalogue)
-  }
-  const hit = perCatalogue.get(key)
-  if (hit) return hit
-  let entries: readonly ResourceEntry[]
-  if (key === WHOLE_CATALOGUE) {
-    entries = catalogue.entries
-  } else {
-    const gv = catalogue.groupVersions().find((g) => openApiKey(g.group, g.version) === key)
-    if (!gv) return undefined
-    entries = catalogue.inGroupVersion(gv.group, gv.version)
-  }
-  const doc = buildDocument(entries)
-  const entry = { doc, hash: fnv1a64Hex(JSON.stringify(doc)) }
-  perCatalogue.set(key, entry)
-  return entry
+/** The documents of one group/version, built from a snapshot of its entries. */
+interface GroupVersionDocs {
+  entries: readonly ResourceEntry[]
+  built: Partial<Record<OpenApiFlavour, Built>>
 }
 
-/** The cache key of the document over every group/version (no index key is empty). */
-const WHOLE_CATALOGUE = ''
+interface CatalogueDocs {
+  /** The catalogue generation `byKey` was last checked against. */
+  generation: number
+  byKey: Map<string, GroupVersionDocs>
+}
 
-/** One OpenAPI v3 document over the whole catalogue, the source of the v2 document. */
-export function openApiWholeCatalogue(catalogue: Catalogue): { doc: JsonObject; hash: string } {
-  return built(catalogue, WHOLE_CATALOGUE)!
+const cache = new WeakMap<Catalogue, CatalogueDocs>()
+
+function entriesByKey(catalogue: Catalogue): Map<string, ResourceEntry[]> {
+  const byKey = new Map<string, ResourceEntry[]>()
+  for (const e of catalogue.entries) {
+    const key = openApiKey(e.group, e.version)
+    const list = byKey.get(key)
+    if (list) list.push(e)
+    else byKey.set(key, [e])
+  }
+  return byKey
+}
+
+function sameEntries(a: readonly ResourceEntry[], b: readonly ResourceEntry[]): boolean {
+  return a.length === b.length && a.every((e, i) => e === b[i])
+}
+
+/**
+ * The cached documents, after forgetting those of the group/versions a
+ * catalogue change touched (custom resources come and go at run time). The
+ * others keep their document, and so their hash: clients' caches of them stay good.
+ */
+function docsOf(catalogue: Catalogue): CatalogueDocs {
+  const docs = cache.get(catalogue)
+  if (!docs) {
+    const fresh = { generation: catalogue.generation, byKey: new Map<string, GroupVersionDocs>() }
+    cache.set(catalogue, fresh)
+    return fresh
+  }
+  if (docs.generation !== catalogue.generation) {
+    const current = entriesByKey(catalogue)
+    for (const [key, gv] of docs.byKey) {
+      const now = current.get(key)
+      if (!now || !sameEntries(now, gv.entries)) docs.byKey.delete(key)
+    }
+    docs.generation = catalogue.generation
+  }
+  return docs
+}
+
+function built(catalogue: Catalogue, key: string, flavour: OpenApiFlavour = 'v3'): Built | undefined {
+  const docs = docsOf(catalogue)
+  let gv = docs.byKey.get(key)
+  if (!gv) {
+    const entries = entriesByKey(catalogue).get(key)
+    if (!entries) return undefined
+    gv = { entries, built: {} }
+    docs.byKey.set(key, gv)
+  }
+  const hit = gv.built[flavour]
+  if (hit) return hit
+  // Only custom resources differ between the flavours.
+  const result =
+    flavour === 'v2' && !gv.entries.some((e) => e.schema) ? built(catalogue, key, 'v3')! : hashed(buildDocument(gv.entries, flavour))
+  gv.built[flavour] = result
+  return result
+}
+
+function hashed(doc: JsonObject): Built {
+  return { doc, hash: fnv1a64Hex(JSON.stringify(doc)) }
+}
+
+/**
+ * The sources of the OpenAPI v2 document: one v3-shaped document per
+ * group/version, in discovery order, with custom resources' schemas in the
+ * v2 flavour. Each is rebuilt only when its group/version changed.
+ */
+export function openApiV2Sources(catalogue: Catalogue): { key: string; doc: JsonObject; hash: string }[] {
+  return catalogue.groupVersions().map(({ group, version }) => {
+    const key = openApiKey(group, version)
+    return { key, ...built(catalogue, key, 'v2')! }
+  })
 }
 
 export function openApiIndex(catalogue: Catalogue): OpenApiIndex {
@@ -91,7 +158,7 @@ export function openApiIndex(catalogue: Catalogue): OpenApiIndex {
   return { paths }
 }
 
-/** The document for one index key (`api/v1`, `apis/apps/v1`), built once per catalogue. */
+/** The document for one index key (`api/v1`, `apis/apps/v1`), built once per catalogue state. */
 export function openApiDocument(catalogue: Catalogue, key: string): object | undefined {
   return built(catalogue, key)?.doc
 }
@@ -122,8 +189,8 @@ export function fnv1a64Hex(text: string): string {
 
 // ---- document ----
 
-function buildDocument(entries: readonly ResourceEntry[]): JsonObject {
-  const schemas = new SchemaSet()
+function buildDocument(entries: readonly ResourceEntry[], flavour: OpenApiFlavour): JsonObject {
+  const schemas = new SchemaSet(flavour)
   const paths: Record<string, JsonObject> = {}
   for (const entry of entries) addResourcePaths(paths, entry, schemas)
   // Referenced by every delete and patch operation, and the shape of every error.
@@ -187,6 +254,7 @@ interface OperationSpec {
   gvk: { group: string; version: string; kind: string }
   operationId: string
   protobuf: boolean
+  patchTypes: readonly string[]
 }
 
 function operation(spec: OperationSpec): JsonObject {
@@ -217,7 +285,7 @@ function operation(spec: OperationSpec): JsonObject {
       break
     case 'patch':
       parameters = [...WRITE_PARAMS, queryParam('force', 'boolean')]
-      op['requestBody'] = { content: content(PATCH_TYPES, ref(PATCH)), required: true }
+      op['requestBody'] = { content: content(spec.patchTypes, ref(PATCH)), required: true }
       responses = { '200': ok(kindSchema), '201': { ...ok(kindSchema), description: 'Created' } }
       break
     case 'delete':
@@ -234,11 +302,28 @@ function operation(spec: OperationSpec): JsonObject {
   return op
 }
 
-/** `coreV1`, `appsV1`, `authorizationV1` as in upstream's operation ids. */
+/**
+ * `CoreV1`, `AppsV1`, `StableExampleComV1` as in upstream's operation ids:
+ * `.k8s.io` dropped, every other character but letters, digits and `_`
+ * starts a new capitalised word (a leading digit is dropped too).
+ */
 function gvIdentifier(group: string, version: string): string {
-  const name = group === '' ? 'core' : group.replace(/\.k8s\.io$/, '').replace(/\.io$/, '')
-  const words = `${name}.${version}`.split(/[.-]/)
-  return words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')
+  const name = group === '' ? 'core' : group.replace(/\.k8s\.io$/, '')
+  return operationIdWord(name) + operationIdWord(version)
+}
+
+function operationIdWord(text: string): string {
+  let out = ''
+  let capitalize = true
+  for (const [i, ch] of [...text].entries()) {
+    if (/\p{L}|_/u.test(ch) || (i > 0 && /\p{Nd}/u.test(ch))) {
+      out += capitalize ? ch.toUpperCase() : ch
+      capitalize = false
+    } else {
+      capitalize = true
+    }
+  }
+  return out
 }
 
 function hasProtobuf(typeName: string): boolean {
@@ -250,13 +335,13 @@ function addResourcePaths(paths: Record<string, JsonObject>, entry: ResourceEntr
   const gvk = { group: entry.group, version: entry.version, kind: entry.kind }
   const gvId = gvIdentifier(entry.group, entry.version)
   const can = (v: Verb): boolean => entry.verbs.includes(v)
-  const kindSchema = schemas.addKind(entry.typeName, gvk)
-  const listName = typeForKind(entry.group, entry.version, entry.listKind)?.name ?? `${entry.typeName}List`
-  const listSchema = schemas.addKind(listName, { ...gvk, kind: entry.listKind })
+  const custom = entry.schema !== undefined
+  const [kindSchema, listSchema] = custom ? schemas.addCustomResource(entry) : builtinKindSchemas(entry, schemas)
   const protobuf = hasProtobuf(entry.typeName)
+  const patchTypes = custom ? CUSTOM_RESOURCE_PATCH_TYPES : PATCH_TYPES
   const scope = entry.namespaced ? 'Namespaced' : ''
   const spec = (action: Action, schemaName: string, id: string): JsonObject =>
-    operation({ action, schemaName, gvk, operationId: id, protobuf })
+    operation({ action, schemaName, gvk, operationId: id, protobuf, patchTypes })
   const params = (namespaced: boolean, named: boolean): JsonObject[] => [
     ...(named ? [pathParam('name')] : []),
     ...(namespaced ? [pathParam('namespace')] : []),
@@ -293,12 +378,12 @@ function addResourcePaths(paths: Record<string, JsonObject>, entry: ResourceEntr
 
   // Streaming and proxy endpoints (exec, log, proxy) carry no object schema; they are left out.
   for (const sub of (entry.subresources ?? []).filter((s) => !s.connect)) {
-    const subGvk = { group: sub.group ?? entry.group, version: sub.version ?? entry.version, kind: sub.kind }
-    const subType = typeForKind(subGvk.group, subGvk.version, subGvk.kind)?.name
-    const subSchema = subType ? schemas.addKind(subType, subGvk) : kindSchema
+    const { schemaName: subSchema, gvk: subGvk, protobuf: subProtobuf } = custom
+      ? customSubresource(sub, kindSchema, gvk, schemas)
+      : builtinSubresource(sub, entry, kindSchema, schemas)
     const suffix = sub.name.charAt(0).toUpperCase() + sub.name.slice(1)
     const subSpec = (action: Action, id: string): JsonObject =>
-      operation({ action, schemaName: subSchema, gvk: subGvk, operationId: id, protobuf: subType ? hasProtobuf(subType) : protobuf })
+      operation({ action, schemaName: subSchema, gvk: subGvk, operationId: id, protobuf: subProtobuf, patchTypes })
     const ops: JsonObject = {}
     const has = (v: Verb): boolean => sub.verbs.includes(v)
     if (has('get')) ops['get'] = subSpec('get', `read${gvId}${scope}${entry.kind}${suffix}`)
@@ -309,11 +394,60 @@ function addResourcePaths(paths: Record<string, JsonObject>, entry: ResourceEntr
   }
 }
 
+function builtinKindSchemas(entry: ResourceEntry, schemas: SchemaSet): [kind: string, list: string] {
+  const gvk = { group: entry.group, version: entry.version, kind: entry.kind }
+  const listName = typeForKind(entry.group, entry.version, entry.listKind)?.name ?? `${entry.typeName}List`
+  return [schemas.addKind(entry.typeName, gvk), schemas.addKind(listName, { ...gvk, kind: entry.listKind })]
+}
+
+interface SubresourceSchema {
+  schemaName: string
+  gvk: { group: string; version: string; kind: string }
+  protobuf: boolean
+}
+
+/** A built-in subresource answers its own kind (autoscaling/v1 Scale, Binding, ...) when it has one. */
+function builtinSubresource(sub: SubresourceEntry, entry: ResourceEntry, kindSchema: string, schemas: SchemaSet): SubresourceSchema {
+  const gvk = { group: sub.group ?? entry.group, version: sub.version ?? entry.version, kind: sub.kind }
+  const subType = typeForKind(gvk.group, gvk.version, gvk.kind)?.name
+  if (!subType) return { schemaName: kindSchema, gvk, protobuf: hasProtobuf(entry.typeName) }
+  return { schemaName: schemas.addKind(subType, gvk), gvk, protobuf: hasProtobuf(subType) }
+}
+
+/**
+ * A custom resource's status answers the resource itself, its scale an
+ * autoscaling/v1 Scale; upstream tags both operations with the custom
+ * resource's own GVK, and offers JSON and YAML only.
+ */
+function customSubresource(
+  sub: SubresourceEntry,
+  kindSchema: string,
+  gvk: { group: string; version: string; kind: string },
+  schemas: SchemaSet,
+): SubresourceSchema {
+  if (sub.name !== 'scale') return { schemaName: kindSchema, gvk, protobuf: false }
+  schemas.add(SCALE)
+  return { schemaName: SCALE, gvk, protobuf: false }
+}
+
 // ---- schemas ----
 
 /** The component schemas of one document: every type reachable from its kinds. */
 class SchemaSet {
   private readonly schemas = new Map<string, JsonObject>()
+
+  constructor(private readonly flavour: OpenApiFlavour) {}
+
+  /** A custom resource's kind and list, from its CRD schema; returns their names. */
+  addCustomResource(entry: ResourceEntry): [kind: string, list: string] {
+    const gvk = { group: entry.group, version: entry.version, kind: entry.kind }
+    const listName = customResourceListName(entry.typeName, entry.listKind)
+    this.schemas.set(entry.typeName, customResourceSchema(entry.schema ?? {}, gvk, this.flavour))
+    this.schemas.set(listName, customResourceListSchema(entry.typeName, { ...gvk, kind: entry.listKind }))
+    this.add(OBJECT_META)
+    this.add(LIST_META)
+    return [entry.typeName, listName]
+  }
 
   /**
    * A top-level kind. Kinds without a type in the table (custom resources with

@@ -11,19 +11,9 @@ export interface WatchedResource {
   prefix: string
 }
 
-/**
- * One entry per storage prefix: versions of one resource share their objects,
- * and the version kept in storage (no conversion) is the one read through.
- */
+/** One entry per storage prefix (see Registry.storedResources). */
 export function watchedResources(registry: Registry): WatchedResource[] {
-  const byPrefix = new Map<string, ResourceEntry>()
-  for (const entry of registry.catalogue.entries) {
-    if (entry.virtualCreate) continue
-    const prefix = registry.store(entry).prefix('')
-    const seen = byPrefix.get(prefix)
-    if (!seen || (seen.conversion && !entry.conversion)) byPrefix.set(prefix, entry)
-  }
-  return [...byPrefix].map(([prefix, entry]) => ({ entry, prefix }))
+  return registry.storedResources().map((store) => ({ entry: store.entry, prefix: store.prefix('') }))
 }
 
 /** `apps/v1` as { group: 'apps', version: 'v1' }, `v1` as the core group. */

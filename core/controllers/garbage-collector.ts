@@ -305,14 +305,27 @@ export function startGarbageCollector(
     if (pending === 0) startWorkers()
   }
   if (pending === 0) startWorkers()
-  for (const resource of resources) {
-    follow(resource, firstPass).catch((err) => {
+  const followed = new Map<string, WatchedResource>()
+  const start = (resource: WatchedResource, onFirstPass: () => void): void => {
+    followed.set(resource.prefix, resource)
+    follow(resource, onFirstPass).catch((err) => {
       if (!signal.aborted) logger.error({ prefix: resource.prefix, err: String(err) }, 'garbage collector stopped following a resource')
     })
   }
+  for (const resource of resources) start(resource, firstPass)
+  // Custom resources come and go with their definitions: a new one is followed from then on; one
+  // defined again under the same prefix is read through its new entry.
+  const stopFollowingCatalogue = registry.catalogue.onChange(() => {
+    for (const resource of watchedResources(registry)) {
+      const known = followed.get(resource.prefix)
+      if (known) known.entry = resource.entry
+      else start(resource, () => {})
+    }
+  })
 
   return () => {
     controller.abort()
+    stopFollowingCatalogue()
     deletions.stop()
     orphanings.stop()
     for (const watcher of [...watchers]) watcher.stop()

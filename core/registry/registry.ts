@@ -1,5 +1,5 @@
 /** The stores of every catalogue entry over one storage, built lazily and kept. */
-import type { Catalogue, ResourceEntry } from '../resources/catalogue.js'
+import { type Catalogue, groupVersion, type ResourceEntry } from '../resources/catalogue.js'
 import { convertingStorage } from '../resources/conversion/storage.js'
 import { namespaces } from '../resources/core/namespaces.js'
 import type { Storage } from '../storage/interface.js'
@@ -7,7 +7,8 @@ import { namespaceGate } from './namespace-gate.js'
 import { DEFAULT_STORAGE_PREFIX, type NamespaceGate, ResourceStore, type StorePolicy } from './store.js'
 
 export class Registry {
-  private readonly stores = new Map<ResourceEntry, ResourceStore>()
+  // Weak: the entries of a custom resource go when its definition changes or goes.
+  private readonly stores = new WeakMap<ResourceEntry, ResourceStore>()
   private readonly gate: NamespaceGate
 
   constructor(
@@ -32,8 +33,29 @@ export class Registry {
     return store
   }
 
-  /** Every stored (not virtual) namespaced resource: what a namespace's deletion must empty. */
-  namespacedStores(): ResourceStore[] {
-    return this.catalogue.entries.filter((e) => e.namespaced && !e.virtualCreate).map((e) => this.store(e))
+  /**
+   * One store per stored resource (versions of one resource share their
+   * objects): the version kept in storage where there is one, else the first.
+   */
+  storedResources(): ResourceStore[] {
+    const byPrefix = new Map<string, ResourceStore>()
+    for (const entry of this.catalogue.entries) {
+      if (entry.virtualCreate) continue
+      const store = this.store(entry)
+      const prefix = store.prefix('')
+      const seen = byPrefix.get(prefix)
+      if (!seen || (!isStorageVersion(seen.entry) && isStorageVersion(entry))) byPrefix.set(prefix, store)
+    }
+    return [...byPrefix.values()]
   }
+
+  /** Every stored namespaced resource once: what a namespace's deletion must empty. */
+  namespacedStores(): ResourceStore[] {
+    return this.storedResources().filter((s) => s.entry.namespaced)
+  }
+}
+
+/** Whether the entry's objects are stored in its own version (no conversion, or one to itself). */
+export function isStorageVersion(entry: ResourceEntry): boolean {
+  return !entry.conversion || entry.conversion.storageVersion === groupVersion(entry)
 }

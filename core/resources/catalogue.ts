@@ -3,6 +3,7 @@
  * validation and table columns all derive from these entries; the generic
  * registry never switches on a resource's name.
  */
+import type { JSONSchemaProps } from '../crd/schema.js'
 import type { FieldError } from '../validation/field.js'
 import type { KubeObject, UserInfo } from './object.js'
 
@@ -93,8 +94,33 @@ export interface SubresourceEntry {
 export interface VersionConversion {
   /** `group/version` of the stored form, e.g. `autoscaling/v2`. */
   storageVersion: string
+  /** Custom resources may convert through a webhook: then the answer is a promise. */
+  toStorage(obj: KubeObject): KubeObject | Promise<KubeObject>
+  fromStorage(obj: KubeObject): KubeObject | Promise<KubeObject>
+  /**
+   * For conversions that answer with promises: the stored object as label and
+   * field selectors see it, computed at once (selectors run synchronously
+   * inside the storage while it pages).
+   */
+  forSelection?(stored: KubeObject): KubeObject
+  /** Many stored objects at once (a list page), when one call is cheaper than one per object. */
+  fromStorageAll?(stored: readonly KubeObject[]): Promise<KubeObject[]>
+}
+
+/** A conversion done in code, at once (the built-in kinds' versions). */
+export interface LocalVersionConversion extends VersionConversion {
   toStorage(obj: KubeObject): KubeObject
   fromStorage(obj: KubeObject): KubeObject
+}
+
+/**
+ * Where a custom resource keeps what its `scale` subresource shows (the
+ * CRD's `subresources.scale`): JSON paths such as `.spec.replicas`.
+ */
+export interface ScalePaths {
+  specReplicasPath: string
+  statusReplicasPath: string
+  labelSelectorPath?: string
 }
 
 /** A create-only resource that computes its answer instead of storing it (access reviews). */
@@ -143,6 +169,14 @@ export interface ResourceEntry {
   tracksGeneration?: boolean
   /** Set when this version's objects are stored in another version's form. */
   conversion?: VersionConversion
+  /**
+   * Set for custom resources: the version's structural schema
+   * (`openAPIV3Schema`), which drives OpenAPI and server-side apply in place
+   * of a type table entry. Strategic merge patch is refused for them.
+   */
+  schema?: JSONSchemaProps
+  /** A custom resource's scale subresource paths; built-in kinds read spec.replicas and status.replicas. */
+  scalePaths?: ScalePaths
 }
 
 /** The key path of an entry's objects under the storage prefix. */
@@ -150,19 +184,69 @@ export function storagePath(entry: ResourceEntry): string {
   return entry.storagePath ?? entry.resource
 }
 
+function pathOf(e: { group: string; version: string; resource: string }): string {
+  return `${e.group}/${e.version}/${e.resource}`
+}
+
 /** `v1` for core, `apps/v1` otherwise. */
 export function groupVersion(entry: { group: string; version: string }): string {
   return entry.group ? `${entry.group}/${entry.version}` : entry.version
 }
 
-/** The lookup the server builds once from its entries. */
+/** What a change of the catalogue added and removed. */
+export interface CatalogueChange {
+  added: readonly ResourceEntry[]
+  removed: readonly ResourceEntry[]
+}
+
+/**
+ * The lookup of every served resource: the built-in entries from start-up,
+ * and custom resources added and removed at run time as their definitions
+ * come and go. `generation` counts the changes, so that what is derived
+ * from the entries (OpenAPI documents) knows when to build again.
+ */
 export class Catalogue {
   private readonly byPath = new Map<string, ResourceEntry>()
-  readonly entries: readonly ResourceEntry[]
+  private readonly listeners = new Set<(change: CatalogueChange) => void>()
+  private list: readonly ResourceEntry[]
+  private changes = 0
 
   constructor(entries: readonly ResourceEntry[]) {
-    this.entries = entries
-    for (const e of entries) this.byPath.set(`${e.group}/${e.version}/${e.resource}`, e)
+    this.list = entries
+    for (const e of entries) this.byPath.set(pathOf(e), e)
+  }
+
+  get entries(): readonly ResourceEntry[] {
+    return this.list
+  }
+
+  get generation(): number {
+    return this.changes
+  }
+
+  /**
+   * Puts `added` in place of `removed` in one step: an entry whose
+   * group/version/resource is already served replaces the one before.
+   */
+  replace(removed: readonly ResourceEntry[], added: readonly ResourceEntry[]): void {
+    const gone = new Set(removed)
+    for (const e of added) {
+      const before = this.byPath.get(pathOf(e))
+      if (before) gone.add(before)
+    }
+    if (!gone.size && !added.length) return
+    this.list = [...this.list.filter((e) => !gone.has(e)), ...added]
+    for (const e of gone) if (this.byPath.get(pathOf(e)) === e) this.byPath.delete(pathOf(e))
+    for (const e of added) this.byPath.set(pathOf(e), e)
+    this.changes += 1
+    const change = { added, removed: [...gone] }
+    for (const listener of [...this.listeners]) listener(change)
+  }
+
+  /** Calls `listener` after every change; returns the way to stop. */
+  onChange(listener: (change: CatalogueChange) => void): () => void {
+    this.listeners.add(listener)
+    return () => void this.listeners.delete(listener)
   }
 
   lookup(group: string, version: string, resource: string): ResourceEntry | undefined {

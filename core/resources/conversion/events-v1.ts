@@ -3,7 +3,7 @@
  * stores both as core v1 in `/registry/events/`): regarding is
  * involvedObject, note is message, deprecatedCount is count, and so on.
  */
-import type { VersionConversion } from '../catalogue.js'
+import type { LocalVersionConversion } from '../catalogue.js'
 import type { KubeObject } from '../object.js'
 
 /** events.k8s.io field -> core field; the rest (action, reason, type, eventTime, series, related, reportingInstance) share names. */
@@ -36,7 +36,7 @@ export function eventFromCore(obj: KubeObject): KubeObject {
   )
 }
 
-export const eventsV1Conversion: VersionConversion = {
+export const eventsV1Conversion: LocalVersionConversion = {
   storageVersion: 'v1',
   toStorage: eventToCore,
   fromStorage: eventFromCore,

@@ -5,7 +5,7 @@
  * conditions and the behavior travel in v1 as the annotations upstream uses,
  * in the v1 (v2beta1-shaped) metric form, so nothing is lost either way.
  */
-import type { VersionConversion } from '../catalogue.js'
+import type { LocalVersionConversion } from '../catalogue.js'
 import { at, list, record, text } from '../columns/values.js'
 import { isPlainObject, type KubeObject } from '../object.js'
 
@@ -211,7 +211,7 @@ function withAnnotations(obj: KubeObject, annotations: Record<string, string>): 
   return Object.keys(annotations).length > 0 ? { ...meta, annotations } : meta
 }
 
-export const hpaV1Conversion: VersionConversion = {
+export const hpaV1Conversion: LocalVersionConversion = {
   storageVersion: 'autoscaling/v2',
   toStorage: hpaV1ToV2,
   fromStorage: hpaV2ToV1,
