@@ -1,0 +1,102 @@
+/**
+ * The port through which the server calls a webhook (a CRD's conversion
+ * webhook): JSON in, JSON out, over HTTPS that trusts the configured CA
+ * bundle. The runtime supplies the real client (`runtimes/node/webhook-client.ts`);
+ * `fetchWebhookClient` serves where no CA bundle needs trusting.
+ */
+import type { WebhookClientConfig } from '../resources/apiextensions/types.js'
+
+/**
+ * Where one call goes. The caller resolves a `service` reference to `url`
+ * before calling; `serverName` is then the name the serving certificate must
+ * carry (`<service>.<namespace>.svc`, as upstream checks), which the host of
+ * the resolved URL may not be.
+ */
+export interface WebhookTarget extends WebhookClientConfig {
+  serverName?: string
+}
+
+export interface WebhookClient {
+  /**
+   * POSTs `body` as JSON to `config.url` and answers the decoded JSON reply.
+   * Rejects with an Error whose message says what went wrong (unreachable,
+   * untrusted certificate, timeout, a non-2xx answer, a body that is not JSON).
+   */
+  post(config: WebhookTarget, body: unknown, timeoutMs: number): Promise<unknown>
+}
+
+/** Upstream's default timeout for a conversion webhook call. */
+export const CONVERSION_WEBHOOK_TIMEOUT_MS = 30_000
+
+/** Replies larger than this are refused rather than read into memory. */
+export const MAX_WEBHOOK_RESPONSE_BYTES = 64 * 1024 * 1024
+
+/** The text of a non-2xx answer, shortened to what an error message can carry. */
+export function describeHttpFailure(status: number, body: string): string {
+  const text = body.trim()
+  const shown = text.length > 256 ? `${text.slice(0, 256)}...` : text
+  return shown ? `the server responded with status code ${status}: ${shown}` : `the server responded with status code ${status}`
+}
+
+/** Parses a reply body as JSON, with an error that names the problem. */
+export function parseWebhookReply(body: string): unknown {
+  try {
+    return JSON.parse(body) as unknown
+  } catch (err) {
+    throw new Error(`the response body is not JSON: ${err instanceof Error ? err.message : String(err)}`)
+  }
+}
+
+/** `Post "<url>": <reason>`, the way Go's HTTP client words a failed call. */
+export function postFailure(url: string, reason: string): Error {
+  return new Error(`Post ${JSON.stringify(url)}: ${reason}`)
+}
+
+/**
+ * A client over the Web `fetch`: plain HTTP, or HTTPS trusted by the
+ * platform's CAs. Refuses an https URL with a caBundle, which `fetch` cannot
+ * be told to trust; runtimes give a client that can.
+ */
+export function fetchWebhookClient(fetchImpl: typeof fetch = fetch): WebhookClient {
+  return {
+    async post(config, body, timeoutMs) {
+      const url = config.url
+      if (!url) throw new Error('the webhook client config has no url')
+      if (config.caBundle && url.startsWith('https:')) {
+        throw postFailure(url, 'this client cannot trust a caBundle; the runtime must provide a webhook client')
+      }
+      let response: Response
+      try {
+        response = await fetchImpl(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(timeoutMs),
+        })
+      } catch (err) {
+        const timedOut = err instanceof Error && err.name === 'TimeoutError'
+        const reason = timedOut
+          ? `context deadline exceeded (no answer within ${timeoutMs}ms)`
+          : err instanceof Error
+            ? (errorCause(err) ?? err.message)
+            : String(err)
+        throw postFailure(url, reason)
+      }
+      const declared = Number(response.headers.get('content-length') ?? '0')
+      if (declared > MAX_WEBHOOK_RESPONSE_BYTES) throw postFailure(url, `response of ${declared} bytes is too large`)
+      const text = await response.text()
+      if (!response.ok) throw postFailure(url, describeHttpFailure(response.status, text))
+      try {
+        return parseWebhookReply(text)
+      } catch (err) {
+        throw postFailure(url, (err as Error).message)
+      }
+    },
+  }
+}
+
+/** fetch's own message is only "fetch failed"; the reason is in its cause. */
+function errorCause(err: Error): string | undefined {
+  const cause = (err as { cause?: unknown }).cause
+  return cause instanceof Error ? cause.message : undefined
+}

@@ -1,0 +1,145 @@
+/**
+ * The webhook client of the Node runtime: HTTPS that trusts exactly the
+ * config's caBundle (the platform's CAs when there is none), a deadline per
+ * call, JSON both ways. Connections are kept per trust setting and reused.
+ */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
+import {
+  describeHttpFailure,
+  MAX_WEBHOOK_RESPONSE_BYTES,
+  parseWebhookReply,
+  postFailure,
+  type WebhookClient,
+  type WebhookTarget,
+} from '../../core/crd/webhook-client.js'
+
+export interface NodeWebhookClient extends WebhookClient {
+  /** Drops the kept connections. */
+  close(): void
+}
+
+/** Node's certificate verification codes that mean "no trusted CA signed this". */
+const UNKNOWN_AUTHORITY = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_UNTRUSTED',
+])
+
+/** A Node error worded as a client of Kubernetes reads it (Go's wording where there is a common one). */
+function reasonOf(err: unknown, url: URL): string {
+  const code = (err as { code?: unknown } | null)?.code
+  const message = err instanceof Error ? err.message : String(err)
+  if (typeof code === 'string') {
+    if (UNKNOWN_AUTHORITY.has(code)) return `tls: failed to verify certificate: x509: certificate signed by unknown authority (${message})`
+    if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
+      return `tls: failed to verify certificate: x509: certificate has expired or is not yet valid (${message})`
+    }
+    if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `tls: failed to verify certificate: ${message}`
+    if (code === 'ECONNREFUSED') return `dial tcp ${url.host}: connect: connection refused`
+  }
+  return message
+}
+
+/** The PEM text of a caBundle (base64 of PEM, as the API carries it). */
+function decodeCABundle(caBundle: string): string {
+  const pem = Buffer.from(caBundle, 'base64').toString('utf8')
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error('the caBundle holds no PEM certificate')
+  return pem
+}
+
+function readBody(response: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    response.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size > MAX_WEBHOOK_RESPONSE_BYTES) {
+        response.destroy(new Error(`response larger than ${MAX_WEBHOOK_RESPONSE_BYTES} bytes`))
+        return
+      }
+      chunks.push(chunk)
+    })
+    response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+    response.on('error', reject)
+    response.on('aborted', () => reject(new Error('the connection was closed before the response ended')))
+  })
+}
+
+const MAX_KEPT_AGENTS = 64
+
+export function nodeWebhookClient(): NodeWebhookClient {
+  const httpsAgents = new Map<string, HttpsAgent>()
+  const httpAgent = new HttpAgent({ keepAlive: true })
+
+  function httpsAgentFor(ca: string | undefined, serverName: string | undefined): HttpsAgent {
+    const key = `${ca ?? ''}\u0000${serverName ?? ''}`
+    let agent = httpsAgents.get(key)
+    if (!agent) {
+      // `ca` replaces the platform's CAs: the bundle is all that is trusted.
+      agent = new HttpsAgent({ keepAlive: true, ...(ca ? { ca } : {}), ...(serverName ? { servername: serverName } : {}) })
+      // Bundles change as CRDs do: keep the recent ones only.
+      if (httpsAgents.size >= MAX_KEPT_AGENTS) {
+        const [oldestKey, oldest] = httpsAgents.entries().next().value!
+        oldest.destroy()
+        httpsAgents.delete(oldestKey)
+      }
+      httpsAgents.set(key, agent)
+    }
+    return agent
+  }
+
+  async function post(config: WebhookTarget, body: unknown, timeoutMs: number): Promise<unknown> {
+    if (!config.url) throw new Error('the webhook client config has no url')
+    const url = new URL(config.url)
+    const payload = Buffer.from(JSON.stringify(body))
+    const secure = url.protocol === 'https:'
+    let agent: HttpAgent
+    try {
+      agent = secure ? httpsAgentFor(config.caBundle ? decodeCABundle(config.caBundle) : undefined, config.serverName) : httpAgent
+    } catch (err) {
+      throw postFailure(config.url, err instanceof Error ? err.message : String(err))
+    }
+    const send = secure ? httpsRequest : httpRequest
+    const response = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = send(url, {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': payload.length },
+      })
+      const timer = setTimeout(() => {
+        req.destroy(new Error(`context deadline exceeded (no answer within ${timeoutMs}ms)`))
+      }, timeoutMs)
+      const fail = (err: unknown) => {
+        clearTimeout(timer)
+        reject(postFailure(config.url!, reasonOf(err, url)))
+      }
+      req.on('error', fail)
+      req.on('response', (res) => {
+        readBody(res).then((text) => {
+          clearTimeout(timer)
+          resolve({ status: res.statusCode ?? 0, text })
+        }, fail)
+      })
+      req.end(payload)
+    })
+    if (response.status < 200 || response.status > 299) throw postFailure(config.url, describeHttpFailure(response.status, response.text))
+    try {
+      return parseWebhookReply(response.text)
+    } catch (err) {
+      throw postFailure(config.url, (err as Error).message)
+    }
+  }
+
+  return {
+    post,
+    close() {
+      for (const agent of httpsAgents.values()) agent.destroy()
+      httpsAgents.clear()
+      httpAgent.destroy()
+    },
+  }
+}
