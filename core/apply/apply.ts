@@ -8,7 +8,7 @@
  */
 import { ApplyConflictError, ApplyInvalidError } from './conflict.js'
 import { decodeManagedFields, encodeManagedFields, formatTime, identifierFor, stripManager, type Managed, type ManagedFieldsEntry } from './managed.js'
-import { contextFor, managedFieldsOf, withoutManagedFields, type ManagedFieldsOptions } from './options.js'
+import { contextFor, emptyObjectFor, managedFieldsOf, withoutManagedFields, type ManagedFieldsOptions } from './options.js'
 import {
   allowedConflictsFromLastApplied,
   buildLastApplied,
@@ -17,7 +17,7 @@ import {
   lastAppliedOf,
   setLastApplied,
 } from './last-applied.js'
-import { isObject, validateApplied, zeroValue } from './typed.js'
+import { isObject, validateApplied } from './typed.js'
 import { recordChange } from './update.js'
 import { recordApply, type UpdaterContext } from './updater.js'
 
@@ -54,7 +54,7 @@ function checkApplied(applied: Record<string, unknown>, ctx: UpdaterContext, opt
     const meta = isObject(applied['metadata']) ? applied['metadata'] : {}
     const who = `${String(meta['namespace'] ?? '')}/${String(meta['name'] ?? '')}; ${gvkText(opts.typeName, applied, opts)}`
     const text = errors.length === 1 ? errors[0] : ['errors:', ...errors.map((e) => `  ${e}`)].join('\n')
-    throw new ApplyInvalidError(`failed to create typed patch object (${who}): ${text}`)
+    throw new ApplyInvalidError(`failed to create typed patch object (${who}): ${text}`, 'typing')
   }
 }
 
@@ -73,7 +73,7 @@ function applyOnce(
   if (managed.size === 0) {
     // An object nobody tracked: its current fields go to a placeholder updater first.
     const id = identifierFor(BEFORE_FIRST_APPLY, 'Update', opts.apiVersion, opts.subresource)
-    recordChange(zeroValue(opts.typeName), live, managed, id, opts.now, ctx)
+    recordChange(emptyObjectFor(opts), live, managed, id, opts.now, ctx)
     base = live
   }
   const id = identifierFor(manager, 'Apply', opts.apiVersion, opts.subresource)

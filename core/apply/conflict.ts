@@ -71,4 +71,15 @@ export class ApplyConflictError extends Error {
  */
 export class ApplyInvalidError extends Error {
   override name = 'ApplyInvalidError'
+
+  /**
+   * `typing` when the configuration does not fit the type (upstream's
+   * "failed to create typed patch object"), `request` for the other checks.
+   */
+  constructor(
+    message: string,
+    readonly problem: 'request' | 'typing' = 'request',
+  ) {
+    super(message)
+  }
 }

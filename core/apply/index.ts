@@ -4,8 +4,8 @@
  * ownership update every write records, and apply with conflicts.
  */
 export { FieldSet } from './fieldset.js'
-export { FieldsV1ParseError, formatPath, type Path, type PathElement } from './path.js'
-export { fieldSetOf, shapeOfType } from './typed.js'
+export { FieldsV1ParseError, formatPath, type Json, type Path, type PathElement } from './path.js'
+export { DEDUCED, fieldSetOf, shapeOfType, type Shape } from './typed.js'
 export {
   decodeManagedFields,
   encodeManagedFields,

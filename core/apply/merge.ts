@@ -7,7 +7,7 @@
  */
 import { FieldSet } from './fieldset.js'
 import { elementsEqual, type PathElement } from './path.js'
-import { childShape, isNamedField, isObject, itemElement, type Shape } from './typed.js'
+import { childShape, isNamedField, isObject, itemElement, resolveShape, type Shape } from './typed.js'
 
 const LEAF: Shape = { kind: 'leaf' }
 
@@ -17,8 +17,9 @@ function emptyOrAbsent(v: unknown, list: boolean): boolean {
 }
 
 /** lhs with rhs merged in; undefined when neither side leaves anything. */
-export function mergeValues(lhs: unknown, rhs: unknown, shape: Shape): unknown {
+export function mergeValues(lhs: unknown, rhs: unknown, declared: Shape): unknown {
   if (lhs === undefined && rhs === undefined) return undefined
+  const shape = resolveShape(declared, lhs, rhs)
   const leaf =
     shape.kind === 'leaf' ||
     (emptyOrAbsent(lhs, shape.kind === 'list') && emptyOrAbsent(rhs, shape.kind === 'list'))
@@ -121,7 +122,8 @@ function mergeLists(lhs: unknown[], rhs: unknown[], shape: Shape & { kind: 'list
  * The value without the paths of toRemove. A map or list left empty becomes
  * null, as upstream leaves it; dropNulls cleans those up afterwards.
  */
-export function removeItems(value: unknown, toRemove: FieldSet, shape: Shape): unknown {
+export function removeItems(value: unknown, toRemove: FieldSet, declared: Shape): unknown {
+  const shape = resolveShape(declared, value)
   if (shape.kind === 'leaf') return value
   if (shape.kind === 'list') {
     if (!Array.isArray(value) || value.length === 0) return null
@@ -159,7 +161,10 @@ export function dropNulls(value: unknown): unknown {
 }
 
 /** The set plus every struct field that has owned paths below it (upstream's EnsureNamedFieldsAreMembers). */
-export function ensureNamedFieldsAreMembers(set: FieldSet, shape: Shape): FieldSet {
+export function ensureNamedFieldsAreMembers(set: FieldSet, declared: Shape): FieldSet {
+  // a deduced value has no named fields at any depth
+  if (declared.kind === 'deduced') return set
+  const shape = declared
   let out = set
   for (const { pe, set: below } of set.entries().children) {
     let inner: Shape = LEAF

@@ -4,7 +4,7 @@
  * endpoint never gives ownership of.
  */
 import { FieldSet } from './fieldset.js'
-import { shapeOfType, type Shape } from './typed.js'
+import { isNamedField, shapeOfType, zeroValue, type Shape } from './typed.js'
 import type { UpdaterContext } from './updater.js'
 
 export interface ManagedFieldsOptions {
@@ -17,6 +17,12 @@ export interface ManagedFieldsOptions {
   /** definition name of the served type, e.g. `io.k8s.api.apps.v1.Deployment` */
   typeName: string
   /**
+   * The structure of a type the tables do not hold (a custom resource's
+   * schema, see crd/apply-shape.ts); when given, typeName only names the type.
+   * @default the type tables' entry for typeName
+   */
+  shape?: Shape
+  /**
    * Fields the strategy resets for this endpoint, owned by nobody through it.
    * @default `status` on the main resource, `spec` on the status subresource
    */
@@ -25,16 +31,24 @@ export interface ManagedFieldsOptions {
 
 /** Upstream's common reset fields: status through the main resource, spec through status. */
 export function defaultResetFields(shape: Shape, subresource: string | undefined): FieldSet {
-  if (shape.kind !== 'struct') return FieldSet.empty()
-  const has = (name: string): boolean => shape.type.fields.some((f) => f.name === name)
+  const has = (name: string): boolean => isNamedField(shape, name)
   if (subresource === undefined && has('status')) return FieldSet.of([{ field: 'status' }])
   if (subresource === 'status' && has('spec')) return FieldSet.of([{ field: 'spec' }])
   return FieldSet.empty()
 }
 
 export function contextFor(opts: ManagedFieldsOptions): UpdaterContext {
-  const shape = shapeOfType(opts.typeName)
+  const shape = opts.shape ?? shapeOfType(opts.typeName)
   return { shape, apiVersion: opts.apiVersion, ignored: opts.resetFields ?? defaultResetFields(shape, opts.subresource) }
+}
+
+/**
+ * What a created object is compared against: Go's zero value of a built-in
+ * type; for a type given by its schema, the empty object upstream creates
+ * for unstructured kinds (its apiVersion and kind are never owned anyway).
+ */
+export function emptyObjectFor(opts: ManagedFieldsOptions): Record<string, unknown> {
+  return opts.shape ? {} : zeroValue(opts.typeName)
 }
 
 /** A copy of the object without metadata.managedFields (never part of a comparison). */

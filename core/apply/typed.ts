@@ -12,13 +12,44 @@ import { compareValues, elementText, elementsEqual, type Json, type Path, type P
 import { ATOMIC_STRUCTS, FIELD_MAP_TYPE, GO_ZERO_FIELDS, KEY_DEFAULTS } from './schema-facts.js'
 
 export type Shape =
-  /** scalars, atomic lists/maps/structs, raw JSON and fields the tables do not know */
-  | { kind: 'leaf' }
+  /**
+   * Scalars, atomic lists/maps/structs, raw JSON and fields the tables do not
+   * know. An atomic list or object from a schema keeps the shape of its
+   * contents (`items`, `object`): owned as one, its contents are still checked.
+   */
+  | { kind: 'leaf'; items?: Shape; object?: Shape }
   | { kind: 'struct'; type: TypeDef }
   | { kind: 'map'; elem: Shape }
-  | { kind: 'list'; listType: 'set' | 'map'; keys: readonly string[]; elem: Shape; elemType?: string }
+  | {
+      kind: 'list'
+      listType: 'set' | 'map'
+      keys: readonly string[]
+      elem: Shape
+      elemType?: string
+      /** the schema defaults of key fields, taken by an item that omits one */
+      keyDefaults?: Readonly<Record<string, Json>>
+    }
+  /** an object described by a schema: named fields, and `rest` for any other key (none: not declared) */
+  | { kind: 'fields'; fields: ReadonlyMap<string, Shape>; rest?: Shape }
+  /**
+   * A value whose own form decides (structured-merge-diff's deduced type,
+   * what preserve-unknown-fields leaves untyped): an object is a granular
+   * map of such values, anything else one leaf.
+   */
+  | { kind: 'deduced' }
 
 const LEAF: Shape = { kind: 'leaf' }
+export const DEDUCED: Shape = { kind: 'deduced' }
+const DEDUCED_MAP: Shape = { kind: 'map', elem: DEDUCED }
+
+/**
+ * The shape a deduced value takes given the values at hand: a map when every
+ * present value is an object, a leaf as soon as one is not.
+ */
+export function resolveShape(shape: Shape, ...values: unknown[]): Shape {
+  if (shape.kind !== 'deduced') return shape
+  return values.every((v) => v === undefined || v === null || isObject(v)) ? DEDUCED_MAP : LEAF
+}
 
 export function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v)
@@ -60,6 +91,8 @@ function fieldsOf(type: TypeDef): Map<string, FieldDef> {
 /** The shape of one member of a struct or map; undefined for a field the struct does not declare. */
 export function childShape(shape: Shape, name: string): Shape | undefined {
   if (shape.kind === 'map') return shape.elem
+  if (shape.kind === 'deduced') return DEDUCED
+  if (shape.kind === 'fields') return shape.fields.get(name) ?? shape.rest
   if (shape.kind !== 'struct') return undefined
   const field = fieldsOf(shape.type).get(name)
   return field ? shapeOfRef(field.type, field, shape.type) : undefined
@@ -67,6 +100,7 @@ export function childShape(shape: Shape, name: string): Shape | undefined {
 
 /** Whether a struct declares the field (map keys and unknown fields are not named fields). */
 export function isNamedField(shape: Shape, name: string): boolean {
+  if (shape.kind === 'fields') return shape.fields.has(name)
   return shape.kind === 'struct' && fieldsOf(shape.type).has(name)
 }
 
@@ -78,7 +112,7 @@ export function itemElement(shape: Shape & { kind: 'list' }, item: unknown): Pat
     const key: [string, Json][] = []
     for (const name of shape.keys) {
       const v = item[name]
-      const fallback = shape.elemType ? KEY_DEFAULTS[shape.elemType]?.[name] : undefined
+      const fallback = shape.keyDefaults?.[name] ?? (shape.elemType ? KEY_DEFAULTS[shape.elemType]?.[name] : undefined)
       if (v !== undefined) key.push([name, v as Json])
       else if (fallback !== undefined) key.push([name, fallback])
       else return `associative list with keys has an element that omits key field ${JSON.stringify(name)} (and doesn't have default value)`
@@ -102,9 +136,14 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
  * The problems of an applied configuration, worded and prefixed as upstream
  * prints them (`.spec.containers: duplicate entries for key [name="x"]`).
  */
-export function validateApplied(value: unknown, shape: Shape, prefix = ''): string[] {
+export function validateApplied(value: unknown, declared: Shape, prefix = ''): string[] {
   const errors: string[] = []
-  if (shape.kind === 'list' && Array.isArray(value)) {
+  const shape = resolveShape(declared, value)
+  if (shape.kind === 'leaf') {
+    if (shape.items && Array.isArray(value)) {
+      value.forEach((item, i) => errors.push(...validateApplied(item, shape.items as Shape, `${prefix}[${i}]`)))
+    } else if (shape.object && isObject(value)) errors.push(...validateApplied(value, shape.object, prefix))
+  } else if (shape.kind === 'list' && Array.isArray(value)) {
     const seen: PathElement[] = []
     for (let i = 0; i < value.length; i++) {
       const pe = itemElement(shape, value[i])
@@ -116,7 +155,7 @@ export function validateApplied(value: unknown, shape: Shape, prefix = ''): stri
       seen.push(pe)
       errors.push(...validateApplied(value[i], shape.elem, prefix + elementText(pe)))
     }
-  } else if ((shape.kind === 'struct' || shape.kind === 'map') && isObject(value)) {
+  } else if (shape.kind !== 'list' && isObject(value)) {
     for (const [name, child] of Object.entries(value)) {
       const inner = childShape(shape, name)
       if (!inner) {
@@ -136,7 +175,8 @@ export function fieldSetOf(value: unknown, shape: Shape): FieldSet {
   return FieldSet.of(...paths)
 }
 
-function collect(value: unknown, shape: Shape, path: PathElement[], out: Path[]): void {
+function collect(value: unknown, declared: Shape, path: PathElement[], out: Path[]): void {
+  const shape = resolveShape(declared, value)
   if (shape.kind === 'leaf') {
     out.push(path)
     return
@@ -194,8 +234,14 @@ function isEmptyCollection(v: unknown, list: boolean): boolean {
   return list ? !Array.isArray(v) || v.length === 0 : !isObject(v) || Object.keys(v).length === 0
 }
 
-function compareAt(lhs: unknown, rhs: unknown, shape: Shape, path: PathElement[], acc: Acc): void {
+function compareAt(lhs: unknown, rhs: unknown, declared: Shape, path: PathElement[], acc: Acc): void {
   if (lhs === undefined && rhs === undefined) return
+  const shape = resolveShape(declared, lhs, rhs)
+  if (declared.kind === 'deduced' && shape.kind === 'leaf') {
+    // An untyped object replaced by a scalar or list (or the reverse): its fields went away (or came).
+    if (isObject(lhs)) for (const [name, v] of Object.entries(lhs)) compareAt(v, undefined, DEDUCED, [...path, { field: name }], acc)
+    if (isObject(rhs)) for (const [name, v] of Object.entries(rhs)) compareAt(undefined, v, DEDUCED, [...path, { field: name }], acc)
+  }
   const leaf =
     shape.kind === 'leaf' ||
     (isEmptyCollection(lhs, shape.kind === 'list') && isEmptyCollection(rhs, shape.kind === 'list'))

@@ -7,8 +7,7 @@
  * update entries.
  */
 import { capUpdateManagers, decodeManagedFields, decodeOrEmpty, encodeManagedFields, formatTime, identifierFor, isResetManagedFields, stripManager, type Managed, type ManagedFieldsEntry } from './managed.js'
-import { contextFor, managedFieldsOf, withoutManagedFields, type ManagedFieldsOptions } from './options.js'
-import { zeroValue } from './typed.js'
+import { contextFor, emptyObjectFor, managedFieldsOf, withoutManagedFields, type ManagedFieldsOptions } from './options.js'
 import { recordUpdate, type UpdaterContext } from './updater.js'
 
 /** The placeholder the change is recorded under before it joins the manager's entry. */
@@ -62,7 +61,7 @@ export function updateManagedFields(
   // An existing object nobody tracked stays untracked until its first apply.
   if (managed.size === 0 && live !== undefined) return []
   const ctx = contextFor(opts)
-  const base = live === undefined ? zeroValue(opts.typeName) : withoutManagedFields(live)
+  const base = live === undefined ? emptyObjectFor(opts) : withoutManagedFields(live)
   const id = identifierFor(manager, 'Update', opts.apiVersion, opts.subresource)
   recordChange(base, withoutManagedFields(next), managed, id, opts.now, ctx)
   capUpdateManagers(managed)

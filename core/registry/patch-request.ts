@@ -2,8 +2,9 @@
  * A PATCH request's body by its Content-Type: a function from the current
  * object to the next one for JSON patch (RFC 6902), JSON merge patch
  * (RFC 7386) and strategic merge patch, or the configuration of a
- * server-side apply. Strategic merge and apply need the kind's type in the
- * tables (upstream refuses strategic merge for custom resources with 415).
+ * server-side apply. Strategic merge needs the kind's type in the tables
+ * (upstream refuses it for custom resources with 415); apply takes the type
+ * from the tables or, for a custom resource, from its schema.
  */
 import { parseYamlText, readBodyBytes } from '../http/body.js'
 import { duplicateJsonFields, duplicateYamlKeys } from '../http/duplicate-fields.js'
@@ -22,8 +23,12 @@ export type PatchFunction = (current: KubeObject) => unknown
 
 export type PatchRequest = { apply: false; patch: PatchFunction } | { apply: true; config: Record<string, unknown> }
 
-/** The patch types `entry` accepts, in the order a 415 lists them. */
+/**
+ * The patch types `entry` accepts, in the order a 415 lists them. Custom
+ * resources take apply but not strategic merge, which needs Go's struct tags.
+ */
 export function patchTypes(entry: ResourceEntry): string[] {
+  if (entry.schema) return [JSON_PATCH_TYPE, MERGE_PATCH_TYPE, APPLY_PATCH_TYPE]
   const types = [JSON_PATCH_TYPE, MERGE_PATCH_TYPE]
   if (typeTable[entry.typeName]) types.push(STRATEGIC_MERGE_PATCH_TYPE, APPLY_PATCH_TYPE)
   return types
