@@ -3,16 +3,29 @@
  * for `kubectl scale` and autoscalers. Reads spec.replicas, status.replicas
  * and the selector; a write changes spec.replicas alone, through the
  * resource's own update (so its validation and generation rules apply).
+ *
+ * A custom resource keeps them where its CRD's `subresources.scale` says
+ * (`entry.scalePaths`), read and written as upstream's custom resource scale
+ * storage does: dotted field paths, integers and a selector string, a value
+ * of another type refused.
  */
-import { badRequest } from '../http/status-error.js'
-import type { ResourceEntry } from '../resources/catalogue.js'
+import { badRequest, internalError, StatusError } from '../http/status-error.js'
+import type { ResourceEntry, ScalePaths } from '../resources/catalogue.js'
 import { isPlainObject, type KubeObject } from '../resources/object.js'
-import { fieldPath, invalid, invalidError } from '../validation/field.js'
+import { type FieldError, FieldPath, fieldPath, invalid, invalidError } from '../validation/field.js'
+import { goPrint, goTypeOf } from '../validation/go-format.js'
 import { labelSelectorFromObject, type LabelSelectorObject } from './label-selector.js'
 import type { RequestContext } from './request-context.js'
 import type { ResourceStore } from './store.js'
 
 const SCALE_API_VERSION = 'autoscaling/v1'
+
+/** What a Scale shows, wherever the object keeps it. */
+interface ScaleValues {
+  specReplicas: number
+  statusReplicas: number
+  selector: string
+}
 
 function replicasAt(obj: KubeObject, half: 'spec' | 'status'): number {
   const part = obj[half]
@@ -38,24 +51,173 @@ function selectorText(entry: ResourceEntry, obj: KubeObject): string {
   return labelSelectorFromObject(isPlainObject(selector) ? (selector as LabelSelectorObject) : undefined).toString()
 }
 
-/** The Scale of one stored object. */
-export function scaleOf(entry: ResourceEntry, obj: KubeObject): KubeObject {
+// --- custom resources' scale paths ------------------------------------------------
+
+/** A value at a scale path that is not of the type the path needs; the text is upstream's accessor error. */
+class ScalePathError extends Error {
+  override readonly name = 'ScalePathError'
+}
+
+/** A scale path as a list of map keys: the leading dot dropped, split on dots (no array notation). */
+const pathFields = (path: string): string[] => path.replace(/^\./, '').split('.')
+
+const dotted = (fields: readonly string[]): string => `.${fields.join('.')}`
+
+/** Go's `%T` of a decoded JSON value. */
+const goType = (value: unknown): string => (value === null ? '<nil>' : goTypeOf(value))
+
+function accessorError(fields: readonly string[], value: unknown, expected: string): ScalePathError {
+  return new ScalePathError(`${dotted(fields)} accessor error: ${goPrint(value)} is of the type ${goType(value)}, expected ${expected}`)
+}
+
+/** The value under `fields`; a null on the way counts as absent, any other non-object is an error. */
+function nestedField(obj: unknown, fields: readonly string[]): { found: boolean; value: unknown } {
+  let value: unknown = obj
+  for (let i = 0; i < fields.length; i++) {
+    if (value === null || value === undefined) return { found: false, value: undefined }
+    if (!isPlainObject(value)) throw accessorError(fields.slice(0, i + 1), value, 'map[string]interface{}')
+    const key = fields[i] as string
+    if (!Object.hasOwn(value, key)) return { found: false, value: undefined }
+    value = value[key]
+  }
+  return { found: true, value }
+}
+
+/** An integer at `path` (upstream's NestedInt64), undefined when absent. */
+function nestedInteger(obj: unknown, path: string): number | undefined {
+  const fields = pathFields(path)
+  const { found, value } = nestedField(obj, fields)
+  if (!found) return undefined
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw accessorError(fields, value, 'int64')
+  return value
+}
+
+/** A string at `path` (upstream's NestedString), undefined when absent. */
+function nestedString(obj: unknown, path: string): string | undefined {
+  const fields = pathFields(path)
+  const { found, value } = nestedField(obj, fields)
+  if (!found) return undefined
+  if (typeof value !== 'string') throw accessorError(fields, value, 'string')
+  return value
+}
+
+/** Sets `value` at `path`, making the objects on the way (upstream's SetNestedField). */
+function setNested(obj: Record<string, unknown>, path: string, value: unknown): void {
+  const fields = pathFields(path)
+  let m = obj
+  for (let i = 0; i < fields.length - 1; i++) {
+    const key = fields[i] as string
+    const next = m[key]
+    if (next === undefined || next === null) m[key] = {}
+    else if (!isPlainObject(next))
+      throw new ScalePathError(`value cannot be set because ${dotted(fields.slice(0, i + 1))} is not a map[string]interface{}`)
+    m = m[key] as Record<string, unknown>
+  }
+  m[fields[fields.length - 1] as string] = value
+}
+
+/** Go's int32(x) of an int64: the low 32 bits, as a Scale's int32 fields keep them. */
+const int32 = (n: number): number => n | 0
+
+/**
+ * The Scale values of a custom resource (upstream's scaleFromCustomResource).
+ * specReplicas is undefined when the spec path holds nothing; absent status
+ * replicas are 0 and an absent selector empty. Throws ScalePathError.
+ */
+function customScaleValues(obj: KubeObject, paths: ScalePaths): Omit<ScaleValues, 'specReplicas'> & { specReplicas: number | undefined } {
+  const spec = nestedInteger(obj, paths.specReplicasPath)
+  const status = nestedInteger(obj, paths.statusReplicasPath) ?? 0
+  const selector = paths.labelSelectorPath ? (nestedString(obj, paths.labelSelectorPath) ?? '') : ''
+  return { specReplicas: spec === undefined ? undefined : int32(spec), statusReplicas: int32(status), selector }
+}
+
+/** Runs a scale path read or write; upstream answers its errors (not API statuses) as a 500 with the bare text. */
+function readCustomScale<T>(read: () => T): T {
+  try {
+    return read()
+  } catch (err) {
+    if (err instanceof ScalePathError) throw new StatusError(500, 'InternalError', err.message)
+    throw err
+  }
+}
+
+/**
+ * upstream's checks of a custom resource's scale fields, run by its strategy
+ * on create and update (spec and status) and on a status update (status
+ * only): each path holds an integer in [0, MaxInt32], the selector path a
+ * string. The field path is the CRD's path as written (`.spec.replicas`).
+ */
+export function validateCustomResourceScale(obj: KubeObject, paths: ScalePaths, parts: 'all' | 'status' = 'all'): FieldError[] {
+  const errors: FieldError[] = []
+  const replicas = (path: string): void => {
+    const at = FieldPath.root(path)
+    let n: number | undefined
+    try {
+      n = nestedInteger(obj, path) ?? 0
+    } catch (err) {
+      if (!(err instanceof ScalePathError)) throw err
+      errors.push(invalid(at, 0, err.message))
+      return
+    }
+    if (n < 0) errors.push(invalid(at, n, 'should be a non-negative integer'))
+    else if (n > 2147483647) errors.push(invalid(at, n, 'should be less than or equal to 2147483647'))
+  }
+  if (parts === 'all') replicas(paths.specReplicasPath)
+  replicas(paths.statusReplicasPath)
+  if (paths.labelSelectorPath !== undefined) {
+    try {
+      nestedString(obj, paths.labelSelectorPath)
+    } catch (err) {
+      if (!(err instanceof ScalePathError)) throw err
+      errors.push(invalid(FieldPath.root(paths.labelSelectorPath), '', err.message))
+    }
+  }
+  return errors
+}
+
+// --- the Scale object -------------------------------------------------------------
+
+function scaleObject(obj: KubeObject, values: ScaleValues): KubeObject {
   const m = obj.metadata
   const metadata: KubeObject['metadata'] = { name: m.name }
   if (m.namespace) metadata.namespace = m.namespace
   if (m.uid) metadata.uid = m.uid
   if (m.resourceVersion) metadata.resourceVersion = m.resourceVersion
   if (m.creationTimestamp) metadata.creationTimestamp = m.creationTimestamp
-  const replicas = replicasAt(obj, 'spec')
-  const status: Record<string, unknown> = { replicas: replicasAt(obj, 'status') }
-  const selector = selectorText(entry, obj)
-  if (selector) status['selector'] = selector
+  const status: Record<string, unknown> = { replicas: values.statusReplicas }
+  if (values.selector) status['selector'] = values.selector
   // autoscaling/v1 omits a zero spec.replicas.
-  return { kind: 'Scale', apiVersion: SCALE_API_VERSION, metadata, spec: replicas ? { replicas } : {}, status }
+  const spec = values.specReplicas ? { replicas: values.specReplicas } : {}
+  return { kind: 'Scale', apiVersion: SCALE_API_VERSION, metadata, spec, status }
 }
 
-/** The replicas a Scale body asks for, refused as upstream's ValidateScale does. */
-function requestedReplicas(body: unknown, name: string): { replicas: number; resourceVersion?: string } {
+/**
+ * The Scale of one stored object. For a custom resource an absent spec
+ * replicas reads as 0, and a value of the wrong type at a path throws.
+ */
+export function scaleOf(entry: ResourceEntry, obj: KubeObject): KubeObject {
+  const paths = entry.scalePaths
+  if (paths) {
+    const values = readCustomScale(() => customScaleValues(obj, paths))
+    return scaleObject(obj, { ...values, specReplicas: values.specReplicas ?? 0 })
+  }
+  return scaleObject(obj, {
+    specReplicas: replicasAt(obj, 'spec'),
+    statusReplicas: replicasAt(obj, 'status'),
+    selector: selectorText(entry, obj),
+  })
+}
+
+/**
+ * The replicas a Scale body asks for, refused as upstream's decoding and
+ * ValidateScale do. A custom resource's Scale is not validated as a Scale:
+ * the resource's own validation judges the replicas it ends up with.
+ */
+function requestedReplicas(
+  body: unknown,
+  name: string,
+  validate: boolean,
+): { replicas: number; resourceVersion?: string } {
   if (!isPlainObject(body)) throw badRequest('the body of the request must be a JSON or YAML object')
   if (body['kind'] !== undefined && body['kind'] !== 'Scale')
     throw badRequest(`the kind in the data (${String(body['kind'])}) does not match the expected kind (Scale)`)
@@ -64,7 +226,7 @@ function requestedReplicas(body: unknown, name: string): { replicas: number; res
   if (raw !== undefined && raw !== null && (typeof raw !== 'number' || !Number.isInteger(raw)))
     throw badRequest(`json: cannot unmarshal ${typeof raw} into Go struct field ScaleSpec.spec.replicas of type int32`)
   const replicas = typeof raw === 'number' ? raw : 0
-  if (replicas < 0)
+  if (validate && replicas < 0)
     throw invalidError('autoscaling', 'Scale', name, [
       invalid(fieldPath('spec').child('replicas'), replicas, 'must be greater than or equal to 0'),
     ])
@@ -74,7 +236,35 @@ function requestedReplicas(body: unknown, name: string): { replicas: number; res
 }
 
 export async function getScale(store: ResourceStore, namespace: string, name: string): Promise<KubeObject> {
-  return scaleOf(store.entry, await store.get(namespace, name))
+  const obj = await store.get(namespace, name)
+  const paths = store.entry.scalePaths
+  if (!paths) return scaleOf(store.entry, obj)
+  const values = readCustomScale(() => customScaleValues(obj, paths))
+  if (values.specReplicas === undefined)
+    throw internalError(`the spec replicas field ${JSON.stringify(paths.specReplicasPath)} does not exist`)
+  return scaleObject(obj, { ...values, specReplicas: values.specReplicas })
+}
+
+/**
+ * Stands for "no spec replicas yet" in the Scale a patch starts from, as
+ * upstream marks it (the smallest int32); a write that leaves it is refused.
+ */
+const UNSET_REPLICAS = -2147483648
+
+/** Writes the replicas a Scale asks for into a custom resource, at its spec path. */
+function setCustomReplicas(
+  current: KubeObject,
+  paths: ScalePaths,
+  next: (current: KubeObject) => unknown,
+  name: string,
+): { resourceVersion?: string } {
+  const values = readCustomScale(() => customScaleValues(current, paths))
+  const before = scaleObject(current, { ...values, specReplicas: values.specReplicas ?? UNSET_REPLICAS })
+  const wanted = requestedReplicas(next(before), name, false)
+  if (wanted.replicas === UNSET_REPLICAS)
+    throw badRequest(`the spec replicas field ${JSON.stringify(paths.specReplicasPath)} cannot be empty`)
+  readCustomScale(() => setNested(current as Record<string, unknown>, paths.specReplicasPath, wanted.replicas))
+  return wanted
 }
 
 /**
@@ -89,17 +279,32 @@ export async function updateScale(
   next: (current: KubeObject) => unknown,
   ctx: RequestContext,
 ): Promise<KubeObject> {
+  const paths = store.entry.scalePaths
   const updated = await store.update(
     namespace,
     name,
     (current) => {
-      const wanted = requestedReplicas(next(scaleOf(store.entry, current)), name)
-      const spec = isPlainObject(current['spec']) ? current['spec'] : {}
-      current['spec'] = { ...spec, replicas: wanted.replicas }
+      let wanted: { resourceVersion?: string }
+      if (paths) {
+        wanted = setCustomReplicas(current, paths, next, name)
+      } else {
+        const asked = requestedReplicas(next(scaleOf(store.entry, current)), name, true)
+        const spec = isPlainObject(current['spec']) ? current['spec'] : {}
+        current['spec'] = { ...spec, replicas: asked.replicas }
+        wanted = asked
+      }
       if (wanted.resourceVersion) current.metadata.resourceVersion = wanted.resourceVersion
       return current
     },
     ctx,
   )
-  return scaleOf(store.entry, updated)
+  if (!paths) return scaleOf(store.entry, updated)
+  // The write went through; a Scale that cannot be read from it is the client's to fix.
+  try {
+    const values = customScaleValues(updated, paths)
+    return scaleObject(updated, { ...values, specReplicas: values.specReplicas ?? 0 })
+  } catch (err) {
+    if (err instanceof ScalePathError) throw badRequest(err.message)
+    throw err
+  }
 }
