@@ -73,7 +73,9 @@ describe('every built-in resource', () => {
     })
   }
 
-  for (const sample of SAMPLES) {
+  // A CRD's name must be its plural and group, and its delete waits for its custom resources to go:
+  // crd-definitions.test.ts covers its lifecycle.
+  for (const sample of SAMPLES.filter((s) => s.gvr !== 'apiextensions.k8s.io/v1/customresourcedefinitions')) {
     it(`updates, refuses a bad name for, and deletes ${sample.gvr}`, async () => {
       const entry = entryOf(sample.gvr)
       const path = collectionPath(sample.gvr, entry.namespaced)

@@ -1,9 +1,10 @@
 /**
- * apiextensions.k8s.io/v1: CustomResourceDefinitions. The entry only:
- * serving the custom resources they define is their own work. Upstream
- * keeps them under their group in storage.
+ * apiextensions.k8s.io/v1: CustomResourceDefinitions; their rules live in
+ * ../apiextensions/. Serving the custom resources they define is their own
+ * work. Upstream keeps them under their group in storage.
  */
 import type { ResourceEntry } from '../catalogue.js'
+import { customResourceDefinitionStrategy } from '../apiextensions/strategy.js'
 import { defineResource, statusSubresource } from '../define.js'
 
 export const customResourceDefinitions: ResourceEntry = defineResource({
@@ -17,4 +18,5 @@ export const customResourceDefinitions: ResourceEntry = defineResource({
   categories: ['api-extensions'],
   subresources: [statusSubresource('CustomResourceDefinition')],
   storagePath: 'apiextensions.k8s.io/customresourcedefinitions',
+  strategy: customResourceDefinitionStrategy,
 })
