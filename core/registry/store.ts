@@ -232,8 +232,9 @@ export class ResourceStore {
       this.entry.strategy.normalize?.(obj)
       this.entry.strategy.applyDefaults?.(obj)
       if (subresource !== 'status') {
-        this.entry.strategy.prepareForUpdate?.(obj, current, this.strategyContext(ctx))
         keepStoredStatus(this.entry, obj, current)
+        // After the generic status rule, so that a strategy may still record something there (a CRD's stored versions).
+        this.entry.strategy.prepareForUpdate?.(obj, current, this.strategyContext(ctx))
       }
       nextGeneration(this.entry, obj, current)
       const errs = [
@@ -319,7 +320,8 @@ export class ResourceStore {
       return { object: stored, deleted: false }
     }
     let plan = planDeletion(this.entry.strategy, current, options, ctx.now)
-    if (plan.outcome === 'pending') return { object: current, deleted: false }
+    // Already marked and still held (a second delete of an object with finalizers): nothing to do.
+    if (plan.outcome === 'pending' || (plan.outcome === 'keep' && !plan.changed)) return { object: current, deleted: false }
     let latest = current
     if (plan.changed) {
       if (ctx.dryRun) return { object: plan.object, deleted: plan.outcome === 'delete' }

@@ -92,6 +92,17 @@ describe('propagation policies', () => {
     assert.equal((await api.get(`${CMS}/c`)).status, 200)
   })
 
+  it('keeps an object held by finalizers when it is deleted again', async () => {
+    const api = await server()
+    await api.post(CMS, { metadata: { name: 'c', finalizers: ['example.com/keep'] } })
+    const first = await api.delete(`${CMS}/c`)
+    assert.ok(first.body.metadata.deletionTimestamp)
+    const second = await api.delete(`${CMS}/c`)
+    assert.equal(second.status, 200, second.text)
+    assert.equal(second.body.metadata.resourceVersion, first.body.metadata.resourceVersion)
+    assert.deepEqual((await api.get(`${CMS}/c`)).body.metadata.finalizers, ['example.com/keep'])
+  })
+
   it('adds the foregroundDeletion finalizer for Foreground, from the query too', async () => {
     const api = await server()
     await api.post(CMS, { metadata: { name: 'c', finalizers: ['example.com/keep'] } })
