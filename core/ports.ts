@@ -2,6 +2,7 @@
  * What core needs from the outside world, supplied by each runtime
  * (DESIGN.md section 3). Core only calls these; `runtimes/*` build them.
  */
+import type { WebhookClient } from './crd/webhook-client.js'
 import type { Storage } from './storage/interface.js'
 
 /** A pino-compatible subset: structured fields first, then the message. */
@@ -32,6 +33,11 @@ export interface ServerPorts {
    * `--kvstore-readycheck-timeout`). @default reading the current revision
    */
   storageHealth: { healthz(): Promise<void>; readyz(): Promise<void> }
+  /**
+   * How the server calls webhooks (CRD conversion), trusting a webhook's
+   * caBundle. @default fetch, which trusts only the runtime's own CAs
+   */
+  webhookClient: WebhookClient
 }
 
 /**

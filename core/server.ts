@@ -11,9 +11,13 @@ import { x509Authenticator } from './authn/x509.js'
 import { accessDecider } from './authz/access-review.js'
 import { alwaysAllow, UnionAuthorizer } from './authz/authorizer.js'
 import { clusterServices } from './controllers/cluster-services.js'
+import { startCrdController } from './controllers/custom-resource-definitions.js'
 import { startGarbageCollector } from './controllers/garbage-collector.js'
 import { ensureSystemNamespaces, startNamespaceLifecycle } from './controllers/namespace-lifecycle.js'
 import { systemPriorityClassesHook } from './controllers/system-priority-classes.js'
+import { customResourceConversion } from './crd/conversion.js'
+import { serviceResolver } from './crd/service-resolver.js'
+import { fetchWebhookClient } from './crd/webhook-client.js'
 import { buildChain } from './http/chain.js'
 import { ADMIN_IDENTITY, type ApiServerOptions } from './options/api-server-options.js'
 import type { ConnectionInfo, ServerPorts } from './ports.js'
@@ -23,7 +27,7 @@ import { startStorageObjectCounter } from './metrics/storage-objects.js'
 import { Registry } from './registry/registry.js'
 import { DEFAULT_STORAGE_PREFIX } from './registry/store.js'
 import { builtinEntries } from './resources/builtin.js'
-import { Catalogue } from './resources/catalogue.js'
+import { Catalogue, type ResourceEntry } from './resources/catalogue.js'
 import { applyRuntimeConfig } from './resources/runtime-config.js'
 import type { Storage } from './storage/interface.js'
 import { MemoryStorage } from './storage/memory.js'
@@ -67,10 +71,15 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   if (watchCache) {
     // One cache per stored resource, at the prefix the registry stores it under; 0 in --watch-cache-sizes opts out.
     const sizes = options.watchCacheSizes ?? {}
-    for (const entry of catalogue.entries) {
-      if (!entry.virtualCreate && watchCacheEnabled(sizes, entry.group, entry.resource))
-        watchCache.cacheResource(registry.store(entry).prefix(''))
+    const cache = (entries: readonly ResourceEntry[]): void => {
+      for (const entry of entries) {
+        if (!entry.virtualCreate && watchCacheEnabled(sizes, entry.group, entry.resource))
+          watchCache.cacheResource(registry.store(entry).prefix(''))
+      }
     }
+    cache(catalogue.entries)
+    // Custom resources are cached from the moment they are served.
+    catalogue.onChange(({ added }) => cache(added))
   }
 
   const authenticators: Authenticator[] = []
@@ -92,12 +101,19 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   let shuttingDown = false
   let started = false
   const priorityClassesHook = (options.bootstrapPriorityClasses ?? true) ? systemPriorityClassesHook(registry, now) : undefined
+  const webhookClient = ports.webhookClient ?? fetchWebhookClient()
+  const resolveService = serviceResolver(registry)
+  const crdController = startCrdController(registry, now, logger, {
+    conversion: (crd, version) => customResourceConversion(crd, version, { client: webhookClient, resolveService }),
+  })
   const ready = (async () => {
     // The watch caches load alongside, so that reads at resourceVersion 0 are answered from memory from the start.
     await Promise.all([
       options.bootstrapNamespaces ?? true ? ensureSystemNamespaces(registry, now) : undefined,
       priorityClassesHook?.run(),
       watchCache?.loaded(),
+      // Custom resources defined before a restart are served from the first request on.
+      crdController.ready,
     ])
     await services.start(registry, now, logger)
     started = true
@@ -168,6 +184,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       shuttingDown = true
       stopNamespaceLifecycle()
       stopGarbageCollector()
+      crdController.stop()
       services.stop()
       stopObjectCounter()
       for (const end of [...shutdownHooks]) end()

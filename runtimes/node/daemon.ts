@@ -17,6 +17,7 @@ import { type DaemonFlags, FlagError, helpText, parseFlags } from './flags.js'
 import { preparePki } from './pki.js'
 import { serveTls, type TlsListener } from './serve.js'
 import { type DaemonStorage, openDaemonStorage, StorageStartupError } from './storage/open.js'
+import { nodeWebhookClient } from './webhook-client.js'
 
 /** How long shutdown may take before the daemon gives up waiting and exits. */
 const SHUTDOWN_DEADLINE_MS = 5000
@@ -176,6 +177,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         logger,
         storage: storage.storage,
         storageHealth: storage,
+        webhookClient: nodeWebhookClient(),
       })
     } catch (err) {
       if (err instanceof RuntimeConfigError) throw new StartupError(`--runtime-config: ${err.message}`)

@@ -11,6 +11,7 @@ import { ADMIN_USER } from './pki.js'
 import { type FetchHandler, serveTls } from './serve.js'
 
 export { runDaemon } from './daemon.js'
+export { nodeWebhookClient } from './webhook-client.js'
 export { type FetchHandler, serveTls, type ServeTlsOptions, type TlsListener } from './serve.js'
 
 export interface ListenOptions {

@@ -1,0 +1,87 @@
+/** CustomResourceDefinitions the custom resource tests share, and a wait for one to be served. */
+import assert from 'node:assert/strict'
+import type { TestClient } from './harness.js'
+
+export const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions'
+
+/** The CronTab of upstream's documentation, with a status and scale subresource, columns and rules. */
+export function cronTabDefinition(overrides: { versions?: unknown[]; scope?: string; names?: Record<string, unknown> } = {}) {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'crontabs.stable.example.com' },
+    spec: {
+      group: 'stable.example.com',
+      scope: overrides.scope ?? 'Namespaced',
+      names: overrides.names ?? { plural: 'crontabs', singular: 'crontab', kind: 'CronTab', shortNames: ['ct'], categories: ['all'] },
+      versions: overrides.versions ?? [cronTabVersion('v1', true)],
+    },
+  }
+}
+
+export function cronTabVersion(name: string, storage: boolean, served = true) {
+  return {
+    name,
+    served,
+    storage,
+    schema: {
+      openAPIV3Schema: {
+        type: 'object',
+        properties: {
+          spec: {
+            type: 'object',
+            properties: {
+              cronSpec: { type: 'string', pattern: '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$' },
+              image: { type: 'string' },
+              replicas: { type: 'integer', minimum: 1, maximum: 10, default: 1 },
+              color: { type: 'string', enum: ['red', 'green', 'blue'] },
+              selector: { type: 'string' },
+            },
+            required: ['cronSpec'],
+            'x-kubernetes-validations': [
+              { rule: "!has(self.image) || self.image != 'forbidden'", message: 'image may not be forbidden', fieldPath: '.image' },
+            ],
+          },
+          status: {
+            type: 'object',
+            properties: { replicas: { type: 'integer' }, labelSelector: { type: 'string' }, phase: { type: 'string' } },
+          },
+        },
+      },
+    },
+    subresources: {
+      status: {},
+      scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.labelSelector' },
+    },
+    additionalPrinterColumns: [
+      { name: 'Spec', type: 'string', jsonPath: '.spec.cronSpec', description: 'The cron spec' },
+      { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
+      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+    ],
+    selectableFields: [{ jsonPath: '.spec.color' }],
+  }
+}
+
+export function cronTab(name: string, spec: Record<string, unknown> = { cronSpec: '* * * * */5', image: 'cron' }, apiVersion = 'stable.example.com/v1') {
+  return { apiVersion, kind: 'CronTab', metadata: { name }, spec }
+}
+
+/** Polls `check` until it returns true; fails with `what` after the deadline. */
+export async function eventually(what: string, check: () => Promise<boolean>, deadlineMs = 5000): Promise<void> {
+  const end = Date.now() + deadlineMs
+  for (;;) {
+    if (await check()) return
+    if (Date.now() > end) assert.fail(`timed out waiting until ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+/** Creates the definition and waits until it is Established. */
+export async function installDefinition(api: TestClient, crd: { metadata: { name: string } }): Promise<void> {
+  const res = await api.post(CRDS, crd)
+  assert.equal(res.status, 201, res.text)
+  await eventually(`${crd.metadata.name} is established`, async () => {
+    const got = await api.get(`${CRDS}/${crd.metadata.name}`)
+    return got.body.status?.conditions?.some((c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True') ?? false
+  })
+}
