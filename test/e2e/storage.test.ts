@@ -4,10 +4,33 @@
  * the same against a real etcd as against the embedded store.
  */
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { EtcdServer } from '../storage-contract/etcd-server.js'
 import { Daemon, eventually } from './daemon.js'
+
+/** A minimal CustomResourceDefinition: custom resources must outlive a restart and reach every server of one etcd. */
+const WIDGETS = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.demo.example.com}
+spec:
+  group: demo.example.com
+  scope: Namespaced
+  names: {plural: widgets, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {size: {type: integer}}}}}}
+`
+const widget = (name: string) => `{"apiVersion":"demo.example.com/v1","kind":"Widget","metadata":{"name":"${name}"},"spec":{"size":3}}`
+
+function file(daemon: Daemon, name: string, text: string): string {
+  const path = join(daemon.dir, name)
+  writeFileSync(path, text)
+  return path
+}
 
 async function ok(daemon: Daemon, ...args: string[]): Promise<string> {
   const r = await daemon.kubectl(...args)
@@ -21,6 +44,9 @@ describe('daemon storage', () => {
     const dir = first.dir
     try {
       await ok(first, 'create', 'namespace', 'durable')
+      await ok(first, 'apply', '-f', file(first, 'widgets.yaml', WIDGETS))
+      await ok(first, 'wait', '--for', 'condition=established', 'crd/widgets.demo.example.com')
+      await ok(first, 'create', '-n', 'durable', '-f', file(first, 'w.json', widget('kept')))
       for (let i = 0; i < 20; i++) await ok(first, 'create', 'configmap', `cm-${i}`, '-n', 'durable', `--from-literal=i=${i}`)
       const before = JSON.parse(await ok(first, 'get', 'configmap', 'cm-19', '-n', 'durable', '-o', 'json')) as {
         metadata: { resourceVersion: string; uid: string }
@@ -42,6 +68,8 @@ describe('daemon storage', () => {
         }
         assert.ok(Number(created.metadata.resourceVersion) > Number(before.metadata.resourceVersion))
         assert.match(second.logs.join(''), /objects are stored in the embedded store/)
+        // Custom resources are served again from the first request on.
+        assert.equal(await ok(second, 'get', 'widgets', 'kept', '-n', 'durable', '-o', 'jsonpath={.spec.size}'), '3')
       } finally {
         await second.stop()
       }
@@ -70,6 +98,26 @@ describe('daemon storage', () => {
       const gone = await daemon.kubectl('get', 'configmap', 'settings', '-n', 'on-etcd')
       assert.notEqual(gone.code, 0)
       assert.match(gone.stderr, /configmaps "settings" not found/)
+    })
+
+    it('serves a custom resource defined through one server from another on the same etcd', async () => {
+      assert.ok(etcd && daemon, 'the previous case started etcd and the daemon')
+      const other = await Daemon.start([`--etcd-servers=${etcd.clientUrl}`])
+      try {
+        await ok(daemon, 'apply', '-f', file(daemon, 'widgets.yaml', WIDGETS))
+        await ok(daemon, 'wait', '--for', 'condition=established', 'crd/widgets.demo.example.com')
+        await eventually(async () => {
+          assert.equal((await other.kubectl('create', '-n', 'on-etcd', '-f', file(other, 'w.json', widget('shared')))).code, 0)
+        })
+        assert.equal(await ok(daemon, 'get', 'widget', 'shared', '-n', 'on-etcd', '-o', 'jsonpath={.spec.size}'), '3')
+        await ok(other, 'delete', 'crd', 'widgets.demo.example.com')
+        await eventually(async () => {
+          const gone = await daemon!.kubectl('get', 'widgets', '-n', 'on-etcd', '--cache-dir', join(daemon!.dir, `cache-${Date.now()}`))
+          assert.match(gone.stderr, /the server doesn't have a resource type "widgets"/)
+        })
+      } finally {
+        await other.stop()
+      }
     })
 
     it('fails /readyz and answers requests with a Status while etcd is down, and recovers by itself', async () => {
