@@ -164,6 +164,10 @@ describe('a CustomResourceDefinition', () => {
     const scaled = await api.patch(`${CRONTABS}/scaled/scale`, { spec: { replicas: 4 } }, 'application/merge-patch+json')
     assert.equal(scaled.status, 200, scaled.text)
     assert.equal((await api.get(`${CRONTABS}/scaled`)).body.spec.replicas, 4)
+    const negative = await api.patch(`${CRONTABS}/scaled/scale`, { spec: { replicas: -1 } }, 'application/merge-patch+json')
+    assert.equal(negative.status, 422, negative.text)
+    assert.ok(causes(negative.body).includes('.spec.replicas: Invalid value: -1: should be a non-negative integer'), negative.text)
+    assert.equal((await api.get(`${CRONTABS}/scaled`)).body.spec.replicas, 4)
   })
 
   it('prints its additional printer columns in tables', async () => {
@@ -184,6 +188,43 @@ describe('a CustomResourceDefinition', () => {
     assert.deepEqual(blue.body.items.map((i: { metadata: { name: string } }) => i.metadata.name), ['blue'])
     const unknown = await api.get(`${CRONTABS}?fieldSelector=spec.image%3Dx`)
     assert.equal(unknown.status, 400, unknown.text)
+  })
+
+  it('is published in OpenAPI v3 and v2 with its schema', async () => {
+    const index = (await api.get('/openapi/v3')).body
+    const url = index.paths['apis/stable.example.com/v1']?.serverRelativeURL
+    assert.ok(url, JSON.stringify(Object.keys(index.paths)))
+    const doc = (await api.get(url)).body
+    const schema = doc.components.schemas['com.example.stable.v1.CronTab']
+    assert.equal(schema.properties.spec.properties.replicas.maximum, 10)
+    assert.deepEqual(schema['x-kubernetes-group-version-kind'], [{ group: 'stable.example.com', version: 'v1', kind: 'CronTab' }])
+    const v2 = (await api.get('/openapi/v2')).body
+    assert.ok(v2.definitions['com.example.stable.v1.CronTab'])
+  })
+
+  it('is created and updated by server-side apply, with conflicts between managers', async () => {
+    const yaml = 'apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: applied\nspec:\n  cronSpec: "* * * * *"\n  image: a\n'
+    const created = await api.patch(`${CRONTABS}/applied?fieldManager=first`, yaml, 'application/apply-patch+yaml')
+    assert.equal(created.status, 201, created.text)
+    assert.equal(created.body.metadata.managedFields[0].manager, 'first')
+    const conflict = await api.patch(`${CRONTABS}/applied?fieldManager=second`, yaml.replace('image: a', 'image: b'), 'application/apply-patch+yaml')
+    assert.equal(conflict.status, 409, conflict.text)
+    assert.match(conflict.body.message, /conflict with "first": \.spec\.image/)
+    const undeclared = await api.patch(`${CRONTABS}/applied?fieldManager=first`, `${yaml}  extra: 1\n`, 'application/apply-patch+yaml')
+    assert.match(undeclared.body.message ?? '', /\.spec\.extra: field not declared in schema/)
+  })
+
+  it('is collected with its owner, and collects what it owns', async () => {
+    const owner = await api.post(CRONTABS, cronTab('owner'))
+    const ref = { apiVersion: 'stable.example.com/v1', kind: 'CronTab', name: 'owner', uid: owner.body.metadata.uid }
+    const owned = await api.post('/api/v1/namespaces/default/configmaps', { metadata: { name: 'owned-by-crontab', ownerReferences: [ref] } })
+    assert.equal(owned.status, 201, owned.text)
+    const child = await api.post(CRONTABS, { ...cronTab('child'), metadata: { name: 'child', ownerReferences: [ref] } })
+    assert.equal(child.status, 201, child.text)
+    await api.delete(`${CRONTABS}/owner`)
+    await eventually('the dependents are collected', async () =>
+      (await api.get('/api/v1/namespaces/default/configmaps/owned-by-crontab')).status === 404 && (await api.get(`${CRONTABS}/child`)).status === 404,
+    )
   })
 
   it('streams changes to a watch', async () => {
