@@ -6,6 +6,7 @@
 import { at, text } from '../columns/values.js'
 import { type FieldError, type FieldPath, invalid, required } from '../../validation/field.js'
 import { isDNS1123Subdomain } from '../../validation/names.js'
+import { dns1035LabelName } from '../names.js'
 
 const FORM = '; desired format: https://host[/path]'
 
@@ -112,4 +113,22 @@ export function validateClientConfig(config: unknown, path: FieldPath): FieldErr
 export function defaultServicePort(config: unknown): void {
   const service = at(config, 'service')
   if (service !== null && typeof service === 'object') (service as Record<string, unknown>)['port'] ??= 443
+}
+
+/**
+ * The items of a webhook's review versions (admission and conversion alike):
+ * each a DNS-1035 label, none twice.
+ */
+export function validateReviewVersionItems(versions: readonly string[], path: FieldPath): FieldError[] {
+  const errs: FieldError[] = []
+  const seen = new Set<string>()
+  versions.forEach((v, i) => {
+    if (seen.has(v)) {
+      errs.push(invalid(path.index(i), v, 'duplicate version'))
+      return
+    }
+    seen.add(v)
+    for (const msg of dns1035LabelName(v)) errs.push(invalid(path.index(i), v, msg))
+  })
+  return errs
 }

@@ -5,13 +5,12 @@
  * admission review versions, timeouts and match conditions.
  */
 import { list, record, text } from '../columns/values.js'
-import { dns1035LabelName } from '../names.js'
 import type { KubeObject } from '../object.js'
 import { duplicate, type FieldError, type FieldPath, fieldPath, invalid, isSet, notSupported, required } from '../../validation/field.js'
 import { goStrings } from '../../validation/go-format.js'
 import { validateLabelSelector } from '../../validation/label-selector.js'
 import { isDNS1123Subdomain } from '../../validation/names.js'
-import { defaultServicePort, validateClientConfig } from './client-config.js'
+import { defaultServicePort, validateClientConfig, validateReviewVersionItems } from './client-config.js'
 import { validateMatchConditions } from './match-conditions.js'
 import { defaultRuleScope, FAILURE_POLICIES, MATCH_POLICIES, validateRuleWithOperations } from './rules.js'
 
@@ -69,16 +68,7 @@ function fullyQualifiedNameErrors(name: string, path: FieldPath): FieldError[] {
 
 function validateReviewVersions(versions: string[], requireRecognized: boolean, path: FieldPath): FieldError[] {
   if (versions.length === 0) return [required(path, `must specify one of ${REVIEW_VERSIONS.join(', ')}`)]
-  const errs: FieldError[] = []
-  const seen = new Set<string>()
-  versions.forEach((v, i) => {
-    if (seen.has(v)) {
-      errs.push(invalid(path.index(i), v, 'duplicate version'))
-      return
-    }
-    seen.add(v)
-    for (const msg of dns1035LabelName(v)) errs.push(invalid(path.index(i), v, msg))
-  })
+  const errs = validateReviewVersionItems(versions, path)
   if (requireRecognized && !versions.some((v) => REVIEW_VERSIONS.includes(v)))
     errs.push(invalid(path, goStrings(versions), `must include at least one of ${REVIEW_VERSIONS.join(', ')}`))
   return errs

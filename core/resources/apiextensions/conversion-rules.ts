@@ -5,8 +5,7 @@
  * sit on `conversion` itself, and those are the paths clients see.
  */
 import { forbiddenField, type FieldError, type FieldPath, invalid, notSupported, required } from '../../validation/field.js'
-import { validateWebhookService, validateWebhookURL } from '../admissionregistration/client-config.js'
-import { dns1035LabelName } from '../names.js'
+import { validateWebhookService, validateWebhookURL, validateReviewVersionItems } from '../admissionregistration/client-config.js'
 import { isPlainObject } from '../object.js'
 import { goStringList } from './go-values.js'
 
@@ -32,16 +31,7 @@ export function hasAcceptedReviewVersionOrEmpty(versions: readonly string[]): bo
 
 function validateReviewVersions(versions: string[], requireAccepted: boolean, path: FieldPath): FieldError[] {
   if (versions.length === 0) return [required(path)]
-  const errs: FieldError[] = []
-  const seen = new Set<string>()
-  versions.forEach((v, i) => {
-    if (seen.has(v)) {
-      errs.push(invalid(path.index(i), v, 'duplicate version'))
-      return
-    }
-    seen.add(v)
-    for (const msg of dns1035LabelName(v)) errs.push(invalid(path.index(i), v, msg))
-  })
+  const errs = validateReviewVersionItems(versions, path)
   if (requireAccepted && !versions.some((v) => ACCEPTED_CONVERSION_REVIEW_VERSIONS.includes(v))) {
     errs.push(invalid(path, goStringList(versions), `must include at least one of ${ACCEPTED_CONVERSION_REVIEW_VERSIONS.join(', ')}`))
   }
