@@ -28,6 +28,7 @@ import { type CelSchemaProps, compileRules, type CompiledRules, validateRules } 
 import { customResourceColumns } from './columns.js'
 import { applySchemaDefaults } from './defaults.js'
 import { prune } from './prune.js'
+import { ratchet } from './ratcheting.js'
 import type { JSONSchemaProps } from './schema.js'
 import { selectableFieldSet } from './selectable-fields.js'
 import { validateObject } from './validate.js'
@@ -155,7 +156,8 @@ function customResourceStrategy(
   }
   const scale = version.subresources?.scale
   const check = (obj: KubeObject, old: KubeObject | undefined): FieldError[] => {
-    const errs = validateObject(obj, schema, FieldPath.root(''))
+    const found = validateObject(obj, schema, FieldPath.root(''))
+    const errs = old ? ratchet(found, obj, old) : found
     if (scale) errs.push(...validateCustomResourceScale(obj, scale))
     return [...errs, ...validateRules(rules(), obj, old, FieldPath.root(''))]
   }

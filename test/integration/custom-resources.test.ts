@@ -124,6 +124,34 @@ describe('a CustomResourceDefinition', () => {
     assert.deepEqual(causes(shrink.body), ['spec.count: Invalid value: "integer": count may only grow'])
   })
 
+  it('lets an update keep a value the schema has since come to refuse (ratcheting), not change it', async () => {
+    const crd = cronTabDefinition({ names: { plural: 'gadgets', kind: 'Gadget' } })
+    crd.metadata.name = 'gadgets.stable.example.com'
+    const schemaWithMax = (maximum: number) => ({
+      openAPIV3Schema: {
+        type: 'object',
+        properties: { spec: { type: 'object', properties: { size: { type: 'integer', maximum }, name: { type: 'string' } } } },
+      },
+    })
+    crd.spec.versions = [{ name: 'v1', served: true, storage: true, schema: schemaWithMax(100) }]
+    await installDefinition(api, crd)
+    const path = '/apis/stable.example.com/v1/namespaces/default/gadgets'
+    const gadget = { apiVersion: 'stable.example.com/v1', kind: 'Gadget', metadata: { name: 'g' }, spec: { size: 50, name: 'a' } }
+    assert.equal((await api.post(path, gadget)).status, 201)
+    const stored = (await api.get(`${CRDS}/gadgets.stable.example.com`)).body
+    stored.spec.versions[0].schema = schemaWithMax(10)
+    assert.equal((await api.put(`${CRDS}/gadgets.stable.example.com`, stored)).status, 200)
+    await eventually('the tighter schema is served', async () => {
+      const res = await api.post(`${path}?dryRun=All`, { ...gadget, metadata: { name: 'probe' } })
+      return res.status === 422
+    })
+    const other = await api.patch(`${path}/g`, { spec: { name: 'b' } }, 'application/merge-patch+json')
+    assert.equal(other.status, 200, other.text)
+    const changed = await api.patch(`${path}/g`, { spec: { size: 60 } }, 'application/merge-patch+json')
+    assert.equal(changed.status, 422, changed.text)
+    assert.deepEqual(causes(changed.body), ['spec.size: Invalid value: 60: spec.size in body should be less than or equal to 10'])
+  })
+
   it('prunes unknown fields, and field validation reports them', async () => {
     const body = { ...cronTab('pruned'), spec: { cronSpec: '* * * * *', extra: 'x' }, other: 1 }
     const strict = await api.post(`${CRONTABS}?fieldValidation=Strict`, body)

@@ -1,0 +1,58 @@
+/**
+ * Validation ratcheting (upstream's CRDValidationRatcheting, on by default):
+ * an update may keep a value the schema has since come to refuse, as long
+ * as it does not change it. A schema error at a field whose value is the
+ * same in the stored object is dropped; a missing required field counts as
+ * unchanged when the object that should hold it is.
+ */
+import { isPlainObject } from '../resources/object.js'
+import type { FieldError } from '../validation/field.js'
+import { sameJson } from '../registry/subresources.js'
+
+/** `spec.items[0].name` or `spec.labels[a.b/c]` as the steps from the root. */
+function steps(field: string): string[] {
+  const out: string[] = []
+  let i = 0
+  let name = ''
+  while (i < field.length) {
+    const ch = field[i]
+    if (ch === '.') {
+      if (name) out.push(name)
+      name = ''
+      i++
+    } else if (ch === '[') {
+      if (name) out.push(name)
+      name = ''
+      const end = field.indexOf(']', i)
+      if (end < 0) return []
+      out.push(field.slice(i + 1, end))
+      i = end + 1
+    } else {
+      name += ch
+      i++
+    }
+  }
+  if (name) out.push(name)
+  return out
+}
+
+function valueAt(root: unknown, path: readonly string[]): unknown {
+  let value = root
+  for (const step of path) {
+    if (Array.isArray(value) && /^\d+$/.test(step)) value = value[Number(step)]
+    else if (isPlainObject(value)) value = value[step]
+    else return undefined
+  }
+  return value
+}
+
+/** The errors an update still has to answer for: those at fields it changed. */
+export function ratchet(errors: readonly FieldError[], obj: unknown, old: unknown): FieldError[] {
+  return errors.filter((err) => {
+    const path = steps(err.field)
+    if (path.length === 0) return true
+    const at = err.type === 'FieldValueRequired' ? path.slice(0, -1) : path
+    const before = valueAt(old, at)
+    return before === undefined || !sameJson(valueAt(obj, at), before)
+  })
+}
