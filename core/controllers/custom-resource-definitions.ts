@@ -30,8 +30,8 @@ import { decideNames } from './crd-names.js'
 /** The manager the controllers' status writes are recorded under, as upstream's. */
 const MANAGER = 'kube-apiserver'
 
-/** How long to wait before looking again at a definition whose instances are held by finalizers. */
-const CLEANUP_RETRY_MS = 1000
+/** How long to wait before looking again at a definition whose reconcile failed or whose instances are held by finalizers. */
+const RETRY_MS = 1000
 
 export interface CrdController {
   /** Resolves once the definitions stored at start-up are served. */
@@ -83,7 +83,7 @@ export function startCrdController(registry: Registry, now: () => Date, logger: 
     const timer = setTimeout(() => {
       retries.delete(timer)
       void enqueue(name)
-    }, CLEANUP_RETRY_MS)
+    }, RETRY_MS)
     retries.add(timer)
   }
 
@@ -114,13 +114,27 @@ export function startCrdController(registry: Registry, now: () => Date, logger: 
     return (await crds.update('', crd.metadata.name ?? '', () => next, context(), 'status')) as CustomResourceDefinition
   }
 
+  /** Definitions whose names were refused may get them once another definition changed or went. */
+  const wakeRivals = (all: readonly CustomResourceDefinition[], changed: string, group?: string): void => {
+    for (const other of all)
+      if ((group === undefined || other.spec.group === group) && other.metadata.name !== changed && conditionOf(other, 'NamesAccepted')?.status !== 'True')
+        void enqueue(other.metadata.name ?? '')
+  }
+
+  const listAll = async (): Promise<CustomResourceDefinition[]> =>
+    (await crds.list('', { allowWatchBookmarks: false })).items as CustomResourceDefinition[]
+
   const reconcile = async (name: string): Promise<void> => {
-    let crd = await read(name)
-    if (!crd) return serve(name, undefined)
-    if (crd.metadata.deletionTimestamp) return finalize(crd)
-    const all = (await crds.list('', { allowWatchBookmarks: false })).items as CustomResourceDefinition[]
-    const naming = decideNames(crd, all)
-    crd = await updateStatus(crd, (next) => {
+    const stored = await read(name)
+    if (!stored) {
+      serve(name, undefined)
+      // Its names are free now.
+      return wakeRivals(await listAll(), name)
+    }
+    if (stored.metadata.deletionTimestamp) return finalize(stored)
+    const all = await listAll()
+    const naming = decideNames(stored, all)
+    const crd = await updateStatus(stored, (next) => {
       const stamp = formatTimestamp(now())
       next.status ??= {}
       next.status.acceptedNames = naming.acceptedNames
@@ -129,10 +143,8 @@ export function startCrdController(registry: Registry, now: () => Date, logger: 
         setCondition(next, { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' }, stamp)
     })
     serve(name, crd)
-    // A definition that gave up names may free them for another of its group.
-    for (const other of all)
-      if (other.spec.group === crd.spec.group && other.metadata.name !== name && conditionOf(other, 'NamesAccepted')?.status !== 'True')
-        void enqueue(other.metadata.name ?? '')
+    // Only a change can free names: a reconcile that wrote nothing wakes no one (two refused rivals would wake each other forever).
+    if (crd !== stored) wakeRivals(all, name, crd.spec.group)
   }
 
   /** Deletes every instance, then lets the definition go; instances held by finalizers keep it a while longer. */
@@ -190,7 +202,7 @@ export function startCrdController(registry: Registry, now: () => Date, logger: 
       } catch (err) {
         if (signal.aborted) return
         logger.warn({ err: String(err) }, 'watch of CustomResourceDefinitions failed; listing again')
-        await new Promise((resolve) => setTimeout(resolve, CLEANUP_RETRY_MS))
+        await new Promise((resolve) => setTimeout(resolve, RETRY_MS))
         try {
           const list = await crds.list('', { allowWatchBookmarks: false })
           from = list.metadata.resourceVersion ?? '0'

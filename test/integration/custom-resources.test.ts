@@ -278,6 +278,11 @@ describe('names of CustomResourceDefinitions', () => {
       return c?.status === 'False' && c.reason === 'ShortNamesConflict' && c.message === '"ct" is already in use'
     })
     assert.equal((await api.get('/apis/stable.example.com/v1/namespaces/default/crontabs2')).status, 404)
+    // Once the holder of the name goes, the rival gets it and is served.
+    await api.delete(`${CRDS}/crontabs.stable.example.com`)
+    await eventually('the rival is accepted and served', async () => (await api.get('/apis/stable.example.com/v1/namespaces/default/crontabs2')).status === 200)
+    const accepted = (await api.get(`${CRDS}/crontabs2.stable.example.com`)).body
+    assert.deepEqual(accepted.status.acceptedNames.shortNames, ['ct'])
   })
 })
 
