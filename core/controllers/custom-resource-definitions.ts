@@ -12,7 +12,7 @@ import { type CustomResourceDeps, customResourceEntries } from '../crd/entry.js'
 import { hasStatusCode } from '../http/status-error.js'
 import { ADMIN_IDENTITY } from '../options/api-server-options.js'
 import type { Logger } from '../ports.js'
-import type { Registry } from '../registry/registry.js'
+import { isStorageVersion, type Registry } from '../registry/registry.js'
 import type { RequestContext } from '../registry/request-context.js'
 import type { ResourceStore } from '../registry/store.js'
 import { customResourceDefinitions } from '../resources/groups/apiextensions.js'
@@ -184,7 +184,7 @@ export function startCrdController(registry: Registry, now: () => Date, logger: 
   /** The store of the version objects are kept in (any served one reads them all). */
   const instanceStore = (name: string): ResourceStore | undefined => {
     const entries = served.get(name)?.entries ?? []
-    const stored = entries.find((e) => !e.conversion || e.conversion.storageVersion === `${e.group}/${e.version}`) ?? entries[0]
+    const stored = entries.find(isStorageVersion) ?? entries[0]
     return stored && registry.store(stored)
   }
 

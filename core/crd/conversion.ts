@@ -15,7 +15,8 @@ import type { CustomResourceDefinition, ServiceReference, WebhookClientConfig } 
 import { storageVersionOf } from '../resources/apiextensions/types.js'
 import type { VersionConversion } from '../resources/catalogue.js'
 import { isPlainObject, type KubeObject } from '../resources/object.js'
-import { errorText, type FieldError, fieldPath } from '../validation/field.js'
+import { aggregateText, fieldPath } from '../validation/field.js'
+import { goTypeName } from '../validation/go-format.js'
 import { validateAnnotations, validateLabels } from '../validation/object-meta.js'
 import { CONVERSION_WEBHOOK_TIMEOUT_MS, fetchWebhookClient, type WebhookClient, type WebhookTarget } from './webhook-client.js'
 
@@ -88,11 +89,6 @@ export function customResourceConversion(
   }
 }
 
-/** A conversion failure: 500 Internal error with upstream's message. */
-function failure(message: string): Error {
-  return internalError(message)
-}
-
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err)
 }
@@ -130,7 +126,7 @@ class WebhookConverter {
   private async convertOne(obj: KubeObject, desired: string): Promise<KubeObject> {
     const subject = gvkText(obj.apiVersion, obj.kind)
     const converted = await this.review([obj], desired, subject)
-    if (converted.length !== 1) throw failure(`conversion webhook for ${subject} returned ${converted.length} objects, expected 1`)
+    if (converted.length !== 1) throw internalError(`conversion webhook for ${subject} returned ${converted.length} objects, expected 1`)
     return checkConverted(obj, converted[0], desired, {
       shape: `conversion webhook for ${subject} returned invalid object at index 0`,
       identity: `conversion webhook for ${subject} returned invalid object`,
@@ -148,7 +144,7 @@ class WebhookConverter {
     const subject = gvkText(desired, this.listKind)
     const converted = await this.review(sent, desired, subject)
     if (converted.length !== sent.length) {
-      throw failure(`conversion webhook for ${subject} returned ${converted.length} objects, expected ${sent.length}`)
+      throw internalError(`conversion webhook for ${subject} returned ${converted.length} objects, expected ${sent.length}`)
     }
     let next = 0
     return objs.map((original) => {
@@ -167,7 +163,7 @@ class WebhookConverter {
   /** Sends the review and answers the converted objects of a successful response. */
   private async review(objects: readonly KubeObject[], desired: string, subject: string): Promise<unknown[]> {
     const version = this.reviewVersion
-    if (!version) throw failure('no supported conversion review versions')
+    if (!version) throw internalError('no supported conversion review versions')
     const uid = this.newUID()
     let reply: unknown
     try {
@@ -179,12 +175,12 @@ class WebhookConverter {
       }
       reply = await this.client.post(target, body, this.timeoutMs)
     } catch (err) {
-      throw failure(`conversion webhook for ${subject} failed: ${messageOf(err)}`)
+      throw internalError(`conversion webhook for ${subject} failed: ${messageOf(err)}`)
     }
     try {
       return convertedObjectsOf(reply, version, uid)
     } catch (err) {
-      throw failure(`conversion webhook for ${subject} failed: ${messageOf(err)}`)
+      throw internalError(`conversion webhook for ${subject} failed: ${messageOf(err)}`)
     }
   }
 
@@ -245,18 +241,18 @@ interface Wording {
  * annotations the webhook may change.
  */
 function checkConverted(original: KubeObject, item: unknown, desired: string, words: Wording): KubeObject {
-  if (!isPlainObject(item)) throw failure(`${words.shape}: the converted object is of type ${goType(item)}, not an object`)
+  if (!isPlainObject(item)) throw internalError(`${words.shape}: the converted object is of type ${goTypeName(item)}, not an object`)
   const got = stringOr(item['apiVersion'])
-  if (got !== desired) throw failure(`${words.shape}: invalid groupVersion (expected ${desired}, received ${got})`)
+  if (got !== desired) throw internalError(`${words.shape}: invalid groupVersion (expected ${desired}, received ${got})`)
   const kind = stringOr(original.kind)
-  if (stringOr(item['kind']) !== kind) throw failure(`${words.shape}: invalid kind (expected ${kind}, received ${stringOr(item['kind'])})`)
+  if (stringOr(item['kind']) !== kind) throw internalError(`${words.shape}: invalid kind (expected ${kind}, received ${stringOr(item['kind'])})`)
   const converted = item as KubeObject
   const sameness = identityProblem(original, converted)
-  if (sameness) throw failure(`${words.identity}: ${sameness}`)
+  if (sameness) throw internalError(`${words.identity}: ${sameness}`)
   try {
     return { ...converted, metadata: restoredMetadata(original, converted) }
   } catch (err) {
-    throw failure(`${words.metadata}: ${messageOf(err)}`)
+    throw internalError(`${words.metadata}: ${messageOf(err)}`)
   }
 }
 
@@ -281,7 +277,7 @@ function identityProblem(original: KubeObject, converted: KubeObject): string | 
 function restoredMetadata(original: KubeObject, converted: KubeObject): KubeObject['metadata'] {
   const answered: unknown = converted.metadata
   if (answered === undefined) throw new Error('missing metadata in converted object')
-  if (!isPlainObject(answered)) throw new Error(`invalid metadata of type ${goType(answered)} in converted object`)
+  if (!isPlainObject(answered)) throw new Error(`invalid metadata of type ${goTypeName(answered)} in converted object`)
   const meta = structuredClone(original.metadata ?? {}) as Record<string, unknown>
   for (const field of ['labels', 'annotations'] as const) {
     const value = answered[field]
@@ -289,15 +285,15 @@ function restoredMetadata(original: KubeObject, converted: KubeObject): KubeObje
       delete meta[field]
       continue
     }
-    if (!isPlainObject(value)) throw new Error(`invalid metadata.${field} of type ${goType(value)} in converted object`)
+    if (!isPlainObject(value)) throw new Error(`invalid metadata.${field} of type ${goTypeName(value)} in converted object`)
     const before = meta[field]
     if (before !== undefined && before !== null && !isPlainObject(before)) {
-      throw new Error(`invalid metadata.${field} of type ${goType(before)} in original object`)
+      throw new Error(`invalid metadata.${field} of type ${goTypeName(before)} in original object`)
     }
     const previous = (before ?? {}) as Record<string, unknown>
     let changed = Object.keys(previous).length !== Object.keys(value).length
     for (const [key, v] of Object.entries(value)) {
-      if (typeof v !== 'string') throw new Error(`metadata.${field}[${key}] must be a string, but is ${goType(v)} in converted object`)
+      if (typeof v !== 'string') throw new Error(`metadata.${field}[${key}] must be a string, but is ${goTypeName(v)} in converted object`)
       if (previous[key] !== v) changed = true
     }
     if (changed) {
@@ -306,25 +302,9 @@ function restoredMetadata(original: KubeObject, converted: KubeObject): KubeObje
         field === 'labels'
           ? validateLabels(value, fieldPath('metadata').child('labels'))
           : validateAnnotations(value, fieldPath('metadata').child('annotation'))
-      if (errs.length) throw new Error(aggregate(errs))
+      if (errs.length) throw new Error(aggregateText(errs))
     }
     meta[field] = value
   }
   return meta as KubeObject['metadata']
-}
-
-/** Go's ErrorList.ToAggregate().Error(): one message alone, several in brackets. */
-function aggregate(errs: readonly FieldError[]): string {
-  const texts = [...new Set(errs.map(errorText))]
-  return texts.length === 1 ? texts[0]! : `[${texts.join(', ')}]`
-}
-
-/** The Go type an unstructured JSON value decodes into, for messages that name it. */
-function goType(value: unknown): string {
-  if (value === null || value === undefined) return '<nil>'
-  if (typeof value === 'string') return 'string'
-  if (typeof value === 'boolean') return 'bool'
-  if (typeof value === 'number') return Number.isInteger(value) ? 'int64' : 'float64'
-  if (Array.isArray(value)) return '[]interface {}'
-  return 'map[string]interface {}'
 }

@@ -5,13 +5,13 @@
  * same in the stored object is dropped; a missing required field counts as
  * unchanged when the object that should hold it is.
  */
-import { isPlainObject } from '../resources/object.js'
+import { at } from '../resources/columns/values.js'
 import type { FieldError } from '../validation/field.js'
 import { sameJson } from '../registry/subresources.js'
 
-/** `spec.items[0].name` or `spec.labels[a.b/c]` as the steps from the root. */
-function steps(field: string): string[] {
-  const out: string[] = []
+/** `spec.items[0].name` or `spec.labels[a.b/c]` as the steps from the root (list indexes as numbers). */
+function steps(field: string): (string | number)[] {
+  const out: (string | number)[] = []
   let i = 0
   let name = ''
   while (i < field.length) {
@@ -25,7 +25,8 @@ function steps(field: string): string[] {
       name = ''
       const end = field.indexOf(']', i)
       if (end < 0) return []
-      out.push(field.slice(i + 1, end))
+      const inside = field.slice(i + 1, end)
+      out.push(/^\d+$/.test(inside) ? Number(inside) : inside)
       i = end + 1
     } else {
       name += ch
@@ -36,23 +37,13 @@ function steps(field: string): string[] {
   return out
 }
 
-function valueAt(root: unknown, path: readonly string[]): unknown {
-  let value = root
-  for (const step of path) {
-    if (Array.isArray(value) && /^\d+$/.test(step)) value = value[Number(step)]
-    else if (isPlainObject(value)) value = value[step]
-    else return undefined
-  }
-  return value
-}
-
 /** The errors an update still has to answer for: those at fields it changed. */
 export function ratchet(errors: readonly FieldError[], obj: unknown, old: unknown): FieldError[] {
   return errors.filter((err) => {
     const path = steps(err.field)
     if (path.length === 0) return true
-    const at = err.type === 'FieldValueRequired' ? path.slice(0, -1) : path
-    const before = valueAt(old, at)
-    return before === undefined || !sameJson(valueAt(obj, at), before)
+    const where = err.type === 'FieldValueRequired' ? path.slice(0, -1) : path
+    const before = at(old, ...where)
+    return before === undefined || !sameJson(at(obj, ...where), before)
   })
 }

@@ -7,7 +7,7 @@
  *   requirement := ['!'] KEY [ ('in'|'notin') '(' values ')' | ('='|'=='|'!='|'>'|'<') VALUE ]
  */
 import { badRequest } from '../http/status-error.js'
-import { errorText, type FieldError } from '../validation/field.js'
+import { aggregateText, errorText, type FieldError } from '../validation/field.js'
 import { isQualifiedName, isValidLabelValue } from '../validation/names.js'
 
 /** Upstream's selection.Operator values. */
@@ -190,14 +190,8 @@ function requirement(key: string, operator: LabelOperator, values: string[]): La
     const problems = isValidLabelValue(v)
     if (problems.length) errs.push(fieldInvalid(`values[${i}][${key}]`, v, problems.join('; ')))
   })
-  if (errs.length) throw badRequest(aggregate(errs))
+  if (errs.length) throw badRequest(aggregateText(errs))
   return { key, operator, values }
-}
-
-/** Upstream's utilerrors.Aggregate text: one message alone, several in brackets, duplicates once. */
-function aggregate(errs: FieldError[]): string {
-  const texts = [...new Set(errs.map(errorText))]
-  return texts.length === 1 ? texts[0]! : `[${texts.join(', ')}]`
 }
 
 // --- lexer --------------------------------------------------------------------

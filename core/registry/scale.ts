@@ -13,7 +13,7 @@ import { badRequest, internalError, StatusError } from '../http/status-error.js'
 import type { ResourceEntry, ScalePaths } from '../resources/catalogue.js'
 import { isPlainObject, type KubeObject } from '../resources/object.js'
 import { type FieldError, FieldPath, fieldPath, invalid, invalidError } from '../validation/field.js'
-import { goPrint, goTypeOf } from '../validation/go-format.js'
+import { goPrint, goTypeName } from '../validation/go-format.js'
 import { labelSelectorFromObject, type LabelSelectorObject } from './label-selector.js'
 import type { RequestContext } from './request-context.js'
 import type { ResourceStore } from './store.js'
@@ -63,11 +63,8 @@ const pathFields = (path: string): string[] => path.replace(/^\./, '').split('.'
 
 const dotted = (fields: readonly string[]): string => `.${fields.join('.')}`
 
-/** Go's `%T` of a decoded JSON value. */
-const goType = (value: unknown): string => (value === null ? '<nil>' : goTypeOf(value))
-
 function accessorError(fields: readonly string[], value: unknown, expected: string): ScalePathError {
-  return new ScalePathError(`${dotted(fields)} accessor error: ${goPrint(value)} is of the type ${goType(value)}, expected ${expected}`)
+  return new ScalePathError(`${dotted(fields)} accessor error: ${goPrint(value)} is of the type ${goTypeName(value)}, expected ${expected}`)
 }
 
 /** The value under `fields`; a null on the way counts as absent, any other non-object is an error. */

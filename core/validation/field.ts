@@ -172,3 +172,9 @@ export function invalidError(group: string, kind: string, name: string, errors: 
   }
   return new StatusError(422, 'Invalid', message, details)
 }
+
+/** Upstream's utilerrors.Aggregate text: one message alone, several in brackets, duplicates once. */
+export function aggregateText(errs: readonly FieldError[]): string {
+  const texts = [...new Set(errs.map(errorText))]
+  return texts.length === 1 ? texts[0]! : `[${texts.join(', ')}]`
+}

@@ -148,9 +148,14 @@ export function goString(value: unknown): string {
   return `%!s(${goTypeOf(value)}=${goPrint(value)})`
 }
 
-/** The Go type a JSON value decodes to (numbers keep their integer-ness, as the apiserver decodes them). */
+/** The Go type a JSON value decodes to (numbers keep their integer-ness, as the apiserver decodes them), as `%s` prints it. */
 export function goTypeOf(value: unknown): string {
-  if (value === null || value === undefined) return '%!s(<nil>)'
+  return value === null || value === undefined ? '%!s(<nil>)' : goTypeName(value)
+}
+
+/** Go's `%T` of a decoded JSON value: `<nil>` for null. */
+export function goTypeName(value: unknown): string {
+  if (value === null || value === undefined) return '<nil>'
   if (Array.isArray(value)) return '[]interface {}'
   if (isPlainObject(value)) return 'map[string]interface {}'
   if (typeof value === 'number') return Number.isInteger(value) ? 'int64' : 'float64'

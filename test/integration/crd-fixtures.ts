@@ -1,6 +1,6 @@
-/** CustomResourceDefinitions the custom resource tests share, and a wait for one to be served. */
+/** CustomResourceDefinitions the custom resource tests share, and the wait until one is established. */
 import assert from 'node:assert/strict'
-import type { TestClient } from './harness.js'
+import { eventually, type TestClient } from './harness.js'
 
 export const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions'
 
@@ -66,15 +66,6 @@ export function cronTab(name: string, spec: Record<string, unknown> = { cronSpec
   return { apiVersion, kind: 'CronTab', metadata: { name }, spec }
 }
 
-/** Polls `check` until it returns true; fails with `what` after the deadline. */
-export async function eventually(what: string, check: () => Promise<boolean>, deadlineMs = 5000): Promise<void> {
-  const end = Date.now() + deadlineMs
-  for (;;) {
-    if (await check()) return
-    if (Date.now() > end) assert.fail(`timed out waiting until ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
 
 /** Creates the definition and waits until it is Established. */
 export async function installDefinition(api: TestClient, crd: { metadata: { name: string } }): Promise<void> {

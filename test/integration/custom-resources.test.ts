@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
-import { readEvents, startServer, type TestClient } from './harness.js'
-import { CRDS, cronTab, cronTabDefinition, eventually, installDefinition } from './crd-fixtures.js'
+import { eventually, readEvents, startServer, type TestClient } from './harness.js'
+import { CRDS, cronTab, cronTabDefinition, installDefinition } from './crd-fixtures.js'
 
 const CRONTABS = '/apis/stable.example.com/v1/namespaces/default/crontabs'
 const TABLE = 'application/json;as=Table;g=meta.k8s.io;v=v1'
@@ -122,6 +122,7 @@ describe('a CustomResourceDefinition', () => {
     const shrink = await api.patch(`${path}/c`, { spec: { count: 2 } }, 'application/merge-patch+json')
     assert.equal(shrink.status, 422, shrink.text)
     assert.deepEqual(causes(shrink.body), ['spec.count: Invalid value: "integer": count may only grow'])
+    assert.equal((await api.get(`${path}/c`)).body.spec.count, 6)
   })
 
   it('lets an update keep a value the schema has since come to refuse (ratcheting), not change it', async () => {
@@ -150,6 +151,7 @@ describe('a CustomResourceDefinition', () => {
     const changed = await api.patch(`${path}/g`, { spec: { size: 60 } }, 'application/merge-patch+json')
     assert.equal(changed.status, 422, changed.text)
     assert.deepEqual(causes(changed.body), ['spec.size: Invalid value: 60: spec.size in body should be less than or equal to 10'])
+    assert.equal((await api.get(`${path}/g`)).body.spec.size, 50)
   })
 
   it('prunes unknown fields, and field validation reports them', async () => {

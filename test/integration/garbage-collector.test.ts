@@ -2,21 +2,11 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { OwnerReference } from '../../core/resources/object.js'
-import { startServer, type TestClient } from './harness.js'
+import { eventually, startServer, type TestClient } from './harness.js'
 
 const PODS = '/api/v1/namespaces/default/pods'
 const CMS = '/api/v1/namespaces/default/configmaps'
 const RS = '/apis/apps/v1/namespaces/default/replicasets'
-
-/** Polls `check` until it returns true; fails with `what` after the deadline. */
-async function eventually(what: string, check: () => Promise<boolean>, deadlineMs = 5000): Promise<void> {
-  const end = Date.now() + deadlineMs
-  for (;;) {
-    if (await check()) return
-    if (Date.now() > end) assert.fail(`timed out waiting until ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
 
 async function createReplicaSet(api: TestClient, name: string): Promise<OwnerReference> {
   const labels = { app: name }

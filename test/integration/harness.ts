@@ -1,4 +1,5 @@
 /** A small client for driving a server through `fetch`, as a test author would. */
+import assert from 'node:assert/strict'
 import { type ApiServer, type ApiServerOptions, createApiServer } from '../../core/index.js'
 import type { ConnectionInfo } from '../../core/ports.js'
 
@@ -69,4 +70,14 @@ export async function readEvents(res: Response, count: number): Promise<{ type: 
   }
   await reader.cancel()
   return events
+}
+
+/** Polls `check` until it returns true; fails with `what` after the deadline. */
+export async function eventually(what: string, check: () => Promise<boolean>, deadlineMs = 5000): Promise<void> {
+  const end = Date.now() + deadlineMs
+  for (;;) {
+    if (await check()) return
+    if (Date.now() > end) assert.fail(`timed out waiting until ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
 }
