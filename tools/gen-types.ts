@@ -12,7 +12,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { FieldDef, Scalar, TypeDef, TypeRef } from '../core/resources/schema/model.js'
+import type { FieldDef, JsonForms, Scalar, TypeDef, TypeRef } from '../core/resources/schema/model.js'
 
 /**
  * The group/versions the built-in catalogue serves: every kind registered in
@@ -68,6 +68,20 @@ const SPECIAL_SCALARS: Readonly<Record<string, Scalar>> = {
   'io.k8s.apimachinery.pkg.runtime.RawExtension': 'raw',
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON': 'raw',
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.JSON': 'raw',
+}
+
+const APIEXTENSIONS = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1'
+
+/**
+ * Types whose Go code marshals them by hand, so the OpenAPI document gives
+ * them no properties: which JSON kind travels in which field of the protobuf
+ * message, and Go's error for any other kind (JSONSchemaPropsOrBool alone
+ * refuses one; the others decode it as absent).
+ */
+const JSON_FORMS: Readonly<Record<string, { object?: string; array?: string; boolean?: string; invalid?: string }>> = {
+  [`${APIEXTENSIONS}.JSONSchemaPropsOrArray`]: { object: 'schema', array: 'jSONSchemas' },
+  [`${APIEXTENSIONS}.JSONSchemaPropsOrBool`]: { object: 'schema', boolean: 'allows', invalid: 'boolean or JSON schema expected' },
+  [`${APIEXTENSIONS}.JSONSchemaPropsOrStringArray`]: { object: 'schema', array: 'property' },
 }
 
 interface SchemaV2 {
@@ -338,9 +352,35 @@ function embeddedStructs(
   return found
 }
 
+/** The wrapper message's fields for each JSON form of a hand-marshalled type (see JSON_FORMS). */
+function jsonFormsOf(name: string, pending: string[]): JsonForms {
+  const spec = JSON_FORMS[name]!
+  const proto = protoMessage(name)
+  const pkg = `k8s.io.${name.slice('io.k8s.'.length, name.lastIndexOf('.')).replaceAll('-', '_')}`
+  const forms: JsonForms = {}
+  for (const kind of ['object', 'array', 'boolean'] as const) {
+    const protoName = spec[kind]
+    if (!protoName) continue
+    const pf = proto?.[protoName]
+    if (!pf) throw new Error(`${name}: no protobuf field ${protoName}`)
+    let type: TypeRef
+    if (SCALAR_PROTO_TYPES.has(pf.type)) type = { scalar: pf.type === 'bool' ? 'boolean' : 'string' }
+    else {
+      const [msgPkg, msg] = protoTypeOf(pf.type, pkg)
+      const ref = `${definitionNamespace(msgPkg)}.${msg}`
+      pending.push(ref)
+      type = { ref }
+    }
+    forms[kind] = { name: protoName, type: pf.repeated ? { array: type } : type, proto: pf.n }
+  }
+  if (spec.invalid) forms.invalid = spec.invalid
+  return forms
+}
+
 function buildType(name: string, pending: string[]): TypeDef {
   const schema = definitions[name]
   if (!schema) throw new Error(`unknown definition ${name}`)
+  if (JSON_FORMS[name]) return { name, fields: [], jsonForms: jsonFormsOf(name, pending) }
   const proto = protoMessage(name)
   const required = new Set(schema.required ?? [])
   const fields: FieldDef[] = []
@@ -429,8 +469,9 @@ for (const pkg of packages) {
     // One field per line keeps regenerated diffs readable.
     const gvk = def.gvk ? `\n    gvk: ${JSON.stringify(def.gvk)},` : ''
     const embedded = def.embedded ? `\n    embedded: ${JSON.stringify(def.embedded)},` : ''
+    const forms = def.jsonForms ? `\n    jsonForms: ${JSON.stringify(def.jsonForms)},` : ''
     const fields = def.fields.map((f) => `      ${JSON.stringify(f)},\n`).join('')
-    text += `  ${JSON.stringify(def.name)}: {\n    name: ${JSON.stringify(def.name)},${gvk}${embedded}\n    fields: [\n${fields}    ],\n  },\n`
+    text += `  ${JSON.stringify(def.name)}: {\n    name: ${JSON.stringify(def.name)},${gvk}${embedded}${forms}\n    fields: [\n${fields}    ],\n  },\n`
   }
   text += '}\n'
   writeFileSync(join(outDir, `${pkg}.ts`), text)

@@ -479,6 +479,11 @@ class SchemaSet {
     }
     const def = typeTable[name]
     if (!def) throw new Error(`type ${name} is missing from the type table`)
+    if (def.jsonForms) {
+      // Upstream publishes hand-marshalled types (JSONSchemaPropsOrBool ...) with no type: any of their JSON forms.
+      this.schemas.set(name, {})
+      return
+    }
     const schema: JsonObject = { type: 'object' }
     // Registered before the fields are walked, so recursive types terminate.
     this.schemas.set(name, schema)

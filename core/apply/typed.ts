@@ -67,6 +67,8 @@ function shapeOfRef(ref: TypeRef, field?: FieldDef, owner?: TypeDef): Shape {
   if ('ref' in ref) {
     const type = typeTable[ref.ref]
     if (!type) return LEAF
+    // Upstream's OpenAPI gives hand-marshalled types (JSONSchemaPropsOrArray ...) no schema: deduced, as there.
+    if (type.jsonForms) return DEDUCED
     if (override === 'atomic' || (ATOMIC_STRUCTS.has(type.name) && override !== 'granular')) return LEAF
     return { kind: 'struct', type }
   }

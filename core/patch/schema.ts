@@ -15,10 +15,16 @@ export interface FieldPatchMeta {
 
 const RAW: FieldPatchMeta = { type: undefined, strategy: '', mergeKey: '' }
 
-/** True for values merged as plain JSON (RFC 7386): raw fields and fields the table does not know. */
+/**
+ * True for values merged as plain JSON (RFC 7386): raw fields, fields the
+ * table does not know, and types with several JSON forms (JSONSchemaPropsOrBool ...),
+ * which have no fields to carry patch strategies.
+ */
 export function isRaw(type: TypeRef | undefined, types: TypeTable): boolean {
   if (type === undefined || 'scalar' in type) return true
-  return 'ref' in type && types[type.ref] === undefined
+  if (!('ref' in type)) return false
+  const def = types[type.ref]
+  return def === undefined || def.jsonForms !== undefined
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import type { TypeRef, TypeTable } from '../resources/schema/model.js'
 import { isJsonMap } from '../validation/go-format.js'
-import { lookupField } from './schema.js'
+import { isRaw, lookupField } from './schema.js'
 
 /** Go's reflect.Kind name of a decoded JSON value. */
 function goKind(value: unknown): string {
@@ -41,7 +41,7 @@ export function shapeError(value: unknown, type: TypeRef | undefined, types: Typ
     }
     return undefined
   }
-  if (types[type.ref] === undefined) return undefined
+  if (isRaw(type, types)) return undefined
   if (!isJsonMap(value)) return mismatch(value, 'struct')
   for (const [key, item] of Object.entries(value)) {
     const problem = shapeError(item, lookupField(type, key, types).type, types)

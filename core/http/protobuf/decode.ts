@@ -9,7 +9,7 @@ import type { FieldDef, TypeDef, TypeRef, TypeTable } from '../../resources/sche
 import { typeForKind, typeTable } from '../../resources/schema/index.js'
 import { badRequest, StatusError } from '../status-error.js'
 import { formatTime } from './scalars.js'
-import { hasProtobufForm, lookupType, splitApiVersion, zeroValue } from './types.js'
+import { formsWrapper, hasProtobufForm, lookupType, splitApiVersion, unwrapForms, zeroValue } from './types.js'
 import { FIXED64, hasMagic, LEN, Reader, utf8Strict, VARINT, WireError } from './wire.js'
 
 /**
@@ -123,7 +123,9 @@ function decodeField(
 function decodeValue(t: TypeRef, wire: number, r: Reader, where: string, types: TypeTable): unknown {
   if ('ref' in t) {
     expectWire(wire, LEN, where)
-    return decodeMessage(r.bytes(), lookupType(t.ref, types), types)
+    const def = lookupType(t.ref, types)
+    if (!def.jsonForms) return decodeMessage(r.bytes(), def, types)
+    return unwrapForms(def.jsonForms, decodeMessage(r.bytes(), formsWrapper(def.name, def.jsonForms), types))
   }
   if ('array' in t) {
     // A list nested in a list or map travels in a wrapper message whose field 1 repeats (ExtraValue).

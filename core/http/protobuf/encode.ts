@@ -7,7 +7,7 @@ import type { FieldDef, TypeDef, TypeRef, TypeTable } from '../../resources/sche
 import { typeForKind, typeTable } from '../../resources/schema/index.js'
 import { notAcceptable } from '../status-error.js'
 import { bytesFromJson, parseDurationNanos, parseTime } from './scalars.js'
-import { hasProtobufForm, lookupType, splitApiVersion, zeroValue } from './types.js'
+import { formsWrapper, hasProtobufForm, lookupType, splitApiVersion, wrapForms, zeroValue } from './types.js'
 import { PROTOBUF_MAGIC, utf8, VARINT, Writer } from './wire.js'
 
 /** A field of the message, or an embedded Go struct travelling as one nested message. */
@@ -66,7 +66,11 @@ function encodeField(w: Writer, num: number, t: TypeRef, v: unknown, where: stri
 
 function encodeValue(w: Writer, num: number, t: TypeRef, v: unknown, where: string, types: TypeTable): void {
   if ('ref' in t) {
-    w.lenDelimited(num, encodeMessage(v, lookupType(t.ref, types), where, types))
+    const def = lookupType(t.ref, types)
+    if (def.jsonForms) {
+      const wrapper = formsWrapper(def.name, def.jsonForms)
+      w.lenDelimited(num, encodeMessage(wrapForms(def.jsonForms, v), wrapper, where, types))
+    } else w.lenDelimited(num, encodeMessage(v, def, where, types))
     return
   }
   if ('array' in t) {

@@ -11,7 +11,8 @@
 import { badRequest } from '../../http/status-error.js'
 import { illegalBase64Index } from '../core/base64.js'
 import { isPlainObject } from '../object.js'
-import type { TypeDef, TypeRef, TypeTable } from './model.js'
+import type { JsonForms, TypeDef, TypeRef, TypeTable } from './model.js'
+import { jsonFormOf } from './model.js'
 import { durationError, notAString, parseQuantity, parseTime } from './go-values.js'
 
 class DecodeError extends Error {}
@@ -111,8 +112,9 @@ class Decoder {
 
   value(v: unknown, t: TypeRef, where: Where): unknown {
     if ('ref' in t) {
-      if (!isPlainObject(v)) throw typeError(v, t, where)
       const def = this.types[t.ref]
+      if (def?.jsonForms) return this.oneOfForms(v, def.jsonForms, where)
+      if (!isPlainObject(v)) throw typeError(v, t, where)
       if (def) this.object(v, def, where.path, where.at)
       return v
     }
@@ -124,11 +126,31 @@ class Decoder {
     }
     if ('map' in t) {
       if (!isPlainObject(v)) throw typeError(v, t, where)
-      for (const [k, item] of Object.entries(v))
-        v[k] = item === null ? zero(t.map) : this.value(item, t.map, { ...where, at: `${where.at}.${k}` })
+      for (const [k, item] of Object.entries(v)) {
+        const decoded = item === null ? this.zeroOf(t.map) : this.value(item, t.map, { ...where, at: `${where.at}.${k}` })
+        if (decoded === undefined) delete v[k]
+        else v[k] = decoded
+      }
       return v
     }
     return this.scalar(v, t, where)
+  }
+
+  /** A value of a type with several JSON forms (JSONSchemaPropsOrArray ...); undefined where Go's decoder leaves it empty. */
+  private oneOfForms(v: unknown, forms: JsonForms, where: Where): unknown {
+    const form = jsonFormOf(forms, v)
+    if (!form) {
+      if (forms.invalid) throw new DecodeError(forms.invalid)
+      return undefined
+    }
+    const decoded = this.value(v, form.type, where)
+    // An empty list is written back as null by the type's marshaller, so it does not survive.
+    return Array.isArray(decoded) && decoded.length === 0 ? undefined : decoded
+  }
+
+  /** What a null entry of a map becomes: the value type's zero, nothing for types with several JSON forms. */
+  private zeroOf(t: TypeRef): unknown {
+    return 'ref' in t && this.types[t.ref]?.jsonForms ? undefined : zero(t)
   }
 
   private scalar(v: unknown, t: TypeRef & { scalar: string }, where: Where): unknown {

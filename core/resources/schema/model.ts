@@ -59,6 +59,30 @@ export interface TypeDef {
    * of the type `type` (whose field names say which fields it carries).
    */
   embedded?: { proto: number; type: string }[]
+  /**
+   * Go types with a JSON form of their own (apiextensions' JSONSchemaPropsOrArray,
+   * JSONSchemaPropsOrBool, JSONSchemaPropsOrStringArray): the value is a JSON
+   * object, array or boolean, and which of them it is picks its type. Such a
+   * type has no JSON fields; in protobuf it travels as a wrapper message whose
+   * field for the form at hand carries the value.
+   */
+  jsonForms?: JsonForms
+}
+
+/** One field of the wrapper message per JSON form the type accepts (see TypeDef.jsonForms). */
+export interface JsonForms {
+  object?: FieldDef
+  array?: FieldDef
+  boolean?: FieldDef
+  /** Go's decoding error for a value of another JSON kind; without it such a value decodes as absent. */
+  invalid?: string
+}
+
+/** The form a JSON value takes in a type with several JSON forms; undefined when it takes none. */
+export function jsonFormOf(forms: JsonForms, value: unknown): FieldDef | undefined {
+  if (Array.isArray(value)) return forms.array
+  if (typeof value === 'boolean') return forms.boolean
+  return value !== null && typeof value === 'object' ? forms.object : undefined
 }
 
 export type TypeTable = Readonly<Record<string, TypeDef>>

@@ -182,16 +182,19 @@ export const apiextensionsV1Types: TypeTable = {
   },
   "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray": {
     name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray",
+    jsonForms: {"object":{"name":"schema","type":{"ref":"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"},"proto":1},"array":{"name":"jSONSchemas","type":{"array":{"ref":"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"}},"proto":2}},
     fields: [
     ],
   },
   "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool": {
     name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool",
+    jsonForms: {"object":{"name":"schema","type":{"ref":"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"},"proto":2},"boolean":{"name":"allows","type":{"scalar":"boolean"},"proto":1},"invalid":"boolean or JSON schema expected"},
     fields: [
     ],
   },
   "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray": {
     name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray",
+    jsonForms: {"object":{"name":"schema","type":{"ref":"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"},"proto":1},"array":{"name":"property","type":{"array":{"scalar":"string"}},"proto":2}},
     fields: [
     ],
   },
