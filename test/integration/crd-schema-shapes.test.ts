@@ -1,0 +1,180 @@
+/**
+ * Every shape a published CRD's schema takes (typed list items, typed map
+ * values, booleans where a schema may stand, defaults and enums of any JSON
+ * type, value validations, extensions) is accepted in each decoding mode,
+ * read back unchanged, and seen by validation, pruning, defaulting, CEL and
+ * OpenAPI of the custom resources it defines.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { stringify } from 'yaml'
+import { encodeProtobuf } from '../../core/http/protobuf.js'
+import { CRDS, installDefinition } from './crd-fixtures.js'
+import { startServer, type TestClient } from './harness.js'
+
+function definition(name: string) {
+  const plural = `${name}s`
+  const kind = name[0]!.toUpperCase() + name.slice(1)
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.shapes.example.com` },
+    spec: {
+      group: 'shapes.example.com',
+      scope: 'Namespaced',
+      names: { plural, singular: name, kind, listKind: `${kind}List` },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema() } }],
+    },
+  }
+}
+
+/** A structural schema using every field of JSONSchemaProps that upstream allows in one. */
+function schema() {
+  return {
+    type: 'object',
+    description: 'shapes',
+    properties: {
+      spec: {
+        type: 'object',
+        required: ['tags'],
+        externalDocs: { description: 'more', url: 'https://example.com/doc' },
+        properties: {
+          tags: { type: 'array', maxItems: 8, items: { type: 'string', maxLength: 5, pattern: '^[a-z]+$' }, 'x-kubernetes-list-type': 'set' },
+          labels: { type: 'object', maxProperties: 4, additionalProperties: { type: 'string', enum: ['a', 'b'] } },
+          matrix: {
+            type: 'object',
+            additionalProperties: { type: 'array', items: { type: 'integer', format: 'int32', minimum: 0, exclusiveMinimum: true } },
+          },
+          rules: {
+            type: 'array',
+            'x-kubernetes-list-type': 'map',
+            'x-kubernetes-list-map-keys': ['name'],
+            items: {
+              type: 'object',
+              required: ['name'],
+              properties: {
+                name: { type: 'string' },
+                weight: { type: 'integer', default: 1 },
+                mode: { type: 'string', nullable: true, enum: ['on', 'off', null] },
+              },
+              'x-kubernetes-validations': [{ rule: 'self.weight <= 100', message: 'weight at most 100' }],
+            },
+          },
+          port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
+          choice: {
+            type: 'object',
+            properties: { a: { type: 'string' }, b: { type: 'string' } },
+            oneOf: [{ required: ['a'] }, { required: ['b'] }],
+            not: { required: ['c'] },
+            allOf: [{ properties: { a: { minLength: 1 } } }],
+          },
+          blob: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, example: { any: ['thing', 1, true] } },
+          settings: { type: 'object', default: { verbose: false }, properties: { verbose: { type: 'boolean' } }, 'x-kubernetes-map-type': 'atomic' },
+        },
+      },
+    },
+  }
+}
+
+function storedSchema(crd: { spec: { versions: { schema: { openAPIV3Schema: unknown } }[] } }): unknown {
+  return crd.spec.versions[0]!.schema.openAPIV3Schema
+}
+
+describe('CRD schemas of every shape', () => {
+  let api: TestClient
+  before(async () => {
+    api = await startServer()
+  })
+  after(async () => {
+    await api.server.shutdown()
+  })
+
+  const modes: [string, (crd: object) => Promise<{ status: number; text: string; body: any }>][] = [
+    ['JSON with fieldValidation=Strict', (crd) => api.post(`${CRDS}?fieldValidation=Strict`, crd)],
+    ['JSON with fieldValidation=Warn', (crd) => api.post(`${CRDS}?fieldValidation=Warn`, crd)],
+    ['JSON with fieldValidation=Ignore', (crd) => api.post(`${CRDS}?fieldValidation=Ignore`, crd)],
+    ['YAML with fieldValidation=Strict', (crd) => api.post(`${CRDS}?fieldValidation=Strict`, stringify(crd), { headers: { 'content-type': 'application/yaml' } })],
+    ['protobuf', (crd) => api.post(CRDS, encodeProtobuf(crd as Record<string, unknown>), { headers: { 'content-type': 'application/vnd.kubernetes.protobuf' } })],
+  ]
+  modes.forEach(([mode, create], i) => {
+    it(`creates a definition from ${mode} and reads back exactly what was written`, async () => {
+      const crd = definition(`shape${i}`)
+      const res = await create(crd)
+      assert.equal(res.status, 201, res.text)
+      assert.equal(res.headers?.get?.('warning') ?? null, null)
+      assert.deepEqual(storedSchema(res.body), schema())
+      const got = await api.get(`${CRDS}/${crd.metadata.name}`)
+      assert.deepEqual(storedSchema(got.body), schema())
+      const proto = await api.call('GET', `${CRDS}/${crd.metadata.name}`, { headers: { accept: 'application/vnd.kubernetes.protobuf' } })
+      assert.equal(proto.status, 200)
+    })
+  })
+
+  it('keeps the nested schemas through a replace, a merge patch and a server-side apply', async () => {
+    const crd = definition('shapeupdated')
+    await installDefinition(api, crd)
+    const current = (await api.get(`${CRDS}/${crd.metadata.name}`)).body
+    const replaced = await api.put(`${CRDS}/${crd.metadata.name}?fieldValidation=Strict`, current)
+    assert.equal(replaced.status, 200, replaced.text)
+    assert.deepEqual(storedSchema(replaced.body), schema())
+    const patched = await api.patch(`${CRDS}/${crd.metadata.name}`, { metadata: { labels: { a: 'b' } } }, 'application/merge-patch+json')
+    assert.equal(patched.status, 200, patched.text)
+    assert.deepEqual(storedSchema(patched.body), schema())
+    const applied = await api.patch(
+      `${CRDS}/${crd.metadata.name}?fieldManager=tester&force=true&fieldValidation=Strict`,
+      stringify(definition('shapeupdated')),
+      'application/apply-patch+yaml',
+    )
+    assert.equal(applied.status, 200, applied.text)
+    assert.deepEqual(storedSchema(applied.body), schema())
+  })
+
+  it('refuses the shapes a structural schema may not have with upstream\'s messages, storing nothing', async () => {
+    const crd = definition('unstructural')
+    const spec = crd.spec.versions[0]!.schema.openAPIV3Schema.properties.spec.properties as Record<string, unknown>
+    spec['tuple'] = { type: 'array', items: [{ type: 'string' }] }
+    spec['labels'] = { type: 'object', additionalProperties: false }
+    const res = await api.post(`${CRDS}?fieldValidation=Strict`, crd)
+    assert.equal(res.status, 422, res.text)
+    assert.match(res.body.message, /properties\[spec\]\.properties\[tuple\]\.items: Forbidden: items must be a schema object and not an array/)
+    assert.equal((await api.get(`${CRDS}/${crd.metadata.name}`)).status, 404)
+  })
+
+  describe('custom resources of such a definition', () => {
+    const objects = '/apis/shapes.example.com/v1/namespaces/default/shapecrs'
+    before(async () => {
+      await installDefinition(api, definition('shapecr'))
+    })
+
+    function object(name: string, spec: Record<string, unknown>) {
+      return { apiVersion: 'shapes.example.com/v1', kind: 'Shapecr', metadata: { name }, spec }
+    }
+
+    it('validates list items and map values against their schemas', async () => {
+      const res = await api.post(objects, object('bad', { tags: ['ok', 'NOT-OK', 'toolong'], labels: { x: 'c' }, matrix: { m: [1, 0] } }))
+      assert.equal(res.status, 422, res.text)
+      const fields = res.body.details.causes.map((c: { field: string }) => c.field).sort()
+      assert.deepEqual(fields, ['spec.labels.x', 'spec.matrix.m[1]', 'spec.tags[1]', 'spec.tags[1]', 'spec.tags[2]'])
+      assert.equal((await api.get(`${objects}/bad`)).status, 404)
+    })
+
+    it('prunes unknown fields inside items, defaults them, and runs their CEL rules', async () => {
+      const res = await api.post(objects, object('good', { tags: ['a'], rules: [{ name: 'r', colour: 'red' }], blob: { kept: { deep: 1 } } }))
+      assert.equal(res.status, 201, res.text)
+      assert.deepEqual(res.body.spec.rules, [{ name: 'r', weight: 1 }])
+      assert.deepEqual(res.body.spec.blob, { kept: { deep: 1 } })
+      assert.deepEqual(res.body.spec.settings, { verbose: false })
+      const heavy = await api.post(objects, object('heavy', { tags: ['a'], rules: [{ name: 'r', weight: 101 }] }))
+      assert.equal(heavy.status, 422, heavy.text)
+      assert.match(heavy.body.message, /spec\.rules\[0\]: Invalid value: "object": weight at most 100/)
+    })
+
+    it('publishes the nested schemas in OpenAPI v3', async () => {
+      const doc = (await api.get('/openapi/v3/apis/shapes.example.com/v1')).body
+      const spec = doc.components.schemas['com.example.shapes.v1.Shapecr'].properties.spec
+      assert.deepEqual(spec.properties.tags.items, { type: 'string', maxLength: 5, pattern: '^[a-z]+$' })
+      assert.deepEqual(spec.properties.labels.additionalProperties, { type: 'string', enum: ['a', 'b'] })
+      assert.equal(spec.properties.rules.items.properties.weight.default, 1)
+    })
+  })
+})
