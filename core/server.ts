@@ -9,7 +9,7 @@ import { type Authenticator, UnionAuthenticator } from './authn/authenticator.js
 import { staticTokenAuthenticator } from './authn/bearer-token.js'
 import { x509Authenticator } from './authn/x509.js'
 import { accessDecider } from './authz/access-review.js'
-import { alwaysAllow, UnionAuthorizer } from './authz/authorizer.js'
+import { authorizerForModes } from './authz/authorizer.js'
 import { clusterServices } from './controllers/cluster-services.js'
 import { startCrdController } from './controllers/custom-resource-definitions.js'
 import { startGarbageCollector } from './controllers/garbage-collector.js'
@@ -56,7 +56,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const storage: Storage = watchCache ?? backend
 
   const modes = options.authorizationModes ?? ['AlwaysAllow']
-  const authorizer = new UnionAuthorizer(modes.map(() => alwaysAllow))
+  const authorizer = authorizerForModes(modes)
   const auth = options.authentication ?? {}
   // TokenReview answers for the tokens this server itself accepts.
   const tokenUsers = new Map((auth.tokens ?? []).map((t) => [t.token, t.user]))

@@ -10,7 +10,7 @@ import type { Attributes, Authorizer } from './authorizer.js'
 const text = (v: unknown) => (typeof v === 'string' ? v : '')
 
 export function accessDecider(authorizer: Authorizer): AccessDecider {
-  return (user, spec) => {
+  return async (user, spec) => {
     const ra = isPlainObject(spec['resourceAttributes']) ? spec['resourceAttributes'] : undefined
     const nra = isPlainObject(spec['nonResourceAttributes']) ? spec['nonResourceAttributes'] : undefined
     const attrs: Attributes = {
@@ -25,7 +25,7 @@ export function accessDecider(authorizer: Authorizer): AccessDecider {
       subresource: text(ra?.['subresource']),
       name: text(ra?.['name']),
     }
-    const d = authorizer.authorize(attrs)
+    const d = await authorizer.authorize(attrs)
     return { allowed: d.decision === 'allow', reason: d.reason }
   }
 }

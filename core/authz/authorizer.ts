@@ -20,12 +20,46 @@ export interface Attributes {
 
 export type Decision = 'allow' | 'deny' | 'no-opinion'
 
+export interface AuthorizerDecision {
+  decision: Decision
+  reason: string
+}
+
+/** Upstream's authorizer.Authorizer: asynchronous, so that a webhook can answer. */
 export interface Authorizer {
-  authorize(attrs: Attributes): { decision: Decision; reason: string }
+  authorize(attrs: Attributes): Promise<AuthorizerDecision>
 }
 
 export const alwaysAllow: Authorizer = {
-  authorize: () => ({ decision: 'allow', reason: '' }),
+  authorize: async () => ({ decision: 'allow', reason: '' }),
+}
+
+/** `--authorization-mode=AlwaysDeny`: refuses everything (upstream: a decision of deny, no reason). */
+export const alwaysDeny: Authorizer = {
+  authorize: async () => ({ decision: 'deny', reason: '' }),
+}
+
+const AUTHORIZERS_BY_MODE: Readonly<Record<string, Authorizer>> = { AlwaysAllow: alwaysAllow, AlwaysDeny: alwaysDeny }
+
+export const PRIVILEGED_GROUP = 'system:masters'
+
+/** Members of system:masters may do anything, whatever the modes say (upstream puts this first in every chain). */
+const privilegedGroup: Authorizer = {
+  authorize: async ({ user }) => ({ decision: user.groups.includes(PRIVILEGED_GROUP) ? 'allow' : 'no-opinion', reason: '' }),
+}
+
+/**
+ * The chain for `--authorization-mode`, in order, after the privileged
+ * group. A mode the server does not implement yet is refused (thrown),
+ * never mapped to something weaker.
+ */
+export function authorizerForModes(modes: readonly string[]): Authorizer {
+  const chain = modes.map((mode) => {
+    const authorizer = AUTHORIZERS_BY_MODE[mode]
+    if (!authorizer) throw new Error(`authorization mode ${JSON.stringify(mode)} is not implemented yet; refusing to serve without it`)
+    return authorizer
+  })
+  return new UnionAuthorizer([privilegedGroup, ...chain])
 }
 
 export function attributesOf(user: UserInfo, info: RequestInfo): Attributes {
@@ -46,10 +80,10 @@ export function attributesOf(user: UserInfo, info: RequestInfo): Attributes {
 export class UnionAuthorizer implements Authorizer {
   constructor(private readonly authorizers: readonly Authorizer[]) {}
 
-  authorize(attrs: Attributes): { decision: Decision; reason: string } {
+  async authorize(attrs: Attributes): Promise<AuthorizerDecision> {
     const reasons: string[] = []
     for (const a of this.authorizers) {
-      const d = a.authorize(attrs)
+      const d = await a.authorize(attrs)
       if (d.decision !== 'no-opinion') return d
       if (d.reason) reasons.push(d.reason)
     }

@@ -30,10 +30,12 @@ export interface AuthenticationOptions {
 export interface ApiServerOptions {
   authentication?: AuthenticationOptions
   /**
-   * Authorization modes in order (`--authorization-mode`). Only AlwaysAllow exists so far.
+   * Authorization modes in order (`--authorization-mode`). Only AlwaysAllow and
+   * AlwaysDeny exist so far; createApiServer throws for any other mode rather
+   * than serve without it.
    * @default ['AlwaysAllow']
    */
-  authorizationModes?: 'AlwaysAllow'[]
+  authorizationModes?: string[]
   /**
    * The identity of requests handed to `fetch` with no connection info (an
    * embedding program calling the handler directly), unless the request

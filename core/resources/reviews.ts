@@ -13,7 +13,7 @@ import { anyName } from './names.js'
 import { isPlainObject, type KubeObject, type UserInfo } from './object.js'
 
 /** Decides whether the caller may do what a review's spec describes (the authorizer chain). */
-export type AccessDecider = (user: UserInfo, spec: Record<string, unknown>) => { allowed: boolean; reason?: string }
+export type AccessDecider = (user: UserInfo, spec: Record<string, unknown>) => Promise<{ allowed: boolean; reason?: string }>
 
 /** The user a bearer token stands for (the token authenticators), or undefined when none knows it. */
 export type TokenAuthenticate = (token: string) => Promise<UserInfo | undefined>
@@ -72,8 +72,8 @@ function attributeErrors(spec: Record<string, unknown>): FieldError[] {
   return []
 }
 
-function decided(decide: AccessDecider, user: UserInfo, spec: Record<string, unknown>): Record<string, unknown> {
-  const { allowed, reason } = decide(user, spec)
+async function decided(decide: AccessDecider, user: UserInfo, spec: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const { allowed, reason } = await decide(user, spec)
   return reason ? { allowed, reason } : { allowed }
 }
 
@@ -86,30 +86,30 @@ function subjectOf(spec: Record<string, unknown>): UserInfo {
 }
 
 export function selfSubjectAccessReviews(decide: AccessDecider): ResourceEntry {
-  return review('SelfSubjectAccessReview', 'selfsubjectaccessreviews', AUTHORIZATION, false, (obj, ctx) => {
+  return review('SelfSubjectAccessReview', 'selfsubjectaccessreviews', AUTHORIZATION, false, async (obj, ctx) => {
     const spec = obj['spec']
     if (!isPlainObject(spec)) throw badRequest('spec is required')
     const hasResource = isPlainObject(spec['resourceAttributes'])
     const hasNonResource = isPlainObject(spec['nonResourceAttributes'])
     if (hasResource === hasNonResource)
       throw badRequest('exactly one of nonResourceAttributes or resourceAttributes must be specified')
-    return answer(AUTHORIZATION, 'SelfSubjectAccessReview', obj, { spec, status: decided(decide, ctx.user, spec) })
+    return answer(AUTHORIZATION, 'SelfSubjectAccessReview', obj, { spec, status: await decided(decide, ctx.user, spec) })
   })
 }
 
 export function subjectAccessReviews(decide: AccessDecider): ResourceEntry {
-  return review('SubjectAccessReview', 'subjectaccessreviews', AUTHORIZATION, false, (obj) => {
+  return review('SubjectAccessReview', 'subjectaccessreviews', AUTHORIZATION, false, async (obj) => {
     const spec = record(obj['spec'])
     const errs = attributeErrors(spec)
     if (!text(spec['user']) && list(spec['groups']).length === 0)
       errs.push(invalid(fieldPath('spec').child('user'), text(spec['user']), 'at least one of user or group must be specified'))
     if (errs.length) throw invalidError(AUTHORIZATION, 'SubjectAccessReview', '', errs)
-    return answer(AUTHORIZATION, 'SubjectAccessReview', obj, { spec, status: decided(decide, subjectOf(spec), spec) })
+    return answer(AUTHORIZATION, 'SubjectAccessReview', obj, { spec, status: await decided(decide, subjectOf(spec), spec) })
   })
 }
 
 export function localSubjectAccessReviews(decide: AccessDecider): ResourceEntry {
-  return review('LocalSubjectAccessReview', 'localsubjectaccessreviews', AUTHORIZATION, true, (obj, ctx: StrategyContext) => {
+  return review('LocalSubjectAccessReview', 'localsubjectaccessreviews', AUTHORIZATION, true, async (obj, ctx: StrategyContext) => {
     const spec = record(obj['spec'])
     const errs = attributeErrors(spec)
     if (isPlainObject(spec['nonResourceAttributes']))
@@ -121,7 +121,7 @@ export function localSubjectAccessReviews(decide: AccessDecider): ResourceEntry 
     const namespace = ctx.namespace ?? obj.metadata.namespace
     if (namespace !== undefined && text(at(spec, 'resourceAttributes', 'namespace')) !== namespace)
       throw badRequest(`spec.resourceAttributes.namespace must match namespace: ${namespace}`)
-    return answer(AUTHORIZATION, 'LocalSubjectAccessReview', obj, { spec, status: decided(decide, subjectOf(spec), spec) })
+    return answer(AUTHORIZATION, 'LocalSubjectAccessReview', obj, { spec, status: await decided(decide, subjectOf(spec), spec) })
   })
 }
 
@@ -133,10 +133,10 @@ export function localSubjectAccessReviews(decide: AccessDecider): ResourceEntry 
  * enumerate their rules answer.
  */
 export function selfSubjectRulesReviews(decide: AccessDecider): ResourceEntry {
-  return review('SelfSubjectRulesReview', 'selfsubjectrulesreviews', AUTHORIZATION, false, (obj, ctx) => {
+  return review('SelfSubjectRulesReview', 'selfsubjectrulesreviews', AUTHORIZATION, false, async (obj, ctx) => {
     const spec = record(obj['spec'])
     const namespace = text(spec['namespace'])
-    const everything = decide(ctx.user, { resourceAttributes: { namespace, verb: '*', group: '*', resource: '*' } }).allowed
+    const everything = (await decide(ctx.user, { resourceAttributes: { namespace, verb: '*', group: '*', resource: '*' } })).allowed
     const status = everything
       ? {
           resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],

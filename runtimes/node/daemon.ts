@@ -9,7 +9,7 @@ import { parseTokenFile } from '../../core/config/token-file.js'
 import { type ApiServer, createApiServer } from '../../core/index.js'
 import { RuntimeConfigError } from '../../core/resources/runtime-config.js'
 import type { ApiServerOptions, StaticToken } from '../../core/options/api-server-options.js'
-import { type ParsedFlags, startupWarnings } from '../../core/options/flags/index.js'
+import { type ParsedFlags, startupWarnings, unenforcedSecurityFlags } from '../../core/options/flags/index.js'
 import type { Logger, ServerPorts } from '../../core/ports.js'
 import { serverUrl } from '../../core/pki/kubeconfig.js'
 import { ConfigFilesError, loadConfigFiles } from './config-files.js'
@@ -79,6 +79,7 @@ async function loadTokens(path: string, logger: Logger): Promise<StaticToken[]> 
 function serverOptions(flags: DaemonFlags, tokens: StaticToken[]): ApiServerOptions {
   return {
     authentication: { clientCertificates: true, tokens, anonymous: flags.anonymousAuth },
+    authorizationModes: flags.authorizationModes,
     version: flags.version,
     requestTimeoutMs: flags.requestTimeoutMs,
     minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
@@ -157,6 +158,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       if (err instanceof ConfigFilesError) throw new StartupError(...err.problems)
       throw err
     }
+    const unenforced = unenforcedSecurityFlags(parsed)
+    if (unenforced.length > 0) throw new StartupError(...unenforced)
     const tokens = flags.tokenAuthFile ? await loadTokens(flags.tokenAuthFile, logger) : []
     const pki = await preparePki({
       certDir: flags.certDir,

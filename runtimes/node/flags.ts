@@ -3,7 +3,7 @@
  * and checked, then mapped onto what the daemon acts on today. Everything
  * about syntax, defaults, rules and `--help` lives in the table.
  */
-import { DEFAULT_CERT_DIR, FlagError, helpText, type ParsedFlags, readCommandLine } from '../../core/options/flags/index.js'
+import { authorizationModes, DEFAULT_CERT_DIR, FlagError, helpText, type ParsedFlags, readCommandLine } from '../../core/options/flags/index.js'
 import { parseBool } from '../../core/options/flags/values.js'
 import { parseWatchCacheSizes } from '../../core/storage/watch-cache-sizes.js'
 import { storageRoot } from './storage/open.js'
@@ -20,6 +20,8 @@ export interface DaemonFlags {
   clientCaFile?: string
   tokenAuthFile?: string
   anonymousAuth: boolean
+  /** `--authorization-mode` in order (AlwaysAllow when none). */
+  authorizationModes: string[]
   dataDir?: string
   storageBackend?: 'kvstore3' | 'etcd3'
   requestTimeoutMs: number
@@ -89,6 +91,7 @@ export function daemonFlags({ values }: ParsedFlags): DaemonFlags {
     bindAddress: values['bind-address'] || '0.0.0.0',
     certDir: values['cert-dir'] || DEFAULT_CERT_DIR,
     anonymousAuth: values['anonymous-auth'],
+    authorizationModes: authorizationModes(values),
     requestTimeoutMs: values['request-timeout'],
     minRequestTimeoutSeconds: values['min-request-timeout'],
     disableHttp2Serving: values['disable-http2-serving'],

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test'
 import { stringify } from 'yaml'
 import { encodeProtobuf } from '../../core/http/protobuf.js'
 import { CRDS, installDefinition } from './crd-fixtures.js'
-import { startServer, type TestClient } from './harness.js'
+import { type Reply, startServer, type TestClient } from './harness.js'
 
 function definition(name: string) {
   const plural = `${name}s`
@@ -89,7 +89,7 @@ describe('CRD schemas of every shape', () => {
     await api.server.shutdown()
   })
 
-  const modes: [string, (crd: object) => Promise<{ status: number; text: string; body: any }>][] = [
+  const modes: [string, (crd: object) => Promise<Reply>][] = [
     ['JSON with fieldValidation=Strict', (crd) => api.post(`${CRDS}?fieldValidation=Strict`, crd)],
     ['JSON with fieldValidation=Warn', (crd) => api.post(`${CRDS}?fieldValidation=Warn`, crd)],
     ['JSON with fieldValidation=Ignore', (crd) => api.post(`${CRDS}?fieldValidation=Ignore`, crd)],
@@ -101,7 +101,7 @@ describe('CRD schemas of every shape', () => {
       const crd = definition(`shape${i}`)
       const res = await create(crd)
       assert.equal(res.status, 201, res.text)
-      assert.equal(res.headers?.get?.('warning') ?? null, null)
+      assert.equal(res.headers.get('warning'), null)
       assert.deepEqual(storedSchema(res.body), schema())
       const got = await api.get(`${CRDS}/${crd.metadata.name}`)
       assert.deepEqual(storedSchema(got.body), schema())

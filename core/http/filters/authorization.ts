@@ -8,11 +8,11 @@ export function authorizationFilter(authorizer: Authorizer): MiddlewareHandler<C
   return async (c, next) => {
     const info = c.get('requestInfo')
     const attrs = attributesOf(c.get('user'), info)
-    const { decision, reason } = authorizer.authorize(attrs)
+    const { decision, reason } = await authorizer.authorize(attrs)
     if (decision !== 'allow') {
       const message = forbiddenMessage(attrs) + (reason ? `: ${reason}` : '')
       const details = info.isResourceRequest
-        ? { name: info.name, kind: info.resource, ...(info.apiGroup ? { group: info.apiGroup } : {}) }
+        ? { ...(info.name ? { name: info.name } : {}), ...(info.apiGroup ? { group: info.apiGroup } : {}), kind: info.resource }
         : {}
       const subject = info.isResourceRequest
         ? `${info.apiGroup ? `${info.resource}.${info.apiGroup}` : info.resource}${info.name ? ` "${info.name}"` : ''} is forbidden: `

@@ -16,7 +16,9 @@ function code(text: string): string {
 }
 
 function statusCell(spec: FlagSpec): string {
-  return spec.status === 'active' ? 'in effect' : `accepted, not yet in effect: ${cell(spec.pending ?? '')}`
+  if (spec.status === 'active') return 'in effect'
+  if (spec.status === 'refused') return `refused at start-up (security setting not enforced yet): ${cell(spec.pending ?? '')}`
+  return `accepted, not yet in effect: ${cell(spec.pending ?? '')}`
 }
 
 function meaningCell(spec: FlagSpec): string {

@@ -12,6 +12,7 @@ const HELP_WIDTH = 120
 const MIN_TEXT_WIDTH = 40
 
 export const PENDING_MARK = '(accepted, not yet in effect)'
+export const REFUSED_MARK = '(not enforced yet: giving it stops start-up)'
 
 /** The type name shown after the flag, as pflag's Type(); empty for booleans. */
 export function typeName(spec: FlagSpec): string {
@@ -33,6 +34,7 @@ export function usage(spec: FlagSpec): string {
   if (shown !== undefined) parts.push(`(default ${shown})`)
   if (spec.deprecated) parts.push(`(DEPRECATED: ${spec.deprecated})`)
   if (spec.status === 'pending') parts.push(PENDING_MARK)
+  if (spec.status === 'refused') parts.push(REFUSED_MARK)
   return parts.join(' ')
 }
 
@@ -74,7 +76,9 @@ export function helpText(): string {
     'over HTTPS, and is the one door through which the rest of a cluster shares state.',
     '',
     `Flags marked ${PENDING_MARK} are read and checked; when one is given,`,
-    'a start-up warning says why it changes nothing yet.',
+    'a start-up warning says why it changes nothing yet. Security settings the server',
+    `does not enforce yet are marked ${REFUSED_MARK}: the server refuses`,
+    'to start rather than look closed while it is open.',
     '',
     'Usage:',
     '  apiserver [flags]',

@@ -11,6 +11,6 @@ export { authorizationModes, validateFlags } from './rules/index.js'
 export type { FlagSpec, Section, Status } from './spec.js'
 export { defaultValues, FLAGS, type FlagName, flagSpec, type FlagValues } from './table.js'
 export { DEFAULT_CERT_DIR } from './table/secure-serving.js'
-export { startupWarnings } from './warnings.js'
+export { startupWarnings, unenforcedSecurityFlags } from './warnings.js'
 export { readCommandLine } from './command-line.js'
 

@@ -29,8 +29,11 @@ export type Section = (typeof SECTIONS)[number]
 /**
  * `active`: the server acts on the flag today. `pending`: the flag is
  * accepted and checked, but not yet in effect (`pending` names why).
+ * `refused`: a security setting the server does not enforce yet; giving it
+ * stops start-up (`pending` names why), because a control plane that
+ * ignored it would look closed while it is open.
  */
-export type Status = 'active' | 'pending'
+export type Status = 'active' | 'pending' | 'refused'
 
 export interface FlagSpec<N extends string = string, K extends KindName = KindName> {
   /** The spec's spelling, without `--`. */
@@ -48,7 +51,7 @@ export interface FlagSpec<N extends string = string, K extends KindName = KindNa
   /** In the project's words; what the flag means and which value does what. */
   help: string
   status: Status
-  /** Why a pending flag is not in effect yet; shown in warnings and docs. */
+  /** Why a pending or refused flag is not in effect yet; shown in warnings, errors and docs. */
   pending?: string
   /** Set for a deprecated flag: what to use instead. */
   deprecated?: string

@@ -5,9 +5,30 @@
  */
 import type { ParsedFlags } from './parse.js'
 import { flagSpec } from './table.js'
+import { ENFORCED_AUTHORIZATION_MODES } from './table/authorization.js'
 import { INSECURE_TLS_CIPHER_SUITES } from './table/secure-serving.js'
 
 const INSECURE: ReadonlySet<string> = new Set(INSECURE_TLS_CIPHER_SUITES)
+
+/**
+ * One problem per security flag given that the server does not enforce yet
+ * (status `refused`): start-up stops on them, as a control plane must fail
+ * closed rather than accept a setting and ignore it.
+ */
+export function unenforcedSecurityFlags(flags: ParsedFlags): string[] {
+  const problems: string[] = []
+  for (const name of flags.set) {
+    const spec = flagSpec(name)
+    if (spec.status !== 'refused') continue
+    const label = `--${flags.spelled.get(name) ?? name}`
+    problems.push(`${label}: not enforced by this server yet (${spec.pending ?? ''}); refusing to start rather than ignore a security setting`)
+  }
+  for (const mode of flags.values['authorization-mode']) {
+    if (ENFORCED_AUTHORIZATION_MODES.includes(mode)) continue
+    problems.push(`--authorization-mode: the ${mode} authorizer is not implemented yet; refusing to start rather than ignore a security setting`)
+  }
+  return problems
+}
 
 export function startupWarnings(flags: ParsedFlags): string[] {
   const warnings: string[] = []

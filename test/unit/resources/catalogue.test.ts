@@ -12,7 +12,7 @@ import { builtinEntries } from '../../../core/resources/builtin.js'
 import { Catalogue, storagePath } from '../../../core/resources/catalogue.js'
 import { typeForKind, typeTable } from '../../../core/resources/schema/index.js'
 
-const catalogue = new Catalogue(builtinEntries(() => ({ allowed: true })))
+const catalogue = new Catalogue(builtinEntries(async () => ({ allowed: true })))
 const entry = (group: string, version: string, resource: string) => catalogue.lookup(group, version, resource)!
 
 describe('catalogue entries', () => {

@@ -11,7 +11,7 @@ import { builtinEntries } from '../../../core/resources/builtin.js'
 import { Catalogue } from '../../../core/resources/catalogue.js'
 import { type ApiResourceRow as Row, upstreamApiResources } from './upstream-api-resources.js'
 
-const catalogue = new Catalogue(builtinEntries(() => ({ allowed: true })))
+const catalogue = new Catalogue(builtinEntries(async () => ({ allowed: true })))
 
 /** What kubectl api-resources builds from discovery: the preferred version of each group. */
 function discoveredRows(): Row[] {

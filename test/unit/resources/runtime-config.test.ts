@@ -10,7 +10,7 @@ import { builtinEntries } from '../../../core/resources/builtin.js'
 import { Catalogue, type ResourceEntry } from '../../../core/resources/catalogue.js'
 import { applyRuntimeConfig, RuntimeConfigError } from '../../../core/resources/runtime-config.js'
 
-const entries = builtinEntries(() => ({ allowed: true }))
+const entries = builtinEntries(async () => ({ allowed: true }))
 const served = (runtimeConfig: Record<string, boolean>) => new Catalogue(applyRuntimeConfig(entries, runtimeConfig))
 const gvr = (e: ResourceEntry) => `${e.group}/${e.version}/${e.resource}`
 

@@ -177,7 +177,7 @@ describe('daemon flags', () => {
     try {
       const lines: string[] = []
       const code = await runDaemon(
-        ['--token-auth-file', join(dir, 'none.csv'), '--cert-dir', join(dir, 'pki'), '--audit-log-path=-', '--goaway-chance=0.01', '--audit-log-path=-'],
+        ['--token-auth-file', join(dir, 'none.csv'), '--cert-dir', join(dir, 'pki'), '--etcd-db-metric-poll-interval=1m', '--goaway-chance=0.01', '--goaway-chance=0.02'],
         { logStream: { write: (line: string) => void lines.push(line) }, stdout: () => {}, stderr: () => {} },
       )
       assert.equal(code, 1)
@@ -185,10 +185,23 @@ describe('daemon flags', () => {
       assert.deepEqual(
         warnings.map((w) => w.msg),
         [
-          '--audit-log-path is accepted but not yet in effect: audit events are not recorded yet',
+          '--etcd-db-metric-poll-interval is accepted but not yet in effect: the server exports no metrics yet',
           '--goaway-chance is accepted but not yet in effect: this listener option is not applied yet',
         ],
       )
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('refuses to start with a security setting it does not enforce, naming it, after checking the config files', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'apiserver-flags-'))
+    try {
+      const { code, stderr } = await run(['--cert-dir', join(dir, 'pki'), '--authorization-mode=Node,RBAC', '--audit-policy-file', join(dir, 'policy.yaml')])
+      assert.equal(code, 1)
+      assert.match(stderr, /Error: --authorization-mode: the Node authorizer is not implemented yet; refusing to start/)
+      assert.match(stderr, /Error: --authorization-mode: the RBAC authorizer is not implemented yet/)
+      assert.match(stderr, /Error: --audit-policy-file: /)
     } finally {
       await rm(dir, { recursive: true, force: true })
     }

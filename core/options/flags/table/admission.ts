@@ -8,7 +8,7 @@ import { flag } from '../spec.js'
 import { NOT_YET } from './not-yet.js'
 
 const section = 'Admission'
-const status = 'pending'
+const status = 'refused'
 const pending = NOT_YET.admission
 
 /** Every plugin name the spec knows, sorted, and the ones on unless disabled: one list, in core/config. */

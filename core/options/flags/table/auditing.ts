@@ -7,7 +7,7 @@ import { flag } from '../spec.js'
 import { NOT_YET } from './not-yet.js'
 
 const section = 'Auditing'
-const status = 'pending'
+const status = 'refused'
 const pending = NOT_YET.audit
 
 export const AUDIT_MODES = ['batch', 'blocking', 'blocking-strict'] as const

@@ -10,10 +10,10 @@ const section = 'Authentication'
 
 export const OIDC_SIGNING_ALGS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512'] as const
 
-const oidc = { section, status: 'pending', pending: NOT_YET.oidc } as const
-const proxy = { section, status: 'pending', pending: NOT_YET.requestHeader } as const
-const serviceAccounts = { section, status: 'pending', pending: NOT_YET.serviceAccounts } as const
-const tokenWebhook = { section, status: 'pending', pending: NOT_YET.tokenWebhook } as const
+const oidc = { section, status: 'refused', pending: NOT_YET.oidc } as const
+const proxy = { section, status: 'refused', pending: NOT_YET.requestHeader } as const
+const serviceAccounts = { section, status: 'refused', pending: NOT_YET.serviceAccounts } as const
+const tokenWebhook = { section, status: 'refused', pending: NOT_YET.tokenWebhook } as const
 
 export const AUTHENTICATION_FLAGS = [
   flag({
@@ -36,7 +36,7 @@ export const AUTHENTICATION_FLAGS = [
     kind: 'string',
     default: '',
     section,
-    status: 'pending',
+    status: 'refused',
     pending: NOT_YET.authnConfig,
     help: 'File of kind AuthenticationConfiguration, configuring JWT authenticators and anonymous requests. Needs the StructuredAuthenticationConfiguration feature gate. Not together with the --oidc-* flags when it configures JWT, nor with --anonymous-auth when it configures anonymous requests.',
   }),
@@ -74,7 +74,7 @@ export const AUTHENTICATION_FLAGS = [
     kind: 'bool',
     default: false,
     section,
-    status: 'pending',
+    status: 'refused',
     pending: NOT_YET.bootstrapTokens,
     help: "Let secrets of type 'bootstrap.kubernetes.io/token' in namespace kube-system authenticate TLS bootstrapping.",
   }),

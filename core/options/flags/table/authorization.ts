@@ -6,10 +6,13 @@ import { flag } from '../spec.js'
 import { NOT_YET } from './not-yet.js'
 
 const section = 'Authorization'
-const status = 'pending'
+const status = 'refused'
 const pending = NOT_YET.authorization
 
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const
+
+/** The modes the server enforces today; any other given stops start-up (fail closed). */
+export const ENFORCED_AUTHORIZATION_MODES: readonly string[] = ['AlwaysAllow', 'AlwaysDeny']
 
 export const AUTHORIZATION_FLAGS = [
   flag({
@@ -26,9 +29,8 @@ export const AUTHORIZATION_FLAGS = [
     kind: 'strings',
     default: [],
     section,
-    status,
-    pending,
-    help: `Authorizers asked in order, comma separated: ${AUTHORIZATION_MODES.join(', ')}. Empty: AlwaysAllow, unless --authorization-config is given.`,
+    status: 'active',
+    help: `Authorizers asked in order, comma separated: ${AUTHORIZATION_MODES.join(', ')}. Empty: AlwaysAllow, unless --authorization-config is given. Only ${ENFORCED_AUTHORIZATION_MODES.join(' and ')} are enforced yet: any other mode stops start-up.`,
   }),
   flag({
     name: 'authorization-policy-file',

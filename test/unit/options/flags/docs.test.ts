@@ -15,7 +15,8 @@ describe('docs/flags.md', () => {
     const doc = flagReference()
     for (const spec of FLAGS) {
       const row = doc.split('\n').find((l) => l.startsWith(`| \`--${spec.name}\` |`)) ?? assert.fail(`--${spec.name} has no row`)
-      assert.ok(row.includes(spec.status === 'active' ? '| in effect |' : `| accepted, not yet in effect: `), row)
+      const status = { active: '| in effect |', pending: '| accepted, not yet in effect: ', refused: '| refused at start-up (security setting not enforced yet): ' }
+      assert.ok(row.includes(status[spec.status]), row)
       for (const alias of spec.aliases ?? []) assert.ok(row.includes(`\`--${alias}\``), row)
     }
   })

@@ -18,6 +18,7 @@ describe('the flag table', () => {
       'advertise-address',
       'allow-privileged',
       'anonymous-auth',
+      'authorization-mode',
       'bind-address',
       'cert-dir',
       'client-ca-file',
@@ -57,10 +58,17 @@ describe('the flag table', () => {
     ])
   })
 
-  it('says why each pending flag is not in effect yet', () => {
+  it('says why each pending or refused flag is not in effect yet', () => {
     for (const f of FLAGS) {
-      if (f.status === 'pending') assert.ok(f.pending, `--${f.name} has a reason`)
+      if (f.status !== 'active') assert.ok(f.pending, `--${f.name} has a reason`)
       else assert.equal(f.pending, undefined, `--${f.name} is active and has no reason`)
+    }
+  })
+
+  it('refuses, never merely warns about, every security setting not in effect (authentication, authorization, admission, audit, encryption)', () => {
+    const security = new Set(['Authentication', 'Authorization', 'Admission', 'Auditing'])
+    for (const f of FLAGS) {
+      if (security.has(f.section) || f.name.startsWith('encryption-provider-config')) assert.notEqual(f.status, 'pending', `--${f.name}`)
     }
   })
 

@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { parseCommandLine, startupWarnings } from '../../../../core/options/flags/index.js'
+import { parseCommandLine, startupWarnings, unenforcedSecurityFlags } from '../../../../core/options/flags/index.js'
 
-function warningsFor(argv: string[]): string[] {
+function parsed(argv: string[]) {
   const command = parseCommandLine(argv)
   if (command.action !== 'run') assert.fail(`expected run, got ${command.action}`)
-  return startupWarnings(command.flags)
+  return command.flags
 }
+
+const warningsFor = (argv: string[]): string[] => startupWarnings(parsed(argv))
+
 
 describe('start-up warnings', () => {
   it('say nothing for flags in effect, or when no flag is given', () => {
@@ -15,8 +18,8 @@ describe('start-up warnings', () => {
   })
 
   it('name each flag given that is accepted but not yet in effect, once, as the user spelled it', () => {
-    assert.deepEqual(warningsFor(['--audit-log-path=/var/log/audit.log', '--etcd-servers=https://10.0.0.1:2379', '--etcd-db-metric-poll-interval=1m', '--audit-log-path=-']), [
-      '--audit-log-path is accepted but not yet in effect: audit events are not recorded yet',
+    assert.deepEqual(warningsFor(['--goaway-chance=0.1', '--etcd-servers=https://10.0.0.1:2379', '--etcd-db-metric-poll-interval=1m', '--goaway-chance=0.2']), [
+      '--goaway-chance is accepted but not yet in effect: this listener option is not applied yet',
       '--etcd-db-metric-poll-interval is accepted but not yet in effect: the server exports no metrics yet',
     ])
   })
@@ -24,7 +27,6 @@ describe('start-up warnings', () => {
   it('name deprecated flags and values', () => {
     assert.deepEqual(warningsFor(['--admission-control=NamespaceLifecycle', '--enable-logs-handler', '--endpoint-reconciler-type=master-count']), [
       '--admission-control is deprecated: use --enable-admission-plugins or --disable-admission-plugins instead; it will be removed in a future version',
-      '--admission-control is accepted but not yet in effect: admission plugins are not implemented yet',
       '--enable-logs-handler is deprecated: the log handler is deprecated and will be removed in a future version',
       '--enable-logs-handler is accepted but not yet in effect: there is no /logs endpoint',
       '--endpoint-reconciler-type=master-count is deprecated and will be removed in a future version; use lease',
@@ -36,5 +38,31 @@ describe('start-up warnings', () => {
       '--tls-cipher-suites is accepted but not yet in effect: TLS uses the runtime defaults; this option is not applied yet',
       '--tls-cipher-suites: TLS_RSA_WITH_RC4_128_SHA is insecure',
     ])
+  })
+})
+
+describe('security settings the server does not enforce yet', () => {
+  const refusalsFor = (argv: string[]): string[] => unenforcedSecurityFlags(parsed(argv))
+
+  it('refuse every security flag given that is not enforced, as the user spelled it', () => {
+    assert.deepEqual(refusalsFor(['--audit-log-path=-', '--enable-admission-plugins=NodeRestriction', '--oidc-issuer-url=https://issuer.example.com', '--encryption-provider-config=enc.yaml']), [
+      '--audit-log-path: not enforced by this server yet (audit events are not recorded yet); refusing to start rather than ignore a security setting',
+      '--enable-admission-plugins: not enforced by this server yet (admission plugins are not implemented yet); refusing to start rather than ignore a security setting',
+      '--oidc-issuer-url: not enforced by this server yet (OIDC (JWT) token authentication is not implemented yet); refusing to start rather than ignore a security setting',
+      '--encryption-provider-config: not enforced by this server yet (encryption at rest is not implemented yet); refusing to start rather than ignore a security setting',
+    ])
+  })
+
+  it('refuse each authorization mode that is not implemented, and accept AlwaysAllow and AlwaysDeny', () => {
+    assert.deepEqual(refusalsFor(['--authorization-mode=Node,RBAC']), [
+      '--authorization-mode: the Node authorizer is not implemented yet; refusing to start rather than ignore a security setting',
+      '--authorization-mode: the RBAC authorizer is not implemented yet; refusing to start rather than ignore a security setting',
+    ])
+    assert.deepEqual(refusalsFor(['--authorization-mode=AlwaysAllow']), [])
+    assert.deepEqual(refusalsFor(['--authorization-mode=AlwaysDeny,AlwaysAllow']), [])
+  })
+
+  it('leave the security flags that are in effect alone', () => {
+    assert.deepEqual(refusalsFor(['--anonymous-auth=false', '--client-ca-file=ca.crt', '--token-auth-file=tokens.csv']), [])
   })
 })
