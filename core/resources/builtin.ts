@@ -99,3 +99,18 @@ export function builtinEntries(decide: AccessDecider, options: BuiltinOptions = 
     ...resourceEntries,
   ]
 }
+
+let storagePaths: Map<string, string> | undefined
+
+/**
+ * Where a built-in resource's objects live under the storage prefix, as
+ * upstream lays them out (nodes under `minions`, services under
+ * `services/specs`, ingresses under `ingress`); the resource name for the
+ * rest. Per-resource storage settings (`--kvstore-servers-overrides`) key on it.
+ */
+export function builtinStoragePath(group: string, resource: string): string {
+  storagePaths ??= new Map(
+    builtinEntries(async () => ({ allowed: false })).map((e) => [`${e.group}/${e.resource}`, e.storagePath ?? e.resource]),
+  )
+  return storagePaths.get(`${group}/${resource}`) ?? resource
+}

@@ -12,6 +12,7 @@ import {
 import type { KubeObject } from '../../core/resources/object.js'
 import { jsonCodec } from '../../core/storage/codec.js'
 import { StorageError } from '../../core/storage/interface.js'
+import { MemoryStorage } from '../../core/storage/memory.js'
 import { EtcdStorage } from '../../runtimes/node/storage/etcd.js'
 import { readEtcdTlsFiles } from '../../runtimes/node/storage/etcd-client.js'
 import {
@@ -93,6 +94,22 @@ describe('--kvstore-servers-overrides', () => {
         message: '--kvstore-servers-overrides invalid, must be of format: group/resource#servers, where servers are URLs, semicolon separated',
       })
     }
+  })
+
+  it('routes each resource to where upstream keeps its keys, whatever its name', () => {
+    const prefix = (spec: string) => overrideKeyPrefix('/registry', parseServersOverrides([`${spec}#http://127.0.0.1:1`])[0]!)
+    assert.equal(prefix('/nodes'), '/registry/minions/')
+    assert.equal(prefix('/services'), '/registry/services/specs/')
+    assert.equal(prefix('/endpoints'), '/registry/services/endpoints/')
+    assert.equal(prefix('/replicationcontrollers'), '/registry/controllers/')
+    assert.equal(prefix('networking.k8s.io/ingresses'), '/registry/ingress/')
+    assert.equal(prefix('events.k8s.io/events'), '/registry/events/')
+    assert.equal(prefix('apiregistration.k8s.io/apiservices'), '/registry/apiregistration.k8s.io/apiservices/')
+    assert.equal(prefix('apiextensions.k8s.io/customresourcedefinitions'), '/registry/apiextensions.k8s.io/customresourcedefinitions/')
+    assert.equal(prefix('apps/deployments'), '/registry/deployments/')
+    // A services override does not catch the endpoints stored beside it.
+    const router = new StorageRouter(new MemoryStorage(), [{ keyPrefix: prefix('/services'), storage: new MemoryStorage() }])
+    assert.notEqual(router.storageFor('/registry/services/endpoints/default/kubernetes'), router.storageFor('/registry/services/specs/default/kubernetes'))
   })
 
   it("keeps an overridden resource's objects in its own etcd and everything else in the main one", async (t) => {

@@ -6,6 +6,7 @@
  * has its own revisions, so an overridden resource's resourceVersions come
  * from its etcd, as upstream.
  */
+import { builtinStoragePath } from '../../../core/resources/builtin.js'
 import type { KubeObject } from '../../../core/resources/object.js'
 import type {
   ListOptions,
@@ -41,11 +42,12 @@ export function parseServersOverrides(values: readonly string[]): ServersOverrid
 
 /**
  * Where an overridden resource's keys live under `root` (--kvstore-prefix):
- * the registry keeps every built-in resource at `<root>/<resource>/`, so the
- * group only names which resource is meant.
+ * its storage path in upstream's layout, which differs from the resource
+ * name for some (`/nodes` is under `minions/`, `/services` under
+ * `services/specs/`, beside `services/endpoints/`).
  */
-export function overrideKeyPrefix(root: string, override: Pick<ServersOverride, 'resource'>): string {
-  return `${root.replace(/\/+$/, '')}/${override.resource}/`
+export function overrideKeyPrefix(root: string, override: Pick<ServersOverride, 'group' | 'resource'>): string {
+  return `${root.replace(/\/+$/, '')}/${builtinStoragePath(override.group, override.resource)}/`
 }
 
 export interface StorageRoute {
