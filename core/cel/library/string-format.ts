@@ -7,8 +7,7 @@
 
 function asText(value: unknown): string {
   if (typeof value === 'string') return value
-  if (typeof value === 'bigint' || typeof value === 'boolean') return String(value)
-  if (typeof value === 'number') return Number.isInteger(value) ? String(value) : String(value)
+  if (typeof value === 'bigint' || typeof value === 'boolean' || typeof value === 'number') return String(value)
   if (value === null) return 'null'
   if (value instanceof Uint8Array) return new TextDecoder().decode(value)
   if (value instanceof Date) return value.toISOString().replace('.000Z', 'Z')
