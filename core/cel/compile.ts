@@ -5,8 +5,11 @@
  * first request (DESIGN.md section 7). Upstream does the same in
  * authentication/cel/compile.go and authorization/cel/compile.go.
  */
-import type { ASTNode, ParseError, TypeError } from '@marcbachmann/cel-js'
+import type { ASTNode } from '@marcbachmann/cel-js'
+import { childNodes, parseAndCheck } from './checked.js'
 import { type CelVariable, celEnvironment } from './environments.js'
+
+export { childNodes, issueText } from './checked.js'
 
 /** What an expression may evaluate to; `dyn` results (from `claims`) are checked again when evaluated. */
 export type CelResultType = 'bool' | 'string' | 'list<string>'
@@ -27,17 +30,6 @@ export type CompileResult = { program: CelProgram } | { reason: string; got?: st
 /** cel-go's spelling of a type (`list(string)`), which upstream's messages carry. */
 export function celGoTypeName(type: string): string {
   return type.replaceAll('<', '(').replaceAll('>', ')')
-}
-
-/** `ERROR: <input>:line:col: message`, cel-go's one-line form of a compile issue. */
-export function issueText(expression: string, err: ParseError | TypeError | Error): string {
-  const { range, summary } = err as { range?: { start: number }; summary?: string }
-  const message = summary ?? err.message.split('\n')[0] ?? ''
-  if (!range) return `ERROR: <input>: ${message}`
-  const before = expression.slice(0, range.start).split('\n')
-  const line = before.length
-  const column = (before[before.length - 1] ?? '').length + 1
-  return `ERROR: <input>:${line}:${column}: ${message}`
 }
 
 /**
@@ -65,46 +57,12 @@ function mismatch(expected: readonly CelResultType[]): string {
  * reason in upstream's words (`compilation failed: ...`, `must evaluate to bool`).
  */
 export function compile(variable: CelVariable, expression: string, expected: readonly CelResultType[]): CompileResult {
-  const env = celEnvironment(variable)
-  let parsed: ReturnType<typeof env.parse>
-  try {
-    parsed = env.parse(expression)
-  } catch (err) {
-    return { reason: `compilation failed: ${issueText(expression, err as Error)}` }
-  }
-  const checked = parsed.check()
-  if (!checked.valid) {
-    return { reason: `compilation failed: ${checked.error ? issueText(expression, checked.error) : 'invalid expression'}` }
-  }
-  const type = checked.type ?? 'dyn'
+  const outcome = parseAndCheck(celEnvironment(variable), expression)
+  if ('issue' in outcome) return { reason: `compilation failed: ${outcome.issue}` }
+  const { parsed, type } = outcome
   if (!satisfies(type, expected)) return { reason: mismatch(expected), got: celGoTypeName(type) }
   return {
     program: { expression, variable, type, ast: parsed.ast, run: (activation) => parsed(activation) as unknown },
-  }
-}
-
-/** The nodes directly under `node` in the library's syntax tree. */
-export function childNodes(node: ASTNode): ASTNode[] {
-  switch (node.op) {
-    case 'value':
-    case 'id':
-      return []
-    case '.':
-    case '.?':
-      return [node.args[0]]
-    case 'call':
-      return node.args[1]
-    case 'rcall':
-      return [node.args[1], ...node.args[2]]
-    case 'list':
-      return node.args
-    case 'map':
-      return node.args.flat()
-    case '!_':
-    case '-_':
-      return [node.args]
-    default:
-      return [...node.args]
   }
 }
 

@@ -8,8 +8,8 @@
  * - `user`: the user after claim mapping (upstream's kubernetes.UserInfo);
  * - `request`: a SubjectAccessReview v1 spec, for webhook match conditions.
  */
-import { Environment } from '@marcbachmann/cel-js'
-import { registerExtensions } from './extensions.js'
+import type { Environment } from '@marcbachmann/cel-js'
+import { kubernetesEnvironment } from './library/index.js'
 
 export type CelVariable = 'claims' | 'user' | 'request'
 
@@ -54,9 +54,7 @@ const REQUEST_FIELDS = {
 } as const
 
 function base(): Environment {
-  // Optional types for `claims.?email_verified.orValue(true)`; mixed list
-  // literals are list(dyn) in Kubernetes' environment, not an error.
-  return registerExtensions(new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false }))
+  return kubernetesEnvironment()
 }
 
 const builders: Record<CelVariable, () => Environment> = {

@@ -9,9 +9,9 @@
  * (and `oldSelf`) have the node's type (cel-schema.ts), so a misspelt field
  * or a wrong operand type fails when the CRD is written, not when an object is.
  */
-import { Environment, type ASTNode } from '@marcbachmann/cel-js'
-import { issueText } from '../cel/compile.js'
-import { registerExtensions } from '../cel/extensions.js'
+import type { ASTNode, Environment } from '@marcbachmann/cel-js'
+import { parseAndCheck } from '../cel/checked.js'
+import { kubernetesEnvironment } from '../cel/library/index.js'
 import { GoLiteral, goQuote } from '../validation/go-format.js'
 import { type FieldError, type FieldPath, invalid, notSupported, required } from '../validation/field.js'
 import { referencesVariable } from './cel-cost.js'
@@ -75,10 +75,6 @@ function uniqueTypeName(): string {
   return `selfType${typeCounter}`
 }
 
-function baseEnvironment(): Environment {
-  return registerExtensions(new Environment({ enableOptionalTypes: true }))
-}
-
 /** `%#v` of upstream's ValidationRule, the value its compile errors show. Set pointers print as an address in Go. */
 function ruleLiteral(rule: CelValidationRule): GoLiteral {
   const pointer = (type: string, set: boolean) => `(*${type})(${set ? '0xc000000000' : 'nil'})`
@@ -127,19 +123,11 @@ function checkRuleFields(rules: readonly CelValidationRule[], schema: CelSchemaP
 
 /** Parses and checks one expression; the program, or upstream's reason it is refused. */
 function compileExpression(env: Environment, expression: string, resultType: 'bool' | 'string'): CelRuleProgram | string {
-  let parsed: ReturnType<Environment['parse']>
-  try {
-    parsed = env.parse(expression)
-  } catch (err) {
-    return `compilation failed: ${issueText(expression, err as Error)}`
-  }
-  const checked = parsed.check()
-  if (!checked.valid) {
-    // The checker's "No such key" on a declared object is cel-go's undefined field.
-    const issue = checked.error ? issueText(expression, checked.error).replace(/No such key: (\S+)$/, "undefined field '$1'") : 'invalid expression'
-    return `compilation failed: ${issue}`
-  }
-  if (checked.type !== resultType) return resultType === 'bool' ? 'cel expression must evaluate to a bool' : 'must evaluate to a string'
+  const outcome = parseAndCheck(env, expression)
+  // The checker's "No such key" on a declared object is cel-go's undefined field.
+  if ('issue' in outcome) return `compilation failed: ${outcome.issue.replace(/No such key: (\S+)$/, "undefined field '$1'")}`
+  if (outcome.type !== resultType) return resultType === 'bool' ? 'cel expression must evaluate to a bool' : 'must evaluate to a string'
+  const { parsed } = outcome
   return { ast: parsed.ast, run: (activation) => parsed(activation) as unknown }
 }
 
@@ -151,7 +139,7 @@ interface Environments {
 }
 
 function environments(schema: CelSchemaProps, resourceRoot: boolean): Environments {
-  const base = baseEnvironment()
+  const base = kubernetesEnvironment()
   const shape = declareShape(base, schema, uniqueTypeName(), resourceRoot)
   const plain = base.clone().registerVariable('self', shape.type).registerVariable('oldSelf', shape.type)
   const optional = base.clone().registerVariable('self', shape.type).registerVariable('oldSelf', `optional<${shape.type}>`)

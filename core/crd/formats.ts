@@ -3,19 +3,21 @@
  * JSONSchemaProps' documentation). Unknown formats, and formats on numbers
  * (int32, int64, float, double), are not checked, as upstream does not.
  */
+import { regexTest } from '../regex/re2.js'
 
+// Values are user input: the patterns with nested repetition run on RE2 (linear time), as upstream's Go regexps do.
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/
 const HEX_GROUP = /^[0-9a-fA-F]{1,4}$/
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i
 const uuidVersion = (v: string) =>
   new RegExp(`^[0-9a-f]{8}-?[0-9a-f]{4}-?${v}[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$`, 'i')
 /** Labels of letters, digits and inner hyphens, up to 63 characters each, dot separated. */
-const HOSTNAME = /^[\p{L}\p{S}0-9]([\p{L}\p{S}0-9-]{0,61}[\p{L}\p{S}0-9])?(\.[\p{L}\p{S}0-9]([\p{L}\p{S}0-9-]{0,61}[\p{L}\p{S}0-9])?)*\.?$/u
+const HOSTNAME = '^[\\pL\\pS0-9]([\\pL\\pS0-9-]{0,61}[\\pL\\pS0-9])?(\\.[\\pL\\pS0-9]([\\pL\\pS0-9-]{0,61}[\\pL\\pS0-9])?)*\\.?$'
 const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+$/
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
 const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
-const DURATION = /^(\d+(\.\d+)?\s*(ns|us|µs|ms|s|m|h|d|w|second|seconds|minute|minutes|hour|hours|day|days|week|weeks)\s*)+$/
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
+const DURATION = '^(\\d+(\\.\\d+)?\\s*(ns|us|µs|ms|s|m|h|d|w|second|seconds|minute|minutes|hour|hours|day|days|week|weeks)\\s*)+$'
+const BASE64 = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$'
 const MAC = /^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$|^([0-9a-fA-F]{2}[:-]){7}[0-9a-fA-F]{2}$|^([0-9a-fA-F]{4}\.){2}[0-9a-fA-F]{4}$/
 
 export function isIPv4(s: string): boolean {
@@ -115,7 +117,7 @@ const CHECKS: Record<string, (s: string) => boolean> = {
   bsonobjectid: (s) => /^[0-9a-fA-F]{24}$/.test(s),
   uri: isURI,
   email: (s) => EMAIL.test(s),
-  hostname: (s) => s.length <= 255 && HOSTNAME.test(s),
+  hostname: (s) => s.length <= 255 && regexTest(HOSTNAME, s),
   ipv4: isIPv4,
   ipv6: isIPv6,
   cidr: isCIDR,
@@ -131,10 +133,10 @@ const CHECKS: Record<string, (s: string) => boolean> = {
   ssn: (s) => /^\d{3}[- ]?\d{2}[- ]?\d{4}$/.test(s),
   hexcolor: (s) => /^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/.test(s),
   rgbcolor: isRGBColor,
-  byte: (s) => BASE64.test(s),
+  byte: (s) => regexTest(BASE64, s),
   password: () => true,
   date: isDate,
-  duration: (s) => DURATION.test(s),
+  duration: (s) => regexTest(DURATION, s),
   datetime: isDateTime,
   'date-time': isDateTime,
 }

@@ -7,6 +7,7 @@
  * obeys besides (unsupported keywords, list and map types) live in
  * schema-rules.ts and are appended after them, as upstream reports them.
  */
+import { regexError } from '../regex/re2.js'
 import { errorText, forbiddenField, invalid, required, type FieldError, type FieldPath } from '../validation/field.js'
 import {
   additionalPropertiesSchema,
@@ -144,12 +145,9 @@ function valueValidation(v: JSONSchemaProps, skipAnyOf: boolean, skipFirstAllOfA
   v.oneOf?.forEach((n, i) => errs.push(...nested(n, false, path.child('oneOf').index(i))))
   if (v.not) errs.push(...nested(v.not, false, path.child('not')))
   if (v.pattern) {
-    try {
-      new RegExp(v.pattern, 'u')
-    } catch (e) {
-      const reason = e instanceof Error ? e.message : String(e)
-      errs.push(invalid(path.child('pattern'), v.pattern, `must be a valid regular expression, but isn't: ${reason}`))
-    }
+    // RE2 syntax, as Go's regexp.Compile: lookaround and backreferences are refused here, not at match time.
+    const reason = regexError(v.pattern)
+    if (reason !== undefined) errs.push(invalid(path.child('pattern'), v.pattern, `must be a valid regular expression, but isn't: ${reason}`))
   }
   return errs
 }

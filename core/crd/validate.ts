@@ -6,6 +6,7 @@
  * as upstream does after it, the `set` and `map` lists are checked for
  * duplicates.
  */
+import { regexError, regexTest } from '../regex/re2.js'
 import { GoLiteral, goPrint } from '../validation/go-format.js'
 import {
   duplicate,
@@ -87,7 +88,7 @@ function stringRules(value: unknown, s: JSONSchemaProps, path: FieldPath): Field
   if (s.minLength !== undefined && length < s.minLength) {
     errs.push(invalid(path, value, `${name} in body should be at least ${s.minLength} chars long`))
   }
-  if (s.pattern !== undefined && !safeRegExp(s.pattern)?.test(value)) {
+  if (s.pattern !== undefined && !matchesPattern(s.pattern, value)) {
     errs.push(invalid(path, value, `${name} in body should match '${s.pattern}'`))
   }
   if (s.format && !matchesFormat(s.format, value)) {
@@ -96,19 +97,9 @@ function stringRules(value: unknown, s: JSONSchemaProps, path: FieldPath): Field
   return errs
 }
 
-const patternCache = new Map<string, RegExp | undefined>()
-
-function safeRegExp(pattern: string): RegExp | undefined {
-  if (!patternCache.has(pattern)) {
-    let compiled: RegExp | undefined
-    try {
-      compiled = new RegExp(pattern, 'u')
-    } catch {
-      compiled = undefined
-    }
-    patternCache.set(pattern, compiled)
-  }
-  return patternCache.get(pattern)
+/** Whether `value` matches `pattern` (unanchored, RE2); a pattern RE2 refuses matches nothing, as it cannot pass CRD validation. */
+function matchesPattern(pattern: string, value: string): boolean {
+  return regexError(pattern) === undefined && regexTest(pattern, value)
 }
 
 function numberRules(value: unknown, s: JSONSchemaProps, path: FieldPath): FieldError[] {

@@ -7,9 +7,9 @@
  * evaluated here; a stored expression is only parsed and type-checked, so a
  * typo is a 422 at write time rather than a failure on every request.
  */
-import { Environment } from '@marcbachmann/cel-js'
-import { issueText } from '../../cel/compile.js'
-import { registerExtensions } from '../../cel/extensions.js'
+import type { Environment } from '@marcbachmann/cel-js'
+import { parseAndCheck } from '../../cel/checked.js'
+import { kubernetesEnvironment } from '../../cel/library/index.js'
 
 /** Which optional variables an expression may use, as upstream's OptionalVariableDeclarations. */
 export interface AdmissionVariables {
@@ -80,7 +80,7 @@ function withAuthorizer(env: Environment): Environment {
 }
 
 function build(vars: AdmissionVariables): Environment {
-  let env = registerExtensions(new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false }))
+  let env = kubernetesEnvironment()
     .registerVariable('object', 'dyn')
     .registerVariable('oldObject', 'dyn')
     .registerVariable('namespaceObject', 'dyn')
@@ -119,15 +119,9 @@ export function admissionCompileError(
   accepted: readonly AdmissionResultType[] | 'any',
   vars: AdmissionVariables,
 ): string | undefined {
-  const env = environment(vars)
-  let checked: ReturnType<ReturnType<Environment['parse']>['check']>
-  try {
-    checked = env.parse(expression).check()
-  } catch (err) {
-    return `compilation failed: ${issueText(expression, err as Error)}`
-  }
-  if (!checked.valid) return `compilation failed: ${checked.error ? issueText(expression, checked.error) : 'invalid expression'}`
-  if (accepted === 'any' || accepted.includes((checked.type ?? 'dyn') as AdmissionResultType)) return undefined
+  const outcome = parseAndCheck(environment(vars), expression)
+  if ('issue' in outcome) return `compilation failed: ${outcome.issue}`
+  if (accepted === 'any' || accepted.includes(outcome.type as AdmissionResultType)) return undefined
   const names = accepted.map((t) => GO_TYPE_NAMES[t])
   return names.length === 1 ? `must evaluate to ${names[0]}` : `must evaluate to one of [${names.join(' ')}]`
 }

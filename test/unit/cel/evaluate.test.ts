@@ -26,8 +26,9 @@ describe('evaluating compiled expressions', () => {
   })
 
   it('maps claims with the string extensions', () => {
-    const p = program('claims', "claims.sub.replace(':', '-', 1) + '/' + claims.sub.reverse() + claims.sub.charAt(0)", ['string'])
-    assert.equal(evaluate(p, { sub: 'a:b:c' }), 'a-b:c/c:b:aa')
+    const p = program('claims', "claims.sub.replace(':', '-', 1) + '/' + strings.quote(claims.sub) + claims.sub.charAt(0)", ['string'])
+    assert.equal(evaluate(p, { sub: 'a:b:c' }), 'a-b:c/"a:b:c"a')
+    assert.equal(evaluate(program('claims', "'%s:%d'.format([claims.sub, 2])", ['string']), { sub: 'x' }), 'x:2')
     assert.equal(evaluate(program('claims', "'abc'.replace('', '-')", ['string']), {}), '-a-b-c-')
     assert.equal(evaluate(program('claims', "sets.equivalent(claims.aud, ['b', 'a'])"), { aud: ['a', 'b'] }), true)
   })

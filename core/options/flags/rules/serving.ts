@@ -3,6 +3,7 @@
  * negative, GOAWAY, HSTS and CORS settings, and the TLS files and options
  * (upstream: ServerRunOptions.Validate, SecureServingOptions.Validate).
  */
+import { regexError } from '../../../regex/re2.js'
 import type { FlagName } from '../table.js'
 import { INSECURE_TLS_CIPHER_SUITES, SECURE_TLS_CIPHER_SUITES, TLS_VERSIONS } from '../table/secure-serving.js'
 import { oneOf, type Rule } from './rule.js'
@@ -58,10 +59,8 @@ const hstsDirectives: Rule = ({ values }) =>
 const corsAllowedOrigins: Rule = ({ values }) =>
   values['cors-allowed-origins'].flatMap((pattern) => {
     if (pattern === '') return ['empty value in --cors-allowed-origins']
-    try {
-      new RegExp(pattern)
-    } catch {
-      // The engine's own wording differs between runtimes; the pattern is what the user needs to see.
+    // Origins are matched with RE2, as upstream's Go regexps: lookaround and backreferences do not compile.
+    if (regexError(pattern) !== undefined) {
       return [`--cors-allowed-origins has an invalid regular expression: ${JSON.stringify(pattern)} does not compile`]
     }
     const pinnedStart = pattern.includes('^') || pattern.includes('//')

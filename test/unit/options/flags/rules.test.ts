@@ -59,12 +59,13 @@ const CASES: RuleCase[] = [
   },
   {
     rule: 'CORS origins are valid expressions pinned to the whole host',
-    refused: ['--cors-allowed-origins=example.com,//a(', '--cors-allowed-origins='],
+    refused: ['--cors-allowed-origins=example.com,//a(,^https://(?!evil)[a-z]+$', '--cors-allowed-origins='],
     says: [
       '--cors-allowed-origins has an invalid regular expression: "example.com" does not pin to start/end of host in the origin header',
       '--cors-allowed-origins has an invalid regular expression: "//a(" does not compile',
+      '--cors-allowed-origins has an invalid regular expression: "^https://(?!evil)[a-z]+$" does not compile',
     ],
-    accepted: ['--cors-allowed-origins=//example\\.com(:|$),^https://example\\.org$'],
+    accepted: ['--cors-allowed-origins=//example\\.com(:|$),^https://example\\.org$,(?i)^https://EXAMPLE\\.net\\z'],
   },
   {
     rule: 'the serving certificate and key come together',

@@ -1,0 +1,52 @@
+/**
+ * Kubernetes' regex library (apiserver/pkg/cel/library/regex.go) and the
+ * global form of CEL's `matches`, all on RE2 (regex/re2.ts):
+ *
+ *   matches(s, re) -> bool          s.find(re) -> string (first match, or '')
+ *   s.findAll(re) -> list<string>   s.findAll(re, n) -> list<string> (at most n; all when n < 0)
+ *
+ * The member form `s.matches(re)` is replaced on the parsed tree
+ * (presence-and-regex.ts). A literal pattern RE2 refuses is a compile
+ * error, as cel-go's ValidateRegexLiterals makes it.
+ */
+import type { ASTNode, Environment } from '@marcbachmann/cel-js'
+import { regexError, regexFind, regexFindAll, regexTest } from '../../regex/re2.js'
+
+export function registerRegex(env: Environment): Environment {
+  return env
+    .registerFunction('matches(string, string): bool', (s: string, re: string) => regexTest(re, s))
+    .registerFunction('string.find(string): string', (s: string, re: string) => regexFind(re, s))
+    .registerFunction('string.findAll(string): list<string>', (s: string, re: string) => regexFindAll(re, s))
+    .registerFunction('string.findAll(string, int): list<string>', (s: string, re: string, n: bigint) =>
+      regexFindAll(re, s, n < 0n ? -1 : Number(n > 1_000_000n ? 1_000_000n : n)),
+    )
+}
+
+/** A compile issue at a node: where it starts, and cel-go's words. */
+export interface NodeIssue {
+  readonly range: { start: number }
+  readonly summary: string
+}
+
+function stringLiteral(node: ASTNode | undefined): string | undefined {
+  return node?.op === 'value' && typeof node.args === 'string' ? node.args : undefined
+}
+
+/**
+ * cel-go's regex literal validator: the first argument of every call named
+ * `matches` that is a string literal must compile. For the method form that
+ * argument is the pattern; for the global form cel-go looks at the same
+ * position, the matched string, and so does this.
+ */
+export function invalidRegexLiterals(root: ASTNode, children: (node: ASTNode) => ASTNode[]): NodeIssue | undefined {
+  const pending: ASTNode[] = [root]
+  for (let node = pending.pop(); node; node = pending.pop()) {
+    const argument = node.op === 'rcall' && node.args[0] === 'matches' ? node.args[2][0] : node.op === 'call' && node.args[0] === 'matches' ? node.args[1][0] : undefined
+    const literal = stringLiteral(argument)
+    if (argument && literal !== undefined && regexError(literal) !== undefined) {
+      return { range: { start: argument.range.start }, summary: 'invalid matches argument' }
+    }
+    pending.push(...children(node))
+  }
+  return undefined
+}

@@ -1,0 +1,68 @@
+/**
+ * cel-go's strings extension at the version Kubernetes uses (ext.Strings
+ * version 2): what the library lacks of charAt, indexOf, lastIndexOf,
+ * lowerAscii, upperAscii, replace, split, substring, trim, join, format and
+ * strings.quote. (`reverse` came with version 3 and is not in Kubernetes'
+ * environment.) Indexes count code points, as cel-go's do.
+ */
+import type { Environment } from '@marcbachmann/cel-js'
+import { formatString } from './string-format.js'
+
+/** Receiver of `strings.quote`: the library cannot name a function `strings.x`, only a method on a constant. */
+class StringsLibrary {}
+
+/** cel-go's `replace(old, new, n)` (Go's strings.Replace): at most n replacements, all of them when n is negative. */
+export function replace(text: string, from: string, to: string, limit: bigint): string {
+  if (from === '') {
+    // An empty pattern matches before every character and at the end.
+    const chars = [...text]
+    const n = limit < 0n ? chars.length + 1 : Number(limit < BigInt(chars.length + 1) ? limit : BigInt(chars.length + 1))
+    const head = chars.slice(0, Math.min(n, chars.length)).map((c) => to + c)
+    return head.join('') + (n > chars.length ? to : chars.slice(n).join(''))
+  }
+  let out = ''
+  let pos = 0
+  for (let done = 0n; limit < 0n || done < limit; done++) {
+    const at = text.indexOf(from, pos)
+    if (at < 0) break
+    out += text.slice(pos, at) + to
+    pos = at + from.length
+  }
+  return out + text.slice(pos)
+}
+
+/** Go's strconv.Quote, as strings.quote returns it. */
+export function quote(text: string): string {
+  let out = '"'
+  for (const ch of text) {
+    const code = ch.codePointAt(0) ?? 0
+    if (ch === '"' || ch === '\\') out += `\\${ch}`
+    else if (ch === '\n') out += '\\n'
+    else if (ch === '\r') out += '\\r'
+    else if (ch === '\t') out += '\\t'
+    else if (ch === '\x07') out += '\\a'
+    else if (ch === '\b') out += '\\b'
+    else if (ch === '\f') out += '\\f'
+    else if (ch === '\v') out += '\\v'
+    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`
+    else out += ch
+  }
+  return `${out}"`
+}
+
+export function registerStrings(env: Environment): Environment {
+  return env
+    .registerFunction('string.replace(string, string): string', (s: string, from: string, to: string) => replace(s, from, to, -1n))
+    .registerFunction('string.replace(string, string, int): string', (s: string, from: string, to: string, n: bigint) =>
+      replace(s, from, to, n),
+    )
+    .registerFunction('string.charAt(int): string', (s: string, i: bigint) => {
+      const chars = [...s]
+      if (i < 0n || i > BigInt(chars.length)) throw new Error(`index out of range: ${i}`)
+      return chars[Number(i)] ?? ''
+    })
+    .registerFunction('string.format(list): string', (s: string, args: unknown[]) => formatString(s, args))
+    .registerType('StringsLibrary', StringsLibrary)
+    .registerConstant('strings', 'StringsLibrary', new StringsLibrary())
+    .registerFunction('StringsLibrary.quote(string): string', (_s: StringsLibrary, text: string) => quote(text))
+}

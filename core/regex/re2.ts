@@ -1,0 +1,105 @@
+/**
+ * Regular expressions that come from users (a CRD's `pattern`, CEL's
+ * `matches`, `find` and `findAll`) run on re2js, a linear-time engine with
+ * RE2's syntax and semantics, as upstream runs them on Go's regexp: a
+ * pattern such as `^(a+)+$` costs time proportional to its input instead of
+ * backtracking without end, and the syntax errors read as Go's
+ * (`error parsing regexp: invalid or unsupported Perl syntax: `(?=``).
+ * Lookaround and backreferences do not exist in RE2 and are refused.
+ *
+ * Compiled patterns are kept in a bounded cache, since the same few
+ * patterns are matched against every object of a kind.
+ */
+import { RE2JS } from 're2js'
+
+/** A pattern RE2 refuses; `message` is Go's regexp.Compile error text. */
+export class RegexSyntaxError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'RegexSyntaxError'
+  }
+}
+
+/** How many compiled patterns (and refusals) are remembered. */
+export const REGEX_CACHE_SIZE = 1024
+
+const cache = new Map<string, RE2JS | RegexSyntaxError>()
+
+function compileUncached(pattern: string): RE2JS | RegexSyntaxError {
+  try {
+    return RE2JS.compile(pattern)
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err)
+    return new RegexSyntaxError(message.startsWith('error parsing regexp:') ? message : `error parsing regexp: ${message}`)
+  }
+}
+
+/** The compiled pattern or the reason RE2 refuses it, from the cache when it has been seen. */
+function lookup(pattern: string): RE2JS | RegexSyntaxError {
+  const hit = cache.get(pattern)
+  if (hit !== undefined) {
+    // Map keeps insertion order: moving a hit to the end makes the first key the least recently used.
+    cache.delete(pattern)
+    cache.set(pattern, hit)
+    return hit
+  }
+  const compiled = compileUncached(pattern)
+  if (cache.size >= REGEX_CACHE_SIZE) {
+    const oldest = cache.keys().next().value
+    if (oldest !== undefined) cache.delete(oldest)
+  }
+  cache.set(pattern, compiled)
+  return compiled
+}
+
+/** Go's error text when `pattern` is not a valid RE2 expression; undefined when it is. */
+export function regexError(pattern: string): string | undefined {
+  const compiled = lookup(pattern)
+  return compiled instanceof RegexSyntaxError ? compiled.message : undefined
+}
+
+/** The compiled pattern; throws RegexSyntaxError when RE2 refuses it. */
+export function compileRegex(pattern: string): RE2JS {
+  const compiled = lookup(pattern)
+  if (compiled instanceof RegexSyntaxError) throw compiled
+  return compiled
+}
+
+/** Whether `pattern` matches anywhere in `input` (Go's MatchString: unanchored). */
+export function regexTest(pattern: string, input: string): boolean {
+  return compileRegex(pattern).test(input)
+}
+
+/** The leftmost match in `input`, or '' when there is none (Go's FindString). */
+export function regexFind(pattern: string, input: string): string {
+  const matcher = compileRegex(pattern).matcher(input)
+  return matcher.find() ? (matcher.group() ?? '') : ''
+}
+
+/**
+ * Successive non-overlapping matches (Go's FindAllString): at most `limit`
+ * of them, every one when `limit` is negative. An empty match right after
+ * a previous match is skipped, as Go does.
+ */
+export function regexFindAll(pattern: string, input: string, limit = -1): string[] {
+  const out: string[] = []
+  if (limit === 0) return out
+  const matcher = compileRegex(pattern).matcher(input)
+  let previousEnd = -1
+  let from = 0
+  while (from <= input.length && matcher.find(from)) {
+    const start = matcher.start()
+    const end = matcher.end()
+    if (end === start && start === previousEnd) {
+      // Advance past one whole character (a surrogate pair counts as one).
+      const code = input.codePointAt(start) ?? 0
+      from = start + (code > 0xffff ? 2 : 1)
+      continue
+    }
+    out.push(input.slice(start, end))
+    if (limit > 0 && out.length >= limit) break
+    previousEnd = end
+    from = end > start ? end : end + ((input.codePointAt(end) ?? 0) > 0xffff ? 2 : 1)
+  }
+  return out
+}
