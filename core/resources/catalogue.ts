@@ -73,6 +73,13 @@ export interface Strategy {
   hasPendingFinalizers?(obj: KubeObject): boolean
   /** Fields selectable with `fieldSelector` beyond metadata.name and metadata.namespace. */
   fieldSet?(obj: KubeObject): Record<string, string>
+  /**
+   * Upstream's AllowUnconditionalUpdate: whether an update without a
+   * resourceVersion (or with "0") writes over whatever is stored. Default
+   * true; false makes such an update a 422 (`metadata.resourceVersion: must
+   * be specified for an update`).
+   */
+  allowUnconditionalUpdate?: boolean
 }
 
 export interface SubresourceEntry {
