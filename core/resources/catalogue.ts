@@ -167,6 +167,11 @@ export interface ResourceEntry {
   /** Set for create-only virtual resources. */
   virtualCreate?: VirtualCreate
   /**
+   * Set for resources upstream computes when asked instead of storing them
+   * (component statuses): discovery gives them no storageVersionHash.
+   */
+  computed?: boolean
+  /**
    * Where the objects live under the storage prefix, as upstream lays them
    * out (`services/specs`, `minions`, `apiregistration.k8s.io/apiservices`).
    * Default: the resource name.
