@@ -12,6 +12,7 @@ import { groupVersion, type ResourceEntry, type Verb } from '../resources/catalo
 import { isPlainObject, type KubeObject, type UserInfo } from '../resources/object.js'
 import type { StorageEvent } from '../storage/interface.js'
 import { isDryRun, readDeleteOptions } from './delete-options.js'
+import { evictionDeleteOptions, evictPod } from './eviction.js'
 import { fieldValidationOf } from './field-validation.js'
 import { parseListQuery } from './list-query.js'
 import { managerName } from './managed-fields.js'
@@ -183,11 +184,12 @@ async function write(
  */
 async function handleSubresource(request: Request, info: RequestInfo, entry: ResourceEntry, env: HandlerEnv): Promise<Response> {
   const sub = entry.subresources?.find((s) => s.name === info.subresource)
-  if (!sub || (sub.name !== 'status' && sub.name !== 'scale') || !info.name) throw resourceNotFound()
+  if (!sub || !['status', 'scale', 'eviction'].includes(sub.name) || !info.name) throw resourceNotFound()
   if (!sub.verbs.includes(info.verb as Verb))
     throw methodNotSupported({ group: entry.group, resource: `${entry.resource}/${sub.name}` }, info.verb)
   const params = new URL(request.url).searchParams
   const ctx: RequestContext = { user: env.user, now: env.now(), dryRun: false }
+  if (sub.name === 'eviction') return handleEviction(request, params, info, env, ctx)
   const store = env.registry.store(entry)
   const ns = entry.namespaced ? info.namespace : ''
   const scale = sub.name === 'scale'
@@ -205,6 +207,18 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
   }
   const { object } = await write(store, ns, info.name, req, ctx, 'status')
   return withWarnings(objectOut(entry, object, format, ctx.now), ctx.warnings)
+}
+
+/**
+ * `pods/<name>/eviction`: the Eviction body's DeleteOptions (its dryRun and
+ * the query's, checked as a create's options), then the eviction itself.
+ */
+async function handleEviction(request: Request, params: URLSearchParams, info: RequestInfo, env: HandlerEnv, ctx: RequestContext): Promise<Response> {
+  const { dryRun } = writeOptionsOf(params, 'CreateOptions')
+  const body = decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes))
+  const options = evictionDeleteOptions(body, info.namespace, info.name, dryRun ? params.getAll('dryRun') : [])
+  const status = await evictPod(env.registry, info.namespace, info.name, options, ctx)
+  return objectResponse(status, negotiateOutput(request.headers.get('accept'), { allowTable: false, includeObject: null }), 201)
 }
 
 /**
