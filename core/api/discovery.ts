@@ -93,7 +93,11 @@ export function apiGroupDocument(catalogue: Catalogue, name: string) {
   return { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(catalogue, name) }
 }
 
-export function apiResourceList(catalogue: Catalogue, group: string, version: string) {
+/**
+ * `/api/v1` or `/apis/<group>/<version>`; `hashes` gives each stored
+ * resource's storageVersionHash (see storage-version-hash.ts).
+ */
+export function apiResourceList(catalogue: Catalogue, group: string, version: string, hashes?: ReadonlyMap<ResourceEntry, string>) {
   const entries = resourcesOf(catalogue, group, version)
   if (!entries.length) return undefined
   const resources: Record<string, unknown>[] = []
@@ -107,6 +111,8 @@ export function apiResourceList(catalogue: Catalogue, group: string, version: st
     }
     if (e.shortNames?.length) r['shortNames'] = e.shortNames
     if (e.categories?.length) r['categories'] = e.categories
+    const hash = hashes?.get(e)
+    if (hash) r['storageVersionHash'] = hash
     resources.push(r)
     for (const s of bySubresourceName(e.subresources ?? [])) {
       const sub: Record<string, unknown> = {

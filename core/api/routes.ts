@@ -17,6 +17,7 @@ import {
   apiVersions,
 } from './discovery.js'
 import { type HealthCheck, healthResponse } from './health.js'
+import { StorageVersionHashes } from './storage-version-hash.js'
 import { openApiDocument, openApiIndex } from './openapi.js'
 import { openApiV2Document } from './openapi-v2.js'
 import { type Metrics, METRICS_CONTENT_TYPE } from '../metrics/metrics.js'
@@ -68,6 +69,7 @@ function openApiV2Response(accept: string | undefined, ifNoneMatch: string | und
 
 export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
   const { catalogue } = deps
+  const storageVersionHashes = new StorageVersionHashes(catalogue)
   app.get('/version', () => jsonResponse(deps.version))
   app.get('/metrics', () => new Response(deps.metrics.render(), { headers: { 'content-type': METRICS_CONTENT_TYPE } }))
   for (const endpoint of ['healthz', 'livez', 'readyz'] as const) {
@@ -80,8 +82,8 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
   app.get('/openapi/v3/*', (c) => openApiResponse(new URL(c.req.url), catalogue))
 
   app.get('/api', (c) => discoveryResponse(c.req.header('accept'), catalogue, true, apiVersions(new URL(c.req.url).host)))
-  app.get('/api/:version', (c) => {
-    const body = apiResourceList(catalogue, '', c.req.param('version'))
+  app.get('/api/:version', async (c) => {
+    const body = apiResourceList(catalogue, '', c.req.param('version'), await storageVersionHashes.hashes())
     if (!body) throw resourceNotFound()
     return jsonResponse(body)
   })
@@ -91,8 +93,8 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
     if (!body) throw resourceNotFound()
     return jsonResponse(body)
   })
-  app.get('/apis/:group/:version', (c) => {
-    const body = apiResourceList(catalogue, c.req.param('group'), c.req.param('version'))
+  app.get('/apis/:group/:version', async (c) => {
+    const body = apiResourceList(catalogue, c.req.param('group'), c.req.param('version'), await storageVersionHashes.hashes())
     if (!body) throw resourceNotFound()
     return jsonResponse(body)
   })

@@ -162,6 +162,8 @@ function customResourceStrategy(
     return [...errs, ...validateRules(rules(), obj, old, FieldPath.root(''))]
   }
   const strategy: Strategy = {
+    // Upstream's custom resource strategy: an update must name the resourceVersion it read.
+    allowUnconditionalUpdate: false,
     applyDefaults: (obj) => applySchemaDefaults(obj, schema),
     prepareForCreate(obj) {
       if (terminating) {

@@ -13,9 +13,12 @@ import type { Preconditions } from '../storage/interface.js'
 import type { Strategy } from '../resources/catalogue.js'
 import { formatTimestamp, type KubeObject } from '../resources/object.js'
 import { fieldPath, type FieldError, invalid, invalidError, notSupported } from '../validation/field.js'
+import { goStrings } from '../validation/go-format.js'
 import { sameJson } from './subresources.js'
 
 export interface DeleteOptions {
+  /** `All` runs the delete without storing anything; the request context's dryRun acts on it. */
+  dryRun?: string[]
   preconditions?: Preconditions
   gracePeriodSeconds?: number
   propagationPolicy?: string
@@ -26,6 +29,14 @@ export interface DeleteOptions {
 export const ORPHAN_FINALIZER = 'orphan'
 export const FOREGROUND_FINALIZER = 'foregroundDeletion'
 const POLICIES = ['Foreground', 'Background', 'Orphan'] as const
+/** Upstream lists "nil" (no policy) among the values it takes. */
+const POLICY_CHOICES = [...POLICIES, 'nil'] as const
+
+/** Upstream's ValidateDryRun, shared by every kind of options: `All` is the only directive. */
+export function dryRunErrors(dryRun: readonly string[] | undefined): FieldError[] {
+  if (!dryRun || dryRun.every((d) => d === 'All')) return []
+  return [notSupported(fieldPath('dryRun'), goStrings([...dryRun]), ['All'])]
+}
 
 /** Upstream's ValidateDeleteOptions: a 422 on the DeleteOptions kind. */
 export function validateDeleteOptions(options: DeleteOptions): void {
@@ -34,7 +45,8 @@ export function validateDeleteOptions(options: DeleteOptions): void {
   if (options.orphanDependents !== undefined && policy !== undefined)
     errs.push(invalid(fieldPath('propagationPolicy'), policy, 'orphanDependents and deletionPropagation cannot be both set'))
   if (policy !== undefined && !(POLICIES as readonly string[]).includes(policy))
-    errs.push(notSupported(fieldPath('propagationPolicy'), policy, POLICIES))
+    errs.push(notSupported(fieldPath('propagationPolicy'), policy, POLICY_CHOICES))
+  errs.push(...dryRunErrors(options.dryRun))
   if (errs.length) throw invalidError('meta.k8s.io', 'DeleteOptions', '', errs)
 }
 

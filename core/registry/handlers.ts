@@ -11,6 +11,8 @@ import { watchStream } from '../http/watch-stream.js'
 import { groupVersion, type ResourceEntry, type Verb } from '../resources/catalogue.js'
 import { isPlainObject, type KubeObject, type UserInfo } from '../resources/object.js'
 import type { StorageEvent } from '../storage/interface.js'
+import { isDryRun, readDeleteOptions } from './delete-options.js'
+import { evictionDeleteOptions, evictPod } from './eviction.js'
 import { fieldValidationOf } from './field-validation.js'
 import { parseListQuery } from './list-query.js'
 import { managerName } from './managed-fields.js'
@@ -18,7 +20,8 @@ import { type PatchRequest, patchTypes, readPatch } from './patch-request.js'
 import { getScale, updateScale } from './scale.js'
 import type { Registry } from './registry.js'
 import type { RequestContext } from './request-context.js'
-import type { DeleteOptions, ResourceStore } from './store.js'
+import { type WriteOptionsKind, writeOptionsOf } from './write-options.js'
+import type { ResourceStore } from './store.js'
 import { type IncludeObject, tableRow, toTable } from './table.js'
 
 export interface HandlerEnv {
@@ -32,19 +35,17 @@ export interface HandlerEnv {
   onShutdown(end: () => void): () => void
 }
 
-function dryRunOf(params: URLSearchParams): boolean {
-  const values = params.getAll('dryRun')
-  for (const v of values) if (v !== 'All') throw badRequest(`unsupported dry run option: ${JSON.stringify(v)}, supported values: "All"`)
-  return values.length > 0
-}
-
-/** Reads what every write shares into `ctx`: dryRun, fieldValidation, and the manager it is recorded under. */
-function writeContext(request: Request, params: URLSearchParams, ctx: RequestContext): void {
-  ctx.dryRun = dryRunOf(params)
+/**
+ * Reads what every write shares into `ctx`: dryRun, fieldValidation, and the
+ * manager it is recorded under. Upstream takes these from the query alone
+ * (a create's, update's or patch's body is the object), checked as its
+ * Create/Update/PatchOptions.
+ */
+function writeContext(request: Request, params: URLSearchParams, ctx: RequestContext, kind: WriteOptionsKind): void {
+  const options = writeOptionsOf(params, kind)
+  ctx.dryRun = options.dryRun
   ctx.fieldValidation = fieldValidationOf(params)
-  const manager = params.get('fieldManager')
-  if (manager && manager.length > 128) throw badRequest('fieldManager: Too long: may not be more than 128 bytes')
-  ctx.fieldManager = managerName(manager, request.headers.get('user-agent'))
+  ctx.fieldManager = managerName(options.fieldManager, request.headers.get('user-agent'))
 }
 
 /** A Warning header per problem, as upstream words them: `299 - "unknown field \"spec.x\""`. */
@@ -106,28 +107,28 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
     case 'watch':
       return watchResponse(store, ns, params, format, env)
     case 'create': {
-      writeContext(request, params, ctx)
+      writeContext(request, params, ctx, 'CreateOptions')
       const body = await readObjectBody(request, env.maxBodyBytes, ctx)
       return withWarnings(objectOut(entry, await store.create(ns, body, ctx), format, ctx.now, 201), ctx.warnings)
     }
     case 'update':
     case 'patch': {
-      writeContext(request, params, ctx)
+      writeContext(request, params, ctx, info.verb === 'patch' ? 'PatchOptions' : 'UpdateOptions')
       const req = await writeRequest(request, entry, info.verb, env.maxBodyBytes, ctx)
       const { object, created } = await write(store, ns, info.name, req, ctx)
       return withWarnings(objectOut(entry, object, format, ctx.now, created ? 201 : 200), ctx.warnings)
     }
     case 'delete': {
-      ctx.dryRun = dryRunOf(params)
-      const options = await deleteOptions(request, params, env.maxBodyBytes)
+      const options = await readDeleteOptions(request, params, env.maxBodyBytes)
+      ctx.dryRun = isDryRun(options)
       const result = await store.delete(ns, info.name, options, ctx)
       // Upstream answers 202 for an object kept only when orphanDependents=false asked for cascading.
       if (!result.deleted) return objectOut(entry, result.object, format, ctx.now, options.orphanDependents === false ? 202 : 200)
       return objectResponse(deletedStatus(entry, result.object), format)
     }
     case 'deletecollection': {
-      ctx.dryRun = dryRunOf(params)
-      const options = await deleteOptions(request, params, env.maxBodyBytes)
+      const options = await readDeleteOptions(request, params, env.maxBodyBytes)
+      ctx.dryRun = isDryRun(options)
       const list = await store.deleteCollection(ns, parseListQuery(params, entry), options, ctx)
       return objectResponse(list as unknown as Record<string, unknown>, format)
     }
@@ -176,31 +177,6 @@ async function write(
   return { object: await store.update(namespace, name, req.patch, ctx, subresource), created: false }
 }
 
-async function deleteOptions(request: Request, params: URLSearchParams, maxBodyBytes: number): Promise<DeleteOptions> {
-  const options: DeleteOptions = {}
-  const bytes = await readBodyBytes(request, maxBodyBytes)
-  if (bytes.byteLength > 0) {
-    const body = decodeBody(request.headers.get('content-type'), bytes)
-    if (!isPlainObject(body)) throw badRequest('the body of a delete request must be a DeleteOptions object')
-    const pre = body['preconditions']
-    if (isPlainObject(pre)) {
-      options.preconditions = {}
-      if (typeof pre['uid'] === 'string') options.preconditions.uid = pre['uid']
-      if (typeof pre['resourceVersion'] === 'string') options.preconditions.resourceVersion = pre['resourceVersion']
-    }
-    if (typeof body['gracePeriodSeconds'] === 'number') options.gracePeriodSeconds = body['gracePeriodSeconds']
-    if (typeof body['propagationPolicy'] === 'string') options.propagationPolicy = body['propagationPolicy']
-    if (typeof body['orphanDependents'] === 'boolean') options.orphanDependents = body['orphanDependents']
-  }
-  const grace = params.get('gracePeriodSeconds')
-  if (grace !== null && grace !== '') options.gracePeriodSeconds = Number(grace)
-  const policy = params.get('propagationPolicy')
-  if (policy) options.propagationPolicy = policy
-  const orphan = params.get('orphanDependents')
-  if (orphan === 'true' || orphan === 'false') options.orphanDependents = orphan === 'true'
-  return options
-}
-
 /**
  * `<resource>/status` and `<resource>/scale`: a read gives the object (or its
  * Scale), a write changes its status (or its replicas) alone. Other
@@ -208,11 +184,12 @@ async function deleteOptions(request: Request, params: URLSearchParams, maxBodyB
  */
 async function handleSubresource(request: Request, info: RequestInfo, entry: ResourceEntry, env: HandlerEnv): Promise<Response> {
   const sub = entry.subresources?.find((s) => s.name === info.subresource)
-  if (!sub || (sub.name !== 'status' && sub.name !== 'scale') || !info.name) throw resourceNotFound()
+  if (!sub || !['status', 'scale', 'eviction'].includes(sub.name) || !info.name) throw resourceNotFound()
   if (!sub.verbs.includes(info.verb as Verb))
     throw methodNotSupported({ group: entry.group, resource: `${entry.resource}/${sub.name}` }, info.verb)
   const params = new URL(request.url).searchParams
   const ctx: RequestContext = { user: env.user, now: env.now(), dryRun: false }
+  if (sub.name === 'eviction') return handleEviction(request, params, info, env, ctx)
   const store = env.registry.store(entry)
   const ns = entry.namespaced ? info.namespace : ''
   const scale = sub.name === 'scale'
@@ -222,7 +199,7 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
   })
   if (info.verb === 'get')
     return scale ? objectResponse(await getScale(store, ns, info.name), format) : objectOut(entry, await store.get(ns, info.name), format, ctx.now)
-  writeContext(request, params, ctx)
+  writeContext(request, params, ctx, info.verb === 'patch' ? 'PatchOptions' : 'UpdateOptions')
   const req = await writeRequest(request, entry, info.verb, env.maxBodyBytes, ctx)
   if (scale) {
     if (req.apply) throw unsupportedMediaType(APPLY_PATCH_TYPE, patchTypes(entry).filter((t) => t !== APPLY_PATCH_TYPE))
@@ -230,6 +207,18 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
   }
   const { object } = await write(store, ns, info.name, req, ctx, 'status')
   return withWarnings(objectOut(entry, object, format, ctx.now), ctx.warnings)
+}
+
+/**
+ * `pods/<name>/eviction`: the Eviction body's DeleteOptions (its dryRun and
+ * the query's, checked as a create's options), then the eviction itself.
+ */
+async function handleEviction(request: Request, params: URLSearchParams, info: RequestInfo, env: HandlerEnv, ctx: RequestContext): Promise<Response> {
+  const { dryRun } = writeOptionsOf(params, 'CreateOptions')
+  const body = decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes))
+  const options = evictionDeleteOptions(body, info.namespace, info.name, dryRun ? params.getAll('dryRun') : [])
+  const status = await evictPod(env.registry, info.namespace, info.name, options, ctx)
+  return objectResponse(status, negotiateOutput(request.headers.get('accept'), { allowTable: false, includeObject: null }), 201)
 }
 
 /**

@@ -18,6 +18,7 @@ import { typeTable } from '../resources/schema/index.js'
 import { type FieldError, fieldPath, forbiddenField, invalidError, required } from '../validation/field.js'
 import { applyJsonPatch, mergePatch, parseJsonPatch } from './json-patch.js'
 import type { RequestContext } from './request-context.js'
+import { writeOptionErrors } from './write-options.js'
 
 export type PatchFunction = (current: KubeObject) => unknown
 
@@ -39,6 +40,7 @@ function checkPatchOptions(apply: boolean, params: URLSearchParams): void {
   const errs: FieldError[] = []
   if (apply && !params.get('fieldManager')) errs.push(required(fieldPath('fieldManager'), 'is required for apply patch'))
   if (!apply && params.has('force')) errs.push(forbiddenField(fieldPath('force'), 'may not be specified for non-apply patch'))
+  errs.push(...writeOptionErrors(params))
   if (errs.length) throw invalidError('meta.k8s.io', 'PatchOptions', '', errs)
 }
 

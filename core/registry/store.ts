@@ -3,7 +3,7 @@
  * registry Store: the metadata rules and optimistic concurrency live here,
  * per-resource behaviour in the entry's strategy hooks.
  */
-import { alreadyExists, badRequest, conflict, type GroupResource, hasStatusCode, StatusError, notFound, OPTIMISTIC_LOCK_MESSAGE } from '../http/status-error.js'
+import { alreadyExists, badRequest, type GroupResource, hasStatusCode, StatusError, notFound } from '../http/status-error.js'
 import { groupVersion, type ResourceEntry, type StrategyContext } from '../resources/catalogue.js'
 import { formatTimestamp, isPlainObject, type KubeList, type KubeObject } from '../resources/object.js'
 import { reissueAtLatest } from '../storage/continue-token.js'
@@ -16,6 +16,7 @@ import { type DeleteOptions, planDeletion, validateDeleteOptions } from './delet
 import { enforceFieldValidation } from './field-validation.js'
 import { applyConfiguration, recordUpdate } from './managed-fields.js'
 import { generateName } from './object-names.js'
+import { checkDeletePreconditions, checkUpdatePrecondition } from './preconditions.js'
 import type { RequestContext } from './request-context.js'
 import { interpretStorageError } from './storage-errors.js'
 import { initialGeneration, keepStoredStatus, nextGeneration, withStatusOnly } from './subresources.js'
@@ -224,8 +225,7 @@ export class ResourceStore {
       let obj = this.checkBody(next(structuredClone(current)), namespace, name)
       if (subresource === 'status') obj = withStatusOnly(obj, current)
       const meta = obj.metadata
-      if (meta.resourceVersion && meta.resourceVersion !== current.metadata.resourceVersion)
-        throw conflict(this.gr, name, OPTIMISTIC_LOCK_MESSAGE)
+      checkUpdatePrecondition(this.entry, meta.resourceVersion, current)
       meta.resourceVersion = current.metadata.resourceVersion ?? ''
       this.carryOverSystemFields(obj, current)
       enforceFieldValidation(ctx, this.entry, this.entry.decode?.(obj) ?? [])
@@ -262,7 +262,6 @@ export class ResourceStore {
     return updated
   }
 
-  /** What a client may not change or drop on update (upstream's rest.BeforeUpdate). */
   /**
    * Server-side apply of `applied` for `ctx.fieldManager` (set `ctx.apply`):
    * merged into the stored object, or, when there is none, the object it
@@ -311,7 +310,7 @@ export class ResourceStore {
     validateDeleteOptions(options)
     const key = this.key(namespace, name)
     const current = await this.get(namespace, name)
-    this.checkPreconditions(current, options.preconditions)
+    checkDeletePreconditions(this.gr, current, options.preconditions)
     // A resource's own way of going (a namespace's Terminating phase) comes first.
     const marked = this.entry.strategy.beforeDelete?.(structuredClone(current), this.strategyContext(ctx))
     if (marked) {
@@ -345,22 +344,6 @@ export class ResourceStore {
     if (latest !== current && options.preconditions?.resourceVersion) preconditions.resourceVersion = latest.metadata.resourceVersion ?? ''
     const deleted = await this.call(name, () => this.storage.delete(key, { preconditions }))
     return { object: deleted, deleted: true }
-  }
-
-  private checkPreconditions(current: KubeObject, pre: Preconditions | undefined): void {
-    const name = current.metadata.name ?? ''
-    if (pre?.uid && pre.uid !== current.metadata.uid)
-      throw conflict(
-        this.gr,
-        name,
-        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid ?? ''}`,
-      )
-    if (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion)
-      throw conflict(
-        this.gr,
-        name,
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`,
-      )
   }
 
   async deleteCollection(namespace: string, query: ListQuery, options: DeleteOptions, ctx: RequestContext): Promise<KubeList> {

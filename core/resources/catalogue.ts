@@ -73,6 +73,13 @@ export interface Strategy {
   hasPendingFinalizers?(obj: KubeObject): boolean
   /** Fields selectable with `fieldSelector` beyond metadata.name and metadata.namespace. */
   fieldSet?(obj: KubeObject): Record<string, string>
+  /**
+   * Upstream's AllowUnconditionalUpdate: whether an update without a
+   * resourceVersion (or with "0") writes over whatever is stored. Default
+   * true; false makes such an update a 422 (`metadata.resourceVersion: must
+   * be specified for an update`).
+   */
+  allowUnconditionalUpdate?: boolean
 }
 
 export interface SubresourceEntry {
@@ -159,6 +166,11 @@ export interface ResourceEntry {
   columns: TableColumn[]
   /** Set for create-only virtual resources. */
   virtualCreate?: VirtualCreate
+  /**
+   * Set for resources upstream computes when asked instead of storing them
+   * (component statuses): discovery gives them no storageVersionHash.
+   */
+  computed?: boolean
   /**
    * Where the objects live under the storage prefix, as upstream lays them
    * out (`services/specs`, `minions`, `apiregistration.k8s.io/apiservices`).

@@ -153,7 +153,7 @@ describe('propagation policies', () => {
     assert.equal(unknown.status, 422)
     assert.equal(
       unknown.body.message,
-      'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Later": supported values: "Foreground", "Background", "Orphan"',
+      'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Later": supported values: "Foreground", "Background", "Orphan", "nil"',
     )
     assert.equal((await api.get(`${CMS}/c`)).status, 200)
   })

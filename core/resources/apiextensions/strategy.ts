@@ -53,6 +53,8 @@ export function markCrdForDeletion(obj: KubeObject, ctx: StrategyContext): KubeO
 }
 
 export const customResourceDefinitionStrategy: Strategy = {
+  // An update must name the resourceVersion it read, as upstream's strategy asks.
+  allowUnconditionalUpdate: false,
   normalize: normalizeCrd,
   applyDefaults: applyCrdDefaults,
   prepareForCreate: prepareCrdForCreate,

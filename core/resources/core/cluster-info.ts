@@ -37,6 +37,7 @@ export const componentStatuses: ResourceEntry = defineResource({
   namespaced: false,
   shortNames: ['cs'],
   verbs: ['get', 'list'],
+  computed: true,
   columns: [
     nameColumn,
     column('Status', 'Healthy, Unhealthy or Unknown.', (cs) => {

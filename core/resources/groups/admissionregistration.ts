@@ -1,6 +1,8 @@
 /**
  * admissionregistration.k8s.io/v1: admission webhooks and CEL admission
- * policies with their bindings, all in the `api-extensions` category.
+ * policies with their bindings, all in the `api-extensions` category. Every
+ * one of them is updated only with the resourceVersion it was read at, as
+ * upstream's strategies ask (allowUnconditionalUpdate false).
  */
 import type { ResourceEntry } from '../catalogue.js'
 import { ageColumn, column, nameColumn } from '../columns/common.js'
@@ -59,6 +61,7 @@ function webhookConfiguration(kind: string, resource: string, webhooks: WebhookK
     namespaced: false,
     categories: CATEGORIES,
     strategy: {
+      allowUnconditionalUpdate: false,
       applyDefaults: (obj) => applyWebhookDefaults(obj, webhooks),
       validate: (obj) => validateWebhookConfiguration(obj, webhooks),
       validateUpdate: (obj, old) => validateWebhookConfigurationUpdate(obj, old, webhooks),
@@ -76,6 +79,7 @@ function policyBinding(kind: string, resource: string, mutating: boolean): Resou
     namespaced: false,
     categories: CATEGORIES,
     strategy: {
+      allowUnconditionalUpdate: false,
       applyDefaults: applyBindingDefaults,
       validate: (obj) => validateBinding(obj, !mutating),
       validateUpdate: (obj) => validateBinding(obj, !mutating),
@@ -103,6 +107,7 @@ export const validatingAdmissionPolicies: ResourceEntry = defineResource({
   tracksGeneration: true,
   subresources: [statusSubresource('ValidatingAdmissionPolicy')],
   strategy: {
+    allowUnconditionalUpdate: false,
     applyDefaults: applyPolicyDefaults,
     prepareForCreate: preparePolicyForCreate,
     validate: (obj) => validateValidatingPolicy(obj),
@@ -121,6 +126,7 @@ export const mutatingAdmissionPolicies: ResourceEntry = defineResource({
   categories: CATEGORIES,
   tracksGeneration: true,
   strategy: {
+    allowUnconditionalUpdate: false,
     applyDefaults: applyPolicyDefaults,
     validate: (obj) => validateMutatingPolicy(obj),
     validateUpdate: (obj, old) => validateMutatingPolicy(obj, old),

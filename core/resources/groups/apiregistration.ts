@@ -30,6 +30,8 @@ export const apiServices: ResourceEntry = defineResource({
   // Named `<version>.<group>`; the generic rule is the path segment, the rest is its strategy's.
   validateName: pathSegmentName,
   storagePath: 'apiregistration.k8s.io/apiservices',
+  // Upstream's strategy refuses an update without a resourceVersion.
+  strategy: { allowUnconditionalUpdate: false },
   columns: [
     nameColumn,
     column('Service', 'Where the API is served: Local or namespace/name.', (s) => {

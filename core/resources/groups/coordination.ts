@@ -12,6 +12,8 @@ export const leases: ResourceEntry = defineResource({
   resource: 'leases',
   namespaced: true,
   strategy: {
+    // Leader election depends on it: an update must name the resourceVersion it read.
+    allowUnconditionalUpdate: false,
     prepareForCreate: (lease) => dropCoordinatedFields(lease),
     prepareForUpdate: dropCoordinatedFields,
     validate: validateLease,

@@ -10,5 +10,7 @@ export const runtimeClasses: ResourceEntry = defineResource({
   kind: 'RuntimeClass',
   resource: 'runtimeclasses',
   namespaced: false,
+  // Upstream's strategy refuses an update without a resourceVersion.
+  strategy: { allowUnconditionalUpdate: false },
   columns: [nameColumn, column('Handler', 'The runtime handler on the node.', textAt('handler')), ageColumn],
 })

@@ -23,6 +23,8 @@ export const podDisruptionBudgets: ResourceEntry = defineResource({
   shortNames: ['pdb'],
   subresources: [statusSubresource('PodDisruptionBudget')],
   strategy: {
+    // Evictions count on the budget they read: an update must name its resourceVersion, as upstream's strategy asks.
+    allowUnconditionalUpdate: false,
     prepareForCreate: clearStatus,
     validate: (pdb) => validatePodDisruptionBudget(pdb),
     validateUpdate: validatePodDisruptionBudgetUpdate,

@@ -1,4 +1,9 @@
-/** storage.k8s.io/v1: storage and volume attributes classes, CSI drivers and nodes, attachments, capacities. */
+/**
+ * storage.k8s.io/v1: storage and volume attributes classes, CSI drivers and
+ * nodes, attachments, capacities. CSI drivers, CSI nodes, capacities and
+ * attachments are updated only with the resourceVersion they were read at,
+ * as upstream's strategies ask.
+ */
 import type { ResourceEntry } from '../catalogue.js'
 import { ageColumn, column, nameColumn } from '../columns/common.js'
 import { at, list, quantity, text, textAt } from '../columns/values.js'
@@ -7,6 +12,9 @@ import type { KubeObject } from '../object.js'
 import { dnsSubdomainName } from '../names.js'
 
 const GROUP = 'storage.k8s.io'
+
+/** Upstream's strategies of these kinds refuse an update without a resourceVersion. */
+const conditionalUpdates = { allowUnconditionalUpdate: false }
 
 /** A boolean field, or what upstream's printer assumes when it is unset. */
 function flag(obj: KubeObject, fallback: boolean, ...path: string[]): boolean {
@@ -64,6 +72,7 @@ export const volumeAttachments: ResourceEntry = defineResource({
   kind: 'VolumeAttachment',
   resource: 'volumeattachments',
   namespaced: false,
+  strategy: conditionalUpdates,
   subresources: [statusSubresource('VolumeAttachment')],
   columns: [
     nameColumn,
@@ -88,6 +97,7 @@ export const csiDrivers: ResourceEntry = defineResource({
   kind: 'CSIDriver',
   resource: 'csidrivers',
   namespaced: false,
+  strategy: conditionalUpdates,
   validateName: csiDriverName,
   columns: [
     nameColumn,
@@ -110,6 +120,7 @@ export const csiNodes: ResourceEntry = defineResource({
   kind: 'CSINode',
   resource: 'csinodes',
   namespaced: false,
+  strategy: conditionalUpdates,
   columns: [
     nameColumn,
     column('Drivers', 'How many CSI drivers the node has.', (n) => list(at(n, 'spec', 'drivers')).length, { type: 'integer' }),
@@ -124,6 +135,7 @@ export const csiStorageCapacities: ResourceEntry = defineResource({
   resource: 'csistoragecapacities',
   singular: 'csistoragecapacity',
   namespaced: true,
+  strategy: conditionalUpdates,
   columns: [
     nameColumn,
     column('StorageClassName', 'The storage class it reports on.', textAt('storageClassName')),

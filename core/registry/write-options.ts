@@ -1,0 +1,58 @@
+/**
+ * The options of a create, update or patch: `dryRun` and `fieldManager`,
+ * which upstream reads from the query alone (the body is the object) and
+ * checks as its CreateOptions, UpdateOptions and PatchOptions: a 422 on that
+ * kind, e.g. `CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported
+ * value: []string{"Some"}: supported values: "All"`.
+ */
+import { type FieldError, fieldPath, invalid, invalidError, tooLong } from '../validation/field.js'
+import { dryRunErrors } from './deletion.js'
+
+export type WriteOptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions'
+
+export interface WriteOptions {
+  dryRun: boolean
+  fieldManager: string | null
+}
+
+/** Upstream's FieldManagerMaxLength, in bytes. */
+const MAX_FIELD_MANAGER_BYTES = 128
+
+/**
+ * Upstream's ValidateFieldManager and ValidateDryRun over the query: at most
+ * 128 bytes of printable characters, and no dry run directive but `All`.
+ */
+export function writeOptionErrors(params: URLSearchParams): FieldError[] {
+  const errs: FieldError[] = []
+  const manager = params.get('fieldManager') ?? ''
+  if (new TextEncoder().encode(manager).byteLength > MAX_FIELD_MANAGER_BYTES) errs.push(tooLong(fieldPath('fieldManager'), MAX_FIELD_MANAGER_BYTES))
+  let position = 0
+  for (const ch of manager) {
+    if (!isPrintable(ch)) errs.push(invalid(fieldPath('fieldManager'), manager, `invalid character ${goUnicode(ch)} (at position ${position})`))
+    position += new TextEncoder().encode(ch).byteLength
+  }
+  errs.push(...dryRunErrors(params.has('dryRun') ? params.getAll('dryRun') : undefined))
+  return errs
+}
+
+/**
+ * The write's options; for a create or update also checked here (a patch's
+ * are checked with the rest of its PatchOptions once its type is known).
+ */
+export function writeOptionsOf(params: URLSearchParams, kind: WriteOptionsKind): WriteOptions {
+  if (kind !== 'PatchOptions') {
+    const errs = writeOptionErrors(params)
+    if (errs.length) throw invalidError('meta.k8s.io', kind, '', errs)
+  }
+  return { dryRun: params.getAll('dryRun').length > 0, fieldManager: params.get('fieldManager') }
+}
+
+/** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
+function isPrintable(ch: string): boolean {
+  return ch === ' ' || /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch)
+}
+
+/** Go's `%#U` of a character that is not printable: `U+0009`. */
+function goUnicode(ch: string): string {
+  return `U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`
+}
