@@ -80,7 +80,7 @@ const UNSTORED = [
   'authorization.k8s.io/v1/subjectaccessreviews',
 ]
 
-const catalogue = new Catalogue(builtinEntries(() => ({ allowed: true })))
+const catalogue = new Catalogue(builtinEntries(async () => ({ allowed: true })))
 const gvr = (e: { group: string; version: string; resource: string }) => `${groupVersion(e)}/${e.resource}`
 
 describe('storageVersionHash', () => {
@@ -113,7 +113,7 @@ describe('storageVersionHash', () => {
   })
 
   it('works the hashes out again only when the catalogue changed', async () => {
-    const changing = new Catalogue(builtinEntries(() => ({ allowed: true })))
+    const changing = new Catalogue(builtinEntries(async () => ({ allowed: true })))
     const hashes = new StorageVersionHashes(changing)
     const first = hashes.hashes()
     assert.equal(hashes.hashes(), first, 'the same answer while nothing changed')
