@@ -39,7 +39,7 @@ export function childCardinality(parentCardinality: Cardinality, parent: CelSche
 
 /** The worst-case cost of one evaluation of an expression on the node `root` sizes. */
 export function expressionMaxCost(ast: ASTNode, root: SizeNode): number {
-  return estimateExpressionCost(ast, (path) => sizeAt(root, path)).max
+  return estimateExpressionCost(ast, ({ path }) => (path && path.length > 0 ? sizeAt(root, path) : undefined)).max
 }
 
 /** A rule's cost over all the times it may run. */

@@ -2,8 +2,11 @@
  * The Kubernetes libraries' own estimates of what a call costs
  * (apiserver/pkg/cel/library/cost.go, EstimateCallCost), consulted before
  * cel-go's: keyed by function name, and only where the call has the shape
- * upstream tests for (a target, a number of arguments). Undefined leaves
- * the call to cel-go's rules. The costs exclude the arguments' own.
+ * upstream tests for (a target, a number of arguments). cel-go always hands
+ * upstream a target (a pointer to a possibly empty one), so global
+ * functions such as `ip(s)` and `quantity(s)` are estimated by their
+ * argument too. Undefined leaves the call to cel-go's rules. The costs
+ * exclude the arguments' own.
  */
 import type { CallEstimate } from './calls.js'
 import { type CostNode, type Sizes, typeName } from './node.js'
@@ -156,8 +159,19 @@ export function kubernetesCallEstimate(fn: string, target: CostNode | undefined,
       const regex = byFactor(sizes.library(first), regexStringLength)
       return { cost: multiply(input, regex), resultSize: range(0, sz.max) }
     }
+    case 'cidr':
+    case 'isIP':
+    case 'isCIDR':
+    case 'quantity':
+    case 'isQuantity':
+      // Parsing is one traversal of the string.
+      return first ? { cost: byFactor(sizes.library(first), stringTraversal) } : undefined
     case 'ip':
-      return target ? fixed(1) : undefined
+      // A CIDR's ip() reads a field; ip(s) parses s.
+      return target || !first ? fixed(1) : { cost: byFactor(sizes.library(first), stringTraversal) }
+    case 'ip.isCanonical':
+      // Parsing, then comparing with the original.
+      return first ? { cost: byFactor(sizes.library(first), 2 * stringTraversal) } : undefined
     case 'containsIP':
     case 'containsCIDR':
       return target && first ? containsEstimate(fn, args, sizes) : undefined

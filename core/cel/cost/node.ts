@@ -11,8 +11,12 @@
 import type { CelType } from '../library/macro-api.js'
 import { type Range, UNBOUNDED, range } from './range.js'
 
-/** Gives the size of the data at a path (`['self', 'spec', 'items', '@items']`), when the use site knows it. */
-export type SizeEstimator = (path: readonly string[]) => Range | undefined
+/**
+ * Gives the size of what a node holds, when the use site knows it: a CRD
+ * looks the path up in its schema (`['self', 'spec', 'items', '@items']`),
+ * other uses may go by type. Upstream's EstimateSize.
+ */
+export type SizeEstimator = (node: { readonly path: readonly string[] | undefined; readonly type: CelType | undefined }) => Range | undefined
 
 export interface CostNode {
   /** The checked type; undefined where the checker left none (treated as dyn). */
@@ -36,18 +40,14 @@ export const isScalar = (t: CelType | undefined): boolean => SCALARS.has(typeNam
 export class Sizes {
   constructor(private readonly estimator: SizeEstimator) {}
 
-  private fromPath(node: CostNode): Range | undefined {
-    return node.path && node.path.length > 0 ? this.estimator(node.path) : undefined
-  }
-
   /** cel-go's sizeEstimate: what the expression says, else the use site's estimate, else 1 for fixed-size types. */
   of(node: CostNode): Range {
-    return node.computed ?? this.fromPath(node) ?? (isScalar(node.type) ? range(1) : UNBOUNDED)
+    return node.computed ?? this.estimator(node) ?? (isScalar(node.type) ? range(1) : UNBOUNDED)
   }
 
   /** The Kubernetes libraries' sizeEstimate: as `of`, without the fixed-size rule. */
   library(node: CostNode): Range {
-    return node.computed ?? this.fromPath(node) ?? UNBOUNDED
+    return node.computed ?? this.estimator(node) ?? UNBOUNDED
   }
 
   /** The elements of a list, as a node of their own (the Kubernetes libraries' listElementNode). */
