@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { type CelSchemaProps, compileRules } from '../../../core/crd/cel-rules.js'
 import { sizeNode } from '../../../core/crd/cel-sizes.js'
-import { expressionMaxCost } from '../../../core/crd/cel-static-cost.js'
+import { costErrorMessage, expressionMaxCost } from '../../../core/crd/cel-static-cost.js'
 import { errorText, fieldPath } from '../../../core/validation/field.js'
 import { crd, create, update, version } from '../resources/apiextensions/fixtures.js'
 
@@ -185,6 +185,15 @@ describe('CRD rule cost limits (upstream validation tests)', () => {
     assert.deepEqual(problems(schema), [
       `spec.validation.openAPIV3Schema.properties[n].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of 1.050000x ${HINT}`,
     ])
+  })
+})
+
+describe('CRD rule cost messages', () => {
+  it('rounds the factor as Go prints it: to even on an exact tie', () => {
+    // 1.0078125 is exact in binary; JavaScript's toFixed would round it up.
+    assert.equal(costErrorMessage('estimated rule cost', 10_078_125, 10_000_000), `estimated rule cost exceeds budget by factor of 1.007812x ${HINT}`)
+    assert.equal(costErrorMessage('estimated rule cost', 22_500_000, 10_000_000), `estimated rule cost exceeds budget by factor of 2.2x ${HINT}`)
+    assert.equal(costErrorMessage('estimated rule cost', 1_000_000_001, 10_000_000), `estimated rule cost exceeds budget by factor of more than 100x ${HINT}`)
   })
 })
 
