@@ -8,6 +8,10 @@
  * estimate passes the per-call limit is not run, and every call draws from
  * one budget per request, with upstream's limits and messages
  * (apiserver/pkg/apis/cel/config.go, schema/cel/validation.go).
+ *
+ * This is the second line of defence: a CRD whose rules could cost too
+ * much on the largest objects it allows is refused when it is written
+ * (cel-static-cost.ts).
  */
 import type { ASTNode } from '@marcbachmann/cel-js'
 import { CEL_INPUT_LIMITS } from '../cel/evaluate.js'

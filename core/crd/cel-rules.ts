@@ -17,6 +17,8 @@ import { type FieldError, type FieldPath, invalid, notSupported, required } from
 import { referencesVariable } from './cel-cost.js'
 import { resolveFieldPath } from './cel-field-path.js'
 import { type CelSchemaProps, type CelShape, type CelValidationRule, declareShape } from './cel-schema.js'
+import { type SizeNode, sizeNode } from './cel-sizes.js'
+import { type Cardinality, TotalCost, checkExpressionCost, childCardinality, expressionMaxCost, ruleCost } from './cel-static-cost.js'
 
 export type { CelSchemaProps, CelValidationRule } from './cel-schema.js'
 export { validateRules } from './cel-validate.js'
@@ -60,6 +62,19 @@ export interface CompileOptions {
    * @default true
    */
   resourceRoot?: boolean
+  /**
+   * Whether each rule's worst-case cost is estimated and held to upstream's
+   * limits, as when a CRD is written; off where the rules of an accepted
+   * schema are compiled to run.
+   * @default true
+   */
+  estimateCost?: boolean
+  /**
+   * An update that leaves this schema as it was: the per-rule limit is not
+   * applied (rules already stored keep working), the per-CRD total still is.
+   * @default false
+   */
+  unchangedSchema?: boolean
 }
 
 const SUPPORTED_REASONS = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired']
@@ -150,15 +165,34 @@ interface Walk {
   errors: FieldError[]
   /** Set below a list whose items cannot be matched with old items: transition rules are refused there. */
   uncorrelatable?: FieldPath
+  /** The schema's estimated rule costs; undefined when costs are not estimated. */
+  costs?: { total: TotalCost; checkEachRule: boolean }
 }
 
-function compileNodeRules(schema: CelSchemaProps, path: FieldPath, resourceRoot: boolean, walk: Walk) {
+/** Where a node sits, for its rules' costs: how often it may repeat, and the sizes of its data. */
+interface CostContext {
+  cardinality: Cardinality
+  sizes: SizeNode | undefined
+}
+
+/** Estimates an expression's cost on the node and checks it against the limits; nothing when costs are off. */
+function costErrors(walk: Walk, at: FieldPath, program: CelRuleProgram, context: CostContext, kind: 'rule' | 'messageExpression'): FieldError[] {
+  if (!walk.costs || !context.sizes) return []
+  const maxCost = expressionMaxCost(program.ast, context.sizes)
+  // A messageExpression runs only once a rule has failed, so its cost is not multiplied.
+  const cost = kind === 'rule' ? ruleCost(maxCost, context.cardinality, context.sizes) : maxCost
+  const what = kind === 'rule' ? 'estimated rule cost' : 'estimated messageExpression cost'
+  return checkExpressionCost(walk.costs.total, at.child(kind), cost, what, walk.costs.checkEachRule)
+}
+
+function compileNodeRules(schema: CelSchemaProps, path: FieldPath, resourceRoot: boolean, walk: Walk, cardinality: Cardinality) {
   const rules = schema['x-kubernetes-validations'] ?? []
   if (rules.length === 0) return { shape: undefined, compiled: [] }
   const fieldErrors = checkRuleFields(rules, schema, path)
   walk.errors.push(...fieldErrors)
   if (fieldErrors.length > 0) return { shape: undefined, compiled: [] }
   const envs = environments(schema, resourceRoot)
+  const costContext: CostContext = { cardinality, sizes: walk.costs ? sizeNode(schema, resourceRoot) : undefined }
   const compiled: CompiledRule[] = []
   rules.forEach((rule, i) => {
     const at = path.child('x-kubernetes-validations').index(i)
@@ -167,6 +201,7 @@ function compileNodeRules(schema: CelSchemaProps, path: FieldPath, resourceRoot:
       walk.errors.push(invalid(at.child('rule'), ruleLiteral(rule), program))
       return
     }
+    walk.errors.push(...costErrors(walk, at, program, costContext, 'rule'))
     let messageProgram: CelRuleProgram | undefined
     if (rule.messageExpression) {
       const message = compileExpression(envs.plain, rule.messageExpression, 'string')
@@ -174,6 +209,7 @@ function compileNodeRules(schema: CelSchemaProps, path: FieldPath, resourceRoot:
         walk.errors.push(invalid(at.child('messageExpression'), ruleLiteral(rule), `messageExpression ${message}`))
         return
       }
+      walk.errors.push(...costErrors(walk, at, message, costContext, 'messageExpression'))
       messageProgram = message
     }
     const usesOldSelf = referencesVariable(program.ast, 'oldSelf')
@@ -193,23 +229,24 @@ function compileNodeRules(schema: CelSchemaProps, path: FieldPath, resourceRoot:
   return { shape: envs.shape, compiled }
 }
 
-function compileNode(schema: CelSchemaProps, path: FieldPath, resourceRoot: boolean, walk: Walk): CompiledNode | undefined {
-  const { shape, compiled } = compileNodeRules(schema, path, resourceRoot, walk)
+function compileNode(schema: CelSchemaProps, path: FieldPath, resourceRoot: boolean, walk: Walk, cardinality: Cardinality): CompiledNode | undefined {
+  const { shape, compiled } = compileNodeRules(schema, path, resourceRoot, walk, cardinality)
+  const below = childCardinality(cardinality, schema)
   const properties = new Map<string, CompiledNode>()
   for (const [name, property] of Object.entries(schema.properties ?? {})) {
-    const child = compileNode(property, path.child('properties').key(name), property['x-kubernetes-embedded-resource'] === true, walk)
+    const child = compileNode(property, path.child('properties').key(name), property['x-kubernetes-embedded-resource'] === true, walk, below)
     if (child) properties.set(name, child)
   }
   let items: CompiledNode | undefined
   if (schema.items) {
     const listType = schema['x-kubernetes-list-type']
-    const below: Walk = listType === 'map' ? walk : { errors: walk.errors, uncorrelatable: walk.uncorrelatable ?? path }
-    items = compileNode(schema.items, path.child('items'), schema.items['x-kubernetes-embedded-resource'] === true, below)
+    const itemsWalk: Walk = listType === 'map' ? walk : { ...walk, uncorrelatable: walk.uncorrelatable ?? path }
+    items = compileNode(schema.items, path.child('items'), schema.items['x-kubernetes-embedded-resource'] === true, itemsWalk, below)
   }
   const extra = schema.additionalProperties
   const additionalProperties =
     typeof extra === 'object'
-      ? compileNode(extra, path.child('additionalProperties'), extra['x-kubernetes-embedded-resource'] === true, walk)
+      ? compileNode(extra, path.child('additionalProperties'), extra['x-kubernetes-embedded-resource'] === true, walk, below)
       : undefined
   if (compiled.length === 0 && properties.size === 0 && !items && !additionalProperties) return undefined
   return {
@@ -226,16 +263,20 @@ function compileNode(schema: CelSchemaProps, path: FieldPath, resourceRoot: bool
 /**
  * Compiles every `x-kubernetes-validations` rule of `schema`, whose own
  * path (in the CRD) is `path`. The errors are upstream's, at
- * `<path>...x-kubernetes-validations[i].<field>`; rules with errors are
- * left out of `compiled`.
+ * `<path>...x-kubernetes-validations[i].<field>`, and, when the estimated
+ * costs are over their limits, Forbidden at the costly rules and at `path`;
+ * rules with compile errors are left out of `compiled`.
  */
 export function compileRules(
   schema: CelSchemaProps,
   path: FieldPath,
   options: CompileOptions = {},
 ): { errors: FieldError[]; compiled: CompiledRules } {
-  const walk: Walk = { errors: [] }
-  const compiled = compileNode(schema, path, options.resourceRoot ?? true, walk)
+  const total = new TotalCost()
+  const walk: Walk = { errors: [], ...(options.estimateCost === false ? {} : { costs: { total, checkEachRule: options.unchangedSchema !== true } }) }
+  // The root runs once per object.
+  const compiled = compileNode(schema, path, options.resourceRoot ?? true, walk, 1)
+  if (walk.costs) walk.errors.push(...total.errors(path))
   return { errors: walk.errors, compiled }
 }
 

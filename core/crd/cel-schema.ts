@@ -35,6 +35,14 @@ export interface CelSchemaProps {
   'x-kubernetes-list-type'?: string
   'x-kubernetes-list-map-keys'?: string[]
   'x-kubernetes-map-type'?: string
+  /** The bounds and facts the static cost estimate sizes data from (cel-sizes.ts). */
+  format?: string
+  maxLength?: number
+  maxItems?: number
+  maxProperties?: number
+  required?: string[]
+  enum?: unknown[]
+  default?: unknown
 }
 
 /** Identifiers CEL reserves; a property of that name is reached as `__name__`. */

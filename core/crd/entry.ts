@@ -151,7 +151,7 @@ function customResourceStrategy(
   const rules = (): CompiledRules => {
     // A structural schema (the CRD's validation saw to it) has one `items` schema, as the rules expect.
     // Compiled on first use: a CRD with many versions pays only for those written to.
-    if (compiled === null) compiled = compileRules(schema as CelSchemaProps, FieldPath.root(''), { resourceRoot: true }).compiled
+    if (compiled === null) compiled = compileRules(schema as CelSchemaProps, FieldPath.root(''), { resourceRoot: true, estimateCost: false }).compiled
     return compiled
   }
   const scale = version.subresources?.scale

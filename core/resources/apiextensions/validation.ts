@@ -13,7 +13,7 @@ import { dns1035LabelName } from '../names.js'
 import { isPlainObject, type KubeObject } from '../object.js'
 import { hasAcceptedReviewVersionOrEmpty, validateConversion, webhookOf } from './conversion-rules.js'
 import { goStringList, goVersions } from './go-values.js'
-import { internalVersion, type InternalVersion, type Placement, placementOf } from './layout.js'
+import { internalVersion, type InternalVersion, type Placement, placementOf, semanticEqual } from './layout.js'
 import type { CustomResourceDefinition, CustomResourceDefinitionVersion } from './types.js'
 import { conditionOf } from './types.js'
 import {
@@ -32,9 +32,11 @@ const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(
 interface Options {
   requireOpenAPISchema: boolean
   requireAcceptedReviewVersion: boolean
+  /** Versions whose schema an update leaves as it was: their rules are not held to the per-rule cost limit again. */
+  unchangedSchemas: ReadonlySet<string>
 }
 
-const ON_CREATE: Options = { requireOpenAPISchema: true, requireAcceptedReviewVersion: true }
+const ON_CREATE: Options = { requireOpenAPISchema: true, requireAcceptedReviewVersion: true, unchangedSchemas: new Set() }
 
 export const API_APPROVAL_ANNOTATION = 'api-approved.kubernetes.io'
 
@@ -100,12 +102,13 @@ function validateScope(scope: string, path: FieldPath): FieldError[] {
 }
 
 /** One version's own fields, with what was moved to spec level left out. */
-function validateVersion(original: CustomResourceDefinitionVersion, v: InternalVersion, path: FieldPath): FieldError[] {
+function validateVersion(original: CustomResourceDefinitionVersion, v: InternalVersion, options: Options, path: FieldPath): FieldError[] {
   const errs: FieldError[] = []
   for (const msg of dns1035LabelName(v.name)) errs.push(invalid(path.child('name'), v.name, msg))
   for (const problem of deprecationWarningProblems(v.deprecated, v.deprecationWarning))
     errs.push(invalid(path.child('deprecationWarning'), v.deprecationWarning ?? '', problem))
-  errs.push(...validateSchemaHolder(v.schema, statusEnabled(record(original)['subresources']), path.child('schema')))
+  const unchanged = options.unchangedSchemas.has(v.name)
+  errs.push(...validateSchemaHolder(v.schema, statusEnabled(record(original)['subresources']), path.child('schema'), unchanged))
   errs.push(...validateSubresources(v.subresources, path.child('subresources')))
   errs.push(...validateColumns(v.additionalPrinterColumns, path.child('additionalPrinterColumns')))
   if (v.selectableFields?.length) {
@@ -120,12 +123,14 @@ function validateVersion(original: CustomResourceDefinitionVersion, v: InternalV
 }
 
 /** What the versions agree on, validated once at spec level under upstream's internal names. */
-function validateSharedFields(versions: CustomResourceDefinitionVersion[], placement: Placement, path: FieldPath): FieldError[] {
+function validateSharedFields(versions: CustomResourceDefinitionVersion[], placement: Placement, options: Options, path: FieldPath): FieldError[] {
   const first = record(versions[0])
   const errs: FieldError[] = []
   if (placement.schema) {
     const anyStatus = versions.some((v) => statusEnabled(record(v)['subresources']))
-    errs.push(...validateSchemaHolder(first['schema'], anyStatus, path.child('validation')))
+    // Upstream looks the shared schema up under the first version's name.
+    const unchanged = options.unchangedSchemas.has(text(first['name']))
+    errs.push(...validateSchemaHolder(first['schema'], anyStatus, path.child('validation'), unchanged))
   }
   if (placement.subresources) errs.push(...validateSubresources(first['subresources'], path.child('subresources')))
   if (placement.additionalPrinterColumns) errs.push(...validateColumns(first['additionalPrinterColumns'], path.child('additionalPrinterColumns')))
@@ -163,7 +168,7 @@ function validateSpec(specValue: unknown, options: Options, path: FieldPath): Fi
   if (preserveUnknownFields && versions.some((v) => hasDefaults(schemaOf(record(v)['schema']))))
     errs.push(invalid(path.child('preserveUnknownFields'), true, 'must be false in order to use defaults in the schema'))
 
-  internal.forEach((v, i) => errs.push(...validateVersion(versions[i] as CustomResourceDefinitionVersion, v, versionsPath.index(i))))
+  internal.forEach((v, i) => errs.push(...validateVersion(versions[i] as CustomResourceDefinitionVersion, v, options, versionsPath.index(i))))
 
   const names = internal.map((v) => v.name)
   if (new Set(names).size !== names.length) errs.push(invalid(versionsPath, goVersions(internal, Array.isArray(spec['versions'])), 'must contain unique version names'))
@@ -179,7 +184,7 @@ function validateSpec(specValue: unknown, options: Options, path: FieldPath): Fi
   const specNames = record(spec['names'])
   for (const field of ['plural', 'singular', 'kind', 'listKind']) if (!text(specNames[field])) errs.push(required(namesPath.child(field)))
   errs.push(...validateNames(specNames, namesPath))
-  errs.push(...validateSharedFields(versions, placement, path))
+  errs.push(...validateSharedFields(versions, placement, options, path))
 
   const strategy = text(record(spec['conversion'])['strategy'])
   if (strategy && strategy !== 'None' && preserveUnknownFields)
@@ -280,6 +285,16 @@ export function validateCrd(obj: KubeObject): FieldError[] {
 
 const immutable = (path: FieldPath, value: unknown): FieldError => invalid(path, value, 'field is immutable')
 
+/** The versions whose schema is the same in both objects (upstream's findVersionsWithUnchangedSchemas). */
+function versionsWithUnchangedSchemas(spec: Record<string, unknown>, oldSpec: Record<string, unknown>): Set<string> {
+  const schemas = (s: Record<string, unknown>) =>
+    new Map((Array.isArray(s['versions']) ? s['versions'] : []).map((v) => [text(record(v)['name']), schemaOf(record(v)['schema'])]))
+  const old = schemas(oldSpec)
+  const unchanged = new Set<string>()
+  for (const [name, schema] of schemas(spec)) if (old.has(name) && semanticEqual(schema, old.get(name))) unchanged.add(name)
+  return unchanged
+}
+
 /** Whether every version of a stored CRD has a schema: only then does an update have to keep them all. */
 function allVersionsHaveSchemas(spec: unknown): boolean {
   const versions = record(spec)['versions']
@@ -294,6 +309,7 @@ export function validateCrdUpdate(obj: KubeObject, oldObj: KubeObject): FieldErr
   const options: Options = {
     requireOpenAPISchema: allVersionsHaveSchemas(oldSpec),
     requireAcceptedReviewVersion: oldSpec['conversion'] === undefined || hasAcceptedReviewVersionOrEmpty(webhookOf(oldSpec['conversion']).reviewVersions),
+    unchangedSchemas: versionsWithUnchangedSchemas(spec, oldSpec),
   }
   const path = fieldPath('spec')
   const errs = validateSpec(spec, options, path)

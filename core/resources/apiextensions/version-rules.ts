@@ -116,10 +116,12 @@ function statusRootErrors(schema: JSONSchemaProps, path: FieldPath): FieldError[
 
 /**
  * A `schema` (`{openAPIV3Schema}`) at `path`: the status root rule, then the
- * structural rules; the CEL rules are compiled only for a schema without
- * other problems, as upstream cannot type them otherwise.
+ * structural rules; the CEL rules are compiled, and their estimated costs
+ * checked, only for a schema without other problems, as upstream cannot
+ * type them otherwise. `unchangedSchema`: an update leaves this schema as
+ * it was, so its rules are not held to the per-rule cost limit again.
  */
-export function validateSchemaHolder(holder: unknown, statusEnabled: boolean, path: FieldPath): FieldError[] {
+export function validateSchemaHolder(holder: unknown, statusEnabled: boolean, path: FieldPath, unchangedSchema = false): FieldError[] {
   const schema = record(holder)['openAPIV3Schema']
   if (!isPlainObject(schema)) return []
   const props = schema as JSONSchemaProps
@@ -127,7 +129,9 @@ export function validateSchemaHolder(holder: unknown, statusEnabled: boolean, pa
   const structural = validateStructuralSchema(props, path.child('openAPIV3Schema'))
   errs.push(...structural)
   // A structural schema has single-schema `items`, the form the CEL rules are typed from.
-  if (structural.length === 0) errs.push(...compileRules(props as CelSchemaProps, path.child('openAPIV3Schema'), { resourceRoot: true }).errors)
+  if (structural.length === 0) {
+    errs.push(...compileRules(props as CelSchemaProps, path.child('openAPIV3Schema'), { resourceRoot: true, unchangedSchema }).errors)
+  }
   return errs
 }
 

@@ -71,9 +71,10 @@ describe('x-kubernetes-validations: evaluating rules on objects', () => {
     },
     {
       name: 'messageExpression builds the message from the object',
-      rules: [{ rule: 'self.replicas <= self.max', messageExpression: "'replicas ' + string(self.replicas) + ' exceed ' + string(self.max)" }],
-      spec: { replicas: 5, max: 3 },
-      want: ['spec: Invalid value: "object": replicas 5 exceed 3'],
+      // string(int) has no size bound, so upstream's cost limit refuses it in a concatenation: the message uses a bounded string.
+      rules: [{ rule: 'self.replicas <= self.max', messageExpression: "'replicas exceed the maximum for ' + self.name" }],
+      spec: { replicas: 5, max: 3, name: 'web' },
+      want: ['spec: Invalid value: "object": replicas exceed the maximum for web'],
     },
     {
       name: 'a messageExpression that fails falls back to the message',
@@ -186,9 +187,10 @@ describe('x-kubernetes-validations: evaluating rules on objects', () => {
   it('gives map values and list-type map items their old selves by key', () => {
     const immutable = [{ rule: 'self == oldSelf', message: 'immutable' }]
     const schema = specSchema([], {
-      limits: { type: 'object', additionalProperties: { type: 'string', 'x-kubernetes-validations': immutable } },
+      limits: { type: 'object', maxProperties: 16, additionalProperties: { type: 'string', maxLength: 64, 'x-kubernetes-validations': immutable } },
       volumes: {
         type: 'array',
+        maxItems: 8,
         'x-kubernetes-list-type': 'map',
         'x-kubernetes-list-map-keys': ['name'],
         items: {
@@ -278,7 +280,7 @@ describe('x-kubernetes-validations: compiling rules', () => {
 
   it('refuses optionalOldSelf on a rule without oldSelf, and oldSelf under a list that is not a map', () => {
     const schema = specSchema([{ rule: 'self.replicas > 0', optionalOldSelf: true }], {
-      tags: { type: 'array', items: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] } },
+      tags: { type: 'array', maxItems: 10, items: { type: 'string', maxLength: 32, 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] } },
     })
     assert.deepEqual(compileErrors(schema), [
       `${RULE}[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`,

@@ -1,0 +1,220 @@
+/**
+ * The worst-case cost of a checked expression, estimated before it ever
+ * runs, as cel-go's checker estimates it (checker/cost.go) with the
+ * Kubernetes libraries' estimates (apiserver/pkg/cel/library/cost.go).
+ * Upstream refuses a CRD whose rules cost too much by this estimate
+ * (crd/cel-static-cost.ts), so the numbers follow cel-go's rules unit for
+ * unit: reading a variable or a field costs one, a constant nothing, a call
+ * one unless its cost grows with its input (calls.ts), and a comprehension
+ * (`all`, `exists`, `map`, ...) costs its body once per element of its
+ * range. How many elements a range may have, and how long a string may
+ * be, comes from the use site (a CRD's schema: maxItems, maxLength, ...)
+ * through the path by which the expression reaches the data.
+ *
+ * cel-go estimates the tree its macros expand to; @marcbachmann/cel-js
+ * keeps the macro call, so each macro's expansion is costed here by the
+ * same rules (comprehensions.ts). Approximate where cel-go itself is
+ * quirky: the variables of two-variable comprehensions and `cel.bind` have
+ * the sizes of their range's elements and of their value.
+ */
+import type { ASTNode } from '@marcbachmann/cel-js'
+import type { CelType } from '../library/macro-api.js'
+import { type CallEstimate, callCost } from './calls.js'
+import { type ComprehensionShape, comprehensionShape } from './comprehensions.js'
+import { type CostNode, type SizeEstimator, Sizes, kindOf } from './node.js'
+import { COST_UNITS, ONE, type Range, ZERO, add, multiply, range, sum, union } from './range.js'
+
+export type { SizeEstimator } from './node.js'
+export type { Range } from './range.js'
+
+const { selectAndIdent, listCreate, mapCreate } = COST_UNITS
+
+/** An iteration or bound variable in scope: where its values come from, or their size. */
+interface Binding {
+  readonly path?: readonly string[]
+  readonly size?: Range
+}
+
+type Node = ASTNode & { readonly checkedType?: CelType }
+
+const typeOf = (node: ASTNode): CelType | undefined => (node as Node).checkedType
+
+const meta = (node: ASTNode): { alternate?: ASTNode; macro?: unknown } => (node as unknown as { meta: { alternate?: ASTNode; macro?: unknown } }).meta
+
+/** cel-go's spelling of the operators the library keeps as node kinds. */
+const OPERATOR_FUNCTIONS: Record<string, string> = {
+  '==': '_==_', '!=': '_!=_', '<': '_<_', '<=': '_<=_', '>': '_>_', '>=': '_>=_',
+  '+': '_+_', '-': '_-_', '*': '_*_', '/': '_/_', '%': '_%_', in: '@in',
+  '!_': '!_', '-_': '-_', '[?]': '_[?_]', '.?': '_?._',
+}
+
+/** The size a literal has by itself: characters of a string, bytes, or one. */
+function literalSize(value: unknown): Range | undefined {
+  if (typeof value === 'string') return range([...value].length)
+  if (value instanceof Uint8Array) return range(value.length)
+  if (value === null || ['boolean', 'number', 'bigint'].includes(typeof value)) return range(1)
+  if (typeof value === 'object' && value.constructor.name === 'UnsignedInt') return range(1)
+  return undefined
+}
+
+/** A negative number literal: cel-go's parser folds `-1` into one constant. */
+const isNegativeLiteral = (node: ASTNode): boolean => node.op === '-_' && node.args.op === 'value' && literalSize(node.args.args) !== undefined
+
+class Coster {
+  private readonly paths = new Map<ASTNode, readonly string[]>()
+  private readonly computed = new Map<ASTNode, Range>()
+  private readonly scopes = new Map<string, Binding[]>()
+  readonly sizes: Sizes
+
+  constructor(estimator: SizeEstimator) {
+    this.sizes = new Sizes(estimator)
+  }
+
+  node(ast: ASTNode): CostNode {
+    const literal = ast.op === 'value' ? ast.args : isNegativeLiteral(ast) ? (ast.args as ASTNode).args : undefined
+    let computed = this.computed.get(ast)
+    if (!computed && ast.op === 'value') computed = literalSize(ast.args)
+    if (!computed && isNegativeLiteral(ast)) computed = range(1)
+    if (!computed && ast.op === 'list') computed = range(ast.args.length)
+    if (!computed && ast.op === 'map') computed = range(ast.args.length)
+    return { type: typeOf(ast), path: this.paths.get(ast), computed, literal }
+  }
+
+  private bind(name: string, binding: Binding): void {
+    const stack = this.scopes.get(name) ?? []
+    stack.push(binding)
+    this.scopes.set(name, stack)
+  }
+
+  private unbind(name: string): void {
+    this.scopes.get(name)?.pop()
+  }
+
+  cost(ast: ASTNode): Range {
+    switch (ast.op) {
+      case 'value':
+        return ZERO
+      case 'id':
+        return this.ident(ast, ast.args)
+      case '.':
+        return this.select(ast, ast.args[0], ast.args[1])
+      case '[]':
+        return this.index(ast, ast.args[0], ast.args[1])
+      case '&&':
+      case '||': {
+        // Either side may decide alone: at least the left side, at most both.
+        const [lhs, rhs] = ast.args.map((a) => this.cost(a)) as [Range, Range]
+        return range(lhs.min, add(lhs, rhs).max)
+      }
+      case '?:': {
+        const [condition, whenTrue, whenFalse] = ast.args
+        const costs = [this.cost(condition), this.cost(whenTrue), this.cost(whenFalse)] as [Range, Range, Range]
+        this.computed.set(ast, union(this.sizes.of(this.node(whenTrue)), this.sizes.of(this.node(whenFalse))))
+        return add(costs[0], union(costs[1], costs[2]))
+      }
+      case 'list':
+        return add(range(listCreate), sum(ast.args.map((a) => this.cost(a))))
+      case 'map':
+        return add(range(mapCreate), sum(ast.args.flat().map((a) => this.cost(a))))
+      case 'call':
+        return this.globalCall(ast, ast.args[0], ast.args[1])
+      case 'rcall':
+        return this.memberCall(ast, ast.args[0], ast.args[1], ast.args[2])
+      case '-_':
+        if (isNegativeLiteral(ast)) return ZERO
+        return this.call(ast, '-_', undefined, [ast.args])
+      case '!_':
+        return this.call(ast, '!_', undefined, [ast.args])
+      default: {
+        const fn = OPERATOR_FUNCTIONS[ast.op]
+        const operands = Array.isArray(ast.args) ? (ast.args as ASTNode[]) : []
+        // `.?` selects by a constant name, which costs nothing.
+        const args = ast.op === '.?' ? [operands[0] as ASTNode] : operands
+        return fn ? this.call(ast, fn, undefined, args, ast.op === '.?' ? [ZERO] : []) : add(ONE, sum(args.map((a) => this.cost(a))))
+      }
+    }
+  }
+
+  private ident(ast: ASTNode, name: string): Range {
+    const binding = this.scopes.get(name)?.at(-1)
+    if (binding?.size) this.computed.set(ast, binding.size)
+    const path = binding ? binding.path : [name]
+    if (path) this.paths.set(ast, path)
+    return range(selectAndIdent)
+  }
+
+  private select(ast: ASTNode, operand: ASTNode, field: string): Range {
+    const cost = this.cost(operand)
+    const path = this.paths.get(operand)
+    if (path) this.paths.set(ast, [...path, field])
+    // Reading a field of a map or an object costs one; cel-go does not charge it on dyn.
+    const kind = typeOf(operand) ? kindOf(typeOf(operand)) : 'message'
+    return kind === 'map' || kind === 'message' || kind === 'param' ? add(cost, range(selectAndIdent)) : cost
+  }
+
+  private index(ast: ASTNode, operand: ASTNode, key: ASTNode): Range {
+    const cost = this.call(ast, '_[_]', undefined, [operand, key])
+    const path = this.paths.get(operand)
+    const kind = kindOf(typeOf(operand))
+    if (path && (kind === 'list' || kind === 'map')) this.paths.set(ast, [...path, kind === 'list' ? '@items' : '@values'])
+    return cost
+  }
+
+  /** A call of `fn`; `extra` are costs already spent on arguments the list leaves out. */
+  call(ast: ASTNode, fn: string, target: ASTNode | undefined, args: readonly ASTNode[], extra: readonly Range[] = []): Range {
+    const argCosts = [...args.map((a) => this.cost(a)), ...extra]
+    const targetCost = target ? this.cost(target) : ZERO
+    const estimate: CallEstimate = callCost(fn, target ? this.node(target) : undefined, args.map((a) => this.node(a)), argCosts, this.sizes)
+    if (estimate.resultSize) this.computed.set(ast, estimate.resultSize)
+    return add(targetCost, estimate.cost)
+  }
+
+  private globalCall(ast: ASTNode, fn: string, args: readonly ASTNode[]): Range {
+    // has(x.f) tests presence without reading: only the operand is charged, as upstream configures cel-go.
+    if (fn === 'has' && meta(ast).macro && args[0]?.op === '.') return this.cost(args[0].args[0])
+    return this.call(ast, fn, undefined, args)
+  }
+
+  private memberCall(ast: ASTNode, fn: string, receiver: ASTNode, args: readonly ASTNode[]): Range {
+    const shape = comprehensionShape(fn, receiver, args, meta(ast).alternate !== undefined || meta(ast).macro !== undefined)
+    if (shape) return this.comprehension(ast, shape)
+    // `format.named(...)`, `sets.contains(...)`: a namespace constant is no receiver, the call is global.
+    if (receiver.op === 'id' && meta(receiver).alternate) return this.call(ast, `${receiver.args}.${fn}`, undefined, args)
+    return this.call(ast, fn, receiver, args)
+  }
+
+  private comprehension(ast: ASTNode, shape: ComprehensionShape): Range {
+    if (shape.kind === 'bind') {
+      const init = this.cost(shape.value)
+      const value = this.node(shape.value)
+      this.bind(shape.variables[0], { path: value.path, size: value.computed })
+      const result = this.cost(shape.body[0] as ASTNode)
+      this.unbind(shape.variables[0])
+      this.computed.set(ast, this.sizes.of(this.node(shape.body[0] as ASTNode)))
+      // cel.bind is a comprehension over an empty list, which costs one list.
+      return sum([range(listCreate), init, result])
+    }
+    const rangeCost = this.cost(shape.range)
+    const over = this.node(shape.range)
+    const kind = kindOf(over.type)
+    const [first, second] = shape.variables
+    const element = (suffix: string): Binding => (over.path && (kind === 'list' || kind === 'map') ? { path: [...over.path, suffix] } : {})
+    if (second === undefined) this.bind(first, element(kind === 'map' ? '@keys' : '@items'))
+    else {
+      this.bind(first, kind === 'map' ? element('@keys') : {})
+      this.bind(second, element(kind === 'map' ? '@values' : '@items'))
+    }
+    const bodyCosts = shape.body.map((b) => this.cost(b))
+    this.unbind(first)
+    if (second !== undefined) this.unbind(second)
+    const count = this.sizes.of(over)
+    this.computed.set(ast, count)
+    const { init, result, perElement } = shape.costs(bodyCosts)
+    return sum([rangeCost, init, result, multiply(count, perElement)])
+  }
+}
+
+/** The estimated cost [min, max] of a checked expression, with sizes of the use site's data from `estimator`. */
+export function estimateExpressionCost(ast: ASTNode, estimator: SizeEstimator): Range {
+  return new Coster(estimator).cost(ast)
+}

@@ -1,0 +1,225 @@
+/**
+ * The estimated cost of CRD rules, as upstream computes it when a CRD is
+ * written: the numbers of upstream's TestCostEstimation
+ * (apiextensions-apiserver schema/cel/compilation_test.go), each with its
+ * schema's bounds absent and set, and the refusals of its validation tests
+ * (apis/apiextensions/validation/validation_test.go) with their paths.
+ */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { type CelSchemaProps, compileRules } from '../../../core/crd/cel-rules.js'
+import { sizeNode } from '../../../core/crd/cel-sizes.js'
+import { costErrorMessage, expressionMaxCost } from '../../../core/crd/cel-static-cost.js'
+import { errorText, fieldPath } from '../../../core/validation/field.js'
+import { crd, create, update, version } from '../resources/apiextensions/fixtures.js'
+
+/** The estimated cost of the one rule on `schema` (not a resource root), as upstream's schemaChecker reads it. */
+function ruleCost(schema: CelSchemaProps): number {
+  const { errors, compiled } = compileRules(schema, fieldPath('schema'), { resourceRoot: false, estimateCost: false })
+  assert.deepEqual(errors.map(errorText), [])
+  const rule = compiled?.rules[0]
+  assert.ok(rule)
+  return expressionMaxCost(rule.program.ast, sizeNode(schema, false) ?? assert.fail('schema has sizes'))
+}
+
+const rule = (schema: CelSchemaProps, text: string): CelSchemaProps => ({ ...schema, 'x-kubernetes-validations': [{ rule: text }] })
+
+/** A schema for a rule, with its bound (maxItems, maxProperties or maxLength) absent or set. */
+type Generator = (bound?: number) => CelSchemaProps
+
+const scalarOf = (type: string): CelSchemaProps =>
+  type === 'int-or-string'
+    ? { 'x-kubernetes-int-or-string': true }
+    : ['duration', 'date', 'date-time'].includes(type)
+      ? { type: 'string', format: type }
+      : { type }
+const arrayOf = (type: string, text: string): Generator => (max) => rule({ type: 'array', items: scalarOf(type), ...(max === undefined ? {} : { maxItems: max }) }, text)
+const mapOf = (type: string, text: string): Generator => (max) =>
+  rule({ type: 'object', additionalProperties: scalarOf(type), ...(max === undefined ? {} : { maxProperties: max }) }, text)
+const stringWith = (text: string): Generator => (max) => rule({ type: 'string', ...(max === undefined ? {} : { maxLength: max }) }, text)
+const objectItem: CelSchemaProps = { type: 'object', required: ['required'], properties: { required: { type: 'string' }, optional: { type: 'string' } } }
+
+describe('CRD rule cost estimates (upstream TestCostEstimation)', () => {
+  // name, schema, cost without bounds, bound, cost with it
+  const cases: [string, Generator, number, number, number][] = [
+    ['number array with all', arrayOf('number', 'self.all(x, true)'), 4718591, 10, 32],
+    ['string array with all', arrayOf('string', 'self.all(x, true)'), 3145727, 20, 62],
+    ['boolean array with all', arrayOf('boolean', 'self.all(x, true)'), 1887437, 5, 17],
+    ['array of objects with all', (max) => rule({ type: 'array', items: objectItem, ...(max === undefined ? {} : { maxItems: max }) }, 'self.all(x, true)'), 555128, 50, 152],
+    ['map of numbers with all', mapOf('number', 'self.all(x, true)'), 1348169, 10, 32],
+    ['map of strings with all', mapOf('string', 'self.all(x, true)'), 1179647, 3, 11],
+    ['string with contains', stringWith("self.contains('test')"), 314574, 10, 5],
+    ['string with startsWith', stringWith("self.startsWith('test')"), 2, 15, 2],
+    ['concat string', stringWith('size(self + "hello") > size("hello")'), 314578, 4, 7],
+    ['index of array with strings', arrayOf('string', 'self[1] == self[1]'), 314577, 8, 314577],
+    ['regex matches simple', stringWith('self.matches("x")'), 314574, 50, 22],
+    ['regex matches empty string', stringWith('"".matches("(((((((((())))))))))[0-9]")'), 7, 10, 7],
+    [
+      'map of strings with value length',
+      (max) => rule({ type: 'object', ...(max === undefined ? {} : { maxProperties: max }), additionalProperties: { type: 'string', ...(max === undefined ? {} : { maxLength: max }) } }, 'self.all(x, x.contains(self[x]))'),
+      2752507, 10, 72,
+    ],
+    ['set string maxLength to zero', stringWith('self == "x"'), 2, 0, 1],
+    ['set maxLength greater than estimated maxLength', arrayOf('number', 'self.all(x, x == 0.0)'), 6291454, 3 * 1024 * 2048, 25165826],
+    ['int-or-string array with all', arrayOf('int-or-string', 'self.all(x, true)'), 4718591, 10, 32],
+    ['date-time array with all', arrayOf('date-time', 'self.all(x, true)'), 428963, 25, 77],
+    ['map of durations with all', mapOf('duration', 'self.all(x, true)'), 1048577, 5, 17],
+    ['extended library regex find', stringWith("self.find('[0-9]+') == ''"), 629147, 10, 11],
+    [
+      'extended library join',
+      (max) => rule({ type: 'array', ...(max === undefined ? {} : { maxItems: max }), items: { type: 'string', ...(max === undefined ? {} : { maxLength: max }) } }, "self.join(' ') == 'aa bb'"),
+      329853068905, 10, 43,
+    ],
+    [
+      'extended library replace',
+      (max) =>
+        rule(
+          { type: 'object', properties: { str: { type: 'string', ...(max === undefined ? {} : { maxLength: max }) }, before: { type: 'string', maxLength: 2 }, after: { type: 'string', maxLength: 4 } } },
+          "self.str.replace(self.before, self.after) == 'does not matter'",
+        ),
+      629154, 4, 12,
+    ],
+    ['check cost of timestamp comparison', mapOf('date-time', 'self["a"] == self["b"]'), 8, 7, 8],
+    ['enums with maxLength equals to the longest possible value', (max) => rule({ type: 'string', enum: ['A', 'B', 'C', 'LongValue'], ...(max === undefined ? {} : { maxLength: max }) }, "self.contains('A')"), 2, 1000, 401],
+  ]
+  for (const [name, generate, unbounded, bound, bounded] of cases) {
+    it(`${name}: ${unbounded} unbounded, ${bounded} with ${bound}`, () => {
+      assert.equal(ruleCost(generate()), unbounded)
+      assert.equal(ruleCost(generate(bound)), bounded)
+    })
+  }
+
+  it('grows as n² and n³ for nested loops over a list of ten', () => {
+    assert.equal(ruleCost(arrayOf('number', 'self.all(x, self.all(y, true))')(10)), 352)
+    assert.equal(ruleCost(arrayOf('number', 'self.all(x, self.all(y, self.all(z, true)))')(10)), 3552)
+    assert.ok(ruleCost(arrayOf('number', 'self.all(x, self.all(y, true))')()) > 100_000_000)
+  })
+})
+
+const SCHEMA_PATH = fieldPath('spec').child('validation').child('openAPIV3Schema')
+const HINT = '(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)'
+const CONTRIBUTED = 'Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'
+const TOTAL_OVER = `spec.validation.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x ${HINT}`
+
+const problems = (schema: CelSchemaProps): string[] => compileRules(schema, SCHEMA_PATH).errors.map(errorText)
+
+/** `value`: a list of maps of objects with a `key`, the schema of upstream's double-nested cases. */
+function doubleNested(key: CelSchemaProps, bounds: { maxItems?: number; maxProperties?: number } = {}): CelSchemaProps {
+  const items: CelSchemaProps = {
+    type: 'object',
+    ...(bounds.maxProperties === undefined ? {} : { maxProperties: bounds.maxProperties }),
+    additionalProperties: { type: 'object', required: ['key'], properties: { key } },
+  }
+  const value: CelSchemaProps = {
+    type: 'array',
+    ...(bounds.maxItems === undefined ? {} : { maxItems: bounds.maxItems }),
+    items,
+    'x-kubernetes-validations': [{ rule: 'self.all(x, x.all(y, x[y].key == x[y].key))' }],
+  }
+  return { type: 'object', properties: { value } }
+}
+
+describe('CRD rule cost limits (upstream validation tests)', () => {
+  const valueRule = 'spec.validation.openAPIV3Schema.properties[value].x-kubernetes-validations[0].rule'
+
+  it('forbids a double-nested rule with no limit set, and the schema over its total', () => {
+    assert.deepEqual(problems(doubleNested({ type: 'string' })), [
+      `${valueRule}: Forbidden: estimated rule cost exceeds budget by factor of more than 100x ${HINT}`,
+      `${valueRule}: ${CONTRIBUTED}`,
+      TOTAL_OVER,
+    ])
+  })
+
+  it('forbids it with only the key length limited', () => {
+    assert.equal(problems(doubleNested({ type: 'string', maxLength: 10 })).length, 3)
+  })
+
+  it('allows it with all three limits set, or the outermost list limited over number keys', () => {
+    assert.deepEqual(problems(doubleNested({ type: 'string', maxLength: 10 }, { maxItems: 10, maxProperties: 10 })), [])
+    assert.deepEqual(problems(doubleNested({ type: 'number' }, { maxItems: 4 })), [])
+  })
+
+  it('multiplies a rule by the bounds above it and names the costliest rules when the total is over', () => {
+    const contains = [{ rule: "self.contains('keyword')" }]
+    const schema: CelSchemaProps = {
+      type: 'object',
+      properties: {
+        list: { type: 'array', maxItems: 100000, items: { type: 'string', maxLength: 5000, 'x-kubernetes-validations': contains } },
+        map: { type: 'object', maxProperties: 1000, additionalProperties: { type: 'string', maxLength: 5000, 'x-kubernetes-validations': contains } },
+        // Under 1% of the limit: counted, never named.
+        field: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self > 50 && self < 100' }] },
+      },
+    }
+    const list = 'spec.validation.openAPIV3Schema.properties[list].items.x-kubernetes-validations[0].rule'
+    const map = 'spec.validation.openAPIV3Schema.properties[map].additionalProperties.x-kubernetes-validations[0].rule'
+    // 2,001 per string of up to 20,000 bytes: 100,000 times in the list, 1,000 times in the map.
+    assert.deepEqual(problems(schema), [
+      `${list}: Forbidden: estimated rule cost exceeds budget by factor of 20.0x ${HINT}`,
+      `${list}: ${CONTRIBUTED}`,
+      `${map}: ${CONTRIBUTED}`,
+      `spec.validation.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of 2.0x ${HINT}`,
+    ])
+  })
+
+  it('holds a messageExpression to the per-expression limit alone, once', () => {
+    const strings = (messageExpression: string): CelSchemaProps => ({
+      type: 'object',
+      properties: { f: { type: 'array', items: { type: 'string' }, 'x-kubernetes-validations': [{ rule: 'true', messageExpression }] } },
+    })
+    const at = 'spec.validation.openAPIV3Schema.properties[f].x-kubernetes-validations[0].messageExpression'
+    // Each + reads both sides: (2 + 3 + ... + 8) strings of up to 3 MiB, a tenth of a unit per byte.
+    assert.deepEqual(problems(strings('self[0] + self[1] + self[2] + self[3] + self[4] + self[5] + self[6] + self[7]')), [
+      `${at}: Forbidden: estimated messageExpression cost exceeds budget by factor of 1.101006x ${HINT}`,
+    ])
+    // string() of a string has no known size: the concatenation is unbounded.
+    assert.deepEqual(problems(strings('string(self[0]) + string(self[1]) + string(self[2])')), [
+      `${at}: Forbidden: estimated messageExpression cost exceeds budget by factor of more than 100x ${HINT}`,
+      `${at}: ${CONTRIBUTED}`,
+      TOTAL_OVER,
+    ])
+  })
+
+  it('shows a factor under 1.5 with six decimals, as Go prints %f', () => {
+    // 3 per element and 2 besides: 3 × 3,500,000 + 2 is 1.0500002 times the limit.
+    const schema: CelSchemaProps = { type: 'object', properties: { n: { type: 'array', maxItems: 3_500_000, items: { type: 'number' }, 'x-kubernetes-validations': [{ rule: 'self.all(x, true)' }] } } }
+    assert.deepEqual(problems(schema), [
+      `spec.validation.openAPIV3Schema.properties[n].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of 1.050000x ${HINT}`,
+    ])
+  })
+})
+
+describe('CRD rule cost messages', () => {
+  it('rounds the factor as Go prints it: to even on an exact tie', () => {
+    // 1.0078125 is exact in binary; JavaScript's toFixed would round it up.
+    assert.equal(costErrorMessage('estimated rule cost', 10_078_125, 10_000_000), `estimated rule cost exceeds budget by factor of 1.007812x ${HINT}`)
+    assert.equal(costErrorMessage('estimated rule cost', 22_500_000, 10_000_000), `estimated rule cost exceeds budget by factor of 2.2x ${HINT}`)
+    assert.equal(costErrorMessage('estimated rule cost', 1_000_000_001, 10_000_000), `estimated rule cost exceeds budget by factor of more than 100x ${HINT}`)
+  })
+})
+
+describe('CRD rule cost limits on update', () => {
+  /** 3 × 4,000,000 + 2: over the per-rule limit, well under the total. */
+  const expensive = {
+    type: 'object',
+    properties: { n: { type: 'array', maxItems: 4_000_000, items: { type: 'number' }, 'x-kubernetes-validations': [{ rule: 'self.all(x, true)' }] } },
+  }
+  const costly = (name: string) => version(name, { schema: { openAPIV3Schema: structuredClone(expensive) } })
+
+  it('refuses the rule on create', () => {
+    assert.deepEqual(create(crd({ versions: [costly('v1')] })).problems, [
+      `spec.validation.openAPIV3Schema.properties[n].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of 1.200000x ${HINT}`,
+    ])
+  })
+
+  it('keeps a stored schema that an update leaves unchanged, and refuses the rule in a version that is new', () => {
+    const old = crd({ versions: [costly('v1')] })
+    assert.deepEqual(update(crd({ versions: [costly('v1')], scope: 'Namespaced' }), old).problems, [])
+    // A second version with a schema of its own: v1's stays exempt, v2's is held to the limit.
+    const v2 = costly('v2')
+    ;(v2['schema'] as { openAPIV3Schema: typeof expensive }).openAPIV3Schema.properties.n.maxItems = 5_000_000
+    const added = crd({ versions: [costly('v1'), { ...v2, storage: false }] })
+    assert.deepEqual(update(added, old).problems, [
+      `spec.versions[1].schema.openAPIV3Schema.properties[n].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of 1.5x ${HINT}`,
+    ])
+  })
+})
