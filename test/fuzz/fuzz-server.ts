@@ -28,7 +28,7 @@ export async function send(server: ApiServer, req: FuzzRequest): Promise<Answer>
   try {
     const answer = (async () => {
       const init: RequestInit = { method: req.method, headers: req.headers }
-      if (req.body !== undefined && req.method !== 'GET' && req.method !== 'HEAD') init.body = req.body as BodyInit
+      if (req.body !== undefined && req.method !== 'GET' && req.method !== 'HEAD') init.body = req.body as NonNullable<RequestInit['body']>
       const res = await server.fetch(new Request(`http://in-process${req.path}`, init))
       return { status: res.status, contentType: res.headers.get('content-type') ?? '', text: await res.text() }
     })()

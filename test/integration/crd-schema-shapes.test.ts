@@ -89,7 +89,7 @@ describe('CRD schemas of every shape', () => {
     await api.server.shutdown()
   })
 
-  const modes: [string, (crd: object) => Promise<{ status: number; text: string; body: any }>][] = [
+  const modes: [string, (crd: object) => Promise<{ status: number; headers: Headers; text: string; body: any }>][] = [
     ['JSON with fieldValidation=Strict', (crd) => api.post(`${CRDS}?fieldValidation=Strict`, crd)],
     ['JSON with fieldValidation=Warn', (crd) => api.post(`${CRDS}?fieldValidation=Warn`, crd)],
     ['JSON with fieldValidation=Ignore', (crd) => api.post(`${CRDS}?fieldValidation=Ignore`, crd)],
