@@ -24,6 +24,7 @@ import type { ConnectionInfo, ServerPorts } from './ports.js'
 import { silentLogger } from './ports.js'
 import { Metrics } from './metrics/metrics.js'
 import { startStorageObjectCounter } from './metrics/storage-objects.js'
+import { countTerminatedWatcher } from './metrics/terminated-watchers.js'
 import { Registry } from './registry/registry.js'
 import { DEFAULT_STORAGE_PREFIX } from './registry/store.js'
 import { builtinEntries } from './resources/builtin.js'
@@ -52,7 +53,17 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const logger = ports.logger ?? silentLogger
   const now = ports.now ?? (() => new Date())
   const backend = ports.storage ?? new MemoryStorage()
-  const watchCache = (options.watchCache ?? true) ? new WatchCache(backend, { logger }) : undefined
+  const metrics = new Metrics()
+  // Which resource each cached prefix holds, to label the watches the cache ends as too slow.
+  const cachedResources = new Map<string, { group: string; resource: string }>()
+  const onWatcherTerminated = (prefix: string): void => {
+    const resource = cachedResources.get(prefix)
+    if (resource) countTerminatedWatcher(metrics, resource)
+  }
+  const watchCache =
+    (options.watchCache ?? true)
+      ? new WatchCache(backend, { logger, onWatcherTerminated, ...(options.watcherBufferSize ? { watcherBufferSize: options.watcherBufferSize } : {}) })
+      : undefined
   const storage: Storage = watchCache ?? backend
 
   const modes = options.authorizationModes ?? ['AlwaysAllow']
@@ -73,8 +84,11 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     const sizes = options.watchCacheSizes ?? {}
     const cache = (entries: readonly ResourceEntry[]): void => {
       for (const entry of entries) {
-        if (!entry.virtualCreate && watchCacheEnabled(sizes, entry.group, entry.resource))
-          watchCache.cacheResource(registry.store(entry).prefix(''))
+        if (!entry.virtualCreate && watchCacheEnabled(sizes, entry.group, entry.resource)) {
+          const prefix = registry.store(entry).prefix('')
+          cachedResources.set(prefix, { group: entry.group, resource: entry.resource })
+          watchCache.cacheResource(prefix)
+        }
       }
     }
     cache(catalogue.entries)
@@ -121,7 +135,6 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   ready.catch((err) => logger.error({ err: String(err) }, 'start-up failed'))
   const stopNamespaceLifecycle = startNamespaceLifecycle(registry, now, logger)
   const stopGarbageCollector = (options.garbageCollector ?? true) ? startGarbageCollector(registry, now, logger) : () => {}
-  const metrics = new Metrics()
   const stopObjectCounter = startStorageObjectCounter(registry, metrics, options.storageObjectCountPollMs ?? 60_000, logger)
 
   const revisionReadable = async (): Promise<void> => void (await storage.currentRevision())

@@ -2,10 +2,11 @@
  * Reading request bodies: the size limit (413), then decoding by
  * Content-Type into plain JSON data (JSON, YAML, protobuf), or 415.
  */
-import { parse as parseYaml } from 'yaml'
 import { BODY_TYPES, essence, JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE } from './media-types.js'
-import { duplicateJsonFields, duplicateYamlKeys } from './duplicate-fields.js'
+import { duplicateJsonFields } from './duplicate-fields.js'
+import { depthMessage, jsonDepthMessage, jsonTooDeepAt, nestsDeeperThan } from './limits.js'
 import { decodeProtobuf } from './protobuf.js'
+import { decodeYaml, YamlBodyError } from './yaml-body.js'
 import { badRequest, requestEntityTooLarge, unsupportedMediaType } from './status-error.js'
 
 /** Reads the whole body, refusing more than `limit` bytes without buffering past it. */
@@ -38,21 +39,32 @@ export async function readBodyBytes(request: Request, limit: number): Promise<Ui
 
 const decoder = new TextDecoder()
 
-export function parseJsonText(text: string): unknown {
+/**
+ * JSON.parse behind a depth check: V8 parses any depth, but the walks that
+ * follow recurse, so a text nested past MAX_NESTING_DEPTH is refused first.
+ * `prefix` is the decoder's words upstream puts before the parser's error.
+ */
+export function parseJsonWithin(text: string, prefix: string): unknown {
+  const tooDeep = jsonTooDeepAt(text)
+  if (tooDeep) throw badRequest(`${prefix}${jsonDepthMessage(tooDeep)}`)
   try {
     return JSON.parse(text)
   } catch (err) {
-    throw badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`)
+    throw badRequest(`${prefix}${(err as Error).message}`)
   }
 }
 
-export function parseYamlText(text: string): unknown {
+export function parseJsonText(text: string): unknown {
+  return parseJsonWithin(text, "couldn't get version/kind; json parse error: ")
+}
+
+/** One YAML document to data, or 400 in upstream's words; its duplicate keys when asked. */
+export function decodeYamlText(text: string, findDuplicates = false): { value: unknown; duplicates: string[] } {
   try {
-    // One document only, as upstream's YAML serializer; numbers beyond 2^53 stay strings-free.
-    // Duplicate keys are field validation's to report (duplicate-fields.ts): here the last one wins, as upstream's decoder has it.
-    return parseYaml(text, { uniqueKeys: false, merge: false })
+    return decodeYaml(text, findDuplicates)
   } catch (err) {
-    throw badRequest(`error converting YAML to JSON: yaml: ${(err as Error).message}`)
+    if (err instanceof YamlBodyError) throw badRequest(`error converting YAML to JSON: yaml: ${err.message}`)
+    throw err
   }
 }
 
@@ -64,10 +76,18 @@ export function parseYamlText(text: string): unknown {
  */
 export function decodeObjectBody(contentType: string | null, bytes: Uint8Array, findDuplicates: boolean): { body: unknown; duplicates: string[] } {
   const type = essence(contentType)
-  if (type === PROTOBUF_TYPE) return { body: decodeProtobuf(bytes), duplicates: [] }
+  if (type === PROTOBUF_TYPE) {
+    const body = decodeProtobuf(bytes)
+    // Recursive types (JSON schemas) and embedded raw JSON can nest as deeply as the bytes allow.
+    if (nestsDeeperThan(body)) throw badRequest(`unable to decode protobuf body: ${depthMessage()}`)
+    return { body, duplicates: [] }
+  }
   if (type !== '' && type !== JSON_TYPE && type !== YAML_TYPE) throw unsupportedMediaType(type, BODY_TYPES)
   const text = decoder.decode(bytes)
-  if (type === YAML_TYPE) return { body: parseYamlText(text), duplicates: findDuplicates ? duplicateYamlKeys(text) : [] }
+  if (type === YAML_TYPE) {
+    const { value, duplicates } = decodeYamlText(text, findDuplicates)
+    return { body: value, duplicates }
+  }
   return { body: parseJsonText(text), duplicates: findDuplicates ? duplicateJsonFields(text) : [] }
 }
 

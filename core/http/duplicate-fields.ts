@@ -1,9 +1,9 @@
 /**
  * Duplicate fields in a request body, which JSON.parse and YAML parsers
  * silently resolve (the last one wins) but upstream's strict decoder reports
- * (`duplicate field "spec.replicas"`) for field validation.
+ * (`duplicate field "spec.replicas"`) for field validation. YAML bodies
+ * find theirs as they are decoded (yaml-body.ts).
  */
-import { parseDocument } from 'yaml'
 
 interface Frame {
   /** Keys seen so far (objects) or undefined (arrays). */
@@ -67,21 +67,4 @@ export function duplicateJsonFields(text: string): string[] {
 
 function valuePath(stack: Frame[]): string {
   return stack[stack.length - 1]?.next ?? ''
-}
-
-/**
- * Duplicate keys of a YAML body in the words of upstream's YAML decoder
- * (`yaml: unmarshal errors:\n  line 5: key "replicas" already set in map`),
- * or an empty list.
- */
-export function duplicateYamlKeys(text: string): string[] {
-  const doc = parseDocument(text, { uniqueKeys: true, merge: false })
-  const lines = doc.errors
-    .filter((e) => e.code === 'DUPLICATE_KEY')
-    .map((e) => {
-      const key = /^(?:"([^"]*)"|'([^']*)'|([^:\n]*?))\s*:/.exec(text.slice(e.pos[0]))
-      const name = key?.[1] ?? key?.[2] ?? key?.[3] ?? ''
-      return `  line ${e.linePos?.[0].line ?? 0}: key ${JSON.stringify(name)} already set in map`
-    })
-  return lines.length ? [`yaml: unmarshal errors:\n${lines.join('\n')}`] : []
 }

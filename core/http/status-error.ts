@@ -166,12 +166,10 @@ export function unsupportedMediaType(contentType: string, accepted: readonly str
   )
 }
 
-export function requestEntityTooLarge(limitBytes: number): StatusError {
-  return new StatusError(
-    413,
-    'RequestEntityTooLarge',
-    `Request entity too large: limit is ${limitBytes}`,
-  )
+/** Upstream's NewRequestEntityTooLargeError: a body past its limit in bytes (`limit is N`), or what else one request may not exceed. */
+export function requestEntityTooLarge(limit: number | string): StatusError {
+  const why = typeof limit === 'number' ? `limit is ${limit}` : limit
+  return new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: ${why}`)
 }
 
 export function gone(message: string): StatusError {

@@ -1,13 +1,14 @@
 /**
  * The server's metrics, served at `/metrics` in the Prometheus text format
- * upstream's component-base writes. Only gauges exist so far; each sample is
- * set by the part of the server that knows the figure.
+ * upstream's component-base writes: gauges, set by the part of the server
+ * that knows the figure, and counters, added to as things happen.
  */
 
 type Labels = Readonly<Record<string, string>>
 
-interface Gauge {
+interface Family {
   help: string
+  type: 'gauge' | 'counter'
   samples: Map<string, { labels: Labels; value: number }>
 }
 
@@ -23,25 +24,45 @@ function labelText(labels: Labels): string {
 }
 
 export class Metrics {
-  private readonly gauges = new Map<string, Gauge>()
+  private readonly families = new Map<string, Family>()
 
   setGauge(name: string, help: string, labels: Labels, value: number): void {
-    let gauge = this.gauges.get(name)
-    if (!gauge) {
-      gauge = { help, samples: new Map() }
-      this.gauges.set(name, gauge)
+    this.sample(name, help, 'gauge', labels).value = value
+  }
+
+  /** Adds `by` (default 1) to a counter's sample; a new sample starts at 0. */
+  addCounter(name: string, help: string, labels: Labels, by = 1): void {
+    this.sample(name, help, 'counter', labels).value += by
+  }
+
+  /** The current value of a sample, or undefined when it was never set. */
+  value(name: string, labels: Labels): number | undefined {
+    return this.families.get(name)?.samples.get(labelText(labels))?.value
+  }
+
+  private sample(name: string, help: string, type: Family['type'], labels: Labels): { labels: Labels; value: number } {
+    let family = this.families.get(name)
+    if (!family) {
+      family = { help, type, samples: new Map() }
+      this.families.set(name, family)
     }
-    gauge.samples.set(labelText(labels), { labels, value })
+    const key = labelText(labels)
+    let sample = family.samples.get(key)
+    if (!sample) {
+      sample = { labels, value: 0 }
+      family.samples.set(key, sample)
+    }
+    return sample
   }
 
   /** The exposition text: `# HELP`, `# TYPE`, then one line per sample, names and labels sorted. */
   render(): string {
     const lines: string[] = []
-    for (const name of [...this.gauges.keys()].sort()) {
-      const gauge = this.gauges.get(name)
-      if (!gauge) continue
-      lines.push(`# HELP ${name} ${gauge.help}`, `# TYPE ${name} gauge`)
-      for (const key of [...gauge.samples.keys()].sort()) lines.push(`${name}${key} ${gauge.samples.get(key)?.value ?? 0}`)
+    for (const name of [...this.families.keys()].sort()) {
+      const family = this.families.get(name)
+      if (!family) continue
+      lines.push(`# HELP ${name} ${family.help}`, `# TYPE ${name} ${family.type}`)
+      for (const key of [...family.samples.keys()].sort()) lines.push(`${name}${key} ${family.samples.get(key)?.value ?? 0}`)
     }
     return lines.length ? `${lines.join('\n')}\n` : ''
   }

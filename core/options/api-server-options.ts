@@ -84,6 +84,15 @@ export interface ApiServerOptions {
    */
   watchCacheSizes?: Record<string, number>
   /**
+   * Live events a client watch served by the watch cache may have waiting
+   * for its client; one that falls further behind is ended (its client
+   * re-lists, as against upstream) and counted in
+   * `apiserver_terminated_watchers_total`.
+   * @default 1000
+   * @see WatchCacheOptions in core/storage/watch-cache.ts
+   */
+  watcherBufferSize?: number
+  /**
    * Where every key starts in the storage (`--kvstore-prefix`): objects live
    * at `<prefix>/<resource>/<namespace>/<name>`, as upstream lays them out.
    * @default '/registry'

@@ -3,7 +3,8 @@
  * applied to plain JSON data. Failures are reported as upstream reports them:
  * a patch document that cannot be read is 400, one that cannot be applied 422.
  */
-import { badRequest, StatusError } from '../http/status-error.js'
+import { depthMessage, JSON_PATCH_MAX_COPY_BYTES, MAX_JSON_PATCH_OPERATIONS, nestsDeeperThan } from '../http/limits.js'
+import { badRequest, requestEntityTooLarge, StatusError } from '../http/status-error.js'
 import { isPlainObject } from '../resources/object.js'
 
 export function mergePatch(target: unknown, patch: unknown): unknown {
@@ -25,9 +26,11 @@ function unprocessable(message: string): StatusError {
   return new StatusError(422, 'Invalid', message)
 }
 
-/** Reads and checks an RFC 6902 document; malformed documents are 400. */
+/** Reads and checks an RFC 6902 document; malformed documents are 400, more than 10000 operations 413. */
 export function parseJsonPatch(doc: unknown): Operation[] {
   if (!Array.isArray(doc)) throw badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch')
+  if (doc.length > MAX_JSON_PATCH_OPERATIONS)
+    throw requestEntityTooLarge(`The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${doc.length}`)
   return doc.map((raw, i) => {
     if (!isPlainObject(raw)) throw badRequest(`invalid JSON patch operation at index ${i}: not an object`)
     const op = raw['op']
@@ -121,9 +124,21 @@ function deepEqual(a: unknown, b: unknown): boolean {
   return false
 }
 
-/** Applies RFC 6902 operations to a copy of `target`. */
-export function applyJsonPatch(target: unknown, ops: Operation[]): unknown {
+const utf8 = new TextEncoder()
+
+/** The bytes a value adds to the document it is copied into, as its JSON text. */
+function jsonSize(value: unknown): number {
+  return value === undefined ? 0 : utf8.encode(JSON.stringify(value)).byteLength
+}
+
+/**
+ * Applies RFC 6902 operations to a copy of `target`. What `copy` operations
+ * add is counted against upstream's budget (each could double the document),
+ * and the result may nest no deeper than a decoded body.
+ */
+export function applyJsonPatch(target: unknown, ops: Operation[], maxCopyBytes = JSON_PATCH_MAX_COPY_BYTES): unknown {
   let doc = structuredClone(target)
+  let copied = 0
   for (const op of ops) {
     switch (op.op) {
       case 'add':
@@ -141,14 +156,21 @@ export function applyJsonPatch(target: unknown, ops: Operation[]): unknown {
         doc = add(remove(doc, op.from), op.path, value)
         break
       }
-      case 'copy':
-        doc = add(doc, op.path, structuredClone(getAt(doc, op.from)))
+      case 'copy': {
+        const value = getAt(doc, op.from)
+        copied += jsonSize(value)
+        if (copied > maxCopyBytes)
+          throw unprocessable(`Unable to complete the copy, the accumulated size increase of copy is ${copied}, exceeding the limit ${maxCopyBytes}`)
+        doc = add(doc, op.path, structuredClone(value))
         break
+      }
       case 'test':
         if (!deepEqual(getAt(doc, op.path), op.value))
           throw unprocessable(`testing value ${op.path} failed: test failed`)
         break
     }
   }
+  // Values added at depth can nest the result deeper than any one body could.
+  if (nestsDeeperThan(doc)) throw unprocessable(depthMessage())
   return doc
 }

@@ -6,8 +6,8 @@
  * (upstream refuses it for custom resources with 415); apply takes the type
  * from the tables or, for a custom resource, from its schema.
  */
-import { parseYamlText, readBodyBytes } from '../http/body.js'
-import { duplicateJsonFields, duplicateYamlKeys } from '../http/duplicate-fields.js'
+import { decodeYamlText, parseJsonWithin, readBodyBytes } from '../http/body.js'
+import { duplicateJsonFields } from '../http/duplicate-fields.js'
 import { APPLY_PATCH_TYPE, essence, JSON_PATCH_TYPE, MERGE_PATCH_TYPE, STRATEGIC_MERGE_PATCH_TYPE } from '../http/media-types.js'
 import { badRequest, StatusError, unsupportedMediaType } from '../http/status-error.js'
 import { applyStrategicMergePatch } from '../patch/strategic-merge.js'
@@ -65,9 +65,9 @@ export async function readPatch(
   checkPatchOptions(type === APPLY_PATCH_TYPE, params)
   const text = new TextDecoder().decode(await readBodyBytes(request, maxBodyBytes))
   if (type === APPLY_PATCH_TYPE) {
-    const config = parseYamlText(text)
+    const { value: config, duplicates } = decodeYamlText(text, ctx.fieldValidation !== 'Ignore')
     if (!isPlainObject(config)) throw badRequest('error decoding YAML: the apply configuration must be an object')
-    if (ctx.fieldValidation !== 'Ignore') ctx.bodyProblems = duplicateYamlKeys(text)
+    if (ctx.fieldValidation !== 'Ignore') ctx.bodyProblems = duplicates
     ctx.apply = { force: params.get('force') === 'true' }
     return { apply: true, config }
   }
@@ -75,12 +75,7 @@ export async function readPatch(
 }
 
 function patchFunction(text: string, type: string, entry: ResourceEntry, ctx: RequestContext): PatchFunction {
-  let doc: unknown
-  try {
-    doc = JSON.parse(text)
-  } catch (err) {
-    throw badRequest(`error decoding patch: ${(err as Error).message}`)
-  }
+  const doc = parseJsonWithin(text, 'error decoding patch: ')
   if (ctx.fieldValidation !== 'Ignore') ctx.bodyProblems = duplicateJsonFields(text)
   if (type === JSON_PATCH_TYPE) {
     const ops = parseJsonPatch(doc)

@@ -29,6 +29,8 @@ export interface CacheWatcherOptions {
   capacity: number
   /** Unsubscribes the watch from its cache; called once when it ends. */
   release: () => void
+  /** Told when the watch is ended for falling `capacity` events behind (upstream counts these). */
+  onTerminated?: () => void
 }
 
 interface Queued {
@@ -131,6 +133,7 @@ export class CacheWatcher implements Watcher {
   private enqueue(event: Queued): void {
     if (event.type !== 'BOOKMARK' && this.queued() >= this.opts.capacity) {
       this.end()
+      this.opts.onTerminated?.()
       return
     }
     this.queue.push(event)

@@ -40,6 +40,8 @@ export interface CacherOptions {
   /** Default interval of BOOKMARKs for client watches that ask for them. */
   bookmarkIntervalMs: number
   logger: Logger
+  /** Told, with the cache's prefix, of each client watch ended for being too slow. */
+  onWatcherTerminated: (prefix: string) => void
 }
 
 /** Upstream's reflector lists in pages of this size (cacher.go `storageWatchListPageSize`). */
@@ -174,6 +176,7 @@ export class Cacher {
       backlog,
       capacity: this.opts.watcherBufferSize,
       release: () => this.watchers.delete(watcher),
+      onTerminated: () => this.opts.onWatcherTerminated(this.prefix),
     })
     this.watchers.add(watcher)
     if (opts.bookmarks) {

@@ -43,6 +43,12 @@ export interface WatchCacheOptions {
   bookmarkIntervalMs?: number
   /** Where the cache reports losing the backend. @default silent */
   logger?: Logger
+  /**
+   * Told, with the resource's prefix, of each client watch ended because
+   * it fell `watcherBufferSize` events behind (upstream's terminated watchers).
+   * @default nothing
+   */
+  onWatcherTerminated?: (prefix: string) => void
 }
 
 export class WatchCache implements Storage {
@@ -62,6 +68,7 @@ export class WatchCache implements Storage {
       retryDelayMs: opts.retryDelayMs ?? 1000,
       bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60000,
       logger: opts.logger ?? silentLogger,
+      onWatcherTerminated: opts.onWatcherTerminated ?? (() => {}),
     }
   }
 

@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { measureDaemon } from './daemon.js'
+import { measureHostileInput, renderHostileSection, writeHostileSection } from './hostile-input.js'
 import { measureInProcess } from './in-process.js'
 import { type BenchSettings, machineLine, renderReport } from './report.js'
 import { measureStorage } from './storage.js'
@@ -66,4 +67,9 @@ const report = renderReport(inProc, daemon, storage, settings, new Date(), (perf
 await mkdir(join(ROOT, 'docs'), { recursive: true })
 await writeFile(join(ROOT, 'docs', 'benchmarks.md'), report)
 process.stdout.write(report)
+
+log("GET latency while the fuzz suite's worst inputs are sent …")
+const hostile = renderHostileSection(await measureHostileInput(), new Date())
+await writeHostileSection(ROOT, hostile)
+process.stdout.write(`\n${hostile}`)
 log(`wrote docs/benchmarks.md in ${((performance.now() - t0) / 1000).toFixed(1)} s`)

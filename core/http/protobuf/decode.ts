@@ -7,6 +7,7 @@ import { formatGoDuration } from '../../options/duration.js'
 import { isPlainObject } from '../../resources/object.js'
 import type { FieldDef, TypeDef, TypeRef, TypeTable } from '../../resources/schema/index.js'
 import { typeForKind, typeTable } from '../../resources/schema/index.js'
+import { depthMessage, isStackOverflow } from '../limits.js'
 import { badRequest, StatusError } from '../status-error.js'
 import { formatTime } from './scalars.js'
 import { formsWrapper, hasProtobufForm, lookupType, splitApiVersion, unwrapForms, zeroValue } from './types.js'
@@ -250,9 +251,7 @@ export function decodeProtobuf(body: Uint8Array): Record<string, unknown> {
     }
     return { apiVersion, kind, ...decodeMessage(raw, def, typeTable) }
   } catch (err) {
-    if (err instanceof StatusError) throw err
-    const why = err instanceof Error ? err.message : String(err)
-    throw badRequest(`unable to decode protobuf body: ${why}`)
+    throw decodeFailure(err)
   }
 }
 
@@ -264,7 +263,17 @@ export function decodeMessageOf(bytes: Uint8Array, def: TypeDef, types: TypeTabl
   try {
     return decodeMessage(bytes, def, types)
   } catch (err) {
-    if (err instanceof StatusError) throw err
-    throw badRequest(`unable to decode protobuf body: ${err instanceof Error ? err.message : String(err)}`)
+    throw decodeFailure(err)
   }
+}
+
+/**
+ * Any failure to decode is the body's fault: a 400. A message nested past
+ * what the stack holds (recursive types such as JSON schemas) is refused as
+ * too deep, as a JSON or YAML body would be.
+ */
+function decodeFailure(err: unknown): StatusError {
+  if (err instanceof StatusError) return err
+  const why = isStackOverflow(err) ? depthMessage() : err instanceof Error ? err.message : String(err)
+  return badRequest(`unable to decode protobuf body: ${why}`)
 }

@@ -1,0 +1,84 @@
+/**
+ * The bounds that keep one request's work proportional to its body, and the
+ * checks that enforce them before anything deeper runs. The body limit itself
+ * (413 past `--max-request-body-bytes`, 3 MiB) is enforced by the body reader.
+ */
+
+/**
+ * How deeply arrays and objects may nest in a decoded body or a patched
+ * object. Upstream's decoders allow 10000 levels (Go's growable stacks);
+ * here every walk over an object (validation, pruning, merge, YAML output,
+ * V8's own JSON.stringify and structuredClone) recurses on a fixed stack
+ * that overflows between 800 and 3000 levels, so the bound is lower. Real
+ * objects stay far below it: the deepest published CRD schemas nest ~60 levels.
+ */
+export const MAX_NESTING_DEPTH = 500
+
+/** Upstream's maxJSONPatchOperations: the operations one JSON patch may hold. */
+export const MAX_JSON_PATCH_OPERATIONS = 10000
+
+/**
+ * Upstream's JSONPatchMaxCopyBytes: how much a JSON patch's `copy`
+ * operations may add in total, which would otherwise double the object per
+ * operation (10000 operations in a few kilobytes).
+ */
+export const JSON_PATCH_MAX_COPY_BYTES = 3 * 1024 * 1024
+
+/**
+ * The first bracket of a JSON text that opens one level more than `limit`,
+ * or undefined. Strings are skipped, so brackets inside them do not count;
+ * the text need not be valid JSON (the parser reports that afterwards).
+ */
+export function jsonTooDeepAt(text: string, limit = MAX_NESTING_DEPTH): string | undefined {
+  let depth = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 0x22 /* " */) {
+      // Skip the string, escapes included.
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i)
+        if (d === 0x5c /* \ */) i++
+        else if (d === 0x22) break
+      }
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (++depth > limit) return text[i]
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      depth--
+    }
+  }
+  return undefined
+}
+
+/**
+ * Go's JSON scanner's words for a text nested too deeply (`invalid character
+ * '[' exceeded max depth`), which upstream puts after its decoder's prefix.
+ */
+export function jsonDepthMessage(bracket: string): string {
+  return `invalid character '${bracket}' exceeded max depth`
+}
+
+/** The words of upstream's YAML and unstructured decoders for the same. */
+export function depthMessage(limit = MAX_NESTING_DEPTH): string {
+  return `exceeded max depth of ${limit}`
+}
+
+/**
+ * True when `value` nests arrays and objects more than `limit` levels deep.
+ * Iterative, so that the check itself cannot overflow the stack it protects.
+ */
+export function nestsDeeperThan(value: unknown, limit = MAX_NESTING_DEPTH): boolean {
+  const stack: Array<{ node: unknown; depth: number }> = [{ node: value, depth: 0 }]
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop()!
+    if (node === null || typeof node !== 'object') continue
+    if (depth + 1 > limit) return true
+    const children = Array.isArray(node) ? node : Object.values(node as Record<string, unknown>)
+    for (const child of children) if (child !== null && typeof child === 'object') stack.push({ node: child, depth: depth + 1 })
+  }
+  return false
+}
+
+/** True for the error a runtime throws when recursion overflows its stack. */
+export function isStackOverflow(err: unknown): boolean {
+  return err instanceof RangeError && /call stack/i.test(err.message)
+}

@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { jsonTooDeepAt, nestsDeeperThan } from '../../../core/http/limits.js'
+import { decodeMessageOf } from '../../../core/http/protobuf.js'
+import { Writer } from '../../../core/http/protobuf/wire.js'
+import { StatusError } from '../../../core/http/status-error.js'
+import { yamlNestsDeeperThan } from '../../../core/http/yaml-body.js'
+import { typeTable } from '../../../core/resources/schema/index.js'
+
+describe('nesting limits', () => {
+  it('counts JSON brackets outside strings only', () => {
+    assert.equal(jsonTooDeepAt('[[["[[[[[["]]]', 3), undefined)
+    assert.equal(jsonTooDeepAt('{"a\\"[[[[":[[[1]]]}', 4), undefined)
+    assert.equal(jsonTooDeepAt('{"a":[[[1]]]}', 3), '[')
+    assert.equal(jsonTooDeepAt('[{}]', 1), '{')
+  })
+
+  it('measures decoded values without recursion, a million levels included', () => {
+    let deep: unknown = 'leaf'
+    for (let i = 0; i < 1_000_000; i++) deep = [deep]
+    assert.equal(nestsDeeperThan(deep, 500), true)
+    assert.equal(nestsDeeperThan({ a: [{ b: [] }] }, 4), false)
+    assert.equal(nestsDeeperThan({ a: [{ b: [] }] }, 3), true)
+  })
+
+  it('measures YAML on the parser tokens, flow and block styles, a million levels included', () => {
+    assert.equal(yamlNestsDeeperThan('a:\n  b:\n    - [1, {c: d}]\n', 5), false)
+    assert.equal(yamlNestsDeeperThan('a:\n  b:\n    - [1, {c: d}]\n', 4), true)
+    assert.equal(yamlNestsDeeperThan(`x: ${'['.repeat(1_000_000)}`, 500), true)
+    assert.equal(yamlNestsDeeperThan(`${'- '.repeat(600)}1\n`, 500), true)
+    // Brackets inside scalars are text, not nesting.
+    assert.equal(yamlNestsDeeperThan(`a: "${'['.repeat(600)}"\nb: |\n  ${'{'.repeat(600)}\n`, 2), false)
+  })
+
+  it('refuses a protobuf message nested past the stack with 400, not a crash', () => {
+    const schema = typeTable['io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps']!
+    const properties = schema.fields.find((f) => f.name === 'properties')!.proto!
+    // JSONSchemaProps{properties: {"a": JSONSchemaProps{...}}} four thousand times.
+    let inner: Uint8Array = new Uint8Array()
+    for (let i = 0; i < 4_000; i++) {
+      const entry = new Writer()
+      entry.lenDelimited(1, new TextEncoder().encode('a'))
+      entry.lenDelimited(2, inner)
+      const message = new Writer()
+      message.lenDelimited(properties, entry.finish())
+      inner = message.finish()
+    }
+    assert.throws(
+      () => decodeMessageOf(inner, schema),
+      (err: unknown) => err instanceof StatusError && err.code === 400 && err.message === 'unable to decode protobuf body: exceeded max depth of 500',
+    )
+  })
+})
