@@ -7,11 +7,14 @@
  * take their structure from the type tables, custom resources from their
  * version's schema.
  */
+import type { MutatingAdmission } from '../admission/mutating.js'
 import {
   applyObject,
   ApplyConflictError,
   ApplyInvalidError,
+  decodeManagedFields,
   FieldSet,
+  ManagedFieldsDecodeError,
   updateManagedFields,
   type ManagedFieldsOptions,
 } from '../apply/index.js'
@@ -86,16 +89,50 @@ class UntypedApplyError extends StatusError {
   }
 }
 
+function setEntries(obj: KubeObject, entries: unknown[]): void {
+  if (entries.length) obj.metadata.managedFields = entries
+  else delete obj.metadata.managedFields
+}
+
 /**
  * Records `ctx.fieldManager`'s change from `live` (undefined on create) to
- * `obj` in `obj.metadata.managedFields`. Writes of the server's own
+ * `obj` in `obj.metadata.managedFields`: on the request object as decoded
+ * and defaulted, before admission and the strategy change it (upstream's
+ * handlers run the field manager there). Writes of the server's own
  * controllers, which name no manager, leave the entries as they are.
  */
 export function recordUpdate(entry: ResourceEntry, apiVersion: string, obj: KubeObject, live: KubeObject | undefined, ctx: RequestContext, subresource?: string): void {
   if (!ctx.fieldManager || ctx.apply || !tracked(entry)) return
-  const entries = updateManagedFields(live, obj, ctx.fieldManager, optionsFor(entry, apiVersion, ctx.now, subresource))
-  if (entries.length) obj.metadata.managedFields = entries
-  else delete obj.metadata.managedFields
+  setEntries(obj, updateManagedFields(live, obj, ctx.fieldManager, optionsFor(entry, apiVersion, ctx.now, subresource)))
+}
+
+/** Upstream's warning when a mutating step left managedFields that cannot be read. */
+const INVALID_AFTER_ADMISSION =
+  '.metadata.managedFields was in an invalid state after admission; this could be caused by an outdated mutating admission controller; please fix your requests: '
+
+/**
+ * Upstream's managed-fields validating admission wrapper: managedFields are
+ * recorded before mutating admission, so a step that leaves them unreadable
+ * gets them put back as they were, and the client a warning.
+ */
+export function guardManagedFields(admission: MutatingAdmission): MutatingAdmission {
+  return {
+    name: admission.name,
+    handles: (operation) => admission.handles(operation),
+    async admit(attributes) {
+      const before: unknown = structuredClone(attributes.object.metadata.managedFields)
+      await admission.admit(attributes)
+      const meta = attributes.object.metadata
+      try {
+        decodeManagedFields(meta.managedFields)
+      } catch (err) {
+        if (!(err instanceof ManagedFieldsDecodeError)) throw err
+        if (before === undefined) delete meta.managedFields
+        else meta.managedFields = before as unknown[]
+        attributes.warnings.push(INVALID_AFTER_ADMISSION + err.message)
+      }
+    },
+  }
 }
 
 /** The object `applied` makes of `live` (undefined: the apply creates it), its managedFields set. */
