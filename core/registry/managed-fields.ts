@@ -15,8 +15,10 @@ import {
   decodeManagedFields,
   FieldSet,
   ManagedFieldsDecodeError,
+  scaleManagedFields,
   updateManagedFields,
   type ManagedFieldsOptions,
+  type Path,
 } from '../apply/index.js'
 import { applyShapeOf } from '../crd/apply-shape.js'
 import { badRequest, StatusError } from '../http/status-error.js'
@@ -89,6 +91,18 @@ class UntypedApplyError extends StatusError {
   }
 }
 
+/** Where the parent keeps the replicas its Scale shows: `spec.replicas`, or a custom resource's own path. */
+function replicasPathOf(entry: ResourceEntry): Path {
+  const path = entry.scalePaths?.specReplicasPath ?? '.spec.replicas'
+  return path.replace(/^\./, '').split('.').map((field) => ({ field }))
+}
+
+function valueAt(obj: KubeObject | undefined, path: Path): unknown {
+  let value: unknown = obj
+  for (const pe of path) value = value !== null && typeof value === 'object' && 'field' in pe ? (value as Record<string, unknown>)[pe.field] : undefined
+  return value
+}
+
 function setEntries(obj: KubeObject, entries: unknown[]): void {
   if (entries.length) obj.metadata.managedFields = entries
   else delete obj.metadata.managedFields
@@ -103,6 +117,12 @@ function setEntries(obj: KubeObject, entries: unknown[]): void {
  */
 export function recordUpdate(entry: ResourceEntry, apiVersion: string, obj: KubeObject, live: KubeObject | undefined, ctx: RequestContext, subresource?: string): void {
   if (!ctx.fieldManager || ctx.apply || !tracked(entry)) return
+  if (subresource === 'scale') {
+    const replicasPath = replicasPathOf(entry)
+    const write = { parentEntries: live?.metadata.managedFields, parentApiVersion: apiVersion, replicasPath, manager: ctx.fieldManager, now: ctx.now }
+    setEntries(obj, scaleManagedFields({ ...write, oldReplicas: valueAt(live, replicasPath), newReplicas: valueAt(obj, replicasPath) }))
+    return
+  }
   setEntries(obj, updateManagedFields(live, obj, ctx.fieldManager, optionsFor(entry, apiVersion, ctx.now, subresource)))
 }
 

@@ -222,13 +222,14 @@ export class ResourceStore {
    * guaranteed update, so a concurrent write makes it start over.
    * Through the `status` subresource only the status changes; through the
    * main endpoint of a resource that has one, everything but the status.
+   * Through `scale`, `next` changes the replicas alone.
    */
   async update(
     namespace: string,
     name: string,
     next: (current: KubeObject) => unknown,
     ctx: RequestContext,
-    subresource?: 'status',
+    subresource?: 'status' | 'scale',
   ): Promise<KubeObject> {
     const key = this.key(namespace, name)
     let toDelete: KubeObject | undefined
