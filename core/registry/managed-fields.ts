@@ -97,6 +97,7 @@ function replicasPathOf(entry: ResourceEntry): Path {
   return path.replace(/^\./, '').split('.').map((field) => ({ field }))
 }
 
+/** The value at a path of field names, undefined where something on the way is missing. */
 function valueAt(obj: KubeObject | undefined, path: Path): unknown {
   let value: unknown = obj
   for (const pe of path) value = value !== null && typeof value === 'object' && 'field' in pe ? (value as Record<string, unknown>)[pe.field] : undefined
