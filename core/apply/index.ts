@@ -25,3 +25,4 @@ export {
   type ConflictCause,
 } from './conflict.js'
 export { LAST_APPLIED_ANNOTATION } from './last-applied.js'
+export { scaleManagedFields, type ScaleWrite } from './scale.js'

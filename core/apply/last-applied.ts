@@ -8,6 +8,7 @@
  */
 import type { ApplyConflict } from './conflict.js'
 import { FieldSet } from './fieldset.js'
+import { goJson, type Json } from './path.js'
 import { compareObjects, fieldSetOf, isObject, type Shape } from './typed.js'
 
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration'
@@ -52,15 +53,25 @@ export function conflictsOutside(conflicts: readonly ApplyConflict[], allowed: F
   return conflicts.filter((c) => !allowed.has(c.path))
 }
 
-/** The annotation value for an applied configuration: the configuration without the annotation itself. */
+/** A JSON value with every object's keys in order, as Go encodes a map. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys)
+  if (!isObject(value)) return value
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(value).sort()) out[key] = sortedKeys(value[key])
+  return out
+}
+
+/**
+ * The annotation value for an applied configuration: the configuration
+ * without the annotation itself (an annotations map left empty stays, as
+ * upstream's unstructured object keeps it), encoded as Go's JSON encoder
+ * writes it: keys sorted, HTML characters escaped, a closing newline.
+ */
 export function buildLastApplied(applied: Record<string, unknown>): string {
   const copy = structuredClone(applied)
-  const annotations = annotationsOf(copy)
-  if (annotations) {
-    delete annotations[LAST_APPLIED_ANNOTATION]
-    if (Object.keys(annotations).length === 0) delete (copy['metadata'] as Record<string, unknown>)['annotations']
-  }
-  return JSON.stringify(copy)
+  delete annotationsOf(copy)?.[LAST_APPLIED_ANNOTATION]
+  return `${goJson(sortedKeys(copy) as Json)}\n`
 }
 
 /** Sets the annotation on obj, or drops it when the annotations would grow past the size limit. */

@@ -53,25 +53,31 @@ export function startCrdController(registry: Registry, now: () => Date, logger: 
   const retries = new Set<ReturnType<typeof setTimeout>>()
   const context = (): RequestContext => ({ user: ADMIN_IDENTITY, now: now(), dryRun: false, fieldManager: MANAGER })
 
-  /** One reconcile at a time per definition; a change meanwhile runs it once more afterwards. */
-  const running = new Map<string, { again: boolean; done: Promise<void> }>()
+  /**
+   * One reconcile at a time per definition; a change meanwhile runs it once
+   * more afterwards, unless the reconcile asked to be retried later (its own
+   * status writes would otherwise run it again at once, without end, while
+   * instances held by finalizers remain).
+   */
+  const running = new Map<string, { again: boolean; retrying: boolean; done: Promise<void> }>()
   const enqueue = (name: string): Promise<void> => {
     const current = running.get(name)
     if (current) {
       current.again = true
       return current.done
     }
-    const state = { again: false, done: Promise.resolve() }
+    const state = { again: false, retrying: false, done: Promise.resolve() }
     state.done = (async () => {
       do {
         state.again = false
+        state.retrying = false
         try {
           await reconcile(name)
         } catch (err) {
           if (!signal.aborted) logger.warn({ crd: name, err: String(err) }, 'reconciling a CustomResourceDefinition failed; it will be retried')
           retryLater(name)
         }
-      } while (state.again && !signal.aborted)
+      } while (state.again && !state.retrying && !signal.aborted)
       running.delete(name)
     })()
     running.set(name, state)
@@ -80,8 +86,13 @@ export function startCrdController(registry: Registry, now: () => Date, logger: 
 
   const retryLater = (name: string): void => {
     if (signal.aborted) return
+    const state = running.get(name)
+    if (state) state.retrying = true
     const timer = setTimeout(() => {
       retries.delete(timer)
+      // The retry is due: a reconcile still running must run once more.
+      const busy = running.get(name)
+      if (busy) busy.retrying = false
       void enqueue(name)
     }, RETRY_MS)
     retries.add(timer)

@@ -7,13 +7,18 @@
  * take their structure from the type tables, custom resources from their
  * version's schema.
  */
+import type { MutatingAdmission } from '../admission/mutating.js'
 import {
   applyObject,
   ApplyConflictError,
   ApplyInvalidError,
+  decodeManagedFields,
   FieldSet,
+  ManagedFieldsDecodeError,
+  scaleManagedFields,
   updateManagedFields,
   type ManagedFieldsOptions,
+  type Path,
 } from '../apply/index.js'
 import { applyShapeOf } from '../crd/apply-shape.js'
 import { badRequest, StatusError } from '../http/status-error.js'
@@ -86,16 +91,69 @@ class UntypedApplyError extends StatusError {
   }
 }
 
+/** Where the parent keeps the replicas its Scale shows: `spec.replicas`, or a custom resource's own path. */
+function replicasPathOf(entry: ResourceEntry): Path {
+  const path = entry.scalePaths?.specReplicasPath ?? '.spec.replicas'
+  return path.replace(/^\./, '').split('.').map((field) => ({ field }))
+}
+
+/** The value at a path of field names, undefined where something on the way is missing. */
+function valueAt(obj: KubeObject | undefined, path: Path): unknown {
+  let value: unknown = obj
+  for (const pe of path) value = value !== null && typeof value === 'object' && 'field' in pe ? (value as Record<string, unknown>)[pe.field] : undefined
+  return value
+}
+
+function setEntries(obj: KubeObject, entries: unknown[]): void {
+  if (entries.length) obj.metadata.managedFields = entries
+  else delete obj.metadata.managedFields
+}
+
 /**
  * Records `ctx.fieldManager`'s change from `live` (undefined on create) to
- * `obj` in `obj.metadata.managedFields`. Writes of the server's own
+ * `obj` in `obj.metadata.managedFields`: on the request object as decoded
+ * and defaulted, before admission and the strategy change it (upstream's
+ * handlers run the field manager there). Writes of the server's own
  * controllers, which name no manager, leave the entries as they are.
  */
 export function recordUpdate(entry: ResourceEntry, apiVersion: string, obj: KubeObject, live: KubeObject | undefined, ctx: RequestContext, subresource?: string): void {
   if (!ctx.fieldManager || ctx.apply || !tracked(entry)) return
-  const entries = updateManagedFields(live, obj, ctx.fieldManager, optionsFor(entry, apiVersion, ctx.now, subresource))
-  if (entries.length) obj.metadata.managedFields = entries
-  else delete obj.metadata.managedFields
+  if (subresource === 'scale') {
+    const replicasPath = replicasPathOf(entry)
+    const write = { parentEntries: live?.metadata.managedFields, parentApiVersion: apiVersion, replicasPath, manager: ctx.fieldManager, now: ctx.now }
+    setEntries(obj, scaleManagedFields({ ...write, oldReplicas: valueAt(live, replicasPath), newReplicas: valueAt(obj, replicasPath) }))
+    return
+  }
+  setEntries(obj, updateManagedFields(live, obj, ctx.fieldManager, optionsFor(entry, apiVersion, ctx.now, subresource)))
+}
+
+/** Upstream's warning when a mutating step left managedFields that cannot be read. */
+const INVALID_AFTER_ADMISSION =
+  '.metadata.managedFields was in an invalid state after admission; this could be caused by an outdated mutating admission controller; please fix your requests: '
+
+/**
+ * Upstream's managed-fields validating admission wrapper: managedFields are
+ * recorded before mutating admission, so a step that leaves them unreadable
+ * gets them put back as they were, and the client a warning.
+ */
+export function guardManagedFields(admission: MutatingAdmission): MutatingAdmission {
+  return {
+    name: admission.name,
+    handles: (operation) => admission.handles(operation),
+    async admit(attributes) {
+      const before: unknown = structuredClone(attributes.object.metadata.managedFields)
+      await admission.admit(attributes)
+      const meta = attributes.object.metadata
+      try {
+        decodeManagedFields(meta.managedFields)
+      } catch (err) {
+        if (!(err instanceof ManagedFieldsDecodeError)) throw err
+        if (before === undefined) delete meta.managedFields
+        else meta.managedFields = before as unknown[]
+        attributes.warnings.push(INVALID_AFTER_ADMISSION + err.message)
+      }
+    },
+  }
 }
 
 /** The object `applied` makes of `live` (undefined: the apply creates it), its managedFields set. */

@@ -294,6 +294,7 @@ export async function updateScale(
       return current
     },
     ctx,
+    'scale',
   )
   if (!paths) return scaleOf(store.entry, updated)
   // The write went through; a Scale that cannot be read from it is the client's to fix.

@@ -14,7 +14,10 @@ import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/obje
 import { type ListQuery, selectorPredicate } from './list-query.js'
 import { type DeleteOptions, planDeletion, validateDeleteOptions } from './deletion.js'
 import { enforceFieldValidation } from './field-validation.js'
-import { applyConfiguration, recordUpdate } from './managed-fields.js'
+import type { MutatingAdmission } from '../admission/mutating.js'
+import { builtinMutatingAdmission } from '../admission/pod-defaults.js'
+import { runMutatingAdmission } from './admission-step.js'
+import { applyConfiguration, guardManagedFields, recordUpdate } from './managed-fields.js'
 import { generateName } from './object-names.js'
 import { checkDeletePreconditions, checkUpdatePrecondition } from './preconditions.js'
 import type { RequestContext } from './request-context.js'
@@ -38,6 +41,11 @@ export interface StorePolicy {
   allowPrivileged?: boolean
   /** Deletes one DeleteCollection runs at a time (`--delete-collection-workers`). */
   deleteCollectionWorkers?: number
+  /**
+   * The mutating admission every create and update passes, after managedFields are recorded.
+   * @default the pod plugins the server emulates (core/admission/pod-defaults.ts)
+   */
+  mutatingAdmission?: MutatingAdmission
 }
 
 /** Upstream's `--etcd-prefix` default: every key starts with it. */
@@ -46,6 +54,7 @@ export const DEFAULT_STORAGE_PREFIX = '/registry'
 export class ResourceStore {
   readonly gr: GroupResource
   private readonly apiVersion: string
+  private readonly admission: MutatingAdmission
 
   constructor(
     readonly entry: ResourceEntry,
@@ -58,6 +67,7 @@ export class ResourceStore {
   ) {
     this.gr = { group: entry.group, resource: entry.resource }
     this.apiVersion = groupVersion(entry)
+    this.admission = guardManagedFields(policy.mutatingAdmission ?? builtinMutatingAdmission)
   }
 
   /** `/registry/<resource>/` for all namespaces, `/registry/<resource>/<ns>/` for one. */
@@ -177,7 +187,7 @@ export class ResourceStore {
   }
 
   async create(namespace: string, body: unknown, ctx: RequestContext): Promise<KubeObject> {
-    const obj = this.checkBody(body, namespace, undefined)
+    let obj = this.checkBody(body, namespace, undefined)
     const meta = obj.metadata
     if (meta.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created')
     if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName)
@@ -190,11 +200,13 @@ export class ResourceStore {
     enforceFieldValidation(ctx, this.entry, this.entry.decode?.(obj) ?? [])
     this.entry.strategy.normalize?.(obj)
     this.entry.strategy.applyDefaults?.(obj)
+    // Ownership of what the request asks for, then mutating admission, then the strategy (upstream's order).
+    recordUpdate(this.entry, this.apiVersion, obj, undefined, ctx)
+    obj = await runMutatingAdmission(this.admission, this.entry, { operation: 'CREATE', object: obj }, ctx)
     this.entry.strategy.prepareForCreate?.(obj, sctx)
     initialGeneration(this.entry, obj)
     const errs = [...validateObjectMeta(obj, this.entry), ...(this.entry.strategy.validate?.(obj, sctx) ?? [])]
     if (errs.length) throw invalidError(this.entry.group, this.entry.kind, name, errs)
-    recordUpdate(this.entry, this.apiVersion, obj, undefined, ctx)
     if (this.entry.namespaced) await this.namespaceGate(namespace, this.entry, name)
     if (ctx.dryRun) {
       const existing = await this.call(name, () => this.storage.get(this.key(namespace, name)))
@@ -211,17 +223,18 @@ export class ResourceStore {
    * guaranteed update, so a concurrent write makes it start over.
    * Through the `status` subresource only the status changes; through the
    * main endpoint of a resource that has one, everything but the status.
+   * Through `scale`, `next` changes the replicas alone.
    */
   async update(
     namespace: string,
     name: string,
     next: (current: KubeObject) => unknown,
     ctx: RequestContext,
-    subresource?: 'status',
+    subresource?: 'status' | 'scale',
   ): Promise<KubeObject> {
     const key = this.key(namespace, name)
     let toDelete: KubeObject | undefined
-    const tryUpdate = (current: KubeObject): KubeObject => {
+    const tryUpdate = async (current: KubeObject): Promise<KubeObject> => {
       let obj = this.checkBody(next(structuredClone(current)), namespace, name)
       if (subresource === 'status') obj = withStatusOnly(obj, current)
       const meta = obj.metadata
@@ -231,6 +244,9 @@ export class ResourceStore {
       enforceFieldValidation(ctx, this.entry, this.entry.decode?.(obj) ?? [])
       this.entry.strategy.normalize?.(obj)
       this.entry.strategy.applyDefaults?.(obj)
+      // Ownership of what the request asks for, then mutating admission, then the strategy (upstream's order).
+      recordUpdate(this.entry, this.apiVersion, obj, current, ctx, subresource)
+      obj = await runMutatingAdmission(this.admission, this.entry, { operation: 'UPDATE', object: obj, old: current, subresource }, ctx)
       if (subresource !== 'status') {
         keepStoredStatus(this.entry, obj, current)
         // After the generic status rule, so that a strategy may still record something there (a CRD's stored versions).
@@ -242,15 +258,14 @@ export class ResourceStore {
         ...(this.entry.strategy.validateUpdate?.(obj, current, this.strategyContext(ctx)) ?? []),
       ]
       if (errs.length) throw invalidError(this.entry.group, this.entry.kind, name, errs)
-      recordUpdate(this.entry, this.apiVersion, obj, current, ctx, subresource)
       // The last finalizer of an object marked for deletion is gone: the update deletes it.
-      const held = meta.finalizers?.length || this.entry.strategy.hasPendingFinalizers?.(obj)
-      toDelete = meta.deletionTimestamp && !held ? obj : undefined
+      const held = obj.metadata.finalizers?.length || this.entry.strategy.hasPendingFinalizers?.(obj)
+      toDelete = obj.metadata.deletionTimestamp && !held ? obj : undefined
       return obj
     }
     if (ctx.dryRun) {
       const current = await this.get(namespace, name)
-      const obj = tryUpdate(current)
+      const obj = await tryUpdate(current)
       this.storage.dryRunWrite?.(key, obj, current)
       return obj
     }

@@ -102,7 +102,8 @@ describe('kubectl with a CustomResourceDefinition', () => {
     const file = manifest('cron-ssa.yaml', cronTab(2))
     const conflicted = await d.kubectl('apply', '--server-side', '-f', file)
     assert.notEqual(conflicted.code, 0)
-    assert.match(conflicted.stderr, /Apply failed with 2 conflicts: conflicts with "kubectl" using stable.example.com\/v1:\n- \.spec\.replicas/)
+    // kubectl scale wrote the replicas through the scale subresource, and is named so, as upstream names it.
+    assert.match(conflicted.stderr, /Apply failed with 2 conflicts: conflicts with "kubectl" with subresource "scale" using stable.example.com\/v1:\n- \.spec\.replicas\nconflicts with "kubectl-patch" using stable.example.com\/v1:\n- \.spec\.image\n/)
     assert.equal(await ok('apply', '--server-side', '--force-conflicts', '-f', file), 'crontab.stable.example.com/my-cron serverside-applied\n')
     assert.equal(await ok('get', 'ct', 'my-cron', '-o', 'jsonpath={.spec.image} {.spec.replicas}'), 'my-cron-image 2')
     assert.match(await ok('explain', 'crontab.spec'), /cronSpec\s+<string>/)

@@ -24,29 +24,13 @@ type Obj = Record<string, unknown>
 
 const specOf = (pod: KubeObject): Obj => (isPlainObject(pod['spec']) ? pod['spec'] : {})
 
-/** The tolerations upstream's DefaultTolerationSeconds admission adds: 300s on an unready or unreachable node. */
-const NODE_PROBLEM_TAINTS = ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']
-
-/** Whether a toleration already covers the NoExecute taint `key` (an empty key with Exists covers all). */
-function toleratesNoExecute(t: unknown, key: string): boolean {
-  if (!isPlainObject(t) || (t['effect'] && t['effect'] !== 'NoExecute')) return false
-  return t['key'] ? t['key'] === key : t['operator'] === 'Exists'
-}
-
 /**
- * What admission and the pod strategy settle on create: the service account,
- * priority, node-problem tolerations, and a fresh Pending status with the QoS class.
+ * What the pod strategy settles on create: a fresh Pending status with the
+ * QoS class. The service account, priority and node-problem tolerations are
+ * admission's (core/admission/pod-defaults.ts).
  */
 function prepareForCreate(pod: KubeObject, ctx: StrategyContext): void {
   const spec = specOf(pod)
-  if (!spec['serviceAccountName']) spec['serviceAccountName'] = spec['serviceAccount'] = 'default'
-  if (spec['priority'] === undefined && !spec['priorityClassName']) spec['priority'] = 0
-  if (!spec['preemptionPolicy']) spec['preemptionPolicy'] = 'PreemptLowerPriority'
-  const tolerations = Array.isArray(spec['tolerations']) ? (spec['tolerations'] as unknown[]) : []
-  for (const key of NODE_PROBLEM_TAINTS)
-    if (!tolerations.some((t) => toleratesNoExecute(t, key)))
-      tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 })
-  spec['tolerations'] = tolerations
   const status: Obj = { phase: 'Pending', qosClass: podQOSClass(spec) }
   if (Array.isArray(spec['schedulingGates']) && spec['schedulingGates'].length)
     status['conditions'] = [

@@ -7,6 +7,7 @@ import {
   updateManagedFields,
   type ManagedFieldsEntry,
 } from '../../../core/apply/index.js'
+import { buildLastApplied } from '../../../core/apply/last-applied.js'
 
 const DEPLOYMENT = 'io.k8s.api.apps.v1.Deployment'
 const T1 = new Date('2024-05-01T10:00:00Z')
@@ -204,5 +205,20 @@ describe('server-side apply', () => {
     // a field changed since the annotation was written still conflicts
     const drifted = created(config({ replicas: 2 }, { annotations: { [LAST_APPLIED_ANNOTATION]: JSON.stringify(recorded) } }), 'kubectl-client-side-apply')
     assert.throws(() => applyObject(drifted, applied, 'kubectl', opts()), ApplyConflictError)
+  })
+})
+
+describe('the last-applied annotation the server writes for kubectl', () => {
+  it('is the configuration as Go encodes it: keys sorted, HTML escaped, a closing newline, without itself', () => {
+    const config = {
+      kind: 'ConfigMap',
+      apiVersion: 'v1',
+      metadata: { name: 'c', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': 'old' } },
+      data: { z: '1', a: '<b>&' },
+    }
+    assert.equal(
+      buildLastApplied(config),
+      '{"apiVersion":"v1","data":{"a":"\\u003cb\\u003e\\u0026","z":"1"},"kind":"ConfigMap","metadata":{"annotations":{},"name":"c"}}\n',
+    )
   })
 })
