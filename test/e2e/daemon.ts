@@ -4,7 +4,8 @@
  * generated admin kubeconfig, as a user would.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import assert from 'node:assert/strict'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -96,6 +97,20 @@ export class Daemon {
         },
       )
     })
+  }
+
+  /** Runs kubectl and fails the test with its stderr unless it exits 0; its stdout. */
+  async ok(...args: string[]): Promise<string> {
+    const r = await this.kubectl(...args)
+    assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed:\n${r.stderr}`)
+    return r.stdout
+  }
+
+  /** Writes a manifest into the daemon's directory; its path. */
+  manifest(name: string, text: string): string {
+    const file = join(this.dir, name)
+    writeFileSync(file, text)
+    return file
   }
 
   /** Starts a long-running kubectl (get -w) and hands back its output as it arrives. */

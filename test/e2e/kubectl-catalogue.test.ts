@@ -21,11 +21,7 @@ after(async () => {
   assert.equal(await d.stop(), 0, 'the daemon exits 0 on SIGTERM')
 })
 
-async function ok(...args: string[]): Promise<string> {
-  const r = await d.kubectl(...args)
-  assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed:\n${r.stderr}`)
-  return r.stdout
-}
+const ok = (...args: string[]): Promise<string> => d.ok(...args)
 
 /** The header line of a table, its columns separated by runs of spaces. */
 function header(table: string): string[] {

@@ -1,6 +1,5 @@
 /** kubectl and a CustomResourceDefinition against the daemon, from its creation to its deletion. */
 import assert from 'node:assert/strict'
-import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { Daemon } from './daemon.js'
@@ -15,17 +14,9 @@ after(async () => {
   assert.equal(await d.stop(), 0, 'the daemon exits 0 on SIGTERM')
 })
 
-async function ok(...args: string[]): Promise<string> {
-  const r = await d.kubectl(...args)
-  assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed:\n${r.stderr}`)
-  return r.stdout
-}
+const ok = (...args: string[]): Promise<string> => d.ok(...args)
 
-function manifest(name: string, text: string): string {
-  const file = join(d.dir, name)
-  writeFileSync(file, text)
-  return file
-}
+const manifest = (name: string, text: string): string => d.manifest(name, text)
 
 const CRD = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition

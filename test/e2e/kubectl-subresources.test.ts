@@ -13,11 +13,7 @@ after(async () => {
   assert.equal(await d.stop(), 0, 'the daemon exits 0 on SIGTERM')
 })
 
-async function ok(...args: string[]): Promise<string> {
-  const r = await d.kubectl(...args)
-  assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed:\n${r.stderr}`)
-  return r.stdout
-}
+const ok = (...args: string[]): Promise<string> => d.ok(...args)
 
 describe('kubectl and subresources', () => {
   it('scales a deployment and reads the replicas back', async () => {

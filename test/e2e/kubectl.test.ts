@@ -3,7 +3,6 @@
  * kubeconfig: the scenarios a user runs, asserted on what kubectl prints.
  */
 import assert from 'node:assert/strict'
-import { writeFileSync } from 'node:fs'
 import { request } from 'node:https'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -19,11 +18,7 @@ after(async () => {
   assert.equal(await d.stop(), 0, 'the daemon exits 0 on SIGTERM')
 })
 
-async function ok(...args: string[]): Promise<string> {
-  const r = await d.kubectl(...args)
-  assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed:\n${r.stderr}`)
-  return r.stdout
-}
+const ok = (...args: string[]): Promise<string> => d.ok(...args)
 
 async function fails(...args: string[]): Promise<string> {
   const r = await d.kubectl(...args)
@@ -31,11 +26,7 @@ async function fails(...args: string[]): Promise<string> {
   return r.stderr
 }
 
-function manifest(name: string, text: string): string {
-  const file = join(d.dir, name)
-  writeFileSync(file, text)
-  return file
-}
+const manifest = (name: string, text: string): string => d.manifest(name, text)
 
 describe('kubectl against the daemon', () => {
   it('reads the server version', async () => {
