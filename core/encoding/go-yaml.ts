@@ -6,6 +6,7 @@
  * (strings such as "yes", "on" or a timestamp are quoted).
  */
 import { stringify } from 'yaml'
+import { isTypedList } from './api-json.js'
 
 const isLetter = (c: string) => /\p{L}/u.test(c)
 const isDigit = (c: string | undefined) => c !== undefined && c >= '0' && c <= '9'
@@ -54,7 +55,15 @@ function sortedCopy(v: unknown): unknown {
   return out
 }
 
-/** An API object as upstream's YAML serializer writes it. */
+/** An API object as upstream's YAML serializer writes it (a built-in list's items without kind and apiVersion). */
 export function apiObjectYaml(value: Record<string, unknown>): string {
-  return stringify(sortedCopy(value), { version: '1.1', indentSeq: false })
+  const copy = sortedCopy(value) as Record<string, unknown>
+  if (isTypedList(value)) {
+    for (const item of copy['items'] as Record<string, unknown>[]) {
+      if (typeof item !== 'object' || item === null) continue
+      delete item['kind']
+      delete item['apiVersion']
+    }
+  }
+  return stringify(copy, { version: '1.1', indentSeq: false })
 }
