@@ -215,3 +215,36 @@ describe('documents on the wire', () => {
     assert.equal(res.text, '')
   })
 })
+
+describe('indented JSON for people', () => {
+  const notFound = '{\n  "kind": "Status",\n  "apiVersion": "v1",\n  "metadata": {},\n  "status": "Failure",\n  "message": "configmaps \\"x\\" not found",\n  "reason": "NotFound",\n  "details": {\n    "name": "x",\n    "kind": "configmaps"\n  },\n  "code": 404\n}'
+
+  it('indents for curl, Wget and browsers as json.MarshalIndent does, without a final newline', async () => {
+    const api = await startServer()
+    for (const agent of ['curl/8.5.0', 'Wget/1.21', 'Mozilla/5.0 (X11; Linux x86_64)']) {
+      const res = await api.get(`${CM}/x`, { headers: { 'user-agent': agent } })
+      assert.equal(res.status, 404)
+      assert.equal(res.text, notFound, agent)
+    }
+  })
+
+  it('follows ?pretty= over the client, as Go parses a boolean', async () => {
+    const api = await startServer()
+    assert.equal((await api.get(`${CM}/x?pretty=true`)).text, notFound)
+    assert.equal((await api.get(`${CM}/x?pretty=1`)).text, notFound)
+    assert.equal((await api.get(`${CM}/x?pretty=false`, { headers: { 'user-agent': 'curl/8.5.0' } })).text, status('configmaps "x" not found', 'NotFound', 404, '{"name":"x","kind":"configmaps"}'))
+    assert.equal((await api.get(`${CM}/x?pretty=yes`)).text, status('configmaps "x" not found', 'NotFound', 404, '{"name":"x","kind":"configmaps"}'))
+  })
+
+  it('leaves watch lines, /version and OpenAPI documents as they are', async () => {
+    const { api } = await withConfigMap()
+    const curl = { 'user-agent': 'curl/8.5.0' }
+    const res = await api.server.fetch(new Request(`http://in-process${CM}?watch=true&resourceVersion=0`, { headers: curl }))
+    const reader = res.body!.getReader()
+    const { value } = await reader.read()
+    await reader.cancel()
+    assert.match(new TextDecoder().decode(value), /^\{"type":"ADDED","object":\{"kind":"ConfigMap",.*\}\}\n$/)
+    assert.match((await api.get('/version', { headers: curl })).text, /^\{\n {2}"major": "1",\n/)
+    assert.match((await api.get('/openapi/v3', { headers: curl })).text, /^\{"paths":\{"api\/v1":/)
+  })
+})
