@@ -13,8 +13,9 @@ function parseGoBool(text: string): boolean {
   return ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(text)
 }
 
-function wantsPretty(request: Request, url: URL): boolean {
-  const pretty = url.searchParams.get('pretty')
+function wantsPretty(request: Request): boolean {
+  // The URL is parsed only when it may name the parameter, as upstream does: this runs on every request.
+  const pretty = request.url.includes('pretty') ? new URL(request.url).searchParams.get('pretty') : null
   if (pretty) return parseGoBool(pretty)
   const agent = request.headers.get('user-agent') ?? ''
   return agent.startsWith('curl') || agent.startsWith('Wget') || agent.startsWith('Mozilla/5.0')
@@ -22,8 +23,8 @@ function wantsPretty(request: Request, url: URL): boolean {
 
 export const prettyFilter: MiddlewareHandler<ChainEnv> = async (c, next) => {
   await next()
+  if (!wantsPretty(c.req.raw) || c.get('requestInfo')?.verb === 'watch') return
   const url = new URL(c.req.url)
-  if (!wantsPretty(c.req.raw, url) || c.get('requestInfo')?.verb === 'watch') return
   if (url.pathname === '/version' || url.pathname.startsWith('/openapi/')) return
   const type = c.res.headers.get('content-type') ?? ''
   if (!/^application\/json(;|$)/.test(type) || !c.res.body) return
