@@ -10,6 +10,7 @@ import type { UserInfo } from '../resources/object.js'
 import { authenticationFilter } from './filters/authentication.js'
 import { authorizationFilter } from './filters/authorization.js'
 import type { ChainEnv } from './filters/context.js'
+import { prettyFilter } from './filters/pretty.js'
 import { errorHandler } from './filters/recovery.js'
 import { requestInfoFilter } from './filters/request-info.js'
 import { timeoutFilter } from './filters/timeout.js'
@@ -28,6 +29,8 @@ export function buildChain(deps: ChainDeps): Hono<ChainEnv> {
   // audit init: later (audit issue)
   app.onError(errorHandler(deps.logger)) // panic recovery
   app.use(requestInfoFilter)
+  // Not a filter upstream but part of writing every answer: indented JSON for ?pretty and people's clients.
+  app.use(prettyFilter)
   // HTTP log, shutdown retry-after, HSTS, cache-control, warnings, in-flight wait group: later
   app.use(timeoutFilter(deps.requestTimeoutMs))
   // CORS: later

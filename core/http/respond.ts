@@ -1,20 +1,52 @@
-/** Writing API objects and Status errors in the negotiated encoding. */
-import { stringify as toYaml } from 'yaml'
+/**
+ * Writing API objects and Status errors in the negotiated encoding. JSON is
+ * written as upstream's serializer writes it (core/encoding/api-json.ts):
+ * Go's field order and escapes, and a final newline; YAML likewise
+ * (core/encoding/go-yaml.ts).
+ */
+import { apiObjectJson, statusJson, versionInfoJson } from '../encoding/api-json.js'
+import { escapeLikeGo, indentGo } from '../encoding/go-json.js'
+import { apiObjectYaml } from '../encoding/go-yaml.js'
 import { JSON_TYPE, type OutputFormat, PROTOBUF_TYPE, YAML_TYPE } from './media-types.js'
 import { encodeProtobuf } from './protobuf.js'
 import type { StatusError } from './status-error.js'
 
-export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
+/** An API object (object, list, Table, Status, discovery document) as JSON. */
+export function jsonResponse(body: Record<string, unknown>, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(apiObjectJson(body), {
     status,
     headers: { 'content-type': JSON_TYPE, ...headers },
   })
 }
 
+/**
+ * A document that is no API object (OpenAPI), written with json.Marshal:
+ * Go's escapes, no newline. The text is made once per document.
+ */
+export function documentResponse(doc: object, headers: Record<string, string> = {}): Response {
+  return new Response(documentText(doc), { headers: { 'content-type': JSON_TYPE, ...headers } })
+}
+
+const documentTexts = new WeakMap<object, string>()
+
+function documentText(doc: object): string {
+  let text = documentTexts.get(doc)
+  if (text === undefined) {
+    text = escapeLikeGo(JSON.stringify(doc))
+    documentTexts.set(doc, text)
+  }
+  return text
+}
+
+/** /version as upstream's WriteRawJSON writes it: indented by two spaces, no newline. */
+export function versionResponse(info: object): Response {
+  return new Response(indentGo(versionInfoJson(info)), { headers: { 'content-type': JSON_TYPE } })
+}
+
 export function objectResponse(body: Record<string, unknown>, format: OutputFormat, status = 200): Response {
   switch (format.kind) {
     case 'yaml':
-      return new Response(toYaml(body), { status, headers: { 'content-type': YAML_TYPE } })
+      return new Response(apiObjectYaml(body), { status, headers: { 'content-type': YAML_TYPE } })
     case 'protobuf':
       return new Response(encodeProtobuf(body), { status, headers: { 'content-type': PROTOBUF_TYPE } })
     default:
@@ -23,7 +55,10 @@ export function objectResponse(body: Record<string, unknown>, format: OutputForm
 }
 
 export function statusResponse(err: StatusError): Response {
-  return jsonResponse(err.toStatus(), err.code, err.headers)
+  return new Response(statusJson(err.toStatus()), {
+    status: err.code,
+    headers: { 'content-type': JSON_TYPE, ...err.headers },
+  })
 }
 
 export function textResponse(text: string, status = 200): Response {

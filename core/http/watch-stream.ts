@@ -2,6 +2,7 @@
  * A watch as a response body: one JSON object per line, flushed per event,
  * produced on demand (pull) so a slow client holds back no one else.
  */
+import { watchEventJson } from '../encoding/api-json.js'
 import type { StorageEvent, Watcher } from '../storage/interface.js'
 import { StorageError } from '../storage/interface.js'
 import { asStatusError, StatusError } from './status-error.js'
@@ -18,8 +19,9 @@ export interface WatchStreamOptions {
 
 const encoder = new TextEncoder()
 
+/** One event, written as upstream's watch encoder writes it (Go's field order, a newline after each). */
 function line(type: string, object: unknown): Uint8Array {
-  return encoder.encode(`${JSON.stringify({ type, object })}\n`)
+  return encoder.encode(watchEventJson(type, object))
 }
 
 function errorFor(err: unknown): StatusError {

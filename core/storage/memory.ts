@@ -13,6 +13,7 @@
 import type { KubeObject } from '../resources/object.js'
 import { CONTINUE_AT_LATEST, decodeContinue, encodeContinue } from './continue-token.js'
 import { checkPreconditions, keyNotFound, parseResourceVersion, tooLarge } from './errors.js'
+import { canonicalCopy } from '../encoding/canonical.js'
 import { deepFreeze, revisionOf, sameIgnoringResourceVersion, stampRevision } from './objects.js'
 import { type Change, StoreWatcher } from './store-watcher.js'
 import {
@@ -192,7 +193,8 @@ export class MemoryStorage implements Storage {
   /** Stores `obj` as the next revision of `key` and tells the watchers. */
   private commit(key: string, obj: KubeObject, prev: KubeObject | undefined): KubeObject {
     const rev = this.revision + 1
-    const stored = stampRevision(structuredClone(obj), rev)
+    // Kept in the order Go writes it, so reads are encoded by the engine's JSON.stringify (encoding/canonical.ts).
+    const stored = stampRevision(canonicalCopy(obj), rev)
     deepFreeze(stored)
     this.revision = rev
     this.append(key, { rev, obj: stored })

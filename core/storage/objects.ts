@@ -1,10 +1,15 @@
 /** What the stores do to objects besides storing them: revision stamps, freezing, comparison. */
+import { withResourceVersion } from '../encoding/canonical.js'
 import type { KubeObject } from '../resources/object.js'
 
-/** Sets `metadata.resourceVersion` to the revision (stored bytes never carry one: the revision is the truth). */
+/**
+ * Sets `metadata.resourceVersion` to the revision (stored bytes never carry
+ * one: the revision is the truth), in the place Go writes it, so an object
+ * kept in canonical order stays so.
+ */
 export function stampRevision(obj: KubeObject, revision: number): KubeObject {
   if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {}
-  obj.metadata.resourceVersion = String(revision)
+  obj.metadata = withResourceVersion(obj, obj.metadata as Record<string, unknown>, String(revision))
   return obj
 }
 

@@ -13,6 +13,8 @@
  * which is only ever bound to a loopback address because the token would
  * otherwise cross the network in clear text.
  */
+import { statusResponse } from '../../core/http/respond.js'
+import { StatusError } from '../../core/http/status-error.js'
 import type { ConnectionInfo } from '../../core/ports.js'
 
 /** What the adapter needs of an ApiServer: its fetch handler. */
@@ -72,8 +74,7 @@ function isWatch(request: Request): boolean {
 }
 
 function internalError(message: string): Response {
-  const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'InternalError', code: 500 }
-  return new Response(JSON.stringify(status), { status: 500, headers: { 'content-type': 'application/json' } })
+  return statusResponse(new StatusError(500, 'InternalError', message))
 }
 
 export function serveBun(server: FetchHandler, opts: ServeBunOptions = {}): BunListener {

@@ -10,6 +10,8 @@ import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import type { PeerCertificate, TLSSocket } from 'node:tls'
 import { getRequestListener, RequestError } from '@hono/node-server'
+import { statusResponse as statusErrorResponse } from '../../core/http/respond.js'
+import { StatusError } from '../../core/http/status-error.js'
 import type { ClientCertificate, ConnectionInfo, Logger } from '../../core/ports.js'
 
 /** What the listener needs of an ApiServer: its fetch handler. */
@@ -98,10 +100,9 @@ function isHttp2(incoming: Incoming): incoming is Http2ServerRequest {
   return 'stream' in incoming
 }
 
-/** A metav1.Status for failures that happen before core sees the request. */
+/** A metav1.Status for failures that happen before core sees the request, written as core writes every Status. */
 function statusResponse(code: 400 | 500, reason: 'BadRequest' | 'InternalError', message: string): Response {
-  const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code }
-  return new Response(JSON.stringify(status), { status: code, headers: { 'content-type': 'application/json' } })
+  return statusErrorResponse(new StatusError(code, reason, message))
 }
 
 export function serveTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsListener> {

@@ -70,8 +70,13 @@ describe('create and get', () => {
     assert.equal(created.status, 201)
     const got = await api.get(`${CM}/from-yaml`, { headers: { accept: 'application/yaml' } })
     assert.equal(got.headers.get('content-type'), 'application/yaml')
-    assert.match(got.text, /^apiVersion: v1\nkind: ConfigMap\n/)
-    assert.match(got.text, /data:\n {2}k: v\n/)
+    // Upstream's YAML: every map's keys sorted, timestamps quoted (YAML 1.1).
+    const meta = created.body.metadata as { uid: string; resourceVersion: string; creationTimestamp: string }
+    assert.equal(
+      got.text,
+      `apiVersion: v1\ndata:\n  k: v\nkind: ConfigMap\nmetadata:\n  creationTimestamp: "${meta.creationTimestamp}"\n` +
+        `  name: from-yaml\n  namespace: default\n  resourceVersion: "${meta.resourceVersion}"\n  uid: ${meta.uid}\n`,
+    )
   })
 })
 

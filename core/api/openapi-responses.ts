@@ -1,0 +1,89 @@
+/**
+ * The OpenAPI endpoints' answers, negotiated and worded as upstream's
+ * kube-openapi handlers and aggregator write them: documents as json.Marshal
+ * writes them (no final newline), the v2 document also in protobuf, and a
+ * bare status code, without a body, where no document fits (404 for an
+ * unknown group/version, 406 for an unknown media type).
+ */
+import { compareGoStrings } from '../encoding/go-json.js'
+import { parseAccept } from '../http/media-types.js'
+import { documentResponse } from '../http/respond.js'
+import type { Catalogue } from '../resources/catalogue.js'
+import { type JsonObject, openApiDocument, openApiIndex } from './openapi.js'
+import { openApiV2Document } from './openapi-v2.js'
+import { openApiV2Protobuf } from './openapi-v2-protobuf.js'
+
+/** What /openapi/v2 answers in protobuf, whichever of the two spellings was asked for. */
+export const OPENAPI_V2_PROTOBUF_TYPE = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf'
+
+/** The subtypes /openapi/v2 serves, in the order a wildcard picks them. */
+const V2_SUBTYPES = ['json', 'com.github.proto-openapi.spec.v2@v1.0+protobuf', 'com.github.proto-openapi.spec.v2.v1.0+protobuf'] as const
+
+/**
+ * The media ranges of an Accept header in goautoneg's order: by q, then a
+ * range naming its type or subtype before a wildcard one.
+ */
+function acceptClauses(accept: string | undefined): { type: string; subtype: string }[] {
+  const clauses = parseAccept(accept)
+  const wildcards = (c: { type: string; subtype: string }) => (c.type === '*' ? 2 : 0) + (c.subtype === '*' ? 1 : 0)
+  return clauses.map((c, i) => ({ c, i })).sort((a, b) => b.c.q - a.c.q || wildcards(a.c) - wildcards(b.c) || a.i - b.i).map(({ c }) => c)
+}
+
+function v2Subtype(accept: string | undefined): (typeof V2_SUBTYPES)[number] | undefined {
+  for (const clause of acceptClauses(accept)) {
+    if (clause.type !== 'application' && clause.type !== '*') continue
+    const match = V2_SUBTYPES.find((s) => clause.subtype === s || clause.subtype === '*')
+    if (match) return match
+  }
+  return undefined
+}
+
+const protobufForms = new WeakMap<object, Uint8Array>()
+
+function protobufOf(doc: JsonObject): Uint8Array {
+  let bytes = protobufForms.get(doc)
+  if (!bytes) {
+    bytes = openApiV2Protobuf(doc as Parameters<typeof openApiV2Protobuf>[0])
+    protobufForms.set(doc, bytes)
+  }
+  return bytes
+}
+
+/** `/openapi/v2`: JSON or gnostic's protobuf, one ETag for both (the answer varies by Accept). */
+export function openApiV2Response(accept: string | undefined, ifNoneMatch: string | undefined, catalogue: Catalogue): Response {
+  const subtype = v2Subtype(accept)
+  if (!subtype) return new Response(null, { status: 406, headers: { vary: 'Accept' } })
+  const { doc, etag } = openApiV2Document(catalogue)
+  const quoted = `"${etag}"`
+  const headers = { etag: quoted, vary: 'Accept' }
+  if (ifNoneMatch === quoted) return new Response(null, { status: 304, headers })
+  if (subtype === 'json') return documentResponse(doc, headers)
+  return new Response(protobufOf(doc), { headers: { ...headers, 'content-type': OPENAPI_V2_PROTOBUF_TYPE } })
+}
+
+/** The v3 index, its paths sorted as Go writes a map. */
+export function openApiIndexResponse(catalogue: Catalogue): Response {
+  const { paths } = openApiIndex(catalogue)
+  const sorted: Record<string, unknown> = {}
+  for (const key of Object.keys(paths).sort(compareGoStrings)) sorted[key] = paths[key]
+  return documentResponse({ paths: sorted })
+}
+
+/**
+ * One group/version's v3 document. A stale `hash` is redirected to the
+ * current one; a hashed URL may be cached for good.
+ */
+export function openApiV3Response(url: URL, catalogue: Catalogue): Response {
+  const key = url.pathname.slice('/openapi/v3/'.length)
+  const doc = openApiDocument(catalogue, key)
+  // Upstream's answer for a group/version it has no document for: 404 and no body.
+  if (!doc) return new Response(null, { status: 404 })
+  const current = openApiIndex(catalogue).paths[key]?.serverRelativeURL ?? ''
+  const hash = new URL(current, url).searchParams.get('hash') ?? ''
+  const asked = url.searchParams.get('hash')
+  if (asked && asked !== hash) return new Response(null, { status: 301, headers: { location: current } })
+  const caching: Record<string, string> = asked
+    ? { 'cache-control': 'public, immutable', expires: new Date(Date.now() + 365 * 86_400_000).toUTCString() }
+    : { 'cache-control': 'no-cache, private' }
+  return documentResponse(doc, { ...caching, etag: `"${hash}"` })
+}

@@ -1,0 +1,112 @@
+/**
+ * API objects as upstream's JSON serializer writes them: Go's field order
+ * and escapes (go-json.ts, json-shapes.ts) and the newline json.Encoder
+ * ends every value with. Objects, lists, tables, Status and discovery
+ * documents all leave the server through here; each watch event is one such
+ * line. An object already in canonical order (canonical.ts) is handed to
+ * the engine's JSON.stringify, the rest are written along their shape.
+ */
+import { isCanonical } from './canonical.js'
+import { escapeLikeGo, marshalGo, marshalGoUnescaped, type Shape } from './go-json.js'
+import { shapeOfObject, STATUS_SHAPE, VERSION_INFO_SHAPE } from './json-shapes.js'
+
+function unescapedJson(value: unknown, shape: Shape): string {
+  return isCanonical(value, shape) ? (JSON.stringify(value) ?? 'null') : marshalGoUnescaped(value, shape, shapeOfObject)
+}
+
+/**
+ * The item type of a built-in list, when the list is one. Upstream's items
+ * carry no kind and apiVersion: storage hands back typed objects without
+ * them and the encoder sets them on the list alone. (Custom resources'
+ * lists are unstructured and keep them; PartialObjectMetadataList sets them.)
+ */
+function typedListItems(value: Record<string, unknown>, shape: Shape): Shape | undefined {
+  if (shape.kind !== 'struct' || !Array.isArray(value['items']) || value['apiVersion'] === 'meta.k8s.io/v1') return undefined
+  const items = shape.fields[shape.index.get('items') ?? -1]?.shape
+  return items?.kind === 'array' && items.item.kind === 'struct' && items.item.fields[0]?.name === 'kind' ? items.item : undefined
+}
+
+/** True for a built-in list, whose items go out without kind and apiVersion (YAML too). */
+export function isTypedList(value: Record<string, unknown>): boolean {
+  return typedListItems(value, shapeOfObject(value)) !== undefined
+}
+
+/** An item's text without the kind and apiVersion it opens with (they come first in Go's order). */
+function withoutTypeMeta(item: unknown, text: string): string {
+  if (typeof item !== 'object' || item === null) return text
+  const { kind, apiVersion } = item as { kind?: unknown; apiVersion?: unknown }
+  let rest = text.slice(1)
+  for (const [name, v] of [['kind', kind], ['apiVersion', apiVersion]] as const) {
+    if (typeof v !== 'string' || v === '') continue
+    const field = `"${name}":${JSON.stringify(v)}`
+    if (!rest.startsWith(field)) return text
+    rest = rest.slice(field.length + (rest[field.length] === ',' ? 1 : 0))
+  }
+  return `{${rest}`
+}
+
+/**
+ * A built-in list. When the list and every item are in canonical order the
+ * engine writes it in one call, items copied (shallowly) without kind and
+ * apiVersion; otherwise field by field.
+ */
+function typedListJson(list: Record<string, unknown>, shape: Shape & { kind: 'struct' }, item: Shape): string {
+  const items = list['items'] as unknown[]
+  const stripped: unknown[] = []
+  for (const it of items) {
+    if (typeof it !== 'object' || it === null || !isCanonical(it, item)) break
+    const { kind: _kind, apiVersion: _apiVersion, ...rest } = it as Record<string, unknown>
+    stripped.push(rest)
+  }
+  if (stripped.length === items.length) {
+    // The list's own fields, put in order here; only its metadata needs a look.
+    const whole: Record<string, unknown> = {}
+    let fits = Object.keys(list).every((k) => shape.index.has(k))
+    for (const field of shape.fields) {
+      const v = list[field.name]
+      if (v === undefined || (field.omitEmpty && v === '')) continue
+      if (field.name !== 'items' && !isCanonical(v, field.shape)) fits = false
+      whole[field.name] = field.name === 'items' ? stripped : v
+    }
+    if (fits) return JSON.stringify(whole)
+  }
+  let out = '{'
+  for (const field of shape.fields) {
+    const v = list[field.name]
+    if (v === undefined || (field.omitEmpty && v === '')) continue
+    out += `${out.length > 1 ? ',' : ''}${field.key}`
+    if (field.name !== 'items') {
+      out += unescapedJson(v, field.shape)
+      continue
+    }
+    const items = v as unknown[]
+    out += '['
+    for (let i = 0; i < items.length; i++) out += (i ? ',' : '') + withoutTypeMeta(items[i], unescapedJson(items[i] ?? null, item))
+    out += ']'
+  }
+  return `${out}}`
+}
+
+/** An API object (its shape found from its apiVersion and kind) as one line of JSON. */
+export function apiObjectJson(value: Record<string, unknown>): string {
+  const shape = shapeOfObject(value)
+  const items = typedListItems(value, shape)
+  const text = items && shape.kind === 'struct' ? typedListJson(value, shape, items) : unescapedJson(value, shape)
+  return `${escapeLikeGo(text)}\n`
+}
+
+/** A metav1.Status as one line of JSON, whatever its kind field says. */
+export function statusJson(status: object): string {
+  return `${escapeLikeGo(unescapedJson(status, STATUS_SHAPE))}\n`
+}
+
+/** One watch event: `{"type":...,"object":...}` (metav1.WatchEvent's order) and a newline. */
+export function watchEventJson(type: string, object: unknown): string {
+  const body = typeof object === 'object' && object !== null && !Array.isArray(object) ? unescapedJson(object, shapeOfObject(object as Record<string, unknown>)) : JSON.stringify(object)
+  return `${escapeLikeGo(`{"type":${JSON.stringify(type)},"object":${body}}`)}\n`
+}
+
+/** /version's document, compact (respond.ts indents it as upstream's WriteRawJSON does). */
+export function versionInfoJson(info: object): string {
+  return marshalGo(info, VERSION_INFO_SHAPE)
+}

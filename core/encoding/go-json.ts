@@ -1,0 +1,245 @@
+/**
+ * JSON text as Go's encoding/json writes it, which is what upstream's
+ * serializers answer with and what clients compare byte for byte: struct
+ * fields in declaration order, map keys sorted, `<`, `>`, `&`, U+2028 and
+ * U+2029 escaped, and (from json.Encoder) a newline after every value.
+ *
+ * What order applies where is a Shape (see json-shapes.ts); this module only
+ * writes values along one.
+ */
+
+/** How a value is written. */
+export type Shape =
+  /** A Go struct: known fields in declaration order. */
+  | StructShape
+  | { readonly kind: 'array'; readonly item: Shape }
+  /** A Go map: keys sorted. */
+  | { readonly kind: 'map'; readonly value: Shape }
+  /** Scalars and raw JSON (RawExtension, JSON): written as they are. */
+  | { readonly kind: 'verbatim' }
+  /** map[string]interface{} all the way down (unstructured objects): every key sorted. */
+  | { readonly kind: 'unstructured' }
+  /** An embedded API object (a Table row's object): shaped by its own apiVersion and kind. */
+  | { readonly kind: 'object' }
+
+export interface StructShape {
+  readonly kind: 'struct'
+  /** Filled once, after the shape is in its cache, so recursive types can refer to themselves. */
+  fields: readonly FieldShape[]
+  /** Field name -> its position in `fields`. */
+  index: ReadonlyMap<string, number>
+}
+
+export interface FieldShape {
+  readonly name: string
+  /** `"name":`, escaped once. */
+  readonly key: string
+  readonly shape: Shape
+  /** Go's `omitempty` on a non-pointer field: "", 0, false, null and empty lists are left out. */
+  readonly omitEmpty: boolean
+}
+
+export const VERBATIM: Shape = { kind: 'verbatim' }
+export const UNSTRUCTURED: Shape = { kind: 'unstructured' }
+
+/** Finds the shape of an embedded API object (`object` shapes); set by the module that knows the kinds. */
+export type ObjectShapeOf = (value: Record<string, unknown>) => Shape
+
+/**
+ * Orders strings as Go compares them, byte-wise in UTF-8. JavaScript's `<`
+ * compares UTF-16 code units, which disagrees only where a surrogate pair
+ * meets a character from U+E000 up; those are moved into UTF-8's order.
+ */
+export function compareGoStrings(a: string, b: string): number {
+  const n = Math.min(a.length, b.length)
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i)
+    const y = b.charCodeAt(i)
+    if (x === y) continue
+    if (x < 0xd800 && y < 0xd800) return x - y
+    return utf8Rank(x) - utf8Rank(y)
+  }
+  return a.length - b.length
+}
+
+function utf8Rank(unit: number): number {
+  if (unit >= 0xd800 && unit <= 0xdfff) return unit + 0x2000
+  if (unit >= 0xe000) return unit - 0x800
+  return unit
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+function sortedKeys(v: Record<string, unknown>): string[] {
+  const keys = Object.keys(v)
+  return keys.length > 1 ? keys.sort(compareGoStrings) : keys
+}
+
+function writeUnstructured(v: unknown): string {
+  if (Array.isArray(v)) {
+    let out = '['
+    for (let i = 0; i < v.length; i++) out += (i ? ',' : '') + writeUnstructured(v[i] ?? null)
+    return `${out}]`
+  }
+  if (!isRecord(v)) return JSON.stringify(v) ?? 'null'
+  let out = '{'
+  let first = true
+  for (const k of sortedKeys(v)) {
+    const item = v[k]
+    if (item === undefined) continue
+    out += `${first ? '' : ','}${JSON.stringify(k)}:${writeUnstructured(item)}`
+    first = false
+  }
+  return `${out}}`
+}
+
+function isEmptyValue(v: unknown): boolean {
+  return v === '' || v === 0 || v === false || v === null || (Array.isArray(v) && v.length === 0)
+}
+
+function writeStruct(v: Record<string, unknown>, shape: StructShape, objectShape: ObjectShapeOf): string {
+  // The keys present are few next to the fields declared (PodSpec declares 45): walk those, in declaration order.
+  const keys = Object.keys(v)
+  const index = shape.index
+  const unknownRank = shape.fields.length
+  let sorted = true
+  let previous = -1
+  for (const k of keys) {
+    const rank = index.get(k) ?? unknownRank
+    if (rank < previous) {
+      sorted = false
+      break
+    }
+    previous = rank
+  }
+  // Fields the shape does not know (newer than the type tables) are kept, after the known ones.
+  if (!sorted) keys.sort((a, b) => (index.get(a) ?? unknownRank) - (index.get(b) ?? unknownRank))
+  let out = '{'
+  let first = true
+  for (const k of keys) {
+    const item = v[k]
+    if (item === undefined) continue
+    const rank = index.get(k)
+    const field = rank === undefined ? undefined : shape.fields[rank]
+    if (field?.omitEmpty && isEmptyValue(item)) continue
+    out += (first ? '' : ',') + (field ? field.key + write(item, field.shape, objectShape) : `${JSON.stringify(k)}:${JSON.stringify(item)}`)
+    first = false
+  }
+  return `${out}}`
+}
+
+function write(v: unknown, shape: Shape, objectShape: ObjectShapeOf): string {
+  switch (shape.kind) {
+    case 'struct':
+      return isRecord(v) ? writeStruct(v, shape, objectShape) : (JSON.stringify(v) ?? 'null')
+    case 'array': {
+      if (!Array.isArray(v)) return JSON.stringify(v) ?? 'null'
+      let out = '['
+      for (let i = 0; i < v.length; i++) out += (i ? ',' : '') + write(v[i] ?? null, shape.item, objectShape)
+      return `${out}]`
+    }
+    case 'map': {
+      if (!isRecord(v)) return JSON.stringify(v) ?? 'null'
+      let out = '{'
+      let first = true
+      for (const k of sortedKeys(v)) {
+        const item = v[k]
+        if (item === undefined) continue
+        out += `${first ? '' : ','}${JSON.stringify(k)}:${write(item, shape.value, objectShape)}`
+        first = false
+      }
+      return `${out}}`
+    }
+    case 'unstructured':
+      return writeUnstructured(v)
+    case 'object':
+      return isRecord(v) ? write(v, objectShape(v), objectShape) : (JSON.stringify(v) ?? 'null')
+    default:
+      return JSON.stringify(v) ?? 'null'
+  }
+}
+
+const HTML_UNSAFE_ALL = /[<>&\u2028\u2029]/g
+const GO_ESCAPES: Record<string, string> = {
+  '<': '\\u003c',
+  '>': '\\u003e',
+  '&': '\\u0026',
+  '\u2028': '\\u2028',
+  '\u2029': '\\u2029',
+}
+
+/**
+ * Go's HTML-safe escaping. These characters can only stand inside strings
+ * in JSON text, so one pass over the whole text is exact.
+ */
+export function escapeLikeGo(json: string): string {
+  // Five plain searches are quicker than one character-class search over a long text.
+  const unsafe = json.includes('<') || json.includes('>') || json.includes('&') || json.includes('\u2028') || json.includes('\u2029')
+  return unsafe ? json.replace(HTML_UNSAFE_ALL, (c) => GO_ESCAPES[c]!) : json
+}
+
+/** `value` as json.Marshal writes it along `shape` (no trailing newline). */
+export function marshalGo(value: unknown, shape: Shape, objectShape: ObjectShapeOf = () => UNSTRUCTURED): string {
+  return escapeLikeGo(write(value, shape, objectShape))
+}
+
+/** The same before escaping, for callers that escape a larger text once. */
+export function marshalGoUnescaped(value: unknown, shape: Shape, objectShape: ObjectShapeOf = () => UNSTRUCTURED): string {
+  return write(value, shape, objectShape)
+}
+
+/**
+ * What json.Indent(compact, "", "  ") makes of compact JSON text (and so
+ * json.MarshalIndent): a line per element, two spaces a level, `": "`
+ * between key and value, empty objects and arrays left as `{}` and `[]`.
+ * Works on the text, so order and escapes stay exactly as written.
+ */
+export function indentGo(compact: string): string {
+  let out = ''
+  let depth = 0
+  let inString = false
+  const newline = () => `\n${'  '.repeat(depth)}`
+  for (let i = 0; i < compact.length; i++) {
+    const c = compact[i]!
+    if (inString) {
+      out += c
+      if (c === '\\') out += compact[++i] ?? ''
+      else if (c === '"') inString = false
+      continue
+    }
+    switch (c) {
+      case '"':
+        inString = true
+        out += c
+        break
+      case '{':
+      case '[': {
+        const close = c === '{' ? '}' : ']'
+        if (compact[i + 1] === close) {
+          out += c + close
+          i++
+          break
+        }
+        depth++
+        out += c + newline()
+        break
+      }
+      case '}':
+      case ']':
+        depth--
+        out += newline() + c
+        break
+      case ',':
+        out += c + newline()
+        break
+      case ':':
+        out += ': '
+        break
+      default:
+        out += c
+    }
+  }
+  return out
+}

@@ -1,0 +1,69 @@
+/**
+ * YAML answers as upstream writes them: its serializer turns the JSON form
+ * into YAML through go-yaml v2, which reads every object as a map and writes
+ * map keys in its own "natural" order (letters by code point, runs of digits
+ * by number), lists not indented under their key, and YAML 1.1's quoting
+ * (strings such as "yes", "on" or a timestamp are quoted).
+ */
+import { stringify } from 'yaml'
+import { isTypedList } from './api-json.js'
+
+const isLetter = (c: string) => /\p{L}/u.test(c)
+const isDigit = (c: string | undefined) => c !== undefined && c >= '0' && c <= '9'
+
+/** go-yaml v2's order of two string keys (its keyList.Less), as a comparator. */
+export function compareYamlKeys(a: string, b: string): number {
+  const ar = [...a]
+  const br = [...b]
+  for (let i = 0; i < ar.length && i < br.length; i++) {
+    const x = ar[i]!
+    const y = br[i]!
+    if (x === y) continue
+    const xl = isLetter(x)
+    const yl = isLetter(y)
+    if (xl && yl) return x.codePointAt(0)! - y.codePointAt(0)!
+    if (xl || yl) return xl ? 1 : -1
+    // Digits (and other non-letters): compare the numbers the digit runs spell.
+    let xn = 0
+    let yn = 0
+    if (x === '0' || y === '0') {
+      for (let j = i - 1; j >= 0 && isDigit(ar[j]); j--) {
+        if (ar[j] !== '0') {
+          xn = 1
+          yn = 1
+          break
+        }
+      }
+    }
+    let xi = i
+    let yi = i
+    for (; isDigit(ar[xi]); xi++) xn = xn * 10 + Number(ar[xi])
+    for (; isDigit(br[yi]); yi++) yn = yn * 10 + Number(br[yi])
+    if (xn !== yn) return xn - yn
+    if (xi !== yi) return xi - yi
+    return x.codePointAt(0)! - y.codePointAt(0)!
+  }
+  return ar.length - br.length
+}
+
+function sortedCopy(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map((item: unknown) => sortedCopy(item ?? null))
+  if (typeof v !== 'object' || v === null) return v
+  const obj = v as Record<string, unknown>
+  const out: Record<string, unknown> = {}
+  for (const k of Object.keys(obj).sort(compareYamlKeys)) if (obj[k] !== undefined) out[k] = sortedCopy(obj[k])
+  return out
+}
+
+/** An API object as upstream's YAML serializer writes it (a built-in list's items without kind and apiVersion). */
+export function apiObjectYaml(value: Record<string, unknown>): string {
+  const copy = sortedCopy(value) as Record<string, unknown>
+  if (isTypedList(value)) {
+    for (const item of copy['items'] as Record<string, unknown>[]) {
+      if (typeof item !== 'object' || item === null) continue
+      delete item['kind']
+      delete item['apiVersion']
+    }
+  }
+  return stringify(copy, { version: '1.1', indentSeq: false })
+}

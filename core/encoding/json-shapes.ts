@@ -1,0 +1,121 @@
+/**
+ * Which order Go writes each value in, derived once per type: built-in kinds
+ * from the generated type tables with their Go declaration order
+ * (generated/go-field-order.ts), discovery and /version from
+ * discovery-types.ts. A kind no table knows (a custom resource) is
+ * unstructured in upstream's server, a map all the way down, so every key is
+ * sorted.
+ */
+import { typeForKind, typeTable, type TypeDef, type TypeRef } from '../resources/schema/index.js'
+import { discoveryKinds, discoveryTypes } from './discovery-types.js'
+import { goFieldOrder } from './generated/go-field-order.js'
+import { type FieldShape, type Shape, type StructShape, UNSTRUCTURED, VERBATIM } from './go-json.js'
+
+const META = 'io.k8s.apimachinery.pkg.apis.meta.v1'
+const OBJECT: Shape = { kind: 'object' }
+
+/**
+ * Fields Go leaves out when empty (`omitempty` on a string, number or
+ * slice), where the server writes such values: the Status family and list
+ * metadata, and every TypeMeta. Elsewhere an object holds what it holds.
+ */
+const OMIT_EMPTY: Readonly<Record<string, readonly string[]>> = {
+  [`${META}.Status`]: ['status', 'message', 'reason', 'code'],
+  [`${META}.StatusDetails`]: ['name', 'group', 'kind', 'uid', 'causes', 'retryAfterSeconds'],
+  [`${META}.StatusCause`]: ['reason', 'message', 'field'],
+  [`${META}.ListMeta`]: ['selfLink', 'resourceVersion', 'continue'],
+}
+const TYPE_META = ['kind', 'apiVersion']
+
+/** Fields holding raw JSON that is in fact an API object, written in its own kind's order. */
+const EMBEDDED_OBJECTS: Readonly<Record<string, readonly string[]>> = {
+  [`${META}.TableRow`]: ['object'],
+}
+
+function typeNamed(name: string): TypeDef | undefined {
+  return typeTable[name] ?? discoveryTypes[name]
+}
+
+/** The fields of a type in Go declaration order; any the order does not name keep the table's order, after it. */
+function declarationOrder(def: TypeDef): string[] {
+  const order = goFieldOrder[def.name]
+  if (order === undefined) return def.fields.map((f) => f.name)
+  const names = order.split(' ')
+  for (const f of def.fields) if (!names.includes(f.name)) names.push(f.name)
+  return names
+}
+
+const structs = new Map<string, StructShape>()
+
+function structShape(name: string): Shape {
+  const cached = structs.get(name)
+  if (cached) return cached
+  const def = typeNamed(name)
+  if (!def) return VERBATIM
+  const shape: StructShape = { kind: 'struct', fields: [], index: new Map() }
+  structs.set(name, shape)
+  const types = new Map(def.fields.map((f) => [f.name, f.type]))
+  const objects = EMBEDDED_OBJECTS[name] ?? []
+  const order = declarationOrder(def)
+  const omitEmpty = [...(OMIT_EMPTY[name] ?? []), ...(order[0] === 'kind' && order[1] === 'apiVersion' ? TYPE_META : [])]
+  const fields: FieldShape[] = []
+  for (const field of order) {
+    const type = types.get(field)
+    if (!type) continue
+    const shape = objects.includes(field) ? OBJECT : refShape(type)
+    fields.push({ name: field, key: `${JSON.stringify(field)}:`, shape, omitEmpty: omitEmpty.includes(field) })
+  }
+  shape.fields = fields
+  shape.index = new Map(fields.map((f, i) => [f.name, i]))
+  return shape
+}
+
+function refShape(type: TypeRef): Shape {
+  if ('ref' in type) return structShape(type.ref)
+  if ('array' in type) {
+    const item = refShape(type.array)
+    // Scalars keep their order: the array as a whole is written as it is.
+    return item === VERBATIM ? VERBATIM : { kind: 'array', item }
+  }
+  if ('map' in type) return { kind: 'map', value: refShape(type.map) }
+  return VERBATIM
+}
+
+/** The shape of a named type (a definition name such as `io.k8s.api.core.v1.Pod`). */
+export function shapeOfType(name: string): Shape {
+  return structShape(name)
+}
+
+export const STATUS_SHAPE = shapeOfType(`${META}.Status`)
+export const VERSION_INFO_SHAPE = shapeOfType('io.k8s.apimachinery.pkg.version.Info')
+
+/** `apps/v1` -> [apps, v1]; `v1` -> ['', v1]. */
+function splitApiVersion(apiVersion: string): [string, string] {
+  const slash = apiVersion.indexOf('/')
+  return slash < 0 ? ['', apiVersion] : [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)]
+}
+
+const byKind = new Map<string, Shape>()
+
+/**
+ * The shape of an API object from its own `apiVersion` and `kind`: its Go
+ * type for built-in kinds, discovery documents and Status, else (custom
+ * resources and their lists) unstructured.
+ */
+export function shapeOfObject(value: Record<string, unknown>): Shape {
+  const kind = value['kind']
+  const apiVersion = value['apiVersion']
+  if (typeof kind !== 'string') return UNSTRUCTURED
+  const key = `${typeof apiVersion === 'string' ? apiVersion : ''}/${kind}`
+  const cached = byKind.get(key)
+  if (cached) return cached
+  const [group, version] = splitApiVersion(typeof apiVersion === 'string' ? apiVersion : '')
+  // Status and discovery documents are meta types, served in the core group (and apidiscovery.k8s.io).
+  const meta = group === '' || group === 'apidiscovery.k8s.io'
+  const discovery = meta ? discoveryKinds[kind] : undefined
+  const def =
+    meta && kind === 'Status' ? typeNamed(`${META}.Status`) : discovery ? typeNamed(discovery) : typeForKind(group, version, kind)
+  const shape = def ? structShape(def.name) : UNSTRUCTURED
+  byKind.set(key, shape)
+  return shape
+}

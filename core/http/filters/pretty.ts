@@ -1,0 +1,33 @@
+/**
+ * Indented JSON for people: upstream answers `?pretty=true`, and requests
+ * from curl, Wget and browsers, with json.MarshalIndent's text (two spaces,
+ * no final newline) instead of json.Encoder's line. Watch streams stay one
+ * event a line; /version is indented already and OpenAPI documents never are.
+ */
+import type { MiddlewareHandler } from 'hono'
+import { indentGo } from '../../encoding/go-json.js'
+import type { ChainEnv } from './context.js'
+
+/** Go's strconv.ParseBool; anything else is false. */
+function parseGoBool(text: string): boolean {
+  return ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(text)
+}
+
+function wantsPretty(request: Request): boolean {
+  // The URL is parsed only when it may name the parameter, as upstream does: this runs on every request.
+  const pretty = request.url.includes('pretty') ? new URL(request.url).searchParams.get('pretty') : null
+  if (pretty) return parseGoBool(pretty)
+  const agent = request.headers.get('user-agent') ?? ''
+  return agent.startsWith('curl') || agent.startsWith('Wget') || agent.startsWith('Mozilla/5.0')
+}
+
+export const prettyFilter: MiddlewareHandler<ChainEnv> = async (c, next) => {
+  await next()
+  if (!wantsPretty(c.req.raw) || c.get('requestInfo')?.verb === 'watch') return
+  const url = new URL(c.req.url)
+  if (url.pathname === '/version' || url.pathname.startsWith('/openapi/')) return
+  const type = c.res.headers.get('content-type') ?? ''
+  if (!/^application\/json(;|$)/.test(type) || !c.res.body) return
+  const text = await c.res.text()
+  c.res = new Response(indentGo(text.endsWith('\n') ? text.slice(0, -1) : text), { status: c.res.status, headers: c.res.headers })
+}
