@@ -3,17 +3,18 @@
  * cert-manager, installed with kubectl as their guides say, against the daemon
  * on its embedded store and on etcd. Every stored definition must hold every
  * field its file holds. The manifests are reference data kept beside the
- * project (../shared/reference/real-world); the suite runs where they are.
+ * project (shared/reference/real-world); the suite runs where they are.
  */
 import assert from 'node:assert/strict'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { parseAllDocuments } from 'yaml'
+import { REAL_WORLD_DIR, WITHOUT_REAL_WORLD } from '../fixtures/real-world.js'
 import { EtcdServer } from '../storage-contract/etcd-server.js'
 import { Daemon } from './daemon.js'
 
-const MANIFESTS = join(import.meta.dirname, '..', '..', '..', 'shared', 'reference', 'real-world')
+const MANIFESTS = REAL_WORLD_DIR ?? ''
 const GATEWAY = join(MANIFESTS, 'gateway-api')
 const CERT_MANAGER = join(MANIFESTS, 'cert-manager', 'crds')
 
@@ -113,7 +114,7 @@ function installsAsTheGuidesSay(start: () => Promise<Daemon>, stop: (d: Daemon) 
   })
 }
 
-describe('published manifests, installed as users install them', { skip: !existsSync(MANIFESTS) && 'no reference manifests beside the project' }, () => {
+describe('published manifests, installed as users install them', { skip: WITHOUT_REAL_WORLD }, () => {
   describe('on the embedded store', () => {
     installsAsTheGuidesSay(
       () => Daemon.start(),

@@ -11,7 +11,7 @@ import { describe, it } from 'node:test'
 import { type CelSchemaProps, compileRules } from '../../../core/crd/cel-rules.js'
 import { applyPolicyDefaults, validateValidatingPolicy } from '../../../core/resources/admissionregistration/policies.js'
 import { errorText, fieldPath } from '../../../core/validation/field.js'
-import { realWorldManifests } from '../../fixtures/real-world.js'
+import { realWorldManifests, WITHOUT_REAL_WORLD } from '../../fixtures/real-world.js'
 
 /** How many rules a schema holds, so the test knows it compiled something. */
 function countRules(schema: CelSchemaProps | undefined): number {
@@ -30,7 +30,7 @@ interface CRDVersion {
   schema?: { openAPIV3Schema?: CelSchemaProps }
 }
 
-describe('CEL of real-world manifests', () => {
+describe('CEL of real-world manifests', { skip: WITHOUT_REAL_WORLD }, () => {
   const all = realWorldManifests()
 
   it('compiles every x-kubernetes-validations rule of the published CRDs, each within the cost limits', () => {
