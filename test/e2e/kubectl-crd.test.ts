@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { definition, schema } from '../fixtures/crd-shapes.js'
 import { Daemon } from './daemon.js'
 
 let d: Daemon
@@ -114,5 +115,29 @@ describe('kubectl with a CustomResourceDefinition', () => {
     assert.match(r.stderr, /the server doesn't have a resource type "crontabs"|Unable to list "stable.example.com\/v1, Resource=crontabs": the server could not find the requested resource/)
     const fresh = await d.kubectl('get', 'crontabs', '--cache-dir', join(d.dir, 'fresh-cache'))
     assert.match(fresh.stderr, /the server doesn't have a resource type "crontabs"/)
+  })
+})
+
+describe('kubectl with a definition whose schema takes every shape', () => {
+  const crd = definition('shape')
+  // JSON, as `on` and `off` in the schema's enum would be booleans to kubectl's YAML 1.1 reader.
+  const file = () => manifest('shapes.json', JSON.stringify(crd))
+  const stored = async () => JSON.parse(await ok('get', 'crd', crd.metadata.name, '-o', 'json')).spec.versions[0].schema.openAPIV3Schema
+
+  it('applies it client side with strict validation and reads every nested schema back', async () => {
+    assert.match(await ok('apply', '-f', file()), /customresourcedefinition.apiextensions.k8s.io\/shapes.shapes.example.com created/)
+    assert.deepEqual(await stored(), schema())
+    assert.match(await ok('apply', '-f', file()), /unchanged/)
+  })
+
+  it('applies it again server side, and a changed item schema replaces the old one', async () => {
+    await ok('apply', '--server-side', '-f', file())
+    assert.deepEqual(await stored(), schema())
+    const changed = structuredClone(crd)
+    changed.spec.versions[0]!.schema.openAPIV3Schema.properties.spec.properties.tags.items.maxLength = 9
+    await ok('apply', '--server-side', '-f', manifest('shapes-changed.json', JSON.stringify(changed)))
+    assert.deepEqual((await stored()).properties.spec.properties.tags.items, { type: 'string', maxLength: 9, pattern: '^[a-z]+$' })
+    await ok('wait', '--for=condition=Established', `crd/${crd.metadata.name}`, '--timeout=20s')
+    assert.match(await ok('explain', 'shapes.spec.tags'), /FIELD:\s+tags <\[\]string>/)
   })
 })

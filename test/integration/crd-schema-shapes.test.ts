@@ -9,72 +9,9 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { stringify } from 'yaml'
 import { encodeProtobuf } from '../../core/http/protobuf.js'
+import { definition, schema } from '../fixtures/crd-shapes.js'
 import { CRDS, installDefinition } from './crd-fixtures.js'
 import { type Reply, startServer, type TestClient } from './harness.js'
-
-function definition(name: string) {
-  const plural = `${name}s`
-  const kind = name[0]!.toUpperCase() + name.slice(1)
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.shapes.example.com` },
-    spec: {
-      group: 'shapes.example.com',
-      scope: 'Namespaced',
-      names: { plural, singular: name, kind, listKind: `${kind}List` },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema() } }],
-    },
-  }
-}
-
-/** A structural schema using every field of JSONSchemaProps that upstream allows in one. */
-function schema() {
-  return {
-    type: 'object',
-    description: 'shapes',
-    properties: {
-      spec: {
-        type: 'object',
-        required: ['tags'],
-        externalDocs: { description: 'more', url: 'https://example.com/doc' },
-        properties: {
-          tags: { type: 'array', maxItems: 8, items: { type: 'string', maxLength: 5, pattern: '^[a-z]+$' }, 'x-kubernetes-list-type': 'set' },
-          labels: { type: 'object', maxProperties: 4, additionalProperties: { type: 'string', enum: ['a', 'b'] } },
-          matrix: {
-            type: 'object',
-            additionalProperties: { type: 'array', items: { type: 'integer', format: 'int32', minimum: 0, exclusiveMinimum: true } },
-          },
-          rules: {
-            type: 'array',
-            'x-kubernetes-list-type': 'map',
-            'x-kubernetes-list-map-keys': ['name'],
-            items: {
-              type: 'object',
-              required: ['name'],
-              properties: {
-                name: { type: 'string' },
-                weight: { type: 'integer', default: 1 },
-                mode: { type: 'string', nullable: true, enum: ['on', 'off', null] },
-              },
-              'x-kubernetes-validations': [{ rule: 'self.weight <= 100', message: 'weight at most 100' }],
-            },
-          },
-          port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
-          choice: {
-            type: 'object',
-            properties: { a: { type: 'string' }, b: { type: 'string' } },
-            oneOf: [{ required: ['a'] }, { required: ['b'] }],
-            not: { required: ['c'] },
-            allOf: [{ properties: { a: { minLength: 1 } } }],
-          },
-          blob: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, example: { any: ['thing', 1, true] } },
-          settings: { type: 'object', default: { verbose: false }, properties: { verbose: { type: 'boolean' } }, 'x-kubernetes-map-type': 'atomic' },
-        },
-      },
-    },
-  }
-}
 
 function storedSchema(crd: { spec: { versions: { schema: { openAPIV3Schema: unknown } }[] } }): unknown {
   return crd.spec.versions[0]!.schema.openAPIV3Schema
