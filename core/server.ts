@@ -5,8 +5,8 @@
 import type { HealthCheck } from './api/health.js'
 import { installRoutes } from './api/routes.js'
 import { DEFAULT_VERSION, versionInfo } from './api/version.js'
-import { type Authenticator, UnionAuthenticator } from './authn/authenticator.js'
-import { staticTokenAuthenticator } from './authn/bearer-token.js'
+import { type Authenticator, UnionAuthenticator, withAuthenticatedGroup } from './authn/authenticator.js'
+import { bearerTokenAuthenticator, staticTokenAuthenticator, tokenChain } from './authn/bearer-token.js'
 import { x509Authenticator } from './authn/x509.js'
 import { accessDecider } from './authz/access-review.js'
 import { authorizerForModes } from './authz/authorizer.js'
@@ -69,9 +69,14 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const modes = options.authorizationModes ?? ['AlwaysAllow']
   const authorizer = authorizerForModes(modes)
   const auth = options.authentication ?? {}
-  // TokenReview answers for the tokens this server itself accepts.
-  const tokenUsers = new Map((auth.tokens ?? []).map((t) => [t.token, t.user]))
-  const entries = builtinEntries(accessDecider(authorizer), { authenticateToken: async (token) => tokenUsers.get(token) })
+  // One token chain for bearer tokens and TokenReview, so that both answer alike.
+  const tokens = tokenChain(auth.tokens?.length ? [staticTokenAuthenticator(auth.tokens)] : [])
+  const entries = builtinEntries(accessDecider(authorizer), {
+    authenticateToken: async (token) => {
+      const result = await tokens.authenticateToken(token)
+      return result && 'user' in result ? withAuthenticatedGroup(result.user) : undefined
+    },
+  })
   const catalogue = new Catalogue(applyRuntimeConfig(entries, options.runtimeConfig ?? {}))
   const root = (options.storagePrefix ?? DEFAULT_STORAGE_PREFIX).replace(/\/+$/, '')
   const services = clusterServices(options, storage, root)
@@ -98,7 +103,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
 
   const authenticators: Authenticator[] = []
   if (auth.clientCertificates ?? true) authenticators.push(x509Authenticator)
-  if (auth.tokens?.length) authenticators.push(staticTokenAuthenticator(auth.tokens))
+  if (auth.tokens?.length) authenticators.push(bearerTokenAuthenticator(tokens))
   // As upstream: anonymous requests are refused while everything is allowed to everyone authenticated.
   const anonymous = (auth.anonymous ?? true) && !modes.includes('AlwaysAllow')
   if ((auth.anonymous ?? true) && !anonymous)

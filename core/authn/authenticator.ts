@@ -18,7 +18,7 @@ export const ANONYMOUS_USER = 'system:anonymous'
 export const UNAUTHENTICATED_GROUP = 'system:unauthenticated'
 
 /** Every authenticated user belongs to system:authenticated, as upstream's group adder ensures. */
-function withAuthenticatedGroup(user: UserInfo): UserInfo {
+export function withAuthenticatedGroup(user: UserInfo): UserInfo {
   if (user.groups.includes(AUTHENTICATED_GROUP) || user.username === ANONYMOUS_USER) return user
   return { ...user, groups: [...user.groups, AUTHENTICATED_GROUP] }
 }

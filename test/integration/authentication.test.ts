@@ -39,6 +39,19 @@ describe('authentication', () => {
     assert.deepEqual(r.body.status.userInfo, { username: 'alice', uid: '1', groups: ['dev', 'system:authenticated'] })
   })
 
+  it('answers TokenReview from the same token chain as requests: the user a request with the token is', async () => {
+    const api = await startServer({ authentication: { tokens } })
+    const asRequest = await api.post(whoami, review, { connection: network, headers: { authorization: 'Bearer secret-token' } })
+    const reviewed = await api.post('/apis/authentication.k8s.io/v1/tokenreviews', {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenReview',
+      spec: { token: 'secret-token' },
+    })
+    assert.equal(reviewed.status, 201, reviewed.text)
+    assert.equal(reviewed.body.status.authenticated, true)
+    assert.deepEqual(reviewed.body.status.user, asRequest.body.status.userInfo)
+  })
+
   it('refuses a wrong token with 401, never falling back to anonymous or the embedded identity', async () => {
     const api = await startServer({ authentication: { tokens, anonymous: true } })
     for (const connection of [network, undefined]) {
