@@ -5,11 +5,11 @@
 import type { HealthCheck } from './api/health.js'
 import { installRoutes } from './api/routes.js'
 import { DEFAULT_VERSION, versionInfo } from './api/version.js'
-import { type Authenticator, UnionAuthenticator, withAuthenticatedGroup } from './authn/authenticator.js'
-import { bearerTokenAuthenticator, staticTokenAuthenticator, tokenChain } from './authn/bearer-token.js'
-import { x509Authenticator } from './authn/x509.js'
+import { withAuthenticatedGroup } from './authn/authenticator.js'
+import { buildAuthentication } from './authn/chain.js'
 import { accessDecider } from './authz/access-review.js'
-import { authorizerForModes } from './authz/authorizer.js'
+import type { Authorizer } from './authz/authorizer.js'
+import { buildAuthorization } from './authz/modes.js'
 import { clusterServices } from './controllers/cluster-services.js'
 import { startCrdController } from './controllers/custom-resource-definitions.js'
 import { startGarbageCollector } from './controllers/garbage-collector.js'
@@ -66,14 +66,12 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       : undefined
   const storage: Storage = watchCache ?? backend
 
-  const modes = options.authorizationModes ?? ['AlwaysAllow']
-  const authorizer = authorizerForModes(modes)
-  const auth = options.authentication ?? {}
-  // One token chain for bearer tokens and TokenReview, so that both answer alike.
-  const tokens = tokenChain(auth.tokens?.length ? [staticTokenAuthenticator(auth.tokens)] : [])
+  // The chains read the registry (RBAC objects, service accounts), and the registry's review resources
+  // ask the chains: the reviews call them late, once both exist (below).
+  const authorizer: Authorizer = { authorize: (attrs) => authorization.authorizer.authorize(attrs) }
   const entries = builtinEntries(accessDecider(authorizer), {
     authenticateToken: async (token) => {
-      const result = await tokens.authenticateToken(token)
+      const result = await authentication.tokens.authenticateToken(token)
       return result && 'user' in result ? withAuthenticatedGroup(result.user) : undefined
     },
   })
@@ -101,14 +99,10 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     catalogue.onChange(({ added }) => cache(added))
   }
 
-  const authenticators: Authenticator[] = []
-  if (auth.clientCertificates ?? true) authenticators.push(x509Authenticator)
-  if (auth.tokens?.length) authenticators.push(bearerTokenAuthenticator(tokens))
-  // As upstream: anonymous requests are refused while everything is allowed to everyone authenticated.
-  const anonymous = (auth.anonymous ?? true) && !modes.includes('AlwaysAllow')
-  if ((auth.anonymous ?? true) && !anonymous)
-    logger.warn({}, 'AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false.')
-  const authenticator = new UnionAuthenticator(authenticators, anonymous)
+  const webhookClient = ports.webhookClient ?? fetchWebhookClient()
+  const security = { registry, options, logger, now, webhookClient }
+  const authorization = buildAuthorization(options.authorizationModes ?? ['AlwaysAllow'], security)
+  const authentication = buildAuthentication(security)
 
   // What ends at shutdown (open watches). A Set, not an AbortSignal: thousands of watches would each add
   // a listener to one signal, which runtimes report as a leak.
@@ -120,7 +114,6 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   let shuttingDown = false
   let started = false
   const priorityClassesHook = (options.bootstrapPriorityClasses ?? true) ? systemPriorityClassesHook(registry, now) : undefined
-  const webhookClient = ports.webhookClient ?? fetchWebhookClient()
   const resolveService = serviceResolver(registry)
   const crdController = startCrdController(registry, now, logger, {
     conversion: (crd, version) => customResourceConversion(crd, version, { client: webhookClient, resolveService }),
@@ -133,6 +126,9 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       watchCache?.loaded(),
       // Custom resources defined before a restart are served from the first request on.
       crdController.ready,
+      // An authenticator or authorizer that reads objects (RBAC, service accounts) answers once it has them.
+      authentication.ready,
+      authorization.ready,
     ])
     await services.start(registry, now, logger)
     started = true
@@ -165,8 +161,8 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
 
   const app = buildChain({
     logger,
-    authenticator,
-    authorizer,
+    authenticator: authentication.request,
+    authorizer: authorization.authorizer,
     embeddedIdentity: options.embeddedIdentity === undefined ? ADMIN_IDENTITY : options.embeddedIdentity,
     requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
   })
@@ -203,6 +199,8 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       stopNamespaceLifecycle()
       stopGarbageCollector()
       crdController.stop()
+      authentication.stop()
+      authorization.stop()
       services.stop()
       stopObjectCounter()
       for (const end of [...shutdownHooks]) end()

@@ -23,13 +23,18 @@ export function withAuthenticatedGroup(user: UserInfo): UserInfo {
   return { ...user, groups: [...user.groups, AUTHENTICATED_GROUP] }
 }
 
-export class UnionAuthenticator {
+/** Who sent a request, as the authentication filter asks it (upstream's authenticator.Request). */
+export interface RequestAuthenticator {
+  /** The user, or the reason the request is refused with 401. */
+  authenticate(request: Request, connection: ConnectionInfo): Promise<{ user: UserInfo } | { error: string }>
+}
+
+export class UnionAuthenticator implements RequestAuthenticator {
   constructor(
     private readonly authenticators: readonly Authenticator[],
     private readonly anonymous: boolean,
   ) {}
 
-  /** The user, or the reason the request is refused with 401. */
   async authenticate(request: Request, connection: ConnectionInfo): Promise<{ user: UserInfo } | { error: string }> {
     const errors: string[] = []
     for (const a of this.authenticators) {

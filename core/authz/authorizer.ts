@@ -39,27 +39,11 @@ export const alwaysDeny: Authorizer = {
   authorize: async () => ({ decision: 'deny', reason: '' }),
 }
 
-const AUTHORIZERS_BY_MODE: Readonly<Record<string, Authorizer>> = { AlwaysAllow: alwaysAllow, AlwaysDeny: alwaysDeny }
-
 export const PRIVILEGED_GROUP = 'system:masters'
 
 /** Members of system:masters may do anything, whatever the modes say (upstream puts this first in every chain). */
-const privilegedGroup: Authorizer = {
+export const privilegedGroup: Authorizer = {
   authorize: async ({ user }) => ({ decision: user.groups.includes(PRIVILEGED_GROUP) ? 'allow' : 'no-opinion', reason: '' }),
-}
-
-/**
- * The chain for `--authorization-mode`, in order, after the privileged
- * group. A mode the server does not implement yet is refused (thrown),
- * never mapped to something weaker.
- */
-export function authorizerForModes(modes: readonly string[]): Authorizer {
-  const chain = modes.map((mode) => {
-    const authorizer = AUTHORIZERS_BY_MODE[mode]
-    if (!authorizer) throw new Error(`authorization mode ${JSON.stringify(mode)} is not implemented yet; refusing to serve without it`)
-    return authorizer
-  })
-  return new UnionAuthorizer([privilegedGroup, ...chain])
 }
 
 export function attributesOf(user: UserInfo, info: RequestInfo): Attributes {

@@ -3,7 +3,7 @@
  * first; DESIGN.md section 4). Filters not built yet are named where they go.
  */
 import { Hono } from 'hono'
-import type { UnionAuthenticator } from '../authn/authenticator.js'
+import type { RequestAuthenticator } from '../authn/authenticator.js'
 import type { Authorizer } from '../authz/authorizer.js'
 import type { Logger } from '../ports.js'
 import type { UserInfo } from '../resources/object.js'
@@ -17,7 +17,7 @@ import { timeoutFilter } from './filters/timeout.js'
 
 export interface ChainDeps {
   logger: Logger
-  authenticator: UnionAuthenticator
+  authenticator: RequestAuthenticator
   authorizer: Authorizer
   embeddedIdentity: UserInfo | null
   requestTimeoutMs: number

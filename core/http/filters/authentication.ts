@@ -4,14 +4,14 @@
  * embedder's chosen identity; everything else goes through the authenticators.
  */
 import type { MiddlewareHandler } from 'hono'
-import type { UnionAuthenticator } from '../../authn/authenticator.js'
+import type { RequestAuthenticator } from '../../authn/authenticator.js'
 import type { Logger } from '../../ports.js'
 import type { UserInfo } from '../../resources/object.js'
 import { unauthorized } from '../status-error.js'
 import type { ChainEnv } from './context.js'
 
 export function authenticationFilter(
-  authenticator: UnionAuthenticator,
+  authenticator: RequestAuthenticator,
   embeddedIdentity: UserInfo | null,
   logger: Logger,
 ): MiddlewareHandler<ChainEnv> {

@@ -1,0 +1,32 @@
+/**
+ * The authorizer chain for `--authorization-mode`: members of system:masters
+ * first (as upstream puts them in every chain), then each mode in order. A
+ * mode is added by writing its factory and naming it in MODE_FACTORIES; a
+ * mode without one is refused at start-up, never mapped to something weaker.
+ */
+import { lifeCycleOf, type Part, type SecurityContext } from '../security/context.js'
+import { alwaysAllow, alwaysDeny, type Authorizer, privilegedGroup, UnionAuthorizer } from './authorizer.js'
+
+type ModeFactory = (ctx: SecurityContext) => Part<Authorizer>
+
+const MODE_FACTORIES: Readonly<Record<string, ModeFactory>> = {
+  AlwaysAllow: () => ({ value: alwaysAllow }),
+  AlwaysDeny: () => ({ value: alwaysDeny }),
+}
+
+export interface Authorization {
+  readonly authorizer: Authorizer
+  readonly ready: Promise<void>
+  stop(): void
+}
+
+/** Throws, naming the mode, for a mode this server does not implement. */
+export function buildAuthorization(modes: readonly string[], ctx: SecurityContext): Authorization {
+  const parts = modes.map((mode) => {
+    const factory = MODE_FACTORIES[mode]
+    if (!factory) throw new Error(`authorization mode ${JSON.stringify(mode)} is not implemented yet; refusing to serve without it`)
+    return factory(ctx)
+  })
+  const authorizer = new UnionAuthorizer([privilegedGroup, ...parts.map((p) => p.value)])
+  return { authorizer, ...lifeCycleOf(parts) }
+}

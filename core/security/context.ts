@@ -1,0 +1,39 @@
+/**
+ * What the authenticators and authorizers are built from: the registry they
+ * read (service accounts, RBAC objects, bootstrap-token secrets), the
+ * server's options, and the runtime's ports. One shape for both chains, so a
+ * method or mode is added by writing its factory and naming it in the chain.
+ */
+import type { WebhookClient } from '../crd/webhook-client.js'
+import type { ApiServerOptions } from '../options/api-server-options.js'
+import type { Logger } from '../ports.js'
+import type { Registry } from '../registry/registry.js'
+
+export interface SecurityContext {
+  readonly registry: Registry
+  readonly options: ApiServerOptions
+  readonly logger: Logger
+  readonly now: () => Date
+  readonly webhookClient: WebhookClient
+}
+
+/**
+ * One built member of a chain with its life cycle: `ready` settles when it
+ * can answer (an index loaded from watches, keys fetched), `stop` ends its
+ * background work at shutdown.
+ */
+export interface Part<T> {
+  readonly value: T
+  readonly ready?: Promise<void>
+  stop?(): void
+}
+
+/** The life cycle of several parts as one. */
+export function lifeCycleOf(parts: readonly Part<unknown>[]): { ready: Promise<void>; stop(): void } {
+  return {
+    ready: Promise.all(parts.map((p) => p.ready)).then(() => {}),
+    stop: () => {
+      for (const p of parts) p.stop?.()
+    },
+  }
+}
