@@ -90,7 +90,7 @@ export class Daemon {
       execFile(
         'kubectl',
         ['--kubeconfig', this.kubeconfig, ...args],
-        { env: { ...process.env, HOME: this.dir, KUBECACHEDIR: join(this.dir, 'cache') }, timeout: 30_000, maxBuffer: 64 * 1024 * 1024 },
+        { env: { ...process.env, HOME: this.dir, KUBECACHEDIR: join(this.dir, 'cache') }, timeout: 90_000, maxBuffer: 64 * 1024 * 1024 },
         (err, stdout, stderr) => {
           const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0
           resolve({ code, stdout: String(stdout), stderr: String(stderr) })
