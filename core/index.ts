@@ -8,6 +8,8 @@
 export { type ApiServer, createApiServer } from './server.js'
 export type { ApiServerOptions, AuthenticationOptions, StaticToken } from './options/api-server-options.js'
 export { ADMIN_IDENTITY } from './options/api-server-options.js'
+export { type AuthorizerSpec, configuredAuthorizerSpecs, type LegacyWebhookOptions } from './authz/authorizer-specs.js'
+export type { WebhookConnection } from './authz/webhook.js'
 export type { ClientCertificate, ConnectionInfo, Logger, ServerPorts } from './ports.js'
 export type { KubeList, KubeObject, ObjectMeta, UserInfo } from './resources/object.js'
 export type { Storage } from './storage/interface.js'

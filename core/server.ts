@@ -8,6 +8,7 @@ import { DEFAULT_VERSION, versionInfo } from './api/version.js'
 import { withAuthenticatedGroup } from './authn/authenticator.js'
 import { buildAuthentication } from './authn/chain.js'
 import { accessDecider } from './authz/access-review.js'
+import type { AuthorizerSpec } from './authz/authorizer-specs.js'
 import type { Authorizer } from './authz/authorizer.js'
 import { buildAuthorization } from './authz/modes.js'
 import { clusterServices } from './controllers/cluster-services.js'
@@ -44,6 +45,12 @@ export interface ApiServer {
   shutdown(): Promise<void>
   /** The port the server listens on, once known: the `kubernetes` Service and its endpoints point at it. */
   setSecurePort(port: number): Promise<void>
+  /**
+   * Replaces the authorizer chain without a restart (a changed
+   * `--authorization-config`): resolves once the new chain answers requests;
+   * rejects, leaving the old chain in effect, when it cannot be built.
+   */
+  reloadAuthorization(authorizers: readonly AuthorizerSpec[]): Promise<void>
   readonly catalogue: Catalogue
 }
 
@@ -101,7 +108,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
 
   const webhookClient = ports.webhookClient ?? fetchWebhookClient()
   const security = { registry, options, logger, now, webhookClient }
-  const authorization = buildAuthorization(options.authorizationModes ?? ['AlwaysAllow'], security)
+  const authorization = buildAuthorization(options.authorizationConfiguration ?? options.authorizationModes ?? ['AlwaysAllow'], security)
   const authentication = buildAuthentication(security)
 
   // What ends at shutdown (open watches). A Set, not an AbortSignal: thousands of watches would each add
@@ -190,6 +197,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     catalogue,
     ready,
     setSecurePort: (port) => services.setSecurePort(port),
+    reloadAuthorization: (authorizers) => authorization.reload(authorizers),
     async fetch(request, connection) {
       if (!started) await ready.catch(() => {})
       return app.fetch(request, connection ? { connection } : {})

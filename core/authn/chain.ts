@@ -44,7 +44,8 @@ function requestAuthenticators(ctx: SecurityContext, tokens: TokenAuthenticator,
  */
 function anonymousAllowed(ctx: SecurityContext): boolean {
   const wanted = ctx.options.authentication?.anonymous ?? true
-  const alwaysAllow = (ctx.options.authorizationModes ?? ['AlwaysAllow']).includes('AlwaysAllow')
+  const modes = ctx.options.authorizationConfiguration?.map((a) => a.type) ?? ctx.options.authorizationModes ?? ['AlwaysAllow']
+  const alwaysAllow = modes.includes('AlwaysAllow')
   if (wanted && alwaysAllow)
     ctx.logger.warn({}, 'AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false.')
   return wanted && !alwaysAllow

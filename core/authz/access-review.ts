@@ -25,6 +25,8 @@ export function accessDecider(authorizer: Authorizer): AccessDecider {
       subresource: text(ra?.['subresource']),
       name: text(ra?.['name']),
     }
+    const fieldSelector = isPlainObject(ra?.['fieldSelector']) ? text(ra['fieldSelector']['rawSelector']) : ''
+    if (fieldSelector) attrs.fieldSelector = fieldSelector
     const d = await authorizer.authorize(attrs)
     return { allowed: d.decision === 'allow', reason: d.reason }
   }

@@ -16,6 +16,12 @@ export interface Attributes {
   resource: string
   subresource: string
   name: string
+  /**
+   * The request's field selector as sent (`?fieldSelector=` or a review's
+   * `fieldSelector.rawSelector`), for authorizers that allow a list only
+   * when it is scoped (the Node authorizer's `spec.nodeName=<node>`).
+   */
+  fieldSelector?: string
 }
 
 export type Decision = 'allow' | 'deny' | 'no-opinion'

@@ -1,32 +1,95 @@
 /**
- * The authorizer chain for `--authorization-mode`: members of system:masters
- * first (as upstream puts them in every chain), then each mode in order. A
- * mode is added by writing its factory and naming it in MODE_FACTORIES; a
- * mode without one is refused at start-up, never mapped to something weaker.
+ * The authorizer chain: members of system:masters first (as upstream puts
+ * them in every chain), then each configured authorizer in order. The chain
+ * is given either as `--authorization-mode` names or as the authorizers of
+ * an AuthorizationConfiguration (authorizer-specs.ts turns both into one
+ * list). A mode is added by writing its factory and naming it in
+ * MODE_FACTORIES; a mode without one is refused at start-up, never mapped
+ * to something weaker.
  */
 import { lifeCycleOf, type Part, type SecurityContext } from '../security/context.js'
+import { abacAuthorizer } from './abac.js'
+import { type AuthorizerSpec, legacyAuthorizerSpecs } from './authorizer-specs.js'
 import { alwaysAllow, alwaysDeny, type Authorizer, privilegedGroup, UnionAuthorizer } from './authorizer.js'
+import { nodeMode } from './node.js'
+import { webhookAuthorizer } from './webhook.js'
 
-type ModeFactory = (ctx: SecurityContext) => Part<Authorizer>
+type ModeFactory = (ctx: SecurityContext, spec: AuthorizerSpec) => Part<Authorizer>
 
 const MODE_FACTORIES: Readonly<Record<string, ModeFactory>> = {
   AlwaysAllow: () => ({ value: alwaysAllow }),
   AlwaysDeny: () => ({ value: alwaysDeny }),
+  ABAC: (ctx) => {
+    const policy = ctx.options.authorizationPolicy
+    if (!policy) throw new Error('authorization mode "ABAC" needs the rules of --authorization-policy-file (authorizationPolicy)')
+    return { value: abacAuthorizer(policy) }
+  },
+  Node: (ctx) => nodeMode(ctx),
+  Webhook: (ctx, spec) => {
+    if (!spec.webhook) throw new Error('authorization mode "Webhook" needs its connection (authorizationWebhook or an AuthorizationConfiguration)')
+    return { value: webhookAuthorizer(spec.webhook, ctx.webhookClient, ctx.logger, ctx.now) }
+  },
 }
 
 export interface Authorization {
+  /** Asks the chain in effect now; a reload swaps the chain between two requests. */
   readonly authorizer: Authorizer
   readonly ready: Promise<void>
+  /**
+   * Builds a chain from `specs`, waits until it can answer, then puts it in
+   * place of the current one and stops the old one. Rejects, and leaves the
+   * current chain in place, when the new one cannot be built.
+   */
+  reload(specs: readonly AuthorizerSpec[]): Promise<void>
+  stop(): void
+}
+
+interface BuiltChain {
+  authorizer: Authorizer
+  ready: Promise<void>
   stop(): void
 }
 
 /** Throws, naming the mode, for a mode this server does not implement. */
-export function buildAuthorization(modes: readonly string[], ctx: SecurityContext): Authorization {
-  const parts = modes.map((mode) => {
-    const factory = MODE_FACTORIES[mode]
-    if (!factory) throw new Error(`authorization mode ${JSON.stringify(mode)} is not implemented yet; refusing to serve without it`)
-    return factory(ctx)
-  })
-  const authorizer = new UnionAuthorizer([privilegedGroup, ...parts.map((p) => p.value)])
-  return { authorizer, ...lifeCycleOf(parts) }
+function buildChain(specs: readonly AuthorizerSpec[], ctx: SecurityContext): BuiltChain {
+  const parts: Part<Authorizer>[] = []
+  try {
+    for (const spec of specs) {
+      const factory = MODE_FACTORIES[spec.type]
+      if (!factory) throw new Error(`authorization mode ${JSON.stringify(spec.type)} is not implemented yet; refusing to serve without it`)
+      parts.push(factory(ctx, spec))
+    }
+  } catch (err) {
+    for (const p of parts) p.stop?.()
+    throw err
+  }
+  return { authorizer: new UnionAuthorizer([privilegedGroup, ...parts.map((p) => p.value)]), ...lifeCycleOf(parts) }
+}
+
+/** The chain of an AuthorizationConfiguration's authorizers, or of `--authorization-mode` names. */
+export function buildAuthorization(modesOrSpecs: readonly string[] | readonly AuthorizerSpec[], ctx: SecurityContext): Authorization {
+  const specs = modesOrSpecs.map((m) => (typeof m === 'string' ? legacyAuthorizerSpecs([m], ctx.options)[0]! : m))
+  let current = buildChain(specs, ctx)
+  let stopped = false
+  return {
+    authorizer: { authorize: (attrs) => current.authorizer.authorize(attrs) },
+    ready: current.ready,
+    async reload(next) {
+      const built = buildChain(next, ctx)
+      try {
+        await built.ready
+      } catch (err) {
+        built.stop()
+        throw err
+      }
+      if (stopped) return built.stop()
+      const old = current
+      current = built
+      old.stop()
+    },
+    stop() {
+      stopped = true
+      current.stop()
+    },
+  }
 }

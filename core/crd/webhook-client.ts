@@ -1,7 +1,7 @@
 /**
  * The port through which the server calls a webhook (a CRD's conversion
- * webhook): JSON in, JSON out, over HTTPS that trusts the configured CA
- * bundle. The runtime supplies the real client (`runtimes/node/webhook-client.ts`);
+ * webhook, the authorization webhook): JSON in, JSON out, over HTTPS that
+ * trusts the configured CA bundle and may present a client certificate. The runtime supplies the real client (`runtimes/node/webhook-client.ts`);
  * `fetchWebhookClient` serves where no CA bundle needs trusting.
  */
 import type { WebhookClientConfig } from '../resources/apiextensions/types.js'
@@ -14,6 +14,13 @@ import type { WebhookClientConfig } from '../resources/apiextensions/types.js'
  */
 export interface WebhookTarget extends WebhookClientConfig {
   serverName?: string
+  /** PEM client certificate and key presented to the server (a kubeconfig's user). */
+  clientCertificate?: string
+  clientKey?: string
+  /** Sent as `Authorization: Bearer <token>` (a kubeconfig's token). */
+  bearerToken?: string
+  /** Accept any serving certificate (a kubeconfig's insecure-skip-tls-verify). */
+  insecureSkipTLSVerify?: boolean
 }
 
 export interface WebhookClient {
@@ -62,14 +69,18 @@ export function fetchWebhookClient(fetchImpl: typeof fetch = fetch): WebhookClie
     async post(config, body, timeoutMs) {
       const url = config.url
       if (!url) throw new Error('the webhook client config has no url')
-      if (config.caBundle && url.startsWith('https:')) {
-        throw postFailure(url, 'this client cannot trust a caBundle; the runtime must provide a webhook client')
+      if ((config.caBundle || config.clientCertificate || config.insecureSkipTLSVerify) && url.startsWith('https:')) {
+        throw postFailure(url, 'this client cannot trust a caBundle or present a client certificate; the runtime must provide a webhook client')
       }
       let response: Response
       try {
         response = await fetchImpl(url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json',
+            ...(config.bearerToken ? { authorization: `Bearer ${config.bearerToken}` } : {}),
+          },
           body: JSON.stringify(body),
           signal: AbortSignal.timeout(timeoutMs),
         })

@@ -2,6 +2,8 @@
  * Options of `createApiServer`: the embedder's view of the flags. The daemon
  * fills them from its command line (runtimes/node); tests set them directly.
  */
+import type { AuthorizerSpec, LegacyWebhookOptions } from '../authz/authorizer-specs.js'
+import type { AbacPolicy } from '../config/abac-policy.js'
 import type { UserInfo } from '../resources/object.js'
 
 /** One line of a `--token-auth-file`: `token,user,uid,"group1,group2"`. */
@@ -30,12 +32,33 @@ export interface AuthenticationOptions {
 export interface ApiServerOptions {
   authentication?: AuthenticationOptions
   /**
-   * Authorization modes in order (`--authorization-mode`). Only AlwaysAllow and
-   * AlwaysDeny exist so far; createApiServer throws for any other mode rather
-   * than serve without it.
+   * Authorization modes in order (`--authorization-mode`): AlwaysAllow,
+   * AlwaysDeny, ABAC (needs `authorizationPolicy`), Node, Webhook (needs
+   * `authorizationWebhook`); createApiServer throws for a mode it does not
+   * implement rather than serve without it. Ignored when
+   * `authorizationConfiguration` is given.
    * @default ['AlwaysAllow']
    */
   authorizationModes?: string[]
+  /**
+   * The rules of the ABAC mode (`--authorization-policy-file`), as
+   * `loadAbacPolicy` in core/config/abac-policy.ts reads them.
+   */
+  authorizationPolicy?: AbacPolicy[]
+  /**
+   * The Webhook mode of `authorizationModes` (`--authorization-webhook-config-file`
+   * and the `--authorization-webhook-*` flags): where it is, the
+   * SubjectAccessReview version, and how long answers are cached.
+   * @see webhookAuthorizer in core/authz/webhook.ts
+   */
+  authorizationWebhook?: LegacyWebhookOptions
+  /**
+   * The authorizer chain of an AuthorizationConfiguration
+   * (`--authorization-config`); replaces `authorizationModes`. Build it with
+   * `configuredAuthorizerSpecs` (core/authz/authorizer-specs.ts) from a
+   * loaded file, and swap it at run time with `ApiServer.reloadAuthorization`.
+   */
+  authorizationConfiguration?: AuthorizerSpec[]
   /**
    * The identity of requests handed to `fetch` with no connection info (an
    * embedding program calling the handler directly), unless the request

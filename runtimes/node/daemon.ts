@@ -12,7 +12,8 @@ import type { ApiServerOptions, StaticToken } from '../../core/options/api-serve
 import { type ParsedFlags, startupWarnings, unenforcedSecurityFlags } from '../../core/options/flags/index.js'
 import type { Logger, ServerPorts } from '../../core/ports.js'
 import { serverUrl } from '../../core/pki/kubeconfig.js'
-import { ConfigFilesError, loadConfigFiles } from './config-files.js'
+import { authorizationOptions, watchAuthorizationConfig } from './authorization.js'
+import { type ConfigFiles, ConfigFilesError, loadConfigFiles } from './config-files.js'
 import { type DaemonFlags, FlagError, helpText, parseFlags } from './flags.js'
 import { preparePki } from './pki.js'
 import { serveTls, type TlsListener } from './serve.js'
@@ -76,10 +77,21 @@ async function loadTokens(path: string, logger: Logger): Promise<StaticToken[]> 
   }
 }
 
-function serverOptions(flags: DaemonFlags, tokens: StaticToken[]): ApiServerOptions {
+/** The authorization options from the files the flags name; a webhook kubeconfig that cannot be used stops start-up. */
+function authorization(files: ConfigFiles, parsed: ParsedFlags): Partial<ApiServerOptions> {
+  try {
+    return authorizationOptions(files, parsed)
+  } catch (err) {
+    const flag = parsed.values['authorization-config'] ? '--authorization-config' : '--authorization-webhook-config-file'
+    throw new StartupError(`${flag}: ${err instanceof Error ? err.message : String(err)}`)
+  }
+}
+
+function serverOptions(flags: DaemonFlags, tokens: StaticToken[], authz: Partial<ApiServerOptions>): ApiServerOptions {
   return {
     authentication: { clientCertificates: true, tokens, anonymous: flags.anonymousAuth },
     authorizationModes: flags.authorizationModes,
+    ...authz,
     version: flags.version,
     requestTimeoutMs: flags.requestTimeoutMs,
     minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
@@ -150,10 +162,12 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   let server: ApiServer | undefined
   let listener: TlsListener | undefined
   let storage: DaemonStorage | undefined
+  let stopWatchingAuthorization = () => {}
   try {
     warnAboutFlags(parsed, logger)
+    let files: ConfigFiles
     try {
-      loadConfigFiles(parsed, logger)
+      files = loadConfigFiles(parsed, logger)
     } catch (err) {
       if (err instanceof ConfigFilesError) throw new StartupError(...err.problems)
       throw err
@@ -161,6 +175,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     const unenforced = unenforcedSecurityFlags(parsed)
     if (unenforced.length > 0) throw new StartupError(...unenforced)
     const tokens = flags.tokenAuthFile ? await loadTokens(flags.tokenAuthFile, logger) : []
+    const authz = authorization(files, parsed)
     const pki = await preparePki({
       certDir: flags.certDir,
       bindAddress: flags.bindAddress,
@@ -176,7 +191,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     })
     logger.info({}, `objects are stored in ${storage.description}`)
     try {
-      server = (out.createServer ?? createApiServer)(serverOptions(flags, tokens), {
+      server = (out.createServer ?? createApiServer)(serverOptions(flags, tokens, authz), {
         logger,
         storage: storage.storage,
         storageHealth: storage,
@@ -187,6 +202,11 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       throw err
     }
     await server.ready
+    const configPath = parsed.values['authorization-config']
+    if (configPath) {
+      const running = server
+      stopWatchingAuthorization = watchAuthorizationConfig(configPath, (authorizers) => running.reloadAuthorization(authorizers), logger)
+    }
     listener = await listen(server, flags, { key: pki.serving.privateKey, cert: pki.serving.certificate, clientCA: pki.clientCA }, logger).catch(
       (err: Error) => {
         throw new StartupError(`cannot listen on ${serverUrl(flags.bindAddress, flags.securePort)}: ${err.message}`)
@@ -204,6 +224,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     )
     out.onListening?.({ url, port: listener.port, ...(kubeconfigPath ? { kubeconfigPath } : {}) })
   } catch (err) {
+    stopWatchingAuthorization()
     await Promise.allSettled([listener?.close(), server?.shutdown()])
     await storage?.close().catch(() => {})
     if (!(err instanceof StartupError)) throw err
@@ -217,6 +238,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     stop.addEventListener('abort', () => resolve(), { once: true })
   })
   logger.info({ reason: String(stop.reason) }, 'shutting down: no new connections, ending watches')
+  stopWatchingAuthorization()
   const openStorage = storage
   const done = Promise.allSettled([listener.close(), server.shutdown()])
     .then(() => openStorage.close())

@@ -1,7 +1,8 @@
 /**
  * The webhook client of the Node runtime: HTTPS that trusts exactly the
- * config's caBundle (the platform's CAs when there is none), a deadline per
- * call, JSON both ways. Connections are kept per trust setting and reused.
+ * config's caBundle (the platform's CAs when there is none) and presents
+ * the config's client certificate, a deadline per call, JSON both ways.
+ * Connections are kept per TLS setting and reused.
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
@@ -75,19 +76,26 @@ export function nodeWebhookClient(): NodeWebhookClient {
   const httpsAgents = new Map<string, HttpsAgent>()
   const httpAgent = new HttpAgent({ keepAlive: true })
 
-  function httpsAgentFor(ca: string | undefined, serverName: string | undefined): HttpsAgent {
-    const key = `${ca ?? ''}\u0000${serverName ?? ''}`
-    let agent = httpsAgents.get(key)
+  function httpsAgentFor(ca: string | undefined, config: WebhookTarget): HttpsAgent {
+    const { serverName, clientCertificate: cert, clientKey: key, insecureSkipTLSVerify: insecure } = config
+    const agentKey = [ca, serverName, cert, key, insecure ? 'insecure' : ''].map((part) => part ?? '').join('\u0000')
+    let agent = httpsAgents.get(agentKey)
     if (!agent) {
       // `ca` replaces the platform's CAs: the bundle is all that is trusted.
-      agent = new HttpsAgent({ keepAlive: true, ...(ca ? { ca } : {}), ...(serverName ? { servername: serverName } : {}) })
+      agent = new HttpsAgent({
+        keepAlive: true,
+        ...(ca ? { ca } : {}),
+        ...(serverName ? { servername: serverName } : {}),
+        ...(cert && key ? { cert, key } : {}),
+        ...(insecure ? { rejectUnauthorized: false } : {}),
+      })
       // Bundles change as CRDs do: keep the recent ones only.
       if (httpsAgents.size >= MAX_KEPT_AGENTS) {
         const [oldestKey, oldest] = httpsAgents.entries().next().value!
         oldest.destroy()
         httpsAgents.delete(oldestKey)
       }
-      httpsAgents.set(key, agent)
+      httpsAgents.set(agentKey, agent)
     }
     return agent
   }
@@ -99,7 +107,7 @@ export function nodeWebhookClient(): NodeWebhookClient {
     const secure = url.protocol === 'https:'
     let agent: HttpAgent
     try {
-      agent = secure ? httpsAgentFor(config.caBundle ? decodeCABundle(config.caBundle) : undefined, config.serverName) : httpAgent
+      agent = secure ? httpsAgentFor(config.caBundle ? decodeCABundle(config.caBundle) : undefined, config) : httpAgent
     } catch (err) {
       throw postFailure(config.url, err instanceof Error ? err.message : String(err))
     }
@@ -108,7 +116,12 @@ export function nodeWebhookClient(): NodeWebhookClient {
       const req = send(url, {
         method: 'POST',
         agent,
-        headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': payload.length },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'content-length': payload.length,
+          ...(config.bearerToken ? { authorization: `Bearer ${config.bearerToken}` } : {}),
+        },
       })
       const timer = setTimeout(() => {
         req.destroy(new Error(`context deadline exceeded (no answer within ${timeoutMs}ms)`))

@@ -58,8 +58,13 @@ describe('authorization modes', () => {
   })
 
   it('refuses to build a server with a mode it does not implement, rather than allow everything', () => {
-    for (const mode of ['RBAC', 'Node', 'ABAC', 'Webhook', 'rbac']) {
+    for (const mode of ['Magic', 'rbac']) {
       assert.throws(() => createApiServer({ authorizationModes: [mode] }), new RegExp(`authorization mode "${mode}" is not implemented yet`))
     }
+  })
+
+  it('refuses ABAC without its policy and Webhook without its connection', () => {
+    assert.throws(() => createApiServer({ authorizationModes: ['ABAC'] }), /authorization mode "ABAC" needs the rules of --authorization-policy-file/)
+    assert.throws(() => createApiServer({ authorizationModes: ['Webhook'] }), /authorization mode "Webhook" needs its connection/)
   })
 })

@@ -7,7 +7,8 @@ import type { ChainEnv } from './context.js'
 export function authorizationFilter(authorizer: Authorizer): MiddlewareHandler<ChainEnv> {
   return async (c, next) => {
     const info = c.get('requestInfo')
-    const attrs = attributesOf(c.get('user'), info)
+    const fieldSelector = info.isResourceRequest ? new URL(c.req.url).searchParams.get('fieldSelector') : null
+    const attrs = { ...attributesOf(c.get('user'), info), ...(fieldSelector ? { fieldSelector } : {}) }
     const { decision, reason } = await authorizer.authorize(attrs)
     if (decision !== 'allow') {
       const message = forbiddenMessage(attrs) + (reason ? `: ${reason}` : '')

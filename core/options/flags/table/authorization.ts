@@ -3,16 +3,14 @@
  * given either as modes or as one AuthorizationConfiguration file.
  */
 import { flag } from '../spec.js'
-import { NOT_YET } from './not-yet.js'
 
 const section = 'Authorization'
-const status = 'refused'
-const pending = NOT_YET.authorization
+const status = 'active'
 
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const
 
 /** The modes the server enforces today; any other given stops start-up (fail closed). */
-export const ENFORCED_AUTHORIZATION_MODES: readonly string[] = ['AlwaysAllow', 'AlwaysDeny']
+export const ENFORCED_AUTHORIZATION_MODES: readonly string[] = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'Node']
 
 export const AUTHORIZATION_FLAGS = [
   flag({
@@ -21,8 +19,7 @@ export const AUTHORIZATION_FLAGS = [
     default: '',
     section,
     status,
-    pending,
-    help: 'File of kind AuthorizationConfiguration describing the authorizer chain. Needs the StructuredAuthorizationConfiguration feature gate. Not together with --authorization-mode or the --authorization-webhook-* flags.',
+    help: 'File of kind AuthorizationConfiguration describing the authorizer chain (Node, RBAC, Webhook with match conditions and a failure policy, AlwaysAllow, AlwaysDeny). Re-read when it changes: a valid new file replaces the chain without a restart, an invalid one is logged and the chain in effect stays. Needs the StructuredAuthorizationConfiguration feature gate. Not together with --authorization-mode or the --authorization-webhook-* flags.',
   }),
   flag({
     name: 'authorization-mode',
@@ -30,7 +27,7 @@ export const AUTHORIZATION_FLAGS = [
     default: [],
     section,
     status: 'active',
-    help: `Authorizers asked in order, comma separated: ${AUTHORIZATION_MODES.join(', ')}. Empty: AlwaysAllow, unless --authorization-config is given. Only ${ENFORCED_AUTHORIZATION_MODES.join(' and ')} are enforced yet: any other mode stops start-up.`,
+    help: `Authorizers asked in order, comma separated: ${AUTHORIZATION_MODES.join(', ')}. Empty: AlwaysAllow, unless --authorization-config is given. Only ${ENFORCED_AUTHORIZATION_MODES.join(', ')} are enforced yet: any other mode stops start-up.`,
   }),
   flag({
     name: 'authorization-policy-file',
@@ -38,8 +35,7 @@ export const AUTHORIZATION_FLAGS = [
     default: '',
     section,
     status,
-    pending,
-    help: 'ABAC policy, one JSON object per line; used with --authorization-mode=ABAC.',
+    help: 'ABAC policy, one JSON object per line (abac.authorization.kubernetes.io/v1beta1 Policy, or the unversioned form); used with --authorization-mode=ABAC. A line that does not parse stops start-up.',
   }),
   flag({
     name: 'authorization-webhook-cache-authorized-ttl',
@@ -47,8 +43,7 @@ export const AUTHORIZATION_FLAGS = [
     default: 300_000,
     section,
     status,
-    pending,
-    help: "How long the webhook authorizer's 'authorized' answers are cached.",
+    help: "How long the webhook authorizer's 'authorized' answers are cached, per user and request; 0 caches none.",
   }),
   flag({
     name: 'authorization-webhook-cache-unauthorized-ttl',
@@ -56,8 +51,7 @@ export const AUTHORIZATION_FLAGS = [
     default: 30_000,
     section,
     status,
-    pending,
-    help: "How long the webhook authorizer's 'unauthorized' answers are cached.",
+    help: "How long the webhook authorizer's 'unauthorized' answers are cached, per user and request; 0 caches none.",
   }),
   flag({
     name: 'authorization-webhook-config-file',
@@ -65,8 +59,7 @@ export const AUTHORIZATION_FLAGS = [
     default: '',
     section,
     status,
-    pending,
-    help: 'Kubeconfig-format file of the remote service asked for access decisions; used with --authorization-mode=Webhook.',
+    help: 'Kubeconfig-format file of the remote service asked for access decisions (its CA is trusted, its client certificate or token presented); used with --authorization-mode=Webhook. A failed call is no decision (the next mode decides).',
   }),
   flag({
     name: 'authorization-webhook-version',
@@ -74,7 +67,6 @@ export const AUTHORIZATION_FLAGS = [
     default: 'v1beta1',
     section,
     status,
-    pending,
     help: 'Version of the authorization.k8s.io SubjectAccessReview sent to and expected from the webhook: v1 or v1beta1.',
   }),
 ] as const

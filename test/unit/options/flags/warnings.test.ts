@@ -53,13 +53,13 @@ describe('security settings the server does not enforce yet', () => {
     ])
   })
 
-  it('refuse each authorization mode that is not implemented, and accept AlwaysAllow and AlwaysDeny', () => {
+  it('refuse each authorization mode that is not implemented, and accept the ones that are', () => {
     assert.deepEqual(refusalsFor(['--authorization-mode=Node,RBAC']), [
-      '--authorization-mode: the Node authorizer is not implemented yet; refusing to start rather than ignore a security setting',
       '--authorization-mode: the RBAC authorizer is not implemented yet; refusing to start rather than ignore a security setting',
     ])
     assert.deepEqual(refusalsFor(['--authorization-mode=AlwaysAllow']), [])
     assert.deepEqual(refusalsFor(['--authorization-mode=AlwaysDeny,AlwaysAllow']), [])
+    assert.deepEqual(refusalsFor(['--authorization-mode=Node,ABAC,Webhook', '--authorization-policy-file=p.jsonl', '--authorization-webhook-config-file=w.kubeconfig']), [])
   })
 
   it('leave the security flags that are in effect alone', () => {
