@@ -36,6 +36,9 @@ const FIELD_MANAGER = 'kube-apiserver'
 // A write that lost a race (the object changed or appeared meanwhile) is reconciled again, this often.
 const ATTEMPTS = 5
 
+// Objects reconciled at once.
+const WRITERS = 8
+
 export interface RbacStores {
   clusterRoles: ResourceStore
   clusterRoleBindings: ResourceStore
@@ -108,18 +111,31 @@ export async function ensureBootstrapPolicy(stores: RbacStores, now: () => Date,
     ...BOOTSTRAP_ROLES.map((r) => ({ store: stores.roles, expected: roleObject(rbacApiVersion, 'Role', r), reconcile: reconcileRole })),
     ...BOOTSTRAP_ROLE_BINDINGS.map((b) => ({ store: stores.roleBindings, expected: bindingObject(rbacApiVersion, 'RoleBinding', b), reconcile: reconcileBinding })),
   ]
-  for (const { store, expected, reconcile } of work) {
+  // One list per kind tells what is stored; an object is read again only when a write races.
+  const stored = new Map<ResourceStore, Map<string, KubeObject>>()
+  for (const store of [stores.clusterRoles, stores.clusterRoleBindings, stores.roles, stores.roleBindings]) {
+    const items = (await store.list('', { allowWatchBookmarks: false })).items
+    stored.set(store, new Map(items.map((obj) => [objectKey(obj), obj])))
+  }
+  const reconcileItem = async ({ store, expected, reconcile }: (typeof work)[number]): Promise<void> => {
     const what = `${store.entry.resource}.${store.entry.group}/${expected.metadata.name ?? ''}`
     try {
-      const result = await reconcileOne(stores, store, expected, reconcile, ctx)
+      const known = stored.get(store)?.get(objectKey(expected))
+      const result = await reconcileOne(stores, store, expected, reconcile, ctx, known)
       if (result.protected && result.operation !== 'none')
         logger.warn({ object: what, missing: result.added }, 'skipped reconcile-protected object with missing permissions')
-      else if (result.operation === 'update') logger.info({ object: what, added: result.added }, 'updated with additional permissions')
-      else if (result.operation === 'create' || result.operation === 'recreate') logger.info({ object: what }, 'created')
+      else if (result.operation === 'update') logger.debug({ object: what, added: result.added }, 'updated with additional permissions')
+      else if (result.operation === 'create' || result.operation === 'recreate') logger.debug({ object: what }, 'created')
     } catch (err) {
       logger.error({ object: what, err: String(err) }, 'unable to reconcile')
     }
   }
+  // The objects are independent of one another: a few writes at a time keep a first start short.
+  let next = 0
+  const worker = async (): Promise<void> => {
+    while (next < work.length) await reconcileItem(work[next++]!)
+  }
+  await Promise.all(Array.from({ length: WRITERS }, worker))
 }
 
 async function reconcileOne(
@@ -128,11 +144,12 @@ async function reconcileOne(
   expected: KubeObject,
   reconcile: (stored: KubeObject | undefined, expected: KubeObject) => ReconcileResult,
   ctx: () => RequestContext,
+  listed: KubeObject | undefined,
 ): Promise<ReconcileResult> {
   const namespace = expected.metadata.namespace ?? ''
   const name = expected.metadata.name ?? ''
   for (let attempt = 1; ; attempt++) {
-    const stored = await getOrUndefined(store, namespace, name)
+    const stored = attempt === 1 ? listed : await getOrUndefined(store, namespace, name)
     const result = reconcile(stored, expected)
     if (result.protected || result.operation === 'none') return result
     try {
@@ -153,6 +170,10 @@ async function reconcileOne(
       if (!raced || attempt >= ATTEMPTS) throw err
     }
   }
+}
+
+function objectKey(obj: KubeObject): string {
+  return `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`
 }
 
 async function getOrUndefined(store: ResourceStore, namespace: string, name: string): Promise<KubeObject | undefined> {
