@@ -12,9 +12,11 @@ import type { AuthorizerSpec } from './authz/authorizer-specs.js'
 import type { Authorizer } from './authz/authorizer.js'
 import { buildAuthorization } from './authz/modes.js'
 import { clusterServices } from './controllers/cluster-services.js'
+import { startClusterRoleAggregation } from './controllers/clusterrole-aggregation.js'
 import { startCrdController } from './controllers/custom-resource-definitions.js'
 import { startGarbageCollector } from './controllers/garbage-collector.js'
 import { ensureSystemNamespaces, startNamespaceLifecycle } from './controllers/namespace-lifecycle.js'
+import { rbacBootstrapHook } from './controllers/rbac-bootstrap-roles.js'
 import { systemPriorityClassesHook } from './controllers/system-priority-classes.js'
 import { customResourceConversion } from './crd/conversion.js'
 import { serviceResolver } from './crd/service-resolver.js'
@@ -121,6 +123,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   let shuttingDown = false
   let started = false
   const priorityClassesHook = (options.bootstrapPriorityClasses ?? true) ? systemPriorityClassesHook(registry, now) : undefined
+  const rbacPolicyHook = (options.bootstrapRbacPolicy ?? true) ? rbacBootstrapHook(registry, now, logger) : undefined
   const resolveService = serviceResolver(registry)
   const crdController = startCrdController(registry, now, logger, {
     conversion: (crd, version) => customResourceConversion(crd, version, { client: webhookClient, resolveService }),
@@ -130,6 +133,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     await Promise.all([
       options.bootstrapNamespaces ?? true ? ensureSystemNamespaces(registry, now) : undefined,
       priorityClassesHook?.run(),
+      rbacPolicyHook?.run(),
       watchCache?.loaded(),
       // Custom resources defined before a restart are served from the first request on.
       crdController.ready,
@@ -143,6 +147,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   ready.catch((err) => logger.error({ err: String(err) }, 'start-up failed'))
   const stopNamespaceLifecycle = startNamespaceLifecycle(registry, now, logger)
   const stopGarbageCollector = (options.garbageCollector ?? true) ? startGarbageCollector(registry, now, logger) : () => {}
+  const aggregation = (options.clusterRoleAggregation ?? true) ? startClusterRoleAggregation(registry, now, logger) : undefined
   const stopObjectCounter = startStorageObjectCounter(registry, metrics, options.storageObjectCountPollMs ?? 60_000, logger)
 
   const revisionReadable = async (): Promise<void> => void (await storage.currentRevision())
@@ -158,6 +163,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       },
     },
     ...(priorityClassesHook ? [priorityClassesHook.check] : []),
+    ...(rbacPolicyHook ? [rbacPolicyHook.check] : []),
   ]
   const shutdownCheck: HealthCheck = {
     name: 'shutdown',
@@ -206,6 +212,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       shuttingDown = true
       stopNamespaceLifecycle()
       stopGarbageCollector()
+      aggregation?.stop()
       crdController.stop()
       authentication.stop()
       authorization.stop()

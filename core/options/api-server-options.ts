@@ -91,6 +91,25 @@ export interface ApiServerOptions {
    */
   bootstrapPriorityClasses?: boolean
   /**
+   * Create and reconcile upstream's default RBAC policy at start (upstream's
+   * `rbac/bootstrap-roles` post-start hook): `cluster-admin`, `admin`,
+   * `edit`, `view`, every `system:` role and binding. Missing objects are
+   * created; stored ones annotated `rbac.authorization.kubernetes.io/autoupdate: "true"`
+   * get missing rules and subjects added, never removed; `"false"` leaves
+   * them alone. Nothing is created while rbac.authorization.k8s.io/v1 is not served.
+   * @default true
+   * @see rbacBootstrapHook in core/controllers/rbac-bootstrap-roles.ts
+   */
+  bootstrapRbacPolicy?: boolean
+  /**
+   * Fill ClusterRoles that have an `aggregationRule` with the rules of the
+   * ClusterRoles their selectors pick, and keep them current (upstream's
+   * clusterrole-aggregation controller, run in-process).
+   * @default true
+   * @see startClusterRoleAggregation in core/controllers/clusterrole-aggregation.ts
+   */
+  clusterRoleAggregation?: boolean
+  /**
    * Put the watch cache in front of the storage (`--watch-cache`): one
    * storage watch per resource fans out to every client watch, and
    * `resourceVersion=0` lists and watches are served without touching storage.

@@ -1,0 +1,130 @@
+/**
+ * ClusterRole aggregation in-process (upstream's clusterrole-aggregation
+ * controller): `admin`, `edit` and `view` fill themselves from the
+ * `system:aggregate-to-*` roles, and a role carrying an aggregation label
+ * joins them when created, changes them when changed and leaves them when
+ * deleted; an aggregated role's own selectors decide what it gathers.
+ */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { isDeepStrictEqual } from 'node:util'
+import { createApiServer } from '../../core/index.js'
+import { ADMIN_IDENTITY, type ApiServerOptions } from '../../core/options/api-server-options.js'
+import type { PolicyRule } from '../../core/resources/rbac/bootstrap-policy-types.js'
+import { BOOTSTRAP_CLUSTER_ROLES } from '../../core/resources/rbac/generated/bootstrap-policy.js'
+import { eventually, TestClient } from './harness.js'
+
+const ROLES = '/apis/rbac.authorization.k8s.io/v1/clusterroles'
+
+async function start(options: ApiServerOptions = {}): Promise<TestClient> {
+  const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, garbageCollector: false, ...options })
+  await server.ready
+  return new TestClient(server)
+}
+
+async function rulesOf(api: TestClient, name: string): Promise<PolicyRule[]> {
+  const res = await api.get(`${ROLES}/${name}`)
+  assert.equal(res.status, 200, res.text)
+  return res.body.rules ?? []
+}
+
+/** Each rule once, in the order first met: how upstream's controller gathers them. */
+function union(...lists: PolicyRule[][]): PolicyRule[] {
+  const out: PolicyRule[] = []
+  for (const rule of lists.flat()) if (!out.some((r) => isDeepStrictEqual(r, rule))) out.push(rule)
+  return out
+}
+
+const policyRules = (name: string): PolicyRule[] => BOOTSTRAP_CLUSTER_ROLES.find((r) => r.metadata.name === name)!.rules
+
+/** Waits until the role holds exactly `want`, in that order (field order within a rule aside). */
+async function rulesBecome(api: TestClient, name: string, want: PolicyRule[]): Promise<void> {
+  await eventually(`${name} holds ${JSON.stringify(want)}`, async () => isDeepStrictEqual(await rulesOf(api, name), want))
+}
+
+const widgets = { verbs: ['get', 'list', 'watch'], apiGroups: ['example.com'], resources: ['widgets'] }
+const gadgets = { verbs: ['create'], apiGroups: ['example.com'], resources: ['gadgets'] }
+
+describe('cluster role aggregation', () => {
+  it('fills view, edit and admin from the roles labelled for them, as upstream holds them', async () => {
+    const api = await start()
+    // view gathers aggregate-to-view; edit gathers aggregate-to-edit and view (labelled for edit); admin gathers edit and aggregate-to-admin.
+    const view = policyRules('system:aggregate-to-view')
+    const edit = union(policyRules('system:aggregate-to-edit'), view)
+    const admin = union(edit, policyRules('system:aggregate-to-admin'))
+    await rulesBecome(api, 'view', view)
+    await rulesBecome(api, 'edit', edit)
+    await rulesBecome(api, 'admin', admin)
+    const managers = (await api.get(`${ROLES}/admin`)).body.metadata.managedFields.map((m: { manager: string; operation: string }) => [m.manager, m.operation])
+    assert.deepEqual(managers.find(([manager]: string[]) => manager === 'clusterrole-aggregation-controller'), ['clusterrole-aggregation-controller', 'Apply'])
+    await api.server.shutdown()
+  })
+
+  it('adds a new labelled role’s rules to view, edit and admin, follows its changes and removes them when it is deleted', async () => {
+    const api = await start()
+    const view = policyRules('system:aggregate-to-view')
+    await rulesBecome(api, 'view', view)
+    const created = await api.post(ROLES, {
+      metadata: { name: 'widgets-view', labels: { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } },
+      rules: [widgets],
+    })
+    assert.equal(created.status, 201, created.text)
+    // Roles are read in name order: the new one comes after system:aggregate-to-view.
+    await rulesBecome(api, 'view', union(view, [widgets]))
+    await eventually('edit and admin hold the new rule', async () => {
+      const [edit, admin] = [await rulesOf(api, 'edit'), await rulesOf(api, 'admin')]
+      return [edit, admin].every((rules) => rules.some((r) => isDeepStrictEqual(r, widgets)))
+    })
+
+    const changed = await api.put(`${ROLES}/widgets-view`, { ...created.body, rules: [widgets, gadgets] })
+    assert.equal(changed.status, 200, changed.text)
+    await rulesBecome(api, 'view', union(view, [widgets, gadgets]))
+
+    assert.equal((await api.delete(`${ROLES}/widgets-view`)).status, 200)
+    await rulesBecome(api, 'view', view)
+    await eventually('edit and admin no longer hold the removed rules', async () => {
+      const rules = [...(await rulesOf(api, 'edit')), ...(await rulesOf(api, 'admin'))]
+      return !rules.some((r) => r.apiGroups?.includes('example.com'))
+    })
+    await api.server.shutdown()
+  })
+
+  it('gathers what a role’s own selectors pick, follows a changed selector, and empties when nothing matches', async () => {
+    const api = await start()
+    for (const [name, team, rule] of [
+      ['team-a-widgets', 'a', widgets],
+      ['team-b-gadgets', 'b', gadgets],
+    ] as const) {
+      const res = await api.post(ROLES, { metadata: { name, labels: { 'example.com/team': team } }, rules: [rule] })
+      assert.equal(res.status, 201, res.text)
+    }
+    const created = await api.post(ROLES, {
+      metadata: { name: 'team-a' },
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'example.com/team': 'a' } }] },
+    })
+    assert.equal(created.status, 201, created.text)
+    await rulesBecome(api, 'team-a', [widgets])
+
+    const current = (await api.get(`${ROLES}/team-a`)).body
+    const reselected = await api.put(`${ROLES}/team-a`, {
+      ...current,
+      aggregationRule: { clusterRoleSelectors: [{ matchExpressions: [{ key: 'example.com/team', operator: 'In', values: ['b'] }] }] },
+    })
+    assert.equal(reselected.status, 200, reselected.text)
+    await rulesBecome(api, 'team-a', [gadgets])
+
+    // The picked role loses its label: nothing matches any more.
+    const picked = (await api.get(`${ROLES}/team-b-gadgets`)).body
+    assert.equal((await api.put(`${ROLES}/team-b-gadgets`, { ...picked, metadata: { ...picked.metadata, labels: {} } })).status, 200)
+    await rulesBecome(api, 'team-a', [])
+    await api.server.shutdown()
+  })
+
+  it('leaves aggregated roles empty with clusterRoleAggregation: false', async () => {
+    const api = await start({ clusterRoleAggregation: false })
+    assert.deepEqual(await rulesOf(api, 'admin'), [])
+    // The policy itself is still there, only unaggregated.
+    assert.ok((await rulesOf(api, 'system:aggregate-to-admin')).length > 0)
+    await api.server.shutdown()
+  })
+})
