@@ -123,7 +123,9 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   let shuttingDown = false
   let started = false
   const priorityClassesHook = (options.bootstrapPriorityClasses ?? true) ? systemPriorityClassesHook(registry, now) : undefined
-  const rbacPolicyHook = (options.bootstrapRbacPolicy ?? true) ? rbacBootstrapHook(registry, now, logger) : undefined
+  // The policy costs every start ~120 writes, so an embedder gets it by default only where it decides anything.
+  const rbacAuthorizes = (options.authorizationConfiguration?.map((s) => s.type) ?? options.authorizationModes ?? []).includes('RBAC')
+  const rbacPolicyHook = (options.bootstrapRbacPolicy ?? rbacAuthorizes) ? rbacBootstrapHook(registry, now, logger) : undefined
   const resolveService = serviceResolver(registry)
   const crdController = startCrdController(registry, now, logger, {
     conversion: (crd, version) => customResourceConversion(crd, version, { client: webhookClient, resolveService }),

@@ -97,7 +97,10 @@ export interface ApiServerOptions {
    * created; stored ones annotated `rbac.authorization.kubernetes.io/autoupdate: "true"`
    * get missing rules and subjects added, never removed; `"false"` leaves
    * them alone. Nothing is created while rbac.authorization.k8s.io/v1 is not served.
-   * @default true
+   * The daemon always creates it, as upstream; an embedded server by default
+   * only when RBAC is one of its authorizers, since the ~120 writes would
+   * otherwise multiply its start-up time for nothing.
+   * @default true when RBAC authorizes, else false
    * @see rbacBootstrapHook in core/controllers/rbac-bootstrap-roles.ts
    */
   bootstrapRbacPolicy?: boolean

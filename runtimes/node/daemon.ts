@@ -92,6 +92,8 @@ function serverOptions(flags: DaemonFlags, tokens: StaticToken[], authz: Partial
     authentication: { clientCertificates: true, tokens, anonymous: flags.anonymousAuth },
     authorizationModes: flags.authorizationModes,
     ...authz,
+    // As upstream, whatever the authorizers: a later switch to RBAC finds the policy in place.
+    bootstrapRbacPolicy: true,
     version: flags.version,
     requestTimeoutMs: flags.requestTimeoutMs,
     minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,

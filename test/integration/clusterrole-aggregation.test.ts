@@ -17,7 +17,7 @@ import { eventually, TestClient } from './harness.js'
 const ROLES = '/apis/rbac.authorization.k8s.io/v1/clusterroles'
 
 async function start(options: ApiServerOptions = {}): Promise<TestClient> {
-  const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, garbageCollector: false, ...options })
+  const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, garbageCollector: false, bootstrapRbacPolicy: true, ...options })
   await server.ready
   return new TestClient(server)
 }

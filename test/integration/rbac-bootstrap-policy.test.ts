@@ -26,7 +26,7 @@ const AGGREGATED = new Set(['admin', 'edit', 'view'])
 
 async function startOn(storage: MemoryStorage, options: ApiServerOptions = {}): Promise<TestClient> {
   // The aggregation controller writes too; these tests look at what the hook alone stores.
-  const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, garbageCollector: false, clusterRoleAggregation: false, ...options }, { storage })
+  const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, garbageCollector: false, clusterRoleAggregation: false, bootstrapRbacPolicy: true, ...options }, { storage })
   await server.ready
   return new TestClient(server)
 }
