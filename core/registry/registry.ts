@@ -76,8 +76,8 @@ export class Registry {
     return store
   }
 
-  /** The factory's storage for the entry's resource, asked once per prefix. */
-  private storageOf(entry: ResourceEntry): Storage {
+  /** The factory's storage for the entry's resource (before any version conversion), asked once per prefix. */
+  storageOf(entry: ResourceEntry): Storage {
     const prefix = this.prefixOf(entry)
     let storage = this.storages.get(prefix)
     if (!storage) {

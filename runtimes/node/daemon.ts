@@ -179,6 +179,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       server = (out.createServer ?? createApiServer)(serverOptions(flags, tokens), {
         logger,
         storage: storage.storage,
+        storageFactory: storage.factory,
         storageHealth: storage,
         webhookClient: nodeWebhookClient(),
       })
