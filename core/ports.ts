@@ -2,7 +2,9 @@
  * What core needs from the outside world, supplied by each runtime
  * (DESIGN.md section 3). Core only calls these; `runtimes/*` build them.
  */
+import type { AdmissionChain } from './admission/chain.js'
 import type { WebhookClient } from './crd/webhook-client.js'
+import type { StorageFactory } from './storage/factory.js'
 import type { Storage } from './storage/interface.js'
 
 /** A pino-compatible subset: structured fields first, then the message. */
@@ -21,8 +23,25 @@ export const silentLogger: Logger = {
 }
 
 export interface ServerPorts {
-  /** Where objects live. @default a new in-memory store */
+  /**
+   * Where objects live: the server's revision and health come from it.
+   * @default a new in-memory store
+   */
   storage: Storage
+  /**
+   * The backend of each resource, asked once per resource with its group,
+   * name and key prefix (`--kvstore-servers-overrides` routes here; the
+   * watch cache goes in front of whatever it answers).
+   * @default every resource in `storage`
+   */
+  storageFactory: StorageFactory
+  /**
+   * Admission plugins of the embedder (upstream's MutationInterface and
+   * ValidationInterface), run on every write after the server's own
+   * (NamespaceLifecycle, the pod plugins), on the server's own writes too.
+   * @default none
+   */
+  admission: AdmissionChain
   /** @default silent */
   logger: Logger
   /** @default () => new Date() */

@@ -33,10 +33,9 @@ import { DEFAULT_STORAGE_PREFIX } from './registry/store.js'
 import { builtinEntries } from './resources/builtin.js'
 import { Catalogue, type ResourceEntry } from './resources/catalogue.js'
 import { applyRuntimeConfig } from './resources/runtime-config.js'
-import type { Storage } from './storage/interface.js'
+import { singleStorage } from './storage/factory.js'
 import { MemoryStorage } from './storage/memory.js'
-import { WatchCache } from './storage/watch-cache.js'
-import { watchCacheEnabled } from './storage/watch-cache-sizes.js'
+import { ServerStorage } from './storage/server-storage.js'
 
 export interface ApiServer {
   /** Answers one request. `connection` is what the transport knows; omit it only for in-process calls. */
@@ -69,11 +68,13 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     const resource = cachedResources.get(prefix)
     if (resource) countTerminatedWatcher(metrics, resource)
   }
-  const watchCache =
-    (options.watchCache ?? true)
-      ? new WatchCache(backend, { logger, onWatcherTerminated, ...(options.watcherBufferSize ? { watcherBufferSize: options.watcherBufferSize } : {}) })
-      : undefined
-  const storage: Storage = watchCache ?? backend
+  // Each resource's backend, behind the watch cache unless --watch-cache or its --watch-cache-sizes turns it off.
+  const storageFactory = new ServerStorage(ports.storageFactory ?? singleStorage(backend), {
+    watchCache: options.watchCache ?? true,
+    watchCacheSizes: options.watchCacheSizes ?? {},
+    cacheOptions: { logger, onWatcherTerminated, ...(options.watcherBufferSize ? { watcherBufferSize: options.watcherBufferSize } : {}) },
+    onCached: ({ group, resource, prefix }) => cachedResources.set(prefix, { group, resource }),
+  })
 
   // The chains read the registry (RBAC objects, service accounts), and the registry's review resources
   // ask the chains: the reviews call them late, once both exist (below).
@@ -86,27 +87,23 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   })
   const catalogue = new Catalogue(applyRuntimeConfig(entries, options.runtimeConfig ?? {}))
   const root = (options.storagePrefix ?? DEFAULT_STORAGE_PREFIX).replace(/\/+$/, '')
-  const services = clusterServices(options, storage, root)
-  const registry = new Registry(catalogue, services.storage, root, {
-    allowPrivileged: options.allowPrivileged ?? false,
-    deleteCollectionWorkers: options.deleteCollectionWorkers ?? 1,
+  const services = clusterServices(options)
+  const registry = new Registry(catalogue, storageFactory, {
+    root,
+    policy: {
+      allowPrivileged: options.allowPrivileged ?? false,
+      deleteCollectionWorkers: options.deleteCollectionWorkers ?? 1,
+      ...(ports.admission ? { admission: ports.admission } : {}),
+    },
+    hooks: services.hooks,
   })
-  if (watchCache) {
-    // One cache per stored resource, at the prefix the registry stores it under; 0 in --watch-cache-sizes opts out.
-    const sizes = options.watchCacheSizes ?? {}
-    const cache = (entries: readonly ResourceEntry[]): void => {
-      for (const entry of entries) {
-        if (!entry.virtualCreate && watchCacheEnabled(sizes, entry.group, entry.resource)) {
-          const prefix = registry.store(entry).prefix('')
-          cachedResources.set(prefix, { group: entry.group, resource: entry.resource })
-          watchCache.cacheResource(prefix)
-        }
-      }
-    }
-    cache(catalogue.entries)
-    // Custom resources are cached from the moment they are served.
-    catalogue.onChange(({ added }) => cache(added))
+  // Every stored resource's storage is asked for now, so that its watch cache loads at start, as upstream's cachers do.
+  const openStores = (entries: readonly ResourceEntry[]): void => {
+    for (const entry of entries) if (!entry.virtualCreate) registry.store(entry)
   }
+  openStores(catalogue.entries)
+  // Custom resources are cached from the moment they are served.
+  catalogue.onChange(({ added }) => openStores(added))
 
   const webhookClient = ports.webhookClient ?? fetchWebhookClient()
   const security = { registry, options, logger, now, webhookClient }
@@ -136,7 +133,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       options.bootstrapNamespaces ?? true ? ensureSystemNamespaces(registry, now) : undefined,
       priorityClassesHook?.run(),
       rbacPolicyHook?.run(),
-      watchCache?.loaded(),
+      storageFactory.loaded(),
       // Custom resources defined before a restart are served from the first request on.
       crdController.ready,
       // An authenticator or authorizer that reads objects (RBAC, service accounts) answers once it has them.
@@ -152,7 +149,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const aggregation = (options.clusterRoleAggregation ?? true) ? startClusterRoleAggregation(registry, now, logger) : undefined
   const stopObjectCounter = startStorageObjectCounter(registry, metrics, options.storageObjectCountPollMs ?? 60_000, logger)
 
-  const revisionReadable = async (): Promise<void> => void (await storage.currentRevision())
+  const revisionReadable = async (): Promise<void> => void (await backend.currentRevision())
   const storageHealth = ports.storageHealth ?? { healthz: revisionReadable, readyz: revisionReadable }
   const base = (storageCheck: HealthCheck['check']): HealthCheck[] => [
     { name: 'ping', check: () => {} },
@@ -222,7 +219,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       stopObjectCounter()
       for (const end of [...shutdownHooks]) end()
       // The cache's storage watches end with the server; the storage itself stays open for its owner.
-      watchCache?.stop()
+      storageFactory.stop()
     },
   }
 }

@@ -2,34 +2,14 @@
  * The mutating half of admission as the registry runs it: every create and
  * update (subresources included) passes it once the request object is
  * decoded and defaulted and its managedFields are recorded, and before the
- * resource's strategy prepares and validates it. That is where upstream's
+ * resource's strategy prepares and validates it; a delete passes it with
+ * no object, before the stored one is read. That is where upstream's
  * handlers call the mutating admission chain, and why what a plugin sets is
  * owned by no manager.
  */
-import type { ResourceEntry } from '../resources/catalogue.js'
-import type { KubeObject, UserInfo } from '../resources/object.js'
+import type { AdmissionAttributes, AdmissionOperation } from './attributes.js'
 
-/** The operations a write admits (upstream's admission.Operation for writes). */
-export type AdmissionOperation = 'CREATE' | 'UPDATE'
-
-/** What a plugin sees of one write (upstream's admission.Attributes). */
-export interface AdmissionAttributes {
-  operation: AdmissionOperation
-  /** The resource written to. */
-  entry: ResourceEntry
-  /** `status`, `scale`, ...; undefined for the resource itself. */
-  subresource?: string
-  namespace: string
-  name: string
-  /** The object about to be stored; plugins change it in place. */
-  object: KubeObject
-  /** The stored object an UPDATE replaces. */
-  oldObject?: KubeObject
-  dryRun: boolean
-  user: UserInfo
-  /** Warnings for the answer's `Warning` headers. */
-  warnings: string[]
-}
+export type { AdmissionAttributes, AdmissionOperation } from './attributes.js'
 
 /** A mutating admission plugin, or a chain of them (upstream's admission.MutationInterface). */
 export interface MutatingAdmission {

@@ -13,9 +13,10 @@ type Obj = Record<string, unknown>
 
 /** The pod itself (upstream's plugins skip subresources such as status and binding). */
 function podOf(a: AdmissionAttributes): Obj | undefined {
-  if (a.entry.group !== '' || a.entry.resource !== 'pods' || a.subresource) return undefined
-  if (!isPlainObject(a.object['spec'])) a.object['spec'] = {}
-  return a.object['spec'] as Obj
+  const pod = a.object
+  if (a.entry.group !== '' || a.entry.resource !== 'pods' || a.subresource || !pod) return undefined
+  if (!isPlainObject(pod['spec'])) pod['spec'] = {}
+  return pod['spec'] as Obj
 }
 
 const specOf = (obj: KubeObject | undefined): Obj => (obj && isPlainObject(obj['spec']) ? obj['spec'] : {})

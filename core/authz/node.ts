@@ -161,7 +161,7 @@ export function nodeMode(ctx: SecurityContext): Part<Authorizer> {
     const prefix = ctx.registry.store(entry).prefix('')
     return [
       feedObjects(
-        ctx.registry.storage,
+        ctx.registry.store(entry).storage,
         prefix,
         (event, obj) => {
           const owner: Vertex = { type: f.type, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' }

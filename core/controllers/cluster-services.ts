@@ -1,22 +1,21 @@
 /**
  * The Services side of a server, in one place for createApiServer: the
- * allocation of cluster IPs and node ports over the services' storage, and
+ * allocation of cluster IPs and node ports (the services' store hooks), and
  * the two controllers that keep cluster objects (the `kubernetes` Service and
  * its endpoints; every namespace's `default` ServiceAccount).
  */
 import type { ApiServerOptions } from '../options/api-server-options.js'
 import type { Logger } from '../ports.js'
 import type { Registry } from '../registry/registry.js'
-import { allocatingStorage, rebuildAllocations, ServiceAllocator } from '../resources/core/service-allocation.js'
+import type { StoreHooks } from '../registry/store-hooks.js'
+import { allocationHooks, rebuildAllocations, ServiceAllocator } from '../resources/core/service-allocation.js'
 import { services } from '../resources/core/services.js'
-import { storagePath } from '../resources/catalogue.js'
-import type { Storage } from '../storage/interface.js'
 import { startDefaultServiceAccounts } from './default-serviceaccount.js'
 import { type KubernetesServiceController, startKubernetesService } from './kubernetes-service.js'
 
 export interface ClusterServices {
-  /** The storage to build the registry over: services' writes take and give back allocations. */
-  readonly storage: Storage
+  /** The store hooks by `group/resource`: services' writes take and give back allocations. */
+  readonly hooks: ReadonlyMap<string, StoreHooks>
   readonly allocator: ServiceAllocator
   /** Rebuilds the allocations from the stored services, then starts the controllers. Call once the system namespaces exist. */
   start(registry: Registry, now: () => Date, logger: Logger): Promise<void>
@@ -25,18 +24,16 @@ export interface ClusterServices {
 }
 
 /** Throws ServiceRangeError for a range that is no CIDR. */
-export function clusterServices(options: ApiServerOptions, storage: Storage, root: string): ClusterServices {
+export function clusterServices(options: ApiServerOptions): ClusterServices {
   const allocator = new ServiceAllocator(options.serviceClusterIPRange, options.serviceNodePortRange)
-  const prefix = `${root}/${storagePath(services)}/`
-  const wrapped = allocatingStorage(storage, prefix, allocator)
   let kubernetesService: KubernetesServiceController | undefined
   let stopAccounts: (() => void) | undefined
   let stopped = false
   return {
-    storage: wrapped,
+    hooks: new Map([[`${services.group}/${services.resource}`, allocationHooks(allocator)]]),
     allocator,
     async start(registry, now, logger) {
-      await rebuildAllocations(storage, prefix, allocator)
+      await rebuildAllocations(registry.store(services), allocator)
       if (stopped) return
       if (options.serviceAccountsController ?? true) stopAccounts = await startDefaultServiceAccounts(registry, now, logger)
       if (options.kubernetesServiceController ?? true) {

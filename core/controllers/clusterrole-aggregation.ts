@@ -147,12 +147,12 @@ async function follow(
   let delay = 100
   while (!signal.aborted) {
     try {
-      const list = await registry.storage.list(prefix)
+      const list = await store.storage.list(prefix)
       if (signal.aborted) return
       cache.clear()
       for (const role of list.items) if (role.metadata.name) cache.set(role.metadata.name, role)
       onSynced()
-      const watcher = registry.storage.watch(prefix, { resourceVersion: String(list.revision), signal })
+      const watcher = store.storage.watch(prefix, { resourceVersion: String(list.revision), signal })
       for await (const event of watcher) {
         if (event.type === 'BOOKMARK') continue
         const name = event.object.metadata.name

@@ -10,7 +10,7 @@
  */
 import { type CustomResourceDeps, customResourceEntries } from '../crd/entry.js'
 import { hasStatusCode } from '../http/status-error.js'
-import { ADMIN_IDENTITY } from '../options/api-server-options.js'
+import { LOOPBACK_IDENTITY } from '../registry/identities.js'
 import type { Logger } from '../ports.js'
 import { isStorageVersion, type Registry } from '../registry/registry.js'
 import type { RequestContext } from '../registry/request-context.js'
@@ -51,7 +51,7 @@ export function startCrdController(registry: Registry, now: () => Date, logger: 
   const signal = controller.signal
   const served = new Map<string, Served>()
   const retries = new Set<ReturnType<typeof setTimeout>>()
-  const context = (): RequestContext => ({ user: ADMIN_IDENTITY, now: now(), dryRun: false, fieldManager: MANAGER })
+  const context = (): RequestContext => ({ user: LOOPBACK_IDENTITY, now: now(), dryRun: false, fieldManager: MANAGER })
 
   /**
    * One reconcile at a time per definition; a change meanwhile runs it once
@@ -204,7 +204,7 @@ export function startCrdController(registry: Registry, now: () => Date, logger: 
     let from = resourceVersion
     while (!signal.aborted) {
       try {
-        const watcher = registry.storage.watch(crds.prefix(''), { resourceVersion: from, signal })
+        const watcher = crds.storage.watch(crds.prefix(''), { resourceVersion: from, signal })
         for await (const event of watcher) {
           if (event.type === 'BOOKMARK') continue
           from = event.object.metadata.resourceVersion ?? from

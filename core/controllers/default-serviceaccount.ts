@@ -4,7 +4,7 @@
  * the namespace appears, and put back when deleted while the namespace lives.
  */
 import { hasStatusCode } from '../http/status-error.js'
-import { ADMIN_IDENTITY } from '../options/api-server-options.js'
+import { SERVICE_ACCOUNT_CONTROLLER_IDENTITY } from '../registry/identities.js'
 import type { Logger } from '../ports.js'
 import type { Registry } from '../registry/registry.js'
 import { namespaces } from '../resources/core/namespaces.js'
@@ -27,7 +27,7 @@ export async function startDefaultServiceAccounts(registry: Registry, now: () =>
       const ns = await nsStore.get('', namespace)
       // A namespace on its way out takes no new objects.
       if (ns.metadata.deletionTimestamp) return
-      await saStore.create(namespace, { metadata: { name: DEFAULT_SERVICE_ACCOUNT } }, { user: ADMIN_IDENTITY, now: now(), dryRun: false })
+      await saStore.create(namespace, { metadata: { name: DEFAULT_SERVICE_ACCOUNT } }, { user: SERVICE_ACCOUNT_CONTROLLER_IDENTITY, now: now(), dryRun: false })
     } catch (err) {
       // Already there, or the namespace went (404) or is terminating (403) meanwhile.
       if (hasStatusCode(err, 409) || hasStatusCode(err, 404) || hasStatusCode(err, 403)) return
@@ -38,16 +38,16 @@ export async function startDefaultServiceAccounts(registry: Registry, now: () =>
   const fail = (err: unknown) => {
     if (!controller.signal.aborted) logger.error({ err: String(err) }, 'service account controller stopped')
   }
-  const existing = await registry.storage.list(nsStore.prefix(''))
+  const existing = await nsStore.storage.list(nsStore.prefix(''))
   await Promise.all(existing.items.map((ns) => ensure(ns.metadata.name ?? '')))
   const watchNamespaces = async () => {
-    const watcher = registry.storage.watch(nsStore.prefix(''), { resourceVersion: String(existing.revision), signal: controller.signal })
+    const watcher = nsStore.storage.watch(nsStore.prefix(''), { resourceVersion: String(existing.revision), signal: controller.signal })
     for await (const event of watcher) {
       if (event.type === 'ADDED' || event.type === 'MODIFIED') void ensure(event.object.metadata.name ?? '')
     }
   }
   const watchAccounts = async () => {
-    const watcher = registry.storage.watch(saStore.prefix(''), { resourceVersion: String(existing.revision), signal: controller.signal })
+    const watcher = saStore.storage.watch(saStore.prefix(''), { resourceVersion: String(existing.revision), signal: controller.signal })
     for await (const event of watcher) {
       const { name, namespace } = event.object.metadata
       if (event.type === 'DELETED' && name === DEFAULT_SERVICE_ACCOUNT && namespace) void ensure(namespace)

@@ -10,7 +10,7 @@
  * through the registry's stores, as any client would.
  */
 import { hasStatusCode } from '../http/status-error.js'
-import { ADMIN_IDENTITY } from '../options/api-server-options.js'
+import { GARBAGE_COLLECTOR_IDENTITY } from '../registry/identities.js'
 import type { Logger } from '../ports.js'
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../registry/deletion.js'
 import type { Registry } from '../registry/registry.js'
@@ -44,7 +44,7 @@ export function startGarbageCollector(
   const signal = controller.signal
   const graph = new OwnerGraph()
   const warned = new Set<string>()
-  const context = (): RequestContext => ({ user: ADMIN_IDENTITY, now: now(), dryRun: false })
+  const context = (): RequestContext => ({ user: GARBAGE_COLLECTOR_IDENTITY, now: now(), dryRun: false })
 
   const warnOnce = (key: string, fields: Record<string, unknown>, message: string): void => {
     if (warned.has(key)) return
@@ -259,7 +259,7 @@ export function startGarbageCollector(
     let first = true
     while (!signal.aborted) {
       try {
-        const list = await registry.storage.list(resource.prefix)
+        const list = await registry.store(resource.entry).storage.list(resource.prefix)
         if (signal.aborted) return
         const present = new Set<string>()
         for (const obj of list.items) {
@@ -271,7 +271,7 @@ export function startGarbageCollector(
         for (const uid of graph.uidsOf(resource.entry)) if (!present.has(uid)) apply(graph.forget(uid))
         if (first) firstPass()
         first = false
-        const watcher = registry.storage.watch(resource.prefix, { resourceVersion: String(list.revision) })
+        const watcher = registry.store(resource.entry).storage.watch(resource.prefix, { resourceVersion: String(list.revision) })
         watchers.add(watcher)
         try {
           for await (const event of watcher) {

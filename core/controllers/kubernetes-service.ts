@@ -5,7 +5,7 @@
  * server's advertised address behind it. Kept in place: put back when deleted.
  */
 import { hasStatusCode } from '../http/status-error.js'
-import { ADMIN_IDENTITY } from '../options/api-server-options.js'
+import { LOOPBACK_IDENTITY } from '../registry/identities.js'
 import type { Logger } from '../ports.js'
 import type { Registry } from '../registry/registry.js'
 import type { RequestContext } from '../registry/request-context.js'
@@ -28,7 +28,7 @@ export interface KubernetesServiceSettings {
 }
 
 function context(now: Date): RequestContext {
-  return { user: ADMIN_IDENTITY, now, dryRun: false }
+  return { user: LOOPBACK_IDENTITY, now, dryRun: false }
 }
 
 function serviceBody(s: KubernetesServiceSettings, port: number): KubeObject {
@@ -142,7 +142,7 @@ export function startKubernetesService(
     reconcile().catch((err) => logger.warn({ err: String(err) }, 'keeping the kubernetes service failed; retried when the port is set again or the objects are deleted'))
 
   const watchDeletions = async (store: ResourceStore) => {
-    const watcher = registry.storage.watch(store.key('default', KUBERNETES_SERVICE), { signal: controller.signal })
+    const watcher = store.storage.watch(store.key('default', KUBERNETES_SERVICE), { signal: controller.signal })
     for await (const event of watcher) if (event.type === 'DELETED') await reconcileLogged()
   }
   for (const store of [serviceStore, ...endpointStores])

@@ -7,22 +7,23 @@
 import { hasStatusCode } from '../http/status-error.js'
 import type { Logger } from '../ports.js'
 import { NAMESPACE_FINALIZER, namespaceSpec, namespaces } from '../resources/core/namespaces.js'
-import type { KubeObject } from '../resources/object.js'
-import { ADMIN_IDENTITY } from '../options/api-server-options.js'
+import type { KubeObject, UserInfo } from '../resources/object.js'
+import { LOOPBACK_IDENTITY, NAMESPACE_CONTROLLER_IDENTITY } from '../registry/identities.js'
 import type { Registry } from '../registry/registry.js'
 import type { RequestContext } from '../registry/request-context.js'
 
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'] as const
 
-function context(now: Date): RequestContext {
-  return { user: ADMIN_IDENTITY, now, dryRun: false }
+/** The bootstrap controller's writes are the API server's own; the namespace controller writes as its service account. */
+function context(now: Date, user: UserInfo = NAMESPACE_CONTROLLER_IDENTITY): RequestContext {
+  return { user, now, dryRun: false }
 }
 
 export async function ensureSystemNamespaces(registry: Registry, now: () => Date): Promise<void> {
   const store = registry.store(namespaces)
   for (const name of SYSTEM_NAMESPACES) {
     try {
-      await store.create('', { metadata: { name } }, context(now()))
+      await store.create('', { metadata: { name } }, context(now(), LOOPBACK_IDENTITY))
     } catch (err) {
       if (!hasStatusCode(err, 409)) throw err
     }
@@ -46,7 +47,7 @@ export function startNamespaceLifecycle(registry: Registry, now: () => Date, log
       // Objects held by their own finalizers keep the namespace until they go.
       const remaining = await Promise.all(registry.namespacedStores().map((s) => s.list(name, { allowWatchBookmarks: false })))
       if (remaining.some((l) => l.items.length > 0)) return
-      await registry.storage.guaranteedUpdate(store.key('', name), (current) => {
+      await store.storage.guaranteedUpdate(store.key('', name), (current) => {
         const spec = namespaceSpec(current)
         return { ...current, spec: { ...spec, finalizers: (spec.finalizers ?? []).filter((f) => f !== NAMESPACE_FINALIZER) } }
       })
@@ -60,7 +61,7 @@ export function startNamespaceLifecycle(registry: Registry, now: () => Date, log
   }
 
   const loop = async () => {
-    const watcher = registry.storage.watch(store.prefix(''), { signal: controller.signal })
+    const watcher = store.storage.watch(store.prefix(''), { signal: controller.signal })
     for await (const event of watcher) {
       if (event.type !== 'DELETED' && event.object.metadata.deletionTimestamp) void finish(event.object)
     }

@@ -7,7 +7,7 @@
  */
 import type { HealthCheck } from '../api/health.js'
 import { hasStatusCode } from '../http/status-error.js'
-import { ADMIN_IDENTITY } from '../options/api-server-options.js'
+import { LOOPBACK_IDENTITY } from '../registry/identities.js'
 import type { Registry } from '../registry/registry.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
 import { priorityClasses } from '../resources/groups/scheduling.js'
@@ -73,7 +73,7 @@ export async function ensureSystemPriorityClasses(registry: Registry, entry: Res
       description: DESCRIPTIONS[pc.name],
     }
     try {
-      await store.create('', body, { user: ADMIN_IDENTITY, now: now(), dryRun: false })
+      await store.create('', body, { user: LOOPBACK_IDENTITY, now: now(), dryRun: false })
     } catch (err) {
       // Another server sharing the storage may have created it first.
       if (!hasStatusCode(err, 409)) throw err

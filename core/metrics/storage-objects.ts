@@ -21,7 +21,7 @@ export async function countStorageObjects(registry: Registry, metrics: Metrics, 
     if (seen.has(prefix)) continue
     seen.add(prefix)
     try {
-      const count = await registry.storage.count(prefix)
+      const count = await store.storage.count(prefix)
       metrics.setGauge(STORAGE_OBJECTS, HELP, { resource: entry.group ? `${entry.resource}.${entry.group}` : entry.resource }, count)
     } catch (err) {
       logger.debug({ resource: entry.resource, err: String(err) }, 'counting stored objects failed')

@@ -1,37 +1,79 @@
 /**
- * The registry's mutating admission step: the attributes of one write handed
- * to the chain, which runs after managedFields are recorded and before the
- * strategy prepares and validates the object (upstream's handlers call it
- * between the field manager and the store).
+ * The registry's admission steps: the attributes of one request handed to
+ * the chain. The mutating step runs after managedFields are recorded and
+ * before the strategy prepares and validates the object (upstream's
+ * handlers call it between the field manager and the store); the validating
+ * step runs on the prepared, validated object right before the write, as
+ * upstream's store calls its create, update and delete validation.
  */
-import type { AdmissionAttributes, AdmissionOperation, MutatingAdmission } from '../admission/mutating.js'
+import type { AdmissionAttributes, AdmissionOperation } from '../admission/attributes.js'
+import type { MutatingAdmission } from '../admission/mutating.js'
+import type { ValidatingAdmission } from '../admission/validating.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
 import type { KubeObject } from '../resources/object.js'
 import type { RequestContext } from './request-context.js'
 
 export interface AdmissionStep {
   operation: AdmissionOperation
-  object: KubeObject
-  /** The stored object an update replaces. */
+  /** What the request would store; absent for a DELETE. */
+  object?: KubeObject
+  /** The stored object an update replaces or a delete removes. */
   old?: KubeObject
   subresource?: string
+  /** Where the object is, when there is no object to say it (a DELETE). */
+  namespace?: string
+  name?: string
+  /** The operation's options (DeleteOptions for a DELETE). */
+  options?: Record<string, unknown>
 }
 
-/** Runs `admission` on one write; returns the object to go on with. Its warnings go to `ctx`. */
-export async function runMutatingAdmission(admission: MutatingAdmission, entry: ResourceEntry, step: AdmissionStep, ctx: RequestContext): Promise<KubeObject> {
-  if (!admission.handles(step.operation)) return step.object
+function attributesOf(entry: ResourceEntry, step: AdmissionStep, ctx: RequestContext): AdmissionAttributes {
+  const meta = step.object?.metadata ?? step.old?.metadata
   const attributes: AdmissionAttributes = {
     operation: step.operation,
     entry,
-    namespace: step.object.metadata.namespace ?? '',
-    name: step.object.metadata.name ?? '',
-    object: step.object,
+    namespace: step.namespace ?? meta?.namespace ?? '',
+    name: step.name ?? meta?.name ?? '',
     dryRun: ctx.dryRun,
     user: ctx.user,
     warnings: (ctx.warnings ??= []),
   }
+  if (step.object) attributes.object = step.object
   if (step.subresource) attributes.subresource = step.subresource
   if (step.old) attributes.oldObject = step.old
+  if (step.options) attributes.options = step.options
+  return attributes
+}
+
+/**
+ * Runs the mutating chain on one request; returns the object to go on with.
+ * Its warnings go to `ctx`. Skipped for the inner writes of a subresource (`ctx.admission` false).
+ */
+export async function runMutatingAdmission<T extends KubeObject | undefined>(
+  admission: MutatingAdmission,
+  entry: ResourceEntry,
+  step: AdmissionStep & { object: T },
+  ctx: RequestContext,
+): Promise<T> {
+  if (ctx.admission === false || !admission.handles(step.operation)) return step.object
+  const attributes = attributesOf(entry, step, ctx)
   await admission.admit(attributes)
-  return attributes.object
+  return attributes.object as T
+}
+
+/**
+ * Runs the validating chain on one request. The plugins see copies, so that
+ * nothing they do reaches what is stored (upstream hands them a deep copy).
+ */
+export async function runValidatingAdmission(
+  admission: ValidatingAdmission,
+  entry: ResourceEntry,
+  step: AdmissionStep,
+  ctx: RequestContext,
+): Promise<void> {
+  if (ctx.admission === false || !admission.handles(step.operation)) return
+  const copy: AdmissionStep = { ...step }
+  if (step.object) copy.object = structuredClone(step.object)
+  if (step.old) copy.old = structuredClone(step.old)
+  await admission.validate(attributesOf(entry, copy, ctx))
 }

@@ -7,6 +7,7 @@
 import { badRequest, conflict, forbidden, hasStatusCode, internalError, StatusError } from '../http/status-error.js'
 import { formatTimestamp, isPlainObject, type KubeObject } from '../resources/object.js'
 import { bodyDeleteOptions, isDryRun } from './delete-options.js'
+import { LOOPBACK_IDENTITY } from './identities.js'
 import { type DeleteOptions, validateDeleteOptions } from './deletion.js'
 import { labelSelectorFromObject, type LabelSelectorObject } from './label-selector.js'
 import type { Registry } from './registry.js'
@@ -48,12 +49,21 @@ function isReady(pod: KubeObject): boolean {
 }
 
 /** Evicts the pod; answers upstream's Success Status (201), or the budget's refusal (429). */
-export async function evictPod(registry: Registry, namespace: string, name: string, options: DeleteOptions, ctx: RequestContext): Promise<Obj> {
+export async function evictPod(
+  registry: Registry,
+  namespace: string,
+  name: string,
+  eviction: KubeObject,
+  options: DeleteOptions,
+  ctx: RequestContext,
+): Promise<Obj> {
   const podsEntry = registry.catalogue.lookup('', 'v1', 'pods')
   if (!podsEntry) throw internalError('the pods resource is not served')
   const pods = registry.store(podsEntry)
   const dryRun = isDryRun(options)
-  const evictionCtx: RequestContext = { ...ctx, dryRun }
+  // The eviction is admitted as a whole (CREATE of pods/eviction); the pod's update and delete it makes are not, as upstream's.
+  await registry.admit(podsEntry, { operation: 'CREATE', object: eviction, subresource: 'eviction', namespace, name }, { ...ctx, dryRun })
+  const evictionCtx: RequestContext = { ...ctx, dryRun, admission: false }
   for (let attempt = 0; ; attempt++) {
     try {
       const pod = await pods.get(namespace, name)
@@ -118,7 +128,8 @@ async function checkBudget(registry: Registry, pod: KubeObject, dryRun: boolean,
       st['disruptedPods'] = { ...asObj(st['disruptedPods']), [pod.metadata.name ?? '']: formatTimestamp(ctx.now) }
       return next
     },
-    { ...ctx, fieldManager: undefined },
+    // The budget's status is written as upstream's eviction writes it, through the loopback client: admitted, as the server.
+    { ...ctx, user: LOOPBACK_IDENTITY, fieldManager: undefined, admission: undefined },
     'status',
   )
 }

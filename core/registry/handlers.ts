@@ -85,12 +85,18 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
   if (entry.virtualCreate) {
     const body = decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes))
     if (!isPlainObject(body)) throw badRequest('the body of the request must be a JSON or YAML object')
-    const obj = body as KubeObject
+    let obj = body as KubeObject
     if (!isPlainObject(obj.metadata)) obj.metadata = {}
-    return objectResponse(
-      await entry.virtualCreate(obj, { user: env.user, now: ctx.now, ...(info.namespace ? { namespace: info.namespace } : {}) }),
-      format,
-      201,
+    writeContext(request, params, ctx, 'CreateOptions')
+    // A review is admitted as any create is (upstream's review REST calls its create validation), then answered.
+    obj = await env.registry.admit(entry, { operation: 'CREATE', object: obj, namespace: ns }, ctx)
+    return withWarnings(
+      objectResponse(
+        await entry.virtualCreate(obj, { user: env.user, now: ctx.now, ...(info.namespace ? { namespace: info.namespace } : {}) }),
+        format,
+        201,
+      ),
+      ctx.warnings,
     )
   }
 
@@ -217,7 +223,7 @@ async function handleEviction(request: Request, params: URLSearchParams, info: R
   const { dryRun } = writeOptionsOf(params, 'CreateOptions')
   const body = decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes))
   const options = evictionDeleteOptions(body, info.namespace, info.name, dryRun ? params.getAll('dryRun') : [])
-  const status = await evictPod(env.registry, info.namespace, info.name, options, ctx)
+  const status = await evictPod(env.registry, info.namespace, info.name, body as KubeObject, options, ctx)
   return objectResponse(status, negotiateOutput(request.headers.get('accept'), { allowTable: false, includeObject: null }), 201)
 }
 

@@ -141,9 +141,12 @@ export function guardManagedFields(admission: MutatingAdmission): MutatingAdmiss
     name: admission.name,
     handles: (operation) => admission.handles(operation),
     async admit(attributes) {
-      const before: unknown = structuredClone(attributes.object.metadata.managedFields)
+      const object = attributes.object
+      // A delete carries no object: nothing of it to guard.
+      if (!object) return admission.admit(attributes)
+      const before: unknown = structuredClone(object.metadata.managedFields)
       await admission.admit(attributes)
-      const meta = attributes.object.metadata
+      const meta = (attributes.object ?? object).metadata
       try {
         decodeManagedFields(meta.managedFields)
       } catch (err) {

@@ -1,36 +1,90 @@
-/** The stores of every catalogue entry over one storage, built lazily and kept. */
-import { type Catalogue, groupVersion, type ResourceEntry } from '../resources/catalogue.js'
+/** The stores of every catalogue entry, each over the storage the factory gives its resource, built lazily and kept. */
+import { type AdmissionChain, admissionChain, concatChains } from '../admission/chain.js'
+import { namespaceLifecycle } from '../admission/namespace-lifecycle.js'
+import { builtinMutatingAdmission } from '../admission/pod-defaults.js'
+import { type Catalogue, groupVersion, type ResourceEntry, storagePath } from '../resources/catalogue.js'
 import { convertingStorage } from '../resources/conversion/storage.js'
 import { namespaces } from '../resources/core/namespaces.js'
+import type { KubeObject } from '../resources/object.js'
+import type { StorageFactory } from '../storage/factory.js'
 import type { Storage } from '../storage/interface.js'
-import { namespaceGate } from './namespace-gate.js'
-import { DEFAULT_STORAGE_PREFIX, type NamespaceGate, ResourceStore, type StorePolicy } from './store.js'
+import { type AdmissionStep, runMutatingAdmission, runValidatingAdmission } from './admission-step.js'
+import type { RequestContext } from './request-context.js'
+import type { StoreHooks } from './store-hooks.js'
+import { DEFAULT_STORAGE_PREFIX, ResourceStore, type StorePolicy } from './store.js'
+
+export interface RegistryOptions {
+  /** Where keys start (`--kvstore-prefix`), without a trailing slash. @default /registry */
+  root?: string
+  /** Server-wide settings the strategies consult. Its `admission` runs after NamespaceLifecycle and the pod plugins. */
+  policy?: StorePolicy
+  /** A resource's own steps around its writes (a Service's allocations), by `group/resource`. */
+  hooks?: ReadonlyMap<string, StoreHooks>
+}
 
 export class Registry {
   // Weak: the entries of a custom resource go when its definition changes or goes.
   private readonly stores = new WeakMap<ResourceEntry, ResourceStore>()
-  private readonly gate: NamespaceGate
+  // One storage per key prefix: the versions of a resource share theirs.
+  private readonly storages = new Map<string, Storage>()
+  private readonly root: string
+  private readonly policy: StorePolicy
+  /** The chain every write passes: NamespaceLifecycle, the pod plugins, then the embedder's. */
+  readonly admission: AdmissionChain
 
   constructor(
     readonly catalogue: Catalogue,
-    readonly storage: Storage,
-    /** Where keys start (`--kvstore-prefix`), without a trailing slash. */
-    private readonly root: string = DEFAULT_STORAGE_PREFIX,
-    private readonly policy: StorePolicy = {},
+    private readonly factory: StorageFactory,
+    private readonly options: RegistryOptions = {},
   ) {
-    const namespaceStore = this.store(namespaces)
-    this.gate = namespaceGate(storage, (name) => namespaceStore.key('', name))
+    this.root = options.root ?? DEFAULT_STORAGE_PREFIX
+    const namespaceStore = (): ResourceStore => this.store(namespaces)
+    const readNamespace = (name: string) => namespaceStore().storage.get(namespaceStore().key('', name))
+    // NamespaceLifecycle first, as upstream orders it; the pod plugins the server emulates; then the embedder's.
+    const builtin: AdmissionChain = admissionChain([namespaceLifecycle(readNamespace), builtinMutatingAdmission])
+    this.admission = options.policy?.admission ? concatChains(builtin, options.policy.admission) : builtin
+    this.policy = { ...options.policy, admission: this.admission }
+  }
+
+  /**
+   * Both phases of admission for a request whose object the store does not
+   * write (an eviction, a review, a token request): the mutating plugins,
+   * then the validating ones on what they made, as upstream's create handler
+   * and the subresource's REST call them. Returns the admitted object.
+   */
+  async admit(entry: ResourceEntry, step: AdmissionStep & { object: KubeObject }, ctx: RequestContext): Promise<KubeObject> {
+    const object = await runMutatingAdmission(this.admission.mutating, entry, step, ctx)
+    await runValidatingAdmission(this.admission.validating, entry, { ...step, object }, ctx)
+    return object
+  }
+
+  /** Where an entry's keys start under the root: its storage path in upstream's layout. */
+  prefixOf(entry: ResourceEntry): string {
+    return `${this.root}/${storagePath(entry)}/`
   }
 
   store(entry: ResourceEntry): ResourceStore {
     let store = this.stores.get(entry)
     if (!store) {
+      const stored = this.storageOf(entry)
       // A version stored in another version's form sees the storage through its conversion.
-      const storage = entry.conversion ? convertingStorage(this.storage, entry.conversion) : this.storage
-      store = new ResourceStore(entry, storage, (ns, e, name) => this.gate(ns, e, name), this.root, this.policy)
+      const storage = entry.conversion ? convertingStorage(stored, entry.conversion) : stored
+      const hooks = this.options.hooks?.get(`${entry.group}/${entry.resource}`) ?? {}
+      store = new ResourceStore(entry, storage, this.root, this.policy, hooks)
       this.stores.set(entry, store)
     }
     return store
+  }
+
+  /** The factory's storage for the entry's resource (before any version conversion), asked once per prefix. */
+  storageOf(entry: ResourceEntry): Storage {
+    const prefix = this.prefixOf(entry)
+    let storage = this.storages.get(prefix)
+    if (!storage) {
+      storage = this.factory.storageFor({ group: entry.group, resource: entry.resource, prefix })
+      this.storages.set(prefix, storage)
+    }
+    return storage
   }
 
   /**

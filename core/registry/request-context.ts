@@ -15,6 +15,11 @@ export interface RequestContext {
   fieldManager?: string
   /** Set while a server-side apply writes: its merge records the managedFields itself. */
   apply?: { force: boolean }
+  /**
+   * false for the inner writes of a request already admitted as a whole (an eviction's update and
+   * delete of the pod, as upstream's eviction calls its pod store without admission). @default true
+   */
+  admission?: false
   /** Warnings for the answer's `Warning` headers. */
   warnings?: string[]
 }

@@ -4,7 +4,7 @@
  * per-resource behaviour in the entry's strategy hooks.
  */
 import { alreadyExists, badRequest, type GroupResource, hasStatusCode, StatusError, notFound } from '../http/status-error.js'
-import { groupVersion, type ResourceEntry, type StrategyContext } from '../resources/catalogue.js'
+import { groupVersion, type ResourceEntry, storagePath, type StrategyContext } from '../resources/catalogue.js'
 import { formatTimestamp, isPlainObject, type KubeList, type KubeObject } from '../resources/object.js'
 import { reissueAtLatest } from '../storage/continue-token.js'
 import { type Preconditions, type Storage, StorageError, type Watcher } from '../storage/interface.js'
@@ -14,14 +14,16 @@ import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/obje
 import { type ListQuery, selectorPredicate } from './list-query.js'
 import { type DeleteOptions, planDeletion, validateDeleteOptions } from './deletion.js'
 import { enforceFieldValidation } from './field-validation.js'
+import { type AdmissionChain, emptyAdmissionChain } from '../admission/chain.js'
 import type { MutatingAdmission } from '../admission/mutating.js'
 import { builtinMutatingAdmission } from '../admission/pod-defaults.js'
-import { runMutatingAdmission } from './admission-step.js'
+import { runMutatingAdmission, runValidatingAdmission } from './admission-step.js'
 import { applyConfiguration, guardManagedFields, recordUpdate } from './managed-fields.js'
 import { generateName } from './object-names.js'
 import { checkDeletePreconditions, checkUpdatePrecondition } from './preconditions.js'
 import type { RequestContext } from './request-context.js'
 import { interpretStorageError } from './storage-errors.js'
+import { type FinishWrite, finishNothing, once, type StoreHooks } from './store-hooks.js'
 import { initialGeneration, keepStoredStatus, nextGeneration, withStatusOnly } from './subresources.js'
 import { WatchListWatcher } from './watch-list.js'
 
@@ -33,20 +35,20 @@ export interface DeleteResult {
   deleted: boolean
 }
 
-/** Checks a namespaced write may go ahead in `namespace` (NamespaceLifecycle). */
-export type NamespaceGate = (namespace: string, entry: ResourceEntry, name: string) => Promise<void>
-
 /** Server-wide settings handed to every strategy hook. */
 export interface StorePolicy {
   allowPrivileged?: boolean
   /** Deletes one DeleteCollection runs at a time (`--delete-collection-workers`). */
   deleteCollectionWorkers?: number
   /**
-   * The mutating admission every create and update passes, after managedFields are recorded.
-   * @default the pod plugins the server emulates (core/admission/pod-defaults.ts)
+   * The admission every write passes: its mutating plugins after managedFields are recorded,
+   * its validating ones once the strategy has validated the object.
+   * @default the pod plugins the server emulates (core/admission/pod-defaults.ts), nothing validating
    */
-  mutatingAdmission?: MutatingAdmission
+  admission?: AdmissionChain
 }
+
+const defaultAdmission: AdmissionChain = { mutating: builtinMutatingAdmission, validating: emptyAdmissionChain.validating }
 
 /** Upstream's `--etcd-prefix` default: every key starts with it. */
 export const DEFAULT_STORAGE_PREFIX = '/registry'
@@ -54,25 +56,29 @@ export const DEFAULT_STORAGE_PREFIX = '/registry'
 export class ResourceStore {
   readonly gr: GroupResource
   private readonly apiVersion: string
-  private readonly admission: MutatingAdmission
+  private readonly mutating: MutatingAdmission
+  private readonly admission: AdmissionChain
 
   constructor(
     readonly entry: ResourceEntry,
-    private readonly storage: Storage,
-    private readonly namespaceGate: NamespaceGate,
+    /** Where this resource's objects live (the storage factory's answer for it). */
+    readonly storage: Storage,
     /** `--kvstore-prefix`, without a trailing slash. */
     private readonly root: string = DEFAULT_STORAGE_PREFIX,
-    /** Server-wide settings the strategies consult (`--allow-privileged`). */
+    /** Server-wide settings the strategies consult (`--allow-privileged`), and the admission chain. */
     private readonly policy: StorePolicy = {},
+    /** The resource's own steps around its writes (a Service's allocations). */
+    private readonly hooks: StoreHooks = {},
   ) {
     this.gr = { group: entry.group, resource: entry.resource }
     this.apiVersion = groupVersion(entry)
-    this.admission = guardManagedFields(policy.mutatingAdmission ?? builtinMutatingAdmission)
+    this.admission = policy.admission ?? defaultAdmission
+    this.mutating = guardManagedFields(this.admission.mutating)
   }
 
   /** `/registry/<resource>/` for all namespaces, `/registry/<resource>/<ns>/` for one. */
   prefix(namespace: string): string {
-    const base = `${this.root}/${this.entry.storagePath ?? this.entry.resource}/`
+    const base = `${this.root}/${storagePath(this.entry)}/`
     return this.entry.namespaced && namespace ? `${base}${namespace}/` : base
   }
 
@@ -202,19 +208,27 @@ export class ResourceStore {
     this.entry.strategy.applyDefaults?.(obj)
     // Ownership of what the request asks for, then mutating admission, then the strategy (upstream's order).
     recordUpdate(this.entry, this.apiVersion, obj, undefined, ctx)
-    obj = await runMutatingAdmission(this.admission, this.entry, { operation: 'CREATE', object: obj }, ctx)
+    obj = await runMutatingAdmission(this.mutating, this.entry, { operation: 'CREATE', object: obj }, ctx)
     this.entry.strategy.prepareForCreate?.(obj, sctx)
     initialGeneration(this.entry, obj)
     const errs = [...validateObjectMeta(obj, this.entry), ...(this.entry.strategy.validate?.(obj, sctx) ?? [])]
     if (errs.length) throw invalidError(this.entry.group, this.entry.kind, name, errs)
-    if (this.entry.namespaced) await this.namespaceGate(namespace, this.entry, name)
+    await runValidatingAdmission(this.admission.validating, this.entry, { operation: 'CREATE', object: obj }, ctx)
+    const key = this.key(namespace, name)
     if (ctx.dryRun) {
-      const existing = await this.call(name, () => this.storage.get(this.key(namespace, name)))
+      const existing = await this.call(name, () => this.storage.get(key))
       if (existing) throw alreadyExists(this.gr, name)
-      this.storage.dryRunWrite?.(this.key(namespace, name), obj)
-      return obj
     }
-    return this.call(name, () => this.storage.create(this.key(namespace, name), obj))
+    // Begun last, so that nothing after it but the write can fail; a dry run gives back at once what it took.
+    const finish = once(this.hooks.beginCreate?.(obj, ctx) ?? finishNothing)
+    try {
+      if (ctx.dryRun) return obj
+      const stored = await this.call(name, () => this.storage.create(key, obj))
+      finish(true)
+      return stored
+    } finally {
+      finish(false)
+    }
   }
 
   /**
@@ -234,7 +248,11 @@ export class ResourceStore {
   ): Promise<KubeObject> {
     const key = this.key(namespace, name)
     let toDelete: KubeObject | undefined
+    let finish: FinishWrite = finishNothing
     const tryUpdate = async (current: KubeObject): Promise<KubeObject> => {
+      // A retry starts from a fresh read: what the last attempt took goes back first.
+      finish(false)
+      finish = finishNothing
       let obj = this.checkBody(next(structuredClone(current)), namespace, name)
       if (subresource === 'status') obj = withStatusOnly(obj, current)
       const meta = obj.metadata
@@ -246,7 +264,7 @@ export class ResourceStore {
       this.entry.strategy.applyDefaults?.(obj)
       // Ownership of what the request asks for, then mutating admission, then the strategy (upstream's order).
       recordUpdate(this.entry, this.apiVersion, obj, current, ctx, subresource)
-      obj = await runMutatingAdmission(this.admission, this.entry, { operation: 'UPDATE', object: obj, old: current, subresource }, ctx)
+      obj = await runMutatingAdmission(this.mutating, this.entry, { operation: 'UPDATE', object: obj, old: current, subresource }, ctx)
       if (subresource !== 'status') {
         keepStoredStatus(this.entry, obj, current)
         // After the generic status rule, so that a strategy may still record something there (a CRD's stored versions).
@@ -258,23 +276,28 @@ export class ResourceStore {
         ...(this.entry.strategy.validateUpdate?.(obj, current, this.strategyContext(ctx)) ?? []),
       ]
       if (errs.length) throw invalidError(this.entry.group, this.entry.kind, name, errs)
+      await runValidatingAdmission(this.admission.validating, this.entry, { operation: 'UPDATE', object: obj, old: current, subresource }, ctx)
       // The last finalizer of an object marked for deletion is gone: the update deletes it.
       const held = obj.metadata.finalizers?.length || this.entry.strategy.hasPendingFinalizers?.(obj)
       toDelete = obj.metadata.deletionTimestamp && !held ? obj : undefined
+      finish = once(this.hooks.beginUpdate?.(obj, current, ctx) ?? finishNothing)
       return obj
     }
-    if (ctx.dryRun) {
-      const current = await this.get(namespace, name)
-      const obj = await tryUpdate(current)
-      this.storage.dryRunWrite?.(key, obj, current)
-      return obj
+    try {
+      // A dry run goes through every step on what is stored now, and gives back what it took.
+      if (ctx.dryRun) return await tryUpdate(await this.get(namespace, name))
+      const updated = await this.call(name, () => this.storage.guaranteedUpdate(key, tryUpdate))
+      finish(true)
+      if (toDelete) {
+        const uid = updated.metadata.uid
+        const deleted = await this.call(name, () => this.storage.delete(key, uid ? { preconditions: { uid } } : {}))
+        this.hooks.afterDelete?.(deleted, ctx)
+        return deleted
+      }
+      return updated
+    } finally {
+      finish(false)
     }
-    const updated = await this.call(name, () => this.storage.guaranteedUpdate(key, tryUpdate))
-    if (toDelete) {
-      const uid = updated.metadata.uid
-      return this.call(name, () => this.storage.delete(key, uid ? { preconditions: { uid } } : {}))
-    }
-    return updated
   }
 
   /**
@@ -323,9 +346,23 @@ export class ResourceStore {
    */
   async delete(namespace: string, name: string, options: DeleteOptions, ctx: RequestContext): Promise<DeleteResult> {
     validateDeleteOptions(options)
+    await this.admitDelete(namespace, name, options, ctx)
+    return this.deleteAdmitted(namespace, name, options, ctx)
+  }
+
+  /** The mutating phase of a DELETE: no object, the options (upstream's delete handler calls it before the store). */
+  private async admitDelete(namespace: string, name: string, options: DeleteOptions, ctx: RequestContext): Promise<void> {
+    const step = { operation: 'DELETE' as const, object: undefined, namespace, name, options: { ...options } }
+    await runMutatingAdmission(this.mutating, this.entry, step, ctx)
+  }
+
+  /** A delete whose mutating phase ran: the validating phase sees the stored object, then it goes. */
+  private async deleteAdmitted(namespace: string, name: string, options: DeleteOptions, ctx: RequestContext): Promise<DeleteResult> {
     const key = this.key(namespace, name)
     const current = await this.get(namespace, name)
     checkDeletePreconditions(this.gr, current, options.preconditions)
+    const step = { operation: 'DELETE' as const, old: current, namespace, name, options: { ...options } }
+    await runValidatingAdmission(this.admission.validating, this.entry, step, ctx)
     // A resource's own way of going (a namespace's Terminating phase) comes first.
     const marked = this.entry.strategy.beforeDelete?.(structuredClone(current), this.strategyContext(ctx))
     if (marked) {
@@ -358,16 +395,20 @@ export class ResourceStore {
     // The object was just marked: its new resourceVersion is the one to delete.
     if (latest !== current && options.preconditions?.resourceVersion) preconditions.resourceVersion = latest.metadata.resourceVersion ?? ''
     const deleted = await this.call(name, () => this.storage.delete(key, { preconditions }))
+    this.hooks.afterDelete?.(deleted, ctx)
     return { object: deleted, deleted: true }
   }
 
   async deleteCollection(namespace: string, query: ListQuery, options: DeleteOptions, ctx: RequestContext): Promise<KubeList> {
+    validateDeleteOptions(options)
+    // Admitted once for the collection (no name), then each item's stored object in the validating phase, as upstream.
+    await this.admitDelete(namespace, '', options, ctx)
     const { limit: _limit, continue: _continue, ...all } = query
     const list = await this.list(namespace, all)
     // `--delete-collection-workers` deletes run side by side; the answer keeps the list's order.
     const deleted = await inParallel(list.items, this.policy.deleteCollectionWorkers ?? 1, async (item) => {
       try {
-        return (await this.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', options, ctx)).object
+        return (await this.deleteAdmitted(item.metadata.namespace ?? '', item.metadata.name ?? '', options, ctx)).object
       } catch (err) {
         // Deleted meanwhile by someone else: that is what was asked for.
         if (!hasStatusCode(err, 404)) throw err

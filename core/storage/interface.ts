@@ -89,13 +89,6 @@ export interface Storage {
   watch(prefix: string, opts?: WatchOptions): Watcher
   count(prefix: string): Promise<number>
   currentRevision(): Promise<number>
-  /**
-   * For wrappers whose writes do more than store (the Services' IP and port
-   * allocation): what a write of `obj` at `key` would do, done to `obj` in
-   * place and then undone, so that a dry run shows and refuses what the
-   * write would. `current` is the stored object an update replaces.
-   */
-  dryRunWrite?(key: string, obj: KubeObject, current?: KubeObject): void
   /** Ends every watch and releases resources. */
   close(): Promise<void>
 }

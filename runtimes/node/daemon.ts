@@ -196,6 +196,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       server = (out.createServer ?? createApiServer)(serverOptions(flags, tokens, authz), {
         logger,
         storage: storage.storage,
+        storageFactory: storage.factory,
         storageHealth: storage,
         webhookClient: nodeWebhookClient(),
       })

@@ -13,10 +13,14 @@ import type { KubeObject } from '../../core/resources/object.js'
 import { jsonCodec } from '../../core/storage/codec.js'
 import { StorageError } from '../../core/storage/interface.js'
 import { MemoryStorage } from '../../core/storage/memory.js'
+import { Registry } from '../../core/registry/registry.js'
+import { builtinEntries } from '../../core/resources/builtin.js'
+import { Catalogue, storagePath } from '../../core/resources/catalogue.js'
 import { EtcdStorage } from '../../runtimes/node/storage/etcd.js'
 import { readEtcdTlsFiles } from '../../runtimes/node/storage/etcd-client.js'
 import {
   overrideKeyPrefix,
+  overridesFactory,
   parseServersOverrides,
   StorageRouter,
 } from '../../runtimes/node/storage/etcd-overrides.js'
@@ -110,6 +114,24 @@ describe('--kvstore-servers-overrides', () => {
     // A services override does not catch the endpoints stored beside it.
     const router = new StorageRouter(new MemoryStorage(), [{ keyPrefix: prefix('/services'), storage: new MemoryStorage() }])
     assert.notEqual(router.storageFor('/registry/services/endpoints/default/kubernetes'), router.storageFor('/registry/services/specs/default/kubernetes'))
+  })
+
+  it('gives every resource whose key differs from its name the storage of its override, in the registry', () => {
+    const entries = builtinEntries(async () => ({ allowed: false }))
+    const renamed = entries.filter((e) => storagePath(e) !== e.resource && !e.virtualCreate)
+    assert.ok(renamed.length >= 7)
+    for (const entry of renamed) {
+      const main = new MemoryStorage()
+      const own = new MemoryStorage()
+      const [override] = parseServersOverrides([`${entry.group}/${entry.resource}#http://127.0.0.1:1`])
+      const registry = new Registry(new Catalogue(entries), overridesFactory(main, [{ keyPrefix: overrideKeyPrefix('/registry', override!), storage: own }]))
+      const name = `${entry.group}/${entry.resource}`
+      for (const other of entries.filter((e) => !e.virtualCreate)) {
+        // Resources stored under the same key (events in two groups) move together; every other stays in the main store.
+        const expected = storagePath(other) === storagePath(entry) ? own : main
+        assert.equal(registry.storageOf(other) === own, expected === own, `${name} override, ${other.group}/${other.resource}`)
+      }
+    }
   })
 
   it("keeps an overridden resource's objects in its own etcd and everything else in the main one", async (t) => {

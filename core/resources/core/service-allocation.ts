@@ -2,12 +2,12 @@
  * Cluster IPs and node ports for Services. Upstream's service REST wraps the
  * generic store so that values are taken after validation and given back
  * when the write fails, the service goes, or its type no longer needs them;
- * here the same happens around the storage calls of the services' keys,
- * where the write's outcome is known. Upstream keeps the taken values in
+ * here the same happens in the store's begin and finish hooks. Upstream keeps the taken values in
  * storage as bitmaps; here they are rebuilt from the stored services at start.
  */
 import { internalError } from '../../http/status-error.js'
-import type { Storage } from '../../storage/interface.js'
+import type { StoreHooks } from '../../registry/store-hooks.js'
+import type { ResourceStore } from '../../registry/store.js'
 import { type FieldError, fieldPath, invalid, invalidError } from '../../validation/field.js'
 import { goStrings } from '../../validation/go-format.js'
 import type { KubeObject } from '../object.js'
@@ -205,68 +205,34 @@ function portFailure(failure: AllocationFailure, range: PortRange): string {
 }
 
 /**
- * `storage` with the services' keys (those under `servicesPrefix`) taking and
- * giving back allocations around each write.
+ * The Services' store hooks: values are taken right before the write (after
+ * admission and validation), given back when it fails or is a dry run; an
+ * update gives back what the old service held and the new one does not, a
+ * delete all the service held.
  */
-export function allocatingStorage(storage: Storage, servicesPrefix: string, allocator: ServiceAllocator): Storage {
-  const isService = (key: string) => key.startsWith(servicesPrefix)
+export function allocationHooks(allocator: ServiceAllocator): StoreHooks {
   return {
-    get: (key, opts) => storage.get(key, opts),
-    list: (prefix, opts) => storage.list(prefix, opts),
-    watch: (prefix, opts) => storage.watch(prefix, opts),
-    count: (prefix) => storage.count(prefix),
-    currentRevision: () => storage.currentRevision(),
-    close: () => storage.close(),
-    async create(key, obj) {
-      if (!isService(key)) return storage.create(key, obj)
+    beginCreate(obj) {
       const undo = allocator.allocate(obj)
-      try {
-        return await storage.create(key, obj)
-      } catch (err) {
-        undo()
-        throw err
+      return (success) => {
+        if (!success) undo()
       }
     },
-    async guaranteedUpdate(key, tryUpdate, opts) {
-      if (!isService(key)) return storage.guaranteedUpdate(key, tryUpdate, opts)
-      let undo: (() => void) | undefined
-      let before: KubeObject | undefined
-      try {
-        const stored = await storage.guaranteedUpdate(
-          key,
-          async (current) => {
-            // A retried attempt starts from a fresh read: the last attempt's takings go back first.
-            undo?.()
-            undo = undefined
-            const next = await tryUpdate(current)
-            undo = allocator.allocate(next, current)
-            before = current
-            return next
-          },
-          opts,
-        )
-        allocator.release(before, stored)
-        return stored
-      } catch (err) {
-        undo?.()
-        throw err
+    beginUpdate(obj, old) {
+      const undo = allocator.allocate(obj, old)
+      return (success) => {
+        if (success) allocator.release(old, obj)
+        else undo()
       }
     },
-    dryRunWrite(key, obj, current) {
-      if (!isService(key)) return
-      // Taken to fill in and check the values, given back at once: nothing is kept.
-      allocator.allocate(obj, current)()
-    },
-    async delete(key, opts) {
-      const deleted = await storage.delete(key, opts)
-      if (isService(key)) allocator.release(deleted)
-      return deleted
+    afterDelete(obj) {
+      allocator.release(obj)
     },
   }
 }
 
 /** Marks every stored service's IPs and node ports as taken: the state after a restart. */
-export async function rebuildAllocations(storage: Storage, servicesPrefix: string, allocator: ServiceAllocator): Promise<void> {
-  const { items } = await storage.list(servicesPrefix)
+export async function rebuildAllocations(services: Pick<ResourceStore, 'storage' | 'prefix'>, allocator: ServiceAllocator): Promise<void> {
+  const { items } = await services.storage.list(services.prefix(''))
   for (const svc of items) allocator.record(svc)
 }

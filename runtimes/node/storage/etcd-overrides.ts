@@ -8,6 +8,7 @@
  */
 import { builtinStoragePath } from '../../../core/resources/builtin.js'
 import type { KubeObject } from '../../../core/resources/object.js'
+import type { StorageFactory } from '../../../core/storage/factory.js'
 import type {
   ListOptions,
   ListResult,
@@ -54,6 +55,16 @@ export interface StorageRoute {
   /** Keys starting with this (ending in `/`) go to `storage`. */
   keyPrefix: string
   storage: Storage
+}
+
+/**
+ * The daemon's storage factory: a resource whose key prefix an override
+ * names gets that override's etcd, every other one the main etcd. Matching
+ * the prefix, not the name, keeps resources stored together (events in two
+ * groups) in one etcd, as upstream's cohabitating resources.
+ */
+export function overridesFactory(main: Storage, routes: readonly StorageRoute[]): StorageFactory {
+  return { storageFor: ({ prefix }) => routes.find((r) => r.keyPrefix === prefix)?.storage ?? main }
 }
 
 /** A Storage that sends each key (and each list or watch prefix) to the store its resource lives in. */

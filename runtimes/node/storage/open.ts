@@ -7,15 +7,19 @@
 import type { FlagValues } from '../../../core/options/flags/index.js'
 import type { Logger } from '../../../core/ports.js'
 import { codecFor } from '../../../core/storage/codec.js'
+import { type StorageFactory, singleStorage } from '../../../core/storage/factory.js'
 import type { Storage } from '../../../core/storage/interface.js'
 import { EtcdStorage } from './etcd.js'
 import { readEtcdTlsFiles } from './etcd-client.js'
 import { waitForStorage } from './etcd-health.js'
-import { overrideKeyPrefix, parseServersOverrides, StorageRouter } from './etcd-overrides.js'
+import { overrideKeyPrefix, overridesFactory, parseServersOverrides } from './etcd-overrides.js'
 import { openEmbeddedStore } from './sqlite.js'
 
 export interface DaemonStorage {
+  /** The main store: the server's revision and health. */
   storage: Storage
+  /** Each resource's store (the main one but for `--kvstore-servers-overrides`). */
+  factory: StorageFactory
   /** What the log says the objects live in. */
   description: string
   /** `/healthz/etcd` (within --kvstore-healthcheck-timeout) and `/readyz/etcd` (within --kvstore-readycheck-timeout). */
@@ -82,15 +86,11 @@ async function openEtcd(values: PersistenceFlags, logger: Logger): Promise<Daemo
     return store
   }
   const main = open(values['kvstore-servers'])
-  let storage: Storage = main
+  let factory: StorageFactory = singleStorage(main)
   try {
     const overrides = parseServersOverrides(values['kvstore-servers-overrides'])
-    if (overrides.length) {
-      storage = new StorageRouter(
-        main,
-        overrides.map((o) => ({ keyPrefix: overrideKeyPrefix(root, o), storage: open(o.servers) })),
-      )
-    }
+    if (overrides.length)
+      factory = overridesFactory(main, overrides.map((o) => ({ keyPrefix: overrideKeyPrefix(root, o), storage: open(o.servers) })))
     logger.info({ servers: values['kvstore-servers'] }, 'waiting for etcd')
     await waitForStorage((ms) => main.checkHealth(ms), {
       timeoutMs: values['storage-initialization-timeout'],
@@ -101,11 +101,12 @@ async function openEtcd(values: PersistenceFlags, logger: Logger): Promise<Daemo
     throw new StorageStartupError(`storage initialization failed: ${(err as Error).message}`)
   }
   return {
-    storage,
+    storage: main,
+    factory,
     description: `etcd at ${values['kvstore-servers'].join(', ')} (prefix ${root || '/'})`,
     healthz: () => Promise.all(stores.map((s) => s.checkHealth(values['kvstore-healthcheck-timeout']))).then(() => {}),
     readyz: () => Promise.all(stores.map((s) => s.checkHealth(values['kvstore-readycheck-timeout']))).then(() => {}),
-    close: () => storage.close(),
+    close: () => Promise.all(stores.map((s) => s.close())).then(() => {}),
   }
 }
 
@@ -120,7 +121,14 @@ async function openEmbedded(values: PersistenceFlags, logger: Logger): Promise<D
     throw new StorageStartupError(err.message)
   })
   const alive = async (): Promise<void> => void (await storage.currentRevision())
-  return { storage, description: `the embedded store in ${dataDir}`, healthz: alive, readyz: alive, close: () => storage.close() }
+  return {
+    storage,
+    factory: singleStorage(storage),
+    description: `the embedded store in ${dataDir}`,
+    healthz: alive,
+    readyz: alive,
+    close: () => storage.close(),
+  }
 }
 
 /** Opens the storage the flags select; throws StorageStartupError with the reason. */

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { emptyAdmissionChain } from '../../../core/admission/chain.js'
 import type { MutatingAdmission } from '../../../core/admission/mutating.js'
 import type { RequestContext } from '../../../core/registry/request-context.js'
 import { ResourceStore } from '../../../core/registry/store.js'
@@ -21,7 +22,7 @@ function context(): RequestContext {
 }
 
 function storeFor(entry: ResourceEntry, mutatingAdmission?: MutatingAdmission): ResourceStore {
-  return new ResourceStore(entry, new MemoryStorage(), async () => {}, '/registry', mutatingAdmission ? { mutatingAdmission } : {})
+  return new ResourceStore(entry, new MemoryStorage(), '/registry', mutatingAdmission ? { admission: { mutating: mutatingAdmission, validating: emptyAdmissionChain.validating } } : {})
 }
 
 /** A plugin that writes into every object it sees, and does `also` on top. */
@@ -30,6 +31,7 @@ function labeller(also: (obj: KubeObject) => void = () => {}): MutatingAdmission
     name: 'Labeller',
     handles: () => true,
     admit(a) {
+      if (!a.object) return
       a.object.metadata.labels = { ...a.object.metadata.labels, admitted: 'yes' }
       also(a.object)
     },

@@ -47,7 +47,7 @@ function ctx(): RequestContext {
 }
 
 async function storeWith(body: Record<string, unknown>, checked = true): Promise<ResourceStore> {
-  const store = new ResourceStore(entryWith(PATHS, checked), new MemoryStorage(), async () => {})
+  const store = new ResourceStore(entryWith(PATHS, checked), new MemoryStorage())
   await store.create(
     'default',
     { apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'nightly', namespace: 'default' }, ...body },

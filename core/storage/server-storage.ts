@@ -1,0 +1,53 @@
+/**
+ * The storage factory createApiServer builds over the runtime's backends:
+ * each resource's backend (the runtime's factory decides: one store, or
+ * another etcd for an override), behind a watch cache unless
+ * `--watch-cache` or the resource's `--watch-cache-sizes` turns it off.
+ * One watch cache per backend, each caching the prefixes of its resources.
+ */
+import type { StorageFactory, StorageResource } from './factory.js'
+import type { Storage } from './interface.js'
+import { WatchCache, type WatchCacheOptions } from './watch-cache.js'
+import { watchCacheEnabled } from './watch-cache-sizes.js'
+
+export interface ServerStorageOptions {
+  /** `--watch-cache`. */
+  watchCache: boolean
+  /** `--watch-cache-sizes`: 0 turns a resource's cache off. */
+  watchCacheSizes: Readonly<Record<string, number>>
+  cacheOptions: WatchCacheOptions
+  /** Told of each resource the cache holds, with its prefix (to label the watches the cache ends). */
+  onCached?: (resource: StorageResource) => void
+}
+
+export class ServerStorage implements StorageFactory {
+  private readonly caches = new Map<Storage, WatchCache>()
+
+  constructor(
+    private readonly backends: StorageFactory,
+    private readonly options: ServerStorageOptions,
+  ) {}
+
+  storageFor(resource: StorageResource): Storage {
+    const backend = this.backends.storageFor(resource)
+    if (!this.options.watchCache || !watchCacheEnabled(this.options.watchCacheSizes, resource.group, resource.resource)) return backend
+    let cache = this.caches.get(backend)
+    if (!cache) {
+      cache = new WatchCache(backend, this.options.cacheOptions)
+      this.caches.set(backend, cache)
+    }
+    cache.cacheResource(resource.prefix)
+    this.options.onCached?.(resource)
+    return cache
+  }
+
+  /** Resolves once every cached resource has loaded. */
+  async loaded(): Promise<void> {
+    await Promise.all([...this.caches.values()].map((c) => c.loaded()))
+  }
+
+  /** Ends the caches' backend watches; the backends stay open for their owner. */
+  stop(): void {
+    for (const cache of this.caches.values()) cache.stop()
+  }
+}

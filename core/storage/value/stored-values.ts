@@ -1,0 +1,40 @@
+/**
+ * Objects to stored bytes and back for a backend that keeps bytes: the
+ * codec, then the key's transformer. A read-modify-write compares the
+ * codec's bytes, never the stored ones (a transformer with a fresh nonce
+ * makes those differ every time), and writes whenever the read was stale.
+ */
+import type { KubeObject } from '../../resources/object.js'
+import type { ObjectCodec } from '../codec.js'
+import { keyContext, type ValueTransformer } from './transformer.js'
+
+export interface DecodedValue {
+  object: KubeObject
+  /** The codec's bytes, to compare a rewrite against. */
+  plain: Uint8Array
+  stale: boolean
+}
+
+export class StoredValues {
+  constructor(
+    private readonly codec: ObjectCodec,
+    /** The transformer of the resource a key belongs to. */
+    private readonly transformerFor: (key: string) => ValueTransformer,
+  ) {}
+
+  async encode(key: string, obj: KubeObject): Promise<{ plain: Uint8Array; stored: Uint8Array }> {
+    const plain = this.codec.encode(obj)
+    return { plain, stored: await this.transformerFor(key).toStorage(plain, keyContext(key)) }
+  }
+
+  async decode(key: string, stored: Uint8Array): Promise<DecodedValue> {
+    const { bytes, stale } = await this.transformerFor(key).fromStorage(stored, keyContext(key))
+    return { object: this.codec.decode(bytes), plain: bytes, stale }
+  }
+}
+
+/** Whether an update must be written: the object changed, or what is stored should be rewritten. */
+export function mustWrite(current: Pick<DecodedValue, 'plain' | 'stale'>, nextPlain: Uint8Array): boolean {
+  if (current.stale || current.plain.length !== nextPlain.length) return true
+  return current.plain.some((b, i) => b !== nextPlain[i])
+}
