@@ -16,6 +16,7 @@ import { ConfigFilesError, loadConfigFiles } from './config-files.js'
 import { type DaemonFlags, FlagError, helpText, parseFlags } from './flags.js'
 import { preparePki } from './pki.js'
 import { serveTls, type TlsListener } from './serve.js'
+import { type ServiceAccountKeys, serviceAccountKeys } from './service-account-keys.js'
 import { type DaemonStorage, openDaemonStorage, StorageStartupError } from './storage/open.js'
 import { nodeWebhookClient } from './webhook-client.js'
 
@@ -76,9 +77,25 @@ async function loadTokens(path: string, logger: Logger): Promise<StaticToken[]> 
   }
 }
 
-function serverOptions(flags: DaemonFlags, tokens: StaticToken[]): ApiServerOptions {
+function serverOptions(flags: DaemonFlags, tokens: StaticToken[], saKeys: ServiceAccountKeys): ApiServerOptions {
+  const sa = flags.serviceAccounts
   return {
-    authentication: { clientCertificates: true, tokens, anonymous: flags.anonymousAuth },
+    authentication: {
+      clientCertificates: true,
+      tokens,
+      anonymous: flags.anonymousAuth,
+      serviceAccounts: {
+        ...(sa.issuers.length ? { issuers: sa.issuers } : {}),
+        signingKey: saKeys.signingKey,
+        keys: saKeys.keys,
+        maxExpirationSeconds: sa.maxExpirationSeconds,
+        extendExpiration: sa.extendExpiration,
+        lookup: sa.lookup,
+        ...(sa.jwksUri ? { jwksUri: sa.jwksUri } : {}),
+      },
+      ...(flags.apiAudiences.length ? { apiAudiences: flags.apiAudiences } : {}),
+      bootstrapTokens: flags.bootstrapTokens,
+    },
     authorizationModes: flags.authorizationModes,
     version: flags.version,
     requestTimeoutMs: flags.requestTimeoutMs,
@@ -171,12 +188,21 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     }).catch((err: Error) => {
       throw new StartupError(err.message)
     })
+    const saKeys = await serviceAccountKeys({
+      certDir: flags.certDir,
+      keyFiles: flags.serviceAccounts.keyFiles,
+      ...(flags.serviceAccounts.signingKeyFile ? { signingKeyFile: flags.serviceAccounts.signingKeyFile } : {}),
+      servingKey: pki.serving.privateKey,
+      logger,
+    }).catch((err: Error) => {
+      throw new StartupError(err.message)
+    })
     storage = await openDaemonStorage(parsed.values, logger).catch((err: Error) => {
       throw err instanceof StorageStartupError ? new StartupError(err.message) : err
     })
     logger.info({}, `objects are stored in ${storage.description}`)
     try {
-      server = (out.createServer ?? createApiServer)(serverOptions(flags, tokens), {
+      server = (out.createServer ?? createApiServer)(serverOptions(flags, tokens, saKeys), {
         logger,
         storage: storage.storage,
         storageHealth: storage,
