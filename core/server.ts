@@ -80,9 +80,13 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   // ask the chains: the reviews call them late, once both exist (below).
   const authorizer: Authorizer = { authorize: (attrs) => authorization.authorizer.authorize(attrs) }
   const entries = builtinEntries(accessDecider(authorizer), {
-    authenticateToken: async (token) => {
-      const result = await authentication.tokens.authenticateToken(token)
-      return result && 'user' in result ? withAuthenticatedGroup(result.user) : undefined
+    // TokenReview asks for its own audiences, else the API's, as a request's token is asked.
+    authenticateToken: async (token, audiences) => {
+      const apiAudiences = authentication.apiAudiences.length ? authentication.apiAudiences : undefined
+      const result = await authentication.tokens.authenticateToken(token, audiences ?? apiAudiences)
+      if (!result) return {}
+      if (!('user' in result)) return { error: result.error }
+      return { user: withAuthenticatedGroup(result.user), ...(result.audiences ? { audiences: result.audiences } : {}) }
     },
   })
   const catalogue = new Catalogue(applyRuntimeConfig(entries, options.runtimeConfig ?? {}))
@@ -108,7 +112,14 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const webhookClient = ports.webhookClient ?? fetchWebhookClient()
   const security = { registry, options, logger, now, webhookClient }
   const authorization = buildAuthorization(options.authorizationConfiguration ?? options.authorizationModes ?? ['AlwaysAllow'], security)
-  const authentication = buildAuthentication(security)
+  // Where clients reach the server, for the key set URI of service-account issuer discovery.
+  let securePort = options.securePort
+  const externalAddress = (): string => {
+    const host = options.advertiseAddress ?? '127.0.0.1'
+    const hostText = host.includes(':') ? `[${host}]` : host
+    return securePort ? `${hostText}:${securePort}` : hostText
+  }
+  const authentication = buildAuthentication(security, externalAddress)
 
   // What ends at shutdown (open watches). A Set, not an AbortSignal: thousands of watches would each add
   // a listener to one signal, which runtimes report as a leak.
@@ -195,13 +206,18 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
       onShutdown,
+      serviceAccountTokens: authentication.serviceAccountTokens,
     }),
+    issuerDiscovery: authentication.serviceAccountTokens,
   })
 
   return {
     catalogue,
     ready,
-    setSecurePort: (port) => services.setSecurePort(port),
+    setSecurePort: (port) => {
+      securePort = port
+      return services.setSecurePort(port)
+    },
     reloadAuthorization: (authorizers) => authorization.reload(authorizers),
     async fetch(request, connection) {
       if (!started) await ready.catch(() => {})

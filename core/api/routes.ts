@@ -16,6 +16,7 @@ import {
   apiResourceList,
   apiVersions,
 } from './discovery.js'
+import { JWKS_PATH, OPENID_CONFIG_PATH, type IssuerDiscovery } from '../authn/serviceaccount/issuer-discovery.js'
 import { type HealthCheck, healthResponse } from './health.js'
 import { openApiIndexResponse, openApiV2Response, openApiV3Response } from './openapi-responses.js'
 import { StorageVersionHashes } from './storage-version-hash.js'
@@ -28,6 +29,8 @@ export interface RouteDeps {
   checks: { healthz: HealthCheck[]; livez: HealthCheck[]; readyz: HealthCheck[] }
   metrics: Metrics
   handlerEnv: (user: HandlerEnv['user']) => HandlerEnv
+  /** Service-account issuer discovery, when tokens are issued; its documents are absent (404) for a non-https issuer. */
+  issuerDiscovery?: { discovery(): Promise<IssuerDiscovery | undefined> } | undefined
 }
 
 function discoveryResponse(accept: string | undefined, catalogue: Catalogue, legacy: boolean, legacyBody: Record<string, unknown>) {
@@ -44,6 +47,16 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
     const handler = (c: Context<ChainEnv>) => healthResponse(endpoint, deps.checks[endpoint], new URL(c.req.url))
     app.get(`/${endpoint}`, handler)
     app.get(`/${endpoint}/*`, handler)
+  }
+  const issuer = deps.issuerDiscovery
+  if (issuer) {
+    const serve = async (pick: (d: IssuerDiscovery) => Response): Promise<Response> => {
+      const discovery = await issuer.discovery()
+      if (!discovery) throw resourceNotFound()
+      return pick(discovery)
+    }
+    app.get(OPENID_CONFIG_PATH, () => serve((d) => d.configuration()))
+    app.get(JWKS_PATH, () => serve((d) => d.keySet()))
   }
   app.get('/openapi/v2', (c) => openApiV2Response(c.req.header('accept'), c.req.header('if-none-match'), catalogue))
   app.get('/openapi/v3', () => openApiIndexResponse(catalogue))

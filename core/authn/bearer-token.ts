@@ -4,11 +4,21 @@
  * request authenticator and TokenReview, so the two never disagree.
  */
 import type { StaticToken } from '../options/api-server-options.js'
-import type { AuthResult, Authenticator } from './authenticator.js'
+import type { UserInfo } from '../resources/object.js'
+import type { Authenticator } from './authenticator.js'
 
-/** Who a token belongs to; undefined when this authenticator does not know the token at all. */
+/**
+ * Who a token belongs to and which of the audiences asked for it is good
+ * for; undefined when this authenticator does not know the token at all.
+ */
+export type TokenAuthResult = { user: UserInfo; audiences?: string[] } | { error: string } | undefined
+
 export interface TokenAuthenticator {
-  authenticateToken(token: string): Promise<AuthResult>
+  /**
+   * `audiences`: who the token must be meant for (the API's audiences for a
+   * request, a TokenReview's `spec.audiences`); undefined asks for none.
+   */
+  authenticateToken(token: string, audiences?: readonly string[]): Promise<TokenAuthResult>
 }
 
 export function bearerToken(request: Request): string | undefined {
@@ -29,13 +39,31 @@ export function staticTokenAuthenticator(tokens: readonly StaticToken[]): TokenA
   }
 }
 
+/**
+ * A method that knows nothing of audiences (static and bootstrap tokens) is
+ * good for the API's own audiences alone, as upstream's
+ * WrapAudienceAgnosticToken: a token asked about for another audience is
+ * not one it knows.
+ */
+export function audienceAgnostic(implicit: readonly string[], inner: TokenAuthenticator): TokenAuthenticator {
+  return {
+    async authenticateToken(token, requested) {
+      if (!requested) return inner.authenticateToken(token)
+      const audiences = implicit.filter((a) => requested.includes(a))
+      if (!audiences.length) return undefined
+      const result = await inner.authenticateToken(token)
+      return result && 'user' in result ? { user: result.user, audiences } : result
+    },
+  }
+}
+
 /** Token authenticators in order: the first that knows the token decides (upstream's token union). */
 export function tokenChain(authenticators: readonly TokenAuthenticator[]): TokenAuthenticator {
   return {
-    authenticateToken: async (token) => {
+    authenticateToken: async (token, audiences) => {
       const errors: string[] = []
       for (const a of authenticators) {
-        const result = await a.authenticateToken(token)
+        const result = await a.authenticateToken(token, audiences)
         if (!result) continue
         if ('user' in result) return result
         errors.push(result.error)
@@ -45,14 +73,22 @@ export function tokenChain(authenticators: readonly TokenAuthenticator[]): Token
   }
 }
 
-/** `Authorization: Bearer <token>` put to the token chain; a token nobody knows is a 401, never anonymous. */
-export function bearerTokenAuthenticator(tokens: TokenAuthenticator): Authenticator {
+/**
+ * `Authorization: Bearer <token>` put to the token chain, for the API's
+ * audiences when it has any; a token nobody knows is a 401, never anonymous.
+ */
+export function bearerTokenAuthenticator(tokens: TokenAuthenticator, apiAudiences: readonly string[] = []): Authenticator {
+  const asked = apiAudiences.length ? apiAudiences : undefined
   return {
     async authenticate(request) {
       const token = bearerToken(request)
       if (token === undefined) return undefined
-      const result = token ? await tokens.authenticateToken(token) : undefined
-      return result ?? { error: 'invalid bearer token' }
+      const result = token ? await tokens.authenticateToken(token, asked) : undefined
+      if (!result) return { error: 'invalid bearer token' }
+      if (!('user' in result)) return result
+      // As upstream's authentication filter: an answer for other audiences than the API's is refused.
+      if (asked && result.audiences?.length && !result.audiences.some((a) => asked.includes(a))) return { error: 'unable to match audience' }
+      return { user: result.user }
     },
   }
 }

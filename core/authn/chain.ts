@@ -7,7 +7,9 @@
  */
 import { lifeCycleOf, type Part, type SecurityContext } from '../security/context.js'
 import { type Authenticator, type RequestAuthenticator, UnionAuthenticator } from './authenticator.js'
-import { bearerTokenAuthenticator, staticTokenAuthenticator, type TokenAuthenticator, tokenChain } from './bearer-token.js'
+import { audienceAgnostic, bearerTokenAuthenticator, staticTokenAuthenticator, type TokenAuthenticator, tokenChain } from './bearer-token.js'
+import { bootstrapTokenAuthenticator } from './bootstrap-token.js'
+import { apiAudiencesOf, type ServiceAccountTokens, serviceAccountTokens } from './serviceaccount/service-account-tokens.js'
 import { x509Authenticator } from './x509.js'
 
 export interface Authentication {
@@ -15,16 +17,28 @@ export interface Authentication {
   readonly request: RequestAuthenticator
   /** Who a bearer token stands for, for requests and TokenReview alike. */
   readonly tokens: TokenAuthenticator
+  /** `--api-audiences` in effect: what a token is asked to be meant for when nothing else is asked. */
+  readonly apiAudiences: readonly string[]
+  /** Service-account tokens (TokenRequest, discovery), unless turned off. */
+  readonly serviceAccountTokens: ServiceAccountTokens | undefined
   readonly ready: Promise<void>
   stop(): void
 }
 
 /** The token authenticators in upstream's order; a method not configured adds nothing. */
-function tokenAuthenticators(ctx: SecurityContext): Part<TokenAuthenticator>[] {
+function tokenAuthenticators(ctx: SecurityContext, serviceAccounts: Part<ServiceAccountTokens> | undefined): Part<TokenAuthenticator>[] {
   const auth = ctx.options.authentication ?? {}
+  const apiAudiences = apiAudiencesOf(ctx)
   const parts: Part<TokenAuthenticator>[] = []
-  if (auth.tokens?.length) parts.push({ value: staticTokenAuthenticator(auth.tokens) }) // --token-auth-file
-  // bootstrap tokens, service-account tokens, OIDC/JWT, token webhook: in this order, each when configured
+  if (auth.tokens?.length) parts.push({ value: audienceAgnostic(apiAudiences, staticTokenAuthenticator(auth.tokens)) }) // --token-auth-file
+  if (auth.bootstrapTokens) parts.push({ value: audienceAgnostic(apiAudiences, bootstrapTokenAuthenticator(ctx.registry, ctx.now, ctx.logger)) })
+  if (serviceAccounts) {
+    // Legacy then bound tokens; the first carries the loading of their keys.
+    const [legacy, bound] = serviceAccounts.value.authenticators
+    if (legacy) parts.push({ value: legacy, ...(serviceAccounts.ready ? { ready: serviceAccounts.ready } : {}) })
+    if (bound) parts.push({ value: bound })
+  }
+  // OIDC/JWT, token webhook: in this order, each when configured
   return parts
 }
 
@@ -34,7 +48,7 @@ function requestAuthenticators(ctx: SecurityContext, tokens: TokenAuthenticator,
   const parts: Part<Authenticator>[] = []
   // request header (front proxy): first, when configured
   if (auth.clientCertificates ?? true) parts.push({ value: x509Authenticator })
-  if (anyTokens) parts.push({ value: bearerTokenAuthenticator(tokens) })
+  if (anyTokens) parts.push({ value: bearerTokenAuthenticator(tokens, apiAudiencesOf(ctx)) })
   return parts
 }
 
@@ -51,13 +65,21 @@ function anonymousAllowed(ctx: SecurityContext): boolean {
   return wanted && !alwaysAllow
 }
 
-export function buildAuthentication(ctx: SecurityContext): Authentication {
-  const tokenParts = tokenAuthenticators(ctx)
+/** `externalAddress`: the host and port clients reach the server at, named by service-account issuer discovery. */
+export function buildAuthentication(ctx: SecurityContext, externalAddress: () => string = () => '127.0.0.1'): Authentication {
+  const serviceAccounts = serviceAccountTokens(ctx, externalAddress)
+  const tokenParts = tokenAuthenticators(ctx, serviceAccounts)
   const tokens = tokenChain(tokenParts.map((p) => p.value))
   const requestParts = requestAuthenticators(ctx, tokens, tokenParts.length > 0)
   const request = new UnionAuthenticator(
     requestParts.map((p) => p.value),
     anonymousAllowed(ctx),
   )
-  return { request, tokens, ...lifeCycleOf([...tokenParts, ...requestParts]) }
+  return {
+    request,
+    tokens,
+    apiAudiences: apiAudiencesOf(ctx),
+    serviceAccountTokens: serviceAccounts?.value,
+    ...lifeCycleOf([...tokenParts, ...requestParts]),
+  }
 }

@@ -12,7 +12,60 @@ export interface StaticToken {
   user: UserInfo
 }
 
+/**
+ * Service-account tokens: issued by the TokenRequest subresource
+ * (`serviceaccounts/<name>/token`, `kubectl create token`) and accepted as
+ * bearer tokens, with legacy secret-based tokens.
+ */
+export interface ServiceAccountTokenOptions {
+  /**
+   * `--service-account-issuer`: the first names itself in the `iss` of
+   * issued tokens (and is discovered at `/.well-known/openid-configuration`
+   * when it is an https URL); tokens of any of them are accepted.
+   * @default ['https://kubernetes.default.svc.cluster.local']
+   */
+  issuers?: string[]
+  /**
+   * The key that signs tokens (`--service-account-signing-key-file`), PEM
+   * PKCS#8 (`PRIVATE KEY`), RSA (RS256) or ECDSA P-256/P-384/P-521.
+   * @default an ECDSA P-256 key made at start, kept in memory
+   */
+  signingKey?: string
+  /**
+   * PEM texts of the keys that verify tokens (`--service-account-key-file`),
+   * each holding one or more `PUBLIC KEY` (PKIX) or `PRIVATE KEY` (PKCS#8) blocks.
+   * @default the signing key's public key
+   */
+  keys?: string[]
+  /** `--service-account-max-token-expiration` in seconds: a longer request is shortened to it. 0: no cap. @default 0 */
+  maxExpirationSeconds?: number
+  /** `--service-account-extend-token-expiration`: pods' default tokens live a year and warn after the hour. @default true */
+  extendExpiration?: boolean
+  /** `--service-account-lookup`: a legacy token must still be held by its Secret, of a live service account. @default true */
+  lookup?: boolean
+  /** `--service-account-jwks-uri`, published by discovery. @default https://<advertiseAddress>:<securePort>/openid/v1/jwks */
+  jwksUri?: string
+}
+
 export interface AuthenticationOptions {
+  /**
+   * Service-account tokens; `false` issues none and accepts none.
+   * @default {} (issued and accepted, with a key made at start)
+   */
+  serviceAccounts?: ServiceAccountTokenOptions | false
+  /**
+   * `--api-audiences`: the audiences this API answers to. A request's
+   * bearer token must be meant for one of them.
+   * @default the service-account issuers
+   */
+  apiAudiences?: string[]
+  /**
+   * `--enable-bootstrap-token-auth`: Secrets of type
+   * `bootstrap.kubernetes.io/token` in kube-system authenticate as
+   * `system:bootstrap:<token id>`.
+   * @default false
+   */
+  bootstrapTokens?: boolean
   /**
    * Accept client certificates that the transport verified against the
    * client CA (`--client-ca-file`): CN is the user, O the groups.

@@ -2,6 +2,7 @@
  * HTTP to registry: turns one resource request (its request info already
  * computed) into a store call and the answer into the negotiated encoding.
  */
+import { createTokenRequest, type TokenIssuerConfig } from '../authn/serviceaccount/token-request.js'
 import { decodeBody, decodeObjectBody, readBodyBytes } from '../http/body.js'
 import { APPLY_PATCH_TYPE, negotiateOutput, type OutputFormat } from '../http/media-types.js'
 import type { RequestInfo } from '../http/request-info.js'
@@ -33,6 +34,8 @@ export interface HandlerEnv {
   bookmarkIntervalMs: number
   /** Registers what to end at shutdown (every watch); returns the way to unregister it. */
   onShutdown(end: () => void): () => void
+  /** What `serviceaccounts/<name>/token` signs with; absent, the subresource is not served. */
+  serviceAccountTokens?: { issuerConfig(): Promise<TokenIssuerConfig> } | undefined
 }
 
 /**
@@ -190,12 +193,14 @@ async function write(
  */
 async function handleSubresource(request: Request, info: RequestInfo, entry: ResourceEntry, env: HandlerEnv): Promise<Response> {
   const sub = entry.subresources?.find((s) => s.name === info.subresource)
-  if (!sub || !['status', 'scale', 'eviction'].includes(sub.name) || !info.name) throw resourceNotFound()
+  const served = ['status', 'scale', 'eviction', ...(env.serviceAccountTokens ? ['token'] : [])]
+  if (!sub || !served.includes(sub.name) || !info.name) throw resourceNotFound()
   if (!sub.verbs.includes(info.verb as Verb))
     throw methodNotSupported({ group: entry.group, resource: `${entry.resource}/${sub.name}` }, info.verb)
   const params = new URL(request.url).searchParams
   const ctx: RequestContext = { user: env.user, now: env.now(), dryRun: false }
   if (sub.name === 'eviction') return handleEviction(request, params, info, env, ctx)
+  if (sub.name === 'token') return handleTokenRequest(request, params, info, env, ctx)
   const store = env.registry.store(entry)
   const ns = entry.namespaced ? info.namespace : ''
   const scale = sub.name === 'scale'
@@ -225,6 +230,18 @@ async function handleEviction(request: Request, params: URLSearchParams, info: R
   const options = evictionDeleteOptions(body, info.namespace, info.name, dryRun ? params.getAll('dryRun') : [])
   const status = await evictPod(env.registry, info.namespace, info.name, body as KubeObject, options, ctx)
   return objectResponse(status, negotiateOutput(request.headers.get('accept'), { allowTable: false, includeObject: null }), 201)
+}
+
+/** `serviceaccounts/<name>/token`: a TokenRequest answered with a signed token (never stored). */
+async function handleTokenRequest(request: Request, params: URLSearchParams, info: RequestInfo, env: HandlerEnv, ctx: RequestContext): Promise<Response> {
+  writeOptionsOf(params, 'CreateOptions')
+  const tokens = env.serviceAccountTokens
+  if (!tokens) throw resourceNotFound()
+  const body = decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes))
+  const warnings: string[] = []
+  const answer = await createTokenRequest(env.registry, await tokens.issuerConfig(), { namespace: info.namespace, name: info.name, body, now: ctx.now, warnings })
+  const format = negotiateOutput(request.headers.get('accept'), { allowTable: false, includeObject: null })
+  return withWarnings(objectResponse(answer as Record<string, unknown>, format, 201), warnings)
 }
 
 /**

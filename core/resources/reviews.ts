@@ -15,8 +15,15 @@ import { isPlainObject, type KubeObject, type UserInfo } from './object.js'
 /** Decides whether the caller may do what a review's spec describes (the authorizer chain). */
 export type AccessDecider = (user: UserInfo, spec: Record<string, unknown>) => Promise<{ allowed: boolean; reason?: string }>
 
-/** The user a bearer token stands for (the token authenticators), or undefined when none knows it. */
-export type TokenAuthenticate = (token: string) => Promise<UserInfo | undefined>
+/**
+ * What the token authenticators say of a token asked about for some
+ * audiences (none: the API's own): its user and the audiences it is good
+ * for, or no user, with the error when one knew the token but refused it.
+ */
+export type TokenAuthenticate = (
+  token: string,
+  audiences: readonly string[] | undefined,
+) => Promise<{ user?: UserInfo; audiences?: string[]; error?: string }>
 
 const AUTHENTICATION = 'authentication.k8s.io'
 const AUTHORIZATION = 'authorization.k8s.io'
@@ -46,15 +53,28 @@ export const selfSubjectReviews: ResourceEntry = review('SelfSubjectReview', 'se
   answer(AUTHENTICATION, 'SelfSubjectReview', obj, { status: { userInfo: userInfoJson(ctx.user) } }),
 )
 
-/** TokenReview: the user behind `spec.token`, or an unauthenticated status when no authenticator knows it. */
+/**
+ * TokenReview: the user behind `spec.token` for `spec.audiences`, or an
+ * unauthenticated status (with the error of the method that refused it).
+ */
 export function tokenReviews(authenticate: TokenAuthenticate | undefined): ResourceEntry {
   return review('TokenReview', 'tokenreviews', AUTHENTICATION, false, async (obj) => {
     const spec = record(obj['spec'])
     const token = text(spec['token'])
     if (!token) throw badRequest('token is required for TokenReview in authentication')
-    const user = authenticate ? await authenticate(token) : undefined
-    const status: Record<string, unknown> = user ? { authenticated: true, user: userInfoJson(user) } : { user: {} }
-    if (user && Array.isArray(spec['audiences'])) status['audiences'] = spec['audiences']
+    const asked = list(spec['audiences']).map(text)
+    const result = authenticate ? await authenticate(token, asked.length ? asked : undefined) : {}
+    const status: Record<string, unknown> = { user: {} }
+    if (asked.length && result.user && !(result.audiences ?? []).some((a) => asked.includes(a))) {
+      // As upstream: an authenticator that answered for other audiences than asked is not believed.
+      status['error'] = "token audiences don't match"
+    } else if (result.user) {
+      status['authenticated'] = true
+      status['user'] = userInfoJson(result.user)
+      if (result.audiences?.length) status['audiences'] = result.audiences
+    } else if (result.error) {
+      status['error'] = result.error
+    }
     return answer(AUTHENTICATION, 'TokenReview', obj, { spec, status })
   })
 }

@@ -17,6 +17,7 @@ import { type ConfigFiles, ConfigFilesError, loadConfigFiles } from './config-fi
 import { type DaemonFlags, FlagError, helpText, parseFlags } from './flags.js'
 import { preparePki } from './pki.js'
 import { serveTls, type TlsListener } from './serve.js'
+import { type ServiceAccountKeys, serviceAccountKeys } from './service-account-keys.js'
 import { type DaemonStorage, openDaemonStorage, StorageStartupError } from './storage/open.js'
 import { nodeWebhookClient } from './webhook-client.js'
 
@@ -87,9 +88,25 @@ function authorization(files: ConfigFiles, parsed: ParsedFlags): Partial<ApiServ
   }
 }
 
-function serverOptions(flags: DaemonFlags, tokens: StaticToken[], authz: Partial<ApiServerOptions>): ApiServerOptions {
+function serverOptions(flags: DaemonFlags, tokens: StaticToken[], saKeys: ServiceAccountKeys, authz: Partial<ApiServerOptions>): ApiServerOptions {
+  const sa = flags.serviceAccounts
   return {
-    authentication: { clientCertificates: true, tokens, anonymous: flags.anonymousAuth },
+    authentication: {
+      clientCertificates: true,
+      tokens,
+      anonymous: flags.anonymousAuth,
+      serviceAccounts: {
+        ...(sa.issuers.length ? { issuers: sa.issuers } : {}),
+        signingKey: saKeys.signingKey,
+        keys: saKeys.keys,
+        maxExpirationSeconds: sa.maxExpirationSeconds,
+        extendExpiration: sa.extendExpiration,
+        lookup: sa.lookup,
+        ...(sa.jwksUri ? { jwksUri: sa.jwksUri } : {}),
+      },
+      ...(flags.apiAudiences.length ? { apiAudiences: flags.apiAudiences } : {}),
+      bootstrapTokens: flags.bootstrapTokens,
+    },
     authorizationModes: flags.authorizationModes,
     ...authz,
     // As upstream, whatever the authorizers: a later switch to RBAC finds the policy in place.
@@ -188,12 +205,21 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     }).catch((err: Error) => {
       throw new StartupError(err.message)
     })
+    const saKeys = await serviceAccountKeys({
+      certDir: flags.certDir,
+      keyFiles: flags.serviceAccounts.keyFiles,
+      ...(flags.serviceAccounts.signingKeyFile ? { signingKeyFile: flags.serviceAccounts.signingKeyFile } : {}),
+      servingKey: pki.serving.privateKey,
+      logger,
+    }).catch((err: Error) => {
+      throw new StartupError(err.message)
+    })
     storage = await openDaemonStorage(parsed.values, logger).catch((err: Error) => {
       throw err instanceof StorageStartupError ? new StartupError(err.message) : err
     })
     logger.info({}, `objects are stored in ${storage.description}`)
     try {
-      server = (out.createServer ?? createApiServer)(serverOptions(flags, tokens, authz), {
+      server = (out.createServer ?? createApiServer)(serverOptions(flags, tokens, saKeys, authz), {
         logger,
         storage: storage.storage,
         storageFactory: storage.factory,

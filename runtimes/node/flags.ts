@@ -20,6 +20,21 @@ export interface DaemonFlags {
   clientCaFile?: string
   tokenAuthFile?: string
   anonymousAuth: boolean
+  /** The service-account token flags; files are read by the daemon. */
+  serviceAccounts: {
+    issuers: string[]
+    keyFiles: string[]
+    signingKeyFile?: string
+    /** `--service-account-max-token-expiration` in seconds; 0: no cap. */
+    maxExpirationSeconds: number
+    extendExpiration: boolean
+    lookup: boolean
+    jwksUri?: string
+  }
+  /** `--api-audiences`; empty: the issuers. */
+  apiAudiences: string[]
+  /** `--enable-bootstrap-token-auth`. */
+  bootstrapTokens: boolean
   /** `--authorization-mode` in order (AlwaysAllow when none). */
   authorizationModes: string[]
   dataDir?: string
@@ -91,6 +106,17 @@ export function daemonFlags({ values }: ParsedFlags): DaemonFlags {
     bindAddress: values['bind-address'] || '0.0.0.0',
     certDir: values['cert-dir'] || DEFAULT_CERT_DIR,
     anonymousAuth: values['anonymous-auth'],
+    serviceAccounts: {
+      issuers: values['service-account-issuer'],
+      keyFiles: values['service-account-key-file'],
+      ...(given(values['service-account-signing-key-file']) ? { signingKeyFile: values['service-account-signing-key-file'] } : {}),
+      maxExpirationSeconds: Math.floor(values['service-account-max-token-expiration'] / 1000),
+      extendExpiration: values['service-account-extend-token-expiration'],
+      lookup: values['service-account-lookup'],
+      ...(given(values['service-account-jwks-uri']) ? { jwksUri: values['service-account-jwks-uri'] } : {}),
+    },
+    apiAudiences: values['api-audiences'],
+    bootstrapTokens: values['enable-bootstrap-token-auth'],
     authorizationModes: authorizationModes(values),
     requestTimeoutMs: values['request-timeout'],
     minRequestTimeoutSeconds: values['min-request-timeout'],

@@ -101,7 +101,7 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-async function readIfExists(path: string): Promise<string | undefined> {
+export async function readIfExists(path: string): Promise<string | undefined> {
   try {
     return await readFile(path, 'utf8')
   } catch (err) {
@@ -110,14 +110,14 @@ async function readIfExists(path: string): Promise<string | undefined> {
   }
 }
 
-async function writePrivate(path: string, text: string): Promise<void> {
+export async function writePrivate(path: string, text: string): Promise<void> {
   const tmp = `${path}.tmp-${process.pid}`
   await writeFile(tmp, text, { mode: 0o600 })
   await chmod(tmp, 0o600) // mode is masked by umask; be explicit
   await rename(tmp, path)
 }
 
-async function ensureDir(dir: string, logger: Logger): Promise<void> {
+export async function ensureDir(dir: string, logger: Logger): Promise<void> {
   const created = await mkdir(dir, { recursive: true, mode: 0o700 })
   if (created === undefined) {
     const mode = (await stat(dir)).mode & 0o777

@@ -97,6 +97,13 @@ const tokenRequest: Rule = ({ values }) => {
     : []
 }
 
+/** A cap on token lifetimes must leave at least an hour and at most what a token may ask for. */
+const maxTokenExpiration: Rule = ({ values }) => {
+  const ms = values['service-account-max-token-expiration']
+  if (ms === 0) return []
+  return ms < 3600_000 || ms > 2 ** 32 * 1000 ? ['the service-account-max-token-expiration must be between 1 hour and 2^32 seconds'] : []
+}
+
 const REQUEST_HEADER_LISTS: readonly FlagName[] = [
   'requestheader-username-headers',
   'requestheader-uid-headers',
@@ -126,6 +133,7 @@ export const AUTHENTICATION_RULES: readonly Rule[] = [
   serviceAccountJwksUri,
   serviceAccountSigning,
   tokenRequest,
+  maxTokenExpiration,
   requestHeader,
   proxyClientPair,
 ]

@@ -12,7 +12,7 @@ export const OIDC_SIGNING_ALGS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', '
 
 const oidc = { section, status: 'refused', pending: NOT_YET.oidc } as const
 const proxy = { section, status: 'refused', pending: NOT_YET.requestHeader } as const
-const serviceAccounts = { section, status: 'refused', pending: NOT_YET.serviceAccounts } as const
+const serviceAccounts = { section, status: 'active' } as const
 const tokenWebhook = { section, status: 'refused', pending: NOT_YET.tokenWebhook } as const
 
 export const AUTHENTICATION_FLAGS = [
@@ -74,8 +74,7 @@ export const AUTHENTICATION_FLAGS = [
     kind: 'bool',
     default: false,
     section,
-    status: 'refused',
-    pending: NOT_YET.bootstrapTokens,
+    status: 'active',
     help: "Let secrets of type 'bootstrap.kubernetes.io/token' in namespace kube-system authenticate TLS bootstrapping.",
   }),
   flag({

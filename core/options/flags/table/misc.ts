@@ -16,7 +16,9 @@ const nodeAgent = { section: misc, status: 'pending', pending: NOT_YET.nodeAgent
 const services = { section: misc, status: 'active' } as const
 const peers = { section: misc, status: 'pending', pending: NOT_YET.peers } as const
 const aggregation = { section: misc, status: 'pending', pending: NOT_YET.aggregation } as const
-const serviceAccounts = { section: misc, status: 'pending', pending: NOT_YET.serviceAccounts } as const
+const signingKey = { section: misc, status: 'active' } as const
+// Who signs tokens is a security setting: an endpoint not used must stop start-up, not be ignored.
+const externalSigner = { section: misc, status: 'refused', pending: NOT_YET.externalSigner } as const
 
 export const MISC_FLAGS = [
   flag({
@@ -201,14 +203,14 @@ export const MISC_FLAGS = [
     name: 'service-account-signing-endpoint',
     kind: 'string',
     default: '',
-    ...serviceAccounts,
+    ...externalSigner,
     help: 'Socket of an external JWT signer that signs service account tokens and holds their keys. Not together with --service-account-signing-key-file or --service-account-key-file. Needs the ExternalServiceAccountTokenSigner feature gate.',
   }),
   flag({
     name: 'service-account-signing-key-file',
     kind: 'string',
     default: '',
-    ...serviceAccounts,
+    ...signingKey,
     help: 'File of the private key that signs issued service account tokens.',
   }),
   flag({

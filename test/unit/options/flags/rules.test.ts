@@ -213,6 +213,12 @@ const CASES: RuleCase[] = [
     accepted: ['--api-audiences=api', '--service-account-issuer=https://a', '--service-account-signing-key-file=sa.key', '--service-account-key-file=sa.key'],
   },
   {
+    rule: 'a cap on token lifetimes lies between an hour and 2^32 seconds',
+    refused: ['--service-account-max-token-expiration=59m'],
+    says: ['the service-account-max-token-expiration must be between 1 hour and 2^32 seconds'],
+    accepted: ['--service-account-max-token-expiration=1h'],
+  },
+  {
     rule: 'request header lists have no blank entries, and UID headers need their gate',
     refused: ['--requestheader-username-headers=X-Remote-User, ', '--requestheader-uid-headers=X-Remote-Uid'],
     says: ['empty value in "requestheader-username-headers"', '--requestheader-uid-headers requires the "RemoteRequestHeaderUID" feature to be enabled'],

@@ -1,0 +1,90 @@
+/**
+ * Bootstrap tokens (`--enable-bootstrap-token-auth`), as upstream's
+ * plugin/pkg/auth/authenticator/token/bootstrap: a token `<id>.<secret>`
+ * is the Secret `bootstrap-token-<id>` in kube-system, of type
+ * `bootstrap.kubernetes.io/token`, whose `token-secret` matches (compared
+ * in constant time), not expired, and marked for authentication. The user
+ * is `system:bootstrap:<id>` in `system:bootstrappers` and the groups of
+ * `auth-extra-groups`. A token that fails any check is one this
+ * authenticator does not know, as upstream answers.
+ */
+import { base64Decode } from '../encoding/base64.js'
+import { hasStatusCode } from '../http/status-error.js'
+import type { Logger } from '../ports.js'
+import type { Registry } from '../registry/registry.js'
+import { isPlainObject, type KubeObject } from '../resources/object.js'
+import type { TokenAuthenticator } from './bearer-token.js'
+import { constantTimeEqual } from './constant-time.js'
+
+const TOKEN_FORMAT = /^([a-z0-9]{6})\.([a-z0-9]{16})$/
+const SECRET_PREFIX = 'bootstrap-token-'
+const SECRET_TYPE = 'bootstrap.kubernetes.io/token'
+const NAMESPACE = 'kube-system'
+const DEFAULT_GROUP = 'system:bootstrappers'
+const USER_PREFIX = 'system:bootstrap:'
+const EXTRA_GROUP = /^system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]$/
+
+/** A data value of the Secret as text ('' when absent). */
+function dataOf(secret: KubeObject, key: string): string {
+  const data = secret['data']
+  const value = isPlainObject(data) ? data[key] : undefined
+  if (typeof value !== 'string') return ''
+  try {
+    return new TextDecoder().decode(base64Decode(value))
+  } catch {
+    return ''
+  }
+}
+
+/** An expiration that cannot be read counts as expired, as upstream's HasExpired. */
+function expired(secret: KubeObject, now: Date): boolean {
+  const text = dataOf(secret, 'expiration')
+  if (!text) return false
+  const at = Date.parse(text)
+  return Number.isNaN(at) || !/^\d{4}-\d{2}-\d{2}T/.test(text) || now.getTime() > at
+}
+
+/** system:bootstrappers and the extra groups, sorted and once each; undefined when one is not a bootstrap group. */
+function groupsOf(secret: KubeObject): string[] | undefined {
+  const groups = new Set([DEFAULT_GROUP])
+  const extra = dataOf(secret, 'auth-extra-groups')
+  if (extra) {
+    for (const group of extra.split(',')) {
+      if (!EXTRA_GROUP.test(group)) return undefined
+      groups.add(group)
+    }
+  }
+  return [...groups].sort()
+}
+
+export function bootstrapTokenAuthenticator(registry: Registry, now: () => Date, logger: Logger): TokenAuthenticator {
+  const refuse = (secret: KubeObject, why: string): undefined => {
+    logger.debug({ secret: `${NAMESPACE}/${secret.metadata.name ?? ''}` }, `bootstrap token ${why}`)
+    return undefined
+  }
+  return {
+    async authenticateToken(token) {
+      const match = TOKEN_FORMAT.exec(token)
+      if (!match) return undefined
+      const [, id = '', tokenSecret = ''] = match
+      const entry = registry.catalogue.lookup('', 'v1', 'secrets')
+      if (!entry) return undefined
+      let secret: KubeObject
+      try {
+        secret = await registry.store(entry).get(NAMESPACE, `${SECRET_PREFIX}${id}`)
+      } catch (err) {
+        if (hasStatusCode(err, 404)) return undefined
+        return { error: (err as Error).message }
+      }
+      if (secret.metadata.deletionTimestamp) return refuse(secret, 'is deleted and awaiting removal')
+      if (secret['type'] !== SECRET_TYPE || !isPlainObject(secret['data'])) return refuse(secret, `has invalid type, expected ${SECRET_TYPE}.`)
+      if (!constantTimeEqual(dataOf(secret, 'token-secret'), tokenSecret)) return refuse(secret, 'has invalid value for key token-secret.')
+      if (dataOf(secret, 'token-id') !== id) return refuse(secret, 'has invalid value for key token-id.')
+      if (expired(secret, now())) return refuse(secret, 'has expired.')
+      if (dataOf(secret, 'usage-bootstrap-authentication') !== 'true') return refuse(secret, 'not marked usage-bootstrap-authentication=true.')
+      const groups = groupsOf(secret)
+      if (!groups) return refuse(secret, 'has invalid value for key auth-extra-groups.')
+      return { user: { username: `${USER_PREFIX}${id}`, groups } }
+    },
+  }
+}

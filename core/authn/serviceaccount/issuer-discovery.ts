@@ -1,0 +1,68 @@
+/**
+ * Service-account issuer discovery (upstream's pkg/serviceaccount/
+ * openidmetadata.go and pkg/routes/openidmetadata.go): an OpenID provider
+ * configuration at `/.well-known/openid-configuration` and the public keys
+ * at `/openid/v1/jwks`, so that relying parties outside the cluster can
+ * verify the tokens. Served only when the first issuer is an https URL.
+ */
+import type { VerificationKey } from './keys.js'
+
+export const OPENID_CONFIG_PATH = '/.well-known/openid-configuration'
+export const JWKS_PATH = '/openid/v1/jwks'
+const JWKS_CONTENT_TYPE = 'application/jwk-set+json'
+/** Static keys may be cached an hour, as upstream's static key getter tells relying parties. */
+const MAX_AGE_SECONDS = 3600
+
+export interface IssuerDiscovery {
+  configuration(): Response
+  keySet(): Response
+}
+
+/** Why the first issuer cannot be discovered, or undefined when it can (upstream's NewOpenIDMetadataProvider checks). */
+export function discoveryProblem(issuer: string): string | undefined {
+  let url: URL
+  try {
+    url = new URL(issuer)
+  } catch {
+    return `issuer URL is not a URL: ${issuer}`
+  }
+  if (url.protocol !== 'https:') return `issuer URL must use https scheme, got: ${issuer}`
+  if (url.search) return `issuer URL may not include a query, got: ${issuer}`
+  if (url.hash) return `issuer URL may not include a fragment, got: ${issuer}`
+  return undefined
+}
+
+/** One key as go-jose writes a public JSONWebKey: use, kty, kid, crv, alg, then the numbers. */
+function jwkJson(key: VerificationKey): Record<string, string> {
+  const { jwk } = key
+  if (jwk.kty === 'RSA') return { use: 'sig', kty: 'RSA', kid: key.kid, alg: key.alg, n: jwk.n ?? '', e: jwk.e ?? '' }
+  return { use: 'sig', kty: 'EC', kid: key.kid, crv: jwk.crv ?? '', alg: key.alg, x: jwk.x ?? '', y: jwk.y ?? '' }
+}
+
+function respond(body: string, contentType: string): Response {
+  return new Response(body, { status: 200, headers: { 'content-type': contentType, 'cache-control': `public, max-age=${MAX_AGE_SECONDS}` } })
+}
+
+/**
+ * The two documents. `jwksUri` is `--service-account-jwks-uri`, else
+ * `https://<external address>/openid/v1/jwks`, asked each time because the
+ * port may be known only once the server listens.
+ */
+export function issuerDiscovery(issuer: string, keys: readonly VerificationKey[], jwksUri: () => string): IssuerDiscovery {
+  const keySet = JSON.stringify({ keys: keys.map(jwkJson) })
+  const algorithms = [...new Set(keys.map((k) => k.alg))].sort()
+  return {
+    configuration: () =>
+      respond(
+        JSON.stringify({
+          issuer,
+          jwks_uri: jwksUri(),
+          response_types_supported: ['id_token'],
+          subject_types_supported: ['public'],
+          id_token_signing_alg_values_supported: algorithms,
+        }),
+        'application/json',
+      ),
+    keySet: () => respond(keySet, JWKS_CONTENT_TYPE),
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Signing and verifying service-account JWTs, as upstream's
+ * pkg/serviceaccount/jwt.go: a token is looked at only when its (unverified)
+ * issuer is one of ours; then its signature must verify with a key of the
+ * key id it names (any key when it names none), its verified issuer must be
+ * ours, its audiences must meet the ones asked for, and the validator
+ * decides the rest (expiry, the objects it is bound to).
+ */
+import { CompactSign, compactVerify, decodeProtectedHeader } from 'jose'
+import { base64UrlDecode } from '../../encoding/base64.js'
+import { isPlainObject, type UserInfo } from '../../resources/object.js'
+import type { TokenAuthenticator, TokenAuthResult } from '../bearer-token.js'
+import { readTokenClaims, sortedJson, type TokenClaims } from './claims.js'
+import type { SigningKey, VerificationKey } from './keys.js'
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
+/** Signs claims with the key, naming its key id, as upstream's JWTTokenGenerator (no `typ` header). */
+export async function signToken(key: SigningKey, claims: TokenClaims): Promise<string> {
+  return new CompactSign(encoder.encode(sortedJson(claims))).setProtectedHeader({ alg: key.alg, kid: key.kid }).sign(key.privateKey)
+}
+
+/** Decides, once signature and issuer are verified, who the token stands for, or why it stands for nobody. */
+export type TokenValidator = (token: string, claims: TokenClaims, payload: Record<string, unknown>) => Promise<UserInfo | { error: string }>
+
+export interface JwtAuthenticatorConfig {
+  issuers: readonly string[]
+  keys: readonly VerificationKey[]
+  /** The API audiences: what a token without `aud` is taken to be for, and what is asked when nothing else is. */
+  implicitAudiences: readonly string[]
+  validate: TokenValidator
+}
+
+/** The unverified `iss` of a compact JWS, or undefined when it is not one. */
+function unverifiedIssuer(token: string): string | undefined {
+  if (token.trim().startsWith('{')) return undefined
+  const parts = token.split('.')
+  if (parts.length !== 3) return undefined
+  try {
+    const payload: unknown = JSON.parse(decoder.decode(base64UrlDecode(parts[1] ?? '')))
+    return isPlainObject(payload) && typeof payload['iss'] === 'string' ? payload['iss'] : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Go's %q of a string list: ["a" "b"]. */
+function quotedList(list: readonly string[]): string {
+  return `[${list.map((s) => JSON.stringify(s)).join(' ')}]`
+}
+
+async function verifiedPayload(token: string, keys: readonly VerificationKey[]): Promise<{ payload: Record<string, unknown> } | { error: string }> {
+  let header: { alg?: string; kid?: string }
+  try {
+    header = decodeProtectedHeader(token)
+  } catch {
+    return { error: 'malformed token header' }
+  }
+  const kid = typeof header.kid === 'string' ? header.kid : ''
+  const candidates = kid ? keys.filter((k) => k.kid === kid) : keys
+  if (!candidates.length) return { error: 'invalid signature, no keys found' }
+  const errors: string[] = []
+  for (const key of candidates) {
+    const alg = typeof header.alg === 'string' ? header.alg : ''
+    // `none`, HMAC (a public key used as a shared secret) and another key type's algorithm never verify.
+    const verifier = key.verifierFor(alg)
+    if (!verifier) {
+      errors.push('go-jose/go-jose: unexpected signature algorithm in JWS header')
+      continue
+    }
+    try {
+      const { payload } = await compactVerify(token, await verifier, { algorithms: [alg] })
+      const parsed: unknown = JSON.parse(decoder.decode(payload))
+      if (!isPlainObject(parsed)) return { error: 'go-jose/go-jose: payload is not a JSON object' }
+      return { payload: parsed }
+    } catch {
+      errors.push('go-jose/go-jose: error in cryptographic primitive')
+    }
+  }
+  return { error: errors.length === 1 ? (errors[0] ?? '') : `[${errors.join(', ')}]` }
+}
+
+export function jwtTokenAuthenticator(config: JwtAuthenticatorConfig): TokenAuthenticator {
+  const issuers = new Set(config.issuers)
+  const implicit = config.implicitAudiences
+  return {
+    async authenticateToken(token, requested): Promise<TokenAuthResult> {
+      const iss = unverifiedIssuer(token)
+      if (iss === undefined || !issuers.has(iss)) return undefined
+      const verified = await verifiedPayload(token, config.keys)
+      if ('error' in verified) return verified
+      let claims: TokenClaims
+      try {
+        claims = readTokenClaims(verified.payload)
+      } catch (err) {
+        return { error: (err as Error).message }
+      }
+      if (!issuers.has(claims.iss ?? '')) return { error: `token issuer ${JSON.stringify(claims.iss ?? '')} is invalid` }
+      // A token without audiences (a legacy one) is meant for this API alone.
+      const tokenAudiences = claims.aud?.length ? claims.aud : implicit
+      const wanted = requested ?? implicit
+      const audiences = tokenAudiences.filter((a) => wanted.includes(a))
+      if (!audiences.length && implicit.length)
+        return { error: `token audiences ${quotedList(tokenAudiences)} is invalid for the target audiences ${quotedList(wanted)}` }
+      const user = await config.validate(token, claims, verified.payload)
+      if ('error' in user) return user
+      return { user, audiences }
+    },
+  }
+}

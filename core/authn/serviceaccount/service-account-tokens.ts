@@ -1,0 +1,110 @@
+/**
+ * Service-account tokens as one part of the security chain: the keys are
+ * loaded (or a signing key made) once at start; then the two token
+ * authenticators (legacy secret-based tokens first, then bound tokens, in
+ * upstream's order), the TokenRequest issuer and the discovery documents
+ * all use them.
+ */
+import type { ServiceAccountTokenOptions } from '../../options/api-server-options.js'
+import type { Part, SecurityContext } from '../../security/context.js'
+import type { TokenAuthenticator } from '../bearer-token.js'
+import { discoveryProblem, issuerDiscovery, type IssuerDiscovery } from './issuer-discovery.js'
+import { jwtTokenAuthenticator } from './jwt.js'
+import { generateSigningKeyPem, loadSigningKey, loadVerificationKeys, type SigningKey, type VerificationKey } from './keys.js'
+import type { TokenIssuerConfig } from './token-request.js'
+import { boundTokenValidator, LEGACY_ISSUER, legacyTokenValidator, registryTokenObjects } from './validators.js'
+
+export const DEFAULT_ISSUER = 'https://kubernetes.default.svc.cluster.local'
+
+export interface ServiceAccountTokens {
+  /** Legacy then bound tokens: two members of the token chain. */
+  readonly authenticators: TokenAuthenticator[]
+  /** What TokenRequest signs with, once the keys are loaded. */
+  issuerConfig(): Promise<TokenIssuerConfig>
+  /** The discovery documents, once loaded; undefined when the first issuer is not an https URL. */
+  discovery(): Promise<IssuerDiscovery | undefined>
+}
+
+interface Loaded {
+  signingKey: SigningKey
+  keys: VerificationKey[]
+}
+
+/** The issuers in effect: the configured ones, else the default. */
+export function issuersOf(options: ServiceAccountTokenOptions): string[] {
+  return options.issuers?.length ? [...options.issuers] : [DEFAULT_ISSUER]
+}
+
+/** `--api-audiences`, else the issuers (upstream's default). */
+export function apiAudiencesOf(ctx: SecurityContext): string[] {
+  const auth = ctx.options.authentication ?? {}
+  if (auth.apiAudiences?.length) return [...auth.apiAudiences]
+  return auth.serviceAccounts === false ? [] : issuersOf(auth.serviceAccounts ?? {})
+}
+
+async function loadKeys(options: ServiceAccountTokenOptions): Promise<Loaded> {
+  const signingPem = options.signingKey ?? (await generateSigningKeyPem())
+  const signingKey = await loadSigningKey(signingPem)
+  const keys = options.keys?.length ? await loadVerificationKeys(options.keys) : [signingKey.publicKey]
+  return { signingKey, keys }
+}
+
+/**
+ * `externalAddress` is where clients reach the server (host and port), for
+ * the default key set URI; asked at each discovery request.
+ */
+export function serviceAccountTokens(
+  ctx: SecurityContext,
+  externalAddress: () => string,
+): Part<ServiceAccountTokens> | undefined {
+  const configured = ctx.options.authentication?.serviceAccounts
+  if (configured === false) return undefined
+  const options = configured ?? {}
+  const issuers = issuersOf(options)
+  const apiAudiences = apiAudiencesOf(ctx)
+  const loaded = loadKeys(options)
+  // A failure is reported by `ready`; the members below must not add unhandled rejections of their own.
+  loaded.catch(() => {})
+  const objects = registryTokenObjects(ctx.registry)
+
+  const whenLoaded = (build: (l: Loaded) => TokenAuthenticator): TokenAuthenticator => {
+    let built: Promise<TokenAuthenticator> | undefined
+    return {
+      async authenticateToken(token, audiences) {
+        built ??= loaded.then(build)
+        return (await built).authenticateToken(token, audiences)
+      },
+    }
+  }
+  const legacy = whenLoaded(({ keys }) =>
+    jwtTokenAuthenticator({ issuers: [LEGACY_ISSUER], keys, implicitAudiences: apiAudiences, validate: legacyTokenValidator(objects, options.lookup ?? true) }),
+  )
+  const bound = whenLoaded(({ keys }) =>
+    jwtTokenAuthenticator({ issuers, keys, implicitAudiences: apiAudiences, validate: boundTokenValidator(objects, ctx.now) }),
+  )
+
+  const issuer = issuers[0] ?? DEFAULT_ISSUER
+  const problem = discoveryProblem(issuer)
+  if (problem) ctx.logger.info({ issuer }, `service account issuer discovery is not served: ${problem}`)
+  const jwksUri = (): string => options.jwksUri || `https://${externalAddress()}/openid/v1/jwks`
+  let discovery: Promise<IssuerDiscovery> | undefined
+
+  return {
+    value: {
+      authenticators: [legacy, bound],
+      issuerConfig: async () => ({
+        issuer,
+        signingKey: (await loaded).signingKey,
+        apiAudiences,
+        maxExpirationSeconds: options.maxExpirationSeconds ?? 0,
+        extendExpiration: options.extendExpiration ?? true,
+      }),
+      discovery: async () => {
+        if (problem) return undefined
+        discovery ??= loaded.then(({ keys }) => issuerDiscovery(issuer, keys, jwksUri))
+        return discovery
+      },
+    },
+    ready: loaded.then(() => {}),
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * `serviceaccounts/<name>/token`: a TokenRequest is answered with a signed
+ * token for the service account, bound to a Pod, Secret or Node when asked,
+ * as upstream's TokenREST (pkg/registry/core/serviceaccount/storage/token.go):
+ * the same checks in the same order, the same messages.
+ */
+import { badRequest, conflict } from '../../http/status-error.js'
+import type { Registry } from '../../registry/registry.js'
+import { isPlainObject, type KubeObject } from '../../resources/object.js'
+import { fieldPath, invalid, invalidError } from '../../validation/field.js'
+import { boundTokenClaims, EXTENDED_EXPIRATION_SECONDS, WARN_ONLY_EXPIRATION_SECONDS } from './claims.js'
+import { signToken } from './jwt.js'
+import type { SigningKey } from './keys.js'
+
+const GROUP = 'authentication.k8s.io'
+const KIND = 'TokenRequest'
+/** The default of `spec.expirationSeconds` (authentication/v1 defaulting). */
+const DEFAULT_EXPIRATION_SECONDS = 60 * 60
+const MIN_EXPIRATION_SECONDS = 10 * 60
+const MAX_EXPIRATION_SECONDS = 2 ** 32
+
+export interface TokenIssuerConfig {
+  /** The first `--service-account-issuer`: what issued tokens name in `iss`. */
+  issuer: string
+  signingKey: SigningKey
+  /** `--api-audiences`: the audiences of a request that names none. */
+  apiAudiences: readonly string[]
+  /** `--service-account-max-token-expiration` in seconds; 0: no cap. */
+  maxExpirationSeconds: number
+  /** `--service-account-extend-token-expiration`. */
+  extendExpiration: boolean
+}
+
+export interface TokenRequestCall {
+  namespace: string
+  /** The service account's name, from the URL. */
+  name: string
+  body: unknown
+  now: Date
+  /** Where the answer's Warning headers are collected. */
+  warnings: string[]
+}
+
+function text(v: unknown): string {
+  return typeof v === 'string' ? v : ''
+}
+
+async function getObject(registry: Registry, resource: string, namespace: string, name: string): Promise<KubeObject> {
+  const entry = registry.catalogue.lookup('', 'v1', resource)
+  if (!entry) throw badRequest(`${resource} are not served`)
+  return registry.store(entry).get(namespace, name)
+}
+
+/** `v1` → core, `apps/v1` → apps: the group of an apiVersion, as schema.ParseGroupVersion reads it. */
+function groupVersionOf(apiVersion: string): { group: string; version: string } {
+  if (!apiVersion) return { group: '', version: '' }
+  const slash = apiVersion.indexOf('/')
+  return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) }
+}
+
+interface Bound {
+  pod?: KubeObject
+  secret?: KubeObject
+  node?: { name: string; uid: string }
+}
+
+/** Looks up the object the token is to be bound to and checks it is the one the request names. */
+async function boundObject(registry: Registry, namespace: string, saName: string, ref: Record<string, unknown>): Promise<Bound> {
+  const kind = text(ref['kind'])
+  const name = text(ref['name'])
+  const { group, version } = groupVersionOf(text(ref['apiVersion']))
+  let uid: string
+  const bound: Bound = {}
+  if (group === '' && kind === 'Pod') {
+    const pod = await getObject(registry, 'pods', namespace, name)
+    const spec = isPlainObject(pod['spec']) ? pod['spec'] : {}
+    if (text(spec['serviceAccountName']) !== saName)
+      throw badRequest(`cannot bind token for serviceaccount ${JSON.stringify(saName)} to pod running with different serviceaccount name.`)
+    uid = pod.metadata.uid ?? ''
+    bound.pod = pod
+    const nodeName = text(spec['nodeName'])
+    if (nodeName) {
+      // A pod's node is named even when it is gone: a reader of the token still learns where the pod ran.
+      const node = await getObject(registry, 'nodes', '', nodeName).catch((err: unknown) => {
+        if ((err as { code?: number }).code === 404) return undefined
+        throw err
+      })
+      bound.node = { name: nodeName, uid: node?.metadata.uid ?? '' }
+    }
+  } else if (group === '' && kind === 'Node') {
+    const node = await getObject(registry, 'nodes', '', name)
+    uid = node.metadata.uid ?? ''
+    bound.node = { name: node.metadata.name ?? name, uid }
+  } else if (group === '' && kind === 'Secret') {
+    const secret = await getObject(registry, 'secrets', namespace, name)
+    uid = secret.metadata.uid ?? ''
+    bound.secret = secret
+  } else {
+    throw badRequest(`cannot bind token to object of type ${group}/${version}, Kind=${kind}`)
+  }
+  const wantedUid = text(ref['uid'])
+  if (wantedUid && wantedUid !== uid)
+    throw conflict(
+      { group, resource: kind },
+      name,
+      `the UID in the bound object reference (${wantedUid}) does not match the UID in record. The object might have been deleted and then recreated`,
+    )
+  return bound
+}
+
+const named = (o: KubeObject): { name: string; uid: string } => ({ name: o.metadata.name ?? '', uid: o.metadata.uid ?? '' })
+
+/** Creates a token for the service account; the answer is the TokenRequest with its status. */
+export async function createTokenRequest(registry: Registry, config: TokenIssuerConfig, call: TokenRequestCall): Promise<KubeObject> {
+  const { namespace, name } = call
+  const body = isPlainObject(call.body) ? call.body : {}
+  const metadata = isPlainObject(body['metadata']) ? { ...body['metadata'] } : {}
+  const spec = isPlainObject(body['spec']) ? { ...body['spec'] } : {}
+  if (text(metadata['name']) && metadata['name'] !== name)
+    throw invalidError(GROUP, KIND, name, [invalid(fieldPath('metadata').child('name'), metadata['name'], 'must match the service account name if specified')])
+  if (text(metadata['namespace']) && metadata['namespace'] !== namespace)
+    throw invalidError(GROUP, KIND, name, [
+      invalid(fieldPath('metadata').child('namespace'), metadata['namespace'], 'must match the service account namespace if specified'),
+    ])
+  const serviceAccount = await getObject(registry, 'serviceaccounts', namespace, name)
+
+  const audiences = Array.isArray(spec['audiences']) && spec['audiences'].length ? spec['audiences'].map(text) : [...config.apiAudiences]
+  let expirationSeconds = typeof spec['expirationSeconds'] === 'number' ? spec['expirationSeconds'] : DEFAULT_EXPIRATION_SECONDS
+  const ref = isPlainObject(spec['boundObjectRef']) ? spec['boundObjectRef'] : null
+
+  const errors = []
+  const expPath = fieldPath('spec').child('expirationSeconds')
+  if (expirationSeconds < MIN_EXPIRATION_SECONDS) errors.push(invalid(expPath, expirationSeconds, 'may not specify a duration less than 10 minutes'))
+  if (expirationSeconds > MAX_EXPIRATION_SECONDS) errors.push(invalid(expPath, expirationSeconds, 'may not specify a duration larger than 2^32 seconds'))
+  if (errors.length) throw invalidError(GROUP, KIND, '', errors)
+
+  const bound = ref ? await boundObject(registry, namespace, name, ref) : {}
+  if (config.maxExpirationSeconds > 0 && expirationSeconds > config.maxExpirationSeconds) {
+    call.warnings.push(`requested expiration of ${expirationSeconds} seconds shortened to ${config.maxExpirationSeconds} seconds`)
+    expirationSeconds = config.maxExpirationSeconds
+  }
+  // A pod's default projected token (3607s, for this API alone) lives a year but warns after the hour,
+  // easing the move from legacy tokens (upstream's --service-account-extend-token-expiration).
+  let lifetime = expirationSeconds
+  let warnAfterSeconds = 0
+  const forThisApi = audiences.every((a) => config.apiAudiences.includes(a))
+  if (config.extendExpiration && bound.pod && expirationSeconds === WARN_ONLY_EXPIRATION_SECONDS && forThisApi) {
+    warnAfterSeconds = expirationSeconds
+    lifetime = EXTENDED_EXPIRATION_SECONDS
+  }
+  const claims = boundTokenClaims({
+    issuer: config.issuer,
+    serviceAccount: { namespace, ...named(serviceAccount) },
+    ...(bound.pod ? { pod: named(bound.pod) } : {}),
+    ...(bound.secret ? { secret: named(bound.secret) } : {}),
+    ...(bound.node ? { node: bound.node } : {}),
+    audiences,
+    expirationSeconds: lifetime,
+    warnAfterSeconds,
+    now: call.now,
+    jti: crypto.randomUUID(),
+  })
+  const token = await signToken(config.signingKey, claims)
+  // Whole seconds, as metav1.Time is written; the status never promises longer than the token lives.
+  const issuedAt = Math.floor(call.now.getTime() / 1000) * 1000
+  return {
+    kind: KIND,
+    apiVersion: `${GROUP}/v1`,
+    metadata: { ...metadata, name, namespace, creationTimestamp: new Date(issuedAt).toISOString().replace(/\.\d{3}Z$/, 'Z') },
+    spec: { audiences, expirationSeconds, boundObjectRef: ref },
+    status: { token, expirationTimestamp: new Date(issuedAt + expirationSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z') },
+  }
+}
