@@ -19,7 +19,7 @@ import { customResourceConversion } from './crd/conversion.js'
 import { serviceResolver } from './crd/service-resolver.js'
 import { fetchWebhookClient } from './crd/webhook-client.js'
 import { buildChain } from './http/chain.js'
-import { ADMIN_IDENTITY, type ApiServerOptions } from './options/api-server-options.js'
+import type { ApiServerOptions } from './options/api-server-options.js'
 import type { ConnectionInfo, ServerPorts } from './ports.js'
 import { silentLogger } from './ports.js'
 import { Metrics } from './metrics/metrics.js'
@@ -36,7 +36,10 @@ import { WatchCache } from './storage/watch-cache.js'
 import { watchCacheEnabled } from './storage/watch-cache-sizes.js'
 
 export interface ApiServer {
-  /** Answers one request. `connection` is what the transport knows; omit it only for in-process calls. */
+  /**
+   * Answers one request. `connection` is what the transport knows; without it the request runs as
+   * `embeddedIdentity` when the embedder chose one, else it is authenticated like any other (anonymous at most).
+   */
   fetch(request: Request, connection?: ConnectionInfo): Promise<Response>
   /** Resolves when start-up work (the system namespaces, the watch caches' first load) is done. */
   ready: Promise<void>
@@ -163,7 +166,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     logger,
     authenticator: authentication.request,
     authorizer: authorization.authorizer,
-    embeddedIdentity: options.embeddedIdentity === undefined ? ADMIN_IDENTITY : options.embeddedIdentity,
+    embeddedIdentity: options.embeddedIdentity ?? null,
     requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
   })
   installRoutes(app, {

@@ -39,8 +39,12 @@ export interface ApiServerOptions {
   /**
    * The identity of requests handed to `fetch` with no connection info (an
    * embedding program calling the handler directly), unless the request
-   * carries its own credential. `null` makes them anonymous.
-   * @default { username: 'system:admin', groups: ['system:masters', 'system:authenticated'] }
+   * carries its own credential. An embedder opts in, usually with
+   * `ADMIN_IDENTITY`; by default such a request is authenticated as any
+   * other, so a runtime adapter that forgets the connection info gets an
+   * anonymous request (or a 401), never an administrator.
+   * @default null
+   * @see ADMIN_IDENTITY
    */
   embeddedIdentity?: UserInfo | null
   /**
