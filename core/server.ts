@@ -10,6 +10,7 @@ import { buildAuthentication } from './authn/chain.js'
 import { accessDecider } from './authz/access-review.js'
 import type { Authorizer } from './authz/authorizer.js'
 import { buildAuthorization } from './authz/modes.js'
+import { publishAuthenticationTrust } from './controllers/authentication-trust.js'
 import { clusterServices } from './controllers/cluster-services.js'
 import { startCrdController } from './controllers/custom-resource-definitions.js'
 import { startGarbageCollector } from './controllers/garbage-collector.js'
@@ -133,6 +134,10 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       authentication.ready,
       authorization.ready,
     ])
+    // Extension servers read whom to trust from kube-system, which exists by now.
+    await publishAuthenticationTrust(registry, options.authentication ?? {}, now).catch((err: unknown) =>
+      logger.warn({ err: String(err) }, 'cannot publish the extension-apiserver-authentication ConfigMap'),
+    )
     await services.start(registry, now, logger)
     started = true
   })()

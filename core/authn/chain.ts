@@ -6,8 +6,10 @@
  * TokenReview asks the same one, so the two never disagree.
  */
 import { lifeCycleOf, type Part, type SecurityContext } from '../security/context.js'
+import { anonymousAuthenticator } from './anonymous.js'
 import { type Authenticator, type RequestAuthenticator, UnionAuthenticator } from './authenticator.js'
 import { bearerTokenAuthenticator, staticTokenAuthenticator, type TokenAuthenticator, tokenChain } from './bearer-token.js'
+import { requestHeaderAuthenticator } from './request-header.js'
 import { x509Authenticator } from './x509.js'
 
 export interface Authentication {
@@ -32,22 +34,28 @@ function tokenAuthenticators(ctx: SecurityContext): Part<TokenAuthenticator>[] {
 function requestAuthenticators(ctx: SecurityContext, tokens: TokenAuthenticator, anyTokens: boolean): Part<Authenticator>[] {
   const auth = ctx.options.authentication ?? {}
   const parts: Part<Authenticator>[] = []
-  // request header (front proxy): first, when configured
+  if (auth.requestHeader?.usernameHeaders.length) parts.push({ value: requestHeaderAuthenticator(auth.requestHeader) }) // --requestheader-*
   if (auth.clientCertificates ?? true) parts.push({ value: x509Authenticator })
   if (anyTokens) parts.push({ value: bearerTokenAuthenticator(tokens) })
   return parts
 }
 
 /**
- * Whether requests with no credential run as `system:anonymous`. As
- * upstream, never while everything is allowed to everyone authenticated.
+ * Who requests with no credential are: `system:anonymous` when allowed (on
+ * every path, or on the configured ones). As upstream, `--anonymous-auth` is
+ * turned off while everything is allowed to everyone authenticated; the
+ * configuration file's section is taken as written (its conditions are how
+ * `/healthz` stays open beside AlwaysAllow).
  */
-function anonymousAllowed(ctx: SecurityContext): boolean {
-  const wanted = ctx.options.authentication?.anonymous ?? true
-  const alwaysAllow = (ctx.options.authorizationModes ?? ['AlwaysAllow']).includes('AlwaysAllow')
-  if (wanted && alwaysAllow)
+function anonymous(ctx: SecurityContext): Authenticator | undefined {
+  const setting = ctx.options.authentication?.anonymous ?? true
+  if (setting === false) return undefined
+  if (setting !== true) return anonymousAuthenticator(setting.paths)
+  if ((ctx.options.authorizationModes ?? ['AlwaysAllow']).includes('AlwaysAllow')) {
     ctx.logger.warn({}, 'AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false.')
-  return wanted && !alwaysAllow
+    return undefined
+  }
+  return anonymousAuthenticator([])
 }
 
 export function buildAuthentication(ctx: SecurityContext): Authentication {
@@ -56,7 +64,7 @@ export function buildAuthentication(ctx: SecurityContext): Authentication {
   const requestParts = requestAuthenticators(ctx, tokens, tokenParts.length > 0)
   const request = new UnionAuthenticator(
     requestParts.map((p) => p.value),
-    anonymousAllowed(ctx),
+    anonymous(ctx),
   )
   return { request, tokens, ...lifeCycleOf([...tokenParts, ...requestParts]) }
 }
