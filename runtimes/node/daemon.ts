@@ -12,7 +12,9 @@ import type { ApiServerOptions, StaticToken } from '../../core/options/api-serve
 import { type ParsedFlags, startupWarnings, unenforcedSecurityFlags } from '../../core/options/flags/index.js'
 import type { Logger, ServerPorts } from '../../core/ports.js'
 import { serverUrl } from '../../core/pki/kubeconfig.js'
-import { ConfigFilesError, loadConfigFiles } from './config-files.js'
+import { readClientCABundles, watchClientCAFiles } from './client-ca-files.js'
+import type { ClientCABundles } from './client-cas.js'
+import { ConfigFilesError, type ConfigFiles, loadConfigFiles } from './config-files.js'
 import { type DaemonFlags, FlagError, helpText, parseFlags } from './flags.js'
 import { preparePki } from './pki.js'
 import { serveTls, type TlsListener } from './serve.js'
@@ -76,9 +78,28 @@ async function loadTokens(path: string, logger: Logger): Promise<StaticToken[]> 
   }
 }
 
-function serverOptions(flags: DaemonFlags, tokens: StaticToken[]): ApiServerOptions {
+/** `--anonymous-auth`, unless the AuthenticationConfiguration file has its own `anonymous` section (the two are exclusive). */
+function anonymousOption(flags: DaemonFlags, files: ConfigFiles): NonNullable<ApiServerOptions['authentication']>['anonymous'] {
+  const section = files.authentication?.anonymous
+  if (!section) return flags.anonymousAuth
+  return section.enabled ? { paths: section.conditions.map((c) => c.path) } : false
+}
+
+function authenticationOptions(flags: DaemonFlags, files: ConfigFiles, tokens: StaticToken[], cas: ClientCABundles): ApiServerOptions['authentication'] {
+  const { clientCaFile: _file, ...proxy } = flags.requestHeader
   return {
-    authentication: { clientCertificates: true, tokens, anonymous: flags.anonymousAuth },
+    clientCertificates: true,
+    tokens,
+    anonymous: anonymousOption(flags, files),
+    ...(cas.clientCA ? { clientCA: cas.clientCA } : {}),
+    // Without its CA the proxy's headers mean nothing, as upstream ignores the other --requestheader-* flags then.
+    ...(cas.requestHeaderCA ? { requestHeader: { ...proxy, clientCA: cas.requestHeaderCA } } : {}),
+  }
+}
+
+function serverOptions(flags: DaemonFlags, authentication: ApiServerOptions['authentication']): ApiServerOptions {
+  return {
+    authentication,
     authorizationModes: flags.authorizationModes,
     version: flags.version,
     requestTimeoutMs: flags.requestTimeoutMs,
@@ -107,7 +128,7 @@ function warnAboutFlags(parsed: ParsedFlags, logger: Logger): void {
 }
 
 /** "All interfaces and address families" for an unspecified bind address: `::` is dual-stack where IPv6 exists. */
-async function listen(server: ApiServer, flags: DaemonFlags, tls: { key: string; cert: string; clientCA: string }, logger: Logger): Promise<TlsListener> {
+async function listen(server: ApiServer, flags: DaemonFlags, tls: { key: string; cert: string } & ClientCABundles, logger: Logger): Promise<TlsListener> {
   const base = { port: flags.securePort, ...tls, http2: !flags.disableHttp2Serving, logger }
   const unspecified = flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::'
   if (!unspecified) return serveTls(server, { ...base, host: flags.bindAddress })
@@ -150,13 +171,18 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   let server: ApiServer | undefined
   let listener: TlsListener | undefined
   let storage: DaemonStorage | undefined
+  let stopWatchingCAs = (): void => {}
   try {
     warnAboutFlags(parsed, logger)
+    let configFiles: ConfigFiles
     try {
-      loadConfigFiles(parsed, logger)
+      configFiles = loadConfigFiles(parsed, logger)
     } catch (err) {
       if (err instanceof ConfigFilesError) throw new StartupError(...err.problems)
       throw err
+    }
+    if (configFiles.authentication?.jwt.length) {
+      throw new StartupError('--authentication-config: JWT authenticators are not enforced by this server yet; refusing to start rather than ignore a security setting')
     }
     const unenforced = unenforcedSecurityFlags(parsed)
     if (unenforced.length > 0) throw new StartupError(...unenforced)
@@ -171,12 +197,20 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     }).catch((err: Error) => {
       throw new StartupError(err.message)
     })
+    const caFiles = {
+      ...(flags.clientCaFile ? { clientCaFile: flags.clientCaFile } : {}),
+      ...(flags.requestHeader.clientCaFile ? { requestHeaderCaFile: flags.requestHeader.clientCaFile } : {}),
+      fallbackClientCA: pki.clientCA,
+    }
+    const cas = await readClientCABundles(caFiles).catch((err: Error) => {
+      throw new StartupError(err.message)
+    })
     storage = await openDaemonStorage(parsed.values, logger).catch((err: Error) => {
       throw err instanceof StorageStartupError ? new StartupError(err.message) : err
     })
     logger.info({}, `objects are stored in ${storage.description}`)
     try {
-      server = (out.createServer ?? createApiServer)(serverOptions(flags, tokens), {
+      server = (out.createServer ?? createApiServer)(serverOptions(flags, authenticationOptions(flags, configFiles, tokens, cas)), {
         logger,
         storage: storage.storage,
         storageHealth: storage,
@@ -187,11 +221,13 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       throw err
     }
     await server.ready
-    listener = await listen(server, flags, { key: pki.serving.privateKey, cert: pki.serving.certificate, clientCA: pki.clientCA }, logger).catch(
+    listener = await listen(server, flags, { key: pki.serving.privateKey, cert: pki.serving.certificate, ...cas }, logger).catch(
       (err: Error) => {
         throw new StartupError(`cannot listen on ${serverUrl(flags.bindAddress, flags.securePort)}: ${err.message}`)
       },
     )
+    const listening = listener
+    stopWatchingCAs = watchClientCAFiles(caFiles, (bundles) => listening.setClientCAs(bundles), logger)
     // A port chosen at listen time (--secure-port=0) is known only now.
     if (listener.port !== flags.securePort) await server.setSecurePort(listener.port)
     const url = serverUrl(localHost(flags.bindAddress), listener.port)
@@ -204,6 +240,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     )
     out.onListening?.({ url, port: listener.port, ...(kubeconfigPath ? { kubeconfigPath } : {}) })
   } catch (err) {
+    stopWatchingCAs()
     await Promise.allSettled([listener?.close(), server?.shutdown()])
     await storage?.close().catch(() => {})
     if (!(err instanceof StartupError)) throw err
@@ -217,6 +254,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     stop.addEventListener('abort', () => resolve(), { once: true })
   })
   logger.info({ reason: String(stop.reason) }, 'shutting down: no new connections, ending watches')
+  stopWatchingCAs()
   const openStorage = storage
   const done = Promise.allSettled([listener.close(), server.shutdown()])
     .then(() => openStorage.close())

@@ -19,6 +19,15 @@ export interface DaemonFlags {
   tlsPrivateKeyFile?: string
   clientCaFile?: string
   tokenAuthFile?: string
+  /** The `--requestheader-*` flags; the proxy is trusted only when `clientCaFile` is given. */
+  requestHeader: {
+    clientCaFile?: string
+    usernameHeaders: string[]
+    groupHeaders: string[]
+    uidHeaders: string[]
+    extraHeaderPrefixes: string[]
+    allowedNames: string[]
+  }
   anonymousAuth: boolean
   /** `--authorization-mode` in order (AlwaysAllow when none). */
   authorizationModes: string[]
@@ -91,6 +100,14 @@ export function daemonFlags({ values }: ParsedFlags): DaemonFlags {
     bindAddress: values['bind-address'] || '0.0.0.0',
     certDir: values['cert-dir'] || DEFAULT_CERT_DIR,
     anonymousAuth: values['anonymous-auth'],
+    requestHeader: {
+      ...(given(values['requestheader-client-ca-file']) ? { clientCaFile: values['requestheader-client-ca-file'] } : {}),
+      usernameHeaders: values['requestheader-username-headers'],
+      groupHeaders: values['requestheader-group-headers'],
+      uidHeaders: values['requestheader-uid-headers'],
+      extraHeaderPrefixes: values['requestheader-extra-headers-prefix'],
+      allowedNames: values['requestheader-allowed-names'],
+    },
     authorizationModes: authorizationModes(values),
     requestTimeoutMs: values['request-timeout'],
     minRequestTimeoutSeconds: values['min-request-timeout'],

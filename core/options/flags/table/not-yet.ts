@@ -11,7 +11,6 @@ export const NOT_YET = {
   oidc: 'OIDC (JWT) token authentication is not implemented yet',
   tokenWebhook: 'webhook token authentication is not implemented yet',
   bootstrapTokens: 'bootstrap token authentication is not implemented yet',
-  requestHeader: 'authenticating-proxy (request header) authentication is not implemented yet',
   serviceAccounts: 'service account tokens are not issued or checked yet',
   authorization: 'only the AlwaysAllow authorizer exists so far',
   emulation: 'version emulation is not implemented; the server serves the APIs of its own version',
