@@ -71,8 +71,14 @@ export interface ConnectionInfo {
 }
 
 export interface ClientCertificate {
-  /** True when the TLS layer verified the chain against the client CA. */
+  /** True when the TLS layer verified the chain against the client CA (`--client-ca-file`). */
   verified: boolean
+  /**
+   * True when the TLS layer verified the chain against the front-proxy CA
+   * (`--requestheader-client-ca-file`): only then are identity headers trusted.
+   * @default false
+   */
+  verifiedByRequestHeaderCA?: boolean
   /** Why verification failed, when it did. */
   verifyError?: string
   commonName: string

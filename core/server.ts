@@ -11,6 +11,7 @@ import { accessDecider } from './authz/access-review.js'
 import type { AuthorizerSpec } from './authz/authorizer-specs.js'
 import type { Authorizer } from './authz/authorizer.js'
 import { buildAuthorization } from './authz/modes.js'
+import { publishAuthenticationTrust } from './controllers/authentication-trust.js'
 import { clusterServices } from './controllers/cluster-services.js'
 import { startClusterRoleAggregation } from './controllers/clusterrole-aggregation.js'
 import { startCrdController } from './controllers/custom-resource-definitions.js'
@@ -22,7 +23,7 @@ import { customResourceConversion } from './crd/conversion.js'
 import { serviceResolver } from './crd/service-resolver.js'
 import { fetchWebhookClient } from './crd/webhook-client.js'
 import { buildChain } from './http/chain.js'
-import { ADMIN_IDENTITY, type ApiServerOptions } from './options/api-server-options.js'
+import type { ApiServerOptions } from './options/api-server-options.js'
 import type { ConnectionInfo, ServerPorts } from './ports.js'
 import { silentLogger } from './ports.js'
 import { Metrics } from './metrics/metrics.js'
@@ -38,7 +39,10 @@ import { MemoryStorage } from './storage/memory.js'
 import { ServerStorage } from './storage/server-storage.js'
 
 export interface ApiServer {
-  /** Answers one request. `connection` is what the transport knows; omit it only for in-process calls. */
+  /**
+   * Answers one request. `connection` is what the transport knows; without it the request runs as
+   * `embeddedIdentity` when the embedder chose one, else it is authenticated like any other (anonymous at most).
+   */
   fetch(request: Request, connection?: ConnectionInfo): Promise<Response>
   /** Resolves when start-up work (the system namespaces, the watch caches' first load) is done. */
   ready: Promise<void>
@@ -151,6 +155,10 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       authentication.ready,
       authorization.ready,
     ])
+    // Extension servers read whom to trust from kube-system, which exists by now.
+    await publishAuthenticationTrust(registry, options.authentication ?? {}, now).catch((err: unknown) =>
+      logger.warn({ err: String(err) }, 'cannot publish the extension-apiserver-authentication ConfigMap'),
+    )
     await services.start(registry, now, logger)
     started = true
   })()
@@ -186,7 +194,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     logger,
     authenticator: authentication.request,
     authorizer: authorization.authorizer,
-    embeddedIdentity: options.embeddedIdentity === undefined ? ADMIN_IDENTITY : options.embeddedIdentity,
+    embeddedIdentity: options.embeddedIdentity ?? null,
     requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
   })
   installRoutes(app, {

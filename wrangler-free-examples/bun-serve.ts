@@ -27,7 +27,7 @@ const server = createApiServer({ authentication: { clientCertificates: false, to
 const listener = Bun.serve({
   hostname: '127.0.0.1',
   port: Number(env['PORT'] ?? 8080),
-  // Always pass connection info: without it the core would run the request as the admin.
+  // Always pass connection info: it marks the request as one from the network.
   fetch: (request, bun) => server.fetch(request, { remoteAddress: bun.requestIP(request)?.address ?? '' }),
 })
 console.log(JSON.stringify({ url: `http://127.0.0.1:${listener.port}`, token }))

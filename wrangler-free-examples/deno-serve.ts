@@ -32,6 +32,6 @@ Deno.serve(
     port: Number(Deno.env.get('PORT') ?? 8080),
     onListen: ({ hostname, port }) => console.log(JSON.stringify({ url: `http://${hostname}:${port}`, token })),
   },
-  // Always pass connection info: without it the core would run the request as the admin.
+  // Always pass connection info: it marks the request as one from the network.
   (request, info) => server.fetch(request, { remoteAddress: info.remoteAddr.hostname }),
 )

@@ -9,8 +9,9 @@
  *
  * The runtime calls `fetch(request, somethingOfItsOwn)`; that second argument
  * must never reach the core as connection info. An explicit `{}` marks the
- * request as coming over the network, so it needs the token: without
- * ConnectionInfo the core would treat it as the embedding program (admin).
+ * request as coming over the network, so it needs the token (no
+ * `embeddedIdentity` is set, so even a forgotten `{}` would only make the
+ * request anonymous).
  * Plain HTTP, hence loopback only.
  */
 import { env } from 'node:process'

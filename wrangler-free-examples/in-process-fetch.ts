@@ -6,11 +6,12 @@
  *   node --import tsx wrangler-free-examples/in-process-fetch.ts
  *
  * Requests handed to `fetch` without connection info come from this program
- * itself, so they run as the admin (system:masters).
+ * itself; it opts in to running them as the admin (system:masters). Without
+ * `embeddedIdentity` they would be anonymous, as a request from the network is.
  */
-import { createApiServer } from 'kube-apiserver-ts'
+import { ADMIN_IDENTITY, createApiServer } from 'kube-apiserver-ts'
 
-const server = createApiServer()
+const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY })
 await server.ready
 
 const base = 'http://in-process/api/v1/namespaces/default/configmaps'

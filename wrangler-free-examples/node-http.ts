@@ -56,7 +56,7 @@ const httpServer = createServer((incoming, outgoing) => {
     if (!outgoing.writableFinished) aborted.abort()
   })
   server
-    // Always pass connection info: without it the core would run the request as the admin.
+    // Always pass connection info: it marks the request as one from the network.
     .fetch(toRequest(incoming, aborted.signal), { remoteAddress: incoming.socket.remoteAddress ?? '' })
     .then((response) => writeResponse(response, outgoing))
     .catch((err: unknown) => {

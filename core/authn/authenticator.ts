@@ -29,10 +29,14 @@ export interface RequestAuthenticator {
   authenticate(request: Request, connection: ConnectionInfo): Promise<{ user: UserInfo } | { error: string }>
 }
 
+/**
+ * `anonymous` answers only when no authenticator found a credential (upstream's
+ * fail-on-error union): it may decline too (a path outside its conditions).
+ */
 export class UnionAuthenticator implements RequestAuthenticator {
   constructor(
     private readonly authenticators: readonly Authenticator[],
-    private readonly anonymous: boolean,
+    private readonly anonymous?: Authenticator,
   ) {}
 
   async authenticate(request: Request, connection: ConnectionInfo): Promise<{ user: UserInfo } | { error: string }> {
@@ -44,7 +48,8 @@ export class UnionAuthenticator implements RequestAuthenticator {
       errors.push(result.error)
     }
     if (errors.length) return { error: errors.join(', ') }
-    if (this.anonymous) return { user: { username: ANONYMOUS_USER, groups: [UNAUTHENTICATED_GROUP] } }
+    const anonymous = await this.anonymous?.authenticate(request, connection)
+    if (anonymous && 'user' in anonymous) return anonymous
     return { error: 'no credentials provided' }
   }
 }

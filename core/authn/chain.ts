@@ -6,10 +6,12 @@
  * TokenReview asks the same one, so the two never disagree.
  */
 import { lifeCycleOf, type Part, type SecurityContext } from '../security/context.js'
+import { anonymousAuthenticator } from './anonymous.js'
 import { type Authenticator, type RequestAuthenticator, UnionAuthenticator } from './authenticator.js'
 import { audienceAgnostic, bearerTokenAuthenticator, staticTokenAuthenticator, type TokenAuthenticator, tokenChain } from './bearer-token.js'
 import { bootstrapTokenAuthenticator } from './bootstrap-token.js'
 import { apiAudiencesOf, type ServiceAccountTokens, serviceAccountTokens } from './serviceaccount/service-account-tokens.js'
+import { requestHeaderAuthenticator } from './request-header.js'
 import { x509Authenticator } from './x509.js'
 
 export interface Authentication {
@@ -46,23 +48,29 @@ function tokenAuthenticators(ctx: SecurityContext, serviceAccounts: Part<Service
 function requestAuthenticators(ctx: SecurityContext, tokens: TokenAuthenticator, anyTokens: boolean): Part<Authenticator>[] {
   const auth = ctx.options.authentication ?? {}
   const parts: Part<Authenticator>[] = []
-  // request header (front proxy): first, when configured
+  if (auth.requestHeader?.usernameHeaders.length) parts.push({ value: requestHeaderAuthenticator(auth.requestHeader) }) // --requestheader-*
   if (auth.clientCertificates ?? true) parts.push({ value: x509Authenticator })
   if (anyTokens) parts.push({ value: bearerTokenAuthenticator(tokens, apiAudiencesOf(ctx)) })
   return parts
 }
 
 /**
- * Whether requests with no credential run as `system:anonymous`. As
- * upstream, never while everything is allowed to everyone authenticated.
+ * Who requests with no credential are: `system:anonymous` when allowed (on
+ * every path, or on the configured ones). As upstream, `--anonymous-auth` is
+ * turned off while everything is allowed to everyone authenticated; the
+ * configuration file's section is taken as written (its conditions are how
+ * `/healthz` stays open beside AlwaysAllow).
  */
-function anonymousAllowed(ctx: SecurityContext): boolean {
-  const wanted = ctx.options.authentication?.anonymous ?? true
+function anonymous(ctx: SecurityContext): Authenticator | undefined {
+  const setting = ctx.options.authentication?.anonymous ?? true
+  if (setting === false) return undefined
+  if (setting !== true) return anonymousAuthenticator(setting.paths)
   const modes = ctx.options.authorizationConfiguration?.map((a) => a.type) ?? ctx.options.authorizationModes ?? ['AlwaysAllow']
-  const alwaysAllow = modes.includes('AlwaysAllow')
-  if (wanted && alwaysAllow)
+  if (modes.includes('AlwaysAllow')) {
     ctx.logger.warn({}, 'AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false.')
-  return wanted && !alwaysAllow
+    return undefined
+  }
+  return anonymousAuthenticator([])
 }
 
 /** `externalAddress`: the host and port clients reach the server at, named by service-account issuer discovery. */
@@ -73,7 +81,7 @@ export function buildAuthentication(ctx: SecurityContext, externalAddress: () =>
   const requestParts = requestAuthenticators(ctx, tokens, tokenParts.length > 0)
   const request = new UnionAuthenticator(
     requestParts.map((p) => p.value),
-    anonymousAllowed(ctx),
+    anonymous(ctx),
   )
   return {
     request,

@@ -10,6 +10,7 @@ import type { UserInfo } from '../resources/object.js'
 import { authenticationFilter } from './filters/authentication.js'
 import { authorizationFilter } from './filters/authorization.js'
 import type { ChainEnv } from './filters/context.js'
+import { impersonationFilter } from './filters/impersonation.js'
 import { prettyFilter } from './filters/pretty.js'
 import { errorHandler } from './filters/recovery.js'
 import { requestInfoFilter } from './filters/request-info.js'
@@ -35,7 +36,9 @@ export function buildChain(deps: ChainDeps): Hono<ChainEnv> {
   app.use(timeoutFilter(deps.requestTimeoutMs))
   // CORS: later
   app.use(authenticationFilter(deps.authenticator, deps.embeddedIdentity, deps.logger))
-  // audit, impersonation, max-in-flight / priority and fairness: later
+  // audit: later
+  app.use(impersonationFilter(deps.authorizer))
+  // max-in-flight / priority and fairness: later
   app.use(authorizationFilter(deps.authorizer))
   return app
 }

@@ -47,6 +47,37 @@ export interface ServiceAccountTokenOptions {
   jwksUri?: string
 }
 
+/**
+ * An authenticating proxy in front of the server (`--requestheader-*`): a
+ * request whose client certificate the transport verified against the
+ * front-proxy CA, with a common name in `allowedNames`, runs as the user
+ * the proxy names in its headers. Header names are case-insensitive.
+ */
+export interface RequestHeaderOptions {
+  /** Headers holding the user name, the first non-empty one wins (`--requestheader-username-headers`). */
+  usernameHeaders: string[]
+  /** Headers holding the groups, every value of each (`--requestheader-group-headers`). @default [] */
+  groupHeaders?: string[]
+  /** Headers holding the UID, the first non-empty one wins (`--requestheader-uid-headers`). @default [] */
+  uidHeaders?: string[]
+  /** Prefixes of headers holding extra attributes, the rest of the name being the key (`--requestheader-extra-headers-prefix`). @default [] */
+  extraHeaderPrefixes?: string[]
+  /** Common names a proxy certificate may have; empty allows any (`--requestheader-allowed-names`). @default [] */
+  allowedNames?: string[]
+  /**
+   * The front-proxy CA bundle (PEM, `--requestheader-client-ca-file`), published
+   * in the `extension-apiserver-authentication` ConfigMap. Verifying against it
+   * is the transport's work (`ClientCertificate.verifiedByRequestHeaderCA`).
+   */
+  clientCA?: string
+}
+
+/** `anonymous` of AuthenticationConfiguration: anonymous requests only for these exact paths. */
+export interface AnonymousOptions {
+  /** Request paths (`/healthz`, `/readyz`, ...) that may be anonymous; empty: every path. */
+  paths: string[]
+}
+
 export interface AuthenticationOptions {
   /**
    * Service-account tokens; `false` issues none and accepts none.
@@ -72,14 +103,23 @@ export interface AuthenticationOptions {
    * @default true
    */
   clientCertificates?: boolean
+  /**
+   * The client CA bundle (PEM, `--client-ca-file`), published in the
+   * `extension-apiserver-authentication` ConfigMap for extension servers.
+   */
+  clientCA?: string
+  /** Trust an authenticating proxy's identity headers. @default none */
+  requestHeader?: RequestHeaderOptions
   /** Bearer tokens from `--token-auth-file`. @default [] */
   tokens?: StaticToken[]
   /**
-   * Requests with no credential run as `system:anonymous` (`--anonymous-auth`).
-   * As upstream, this is forced off while authorization is AlwaysAllow.
+   * Requests with no credential run as `system:anonymous` (`--anonymous-auth`),
+   * on every path (`true`) or on the listed ones (AuthenticationConfiguration's
+   * `anonymous.conditions`). As upstream, `true` is forced off while
+   * authorization is AlwaysAllow; the path-limited form is kept.
    * @default true
    */
-  anonymous?: boolean
+  anonymous?: boolean | AnonymousOptions
 }
 
 export interface ApiServerOptions {
@@ -115,8 +155,12 @@ export interface ApiServerOptions {
   /**
    * The identity of requests handed to `fetch` with no connection info (an
    * embedding program calling the handler directly), unless the request
-   * carries its own credential. `null` makes them anonymous.
-   * @default { username: 'system:admin', groups: ['system:masters', 'system:authenticated'] }
+   * carries its own credential. An embedder opts in, usually with
+   * `ADMIN_IDENTITY`; by default such a request is authenticated as any
+   * other, so a runtime adapter that forgets the connection info gets an
+   * anonymous request (or a 401), never an administrator.
+   * @default null
+   * @see ADMIN_IDENTITY
    */
   embeddedIdentity?: UserInfo | null
   /**

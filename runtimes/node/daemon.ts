@@ -13,6 +13,8 @@ import { type ParsedFlags, startupWarnings, unenforcedSecurityFlags } from '../.
 import type { Logger, ServerPorts } from '../../core/ports.js'
 import { serverUrl } from '../../core/pki/kubeconfig.js'
 import { authorizationOptions, watchAuthorizationConfig } from './authorization.js'
+import { readClientCABundles, watchClientCAFiles } from './client-ca-files.js'
+import type { ClientCABundles } from './client-cas.js'
 import { type ConfigFiles, ConfigFilesError, loadConfigFiles } from './config-files.js'
 import { type DaemonFlags, FlagError, helpText, parseFlags } from './flags.js'
 import { preparePki } from './pki.js'
@@ -88,25 +90,47 @@ function authorization(files: ConfigFiles, parsed: ParsedFlags): Partial<ApiServ
   }
 }
 
-function serverOptions(flags: DaemonFlags, tokens: StaticToken[], saKeys: ServiceAccountKeys, authz: Partial<ApiServerOptions>): ApiServerOptions {
+/** `--anonymous-auth`, unless the AuthenticationConfiguration file has its own `anonymous` section (the two are exclusive). */
+function anonymousOption(flags: DaemonFlags, files: ConfigFiles): NonNullable<ApiServerOptions['authentication']>['anonymous'] {
+  const section = files.authentication?.anonymous
+  if (!section) return flags.anonymousAuth
+  return section.enabled ? { paths: section.conditions.map((c) => c.path) } : false
+}
+
+interface AuthenticationInputs {
+  files: ConfigFiles
+  tokens: StaticToken[]
+  cas: ClientCABundles
+  saKeys: ServiceAccountKeys
+}
+
+function authenticationOptions(flags: DaemonFlags, { files, tokens, cas, saKeys }: AuthenticationInputs): ApiServerOptions['authentication'] {
+  const { clientCaFile: _file, ...proxy } = flags.requestHeader
   const sa = flags.serviceAccounts
   return {
-    authentication: {
-      clientCertificates: true,
-      tokens,
-      anonymous: flags.anonymousAuth,
-      serviceAccounts: {
-        ...(sa.issuers.length ? { issuers: sa.issuers } : {}),
-        signingKey: saKeys.signingKey,
-        keys: saKeys.keys,
-        maxExpirationSeconds: sa.maxExpirationSeconds,
-        extendExpiration: sa.extendExpiration,
-        lookup: sa.lookup,
-        ...(sa.jwksUri ? { jwksUri: sa.jwksUri } : {}),
-      },
-      ...(flags.apiAudiences.length ? { apiAudiences: flags.apiAudiences } : {}),
-      bootstrapTokens: flags.bootstrapTokens,
+    clientCertificates: true,
+    tokens,
+    anonymous: anonymousOption(flags, files),
+    ...(cas.clientCA ? { clientCA: cas.clientCA } : {}),
+    // Without its CA the proxy's headers mean nothing, as upstream ignores the other --requestheader-* flags then.
+    ...(cas.requestHeaderCA ? { requestHeader: { ...proxy, clientCA: cas.requestHeaderCA } } : {}),
+    serviceAccounts: {
+      ...(sa.issuers.length ? { issuers: sa.issuers } : {}),
+      signingKey: saKeys.signingKey,
+      keys: saKeys.keys,
+      maxExpirationSeconds: sa.maxExpirationSeconds,
+      extendExpiration: sa.extendExpiration,
+      lookup: sa.lookup,
+      ...(sa.jwksUri ? { jwksUri: sa.jwksUri } : {}),
     },
+    ...(flags.apiAudiences.length ? { apiAudiences: flags.apiAudiences } : {}),
+    bootstrapTokens: flags.bootstrapTokens,
+  }
+}
+
+function serverOptions(flags: DaemonFlags, authentication: ApiServerOptions['authentication'], authz: Partial<ApiServerOptions>): ApiServerOptions {
+  return {
+    authentication,
     authorizationModes: flags.authorizationModes,
     ...authz,
     // As upstream, whatever the authorizers: a later switch to RBAC finds the policy in place.
@@ -138,7 +162,7 @@ function warnAboutFlags(parsed: ParsedFlags, logger: Logger): void {
 }
 
 /** "All interfaces and address families" for an unspecified bind address: `::` is dual-stack where IPv6 exists. */
-async function listen(server: ApiServer, flags: DaemonFlags, tls: { key: string; cert: string; clientCA: string }, logger: Logger): Promise<TlsListener> {
+async function listen(server: ApiServer, flags: DaemonFlags, tls: { key: string; cert: string } & ClientCABundles, logger: Logger): Promise<TlsListener> {
   const base = { port: flags.securePort, ...tls, http2: !flags.disableHttp2Serving, logger }
   const unspecified = flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::'
   if (!unspecified) return serveTls(server, { ...base, host: flags.bindAddress })
@@ -182,6 +206,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   let listener: TlsListener | undefined
   let storage: DaemonStorage | undefined
   let stopWatchingAuthorization = () => {}
+  let stopWatchingCAs = (): void => {}
   try {
     warnAboutFlags(parsed, logger)
     let files: ConfigFiles
@@ -190,6 +215,9 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     } catch (err) {
       if (err instanceof ConfigFilesError) throw new StartupError(...err.problems)
       throw err
+    }
+    if (files.authentication?.jwt.length) {
+      throw new StartupError('--authentication-config: JWT authenticators are not enforced by this server yet; refusing to start rather than ignore a security setting')
     }
     const unenforced = unenforcedSecurityFlags(parsed)
     if (unenforced.length > 0) throw new StartupError(...unenforced)
@@ -214,12 +242,20 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     }).catch((err: Error) => {
       throw new StartupError(err.message)
     })
+    const caFiles = {
+      ...(flags.clientCaFile ? { clientCaFile: flags.clientCaFile } : {}),
+      ...(flags.requestHeader.clientCaFile ? { requestHeaderCaFile: flags.requestHeader.clientCaFile } : {}),
+      fallbackClientCA: pki.clientCA,
+    }
+    const cas = await readClientCABundles(caFiles).catch((err: Error) => {
+      throw new StartupError(err.message)
+    })
     storage = await openDaemonStorage(parsed.values, logger).catch((err: Error) => {
       throw err instanceof StorageStartupError ? new StartupError(err.message) : err
     })
     logger.info({}, `objects are stored in ${storage.description}`)
     try {
-      server = (out.createServer ?? createApiServer)(serverOptions(flags, tokens, saKeys, authz), {
+      server = (out.createServer ?? createApiServer)(serverOptions(flags, authenticationOptions(flags, { files, tokens, cas, saKeys }), authz), {
         logger,
         storage: storage.storage,
         storageFactory: storage.factory,
@@ -236,11 +272,13 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       const running = server
       stopWatchingAuthorization = watchAuthorizationConfig(configPath, (authorizers) => running.reloadAuthorization(authorizers), logger)
     }
-    listener = await listen(server, flags, { key: pki.serving.privateKey, cert: pki.serving.certificate, clientCA: pki.clientCA }, logger).catch(
+    listener = await listen(server, flags, { key: pki.serving.privateKey, cert: pki.serving.certificate, ...cas }, logger).catch(
       (err: Error) => {
         throw new StartupError(`cannot listen on ${serverUrl(flags.bindAddress, flags.securePort)}: ${err.message}`)
       },
     )
+    const listening = listener
+    stopWatchingCAs = watchClientCAFiles(caFiles, (bundles) => listening.setClientCAs(bundles), logger)
     // A port chosen at listen time (--secure-port=0) is known only now.
     if (listener.port !== flags.securePort) await server.setSecurePort(listener.port)
     const url = serverUrl(localHost(flags.bindAddress), listener.port)
@@ -254,6 +292,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     out.onListening?.({ url, port: listener.port, ...(kubeconfigPath ? { kubeconfigPath } : {}) })
   } catch (err) {
     stopWatchingAuthorization()
+    stopWatchingCAs()
     await Promise.allSettled([listener?.close(), server?.shutdown()])
     await storage?.close().catch(() => {})
     if (!(err instanceof StartupError)) throw err
@@ -268,6 +307,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   })
   logger.info({ reason: String(stop.reason) }, 'shutting down: no new connections, ending watches')
   stopWatchingAuthorization()
+  stopWatchingCAs()
   const openStorage = storage
   const done = Promise.allSettled([listener.close(), server.shutdown()])
     .then(() => openStorage.close())

@@ -19,6 +19,15 @@ export interface DaemonFlags {
   tlsPrivateKeyFile?: string
   clientCaFile?: string
   tokenAuthFile?: string
+  /** The `--requestheader-*` flags; the proxy is trusted only when `clientCaFile` is given. */
+  requestHeader: {
+    clientCaFile?: string
+    usernameHeaders: string[]
+    groupHeaders: string[]
+    uidHeaders: string[]
+    extraHeaderPrefixes: string[]
+    allowedNames: string[]
+  }
   anonymousAuth: boolean
   /** The service-account token flags; files are read by the daemon. */
   serviceAccounts: {
@@ -117,6 +126,14 @@ export function daemonFlags({ values }: ParsedFlags): DaemonFlags {
     },
     apiAudiences: values['api-audiences'],
     bootstrapTokens: values['enable-bootstrap-token-auth'],
+    requestHeader: {
+      ...(given(values['requestheader-client-ca-file']) ? { clientCaFile: values['requestheader-client-ca-file'] } : {}),
+      usernameHeaders: values['requestheader-username-headers'],
+      groupHeaders: values['requestheader-group-headers'],
+      uidHeaders: values['requestheader-uid-headers'],
+      extraHeaderPrefixes: values['requestheader-extra-headers-prefix'],
+      allowedNames: values['requestheader-allowed-names'],
+    },
     authorizationModes: authorizationModes(values),
     requestTimeoutMs: values['request-timeout'],
     minRequestTimeoutSeconds: values['min-request-timeout'],

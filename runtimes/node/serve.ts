@@ -8,11 +8,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from 'node:http2'
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
-import type { PeerCertificate, TLSSocket } from 'node:tls'
+import type { DetailedPeerCertificate, TLSSocket } from 'node:tls'
 import { getRequestListener, RequestError } from '@hono/node-server'
 import { statusResponse as statusErrorResponse } from '../../core/http/respond.js'
 import { StatusError } from '../../core/http/status-error.js'
 import type { ClientCertificate, ConnectionInfo, Logger } from '../../core/ports.js'
+import { type ClientCABundles, type ClientCAs, clientCAs } from './client-cas.js'
 
 /** What the listener needs of an ApiServer: its fetch handler. */
 export interface FetchHandler {
@@ -28,9 +29,15 @@ export interface ServeTlsOptions {
   cert: string
   /**
    * PEM bundle of CAs that client certificates are verified against
-   * (`--client-ca-file`). Without it no client certificate is requested.
+   * (`--client-ca-file`). Without it, or `requestHeaderCA`, no client certificate is requested.
    */
   clientCA?: string
+  /**
+   * PEM bundle of the front-proxy CA (`--requestheader-client-ca-file`): a
+   * certificate it verified may carry an identity in headers, and is a
+   * client certificate user only if `clientCA` verifies it too.
+   */
+  requestHeaderCA?: string
   /** Serve HTTP/2 next to HTTP/1.1 (`--disable-http2-serving` turns it off). @default true */
   http2?: boolean
   logger: Logger
@@ -40,6 +47,12 @@ export interface ServeTlsOptions {
 
 export interface TlsListener {
   port: number
+  /**
+   * Trusts new client CA bundles from the next handshake on (the files were
+   * re-read); connections already open keep what they verified. Throws,
+   * changing nothing, for a bundle that does not parse.
+   */
+  setClientCAs(bundles: ClientCABundles): void
   /** Stops accepting, lets in-flight requests finish for a moment, then ends what is left (watches) and resolves. */
   close(): Promise<void>
 }
@@ -66,7 +79,9 @@ export function withoutHopByHopHeaders(response: Response): Response {
 }
 
 /** A TLS socket, or the proxy HTTP/2 gives for the session's socket. */
-type TlsLike = Pick<TLSSocket, 'authorized' | 'authorizationError' | 'getPeerCertificate' | 'remoteAddress'>
+export type TlsLike = Pick<TLSSocket, 'authorized' | 'authorizationError' | 'remoteAddress'> & {
+  getPeerCertificate(detailed: true): DetailedPeerCertificate
+}
 
 /** Node gives an RDN attribute as a string, or an array when it repeats. */
 function values(value: string | string[] | undefined): string[] {
@@ -74,23 +89,32 @@ function values(value: string | string[] | undefined): string[] {
   return Array.isArray(value) ? value : [value]
 }
 
-export function connectionInfoOf(socket: TlsLike, clientCertificatesRequested: boolean): ConnectionInfo {
+/** `cas` undefined: no client certificate was requested. */
+export function connectionInfoOf(socket: TlsLike, cas: ClientCAs | undefined): ConnectionInfo {
   const info: ConnectionInfo = {}
   if (socket.remoteAddress) info.remoteAddress = socket.remoteAddress
-  if (!clientCertificatesRequested) return info
+  if (!cas) return info
   // An empty object when the client sent no certificate.
-  const peer: Partial<PeerCertificate> = socket.getPeerCertificate()
+  const peer: Partial<DetailedPeerCertificate> = socket.getPeerCertificate(true)
   if (!peer.raw) return info
   const subject = peer.subject as Record<string, string | string[] | undefined> | undefined
+  // TLS verified against both bundles at once; which one the chain ends in decides what it proves.
+  const by = socket.authorized ? cas.verifiedBy(peer as DetailedPeerCertificate) : { clientCA: false, requestHeaderCA: false }
   const cert: ClientCertificate = {
-    verified: socket.authorized,
+    verified: by.clientCA,
     // Go's pkix.Name keeps the last CN when several are present.
     commonName: values(subject?.CN).at(-1) ?? '',
     organizations: values(subject?.O),
   }
+  if (by.requestHeaderCA) cert.verifiedByRequestHeaderCA = true
   if (!socket.authorized && socket.authorizationError) cert.verifyError = String(socket.authorizationError)
+  else if (!by.clientCA) cert.verifyError = 'signed by a CA other than the client CA'
   info.clientCertificate = cert
   return info
+}
+
+function bundlesGiven(bundles: ClientCABundles): boolean {
+  return bundles.clientCA !== undefined || bundles.requestHeaderCA !== undefined
 }
 
 type Incoming = IncomingMessage | Http2ServerRequest
@@ -107,7 +131,7 @@ function statusResponse(code: 400 | 500, reason: 'BadRequest' | 'InternalError',
 
 export function serveTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsListener> {
   const { logger } = opts
-  const requestClientCerts = opts.clientCA !== undefined
+  let cas: ClientCAs | undefined = bundlesGiven(opts) ? clientCAs(opts) : undefined
   const drainTimeoutMs = opts.drainTimeoutMs ?? 1000
 
   // Computed once per connection: the handshake result does not change.
@@ -117,7 +141,7 @@ export function serveTls(server: FetchHandler, opts: ServeTlsOptions): Promise<T
     const key: object = isHttp2(incoming) ? incoming.stream.session ?? incoming.socket : incoming.socket
     let info = connectionInfo.get(key)
     if (!info) {
-      info = connectionInfoOf(incoming.socket as unknown as TlsLike, requestClientCerts)
+      info = connectionInfoOf(incoming.socket as unknown as TlsLike, cas)
       connectionInfo.set(key, info)
     }
     return info
@@ -169,14 +193,15 @@ export function serveTls(server: FetchHandler, opts: ServeTlsOptions): Promise<T
     })
   }
 
-  const tlsOptions = {
+  const secureContextOptions = (bundle: string | undefined) => ({
     key: opts.key,
     cert: opts.cert,
     minVersion: 'TLSv1.2' as const,
     // Without an explicit CA, Node would verify client certificates against
     // the public web roots: never request them then.
-    ...(requestClientCerts ? { ca: opts.clientCA, requestCert: true, rejectUnauthorized: false } : {}),
-  }
+    ...(bundle !== undefined ? { ca: bundle, requestCert: true, rejectUnauthorized: false } : {}),
+  })
+  const tlsOptions = secureContextOptions(cas?.tlsBundle)
   const httpServer =
     opts.http2 === false
       ? createHttpsServer(tlsOptions, onRequest)
@@ -195,6 +220,13 @@ export function serveTls(server: FetchHandler, opts: ServeTlsOptions): Promise<T
   })
   httpServer.on('tlsClientError', (err: Error) => logger.debug({ err: err.message }, 'TLS handshake failed'))
   httpServer.on('sessionError', (err: Error) => logger.debug({ err: err.message }, 'HTTP/2 session error'))
+
+  const setClientCAs = (bundles: ClientCABundles): void => {
+    if (!cas || !bundlesGiven(bundles)) throw new Error('client certificates were not requested at start; a restart is needed to request them')
+    const next = clientCAs(bundles)
+    httpServer.setSecureContext(secureContextOptions(next.tlsBundle))
+    cas = next
+  }
 
   const close = async (): Promise<void> => {
     if (closing) return
@@ -220,7 +252,7 @@ export function serveTls(server: FetchHandler, opts: ServeTlsOptions): Promise<T
     httpServer.listen(opts.port, opts.host, () => {
       httpServer.off('error', reject)
       httpServer.on('error', (err: Error) => logger.error({ err: err.message }, 'listener error'))
-      resolve({ port: (httpServer.address() as AddressInfo).port, close })
+      resolve({ port: (httpServer.address() as AddressInfo).port, close, setClientCAs })
     })
   })
 }

@@ -4,7 +4,7 @@
  * same code the daemon runs, so the two sides differ only in transport.
  */
 import { spawn } from 'node:child_process'
-import { type ApiServer, createApiServer } from 'kube-apiserver-ts'
+import { ADMIN_IDENTITY, type ApiServer, createApiServer } from 'kube-apiserver-ts'
 import { type LoadOptions, type LoadResult, runLoad } from './load.js'
 
 export interface InProcessFigures {
@@ -40,7 +40,7 @@ async function get(server: ApiServer, name: string): Promise<boolean> {
 
 async function startupOnce(): Promise<number> {
   const t0 = performance.now()
-  const server = createApiServer()
+  const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY })
   const res = await server.fetch(new Request(`${CONFIGMAPS}`))
   await res.arrayBuffer()
   const ms = performance.now() - t0
@@ -51,8 +51,8 @@ async function startupOnce(): Promise<number> {
 
 /** What an embedding test pays in a new process: Node start, module loading, then the same as startupOnce. */
 const FRESH_PROCESS_SCRIPT = `
-const { createApiServer } = await import('kube-apiserver-ts')
-const server = createApiServer()
+const { ADMIN_IDENTITY, createApiServer } = await import('kube-apiserver-ts')
+const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY })
 const res = await server.fetch(new Request('http://in-process/api/v1/namespaces/default/configmaps'))
 await res.arrayBuffer()
 process.stdout.write(res.status + ' ' + process.memoryUsage().rss + '\\n')
@@ -86,7 +86,7 @@ export async function measureInProcess(opts: { startups: number; freshProcesses:
   const freshProcesses: FreshProcess[] = []
   for (let i = 0; i < opts.freshProcesses; i++) freshProcesses.push(await freshProcessOnce(opts.cwd))
 
-  const server = createApiServer()
+  const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY })
   await server.ready
   // Warm-up, not measured: the objects GETs read, and enough calls of each kind for the JIT to settle.
   for (let i = 0; i < WARM_UP; i++) await create(server, `warm-${i}`)

@@ -6,7 +6,7 @@
  * 1, 100 and 1000 watchers, and for etcd its own raw put rate with the etcd3
  * client at the same concurrency. Figures only: nothing here passes or fails.
  */
-import { type ApiServer, createApiServer } from 'kube-apiserver-ts'
+import { ADMIN_IDENTITY, type ApiServer, createApiServer } from 'kube-apiserver-ts'
 import { configMapBody, storedConfigMap } from './configmap-payload.js'
 import { type LoadOptions, type LoadResult, runLoad } from './load.js'
 import { type Backend, BACKEND_NAMES, type BackendName, etcdVersion, openBackend, storageCodec } from './storage-backends.js'
@@ -157,7 +157,7 @@ async function measureBackend(name: BackendName, settings: StorageSettings, log:
     const rawPuts = await rawPutRate(backend, settings.load)
 
     // The server over the same store, with its defaults: the watch cache is on.
-    server = createApiServer({}, { storage: backend.storage })
+    server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY }, { storage: backend.storage })
     await server.ready
     log(`  ${name}: server creates and gets …`)
     const served = await serverRates(server, settings.load)

@@ -4,7 +4,7 @@
  * few seed objects; plus the checks every answer and the stored state must pass.
  */
 import assert from 'node:assert/strict'
-import { type ApiServer, createApiServer } from '../../core/index.js'
+import { ADMIN_IDENTITY, type ApiServer, createApiServer } from '../../core/index.js'
 import { CONFIGMAPS, type FuzzRequest, THINGS } from './worst-inputs.js'
 
 export const WIDGETS = '/apis/fuzz.example.com/v1/namespaces/default/widgets'
@@ -108,7 +108,7 @@ const widgetSpec = {
 
 /** A started server with the fuzz suite's resources and seeds (`seed-0`..`seed-2` of each). */
 export async function fuzzServer(): Promise<ApiServer> {
-  const server = createApiServer({ bookmarkIntervalMs: 50, requestTimeoutMs: REQUEST_TIMEOUT_MS })
+  const server = createApiServer({ bookmarkIntervalMs: 50, requestTimeoutMs: REQUEST_TIMEOUT_MS, embeddedIdentity: ADMIN_IDENTITY })
   await server.ready
   for (const crd of [
     definition('things', 'Thing', { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }),

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { ConnectionInfo } from '../../core/index.js'
-import { startServer } from './harness.js'
+import { type ConnectionInfo, createApiServer, MemoryStorage } from '../../core/index.js'
+import { createTestServer, startServer, TestClient } from './harness.js'
 
 const tokens = [{ token: 'secret-token', user: { username: 'alice', uid: '1', groups: ['dev'] } }]
 /** A request that came over a transport (no embedded identity applies). */
@@ -15,6 +15,29 @@ describe('authentication', () => {
     const r = await api.post(whoami, review)
     assert.equal(r.status, 201)
     assert.deepEqual(r.body.status.userInfo, { username: 'system:admin', groups: ['system:masters', 'system:authenticated'] })
+  })
+
+  it('treats an in-process call as anonymous unless the embedder opted in to an identity', async () => {
+    const storage = new MemoryStorage()
+    const configMap = { metadata: { name: 'x' } }
+    // AlwaysAllow turns anonymous requests off: the call is refused, not run as an admin.
+    const allowAll = new TestClient(createApiServer({}, { storage }))
+    const refused = await allowAll.post('/api/v1/namespaces/default/configmaps', configMap)
+    assert.equal(refused.status, 401)
+    assert.equal(refused.body.reason, 'Unauthorized')
+    await allowAll.server.shutdown()
+    // With anonymous requests on, the authorizer sees system:anonymous.
+    const denyAll = new TestClient(createApiServer({ authorizationModes: ['AlwaysDeny'] }, { storage }))
+    const forbidden = await denyAll.post('/api/v1/namespaces/default/configmaps', configMap)
+    assert.equal(forbidden.status, 403)
+    assert.equal(
+      forbidden.body.message,
+      'configmaps is forbidden: User "system:anonymous" cannot create resource "configmaps" in API group "" in the namespace "default"',
+    )
+    await denyAll.server.shutdown()
+    const admin = new TestClient(createTestServer({}, { storage }))
+    assert.equal((await admin.get('/api/v1/namespaces/default/configmaps/x')).status, 404)
+    await admin.server.shutdown()
   })
 
   it('refuses network requests without a credential with 401 while authorization is AlwaysAllow', async () => {

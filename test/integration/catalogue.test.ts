@@ -6,11 +6,11 @@
  */
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
-import { createApiServer, MemoryStorage } from '../../core/index.js'
+import { MemoryStorage } from '../../core/index.js'
 import { decodeProtobuf, encodeProtobuf } from '../../core/http/protobuf.js'
 import type { ResourceEntry } from '../../core/resources/catalogue.js'
 import { apiVersionOf, collectionPath, SAMPLES } from './catalogue-samples.js'
-import { TestClient } from './harness.js'
+import { createTestServer, TestClient } from './harness.js'
 
 const PROTOBUF = 'application/vnd.kubernetes.protobuf'
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io'
@@ -20,7 +20,7 @@ let storage: MemoryStorage
 
 before(async () => {
   storage = new MemoryStorage()
-  const server = createApiServer({ watchCache: false }, { storage })
+  const server = createTestServer({ watchCache: false }, { storage })
   await server.ready
   api = new TestClient(server)
 })

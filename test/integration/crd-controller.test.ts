@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { ApiextensionsV1Api, CustomObjectsApi, KubeConfig, type V1CustomResourceDefinition, Watch } from '@kubernetes/client-node'
-import { createApiServer } from '../../core/index.js'
 import { listen } from '../../runtimes/node/index.js'
+import { createTestServer } from './harness.js'
 
 const group = 'demo.example.com'
 const version = 'v1'
@@ -55,7 +55,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, deadl
 
 describe('a controller for a custom resource, tested in process with client-node', () => {
   it('installs its CRD, watches its objects and writes their status', async () => {
-    const server = createApiServer()
+    const server = createTestServer()
     await server.ready
     const listening = await listen(server)
     const kc = new KubeConfig()

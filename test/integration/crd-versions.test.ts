@@ -9,12 +9,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
-import { createApiServer } from '../../core/index.js'
 import { createCertificateAuthority, issueServingCertificate } from '../../core/pki/certificates.js'
 import type { KubeObject } from '../../core/resources/object.js'
 import { nodeWebhookClient } from '../../runtimes/node/webhook-client.js'
 import { CRDS, installDefinition } from './crd-fixtures.js'
-import { TestClient } from './harness.js'
+import { createTestServer, TestClient } from './harness.js'
 
 const openSchema = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } }
 const version = (name: string, storage: boolean, served = true) => ({ name, served, storage, schema: openSchema })
@@ -31,7 +30,7 @@ const path = (v: string, plural: string) => `/apis/versions.example.com/${v}/nam
 describe('versions with conversion None', () => {
   let api: TestClient
   before(async () => {
-    const server = createApiServer()
+    const server = createTestServer()
     await server.ready
     api = new TestClient(server)
     await installDefinition(api, definition('things', 'Thing', [version('v1', true), version('v1beta1', false), version('v1alpha1', false, false)]))
@@ -98,7 +97,7 @@ describe('versions with a conversion webhook', () => {
     await new Promise<void>((resolve) => webhook.listen(0, '127.0.0.1', resolve))
     port = (webhook.address() as AddressInfo).port
     caBundle = Buffer.from(ca.certificate).toString('base64')
-    const server = createApiServer({}, { webhookClient: nodeWebhookClient() })
+    const server = createTestServer({}, { webhookClient: nodeWebhookClient() })
     await server.ready
     api = new TestClient(server)
   })

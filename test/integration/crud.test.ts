@@ -1,8 +1,8 @@
 /** Every verb on the four core resources, through `fetch`, as a test author drives it. */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { createApiServer, MemoryStorage } from '../../core/index.js'
-import { startServer, TestClient } from './harness.js'
+import { MemoryStorage } from '../../core/index.js'
+import { createTestServer, startServer, TestClient } from './harness.js'
 
 const CM = '/api/v1/namespaces/default/configmaps'
 
@@ -141,7 +141,7 @@ describe('list', () => {
   })
 
   it('answers an expired continue token with 410 Expired and a token for the rest at the latest revision', async () => {
-    const server = createApiServer({}, { storage: new MemoryStorage({ historyLimit: 5 }) })
+    const server = createTestServer({}, { storage: new MemoryStorage({ historyLimit: 5 }) })
     await server.ready
     const api = new TestClient(server)
     for (const name of ['a', 'b', 'c']) await api.post(CM, { metadata: { name } })

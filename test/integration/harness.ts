@@ -1,7 +1,7 @@
 /** A small client for driving a server through `fetch`, as a test author would. */
 import assert from 'node:assert/strict'
-import { type ApiServer, type ApiServerOptions, createApiServer } from '../../core/index.js'
-import type { ConnectionInfo } from '../../core/ports.js'
+import { ADMIN_IDENTITY, type ApiServer, type ApiServerOptions, createApiServer } from '../../core/index.js'
+import type { ConnectionInfo, ServerPorts } from '../../core/ports.js'
 
 export interface Reply {
   status: number
@@ -45,8 +45,17 @@ export class TestClient {
     this.call('PATCH', path, { ...opts, body, headers: { 'content-type': type, ...opts?.headers } })
 }
 
+/**
+ * createApiServer for tests that act as the embedding program: requests
+ * without connection info run as the administrator, because the test opts in
+ * (the server's own default makes them anonymous). Options given win.
+ */
+export function createTestServer(options: ApiServerOptions = {}, ports: Partial<ServerPorts> = {}): ApiServer {
+  return createApiServer({ embeddedIdentity: ADMIN_IDENTITY, ...options }, ports)
+}
+
 export async function startServer(options: ApiServerOptions = {}): Promise<TestClient> {
-  const server = createApiServer({ bookmarkIntervalMs: 50, ...options })
+  const server = createTestServer({ bookmarkIntervalMs: 50, ...options })
   await server.ready
   return new TestClient(server)
 }

@@ -6,9 +6,8 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { createApiServer } from '../../core/index.js'
 import { MemoryStorage } from '../../core/storage/memory.js'
-import { startServer, TestClient } from './harness.js'
+import { createTestServer, startServer, TestClient } from './harness.js'
 
 const PRIORITY_CLASSES = '/apis/scheduling.k8s.io/v1/priorityclasses'
 const HOOK_CHECK = 'poststarthook/scheduling/bootstrap-system-priority-classes'
@@ -16,7 +15,7 @@ const HOOK_CHECK = 'poststarthook/scheduling/bootstrap-system-priority-classes'
 const names = (list: { body: { items: { metadata: { name: string } }[] } }) => list.body.items.map((i) => i.metadata.name)
 
 async function startOn(storage: MemoryStorage): Promise<TestClient> {
-  const server = createApiServer({ garbageCollector: false }, { storage })
+  const server = createTestServer({ garbageCollector: false }, { storage })
   await server.ready
   return new TestClient(server)
 }
@@ -102,7 +101,7 @@ describe('system priority classes at start', () => {
 
   it('starts without the hook when scheduling.k8s.io/v1 is not served', async () => {
     const storage = new MemoryStorage()
-    const server = createApiServer({ runtimeConfig: { 'scheduling.k8s.io/v1': false } }, { storage })
+    const server = createTestServer({ runtimeConfig: { 'scheduling.k8s.io/v1': false } }, { storage })
     await server.ready
     const api = new TestClient(server)
     assert.equal((await api.get('/readyz')).text, 'ok')

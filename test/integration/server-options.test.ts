@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { ADMIN_IDENTITY, createApiServer } from '../../core/index.js'
+import { ADMIN_IDENTITY } from '../../core/index.js'
 import { RuntimeConfigError } from '../../core/resources/runtime-config.js'
 import { MemoryStorage } from '../../core/storage/memory.js'
-import { startServer } from './harness.js'
+import { createTestServer, startServer } from './harness.js'
 
 describe('--runtime-config on a running server', () => {
   it('stops serving a disabled group/version: gone from discovery, 404 on its paths', async () => {
@@ -18,7 +18,7 @@ describe('--runtime-config on a running server', () => {
   })
 
   it('refuses to start with a key upstream refuses, naming the key', () => {
-    assert.throws(() => createApiServer({ runtimeConfig: { 'api/all': false } }), RuntimeConfigError)
+    assert.throws(() => createTestServer({ runtimeConfig: { 'api/all': false } }), RuntimeConfigError)
   })
 })
 
@@ -40,7 +40,7 @@ describe('TokenReview', () => {
 describe('--kvstore-prefix', () => {
   it('puts every key under the prefix, as upstream lays keys out', async () => {
     const storage = new MemoryStorage()
-    const server = createApiServer({ storagePrefix: '/custom/' }, { storage })
+    const server = createTestServer({ storagePrefix: '/custom/' }, { storage })
     await server.ready
     const res = await server.fetch(
       new Request('http://in-process/api/v1/namespaces/default/configmaps', {

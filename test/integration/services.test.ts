@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { type ApiServerOptions, createApiServer } from '../../core/index.js'
+import { type ApiServerOptions } from '../../core/index.js'
 import { MemoryStorage } from '../../core/storage/memory.js'
-import { startServer, TestClient } from './harness.js'
+import { createTestServer, startServer, TestClient } from './harness.js'
 
 const SVCS = '/api/v1/namespaces/default/services'
 
@@ -20,7 +20,7 @@ async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean):
 }
 
 async function serverOn(storage: MemoryStorage, options: ApiServerOptions = {}): Promise<TestClient> {
-  const server = createApiServer({ securePort: 6443, ...options }, { storage })
+  const server = createTestServer({ securePort: 6443, ...options }, { storage })
   await server.ready
   return new TestClient(server)
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { type ApiServerOptions, createApiServer, MemoryStorage } from '../../core/index.js'
+import { type ApiServerOptions, MemoryStorage } from '../../core/index.js'
 import { ObservedStorage } from '../unit/storage/observed-storage.js'
-import { readEvents, TestClient } from './harness.js'
+import { createTestServer, readEvents, TestClient } from './harness.js'
 
 const CM = '/api/v1/namespaces/default/configmaps'
 const SECRETS = '/api/v1/namespaces/default/secrets'
@@ -10,7 +10,7 @@ const CM_PREFIX = '/registry/configmaps/'
 
 async function serve(options: ApiServerOptions = {}, storage = new ObservedStorage()) {
   // The garbage collector reads every resource too; these tests count the watch cache's storage traffic alone.
-  const server = createApiServer({ garbageCollector: false, ...options }, { storage })
+  const server = createTestServer({ garbageCollector: false, ...options }, { storage })
   await server.ready
   return { api: new TestClient(server), storage }
 }

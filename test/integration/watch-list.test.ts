@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { type ApiServerOptions, createApiServer } from '../../core/index.js'
-import { readEvents, TestClient } from './harness.js'
+import { type ApiServerOptions } from '../../core/index.js'
+import { createTestServer, readEvents, TestClient } from './harness.js'
 
 const CM = '/api/v1/namespaces/default/configmaps'
 const STREAM = 'watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true'
 const INVALID = 'ListOptions.meta.k8s.io "" is invalid'
 
 async function serve(options: ApiServerOptions = {}) {
-  const server = createApiServer({ bookmarkIntervalMs: 60_000, ...options })
+  const server = createTestServer({ bookmarkIntervalMs: 60_000, ...options })
   await server.ready
   return new TestClient(server)
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { createApiServer, MemoryStorage, type Storage } from '../../core/index.js'
+import { MemoryStorage, type Storage } from '../../core/index.js'
 import { watchTimeoutSeconds } from '../../core/registry/handlers.js'
-import { readEvents, startServer, TestClient } from './harness.js'
+import { createTestServer, readEvents, startServer, TestClient } from './harness.js'
 
 const CM = '/api/v1/namespaces/default/configmaps'
 
@@ -11,7 +11,7 @@ function watch(api: Awaited<ReturnType<typeof startServer>>, query: string, acce
 }
 
 async function serverOver(storage: Storage): Promise<TestClient> {
-  const server = createApiServer({}, { storage })
+  const server = createTestServer({}, { storage })
   await server.ready
   return new TestClient(server)
 }
@@ -123,7 +123,7 @@ describe('watch', () => {
 
   it('ends with the same 410 ERROR event when the watch cache is off', async () => {
     const storage = new MemoryStorage({ historyLimit: 5 })
-    const server = createApiServer({ watchCache: false }, { storage })
+    const server = createTestServer({ watchCache: false }, { storage })
     await server.ready
     const api = new TestClient(server)
     for (let i = 0; i < 20; i++) await api.post(CM, { metadata: { name: `c${i}` } })

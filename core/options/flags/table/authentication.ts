@@ -11,7 +11,7 @@ const section = 'Authentication'
 export const OIDC_SIGNING_ALGS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512'] as const
 
 const oidc = { section, status: 'refused', pending: NOT_YET.oidc } as const
-const proxy = { section, status: 'refused', pending: NOT_YET.requestHeader } as const
+const proxy = { section, status: 'active' } as const
 const serviceAccounts = { section, status: 'active' } as const
 const tokenWebhook = { section, status: 'refused', pending: NOT_YET.tokenWebhook } as const
 
@@ -36,9 +36,8 @@ export const AUTHENTICATION_FLAGS = [
     kind: 'string',
     default: '',
     section,
-    status: 'refused',
-    pending: NOT_YET.authnConfig,
-    help: 'File of kind AuthenticationConfiguration, configuring JWT authenticators and anonymous requests. Needs the StructuredAuthenticationConfiguration feature gate. Not together with the --oidc-* flags when it configures JWT, nor with --anonymous-auth when it configures anonymous requests.',
+    status: 'active',
+    help: 'File of kind AuthenticationConfiguration, configuring JWT authenticators and anonymous requests (its conditions limit anonymous requests to the paths listed, also beside AlwaysAllow). A file that lists JWT authenticators stops start-up for now: they are not enforced yet. Needs the StructuredAuthenticationConfiguration feature gate. Not together with the --oidc-* flags when it configures JWT, nor with --anonymous-auth when it configures anonymous requests.',
   }),
   flag({
     name: 'authentication-token-webhook-cache-ttl',
@@ -67,7 +66,7 @@ export const AUTHENTICATION_FLAGS = [
     default: '',
     section,
     status: 'active',
-    help: 'PEM bundle of the CAs trusted for client certificates: a certificate they signed authenticates as its CommonName, with its Organizations as groups. Without it, the CA generated in --cert-dir is trusted.',
+    help: 'PEM bundle of the CAs trusted for client certificates: a certificate they signed (directly or through intermediates the client sends) authenticates as its CommonName, with its Organizations as groups. Re-read when the file changes. Without it, the CA generated in --cert-dir is trusted.',
   }),
   flag({
     name: 'enable-bootstrap-token-auth',
@@ -152,7 +151,7 @@ export const AUTHENTICATION_FLAGS = [
     kind: 'string',
     default: '',
     ...proxy,
-    help: 'CA bundle that must verify a client certificate before the identity in the --requestheader-username-headers is trusted. Do not rely on authorization having been done for such requests.',
+    help: 'CA bundle that must verify a client certificate before the identity in the --requestheader-username-headers is trusted; re-read when the file changes. Without it the other --requestheader-* flags have no effect. A certificate it verifies is not a client certificate user unless --client-ca-file verifies it too. Do not rely on authorization having been done for such requests.',
   }),
   flag({
     name: 'requestheader-extra-headers-prefix',

@@ -10,7 +10,6 @@ export const NOT_YET = {
   authnConfig: 'the structured authentication configuration is not applied yet',
   oidc: 'OIDC (JWT) token authentication is not implemented yet',
   tokenWebhook: 'webhook token authentication is not implemented yet',
-  requestHeader: 'authenticating-proxy (request header) authentication is not implemented yet',
   externalSigner: 'service account tokens are signed with the key files; an external signer is not supported yet',
   emulation: 'version emulation is not implemented; the server serves the APIs of its own version',
   featureGates: 'feature gates are checked but switch nothing yet',
