@@ -10,6 +10,9 @@ import { buildAuthentication } from './authn/chain.js'
 import { accessDecider } from './authz/access-review.js'
 import type { Authorizer } from './authz/authorizer.js'
 import { buildAuthorization } from './authz/modes.js'
+import type { WriteAuthorization } from './authz/rbac/escalation.js'
+import { LiveRbacIndex } from './authz/rbac/live-rbac-index.js'
+import { RbacRuleResolver } from './authz/rbac/rule-resolver.js'
 import { clusterServices } from './controllers/cluster-services.js'
 import { startCrdController } from './controllers/custom-resource-definitions.js'
 import { startGarbageCollector } from './controllers/garbage-collector.js'
@@ -70,6 +73,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   // ask the chains: the reviews call them late, once both exist (below).
   const authorizer: Authorizer = { authorize: (attrs) => authorization.authorizer.authorize(attrs) }
   const entries = builtinEntries(accessDecider(authorizer), {
+    rulesFor: (user, namespace) => authorization.rulesFor(user, namespace),
     authenticateToken: async (token) => {
       const result = await authentication.tokens.authenticateToken(token)
       return result && 'user' in result ? withAuthenticatedGroup(result.user) : undefined
@@ -78,10 +82,21 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const catalogue = new Catalogue(applyRuntimeConfig(entries, options.runtimeConfig ?? {}))
   const root = (options.storagePrefix ?? DEFAULT_STORAGE_PREFIX).replace(/\/+$/, '')
   const services = clusterServices(options, storage, root)
+  // Writes of roles and bindings ask the whole chain (`escalate`, `bind`) and the RBAC rules of the writer.
+  const writeAuthorization: WriteAuthorization = {
+    authorizer,
+    rbacRules: async () => {
+      await rbac.start()
+      return registryWordedRules
+    },
+  }
   const registry = new Registry(catalogue, services.storage, root, {
     allowPrivileged: options.allowPrivileged ?? false,
     deleteCollectionWorkers: options.deleteCollectionWorkers ?? 1,
+    authorization: writeAuthorization,
   })
+  const rbac = new LiveRbacIndex(registry, logger)
+  const registryWordedRules = new RbacRuleResolver(rbac.index, 'registry')
   if (watchCache) {
     // One cache per stored resource, at the prefix the registry stores it under; 0 in --watch-cache-sizes opts out.
     const sizes = options.watchCacheSizes ?? {}
@@ -100,7 +115,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   }
 
   const webhookClient = ports.webhookClient ?? fetchWebhookClient()
-  const security = { registry, options, logger, now, webhookClient }
+  const security = { registry, options, logger, now, webhookClient, rbac }
   const authorization = buildAuthorization(options.authorizationModes ?? ['AlwaysAllow'], security)
   const authentication = buildAuthentication(security)
 
@@ -201,6 +216,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       crdController.stop()
       authentication.stop()
       authorization.stop()
+      rbac.stop()
       services.stop()
       stopObjectCounter()
       for (const end of [...shutdownHooks]) end()

@@ -5,17 +5,23 @@
  * mode without one is refused at start-up, never mapped to something weaker.
  */
 import { lifeCycleOf, type Part, type SecurityContext } from '../security/context.js'
-import { alwaysAllow, alwaysDeny, type Authorizer, privilegedGroup, UnionAuthorizer } from './authorizer.js'
+import type { UserInfo } from '../resources/object.js'
+import { alwaysAllow, alwaysDeny, type Authorizer, privilegedGroup, type SubjectRules, UnionAuthorizer, unionRulesFor } from './authorizer.js'
+import { rbacAuthorizer } from './rbac/rbac-authorizer.js'
+import { RbacRuleResolver } from './rbac/rule-resolver.js'
 
 type ModeFactory = (ctx: SecurityContext) => Part<Authorizer>
 
 const MODE_FACTORIES: Readonly<Record<string, ModeFactory>> = {
   AlwaysAllow: () => ({ value: alwaysAllow }),
   AlwaysDeny: () => ({ value: alwaysDeny }),
+  RBAC: (ctx) => ({ value: rbacAuthorizer(new RbacRuleResolver(ctx.rbac.index)), ready: ctx.rbac.start() }),
 }
 
 export interface Authorization {
   readonly authorizer: Authorizer
+  /** What the modes can list of a user's permissions (SelfSubjectRulesReview); system:masters is not a mode and lists nothing. */
+  rulesFor(user: UserInfo, namespace: string): Promise<SubjectRules>
   readonly ready: Promise<void>
   stop(): void
 }
@@ -27,6 +33,7 @@ export function buildAuthorization(modes: readonly string[], ctx: SecurityContex
     if (!factory) throw new Error(`authorization mode ${JSON.stringify(mode)} is not implemented yet; refusing to serve without it`)
     return factory(ctx)
   })
-  const authorizer = new UnionAuthorizer([privilegedGroup, ...parts.map((p) => p.value)])
-  return { authorizer, ...lifeCycleOf(parts) }
+  const modeAuthorizers = parts.map((p) => p.value)
+  const authorizer = new UnionAuthorizer([privilegedGroup, ...modeAuthorizers])
+  return { authorizer, rulesFor: (user, namespace) => unionRulesFor(modeAuthorizers, user, namespace), ...lifeCycleOf(parts) }
 }

@@ -30,9 +30,9 @@ export interface AuthenticationOptions {
 export interface ApiServerOptions {
   authentication?: AuthenticationOptions
   /**
-   * Authorization modes in order (`--authorization-mode`). Only AlwaysAllow and
-   * AlwaysDeny exist so far; createApiServer throws for any other mode rather
-   * than serve without it.
+   * Authorization modes in order (`--authorization-mode`). AlwaysAllow,
+   * AlwaysDeny and RBAC exist so far; createApiServer throws for any other
+   * mode rather than serve without it.
    * @default ['AlwaysAllow']
    */
   authorizationModes?: string[]

@@ -13,7 +13,7 @@ export const NOT_YET = {
   bootstrapTokens: 'bootstrap token authentication is not implemented yet',
   requestHeader: 'authenticating-proxy (request header) authentication is not implemented yet',
   serviceAccounts: 'service account tokens are not issued or checked yet',
-  authorization: 'only the AlwaysAllow authorizer exists so far',
+  authorization: 'only the AlwaysAllow, AlwaysDeny and RBAC authorizers exist so far',
   emulation: 'version emulation is not implemented; the server serves the APIs of its own version',
   featureGates: 'feature gates are checked but switch nothing yet',
   limits: 'request concurrency limits are not enforced yet',

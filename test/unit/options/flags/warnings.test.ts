@@ -53,11 +53,12 @@ describe('security settings the server does not enforce yet', () => {
     ])
   })
 
-  it('refuse each authorization mode that is not implemented, and accept AlwaysAllow and AlwaysDeny', () => {
-    assert.deepEqual(refusalsFor(['--authorization-mode=Node,RBAC']), [
+  it('refuse each authorization mode that is not implemented, and accept AlwaysAllow, AlwaysDeny and RBAC', () => {
+    assert.deepEqual(refusalsFor(['--authorization-mode=Node,RBAC,ABAC']), [
       '--authorization-mode: the Node authorizer is not implemented yet; refusing to start rather than ignore a security setting',
-      '--authorization-mode: the RBAC authorizer is not implemented yet; refusing to start rather than ignore a security setting',
+      '--authorization-mode: the ABAC authorizer is not implemented yet; refusing to start rather than ignore a security setting',
     ])
+    assert.deepEqual(refusalsFor(['--authorization-mode=RBAC']), [])
     assert.deepEqual(refusalsFor(['--authorization-mode=AlwaysAllow']), [])
     assert.deepEqual(refusalsFor(['--authorization-mode=AlwaysDeny,AlwaysAllow']), [])
   })
