@@ -40,11 +40,20 @@ function describeSubject(s: Subject, bindingNamespace: string): string {
   return `${s.kind} ${JSON.stringify(s.name)}`
 }
 
+// Indexed bindings never change (a change replaces them), so each subject's description is written once.
+const descriptions = new WeakMap<Subject, string>()
+
 /** `ClusterRoleBinding "admins" of ClusterRole "admin" to Group "ops"`, as upstream describes where a rule came from. */
 export function describeSource({ binding, subject }: RuleSource): string {
-  const ref = `${binding.roleRef.kind} ${JSON.stringify(binding.roleRef.name)}`
-  if (!binding.namespace) return `ClusterRoleBinding ${JSON.stringify(binding.name)} of ${ref} to ${describeSubject(subject, '')}`
-  return `RoleBinding ${JSON.stringify(`${binding.name}/${binding.namespace}`)} of ${ref} to ${describeSubject(subject, binding.namespace)}`
+  let text = descriptions.get(subject)
+  if (text === undefined) {
+    const ref = `${binding.roleRef.kind} ${JSON.stringify(binding.roleRef.name)}`
+    text = binding.namespace
+      ? `RoleBinding ${JSON.stringify(`${binding.name}/${binding.namespace}`)} of ${ref} to ${describeSubject(subject, binding.namespace)}`
+      : `ClusterRoleBinding ${JSON.stringify(binding.name)} of ${ref} to ${describeSubject(subject, '')}`
+    descriptions.set(subject, text)
+  }
+  return text
 }
 
 /** Whether a binding's subject is this user; a service account without a namespace is in the binding's. */
@@ -85,8 +94,8 @@ export class RbacRuleResolver {
 
   /** Visits the rules that apply to `user` in `namespace`, cluster-wide ones first. */
   visitRulesFor(user: UserInfo, namespace: string, visit: RuleVisitor): void {
-    const scopes: Iterable<Binding>[] = [this.objects.clusterRoleBindings()]
-    if (namespace) scopes.push(this.objects.roleBindings(namespace))
+    const scopes = [this.objects.bindingsNaming(user, '')]
+    if (namespace) scopes.push(this.objects.bindingsNaming(user, namespace))
     for (const bindings of scopes) {
       for (const binding of bindings) {
         const subject = appliesTo(user, binding)

@@ -87,6 +87,34 @@ describe('RBAC rule resolution', () => {
   })
 })
 
+describe('the RBAC index', () => {
+  const eve = { username: 'eve', groups: ['auditors'] }
+  const names = (index: RbacIndex, namespace: string) => index.bindingsNaming(eve, namespace).map((b) => b.name)
+
+  it('finds the bindings naming a user or its groups, oldest first, each once', () => {
+    const index = RbacIndex.of([
+      bindingTo('RoleBinding', 'by-group', 'n', 'pods', [{ kind: 'Group', name: 'auditors', apiGroup: GROUP }]),
+      bindingTo('RoleBinding', 'by-both', 'n', 'pods', [{ kind: 'User', name: 'eve', apiGroup: GROUP }, { kind: 'Group', name: 'auditors', apiGroup: GROUP }]),
+      bindingTo('RoleBinding', 'by-name', 'n', 'pods', [{ kind: 'User', name: 'eve', apiGroup: GROUP }]),
+      bindingTo('RoleBinding', 'someone-else', 'n', 'pods', [{ kind: 'User', name: 'mallory', apiGroup: GROUP }]),
+      bindingTo('RoleBinding', 'elsewhere', 'm', 'pods', [{ kind: 'User', name: 'eve', apiGroup: GROUP }]),
+    ])
+    assert.deepEqual(names(index, 'n'), ['by-group', 'by-both', 'by-name'])
+    assert.deepEqual(names(index, ''), [])
+  })
+
+  it('follows a binding whose subjects change, and a fresh list that replaces all', () => {
+    const index = RbacIndex.of([bindingTo('ClusterRoleBinding', 'b', undefined, 'pods', [{ kind: 'User', name: 'eve', apiGroup: GROUP }])])
+    assert.deepEqual(names(index, ''), ['b'])
+    index.put('ClusterRoleBinding', bindingTo('ClusterRoleBinding', 'b', undefined, 'pods', [{ kind: 'User', name: 'mallory', apiGroup: GROUP }]))
+    assert.deepEqual(names(index, ''), [])
+    index.replace('ClusterRoleBinding', [bindingTo('ClusterRoleBinding', 'c', undefined, 'pods', [{ kind: 'Group', name: 'auditors', apiGroup: GROUP }])])
+    assert.deepEqual(names(index, ''), ['c'])
+    index.replace('ClusterRoleBinding', [])
+    assert.deepEqual(names(index, ''), [])
+  })
+})
+
 describe('rules of several modes', () => {
   it('are incomplete when a mode cannot list its rules, and carry the evaluation errors', async () => {
     const rbac = rbacAuthorizer(resolver)
