@@ -12,6 +12,9 @@ import type { AuthorizerSpec } from './authz/authorizer-specs.js'
 import type { Authorizer } from './authz/authorizer.js'
 import { buildAuthorization } from './authz/modes.js'
 import { publishAuthenticationTrust } from './controllers/authentication-trust.js'
+import type { WriteAuthorization } from './authz/rbac/escalation.js'
+import { LiveRbacIndex } from './authz/rbac/live-rbac-index.js'
+import { RbacRuleResolver } from './authz/rbac/rule-resolver.js'
 import { clusterServices } from './controllers/cluster-services.js'
 import { startClusterRoleAggregation } from './controllers/clusterrole-aggregation.js'
 import { startCrdController } from './controllers/custom-resource-definitions.js'
@@ -84,6 +87,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   // ask the chains: the reviews call them late, once both exist (below).
   const authorizer: Authorizer = { authorize: (attrs) => authorization.authorizer.authorize(attrs) }
   const entries = builtinEntries(accessDecider(authorizer), {
+    rulesFor: (user, namespace) => authorization.rulesFor(user, namespace),
     // TokenReview asks for its own audiences, else the API's, as a request's token is asked.
     authenticateToken: async (token, audiences) => {
       const apiAudiences = authentication.apiAudiences.length ? authentication.apiAudiences : undefined
@@ -95,6 +99,14 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   })
   const catalogue = new Catalogue(applyRuntimeConfig(entries, options.runtimeConfig ?? {}))
   const root = (options.storagePrefix ?? DEFAULT_STORAGE_PREFIX).replace(/\/+$/, '')
+  // Writes of roles and bindings ask the whole chain (`escalate`, `bind`) and the RBAC rules of the writer.
+  const writeAuthorization: WriteAuthorization = {
+    authorizer,
+    rbacRules: async () => {
+      await rbac.start()
+      return registryWordedRules
+    },
+  }
   const services = clusterServices(options)
   const registry = new Registry(catalogue, storageFactory, {
     root,
@@ -102,9 +114,12 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       allowPrivileged: options.allowPrivileged ?? false,
       deleteCollectionWorkers: options.deleteCollectionWorkers ?? 1,
       ...(ports.admission ? { admission: ports.admission } : {}),
+      authorization: writeAuthorization,
     },
     hooks: services.hooks,
   })
+  const rbac = new LiveRbacIndex(registry, logger)
+  const registryWordedRules = new RbacRuleResolver(rbac.index, 'registry')
   // Every stored resource's storage is asked for now, so that its watch cache loads at start, as upstream's cachers do.
   const openStores = (entries: readonly ResourceEntry[]): void => {
     for (const entry of entries) if (!entry.virtualCreate) registry.store(entry)
@@ -114,7 +129,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   catalogue.onChange(({ added }) => openStores(added))
 
   const webhookClient = ports.webhookClient ?? fetchWebhookClient()
-  const security = { registry, options, logger, now, webhookClient }
+  const security = { registry, options, logger, now, webhookClient, rbac }
   const authorization = buildAuthorization(options.authorizationConfiguration ?? options.authorizationModes ?? ['AlwaysAllow'], security)
   // Where clients reach the server, for the key set URI of service-account issuer discovery.
   let securePort = options.securePort
@@ -239,6 +254,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       crdController.stop()
       authentication.stop()
       authorization.stop()
+      rbac.stop()
       services.stop()
       stopObjectCounter()
       for (const end of [...shutdownHooks]) end()

@@ -31,18 +31,49 @@ export interface AuthorizerDecision {
   reason: string
 }
 
+/** A rule as SelfSubjectRulesReview shows it (upstream's ResourceRuleInfo); empty lists are left out. */
+export interface ResourceRule {
+  verbs: string[]
+  apiGroups?: string[]
+  resources?: string[]
+  resourceNames?: string[]
+}
+
+export interface NonResourceRule {
+  verbs: string[]
+  nonResourceURLs?: string[]
+}
+
+/** What an authorizer can tell of a user's permissions in a namespace (upstream's RuleResolver.RulesFor). */
+export interface SubjectRules {
+  resourceRules: ResourceRule[]
+  nonResourceRules: NonResourceRule[]
+  /** True when the authorizer could allow more than it lists (a webhook, a node's graph). */
+  incomplete: boolean
+  /** What went wrong finding the rules; the rules found still hold. */
+  evaluationError?: string
+}
+
 /** Upstream's authorizer.Authorizer: asynchronous, so that a webhook can answer. */
 export interface Authorizer {
   authorize(attrs: Attributes): Promise<AuthorizerDecision>
+  /** The rules behind its decisions, for SelfSubjectRulesReview; an authorizer without it counts as incomplete. */
+  rulesFor?(user: UserInfo, namespace: string): Promise<SubjectRules>
 }
 
 export const alwaysAllow: Authorizer = {
   authorize: async () => ({ decision: 'allow', reason: '' }),
+  rulesFor: async () => ({
+    resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+    nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+    incomplete: false,
+  }),
 }
 
 /** `--authorization-mode=AlwaysDeny`: refuses everything (upstream: a decision of deny, no reason). */
 export const alwaysDeny: Authorizer = {
   authorize: async () => ({ decision: 'deny', reason: '' }),
+  rulesFor: async () => ({ resourceRules: [], nonResourceRules: [], incomplete: false }),
 }
 
 export const PRIVILEGED_GROUP = 'system:masters'
@@ -65,6 +96,29 @@ export function attributesOf(user: UserInfo, info: RequestInfo): Attributes {
     subresource: info.subresource,
     name: info.name,
   }
+}
+
+/**
+ * The rules of several authorizers together (upstream's union of rule
+ * resolvers): every rule each lists, incomplete when any is or cannot list.
+ */
+export async function unionRulesFor(authorizers: readonly Authorizer[], user: UserInfo, namespace: string): Promise<SubjectRules> {
+  const out: SubjectRules = { resourceRules: [], nonResourceRules: [], incomplete: false }
+  const errors: string[] = []
+  for (const a of authorizers) {
+    if (!a.rulesFor) {
+      out.incomplete = true
+      continue
+    }
+    const r = await a.rulesFor(user, namespace)
+    out.resourceRules.push(...r.resourceRules)
+    out.nonResourceRules.push(...r.nonResourceRules)
+    out.incomplete ||= r.incomplete
+    if (r.evaluationError) errors.push(r.evaluationError)
+  }
+  const unique = [...new Set(errors)]
+  if (unique.length) out.evaluationError = unique.length === 1 ? unique[0] : `[${unique.join(', ')}]`
+  return out
 }
 
 export class UnionAuthorizer implements Authorizer {

@@ -8,10 +8,13 @@
  * to something weaker.
  */
 import { lifeCycleOf, type Part, type SecurityContext } from '../security/context.js'
+import type { UserInfo } from '../resources/object.js'
 import { abacAuthorizer } from './abac.js'
 import { type AuthorizerSpec, legacyAuthorizerSpecs } from './authorizer-specs.js'
-import { alwaysAllow, alwaysDeny, type Authorizer, privilegedGroup, UnionAuthorizer } from './authorizer.js'
+import { alwaysAllow, alwaysDeny, type Authorizer, privilegedGroup, type SubjectRules, UnionAuthorizer, unionRulesFor } from './authorizer.js'
 import { nodeMode } from './node.js'
+import { rbacAuthorizer } from './rbac/rbac-authorizer.js'
+import { RbacRuleResolver } from './rbac/rule-resolver.js'
 import { webhookAuthorizer } from './webhook.js'
 
 type ModeFactory = (ctx: SecurityContext, spec: AuthorizerSpec) => Part<Authorizer>
@@ -29,11 +32,14 @@ const MODE_FACTORIES: Readonly<Record<string, ModeFactory>> = {
     if (!spec.webhook) throw new Error('authorization mode "Webhook" needs its connection (authorizationWebhook or an AuthorizationConfiguration)')
     return { value: webhookAuthorizer(spec.webhook, ctx.webhookClient, ctx.logger, ctx.now) }
   },
+  RBAC: (ctx) => ({ value: rbacAuthorizer(new RbacRuleResolver(ctx.rbac.index)), ready: ctx.rbac.start() }),
 }
 
 export interface Authorization {
   /** Asks the chain in effect now; a reload swaps the chain between two requests. */
   readonly authorizer: Authorizer
+  /** What the modes can list of a user's permissions (SelfSubjectRulesReview); system:masters is not a mode and lists nothing. */
+  rulesFor(user: UserInfo, namespace: string): Promise<SubjectRules>
   readonly ready: Promise<void>
   /**
    * Builds a chain from `specs`, waits until it can answer, then puts it in
@@ -46,6 +52,7 @@ export interface Authorization {
 
 interface BuiltChain {
   authorizer: Authorizer
+  rulesFor(user: UserInfo, namespace: string): Promise<SubjectRules>
   ready: Promise<void>
   stop(): void
 }
@@ -63,7 +70,12 @@ function buildChain(specs: readonly AuthorizerSpec[], ctx: SecurityContext): Bui
     for (const p of parts) p.stop?.()
     throw err
   }
-  return { authorizer: new UnionAuthorizer([privilegedGroup, ...parts.map((p) => p.value)]), ...lifeCycleOf(parts) }
+  const modeAuthorizers = parts.map((p) => p.value)
+  return {
+    authorizer: new UnionAuthorizer([privilegedGroup, ...modeAuthorizers]),
+    rulesFor: (user, namespace) => unionRulesFor(modeAuthorizers, user, namespace),
+    ...lifeCycleOf(parts),
+  }
 }
 
 /** The chain of an AuthorizationConfiguration's authorizers, or of `--authorization-mode` names. */
@@ -73,6 +85,7 @@ export function buildAuthorization(modesOrSpecs: readonly string[] | readonly Au
   let stopped = false
   return {
     authorizer: { authorize: (attrs) => current.authorizer.authorize(attrs) },
+    rulesFor: (user, namespace) => current.rulesFor(user, namespace),
     ready: current.ready,
     async reload(next) {
       const built = buildChain(next, ctx)

@@ -126,7 +126,7 @@ export interface ApiServerOptions {
   authentication?: AuthenticationOptions
   /**
    * Authorization modes in order (`--authorization-mode`): AlwaysAllow,
-   * AlwaysDeny, ABAC (needs `authorizationPolicy`), Node, Webhook (needs
+   * AlwaysDeny, ABAC (needs `authorizationPolicy`), Node, RBAC, Webhook (needs
    * `authorizationWebhook`); createApiServer throws for a mode it does not
    * implement rather than serve without it. Ignored when
    * `authorizationConfiguration` is given.

@@ -16,6 +16,7 @@ import { type DeleteOptions, planDeletion, validateDeleteOptions } from './delet
 import { enforceFieldValidation } from './field-validation.js'
 import { type AdmissionChain, emptyAdmissionChain } from '../admission/chain.js'
 import type { MutatingAdmission } from '../admission/mutating.js'
+import type { WriteAuthorization } from '../authz/rbac/escalation.js'
 import { builtinMutatingAdmission } from '../admission/pod-defaults.js'
 import { runMutatingAdmission, runValidatingAdmission } from './admission-step.js'
 import { applyConfiguration, guardManagedFields, recordUpdate } from './managed-fields.js'
@@ -46,6 +47,8 @@ export interface StorePolicy {
    * @default the pod plugins the server emulates (core/admission/pod-defaults.ts), nothing validating
    */
   admission?: AdmissionChain
+  /** What strategies that check the writer's permissions ask (the RBAC escalation checks); without it they check nothing. */
+  authorization?: WriteAuthorization
 }
 
 const defaultAdmission: AdmissionChain = { mutating: builtinMutatingAdmission, validating: emptyAdmissionChain.validating }
@@ -189,7 +192,9 @@ export class ResourceStore {
   }
 
   private strategyContext(ctx: RequestContext): StrategyContext {
-    return { user: ctx.user, now: ctx.now, allowPrivileged: this.policy.allowPrivileged ?? false }
+    const sctx: StrategyContext = { user: ctx.user, now: ctx.now, allowPrivileged: this.policy.allowPrivileged ?? false }
+    if (this.policy.authorization) sctx.authorization = this.policy.authorization
+    return sctx
   }
 
   async create(namespace: string, body: unknown, ctx: RequestContext): Promise<KubeObject> {
@@ -209,6 +214,7 @@ export class ResourceStore {
     // Ownership of what the request asks for, then mutating admission, then the strategy (upstream's order).
     recordUpdate(this.entry, this.apiVersion, obj, undefined, ctx)
     obj = await runMutatingAdmission(this.mutating, this.entry, { operation: 'CREATE', object: obj }, ctx)
+    await this.entry.strategy.authorizeWrite?.(obj, undefined, sctx)
     this.entry.strategy.prepareForCreate?.(obj, sctx)
     initialGeneration(this.entry, obj)
     const errs = [...validateObjectMeta(obj, this.entry), ...(this.entry.strategy.validate?.(obj, sctx) ?? [])]
@@ -265,6 +271,7 @@ export class ResourceStore {
       // Ownership of what the request asks for, then mutating admission, then the strategy (upstream's order).
       recordUpdate(this.entry, this.apiVersion, obj, current, ctx, subresource)
       obj = await runMutatingAdmission(this.mutating, this.entry, { operation: 'UPDATE', object: obj, old: current, subresource }, ctx)
+      await this.entry.strategy.authorizeWrite?.(obj, current, this.strategyContext(ctx))
       if (subresource !== 'status') {
         keepStoredStatus(this.entry, obj, current)
         // After the generic status rule, so that a strategy may still record something there (a CRD's stored versions).

@@ -36,6 +36,7 @@ import { priorityClasses } from './groups/scheduling.js'
 import { storageEntries } from './groups/storage.js'
 import {
   type AccessDecider,
+  type RulesResolver,
   localSubjectAccessReviews,
   selfSubjectAccessReviews,
   selfSubjectReviews,
@@ -68,6 +69,8 @@ export const coreEntries: readonly ResourceEntry[] = [
 export interface BuiltinOptions {
   /** The token authenticators, for TokenReview; without them every token is unknown. */
   authenticateToken?: TokenAuthenticate
+  /** What the authorizers can list of a user's permissions, for SelfSubjectRulesReview; without it the answer is incomplete. */
+  rulesFor?: RulesResolver
 }
 
 export function builtinEntries(decide: AccessDecider, options: BuiltinOptions = {}): ResourceEntry[] {
@@ -80,7 +83,7 @@ export function builtinEntries(decide: AccessDecider, options: BuiltinOptions = 
     tokenReviews(options.authenticateToken),
     localSubjectAccessReviews(decide),
     selfSubjectAccessReviews(decide),
-    selfSubjectRulesReviews(decide),
+    selfSubjectRulesReviews(options.rulesFor),
     subjectAccessReviews(decide),
     ...autoscalingEntries,
     ...batchEntries,

@@ -3,6 +3,7 @@
  * validation and table columns all derive from these entries; the generic
  * registry never switches on a resource's name.
  */
+import type { WriteAuthorization } from '../authz/rbac/escalation.js'
 import type { JSONSchemaProps } from '../crd/schema.js'
 import type { FieldError } from '../validation/field.js'
 import type { KubeObject, UserInfo } from './object.js'
@@ -39,6 +40,8 @@ export interface StrategyContext {
   namespace?: string
   /** `--allow-privileged`: pod specs may ask for privileged containers. */
   allowPrivileged?: boolean
+  /** The server's authorizer and RBAC rules, for writes that check what the writer may grant (roles, bindings). */
+  authorization?: WriteAuthorization
 }
 
 /**
@@ -55,6 +58,13 @@ export interface Strategy {
   prepareForCreate?(obj: KubeObject, ctx: StrategyContext): void
   /** Carries over what an update may not change (status), from `old` into `obj`. */
   prepareForUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): void
+  /**
+   * May this writer store this object at all (upstream's policy-based
+   * storage: the RBAC escalation checks)? Asked after mutating admission and
+   * before the object is prepared and validated, for creates (`old`
+   * undefined) and updates; throws a StatusError to refuse.
+   */
+  authorizeWrite?(obj: KubeObject, old: KubeObject | undefined, ctx: StrategyContext): Promise<void>
   /** Fills defaults, as upstream's `SetDefaults_*` for the stored version. */
   applyDefaults?(obj: KubeObject): void
   validate?(obj: KubeObject, ctx: StrategyContext): FieldError[]

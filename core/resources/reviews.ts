@@ -4,6 +4,7 @@
  * token belong to (TokenReview), and may this subject do that (the four
  * access reviews, `kubectl auth can-i`).
  */
+import type { SubjectRules } from '../authz/authorizer.js'
 import { badRequest } from '../http/status-error.js'
 import { type FieldError, fieldPath, invalid, invalidError } from '../validation/field.js'
 import type { ResourceEntry, StrategyContext } from './catalogue.js'
@@ -14,6 +15,9 @@ import { isPlainObject, type KubeObject, type UserInfo } from './object.js'
 
 /** Decides whether the caller may do what a review's spec describes (the authorizer chain). */
 export type AccessDecider = (user: UserInfo, spec: Record<string, unknown>) => Promise<{ allowed: boolean; reason?: string }>
+
+/** What the authorizers can list of a user's permissions in a namespace (upstream's RuleResolver). */
+export type RulesResolver = (user: UserInfo, namespace: string) => Promise<SubjectRules>
 
 /**
  * What the token authenticators say of a token asked about for some
@@ -146,24 +150,18 @@ export function localSubjectAccessReviews(decide: AccessDecider): ResourceEntry 
 }
 
 /**
- * SelfSubjectRulesReview: what the caller may do in a namespace. The
- * authorizers do not list rules yet, so the answer is derived from one
- * question: may the caller do everything? If so, upstream's AlwaysAllow
- * rules; otherwise an empty, incomplete list, as authorizers that cannot
- * enumerate their rules answer.
+ * SelfSubjectRulesReview (`kubectl auth can-i --list`): the rules the
+ * authorizers can list for the caller in a namespace, incomplete when one
+ * of them could allow more than it lists. As upstream, the answer carries
+ * only the status.
  */
-export function selfSubjectRulesReviews(decide: AccessDecider): ResourceEntry {
+export function selfSubjectRulesReviews(rulesFor: RulesResolver | undefined): ResourceEntry {
   return review('SelfSubjectRulesReview', 'selfsubjectrulesreviews', AUTHORIZATION, false, async (obj, ctx) => {
-    const spec = record(obj['spec'])
-    const namespace = text(spec['namespace'])
-    const everything = (await decide(ctx.user, { resourceAttributes: { namespace, verb: '*', group: '*', resource: '*' } })).allowed
-    const status = everything
-      ? {
-          resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
-          nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
-          incomplete: false,
-        }
-      : { resourceRules: [], nonResourceRules: [], incomplete: true }
-    return answer(AUTHORIZATION, 'SelfSubjectRulesReview', obj, { spec, status })
+    const namespace = text(record(obj['spec'])['namespace'])
+    if (!namespace) throw badRequest('no namespace on request')
+    const rules = rulesFor ? await rulesFor(ctx.user, namespace) : { resourceRules: [], nonResourceRules: [], incomplete: true }
+    const status: Record<string, unknown> = { resourceRules: rules.resourceRules, nonResourceRules: rules.nonResourceRules, incomplete: rules.incomplete }
+    if (rules.evaluationError) status['evaluationError'] = rules.evaluationError
+    return answer(AUTHORIZATION, 'SelfSubjectRulesReview', { metadata: {} }, { spec: {}, status })
   })
 }

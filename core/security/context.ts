@@ -4,6 +4,7 @@
  * server's options, and the runtime's ports. One shape for both chains, so a
  * method or mode is added by writing its factory and naming it in the chain.
  */
+import type { LiveRbacIndex } from '../authz/rbac/live-rbac-index.js'
 import type { WebhookClient } from '../crd/webhook-client.js'
 import type { ApiServerOptions } from '../options/api-server-options.js'
 import type { Logger } from '../ports.js'
@@ -15,6 +16,12 @@ export interface SecurityContext {
   readonly logger: Logger
   readonly now: () => Date
   readonly webhookClient: WebhookClient
+  /**
+   * Roles and bindings in memory, shared by the RBAC authorizer and the
+   * escalation checks of role and binding writes; it starts watching on
+   * first use and is stopped by the server.
+   */
+  readonly rbac: LiveRbacIndex
 }
 
 /**

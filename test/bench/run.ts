@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { measureAuthorization, renderAuthorizationSection, writeAuthorizationSection } from './authorization.js'
 import { measureDaemon } from './daemon.js'
 import { measureHostileInput, renderHostileSection, writeHostileSection } from './hostile-input.js'
 import { measureInProcess } from './in-process.js'
@@ -72,4 +73,8 @@ log("GET latency while the fuzz suite's worst inputs are sent …")
 const hostile = renderHostileSection(await measureHostileInput(), new Date())
 await writeHostileSection(ROOT, hostile)
 process.stdout.write(`\n${hostile}`)
+log('GET with RBAC against AlwaysAllow …')
+const authorization = renderAuthorizationSection(await measureAuthorization(), new Date())
+await writeAuthorizationSection(ROOT, authorization)
+process.stdout.write(`\n${authorization}`)
 log(`wrote docs/benchmarks.md in ${((performance.now() - t0) / 1000).toFixed(1)} s`)

@@ -11,7 +11,7 @@ import { admissionChain } from '../../core/admission/chain.js'
 import type { AdmissionAttributes } from '../../core/admission/attributes.js'
 import { forbidden } from '../../core/http/status-error.js'
 import { createApiServer } from '../../core/index.js'
-import type { ApiServerOptions } from '../../core/options/api-server-options.js'
+import { ADMIN_IDENTITY, type ApiServerOptions } from '../../core/options/api-server-options.js'
 import { eventually, TestClient } from './harness.js'
 
 interface Seen {
@@ -68,7 +68,7 @@ function recorder(refuse: (a: AdmissionAttributes) => boolean = () => false) {
 }
 
 async function serverWith(admission: ReturnType<typeof recorder>['chain'], options: ApiServerOptions = {}): Promise<TestClient> {
-  const server = createApiServer({ bookmarkIntervalMs: 50, garbageCollector: false, ...options }, { admission })
+  const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, bookmarkIntervalMs: 50, garbageCollector: false, ...options }, { admission })
   await server.ready
   return new TestClient(server)
 }

@@ -1,9 +1,10 @@
 /**
  * rbac.authorization.k8s.io/v1: roles and their bindings. Their names are
  * path segments, not DNS names (`system:controller:...`). Their rules live in
- * rbac/rules.ts; escalation checks (may the writer grant this?) belong to
- * the authorizer.
+ * rbac/rules.ts; the escalation checks (may the writer grant this?) in
+ * authz/rbac/escalation.ts.
  */
+import { checkBindingWrite, checkRoleWrite } from '../../authz/rbac/escalation.js'
 import type { ResourceEntry, TableColumn } from '../catalogue.js'
 import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
 import { at, list, text } from '../columns/values.js'
@@ -47,6 +48,7 @@ export const roles: ResourceEntry = defineResource({
   namespaced: true,
   validateName: pathSegmentName,
   strategy: {
+    authorizeWrite: (role, old, ctx) => checkRoleWrite('roles', role, old, ctx),
     validate: validateRole,
     validateUpdate: validateRole,
   },
@@ -60,6 +62,7 @@ export const clusterRoles: ResourceEntry = defineResource({
   namespaced: false,
   validateName: pathSegmentName,
   strategy: {
+    authorizeWrite: (role, old, ctx) => checkRoleWrite('clusterroles', role, old, ctx),
     validate: validateClusterRole,
     validateUpdate: validateClusterRole,
   },
@@ -74,6 +77,7 @@ export const roleBindings: ResourceEntry = defineResource({
   validateName: pathSegmentName,
   strategy: {
     applyDefaults: applyBindingDefaults,
+    authorizeWrite: (binding, old, ctx) => checkBindingWrite('rolebindings', binding, old, ctx),
     validate: validateRoleBinding,
     validateUpdate: (binding, old) => [...validateRoleBinding(binding), ...validateRoleRefUnchanged(binding, old)],
   },
@@ -89,6 +93,7 @@ export const clusterRoleBindings: ResourceEntry = defineResource({
   validateName: pathSegmentName,
   strategy: {
     applyDefaults: applyBindingDefaults,
+    authorizeWrite: (binding, old, ctx) => checkBindingWrite('clusterrolebindings', binding, old, ctx),
     validate: validateClusterRoleBinding,
     validateUpdate: (binding, old) => [...validateClusterRoleBinding(binding), ...validateRoleRefUnchanged(binding, old)],
   },

@@ -10,7 +10,7 @@ const status = 'active'
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const
 
 /** The modes the server enforces today; any other given stops start-up (fail closed). */
-export const ENFORCED_AUTHORIZATION_MODES: readonly string[] = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'Node']
+export const ENFORCED_AUTHORIZATION_MODES: readonly string[] = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'Node', 'RBAC']
 
 export const AUTHORIZATION_FLAGS = [
   flag({
@@ -27,7 +27,7 @@ export const AUTHORIZATION_FLAGS = [
     default: [],
     section,
     status: 'active',
-    help: `Authorizers asked in order, comma separated: ${AUTHORIZATION_MODES.join(', ')}. Empty: AlwaysAllow, unless --authorization-config is given. Only ${ENFORCED_AUTHORIZATION_MODES.join(', ')} are enforced yet: any other mode stops start-up.`,
+    help: `Authorizers asked in order, comma separated: ${AUTHORIZATION_MODES.join(', ')}. Empty: AlwaysAllow, unless --authorization-config is given. The first that allows or denies decides; members of system:masters are allowed before any. RBAC allows what Roles, ClusterRoles and their bindings grant (and never denies).`,
   }),
   flag({
     name: 'authorization-policy-file',

@@ -53,10 +53,9 @@ describe('security settings the server does not enforce yet', () => {
     ])
   })
 
-  it('refuse each authorization mode that is not implemented, and accept the ones that are', () => {
-    assert.deepEqual(refusalsFor(['--authorization-mode=Node,RBAC']), [
-      '--authorization-mode: the RBAC authorizer is not implemented yet; refusing to start rather than ignore a security setting',
-    ])
+  it('accept every authorization mode of the spec, all of them enforced', () => {
+    assert.deepEqual(refusalsFor(['--authorization-mode=Node,RBAC']), [])
+    assert.deepEqual(refusalsFor(['--authorization-mode=RBAC']), [])
     assert.deepEqual(refusalsFor(['--authorization-mode=AlwaysAllow']), [])
     assert.deepEqual(refusalsFor(['--authorization-mode=AlwaysDeny,AlwaysAllow']), [])
     assert.deepEqual(refusalsFor(['--authorization-mode=Node,ABAC,Webhook', '--authorization-policy-file=p.jsonl', '--authorization-webhook-config-file=w.kubeconfig']), [])
