@@ -15,6 +15,7 @@ import { startCrdController } from './controllers/custom-resource-definitions.js
 import { startGarbageCollector } from './controllers/garbage-collector.js'
 import { ensureSystemNamespaces, startNamespaceLifecycle } from './controllers/namespace-lifecycle.js'
 import { systemPriorityClassesHook } from './controllers/system-priority-classes.js'
+import type { LoadedAuthenticationConfiguration } from './config/authentication.js'
 import { customResourceConversion } from './crd/conversion.js'
 import { serviceResolver } from './crd/service-resolver.js'
 import { fetchWebhookClient } from './crd/webhook-client.js'
@@ -45,6 +46,13 @@ export interface ApiServer {
   /** The port the server listens on, once known: the `kubernetes` Service and its endpoints point at it. */
   setSecurePort(port: number): Promise<void>
   readonly catalogue: Catalogue
+  /**
+   * Puts a changed AuthenticationConfiguration into effect: its `jwt` list
+   * replaces the JWT authenticators (the daemon calls it when the
+   * `--authentication-config` file changes). Throws when the server was
+   * created without `authentication.jwt`.
+   */
+  reloadAuthenticationConfiguration(config: Pick<LoadedAuthenticationConfiguration, 'jwt'>): void
 }
 
 const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024
@@ -70,8 +78,8 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   // ask the chains: the reviews call them late, once both exist (below).
   const authorizer: Authorizer = { authorize: (attrs) => authorization.authorizer.authorize(attrs) }
   const entries = builtinEntries(accessDecider(authorizer), {
-    authenticateToken: async (token) => {
-      const result = await authentication.tokens.authenticateToken(token)
+    authenticateToken: async (token, audiences) => {
+      const result = await authentication.tokens.authenticateToken(token, audiences)
       return result && 'user' in result ? withAuthenticatedGroup(result.user) : undefined
     },
   })
@@ -190,6 +198,12 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     catalogue,
     ready,
     setSecurePort: (port) => services.setSecurePort(port),
+    reloadAuthenticationConfiguration(config) {
+      if (!authentication.replaceJwtAuthenticators(config.jwt)) {
+        throw new Error('the server was started without JWT authenticators to replace (options.authentication.jwt)')
+      }
+      logger.info({ issuers: config.jwt.map((a) => a.issuer.url) }, 'the JWT authenticators were replaced')
+    },
     async fetch(request, connection) {
       if (!started) await ready.catch(() => {})
       return app.fetch(request, connection ? { connection } : {})

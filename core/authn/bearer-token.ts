@@ -8,7 +8,12 @@ import type { AuthResult, Authenticator } from './authenticator.js'
 
 /** Who a token belongs to; undefined when this authenticator does not know the token at all. */
 export interface TokenAuthenticator {
-  authenticateToken(token: string): Promise<AuthResult>
+  /**
+   * `audiences`: those the caller wants the token to be meant for
+   * (TokenReview's `spec.audiences`); an audience-aware method (the token
+   * webhook) passes them on. Unset: no particular audience.
+   */
+  authenticateToken(token: string, audiences?: readonly string[]): Promise<AuthResult>
 }
 
 export function bearerToken(request: Request): string | undefined {
@@ -32,10 +37,10 @@ export function staticTokenAuthenticator(tokens: readonly StaticToken[]): TokenA
 /** Token authenticators in order: the first that knows the token decides (upstream's token union). */
 export function tokenChain(authenticators: readonly TokenAuthenticator[]): TokenAuthenticator {
   return {
-    authenticateToken: async (token) => {
+    authenticateToken: async (token, audiences) => {
       const errors: string[] = []
       for (const a of authenticators) {
-        const result = await a.authenticateToken(token)
+        const result = await a.authenticateToken(token, audiences)
         if (!result) continue
         if ('user' in result) return result
         errors.push(result.error)

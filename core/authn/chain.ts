@@ -8,6 +8,9 @@
 import { lifeCycleOf, type Part, type SecurityContext } from '../security/context.js'
 import { type Authenticator, type RequestAuthenticator, UnionAuthenticator } from './authenticator.js'
 import { bearerTokenAuthenticator, staticTokenAuthenticator, type TokenAuthenticator, tokenChain } from './bearer-token.js'
+import type { LoadedJWTAuthenticator } from '../config/authentication.js'
+import { type JwtAuthenticators, jwtAuthenticators } from './jwt/jwt-authenticators.js'
+import { tokenWebhookAuthenticator } from './token-webhook.js'
 import { x509Authenticator } from './x509.js'
 
 export interface Authentication {
@@ -17,14 +20,34 @@ export interface Authentication {
   readonly tokens: TokenAuthenticator
   readonly ready: Promise<void>
   stop(): void
+  /**
+   * Replaces the JWT authenticators (a reloaded `--authentication-config`).
+   * False when the server was started without a JWT list to replace.
+   */
+  replaceJwtAuthenticators(configs: readonly LoadedJWTAuthenticator[]): boolean
+}
+
+/** The JWT slot, present when a list was given (even empty, so that a reload can fill it). */
+function jwtPart(ctx: SecurityContext): JwtAuthenticators | undefined {
+  const auth = ctx.options.authentication ?? {}
+  if (!auth.jwt) return undefined
+  return jwtAuthenticators(auth.jwt, {
+    client: ctx.webhookClient,
+    logger: ctx.logger,
+    now: ctx.now,
+    algorithms: auth.jwtSigningAlgorithms ?? ['RS256'],
+    ...(auth.jwtKeyFetch ? { timings: auth.jwtKeyFetch } : {}),
+  })
 }
 
 /** The token authenticators in upstream's order; a method not configured adds nothing. */
-function tokenAuthenticators(ctx: SecurityContext): Part<TokenAuthenticator>[] {
+function tokenAuthenticators(ctx: SecurityContext, jwt: JwtAuthenticators | undefined): Part<TokenAuthenticator>[] {
   const auth = ctx.options.authentication ?? {}
   const parts: Part<TokenAuthenticator>[] = []
   if (auth.tokens?.length) parts.push({ value: staticTokenAuthenticator(auth.tokens) }) // --token-auth-file
-  // bootstrap tokens, service-account tokens, OIDC/JWT, token webhook: in this order, each when configured
+  // bootstrap tokens, service-account tokens: here, in this order, each when configured
+  if (jwt) parts.push(jwt) // --oidc-* or --authentication-config
+  if (auth.tokenWebhook) parts.push({ value: tokenWebhookAuthenticator(auth.tokenWebhook, ctx.webhookClient, ctx.logger, ctx.now) })
   return parts
 }
 
@@ -51,12 +74,22 @@ function anonymousAllowed(ctx: SecurityContext): boolean {
 }
 
 export function buildAuthentication(ctx: SecurityContext): Authentication {
-  const tokenParts = tokenAuthenticators(ctx)
+  const jwt = jwtPart(ctx)
+  const tokenParts = tokenAuthenticators(ctx, jwt)
   const tokens = tokenChain(tokenParts.map((p) => p.value))
   const requestParts = requestAuthenticators(ctx, tokens, tokenParts.length > 0)
   const request = new UnionAuthenticator(
     requestParts.map((p) => p.value),
     anonymousAllowed(ctx),
   )
-  return { request, tokens, ...lifeCycleOf([...tokenParts, ...requestParts]) }
+  return {
+    request,
+    tokens,
+    ...lifeCycleOf([...tokenParts, ...requestParts]),
+    replaceJwtAuthenticators(configs) {
+      if (!jwt) return false
+      jwt.replace(configs)
+      return true
+    },
+  }
 }

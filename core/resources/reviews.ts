@@ -16,7 +16,7 @@ import { isPlainObject, type KubeObject, type UserInfo } from './object.js'
 export type AccessDecider = (user: UserInfo, spec: Record<string, unknown>) => Promise<{ allowed: boolean; reason?: string }>
 
 /** The user a bearer token stands for (the token authenticators), or undefined when none knows it. */
-export type TokenAuthenticate = (token: string) => Promise<UserInfo | undefined>
+export type TokenAuthenticate = (token: string, audiences?: readonly string[]) => Promise<UserInfo | undefined>
 
 const AUTHENTICATION = 'authentication.k8s.io'
 const AUTHORIZATION = 'authorization.k8s.io'
@@ -52,7 +52,8 @@ export function tokenReviews(authenticate: TokenAuthenticate | undefined): Resou
     const spec = record(obj['spec'])
     const token = text(spec['token'])
     if (!token) throw badRequest('token is required for TokenReview in authentication')
-    const user = authenticate ? await authenticate(token) : undefined
+    const audiences = Array.isArray(spec['audiences']) ? spec['audiences'].filter((a): a is string => typeof a === 'string') : undefined
+    const user = authenticate ? await authenticate(token, audiences) : undefined
     const status: Record<string, unknown> = user ? { authenticated: true, user: userInfoJson(user) } : { user: {} }
     if (user && Array.isArray(spec['audiences'])) status['audiences'] = spec['audiences']
     return answer(AUTHENTICATION, 'TokenReview', obj, { spec, status })
