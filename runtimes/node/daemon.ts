@@ -12,7 +12,9 @@ import type { ApiServerOptions, StaticToken } from '../../core/options/api-serve
 import { type ParsedFlags, startupWarnings, unenforcedSecurityFlags } from '../../core/options/flags/index.js'
 import type { Logger, ServerPorts } from '../../core/ports.js'
 import { serverUrl } from '../../core/pki/kubeconfig.js'
-import { ConfigFilesError, loadConfigFiles } from './config-files.js'
+import { AuthenticationSetupError, authenticationOptions } from './authentication-options.js'
+import { watchAuthenticationConfig } from './authentication-config-watch.js'
+import { type ConfigFiles, ConfigFilesError, loadConfigFiles } from './config-files.js'
 import { type DaemonFlags, FlagError, helpText, parseFlags } from './flags.js'
 import { preparePki } from './pki.js'
 import { serveTls, type TlsListener } from './serve.js'
@@ -76,9 +78,16 @@ async function loadTokens(path: string, logger: Logger): Promise<StaticToken[]> 
   }
 }
 
-function serverOptions(flags: DaemonFlags, tokens: StaticToken[]): ApiServerOptions {
+function serverOptions(flags: DaemonFlags, tokens: StaticToken[], parsed: ParsedFlags, files: ConfigFiles): ApiServerOptions {
+  let methods: ReturnType<typeof authenticationOptions>
+  try {
+    methods = authenticationOptions(parsed, files)
+  } catch (err) {
+    if (err instanceof AuthenticationSetupError) throw new StartupError(err.message)
+    throw err
+  }
   return {
-    authentication: { clientCertificates: true, tokens, anonymous: flags.anonymousAuth },
+    authentication: { clientCertificates: true, tokens, anonymous: flags.anonymousAuth, ...methods },
     authorizationModes: flags.authorizationModes,
     version: flags.version,
     requestTimeoutMs: flags.requestTimeoutMs,
@@ -150,10 +159,12 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   let server: ApiServer | undefined
   let listener: TlsListener | undefined
   let storage: DaemonStorage | undefined
+  let stopWatching = (): void => {}
   try {
     warnAboutFlags(parsed, logger)
+    let files: ConfigFiles
     try {
-      loadConfigFiles(parsed, logger)
+      files = loadConfigFiles(parsed, logger)
     } catch (err) {
       if (err instanceof ConfigFilesError) throw new StartupError(...err.problems)
       throw err
@@ -176,7 +187,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     })
     logger.info({}, `objects are stored in ${storage.description}`)
     try {
-      server = (out.createServer ?? createApiServer)(serverOptions(flags, tokens), {
+      server = (out.createServer ?? createApiServer)(serverOptions(flags, tokens, parsed, files), {
         logger,
         storage: storage.storage,
         storageHealth: storage,
@@ -187,6 +198,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       throw err
     }
     await server.ready
+    const authenticationConfig = parsed.values['authentication-config']
+    if (authenticationConfig) stopWatching = watchAuthenticationConfig(authenticationConfig, server, parsed, logger)
     listener = await listen(server, flags, { key: pki.serving.privateKey, cert: pki.serving.certificate, clientCA: pki.clientCA }, logger).catch(
       (err: Error) => {
         throw new StartupError(`cannot listen on ${serverUrl(flags.bindAddress, flags.securePort)}: ${err.message}`)
@@ -204,6 +217,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     )
     out.onListening?.({ url, port: listener.port, ...(kubeconfigPath ? { kubeconfigPath } : {}) })
   } catch (err) {
+    stopWatching()
     await Promise.allSettled([listener?.close(), server?.shutdown()])
     await storage?.close().catch(() => {})
     if (!(err instanceof StartupError)) throw err
@@ -217,6 +231,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     stop.addEventListener('abort', () => resolve(), { once: true })
   })
   logger.info({ reason: String(stop.reason) }, 'shutting down: no new connections, ending watches')
+  stopWatching()
   const openStorage = storage
   const done = Promise.allSettled([listener.close(), server.shutdown()])
     .then(() => openStorage.close())
