@@ -49,10 +49,10 @@ export interface ApiServer {
   /**
    * Puts a changed AuthenticationConfiguration into effect: its `jwt` list
    * replaces the JWT authenticators (the daemon calls it when the
-   * `--authentication-config` file changes). Throws when the server was
-   * created without `authentication.jwt`.
+   * `--authentication-config` file changes), once the new issuers were
+   * tried. Rejects when the server was created without `authentication.jwt`.
    */
-  reloadAuthenticationConfiguration(config: Pick<LoadedAuthenticationConfiguration, 'jwt'>): void
+  reloadAuthenticationConfiguration(config: Pick<LoadedAuthenticationConfiguration, 'jwt'>): Promise<void>
 }
 
 const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024
@@ -198,10 +198,10 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     catalogue,
     ready,
     setSecurePort: (port) => services.setSecurePort(port),
-    reloadAuthenticationConfiguration(config) {
-      if (!authentication.replaceJwtAuthenticators(config.jwt)) {
-        throw new Error('the server was started without JWT authenticators to replace (options.authentication.jwt)')
-      }
+    async reloadAuthenticationConfiguration(config) {
+      const replaced = authentication.replaceJwtAuthenticators(config.jwt)
+      if (!replaced) throw new Error('the server was started without JWT authenticators to replace (options.authentication.jwt)')
+      await replaced
       logger.info({ issuers: config.jwt.map((a) => a.issuer.url) }, 'the JWT authenticators were replaced')
     },
     async fetch(request, connection) {

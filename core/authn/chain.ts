@@ -22,9 +22,9 @@ export interface Authentication {
   stop(): void
   /**
    * Replaces the JWT authenticators (a reloaded `--authentication-config`).
-   * False when the server was started without a JWT list to replace.
+   * Undefined when the server was started without a JWT list to replace.
    */
-  replaceJwtAuthenticators(configs: readonly LoadedJWTAuthenticator[]): boolean
+  replaceJwtAuthenticators(configs: readonly LoadedJWTAuthenticator[]): Promise<void> | undefined
 }
 
 /** The JWT slot, present when a list was given (even empty, so that a reload can fill it). */
@@ -86,10 +86,6 @@ export function buildAuthentication(ctx: SecurityContext): Authentication {
     request,
     tokens,
     ...lifeCycleOf([...tokenParts, ...requestParts]),
-    replaceJwtAuthenticators(configs) {
-      if (!jwt) return false
-      jwt.replace(configs)
-      return true
-    },
+    replaceJwtAuthenticators: (configs) => jwt?.replace(configs),
   }
 }

@@ -18,7 +18,7 @@ const POLL_INTERVAL_MS = 1000
 /** Starts watching; returns the function that stops. */
 export function watchAuthenticationConfig(path: string, server: ApiServer, parsed: ParsedFlags, logger: Logger): () => void {
   let last = readFileSync(path, 'utf8')
-  const reload = (): void => {
+  const reload = async (): Promise<void> => {
     let text: string
     try {
       text = readFileSync(path, 'utf8')
@@ -32,15 +32,15 @@ export function watchAuthenticationConfig(path: string, server: ApiServer, parse
       const config = loadAuthenticationConfiguration(text, path, { disallowedIssuers: parsed.values['service-account-issuer'] })
       const conflicts = authenticationFlagConflicts(config, parsed.set)
       if (conflicts.length) throw new Error(conflicts.join('; '))
-      server.reloadAuthenticationConfiguration(config)
+      await server.reloadAuthenticationConfiguration(config)
       logger.info({ file: path }, 'reloaded --authentication-config')
     } catch (err) {
-      if (!(err instanceof ConfigFileError) && !(err instanceof Error)) throw err
-      logger.error({ file: path, err: err.message }, 'reloading --authentication-config failed; keeping the configuration in effect')
+      const message = err instanceof ConfigFileError || err instanceof Error ? err.message : String(err)
+      logger.error({ file: path, err: message }, 'reloading --authentication-config failed; keeping the configuration in effect')
     }
   }
   const onChange = (current: Stats, previous: Stats): void => {
-    if (current.mtimeMs !== previous.mtimeMs || current.size !== previous.size || current.ino !== previous.ino) reload()
+    if (current.mtimeMs !== previous.mtimeMs || current.size !== previous.size || current.ino !== previous.ino) void reload()
   }
   watchFile(path, { interval: POLL_INTERVAL_MS, persistent: false }, onChange)
   return () => unwatchFile(path, onChange)

@@ -2,8 +2,8 @@
  * The JWT slot of the token chain: the authenticators of the `--oidc-*`
  * flags or of `--authentication-config`'s `jwt` list, tried in list order.
  * A reload of the file swaps the whole list at once (upstream's
- * updateAuthenticationConfig): requests in flight finish with the old list,
- * the old issuers' background fetches stop.
+ * updateAuthenticationConfig) when the new issuers were tried: requests in
+ * flight finish with the old list, the old issuers' background fetches stop.
  */
 import type { LoadedJWTAuthenticator } from '../../config/authentication.js'
 import type { Part } from '../../security/context.js'
@@ -11,8 +11,12 @@ import type { TokenAuthenticator } from '../bearer-token.js'
 import { type JwtAuthenticator, jwtAuthenticator, type JwtAuthenticatorOptions } from './jwt-authenticator.js'
 
 export interface JwtAuthenticators extends Part<TokenAuthenticator> {
-  /** Replaces every JWT authenticator with those of `configs`. */
-  replace(configs: readonly LoadedJWTAuthenticator[]): void
+  /**
+   * Replaces every JWT authenticator with those of `configs`, once their
+   * issuers had a first discovery attempt, so that tokens keep passing
+   * through the old list meanwhile.
+   */
+  replace(configs: readonly LoadedJWTAuthenticator[]): Promise<void>
 }
 
 /** How long start-up waits for the issuers' first discovery attempt. */
@@ -48,9 +52,11 @@ export function jwtAuthenticators(configs: readonly LoadedJWTAuthenticator[], op
     stop() {
       for (const a of current) a.stop()
     },
-    replace(list) {
+    async replace(list) {
+      const next = build(list)
+      await firstAttempts(next)
       const old = current
-      current = build(list)
+      current = next
       for (const a of old) a.stop()
     },
   }
