@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { measureDaemon } from './daemon.js'
 import { measureHostileInput, renderHostileSection, writeHostileSection } from './hostile-input.js'
 import { measureInProcess } from './in-process.js'
+import { measureTokenAuthentication, renderTokenSection, writeTokenSection } from './token-authentication.js'
 import { type BenchSettings, machineLine, renderReport } from './report.js'
 import { measureStorage } from './storage.js'
 
@@ -72,4 +73,9 @@ log("GET latency while the fuzz suite's worst inputs are sent …")
 const hostile = renderHostileSection(await measureHostileInput(), new Date())
 await writeHostileSection(ROOT, hostile)
 process.stdout.write(`\n${hostile}`)
+
+log('bearer tokens on a GET: a static token, a cached JWT, first-use JWTs …')
+const tokens = renderTokenSection(await measureTokenAuthentication(), new Date())
+await writeTokenSection(ROOT, tokens)
+process.stdout.write(`\n${tokens}`)
 log(`wrote docs/benchmarks.md in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
