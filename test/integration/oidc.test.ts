@@ -165,6 +165,16 @@ describe('OIDC/JWT authentication against an HTTPS issuer', () => {
     await refused(api, await issuer.token({ sub: 'dave' }, { key: oldKey }), 'signed-with-removed-key', /failed to verify signature/)
   })
 
+  it('fetches the key set for unknown key ids at most once per interval, so forged ids cannot flood the issuer', async () => {
+    const api = await start(jwtConfig(issuer), { jwtKeyFetch: { retryMs: 20, minRefreshIntervalMs: 600_000 } })
+    const stranger = await issuer.newKey('RS256')
+    const before = issuer.keyFetches
+    for (let i = 0; i < 5; i++) {
+      await refused(api, await issuer.token({}, { key: { ...stranger, kid: `forged-${i}` } }), `forged-kid-${i}`, /failed to verify signature/)
+    }
+    assert.equal(issuer.keyFetches - before, 1)
+  })
+
   it('starts while the issuer is down, refuses its tokens, and accepts them once it is back', async () => {
     const token = await issuer.token({ sub: 'erin' })
     await issuer.down()
