@@ -6,7 +6,7 @@
  *   const res = await server.fetch(new Request('http://in-process/api/v1/namespaces'))
  */
 export { type ApiServer, createApiServer } from './server.js'
-export type { ApiServerOptions, AuthenticationOptions, StaticToken } from './options/api-server-options.js'
+export type { ApiServerOptions, AuthenticationOptions, StaticToken, TokenWebhookOptions } from './options/api-server-options.js'
 export { ADMIN_IDENTITY } from './options/api-server-options.js'
 export { type AuthorizerSpec, configuredAuthorizerSpecs, type LegacyWebhookOptions } from './authz/authorizer-specs.js'
 export type { WebhookConnection } from './authz/webhook.js'

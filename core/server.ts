@@ -22,6 +22,7 @@ import { startGarbageCollector } from './controllers/garbage-collector.js'
 import { ensureSystemNamespaces, startNamespaceLifecycle } from './controllers/namespace-lifecycle.js'
 import { rbacBootstrapHook } from './controllers/rbac-bootstrap-roles.js'
 import { systemPriorityClassesHook } from './controllers/system-priority-classes.js'
+import type { LoadedAuthenticationConfiguration } from './config/authentication.js'
 import { customResourceConversion } from './crd/conversion.js'
 import { serviceResolver } from './crd/service-resolver.js'
 import { fetchWebhookClient } from './crd/webhook-client.js'
@@ -60,6 +61,13 @@ export interface ApiServer {
    */
   reloadAuthorization(authorizers: readonly AuthorizerSpec[]): Promise<void>
   readonly catalogue: Catalogue
+  /**
+   * Puts a changed AuthenticationConfiguration into effect: its `jwt` list
+   * replaces the JWT authenticators (the daemon calls it when the
+   * `--authentication-config` file changes), once the new issuers were
+   * tried. Rejects when the server was created without `authentication.jwt`.
+   */
+  reloadAuthenticationConfiguration(config: Pick<LoadedAuthenticationConfiguration, 'jwt'>): Promise<void>
 }
 
 const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024
@@ -242,6 +250,12 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       return services.setSecurePort(port)
     },
     reloadAuthorization: (authorizers) => authorization.reload(authorizers),
+    async reloadAuthenticationConfiguration(config) {
+      const replaced = authentication.replaceJwtAuthenticators(config.jwt)
+      if (!replaced) throw new Error('the server was started without JWT authenticators to replace (options.authentication.jwt)')
+      await replaced
+      logger.info({ issuers: config.jwt.map((a) => a.issuer.url) }, 'the JWT authenticators were replaced')
+    },
     async fetch(request, connection) {
       if (!started) await ready.catch(() => {})
       return app.fetch(request, connection ? { connection } : {})

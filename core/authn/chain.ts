@@ -12,6 +12,9 @@ import { audienceAgnostic, bearerTokenAuthenticator, staticTokenAuthenticator, t
 import { bootstrapTokenAuthenticator } from './bootstrap-token.js'
 import { apiAudiencesOf, type ServiceAccountTokens, serviceAccountTokens } from './serviceaccount/service-account-tokens.js'
 import { requestHeaderAuthenticator } from './request-header.js'
+import type { LoadedJWTAuthenticator } from '../config/authentication.js'
+import { type JwtAuthenticators, jwtAuthenticators } from './jwt/jwt-authenticators.js'
+import { tokenWebhookAuthenticator } from './token-webhook.js'
 import { x509Authenticator } from './x509.js'
 
 export interface Authentication {
@@ -25,10 +28,32 @@ export interface Authentication {
   readonly serviceAccountTokens: ServiceAccountTokens | undefined
   readonly ready: Promise<void>
   stop(): void
+  /**
+   * Replaces the JWT authenticators (a reloaded `--authentication-config`).
+   * Undefined when the server was started without a JWT list to replace.
+   */
+  replaceJwtAuthenticators(configs: readonly LoadedJWTAuthenticator[]): Promise<void> | undefined
+}
+
+/** The JWT slot, present when a list was given (even empty, so that a reload can fill it). */
+function jwtPart(ctx: SecurityContext): JwtAuthenticators | undefined {
+  const auth = ctx.options.authentication ?? {}
+  if (!auth.jwt) return undefined
+  return jwtAuthenticators(auth.jwt, {
+    client: ctx.webhookClient,
+    logger: ctx.logger,
+    now: ctx.now,
+    algorithms: auth.jwtSigningAlgorithms ?? ['RS256'],
+    ...(auth.jwtKeyFetch ? { timings: auth.jwtKeyFetch } : {}),
+  })
 }
 
 /** The token authenticators in upstream's order; a method not configured adds nothing. */
-function tokenAuthenticators(ctx: SecurityContext, serviceAccounts: Part<ServiceAccountTokens> | undefined): Part<TokenAuthenticator>[] {
+function tokenAuthenticators(
+  ctx: SecurityContext,
+  serviceAccounts: Part<ServiceAccountTokens> | undefined,
+  jwt: JwtAuthenticators | undefined,
+): Part<TokenAuthenticator>[] {
   const auth = ctx.options.authentication ?? {}
   const apiAudiences = apiAudiencesOf(ctx)
   const parts: Part<TokenAuthenticator>[] = []
@@ -40,7 +65,9 @@ function tokenAuthenticators(ctx: SecurityContext, serviceAccounts: Part<Service
     if (legacy) parts.push({ value: legacy, ...(serviceAccounts.ready ? { ready: serviceAccounts.ready } : {}) })
     if (bound) parts.push({ value: bound })
   }
-  // OIDC/JWT, token webhook: in this order, each when configured
+  // JWTs and the webhook are asked for the API's audiences too, as upstream wraps every token authenticator.
+  if (jwt) parts.push({ ...jwt, value: audienceAgnostic(apiAudiences, jwt.value) }) // --oidc-* or --authentication-config
+  if (auth.tokenWebhook) parts.push({ value: tokenWebhookAuthenticator(auth.tokenWebhook, ctx.webhookClient, ctx.logger, ctx.now) })
   return parts
 }
 
@@ -76,7 +103,8 @@ function anonymous(ctx: SecurityContext): Authenticator | undefined {
 /** `externalAddress`: the host and port clients reach the server at, named by service-account issuer discovery. */
 export function buildAuthentication(ctx: SecurityContext, externalAddress: () => string = () => '127.0.0.1'): Authentication {
   const serviceAccounts = serviceAccountTokens(ctx, externalAddress)
-  const tokenParts = tokenAuthenticators(ctx, serviceAccounts)
+  const jwt = jwtPart(ctx)
+  const tokenParts = tokenAuthenticators(ctx, serviceAccounts, jwt)
   const tokens = tokenChain(tokenParts.map((p) => p.value))
   const requestParts = requestAuthenticators(ctx, tokens, tokenParts.length > 0)
   const request = new UnionAuthenticator(
@@ -89,5 +117,6 @@ export function buildAuthentication(ctx: SecurityContext, externalAddress: () =>
     apiAudiences: apiAudiencesOf(ctx),
     serviceAccountTokens: serviceAccounts?.value,
     ...lifeCycleOf([...tokenParts, ...requestParts]),
+    replaceJwtAuthenticators: (configs) => jwt?.replace(configs),
   }
 }

@@ -71,7 +71,7 @@ function target(c: WebhookConnection): WebhookTarget {
     // The port takes a CA bundle as the API carries one: base64 of the PEM.
     ...(c.certificateAuthority ? { caBundle: base64EncodeText(c.certificateAuthority) } : {}),
     ...(c.serverName ? { serverName: c.serverName } : {}),
-    ...(c.clientCertificate && c.clientKey ? { clientCertificate: c.clientCertificate, clientKey: c.clientKey } : {}),
+    ...(c.clientCertificate && c.clientKey ? { clientCertificate: { certificate: c.clientCertificate, key: c.clientKey } } : {}),
     ...(c.bearerToken ? { bearerToken: c.bearerToken } : {}),
     ...(c.insecureSkipTLSVerify ? { insecureSkipTLSVerify: true } : {}),
   }

@@ -20,8 +20,11 @@ export type { AnonymousAuthConfig, AuthenticationConfiguration, JWTAuthenticator
 
 /** The loaded file: each authenticator carries its compiled expressions. */
 export type LoadedAuthenticationConfiguration = Omit<AuthenticationConfiguration, 'jwt'> & {
-  jwt: (JWTAuthenticator & { programs: JWTPrograms })[]
+  jwt: LoadedJWTAuthenticator[]
 }
+
+/** One JWT authenticator of the file (or of the `--oidc-*` flags) with its compiled expressions. */
+export type LoadedJWTAuthenticator = JWTAuthenticator & { programs: JWTPrograms }
 
 /** upstream allows this many JWT authenticators. */
 const MAX_JWT_AUTHENTICATORS = 64

@@ -1,7 +1,7 @@
 /**
  * The port through which the server calls a webhook (a CRD's conversion
- * webhook, the authorization webhook): JSON in, JSON out, over HTTPS that
- * trusts the configured CA bundle and may present a client certificate. The runtime supplies the real client (`runtimes/node/webhook-client.ts`);
+ * webhook): JSON in, JSON out, over HTTPS that trusts the configured CA
+ * bundle. The runtime supplies the real client (`runtimes/node/webhook-client.ts`);
  * `fetchWebhookClient` serves where no CA bundle needs trusting.
  */
 import type { WebhookClientConfig } from '../resources/apiextensions/types.js'
@@ -14,13 +14,18 @@ import type { WebhookClientConfig } from '../resources/apiextensions/types.js'
  */
 export interface WebhookTarget extends WebhookClientConfig {
   serverName?: string
-  /** PEM client certificate and key presented to the server (a kubeconfig's user). */
-  clientCertificate?: string
-  clientKey?: string
+  /** A client certificate and its key (PEM) to present, as a kubeconfig's user may give. */
+  clientCertificate?: { certificate: string; key: string }
   /** Sent as `Authorization: Bearer <token>` (a kubeconfig's token). */
   bearerToken?: string
   /** Accept any serving certificate (a kubeconfig's insecure-skip-tls-verify). */
   insecureSkipTLSVerify?: boolean
+}
+
+/** A GET's extra request headers (a bearer token for a distributed claim). */
+export interface GetOptions {
+  headers?: Record<string, string>
+  timeoutMs: number
 }
 
 export interface WebhookClient {
@@ -30,6 +35,12 @@ export interface WebhookClient {
    * untrusted certificate, timeout, a non-2xx answer, a body that is not JSON).
    */
   post(config: WebhookTarget, body: unknown, timeoutMs: number): Promise<unknown>
+  /**
+   * GETs `config.url` and answers the body text of a 2xx reply (OIDC
+   * discovery, key sets, distributed claims), trusting the caBundle as
+   * `post` does. Rejects with `Get "<url>": <reason>` otherwise.
+   */
+  get(config: WebhookTarget, options: GetOptions): Promise<string>
 }
 
 /** Upstream's default timeout for a conversion webhook call. */
@@ -59,48 +70,68 @@ export function postFailure(url: string, reason: string): Error {
   return new Error(`Post ${JSON.stringify(url)}: ${reason}`)
 }
 
+/** `Get "<url>": <reason>`, likewise. */
+export function getFailure(url: string, reason: string): Error {
+  return new Error(`Get ${JSON.stringify(url)}: ${reason}`)
+}
+
 /**
  * A client over the Web `fetch`: plain HTTP, or HTTPS trusted by the
- * platform's CAs. Refuses an https URL with a caBundle, which `fetch` cannot
- * be told to trust; runtimes give a client that can.
+ * platform's CAs. Refuses an https URL with a caBundle or a client
+ * certificate, which `fetch` cannot be told to use; runtimes give a client
+ * that can.
  */
 export function fetchWebhookClient(fetchImpl: typeof fetch = fetch): WebhookClient {
+  /** One call; answers the 2xx body text or throws the reason (without the verb and URL). */
+  async function send(config: WebhookTarget, init: RequestInit, timeoutMs: number): Promise<string> {
+    const url = config.url ?? ''
+    if ((config.caBundle || config.clientCertificate || config.insecureSkipTLSVerify) && url.startsWith('https:')) {
+      throw new Error('this client cannot trust a caBundle or present a certificate; the runtime must provide a webhook client')
+    }
+    let response: Response
+    try {
+      response = await fetchImpl(url, { ...init, signal: AbortSignal.timeout(timeoutMs) })
+    } catch (err) {
+      const timedOut = err instanceof Error && err.name === 'TimeoutError'
+      const reason = timedOut
+        ? `context deadline exceeded (no answer within ${timeoutMs}ms)`
+        : err instanceof Error
+          ? (errorCause(err) ?? err.message)
+          : String(err)
+      throw new Error(reason)
+    }
+    const declared = Number(response.headers.get('content-length') ?? '0')
+    if (declared > MAX_WEBHOOK_RESPONSE_BYTES) throw new Error(`response of ${declared} bytes is too large`)
+    const text = await response.text()
+    if (!response.ok) throw new Error(describeHttpFailure(response.status, text))
+    return text
+  }
   return {
     async post(config, body, timeoutMs) {
       const url = config.url
       if (!url) throw new Error('the webhook client config has no url')
-      if ((config.caBundle || config.clientCertificate || config.insecureSkipTLSVerify) && url.startsWith('https:')) {
-        throw postFailure(url, 'this client cannot trust a caBundle or present a client certificate; the runtime must provide a webhook client')
+      const init = {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          ...(config.bearerToken ? { authorization: `Bearer ${config.bearerToken}` } : {}),
+        },
+        body: JSON.stringify(body),
       }
-      let response: Response
       try {
-        response = await fetchImpl(url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json',
-            ...(config.bearerToken ? { authorization: `Bearer ${config.bearerToken}` } : {}),
-          },
-          body: JSON.stringify(body),
-          signal: AbortSignal.timeout(timeoutMs),
-        })
-      } catch (err) {
-        const timedOut = err instanceof Error && err.name === 'TimeoutError'
-        const reason = timedOut
-          ? `context deadline exceeded (no answer within ${timeoutMs}ms)`
-          : err instanceof Error
-            ? (errorCause(err) ?? err.message)
-            : String(err)
-        throw postFailure(url, reason)
-      }
-      const declared = Number(response.headers.get('content-length') ?? '0')
-      if (declared > MAX_WEBHOOK_RESPONSE_BYTES) throw postFailure(url, `response of ${declared} bytes is too large`)
-      const text = await response.text()
-      if (!response.ok) throw postFailure(url, describeHttpFailure(response.status, text))
-      try {
-        return parseWebhookReply(text)
+        return parseWebhookReply(await send(config, init, timeoutMs))
       } catch (err) {
         throw postFailure(url, (err as Error).message)
+      }
+    },
+    async get(config, { headers = {}, timeoutMs }) {
+      const url = config.url
+      if (!url) throw new Error('the client config has no url')
+      try {
+        return await send(config, { method: 'GET', headers }, timeoutMs)
+      } catch (err) {
+        throw getFailure(url, (err as Error).message)
       }
     },
   }

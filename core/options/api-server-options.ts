@@ -4,6 +4,8 @@
  */
 import type { AuthorizerSpec, LegacyWebhookOptions } from '../authz/authorizer-specs.js'
 import type { AbacPolicy } from '../config/abac-policy.js'
+import type { KeyFetchTimings } from '../authn/jwt/issuer-keys.js'
+import type { LoadedJWTAuthenticator } from '../config/authentication.js'
 import type { UserInfo } from '../resources/object.js'
 
 /** One line of a `--token-auth-file`: `token,user,uid,"group1,group2"`. */
@@ -120,6 +122,37 @@ export interface AuthenticationOptions {
    * @default true
    */
   anonymous?: boolean | AnonymousOptions
+  /**
+   * JWT (OIDC) authenticators, tried in order: the `jwt` list of an
+   * AuthenticationConfiguration (`--authentication-config`, loaded with
+   * `loadAuthenticationConfiguration`) or the one the `--oidc-*` flags make
+   * (`jwtAuthenticatorFromOidcFlags`). Given (even empty), the list can be
+   * replaced at run time with `ApiServer.reloadAuthenticationConfiguration`.
+   * @default none
+   */
+  jwt?: LoadedJWTAuthenticator[]
+  /** Signing algorithms JWTs may use (`--oidc-signing-algs`); HMAC and `none` are never accepted. @default ['RS256'] */
+  jwtSigningAlgorithms?: string[]
+  /** How often issuers' discovery and keys are fetched. @see KeyFetchTimings */
+  jwtKeyFetch?: KeyFetchTimings
+  /** A remote service that says who a bearer token belongs to (`--authentication-token-webhook-config-file`). */
+  tokenWebhook?: TokenWebhookOptions
+}
+
+/** The token webhook: TokenReviews POSTed over HTTPS, answers cached. */
+export interface TokenWebhookOptions {
+  /** Where TokenReviews are POSTed: the kubeconfig cluster's `server`. */
+  url: string
+  /** PEM bundle trusted for the webhook's serving certificate; unset: the platform's CAs. */
+  certificateAuthority?: string
+  /** The name the serving certificate must carry, when not the URL's host (`tls-server-name`). */
+  serverName?: string
+  /** The client certificate and key (PEM) presented to the webhook (the kubeconfig's user). */
+  clientCertificate?: { certificate: string; key: string }
+  /** TokenReview version sent and expected (`--authentication-token-webhook-version`). @default 'v1beta1' */
+  version?: 'v1' | 'v1beta1'
+  /** How long answers are cached (`--authentication-token-webhook-cache-ttl`). @default 120000 */
+  cacheTtlMs?: number
 }
 
 export interface ApiServerOptions {

@@ -15,6 +15,8 @@ import { serverUrl } from '../../core/pki/kubeconfig.js'
 import { authorizationOptions, watchAuthorizationConfig } from './authorization.js'
 import { readClientCABundles, watchClientCAFiles } from './client-ca-files.js'
 import type { ClientCABundles } from './client-cas.js'
+import { AuthenticationSetupError, jwtAndWebhookOptions } from './authentication-options.js'
+import { watchAuthenticationConfig } from './authentication-config-watch.js'
 import { type ConfigFiles, ConfigFilesError, loadConfigFiles } from './config-files.js'
 import { type DaemonFlags, FlagError, helpText, parseFlags } from './flags.js'
 import { preparePki } from './pki.js'
@@ -98,16 +100,25 @@ function anonymousOption(flags: DaemonFlags, files: ConfigFiles): NonNullable<Ap
 }
 
 interface AuthenticationInputs {
+  parsed: ParsedFlags
   files: ConfigFiles
   tokens: StaticToken[]
   cas: ClientCABundles
   saKeys: ServiceAccountKeys
 }
 
-function authenticationOptions(flags: DaemonFlags, { files, tokens, cas, saKeys }: AuthenticationInputs): ApiServerOptions['authentication'] {
+function authenticationOptions(flags: DaemonFlags, { parsed, files, tokens, cas, saKeys }: AuthenticationInputs): ApiServerOptions['authentication'] {
   const { clientCaFile: _file, ...proxy } = flags.requestHeader
   const sa = flags.serviceAccounts
+  let methods: ReturnType<typeof jwtAndWebhookOptions>
+  try {
+    methods = jwtAndWebhookOptions(parsed, files)
+  } catch (err) {
+    if (err instanceof AuthenticationSetupError) throw new StartupError(err.message)
+    throw err
+  }
   return {
+    ...methods,
     clientCertificates: true,
     tokens,
     anonymous: anonymousOption(flags, files),
@@ -207,6 +218,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   let storage: DaemonStorage | undefined
   let stopWatchingAuthorization = () => {}
   let stopWatchingCAs = (): void => {}
+  let stopWatchingAuthentication = (): void => {}
   try {
     warnAboutFlags(parsed, logger)
     let files: ConfigFiles
@@ -215,9 +227,6 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     } catch (err) {
       if (err instanceof ConfigFilesError) throw new StartupError(...err.problems)
       throw err
-    }
-    if (files.authentication?.jwt.length) {
-      throw new StartupError('--authentication-config: JWT authenticators are not enforced by this server yet; refusing to start rather than ignore a security setting')
     }
     const unenforced = unenforcedSecurityFlags(parsed)
     if (unenforced.length > 0) throw new StartupError(...unenforced)
@@ -255,7 +264,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     })
     logger.info({}, `objects are stored in ${storage.description}`)
     try {
-      server = (out.createServer ?? createApiServer)(serverOptions(flags, authenticationOptions(flags, { files, tokens, cas, saKeys }), authz), {
+      server = (out.createServer ?? createApiServer)(serverOptions(flags, authenticationOptions(flags, { parsed, files, tokens, cas, saKeys }), authz), {
         logger,
         storage: storage.storage,
         storageFactory: storage.factory,
@@ -272,6 +281,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       const running = server
       stopWatchingAuthorization = watchAuthorizationConfig(configPath, (authorizers) => running.reloadAuthorization(authorizers), logger)
     }
+    const authenticationConfig = parsed.values['authentication-config']
+    if (authenticationConfig) stopWatchingAuthentication = watchAuthenticationConfig(authenticationConfig, server, parsed, logger)
     listener = await listen(server, flags, { key: pki.serving.privateKey, cert: pki.serving.certificate, ...cas }, logger).catch(
       (err: Error) => {
         throw new StartupError(`cannot listen on ${serverUrl(flags.bindAddress, flags.securePort)}: ${err.message}`)
@@ -293,6 +304,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   } catch (err) {
     stopWatchingAuthorization()
     stopWatchingCAs()
+    stopWatchingAuthentication()
     await Promise.allSettled([listener?.close(), server?.shutdown()])
     await storage?.close().catch(() => {})
     if (!(err instanceof StartupError)) throw err
@@ -308,6 +320,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   logger.info({ reason: String(stop.reason) }, 'shutting down: no new connections, ending watches')
   stopWatchingAuthorization()
   stopWatchingCAs()
+  stopWatchingAuthentication()
   const openStorage = storage
   const done = Promise.allSettled([listener.close(), server.shutdown()])
     .then(() => openStorage.close())

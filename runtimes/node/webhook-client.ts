@@ -1,13 +1,16 @@
 /**
  * The webhook client of the Node runtime: HTTPS that trusts exactly the
- * config's caBundle (the platform's CAs when there is none) and presents
- * the config's client certificate, a deadline per call, JSON both ways.
- * Connections are kept per TLS setting and reused.
+ * config's caBundle (the platform's CAs when there is none) and presents the
+ * config's client certificate, a deadline per call, JSON both ways for
+ * webhooks and plain GETs for OIDC discovery. Connections are kept per TLS
+ * setting and reused.
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import {
   describeHttpFailure,
+  getFailure,
+  type GetOptions,
   MAX_WEBHOOK_RESPONSE_BYTES,
   parseWebhookReply,
   postFailure,
@@ -76,17 +79,18 @@ export function nodeWebhookClient(): NodeWebhookClient {
   const httpsAgents = new Map<string, HttpsAgent>()
   const httpAgent = new HttpAgent({ keepAlive: true })
 
-  function httpsAgentFor(ca: string | undefined, config: WebhookTarget): HttpsAgent {
-    const { serverName, clientCertificate: cert, clientKey: key, insecureSkipTLSVerify: insecure } = config
-    const agentKey = [ca, serverName, cert, key, insecure ? 'insecure' : ''].map((part) => part ?? '').join('\u0000')
-    let agent = httpsAgents.get(agentKey)
+  function httpsAgentFor(target: WebhookTarget): HttpsAgent {
+    const ca = target.caBundle ? decodeCABundle(target.caBundle) : undefined
+    const { serverName, clientCertificate: client, insecureSkipTLSVerify: insecure } = target
+    const key = [ca ?? '', serverName ?? '', client?.certificate ?? '', client?.key ?? '', insecure ? 'insecure' : ''].join('\u0000')
+    let agent = httpsAgents.get(key)
     if (!agent) {
       // `ca` replaces the platform's CAs: the bundle is all that is trusted.
       agent = new HttpsAgent({
         keepAlive: true,
         ...(ca ? { ca } : {}),
         ...(serverName ? { servername: serverName } : {}),
-        ...(cert && key ? { cert, key } : {}),
+        ...(client ? { cert: client.certificate, key: client.key } : {}),
         ...(insecure ? { rejectUnauthorized: false } : {}),
       })
       // Bundles change as CRDs do: keep the recent ones only.
@@ -95,40 +99,31 @@ export function nodeWebhookClient(): NodeWebhookClient {
         oldest.destroy()
         httpsAgents.delete(oldestKey)
       }
-      httpsAgents.set(agentKey, agent)
+      httpsAgents.set(key, agent)
     }
     return agent
   }
 
-  async function post(config: WebhookTarget, body: unknown, timeoutMs: number): Promise<unknown> {
-    if (!config.url) throw new Error('the webhook client config has no url')
-    const url = new URL(config.url)
-    const payload = Buffer.from(JSON.stringify(body))
+  /** One call; answers status and body text, or rejects with the reason worded for a client of Kubernetes. */
+  async function send(
+    config: WebhookTarget,
+    method: 'GET' | 'POST',
+    headers: Record<string, string | number>,
+    payload: Buffer | undefined,
+    timeoutMs: number,
+  ): Promise<{ status: number; text: string }> {
+    const url = new URL(config.url!)
     const secure = url.protocol === 'https:'
-    let agent: HttpAgent
-    try {
-      agent = secure ? httpsAgentFor(config.caBundle ? decodeCABundle(config.caBundle) : undefined, config) : httpAgent
-    } catch (err) {
-      throw postFailure(config.url, err instanceof Error ? err.message : String(err))
-    }
-    const send = secure ? httpsRequest : httpRequest
-    const response = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = send(url, {
-        method: 'POST',
-        agent,
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json',
-          'content-length': payload.length,
-          ...(config.bearerToken ? { authorization: `Bearer ${config.bearerToken}` } : {}),
-        },
-      })
+    const agent: HttpAgent = secure ? httpsAgentFor(config) : httpAgent
+    const request = secure ? httpsRequest : httpRequest
+    return new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(url, { method, agent, headers })
       const timer = setTimeout(() => {
         req.destroy(new Error(`context deadline exceeded (no answer within ${timeoutMs}ms)`))
       }, timeoutMs)
       const fail = (err: unknown) => {
         clearTimeout(timer)
-        reject(postFailure(config.url!, reasonOf(err, url)))
+        reject(new Error(reasonOf(err, url)))
       }
       req.on('error', fail)
       req.on('response', (res) => {
@@ -139,6 +134,23 @@ export function nodeWebhookClient(): NodeWebhookClient {
       })
       req.end(payload)
     })
+  }
+
+  async function post(config: WebhookTarget, body: unknown, timeoutMs: number): Promise<unknown> {
+    if (!config.url) throw new Error('the webhook client config has no url')
+    const payload = Buffer.from(JSON.stringify(body))
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'content-length': payload.length,
+      ...(config.bearerToken ? { authorization: `Bearer ${config.bearerToken}` } : {}),
+    }
+    let response: { status: number; text: string }
+    try {
+      response = await send(config, 'POST', headers, payload, timeoutMs)
+    } catch (err) {
+      throw postFailure(config.url, (err as Error).message)
+    }
     if (response.status < 200 || response.status > 299) throw postFailure(config.url, describeHttpFailure(response.status, response.text))
     try {
       return parseWebhookReply(response.text)
@@ -147,8 +159,21 @@ export function nodeWebhookClient(): NodeWebhookClient {
     }
   }
 
+  async function get(config: WebhookTarget, { headers = {}, timeoutMs }: GetOptions): Promise<string> {
+    if (!config.url) throw new Error('the client config has no url')
+    let response: { status: number; text: string }
+    try {
+      response = await send(config, 'GET', headers, undefined, timeoutMs)
+    } catch (err) {
+      throw getFailure(config.url, (err as Error).message)
+    }
+    if (response.status < 200 || response.status > 299) throw getFailure(config.url, describeHttpFailure(response.status, response.text))
+    return response.text
+  }
+
   return {
     post,
+    get,
     close() {
       for (const agent of httpsAgents.values()) agent.destroy()
       httpsAgents.clear()

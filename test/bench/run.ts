@@ -12,6 +12,7 @@ import { measureAuthorization, renderAuthorizationSection, writeAuthorizationSec
 import { measureDaemon } from './daemon.js'
 import { measureHostileInput, renderHostileSection, writeHostileSection } from './hostile-input.js'
 import { measureInProcess } from './in-process.js'
+import { measureTokenAuthentication, renderTokenSection, writeTokenSection } from './token-authentication.js'
 import { type BenchSettings, machineLine, renderReport } from './report.js'
 import { measureStorage } from './storage.js'
 
@@ -77,4 +78,9 @@ log('GET with RBAC against AlwaysAllow …')
 const authorization = renderAuthorizationSection(await measureAuthorization(), new Date())
 await writeAuthorizationSection(ROOT, authorization)
 process.stdout.write(`\n${authorization}`)
+
+log('bearer tokens on a GET: a static token, a cached JWT, first-use JWTs …')
+const tokens = renderTokenSection(await measureTokenAuthentication(), new Date())
+await writeTokenSection(ROOT, tokens)
+process.stdout.write(`\n${tokens}`)
 log(`wrote docs/benchmarks.md in ${((performance.now() - t0) / 1000).toFixed(1)} s`)

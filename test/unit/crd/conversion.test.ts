@@ -80,6 +80,7 @@ function fakeWebhook(respond?: (body: Call['body']) => unknown): { client: Webho
       calls.push(call)
       return (respond ?? convertAll)(call.body)
     },
+    get: () => Promise.reject(new Error('conversion never GETs')),
   }
   return { client, calls }
 }

@@ -10,10 +10,10 @@ const section = 'Authentication'
 
 export const OIDC_SIGNING_ALGS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512'] as const
 
-const oidc = { section, status: 'refused', pending: NOT_YET.oidc } as const
+const oidc = { section, status: 'active' } as const
 const proxy = { section, status: 'active' } as const
 const serviceAccounts = { section, status: 'active' } as const
-const tokenWebhook = { section, status: 'refused', pending: NOT_YET.tokenWebhook } as const
+const tokenWebhook = { section, status: 'active' } as const
 
 export const AUTHENTICATION_FLAGS = [
   flag({
@@ -37,7 +37,7 @@ export const AUTHENTICATION_FLAGS = [
     default: '',
     section,
     status: 'active',
-    help: 'File of kind AuthenticationConfiguration, configuring JWT authenticators and anonymous requests (its conditions limit anonymous requests to the paths listed, also beside AlwaysAllow). A file that lists JWT authenticators stops start-up for now: they are not enforced yet. Needs the StructuredAuthenticationConfiguration feature gate. Not together with the --oidc-* flags when it configures JWT, nor with --anonymous-auth when it configures anonymous requests.',
+    help: 'File of kind AuthenticationConfiguration, configuring JWT authenticators and anonymous requests (its conditions limit anonymous requests to the paths listed, also beside AlwaysAllow). Re-read when it changes: a valid new file replaces the JWT authenticators, an invalid one is logged and ignored. Needs the StructuredAuthenticationConfiguration feature gate. Not together with the --oidc-* flags when it configures JWT, nor with --anonymous-auth when it configures anonymous requests.',
   }),
   flag({
     name: 'authentication-token-webhook-cache-ttl',

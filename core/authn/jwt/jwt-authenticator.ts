@@ -1,0 +1,121 @@
+/**
+ * One JWT authenticator (an entry of AuthenticationConfiguration's `jwt`,
+ * or the `--oidc-*` flags): it answers only tokens whose unverified `iss`
+ * is its issuer, so that several issuers and the other token methods share
+ * one chain. A verified token's user is cached until the token expires, as
+ * upstream caches token answers: a request with a known token costs one
+ * map lookup, not a signature check and CEL.
+ */
+import type { WebhookClient } from '../../crd/webhook-client.js'
+import type { LoadedJWTAuthenticator } from '../../config/authentication.js'
+import type { Logger } from '../../ports.js'
+import type { UserInfo } from '../../resources/object.js'
+import type { TokenAuthenticator } from '../bearer-token.js'
+import { ClaimError, userFromClaims } from './claim-mapping.js'
+import { expandDistributedClaim } from './distributed-claims.js'
+import { IssuerKeys, type KeyFetchTimings } from './issuer-keys.js'
+import { unverifiedClaims, type Verified, verifyJwt } from './verify.js'
+
+/** Tokens kept verified at once; past it the oldest are forgotten (and verified again when seen). */
+const MAX_CACHED_TOKENS = 10_000
+
+export interface JwtAuthenticatorOptions {
+  client: WebhookClient
+  logger: Logger
+  now: () => Date
+  /** `--oidc-signing-algs`. */
+  algorithms: readonly string[]
+  timings?: KeyFetchTimings
+}
+
+export interface JwtAuthenticator extends TokenAuthenticator {
+  readonly issuer: string
+  /** Settles after the first discovery attempt; the server never waits for an issuer to be up. */
+  readonly started: Promise<void>
+  stop(): void
+}
+
+/** Verified tokens until their expiry, oldest forgotten first. */
+class VerifiedTokens {
+  private readonly entries = new Map<string, { user: UserInfo; expiresAt: number }>()
+
+  get(token: string, now: number): UserInfo | undefined {
+    const entry = this.entries.get(token)
+    if (!entry) return undefined
+    if (entry.expiresAt > now) return entry.user
+    this.entries.delete(token)
+    return undefined
+  }
+
+  set(token: string, user: UserInfo, expiresAt: number): void {
+    if (this.entries.size >= MAX_CACHED_TOKENS) {
+      const oldest = this.entries.keys().next().value
+      if (oldest !== undefined) this.entries.delete(oldest)
+    }
+    this.entries.set(token, { user, expiresAt })
+  }
+}
+
+export function jwtAuthenticator(config: LoadedJWTAuthenticator, options: JwtAuthenticatorOptions): JwtAuthenticator {
+  const { issuer } = config
+  const keys = new IssuerKeys({
+    issuerUrl: issuer.url,
+    ...(issuer.discoveryURL ? { discoveryUrl: issuer.discoveryURL } : {}),
+    ...(issuer.certificateAuthority ? { certificateAuthority: issuer.certificateAuthority } : {}),
+    client: options.client,
+    logger: options.logger,
+    ...(options.timings ? { timings: options.timings } : {}),
+  })
+  const verify = (token: string): Promise<Verified> =>
+    verifyJwt(token, { issuer: issuer.url, audiences: issuer.audiences, algorithms: options.algorithms, keys, now: options.now })
+  const groupsClaim = config.claimMappings.groups.claim
+  const cache = new VerifiedTokens()
+
+  async function authenticate(token: string): Promise<{ user: UserInfo; expiresAt: number } | { error: string }> {
+    const verified = await verify(token)
+    if ('error' in verified) return { error: `oidc: verify token: ${verified.error}` }
+    const claims = { ...verified.claims }
+    if (groupsClaim) {
+      try {
+        await expandDistributedClaim(
+          {
+            claim: groupsClaim,
+            issuer: issuer.url,
+            client: options.client,
+            verify,
+            ...(issuer.certificateAuthority ? { certificateAuthority: issuer.certificateAuthority } : {}),
+          },
+          claims,
+        )
+      } catch (err) {
+        return { error: `oidc: could not expand distributed claims: ${(err as Error).message}` }
+      }
+    }
+    try {
+      return { user: userFromClaims(config, claims), expiresAt: verified.expiresAt }
+    } catch (err) {
+      if (err instanceof ClaimError) return { error: err.message }
+      throw err
+    }
+  }
+
+  return {
+    issuer: issuer.url,
+    started: keys.start(),
+    stop: () => keys.stop(),
+    async authenticateToken(token) {
+      // Only tokens of this issuer are cached, so a hit needs no look at the token.
+      const cached = cache.get(token, options.now().getTime())
+      if (cached) return { user: cached }
+      // Not a JWT of this issuer: another authenticator may know it (upstream's hasCorrectIssuer).
+      if (unverifiedClaims(token)?.['iss'] !== issuer.url) return undefined
+      const result = await authenticate(token)
+      if ('error' in result) {
+        options.logger.info({ issuer: issuer.url, reason: result.error }, 'a JWT was refused')
+        return result
+      }
+      cache.set(token, result.user, result.expiresAt)
+      return { user: result.user }
+    },
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * The token webhook (`--authentication-token-webhook-config-file`): a
+ * TokenReview of the version `--authentication-token-webhook-version` is
+ * POSTed to the kubeconfig's server, which says who the token belongs to.
+ * Answers, yes and no alike, are cached for the TTL
+ * (`--authentication-token-webhook-cache-ttl`) per token and audiences, as
+ * upstream caches them; a failed call is not cached and is a 401.
+ */
+import type { WebhookClient, WebhookTarget } from '../crd/webhook-client.js'
+import type { TokenWebhookOptions } from '../options/api-server-options.js'
+import type { Logger } from '../ports.js'
+import type { UserInfo } from '../resources/object.js'
+import type { AuthResult } from './authenticator.js'
+import type { TokenAuthenticator } from './bearer-token.js'
+
+/** Upstream's deadline for one webhook call. */
+const WEBHOOK_TIMEOUT_MS = 30_000
+const MAX_CACHED_ANSWERS = 10_000
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
+}
+
+/** The user of an authenticated review's status. */
+function userOf(status: Record<string, unknown>): UserInfo {
+  const u = isObject(status['user']) ? status['user'] : {}
+  const user: UserInfo = { username: typeof u['username'] === 'string' ? u['username'] : '', groups: strings(u['groups']) }
+  if (typeof u['uid'] === 'string' && u['uid']) user.uid = u['uid']
+  if (isObject(u['extra'])) {
+    const extra = Object.fromEntries(Object.entries(u['extra']).map(([k, v]) => [k, strings(v)]))
+    if (Object.keys(extra).length) user.extra = extra
+  }
+  return user
+}
+
+/** What the webhook's answer means for the token; throws when the answer is not a TokenReview. */
+function readAnswer(reply: unknown, apiVersion: string, wanted: readonly string[] | undefined): AuthResult {
+  if (!isObject(reply) || reply['kind'] !== 'TokenReview' || reply['apiVersion'] !== apiVersion) {
+    throw new Error(`the webhook did not answer with a ${apiVersion} TokenReview`)
+  }
+  const status = isObject(reply['status']) ? reply['status'] : {}
+  const given = strings(status['audiences'])
+  // A webhook that names no audiences vouches for the ones asked, as upstream reads it.
+  const meant = given.length ? given : (wanted ?? [])
+  // A token meant for other audiences is not this server's business (upstream: unauthenticated, no error).
+  if (wanted?.length && !meant.some((a) => wanted.includes(a))) return undefined
+  if (status['authenticated'] !== true) {
+    const error = typeof status['error'] === 'string' ? status['error'] : ''
+    return error ? { error } : undefined
+  }
+  return { user: userOf(status), ...(meant.length ? { audiences: meant } : {}) }
+}
+
+export function tokenWebhookAuthenticator(options: TokenWebhookOptions, client: WebhookClient, logger: Logger, now: () => Date): TokenAuthenticator {
+  const version = options.version ?? 'v1beta1'
+  const apiVersion = `authentication.k8s.io/${version}`
+  const ttl = options.cacheTtlMs ?? 120_000
+  const target: WebhookTarget = {
+    url: options.url,
+    ...(options.certificateAuthority ? { caBundle: btoa(options.certificateAuthority) } : {}),
+    ...(options.serverName ? { serverName: options.serverName } : {}),
+    ...(options.clientCertificate ? { clientCertificate: options.clientCertificate } : {}),
+  }
+  const cache = new Map<string, { result: AuthResult; expiresAt: number }>()
+
+  return {
+    async authenticateToken(token, audiences) {
+      const key = JSON.stringify([token, audiences ?? []])
+      const hit = cache.get(key)
+      if (hit && hit.expiresAt > now().getTime()) return hit.result
+      if (hit) cache.delete(key)
+
+      const spec: Record<string, unknown> = { token }
+      if (audiences?.length) spec['audiences'] = audiences
+      const review = { apiVersion, kind: 'TokenReview', metadata: { creationTimestamp: null }, spec, status: { user: {} } }
+      let result: AuthResult
+      try {
+        result = readAnswer(await client.post(target, review, WEBHOOK_TIMEOUT_MS), apiVersion, audiences)
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err)
+        logger.warn({ webhook: options.url, err: message }, 'the token webhook failed')
+        return { error: message }
+      }
+      if (ttl > 0) {
+        if (cache.size >= MAX_CACHED_ANSWERS) {
+          const oldest = cache.keys().next().value
+          if (oldest !== undefined) cache.delete(oldest)
+        }
+        cache.set(key, { result, expiresAt: now().getTime() + ttl })
+      }
+      return result
+    },
+  }
+}
