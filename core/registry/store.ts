@@ -219,7 +219,8 @@ export class ResourceStore {
 
   /**
    * Replaces the object with `next(current)`: the body of a PUT, or the
-   * current object with a patch applied. Runs inside the storage's
+   * current object with a patch applied (a JSON patch may take its time and
+   * return a promise). Runs inside the storage's
    * guaranteed update, so a concurrent write makes it start over.
    * Through the `status` subresource only the status changes; through the
    * main endpoint of a resource that has one, everything but the status.
@@ -235,7 +236,7 @@ export class ResourceStore {
     const key = this.key(namespace, name)
     let toDelete: KubeObject | undefined
     const tryUpdate = async (current: KubeObject): Promise<KubeObject> => {
-      let obj = this.checkBody(next(structuredClone(current)), namespace, name)
+      let obj = this.checkBody(await next(structuredClone(current)), namespace, name)
       if (subresource === 'status') obj = withStatusOnly(obj, current)
       const meta = obj.metadata
       checkUpdatePrecondition(this.entry, meta.resourceVersion, current)
