@@ -32,7 +32,7 @@ import { Catalogue, type ResourceEntry } from './resources/catalogue.js'
 import { applyRuntimeConfig } from './resources/runtime-config.js'
 import type { Storage } from './storage/interface.js'
 import { MemoryStorage } from './storage/memory.js'
-import { WatchCache } from './storage/watch-cache.js'
+import { DEFAULT_WATCHER_BUFFER_SIZE, WatchCache } from './storage/watch-cache.js'
 import { watchCacheEnabled } from './storage/watch-cache-sizes.js'
 
 export interface ApiServer {
@@ -81,6 +81,9 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const registry = new Registry(catalogue, services.storage, root, {
     allowPrivileged: options.allowPrivileged ?? false,
     deleteCollectionWorkers: options.deleteCollectionWorkers ?? 1,
+    // Watches the cache does not serve (it is off, or the resourceVersion is older than its window) are bounded alike.
+    watcherBufferSize: options.watcherBufferSize ?? DEFAULT_WATCHER_BUFFER_SIZE,
+    onWatcherTerminated: (resource) => countTerminatedWatcher(metrics, resource),
   })
   if (watchCache) {
     // One cache per stored resource, at the prefix the registry stores it under; 0 in --watch-cache-sizes opts out.

@@ -7,7 +7,7 @@ import { alreadyExists, badRequest, type GroupResource, hasStatusCode, StatusErr
 import { groupVersion, type ResourceEntry, type StrategyContext } from '../resources/catalogue.js'
 import { formatTimestamp, isPlainObject, type KubeList, type KubeObject } from '../resources/object.js'
 import { reissueAtLatest } from '../storage/continue-token.js'
-import { type Preconditions, type Storage, StorageError, type Watcher } from '../storage/interface.js'
+import { type Preconditions, type Storage, StorageError, type Watcher, type WatchOptions } from '../storage/interface.js'
 import { invalidError } from '../validation/field.js'
 import { isValidPathSegmentName } from '../validation/names.js'
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/object-meta.js'
@@ -46,6 +46,14 @@ export interface StorePolicy {
    * @default the pod plugins the server emulates (core/admission/pod-defaults.ts)
    */
   mutatingAdmission?: MutatingAdmission
+  /**
+   * Events a watch served by the storage itself (not by the watch cache) may
+   * have waiting before it is ended as too slow; the watch cache bounds its own.
+   * @default unbounded
+   */
+  watcherBufferSize?: number
+  /** Told of each such watch ended, to count it as the cache's (`apiserver_terminated_watchers_total`). */
+  onWatcherTerminated?: (resource: { group: string; resource: string }) => void
 }
 
 /** Upstream's `--etcd-prefix` default: every key starts with it. */
@@ -137,6 +145,7 @@ export class ResourceStore {
         allowWatchBookmarks: query.allowWatchBookmarks,
         bookmarkIntervalMs,
         signal,
+        bound: this.watchBound(),
         // A too old resourceVersion keeps the watch wording ("too old resource version"); the rest as for a list.
         interpretError: (err) =>
           err instanceof StorageError && err.code !== 'Compacted' ? interpretStorageError(err, this.gr, '') : err,
@@ -148,7 +157,15 @@ export class ResourceStore {
       bookmarks: query.allowWatchBookmarks,
       bookmarkIntervalMs,
       signal,
+      ...this.watchBound(),
     })
+  }
+
+  /** How far a client may fall behind a watch the storage serves itself, and who counts it when it does. */
+  private watchBound(): Pick<WatchOptions, 'bufferSize' | 'onTerminated'> {
+    const { watcherBufferSize, onWatcherTerminated } = this.policy
+    if (!watcherBufferSize) return {}
+    return { bufferSize: watcherBufferSize, onTerminated: () => onWatcherTerminated?.(this.gr) }
   }
 
   /** Checks apiVersion, kind, name and namespace of a body against the URL; fills what is missing. */
