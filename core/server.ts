@@ -41,6 +41,7 @@ import { applyRuntimeConfig } from './resources/runtime-config.js'
 import { singleStorage } from './storage/factory.js'
 import { MemoryStorage } from './storage/memory.js'
 import { ServerStorage } from './storage/server-storage.js'
+import { DEFAULT_WATCHER_BUFFER_SIZE } from './storage/watch-cache.js'
 
 export interface ApiServer {
   /**
@@ -123,6 +124,9 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       deleteCollectionWorkers: options.deleteCollectionWorkers ?? 1,
       ...(ports.admission ? { admission: ports.admission } : {}),
       authorization: writeAuthorization,
+      // Watches the cache does not serve (it is off, or the resourceVersion is older than its window) are bounded alike.
+      watcherBufferSize: options.watcherBufferSize ?? DEFAULT_WATCHER_BUFFER_SIZE,
+      onWatcherTerminated: (resource) => countTerminatedWatcher(metrics, resource),
     },
     hooks: services.hooks,
   })

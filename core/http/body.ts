@@ -59,9 +59,9 @@ export function parseJsonText(text: string): unknown {
 }
 
 /** One YAML document to data, or 400 in upstream's words; its duplicate keys when asked. */
-export function decodeYamlText(text: string, findDuplicates = false): { value: unknown; duplicates: string[] } {
+export async function decodeYamlText(text: string, findDuplicates = false): Promise<{ value: unknown; duplicates: string[] }> {
   try {
-    return decodeYaml(text, findDuplicates)
+    return await decodeYaml(text, findDuplicates)
   } catch (err) {
     if (err instanceof YamlBodyError) throw badRequest(`error converting YAML to JSON: yaml: ${err.message}`)
     throw err
@@ -74,7 +74,11 @@ export function decodeYamlText(text: string, findDuplicates = false): { value: u
  * body holds twice (`duplicate field "spec.replicas"`, or the YAML decoder's
  * words) for field validation; protobuf cannot hold a field twice.
  */
-export function decodeObjectBody(contentType: string | null, bytes: Uint8Array, findDuplicates: boolean): { body: unknown; duplicates: string[] } {
+export async function decodeObjectBody(
+  contentType: string | null,
+  bytes: Uint8Array,
+  findDuplicates: boolean,
+): Promise<{ body: unknown; duplicates: string[] }> {
   const type = essence(contentType)
   if (type === PROTOBUF_TYPE) {
     const body = decodeProtobuf(bytes)
@@ -85,13 +89,13 @@ export function decodeObjectBody(contentType: string | null, bytes: Uint8Array, 
   if (type !== '' && type !== JSON_TYPE && type !== YAML_TYPE) throw unsupportedMediaType(type, BODY_TYPES)
   const text = decoder.decode(bytes)
   if (type === YAML_TYPE) {
-    const { value, duplicates } = decodeYamlText(text, findDuplicates)
+    const { value, duplicates } = await decodeYamlText(text, findDuplicates)
     return { body: value, duplicates }
   }
   return { body: parseJsonText(text), duplicates: findDuplicates ? duplicateJsonFields(text) : [] }
 }
 
 /** Decodes an object body by its Content-Type. */
-export function decodeBody(contentType: string | null, bytes: Uint8Array): unknown {
-  return decodeObjectBody(contentType, bytes, false).body
+export async function decodeBody(contentType: string | null, bytes: Uint8Array): Promise<unknown> {
+  return (await decodeObjectBody(contentType, bytes, false)).body
 }

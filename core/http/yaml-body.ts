@@ -4,10 +4,15 @@
  * is parsed once (the value and the duplicate keys come from one document),
  * and duplicate keys are found with a Set per map instead of the yaml
  * package's pairwise comparison, which is quadratic in a map's size.
+ * Lexing, parsing and composing a large body run in time slices (the yaml
+ * package's streaming Lexer and Parser, and yaml-compose.ts), so that other
+ * requests are served meanwhile.
  */
-import { Composer, CST, type Document, isScalar, Lexer, LineCounter, Parser, visit, YAMLError } from 'yaml'
+import { Composer, CST, Lexer, LineCounter, Parser, YAMLError } from 'yaml'
 import { duplicateJsonFields } from './duplicate-fields.js'
 import { depthMessage, jsonTooDeepAt, MAX_NESTING_DEPTH, nestsDeeperThan } from './limits.js'
+import { TimeSlice } from './time-slice.js'
+import { type Composed, composeInSlices, duplicateKeysUnder } from './yaml-compose.js'
 
 /** A body the decoder refuses, in go-yaml's words after `yaml: `. */
 export class YamlBodyError extends Error {}
@@ -21,17 +26,48 @@ const MAX_ALIAS_COUNT = 100
  * the limit. It spares the CST parser (about ten times slower per token) a
  * megabyte of `[` before the exact count below.
  */
-function lexedTooDeep(text: string, limit: number): boolean {
+async function lexedTooDeep(text: string, limit: number, slice: TimeSlice): Promise<{ tooDeep: boolean; anchorsOrAliases: boolean }> {
   let flow = 0
   let onLine = 0
+  let anchorsOrAliases = false
+  let seen = 0
   for (const lexeme of new Lexer().lex(text)) {
     if (lexeme === '[' || lexeme === '{') flow++
     else if (lexeme === ']' || lexeme === '}') flow = Math.max(0, flow - 1)
     else if (lexeme === '-' || lexeme === '?') onLine++
     else if (lexeme === '\n' || lexeme === '\r\n') onLine = 0
-    if (flow + onLine > limit) return true
+    else if (lexeme[0] === '&' || lexeme[0] === '*') anchorsOrAliases = true
+    if (flow + onLine > limit) return { tooDeep: true, anchorsOrAliases }
+    if (++seen % 256 === 0) await slice.pause()
   }
-  return false
+  return { tooDeep: false, anchorsOrAliases }
+}
+
+/** How much text the parser is fed at a time: a few milliseconds of its work. */
+const PARSE_CHUNK = 512
+
+/**
+ * The CST of `text`, fed to the yaml package's streaming parser a chunk at
+ * a time; offsets and line starts are those of the whole text.
+ */
+async function parseInSlices(text: string, lines: LineCounter, slice: TimeSlice): Promise<CST.Token[]> {
+  let last = -1
+  // The parser reports the first line again on a call that starts before any lexeme was complete.
+  const parser = new Parser((offset) => {
+    if (offset > last) lines.addNewLine(offset)
+    last = Math.max(last, offset)
+  })
+  const tokens: CST.Token[] = []
+  // Chunks end after a line break: the lexer reads a run of indentation cut in two as two tokens.
+  for (let at = 0; at < text.length; ) {
+    const lineEnd = text.indexOf('\n', at + PARSE_CHUNK)
+    const end = lineEnd < 0 ? text.length : lineEnd + 1
+    for (const token of parser.parse(text.slice(at, end), true)) tokens.push(token)
+    at = end
+    await slice.pause()
+  }
+  for (const token of parser.parse('', false)) tokens.push(token)
+  return tokens
 }
 
 /** Children of a CST token that may be collections themselves (keys too: YAML allows complex keys). */
@@ -49,20 +85,22 @@ function childTokens(token: CST.Token): Array<CST.Token | null | undefined> {
 }
 
 /** The exact collection depth of parsed CST tokens, walked without recursion. */
-function tokensTooDeep(tokens: readonly CST.Token[], limit: number): boolean {
+async function tokensTooDeep(tokens: readonly CST.Token[], limit: number, slice: TimeSlice): Promise<boolean> {
   const stack = tokens.map((token) => ({ token, depth: 0 }))
-  while (stack.length > 0) {
+  for (let seen = 1; stack.length > 0; seen++) {
     const { token, depth } = stack.pop()!
     const here = CST.isCollection(token) ? depth + 1 : depth
     if (here > limit) return true
     for (const child of childTokens(token)) if (child) stack.push({ token: child, depth: here })
+    if (seen % 1024 === 0) await slice.pause()
   }
   return false
 }
 
 /** True when `text` nests collections more than `limit` levels deep (aliases not followed). */
-export function yamlNestsDeeperThan(text: string, limit: number): boolean {
-  return lexedTooDeep(text, limit) || tokensTooDeep([...new Parser().parse(text)], limit)
+export async function yamlNestsDeeperThan(text: string, limit: number): Promise<boolean> {
+  const slice = new TimeSlice()
+  return (await lexedTooDeep(text, limit, slice)).tooDeep || tokensTooDeep(await parseInSlices(text, new LineCounter(), slice), limit, slice)
 }
 
 function aliasMessage(message: string): string {
@@ -73,23 +111,6 @@ function located(err: YAMLError, lines: LineCounter): string {
   const message = aliasMessage(err.message)
   if (err.pos[0] < 0) return message
   return `line ${lines.linePos(err.pos[0]).line}: ${message}`
-}
-
-/** Keys a map holds twice, in upstream's words (`line 7: key "a" already set in map`). */
-function duplicateKeys(doc: Document, lines: LineCounter): string[] {
-  const found: string[] = []
-  visit(doc, {
-    Map(_, map) {
-      const seen = new Set<string>()
-      for (const pair of map.items) {
-        if (!isScalar(pair.key)) continue
-        const id = `${typeof pair.key.value}:${String(pair.key.value)}`
-        if (!seen.has(id)) seen.add(id)
-        else found.push(`  line ${lines.linePos(pair.key.range?.[0] ?? 0).line}: key ${JSON.stringify(String(pair.key.value))} already set in map`)
-      }
-    },
-  })
-  return found.length ? [`yaml: unmarshal errors:\n${found.join('\n')}`] : []
 }
 
 /**
@@ -117,13 +138,32 @@ function jsonFastPath(text: string): { value: unknown } | undefined {
  * (`findDuplicates`, for field validation; the value keeps the last one, as
  * upstream's decoder does). Throws YamlBodyError with go-yaml's words.
  */
-export function decodeYaml(text: string, findDuplicates: boolean): { value: unknown; duplicates: string[] } {
+export async function decodeYaml(text: string, findDuplicates: boolean): Promise<{ value: unknown; duplicates: string[] }> {
   const asJson = jsonFastPath(text)
   if (asJson) return { value: asJson.value, duplicates: [] }
-  if (lexedTooDeep(text, MAX_NESTING_DEPTH)) throw new YamlBodyError(depthMessage())
+  const slice = new TimeSlice()
+  const lexed = await lexedTooDeep(text, MAX_NESTING_DEPTH, slice)
+  if (lexed.tooDeep) throw new YamlBodyError(depthMessage())
   const lines = new LineCounter()
-  const tokens = [...new Parser(lines.addNewLine).parse(text)]
-  if (tokensTooDeep(tokens, MAX_NESTING_DEPTH)) throw new YamlBodyError(depthMessage())
+  const tokens = await parseInSlices(text, lines, slice)
+  if (await tokensTooDeep(tokens, MAX_NESTING_DEPTH, slice)) throw new YamlBodyError(depthMessage())
+  const composed =
+    (await composeInSlices(tokens, lexed.anchorsOrAliases, {
+      slice,
+      findDuplicates,
+      maxAliasCount: MAX_ALIAS_COUNT,
+      lineOf: (offset) => lines.linePos(offset).line,
+      fail: (err) => {
+        throw new YamlBodyError(located(err, lines))
+      },
+    })) ?? composeWhole(text, tokens, lines, findDuplicates)
+  // An alias may place a deep anchor deeper still.
+  if (nestsDeeperThan(composed.value)) throw new YamlBodyError(depthMessage())
+  return { value: composed.value, duplicates: composed.duplicates.length ? [`yaml: unmarshal errors:\n${composed.duplicates.join('\n')}`] : [] }
+}
+
+/** The document composed in one piece: documents with anchors, aliases or directives, and small ones. */
+function composeWhole(text: string, tokens: CST.Token[], lines: LineCounter, findDuplicates: boolean): Composed {
   const docs = new Composer({ uniqueKeys: false, merge: false }).compose(tokens, true, text.length)
   const first = docs.next()
   const doc = first.done ? undefined : first.value
@@ -139,7 +179,5 @@ export function decodeYaml(text: string, findDuplicates: boolean): { value: unkn
     // Unresolved or excessive aliases: the document's fault, whatever the package throws.
     throw new YamlBodyError(err instanceof YAMLError ? located(err, lines) : aliasMessage((err as Error).message))
   }
-  // An alias may place a deep anchor deeper still.
-  if (nestsDeeperThan(value)) throw new YamlBodyError(depthMessage())
-  return { value, duplicates: findDuplicates ? duplicateKeys(doc, lines) : [] }
+  return { value, duplicates: findDuplicates ? duplicateKeysUnder(doc, (offset) => lines.linePos(offset).line) : [] }
 }

@@ -28,7 +28,7 @@ const OPTION_NAMES: readonly OptionName[] = ['dryRun', 'gracePeriodSeconds', 'pr
 export async function readDeleteOptions(request: Request, params: URLSearchParams, maxBodyBytes: number): Promise<DeleteOptions> {
   const fromQuery = queryDeleteOptions(params)
   const bytes = await readBodyBytes(request, maxBodyBytes)
-  const fromBody = bytes.byteLength > 0 ? bodyDeleteOptions(decodeBody(request.headers.get('content-type'), bytes)) : {}
+  const fromBody = bytes.byteLength > 0 ? bodyDeleteOptions(await decodeBody(request.headers.get('content-type'), bytes)) : {}
   const options = mergeDeleteOptions(fromBody, fromQuery)
   validateDeleteOptions(options)
   return options

@@ -86,7 +86,7 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
   const ns = entry.namespaced ? info.namespace : ''
 
   if (entry.virtualCreate) {
-    const body = decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes))
+    const body = await decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes))
     if (!isPlainObject(body)) throw badRequest('the body of the request must be a JSON or YAML object')
     let obj = body as KubeObject
     if (!isPlainObject(obj.metadata)) obj.metadata = {}
@@ -168,7 +168,7 @@ async function writeRequest(request: Request, entry: ResourceEntry, verb: string
 /** A create's or PUT's body; its duplicate fields go to `ctx` unless field validation ignores them. */
 async function readObjectBody(request: Request, maxBodyBytes: number, ctx: RequestContext): Promise<unknown> {
   const bytes = await readBodyBytes(request, maxBodyBytes)
-  const { body, duplicates } = decodeObjectBody(request.headers.get('content-type'), bytes, ctx.fieldValidation !== 'Ignore')
+  const { body, duplicates } = await decodeObjectBody(request.headers.get('content-type'), bytes, ctx.fieldValidation !== 'Ignore')
   ctx.bodyProblems = duplicates
   return body
 }
@@ -226,7 +226,7 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
  */
 async function handleEviction(request: Request, params: URLSearchParams, info: RequestInfo, env: HandlerEnv, ctx: RequestContext): Promise<Response> {
   const { dryRun } = writeOptionsOf(params, 'CreateOptions')
-  const body = decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes))
+  const body = await decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes))
   const options = evictionDeleteOptions(body, info.namespace, info.name, dryRun ? params.getAll('dryRun') : [])
   const status = await evictPod(env.registry, info.namespace, info.name, body as KubeObject, options, ctx)
   return objectResponse(status, negotiateOutput(request.headers.get('accept'), { allowTable: false, includeObject: null }), 201)

@@ -5,6 +5,7 @@
  */
 import { depthMessage, JSON_PATCH_MAX_COPY_BYTES, MAX_JSON_PATCH_OPERATIONS, nestsDeeperThan } from '../http/limits.js'
 import { badRequest, requestEntityTooLarge, StatusError } from '../http/status-error.js'
+import { TimeSlice } from '../http/time-slice.js'
 import { isPlainObject } from '../resources/object.js'
 
 export function mergePatch(target: unknown, patch: unknown): unknown {
@@ -132,11 +133,41 @@ function jsonSize(value: unknown): number {
 }
 
 /**
+ * A copy of JSON data made without recursion, pausing when the slice is
+ * spent: a copy may hold up to JSON_PATCH_MAX_COPY_BYTES of small nodes,
+ * about a million, too many to clone in one piece while others wait.
+ */
+async function cloneInSlices(value: unknown, slice: TimeSlice): Promise<unknown> {
+  if (value === null || typeof value !== 'object') return value
+  const copyOf = (node: object): Record<string, unknown> | unknown[] => (Array.isArray(node) ? [] : {})
+  const root = copyOf(value)
+  const pending: Array<[source: object, target: Record<string, unknown> | unknown[]]> = [[value, root]]
+  for (let visited = 1; pending.length > 0; visited++) {
+    const [source, target] = pending.pop()!
+    for (const [key, child] of Object.entries(source)) {
+      let copy: unknown = child
+      if (child !== null && typeof child === 'object') {
+        copy = copyOf(child)
+        pending.push([child, copy as Record<string, unknown> | unknown[]])
+      }
+      if (Array.isArray(target)) target.push(copy)
+      else if (key !== '__proto__') target[key] = copy
+      else Object.defineProperty(target, key, { value: copy, writable: true, enumerable: true, configurable: true })
+    }
+    if (visited % 1024 === 0) await slice.pause()
+  }
+  return root
+}
+
+/**
  * Applies RFC 6902 operations to a copy of `target`. What `copy` operations
  * add is counted against upstream's budget (each could double the document),
- * and the result may nest no deeper than a decoded body.
+ * and the result may nest no deeper than a decoded body. Operations run one
+ * by one in time slices, so a patch that copies megabytes leaves other
+ * requests served meanwhile.
  */
-export function applyJsonPatch(target: unknown, ops: Operation[], maxCopyBytes = JSON_PATCH_MAX_COPY_BYTES): unknown {
+export async function applyJsonPatch(target: unknown, ops: Operation[], maxCopyBytes = JSON_PATCH_MAX_COPY_BYTES): Promise<unknown> {
+  const slice = new TimeSlice()
   let doc = structuredClone(target)
   let copied = 0
   for (const op of ops) {
@@ -161,7 +192,7 @@ export function applyJsonPatch(target: unknown, ops: Operation[], maxCopyBytes =
         copied += jsonSize(value)
         if (copied > maxCopyBytes)
           throw unprocessable(`Unable to complete the copy, the accumulated size increase of copy is ${copied}, exceeding the limit ${maxCopyBytes}`)
-        doc = add(doc, op.path, structuredClone(value))
+        doc = add(doc, op.path, await cloneInSlices(value, slice))
         break
       }
       case 'test':
@@ -169,6 +200,7 @@ export function applyJsonPatch(target: unknown, ops: Operation[], maxCopyBytes =
           throw unprocessable(`testing value ${op.path} failed: test failed`)
         break
     }
+    await slice.pause()
   }
   // Values added at depth can nest the result deeper than any one body could.
   if (nestsDeeperThan(doc)) throw unprocessable(depthMessage())

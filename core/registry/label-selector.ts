@@ -93,6 +93,16 @@ const NOTHING: LabelSelector = {
   toString: () => '',
 }
 
+/** Each long value list as a set, built on first use, so a match costs one lookup, as upstream's sets.String. */
+const valueSets = new WeakMap<LabelRequirement, ReadonlySet<string>>()
+
+function hasValue(r: LabelRequirement, value: string): boolean {
+  if (r.values.length <= 8) return r.values.includes(value)
+  let set = valueSets.get(r)
+  if (!set) valueSets.set(r, (set = new Set(r.values)))
+  return set.has(value)
+}
+
 function requirementMatches(r: LabelRequirement, labels: Record<string, string>): boolean {
   const has = Object.hasOwn(labels, r.key)
   const value = has ? labels[r.key] : undefined
@@ -100,10 +110,10 @@ function requirementMatches(r: LabelRequirement, labels: Record<string, string>)
     case 'in':
     case '=':
     case '==':
-      return value !== undefined && r.values.includes(value)
+      return value !== undefined && hasValue(r, value)
     case 'notin':
     case '!=':
-      return value === undefined || !r.values.includes(value)
+      return value === undefined || !hasValue(r, value)
     case 'exists':
       return has
     case '!':

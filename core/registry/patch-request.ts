@@ -20,6 +20,7 @@ import { applyJsonPatch, mergePatch, parseJsonPatch } from './json-patch.js'
 import type { RequestContext } from './request-context.js'
 import { writeOptionErrors } from './write-options.js'
 
+/** The next object from the current one, or a promise of it for work done in time slices. */
 export type PatchFunction = (current: KubeObject) => unknown
 
 export type PatchRequest = { apply: false; patch: PatchFunction } | { apply: true; config: Record<string, unknown> }
@@ -65,7 +66,7 @@ export async function readPatch(
   checkPatchOptions(type === APPLY_PATCH_TYPE, params)
   const text = new TextDecoder().decode(await readBodyBytes(request, maxBodyBytes))
   if (type === APPLY_PATCH_TYPE) {
-    const { value: config, duplicates } = decodeYamlText(text, ctx.fieldValidation !== 'Ignore')
+    const { value: config, duplicates } = await decodeYamlText(text, ctx.fieldValidation !== 'Ignore')
     if (!isPlainObject(config)) throw badRequest('error decoding YAML: the apply configuration must be an object')
     if (ctx.fieldValidation !== 'Ignore') ctx.bodyProblems = duplicates
     ctx.apply = { force: params.get('force') === 'true' }

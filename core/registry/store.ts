@@ -7,7 +7,7 @@ import { alreadyExists, badRequest, type GroupResource, hasStatusCode, StatusErr
 import { groupVersion, type ResourceEntry, storagePath, type StrategyContext } from '../resources/catalogue.js'
 import { formatTimestamp, isPlainObject, type KubeList, type KubeObject } from '../resources/object.js'
 import { reissueAtLatest } from '../storage/continue-token.js'
-import { type Preconditions, type Storage, StorageError, type Watcher } from '../storage/interface.js'
+import { type Preconditions, type Storage, StorageError, type Watcher, type WatchOptions } from '../storage/interface.js'
 import { invalidError } from '../validation/field.js'
 import { isValidPathSegmentName } from '../validation/names.js'
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/object-meta.js'
@@ -49,6 +49,14 @@ export interface StorePolicy {
   admission?: AdmissionChain
   /** What strategies that check the writer's permissions ask (the RBAC escalation checks); without it they check nothing. */
   authorization?: WriteAuthorization
+  /**
+   * Events a watch served by the storage itself (not by the watch cache) may
+   * have waiting before it is ended as too slow; the watch cache bounds its own.
+   * @default unbounded
+   */
+  watcherBufferSize?: number
+  /** Told of each such watch ended, to count it as the cache's (`apiserver_terminated_watchers_total`). */
+  onWatcherTerminated?: (resource: { group: string; resource: string }) => void
 }
 
 const defaultAdmission: AdmissionChain = { mutating: builtinMutatingAdmission, validating: emptyAdmissionChain.validating }
@@ -146,6 +154,7 @@ export class ResourceStore {
         allowWatchBookmarks: query.allowWatchBookmarks,
         bookmarkIntervalMs,
         signal,
+        bound: this.watchBound(),
         // A too old resourceVersion keeps the watch wording ("too old resource version"); the rest as for a list.
         interpretError: (err) =>
           err instanceof StorageError && err.code !== 'Compacted' ? interpretStorageError(err, this.gr, '') : err,
@@ -157,7 +166,15 @@ export class ResourceStore {
       bookmarks: query.allowWatchBookmarks,
       bookmarkIntervalMs,
       signal,
+      ...this.watchBound(),
     })
+  }
+
+  /** How far a client may fall behind a watch the storage serves itself, and who counts it when it does. */
+  private watchBound(): Pick<WatchOptions, 'bufferSize' | 'onTerminated'> {
+    const { watcherBufferSize, onWatcherTerminated } = this.policy
+    if (!watcherBufferSize) return {}
+    return { bufferSize: watcherBufferSize, onTerminated: () => onWatcherTerminated?.(this.gr) }
   }
 
   /** Checks apiVersion, kind, name and namespace of a body against the URL; fills what is missing. */
@@ -239,7 +256,8 @@ export class ResourceStore {
 
   /**
    * Replaces the object with `next(current)`: the body of a PUT, or the
-   * current object with a patch applied. Runs inside the storage's
+   * current object with a patch applied (a JSON patch may take its time and
+   * return a promise). Runs inside the storage's
    * guaranteed update, so a concurrent write makes it start over.
    * Through the `status` subresource only the status changes; through the
    * main endpoint of a resource that has one, everything but the status.
@@ -259,7 +277,7 @@ export class ResourceStore {
       // A retry starts from a fresh read: what the last attempt took goes back first.
       finish(false)
       finish = finishNothing
-      let obj = this.checkBody(next(structuredClone(current)), namespace, name)
+      let obj = this.checkBody(await next(structuredClone(current)), namespace, name)
       if (subresource === 'status') obj = withStatusOnly(obj, current)
       const meta = obj.metadata
       checkUpdatePrecondition(this.entry, meta.resourceVersion, current)

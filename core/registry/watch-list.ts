@@ -8,7 +8,7 @@
  * the watch cache answers from memory where it can.
  */
 import type { KubeObject } from '../resources/object.js'
-import type { Storage, StorageEvent, Watcher } from '../storage/interface.js'
+import type { Storage, StorageEvent, Watcher, WatchOptions } from '../storage/interface.js'
 
 /** The annotation of the BOOKMARK that ends the initial events (upstream's metav1.InitialEventsAnnotationKey). */
 export const INITIAL_EVENTS_END = 'k8s.io/initial-events-end'
@@ -28,6 +28,8 @@ export interface WatchListOptions {
   signal: AbortSignal
   /** Turns a failure of the initial read into what the client sees in the ERROR event. */
   interpretError: (err: unknown) => unknown
+  /** How far the client may fall behind a watch the storage serves itself. */
+  bound?: Pick<WatchOptions, 'bufferSize' | 'onTerminated'>
 }
 
 export class WatchListWatcher implements Watcher {
@@ -94,6 +96,7 @@ export class WatchListWatcher implements Watcher {
       bookmarks: opts.allowWatchBookmarks,
       bookmarkIntervalMs: opts.bookmarkIntervalMs,
       signal: opts.signal,
+      ...opts.bound,
     })
     this.follow = this.source[Symbol.asyncIterator]()
   }

@@ -59,6 +59,14 @@ export interface WatchOptions {
   bookmarks?: boolean
   bookmarkIntervalMs?: number
   signal?: AbortSignal
+  /**
+   * Events that may wait for a slow reader of a watch served by the backend
+   * itself (no watch cache, or one it cannot serve): past it the watch ends
+   * after what is queued and `onTerminated` is told, as the watch cache ends
+   * its own slow watchers. Unbounded when absent.
+   */
+  bufferSize?: number
+  onTerminated?: () => void
 }
 
 /** A running watch: iterate its events; `stop()` ends the iteration. */

@@ -146,7 +146,7 @@ export class MemoryStorage implements Storage {
 
   watch(prefix: string, opts: WatchOptions = {}): Watcher {
     const matchesKey = prefix.endsWith('/') ? (key: string) => key.startsWith(prefix) : (key: string) => key === prefix
-    const watcher = new StoreWatcher(matchesKey, opts.predicate, (w) => this.watchers.delete(w))
+    const watcher = new StoreWatcher(matchesKey, opts.predicate, (w) => this.watchers.delete(w), opts)
     try {
       this.watchStart(prefix, matchesKey, watcher, opts)
     } catch (err) {

@@ -2,11 +2,11 @@
  * One watch on a store that sees its own commits (the memory store, the
  * embedded store): each committed change is offered to every watcher, which
  * turns it into what its selection sees and queues it in a WatchChannel, so
- * writers never wait for a reader. The queue is unbounded; the HTTP layer
- * bounds how long a watch lives.
+ * writers never wait for a reader. With the watch's `bufferSize`, a
+ * reader that falls that far behind has its watch ended (`onTerminated`).
  */
 import type { KubeObject } from '../resources/object.js'
-import type { StorageEvent, StorageEventType, Watcher } from './interface.js'
+import type { StorageEvent, StorageEventType, Watcher, WatchOptions } from './interface.js'
 import { stampRevision } from './objects.js'
 import { WatchChannel } from './watch-channel.js'
 
@@ -47,12 +47,15 @@ export class StoreWatcher implements Watcher {
     private readonly matchesKey: (key: string) => boolean,
     private readonly predicate: Predicate | undefined,
     release: (w: StoreWatcher) => void,
+    bound: Pick<WatchOptions, 'bufferSize' | 'onTerminated'> = {},
   ) {
-    this.channel = new WatchChannel(() => {
+    const end = () => {
       if (this.timer !== undefined) clearInterval(this.timer)
       this.timer = undefined
       release(this)
-    })
+    }
+    const { bufferSize, onTerminated } = bound
+    this.channel = new WatchChannel(end, bufferSize ? { capacity: bufferSize, onOverflow: onTerminated ?? (() => {}) } : undefined)
   }
 
   offer(change: Change): void {

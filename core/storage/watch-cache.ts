@@ -51,6 +51,9 @@ export interface WatchCacheOptions {
   onWatcherTerminated?: (prefix: string) => void
 }
 
+/** Upstream's default buffer of a watcher before it is ended as unresponsive. */
+export const DEFAULT_WATCHER_BUFFER_SIZE = 1000
+
 export class WatchCache implements Storage {
   private readonly cachers = new Map<string, Cacher>()
   private readonly opts: Required<WatchCacheOptions>
@@ -62,7 +65,7 @@ export class WatchCache implements Storage {
   ) {
     this.opts = {
       historySize: opts.historySize ?? 1024,
-      watcherBufferSize: opts.watcherBufferSize ?? 1000,
+      watcherBufferSize: opts.watcherBufferSize ?? DEFAULT_WATCHER_BUFFER_SIZE,
       freshnessTimeoutMs: opts.freshnessTimeoutMs ?? 3000,
       progressIntervalMs: opts.progressIntervalMs ?? 100,
       retryDelayMs: opts.retryDelayMs ?? 1000,

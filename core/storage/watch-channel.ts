@@ -10,6 +10,12 @@ import type { StorageEvent, Watcher } from './interface.js'
 
 type Waiter = { resolve: (r: IteratorResult<StorageEvent, undefined>) => void; reject: (e: unknown) => void }
 
+/** How many events may wait for the reader, and who hears when a push finds them all waiting. */
+export interface ChannelBound {
+  capacity: number
+  onOverflow: () => void
+}
+
 export class WatchChannel implements Watcher {
   private items: StorageEvent[] = []
   private head = 0
@@ -18,8 +24,16 @@ export class WatchChannel implements Watcher {
   private done = false
   private abort: { signal: AbortSignal; listener: () => void } | undefined
 
-  /** `onEnd` runs once, when the watch stops or fails: release the stream and timers there. */
-  constructor(private readonly onEnd: () => void) {}
+  /**
+   * `onEnd` runs once, when the watch stops or fails: release the stream and
+   * timers there. With a `bound`, a reader that lets `capacity` events wait
+   * gets them, then the end of the watch (it relists), instead of a queue
+   * that grows as long as it stays slow; BOOKMARKs are dropped when full.
+   */
+  constructor(
+    private readonly onEnd: () => void,
+    private readonly bound?: ChannelBound,
+  ) {}
 
   get ended(): boolean {
     return this.done
@@ -27,6 +41,13 @@ export class WatchChannel implements Watcher {
 
   push(event: StorageEvent): void {
     if (this.done) return
+    if (this.bound && this.items.length - this.head >= this.bound.capacity) {
+      if (event.type === 'BOOKMARK') return
+      // Nobody waits while events are queued: the reader takes them, then sees the end.
+      this.end()
+      this.bound.onOverflow()
+      return
+    }
     const waiter = this.waiting.shift()
     if (waiter) waiter.resolve({ done: false, value: event })
     else this.items.push(event)

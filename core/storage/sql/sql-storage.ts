@@ -186,7 +186,7 @@ export class SqlStorage implements Storage {
   watch(prefix: string, opts: WatchOptions = {}): Watcher {
     const exact = !prefix.endsWith('/')
     const matchesKey = exact ? (key: string) => key === prefix : (key: string) => key.startsWith(prefix)
-    const watcher = new StoreWatcher(matchesKey, opts.predicate, (w) => this.watchers.delete(w))
+    const watcher = new StoreWatcher(matchesKey, opts.predicate, (w) => this.watchers.delete(w), opts)
     try {
       this.ensureOpen(prefix)
       this.startWatch(prefix, exact, watcher, opts)

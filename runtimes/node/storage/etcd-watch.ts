@@ -62,7 +62,8 @@ export class EtcdWatch implements Watcher {
     opts: WatchOptions,
     private readonly deps: EtcdWatchDeps,
   ) {
-    this.channel = new WatchChannel(() => this.release())
+    const bound = opts.bufferSize ? { capacity: opts.bufferSize, onOverflow: opts.onTerminated ?? (() => {}) } : undefined
+    this.channel = new WatchChannel(() => this.release(), bound)
     this.predicate = opts.predicate
     this.progress = new WatchProgress({
       countAt: (revision) => deps.countAt(prefix, revision),

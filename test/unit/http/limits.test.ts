@@ -23,13 +23,13 @@ describe('nesting limits', () => {
     assert.equal(nestsDeeperThan({ a: [{ b: [] }] }, 3), true)
   })
 
-  it('measures YAML on the parser tokens, flow and block styles, a million levels included', () => {
-    assert.equal(yamlNestsDeeperThan('a:\n  b:\n    - [1, {c: d}]\n', 5), false)
-    assert.equal(yamlNestsDeeperThan('a:\n  b:\n    - [1, {c: d}]\n', 4), true)
-    assert.equal(yamlNestsDeeperThan(`x: ${'['.repeat(1_000_000)}`, 500), true)
-    assert.equal(yamlNestsDeeperThan(`${'- '.repeat(600)}1\n`, 500), true)
+  it('measures YAML on the parser tokens, flow and block styles, a million levels included', async () => {
+    assert.equal(await yamlNestsDeeperThan('a:\n  b:\n    - [1, {c: d}]\n', 5), false)
+    assert.equal(await yamlNestsDeeperThan('a:\n  b:\n    - [1, {c: d}]\n', 4), true)
+    assert.equal(await yamlNestsDeeperThan(`x: ${'['.repeat(1_000_000)}`, 500), true)
+    assert.equal(await yamlNestsDeeperThan(`${'- '.repeat(600)}1\n`, 500), true)
     // Brackets inside scalars are text, not nesting.
-    assert.equal(yamlNestsDeeperThan(`a: "${'['.repeat(600)}"\nb: |\n  ${'{'.repeat(600)}\n`, 2), false)
+    assert.equal(await yamlNestsDeeperThan(`a: "${'['.repeat(600)}"\nb: |\n  ${'{'.repeat(600)}\n`, 2), false)
   })
 
   it('refuses a protobuf message nested past the stack with 400, not a crash', () => {

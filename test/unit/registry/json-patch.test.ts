@@ -12,15 +12,24 @@ describe('merge patch (RFC 7386)', () => {
       f: 'g',
     })
   })
+
+  it('copies a large value in slices into an equal, separate copy', async () => {
+    const big = { spec: { items: Array.from({ length: 50_000 }, (_, i) => ({ n: i, tags: ['a', { b: i }] })) } }
+    const patched = (await applyJsonPatch(big, parseJsonPatch([{ op: 'copy', from: '/spec', path: '/copy' }]))) as typeof big & { copy: typeof big.spec }
+    assert.deepEqual(patched.copy, big.spec)
+    patched.copy.items[0]!.n = -1
+    assert.equal(patched.spec.items[0]!.n, 0)
+    assert.equal(big.spec.items[0]!.n, 0)
+  })
 })
 
 describe('JSON patch (RFC 6902)', () => {
   const doc = { metadata: { labels: { a: 'b' } }, list: [1, 2, 3] }
   const apply = (ops: unknown) => applyJsonPatch(doc, parseJsonPatch(ops))
 
-  it('adds, removes, replaces, moves, copies and tests', () => {
+  it('adds, removes, replaces, moves, copies and tests', async () => {
     assert.deepEqual(
-      apply([
+      await apply([
         { op: 'add', path: '/metadata/labels/c', value: 'd' },
         { op: 'remove', path: '/list/0' },
         { op: 'replace', path: '/list/0', value: 9 },
@@ -33,23 +42,23 @@ describe('JSON patch (RFC 6902)', () => {
     )
   })
 
-  it('escapes ~1 and ~0 in pointers', () => {
-    assert.deepEqual(applyJsonPatch({ l: {} }, parseJsonPatch([{ op: 'add', path: '/l/a~1b~0c', value: 1 }])), {
+  it('escapes ~1 and ~0 in pointers', async () => {
+    assert.deepEqual(await applyJsonPatch({ l: {} }, parseJsonPatch([{ op: 'add', path: '/l/a~1b~0c', value: 1 }])), {
       l: { 'a/b~c': 1 },
     })
   })
 
-  it('refuses a failed test with 422 and leaves the input alone', () => {
+  it('refuses a failed test with 422 and leaves the input alone', async () => {
     const before = structuredClone(doc)
-    assert.throws(
+    await assert.rejects(
       () => apply([{ op: 'test', path: '/metadata/labels/a', value: 'x' }]),
       (e: unknown) => e instanceof StatusError && e.code === 422,
     )
     assert.deepEqual(doc, before)
   })
 
-  it('refuses a path that does not exist with 422', () => {
-    assert.throws(
+  it('refuses a path that does not exist with 422', async () => {
+    await assert.rejects(
       () => apply([{ op: 'replace', path: '/nope/x', value: 1 }]),
       (e: unknown) => e instanceof StatusError && e.code === 422,
     )
@@ -62,5 +71,14 @@ describe('JSON patch (RFC 6902)', () => {
         (e: unknown) => e instanceof StatusError && e.code === 400,
       )
     }
+  })
+
+  it('copies a large value in slices into an equal, separate copy', async () => {
+    const big = { spec: { items: Array.from({ length: 50_000 }, (_, i) => ({ n: i, tags: ['a', { b: i }] })) } }
+    const patched = (await applyJsonPatch(big, parseJsonPatch([{ op: 'copy', from: '/spec', path: '/copy' }]))) as typeof big & { copy: typeof big.spec }
+    assert.deepEqual(patched.copy, big.spec)
+    patched.copy.items[0]!.n = -1
+    assert.equal(patched.spec.items[0]!.n, 0)
+    assert.equal(big.spec.items[0]!.n, 0)
   })
 })

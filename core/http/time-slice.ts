@@ -1,0 +1,46 @@
+/**
+ * Long synchronous work of one request cut into slices, so that the other
+ * requests on the same thread are served between them. Work checks `spent`
+ * at its natural steps and yields only once it has run past the budget:
+ * small inputs never pay for a yield.
+ */
+
+/** How long one request may hold the thread before it lets others run. */
+export const SLICE_BUDGET_MS = 2
+
+interface YieldingScheduler {
+  yield(): Promise<void>
+}
+
+/**
+ * A macrotask, so that timers, I/O and other requests' promises all run
+ * before the work resumes: `scheduler.yield()` where the runtime has it,
+ * otherwise a zero-delay timer (both Web APIs).
+ */
+export function yieldToEventLoop(): Promise<void> {
+  const scheduler = (globalThis as { scheduler?: Partial<YieldingScheduler> }).scheduler
+  if (typeof scheduler?.yield === 'function') return scheduler.yield()
+  return new Promise((resolve) => setTimeout(resolve, 0))
+}
+
+export class TimeSlice {
+  private start = performance.now()
+
+  constructor(private readonly budgetMs = SLICE_BUDGET_MS) {}
+
+  /** True once the current slice has run past its budget. */
+  get spent(): boolean {
+    return performance.now() - this.start >= this.budgetMs
+  }
+
+  /** Lets other work run, then starts a new slice. */
+  async yield(): Promise<void> {
+    await yieldToEventLoop()
+    this.start = performance.now()
+  }
+
+  /** Yields when the slice is spent; resolves at once otherwise. */
+  async pause(): Promise<void> {
+    if (this.spent) await this.yield()
+  }
+}
