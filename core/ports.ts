@@ -57,6 +57,26 @@ export interface ServerPorts {
    * caBundle. @default fetch, which trusts only the runtime's own CAs
    */
   webhookClient: WebhookClient
+  /**
+   * CPU profiles and heap snapshots behind `/debug/pprof/` (`--profiling`).
+   * @default none: `/debug/pprof/` is not served
+   */
+  profiler: Profiler
+}
+
+/** One profile as the runtime writes it, handed to the client as a download. */
+export interface ProfileFile {
+  body: ReadableStream<Uint8Array> | string
+  /** The file name the runtime's tools expect, e.g. `cpu.cpuprofile`, `heap.heapsnapshot`. */
+  fileName: string
+}
+
+/** The runtime's own profilers (V8's under Node: Chrome DevTools formats). */
+export interface Profiler {
+  /** Samples the CPU for `seconds`, then hands back the profile. */
+  cpuProfile(seconds: number): Promise<ProfileFile>
+  /** A snapshot of the heap as it is now. */
+  heapSnapshot(): Promise<ProfileFile>
 }
 
 /**

@@ -27,6 +27,9 @@ import { customResourceConversion } from './crd/conversion.js'
 import { serviceResolver } from './crd/service-resolver.js'
 import { fetchWebhookClient } from './crd/webhook-client.js'
 import { buildChain } from './http/chain.js'
+import { ServerLifecycle } from './lifecycle/lifecycle.js'
+import { installProfilingRoutes } from './api/profiling.js'
+import { graceForStartup } from './api/health.js'
 import type { ApiServerOptions } from './options/api-server-options.js'
 import type { ConnectionInfo, ServerPorts } from './ports.js'
 import { silentLogger } from './ports.js'
@@ -61,6 +64,8 @@ export interface ApiServer {
    * rejects, leaving the old chain in effect, when it cannot be built.
    */
   reloadAuthorization(authorizers: readonly AuthorizerSpec[]): Promise<void>
+  /** The runtime phases and what graceful shutdown waits on; a runtime drives it with gracefulShutdown (core/lifecycle). */
+  readonly lifecycle: ServerLifecycle
   readonly catalogue: Catalogue
   /**
    * Puts a changed AuthenticationConfiguration into effect: its `jwt` list
@@ -75,6 +80,7 @@ const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024
 
 export function createApiServer(options: ApiServerOptions = {}, ports: Partial<ServerPorts> = {}): ApiServer {
   const logger = ports.logger ?? silentLogger
+  const serving = options.serving ?? {}
   const now = ports.now ?? (() => new Date())
   const backend = ports.storage ?? new MemoryStorage()
   const metrics = new Metrics()
@@ -152,14 +158,9 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   }
   const authentication = buildAuthentication(security, externalAddress)
 
-  // What ends at shutdown (open watches). A Set, not an AbortSignal: thousands of watches would each add
-  // a listener to one signal, which runtimes report as a leak.
-  const shutdownHooks = new Set<() => void>()
-  const onShutdown = (end: () => void): (() => void) => {
-    shutdownHooks.add(end)
-    return () => void shutdownHooks.delete(end)
-  }
-  let shuttingDown = false
+  // The phases of shutdown and the open watches that end with it.
+  const lifecycle = new ServerLifecycle()
+  const startedAt = now().getTime()
   let started = false
   const priorityClassesHook = (options.bootstrapPriorityClasses ?? true) ? systemPriorityClassesHook(registry, now) : undefined
   // The policy costs every start ~120 writes, so an embedder gets it by default only where it decides anything.
@@ -213,7 +214,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const shutdownCheck: HealthCheck = {
     name: 'shutdown',
     check: () => {
-      if (shuttingDown) throw new Error('process is shutting down')
+      if (lifecycle.shutdownInitiated) throw new Error('process is shutting down')
     },
   }
 
@@ -223,14 +224,21 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     authorizer: authorization.authorizer,
     embeddedIdentity: options.embeddedIdentity ?? null,
     requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+    lifecycle,
+    metrics,
+    serving,
   })
+  if ((serving.profiling ?? true) && ports.profiler) installProfilingRoutes(app, ports.profiler)
   installRoutes(app, {
     catalogue,
     version: versionInfo(options.version ?? DEFAULT_VERSION),
     metrics,
     checks: {
       healthz: base(() => storageHealth.healthz()),
-      livez: base(() => storageHealth.healthz()),
+      // --livez-grace-period: start-up work still under way does not make the server look dead.
+      livez: base(() => storageHealth.healthz()).map((c) =>
+        c.name.startsWith('poststarthook/') ? graceForStartup(c, serving.livezGracePeriodMs ?? 0, () => now().getTime() - startedAt) : c,
+      ),
       readyz: [...base(() => storageHealth.readyz()), shutdownCheck],
     },
     handlerEnv: (user) => ({
@@ -240,7 +248,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       maxBodyBytes: options.maxRequestBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
-      onShutdown,
+      onShutdown: (end) => lifecycle.trackWatch(end),
       serviceAccountTokens: authentication.serviceAccountTokens,
     }),
     issuerDiscovery: authentication.serviceAccountTokens,
@@ -248,6 +256,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
 
   return {
     catalogue,
+    lifecycle,
     ready,
     setSecurePort: (port) => {
       securePort = port
@@ -265,7 +274,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       return app.fetch(request, connection ? { connection } : {})
     },
     async shutdown() {
-      shuttingDown = true
+      lifecycle.shutdownInitiated = true
       stopNamespaceLifecycle()
       stopGarbageCollector()
       aggregation?.stop()
@@ -275,7 +284,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       rbac.stop()
       services.stop()
       stopObjectCounter()
-      for (const end of [...shutdownHooks]) end()
+      await lifecycle.endWatches()
       // The cache's storage watches end with the server; the storage itself stays open for its owner.
       storageFactory.stop()
     },

@@ -11,6 +11,15 @@ export interface HealthCheck {
   check: () => Promise<void> | void
 }
 
+/**
+ * A check that passes while the server is younger than `graceMs`
+ * (`--livez-grace-period`), and runs as itself afterwards.
+ */
+export function graceForStartup(check: HealthCheck, graceMs: number, uptimeMs: () => number): HealthCheck {
+  if (graceMs <= 0) return check
+  return { name: check.name, check: () => (uptimeMs() < graceMs ? undefined : check.check()) }
+}
+
 async function run(c: HealthCheck): Promise<string | undefined> {
   try {
     await c.check()

@@ -2,18 +2,25 @@
  * The filter chain, assembled in one place in upstream's order (outermost
  * first; DESIGN.md section 4). Filters not built yet are named where they go.
  */
-import { Hono } from 'hono'
+import { Hono, type MiddlewareHandler } from 'hono'
 import type { RequestAuthenticator } from '../authn/authenticator.js'
 import type { Authorizer } from '../authz/authorizer.js'
+import type { ServerLifecycle } from '../lifecycle/lifecycle.js'
+import type { Metrics } from '../metrics/metrics.js'
+import type { ServingOptions } from '../options/serving-options.js'
 import type { Logger } from '../ports.js'
 import type { UserInfo } from '../resources/object.js'
 import { authenticationFilter } from './filters/authentication.js'
 import { authorizationFilter } from './filters/authorization.js'
 import type { ChainEnv } from './filters/context.js'
+import { corsFilter } from './filters/cors.js'
+import { hstsFilter } from './filters/hsts.js'
+import { maxInFlightFilter } from './filters/max-in-flight.js'
 import { impersonationFilter } from './filters/impersonation.js'
 import { prettyFilter } from './filters/pretty.js'
 import { errorHandler } from './filters/recovery.js'
 import { requestInfoFilter } from './filters/request-info.js'
+import { inFlightWaitGroupFilter, shutdownRetryAfterFilter } from './filters/shutdown.js'
 import { timeoutFilter } from './filters/timeout.js'
 
 export interface ChainDeps {
@@ -22,6 +29,16 @@ export interface ChainDeps {
   authorizer: Authorizer
   embeddedIdentity: UserInfo | null
   requestTimeoutMs: number
+  lifecycle: ServerLifecycle
+  metrics: Metrics
+  serving: ServingOptions
+}
+
+const DEFAULT_IN_FLIGHT = { readOnly: 400, mutating: 200 }
+
+/** Adds a filter that its options may have turned off (undefined). */
+function use(app: Hono<ChainEnv>, filter: MiddlewareHandler<ChainEnv> | undefined): void {
+  if (filter) app.use(filter)
 }
 
 /** A hono app whose middleware is the chain; routes added to it run as the handler. */
@@ -32,13 +49,18 @@ export function buildChain(deps: ChainDeps): Hono<ChainEnv> {
   app.use(requestInfoFilter)
   // Not a filter upstream but part of writing every answer: indented JSON for ?pretty and people's clients.
   app.use(prettyFilter)
-  // HTTP log, shutdown retry-after, HSTS, cache-control, warnings, in-flight wait group: later
+  // HTTP log: later
+  if (deps.serving.shutdownSendRetryAfter) app.use(shutdownRetryAfterFilter(deps.lifecycle))
+  use(app, hstsFilter(deps.serving.hstsDirectives ?? []))
+  // cache-control, warnings: later
+  app.use(inFlightWaitGroupFilter(deps.lifecycle))
   app.use(timeoutFilter(deps.requestTimeoutMs))
-  // CORS: later
+  use(app, corsFilter(deps.serving.corsAllowedOrigins ?? []))
   app.use(authenticationFilter(deps.authenticator, deps.embeddedIdentity, deps.logger))
   // audit: later
   app.use(impersonationFilter(deps.authorizer))
-  // max-in-flight / priority and fairness: later
+  // Priority and fairness (on by default) is not built yet; until it is, only its absence enables max-in-flight.
+  if (deps.serving.priorityAndFairness === false) use(app, maxInFlightFilter(deps.serving.maxInFlight ?? DEFAULT_IN_FLIGHT, deps.metrics))
   app.use(authorizationFilter(deps.authorizer))
   return app
 }

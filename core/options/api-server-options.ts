@@ -7,6 +7,7 @@ import type { AbacPolicy } from '../config/abac-policy.js'
 import type { KeyFetchTimings } from '../authn/jwt/issuer-keys.js'
 import type { LoadedJWTAuthenticator } from '../config/authentication.js'
 import type { UserInfo } from '../resources/object.js'
+import type { ServingOptions } from './serving-options.js'
 
 /** One line of a `--token-auth-file`: `token,user,uid,"group1,group2"`. */
 export interface StaticToken {
@@ -205,6 +206,8 @@ export interface ApiServerOptions {
   requestTimeoutMs?: number
   /** Watches end at a random time in [min, 2*min] seconds (`--min-request-timeout`). @default 1800 */
   minRequestTimeoutSeconds?: number
+  /** In-flight limits, shutdown, HSTS, CORS, profiling. @see ServingOptions */
+  serving?: ServingOptions
   /** Largest accepted request body in bytes. @default 3145728 (upstream's 3 MiB) */
   maxRequestBodyBytes?: number
   /** How often watches that asked for bookmarks receive one, in ms. @default 60000 */

@@ -17,11 +17,15 @@ import { readClientCABundles, watchClientCAFiles } from './client-ca-files.js'
 import type { ClientCABundles } from './client-cas.js'
 import { AuthenticationSetupError, jwtAndWebhookOptions } from './authentication-options.js'
 import { watchAuthenticationConfig } from './authentication-config-watch.js'
+import { gracefulShutdown } from '../../core/lifecycle/shutdown.js'
 import { type ConfigFiles, ConfigFilesError, loadConfigFiles } from './config-files.js'
+import { type DebugSocket, serveDebugSocket } from './debug-socket.js'
 import { type DaemonFlags, FlagError, helpText, parseFlags } from './flags.js'
 import { preparePki } from './pki.js'
-import { serveTls, type TlsListener } from './serve.js'
 import { type ServiceAccountKeys, serviceAccountKeys } from './service-account-keys.js'
+import { nodeProfiler } from './profiler.js'
+import { reusePortSupported, serveTls, type TlsListener } from './serve.js'
+import { type ListenerTls, servingTls } from './serving-tls.js'
 import { type DaemonStorage, openDaemonStorage, StorageStartupError } from './storage/open.js'
 import { nodeWebhookClient } from './webhook-client.js'
 
@@ -52,10 +56,15 @@ const processIO: DaemonIO = {
   stderr: (text) => process.stderr.write(text),
 }
 
-/** SIGTERM and SIGINT as an AbortSignal; a second signal falls back to Node's default (immediate exit). */
-function processSignals(): AbortSignal {
+/** SIGTERM and SIGINT as an AbortSignal; a second one exits at once with status 1, as upstream does. */
+function processSignals(logger: Logger): AbortSignal {
   const controller = new AbortController()
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => controller.abort(signal))
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (!controller.signal.aborted) return controller.abort(signal)
+    logger.warn({ signal }, 'second signal: exiting without finishing the shutdown')
+    process.exit(1)
+  }
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, onSignal)
   return controller.signal
 }
 
@@ -161,6 +170,7 @@ function serverOptions(flags: DaemonFlags, authentication: ApiServerOptions['aut
     endpointReconcilerType: flags.endpointReconcilerType,
     garbageCollector: flags.garbageCollector,
     deleteCollectionWorkers: flags.deleteCollectionWorkers,
+    serving: flags.serving,
     // The address behind the cluster Service: the advertised one, else the bind address when it is one.
     advertiseAddress: flags.advertiseAddress ?? localHost(flags.bindAddress),
     ...(flags.securePort ? { securePort: flags.securePort } : {}),
@@ -173,8 +183,13 @@ function warnAboutFlags(parsed: ParsedFlags, logger: Logger): void {
 }
 
 /** "All interfaces and address families" for an unspecified bind address: `::` is dual-stack where IPv6 exists. */
-async function listen(server: ApiServer, flags: DaemonFlags, tls: { key: string; cert: string } & ClientCABundles, logger: Logger): Promise<TlsListener> {
-  const base = { port: flags.securePort, ...tls, http2: !flags.disableHttp2Serving, logger }
+async function listen(
+  server: ApiServer,
+  flags: DaemonFlags,
+  tls: { key: string; cert: string } & ClientCABundles & ListenerTls,
+  logger: Logger,
+): Promise<TlsListener> {
+  const base = { port: flags.securePort, ...tls, http2: !flags.disableHttp2Serving, reusePort: flags.listener.permitPortSharing, logger }
   const unspecified = flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::'
   if (!unspecified) return serveTls(server, { ...base, host: flags.bindAddress })
   try {
@@ -219,8 +234,13 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   let stopWatchingAuthorization = () => {}
   let stopWatchingCAs = (): void => {}
   let stopWatchingAuthentication = (): void => {}
+  let stopWatchingCertificates = () => {}
+  let debugSocket: DebugSocket | undefined
   try {
     warnAboutFlags(parsed, logger)
+    if (flags.listener.permitPortSharing && !reusePortSupported()) {
+      logger.warn({ node: process.versions.node }, '--permit-port-sharing is not applied: this Node cannot bind with SO_REUSEPORT (22.12 or later can)')
+    }
     let files: ConfigFiles
     try {
       files = loadConfigFiles(parsed, logger)
@@ -259,10 +279,18 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     const cas = await readClientCABundles(caFiles).catch((err: Error) => {
       throw new StartupError(err.message)
     })
+    let tls: ReturnType<typeof servingTls>
+    try {
+      // SNI certificates verify client certificates against the same bundles as the default one.
+      tls = servingTls(flags, [cas.clientCA, cas.requestHeaderCA].filter((pem) => pem !== undefined).join('\n'), logger)
+    } catch (err) {
+      throw new StartupError((err as Error).message)
+    }
     storage = await openDaemonStorage(parsed.values, logger).catch((err: Error) => {
       throw err instanceof StorageStartupError ? new StartupError(err.message) : err
     })
     logger.info({}, `objects are stored in ${storage.description}`)
+    const profiler = nodeProfiler()
     try {
       server = (out.createServer ?? createApiServer)(serverOptions(flags, authenticationOptions(flags, { parsed, files, tokens, cas, saKeys }), authz), {
         logger,
@@ -270,6 +298,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         storageFactory: storage.factory,
         storageHealth: storage,
         webhookClient: nodeWebhookClient(),
+        profiler,
       })
     } catch (err) {
       if (err instanceof RuntimeConfigError) throw new StartupError(`--runtime-config: ${err.message}`)
@@ -283,13 +312,20 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     }
     const authenticationConfig = parsed.values['authentication-config']
     if (authenticationConfig) stopWatchingAuthentication = watchAuthenticationConfig(authenticationConfig, server, parsed, logger)
-    listener = await listen(server, flags, { key: pki.serving.privateKey, cert: pki.serving.certificate, ...cas }, logger).catch(
+    listener = await listen(server, flags, { key: pki.serving.privateKey, cert: pki.serving.certificate, ...cas, ...tls.listenerOptions }, logger).catch(
       (err: Error) => {
         throw new StartupError(`cannot listen on ${serverUrl(flags.bindAddress, flags.securePort)}: ${err.message}`)
       },
     )
     const listening = listener
     stopWatchingCAs = watchClientCAFiles(caFiles, (bundles) => listening.setClientCAs(bundles), logger)
+    stopWatchingCertificates = tls.watch(listener)
+    if (flags.debugSocketPath) {
+      const path = flags.debugSocketPath
+      debugSocket = await serveDebugSocket(path, profiler).catch((err: Error) => {
+        throw new StartupError(`--debug-socket-path: cannot listen on ${path}: ${err.message}`)
+      })
+    }
     // A port chosen at listen time (--secure-port=0) is known only now.
     if (listener.port !== flags.securePort) await server.setSecurePort(listener.port)
     const url = serverUrl(localHost(flags.bindAddress), listener.port)
@@ -306,23 +342,27 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     stopWatchingCAs()
     stopWatchingAuthentication()
     await Promise.allSettled([listener?.close(), server?.shutdown()])
+    stopWatchingCertificates()
+    await Promise.allSettled([listener?.close(), server?.shutdown(), debugSocket?.close()])
     await storage?.close().catch(() => {})
     if (!(err instanceof StartupError)) throw err
     out.stderr(err.problems.map((p) => `Error: ${p}\n`).join(''))
     return 1
   }
 
-  const stop = out.stop ?? processSignals()
+  const stop = out.stop ?? processSignals(logger)
   await new Promise<void>((resolve) => {
     if (stop.aborted) return resolve()
     stop.addEventListener('abort', () => resolve(), { once: true })
   })
-  logger.info({ reason: String(stop.reason) }, 'shutting down: no new connections, ending watches')
+  logger.info({ reason: String(stop.reason) }, 'shutting down')
+  await gracefulShutdown(server.lifecycle, flags.shutdown, listener, logger)
   stopWatchingAuthorization()
   stopWatchingCAs()
   stopWatchingAuthentication()
+  stopWatchingCertificates()
   const openStorage = storage
-  const done = Promise.allSettled([listener.close(), server.shutdown()])
+  const done = Promise.allSettled([listener.close(), server.shutdown(), debugSocket?.close()])
     .then(() => openStorage.close())
     .catch((err: unknown) => logger.warn({ err: String(err) }, 'closing the storage failed'))
     .then(() => 'done' as const)

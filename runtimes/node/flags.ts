@@ -5,6 +5,8 @@
  */
 import { authorizationModes, DEFAULT_CERT_DIR, FlagError, helpText, type ParsedFlags, readCommandLine } from '../../core/options/flags/index.js'
 import { parseBool } from '../../core/options/flags/values.js'
+import type { NamedCertKey } from '../../core/options/flags/lists.js'
+import type { ServingOptions } from '../../core/options/serving-options.js'
 import { parseWatchCacheSizes } from '../../core/storage/watch-cache-sizes.js'
 import { storageRoot } from './storage/open.js'
 
@@ -76,6 +78,22 @@ export interface DaemonFlags {
   garbageCollector: boolean
   /** `--delete-collection-workers`. */
   deleteCollectionWorkers: number
+  /** In-flight limits, HSTS, CORS, livez grace, profiling, send-retry-after: what core's chain reads. */
+  serving: ServingOptions
+  /** The phases of graceful shutdown, in ms. */
+  shutdown: { delayMs: number; sendRetryAfter: boolean; watchTerminationGraceMs: number }
+  /** What the listener is built with. */
+  listener: {
+    cipherSuites: string[]
+    minVersion: string
+    sniCertKeys: NamedCertKey[]
+    http2MaxStreams: number
+    goawayChance: number
+    permitPortSharing: boolean
+    permitAddressSharing: boolean
+  }
+  /** `--debug-socket-path`; blank: none. */
+  debugSocketPath?: string
 }
 
 /** `--runtime-config` pairs: an empty value means true, as upstream reads it. */
@@ -106,6 +124,7 @@ export function daemonFlags({ values }: ParsedFlags): DaemonFlags {
     clientCaFile: given(values['client-ca-file']),
     tokenAuthFile: given(values['token-auth-file']),
     dataDir: given(values['data-dir']),
+    debugSocketPath: given(values['debug-socket-path']),
     storageBackend: backend === 'kvstore3' || backend === 'etcd3' ? backend : undefined,
     // The rules have made sure the two come together.
     ...(tlsCertFile && tlsPrivateKeyFile ? { tlsCertFile, tlsPrivateKeyFile } : {}),
@@ -151,6 +170,29 @@ export function daemonFlags({ values }: ParsedFlags): DaemonFlags {
     endpointReconcilerType: values['endpoint-reconciler-type'] as DaemonFlags['endpointReconcilerType'],
     garbageCollector: values['enable-garbage-collector'],
     deleteCollectionWorkers: values['delete-collection-workers'],
+    serving: {
+      maxInFlight: { readOnly: values['max-requests-inflight'], mutating: values['max-mutating-requests-inflight'] },
+      priorityAndFairness: values['enable-priority-and-fairness'],
+      livezGracePeriodMs: values['livez-grace-period'],
+      hstsDirectives: values['strict-transport-security-directives'],
+      corsAllowedOrigins: values['cors-allowed-origins'],
+      shutdownSendRetryAfter: values['shutdown-send-retry-after'],
+      profiling: values.profiling,
+    },
+    shutdown: {
+      delayMs: values['shutdown-delay-duration'],
+      sendRetryAfter: values['shutdown-send-retry-after'],
+      watchTerminationGraceMs: values['shutdown-watch-termination-grace-period'],
+    },
+    listener: {
+      cipherSuites: values['tls-cipher-suites'],
+      minVersion: values['tls-min-version'],
+      sniCertKeys: values['tls-sni-cert-key'],
+      http2MaxStreams: values['http2-max-streams-per-connection'],
+      goawayChance: values['goaway-chance'],
+      permitPortSharing: values['permit-port-sharing'],
+      permitAddressSharing: values['permit-address-sharing'],
+    },
     ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)),
   }
 }

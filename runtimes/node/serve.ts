@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from 'node:http2'
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
-import type { DetailedPeerCertificate, TLSSocket } from 'node:tls'
+import type { DetailedPeerCertificate, SecureContext, SecureVersion, TLSSocket } from 'node:tls'
 import { getRequestListener, RequestError } from '@hono/node-server'
 import { statusResponse as statusErrorResponse } from '../../core/http/respond.js'
 import { StatusError } from '../../core/http/status-error.js'
@@ -43,6 +43,18 @@ export interface ServeTlsOptions {
   logger: Logger
   /** How long close() lets in-flight requests finish before cutting connections. @default 1000 */
   drainTimeoutMs?: number
+  /** OpenSSL cipher list (`--tls-cipher-suites`, mapped by tls-options.ts). @default the runtime's */
+  ciphers?: string
+  /** Oldest TLS version (`--tls-min-version`). @default 'TLSv1.2' */
+  minVersion?: SecureVersion
+  /** The context of a client that asked for a name (`--tls-sni-cert-key`); undefined serves the default certificate. */
+  sniContext?: (servername: string) => SecureContext | undefined
+  /** Most concurrent streams per HTTP/2 connection (`--http2-max-streams-per-connection`); 0 keeps the runtime's. */
+  http2MaxStreams?: number
+  /** Fraction of HTTP/2 requests after which the connection gets a GOAWAY (`--goaway-chance`). @default 0 */
+  goawayChance?: number
+  /** Bind with SO_REUSEPORT (`--permit-port-sharing`), on runtimes whose listen() offers it. @default false */
+  reusePort?: boolean
 }
 
 export interface TlsListener {
@@ -53,6 +65,10 @@ export interface TlsListener {
    * changing nothing, for a bundle that does not parse.
    */
   setClientCAs(bundles: ClientCABundles): void
+  /** Stops accepting connections; idle HTTP/1.1 ones close, HTTP/2 ones get a GOAWAY, busy ones finish. Does not wait. */
+  stopAccepting(): void
+  /** Serves a new default certificate to connections from now on (a rotated `--tls-cert-file`). */
+  setServingCertificate(pair: { key: string; cert: string }): void
   /** Stops accepting, lets in-flight requests finish for a moment, then ends what is left (watches) and resolves. */
   close(): Promise<void>
 }
@@ -63,6 +79,18 @@ export interface TlsListener {
  * (dependencies.md, trap 12). They are meaningless end to end on HTTP/1.1 too.
  */
 const HOP_BY_HOP = ['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'http2-settings', 'host']
+
+/** Whether this Node's listen() knows `reusePort` (22.12 and 23.1 on); older ones ignore it silently. */
+export function reusePortSupported(version = process.versions.node): boolean {
+  const [major = 0, minor = 0] = version.split('.').map(Number)
+  return major >= 23 ? major > 23 || minor >= 1 : major === 22 && minor >= 12
+}
+
+/** Whether the answer asks to end its connection (`Connection: close`, as core's shutdown filter sets it). */
+export function closesConnection(response: Response): boolean {
+  const connection = response.headers.get('connection')
+  return connection !== null && connection.split(',').some((token) => token.trim().toLowerCase() === 'close')
+}
 
 /** Returns `response` untouched in the common case; otherwise a copy without hop-by-hop headers. */
 export function withoutHopByHopHeaders(response: Response): Response {
@@ -147,8 +175,24 @@ export function serveTls(server: FetchHandler, opts: ServeTlsOptions): Promise<T
     return info
   }
 
+  const goawayChance = opts.goawayChance ?? 0
   const listener = getRequestListener(
-    async (request, env) => withoutHopByHopHeaders(await server.fetch(request, infoFor(env.incoming))),
+    async (request, env) => {
+      const response = await server.fetch(request, infoFor(env.incoming))
+      // Connection: close is hop-by-hop: HTTP/1.1 keeps it (Node then closes the socket after
+      // the answer); HTTP/2 forbids it and sends a GOAWAY instead, as Go's server does.
+      const incoming: Incoming = env.incoming
+      const close = closesConnection(response) || (goawayChance > 0 && isHttp2(incoming) && Math.random() < goawayChance)
+      const clean = withoutHopByHopHeaders(response)
+      if (!close) return clean
+      if (isHttp2(incoming)) {
+        env.outgoing.once('finish', () => incoming.stream.session?.close())
+        return clean
+      }
+      const closing = new Response(clean.body, clean)
+      closing.headers.set('connection', 'close')
+      return closing
+    },
     {
       errorHandler: (err) => {
         const message = err instanceof Error ? err.message : String(err)
@@ -193,19 +237,31 @@ export function serveTls(server: FetchHandler, opts: ServeTlsOptions): Promise<T
     })
   }
 
-  const secureContextOptions = (bundle: string | undefined) => ({
-    key: opts.key,
-    cert: opts.cert,
-    minVersion: 'TLSv1.2' as const,
+  // The serving pair and the client CA bundle change at run time (rotated files); each change sets the whole context.
+  let servingPair = { key: opts.key, cert: opts.cert }
+  const contextOptions = () => ({
+    ...servingPair,
+    minVersion: opts.minVersion ?? ('TLSv1.2' as const),
+    ...(opts.ciphers ? { ciphers: opts.ciphers } : {}),
     // Without an explicit CA, Node would verify client certificates against
     // the public web roots: never request them then.
-    ...(bundle !== undefined ? { ca: bundle, requestCert: true, rejectUnauthorized: false } : {}),
+    ...(cas ? { ca: cas.tlsBundle, requestCert: true, rejectUnauthorized: false } : {}),
   })
-  const tlsOptions = secureContextOptions(cas?.tlsBundle)
+  const tlsOptions = contextOptions()
+  const sniContext = opts.sniContext
+  const serverOptions = {
+    ...tlsOptions,
+    ...(sniContext
+      ? { SNICallback: (servername: string, callback: (err: Error | null, ctx?: SecureContext) => void) => callback(null, sniContext(servername)) }
+      : {}),
+  }
   const httpServer =
     opts.http2 === false
-      ? createHttpsServer(tlsOptions, onRequest)
-      : createSecureServer({ ...tlsOptions, allowHTTP1: true }, onRequest)
+      ? createHttpsServer(serverOptions, onRequest)
+      : createSecureServer(
+          { ...serverOptions, allowHTTP1: true, ...(opts.http2MaxStreams ? { settings: { maxConcurrentStreams: opts.http2MaxStreams } } : {}) },
+          onRequest,
+        )
 
   httpServer.on('secureConnection', (socket: TLSSocket) => {
     sockets.add(socket)
@@ -223,36 +279,54 @@ export function serveTls(server: FetchHandler, opts: ServeTlsOptions): Promise<T
 
   const setClientCAs = (bundles: ClientCABundles): void => {
     if (!cas || !bundlesGiven(bundles)) throw new Error('client certificates were not requested at start; a restart is needed to request them')
-    const next = clientCAs(bundles)
-    httpServer.setSecureContext(secureContextOptions(next.tlsBundle))
-    cas = next
+    cas = clientCAs(bundles)
+    httpServer.setSecureContext(contextOptions())
   }
 
-  const close = async (): Promise<void> => {
-    if (closing) return
+  let closed: Promise<void> | undefined
+  const stopAccepting = (): Promise<void> => {
+    if (closed) return closed
     closing = true
-    const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()))
+    closed = new Promise<void>((resolve) => httpServer.close(() => resolve()))
     // GOAWAY: HTTP/2 clients open no new streams; open ones may finish.
     for (const session of sessions) session.close()
     // Idle HTTP/1.1 keep-alive connections go now; busy ones after their response.
     for (const socket of sockets) {
       if (socket.alpnProtocol !== 'h2' && (http1InFlight.get(socket) ?? 0) === 0) socket.end()
     }
-    const timer = new Promise<'timeout'>((resolve) => setTimeout(resolve, drainTimeoutMs, 'timeout').unref())
-    if ((await Promise.race([closed, timer])) === 'timeout') {
-      // What is still open is long-running (watches): cut it.
-      for (const session of sessions) session.destroy()
-      for (const socket of sockets) socket.destroy()
-      await closed
-    }
+    return closed
+  }
+
+  let closeDone: Promise<void> | undefined
+  const close = (): Promise<void> => {
+    closeDone ??= (async () => {
+      const timer = new Promise<'timeout'>((resolve) => setTimeout(resolve, drainTimeoutMs, 'timeout').unref())
+      const allClosed = stopAccepting()
+      if ((await Promise.race([allClosed, timer])) === 'timeout') {
+        // What is still open is long-running (watches): cut it.
+        for (const session of sessions) session.destroy()
+        for (const socket of sockets) socket.destroy()
+        await allClosed
+      }
+    })()
+    return closeDone
   }
 
   return new Promise((resolve, reject) => {
     httpServer.once('error', reject)
-    httpServer.listen(opts.port, opts.host, () => {
+    httpServer.listen({ port: opts.port, host: opts.host, ...(opts.reusePort ? { reusePort: true } : {}) }, () => {
       httpServer.off('error', reject)
       httpServer.on('error', (err: Error) => logger.error({ err: err.message }, 'listener error'))
-      resolve({ port: (httpServer.address() as AddressInfo).port, close, setClientCAs })
+      resolve({
+        port: (httpServer.address() as AddressInfo).port,
+        close,
+        stopAccepting: () => void stopAccepting(),
+        setServingCertificate: (pair) => {
+          servingPair = pair
+          httpServer.setSecureContext(contextOptions())
+        },
+        setClientCAs,
+      })
     })
   })
 }

@@ -10,6 +10,8 @@ import { bearerTokenAuthenticator, staticTokenAuthenticator } from '../../../cor
 import { type Attributes, type Authorizer, privilegedGroup, UnionAuthorizer } from '../../../core/authz/authorizer.js'
 import { buildChain } from '../../../core/http/chain.js'
 import { silentLogger } from '../../../core/ports.js'
+import { ServerLifecycle } from '../../../core/lifecycle/lifecycle.js'
+import { Metrics } from '../../../core/metrics/metrics.js'
 
 /** The proxy user may read /echo and impersonate the `resource[/subresource]:name` listed; everything else is denied. */
 function impersonationPolicy(allowed: readonly string[]): Authorizer {
@@ -31,6 +33,9 @@ function chain(allowed: readonly string[]) {
     authorizer: new UnionAuthorizer([privilegedGroup, impersonationPolicy(allowed)]),
     embeddedIdentity: null,
     requestTimeoutMs: 10_000,
+    lifecycle: new ServerLifecycle(),
+    metrics: new Metrics(),
+    serving: {},
   })
   app.get('/echo', (c) =>
     c.json({ user: c.get('user'), impersonateHeaders: [...c.req.raw.headers.keys()].filter((h) => h.startsWith('impersonate-')) }),

@@ -177,7 +177,7 @@ describe('daemon flags', () => {
     try {
       const lines: string[] = []
       const code = await runDaemon(
-        ['--token-auth-file', join(dir, 'none.csv'), '--cert-dir', join(dir, 'pki'), '--etcd-db-metric-poll-interval=1m', '--goaway-chance=0.01', '--goaway-chance=0.02'],
+        ['--token-auth-file', join(dir, 'none.csv'), '--cert-dir', join(dir, 'pki'), '--etcd-db-metric-poll-interval=1m', '--contention-profiling', '--contention-profiling=true'],
         { logStream: { write: (line: string) => void lines.push(line) }, stdout: () => {}, stderr: () => {} },
       )
       assert.equal(code, 1)
@@ -186,7 +186,7 @@ describe('daemon flags', () => {
         warnings.map((w) => w.msg),
         [
           '--etcd-db-metric-poll-interval is accepted but not yet in effect: the server exports no metrics yet',
-          '--goaway-chance is accepted but not yet in effect: this listener option is not applied yet',
+          '--contention-profiling is accepted but not yet in effect: V8 has no lock-contention profile; the flag changes nothing',
         ],
       )
     } finally {

@@ -4,7 +4,6 @@
  * webhook, the authenticating proxy and service account tokens.
  */
 import { flag } from '../spec.js'
-import { NOT_YET } from './not-yet.js'
 
 const section = 'Authentication'
 

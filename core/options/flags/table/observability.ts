@@ -10,22 +10,24 @@ export const LOGGING_FORMATS = ['text'] as const
 
 const logs = { section: 'Logs', status: 'pending', pending: NOT_YET.logging } as const
 const metrics = { section: 'Metrics', status: 'pending', pending: NOT_YET.metrics } as const
-const profiling = { section: 'Features', status: 'pending', pending: NOT_YET.profiling } as const
 
 export const OBSERVABILITY_FLAGS = [
   flag({
     name: 'contention-profiling',
     kind: 'bool',
     default: false,
-    ...profiling,
-    help: 'Also profile blocking (lock contention), when --profiling is on.',
+    section: 'Features',
+    status: 'pending',
+    pending: NOT_YET.contentionProfiling,
+    help: 'Also profile blocking (lock contention), when --profiling is on. Accepted for compatibility: a Node server has no locks to contend for, and V8 offers no such profile.',
   }),
   flag({
     name: 'debug-socket-path',
     kind: 'string',
     default: '',
-    ...profiling,
-    help: 'Unix socket that serves the profiling endpoints without authentication or authorization.',
+    section: 'Features',
+    status: 'active',
+    help: 'Unix socket that serves the profiling endpoints (/debug/pprof/) without authentication or authorization; the socket file is created 0600.',
   }),
   flag({
     name: 'enable-priority-and-fairness',
@@ -33,15 +35,16 @@ export const OBSERVABILITY_FLAGS = [
     default: true,
     section: 'Features',
     status: 'pending',
-    pending: NOT_YET.limits,
+    pending: NOT_YET.priorityAndFairness,
     help: 'Replace the max-in-flight limits with a handler that queues requests and dispatches them by priority and fairness.',
   }),
   flag({
     name: 'profiling',
     kind: 'bool',
     default: true,
-    ...profiling,
-    help: 'Serve the profiling web interface at host:port/debug/pprof/.',
+    section: 'Features',
+    status: 'active',
+    help: 'Serve the profiling web interface at host:port/debug/pprof/: profile?seconds=N (a V8 CPU profile, .cpuprofile) and heap (a V8 heap snapshot, .heapsnapshot), for users allowed to get those non-resource paths.',
   }),
   flag({
     name: 'allow-metric-labels',

@@ -3,7 +3,6 @@
  * "Serving and networking", "Transport security").
  */
 import { flag } from '../spec.js'
-import { NOT_YET } from './not-yet.js'
 
 const section = 'Secure serving'
 
@@ -40,8 +39,7 @@ export const SECURE_SERVING_FLAGS = [
     kind: 'int',
     default: 0,
     section,
-    status: 'pending',
-    pending: NOT_YET.serving,
+    status: 'active',
     help: 'Most concurrent streams the server allows a client on one HTTP/2 connection; 0 keeps the runtime default.',
   }),
   flag({
@@ -49,18 +47,16 @@ export const SECURE_SERVING_FLAGS = [
     kind: 'bool',
     default: false,
     section,
-    status: 'pending',
-    pending: NOT_YET.serving,
-    help: 'Bind with SO_REUSEADDR: wildcard and specific addresses may be bound side by side, and a restart need not wait for sockets in TIME_WAIT.',
+    status: 'active',
+    help: 'Bind with SO_REUSEADDR: wildcard and specific addresses may be bound side by side, and a restart need not wait for sockets in TIME_WAIT. Node binds every listening socket this way, so the server behaves as if this were always true.',
   }),
   flag({
     name: 'permit-port-sharing',
     kind: 'bool',
     default: false,
     section,
-    status: 'pending',
-    pending: NOT_YET.serving,
-    help: 'Bind with SO_REUSEPORT, so that several servers may listen on the same address and port.',
+    status: 'active',
+    help: 'Bind with SO_REUSEPORT, so that several servers may listen on the same address and port. Needs Node 22.12 or later; on older Node the flag is logged as not applied and the port is bound exclusively.',
   }),
   flag({
     name: 'secure-port',
@@ -76,24 +72,22 @@ export const SECURE_SERVING_FLAGS = [
     default: '',
     section,
     status: 'active',
-    help: 'PEM file of the serving certificate, with any intermediate CA certificates after it. Without it and --tls-private-key-file, certificates are generated in --cert-dir.',
+    help: 'PEM file of the serving certificate, with any intermediate CA certificates after it. Without it and --tls-private-key-file, certificates are generated in --cert-dir. The file and its key are re-read when they change: new connections get the new certificate without a restart.',
   }),
   flag({
     name: 'tls-cipher-suites',
     kind: 'strings',
     default: [],
     section,
-    status: 'pending',
-    pending: NOT_YET.tls,
-    help: 'Cipher suites the server offers, comma separated, by their IANA names (TLS_AES_128_GCM_SHA256, TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, ...). Empty: the runtime defaults.',
+    status: 'active',
+    help: 'Cipher suites the server offers for TLS 1.2 and older, comma separated, by their Go (IANA) names (TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, ...); they are mapped to OpenSSL\'s names. TLS 1.3 keeps its suites unless TLS 1.3 names are listed. An unknown name stops start-up. Empty: the runtime defaults.',
   }),
   flag({
     name: 'tls-min-version',
     kind: 'string',
     default: '',
     section,
-    status: 'pending',
-    pending: NOT_YET.tls,
+    status: 'active',
     help: 'Oldest TLS version accepted: VersionTLS10, VersionTLS11, VersionTLS12 or VersionTLS13.',
   }),
   flag({
@@ -109,9 +103,8 @@ export const SECURE_SERVING_FLAGS = [
     kind: 'namedCertKeys',
     default: [],
     section,
-    status: 'pending',
-    pending: NOT_YET.tls,
-    help: "A certificate and key file pair, optionally followed by :domain patterns, served to clients that ask for those names (SNI), e.g. 'foo.crt,foo.key:*.foo.com,foo.com'. Patterns may start with a wildcard or be IP addresses; without them the certificate's own names are used. Exact names beat wildcards, given patterns beat names from certificates. Repeat the flag for more pairs.",
+    status: 'active',
+    help: 'A certificate and key file pair, optionally followed by :domain patterns, served to clients that ask for those names (SNI), e.g. \'foo.crt,foo.key:*.foo.com,foo.com\'. Patterns may start with a wildcard or be IP addresses (matched when the client sends the IP as its server name); without them the certificate\'s DNS names and common name are used. Exact names beat wildcards, given patterns beat names from certificates, an earlier flag beats a later one. The files are re-read when they change. Repeat the flag for more pairs.',
   }),
 ] as const
 

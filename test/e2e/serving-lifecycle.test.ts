@@ -1,0 +1,189 @@
+/**
+ * The daemon under shutdown and overload, with real clients: SIGTERM with
+ * an open watch and a slow request (readyz red during the delay, 429 while
+ * draining, exit 0), 429s from each in-flight pool for an ordinary user
+ * while the admin passes, a request past --request-timeout, and the
+ * profiling endpoints on the port and on the debug socket.
+ */
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs'
+import type { ClientRequest } from 'node:http'
+import { request } from 'node:https'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, it } from 'node:test'
+import { Daemon, eventually } from './daemon.js'
+
+interface Answer {
+  status: number
+  headers: Record<string, unknown>
+  body: string
+}
+
+interface Call {
+  method?: string
+  token?: string
+  body?: string
+  /** Leaves the body open: the request stays in flight until `finish` is called. */
+  hold?: boolean
+}
+
+/** One HTTPS request to the daemon as the admin (its client certificate) or as a token user. */
+function call(daemon: Daemon, path: string, opts: Call = {}): { answer: Promise<Answer>; finish: () => void } {
+  const pki = daemon.certDir
+  let req: ClientRequest | undefined
+  const answer = new Promise<Answer>((resolve, reject) => {
+    req = request(
+      {
+        host: '127.0.0.1',
+        port: daemon.port,
+        path,
+        method: opts.method ?? 'GET',
+        ca: readFileSync(join(pki, 'ca.crt')),
+        agent: false,
+        headers: { 'content-type': 'application/json', ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}) },
+        ...(opts.token ? {} : { cert: readFileSync(join(pki, 'admin.crt')), key: readFileSync(join(pki, 'admin.key')) }),
+      },
+      (res) => {
+        let body = ''
+        res.setEncoding('utf8')
+        res.on('data', (chunk: string) => (body += chunk))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
+      },
+    )
+    req.once('error', reject)
+  })
+  if (opts.hold) {
+    req?.flushHeaders()
+    req?.write((opts.body ?? '').slice(0, 10))
+  } else req?.end(opts.body)
+  return { answer, finish: () => req?.end((opts.body ?? '').slice(10)) }
+}
+
+const configMap = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: 'b' } })
+const CM = '/api/v1/namespaces/default/configmaps'
+
+function tokenFile(): { dir: string; path: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'apiserver-tokens-'))
+  const path = join(dir, 'tokens.csv')
+  writeFileSync(path, 'user-token,jane,1001,dev\n')
+  return { dir, path }
+}
+
+describe('daemon shutdown phases', () => {
+  it('keeps serving with /readyz red during the delay, answers 429 while a slow request finishes, ends the watch and exits 0', async () => {
+    const daemon = await Daemon.start(['--shutdown-delay-duration=3s', '--shutdown-send-retry-after=true', '--shutdown-watch-termination-grace-period=2s'])
+    const watch = daemon.kubectlStream('get', 'configmaps', '-w', '-o', 'name')
+    await daemon.ok('create', 'configmap', 'before-shutdown')
+    await eventually(() => assert.match(watch.output(), /configmap\/before-shutdown/))
+    const exited = new Promise<number | null>((resolve) => daemon.process.once('exit', (code) => resolve(code)))
+    const watchEnded = new Promise<void>((resolve) => watch.child.once('exit', () => resolve()))
+
+    const slow = call(daemon, '/debug/pprof/profile?seconds=8')
+    daemon.process.kill('SIGTERM')
+    const readyz = await daemon.kubectl('get', '--raw', '/readyz?verbose')
+    assert.notEqual(readyz.code, 0)
+    assert.equal(await daemon.ok('get', '--raw', '/healthz'), 'ok')
+    assert.equal(await daemon.ok('get', '--raw', '/livez'), 'ok')
+    await daemon.ok('create', 'configmap', 'during-delay')
+
+    let refused: Answer | undefined
+    await eventually(async () => {
+      refused = await call(daemon, CM, { method: 'POST', body: configMap('while-draining') }).answer
+      assert.equal(refused.status, 429)
+    }, 8000)
+    assert.equal(refused?.headers['retry-after'], '5')
+    assert.equal(refused?.headers.connection, 'close')
+    assert.equal(JSON.parse(refused?.body ?? '{}').message, 'The apiserver is shutting down, please try again later.')
+
+    const profile = await slow.answer
+    assert.equal(profile.status, 200, 'the request in flight finished')
+    assert.ok(JSON.parse(profile.body).nodes, 'a V8 CPU profile')
+    await watchEnded
+    assert.equal(await exited, 0)
+    assert.match(daemon.logs.join(''), /shutting down/)
+    await daemon.stop()
+  })
+
+  it('exits at once on a second SIGTERM', async () => {
+    const daemon = await Daemon.start(['--shutdown-delay-duration=60s'])
+    const exited = new Promise<number | null>((resolve) => daemon.process.once('exit', (code) => resolve(code)))
+    daemon.process.kill('SIGTERM')
+    await eventually(async () => assert.notEqual((await daemon.kubectl('get', '--raw', '/readyz')).code, 0))
+    daemon.process.kill('SIGTERM')
+    assert.equal(await exited, 1)
+    await daemon.stop()
+  })
+})
+
+describe('daemon in-flight limits and time-out', () => {
+  it('refuses an ordinary user with 429 from each full pool while the admin passes, and times out a long request', async () => {
+    const tokens = tokenFile()
+    const daemon = await Daemon.start([
+      '--enable-priority-and-fairness=false',
+      '--max-requests-inflight=1',
+      '--max-mutating-requests-inflight=1',
+      `--token-auth-file=${tokens.path}`,
+      '--request-timeout=3s',
+    ])
+    try {
+      // The read pool: the admin's CPU profile holds its one slot.
+      const profile = call(daemon, '/debug/pprof/profile?seconds=2')
+      await eventually(async () => assert.equal((await call(daemon, CM, { token: 'user-token' }).answer).status, 429))
+      const refused = await call(daemon, CM, { token: 'user-token' }).answer
+      assert.equal(refused.headers['retry-after'], '1')
+      assert.equal(JSON.parse(refused.body).message, 'Too many requests, please try again later.')
+      await daemon.ok('get', 'configmaps')
+      assert.equal((await profile.answer).status, 200)
+      assert.equal((await call(daemon, CM, { token: 'user-token' }).answer).status, 200, 'the slot is free again')
+
+      // The write pool: a create whose body is still on its way holds its one slot.
+      const slowWrite = call(daemon, CM, { method: 'POST', body: configMap('slow-write'), hold: true })
+      await eventually(async () => assert.equal((await call(daemon, CM, { method: 'POST', token: 'user-token', body: configMap('refused') }).answer).status, 429))
+      await daemon.ok('create', 'configmap', 'admin-write')
+      slowWrite.finish()
+      assert.equal((await slowWrite.answer).status, 201)
+      assert.equal((await daemon.kubectl('get', 'configmap', 'refused')).code, 1, 'the refused write stored nothing')
+
+      // A request past --request-timeout.
+      const late = await call(daemon, '/debug/pprof/profile?seconds=6').answer
+      assert.equal(late.status, 504)
+      assert.equal(JSON.parse(late.body).reason, 'Timeout')
+    } finally {
+      await daemon.stop()
+      rmSync(tokens.dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('daemon profiling', () => {
+  it('serves /debug/pprof/ to the admin, refuses an ordinary user, and serves the debug socket without credentials', async () => {
+    const tokens = tokenFile()
+    const socket = join(tokens.dir, 'debug.sock')
+    // A policy that allows jane nothing: /debug/pprof/ is for the admin (system:masters) alone.
+    const policy = join(tokens.dir, 'policy.jsonl')
+    writeFileSync(policy, '{"apiVersion":"abac.authorization.kubernetes.io/v1beta1","kind":"Policy","spec":{"user":"someone-else","nonResourcePath":"*"}}\n')
+    const daemon = await Daemon.start([
+      `--token-auth-file=${tokens.path}`,
+      '--authorization-mode=ABAC',
+      `--authorization-policy-file=${policy}`,
+      `--debug-socket-path=${socket}`,
+    ])
+    try {
+      const index = await call(daemon, '/debug/pprof/').answer
+      assert.equal(index.status, 200)
+      assert.match(index.body, /heap/)
+      assert.equal((await call(daemon, '/debug/pprof/heap', { token: 'user-token' }).answer).status, 403)
+      const heap = await new Promise<string>((resolve, reject) =>
+        execFile('curl', ['-s', '--unix-socket', socket, 'http://localhost/debug/pprof/heap'], { maxBuffer: 512 * 1024 * 1024 }, (err, stdout) =>
+          err ? reject(err) : resolve(String(stdout)),
+        ),
+      )
+      assert.ok(JSON.parse(heap).snapshot, 'a V8 heap snapshot')
+    } finally {
+      await daemon.stop()
+      rmSync(tokens.dir, { recursive: true, force: true })
+    }
+  })
+})
