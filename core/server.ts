@@ -31,6 +31,7 @@ import { ServerLifecycle } from './lifecycle/lifecycle.js'
 import { installProfilingRoutes } from './api/profiling.js'
 import { graceForStartup } from './api/health.js'
 import type { ApiServerOptions } from './options/api-server-options.js'
+import { Auditor } from './audit/auditor.js'
 import type { ConnectionInfo, ServerPorts } from './ports.js'
 import { silentLogger } from './ports.js'
 import { Metrics } from './metrics/metrics.js'
@@ -218,7 +219,9 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     },
   }
 
+  const auditor = options.audit ? new Auditor(options.audit.policy, options.audit.backends, metrics, logger, now) : undefined
   const app = buildChain({
+    ...(auditor ? { auditor } : {}),
     logger,
     authenticator: authentication.request,
     authorizer: authorization.authorizer,
@@ -285,6 +288,8 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       services.stop()
       stopObjectCounter()
       await lifecycle.endWatches()
+      // What the audit backends still hold is written before the server is gone.
+      await auditor?.shutdown()
       // The cache's storage watches end with the server; the storage itself stays open for its owner.
       storageFactory.stop()
     },

@@ -3,6 +3,7 @@
  * first; DESIGN.md section 4). Filters not built yet are named where they go.
  */
 import { Hono, type MiddlewareHandler } from 'hono'
+import type { Auditor } from '../audit/auditor.js'
 import type { RequestAuthenticator } from '../authn/authenticator.js'
 import type { Authorizer } from '../authz/authorizer.js'
 import type { ServerLifecycle } from '../lifecycle/lifecycle.js'
@@ -13,6 +14,7 @@ import type { UserInfo } from '../resources/object.js'
 import { authenticationFilter } from './filters/authentication.js'
 import { authorizationFilter } from './filters/authorization.js'
 import type { ChainEnv } from './filters/context.js'
+import { auditFilter, auditIdFilter } from './filters/audit.js'
 import { corsFilter } from './filters/cors.js'
 import { hstsFilter } from './filters/hsts.js'
 import { maxInFlightFilter } from './filters/max-in-flight.js'
@@ -32,6 +34,8 @@ export interface ChainDeps {
   lifecycle: ServerLifecycle
   metrics: Metrics
   serving: ServingOptions
+  /** Records requests as `--audit-policy-file` says; undefined: no auditing. */
+  auditor?: Auditor
 }
 
 const DEFAULT_IN_FLIGHT = { readOnly: 400, mutating: 200 }
@@ -44,8 +48,8 @@ function use(app: Hono<ChainEnv>, filter: MiddlewareHandler<ChainEnv> | undefine
 /** A hono app whose middleware is the chain; routes added to it run as the handler. */
 export function buildChain(deps: ChainDeps): Hono<ChainEnv> {
   const app = new Hono<ChainEnv>()
-  // audit init: later (audit issue)
   app.onError(errorHandler(deps.logger)) // panic recovery
+  app.use(auditIdFilter)
   app.use(requestInfoFilter)
   // Not a filter upstream but part of writing every answer: indented JSON for ?pretty and people's clients.
   app.use(prettyFilter)
@@ -57,7 +61,7 @@ export function buildChain(deps: ChainDeps): Hono<ChainEnv> {
   app.use(timeoutFilter(deps.requestTimeoutMs))
   use(app, corsFilter(deps.serving.corsAllowedOrigins ?? []))
   app.use(authenticationFilter(deps.authenticator, deps.embeddedIdentity, deps.logger))
-  // audit: later
+  use(app, deps.auditor ? auditFilter(deps.auditor) : undefined)
   app.use(impersonationFilter(deps.authorizer))
   // Priority and fairness (on by default) is not built yet; until it is, only its absence enables max-in-flight.
   if (deps.serving.priorityAndFairness === false) use(app, maxInFlightFilter(deps.serving.maxInFlight ?? DEFAULT_IN_FLIGHT, deps.metrics))

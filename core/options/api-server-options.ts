@@ -8,6 +8,7 @@ import type { KeyFetchTimings } from '../authn/jwt/issuer-keys.js'
 import type { LoadedJWTAuthenticator } from '../config/authentication.js'
 import type { UserInfo } from '../resources/object.js'
 import type { ServingOptions } from './serving-options.js'
+import type { AuditBackend, AuditPolicy } from '../audit/types.js'
 
 /** One line of a `--token-auth-file`: `token,user,uid,"group1,group2"`. */
 export interface StaticToken {
@@ -156,7 +157,16 @@ export interface TokenWebhookOptions {
   cacheTtlMs?: number
 }
 
+/** Auditing (`--audit-policy-file` and a backend): which requests are recorded, at which level, and where to. */
+export interface AuditOptions {
+  policy: AuditPolicy
+  /** The log file, the webhook, or both; each may batch and truncate (core/audit/batch.ts, truncate.ts). */
+  backends: AuditBackend[]
+}
+
 export interface ApiServerOptions {
+  /** Record requests as the audit policy says. @default no auditing (every answer still carries an Audit-ID) */
+  audit?: AuditOptions
   authentication?: AuthenticationOptions
   /**
    * Authorization modes in order (`--authorization-mode`): AlwaysAllow,

@@ -15,6 +15,8 @@ import {
   loadAuthenticationConfiguration,
 } from '../../core/config/authentication.js'
 import { loadAuthorizationConfiguration } from '../../core/config/authorization.js'
+import { loadAuditPolicy } from '../../core/config/audit-policy.js'
+import type { AuditPolicy } from '../../core/audit/types.js'
 import { ConfigFileError } from '../../core/config/decode.js'
 import { type EncryptionConfiguration, loadEncryptionConfiguration } from '../../core/config/encryption.js'
 import { type KubeconfigConnection, loadKubeconfigConnection } from '../../core/config/kubeconfig.js'
@@ -32,6 +34,7 @@ export interface ConfigFiles {
   tokenWebhook?: KubeconfigConnection
   authorizationWebhook?: KubeconfigConnection
   auditWebhook?: KubeconfigConnection
+  auditPolicy?: AuditPolicy
 }
 
 /** Every problem found in the files, one per line; the daemon prints them and exits 1. */
@@ -109,6 +112,7 @@ export function loadConfigFiles(parsed: ParsedFlags, logger: Logger): ConfigFile
   assign('tokenWebhook', read('authentication-token-webhook-config-file', loadKubeconfigConnection))
   assign('authorizationWebhook', read('authorization-webhook-config-file', loadKubeconfigConnection))
   assign('auditWebhook', read('audit-webhook-config-file', loadKubeconfigConnection))
+  assign('auditPolicy', read('audit-policy-file', loadAuditPolicy))
 
   if (problems.length) throw new ConfigFilesError(problems)
   return files

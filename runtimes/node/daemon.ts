@@ -12,6 +12,7 @@ import type { ApiServerOptions, StaticToken } from '../../core/options/api-serve
 import { type ParsedFlags, startupWarnings, unenforcedSecurityFlags } from '../../core/options/flags/index.js'
 import type { Logger, ServerPorts } from '../../core/ports.js'
 import { serverUrl } from '../../core/pki/kubeconfig.js'
+import { auditOptions } from './audit.js'
 import { authorizationOptions, watchAuthorizationConfig } from './authorization.js'
 import { readClientCABundles, watchClientCAFiles } from './client-ca-files.js'
 import type { ClientCABundles } from './client-cas.js'
@@ -148,9 +149,15 @@ function authenticationOptions(flags: DaemonFlags, { parsed, files, tokens, cas,
   }
 }
 
-function serverOptions(flags: DaemonFlags, authentication: ApiServerOptions['authentication'], authz: Partial<ApiServerOptions>): ApiServerOptions {
+function serverOptions(
+  flags: DaemonFlags,
+  authentication: ApiServerOptions['authentication'],
+  authz: Partial<ApiServerOptions>,
+  audit: ApiServerOptions['audit'],
+): ApiServerOptions {
   return {
     authentication,
+    ...(audit ? { audit } : {}),
     authorizationModes: flags.authorizationModes,
     ...authz,
     // As upstream, whatever the authorizers: a later switch to RBAC finds the policy in place.
@@ -292,7 +299,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     logger.info({}, `objects are stored in ${storage.description}`)
     const profiler = nodeProfiler()
     try {
-      server = (out.createServer ?? createApiServer)(serverOptions(flags, authenticationOptions(flags, { parsed, files, tokens, cas, saKeys }), authz), {
+      server = (out.createServer ?? createApiServer)(serverOptions(flags, authenticationOptions(flags, { parsed, files, tokens, cas, saKeys }), authz, auditOptions(parsed, files.auditPolicy, logger)), {
         logger,
         storage: storage.storage,
         storageFactory: storage.factory,

@@ -10,6 +10,11 @@ export function authorizationFilter(authorizer: Authorizer): MiddlewareHandler<C
     const fieldSelector = info.isResourceRequest ? new URL(c.req.url).searchParams.get('fieldSelector') : null
     const attrs = { ...attributesOf(c.get('user'), info), ...(fieldSelector ? { fieldSelector } : {}) }
     const { decision, reason } = await authorizer.authorize(attrs)
+    const audit = c.get('audit')
+    if (audit) {
+      audit.annotations['authorization.k8s.io/decision'] = decision === 'allow' ? 'allow' : 'forbid'
+      audit.annotations['authorization.k8s.io/reason'] = reason
+    }
     if (decision !== 'allow') {
       const message = forbiddenMessage(attrs) + (reason ? `: ${reason}` : '')
       const details = info.isResourceRequest

@@ -1,4 +1,5 @@
 /** What the filters put on a request's context for those after them. */
+import type { RequestAudit } from '../../audit/auditor.js'
 import type { ConnectionInfo } from '../../ports.js'
 import type { UserInfo } from '../../resources/object.js'
 import type { RequestInfo } from '../request-info.js'
@@ -6,6 +7,10 @@ import type { RequestInfo } from '../request-info.js'
 export interface FilterVariables {
   requestInfo: RequestInfo
   user: UserInfo
+  /** The request's audit ID (`Audit-ID`), set first. */
+  auditID: string
+  /** The request's audit record, when the policy keeps it. */
+  audit?: RequestAudit
 }
 
 export interface FilterBindings {

@@ -141,7 +141,10 @@ export function impersonationFilter(authorizer: Authorizer): MiddlewareHandler<C
         throw forbidden({ group: attrs.apiGroup, resource: attrs.resource }, attrs.name, forbiddenMessage(attrs) + (reason ? `: ${reason}` : ''))
       }
     }
-    c.set('user', impersonatedUser(asked, headers.has(GROUP)))
+    const impersonated = impersonatedUser(asked, headers.has(GROUP))
+    const audit = c.get('audit')
+    if (audit) audit.impersonatedUser = impersonated
+    c.set('user', impersonated)
     removeImpersonationHeaders(headers)
     await next()
   }

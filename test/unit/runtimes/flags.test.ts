@@ -197,9 +197,9 @@ describe('daemon flags', () => {
   it('refuses to start with a security setting it does not enforce, naming it, after checking the config files', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'apiserver-flags-'))
     try {
-      const { code, stderr } = await run(['--cert-dir', join(dir, 'pki'), '--authorization-mode=Node,RBAC', '--audit-policy-file', join(dir, 'policy.yaml')])
+      const { code, stderr } = await run(['--cert-dir', join(dir, 'pki'), '--authorization-mode=Node,RBAC', '--enable-admission-plugins=NodeRestriction'])
       assert.equal(code, 1)
-      assert.match(stderr, /Error: --audit-policy-file: .*refusing to start rather than ignore a security setting/)
+      assert.match(stderr, /Error: --enable-admission-plugins: .*refusing to start rather than ignore a security setting/)
       // Node and RBAC are enforced: only the setting that is not is named.
       assert.doesNotMatch(stderr, /--authorization-mode/)
     } finally {

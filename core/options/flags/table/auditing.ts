@@ -7,8 +7,9 @@ import { flag } from '../spec.js'
 import { NOT_YET } from './not-yet.js'
 
 const section = 'Auditing'
-const status = 'refused'
-const pending = NOT_YET.audit
+// The policy and the log backend are in effect; the webhook backend is not built yet and is refused.
+const active = { status: 'active' } as const
+const refused = { status: 'refused', pending: NOT_YET.auditWebhook } as const
 
 export const AUDIT_MODES = ['batch', 'blocking', 'blocking-strict'] as const
 export const AUDIT_LOG_FORMATS = ['legacy', 'json'] as const
@@ -25,6 +26,7 @@ interface BackendDefaults {
 
 /** The flags both backends have, named `--audit-<backend>-...`. */
 function backendFlags<const B extends 'log' | 'webhook'>(backend: B, d: BackendDefaults) {
+  const state = backend === 'log' ? active : refused
   const batchOnly = 'Only used in batch mode.'
   return [
     flag({
@@ -32,8 +34,7 @@ function backendFlags<const B extends 'log' | 'webhook'>(backend: B, d: BackendD
       kind: 'string',
       default: d.mode,
       section,
-      status,
-      pending,
+      ...state,
       help: `How events reach the ${backend} backend: batch (buffered, written asynchronously), blocking (each response waits until its events are handed over) or blocking-strict (as blocking, and a request fails when its first event cannot be written).`,
     }),
     flag({
@@ -41,8 +42,7 @@ function backendFlags<const B extends 'log' | 'webhook'>(backend: B, d: BackendD
       kind: 'int',
       default: 10000,
       section,
-      status,
-      pending,
+      ...state,
       help: `Events buffered before they are batched and written. ${batchOnly}`,
     }),
     flag({
@@ -50,8 +50,7 @@ function backendFlags<const B extends 'log' | 'webhook'>(backend: B, d: BackendD
       kind: 'int',
       default: d.maxBatchSize,
       section,
-      status,
-      pending,
+      ...state,
       help: `Most events in one batch. ${batchOnly}`,
     }),
     flag({
@@ -59,8 +58,7 @@ function backendFlags<const B extends 'log' | 'webhook'>(backend: B, d: BackendD
       kind: 'duration',
       default: d.maxBatchWaitMs,
       section,
-      status,
-      pending,
+      ...state,
       help: `How long a batch that is not full may wait before it is written anyway. ${batchOnly}`,
     }),
     flag({
@@ -68,8 +66,7 @@ function backendFlags<const B extends 'log' | 'webhook'>(backend: B, d: BackendD
       kind: 'bool',
       default: d.throttle,
       section,
-      status,
-      pending,
+      ...state,
       help: `Throttle the batches sent. ${batchOnly}`,
     }),
     flag({
@@ -77,8 +74,7 @@ function backendFlags<const B extends 'log' | 'webhook'>(backend: B, d: BackendD
       kind: 'float',
       default: d.throttleQps,
       section,
-      status,
-      pending,
+      ...state,
       help: `Most batches per second on average, when throttling. ${batchOnly}`,
     }),
     flag({
@@ -86,8 +82,7 @@ function backendFlags<const B extends 'log' | 'webhook'>(backend: B, d: BackendD
       kind: 'int',
       default: d.throttleBurst,
       section,
-      status,
-      pending,
+      ...state,
       help: `Most batches sent at the same moment when the throttle rate was not used before. ${batchOnly}`,
     }),
     flag({
@@ -95,8 +90,7 @@ function backendFlags<const B extends 'log' | 'webhook'>(backend: B, d: BackendD
       kind: 'bool',
       default: false,
       section,
-      status,
-      pending,
+      ...state,
       help: 'Truncate events and batches that exceed the limits below.',
     }),
     flag({
@@ -104,8 +98,7 @@ function backendFlags<const B extends 'log' | 'webhook'>(backend: B, d: BackendD
       kind: 'int64',
       default: 10485760,
       section,
-      status,
-      pending,
+      ...state,
       help: 'Largest batch sent, in bytes (the serialized batch may exceed it by a few hundred bytes); a larger batch is split.',
     }),
     flag({
@@ -113,8 +106,7 @@ function backendFlags<const B extends 'log' | 'webhook'>(backend: B, d: BackendD
       kind: 'int64',
       default: 102400,
       section,
-      status,
-      pending,
+      ...state,
       help: 'Largest event sent, in bytes; a larger event loses its request and response bodies first, and is dropped if still too big.',
     }),
     flag({
@@ -122,8 +114,7 @@ function backendFlags<const B extends 'log' | 'webhook'>(backend: B, d: BackendD
       kind: 'string',
       default: 'audit.k8s.io/v1',
       section,
-      status,
-      pending,
+      ...state,
       help: `API group and version of the events written to the ${backend} backend.`,
     }),
   ] as const
@@ -135,8 +126,7 @@ export const AUDITING_FLAGS = [
     kind: 'string',
     default: '',
     section,
-    status,
-    pending,
+    ...active,
     help: 'File of the audit policy: which requests are recorded, at which level. Without it no events are recorded.',
   }),
   flag({
@@ -144,8 +134,7 @@ export const AUDITING_FLAGS = [
     kind: 'string',
     default: '',
     section,
-    status,
-    pending,
+    ...active,
     help: "File that receives the audit events of every request; '-' means standard output. Setting it turns the log backend on.",
   }),
   flag({
@@ -153,8 +142,7 @@ export const AUDITING_FLAGS = [
     kind: 'string',
     default: 'json',
     section,
-    status,
-    pending,
+    ...active,
     help: "Format of the audit log: 'legacy' (one line of text per event) or 'json'.",
   }),
   flag({
@@ -162,8 +150,7 @@ export const AUDITING_FLAGS = [
     kind: 'int',
     default: 0,
     section,
-    status,
-    pending,
+    ...active,
     help: 'Days to keep rotated audit log files, judged by the time stamp in their names.',
   }),
   flag({
@@ -171,8 +158,7 @@ export const AUDITING_FLAGS = [
     kind: 'int',
     default: 0,
     section,
-    status,
-    pending,
+    ...active,
     help: 'Rotated audit log files to keep; 0 keeps them all.',
   }),
   flag({
@@ -180,8 +166,7 @@ export const AUDITING_FLAGS = [
     kind: 'int',
     default: 0,
     section,
-    status,
-    pending,
+    ...active,
     help: 'Megabytes the audit log may reach before it is rotated.',
   }),
   flag({
@@ -189,8 +174,7 @@ export const AUDITING_FLAGS = [
     kind: 'bool',
     default: false,
     section,
-    status,
-    pending,
+    ...active,
     help: 'Compress rotated audit log files with gzip.',
   }),
   ...backendFlags('log', { mode: 'blocking', maxBatchSize: 1, maxBatchWaitMs: 0, throttle: false, throttleQps: 0, throttleBurst: 0 }),
@@ -199,8 +183,7 @@ export const AUDITING_FLAGS = [
     kind: 'string',
     default: '',
     section,
-    status,
-    pending,
+    ...refused,
     help: 'Kubeconfig-format file that says where and how audit events are sent to a webhook. Setting it turns the webhook backend on.',
   }),
   flag({
@@ -208,8 +191,7 @@ export const AUDITING_FLAGS = [
     kind: 'duration',
     default: 10_000,
     section,
-    status,
-    pending,
+    ...refused,
     help: 'Wait before the first retry of a failed webhook request.',
   }),
   ...backendFlags('webhook', { mode: 'batch', maxBatchSize: 400, maxBatchWaitMs: 30_000, throttle: true, throttleQps: 10, throttleBurst: 15 }),

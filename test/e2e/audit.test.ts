@@ -1,0 +1,83 @@
+/**
+ * The daemon's audit log as operators read it: `--audit-policy-file` with
+ * the log backend, JSON lines with upstream's fields after kubectl's
+ * requests, a secret's data never in the log, and a bad policy refused at
+ * start-up with its field path.
+ */
+import assert from 'node:assert/strict'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { execFileSync } from 'node:child_process'
+import { BIN, Daemon } from './daemon.js'
+
+const POLICY = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Metadata
+  resources: [{group: "", resources: [secrets]}]
+- level: RequestResponse
+  resources: [{group: "", resources: [configmaps]}]
+- level: None
+`
+
+describe('the audit log of the daemon', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'apiserver-audit-'))
+  const log = join(dir, 'audit.log')
+  let daemon: Daemon
+
+  before(async () => {
+    writeFileSync(join(dir, 'policy.yaml'), POLICY)
+    daemon = await Daemon.start([`--audit-policy-file=${join(dir, 'policy.yaml')}`, `--audit-log-path=${log}`])
+  })
+  after(async () => {
+    await daemon?.stop()
+  })
+
+  const events = () =>
+    readFileSync(log, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, any>)
+
+  it('writes one JSON line per kept stage for what kubectl does, with upstream fields', async () => {
+    await daemon.ok('create', 'configmap', 'audited', '--from-literal=k=v')
+    await daemon.ok('create', 'secret', 'generic', 'hidden', '--from-literal=password=hunter2')
+    const all = events()
+    const create = all.find((e) => e.verb === 'create' && e.objectRef?.resource === 'configmaps')
+    assert.ok(create, JSON.stringify(all))
+    assert.equal(create.kind, 'Event')
+    assert.equal(create.apiVersion, 'audit.k8s.io/v1')
+    assert.equal(create.level, 'RequestResponse')
+    assert.equal(create.stage, 'ResponseComplete')
+    assert.equal(create.user.username, 'kubernetes-admin')
+    assert.match(create.userAgent, /^kubectl/)
+    assert.deepEqual(create.sourceIPs, ['127.0.0.1'])
+    assert.equal(create.responseStatus.code, 201)
+    assert.equal(create.responseObject.data.k, 'v')
+    assert.equal(create.annotations['authorization.k8s.io/decision'], 'allow')
+    const secret = all.find((e) => e.verb === 'create' && e.objectRef?.resource === 'secrets')
+    assert.equal(secret?.level, 'Metadata')
+    assert.doesNotMatch(readFileSync(log, 'utf8'), /hunter2|aHVudGVyMg/)
+    assert.equal(all.filter((e) => e.stage === 'RequestReceived').length, 0)
+    // Namespaces are at level None: nothing of them is written.
+    await daemon.ok('get', 'namespaces')
+    assert.equal(events().filter((e) => e.objectRef?.resource === 'namespaces').length, 0)
+  })
+
+  it('refuses to start with a policy that is not valid, naming the field', () => {
+    writeFileSync(join(dir, 'bad.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Loud\n')
+    let stderr = ''
+    try {
+      execFileSync(process.execPath, [BIN, `--cert-dir=${join(dir, 'pki2')}`, `--audit-policy-file=${join(dir, 'bad.yaml')}`, `--audit-log-path=${log}`], {
+        stdio: 'pipe',
+        timeout: 30_000,
+      })
+    } catch (err) {
+      stderr = String((err as { stderr?: Buffer }).stderr ?? '')
+    }
+    assert.match(stderr, /--audit-policy-file: .*rules\[0\]\.level: Unsupported value: "Loud"/s)
+  })
+})

@@ -1,0 +1,111 @@
+/**
+ * Auditing through `fetch`: the policy decides the level of each request,
+ * events carry upstream's fields stage by stage, the authorization decision
+ * is annotated, and every answer has an Audit-ID. Events go to a backend that
+ * keeps them in memory (the port the log file and webhook backends fill).
+ */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import type { AuditBackend, AuditEvent, AuditPolicy } from '../../core/audit/types.js'
+import { createApiServer } from '../../core/index.js'
+import { ADMIN_IDENTITY } from '../../core/options/api-server-options.js'
+import { TestClient } from './harness.js'
+
+class KeptEvents implements AuditBackend {
+  readonly name = 'kept'
+  readonly events: AuditEvent[] = []
+  async processEvents(events: readonly AuditEvent[]): Promise<void> {
+    this.events.push(...events)
+  }
+}
+
+const POLICY: AuditPolicy = {
+  omitStages: ['RequestReceived'],
+  rules: [
+    { level: 'None', nonResourceURLs: ['/healthz*'] },
+    { level: 'Metadata', resources: [{ group: '', resources: ['secrets'] }] },
+    { level: 'RequestResponse', resources: [{ group: '', resources: ['configmaps'] }], omitManagedFields: true },
+    { level: 'Metadata' },
+  ],
+}
+
+async function start(policy: AuditPolicy = POLICY) {
+  const kept = new KeptEvents()
+  const tokens = [{ token: 'alice-token', user: { username: 'alice', groups: ['dev'] } }]
+  const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, authentication: { tokens }, authorizationModes: ['AlwaysDeny'], audit: { policy, backends: [kept] } })
+  await server.ready
+  return { api: new TestClient(server), kept }
+}
+
+describe('audit', () => {
+  it('records a create at RequestResponse with both objects, without managed fields, and the decision', async () => {
+    const { api, kept } = await start()
+    const r = await api.post('/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' }, data: { a: 'b' } })
+    assert.equal(r.status, 201)
+    const id = r.headers.get('audit-id')
+    assert.ok(id)
+    const events = kept.events.filter((e) => e.auditID === id)
+    assert.deepEqual(events.map((e) => e.stage), ['ResponseComplete'])
+    const ev = events[0]!
+    assert.equal(ev.level, 'RequestResponse')
+    assert.equal(ev.verb, 'create')
+    assert.equal(ev.requestURI, '/api/v1/namespaces/default/configmaps')
+    assert.equal(ev.user.username, 'system:admin')
+    assert.deepEqual(ev.objectRef, { resource: 'configmaps', namespace: 'default', apiVersion: 'v1' })
+    assert.equal(ev.responseStatus?.code, 201)
+    assert.deepEqual((ev.requestObject as { data: unknown }).data, { a: 'b' })
+    const stored = ev.responseObject as { metadata: Record<string, unknown> }
+    assert.equal(stored.metadata['name'], 'cm')
+    assert.equal('managedFields' in stored.metadata, false)
+    assert.equal(ev.annotations?.['authorization.k8s.io/decision'], 'allow')
+    assert.match(ev.requestReceivedTimestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/)
+  })
+
+  it('keeps a secret at Metadata: no object of it reaches the backend', async () => {
+    const { api, kept } = await start()
+    const r = await api.post('/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, stringData: { password: 'hunter2' } })
+    assert.equal(r.status, 201)
+    const ev = kept.events.find((e) => e.auditID === r.headers.get('audit-id'))!
+    assert.equal(ev.level, 'Metadata')
+    assert.equal(ev.requestObject, undefined)
+    assert.equal(ev.responseObject, undefined)
+    assert.doesNotMatch(JSON.stringify(kept.events), /hunter2/)
+  })
+
+  it('records a refused request with the forbid decision and the Status it got, and stores nothing', async () => {
+    const { api, kept } = await start()
+    const r = await api.post(
+      '/api/v1/namespaces/default/configmaps',
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'denied' } },
+      { headers: { authorization: 'Bearer alice-token' }, connection: {} },
+    )
+    assert.equal(r.status, 403)
+    const ev = kept.events.find((e) => e.auditID === r.headers.get('audit-id'))!
+    assert.equal(ev.user.username, 'alice')
+    assert.equal(ev.annotations?.['authorization.k8s.io/decision'], 'forbid')
+    assert.equal(ev.responseStatus?.code, 403)
+    assert.equal(ev.responseStatus?.reason, 'Forbidden')
+    assert.equal((await api.get('/api/v1/namespaces/default/configmaps/denied')).status, 404)
+  })
+
+  it('writes nothing for level None, keeps the client\'s Audit-ID, and records every stage not omitted', async () => {
+    const { api, kept } = await start({ rules: [{ level: 'None', nonResourceURLs: ['/healthz*'] }, { level: 'Metadata' }] })
+    const before = kept.events.length
+    const health = await api.get('/healthz')
+    assert.ok(health.headers.get('audit-id'))
+    assert.equal(kept.events.length, before)
+    const r = await api.get('/api/v1/namespaces', { headers: { 'audit-id': 'my-own-id' } })
+    assert.equal(r.headers.get('audit-id'), 'my-own-id')
+    assert.deepEqual(kept.events.filter((e) => e.auditID === 'my-own-id').map((e) => e.stage), ['RequestReceived', 'ResponseComplete'])
+  })
+
+  it('records a watch as started, and complete when it ends', async () => {
+    const { api, kept } = await start({ rules: [{ level: 'Metadata', verbs: ['watch'] }] })
+    const r = await api.server.fetch(new Request('http://in-process/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1'))
+    assert.equal(r.status, 200)
+    const id = r.headers.get('audit-id')!
+    assert.deepEqual(kept.events.filter((e) => e.auditID === id).map((e) => e.stage), ['RequestReceived', 'ResponseStarted'])
+    await r.text()
+    assert.deepEqual(kept.events.filter((e) => e.auditID === id).map((e) => e.stage), ['RequestReceived', 'ResponseStarted', 'ResponseComplete'])
+  })
+})
