@@ -59,6 +59,8 @@ export class BatchingBackend implements AuditBackend {
       this.timer = undefined
       void this.flush()
     }, afterMs)
+    // A batch waiting out its time must not keep a runtime alive that is otherwise done (shutdown flushes it).
+    ;(this.timer as { unref?: () => void }).unref?.()
   }
 
   private async flush(): Promise<void> {
