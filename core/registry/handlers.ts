@@ -237,7 +237,7 @@ async function handleTokenRequest(request: Request, params: URLSearchParams, inf
   writeOptionsOf(params, 'CreateOptions')
   const tokens = env.serviceAccountTokens
   if (!tokens) throw resourceNotFound()
-  const body = decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes))
+  const body = await decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes))
   const warnings: string[] = []
   const answer = await createTokenRequest(env.registry, await tokens.issuerConfig(), { namespace: info.namespace, name: info.name, body, now: ctx.now, warnings })
   const format = negotiateOutput(request.headers.get('accept'), { allowTable: false, includeObject: null })
