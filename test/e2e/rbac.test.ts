@@ -86,6 +86,9 @@ describe('RBAC with kubectl as several users', () => {
     assert.match(elsewhere.stderr, /pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "team-b"/)
     assert.equal((await as('alice', 'auth', 'can-i', 'list', 'pods', '-n', 'team-b')).stdout.trim(), 'no')
     assert.equal((await as('alice', 'auth', 'can-i', 'delete', 'pods', '-n', 'team-a')).stdout.trim(), 'no')
+    // The administrator asks on alice's behalf (--as impersonates her): the same answers.
+    assert.equal((await daemon.kubectl('auth', 'can-i', 'list', 'pods', '-n', 'team-a', '--as=alice')).stdout.trim(), 'yes')
+    assert.equal((await daemon.kubectl('auth', 'can-i', 'list', 'pods', '-n', 'team-b', '--as=alice')).stdout.trim(), 'no')
   })
 
   it('limits a grant to the objects it names, for every member of a bound group', async () => {
