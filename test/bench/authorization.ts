@@ -9,7 +9,6 @@
  * Run alone with `npm run build && node --import tsx test/bench/authorization.ts`:
  * it rewrites its own section of docs/benchmarks.md (between the markers).
  */
-import { readFile, writeFile } from 'node:fs/promises'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
 // The built code (dist), as the daemon runs it: `npm run build` first.
@@ -21,6 +20,7 @@ import type { KubeObject } from '../../dist/core/resources/object.js'
 import { ms } from './format.js'
 import { type LoadResult, median, runLoad } from './load.js'
 import { machineLine } from './report.js'
+import { replaceSection } from './section.js'
 
 const RBAC = 'http://in-process/apis/rbac.authorization.k8s.io/v1'
 const CONFIGMAP = 'http://in-process/api/v1/namespaces/default/configmaps/settings'
@@ -188,13 +188,7 @@ ${END}
 
 /** Puts the section into docs/benchmarks.md in place of its previous version, or at the end. */
 export async function writeAuthorizationSection(root: string, section: string): Promise<void> {
-  const file = join(root, 'docs', 'benchmarks.md')
-  const page = await readFile(file, 'utf8')
-  const start = page.indexOf(BEGIN)
-  const end = page.indexOf(END)
-  const next =
-    start >= 0 && end > start ? page.slice(0, start) + section.trimEnd() + page.slice(end + END.length) : `${page.trimEnd()}\n\n${section}`
-  await writeFile(file, next)
+  await replaceSection(root, BEGIN, END, section)
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

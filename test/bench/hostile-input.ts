@@ -7,7 +7,6 @@
  * rewrites its own section of docs/benchmarks.md (between the markers) and
  * leaves the rest of the page as the last full run wrote it.
  */
-import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { ApiServer } from '../../core/index.js'
 import { fuzzServer, send } from '../fuzz/fuzz-server.js'
@@ -15,6 +14,7 @@ import { CONFIGMAPS, type FuzzRequest, worstInputs } from '../fuzz/worst-inputs.
 import { ms, ratio } from './format.js'
 import { type LoadResult, median, runLoad } from './load.js'
 import { machineLine } from './report.js'
+import { replaceSection } from './section.js'
 
 export interface HostileFigures {
   idle: LoadResult
@@ -128,13 +128,7 @@ function slowest(f: HostileFigures): string {
 
 /** Puts the section into docs/benchmarks.md in place of its previous version, or at the end. */
 export async function writeHostileSection(root: string, section: string): Promise<void> {
-  const file = join(root, 'docs', 'benchmarks.md')
-  const page = await readFile(file, 'utf8')
-  const start = page.indexOf(BEGIN)
-  const end = page.indexOf(END)
-  const next =
-    start >= 0 && end > start ? page.slice(0, start) + section.trimEnd() + page.slice(end + END.length) : `${page.trimEnd()}\n\n${section}`
-  await writeFile(file, next)
+  await replaceSection(root, BEGIN, END, section)
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -8,7 +8,6 @@
  * Part of `npm run bench`; run alone with `node --import tsx test/bench/token-authentication.ts`: it
  * rewrites its own section of docs/benchmarks.md (between the markers).
  */
-import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { loadAuthenticationConfiguration } from '../../core/config/authentication.js'
 import { ADMIN_IDENTITY, type ApiServer, createApiServer } from '../../core/index.js'
@@ -17,6 +16,7 @@ import { OidcIssuer } from '../fixtures/oidc-issuer.js'
 import { ms } from './format.js'
 import { type LoadResult, runLoad } from './load.js'
 import { machineLine } from './report.js'
+import { replaceSection } from './section.js'
 
 const CONFIGMAP = 'http://in-process/api/v1/namespaces/default/configmaps/bench'
 /** Each kind is measured in this many alternating rounds, so drift of the machine hits both alike. */
@@ -136,13 +136,7 @@ ${END}
 
 /** Puts the section into docs/benchmarks.md in place of its previous version, or at the end. */
 export async function writeTokenSection(root: string, section: string): Promise<void> {
-  const file = join(root, 'docs', 'benchmarks.md')
-  const page = await readFile(file, 'utf8')
-  const start = page.indexOf(BEGIN)
-  const end = page.indexOf(END)
-  const next =
-    start >= 0 && end > start ? page.slice(0, start) + section.trimEnd() + page.slice(end + END.length) : `${page.trimEnd()}\n\n${section}`
-  await writeFile(file, next)
+  await replaceSection(root, BEGIN, END, section)
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
