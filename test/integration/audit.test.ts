@@ -109,3 +109,16 @@ describe('audit', () => {
     assert.deepEqual(kept.events.filter((e) => e.auditID === id).map((e) => e.stage), ['RequestReceived', 'ResponseStarted', 'ResponseComplete'])
   })
 })
+
+describe('audit of an oversized body', () => {
+  it('answers 413 as without auditing and records the request without its object', async () => {
+    const { api, kept } = await start({ rules: [{ level: 'Request' }] })
+    const big = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: { a: 'x'.repeat(4 * 1024 * 1024) } })
+    const r = await api.post('/api/v1/namespaces/default/configmaps', big)
+    assert.equal(r.status, 413)
+    const ev = kept.events.find((e) => e.auditID === r.headers.get('audit-id') && e.stage === 'ResponseComplete')!
+    assert.equal(ev.responseStatus?.code, 413)
+    assert.equal(ev.requestObject, undefined)
+    assert.equal((await api.get('/api/v1/namespaces/default/configmaps/big')).status, 404)
+  })
+})

@@ -28,11 +28,27 @@ export const auditIdFilter: MiddlewareHandler<ChainEnv> = async (c, next) => {
 /** The largest body read again for the event's requestObject; the handler's own limit refuses larger ones. */
 const MAX_AUDITED_BODY_BYTES = 3 * 1024 * 1024
 
+/**
+ * The body's text, or undefined past the limit. The copy is read to its end
+ * (cancelling one branch of a cloned body stalls the other in some runtimes)
+ * but nothing past the limit is kept, so an oversized body costs no memory.
+ */
+async function boundedText(body: ReadableStream<Uint8Array>): Promise<string | undefined> {
+  const decoder = new TextDecoder()
+  let text = ''
+  let size = 0
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength
+    if (size <= MAX_AUDITED_BODY_BYTES) text += decoder.decode(chunk, { stream: true })
+  }
+  return size > MAX_AUDITED_BODY_BYTES ? undefined : text + decoder.decode()
+}
+
 async function bodyObject(request: Request): Promise<unknown> {
   const type = request.headers.get('content-type') ?? ''
   if (!request.body || !/json|yaml/.test(type)) return undefined
-  const text = await request.clone().text()
-  if (text.length > MAX_AUDITED_BODY_BYTES) return undefined
+  const text = await boundedText(request.clone().body!)
+  if (text === undefined) return undefined
   try {
     return JSON.parse(text) as unknown
   } catch {
