@@ -51,9 +51,17 @@ function writeContext(request: Request, params: URLSearchParams, ctx: RequestCon
   ctx.fieldManager = managerName(options.fieldManager, request.headers.get('user-agent'))
 }
 
+/**
+ * A header value carries bytes, not characters: text beyond Latin-1 (a field
+ * name a client made up) goes out as its UTF-8 bytes, as Go's server writes it.
+ */
+function headerBytes(text: string): string {
+  return /^[\x00-\x7f]*$/.test(text) ? text : String.fromCharCode(...new TextEncoder().encode(text))
+}
+
 /** A Warning header per problem, as upstream words them: `299 - "unknown field \"spec.x\""`. */
 function withWarnings(res: Response, warnings: readonly string[] | undefined): Response {
-  for (const w of warnings ?? []) res.headers.append('warning', `299 - ${JSON.stringify(w)}`)
+  for (const w of warnings ?? []) res.headers.append('warning', headerBytes(`299 - ${JSON.stringify(w)}`))
   return res
 }
 

@@ -55,6 +55,14 @@ describe('field validation', () => {
     }
   })
 
+  it('sends a field name beyond Latin-1 in its Warning as UTF-8 bytes, as Go writes headers', async () => {
+    const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'euro' }, data: { a: 'b' }, 'pri€e': 1 }
+    const res = await client.post('/api/v1/namespaces/default/configmaps', body)
+    assert.equal(res.status, 201, res.text)
+    const warning = res.headers.get('warning') ?? ''
+    assert.equal(Buffer.from(warning, 'latin1').toString('utf8'), '299 - "unknown field \\"pri€e\\""')
+  })
+
   it('Ignore drops them silently', async () => {
     const res = await client.post(`${DEPLOYMENTS}?fieldValidation=Ignore`, deploymentText('ignored'))
     assert.equal(res.status, 201, res.text)
