@@ -27,6 +27,8 @@ import { customResourceConversion } from './crd/conversion.js'
 import { serviceResolver } from './crd/service-resolver.js'
 import { fetchWebhookClient } from './crd/webhook-client.js'
 import { buildChain } from './http/chain.js'
+import { concatChains, lateBoundChain } from './admission/chain.js'
+import { buildAdmission, defaultAdmissionPlugins } from './admission/plugins.js'
 import { ServerLifecycle } from './lifecycle/lifecycle.js'
 import { installProfilingRoutes } from './api/profiling.js'
 import { graceForStartup } from './api/health.js'
@@ -124,12 +126,15 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     },
   }
   const services = clusterServices(options)
+  // The plugins read the registry and the registry runs them: its chain asks theirs, once built.
+  const lateAdmission = lateBoundChain(() => admission.chain)
   const registry = new Registry(catalogue, storageFactory, {
     root,
     policy: {
       allowPrivileged: options.allowPrivileged ?? false,
       deleteCollectionWorkers: options.deleteCollectionWorkers ?? 1,
-      ...(ports.admission ? { admission: ports.admission } : {}),
+      // The enabled plugins first, built once the registry they read exists (below), then the embedder's.
+      admission: ports.admission ? concatChains(lateAdmission, ports.admission) : lateAdmission,
       authorization: writeAuthorization,
       // Watches the cache does not serve (it is off, or the resourceVersion is older than its window) are bounded alike.
       watcherBufferSize: options.watcherBufferSize ?? DEFAULT_WATCHER_BUFFER_SIZE,
@@ -158,6 +163,11 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     return securePort ? `${hostText}:${securePort}` : hostText
   }
   const authentication = buildAuthentication(security, externalAddress)
+  const admission = buildAdmission(
+    options.admission?.plugins ?? defaultAdmissionPlugins(),
+    { registry, authorizer, webhookClient, options, logger, now },
+    options.admission?.configurations,
+  )
 
   // The phases of shutdown and the open watches that end with it.
   const lifecycle = new ServerLifecycle()
@@ -183,6 +193,8 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       // An authenticator or authorizer that reads objects (RBAC, service accounts) answers once it has them.
       authentication.ready,
       authorization.ready,
+      // A plugin that reads objects (quotas, limit ranges, policies) decides once it has them.
+      admission.ready,
     ])
     // Extension servers read whom to trust from kube-system, which exists by now.
     await publishAuthenticationTrust(registry, options.authentication ?? {}, now).catch((err: unknown) =>
@@ -284,6 +296,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       crdController.stop()
       authentication.stop()
       authorization.stop()
+      admission.stop()
       rbac.stop()
       services.stop()
       stopObjectCounter()

@@ -37,3 +37,19 @@ export function concatChains(first: AdmissionChain, then: AdmissionChain): Admis
 
 /** No plugin: what an embedder's chain is unless it gives one. */
 export const emptyAdmissionChain: AdmissionChain = admissionChain([])
+
+/** A chain that asks `current()` on each request: for a chain built after the registry that runs it. */
+export function lateBoundChain(current: () => AdmissionChain): AdmissionChain {
+  return {
+    mutating: {
+      name: 'admission',
+      handles: (operation) => current().mutating.handles(operation),
+      admit: (attributes) => current().mutating.admit(attributes),
+    },
+    validating: {
+      name: 'admission',
+      handles: (operation) => current().validating.handles(operation),
+      validate: (attributes) => current().validating.validate(attributes),
+    },
+  }
+}

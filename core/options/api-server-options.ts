@@ -9,6 +9,7 @@ import type { LoadedJWTAuthenticator } from '../config/authentication.js'
 import type { UserInfo } from '../resources/object.js'
 import type { ServingOptions } from './serving-options.js'
 import type { AuditBackend, AuditPolicy } from '../audit/types.js'
+import type { AdmissionPluginName } from '../config/admission-plugins.js'
 
 /** One line of a `--token-auth-file`: `token,user,uid,"group1,group2"`. */
 export interface StaticToken {
@@ -164,7 +165,22 @@ export interface AuditOptions {
   backends: AuditBackend[]
 }
 
+/** The admission chain (`--enable-admission-plugins`, `--disable-admission-plugins`, `--admission-control-config-file`). */
+export interface AdmissionOptions {
+  /**
+   * The plugins that run; the server orders them as upstream does. A name the
+   * server does not implement makes createApiServer throw.
+   * @default the spec's default-enabled set, as far as the server implements it
+   * @see enabledAdmissionPlugins in core/config/admission-plugins.ts
+   */
+  plugins?: AdmissionPluginName[]
+  /** Each plugin's configuration: the inline `configuration` of its AdmissionConfiguration entry, or its `path` file parsed. */
+  configurations?: Partial<Record<AdmissionPluginName, unknown>>
+}
+
 export interface ApiServerOptions {
+  /** Admission plugins and their configuration. @see AdmissionOptions */
+  admission?: AdmissionOptions
   /** Record requests as the audit policy says. @default no auditing (every answer still carries an Audit-ID) */
   audit?: AuditOptions
   authentication?: AuthenticationOptions

@@ -1,10 +1,7 @@
 /** The stores of every catalogue entry, each over the storage the factory gives its resource, built lazily and kept. */
-import { type AdmissionChain, admissionChain, concatChains } from '../admission/chain.js'
-import { namespaceLifecycle } from '../admission/namespace-lifecycle.js'
-import { builtinMutatingAdmission } from '../admission/pod-defaults.js'
+import { type AdmissionChain, emptyAdmissionChain } from '../admission/chain.js'
 import { type Catalogue, groupVersion, type ResourceEntry, storagePath } from '../resources/catalogue.js'
 import { convertingStorage } from '../resources/conversion/storage.js'
-import { namespaces } from '../resources/core/namespaces.js'
 import type { KubeObject } from '../resources/object.js'
 import type { StorageFactory } from '../storage/factory.js'
 import type { Storage } from '../storage/interface.js'
@@ -16,7 +13,7 @@ import { DEFAULT_STORAGE_PREFIX, ResourceStore, type StorePolicy } from './store
 export interface RegistryOptions {
   /** Where keys start (`--kvstore-prefix`), without a trailing slash. @default /registry */
   root?: string
-  /** Server-wide settings the strategies consult. Its `admission` runs after NamespaceLifecycle and the pod plugins. */
+  /** Server-wide settings the strategies consult, and the admission chain every write passes (none without one). */
   policy?: StorePolicy
   /** A resource's own steps around its writes (a Service's allocations), by `group/resource`. */
   hooks?: ReadonlyMap<string, StoreHooks>
@@ -29,7 +26,7 @@ export class Registry {
   private readonly storages = new Map<string, Storage>()
   private readonly root: string
   private readonly policy: StorePolicy
-  /** The chain every write passes: NamespaceLifecycle, the pod plugins, then the embedder's. */
+  /** The chain every write passes: the enabled plugins, then the embedder's (core/admission/plugins.ts). */
   readonly admission: AdmissionChain
 
   constructor(
@@ -38,11 +35,7 @@ export class Registry {
     private readonly options: RegistryOptions = {},
   ) {
     this.root = options.root ?? DEFAULT_STORAGE_PREFIX
-    const namespaceStore = (): ResourceStore => this.store(namespaces)
-    const readNamespace = (name: string) => namespaceStore().storage.get(namespaceStore().key('', name))
-    // NamespaceLifecycle first, as upstream orders it; the pod plugins the server emulates; then the embedder's.
-    const builtin: AdmissionChain = admissionChain([namespaceLifecycle(readNamespace), builtinMutatingAdmission])
-    this.admission = options.policy?.admission ? concatChains(builtin, options.policy.admission) : builtin
+    this.admission = options.policy?.admission ?? emptyAdmissionChain
     this.policy = { ...options.policy, admission: this.admission }
   }
 
