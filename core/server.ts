@@ -26,7 +26,9 @@ import type { LoadedAuthenticationConfiguration } from './config/authentication.
 import { customResourceConversion } from './crd/conversion.js'
 import { serviceResolver } from './crd/service-resolver.js'
 import { fetchWebhookClient } from './crd/webhook-client.js'
-import { buildChain } from './http/chain.js'
+import { buildChain, DEFAULT_IN_FLIGHT } from './http/chain.js'
+import { flowControlBootstrapHook } from './flowcontrol/bootstrap.js'
+import { FlowControl } from './flowcontrol/flow-control.js'
 import { concatChains, lateBoundChain } from './admission/chain.js'
 import { buildAdmission, defaultAdmissionPlugins } from './admission/plugins.js'
 import { ServerLifecycle } from './lifecycle/lifecycle.js'
@@ -174,6 +176,18 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const startedAt = now().getTime()
   let started = false
   const priorityClassesHook = (options.bootstrapPriorityClasses ?? true) ? systemPriorityClassesHook(registry, now) : undefined
+  // Priority and fairness replaces max-in-flight unless turned off (--enable-priority-and-fairness=false).
+  const priorityAndFairness = serving.priorityAndFairness !== false
+  const flowControlHook = priorityAndFairness && (options.bootstrapFlowControl ?? true) ? flowControlBootstrapHook(registry, now) : undefined
+  const requestTimeoutMs = options.requestTimeoutMs ?? 60_000
+  const inFlight = serving.maxInFlight ?? DEFAULT_IN_FLIGHT
+  const flowControl = priorityAndFairness
+    ? new FlowControl(registry, metrics, logger, now, {
+        serverConcurrencyLimit: inFlight.readOnly + inFlight.mutating,
+        // Upstream's wait limit in a queue: a quarter of the request timeout, at most 15s.
+        requestWaitLimitMs: Math.min(15_000, requestTimeoutMs / 4),
+      })
+    : undefined
   // The policy costs every start ~120 writes, so an embedder gets it by default only where it decides anything.
   const rbacAuthorizes = (options.authorizationConfiguration?.map((s) => s.type) ?? options.authorizationModes ?? []).includes('RBAC')
   const rbacPolicyHook = (options.bootstrapRbacPolicy ?? rbacAuthorizes) ? rbacBootstrapHook(registry, now, logger) : undefined
@@ -186,6 +200,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     await Promise.all([
       options.bootstrapNamespaces ?? true ? ensureSystemNamespaces(registry, now) : undefined,
       priorityClassesHook?.run(),
+      flowControlHook?.run(),
       rbacPolicyHook?.run(),
       storageFactory.loaded(),
       // Custom resources defined before a restart are served from the first request on.
@@ -195,6 +210,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       authorization.ready,
       // A plugin that reads objects (quotas, limit ranges, policies) decides once it has them.
       admission.ready,
+      flowControl?.ready,
     ])
     // Extension servers read whom to trust from kube-system, which exists by now.
     await publishAuthenticationTrust(registry, options.authentication ?? {}, now).catch((err: unknown) =>
@@ -222,6 +238,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       },
     },
     ...(priorityClassesHook ? [priorityClassesHook.check] : []),
+    ...(flowControlHook ? [flowControlHook.check] : []),
     ...(rbacPolicyHook ? [rbacPolicyHook.check] : []),
   ]
   const shutdownCheck: HealthCheck = {
@@ -238,8 +255,9 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     authenticator: authentication.request,
     authorizer: authorization.authorizer,
     embeddedIdentity: options.embeddedIdentity ?? null,
-    requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+    requestTimeoutMs,
     lifecycle,
+    ...(flowControl ? { flowControl } : {}),
     metrics,
     serving,
   })
@@ -297,6 +315,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       authentication.stop()
       authorization.stop()
       admission.stop()
+      flowControl?.stop()
       rbac.stop()
       services.stop()
       stopObjectCounter()

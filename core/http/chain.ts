@@ -18,6 +18,8 @@ import { auditFilter, auditIdFilter } from './filters/audit.js'
 import { corsFilter } from './filters/cors.js'
 import { hstsFilter } from './filters/hsts.js'
 import { maxInFlightFilter } from './filters/max-in-flight.js'
+import { priorityAndFairnessFilter } from './filters/priority-and-fairness.js'
+import type { FlowControl } from '../flowcontrol/flow-control.js'
 import { impersonationFilter } from './filters/impersonation.js'
 import { prettyFilter } from './filters/pretty.js'
 import { errorHandler } from './filters/recovery.js'
@@ -36,9 +38,12 @@ export interface ChainDeps {
   serving: ServingOptions
   /** Records requests as `--audit-policy-file` says; undefined: no auditing. */
   auditor?: Auditor
+  /** API Priority and Fairness; undefined while it is off, and max-in-flight limits instead. */
+  flowControl?: FlowControl
 }
 
-const DEFAULT_IN_FLIGHT = { readOnly: 400, mutating: 200 }
+/** Upstream's `--max-requests-inflight` and `--max-mutating-requests-inflight` defaults. */
+export const DEFAULT_IN_FLIGHT = { readOnly: 400, mutating: 200 }
 
 /** Adds a filter that its options may have turned off (undefined). */
 function use(app: Hono<ChainEnv>, filter: MiddlewareHandler<ChainEnv> | undefined): void {
@@ -63,8 +68,8 @@ export function buildChain(deps: ChainDeps): Hono<ChainEnv> {
   app.use(authenticationFilter(deps.authenticator, deps.embeddedIdentity, deps.logger))
   use(app, deps.auditor ? auditFilter(deps.auditor) : undefined)
   app.use(impersonationFilter(deps.authorizer))
-  // Priority and fairness (on by default) is not built yet; until it is, only its absence enables max-in-flight.
-  if (deps.serving.priorityAndFairness === false) use(app, maxInFlightFilter(deps.serving.maxInFlight ?? DEFAULT_IN_FLIGHT, deps.metrics))
+  if (deps.flowControl) app.use(priorityAndFairnessFilter(deps.flowControl, deps.metrics, Math.min(15_000, deps.requestTimeoutMs / 4)))
+  else use(app, maxInFlightFilter(deps.serving.maxInFlight ?? DEFAULT_IN_FLIGHT, deps.metrics))
   app.use(authorizationFilter(deps.authorizer))
   return app
 }

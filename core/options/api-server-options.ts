@@ -250,6 +250,16 @@ export interface ApiServerOptions {
    */
   bootstrapPriorityClasses?: boolean
   /**
+   * Create upstream's mandatory and suggested FlowSchemas and
+   * PriorityLevelConfigurations at start (the
+   * `priority-and-fairness-config-producer` post-start hook) while priority
+   * and fairness is on. Without them the mandatory `exempt` and `catch-all`
+   * apply from memory.
+   * @default true
+   * @see flowControlBootstrapHook in core/flowcontrol/bootstrap.ts
+   */
+  bootstrapFlowControl?: boolean
+  /**
    * Create and reconcile upstream's default RBAC policy at start (upstream's
    * `rbac/bootstrap-roles` post-start hook): `cluster-admin`, `admin`,
    * `edit`, `view`, every `system:` role and binding. Missing objects are

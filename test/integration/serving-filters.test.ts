@@ -94,15 +94,6 @@ describe('max-in-flight with priority and fairness off', () => {
     assert.equal((await held).status, 200)
     assert.equal((await second).status, 200)
   })
-
-  it('limits nothing while priority and fairness is on, as before it is built', async () => {
-    const { api, storage } = await start({ serving: { maxInFlight: { readOnly: 1, mutating: 1 } } })
-    const held = api.post(CM, cm('slow'), asUser)
-    await storage.whenHeld(1)
-    assert.equal((await api.post(CM, cm('other'), asUser)).status, 201)
-    storage.open()
-    assert.equal((await held).status, 201)
-  })
 })
 
 describe('shutdown phases', () => {

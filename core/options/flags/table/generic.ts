@@ -83,7 +83,7 @@ export const GENERIC_FLAGS = [
     default: 200,
     section,
     status: 'active',
-    help: 'With --enable-priority-and-fairness, added to --max-requests-inflight to make the total concurrency limit (which must be positive). Without it, the most mutating requests in flight at once; 0 means no limit. Enforced only with --enable-priority-and-fairness=false: priority and fairness is not built yet, and while it is on (the default) requests are not limited.',
+    help: 'With --enable-priority-and-fairness, added to --max-requests-inflight to make the total concurrency limit (which must be positive). Without it, the most mutating requests in flight at once; 0 means no limit.',
   }),
   flag({
     name: 'max-requests-inflight',
@@ -91,7 +91,7 @@ export const GENERIC_FLAGS = [
     default: 400,
     section,
     status: 'active',
-    help: 'With --enable-priority-and-fairness, added to --max-mutating-requests-inflight to make the total concurrency limit (which must be positive). Without it, the most read-only requests in flight at once; 0 means no limit. Enforced only with --enable-priority-and-fairness=false: priority and fairness is not built yet, and while it is on (the default) requests are not limited.',
+    help: 'With --enable-priority-and-fairness, added to --max-mutating-requests-inflight to make the total concurrency limit (which must be positive). Without it, the most read-only requests in flight at once; 0 means no limit.',
   }),
   flag({
     name: 'min-compatibility-version',

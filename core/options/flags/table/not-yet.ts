@@ -11,8 +11,6 @@ export const NOT_YET = {
   emulation: 'version emulation is not implemented; the server serves the APIs of its own version',
   featureGates: 'feature gates are checked but switch nothing yet',
   limits: 'connection throughput limits are not enforced yet',
-  priorityAndFairness:
-    'priority and fairness is not implemented yet: while it is on (the default) requests are not limited; --enable-priority-and-fairness=false enforces --max-requests-inflight and --max-mutating-requests-inflight',
   contentionProfiling: 'V8 has no lock-contention profile; the flag changes nothing',
   externalHost: 'generated URLs use the host the client asked for',
   metrics: 'the server exports no metrics yet',

@@ -34,8 +34,7 @@ export const OBSERVABILITY_FLAGS = [
     kind: 'bool',
     default: true,
     section: 'Features',
-    status: 'pending',
-    pending: NOT_YET.priorityAndFairness,
+    status: 'active',
     help: 'Replace the max-in-flight limits with a handler that queues requests and dispatches them by priority and fairness.',
   }),
   flag({

@@ -1,0 +1,73 @@
+/**
+ * Upstream's `priority-and-fairness-config-producer` post-start hook: the
+ * mandatory and suggested FlowSchemas and PriorityLevelConfigurations are
+ * created when missing; a mandatory one gets its spec back unless its
+ * `apf.kubernetes.io/autoupdate-spec` annotation says "false", a suggested
+ * one only while the annotation says "true". A restart never overwrites what
+ * an operator took over.
+ */
+import type { PostStartHook } from '../controllers/system-priority-classes.js'
+import { hasStatusCode } from '../http/status-error.js'
+import { LOOPBACK_IDENTITY } from '../registry/identities.js'
+import type { Registry } from '../registry/registry.js'
+import type { ResourceEntry } from '../resources/catalogue.js'
+import { flowSchemas, priorityLevelConfigurations } from '../resources/groups/flowcontrol.js'
+import type { KubeObject } from '../resources/object.js'
+import { AUTO_UPDATE_ANNOTATION, BOOTSTRAP_FLOW_SCHEMAS, BOOTSTRAP_PRIORITY_LEVELS, type BootstrapObject } from './bootstrap-objects.js'
+
+export const FLOW_CONTROL_BOOTSTRAP_HOOK = 'priority-and-fairness-config-producer'
+const FIELD_MANAGER = 'api-priority-and-fairness-config-producer-v1'
+
+const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
+
+async function ensure(registry: Registry, entry: ResourceEntry, wanted: BootstrapObject, now: () => Date): Promise<void> {
+  const store = registry.store(entry)
+  const ctx = { user: LOOPBACK_IDENTITY, now: now(), dryRun: false, fieldManager: FIELD_MANAGER }
+  let stored: KubeObject | undefined
+  try {
+    stored = await store.get('', wanted.name)
+  } catch (err) {
+    if (!hasStatusCode(err, 404)) throw err
+  }
+  if (!stored) {
+    const body = {
+      apiVersion: `${entry.group}/${entry.version}`,
+      kind: entry.kind,
+      metadata: { name: wanted.name, annotations: { [AUTO_UPDATE_ANNOTATION]: 'true' } },
+      spec: wanted.spec,
+    }
+    try {
+      await store.create('', body, ctx)
+    } catch (err) {
+      // Another server on the same storage made it first.
+      if (!hasStatusCode(err, 409)) throw err
+    }
+    return
+  }
+  const autoUpdate = stored.metadata.annotations?.[AUTO_UPDATE_ANNOTATION]
+  const keep = wanted.mandatory ? autoUpdate !== 'false' : autoUpdate === 'true'
+  if (!keep || sameJson(stored['spec'], wanted.spec)) return
+  await store.update('', wanted.name, (current) => ({ ...current, spec: wanted.spec }), ctx)
+}
+
+/** The hook, or undefined when flowcontrol.apiserver.k8s.io/v1 is not served. */
+export function flowControlBootstrapHook(registry: Registry, now: () => Date): PostStartHook | undefined {
+  const levels = registry.catalogue.lookup(priorityLevelConfigurations.group, priorityLevelConfigurations.version, priorityLevelConfigurations.resource)
+  const schemas = registry.catalogue.lookup(flowSchemas.group, flowSchemas.version, flowSchemas.resource)
+  if (!levels || !schemas) return undefined
+  let done = false
+  return {
+    check: {
+      name: `poststarthook/${FLOW_CONTROL_BOOTSTRAP_HOOK}`,
+      check: () => {
+        if (!done) throw new Error('not finished')
+      },
+    },
+    async run() {
+      // Levels before the schemas that name them, so no schema is dangling for a moment.
+      await Promise.all(BOOTSTRAP_PRIORITY_LEVELS.map((pl) => ensure(registry, levels, pl, now)))
+      await Promise.all(BOOTSTRAP_FLOW_SCHEMAS.map((fs) => ensure(registry, schemas, fs, now)))
+      done = true
+    },
+  }
+}

@@ -1,0 +1,224 @@
+/**
+ * API Priority and Fairness (`--enable-priority-and-fairness`, upstream's
+ * apf controller): the FlowSchemas and PriorityLevelConfigurations, fed
+ * from storage, decide each request's flow and level; each Limited level
+ * has its seats and queues (queue-set.ts) and lends and borrows seats every
+ * adjustment period (concurrency.ts). FlowSchemas get upstream's `Dangling`
+ * condition. Mandatory objects missing from storage are used as upstream's
+ * built-in ones, so a request always finds a level.
+ */
+import { feedObjects, type ObjectFeed } from '../authz/object-feed.js'
+import type { RequestInfo } from '../http/request-info.js'
+import type { Metrics } from '../metrics/metrics.js'
+import type { Logger } from '../ports.js'
+import { LOOPBACK_IDENTITY } from '../registry/identities.js'
+import type { Registry } from '../registry/registry.js'
+import { flowSchemas, priorityLevelConfigurations } from '../resources/groups/flowcontrol.js'
+import type { KubeObject, UserInfo } from '../resources/object.js'
+import { BOOTSTRAP_FLOW_SCHEMAS, BOOTSTRAP_PRIORITY_LEVELS } from './bootstrap-objects.js'
+import { byPrecedence, flowDistinguisher, flowSchemaMatches, priorityLevelNameOf } from './classify.js'
+import { allocateSeats, DEMAND_SMOOTHING, DemandIntegrator, type LevelLimits, levelLimits } from './concurrency.js'
+import { QueueSet } from './queue-set.js'
+
+export interface FlowControlOptions {
+  /** The server's seats: `--max-requests-inflight` plus `--max-mutating-requests-inflight`. */
+  serverConcurrencyLimit: number
+  /** Longest wait in a queue before a 429. */
+  requestWaitLimitMs: number
+  /** How often seats are lent and borrowed again. @default 10000 (upstream's) */
+  adjustPeriodMs?: number
+}
+
+export interface PriorityLevel {
+  readonly limits: LevelLimits
+  /** Undefined for an Exempt level. */
+  readonly queueSet?: QueueSet
+}
+
+export interface Classification {
+  schema: KubeObject
+  level: PriorityLevel
+  /** The schema and the distinguisher: requests of one flow share a hand of queues. */
+  flow: string
+}
+
+interface LevelState extends PriorityLevel {
+  queueSet?: QueueSet
+  limits: LevelLimits
+  demand: DemandIntegrator
+  smoothedDemand: number
+}
+
+const builtin = (kind: string, name: string, spec: Record<string, unknown>): KubeObject => ({
+  apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+  kind,
+  metadata: { name, uid: '' },
+  spec,
+})
+const MANDATORY_LEVELS = BOOTSTRAP_PRIORITY_LEVELS.filter((o) => o.mandatory).map((o) => builtin('PriorityLevelConfiguration', o.name, o.spec))
+const MANDATORY_SCHEMAS = BOOTSTRAP_FLOW_SCHEMAS.filter((o) => o.mandatory).map((o) => builtin('FlowSchema', o.name, o.spec))
+
+const CATCH_ALL = 'catch-all'
+const FIELD_MANAGER = 'api-priority-and-fairness-config-consumer-v1'
+
+export class FlowControl {
+  private readonly storedSchemas = new Map<string, KubeObject>()
+  private readonly storedLevels = new Map<string, KubeObject>()
+  private schemas: KubeObject[] = []
+  private readonly levels = new Map<string, LevelState>()
+  private readonly feeds: ObjectFeed[] = []
+  private rebuildPending = false
+  private readonly adjuster: ReturnType<typeof setInterval>
+  readonly ready: Promise<void>
+
+  constructor(
+    private readonly registry: Registry,
+    private readonly metrics: Metrics,
+    private readonly logger: Logger,
+    private readonly now: () => Date,
+    private readonly options: FlowControlOptions,
+  ) {
+    this.rebuild()
+    const follow = (entry: typeof flowSchemas, into: Map<string, KubeObject>): ObjectFeed => {
+      const store = registry.store(entry)
+      return feedObjects(
+        store.storage,
+        store.prefix(''),
+        (event, obj) => {
+          if (event === 'delete') into.delete(obj.metadata.name ?? '')
+          else into.set(obj.metadata.name ?? '', obj)
+          this.scheduleRebuild()
+        },
+        logger,
+      )
+    }
+    this.feeds.push(follow(flowSchemas, this.storedSchemas), follow(priorityLevelConfigurations, this.storedLevels))
+    this.ready = Promise.all(this.feeds.map((f) => f.ready)).then(() => this.rebuild())
+    this.adjuster = setInterval(() => this.adjustSeats(), options.adjustPeriodMs ?? 10_000)
+    // A timer of the server's own must not keep an embedding program alive.
+    ;(this.adjuster as { unref?: () => void }).unref?.()
+  }
+
+  stop(): void {
+    clearInterval(this.adjuster)
+    for (const feed of this.feeds) feed.stop()
+  }
+
+  /** The request's schema, level and flow: the first matching schema whose level exists. */
+  classify(user: UserInfo, info: RequestInfo): Classification {
+    for (const schema of this.schemas) {
+      const level = this.levels.get(priorityLevelNameOf(schema))
+      if (!level || !flowSchemaMatches(schema, user, info)) continue
+      return { schema, level, flow: `${schema.metadata.name}\u0000${flowDistinguisher(schema, user, info)}` }
+    }
+    // No group of the catch-all schema (an identity without system:authenticated): upstream's catch-all all the same.
+    const schema = this.schemas.find((s) => s.metadata.name === CATCH_ALL) ?? (MANDATORY_SCHEMAS[1] as KubeObject)
+    return { schema, level: this.levels.get(CATCH_ALL) as LevelState, flow: `${CATCH_ALL}\u0000${user.username}` }
+  }
+
+  private scheduleRebuild(): void {
+    if (this.rebuildPending) return
+    this.rebuildPending = true
+    queueMicrotask(() => {
+      this.rebuildPending = false
+      this.rebuild()
+    })
+  }
+
+  /** The configuration as stored, with upstream's mandatory objects where storage lacks them. */
+  private rebuild(): void {
+    const levels = new Map(this.storedLevels)
+    for (const pl of MANDATORY_LEVELS) if (!levels.has(pl.metadata.name ?? '')) levels.set(pl.metadata.name ?? '', pl)
+    const schemas = new Map(this.storedSchemas)
+    for (const fs of MANDATORY_SCHEMAS) if (!schemas.has(fs.metadata.name ?? '')) schemas.set(fs.metadata.name ?? '', fs)
+    this.schemas = [...schemas.values()].sort(byPrecedence)
+
+    const limits = levelLimits([...levels.values()], this.options.serverConcurrencyLimit)
+    const kept = new Set<string>()
+    for (const l of limits) {
+      kept.add(l.name)
+      const state = this.levels.get(l.name)
+      if (state && JSON.stringify(state.limits.queuing) === JSON.stringify(l.queuing) && state.limits.exempt === l.exempt) {
+        state.limits = l
+        if (state.queueSet) {
+          state.queueSet.limit = l.nominalCL
+          state.queueSet.dispatch()
+        }
+      } else {
+        this.levels.set(l.name, this.newLevel(l))
+      }
+      this.metrics.setGauge('apiserver_flowcontrol_nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', { priority_level: l.name }, l.nominalCL)
+    }
+    for (const name of [...this.levels.keys()]) if (!kept.has(name)) this.levels.delete(name)
+    void this.markDangling()
+  }
+
+  private newLevel(limits: LevelLimits): LevelState {
+    const clock = (): number => this.now().getTime()
+    const state: LevelState = { limits, demand: new DemandIntegrator(clock), smoothedDemand: limits.nominalCL }
+    if (!limits.exempt) {
+      state.queueSet = new QueueSet(limits.nominalCL, limits.queuing, () => {
+        const set = state.queueSet as QueueSet
+        state.demand.set(set.executing + set.waiting)
+        const labels = { priority_level: limits.name }
+        this.metrics.setGauge('apiserver_flowcontrol_current_executing_seats', 'Concurrency (number of seats) occupied by the currently executing requests', labels, set.executing)
+        this.metrics.setGauge('apiserver_flowcontrol_current_inqueue_requests', 'Number of requests currently pending in queues', labels, set.waiting)
+      })
+    }
+    return state
+  }
+
+  /** Lends and borrows seats from each level's smoothed demand (upstream's updateBorrowing). */
+  private adjustSeats(): void {
+    const levels = [...this.levels.values()]
+    const items = levels.map((level) => {
+      level.smoothedDemand = Math.max(level.demand.reset(), DEMAND_SMOOTHING * level.smoothedDemand)
+      const { minCL, maxCL } = level.limits
+      return { lower: minCL, upper: maxCL, target: Math.min(maxCL, Math.max(minCL, level.smoothedDemand)) }
+    })
+    const seats = allocateSeats(this.options.serverConcurrencyLimit, items)
+    levels.forEach((level, i) => {
+      const limit = Math.round(seats[i] ?? level.limits.nominalCL)
+      this.metrics.setGauge('apiserver_flowcontrol_current_limit_seats', 'Current derived number of execution seats available to each priority level', { priority_level: level.limits.name }, limit)
+      if (!level.queueSet) return
+      level.queueSet.limit = Math.max(1, limit)
+      level.queueSet.dispatch()
+    })
+  }
+
+  /** Upstream's `Dangling` condition on each stored FlowSchema: whether its priority level exists. */
+  private async markDangling(): Promise<void> {
+    const store = this.registry.store(flowSchemas)
+    for (const schema of this.storedSchemas.values()) {
+      const level = priorityLevelNameOf(schema)
+      const dangling = !this.storedLevels.has(level)
+      const condition = {
+        type: 'Dangling',
+        status: dangling ? 'True' : 'False',
+        reason: dangling ? 'NotFound' : 'Found',
+        message: dangling
+          ? `This FlowSchema references the PriorityLevelConfiguration object named "${level}" but there is no such object`
+          : `This FlowSchema references the PriorityLevelConfiguration object named "${level}" and it exists`,
+      }
+      const conditions = ((schema['status'] as { conditions?: Record<string, unknown>[] } | undefined)?.conditions ?? []).filter((c) => c['type'] === 'Dangling')
+      const current = conditions[0]
+      if (current && current['status'] === condition.status && current['message'] === condition.message) continue
+      try {
+        await store.update(
+          '',
+          schema.metadata.name ?? '',
+          (stored) => {
+            const status = (stored['status'] ?? {}) as { conditions?: Record<string, unknown>[] }
+            const others = (status.conditions ?? []).filter((c) => c['type'] !== 'Dangling')
+            return { ...stored, status: { ...status, conditions: [...others, { ...condition, lastTransitionTime: this.now().toISOString().replace(/\.\d+Z$/, 'Z') }] } }
+          },
+          { user: LOOPBACK_IDENTITY, now: this.now(), dryRun: false, fieldManager: FIELD_MANAGER },
+          'status',
+        )
+      } catch (err) {
+        // Deleted meanwhile, or another server wrote it first: the next event brings the object again.
+        this.logger.debug({ flowSchema: schema.metadata.name, err: String(err) }, 'cannot write the Dangling condition')
+      }
+    }
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * The seats and queues of one Limited priority level (upstream's
+ * fairqueuing queueset, simplified): a request runs at once while a seat is
+ * free and nobody waits; otherwise its flow is dealt a hand of `handSize`
+ * queues (shuffle sharding, so one heavy flow fills few queues) and it waits
+ * in the shortest, or is refused when that queue is full. Freed seats go to
+ * the queues in turn, so flows in different queues get equal turns. A level
+ * without queuing (limit response Reject) refuses at once when full.
+ */
+import type { QueuingConfig } from './concurrency.js'
+
+export type Rejection = 'queue-full' | 'concurrency-limit' | 'time-out'
+
+export interface Ticket {
+  release(): void
+}
+
+interface Waiter {
+  queue: number
+  admit(ticket: Ticket): void
+  timer: ReturnType<typeof setTimeout>
+}
+
+/** FNV-1a over the text, 32 bits, from a seed. */
+function fnv1a(text: string, seed: number): number {
+  let hash = seed
+  for (let i = 0; i < text.length; i += 1) {
+    hash ^= text.charCodeAt(i)
+    hash = Math.imul(hash, 0x01000193) >>> 0
+  }
+  return hash
+}
+
+/** A 53-bit hash of a flow: enough entropy to deal hands from up to 128 queues. */
+export function flowHash(flow: string): number {
+  return fnv1a(flow, 0x811c9dc5) * 0x200000 + (fnv1a(flow, 0x2545f491) & 0x1fffff)
+}
+
+/** `handSize` distinct queues out of `deckSize`, dealt from the hash as upstream's shuffle-sharding dealer does. */
+export function dealHand(hash: number, deckSize: number, handSize: number): number[] {
+  const deck = Array.from({ length: deckSize }, (_, i) => i)
+  const hand: number[] = []
+  let rest = hash
+  for (let i = 0; i < Math.min(handSize, deckSize); i += 1) {
+    const left = deckSize - i
+    hand.push(...deck.splice(rest % left, 1))
+    rest = Math.floor(rest / left)
+  }
+  return hand
+}
+
+export class QueueSet {
+  /** Seats the level may use now; moves with borrowing and lending. */
+  limit: number
+  executing = 0
+  private readonly queues: Waiter[][]
+  private readonly executingPerQueue: number[]
+  private next = 0
+  private waitingCount = 0
+
+  constructor(
+    limit: number,
+    private readonly queuing: QueuingConfig | undefined,
+    /** Told whenever executing or waiting changes (the demand integrator, gauges). */
+    private readonly onChange: () => void = () => {},
+  ) {
+    this.limit = limit
+    const count = queuing?.queues ?? 0
+    this.queues = Array.from({ length: count }, () => [])
+    this.executingPerQueue = new Array<number>(count).fill(0)
+  }
+
+  get waiting(): number {
+    return this.waitingCount
+  }
+
+  /** A seat, now or after waiting at most `waitLimitMs`, or why none was given. */
+  acquire(flow: string, waitLimitMs: number): Promise<Ticket | Rejection> | Ticket | Rejection {
+    if (this.executing < this.limit && this.waitingCount === 0) return this.seat(-1)
+    if (!this.queuing || this.queues.length === 0) return 'concurrency-limit'
+    const hand = dealHand(flowHash(flow), this.queues.length, this.queuing.handSize)
+    const load = (q: number): number => (this.queues[q]?.length ?? 0) + (this.executingPerQueue[q] ?? 0)
+    const queue = hand.reduce((best, q) => (load(q) < load(best) ? q : best))
+    const waiters = this.queues[queue] as Waiter[]
+    if (waiters.length >= this.queuing.queueLengthLimit) return 'queue-full'
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        queue,
+        admit: resolve,
+        timer: setTimeout(() => {
+          waiters.splice(waiters.indexOf(waiter), 1)
+          this.waitingCount -= 1
+          this.onChange()
+          resolve('time-out')
+        }, waitLimitMs),
+      }
+      waiters.push(waiter)
+      this.waitingCount += 1
+      this.onChange()
+    })
+  }
+
+  /** Hands freed seats to waiting requests, each queue in turn; call after the limit grew. */
+  dispatch(): void {
+    while (this.executing < this.limit && this.waitingCount > 0) {
+      const queue = this.nextNonEmptyQueue()
+      const waiter = this.queues[queue]?.shift() as Waiter
+      clearTimeout(waiter.timer)
+      this.waitingCount -= 1
+      waiter.admit(this.seat(queue))
+    }
+  }
+
+  private nextNonEmptyQueue(): number {
+    for (let i = 0; i < this.queues.length; i += 1) {
+      const q = (this.next + i) % this.queues.length
+      if ((this.queues[q]?.length ?? 0) > 0) {
+        this.next = (q + 1) % this.queues.length
+        return q
+      }
+    }
+    throw new Error('no request is waiting')
+  }
+
+  private seat(queue: number): Ticket {
+    this.executing += 1
+    if (queue >= 0) this.executingPerQueue[queue] = (this.executingPerQueue[queue] ?? 0) + 1
+    this.onChange()
+    let released = false
+    return {
+      release: () => {
+        if (released) return
+        released = true
+        this.executing -= 1
+        if (queue >= 0) this.executingPerQueue[queue] = (this.executingPerQueue[queue] ?? 1) - 1
+        this.dispatch()
+        this.onChange()
+      },
+    }
+  }
+}

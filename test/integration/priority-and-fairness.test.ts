@@ -1,0 +1,157 @@
+/**
+ * API Priority and Fairness through fetch: upstream's configuration created
+ * at start, each answer naming its FlowSchema and priority level, a Limited
+ * level that rejects, one that queues and refuses a full queue, the exempt
+ * level serving the admin meanwhile, and the Dangling condition. Requests
+ * are held in flight by a store that waits at a gate.
+ */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { createApiServer } from '../../core/index.js'
+import type { ApiServerOptions } from '../../core/options/api-server-options.js'
+import { GatedStorage } from './gated-storage.js'
+import { TestClient } from './harness.js'
+
+const tokens = [
+  { token: 'user-token', user: { username: 'jane', groups: ['dev'] } },
+  { token: 'admin-token', user: { username: 'root', groups: ['system:masters'] } },
+]
+const asUser = { headers: { authorization: 'Bearer user-token' }, connection: {} }
+const asAdmin = { headers: { authorization: 'Bearer admin-token' }, connection: {} }
+const CM = '/api/v1/namespaces/default/configmaps'
+const FC = '/apis/flowcontrol.apiserver.k8s.io/v1'
+const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: 'b' } })
+
+async function start(options: ApiServerOptions = {}) {
+  const storage = new GatedStorage()
+  const server = createApiServer({ authentication: { tokens }, ...options }, { storage })
+  await server.ready
+  const api = new TestClient(server)
+  storage.gating = false
+  assert.equal((await api.post(CM, cm('slow'), asAdmin)).status, 201)
+  storage.gating = true
+  return { server, storage, api }
+}
+
+async function uidOf(api: TestClient, kind: 'flowschemas' | 'prioritylevelconfigurations', name: string): Promise<string> {
+  const res = await api.get(`${FC}/${kind}/${name}`, asAdmin)
+  assert.equal(res.status, 200)
+  return res.body.metadata.uid as string
+}
+
+/** Creates a level and a schema sending jane's requests to it, and waits until her requests are classified there. */
+async function routeJaneTo(api: TestClient, level: Record<string, unknown>): Promise<void> {
+  assert.equal((await api.post(`${FC}/prioritylevelconfigurations`, { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: 'jane-level' }, spec: level }, asAdmin)).status, 201)
+  const schema = {
+    apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+    kind: 'FlowSchema',
+    metadata: { name: 'jane' },
+    spec: {
+      priorityLevelConfiguration: { name: 'jane-level' },
+      matchingPrecedence: 50,
+      distinguisherMethod: { type: 'ByUser' },
+      rules: [{ subjects: [{ kind: 'User', user: { name: 'jane' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] }] }],
+    },
+  }
+  const created = await api.post(`${FC}/flowschemas`, schema, asAdmin)
+  assert.equal(created.status, 201)
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const res = await api.get(`${CM}/other`, asUser)
+    if (res.headers.get('x-kubernetes-pf-flowschema-uid') === created.body.metadata.uid) return
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  assert.fail('jane\'s requests never reached her FlowSchema')
+}
+
+describe('API priority and fairness', () => {
+  it('creates upstream\'s mandatory and suggested configuration at start, marked for automatic update', async () => {
+    const { api } = await start()
+    const schemas = await api.get(`${FC}/flowschemas`, asAdmin)
+    assert.deepEqual(
+      schemas.body.items.map((s: { metadata: { name: string } }) => s.metadata.name).sort(),
+      ['catch-all', 'endpoint-controller', 'exempt', 'global-default', 'kube-controller-manager', 'kube-scheduler', 'kube-system-service-accounts', 'probes', 'service-accounts', 'system-leader-election', 'system-node-high', 'system-nodes', 'workload-leader-election'],
+    )
+    const levels = await api.get(`${FC}/prioritylevelconfigurations`, asAdmin)
+    assert.deepEqual(
+      levels.body.items.map((l: { metadata: { name: string } }) => l.metadata.name).sort(),
+      ['catch-all', 'exempt', 'global-default', 'leader-election', 'node-high', 'system', 'workload-high', 'workload-low'],
+    )
+    for (const item of [...schemas.body.items, ...levels.body.items]) assert.equal(item.metadata.annotations['apf.kubernetes.io/autoupdate-spec'], 'true')
+  })
+
+  it('names the FlowSchema and priority level of every answer: exempt for the admin, global-default for others', async () => {
+    const { api } = await start()
+    const admin = await api.get(CM, asAdmin)
+    assert.equal(admin.headers.get('x-kubernetes-pf-flowschema-uid'), await uidOf(api, 'flowschemas', 'exempt'))
+    assert.equal(admin.headers.get('x-kubernetes-pf-prioritylevel-uid'), await uidOf(api, 'prioritylevelconfigurations', 'exempt'))
+    const user = await api.get(CM, asUser)
+    assert.equal(user.headers.get('x-kubernetes-pf-flowschema-uid'), await uidOf(api, 'flowschemas', 'global-default'))
+    assert.equal(user.headers.get('x-kubernetes-pf-prioritylevel-uid'), await uidOf(api, 'prioritylevelconfigurations', 'global-default'))
+  })
+
+  it('refuses with 429 what a full Reject level cannot run, stores nothing of it, and serves the exempt admin meanwhile', async () => {
+    const { api, storage } = await start({ serving: { maxInFlight: { readOnly: 1, mutating: 1 } } })
+    await routeJaneTo(api, { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } })
+    const held = api.get(`${CM}/slow`, asUser)
+    await storage.whenHeld(1)
+    const refused = await api.post(CM, cm('refused'), asUser)
+    assert.equal(refused.status, 429)
+    assert.equal(refused.headers.get('retry-after'), '1')
+    assert.deepEqual({ reason: refused.body.reason, message: refused.body.message }, { reason: 'TooManyRequests', message: 'Too many requests, please try again later.' })
+    assert.equal(refused.headers.get('x-kubernetes-pf-prioritylevel-uid'), await uidOf(api, 'prioritylevelconfigurations', 'jane-level'))
+    const admin = api.get(`${CM}/slow`, asAdmin)
+    await storage.whenHeld(2)
+    const metrics = await api.get('/metrics', asAdmin)
+    assert.match(metrics.text, /apiserver_flowcontrol_rejected_requests_total\{flow_schema="jane",priority_level="jane-level",reason="concurrency-limit"\} 1/)
+    storage.open()
+    assert.equal((await held).status, 200)
+    assert.equal((await admin).status, 200)
+    assert.equal((await api.get(`${CM}/refused`, asAdmin)).status, 404, 'the refused create stored nothing')
+  })
+
+  it('queues a request until a seat is free, and refuses one whose queue is full', async () => {
+    const { api, storage } = await start({ serving: { maxInFlight: { readOnly: 1, mutating: 1 } } })
+    await routeJaneTo(api, {
+      type: 'Limited',
+      limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Queue', queuing: { queues: 1, handSize: 1, queueLengthLimit: 1 } } },
+    })
+    const held = api.get(`${CM}/slow`, asUser)
+    await storage.whenHeld(1)
+    const queued = api.get(`${CM}/slow`, asUser)
+    // Once the queue of one holds the second request, a third finds it full.
+    const inQueue = /apiserver_flowcontrol_current_inqueue_requests\{priority_level="jane-level"\} 1/
+    for (let attempt = 0; !inQueue.test((await api.get('/metrics', asAdmin)).text) && attempt < 200; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10))
+    const refused = await api.get(`${CM}/other`, asUser)
+    assert.equal(refused.status, 429)
+    storage.open()
+    assert.equal((await held).status, 200)
+    await storage.whenHeld(1)
+    storage.open()
+    assert.equal((await queued).status, 200, 'the queued request ran once the seat was free')
+    const metrics = await api.get('/metrics', asAdmin)
+    assert.match(metrics.text, /apiserver_flowcontrol_rejected_requests_total\{flow_schema="jane",priority_level="jane-level",reason="queue-full"\} 1/)
+  })
+
+  it('marks a FlowSchema whose priority level does not exist Dangling, and classifies past it', async () => {
+    const { api } = await start()
+    const schema = {
+      apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+      kind: 'FlowSchema',
+      metadata: { name: 'dangling' },
+      spec: { priorityLevelConfiguration: { name: 'missing' }, matchingPrecedence: 10, rules: [{ subjects: [{ kind: 'Group', group: { name: '*' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] }] }] },
+    }
+    assert.equal((await api.post(`${FC}/flowschemas`, schema, asAdmin)).status, 201)
+    let condition: Record<string, string> | undefined
+    for (let attempt = 0; !condition && attempt < 200; attempt += 1) {
+      const res = await api.get(`${FC}/flowschemas/dangling`, asAdmin)
+      condition = (res.body.status?.conditions ?? []).find((c: { type: string }) => c.type === 'Dangling')
+      if (!condition) await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    assert.deepEqual(
+      { status: condition?.status, reason: condition?.reason, message: condition?.message },
+      { status: 'True', reason: 'NotFound', message: 'This FlowSchema references the PriorityLevelConfiguration object named "missing" but there is no such object' },
+    )
+    const user = await api.get(CM, asUser)
+    assert.equal(user.headers.get('x-kubernetes-pf-flowschema-uid'), await uidOf(api, 'flowschemas', 'global-default'))
+  })
+})
