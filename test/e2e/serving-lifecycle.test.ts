@@ -187,3 +187,38 @@ describe('daemon profiling', () => {
     }
   })
 })
+
+describe('daemon priority and fairness', () => {
+  it('lists upstream\'s flow schemas, names them in each answer, and refuses a full Reject level with 429 while the admin passes', async () => {
+    const tokens = tokenFile()
+    const daemon = await Daemon.start(['--max-requests-inflight=1', '--max-mutating-requests-inflight=1', `--token-auth-file=${tokens.path}`])
+    try {
+      const names = await daemon.ok('get', 'flowschemas', '-o', 'jsonpath={.items[*].metadata.name}')
+      assert.match(names, /\bexempt\b.*\bglobal-default\b/s)
+      const answer = await call(daemon, CM, { token: 'user-token' }).answer
+      const globalDefault = await daemon.ok('get', 'flowschema', 'global-default', '-o', 'jsonpath={.metadata.uid}')
+      assert.equal(answer.headers['x-kubernetes-pf-flowschema-uid'], globalDefault)
+
+      // jane's requests go to a level of one seat that rejects rather than queues.
+      const level = { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: 'jane-level' }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } } }
+      const rule = { verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] }
+      const schema = { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', metadata: { name: 'jane' }, spec: { priorityLevelConfiguration: { name: 'jane-level' }, matchingPrecedence: 50, rules: [{ subjects: [{ kind: 'User', user: { name: 'jane' } }], resourceRules: [rule] }] } }
+      const file = join(tokens.dir, 'apf.json')
+      writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [level, schema] }))
+      await daemon.ok('apply', '-f', file)
+      const janeUid = await daemon.ok('get', 'flowschema', 'jane', '-o', 'jsonpath={.metadata.uid}')
+      await eventually(async () => assert.equal((await call(daemon, CM, { token: 'user-token' }).answer).headers['x-kubernetes-pf-flowschema-uid'], janeUid))
+
+      // A create whose body is still on its way holds jane's one seat.
+      const slowWrite = call(daemon, CM, { method: 'POST', token: 'user-token', body: configMap('slow-write'), hold: true })
+      await eventually(async () => assert.equal((await call(daemon, CM, { token: 'user-token' }).answer).status, 429))
+      await daemon.ok('get', 'configmaps')
+      slowWrite.finish()
+      assert.equal((await slowWrite.answer).status, 201)
+      assert.equal((await call(daemon, CM, { token: 'user-token' }).answer).status, 200, 'the seat is free again')
+    } finally {
+      await daemon.stop()
+      rmSync(tokens.dir, { recursive: true, force: true })
+    }
+  })
+})
