@@ -16,7 +16,7 @@ import type { Registry } from '../registry/registry.js'
 import { flowSchemas, priorityLevelConfigurations } from '../resources/groups/flowcontrol.js'
 import type { KubeObject, UserInfo } from '../resources/object.js'
 import { BOOTSTRAP_FLOW_SCHEMAS, BOOTSTRAP_PRIORITY_LEVELS } from './bootstrap-objects.js'
-import { byPrecedence, flowDistinguisher, flowSchemaMatches, priorityLevelNameOf } from './classify.js'
+import { byPrecedence, type CompiledFlowSchema, compileFlowSchema } from './classify.js'
 import { allocateSeats, DEMAND_SMOOTHING, DemandIntegrator, type LevelLimits, levelLimits } from './concurrency.js'
 import { QueueSet } from './queue-set.js'
 
@@ -40,6 +40,8 @@ export interface Classification {
   level: PriorityLevel
   /** The schema and the distinguisher: requests of one flow share a hand of queues. */
   flow: string
+  /** Counts the request as dispatched (apiserver_flowcontrol_dispatched_requests_total) under its schema and level. */
+  dispatched(): void
 }
 
 interface LevelState extends PriorityLevel {
@@ -47,6 +49,11 @@ interface LevelState extends PriorityLevel {
   limits: LevelLimits
   demand: DemandIntegrator
   smoothedDemand: number
+}
+
+interface SchemaState extends CompiledFlowSchema {
+  /** The dispatched counter under this schema, per level it ran at. */
+  readonly dispatchedAt: Map<string, { add(by?: number): void }>
 }
 
 const builtin = (kind: string, name: string, spec: Record<string, unknown>): KubeObject => ({
@@ -64,7 +71,7 @@ const FIELD_MANAGER = 'api-priority-and-fairness-config-consumer-v1'
 export class FlowControl {
   private readonly storedSchemas = new Map<string, KubeObject>()
   private readonly storedLevels = new Map<string, KubeObject>()
-  private schemas: KubeObject[] = []
+  private schemas: SchemaState[] = []
   private readonly levels = new Map<string, LevelState>()
   private readonly feeds: ObjectFeed[] = []
   private rebuildPending = false
@@ -107,13 +114,24 @@ export class FlowControl {
   /** The request's schema, level and flow: the first matching schema whose level exists. */
   classify(user: UserInfo, info: RequestInfo): Classification {
     for (const schema of this.schemas) {
-      const level = this.levels.get(priorityLevelNameOf(schema))
-      if (!level || !flowSchemaMatches(schema, user, info)) continue
-      return { schema, level, flow: `${schema.metadata.name}\u0000${flowDistinguisher(schema, user, info)}` }
+      const level = this.levels.get(schema.levelName)
+      if (level && schema.matches(user, info)) return this.classification(schema, level, schema.distinguish(user, info))
     }
     // No group of the catch-all schema (an identity without system:authenticated): upstream's catch-all all the same.
-    const schema = this.schemas.find((s) => s.metadata.name === CATCH_ALL) ?? (MANDATORY_SCHEMAS[1] as KubeObject)
-    return { schema, level: this.levels.get(CATCH_ALL) as LevelState, flow: `${CATCH_ALL}\u0000${user.username}` }
+    const schema = this.schemas.find((s) => s.name === CATCH_ALL) as SchemaState
+    return this.classification(schema, this.levels.get(CATCH_ALL) as LevelState, user.username)
+  }
+
+  private classification(schema: SchemaState, level: LevelState, distinguisher: string): Classification {
+    let counter = schema.dispatchedAt.get(level.limits.name)
+    if (!counter) {
+      counter = this.metrics.counter('apiserver_flowcontrol_dispatched_requests_total', 'Number of requests executed by API Priority and Fairness', {
+        flow_schema: schema.name,
+        priority_level: level.limits.name,
+      })
+      schema.dispatchedAt.set(level.limits.name, counter)
+    }
+    return { schema: schema.object, level, flow: `${schema.name}\u0000${distinguisher}`, dispatched: counter.add }
   }
 
   private scheduleRebuild(): void {
@@ -131,7 +149,7 @@ export class FlowControl {
     for (const pl of MANDATORY_LEVELS) if (!levels.has(pl.metadata.name ?? '')) levels.set(pl.metadata.name ?? '', pl)
     const schemas = new Map(this.storedSchemas)
     for (const fs of MANDATORY_SCHEMAS) if (!schemas.has(fs.metadata.name ?? '')) schemas.set(fs.metadata.name ?? '', fs)
-    this.schemas = [...schemas.values()].sort(byPrecedence)
+    this.schemas = [...schemas.values()].sort(byPrecedence).map((fs) => ({ ...compileFlowSchema(fs), dispatchedAt: new Map() }))
 
     const limits = levelLimits([...levels.values()], this.options.serverConcurrencyLimit)
     const kept = new Set<string>()
@@ -157,12 +175,14 @@ export class FlowControl {
     const clock = (): number => this.now().getTime()
     const state: LevelState = { limits, demand: new DemandIntegrator(clock), smoothedDemand: limits.nominalCL }
     if (!limits.exempt) {
+      const labels = { priority_level: limits.name }
+      const executing = this.metrics.gauge('apiserver_flowcontrol_current_executing_seats', 'Concurrency (number of seats) occupied by the currently executing requests', labels)
+      const inQueue = this.metrics.gauge('apiserver_flowcontrol_current_inqueue_requests', 'Number of requests currently pending in queues', labels)
       state.queueSet = new QueueSet(limits.nominalCL, limits.queuing, () => {
         const set = state.queueSet as QueueSet
         state.demand.set(set.executing + set.waiting)
-        const labels = { priority_level: limits.name }
-        this.metrics.setGauge('apiserver_flowcontrol_current_executing_seats', 'Concurrency (number of seats) occupied by the currently executing requests', labels, set.executing)
-        this.metrics.setGauge('apiserver_flowcontrol_current_inqueue_requests', 'Number of requests currently pending in queues', labels, set.waiting)
+        executing.set(set.executing)
+        inQueue.set(set.waiting)
       })
     }
     return state
@@ -190,7 +210,7 @@ export class FlowControl {
   private async markDangling(): Promise<void> {
     const store = this.registry.store(flowSchemas)
     for (const schema of this.storedSchemas.values()) {
-      const level = priorityLevelNameOf(schema)
+      const level = compileFlowSchema(schema).levelName
       const dangling = !this.storedLevels.has(level)
       const condition = {
         type: 'Dangling',

@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { measureAuthorization, renderAuthorizationSection, writeAuthorizationSection } from './authorization.js'
+import { measureFlowControl, renderFlowControlSection, writeFlowControlSection } from './priority-and-fairness.js'
 import { measureDaemon } from './daemon.js'
 import { measureHostileInput, renderHostileSection, writeHostileSection } from './hostile-input.js'
 import { measureInProcess } from './in-process.js'
@@ -78,6 +79,9 @@ log('GET with RBAC against AlwaysAllow …')
 const authorization = renderAuthorizationSection(await measureAuthorization(), new Date())
 await writeAuthorizationSection(ROOT, authorization)
 process.stdout.write(`\n${authorization}`)
+const flowControl = renderFlowControlSection(await measureFlowControl(), new Date())
+await writeFlowControlSection(ROOT, flowControl)
+process.stdout.write(`\n${flowControl}`)
 
 log('bearer tokens on a GET: a static token, a cached JWT, first-use JWTs …')
 const tokens = renderTokenSection(await measureTokenAuthentication(), new Date())

@@ -24,25 +24,25 @@ export function priorityAndFairnessFilter(flowControl: FlowControl, metrics: Met
   return async (c, next) => {
     const info = c.get('requestInfo')
     if (isLongRunning(info) && info.verb !== 'watch') return next()
-    const { schema, level, flow } = flowControl.classify(c.get('user'), info)
-    const labels = { flow_schema: schema.metadata.name ?? '', priority_level: level.limits.name }
+    const { schema, level, flow, dispatched } = flowControl.classify(c.get('user'), info)
     const identify = (response: Response): Response => {
       response.headers.set(FLOW_SCHEMA_HEADER, schema.metadata.uid ?? '')
       response.headers.set(PRIORITY_LEVEL_HEADER, level.limits.uid)
       return response
     }
     if (!level.queueSet) {
-      metrics.addCounter('apiserver_flowcontrol_dispatched_requests_total', 'Number of requests executed by API Priority and Fairness', labels)
+      dispatched()
       await next()
       identify(c.res)
       return
     }
     const outcome: Ticket | Rejection = await level.queueSet.acquire(flow, waitLimitMs)
     if (typeof outcome === 'string') {
-      metrics.addCounter('apiserver_flowcontrol_rejected_requests_total', 'Number of requests rejected by API Priority and Fairness', { ...labels, reason: outcome })
+      const labels = { flow_schema: schema.metadata.name ?? '', priority_level: level.limits.name, reason: outcome }
+      metrics.addCounter('apiserver_flowcontrol_rejected_requests_total', 'Number of requests rejected by API Priority and Fairness', labels)
       return identify(statusResponse(tooManyRequests('Too many requests, please try again later.', 1)))
     }
-    metrics.addCounter('apiserver_flowcontrol_dispatched_requests_total', 'Number of requests executed by API Priority and Fairness', labels)
+    dispatched()
     try {
       await next()
     } finally {

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { BOOTSTRAP_FLOW_SCHEMAS, BOOTSTRAP_PRIORITY_LEVELS } from '../../../core/flowcontrol/bootstrap-objects.js'
-import { byPrecedence, flowDistinguisher, flowSchemaMatches } from '../../../core/flowcontrol/classify.js'
+import { byPrecedence, compileFlowSchema } from '../../../core/flowcontrol/classify.js'
 import { allocateSeats, DemandIntegrator, levelLimits } from '../../../core/flowcontrol/concurrency.js'
 import { dealHand, flowHash, QueueSet } from '../../../core/flowcontrol/queue-set.js'
 import type { RequestInfo } from '../../../core/http/request-info.js'
 import type { KubeObject } from '../../../core/resources/object.js'
 
 const object = (kind: string, name: string, spec: Record<string, unknown>): KubeObject => ({ apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind, metadata: { name, uid: name }, spec })
-const schemas = BOOTSTRAP_FLOW_SCHEMAS.map((o) => object('FlowSchema', o.name, o.spec)).sort(byPrecedence)
+const schemas = BOOTSTRAP_FLOW_SCHEMAS.map((o) => object('FlowSchema', o.name, o.spec)).sort(byPrecedence).map(compileFlowSchema)
 const levels = BOOTSTRAP_PRIORITY_LEVELS.map((o) => object('PriorityLevelConfiguration', o.name, o.spec))
 
 const resource = (verb: string, apiGroup: string, resource: string, namespace = ''): RequestInfo => ({
@@ -26,7 +26,7 @@ const resource = (verb: string, apiGroup: string, resource: string, namespace = 
 })
 const nonResource = (path: string): RequestInfo => ({ ...resource('get', '', ''), isResourceRequest: false, path })
 const firstMatch = (username: string, groups: string[], info: RequestInfo): string | undefined =>
-  schemas.find((s) => flowSchemaMatches(s, { username, groups }, info))?.metadata.name
+  schemas.find((s) => s.matches({ username, groups }, info))?.name
 
 describe('flow schema matching with upstream\'s suggested configuration', () => {
   it('puts each kind of caller where upstream does', () => {
@@ -43,21 +43,21 @@ describe('flow schema matching with upstream\'s suggested configuration', () => 
   })
 
   it('matches cluster-scoped requests only where clusterScope is set, and subresources as resource/subresource', () => {
-    const schema = object('FlowSchema', 'x', {
+    const schema = compileFlowSchema(object('FlowSchema', 'x', {
       rules: [{ subjects: [{ kind: 'User', user: { name: 'jane' } }], resourceRules: [{ verbs: ['*'], apiGroups: [''], resources: ['pods/status'], namespaces: ['*'] }] }],
-    })
+    }))
     const user = { username: 'jane', groups: [] }
-    assert.equal(flowSchemaMatches(schema, user, { ...resource('update', '', 'pods', 'ns'), subresource: 'status' }), true)
-    assert.equal(flowSchemaMatches(schema, user, resource('update', '', 'pods', 'ns')), false)
-    assert.equal(flowSchemaMatches(schema, user, { ...resource('update', '', 'pods'), subresource: 'status' }), false)
+    assert.equal(schema.matches(user, { ...resource('update', '', 'pods', 'ns'), subresource: 'status' }), true)
+    assert.equal(schema.matches(user, resource('update', '', 'pods', 'ns')), false)
+    assert.equal(schema.matches(user, { ...resource('update', '', 'pods'), subresource: 'status' }), false)
   })
 
   it('tells flows apart by user or namespace', () => {
-    const byNamespace = schemas.find((s) => s.metadata.name === 'kube-scheduler') as KubeObject
-    const byUser = schemas.find((s) => s.metadata.name === 'global-default') as KubeObject
+    const byNamespace = schemas.find((s) => s.name === 'kube-scheduler')
+    const byUser = schemas.find((s) => s.name === 'global-default')
     const info = resource('get', '', 'pods', 'team-a')
-    assert.equal(flowDistinguisher(byNamespace, { username: 'x', groups: [] }, info), 'team-a')
-    assert.equal(flowDistinguisher(byUser, { username: 'x', groups: [] }, info), 'x')
+    assert.equal(byNamespace?.distinguish({ username: 'x', groups: [] }, info), 'team-a')
+    assert.equal(byUser?.distinguish({ username: 'x', groups: [] }, info), 'x')
   })
 })
 
