@@ -157,10 +157,10 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const webhookClient = ports.webhookClient ?? fetchWebhookClient()
   const security = { registry, options, logger, now, webhookClient, rbac }
   const authorization = buildAuthorization(options.authorizationConfiguration ?? options.authorizationModes ?? ['AlwaysAllow'], security)
-  // Where clients reach the server, for the key set URI of service-account issuer discovery.
+  // Where clients reach the server (upstream's ExternalAddress): issuer discovery's key set URI, /api's server address.
   let securePort = options.securePort
   const externalAddress = (): string => {
-    const host = options.advertiseAddress ?? '127.0.0.1'
+    const host = options.externalHostname ?? options.advertiseAddress ?? '127.0.0.1'
     const hostText = host.includes(':') ? `[${host}]` : host
     return securePort ? `${hostText}:${securePort}` : hostText
   }
@@ -264,6 +264,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   if ((serving.profiling ?? true) && ports.profiler) installProfilingRoutes(app, ports.profiler)
   installRoutes(app, {
     catalogue,
+    ...(options.externalHostname || options.advertiseAddress ? { externalAddress } : {}),
     version: versionInfo(options.version ?? DEFAULT_VERSION),
     metrics,
     checks: {

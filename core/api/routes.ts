@@ -28,6 +28,8 @@ export interface RouteDeps {
   version: VersionInfo
   checks: { healthz: HealthCheck[]; livez: HealthCheck[]; readyz: HealthCheck[] }
   metrics: Metrics
+  /** Where clients reach the server (`--external-hostname` or `--advertise-address`, and the port); unset: the host a request asked for. */
+  externalAddress?: () => string
   handlerEnv: (user: HandlerEnv['user']) => HandlerEnv
   /** Service-account issuer discovery, when tokens are issued; its documents are absent (404) for a non-https issuer. */
   issuerDiscovery?: { discovery(): Promise<IssuerDiscovery | undefined> } | undefined
@@ -62,7 +64,7 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
   app.get('/openapi/v3', () => openApiIndexResponse(catalogue))
   app.get('/openapi/v3/*', (c) => openApiV3Response(new URL(c.req.url), catalogue))
 
-  app.get('/api', (c) => discoveryResponse(c.req.header('accept'), catalogue, true, apiVersions(new URL(c.req.url).host)))
+  app.get('/api', (c) => discoveryResponse(c.req.header('accept'), catalogue, true, apiVersions(deps.externalAddress?.() ?? new URL(c.req.url).host)))
   app.get('/api/:version', async (c) => {
     const body = apiResourceList(catalogue, '', c.req.param('version'), await storageVersionHashes.hashes())
     if (!body) throw resourceNotFound()

@@ -349,6 +349,13 @@ export interface ApiServerOptions {
   /** The address behind the `kubernetes` Service (`--advertise-address`). @default '127.0.0.1' */
   advertiseAddress?: string
   /**
+   * The host name in the addresses the server gives out for itself
+   * (`--external-hostname`): `serverAddressByClientCIDRs` of `/api` and the
+   * key set URI of service-account issuer discovery, with the secure port.
+   * @default the advertise address; `/api` without either names the host the client asked for
+   */
+  externalHostname?: string
+  /**
    * The port the server is reached at (`--secure-port`), the target of the
    * `kubernetes` Service. Unset (a port chosen at listen time): the service
    * and its endpoints wait for `ApiServer.setSecurePort`.

@@ -180,6 +180,7 @@ function serverOptions(
     serving: flags.serving,
     // The address behind the cluster Service: the advertised one, else the bind address when it is one.
     advertiseAddress: flags.advertiseAddress ?? localHost(flags.bindAddress),
+    ...(flags.externalHostname ? { externalHostname: flags.externalHostname } : {}),
     ...(flags.securePort ? { securePort: flags.securePort } : {}),
   }
 }

@@ -16,6 +16,7 @@ export interface DaemonFlags {
   securePort: number
   bindAddress: string
   advertiseAddress?: string
+  externalHostname?: string
   certDir: string
   tlsCertFile?: string
   tlsPrivateKeyFile?: string
@@ -121,6 +122,7 @@ export function daemonFlags({ values }: ParsedFlags): DaemonFlags {
   const tlsPrivateKeyFile = given(values['tls-private-key-file'])
   const optional = {
     advertiseAddress: given(values['advertise-address']),
+    externalHostname: given(values['external-hostname']),
     clientCaFile: given(values['client-ca-file']),
     tokenAuthFile: given(values['token-auth-file']),
     dataDir: given(values['data-dir']),

@@ -315,6 +315,18 @@ describe('service-account keys and issuers', () => {
     }
   })
 
+  it('names --external-hostname and the secure port in the key set URI and in /api\'s server address', async () => {
+    const s = await tokenServer({ externalHostname: 'api.example.test', securePort: 6443, authentication: { serviceAccounts: { issuers: ['https://issuer.example'] } } })
+    try {
+      const r = await s.api.get('/.well-known/openid-configuration')
+      assert.equal(r.body.jwks_uri, 'https://api.example.test:6443/openid/v1/jwks')
+      const api = await s.api.get('/api')
+      assert.deepEqual(api.body.serverAddressByClientCIDRs, [{ clientCIDR: '0.0.0.0/0', serverAddress: 'api.example.test:6443' }])
+    } finally {
+      await s.shutdown()
+    }
+  })
+
   it('does not serve discovery for an issuer that is not an https URL', async () => {
     const s = await tokenServer({ authentication: { serviceAccounts: { issuers: ['cluster-issuer'] } } })
     try {

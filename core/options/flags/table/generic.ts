@@ -48,9 +48,8 @@ export const GENERIC_FLAGS = [
     kind: 'string',
     default: '',
     section,
-    status: 'pending',
-    pending: NOT_YET.externalHost,
-    help: 'Host name used in URLs the server generates for itself (API description documents, service account issuer discovery).',
+    status: 'active',
+    help: 'Host name used in the addresses the server gives out for itself (the server address of /api discovery, the key set URI of service account issuer discovery), with the secure port. Default: the advertise address.',
   }),
   flag({
     name: 'feature-gates',

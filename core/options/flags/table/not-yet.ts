@@ -12,7 +12,6 @@ export const NOT_YET = {
   featureGates: 'feature gates are checked but switch nothing yet',
   limits: 'connection throughput limits are not enforced yet',
   contentionProfiling: 'V8 has no lock-contention profile; the flag changes nothing',
-  externalHost: 'generated URLs use the host the client asked for',
   metrics: 'the server exports no metrics yet',
   logging: 'logs are JSON lines from pino; klog-style logging options are not applied',
   tracing: 'tracing is not implemented yet',

@@ -60,6 +60,7 @@ describe('the flag table', () => {
       'enable-garbage-collector',
       'enable-priority-and-fairness',
       'endpoint-reconciler-type',
+      'external-hostname',
       'goaway-chance',
       'help',
       'http2-max-streams-per-connection',
