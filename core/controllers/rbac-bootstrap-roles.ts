@@ -25,7 +25,7 @@ import {
 } from '../resources/rbac/generated/bootstrap-policy.js'
 import { reconcileBinding, reconcileRole, type ReconcileResult } from '../resources/rbac/reconcile.js'
 import { primeAggregatedClusterRoles, primeSplitClusterRoleBindings } from './rbac-bootstrap-migrations.js'
-import type { PostStartHook } from './system-priority-classes.js'
+import { type PostStartHook, postStartHook } from './post-start-hook.js'
 
 /** The post-start hook's name; its health check is `poststarthook/<name>`. */
 export const RBAC_BOOTSTRAP_HOOK = 'rbac/bootstrap-roles'
@@ -61,19 +61,7 @@ export function rbacStores(registry: Registry): RbacStores | undefined {
 export function rbacBootstrapHook(registry: Registry, now: () => Date, logger: Logger): PostStartHook | undefined {
   const stores = rbacStores(registry)
   if (!stores) return undefined
-  let done = false
-  return {
-    check: {
-      name: `poststarthook/${RBAC_BOOTSTRAP_HOOK}`,
-      check: () => {
-        if (!done) throw new Error('not finished')
-      },
-    },
-    async run() {
-      await ensureBootstrapPolicy(stores, now, logger)
-      done = true
-    },
-  }
+  return postStartHook(RBAC_BOOTSTRAP_HOOK, () => ensureBootstrapPolicy(stores, now, logger))
 }
 
 function roleObject(apiVersion: string, kind: string, role: BootstrapRole): KubeObject {

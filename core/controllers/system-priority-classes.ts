@@ -5,7 +5,7 @@
  * find them. A class that already exists is left as it is: a restart never
  * overwrites what is stored.
  */
-import type { HealthCheck } from '../api/health.js'
+import { type PostStartHook, postStartHook } from './post-start-hook.js'
 import { hasStatusCode } from '../http/status-error.js'
 import { LOOPBACK_IDENTITY } from '../registry/identities.js'
 import type { Registry } from '../registry/registry.js'
@@ -22,12 +22,6 @@ const DESCRIPTIONS: Record<string, string> = {
   'system-cluster-critical': 'Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.',
 }
 
-export interface PostStartHook {
-  /** `poststarthook/<name>` in /healthz, /livez and /readyz: failing until `run` has finished. */
-  readonly check: HealthCheck
-  run(): Promise<void>
-}
-
 /**
  * The hook, or undefined when `--runtime-config` turned scheduling.k8s.io/v1
  * off: upstream installs it only for a served group.
@@ -35,19 +29,7 @@ export interface PostStartHook {
 export function systemPriorityClassesHook(registry: Registry, now: () => Date): PostStartHook | undefined {
   const entry = registry.catalogue.lookup(priorityClasses.group, priorityClasses.version, priorityClasses.resource)
   if (!entry) return undefined
-  let done = false
-  return {
-    check: {
-      name: `poststarthook/${SYSTEM_PRIORITY_CLASSES_HOOK}`,
-      check: () => {
-        if (!done) throw new Error('not finished')
-      },
-    },
-    async run() {
-      await ensureSystemPriorityClasses(registry, entry, now)
-      done = true
-    },
-  }
+  return postStartHook(SYSTEM_PRIORITY_CLASSES_HOOK, () => ensureSystemPriorityClasses(registry, entry, now))
 }
 
 /**

@@ -6,7 +6,7 @@
  * one only while the annotation says "true". A restart never overwrites what
  * an operator took over.
  */
-import type { PostStartHook } from '../controllers/system-priority-classes.js'
+import { type PostStartHook, postStartHook } from '../controllers/post-start-hook.js'
 import { hasStatusCode } from '../http/status-error.js'
 import { LOOPBACK_IDENTITY } from '../registry/identities.js'
 import type { Registry } from '../registry/registry.js'
@@ -55,19 +55,9 @@ export function flowControlBootstrapHook(registry: Registry, now: () => Date): P
   const levels = registry.catalogue.lookup(priorityLevelConfigurations.group, priorityLevelConfigurations.version, priorityLevelConfigurations.resource)
   const schemas = registry.catalogue.lookup(flowSchemas.group, flowSchemas.version, flowSchemas.resource)
   if (!levels || !schemas) return undefined
-  let done = false
-  return {
-    check: {
-      name: `poststarthook/${FLOW_CONTROL_BOOTSTRAP_HOOK}`,
-      check: () => {
-        if (!done) throw new Error('not finished')
-      },
-    },
-    async run() {
-      // Levels before the schemas that name them, so no schema is dangling for a moment.
-      await Promise.all(BOOTSTRAP_PRIORITY_LEVELS.map((pl) => ensure(registry, levels, pl, now)))
-      await Promise.all(BOOTSTRAP_FLOW_SCHEMAS.map((fs) => ensure(registry, schemas, fs, now)))
-      done = true
-    },
-  }
+  return postStartHook(FLOW_CONTROL_BOOTSTRAP_HOOK, async () => {
+    // Levels before the schemas that name them, so no schema is dangling for a moment.
+    await Promise.all(BOOTSTRAP_PRIORITY_LEVELS.map((pl) => ensure(registry, levels, pl, now)))
+    await Promise.all(BOOTSTRAP_FLOW_SCHEMAS.map((fs) => ensure(registry, schemas, fs, now)))
+  })
 }
