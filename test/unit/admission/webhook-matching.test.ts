@@ -162,7 +162,7 @@ describe('dry run and side effects', () => {
     })
     const entry = { group: '', version: 'v1', kind: 'ConfigMap', resource: 'configmaps', strategy: {} } as never
     await assert.rejects(
-      Promise.resolve(plugin.validate({ operation: 'CREATE', entry, namespace: '', name: 'c', object: { metadata: { name: 'c' } }, dryRun: true, user: { username: 'u' }, warnings: [] })),
+      Promise.resolve(plugin.validate({ operation: 'CREATE', entry, namespace: '', name: 'c', object: { metadata: { name: 'c' } }, dryRun: true, user: { username: 'u', groups: [] }, warnings: [] })),
       (err: unknown) => err instanceof StatusError && err.code === 400 && err.message === 'admission webhook "legacy.example.com" does not support dry run',
     )
     assert.equal(posted.length, 0)
