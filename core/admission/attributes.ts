@@ -31,4 +31,6 @@ export interface AdmissionAttributes {
   user: UserInfo
   /** Warnings for the answer's `Warning` headers. */
   warnings: string[]
+  /** The request's audit event annotations, when the request is audited (webhooks add theirs here). */
+  auditAnnotations?: Record<string, string>
 }

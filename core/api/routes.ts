@@ -85,7 +85,11 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
   const resource = (c: Context<ChainEnv>) => {
     const info = c.get('requestInfo')
     if (!info.isResourceRequest) throw resourceNotFound()
-    return handleResource(c.req.raw, info, deps.handlerEnv(c.get('user')))
+    const env = deps.handlerEnv(c.get('user'))
+    // Admission webhooks annotate the request's audit event.
+    const audit = c.get('audit')
+    if (audit) env.auditAnnotations = audit.annotations
+    return handleResource(c.req.raw, info, env)
   }
   app.all('/api/*', resource)
   app.all('/apis/*', resource)

@@ -84,6 +84,8 @@ export class StatusError extends Error {
       reason: this.reason,
       code: this.code,
     }
+    // A reason is left out when there is none, as Go's omitempty does (a webhook's own Status may have none).
+    if (!this.reason) delete status.reason
     if (this.details) status.details = this.details
     return status
   }

@@ -22,4 +22,6 @@ export interface RequestContext {
   admission?: false
   /** Warnings for the answer's `Warning` headers. */
   warnings?: string[]
+  /** The annotations of the request's audit event, when it is audited (admission webhooks add to them). */
+  auditAnnotations?: Record<string, string>
 }

@@ -1,0 +1,45 @@
+/**
+ * The factories of MutatingAdmissionWebhook and ValidatingAdmissionWebhook:
+ * each follows its kind of configuration and the namespaces through a
+ * watch, and calls webhooks through the server's webhook client, Service
+ * references resolved as the CRD conversion webhooks' are.
+ *
+ * The plugins' own configuration (a WebhookAdmission object naming a
+ * kubeconfig with credentials per webhook host) is not read: a server given
+ * one refuses to start rather than call webhooks without the credentials.
+ */
+import { serviceResolver } from '../../crd/service-resolver.js'
+import type { AdmissionPluginContext, AdmissionPluginInstance } from '../plugins.js'
+import { watchWebhookConfigurations } from './configuration-index.js'
+import { mutatingWebhookAdmission } from './mutating.js'
+import { validatingWebhookAdmission } from './validating.js'
+import type { WebhookType } from './webhook.js'
+
+function refuseKubeconfig(name: string, configuration: unknown): void {
+  const kubeConfigFile = (configuration as { kubeConfigFile?: unknown } | undefined)?.kubeConfigFile
+  if (kubeConfigFile) {
+    throw new Error(`${name}: kubeConfigFile (webhook client credentials per host) is not supported by this server; remove it from the admission configuration`)
+  }
+}
+
+function webhookPlugin(type: WebhookType, context: AdmissionPluginContext): AdmissionPluginInstance {
+  const name = type === 'mutating' ? 'MutatingAdmissionWebhook' : 'ValidatingAdmissionWebhook'
+  refuseKubeconfig(name, context.configuration)
+  const index = watchWebhookConfigurations(context.registry, type, context.logger)
+  const deps = {
+    registry: context.registry,
+    authorizer: context.authorizer,
+    index,
+    logger: context.logger,
+    client: context.webhookClient,
+    resolveService: serviceResolver(context.registry),
+  }
+  return {
+    plugin: type === 'mutating' ? mutatingWebhookAdmission(deps) : validatingWebhookAdmission(deps),
+    ready: index.ready,
+    stop: () => index.stop(),
+  }
+}
+
+export const mutatingAdmissionWebhook = (context: AdmissionPluginContext): AdmissionPluginInstance => webhookPlugin('mutating', context)
+export const validatingAdmissionWebhook = (context: AdmissionPluginContext): AdmissionPluginInstance => webhookPlugin('validating', context)
