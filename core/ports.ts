@@ -1,6 +1,6 @@
 /**
  * What core needs from the outside world, supplied by each runtime
- * (DESIGN.md section 3). Core only calls these; `runtimes/*` build them.
+ * (docs/architecture.md). Core only calls these; `runtimes/*` build them.
  */
 import type { AdmissionChain } from './admission/chain.js'
 import type { WebhookClient } from './crd/webhook-client.js'

@@ -2,7 +2,7 @@
  * Compiling a CEL expression from a config file: parse, type-check against
  * the use site's environment, and check the result type, so a syntax or
  * type error stops start-up with the field's path instead of failing the
- * first request (DESIGN.md section 7). Upstream does the same in
+ * first request (docs/architecture.md). Upstream does the same in
  * authentication/cel/compile.go and authorization/cel/compile.go.
  */
 import type { ASTNode } from '@marcbachmann/cel-js'

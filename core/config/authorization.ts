@@ -46,7 +46,7 @@ const webhookConfiguration = goStruct({
   failurePolicy: goString,
   connectionInfo: goStruct({
     type: goString,
-    // The spec's name; upstream's `kubeConfigFile` is read too (DESIGN.md section 2).
+    // The spec's name; upstream's `kubeConfigFile` is read too (docs/architecture.md).
     platformConfigFile: goPointer(z.string()),
     kubeConfigFile: goPointer(z.string()),
   }),

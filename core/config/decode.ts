@@ -1,6 +1,6 @@
 /**
  * Decoding of the versioned config files (spec: "Top-level file kinds";
- * DESIGN.md section 7). Every kind goes through the same steps, so every
+ * docs/architecture.md). Every kind goes through the same steps, so every
  * kind reports problems the same way:
  *
  * 1. the text is read as YAML (JSON is YAML) into one document;

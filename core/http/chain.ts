@@ -1,6 +1,6 @@
 /**
  * The filter chain, assembled in one place in upstream's order (outermost
- * first; DESIGN.md section 4). Filters not built yet are named where they go.
+ * first; docs/architecture.md). Filters not built yet are named where they go.
  */
 import { Hono, type MiddlewareHandler } from 'hono'
 import type { Auditor } from '../audit/auditor.js'

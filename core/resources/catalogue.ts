@@ -1,5 +1,5 @@
 /**
- * A resource is one entry (DESIGN.md section 6). Discovery, OpenAPI, routing,
+ * A resource is one entry (docs/architecture.md). Discovery, OpenAPI, routing,
  * validation and table columns all derive from these entries; the generic
  * registry never switches on a resource's name.
  */

@@ -1,5 +1,5 @@
 /**
- * The storage contract (DESIGN.md section 5), modelled on upstream's
+ * The storage contract (docs/architecture.md), modelled on upstream's
  * `storage.Interface`: objects in, objects out, the store's revision as every
  * object's `metadata.resourceVersion`. Backends: memory (here), the embedded
  * durable store and etcd (later issues); one contract suite covers them all.

@@ -1,5 +1,5 @@
 /**
- * The in-memory MVCC backend (DESIGN.md section 5): tests and embedding.
+ * The in-memory MVCC backend (docs/architecture.md): tests and embedding.
  * It behaves like upstream's etcd3 store: one global revision that every
  * write bumps and that becomes the object's resourceVersion, per-key history
  * so lists can page through the snapshot of their first page, and an event

@@ -1,5 +1,5 @@
 /**
- * The watch cache (DESIGN.md section 5; upstream's cacher package): a
+ * The watch cache (docs/architecture.md; upstream's cacher package): a
  * Storage decorator in front of any backend. Each registered resource prefix
  * gets one Cacher, holding ONE backend watch whose changes fan out to every
  * client watch of that resource; `resourceVersion` "0" and not-older-than

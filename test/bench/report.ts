@@ -66,7 +66,7 @@ Measured ${date.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineLi
 
 Figures from one run of \`npm run bench\`; compare the columns of each table
 of this run with each other, never with a figure from another day or machine
-(DESIGN.md section 8). No figure is a pass/fail threshold. The goal for
+(docs/architecture.md). No figure is a pass/fail threshold. The goal for
 in-process start-up is under 50 ms.
 
 ${table}

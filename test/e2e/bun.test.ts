@@ -2,7 +2,7 @@
  * The server under Bun, driven over the network as a user would: start
  * `bun runtimes/bun/main.ts --port 0`, read its ready line, then create and
  * read back a ConfigMap over HTTPS with the printed token. Runs under Node;
- * a missing bun binary is a failure, never a skip (DESIGN.md section 8).
+ * a missing bun binary is a failure, never a skip (docs/architecture.md).
  */
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'

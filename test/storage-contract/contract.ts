@@ -1,5 +1,5 @@
 /**
- * The storage contract suite (DESIGN.md section 5): written against the
+ * The storage contract suite (docs/architecture.md): written against the
  * Storage interface only, so memory, the embedded store and etcd all run the
  * same cases. Assertions compare revisions with each other, never with fixed
  * numbers, so a backend whose revision counter is shared (etcd) still passes.

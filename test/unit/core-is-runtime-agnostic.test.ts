@@ -1,6 +1,6 @@
 /**
  * core/ runs on every runtime: it may use Web APIs and its chosen packages,
- * never node:* modules or a runtime's globals (DESIGN.md section 3).
+ * never node:* modules or a runtime's globals (docs/architecture.md).
  */
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync } from 'node:fs'

@@ -1,5 +1,5 @@
 /**
- * The command line as data (DESIGN.md section 7): the flag table, the
+ * The command line as data (docs/architecture.md): the flag table, the
  * parser, the cross-flag rules, `--help`, the flag reference and the
  * start-up warnings.
  */

@@ -1,5 +1,5 @@
 /**
- * The shape of one entry of the flag table (DESIGN.md section 7): the
+ * The shape of one entry of the flag table (docs/architecture.md): the
  * parser, `--help`, the rules, the start-up warnings and docs/flags.md all
  * read these fields, so a flag is described once.
  */

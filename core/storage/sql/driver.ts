@@ -1,6 +1,6 @@
 /**
- * The port the SQL store talks through (DESIGN.md section 5: "SQLite through
- * each runtime's own driver"). It is the synchronous subset that
+ * The port the SQL store talks through: SQLite through each runtime's own
+ * driver (docs/architecture.md). It is the synchronous subset that
  * better-sqlite3, libsql and bun:sqlite share, so each runtime's adapter is a
  * few lines (runtimes/node/storage/sqlite.ts, runtimes/bun/sqlite.ts).
  *

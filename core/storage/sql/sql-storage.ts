@@ -1,5 +1,5 @@
 /**
- * The embedded durable store (DESIGN.md section 5): the Storage contract over
+ * The embedded durable store (docs/architecture.md): the Storage contract over
  * an SQL log table (schema.ts, revision-log.ts) reached through a small
  * synchronous driver port (driver.ts), so it runs on Node (libsql) and Bun
  * (bun:sqlite) alike. Its semantics are memory.ts's: one global revision

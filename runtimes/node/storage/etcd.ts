@@ -1,5 +1,5 @@
 /**
- * The etcd v3 backend (DESIGN.md section 5), with upstream's etcd3 store's
+ * The etcd v3 backend (docs/architecture.md), with upstream's etcd3 store's
  * semantics: keys stored exactly as the registry builds them
  * (`/registry/pods/ns/name`, --kvstore-prefix already applied), values the
  * codec's bytes (--storage-media-type), and etcd's mod_revision as every
