@@ -336,7 +336,18 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       },
     )
     const listening = listener
-    stopWatchingCAs = watchClientCAFiles(caFiles, (bundles) => listening.setClientCAs(bundles), logger)
+    const serving = server
+    stopWatchingCAs = watchClientCAFiles(
+      caFiles,
+      (bundles) => {
+        listening.setClientCAs(bundles)
+        // Extension servers learn of the rotation from kube-system/extension-apiserver-authentication.
+        serving.updateClientCAs(bundles).catch((err: unknown) =>
+          logger.warn({ err: String(err) }, 'cannot publish the rotated CA bundles in the extension-apiserver-authentication ConfigMap'),
+        )
+      },
+      logger,
+    )
     stopWatchingCertificates = tls.watch(listener)
     if (flags.debugSocketPath) {
       const path = flags.debugSocketPath
