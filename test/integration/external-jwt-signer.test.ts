@@ -127,6 +127,27 @@ describe('service-account tokens signed by an external signer (--service-account
   })
 })
 
+describe('the external signer keys between tokens', () => {
+  it('fetches the keys again when the refresh hint passes, so discovery shows a rotation no token has named yet', async () => {
+    const signer = await startTestSigner({ refreshHintSeconds: 1 })
+    const s = await tokenServer({ authentication: { serviceAccounts: { externalSigner: externalJwtSigner(signer.socketPath) } } })
+    try {
+      const kids = async (): Promise<string[]> => (await s.api.get('/openid/v1/jwks')).body.keys.map((k: Record<string, string>) => k.kid)
+      assert.deepEqual(await kids(), ['key-1'])
+      signer.published = [signerKey('key-2')]
+      let seen: string[] = []
+      for (let i = 0; i < 300 && seen[0] !== 'key-2'; i++) {
+        await new Promise((r) => setTimeout(r, 100))
+        seen = await kids()
+      }
+      assert.deepEqual(seen, ['key-2'])
+    } finally {
+      await s.shutdown()
+      await signer.close()
+    }
+  })
+})
+
 describe('starting with an external signer', () => {
   it('stops start-up when the signer cannot be reached, or its lifetime bound is below the flag or ten minutes', async () => {
     const signer = await startTestSigner({ maxTokenExpirationSeconds: 2 * HOUR })
