@@ -104,3 +104,27 @@ export interface ClientCertificate {
   commonName: string
   organizations: string[]
 }
+
+/**
+ * An external signer of service-account tokens
+ * (`--service-account-signing-endpoint`; upstream's ExternalJWTSigner
+ * v1alpha1 gRPC service on a unix socket). The runtime supplies the
+ * transport; core checks every answer and keeps the keys fresh.
+ */
+export interface ExternalJwtSigner {
+  /** Signs the base64url payload; answers the base64url header and signature. */
+  sign(claims: string, timeoutMs: number): Promise<{ header: string; signature: string }>
+  /** The public keys that verify the signer's tokens (PKIX DER), and when to ask again. */
+  fetchKeys(timeoutMs: number): Promise<ExternalSignerKeys>
+  /** What the signer supports: the longest token lifetime. */
+  metadata(timeoutMs: number): Promise<{ maxTokenExpirationSeconds: number }>
+  /** Closes the connection at shutdown. */
+  close?(): void
+}
+
+export interface ExternalSignerKeys {
+  keys: { keyId: string; key: Uint8Array; excludeFromOidcDiscovery: boolean }[]
+  /** When the signer read the keys from its source of truth. */
+  dataTimestamp?: Date
+  refreshHintSeconds: number
+}

@@ -11,7 +11,7 @@ import { accessDecider } from './authz/access-review.js'
 import type { AuthorizerSpec } from './authz/authorizer-specs.js'
 import type { Authorizer } from './authz/authorizer.js'
 import { buildAuthorization } from './authz/modes.js'
-import { publishAuthenticationTrust } from './controllers/authentication-trust.js'
+import { type ClientCABundleUpdate, publishAuthenticationTrust, withClientCAs } from './controllers/authentication-trust.js'
 import type { WriteAuthorization } from './authz/rbac/escalation.js'
 import { LiveRbacIndex } from './authz/rbac/live-rbac-index.js'
 import { RbacRuleResolver } from './authz/rbac/rule-resolver.js'
@@ -79,6 +79,12 @@ export interface ApiServer {
    * tried. Rejects when the server was created without `authentication.jwt`.
    */
   reloadAuthenticationConfiguration(config: Pick<LoadedAuthenticationConfiguration, 'jwt'>): Promise<void>
+  /**
+   * The client-CA or front-proxy CA bundle changed (the daemon re-reads the
+   * files): the `extension-apiserver-authentication` ConfigMap is written
+   * again with them. Verifying client certificates is the transport's.
+   */
+  updateClientCAs(bundles: ClientCABundleUpdate): Promise<void>
 }
 
 const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024
@@ -195,6 +201,8 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const crdController = startCrdController(registry, now, logger, {
     conversion: (crd, version) => customResourceConversion(crd, version, { client: webhookClient, resolveService }),
   })
+  // What the extension-apiserver-authentication ConfigMap publishes: the options, with CA bundles rotated since.
+  const trust = { options: options.authentication ?? {}, published: Promise.resolve() }
   const ready = (async () => {
     // The watch caches load alongside, so that reads at resourceVersion 0 are answered from memory from the start.
     await Promise.all([
@@ -213,7 +221,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       flowControl?.ready,
     ])
     // Extension servers read whom to trust from kube-system, which exists by now.
-    await publishAuthenticationTrust(registry, options.authentication ?? {}, now).catch((err: unknown) =>
+    await publishAuthenticationTrust(registry, trust.options, now).catch((err: unknown) =>
       logger.warn({ err: String(err) }, 'cannot publish the extension-apiserver-authentication ConfigMap'),
     )
     await services.start(registry, now, logger)
@@ -302,6 +310,13 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       if (!replaced) throw new Error('the server was started without JWT authenticators to replace (options.authentication.jwt)')
       await replaced
       logger.info({ issuers: config.jwt.map((a) => a.issuer.url) }, 'the JWT authenticators were replaced')
+    },
+    updateClientCAs(bundles) {
+      trust.options = withClientCAs(trust.options, bundles)
+      const current = trust.options
+      // In order: two quick rotations end with the last bundles published.
+      trust.published = trust.published.catch(() => {}).then(() => publishAuthenticationTrust(registry, current, now))
+      return trust.published
     },
     async fetch(request, connection) {
       if (!started) await ready.catch(() => {})

@@ -60,9 +60,14 @@ function tokenAuthenticators(
   if (auth.tokens?.length) parts.push({ value: audienceAgnostic(apiAudiences, staticTokenAuthenticator(auth.tokens)) }) // --token-auth-file
   if (auth.bootstrapTokens) parts.push({ value: audienceAgnostic(apiAudiences, bootstrapTokenAuthenticator(ctx.registry, ctx.now, ctx.logger)) })
   if (serviceAccounts) {
-    // Legacy then bound tokens; the first carries the loading of their keys.
+    // Legacy then bound tokens; the first carries the loading of their keys (and the stop of an external signer's refresh).
     const [legacy, bound] = serviceAccounts.value.authenticators
-    if (legacy) parts.push({ value: legacy, ...(serviceAccounts.ready ? { ready: serviceAccounts.ready } : {}) })
+    if (legacy)
+      parts.push({
+        value: legacy,
+        ...(serviceAccounts.ready ? { ready: serviceAccounts.ready } : {}),
+        ...(serviceAccounts.stop ? { stop: serviceAccounts.stop } : {}),
+      })
     if (bound) parts.push({ value: bound })
   }
   // JWTs and the webhook are asked for the API's audiences too, as upstream wraps every token authenticator.

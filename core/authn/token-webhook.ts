@@ -4,7 +4,9 @@
  * POSTed to the kubeconfig's server, which says who the token belongs to.
  * Answers, yes and no alike, are cached for the TTL
  * (`--authentication-token-webhook-cache-ttl`) per token and audiences, as
- * upstream caches them; a failed call is not cached and is a 401.
+ * upstream caches them; a call that fails for a passing reason (a reset
+ * connection, 500, 504, 429) is tried again with upstream's backoff, and a
+ * call that still fails is not cached and is a 401.
  */
 import type { WebhookClient, WebhookTarget } from '../crd/webhook-client.js'
 import type { TokenWebhookOptions } from '../options/api-server-options.js'
@@ -12,6 +14,7 @@ import type { Logger } from '../ports.js'
 import type { UserInfo } from '../resources/object.js'
 import type { AuthResult } from './authenticator.js'
 import type { TokenAuthenticator } from './bearer-token.js'
+import { withBackoff } from './webhook-backoff.js'
 
 /** Upstream's deadline for one webhook call. */
 const WEBHOOK_TIMEOUT_MS = 30_000
@@ -79,7 +82,7 @@ export function tokenWebhookAuthenticator(options: TokenWebhookOptions, client: 
       const review = { apiVersion, kind: 'TokenReview', metadata: { creationTimestamp: null }, spec, status: { user: {} } }
       let result: AuthResult
       try {
-        result = readAnswer(await client.post(target, review, WEBHOOK_TIMEOUT_MS), apiVersion, audiences)
+        result = readAnswer(await withBackoff(() => client.post(target, review, WEBHOOK_TIMEOUT_MS)), apiVersion, audiences)
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err)
         logger.warn({ webhook: options.url, err: message }, 'the token webhook failed')

@@ -2,8 +2,9 @@
  * The `extension-apiserver-authentication` ConfigMap in kube-system, as
  * upstream's cluster-authentication-trust controller keeps it: the client CA
  * and the front-proxy settings, which extension API servers read to trust
- * this server's clients and the proxy. Written at start-up; lists are JSON
- * texts, CA bundles PEM, as upstream writes them.
+ * this server's clients and the proxy. Written at start-up, and again when
+ * the runtime reports rotated CA files; lists are JSON texts, CA bundles
+ * PEM, as upstream writes them.
  */
 import { hasStatusCode } from '../http/status-error.js'
 import { ADMIN_IDENTITY, type AuthenticationOptions } from '../options/api-server-options.js'
@@ -60,4 +61,18 @@ export async function publishAuthenticationTrust(registry: Registry, auth: Authe
     }
   }
   await store.update(AUTHENTICATION_TRUST_NAMESPACE, AUTHENTICATION_TRUST_NAME, (obj) => ({ ...obj, data }), ctx)
+}
+
+/** CA bundles read again from their files (`--client-ca-file`, `--requestheader-client-ca-file`). */
+export interface ClientCABundleUpdate {
+  clientCA?: string
+  requestHeaderCA?: string
+}
+
+/** The options with the rotated bundles in place of the ones given at start; the front proxy's other settings stay. */
+export function withClientCAs(auth: AuthenticationOptions, bundles: ClientCABundleUpdate): AuthenticationOptions {
+  const next: AuthenticationOptions = { ...auth }
+  if (bundles.clientCA !== undefined) next.clientCA = bundles.clientCA
+  if (bundles.requestHeaderCA !== undefined && auth.requestHeader) next.requestHeader = { ...auth.requestHeader, clientCA: bundles.requestHeaderCA }
+  return next
 }

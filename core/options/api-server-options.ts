@@ -7,6 +7,7 @@ import type { AbacPolicy } from '../config/abac-policy.js'
 import type { KeyFetchTimings } from '../authn/jwt/issuer-keys.js'
 import type { LoadedJWTAuthenticator } from '../config/authentication.js'
 import type { UserInfo } from '../resources/object.js'
+import type { ExternalJwtSigner } from '../ports.js'
 import type { ServingOptions } from './serving-options.js'
 import type { AuditBackend, AuditPolicy } from '../audit/types.js'
 import type { AdmissionPluginName } from '../config/admission-plugins.js'
@@ -50,6 +51,14 @@ export interface ServiceAccountTokenOptions {
   lookup?: boolean
   /** `--service-account-jwks-uri`, published by discovery. @default https://<advertiseAddress>:<securePort>/openid/v1/jwks */
   jwksUri?: string
+  /**
+   * An external signer (`--service-account-signing-endpoint`): it signs
+   * issued tokens and its published keys alone verify them; not together
+   * with `signingKey` or `keys`. Its lifetime bound caps `maxExpirationSeconds`
+   * (a larger one stops start-up) and the extended lifetime.
+   * @default none
+   */
+  externalSigner?: ExternalJwtSigner
 }
 
 /**

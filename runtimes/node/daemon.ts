@@ -10,7 +10,8 @@ import { type ApiServer, createApiServer } from '../../core/index.js'
 import { RuntimeConfigError } from '../../core/resources/runtime-config.js'
 import type { ApiServerOptions, StaticToken } from '../../core/options/api-server-options.js'
 import { type ParsedFlags, startupWarnings, unenforcedSecurityFlags } from '../../core/options/flags/index.js'
-import type { Logger, ServerPorts } from '../../core/ports.js'
+import type { ExternalJwtSigner, Logger, ServerPorts } from '../../core/ports.js'
+import { ExternalSignerError } from '../../core/authn/serviceaccount/external-signer.js'
 import { serverUrl } from '../../core/pki/kubeconfig.js'
 import { auditOptions } from './audit.js'
 import { authorizationOptions, watchAuthorizationConfig } from './authorization.js'
@@ -24,6 +25,7 @@ import { type DebugSocket, serveDebugSocket } from './debug-socket.js'
 import { type DaemonFlags, FlagError, helpText, parseFlags } from './flags.js'
 import { preparePki } from './pki.js'
 import { type ServiceAccountKeys, serviceAccountKeys } from './service-account-keys.js'
+import { externalJwtSigner } from './external-jwt-signer.js'
 import { nodeProfiler } from './profiler.js'
 import { reusePortSupported, serveTls, type TlsListener } from './serve.js'
 import { type ListenerTls, servingTls } from './serving-tls.js'
@@ -114,7 +116,8 @@ interface AuthenticationInputs {
   files: ConfigFiles
   tokens: StaticToken[]
   cas: ClientCABundles
-  saKeys: ServiceAccountKeys
+  /** The key files' keys, or the external signer that holds them. */
+  saKeys: ServiceAccountKeys | { externalSigner: ExternalJwtSigner }
 }
 
 function authenticationOptions(flags: DaemonFlags, { parsed, files, tokens, cas, saKeys }: AuthenticationInputs): ApiServerOptions['authentication'] {
@@ -137,8 +140,7 @@ function authenticationOptions(flags: DaemonFlags, { parsed, files, tokens, cas,
     ...(cas.requestHeaderCA ? { requestHeader: { ...proxy, clientCA: cas.requestHeaderCA } } : {}),
     serviceAccounts: {
       ...(sa.issuers.length ? { issuers: sa.issuers } : {}),
-      signingKey: saKeys.signingKey,
-      keys: saKeys.keys,
+      ...('externalSigner' in saKeys ? { externalSigner: saKeys.externalSigner } : { signingKey: saKeys.signingKey, keys: saKeys.keys }),
       maxExpirationSeconds: sa.maxExpirationSeconds,
       extendExpiration: sa.extendExpiration,
       lookup: sa.lookup,
@@ -244,6 +246,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   let stopWatchingAuthentication = (): void => {}
   let stopWatchingCertificates = () => {}
   let debugSocket: DebugSocket | undefined
+  let externalSigner: ExternalJwtSigner | undefined
   try {
     warnAboutFlags(parsed, logger)
     if (flags.listener.permitPortSharing && !reusePortSupported()) {
@@ -270,15 +273,20 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     }).catch((err: Error) => {
       throw new StartupError(err.message)
     })
-    const saKeys = await serviceAccountKeys({
-      certDir: flags.certDir,
-      keyFiles: flags.serviceAccounts.keyFiles,
-      ...(flags.serviceAccounts.signingKeyFile ? { signingKeyFile: flags.serviceAccounts.signingKeyFile } : {}),
-      servingKey: pki.serving.privateKey,
-      logger,
-    }).catch((err: Error) => {
-      throw new StartupError(err.message)
-    })
+    const endpoint = flags.serviceAccounts.signingEndpoint
+    // With an external signer, no key is read or made here: the signer holds them all.
+    externalSigner = endpoint ? externalJwtSigner(endpoint) : undefined
+    const saKeys = externalSigner
+      ? { externalSigner }
+      : await serviceAccountKeys({
+          certDir: flags.certDir,
+          keyFiles: flags.serviceAccounts.keyFiles,
+          ...(flags.serviceAccounts.signingKeyFile ? { signingKeyFile: flags.serviceAccounts.signingKeyFile } : {}),
+          servingKey: pki.serving.privateKey,
+          logger,
+        }).catch((err: Error) => {
+          throw new StartupError(err.message)
+        })
     const caFiles = {
       ...(flags.clientCaFile ? { clientCaFile: flags.clientCaFile } : {}),
       ...(flags.requestHeader.clientCaFile ? { requestHeaderCaFile: flags.requestHeader.clientCaFile } : {}),
@@ -312,7 +320,10 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       if (err instanceof RuntimeConfigError) throw new StartupError(`--runtime-config: ${err.message}`)
       throw err
     }
-    await server.ready
+    await server.ready.catch((err: unknown) => {
+      // The signer unreachable or its bounds at odds with the flags: a start-up error naming it, as upstream.
+      throw err instanceof ExternalSignerError ? new StartupError(err.message) : err
+    })
     const configPath = parsed.values['authorization-config']
     if (configPath) {
       const running = server
@@ -326,7 +337,18 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       },
     )
     const listening = listener
-    stopWatchingCAs = watchClientCAFiles(caFiles, (bundles) => listening.setClientCAs(bundles), logger)
+    const serving = server
+    stopWatchingCAs = watchClientCAFiles(
+      caFiles,
+      (bundles) => {
+        listening.setClientCAs(bundles)
+        // Extension servers learn of the rotation from kube-system/extension-apiserver-authentication.
+        serving.updateClientCAs(bundles).catch((err: unknown) =>
+          logger.warn({ err: String(err) }, 'cannot publish the rotated CA bundles in the extension-apiserver-authentication ConfigMap'),
+        )
+      },
+      logger,
+    )
     stopWatchingCertificates = tls.watch(listener)
     if (flags.debugSocketPath) {
       const path = flags.debugSocketPath
@@ -353,6 +375,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     stopWatchingCertificates()
     await Promise.allSettled([listener?.close(), server?.shutdown(), debugSocket?.close()])
     await storage?.close().catch(() => {})
+    externalSigner?.close?.()
     if (!(err instanceof StartupError)) throw err
     out.stderr(err.problems.map((p) => `Error: ${p}\n`).join(''))
     return 1
@@ -374,6 +397,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     .then(() => openStorage.close())
     .catch((err: unknown) => logger.warn({ err: String(err) }, 'closing the storage failed'))
     .then(() => 'done' as const)
+  externalSigner?.close?.()
   const deadline = new Promise<'deadline'>((resolve) => setTimeout(resolve, SHUTDOWN_DEADLINE_MS, 'deadline').unref())
   if ((await Promise.race([done, deadline])) === 'deadline') logger.warn({}, 'shutdown did not finish in time; exiting anyway')
   else logger.info({}, 'stopped')

@@ -37,6 +37,8 @@ export interface DaemonFlags {
     issuers: string[]
     keyFiles: string[]
     signingKeyFile?: string
+    /** `--service-account-signing-endpoint`: the socket of an external signer. */
+    signingEndpoint?: string
     /** `--service-account-max-token-expiration` in seconds; 0: no cap. */
     maxExpirationSeconds: number
     extendExpiration: boolean
@@ -140,6 +142,7 @@ export function daemonFlags({ values }: ParsedFlags): DaemonFlags {
       issuers: values['service-account-issuer'],
       keyFiles: values['service-account-key-file'],
       ...(given(values['service-account-signing-key-file']) ? { signingKeyFile: values['service-account-signing-key-file'] } : {}),
+      ...(given(values['service-account-signing-endpoint']) ? { signingEndpoint: values['service-account-signing-endpoint'] } : {}),
       maxExpirationSeconds: Math.floor(values['service-account-max-token-expiration'] / 1000),
       extendExpiration: values['service-account-extend-token-expiration'],
       lookup: values['service-account-lookup'],

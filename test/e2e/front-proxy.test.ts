@@ -172,5 +172,16 @@ describe('front proxy and impersonation through the daemon', () => {
     assert.equal(status, 201, `the new CA was not trusted in time:\n${daemon.logs.join('')}`)
     // The old CA stays trusted: it is still in the file.
     assert.equal((await call('POST', whoami, proxy, asAdmin, review)).status, 201)
+    // Extension servers read the rotated bundle from kube-system, with the other settings as they were.
+    const published = async () =>
+      JSON.parse(await daemon.ok('get', 'configmap', 'extension-apiserver-authentication', '-n', 'kube-system', '-o', 'jsonpath={.data}')) as Record<string, string>
+    let data = await published()
+    while (data['requestheader-client-ca-file'] !== proxyCa.certificate + nextCa.certificate && Date.now() < deadline + 15_000) {
+      await new Promise((r) => setTimeout(r, 200))
+      data = await published()
+    }
+    assert.equal(data['requestheader-client-ca-file'], proxyCa.certificate + nextCa.certificate)
+    assert.equal(data['requestheader-allowed-names'], '["front-proxy-client"]')
+    assert.match(data['client-ca-file'] ?? '', /BEGIN CERTIFICATE/)
   })
 })

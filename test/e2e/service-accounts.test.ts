@@ -12,6 +12,7 @@ import { request } from 'node:https'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { createLocalJWKSet, jwtVerify } from 'jose'
+import { jwsHeader, jwsSignature, signerKey, startTestSigner, type TestSigner } from '../integration/external-jwt-signer-server.js'
 import { BIN, Daemon, type KubectlResult } from './daemon.js'
 
 const ISSUER = 'https://kubernetes.default.svc.cluster.local'
@@ -154,7 +155,7 @@ describe('service-account and bootstrap token flags of the daemon', () => {
     }
   })
 
-  it('stops at start-up with an Error line for a key file that holds no key, and for an external signer', () => {
+  it('stops at start-up with an Error line for a key file that holds no key, and for an external signer beside key files', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sa-keys-'))
     try {
       const bad = join(dir, 'bad.pem')
@@ -164,11 +165,64 @@ describe('service-account and bootstrap token flags of the daemon', () => {
       const r = run(`--service-account-signing-key-file=${bad}`, `--service-account-key-file=${bad}`, '--service-account-issuer=https://a')
       assert.equal(r.status, 1, r.stderr)
       assert.match(r.stderr, /^Error: --service-account-key-file .*bad\.pem: data does not contain any valid RSA or ECDSA public keys$/m)
-      const signer = run('--service-account-signing-endpoint=/run/signer.sock', '--service-account-issuer=https://a', '--feature-gates=ExternalServiceAccountTokenSigner=true')
+      const signer = run('--service-account-signing-endpoint=/run/signer.sock', `--service-account-key-file=${bad}`, '--service-account-issuer=https://a', '--feature-gates=ExternalServiceAccountTokenSigner=true')
       assert.equal(signer.status, 1)
-      assert.match(signer.stderr, /^Error: --service-account-signing-endpoint: not enforced by this server yet/m)
+      assert.match(signer.stderr, /^Error: can't set `--service-account-signing-key-file` and\/or `--service-account-key-file` with `--service-account-signing-endpoint` \(They are mutually exclusive\)$/m)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+})
+
+describe('the daemon with an external signer (--service-account-signing-endpoint)', () => {
+  let signer: TestSigner
+  let d: Daemon
+  before(async () => {
+    signer = await startTestSigner({ maxTokenExpirationSeconds: 4 * 3600 })
+    d = await Daemon.start([
+      `--service-account-signing-endpoint=${signer.socketPath}`,
+      `--service-account-issuer=${ISSUER}`,
+      '--feature-gates=ExternalServiceAccountTokenSigner=true',
+    ])
+    await d.ok('create', 'serviceaccount', 'robot')
+  })
+  after(async () => {
+    await d.stop()
+    await signer.close()
+  })
+
+  it("kubectl create token gets a token the signer signed, capped at the signer's lifetime, and kubectl auth whoami accepts it", async () => {
+    const r = await d.kubectl('create', 'token', 'robot', '--duration=8h')
+    assert.equal(r.code, 0, r.stderr)
+    const token = r.stdout.trim()
+    assert.deepEqual(JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString()), { alg: 'ES256', kid: 'key-1', typ: 'JWT' })
+    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString())
+    assert.equal(claims.exp - claims.iat, 4 * 3600)
+    const who = await kubectlAs(d, token, 'auth', 'whoami', '-o', 'json')
+    assert.equal(who.code, 0, who.stderr)
+    assert.equal(JSON.parse(who.stdout).status.userInfo.username, 'system:serviceaccount:default:robot')
+  })
+
+  it('refuses with 401 the same claims signed by a key the signer does not publish, and stores nothing', async () => {
+    const token = (await d.ok('create', 'token', 'robot')).trim()
+    const [, payload] = token.split('.')
+    const rogue = signerKey('rogue')
+    const header = jwsHeader({ alg: 'ES256', kid: 'key-1', typ: 'JWT' })
+    const forged = `${header}.${payload}.${jwsSignature(rogue, `${header}.${payload}`)}`
+    assert.equal((await httpsGetFrom(d, '/api/v1/namespaces/default/configmaps', forged)).status, 401)
+    const create = await kubectlAs(d, forged, 'create', 'configmap', 'forged')
+    assert.notEqual(create.code, 0)
+    assert.match(create.stderr, /Unauthorized|must be logged in/)
+    assert.notEqual((await d.kubectl('get', 'configmap', 'forged')).code, 0)
+  })
+
+  it('publishes the keys the signer returned at /openid/v1/jwks', async () => {
+    const admin = (await d.ok('create', 'token', 'robot')).trim()
+    const r = await httpsGetFrom(d, '/openid/v1/jwks', admin)
+    assert.equal(r.status, 200, r.body)
+    assert.deepEqual(
+      JSON.parse(r.body).keys.map((k: Record<string, string>) => k.kid),
+      ['key-1'],
+    )
   })
 })

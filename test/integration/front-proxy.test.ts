@@ -123,6 +123,38 @@ describe('front proxy (request header authentication)', () => {
       'requestheader-username-headers': '["X-Remote-User"]',
     })
   })
+
+  it('publishes rotated CA bundles again, keeping the front-proxy settings, and leaves the ConfigMap alone when nothing changed', async () => {
+    const api = await startServer(options)
+    const path = '/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication'
+    const before = (await api.get(path)).body
+    const rotatedProxy = PROXY_CA + '-----BEGIN CERTIFICATE-----\nproxy-2\n-----END CERTIFICATE-----\n'
+    await api.server.updateClientCAs({ clientCA: CLIENT_CA, requestHeaderCA: rotatedProxy })
+    const afterProxy = (await api.get(path)).body
+    assert.equal(afterProxy.data['requestheader-client-ca-file'], rotatedProxy)
+    assert.equal(afterProxy.data['client-ca-file'], CLIENT_CA)
+    assert.equal(afterProxy.data['requestheader-allowed-names'], '["front-proxy-client"]')
+    assert.notEqual(afterProxy.metadata.resourceVersion, before.metadata.resourceVersion)
+    const rotatedClient = '-----BEGIN CERTIFICATE-----\nclient-2\n-----END CERTIFICATE-----\n'
+    await api.server.updateClientCAs({ clientCA: rotatedClient, requestHeaderCA: rotatedProxy })
+    const afterClient = (await api.get(path)).body
+    assert.equal(afterClient.data['client-ca-file'], rotatedClient)
+    assert.equal(afterClient.data['requestheader-client-ca-file'], rotatedProxy)
+    // The same bundles once more: no write.
+    await api.server.updateClientCAs({ clientCA: rotatedClient, requestHeaderCA: rotatedProxy })
+    assert.equal((await api.get(path)).body.metadata.resourceVersion, afterClient.metadata.resourceVersion)
+  })
+
+  it('puts back the rotated bundles over a ConfigMap someone edited meanwhile', async () => {
+    const api = await startServer(options)
+    const path = '/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication'
+    const edited = (await api.get(path)).body
+    assert.equal((await api.put(path, { ...edited, data: { 'client-ca-file': 'tampered' } })).status, 200)
+    await api.server.updateClientCAs({ clientCA: CLIENT_CA, requestHeaderCA: PROXY_CA })
+    const data = (await api.get(path)).body.data
+    assert.equal(data['client-ca-file'], CLIENT_CA)
+    assert.equal(data['requestheader-client-ca-file'], PROXY_CA)
+  })
 })
 
 describe('anonymous requests', () => {

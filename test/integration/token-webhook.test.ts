@@ -29,6 +29,8 @@ describe('token webhook over HTTPS with a client certificate', () => {
   let client: NodeWebhookClient
   let clientCertificate: { certificate: string; key: string }
   const received: Received[] = []
+  /** Calls per token, for the retry tests. */
+  const attempts = new Map<string, number>()
   const servers: ReturnType<typeof createApiServer>[] = []
 
   before(async () => {
@@ -46,8 +48,20 @@ describe('token webhook over HTTPS with a client certificate', () => {
         const peer = (req.socket as import('node:tls').TLSSocket).getPeerCertificate()
         received.push({ ...tokenReview, clientName: String(peer.subject?.CN ?? '') })
         const token = tokenReview.spec.token
+        const attempt = (attempts.get(token) ?? 0) + 1
+        attempts.set(token, attempt)
+        // Failures for the retry tests: the first call of a flaky token, every call of a failing one.
+        if ((token.startsWith('flaky-') && attempt === 1) || token === 'always-500') {
+          res.writeHead(500, { 'content-type': 'application/json' })
+          return res.end('{"kind":"Status","status":"Failure","code":500}')
+        }
+        if (token === 'bad-request') {
+          res.writeHead(400, { 'content-type': 'application/json' })
+          return res.end('{"kind":"Status","status":"Failure","code":400}')
+        }
+        if (token.startsWith('reset-') && attempt === 1) return req.socket.destroy()
         const status =
-          token === 'good-token'
+          token === 'good-token' || token.endsWith('-good')
             ? {
                 authenticated: true,
                 user: { username: 'webhook-user', uid: 'w-1', groups: ['from-webhook'], extra: { 'example.com/team': ['blue'] } },
@@ -142,6 +156,31 @@ describe('token webhook over HTTPS with a client certificate', () => {
     assert.equal(r.status, 201, r.text)
     assert.equal(r.body.status.authenticated, true)
     assert.deepEqual(received[0]!.spec.audiences, ['vault'])
+  })
+
+  it("asks again with upstream's backoff when the webhook answers 500 or drops the connection, and runs as the user of the answer that came", async () => {
+    const api = await start()
+    for (const token of ['flaky-good', 'reset-good']) {
+      const r = await api.post(whoami, review, as(token))
+      assert.equal(r.status, 201, r.text)
+      assert.equal(r.body.status.userInfo.username, 'webhook-user')
+      assert.equal(attempts.get(token), 2)
+    }
+  })
+
+  it('gives up after five attempts of a webhook that keeps failing, and does not retry a 400: both refused with 401, nothing stored', async () => {
+    const api = await start()
+    for (const [token, calls] of [
+      ['always-500', 5],
+      ['bad-request', 1],
+    ] as const) {
+      const name = `by-${token}`
+      const r = await api.post('/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }, as(token))
+      assert.equal(r.status, 401, r.text)
+      assert.equal(r.body.reason, 'Unauthorized')
+      assert.equal(attempts.get(token), calls)
+      assert.equal((await api.get(`/api/v1/namespaces/default/configmaps/${name}`)).status, 404)
+    }
   })
 
   it('refuses every token when the webhook cannot be reached as configured (no client certificate)', async () => {

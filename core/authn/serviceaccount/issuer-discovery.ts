@@ -5,13 +5,12 @@
  * at `/openid/v1/jwks`, so that relying parties outside the cluster can
  * verify the tokens. Served only when the first issuer is an https URL.
  */
+import type { PublicKeySet } from './key-set.js'
 import type { VerificationKey } from './keys.js'
 
 export const OPENID_CONFIG_PATH = '/.well-known/openid-configuration'
 export const JWKS_PATH = '/openid/v1/jwks'
 const JWKS_CONTENT_TYPE = 'application/jwk-set+json'
-/** Static keys may be cached an hour, as upstream's static key getter tells relying parties. */
-const MAX_AGE_SECONDS = 3600
 
 export interface IssuerDiscovery {
   configuration(): Response
@@ -39,8 +38,8 @@ function jwkJson(key: VerificationKey): Record<string, string> {
   return { use: 'sig', kty: 'EC', kid: key.kid, crv: jwk.crv ?? '', alg: key.alg, x: jwk.x ?? '', y: jwk.y ?? '' }
 }
 
-function respond(body: string, contentType: string): Response {
-  return new Response(body, { status: 200, headers: { 'content-type': contentType, 'cache-control': `public, max-age=${MAX_AGE_SECONDS}` } })
+function respond(body: string, contentType: string, maxAgeSeconds: number): Response {
+  return new Response(body, { status: 200, headers: { 'content-type': contentType, 'cache-control': `public, max-age=${maxAgeSeconds}` } })
 }
 
 /**
@@ -48,12 +47,20 @@ function respond(body: string, contentType: string): Response {
  * `https://<external address>/openid/v1/jwks`, asked each time because the
  * port may be known only once the server listens.
  */
-export function issuerDiscovery(issuer: string, keys: readonly VerificationKey[], jwksUri: () => string): IssuerDiscovery {
-  const keySet = JSON.stringify({ keys: keys.map(jwkJson) })
-  const algorithms = [...new Set(keys.map((k) => k.alg))].sort()
+export function issuerDiscovery(issuer: string, keySet: PublicKeySet, jwksUri: () => string): IssuerDiscovery {
+  // The documents change only when the keys do (an external signer's refresh): built again then.
+  let built: { keys: readonly VerificationKey[]; jwks: string; algorithms: string[] } | undefined
+  const current = (): { jwks: string; algorithms: string[]; maxAgeSeconds: number } => {
+    const { keys, maxAgeSeconds } = keySet.published()
+    if (built?.keys !== keys) {
+      built = { keys, jwks: JSON.stringify({ keys: keys.map(jwkJson) }), algorithms: [...new Set(keys.map((k) => k.alg))].sort() }
+    }
+    return { jwks: built.jwks, algorithms: built.algorithms, maxAgeSeconds }
+  }
   return {
-    configuration: () =>
-      respond(
+    configuration: () => {
+      const { algorithms, maxAgeSeconds } = current()
+      return respond(
         JSON.stringify({
           issuer,
           jwks_uri: jwksUri(),
@@ -62,7 +69,12 @@ export function issuerDiscovery(issuer: string, keys: readonly VerificationKey[]
           id_token_signing_alg_values_supported: algorithms,
         }),
         'application/json',
-      ),
-    keySet: () => respond(keySet, JWKS_CONTENT_TYPE),
+        maxAgeSeconds,
+      )
+    },
+    keySet: () => {
+      const { jwks, maxAgeSeconds } = current()
+      return respond(jwks, JWKS_CONTENT_TYPE, maxAgeSeconds)
+    },
   }
 }

@@ -11,7 +11,8 @@ import { base64UrlDecode } from '../../encoding/base64.js'
 import { isPlainObject, type UserInfo } from '../../resources/object.js'
 import type { TokenAuthenticator, TokenAuthResult } from '../bearer-token.js'
 import { readTokenClaims, sortedJson, type TokenClaims } from './claims.js'
-import type { SigningKey, VerificationKey } from './keys.js'
+import type { PublicKeySet } from './key-set.js'
+import type { SigningKey } from './keys.js'
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
@@ -26,7 +27,8 @@ export type TokenValidator = (token: string, claims: TokenClaims, payload: Recor
 
 export interface JwtAuthenticatorConfig {
   issuers: readonly string[]
-  keys: readonly VerificationKey[]
+  /** The keys that verify; an external signer's may be fetched again for an unknown key id. */
+  keys: PublicKeySet
   /** The API audiences: what a token without `aud` is taken to be for, and what is asked when nothing else is. */
   implicitAudiences: readonly string[]
   validate: TokenValidator
@@ -50,7 +52,7 @@ function quotedList(list: readonly string[]): string {
   return `[${list.map((s) => JSON.stringify(s)).join(' ')}]`
 }
 
-async function verifiedPayload(token: string, keys: readonly VerificationKey[]): Promise<{ payload: Record<string, unknown> } | { error: string }> {
+async function verifiedPayload(token: string, keys: PublicKeySet): Promise<{ payload: Record<string, unknown> } | { error: string }> {
   let header: { alg?: string; kid?: string }
   try {
     header = decodeProtectedHeader(token)
@@ -58,7 +60,7 @@ async function verifiedPayload(token: string, keys: readonly VerificationKey[]):
     return { error: 'malformed token header' }
   }
   const kid = typeof header.kid === 'string' ? header.kid : ''
-  const candidates = kid ? keys.filter((k) => k.kid === kid) : keys
+  const candidates = await keys.keysFor(kid)
   if (!candidates.length) return { error: 'invalid signature, no keys found' }
   const errors: string[] = []
   for (const key of candidates) {

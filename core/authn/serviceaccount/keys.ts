@@ -61,9 +61,9 @@ async function keyIdOf(publicKey: CryptoKey): Promise<string> {
   return base64UrlEncode(new Uint8Array(await crypto.subtle.digest('SHA-256', spki)))
 }
 
-async function verificationKey(jwk: JWK, alg: SigningAlgorithm): Promise<VerificationKey> {
+async function verificationKey(jwk: JWK, alg: SigningAlgorithm, givenKid?: string): Promise<VerificationKey> {
   const pub = publicMembers(jwk)
-  const kid = await keyIdOf((await importJWK(pub, alg, { extractable: true })) as CryptoKey)
+  const kid = givenKid ?? (await keyIdOf((await importJWK(pub, alg, { extractable: true })) as CryptoKey))
   const allowed = pub.kty === 'RSA' ? RSA_ALGS : [alg]
   const byAlg = new Map<string, Promise<CryptoKey>>()
   return {
@@ -121,6 +121,16 @@ export async function loadVerificationKeys(pems: readonly string[]): Promise<Ver
     keys.push(...found)
   }
   return keys
+}
+
+/**
+ * A public key handed over as PKIX DER with its key id (an external
+ * signer's FetchKeys): the id is the signer's, not computed here.
+ */
+export async function verificationKeyFromSpki(der: Uint8Array, kid: string): Promise<VerificationKey> {
+  const { key } = await importEither(pemEncode('PUBLIC KEY', der), importSPKI)
+  const jwk = await exportJWK(key)
+  return verificationKey(jwk, algorithmOf(jwk), kid)
 }
 
 /** A fresh ECDSA P-256 signing key as PKCS#8 PEM, for a server given none. */

@@ -8,9 +8,12 @@
 import type { ServiceAccountTokenOptions } from '../../options/api-server-options.js'
 import type { Part, SecurityContext } from '../../security/context.js'
 import type { TokenAuthenticator } from '../bearer-token.js'
+import { EXTENDED_EXPIRATION_SECONDS, type TokenClaims } from './claims.js'
+import { startExternalSigning } from './external-signer.js'
 import { discoveryProblem, issuerDiscovery, type IssuerDiscovery } from './issuer-discovery.js'
-import { jwtTokenAuthenticator } from './jwt.js'
-import { generateSigningKeyPem, loadSigningKey, loadVerificationKeys, type SigningKey, type VerificationKey } from './keys.js'
+import { jwtTokenAuthenticator, signToken } from './jwt.js'
+import { staticKeySet, type PublicKeySet } from './key-set.js'
+import { generateSigningKeyPem, loadSigningKey, loadVerificationKeys } from './keys.js'
 import type { TokenIssuerConfig } from './token-request.js'
 import { boundTokenValidator, LEGACY_ISSUER, legacyTokenValidator, registryTokenObjects } from './validators.js'
 
@@ -26,8 +29,11 @@ export interface ServiceAccountTokens {
 }
 
 interface Loaded {
-  signingKey: SigningKey
-  keys: VerificationKey[]
+  sign(claims: TokenClaims): Promise<string>
+  keys: PublicKeySet
+  maxExpirationSeconds: number
+  extendedExpirationSeconds: number
+  stop?(): void
 }
 
 /** The issuers in effect: the configured ones, else the default. */
@@ -42,11 +48,28 @@ export function apiAudiencesOf(ctx: SecurityContext): string[] {
   return auth.serviceAccounts === false ? [] : issuersOf(auth.serviceAccounts ?? {})
 }
 
-async function loadKeys(options: ServiceAccountTokenOptions): Promise<Loaded> {
+async function loadKeys(ctx: SecurityContext, options: ServiceAccountTokenOptions): Promise<Loaded> {
+  const maxExpirationSeconds = options.maxExpirationSeconds ?? 0
+  if (options.externalSigner) {
+    // The signer holds every key: it signs, and its FetchKeys answer is all that verifies.
+    const external = await startExternalSigning(options.externalSigner, { maxExpirationSeconds, logger: ctx.logger, now: () => ctx.now().getTime() })
+    return {
+      sign: external.sign,
+      keys: external.keys,
+      maxExpirationSeconds: external.maxExpirationSeconds,
+      extendedExpirationSeconds: external.extendedExpirationSeconds,
+      stop: () => external.keys.stop(),
+    }
+  }
   const signingPem = options.signingKey ?? (await generateSigningKeyPem())
   const signingKey = await loadSigningKey(signingPem)
   const keys = options.keys?.length ? await loadVerificationKeys(options.keys) : [signingKey.publicKey]
-  return { signingKey, keys }
+  return {
+    sign: (claims) => signToken(signingKey, claims),
+    keys: staticKeySet(keys),
+    maxExpirationSeconds,
+    extendedExpirationSeconds: EXTENDED_EXPIRATION_SECONDS,
+  }
 }
 
 /**
@@ -62,7 +85,7 @@ export function serviceAccountTokens(
   const options = configured ?? {}
   const issuers = issuersOf(options)
   const apiAudiences = apiAudiencesOf(ctx)
-  const loaded = loadKeys(options)
+  const loaded = loadKeys(ctx, options)
   // A failure is reported by `ready`; the members below must not add unhandled rejections of their own.
   loaded.catch(() => {})
   const objects = registryTokenObjects(ctx.registry)
@@ -92,13 +115,10 @@ export function serviceAccountTokens(
   return {
     value: {
       authenticators: [legacy, bound],
-      issuerConfig: async () => ({
-        issuer,
-        signingKey: (await loaded).signingKey,
-        apiAudiences,
-        maxExpirationSeconds: options.maxExpirationSeconds ?? 0,
-        extendExpiration: options.extendExpiration ?? true,
-      }),
+      issuerConfig: async () => {
+        const { sign, maxExpirationSeconds, extendedExpirationSeconds } = await loaded
+        return { issuer, sign, apiAudiences, maxExpirationSeconds, extendExpiration: options.extendExpiration ?? true, extendedExpirationSeconds }
+      },
       discovery: async () => {
         if (problem) return undefined
         discovery ??= loaded.then(({ keys }) => issuerDiscovery(issuer, keys, jwksUri))
@@ -106,5 +126,8 @@ export function serviceAccountTokens(
       },
     },
     ready: loaded.then(() => {}),
+    stop: () => {
+      void loaded.then((l) => l.stop?.(), () => {})
+    },
   }
 }

@@ -4,13 +4,11 @@
  * as upstream's TokenREST (pkg/registry/core/serviceaccount/storage/token.go):
  * the same checks in the same order, the same messages.
  */
-import { badRequest, conflict } from '../../http/status-error.js'
+import { badRequest, conflict, internalError } from '../../http/status-error.js'
 import type { Registry } from '../../registry/registry.js'
 import { isPlainObject, type KubeObject } from '../../resources/object.js'
 import { fieldPath, invalid, invalidError } from '../../validation/field.js'
-import { boundTokenClaims, EXTENDED_EXPIRATION_SECONDS, WARN_ONLY_EXPIRATION_SECONDS } from './claims.js'
-import { signToken } from './jwt.js'
-import type { SigningKey } from './keys.js'
+import { boundTokenClaims, type TokenClaims, WARN_ONLY_EXPIRATION_SECONDS } from './claims.js'
 
 const GROUP = 'authentication.k8s.io'
 const KIND = 'TokenRequest'
@@ -22,13 +20,16 @@ const MAX_EXPIRATION_SECONDS = 2 ** 32
 export interface TokenIssuerConfig {
   /** The first `--service-account-issuer`: what issued tokens name in `iss`. */
   issuer: string
-  signingKey: SigningKey
+  /** Signs the claims: with the signing key, or through the external signer. */
+  sign(claims: TokenClaims): Promise<string>
   /** `--api-audiences`: the audiences of a request that names none. */
   apiAudiences: readonly string[]
   /** `--service-account-max-token-expiration` in seconds; 0: no cap. */
   maxExpirationSeconds: number
   /** `--service-account-extend-token-expiration`. */
   extendExpiration: boolean
+  /** How long an extended token lives: a year, unless an external signer allows less. */
+  extendedExpirationSeconds: number
 }
 
 export interface TokenRequestCall {
@@ -146,7 +147,7 @@ export async function createTokenRequest(registry: Registry, config: TokenIssuer
   const forThisApi = audiences.every((a) => config.apiAudiences.includes(a))
   if (config.extendExpiration && bound.pod && expirationSeconds === WARN_ONLY_EXPIRATION_SECONDS && forThisApi) {
     warnAfterSeconds = expirationSeconds
-    lifetime = EXTENDED_EXPIRATION_SECONDS
+    lifetime = config.extendedExpirationSeconds
   }
   const claims = boundTokenClaims({
     issuer: config.issuer,
@@ -160,7 +161,9 @@ export async function createTokenRequest(registry: Registry, config: TokenIssuer
     now: call.now,
     jti: crypto.randomUUID(),
   })
-  const token = await signToken(config.signingKey, claims)
+  const token = await config.sign(claims).catch((err: unknown) => {
+    throw internalError(new Error(`failed to generate token: ${(err as Error).message}`))
+  })
   // Whole seconds, as metav1.Time is written; the status never promises longer than the token lives.
   const issuedAt = Math.floor(call.now.getTime() / 1000) * 1000
   return {

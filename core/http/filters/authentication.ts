@@ -2,6 +2,9 @@
  * Authentication: who is asking. A request handed to `fetch` by the
  * embedding program itself (no connection info, no credential) runs as the
  * embedder's chosen identity; everything else goes through the authenticators.
+ * Once a request is authenticated its `Authorization` header is removed, as
+ * upstream's filter does: no handler, webhook call or audit event after
+ * this point can read or pass on the caller's credential.
  */
 import type { MiddlewareHandler } from 'hono'
 import type { RequestAuthenticator } from '../../authn/authenticator.js'
@@ -27,6 +30,7 @@ export function authenticationFilter(
       throw unauthorized()
     }
     c.set('user', result.user)
+    c.req.raw.headers.delete('authorization')
     await next()
   }
 }

@@ -3,6 +3,7 @@ import { generateKeyPairSync } from 'node:crypto'
 import { describe, it } from 'node:test'
 import { boundTokenClaims, type TokenClaims } from '../../../core/authn/serviceaccount/claims.js'
 import { jwtTokenAuthenticator, signToken } from '../../../core/authn/serviceaccount/jwt.js'
+import { staticKeySet } from '../../../core/authn/serviceaccount/key-set.js'
 import { loadSigningKey } from '../../../core/authn/serviceaccount/keys.js'
 import { boundTokenValidator, type TokenObjects } from '../../../core/authn/serviceaccount/validators.js'
 import type { KubeObject } from '../../../core/resources/object.js'
@@ -88,7 +89,7 @@ describe('service-account JWT authenticator', () => {
 
   it('does not look at a token of another issuer, so that the next authenticator may', async () => {
     const key = await loadSigningKey(pem)
-    const auth = jwtTokenAuthenticator({ issuers: ['https://issuer.example'], keys: [key.publicKey], implicitAudiences: ['api'], validate: allow })
+    const auth = jwtTokenAuthenticator({ issuers: ['https://issuer.example'], keys: staticKeySet([key.publicKey]), implicitAudiences: ['api'], validate: allow })
     assert.equal(await auth.authenticateToken(await signToken(key, { ...claims(), iss: 'https://other.example' })), undefined)
     assert.equal(await auth.authenticateToken('not.a.jwt'), undefined)
   })
@@ -96,13 +97,13 @@ describe('service-account JWT authenticator', () => {
   it('finds the key by kid, and fails with no key of that id', async () => {
     const key = await loadSigningKey(pem)
     const other = await loadSigningKey(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString())
-    const auth = jwtTokenAuthenticator({ issuers: ['https://issuer.example'], keys: [other.publicKey], implicitAudiences: ['api'], validate: allow })
+    const auth = jwtTokenAuthenticator({ issuers: ['https://issuer.example'], keys: staticKeySet([other.publicKey]), implicitAudiences: ['api'], validate: allow })
     assert.deepEqual(await auth.authenticateToken(await signToken(key, claims())), { error: 'invalid signature, no keys found' })
   })
 
   it("words an audience mismatch as upstream, with Go's %q lists", async () => {
     const key = await loadSigningKey(pem)
-    const auth = jwtTokenAuthenticator({ issuers: ['https://issuer.example'], keys: [key.publicKey], implicitAudiences: ['api'], validate: allow })
+    const auth = jwtTokenAuthenticator({ issuers: ['https://issuer.example'], keys: staticKeySet([key.publicKey]), implicitAudiences: ['api'], validate: allow })
     assert.deepEqual(await auth.authenticateToken(await signToken(key, claims({ audiences: ['a', 'b'] })), ['api']), {
       error: 'token audiences ["a" "b"] is invalid for the target audiences ["api"]',
     })

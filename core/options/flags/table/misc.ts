@@ -17,8 +17,6 @@ const services = { section: misc, status: 'active' } as const
 const peers = { section: misc, status: 'pending', pending: NOT_YET.peers } as const
 const aggregation = { section: misc, status: 'pending', pending: NOT_YET.aggregation } as const
 const signingKey = { section: misc, status: 'active' } as const
-// Who signs tokens is a security setting: an endpoint not used must stop start-up, not be ignored.
-const externalSigner = { section: misc, status: 'refused', pending: NOT_YET.externalSigner } as const
 
 export const MISC_FLAGS = [
   flag({
@@ -203,7 +201,7 @@ export const MISC_FLAGS = [
     name: 'service-account-signing-endpoint',
     kind: 'string',
     default: '',
-    ...externalSigner,
+    ...signingKey,
     help: 'Socket of an external JWT signer that signs service account tokens and holds their keys. Not together with --service-account-signing-key-file or --service-account-key-file. Needs the ExternalServiceAccountTokenSigner feature gate.',
   }),
   flag({

@@ -107,6 +107,7 @@ describe('the flag table', () => {
       'service-account-key-file',
       'service-account-lookup',
       'service-account-max-token-expiration',
+      'service-account-signing-endpoint',
       'service-account-signing-key-file',
       'service-cluster-ip-range',
       'service-node-port-range',
