@@ -24,6 +24,7 @@ import { defaultIngressClassFactory } from './builtin/default-ingress-class.js'
 import { defaultStorageClassFactory } from './builtin/default-storage-class.js'
 import { nodeDeclaredFeatureValidatorFactory } from './builtin/node-declared-feature-validator.js'
 import { nodeRestrictionFactory } from './builtin/node-restriction.js'
+import { ownerReferencesPermissionEnforcementFactory } from './builtin/owner-references-permission-enforcement.js'
 import { persistentVolumeClaimResizeFactory } from './builtin/persistent-volume-claim-resize.js'
 import { podTopologyLabelsFactory } from './builtin/pod-topology-labels.js'
 import { runtimeClassFactory } from './builtin/runtime-class.js'
@@ -81,6 +82,7 @@ export const ADMISSION_PLUGIN_FACTORIES: { readonly [N in AdmissionPluginName]?:
   PodTopologyLabels: podTopologyLabelsFactory,
   NodeDeclaredFeatureValidator: nodeDeclaredFeatureValidatorFactory,
   NodeRestriction: nodeRestrictionFactory,
+  OwnerReferencesPermissionEnforcement: ownerReferencesPermissionEnforcementFactory,
 }
 
 /** The enabled names the server has no plugin for: running without them would admit what they refuse. */
