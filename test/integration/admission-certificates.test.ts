@@ -16,7 +16,8 @@ const MERGE = 'application/merge-patch+json'
 async function csrPem(subject: string): Promise<string> {
   const x509 = await loadX509()
   const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' }
-  const keys = (await crypto.subtle.generateKey(algorithm, true, ['sign', 'verify'])) as { publicKey: CryptoKey; privateKey: CryptoKey }
+  type Keys = Parameters<typeof x509.Pkcs10CertificateRequestGenerator.create>[0]['keys']
+  const keys = (await crypto.subtle.generateKey(algorithm, true, ['sign', 'verify'])) as Keys
   const csr = await x509.Pkcs10CertificateRequestGenerator.create({ name: subject, keys, signingAlgorithm: algorithm })
   return btoa(csr.toString('pem'))
 }
