@@ -16,6 +16,19 @@ import type { ApiServerOptions } from '../options/api-server-options.js'
 import type { Logger } from '../ports.js'
 import type { Registry } from '../registry/registry.js'
 import { namespaces } from '../resources/core/namespaces.js'
+import { certificateApprovalFactory } from './builtin/certificate-approval.js'
+import { certificateSigningFactory } from './builtin/certificate-signing.js'
+import { certificateSubjectRestrictionFactory } from './builtin/certificate-subject-restriction.js'
+import { clusterTrustBundleAttestFactory } from './builtin/cluster-trust-bundle-attest.js'
+import { defaultIngressClassFactory } from './builtin/default-ingress-class.js'
+import { defaultStorageClassFactory } from './builtin/default-storage-class.js'
+import { nodeDeclaredFeatureValidatorFactory } from './builtin/node-declared-feature-validator.js'
+import { nodeRestrictionFactory } from './builtin/node-restriction.js'
+import { ownerReferencesPermissionEnforcementFactory } from './builtin/owner-references-permission-enforcement.js'
+import { persistentVolumeClaimResizeFactory } from './builtin/persistent-volume-claim-resize.js'
+import { podTopologyLabelsFactory } from './builtin/pod-topology-labels.js'
+import { runtimeClassFactory } from './builtin/runtime-class.js'
+import { storageObjectInUseProtectionFactory } from './builtin/storage-object-in-use-protection.js'
 import { type AdmissionChain, type AdmissionPlugin, admissionChain } from './chain.js'
 import { namespaceLifecycle } from './namespace-lifecycle.js'
 import { defaultTolerationSecondsAdmission, priorityAdmission, serviceAccountAdmission } from './pod-defaults.js'
@@ -60,6 +73,19 @@ export const ADMISSION_PLUGIN_FACTORIES: { readonly [N in AdmissionPluginName]?:
   DefaultTolerationSeconds: () => defaultTolerationSecondsAdmission,
   MutatingAdmissionWebhook: mutatingAdmissionWebhook,
   ValidatingAdmissionWebhook: validatingAdmissionWebhook,
+  DefaultStorageClass: defaultStorageClassFactory,
+  StorageObjectInUseProtection: storageObjectInUseProtectionFactory,
+  PersistentVolumeClaimResize: persistentVolumeClaimResizeFactory,
+  RuntimeClass: runtimeClassFactory,
+  CertificateApproval: certificateApprovalFactory,
+  CertificateSigning: certificateSigningFactory,
+  CertificateSubjectRestriction: certificateSubjectRestrictionFactory,
+  ClusterTrustBundleAttest: clusterTrustBundleAttestFactory,
+  DefaultIngressClass: defaultIngressClassFactory,
+  PodTopologyLabels: podTopologyLabelsFactory,
+  NodeDeclaredFeatureValidator: nodeDeclaredFeatureValidatorFactory,
+  NodeRestriction: nodeRestrictionFactory,
+  OwnerReferencesPermissionEnforcement: ownerReferencesPermissionEnforcementFactory,
 }
 
 /** The enabled names the server has no plugin for: running without them would admit what they refuse. */

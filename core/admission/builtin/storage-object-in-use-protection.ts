@@ -1,0 +1,36 @@
+/**
+ * StorageObjectInUseProtection (upstream: plugin/pkg/admission/storage/storageobjectinuseprotection):
+ * every new PersistentVolume and PersistentVolumeClaim carries the
+ * protection finalizer, so that one in use is not removed until the
+ * protection controllers (run in-process with the plugin,
+ * core/controllers/storage-protection.ts) let it go.
+ */
+import { persistentVolumeClaims, persistentVolumes } from '../../resources/core/volumes.js'
+import type { MutatingAdmission } from '../mutating.js'
+import { isResource } from './forbidden.js'
+import type { AdmissionPluginFactory } from '../plugins.js'
+import { PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER, startStorageProtection } from '../../controllers/storage-protection.js'
+
+
+export const storageObjectInUseProtection: MutatingAdmission = {
+  name: 'StorageObjectInUseProtection',
+  handles: (operation) => operation === 'CREATE',
+  admit(a) {
+    const obj = a.object
+    if (!obj) return
+    const finalizer = isResource(a, persistentVolumes.group, persistentVolumes.resource)
+      ? PV_PROTECTION_FINALIZER
+      : isResource(a, persistentVolumeClaims.group, persistentVolumeClaims.resource)
+        ? PVC_PROTECTION_FINALIZER
+        : undefined
+    if (!finalizer) return
+    const finalizers = obj.metadata.finalizers ?? []
+    if (!finalizers.includes(finalizer)) obj.metadata.finalizers = [...finalizers, finalizer]
+  },
+}
+
+/** The plugin with the controllers that remove its finalizers once nothing uses the object. */
+export const storageObjectInUseProtectionFactory: AdmissionPluginFactory = ({ registry, now, logger }) => {
+  const controllers = startStorageProtection(registry, now, logger)
+  return { plugin: storageObjectInUseProtection, ready: controllers.ready, stop: () => controllers.stop() }
+}
