@@ -31,4 +31,6 @@ export interface AdmissionAttributes {
   user: UserInfo
   /** Warnings for the answer's `Warning` headers. */
   warnings: string[]
+  /** Annotations for the request's audit event; absent when the request is not audited. */
+  auditAnnotations?: Record<string, string>
 }

@@ -36,6 +36,8 @@ export interface HandlerEnv {
   onShutdown(end: () => void): () => void
   /** What `serviceaccounts/<name>/token` signs with; absent, the subresource is not served. */
   serviceAccountTokens?: { issuerConfig(): Promise<TokenIssuerConfig> } | undefined
+  /** Where admission's audit annotations go: the request's audit event, when it is audited. */
+  auditAnnotations?: Record<string, string>
 }
 
 /**
@@ -86,7 +88,7 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
     throw methodNotSupported(gr, info.verb)
   const url = new URL(request.url)
   const params = url.searchParams
-  const ctx: RequestContext = { user: env.user, now: env.now(), dryRun: false }
+  const ctx: RequestContext = { user: env.user, now: env.now(), dryRun: false, ...(env.auditAnnotations ? { auditAnnotations: env.auditAnnotations } : {}) }
   const format = negotiateOutput(request.headers.get('accept'), {
     allowTable: ['get', 'list', 'watch'].includes(info.verb),
     includeObject: params.get('includeObject'),

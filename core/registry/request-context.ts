@@ -22,4 +22,6 @@ export interface RequestContext {
   admission?: false
   /** Warnings for the answer's `Warning` headers. */
   warnings?: string[]
+  /** Admission's audit annotations (`<plugin key>: value`), for the request's audit event. */
+  auditAnnotations?: Record<string, string>
 }
