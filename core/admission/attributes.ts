@@ -31,6 +31,6 @@ export interface AdmissionAttributes {
   user: UserInfo
   /** Warnings for the answer's `Warning` headers. */
   warnings: string[]
-  /** The request's audit event annotations, when the request is audited (webhooks add theirs here). */
+  /** Annotations for the request's audit event; absent when the request is not audited. */
   auditAnnotations?: Record<string, string>
 }

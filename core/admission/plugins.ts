@@ -33,6 +33,7 @@ import { type AdmissionChain, type AdmissionPlugin, admissionChain } from './cha
 import { namespaceLifecycle } from './namespace-lifecycle.js'
 import { defaultTolerationSecondsAdmission, priorityAdmission, serviceAccountAdmission } from './pod-defaults.js'
 import { mutatingAdmissionWebhook, validatingAdmissionWebhook } from './webhook/plugin.js'
+import { mutatingAdmissionPolicyPlugin, validatingAdmissionPolicyPlugin } from './policy/plugins.js'
 
 /** What a plugin's factory may use. Everything is shared with the rest of the server: a plugin keeps no storage of its own. */
 export interface AdmissionPluginContext {
@@ -86,6 +87,8 @@ export const ADMISSION_PLUGIN_FACTORIES: { readonly [N in AdmissionPluginName]?:
   NodeDeclaredFeatureValidator: nodeDeclaredFeatureValidatorFactory,
   NodeRestriction: nodeRestrictionFactory,
   OwnerReferencesPermissionEnforcement: ownerReferencesPermissionEnforcementFactory,
+  ValidatingAdmissionPolicy: validatingAdmissionPolicyPlugin,
+  MutatingAdmissionPolicy: mutatingAdmissionPolicyPlugin,
 }
 
 /** The enabled names the server has no plugin for: running without them would admit what they refuse. */

@@ -86,10 +86,9 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
     const info = c.get('requestInfo')
     if (!info.isResourceRequest) throw resourceNotFound()
     const env = deps.handlerEnv(c.get('user'))
-    // Admission webhooks annotate the request's audit event.
+    // Admission's audit annotations go to the request's audit event.
     const audit = c.get('audit')
-    if (audit) env.auditAnnotations = audit.annotations
-    return handleResource(c.req.raw, info, env)
+    return handleResource(c.req.raw, info, audit ? { ...env, auditAnnotations: audit.annotations } : env)
   }
   app.all('/api/*', resource)
   app.all('/apis/*', resource)

@@ -185,6 +185,12 @@ export interface AdmissionOptions {
   plugins?: AdmissionPluginName[]
   /** Each plugin's configuration: the inline `configuration` of its AdmissionConfiguration entry, or its `path` file parsed. */
   configurations?: Partial<Record<AdmissionPluginName, unknown>>
+  /**
+   * The MutatingAdmissionPolicy feature gate: alpha and off at 1.32, so the
+   * plugin of that name, though enabled by default, mutates nothing unless it is on.
+   * @default false
+   */
+  mutatingAdmissionPolicy?: boolean
 }
 
 export interface ApiServerOptions {

@@ -36,7 +36,7 @@ export interface HandlerEnv {
   onShutdown(end: () => void): () => void
   /** What `serviceaccounts/<name>/token` signs with; absent, the subresource is not served. */
   serviceAccountTokens?: { issuerConfig(): Promise<TokenIssuerConfig> } | undefined
-  /** The annotations of the request's audit event, when it is audited. */
+  /** Where admission's audit annotations go: the request's audit event, when it is audited. */
   auditAnnotations?: Record<string, string>
 }
 

@@ -22,6 +22,6 @@ export interface RequestContext {
   admission?: false
   /** Warnings for the answer's `Warning` headers. */
   warnings?: string[]
-  /** The annotations of the request's audit event, when it is audited (admission webhooks add to them). */
+  /** Admission's audit annotations (`<plugin key>: value`), for the request's audit event. */
   auditAnnotations?: Record<string, string>
 }

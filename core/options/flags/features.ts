@@ -15,6 +15,7 @@ export const FEATURE_GATES = {
   ExternalServiceAccountTokenSigner: { default: false, stage: 'alpha' },
   LoggingAlphaOptions: { default: false, stage: 'alpha' },
   LoggingBetaOptions: { default: true, stage: 'beta' },
+  MutatingAdmissionPolicy: { default: false, stage: 'alpha' },
   RemoteRequestHeaderUID: { default: false, stage: 'alpha' },
   StructuredAuthenticationConfiguration: { default: true, stage: 'beta' },
   StructuredAuthorizationConfiguration: { default: true, stage: 'ga' },

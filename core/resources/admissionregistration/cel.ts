@@ -23,7 +23,7 @@ const GROUP_VERSION_KIND = { group: 'string', version: 'string', kind: 'string' 
 const GROUP_VERSION_RESOURCE = { group: 'string', version: 'string', resource: 'string' } as const
 
 /** upstream's AdmissionRequest as CEL sees it. */
-const REQUEST_FIELDS = {
+export const ADMISSION_REQUEST_FIELDS = {
   uid: 'string',
   kind: GROUP_VERSION_KIND,
   resource: GROUP_VERSION_RESOURCE,
@@ -84,7 +84,7 @@ function build(vars: AdmissionVariables): Environment {
     .registerVariable('object', 'dyn')
     .registerVariable('oldObject', 'dyn')
     .registerVariable('namespaceObject', 'dyn')
-    .registerVariable('request', { schema: REQUEST_FIELDS })
+    .registerVariable('request', { schema: ADMISSION_REQUEST_FIELDS })
   if (vars.params) env = env.registerVariable('params', 'dyn')
   if (vars.variables) env = env.registerVariable('variables', 'map<string, dyn>')
   if (vars.authorizer) env = withAuthorizer(env)

@@ -1,0 +1,171 @@
+/**
+ * What both policy plugins read: the policies and bindings of their kind,
+ * the namespaces (for namespace selectors and `namespaceObject`) and the
+ * parameter objects, each from a watch-fed index, so that a change acts as
+ * soon as its watch event arrives. Also what one evaluation sees of the
+ * request: the object and old object in the version the policy matched,
+ * the AdmissionRequest, and the namespace.
+ */
+import type { Authorizer as ServerAuthorizer } from '../../authz/authorizer.js'
+import type { Logger } from '../../ports.js'
+import type { Registry } from '../../registry/registry.js'
+import type { ResourceEntry } from '../../resources/catalogue.js'
+import { namespaces } from '../../resources/core/namespaces.js'
+import type { KubeObject } from '../../resources/object.js'
+import type { AdmissionAttributes } from '../attributes.js'
+import { authorizerFor } from './cel-environment.js'
+import { POLICY_INPUT_LIMITS, toCel } from './cel-values.js'
+import type { MatchContext, MatchedAs } from './matching.js'
+import { ObjectIndex } from './object-index.js'
+import { ParamIndexes, type ParamKind } from './params.js'
+
+export interface PolicyWithBindings {
+  readonly policy: KubeObject
+  readonly bindings: readonly KubeObject[]
+}
+
+const nameOf = (o: KubeObject): string => o.metadata.name ?? ''
+const specOf = (o: KubeObject): Record<string, unknown> => (o['spec'] as Record<string, unknown> | undefined) ?? {}
+
+export class PolicySource {
+  private readonly policies: ObjectIndex
+  private readonly bindings: ObjectIndex
+  private readonly namespaces: ObjectIndex
+  readonly params: ParamIndexes
+  private grouped: PolicyWithBindings[] | undefined
+  readonly ready: Promise<void>
+
+  constructor(
+    private readonly registry: Registry,
+    policyEntry: ResourceEntry,
+    bindingEntry: ResourceEntry,
+    logger: Logger,
+    /** Called after a policy changed (the type-checking controller). */
+    onPolicyChange?: (policies: readonly KubeObject[]) => void,
+  ) {
+    this.policies = new ObjectIndex(registry, policyEntry, logger)
+    this.bindings = new ObjectIndex(registry, bindingEntry, logger)
+    this.namespaces = new ObjectIndex(registry, namespaces, logger)
+    this.params = new ParamIndexes(registry, logger, () => {})
+    const regroup = (): void => {
+      this.grouped = undefined
+    }
+    this.policies.onChange(() => {
+      regroup()
+      this.startParamIndexes()
+      onPolicyChange?.(this.policies.list())
+    })
+    this.bindings.onChange(regroup)
+    this.ready = Promise.all([this.policies.ready, this.bindings.ready, this.namespaces.ready]).then(() => undefined)
+  }
+
+  /** A policy's parameter kind is watched from when the policy appears, so its objects are there by the first request. */
+  private startParamIndexes(): void {
+    for (const policy of this.policies.list()) {
+      const kind = specOf(policy)['paramKind'] as ParamKind | undefined
+      const entry = kind ? this.params.entryOf(kind) : undefined
+      if (entry) this.params.indexOf(entry)
+    }
+  }
+
+  /** Every policy with the bindings that name it, in name order (upstream sorts its hooks alike). */
+  current(): readonly PolicyWithBindings[] {
+    if (!this.grouped) {
+      const byPolicy = new Map<string, KubeObject[]>()
+      for (const b of this.bindings.list().sort((x, y) => nameOf(x).localeCompare(nameOf(y)))) {
+        const policyName = String(specOf(b)['policyName'] ?? '')
+        byPolicy.set(policyName, [...(byPolicy.get(policyName) ?? []), b])
+      }
+      this.grouped = this.policies
+        .list()
+        .sort((x, y) => nameOf(x).localeCompare(nameOf(y)))
+        .map((policy) => ({ policy, bindings: byPolicy.get(nameOf(policy)) ?? [] }))
+        .filter((p) => p.bindings.length > 0)
+    }
+    return this.grouped
+  }
+
+  matchContext(): MatchContext {
+    return { catalogue: this.registry.catalogue, namespace: (name) => this.namespaces.get('', name) }
+  }
+
+  namespace(name: string): KubeObject | undefined {
+    return this.namespaces.get('', name)
+  }
+
+  stop(): void {
+    this.policies.stop()
+    this.bindings.stop()
+    this.namespaces.stop()
+    this.params.stop()
+  }
+}
+
+/** `obj` in the version of `to`, through the stored form, when the policy matched an equivalent resource. */
+export async function inVersion(obj: KubeObject | undefined, from: ResourceEntry, to: ResourceEntry): Promise<KubeObject | undefined> {
+  if (!obj || from === to) return obj
+  const stored = from.conversion ? await from.conversion.toStorage(structuredClone(obj)) : obj
+  return to.conversion ? await to.conversion.fromStorage(structuredClone(stored)) : stored
+}
+
+/** upstream's CreateNamespaceObject: the namespace as policies see it, without its managed fields. */
+function namespaceView(ns: KubeObject | undefined): unknown {
+  if (!ns) return null
+  const { managedFields: _managed, ...metadata } = ns.metadata as Record<string, unknown>
+  return { metadata, spec: ns['spec'] ?? {}, status: ns['status'] ?? {} }
+}
+
+export interface RequestView {
+  /** Everything an expression sees but `variables`. */
+  activation: Record<string, unknown>
+  /** How many values it holds, for the cost estimate. */
+  size: number
+}
+
+/** The activation of one evaluation: `object` and `oldObject` in the matched version, the request, params, namespace, authorizer. */
+export function requestView(
+  attrs: AdmissionAttributes,
+  matched: MatchedAs,
+  versioned: { object: KubeObject | undefined; oldObject: KubeObject | undefined },
+  param: KubeObject | null,
+  namespace: KubeObject | undefined,
+  server: ServerAuthorizer,
+  uid: string,
+): RequestView {
+  const budget = { valuesLeft: POLICY_INPUT_LIMITS.maxValues }
+  const entry = attrs.entry
+  const user = attrs.user
+  const request = {
+    uid,
+    kind: matched.kind,
+    resource: matched.resource,
+    subResource: attrs.subresource ?? '',
+    requestKind: { group: entry.group, version: entry.version, kind: attrs.object?.kind ?? attrs.oldObject?.kind ?? entry.kind },
+    requestResource: { group: entry.group, version: entry.version, resource: entry.resource },
+    requestSubResource: attrs.subresource ?? '',
+    name: attrs.name,
+    namespace: attrs.namespace,
+    operation: attrs.operation,
+    userInfo: { username: user.username ?? '', uid: user.uid ?? '', groups: user.groups ?? [], extra: user.extra ?? {} },
+    dryRun: attrs.dryRun,
+    options: attrs.options ?? null,
+  }
+  // The Namespace itself has no namespace object, as upstream's dispatcher leaves it out.
+  const isNamespace = entry.group === '' && entry.resource === 'namespaces'
+  const activation: Record<string, unknown> = {
+    object: toCel(versioned.object ?? null, budget),
+    oldObject: toCel(versioned.oldObject ?? null, budget),
+    params: toCel(param, budget),
+    namespaceObject: toCel(isNamespace ? null : namespaceView(namespace), budget),
+    request: toCel(request, budget),
+    authorizer: authorizerFor(server, user, {
+      group: matched.resource.group,
+      version: matched.resource.version,
+      resource: matched.resource.resource,
+      subresource: attrs.subresource ?? '',
+      namespace: attrs.namespace,
+      name: attrs.name,
+    }),
+  }
+  return { activation, size: POLICY_INPUT_LIMITS.maxValues - budget.valuesLeft }
+}
