@@ -33,6 +33,7 @@ import { type AdmissionChain, type AdmissionPlugin, admissionChain } from './cha
 import { namespaceLifecycle } from './namespace-lifecycle.js'
 import { defaultTolerationSecondsAdmission, priorityAdmission, serviceAccountAdmission } from './pod-defaults.js'
 import { mutatingAdmissionWebhook, validatingAdmissionWebhook } from './webhook/plugin.js'
+import { imagePolicyWebhookFactory } from './builtin/image-policy-webhook.js'
 import { mutatingAdmissionPolicyPlugin, validatingAdmissionPolicyPlugin } from './policy/plugins.js'
 
 /** What a plugin's factory may use. Everything is shared with the rest of the server: a plugin keeps no storage of its own. */
@@ -72,6 +73,7 @@ export const ADMISSION_PLUGIN_FACTORIES: { readonly [N in AdmissionPluginName]?:
   ServiceAccount: () => serviceAccountAdmission,
   Priority: () => priorityAdmission,
   DefaultTolerationSeconds: () => defaultTolerationSecondsAdmission,
+  ImagePolicyWebhook: imagePolicyWebhookFactory,
   MutatingAdmissionWebhook: mutatingAdmissionWebhook,
   ValidatingAdmissionWebhook: validatingAdmissionWebhook,
   DefaultStorageClass: defaultStorageClassFactory,

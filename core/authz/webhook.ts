@@ -65,7 +65,8 @@ interface CachedAnswer {
   expiresAt: number
 }
 
-function target(c: WebhookConnection): WebhookTarget {
+/** The webhook client's target for a connection read from a kubeconfig. */
+export function webhookTarget(c: WebhookConnection): WebhookTarget {
   return {
     url: c.url,
     // The port takes a CA bundle as the API carries one: base64 of the PEM.
@@ -97,7 +98,7 @@ function conditionsMatch(conditions: readonly CelProgram[], spec: SubjectAccessR
 
 export function webhookAuthorizer(options: WebhookAuthorizerOptions, client: WebhookClient, logger: Logger, now: () => Date): Authorizer {
   const cache = new Map<string, CachedAnswer>()
-  const endpoint = target(options.connection)
+  const endpoint = webhookTarget(options.connection)
   const onError: AuthorizerDecision = { decision: options.failurePolicy === 'Deny' ? 'deny' : 'no-opinion', reason: '' }
 
   const cached = (key: string): ReviewStatus | undefined => {
