@@ -15,7 +15,7 @@ export const ENDPOINT_RECONCILER_TYPES = ['master-count', 'lease', 'none'] as co
 const nodeAgent = { section: misc, status: 'pending', pending: NOT_YET.nodeAgent } as const
 const services = { section: misc, status: 'active' } as const
 const peers = { section: misc, status: 'pending', pending: NOT_YET.peers } as const
-const aggregation = { section: misc, status: 'pending', pending: NOT_YET.aggregation } as const
+const aggregation = { section: misc, status: 'active' } as const
 const signingKey = { section: misc, status: 'active' } as const
 // Who signs tokens is a security setting: an endpoint not used must stop start-up, not be ignored.
 const externalSigner = { section: misc, status: 'refused', pending: NOT_YET.externalSigner } as const
