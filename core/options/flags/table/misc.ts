@@ -34,9 +34,8 @@ export const MISC_FLAGS = [
     kind: 'string',
     default: '',
     section: 'Egress selector',
-    status: 'pending',
-    pending: NOT_YET.egress,
-    help: 'File with the egress selector configuration: through which proxy the server reaches the control plane, the nodes and the cluster network.',
+    status: 'active',
+    help: 'File with the egress selector configuration: through which proxy the server reaches the control plane, the nodes and the cluster network. Only Direct is supported: a selection naming HTTPConnect or GRPC stops start-up.',
   }),
   flag({
     name: 'aggregator-reject-forwarding-redirect',
