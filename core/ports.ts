@@ -4,6 +4,7 @@
  */
 import type { AdmissionChain } from './admission/chain.js'
 import type { WebhookClient } from './crd/webhook-client.js'
+import type { ProxyTransport } from './proxy/transport.js'
 import type { StorageFactory } from './storage/factory.js'
 import type { Storage } from './storage/interface.js'
 
@@ -57,6 +58,12 @@ export interface ServerPorts {
    * caBundle. @default fetch, which trusts only the runtime's own CAs
    */
   webhookClient: WebhookClient
+  /**
+   * How the server forwards requests to aggregated API servers: HTTPS that
+   * trusts an APIService's caBundle and presents the proxy client
+   * certificate. @default fetch, which can do neither (plain HTTP only)
+   */
+  proxyTransport: ProxyTransport
   /**
    * CPU profiles and heap snapshots behind `/debug/pprof/` (`--profiling`).
    * @default none: `/debug/pprof/` is not served

@@ -4,6 +4,8 @@
  */
 import type { HealthCheck } from './api/health.js'
 import { installRoutes } from './api/routes.js'
+import { startAggregator } from './aggregator/aggregator.js'
+import { fetchProxyTransport } from './proxy/transport.js'
 import { DEFAULT_VERSION, versionInfo } from './api/version.js'
 import { withAuthenticatedGroup } from './authn/authenticator.js'
 import { buildAuthentication } from './authn/chain.js'
@@ -198,6 +200,16 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const rbacAuthorizes = (options.authorizationConfiguration?.map((s) => s.type) ?? options.authorizationModes ?? []).includes('RBAC')
   const rbacPolicyHook = (options.bootstrapRbacPolicy ?? rbacAuthorizes) ? rbacBootstrapHook(registry, now, logger) : undefined
   const resolveService = serviceResolver(registry)
+  // API aggregation: follows APIServices from the start, so that the first request after ready finds them.
+  const aggregator = options.aggregation
+    ? startAggregator(options.aggregation, {
+        registry,
+        transport: ports.proxyTransport ?? fetchProxyTransport(),
+        ...(options.authentication?.requestHeader ? { requestHeader: options.authentication.requestHeader } : {}),
+        now,
+        logger,
+      })
+    : undefined
   const crdController = startCrdController(registry, now, logger, {
     conversion: (crd, version) => customResourceConversion(crd, version, { client: webhookClient, resolveService }),
   })
@@ -225,6 +237,8 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       logger.warn({ err: String(err) }, 'cannot publish the extension-apiserver-authentication ConfigMap'),
     )
     await services.start(registry, now, logger)
+    // The local APIServices exist before the first request, as upstream's autoregister-completion check waits for.
+    await aggregator?.ready
     started = true
   })()
   ready.catch((err) => logger.error({ err: String(err) }, 'start-up failed'))
@@ -294,6 +308,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       serviceAccountTokens: authentication.serviceAccountTokens,
     }),
     issuerDiscovery: authentication.serviceAccountTokens,
+    ...(aggregator ? { aggregator } : {}),
   })
 
   return {
@@ -328,6 +343,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       stopGarbageCollector()
       aggregation?.stop()
       crdController.stop()
+      aggregator?.stop()
       authentication.stop()
       authorization.stop()
       admission.stop()

@@ -22,6 +22,8 @@ import { openApiIndexResponse, openApiV2Response, openApiV3Response } from './op
 import { StorageVersionHashes } from './storage-version-hash.js'
 import { type Metrics, METRICS_CONTENT_TYPE } from '../metrics/metrics.js'
 import type { VersionInfo } from './version.js'
+import type { Aggregator } from '../aggregator/aggregator.js'
+import { aggregatedRemoteGroup, remoteApiGroup } from '../aggregator/remote-discovery.js'
 
 export interface RouteDeps {
   catalogue: Catalogue
@@ -33,15 +35,44 @@ export interface RouteDeps {
   handlerEnv: (user: HandlerEnv['user']) => HandlerEnv
   /** Service-account issuer discovery, when tokens are issued; its documents are absent (404) for a non-https issuer. */
   issuerDiscovery?: { discovery(): Promise<IssuerDiscovery | undefined> } | undefined
+  /** API aggregation: group/versions served by extension servers, proxied and listed in discovery. */
+  aggregator?: Pick<Aggregator, 'remote' | 'groups' | 'discoveryOf' | 'proxy'>
 }
 
-function discoveryResponse(accept: string | undefined, catalogue: Catalogue, legacy: boolean, legacyBody: Record<string, unknown>) {
-  if (!wantsAggregatedDiscovery(accept)) return jsonResponse(legacyBody, 200, { vary: 'Accept' })
-  return jsonResponse(aggregatedDiscovery(catalogue, legacy), 200, { 'content-type': AGGREGATED_DISCOVERY_TYPE, vary: 'Accept' })
+function discoveryResponse(
+  accept: string | undefined,
+  catalogue: Catalogue,
+  legacy: boolean,
+  legacyBody: Record<string, unknown>,
+  aggregator: RouteDeps['aggregator'],
+) {
+  const remote = legacy ? [] : (aggregator?.groups() ?? [])
+  if (!wantsAggregatedDiscovery(accept)) {
+    // Aggregated groups follow the server's own in `/apis`.
+    const body = remote.length ? { ...legacyBody, groups: [...(legacyBody['groups'] as unknown[]), ...remote.map(remoteApiGroup)] } : legacyBody
+    return jsonResponse(body, 200, { vary: 'Accept' })
+  }
+  const local = aggregatedDiscovery(catalogue, legacy)
+  const body = remote.length ? { ...local, items: [...local.items, ...remote.map((g) => aggregatedRemoteGroup(g, (api) => aggregator?.discoveryOf(api)))] } : local
+  return jsonResponse(body, 200, { 'content-type': AGGREGATED_DISCOVERY_TYPE, vary: 'Accept' })
 }
 
 export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
-  const { catalogue } = deps
+  const { catalogue, aggregator } = deps
+  if (aggregator) {
+    // After authentication, audit and authorization, before any handler of the server's own: an aggregated
+    // group/version's whole path (its discovery document too) belongs to its extension server.
+    app.use('/apis/*', async (c, next) => {
+      const [, , group, version] = new URL(c.req.url).pathname.split('/')
+      if (!group) return next()
+      if (!version) {
+        const remote = catalogue.entries.some((e) => e.group === group) ? undefined : aggregator.groups().find((g) => g.name === group)
+        return remote ? jsonResponse({ kind: 'APIGroup', apiVersion: 'v1', ...remoteApiGroup(remote) }) : next()
+      }
+      const api = aggregator.remote(group, version)
+      return api ? aggregator.proxy(c.req.raw, api, c.get('user')) : next()
+    })
+  }
   const storageVersionHashes = new StorageVersionHashes(catalogue)
   app.get('/version', () => versionResponse(deps.version))
   app.get('/metrics', () => new Response(deps.metrics.render(), { headers: { 'content-type': METRICS_CONTENT_TYPE } }))
@@ -64,13 +95,13 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
   app.get('/openapi/v3', () => openApiIndexResponse(catalogue))
   app.get('/openapi/v3/*', (c) => openApiV3Response(new URL(c.req.url), catalogue))
 
-  app.get('/api', (c) => discoveryResponse(c.req.header('accept'), catalogue, true, apiVersions(deps.externalAddress?.() ?? new URL(c.req.url).host)))
+  app.get('/api', (c) => discoveryResponse(c.req.header('accept'), catalogue, true, apiVersions(deps.externalAddress?.() ?? new URL(c.req.url).host), aggregator))
   app.get('/api/:version', async (c) => {
     const body = apiResourceList(catalogue, '', c.req.param('version'), await storageVersionHashes.hashes())
     if (!body) throw resourceNotFound()
     return jsonResponse(body)
   })
-  app.get('/apis', (c) => discoveryResponse(c.req.header('accept'), catalogue, false, apiGroupList(catalogue)))
+  app.get('/apis', (c) => discoveryResponse(c.req.header('accept'), catalogue, false, apiGroupList(catalogue), aggregator))
   app.get('/apis/:group', (c) => {
     const body = apiGroupDocument(catalogue, c.req.param('group'))
     if (!body) throw resourceNotFound()

@@ -11,6 +11,7 @@ import type { ExternalJwtSigner } from '../ports.js'
 import type { ServingOptions } from './serving-options.js'
 import type { AuditBackend, AuditPolicy } from '../audit/types.js'
 import type { AdmissionPluginName } from '../config/admission-plugins.js'
+import type { AggregationOptions } from '../aggregator/aggregator.js'
 
 /** One line of a `--token-auth-file`: `token,user,uid,"group1,group2"`. */
 export interface StaticToken {
@@ -196,6 +197,13 @@ export interface AdmissionOptions {
 export interface ApiServerOptions {
   /** Admission plugins and their configuration. @see AdmissionOptions */
   admission?: AdmissionOptions
+  /**
+   * API aggregation (APIServices): local APIServices kept for every served
+   * group/version, aggregated ones probed and proxied to through
+   * `ServerPorts.proxyTransport`. @default off for embedders; the daemon turns it on
+   * @see AggregationOptions
+   */
+  aggregation?: AggregationOptions
   /** Record requests as the audit policy says. @default no auditing (every answer still carries an Audit-ID) */
   audit?: AuditOptions
   authentication?: AuthenticationOptions

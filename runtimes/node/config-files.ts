@@ -21,6 +21,7 @@ import { ConfigFileError } from '../../core/config/decode.js'
 import { type EncryptionConfiguration, loadEncryptionConfiguration } from '../../core/config/encryption.js'
 import { type KubeconfigConnection, loadKubeconfigConnection } from '../../core/config/kubeconfig.js'
 import { loadTracingConfiguration, type TracingConfiguration } from '../../core/config/tracing.js'
+import { type EgressSelectorConfiguration, loadEgressSelectorConfiguration } from '../../core/config/egress-selector.js'
 import type { ParsedFlags } from '../../core/options/flags/index.js'
 import type { Logger } from '../../core/ports.js'
 
@@ -30,6 +31,8 @@ export interface ConfigFiles {
   encryption?: EncryptionConfiguration
   admission?: AdmissionConfiguration
   tracing?: TracingConfiguration
+  /** Checked only: every selection must be Direct, which is how the server connects. */
+  egressSelector?: EgressSelectorConfiguration
   abacPolicy?: AbacPolicy[]
   tokenWebhook?: KubeconfigConnection
   authorizationWebhook?: KubeconfigConnection
@@ -103,6 +106,7 @@ export function loadConfigFiles(parsed: ParsedFlags, logger: Logger): ConfigFile
   )
   assign('admission', read('admission-control-config-file', (text, path) => loadAdmissionConfiguration(text, path, { enabledPlugins })))
   assign('tracing', read('tracing-config-file', loadTracingConfiguration))
+  assign('egressSelector', read('egress-selector-config-file', loadEgressSelectorConfiguration))
   assign(
     'abacPolicy',
     read('authorization-policy-file', (text, path) =>

@@ -31,6 +31,7 @@ import { reusePortSupported, serveTls, type TlsListener } from './serve.js'
 import { type ListenerTls, servingTls } from './serving-tls.js'
 import { type DaemonStorage, openDaemonStorage, StorageStartupError } from './storage/open.js'
 import { nodeWebhookClient } from './webhook-client.js'
+import { type NodeProxyTransport, nodeProxyTransport } from './proxy-transport.js'
 
 /** How long shutdown may take before the daemon gives up waiting and exits. */
 const SHUTDOWN_DEADLINE_MS = 5000
@@ -151,14 +152,33 @@ function authenticationOptions(flags: DaemonFlags, { parsed, files, tokens, cas,
   }
 }
 
+/** `--enable-aggregator-routing`, `--aggregator-reject-forwarding-redirect` and the proxy client pair, read from its files. */
+async function aggregationOptions(parsed: ParsedFlags): Promise<NonNullable<ApiServerOptions['aggregation']>> {
+  const values = parsed.values
+  const certFile = values['proxy-client-cert-file']
+  const keyFile = values['proxy-client-key-file']
+  const read = (flag: string, path: string) =>
+    readFile(path, 'utf8').catch((err: Error) => {
+      throw new StartupError(`--${flag}: cannot read ${path}: ${err.message}`)
+    })
+  const pair = certFile && keyFile ? { certificate: await read('proxy-client-cert-file', certFile), key: await read('proxy-client-key-file', keyFile) } : undefined
+  return {
+    enableAggregatorRouting: values['enable-aggregator-routing'],
+    rejectForwardingRedirect: values['aggregator-reject-forwarding-redirect'],
+    ...(pair ? { proxyClientCertificate: pair } : {}),
+  }
+}
+
 function serverOptions(
   flags: DaemonFlags,
   authentication: ApiServerOptions['authentication'],
   authz: Partial<ApiServerOptions>,
   audit: ApiServerOptions['audit'],
+  aggregation: ApiServerOptions['aggregation'],
 ): ApiServerOptions {
   return {
     authentication,
+    ...(aggregation ? { aggregation } : {}),
     ...(audit ? { audit } : {}),
     authorizationModes: flags.authorizationModes,
     ...authz,
@@ -247,6 +267,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   let stopWatchingCertificates = () => {}
   let debugSocket: DebugSocket | undefined
   let externalSigner: ExternalJwtSigner | undefined
+  let proxyTransport: NodeProxyTransport | undefined
   try {
     warnAboutFlags(parsed, logger)
     if (flags.listener.permitPortSharing && !reusePortSupported()) {
@@ -307,13 +328,16 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     })
     logger.info({}, `objects are stored in ${storage.description}`)
     const profiler = nodeProfiler()
+    const aggregation = await aggregationOptions(parsed)
+    proxyTransport = nodeProxyTransport()
     try {
-      server = (out.createServer ?? createApiServer)(serverOptions(flags, authenticationOptions(flags, { parsed, files, tokens, cas, saKeys }), authz, auditOptions(parsed, files.auditPolicy, logger)), {
+      server = (out.createServer ?? createApiServer)(serverOptions(flags, authenticationOptions(flags, { parsed, files, tokens, cas, saKeys }), authz, auditOptions(parsed, files.auditPolicy, logger), aggregation), {
         logger,
         storage: storage.storage,
         storageFactory: storage.factory,
         storageHealth: storage,
         webhookClient: nodeWebhookClient(),
+        proxyTransport,
         profiler,
       })
     } catch (err) {
@@ -376,6 +400,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     await Promise.allSettled([listener?.close(), server?.shutdown(), debugSocket?.close()])
     await storage?.close().catch(() => {})
     externalSigner?.close?.()
+    proxyTransport?.close()
     if (!(err instanceof StartupError)) throw err
     out.stderr(err.problems.map((p) => `Error: ${p}\n`).join(''))
     return 1
@@ -393,7 +418,9 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   stopWatchingAuthentication()
   stopWatchingCertificates()
   const openStorage = storage
+  const openTransport = proxyTransport
   const done = Promise.allSettled([listener.close(), server.shutdown(), debugSocket?.close()])
+    .then(() => openTransport?.close())
     .then(() => openStorage.close())
     .catch((err: unknown) => logger.warn({ err: String(err) }, 'closing the storage failed'))
     .then(() => 'done' as const)

@@ -17,42 +17,11 @@ import {
   type WebhookClient,
   type WebhookTarget,
 } from '../../core/crd/webhook-client.js'
+import { connectionFailureReason as reasonOf, decodeCABundle } from './tls-errors.js'
 
 export interface NodeWebhookClient extends WebhookClient {
   /** Drops the kept connections. */
   close(): void
-}
-
-/** Node's certificate verification codes that mean "no trusted CA signed this". */
-const UNKNOWN_AUTHORITY = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'CERT_UNTRUSTED',
-])
-
-/** A Node error worded as a client of Kubernetes reads it (Go's wording where there is a common one). */
-function reasonOf(err: unknown, url: URL): string {
-  const code = (err as { code?: unknown } | null)?.code
-  const message = err instanceof Error ? err.message : String(err)
-  if (typeof code === 'string') {
-    if (UNKNOWN_AUTHORITY.has(code)) return `tls: failed to verify certificate: x509: certificate signed by unknown authority (${message})`
-    if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
-      return `tls: failed to verify certificate: x509: certificate has expired or is not yet valid (${message})`
-    }
-    if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `tls: failed to verify certificate: ${message}`
-    if (code === 'ECONNREFUSED') return `dial tcp ${url.host}: connect: connection refused`
-  }
-  return message
-}
-
-/** The PEM text of a caBundle (base64 of PEM, as the API carries it). */
-function decodeCABundle(caBundle: string): string {
-  const pem = Buffer.from(caBundle, 'base64').toString('utf8')
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error('the caBundle holds no PEM certificate')
-  return pem
 }
 
 function readBody(response: IncomingMessage): Promise<string> {

@@ -15,7 +15,7 @@ export const ENDPOINT_RECONCILER_TYPES = ['master-count', 'lease', 'none'] as co
 const nodeAgent = { section: misc, status: 'pending', pending: NOT_YET.nodeAgent } as const
 const services = { section: misc, status: 'active' } as const
 const peers = { section: misc, status: 'pending', pending: NOT_YET.peers } as const
-const aggregation = { section: misc, status: 'pending', pending: NOT_YET.aggregation } as const
+const aggregation = { section: misc, status: 'active' } as const
 const signingKey = { section: misc, status: 'active' } as const
 
 export const MISC_FLAGS = [
@@ -32,9 +32,8 @@ export const MISC_FLAGS = [
     kind: 'string',
     default: '',
     section: 'Egress selector',
-    status: 'pending',
-    pending: NOT_YET.egress,
-    help: 'File with the egress selector configuration: through which proxy the server reaches the control plane, the nodes and the cluster network.',
+    status: 'active',
+    help: 'File with the egress selector configuration: through which proxy the server reaches the control plane, the nodes and the cluster network. Only Direct is supported: a selection naming HTTPConnect or GRPC stops start-up.',
   }),
   flag({
     name: 'aggregator-reject-forwarding-redirect',

@@ -14,8 +14,6 @@ export const NOT_YET = {
   metrics: 'the server exports no metrics yet',
   logging: 'logs are JSON lines from pino; klog-style logging options are not applied',
   tracing: 'tracing is not implemented yet',
-  egress: 'outgoing connections are made directly; egress selection is not implemented',
-  aggregation: 'API aggregation is not implemented yet',
   nodeAgent: 'the server does not connect to node agents yet',
   peers: 'running several servers side by side is not supported yet',
   workloads: 'pod-level policies are not applied yet',

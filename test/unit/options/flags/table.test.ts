@@ -16,6 +16,7 @@ describe('the flag table', () => {
   it('marks as in effect exactly the flags the server acts on today', () => {
     assert.deepEqual(FLAGS.filter((f) => f.status === 'active').map((f) => f.name).sort(), [
       'advertise-address',
+      'aggregator-reject-forwarding-redirect',
       'allow-privileged',
       'anonymous-auth',
       'api-audiences',
@@ -56,6 +57,8 @@ describe('the flag table', () => {
       'debug-socket-path',
       'delete-collection-workers',
       'disable-http2-serving',
+      'egress-selector-config-file',
+      'enable-aggregator-routing',
       'enable-bootstrap-token-auth',
       'enable-garbage-collector',
       'enable-priority-and-fairness',
@@ -92,6 +95,8 @@ describe('the flag table', () => {
       'permit-port-sharing',
       'platform-service-node-port',
       'profiling',
+      'proxy-client-cert-file',
+      'proxy-client-key-file',
       'request-timeout',
       'requestheader-allowed-names',
       'requestheader-client-ca-file',

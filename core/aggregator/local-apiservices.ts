@@ -1,0 +1,130 @@
+/**
+ * The APIServices of the server's own group/versions, as upstream's
+ * autoregister and CRD registration controllers keep them: one per served
+ * group/version (built-in ones labelled `onstart`, custom resources' `true`),
+ * created at start and as CRD versions come, deleted as they go or when
+ * `--runtime-config` turns one off, and marked Available (`Local`).
+ *
+ * Unlike upstream, a local APIService is restored whenever it is changed,
+ * not only at start: the server never proxies a group/version it serves
+ * itself, so an APIService that says otherwise would only mislead.
+ */
+import { hasStatusCode } from '../http/status-error.js'
+import { ADMIN_IDENTITY } from '../options/api-server-options.js'
+import type { Logger } from '../ports.js'
+import type { Registry } from '../registry/registry.js'
+import type { Catalogue, ResourceEntry } from '../resources/catalogue.js'
+import type { KubeObject } from '../resources/object.js'
+import { APIREGISTRATION_GROUP, apiServiceName, AUTOMANAGED_LABEL, readApiService, withAvailableCondition } from './apiservice.js'
+import { localPriority } from './priorities.js'
+
+export const LOCAL_AVAILABLE = { status: 'True', reason: 'Local', message: 'Local APIServices are always available' } as const
+
+interface Desired {
+  name: string
+  group: string
+  version: string
+  managed: 'onstart' | 'true'
+  groupPriorityMinimum: number
+  versionPriority: number
+}
+
+/** Every group/version the catalogue serves, with the priorities it is listed under. */
+export function desiredLocalApiServices(catalogue: Catalogue): Map<string, Desired> {
+  const byName = new Map<string, Desired>()
+  const custom = new Set<string>()
+  const all: ResourceEntry[] = [...catalogue.entries]
+  for (const e of all) if (e.schema) custom.add(`${e.group}/${e.version}`)
+  for (const { group, version } of catalogue.groupVersions()) {
+    const isCustom = custom.has(`${group}/${version}`)
+    const name = apiServiceName(group, version)
+    byName.set(name, { name, group, version, managed: isCustom ? 'true' : 'onstart', ...localPriority(group, version, isCustom) })
+  }
+  return byName
+}
+
+const sameSpec = (obj: KubeObject, d: Desired): boolean => {
+  const a = readApiService(obj)
+  return !a.service && a.group === d.group && a.version === d.version && a.groupPriorityMinimum === d.groupPriorityMinimum && a.versionPriority === d.versionPriority
+}
+
+export interface LocalApiServices {
+  /** Settles once the first reconciliation is done. */
+  readonly ready: Promise<void>
+  /** Puts every local APIService back as it should be (one was changed or deleted). */
+  reconcile(): Promise<void>
+  stop(): void
+}
+
+export function keepLocalApiServices(registry: Registry, now: () => Date, logger: Logger): LocalApiServices | undefined {
+  const entry = registry.catalogue.lookup(APIREGISTRATION_GROUP, 'v1', 'apiservices')
+  if (!entry) return undefined
+  const store = registry.store(entry)
+  const ctx = () => ({ user: ADMIN_IDENTITY, now: now(), dryRun: false })
+
+  const ensure = async (d: Desired): Promise<void> => {
+    const spec = { group: d.group, version: d.version, groupPriorityMinimum: d.groupPriorityMinimum, versionPriority: d.versionPriority }
+    let current: KubeObject | undefined
+    try {
+      current = await store.get('', d.name)
+    } catch (err) {
+      if (!hasStatusCode(err, 404)) throw err
+    }
+    if (!current) {
+      const body = { apiVersion: `${APIREGISTRATION_GROUP}/v1`, kind: 'APIService', metadata: { name: d.name, labels: { [AUTOMANAGED_LABEL]: d.managed } }, spec }
+      try {
+        current = await store.create('', body, ctx())
+      } catch (err) {
+        // Another server on the same storage made it first.
+        if (!hasStatusCode(err, 409)) throw err
+        current = await store.get('', d.name)
+      }
+    } else if (!sameSpec(current, d) || current.metadata.labels?.[AUTOMANAGED_LABEL] !== d.managed) {
+      current = await store.update(
+        '',
+        d.name,
+        (obj) => ({ ...obj, metadata: { ...obj.metadata, labels: { ...obj.metadata.labels, [AUTOMANAGED_LABEL]: d.managed } }, spec }),
+        ctx(),
+      )
+    }
+    if (withAvailableCondition(current, LOCAL_AVAILABLE, now())) {
+      await store.update('', d.name, (obj) => withAvailableCondition(obj, LOCAL_AVAILABLE, now()) ?? obj, ctx(), 'status')
+    }
+  }
+
+  /** Deletes a managed, local APIService whose group/version is no longer served. */
+  const removeStale = async (desired: Map<string, Desired>): Promise<void> => {
+    const list = await store.storage.list(store.prefix(''))
+    for (const obj of list.items) {
+      const name = obj.metadata.name ?? ''
+      if (desired.has(name) || !obj.metadata.labels?.[AUTOMANAGED_LABEL] || readApiService(obj).service) continue
+      await store.delete('', name, {}, ctx()).catch((err: unknown) => {
+        if (!hasStatusCode(err, 404)) throw err
+      })
+    }
+  }
+
+  // One reconciliation at a time; changes that come meanwhile fold into the next.
+  let running: Promise<void> = Promise.resolve()
+  let stopped = false
+  const reconcile = (): Promise<void> => {
+    running = running.then(async () => {
+      if (stopped) return
+      const desired = desiredLocalApiServices(registry.catalogue)
+      for (const d of desired.values()) await ensure(d)
+      await removeStale(desired)
+    })
+    running.catch((err: unknown) => logger.warn({ err: String(err) }, 'cannot keep the local APIServices'))
+    return running
+  }
+  const ready = reconcile()
+  const unsubscribe = registry.catalogue.onChange(() => void reconcile().catch(() => {}))
+  return {
+    ready: ready.catch(() => {}),
+    reconcile,
+    stop() {
+      stopped = true
+      unsubscribe()
+    },
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Forwards a request for an aggregated group/version to its extension
+ * server, after this server authenticated, audited and authorized it like
+ * any other (upstream's proxyHandler): the caller's identity goes in the
+ * request-header names over a connection that presents the proxy client
+ * certificate; an unavailable APIService or an unreachable backend is a 503;
+ * a redirect from the backend is refused (`--aggregator-reject-forwarding-redirect`).
+ */
+import { serviceUnavailable, StatusError } from '../http/status-error.js'
+import type { RequestHeaderOptions } from '../options/api-server-options.js'
+import type { ProxyTransport } from '../proxy/transport.js'
+import type { UserInfo } from '../resources/object.js'
+import type { ApiService, ServiceReference } from './apiservice.js'
+import { identityHeaderLines, identityHeaderNames, stripIdentity } from './identity-headers.js'
+import type { ServiceLocation } from './service-location.js'
+
+export interface ProxyDeps {
+  transport: ProxyTransport
+  locate: (ref: ServiceReference) => Promise<ServiceLocation>
+  /** PEM pair from `--proxy-client-cert-file` and `--proxy-client-key-file`. */
+  clientCertificate?: { certificate: string; key: string }
+  requestHeader?: RequestHeaderOptions
+  rejectForwardingRedirect: boolean
+}
+
+/** How long connecting to an extension server may take (upstream's dialer default). */
+const DIAL_TIMEOUT_MS = 30_000
+
+export const REDIRECT_REFUSED = 'the backend attempted to redirect this request, which is not permitted'
+
+export function aggregatorProxy(deps: ProxyDeps): (request: Request, api: ApiService, user: UserInfo) => Promise<Response> {
+  const names = identityHeaderNames(deps.requestHeader)
+  return async (request, api, user) => {
+    const service = api.service
+    if (!service || !api.available) throw serviceUnavailable('service unavailable')
+    const location = await deps.locate(service).catch(() => {
+      throw serviceUnavailable('service unavailable')
+    })
+    const headers = new Headers(request.headers)
+    stripIdentity(headers, deps.requestHeader, names)
+    const url = new URL(request.url)
+    let response: Response
+    try {
+      response = await deps.transport.roundTrip(
+        {
+          origin: location.origin,
+          serverName: location.serverName,
+          ...(api.caBundle ? { caBundle: api.caBundle } : {}),
+          ...(api.insecureSkipTLSVerify ? { insecureSkipTLSVerify: true } : {}),
+          ...(deps.clientCertificate ? { clientCertificate: deps.clientCertificate } : {}),
+          dialTimeoutMs: DIAL_TIMEOUT_MS,
+        },
+        {
+          method: request.method,
+          path: url.pathname + url.search,
+          headers,
+          headerLines: identityHeaderLines(user, names),
+          body: request.body,
+          signal: request.signal,
+        },
+      )
+    } catch (err) {
+      throw serviceUnavailable(err instanceof Error ? err.message : String(err))
+    }
+    if (deps.rejectForwardingRedirect && response.status >= 300 && response.status <= 399 && response.headers.get('location')) {
+      await response.body?.cancel().catch(() => {})
+      throw new StatusError(502, 'InternalError', REDIRECT_REFUSED)
+    }
+    return response
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * A small extension API server for the aggregation tests, on loopback over
+ * HTTPS: it serves `wardle.example.com/v1alpha1` flunders (discovery, list,
+ * get, create, watch) and believes the X-Remote-* identity only from a
+ * client certificate the request-header CA signed with an allowed name, as
+ * a real one configured from `extension-apiserver-authentication` does.
+ * Every request it received is recorded with the identity it saw.
+ */
+import { createServer, type Server } from 'node:https'
+import type { AddressInfo } from 'node:net'
+import type { TLSSocket } from 'node:tls'
+import { createCertificateAuthority, issueServingCertificate } from '../../core/pki/certificates.js'
+
+export const WARDLE = 'wardle.example.com'
+export const WARDLE_GV = `${WARDLE}/v1alpha1`
+
+export interface SeenRequest {
+  method: string
+  path: string
+  /** The identity believed from the headers, undefined when the certificate was not the proxy's. */
+  user?: string
+  groups: string[]
+  extra: Record<string, string[]>
+  /** Headers as received, lower case, repeated lines kept apart. */
+  raw: [string, string][]
+  clientCommonName?: string
+}
+
+export interface ExtensionServer {
+  port: number
+  caBundle: string
+  seen: SeenRequest[]
+  flunders: Map<string, Record<string, unknown>>
+  /** Paths answered with a redirect. */
+  redirects: Set<string>
+  close(): Promise<void>
+}
+
+const resourceList = {
+  kind: 'APIResourceList',
+  apiVersion: 'v1',
+  groupVersion: WARDLE_GV,
+  resources: [
+    { name: 'flunders', singularName: 'flunder', namespaced: true, kind: 'Flunder', verbs: ['create', 'delete', 'get', 'list', 'watch'], shortNames: ['fl'] },
+    { name: 'flunders/status', singularName: '', namespaced: true, kind: 'Flunder', verbs: ['get'] },
+  ],
+}
+
+export async function startExtensionServer(requestHeaderCA: string, allowedNames: string[] = []): Promise<ExtensionServer> {
+  const ca = await createCertificateAuthority({ commonName: 'wardle-serving-ca' })
+  const serving = await issueServingCertificate(ca, { commonName: 'api', dnsNames: ['api.wardle.svc', 'localhost'], ipAddresses: ['127.0.0.1'] })
+  const ext: ExtensionServer = {
+    port: 0,
+    caBundle: Buffer.from(ca.certificate).toString('base64'),
+    seen: [],
+    flunders: new Map(),
+    redirects: new Set(),
+    close: async () => {},
+  }
+  const watchers = new Set<(line: string) => void>()
+  const server: Server = createServer({ cert: serving.certificate, key: serving.privateKey, ca: requestHeaderCA, requestCert: true, rejectUnauthorized: false }, (req, res) => {
+    const socket = req.socket as TLSSocket
+    const peer = socket.getPeerCertificate()
+    const cn = peer && 'subject' in peer && peer.subject ? String(peer.subject.CN) : undefined
+    const trusted = socket.authorized && cn !== undefined && (allowedNames.length === 0 || allowedNames.includes(cn))
+    const raw: [string, string][] = []
+    for (let i = 0; i < req.rawHeaders.length; i += 2) raw.push([req.rawHeaders[i]!.toLowerCase(), req.rawHeaders[i + 1]!])
+    const lines = (name: string) => raw.filter(([n]) => n === name).map(([, v]) => v)
+    const extra: Record<string, string[]> = {}
+    for (const [n, v] of raw) if (n.startsWith('x-remote-extra-')) (extra[decodeURIComponent(n.slice('x-remote-extra-'.length))] ??= []).push(v)
+    const url = new URL(req.url ?? '/', 'https://wardle')
+    const seen: SeenRequest = {
+      method: req.method ?? '',
+      path: url.pathname + url.search,
+      ...(trusted && lines('x-remote-user')[0] ? { user: lines('x-remote-user')[0] } : {}),
+      groups: trusted ? lines('x-remote-group') : [],
+      extra: trusted ? extra : {},
+      raw,
+      ...(cn ? { clientCommonName: cn } : {}),
+    }
+    ext.seen.push(seen)
+    const json = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' })
+      res.end(JSON.stringify(body))
+    }
+    if (!seen.user) return json(401, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Unauthorized', code: 401, message: 'Unauthorized' })
+    if (ext.redirects.has(url.pathname)) {
+      res.writeHead(302, { location: 'https://elsewhere.example/steal' })
+      return res.end()
+    }
+    const base = `/apis/${WARDLE_GV}`
+    if (url.pathname === base) return json(200, resourceList)
+    const m = /^\/apis\/wardle\.example\.com\/v1alpha1\/(?:namespaces\/([^/]+)\/)?flunders(?:\/([^/]+))?$/.exec(url.pathname)
+    if (!m) return json(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'not found' })
+    const [, namespace, name] = m
+    if (req.method === 'POST') {
+      const chunks: Buffer[] = []
+      req.on('data', (c: Buffer) => chunks.push(c))
+      req.on('end', () => {
+        const obj = JSON.parse(Buffer.concat(chunks).toString()) as { metadata: Record<string, unknown> }
+        const stored = { ...obj, metadata: { ...obj.metadata, namespace, resourceVersion: String(ext.flunders.size + 1), creationTimestamp: new Date().toISOString() } }
+        ext.flunders.set(`${namespace}/${String(obj.metadata['name'])}`, stored)
+        for (const w of watchers) w(JSON.stringify({ type: 'ADDED', object: stored }))
+        json(201, stored)
+      })
+      return
+    }
+    if (name) {
+      const obj = ext.flunders.get(`${namespace}/${name}`)
+      return obj ? json(200, obj) : json(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: `flunders.${WARDLE} "${name}" not found` })
+    }
+    const items = [...ext.flunders.values()].filter((f) => !namespace || (f['metadata'] as { namespace?: string }).namespace === namespace)
+    if (url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1') {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      for (const item of items) res.write(`${JSON.stringify({ type: 'ADDED', object: item })}\n`)
+      const send = (line: string) => res.write(`${line}\n`)
+      watchers.add(send)
+      res.on('close', () => watchers.delete(send))
+      return
+    }
+    json(200, { kind: 'FlunderList', apiVersion: WARDLE_GV, metadata: { resourceVersion: String(ext.flunders.size) }, items })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  ext.port = (server.address() as AddressInfo).port
+  ext.close = async () => {
+    server.closeAllConnections()
+    await new Promise((resolve) => server.close(resolve))
+  }
+  return ext
+}
