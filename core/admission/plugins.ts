@@ -19,6 +19,7 @@ import { namespaces } from '../resources/core/namespaces.js'
 import { type AdmissionChain, type AdmissionPlugin, admissionChain } from './chain.js'
 import { namespaceLifecycle } from './namespace-lifecycle.js'
 import { defaultTolerationSecondsAdmission, priorityAdmission, serviceAccountAdmission } from './pod-defaults.js'
+import { resourceQuotaPlugin } from './quota/plugin.js'
 
 /** What a plugin's factory may use. Everything is shared with the rest of the server: a plugin keeps no storage of its own. */
 export interface AdmissionPluginContext {
@@ -57,6 +58,7 @@ export const ADMISSION_PLUGIN_FACTORIES: { readonly [N in AdmissionPluginName]?:
   ServiceAccount: () => serviceAccountAdmission,
   Priority: () => priorityAdmission,
   DefaultTolerationSeconds: () => defaultTolerationSecondsAdmission,
+  ResourceQuota: resourceQuotaPlugin,
 }
 
 /** The enabled names the server has no plugin for: running without them would admit what they refuse. */
