@@ -16,6 +16,7 @@ import type { ApiServerOptions } from '../options/api-server-options.js'
 import type { Logger } from '../ports.js'
 import type { Registry } from '../registry/registry.js'
 import { namespaces } from '../resources/core/namespaces.js'
+import { limitRangerPlugin } from './builtin/limit-ranger-plugin.js'
 import { type AdmissionChain, type AdmissionPlugin, admissionChain } from './chain.js'
 import { namespaceLifecycle } from './namespace-lifecycle.js'
 import { defaultTolerationSecondsAdmission, priorityAdmission, serviceAccountAdmission } from './pod-defaults.js'
@@ -59,6 +60,7 @@ export const ADMISSION_PLUGIN_FACTORIES: { readonly [N in AdmissionPluginName]?:
   Priority: () => priorityAdmission,
   DefaultTolerationSeconds: () => defaultTolerationSecondsAdmission,
   ResourceQuota: resourceQuotaPlugin,
+  LimitRanger: limitRangerPlugin,
 }
 
 /** The enabled names the server has no plugin for: running without them would admit what they refuse. */
