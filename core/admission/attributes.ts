@@ -31,4 +31,6 @@ export interface AdmissionAttributes {
   user: UserInfo
   /** Warnings for the answer's `Warning` headers. */
   warnings: string[]
+  /** Annotations for the request's audit event (PodSecurity's audit mode); absent when nothing records them. */
+  auditAnnotations?: Record<string, string>
 }
