@@ -83,7 +83,10 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
   const resource = (c: Context<ChainEnv>) => {
     const info = c.get('requestInfo')
     if (!info.isResourceRequest) throw resourceNotFound()
-    return handleResource(c.req.raw, info, deps.handlerEnv(c.get('user')))
+    const env = deps.handlerEnv(c.get('user'))
+    // Admission plugins annotate the request's audit event (PodSecurity's audit mode) through it.
+    const audit = c.get('audit')
+    return handleResource(c.req.raw, info, audit ? { ...env, auditAnnotations: audit.annotations } : env)
   }
   app.all('/api/*', resource)
   app.all('/apis/*', resource)

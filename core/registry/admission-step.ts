@@ -42,6 +42,7 @@ function attributesOf(entry: ResourceEntry, step: AdmissionStep, ctx: RequestCon
   if (step.subresource) attributes.subresource = step.subresource
   if (step.old) attributes.oldObject = step.old
   if (step.options) attributes.options = step.options
+  if (ctx.auditAnnotations) attributes.auditAnnotations = ctx.auditAnnotations
   return attributes
 }
 

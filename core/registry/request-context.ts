@@ -22,4 +22,6 @@ export interface RequestContext {
   admission?: false
   /** Warnings for the answer's `Warning` headers. */
   warnings?: string[]
+  /** Annotations for the request's audit event, when it is audited. */
+  auditAnnotations?: Record<string, string>
 }

@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import type { AuditBackend, AuditEvent } from '../../core/audit/types.js'
 import type { ApiServerOptions } from '../../core/index.js'
 import { eventually, startServer, type TestClient } from './harness.js'
 
@@ -97,6 +98,25 @@ describe('PodSecurity admission', () => {
     assert.match(warnings[1] ?? '', /a \(and 1 other pod\): allowPrivilegeEscalation != false, unrestricted capabilities, runAsNonRoot != true, seccompProfile/)
     // The label took: the next plain pod is refused.
     await eventually('the new level is enforced', async () => (await api.post(`${NS}/pods`, pod('c'))).status === 403)
+  })
+
+  it('records the audit level\'s violations and the enforced policy as audit annotations', async () => {
+    const events: AuditEvent[] = []
+    const kept: AuditBackend = { name: 'kept', processEvents: async (batch) => void events.push(...batch) }
+    const api = await serverWithNamespace(
+      { 'pod-security.kubernetes.io/enforce': 'baseline', 'pod-security.kubernetes.io/audit': 'restricted' },
+      { audit: { policy: { omitStages: ['RequestReceived'], rules: [{ level: 'Metadata' }] }, backends: [kept] } },
+    )
+    const res = await api.post(`${NS}/pods`, pod('audited', RESTRICTED_CONTAINER, { securityContext: { runAsNonRoot: false } }))
+    assert.equal(res.status, 201)
+    const id = res.headers.get('audit-id')
+    await eventually('the event is recorded', async () => events.some((e) => e.auditID === id && e.stage === 'ResponseComplete'))
+    const annotations = events.find((e) => e.auditID === id && e.stage === 'ResponseComplete')?.annotations ?? {}
+    assert.equal(annotations['pod-security.kubernetes.io/enforce-policy'], 'baseline:latest')
+    assert.equal(
+      annotations['pod-security.kubernetes.io/audit-violations'],
+      'would violate PodSecurity "restricted:latest": runAsNonRoot != true (pod must not set securityContext.runAsNonRoot=false)',
+    )
   })
 
   it('applies the configured defaults and passes exempt users and namespaces', async () => {
