@@ -127,7 +127,8 @@ export function startResourceQuotaController(
     const counted = await calculateUsage(namespace, quota)
     const used = mask({ ...usedOf(quota), ...counted }, hardNames)
     const status = isPlainObject(quota['status']) ? quota['status'] : {}
-    if (sameHard(hard, status['hard']) && equalLists(used, usedOf(quota)) && Object.keys(usedOf(quota)).length === hardNames.length) return
+    // Names no evaluator counts stay out of used, as upstream's: comparing used alone keeps the controller from writing forever.
+    if (sameHard(hard, status['hard']) && status['used'] !== undefined && equalLists(used, usedOf(quota))) return
     const store = storeOf('', 'resourcequotas')
     if (!store) return
     const name = quota.metadata.name ?? ''
@@ -168,11 +169,9 @@ export function startResourceQuotaController(
   const unsubscribe = quotas.onChange(({ type, object }) => {
     if (type === 'delete') return
     followWhatQuotaCounts(object)
-    const spec = specOf(object)
     const status = isPlainObject(object['status']) ? object['status'] : {}
-    const hardNames = Object.keys(parseResourceList(spec['hard']))
-    const used = usedOf(object)
-    if (!sameHard(spec['hard'], status['hard']) || hardNames.some((n) => !used[n])) enqueue(object.metadata.namespace ?? '')
+    // A new quota, or one whose spec changed: counted at once; otherwise deletes and the resync keep it current.
+    if (!sameHard(specOf(object)['hard'], status['hard']) || status['used'] === undefined) enqueue(object.metadata.namespace ?? '')
   })
   void quotas.ready.then(() => {
     for (const ns of quotas.namespaces()) {
