@@ -38,7 +38,8 @@ export const nameOf = (c: Obj): string => String(c['name'] ?? '')
 export const securityContextOf = (o: Obj): Obj | undefined => (isPlainObject(o['securityContext']) ? o['securityContext'] : undefined)
 
 export const pluralize = (one: string, many: string, n: number): string => (n === 1 ? one : many)
-export const joinQuote = (items: readonly string[]): string => items.map((i) => JSON.stringify(i)).join(', ')
+/** Each item in plain double quotes, nothing escaped, as upstream's joinQuote. */
+export const joinQuote = (items: readonly string[]): string => items.map((i) => `"${i}"`).join(', ')
 /** `container "a"` or `containers "a", "b"`. */
 export const containersPhrase = (names: readonly string[]): string => `${pluralize('container', 'containers', names.length)} ${joinQuote(names)}`
 export const sortedUnique = (items: Iterable<string>): string[] => [...new Set(items)].sort()

@@ -44,6 +44,8 @@ const SAFE_SYSCTLS: [number, string[]][] = [
 ]
 
 const SELINUX_TYPES = new Set(['', 'container_t', 'container_init_t', 'container_kvm_t'])
+/** The SELinux type allowed from 1.31 on. */
+const SELINUX_TYPE_SINCE_1_31 = 'container_engine_t'
 const APPARMOR_ANNOTATION_PREFIX = 'container.apparmor.security.beta.kubernetes.io/'
 const RESTRICTED_OK_VOLUMES = ['configMap', 'csi', 'downwardAPI', 'emptyDir', 'ephemeral', 'persistentVolumeClaim', 'projected', 'secret']
 const VOLUME_SOURCES = [
@@ -65,17 +67,25 @@ export const CHECKS: readonly Check[] = [
     level: 'baseline',
     since: 0,
     run({ metadata, spec }) {
-      const bad: string[] = []
-      for (const [key, value] of Object.entries(metadata.annotations ?? {}))
-        if (key.startsWith(APPARMOR_ANNOTATION_PREFIX) && value !== '' && value !== 'runtime/default' && !value.startsWith('localhost/'))
-          bad.push(`${key}=${JSON.stringify(value)}`)
-      const profiles = [securityContextOf(spec), ...containersOf(spec).map(securityContextOf)]
-      for (const sc of profiles) {
-        const type = obj(sc?.['appArmorProfile'])['type']
-        if (type === 'Unconfined') bad.push(`securityContext.appArmorProfile.type=${JSON.stringify(type)}`)
+      const values = new Set<string>()
+      const unconfined = (sc: Record<string, unknown> | undefined): boolean => {
+        const type = sc?.['appArmorProfile'] === undefined ? undefined : obj(sc['appArmorProfile'])['type']
+        if (type === undefined || type === 'RuntimeDefault' || type === 'Localhost') return false
+        values.add(String(type))
+        return true
       }
-      const values = sortedUnique(bad)
-      return values.length ? forbid(pluralize('forbidden AppArmor profile', 'forbidden AppArmor profiles', values.length), values.join(', ')) : ALLOWED
+      const podBad = unconfined(securityContextOf(spec))
+      const bad = containersOf(spec).filter((c) => unconfined(securityContextOf(c))).map(nameOf)
+      const annotations = Object.entries(metadata.annotations ?? {})
+        .filter(([key, value]) => key.startsWith(APPARMOR_ANNOTATION_PREFIX) && value !== '' && value !== 'runtime/default' && !value.startsWith('localhost/'))
+        .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
+      for (const a of annotations) values.add(a)
+      if (!values.size) return ALLOWED
+      const who = [setters(podBad, bad), ...(annotations.length ? ['annotations'] : [])].filter(Boolean).join(' and ')
+      return forbid(
+        pluralize('forbidden AppArmor profile', 'forbidden AppArmor profiles', values.size),
+        `${who} must not set AppArmor profile type to ${joinQuote(sortedUnique(values))}`,
+      )
     },
   },
   {
@@ -165,7 +175,8 @@ export const CHECKS: readonly Check[] = [
     id: 'seLinuxOptions',
     level: 'baseline',
     since: 0,
-    run({ spec }) {
+    run({ spec }, minor) {
+      const allowed = (type: string): boolean => SELINUX_TYPES.has(type) || (minor >= 31 && type === SELINUX_TYPE_SINCE_1_31)
       const badTypes = new Set<string>()
       let setUser = false
       let setRole = false
@@ -174,7 +185,7 @@ export const CHECKS: readonly Check[] = [
         const o = obj(sc['seLinuxOptions'])
         let bad = false
         const type = String(o['type'] ?? '')
-        if (!SELINUX_TYPES.has(type)) {
+        if (!allowed(type)) {
           bad = true
           badTypes.add(type)
         }

@@ -31,11 +31,16 @@ describe('Pod Security baseline', () => {
     ],
     ['unconfined seccomp', spec({}, { securityContext: { seccompProfile: { type: 'Unconfined' } } }), 'seccompProfile (pod must not set securityContext.seccompProfile.type to "Unconfined")'],
     ['unsafe sysctls', spec({}, { securityContext: { sysctls: [{ name: 'kernel.msgmax' }, { name: 'net.ipv4.tcp_rmem' }] } }), 'forbidden sysctls (kernel.msgmax)'],
+    [
+      'unconfined AppArmor fields',
+      spec({ securityContext: { appArmorProfile: { type: 'Unconfined' } } }, { securityContext: { appArmorProfile: { type: 'Unconfined' } } }),
+      'forbidden AppArmor profile (pod and container "c" must not set AppArmor profile type to "Unconfined")',
+    ],
     ['a hostProcess container', spec({ securityContext: { windowsOptions: { hostProcess: true } } }), 'hostProcess (container "c" must not set securityContext.windowsOptions.hostProcess=true)'],
     [
       'an unconfined AppArmor annotation',
       spec(),
-      'forbidden AppArmor profile (container.apparmor.security.beta.kubernetes.io/c="unconfined")',
+      'forbidden AppArmor profile (annotations must not set AppArmor profile type to "container.apparmor.security.beta.kubernetes.io/c="unconfined"")',
       { 'container.apparmor.security.beta.kubernetes.io/c': 'unconfined' },
     ],
   ]
@@ -47,6 +52,9 @@ describe('Pod Security baseline', () => {
     assert.equal(judge({ level: 'baseline', version: 'v1.32' }, sysctl), '')
     const unconfined = spec({}, { securityContext: { seccompProfile: { type: 'Unconfined' } } })
     assert.equal(judge({ level: 'baseline', version: 'v1.18' }, unconfined), '')
+    const engine = spec({ securityContext: { seLinuxOptions: { type: 'container_engine_t' } } })
+    assert.match(judge({ level: 'baseline', version: 'v1.30' }, engine), /^seLinuxOptions/)
+    assert.equal(judge({ level: 'baseline', version: 'v1.31' }, engine), '')
   })
 })
 
