@@ -35,6 +35,12 @@ import { defaultTolerationSecondsAdmission, priorityAdmission, serviceAccountAdm
 import { mutatingAdmissionWebhook, validatingAdmissionWebhook } from './webhook/plugin.js'
 import { imagePolicyWebhookFactory } from './builtin/image-policy-webhook.js'
 import { mutatingAdmissionPolicyPlugin, validatingAdmissionPolicyPlugin } from './policy/plugins.js'
+import { limitRangerPlugin } from './builtin/limit-ranger-plugin.js'
+import { type AdmissionChain, type AdmissionPlugin, admissionChain } from './chain.js'
+import { namespaceLifecycle } from './namespace-lifecycle.js'
+import { defaultTolerationSecondsAdmission, priorityAdmission, serviceAccountAdmission } from './pod-defaults.js'
+import { podSecurityPlugin } from './pod-security/plugin.js'
+import { resourceQuotaPlugin } from './quota/plugin.js'
 
 /** What a plugin's factory may use. Everything is shared with the rest of the server: a plugin keeps no storage of its own. */
 export interface AdmissionPluginContext {
@@ -91,6 +97,9 @@ export const ADMISSION_PLUGIN_FACTORIES: { readonly [N in AdmissionPluginName]?:
   OwnerReferencesPermissionEnforcement: ownerReferencesPermissionEnforcementFactory,
   ValidatingAdmissionPolicy: validatingAdmissionPolicyPlugin,
   MutatingAdmissionPolicy: mutatingAdmissionPolicyPlugin,
+  ResourceQuota: resourceQuotaPlugin,
+  LimitRanger: limitRangerPlugin,
+  PodSecurity: podSecurityPlugin,
 }
 
 /** The enabled names the server has no plugin for: running without them would admit what they refuse. */

@@ -36,8 +36,15 @@ export interface HandlerEnv {
   onShutdown(end: () => void): () => void
   /** What `serviceaccounts/<name>/token` signs with; absent, the subresource is not served. */
   serviceAccountTokens?: { issuerConfig(): Promise<TokenIssuerConfig> } | undefined
-  /** Where admission's audit annotations go: the request's audit event, when it is audited. */
+  /** The request's audit event annotations, when the audit policy records the request. */
   auditAnnotations?: Record<string, string>
+}
+
+/** The registry's context of one request: who, when, and where admission may annotate its audit event. */
+function requestContext(env: HandlerEnv): RequestContext {
+  const ctx: RequestContext = { user: env.user, now: env.now(), dryRun: false }
+  if (env.auditAnnotations) ctx.auditAnnotations = env.auditAnnotations
+  return ctx
 }
 
 /**
@@ -88,7 +95,7 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
     throw methodNotSupported(gr, info.verb)
   const url = new URL(request.url)
   const params = url.searchParams
-  const ctx: RequestContext = { user: env.user, now: env.now(), dryRun: false, ...(env.auditAnnotations ? { auditAnnotations: env.auditAnnotations } : {}) }
+  const ctx = requestContext(env)
   const format = negotiateOutput(request.headers.get('accept'), {
     allowTable: ['get', 'list', 'watch'].includes(info.verb),
     includeObject: params.get('includeObject'),
@@ -208,7 +215,7 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
   if (!sub.verbs.includes(info.verb as Verb))
     throw methodNotSupported({ group: entry.group, resource: `${entry.resource}/${sub.name}` }, info.verb)
   const params = new URL(request.url).searchParams
-  const ctx: RequestContext = { user: env.user, now: env.now(), dryRun: false, ...(env.auditAnnotations ? { auditAnnotations: env.auditAnnotations } : {}) }
+  const ctx = requestContext(env)
   if (sub.name === 'eviction') return handleEviction(request, params, info, env, ctx)
   if (sub.name === 'token') return handleTokenRequest(request, params, info, env, ctx)
   const store = env.registry.store(entry)

@@ -4,6 +4,7 @@ import { ageColumn, column, nameColumn } from '../columns/common.js'
 import { at, quantity, record } from '../columns/values.js'
 import { defineResource, statusSubresource } from '../define.js'
 import type { KubeObject } from '../object.js'
+import { defaultLimitRangeItems } from './limit-range-defaults.js'
 
 export const limitRanges: ResourceEntry = defineResource({
   group: '',
@@ -12,6 +13,8 @@ export const limitRanges: ResourceEntry = defineResource({
   resource: 'limitranges',
   namespaced: true,
   shortNames: ['limits'],
+  // Container items get their default limit from max and default request from default or min, as upstream defaults them.
+  strategy: { applyDefaults: defaultLimitRangeItems },
 })
 
 /** `resource: used/hard` for each quota'd resource, `limits.*` in their own column. */

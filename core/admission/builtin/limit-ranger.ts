@@ -1,0 +1,44 @@
+/**
+ * LimitRanger (upstream's plugin/pkg/admission/limitranger): on a pod's
+ * creation the namespace's LimitRanges give its containers their default
+ * limits and requests (mutating phase), then the pod, and a claim on create
+ * and update, must fit each range's min, max and maxLimitRequestRatio
+ * (validating phase); a refusal is 403 with upstream's messages. Limit
+ * ranges are read from a watch-fed index.
+ */
+import { forbidden } from '../../http/status-error.js'
+import type { KubeObject } from '../../resources/object.js'
+import type { AdmissionAttributes } from '../attributes.js'
+import type { MutatingAdmission } from '../mutating.js'
+import type { ValidatingAdmission } from '../validating.js'
+import { aggregate, applyContainerDefaults, claimViolations, podViolations } from './limit-range-checks.js'
+
+type Kind = 'pod' | 'claim'
+
+/** Pods on create, claims on create and update; no subresource, nothing already being deleted (upstream's SupportsAttributes). */
+function kindOf(a: AdmissionAttributes): Kind | undefined {
+  if (a.subresource || a.entry.group !== '' || !a.object) return undefined
+  if (a.oldObject?.metadata.deletionTimestamp) return undefined
+  if (a.entry.resource === 'pods') return a.operation === 'CREATE' ? 'pod' : undefined
+  if (a.entry.resource === 'persistentvolumeclaims') return a.operation === 'CREATE' || a.operation === 'UPDATE' ? 'claim' : undefined
+  return undefined
+}
+
+export function limitRanger(limitRanges: (namespace: string) => KubeObject[]): MutatingAdmission & ValidatingAdmission {
+  return {
+    name: 'LimitRanger',
+    handles: (operation) => operation === 'CREATE' || operation === 'UPDATE',
+    admit(a) {
+      if (kindOf(a) !== 'pod' || !a.object) return
+      for (const range of limitRanges(a.namespace)) applyContainerDefaults(a.object, range)
+    },
+    validate(a) {
+      const kind = kindOf(a)
+      if (!kind || !a.object) return
+      for (const range of limitRanges(a.namespace)) {
+        const errs = kind === 'pod' ? podViolations(range, a.object) : claimViolations(range, a.object)
+        if (errs.length) throw forbidden({ group: '', resource: a.entry.resource }, a.name, aggregate(errs))
+      }
+    },
+  }
+}
