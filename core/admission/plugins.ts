@@ -36,9 +36,6 @@ import { mutatingAdmissionWebhook, validatingAdmissionWebhook } from './webhook/
 import { imagePolicyWebhookFactory } from './builtin/image-policy-webhook.js'
 import { mutatingAdmissionPolicyPlugin, validatingAdmissionPolicyPlugin } from './policy/plugins.js'
 import { limitRangerPlugin } from './builtin/limit-ranger-plugin.js'
-import { type AdmissionChain, type AdmissionPlugin, admissionChain } from './chain.js'
-import { namespaceLifecycle } from './namespace-lifecycle.js'
-import { defaultTolerationSecondsAdmission, priorityAdmission, serviceAccountAdmission } from './pod-defaults.js'
 import { podSecurityPlugin } from './pod-security/plugin.js'
 import { resourceQuotaPlugin } from './quota/plugin.js'
 
