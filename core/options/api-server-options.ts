@@ -176,6 +176,10 @@ export interface AdmissionOptions {
   plugins?: AdmissionPluginName[]
   /** Each plugin's configuration: the inline `configuration` of its AdmissionConfiguration entry, or its `path` file parsed. */
   configurations?: Partial<Record<AdmissionPluginName, unknown>>
+  /** tolerationSeconds of the `not-ready:NoExecute` toleration DefaultTolerationSeconds adds (`--default-not-ready-toleration-seconds`). @default 300 */
+  defaultNotReadyTolerationSeconds?: number
+  /** The same for `unreachable:NoExecute` (`--default-unreachable-toleration-seconds`). @default 300 */
+  defaultUnreachableTolerationSeconds?: number
 }
 
 export interface ApiServerOptions {
