@@ -8,7 +8,6 @@
 import { readFileSync, statSync } from 'node:fs'
 import { type AbacPolicy, loadAbacPolicy } from '../../core/config/abac-policy.js'
 import { type AdmissionConfiguration, loadAdmissionConfiguration } from '../../core/config/admission.js'
-import { enabledAdmissionPlugins } from '../../core/config/admission-plugins.js'
 import {
   authenticationFlagConflicts,
   type LoadedAuthenticationConfiguration,
@@ -23,6 +22,7 @@ import { type KubeconfigConnection, loadKubeconfigConnection } from '../../core/
 import { loadTracingConfiguration, type TracingConfiguration } from '../../core/config/tracing.js'
 import type { ParsedFlags } from '../../core/options/flags/index.js'
 import type { Logger } from '../../core/ports.js'
+import { admissionPluginNames } from './admission.js'
 
 export interface ConfigFiles {
   authentication?: LoadedAuthenticationConfiguration
@@ -97,10 +97,7 @@ export function loadConfigFiles(parsed: ParsedFlags, logger: Logger): ConfigFile
       loadEncryptionConfiguration(text, path, { reload: values['encryption-provider-config-automatic-reload'] }),
     ),
   )
-  const enabledPlugins = enabledAdmissionPlugins(
-    [...values['enable-admission-plugins'], ...values['admission-control']],
-    values['disable-admission-plugins'],
-  )
+  const enabledPlugins = admissionPluginNames(values).names
   assign('admission', read('admission-control-config-file', (text, path) => loadAdmissionConfiguration(text, path, { enabledPlugins })))
   assign('tracing', read('tracing-config-file', loadTracingConfiguration))
   assign(

@@ -12,6 +12,7 @@ import type { ApiServerOptions, StaticToken } from '../../core/options/api-serve
 import { type ParsedFlags, startupWarnings, unenforcedSecurityFlags } from '../../core/options/flags/index.js'
 import type { Logger, ServerPorts } from '../../core/ports.js'
 import { serverUrl } from '../../core/pki/kubeconfig.js'
+import { daemonAdmission } from './admission.js'
 import { auditOptions } from './audit.js'
 import { authorizationOptions, watchAuthorizationConfig } from './authorization.js'
 import { readClientCABundles, watchClientCAFiles } from './client-ca-files.js'
@@ -257,6 +258,13 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     }
     const unenforced = unenforcedSecurityFlags(parsed)
     if (unenforced.length > 0) throw new StartupError(...unenforced)
+    const admission = daemonAdmission(parsed, files.admission)
+    if (admission.problems.length > 0) throw new StartupError(...admission.problems)
+    if (admission.notImplementedDefaults.length > 0)
+      logger.warn(
+        { plugins: admission.notImplementedDefaults },
+        `admission plugins on by default that this server does not implement yet, so they do not run: ${admission.notImplementedDefaults.join(', ')}`,
+      )
     const tokens = flags.tokenAuthFile ? await loadTokens(flags.tokenAuthFile, logger) : []
     const authz = authorization(files, parsed)
     const pki = await preparePki({
@@ -299,7 +307,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     logger.info({}, `objects are stored in ${storage.description}`)
     const profiler = nodeProfiler()
     try {
-      server = (out.createServer ?? createApiServer)(serverOptions(flags, authenticationOptions(flags, { parsed, files, tokens, cas, saKeys }), authz, auditOptions(parsed, files.auditPolicy, logger)), {
+      const options = serverOptions(flags, authenticationOptions(flags, { parsed, files, tokens, cas, saKeys }), authz, auditOptions(parsed, files.auditPolicy, logger))
+      server = (out.createServer ?? createApiServer)({ ...options, admission: admission.options }, {
         logger,
         storage: storage.storage,
         storageFactory: storage.factory,

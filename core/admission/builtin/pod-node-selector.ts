@@ -25,7 +25,8 @@ const KIND = 'PodNodeSelector configuration'
 /** Selector text by namespace, and the cluster default under its own key. */
 export type PodNodeSelectorConfiguration = Record<string, string>
 
-const schema = z.strictObject({ podNodeSelectorPluginConfig: z.record(z.string(), z.string()).nullish() })
+// Unknown keys are ignored, as upstream reads this file (the legacy form shares it with ImagePolicyWebhook).
+const schema = z.object({ podNodeSelectorPluginConfig: z.record(z.string(), z.string()).nullish() })
 
 export function decodePodNodeSelectorConfiguration(raw: unknown, source: string): PodNodeSelectorConfiguration {
   const parsed = schema.safeParse(raw ?? {}, { reportInput: true })

@@ -15,6 +15,8 @@ describe('the flag table', () => {
 
   it('marks as in effect exactly the flags the server acts on today', () => {
     assert.deepEqual(FLAGS.filter((f) => f.status === 'active').map((f) => f.name).sort(), [
+      'admission-control',
+      'admission-control-config-file',
       'advertise-address',
       'allow-privileged',
       'anonymous-auth',
@@ -54,8 +56,12 @@ describe('the flag table', () => {
       'cors-allowed-origins',
       'data-dir',
       'debug-socket-path',
+      'default-not-ready-toleration-seconds',
+      'default-unreachable-toleration-seconds',
       'delete-collection-workers',
+      'disable-admission-plugins',
       'disable-http2-serving',
+      'enable-admission-plugins',
       'enable-bootstrap-token-auth',
       'enable-garbage-collector',
       'endpoint-reconciler-type',
