@@ -14,9 +14,15 @@ import type { Watcher } from '../storage/interface.js'
 const FIRST_RETRY_MS = 100
 const MAX_RETRY_MS = 30_000
 
+/** What a plugin reads of an index: the objects, and one object with a storage read for a name the index lacks. */
+export interface ObjectReader {
+  list(namespace?: string): KubeObject[]
+  read(namespace: string, name: string): Promise<KubeObject | undefined>
+}
+
 const keyOf = (namespace: string | undefined, name: string): string => `${namespace ?? ''}/${name}`
 
-export class LiveObjects {
+export class LiveObjects implements ObjectReader {
   private readonly objects = new Map<string, KubeObject>()
   private stopped = false
   private watcher: Watcher | undefined

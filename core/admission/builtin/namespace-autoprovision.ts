@@ -8,11 +8,11 @@ import { hasStatusCode, type StatusError } from '../../http/status-error.js'
 import { LOOPBACK_IDENTITY } from '../../registry/identities.js'
 import type { Registry } from '../../registry/registry.js'
 import { namespaces } from '../../resources/core/namespaces.js'
-import type { LiveObjects } from '../live-objects.js'
+import type { ObjectReader } from '../live-objects.js'
 import type { MutatingAdmission } from '../mutating.js'
 import { isResource, on, refuse } from './pods.js'
 
-export function namespaceAutoProvision(registry: Registry, index: LiveObjects, now: () => Date): MutatingAdmission {
+export function namespaceAutoProvision(registry: Registry, index: ObjectReader, now: () => Date): MutatingAdmission {
   return {
     name: 'NamespaceAutoProvision',
     handles: on('CREATE'),

@@ -6,11 +6,11 @@
  * reached the watch yet.
  */
 import { notFound } from '../../http/status-error.js'
-import type { LiveObjects } from '../live-objects.js'
+import type { ObjectReader } from '../live-objects.js'
 import type { ValidatingAdmission } from '../validating.js'
 import { isResource, on } from './pods.js'
 
-export function namespaceExists(namespaces: LiveObjects): ValidatingAdmission {
+export function namespaceExists(namespaces: ObjectReader): ValidatingAdmission {
   return {
     name: 'NamespaceExists',
     handles: on('CREATE', 'UPDATE', 'DELETE'),

@@ -14,7 +14,7 @@ import { ConfigFileError, type ConfigProblem, zodProblems } from '../../config/d
 import { FieldPath, invalid } from '../../validation/field.js'
 import type { AdmissionAttributes } from '../attributes.js'
 import type { AdmissionPlugin } from '../chain.js'
-import type { LiveObjects } from '../live-objects.js'
+import type { ObjectReader } from '../live-objects.js'
 import { parseLabelMap } from './label-map.js'
 import { on, podSpecOf, refuse, stringMap } from './pods.js'
 
@@ -50,7 +50,7 @@ function labelsOf(text: string): Record<string, string> {
   return labels
 }
 
-export function podNodeSelector(namespaces: LiveObjects, configuration: PodNodeSelectorConfiguration = {}): AdmissionPlugin {
+export function podNodeSelector(namespaces: ObjectReader, configuration: PodNodeSelectorConfiguration = {}): AdmissionPlugin {
   /** The namespace's selector: its annotation, even empty, else the cluster default. */
   const namespaceSelector = async (a: AdmissionAttributes): Promise<Record<string, string>> => {
     const ns = await namespaces.read('', a.namespace)

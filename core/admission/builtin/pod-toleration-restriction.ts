@@ -15,7 +15,7 @@ import { type FieldError, FieldPath, invalid, notSupported } from '../../validat
 import { isQualifiedName, isValidLabelValue } from '../../validation/names.js'
 import type { AdmissionAttributes } from '../attributes.js'
 import type { AdmissionPlugin } from '../chain.js'
-import type { LiveObjects } from '../live-objects.js'
+import type { ObjectReader } from '../live-objects.js'
 import { bareError, objects, type Obj, on, podSpecOf } from './pods.js'
 import { allowedBy, mergeTolerations } from './tolerations.js'
 
@@ -96,7 +96,7 @@ function bestEffort(spec: Obj): boolean {
 }
 
 export function podTolerationRestriction(
-  namespaces: LiveObjects,
+  namespaces: ObjectReader,
   configuration: PodTolerationRestrictionConfiguration = { default: [], whitelist: [] },
 ): AdmissionPlugin {
   const check = async (a: AdmissionAttributes, spec: Obj): Promise<void> => {

@@ -9,7 +9,7 @@
 import type { KubeObject } from '../../resources/object.js'
 import type { AdmissionAttributes } from '../attributes.js'
 import type { AdmissionPlugin } from '../chain.js'
-import type { LiveObjects } from '../live-objects.js'
+import type { ObjectReader } from '../live-objects.js'
 import { isResource, on, podSpecOf, refuse, specOf } from './pods.js'
 
 /** What a pod gets without a class and without a default one. */
@@ -19,14 +19,14 @@ const DEFAULT_PREEMPTION = 'PreemptLowerPriority'
 const value = (pc: KubeObject): number => (typeof pc['value'] === 'number' ? pc['value'] : 0)
 
 /** The class marked globalDefault; of several (possible when created concurrently), the lowest value, as upstream. */
-function defaultClass(classes: LiveObjects): KubeObject | undefined {
+function defaultClass(classes: ObjectReader): KubeObject | undefined {
   return classes
     .list()
     .filter((pc) => pc['globalDefault'] === true)
     .sort((x, y) => value(x) - value(y))[0]
 }
 
-async function admitPod(a: AdmissionAttributes, classes: LiveObjects): Promise<void> {
+async function admitPod(a: AdmissionAttributes, classes: ObjectReader): Promise<void> {
   const spec = podSpecOf(a)
   if (!spec) return
   if (a.operation === 'UPDATE') {
@@ -67,7 +67,7 @@ async function admitPod(a: AdmissionAttributes, classes: LiveObjects): Promise<v
   spec['preemptionPolicy'] = preemption
 }
 
-function validateClass(a: AdmissionAttributes, classes: LiveObjects): void {
+function validateClass(a: AdmissionAttributes, classes: ObjectReader): void {
   if (!isResource(a, 'scheduling.k8s.io', 'priorityclasses') || a.subresource || a.object?.['globalDefault'] !== true) return
   const current = defaultClass(classes)
   if (!current) return
@@ -75,7 +75,7 @@ function validateClass(a: AdmissionAttributes, classes: LiveObjects): void {
     throw refuse(a, `PriorityClass ${current.metadata.name ?? ''} is already marked as default. Only one default can exist`)
 }
 
-export function priority(classes: LiveObjects): AdmissionPlugin {
+export function priority(classes: ObjectReader): AdmissionPlugin {
   return {
     name: 'Priority',
     handles: on('CREATE', 'UPDATE'),
