@@ -13,10 +13,10 @@ import { internalError } from '../../http/status-error.js'
 import { ConfigFileError, type ConfigProblem, zodProblems } from '../../config/decode.js'
 import { FieldPath, invalid } from '../../validation/field.js'
 import type { AdmissionAttributes } from '../attributes.js'
-import type { AdmissionPlugin } from '../chain.js'
+
 import type { ObjectReader } from '../live-objects.js'
 import { parseLabelMap } from './label-map.js'
-import { on, podSpecOf, refuse, stringMap } from './pods.js'
+import { type BothPhases, on, podSpecOf, refuse, stringMap } from './pods.js'
 
 export const NODE_SELECTOR_ANNOTATION = 'scheduler.alpha.kubernetes.io/node-selector'
 const CLUSTER_DEFAULT = 'clusterDefaultNodeSelector'
@@ -50,7 +50,7 @@ function labelsOf(text: string): Record<string, string> {
   return labels
 }
 
-export function podNodeSelector(namespaces: ObjectReader, configuration: PodNodeSelectorConfiguration = {}): AdmissionPlugin {
+export function podNodeSelector(namespaces: ObjectReader, configuration: PodNodeSelectorConfiguration = {}): BothPhases {
   /** The namespace's selector: its annotation, even empty, else the cluster default. */
   const namespaceSelector = async (a: AdmissionAttributes): Promise<Record<string, string>> => {
     const ns = await namespaces.read('', a.namespace)

@@ -14,9 +14,9 @@ import { isPlainObject } from '../../resources/object.js'
 import { type FieldError, FieldPath, invalid, notSupported } from '../../validation/field.js'
 import { isQualifiedName, isValidLabelValue } from '../../validation/names.js'
 import type { AdmissionAttributes } from '../attributes.js'
-import type { AdmissionPlugin } from '../chain.js'
+
 import type { ObjectReader } from '../live-objects.js'
-import { bareError, objects, type Obj, on, podSpecOf } from './pods.js'
+import { type BothPhases, bareError, objects, type Obj, on, podSpecOf } from './pods.js'
 import { allowedBy, mergeTolerations } from './tolerations.js'
 
 export const DEFAULT_TOLERATIONS_ANNOTATION = 'scheduler.alpha.kubernetes.io/defaultTolerations'
@@ -98,7 +98,7 @@ function bestEffort(spec: Obj): boolean {
 export function podTolerationRestriction(
   namespaces: ObjectReader,
   configuration: PodTolerationRestrictionConfiguration = { default: [], whitelist: [] },
-): AdmissionPlugin {
+): BothPhases {
   const check = async (a: AdmissionAttributes, spec: Obj): Promise<void> => {
     const tolerations = objects(spec['tolerations'])
     if (tolerations.length === 0) return

@@ -5,6 +5,8 @@
 import { forbidden, StatusError } from '../../http/status-error.js'
 import { isPlainObject } from '../../resources/object.js'
 import type { AdmissionAttributes, AdmissionOperation } from '../attributes.js'
+import type { MutatingAdmission } from '../mutating.js'
+import type { ValidatingAdmission } from '../validating.js'
 
 export type Obj = Record<string, unknown>
 
@@ -53,3 +55,6 @@ export function refuse(a: AdmissionAttributes, why: string): StatusError {
 export function bareError(message: string): StatusError {
   return new StatusError(500, 'InternalError', message)
 }
+
+/** A plugin with a half in each phase. */
+export type BothPhases = MutatingAdmission & ValidatingAdmission

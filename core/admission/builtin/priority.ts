@@ -8,9 +8,9 @@
  */
 import type { KubeObject } from '../../resources/object.js'
 import type { AdmissionAttributes } from '../attributes.js'
-import type { AdmissionPlugin } from '../chain.js'
+
 import type { ObjectReader } from '../live-objects.js'
-import { isResource, on, podSpecOf, refuse, specOf } from './pods.js'
+import { type BothPhases, isResource, on, podSpecOf, refuse, specOf } from './pods.js'
 
 /** What a pod gets without a class and without a default one. */
 const NO_CLASS_PRIORITY = 0
@@ -75,7 +75,7 @@ function validateClass(a: AdmissionAttributes, classes: ObjectReader): void {
     throw refuse(a, `PriorityClass ${current.metadata.name ?? ''} is already marked as default. Only one default can exist`)
 }
 
-export function priority(classes: ObjectReader): AdmissionPlugin {
+export function priority(classes: ObjectReader): BothPhases {
   return {
     name: 'Priority',
     handles: on('CREATE', 'UPDATE'),

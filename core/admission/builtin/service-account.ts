@@ -11,9 +11,9 @@
 import { isPlainObject } from '../../resources/object.js'
 import type { KubeObject } from '../../resources/object.js'
 import type { AdmissionAttributes } from '../attributes.js'
-import type { AdmissionPlugin } from '../chain.js'
+
 import type { ObjectReader } from '../live-objects.js'
-import { objects, type Obj, on, podSpecOf, refuse } from './pods.js'
+import { type BothPhases, objects, type Obj, on, podSpecOf, refuse } from './pods.js'
 
 export const DEFAULT_SERVICE_ACCOUNT = 'default'
 export const TOKEN_MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount'
@@ -156,7 +156,7 @@ export interface ServiceAccountPluginOptions {
 /** Upstream reads a missing `default` account ten times before giving up, the others once. */
 const DEFAULT_ACCOUNT_ATTEMPTS = 10
 
-export function serviceAccount(accounts: ObjectReader, opts: ServiceAccountPluginOptions = {}): AdmissionPlugin {
+export function serviceAccount(accounts: ObjectReader, opts: ServiceAccountPluginOptions = {}): BothPhases {
   const delay = opts.retryDelayMs ?? (() => 100 + Math.floor(Math.random() * 100))
   const nextSuffix = opts.nextSuffix ?? randomSuffix
 
