@@ -176,8 +176,8 @@ export function serviceAccount(accounts: ObjectReader, opts: ServiceAccountPlugi
     async admit(a: AdmissionAttributes) {
       const spec = a.operation === 'CREATE' ? podSpecOf(a) : undefined
       if (!spec || !a.object || isMirrorPod(a.object)) return
-      // v1 still mirrors the deprecated field.
-      if (!str(spec['serviceAccountName'])) spec['serviceAccountName'] = spec['serviceAccount'] = DEFAULT_SERVICE_ACCOUNT
+      // v1 still mirrors the deprecated field, and a pod naming its account only there means that account.
+      if (!str(spec['serviceAccountName'])) spec['serviceAccountName'] = spec['serviceAccount'] = str(spec['serviceAccount']) || DEFAULT_SERVICE_ACCOUNT
       const account = await lookUp(a, str(spec['serviceAccountName']))
       if (automount(account, spec)) mountToken(spec, nextSuffix)
       if (objects(spec['imagePullSecrets']).length === 0 && objects(account['imagePullSecrets']).length > 0)

@@ -41,6 +41,8 @@ describe('ServiceAccount admission', () => {
     assert.equal(byPod['volumes'], undefined)
     const own = await admitted({ containers: [c('app', { volumeMounts: [{ name: 'mine', mountPath: TOKEN_MOUNT_PATH }] })], volumes: [{ name: 'mine', emptyDir: {} }] })
     assert.deepEqual(own['volumes'], [{ name: 'mine', emptyDir: {} }])
+    const deprecatedField = await admitted({ serviceAccount: 'builder', containers: [c('app')] })
+    assert.deepEqual([deprecatedField['serviceAccountName'], deprecatedField['serviceAccount']], ['builder', 'builder'])
     const kept = await admitted({ imagePullSecrets: [{ name: 'mine' }], serviceAccountName: 'builder', containers: [c('app')] })
     assert.deepEqual(kept['imagePullSecrets'], [{ name: 'mine' }])
   })
