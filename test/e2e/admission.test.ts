@@ -11,7 +11,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
+import { defaultAdmissionPlugins } from '../../core/admission/plugins.js'
+import { ADMISSION_PLUGINS_IN_ORDER, DEFAULT_ENABLED_ADMISSION_PLUGINS } from '../../core/config/admission-plugins.js'
 import { BIN, Daemon } from './daemon.js'
+
+/** The default plugins the server does not implement yet: named in one start-up warning. */
+const NOT_BUILT = ADMISSION_PLUGINS_IN_ORDER.filter((name) => DEFAULT_ENABLED_ADMISSION_PLUGINS.has(name) && !defaultAdmissionPlugins().includes(name))
 
 const podYaml = (name: string, more = '') =>
   [
@@ -38,7 +43,9 @@ describe('admission plugins of the daemon', () => {
   it('runs the default set: account, token volume, tolerations and priority; refuses a missing account and stores nothing', async () => {
     const d = await Daemon.start()
     try {
-      assert.match(d.logs.join(''), /admission plugins on by default that this server does not implement yet, so they do not run: LimitRanger/)
+      const warning = 'admission plugins on by default that this server does not implement yet, so they do not run'
+      if (NOT_BUILT.length) assert.ok(d.logs.join('').includes(`${warning}: ${NOT_BUILT.join(', ')}`), d.logs.join(''))
+      else assert.ok(!d.logs.join('').includes(warning))
       await d.ok('create', '-f', d.manifest('web.yaml', podYaml('web')))
       const spec = await podSpec(d, 'web')
       assert.equal(spec['serviceAccountName'], 'default')
