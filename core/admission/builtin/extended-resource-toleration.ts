@@ -4,14 +4,15 @@
  * which nodes offering it are kept for the pods that need it.
  */
 import { isPlainObject } from '../../resources/object.js'
+import { isQualifiedName } from '../../validation/names.js'
 import type { MutatingAdmission } from '../mutating.js'
 import { objects, on, podSpecOf } from './pods.js'
 import { sameToleration } from './tolerations.js'
 
-/** Not a native resource (no `/`, or in a `kubernetes.io` domain) and not a quota's `requests.` name. */
+/** Not a native resource (no `/`, or in a `kubernetes.io` domain), not a quota's `requests.` name, and a valid one once quota prefixes it. */
 export function isExtendedResourceName(name: string): boolean {
-  if (!name.includes('/') || name.includes('kubernetes.io/')) return false
-  return !name.startsWith('requests.')
+  if (!name.includes('/') || name.includes('kubernetes.io/') || name.startsWith('requests.')) return false
+  return isQualifiedName(`requests.${name}`).length === 0
 }
 
 export const extendedResourceToleration: MutatingAdmission = {
