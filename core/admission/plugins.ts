@@ -11,6 +11,7 @@
  */
 import type { Authorizer } from '../authz/authorizer.js'
 import { ADMISSION_PLUGINS_IN_ORDER, type AdmissionPluginName, DEFAULT_ENABLED_ADMISSION_PLUGINS } from '../config/admission-plugins.js'
+import { ConfigFileError } from '../config/decode.js'
 import type { WebhookClient } from '../crd/webhook-client.js'
 import type { ApiServerOptions } from '../options/api-server-options.js'
 import type { Logger } from '../ports.js'
@@ -29,9 +30,31 @@ import { persistentVolumeClaimResizeFactory } from './builtin/persistent-volume-
 import { podTopologyLabelsFactory } from './builtin/pod-topology-labels.js'
 import { runtimeClassFactory } from './builtin/runtime-class.js'
 import { storageObjectInUseProtectionFactory } from './builtin/storage-object-in-use-protection.js'
+import { serviceAccounts } from '../resources/core/serviceaccounts.js'
+import { priorityClasses } from '../resources/groups/scheduling.js'
+import type { ResourceEntry } from '../resources/catalogue.js'
+import { alwaysAdmit } from './builtin/always-admit.js'
+import { alwaysDeny } from './builtin/always-deny.js'
+import { alwaysPullImages } from './builtin/always-pull-images.js'
+import { defaultTolerationSeconds } from './builtin/default-toleration-seconds.js'
+import { denyServiceExternalIPs } from './builtin/deny-service-external-ips.js'
+import { decodeEventRateLimitConfiguration, type EventRateLimitConfiguration, eventRateLimit } from './builtin/event-rate-limit.js'
+import { extendedResourceToleration } from './builtin/extended-resource-toleration.js'
+import { limitPodHardAntiAffinityTopology } from './builtin/limit-pod-hard-anti-affinity-topology.js'
+import { namespaceAutoProvision } from './builtin/namespace-autoprovision.js'
+import { namespaceExists } from './builtin/namespace-exists.js'
+import { decodePodNodeSelectorConfiguration, type PodNodeSelectorConfiguration, podNodeSelector } from './builtin/pod-node-selector.js'
+import {
+  decodePodTolerationRestrictionConfiguration,
+  type PodTolerationRestrictionConfiguration,
+  podTolerationRestriction,
+} from './builtin/pod-toleration-restriction.js'
+import { priority } from './builtin/priority.js'
+import { serviceAccount } from './builtin/service-account.js'
+import { taintNodesByCondition } from './builtin/taint-nodes-by-condition.js'
 import { type AdmissionChain, type AdmissionPlugin, admissionChain } from './chain.js'
+import { type LiveObjects, sharedLiveObjects } from './live-objects.js'
 import { namespaceLifecycle } from './namespace-lifecycle.js'
-import { defaultTolerationSecondsAdmission, priorityAdmission, serviceAccountAdmission } from './pod-defaults.js'
 import { mutatingAdmissionWebhook, validatingAdmissionWebhook } from './webhook/plugin.js'
 import { imagePolicyWebhookFactory } from './builtin/image-policy-webhook.js'
 import { mutatingAdmissionPolicyPlugin, validatingAdmissionPolicyPlugin } from './policy/plugins.js'
@@ -65,7 +88,49 @@ export interface AdmissionPluginInstance {
   stop?(): void
 }
 
-export type AdmissionPluginFactory = (context: AdmissionPluginContext) => AdmissionPlugin | AdmissionPluginInstance
+export interface AdmissionPluginFactory {
+  (context: AdmissionPluginContext): AdmissionPlugin | AdmissionPluginInstance
+  /**
+   * Decodes and checks the plugin's configuration (`raw` is undefined when
+   * the AdmissionConfiguration file has none for it), throwing
+   * ConfigFileError with field paths; what it returns is the factory's
+   * `configuration`. Without it, the configuration is handed over as given.
+   */
+  decodeConfiguration?: (raw: unknown, source: string) => unknown
+}
+
+/** A factory with its configuration's decoder beside it. */
+function configured<T>(
+  decode: (raw: unknown, source: string) => T,
+  build: (context: AdmissionPluginContext & { configuration: T }) => AdmissionPlugin | AdmissionPluginInstance,
+): AdmissionPluginFactory {
+  return Object.assign((context: AdmissionPluginContext) => build(context as AdmissionPluginContext & { configuration: T }), {
+    decodeConfiguration: decode,
+  })
+}
+
+/** A plugin reading objects through a watch-fed index: ready once listed, stopped with the server. */
+function reading(
+  { registry, logger }: AdmissionPluginContext,
+  entry: ResourceEntry,
+  build: (live: LiveObjects) => AdmissionPlugin,
+): AdmissionPluginInstance {
+  const live = sharedLiveObjects(registry, entry, logger)
+  return { plugin: build(live), ready: live.ready, stop: () => live.stop() }
+}
+
+/** Upstream's PodNodeSelector and PodTolerationRestriction run without a configuration; EventRateLimit needs one. */
+const optional =
+  <T>(decode: (raw: unknown, source: string) => T, absent: T) =>
+  (raw: unknown, source: string): T =>
+    raw === undefined ? absent : decode(raw, source)
+
+function required<T>(name: string, decode: (raw: unknown, source: string) => T) {
+  return (raw: unknown, source: string): T => {
+    if (raw === undefined) throw new ConfigFileError(source, `${name} configuration`, [`the ${name} admission plugin needs a configuration (--admission-control-config-file)`])
+    return decode(raw, source)
+  }
+}
 
 /** Every plugin the server implements, by the name `--enable-admission-plugins` takes. */
 export const ADMISSION_PLUGIN_FACTORIES: { readonly [N in AdmissionPluginName]?: AdmissionPluginFactory } = {
@@ -73,9 +138,32 @@ export const ADMISSION_PLUGIN_FACTORIES: { readonly [N in AdmissionPluginName]?:
     const store = () => registry.store(namespaces)
     return namespaceLifecycle((name) => store().storage.get(store().key('', name)))
   },
-  ServiceAccount: () => serviceAccountAdmission,
-  Priority: () => priorityAdmission,
-  DefaultTolerationSeconds: () => defaultTolerationSecondsAdmission,
+  AlwaysAdmit: ({ logger }) => alwaysAdmit(logger),
+  AlwaysDeny: ({ logger }) => alwaysDeny(logger),
+  NamespaceExists: (c) => reading(c, namespaces, namespaceExists),
+  NamespaceAutoProvision: (c) => reading(c, namespaces, (live) => namespaceAutoProvision(c.registry, live, c.now)),
+  ServiceAccount: (c) => reading(c, serviceAccounts, (live) => serviceAccount(live)),
+  Priority: (c) => reading(c, priorityClasses, priority),
+  DefaultTolerationSeconds: ({ options }) =>
+    defaultTolerationSeconds({
+      notReady: options.admission?.defaultNotReadyTolerationSeconds,
+      unreachable: options.admission?.defaultUnreachableTolerationSeconds,
+    }),
+  AlwaysPullImages: () => alwaysPullImages,
+  DenyServiceExternalIPs: () => denyServiceExternalIPs,
+  TaintNodesByCondition: () => taintNodesByCondition,
+  ExtendedResourceToleration: () => extendedResourceToleration,
+  LimitPodHardAntiAffinityTopology: () => limitPodHardAntiAffinityTopology,
+  PodNodeSelector: configured(optional<PodNodeSelectorConfiguration>(decodePodNodeSelectorConfiguration, {}), (c) =>
+    reading(c, namespaces, (live) => podNodeSelector(live, c.configuration)),
+  ),
+  PodTolerationRestriction: configured(
+    optional<PodTolerationRestrictionConfiguration>(decodePodTolerationRestrictionConfiguration, { default: [], whitelist: [] }),
+    (c) => reading(c, namespaces, (live) => podTolerationRestriction(live, c.configuration)),
+  ),
+  EventRateLimit: configured(required<EventRateLimitConfiguration>('EventRateLimit', decodeEventRateLimitConfiguration), (c) =>
+    eventRateLimit(c.configuration, c.now),
+  ),
   ImagePolicyWebhook: imagePolicyWebhookFactory,
   MutatingAdmissionWebhook: mutatingAdmissionWebhook,
   ValidatingAdmissionWebhook: validatingAdmissionWebhook,
@@ -120,17 +208,59 @@ export interface BuiltAdmission {
 
 const isInstance = (built: AdmissionPlugin | AdmissionPluginInstance): built is AdmissionPluginInstance => 'plugin' in built
 
+/** Where a plugin's configuration came from, for messages: its file, or its entry of the AdmissionConfiguration file. */
+export type ConfigurationSource = (name: AdmissionPluginName) => string
+
+/**
+ * The enabled plugins' configurations, each decoded and checked by its
+ * plugin's `decodeConfiguration` (a plugin that needs one and has none is a
+ * problem too). Throws ConfigFileError for the first plugin whose
+ * configuration cannot be used; `admissionConfigurationProblems` lists them all.
+ */
+export function decodeAdmissionConfigurations(
+  names: readonly AdmissionPluginName[],
+  raw: Partial<Record<AdmissionPluginName, unknown>>,
+  source: ConfigurationSource = (name) => `the configuration of the ${name} admission plugin`,
+): Partial<Record<AdmissionPluginName, unknown>> {
+  const decoded: Partial<Record<AdmissionPluginName, unknown>> = {}
+  for (const name of names) {
+    const decode = ADMISSION_PLUGIN_FACTORIES[name]?.decodeConfiguration
+    const value = decode ? decode(raw[name], source(name)) : raw[name]
+    if (value !== undefined) decoded[name] = value
+  }
+  return decoded
+}
+
+/** Every problem of the enabled plugins' configurations, one message each, for start-up. */
+export function admissionConfigurationProblems(
+  names: readonly AdmissionPluginName[],
+  raw: Partial<Record<AdmissionPluginName, unknown>>,
+  source?: ConfigurationSource,
+): string[] {
+  return names.flatMap((name) => {
+    try {
+      decodeAdmissionConfigurations([name], raw, source)
+      return []
+    } catch (err) {
+      if (err instanceof ConfigFileError) return [err.message]
+      throw err
+    }
+  })
+}
+
 /**
  * The enabled plugins as one chain, in upstream's order whatever the order
- * of `names`. Throws for a name without a factory (see `unimplementedAdmissionPlugins`).
+ * of `names`. Throws for a name without a factory (see `unimplementedAdmissionPlugins`)
+ * and for a configuration its plugin refuses (ConfigFileError).
  */
 export function buildAdmission(
   names: readonly AdmissionPluginName[],
   context: Omit<AdmissionPluginContext, 'configuration'>,
-  configurations: Partial<Record<AdmissionPluginName, unknown>> = {},
+  rawConfigurations: Partial<Record<AdmissionPluginName, unknown>> = {},
 ): BuiltAdmission {
   const missing = unimplementedAdmissionPlugins(names)
   if (missing.length) throw new Error(`admission plugins not implemented: ${missing.join(', ')}`)
+  const configurations = decodeAdmissionConfigurations(names, rawConfigurations)
   const instances = ADMISSION_PLUGINS_IN_ORDER.filter((name) => names.includes(name)).map((name) => {
     const factory = ADMISSION_PLUGIN_FACTORIES[name] as AdmissionPluginFactory
     const configuration = configurations[name]

@@ -120,7 +120,11 @@ export function zodProblems(issues: readonly z.core.$ZodIssue[], base = FieldPat
  * every problem found; returns the typed configuration otherwise.
  */
 export function decodeConfig<T>(text: string, source: string, kind: ConfigKind<T>): T {
-  const doc = parseConfigText(text, source, kind.kind)
+  return decodeConfigDocument(parseConfigText(text, source, kind.kind), source, kind)
+}
+
+/** The same for a document already parsed (an admission plugin's inline `configuration`). */
+export function decodeConfigDocument<T>(doc: unknown, source: string, kind: ConfigKind<T>): T {
   if (!isRecord(doc)) throw new ConfigFileError(source, kind.kind, [`the file must hold one ${kind.kind} object, got ${formatValue(doc)}`])
   const { apiVersion, kind: docKind, ...body } = doc
   const header: ConfigProblem[] = []

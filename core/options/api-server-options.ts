@@ -192,6 +192,10 @@ export interface AdmissionOptions {
    * @default false
    */
   mutatingAdmissionPolicy?: boolean
+  /** tolerationSeconds of the `not-ready:NoExecute` toleration DefaultTolerationSeconds adds (`--default-not-ready-toleration-seconds`). @default 300 */
+  defaultNotReadyTolerationSeconds?: number
+  /** The same for `unreachable:NoExecute` (`--default-unreachable-toleration-seconds`). @default 300 */
+  defaultUnreachableTolerationSeconds?: number
 }
 
 export interface ApiServerOptions {

@@ -17,7 +17,6 @@ import { enforceFieldValidation } from './field-validation.js'
 import { type AdmissionChain, emptyAdmissionChain } from '../admission/chain.js'
 import type { MutatingAdmission } from '../admission/mutating.js'
 import type { WriteAuthorization } from '../authz/rbac/escalation.js'
-import { builtinMutatingAdmission } from '../admission/pod-defaults.js'
 import { runMutatingAdmission, runValidatingAdmission } from './admission-step.js'
 import { applyConfiguration, guardManagedFields, recordUpdate } from './managed-fields.js'
 import { generateName } from './object-names.js'
@@ -44,7 +43,7 @@ export interface StorePolicy {
   /**
    * The admission every write passes: its mutating plugins after managedFields are recorded,
    * its validating ones once the strategy has validated the object.
-   * @default the pod plugins the server emulates (core/admission/pod-defaults.ts), nothing validating
+   * @default no plugin
    */
   admission?: AdmissionChain
   /** What strategies that check the writer's permissions ask (the RBAC escalation checks); without it they check nothing. */
@@ -59,7 +58,7 @@ export interface StorePolicy {
   onWatcherTerminated?: (resource: { group: string; resource: string }) => void
 }
 
-const defaultAdmission: AdmissionChain = { mutating: builtinMutatingAdmission, validating: emptyAdmissionChain.validating }
+const defaultAdmission: AdmissionChain = emptyAdmissionChain
 
 /** Upstream's `--etcd-prefix` default: every key starts with it. */
 export const DEFAULT_STORAGE_PREFIX = '/registry'

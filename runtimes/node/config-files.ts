@@ -8,7 +8,6 @@
 import { readFileSync, statSync } from 'node:fs'
 import { type AbacPolicy, loadAbacPolicy } from '../../core/config/abac-policy.js'
 import { type AdmissionConfiguration, loadAdmissionConfiguration } from '../../core/config/admission.js'
-import { enabledAdmissionPlugins } from '../../core/config/admission-plugins.js'
 import {
   authenticationFlagConflicts,
   type LoadedAuthenticationConfiguration,
@@ -24,6 +23,7 @@ import { loadTracingConfiguration, type TracingConfiguration } from '../../core/
 import { type EgressSelectorConfiguration, loadEgressSelectorConfiguration } from '../../core/config/egress-selector.js'
 import type { ParsedFlags } from '../../core/options/flags/index.js'
 import type { Logger } from '../../core/ports.js'
+import { admissionPluginNames } from './admission.js'
 
 export interface ConfigFiles {
   authentication?: LoadedAuthenticationConfiguration
@@ -100,10 +100,7 @@ export function loadConfigFiles(parsed: ParsedFlags, logger: Logger): ConfigFile
       loadEncryptionConfiguration(text, path, { reload: values['encryption-provider-config-automatic-reload'] }),
     ),
   )
-  const enabledPlugins = enabledAdmissionPlugins(
-    [...values['enable-admission-plugins'], ...values['admission-control']],
-    values['disable-admission-plugins'],
-  )
+  const enabledPlugins = admissionPluginNames(values).names
   assign('admission', read('admission-control-config-file', (text, path) => loadAdmissionConfiguration(text, path, { enabledPlugins })))
   assign('tracing', read('tracing-config-file', loadTracingConfiguration))
   assign('egressSelector', read('egress-selector-config-file', loadEgressSelectorConfiguration))

@@ -13,6 +13,7 @@ import { type ParsedFlags, startupWarnings, unenforcedSecurityFlags } from '../.
 import type { ExternalJwtSigner, Logger, ServerPorts } from '../../core/ports.js'
 import { ExternalSignerError } from '../../core/authn/serviceaccount/external-signer.js'
 import { serverUrl } from '../../core/pki/kubeconfig.js'
+import { daemonAdmission } from './admission.js'
 import { auditOptions } from './audit.js'
 import { authorizationOptions, watchAuthorizationConfig } from './authorization.js'
 import { readClientCABundles, watchClientCAFiles } from './client-ca-files.js'
@@ -282,6 +283,13 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     }
     const unenforced = unenforcedSecurityFlags(parsed)
     if (unenforced.length > 0) throw new StartupError(...unenforced)
+    const admission = daemonAdmission(parsed, files.admission)
+    if (admission.problems.length > 0) throw new StartupError(...admission.problems)
+    if (admission.notImplementedDefaults.length > 0)
+      logger.warn(
+        { plugins: admission.notImplementedDefaults },
+        `admission plugins on by default that this server does not implement yet, so they do not run: ${admission.notImplementedDefaults.join(', ')}`,
+      )
     const tokens = flags.tokenAuthFile ? await loadTokens(flags.tokenAuthFile, logger) : []
     const authz = authorization(files, parsed)
     const pki = await preparePki({
@@ -331,7 +339,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     const aggregation = await aggregationOptions(parsed)
     proxyTransport = nodeProxyTransport()
     try {
-      server = (out.createServer ?? createApiServer)(serverOptions(flags, authenticationOptions(flags, { parsed, files, tokens, cas, saKeys }), authz, auditOptions(parsed, files.auditPolicy, logger), aggregation), {
+      const options = serverOptions(flags, authenticationOptions(flags, { parsed, files, tokens, cas, saKeys }), authz, auditOptions(parsed, files.auditPolicy, logger), aggregation)
+      server = (out.createServer ?? createApiServer)({ ...options, admission: admission.options }, {
         logger,
         storage: storage.storage,
         storageFactory: storage.factory,

@@ -56,7 +56,8 @@ export const SAMPLES: readonly Sample[] = [
     body: { metadata: { name: 'pv1' }, spec: { accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' }, hostPath: { path: '/data/pv1' } } },
     key: '/registry/persistentvolumes/pv1',
   },
-  { gvr: '/v1/pods', body: { metadata: { name: 'pod1', labels: { app: 'web' } }, spec: podSpec }, key: '/registry/pods/default/pod1' },
+  // No token volume from the ServiceAccount plugin, so that the pod reads back as sent.
+  { gvr: '/v1/pods', body: { metadata: { name: 'pod1', labels: { app: 'web' } }, spec: { ...podSpec, automountServiceAccountToken: false } }, key: '/registry/pods/default/pod1' },
   { gvr: '/v1/podtemplates', body: { metadata: { name: 'pt1' }, template }, key: '/registry/podtemplates/default/pt1' },
   {
     gvr: '/v1/replicationcontrollers',

@@ -50,7 +50,11 @@ describe('objects on the wire', () => {
     const res = await api.post(PODS, { spec: { containers: [{ image: 'nginx', name: 'web' }] }, metadata: { name: 'p' } })
     assert.equal(res.status, 201)
     const spec = res.text.slice(res.text.indexOf('"spec":'))
-    assert.match(spec, /^"spec":\{"containers":\[\{"name":"web","image":"nginx","resources":\{\},"terminationMessagePath":"\/dev\/termination-log",/)
+    // The ServiceAccount plugin's token volume comes first, where PodSpec declares volumes, and its mount after resources.
+    assert.match(
+      spec,
+      /^"spec":\{"volumes":\[\{"name":"kube-api-access-\w{5}","projected":\{"sources":\[\{"serviceAccountToken":\{"expirationSeconds":3607,"path":"token"\}\},.*\],"defaultMode":420\}\}\],"containers":\[\{"name":"web","image":"nginx","resources":\{\},"volumeMounts":\[\{"name":"kube-api-access-\w{5}","readOnly":true,"mountPath":"\/var\/run\/secrets\/kubernetes.io\/serviceaccount"\}\],"terminationMessagePath":"\/dev\/termination-log",/,
+    )
     assert.match(spec, /"restartPolicy":"Always","terminationGracePeriodSeconds":30,"dnsPolicy":"ClusterFirst",/)
   })
 

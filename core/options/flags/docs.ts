@@ -24,7 +24,7 @@ function statusCell(spec: FlagSpec): string {
 function meaningCell(spec: FlagSpec): string {
   const notes: string[] = []
   if (spec.short) notes.push(`Shorthand -${spec.short}.`)
-  if (spec.deprecated) notes.push(`Deprecated: ${spec.deprecated}.`)
+  if (spec.deprecated) notes.push(`Deprecated: ${spec.deprecated.replace(/\.$/, '')}.`)
   if (spec.extension) notes.push('Project extension, not in kube-apiserver.')
   return cell([spec.help, ...notes].join(' '))
 }

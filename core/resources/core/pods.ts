@@ -27,7 +27,7 @@ const specOf = (pod: KubeObject): Obj => (isPlainObject(pod['spec']) ? pod['spec
 /**
  * What the pod strategy settles on create: a fresh Pending status with the
  * QoS class. The service account, priority and node-problem tolerations are
- * admission's (core/admission/pod-defaults.ts).
+ * admission's (core/admission/builtin/).
  */
 function prepareForCreate(pod: KubeObject, ctx: StrategyContext): void {
   const spec = specOf(pod)

@@ -6,7 +6,10 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { emptyAdmissionChain } from '../../../core/admission/chain.js'
-import type { MutatingAdmission } from '../../../core/admission/mutating.js'
+import { defaultTolerationSeconds } from '../../../core/admission/builtin/default-toleration-seconds.js'
+import { priority } from '../../../core/admission/builtin/priority.js'
+import { serviceAccount } from '../../../core/admission/builtin/service-account.js'
+import { type MutatingAdmission, mutatingChain } from '../../../core/admission/mutating.js'
 import type { RequestContext } from '../../../core/registry/request-context.js'
 import { ResourceStore } from '../../../core/registry/store.js'
 import { configMaps } from '../../../core/resources/core/configmaps.js'
@@ -14,6 +17,7 @@ import { pods } from '../../../core/resources/core/pods.js'
 import type { ResourceEntry } from '../../../core/resources/catalogue.js'
 import type { KubeObject } from '../../../core/resources/object.js'
 import { MemoryStorage } from '../../../core/storage/memory.js'
+import { index } from '../admission/attributes.js'
 
 const NOW = new Date('2026-01-02T03:04:05Z')
 
@@ -94,11 +98,16 @@ describe('the mutating admission step', () => {
   })
 })
 
-describe('the pod plugins the server runs by default', () => {
-  const pod = { metadata: { name: 'p' }, spec: { containers: [{ name: 'app', image: 'nginx' }] } }
+describe('the pod plugins of the default set, in the store', () => {
+  const pod = { metadata: { name: 'p' }, spec: { automountServiceAccountToken: false, containers: [{ name: 'app', image: 'nginx' }] } }
+  const defaults = mutatingChain('defaults', [
+    serviceAccount(index([{ metadata: { name: 'default', namespace: 'default' } }])),
+    priority(index([])),
+    defaultTolerationSeconds(),
+  ])
 
   it('set service account, priority and tolerations after ownership is recorded', async () => {
-    const store = storeFor(pods)
+    const store = storeFor(pods, defaults)
     const created = await store.create('default', structuredClone(pod), context())
     const spec = created['spec'] as Record<string, unknown>
     assert.equal(spec['serviceAccountName'], 'default')
@@ -114,7 +123,7 @@ describe('the pod plugins the server runs by default', () => {
   })
 
   it('keep a stored priority and the tolerations when an update leaves them out', async () => {
-    const store = storeFor(pods)
+    const store = storeFor(pods, defaults)
     await store.create('default', structuredClone(pod), context())
     const updated = await store.update(
       'default',
@@ -135,7 +144,7 @@ describe('the pod plugins the server runs by default', () => {
   })
 
   it('leave a pod that already tolerates every NoExecute taint alone', async () => {
-    const store = storeFor(pods)
+    const store = storeFor(pods, defaults)
     const tolerant = { ...structuredClone(pod), spec: { ...pod.spec, tolerations: [{ operator: 'Exists' }] } }
     const created = await store.create('default', tolerant, context())
     assert.deepEqual((created['spec'] as Record<string, unknown>)['tolerations'], [{ operator: 'Exists' }])

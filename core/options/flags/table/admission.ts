@@ -5,11 +5,9 @@
  */
 import { ADMISSION_PLUGIN_NAMES, DEFAULT_ENABLED_ADMISSION_PLUGINS } from '../../../config/admission-plugins.js'
 import { flag } from '../spec.js'
-import { NOT_YET } from './not-yet.js'
 
 const section = 'Admission'
-const status = 'refused'
-const pending = NOT_YET.admission
+const status = 'active'
 
 /** Every plugin name the spec knows, sorted, and the ones on unless disabled: one list, in core/config. */
 export const ADMISSION_PLUGINS = ADMISSION_PLUGIN_NAMES
@@ -22,8 +20,7 @@ export const ADMISSION_FLAGS = [
     default: [],
     section,
     status,
-    pending,
-    deprecated: 'use --enable-admission-plugins or --disable-admission-plugins instead; it will be removed in a future version',
+    deprecated: 'Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.',
     help: 'The complete list of admission plugins to run, comma separated; every other plugin is off. Not together with --enable-admission-plugins or --disable-admission-plugins.',
   }),
   flag({
@@ -32,7 +29,6 @@ export const ADMISSION_FLAGS = [
     default: '',
     section,
     status,
-    pending,
     help: 'File of kind AdmissionConfiguration with the settings of individual plugins.',
   }),
   flag({
@@ -41,7 +37,6 @@ export const ADMISSION_FLAGS = [
     default: 300,
     section,
     status,
-    pending,
     help: 'tolerationSeconds of the notReady:NoExecute toleration added to every pod that has none.',
   }),
   flag({
@@ -50,7 +45,6 @@ export const ADMISSION_FLAGS = [
     default: 300,
     section,
     status,
-    pending,
     help: 'tolerationSeconds of the unreachable:NoExecute toleration added to every pod that has none.',
   }),
   flag({
@@ -59,7 +53,6 @@ export const ADMISSION_FLAGS = [
     default: [],
     section,
     status,
-    pending,
     help: `Plugins to switch off although they are on by default, comma separated. On by default: ${DEFAULT_ADMISSION_PLUGINS.join(', ')}.`,
   }),
   flag({
@@ -68,7 +61,6 @@ export const ADMISSION_FLAGS = [
     default: [],
     section,
     status,
-    pending,
     help: `Plugins to switch on besides the default ones, comma separated. Known plugins: ${ADMISSION_PLUGINS.join(', ')}.`,
   }),
 ] as const

@@ -15,6 +15,8 @@ describe('the flag table', () => {
 
   it('marks as in effect exactly the flags the server acts on today', () => {
     assert.deepEqual(FLAGS.filter((f) => f.status === 'active').map((f) => f.name).sort(), [
+      'admission-control',
+      'admission-control-config-file',
       'advertise-address',
       'aggregator-reject-forwarding-redirect',
       'allow-privileged',
@@ -55,9 +57,13 @@ describe('the flag table', () => {
       'cors-allowed-origins',
       'data-dir',
       'debug-socket-path',
+      'default-not-ready-toleration-seconds',
+      'default-unreachable-toleration-seconds',
       'delete-collection-workers',
+      'disable-admission-plugins',
       'disable-http2-serving',
       'egress-selector-config-file',
+      'enable-admission-plugins',
       'enable-aggregator-routing',
       'enable-bootstrap-token-auth',
       'enable-garbage-collector',

@@ -1,0 +1,30 @@
+/**
+ * NamespaceAutoProvision: a create in a namespace that does not exist
+ * creates the namespace first (upstream's plugin of that name; it runs
+ * before NamespaceLifecycle). A dry-run creates nothing. The namespace is
+ * written by the server itself, as upstream's loopback client does.
+ */
+import { hasStatusCode, type StatusError } from '../../http/status-error.js'
+import { LOOPBACK_IDENTITY } from '../../registry/identities.js'
+import type { Registry } from '../../registry/registry.js'
+import { namespaces } from '../../resources/core/namespaces.js'
+import type { ObjectReader } from '../live-objects.js'
+import type { MutatingAdmission } from '../mutating.js'
+import { isResource, on, refuse } from './pods.js'
+
+export function namespaceAutoProvision(registry: Registry, index: ObjectReader, now: () => Date): MutatingAdmission {
+  return {
+    name: 'NamespaceAutoProvision',
+    handles: on('CREATE'),
+    async admit(a) {
+      if (a.dryRun || !a.namespace || isResource(a, '', 'namespaces')) return
+      if (await index.read('', a.namespace)) return
+      try {
+        await registry.store(namespaces).create('', { metadata: { name: a.namespace } }, { user: LOOPBACK_IDENTITY, now: now(), dryRun: false })
+      } catch (err) {
+        if (hasStatusCode(err, 409)) return
+        throw refuse(a, (err as StatusError).message)
+      }
+    },
+  }
+}

@@ -1,0 +1,63 @@
+/** The daemon's admission flags and configuration file turned into createApiServer's admission options. */
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, describe, it } from 'node:test'
+import { defaultAdmissionPlugins } from '../../../core/admission/plugins.js'
+import { loadAdmissionConfiguration } from '../../../core/config/admission.js'
+import { DEFAULT_ENABLED_ADMISSION_PLUGINS } from '../../../core/config/admission-plugins.js'
+import { readCommandLine } from '../../../core/options/flags/index.js'
+import { daemonAdmission } from '../../../runtimes/node/admission.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'apiserver-admission-'))
+after(() => rmSync(dir, { recursive: true, force: true }))
+
+function admissionFor(argv: string[], configText?: string) {
+  const command = readCommandLine(argv)
+  if (command.action !== 'run') return assert.fail()
+  let file
+  if (configText !== undefined) {
+    const path = join(dir, 'admission.yaml')
+    writeFileSync(path, configText)
+    file = loadAdmissionConfiguration(configText, path)
+  }
+  return daemonAdmission(command.flags, file)
+}
+
+describe('the daemon admission options', () => {
+  it('runs the implemented default plugins and lists the ones not built yet; the toleration flags go along', () => {
+    const got = admissionFor(['--default-unreachable-toleration-seconds=20'])
+    assert.deepEqual([...(got.options.plugins ?? [])].sort(), defaultAdmissionPlugins().sort())
+    assert.deepEqual(
+      [...got.notImplementedDefaults].sort(),
+      [...DEFAULT_ENABLED_ADMISSION_PLUGINS].filter((name) => !defaultAdmissionPlugins().includes(name)).sort(),
+    )
+    assert.deepEqual([got.options.defaultNotReadyTolerationSeconds, got.options.defaultUnreachableTolerationSeconds], [300, 20])
+    assert.deepEqual(got.problems, [])
+  })
+
+  it('takes --admission-control as the complete list, in upstream order', () => {
+    const got = admissionFor(['--admission-control=Priority,NamespaceLifecycle'])
+    assert.deepEqual(got.options.plugins, ['NamespaceLifecycle', 'Priority'])
+    assert.deepEqual(got.notImplementedDefaults, [])
+  })
+
+  it("hands an enabled plugin its path file, read relative to the config file, and ignores disabled plugins' entries", () => {
+    writeFileSync(join(dir, 'erl.yaml'), 'apiVersion: eventratelimit.admission.k8s.io/v1alpha1\nkind: Configuration\nlimits: [{type: Server, qps: 1, burst: 2}]\n')
+    const config = 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: EventRateLimit\n  path: erl.yaml\n- name: PodNodeSelector\n  configuration: {nonsense: true}\n'
+    const got = admissionFor(['--enable-admission-plugins=EventRateLimit', `--admission-control-config-file=${join(dir, 'admission.yaml')}`], config)
+    assert.deepEqual(got.problems, [])
+    assert.deepEqual(got.options.configurations, {
+      EventRateLimit: { apiVersion: 'eventratelimit.admission.k8s.io/v1alpha1', kind: 'Configuration', limits: [{ type: 'Server', qps: 1, burst: 2 }] },
+    })
+  })
+
+  it('reports a path that cannot be read, and a plugin named explicitly that the server lacks', () => {
+    const config = 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: PodNodeSelector\n  path: missing.yaml\n'
+    const got = admissionFor(['--enable-admission-plugins=PodNodeSelector,NodeRestriction', `--admission-control-config-file=${join(dir, 'admission.yaml')}`], config)
+    assert.equal(got.problems.length, 2)
+    assert.match(got.problems[0] ?? '', /^--enable-admission-plugins: admission plugin NodeRestriction not implemented by this server yet/)
+    assert.match(got.problems[1] ?? '', /^--admission-control-config-file: plugins\[0\]\.path: cannot read .*missing\.yaml/)
+  })
+})
