@@ -56,7 +56,7 @@ import { type AdmissionChain, type AdmissionPlugin, admissionChain } from './cha
 import { type LiveObjects, sharedLiveObjects } from './live-objects.js'
 import { namespaceLifecycle } from './namespace-lifecycle.js'
 import { mutatingAdmissionWebhook, validatingAdmissionWebhook } from './webhook/plugin.js'
-import { imagePolicyWebhookFactory } from './builtin/image-policy-webhook.js'
+import { decodeImagePolicySettings, imagePolicyWebhook } from './builtin/image-policy-webhook.js'
 import { mutatingAdmissionPolicyPlugin, validatingAdmissionPolicyPlugin } from './policy/plugins.js'
 import { limitRangerPlugin } from './builtin/limit-ranger-plugin.js'
 import { podSecurityPlugin } from './pod-security/plugin.js'
@@ -164,7 +164,7 @@ export const ADMISSION_PLUGIN_FACTORIES: { readonly [N in AdmissionPluginName]?:
   EventRateLimit: configured(required<EventRateLimitConfiguration>('EventRateLimit', decodeEventRateLimitConfiguration), (c) =>
     eventRateLimit(c.configuration, c.now),
   ),
-  ImagePolicyWebhook: imagePolicyWebhookFactory,
+  ImagePolicyWebhook: configured(decodeImagePolicySettings, imagePolicyWebhook),
   MutatingAdmissionWebhook: mutatingAdmissionWebhook,
   ValidatingAdmissionWebhook: validatingAdmissionWebhook,
   DefaultStorageClass: defaultStorageClassFactory,

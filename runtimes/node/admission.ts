@@ -13,6 +13,9 @@ import { ADMISSION_PLUGINS_IN_ORDER, type AdmissionPluginName, enabledAdmissionP
 import { ConfigFileError, parseConfigText } from '../../core/config/decode.js'
 import { admissionConfigurationProblems, unimplementedAdmissionPlugins } from '../../core/admission/plugins.js'
 import type { AdmissionOptions } from '../../core/options/api-server-options.js'
+import { type ImagePolicySettings, readImagePolicyFile } from '../../core/admission/builtin/image-policy-webhook.js'
+import { loadKubeconfigConnection } from '../../core/config/kubeconfig.js'
+import { webhookConnection } from './authorization.js'
 import type { ParsedFlags } from '../../core/options/flags/index.js'
 
 export interface DaemonAdmission {
@@ -60,6 +63,18 @@ function rawConfigurations(
   return { raw, sources }
 }
 
+/** ImagePolicyWebhook's file settings with its kubeconfig read into a connection, as the plugin takes them. */
+function imagePolicySettings(raw: unknown, problems: string[]): ImagePolicySettings | undefined {
+  try {
+    const { kubeConfigFile, ...settings } = readImagePolicyFile(raw)
+    const connection = webhookConnection(loadKubeconfigConnection(readFileSync(kubeConfigFile, 'utf8'), kubeConfigFile))
+    return { ...settings, connection }
+  } catch (err) {
+    problems.push(`--admission-control-config-file: ${(err as Error).message}`)
+    return undefined
+  }
+}
+
 export function daemonAdmission(parsed: ParsedFlags, file: AdmissionConfiguration | undefined): DaemonAdmission {
   const { values } = parsed
   const problems: string[] = []
@@ -74,6 +89,7 @@ export function daemonAdmission(parsed: ParsedFlags, file: AdmissionConfiguratio
   }
   const running = names.filter((n) => !unimplemented.includes(n))
   const { raw, sources } = rawConfigurations(running, file, values['admission-control-config-file'], problems)
+  if (raw.ImagePolicyWebhook !== undefined) raw.ImagePolicyWebhook = imagePolicySettings(raw.ImagePolicyWebhook, problems)
   for (const problem of admissionConfigurationProblems(running, raw, (name) => sources[name] ?? `--admission-control-config-file (no entry for ${name})`))
     problems.push(`--admission-control-config-file: ${problem}`)
   return {

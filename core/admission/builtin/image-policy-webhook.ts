@@ -14,7 +14,8 @@
 import { type WebhookConnection, webhookTarget } from '../../authz/webhook.js'
 import { isPlainObject } from '../../resources/object.js'
 import type { AdmissionAttributes } from '../attributes.js'
-import type { AdmissionPluginFactory } from '../plugins.js'
+import { ConfigFileError } from '../../config/decode.js'
+import type { AdmissionPluginContext } from '../plugins.js'
 import type { ValidatingAdmission } from '../validating.js'
 import { admissionForbidden, isResource } from './forbidden.js'
 
@@ -76,6 +77,12 @@ export function readImagePolicyFile(raw: unknown): ImagePolicyFile {
 
 const isSettings = (c: unknown): c is ImagePolicySettings => isPlainObject(c) && isPlainObject(c['connection'])
 
+/** The factory's configuration check: settings with the kubeconfig already read (the daemon reads it from `imagePolicy.kubeConfigFile`). */
+export function decodeImagePolicySettings(raw: unknown, source: string): ImagePolicySettings {
+  if (!isSettings(raw)) throw new ConfigFileError(source, 'ImagePolicyWebhook configuration', ['the ImagePolicyWebhook admission plugin needs a configuration (imagePolicy with kubeConfigFile in --admission-control-config-file)'])
+  return raw
+}
+
 const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const
 const CALL_TIMEOUT_MS = 30_000
 const ATTEMPTS = 5
@@ -109,9 +116,7 @@ function statusOf(reply: unknown): ReviewStatus {
   }
 }
 
-export const imagePolicyWebhookFactory: AdmissionPluginFactory = ({ configuration, webhookClient, now, logger }) => {
-  if (!isSettings(configuration)) throw new Error('ImagePolicyWebhook needs its configuration: imagePolicy with kubeConfigFile in --admission-control-config-file')
-  const settings = configuration
+export function imagePolicyWebhook({ configuration: settings, webhookClient, now, logger }: AdmissionPluginContext & { configuration: ImagePolicySettings }): ValidatingAdmission {
   const endpoint = webhookTarget(settings.connection)
   const cache = new Map<string, { status: ReviewStatus; expiresAt: number }>()
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

@@ -53,11 +53,31 @@ describe('the daemon admission options', () => {
     })
   })
 
-  it('reports a path that cannot be read, and a plugin named explicitly that the server lacks', () => {
+  it('reports a path that cannot be read', () => {
     const config = 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: PodNodeSelector\n  path: missing.yaml\n'
     const got = admissionFor(['--enable-admission-plugins=PodNodeSelector,NodeRestriction', `--admission-control-config-file=${join(dir, 'admission.yaml')}`], config)
-    assert.equal(got.problems.length, 2)
-    assert.match(got.problems[0] ?? '', /^--enable-admission-plugins: admission plugin NodeRestriction not implemented by this server yet/)
-    assert.match(got.problems[1] ?? '', /^--admission-control-config-file: plugins\[0\]\.path: cannot read .*missing\.yaml/)
+    assert.equal(got.problems.length, 1)
+    assert.match(got.problems[0] ?? '', /^--admission-control-config-file: plugins\[0\]\.path: cannot read .*missing\.yaml/)
+  })
+
+  it('reads ImagePolicyWebhook\'s kubeconfig into the connection it calls, and refuses one that cannot be read', () => {
+    const kubeconfig = join(dir, 'images.kubeconfig')
+    writeFileSync(
+      kubeconfig,
+      'apiVersion: v1\nkind: Config\nclusters:\n- name: images\n  cluster: {server: "https://127.0.0.1:9443/review"}\nusers:\n- name: apiserver\n  user: {token: secret-token}\ncontexts:\n- name: c\n  context: {cluster: images, user: apiserver}\ncurrent-context: c\n',
+    )
+    const config = (file: string) =>
+      `apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ImagePolicyWebhook\n  configuration:\n    imagePolicy: {kubeConfigFile: ${JSON.stringify(file)}, allowTTL: 50, denyTTL: 50, retryBackoff: 500, defaultAllow: false}\n`
+    const got = admissionFor(['--enable-admission-plugins=ImagePolicyWebhook', `--admission-control-config-file=${join(dir, 'admission.yaml')}`], config(kubeconfig))
+    assert.deepEqual(got.problems, [])
+    assert.deepEqual(got.options.configurations?.ImagePolicyWebhook, {
+      allowTTLMs: 50_000,
+      denyTTLMs: 50_000,
+      retryBackoffMs: 500,
+      defaultAllow: false,
+      connection: { url: 'https://127.0.0.1:9443/review', bearerToken: 'secret-token' },
+    })
+    const missing = admissionFor(['--enable-admission-plugins=ImagePolicyWebhook', `--admission-control-config-file=${join(dir, 'admission.yaml')}`], config(join(dir, 'nope')))
+    assert.match(missing.problems[0] ?? '', /^--admission-control-config-file: .*nope/)
   })
 })
