@@ -53,7 +53,7 @@ import { priority } from './builtin/priority.js'
 import { serviceAccount } from './builtin/service-account.js'
 import { taintNodesByCondition } from './builtin/taint-nodes-by-condition.js'
 import { type AdmissionChain, type AdmissionPlugin, admissionChain } from './chain.js'
-import { type LiveObjects, sharedLiveObjects } from './live-objects.js'
+import { type ObjectReader, withObjectIndex } from './object-index.js'
 import { namespaceLifecycle } from './namespace-lifecycle.js'
 import { mutatingAdmissionWebhook, validatingAdmissionWebhook } from './webhook/plugin.js'
 import { decodeImagePolicySettings, imagePolicyWebhook } from './builtin/image-policy-webhook.js'
@@ -110,13 +110,8 @@ function configured<T>(
 }
 
 /** A plugin reading objects through a watch-fed index: ready once listed, stopped with the server. */
-function reading(
-  { registry, logger }: AdmissionPluginContext,
-  entry: ResourceEntry,
-  build: (live: LiveObjects) => AdmissionPlugin,
-): AdmissionPluginInstance {
-  const live = sharedLiveObjects(registry, entry, logger)
-  return { plugin: build(live), ready: live.ready, stop: () => live.stop() }
+function reading({ registry, logger }: AdmissionPluginContext, entry: ResourceEntry, build: (index: ObjectReader) => AdmissionPlugin): AdmissionPluginInstance {
+  return withObjectIndex(registry, entry, logger, build)
 }
 
 /** Upstream's PodNodeSelector and PodTolerationRestriction run without a configuration; EventRateLimit needs one. */

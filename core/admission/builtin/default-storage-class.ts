@@ -11,7 +11,7 @@ import { claimHasClass, isDefaultStorageClass, newestDefault } from './storage-c
 import type { KubeObject } from '../../resources/object.js'
 import type { AdmissionPluginFactory } from '../plugins.js'
 import { storageClasses } from '../../resources/groups/storage.js'
-import { withWatched } from './watched-objects.js'
+import { withObjectIndex } from '../object-index.js'
 
 export function defaultStorageClass(storageClasses: () => readonly KubeObject[]): MutatingAdmission {
   return {
@@ -30,4 +30,4 @@ export function defaultStorageClass(storageClasses: () => readonly KubeObject[])
 
 /** Reads the StorageClasses from a watch-fed index. */
 export const defaultStorageClassFactory: AdmissionPluginFactory = ({ registry, logger }) =>
-  withWatched(registry, storageClasses, logger, (classes) => defaultStorageClass(() => classes.list()))
+  withObjectIndex(registry, storageClasses, logger, (classes) => defaultStorageClass(() => classes.list()))

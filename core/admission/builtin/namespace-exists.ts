@@ -6,7 +6,7 @@
  * reached the watch yet.
  */
 import { notFound } from '../../http/status-error.js'
-import type { ObjectReader } from '../live-objects.js'
+import type { ObjectReader } from '../object-index.js'
 import type { ValidatingAdmission } from '../validating.js'
 import { isResource, on } from './pods.js'
 

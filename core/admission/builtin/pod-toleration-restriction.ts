@@ -15,7 +15,7 @@ import { type FieldError, FieldPath, invalid, notSupported } from '../../validat
 import { isQualifiedName, isValidLabelValue } from '../../validation/names.js'
 import type { AdmissionAttributes } from '../attributes.js'
 
-import type { ObjectReader } from '../live-objects.js'
+import type { ObjectReader } from '../object-index.js'
 import { type BothPhases, bareError, objects, type Obj, on, podSpecOf } from './pods.js'
 import { allowedBy, mergeTolerations } from './tolerations.js'
 

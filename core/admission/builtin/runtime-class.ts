@@ -17,7 +17,7 @@ import { mergeTolerations } from './merge-tolerations.js'
 import { specOf } from './storage-classes.js'
 import type { AdmissionPluginFactory } from '../plugins.js'
 import { runtimeClasses } from '../../resources/groups/node.js'
-import { withWatched } from './watched-objects.js'
+import { withObjectIndex } from '../object-index.js'
 
 /** Reads a RuntimeClass by name: the index first, then storage, as upstream's lister falls back to a live read. */
 export type RuntimeClassReader = (name: string) => Promise<KubeObject | undefined>
@@ -99,9 +99,6 @@ export function runtimeClassAdmission(readClass: RuntimeClassReader): MutatingAd
 
 /** Reads RuntimeClasses from a watch-fed index; one it has not seen yet (just created) is read from storage. */
 export const runtimeClassFactory: AdmissionPluginFactory = ({ registry, logger }) =>
-  withWatched(registry, runtimeClasses, logger, (classes) =>
-    runtimeClassAdmission(async (name) => {
-      const store = registry.store(runtimeClasses)
-      return classes.get(name) ?? (await store.storage.get(store.key('', name)))
-    }),
+  withObjectIndex(registry, runtimeClasses, logger, (classes) =>
+    runtimeClassAdmission((name) => classes.read('', name)),
   )

@@ -8,13 +8,13 @@ import { hasStatusCode } from '../../http/status-error.js'
 import { resourceQuotas } from '../../resources/core/quotas.js'
 import { StorageError } from '../../storage/interface.js'
 import type { AdmissionPluginContext, AdmissionPluginInstance } from '../plugins.js'
-import { WatchedObjects } from '../watched-objects.js'
+import { sharedObjectIndex } from '../object-index.js'
 import { type QuotaAccess, resourceQuotaAdmission } from './admission.js'
 import { resourceQuotaConfiguration } from './configuration.js'
 
 export function resourceQuotaPlugin({ registry, logger, now, configuration }: AdmissionPluginContext): AdmissionPluginInstance {
   const config = resourceQuotaConfiguration(configuration)
-  const quotas = new WatchedObjects(registry, resourceQuotas, logger)
+  const quotas = sharedObjectIndex(registry, resourceQuotas, logger)
   const store = () => registry.store(resourceQuotas)
   const access: QuotaAccess = {
     quotas: (namespace) => quotas.list(namespace),

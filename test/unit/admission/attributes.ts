@@ -1,6 +1,6 @@
 /** Admission attributes and object indexes for the plugin tables: a request as the registry hands it over. */
 import type { AdmissionAttributes, AdmissionOperation } from '../../../core/admission/attributes.js'
-import type { ObjectReader } from '../../../core/admission/live-objects.js'
+import type { ObjectReader } from '../../../core/admission/object-index.js'
 import type { ResourceEntry } from '../../../core/resources/catalogue.js'
 import type { KubeObject } from '../../../core/resources/object.js'
 import { StatusError } from '../../../core/http/status-error.js'
@@ -28,9 +28,11 @@ export function attrs(
 /** A fixed set of objects as a plugin's index. */
 export function index(objects: Record<string, unknown>[]): ObjectReader {
   const all = objects as KubeObject[]
+  const get = (namespace: string, name: string) => all.find((o) => (o.metadata.namespace ?? '') === namespace && o.metadata.name === name)
   return {
+    get,
     list: (namespace) => (namespace === undefined ? all : all.filter((o) => (o.metadata.namespace ?? '') === namespace)),
-    read: async (namespace, name) => all.find((o) => (o.metadata.namespace ?? '') === namespace && o.metadata.name === name),
+    read: async (namespace, name) => get(namespace, name),
   }
 }
 

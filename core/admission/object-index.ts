@@ -1,9 +1,12 @@
 /**
- * The objects of one resource kept current from storage, by namespace (an
- * informer's lister, as upstream's plugins read quotas, limit ranges and
- * namespaces): listed, then watched from the list's revision; a watch that
- * ends or fails is followed by a fresh list after a growing pause. Plugins
- * read it on every request instead of a storage round trip.
+ * The objects of one resource kept current from storage, for the admission
+ * plugins and their controllers that read them on every request (upstream's
+ * informer listers): listed once, then watched from the list's revision; a
+ * watch that ends or fails is followed by a fresh list after a growing
+ * pause, which also reports what went missing meanwhile as deleted. `ready`
+ * resolves after the first list, which is when upstream's plugins report
+ * WaitForReady. One index per registry and resource is shared by every
+ * plugin that reads it (namespaces are read by half a dozen).
  */
 import type { Logger } from '../ports.js'
 import type { Registry } from '../registry/registry.js'
@@ -14,11 +17,18 @@ import type { Watcher } from '../storage/interface.js'
 const FIRST_RETRY_MS = 100
 const MAX_RETRY_MS = 30_000
 
-export type WatchedChange = { type: 'put' | 'delete'; object: KubeObject; previous?: KubeObject }
+/** What most plugins read of an index: the objects, and one object with a storage read for a name the index lacks. */
+export interface ObjectReader {
+  get(namespace: string, name: string): KubeObject | undefined
+  list(namespace?: string): KubeObject[]
+  read(namespace: string, name: string): Promise<KubeObject | undefined>
+}
 
-export class WatchedObjects {
+export type IndexChange = { type: 'put' | 'delete'; object: KubeObject; previous?: KubeObject }
+
+export class ObjectIndex implements ObjectReader {
   private readonly byNamespace = new Map<string, Map<string, KubeObject>>()
-  private readonly listeners = new Set<(change: WatchedChange) => void>()
+  private readonly listeners = new Set<(change: IndexChange) => void>()
   private stopped = false
   private watcher: Watcher | undefined
   private wake: (() => void) | undefined
@@ -33,21 +43,35 @@ export class WatchedObjects {
     this.ready = new Promise<void>((loaded) => void this.follow(loaded))
   }
 
-  /** The objects of one namespace ('' for cluster-scoped ones), in no particular order. */
-  list(namespace: string): KubeObject[] {
-    return [...(this.byNamespace.get(namespace)?.values() ?? [])]
-  }
-
+  /** The object, if the last list or watch event had it ('' as the namespace of a cluster-scoped one). */
   get(namespace: string, name: string): KubeObject | undefined {
     return this.byNamespace.get(namespace)?.get(name)
+  }
+
+  /** Every object, or those of one namespace, in no particular order. */
+  list(namespace?: string): KubeObject[] {
+    if (namespace !== undefined) return [...(this.byNamespace.get(namespace)?.values() ?? [])]
+    return [...this.byNamespace.values()].flatMap((objects) => [...objects.values()])
   }
 
   namespaces(): string[] {
     return [...this.byNamespace.keys()]
   }
 
+  /**
+   * The object, read from storage itself for a name the index lacks: a create
+   * may not have reached the watch yet (upstream's plugins fall back to a
+   * live GET the same way).
+   */
+  async read(namespace: string, name: string): Promise<KubeObject | undefined> {
+    const known = this.get(namespace, name)
+    if (known) return known
+    const store = this.registry.store(this.entry)
+    return store.storage.get(store.key(namespace, name))
+  }
+
   /** Told of every change after the first list (a relist reports what it finds as puts). */
-  onChange(listener: (change: WatchedChange) => void): () => void {
+  onChange(listener: (change: IndexChange) => void): () => void {
     this.listeners.add(listener)
     return () => this.listeners.delete(listener)
   }
@@ -75,12 +99,12 @@ export class WatchedObjects {
     this.tell({ type: 'delete', object })
   }
 
-  private tell(change: WatchedChange): void {
+  private tell(change: IndexChange): void {
     for (const listener of this.listeners) {
       try {
         listener(change)
       } catch (err) {
-        this.logger.warn({ resource: this.entry.resource, err: String(err) }, 'a watcher of admission objects failed')
+        this.logger.warn({ resource: this.entry.resource, err: String(err) }, 'a reader of an admission index failed')
       }
     }
   }
@@ -94,8 +118,7 @@ export class WatchedObjects {
         const list = await store.storage.list(prefix)
         if (this.stopped) break
         const seen = new Set(list.items.map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`))
-        for (const ns of this.namespaces())
-          for (const old of this.list(ns)) if (!seen.has(`${ns}/${old.metadata.name ?? ''}`)) this.remove(old)
+        for (const old of this.list()) if (!seen.has(`${old.metadata.namespace ?? ''}/${old.metadata.name ?? ''}`)) this.remove(old)
         for (const item of list.items) this.put(item)
         loaded()
         this.watcher = store.storage.watch(prefix, { resourceVersion: String(list.revision) })
@@ -122,4 +145,26 @@ export class WatchedObjects {
     }
     loaded()
   }
+}
+
+const shared = new WeakMap<Registry, Map<ResourceEntry, ObjectIndex>>()
+
+/** The registry's one index of `entry`, made on first use; stopping it stops it for every reader (the server stops them together). */
+export function sharedObjectIndex(registry: Registry, entry: ResourceEntry, logger: Logger): ObjectIndex {
+  let byEntry = shared.get(registry)
+  if (!byEntry) shared.set(registry, (byEntry = new Map()))
+  let index = byEntry.get(entry)
+  if (!index) byEntry.set(entry, (index = new ObjectIndex(registry, entry, logger)))
+  return index
+}
+
+/** A plugin built over one resource's index, with the index's readiness and stop: what a factory answers. */
+export function withObjectIndex<P>(
+  registry: Registry,
+  entry: ResourceEntry,
+  logger: Logger,
+  build: (index: ObjectIndex) => P,
+): { plugin: P; ready: Promise<void>; stop(): void } {
+  const index = sharedObjectIndex(registry, entry, logger)
+  return { plugin: build(index), ready: index.ready, stop: () => index.stop() }
 }
