@@ -12,7 +12,7 @@ import type { Registry } from '../../registry/registry.js'
 import { type LabelSelectorObject, labelSelectorFromObject } from '../../registry/label-selector.js'
 import type { ResourceEntry } from '../../resources/catalogue.js'
 import type { KubeObject } from '../../resources/object.js'
-import { ObjectIndex } from './object-index.js'
+import { ObjectIndex } from '../object-index.js'
 
 export interface ParamKind {
   apiVersion?: string

@@ -16,7 +16,7 @@ import type { AdmissionAttributes } from '../attributes.js'
 import { authorizerFor } from './cel-environment.js'
 import { POLICY_INPUT_LIMITS, toCel } from './cel-values.js'
 import type { MatchContext, MatchedAs } from './matching.js'
-import { ObjectIndex } from './object-index.js'
+import { ObjectIndex } from '../object-index.js'
 import { ParamIndexes, type ParamKind } from './params.js'
 
 export interface PolicyWithBindings {
