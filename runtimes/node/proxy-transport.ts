@@ -7,18 +7,18 @@
  * than a few chunks in memory. Connections are kept per TLS setting.
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
+import { request as httpsRequest } from 'node:https'
 import { Readable } from 'node:stream'
 import type { ReadableStream as NodeWebReadableStream } from 'node:stream/web'
 import { endToEndHeaders, type ForwardedRequest, type ProxyTarget, type ProxyTransport } from '../../core/proxy/transport.js'
-import { connectionFailure, decodeCABundle } from './tls-errors.js'
+import { httpsAgents } from './https-agents.js'
+import { connectionFailure } from './tls-errors.js'
 
 export interface NodeProxyTransport extends ProxyTransport {
   /** Drops the kept connections. */
   close(): void
 }
 
-const MAX_KEPT_AGENTS = 64
 
 /** The backend's answer as a Web Response, its body read as the client reads it. */
 function toResponse(res: IncomingMessage): Response {
@@ -36,30 +36,9 @@ function toResponse(res: IncomingMessage): Response {
 }
 
 export function nodeProxyTransport(): NodeProxyTransport {
-  const httpsAgents = new Map<string, HttpsAgent>()
+  const tlsAgents = httpsAgents()
   const httpAgent = new HttpAgent({ keepAlive: true })
 
-  function httpsAgentFor(target: ProxyTarget): HttpsAgent {
-    const ca = target.caBundle ? decodeCABundle(target.caBundle) : undefined
-    const { serverName, clientCertificate: client, insecureSkipTLSVerify: insecure } = target
-    const key = [ca ?? '', serverName ?? '', client?.certificate ?? '', client?.key ?? '', insecure ? 'insecure' : ''].join('\u0000')
-    let agent = httpsAgents.get(key)
-    if (agent) return agent
-    agent = new HttpsAgent({
-      keepAlive: true,
-      ...(ca ? { ca } : {}),
-      ...(serverName ? { servername: serverName } : {}),
-      ...(client ? { cert: client.certificate, key: client.key } : {}),
-      ...(insecure ? { rejectUnauthorized: false } : {}),
-    })
-    if (httpsAgents.size >= MAX_KEPT_AGENTS) {
-      const [oldestKey, oldest] = httpsAgents.entries().next().value!
-      oldest.destroy()
-      httpsAgents.delete(oldestKey)
-    }
-    httpsAgents.set(key, agent)
-    return agent
-  }
 
   function roundTrip(target: ProxyTarget, forwarded: ForwardedRequest): Promise<Response> {
     const url = new URL(forwarded.path, target.origin)
@@ -74,7 +53,7 @@ export function nodeProxyTransport(): NodeProxyTransport {
     return new Promise<Response>((resolve, reject) => {
       const req = (secure ? httpsRequest : httpRequest)(url, {
         method: forwarded.method,
-        agent: secure ? httpsAgentFor(target) : httpAgent,
+        agent: secure ? tlsAgents.agentFor(target) : httpAgent,
         headers,
         ...(target.serverName && secure ? { servername: target.serverName } : {}),
       })
@@ -117,8 +96,7 @@ export function nodeProxyTransport(): NodeProxyTransport {
   return {
     roundTrip,
     close() {
-      for (const agent of httpsAgents.values()) agent.destroy()
-      httpsAgents.clear()
+      tlsAgents.destroy()
       httpAgent.destroy()
     },
   }

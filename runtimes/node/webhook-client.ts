@@ -6,7 +6,7 @@
  * setting and reused.
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
+import { request as httpsRequest } from 'node:https'
 import {
   describeHttpFailure,
   getFailure,
@@ -17,7 +17,8 @@ import {
   type WebhookClient,
   type WebhookTarget,
 } from '../../core/crd/webhook-client.js'
-import { connectionFailureReason as reasonOf, decodeCABundle } from './tls-errors.js'
+import { httpsAgents } from './https-agents.js'
+import { connectionFailureReason as reasonOf } from './tls-errors.js'
 
 export interface NodeWebhookClient extends WebhookClient {
   /** Drops the kept connections. */
@@ -42,36 +43,11 @@ function readBody(response: IncomingMessage): Promise<string> {
   })
 }
 
-const MAX_KEPT_AGENTS = 64
 
 export function nodeWebhookClient(): NodeWebhookClient {
-  const httpsAgents = new Map<string, HttpsAgent>()
+  const tlsAgents = httpsAgents()
   const httpAgent = new HttpAgent({ keepAlive: true })
 
-  function httpsAgentFor(target: WebhookTarget): HttpsAgent {
-    const ca = target.caBundle ? decodeCABundle(target.caBundle) : undefined
-    const { serverName, clientCertificate: client, insecureSkipTLSVerify: insecure } = target
-    const key = [ca ?? '', serverName ?? '', client?.certificate ?? '', client?.key ?? '', insecure ? 'insecure' : ''].join('\u0000')
-    let agent = httpsAgents.get(key)
-    if (!agent) {
-      // `ca` replaces the platform's CAs: the bundle is all that is trusted.
-      agent = new HttpsAgent({
-        keepAlive: true,
-        ...(ca ? { ca } : {}),
-        ...(serverName ? { servername: serverName } : {}),
-        ...(client ? { cert: client.certificate, key: client.key } : {}),
-        ...(insecure ? { rejectUnauthorized: false } : {}),
-      })
-      // Bundles change as CRDs do: keep the recent ones only.
-      if (httpsAgents.size >= MAX_KEPT_AGENTS) {
-        const [oldestKey, oldest] = httpsAgents.entries().next().value!
-        oldest.destroy()
-        httpsAgents.delete(oldestKey)
-      }
-      httpsAgents.set(key, agent)
-    }
-    return agent
-  }
 
   /** One call; answers status and body text, or rejects with the reason worded for a client of Kubernetes. */
   async function send(
@@ -83,7 +59,7 @@ export function nodeWebhookClient(): NodeWebhookClient {
   ): Promise<{ status: number; text: string }> {
     const url = new URL(config.url!)
     const secure = url.protocol === 'https:'
-    const agent: HttpAgent = secure ? httpsAgentFor(config) : httpAgent
+    const agent: HttpAgent = secure ? tlsAgents.agentFor(config) : httpAgent
     const request = secure ? httpsRequest : httpRequest
     return new Promise<{ status: number; text: string }>((resolve, reject) => {
       const req = request(url, { method, agent, headers })
@@ -144,8 +120,7 @@ export function nodeWebhookClient(): NodeWebhookClient {
     post,
     get,
     close() {
-      for (const agent of httpsAgents.values()) agent.destroy()
-      httpsAgents.clear()
+      tlsAgents.destroy()
       httpAgent.destroy()
     },
   }
