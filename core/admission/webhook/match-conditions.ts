@@ -13,27 +13,11 @@ import type { ASTNode, Environment } from '@marcbachmann/cel-js'
 import { parseAndCheck } from '../../cel/checked.js'
 import { kubernetesEnvironment } from '../../cel/library/index.js'
 import { CEL_RULE_LIMITS, estimateCost } from '../../crd/cel-cost.js'
+import { ADMISSION_REQUEST_FIELDS } from '../../resources/admissionregistration/cel.js'
 import { registerAuthorizerLibrary } from './cel-authorizer.js'
 
-const GROUP_VERSION_KIND = { group: 'string', version: 'string', kind: 'string' } as const
-const GROUP_VERSION_RESOURCE = { group: 'string', version: 'string', resource: 'string' } as const
-
 /** The AdmissionRequest as CEL declares it; every field is present when evaluated. */
-const REQUEST_FIELDS = {
-  uid: 'string',
-  kind: GROUP_VERSION_KIND,
-  resource: GROUP_VERSION_RESOURCE,
-  subResource: 'string',
-  requestKind: GROUP_VERSION_KIND,
-  requestResource: GROUP_VERSION_RESOURCE,
-  requestSubResource: 'string',
-  name: 'string',
-  namespace: 'string',
-  operation: 'string',
-  userInfo: { username: 'string', uid: 'string', groups: 'list<string>', extra: 'map<string, list<string>>' },
-  dryRun: 'bool',
-  options: 'dyn',
-} as const
+const REQUEST_FIELDS = ADMISSION_REQUEST_FIELDS
 
 /** Upstream's RuntimeCELCostBudgetMatchConditions: what all conditions of one webhook may cost on one request. */
 export const MATCH_CONDITIONS_COST_BUDGET = 7_000_000
