@@ -10,6 +10,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { measureAuthorization, renderAuthorizationSection, writeAuthorizationSection } from './authorization.js'
 import { measureFlowControl, renderFlowControlSection, writeFlowControlSection } from './priority-and-fairness.js'
+import { measureAdmission, renderAdmissionSection, writeAdmissionSection } from './admission.js'
 import { measureDaemon } from './daemon.js'
 import { measureHostileInput, renderHostileSection, writeHostileSection } from './hostile-input.js'
 import { measureInProcess } from './in-process.js'
@@ -82,6 +83,9 @@ process.stdout.write(`\n${authorization}`)
 const flowControl = renderFlowControlSection(await measureFlowControl(), new Date())
 await writeFlowControlSection(ROOT, flowControl)
 process.stdout.write(`\n${flowControl}`)
+const admission = renderAdmissionSection(await measureAdmission(), new Date())
+await writeAdmissionSection(ROOT, admission)
+process.stdout.write(`\n${admission}`)
 
 log('bearer tokens on a GET: a static token, a cached JWT, first-use JWTs …')
 const tokens = renderTokenSection(await measureTokenAuthentication(), new Date())
