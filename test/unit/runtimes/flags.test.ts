@@ -198,9 +198,14 @@ describe('daemon flags', () => {
   it('refuses to start with a security setting it does not enforce, naming it, after checking the config files', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'apiserver-flags-'))
     try {
-      const { code, stderr } = await run(['--cert-dir', join(dir, 'pki'), '--authorization-mode=Node,RBAC', '--enable-admission-plugins=NodeRestriction'])
+      const kubeconfig = join(dir, 'audit.kubeconfig')
+      await writeFile(
+        kubeconfig,
+        'apiVersion: v1\nkind: Config\nclusters:\n- name: audit\n  cluster: {server: "https://127.0.0.1:9443/events"}\nusers:\n- name: apiserver\n  user: {}\ncontexts:\n- name: c\n  context: {cluster: audit, user: apiserver}\ncurrent-context: c\n',
+      )
+      const { code, stderr } = await run(['--cert-dir', join(dir, 'pki'), '--authorization-mode=Node,RBAC', `--audit-webhook-config-file=${kubeconfig}`])
       assert.equal(code, 1)
-      assert.match(stderr, /Error: --enable-admission-plugins: admission plugin NodeRestriction not implemented by this server yet; refusing to start/)
+      assert.match(stderr, /Error: --audit-webhook-config-file: not enforced by this server yet/)
       // Node and RBAC are enforced: only the setting that is not is named.
       assert.doesNotMatch(stderr, /--authorization-mode/)
     } finally {
