@@ -197,20 +197,24 @@ async function write(
   name: string,
   req: PatchRequest,
   ctx: RequestContext,
-  subresource?: 'status',
+  subresource?: 'status' | 'approval',
 ): Promise<{ object: KubeObject; created: boolean }> {
-  if (req.apply) return store.apply(namespace, name, req.config, ctx, subresource)
+  if (req.apply) {
+    if (subresource === 'approval') throw unsupportedMediaType(APPLY_PATCH_TYPE, patchTypes(store.entry).filter((t) => t !== APPLY_PATCH_TYPE))
+    return store.apply(namespace, name, req.config, ctx, subresource)
+  }
   return { object: await store.update(namespace, name, req.patch, ctx, subresource), created: false }
 }
 
 /**
- * `<resource>/status` and `<resource>/scale`: a read gives the object (or its
- * Scale), a write changes its status (or its replicas) alone. Other
- * subresources are not served here.
+ * `<resource>/status`, `<resource>/scale` and a CertificateSigningRequest's
+ * `approval`: a read gives the object (or its Scale), a write changes its
+ * status (its replicas, its conditions) alone. Other subresources are not
+ * served here.
  */
 async function handleSubresource(request: Request, info: RequestInfo, entry: ResourceEntry, env: HandlerEnv): Promise<Response> {
   const sub = entry.subresources?.find((s) => s.name === info.subresource)
-  const served = ['status', 'scale', 'eviction', ...(env.serviceAccountTokens ? ['token'] : [])]
+  const served = ['status', 'scale', 'approval', 'eviction', ...(env.serviceAccountTokens ? ['token'] : [])]
   if (!sub || !served.includes(sub.name) || !info.name) throw resourceNotFound()
   if (!sub.verbs.includes(info.verb as Verb))
     throw methodNotSupported({ group: entry.group, resource: `${entry.resource}/${sub.name}` }, info.verb)
@@ -233,7 +237,7 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
     if (req.apply) throw unsupportedMediaType(APPLY_PATCH_TYPE, patchTypes(entry).filter((t) => t !== APPLY_PATCH_TYPE))
     return withWarnings(objectResponse(await updateScale(store, ns, info.name, req.patch, ctx), format), ctx.warnings)
   }
-  const { object } = await write(store, ns, info.name, req, ctx, 'status')
+  const { object } = await write(store, ns, info.name, req, ctx, sub.name === 'approval' ? 'approval' : 'status')
   return withWarnings(objectOut(entry, object, format, ctx.now), ctx.warnings)
 }
 

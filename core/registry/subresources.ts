@@ -35,6 +35,24 @@ export function withStatusOnly(obj: KubeObject, old: KubeObject): KubeObject {
   return out
 }
 
+/**
+ * A write through a CertificateSigningRequest's `approval` subresource
+ * changes its conditions alone (upstream's csrApprovalStrategy): the spec,
+ * the certificate and the metadata stay as stored.
+ */
+export function withConditionsOnly(obj: KubeObject, old: KubeObject): KubeObject {
+  const out = structuredClone(old)
+  const status = isPlainObject(out['status']) ? out['status'] : (out['status'] = {})
+  const sent = isPlainObject(obj['status']) ? obj['status']['conditions'] : undefined
+  if (sent === undefined) delete status['conditions']
+  else status['conditions'] = sent
+  if (obj.metadata.managedFields !== undefined) out.metadata.managedFields = obj.metadata.managedFields
+  const rv = obj.metadata.resourceVersion
+  if (rv) out.metadata.resourceVersion = rv
+  else delete out.metadata.resourceVersion
+  return out
+}
+
 /** A created object of a generation-tracking resource starts at generation 1. */
 export function initialGeneration(entry: ResourceEntry, obj: KubeObject): void {
   if (entry.tracksGeneration) obj.metadata.generation = 1

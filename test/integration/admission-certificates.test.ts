@@ -29,10 +29,13 @@ async function cluster(): Promise<TestClient> {
     bootstrapRbacPolicy: false,
     admission: { plugins: ['CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction'] },
   })
-  const csrRules = { apiGroups: ['certificates.k8s.io'], resources: ['certificatesigningrequests', 'certificatesigningrequests/status'] }
+  const csrRules = {
+    apiGroups: ['certificates.k8s.io'],
+    resources: ['certificatesigningrequests', 'certificatesigningrequests/status', 'certificatesigningrequests/approval'],
+  }
   for (const who of ['alice', 'bob'] as const) await grant(api, who, `${who}-csr`, [{ verbs: ['create', 'get', 'update', 'patch'], ...csrRules }])
   // Bob may sign for every signer of example.com, through the domain wildcard.
-  await grant(api, 'bob', 'bob-signer', [{ verbs: ['sign'], apiGroups: ['certificates.k8s.io'], resources: ['signers'], resourceNames: ['example.com/*'] }])
+  await grant(api, 'bob', 'bob-signer', [{ verbs: ['sign', 'approve'], apiGroups: ['certificates.k8s.io'], resources: ['signers'], resourceNames: ['example.com/*'] }])
   return api
 }
 
@@ -53,6 +56,39 @@ describe('CertificateSigning', () => {
     const signed = await api.patch(`${CSRS}/csr1/status`, issue, MERGE, as('bob'))
     assert.equal(signed.status, 200, signed.text)
     assert.ok(signed.body.status.certificate)
+  })
+})
+
+describe('CertificateApproval and the approval subresource', () => {
+  it('records the requester as who asked, refuses approval without approve on the signer, and lets an approver change the conditions alone', async () => {
+    const api = await cluster()
+    const spec = { signerName: 'example.com/serving', request: await csrPem('CN=app'), usages: ['digital signature'], username: 'someone-else', groups: ['system:masters'] }
+    const created = await api.post(CSRS, { metadata: { name: 'csr2' }, spec }, as('alice'))
+    assert.equal(created.status, 201, created.text)
+    assert.equal(created.body.spec.username, 'alice', 'the requester is who asked, not what the body claims')
+    assert.ok(!created.body.spec.groups.includes('system:masters'))
+
+    const approve = (who: 'alice' | 'bob') => {
+      const body = structuredClone(created.body)
+      body.status = { conditions: [{ type: 'Approved', status: 'True', reason: 'Test', message: `approved by ${who}` }] }
+      body.spec.signerName = 'example.com/other'
+      return api.put(`${CSRS}/csr2/approval`, body, as(who))
+    }
+    const refused = await approve('alice')
+    assert.equal(refused.status, 403)
+    assert.equal(
+      refused.body.message,
+      'certificatesigningrequests.certificates.k8s.io "csr2" is forbidden: user not permitted to approve requests with signerName "example.com/serving"',
+    )
+    assert.equal((await api.get(`${CSRS}/csr2`)).body.status?.conditions, undefined, 'nothing was stored')
+
+    const approved = await approve('bob')
+    assert.equal(approved.status, 200, approved.text)
+    assert.deepEqual(
+      approved.body.status.conditions.map((c: { type: string; status: string }) => [c.type, c.status]),
+      [['Approved', 'True']],
+    )
+    assert.equal(approved.body.spec.signerName, 'example.com/serving', 'the approval subresource changes the conditions alone')
   })
 })
 

@@ -1,10 +1,14 @@
-/** certificates.k8s.io/v1: certificate signing requests. Approval and signing belong in its strategies. */
+/**
+ * certificates.k8s.io/v1: certificate signing requests. The requester is
+ * recorded from who asks; approving goes through the `approval` subresource
+ * (its conditions alone), issuing through `status`.
+ */
 import { humanDuration } from '../../registry/human-duration.js'
 import type { ResourceEntry } from '../catalogue.js'
 import { ageColumn, column, nameColumn } from '../columns/common.js'
 import { at, list, text, textAt } from '../columns/values.js'
 import { defineResource, statusSubresource } from '../define.js'
-import type { KubeObject } from '../object.js'
+import { isPlainObject, type KubeObject } from '../object.js'
 import { anyName } from '../names.js'
 
 /** `Approved,Issued`, `Denied`, `Pending` ..., as upstream summarizes the conditions. */
@@ -27,6 +31,23 @@ export const certificateSigningRequests: ResourceEntry = defineResource({
   validateName: anyName,
   strategy: {
     fieldSet: (csr) => ({ 'spec.signerName': text(at(csr, 'spec', 'signerName')) }),
+    // Who asks is the requester, never what the body claims; a new request has no status (upstream's csrStrategy).
+    prepareForCreate(csr, { user }) {
+      const spec = (isPlainObject(csr['spec']) ? csr['spec'] : (csr['spec'] = {})) as Record<string, unknown>
+      delete spec['username']
+      delete spec['uid']
+      delete spec['groups']
+      delete spec['extra']
+      if (user.username) spec['username'] = user.username
+      if (user.uid) spec['uid'] = user.uid
+      if (user.groups.length) spec['groups'] = [...user.groups]
+      if (user.extra && Object.keys(user.extra).length) spec['extra'] = structuredClone(user.extra)
+      delete csr['status']
+    },
+    // The request itself never changes after creation: only its metadata may.
+    prepareForUpdate(csr, old) {
+      csr['spec'] = structuredClone(old['spec'])
+    },
   },
   columns: [
     nameColumn,
