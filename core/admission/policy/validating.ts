@@ -76,10 +76,12 @@ export function denialError(attrs: AdmissionAttributes, denial: Denial, kind: st
   const subject = name ? `${qualifiedResource(gr)} "${name}"` : qualifiedResource(gr)
   // A failed validation carries its reason (Invalid unless it names another); an error carries none: 403, as at 1.32.
   const reason = denial.reason ?? 'Forbidden'
+  // Upstream adds the denial as a cause: kubectl prints an Invalid error's causes (`The deployments "x" is invalid: : ...`).
   return new StatusError(REASON_CODES[reason] ?? 403, reason, `${subject} is forbidden: ${why}`, {
     name,
     ...(gr.group ? { group: gr.group } : {}),
     kind: gr.resource,
+    causes: [{ message: why }],
   })
 }
 
