@@ -13,6 +13,7 @@ import { type ParsedFlags, startupWarnings, unenforcedSecurityFlags } from '../.
 import type { Logger, ServerPorts } from '../../core/ports.js'
 import { serverUrl } from '../../core/pki/kubeconfig.js'
 import { auditOptions } from './audit.js'
+import { AuditWebhookConfigError } from './audit-webhook.js'
 import { authorizationOptions, watchAuthorizationConfig } from './authorization.js'
 import { readClientCABundles, watchClientCAFiles } from './client-ca-files.js'
 import type { ClientCABundles } from './client-cas.js'
@@ -115,6 +116,16 @@ interface AuthenticationInputs {
   tokens: StaticToken[]
   cas: ClientCABundles
   saKeys: ServiceAccountKeys
+}
+
+/** The audit backends the flags name; a webhook kubeconfig the backend cannot honour stops start-up. */
+function auditing(parsed: ParsedFlags, files: ConfigFiles, logger: Logger): ApiServerOptions['audit'] {
+  try {
+    return auditOptions(parsed, files.auditPolicy, files.auditWebhook, logger)
+  } catch (err) {
+    if (err instanceof AuditWebhookConfigError) throw new StartupError(err.message)
+    throw err
+  }
 }
 
 function authenticationOptions(flags: DaemonFlags, { parsed, files, tokens, cas, saKeys }: AuthenticationInputs): ApiServerOptions['authentication'] {
@@ -259,6 +270,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     if (unenforced.length > 0) throw new StartupError(...unenforced)
     const tokens = flags.tokenAuthFile ? await loadTokens(flags.tokenAuthFile, logger) : []
     const authz = authorization(files, parsed)
+    const audit = auditing(parsed, files, logger)
     const pki = await preparePki({
       certDir: flags.certDir,
       bindAddress: flags.bindAddress,
@@ -299,7 +311,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     logger.info({}, `objects are stored in ${storage.description}`)
     const profiler = nodeProfiler()
     try {
-      server = (out.createServer ?? createApiServer)(serverOptions(flags, authenticationOptions(flags, { parsed, files, tokens, cas, saKeys }), authz, auditOptions(parsed, files.auditPolicy, logger)), {
+      server = (out.createServer ?? createApiServer)(serverOptions(flags, authenticationOptions(flags, { parsed, files, tokens, cas, saKeys }), authz, audit), {
         logger,
         storage: storage.storage,
         storageFactory: storage.factory,

@@ -19,6 +19,11 @@ import {
 } from '../../core/crd/webhook-client.js'
 
 export interface NodeWebhookClient extends WebhookClient {
+  /**
+   * POSTs a JSON body and resolves on any 2xx answer without reading it as
+   * JSON (an audit receiver's reply carries nothing); rejects as `post` does.
+   */
+  postIgnoringReply(config: WebhookTarget, body: string, timeoutMs: number, headers?: Record<string, string>): Promise<void>
   /** Drops the kept connections. */
   close(): void
 }
@@ -159,6 +164,25 @@ export function nodeWebhookClient(): NodeWebhookClient {
     }
   }
 
+  async function postIgnoringReply(config: WebhookTarget, body: string, timeoutMs: number, extra: Record<string, string> = {}): Promise<void> {
+    if (!config.url) throw new Error('the webhook client config has no url')
+    const payload = Buffer.from(body)
+    const headers = {
+      ...extra,
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'content-length': payload.length,
+      ...(config.bearerToken ? { authorization: `Bearer ${config.bearerToken}` } : {}),
+    }
+    let response: { status: number; text: string }
+    try {
+      response = await send(config, 'POST', headers, payload, timeoutMs)
+    } catch (err) {
+      throw postFailure(config.url, (err as Error).message)
+    }
+    if (response.status < 200 || response.status > 299) throw postFailure(config.url, describeHttpFailure(response.status, response.text))
+  }
+
   async function get(config: WebhookTarget, { headers = {}, timeoutMs }: GetOptions): Promise<string> {
     if (!config.url) throw new Error('the client config has no url')
     let response: { status: number; text: string }
@@ -173,6 +197,7 @@ export function nodeWebhookClient(): NodeWebhookClient {
 
   return {
     post,
+    postIgnoringReply,
     get,
     close() {
       for (const agent of httpsAgents.values()) agent.destroy()

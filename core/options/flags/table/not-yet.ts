@@ -5,7 +5,6 @@
  */
 export const NOT_YET = {
   encryption: 'encryption at rest is not implemented yet',
-  auditWebhook: 'the audit webhook backend is not built yet; the log backend is',
   admission: 'admission plugins are not implemented yet',
   externalSigner: 'service account tokens are signed with the key files; an external signer is not supported yet',
   emulation: 'version emulation is not implemented; the server serves the APIs of its own version',
