@@ -2,6 +2,7 @@
  * The filter chain, assembled in one place in upstream's order (outermost
  * first; DESIGN.md section 4). Filters not built yet are named where they go.
  */
+import type { Tracer } from '@opentelemetry/api'
 import { Hono, type MiddlewareHandler } from 'hono'
 import type { Auditor } from '../audit/auditor.js'
 import type { RequestAuthenticator } from '../authn/authenticator.js'
@@ -24,6 +25,7 @@ import { errorHandler } from './filters/recovery.js'
 import { requestInfoFilter } from './filters/request-info.js'
 import { inFlightWaitGroupFilter, shutdownRetryAfterFilter } from './filters/shutdown.js'
 import { timeoutFilter } from './filters/timeout.js'
+import { tracingFilter } from './filters/tracing.js'
 
 export interface ChainDeps {
   logger: Logger
@@ -36,6 +38,8 @@ export interface ChainDeps {
   serving: ServingOptions
   /** Records requests as `--audit-policy-file` says; undefined: no auditing. */
   auditor?: Auditor
+  /** A span per request (`--tracing-config-file`); undefined: no tracing. */
+  tracer?: Tracer
 }
 
 const DEFAULT_IN_FLIGHT = { readOnly: 400, mutating: 200 }
@@ -61,6 +65,8 @@ export function buildChain(deps: ChainDeps): Hono<ChainEnv> {
   app.use(timeoutFilter(deps.requestTimeoutMs))
   use(app, corsFilter(deps.serving.corsAllowedOrigins ?? []))
   app.use(authenticationFilter(deps.authenticator, deps.embeddedIdentity, deps.logger))
+  // After authentication, as upstream since its tracing trusts privileged users' trace context.
+  use(app, deps.tracer ? tracingFilter(deps.tracer) : undefined)
   use(app, deps.auditor ? auditFilter(deps.auditor) : undefined)
   app.use(impersonationFilter(deps.authorizer))
   // Priority and fairness (on by default) is not built yet; until it is, only its absence enables max-in-flight.

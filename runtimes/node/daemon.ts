@@ -14,6 +14,7 @@ import type { Logger, ServerPorts } from '../../core/ports.js'
 import { serverUrl } from '../../core/pki/kubeconfig.js'
 import { auditOptions } from './audit.js'
 import { AuditWebhookConfigError } from './audit-webhook.js'
+import { type NodeTracing, startNodeTracing } from './tracing.js'
 import { authorizationOptions, watchAuthorizationConfig } from './authorization.js'
 import { readClientCABundles, watchClientCAFiles } from './client-ca-files.js'
 import type { ClientCABundles } from './client-cas.js'
@@ -254,6 +255,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   let stopWatchingAuthentication = (): void => {}
   let stopWatchingCertificates = () => {}
   let debugSocket: DebugSocket | undefined
+  let tracing: NodeTracing | undefined
   try {
     warnAboutFlags(parsed, logger)
     if (flags.listener.permitPortSharing && !reusePortSupported()) {
@@ -310,6 +312,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     })
     logger.info({}, `objects are stored in ${storage.description}`)
     const profiler = nodeProfiler()
+    if (files.tracing) tracing = startNodeTracing(files.tracing)
     try {
       server = (out.createServer ?? createApiServer)(serverOptions(flags, authenticationOptions(flags, { parsed, files, tokens, cas, saKeys }), authz, audit), {
         logger,
@@ -318,6 +321,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         storageHealth: storage,
         webhookClient: nodeWebhookClient(),
         profiler,
+        ...(tracing ? { tracerProvider: tracing.tracerProvider } : {}),
       })
     } catch (err) {
       if (err instanceof RuntimeConfigError) throw new StartupError(`--runtime-config: ${err.message}`)
@@ -364,6 +368,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     stopWatchingCertificates()
     await Promise.allSettled([listener?.close(), server?.shutdown(), debugSocket?.close()])
     await storage?.close().catch(() => {})
+    await tracing?.shutdown().catch(() => {})
     if (!(err instanceof StartupError)) throw err
     out.stderr(err.problems.map((p) => `Error: ${p}\n`).join(''))
     return 1
@@ -383,6 +388,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   const openStorage = storage
   const done = Promise.allSettled([listener.close(), server.shutdown(), debugSocket?.close()])
     .then(() => openStorage.close())
+    // The spans of the last requests leave before the process does.
+    .then(() => tracing?.shutdown())
     .catch((err: unknown) => logger.warn({ err: String(err) }, 'closing the storage failed'))
     .then(() => 'done' as const)
   const deadline = new Promise<'deadline'>((resolve) => setTimeout(resolve, SHUTDOWN_DEADLINE_MS, 'deadline').unref())

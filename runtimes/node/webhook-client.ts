@@ -5,6 +5,7 @@
  * webhooks and plain GETs for OIDC discovery. Connections are kept per TLS
  * setting and reused.
  */
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import {
@@ -17,6 +18,7 @@ import {
   type WebhookClient,
   type WebhookTarget,
 } from '../../core/crd/webhook-client.js'
+import { TRACER_NAME } from '../../core/tracing/context.js'
 
 export interface NodeWebhookClient extends WebhookClient {
   /**
@@ -109,8 +111,39 @@ export function nodeWebhookClient(): NodeWebhookClient {
     return agent
   }
 
-  /** One call; answers status and body text, or rejects with the reason worded for a client of Kubernetes. */
+  /**
+   * One call; answers status and body text, or rejects with the reason worded for a client of Kubernetes.
+   * Inside a traced request, the call is a CLIENT span (otelhttp's `HTTP <method>`) whose context
+   * the webhook receives in `traceparent`.
+   */
   async function send(
+    config: WebhookTarget,
+    method: 'GET' | 'POST',
+    headers: Record<string, string | number>,
+    payload: Buffer | undefined,
+    timeoutMs: number,
+  ): Promise<{ status: number; text: string }> {
+    if (!trace.getSpan(context.active())?.isRecording()) return sendUntraced(config, method, headers, payload, timeoutMs)
+    const tracer = trace.getTracer(TRACER_NAME)
+    const attributes = { 'http.method': method, 'http.url': config.url! }
+    return tracer.startActiveSpan(`HTTP ${method}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      const carrier: Record<string, string> = {}
+      propagation.inject(context.active(), carrier)
+      try {
+        const response = await sendUntraced(config, method, { ...headers, ...carrier }, payload, timeoutMs)
+        span.setAttribute('http.status_code', response.status)
+        if (response.status >= 400) span.setStatus({ code: SpanStatusCode.ERROR })
+        return response
+      } catch (err) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message })
+        throw err
+      } finally {
+        span.end()
+      }
+    })
+  }
+
+  async function sendUntraced(
     config: WebhookTarget,
     method: 'GET' | 'POST',
     headers: Record<string, string | number>,

@@ -16,7 +16,6 @@ export const NOT_YET = {
   externalHost: 'generated URLs use the host the client asked for',
   metrics: 'the server exports no metrics yet',
   logging: 'logs are JSON lines from pino; klog-style logging options are not applied',
-  tracing: 'tracing is not implemented yet',
   egress: 'outgoing connections are made directly; egress selection is not implemented',
   aggregation: 'API aggregation is not implemented yet',
   nodeAgent: 'the server does not connect to node agents yet',

@@ -134,6 +134,7 @@ describe('the flag table', () => {
       'tls-private-key-file',
       'tls-sni-cert-key',
       'token-auth-file',
+      'tracing-config-file',
       'version',
       'watch-cache',
       'watch-cache-sizes',
