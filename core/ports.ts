@@ -2,6 +2,7 @@
  * What core needs from the outside world, supplied by each runtime
  * (docs/architecture.md). Core only calls these; `runtimes/*` build them.
  */
+import type { TracerProvider } from '@opentelemetry/api'
 import type { AdmissionChain } from './admission/chain.js'
 import type { WebhookClient } from './crd/webhook-client.js'
 import type { ProxyTransport } from './proxy/transport.js'
@@ -69,6 +70,13 @@ export interface ServerPorts {
    * @default none: `/debug/pprof/` is not served
    */
   profiler: Profiler
+  /**
+   * Where the server's spans go (`--tracing-config-file`): a span per request
+   * and one per storage write under it. The runtime builds the exporter and
+   * the sampler; W3C `traceparent` is read by core.
+   * @default none: no spans are started
+   */
+  tracerProvider: TracerProvider
 }
 
 /** One profile as the runtime writes it, handed to the client as a download. */

@@ -41,6 +41,7 @@ import { Auditor } from './audit/auditor.js'
 import type { ConnectionInfo, ServerPorts } from './ports.js'
 import { silentLogger } from './ports.js'
 import { Metrics } from './metrics/metrics.js'
+import { TRACER_NAME } from './tracing/context.js'
 import { startStorageObjectCounter } from './metrics/storage-objects.js'
 import { countTerminatedWatcher } from './metrics/terminated-watchers.js'
 import { Registry } from './registry/registry.js'
@@ -97,6 +98,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const now = ports.now ?? (() => new Date())
   const backend = ports.storage ?? new MemoryStorage()
   const metrics = new Metrics()
+  const tracer = ports.tracerProvider?.getTracer(TRACER_NAME)
   // Which resource each cached prefix holds, to label the watches the cache ends as too slow.
   const cachedResources = new Map<string, { group: string; resource: string }>()
   const onWatcherTerminated = (prefix: string): void => {
@@ -109,6 +111,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     watchCacheSizes: options.watchCacheSizes ?? {},
     cacheOptions: { logger, onWatcherTerminated, ...(options.watcherBufferSize ? { watcherBufferSize: options.watcherBufferSize } : {}) },
     onCached: ({ group, resource, prefix }) => cachedResources.set(prefix, { group, resource }),
+    ...(tracer ? { tracer } : {}),
   })
 
   // The chains read the registry (RBAC objects, service accounts), and the registry's review resources
@@ -273,6 +276,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const auditor = options.audit ? new Auditor(options.audit.policy, options.audit.backends, metrics, logger, now) : undefined
   const app = buildChain({
     ...(auditor ? { auditor } : {}),
+    ...(tracer ? { tracer } : {}),
     logger,
     authenticator: authentication.request,
     authorizer: authorization.authorizer,

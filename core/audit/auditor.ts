@@ -6,6 +6,7 @@
  */
 import type { Metrics } from '../metrics/metrics.js'
 import type { Logger } from '../ports.js'
+import type { DroppedEvents } from './batch.js'
 import type { UserInfo } from '../resources/object.js'
 import { auditEvent, type EventStart, microTime, withoutManagedFields } from './event.js'
 import { type AuditAttributes, type AuditDecision, PolicyChecker } from './policy.js'
@@ -14,24 +15,32 @@ import { type AuditBackend, type AuditEvent, type AuditPolicy, type AuditStage, 
 const EVENT_TOTAL = 'apiserver_audit_event_total'
 const ERROR_TOTAL = 'apiserver_audit_error_total'
 const LEVEL_TOTAL = 'apiserver_audit_level_total'
+const REJECTED_TOTAL = 'apiserver_audit_requests_rejected_total'
 
 export class Auditor {
   private readonly checker: PolicyChecker
+  private readonly backends: readonly AuditBackend[]
 
   constructor(
     policy: AuditPolicy,
-    private readonly backends: readonly AuditBackend[],
+    backends: readonly AuditBackend[] | ((dropped: DroppedEvents) => readonly AuditBackend[]),
     private readonly metrics: Metrics,
     private readonly logger: Logger,
     private readonly now: () => Date,
   ) {
     this.checker = new PolicyChecker(policy)
+    this.backends = typeof backends === 'function' ? backends(this.dropped) : backends
   }
 
   /** Counts and logs events a backend could not take (upstream's HandlePluginError). */
   readonly dropped = (plugin: string, reason: string, events: readonly AuditEvent[]): void => {
     this.metrics.addCounter(ERROR_TOTAL, '[ALPHA] Counter of audit events that failed to be audited properly. Plugin identifies the plugin affected by the error.', { plugin }, events.length)
     this.logger.error({ plugin, reason, events: events.length }, 'Error in audit plugin affects events')
+  }
+
+  /** A request failed because its RequestReceived event could not be written (blocking-strict). */
+  rejected(): void {
+    this.metrics.addCounter(REJECTED_TOTAL, '[ALPHA] Counter of apiserver requests rejected due to an error in audit logging backend.', {})
   }
 
   begin(attrs: AuditAttributes, start: Omit<EventStart, 'level' | 'user' | 'requestReceivedTimestamp'>): RequestAudit {

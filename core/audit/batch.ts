@@ -14,6 +14,13 @@ export interface BatchOptions {
   /** Batches per second; undefined: no throttle. */
   throttleQps?: number
   throttleBurst?: number
+  /**
+   * Batches handed to the backend and not yet answered, at most. While that
+   * many are out, the buffer keeps the rest (and drops when full), so a
+   * receiver that hangs costs the buffer and these batches, nothing more.
+   * @default no bound
+   */
+  maxInFlight?: number
 }
 
 /** Why events were lost: the buffer was full, or the backend behind it failed. */
@@ -26,6 +33,7 @@ export class BatchingBackend implements AuditBackend {
   private readonly sending = new Set<Promise<void>>()
   private tokens: number
   private lastRefill = Date.now()
+  private waitingForRoom = false
 
   constructor(
     private readonly delegate: AuditBackend,
@@ -65,6 +73,11 @@ export class BatchingBackend implements AuditBackend {
 
   private async flush(): Promise<void> {
     if (!this.queue.length) return
+    if (this.options.maxInFlight !== undefined && this.sending.size >= this.options.maxInFlight) {
+      // Sent again when a batch out there is answered (send's finally).
+      this.waitingForRoom = true
+      return
+    }
     await this.throttle()
     this.send(this.queue.splice(0, this.options.maxBatchSize))
     if (this.queue.length) this.flushSoon(this.queue.length >= this.options.maxBatchSize ? 0 : this.options.maxBatchWaitMs)
@@ -74,7 +87,13 @@ export class BatchingBackend implements AuditBackend {
     const sent = this.delegate
       .processEvents(batch)
       .catch((err: unknown) => this.dropped(this.delegate.name, err instanceof Error ? err.message : String(err), batch))
-      .finally(() => this.sending.delete(sent))
+      .finally(() => {
+        this.sending.delete(sent)
+        if (this.waitingForRoom) {
+          this.waitingForRoom = false
+          this.flushSoon(0)
+        }
+      })
     this.sending.add(sent)
   }
 

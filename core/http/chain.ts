@@ -2,6 +2,7 @@
  * The filter chain, assembled in one place in upstream's order (outermost
  * first; docs/architecture.md). Filters not built yet are named where they go.
  */
+import type { Tracer } from '@opentelemetry/api'
 import { Hono, type MiddlewareHandler } from 'hono'
 import type { Auditor } from '../audit/auditor.js'
 import type { RequestAuthenticator } from '../authn/authenticator.js'
@@ -26,6 +27,7 @@ import { errorHandler } from './filters/recovery.js'
 import { requestInfoFilter } from './filters/request-info.js'
 import { inFlightWaitGroupFilter, shutdownRetryAfterFilter } from './filters/shutdown.js'
 import { timeoutFilter } from './filters/timeout.js'
+import { tracingFilter } from './filters/tracing.js'
 
 export interface ChainDeps {
   logger: Logger
@@ -40,6 +42,8 @@ export interface ChainDeps {
   auditor?: Auditor
   /** API Priority and Fairness; undefined while it is off, and max-in-flight limits instead. */
   flowControl?: FlowControl
+  /** A span per request (`--tracing-config-file`); undefined: no tracing. */
+  tracer?: Tracer
 }
 
 /** Upstream's `--max-requests-inflight` and `--max-mutating-requests-inflight` defaults. */
@@ -66,6 +70,8 @@ export function buildChain(deps: ChainDeps): Hono<ChainEnv> {
   app.use(timeoutFilter(deps.requestTimeoutMs))
   use(app, corsFilter(deps.serving.corsAllowedOrigins ?? []))
   app.use(authenticationFilter(deps.authenticator, deps.embeddedIdentity, deps.logger))
+  // After authentication, as upstream since its tracing trusts privileged users' trace context.
+  use(app, deps.tracer ? tracingFilter(deps.tracer) : undefined)
   use(app, deps.auditor ? auditFilter(deps.auditor) : undefined)
   app.use(impersonationFilter(deps.authorizer))
   if (deps.flowControl) app.use(priorityAndFairnessFilter(deps.flowControl, deps.metrics, Math.min(15_000, deps.requestTimeoutMs / 4)))

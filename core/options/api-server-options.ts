@@ -9,6 +9,7 @@ import type { LoadedJWTAuthenticator } from '../config/authentication.js'
 import type { UserInfo } from '../resources/object.js'
 import type { ExternalJwtSigner } from '../ports.js'
 import type { ServingOptions } from './serving-options.js'
+import type { DroppedEvents } from '../audit/batch.js'
 import type { AuditBackend, AuditPolicy } from '../audit/types.js'
 import type { AdmissionPluginName } from '../config/admission-plugins.js'
 import type { AggregationOptions } from '../aggregator/aggregator.js'
@@ -171,8 +172,13 @@ export interface TokenWebhookOptions {
 /** Auditing (`--audit-policy-file` and a backend): which requests are recorded, at which level, and where to. */
 export interface AuditOptions {
   policy: AuditPolicy
-  /** The log file, the webhook, or both; each may batch and truncate (core/audit/batch.ts, truncate.ts). */
-  backends: AuditBackend[]
+  /**
+   * The log file, the webhook, or both; each may batch and truncate
+   * (core/audit/batch.ts, truncate.ts). As a function, it is handed the
+   * server's report of lost events (`apiserver_audit_error_total` and a log
+   * line) for the batching and truncating wrappers to call.
+   */
+  backends: AuditBackend[] | ((dropped: DroppedEvents) => AuditBackend[])
 }
 
 /** The admission chain (`--enable-admission-plugins`, `--disable-admission-plugins`, `--admission-control-config-file`). */

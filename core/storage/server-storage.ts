@@ -5,8 +5,10 @@
  * `--watch-cache` or the resource's `--watch-cache-sizes` turns it off.
  * One watch cache per backend, each caching the prefixes of its resources.
  */
+import type { Tracer } from '@opentelemetry/api'
 import type { StorageFactory, StorageResource } from './factory.js'
 import type { Storage } from './interface.js'
+import { tracedStorage } from './traced-storage.js'
 import { WatchCache, type WatchCacheOptions } from './watch-cache.js'
 import { watchCacheEnabled } from './watch-cache-sizes.js'
 
@@ -18,6 +20,8 @@ export interface ServerStorageOptions {
   cacheOptions: WatchCacheOptions
   /** Told of each resource the cache holds, with its prefix (to label the watches the cache ends). */
   onCached?: (resource: StorageResource) => void
+  /** Spans around each request's writes (`--tracing-config-file`); none without. */
+  tracer?: Tracer
 }
 
 export class ServerStorage implements StorageFactory {
@@ -29,6 +33,11 @@ export class ServerStorage implements StorageFactory {
   ) {}
 
   storageFor(resource: StorageResource): Storage {
+    const storage = this.cachedStorageFor(resource)
+    return this.options.tracer ? tracedStorage(storage, resource, this.options.tracer) : storage
+  }
+
+  private cachedStorageFor(resource: StorageResource): Storage {
     const backend = this.backends.storageFor(resource)
     if (!this.options.watchCache || !watchCacheEnabled(this.options.watchCacheSizes, resource.group, resource.resource)) return backend
     let cache = this.caches.get(backend)

@@ -1,64 +1,97 @@
 /**
- * The daemon's auditing from its flags: the policy file, and the log backend
- * in its mode (blocking, blocking-strict, batch) with truncation when asked.
- * The webhook backend is not built yet; its flags are refused at start-up.
+ * The daemon's auditing from its flags: the policy file, the log backend
+ * and the webhook backend, each in its mode (blocking, blocking-strict,
+ * batch) and truncating when asked, as upstream's AuditOptions builds them.
  */
-import { BatchingBackend } from '../../core/audit/batch.js'
+import { BatchingBackend, type DroppedEvents } from '../../core/audit/batch.js'
 import { TruncatingBackend } from '../../core/audit/truncate.js'
-import type { AuditBackend, AuditEvent, AuditPolicy } from '../../core/audit/types.js'
+import type { AuditBackend, AuditPolicy } from '../../core/audit/types.js'
+import { AuditWebhookBackend } from '../../core/audit/webhook.js'
+import type { KubeconfigConnection } from '../../core/config/kubeconfig.js'
+import type { WebhookTarget } from '../../core/crd/webhook-client.js'
 import type { ParsedFlags } from '../../core/options/flags/index.js'
 import type { AuditOptions } from '../../core/options/api-server-options.js'
 import type { Logger } from '../../core/ports.js'
 import { AuditLogBackend } from './audit-log.js'
+import { auditWebhookSender, auditWebhookTarget } from './audit-webhook.js'
 
-/** Where events a backend lost are reported until the server's auditor exists (it counts them itself). */
-type Dropped = (plugin: string, reason: string, events: readonly AuditEvent[]) => void
+type Dropped = DroppedEvents
+type Values = ParsedFlags['values']
 
-function logBackend(values: ParsedFlags['values'], dropped: Dropped): AuditBackend | undefined {
+/**
+ * Batches sent to one backend at a time in batch mode. Upstream starts a
+ * sender per batch without a bound; here a receiver that hangs holds at
+ * most this many batches, and the buffer in front of it fills and drops.
+ */
+const MAX_BATCHES_IN_FLIGHT = 16
+
+/** Truncation, then batching, around a backend, as `--audit-<backend>-truncate-*` and `--audit-<backend>-batch-*` say. */
+function wrapped(backend: AuditBackend, values: Values, name: 'log' | 'webhook', dropped: Dropped): AuditBackend {
+  const flag = <S extends string>(suffix: S) => values[`audit-${name}-${suffix}` as keyof Values] as never
+  let out = backend
+  if (flag('truncate-enabled')) {
+    out = new TruncatingBackend(out, { maxEventSize: flag('truncate-max-event-size'), maxBatchSize: flag('truncate-max-batch-size') }, dropped)
+  }
+  if (flag('mode') === 'batch') {
+    out = new BatchingBackend(
+      out,
+      {
+        bufferSize: flag('batch-buffer-size'),
+        maxBatchSize: flag('batch-max-size'),
+        maxBatchWaitMs: flag('batch-max-wait'),
+        maxInFlight: MAX_BATCHES_IN_FLIGHT,
+        ...(flag('batch-throttle-enable') ? { throttleQps: flag('batch-throttle-qps'), throttleBurst: flag('batch-throttle-burst') } : {}),
+      },
+      dropped,
+    )
+  }
+  return out
+}
+
+function logBackend(values: Values, dropped: Dropped): AuditBackend | undefined {
   const path = values['audit-log-path']
   if (!path) return undefined
-  const mode = values['audit-log-mode']
-  let backend: AuditBackend = new AuditLogBackend({
+  const log = new AuditLogBackend({
     path,
     format: values['audit-log-format'] === 'legacy' ? 'legacy' : 'json',
     maxSizeMB: values['audit-log-maxsize'],
     maxBackups: values['audit-log-maxbackup'],
     maxAgeDays: values['audit-log-maxage'],
     compress: values['audit-log-compress'],
-    strict: mode === 'blocking-strict',
+    strict: values['audit-log-mode'] === 'blocking-strict',
   })
-  if (values['audit-log-truncate-enabled']) {
-    backend = new TruncatingBackend(
-      backend,
-      { maxEventSize: values['audit-log-truncate-max-event-size'], maxBatchSize: values['audit-log-truncate-max-batch-size'] },
-      dropped,
-    )
-  }
-  if (mode === 'batch') {
-    backend = new BatchingBackend(
-      backend,
-      {
-        bufferSize: values['audit-log-batch-buffer-size'],
-        maxBatchSize: values['audit-log-batch-max-size'],
-        maxBatchWaitMs: values['audit-log-batch-max-wait'],
-        ...(values['audit-log-batch-throttle-enable']
-          ? { throttleQps: values['audit-log-batch-throttle-qps'], throttleBurst: values['audit-log-batch-throttle-burst'] }
-          : {}),
-      },
-      dropped,
-    )
-  }
-  return backend
+  return wrapped(log, values, 'log', dropped)
 }
 
-/** Auditing as the flags configure it; undefined without a policy or without a backend (upstream records nothing then). */
-export function auditOptions(parsed: ParsedFlags, policy: AuditPolicy | undefined, logger: Logger): AuditOptions | undefined {
-  if (!policy) return undefined
-  const dropped: Dropped = (plugin, reason, events) => logger.error({ plugin, reason, events: events.length }, 'Error in audit plugin affects events')
-  const log = logBackend(parsed.values, dropped)
-  if (!log) {
-    logger.warn({}, '--audit-policy-file is set but no audit backend is (--audit-log-path): no events are recorded')
+function webhookBackend(values: Values, target: WebhookTarget, dropped: Dropped): AuditBackend {
+  const webhook = new AuditWebhookBackend(auditWebhookSender(target), {
+    initialBackoffMs: values['audit-webhook-initial-backoff'],
+    strict: values['audit-webhook-mode'] === 'blocking-strict',
+  })
+  return wrapped(webhook, values, 'webhook', dropped)
+}
+
+/**
+ * Auditing as the flags configure it; undefined without a policy or without
+ * a backend (upstream records nothing then). Events a backend loses are
+ * counted and logged by the server's auditor. Throws AuditWebhookConfigError
+ * for a webhook kubeconfig it cannot honour.
+ */
+export function auditOptions(parsed: ParsedFlags, policy: AuditPolicy | undefined, webhook: KubeconfigConnection | undefined, logger: Logger): AuditOptions | undefined {
+  const { values } = parsed
+  if (!policy) {
+    if (values['audit-log-path'] || webhook) logger.info({}, 'No audit policy file provided, no events will be recorded')
     return undefined
   }
-  return { policy, backends: [log] }
+  if (!values['audit-log-path'] && !webhook) {
+    logger.warn({}, '--audit-policy-file is set but no audit backend is (--audit-log-path, --audit-webhook-config-file): no events are recorded')
+    return undefined
+  }
+  // Read now, so that a kubeconfig the backend cannot honour stops start-up before anything is built.
+  const target = webhook ? auditWebhookTarget(webhook) : undefined
+  return {
+    policy,
+    backends: (dropped) =>
+      [logBackend(values, dropped), target ? webhookBackend(values, target, dropped) : undefined].filter((b) => b !== undefined),
+  }
 }

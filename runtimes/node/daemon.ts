@@ -15,6 +15,8 @@ import { ExternalSignerError } from '../../core/authn/serviceaccount/external-si
 import { serverUrl } from '../../core/pki/kubeconfig.js'
 import { daemonAdmission } from './admission.js'
 import { auditOptions } from './audit.js'
+import { AuditWebhookConfigError } from './audit-webhook.js'
+import { type NodeTracing, startNodeTracing } from './tracing.js'
 import { authorizationOptions, watchAuthorizationConfig } from './authorization.js'
 import { readClientCABundles, watchClientCAFiles } from './client-ca-files.js'
 import type { ClientCABundles } from './client-cas.js'
@@ -120,6 +122,16 @@ interface AuthenticationInputs {
   cas: ClientCABundles
   /** The key files' keys, or the external signer that holds them. */
   saKeys: ServiceAccountKeys | { externalSigner: ExternalJwtSigner }
+}
+
+/** The audit backends the flags name; a webhook kubeconfig the backend cannot honour stops start-up. */
+function auditing(parsed: ParsedFlags, files: ConfigFiles, logger: Logger): ApiServerOptions['audit'] {
+  try {
+    return auditOptions(parsed, files.auditPolicy, files.auditWebhook, logger)
+  } catch (err) {
+    if (err instanceof AuditWebhookConfigError) throw new StartupError(err.message)
+    throw err
+  }
 }
 
 function authenticationOptions(flags: DaemonFlags, { parsed, files, tokens, cas, saKeys }: AuthenticationInputs): ApiServerOptions['authentication'] {
@@ -269,6 +281,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   let debugSocket: DebugSocket | undefined
   let externalSigner: ExternalJwtSigner | undefined
   let proxyTransport: NodeProxyTransport | undefined
+  let tracing: NodeTracing | undefined
   try {
     warnAboutFlags(parsed, logger)
     if (flags.listener.permitPortSharing && !reusePortSupported()) {
@@ -292,6 +305,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       )
     const tokens = flags.tokenAuthFile ? await loadTokens(flags.tokenAuthFile, logger) : []
     const authz = authorization(files, parsed)
+    const audit = auditing(parsed, files, logger)
     const pki = await preparePki({
       certDir: flags.certDir,
       bindAddress: flags.bindAddress,
@@ -338,8 +352,9 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     const profiler = nodeProfiler()
     const aggregation = await aggregationOptions(parsed)
     proxyTransport = nodeProxyTransport()
+    if (files.tracing) tracing = startNodeTracing(files.tracing)
     try {
-      const options = serverOptions(flags, authenticationOptions(flags, { parsed, files, tokens, cas, saKeys }), authz, auditOptions(parsed, files.auditPolicy, logger), aggregation)
+      const options = serverOptions(flags, authenticationOptions(flags, { parsed, files, tokens, cas, saKeys }), authz, audit, aggregation)
       server = (out.createServer ?? createApiServer)({ ...options, admission: admission.options }, {
         logger,
         storage: storage.storage,
@@ -348,6 +363,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         webhookClient: nodeWebhookClient(),
         proxyTransport,
         profiler,
+        ...(tracing ? { tracerProvider: tracing.tracerProvider } : {}),
       })
     } catch (err) {
       if (err instanceof RuntimeConfigError) throw new StartupError(`--runtime-config: ${err.message}`)
@@ -410,6 +426,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     await storage?.close().catch(() => {})
     externalSigner?.close?.()
     proxyTransport?.close()
+    await tracing?.shutdown().catch(() => {})
     if (!(err instanceof StartupError)) throw err
     out.stderr(err.problems.map((p) => `Error: ${p}\n`).join(''))
     return 1
@@ -431,6 +448,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   const done = Promise.allSettled([listener.close(), server.shutdown(), debugSocket?.close()])
     .then(() => openTransport?.close())
     .then(() => openStorage.close())
+    // The spans of the last requests leave before the process does.
+    .then(() => tracing?.shutdown())
     .catch((err: unknown) => logger.warn({ err: String(err) }, 'closing the storage failed'))
     .then(() => 'done' as const)
   externalSigner?.close?.()

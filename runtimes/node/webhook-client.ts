@@ -5,6 +5,7 @@
  * webhooks and plain GETs for OIDC discovery. Connections are kept per TLS
  * setting and reused.
  */
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import {
@@ -19,8 +20,14 @@ import {
 } from '../../core/crd/webhook-client.js'
 import { httpsAgents } from './https-agents.js'
 import { connectionFailureReason as reasonOf } from './tls-errors.js'
+import { TRACER_NAME } from '../../core/tracing/context.js'
 
 export interface NodeWebhookClient extends WebhookClient {
+  /**
+   * POSTs a JSON body and resolves on any 2xx answer without reading it as
+   * JSON (an audit receiver's reply carries nothing); rejects as `post` does.
+   */
+  postIgnoringReply(config: WebhookTarget, body: string, timeoutMs: number, headers?: Record<string, string>): Promise<void>
   /** Drops the kept connections. */
   close(): void
 }
@@ -49,8 +56,39 @@ export function nodeWebhookClient(): NodeWebhookClient {
   const httpAgent = new HttpAgent({ keepAlive: true })
 
 
-  /** One call; answers status and body text, or rejects with the reason worded for a client of Kubernetes. */
+  /**
+   * One call; answers status and body text, or rejects with the reason worded for a client of Kubernetes.
+   * Inside a traced request, the call is a CLIENT span (otelhttp's `HTTP <method>`) whose context
+   * the webhook receives in `traceparent`.
+   */
   async function send(
+    config: WebhookTarget,
+    method: 'GET' | 'POST',
+    headers: Record<string, string | number>,
+    payload: Buffer | undefined,
+    timeoutMs: number,
+  ): Promise<{ status: number; text: string }> {
+    if (!trace.getSpan(context.active())?.isRecording()) return sendUntraced(config, method, headers, payload, timeoutMs)
+    const tracer = trace.getTracer(TRACER_NAME)
+    const attributes = { 'http.method': method, 'http.url': config.url! }
+    return tracer.startActiveSpan(`HTTP ${method}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      const carrier: Record<string, string> = {}
+      propagation.inject(context.active(), carrier)
+      try {
+        const response = await sendUntraced(config, method, { ...headers, ...carrier }, payload, timeoutMs)
+        span.setAttribute('http.status_code', response.status)
+        if (response.status >= 400) span.setStatus({ code: SpanStatusCode.ERROR })
+        return response
+      } catch (err) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message })
+        throw err
+      } finally {
+        span.end()
+      }
+    })
+  }
+
+  async function sendUntraced(
     config: WebhookTarget,
     method: 'GET' | 'POST',
     headers: Record<string, string | number>,
@@ -104,6 +142,25 @@ export function nodeWebhookClient(): NodeWebhookClient {
     }
   }
 
+  async function postIgnoringReply(config: WebhookTarget, body: string, timeoutMs: number, extra: Record<string, string> = {}): Promise<void> {
+    if (!config.url) throw new Error('the webhook client config has no url')
+    const payload = Buffer.from(body)
+    const headers = {
+      ...extra,
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'content-length': payload.length,
+      ...(config.bearerToken ? { authorization: `Bearer ${config.bearerToken}` } : {}),
+    }
+    let response: { status: number; text: string }
+    try {
+      response = await send(config, 'POST', headers, payload, timeoutMs)
+    } catch (err) {
+      throw postFailure(config.url, (err as Error).message)
+    }
+    if (response.status < 200 || response.status > 299) throw postFailure(config.url, describeHttpFailure(response.status, response.text))
+  }
+
   async function get(config: WebhookTarget, { headers = {}, timeoutMs }: GetOptions): Promise<string> {
     if (!config.url) throw new Error('the client config has no url')
     let response: { status: number; text: string }
@@ -118,6 +175,7 @@ export function nodeWebhookClient(): NodeWebhookClient {
 
   return {
     post,
+    postIgnoringReply,
     get,
     close() {
       tlsAgents.destroy()

@@ -2,7 +2,8 @@
  * The daemon's audit log as operators read it: `--audit-policy-file` with
  * the log backend, JSON lines with upstream's fields after kubectl's
  * requests, a secret's data never in the log, and a bad policy refused at
- * start-up with its field path.
+ * start-up with its field path; the webhook backend posting batches to an
+ * HTTPS receiver named by a kubeconfig.
  */
 import assert from 'node:assert/strict'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
@@ -11,6 +12,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { execFileSync } from 'node:child_process'
 import { BIN, Daemon } from './daemon.js'
+import { type AuditReceiver, startAuditReceiver } from '../integration/audit-receiver.js'
 
 const POLICY = `apiVersion: audit.k8s.io/v1
 kind: Policy
@@ -79,5 +81,57 @@ describe('the audit log of the daemon', () => {
       stderr = String((err as { stderr?: Buffer }).stderr ?? '')
     }
     assert.match(stderr, /--audit-policy-file: .*rules\[0\]\.level: Unsupported value: "Loud"/s)
+  })
+})
+
+describe('the audit webhook of the daemon', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'apiserver-audit-webhook-'))
+  let daemon: Daemon
+  let receiver: AuditReceiver
+
+  before(async () => {
+    receiver = await startAuditReceiver()
+    writeFileSync(join(dir, 'policy.yaml'), POLICY)
+    daemon = await Daemon.start([
+      `--audit-policy-file=${join(dir, 'policy.yaml')}`,
+      `--audit-webhook-config-file=${receiver.kubeconfigFile()}`,
+      '--audit-webhook-batch-max-wait=100ms',
+    ])
+  })
+  after(async () => {
+    await daemon?.stop()
+    await receiver?.stop()
+  })
+
+  it('posts EventLists of what kubectl does to the receiver, in batch mode by default', async () => {
+    await daemon.ok('create', 'configmap', 'sent-to-hook', '--from-literal=k=v')
+    let create: Record<string, any> | undefined
+    for (let i = 0; i < 600 && !create; i++) {
+      create = receiver.events().find((e) => e['verb'] === 'create' && e['responseObject']?.metadata?.name === 'sent-to-hook')
+      if (!create) await new Promise((r) => setTimeout(r, 50))
+    }
+    assert.ok(create, JSON.stringify(receiver.received))
+    assert.equal(create['apiVersion'], 'audit.k8s.io/v1')
+    assert.equal(create['user'].username, 'kubernetes-admin')
+    assert.match(create['userAgent'], /^kubectl/)
+    assert.ok(receiver.received.every((l) => l.body.kind === 'EventList' && l.clientCommonName === 'kube-apiserver-audit'))
+  })
+
+  it('refuses to start with a kubeconfig that asks for basic auth, naming the flag', () => {
+    const kubeconfig = join(dir, 'basic.kubeconfig')
+    writeFileSync(
+      kubeconfig,
+      `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "${receiver.url}"}}]\nusers: [{name: u, user: {username: a, password: b}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`,
+    )
+    let stderr = ''
+    try {
+      execFileSync(process.execPath, [BIN, `--cert-dir=${join(dir, 'pki2')}`, `--audit-policy-file=${join(dir, 'policy.yaml')}`, `--audit-webhook-config-file=${kubeconfig}`], {
+        stdio: 'pipe',
+        timeout: 30_000,
+      })
+    } catch (err) {
+      stderr = String((err as { stderr?: Buffer }).stderr ?? '')
+    }
+    assert.match(stderr, /--audit-webhook-config-file: basic auth, impersonation and proxies are not supported/)
   })
 })

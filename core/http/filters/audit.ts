@@ -12,7 +12,6 @@ import type { Auditor } from '../../audit/auditor.js'
 import { objectReference, responseStatus, sourceIPs } from '../../audit/event.js'
 import { attributesOf } from '../../authz/authorizer.js'
 import { isLongRunning } from '../request-info.js'
-import { internalError } from '../status-error.js'
 import type { ChainEnv } from './context.js'
 
 export const AUDIT_ID_HEADER = 'Audit-ID'
@@ -84,8 +83,13 @@ export function auditFilter(auditor: Auditor): MiddlewareHandler<ChainEnv> {
     if (audit.wantsRequestObject) audit.setRequestObject(await bodyObject(c.req.raw))
     try {
       await audit.stage('RequestReceived')
-    } catch (err) {
-      throw internalError(`failed to write the audit event: ${err instanceof Error ? err.message : String(err)}`)
+    } catch {
+      // blocking-strict: upstream answers in plain text (responsewriters.InternalError), and the handler never runs.
+      auditor.rejected()
+      return c.body(`Internal Server Error: ${JSON.stringify(url.pathname + url.search)}: failed to store audit event\n`, 500, {
+        'content-type': 'text/plain; charset=utf-8',
+        'x-content-type-options': 'nosniff',
+      })
     }
     await next()
     const res = c.res

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test'
 import { BatchingBackend } from '../../../core/audit/batch.js'
 import { TRUNCATED_ANNOTATION, TruncatingBackend } from '../../../core/audit/truncate.js'
 import type { AuditBackend, AuditEvent } from '../../../core/audit/types.js'
+import { AuditWebhookBackend } from '../../../core/audit/webhook.js'
 import { AuditLogBackend } from '../../../runtimes/node/audit-log.js'
 
 const event = (id: string, requestObject?: unknown): AuditEvent => ({
@@ -78,5 +79,47 @@ describe('audit backends', () => {
     } finally {
       await rm(dir, { recursive: true, force: true })
     }
+  })
+
+  it('the webhook backend tries five times, waiting the initial backoff and half as long again each time, then gives up with the last error', async () => {
+    const waits: number[] = []
+    let calls = 0
+    const webhook = new AuditWebhookBackend(
+      { send: async () => { calls++; throw new Error(`refused ${calls}`) } },
+      { initialBackoffMs: 10_000, strict: true, sleep: async (ms) => void waits.push(ms), random: () => 0 },
+    )
+    await assert.rejects(webhook.processEvents([event('a')]), /refused 5/)
+    assert.equal(calls, 5)
+    assert.deepEqual(waits, [10_000, 15_000, 22_500, 33_750])
+    assert.equal(webhook.failRequestOnError, true)
+  })
+
+  it('the webhook backend sends one EventList per call and stops trying once a call succeeds', async () => {
+    const bodies: string[] = []
+    let calls = 0
+    const webhook = new AuditWebhookBackend(
+      { send: async (body) => { if (++calls === 1) throw new Error('once'); bodies.push(body) } },
+      { initialBackoffMs: 1, strict: false, sleep: async () => {} },
+    )
+    await webhook.processEvents([event('a'), event('b')])
+    assert.equal(calls, 2)
+    const list = JSON.parse(bodies[0]!)
+    assert.equal(list.kind, 'EventList')
+    assert.equal(list.apiVersion, 'audit.k8s.io/v1')
+    assert.deepEqual(list.items.map((e: AuditEvent) => e.auditID), ['a', 'b'])
+  })
+
+  it('batch mode keeps at most maxInFlight batches out with a backend that hangs, and buffers then drops the rest', async () => {
+    const hanging = new Hanging()
+    const dropped: string[] = []
+    const batching = new BatchingBackend(hanging, { bufferSize: 3, maxBatchSize: 1, maxBatchWaitMs: 0, maxInFlight: 2 }, (_p, _r, evs) =>
+      dropped.push(...evs.map((e) => e.auditID)),
+    )
+    for (let i = 0; i < 10; i++) {
+      await batching.processEvents([event(String(i))])
+      await new Promise((r) => setTimeout(r, 1))
+    }
+    assert.equal(hanging.calls, 2)
+    assert.equal(dropped.length, 10 - 2 - 3)
   })
 })

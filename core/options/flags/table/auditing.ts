@@ -4,12 +4,10 @@
  * defaults differ.
  */
 import { flag } from '../spec.js'
-import { NOT_YET } from './not-yet.js'
 
 const section = 'Auditing'
-// The policy and the log backend are in effect; the webhook backend is not built yet and is refused.
+// The policy and both backends are in effect.
 const active = { status: 'active' } as const
-const refused = { status: 'refused', pending: NOT_YET.auditWebhook } as const
 
 export const AUDIT_MODES = ['batch', 'blocking', 'blocking-strict'] as const
 export const AUDIT_LOG_FORMATS = ['legacy', 'json'] as const
@@ -26,7 +24,7 @@ interface BackendDefaults {
 
 /** The flags both backends have, named `--audit-<backend>-...`. */
 function backendFlags<const B extends 'log' | 'webhook'>(backend: B, d: BackendDefaults) {
-  const state = backend === 'log' ? active : refused
+  const state = active
   const batchOnly = 'Only used in batch mode.'
   return [
     flag({
@@ -183,7 +181,7 @@ export const AUDITING_FLAGS = [
     kind: 'string',
     default: '',
     section,
-    ...refused,
+    ...active,
     help: 'Kubeconfig-format file that says where and how audit events are sent to a webhook. Setting it turns the webhook backend on.',
   }),
   flag({
@@ -191,8 +189,8 @@ export const AUDITING_FLAGS = [
     kind: 'duration',
     default: 10_000,
     section,
-    ...refused,
-    help: 'Wait before the first retry of a failed webhook request.',
+    ...active,
+    help: 'Wait before the first retry of a failed webhook request; each later wait is half as long again, five attempts in all.',
   }),
   ...backendFlags('webhook', { mode: 'batch', maxBatchSize: 400, maxBatchWaitMs: 30_000, throttle: true, throttleQps: 10, throttleBurst: 15 }),
 ] as const

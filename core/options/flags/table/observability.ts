@@ -121,8 +121,7 @@ export const OBSERVABILITY_FLAGS = [
     kind: 'string',
     default: '',
     section: 'Traces',
-    status: 'pending',
-    pending: NOT_YET.tracing,
-    help: 'File of kind TracingConfiguration: where traces are sent and how many requests are sampled.',
+    status: 'active',
+    help: 'File of kind TracingConfiguration: the OTLP gRPC collector spans are sent to (endpoint, default localhost:4317, without TLS) and how many traces per million are sampled (samplingRatePerMillion; unset: only requests whose trusted parent was sampled).',
   }),
 ] as const
