@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test'
 import { readCommandLine } from '../../../core/options/flags/index.js'
 import type { Logger } from '../../../core/ports.js'
 import { ConfigFilesError, loadConfigFiles } from '../../../runtimes/node/config-files.js'
-import { runDaemon } from '../../../runtimes/node/daemon.js'
+import { runToExit } from './run-to-exit.js'
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} }
 
@@ -51,17 +51,7 @@ resources:
 let dir = ''
 const file = (name: string) => join(dir, name)
 
-async function run(argv: string[]): Promise<{ code: number; stderr: string }> {
-  let stderr = ''
-  const code = await runDaemon(argv, {
-    logStream: { write: () => {} },
-    stdout: () => {},
-    stderr: (t) => {
-      stderr += t
-    },
-  })
-  return { code, stderr }
-}
+const run = (argv: string[]) => runToExit(argv)
 
 describe('config files named by flags', () => {
   before(async () => {

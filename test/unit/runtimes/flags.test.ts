@@ -3,24 +3,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
-import { runDaemon } from '../../../runtimes/node/daemon.js'
 import { FlagError, helpText, parseFlags } from '../../../runtimes/node/flags.js'
+import { runToExit } from './run-to-exit.js'
 
-/** Runs the daemon's command line handling with captured output; none of these reach start-up. */
-async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = ''
-  let stderr = ''
-  const code = await runDaemon(argv, {
-    logStream: { write: () => {} },
-    stdout: (t) => {
-      stdout += t
-    },
-    stderr: (t) => {
-      stderr += t
-    },
-  })
-  return { code, stdout, stderr }
-}
+const run = (argv: string[]) => runToExit(argv)
 
 function flagsOf(argv: string[]) {
   const parsed = parseFlags(argv)
@@ -129,7 +115,7 @@ describe('daemon flags', () => {
   })
 
   it('--version prints the version and exits 0', async () => {
-    assert.deepEqual(await run(['--version']), { code: 0, stdout: 'Kubernetes v1.32.0\n', stderr: '' })
+    assert.deepEqual(await run(['--version']), { code: 0, stdout: 'Kubernetes v1.32.0\n', stderr: '', listening: false })
     const raw = await run(['--version=raw'])
     assert.equal(JSON.parse(raw.stdout).gitVersion, 'v1.32.0')
     assert.equal(flagsOf(['--version=v1.30.1']).version, 'v1.30.1')
@@ -176,9 +162,9 @@ describe('daemon flags', () => {
     const dir = await mkdtemp(join(tmpdir(), 'apiserver-flags-'))
     try {
       const lines: string[] = []
-      const code = await runDaemon(
+      const { code } = await runToExit(
         ['--token-auth-file', join(dir, 'none.csv'), '--cert-dir', join(dir, 'pki'), '--etcd-db-metric-poll-interval=1m', '--contention-profiling', '--contention-profiling=true'],
-        { logStream: { write: (line: string) => void lines.push(line) }, stdout: () => {}, stderr: () => {} },
+        { logStream: { write: (line: string) => void lines.push(line) } },
       )
       assert.equal(code, 1)
       // The flags' warnings (the one about default admission plugins not built yet is tested with admission).
@@ -198,14 +184,16 @@ describe('daemon flags', () => {
   it('refuses to start with a security setting it does not enforce, naming it, after checking the config files', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'apiserver-flags-'))
     try {
-      const kubeconfig = join(dir, 'audit.kubeconfig')
+      // A KMS provider needs a plugin the server does not talk to: the setting is refused, not ignored.
+      const encryption = join(dir, 'encryption.yaml')
       await writeFile(
-        kubeconfig,
-        'apiVersion: v1\nkind: Config\nclusters:\n- name: audit\n  cluster: {server: "https://127.0.0.1:9443/events"}\nusers:\n- name: apiserver\n  user: {}\ncontexts:\n- name: c\n  context: {cluster: audit, user: apiserver}\ncurrent-context: c\n',
+        encryption,
+        'apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n- resources: [secrets]\n  providers:\n  - kms: {apiVersion: v2, name: vault, endpoint: "unix:///tmp/kms.sock"}\n  - identity: {}\n',
       )
-      const { code, stderr } = await run(['--cert-dir', join(dir, 'pki'), '--authorization-mode=Node,RBAC', `--audit-webhook-config-file=${kubeconfig}`])
+      const { code, stderr, listening } = await run(['--cert-dir', join(dir, 'pki'), '--authorization-mode=Node,RBAC', `--encryption-provider-config=${encryption}`])
+      assert.equal(listening, false, 'the daemon served with a setting it does not enforce')
       assert.equal(code, 1)
-      assert.match(stderr, /Error: --audit-webhook-config-file: not enforced by this server yet/)
+      assert.match(stderr, /--encryption-provider-config/)
       // Node and RBAC are enforced: only the setting that is not is named.
       assert.doesNotMatch(stderr, /--authorization-mode/)
     } finally {
