@@ -4,7 +4,6 @@
  * value the codec's bytes (no resourceVersion inside), and the key's
  * mod_revision as the object's resourceVersion.
  */
-import type { IKeyValue } from 'etcd3'
 
 export function keyBytes(key: string): Buffer {
   return Buffer.from(key, 'utf8')
