@@ -10,6 +10,7 @@ import type { EncryptionConfiguration } from '../config/encryption.js'
 import type { ValueTransformer } from '../storage/value/transformer.js'
 import { providerTransformer } from './providers.js'
 import { identityProvider, prefixTransformers } from './prefix-transformers.js'
+import { KeyTransformers } from '../storage/value/key-transformers.js'
 
 export interface GroupResourceName {
   /** '' for the core group. */
@@ -39,4 +40,13 @@ export class EncryptionTransformers {
   forResource({ group, resource }: GroupResourceName): ValueTransformer {
     return this.byName.get(keyOf(group, resource)) ?? this.byName.get(keyOf(group, '*')) ?? this.byName.get(keyOf('*', '*')) ?? identityProvider
   }
+}
+
+/**
+ * The key transformers of a configuration, for backends shared by many
+ * resources (the daemon's etcd or embedded store, the in-memory store).
+ */
+export function encryptionKeyTransformers(config: EncryptionConfiguration): KeyTransformers {
+  const encryption = new EncryptionTransformers(config)
+  return new KeyTransformers((resource) => encryption.forResource(resource))
 }

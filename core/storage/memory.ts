@@ -214,6 +214,11 @@ export class MemoryStorage implements Storage {
     return watcher
   }
 
+  /** What is held for `key` now: its transformer's bytes (with `transformerFor`), the object otherwise, undefined when absent. For tests and tools. */
+  heldValue(key: string): Uint8Array | KubeObject | undefined {
+    return this.latest(key)?.obj
+  }
+
   async count(prefix: string): Promise<number> {
     return this.countFrom(lowerBound(this.keys, prefix), prefix, this.revision)
   }

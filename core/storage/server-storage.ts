@@ -7,6 +7,7 @@
  */
 import type { StorageFactory, StorageResource } from './factory.js'
 import type { Storage } from './interface.js'
+import type { KeyTransformers } from './value/key-transformers.js'
 import { WatchCache, type WatchCacheOptions } from './watch-cache.js'
 import { watchCacheEnabled } from './watch-cache-sizes.js'
 
@@ -18,6 +19,8 @@ export interface ServerStorageOptions {
   cacheOptions: WatchCacheOptions
   /** Told of each resource the cache holds, with its prefix (to label the watches the cache ends). */
   onCached?: (resource: StorageResource) => void
+  /** Told which resource each prefix holds, so the backends store its keys through its transformer. */
+  transformers?: KeyTransformers
 }
 
 export class ServerStorage implements StorageFactory {
@@ -29,6 +32,7 @@ export class ServerStorage implements StorageFactory {
   ) {}
 
   storageFor(resource: StorageResource): Storage {
+    this.options.transformers?.register(resource)
     const backend = this.backends.storageFor(resource)
     if (!this.options.watchCache || !watchCacheEnabled(this.options.watchCacheSizes, resource.group, resource.resource)) return backend
     let cache = this.caches.get(backend)

@@ -4,7 +4,7 @@
  * from `status: 'pending'` to `status: 'active'`.
  */
 export const NOT_YET = {
-  encryption: 'encryption at rest is not implemented yet',
+  encryptionReload: 'the encryption configuration is read at start-up; reloading it is not implemented yet',
   auditWebhook: 'the audit webhook backend is not built yet; the log backend is',
   admission: 'admission plugins are not implemented yet',
   externalSigner: 'service account tokens are signed with the key files; an external signer is not supported yet',

@@ -58,6 +58,7 @@ describe('the flag table', () => {
       'disable-http2-serving',
       'enable-bootstrap-token-auth',
       'enable-garbage-collector',
+      'encryption-provider-config',
       'endpoint-reconciler-type',
       'goaway-chance',
       'help',

@@ -44,11 +44,11 @@ describe('security settings the server does not enforce yet', () => {
   const refusalsFor = (argv: string[]): string[] => unenforcedSecurityFlags(parsed(argv))
 
   it('refuse every security flag given that is not enforced, as the user spelled it', () => {
-    assert.deepEqual(refusalsFor(['--audit-webhook-config-file=w.kubeconfig', '--enable-admission-plugins=NodeRestriction', '--service-account-signing-endpoint=/run/signer.sock', '--encryption-provider-config=enc.yaml']), [
+    assert.deepEqual(refusalsFor(['--audit-webhook-config-file=w.kubeconfig', '--enable-admission-plugins=NodeRestriction', '--service-account-signing-endpoint=/run/signer.sock', '--encryption-provider-config-automatic-reload']), [
       '--audit-webhook-config-file: not enforced by this server yet (the audit webhook backend is not built yet; the log backend is); refusing to start rather than ignore a security setting',
       '--enable-admission-plugins: not enforced by this server yet (admission plugins are not implemented yet); refusing to start rather than ignore a security setting',
       '--service-account-signing-endpoint: not enforced by this server yet (service account tokens are signed with the key files; an external signer is not supported yet); refusing to start rather than ignore a security setting',
-      '--encryption-provider-config: not enforced by this server yet (encryption at rest is not implemented yet); refusing to start rather than ignore a security setting',
+      '--encryption-provider-config-automatic-reload: not enforced by this server yet (the encryption configuration is read at start-up; reloading it is not implemented yet); refusing to start rather than ignore a security setting',
     ])
   })
 
