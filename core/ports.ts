@@ -8,6 +8,7 @@ import type { WebhookClient } from './crd/webhook-client.js'
 import type { ProxyTransport } from './proxy/transport.js'
 import type { StorageFactory } from './storage/factory.js'
 import type { Storage } from './storage/interface.js'
+import type { KeyTransformers } from './storage/value/key-transformers.js'
 
 /** A pino-compatible subset: structured fields first, then the message. */
 export interface Logger {
@@ -37,6 +38,14 @@ export interface ServerPorts {
    * @default every resource in `storage`
    */
   storageFactory: StorageFactory
+  /**
+   * The value transformers (encryption at rest) that the backends given in
+   * `storage` and `storageFactory` store through, each key's chosen by its
+   * resource: the server tells it which resource every key prefix holds.
+   * Build it from an EncryptionConfiguration with `encryptionKeyTransformers`.
+   * @default built from `options.encryption` for the in-memory store; none otherwise
+   */
+  valueTransformers: KeyTransformers
   /**
    * Admission plugins of the embedder (upstream's MutationInterface and
    * ValidationInterface), run on every write after the server's own

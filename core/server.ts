@@ -51,6 +51,8 @@ import { Catalogue, type ResourceEntry } from './resources/catalogue.js'
 import { applyRuntimeConfig } from './resources/runtime-config.js'
 import { singleStorage } from './storage/factory.js'
 import { MemoryStorage } from './storage/memory.js'
+import type { KeyTransformers } from './storage/value/key-transformers.js'
+import { encryptionKeyTransformers } from './encryption/resource-transformers.js'
 import { ServerStorage } from './storage/server-storage.js'
 import { DEFAULT_WATCHER_BUFFER_SIZE } from './storage/watch-cache.js'
 
@@ -92,11 +94,26 @@ export interface ApiServer {
 
 const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024
 
+/**
+ * The transformers the backends store through: the embedder's, or built from
+ * `options.encryption` for the in-memory store. A storage given without them
+ * would ignore the configuration, so that is refused (fail closed).
+ */
+function valueTransformers(options: ApiServerOptions, ports: Partial<ServerPorts>): KeyTransformers | undefined {
+  if (ports.valueTransformers) return ports.valueTransformers
+  if (!options.encryption) return undefined
+  if (ports.storage || ports.storageFactory) {
+    throw new Error('options.encryption needs ports.valueTransformers built from it: the given storage would store values unencrypted')
+  }
+  return encryptionKeyTransformers(options.encryption)
+}
+
 export function createApiServer(options: ApiServerOptions = {}, ports: Partial<ServerPorts> = {}): ApiServer {
   const logger = ports.logger ?? silentLogger
   const serving = options.serving ?? {}
   const now = ports.now ?? (() => new Date())
-  const backend = ports.storage ?? new MemoryStorage()
+  const transformers = valueTransformers(options, ports)
+  const backend = ports.storage ?? new MemoryStorage(transformers ? { transformerFor: (key) => transformers.forKey(key) } : {})
   const metrics = new Metrics()
   const tracer = ports.tracerProvider?.getTracer(TRACER_NAME)
   // Which resource each cached prefix holds, to label the watches the cache ends as too slow.
@@ -112,6 +129,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     cacheOptions: { logger, onWatcherTerminated, ...(options.watcherBufferSize ? { watcherBufferSize: options.watcherBufferSize } : {}) },
     onCached: ({ group, resource, prefix }) => cachedResources.set(prefix, { group, resource }),
     ...(tracer ? { tracer } : {}),
+    ...(transformers ? { transformers } : {}),
   })
 
   // The chains read the registry (RBAC objects, service accounts), and the registry's review resources

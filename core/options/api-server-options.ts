@@ -13,6 +13,7 @@ import type { DroppedEvents } from '../audit/batch.js'
 import type { AuditBackend, AuditPolicy } from '../audit/types.js'
 import type { AdmissionPluginName } from '../config/admission-plugins.js'
 import type { AggregationOptions } from '../aggregator/aggregator.js'
+import type { EncryptionConfiguration } from '../config/encryption.js'
 
 /** One line of a `--token-auth-file`: `token,user,uid,"group1,group2"`. */
 export interface StaticToken {
@@ -345,6 +346,14 @@ export interface ApiServerOptions {
    * @default '/registry'
    */
   storagePrefix?: string
+  /**
+   * `--encryption-provider-config`: which resources are stored encrypted,
+   * with which providers (spec: EncryptionConfiguration). With the default
+   * in-memory store the server builds its transformers; a given storage
+   * must come with `ports.valueTransformers` built from the same file.
+   * @default nothing encrypted
+   */
+  encryption?: EncryptionConfiguration
   /**
    * How often the objects of each resource are counted for the
    * `apiserver_storage_objects` metric at `/metrics`

@@ -6,6 +6,7 @@ import {
   alreadyExists,
   badRequest,
   conflict,
+  internalError,
   type GroupResource,
   notFound,
   OPTIMISTIC_LOCK_MESSAGE,
@@ -41,5 +42,7 @@ export function interpretStorageError(err: unknown, gr: GroupResource, name: str
       return timeout(`Too large resource version: ${err.message}`, 1)
     case 'Unavailable':
       return serviceUnavailable(err.message)
+    case 'Internal':
+      return internalError(err.message)
   }
 }

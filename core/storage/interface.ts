@@ -115,6 +115,8 @@ export type StorageErrorCode =
   /** a resourceVersion that is not a revision number (HTTP 400) */
   | 'InvalidResourceVersion'
   | 'Unavailable'
+  /** a stored value that cannot be read, such as one encrypted with a removed key (HTTP 500) */
+  | 'Internal'
 
 export class StorageError extends Error {
   constructor(

@@ -9,13 +9,22 @@
  *
  * Stored objects are deep-frozen private copies; callers only ever receive
  * fresh clones, so nothing they do can change what is stored.
+ *
+ * With `transformerFor` (encryption at rest) the store holds no objects:
+ * every version, and every logged change, is kept as the bytes the key's
+ * transformer wrote (JSON through it), and read back through it, so what
+ * memory holds is what etcd would hold.
  */
 import type { KubeObject } from '../resources/object.js'
 import { CONTINUE_AT_LATEST, decodeContinue, encodeContinue } from './continue-token.js'
 import { checkPreconditions, keyNotFound, parseResourceVersion, tooLarge } from './errors.js'
 import { canonicalCopy } from '../encoding/canonical.js'
-import { deepFreeze, revisionOf, sameIgnoringResourceVersion, stampRevision } from './objects.js'
+import { deepFreeze, sameIgnoringResourceVersion, stampRevision } from './objects.js'
 import { type Change, StoreWatcher } from './store-watcher.js'
+import { jsonCodec } from './codec.js'
+import { Queue } from './memory-log.js'
+import { type DecodedValue, mustWrite, StoredValues } from './value/stored-values.js'
+import type { ValueTransformer } from './value/transformer.js'
 import {
   type ListOptions,
   type ListResult,
@@ -33,12 +42,34 @@ export interface MemoryStorageOptions {
   historyLimit?: number
   /** Default interval of BOOKMARK events for watches that ask for them. Default 60000. */
   bookmarkIntervalMs?: number
+  /** Each key's value transformer: when given, values are held only as its output. */
+  transformerFor?: (key: string) => ValueTransformer
 }
+
+/** A held value: the frozen object, or the transformer's bytes of it. */
+type Held = KubeObject | Uint8Array
 
 /** One state of a key; `obj` undefined marks the deletion at `rev`. */
 interface Version {
   rev: number
-  obj: KubeObject | undefined
+  obj: Held | undefined
+}
+
+/** A version that holds a value. */
+type LiveVersion = Version & { obj: Held }
+
+/** A change as the log keeps it for replays: as delivered, or (transformed values) as bytes. */
+type Logged = Change | SealedChange
+
+interface SealedChange {
+  sealed: true
+  revision: number
+  key: string
+  deleted: boolean
+  /** The new value's bytes; undefined for a deletion (its event shows the previous state). */
+  object: Uint8Array | undefined
+  prev: Uint8Array | undefined
+  prevRevision: number
 }
 
 /** The oldest revision an empty store has; the first write gets 2. */
@@ -55,41 +86,50 @@ export class MemoryStorage implements Storage {
   /** Every key with a retained version (live or deleted), sorted, for ordered range scans. */
   private readonly keys: string[] = []
   private readonly history = new Map<string, Version[]>()
-  private readonly log = new Queue<Change>()
+  private readonly log = new Queue<Logged>()
   private readonly watchers = new Set<StoreWatcher>()
   private readonly historyLimit: number
   private readonly bookmarkIntervalMs: number
+  private readonly values: StoredValues | undefined
 
   constructor(opts: MemoryStorageOptions = {}) {
     this.historyLimit = Math.max(1, opts.historyLimit ?? 10000)
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60000
+    this.values = opts.transformerFor ? new StoredValues(jsonCodec, opts.transformerFor) : undefined
   }
 
   async create(key: string, obj: KubeObject): Promise<KubeObject> {
+    // Transformed first, so the check and the write below happen without an await between them.
+    const sealed = this.values ? await this.values.encode(key, canonicalCopy(obj)) : undefined
     const current = this.latest(key)
-    if (current) throw new StorageError('KeyExists', key, `key exists: ${key}`, revisionOf(current))
-    return structuredClone(this.commit(key, obj, undefined))
+    if (current) throw new StorageError('KeyExists', key, `key exists: ${key}`, current.rev)
+    return structuredClone(this.commit(key, obj, undefined, sealed))
   }
 
   async get(key: string, opts: ReadOptions = {}): Promise<KubeObject | undefined> {
     const rev = this.readRevision(key, opts)
-    const obj = this.readAt(key, rev)
-    return obj ? structuredClone(obj) : undefined
+    const version = this.readAt(key, rev)
+    return version ? (await this.reveal(key, version)).object : undefined
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
     const { rev, startKey } = this.listStart(prefix, opts)
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0
     const predicate = opts.predicate
-    const items: KubeObject[] = []
-    let lastKey: string | undefined
-    let i = lowerBound(this.keys, startKey)
-    let more = false
-    for (; i < this.keys.length; i++) {
+    // The versions are taken before anything is read (reading transformed values waits), at one revision.
+    const found: [string, LiveVersion][] = []
+    for (let i = lowerBound(this.keys, startKey); i < this.keys.length; i++) {
       const key = this.keys[i]!
       if (!key.startsWith(prefix)) break
-      const obj = this.readAt(key, rev)
-      if (!obj) continue
+      const version = this.readAt(key, rev)
+      if (version) found.push([key, version])
+    }
+    const items: KubeObject[] = []
+    let lastKey: string | undefined
+    let more = false
+    let next = 0
+    for (; next < found.length; next++) {
+      const [key, version] = found[next]!
       // As upstream: a page stops once it holds `limit` matching items, and
       // says "more" only when another key actually exists after it.
       if (limit && items.length >= limit) {
@@ -97,31 +137,37 @@ export class MemoryStorage implements Storage {
         break
       }
       lastKey = key
-      if (predicate && !predicate(obj)) continue
-      items.push(structuredClone(obj))
+      if (predicate && !this.values && !predicate(version.obj as KubeObject)) continue
+      const { object } = await this.reveal(key, version)
+      if (predicate && this.values && !predicate(object)) continue
+      items.push(object)
     }
     const result: ListResult = { items, revision: rev }
     if (more && lastKey !== undefined) {
       result.continue = encodeContinue(`${lastKey}\u0000`, prefix, rev)
       // Upstream counts keys, not matches, so it only reports a count without a predicate.
-      if (!predicate) result.remainingItemCount = this.countFrom(i, prefix, rev)
+      if (!predicate) result.remainingItemCount = found.length - next
     }
     return result
   }
 
   async guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts: { preconditions?: Preconditions } = {}): Promise<KubeObject> {
     for (;;) {
-      const current = this.latest(key)
-      if (!current) throw keyNotFound(key)
+      const version = this.latest(key)
+      if (!version) throw keyNotFound(key)
+      const read = await this.reveal(key, version)
+      const current = read.object
+      if (this.latest(key)?.rev !== version.rev) continue
       checkPreconditions(key, current, opts.preconditions)
-      const seen = revisionOf(current)
       const updated = await tryUpdate(structuredClone(current))
-      const now = this.latest(key)
-      // Someone else wrote (or deleted) while tryUpdate ran: start over from their state.
-      if (!now || revisionOf(now) !== seen) continue
-      // Upstream skips writes that change nothing, so the resourceVersion stays.
-      if (sameIgnoringResourceVersion(updated, current)) return structuredClone(current)
-      return structuredClone(this.commit(key, updated, current))
+      // Upstream skips writes that change nothing, so the resourceVersion stays, unless the value
+      // was read with an older provider or key: then it is written again with the current one.
+      const unchanged = sameIgnoringResourceVersion(updated, current)
+      const sealed = this.values && (!unchanged || read.stale) ? await this.values.encode(key, canonicalCopy(updated)) : undefined
+      // Someone else wrote (or deleted) meanwhile: start over from their state.
+      if (this.latest(key)?.rev !== version.rev) continue
+      if (sealed ? !mustWrite(read, sealed.plain) : unchanged) return current
+      return structuredClone(this.commit(key, updated, { version, object: current }, sealed))
     }
   }
 
@@ -130,17 +176,18 @@ export class MemoryStorage implements Storage {
     opts: { preconditions?: Preconditions; validate?: (current: KubeObject) => void | Promise<void> } = {},
   ): Promise<KubeObject> {
     for (;;) {
-      const current = this.latest(key)
-      if (!current) throw keyNotFound(key)
+      const version = this.latest(key)
+      if (!version) throw keyNotFound(key)
+      const { object: current } = await this.reveal(key, version)
+      if (this.latest(key)?.rev !== version.rev) continue
       checkPreconditions(key, current, opts.preconditions)
-      const seen = revisionOf(current)
       if (opts.validate) {
         await opts.validate(structuredClone(current))
         const now = this.latest(key)
         if (!now) throw keyNotFound(key)
-        if (revisionOf(now) !== seen) continue
+        if (now.rev !== version.rev) continue
       }
-      return structuredClone(this.commitDelete(key, current))
+      return structuredClone(this.commitDelete(key, version, deepFreeze(current)))
     }
   }
 
@@ -148,7 +195,15 @@ export class MemoryStorage implements Storage {
     const matchesKey = prefix.endsWith('/') ? (key: string) => key.startsWith(prefix) : (key: string) => key === prefix
     const watcher = new StoreWatcher(matchesKey, opts.predicate, (w) => this.watchers.delete(w), opts)
     try {
-      this.watchStart(prefix, matchesKey, watcher, opts)
+      const finish = this.watchStart(prefix, matchesKey, watcher, opts)
+      if (finish) {
+        // Transformed values are read asynchronously: live changes wait behind the start's events.
+        watcher.hold()
+        finish().then(
+          () => watcher.resume(),
+          (err: unknown) => watcher.fail(err),
+        )
+      }
     } catch (err) {
       watcher.fail(err)
       return watcher
@@ -157,6 +212,11 @@ export class MemoryStorage implements Storage {
     if (opts.bookmarks) watcher.startBookmarks(opts.bookmarkIntervalMs ?? this.bookmarkIntervalMs, () => this.revision)
     if (opts.signal) watcher.stopOn(opts.signal)
     return watcher
+  }
+
+  /** What is held for `key` now: its transformer's bytes (with `transformerFor`), the object otherwise, undefined when absent. For tests and tools. */
+  heldValue(key: string): Uint8Array | KubeObject | undefined {
+    return this.latest(key)?.obj
   }
 
   async count(prefix: string): Promise<number> {
@@ -190,26 +250,41 @@ export class MemoryStorage implements Storage {
 
   // --- writes ---------------------------------------------------------------
 
-  /** Stores `obj` as the next revision of `key` and tells the watchers. */
-  private commit(key: string, obj: KubeObject, prev: KubeObject | undefined): KubeObject {
+  /**
+   * Stores `obj` (or its transformed bytes, `sealed`) as the next revision
+   * of `key` and tells the watchers, who get the object either way.
+   */
+  private commit(
+    key: string,
+    obj: KubeObject,
+    prev: { version: LiveVersion; object: KubeObject } | undefined,
+    sealed?: { plain: Uint8Array; stored: Uint8Array },
+  ): KubeObject {
     const rev = this.revision + 1
     // Kept in the order Go writes it, so reads are encoded by the engine's JSON.stringify (encoding/canonical.ts).
-    const stored = stampRevision(canonicalCopy(obj), rev)
+    const stored = stampRevision(sealed ? jsonCodec.decode(sealed.plain) : canonicalCopy(obj), rev)
     deepFreeze(stored)
     this.revision = rev
-    this.append(key, { rev, obj: stored })
-    this.publish({ revision: rev, key, object: stored, prev, deleted: false })
+    this.append(key, { rev, obj: sealed ? sealed.stored : stored })
+    const change: Change = { revision: rev, key, object: stored, prev: prev && deepFreeze(prev.object), deleted: false }
+    this.publish(change, sealed && this.sealedChange(change, sealed.stored, prev?.version))
     return stored
   }
 
-  private commitDelete(key: string, current: KubeObject): KubeObject {
+  private commitDelete(key: string, version: LiveVersion, current: KubeObject): KubeObject {
     const rev = this.revision + 1
     const last = stampRevision(structuredClone(current), rev)
     deepFreeze(last)
     this.revision = rev
     this.append(key, { rev, obj: undefined })
-    this.publish({ revision: rev, key, object: last, prev: current, deleted: true })
+    const change: Change = { revision: rev, key, object: last, prev: current, deleted: true }
+    this.publish(change, this.values && this.sealedChange(change, undefined, version))
     return last
+  }
+
+  private sealedChange(change: Change, stored: Uint8Array | undefined, prev: LiveVersion | undefined): SealedChange {
+    const prevBytes = prev?.obj instanceof Uint8Array ? prev.obj : undefined
+    return { sealed: true, revision: change.revision, key: change.key, deleted: change.deleted, object: stored, prev: prevBytes, prevRevision: prev?.rev ?? 0 }
   }
 
   private append(key: string, version: Version): void {
@@ -223,8 +298,9 @@ export class MemoryStorage implements Storage {
     this.keys.splice(lowerBound(this.keys, key), 0, key)
   }
 
-  private publish(event: Change): void {
-    this.log.push(event)
+  /** Tells the watchers of `event`; the log keeps `logged` (its transformed form) when given. */
+  private publish(event: Change, logged: Logged = event): void {
+    this.log.push(logged)
     for (const w of this.watchers) w.offer(event)
     if (this.log.length > this.historyLimit) {
       const oldest = this.log.at(this.log.length - this.historyLimit - 1)
@@ -249,21 +325,40 @@ export class MemoryStorage implements Storage {
 
   // --- reads ----------------------------------------------------------------
 
-  private latest(key: string): KubeObject | undefined {
+  /** The newest version of `key` when it holds a value. */
+  private latest(key: string): LiveVersion | undefined {
     const versions = this.history.get(key)
-    return versions?.[versions.length - 1]?.obj
+    const newest = versions?.[versions.length - 1]
+    return newest?.obj ? (newest as LiveVersion) : undefined
   }
 
-  /** The state of `key` at revision `rev` (frozen; clone before handing out). */
-  private readAt(key: string, rev: number): KubeObject | undefined {
+  /** The version of `key` at revision `rev` when it holds a value (frozen; reveal() hands out a copy). */
+  private readAt(key: string, rev: number): LiveVersion | undefined {
     const versions = this.history.get(key)
     if (!versions) return undefined
     // Reads are nearly always at or close to the head, so scan from the end.
     for (let i = versions.length - 1; i >= 0; i--) {
       const v = versions[i]!
-      if (v.rev <= rev) return v.obj
+      if (v.rev <= rev) return v.obj ? (v as LiveVersion) : undefined
     }
     return undefined
+  }
+
+  /** A fresh copy of a held value's object, stamped with its revision, and whether its bytes were read as stale. */
+  private async reveal(key: string, version: LiveVersion): Promise<Pick<DecodedValue, 'object' | 'plain' | 'stale'>> {
+    if (!(version.obj instanceof Uint8Array)) return { object: structuredClone(version.obj), plain: new Uint8Array(0), stale: false }
+    const decoded = await this.values!.decode(key, version.obj)
+    stampRevision(decoded.object, version.rev)
+    return decoded
+  }
+
+  /** A logged change as watchers saw it. */
+  private async unseal(logged: Logged): Promise<Change> {
+    if (!('sealed' in logged)) return logged
+    const { key, revision, deleted } = logged
+    const prev = logged.prev && deepFreeze((await this.reveal(key, { rev: logged.prevRevision, obj: logged.prev })).object)
+    const object = logged.object ? (await this.reveal(key, { rev: revision, obj: logged.object })).object : stampRevision(structuredClone(prev!), revision)
+    return { revision, key, object: deepFreeze(object), prev, deleted }
   }
 
   private countFrom(index: number, prefix: string, rev: number): number {
@@ -297,20 +392,37 @@ export class MemoryStorage implements Storage {
     return { rev: token.revision, startKey: token.startKey }
   }
 
-  /** Queues a new watcher's first events and sets the revision its live events must follow. */
-  private watchStart(prefix: string, matchesKey: (key: string) => boolean, watcher: StoreWatcher, opts: WatchOptions): void {
+  /**
+   * Queues a new watcher's first events and sets the revision its live
+   * events must follow. With transformed values, what it starts with is
+   * taken now and read by the function it returns.
+   */
+  private watchStart(
+    prefix: string,
+    matchesKey: (key: string) => boolean,
+    watcher: StoreWatcher,
+    opts: WatchOptions,
+  ): (() => Promise<void>) | undefined {
     const from = parseResourceVersion(prefix, opts.resourceVersion)
     if (from === undefined) {
       watcher.afterRevision = this.revision
       // ''/'0': the current state as ADDED events, each at its own revision (as etcd3's watcher).
       const keys = prefix.endsWith('/') ? this.keysUnder(prefix) : [prefix]
+      const found: [string, LiveVersion][] = []
       for (const key of keys) {
-        const obj = this.latest(key)
-        if (obj && matchesKey(key) && (!opts.predicate || opts.predicate(obj))) {
-          watcher.enqueue('ADDED', obj, revisionOf(obj))
+        const version = this.latest(key)
+        if (version && matchesKey(key)) found.push([key, version])
+      }
+      const start = async (): Promise<void> => {
+        for (const [key, version] of found) {
+          const obj = version.obj instanceof Uint8Array ? deepFreeze((await this.reveal(key, version)).object) : version.obj
+          if (!opts.predicate || opts.predicate(obj)) watcher.enqueue('ADDED', obj, version.rev)
         }
       }
-      return
+      if (this.values) return start
+      // Without transformed values nothing waits: the events are queued before this returns.
+      start().catch((err: unknown) => watcher.fail(err))
+      return undefined
     }
     if (from < this.compacted) {
       throw new StorageError(
@@ -321,7 +433,15 @@ export class MemoryStorage implements Storage {
       )
     }
     watcher.afterRevision = from
-    for (let i = this.log.firstIndexAfter(from); i < this.log.length; i++) watcher.offer(this.log.at(i)!)
+    if (!this.values) {
+      for (let i = this.log.firstIndexAfter(from); i < this.log.length; i++) watcher.offer(this.log.at(i) as Change)
+      return undefined
+    }
+    const logged: Logged[] = []
+    for (let i = this.log.firstIndexAfter(from); i < this.log.length; i++) logged.push(this.log.at(i)!)
+    return async () => {
+      for (const entry of logged) watcher.replay(await this.unseal(entry))
+    }
   }
 
   private *keysUnder(prefix: string): Generator<string> {
@@ -330,56 +450,6 @@ export class MemoryStorage implements Storage {
       if (!key.startsWith(prefix)) return
       yield key
     }
-  }
-}
-
-/** A FIFO with O(1) shift that compacts its backing array now and then. */
-class Queue<T> {
-  private items: T[] = []
-  private head = 0
-
-  get length(): number {
-    return this.items.length - this.head
-  }
-
-  push(item: T): void {
-    this.items.push(item)
-  }
-
-  peek(): T | undefined {
-    return this.head < this.items.length ? this.items[this.head] : undefined
-  }
-
-  shift(): T | undefined {
-    if (this.head >= this.items.length) return undefined
-    const item = this.items[this.head++]
-    if (this.head > 1024 && this.head * 2 > this.items.length) {
-      this.items = this.items.slice(this.head)
-      this.head = 0
-    }
-    return item
-  }
-
-  /** The item `i` places after the head. */
-  at(i: number): T | undefined {
-    return i >= 0 && i < this.length ? this.items[this.head + i] : undefined
-  }
-
-  clear(): void {
-    this.items = []
-    this.head = 0
-  }
-
-  /** For a queue of events in revision order: the index of the first with rev > `rev`. */
-  firstIndexAfter(this: Queue<Change>, rev: number): number {
-    let lo = 0
-    let hi = this.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (this.at(mid)!.revision <= rev) lo = mid + 1
-      else hi = mid
-    }
-    return lo
   }
 }
 

@@ -9,6 +9,7 @@ import type { Tracer } from '@opentelemetry/api'
 import type { StorageFactory, StorageResource } from './factory.js'
 import type { Storage } from './interface.js'
 import { tracedStorage } from './traced-storage.js'
+import type { KeyTransformers } from './value/key-transformers.js'
 import { WatchCache, type WatchCacheOptions } from './watch-cache.js'
 import { watchCacheEnabled } from './watch-cache-sizes.js'
 
@@ -22,6 +23,8 @@ export interface ServerStorageOptions {
   onCached?: (resource: StorageResource) => void
   /** Spans around each request's writes (`--tracing-config-file`); none without. */
   tracer?: Tracer
+  /** Told which resource each prefix holds, so the backends store its keys through its transformer. */
+  transformers?: KeyTransformers
 }
 
 export class ServerStorage implements StorageFactory {
@@ -33,6 +36,7 @@ export class ServerStorage implements StorageFactory {
   ) {}
 
   storageFor(resource: StorageResource): Storage {
+    this.options.transformers?.register(resource)
     const storage = this.cachedStorageFor(resource)
     return this.options.tracer ? tracedStorage(storage, resource, this.options.tracer) : storage
   }

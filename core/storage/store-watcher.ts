@@ -58,7 +58,31 @@ export class StoreWatcher implements Watcher {
     this.channel = new WatchChannel(end, bufferSize ? { capacity: bufferSize, onOverflow: onTerminated ?? (() => {}) } : undefined)
   }
 
+  /** Live changes that wait while the watch's first events are still being read (held), in order. */
+  private held: Change[] | undefined
+
+  /** From now until resume(), live changes wait: the store is still reading what the watch starts with. */
+  hold(): void {
+    this.held ??= []
+  }
+
+  /** Delivers the changes that waited, then takes live ones directly again. */
+  resume(): void {
+    const held = this.held ?? []
+    this.held = undefined
+    for (const change of held) this.replay(change)
+  }
+
   offer(change: Change): void {
+    if (this.held) {
+      if (!this.channel.ended) this.held.push(change)
+      return
+    }
+    this.replay(change)
+  }
+
+  /** Queues a change now, past any held ones: for the events a watch starts with. */
+  replay(change: Change): void {
     if (this.channel.ended || change.revision <= this.afterRevision || !this.matchesKey(change.key)) return
     const event = selectionEvent(change, this.predicate)
     if (event) this.enqueue(event.type, event.object, change.revision, event.restamp)
@@ -84,6 +108,8 @@ export class StoreWatcher implements Watcher {
   startBookmarks(intervalMs: number, current: () => number): void {
     if (this.channel.ended) return
     this.timer = setInterval(() => {
+      // A bookmark must not pass events still waiting to be delivered.
+      if (this.held) return
       const revision = current()
       this.enqueue('BOOKMARK', { metadata: { resourceVersion: String(revision) } }, revision)
     }, intervalMs)

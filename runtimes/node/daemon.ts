@@ -24,6 +24,9 @@ import { AuthenticationSetupError, jwtAndWebhookOptions } from './authentication
 import { watchAuthenticationConfig } from './authentication-config-watch.js'
 import { gracefulShutdown } from '../../core/lifecycle/shutdown.js'
 import { type ConfigFiles, ConfigFilesError, loadConfigFiles } from './config-files.js'
+import { encryptionKeyTransformers } from '../../core/encryption/resource-transformers.js'
+import { UnsupportedProviderError } from '../../core/encryption/providers.js'
+import type { KeyTransformers } from '../../core/storage/value/key-transformers.js'
 import { type DebugSocket, serveDebugSocket } from './debug-socket.js'
 import { type DaemonFlags, FlagError, helpText, parseFlags } from './flags.js'
 import { preparePki } from './pki.js'
@@ -99,6 +102,17 @@ async function loadTokens(path: string, logger: Logger): Promise<StaticToken[]> 
 }
 
 /** The authorization options from the files the flags name; a webhook kubeconfig that cannot be used stops start-up. */
+/** The transformers of `--encryption-provider-config`, built before anything is stored; a provider not in effect stops start-up. */
+function encryptionAtRest(config: ConfigFiles['encryption']): KeyTransformers | undefined {
+  if (!config) return undefined
+  try {
+    return encryptionKeyTransformers(config)
+  } catch (err) {
+    if (err instanceof UnsupportedProviderError) throw new StartupError(`--encryption-provider-config: ${err.message}; refusing to start rather than store those resources unencrypted`)
+    throw err
+  }
+}
+
 function authorization(files: ConfigFiles, parsed: ParsedFlags): Partial<ApiServerOptions> {
   try {
     return authorizationOptions(files, parsed)
@@ -345,7 +359,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     } catch (err) {
       throw new StartupError((err as Error).message)
     }
-    storage = await openDaemonStorage(parsed.values, logger).catch((err: Error) => {
+    const valueTransformers = encryptionAtRest(files.encryption)
+    storage = await openDaemonStorage(parsed.values, logger, valueTransformers && ((key) => valueTransformers.forKey(key))).catch((err: Error) => {
       throw err instanceof StorageStartupError ? new StartupError(err.message) : err
     })
     logger.info({}, `objects are stored in ${storage.description}`)
@@ -360,6 +375,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         storage: storage.storage,
         storageFactory: storage.factory,
         storageHealth: storage,
+        ...(valueTransformers ? { valueTransformers } : {}),
         webhookClient: nodeWebhookClient(),
         proxyTransport,
         profiler,

@@ -44,10 +44,17 @@ import { deepFreeze, sameIgnoringResourceVersion, stampRevision } from '../objec
 import { type ChangeRow, keyAfter, keyRange, type LogRow, prefixRange, RevisionLog } from './revision-log.js'
 import { prepareDatabase, releaseDatabase, type Synchronous } from './schema.js'
 import { type Change, StoreWatcher } from '../store-watcher.js'
+import { type DecodedValue, mustWrite, StoredValues } from '../value/stored-values.js'
+import { encryptCheckTransformer, type ValueTransformer } from '../value/transformer.js'
 
 export interface SqlStorageOptions {
   /** How objects become stored bytes (`--storage-media-type`). @default jsonCodec */
   codec?: ObjectCodec
+  /**
+   * The value transformer of each key (encryption at rest): the stored bytes are its output.
+   * @default encryptCheckTransformer (values stored as the codec writes them)
+   */
+  transformerFor?: (key: string) => ValueTransformer
   /** @default 'NORMAL' (see schema.ts: survives kill -9; FULL also survives power loss) */
   synchronous?: Synchronous
   /** Default interval of BOOKMARK events for watches that ask for them. @default 60000 */
@@ -66,6 +73,7 @@ export class SqlStorage implements Storage {
 
   private readonly log: RevisionLog
   private readonly codec: ObjectCodec
+  private readonly values: StoredValues
   private readonly bookmarkIntervalMs: number
   private readonly watchers = new Set<StoreWatcher>()
   private compactor: ReturnType<typeof setInterval> | undefined
@@ -80,23 +88,26 @@ export class SqlStorage implements Storage {
   ) {
     this.log = new RevisionLog(db)
     this.codec = opts.codec ?? jsonCodec
+    this.values = new StoredValues(this.codec, opts.transformerFor ?? (() => encryptCheckTransformer))
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60000
   }
 
   async create(key: string, obj: KubeObject): Promise<KubeObject> {
     this.ensureOpen(key)
+    // Encoded (and encrypted) first: the checks and the write below then run without an await between them.
+    const { plain, stored } = await this.values.encode(key, obj)
+    this.ensureOpen(key)
     const newest = this.log.newest(key)
     if (newest && !newest.deleted) throw keyExists(key, newest.revision)
-    const value = this.codec.encode(obj)
     const revision = this.revision + 1
-    this.log.append(revision, key, revision, newest?.revision ?? 0, value)
-    return structuredClone(this.committed(key, revision, value, undefined))
+    this.log.append(revision, key, revision, newest?.revision ?? 0, stored)
+    return structuredClone(this.committed(key, revision, plain, undefined))
   }
 
   async get(key: string, opts: ReadOptions = {}): Promise<KubeObject | undefined> {
     this.ensureOpen(key)
     const row = this.log.newestAt(key, this.readRevision(key, opts))
-    return row && !row.deleted ? this.decode(row) : undefined
+    return row && !row.deleted ? (await this.read(row)).object : undefined
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
@@ -122,7 +133,7 @@ export class SqlStorage implements Storage {
           break scan
         }
         lastKey = row.key
-        const obj = this.decode(row)
+        const obj = (await this.read(row)).object
         if (!predicate || predicate(obj)) items.push(obj)
       }
       if (batch < 0 || rows.length < batch) break
@@ -142,18 +153,21 @@ export class SqlStorage implements Storage {
       this.ensureOpen(key)
       const row = this.log.newest(key)
       if (!row || row.deleted) throw keyNotFound(key)
-      const current = this.decode(row)
+      const read = await this.read(row)
+      const current = read.object
       checkPreconditions(key, current, opts.preconditions)
       const updated = await tryUpdate(structuredClone(current))
+      // Upstream skips writes that change nothing, so the resourceVersion stays, unless the value
+      // was read with an older provider or key (stale): then it is written again with the current one.
+      const unchanged = sameIgnoringResourceVersion(updated, current)
+      const next = unchanged && !read.stale ? undefined : await this.values.encode(key, updated)
       this.ensureOpen(key)
-      // Someone else wrote (or deleted) while tryUpdate ran: start over from their state.
+      // Someone else wrote (or deleted) meanwhile: start over from their state.
       if (this.log.newest(key)?.revision !== row.revision) continue
-      // Upstream skips writes that change nothing, so the resourceVersion stays.
-      if (sameIgnoringResourceVersion(updated, current)) return current
-      const value = this.codec.encode(updated)
+      if (!next || !mustWrite(read, next.plain)) return current
       const revision = this.revision + 1
-      this.log.append(revision, key, row.createRevision, row.revision, value)
-      return structuredClone(this.committed(key, revision, value, deepFreeze(current)))
+      this.log.append(revision, key, row.createRevision, row.revision, next.stored)
+      return structuredClone(this.committed(key, revision, next.plain, deepFreeze(current)))
     }
   }
 
@@ -165,7 +179,10 @@ export class SqlStorage implements Storage {
       this.ensureOpen(key)
       const row = this.log.newest(key)
       if (!row || row.deleted) throw keyNotFound(key)
-      const current = this.decode(row)
+      const current = (await this.read(row)).object
+      this.ensureOpen(key)
+      // A write during the read: start over from it.
+      if (this.log.newest(key)?.revision !== row.revision) continue
       checkPreconditions(key, current, opts.preconditions)
       if (opts.validate) {
         await opts.validate(structuredClone(current))
@@ -189,11 +206,16 @@ export class SqlStorage implements Storage {
     const watcher = new StoreWatcher(matchesKey, opts.predicate, (w) => this.watchers.delete(w), opts)
     try {
       this.ensureOpen(prefix)
-      this.startWatch(prefix, exact, watcher, opts)
     } catch (err) {
       watcher.fail(err)
       return watcher
     }
+    // Stored values are read asynchronously (they may be encrypted): live changes wait behind the start's events.
+    watcher.hold()
+    this.startWatch(prefix, exact, watcher, opts).then(
+      () => watcher.resume(),
+      (err: unknown) => watcher.fail(err),
+    )
     this.watchers.add(watcher)
     if (opts.bookmarks) watcher.startBookmarks(opts.bookmarkIntervalMs ?? this.bookmarkIntervalMs, () => this.revision)
     if (opts.signal) watcher.stopOn(opts.signal)
@@ -260,10 +282,10 @@ export class SqlStorage implements Storage {
   // --- writes ---------------------------------------------------------------
 
   /** Records a committed write at `revision` and tells the watchers; returns the stored (frozen) object. */
-  private committed(key: string, revision: number, value: Uint8Array, prev: KubeObject | undefined): KubeObject {
+  private committed(key: string, revision: number, plain: Uint8Array, prev: KubeObject | undefined): KubeObject {
     this.revision = revision
     // What a later read returns is the decoded bytes, so watchers and the caller get exactly that.
-    const stored = deepFreeze(stampRevision(this.codec.decode(value), revision))
+    const stored = deepFreeze(stampRevision(this.codec.decode(plain), revision))
     this.publish({ revision, key, object: stored, prev, deleted: false })
     return stored
   }
@@ -279,8 +301,15 @@ export class SqlStorage implements Storage {
 
   // --- reads ----------------------------------------------------------------
 
-  private decode(row: LogRow): KubeObject {
-    return stampRevision(this.codec.decode(row.value!), row.revision)
+  /** A live row's object (stamped with its revision), its codec bytes and whether it was stale. */
+  private async read(row: Pick<LogRow, 'key' | 'revision' | 'value'>): Promise<DecodedValue> {
+    const decoded = await this.values.decode(row.key, row.value!)
+    stampRevision(decoded.object, row.revision)
+    return decoded
+  }
+
+  private async decode(row: Pick<LogRow, 'key' | 'revision' | 'value'>): Promise<KubeObject> {
+    return (await this.read(row)).object
   }
 
   /** The revision a read happens at, per its resourceVersion and match (as memory.ts). */
@@ -303,14 +332,14 @@ export class SqlStorage implements Storage {
   }
 
   /** Queues a new watcher's first events and sets the revision its live events must follow. */
-  private startWatch(prefix: string, exact: boolean, watcher: StoreWatcher, opts: WatchOptions): void {
+  private async startWatch(prefix: string, exact: boolean, watcher: StoreWatcher, opts: WatchOptions): Promise<void> {
     const range = exact ? keyRange(prefix) : prefixRange(prefix)
     const from = parseResourceVersion(prefix, opts.resourceVersion)
     if (from === undefined) {
       // ''/'0': the current state as ADDED events, each at its own revision (as etcd3's watcher).
       watcher.afterRevision = this.revision
       for (const row of this.log.live(range, this.revision, -1)) {
-        const obj = this.decode(row)
+        const obj = await this.decode(row)
         if (!opts.predicate || opts.predicate(obj)) watcher.enqueue('ADDED', deepFreeze(obj), row.revision)
       }
       return
@@ -318,15 +347,17 @@ export class SqlStorage implements Storage {
     if (from < this.compacted) throw compactedWatch(prefix, from, this.compacted)
     watcher.afterRevision = from
     for (const row of this.log.changesAfter(from, range)) {
-      const change = this.replayed(row)
-      if (change) watcher.offer(change)
+      const change = await this.replayed(row)
+      if (change) watcher.replay(change)
     }
   }
 
   /** A logged row as the Change it was when committed. */
-  private replayed(row: ChangeRow): Change | undefined {
-    const prev = row.prevValue ? deepFreeze(stampRevision(this.codec.decode(row.prevValue), row.prevRevision)) : undefined
-    if (!row.deleted) return { revision: row.revision, key: row.key, object: deepFreeze(this.decode(row)), prev, deleted: false }
+  private async replayed(row: ChangeRow): Promise<Change | undefined> {
+    const prev = row.prevValue
+      ? deepFreeze(await this.decode({ key: row.key, revision: row.prevRevision, value: row.prevValue }))
+      : undefined
+    if (!row.deleted) return { revision: row.revision, key: row.key, object: deepFreeze(await this.decode(row)), prev, deleted: false }
     // A deletion row holds no value: the event carries the last state, stamped with the deletion's revision.
     if (!prev) return undefined
     const last = deepFreeze(stampRevision(structuredClone(prev), row.revision))

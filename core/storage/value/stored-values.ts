@@ -6,7 +6,8 @@
  */
 import type { KubeObject } from '../../resources/object.js'
 import type { ObjectCodec } from '../codec.js'
-import { keyContext, type ValueTransformer } from './transformer.js'
+import { StorageError } from '../interface.js'
+import { type FromStorage, keyContext, type ValueTransformer } from './transformer.js'
 
 export interface DecodedValue {
   object: KubeObject
@@ -28,8 +29,14 @@ export class StoredValues {
   }
 
   async decode(key: string, stored: Uint8Array): Promise<DecodedValue> {
-    const { bytes, stale } = await this.transformerFor(key).fromStorage(stored, keyContext(key))
-    return { object: this.codec.decode(bytes), plain: bytes, stale }
+    let read: FromStorage
+    try {
+      read = await this.transformerFor(key).fromStorage(stored, keyContext(key))
+    } catch (err) {
+      // Never the stored bytes as an object: a value no provider reads is an error naming its key (upstream's wording).
+      throw new StorageError('Internal', key, `unable to transform key ${JSON.stringify(key)}: ${err instanceof Error ? err.message : String(err)}`)
+    }
+    return { object: this.codec.decode(read.bytes), plain: read.bytes, stale: read.stale }
   }
 }
 

@@ -36,3 +36,24 @@ export const identityTransformer: ValueTransformer = {
   toStorage: async (bytes) => bytes,
   fromStorage: async (bytes) => ({ bytes, stale: false }),
 }
+
+const ENCRYPTED_MARK = encoder.encode('k8s:enc:')
+
+/** Whether stored bytes carry the mark upstream puts in front of every encrypted value. */
+export function isMarkedEncrypted(bytes: Uint8Array): boolean {
+  return bytes.length >= ENCRYPTED_MARK.length && ENCRYPTED_MARK.every((b, i) => bytes[i] === b)
+}
+
+/**
+ * Values stored as they are, refusing one marked as encrypted (upstream's
+ * identity provider and its default for resources without encryption): a
+ * value whose key was removed from the configuration reads as an error,
+ * never as ciphertext taken for an object.
+ */
+export const encryptCheckTransformer: ValueTransformer = {
+  toStorage: async (bytes) => bytes,
+  fromStorage: async (bytes) => {
+    if (isMarkedEncrypted(bytes)) throw new Error('identity transformer tried to read encrypted data')
+    return { bytes, stale: false }
+  },
+}

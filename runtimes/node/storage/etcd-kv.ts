@@ -4,10 +4,6 @@
  * value the codec's bytes (no resourceVersion inside), and the key's
  * mod_revision as the object's resourceVersion.
  */
-import type { IKeyValue } from 'etcd3'
-import type { KubeObject } from '../../../core/resources/object.js'
-import type { ObjectCodec } from '../../../core/storage/codec.js'
-import { stampRevision } from '../../../core/storage/objects.js'
 
 export function keyBytes(key: string): Buffer {
   return Buffer.from(key, 'utf8')
@@ -37,9 +33,4 @@ export function keyRange(prefixOrKey: string): { key: Buffer; range_end?: Buffer
 /** etcd's int64 fields (revisions, counts, versions) arrive as decimal strings; they stay far below 2^53. */
 export function int64(value: string | number): number {
   return Number(value)
-}
-
-/** A fresh object from stored bytes, its resourceVersion set to `revision` (default: the key's mod_revision). */
-export function decodeValue(codec: ObjectCodec, kv: IKeyValue, revision = int64(kv.mod_revision)): KubeObject {
-  return stampRevision(codec.decode(kv.value), revision)
 }

@@ -16,19 +16,25 @@
  */
 import type { IEvent, IKeyValue, IWatchResponse, WatchClient } from 'etcd3'
 import type { KubeObject } from '../../../core/resources/object.js'
-import type { ObjectCodec } from '../../../core/storage/codec.js'
 import { StorageError, type StorageEvent, type StorageEventType, type Watcher, type WatchOptions } from '../../../core/storage/interface.js'
 import { parseResourceVersion, watchCompacted } from './etcd-errors.js'
-import { decodeValue, keyRange, int64 } from './etcd-kv.js'
+import { keyRange, int64 } from './etcd-kv.js'
 import { stampRevision } from '../../../core/storage/objects.js'
 import { WatchChannel } from '../../../core/storage/watch-channel.js'
 import { type Census, type KeyChange, WatchProgress } from './etcd-watch-progress.js'
 
 type WatchStream = Awaited<ReturnType<WatchClient['watch']>>
 
+/** An event's values as objects: the state before it, and after it (none for a deletion). */
+interface Decoded {
+  prev: KubeObject | undefined
+  current: KubeObject | undefined
+}
+
 export interface EtcdWatchDeps {
   watchClient: WatchClient
-  codec: ObjectCodec
+  /** A stored value as its object, stamped with the key's mod_revision (through the key's transformer). */
+  decode: (kv: IKeyValue) => Promise<KubeObject>
   /** The current objects under the watched range and the revision they were read at. */
   snapshot: (prefixOrKey: string) => Promise<{ objects: KubeObject[]; revision: number }>
   /** For BOOKMARKs of a quiet range (etcd-watch-progress.ts). */
@@ -56,6 +62,8 @@ export class EtcdWatch implements Watcher {
   private retryMs = FIRST_RETRY_MS
   private retryTimer: ReturnType<typeof setTimeout> | undefined
   private bookmarkTimer: ReturnType<typeof setInterval> | undefined
+  /** Responses are handled one after another: decoding a value may wait (it may be encrypted). */
+  private handled: Promise<void> = Promise.resolve()
 
   constructor(
     private readonly prefix: string,
@@ -135,7 +143,8 @@ export class EtcdWatch implements Watcher {
     this.stream = stream
     this.progress.streamChanged()
     stream.on('data', (res) => {
-      if (generation === this.generation) this.onResponse(res)
+      // Checked again when its turn comes: a response of a stream abandoned meanwhile is replayed by the next one.
+      this.handled = this.handled.then(() => (generation === this.generation ? this.onResponse(res, generation) : undefined))
     })
     stream.on('error', () => {
       if (generation === this.generation) this.onBroken()
@@ -154,7 +163,7 @@ export class EtcdWatch implements Watcher {
     })
   }
 
-  private onResponse(res: IWatchResponse): void {
+  private async onResponse(res: IWatchResponse, generation: number): Promise<void> {
     if (this.channel.ended) return
     if (res.canceled) {
       const compacted = int64(res.compact_revision || 0)
@@ -178,8 +187,16 @@ export class EtcdWatch implements Watcher {
       else if (this.progress.answered()) this.bookmark()
       return
     }
+    let decoded: Decoded[]
     try {
-      for (const event of res.events) {
+      decoded = await Promise.all(res.events.map((e) => this.decodeEvent(e)))
+    } catch (err) {
+      this.channel.fail(err)
+      return
+    }
+    if (this.channel.ended || generation !== this.generation) return
+    try {
+      for (const [i, event] of res.events.entries()) {
         const revision = int64(event.kv.mod_revision)
         if (!this.progress.eventArrived(revision, changeOf(event))) {
           throw new StorageError(
@@ -188,7 +205,7 @@ export class EtcdWatch implements Watcher {
             `etcd sent an event at revision ${revision} after reporting progress past it; the watch of ${this.prefix} must start over`,
           )
         }
-        this.translate(event)
+        this.translate(event, decoded[i]!)
       }
     } catch (err) {
       this.channel.fail(err)
@@ -196,9 +213,8 @@ export class EtcdWatch implements Watcher {
   }
 
   /** One etcd event as the watcher sees it, with upstream's predicate transitions. */
-  private translate(event: IEvent): void {
+  private translate(event: IEvent, { prev, current }: Decoded): void {
     const rev = int64(event.kv.mod_revision)
-    const prev = event.prev_kv ? this.decode(event.prev_kv) : undefined
     const p = this.predicate
     const was = prev !== undefined && (!p || p(prev))
     if (event.type === 'Delete') {
@@ -206,7 +222,7 @@ export class EtcdWatch implements Watcher {
       if (was) this.emit('DELETED', stampRevision(prev, rev), rev)
       return
     }
-    const current = this.decode(event.kv)
+    if (!current) throw new Error(`etcd sent a change of ${event.kv.key.toString()} without its value`)
     const is = !p || p(current)
     // Without prev_kv (compacted away) a modification is judged by its new state alone.
     const existed = prev !== undefined ? was : int64(event.kv.version) > 1 && is
@@ -215,8 +231,12 @@ export class EtcdWatch implements Watcher {
     else if (was && prev) this.emit('DELETED', stampRevision(prev, rev), rev)
   }
 
-  private decode(kv: IKeyValue): KubeObject {
-    return decodeValue(this.deps.codec, kv)
+  private async decodeEvent(event: IEvent): Promise<Decoded> {
+    const [prev, current] = await Promise.all([
+      event.prev_kv ? this.deps.decode(event.prev_kv) : undefined,
+      event.type === 'Delete' ? undefined : this.deps.decode(event.kv),
+    ])
+    return { prev, current }
   }
 
   private emit(type: StorageEventType, object: KubeObject, revision: number): void {
@@ -238,7 +258,8 @@ export class EtcdWatch implements Watcher {
   /** Each interval: a BOOKMARK at what is known, and a question to etcd so a quiet range moves on too. */
   private startBookmarks(intervalMs: number): void {
     this.bookmarkTimer = setInterval(() => {
-      this.bookmark()
+      // After the responses already received, so a bookmark never passes an event still being decoded.
+      this.handled = this.handled.then(() => this.bookmark())
       void this.progress.probe()
     }, intervalMs)
   }

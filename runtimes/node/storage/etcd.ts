@@ -41,7 +41,9 @@ import {
   tooLarge,
   unavailable,
 } from './etcd-errors.js'
-import { decodeValue, keyBytes, keyRange, prefixEnd, int64 } from './etcd-kv.js'
+import { keyBytes, keyRange, prefixEnd, int64 } from './etcd-kv.js'
+import { mustWrite, StoredValues } from '../../../core/storage/value/stored-values.js'
+import { encryptCheckTransformer, type ValueTransformer } from '../../../core/storage/value/transformer.js'
 import { stampRevision } from '../../../core/storage/objects.js'
 import { LeaseManager } from './etcd-leases.js'
 import { EtcdWatch } from './etcd-watch.js'
@@ -50,6 +52,11 @@ import type { Census } from './etcd-watch-progress.js'
 export interface EtcdStorageOptions extends EtcdConnectionOptions {
   /** How objects become the bytes etcd stores (`codecFor(--storage-media-type)`). */
   codec: ObjectCodec
+  /**
+   * The value transformer of each key (encryption at rest): etcd holds its output.
+   * @default encryptCheckTransformer (the codec's bytes)
+   */
+  transformerFor?: (key: string) => ValueTransformer
   /** The key the health check reads (upstream: `<--kvstore-prefix>/health`). @default '/registry/health' */
   healthKey?: string
   /** Default interval of BOOKMARK events for watches that ask for them. @default 60000 */
@@ -67,17 +74,19 @@ export interface EtcdStorageOptions extends EtcdConnectionOptions {
 /** Upstream's cap on how far a filtering list grows its etcd page (etcd3 store's maxLimit). */
 const MAX_FETCH = 10000
 
-/** One read of a key: the object, its revision and the bytes it was decoded from. */
+/** One read of a key: the object, its revision, the codec's bytes and whether they were read with an older provider. */
 interface KeyState {
   obj: KubeObject
   rev: number
-  data: Buffer
+  plain: Uint8Array
+  stale: boolean
 }
 
 export class EtcdStorage implements Storage {
   readonly endpoints: readonly string[]
   private readonly client: Etcd3
   private readonly codec: ObjectCodec
+  private readonly values: StoredValues
   private readonly healthKey: string
   private readonly bookmarkIntervalMs: number
   private readonly ttlSeconds: ((key: string) => number | undefined) | undefined
@@ -91,6 +100,7 @@ export class EtcdStorage implements Storage {
     this.endpoints = [...opts.endpoints]
     this.client = createEtcdClient(opts)
     this.codec = opts.codec
+    this.values = new StoredValues(opts.codec, opts.transformerFor ?? (() => encryptCheckTransformer))
     this.healthKey = opts.healthKey ?? '/registry/health'
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60000
     this.ttlSeconds = opts.ttlSeconds
@@ -98,14 +108,14 @@ export class EtcdStorage implements Storage {
   }
 
   async create(key: string, obj: KubeObject): Promise<KubeObject> {
-    const data = Buffer.from(this.codec.encode(obj))
-    const put = await this.putOp(key, data)
+    const { plain, stored } = await this.values.encode(key, obj)
+    const put = await this.putOp(key, Buffer.from(stored))
     const res = await this.txn(key, [{ key: keyBytes(key), target: 'Create', result: 'Equal', create_revision: 0 }], put)
     if (!res.succeeded) {
       const existing = existingKv(res)
       throw keyExists(key, existing ? int64(existing.mod_revision) : undefined)
     }
-    return stampRevision(this.codec.decode(data), int64(res.header.revision))
+    return stampRevision(this.codec.decode(plain), int64(res.header.revision))
   }
 
   async get(key: string, opts: ReadOptions = {}): Promise<KubeObject | undefined> {
@@ -119,7 +129,7 @@ export class EtcdStorage implements Storage {
     const current = int64(res.header.revision)
     if (wanted !== undefined && !exact && wanted > current) throw tooLarge(key, wanted, current)
     const kv = res.kvs[0]
-    return kv ? decodeValue(this.codec, kv) : undefined
+    return kv ? this.decode(kv) : undefined
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
@@ -165,7 +175,7 @@ export class EtcdStorage implements Storage {
           break
         }
         lastKey = kv.key
-        const obj = decodeValue(this.codec, kv)
+        const obj = await this.decode(kv)
         if (!predicate || predicate(obj)) items.push(obj)
       }
       if (!more || !limit || items.length >= limit || !lastKey) break
@@ -187,13 +197,14 @@ export class EtcdStorage implements Storage {
       if (!state) throw keyNotFound(key)
       checkPreconditions(key, state.obj, opts.preconditions)
       const updated = await tryUpdate(state.obj)
-      const data = Buffer.from(this.codec.encode(updated))
-      // As upstream: identical bytes mean nothing to write, and the resourceVersion stays.
-      if (data.equals(state.data)) return stampRevision(this.codec.decode(state.data), state.rev)
-      const res = await this.txn(key, [modRevisionIs(key, state.rev)], await this.putOp(key, data))
-      if (res.succeeded) return stampRevision(this.codec.decode(data), int64(res.header.revision))
+      const next = await this.values.encode(key, updated)
+      // As upstream: identical bytes mean nothing to write, and the resourceVersion stays, unless the
+      // value was read with an older provider or key: then it is written again with the current one.
+      if (!mustWrite(state, next.plain)) return stampRevision(this.codec.decode(state.plain), state.rev)
+      const res = await this.txn(key, [modRevisionIs(key, state.rev)], await this.putOp(key, Buffer.from(next.stored)))
+      if (res.succeeded) return stampRevision(this.codec.decode(next.plain), int64(res.header.revision))
       // Another write landed in between: start over from the state etcd sent back.
-      state = this.stateOf(existingKv(res))
+      state = await this.stateOf(existingKv(res))
     }
   }
 
@@ -205,11 +216,11 @@ export class EtcdStorage implements Storage {
     for (;;) {
       if (!state) throw keyNotFound(key)
       checkPreconditions(key, state.obj, opts.preconditions)
-      if (opts.validate) await opts.validate(stampRevision(this.codec.decode(state.data), state.rev))
+      if (opts.validate) await opts.validate(stampRevision(this.codec.decode(state.plain), state.rev))
       const res = await this.txn(key, [modRevisionIs(key, state.rev)], { request_delete_range: { key: keyBytes(key) } })
       if (res.succeeded) return stampRevision(state.obj, int64(res.header.revision))
       // Changed while validate ran: check the fresh state again, as upstream's conditionalDelete.
-      state = this.stateOf(existingKv(res))
+      state = await this.stateOf(existingKv(res))
     }
   }
 
@@ -218,7 +229,7 @@ export class EtcdStorage implements Storage {
     let created: EtcdWatch | undefined
     const watch = new EtcdWatch(prefix, opts, {
       watchClient: this.client.watchClient,
-      codec: this.codec,
+      decode: (kv) => this.decode(kv),
       snapshot: (range) => this.snapshot(range),
       countAt: async (range, revision) => int64((await this.range(range, { ...keyRange(range), revision, count_only: true })).count),
       census: (range) => this.census(range),
@@ -326,16 +337,24 @@ export class EtcdStorage implements Storage {
     return this.stateOf((await this.range(key, { key: keyBytes(key) })).kvs[0])
   }
 
-  private stateOf(kv: IKeyValue | undefined): KeyState | undefined {
+  private async stateOf(kv: IKeyValue | undefined): Promise<KeyState | undefined> {
     if (!kv) return undefined
-    return { obj: decodeValue(this.codec, kv), rev: int64(kv.mod_revision), data: kv.value }
+    const rev = int64(kv.mod_revision)
+    const { object, plain, stale } = await this.values.decode(kv.key.toString('utf8'), kv.value)
+    return { obj: stampRevision(object, rev), rev, plain, stale }
+  }
+
+  /** A stored value as its object (through its key's transformer), stamped with the key's mod_revision. */
+  private async decode(kv: IKeyValue): Promise<KubeObject> {
+    const { object } = await this.values.decode(kv.key.toString('utf8'), kv.value)
+    return stampRevision(object, int64(kv.mod_revision))
   }
 
   /** The objects a watch from ""/"0" starts with, paged so a large range never arrives as one message. */
   private async snapshot(range: string): Promise<{ objects: KubeObject[]; revision: number }> {
     if (!range.endsWith('/')) {
       const res = await this.range(range, { key: keyBytes(range) })
-      return { objects: res.kvs.map((kv) => decodeValue(this.codec, kv)), revision: int64(res.header.revision) }
+      return { objects: await Promise.all(res.kvs.map((kv) => this.decode(kv))), revision: int64(res.header.revision) }
     }
     const objects: KubeObject[] = []
     let page = await this.list(range, { limit: 500 })

@@ -9,6 +9,7 @@ import type { Logger } from '../../../core/ports.js'
 import { codecFor } from '../../../core/storage/codec.js'
 import { type StorageFactory, singleStorage } from '../../../core/storage/factory.js'
 import type { Storage } from '../../../core/storage/interface.js'
+import type { ValueTransformer } from '../../../core/storage/value/transformer.js'
 import { EtcdStorage } from './etcd.js'
 import { readEtcdTlsFiles } from './etcd-client.js'
 import { waitForStorage } from './etcd-health.js'
@@ -59,7 +60,10 @@ export function storageRoot(values: Pick<FlagValues, 'kvstore-prefix'>): string 
   return prefix.startsWith('/') || prefix === '' ? prefix : `/${prefix}`
 }
 
-async function openEtcd(values: PersistenceFlags, logger: Logger): Promise<DaemonStorage> {
+/** Each key's value transformer (`--encryption-provider-config`); the codec's bytes as they are when absent. */
+type TransformerFor = ((key: string) => ValueTransformer) | undefined
+
+async function openEtcd(values: PersistenceFlags, logger: Logger, transformerFor: TransformerFor): Promise<DaemonStorage> {
   const root = storageRoot(values)
   const codec = codecFor(values['storage-media-type'])
   const tls = await readEtcdTlsFiles({
@@ -77,6 +81,7 @@ async function openEtcd(values: PersistenceFlags, logger: Logger): Promise<Daemo
       endpoints: [...endpoints],
       ...(tls ? { tls } : {}),
       codec,
+      ...(transformerFor ? { transformerFor } : {}),
       healthKey: `${root}/health`,
       ttlSeconds: (key) => (key.startsWith(`${root}/events/`) ? eventTtlSeconds : undefined),
       leaseReuseDurationSeconds: values['lease-reuse-duration-seconds'],
@@ -110,11 +115,12 @@ async function openEtcd(values: PersistenceFlags, logger: Logger): Promise<Daemo
   }
 }
 
-async function openEmbedded(values: PersistenceFlags, logger: Logger): Promise<DaemonStorage> {
+async function openEmbedded(values: PersistenceFlags, logger: Logger, transformerFor: TransformerFor): Promise<DaemonStorage> {
   const dataDir = values['data-dir'] || DEFAULT_DATA_DIR
   const storage = await openEmbeddedStore({
     dataDir,
     codec: codecFor(values['storage-media-type']),
+    ...(transformerFor ? { transformerFor } : {}),
     compactionIntervalMs: values['kvstore-compaction-interval'],
     onCompactionError: (err) => logger.warn({ err: String(err) }, 'compacting the embedded store failed'),
   }).catch((err: Error) => {
@@ -132,11 +138,11 @@ async function openEmbedded(values: PersistenceFlags, logger: Logger): Promise<D
 }
 
 /** Opens the storage the flags select; throws StorageStartupError with the reason. */
-export function openDaemonStorage(values: PersistenceFlags, logger: Logger): Promise<DaemonStorage> {
-  if (values['kvstore-servers'].length > 0) return openEtcd(values, logger)
+export function openDaemonStorage(values: PersistenceFlags, logger: Logger, transformerFor?: TransformerFor): Promise<DaemonStorage> {
+  if (values['kvstore-servers'].length > 0) return openEtcd(values, logger, transformerFor)
   if (values['storage-backend'] !== '') {
     // Upstream's rule: naming the etcd backend without servers is an error.
     return Promise.reject(new StorageStartupError('--kvstore-servers must be specified with --storage-backend'))
   }
-  return openEmbedded(values, logger)
+  return openEmbedded(values, logger, transformerFor)
 }

@@ -4,7 +4,7 @@
  * from `status: 'pending'` to `status: 'active'`.
  */
 export const NOT_YET = {
-  encryption: 'encryption at rest is not implemented yet',
+  encryptionReload: 'the encryption configuration is read at start-up; reloading it is not implemented yet',
   emulation: 'version emulation is not implemented; the server serves the APIs of its own version',
   featureGates: 'feature gates are checked but switch nothing yet',
   limits: 'connection throughput limits are not enforced yet',

@@ -39,8 +39,7 @@ export const PERSISTENCE_FLAGS = [
     kind: 'string',
     default: '',
     section,
-    status: 'refused',
-    pending: NOT_YET.encryption,
+    status: 'active',
     help: 'File of kind EncryptionConfiguration: which resources are encrypted in the store, and with which providers and keys.',
   }),
   flag({
@@ -49,7 +48,7 @@ export const PERSISTENCE_FLAGS = [
     default: false,
     section,
     status: 'refused',
-    pending: NOT_YET.encryption,
+    pending: NOT_YET.encryptionReload,
     help: 'Reload --encryption-provider-config when the file changes on disk. When true, the health endpoints can no longer tell distinct key-management plugins apart.',
   }),
   flag({

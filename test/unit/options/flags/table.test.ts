@@ -81,6 +81,7 @@ describe('the flag table', () => {
       'enable-bootstrap-token-auth',
       'enable-garbage-collector',
       'enable-priority-and-fairness',
+      'encryption-provider-config',
       'endpoint-reconciler-type',
       'external-hostname',
       'goaway-chance',

@@ -44,8 +44,8 @@ describe('security settings the server does not enforce yet', () => {
   const refusalsFor = (argv: string[]): string[] => unenforcedSecurityFlags(parsed(argv))
 
   it('refuse every security flag given that is not enforced, as the user spelled it', () => {
-    assert.deepEqual(refusalsFor(['--encryption-provider-config=enc.yaml']), [
-      '--encryption-provider-config: not enforced by this server yet (encryption at rest is not implemented yet); refusing to start rather than ignore a security setting',
+    assert.deepEqual(refusalsFor(['--encryption-provider-config-automatic-reload']), [
+      '--encryption-provider-config-automatic-reload: not enforced by this server yet (the encryption configuration is read at start-up; reloading it is not implemented yet); refusing to start rather than ignore a security setting',
     ])
   })
 

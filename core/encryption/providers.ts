@@ -1,0 +1,42 @@
+/**
+ * One provider entry of an EncryptionConfiguration as the transformer
+ * upstream builds for it (server/options/encryptionconfig): the keys of an
+ * AES or secretbox provider each under `<key name>:`, the first key
+ * writing, inside the provider's own `k8s:enc:<provider>:v1:`; identity
+ * with no prefix at all.
+ */
+import type { EncryptionKey, EncryptionProvider } from '../config/encryption.js'
+import type { ValueTransformer } from '../storage/value/transformer.js'
+import { aesCbcTransformer, aesGcmTransformer } from './aes.js'
+import { identityProvider, type PrefixedTransformer, prefixBytes, prefixTransformers } from './prefix-transformers.js'
+import { secretboxTransformer } from './secretbox.js'
+
+/** A provider this server cannot put in effect yet; start-up stops with its message. */
+export class UnsupportedProviderError extends Error {}
+
+const CIPHERS = {
+  aesgcm: { cipher: aesGcmTransformer, noMatch: 'no matching key was found for the provided AES transformer' },
+  aescbc: { cipher: aesCbcTransformer, noMatch: 'no matching key was found for the provided AES transformer' },
+  secretbox: { cipher: secretboxTransformer, noMatch: 'no matching key was found for the provided Secretbox transformer' },
+} as const
+
+function keyed(type: keyof typeof CIPHERS, keys: readonly EncryptionKey[]): ValueTransformer {
+  const { cipher, noMatch } = CIPHERS[type]
+  return prefixTransformers(
+    noMatch,
+    keys.map((k) => ({ prefix: prefixBytes(`${k.name}:`), transformer: cipher(k.secret) })),
+  )
+}
+
+export function providerTransformer(provider: EncryptionProvider): PrefixedTransformer {
+  switch (provider.type) {
+    case 'identity':
+      return { prefix: new Uint8Array(0), transformer: identityProvider }
+    case 'kms':
+      throw new UnsupportedProviderError(
+        `the kms provider ${JSON.stringify(provider.name)} (apiVersion ${provider.apiVersion}) is not supported by this server yet; use aescbc, aesgcm or secretbox`,
+      )
+    default:
+      return { prefix: prefixBytes(`k8s:enc:${provider.type}:v1:`), transformer: keyed(provider.type, provider.keys) }
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * The transformer of each stored key, for backends that hold many
+ * resources' keys: the storage factory tells it which resource each key
+ * prefix holds (it is asked for every stored resource, custom ones too),
+ * and a backend asks for the key it reads or writes. A key under no known
+ * prefix, or with no rule for its resource, goes through `fallback`.
+ */
+import type { StorageResource } from '../factory.js'
+import type { ValueTransformer } from './transformer.js'
+
+export type TransformerResolver = (resource: Pick<StorageResource, 'group' | 'resource'>) => ValueTransformer
+
+export class KeyTransformers {
+  private readonly resources = new Map<string, Pick<StorageResource, 'group' | 'resource'>>()
+  private readonly byPrefix = new Map<string, ValueTransformer>()
+
+  constructor(private resolve: TransformerResolver) {}
+
+  /** The first resource registered for a prefix keeps it (events of two groups share one prefix). */
+  register(resource: StorageResource): void {
+    if (this.resources.has(resource.prefix)) return
+    this.resources.set(resource.prefix, { group: resource.group, resource: resource.resource })
+    this.byPrefix.set(resource.prefix, this.resolve(resource))
+  }
+
+  /** Puts another configuration in effect for every key from now on (a reloaded file). */
+  replace(resolve: TransformerResolver): void {
+    this.resolve = resolve
+    for (const [prefix, resource] of this.resources) this.byPrefix.set(prefix, resolve(resource))
+  }
+
+  /** The transformer of `key`: that of the longest registered prefix it starts with. */
+  forKey(key: string): ValueTransformer {
+    for (let end = key.lastIndexOf('/', key.length - 2); end > 0; end = key.lastIndexOf('/', end - 1)) {
+      const transformer = this.byPrefix.get(key.slice(0, end + 1))
+      if (transformer) return transformer
+    }
+    return this.resolve({ group: '', resource: '' })
+  }
+}
