@@ -3,6 +3,7 @@
  * checks that enforce them before anything deeper runs. The body limit itself
  * (413 past `--max-request-body-bytes`, 3 MiB) is enforced by the body reader.
  */
+import { StatusError, type StatusReason } from './status-error.js'
 
 /**
  * How deeply arrays and objects may nest in a decoded body or a patched
@@ -81,4 +82,32 @@ export function nestsDeeperThan(value: unknown, limit = MAX_NESTING_DEPTH): bool
 /** True for the error a runtime throws when recursion overflows its stack. */
 export function isStackOverflow(err: unknown): boolean {
   return err instanceof RangeError && /call stack/i.test(err.message)
+}
+
+/**
+ * Go's http.DefaultMaxHeaderBytes, which kube-apiserver's listener keeps:
+ * how many bytes the request line and the headers of one request may take
+ * together. It is what bounds a label or field selector in a URL. The Node
+ * daemon's listener refuses far less first (16 KiB over HTTP/1.1, 64 KiB of
+ * HTTP/2 header list); this bound is for callers of `fetch` in process.
+ */
+export const MAX_HEADER_BYTES = 1 << 20
+
+/** The request line and headers as they would go over HTTP/1.1, counted in UTF-16 units (a lower bound on bytes). */
+export function headerBytes(request: Request): number {
+  const url = request.url
+  const pathStart = url.indexOf('/', url.indexOf('//') + 2)
+  let bytes = request.method.length + (pathStart < 0 ? 1 : url.length - pathStart) + ' HTTP/1.1\r\n'.length + 2
+  request.headers.forEach((value, name) => {
+    bytes += name.length + value.length + 4
+  })
+  return bytes
+}
+
+/** Go's server answers 431 before any handler; here the answer is a Status saying the same, so every refusal reads alike. */
+export function headerTooLarge(request: Request, limit = MAX_HEADER_BYTES): StatusError | undefined {
+  const bytes = headerBytes(request)
+  if (bytes <= limit) return undefined
+  // No reason: upstream has no StatusReason for 431, Go's server writes the code's text alone.
+  return new StatusError(431, '' as StatusReason, `Request Header Fields Too Large: the request line and headers take ${bytes} bytes, more than ${limit}`)
 }

@@ -125,7 +125,7 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
     case 'get':
       return objectOut(entry, await store.get(ns, info.name, params.get('resourceVersion') ?? undefined), format, ctx.now)
     case 'list': {
-      const list = await store.list(ns, parseListQuery(params, entry))
+      const list = await store.list(ns, await parseListQuery(params, entry))
       if (format.kind === 'table')
         return objectResponse(toTable(entry, list.items, list.metadata, format.includeObject, ctx.now), { kind: 'json' })
       return objectResponse(list as unknown as Record<string, unknown>, format)
@@ -155,7 +155,7 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
     case 'deletecollection': {
       const options = await readDeleteOptions(request, params, env.maxBodyBytes)
       ctx.dryRun = isDryRun(options)
-      const list = await store.deleteCollection(ns, parseListQuery(params, entry), options, ctx)
+      const list = await store.deleteCollection(ns, await parseListQuery(params, entry), options, ctx)
       return objectResponse(list as unknown as Record<string, unknown>, format)
     }
     default:
@@ -275,15 +275,15 @@ export function watchTimeoutSeconds(
   return minRequestTimeoutSeconds > 0 ? minRequestTimeoutSeconds * (1 + random()) : 0
 }
 
-function watchResponse(
+async function watchResponse(
   store: ResourceStore,
   namespace: string,
   params: URLSearchParams,
   format: OutputFormat,
   env: HandlerEnv,
-): Response {
+): Promise<Response> {
   const entry = store.entry
-  const query = parseListQuery(params, entry, 'watch')
+  const query = await parseListQuery(params, entry, 'watch')
   const seconds = watchTimeoutSeconds(query.timeoutSeconds, env.minRequestTimeoutSeconds)
   const controller = new AbortController()
   const timer = seconds > 0 ? setTimeout(() => controller.abort(), seconds * 1000) : undefined
