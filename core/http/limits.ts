@@ -4,6 +4,7 @@
  * (413 past `--max-request-body-bytes`, 3 MiB) is enforced by the body reader.
  */
 import { StatusError, type StatusReason } from './status-error.js'
+import { type Checkpointed, runAtOnce } from './time-slice.js'
 
 /**
  * How deeply arrays and objects may nest in a decoded body or a patched
@@ -68,13 +69,19 @@ export function depthMessage(limit = MAX_NESTING_DEPTH): string {
  * Iterative, so that the check itself cannot overflow the stack it protects.
  */
 export function nestsDeeperThan(value: unknown, limit = MAX_NESTING_DEPTH): boolean {
+  return runAtOnce(depthWalk(value, limit))
+}
+
+/** The same check with checkpoints, for values of megabytes (runInSlices). */
+export function* depthWalk(value: unknown, limit = MAX_NESTING_DEPTH): Checkpointed<boolean> {
   const stack: Array<{ node: unknown; depth: number }> = [{ node: value, depth: 0 }]
-  while (stack.length > 0) {
+  for (let visited = 1; stack.length > 0; visited++) {
     const { node, depth } = stack.pop()!
     if (node === null || typeof node !== 'object') continue
     if (depth + 1 > limit) return true
     const children = Array.isArray(node) ? node : Object.values(node as Record<string, unknown>)
     for (const child of children) if (child !== null && typeof child === 'object') stack.push({ node: child, depth: depth + 1 })
+    if ((visited & 1023) === 0) yield
   }
   return false
 }
