@@ -32,8 +32,18 @@ export const JSON_PATCH_MAX_COPY_BYTES = 3 * 1024 * 1024
  * the text need not be valid JSON (the parser reports that afterwards).
  */
 export function jsonTooDeepAt(text: string, limit = MAX_NESTING_DEPTH): string | undefined {
+  return runAtOnce(jsonTooDeepWalk(text, limit))
+}
+
+/** The same scan with checkpoints every 64 Ki characters, for bodies of megabytes (runInSlices). */
+export function* jsonTooDeepWalk(text: string, limit = MAX_NESTING_DEPTH): Checkpointed<string | undefined> {
   let depth = 0
+  let checkpoint = 1 << 16
   for (let i = 0; i < text.length; i++) {
+    if (i >= checkpoint) {
+      checkpoint = i + (1 << 16)
+      yield
+    }
     const c = text.charCodeAt(i)
     if (c === 0x22 /* " */) {
       // Skip the string, escapes included.
