@@ -30,45 +30,43 @@ export type ParseInt64 = (s: string) => bigint | undefined
 export class LabelMatcher {
   private readonly rules = new Map<string, KeyRule>()
   /** The keys an object must have: more of them than it has labels cannot match. */
-  private readonly requiredKeys: string[] = []
+  private readonly requiredKeys = new Set<string>()
 
-  constructor(
-    requirements: readonly LabelRequirement[],
-    private readonly parseInt64: ParseInt64,
-  ) {
-    for (const r of requirements) {
-      let rule = this.rules.get(r.key)
-      if (!rule) this.rules.set(r.key, (rule = { required: false, forbidden: false, allowed: [], excluded: new Set() }))
-      switch (r.operator) {
-        case 'in':
-        case '=':
-        case '==':
-          rule.required = true
-          rule.allowed.push(new Set(r.values))
-          break
-        case 'notin':
-        case '!=':
-          for (const v of r.values) rule.excluded.add(v)
-          break
-        case 'exists':
-          rule.required = true
-          break
-        case '!':
-          rule.forbidden = true
-          break
-        case 'gt':
-        case 'lt': {
-          rule.required = true
-          // Upstream's Matches: a bound that is not a single integer matches nothing.
-          const bound = r.values.length === 1 ? parseInt64(r.values[0]!) : undefined
-          if (bound === undefined) rule.allowed.push(new Set())
-          else if (r.operator === 'gt') rule.above = rule.above === undefined || bound > rule.above ? bound : rule.above
-          else rule.below = rule.below === undefined || bound < rule.below ? bound : rule.below
-          break
-        }
+  constructor(private readonly parseInt64: ParseInt64) {}
+
+  /** Folds one more requirement in. */
+  add(r: LabelRequirement): void {
+    let rule = this.rules.get(r.key)
+    if (!rule) this.rules.set(r.key, (rule = { required: false, forbidden: false, allowed: [], excluded: new Set() }))
+    switch (r.operator) {
+      case 'in':
+      case '=':
+      case '==':
+        rule.required = true
+        rule.allowed.push(new Set(r.values))
+        break
+      case 'notin':
+      case '!=':
+        for (const v of r.values) rule.excluded.add(v)
+        break
+      case 'exists':
+        rule.required = true
+        break
+      case '!':
+        rule.forbidden = true
+        break
+      case 'gt':
+      case 'lt': {
+        rule.required = true
+        // Upstream's Matches: a bound that is not a single integer matches nothing.
+        const bound = r.values.length === 1 ? this.parseInt64(r.values[0]!) : undefined
+        if (bound === undefined) rule.allowed.push(new Set())
+        else if (r.operator === 'gt') rule.above = rule.above === undefined || bound > rule.above ? bound : rule.above
+        else rule.below = rule.below === undefined || bound < rule.below ? bound : rule.below
+        break
       }
     }
-    for (const [key, rule] of this.rules) if (rule.required) this.requiredKeys.push(key)
+    if (rule.required) this.requiredKeys.add(r.key)
   }
 
   matches(labels: Record<string, string>): boolean {
@@ -79,7 +77,7 @@ export class LabelMatcher {
       const rule = this.rules.get(key)
       if (rule && !this.valueMatches(rule, labels[key]!)) return false
     }
-    if (this.requiredKeys.length > count) return false
+    if (this.requiredKeys.size > count) return false
     for (const key of this.requiredKeys) if (!Object.hasOwn(labels, key)) return false
     return true
   }

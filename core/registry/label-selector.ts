@@ -51,7 +51,13 @@ export function parseLabelSelectorInSlices(text: string): Promise<LabelSelector>
 
 function* selectorOf(text: string): Checkpointed<LabelSelector> {
   const tokens = yield* lex(text)
-  return new RequirementSelector(yield* new Parser(tokens).parse())
+  const requirements = yield* new Parser(tokens).parse()
+  const matcher = new LabelMatcher(parseInt64)
+  for (let i = 0; i < requirements.length; i++) {
+    matcher.add(requirements[i]!)
+    if ((i & 1023) === 1023) yield
+  }
+  return new RequirementSelector(requirements, matcher)
 }
 
 /**
@@ -81,10 +87,16 @@ const EXPRESSION_OPERATORS: Record<string, LabelOperator | undefined> = {
 
 class RequirementSelector implements LabelSelector {
   private sorted: readonly LabelRequirement[] | undefined
-  private matcher: LabelMatcher | undefined
 
-  /** `reqs` in any order, their values too: matching needs no order, so a long selector is sorted only when printed. */
-  constructor(private readonly reqs: LabelRequirement[]) {}
+  /**
+   * `reqs` in any order, their values too: matching needs no order, so a
+   * long selector is sorted only when printed. `matcher`: the requirements
+   * folded already (the parser does it in slices), or built on first use.
+   */
+  constructor(
+    private readonly reqs: LabelRequirement[],
+    private matcher?: LabelMatcher,
+  ) {}
 
   /** Stable sort by key, values sorted, as upstream, for a deterministic String(). */
   get requirements(): readonly LabelRequirement[] {
@@ -99,7 +111,10 @@ class RequirementSelector implements LabelSelector {
   }
 
   matches(labels: Record<string, string> | undefined): boolean {
-    this.matcher ??= new LabelMatcher(this.reqs, parseInt64)
+    if (!this.matcher) {
+      this.matcher = new LabelMatcher(parseInt64)
+      for (const r of this.reqs) this.matcher.add(r)
+    }
     return this.matcher.matches(labels ?? {})
   }
 
