@@ -23,7 +23,7 @@ import type { Registry } from './registry.js'
 import type { RequestContext } from './request-context.js'
 import { type WriteOptionsKind, writeOptionsOf } from './write-options.js'
 import type { ResourceStore } from './store.js'
-import { type IncludeObject, tableRow, toTable } from './table.js'
+import { type IncludeObject, tableRow, toTable, toTableInSlices } from './table.js'
 
 export interface HandlerEnv {
   registry: Registry
@@ -127,7 +127,7 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
     case 'list': {
       const list = await store.list(ns, await parseListQuery(params, entry))
       if (format.kind === 'table')
-        return objectResponse(toTable(entry, list.items, list.metadata, format.includeObject, ctx.now), { kind: 'json' })
+        return objectResponse(await toTableInSlices(entry, list.items, list.metadata, format.includeObject, ctx.now), { kind: 'json' })
       return objectResponse(list as unknown as Record<string, unknown>, format)
     }
     case 'watch':
