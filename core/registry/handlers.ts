@@ -6,7 +6,7 @@ import { createTokenRequest, type TokenIssuerConfig } from '../authn/serviceacco
 import { decodeBody, decodeObjectBody, readBodyBytes } from '../http/body.js'
 import { APPLY_PATCH_TYPE, negotiateOutput, type OutputFormat } from '../http/media-types.js'
 import type { RequestInfo } from '../http/request-info.js'
-import { objectResponse } from '../http/respond.js'
+import { listResponse, objectResponse } from '../http/respond.js'
 import { badRequest, methodNotSupported, resourceNotFound, unsupportedMediaType } from '../http/status-error.js'
 import { watchStream } from '../http/watch-stream.js'
 import { groupVersion, type ResourceEntry, type Verb } from '../resources/catalogue.js'
@@ -128,7 +128,7 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
       const list = await store.list(ns, await parseListQuery(params, entry))
       if (format.kind === 'table')
         return objectResponse(await toTableInSlices(entry, list.items, list.metadata, format.includeObject, ctx.now), { kind: 'json' })
-      return objectResponse(list as unknown as Record<string, unknown>, format)
+      return listResponse(list as unknown as Record<string, unknown>, format)
     }
     case 'watch':
       return watchResponse(store, ns, params, format, env)
