@@ -19,6 +19,8 @@ export interface FieldSelector {
   readonly requirements: readonly FieldRequirement[]
   /** True when the selector does not restrict anything. */
   readonly empty: boolean
+  /** The value a `field=value` term demands, when the selector has one (and no conflicting one); no sorting. */
+  requiredValue(field: string): string | undefined
   /** A field absent from `fields` counts as the empty string, as upstream's Fields.Get. */
   matches(fields: Record<string, string>): boolean
   toString(): string
@@ -100,6 +102,11 @@ class TermSelector implements FieldSelector {
 
   get empty(): boolean {
     return this.terms.length === 0
+  }
+
+  requiredValue(field: string): string | undefined {
+    const rule = this.rules.get(field)
+    return rule && !rule.impossible ? rule.equal : undefined
   }
 
   matches(fields: Record<string, string>): boolean {

@@ -6,6 +6,7 @@ import { createTokenRequest, type TokenIssuerConfig } from '../authn/serviceacco
 import { decodeBody, decodeObjectBody, readBodyBytes } from '../http/body.js'
 import { APPLY_PATCH_TYPE, negotiateOutput, type OutputFormat } from '../http/media-types.js'
 import type { RequestInfo } from '../http/request-info.js'
+import { queryOf } from '../http/query.js'
 import { listResponse, objectResponse } from '../http/respond.js'
 import { badRequest, methodNotSupported, resourceNotFound, unsupportedMediaType } from '../http/status-error.js'
 import { watchStream } from '../http/watch-stream.js'
@@ -93,8 +94,7 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
   // Writes to one object need its name in the URL; a create names it in the body.
   if ((['update', 'patch'].includes(info.verb) && !info.name) || (info.verb === 'create' && info.name))
     throw methodNotSupported(gr, info.verb)
-  const url = new URL(request.url)
-  const params = url.searchParams
+  const params = queryOf(request)
   const ctx = requestContext(env)
   const format = negotiateOutput(request.headers.get('accept'), {
     allowTable: ['get', 'list', 'watch'].includes(info.verb),
@@ -214,7 +214,7 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
   if (!sub || !served.includes(sub.name) || !info.name) throw resourceNotFound()
   if (!sub.verbs.includes(info.verb as Verb))
     throw methodNotSupported({ group: entry.group, resource: `${entry.resource}/${sub.name}` }, info.verb)
-  const params = new URL(request.url).searchParams
+  const params = queryOf(request)
   const ctx = requestContext(env)
   if (sub.name === 'eviction') return handleEviction(request, params, info, env, ctx)
   if (sub.name === 'token') return handleTokenRequest(request, params, info, env, ctx)

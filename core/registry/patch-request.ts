@@ -8,6 +8,7 @@
  */
 import { decodeJsonWithin, decodeYamlText, readBodyBytes } from '../http/body.js'
 import { APPLY_PATCH_TYPE, essence, JSON_PATCH_TYPE, MERGE_PATCH_TYPE, STRATEGIC_MERGE_PATCH_TYPE } from '../http/media-types.js'
+import { queryOf } from '../http/query.js'
 import { badRequest, StatusError, unsupportedMediaType } from '../http/status-error.js'
 import { applyStrategicMergePatch } from '../patch/strategic-merge.js'
 import { PatchError } from '../patch/errors.js'
@@ -61,7 +62,7 @@ export async function readPatch(
   const type = essence(request.headers.get('content-type'))
   const accepted = patchTypes(entry)
   if (!accepted.includes(type)) throw unsupportedMediaType(type, accepted)
-  const params = new URL(request.url).searchParams
+  const params = queryOf(request)
   checkPatchOptions(type === APPLY_PATCH_TYPE, params)
   const text = new TextDecoder().decode(await readBodyBytes(request, maxBodyBytes))
   if (type === APPLY_PATCH_TYPE) {
