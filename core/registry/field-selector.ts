@@ -19,6 +19,8 @@ export interface FieldSelector {
   readonly requirements: readonly FieldRequirement[]
   /** True when the selector does not restrict anything. */
   readonly empty: boolean
+  /** The fields the terms name, each once, in no particular order. */
+  readonly fields: Iterable<string>
   /** The value a `field=value` term demands, when the selector has one (and no conflicting one); no sorting. */
   requiredValue(field: string): string | undefined
   /** A field absent from `fields` counts as the empty string, as upstream's Fields.Get. */
@@ -102,6 +104,10 @@ class TermSelector implements FieldSelector {
 
   get empty(): boolean {
     return this.terms.length === 0
+  }
+
+  get fields(): Iterable<string> {
+    return this.rules.keys()
   }
 
   requiredValue(field: string): string | undefined {

@@ -101,9 +101,11 @@ export async function parseListQuery(params: URLSearchParams, entry: ResourceEnt
   if (fields) {
     const selector = await parseFieldSelectorInSlices(fields)
     const known = supportedFieldNames(entry)
-    for (const r of selector.requirements) {
-      if (!known.has(r.field)) throw badRequest(`field label not supported: ${r.field}`)
-    }
+    // Upstream names the first in sorted order: only a refusal pays for the sort.
+    if ([...selector.fields].some((f) => !known.has(f)))
+      for (const r of selector.requirements) {
+        if (!known.has(r.field)) throw badRequest(`field label not supported: ${r.field}`)
+      }
     query.fieldSelector = selector
   }
   const rv = params.get('resourceVersion')
