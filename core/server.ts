@@ -29,6 +29,8 @@ import { customResourceConversion } from './crd/conversion.js'
 import { serviceResolver } from './crd/service-resolver.js'
 import { fetchWebhookClient } from './crd/webhook-client.js'
 import { buildChain, DEFAULT_IN_FLIGHT } from './http/chain.js'
+import { headerTooLarge } from './http/limits.js'
+import { statusResponse } from './http/respond.js'
 import { flowControlBootstrapHook } from './flowcontrol/bootstrap.js'
 import { FlowControl } from './flowcontrol/flow-control.js'
 import { concatChains, lateBoundChain } from './admission/chain.js'
@@ -356,6 +358,8 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       return trust.published
     },
     async fetch(request, connection) {
+      const tooLarge = headerTooLarge(request)
+      if (tooLarge) return statusResponse(tooLarge)
       if (!started) await ready.catch(() => {})
       return app.fetch(request, connection ? { connection } : {})
     },

@@ -388,16 +388,66 @@ const COMPARE: Record<string, (a: unknown, b: unknown) => boolean> = {
 
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-/** What `*` and `..` step into: a map's values, an array's items, a string's bytes. */
-function children(v: unknown): unknown[] {
-  if (Array.isArray(v)) return v
-  if (isMap(v)) return Object.values(v)
-  if (typeof v === 'string') return [...new TextEncoder().encode(v)]
-  return []
-}
+/**
+ * How many values one evaluation may step through. Upstream evaluates
+ * without a bound; here the server has one thread, and `..` repeated over a
+ * large object (each `..` lists every subtree again, strings as their
+ * bytes) grows by the object's depth at each repetition. Real columns touch
+ * a handful of values; past the bound the evaluation fails, and a printer
+ * column shows an empty cell, as upstream shows one for a path that fails.
+ */
+export const MAX_JSONPATH_VALUES = 200_000
+
+const utf8 = new TextEncoder()
+
+class JsonPathBudgetError extends JsonPathError {}
 
 class Evaluator {
+  private spent = 0
+
   constructor(private readonly allowMissingKeys: boolean) {}
+
+  /** Starts the budget of one evaluation. */
+  reset(): void {
+    this.spent = 0
+  }
+
+  private charge(values: number): void {
+    this.spent += values
+    if (this.spent > MAX_JSONPATH_VALUES) throw new JsonPathBudgetError(`evaluation steps through more than ${MAX_JSONPATH_VALUES} values`)
+  }
+
+  /** What `*` and `..` step into: a map's values, an array's items, a string's bytes; charged before they are made. */
+  private children(v: unknown): unknown[] {
+    if (Array.isArray(v)) {
+      this.charge(v.length)
+      return v
+    }
+    if (isMap(v)) {
+      const values = Object.values(v)
+      this.charge(values.length)
+      return values
+    }
+    if (typeof v === 'string') {
+      this.charge(v.length)
+      return [...utf8.encode(v)]
+    }
+    return []
+  }
+
+  /** `..`: every value that has something inside, followed by everything under it. */
+  private recursive(input: unknown[]): unknown[] {
+    const out: unknown[] = []
+    for (const v of input) {
+      if (v === null) continue
+      const inner = this.children(v)
+      if (!inner.length) continue
+      out.push(v)
+      for (const below of this.recursive(inner)) out.push(below)
+    }
+    this.charge(out.length)
+    return out
+  }
 
   walk(input: unknown[], node: Node): unknown[] {
     switch (node.type) {
@@ -408,7 +458,12 @@ class Evaluator {
       case 'field':
         return this.field(input, node.name)
       case 'array':
-        return input.flatMap((v) => (v === null ? [] : slice(v, node.params)))
+        return input.flatMap((v) => {
+          if (v === null) return []
+          const items = slice(v, node.params)
+          this.charge(items.length)
+          return items
+        })
       case 'filter':
         return this.filter(input, node)
       case 'int':
@@ -416,9 +471,9 @@ class Evaluator {
       case 'bool':
         return input.map(() => node.value)
       case 'wildcard':
-        return input.flatMap(children)
+        return input.flatMap((v) => this.children(v))
       case 'recursive':
-        return recursive(input)
+        return this.recursive(input)
       case 'union':
         return node.lists.flatMap((l) => this.walk(input, l))
       case 'identifier':
@@ -438,13 +493,15 @@ class Evaluator {
     const results: unknown[] = []
     for (const value of input) {
       if (!Array.isArray(value)) throw new JsonPathError(`${goPrint(value)} is not array or slice and cannot be filtered`)
+      this.charge(value.length)
       for (const item of value) {
         if (node.operator === 'exists') {
           let lefts: unknown[] = []
           try {
             lefts = this.walk([item], node.left)
-          } catch {
-            // A side that cannot be evaluated does not exist.
+          } catch (err) {
+            // A side that cannot be evaluated does not exist; a spent budget ends the whole evaluation.
+            if (err instanceof JsonPathBudgetError) throw err
           }
           if (lefts.length) results.push(item)
           continue
@@ -485,17 +542,6 @@ function slice(value: unknown, params: readonly [SliceParam, SliceParam, SlicePa
   return out
 }
 
-/** `..`: every value that has something inside, followed by everything under it. */
-function recursive(input: unknown[]): unknown[] {
-  const out: unknown[] = []
-  for (const v of input) {
-    if (v === null) continue
-    const inner = children(v)
-    if (inner.length) out.push(v, ...recursive(inner))
-  }
-  return out
-}
-
 /**
  * Reads a template once. A text without `{` is one expression
  * (`.spec.replicas` as `{.spec.replicas}`). Returns upstream's parse error
@@ -511,7 +557,12 @@ export function compileJsonPath(text: string, options: JsonPathOptions = {}): Js
   }
   const evaluator = new Evaluator(options.allowMissingKeys ?? false)
   const nodes = parser.root.nodes
-  return { find: (data) => nodes.map((node) => evaluator.walk([data], node)) }
+  return {
+    find: (data) => {
+      evaluator.reset()
+      return nodes.map((node) => evaluator.walk([data], node))
+    },
+  }
 }
 
 /** The parse error of a template, or undefined when it reads. */

@@ -110,3 +110,33 @@ export function watchEventJson(type: string, object: unknown): string {
 export function versionInfoJson(info: object): string {
   return marshalGo(info, VERSION_INFO_SHAPE)
 }
+
+/**
+ * A list's JSON in pieces (`apiObjectJson(list)` once they are joined): the
+ * list's own fields up to `"items":[`, then the items a run at a time, then
+ * the rest. A large list is written out as its answer is read, so its JSON
+ * text never exists whole beside the objects, and other requests run
+ * between the pieces.
+ */
+export function* apiListJsonChunks(list: Record<string, unknown>, itemsPerChunk = 100): Generator<string, void, void> {
+  const items = list['items']
+  const frame = Array.isArray(items) && items.length > 0 ? apiObjectJson({ ...list, items: [] }) : undefined
+  const at = frame?.lastIndexOf('"items":[]') ?? -1
+  if (!frame || at < 0 || !Array.isArray(items)) {
+    yield apiObjectJson(list)
+    return
+  }
+  const open = at + '"items":['.length
+  const tail = frame.length - open // `]` and what follows the items
+  yield frame.slice(0, open)
+  for (let start = 0; start < items.length; start += itemsPerChunk) {
+    let chunk = ''
+    for (let i = start; i < Math.min(items.length, start + itemsPerChunk); i++) {
+      // The item as the whole list would write it: the same list around one item, cut out.
+      const one = apiObjectJson({ ...list, items: [items[i]] })
+      chunk += (i > 0 ? ',' : '') + one.slice(open, one.length - tail)
+    }
+    yield chunk
+  }
+  yield frame.slice(open)
+}

@@ -3,8 +3,10 @@
  * Content-Type into plain JSON data (JSON, YAML, protobuf), or 415.
  */
 import { BODY_TYPES, essence, JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE } from './media-types.js'
-import { duplicateJsonFields } from './duplicate-fields.js'
-import { depthMessage, jsonDepthMessage, jsonTooDeepAt, nestsDeeperThan } from './limits.js'
+import { duplicateJsonFields, duplicateJsonFieldsWalk } from './duplicate-fields.js'
+import { parseJsonWalk } from './json-slices.js'
+import { depthMessage, jsonDepthMessage, jsonTooDeepAt, jsonTooDeepWalk, nestsDeeperThan } from './limits.js'
+import { runInSlices, TimeSlice } from './time-slice.js'
 import { decodeProtobuf } from './protobuf.js'
 import { decodeYaml, YamlBodyError } from './yaml-body.js'
 import { badRequest, requestEntityTooLarge, unsupportedMediaType } from './status-error.js'
@@ -58,6 +60,27 @@ export function parseJsonText(text: string): unknown {
   return parseJsonWithin(text, "couldn't get version/kind; json parse error: ")
 }
 
+/** Below this many characters a body is parsed at once: JSON.parse takes well under a slice. */
+const SLICED_JSON_FROM = 64 * 1024
+
+/**
+ * parseJsonWithin for a body of any size, with its duplicate fields when
+ * asked: a large body is checked, built and scanned in 2 ms slices
+ * (json-slices.ts), so other requests are served meanwhile. A text the
+ * sliced parser cannot read goes to JSON.parse for its error, in one piece.
+ */
+export async function decodeJsonWithin(text: string, prefix: string, findDuplicates: boolean): Promise<{ value: unknown; duplicates: string[] }> {
+  if (text.length < SLICED_JSON_FROM) {
+    return { value: parseJsonWithin(text, prefix), duplicates: findDuplicates ? duplicateJsonFields(text) : [] }
+  }
+  const slice = new TimeSlice()
+  const tooDeep = await runInSlices(jsonTooDeepWalk(text), slice)
+  if (tooDeep) throw badRequest(`${prefix}${jsonDepthMessage(tooDeep)}`)
+  const parsed = await runInSlices(parseJsonWalk(text), slice)
+  const value = parsed ? parsed.value : parseJsonWithin(text, prefix)
+  return { value, duplicates: findDuplicates ? await runInSlices(duplicateJsonFieldsWalk(text), slice) : [] }
+}
+
 /** One YAML document to data, or 400 in upstream's words; its duplicate keys when asked. */
 export async function decodeYamlText(text: string, findDuplicates = false): Promise<{ value: unknown; duplicates: string[] }> {
   try {
@@ -92,7 +115,8 @@ export async function decodeObjectBody(
     const { value, duplicates } = await decodeYamlText(text, findDuplicates)
     return { body: value, duplicates }
   }
-  return { body: parseJsonText(text), duplicates: findDuplicates ? duplicateJsonFields(text) : [] }
+  const { value, duplicates } = await decodeJsonWithin(text, "couldn't get version/kind; json parse error: ", findDuplicates)
+  return { body: value, duplicates }
 }
 
 /** Decodes an object body by its Content-Type. */

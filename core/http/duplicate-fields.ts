@@ -4,6 +4,7 @@
  * (`duplicate field "spec.replicas"`) for field validation. YAML bodies
  * find theirs as they are decoded (yaml-body.ts).
  */
+import { type Checkpointed, runAtOnce } from './time-slice.js'
 
 interface Frame {
   /** Keys seen so far (objects) or undefined (arrays). */
@@ -22,10 +23,23 @@ const childPath = (path: string, key: string) => (path ? `${path}.${key}` : key)
  * JSON.parse has already accepted.
  */
 export function duplicateJsonFields(text: string): string[] {
+  return runAtOnce(duplicateJsonFieldsWalk(text))
+}
+
+/** Characters scanned between two checkpoints. */
+const RUN = 1 << 16
+
+/** The same scan with checkpoints, for bodies of megabytes (runInSlices). */
+export function* duplicateJsonFieldsWalk(text: string): Checkpointed<string[]> {
   const found: string[] = []
+  let checkpoint = RUN
   const stack: Frame[] = []
   let expectKey = false
   for (let i = 0; i < text.length; i++) {
+    if (i >= checkpoint) {
+      checkpoint = i + RUN
+      yield
+    }
     const c = text.charCodeAt(i)
     if (c === 0x22 /* " */) {
       let end = i + 1

@@ -3,6 +3,8 @@
  * checks that enforce them before anything deeper runs. The body limit itself
  * (413 past `--max-request-body-bytes`, 3 MiB) is enforced by the body reader.
  */
+import { StatusError, type StatusReason } from './status-error.js'
+import { type Checkpointed, runAtOnce } from './time-slice.js'
 
 /**
  * How deeply arrays and objects may nest in a decoded body or a patched
@@ -30,8 +32,18 @@ export const JSON_PATCH_MAX_COPY_BYTES = 3 * 1024 * 1024
  * the text need not be valid JSON (the parser reports that afterwards).
  */
 export function jsonTooDeepAt(text: string, limit = MAX_NESTING_DEPTH): string | undefined {
+  return runAtOnce(jsonTooDeepWalk(text, limit))
+}
+
+/** The same scan with checkpoints every 64 Ki characters, for bodies of megabytes (runInSlices). */
+export function* jsonTooDeepWalk(text: string, limit = MAX_NESTING_DEPTH): Checkpointed<string | undefined> {
   let depth = 0
+  let checkpoint = 1 << 16
   for (let i = 0; i < text.length; i++) {
+    if (i >= checkpoint) {
+      checkpoint = i + (1 << 16)
+      yield
+    }
     const c = text.charCodeAt(i)
     if (c === 0x22 /* " */) {
       // Skip the string, escapes included.
@@ -67,13 +79,19 @@ export function depthMessage(limit = MAX_NESTING_DEPTH): string {
  * Iterative, so that the check itself cannot overflow the stack it protects.
  */
 export function nestsDeeperThan(value: unknown, limit = MAX_NESTING_DEPTH): boolean {
+  return runAtOnce(depthWalk(value, limit))
+}
+
+/** The same check with checkpoints, for values of megabytes (runInSlices). */
+export function* depthWalk(value: unknown, limit = MAX_NESTING_DEPTH): Checkpointed<boolean> {
   const stack: Array<{ node: unknown; depth: number }> = [{ node: value, depth: 0 }]
-  while (stack.length > 0) {
+  for (let visited = 1; stack.length > 0; visited++) {
     const { node, depth } = stack.pop()!
     if (node === null || typeof node !== 'object') continue
     if (depth + 1 > limit) return true
     const children = Array.isArray(node) ? node : Object.values(node as Record<string, unknown>)
     for (const child of children) if (child !== null && typeof child === 'object') stack.push({ node: child, depth: depth + 1 })
+    if ((visited & 1023) === 0) yield
   }
   return false
 }
@@ -81,4 +99,32 @@ export function nestsDeeperThan(value: unknown, limit = MAX_NESTING_DEPTH): bool
 /** True for the error a runtime throws when recursion overflows its stack. */
 export function isStackOverflow(err: unknown): boolean {
   return err instanceof RangeError && /call stack/i.test(err.message)
+}
+
+/**
+ * Go's http.DefaultMaxHeaderBytes, which kube-apiserver's listener keeps:
+ * how many bytes the request line and the headers of one request may take
+ * together. It is what bounds a label or field selector in a URL. The Node
+ * daemon's listener refuses far less first (16 KiB over HTTP/1.1, 64 KiB of
+ * HTTP/2 header list); this bound is for callers of `fetch` in process.
+ */
+export const MAX_HEADER_BYTES = 1 << 20
+
+/** The request line and headers as they would go over HTTP/1.1, counted in UTF-16 units (a lower bound on bytes). */
+export function headerBytes(request: Request): number {
+  const url = request.url
+  const pathStart = url.indexOf('/', url.indexOf('//') + 2)
+  let bytes = request.method.length + (pathStart < 0 ? 1 : url.length - pathStart) + ' HTTP/1.1\r\n'.length + 2
+  request.headers.forEach((value, name) => {
+    bytes += name.length + value.length + 4
+  })
+  return bytes
+}
+
+/** Go's server answers 431 before any handler; here the answer is a Status saying the same, so every refusal reads alike. */
+export function headerTooLarge(request: Request, limit = MAX_HEADER_BYTES): StatusError | undefined {
+  const bytes = headerBytes(request)
+  if (bytes <= limit) return undefined
+  // No reason: upstream has no StatusReason for 431, Go's server writes the code's text alone.
+  return new StatusError(431, '' as StatusReason, `Request Header Fields Too Large: the request line and headers take ${bytes} bytes, more than ${limit}`)
 }

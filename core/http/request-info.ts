@@ -80,7 +80,7 @@ function nameFromFieldSelector(selector: string | null): string {
   return ''
 }
 
-export function parseRequestInfo(method: string, url: URL): RequestInfo {
+export function parseRequestInfo(method: string, url: URL, query: URLSearchParams = url.searchParams): RequestInfo {
   const path = url.pathname
   let parts = path.split('/').filter((p) => p !== '')
   const info = nonResource(path, method)
@@ -120,8 +120,8 @@ export function parseRequestInfo(method: string, url: URL): RequestInfo {
   if (parts.length >= 1) resource = parts[0] ?? ''
 
   if (!name && verb === 'get') {
-    verb = isTruthyWatch(url.searchParams.get('watch')) ? 'watch' : 'list'
-    name = nameFromFieldSelector(url.searchParams.get('fieldSelector'))
+    verb = isTruthyWatch(query.get('watch')) ? 'watch' : 'list'
+    name = nameFromFieldSelector(query.get('fieldSelector'))
   }
   if (!name && verb === 'delete') verb = 'deletecollection'
 

@@ -4,7 +4,7 @@
  * Go's field order and escapes, and a final newline; YAML likewise
  * (core/encoding/go-yaml.ts).
  */
-import { apiObjectJson, statusJson, versionInfoJson } from '../encoding/api-json.js'
+import { apiListJsonChunks, apiObjectJson, statusJson, versionInfoJson } from '../encoding/api-json.js'
 import { escapeLikeGo, indentGo } from '../encoding/go-json.js'
 import { apiObjectYaml } from '../encoding/go-yaml.js'
 import { JSON_TYPE, type OutputFormat, PROTOBUF_TYPE, YAML_TYPE } from './media-types.js'
@@ -66,4 +66,29 @@ export function textResponse(text: string, status = 200): Response {
     status,
     headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' },
   })
+}
+
+/** Lists longer than this are written as they are read (apiListJsonChunks) when the answer is JSON. */
+export const STREAMED_LIST_FROM = 500
+
+/**
+ * A list as objectResponse writes it; a long JSON list goes out as a stream
+ * pulled a run of items at a time, each pull a task of its own.
+ */
+export function listResponse(list: Record<string, unknown>, format: OutputFormat): Response {
+  const items = list['items']
+  if (format.kind !== 'json' || !Array.isArray(items) || items.length <= STREAMED_LIST_FROM) return objectResponse(list, format)
+  const chunks = apiListJsonChunks(list)
+  const encoder = new TextEncoder()
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const next = chunks.next()
+      if (next.done) controller.close()
+      else controller.enqueue(encoder.encode(next.value))
+    },
+    cancel() {
+      chunks.return()
+    },
+  })
+  return new Response(body, { status: 200, headers: { 'content-type': JSON_TYPE } })
 }

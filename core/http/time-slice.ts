@@ -44,3 +44,26 @@ export class TimeSlice {
     if (this.spent) await this.yield()
   }
 }
+
+/**
+ * Work written once as a generator that yields at its checkpoints (after a
+ * term, every few thousand characters), run either at once or in slices.
+ */
+export type Checkpointed<T> = Generator<void, T, void>
+
+/** Runs the work to its end without letting anything else run. */
+export function runAtOnce<T>(work: Checkpointed<T>): T {
+  for (;;) {
+    const step = work.next()
+    if (step.done) return step.value
+  }
+}
+
+/** Runs the work, letting other requests run whenever a checkpoint finds the slice spent. */
+export async function runInSlices<T>(work: Checkpointed<T>, slice = new TimeSlice()): Promise<T> {
+  for (;;) {
+    const step = work.next()
+    if (step.done) return step.value
+    await slice.pause()
+  }
+}

@@ -6,6 +6,7 @@
  * the caller's check, since it differs per resource.
  */
 import { badRequest } from '../http/status-error.js'
+import { type Checkpointed, runAtOnce, runInSlices } from '../http/time-slice.js'
 
 export interface FieldRequirement {
   field: string
@@ -18,6 +19,10 @@ export interface FieldSelector {
   readonly requirements: readonly FieldRequirement[]
   /** True when the selector does not restrict anything. */
   readonly empty: boolean
+  /** The fields the terms name, each once, in no particular order. */
+  readonly fields: Iterable<string>
+  /** The value a `field=value` term demands, when the selector has one (and no conflicting one); no sorting. */
+  requiredValue(field: string): string | undefined
   /** A field absent from `fields` counts as the empty string, as upstream's Fields.Get. */
   matches(fields: Record<string, string>): boolean
   toString(): string
@@ -27,31 +32,95 @@ export interface FieldSelector {
 const OPERATORS = ['!=', '==', '='] as const
 
 export function parseFieldSelector(text: string): FieldSelector {
-  // Upstream sorts the raw terms, so requirements come out in a stable order.
-  const terms = splitTerms(text).sort()
-  const requirements: FieldRequirement[] = []
-  for (const term of terms) {
-    if (term === '') continue
-    const split = splitTerm(term)
-    if (!split) throw badRequest(`invalid selector: '${text}'; can't understand '${term}'`)
-    const value = unescapeValue(split.rhs)
-    requirements.push({ field: split.lhs, operator: split.op === '!=' ? '!=' : '=', value })
+  return runAtOnce(selectorOf(text))
+}
+
+/**
+ * The same parse, yielding to other requests every 2 ms: a selector in a
+ * URL may be a megabyte long (upstream's bound on a request's header bytes).
+ */
+export function parseFieldSelectorInSlices(text: string): Promise<FieldSelector> {
+  return runInSlices(selectorOf(text))
+}
+
+/**
+ * Upstream sorts the raw terms and stops at the first it cannot read. The
+ * terms are read here in text order and sorted only when printed; of the
+ * bad ones, the smallest is the one upstream would have met first.
+ */
+function* selectorOf(text: string): Checkpointed<FieldSelector> {
+  const terms = splitTerms(text)
+  const requirements: Array<{ term: string; requirement: FieldRequirement }> = []
+  let firstBad: { term: string; error: unknown } | undefined
+  for (let i = 0; i < terms.length; i++) {
+    if ((i & 511) === 511) yield
+    const term = terms[i]!
+    if (term === '' || (firstBad && term >= firstBad.term)) continue
+    try {
+      requirements.push({ term, requirement: termRequirement(text, term) })
+    } catch (error) {
+      firstBad = { term, error }
+    }
   }
+  if (firstBad) throw firstBad.error
   return new TermSelector(requirements)
 }
 
+function termRequirement(text: string, term: string): FieldRequirement {
+  const split = splitTerm(term)
+  if (!split) throw badRequest(`invalid selector: '${text}'; can't understand '${term}'`)
+  const value = unescapeValue(split.rhs)
+  return { field: split.lhs, operator: split.op === '!=' ? '!=' : '=', value }
+}
+
+/** What the terms on one field demand together: one value (or none possible), and values it must not have. */
+interface FieldRule {
+  equal?: string
+  /** Two different `=` values: nothing matches. */
+  impossible: boolean
+  notEqual: Set<string>
+}
+
 class TermSelector implements FieldSelector {
-  constructor(readonly requirements: readonly FieldRequirement[]) {}
+  private sorted: readonly FieldRequirement[] | undefined
+  /** Per field, so a match costs a lookup per field named, however many terms name it. */
+  private readonly rules = new Map<string, FieldRule>()
+
+  constructor(private readonly terms: ReadonlyArray<{ term: string; requirement: FieldRequirement }>) {
+    for (const { requirement: r } of terms) {
+      let rule = this.rules.get(r.field)
+      if (!rule) this.rules.set(r.field, (rule = { impossible: false, notEqual: new Set() }))
+      if (r.operator === '!=') rule.notEqual.add(r.value)
+      else if (rule.equal === undefined) rule.equal = r.value
+      else if (rule.equal !== r.value) rule.impossible = true
+    }
+  }
+
+  /** In the order of their sorted terms, as upstream lists them. */
+  get requirements(): readonly FieldRequirement[] {
+    this.sorted ??= [...this.terms].sort((a, b) => (a.term < b.term ? -1 : a.term > b.term ? 1 : 0)).map((t) => t.requirement)
+    return this.sorted
+  }
 
   get empty(): boolean {
-    return this.requirements.length === 0
+    return this.terms.length === 0
+  }
+
+  get fields(): Iterable<string> {
+    return this.rules.keys()
+  }
+
+  requiredValue(field: string): string | undefined {
+    const rule = this.rules.get(field)
+    return rule && !rule.impossible ? rule.equal : undefined
   }
 
   matches(fields: Record<string, string>): boolean {
-    return this.requirements.every((r) => {
-      const actual = Object.hasOwn(fields, r.field) ? fields[r.field] : ''
-      return r.operator === '=' ? actual === r.value : actual !== r.value
-    })
+    for (const [field, rule] of this.rules) {
+      const actual = Object.hasOwn(fields, field) ? fields[field]! : ''
+      if (rule.impossible || (rule.equal !== undefined && actual !== rule.equal) || rule.notEqual.has(actual)) return false
+    }
+    return true
   }
 
   toString(): string {

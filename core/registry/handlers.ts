@@ -6,7 +6,8 @@ import { createTokenRequest, type TokenIssuerConfig } from '../authn/serviceacco
 import { decodeBody, decodeObjectBody, readBodyBytes } from '../http/body.js'
 import { APPLY_PATCH_TYPE, negotiateOutput, type OutputFormat } from '../http/media-types.js'
 import type { RequestInfo } from '../http/request-info.js'
-import { objectResponse } from '../http/respond.js'
+import { queryOf } from '../http/query.js'
+import { listResponse, objectResponse } from '../http/respond.js'
 import { badRequest, methodNotSupported, resourceNotFound, unsupportedMediaType } from '../http/status-error.js'
 import { watchStream } from '../http/watch-stream.js'
 import { groupVersion, type ResourceEntry, type Verb } from '../resources/catalogue.js'
@@ -23,7 +24,7 @@ import type { Registry } from './registry.js'
 import type { RequestContext } from './request-context.js'
 import { type WriteOptionsKind, writeOptionsOf } from './write-options.js'
 import type { ResourceStore } from './store.js'
-import { type IncludeObject, tableRow, toTable } from './table.js'
+import { type IncludeObject, tableRow, toTable, toTableInSlices } from './table.js'
 
 export interface HandlerEnv {
   registry: Registry
@@ -93,8 +94,7 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
   // Writes to one object need its name in the URL; a create names it in the body.
   if ((['update', 'patch'].includes(info.verb) && !info.name) || (info.verb === 'create' && info.name))
     throw methodNotSupported(gr, info.verb)
-  const url = new URL(request.url)
-  const params = url.searchParams
+  const params = queryOf(request)
   const ctx = requestContext(env)
   const format = negotiateOutput(request.headers.get('accept'), {
     allowTable: ['get', 'list', 'watch'].includes(info.verb),
@@ -125,10 +125,10 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
     case 'get':
       return objectOut(entry, await store.get(ns, info.name, params.get('resourceVersion') ?? undefined), format, ctx.now)
     case 'list': {
-      const list = await store.list(ns, parseListQuery(params, entry))
+      const list = await store.list(ns, await parseListQuery(params, entry))
       if (format.kind === 'table')
-        return objectResponse(toTable(entry, list.items, list.metadata, format.includeObject, ctx.now), { kind: 'json' })
-      return objectResponse(list as unknown as Record<string, unknown>, format)
+        return objectResponse(await toTableInSlices(entry, list.items, list.metadata, format.includeObject, ctx.now), { kind: 'json' })
+      return listResponse(list as unknown as Record<string, unknown>, format)
     }
     case 'watch':
       return watchResponse(store, ns, params, format, env)
@@ -155,7 +155,7 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
     case 'deletecollection': {
       const options = await readDeleteOptions(request, params, env.maxBodyBytes)
       ctx.dryRun = isDryRun(options)
-      const list = await store.deleteCollection(ns, parseListQuery(params, entry), options, ctx)
+      const list = await store.deleteCollection(ns, await parseListQuery(params, entry), options, ctx)
       return objectResponse(list as unknown as Record<string, unknown>, format)
     }
     default:
@@ -218,7 +218,7 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
   if (!sub || !served.includes(sub.name) || !info.name) throw resourceNotFound()
   if (!sub.verbs.includes(info.verb as Verb))
     throw methodNotSupported({ group: entry.group, resource: `${entry.resource}/${sub.name}` }, info.verb)
-  const params = new URL(request.url).searchParams
+  const params = queryOf(request)
   const ctx = requestContext(env)
   if (sub.name === 'eviction') return handleEviction(request, params, info, env, ctx)
   if (sub.name === 'token') return handleTokenRequest(request, params, info, env, ctx)
@@ -279,15 +279,15 @@ export function watchTimeoutSeconds(
   return minRequestTimeoutSeconds > 0 ? minRequestTimeoutSeconds * (1 + random()) : 0
 }
 
-function watchResponse(
+async function watchResponse(
   store: ResourceStore,
   namespace: string,
   params: URLSearchParams,
   format: OutputFormat,
   env: HandlerEnv,
-): Response {
+): Promise<Response> {
   const entry = store.entry
-  const query = parseListQuery(params, entry, 'watch')
+  const query = await parseListQuery(params, entry, 'watch')
   const seconds = watchTimeoutSeconds(query.timeoutSeconds, env.minRequestTimeoutSeconds)
   const controller = new AbortController()
   const timer = seconds > 0 ? setTimeout(() => controller.abort(), seconds * 1000) : undefined

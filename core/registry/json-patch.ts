@@ -3,9 +3,10 @@
  * applied to plain JSON data. Failures are reported as upstream reports them:
  * a patch document that cannot be read is 400, one that cannot be applied 422.
  */
-import { depthMessage, JSON_PATCH_MAX_COPY_BYTES, MAX_JSON_PATCH_OPERATIONS, nestsDeeperThan } from '../http/limits.js'
+import { depthMessage, depthWalk, JSON_PATCH_MAX_COPY_BYTES, MAX_JSON_PATCH_OPERATIONS } from '../http/limits.js'
 import { badRequest, requestEntityTooLarge, StatusError } from '../http/status-error.js'
-import { TimeSlice } from '../http/time-slice.js'
+import { runInSlices, TimeSlice } from '../http/time-slice.js'
+import { jsonBytes } from './json-size.js'
 import { isPlainObject } from '../resources/object.js'
 
 export function mergePatch(target: unknown, patch: unknown): unknown {
@@ -125,13 +126,6 @@ function deepEqual(a: unknown, b: unknown): boolean {
   return false
 }
 
-const utf8 = new TextEncoder()
-
-/** The bytes a value adds to the document it is copied into, as its JSON text. */
-function jsonSize(value: unknown): number {
-  return value === undefined ? 0 : utf8.encode(JSON.stringify(value)).byteLength
-}
-
 /**
  * A copy of JSON data made without recursion, pausing when the slice is
  * spent: a copy may hold up to JSON_PATCH_MAX_COPY_BYTES of small nodes,
@@ -168,20 +162,22 @@ async function cloneInSlices(value: unknown, slice: TimeSlice): Promise<unknown>
  */
 export async function applyJsonPatch(target: unknown, ops: Operation[], maxCopyBytes = JSON_PATCH_MAX_COPY_BYTES): Promise<unknown> {
   const slice = new TimeSlice()
-  let doc = structuredClone(target)
+  let doc = await cloneInSlices(target, slice)
   let copied = 0
   for (const op of ops) {
     switch (op.op) {
       case 'add':
-        doc = add(doc, op.path, structuredClone(op.value))
+        doc = add(doc, op.path, await cloneInSlices(op.value, slice))
         break
       case 'remove':
         doc = remove(doc, op.path)
         break
-      case 'replace':
+      case 'replace': {
         getAt(doc, op.path)
-        doc = op.path === '' ? structuredClone(op.value) : add(remove(doc, op.path), op.path, structuredClone(op.value))
+        const value = await cloneInSlices(op.value, slice)
+        doc = op.path === '' ? value : add(remove(doc, op.path), op.path, value)
         break
+      }
       case 'move': {
         const value = getAt(doc, op.from)
         doc = add(remove(doc, op.from), op.path, value)
@@ -189,7 +185,8 @@ export async function applyJsonPatch(target: unknown, ops: Operation[], maxCopyB
       }
       case 'copy': {
         const value = getAt(doc, op.from)
-        copied += jsonSize(value)
+        // The bytes the value adds as JSON text, measured in slices: it may be megabytes.
+        copied += await runInSlices(jsonBytes(value), slice)
         if (copied > maxCopyBytes)
           throw unprocessable(`Unable to complete the copy, the accumulated size increase of copy is ${copied}, exceeding the limit ${maxCopyBytes}`)
         doc = add(doc, op.path, await cloneInSlices(value, slice))
@@ -203,6 +200,6 @@ export async function applyJsonPatch(target: unknown, ops: Operation[], maxCopyB
     await slice.pause()
   }
   // Values added at depth can nest the result deeper than any one body could.
-  if (nestsDeeperThan(doc)) throw unprocessable(depthMessage())
+  if (await runInSlices(depthWalk(doc), slice)) throw unprocessable(depthMessage())
   return doc
 }

@@ -7,8 +7,10 @@
  *   requirement := ['!'] KEY [ ('in'|'notin') '(' values ')' | ('='|'=='|'!='|'>'|'<') VALUE ]
  */
 import { badRequest } from '../http/status-error.js'
+import { type Checkpointed, runAtOnce, runInSlices } from '../http/time-slice.js'
 import { aggregateText, errorText, type FieldError } from '../validation/field.js'
 import { isQualifiedName, isValidLabelValue } from '../validation/names.js'
+import { LabelMatcher } from './label-match.js'
 
 /** Upstream's selection.Operator values. */
 export type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt'
@@ -36,7 +38,26 @@ export interface LabelSelectorObject {
 }
 
 export function parseLabelSelector(text: string): LabelSelector {
-  return new RequirementSelector(new Parser(lex(text)).parse())
+  return runAtOnce(selectorOf(text))
+}
+
+/**
+ * The same parse, yielding to other requests every 2 ms: a selector in a
+ * URL may be a megabyte long (upstream's bound on a request's header bytes).
+ */
+export function parseLabelSelectorInSlices(text: string): Promise<LabelSelector> {
+  return runInSlices(selectorOf(text))
+}
+
+function* selectorOf(text: string): Checkpointed<LabelSelector> {
+  const tokens = yield* lex(text)
+  const requirements = yield* new Parser(tokens).parse()
+  const matcher = new LabelMatcher(parseInt64)
+  for (let i = 0; i < requirements.length; i++) {
+    matcher.add(requirements[i]!)
+    if ((i & 1023) === 1023) yield
+  }
+  return new RequirementSelector(requirements, matcher)
 }
 
 /**
@@ -65,19 +86,36 @@ const EXPRESSION_OPERATORS: Record<string, LabelOperator | undefined> = {
 }
 
 class RequirementSelector implements LabelSelector {
-  readonly requirements: readonly LabelRequirement[]
+  private sorted: readonly LabelRequirement[] | undefined
 
-  constructor(reqs: LabelRequirement[]) {
-    // Stable sort by key, as upstream, for a deterministic String().
-    this.requirements = [...reqs].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  /**
+   * `reqs` in any order, their values too: matching needs no order, so a
+   * long selector is sorted only when printed. `matcher`: the requirements
+   * folded already (the parser does it in slices), or built on first use.
+   */
+  constructor(
+    private readonly reqs: LabelRequirement[],
+    private matcher?: LabelMatcher,
+  ) {}
+
+  /** Stable sort by key, values sorted, as upstream, for a deterministic String(). */
+  get requirements(): readonly LabelRequirement[] {
+    this.sorted ??= [...this.reqs]
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .map((r) => (r.values.length > 1 ? { ...r, values: [...r.values].sort() } : r))
+    return this.sorted
   }
 
   get empty(): boolean {
-    return this.requirements.length === 0
+    return this.reqs.length === 0
   }
 
   matches(labels: Record<string, string> | undefined): boolean {
-    return this.requirements.every((r) => requirementMatches(r, labels ?? {}))
+    if (!this.matcher) {
+      this.matcher = new LabelMatcher(parseInt64)
+      for (const r of this.reqs) this.matcher.add(r)
+    }
+    return this.matcher.matches(labels ?? {})
   }
 
   toString(): string {
@@ -91,41 +129,6 @@ const NOTHING: LabelSelector = {
   empty: false,
   matches: () => false,
   toString: () => '',
-}
-
-/** Each long value list as a set, built on first use, so a match costs one lookup, as upstream's sets.String. */
-const valueSets = new WeakMap<LabelRequirement, ReadonlySet<string>>()
-
-function hasValue(r: LabelRequirement, value: string): boolean {
-  if (r.values.length <= 8) return r.values.includes(value)
-  let set = valueSets.get(r)
-  if (!set) valueSets.set(r, (set = new Set(r.values)))
-  return set.has(value)
-}
-
-function requirementMatches(r: LabelRequirement, labels: Record<string, string>): boolean {
-  const has = Object.hasOwn(labels, r.key)
-  const value = has ? labels[r.key] : undefined
-  switch (r.operator) {
-    case 'in':
-    case '=':
-    case '==':
-      return value !== undefined && hasValue(r, value)
-    case 'notin':
-    case '!=':
-      return value === undefined || !hasValue(r, value)
-    case 'exists':
-      return has
-    case '!':
-      return !has
-    case 'gt':
-    case 'lt': {
-      const actual = value === undefined ? undefined : parseInt64(value)
-      const bound = r.values.length === 1 ? parseInt64(r.values[0]!) : undefined
-      if (actual === undefined || bound === undefined) return false
-      return r.operator === 'gt' ? actual > bound : actual < bound
-    }
-  }
 }
 
 function requirementText(r: LabelRequirement): string {
@@ -168,9 +171,22 @@ function keyProblem(key: string, field: string): FieldError | undefined {
   return errs.length ? fieldInvalid(field, key, errs.join('; ')) : undefined
 }
 
-function requirement(key: string, operator: LabelOperator, values: string[]): LabelRequirement {
+/**
+ * `keyChecked`: the parser has refused a bad key already, with its own
+ * wording. `valuesChecked`: the parser found every value valid as it read
+ * them; the values may then come unsorted (sorted when asked for, see
+ * RequirementSelector), since only an error names them by their sorted index.
+ */
+function requirement(key: string, operator: LabelOperator, values: string[], keyChecked = false, valuesChecked = false): LabelRequirement {
+  if (valuesChecked && operator !== 'gt' && operator !== 'lt' && values.length > 0) {
+    if (operator === 'in' || operator === 'notin' || values.length === 1) return { key, operator, values }
+  }
+  return checkedRequirement(key, operator, [...values].sort(), keyChecked)
+}
+
+function checkedRequirement(key: string, operator: LabelOperator, values: string[], keyChecked: boolean): LabelRequirement {
   const errs: FieldError[] = []
-  const keyErr = keyProblem(key, 'key')
+  const keyErr = keyChecked ? undefined : keyProblem(key, 'key')
   if (keyErr) errs.push(keyErr)
   switch (operator) {
     case 'in':
@@ -226,29 +242,41 @@ interface Token {
   text: string
 }
 
-const SYMBOLS = new Set(['=', '!', '(', ')', ',', '>', '<'])
-const WHITESPACE = new Set([' ', '\t', '\r', '\n'])
+/** `=` `!` `(` `)` `,` `>` `<`: each ends a word. */
+function isSymbol(c: number): boolean {
+  return c === 0x3d || c === 0x21 || c === 0x28 || c === 0x29 || c === 0x2c || c === 0x3e || c === 0x3c
+}
 
-/** Splits the text as upstream's lexer does: symbols (longest match), keywords, identifiers. */
-function lex(text: string): Token[] {
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a
+}
+
+/**
+ * Splits the text as upstream's lexer does: symbols (longest match),
+ * keywords, identifiers. One pass over character codes: a selector in a URL
+ * may be a megabyte long.
+ */
+function* lex(text: string): Checkpointed<Token[]> {
   const tokens: Token[] = []
+  const n = text.length
   let i = 0
-  while (i < text.length) {
-    const ch = text[i]!
-    if (WHITESPACE.has(ch)) {
+  while (i < n) {
+    const c = text.charCodeAt(i)
+    if (isSpace(c)) {
       i++
-    } else if (SYMBOLS.has(ch)) {
-      const two = text.slice(i, i + 2)
-      const kind = (two === '==' || two === '!=' ? two : ch) as TokenKind
+    } else if (isSymbol(c)) {
+      const two = (c === 0x3d || c === 0x21) && text.charCodeAt(i + 1) === 0x3d
+      const kind = (two ? (c === 0x3d ? '==' : '!=') : text[i]) as TokenKind
       tokens.push({ kind, text: kind })
-      i += kind.length
+      i += two ? 2 : 1
     } else {
-      let j = i
-      while (j < text.length && !SYMBOLS.has(text[j]!) && !WHITESPACE.has(text[j]!)) j++
+      let j = i + 1
+      while (j < n && !isSymbol(text.charCodeAt(j)) && !isSpace(text.charCodeAt(j))) j++
       const word = text.slice(i, j)
       tokens.push({ kind: word === 'in' || word === 'notin' ? word : 'identifier', text: word })
       i = j
     }
+    if ((tokens.length & 1023) === 0) yield
   }
   tokens.push({ kind: 'end', text: '' })
   return tokens
@@ -274,10 +302,12 @@ const OPERATOR_TOKENS: Partial<Record<TokenKind, LabelOperator>> = {
 
 class Parser {
   private pos = 0
+  /** Whether every value of the requirement being read is a valid label value. */
+  private valuesValid = true
 
   constructor(private readonly tokens: Token[]) {}
 
-  parse(): LabelRequirement[] {
+  *parse(): Checkpointed<LabelRequirement[]> {
     const reqs: LabelRequirement[] = []
     for (;;) {
       const t = this.peek('value')
@@ -285,7 +315,8 @@ class Parser {
       if (t.kind !== 'identifier' && t.kind !== '!') {
         throw badRequest(`found '${t.text}', expected: !, identifier, or 'end of string'`)
       }
-      reqs.push(this.requirementOrFail())
+      reqs.push(yield* this.requirementOrFail())
+      yield
       const after = this.take('value')
       if (after.kind === 'end') return reqs
       if (after.kind !== ',') throw badRequest(`found '${after.text}', expected: ',' or 'end of string'`)
@@ -296,16 +327,16 @@ class Parser {
     }
   }
 
-  private requirementOrFail(): LabelRequirement {
+  private *requirementOrFail(): Checkpointed<LabelRequirement> {
     try {
-      return this.requirement()
+      return yield* this.requirement()
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err)
       throw badRequest(`unable to parse requirement: ${message}`)
     }
   }
 
-  private requirement(): LabelRequirement {
+  private *requirement(): Checkpointed<LabelRequirement> {
     let t = this.take('value')
     const negated = t.kind === '!'
     if (negated) t = this.take('value')
@@ -315,17 +346,19 @@ class Parser {
     const keyErr = keyProblem(key, '<nil>')
     if (keyErr) throw badRequest(errorText(keyErr))
     const following = this.peek('value').kind
-    if (negated) return requirement(key, '!', [])
-    if (following === 'end' || following === ',') return requirement(key, 'exists', [])
+    if (negated) return requirement(key, '!', [], true)
+    if (following === 'end' || following === ',') return requirement(key, 'exists', [], true)
     const opToken = this.take('operator')
     const op = OPERATOR_TOKENS[opToken.kind]
     if (!op) throw badRequest(`found '${opToken.text}', expected: in, notin, =, ==, !=, gt, lt`)
-    const values = op === 'in' || op === 'notin' ? this.valueSet() : this.exactValue()
-    return requirement(key, op, [...values].sort())
+    const isSet = op === 'in' || op === 'notin'
+    this.valuesValid = true
+    const values = isSet ? yield* this.valueSet() : this.exactValue()
+    return requirement(key, op, [...values], true, isSet && this.valuesValid)
   }
 
   /** `(a,b,...)`; empty entries mean the empty value, as upstream. */
-  private valueSet(): Set<string> {
+  private *valueSet(): Checkpointed<Set<string>> {
     const open = this.take('value')
     if (open.kind !== '(') throw badRequest(`found '${open.text}' expected: '('`)
     const first = this.peek('value')
@@ -336,18 +369,20 @@ class Parser {
     if (first.kind !== 'identifier' && first.kind !== ',') {
       throw badRequest(`found '${first.text}', expected: ',', ')' or identifier`)
     }
-    const values = this.valueList()
+    const values = yield* this.valueList()
     // Upstream names the list's first token here, not the offending one.
     if (this.take('value').kind !== ')') throw badRequest(`found '${first.text}', expected: ')'`)
     return values
   }
 
-  private valueList(): Set<string> {
+  private *valueList(): Checkpointed<Set<string>> {
     const values = new Set<string>()
-    for (;;) {
+    for (let read = 1; ; read++) {
+      if ((read & 255) === 0) yield
       const t = this.take('value')
       if (t.kind === 'identifier') {
         values.add(t.text)
+        if (isValidLabelValue(t.text).length > 0) this.valuesValid = false
         const next = this.peek('value')
         if (next.kind === ',') continue
         if (next.kind === ')') return values

@@ -7,8 +7,8 @@ import { badRequest } from '../http/status-error.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
 import type { KubeObject } from '../resources/object.js'
 import { type FieldError, fieldPath, forbiddenField, invalidError, notSupported } from '../validation/field.js'
-import { type FieldSelector, parseFieldSelector } from './field-selector.js'
-import { type LabelSelector, parseLabelSelector } from './label-selector.js'
+import { type FieldSelector, parseFieldSelectorInSlices } from './field-selector.js'
+import { type LabelSelector, parseLabelSelectorInSlices } from './label-selector.js'
 
 export interface ListQuery {
   labelSelector?: LabelSelector
@@ -90,19 +90,22 @@ function watchOptionErrors(query: ListQuery, match: string | undefined, cont: st
 /**
  * Reads the parameters of a list (also deletecollection) or a watch and
  * refuses contradictory ones as upstream's ValidateListOptions does, every
- * problem in one 422.
+ * problem in one 422. Selectors are parsed in time slices: one may be as
+ * long as a request line (a megabyte), and other requests go on meanwhile.
  */
-export function parseListQuery(params: URLSearchParams, entry: ResourceEntry, verb: 'list' | 'watch' = 'list'): ListQuery {
+export async function parseListQuery(params: URLSearchParams, entry: ResourceEntry, verb: 'list' | 'watch' = 'list'): Promise<ListQuery> {
   const query: ListQuery = { allowWatchBookmarks: bool(params, 'allowWatchBookmarks') }
   const labels = params.get('labelSelector')
-  if (labels) query.labelSelector = parseLabelSelector(labels)
+  if (labels) query.labelSelector = await parseLabelSelectorInSlices(labels)
   const fields = params.get('fieldSelector')
   if (fields) {
-    const selector = parseFieldSelector(fields)
+    const selector = await parseFieldSelectorInSlices(fields)
     const known = supportedFieldNames(entry)
-    for (const r of selector.requirements) {
-      if (!known.has(r.field)) throw badRequest(`field label not supported: ${r.field}`)
-    }
+    // Upstream names the first in sorted order: only a refusal pays for the sort.
+    if ([...selector.fields].some((f) => !known.has(f)))
+      for (const r of selector.requirements) {
+        if (!known.has(r.field)) throw badRequest(`field label not supported: ${r.field}`)
+      }
     query.fieldSelector = selector
   }
   const rv = params.get('resourceVersion')

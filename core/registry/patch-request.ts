@@ -6,9 +6,9 @@
  * (upstream refuses it for custom resources with 415); apply takes the type
  * from the tables or, for a custom resource, from its schema.
  */
-import { decodeYamlText, parseJsonWithin, readBodyBytes } from '../http/body.js'
-import { duplicateJsonFields } from '../http/duplicate-fields.js'
+import { decodeJsonWithin, decodeYamlText, readBodyBytes } from '../http/body.js'
 import { APPLY_PATCH_TYPE, essence, JSON_PATCH_TYPE, MERGE_PATCH_TYPE, STRATEGIC_MERGE_PATCH_TYPE } from '../http/media-types.js'
+import { queryOf } from '../http/query.js'
 import { badRequest, StatusError, unsupportedMediaType } from '../http/status-error.js'
 import { applyStrategicMergePatch } from '../patch/strategic-merge.js'
 import { PatchError } from '../patch/errors.js'
@@ -62,7 +62,7 @@ export async function readPatch(
   const type = essence(request.headers.get('content-type'))
   const accepted = patchTypes(entry)
   if (!accepted.includes(type)) throw unsupportedMediaType(type, accepted)
-  const params = new URL(request.url).searchParams
+  const params = queryOf(request)
   checkPatchOptions(type === APPLY_PATCH_TYPE, params)
   const text = new TextDecoder().decode(await readBodyBytes(request, maxBodyBytes))
   if (type === APPLY_PATCH_TYPE) {
@@ -72,12 +72,13 @@ export async function readPatch(
     ctx.apply = { force: params.get('force') === 'true' }
     return { apply: true, config }
   }
-  return { apply: false, patch: patchFunction(text, type, entry, ctx) }
+  return { apply: false, patch: await patchFunction(text, type, entry, ctx) }
 }
 
-function patchFunction(text: string, type: string, entry: ResourceEntry, ctx: RequestContext): PatchFunction {
-  const doc = parseJsonWithin(text, 'error decoding patch: ')
-  if (ctx.fieldValidation !== 'Ignore') ctx.bodyProblems = duplicateJsonFields(text)
+async function patchFunction(text: string, type: string, entry: ResourceEntry, ctx: RequestContext): Promise<PatchFunction> {
+  const findDuplicates = ctx.fieldValidation !== 'Ignore'
+  const { value: doc, duplicates } = await decodeJsonWithin(text, 'error decoding patch: ', findDuplicates)
+  if (findDuplicates) ctx.bodyProblems = duplicates
   if (type === JSON_PATCH_TYPE) {
     const ops = parseJsonPatch(doc)
     return (current) => applyJsonPatch(current, ops)

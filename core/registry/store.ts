@@ -139,10 +139,10 @@ export class ResourceStore {
    */
   watch(namespace: string, query: ListQuery, signal: AbortSignal, bookmarkIntervalMs: number): Watcher {
     const predicate = selectorPredicate(this.entry, query)
-    const name = query.fieldSelector?.requirements.find((r) => r.field === 'metadata.name' && r.operator !== '!=')
+    const name = query.fieldSelector?.requiredValue('metadata.name')
     // A watch pinned to one name watches that key alone, as kubectl's delete --wait does.
     const pinned = name && (!this.entry.namespaced || namespace)
-    const target = pinned ? this.key(namespace, name.value) : this.prefix(namespace)
+    const target = pinned ? this.key(namespace, name) : this.prefix(namespace)
     if (query.sendInitialEvents !== undefined) {
       return new WatchListWatcher(this.storage, {
         listPrefix: this.prefix(namespace),

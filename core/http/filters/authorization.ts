@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono'
 import { type Authorizer, attributesOf, forbiddenMessage } from '../../authz/authorizer.js'
+import { queryOf } from '../query.js'
 import { StatusError } from '../status-error.js'
 import type { ChainEnv } from './context.js'
 
@@ -7,7 +8,7 @@ import type { ChainEnv } from './context.js'
 export function authorizationFilter(authorizer: Authorizer): MiddlewareHandler<ChainEnv> {
   return async (c, next) => {
     const info = c.get('requestInfo')
-    const fieldSelector = info.isResourceRequest ? new URL(c.req.url).searchParams.get('fieldSelector') : null
+    const fieldSelector = info.isResourceRequest ? queryOf(c.req.raw).get('fieldSelector') : null
     const attrs = { ...attributesOf(c.get('user'), info), ...(fieldSelector ? { fieldSelector } : {}) }
     const { decision, reason } = await authorizer.authorize(attrs)
     const audit = c.get('audit')

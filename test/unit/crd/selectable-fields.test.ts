@@ -70,8 +70,8 @@ describe('custom resource selectable fields', () => {
     })
   })
 
-  it('lets a list select on them, and matches objects by them', () => {
-    const query = parseListQuery(new URLSearchParams({ fieldSelector: 'spec.color=blue,spec.size!=3' }), entry)
+  it('lets a list select on them, and matches objects by them', async () => {
+    const query = await parseListQuery(new URLSearchParams({ fieldSelector: 'spec.color=blue,spec.size!=3' }), entry)
     const selector = query.fieldSelector
     assert.ok(selector)
     assert.equal(selector.matches(selectableFields(entry, shirt({ color: 'blue', size: 4 }))), true)
@@ -79,8 +79,8 @@ describe('custom resource selectable fields', () => {
     assert.equal(selector.matches(selectableFields(entry, shirt({ color: 'red', size: 4 }))), false)
   })
 
-  it('refuses a field the CRD does not make selectable with 400 field label not supported', () => {
-    assert.throws(
+  it('refuses a field the CRD does not make selectable with 400 field label not supported', async () => {
+    await assert.rejects(
       () => parseListQuery(new URLSearchParams({ fieldSelector: 'spec.sleeves=long' }), entry),
       (err: unknown) => err instanceof StatusError && err.code === 400 && err.message === 'field label not supported: spec.sleeves',
     )

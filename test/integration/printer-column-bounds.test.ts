@@ -1,0 +1,90 @@
+/**
+ * A printer column's JSONPath is evaluated with a bound on the values it
+ * steps through: a path that repeats `..` over a large custom resource gets
+ * an empty cell, as upstream shows one for a path that fails, while the
+ * other columns are filled and another client's GET is served meanwhile.
+ */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { compileJsonPath, JsonPathError, MAX_JSONPATH_VALUES } from '../../core/crd/jsonpath.js'
+import { installDefinition } from './crd-fixtures.js'
+import { startServer } from './harness.js'
+
+const GROUP = 'columns.example.com'
+const BLOBS = `/apis/${GROUP}/v1/namespaces/default/blobs`
+const TABLE = 'application/json;as=Table;g=meta.k8s.io;v=v1'
+const PATHOLOGICAL = '...*...*...*...*'
+
+const definition = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: `blobs.${GROUP}` },
+  spec: {
+    group: GROUP,
+    scope: 'Namespaced',
+    names: { plural: 'blobs', singular: 'blob', kind: 'Blob' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } },
+        additionalPrinterColumns: [
+          { name: 'Label', type: 'string', jsonPath: '.spec.label' },
+          { name: 'Everything', type: 'string', jsonPath: PATHOLOGICAL },
+        ],
+      },
+    ],
+  },
+}
+
+/** A spec nested 40 levels, each level holding a hundred small strings: some 4000 values, many thousands of subtrees. */
+function bigSpec(label: string): Record<string, unknown> {
+  let inner: Record<string, unknown> = { leaf: 'x' }
+  for (let level = 0; level < 40; level++) {
+    inner = { down: inner, items: Array.from({ length: 100 }, (_, i) => `item-${level}-${i}`) }
+  }
+  return { label, tree: inner }
+}
+
+describe('printer columns in bounded time', { timeout: 120_000 }, () => {
+  it('stops an evaluation past its bound with a JSONPath error, and leaves simple paths alone', () => {
+    const path = compileJsonPath(`{${PATHOLOGICAL}}`, { allowMissingKeys: true })
+    assert.ok(typeof path !== 'string', String(path))
+    assert.throws(() => path.find({ spec: bigSpec('a') }), (err: unknown) => err instanceof JsonPathError && err.message.includes(String(MAX_JSONPATH_VALUES)))
+    const simple = compileJsonPath('{.spec.label}')
+    assert.ok(typeof simple !== 'string')
+    assert.deepEqual(simple.find({ spec: bigSpec('a') }), [['a']])
+    // The bound is per evaluation: the same path evaluates again from a fresh budget.
+    const small = compileJsonPath('{..leaf}')
+    assert.ok(typeof small !== 'string')
+    for (let i = 0; i < 3; i++) assert.deepEqual(small.find(bigSpec('a')), [['x']])
+  })
+
+  it("lists big objects as a Table with the pathological column empty, while another client's GET is served first", async () => {
+    const api = await startServer()
+    await installDefinition(api, definition)
+    for (let i = 0; i < 4; i++) {
+      const r = await api.post(BLOBS, { apiVersion: `${GROUP}/v1`, kind: 'Blob', metadata: { name: `b${i}` }, spec: bigSpec(`l${i}`) })
+      assert.equal(r.status, 201, r.text.slice(0, 300))
+    }
+    const order: string[] = []
+    const table = api.get(BLOBS, { headers: { accept: TABLE } }).then((r) => (order.push('table'), r))
+    const get = new Promise((resolve) => setTimeout(resolve, 0))
+      .then(() => api.get('/api/v1/namespaces/default'))
+      .then((r) => (order.push('get'), r))
+    const [listed, got] = await Promise.all([table, get])
+    assert.equal(got.status, 200)
+    assert.equal(listed.status, 200, listed.text.slice(0, 300))
+    assert.deepEqual(
+      listed.body.columnDefinitions.map((c: { name: string }) => c.name),
+      ['Name', 'Label', 'Everything', 'Age'].filter((n) => listed.body.columnDefinitions.some((c: { name: string }) => c.name === n)),
+    )
+    const rows = listed.body.rows as Array<{ cells: unknown[] }>
+    assert.deepEqual(
+      rows.map((r) => [r.cells[0], r.cells[1], r.cells[2]]),
+      [0, 1, 2, 3].map((i) => [`b${i}`, `l${i}`, null]),
+    )
+    assert.deepEqual(order, ['get', 'table'], 'the GET waited for the whole table')
+  })
+})

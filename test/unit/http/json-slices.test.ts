@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import fc from 'fast-check'
+import { parseJsonWalk } from '../../../core/http/json-slices.js'
+import { runAtOnce, runInSlices } from '../../../core/http/time-slice.js'
+
+/** What JSON.parse gives, or undefined when it throws. */
+function reference(text: string): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text) }
+  } catch {
+    return undefined
+  }
+}
+
+/** Equal values with keys in the same order, as a later JSON.stringify would show. */
+function assertSame(text: string): void {
+  const ours = runAtOnce(parseJsonWalk(text))
+  const theirs = reference(text)
+  assert.equal(ours === undefined, theirs === undefined, `acceptance differs for ${JSON.stringify(text)}`)
+  if (ours && theirs) {
+    assert.deepEqual(ours.value, theirs.value)
+    assert.equal(JSON.stringify(ours.value), JSON.stringify(theirs.value))
+  }
+}
+
+describe('JSON parsed with checkpoints', () => {
+  it('builds what JSON.parse builds, for any JSON text', () => {
+    fc.assert(fc.property(fc.json(), assertSame), { numRuns: 1000, seed: 14 })
+  })
+
+  it('accepts and refuses exactly what JSON.parse does, for mangled texts', () => {
+    const mangled = fc
+      .tuple(fc.json(), fc.nat(), fc.constantFrom('', ' ', ',', '"', '\\', '{', '}', '[', ']', ':', '0', '-', '.', 'e', '\u0001', 'tru', 'x'), fc.nat(3))
+      .map(([text, at, insert, drop]) => {
+        const i = text.length === 0 ? 0 : at % text.length
+        return text.slice(0, i) + insert + text.slice(i + drop)
+      })
+    fc.assert(fc.property(mangled, assertSame), { numRuns: 3000, seed: 14 })
+  })
+
+  it('reads duplicate keys, __proto__ and escapes as JSON.parse does', () => {
+    for (const text of [
+      '{"a":1,"b":2,"a":3}',
+      '{"__proto__":{"x":1}}',
+      '{"2":1,"1":2,"b":3}',
+      '"\\u00e9\\n\\ud83d\\ude00"',
+      ' [ 1 , -0 , 1e400 , 2.5E-3 , true , null ] ',
+      '',
+      '[1,]',
+      '{"a" 1}',
+      '"\\x"',
+      '01',
+    ])
+      assertSame(text)
+  })
+
+  it('builds a megabyte of small objects in slices to the same value', async () => {
+    const text = JSON.stringify({ items: Array.from({ length: 50_000 }, (_, i) => ({ i, s: `v${i}`, a: [i, null] })), long: 'x'.repeat(300_000) })
+    assert.deepEqual((await runInSlices(parseJsonWalk(text)))?.value, JSON.parse(text))
+  })
+})
