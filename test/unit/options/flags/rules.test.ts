@@ -415,6 +415,25 @@ const CASES: RuleCase[] = [
     ],
     accepted: ['--peer-advertise-ip=10.0.0.2', '--peer-advertise-port=6443', '--peer-ca-file=ca.crt', '--feature-gates=UnknownVersionInteroperabilityProxy=true'],
   },
+  // Leader election of the run-once controllers
+  {
+    rule: 'the lease outlasts the renew deadline',
+    refused: ['--coordinated-leadership-lease-duration=10s', '--coordinated-leadership-renew-deadline=10s'],
+    says: ['--coordinated-leadership-lease-duration must be greater than --coordinated-leadership-renew-deadline'],
+    accepted: ['--coordinated-leadership-lease-duration=4s', '--coordinated-leadership-renew-deadline=3s', '--coordinated-leadership-retry-period=1s'],
+  },
+  {
+    rule: 'the renew deadline leaves room for retries',
+    refused: ['--coordinated-leadership-retry-period=9s'],
+    says: ['--coordinated-leadership-renew-deadline must be greater than 1.2 times --coordinated-leadership-retry-period'],
+    accepted: ['--coordinated-leadership-retry-period=8s'],
+  },
+  {
+    rule: 'the timings are positive',
+    refused: ['--coordinated-leadership-retry-period=0s'],
+    says: ['--coordinated-leadership-retry-period must be greater than zero'],
+    accepted: ['--coordinated-leadership-retry-period=1s'],
+  },
 ]
 
 describe('cross-flag rules', () => {
