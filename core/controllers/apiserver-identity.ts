@@ -52,11 +52,12 @@ function base32(bytes: Uint8Array): string {
 
 /**
  * The server's id, `apiserver-` and a hash, stable across restarts.
- * Upstream hashes the host name alone; the secure port is added here so
- * that several servers on one host (a test cluster on loopback) stay apart.
+ * Upstream hashes the host name alone; the advertised address and secure
+ * port are added here so that several servers on one host (a test cluster
+ * on loopback addresses) stay apart.
  */
-export async function apiServerId(hostname: string, securePort?: number): Promise<string> {
-  const seed = securePort ? `${hostname}:${securePort}` : hostname
+export async function apiServerId(hostname: string, advertiseAddress: string, securePort?: number): Promise<string> {
+  const seed = [hostname, advertiseAddress, securePort ?? ''].join('|')
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(seed)))
   return `apiserver-${base32(digest.slice(0, 16))}`
 }

@@ -54,7 +54,7 @@ export function serverMembership(options: MultiServerOptions | undefined, ctx: M
     ...(endpoints ? { endpoints } : {}),
     async start() {
       if (!options) return
-      const id = await apiServerId(options.hostname, ctx.securePort)
+      const id = await apiServerId(options.hostname, ctx.advertiseAddress, ctx.securePort)
       const holderIdentity = `${id}_${crypto.randomUUID()}`
       if (stopped) return
       if (options.identityLease ?? true)
@@ -73,7 +73,7 @@ export function serverMembership(options: MultiServerOptions | undefined, ctx: M
           ...options.leaderElection,
           leaseName: CONTROLLERS_LEASE,
           identity: holderIdentity,
-          // An earlier run of this server (same host and port) is gone: its lease need not be waited out.
+          // An earlier run of this server (same host, address and port) is gone: its lease need not be waited out.
           earlierSelf: (holder) => holder.startsWith(`${id}_`),
         },
         ctx.now,
