@@ -49,6 +49,7 @@ import { DEFAULT_STORAGE_PREFIX } from './registry/store.js'
 import { builtinEntries } from './resources/builtin.js'
 import { Catalogue, type ResourceEntry } from './resources/catalogue.js'
 import { applyRuntimeConfig } from './resources/runtime-config.js'
+import { expiringFactory } from './storage/expiring.js'
 import { singleStorage } from './storage/factory.js'
 import { MemoryStorage } from './storage/memory.js'
 import { ServerStorage } from './storage/server-storage.js'
@@ -104,8 +105,15 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     const resource = cachedResources.get(prefix)
     if (resource) countTerminatedWatcher(metrics, resource)
   }
+  const root = (options.storagePrefix ?? DEFAULT_STORAGE_PREFIX).replace(/\/+$/, '')
+  // --event-ttl on a backend that does not expire keys itself (memory, the embedded store).
+  const expiring = options.eventTtlMs
+    ? expiringFactory(ports.storageFactory ?? singleStorage(backend), [{ prefix: `${root}/events/`, ttlMs: options.eventTtlMs }], () => now().getTime(), (err) =>
+        logger.warn({ err: String(err) }, 'cannot delete an expired event'),
+      )
+    : undefined
   // Each resource's backend, behind the watch cache unless --watch-cache or its --watch-cache-sizes turns it off.
-  const storageFactory = new ServerStorage(ports.storageFactory ?? singleStorage(backend), {
+  const storageFactory = new ServerStorage(expiring ?? ports.storageFactory ?? singleStorage(backend), {
     watchCache: options.watchCache ?? true,
     watchCacheSizes: options.watchCacheSizes ?? {},
     cacheOptions: { logger, onWatcherTerminated, ...(options.watcherBufferSize ? { watcherBufferSize: options.watcherBufferSize } : {}) },
@@ -127,7 +135,6 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     },
   })
   const catalogue = new Catalogue(applyRuntimeConfig(entries, options.runtimeConfig ?? {}))
-  const root = (options.storagePrefix ?? DEFAULT_STORAGE_PREFIX).replace(/\/+$/, '')
   // Writes of roles and bindings ask the whole chain (`escalate`, `bind`) and the RBAC rules of the writer.
   const writeAuthorization: WriteAuthorization = {
     authorizer,
@@ -373,6 +380,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       await auditor?.shutdown()
       // The cache's storage watches end with the server; the storage itself stays open for its owner.
       storageFactory.stop()
+      expiring?.stop()
     },
   }
 }

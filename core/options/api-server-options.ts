@@ -400,6 +400,13 @@ export interface ApiServerOptions {
    * @see MultiServerOptions
    */
   multiServer?: MultiServerOptions
+  /**
+   * `--event-ttl` on a backend that does not expire keys itself (memory,
+   * the embedded store): an event is deleted this long after its last write,
+   * and watchers see it DELETED. Leave it unset over etcd, whose leases do it.
+   * @default undefined (events are kept)
+   */
+  eventTtlMs?: number
   /** Keep the `kubernetes` Service and its endpoints in `default`. @default true */
   kubernetesServiceController?: boolean
   /** Give every namespace its `default` ServiceAccount. @default true */

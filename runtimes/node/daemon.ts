@@ -31,7 +31,7 @@ import { nodeProfiler } from './profiler.js'
 import { reusePortSupported, serveTls, type TlsListener } from './serve.js'
 import { type ListenerTls, servingTls } from './serving-tls.js'
 import { type DaemonStorage, openDaemonStorage, StorageStartupError } from './storage/open.js'
-import { multiServerOptions } from './multi-server.js'
+import { eventExpiry, multiServerOptions } from './multi-server.js'
 import { nodeWebhookClient } from './webhook-client.js'
 import { type NodeProxyTransport, nodeProxyTransport } from './proxy-transport.js'
 
@@ -341,7 +341,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     proxyTransport = nodeProxyTransport()
     try {
       const options = serverOptions(flags, authenticationOptions(flags, { parsed, files, tokens, cas, saKeys }), authz, auditOptions(parsed, files.auditPolicy, logger), aggregation)
-      server = (out.createServer ?? createApiServer)({ ...options, admission: admission.options, multiServer: multiServerOptions(parsed.values) }, {
+      server = (out.createServer ?? createApiServer)({ ...options, admission: admission.options, multiServer: multiServerOptions(parsed.values), ...eventExpiry(parsed.values) }, {
         logger,
         storage: storage.storage,
         storageFactory: storage.factory,

@@ -14,8 +14,7 @@ export const NOT_YET = {
   logging: 'logs are JSON lines from pino; klog-style logging options are not applied',
   tracing: 'tracing is not implemented yet',
   nodeAgent: 'the server does not connect to node agents yet',
-  peers: 'running several servers side by side is not supported yet',
+  peers: 'the peer proxy (UnknownVersionInteroperabilityProxy) is not built: a request for an API only a peer serves gets 404',
   workloads: 'pod-level policies are not applied yet',
-  events: 'events are kept like other objects; their time to live is not applied yet',
   logsHandler: 'there is no /logs endpoint',
 } as const
