@@ -4,12 +4,18 @@
  * `--coordinated-leadership-*` timings of the controllers' leader election.
  */
 import { hostname } from 'node:os'
-import type { FlagValues } from '../../core/options/flags/index.js'
+import { featureEnabled, type FlagValues } from '../../core/options/flags/index.js'
 import type { MultiServerOptions } from '../../core/options/multi-server-options.js'
 
 type MultiServerFlags = Pick<
   FlagValues,
-  'kvstore-servers' | 'coordinated-leadership-lease-duration' | 'coordinated-leadership-renew-deadline' | 'coordinated-leadership-retry-period'
+  | 'kvstore-servers'
+  | 'coordinated-leadership-lease-duration'
+  | 'coordinated-leadership-renew-deadline'
+  | 'coordinated-leadership-retry-period'
+  | 'feature-gates'
+  | 'emulated-version'
+  | 'version'
 >
 
 export function multiServerOptions(values: MultiServerFlags): MultiServerOptions {
@@ -17,6 +23,7 @@ export function multiServerOptions(values: MultiServerFlags): MultiServerOptions
     hostname: hostname().toLowerCase(),
     // The embedded store belongs to one process; etcd may be shared by several servers.
     sharedStorage: values['kvstore-servers'].length > 0,
+    identityLease: featureEnabled(values, 'APIServerIdentity'),
     leaderElection: {
       leaseDurationMs: values['coordinated-leadership-lease-duration'],
       renewDeadlineMs: values['coordinated-leadership-renew-deadline'],

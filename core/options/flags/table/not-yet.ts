@@ -7,7 +7,6 @@ export const NOT_YET = {
   encryption: 'encryption at rest is not implemented yet',
   auditWebhook: 'the audit webhook backend is not built yet; the log backend is',
   emulation: 'version emulation is not implemented; the server serves the APIs of its own version',
-  featureGates: 'feature gates are checked but switch nothing yet',
   limits: 'connection throughput limits are not enforced yet',
   contentionProfiling: 'V8 has no lock-contention profile; the flag changes nothing',
   metrics: 'the server exports no metrics yet',

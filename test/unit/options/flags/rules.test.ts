@@ -247,10 +247,22 @@ const CASES: RuleCase[] = [
     accepted: ['--authorization-config=authz.yaml'],
   },
   {
-    rule: '--authorization-config needs its gate',
-    refused: ['--authorization-config=authz.yaml', '--feature-gates=StructuredAuthorizationConfiguration=false'],
+    rule: '--authorization-config needs its gate (which 1.32 locks on; 1.31 lets it be turned off)',
+    refused: ['--authorization-config=authz.yaml', '--emulated-version=1.31', '--feature-gates=StructuredAuthorizationConfiguration=false'],
     says: ['--authorization-config cannot be used without enabling StructuredAuthorizationConfiguration feature flag'],
     accepted: ['--authorization-config=authz.yaml', '--feature-gates=StructuredAuthorizationConfiguration=true'],
+  },
+  {
+    rule: 'a gate locked to its default cannot be set against it',
+    refused: ['--feature-gates=StructuredAuthorizationConfiguration=false'],
+    says: ['cannot set feature gate StructuredAuthorizationConfiguration to false, feature is locked to true'],
+    accepted: ['--emulated-version=1.31', '--feature-gates=StructuredAuthorizationConfiguration=false'],
+  },
+  {
+    rule: 'a gate is set only at a version that has it',
+    refused: ['--emulated-version=1.31', '--feature-gates=RemoteRequestHeaderUID=true'],
+    says: ['feature gate RemoteRequestHeaderUID does not exist at the emulation version 1.31: it was introduced in 1.32'],
+    accepted: ['--feature-gates=RemoteRequestHeaderUID=true'],
   },
   {
     rule: 'authorization modes are known, not repeated, and have the files they need',

@@ -74,6 +74,7 @@ describe('the flag table', () => {
       'endpoint-reconciler-type',
       'event-ttl',
       'external-hostname',
+      'feature-gates',
       'goaway-chance',
       'help',
       'http2-max-streams-per-connection',
