@@ -6,7 +6,7 @@
 export const NOT_YET = {
   encryption: 'encryption at rest is not implemented yet',
   auditWebhook: 'the audit webhook backend is not built yet; the log backend is',
-  emulation: 'version emulation is not implemented; the server serves the APIs of its own version',
+  emulation: 'only the start-up rules and the feature-gate defaults follow the emulated version; the APIs served and /version are those of the server\'s own version',
   limits: 'connection throughput limits are not enforced yet',
   contentionProfiling: 'V8 has no lock-contention profile; the flag changes nothing',
   metrics: 'the server exports no metrics yet',
