@@ -21,6 +21,7 @@ import { clusterServices } from './controllers/cluster-services.js'
 import { startClusterRoleAggregation } from './controllers/clusterrole-aggregation.js'
 import { startCrdController } from './controllers/custom-resource-definitions.js'
 import { startGarbageCollector } from './controllers/garbage-collector.js'
+import { serverMembership } from './controllers/server-membership.js'
 import { ensureSystemNamespaces, startNamespaceLifecycle } from './controllers/namespace-lifecycle.js'
 import { rbacBootstrapHook } from './controllers/rbac-bootstrap-roles.js'
 import { systemPriorityClassesHook } from './controllers/system-priority-classes.js'
@@ -51,6 +52,7 @@ import { DEFAULT_STORAGE_PREFIX } from './registry/store.js'
 import { builtinEntries } from './resources/builtin.js'
 import { Catalogue, type ResourceEntry } from './resources/catalogue.js'
 import { applyRuntimeConfig } from './resources/runtime-config.js'
+import { expiringFactory } from './storage/expiring.js'
 import { singleStorage } from './storage/factory.js'
 import { MemoryStorage } from './storage/memory.js'
 import type { KeyTransformers } from './storage/value/key-transformers.js'
@@ -124,8 +126,15 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     const resource = cachedResources.get(prefix)
     if (resource) countTerminatedWatcher(metrics, resource)
   }
+  const root = (options.storagePrefix ?? DEFAULT_STORAGE_PREFIX).replace(/\/+$/, '')
+  // --event-ttl on a backend that does not expire keys itself (memory, the embedded store).
+  const expiring = options.eventTtlMs
+    ? expiringFactory(ports.storageFactory ?? singleStorage(backend), [{ prefix: `${root}/events/`, ttlMs: options.eventTtlMs }], () => now().getTime(), (err) =>
+        logger.warn({ err: String(err) }, 'cannot delete an expired event'),
+      )
+    : undefined
   // Each resource's backend, behind the watch cache unless --watch-cache or its --watch-cache-sizes turns it off.
-  const storageFactory = new ServerStorage(ports.storageFactory ?? singleStorage(backend), {
+  const storageFactory = new ServerStorage(expiring ?? ports.storageFactory ?? singleStorage(backend), {
     watchCache: options.watchCache ?? true,
     watchCacheSizes: options.watchCacheSizes ?? {},
     cacheOptions: { logger, onWatcherTerminated, ...(options.watcherBufferSize ? { watcherBufferSize: options.watcherBufferSize } : {}) },
@@ -149,7 +158,6 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     },
   })
   const catalogue = new Catalogue(applyRuntimeConfig(entries, options.runtimeConfig ?? {}))
-  const root = (options.storagePrefix ?? DEFAULT_STORAGE_PREFIX).replace(/\/+$/, '')
   // Writes of roles and bindings ask the whole chain (`escalate`, `bind`) and the RBAC rules of the writer.
   const writeAuthorization: WriteAuthorization = {
     authorizer,
@@ -175,6 +183,17 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     },
     hooks: services.hooks,
   })
+  // Alone on its store, the server runs its run-once controllers at once; sharing it, while it holds their lease.
+  const membership = serverMembership(options.multiServer, {
+    registry,
+    storage: backend,
+    root,
+    advertiseAddress: options.advertiseAddress ?? '127.0.0.1',
+    ...(options.securePort ? { securePort: options.securePort } : {}),
+    endpointReconcilerType: options.endpointReconcilerType ?? 'lease',
+    now,
+    logger,
+  })
   const rbac = new LiveRbacIndex(registry, logger)
   const registryWordedRules = new RbacRuleResolver(rbac.index, 'registry')
   // Every stored resource's storage is asked for now, so that its watch cache loads at start, as upstream's cachers do.
@@ -198,7 +217,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const authentication = buildAuthentication(security, externalAddress)
   const admission = buildAdmission(
     options.admission?.plugins ?? defaultAdmissionPlugins(),
-    { registry, authorizer, webhookClient, options, logger, now },
+    { registry, authorizer, webhookClient, options, logger, now, runOnce: membership.runOnce },
     options.admission?.configurations,
   )
 
@@ -238,10 +257,13 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   })
   // What the extension-apiserver-authentication ConfigMap publishes: the options, with CA bundles rotated since.
   const trust = { options: options.authentication ?? {}, published: Promise.resolve() }
+  const systemNamespaces = options.bootstrapNamespaces ?? true ? ensureSystemNamespaces(registry, now) : Promise.resolve()
   const ready = (async () => {
     // The watch caches load alongside, so that reads at resourceVersion 0 are answered from memory from the start.
     await Promise.all([
-      options.bootstrapNamespaces ?? true ? ensureSystemNamespaces(registry, now) : undefined,
+      systemNamespaces,
+      // The leases live in kube-system; a lone server's first attempt takes the controllers' lease at once.
+      systemNamespaces.then(() => membership.start()),
       priorityClassesHook?.run(),
       flowControlHook?.run(),
       rbacPolicyHook?.run(),
@@ -259,15 +281,19 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     await publishAuthenticationTrust(registry, trust.options, now).catch((err: unknown) =>
       logger.warn({ err: String(err) }, 'cannot publish the extension-apiserver-authentication ConfigMap'),
     )
-    await services.start(registry, now, logger)
+    await services.start(registry, now, logger, membership)
     // The local APIServices exist before the first request, as upstream's autoregister-completion check waits for.
     await aggregator?.ready
     started = true
   })()
   ready.catch((err) => logger.error({ err: String(err) }, 'start-up failed'))
-  const stopNamespaceLifecycle = startNamespaceLifecycle(registry, now, logger)
-  const stopGarbageCollector = (options.garbageCollector ?? true) ? startGarbageCollector(registry, now, logger) : () => {}
-  const aggregation = (options.clusterRoleAggregation ?? true) ? startClusterRoleAggregation(registry, now, logger) : undefined
+  membership.runOnce('namespace-controller', () => startNamespaceLifecycle(registry, now, logger))
+  if (options.garbageCollector ?? true) membership.runOnce('garbage-collector', () => startGarbageCollector(registry, now, logger))
+  if (options.clusterRoleAggregation ?? true)
+    membership.runOnce('clusterrole-aggregation', () => {
+      const aggregation = startClusterRoleAggregation(registry, now, logger)
+      return () => aggregation.stop()
+    })
   const stopObjectCounter = startStorageObjectCounter(registry, metrics, options.storageObjectCountPollMs ?? 60_000, logger)
 
   const revisionReadable = async (): Promise<void> => void (await backend.currentRevision())
@@ -365,9 +391,6 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     },
     async shutdown() {
       lifecycle.shutdownInitiated = true
-      stopNamespaceLifecycle()
-      stopGarbageCollector()
-      aggregation?.stop()
       crdController.stop()
       aggregator?.stop()
       authentication.stop()
@@ -376,12 +399,14 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       flowControl?.stop()
       rbac.stop()
       services.stop()
+      await membership.stop()
       stopObjectCounter()
       await lifecycle.endWatches()
       // What the audit backends still hold is written before the server is gone.
       await auditor?.shutdown()
       // The cache's storage watches end with the server; the storage itself stays open for its owner.
       storageFactory.stop()
+      expiring?.stop()
     },
   }
 }

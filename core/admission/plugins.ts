@@ -61,6 +61,7 @@ import { mutatingAdmissionPolicyPlugin, validatingAdmissionPolicyPlugin } from '
 import { limitRangerPlugin } from './builtin/limit-ranger-plugin.js'
 import { podSecurityPlugin } from './pod-security/plugin.js'
 import { resourceQuotaPlugin } from './quota/plugin.js'
+import type { RunOnce } from '../controllers/run-once.js'
 
 /** What a plugin's factory may use. Everything is shared with the rest of the server: a plugin keeps no storage of its own. */
 export interface AdmissionPluginContext {
@@ -73,6 +74,8 @@ export interface AdmissionPluginContext {
   readonly options: ApiServerOptions
   readonly logger: Logger
   readonly now: () => Date
+  /** Starts a controller that must run once in a cluster (here at once, or where the controllers' lease is held). */
+  readonly runOnce?: RunOnce
   /**
    * The plugin's entry of the AdmissionConfiguration file (`--admission-control-config-file`):
    * the inline `configuration`, or the parsed content of its `path`. Undefined without one.

@@ -12,13 +12,14 @@ import { allocationHooks, rebuildAllocations, ServiceAllocator } from '../resour
 import { services } from '../resources/core/services.js'
 import { startDefaultServiceAccounts } from './default-serviceaccount.js'
 import { type KubernetesServiceController, startKubernetesService } from './kubernetes-service.js'
+import type { ServerMembership } from './server-membership.js'
 
 export interface ClusterServices {
   /** The store hooks by `group/resource`: services' writes take and give back allocations. */
   readonly hooks: ReadonlyMap<string, StoreHooks>
   readonly allocator: ServiceAllocator
   /** Rebuilds the allocations from the stored services, then starts the controllers. Call once the system namespaces exist. */
-  start(registry: Registry, now: () => Date, logger: Logger): Promise<void>
+  start(registry: Registry, now: () => Date, logger: Logger, membership: Pick<ServerMembership, 'runOnce' | 'endpoints'>): Promise<void>
   setSecurePort(port: number): Promise<void>
   stop(): void
 }
@@ -27,15 +28,15 @@ export interface ClusterServices {
 export function clusterServices(options: ApiServerOptions): ClusterServices {
   const allocator = new ServiceAllocator(options.serviceClusterIPRange, options.serviceNodePortRange)
   let kubernetesService: KubernetesServiceController | undefined
-  let stopAccounts: (() => void) | undefined
   let stopped = false
   return {
     hooks: new Map([[`${services.group}/${services.resource}`, allocationHooks(allocator)]]),
     allocator,
-    async start(registry, now, logger) {
+    async start(registry, now, logger, membership) {
       await rebuildAllocations(registry.store(services), allocator)
       if (stopped) return
-      if (options.serviceAccountsController ?? true) stopAccounts = await startDefaultServiceAccounts(registry, now, logger)
+      // Upstream's service account controller runs in the controller manager: once in a cluster.
+      if (options.serviceAccountsController ?? true) membership.runOnce('serviceaccount-controller', () => startDefaultServiceAccounts(registry, now, logger))
       if (options.kubernetesServiceController ?? true) {
         kubernetesService = startKubernetesService(
           registry,
@@ -44,6 +45,7 @@ export function clusterServices(options: ApiServerOptions): ClusterServices {
             advertiseAddress: options.advertiseAddress ?? '127.0.0.1',
             nodePort: options.platformServiceNodePort ?? 0,
             manageEndpoints: (options.endpointReconcilerType ?? 'lease') !== 'none',
+            ...(membership.endpoints ? { leases: membership.endpoints } : {}),
           },
           now,
           logger,
@@ -56,7 +58,6 @@ export function clusterServices(options: ApiServerOptions): ClusterServices {
     },
     stop() {
       stopped = true
-      stopAccounts?.()
       kubernetesService?.stop()
     },
   }

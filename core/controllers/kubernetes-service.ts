@@ -14,6 +14,7 @@ import { endpointSlices } from '../resources/groups/discovery.js'
 import type { KubeObject } from '../resources/object.js'
 import { endpoints, services } from '../resources/core/services.js'
 import { parseIP } from '../resources/core/service-ranges.js'
+import type { EndpointLeases } from './endpoint-leases.js'
 
 export const KUBERNETES_SERVICE = 'kubernetes'
 
@@ -25,6 +26,12 @@ export interface KubernetesServiceSettings {
   nodePort: number
   /** false with `--endpoint-reconciler-type=none`: the endpoints are left alone. */
   manageEndpoints: boolean
+  /**
+   * With several servers on one store (`--endpoint-reconciler-type=lease`):
+   * the endpoints list every live server's address, renewed each `intervalMs`.
+   * Absent: this server's address alone.
+   */
+  leases?: { leases: EndpointLeases; intervalMs: number }
 }
 
 function context(now: Date): RequestContext {
@@ -45,7 +52,7 @@ function serviceBody(s: KubernetesServiceSettings, port: number): KubeObject {
   }
 }
 
-function endpointsBody(s: KubernetesServiceSettings, port: number): KubeObject {
+function endpointsBody(addresses: readonly string[], port: number): KubeObject {
   return {
     metadata: {
       name: KUBERNETES_SERVICE,
@@ -53,15 +60,15 @@ function endpointsBody(s: KubernetesServiceSettings, port: number): KubeObject {
       // The slice below is written directly; the mirroring controller must not make a second one.
       labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' },
     },
-    subsets: [{ addresses: [{ ip: s.advertiseAddress }], ports: [{ name: 'https', port, protocol: 'TCP' }] }],
+    subsets: [{ addresses: addresses.map((ip) => ({ ip })), ports: [{ name: 'https', port, protocol: 'TCP' }] }],
   }
 }
 
-function sliceBody(s: KubernetesServiceSettings, port: number): KubeObject {
+function sliceBody(addresses: readonly string[], port: number): KubeObject {
   return {
     metadata: { name: KUBERNETES_SERVICE, namespace: 'default', labels: { 'kubernetes.io/service-name': KUBERNETES_SERVICE } },
-    addressType: parseIP(s.advertiseAddress)?.family ?? 'IPv4',
-    endpoints: [{ addresses: [s.advertiseAddress], conditions: { ready: true } }],
+    addressType: parseIP(addresses[0] ?? '')?.family ?? 'IPv4',
+    endpoints: addresses.map((address) => ({ addresses: [address], conditions: { ready: true } })),
     ports: [{ name: 'https', port, protocol: 'TCP' }],
   }
 }
@@ -106,6 +113,8 @@ export interface KubernetesServiceController {
   /** The port the server listens on became known (or changed): the service and endpoints follow it. */
   setSecurePort(port: number): Promise<void>
   stop(): void
+  /** Drops this server's address from the lease records (graceful shutdown); the others' next pass updates the endpoints. */
+  removeAddress(): Promise<void>
 }
 
 /**
@@ -129,13 +138,13 @@ export function startKubernetesService(
     const svc = serviceBody(settings, p)
     await ensure(serviceStore, svc, serviceOf(svc), now())
     const [ep, slice] = endpointStores
-    if (ep) {
-      const body = endpointsBody(settings, p)
-      await ensure(ep, body, fieldsOf(body, ['subsets']), now())
-    }
+    if (!ep) return
+    const addresses = settings.leases ? await settings.leases.leases.renew() : [settings.advertiseAddress]
+    const body = endpointsBody(addresses, p)
+    await ensure(ep, body, fieldsOf(body, ['subsets']), now())
     if (slice) {
-      const body = sliceBody(settings, p)
-      await ensure(slice, body, fieldsOf(body, ['addressType', 'endpoints', 'ports']), now())
+      const sliceWanted = sliceBody(addresses, p)
+      await ensure(slice, sliceWanted, fieldsOf(sliceWanted, ['addressType', 'endpoints', 'ports']), now())
     }
   }
   const reconcileLogged = () =>
@@ -145,6 +154,8 @@ export function startKubernetesService(
     const watcher = store.storage.watch(store.key('default', KUBERNETES_SERVICE), { signal: controller.signal })
     for await (const event of watcher) if (event.type === 'DELETED') await reconcileLogged()
   }
+  // Each server renews its address and brings the list up to date; an unchanged list writes nothing.
+  const timer = settings.leases && endpointStores.length ? setInterval(() => void reconcileLogged(), settings.leases.intervalMs) : undefined
   for (const store of [serviceStore, ...endpointStores])
     watchDeletions(store).catch((err) => {
       if (!controller.signal.aborted) logger.error({ err: String(err) }, 'kubernetes service controller stopped')
@@ -155,6 +166,12 @@ export function startKubernetesService(
       port = next
       await reconcileLogged()
     },
-    stop: () => controller.abort(),
+    stop: () => {
+      clearInterval(timer)
+      controller.abort()
+    },
+    async removeAddress() {
+      await settings.leases?.leases.remove()
+    },
   }
 }

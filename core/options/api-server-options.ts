@@ -14,6 +14,7 @@ import type { AuditBackend, AuditPolicy } from '../audit/types.js'
 import type { AdmissionPluginName } from '../config/admission-plugins.js'
 import type { AggregationOptions } from '../aggregator/aggregator.js'
 import type { EncryptionConfiguration } from '../config/encryption.js'
+import type { MultiServerOptions } from './multi-server-options.js'
 
 /** One line of a `--token-auth-file`: `token,user,uid,"group1,group2"`. */
 export interface StaticToken {
@@ -407,6 +408,20 @@ export interface ApiServerOptions {
   platformServiceNodePort?: number
   /** `--endpoint-reconciler-type`: `none` leaves the `kubernetes` endpoints unmanaged. @default 'lease' */
   endpointReconcilerType?: 'lease' | 'master-count' | 'none'
+  /**
+   * One server among several on a shared store: identity lease, leader
+   * election of the run-once controllers, every live server in the
+   * `kubernetes` endpoints. Absent: no leases, controllers run at once.
+   * @see MultiServerOptions
+   */
+  multiServer?: MultiServerOptions
+  /**
+   * `--event-ttl` on a backend that does not expire keys itself (memory,
+   * the embedded store): an event is deleted this long after its last write,
+   * and watchers see it DELETED. Leave it unset over etcd, whose leases do it.
+   * @default undefined (events are kept)
+   */
+  eventTtlMs?: number
   /** Keep the `kubernetes` Service and its endpoints in `default`. @default true */
   kubernetesServiceController?: boolean
   /** Give every namespace its `default` ServiceAccount. @default true */

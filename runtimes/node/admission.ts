@@ -12,6 +12,7 @@ import type { AdmissionConfiguration } from '../../core/config/admission.js'
 import { ADMISSION_PLUGINS_IN_ORDER, type AdmissionPluginName, enabledAdmissionPlugins } from '../../core/config/admission-plugins.js'
 import { ConfigFileError, parseConfigText } from '../../core/config/decode.js'
 import { admissionConfigurationProblems, unimplementedAdmissionPlugins } from '../../core/admission/plugins.js'
+import { featureEnabled } from '../../core/options/flags/features.js'
 import type { AdmissionOptions } from '../../core/options/api-server-options.js'
 import { type ImagePolicySettings, readImagePolicyFile } from '../../core/admission/builtin/image-policy-webhook.js'
 import { loadKubeconfigConnection } from '../../core/config/kubeconfig.js'
@@ -98,6 +99,7 @@ export function daemonAdmission(parsed: ParsedFlags, file: AdmissionConfiguratio
       configurations: raw,
       defaultNotReadyTolerationSeconds: values['default-not-ready-toleration-seconds'],
       defaultUnreachableTolerationSeconds: values['default-unreachable-toleration-seconds'],
+      mutatingAdmissionPolicy: featureEnabled(values, 'MutatingAdmissionPolicy'),
     },
     notImplementedDefaults: unimplemented.filter((n) => !explicit.has(n)),
     problems,

@@ -55,14 +55,14 @@ export class Daemon {
    * Starts the daemon with its certificates and embedded store in a fresh
    * directory, or in `opts.dir` to restart on what an earlier daemon left.
    */
-  static async start(extraArgs: string[] = [], opts: { dir?: string } = {}): Promise<Daemon> {
+  static async start(extraArgs: string[] = [], opts: { dir?: string; port?: number; bindAddress?: string } = {}): Promise<Daemon> {
     if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run npm run build first`)
     const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'apiserver-e2e-'))
-    const port = await freePort()
+    const port = opts.port ?? (await freePort())
     const args = [
       BIN,
       `--secure-port=${port}`,
-      '--bind-address=127.0.0.1',
+      `--bind-address=${opts.bindAddress ?? '127.0.0.1'}`,
       `--cert-dir=${join(dir, 'pki')}`,
       `--data-dir=${join(dir, 'data')}`,
       ...extraArgs,

@@ -30,7 +30,15 @@ export const storageObjectInUseProtection: MutatingAdmission = {
 }
 
 /** The plugin with the controllers that remove its finalizers once nothing uses the object. */
-export const storageObjectInUseProtectionFactory: AdmissionPluginFactory = ({ registry, now, logger }) => {
+export const storageObjectInUseProtectionFactory: AdmissionPluginFactory = ({ registry, now, logger, runOnce }) => {
+  // The controllers run once in a cluster (upstream's controller manager); the plugin in every server.
+  if (runOnce) {
+    runOnce('storage-protection', () => {
+      const controllers = startStorageProtection(registry, now, logger)
+      return () => controllers.stop()
+    })
+    return { plugin: storageObjectInUseProtection }
+  }
   const controllers = startStorageProtection(registry, now, logger)
   return { plugin: storageObjectInUseProtection, ready: controllers.ready, stop: () => controllers.stop() }
 }

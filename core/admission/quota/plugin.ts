@@ -12,7 +12,7 @@ import { sharedObjectIndex } from '../object-index.js'
 import { type QuotaAccess, resourceQuotaAdmission } from './admission.js'
 import { resourceQuotaConfiguration } from './configuration.js'
 
-export function resourceQuotaPlugin({ registry, logger, now, configuration }: AdmissionPluginContext): AdmissionPluginInstance {
+export function resourceQuotaPlugin({ registry, logger, now, configuration, runOnce }: AdmissionPluginContext): AdmissionPluginInstance {
   const config = resourceQuotaConfiguration(configuration)
   const quotas = sharedObjectIndex(registry, resourceQuotas, logger)
   const store = () => registry.store(resourceQuotas)
@@ -28,12 +28,16 @@ export function resourceQuotaPlugin({ registry, logger, now, configuration }: Ad
       }
     },
   }
-  const stopController = startResourceQuotaController(registry, quotas, now, logger)
+  // The controller that recounts usage runs once in a cluster; every server's plugin charges quotas.
+  let stopController: (() => void) | undefined
+  const start = () => startResourceQuotaController(registry, quotas, now, logger)
+  if (runOnce) runOnce('resourcequota-controller', start)
+  else stopController = start()
   return {
     plugin: resourceQuotaAdmission(access, config, now),
     ready: quotas.ready,
     stop() {
-      stopController()
+      stopController?.()
       quotas.stop()
     },
   }

@@ -2,6 +2,7 @@
  * docs/flags.md, generated from the table (tools/gen-flag-docs.ts writes
  * it; a test fails when the file and the table disagree).
  */
+import { FEATURE_GATES } from './features.js'
 import { defaultText, typeName } from './help.js'
 import { type FlagSpec, SECTIONS } from './spec.js'
 import { FLAGS, sectionFlags } from './table.js'
@@ -65,5 +66,26 @@ export function flagReference(): string {
     lines.push('', `## ${section} flags`, '', '| Flag | Upstream alias | Type | Default | Status | Meaning |', '|---|---|---|---|---|---|')
     lines.push(...flags.map(row))
   }
+  lines.push(...featureGateSection())
   return `${lines.join('\n')}\n`
+}
+
+/** The gates `--feature-gates` switches here, with upstream's stages per release. */
+function featureGateSection(): string[] {
+  const lines = [
+    '',
+    '## Feature gates',
+    '',
+    'The gates below switch what the server does; defaults follow upstream at the server\'s version, or at',
+    '`--emulated-version` when given. A gate locked to its default refuses the other value, and a gate set',
+    'at an emulated version older than the gate stops start-up. Other gate names are accepted and change nothing.',
+    '',
+    '| Gate | Stages (release: default) | What it changes |',
+    '|---|---|---|',
+  ]
+  for (const [name, gate] of Object.entries(FEATURE_GATES)) {
+    const stages = gate.stages.map((s) => `1.${s.since} ${s.stage}: ${s.default}${'locked' in s ? ' (locked)' : ''}`).join('; ')
+    lines.push(`| ${code(name)} | ${cell(stages)} | ${cell(gate.effect)} |`)
+  }
+  return lines
 }

@@ -1,33 +1,110 @@
 /**
- * The feature gates that flags depend on (spec: "Needs gate ..."), with
- * their defaults as of the project's default version, v1.32. `--feature-gates`
- * accepts other gate names too; they switch nothing yet.
+ * The feature gates this server implements, each with upstream's stages
+ * per release (its versioned feature specs), so that a gate's default
+ * follows `--emulated-version` as upstream's does. `--feature-gates` accepts
+ * other gate names too; they switch nothing here (docs/flags.md lists what
+ * each gate below changes).
  */
 import type { FlagValues } from './table.js'
-import { KUBE_COMPONENT } from './versions.js'
+import { compareMajorMinor, KUBE_COMPONENT, type MajorMinor, serverMajorMinor } from './versions.js'
+
+type Stage = 'alpha' | 'beta' | 'ga' | 'deprecated'
+
+interface GateStage {
+  /** The minor release of Kubernetes 1.x this stage starts at. */
+  since: number
+  default: boolean
+  stage: Stage
+  /** Set against its default, the gate is refused (upstream's LockToDefault). */
+  locked?: true
+}
 
 interface Gate {
-  default: boolean
-  stage: 'alpha' | 'beta' | 'ga'
+  /** Oldest first. */
+  stages: readonly GateStage[]
+  /** What switching it changes here. */
+  effect: string
 }
 
 export const FEATURE_GATES = {
-  ExternalServiceAccountTokenSigner: { default: false, stage: 'alpha' },
-  LoggingAlphaOptions: { default: false, stage: 'alpha' },
-  LoggingBetaOptions: { default: true, stage: 'beta' },
-  MutatingAdmissionPolicy: { default: false, stage: 'alpha' },
-  RemoteRequestHeaderUID: { default: false, stage: 'alpha' },
-  StructuredAuthenticationConfiguration: { default: true, stage: 'beta' },
-  StructuredAuthorizationConfiguration: { default: true, stage: 'ga' },
-  UnknownVersionInteroperabilityProxy: { default: false, stage: 'alpha' },
+  APIServerIdentity: {
+    stages: [
+      { since: 20, default: false, stage: 'alpha' },
+      { since: 26, default: true, stage: 'beta' },
+    ],
+    effect: 'each server publishes its identity lease in kube-system and collects expired ones',
+  },
+  ExternalServiceAccountTokenSigner: {
+    stages: [{ since: 32, default: false, stage: 'alpha' }],
+    effect: 'allows --service-account-signing-endpoint',
+  },
+  LoggingAlphaOptions: { stages: [{ since: 24, default: false, stage: 'alpha' }], effect: 'allows the alpha logging flags' },
+  LoggingBetaOptions: { stages: [{ since: 24, default: true, stage: 'beta' }], effect: 'allows the beta logging flags' },
+  MutatingAdmissionPolicy: {
+    stages: [{ since: 30, default: false, stage: 'alpha' }],
+    effect: 'the MutatingAdmissionPolicy admission plugin applies MutatingAdmissionPolicies; off, it is inert',
+  },
+  RemoteRequestHeaderUID: { stages: [{ since: 32, default: false, stage: 'alpha' }], effect: 'allows --requestheader-uid-headers' },
+  StructuredAuthenticationConfiguration: {
+    stages: [
+      { since: 29, default: false, stage: 'alpha' },
+      { since: 30, default: true, stage: 'beta' },
+    ],
+    effect: 'allows --authentication-config',
+  },
+  StructuredAuthorizationConfiguration: {
+    stages: [
+      { since: 29, default: false, stage: 'alpha' },
+      { since: 30, default: true, stage: 'beta' },
+      { since: 32, default: true, stage: 'ga', locked: true },
+    ],
+    effect: 'allows --authorization-config',
+  },
+  UnknownVersionInteroperabilityProxy: {
+    stages: [{ since: 28, default: false, stage: 'alpha' }],
+    effect: 'allows the --peer-* flags (the peer proxy itself is not built)',
+  },
 } as const satisfies Record<string, Gate>
 
 export type FeatureGate = keyof typeof FEATURE_GATES
 
-/** A gate's setting: given on the command line, else switched by AllAlpha/AllBeta, else its default. */
-export function featureEnabled(values: Pick<FlagValues, 'feature-gates'>, gate: FeatureGate): boolean {
-  const given = values['feature-gates']
-  const setting = (name: string): boolean | undefined => given[KUBE_COMPONENT]?.[name] ?? given['']?.[name]
-  const { default: enabled, stage }: Gate = FEATURE_GATES[gate]
-  return setting(gate) ?? (stage === 'alpha' ? setting('AllAlpha') : stage === 'beta' ? setting('AllBeta') : undefined) ?? enabled
+type GateValues = Pick<FlagValues, 'feature-gates' | 'emulated-version' | 'version'>
+
+/** The release whose gate defaults apply: the emulated one, else the server's own. */
+export function effectiveVersion(values: Pick<FlagValues, 'emulated-version' | 'version'>): MajorMinor {
+  return values['emulated-version'][KUBE_COMPONENT] ?? serverMajorMinor(values.version)
+}
+
+/** A gate's stage at `at`; undefined before it was introduced. */
+export function gateStage(gate: FeatureGate, at: MajorMinor): GateStage | undefined {
+  const stages: readonly GateStage[] = FEATURE_GATES[gate].stages
+  return [...stages].reverse().find((s) => compareMajorMinor({ major: 1, minor: s.since }, at) <= 0)
+}
+
+function given(values: Pick<FlagValues, 'feature-gates'>, name: string): boolean | undefined {
+  const gates = values['feature-gates']
+  return gates[KUBE_COMPONENT]?.[name] ?? gates['']?.[name]
+}
+
+/** A gate's setting: given on the command line, else switched by AllAlpha/AllBeta, else its default at the effective version. */
+export function featureEnabled(values: GateValues, gate: FeatureGate): boolean {
+  const stage = gateStage(gate, effectiveVersion(values))
+  if (!stage) return false
+  if (stage.locked) return stage.default
+  const all = stage.stage === 'alpha' ? given(values, 'AllAlpha') : stage.stage === 'beta' ? given(values, 'AllBeta') : undefined
+  return given(values, gate) ?? all ?? stage.default
+}
+
+/** Upstream's refusals: a locked gate set against its value, a gate set at a version before it existed. */
+export function featureGateProblems(values: GateValues): string[] {
+  const at = effectiveVersion(values)
+  const problems: string[] = []
+  for (const gate of Object.keys(FEATURE_GATES) as FeatureGate[]) {
+    const setting = given(values, gate)
+    if (setting === undefined) continue
+    const stage = gateStage(gate, at)
+    if (!stage) problems.push(`feature gate ${gate} does not exist at the emulation version ${at.major}.${at.minor}: it was introduced in 1.${FEATURE_GATES[gate].stages[0].since}`)
+    else if (stage.locked && setting !== stage.default) problems.push(`cannot set feature gate ${gate} to ${setting}, feature is locked to ${stage.default}`)
+  }
+  return problems
 }

@@ -4,7 +4,7 @@
  * start-up warnings.
  */
 export { flagReference } from './docs.js'
-export { type FeatureGate, featureEnabled } from './features.js'
+export { type FeatureGate, FEATURE_GATES, featureEnabled } from './features.js'
 export { helpText, PENDING_MARK } from './help.js'
 export { type CommandLine, FlagError, type ParsedFlags, parseCommandLine } from './parse.js'
 export { authorizationModes, validateFlags } from './rules/index.js'

@@ -8,6 +8,7 @@ import { AUDIT_RULES } from './audit.js'
 import { AUTHENTICATION_RULES } from './authentication.js'
 import { AUTHORIZATION_RULES } from './authorization.js'
 import { OBSERVABILITY_RULES } from './observability.js'
+import { LEADER_ELECTION_RULES } from './leader-election.js'
 import { PERSISTENCE_RULES } from './persistence.js'
 import type { Rule } from './rule.js'
 import { SERVICE_RULES } from './services.js'
@@ -24,6 +25,7 @@ const RULES: readonly Rule[] = [
   ...VERSION_RULES,
   ...OBSERVABILITY_RULES,
   ...SERVICE_RULES,
+  ...LEADER_ELECTION_RULES,
 ]
 
 /** The problems of a parsed command line, each a message for the user; empty when it is fine. */

@@ -8,6 +8,7 @@ import { API_GROUPS, INTRODUCED_IN_MINOR, runtimeConfigGroupVersion, VERSION_SET
 import type { FlagValues } from '../table.js'
 import { ok, parseBool } from '../values.js'
 import { compareMajorMinor, formatMajorMinor, KUBE_COMPONENT, type MajorMinor, minorsBefore, serverMajorMinor } from '../versions.js'
+import { featureGateProblems } from '../features.js'
 import type { Rule } from './rule.js'
 
 /** How far back emulation may go, in minor releases (upstream: binary minor - 3). */
@@ -103,4 +104,6 @@ const featureGatePrefixes: Rule = ({ values }) => {
     : []
 }
 
-export const VERSION_RULES: readonly Rule[] = [emulationRange, forwardCompatible, runtimeConfig, showHiddenMetrics, featureGatePrefixes]
+const lockedAndMissingGates: Rule = ({ values }) => featureGateProblems(values)
+
+export const VERSION_RULES: readonly Rule[] = [emulationRange, forwardCompatible, runtimeConfig, showHiddenMetrics, featureGatePrefixes, lockedAndMissingGates]

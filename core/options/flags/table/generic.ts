@@ -56,9 +56,8 @@ export const GENERIC_FLAGS = [
     kind: 'featureGates',
     default: {},
     section,
-    status: 'pending',
-    pending: NOT_YET.featureGates,
-    help: "Feature gates for alpha and experimental features, as comma-separated component:Gate=true|false pairs, e.g. 'kube:FeatureA=true'. The component may be left out (it is 'kube'), but not mixed with 'kube:' on the same command line. Repeatable.",
+    status: 'active',
+    help: "Feature gates for alpha and experimental features, as comma-separated component:Gate=true|false pairs, e.g. 'kube:FeatureA=true'. The component may be left out (it is 'kube'), but not mixed with 'kube:' on the same command line. Repeatable. The gates the server implements are listed under Feature gates in docs/flags.md.",
   }),
   flag({
     name: 'goaway-chance',

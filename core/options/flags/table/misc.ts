@@ -15,6 +15,7 @@ export const ENDPOINT_RECONCILER_TYPES = ['master-count', 'lease', 'none'] as co
 const nodeAgent = { section: misc, status: 'pending', pending: NOT_YET.nodeAgent } as const
 const services = { section: misc, status: 'active' } as const
 const peers = { section: misc, status: 'pending', pending: NOT_YET.peers } as const
+const leadership = { section: misc, status: 'active' } as const
 const aggregation = { section: misc, status: 'active' } as const
 const signingKey = { section: misc, status: 'active' } as const
 
@@ -54,22 +55,22 @@ export const MISC_FLAGS = [
     name: 'coordinated-leadership-lease-duration',
     kind: 'duration',
     default: 15_000,
-    ...peers,
-    help: 'Duration of the lease of coordinated leader election.',
+    ...leadership,
+    help: 'Duration of the leader election lease of the controllers that run once among the servers sharing one etcd (kube-system/kube-apiserver-controllers): a holder that stopped renewing it for this long is replaced.',
   }),
   flag({
     name: 'coordinated-leadership-renew-deadline',
     kind: 'duration',
     default: 10_000,
-    ...peers,
-    help: 'Deadline for renewing a coordinated leader election lease.',
+    ...leadership,
+    help: 'A server that could not renew the controllers lease for this long stops its controllers; must be below the lease duration.',
   }),
   flag({
     name: 'coordinated-leadership-retry-period',
     kind: 'duration',
     default: 2000,
-    ...peers,
-    help: 'Period between attempts to renew a coordinated leader election lease.',
+    ...leadership,
+    help: 'Period between attempts to take or renew the controllers lease; the renew deadline must exceed 1.2 times it.',
   }),
   flag({
     name: 'enable-aggregator-routing',
@@ -100,9 +101,8 @@ export const MISC_FLAGS = [
     kind: 'duration',
     default: 3_600_000,
     section: misc,
-    status: 'pending',
-    pending: NOT_YET.events,
-    help: 'How long events are kept.',
+    status: 'active',
+    help: 'How long events are kept after their last write: on etcd through leases (see --lease-reuse-duration-seconds), on the embedded store by its own expiry; watchers see an expired event DELETED.',
   }),
   flag({
     name: 'max-connection-bytes-per-sec',

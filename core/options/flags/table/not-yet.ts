@@ -5,15 +5,13 @@
  */
 export const NOT_YET = {
   encryptionReload: 'the encryption configuration is read at start-up; reloading it is not implemented yet',
-  emulation: 'version emulation is not implemented; the server serves the APIs of its own version',
-  featureGates: 'feature gates are checked but switch nothing yet',
+  emulation: 'only the start-up rules and the feature-gate defaults follow the emulated version; the APIs served and /version are those of the server\'s own version',
   limits: 'connection throughput limits are not enforced yet',
   contentionProfiling: 'V8 has no lock-contention profile; the flag changes nothing',
   metrics: 'the server exports no metrics yet',
   logging: 'logs are JSON lines from pino; klog-style logging options are not applied',
   nodeAgent: 'the server does not connect to node agents yet',
-  peers: 'running several servers side by side is not supported yet',
+  peers: 'the peer proxy (UnknownVersionInteroperabilityProxy) is not built: a request for an API only a peer serves gets 404',
   workloads: 'pod-level policies are not applied yet',
-  events: 'events are kept like other objects; their time to live is not applied yet',
   logsHandler: 'there is no /logs endpoint',
 } as const

@@ -247,10 +247,22 @@ const CASES: RuleCase[] = [
     accepted: ['--authorization-config=authz.yaml'],
   },
   {
-    rule: '--authorization-config needs its gate',
-    refused: ['--authorization-config=authz.yaml', '--feature-gates=StructuredAuthorizationConfiguration=false'],
+    rule: '--authorization-config needs its gate (which 1.32 locks on; 1.31 lets it be turned off)',
+    refused: ['--authorization-config=authz.yaml', '--emulated-version=1.31', '--feature-gates=StructuredAuthorizationConfiguration=false'],
     says: ['--authorization-config cannot be used without enabling StructuredAuthorizationConfiguration feature flag'],
     accepted: ['--authorization-config=authz.yaml', '--feature-gates=StructuredAuthorizationConfiguration=true'],
+  },
+  {
+    rule: 'a gate locked to its default cannot be set against it',
+    refused: ['--feature-gates=StructuredAuthorizationConfiguration=false'],
+    says: ['cannot set feature gate StructuredAuthorizationConfiguration to false, feature is locked to true'],
+    accepted: ['--emulated-version=1.31', '--feature-gates=StructuredAuthorizationConfiguration=false'],
+  },
+  {
+    rule: 'a gate is set only at a version that has it',
+    refused: ['--emulated-version=1.31', '--feature-gates=RemoteRequestHeaderUID=true'],
+    says: ['feature gate RemoteRequestHeaderUID does not exist at the emulation version 1.31: it was introduced in 1.32'],
+    accepted: ['--feature-gates=RemoteRequestHeaderUID=true'],
   },
   {
     rule: 'authorization modes are known, not repeated, and have the files they need',
@@ -414,6 +426,25 @@ const CASES: RuleCase[] = [
       '--peer-advertise-port requires UnknownVersionInteroperabilityProxy feature to be turned on',
     ],
     accepted: ['--peer-advertise-ip=10.0.0.2', '--peer-advertise-port=6443', '--peer-ca-file=ca.crt', '--feature-gates=UnknownVersionInteroperabilityProxy=true'],
+  },
+  // Leader election of the run-once controllers
+  {
+    rule: 'the lease outlasts the renew deadline',
+    refused: ['--coordinated-leadership-lease-duration=10s', '--coordinated-leadership-renew-deadline=10s'],
+    says: ['--coordinated-leadership-lease-duration must be greater than --coordinated-leadership-renew-deadline'],
+    accepted: ['--coordinated-leadership-lease-duration=4s', '--coordinated-leadership-renew-deadline=3s', '--coordinated-leadership-retry-period=1s'],
+  },
+  {
+    rule: 'the renew deadline leaves room for retries',
+    refused: ['--coordinated-leadership-retry-period=9s'],
+    says: ['--coordinated-leadership-renew-deadline must be greater than 1.2 times --coordinated-leadership-retry-period'],
+    accepted: ['--coordinated-leadership-retry-period=8s'],
+  },
+  {
+    rule: 'the timings are positive',
+    refused: ['--coordinated-leadership-retry-period=0s'],
+    says: ['--coordinated-leadership-retry-period must be greater than zero'],
+    accepted: ['--coordinated-leadership-retry-period=1s'],
   },
 ]
 

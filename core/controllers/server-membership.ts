@@ -1,0 +1,92 @@
+/**
+ * One server among several on a shared store, in one place for
+ * createApiServer: its id and identity lease, the leader election that
+ * decides where the run-once controllers run, and its record for the
+ * `kubernetes` endpoints. A server alone on its store runs its controllers
+ * at once and writes no leases but its identity lease.
+ */
+import type { MultiServerOptions } from '../options/multi-server-options.js'
+import type { Logger } from '../ports.js'
+import type { Registry } from '../registry/registry.js'
+import type { Storage } from '../storage/interface.js'
+import { apiServerId, DEFAULT_IDENTITY_LEASE, startIdentityLease } from './apiserver-identity.js'
+import { DEFAULT_ENDPOINT_LEASE, type EndpointLeases, endpointLeases } from './endpoint-leases.js'
+import { DEFAULT_LEADER_ELECTION, type LeaderElection, startLeaderElection } from './leader-election.js'
+import { ControllerSet, type RunOnce } from './run-once.js'
+
+/** The Lease the in-process controllers are elected with; distinct from kube-controller-manager's, which may run beside. */
+export const CONTROLLERS_LEASE = 'kube-apiserver-controllers'
+
+export interface ServerMembership {
+  readonly runOnce: RunOnce
+  /** Set when the `kubernetes` endpoints list every live server. */
+  readonly endpoints?: { leases: EndpointLeases; intervalMs: number }
+  /** Starts the leases once kube-system exists. */
+  start(): Promise<void>
+  stop(): Promise<void>
+}
+
+export interface MembershipContext {
+  registry: Registry
+  storage: Storage
+  root: string
+  advertiseAddress: string
+  securePort?: number
+  endpointReconcilerType: 'lease' | 'master-count' | 'none'
+  now: () => Date
+  logger: Logger
+}
+
+export function serverMembership(options: MultiServerOptions | undefined, ctx: MembershipContext): ServerMembership {
+  const controllers = new ControllerSet(ctx.logger)
+  const shared = options?.sharedStorage ?? false
+  if (!shared) controllers.startAll()
+  const endpointTimings = { ...DEFAULT_ENDPOINT_LEASE, ...options?.endpointLeases }
+  const endpoints =
+    shared && ctx.endpointReconcilerType === 'lease'
+      ? { leases: endpointLeases(ctx.storage, ctx.root, ctx.advertiseAddress, endpointTimings, ctx.now), intervalMs: endpointTimings.intervalMs }
+      : undefined
+  let election: LeaderElection | undefined
+  let stopIdentity: (() => void) | undefined
+  let stopped = false
+  return {
+    runOnce: controllers.register,
+    ...(endpoints ? { endpoints } : {}),
+    async start() {
+      if (!options) return
+      const id = await apiServerId(options.hostname, ctx.advertiseAddress, ctx.securePort)
+      const holderIdentity = `${id}_${crypto.randomUUID()}`
+      if (stopped) return
+      if (options.identityLease ?? true)
+        stopIdentity = startIdentityLease(
+          ctx.registry,
+          { ...DEFAULT_IDENTITY_LEASE, ...options.identityLeaseTimings, id, holderIdentity, hostname: options.hostname },
+          ctx.now,
+          ctx.logger,
+        )
+      if (!shared) return
+      election = startLeaderElection(
+        ctx.registry,
+        controllers,
+        {
+          ...DEFAULT_LEADER_ELECTION,
+          ...options.leaderElection,
+          leaseName: CONTROLLERS_LEASE,
+          identity: holderIdentity,
+          // An earlier run of this server (same host, address and port) is gone: its lease need not be waited out.
+          earlierSelf: (holder) => holder.startsWith(`${id}_`),
+        },
+        ctx.now,
+        ctx.logger,
+      )
+      await election.firstAttempt
+    },
+    async stop() {
+      stopped = true
+      stopIdentity?.()
+      if (election) await election.stop()
+      else controllers.stopAll()
+      await endpoints?.leases.remove().catch((err: unknown) => ctx.logger.warn({ err: String(err) }, 'cannot remove the endpoint lease'))
+    },
+  }
+}

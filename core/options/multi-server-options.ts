@@ -1,0 +1,27 @@
+/**
+ * What a server does to behave as one of several on a shared store
+ * (README "Several servers"). The daemon fills it from the flags.
+ */
+import type { IdentityLeaseTimings } from '../controllers/apiserver-identity.js'
+import type { EndpointLeaseTimings } from '../controllers/endpoint-leases.js'
+import type { LeaderElectionTimings } from '../controllers/leader-election.js'
+
+export interface MultiServerOptions {
+  /** The host name in the server's id (`apiserver-<hash>`) and in its identity lease's `kubernetes.io/hostname` label. */
+  hostname: string
+  /**
+   * The store is shared with other servers (etcd): the controllers that must
+   * run once run under leader election, and the `kubernetes` endpoints list
+   * every live server (`--endpoint-reconciler-type=lease`). Otherwise they run at once.
+   * @default false
+   */
+  sharedStorage?: boolean
+  /** Publish the identity lease. @default true */
+  identityLease?: boolean
+  /** @default DEFAULT_IDENTITY_LEASE */
+  identityLeaseTimings?: Partial<IdentityLeaseTimings>
+  /** The `--coordinated-leadership-*` flags. @default DEFAULT_LEADER_ELECTION */
+  leaderElection?: Partial<LeaderElectionTimings>
+  /** @default DEFAULT_ENDPOINT_LEASE */
+  endpointLeases?: Partial<EndpointLeaseTimings>
+}
