@@ -24,9 +24,9 @@ import { AuthenticationSetupError, jwtAndWebhookOptions } from './authentication
 import { watchAuthenticationConfig } from './authentication-config-watch.js'
 import { gracefulShutdown } from '../../core/lifecycle/shutdown.js'
 import { type ConfigFiles, ConfigFilesError, loadConfigFiles } from './config-files.js'
-import { encryptionKeyTransformers } from '../../core/encryption/resource-transformers.js'
+import { type EncryptionAtRest, encryptionKeyTransformers } from '../../core/encryption/encryption-at-rest.js'
+import { nodeKmsClients } from './kms-clients.js'
 import { UnsupportedProviderError } from '../../core/encryption/providers.js'
-import type { KeyTransformers } from '../../core/storage/value/key-transformers.js'
 import { type DebugSocket, serveDebugSocket } from './debug-socket.js'
 import { type DaemonFlags, FlagError, helpText, parseFlags } from './flags.js'
 import { preparePki } from './pki.js'
@@ -104,10 +104,10 @@ async function loadTokens(path: string, logger: Logger): Promise<StaticToken[]> 
 
 /** The authorization options from the files the flags name; a webhook kubeconfig that cannot be used stops start-up. */
 /** The transformers of `--encryption-provider-config`, built before anything is stored; a provider not in effect stops start-up. */
-function encryptionAtRest(config: ConfigFiles['encryption']): KeyTransformers | undefined {
+function encryptionAtRest(config: ConfigFiles['encryption']): EncryptionAtRest | undefined {
   if (!config) return undefined
   try {
-    return encryptionKeyTransformers(config)
+    return encryptionKeyTransformers(config, { kms: nodeKmsClients })
   } catch (err) {
     if (err instanceof UnsupportedProviderError) throw new StartupError(`--encryption-provider-config: ${err.message}; refusing to start rather than store those resources unencrypted`)
     throw err
@@ -296,6 +296,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   let debugSocket: DebugSocket | undefined
   let externalSigner: ExternalJwtSigner | undefined
   let proxyTransport: NodeProxyTransport | undefined
+  let valueTransformers: EncryptionAtRest | undefined
   let tracing: NodeTracing | undefined
   try {
     warnAboutFlags(parsed, logger)
@@ -360,8 +361,9 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     } catch (err) {
       throw new StartupError((err as Error).message)
     }
-    const valueTransformers = encryptionAtRest(files.encryption)
-    storage = await openDaemonStorage(parsed.values, logger, valueTransformers && ((key) => valueTransformers.forKey(key))).catch((err: Error) => {
+    valueTransformers = encryptionAtRest(files.encryption)
+    const transformers = valueTransformers
+    storage = await openDaemonStorage(parsed.values, logger, transformers && ((key) => transformers.forKey(key))).catch((err: Error) => {
       throw err instanceof StorageStartupError ? new StartupError(err.message) : err
     })
     logger.info({}, `objects are stored in ${storage.description}`)
@@ -376,7 +378,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         storage: storage.storage,
         storageFactory: storage.factory,
         storageHealth: storage,
-        ...(valueTransformers ? { valueTransformers } : {}),
+        ...(transformers ? { valueTransformers: transformers } : {}),
         webhookClient: nodeWebhookClient(),
         proxyTransport,
         profiler,
@@ -441,6 +443,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     stopWatchingCertificates()
     await Promise.allSettled([listener?.close(), server?.shutdown(), debugSocket?.close()])
     await storage?.close().catch(() => {})
+    valueTransformers?.close()
     externalSigner?.close?.()
     proxyTransport?.close()
     await tracing?.shutdown().catch(() => {})
@@ -462,9 +465,11 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   stopWatchingCertificates()
   const openStorage = storage
   const openTransport = proxyTransport
+  const openTransformers = valueTransformers
   const done = Promise.allSettled([listener.close(), server.shutdown(), debugSocket?.close()])
     .then(() => openTransport?.close())
     .then(() => openStorage.close())
+    .then(() => openTransformers?.close())
     // The spans of the last requests leave before the process does.
     .then(() => tracing?.shutdown())
     .catch((err: unknown) => logger.warn({ err: String(err) }, 'closing the storage failed'))

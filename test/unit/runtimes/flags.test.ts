@@ -184,16 +184,22 @@ describe('daemon flags', () => {
   it('refuses to start with a security setting it does not enforce, naming it, after checking the config files', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'apiserver-flags-'))
     try {
-      // A KMS provider needs a plugin the server does not talk to: the setting is refused, not ignored.
+      // Reloading the encryption configuration is not done yet: the setting is refused, not ignored.
       const encryption = join(dir, 'encryption.yaml')
       await writeFile(
         encryption,
-        'apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n- resources: [secrets]\n  providers:\n  - kms: {apiVersion: v2, name: vault, endpoint: "unix:///tmp/kms.sock"}\n  - identity: {}\n',
+        'apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n- resources: [secrets]\n  providers:\n  - identity: {}\n',
       )
-      const { code, stderr, listening } = await run(['--cert-dir', join(dir, 'pki'), '--authorization-mode=Node,RBAC', `--encryption-provider-config=${encryption}`])
+      const { code, stderr, listening } = await run([
+        '--cert-dir',
+        join(dir, 'pki'),
+        '--authorization-mode=Node,RBAC',
+        `--encryption-provider-config=${encryption}`,
+        '--encryption-provider-config-automatic-reload',
+      ])
       assert.equal(listening, false, 'the daemon served with a setting it does not enforce')
       assert.equal(code, 1)
-      assert.match(stderr, /--encryption-provider-config/)
+      assert.match(stderr, /--encryption-provider-config-automatic-reload: not enforced/)
       // Node and RBAC are enforced: only the setting that is not is named.
       assert.doesNotMatch(stderr, /--authorization-mode/)
     } finally {
