@@ -9,6 +9,7 @@ import type { ProxyTransport } from './proxy/transport.js'
 import type { StorageFactory } from './storage/factory.js'
 import type { Storage } from './storage/interface.js'
 import type { KeyTransformers } from './storage/value/key-transformers.js'
+import type { KmsClientFactory } from './encryption/kms/client.js'
 
 /** A pino-compatible subset: structured fields first, then the message. */
 export interface Logger {
@@ -46,6 +47,13 @@ export interface ServerPorts {
    * @default built from `options.encryption` for the in-memory store; none otherwise
    */
   valueTransformers: KeyTransformers
+  /**
+   * The transport to the KMS plugins of `options.encryption` (gRPC on a unix
+   * socket in the Node runtime: `nodeKmsClients`), when the server builds
+   * the transformers itself; a `kms` provider without it is refused.
+   * @default none
+   */
+  kmsClients: KmsClientFactory
   /**
    * Admission plugins of the embedder (upstream's MutationInterface and
    * ValidationInterface), run on every write after the server's own

@@ -109,7 +109,7 @@ function valueTransformers(options: ApiServerOptions, ports: Partial<ServerPorts
   if (ports.storage || ports.storageFactory) {
     throw new Error('options.encryption needs ports.valueTransformers built from it: the given storage would store values unencrypted')
   }
-  return encryptionKeyTransformers(options.encryption)
+  return encryptionKeyTransformers(options.encryption, ports.kmsClients ? { kms: ports.kmsClients } : {})
 }
 
 export function createApiServer(options: ApiServerOptions = {}, ports: Partial<ServerPorts> = {}): ApiServer {
@@ -312,6 +312,8 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     ...(flowControlHook ? [flowControlHook.check] : []),
     ...(rbacPolicyHook ? [rbacPolicyHook.check] : []),
   ]
+  // The KMS plugins' checks (upstream adds them to all three endpoints).
+  const encryptionChecks = transformers?.healthChecks() ?? []
   const shutdownCheck: HealthCheck = {
     name: 'shutdown',
     check: () => {
@@ -340,12 +342,12 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     version: versionInfo(options.version ?? DEFAULT_VERSION),
     metrics,
     checks: {
-      healthz: base(() => storageHealth.healthz()),
+      healthz: [...base(() => storageHealth.healthz()), ...encryptionChecks],
       // --livez-grace-period: start-up work still under way does not make the server look dead.
-      livez: base(() => storageHealth.healthz()).map((c) =>
+      livez: [...base(() => storageHealth.healthz()), ...encryptionChecks].map((c) =>
         c.name.startsWith('poststarthook/') ? graceForStartup(c, serving.livezGracePeriodMs ?? 0, () => now().getTime() - startedAt) : c,
       ),
-      readyz: [...base(() => storageHealth.readyz()), shutdownCheck],
+      readyz: [...base(() => storageHealth.readyz()), ...encryptionChecks, shutdownCheck],
     },
     handlerEnv: (user) => ({
       registry,

@@ -3,7 +3,8 @@
  * upstream builds for it (server/options/encryptionconfig): the keys of an
  * AES or secretbox provider each under `<key name>:`, the first key
  * writing, inside the provider's own `k8s:enc:<provider>:v1:`; identity
- * with no prefix at all.
+ * with no prefix at all; a KMS plugin under `k8s:enc:kms:<v1|v2>:<name>:`,
+ * its transformer built by the caller (it holds a connection).
  */
 import type { EncryptionKey, EncryptionProvider } from '../config/encryption.js'
 import type { ValueTransformer } from '../storage/value/transformer.js'
@@ -28,14 +29,22 @@ function keyed(type: keyof typeof CIPHERS, keys: readonly EncryptionKey[]): Valu
   )
 }
 
-export function providerTransformer(provider: EncryptionProvider): PrefixedTransformer {
+export type KmsProviderConfig = Extract<EncryptionProvider, { type: 'kms' }>
+
+/** Builds the transformer of a KMS plugin; absent where no KMS transport is available. */
+export type KmsTransformerBuilder = (provider: KmsProviderConfig) => ValueTransformer
+
+export function providerTransformer(provider: EncryptionProvider, kms?: KmsTransformerBuilder): PrefixedTransformer {
   switch (provider.type) {
     case 'identity':
       return { prefix: new Uint8Array(0), transformer: identityProvider }
     case 'kms':
-      throw new UnsupportedProviderError(
-        `the kms provider ${JSON.stringify(provider.name)} (apiVersion ${provider.apiVersion}) is not supported by this server yet; use aescbc, aesgcm or secretbox`,
-      )
+      if (!kms) {
+        throw new UnsupportedProviderError(
+          `the kms provider ${JSON.stringify(provider.name)} (apiVersion ${provider.apiVersion}) needs a KMS transport, and none was given (ports.kmsClients)`,
+        )
+      }
+      return { prefix: prefixBytes(`k8s:enc:kms:${provider.apiVersion}:${provider.name}:`), transformer: kms(provider) }
     default:
       return { prefix: prefixBytes(`k8s:enc:${provider.type}:v1:`), transformer: keyed(provider.type, provider.keys) }
   }

@@ -17,11 +17,11 @@ import { loadAuthorizationConfiguration } from '../../core/config/authorization.
 import { loadAuditPolicy } from '../../core/config/audit-policy.js'
 import type { AuditPolicy } from '../../core/audit/types.js'
 import { ConfigFileError } from '../../core/config/decode.js'
-import { type EncryptionConfiguration, loadEncryptionConfiguration } from '../../core/config/encryption.js'
+import { type EncryptionConfiguration, type EncryptionLoadOptions, loadEncryptionConfiguration } from '../../core/config/encryption.js'
 import { type KubeconfigConnection, loadKubeconfigConnection } from '../../core/config/kubeconfig.js'
 import { loadTracingConfiguration, type TracingConfiguration } from '../../core/config/tracing.js'
 import { type EgressSelectorConfiguration, loadEgressSelectorConfiguration } from '../../core/config/egress-selector.js'
-import type { ParsedFlags } from '../../core/options/flags/index.js'
+import { featureEnabled, type ParsedFlags } from '../../core/options/flags/index.js'
 import type { Logger } from '../../core/ports.js'
 import { admissionPluginNames } from './admission.js'
 
@@ -97,7 +97,7 @@ export function loadConfigFiles(parsed: ParsedFlags, logger: Logger): ConfigFile
   assign(
     'encryption',
     read('encryption-provider-config', (text, path) =>
-      loadEncryptionConfiguration(text, path, { reload: values['encryption-provider-config-automatic-reload'] }),
+      loadEncryptionConfiguration(text, path, encryptionLoadOptions(values)),
     ),
   )
   const enabledPlugins = admissionPluginNames(values).names
@@ -117,4 +117,9 @@ export function loadConfigFiles(parsed: ParsedFlags, logger: Logger): ConfigFile
 
   if (problems.length) throw new ConfigFilesError(problems)
   return files
+}
+
+/** How `--encryption-provider-config` is read: the reload flag and the KMSv1 gate change its rules. */
+export function encryptionLoadOptions(values: ParsedFlags['values']): EncryptionLoadOptions {
+  return { reload: values['encryption-provider-config-automatic-reload'], kmsV1: featureEnabled(values, 'KMSv1') }
 }

@@ -24,9 +24,10 @@ import { AuthenticationSetupError, jwtAndWebhookOptions } from './authentication
 import { watchAuthenticationConfig } from './authentication-config-watch.js'
 import { gracefulShutdown } from '../../core/lifecycle/shutdown.js'
 import { type ConfigFiles, ConfigFilesError, loadConfigFiles } from './config-files.js'
-import { encryptionKeyTransformers } from '../../core/encryption/resource-transformers.js'
+import { type EncryptionAtRest, encryptionKeyTransformers } from '../../core/encryption/encryption-at-rest.js'
+import { nodeKmsClients } from './kms-clients.js'
+import { watchEncryptionConfig } from './encryption-config-watch.js'
 import { UnsupportedProviderError } from '../../core/encryption/providers.js'
-import type { KeyTransformers } from '../../core/storage/value/key-transformers.js'
 import { type DebugSocket, serveDebugSocket } from './debug-socket.js'
 import { type DaemonFlags, FlagError, helpText, parseFlags } from './flags.js'
 import { preparePki } from './pki.js'
@@ -104,10 +105,10 @@ async function loadTokens(path: string, logger: Logger): Promise<StaticToken[]> 
 
 /** The authorization options from the files the flags name; a webhook kubeconfig that cannot be used stops start-up. */
 /** The transformers of `--encryption-provider-config`, built before anything is stored; a provider not in effect stops start-up. */
-function encryptionAtRest(config: ConfigFiles['encryption']): KeyTransformers | undefined {
+function encryptionAtRest(config: ConfigFiles['encryption'], reload: boolean): EncryptionAtRest | undefined {
   if (!config) return undefined
   try {
-    return encryptionKeyTransformers(config)
+    return encryptionKeyTransformers(config, { kms: nodeKmsClients, reload })
   } catch (err) {
     if (err instanceof UnsupportedProviderError) throw new StartupError(`--encryption-provider-config: ${err.message}; refusing to start rather than store those resources unencrypted`)
     throw err
@@ -292,10 +293,12 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   let stopWatchingAuthorization = () => {}
   let stopWatchingCAs = (): void => {}
   let stopWatchingAuthentication = (): void => {}
+  let stopWatchingEncryption = (): void => {}
   let stopWatchingCertificates = () => {}
   let debugSocket: DebugSocket | undefined
   let externalSigner: ExternalJwtSigner | undefined
   let proxyTransport: NodeProxyTransport | undefined
+  let valueTransformers: EncryptionAtRest | undefined
   let tracing: NodeTracing | undefined
   try {
     warnAboutFlags(parsed, logger)
@@ -360,8 +363,9 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     } catch (err) {
       throw new StartupError((err as Error).message)
     }
-    const valueTransformers = encryptionAtRest(files.encryption)
-    storage = await openDaemonStorage(parsed.values, logger, valueTransformers && ((key) => valueTransformers.forKey(key))).catch((err: Error) => {
+    valueTransformers = encryptionAtRest(files.encryption, parsed.values['encryption-provider-config-automatic-reload'])
+    const transformers = valueTransformers
+    storage = await openDaemonStorage(parsed.values, logger, transformers && ((key) => transformers.forKey(key))).catch((err: Error) => {
       throw err instanceof StorageStartupError ? new StartupError(err.message) : err
     })
     logger.info({}, `objects are stored in ${storage.description}`)
@@ -376,7 +380,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         storage: storage.storage,
         storageFactory: storage.factory,
         storageHealth: storage,
-        ...(valueTransformers ? { valueTransformers } : {}),
+        ...(transformers ? { valueTransformers: transformers } : {}),
         webhookClient: nodeWebhookClient(),
         proxyTransport,
         profiler,
@@ -397,6 +401,10 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     }
     const authenticationConfig = parsed.values['authentication-config']
     if (authenticationConfig) stopWatchingAuthentication = watchAuthenticationConfig(authenticationConfig, server, parsed, logger)
+    const encryptionConfig = parsed.values['encryption-provider-config']
+    if (transformers && encryptionConfig && parsed.values['encryption-provider-config-automatic-reload']) {
+      stopWatchingEncryption = watchEncryptionConfig(encryptionConfig, transformers, parsed.values, logger)
+    }
     listener = await listen(server, flags, { key: pki.serving.privateKey, cert: pki.serving.certificate, ...cas, ...tls.listenerOptions }, logger).catch(
       (err: Error) => {
         throw new StartupError(`cannot listen on ${serverUrl(flags.bindAddress, flags.securePort)}: ${err.message}`)
@@ -437,10 +445,12 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     stopWatchingAuthorization()
     stopWatchingCAs()
     stopWatchingAuthentication()
+    stopWatchingEncryption()
     await Promise.allSettled([listener?.close(), server?.shutdown()])
     stopWatchingCertificates()
     await Promise.allSettled([listener?.close(), server?.shutdown(), debugSocket?.close()])
     await storage?.close().catch(() => {})
+    valueTransformers?.close()
     externalSigner?.close?.()
     proxyTransport?.close()
     await tracing?.shutdown().catch(() => {})
@@ -459,12 +469,15 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   stopWatchingAuthorization()
   stopWatchingCAs()
   stopWatchingAuthentication()
+  stopWatchingEncryption()
   stopWatchingCertificates()
   const openStorage = storage
   const openTransport = proxyTransport
+  const openTransformers = valueTransformers
   const done = Promise.allSettled([listener.close(), server.shutdown(), debugSocket?.close()])
     .then(() => openTransport?.close())
     .then(() => openStorage.close())
+    .then(() => openTransformers?.close())
     // The spans of the last requests leave before the process does.
     .then(() => tracing?.shutdown())
     .catch((err: unknown) => logger.warn({ err: String(err) }, 'closing the storage failed'))

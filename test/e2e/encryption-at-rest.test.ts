@@ -109,10 +109,10 @@ describe('encryption at rest on etcd (daemon)', () => {
     assert.equal(await d.ok('get', 'configmap', 'wild', '-o', 'jsonpath={.data.a}'), 'b')
   })
 
-  it('refuses at start-up overlapping wildcards and a kms provider, each with its reason', async () => {
+  it('refuses at start-up overlapping wildcards, and a KMS v1 plugin while the KMSv1 gate is off, each with its reason', async () => {
     await assert.rejects(daemon(config([['*.*'], [aesgcm('k', KEY1)]], [['secrets'], [aesgcm('k', KEY1)]])), /resource "secrets" is masked by earlier rule "\*\.\*"/)
-    const kms = config([['secrets'], [{ kms: { apiVersion: 'v2', name: 'vault', endpoint: 'unix:///tmp/none.sock' } }]])
-    await assert.rejects(daemon(kms), /--encryption-provider-config: the kms provider "vault" \(apiVersion v2\) is not supported by this server yet/)
+    const kms = config([['secrets'], [{ kms: { apiVersion: 'v1', name: 'legacy', endpoint: 'unix:///tmp/none.sock' } }]])
+    await assert.rejects(daemon(kms), /KMSv1 is deprecated and will only receive security updates going forward/)
   })
 })
 

@@ -4,8 +4,8 @@
  * with upstream's prefix and holds no plaintext, while every API read sees
  * the object; rotation to a new first key rewrites a value on its next
  * write (even an unchanged replace); a removed key makes reads of its
- * values a 500 naming the key while other values stay readable; a
- * configuration that names a kms provider is refused.
+ * values a 500 naming the key while other values stay readable (KMS
+ * providers: kms-encryption.test.ts).
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'

@@ -38,6 +38,13 @@ export const FEATURE_GATES = {
     stages: [{ since: 32, default: false, stage: 'alpha' }],
     effect: 'allows --service-account-signing-endpoint',
   },
+  KMSv1: {
+    stages: [
+      { since: 28, default: true, stage: 'deprecated' },
+      { since: 29, default: false, stage: 'deprecated' },
+    ],
+    effect: 'allows kms providers of apiVersion v1 in --encryption-provider-config',
+  },
   LoggingAlphaOptions: { stages: [{ since: 24, default: false, stage: 'alpha' }], effect: 'allows the alpha logging flags' },
   LoggingBetaOptions: { stages: [{ since: 24, default: true, stage: 'beta' }], effect: 'allows the beta logging flags' },
   MutatingAdmissionPolicy: {

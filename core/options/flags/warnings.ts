@@ -4,7 +4,8 @@
  * value. The daemon logs each once.
  */
 import type { ParsedFlags } from './parse.js'
-import { flagSpec } from './table.js'
+import type { FlagSpec } from './spec.js'
+import { type FlagName, flagSpec } from './table.js'
 import { ENFORCED_AUTHORIZATION_MODES } from './table/authorization.js'
 import { INSECURE_TLS_CIPHER_SUITES } from './table/secure-serving.js'
 
@@ -15,10 +16,10 @@ const INSECURE: ReadonlySet<string> = new Set(INSECURE_TLS_CIPHER_SUITES)
  * (status `refused`): start-up stops on them, as a control plane must fail
  * closed rather than accept a setting and ignore it.
  */
-export function unenforcedSecurityFlags(flags: ParsedFlags): string[] {
+export function unenforcedSecurityFlags(flags: ParsedFlags, specOf: (name: FlagName) => Pick<FlagSpec, 'status' | 'pending'> = flagSpec): string[] {
   const problems: string[] = []
   for (const name of flags.set) {
-    const spec = flagSpec(name)
+    const spec = specOf(name)
     if (spec.status !== 'refused') continue
     const label = `--${flags.spelled.get(name) ?? name}`
     problems.push(`${label}: not enforced by this server yet (${spec.pending ?? ''}); refusing to start rather than ignore a security setting`)

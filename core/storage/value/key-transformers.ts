@@ -5,6 +5,7 @@
  * and a backend asks for the key it reads or writes. A key under no known
  * prefix, or with no rule for its resource, goes through `fallback`.
  */
+import type { HealthCheck } from '../../api/health.js'
 import type { StorageResource } from '../factory.js'
 import type { ValueTransformer } from './transformer.js'
 
@@ -28,6 +29,14 @@ export class KeyTransformers {
     this.resolve = resolve
     for (const [prefix, resource] of this.resources) this.byPrefix.set(prefix, resolve(resource))
   }
+
+  /** Checks of what the transformers depend on (KMS plugins), served under /healthz, /livez and /readyz. */
+  healthChecks(): readonly HealthCheck[] {
+    return []
+  }
+
+  /** Lets go of what the transformers hold (KMS plugin connections, polling). */
+  close(): void {}
 
   /** The transformer of `key`: that of the longest registered prefix it starts with. */
   forKey(key: string): ValueTransformer {

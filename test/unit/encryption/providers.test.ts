@@ -138,10 +138,10 @@ describe('encryption providers: reading with every provider, writing with the fi
     await assert.rejects(read(secretsWith(aes('secretbox', ['s', secretB])), v), { message: 'no matching prefix found' })
   })
 
-  it('refuses a kms provider at construction with a message naming it', () => {
+  it('refuses a kms provider at construction when no KMS transport is given, naming it', () => {
     assert.throws(
       () => secretsWith({ type: 'kms', apiVersion: 'v2', name: 'vault', endpoint: 'unix:///k.sock', socketPath: '/k.sock', timeoutMs: 3000 }),
-      (err: unknown) => err instanceof UnsupportedProviderError && /kms provider "vault"/.test(err.message),
+      (err: unknown) => err instanceof UnsupportedProviderError && /kms provider "vault" \(apiVersion v2\) needs a KMS transport/.test(err.message),
     )
   })
 })

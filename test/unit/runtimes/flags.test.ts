@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { FlagError, helpText, parseFlags } from '../../../runtimes/node/flags.js'
 import { runToExit } from './run-to-exit.js'
+import { type FlagName, flagSpec, parseCommandLine, unenforcedSecurityFlags } from '../../../core/options/flags/index.js'
 
 const run = (argv: string[]) => runToExit(argv)
 
@@ -181,24 +182,17 @@ describe('daemon flags', () => {
     }
   })
 
-  it('refuses to start with a security setting it does not enforce, naming it, after checking the config files', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'apiserver-flags-'))
-    try {
-      // A KMS provider needs a plugin the server does not talk to: the setting is refused, not ignored.
-      const encryption = join(dir, 'encryption.yaml')
-      await writeFile(
-        encryption,
-        'apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n- resources: [secrets]\n  providers:\n  - kms: {apiVersion: v2, name: vault, endpoint: "unix:///tmp/kms.sock"}\n  - identity: {}\n',
-      )
-      const { code, stderr, listening } = await run(['--cert-dir', join(dir, 'pki'), '--authorization-mode=Node,RBAC', `--encryption-provider-config=${encryption}`])
-      assert.equal(listening, false, 'the daemon served with a setting it does not enforce')
-      assert.equal(code, 1)
-      assert.match(stderr, /--encryption-provider-config/)
-      // Node and RBAC are enforced: only the setting that is not is named.
-      assert.doesNotMatch(stderr, /--authorization-mode/)
-    } finally {
-      await rm(dir, { recursive: true, force: true })
-    }
+  // No security flag is refused today (KMS providers and automatic reload are in effect), so the
+  // refusal is shown at the unit level: a flag whose status is refused stops start-up, named as spelled.
+  it('refuses a security setting it does not enforce, naming it as the user spelled it', () => {
+    const command = parseCommandLine(['--encryption-provider-config=e.yaml', '--encryption-provider-config-automatic-reload'])
+    if (command.action !== 'run') assert.fail(command.action)
+    const flags = command.flags
+    assert.deepEqual(unenforcedSecurityFlags(flags), [], 'every security flag of the table is enforced')
+    const refused = (name: FlagName) => (name === 'encryption-provider-config-automatic-reload' ? { status: 'refused' as const, pending: 'not built' } : flagSpec(name))
+    assert.deepEqual(unenforcedSecurityFlags(flags, refused), [
+      '--encryption-provider-config-automatic-reload: not enforced by this server yet (not built); refusing to start rather than ignore a security setting',
+    ])
   })
 
   it('FlagError is what parseFlags throws', () => {

@@ -47,9 +47,8 @@ export const PERSISTENCE_FLAGS = [
     kind: 'bool',
     default: false,
     section,
-    status: 'refused',
-    pending: NOT_YET.encryptionReload,
-    help: 'Reload --encryption-provider-config when the file changes on disk. When true, the health endpoints can no longer tell distinct key-management plugins apart.',
+    status: 'active',
+    help: 'Reload --encryption-provider-config when the file changes on disk: a valid file whose KMS plugins answer takes effect without a restart, an invalid one is logged and the configuration in effect stays. When true, the KMS plugins are checked together as kms-providers, since the health endpoints can no longer tell distinct key-management plugins apart.',
   }),
   flag({
     name: 'kvstore-cafile',

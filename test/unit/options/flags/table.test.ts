@@ -85,6 +85,7 @@ describe('the flag table', () => {
       'enable-garbage-collector',
       'enable-priority-and-fairness',
       'encryption-provider-config',
+      'encryption-provider-config-automatic-reload',
       'endpoint-reconciler-type',
       'event-ttl',
       'external-hostname',

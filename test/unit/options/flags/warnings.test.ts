@@ -43,10 +43,8 @@ describe('start-up warnings', () => {
 describe('security settings the server does not enforce yet', () => {
   const refusalsFor = (argv: string[]): string[] => unenforcedSecurityFlags(parsed(argv))
 
-  it('refuse every security flag given that is not enforced, as the user spelled it', () => {
-    assert.deepEqual(refusalsFor(['--encryption-provider-config-automatic-reload']), [
-      '--encryption-provider-config-automatic-reload: not enforced by this server yet (the encryption configuration is read at start-up; reloading it is not implemented yet); refusing to start rather than ignore a security setting',
-    ])
+  it('leave --encryption-provider-config-automatic-reload alone: reloading is in effect', () => {
+    assert.deepEqual(refusalsFor(['--encryption-provider-config=e.yaml', '--encryption-provider-config-automatic-reload']), [])
   })
 
   it('accept every authorization mode of the spec, all of them enforced', () => {
