@@ -348,6 +348,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     ...(options.externalHostname || options.advertiseAddress ? { externalAddress } : {}),
     version: versionInfo(options.version ?? DEFAULT_VERSION),
     metrics,
+    runtimeMetrics: ports.runtimeMetrics,
     checks: {
       healthz: base(() => storageHealth.healthz()),
       // --livez-grace-period: start-up work still under way does not make the server look dead.
