@@ -94,6 +94,17 @@ export interface ServerPorts {
    * @default none: no spans are started
    */
   tracerProvider: TracerProvider
+  /**
+   * The runtime's own metrics (the Node process's `process_*` and
+   * `nodejs_*`), appended to `/metrics` in the same text format.
+   * @default none: `/metrics` carries the server's metrics only
+   */
+  runtimeMetrics: RuntimeMetrics
+}
+
+/** Metrics only the runtime knows, already in the Prometheus text format. */
+export interface RuntimeMetrics {
+  render(): Promise<string>
 }
 
 /** One profile as the runtime writes it, handed to the client as a download. */

@@ -45,6 +45,9 @@ import type { ConnectionInfo, ServerPorts } from './ports.js'
 import { silentLogger } from './ports.js'
 import { Metrics } from './metrics/metrics.js'
 import { TRACER_NAME } from './tracing/context.js'
+import { measuredAuthenticator, measuredAuthorizer } from './metrics/security-metrics.js'
+import { measuredChain } from './metrics/admission-metrics.js'
+import { watchMetrics } from './metrics/watch-metrics.js'
 import { startStorageObjectCounter } from './metrics/storage-objects.js'
 import { countTerminatedWatcher } from './metrics/terminated-watchers.js'
 import { Registry } from './registry/registry.js'
@@ -118,7 +121,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const now = ports.now ?? (() => new Date())
   const transformers = valueTransformers(options, ports)
   const backend = ports.storage ?? new MemoryStorage(transformers ? { transformerFor: (key) => transformers.forKey(key) } : {})
-  const metrics = new Metrics()
+  const metrics = new Metrics(options.metrics)
   const tracer = ports.tracerProvider?.getTracer(TRACER_NAME)
   // Which resource each cached prefix holds, to label the watches the cache ends as too slow.
   const cachedResources = new Map<string, { group: string; resource: string }>()
@@ -139,6 +142,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     watchCacheSizes: options.watchCacheSizes ?? {},
     cacheOptions: { logger, onWatcherTerminated, ...(options.watcherBufferSize ? { watcherBufferSize: options.watcherBufferSize } : {}) },
     onCached: ({ group, resource, prefix }) => cachedResources.set(prefix, { group, resource }),
+    metrics,
     ...(tracer ? { tracer } : {}),
     ...(transformers ? { transformers } : {}),
   })
@@ -175,7 +179,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       allowPrivileged: options.allowPrivileged ?? false,
       deleteCollectionWorkers: options.deleteCollectionWorkers ?? 1,
       // The enabled plugins first, built once the registry they read exists (below), then the embedder's.
-      admission: ports.admission ? concatChains(lateAdmission, ports.admission) : lateAdmission,
+      admission: measuredChain(ports.admission ? concatChains(lateAdmission, ports.admission) : lateAdmission, metrics),
       authorization: writeAuthorization,
       // Watches the cache does not serve (it is off, or the resourceVersion is older than its window) are bounded alike.
       watcherBufferSize: options.watcherBufferSize ?? DEFAULT_WATCHER_BUFFER_SIZE,
@@ -205,7 +209,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   catalogue.onChange(({ added }) => openStores(added))
 
   const webhookClient = ports.webhookClient ?? fetchWebhookClient()
-  const security = { registry, options, logger, now, webhookClient, rbac }
+  const security = { registry, options, logger, now, webhookClient, rbac, metrics }
   const authorization = buildAuthorization(options.authorizationConfiguration ?? options.authorizationModes ?? ['AlwaysAllow'], security)
   // Where clients reach the server (upstream's ExternalAddress): issuer discovery's key set URI, /api's server address.
   let securePort = options.securePort
@@ -217,7 +221,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const authentication = buildAuthentication(security, externalAddress)
   const admission = buildAdmission(
     options.admission?.plugins ?? defaultAdmissionPlugins(),
-    { registry, authorizer, webhookClient, options, logger, now, runOnce: membership.runOnce },
+    { registry, authorizer, webhookClient, options, logger, now, runOnce: membership.runOnce, metrics },
     options.admission?.configurations,
   )
 
@@ -321,18 +325,23 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     },
   }
 
+  const watchCounts = watchMetrics(metrics)
   const auditor = options.audit ? new Auditor(options.audit.policy, options.audit.backends, metrics, logger, now) : undefined
   const app = buildChain({
     ...(auditor ? { auditor } : {}),
     ...(tracer ? { tracer } : {}),
     logger,
-    authenticator: authentication.request,
-    authorizer: authorization.authorizer,
+    authenticator: measuredAuthenticator(authentication.request, metrics),
+    authorizer: measuredAuthorizer(authorization.authorizer, metrics),
     embeddedIdentity: options.embeddedIdentity ?? null,
     requestTimeoutMs,
     lifecycle,
     ...(flowControl ? { flowControl } : {}),
     metrics,
+    served: (info) => {
+      const entry = catalogue.lookup(info.apiGroup, info.apiVersion, info.resource)
+      return entry !== undefined && (info.subresource === '' || (entry.subresources ?? []).some((s) => s.name === info.subresource))
+    },
     serving,
   })
   if ((serving.profiling ?? true) && ports.profiler) installProfilingRoutes(app, ports.profiler)
@@ -341,6 +350,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     ...(options.externalHostname || options.advertiseAddress ? { externalAddress } : {}),
     version: versionInfo(options.version ?? DEFAULT_VERSION),
     metrics,
+    runtimeMetrics: ports.runtimeMetrics,
     checks: {
       healthz: [...base(() => storageHealth.healthz()), ...encryptionChecks],
       // --livez-grace-period: start-up work still under way does not make the server look dead.
@@ -358,6 +368,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
       onShutdown: (end) => lifecycle.trackWatch(end),
       serviceAccountTokens: authentication.serviceAccountTokens,
+      watchMetrics: watchCounts,
     }),
     issuerDiscovery: authentication.serviceAccountTokens,
     ...(aggregator ? { aggregator } : {}),

@@ -9,6 +9,8 @@
  * enabled but has no factory is reported by `unimplementedAdmissionPlugins`,
  * so that the daemon refuses to start rather than run without it.
  */
+import { measuredPlugin } from '../metrics/admission-metrics.js'
+import type { Metrics } from '../metrics/metrics.js'
 import type { Authorizer } from '../authz/authorizer.js'
 import { ADMISSION_PLUGINS_IN_ORDER, type AdmissionPluginName, DEFAULT_ENABLED_ADMISSION_PLUGINS } from '../config/admission-plugins.js'
 import { ConfigFileError } from '../config/decode.js'
@@ -76,6 +78,8 @@ export interface AdmissionPluginContext {
   readonly now: () => Date
   /** Starts a controller that must run once in a cluster (here at once, or where the controllers' lease is held). */
   readonly runOnce?: RunOnce
+  /** Where each plugin's calls are timed; none: not timed. */
+  readonly metrics?: Metrics
   /**
    * The plugin's entry of the AdmissionConfiguration file (`--admission-control-config-file`):
    * the inline `configuration`, or the parsed content of its `path`. Undefined without one.
@@ -266,7 +270,7 @@ export function buildAdmission(
     return isInstance(built) ? built : { plugin: built }
   })
   return {
-    chain: admissionChain(instances.map((i) => i.plugin)),
+    chain: admissionChain(instances.map((i) => (context.metrics ? measuredPlugin(i.plugin, context.metrics) : i.plugin))),
     ready: Promise.all(instances.map((i) => i.ready)).then(() => undefined),
     stop: () => instances.forEach((i) => i.stop?.()),
   }

@@ -21,6 +21,7 @@ import { type HealthCheck, healthResponse } from './health.js'
 import { openApiIndexResponse, openApiV2Response, openApiV3Response } from './openapi-responses.js'
 import { StorageVersionHashes } from './storage-version-hash.js'
 import { type Metrics, METRICS_CONTENT_TYPE } from '../metrics/metrics.js'
+import type { RuntimeMetrics } from '../ports.js'
 import type { VersionInfo } from './version.js'
 import type { Aggregator } from '../aggregator/aggregator.js'
 import { aggregatedRemoteGroup, remoteApiGroup } from '../aggregator/remote-discovery.js'
@@ -30,6 +31,8 @@ export interface RouteDeps {
   version: VersionInfo
   checks: { healthz: HealthCheck[]; livez: HealthCheck[]; readyz: HealthCheck[] }
   metrics: Metrics
+  /** The runtime's own metrics, appended to the server's. */
+  runtimeMetrics?: RuntimeMetrics | undefined
   /** Where clients reach the server (`--external-hostname` or `--advertise-address`, and the port); unset: the host a request asked for. */
   externalAddress?: () => string
   handlerEnv: (user: HandlerEnv['user']) => HandlerEnv
@@ -75,7 +78,10 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
   }
   const storageVersionHashes = new StorageVersionHashes(catalogue)
   app.get('/version', () => versionResponse(deps.version))
-  app.get('/metrics', () => new Response(deps.metrics.render(), { headers: { 'content-type': METRICS_CONTENT_TYPE } }))
+  app.get('/metrics', async () => {
+    const runtime = (await deps.runtimeMetrics?.render().catch(() => '')) ?? ''
+    return new Response(deps.metrics.render() + runtime, { headers: { 'content-type': METRICS_CONTENT_TYPE } })
+  })
   for (const endpoint of ['healthz', 'livez', 'readyz'] as const) {
     const handler = (c: Context<ChainEnv>) => healthResponse(endpoint, deps.checks[endpoint], new URL(c.req.url))
     app.get(`/${endpoint}`, handler)

@@ -8,6 +8,7 @@
  * to something weaker.
  */
 import { lifeCycleOf, type Part, type SecurityContext } from '../security/context.js'
+import { decisionCountingAuthorizer } from '../metrics/security-metrics.js'
 import type { UserInfo } from '../resources/object.js'
 import { abacAuthorizer } from './abac.js'
 import { type AuthorizerSpec, legacyAuthorizerSpecs } from './authorizer-specs.js'
@@ -70,7 +71,11 @@ function buildChain(specs: readonly AuthorizerSpec[], ctx: SecurityContext): Bui
     for (const p of parts) p.stop?.()
     throw err
   }
-  const modeAuthorizers = parts.map((p) => p.value)
+  const metrics = ctx.metrics
+  const modeAuthorizers = parts.map((p, i) => {
+    const spec = specs[i]
+    return metrics && spec ? decisionCountingAuthorizer(p.value, metrics, spec.type, spec.name) : p.value
+  })
   return {
     authorizer: new UnionAuthorizer([privilegedGroup, ...modeAuthorizers]),
     rulesFor: (user, namespace) => unionRulesFor(modeAuthorizers, user, namespace),

@@ -12,6 +12,7 @@ import type { Metrics } from '../metrics/metrics.js'
 import type { ServingOptions } from '../options/serving-options.js'
 import type { Logger } from '../ports.js'
 import type { UserInfo } from '../resources/object.js'
+import type { RequestInfo } from './request-info.js'
 import { authenticationFilter } from './filters/authentication.js'
 import { authorizationFilter } from './filters/authorization.js'
 import type { ChainEnv } from './filters/context.js'
@@ -19,6 +20,7 @@ import { auditFilter, auditIdFilter } from './filters/audit.js'
 import { corsFilter } from './filters/cors.js'
 import { hstsFilter } from './filters/hsts.js'
 import { maxInFlightFilter } from './filters/max-in-flight.js'
+import { requestMetricsFilter } from './filters/metrics.js'
 import { priorityAndFairnessFilter } from './filters/priority-and-fairness.js'
 import type { FlowControl } from '../flowcontrol/flow-control.js'
 import { impersonationFilter } from './filters/impersonation.js'
@@ -37,6 +39,8 @@ export interface ChainDeps {
   requestTimeoutMs: number
   lifecycle: ServerLifecycle
   metrics: Metrics
+  /** Whether a resource request names a resource and subresource the server serves (bounds the metrics' labels); @default every resource */
+  served?: (info: RequestInfo) => boolean
   serving: ServingOptions
   /** Records requests as `--audit-policy-file` says; undefined: no auditing. */
   auditor?: Auditor
@@ -70,6 +74,8 @@ export function buildChain(deps: ChainDeps): Hono<ChainEnv> {
   app.use(timeoutFilter(deps.requestTimeoutMs))
   use(app, corsFilter(deps.serving.corsAllowedOrigins ?? []))
   app.use(authenticationFilter(deps.authenticator, deps.embeddedIdentity, deps.logger))
+  // Upstream records in its handlers; here once a caller is known, so refusals by the filters below count too.
+  app.use(requestMetricsFilter(deps.metrics, { served: deps.served ?? (() => true), countInflight: deps.flowControl !== undefined }))
   // After authentication, as upstream since its tracing trusts privileged users' trace context.
   use(app, deps.tracer ? tracingFilter(deps.tracer) : undefined)
   use(app, deps.auditor ? auditFilter(deps.auditor) : undefined)

@@ -15,6 +15,8 @@ export interface WatchStreamOptions {
   signal: AbortSignal
   /** Called once when the stream ends for any reason. */
   onEnd?: () => void
+  /** Told of each event sent, with its size in bytes (the watch metrics). */
+  onEvent?: (bytes: number) => void
 }
 
 const encoder = new TextEncoder()
@@ -29,7 +31,7 @@ function errorFor(err: unknown): StatusError {
   return asStatusError(err)
 }
 
-export function watchStream({ watcher, encodeObject, signal, onEnd }: WatchStreamOptions): ReadableStream<Uint8Array> {
+export function watchStream({ watcher, encodeObject, signal, onEnd, onEvent }: WatchStreamOptions): ReadableStream<Uint8Array> {
   const iterator = watcher[Symbol.asyncIterator]()
   const stop = () => watcher.stop()
   signal.addEventListener('abort', stop, { once: true })
@@ -50,7 +52,9 @@ export function watchStream({ watcher, encodeObject, signal, onEnd }: WatchStrea
           controller.close()
           return
         }
-        controller.enqueue(line(next.value.type, encodeObject(next.value)))
+        const bytes = line(next.value.type, encodeObject(next.value))
+        onEvent?.(bytes.byteLength)
+        controller.enqueue(bytes)
       } catch (err) {
         controller.enqueue(line('ERROR', errorFor(err).toStatus()))
         finish()

@@ -1,30 +1,88 @@
 /**
  * The server's metrics, served at `/metrics` in the Prometheus text format
  * upstream's component-base writes: gauges, set by the part of the server
- * that knows the figure, and counters, added to as things happen.
+ * that knows the figure, counters, added to as things happen, and
+ * histograms with upstream's buckets. Plain code on Web APIs, so that every
+ * runtime serves the same metrics; a runtime adds its own (the Node
+ * process's) through `ServerPorts.runtimeMetrics`.
+ *
+ * The operator's filters of component-base apply here: `--disabled-metrics`
+ * drops a family, `--allow-metric-labels` reports values outside a label's
+ * list as `unexpected`, and deprecated metrics are hidden a release after
+ * their deprecation unless `--show-hidden-metrics-for-version` names it.
  */
+import { type MetricsFilterOptions, MetricsFilters } from './filters.js'
 
 type Labels = Readonly<Record<string, string>>
 
-interface Family {
-  help: string
-  type: 'gauge' | 'counter'
-  samples: Map<string, { labels: Labels; value: number }>
+interface Sample {
+  labels: Labels
+  value: number
 }
+
+interface HistogramSample {
+  labels: Labels
+  /** Cumulative at render time; stored per bucket here. */
+  counts: number[]
+  sum: number
+  count: number
+}
+
+type Family =
+  | { type: 'gauge' | 'counter'; help: string; samples: Map<string, Sample> }
+  | { type: 'histogram'; help: string; buckets: readonly number[]; samples: Map<string, HistogramSample> }
 
 function escapeLabel(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')
 }
 
-function labelText(labels: Labels): string {
+function labelText(labels: Labels, extra?: string): string {
   const pairs = Object.keys(labels)
     .sort()
     .map((k) => `${k}="${escapeLabel(labels[k] ?? '')}"`)
+  if (extra) pairs.push(extra)
   return pairs.length ? `{${pairs.join(',')}}` : ''
+}
+
+/**
+ * A number as Go's strconv.FormatFloat(v, 'g', -1, 64) writes it, which is
+ * how upstream's client writes values and bucket bounds: the shortest
+ * decimal, in exponent form (two exponent digits at least) below 1e-4 and
+ * from 1e6 on.
+ */
+export function formatNumber(value: number): string {
+  if (value === Infinity) return '+Inf'
+  if (value === -Infinity) return '-Inf'
+  if (Number.isNaN(value)) return 'NaN'
+  if (value === 0) return '0'
+  const [mantissa = '', exponentText = '0'] = value.toExponential().split('e')
+  const exponent = Number(exponentText)
+  if (exponent >= -4 && exponent < 6) return String(value)
+  const digits = String(Math.abs(exponent)).padStart(2, '0')
+  return `${mantissa}e${exponent < 0 ? '-' : '+'}${digits}`
+}
+
+const DROPPED: Sample = { labels: {}, value: 0 }
+const DROPPED_HISTOGRAM: HistogramSample = { labels: {}, counts: [], sum: 0, count: 0 }
+
+interface Definition {
+  name: string
+  help: string
+  buckets?: readonly number[]
+}
+
+export interface GaugeHandle {
+  set(value: number): void
+  add(by: number): void
 }
 
 export class Metrics {
   private readonly families = new Map<string, Family>()
+  private readonly filters: MetricsFilters
+
+  constructor(options: MetricsFilterOptions = {}) {
+    this.filters = new MetricsFilters(options)
+  }
 
   setGauge(name: string, help: string, labels: Labels, value: number): void {
     this.sample(name, help, 'gauge', labels).value = value
@@ -36,9 +94,9 @@ export class Metrics {
   }
 
   /** A gauge's sample to set again and again without finding it each time (a hot path's gauge). */
-  gauge(name: string, help: string, labels: Labels): { set(value: number): void } {
+  gauge(name: string, help: string, labels: Labels): GaugeHandle {
     const sample = this.sample(name, help, 'gauge', labels)
-    return { set: (value) => void (sample.value = value) }
+    return { set: (value) => void (sample.value = value), add: (by) => void (sample.value += by) }
   }
 
   /** A counter's sample to add to again and again without finding it each time (a hot path's counter). */
@@ -47,21 +105,72 @@ export class Metrics {
     return { add: (by = 1) => void (sample.value += by) }
   }
 
-  /** The current value of a sample, or undefined when it was never set. */
-  value(name: string, labels: Labels): number | undefined {
-    return this.families.get(name)?.samples.get(labelText(labels))?.value
+  /** Records one observation in a histogram with the given upper bounds (ascending; +Inf is implied). */
+  observe(name: string, help: string, buckets: readonly number[], labels: Labels, value: number): void {
+    const sample = this.histogramSample(name, help, buckets, labels)
+    if (sample === DROPPED_HISTOGRAM) return
+    const family = this.families.get(name)
+    const bounds = family?.type === 'histogram' ? family.buckets : buckets
+    let i = 0
+    while (i < bounds.length && value > (bounds[i] ?? Infinity)) i++
+    if (i < bounds.length) sample.counts[i] = (sample.counts[i] ?? 0) + 1
+    sample.sum += value
+    sample.count++
   }
 
-  private sample(name: string, help: string, type: Family['type'], labels: Labels): { labels: Labels; value: number } {
+  /** Adds to a defined counter (core/metrics/definitions.ts). */
+  inc(metric: Definition, labels: Labels, by = 1): void {
+    this.addCounter(metric.name, metric.help, labels, by)
+  }
+
+  /** Records one observation of a defined histogram. */
+  record(metric: Definition, labels: Labels, value: number): void {
+    this.observe(metric.name, metric.help, metric.buckets ?? [], labels, value)
+  }
+
+  /** A defined gauge's sample. */
+  gaugeOf(metric: Definition, labels: Labels): GaugeHandle {
+    return this.gauge(metric.name, metric.help, labels)
+  }
+
+  /** The current value of a gauge or counter sample, or undefined when it was never set. */
+  value(name: string, labels: Labels): number | undefined {
+    const family = this.families.get(name)
+    if (!family || family.type === 'histogram') return undefined
+    return family.samples.get(labelText(this.filters.constrain(name, labels)))?.value
+  }
+
+  private sample(name: string, help: string, type: 'gauge' | 'counter', labels: Labels): Sample {
+    if (!this.filters.shown(name)) return { ...DROPPED }
     let family = this.families.get(name)
     if (!family) {
       family = { help, type, samples: new Map() }
       this.families.set(name, family)
     }
-    const key = labelText(labels)
+    if (family.type === 'histogram') throw new Error(`metric ${name} is a histogram`)
+    const constrained = this.filters.constrain(name, labels)
+    const key = labelText(constrained)
     let sample = family.samples.get(key)
     if (!sample) {
-      sample = { labels, value: 0 }
+      sample = { labels: constrained, value: 0 }
+      family.samples.set(key, sample)
+    }
+    return sample
+  }
+
+  private histogramSample(name: string, help: string, buckets: readonly number[], labels: Labels): HistogramSample {
+    if (!this.filters.shown(name)) return DROPPED_HISTOGRAM
+    let family = this.families.get(name)
+    if (!family) {
+      family = { help, type: 'histogram', buckets, samples: new Map() }
+      this.families.set(name, family)
+    }
+    if (family.type !== 'histogram') throw new Error(`metric ${name} is not a histogram`)
+    const constrained = this.filters.constrain(name, labels)
+    const key = labelText(constrained)
+    let sample = family.samples.get(key)
+    if (!sample) {
+      sample = { labels: constrained, counts: family.buckets.map(() => 0), sum: 0, count: 0 }
       family.samples.set(key, sample)
     }
     return sample
@@ -73,11 +182,34 @@ export class Metrics {
     for (const name of [...this.families.keys()].sort()) {
       const family = this.families.get(name)
       if (!family) continue
-      lines.push(`# HELP ${name} ${family.help}`, `# TYPE ${name} ${family.type}`)
-      for (const key of [...family.samples.keys()].sort()) lines.push(`${name}${key} ${family.samples.get(key)?.value ?? 0}`)
+      lines.push(`# HELP ${name} ${this.filters.help(name, family.help)}`, `# TYPE ${name} ${family.type}`)
+      if (family.type === 'histogram') {
+        for (const key of [...family.samples.keys()].sort()) {
+          const sample = family.samples.get(key)
+          if (sample) renderHistogram(lines, name, family.buckets, sample)
+        }
+        continue
+      }
+      for (const key of [...family.samples.keys()].sort()) lines.push(`${name}${key} ${formatNumber(family.samples.get(key)?.value ?? 0)}`)
     }
     return lines.length ? `${lines.join('\n')}\n` : ''
   }
+}
+
+function renderHistogram(lines: string[], name: string, buckets: readonly number[], sample: HistogramSample): void {
+  let cumulative = 0
+  buckets.forEach((bound, i) => {
+    cumulative += sample.counts[i] ?? 0
+    lines.push(`${name}_bucket${labelText(sample.labels, `le="${formatNumber(bound)}"`)} ${cumulative}`)
+  })
+  lines.push(`${name}_bucket${labelText(sample.labels, 'le="+Inf"')} ${sample.count}`)
+  lines.push(`${name}_sum${labelText(sample.labels)} ${formatNumber(sample.sum)}`)
+  lines.push(`${name}_count${labelText(sample.labels)} ${sample.count}`)
+}
+
+/** Prometheus' ExponentialBuckets: `count` bounds from `start`, each `factor` times the one before. */
+export function exponentialBuckets(start: number, factor: number, count: number): number[] {
+  return Array.from({ length: count }, (_, i) => start * factor ** i)
 }
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'

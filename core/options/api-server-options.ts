@@ -7,6 +7,7 @@ import type { AbacPolicy } from '../config/abac-policy.js'
 import type { KeyFetchTimings } from '../authn/jwt/issuer-keys.js'
 import type { LoadedJWTAuthenticator } from '../config/authentication.js'
 import type { UserInfo } from '../resources/object.js'
+import type { MetricsFilterOptions } from '../metrics/filters.js'
 import type { ExternalJwtSigner } from '../ports.js'
 import type { ServingOptions } from './serving-options.js'
 import type { DroppedEvents } from '../audit/batch.js'
@@ -362,6 +363,12 @@ export interface ApiServerOptions {
    * @default 60000
    */
   storageObjectCountPollMs?: number
+  /**
+   * What `/metrics` shows (`--disabled-metrics`, `--allow-metric-labels`
+   * and its manifest, `--show-hidden-metrics-for-version`).
+   * @default every metric, every label value
+   */
+  metrics?: MetricsFilterOptions
   /**
    * Which built-in APIs are served (`--runtime-config`), keyed as upstream:
    * `api/all`, `api/ga`, `api/beta`, `api/alpha`, `<group>/<version>`,

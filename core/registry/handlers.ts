@@ -21,6 +21,7 @@ import { managerName } from './managed-fields.js'
 import { type PatchRequest, patchTypes, readPatch } from './patch-request.js'
 import { getScale, updateScale } from './scale.js'
 import type { Registry } from './registry.js'
+import type { WatchMetrics } from '../metrics/watch-metrics.js'
 import type { RequestContext } from './request-context.js'
 import { type WriteOptionsKind, writeOptionsOf } from './write-options.js'
 import type { ResourceStore } from './store.js'
@@ -37,6 +38,8 @@ export interface HandlerEnv {
   onShutdown(end: () => void): () => void
   /** What `serviceaccounts/<name>/token` signs with; absent, the subresource is not served. */
   serviceAccountTokens?: { issuerConfig(): Promise<TokenIssuerConfig> } | undefined
+  /** Counts open watches and the events sent to them, by group, version and kind; none: not counted. */
+  watchMetrics?: WatchMetrics
   /** The request's audit event annotations, when the audit policy records the request. */
   auditAnnotations?: Record<string, string>
 }
@@ -292,9 +295,11 @@ async function watchResponse(
   const controller = new AbortController()
   const timer = seconds > 0 ? setTimeout(() => controller.abort(), seconds * 1000) : undefined
   const forget = env.onShutdown(() => controller.abort())
+  const counted = env.watchMetrics?.opened({ group: entry.group, version: entry.version, kind: entry.kind })
   const cleanUp = () => {
     clearTimeout(timer)
     forget()
+    counted?.closed()
   }
   const watcher = store.watch(namespace, query, controller.signal, env.bookmarkIntervalMs)
   const apiVersion = groupVersion(entry)
@@ -316,6 +321,6 @@ async function watchResponse(
     }
   }
   // Watch events are JSON lines whatever else the client accepts.
-  const body = watchStream({ watcher, encodeObject, signal: controller.signal, onEnd: cleanUp })
+  const body = watchStream({ watcher, encodeObject, signal: controller.signal, onEnd: cleanUp, ...(counted ? { onEvent: counted.event } : {}) })
   return new Response(body, { status: 200, headers: { 'content-type': 'application/json' } })
 }

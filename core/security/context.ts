@@ -4,6 +4,7 @@
  * server's options, and the runtime's ports. One shape for both chains, so a
  * method or mode is added by writing its factory and naming it in the chain.
  */
+import type { Metrics } from '../metrics/metrics.js'
 import type { LiveRbacIndex } from '../authz/rbac/live-rbac-index.js'
 import type { WebhookClient } from '../crd/webhook-client.js'
 import type { ApiServerOptions } from '../options/api-server-options.js'
@@ -22,6 +23,8 @@ export interface SecurityContext {
    * first use and is stopped by the server.
    */
   readonly rbac: LiveRbacIndex
+  /** Where the authorizers count their decisions; none: not counted. */
+  readonly metrics?: Metrics
 }
 
 /**

@@ -9,6 +9,8 @@ import type { Tracer } from '@opentelemetry/api'
 import type { StorageFactory, StorageResource } from './factory.js'
 import type { Storage } from './interface.js'
 import { tracedStorage } from './traced-storage.js'
+import { measuredStorage } from './measured-storage.js'
+import type { Metrics } from '../metrics/metrics.js'
 import type { KeyTransformers } from './value/key-transformers.js'
 import { WatchCache, type WatchCacheOptions } from './watch-cache.js'
 import { watchCacheEnabled } from './watch-cache-sizes.js'
@@ -21,6 +23,8 @@ export interface ServerStorageOptions {
   cacheOptions: WatchCacheOptions
   /** Told of each resource the cache holds, with its prefix (to label the watches the cache ends). */
   onCached?: (resource: StorageResource) => void
+  /** Where the storage calls are counted and timed (etcd_request_*); none: not measured. */
+  metrics?: Metrics
   /** Spans around each request's writes (`--tracing-config-file`); none without. */
   tracer?: Tracer
   /** Told which resource each prefix holds, so the backends store its keys through its transformer. */
@@ -37,7 +41,8 @@ export class ServerStorage implements StorageFactory {
 
   storageFor(resource: StorageResource): Storage {
     this.options.transformers?.register(resource)
-    const storage = this.cachedStorageFor(resource)
+    const cached = this.cachedStorageFor(resource)
+    const storage = this.options.metrics ? measuredStorage(cached, resource, this.options.metrics) : cached
     return this.options.tracer ? tracedStorage(storage, resource, this.options.tracer) : storage
   }
 

@@ -17,6 +17,8 @@ import { daemonAdmission } from './admission.js'
 import { auditOptions } from './audit.js'
 import { AuditWebhookConfigError } from './audit-webhook.js'
 import { type NodeTracing, startNodeTracing } from './tracing.js'
+import { nodeRuntimeMetrics, readAllowListManifest } from './metrics.js'
+import type { MetricsFilterOptions } from '../../core/metrics/filters.js'
 import { authorizationOptions, watchAuthorizationConfig } from './authorization.js'
 import { readClientCABundles, watchClientCAFiles } from './client-ca-files.js'
 import type { ClientCABundles } from './client-cas.js'
@@ -237,6 +239,22 @@ function serverOptions(
 }
 
 /** One warning per flag given that is not yet in effect or is deprecated. */
+/** `--disabled-metrics`, `--allow-metric-labels` (else its manifest) and `--show-hidden-metrics-for-version`. */
+async function metricsFilterOptions(parsed: ParsedFlags): Promise<MetricsFilterOptions> {
+  const values = parsed.values
+  const manifest = values['allow-metric-labels-manifest']
+  const fromFlag = values['allow-metric-labels']
+  // As upstream, the flag's list wins over the manifest's.
+  const allowLabels = Object.keys(fromFlag).length || !manifest ? fromFlag : await readAllowListManifest(manifest).catch((err: Error) => {
+    throw new StartupError(err.message)
+  })
+  return {
+    disabled: values['disabled-metrics'],
+    allowLabels,
+    ...(values['show-hidden-metrics-for-version'] ? { showHiddenForVersion: values['show-hidden-metrics-for-version'] } : {}),
+  }
+}
+
 function warnAboutFlags(parsed: ParsedFlags, logger: Logger): void {
   for (const warning of startupWarnings(parsed)) logger.warn({}, warning)
 }
@@ -373,9 +391,10 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     const aggregation = await aggregationOptions(parsed)
     proxyTransport = nodeProxyTransport()
     if (files.tracing) tracing = startNodeTracing(files.tracing)
+    const metricsOptions = await metricsFilterOptions(parsed)
     try {
       const options = serverOptions(flags, authenticationOptions(flags, { parsed, files, tokens, cas, saKeys }), authz, audit, aggregation)
-      server = (out.createServer ?? createApiServer)({ ...options, admission: admission.options, multiServer: multiServerOptions(parsed.values), ...eventExpiry(parsed.values) }, {
+      server = (out.createServer ?? createApiServer)({ ...options, admission: admission.options, multiServer: multiServerOptions(parsed.values), ...eventExpiry(parsed.values), metrics: metricsOptions }, {
         logger,
         storage: storage.storage,
         storageFactory: storage.factory,
@@ -385,6 +404,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         proxyTransport,
         profiler,
         ...(tracing ? { tracerProvider: tracing.tracerProvider } : {}),
+        runtimeMetrics: nodeRuntimeMetrics(metricsOptions.disabled),
       })
     } catch (err) {
       if (err instanceof RuntimeConfigError) throw new StartupError(`--runtime-config: ${err.message}`)

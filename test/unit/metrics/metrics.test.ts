@@ -22,3 +22,28 @@ describe('metrics exposition', () => {
     )
   })
 })
+
+describe('metrics options', () => {
+  it('hides a metric deprecated a release before the server, and shows it again for --show-hidden-metrics-for-version', () => {
+    const deprecated = { old_total: '1.31', older_total: '1.30', current_total: '1.32' }
+    const hidden = new Metrics({ deprecated })
+    const shown = new Metrics({ deprecated, showHiddenForVersion: '1.31' })
+    for (const m of [hidden, shown]) for (const name of Object.keys(deprecated)) m.addCounter(name, '[ALPHA] Things.', {})
+    assert.doesNotMatch(hidden.render(), /^old_total/m)
+    assert.doesNotMatch(hidden.render(), /^older_total/m)
+    assert.match(hidden.render(), /# HELP current_total \[ALPHA\] \(Deprecated since 1\.32\.0\) Things\.\n# TYPE current_total counter\ncurrent_total 1/)
+    assert.match(shown.render(), /^old_total 1$/m)
+    assert.doesNotMatch(shown.render(), /^older_total/m)
+  })
+
+  it('writes histograms cumulatively with Go-formatted bounds', () => {
+    const m = new Metrics()
+    m.observe('size', 'Sizes.', [1000, 1e6], {}, 10)
+    m.observe('size', 'Sizes.', [1000, 1e6], {}, 5000)
+    m.observe('size', 'Sizes.', [1000, 1e6], {}, 5e7)
+    assert.equal(
+      m.render(),
+      ['# HELP size Sizes.', '# TYPE size histogram', 'size_bucket{le="1000"} 1', 'size_bucket{le="1e+06"} 2', 'size_bucket{le="+Inf"} 3', 'size_sum 5.000501e+07', 'size_count 3', ''].join('\n'),
+    )
+  })
+})

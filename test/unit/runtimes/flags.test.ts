@@ -173,7 +173,7 @@ describe('daemon flags', () => {
       assert.deepEqual(
         warnings.map((w) => w.msg),
         [
-          '--etcd-db-metric-poll-interval is accepted but not yet in effect: the server exports no metrics yet',
+          '--etcd-db-metric-poll-interval is accepted but not yet in effect: the database size (apiserver_storage_size_bytes) is not polled from the store yet',
           '--contention-profiling is accepted but not yet in effect: V8 has no lock-contention profile; the flag changes nothing',
         ],
       )

@@ -9,7 +9,7 @@ import { NOT_YET } from './not-yet.js'
 export const LOGGING_FORMATS = ['text'] as const
 
 const logs = { section: 'Logs', status: 'pending', pending: NOT_YET.logging } as const
-const metrics = { section: 'Metrics', status: 'pending', pending: NOT_YET.metrics } as const
+const metrics = { section: 'Metrics', status: 'active' } as const
 
 export const OBSERVABILITY_FLAGS = [
   flag({
