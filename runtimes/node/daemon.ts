@@ -1,7 +1,11 @@
 /**
  * The `apiserver` daemon: flags -> PKI -> core -> TLS listener, and the
  * shutdown path (stop listening, end watches, exit 0 within seconds).
- * main.ts only wires process signals and the exit code to runDaemon.
+ * It is written against the node:* standard library, which Node, Bun and
+ * Deno all provide; what differs between them comes in as a DaemonRuntime
+ * (daemon-runtime.ts) from each runtime's entry (main.ts here,
+ * runtimes/bun/main.ts, runtimes/deno/main.ts), which only wire that, the
+ * process signals and the exit code to runDaemon.
  */
 import { readFile } from 'node:fs/promises'
 import { type DestinationStream, pino } from 'pino'
@@ -38,6 +42,7 @@ import { type ListenerTls, servingTls } from './serving-tls.js'
 import { type DaemonStorage, openDaemonStorage, StorageStartupError } from './storage/open.js'
 import { eventExpiry, multiServerOptions } from './multi-server.js'
 import { nodeWebhookClient } from './webhook-client.js'
+import type { DaemonRuntime } from './daemon-runtime.js'
 import { type NodeProxyTransport, nodeProxyTransport } from './proxy-transport.js'
 
 /** How long shutdown may take before the daemon gives up waiting and exits. */
@@ -60,6 +65,8 @@ export interface DaemonIO {
   /** @default core's createApiServer */
   createServer?(options: ApiServerOptions, ports: Partial<ServerPorts>): ApiServer
   onListening?(info: DaemonListening): void
+  /** What the runtime supplies (its SQLite driver). @default Node's, loaded only when none is given */
+  runtime?: DaemonRuntime
 }
 
 const processIO: DaemonIO = {
@@ -264,6 +271,11 @@ function localHost(bindAddress: string): string {
   return bindAddress === '0.0.0.0' || bindAddress === '::' ? '127.0.0.1' : bindAddress
 }
 
+/** The runtime the entry gave, else Node's: imported here, never statically, so other runtimes' builds do not load libsql. */
+async function daemonRuntime(io: Partial<DaemonIO>): Promise<DaemonRuntime> {
+  return io.runtime ?? (await import('./node-runtime.js')).nodeRuntime
+}
+
 /** Runs the daemon until `io.stop` aborts; resolves with the process exit code. */
 export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Promise<number> {
   const out = { ...processIO, ...io }
@@ -280,7 +292,12 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     return 0
   }
   if (command.action === 'version') {
-    out.stdout(command.raw ? `${JSON.stringify({ gitVersion: command.version, platform: `${process.platform}/${process.arch}`, nodeVersion: process.version })}\n` : `Kubernetes ${command.version}\n`)
+    const runtime = command.raw ? await daemonRuntime(out) : undefined
+    out.stdout(
+      runtime
+        ? `${JSON.stringify({ gitVersion: command.version, platform: `${process.platform}/${process.arch}`, nodeVersion: process.version, runtime: `${runtime.name} ${runtime.version}` })}\n`
+        : `Kubernetes ${command.version}\n`,
+    )
     return 0
   }
   const { flags, parsed } = command
@@ -361,7 +378,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       throw new StartupError((err as Error).message)
     }
     const valueTransformers = encryptionAtRest(files.encryption)
-    storage = await openDaemonStorage(parsed.values, logger, valueTransformers && ((key) => valueTransformers.forKey(key))).catch((err: Error) => {
+    const runtime = await daemonRuntime(out)
+    storage = await openDaemonStorage(parsed.values, logger, valueTransformers && ((key) => valueTransformers.forKey(key)), (path) => runtime.openSqlite(path)).catch((err: Error) => {
       throw err instanceof StorageStartupError ? new StartupError(err.message) : err
     })
     logger.info({}, `objects are stored in ${storage.description}`)
