@@ -55,19 +55,21 @@ export class Daemon {
    * Starts the daemon with its certificates and embedded store in a fresh
    * directory, or in `opts.dir` to restart on what an earlier daemon left.
    */
-  static async start(extraArgs: string[] = [], opts: { dir?: string; port?: number; bindAddress?: string } = {}): Promise<Daemon> {
-    if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run npm run build first`)
+  static async start(extraArgs: string[] = [], opts: { dir?: string; port?: number; bindAddress?: string; command?: readonly string[] } = {}): Promise<Daemon> {
+    // The built Node daemon, unless the test runs another runtime's entry or binary.
+    const [program, ...programArgs] = opts.command ?? [process.execPath, BIN]
+    if (!opts.command && !existsSync(BIN)) throw new Error(`${BIN} is missing: run npm run build first`)
     const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'apiserver-e2e-'))
     const port = opts.port ?? (await freePort())
     const args = [
-      BIN,
+      ...programArgs,
       `--secure-port=${port}`,
       `--bind-address=${opts.bindAddress ?? '127.0.0.1'}`,
       `--cert-dir=${join(dir, 'pki')}`,
       `--data-dir=${join(dir, 'data')}`,
       ...extraArgs,
     ]
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(program!, args, { stdio: ['ignore', 'pipe', 'pipe'] })
     const logs: string[] = []
     child.stdout?.on('data', (d) => logs.push(String(d)))
     child.stderr?.on('data', (d) => logs.push(String(d)))
@@ -137,12 +139,25 @@ export class Daemon {
     await exited
   }
 
+  /** SIGTERM and wait for the exit code, keeping the directory for a restart. */
+  async terminate(): Promise<number | null> {
+    if (this.process.exitCode !== null) return this.process.exitCode
+    const exited = new Promise<number | null>((resolve) => this.process.once('exit', (code) => resolve(code)))
+    this.process.kill('SIGTERM')
+    const code = await Promise.race([exited, giveUpAfter(10_000)])
+    if (code === null) {
+      this.process.kill('SIGKILL')
+      await exited
+    }
+    return code
+  }
+
   /** SIGTERM, then wait for the exit code. */
   async stop(): Promise<number | null> {
     if (this.process.exitCode === null) {
       const exited = new Promise<number | null>((resolve) => this.process.once('exit', (code) => resolve(code)))
       this.process.kill('SIGTERM')
-      const code = await Promise.race([exited, new Promise<null>((r) => setTimeout(() => r(null), 10_000))])
+      const code = await Promise.race([exited, giveUpAfter(10_000)])
       if (code === null) this.process.kill('SIGKILL')
       rmSync(this.dir, { recursive: true, force: true })
       return code
@@ -150,6 +165,11 @@ export class Daemon {
     rmSync(this.dir, { recursive: true, force: true })
     return this.process.exitCode
   }
+}
+
+/** Resolves null after `ms`, without keeping the test process alive that long once everything else is done. */
+function giveUpAfter(ms: number): Promise<null> {
+  return new Promise((resolve) => setTimeout(() => resolve(null), ms).unref())
 }
 
 /** Polls until `check` passes or the deadline ends; the last failure is rethrown. */
