@@ -1,6 +1,6 @@
 /**
- * One kubectl scenario, run against the daemon on each runtime (bun.test.ts,
- * deno.test.ts; the Node daemon runs the full e2e suite): the same flags, the
+ * One kubectl scenario, run against the daemon on each runtime (node-scenario,
+ * bun and deno.test.ts; the Node daemon also runs the full e2e suite): the same flags, the
  * generated admin.kubeconfig with its client certificate, every write verb, a
  * CustomResourceDefinition and one of its objects, a watch, and a restart on
  * the same directory that keeps the objects.
