@@ -13,6 +13,36 @@ import { join } from 'node:path'
 const ROOT = join(import.meta.dirname, '..', '..')
 export const BIN = join(ROOT, 'dist', 'runtimes', 'node', 'main.js')
 
+/** Bun from the dev dependencies, running the daemon's Bun entry. */
+export const BUN_DAEMON: readonly string[] = [join(ROOT, 'node_modules', '.bin', 'bun'), join(ROOT, 'runtimes', 'bun', 'main.ts')]
+
+/** The README's Deno command line, offline from this checkout's node_modules, with the entry's absolute path. */
+export const DENO_DAEMON: readonly string[] = [
+  join(ROOT, 'node_modules', '.bin', 'deno'),
+  'run',
+  '--sloppy-imports',
+  '--node-modules-dir=manual',
+  '--allow-read',
+  '--allow-write',
+  '--allow-net',
+  '--allow-env',
+  '--allow-sys',
+  join(ROOT, 'runtimes', 'deno', 'main.ts'),
+]
+
+/**
+ * What runs the daemon when a test does not say: the built Node daemon, or,
+ * with E2E_RUNTIME=bun or deno, that runtime's entry, so any e2e file can be
+ * run against another runtime by hand.
+ */
+function defaultCommand(): readonly string[] | undefined {
+  const runtime = process.env['E2E_RUNTIME']
+  if (runtime === 'bun') return BUN_DAEMON
+  if (runtime === 'deno') return DENO_DAEMON
+  if (runtime && runtime !== 'node') throw new Error(`E2E_RUNTIME=${runtime}: expected node, bun or deno`)
+  return undefined
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer()
@@ -57,8 +87,9 @@ export class Daemon {
    */
   static async start(extraArgs: string[] = [], opts: { dir?: string; port?: number; bindAddress?: string; command?: readonly string[] } = {}): Promise<Daemon> {
     // The built Node daemon, unless the test runs another runtime's entry or binary.
-    const [program, ...programArgs] = opts.command ?? [process.execPath, BIN]
-    if (!opts.command && !existsSync(BIN)) throw new Error(`${BIN} is missing: run npm run build first`)
+    const command = opts.command ?? defaultCommand()
+    const [program, ...programArgs] = command ?? [process.execPath, BIN]
+    if (!command && !existsSync(BIN)) throw new Error(`${BIN} is missing: run npm run build first`)
     const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'apiserver-e2e-'))
     const port = opts.port ?? (await freePort())
     const args = [

@@ -6,28 +6,10 @@
  * the same directory that keeps the objects.
  */
 import assert from 'node:assert/strict'
-import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { Daemon, eventually } from './daemon.js'
 
-const ROOT = join(import.meta.dirname, '..', '..')
-
-/** Bun from the dev dependencies, running the daemon's Bun entry. */
-export const BUN_DAEMON = [join(ROOT, 'node_modules', '.bin', 'bun'), join(ROOT, 'runtimes', 'bun', 'main.ts')]
-
-/** The README's Deno command line, offline from this checkout's node_modules, with the entry's absolute path. */
-export const DENO_DAEMON = [
-  join(ROOT, 'node_modules', '.bin', 'deno'),
-  'run',
-  '--sloppy-imports',
-  '--node-modules-dir=manual',
-  '--allow-read',
-  '--allow-write',
-  '--allow-net',
-  '--allow-env',
-  '--allow-sys',
-  join(ROOT, 'runtimes', 'deno', 'main.ts'),
-]
+export { BUN_DAEMON, DENO_DAEMON } from './daemon.js'
 
 const CRD = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
