@@ -5,6 +5,7 @@
  * passes one of these to runDaemon; daemon.ts itself imports no driver, so a
  * runtime whose build cannot load Node's native SQLite binding never loads it.
  */
+import type { FlagName } from '../../core/options/flags/index.js'
 import type { SqlDriver } from '../../core/storage/sql/driver.js'
 
 export interface DaemonRuntime {
@@ -17,4 +18,10 @@ export interface DaemonRuntime {
    * missing, failing at once (never waiting) when another process holds it.
    */
   openSqlite(path: string): SqlDriver
+  /**
+   * Flags this runtime cannot put in effect, each with the reason. Giving
+   * one stops start-up with that reason, as any security setting the server
+   * does not enforce does.
+   */
+  unenforcedFlags?: Readonly<Partial<Record<FlagName, string>>>
 }

@@ -276,6 +276,15 @@ async function daemonRuntime(io: Partial<DaemonIO>): Promise<DaemonRuntime> {
   return io.runtime ?? (await import('./node-runtime.js')).nodeRuntime
 }
 
+/** The flags given that this runtime cannot enforce (DaemonRuntime.unenforcedFlags), one problem each. */
+function flagsTheRuntimeCannotEnforce(parsed: ParsedFlags, runtime: DaemonRuntime): string[] {
+  return [...parsed.set].flatMap((name) => {
+    const reason = runtime.unenforcedFlags?.[name]
+    if (!reason) return []
+    return [`--${parsed.spelled.get(name) ?? name}: not enforced under ${runtime.name} ${runtime.version} (${reason}); refusing to start rather than ignore a security setting`]
+  })
+}
+
 /** Runs the daemon until `io.stop` aborts; resolves with the process exit code. */
 export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Promise<number> {
   const out = { ...processIO, ...io }
@@ -326,7 +335,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       if (err instanceof ConfigFilesError) throw new StartupError(...err.problems)
       throw err
     }
-    const unenforced = unenforcedSecurityFlags(parsed)
+    const runtime = await daemonRuntime(out)
+    const unenforced = [...unenforcedSecurityFlags(parsed), ...flagsTheRuntimeCannotEnforce(parsed, runtime)]
     if (unenforced.length > 0) throw new StartupError(...unenforced)
     const admission = daemonAdmission(parsed, files.admission)
     if (admission.problems.length > 0) throw new StartupError(...admission.problems)
@@ -378,7 +388,6 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       throw new StartupError((err as Error).message)
     }
     const valueTransformers = encryptionAtRest(files.encryption)
-    const runtime = await daemonRuntime(out)
     storage = await openDaemonStorage(parsed.values, logger, valueTransformers && ((key) => valueTransformers.forKey(key)), (path) => runtime.openSqlite(path)).catch((err: Error) => {
       throw err instanceof StorageStartupError ? new StartupError(err.message) : err
     })
