@@ -1,7 +1,11 @@
 /**
  * The `apiserver` daemon: flags -> PKI -> core -> TLS listener, and the
  * shutdown path (stop listening, end watches, exit 0 within seconds).
- * main.ts only wires process signals and the exit code to runDaemon.
+ * It is written against the node:* standard library, which Node, Bun and
+ * Deno all provide; what differs between them comes in as a DaemonRuntime
+ * (daemon-runtime.ts) from each runtime's entry (main.ts here,
+ * runtimes/bun/main.ts, runtimes/deno/main.ts), which only wire that, the
+ * process signals and the exit code to runDaemon.
  */
 import { readFile } from 'node:fs/promises'
 import { type DestinationStream, pino } from 'pino'
@@ -41,6 +45,7 @@ import { type ListenerTls, servingTls } from './serving-tls.js'
 import { type DaemonStorage, openDaemonStorage, StorageStartupError } from './storage/open.js'
 import { eventExpiry, multiServerOptions } from './multi-server.js'
 import { nodeWebhookClient } from './webhook-client.js'
+import type { DaemonRuntime } from './daemon-runtime.js'
 import { type NodeProxyTransport, nodeProxyTransport } from './proxy-transport.js'
 
 /** How long shutdown may take before the daemon gives up waiting and exits. */
@@ -63,6 +68,8 @@ export interface DaemonIO {
   /** @default core's createApiServer */
   createServer?(options: ApiServerOptions, ports: Partial<ServerPorts>): ApiServer
   onListening?(info: DaemonListening): void
+  /** What the runtime supplies (its SQLite driver). @default Node's, loaded only when none is given */
+  runtime?: DaemonRuntime
 }
 
 const processIO: DaemonIO = {
@@ -283,6 +290,20 @@ function localHost(bindAddress: string): string {
   return bindAddress === '0.0.0.0' || bindAddress === '::' ? '127.0.0.1' : bindAddress
 }
 
+/** The runtime the entry gave, else Node's: imported here, never statically, so other runtimes' builds do not load libsql. */
+async function daemonRuntime(io: Partial<DaemonIO>): Promise<DaemonRuntime> {
+  return io.runtime ?? (await import('./node-runtime.js')).nodeRuntime
+}
+
+/** The flags given that this runtime cannot enforce (DaemonRuntime.unenforcedFlags), one problem each. */
+function flagsTheRuntimeCannotEnforce(parsed: ParsedFlags, runtime: DaemonRuntime): string[] {
+  return [...parsed.set].flatMap((name) => {
+    const reason = runtime.unenforcedFlags?.[name]
+    if (!reason) return []
+    return [`--${parsed.spelled.get(name) ?? name}: not enforced under ${runtime.name} ${runtime.version} (${reason}); refusing to start rather than ignore a security setting`]
+  })
+}
+
 /** Runs the daemon until `io.stop` aborts; resolves with the process exit code. */
 export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Promise<number> {
   const out = { ...processIO, ...io }
@@ -299,7 +320,12 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     return 0
   }
   if (command.action === 'version') {
-    out.stdout(command.raw ? `${JSON.stringify({ gitVersion: command.version, platform: `${process.platform}/${process.arch}`, nodeVersion: process.version })}\n` : `Kubernetes ${command.version}\n`)
+    const runtime = command.raw ? await daemonRuntime(out) : undefined
+    out.stdout(
+      runtime
+        ? `${JSON.stringify({ gitVersion: command.version, platform: `${process.platform}/${process.arch}`, nodeVersion: process.version, runtime: `${runtime.name} ${runtime.version}` })}\n`
+        : `Kubernetes ${command.version}\n`,
+    )
     return 0
   }
   const { flags, parsed } = command
@@ -330,7 +356,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       if (err instanceof ConfigFilesError) throw new StartupError(...err.problems)
       throw err
     }
-    const unenforced = unenforcedSecurityFlags(parsed)
+    const runtime = await daemonRuntime(out)
+    const unenforced = [...unenforcedSecurityFlags(parsed), ...flagsTheRuntimeCannotEnforce(parsed, runtime)]
     if (unenforced.length > 0) throw new StartupError(...unenforced)
     const admission = daemonAdmission(parsed, files.admission)
     if (admission.problems.length > 0) throw new StartupError(...admission.problems)
@@ -383,7 +410,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     }
     valueTransformers = encryptionAtRest(files.encryption, parsed.values['encryption-provider-config-automatic-reload'])
     const transformers = valueTransformers
-    storage = await openDaemonStorage(parsed.values, logger, transformers && ((key) => transformers.forKey(key))).catch((err: Error) => {
+    storage = await openDaemonStorage(parsed.values, logger, transformers && ((key) => transformers.forKey(key)), (path) => runtime.openSqlite(path)).catch((err: Error) => {
       throw err instanceof StorageStartupError ? new StartupError(err.message) : err
     })
     logger.info({}, `objects are stored in ${storage.description}`)

@@ -47,11 +47,15 @@ function vmRssMiB(pid: number): Promise<number> {
 const certDirIn = (dir: string): string => join(dir, 'pki')
 const dataDirIn = (dir: string): string => join(dir, 'data')
 
+/** What runs the daemon: the built Node entry's path, or a program and its leading arguments (the Bun binary, deno run ...). */
+export type DaemonCommand = string | readonly string[]
+
 /** Starts the daemon on a free port; resolves with the port from its "Serving on" log line (pino JSON on stderr). */
-function startDaemon(main: string, dir: string): Promise<Running> {
+function startDaemon(command: DaemonCommand, dir: string): Promise<Running> {
+  const [program, ...leading] = typeof command === 'string' ? [process.execPath, command] : command
   return new Promise((resolve, reject) => {
-    const args = [main, '--secure-port', '0', '--bind-address', '127.0.0.1', '--cert-dir', certDirIn(dir), '--data-dir', dataDirIn(dir)]
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] })
+    const args = [...leading, '--secure-port', '0', '--bind-address', '127.0.0.1', '--cert-dir', certDirIn(dir), '--data-dir', dataDirIn(dir)]
+    const child = spawn(program!, args, { stdio: ['ignore', 'ignore', 'pipe'] })
     const log: string[] = []
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
@@ -74,7 +78,7 @@ function startDaemon(main: string, dir: string): Promise<Running> {
   })
 }
 
-async function stopDaemon(child: ChildProcess): Promise<void> {
+export async function stopDaemon(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return
   const exited = new Promise((resolve) => child.once('exit', resolve))
   child.kill('SIGTERM')
@@ -102,7 +106,7 @@ async function adminAgent(dir: string, maxSockets: number): Promise<Agent> {
 }
 
 /** One start, timed from spawn until /readyz answers 200. Leaves the daemon running. */
-async function timedStart(main: string, dir: string): Promise<{ running: Running; start: DaemonStart }> {
+export async function timedStart(main: DaemonCommand, dir: string): Promise<{ running: Running; start: DaemonStart }> {
   const t0 = performance.now()
   const running = await startDaemon(main, dir)
   const agent = await adminAgent(dir, 1)

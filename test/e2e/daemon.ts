@@ -13,6 +13,36 @@ import { join } from 'node:path'
 const ROOT = join(import.meta.dirname, '..', '..')
 export const BIN = join(ROOT, 'dist', 'runtimes', 'node', 'main.js')
 
+/** Bun from the dev dependencies, running the daemon's Bun entry. */
+export const BUN_DAEMON: readonly string[] = [join(ROOT, 'node_modules', '.bin', 'bun'), join(ROOT, 'runtimes', 'bun', 'main.ts')]
+
+/** The README's Deno command line, offline from this checkout's node_modules, with the entry's absolute path. */
+export const DENO_DAEMON: readonly string[] = [
+  join(ROOT, 'node_modules', '.bin', 'deno'),
+  'run',
+  '--sloppy-imports',
+  '--node-modules-dir=manual',
+  '--allow-read',
+  '--allow-write',
+  '--allow-net',
+  '--allow-env',
+  '--allow-sys',
+  join(ROOT, 'runtimes', 'deno', 'main.ts'),
+]
+
+/**
+ * What runs the daemon when a test does not say: the built Node daemon, or,
+ * with E2E_RUNTIME=bun or deno, that runtime's entry, so any e2e file can be
+ * run against another runtime by hand.
+ */
+function defaultCommand(): readonly string[] | undefined {
+  const runtime = process.env['E2E_RUNTIME']
+  if (runtime === 'bun') return BUN_DAEMON
+  if (runtime === 'deno') return DENO_DAEMON
+  if (runtime && runtime !== 'node') throw new Error(`E2E_RUNTIME=${runtime}: expected node, bun or deno`)
+  return undefined
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer()
@@ -55,19 +85,22 @@ export class Daemon {
    * Starts the daemon with its certificates and embedded store in a fresh
    * directory, or in `opts.dir` to restart on what an earlier daemon left.
    */
-  static async start(extraArgs: string[] = [], opts: { dir?: string; port?: number; bindAddress?: string } = {}): Promise<Daemon> {
-    if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run npm run build first`)
+  static async start(extraArgs: string[] = [], opts: { dir?: string; port?: number; bindAddress?: string; command?: readonly string[] } = {}): Promise<Daemon> {
+    // The built Node daemon, unless the test runs another runtime's entry or binary.
+    const command = opts.command ?? defaultCommand()
+    const [program, ...programArgs] = command ?? [process.execPath, BIN]
+    if (!command && !existsSync(BIN)) throw new Error(`${BIN} is missing: run npm run build first`)
     const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'apiserver-e2e-'))
     const port = opts.port ?? (await freePort())
     const args = [
-      BIN,
+      ...programArgs,
       `--secure-port=${port}`,
       `--bind-address=${opts.bindAddress ?? '127.0.0.1'}`,
       `--cert-dir=${join(dir, 'pki')}`,
       `--data-dir=${join(dir, 'data')}`,
       ...extraArgs,
     ]
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(program!, args, { stdio: ['ignore', 'pipe', 'pipe'] })
     const logs: string[] = []
     child.stdout?.on('data', (d) => logs.push(String(d)))
     child.stderr?.on('data', (d) => logs.push(String(d)))
@@ -137,12 +170,25 @@ export class Daemon {
     await exited
   }
 
+  /** SIGTERM and wait for the exit code, keeping the directory for a restart. */
+  async terminate(): Promise<number | null> {
+    if (this.process.exitCode !== null) return this.process.exitCode
+    const exited = new Promise<number | null>((resolve) => this.process.once('exit', (code) => resolve(code)))
+    this.process.kill('SIGTERM')
+    const code = await Promise.race([exited, giveUpAfter(10_000)])
+    if (code === null) {
+      this.process.kill('SIGKILL')
+      await exited
+    }
+    return code
+  }
+
   /** SIGTERM, then wait for the exit code. */
   async stop(): Promise<number | null> {
     if (this.process.exitCode === null) {
       const exited = new Promise<number | null>((resolve) => this.process.once('exit', (code) => resolve(code)))
       this.process.kill('SIGTERM')
-      const code = await Promise.race([exited, new Promise<null>((r) => setTimeout(() => r(null), 10_000))])
+      const code = await Promise.race([exited, giveUpAfter(10_000)])
       if (code === null) this.process.kill('SIGKILL')
       rmSync(this.dir, { recursive: true, force: true })
       return code
@@ -150,6 +196,11 @@ export class Daemon {
     rmSync(this.dir, { recursive: true, force: true })
     return this.process.exitCode
   }
+}
+
+/** Resolves null after `ms`, without keeping the test process alive that long once everything else is done. */
+function giveUpAfter(ms: number): Promise<null> {
+  return new Promise((resolve) => setTimeout(() => resolve(null), ms).unref())
 }
 
 /** Polls until `check` passes or the deadline ends; the last failure is rethrown. */

@@ -14,7 +14,8 @@ import { EtcdStorage } from './etcd.js'
 import { readEtcdTlsFiles } from './etcd-client.js'
 import { waitForStorage } from './etcd-health.js'
 import { overrideKeyPrefix, overridesFactory, parseServersOverrides } from './etcd-overrides.js'
-import { openEmbeddedStore } from './sqlite.js'
+import type { SqlDriver } from '../../../core/storage/sql/driver.js'
+import { openEmbeddedStoreWith } from './embedded.js'
 
 export interface DaemonStorage {
   /** The main store: the server's revision and health. */
@@ -115,15 +116,18 @@ async function openEtcd(values: PersistenceFlags, logger: Logger, transformerFor
   }
 }
 
-async function openEmbedded(values: PersistenceFlags, logger: Logger, transformerFor: TransformerFor): Promise<DaemonStorage> {
+async function openEmbedded(values: PersistenceFlags, logger: Logger, transformerFor: TransformerFor, openSqlite: SqliteOpener): Promise<DaemonStorage> {
   const dataDir = values['data-dir'] || DEFAULT_DATA_DIR
-  const storage = await openEmbeddedStore({
+  const storage = await openEmbeddedStoreWith(
+    {
     dataDir,
     codec: codecFor(values['storage-media-type']),
     ...(transformerFor ? { transformerFor } : {}),
     compactionIntervalMs: values['kvstore-compaction-interval'],
     onCompactionError: (err) => logger.warn({ err: String(err) }, 'compacting the embedded store failed'),
-  }).catch((err: Error) => {
+    },
+    openSqlite,
+  ).catch((err: Error) => {
     throw new StorageStartupError(err.message)
   })
   const alive = async (): Promise<void> => void (await storage.currentRevision())
@@ -137,12 +141,15 @@ async function openEmbedded(values: PersistenceFlags, logger: Logger, transforme
   }
 }
 
+/** The runtime's SQLite driver for the embedded store (DaemonRuntime.openSqlite). */
+type SqliteOpener = (path: string) => SqlDriver
+
 /** Opens the storage the flags select; throws StorageStartupError with the reason. */
-export function openDaemonStorage(values: PersistenceFlags, logger: Logger, transformerFor?: TransformerFor): Promise<DaemonStorage> {
+export function openDaemonStorage(values: PersistenceFlags, logger: Logger, transformerFor: TransformerFor, openSqlite: SqliteOpener): Promise<DaemonStorage> {
   if (values['kvstore-servers'].length > 0) return openEtcd(values, logger, transformerFor)
   if (values['storage-backend'] !== '') {
     // Upstream's rule: naming the etcd backend without servers is an error.
     return Promise.reject(new StorageStartupError('--kvstore-servers must be specified with --storage-backend'))
   }
-  return openEmbedded(values, logger, transformerFor)
+  return openEmbedded(values, logger, transformerFor, openSqlite)
 }

@@ -3,34 +3,16 @@
  * synchronous SQLite binding with a prebuilt binary) behind the core's
  * driver port, and the factory the daemon calls for `--data-dir`.
  */
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
 import Database from 'libsql'
 import type { SqlDriver, SqlRow, SqlValue } from '../../../core/storage/sql/driver.js'
-import { EMBEDDED_STORE_FILE, type EmbeddedStoreOptions, openSqlStorage } from '../../../core/storage/sql/open.js'
 import type { SqlStorage } from '../../../core/storage/sql/sql-storage.js'
+import { type EmbeddedStoreDirOptions, openEmbeddedStoreWith } from './embedded.js'
 
-export interface NodeEmbeddedStoreOptions extends EmbeddedStoreOptions {
-  /** `--data-dir`: created (mode 0700, it holds Secrets) when missing. */
-  dataDir: string
-}
+export type NodeEmbeddedStoreOptions = EmbeddedStoreDirOptions
 
-/**
- * Opens (creating when missing) the store in `<dataDir>/state.db`. Fails with
- * an EmbeddedStoreError naming the file and the cause when the directory
- * cannot be made, the file is not a store's database, or another process has it.
- */
-export async function openEmbeddedStore(opts: NodeEmbeddedStoreOptions): Promise<SqlStorage> {
-  const { dataDir, ...storeOptions } = opts
-  const path = join(dataDir, EMBEDDED_STORE_FILE)
-  return openSqlStorage(
-    path,
-    () => {
-      mkdirSync(dataDir, { recursive: true, mode: 0o700 })
-      return openLibsql(path)
-    },
-    storeOptions,
-  )
+/** The embedded store in `<dataDir>/state.db` through libsql (see embedded.ts). */
+export function openEmbeddedStore(opts: NodeEmbeddedStoreOptions): Promise<SqlStorage> {
+  return openEmbeddedStoreWith(opts, openLibsql)
 }
 
 /** A libsql connection to the database file at `path`, as the core's driver port. */

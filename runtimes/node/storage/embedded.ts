@@ -1,0 +1,34 @@
+/**
+ * The embedded store in `--data-dir`, over whichever SQLite driver the
+ * runtime supplies (libsql under Node, bun:sqlite, node:sqlite under Deno):
+ * the file layout and the failure messages are the same everywhere, so one
+ * runtime opens a data directory another wrote.
+ */
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { SqlDriver } from '../../../core/storage/sql/driver.js'
+import { EMBEDDED_STORE_FILE, type EmbeddedStoreOptions, openSqlStorage } from '../../../core/storage/sql/open.js'
+import type { SqlStorage } from '../../../core/storage/sql/sql-storage.js'
+
+export interface EmbeddedStoreDirOptions extends EmbeddedStoreOptions {
+  /** `--data-dir`: created (mode 0700, it holds Secrets) when missing. */
+  dataDir: string
+}
+
+/**
+ * Opens (creating when missing) the store in `<dataDir>/state.db`. Fails with
+ * an EmbeddedStoreError naming the file and the cause when the directory
+ * cannot be made, the file is not a store's database, or another process has it.
+ */
+export async function openEmbeddedStoreWith(opts: EmbeddedStoreDirOptions, openSqlite: (path: string) => SqlDriver): Promise<SqlStorage> {
+  const { dataDir, ...storeOptions } = opts
+  const path = join(dataDir, EMBEDDED_STORE_FILE)
+  return openSqlStorage(
+    path,
+    () => {
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+      return openSqlite(path)
+    },
+    storeOptions,
+  )
+}

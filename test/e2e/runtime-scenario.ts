@@ -1,0 +1,115 @@
+/**
+ * One kubectl scenario, run against the daemon on each runtime (node-scenario,
+ * bun and deno.test.ts; the Node daemon also runs the full e2e suite): the same flags, the
+ * generated admin.kubeconfig with its client certificate, every write verb, a
+ * CustomResourceDefinition and one of its objects, a watch, and a restart on
+ * the same directory that keeps the objects.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { Daemon, eventually } from './daemon.js'
+
+export { BUN_DAEMON, DENO_DAEMON } from './daemon.js'
+
+const CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer, minimum: 1}
+`
+
+const WIDGET = `apiVersion: example.com/v1
+kind: Widget
+metadata: {name: w1, namespace: rt}
+spec: {size: 3}
+`
+
+/** Defines the scenario's tests; `command` gives the program and its leading arguments, e.g. `[bun, entry.ts]`. */
+export function runtimeScenario(runtime: string, command: () => Promise<readonly string[]> | readonly string[]): void {
+  describe(`the daemon under ${runtime}, driven by kubectl`, () => {
+    let d: Daemon | undefined
+    let program: readonly string[]
+    const daemon = (): Daemon => d ?? assert.fail('the daemon did not start')
+
+    before(async () => {
+      program = await command()
+      d = await Daemon.start([], { command: program })
+    })
+
+    after(async () => {
+      // Whatever failed, the daemon stops and its directory goes.
+      await d?.stop()
+    })
+
+    it('authenticates kubectl with the admin client certificate', async () => {
+      assert.equal(await daemon().ok('auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}'), 'kubernetes-admin')
+    })
+
+    it('creates, reads, lists, patches, replaces and deletes', async () => {
+      const ok = (...args: string[]) => daemon().ok(...args)
+      await ok('create', 'namespace', 'rt')
+      await ok('-n', 'rt', 'create', 'configmap', 'settings', '--from-literal=mode=fast')
+      assert.equal(await ok('-n', 'rt', 'get', 'configmap', 'settings', '-o', 'jsonpath={.data.mode}'), 'fast')
+      await ok('-n', 'rt', 'label', 'configmap', 'settings', 'tier=gold')
+      assert.match(await ok('-n', 'rt', 'get', 'configmaps', '-l', 'tier=gold', '-o', 'name'), /^configmap\/settings$/m)
+      const replaced = (await ok('-n', 'rt', 'get', 'configmap', 'settings', '-o', 'json')).replace('"fast"', '"slow"')
+      await ok('replace', '-f', daemon().manifest('settings.json', replaced))
+      assert.equal(await ok('-n', 'rt', 'get', 'configmap', 'settings', '-o', 'jsonpath={.data.mode}'), 'slow')
+      await ok('-n', 'rt', 'create', 'configmap', 'scratch')
+      await ok('-n', 'rt', 'delete', 'configmap', 'scratch')
+      const gone = await daemon().kubectl('-n', 'rt', 'get', 'configmap', 'scratch')
+      assert.notEqual(gone.code, 0)
+      assert.match(gone.stderr, /NotFound|not found/)
+    })
+
+    it('serves a CustomResourceDefinition and refuses an object its schema rejects', async () => {
+      const ok = (...args: string[]) => daemon().ok(...args)
+      await ok('apply', '-f', daemon().manifest('crd.yaml', CRD))
+      await ok('wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=20s')
+      await eventually(async () => void (await ok('apply', '-f', daemon().manifest('widget.yaml', WIDGET))))
+      assert.equal(await ok('-n', 'rt', 'get', 'widget', 'w1', '-o', 'jsonpath={.spec.size}'), '3')
+      const bad = await daemon().kubectl('apply', '-f', daemon().manifest('bad.yaml', WIDGET.replace('w1', 'w2').replace('size: 3', 'size: 0')))
+      assert.notEqual(bad.code, 0)
+      assert.match(bad.stderr, /spec\.size/)
+      assert.equal((await daemon().kubectl('-n', 'rt', 'get', 'widget', 'w2')).code, 1, 'nothing was stored')
+    })
+
+    it('streams a watch: a configmap created after it starts shows up', async () => {
+      const watch = daemon().kubectlStream('-n', 'rt', 'get', 'configmaps', '--watch-only', '-o', 'name')
+      try {
+        // The watch may start after a create: create another each round until the watch shows one.
+        let round = 0
+        await eventually(async () => {
+          await daemon().kubectl('-n', 'rt', 'create', 'configmap', `watched-${round++}`)
+          assert.match(watch.output(), /configmap\/watched-\d+/)
+        }, 20_000)
+      } finally {
+        watch.child.kill('SIGKILL')
+      }
+    })
+
+    it('exits 0 on SIGTERM and keeps every object across a restart', async () => {
+      const before = daemon()
+      assert.equal(await before.terminate(), 0)
+      d = undefined
+      d = await Daemon.start([], { command: program, dir: before.dir, port: before.port })
+      assert.equal(await daemon().ok('-n', 'rt', 'get', 'configmap', 'settings', '-o', 'jsonpath={.data.mode}'), 'slow')
+      assert.equal(await daemon().ok('-n', 'rt', 'get', 'widget', 'w1', '-o', 'jsonpath={.spec.size}'), '3')
+    })
+  })
+}

@@ -1,0 +1,54 @@
+/**
+ * Imports point downward (docs/architecture.md): core knows no runtime; the
+ * Node daemon, written against the node:* library all three runtimes share,
+ * knows neither Bun nor Deno; Bun and Deno know nothing of each other and
+ * reach the daemon only through its boot seam (runDaemon and the
+ * DaemonRuntime port they fill in).
+ */
+import assert from 'node:assert/strict'
+import { readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+import { it } from 'node:test'
+
+const ROOT = join(import.meta.dirname, '..', '..')
+
+/** What each folder may not import, as folders relative to the repository; `except` lists files that are allowed. */
+const RULES: { from: string; never: string; except?: string[] }[] = [
+  { from: 'core', never: 'runtimes' },
+  { from: 'runtimes/node', never: 'runtimes/bun' },
+  { from: 'runtimes/node', never: 'runtimes/deno' },
+  { from: 'runtimes/bun', never: 'runtimes/deno' },
+  { from: 'runtimes/deno', never: 'runtimes/bun' },
+  { from: 'runtimes/bun', never: 'runtimes/node', except: ['runtimes/node/daemon.ts', 'runtimes/node/daemon-runtime.ts'] },
+  { from: 'runtimes/deno', never: 'runtimes/node', except: ['runtimes/node/daemon.ts', 'runtimes/node/daemon-runtime.ts'] },
+]
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  )
+}
+
+/** The repository-relative `.ts` paths a file imports by relative specifier. */
+function relativeImports(file: string): string[] {
+  const text = readFileSync(file, 'utf8')
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) =>
+    relative(ROOT, resolve(dirname(file), m[1]!)).replace(/\.js$/, '.ts'),
+  )
+}
+
+const inside = (path: string, folder: string): boolean => path === folder || path.startsWith(`${folder}/`)
+
+it('imports go downward: core knows no runtime, and runtimes reach each other only through the boot seam', () => {
+  const offences: string[] = []
+  for (const rule of RULES) {
+    const files = sourceFiles(join(ROOT, rule.from))
+    assert.ok(files.length > 0, `found the sources of ${rule.from}`)
+    for (const file of files) {
+      for (const target of relativeImports(file)) {
+        if (inside(target, rule.never) && !rule.except?.includes(target)) offences.push(`${relative(ROOT, file)} imports ${target}`)
+      }
+    }
+  }
+  assert.deepEqual(offences, [])
+})
