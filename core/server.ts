@@ -193,6 +193,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     endpointReconcilerType: options.endpointReconcilerType ?? 'lease',
     now,
     logger,
+    transport: ports.proxyTransport ?? fetchProxyTransport(),
   })
   const rbac = new LiveRbacIndex(registry, logger)
   const registryWordedRules = new RbacRuleResolver(rbac.index, 'registry')
@@ -359,6 +360,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     }),
     issuerDiscovery: authentication.serviceAccountTokens,
     ...(aggregator ? { aggregator } : {}),
+    ...(membership.peers ? { peers: membership.peers } : {}),
   })
 
   return {

@@ -9,6 +9,11 @@ import type { MultiServerOptions } from '../options/multi-server-options.js'
 import type { Logger } from '../ports.js'
 import type { Registry } from '../registry/registry.js'
 import type { Storage } from '../storage/interface.js'
+import type { ProxyTransport } from '../proxy/transport.js'
+import type { PeerDirectory } from '../peers/peer-discovery.js'
+import { joinHostPort } from '../peers/peer-endpoints.js'
+import type { PeerForward } from '../peers/peer-transport.js'
+import { type RunningPeers, startPeers } from '../peers/peers.js'
 import { apiServerId, DEFAULT_IDENTITY_LEASE, startIdentityLease } from './apiserver-identity.js'
 import { DEFAULT_ENDPOINT_LEASE, type EndpointLeases, endpointLeases } from './endpoint-leases.js'
 import { DEFAULT_LEADER_ELECTION, type LeaderElection, startLeaderElection } from './leader-election.js'
@@ -21,6 +26,8 @@ export interface ServerMembership {
   readonly runOnce: RunOnce
   /** Set when the `kubernetes` endpoints list every live server. */
   readonly endpoints?: { leases: EndpointLeases; intervalMs: number }
+  /** With the peer proxy on: the peers and how to reach them, once started (before, no peer is known). */
+  readonly peers?: { directory: Pick<PeerDirectory, 'serving'>; forward: PeerForward }
   /** Starts the leases once kube-system exists. */
   start(): Promise<void>
   stop(): Promise<void>
@@ -35,6 +42,8 @@ export interface MembershipContext {
   endpointReconcilerType: 'lease' | 'master-count' | 'none'
   now: () => Date
   logger: Logger
+  /** How the peer proxy reaches peers. */
+  transport: ProxyTransport
 }
 
 export function serverMembership(options: MultiServerOptions | undefined, ctx: MembershipContext): ServerMembership {
@@ -49,9 +58,21 @@ export function serverMembership(options: MultiServerOptions | undefined, ctx: M
   let election: LeaderElection | undefined
   let stopIdentity: (() => void) | undefined
   let stopped = false
+  let running: RunningPeers | undefined
+  const peerOptions = options?.peerProxy
+  const peers = peerOptions
+    ? {
+        directory: { serving: (group: string, version: string, resource: string) => running?.directory.serving(group, version, resource) ?? [] },
+        forward: (...args: Parameters<PeerForward>) => {
+          if (!running) throw new Error('the peer proxy has not started')
+          return running.forward(...args)
+        },
+      }
+    : undefined
   return {
     runOnce: controllers.register,
     ...(endpoints ? { endpoints } : {}),
+    ...(peers ? { peers } : {}),
     async start() {
       if (!options) return
       const id = await apiServerId(options.hostname, ctx.advertiseAddress, ctx.securePort)
@@ -64,6 +85,10 @@ export function serverMembership(options: MultiServerOptions | undefined, ctx: M
           ctx.now,
           ctx.logger,
         )
+      if (peerOptions) {
+        const address = peerOptions.address ?? joinHostPort(ctx.advertiseAddress, ctx.securePort ?? 443)
+        running = startPeers(peerOptions, ctx, id, address)
+      }
       if (!shared) return
       election = startLeaderElection(
         ctx.registry,
@@ -84,6 +109,7 @@ export function serverMembership(options: MultiServerOptions | undefined, ctx: M
     async stop() {
       stopped = true
       stopIdentity?.()
+      await running?.stop()
       if (election) await election.stop()
       else controllers.stopAll()
       await endpoints?.leases.remove().catch((err: unknown) => ctx.logger.warn({ err: String(err) }, 'cannot remove the endpoint lease'))

@@ -5,6 +5,7 @@
 import type { IdentityLeaseTimings } from '../controllers/apiserver-identity.js'
 import type { EndpointLeaseTimings } from '../controllers/endpoint-leases.js'
 import type { LeaderElectionTimings } from '../controllers/leader-election.js'
+import type { PeerProxyOptions } from '../peers/peers.js'
 
 export interface MultiServerOptions {
   /** The host name in the server's id (`apiserver-<hash>`) and in its identity lease's `kubernetes.io/hostname` label. */
@@ -24,4 +25,11 @@ export interface MultiServerOptions {
   leaderElection?: Partial<LeaderElectionTimings>
   /** @default DEFAULT_ENDPOINT_LEASE */
   endpointLeases?: Partial<EndpointLeaseTimings>
+  /**
+   * The peer proxy (feature gate UnknownVersionInteroperabilityProxy): a
+   * request for a resource this server does not serve goes to a live peer
+   * that does. Needs the proxy client certificate; peers are verified with
+   * `caBundle` (`--peer-ca-file`). @default off
+   */
+  peerProxy?: PeerProxyOptions
 }

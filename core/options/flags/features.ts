@@ -62,7 +62,7 @@ export const FEATURE_GATES = {
   },
   UnknownVersionInteroperabilityProxy: {
     stages: [{ since: 28, default: false, stage: 'alpha' }],
-    effect: 'allows the --peer-* flags (the peer proxy itself is not built)',
+    effect: 'the peer proxy: a request for a resource this server does not serve goes to a live peer that does (needs the proxy client certificate); allows the --peer-* flags',
   },
 } as const satisfies Record<string, Gate>
 

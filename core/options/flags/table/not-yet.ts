@@ -11,7 +11,6 @@ export const NOT_YET = {
   metrics: 'the server exports no metrics yet',
   logging: 'logs are JSON lines from pino; klog-style logging options are not applied',
   nodeAgent: 'the server does not connect to node agents yet',
-  peers: 'the peer proxy (UnknownVersionInteroperabilityProxy) is not built: a request for an API only a peer serves gets 404',
   workloads: 'pod-level policies are not applied yet',
   logsHandler: 'there is no /logs endpoint',
 } as const
