@@ -6,7 +6,7 @@ import type { HealthCheck } from './api/health.js'
 import { installRoutes } from './api/routes.js'
 import { startAggregator } from './aggregator/aggregator.js'
 import { fetchProxyTransport } from './proxy/transport.js'
-import { DEFAULT_VERSION, versionInfo } from './api/version.js'
+import { DEFAULT_VERSION, versionInfo, withEmulation } from './api/version.js'
 import { withAuthenticatedGroup } from './authn/authenticator.js'
 import { buildAuthentication } from './authn/chain.js'
 import { accessDecider } from './authz/access-review.js'
@@ -52,6 +52,8 @@ import { DEFAULT_STORAGE_PREFIX } from './registry/store.js'
 import { builtinEntries } from './resources/builtin.js'
 import { Catalogue, type ResourceEntry } from './resources/catalogue.js'
 import { applyRuntimeConfig } from './resources/runtime-config.js'
+import { applyEmulation, isEmulating } from './resources/emulation.js'
+import { minorsBefore, serverMajorMinor } from './options/flags/versions.js'
 import { expiringFactory } from './storage/expiring.js'
 import { singleStorage } from './storage/factory.js'
 import { MemoryStorage } from './storage/memory.js'
@@ -157,7 +159,8 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       return { user: withAuthenticatedGroup(result.user), ...(result.audiences ? { audiences: result.audiences } : {}) }
     },
   })
-  const catalogue = new Catalogue(applyRuntimeConfig(entries, options.runtimeConfig ?? {}))
+  const emulation = options.emulation ? { ...options.emulation, binary: serverMajorMinor(options.version ?? DEFAULT_VERSION) } : undefined
+  const catalogue = new Catalogue(applyEmulation(applyRuntimeConfig(entries, options.runtimeConfig ?? {}), emulation, options.runtimeConfig ?? {}))
   // Writes of roles and bindings ask the whole chain (`escalate`, `bind`) and the RBAC rules of the writer.
   const writeAuthorization: WriteAuthorization = {
     authorizer,
@@ -338,7 +341,9 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   installRoutes(app, {
     catalogue,
     ...(options.externalHostname || options.advertiseAddress ? { externalAddress } : {}),
-    version: versionInfo(options.version ?? DEFAULT_VERSION),
+    version: isEmulating(emulation)
+      ? withEmulation(versionInfo(options.version ?? DEFAULT_VERSION), emulation.emulated, emulation.minCompatibility ?? minorsBefore(emulation.emulated, 1))
+      : versionInfo(options.version ?? DEFAULT_VERSION),
     metrics,
     checks: {
       healthz: base(() => storageHealth.healthz()),

@@ -213,6 +213,7 @@ function serverOptions(
     // As upstream, whatever the authorizers: a later switch to RBAC finds the policy in place.
     bootstrapRbacPolicy: true,
     version: flags.version,
+    ...(flags.emulation ? { emulation: flags.emulation } : {}),
     requestTimeoutMs: flags.requestTimeoutMs,
     minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
     watchCache: flags.watchCache,

@@ -1,8 +1,8 @@
 /**
  * The peer proxy between two daemons on one etcd: the second serves no
- * batch/v1 (`--runtime-config`), so a request for jobs sent to it is
- * answered by the first, as the caller; a group no server serves is still
- * a 404. Attack: a client that claims to be a forwarding peer (the peer
+ * batch/v1 (`--runtime-config`) and emulates 1.31 (no resource.k8s.io/v1),
+ * so a request for jobs or device classes sent to it is answered by the
+ * first, as the caller; a group no server serves is still a 404. Attack: a client that claims to be a forwarding peer (the peer
  * header and X-Remote-* identity headers) without the proxy client
  * certificate is treated as any client.
  */
@@ -110,7 +110,7 @@ describe('the peer proxy between two servers on one etcd', () => {
     ]
     for (const [address, extra] of [
       [FULL, []],
-      [WITHOUT_BATCH, ['--runtime-config=batch/v1=false']],
+      [WITHOUT_BATCH, ['--runtime-config=batch/v1=false', '--emulated-version=1.31']],
     ] as const) {
       const dir = mkdtempSync(join(tmpdir(), 'apiserver-e2e-'))
       mkdirSync(join(dir, 'pki'), { mode: 0o700 })
@@ -145,6 +145,17 @@ describe('the peer proxy between two servers on one etcd', () => {
     const refused = await viaWithoutBatch('GET', '/apis/batch/v1/namespaces/kube-system/jobs', { cert: jane })
     assert.equal(refused.status, 403)
     assert.match(JSON.parse(refused.body).message, /User "jane" cannot list resource "jobs"/)
+  })
+
+  it('reaches through the peer a group the older emulated release does not serve', async () => {
+    const older = daemons[1]!
+    const version = JSON.parse(await older.ok('get', '--raw', '/version')) as Record<string, string>
+    assert.equal(version['emulationMinor'], '31')
+    assert.ok(!(await older.ok('get', '--raw', '/apis')).includes('"resource.k8s.io"'))
+    const file = older.manifest('deviceclass.json', JSON.stringify({ apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClass', metadata: { name: 'gpu' }, spec: {} }))
+    await older.ok('create', '--raw', '/apis/resource.k8s.io/v1/deviceclasses', '-f', file)
+    const stored = JSON.parse(await daemons[0]!.ok('get', '--raw', '/apis/resource.k8s.io/v1/deviceclasses/gpu')) as { metadata: { name: string } }
+    assert.equal(stored.metadata.name, 'gpu')
   })
 
   it('still gives 404 for a group/version no server serves', async () => {

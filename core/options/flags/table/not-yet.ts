@@ -5,7 +5,6 @@
  */
 export const NOT_YET = {
   encryptionReload: 'the encryption configuration is read at start-up; reloading it is not implemented yet',
-  emulation: 'only the start-up rules and the feature-gate defaults follow the emulated version; the APIs served and /version are those of the server\'s own version',
   limits: 'connection throughput limits are not enforced yet',
   contentionProfiling: 'V8 has no lock-contention profile; the flag changes nothing',
   metrics: 'the server exports no metrics yet',

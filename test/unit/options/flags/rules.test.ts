@@ -329,6 +329,14 @@ const CASES: RuleCase[] = [
     accepted: ['--emulated-version=1.30', '--runtime-config=resource.k8s.io/v1beta1=true', '--runtime-config-emulation-forward-compatible'],
   },
   {
+    rule: '--runtime-config may not enable a resource newer than the emulated version',
+    refused: ['--emulated-version=1.31', '--runtime-config=networking.k8s.io/v1/ipaddresses=true,networking.k8s.io/v1/ingresses=true'],
+    says: [
+      'cannot enable groupVersionResource networking.k8s.io/v1/ipaddresses in runtime-config because it is introduced at 1.33 after the current version 1.31. Consider setting --runtime-config-emulation-forward-compatible=true',
+    ],
+    accepted: ['--emulated-version=1.31', '--runtime-config=networking.k8s.io/v1/ipaddresses=true', '--runtime-config-emulation-forward-compatible'],
+  },
+  {
     rule: '--runtime-config keys name API groups and take booleans',
     refused: ['--runtime-config=api/all=false,nope.io/v1=true,apps=true,batch/v1=maybe'],
     says: [
