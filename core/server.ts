@@ -54,6 +54,7 @@ import { Catalogue, type ResourceEntry } from './resources/catalogue.js'
 import { applyRuntimeConfig } from './resources/runtime-config.js'
 import { applyEmulation, isEmulating } from './resources/emulation.js'
 import { minorsBefore, serverMajorMinor } from './options/flags/versions.js'
+import { candidateVersions } from './controllers/candidate-versions.js'
 import { expiringFactory } from './storage/expiring.js'
 import { singleStorage } from './storage/factory.js'
 import { MemoryStorage } from './storage/memory.js'
@@ -176,6 +177,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     root,
     policy: {
       allowPrivileged: options.allowPrivileged ?? false,
+      ...(options.multiServer?.coordinatedLeaderElection ? { coordinatedLeaderElection: true } : {}),
       deleteCollectionWorkers: options.deleteCollectionWorkers ?? 1,
       // The enabled plugins first, built once the registry they read exists (below), then the embedder's.
       admission: ports.admission ? concatChains(lateAdmission, ports.admission) : lateAdmission,
@@ -197,6 +199,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     now,
     logger,
     transport: ports.proxyTransport ?? fetchProxyTransport(),
+    versions: candidateVersions(options.version ?? DEFAULT_VERSION, emulation?.emulated),
   })
   const rbac = new LiveRbacIndex(registry, logger)
   const registryWordedRules = new RbacRuleResolver(rbac.index, 'registry')

@@ -18,6 +18,7 @@ import { apiServerId, DEFAULT_IDENTITY_LEASE, startIdentityLease } from './apise
 import { DEFAULT_ENDPOINT_LEASE, type EndpointLeases, endpointLeases } from './endpoint-leases.js'
 import { DEFAULT_LEADER_ELECTION, type LeaderElection, startLeaderElection } from './leader-election.js'
 import { ControllerSet, type RunOnce } from './run-once.js'
+import { COORDINATOR_LEASE, startCoordinator, startLeaseCandidate } from './coordinated-election.js'
 
 /** The Lease the in-process controllers are elected with; distinct from kube-controller-manager's, which may run beside. */
 export const CONTROLLERS_LEASE = 'kube-apiserver-controllers'
@@ -44,6 +45,8 @@ export interface MembershipContext {
   logger: Logger
   /** How the peer proxy reaches peers. */
   transport: ProxyTransport
+  /** The versions a LeaseCandidate announces (`1.32.0`; the emulated one, else the same). */
+  versions: { binary: string; emulation: string }
 }
 
 export function serverMembership(options: MultiServerOptions | undefined, ctx: MembershipContext): ServerMembership {
@@ -56,6 +59,8 @@ export function serverMembership(options: MultiServerOptions | undefined, ctx: M
       ? { leases: endpointLeases(ctx.storage, ctx.root, ctx.advertiseAddress, endpointTimings, ctx.now), intervalMs: endpointTimings.intervalMs }
       : undefined
   let election: LeaderElection | undefined
+  let coordinator: LeaderElection | undefined
+  let stopCandidate: (() => Promise<void>) | undefined
   let stopIdentity: (() => void) | undefined
   let stopped = false
   let running: RunningPeers | undefined
@@ -69,6 +74,29 @@ export function serverMembership(options: MultiServerOptions | undefined, ctx: M
         },
       }
     : undefined
+  // Coordinated: this server is a candidate under a name that is also a valid object name, and may be the coordinator.
+  const startCoordinated = async (id: string, timings: typeof DEFAULT_LEADER_ELECTION): Promise<void> => {
+    const identity = `${id}-${crypto.randomUUID()}`
+    const durationSeconds = Math.max(1, Math.round(timings.leaseDurationMs / 1000))
+    stopCandidate = startLeaseCandidate(
+      ctx.registry,
+      { identity, leaseName: CONTROLLERS_LEASE, binaryVersion: ctx.versions.binary, emulationVersion: ctx.versions.emulation, renewIntervalMs: timings.leaseDurationMs },
+      ctx.now,
+      ctx.logger,
+    )
+    const coordinatorSet = new ControllerSet(ctx.logger)
+    coordinatorSet.register(COORDINATOR_LEASE, () =>
+      startCoordinator(
+        ctx.registry,
+        { leaseName: CONTROLLERS_LEASE, leaseDurationSeconds: durationSeconds, periodMs: timings.retryPeriodMs, candidateValidityMs: 3 * timings.leaseDurationMs },
+        ctx.now,
+        ctx.logger,
+      ),
+    )
+    coordinator = startLeaderElection(ctx.registry, coordinatorSet, { ...timings, leaseName: COORDINATOR_LEASE, identity }, ctx.now, ctx.logger)
+    election = startLeaderElection(ctx.registry, controllers, { ...timings, leaseName: CONTROLLERS_LEASE, identity, coordinated: true }, ctx.now, ctx.logger)
+    await coordinator.firstAttempt
+  }
   return {
     runOnce: controllers.register,
     ...(endpoints ? { endpoints } : {}),
@@ -90,6 +118,11 @@ export function serverMembership(options: MultiServerOptions | undefined, ctx: M
         running = startPeers(peerOptions, ctx, id, address)
       }
       if (!shared) return
+      const timings = { ...DEFAULT_LEADER_ELECTION, ...options.leaderElection }
+      if (options.coordinatedLeaderElection) {
+        await startCoordinated(id, timings)
+        return
+      }
       election = startLeaderElection(
         ctx.registry,
         controllers,
@@ -109,6 +142,8 @@ export function serverMembership(options: MultiServerOptions | undefined, ctx: M
     async stop() {
       stopped = true
       stopIdentity?.()
+      await coordinator?.stop()
+      await stopCandidate?.()
       await running?.stop()
       if (election) await election.stop()
       else controllers.stopAll()

@@ -23,6 +23,13 @@ export interface MultiServerOptions {
   identityLeaseTimings?: Partial<IdentityLeaseTimings>
   /** The `--coordinated-leadership-*` flags. @default DEFAULT_LEADER_ELECTION */
   leaderElection?: Partial<LeaderElectionTimings>
+  /**
+   * Coordinated leader election (feature gate CoordinatedLeaderElection):
+   * the controllers' lease goes to the candidate of the oldest version
+   * (core/controllers/coordinated-election.ts). Needs LeaseCandidate served
+   * (`--runtime-config=coordination.k8s.io/v1alpha2=true`). @default false
+   */
+  coordinatedLeaderElection?: boolean
   /** @default DEFAULT_ENDPOINT_LEASE */
   endpointLeases?: Partial<EndpointLeaseTimings>
   /**

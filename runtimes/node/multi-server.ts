@@ -27,6 +27,7 @@ export function multiServerOptions(values: MultiServerFlags): MultiServerOptions
     // The embedded store belongs to one process; etcd may be shared by several servers.
     sharedStorage: values['kvstore-servers'].length > 0,
     identityLease: featureEnabled(values, 'APIServerIdentity'),
+    coordinatedLeaderElection: featureEnabled(values, 'CoordinatedLeaderElection'),
     leaderElection: {
       leaseDurationMs: values['coordinated-leadership-lease-duration'],
       renewDeadlineMs: values['coordinated-leadership-renew-deadline'],
