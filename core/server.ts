@@ -6,7 +6,7 @@ import type { HealthCheck } from './api/health.js'
 import { installRoutes } from './api/routes.js'
 import { startAggregator } from './aggregator/aggregator.js'
 import { fetchProxyTransport } from './proxy/transport.js'
-import { DEFAULT_VERSION, versionInfo } from './api/version.js'
+import { DEFAULT_VERSION, versionInfo, withEmulation } from './api/version.js'
 import { withAuthenticatedGroup } from './authn/authenticator.js'
 import { buildAuthentication } from './authn/chain.js'
 import { accessDecider } from './authz/access-review.js'
@@ -55,6 +55,9 @@ import { DEFAULT_STORAGE_PREFIX } from './registry/store.js'
 import { builtinEntries } from './resources/builtin.js'
 import { Catalogue, type ResourceEntry } from './resources/catalogue.js'
 import { applyRuntimeConfig } from './resources/runtime-config.js'
+import { applyEmulation, isEmulating } from './resources/emulation.js'
+import { minorsBefore, serverMajorMinor } from './options/flags/versions.js'
+import { candidateVersions } from './controllers/candidate-versions.js'
 import { expiringFactory } from './storage/expiring.js'
 import { singleStorage } from './storage/factory.js'
 import { MemoryStorage } from './storage/memory.js'
@@ -161,7 +164,8 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       return { user: withAuthenticatedGroup(result.user), ...(result.audiences ? { audiences: result.audiences } : {}) }
     },
   })
-  const catalogue = new Catalogue(applyRuntimeConfig(entries, options.runtimeConfig ?? {}))
+  const emulation = options.emulation ? { ...options.emulation, binary: serverMajorMinor(options.version ?? DEFAULT_VERSION) } : undefined
+  const catalogue = new Catalogue(applyEmulation(applyRuntimeConfig(entries, options.runtimeConfig ?? {}), emulation, options.runtimeConfig ?? {}))
   // Writes of roles and bindings ask the whole chain (`escalate`, `bind`) and the RBAC rules of the writer.
   const writeAuthorization: WriteAuthorization = {
     authorizer,
@@ -177,6 +181,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     root,
     policy: {
       allowPrivileged: options.allowPrivileged ?? false,
+      ...(options.multiServer?.coordinatedLeaderElection ? { coordinatedLeaderElection: true } : {}),
       deleteCollectionWorkers: options.deleteCollectionWorkers ?? 1,
       // The enabled plugins first, built once the registry they read exists (below), then the embedder's.
       admission: measuredChain(ports.admission ? concatChains(lateAdmission, ports.admission) : lateAdmission, metrics),
@@ -197,6 +202,8 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     endpointReconcilerType: options.endpointReconcilerType ?? 'lease',
     now,
     logger,
+    transport: ports.proxyTransport ?? fetchProxyTransport(),
+    versions: candidateVersions(options.version ?? DEFAULT_VERSION, emulation?.emulated),
   })
   const rbac = new LiveRbacIndex(registry, logger)
   const registryWordedRules = new RbacRuleResolver(rbac.index, 'registry')
@@ -348,7 +355,9 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   installRoutes(app, {
     catalogue,
     ...(options.externalHostname || options.advertiseAddress ? { externalAddress } : {}),
-    version: versionInfo(options.version ?? DEFAULT_VERSION),
+    version: isEmulating(emulation)
+      ? withEmulation(versionInfo(options.version ?? DEFAULT_VERSION), emulation.emulated, emulation.minCompatibility ?? minorsBefore(emulation.emulated, 1))
+      : versionInfo(options.version ?? DEFAULT_VERSION),
     metrics,
     runtimeMetrics: ports.runtimeMetrics,
     checks: {
@@ -372,6 +381,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     }),
     issuerDiscovery: authentication.serviceAccountTokens,
     ...(aggregator ? { aggregator } : {}),
+    ...(membership.peers ? { peers: membership.peers } : {}),
   })
 
   return {

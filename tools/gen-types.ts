@@ -31,6 +31,7 @@ const SERVED_GROUP_VERSIONS: readonly string[] = [
   'batch/v1',
   'certificates.k8s.io/v1',
   'coordination.k8s.io/v1',
+  'coordination.k8s.io/v1alpha2',
   'discovery.k8s.io/v1',
   'events.k8s.io/v1',
   'flowcontrol.apiserver.k8s.io/v1',

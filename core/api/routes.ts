@@ -25,6 +25,7 @@ import type { RuntimeMetrics } from '../ports.js'
 import type { VersionInfo } from './version.js'
 import type { Aggregator } from '../aggregator/aggregator.js'
 import { aggregatedRemoteGroup, remoteApiGroup } from '../aggregator/remote-discovery.js'
+import { peerProxyMiddleware, type PeerProxyDeps } from '../peers/peer-proxy.js'
 
 export interface RouteDeps {
   catalogue: Catalogue
@@ -40,6 +41,8 @@ export interface RouteDeps {
   issuerDiscovery?: { discovery(): Promise<IssuerDiscovery | undefined> } | undefined
   /** API aggregation: group/versions served by extension servers, proxied and listed in discovery. */
   aggregator?: Pick<Aggregator, 'remote' | 'groups' | 'discoveryOf' | 'proxy'>
+  /** The peer proxy: resources only a peer serves are answered by it. */
+  peers?: Pick<PeerProxyDeps, 'directory' | 'forward'>
 }
 
 function discoveryResponse(
@@ -62,6 +65,15 @@ function discoveryResponse(
 
 export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
   const { catalogue, aggregator } = deps
+  if (deps.peers) {
+    // After authentication, audit and authorization, as the aggregator's proxy; what this server serves stays here.
+    const peerProxy = peerProxyMiddleware({
+      ...deps.peers,
+      servedHere: (group, version, resource) => catalogue.lookup(group, version, resource) !== undefined || aggregator?.remote(group, version) !== undefined,
+    })
+    app.use('/api/*', peerProxy)
+    app.use('/apis/*', peerProxy)
+  }
   if (aggregator) {
     // After authentication, audit and authorization, before any handler of the server's own: an aggregated
     // group/version's whole path (its discovery document too) belongs to its extension server.

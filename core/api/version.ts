@@ -12,6 +12,11 @@ export interface VersionInfo {
   goVersion: string
   compiler: string
   platform: string
+  /** Set while emulating an older release (as later upstream releases report it); `major`/`minor` stay the server's own. */
+  emulationMajor?: string
+  emulationMinor?: string
+  minCompatibilityMajor?: string
+  minCompatibilityMinor?: string
 }
 
 export const DEFAULT_VERSION = 'v1.32.0'
@@ -30,5 +35,20 @@ export function versionInfo(gitVersion: string, platform = 'linux/amd64'): Versi
     goVersion: 'n/a (TypeScript)',
     compiler: 'tsc',
     platform,
+  }
+}
+
+/** The document of a server emulating `emulated`, compatible down to `minCompatibility`. */
+export function withEmulation(
+  info: VersionInfo,
+  emulated: { major: number; minor: number },
+  minCompatibility: { major: number; minor: number },
+): VersionInfo {
+  return {
+    ...info,
+    emulationMajor: String(emulated.major),
+    emulationMinor: String(emulated.minor),
+    minCompatibilityMajor: String(minCompatibility.major),
+    minCompatibilityMinor: String(minCompatibility.minor),
   }
 }

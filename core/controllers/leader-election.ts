@@ -16,6 +16,7 @@ import type { Registry } from '../registry/registry.js'
 import type { RequestContext } from '../registry/request-context.js'
 import { leases } from '../resources/groups/coordination.js'
 import type { KubeObject } from '../resources/object.js'
+import { record, text } from '../resources/columns/values.js'
 import type { ControllerSet } from './run-once.js'
 import { type LeaseRecord, leaseRecord, microTime, withLeaseRecord } from './lease-record.js'
 
@@ -38,6 +39,13 @@ export interface LeaderElectionSettings extends LeaderElectionTimings {
   identity: string
   /** A holder that was an earlier run of this very server (its process is gone): taken over at once instead of waiting out the lease. */
   earlierSelf?: (holder: string) => boolean
+  /**
+   * Coordinated leader election (client-go's Coordinated mode): the lease is
+   * never taken, only renewed once the election coordinator wrote this
+   * candidate into it, and given up when the coordinator names another
+   * preferred holder. @default false
+   */
+  coordinated?: boolean
 }
 
 export interface LeaderElection {
@@ -95,6 +103,24 @@ export function startLeaderElection(
     }
   }
 
+  // Given up, not expired: the holder is cleared and the lease lasts a second, as upstream's release writes it.
+  const release = async (): Promise<void> => {
+    const at = now()
+    await store
+      .update(
+        ns,
+        name,
+        (fresh) => {
+          const rec = leaseRecord(fresh)
+          if (rec.holderIdentity !== settings.identity) return fresh
+          const released: LeaseRecord = { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: microTime(at), renewTime: microTime(at), leaseTransitions: rec.leaseTransitions }
+          return withLeaseRecord(fresh, released)
+        },
+        context(at),
+      )
+      .catch((err: unknown) => logger.warn({ err: String(err) }, 'leader election: cannot release the lease'))
+  }
+
   const attempt = async (): Promise<Outcome> => {
     const at = now()
     const current = await store.get(ns, name).catch((err: unknown) => {
@@ -102,6 +128,7 @@ export function startLeaderElection(
       throw err
     })
     if (!current) {
+      if (settings.coordinated) return 'other'
       const lease: KubeObject = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace: ns }, spec: ours(at) }
       return store.create(ns, lease, context(at)).then(
         () => 'held' as const,
@@ -122,7 +149,13 @@ export function startLeaderElection(
       rec.holderIdentity === '' ||
       (firstLook && (settings.earlierSelf?.(rec.holderIdentity) ?? false)) ||
       observed.at + rec.leaseDurationSeconds * 1000 <= at.getTime()
-    if (!mine && !free) return 'other'
+    if (!mine && (!free || settings.coordinated)) return 'other'
+    const preferred = text(record(current['spec'])['preferredHolder'])
+    if (mine && settings.coordinated && preferred && preferred !== settings.identity) {
+      // The coordinator found a better candidate: this one steps down and the lease is left to expire for it.
+      await release()
+      return 'other'
+    }
     const readVersion = current.metadata.resourceVersion
     // The update names the version read: a candidate that wrote in between wins, this one sees a conflict.
     return store
@@ -179,21 +212,7 @@ export function startLeaderElection(
       controllers.stopAll()
       if (!leading) return
       leading = false
-      const at = now()
-      // Given up, not expired: the holder is cleared and the lease lasts a second, as upstream's release writes it.
-      await store
-        .update(
-          ns,
-          name,
-          (fresh) => {
-            const rec = leaseRecord(fresh)
-            if (rec.holderIdentity !== settings.identity) return fresh
-            const released: LeaseRecord = { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: microTime(at), renewTime: microTime(at), leaseTransitions: rec.leaseTransitions }
-            return withLeaseRecord(fresh, released)
-          },
-          context(at),
-        )
-        .catch((err: unknown) => logger.warn({ err: String(err) }, 'leader election: cannot release the lease'))
+      await release()
     },
   }
 }

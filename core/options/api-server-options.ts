@@ -2,6 +2,7 @@
  * Options of `createApiServer`: the embedder's view of the flags. The daemon
  * fills them from its command line (runtimes/node); tests set them directly.
  */
+import type { EmulationOptions } from '../resources/emulation.js'
 import type { AuthorizerSpec, LegacyWebhookOptions } from '../authz/authorizer-specs.js'
 import type { AbacPolicy } from '../config/abac-policy.js'
 import type { KeyFetchTimings } from '../authn/jwt/issuer-keys.js'
@@ -264,6 +265,13 @@ export interface ApiServerOptions {
    * @default 'v1.32.0'
    */
   version?: string
+  /**
+   * `--emulated-version` and its companions: the built-in APIs served are
+   * those of the emulated release (core/resources/emulation.ts) and
+   * `/version` adds the emulation and minimum compatibility versions.
+   * @default none: the server's own release
+   */
+  emulation?: EmulationOptions
   /** Default deadline of non-long-running requests (`--request-timeout`), in ms. @default 60000 */
   requestTimeoutMs?: number
   /** Watches end at a random time in [min, 2*min] seconds (`--min-request-timeout`). @default 1800 */

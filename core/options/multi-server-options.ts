@@ -5,6 +5,7 @@
 import type { IdentityLeaseTimings } from '../controllers/apiserver-identity.js'
 import type { EndpointLeaseTimings } from '../controllers/endpoint-leases.js'
 import type { LeaderElectionTimings } from '../controllers/leader-election.js'
+import type { PeerProxyOptions } from '../peers/peers.js'
 
 export interface MultiServerOptions {
   /** The host name in the server's id (`apiserver-<hash>`) and in its identity lease's `kubernetes.io/hostname` label. */
@@ -22,6 +23,20 @@ export interface MultiServerOptions {
   identityLeaseTimings?: Partial<IdentityLeaseTimings>
   /** The `--coordinated-leadership-*` flags. @default DEFAULT_LEADER_ELECTION */
   leaderElection?: Partial<LeaderElectionTimings>
+  /**
+   * Coordinated leader election (feature gate CoordinatedLeaderElection):
+   * the controllers' lease goes to the candidate of the oldest version
+   * (core/controllers/coordinated-election.ts). Needs LeaseCandidate served
+   * (`--runtime-config=coordination.k8s.io/v1alpha2=true`). @default false
+   */
+  coordinatedLeaderElection?: boolean
   /** @default DEFAULT_ENDPOINT_LEASE */
   endpointLeases?: Partial<EndpointLeaseTimings>
+  /**
+   * The peer proxy (feature gate UnknownVersionInteroperabilityProxy): a
+   * request for a resource this server does not serve goes to a live peer
+   * that does. Needs the proxy client certificate; peers are verified with
+   * `caBundle` (`--peer-ca-file`). @default off
+   */
+  peerProxy?: PeerProxyOptions
 }

@@ -38,6 +38,8 @@ export interface DeleteResult {
 /** Server-wide settings handed to every strategy hook. */
 export interface StorePolicy {
   allowPrivileged?: boolean
+  /** Feature gate CoordinatedLeaderElection: Leases keep their strategy and preferredHolder. */
+  coordinatedLeaderElection?: boolean
   /** Deletes one DeleteCollection runs at a time (`--delete-collection-workers`). */
   deleteCollectionWorkers?: number
   /**
@@ -209,6 +211,7 @@ export class ResourceStore {
 
   private strategyContext(ctx: RequestContext): StrategyContext {
     const sctx: StrategyContext = { user: ctx.user, now: ctx.now, allowPrivileged: this.policy.allowPrivileged ?? false }
+    if (this.policy.coordinatedLeaderElection) sctx.coordinatedLeaderElection = true
     if (this.policy.authorization) sctx.authorization = this.policy.authorization
     return sctx
   }

@@ -23,7 +23,7 @@ import { appsEntries } from './groups/apps.js'
 import { autoscalingEntries } from './groups/autoscaling.js'
 import { batchEntries } from './groups/batch.js'
 import { certificateSigningRequests } from './groups/certificates.js'
-import { leases } from './groups/coordination.js'
+import { leaseCandidates, leases } from './groups/coordination.js'
 import { endpointSlices } from './groups/discovery.js'
 import { eventsV1 } from './groups/events.js'
 import { flowControlEntries } from './groups/flowcontrol.js'
@@ -96,6 +96,7 @@ export function builtinEntries(decide: AccessDecider, options: BuiltinOptions = 
     customResourceDefinitions,
     priorityClasses,
     leases,
+    leaseCandidates,
     runtimeClasses,
     endpointSlices,
     ...flowControlEntries,

@@ -40,6 +40,8 @@ export interface StrategyContext {
   namespace?: string
   /** `--allow-privileged`: pod specs may ask for privileged containers. */
   allowPrivileged?: boolean
+  /** Feature gate CoordinatedLeaderElection (Leases keep strategy and preferredHolder). */
+  coordinatedLeaderElection?: boolean
   /** The server's authorizer and RBAC rules, for writes that check what the writer may grant (roles, bindings). */
   authorization?: WriteAuthorization
 }
@@ -154,6 +156,8 @@ export interface ResourceEntry {
   shortNames?: string[]
   categories?: string[]
   namespaced: boolean
+  /** An alpha API, served only when `--runtime-config` enables it (upstream's default for alpha versions). */
+  offByDefault?: boolean
   verbs: readonly Verb[]
   subresources?: SubresourceEntry[]
   /** The type's name in the type tables (resources/schema). */

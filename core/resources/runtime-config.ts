@@ -102,8 +102,17 @@ export function applyRuntimeConfig(entries: readonly ResourceEntry[], runtimeCon
     const culprit = explicit ?? (runtimeConfig['api/ga'] === false ? 'api/ga' : 'api/all')
     throw new RuntimeConfigError(culprit, `the core group version v1 cannot be disabled (${culprit}=false)`)
   }
+  // A stability key or a group/version key turns an alpha entry on; the default leaves it off.
+  const explicitVersion = new Map<string, boolean>()
+  for (const [key, matches] of STABILITY_MATCHERS) {
+    const enabled = runtimeConfig[key]
+    if (enabled === undefined) continue
+    for (const gv of versionEnabled.keys()) if (matches(gv.slice(gv.indexOf('/') + 1))) explicitVersion.set(gv, enabled)
+  }
+  for (const p of prefs) if (p.resource === undefined) explicitVersion.set(gvKey(p.group, p.version), p.enabled)
   return entries.filter((e) => {
     const gv = gvKey(e.group, e.version)
-    return resourceEnabled.get(`${gv}/${e.resource}`) ?? versionEnabled.get(gv) ?? true
+    const byVersion = e.offByDefault ? (explicitVersion.get(gv) ?? false) : (versionEnabled.get(gv) ?? true)
+    return resourceEnabled.get(`${gv}/${e.resource}`) ?? byVersion
   })
 }

@@ -43,7 +43,7 @@ import { nodeProfiler } from './profiler.js'
 import { reusePortSupported, serveTls, type TlsListener } from './serve.js'
 import { type ListenerTls, servingTls } from './serving-tls.js'
 import { type DaemonStorage, openDaemonStorage, StorageStartupError } from './storage/open.js'
-import { eventExpiry, multiServerOptions } from './multi-server.js'
+import { eventExpiry, multiServerOptions, peerProxyOptions } from './multi-server.js'
 import { nodeWebhookClient } from './webhook-client.js'
 import type { DaemonRuntime } from './daemon-runtime.js'
 import { type NodeProxyTransport, nodeProxyTransport } from './proxy-transport.js'
@@ -223,6 +223,7 @@ function serverOptions(
     // As upstream, whatever the authorizers: a later switch to RBAC finds the policy in place.
     bootstrapRbacPolicy: true,
     version: flags.version,
+    ...(flags.emulation ? { emulation: flags.emulation } : {}),
     requestTimeoutMs: flags.requestTimeoutMs,
     minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
     watchCache: flags.watchCache,
@@ -416,12 +417,15 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     logger.info({}, `objects are stored in ${storage.description}`)
     const profiler = nodeProfiler()
     const aggregation = await aggregationOptions(parsed)
+    const peerProxy = await peerProxyOptions(parsed.values, aggregation.proxyClientCertificate).catch((err: Error) => {
+      throw new StartupError(err.message)
+    })
     proxyTransport = nodeProxyTransport()
     if (files.tracing) tracing = startNodeTracing(files.tracing)
     const metricsOptions = await metricsFilterOptions(parsed)
     try {
       const options = serverOptions(flags, authenticationOptions(flags, { parsed, files, tokens, cas, saKeys }), authz, audit, aggregation)
-      server = (out.createServer ?? createApiServer)({ ...options, admission: admission.options, multiServer: multiServerOptions(parsed.values), ...eventExpiry(parsed.values), metrics: metricsOptions }, {
+      server = (out.createServer ?? createApiServer)({ ...options, admission: admission.options, multiServer: { ...multiServerOptions(parsed.values), ...(peerProxy ? { peerProxy } : {}) }, ...eventExpiry(parsed.values), metrics: metricsOptions }, {
         logger,
         storage: storage.storage,
         storageFactory: storage.factory,

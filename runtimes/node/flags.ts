@@ -3,7 +3,9 @@
  * and checked, then mapped onto what the daemon acts on today. Everything
  * about syntax, defaults, rules and `--help` lives in the table.
  */
-import { authorizationModes, DEFAULT_CERT_DIR, FlagError, helpText, type ParsedFlags, readCommandLine } from '../../core/options/flags/index.js'
+import type { EmulationOptions } from '../../core/resources/emulation.js'
+import { KUBE_COMPONENT } from '../../core/options/flags/versions.js'
+import { authorizationModes, DEFAULT_CERT_DIR, FlagError, type FlagValues, helpText, type ParsedFlags, readCommandLine } from '../../core/options/flags/index.js'
 import { parseBool } from '../../core/options/flags/values.js'
 import type { NamedCertKey } from '../../core/options/flags/lists.js'
 import type { ServingOptions } from '../../core/options/serving-options.js'
@@ -67,6 +69,8 @@ export interface DaemonFlags {
   runtimeConfig: Record<string, boolean>
   /** The version `/version` reports. */
   version: string
+  /** `--emulated-version` (kube), `--min-compatibility-version`, `--runtime-config-emulation-forward-compatible`; absent: not given. */
+  emulation?: EmulationOptions
   /** `--allow-privileged`: pods may run privileged containers. */
   allowPrivileged: boolean
   /** `--service-cluster-ip-range` as CIDR texts; empty: the default range. */
@@ -97,6 +101,20 @@ export interface DaemonFlags {
   }
   /** `--debug-socket-path`; blank: none. */
   debugSocketPath?: string
+}
+
+/** What `--emulated-version` asks for; the flag rules have checked the versions (spec "Errors" 4 and 5). */
+function emulationOptions(values: FlagValues): { emulation?: EmulationOptions } {
+  const emulated = values['emulated-version'][KUBE_COMPONENT]
+  if (!emulated) return {}
+  const minCompatibility = values['min-compatibility-version'][KUBE_COMPONENT]
+  return {
+    emulation: {
+      emulated,
+      ...(minCompatibility ? { minCompatibility } : {}),
+      runtimeConfigForwardCompatible: values['runtime-config-emulation-forward-compatible'],
+    },
+  }
 }
 
 /** `--runtime-config` pairs: an empty value means true, as upstream reads it. */
@@ -168,6 +186,7 @@ export function daemonFlags({ values }: ParsedFlags): DaemonFlags {
     storagePrefix: storageRoot(values),
     storageObjectCountPollMs: values['kvstore-count-metric-poll-period'],
     version: values.version,
+    ...emulationOptions(values),
     allowPrivileged: values['allow-privileged'],
     serviceClusterIPRange: values['service-cluster-ip-range'].map((c) => `${c.network}/${c.prefix}`),
     serviceNodePortRange: values['service-node-port-range'] ?? { first: 30000, last: 32767 },

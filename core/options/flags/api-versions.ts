@@ -51,16 +51,45 @@ export const INTRODUCED_IN_MINOR: Readonly<Record<string, number>> = {
   'storagemigration.k8s.io/v1alpha1': 30,
 }
 
+/**
+ * The minor release (of 1.x) that introduced each built-in resource the
+ * server serves in a version newer than its group/version: the GA versions
+ * of APIs that went GA in a recent release. Under an older
+ * `--emulated-version` they are not served.
+ */
+export const RESOURCE_INTRODUCED_IN_MINOR: Readonly<Record<string, number>> = {
+  'flowcontrol.apiserver.k8s.io/v1/flowschemas': 29,
+  'flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations': 29,
+  'admissionregistration.k8s.io/v1/validatingadmissionpolicies': 30,
+  'admissionregistration.k8s.io/v1/validatingadmissionpolicybindings': 30,
+  'networking.k8s.io/v1/ipaddresses': 33,
+  'networking.k8s.io/v1/servicecidrs': 33,
+  'storage.k8s.io/v1/volumeattributesclasses': 34,
+  'resource.k8s.io/v1/deviceclasses': 34,
+  'resource.k8s.io/v1/resourceclaims': 34,
+  'resource.k8s.io/v1/resourceclaimtemplates': 34,
+  'resource.k8s.io/v1/resourceslices': 34,
+  'admissionregistration.k8s.io/v1/mutatingadmissionpolicies': 36,
+  'admissionregistration.k8s.io/v1/mutatingadmissionpolicybindings': 36,
+}
+
+/** The release that introduced a group/version (`<group>/<version>`) or resource (`<group>/<version>/<resource>`), when recent. */
+export function introducedInMinor(group: string, version: string, resource?: string): number | undefined {
+  const gv = `${group}/${version}`
+  const own = resource === undefined ? undefined : RESOURCE_INTRODUCED_IN_MINOR[`${gv}/${resource}`]
+  return own ?? INTRODUCED_IN_MINOR[gv]
+}
+
 /** `--runtime-config` keys that name sets of versions rather than one group/version. */
 export const VERSION_SET_KEYS: ReadonlySet<string> = new Set(['api/all', 'api/ga', 'api/beta', 'api/alpha', 'api/legacy'])
 
 /** The group/version a `--runtime-config` key names (`apps/v1`, `apps/v1/deployments`, `v1`), or undefined. */
-export function runtimeConfigGroupVersion(key: string): { group: string; version: string } | undefined {
+export function runtimeConfigGroupVersion(key: string): { group: string; version: string; resource?: string } | undefined {
   // As upstream, the core group may be written v1, api/v1 or /v1 (and with a resource after it).
   const normalized = /^(api\/)?v1(\/|$)/.test(key) ? `/v1${key.replace(/^(api\/)?v1/, '')}` : key
   const parts = normalized.split('/')
   if (parts.length !== 2 && parts.length !== 3) return undefined
-  const [group = '', version = ''] = parts
+  const [group = '', version = '', resource] = parts
   if (version === '' || group.includes(' ')) return undefined
-  return { group, version }
+  return { group, version, ...(resource !== undefined ? { resource } : {}) }
 }

@@ -34,6 +34,14 @@ export const FEATURE_GATES = {
     ],
     effect: 'each server publishes its identity lease in kube-system and collects expired ones',
   },
+  CoordinatedLeaderElection: {
+    stages: [
+      { since: 31, default: false, stage: 'alpha' },
+      { since: 33, default: false, stage: 'beta' },
+    ],
+    effect:
+      'the controllers\' lease goes to the server of the oldest (emulated, then binary) version: each server publishes a LeaseCandidate, an elected coordinator writes the lease; needs --runtime-config=coordination.k8s.io/v1alpha2=true',
+  },
   ExternalServiceAccountTokenSigner: {
     stages: [{ since: 32, default: false, stage: 'alpha' }],
     effect: 'allows --service-account-signing-endpoint',
@@ -69,7 +77,7 @@ export const FEATURE_GATES = {
   },
   UnknownVersionInteroperabilityProxy: {
     stages: [{ since: 28, default: false, stage: 'alpha' }],
-    effect: 'allows the --peer-* flags (the peer proxy itself is not built)',
+    effect: 'the peer proxy: a request for a resource this server does not serve goes to a live peer that does (needs the proxy client certificate); allows the --peer-* flags',
   },
 } as const satisfies Record<string, Gate>
 

@@ -39,11 +39,12 @@ export function validateLease(lease: KubeObject): FieldError[] {
 
 /**
  * Coordinated leader election (strategy, preferredHolder) sits behind a
- * feature gate that is off by default: a new lease loses both fields, an
- * update keeps them only where the stored lease already had them.
+ * feature gate that is off by default: off, a new lease loses both fields,
+ * an update keeps them only where the stored lease already had them.
  */
-export function dropCoordinatedFields(lease: KubeObject, old?: KubeObject): void {
+export function dropCoordinatedFields(lease: KubeObject, old?: KubeObject, coordinated = false): void {
   const spec = lease['spec']
+  if (coordinated) return
   if (!isPlainObject(spec)) return
   const oldSpec = record(old?.['spec'])
   if (oldSpec['strategy'] === undefined) delete spec['strategy']

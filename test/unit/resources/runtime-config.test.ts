@@ -25,8 +25,17 @@ function refusal(runtimeConfig: Record<string, boolean>): RuntimeConfigError {
 }
 
 describe('--runtime-config', () => {
-  it('serves every built-in group/version when empty', () => {
-    assert.equal(applyRuntimeConfig(entries, {}).length, entries.length)
+  it('serves every built-in group/version but the alpha ones when empty', () => {
+    assert.equal(applyRuntimeConfig(entries, {}).length, entries.filter((e) => !e.offByDefault).length)
+    assert.ok(entries.some((e) => e.offByDefault))
+  })
+
+  it('serves an alpha group/version only when a key turns it on', () => {
+    assert.equal(served({}).lookup('coordination.k8s.io', 'v1alpha2', 'leasecandidates'), undefined)
+    assert.ok(served({ 'coordination.k8s.io/v1alpha2': true }).lookup('coordination.k8s.io', 'v1alpha2', 'leasecandidates'))
+    assert.ok(served({ 'api/alpha': true }).lookup('coordination.k8s.io', 'v1alpha2', 'leasecandidates'))
+    assert.ok(served({ 'coordination.k8s.io/v1alpha2/leasecandidates': true }).lookup('coordination.k8s.io', 'v1alpha2', 'leasecandidates'))
+    assert.equal(served({ 'api/all': true, 'coordination.k8s.io/v1alpha2': false }).lookup('coordination.k8s.io', 'v1alpha2', 'leasecandidates'), undefined)
   })
 
   it('disables a group/version, which then leaves discovery', () => {

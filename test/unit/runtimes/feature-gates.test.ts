@@ -15,7 +15,7 @@ describe('feature gates in the daemon', () => {
   it('turns the MutatingAdmissionPolicy plugin on only with its gate (alpha, off by default)', () => {
     assert.equal(daemonAdmission(flags([]), undefined).options.mutatingAdmissionPolicy, false)
     assert.equal(daemonAdmission(flags(['--feature-gates=MutatingAdmissionPolicy=true']), undefined).options.mutatingAdmissionPolicy, true)
-    assert.equal(daemonAdmission(flags(['--feature-gates=AllAlpha=true']), undefined).options.mutatingAdmissionPolicy, true)
+    assert.equal(daemonAdmission(flags(['--feature-gates=AllAlpha=true', '--runtime-config=api/alpha=true']), undefined).options.mutatingAdmissionPolicy, true)
   })
 
   it('publishes the identity lease unless APIServerIdentity is turned off', () => {

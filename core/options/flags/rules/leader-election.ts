@@ -4,6 +4,8 @@
  * lease can pass to another (lease duration), and retry more than once
  * within the deadline, with the jitter of 1.2 upstream adds.
  */
+import { featureEnabled } from '../features.js'
+import { parseBool } from '../values.js'
 import type { Rule } from './rule.js'
 
 const JITTER = 1.2
@@ -26,4 +28,22 @@ const timings: Rule = ({ values }) => {
   return problems
 }
 
-export const LEADER_ELECTION_RULES: readonly Rule[] = [timings]
+/** Whether `--runtime-config` serves LeaseCandidate (alpha: off unless a key turns it on; the most specific key wins). */
+function leaseCandidatesServed(config: Readonly<Record<string, string>>): boolean {
+  for (const key of ['coordination.k8s.io/v1alpha2/leasecandidates', 'coordination.k8s.io/v1alpha2', 'api/alpha', 'api/all']) {
+    const value = config[key]
+    if (value === undefined) continue
+    if (value === '') return true
+    const parsed = parseBool(value)
+    return 'value' in parsed && parsed.value
+  }
+  return false
+}
+
+/** As upstream: coordinated leader election needs its LeaseCandidate API served. */
+const coordinatedNeedsCandidates: Rule = ({ values }) =>
+  featureEnabled(values, 'CoordinatedLeaderElection') && !leaseCandidatesServed(values['runtime-config'])
+    ? ['CoordinatedLeaderElection feature requires coordination.k8s.io/v1alpha2 API to be enabled']
+    : []
+
+export const LEADER_ELECTION_RULES: readonly Rule[] = [timings, coordinatedNeedsCandidates]

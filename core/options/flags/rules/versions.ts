@@ -4,7 +4,7 @@
  * switches, `--runtime-config`, the hidden metrics version and the feature
  * gate prefixes. The server's own version is the one /version reports.
  */
-import { API_GROUPS, INTRODUCED_IN_MINOR, runtimeConfigGroupVersion, VERSION_SET_KEYS } from '../api-versions.js'
+import { API_GROUPS, introducedInMinor, runtimeConfigGroupVersion, VERSION_SET_KEYS } from '../api-versions.js'
 import type { FlagValues } from '../table.js'
 import { ok, parseBool } from '../values.js'
 import { compareMajorMinor, formatMajorMinor, KUBE_COMPONENT, type MajorMinor, minorsBefore, serverMajorMinor } from '../versions.js'
@@ -74,11 +74,11 @@ const runtimeConfig: Rule = ({ values }) => {
       continue
     }
     const groupVersion = `${gv.group}/${gv.version}`
-    const introduced = INTRODUCED_IN_MINOR[groupVersion]
+    const introduced = introducedInMinor(gv.group, gv.version, gv.resource)
     const emulating = compareMajorMinor(emulated, binary) < 0
     if (enabled.value && emulating && introduced !== undefined && introduced > emulated.minor && !values['runtime-config-emulation-forward-compatible']) {
       problems.push(
-        `cannot enable groupVersion ${groupVersion} in runtime-config because it is introduced at ${emulated.major}.${introduced} after the current version ${formatMajorMinor(emulated)}. Consider setting --runtime-config-emulation-forward-compatible=true`,
+        `cannot enable ${gv.resource ? `groupVersionResource ${groupVersion}/${gv.resource}` : `groupVersion ${groupVersion}`} in runtime-config because it is introduced at ${emulated.major}.${introduced} after the current version ${formatMajorMinor(emulated)}. Consider setting --runtime-config-emulation-forward-compatible=true`,
       )
     }
   }

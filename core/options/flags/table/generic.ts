@@ -4,7 +4,6 @@
  * "Serving and networking", "Limits", "States and transitions", "Versioning").
  */
 import { flag } from '../spec.js'
-import { NOT_YET } from './not-yet.js'
 
 const section = 'Generic'
 
@@ -30,18 +29,16 @@ export const GENERIC_FLAGS = [
     kind: 'componentVersions',
     default: {},
     section,
-    status: 'pending',
-    pending: NOT_YET.emulation,
-    help: "Versions whose capabilities (APIs, features) components emulate, as [component=]<major>.<minor>, e.g. 'kube=1.31'; the component defaults to 'kube'. At most three minor releases older than the server's own version, which is the default.",
+    status: 'active',
+    help: "Versions whose capabilities (APIs, features) components emulate, as [component=]<major>.<minor>, e.g. 'kube=1.31'; the component defaults to 'kube'. At most three minor releases older than the server's own version, which is the default. An older release serves only the built-in APIs it had (those introduced later are not served) and takes its feature-gate defaults; /version adds emulationMajor/emulationMinor and minCompatibilityMajor/minCompatibilityMinor.",
   }),
   flag({
     name: 'emulation-forward-compatible',
     kind: 'bool',
     default: false,
     section,
-    status: 'pending',
-    pending: NOT_YET.emulation,
-    help: 'For beta or later APIs enabled by default or by --runtime-config at the emulated version, also enable their later versions of higher priority or stability, even those introduced after it. Only allowed while the emulated version is older than the server\'s.',
+    status: 'active',
+    help: 'For beta or later APIs enabled by default or by --runtime-config at the emulated version, also enable their later versions of higher priority or stability, even those introduced after it. Only allowed while the emulated version is older than the server\'s. The server serves one version of each resource and no beta version, so there is no later version for it to add.',
   }),
   flag({
     name: 'external-hostname',
@@ -96,9 +93,8 @@ export const GENERIC_FLAGS = [
     kind: 'componentVersions',
     default: {},
     section,
-    status: 'pending',
-    pending: NOT_YET.emulation,
-    help: "Oldest version of the control-plane components the server stays compatible with, as [component=]<major>.<minor>; no newer than the emulated version. Default: one minor release before the emulated version.",
+    status: 'active',
+    help: "Oldest version of the control-plane components the server stays compatible with, as [component=]<major>.<minor>; no newer than the emulated version, reported by /version while emulating. Default: one minor release before the emulated version.",
   }),
   flag({
     name: 'min-request-timeout',
@@ -121,8 +117,7 @@ export const GENERIC_FLAGS = [
     kind: 'bool',
     default: false,
     section,
-    status: 'pending',
-    pending: NOT_YET.emulation,
+    status: 'active',
     help: 'Install the group/versions that --runtime-config enables even when they were introduced after the emulated version; when false, such a --runtime-config stops start-up. Only allowed while the emulated version is older than the server\'s.',
   }),
   flag({

@@ -14,7 +14,7 @@ export const ENDPOINT_RECONCILER_TYPES = ['master-count', 'lease', 'none'] as co
 
 const nodeAgent = { section: misc, status: 'pending', pending: NOT_YET.nodeAgent } as const
 const services = { section: misc, status: 'active' } as const
-const peers = { section: misc, status: 'pending', pending: NOT_YET.peers } as const
+const peers = { section: misc, status: 'active' } as const
 const leadership = { section: misc, status: 'active' } as const
 const aggregation = { section: misc, status: 'active' } as const
 const signingKey = { section: misc, status: 'active' } as const
@@ -165,14 +165,14 @@ export const MISC_FLAGS = [
     kind: 'string',
     default: '',
     ...peers,
-    help: 'As --peer-advertise-ip, for the port.',
+    help: 'As --peer-advertise-ip, for the port. Peers use the two only when both are given; otherwise the advertised address and the secure port.',
   }),
   flag({
     name: 'peer-ca-file',
     kind: 'string',
     default: '',
     ...peers,
-    help: "With the UnknownVersionInteroperabilityProxy feature gate, the CA file that verifies other servers' serving certificates. Only for clusters of several servers.",
+    help: "With the UnknownVersionInteroperabilityProxy feature gate, the CA file that verifies other servers' serving certificates (under the name kubernetes.default.svc) when this server forwards them a request; without it, the system's CAs. The proxy also needs --proxy-client-cert-file and --proxy-client-key-file. Only for clusters of several servers.",
   }),
   flag({
     name: 'platform-service-node-port',

@@ -12,6 +12,7 @@ import { autoscalingV2Types } from './autoscaling-v2.js'
 import { batchV1Types } from './batch-v1.js'
 import { certificatesV1Types } from './certificates-v1.js'
 import { coordinationV1Types } from './coordination-v1.js'
+import { coordinationV1alpha2Types } from './coordination-v1alpha2.js'
 import { coreV1Types } from './core-v1.js'
 import { discoveryV1Types } from './discovery-v1.js'
 import { eventsV1Types } from './events-v1.js'
@@ -37,6 +38,7 @@ export const generatedTypes: TypeTable = {
   ...batchV1Types,
   ...certificatesV1Types,
   ...coordinationV1Types,
+  ...coordinationV1alpha2Types,
   ...coreV1Types,
   ...discoveryV1Types,
   ...eventsV1Types,
@@ -186,6 +188,8 @@ export const generatedKinds: Readonly<Record<string, string>> = {
   "coordination.k8s.io/v1/LeaseList": "io.k8s.api.coordination.v1.LeaseList",
   "coordination.k8s.io/v1/WatchEvent": "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
   "coordination.k8s.io/v1alpha2/DeleteOptions": "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+  "coordination.k8s.io/v1alpha2/LeaseCandidate": "io.k8s.api.coordination.v1alpha2.LeaseCandidate",
+  "coordination.k8s.io/v1alpha2/LeaseCandidateList": "io.k8s.api.coordination.v1alpha2.LeaseCandidateList",
   "coordination.k8s.io/v1alpha2/WatchEvent": "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
   "coordination.k8s.io/v1beta1/DeleteOptions": "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
   "coordination.k8s.io/v1beta1/WatchEvent": "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",

@@ -329,6 +329,20 @@ const CASES: RuleCase[] = [
     accepted: ['--emulated-version=1.30', '--runtime-config=resource.k8s.io/v1beta1=true', '--runtime-config-emulation-forward-compatible'],
   },
   {
+    rule: '--runtime-config may not enable a resource newer than the emulated version',
+    refused: ['--emulated-version=1.31', '--runtime-config=networking.k8s.io/v1/ipaddresses=true,networking.k8s.io/v1/ingresses=true'],
+    says: [
+      'cannot enable groupVersionResource networking.k8s.io/v1/ipaddresses in runtime-config because it is introduced at 1.33 after the current version 1.31. Consider setting --runtime-config-emulation-forward-compatible=true',
+    ],
+    accepted: ['--emulated-version=1.31', '--runtime-config=networking.k8s.io/v1/ipaddresses=true', '--runtime-config-emulation-forward-compatible'],
+  },
+  {
+    rule: 'coordinated leader election needs LeaseCandidate served',
+    refused: ['--feature-gates=CoordinatedLeaderElection=true'],
+    says: ['CoordinatedLeaderElection feature requires coordination.k8s.io/v1alpha2 API to be enabled'],
+    accepted: ['--feature-gates=CoordinatedLeaderElection=true', '--runtime-config=coordination.k8s.io/v1alpha2=true'],
+  },
+  {
     rule: '--runtime-config keys name API groups and take booleans',
     refused: ['--runtime-config=api/all=false,nope.io/v1=true,apps=true,batch/v1=maybe'],
     says: [
@@ -367,7 +381,7 @@ const CASES: RuleCase[] = [
     rule: 'split text streams need the LoggingAlphaOptions gate',
     refused: ['--log-text-split-stream', '--log-text-info-buffer-size=64Ki'],
     says: ['--log-text-split-stream: Forbidden: Feature LoggingAlphaOptions is disabled', '--log-text-info-buffer-size: Forbidden: Feature LoggingAlphaOptions is disabled'],
-    accepted: ['--log-text-split-stream', '--log-text-info-buffer-size=64Ki', '--feature-gates=AllAlpha=true'],
+    accepted: ['--log-text-split-stream', '--log-text-info-buffer-size=64Ki', '--feature-gates=AllAlpha=true', '--runtime-config=api/alpha=true'],
   },
   {
     rule: '--disabled-metrics are metric names',
