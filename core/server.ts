@@ -252,6 +252,9 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
         logger,
       })
     : undefined
+  const nodeAgent = options.nodeAgent
+    ? { registry, transport: ports.proxyTransport ?? fetchProxyTransport(), options: options.nodeAgent, ...(ports.checkProxyable ? { checkProxyable: ports.checkProxyable } : {}) }
+    : undefined
   const crdController = startCrdController(registry, now, logger, {
     conversion: (crd, version) => customResourceConversion(crd, version, { client: webhookClient, resolveService }),
   })
@@ -356,6 +359,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
       onShutdown: (end) => lifecycle.trackWatch(end),
       serviceAccountTokens: authentication.serviceAccountTokens,
+      nodeAgent,
     }),
     issuerDiscovery: authentication.serviceAccountTokens,
     ...(aggregator ? { aggregator } : {}),

@@ -35,6 +35,7 @@ import { externalJwtSigner } from './external-jwt-signer.js'
 import { nodeProfiler } from './profiler.js'
 import { reusePortSupported, serveTls, type TlsListener } from './serve.js'
 import { type ListenerTls, servingTls } from './serving-tls.js'
+import { checkProxyableHost, nodeAgentOptions } from './node-agent.js'
 import { type DaemonStorage, openDaemonStorage, StorageStartupError } from './storage/open.js'
 import { eventExpiry, multiServerOptions } from './multi-server.js'
 import { nodeWebhookClient } from './webhook-client.js'
@@ -367,11 +368,22 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     logger.info({}, `objects are stored in ${storage.description}`)
     const profiler = nodeProfiler()
     const aggregation = await aggregationOptions(parsed)
+    const nodeAgent = await nodeAgentOptions({
+      certificateAuthority: parsed.values['nodeagent-certificate-authority'],
+      clientCertificate: parsed.values['nodeagent-client-certificate'],
+      clientKey: parsed.values['nodeagent-client-key'],
+      preferredAddressTypes: parsed.values['nodeagent-preferred-address-types'],
+      timeoutMs: parsed.values['nodeagent-timeout'],
+    }).catch((err: Error) => {
+      throw new StartupError(err.message)
+    })
+    if (!nodeAgent.caBundle)
+      logger.warn({}, 'no --nodeagent-certificate-authority: node agents\' serving certificates are not verified (as upstream without --kubelet-certificate-authority)')
     proxyTransport = nodeProxyTransport()
     if (files.tracing) tracing = startNodeTracing(files.tracing)
     try {
       const options = serverOptions(flags, authenticationOptions(flags, { parsed, files, tokens, cas, saKeys }), authz, audit, aggregation)
-      server = (out.createServer ?? createApiServer)({ ...options, admission: admission.options, multiServer: multiServerOptions(parsed.values), ...eventExpiry(parsed.values) }, {
+      server = (out.createServer ?? createApiServer)({ ...options, nodeAgent, admission: admission.options, multiServer: multiServerOptions(parsed.values), ...eventExpiry(parsed.values) }, {
         logger,
         storage: storage.storage,
         storageFactory: storage.factory,
@@ -379,6 +391,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         ...(valueTransformers ? { valueTransformers } : {}),
         webhookClient: nodeWebhookClient(),
         proxyTransport,
+        checkProxyable: checkProxyableHost,
         profiler,
         ...(tracing ? { tracerProvider: tracing.tracerProvider } : {}),
       })
