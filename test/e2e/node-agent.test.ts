@@ -183,6 +183,10 @@ describe('kubectl and a node agent', () => {
     assert.match(denied.stderr, /pods "web" is forbidden: User "viewer" cannot (create|get) resource "pods\/exec" in API group "" in the namespace "default"/)
     assert.equal(agent.seen.slice(before).filter((r) => r.path.startsWith('/exec')).length, 0)
     assert.equal((await daemon.kubectl('--kubeconfig', viewerConfig, 'logs', 'web')).stdout, 'first line\nsecond line\nthird line\n')
+    // The viewer's bearer token stays with the server.
+    const read = agent.seen.slice(before).filter((r) => r.path.startsWith('/containerLogs/'))
+    assert.equal(read.length, 1)
+    assert.equal(read[0]!.headers['authorization'], undefined)
   })
 
   it('nodes/proxy refuses a node on a loopback address, as upstream refuses any address that is not global unicast', async () => {
