@@ -10,7 +10,6 @@ export const NOT_YET = {
   contentionProfiling: 'V8 has no lock-contention profile; the flag changes nothing',
   metrics: 'the server exports no metrics yet',
   logging: 'logs are JSON lines from pino; klog-style logging options are not applied',
-  nodeAgent: 'the server does not connect to node agents yet',
   peers: 'the peer proxy (UnknownVersionInteroperabilityProxy) is not built: a request for an API only a peer serves gets 404',
   workloads: 'pod-level policies are not applied yet',
   logsHandler: 'there is no /logs endpoint',
