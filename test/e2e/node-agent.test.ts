@@ -13,7 +13,7 @@
  */
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -39,7 +39,7 @@ kind: Pod
 metadata: {name: ${name}, namespace: default}
 spec:
   nodeName: ${nodeName}
-  containers: [${containers.map((c) => `{name: ${c}, image: busybox}`).join(', ')}]
+  containers: [${containers.map((c) => `{name: ${c}, image: busybox, stdin: true}`).join(', ')}]
 `
 }
 
@@ -246,6 +246,26 @@ describe('kubectl and a node agent', () => {
     } finally {
       forward.child.kill('SIGKILL')
     }
+  })
+
+  it('kubectl attach -i: stdin comes back on stdout from the attached container', async () => {
+    const attached = await kubectlWithInput('to the running process\n', 'attach', '-i', 'web', '-c', 'app')
+    assert.equal(attached.code, 0, attached.stderr)
+    assert.equal(attached.stdout, 'to the running process\n')
+    assert.ok(agent.seen.some((r) => r.path === '/attach/default/web/app?error=1&input=1&output=1'))
+  })
+
+  it('kubectl cp copies a file out of the container (tar over exec)', async () => {
+    const target = join(dir, 'motd')
+    const copied = await daemon.kubectl('cp', 'web:/etc/motd', target)
+    assert.equal(copied.code, 0, copied.stderr)
+    assert.equal(readFileSync(target, 'utf8'), 'welcome to the test container\n')
+  })
+
+  it('--insecure-skip-tls-verify-backend is the one way past an agent\'s unknown CA, as upstream', async () => {
+    assert.equal(await daemon.ok('logs', 'stray', '--insecure-skip-tls-verify-backend'), 'never read\n')
+    // The client certificate still went along.
+    assert.ok(impostor.seen.every((r) => r.clientCommonName === 'kube-apiserver-kubelet-client'))
   })
 
   it('a user without pods/exec gets 403 and the agent sees no exec; the same user reads logs', async () => {

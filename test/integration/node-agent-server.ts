@@ -8,7 +8,8 @@
  * the channel protocols (`v5.channel.k8s.io` down to `channel.k8s.io`):
  * stdin is echoed on stdout, and when stdin ends the command "exits" with
  * the code of its `exit-with N` words, reported on the error channel as a
- * real agent reports it. `/portForward` is served over SPDY/3.1 by
+ * real agent reports it; `tar cf - <file>` writes a tar of the file, for
+ * kubectl cp. `/portForward` is served over SPDY/3.1 by
  * spdy-agent.ts. Every request is recorded with the client's common name.
  */
 import { createServer, type Server } from 'node:https'
@@ -53,6 +54,31 @@ function exitStatus(code: number, command: string[]): string {
   })
 }
 
+/** A ustar archive of one file, as `tar cf - <path>` writes it (the leading slash dropped). */
+export function tarOf(path: string, content: string): Buffer {
+  const body = Buffer.from(content)
+  const header = Buffer.alloc(512)
+  const field = (text: string, at: number, length: number) => header.write(text, at, length, 'latin1')
+  field(path.replace(/^\/+/, ''), 0, 100)
+  field('0000644\0', 100, 8)
+  field('0000000\0', 108, 8)
+  field('0000000\0', 116, 8)
+  field(`${body.length.toString(8).padStart(11, '0')}\0`, 124, 12)
+  field(`${Math.floor(Date.now() / 1000).toString(8).padStart(11, '0')}\0`, 136, 12)
+  field('        ', 148, 8)
+  field('0', 156, 1)
+  field('ustar\0', 257, 6)
+  field('00', 263, 2)
+  let sum = 0
+  for (const byte of header) sum += byte
+  field(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 8)
+  const padding = Buffer.alloc((512 - (body.length % 512)) % 512)
+  return Buffer.concat([header, body, padding, Buffer.alloc(1024)])
+}
+
+/** The files `tar cf -` finds in every container. */
+export const CONTAINER_FILES = new Map([['/etc/motd', 'welcome to the test container\n']])
+
 function serveExec(ws: WebSocket, url: URL): void {
   const command = url.searchParams.getAll('command')
   const exitAt = command.indexOf('exit-with')
@@ -75,6 +101,16 @@ function serveExec(ws: WebSocket, url: URL): void {
     // v5: the client's close signal for stdin.
     else if (channel === 255 && v5 && data[0] === 0) exit()
   })
+  // kubectl cp reads a tar stream of the file from stdout.
+  if (command[0] === 'tar' && command[1] === 'cf') {
+    const file = CONTAINER_FILES.get(command[3] ?? '')
+    setImmediate(() => {
+      if (file === undefined) send(2, `tar: ${command[3]}: No such file or directory\n`)
+      else send(1, tarOf(command[3]!, file))
+      exit()
+    })
+    return
+  }
   // Without stdin the command ends at once.
   if (url.searchParams.get('input') !== '1') setImmediate(exit)
   ws.on('close', () => {
