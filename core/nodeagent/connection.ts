@@ -9,6 +9,7 @@
 import type { ProxyTarget, ProxyTransport } from '../proxy/transport.js'
 import type { Registry } from '../registry/registry.js'
 import { isPlainObject, type KubeObject } from '../resources/object.js'
+import { asPlainStatus } from './errors.js'
 
 export interface NodeAgentOptions {
   /** `--nodeagent-preferred-address-types`, in order. */
@@ -90,7 +91,13 @@ export async function agentConnection(deps: NodeAgentDeps, nodeName: string, ins
   const entry = deps.registry.catalogue.lookup('', 'v1', 'nodes')
   if (!entry) throw new Error('nodes are not served')
   const node = await deps.registry.store(entry).get('', nodeName)
-  const host = preferredAddress(node, deps.options.preferredAddressTypes)
+  let host: string
+  try {
+    host = preferredAddress(node, deps.options.preferredAddressTypes)
+  } catch (err) {
+    // A plain error upstream: a 500 with its text alone.
+    throw asPlainStatus(err)
+  }
   const port = agentPort(node)
   return { host, port, target: agentTarget(deps.options, host, port, insecureSkipTLSVerify) }
 }
