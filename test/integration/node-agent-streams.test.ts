@@ -4,13 +4,17 @@
  * answers for an unscheduled pod, a request that is no upgrade, a node with
  * no preferred address, a missing node and an agent's own 404; and what core
  * hands the runtime for an upgrade (the agent's URL, its CA, the client
- * certificate, the dial bound, the caller's credentials removed).
+ * certificate, the dial bound, the caller's credentials removed); an agent
+ * that accepts and never answers fails the dial at the time-out.
  */
 import assert from 'node:assert/strict'
+import { createServer, type Server, type Socket } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { createCertificateAuthority, issueClientCertificate } from '../../core/pki/certificates.js'
 import type { UpgradeHandoff } from '../../core/proxy/upgrade.js'
 import { nodeProxyTransport, type NodeProxyTransport } from '../../runtimes/node/proxy-transport.js'
+import { dialTarget } from '../../runtimes/node/upgrade-passthrough.js'
 import { createTestServer, TestClient } from './harness.js'
 import { type NodeAgent, startNodeAgent } from './node-agent-server.js'
 
@@ -34,6 +38,9 @@ describe('pods/log and the streaming subresources through fetch', () => {
   let client: TestClient
   let caBundle = ''
   let certificate = ''
+  // Accepts connections and never says a word: a node agent that hangs.
+  let silent: Server
+  const silentSockets = new Set<Socket>()
 
   before(async () => {
     const clientCA = await createCertificateAuthority({ commonName: 'node-agent-client-ca' })
@@ -42,6 +49,11 @@ describe('pods/log and the streaming subresources through fetch', () => {
     agent = await startNodeAgent(clientCA.certificate)
     agent.logs.set('default/web/app', ['one', 'two'])
     caBundle = Buffer.from(agent.servingCA).toString('base64')
+    silent = createServer((socket) => {
+      silentSockets.add(socket)
+      socket.on('error', () => {})
+    })
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
     transport = nodeProxyTransport()
     const server = createTestServer(
       { nodeAgent: { preferredAddressTypes: ['InternalIP'], caBundle, clientCertificate: { certificate: pair.certificate, key: pair.privateKey }, timeoutMs: 2500 } },
@@ -52,7 +64,9 @@ describe('pods/log and the streaming subresources through fetch', () => {
     for (const [path, body] of [
       ['/api/v1/nodes', node('node-1', [{ type: 'InternalIP', address: '127.0.0.1' }], agent.port)],
       ['/api/v1/nodes', node('node-x', [{ type: 'ExternalIP', address: '203.0.113.9' }, { type: 'Hostname', address: 'x' }], agent.port)],
+      ['/api/v1/nodes', node('node-silent', [{ type: 'InternalIP', address: '127.0.0.1' }], (silent.address() as AddressInfo).port)],
       ['/api/v1/namespaces/default/pods', pod('web', 'node-1')],
+      ['/api/v1/namespaces/default/pods', pod('hung', 'node-silent')],
       ['/api/v1/namespaces/default/pods', pod('pending')],
       ['/api/v1/namespaces/default/pods', pod('elsewhere', 'node-x')],
       ['/api/v1/namespaces/default/pods', pod('orphan', 'node-gone')],
@@ -65,6 +79,8 @@ describe('pods/log and the streaming subresources through fetch', () => {
   after(async () => {
     transport?.close()
     await agent?.close()
+    for (const socket of silentSockets) socket.destroy()
+    await new Promise<void>((resolve) => (silent ? silent.close(() => resolve()) : resolve()))
   })
 
   it('reads a log, and an unscheduled pod\'s log is empty', async () => {
@@ -132,5 +148,16 @@ describe('pods/log and the streaming subresources through fetch', () => {
     assert.equal(h!.request.headers.get('upgrade'), 'SPDY/3.1')
     assert.equal(h!.request.headers.get('connection'), 'Upgrade')
     assert.equal(h!.request.headers.get('impersonate-user'), null)
+  })
+
+  it('an agent that accepts and never answers TLS fails the dial within --nodeagent-timeout, for logs and for upgrades', async () => {
+    const reply = await client.get('/api/v1/namespaces/default/pods/hung/log')
+    assert.equal(reply.status, 500)
+    assert.match(reply.body.message, /^Get "https:\/\/127\.0\.0\.1:\d+\/containerLogs\/default\/hung\/app": dial tcp 127\.0\.0\.1:\d+: i\/o timeout$/)
+    const port = (silent.address() as AddressInfo).port
+    await assert.rejects(
+      dialTarget({ target: { origin: `https://127.0.0.1:${port}`, caBundle, dialTimeoutMs: 300 }, request: { method: 'GET', path: '/exec', headers: new Headers() } }),
+      { message: `dial tcp 127.0.0.1:${port}: i/o timeout` },
+    )
   })
 })
