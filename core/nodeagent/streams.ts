@@ -49,6 +49,24 @@ export function agentPortQuery(params: URLSearchParams): string {
   return out.toString()
 }
 
+const V5 = 'v5.channel.k8s.io'
+
+/**
+ * A WebSocket exec or attach that offers `v5.channel.k8s.io` is offered to
+ * the agent with that protocol alone: v5 carries the end of stdin, which the
+ * older channel protocols cannot. An agent that speaks v5 answers it; one
+ * that does not (a kubelet that speaks SPDY) refuses the handshake, and
+ * kubectl falls back to SPDY/3.1, which passes through too; either way
+ * `exec -i < file` ends when the file does, as upstream's translation to SPDY
+ * makes it end. A client offering only older protocols is passed as it is.
+ */
+export function narrowToV5(sub: StreamSubresource, headers: Headers): Headers {
+  if (sub === 'portforward' || (headers.get('upgrade') ?? '').toLowerCase() !== 'websocket') return headers
+  const offered = (headers.get('sec-websocket-protocol') ?? '').split(',').map((p) => p.trim())
+  if (offered.includes(V5)) headers.set('sec-websocket-protocol', V5)
+  return headers
+}
+
 /** Checks the request and hands its connection to the pod's node agent. */
 export async function podStream(
   deps: NodeAgentDeps,
@@ -72,7 +90,7 @@ export async function podStream(
     sub === 'portforward'
       ? `/portForward/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`
       : `/${sub}/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/${encodeURIComponent(container)}`
-  const headers = upgradeHeaders(request.headers)
+  const headers = narrowToV5(sub, upgradeHeaders(request.headers))
   stripIdentity(headers, undefined, identityHeaderNames(undefined))
   passUpgrade({
     target: connection.target,

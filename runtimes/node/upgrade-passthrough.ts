@@ -9,7 +9,7 @@
  * backend answers (101 or an error) reaches the client as it is. Otherwise
  * core's answer is written on the socket and the connection closed.
  */
-import type { IncomingMessage } from 'node:http'
+import { type IncomingMessage, STATUS_CODES } from 'node:http'
 import { connect as netConnect, type Socket } from 'node:net'
 import { connect as tlsConnect } from 'node:tls'
 import type { Duplex } from 'node:stream'
@@ -34,7 +34,7 @@ function toRequest(req: IncomingMessage): Request {
 /** Writes a Web Response on a raw socket as HTTP/1.1 and closes it. */
 async function writeResponse(socket: Duplex, response: Response): Promise<void> {
   const body = new Uint8Array(await response.arrayBuffer())
-  const lines = [`HTTP/1.1 ${response.status} ${response.statusText || 'Error'}`]
+  const lines = [`HTTP/1.1 ${response.status} ${response.statusText || STATUS_CODES[response.status] || 'Unknown'}`]
   for (const [name, value] of response.headers) {
     if (['connection', 'transfer-encoding', 'content-length', 'keep-alive', 'upgrade'].includes(name)) continue
     lines.push(`${name}: ${value}`)

@@ -204,6 +204,8 @@ describe('kubectl and a node agent', () => {
     assert.ok(exec, 'the agent saw the exec')
     assert.equal(exec.path, '/exec/default/web/app?command=cat&error=1&input=1&output=1')
     assert.equal(exec.clientCommonName, 'kube-apiserver-kubelet-client')
+    // kubectl offered v5 and older channel protocols; the agent is offered v5 alone (it carries the end of stdin).
+    assert.equal(exec.headers['sec-websocket-protocol'], 'v5.channel.k8s.io')
   })
 
   it('kubectl port-forward moves bytes both ways through the agent', async () => {

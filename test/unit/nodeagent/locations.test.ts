@@ -10,7 +10,7 @@ import { isGlobalUnicast } from '../../../core/nodeagent/addresses.js'
 import { agentPort, agentTarget, preferredAddress } from '../../../core/nodeagent/connection.js'
 import { agentLogQuery, chooseContainer, parsePodLogOptions, validatePodLogOptions } from '../../../core/nodeagent/logs.js'
 import { splitSchemeNamePort } from '../../../core/nodeagent/proxy.js'
-import { agentPortQuery, agentStreamQuery } from '../../../core/nodeagent/streams.js'
+import { agentPortQuery, agentStreamQuery, narrowToV5 } from '../../../core/nodeagent/streams.js'
 import type { KubeObject } from '../../../core/resources/object.js'
 
 describe('isGlobalUnicast', () => {
@@ -84,5 +84,15 @@ describe('exec, attach and port-forward queries', () => {
     assert.equal(agentStreamQuery('attach', new URLSearchParams('stdin=true&stdout=true&tty=true&command=ignored')), 'input=1&output=1&tty=1')
     assert.equal(agentPortQuery(new URLSearchParams('ports=8080&ports=53')), 'port=8080&port=53')
     assert.throws(() => agentPortQuery(new URLSearchParams('ports=0')), { message: 'invalid port "0"' })
+  })
+})
+
+describe('the WebSocket protocols offered to the agent', () => {
+  const ws = (protocols: string) => new Headers({ upgrade: 'websocket', 'sec-websocket-protocol': protocols })
+  it('narrows an exec or attach offering v5 to v5 alone, and leaves the rest as sent', () => {
+    assert.equal(narrowToV5('exec', ws('v5.channel.k8s.io, v4.channel.k8s.io, channel.k8s.io')).get('sec-websocket-protocol'), 'v5.channel.k8s.io')
+    assert.equal(narrowToV5('attach', ws('v4.channel.k8s.io,base64.channel.k8s.io')).get('sec-websocket-protocol'), 'v4.channel.k8s.io,base64.channel.k8s.io')
+    assert.equal(narrowToV5('portforward', ws('SPDY/3.1+portforward.k8s.io')).get('sec-websocket-protocol'), 'SPDY/3.1+portforward.k8s.io')
+    assert.equal(narrowToV5('exec', new Headers({ upgrade: 'SPDY/3.1', 'x-stream-protocol-version': 'v4.channel.k8s.io' })).get('x-stream-protocol-version'), 'v4.channel.k8s.io')
   })
 })
