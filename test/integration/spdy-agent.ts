@@ -60,8 +60,14 @@ function forward(session: SpdySession, error: SpdyStream, data: SpdyStream, port
       void session.drained().then(() => tcp.resume())
     }
   })
+  let failed = false
+  // The end of the pod's side ends the data stream; the error stream then ends empty (kubectl waits for it).
   tcp.on('end', () => session.send(data, Buffer.alloc(0), true))
+  tcp.on('close', () => {
+    if (!failed) session.send(error, Buffer.alloc(0), true)
+  })
   tcp.on('error', (err) => {
+    failed = true
     session.send(error, Buffer.from(`error forwarding port ${port}: ${err.message}`), true)
     session.send(data, Buffer.alloc(0), true)
   })
