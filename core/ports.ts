@@ -6,6 +6,7 @@ import type { TracerProvider } from '@opentelemetry/api'
 import type { AdmissionChain } from './admission/chain.js'
 import type { WebhookClient } from './crd/webhook-client.js'
 import type { ProxyTransport } from './proxy/transport.js'
+import type { PassUpgrade } from './proxy/upgrade.js'
 import type { StorageFactory } from './storage/factory.js'
 import type { Storage } from './storage/interface.js'
 import type { KeyTransformers } from './storage/value/key-transformers.js'
@@ -83,6 +84,12 @@ export interface ServerPorts {
    */
   proxyTransport: ProxyTransport
   /**
+   * Refuses, with its reason, a host that nodes/proxy may not reach: the
+   * runtime resolves a name and refuses any address that is not global
+   * unicast, as upstream. @default IP literals judged alone, names refused
+   */
+  checkProxyable: (host: string) => Promise<void>
+  /**
    * CPU profiles and heap snapshots behind `/debug/pprof/` (`--profiling`).
    * @default none: `/debug/pprof/` is not served
    */
@@ -131,6 +138,12 @@ export interface ConnectionInfo {
   /** The client certificate presented during the TLS handshake, if any. */
   clientCertificate?: ClientCertificate
   remoteAddress?: string
+  /**
+   * Present when the runtime can hand this request's connection to a backend
+   * (an HTTP/1.1 upgrade: exec, attach, port-forward); core calls it once it
+   * has checked the request, and the runtime ignores core's answer then.
+   */
+  passUpgrade?: PassUpgrade
 }
 
 export interface ClientCertificate {

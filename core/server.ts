@@ -263,6 +263,9 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
         logger,
       })
     : undefined
+  const nodeAgent = options.nodeAgent
+    ? { registry, transport: ports.proxyTransport ?? fetchProxyTransport(), options: options.nodeAgent, ...(ports.checkProxyable ? { checkProxyable: ports.checkProxyable } : {}) }
+    : undefined
   const crdController = startCrdController(registry, now, logger, {
     conversion: (crd, version) => customResourceConversion(crd, version, { client: webhookClient, resolveService }),
   })
@@ -378,6 +381,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       onShutdown: (end) => lifecycle.trackWatch(end),
       serviceAccountTokens: authentication.serviceAccountTokens,
       watchMetrics: watchCounts,
+      nodeAgent,
     }),
     issuerDiscovery: authentication.serviceAccountTokens,
     ...(aggregator ? { aggregator } : {}),

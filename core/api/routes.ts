@@ -137,7 +137,8 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
     const env = deps.handlerEnv(c.get('user'))
     // Admission's audit annotations go to the request's audit event.
     const audit = c.get('audit')
-    return handleResource(c.req.raw, info, audit ? { ...env, auditAnnotations: audit.annotations } : env)
+    const passUpgrade = c.env?.connection?.passUpgrade
+    return handleResource(c.req.raw, info, { ...env, ...(audit ? { auditAnnotations: audit.annotations } : {}), ...(passUpgrade ? { passUpgrade } : {}) })
   }
   app.all('/api/*', resource)
   app.all('/apis/*', resource)

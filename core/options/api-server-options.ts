@@ -3,6 +3,7 @@
  * fills them from its command line (runtimes/node); tests set them directly.
  */
 import type { EmulationOptions } from '../resources/emulation.js'
+import type { NodeAgentOptions } from '../nodeagent/connection.js'
 import type { AuthorizerSpec, LegacyWebhookOptions } from '../authz/authorizer-specs.js'
 import type { AbacPolicy } from '../config/abac-policy.js'
 import type { KeyFetchTimings } from '../authn/jwt/issuer-keys.js'
@@ -218,6 +219,13 @@ export interface ApiServerOptions {
    * @see AggregationOptions
    */
   aggregation?: AggregationOptions
+  /**
+   * Reaching node agents (`--nodeagent-*`) for pods/log, exec, attach,
+   * port-forward and nodes/proxy, and the cluster network for pods/proxy and
+   * services/proxy, through `ServerPorts.proxyTransport` (upgrades through the
+   * runtime's ConnectionInfo.passUpgrade). @default off for embedders; the daemon turns it on
+   */
+  nodeAgent?: NodeAgentOptions
   /** Record requests as the audit policy says. @default no auditing (every answer still carries an Audit-ID) */
   audit?: AuditOptions
   authentication?: AuthenticationOptions

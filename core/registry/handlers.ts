@@ -15,6 +15,9 @@ import { isPlainObject, type KubeObject, type UserInfo } from '../resources/obje
 import type { StorageEvent } from '../storage/interface.js'
 import { isDryRun, readDeleteOptions } from './delete-options.js'
 import { evictionDeleteOptions, evictPod } from './eviction.js'
+import type { NodeAgentDeps } from '../nodeagent/connection.js'
+import { handleNodeAgentSubresource, isNodeAgentSubresource } from '../nodeagent/subresources.js'
+import type { PassUpgrade } from '../proxy/upgrade.js'
 import { fieldValidationOf } from './field-validation.js'
 import { parseListQuery } from './list-query.js'
 import { managerName } from './managed-fields.js'
@@ -42,6 +45,10 @@ export interface HandlerEnv {
   watchMetrics?: WatchMetrics
   /** The request's audit event annotations, when the audit policy records the request. */
   auditAnnotations?: Record<string, string>
+  /** How node agents and the cluster network are reached; absent, logs, exec, attach, port-forward and proxy are not served. */
+  nodeAgent?: NodeAgentDeps | undefined
+  /** The runtime's hand-over of this request's connection, for exec, attach and port-forward upgrades. */
+  passUpgrade?: PassUpgrade | undefined
 }
 
 /** The registry's context of one request: who, when, and where admission may annotate its audit event. */
@@ -218,9 +225,11 @@ async function write(
 async function handleSubresource(request: Request, info: RequestInfo, entry: ResourceEntry, env: HandlerEnv): Promise<Response> {
   const sub = entry.subresources?.find((s) => s.name === info.subresource)
   const served = ['status', 'scale', 'approval', 'eviction', ...(env.serviceAccountTokens ? ['token'] : [])]
-  if (!sub || !served.includes(sub.name) || !info.name) throw resourceNotFound()
+  const reachesOut = env.nodeAgent !== undefined && entry.group === '' && isNodeAgentSubresource(entry.resource, info.subresource)
+  if (!sub || !(served.includes(sub.name) || reachesOut) || !info.name) throw resourceNotFound()
   if (!sub.verbs.includes(info.verb as Verb))
     throw methodNotSupported({ group: entry.group, resource: `${entry.resource}/${sub.name}` }, info.verb)
+  if (reachesOut && env.nodeAgent) return handleNodeAgentSubresource(request, info, entry, env.nodeAgent, env.passUpgrade)
   const params = queryOf(request)
   const ctx = requestContext(env)
   if (sub.name === 'eviction') return handleEviction(request, params, info, env, ctx)

@@ -42,6 +42,7 @@ import { externalJwtSigner } from './external-jwt-signer.js'
 import { nodeProfiler } from './profiler.js'
 import { reusePortSupported, serveTls, type TlsListener } from './serve.js'
 import { type ListenerTls, servingTls } from './serving-tls.js'
+import { checkProxyableHost, nodeAgentOptions } from './node-agent.js'
 import { type DaemonStorage, openDaemonStorage, StorageStartupError } from './storage/open.js'
 import { eventExpiry, multiServerOptions, peerProxyOptions } from './multi-server.js'
 import { nodeWebhookClient } from './webhook-client.js'
@@ -420,12 +421,23 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     const peerProxy = await peerProxyOptions(parsed.values, aggregation.proxyClientCertificate).catch((err: Error) => {
       throw new StartupError(err.message)
     })
+    const nodeAgent = await nodeAgentOptions({
+      certificateAuthority: parsed.values['nodeagent-certificate-authority'],
+      clientCertificate: parsed.values['nodeagent-client-certificate'],
+      clientKey: parsed.values['nodeagent-client-key'],
+      preferredAddressTypes: parsed.values['nodeagent-preferred-address-types'],
+      timeoutMs: parsed.values['nodeagent-timeout'],
+    }).catch((err: Error) => {
+      throw new StartupError(err.message)
+    })
+    if (!nodeAgent.caBundle)
+      logger.warn({}, 'no --nodeagent-certificate-authority: node agents\' serving certificates are not verified (as upstream without --kubelet-certificate-authority)')
     proxyTransport = nodeProxyTransport()
     if (files.tracing) tracing = startNodeTracing(files.tracing)
     const metricsOptions = await metricsFilterOptions(parsed)
     try {
       const options = serverOptions(flags, authenticationOptions(flags, { parsed, files, tokens, cas, saKeys }), authz, audit, aggregation)
-      server = (out.createServer ?? createApiServer)({ ...options, admission: admission.options, multiServer: { ...multiServerOptions(parsed.values), ...(peerProxy ? { peerProxy } : {}) }, ...eventExpiry(parsed.values), metrics: metricsOptions }, {
+      server = (out.createServer ?? createApiServer)({ ...options, nodeAgent, admission: admission.options, multiServer: { ...multiServerOptions(parsed.values), ...(peerProxy ? { peerProxy } : {}) }, ...eventExpiry(parsed.values), metrics: metricsOptions }, {
         logger,
         storage: storage.storage,
         storageFactory: storage.factory,
@@ -433,6 +445,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         ...(transformers ? { valueTransformers: transformers } : {}),
         webhookClient: nodeWebhookClient(),
         proxyTransport,
+        checkProxyable: checkProxyableHost,
         profiler,
         ...(tracing ? { tracerProvider: tracing.tracerProvider } : {}),
         runtimeMetrics: nodeRuntimeMetrics(metricsOptions.disabled),

@@ -14,6 +14,7 @@ import { statusResponse as statusErrorResponse } from '../../core/http/respond.j
 import { StatusError } from '../../core/http/status-error.js'
 import type { ClientCertificate, ConnectionInfo, Logger } from '../../core/ports.js'
 import { type ClientCABundles, type ClientCAs, clientCAs } from './client-cas.js'
+import { handleUpgrade } from './upgrade-passthrough.js'
 
 /** What the listener needs of an ApiServer: its fetch handler. */
 export interface FetchHandler {
@@ -273,6 +274,15 @@ export function serveTls(server: FetchHandler, opts: ServeTlsOptions): Promise<T
   httpServer.on('session', (session: Http2Session) => {
     sessions.add(session)
     session.once('close', () => sessions.delete(session))
+  })
+  // exec, attach and port-forward: core checks the upgrade, then the connection is spliced to the node agent.
+  httpServer.on('upgrade', (incoming: IncomingMessage, socket: TLSSocket, head: Buffer) => {
+    // Busy until it closes: draining must not end a live stream as an idle keep-alive connection.
+    http1InFlight.set(socket, (http1InFlight.get(socket) ?? 0) + 1)
+    handleUpgrade(server, infoFor(incoming), incoming, socket, head).catch((err: unknown) => {
+      logger.error({ err: err instanceof Error ? err.message : String(err) }, 'upgrade failed')
+      socket.destroy()
+    })
   })
   httpServer.on('tlsClientError', (err: Error) => logger.debug({ err: err.message }, 'TLS handshake failed'))
   httpServer.on('sessionError', (err: Error) => logger.debug({ err: err.message }, 'HTTP/2 session error'))

@@ -12,7 +12,7 @@ const misc = 'Misc'
 
 export const ENDPOINT_RECONCILER_TYPES = ['master-count', 'lease', 'none'] as const
 
-const nodeAgent = { section: misc, status: 'pending', pending: NOT_YET.nodeAgent } as const
+const nodeAgent = { section: misc, status: 'active' } as const
 const services = { section: misc, status: 'active' } as const
 const peers = { section: misc, status: 'active' } as const
 const leadership = { section: misc, status: 'active' } as const
@@ -119,7 +119,7 @@ export const MISC_FLAGS = [
     kind: 'string',
     default: '',
     ...nodeAgent,
-    help: 'CA file that verifies the node agents\' serving certificates.',
+    help: 'CA file that verifies the node agents\' serving certificates (logs, exec, attach, port-forward, nodes/proxy). Without it, as upstream, those certificates are not verified.',
   }),
   flag({
     name: 'nodeagent-client-certificate',
@@ -127,7 +127,7 @@ export const MISC_FLAGS = [
     kind: 'string',
     default: '',
     ...nodeAgent,
-    help: 'Client certificate file presented to node agents.',
+    help: 'Client certificate file presented to node agents; with --nodeagent-client-key.',
   }),
   flag({
     name: 'nodeagent-client-key',
@@ -143,7 +143,7 @@ export const MISC_FLAGS = [
     kind: 'strings',
     default: ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'],
     ...nodeAgent,
-    help: 'Node address types tried, in order, to reach a node agent, comma separated.',
+    help: 'Node address types tried, in order, to reach a node agent, comma separated: the first type in status.addresses wins; the port is status.daemonEndpoints.kubeletEndpoint.Port.',
   }),
   flag({
     name: 'nodeagent-timeout',
@@ -151,7 +151,7 @@ export const MISC_FLAGS = [
     kind: 'duration',
     default: 5000,
     ...nodeAgent,
-    help: 'Time-out of calls to node agents.',
+    help: 'How long connecting to a node agent may take; a stream (logs -f, exec) then lasts as long as its client wants.',
   }),
   flag({
     name: 'peer-advertise-ip',

@@ -1,0 +1,160 @@
+/**
+ * The proxy subresources (upstream's ProxyREST and ResourceLocation):
+ * `pods/<name[:port]>/proxy/<path>` to the pod's IP, `services/<name[:port]>/proxy/<path>`
+ * to a ready endpoint of the Service from its EndpointSlices (a port by name
+ * or number), `nodes/<name[:port]>/proxy/<path>` to the node agent itself
+ * (its TLS and client certificate) or, for another port, to that port on the
+ * node. A name may carry a scheme (`https:name:port`). Every verb passes;
+ * the caller's credentials and identity headers do not.
+ */
+import { badRequest, serviceUnavailable } from '../http/status-error.js'
+import { stripIdentity, identityHeaderNames } from '../aggregator/identity-headers.js'
+import { parseListQuery } from '../registry/list-query.js'
+import { isPlainObject, type KubeObject } from '../resources/object.js'
+import type { ProxyTarget } from '../proxy/transport.js'
+import { agentConnection, agentTarget, joinHostPort, type NodeAgentDeps } from './connection.js'
+import { asPlainStatus } from './errors.js'
+import { isGlobalUnicast } from './addresses.js'
+
+export interface SchemeNamePort {
+  scheme: string
+  name: string
+  port: string
+}
+
+/** Upstream's SplitSchemeNamePort: `name`, `name:port` or `scheme:name:port`, scheme http or https. */
+export function splitSchemeNamePort(id: string): SchemeNamePort | undefined {
+  const parts = id.split(':')
+  let scheme = ''
+  let name = ''
+  let port = ''
+  if (parts.length === 1) name = parts[0]!
+  else if (parts.length === 2) [name, port] = parts as [string, string]
+  else if (parts.length === 3) [scheme, name, port] = parts as [string, string, string]
+  else return undefined
+  if (!name || !['', 'http', 'https'].includes(scheme)) return undefined
+  return { scheme, name, port }
+}
+
+const at = (obj: unknown, ...keys: string[]): unknown =>
+  keys.reduce<unknown>((v, k) => (isPlainObject(v) ? v[k] : undefined), obj)
+
+async function read(deps: NodeAgentDeps, resource: string, namespace: string, name: string): Promise<KubeObject> {
+  const entry = deps.registry.catalogue.lookup(resource === 'endpointslices' ? 'discovery.k8s.io' : '', 'v1', resource)
+  if (!entry) throw new Error(`${resource} are not served`)
+  return deps.registry.store(entry).get(namespace, name)
+}
+
+/** Where a proxied call goes: origin and how the connection is secured. */
+export interface ProxyLocation {
+  target: ProxyTarget
+}
+
+function plainTarget(scheme: string, host: string, port: string, timeoutMs: number): ProxyTarget {
+  return {
+    origin: `${scheme || 'http'}://${port ? joinHostPort(host, port) : host.includes(':') ? `[${host}]` : host}`,
+    // Upstream's proxy transport does not verify the certificates of pods and endpoints.
+    ...(scheme === 'https' ? { insecureSkipTLSVerify: true } : {}),
+    dialTimeoutMs: timeoutMs,
+  }
+}
+
+/** pods/proxy: the pod's IP (a global unicast one only) at the named port or its first declared one. */
+export async function podProxyLocation(deps: NodeAgentDeps, namespace: string, id: string): Promise<ProxyLocation> {
+  const parsed = splitSchemeNamePort(id)
+  if (!parsed) throw badRequest(`invalid pod request ${JSON.stringify(id)}`)
+  const pod = await read(deps, 'pods', namespace, parsed.name)
+  let port = parsed.port
+  if (!port) {
+    const containers = (at(pod, 'spec', 'containers') as unknown[] | undefined) ?? []
+    for (const c of containers) {
+      const first = (at(c, 'ports') as unknown[] | undefined)?.[0]
+      if (first !== undefined) {
+        port = String(at(first, 'containerPort'))
+        break
+      }
+    }
+  }
+  const podIPs = (at(pod, 'status', 'podIPs') as unknown[] | undefined) ?? []
+  const ip = String(at(podIPs[0], 'ip') ?? at(pod, 'status', 'podIP') ?? '')
+  if (!isGlobalUnicast(ip)) throw badRequest('address not allowed')
+  return { target: plainTarget(parsed.scheme, ip, port, deps.options.timeoutMs) }
+}
+
+/** Whether an endpoint's address belongs to the pod its targetRef names in this namespace (upstream's isValidAddress). */
+async function endpointOfPod(deps: NodeAgentDeps, namespace: string, endpoint: Record<string, unknown>, ip: string): Promise<boolean> {
+  const ref = endpoint['targetRef']
+  if (!isPlainObject(ref) || ref['kind'] !== 'Pod' || ref['namespace'] !== namespace || typeof ref['name'] !== 'string') return false
+  const pod = await read(deps, 'pods', namespace, ref['name']).catch(() => undefined)
+  const podIPs = ((at(pod, 'status', 'podIPs') as unknown[] | undefined) ?? []).map((p) => at(p, 'ip'))
+  return podIPs.includes(ip) || at(pod, 'status', 'podIP') === ip
+}
+
+/** services/proxy: a ready endpoint with the service port's name, from the Service's EndpointSlices. */
+export async function serviceProxyLocation(deps: NodeAgentDeps, namespace: string, id: string): Promise<ProxyLocation> {
+  const parsed = splitSchemeNamePort(id)
+  if (!parsed) throw badRequest(`invalid service request ${JSON.stringify(id)}`)
+  let portName = parsed.port
+  if (/^[+-]?\d+$/.test(portName)) {
+    const service = await read(deps, 'services', namespace, parsed.name)
+    const ports = ((at(service, 'spec', 'ports') as unknown[] | undefined) ?? []).filter(isPlainObject)
+    const found = ports.find((p) => p['port'] === Number(portName))
+    if (!found) throw serviceUnavailable(`no service port ${Number(portName)} found for service ${JSON.stringify(parsed.name)}`)
+    portName = typeof found['name'] === 'string' ? found['name'] : ''
+  }
+  const entry = deps.registry.catalogue.lookup('discovery.k8s.io', 'v1', 'endpointslices')
+  if (!entry) throw serviceUnavailable(`no endpoints available for service ${JSON.stringify(parsed.name)}`)
+  const query = await parseListQuery(new URLSearchParams({ labelSelector: `kubernetes.io/service-name=${parsed.name}` }), entry)
+  const slices = (await deps.registry.store(entry).list(namespace, query)).items
+  if (slices.length === 0) throw serviceUnavailable(`no endpoints available for service ${JSON.stringify(parsed.name)}`)
+  for (const slice of slices) {
+    const port = ((slice['ports'] as unknown[] | undefined) ?? []).filter(isPlainObject).find((p) => (p['name'] ?? '') === portName)
+    if (!port || typeof port['port'] !== 'number') continue
+    for (const endpoint of ((slice['endpoints'] as unknown[] | undefined) ?? []).filter(isPlainObject)) {
+      if (at(endpoint, 'conditions', 'ready') === false) continue
+      const ip = ((endpoint['addresses'] as unknown[] | undefined) ?? []).find((a) => typeof a === 'string') as string | undefined
+      if (!ip || !(await endpointOfPod(deps, namespace, endpoint, ip))) continue
+      return { target: plainTarget(parsed.scheme, ip, String(port['port']), deps.options.timeoutMs) }
+    }
+  }
+  throw serviceUnavailable(`no endpoints available for service ${JSON.stringify(id)}`)
+}
+
+/** nodes/proxy: the agent with its own TLS for its port (or none given), else the requested port on the node. */
+export async function nodeProxyLocation(deps: NodeAgentDeps, id: string): Promise<ProxyLocation> {
+  const parsed = splitSchemeNamePort(id)
+  if (!parsed) throw badRequest(`invalid node request ${JSON.stringify(id)}`)
+  const connection = await agentConnection(deps, parsed.name).catch((err: unknown) => {
+    throw asPlainStatus(err)
+  })
+  const check = deps.checkProxyable ?? defaultProxyableCheck
+  await check(connection.host).catch((err: unknown) => {
+    throw badRequest(err instanceof Error ? err.message : String(err))
+  })
+  if (!parsed.port || parsed.port === String(connection.port)) return { target: agentTarget(deps.options, connection.host, connection.port) }
+  return { target: plainTarget(parsed.scheme, connection.host, parsed.port, deps.options.timeoutMs) }
+}
+
+/** Without a resolver: an IP literal must be global unicast; a name cannot be judged and is refused. */
+async function defaultProxyableCheck(host: string): Promise<void> {
+  if (!isGlobalUnicast(host)) throw new Error('address not allowed')
+}
+
+/** Forwards the request to `location`, the path after `/proxy` and the query kept. */
+export async function forwardProxy(deps: NodeAgentDeps, request: Request, location: ProxyLocation, path: string): Promise<Response> {
+  const url = new URL(request.url)
+  const headers = new Headers(request.headers)
+  stripIdentity(headers, undefined, identityHeaderNames(undefined))
+  try {
+    return await deps.transport.roundTrip(location.target, {
+      method: request.method,
+      path: (path || '/') + url.search,
+      headers,
+      body: request.body,
+      signal: request.signal,
+    })
+  } catch (err) {
+    // Upstream's proxy answers an unreachable backend with 503 and the dial error.
+    throw serviceUnavailable(`error trying to reach service: ${err instanceof Error ? err.message : String(err)}`)
+  }
+}

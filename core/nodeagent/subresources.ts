@@ -1,0 +1,55 @@
+/**
+ * The connect subresources that reach out of the server: `pods/log`,
+ * `pods/exec`, `pods/attach`, `pods/portforward`, and `proxy` on pods,
+ * services and nodes. Authorization already ran on the request's verb and
+ * subresource (get on pods/log, create or get on pods/exec, ...), as upstream.
+ */
+import type { RequestInfo } from '../http/request-info.js'
+import { queryOf } from '../http/query.js'
+import { resourceNotFound } from '../http/status-error.js'
+import type { ResourceEntry } from '../resources/catalogue.js'
+import type { PassUpgrade } from '../proxy/upgrade.js'
+import type { Registry } from '../registry/registry.js'
+import type { NodeAgentDeps } from './connection.js'
+import { podLog } from './logs.js'
+import { forwardProxy, nodeProxyLocation, podProxyLocation, serviceProxyLocation } from './proxy.js'
+import { podStream } from './streams.js'
+
+export const NODE_AGENT_SUBRESOURCES = ['log', 'exec', 'attach', 'portforward', 'proxy'] as const
+
+/** Whether `resource/subresource` is one answered here. */
+export function isNodeAgentSubresource(resource: string, subresource: string): boolean {
+  if (subresource === 'proxy') return ['pods', 'services', 'nodes'].includes(resource)
+  return resource === 'pods' && (NODE_AGENT_SUBRESOURCES as readonly string[]).includes(subresource)
+}
+
+/** The path after `/<resource>/<name>/proxy`, as the client wrote it. */
+function proxyPath(url: URL, info: RequestInfo): string {
+  const marker = `/${info.parts.slice(0, 3).join('/')}`
+  const at = url.pathname.indexOf(marker)
+  return at < 0 ? '/' : url.pathname.slice(at + marker.length) || '/'
+}
+
+export async function handleNodeAgentSubresource(
+  request: Request,
+  info: RequestInfo,
+  entry: ResourceEntry,
+  deps: NodeAgentDeps & { registry: Registry },
+  passUpgrade: PassUpgrade | undefined,
+): Promise<Response> {
+  const url = new URL(request.url)
+  if (info.subresource === 'proxy') {
+    const path = proxyPath(url, info)
+    const location =
+      entry.resource === 'pods'
+        ? await podProxyLocation(deps, info.namespace, info.name)
+        : entry.resource === 'services'
+          ? await serviceProxyLocation(deps, info.namespace, info.name)
+          : await nodeProxyLocation(deps, info.name)
+    return forwardProxy(deps, request, location, path)
+  }
+  if (entry.resource !== 'pods') throw resourceNotFound()
+  const pod = await deps.registry.store(entry).get(info.namespace, info.name)
+  if (info.subresource === 'log') return podLog(deps, pod, queryOf(request), request.signal)
+  return podStream(deps, info.subresource as 'exec' | 'attach' | 'portforward', pod, request, passUpgrade)
+}

@@ -1,0 +1,142 @@
+/**
+ * The proxy subresources through the fetch interface, with the Node
+ * runtime's transport and a real node agent over HTTPS on loopback:
+ * nodes/proxy reaches the agent's own paths presenting the node-agent client
+ * certificate (every verb, body and query kept, the caller's credentials
+ * dropped) or another port of the node over plain HTTP; services/proxy
+ * reaches a ready endpoint of the Service's EndpointSlices by port number or
+ * name; pods/proxy refuses a loopback pod IP as upstream does. The
+ * proxyable-host check is opened for loopback here only because every test
+ * server must live on loopback; the daemon's check is in node-agent.test.ts.
+ */
+import assert from 'node:assert/strict'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { after, before, describe, it } from 'node:test'
+import { createCertificateAuthority, issueClientCertificate } from '../../core/pki/certificates.js'
+import { nodeProxyTransport, type NodeProxyTransport } from '../../runtimes/node/proxy-transport.js'
+import { createTestServer, TestClient } from './harness.js'
+import { type NodeAgent, startNodeAgent } from './node-agent-server.js'
+
+describe('proxy subresources', () => {
+  let agent: NodeAgent
+  let backend: Server
+  let backendPort = 0
+  let transport: NodeProxyTransport
+  let client: TestClient
+  const backendSeen: { method: string; url: string; authorization?: string }[] = []
+
+  before(async () => {
+    const clientCA = await createCertificateAuthority({ commonName: 'node-agent-client-ca' })
+    const pair = await issueClientCertificate(clientCA, { commonName: 'apiserver-node-client', organizations: [] })
+    agent = await startNodeAgent(clientCA.certificate)
+    backend = createServer((req, res) => {
+      backendSeen.push({ method: req.method ?? '', url: req.url ?? '', ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) })
+      res.writeHead(200, { 'content-type': 'text/plain' }).end(`backend ${req.method} ${req.url}`)
+    })
+    await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve))
+    backendPort = (backend.address() as AddressInfo).port
+    transport = nodeProxyTransport()
+    const server = createTestServer(
+      {
+        nodeAgent: {
+          preferredAddressTypes: ['InternalIP'],
+          caBundle: Buffer.from(agent.servingCA).toString('base64'),
+          clientCertificate: { certificate: pair.certificate, key: pair.privateKey },
+          timeoutMs: 3000,
+        },
+      },
+      { proxyTransport: transport, checkProxyable: async () => {} },
+    )
+    await server.ready
+    client = new TestClient(server)
+    const created = await Promise.all([
+      client.post('/api/v1/nodes', {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: 'node-1' },
+        status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: agent.port } } },
+      }),
+      client.post('/api/v1/namespaces/default/pods', {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'web-0' },
+        spec: { nodeName: 'node-1', containers: [{ name: 'app', image: 'web', ports: [{ containerPort: backendPort }] }] },
+      }),
+      client.post('/api/v1/namespaces/default/services', {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'web' },
+        spec: { ports: [{ name: 'http', port: 80, targetPort: backendPort }] },
+      }),
+      client.post('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', {
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: { name: 'web-abc', labels: { 'kubernetes.io/service-name': 'web' } },
+        addressType: 'IPv4',
+        endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true }, targetRef: { kind: 'Pod', namespace: 'default', name: 'web-0' } }],
+        ports: [{ name: 'http', port: backendPort, protocol: 'TCP' }],
+      }),
+    ])
+    for (const reply of created) assert.equal(reply.status, 201, reply.text)
+    const status = await client.patch('/api/v1/namespaces/default/pods/web-0/status', { status: { podIP: '127.0.0.1', podIPs: [{ ip: '127.0.0.1' }] } }, 'application/merge-patch+json')
+    assert.equal(status.status, 200, status.text)
+  })
+
+  after(async () => {
+    transport?.close()
+    await agent?.close()
+    backend?.closeAllConnections()
+    await new Promise<void>((resolve) => (backend ? backend.close(() => resolve()) : resolve()))
+  })
+
+  it('nodes/proxy reaches the agent with the client certificate, every verb with its body and query', async () => {
+    const healthz = await client.get('/api/v1/nodes/node-1/proxy/healthz')
+    assert.equal(healthz.status, 200)
+    assert.equal(healthz.text, 'ok')
+    const posted = await client.call('POST', '/api/v1/nodes/node-1/proxy/echo?x=1', { body: 'payload', headers: { 'content-type': 'text/plain' } })
+    assert.equal(posted.text, 'POST ?x=1 payload')
+    const put = await client.call('PUT', '/api/v1/nodes/node-1/proxy/echo', { body: 'again', headers: { 'content-type': 'text/plain' } })
+    assert.equal(put.text, 'PUT  again')
+    const seen = agent.seen.filter((r) => r.path === '/healthz' || r.path.startsWith('/echo'))
+    assert.equal(seen.length, 3)
+    assert.ok(seen.every((r) => r.clientCommonName === 'apiserver-node-client'))
+    const missing = await client.get('/api/v1/nodes/node-1/proxy/nothing-here')
+    assert.equal(missing.status, 404)
+    assert.equal(missing.text, '404 page not found')
+  })
+
+  it('nodes/proxy to another port of the node goes over plain HTTP to that port', async () => {
+    const reply = await client.get(`/api/v1/nodes/node-1:${backendPort}/proxy/metrics?a=b`)
+    assert.equal(reply.status, 200)
+    assert.equal(reply.text, 'backend GET /metrics?a=b')
+  })
+
+  it('services/proxy reaches a ready endpoint by port number or name', async () => {
+    assert.equal((await client.get('/api/v1/namespaces/default/services/web:80/proxy/hello?q=1')).text, 'backend GET /hello?q=1')
+    assert.equal((await client.call('DELETE', '/api/v1/namespaces/default/services/web:http/proxy/item/7')).text, 'backend DELETE /item/7')
+    const noPort = await client.get('/api/v1/namespaces/default/services/web:81/proxy/')
+    assert.equal(noPort.status, 503)
+    assert.equal(noPort.body.message, 'no service port 81 found for service "web"')
+    const none = await client.get('/api/v1/namespaces/default/services/ghost/proxy/')
+    assert.equal(none.status, 503)
+    assert.equal(none.body.message, 'no endpoints available for service "ghost"')
+  })
+
+  it('pods/proxy refuses a pod whose IP is not global unicast, and nothing is sent', async () => {
+    const before = backendSeen.length
+    const reply = await client.get('/api/v1/namespaces/default/pods/web-0/proxy/')
+    assert.equal(reply.status, 400)
+    assert.equal(reply.body.message, 'address not allowed')
+    assert.equal(backendSeen.length, before)
+    const bad = await client.get('/api/v1/namespaces/default/pods/ftp:web-0:21/proxy/')
+    assert.equal(bad.status, 400)
+    assert.equal(bad.body.message, 'invalid pod request "ftp:web-0:21"')
+  })
+
+  it('an unreachable node is a 503 naming the dial error, never a hung request', async () => {
+    const reply = await client.get('/api/v1/nodes/node-1:1/proxy/')
+    assert.equal(reply.status, 503)
+    assert.match(reply.body.message, /^error trying to reach service: dial tcp 127\.0\.0\.1:1: connect: connection refused/)
+  })
+})
