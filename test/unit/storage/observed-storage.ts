@@ -21,6 +21,8 @@ import { MemoryStorage } from '../../../core/storage/memory.js'
 
 export class ObservedStorage implements Storage {
   readonly lists: Array<{ prefix: string; opts: ListOptions }> = []
+  /** The keys of the gets that reached the store. */
+  readonly gets: string[] = []
   readonly watches: Array<{ prefix: string; opts: WatchOptions }> = []
   private readonly open = new Set<ObservedWatcher>()
   private down = false
@@ -57,6 +59,7 @@ export class ObservedStorage implements Storage {
   }
 
   get(key: string, opts?: ReadOptions): Promise<KubeObject | undefined> {
+    this.gets.push(key)
     return this.inner.get(key, opts)
   }
 
@@ -130,6 +133,11 @@ class ObservedWatcher implements Watcher {
     const p = new Promise<IteratorResult<StorageEvent, undefined>>((resolve, reject) => this.waiting.push({ resolve, reject }))
     this.pull()
     return p
+  }
+
+  /** The store's BOOKMARK queues behind the events held here, as one on a slow network would. */
+  requestProgress(): void {
+    this.inner.requestProgress?.()
   }
 
   stop(): void {
