@@ -8,6 +8,7 @@
  */
 import { isCanonical } from './canonical.js'
 import { escapeLikeGo, marshalGo, marshalGoUnescaped, type Shape } from './go-json.js'
+import { EncodingMemo, isDeepFrozen } from './immutable.js'
 import { shapeOfObject, STATUS_SHAPE, VERSION_INFO_SHAPE } from './json-shapes.js'
 
 function unescapedJson(value: unknown, shape: Shape): string {
@@ -87,10 +88,51 @@ function typedListJson(list: Record<string, unknown>, shape: Shape & { kind: 'st
   return `${out}}`
 }
 
-/** An API object (its shape found from its apiVersion and kind) as one line of JSON. */
+/** Each immutable object's text as an answer, and as an item of its built-in list (escaped, without kind and apiVersion). */
+const objectTexts = new EncodingMemo<string>()
+const listItemTexts = new EncodingMemo<string>()
+
+function listItemText(item: unknown, shape: Shape): string {
+  return listItemTexts.of(item, (it) => escapeLikeGo(withoutTypeMeta(it, unescapedJson(it ?? null, shape))))
+}
+
+/**
+ * A built-in list whose items are all immutable (the watch cache's): the
+ * list's own fields around the items' kept texts, the same text the list
+ * gets written whole (escaping goes character by character, so it may be
+ * applied piece by piece). The items' texts are made once per object version.
+ * The list's text keeps Go's escapes; the caller adds nothing but the newline.
+ */
+function keptItemsListJson(list: Record<string, unknown>, items: unknown[], item: Shape): string | undefined {
+  if (items.length === 0 || !items.every(isDeepFrozen)) return undefined
+  const frame = listFrame(list)
+  if (!frame) return undefined
+  let out = frame.head
+  for (let i = 0; i < items.length; i++) out += (i ? ',' : '') + listItemText(items[i], item)
+  return out + frame.tail
+}
+
+/** A list's text up to its items' `[` and from their `]` on (escaped, no newline), when it has items. */
+function listFrame(list: Record<string, unknown>): { head: string; tail: string } | undefined {
+  const empty = apiObjectJson({ ...list, items: [] })
+  const at = empty.lastIndexOf('"items":[]')
+  if (at < 0) return undefined
+  const open = at + '"items":['.length
+  return { head: empty.slice(0, open), tail: empty.slice(open, empty.length - 1) }
+}
+
+/** An API object (its shape found from its apiVersion and kind) as one line of JSON; kept for an immutable one. */
 export function apiObjectJson(value: Record<string, unknown>): string {
+  return objectTexts.of(value, objectJson)
+}
+
+function objectJson(value: Record<string, unknown>): string {
   const shape = shapeOfObject(value)
   const items = typedListItems(value, shape)
+  if (items && shape.kind === 'struct') {
+    const kept = keptItemsListJson(value, value['items'] as unknown[], items)
+    if (kept !== undefined) return `${kept}\n`
+  }
   const text = items && shape.kind === 'struct' ? typedListJson(value, shape, items) : unescapedJson(value, shape)
   return `${escapeLikeGo(text)}\n`
 }
@@ -132,11 +174,20 @@ export function* apiListJsonChunks(list: Record<string, unknown>, itemsPerChunk 
   for (let start = 0; start < items.length; start += itemsPerChunk) {
     let chunk = ''
     for (let i = start; i < Math.min(items.length, start + itemsPerChunk); i++) {
-      // The item as the whole list would write it: the same list around one item, cut out.
-      const one = apiObjectJson({ ...list, items: [items[i]] })
-      chunk += (i > 0 ? ',' : '') + one.slice(open, one.length - tail)
+      chunk += (i > 0 ? ',' : '') + itemInList(list, items[i], open, tail)
     }
     yield chunk
   }
   yield frame.slice(open)
+}
+
+/** One item's text as its list writes it: kept for an immutable item of a built-in list, else cut out of the list around it alone. */
+function itemInList(list: Record<string, unknown>, item: unknown, open: number, tail: number): string {
+  if (isDeepFrozen(item)) {
+    const shape = shapeOfObject(list)
+    const itemShape = typedListItems(list, shape)
+    if (itemShape) return listItemText(item, itemShape)
+  }
+  const one = apiObjectJson({ ...list, items: [item] })
+  return one.slice(open, one.length - tail)
 }
