@@ -15,7 +15,7 @@ const thawed = <T>(v: T): T => structuredClone(v)
 
 describe('encodings kept beside immutable objects', () => {
   it('an immutable object, and lists of them, read and written whole or in pieces, give the same bytes as changeable copies', () => {
-    const frozen = Array.from({ length: 30 }, (_, i) => deepFreeze(configMap(i)))
+    const frozen: Array<Record<string, unknown>> = Array.from({ length: 30 }, (_, i) => deepFreeze(configMap(i)))
     // Out of Go's order: the field-by-field path.
     frozen.push(deepFreeze({ data: { b: '1' }, metadata: { name: 'x' }, kind: 'ConfigMap', apiVersion: 'v1' }))
     for (const obj of frozen) {
