@@ -164,11 +164,15 @@ export class WatchCache implements Storage {
     await this.backend.close()
   }
 
-  /** The cacher of the resource `target` lies in: the longest registered prefix it starts with. */
+  /**
+   * The cacher of the resource `target` lies in: the longest registered
+   * prefix it starts with, found by looking up each of its leading segments
+   * (a key has a handful) rather than testing every resource's prefix.
+   */
   private cacherFor(target: string): Cacher | undefined {
     let best: Cacher | undefined
-    for (const [prefix, cacher] of this.cachers) {
-      if (target.startsWith(prefix) && (!best || prefix.length > best.prefix.length)) best = cacher
+    for (let slash = target.indexOf('/', 1); slash >= 0; slash = target.indexOf('/', slash + 1)) {
+      best = this.cachers.get(target.slice(0, slash + 1)) ?? best
     }
     return best
   }

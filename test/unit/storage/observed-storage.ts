@@ -23,6 +23,10 @@ export class ObservedStorage implements Storage {
   readonly lists: Array<{ prefix: string; opts: ListOptions }> = []
   /** The keys of the gets that reached the store. */
   readonly gets: string[] = []
+  /** BOOKMARKs asked of open watches (Watcher.requestProgress). */
+  progressRequests = 0
+  /** Off: watches opened from now on have no requestProgress, as a store whose watches cannot answer one. */
+  answersProgressRequests = true
   readonly watches: Array<{ prefix: string; opts: WatchOptions }> = []
   private readonly open = new Set<ObservedWatcher>()
   private down = false
@@ -112,6 +116,11 @@ class ObservedWatcher implements Watcher {
     private readonly release: () => void,
   ) {
     this.events = inner[Symbol.asyncIterator]()
+    if (owner.answersProgressRequests)
+      this.requestProgress = () => {
+        owner.progressRequests++
+        inner.requestProgress?.()
+      }
   }
 
   fail(err: unknown): void {
@@ -136,9 +145,7 @@ class ObservedWatcher implements Watcher {
   }
 
   /** The store's BOOKMARK queues behind the events held here, as one on a slow network would. */
-  requestProgress(): void {
-    this.inner.requestProgress?.()
-  }
+  requestProgress?: () => void
 
   stop(): void {
     this.ended = true
