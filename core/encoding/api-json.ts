@@ -144,8 +144,16 @@ export function statusJson(status: object): string {
 
 /** One watch event: `{"type":...,"object":...}` (metav1.WatchEvent's order) and a newline. */
 export function watchEventJson(type: string, object: unknown): string {
+  // Escaping goes character by character: the type and the object's (kept) text are escaped apart.
+  return `{"type":${escapeLikeGo(JSON.stringify(type))},"object":${eventObjectTexts.of(object, eventObjectText)}}\n`
+}
+
+/** An immutable object's text in a watch event, made once for every watcher that gets it. */
+const eventObjectTexts = new EncodingMemo<string>()
+
+function eventObjectText(object: unknown): string {
   const body = typeof object === 'object' && object !== null && !Array.isArray(object) ? unescapedJson(object, shapeOfObject(object as Record<string, unknown>)) : JSON.stringify(object)
-  return `${escapeLikeGo(`{"type":${JSON.stringify(type)},"object":${body}}`)}\n`
+  return escapeLikeGo(body)
 }
 
 /** /version's document, compact (respond.ts indents it as upstream's WriteRawJSON does). */
@@ -171,10 +179,12 @@ export function* apiListJsonChunks(list: Record<string, unknown>, itemsPerChunk 
   const open = at + '"items":['.length
   const tail = frame.length - open // `]` and what follows the items
   yield frame.slice(0, open)
+  // The shape of a built-in list's items, whose kept texts stand for them (found once per list).
+  const itemShape = typedListItems(list, shapeOfObject(list))
   for (let start = 0; start < items.length; start += itemsPerChunk) {
     let chunk = ''
     for (let i = start; i < Math.min(items.length, start + itemsPerChunk); i++) {
-      chunk += (i > 0 ? ',' : '') + itemInList(list, items[i], open, tail)
+      chunk += (i > 0 ? ',' : '') + itemInList(list, items[i], itemShape, open, tail)
     }
     yield chunk
   }
@@ -182,12 +192,8 @@ export function* apiListJsonChunks(list: Record<string, unknown>, itemsPerChunk 
 }
 
 /** One item's text as its list writes it: kept for an immutable item of a built-in list, else cut out of the list around it alone. */
-function itemInList(list: Record<string, unknown>, item: unknown, open: number, tail: number): string {
-  if (isDeepFrozen(item)) {
-    const shape = shapeOfObject(list)
-    const itemShape = typedListItems(list, shape)
-    if (itemShape) return listItemText(item, itemShape)
-  }
+function itemInList(list: Record<string, unknown>, item: unknown, itemShape: Shape | undefined, open: number, tail: number): string {
+  if (itemShape && isDeepFrozen(item)) return listItemText(item, itemShape)
   const one = apiObjectJson({ ...list, items: [item] })
   return one.slice(open, one.length - tail)
 }

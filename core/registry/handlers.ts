@@ -297,7 +297,8 @@ async function watchResponse(
     clearTimeout(timer)
     forget()
   }
-  const watcher = store.watch(namespace, query, controller.signal, env.bookmarkIntervalMs)
+  // Events are only encoded: the watch cache's objects come uncopied, their text made once for every watcher.
+  const watcher = store.watch(namespace, query, controller.signal, env.bookmarkIntervalMs, true)
   const apiVersion = groupVersion(entry)
   let sentColumns = false
   const encodeObject = (event: StorageEvent): unknown => {

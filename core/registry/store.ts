@@ -139,7 +139,8 @@ export class ResourceStore {
    * A watch of one namespace (or all), narrowed by the query's selectors;
    * with `sendInitialEvents` a watch-list that streams the state first.
    */
-  watch(namespace: string, query: ListQuery, signal: AbortSignal, bookmarkIntervalMs: number): Watcher {
+  /** `readOnly` as for get: the events may carry the cache's own frozen objects. */
+  watch(namespace: string, query: ListQuery, signal: AbortSignal, bookmarkIntervalMs: number, readOnly = false): Watcher {
     const predicate = selectorPredicate(this.entry, query)
     const name = query.fieldSelector?.requiredValue('metadata.name')
     // A watch pinned to one name watches that key alone, as kubectl's delete --wait does.
@@ -167,6 +168,7 @@ export class ResourceStore {
       bookmarks: query.allowWatchBookmarks,
       bookmarkIntervalMs,
       signal,
+      readOnly,
       ...this.watchBound(),
     })
   }

@@ -212,6 +212,7 @@ export class Cacher {
       capacity: this.opts.watcherBufferSize,
       release: () => this.watchers.delete(watcher),
       onTerminated: () => this.opts.onWatcherTerminated(this.prefix),
+      readOnly: opts.readOnly === true,
     })
     this.watchers.add(watcher)
     if (opts.bookmarks) {

@@ -60,6 +60,8 @@ export interface WatchOptions {
   /** `""`/absent: current state as ADDED events, then changes; `"0"`: the same from any state; N: changes after N. */
   resourceVersion?: string
   predicate?: (obj: KubeObject) => boolean
+  /** As ReadOptions.readOnly: the events' objects may be a watch cache's own, frozen. */
+  readOnly?: boolean
   /** Emit BOOKMARK events carrying the latest revision every `bookmarkIntervalMs`. */
   bookmarks?: boolean
   bookmarkIntervalMs?: number

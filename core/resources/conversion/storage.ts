@@ -101,7 +101,7 @@ export function convertingStorage(backend: Storage, conversion: VersionConversio
     },
     watch: (prefix: string, opts: WatchOptions = {}) => {
       const predicate = servedPredicate(opts.predicate, conversion)
-      return convertedWatcher(backend.watch(prefix, { ...opts, ...(predicate ? { predicate } : {}) }), conversion)
+      return convertedWatcher(backend.watch(prefix, { ...opts, readOnly: false, ...(predicate ? { predicate } : {}) }), conversion)
     },
     count: (prefix) => backend.count(prefix),
     currentRevision: () => backend.currentRevision(),

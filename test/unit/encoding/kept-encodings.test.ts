@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { apiListJsonChunks, apiObjectJson } from '../../../core/encoding/api-json.js'
+import { apiListJsonChunks, apiObjectJson, watchEventJson } from '../../../core/encoding/api-json.js'
 import { deepFreeze } from '../../../core/storage/objects.js'
 
 const configMap = (i: number) => ({
@@ -34,6 +34,15 @@ describe('encodings kept beside immutable objects', () => {
     const widgets = Array.from({ length: 3 }, (_, i) => deepFreeze({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: `w${i}` }, spec: { s: '<>' } }))
     const widgetList = { apiVersion: 'example.com/v1', kind: 'WidgetList', metadata: {}, items: widgets }
     assert.equal(apiObjectJson(widgetList), apiObjectJson({ ...widgetList, items: widgets.map(thawed) }))
+  })
+
+  it('a watch event of an immutable object, sent to many watchers, is the line a changeable copy gets', () => {
+    const obj = deepFreeze(configMap(3))
+    for (const type of ['ADDED', 'MODIFIED', 'DELETED']) {
+      assert.equal(watchEventJson(type, obj), watchEventJson(type, thawed(obj)))
+      assert.equal(watchEventJson(type, obj), watchEventJson(type, thawed(obj)))
+    }
+    assert.match(watchEventJson('ADDED', obj), /^\{"type":"ADDED","object":\{"kind":"ConfigMap".*\\u003cvalue 3 \\u0026 more\\u003e.*\}\n$/)
   })
 
   it('an object frozen only at its top is not taken for immutable: its text follows its changes', () => {
