@@ -115,10 +115,14 @@ export class Cacher {
   /**
    * One object from the cache, for every read but an exact one: a consistent
    * read once the cache holds every change the store had when the read
-   * arrived, otherwise once it reached the resourceVersion asked for.
+   * arrived, otherwise once it reached the resourceVersion asked for. A
+   * consistent get the server makes for itself (not `readOnly`: a check
+   * inside a write) reads the store, one round trip, rather than wait for
+   * the cache to hear of writes to other resources.
    */
   async get(key: string, opts: ReadOptions): Promise<KubeObject | undefined> {
-    if (!this.ready || opts.resourceVersionMatch === 'Exact') return this.backend.get(key, opts)
+    const consistent = opts.resourceVersion === undefined || opts.resourceVersion === ''
+    if (!this.ready || opts.resourceVersionMatch === 'Exact' || (consistent && !opts.readOnly)) return this.backend.get(key, opts)
     if (!(await this.freshFor(opts))) return this.backend.get(key, opts)
     const obj = this.objects.get(key)
     return obj && !opts.readOnly ? structuredClone(obj) : obj

@@ -75,6 +75,7 @@ const image = (obj: KubeObject | undefined) => (obj?.['spec'] as { image?: strin
 
 describe('consistent reads from the watch cache over etcd', () => {
   it("see every write another server had acknowledged before the read started, from the cache, also after writes to other resources", async (t) => {
+    // Gets as the GET handler makes them (readOnly); lists from the cache whoever asks.
     await etcd.wipe()
     const reader = openEtcd()
     const cache = new WatchCache(reader)
@@ -93,14 +94,14 @@ describe('consistent reads from the watch cache over etcd', () => {
       const written = await writer.guaranteedUpdate(key, (cur) => ({ ...cur, spec: { image: `v${i}` } }))
       // Every other round a write to another resource moves etcd's revision past this one's last change.
       if (i % 2 === 0) await writer.create(`/registry/configmaps/ns/c${i}`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}`, namespace: 'ns' } })
-      const [got, listed] = await Promise.all([cache.get(key), cache.list(`${PODS}ns/`)])
+      const [got, listed] = await Promise.all([cache.get(key, { readOnly: true }), cache.list(`${PODS}ns/`)])
       assert.equal(image(got), `v${i}`, `get after write ${i}`)
       assert.equal(got?.metadata.resourceVersion, written.metadata.resourceVersion)
       assert.deepEqual(listed.items.map(image), [`v${i}`], `list after write ${i}`)
       assert.ok(listed.revision >= Number(written.metadata.resourceVersion))
     }
     await writer.delete(key)
-    assert.equal(await cache.get(key), undefined, 'a get after the delete finds nothing')
+    assert.equal(await cache.get(key, { readOnly: true }), undefined, 'a get after the delete finds nothing')
     assert.deepEqual((await cache.list(`${PODS}ns/`)).items, [])
     assert.equal(reader.gets, 0, 'every get was answered by the cache')
     // The first lists of each resource load the cache; every read after them came from the cache.
@@ -122,7 +123,7 @@ describe('consistent reads from the watch cache over etcd', () => {
       Array.from({ length: 20 }, async (_, i) => {
         const key = `${PODS}ns/p${i}`
         const written = await writer.create(key, pod(`p${i}`, `x${i}`))
-        return { written, got: await cache.get(key) }
+        return { written, got: await cache.get(key, { readOnly: true }) }
       }),
     )
     for (const { written, got } of reads) {
@@ -139,7 +140,7 @@ describe('consistent reads from the watch cache over etcd', () => {
     t.after(() => cache.close())
     await cache.loaded()
     await cache.create(`${PODS}ns/a`, pod('a', 'v1'))
-    const copy = await cache.get(`${PODS}ns/a`)
+    const copy = await cache.get(`${PODS}ns/a`, { resourceVersion: '0' })
     assert.ok(copy && !Object.isFrozen(copy))
     copy.metadata.labels = { changed: 'here' }
     const shared = await cache.get(`${PODS}ns/a`, { readOnly: true })
