@@ -8,6 +8,7 @@
  */
 import { isCanonical } from './canonical.js'
 import { escapeLikeGo, marshalGo, marshalGoUnescaped, type Shape } from './go-json.js'
+import { EncodingMemo, isDeepFrozen } from './immutable.js'
 import { shapeOfObject, STATUS_SHAPE, VERSION_INFO_SHAPE } from './json-shapes.js'
 
 function unescapedJson(value: unknown, shape: Shape): string {
@@ -87,10 +88,51 @@ function typedListJson(list: Record<string, unknown>, shape: Shape & { kind: 'st
   return `${out}}`
 }
 
-/** An API object (its shape found from its apiVersion and kind) as one line of JSON. */
+/** Each immutable object's text as an answer, and as an item of its built-in list (escaped, without kind and apiVersion). */
+const objectTexts = new EncodingMemo<string>()
+const listItemTexts = new EncodingMemo<string>()
+
+function listItemText(item: unknown, shape: Shape): string {
+  return listItemTexts.of(item, (it) => escapeLikeGo(withoutTypeMeta(it, unescapedJson(it ?? null, shape))))
+}
+
+/**
+ * A built-in list whose items are all immutable (the watch cache's): the
+ * list's own fields around the items' kept texts, the same text the list
+ * gets written whole (escaping goes character by character, so it may be
+ * applied piece by piece). The items' texts are made once per object version.
+ * The list's text keeps Go's escapes; the caller adds nothing but the newline.
+ */
+function keptItemsListJson(list: Record<string, unknown>, items: unknown[], item: Shape): string | undefined {
+  if (items.length === 0 || !items.every(isDeepFrozen)) return undefined
+  const frame = listFrame(list)
+  if (!frame) return undefined
+  let out = frame.head
+  for (let i = 0; i < items.length; i++) out += (i ? ',' : '') + listItemText(items[i], item)
+  return out + frame.tail
+}
+
+/** A list's text up to its items' `[` and from their `]` on (escaped, no newline), when it has items. */
+function listFrame(list: Record<string, unknown>): { head: string; tail: string } | undefined {
+  const empty = apiObjectJson({ ...list, items: [] })
+  const at = empty.lastIndexOf('"items":[]')
+  if (at < 0) return undefined
+  const open = at + '"items":['.length
+  return { head: empty.slice(0, open), tail: empty.slice(open, empty.length - 1) }
+}
+
+/** An API object (its shape found from its apiVersion and kind) as one line of JSON; kept for an immutable one. */
 export function apiObjectJson(value: Record<string, unknown>): string {
+  return objectTexts.of(value, objectJson)
+}
+
+function objectJson(value: Record<string, unknown>): string {
   const shape = shapeOfObject(value)
   const items = typedListItems(value, shape)
+  if (items && shape.kind === 'struct') {
+    const kept = keptItemsListJson(value, value['items'] as unknown[], items)
+    if (kept !== undefined) return `${kept}\n`
+  }
   const text = items && shape.kind === 'struct' ? typedListJson(value, shape, items) : unescapedJson(value, shape)
   return `${escapeLikeGo(text)}\n`
 }
@@ -102,8 +144,16 @@ export function statusJson(status: object): string {
 
 /** One watch event: `{"type":...,"object":...}` (metav1.WatchEvent's order) and a newline. */
 export function watchEventJson(type: string, object: unknown): string {
+  // Escaping goes character by character: the type and the object's (kept) text are escaped apart.
+  return `{"type":${escapeLikeGo(JSON.stringify(type))},"object":${eventObjectTexts.of(object, eventObjectText)}}\n`
+}
+
+/** An immutable object's text in a watch event, made once for every watcher that gets it. */
+const eventObjectTexts = new EncodingMemo<string>()
+
+function eventObjectText(object: unknown): string {
   const body = typeof object === 'object' && object !== null && !Array.isArray(object) ? unescapedJson(object, shapeOfObject(object as Record<string, unknown>)) : JSON.stringify(object)
-  return `${escapeLikeGo(`{"type":${JSON.stringify(type)},"object":${body}}`)}\n`
+  return escapeLikeGo(body)
 }
 
 /** /version's document, compact (respond.ts indents it as upstream's WriteRawJSON does). */
@@ -129,14 +179,21 @@ export function* apiListJsonChunks(list: Record<string, unknown>, itemsPerChunk 
   const open = at + '"items":['.length
   const tail = frame.length - open // `]` and what follows the items
   yield frame.slice(0, open)
+  // The shape of a built-in list's items, whose kept texts stand for them (found once per list).
+  const itemShape = typedListItems(list, shapeOfObject(list))
   for (let start = 0; start < items.length; start += itemsPerChunk) {
     let chunk = ''
     for (let i = start; i < Math.min(items.length, start + itemsPerChunk); i++) {
-      // The item as the whole list would write it: the same list around one item, cut out.
-      const one = apiObjectJson({ ...list, items: [items[i]] })
-      chunk += (i > 0 ? ',' : '') + one.slice(open, one.length - tail)
+      chunk += (i > 0 ? ',' : '') + itemInList(list, items[i], itemShape, open, tail)
     }
     yield chunk
   }
   yield frame.slice(open)
+}
+
+/** One item's text as its list writes it: kept for an immutable item of a built-in list, else cut out of the list around it alone. */
+function itemInList(list: Record<string, unknown>, item: unknown, itemShape: Shape | undefined, open: number, tail: number): string {
+  if (itemShape && isDeepFrozen(item)) return listItemText(item, itemShape)
+  const one = apiObjectJson({ ...list, items: [item] })
+  return one.slice(open, one.length - tail)
 }

@@ -6,6 +6,7 @@
  */
 import { apiListJsonChunks, apiObjectJson, statusJson, versionInfoJson } from '../encoding/api-json.js'
 import { escapeLikeGo, indentGo } from '../encoding/go-json.js'
+import { EncodingMemo } from '../encoding/immutable.js'
 import { apiObjectYaml } from '../encoding/go-yaml.js'
 import { JSON_TYPE, type OutputFormat, PROTOBUF_TYPE, YAML_TYPE } from './media-types.js'
 import { encodeProtobuf } from './protobuf.js'
@@ -43,12 +44,15 @@ export function versionResponse(info: object): Response {
   return new Response(indentGo(versionInfoJson(info)), { headers: { 'content-type': JSON_TYPE } })
 }
 
+/** Each immutable object's protobuf answer (a Response copies the bytes it is given). */
+const protobufAnswers = new EncodingMemo<Uint8Array>()
+
 export function objectResponse(body: Record<string, unknown>, format: OutputFormat, status = 200): Response {
   switch (format.kind) {
     case 'yaml':
       return new Response(apiObjectYaml(body), { status, headers: { 'content-type': YAML_TYPE } })
     case 'protobuf':
-      return new Response(encodeProtobuf(body), { status, headers: { 'content-type': PROTOBUF_TYPE } })
+      return new Response(protobufAnswers.of(body, encodeProtobuf), { status, headers: { 'content-type': PROTOBUF_TYPE } })
     default:
       return jsonResponse(body, status)
   }

@@ -133,9 +133,10 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
   const store = env.registry.store(entry)
   switch (info.verb) {
     case 'get':
-      return objectOut(entry, await store.get(ns, info.name, params.get('resourceVersion') ?? undefined), format, ctx.now)
+      // Read only to be encoded: the watch cache's own object, whose encoding it keeps.
+      return objectOut(entry, await store.get(ns, info.name, params.get('resourceVersion') ?? undefined, true), format, ctx.now)
     case 'list': {
-      const list = await store.list(ns, await parseListQuery(params, entry))
+      const list = await store.list(ns, await parseListQuery(params, entry), true)
       if (format.kind === 'table')
         return objectResponse(await toTableInSlices(entry, list.items, list.metadata, format.includeObject, ctx.now), { kind: 'json' })
       return listResponse(list as unknown as Record<string, unknown>, format)
@@ -310,7 +311,8 @@ async function watchResponse(
     forget()
     counted?.closed()
   }
-  const watcher = store.watch(namespace, query, controller.signal, env.bookmarkIntervalMs)
+  // Events are only encoded: the watch cache's objects come uncopied, their text made once for every watcher.
+  const watcher = store.watch(namespace, query, controller.signal, env.bookmarkIntervalMs, true)
   const apiVersion = groupVersion(entry)
   let sentColumns = false
   const encodeObject = (event: StorageEvent): unknown => {

@@ -101,17 +101,19 @@ export class ResourceStore {
     return this.entry.namespaced ? `${this.prefix(namespace)}${name}` : `${this.prefix('')}${name}`
   }
 
-  async get(namespace: string, name: string, resourceVersion?: string): Promise<KubeObject> {
-    const opts = resourceVersion ? { resourceVersion } : {}
+  /** With `readOnly` the caller promises not to change the object (it only encodes it): a cached one comes uncopied and frozen. */
+  async get(namespace: string, name: string, resourceVersion?: string, readOnly = false): Promise<KubeObject> {
+    const opts = { ...(resourceVersion ? { resourceVersion } : {}), readOnly }
     const obj = await this.call(name, () => this.storage.get(this.key(namespace, name), opts))
     if (!obj) throw notFound(this.gr, name)
     return obj
   }
 
-  async list(namespace: string, query: ListQuery): Promise<KubeList> {
+  /** `readOnly` as for get: the items may be the cache's own frozen objects. */
+  async list(namespace: string, query: ListQuery, readOnly = false): Promise<KubeList> {
     const predicate = selectorPredicate(this.entry, query)
     const { resourceVersion, resourceVersionMatch, limit, continue: token } = query
-    const opts = { resourceVersion, resourceVersionMatch, limit, continue: token, predicate }
+    const opts = { resourceVersion, resourceVersionMatch, limit, continue: token, predicate, readOnly }
     const result = await this.withFreshContinue(namespace, token, () =>
       this.call('', () => this.storage.list(this.prefix(namespace), opts), token !== undefined),
     )
@@ -139,7 +141,8 @@ export class ResourceStore {
    * A watch of one namespace (or all), narrowed by the query's selectors;
    * with `sendInitialEvents` a watch-list that streams the state first.
    */
-  watch(namespace: string, query: ListQuery, signal: AbortSignal, bookmarkIntervalMs: number): Watcher {
+  /** `readOnly` as for get: the events may carry the cache's own frozen objects. */
+  watch(namespace: string, query: ListQuery, signal: AbortSignal, bookmarkIntervalMs: number, readOnly = false): Watcher {
     const predicate = selectorPredicate(this.entry, query)
     const name = query.fieldSelector?.requiredValue('metadata.name')
     // A watch pinned to one name watches that key alone, as kubectl's delete --wait does.
@@ -167,6 +170,7 @@ export class ResourceStore {
       bookmarks: query.allowWatchBookmarks,
       bookmarkIntervalMs,
       signal,
+      readOnly,
       ...this.watchBound(),
     })
   }

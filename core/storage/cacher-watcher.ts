@@ -31,6 +31,8 @@ export interface CacheWatcherOptions {
   release: () => void
   /** Told when the watch is ended for falling `capacity` events behind (upstream counts these). */
   onTerminated?: () => void
+  /** The client only encodes what it gets: it may have the cache's frozen objects, uncopied. */
+  readOnly?: boolean
 }
 
 interface Queued {
@@ -152,7 +154,7 @@ export class CacheWatcher implements Watcher {
       this.queue.splice(0, this.queueHead)
       this.queueHead = 0
     }
-    return deliver(queued)
+    return deliver(queued, this.opts.readOnly)
   }
 
   private takeBacklog(): StorageEvent | undefined {
@@ -161,13 +163,13 @@ export class CacheWatcher implements Watcher {
       while (this.backlogAt < b.objects.length) {
         const obj = b.objects[this.backlogAt++]!
         // Each object as ADDED at its own revision, as upstream's initial events.
-        if (!this.opts.predicate || this.opts.predicate(obj)) return deliver({ type: 'ADDED', object: obj, revision: revisionOf(obj), restamp: false })
+        if (!this.opts.predicate || this.opts.predicate(obj)) return deliver({ type: 'ADDED', object: obj, revision: revisionOf(obj), restamp: false }, this.opts.readOnly)
       }
       return undefined
     }
     while (this.backlogAt < b.changes.length) {
       const event = this.convert(b.changes[this.backlogAt++]!)
-      if (event) return deliver(event)
+      if (event) return deliver(event, this.opts.readOnly)
     }
     return undefined
   }
@@ -198,7 +200,8 @@ export class CacheWatcher implements Watcher {
   }
 }
 
-function deliver(q: Queued): StorageEvent {
+function deliver(q: Queued, readOnly = false): StorageEvent {
+  if (readOnly && !q.restamp) return { type: q.type, object: q.object, revision: q.revision }
   const object = structuredClone(q.object)
   if (q.restamp) object.metadata.resourceVersion = String(q.revision)
   return { type: q.type, object, revision: q.revision }

@@ -18,6 +18,7 @@ import { type Backlog, CacheWatcher } from './cacher-watcher.js'
 import {
   type ListOptions,
   type ListResult,
+  type ReadOptions,
   type Storage,
   StorageError,
   type StorageEvent,
@@ -67,6 +68,8 @@ export class Cacher {
   private readonly watchers = new Set<CacheWatcher>()
   private readonly waiters = new Set<FreshnessWaiter>()
   private backendWatch: { watcher: Watcher; progress: boolean } | undefined
+  /** Repeats progress requests to a backend watch that takes them, while a read or a watch waits. */
+  private progressTimer: ReturnType<typeof setInterval> | undefined
   /** The current backend watch was stopped on purpose, to open one with other options. */
   private reopening = false
   private pause: { timer: ReturnType<typeof setTimeout>; wake: () => void } | undefined
@@ -78,6 +81,8 @@ export class Cacher {
     readonly prefix: string,
     private readonly backend: Storage,
     private readonly opts: CacherOptions,
+    /** The store's current revision for consistent reads, one question shared by the reads that arrive meanwhile. */
+    private readonly storeRevision: () => Promise<number> = () => backend.currentRevision(),
   ) {
     this.window = new EventWindow(opts.historySize)
     this.firstLoad = new Promise((resolve) => (this.firstLoadDone = resolve))
@@ -91,22 +96,54 @@ export class Cacher {
   }
 
   /**
-   * Serves `resourceVersion` "0" and not-older-than reads from the cache;
-   * consistent reads, exact reads, continuations and pages of a consistent
-   * read go to the backend, as upstream's shouldDelegateList decides.
+   * Serves `resourceVersion` "0", not-older-than and consistent lists
+   * (upstream's ConsistentListFromCache) from the cache; exact reads,
+   * continuations and pages of a consistent read go to the backend, as
+   * upstream's shouldDelegateList decides. A consistent list the cache
+   * cannot serve in time goes to the backend too.
    */
-  list(prefix: string, opts: ListOptions): Promise<ListResult> {
-    const wanted = servedFromCache(opts) ? parseRevision(opts.resourceVersion) : undefined
-    if (wanted === undefined || !this.ready) return this.backend.list(prefix, opts)
-    return this.listFromCache(prefix, wanted, opts)
+  async list(prefix: string, opts: ListOptions): Promise<ListResult> {
+    if (!this.ready || !servedFromCache(opts)) return this.backend.list(prefix, opts)
+    if (!(await this.freshFor(opts))) return this.backend.list(prefix, opts)
+    const items: KubeObject[] = []
+    const copy = !opts.readOnly
+    // As upstream, the cache answers with every match: a limit only applies to reads from the backend.
+    for (const obj of this.objects.scan(prefix)) if (!opts.predicate || opts.predicate(obj)) items.push(copy ? structuredClone(obj) : obj)
+    return { items, revision: this.revision }
   }
 
-  private async listFromCache(prefix: string, wanted: number, opts: ListOptions): Promise<ListResult> {
+  /**
+   * One object from the cache, for every read but an exact one: a consistent
+   * read once the cache holds every change the store had when the read
+   * arrived, otherwise once it reached the resourceVersion asked for. A
+   * consistent get the server makes for itself (not `readOnly`: a check
+   * inside a write) reads the store, one round trip, rather than wait for
+   * the cache to hear of writes to other resources.
+   */
+  async get(key: string, opts: ReadOptions): Promise<KubeObject | undefined> {
+    const consistent = opts.resourceVersion === undefined || opts.resourceVersion === ''
+    if (!this.ready || opts.resourceVersionMatch === 'Exact' || (consistent && !opts.readOnly)) return this.backend.get(key, opts)
+    if (!(await this.freshFor(opts))) return this.backend.get(key, opts)
+    const obj = this.objects.get(key)
+    return obj && !opts.readOnly ? structuredClone(obj) : obj
+  }
+
+  /**
+   * Waits until the cache may answer a read with these options: false when
+   * it should go to the backend (a consistent read the cache did not catch
+   * up with in time, a resourceVersion that is not a number).
+   */
+  private async freshFor(opts: ReadOptions): Promise<boolean> {
+    const rv = opts.resourceVersion
+    if (rv === '0') return true
+    if (rv === undefined || rv === '') {
+      const revision = await this.storeRevision()
+      return this.ready && (await this.reached(revision))
+    }
+    const wanted = parseRevision(rv)
+    if (wanted === undefined) return false
     await this.waitUntilFresh(wanted)
-    const items: KubeObject[] = []
-    // As upstream, the cache answers with every match: a limit only applies to reads from the backend.
-    for (const obj of this.objects.scan(prefix)) if (!opts.predicate || opts.predicate(obj)) items.push(structuredClone(obj))
-    return { items, revision: this.revision }
+    return true
   }
 
   /**
@@ -147,6 +184,8 @@ export class Cacher {
     this.stopped = true
     this.ready = false
     this.backendWatch?.watcher.stop()
+    if (this.progressTimer !== undefined) clearInterval(this.progressTimer)
+    this.progressTimer = undefined
     for (const w of [...this.watchers]) w.end()
     for (const waiter of [...this.waiters]) {
       clearTimeout(waiter.timer)
@@ -177,6 +216,7 @@ export class Cacher {
       capacity: this.opts.watcherBufferSize,
       release: () => this.watchers.delete(watcher),
       onTerminated: () => this.opts.onWatcherTerminated(this.prefix),
+      readOnly: opts.readOnly === true,
     })
     this.watchers.add(watcher)
     if (opts.bookmarks) {
@@ -198,15 +238,20 @@ export class Cacher {
     if (revision <= this.revision) return
     const current = await this.backend.currentRevision()
     if (revision > current) throw tooLarge(this.prefix, revision, current)
-    if (revision <= this.revision) return
-    await new Promise<void>((resolve, reject) => {
+    if (!(await this.reached(revision))) throw tooLarge(this.prefix, revision, this.revision)
+  }
+
+  /** Resolves true once the cache has seen `revision`, false after the freshness timeout. */
+  private reached(revision: number): Promise<boolean> {
+    if (revision <= this.revision) return Promise.resolve(true)
+    return new Promise<boolean>((resolve, reject) => {
       const waiter: FreshnessWaiter = {
         revision,
-        resolve,
+        resolve: () => resolve(true),
         reject,
         timer: setTimeout(() => {
           this.waiters.delete(waiter)
-          reject(tooLarge(this.prefix, revision, this.revision))
+          resolve(false)
         }, this.opts.freshnessTimeoutMs),
       }
       this.waiters.add(waiter)
@@ -219,7 +264,24 @@ export class Cacher {
    * a change at: the backend's BOOKMARKs move it on (upstream's progress requests).
    */
   private askForProgress(): void {
-    if (this.backendWatch && !this.backendWatch.progress) this.reopen()
+    const backendWatch = this.backendWatch
+    if (!backendWatch) return
+    if (!backendWatch.watcher.requestProgress) {
+      if (!backendWatch.progress) this.reopen()
+      return
+    }
+    // The backend watch answers on request: ask now, and again each interval while someone still waits.
+    backendWatch.watcher.requestProgress()
+    if (this.progressTimer === undefined) {
+      this.progressTimer = setInterval(() => {
+        if (!this.needsProgress() || this.stopped) {
+          clearInterval(this.progressTimer)
+          this.progressTimer = undefined
+          return
+        }
+        this.backendWatch?.watcher.requestProgress?.()
+      }, this.opts.progressIntervalMs)
+    }
   }
 
   /** A read waits for freshness, or a client watch for its first BOOKMARK. */
@@ -371,12 +433,14 @@ export class Cacher {
   }
 }
 
-/** upstream's shouldDelegateList, inverted: what the cache may answer. */
+/**
+ * upstream's shouldDelegateList (with ConsistentListFromCache), inverted:
+ * what the cache may answer. Continuations, exact reads and pages of
+ * anything but "0" go to the backend.
+ */
 function servedFromCache(opts: ListOptions): boolean {
-  const rv = opts.resourceVersion
-  if (rv === undefined || rv === '' || opts.continue) return false
-  if (opts.resourceVersionMatch === 'Exact') return false
-  return !(opts.limit && opts.limit > 0 && rv !== '0')
+  if (opts.continue || opts.resourceVersionMatch === 'Exact') return false
+  return !(opts.limit && opts.limit > 0 && opts.resourceVersion !== '0')
 }
 
 /** A revision number, or undefined for text the backend should refuse with its own wording. */

@@ -20,6 +20,11 @@ export interface Preconditions {
 export interface ReadOptions {
   resourceVersion?: string
   resourceVersionMatch?: 'Exact' | 'NotOlderThan'
+  /**
+   * The caller only reads what it gets (it encodes it for an answer): a watch
+   * cache may then hand out its own frozen objects instead of copies.
+   */
+  readOnly?: boolean
 }
 
 export interface ListOptions extends ReadOptions {
@@ -55,6 +60,8 @@ export interface WatchOptions {
   /** `""`/absent: current state as ADDED events, then changes; `"0"`: the same from any state; N: changes after N. */
   resourceVersion?: string
   predicate?: (obj: KubeObject) => boolean
+  /** As ReadOptions.readOnly: the events' objects may be a watch cache's own, frozen. */
+  readOnly?: boolean
   /** Emit BOOKMARK events carrying the latest revision every `bookmarkIntervalMs`. */
   bookmarks?: boolean
   bookmarkIntervalMs?: number
@@ -72,6 +79,13 @@ export interface WatchOptions {
 /** A running watch: iterate its events; `stop()` ends the iteration. */
 export interface Watcher extends AsyncIterable<StorageEvent> {
   stop(): void
+  /**
+   * Asks for a BOOKMARK soon at a revision the watch has delivered every
+   * event up to, at least the store's current one when the store can vouch
+   * for it (the watch cache waits on this for consistent reads). Optional:
+   * a watch without it moves on with its changes and periodic BOOKMARKs only.
+   */
+  requestProgress?(): void
 }
 
 export type TryUpdate = (current: KubeObject) => KubeObject | Promise<KubeObject>

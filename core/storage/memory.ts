@@ -194,6 +194,7 @@ export class MemoryStorage implements Storage {
   watch(prefix: string, opts: WatchOptions = {}): Watcher {
     const matchesKey = prefix.endsWith('/') ? (key: string) => key.startsWith(prefix) : (key: string) => key === prefix
     const watcher = new StoreWatcher(matchesKey, opts.predicate, (w) => this.watchers.delete(w), opts)
+    watcher.storeRevision = () => this.revision
     try {
       const finish = this.watchStart(prefix, matchesKey, watcher, opts)
       if (finish) {

@@ -1,5 +1,6 @@
 /** What the stores do to objects besides storing them: revision stamps, freezing, comparison. */
 import { withResourceVersion } from '../encoding/canonical.js'
+import { isDeepFrozen, markDeepFrozen } from '../encoding/immutable.js'
 import type { KubeObject } from '../resources/object.js'
 
 /**
@@ -17,12 +18,22 @@ export function revisionOf(obj: KubeObject): number {
   return Number(obj.metadata.resourceVersion)
 }
 
-/** Objects shared between watchers are frozen, so a predicate that changes one fails loudly instead of leaking. */
+/**
+ * Objects shared between watchers are frozen, so a predicate that changes one
+ * fails loudly instead of leaking. The object is then known never to change
+ * again, so its encodings may be kept beside it (encoding/immutable.ts).
+ */
 export function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
-  Object.freeze(value)
-  for (const v of Object.values(value)) deepFreeze(v)
+  if (typeof value !== 'object' || value === null || isDeepFrozen(value)) return value
+  freezeAll(value)
+  markDeepFrozen(value)
   return value
+}
+
+/** Freezes every part, including parts frozen before whose own parts may not be. */
+function freezeAll(value: object): void {
+  Object.freeze(value)
+  for (const v of Object.values(value)) if (typeof v === 'object' && v !== null && !isDeepFrozen(v)) freezeAll(v)
 }
 
 /** True when an update changes nothing but (maybe) the resourceVersion: upstream then writes nothing. */

@@ -40,6 +40,12 @@ export function selectionEvent(
 export class StoreWatcher implements Watcher {
   /** Changes at or below this revision are covered by the watch's start (its snapshot, or before its resourceVersion). */
   afterRevision = 0
+  /**
+   * The store's revision, for BOOKMARKs on request: a store that publishes
+   * each commit to its watchers as it makes it has queued every change up
+   * to its current revision, so a BOOKMARK queued now may claim it.
+   */
+  storeRevision: (() => number) | undefined
   private readonly channel: WatchChannel
   private timer: ReturnType<typeof setInterval> | undefined
 
@@ -113,6 +119,13 @@ export class StoreWatcher implements Watcher {
       const revision = current()
       this.enqueue('BOOKMARK', { metadata: { resourceVersion: String(revision) } }, revision)
     }, intervalMs)
+  }
+
+  requestProgress(): void {
+    // Changes still held (the start is being read) come before any BOOKMARK: ask again later.
+    if (this.held || !this.storeRevision) return
+    const revision = this.storeRevision()
+    this.enqueue('BOOKMARK', { metadata: { resourceVersion: String(revision) } }, revision)
   }
 
   stopOn(signal: AbortSignal): void {

@@ -9,6 +9,7 @@
 import { type Logger, silentLogger } from '../ports.js'
 import type { KubeObject } from '../resources/object.js'
 import { Cacher } from './cacher.js'
+import { SharedRevision } from './shared-revision.js'
 import type {
   ListOptions,
   ListResult,
@@ -58,6 +59,8 @@ export class WatchCache implements Storage {
   private readonly cachers = new Map<string, Cacher>()
   private readonly opts: Required<WatchCacheOptions>
   private stopped = false
+  /** One question for the store's revision serves every consistent read that arrives while it is out. */
+  private readonly storeRevision: SharedRevision
 
   constructor(
     readonly backend: Storage,
@@ -73,6 +76,7 @@ export class WatchCache implements Storage {
       logger: opts.logger ?? silentLogger,
       onWatcherTerminated: opts.onWatcherTerminated ?? (() => {}),
     }
+    this.storeRevision = new SharedRevision(() => backend.currentRevision())
   }
 
   /**
@@ -83,7 +87,7 @@ export class WatchCache implements Storage {
   cacheResource(prefix: string): void {
     if (!prefix.endsWith('/')) throw new Error(`a cached resource prefix ends in "/": ${prefix}`)
     if (this.stopped || this.cachers.has(prefix)) return
-    this.cachers.set(prefix, new Cacher(prefix, this.backend, this.opts))
+    this.cachers.set(prefix, new Cacher(prefix, this.backend, this.opts, () => this.storeRevision.current()))
   }
 
   /** The registered prefixes. */
@@ -104,8 +108,10 @@ export class WatchCache implements Storage {
     return this.backend.create(key, obj)
   }
 
-  get(key: string, opts?: ReadOptions): Promise<KubeObject | undefined> {
-    return this.backend.get(key, opts)
+  /** From the resource's cache when it has one (cacher.ts says when it waits or asks the backend). */
+  get(key: string, opts: ReadOptions = {}): Promise<KubeObject | undefined> {
+    const cacher = this.cacherFor(key)
+    return cacher ? cacher.get(key, opts) : this.backend.get(key, opts)
   }
 
   list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
@@ -158,11 +164,15 @@ export class WatchCache implements Storage {
     await this.backend.close()
   }
 
-  /** The cacher of the resource `target` lies in: the longest registered prefix it starts with. */
+  /**
+   * The cacher of the resource `target` lies in: the longest registered
+   * prefix it starts with, found by looking up each of its leading segments
+   * (a key has a handful) rather than testing every resource's prefix.
+   */
   private cacherFor(target: string): Cacher | undefined {
     let best: Cacher | undefined
-    for (const [prefix, cacher] of this.cachers) {
-      if (target.startsWith(prefix) && (!best || prefix.length > best.prefix.length)) best = cacher
+    for (let slash = target.indexOf('/', 1); slash >= 0; slash = target.indexOf('/', slash + 1)) {
+      best = this.cachers.get(target.slice(0, slash + 1)) ?? best
     }
     return best
   }

@@ -5,6 +5,7 @@
  * first (the daemon, the package self-reference and the stores run from
  * dist/) and `etcd` on PATH.
  */
+import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -91,4 +92,7 @@ log('bearer tokens on a GET: a static token, a cached JWT, first-use JWTs …')
 const tokens = renderTokenSection(await measureTokenAuthentication(), new Date())
 await writeTokenSection(ROOT, tokens)
 process.stdout.write(`\n${tokens}`)
+log('the read path: GET and LIST over TLS on the embedded store and etcd, against a fixed-body TLS server …')
+// Its own process: it starts daemons and a limit server, and writes its section of docs/benchmarks.md.
+execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'bench', 'read-path.ts')], { stdio: ['ignore', 'inherit', 'inherit'] })
 log(`wrote docs/benchmarks.md in ${((performance.now() - t0) / 1000).toFixed(1)} s`)

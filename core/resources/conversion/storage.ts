@@ -76,12 +76,13 @@ export function convertingStorage(backend: Storage, conversion: VersionConversio
   return {
     create: async (key, obj) => out(await backend.create(key, await conversion.toStorage(obj))),
     get: async (key, opts) => {
-      const obj = await backend.get(key, opts)
+      // Conversion may work on what it reads: the cache hands out copies here.
+      const obj = await backend.get(key, opts && { ...opts, readOnly: false })
       return obj && out(obj)
     },
     list: async (prefix: string, opts: ListOptions = {}): Promise<ListResult> => {
       const predicate = servedPredicate(opts.predicate, conversion)
-      const result = await backend.list(prefix, { ...opts, ...(predicate ? { predicate } : {}) })
+      const result = await backend.list(prefix, { ...opts, readOnly: false, ...(predicate ? { predicate } : {}) })
       const items = outAll(result.items)
       return { ...result, items: isPromise(items) ? await items : items }
     },
@@ -100,7 +101,7 @@ export function convertingStorage(backend: Storage, conversion: VersionConversio
     },
     watch: (prefix: string, opts: WatchOptions = {}) => {
       const predicate = servedPredicate(opts.predicate, conversion)
-      return convertedWatcher(backend.watch(prefix, { ...opts, ...(predicate ? { predicate } : {}) }), conversion)
+      return convertedWatcher(backend.watch(prefix, { ...opts, readOnly: false, ...(predicate ? { predicate } : {}) }), conversion)
     },
     count: (prefix) => backend.count(prefix),
     currentRevision: () => backend.currentRevision(),

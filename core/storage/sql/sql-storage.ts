@@ -204,6 +204,7 @@ export class SqlStorage implements Storage {
     const exact = !prefix.endsWith('/')
     const matchesKey = exact ? (key: string) => key === prefix : (key: string) => key.startsWith(prefix)
     const watcher = new StoreWatcher(matchesKey, opts.predicate, (w) => this.watchers.delete(w), opts)
+    watcher.storeRevision = () => this.revision
     try {
       this.ensureOpen(prefix)
     } catch (err) {

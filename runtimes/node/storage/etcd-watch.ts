@@ -76,7 +76,7 @@ export class EtcdWatch implements Watcher {
     this.progress = new WatchProgress({
       countAt: (revision) => deps.countAt(prefix, revision),
       census: () => deps.census(prefix),
-      requestProgress: () => this.requestProgress(),
+      requestProgress: () => this.sendProgressRequest(),
     })
     let from: number | undefined
     try {
@@ -269,7 +269,17 @@ export class EtcdWatch implements Watcher {
     if (revision !== undefined) this.emit('BOOKMARK', { metadata: { resourceVersion: String(revision) } }, revision)
   }
 
-  private requestProgress(): boolean {
+  /**
+   * A BOOKMARK at what is known now, and a question to etcd whose confirmed
+   * answer sends another at once (the watch cache waits on it for a consistent read).
+   */
+  requestProgress(): void {
+    if (this.channel.ended) return
+    this.handled = this.handled.then(() => this.bookmark())
+    void this.progress.probe()
+  }
+
+  private sendProgressRequest(): boolean {
     if (!this.stream) return false
     this.stream.write({ progress_request: {} })
     return true

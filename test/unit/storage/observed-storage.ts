@@ -21,6 +21,12 @@ import { MemoryStorage } from '../../../core/storage/memory.js'
 
 export class ObservedStorage implements Storage {
   readonly lists: Array<{ prefix: string; opts: ListOptions }> = []
+  /** The keys of the gets that reached the store. */
+  readonly gets: string[] = []
+  /** BOOKMARKs asked of open watches (Watcher.requestProgress). */
+  progressRequests = 0
+  /** Off: watches opened from now on have no requestProgress, as a store whose watches cannot answer one. */
+  answersProgressRequests = true
   readonly watches: Array<{ prefix: string; opts: WatchOptions }> = []
   private readonly open = new Set<ObservedWatcher>()
   private down = false
@@ -57,6 +63,7 @@ export class ObservedStorage implements Storage {
   }
 
   get(key: string, opts?: ReadOptions): Promise<KubeObject | undefined> {
+    this.gets.push(key)
     return this.inner.get(key, opts)
   }
 
@@ -109,6 +116,11 @@ class ObservedWatcher implements Watcher {
     private readonly release: () => void,
   ) {
     this.events = inner[Symbol.asyncIterator]()
+    if (owner.answersProgressRequests)
+      this.requestProgress = () => {
+        owner.progressRequests++
+        inner.requestProgress?.()
+      }
   }
 
   fail(err: unknown): void {
@@ -131,6 +143,9 @@ class ObservedWatcher implements Watcher {
     this.pull()
     return p
   }
+
+  /** The store's BOOKMARK queues behind the events held here, as one on a slow network would. */
+  requestProgress?: () => void
 
   stop(): void {
     this.ended = true

@@ -1,0 +1,150 @@
+/**
+ * The watch cache over etcd: the storage contract through it, and
+ * consistent reads served from it that still see every write acknowledged
+ * before they started, including writes another server (another etcd
+ * client) made, which this cache learns of only through its watch.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import type { KubeObject } from '../../core/resources/object.js'
+import { jsonCodec } from '../../core/storage/codec.js'
+import type { ListOptions, ListResult, ReadOptions } from '../../core/storage/interface.js'
+import { WatchCache } from '../../core/storage/watch-cache.js'
+import { EtcdStorage } from '../../runtimes/node/storage/etcd.js'
+import { runStorageContract } from './contract.js'
+import { EtcdServer } from './etcd-server.js'
+
+let etcd: EtcdServer
+
+before(async () => {
+  etcd = await EtcdServer.start()
+})
+
+after(async () => {
+  await etcd?.destroy()
+})
+
+const PODS = '/registry/pods/'
+
+/** An etcd store that counts the reads reaching it. */
+class CountedEtcd extends EtcdStorage {
+  gets = 0
+  lists = 0
+
+  override get(key: string, opts?: ReadOptions): Promise<KubeObject | undefined> {
+    this.gets++
+    return super.get(key, opts)
+  }
+
+  override list(prefix: string, opts?: ListOptions): Promise<ListResult> {
+    this.lists++
+    return super.list(prefix, opts)
+  }
+}
+
+function openEtcd(): CountedEtcd {
+  return new CountedEtcd({ endpoints: [etcd.clientUrl], codec: jsonCodec, requestTimeoutMs: 5000 })
+}
+
+runStorageContract(
+  'watch cache over etcd',
+  async () => {
+    await etcd.wipe()
+    const cache = new WatchCache(openEtcd())
+    cache.cacheResource(PODS)
+    return cache
+  },
+  {
+    compact: async (cache) => {
+      const backend = cache.backend as EtcdStorage
+      const revision = await backend.currentRevision()
+      await backend.compact(revision)
+      cache.compact(revision)
+    },
+  },
+)
+
+const pod = (name: string, image: string): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace: 'ns' },
+  spec: { image },
+})
+
+const image = (obj: KubeObject | undefined) => (obj?.['spec'] as { image?: string } | undefined)?.image
+
+describe('consistent reads from the watch cache over etcd', () => {
+  it("see every write another server had acknowledged before the read started, from the cache, also after writes to other resources", async (t) => {
+    // Gets as the GET handler makes them (readOnly); lists from the cache whoever asks.
+    await etcd.wipe()
+    const reader = openEtcd()
+    const cache = new WatchCache(reader)
+    cache.cacheResource(PODS)
+    cache.cacheResource('/registry/configmaps/')
+    // The other server: its own client, no cache; its writes reach this cache only through etcd's watch.
+    const writer = openEtcd()
+    t.after(async () => {
+      await cache.close()
+      await writer.close()
+    })
+    await cache.loaded()
+    const key = `${PODS}ns/a`
+    await writer.create(key, pod('a', 'v0'))
+    for (let i = 1; i <= 30; i++) {
+      const written = await writer.guaranteedUpdate(key, (cur) => ({ ...cur, spec: { image: `v${i}` } }))
+      // Every other round a write to another resource moves etcd's revision past this one's last change.
+      if (i % 2 === 0) await writer.create(`/registry/configmaps/ns/c${i}`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}`, namespace: 'ns' } })
+      const [got, listed] = await Promise.all([cache.get(key, { readOnly: true }), cache.list(`${PODS}ns/`)])
+      assert.equal(image(got), `v${i}`, `get after write ${i}`)
+      assert.equal(got?.metadata.resourceVersion, written.metadata.resourceVersion)
+      assert.deepEqual(listed.items.map(image), [`v${i}`], `list after write ${i}`)
+      assert.ok(listed.revision >= Number(written.metadata.resourceVersion))
+    }
+    await writer.delete(key)
+    assert.equal(await cache.get(key, { readOnly: true }), undefined, 'a get after the delete finds nothing')
+    assert.deepEqual((await cache.list(`${PODS}ns/`)).items, [])
+    assert.equal(reader.gets, 0, 'every get was answered by the cache')
+    // The first lists of each resource load the cache; every read after them came from the cache.
+    assert.equal(reader.lists, 2, 'every list was answered by the cache')
+  })
+
+  it('answers reads that arrive together with one question to etcd, and each still sees the writes before it', async (t) => {
+    await etcd.wipe()
+    const reader = openEtcd()
+    const cache = new WatchCache(reader)
+    cache.cacheResource(PODS)
+    const writer = openEtcd()
+    t.after(async () => {
+      await cache.close()
+      await writer.close()
+    })
+    await cache.loaded()
+    const reads = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const key = `${PODS}ns/p${i}`
+        const written = await writer.create(key, pod(`p${i}`, `x${i}`))
+        return { written, got: await cache.get(key, { readOnly: true }) }
+      }),
+    )
+    for (const { written, got } of reads) {
+      assert.equal(got?.metadata.name, written.metadata.name)
+      assert.equal(got?.metadata.resourceVersion, written.metadata.resourceVersion)
+    }
+    assert.equal(reader.gets, 0)
+  })
+
+  it('hands out copies unless the caller only reads, and frozen objects then', async (t) => {
+    await etcd.wipe()
+    const cache = new WatchCache(openEtcd())
+    cache.cacheResource(PODS)
+    t.after(() => cache.close())
+    await cache.loaded()
+    await cache.create(`${PODS}ns/a`, pod('a', 'v1'))
+    const copy = await cache.get(`${PODS}ns/a`, { resourceVersion: '0' })
+    assert.ok(copy && !Object.isFrozen(copy))
+    copy.metadata.labels = { changed: 'here' }
+    const shared = await cache.get(`${PODS}ns/a`, { readOnly: true })
+    assert.ok(shared && Object.isFrozen(shared) && Object.isFrozen(shared.metadata))
+    assert.equal(shared.metadata.labels, undefined)
+  })
+})

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { apiListJsonChunks, apiObjectJson, watchEventJson } from '../../../core/encoding/api-json.js'
+import { deepFreeze } from '../../../core/storage/objects.js'
+
+const configMap = (i: number) => ({
+  kind: 'ConfigMap',
+  apiVersion: 'v1',
+  metadata: { name: `cm-${i}`, namespace: 'default', resourceVersion: String(100 + i), labels: { i: String(i) } },
+  data: { text: `<value ${i} & more>`, 'odd\u2028key': 'x' },
+})
+
+/** The same data, never frozen: encoded along the usual path every time. */
+const thawed = <T>(v: T): T => structuredClone(v)
+
+describe('encodings kept beside immutable objects', () => {
+  it('an immutable object, and lists of them, read and written whole or in pieces, give the same bytes as changeable copies', () => {
+    const frozen: Array<Record<string, unknown>> = Array.from({ length: 30 }, (_, i) => deepFreeze(configMap(i)))
+    // Out of Go's order: the field-by-field path.
+    frozen.push(deepFreeze({ data: { b: '1' }, metadata: { name: 'x' }, kind: 'ConfigMap', apiVersion: 'v1' }))
+    for (const obj of frozen) {
+      assert.equal(apiObjectJson(obj), apiObjectJson(thawed(obj)))
+      // A second time: the kept text.
+      assert.equal(apiObjectJson(obj), apiObjectJson(thawed(obj)))
+    }
+    const list = { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '900', continue: 'a<b' }, items: frozen }
+    const copy = { ...list, items: frozen.map(thawed) }
+    assert.equal(apiObjectJson(list), apiObjectJson(copy))
+    assert.equal([...apiListJsonChunks(list, 7)].join(''), apiObjectJson(copy))
+    // A list mixing kept and changeable items.
+    const mixed = { ...list, items: [frozen[0], thawed(frozen[1])] }
+    assert.equal(apiObjectJson(mixed), apiObjectJson({ ...list, items: [thawed(frozen[0]), thawed(frozen[1])] }))
+    // Custom resources' lists keep their items' kind and apiVersion.
+    const widgets = Array.from({ length: 3 }, (_, i) => deepFreeze({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: `w${i}` }, spec: { s: '<>' } }))
+    const widgetList = { apiVersion: 'example.com/v1', kind: 'WidgetList', metadata: {}, items: widgets }
+    assert.equal(apiObjectJson(widgetList), apiObjectJson({ ...widgetList, items: widgets.map(thawed) }))
+  })
+
+  it('a watch event of an immutable object, sent to many watchers, is the line a changeable copy gets', () => {
+    const obj = deepFreeze(configMap(3))
+    for (const type of ['ADDED', 'MODIFIED', 'DELETED']) {
+      assert.equal(watchEventJson(type, obj), watchEventJson(type, thawed(obj)))
+      assert.equal(watchEventJson(type, obj), watchEventJson(type, thawed(obj)))
+    }
+    assert.match(watchEventJson('ADDED', obj), /^\{"type":"ADDED","object":\{"kind":"ConfigMap".*\\u003cvalue 3 \\u0026 more\\u003e.*\}\n$/)
+  })
+
+  it('an object frozen only at its top is not taken for immutable: its text follows its changes', () => {
+    const obj = Object.freeze({ ...configMap(1), data: { text: 'before' } })
+    const first = apiObjectJson(obj)
+    obj.data.text = 'after'
+    assert.notEqual(apiObjectJson(obj), first)
+    assert.match(apiObjectJson(obj), /"after"/)
+  })
+})
