@@ -62,7 +62,7 @@ describe('KMS v2 encryption on etcd, and the rewrite after a rotation to it (dae
 
     config([kms, aesgcm])
     // The file is polled: write Secrets until one is stored by the plugin (no timing asserted, only that it comes).
-    let fresh = Buffer.alloc(0)
+    let fresh: Buffer = Buffer.alloc(0)
     for (let i = 0; i < 60 && !fresh.subarray(0, KMS_PREFIX.length).equals(Buffer.from(KMS_PREFIX)); i++) {
       await d.kubectl('delete', 'secret', 'new', '--ignore-not-found')
       await d.ok('create', 'secret', 'generic', 'new', `--from-literal=password=${PASSWORD}`)
