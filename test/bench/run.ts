@@ -12,6 +12,7 @@ import { measureAuthorization, renderAuthorizationSection, writeAuthorizationSec
 import { measureFlowControl, renderFlowControlSection, writeFlowControlSection } from './priority-and-fairness.js'
 import { measureAdmission, renderAdmissionSection, writeAdmissionSection } from './admission.js'
 import { measureDaemon } from './daemon.js'
+import { measureEncryptionProviders, renderEncryptionSection, writeEncryptionSection } from './encryption-providers.js'
 import { measureHostileInput, renderHostileSection, writeHostileSection } from './hostile-input.js'
 import { measureInProcess } from './in-process.js'
 import { measureTokenAuthentication, renderTokenSection, writeTokenSection } from './token-authentication.js'
@@ -91,4 +92,8 @@ log('bearer tokens on a GET: a static token, a cached JWT, first-use JWTs …')
 const tokens = renderTokenSection(await measureTokenAuthentication(), new Date())
 await writeTokenSection(ROOT, tokens)
 process.stdout.write(`\n${tokens}`)
+log('encryption at rest: each provider on Secret creates and GETs …')
+const encryption = renderEncryptionSection(await measureEncryptionProviders(), new Date())
+await writeEncryptionSection(ROOT, encryption)
+process.stdout.write(`\n${encryption}`)
 log(`wrote docs/benchmarks.md in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
