@@ -13,7 +13,8 @@ import { EncryptionAtRest } from '../../core/encryption/encryption-at-rest.js'
 import { MemoryStorage } from '../../core/storage/memory.js'
 import type { ValueTransformer } from '../../core/storage/value/transformer.js'
 import { ADMIN_IDENTITY } from '../../core/index.js'
-import { createTestServer, TestClient } from './harness.js'
+import { cronTab, cronTabDefinition, installDefinition } from './crd-fixtures.js'
+import { createTestServer, startServer, TestClient } from './harness.js'
 
 const SECRETS = '/api/v1/namespaces/default/secrets'
 const REWRITE = '/encryption/rewrite'
@@ -70,7 +71,7 @@ function cluster() {
       await server.ready
       return new TestClient(server)
     },
-    held: (name: string): string => Buffer.from(storage.heldValue(`/registry/secrets/default/${name}`) as Uint8Array).toString('latin1'),
+    held: (name: string, prefix = '/registry/secrets/default/'): string => Buffer.from(storage.heldValue(`${prefix}${name}`) as Uint8Array).toString('latin1'),
   }
 }
 
@@ -163,5 +164,30 @@ describe('POST /encryption/rewrite (in-process, memory store)', () => {
     assert.equal(r.status, 400)
     assert.equal(r.body.reason, 'BadRequest')
     assert.match(r.body.message, /\(secrets\); not: configmaps$/)
+  })
+
+  it('covers custom resources under a group wildcard: a CronTab written under key1 is rewritten with key2', async () => {
+    const c = cluster()
+    const groupWith = (...providers: EncryptionProvider[]): EncryptionConfiguration => ({
+      resources: [{ resources: [{ group: 'stable.example.com', resource: '*' }], providers }],
+    })
+    const first = await c.serve(new EncryptionAtRest(groupWith(aescbc('key1', 1))))
+    await installDefinition(first, cronTabDefinition())
+    const CRONTABS = '/apis/stable.example.com/v1/namespaces/default/crontabs'
+    assert.equal((await first.post(CRONTABS, cronTab('nightly'))).status, 201)
+    const stored = '/registry/stable.example.com/crontabs/default/'
+    assert.match(c.held('nightly', stored), /^k8s:enc:aescbc:v1:key1:/)
+
+    const client = await c.serve(new EncryptionAtRest(groupWith(aescbc('key2', 2), aescbc('key1', 1))))
+    const run = await client.post(`${REWRITE}?resources=crontabs.stable.example.com`, '')
+    assert.equal(run.status, 200, run.text)
+    assert.match(run.text, /^crontabs\.stable\.example\.com: 1 checked, 1 rewritten, 0 already current, 0 failed\n/)
+    assert.match(c.held('nightly', stored), /^k8s:enc:aescbc:v1:key2:/)
+    assert.equal((await client.get(`${CRONTABS}/nightly`)).body.spec.cronSpec, '* * * * */5')
+  })
+
+  it('is not served without an encryption configuration', async () => {
+    const client = await startServer()
+    assert.equal((await client.post(REWRITE, '')).status, 404)
   })
 })
