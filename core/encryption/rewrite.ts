@@ -7,11 +7,14 @@
  * unchanged, which writes only when the value was read with anything but
  * the current first provider and key (stale). A client's write landing in
  * between makes the store read again (its value is then current, so nothing
- * is written over it); nothing is ever deleted or recreated. A rerun after
- * an interruption passes the values already rewritten without writing them.
+ * is written over it); nothing is ever deleted or recreated. A value no
+ * configured provider reads (a removed key, a KMS plugin down) is reported by
+ * its key and left as it is, and the list goes on past it. A rerun after an
+ * interruption passes the values already rewritten without writing them.
  */
 import { qualifiedResource } from '../http/status-error.js'
 import type { KubeObject } from '../resources/object.js'
+import { CONTINUE_AT_LATEST, encodeContinue } from '../storage/continue-token.js'
 import { type Storage, StorageError } from '../storage/interface.js'
 
 export interface RewriteTarget {
@@ -33,7 +36,7 @@ export interface RewriteCounts {
   rewritten: number
   /** Already written with the current provider and key: passed over. */
   current: number
-  /** Objects that could not be read or written (and pages that could not be listed): left as they were. */
+  /** Objects that could not be read or written (and a resource that could not be listed at all): left as they were. */
   failed: number
 }
 
@@ -66,6 +69,11 @@ async function rewriteOne(storage: Storage, key: string): Promise<Outcome> {
 
 const summary = (c: RewriteCounts): string => `${c.checked} checked, ${c.rewritten} rewritten, ${c.current} already current, ${c.failed} failed`
 
+/** The key a list failed on because its value reads with no configured provider (a removed key). */
+function unreadableKey(err: unknown, prefix: string): string | undefined {
+  return err instanceof StorageError && err.code === 'Internal' && err.key.startsWith(prefix) && err.key !== prefix ? err.key : undefined
+}
+
 /**
  * The lines of a rewrite, yielded as it goes: a progress line per page, a
  * line per resource, one per failure (naming the key), and the counts at the
@@ -78,17 +86,36 @@ export async function* rewriteStaleValues(targets: readonly RewriteTarget[], opt
     const name = qualifiedResource(target)
     const counts: RewriteCounts = { checked: 0, rewritten: 0, current: 0, failed: 0 }
     let token: string | undefined
-    do {
+    // After a page failed on an unreadable value, its range is read again one object at a time.
+    let singles = 0
+    let skippedTo: string | undefined
+    let reportAt = pageSize
+    for (;;) {
       let page
       try {
-        page = await target.storage.list(target.prefix, { limit: pageSize, ...(token ? { continue: token } : {}) })
+        page = await target.storage.list(target.prefix, { limit: singles ? 1 : pageSize, ...(token ? { continue: token } : {}) })
       } catch (err) {
-        // A page holding a value no provider reads (a removed key) fails as a whole, as a client's list
-        // would: the rest of this resource waits for a rerun once the key is configured again.
-        yield `${name}: cannot list (${message(err)}); the rest of ${name} is left as it is`
+        const key = unreadableKey(err, target.prefix)
+        // Each skip moves past a key further on; anything else ends this resource rather than loop.
+        if (key === undefined || (skippedTo !== undefined && key <= skippedTo)) {
+          counts.failed++
+          yield `${name}: cannot list: ${message(err)}; the rest of ${name} is left as it is`
+          break
+        }
+        if (!singles) {
+          singles = pageSize
+          continue
+        }
+        // This object alone: reported, left as it is, and the list goes on after its key.
+        counts.checked++
         counts.failed++
-        break
+        singles--
+        yield `${name}: failed ${key}: ${message(err)}`
+        skippedTo = key
+        token = encodeContinue(`${key}\u0000`, target.prefix, CONTINUE_AT_LATEST)
+        continue
       }
+      if (singles) singles--
       for (const obj of page.items) {
         const key = keyOf(target.prefix, obj)
         try {
@@ -104,8 +131,12 @@ export async function* rewriteStaleValues(targets: readonly RewriteTarget[], opt
         }
       }
       token = page.continue
-      if (token) yield `${name}: ${summary(counts)} so far`
-    } while (token)
+      if (!token) break
+      if (counts.checked >= reportAt) {
+        reportAt = counts.checked + pageSize
+        yield `${name}: ${summary(counts)} so far`
+      }
+    }
     yield `${name}: ${summary(counts)}`
     total.checked += counts.checked
     total.rewritten += counts.rewritten

@@ -1,8 +1,9 @@
 /**
  * The rewrite of stale values, on a memory store: page by page with a
  * progress line each, only stale values written, namespaced and
- * cluster-scoped keys alike; a resource with a value no provider reads is
- * reported and left as it is; which resources a configuration covers.
+ * cluster-scoped keys alike; a value no provider reads is reported and left
+ * as it is while the objects around it are rewritten; which resources a
+ * configuration covers.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
@@ -67,20 +68,28 @@ describe('rewriteStaleValues', () => {
     for (const key of ['a/s1', 'a/s2', 'b/s3', 'b/s4', 'c/s5']) assert.match(s.held(`/registry/secrets/${key}`), /^k8s:enc:aesgcm:v1:new:/)
   })
 
-  it('reports a resource holding a value of a removed key, leaves it as it is, and goes on with the others', async () => {
-    const s = store(everything(aesgcm('gone', 3)))
+  it('reports a value of a removed key, leaves it as it is, and rewrites the objects around it', async () => {
+    const s = store(everything(aesgcm('old', 1)))
+    for (const name of ['a1', 'a2']) await s.storage.create(`/registry/secrets/a/${name}`, secret('a', name))
+    s.use(new EncryptionAtRest(everything(aesgcm('gone', 3))))
     await s.storage.create('/registry/secrets/a/lost', secret('a', 'lost'))
     s.use(new EncryptionAtRest(everything(aesgcm('old', 1))))
+    for (const name of ['z1', 'z2']) await s.storage.create(`/registry/secrets/a/${name}`, secret('a', name))
     await s.storage.create('/registry/minions/n1', node('n1'))
     const lost = s.held('/registry/secrets/a/lost')
     s.use(new EncryptionAtRest(everything(aesgcm('new', 2), aesgcm('old', 1))))
 
-    const { lines, counts } = await drain(rewriteStaleValues(s.targets))
-    assert.match(lines[0]!, /^secrets: cannot list \(.*unable to transform key "\/registry\/secrets\/a\/lost".*\); the rest of secrets is left as it is$/)
-    assert.equal(lines.at(-1), 'done: 1 checked, 1 rewritten, 0 already current, 1 failed; the failed objects are unchanged, run again once their providers are back')
+    const { lines, counts } = await drain(rewriteStaleValues(s.targets, { pageSize: 10 }))
+    assert.equal(lines.length, 4, lines.join('\n'))
+    assert.match(lines[0]!, /^secrets: failed \/registry\/secrets\/a\/lost: .*unable to transform key "\/registry\/secrets\/a\/lost"/)
+    assert.deepEqual(lines.slice(1), [
+      'secrets: 5 checked, 4 rewritten, 0 already current, 1 failed',
+      'nodes: 1 checked, 1 rewritten, 0 already current, 0 failed',
+      'done: 6 checked, 5 rewritten, 0 already current, 1 failed; the failed objects are unchanged, run again once their providers are back',
+    ])
     assert.equal(counts.failed, 1)
     assert.equal(s.held('/registry/secrets/a/lost'), lost)
-    assert.match(s.held('/registry/minions/n1'), /^k8s:enc:aesgcm:v1:new:/)
+    for (const key of ['a/a1', 'a/a2', 'a/z1', 'a/z2']) assert.match(s.held(`/registry/secrets/${key}`), /^k8s:enc:aesgcm:v1:new:/, key)
   })
 
   it('stops between two objects when its reader stops', async () => {
