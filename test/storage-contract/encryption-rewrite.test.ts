@@ -25,6 +25,7 @@ import { EtcdServer } from './etcd-server.js'
 const PREFIX = '/registry/secrets/'
 const aesgcm = (name: string, fill: number): EncryptionProvider => ({ type: 'aesgcm', keys: [{ name, secret: new Uint8Array(32).fill(fill) }] })
 const everything = (...providers: EncryptionProvider[]): EncryptionConfiguration => ({ resources: [{ resources: [{ group: '*', resource: '*' }], providers }] })
+const dataOf = (obj: unknown): unknown => (obj as { data?: { x?: string } } | undefined)?.data?.x
 const secret = (name: string, value = 'eQ==') => ({ apiVersion: 'v1', kind: 'Secret', metadata: { namespace: 'ns', name }, data: { x: value } })
 
 /** The transformer every key goes through, replaced as a server's configuration would be; with a hook on one key's writes. */
@@ -79,8 +80,8 @@ async function scenario(open: (transformerFor: Keys['transformerFor']) => Promis
 
     // Only the new key now: everything but the lost value reads, the client's update in place.
     keys.use(everything(aesgcm('new', 2)))
-    for (const name of ['a1', 'a3', 'c1', 'c2']) assert.equal((await storage.get(`${PREFIX}ns/${name}`))?.['data']?.x, 'eQ==', name)
-    assert.equal((await storage.get(`${PREFIX}ns/a2`))?.['data']?.x, 'Y2xpZW50', 'the concurrent update is kept')
+    for (const name of ['a1', 'a3', 'c1', 'c2']) assert.equal(dataOf(await storage.get(`${PREFIX}ns/${name}`)), 'eQ==', name)
+    assert.equal(dataOf(await storage.get(`${PREFIX}ns/a2`)), 'Y2xpZW50', 'the concurrent update is kept')
     await assert.rejects(storage.get(`${PREFIX}ns/b-lost`), /unable to transform key/)
 
     keys.use(everything(aesgcm('new', 2), aesgcm('old', 1)))
