@@ -340,6 +340,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   // Encryption at rest configured: the rewrite after a rotation (README, "Encryption at rest").
   if (transformers) {
     installEncryptionRewriteRoute(app, {
+      logger,
       targets: () => storageFactory.storedResources().flatMap(({ resource, storage }) => (transformers.covers(resource) ? [{ ...resource, storage }] : [])),
     })
   }

@@ -14,26 +14,32 @@ import type { Hono } from 'hono'
 import type { ChainEnv } from '../http/filters/context.js'
 import { statusResponse } from '../http/respond.js'
 import { badRequest, qualifiedResource } from '../http/status-error.js'
-import { rewriteStaleValues, type RewriteOptions, type RewriteTarget } from './rewrite.js'
+import type { Logger } from '../ports.js'
+import { type RewriteCounts, rewriteStaleValues, type RewriteOptions, type RewriteTarget } from './rewrite.js'
 
 export const REWRITE_PATH = '/encryption/rewrite'
 
 export interface RewriteRouteDeps extends RewriteOptions {
   /** The resources the encryption configuration in effect covers, with their storage, at the time of the request. */
   targets(): RewriteTarget[]
+  /** Told who started each rewrite and how it ended, for the server's log. */
+  logger?: Logger
 }
 
-function linesStream(lines: AsyncGenerator<string, unknown>): ReadableStream<Uint8Array> {
+function linesStream(lines: AsyncGenerator<string, RewriteCounts | undefined>, onDone: (counts: RewriteCounts | undefined) => void): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder()
   return new ReadableStream({
     // One line per pull: the rewrite goes no faster than its reader, and stops when the reader goes.
     async pull(controller) {
       const next = await lines.next()
-      if (next.done) controller.close()
-      else controller.enqueue(encoder.encode(`${next.value}\n`))
+      if (next.done) {
+        onDone(next.value)
+        controller.close()
+      } else controller.enqueue(encoder.encode(`${next.value}\n`))
     },
     async cancel() {
       await lines.return(undefined)
+      onDone(undefined)
     },
   })
 }
@@ -51,7 +57,14 @@ export function installEncryptionRewriteRoute(app: Hono<ChainEnv>, deps: Rewrite
       targets = targets.filter((t) => names.includes(qualifiedResource(t)))
     }
     const options = deps.pageSize ? { pageSize: deps.pageSize } : {}
-    return new Response(linesStream(rewriteStaleValues(targets, options)), {
+    const user = c.get('user')?.username
+    const resources = targets.map(qualifiedResource)
+    deps.logger?.info({ user, resources }, 'rewriting stale encrypted values')
+    const onDone = (counts: RewriteCounts | undefined) =>
+      counts
+        ? deps.logger?.info({ user, resources, ...counts }, 'rewrote stale encrypted values')
+        : deps.logger?.info({ user, resources }, 'the rewrite of stale encrypted values stopped: its client went away')
+    return new Response(linesStream(rewriteStaleValues(targets, options), onDone), {
       headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' },
     })
   })
