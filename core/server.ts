@@ -63,6 +63,7 @@ import { singleStorage } from './storage/factory.js'
 import { MemoryStorage } from './storage/memory.js'
 import type { KeyTransformers } from './storage/value/key-transformers.js'
 import { encryptionKeyTransformers } from './encryption/resource-transformers.js'
+import { installEncryptionRewriteRoute } from './encryption/rewrite-route.js'
 import { ServerStorage } from './storage/server-storage.js'
 import { DEFAULT_WATCHER_BUFFER_SIZE } from './storage/watch-cache.js'
 
@@ -355,6 +356,13 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     serving,
   })
   if ((serving.profiling ?? true) && ports.profiler) installProfilingRoutes(app, ports.profiler)
+  // Encryption at rest configured: the rewrite after a rotation (README, "Encryption at rest").
+  if (transformers) {
+    installEncryptionRewriteRoute(app, {
+      logger,
+      targets: () => storageFactory.storedResources().flatMap(({ resource, storage }) => (transformers.covers(resource) ? [{ ...resource, storage }] : [])),
+    })
+  }
   installRoutes(app, {
     catalogue,
     ...(options.externalHostname || options.advertiseAddress ? { externalAddress } : {}),

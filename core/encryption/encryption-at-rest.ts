@@ -11,7 +11,7 @@ import type { HealthCheck } from '../api/health.js'
 import type { EncryptionConfiguration } from '../config/encryption.js'
 import { KeyTransformers } from '../storage/value/key-transformers.js'
 import { backgroundTimer } from './kms/probe.js'
-import { type EncryptionDependencies, EncryptionTransformers } from './resource-transformers.js'
+import { type EncryptionDependencies, EncryptionTransformers, type GroupResourceName } from './resource-transformers.js'
 
 const KMS_RELOAD_CHECK = 'kms-providers'
 
@@ -33,6 +33,10 @@ export class EncryptionAtRest extends KeyTransformers {
     this.current = first
     if (options.reload || first.onlyKmsV2) this.checks = [{ name: KMS_RELOAD_CHECK, check: () => this.current.checkAllKms() }]
     else this.checks = first.kmsProviders.map((p, i) => ({ name: `kms-provider-${i}`, check: () => p.check() }))
+  }
+
+  override covers(resource: GroupResourceName): boolean {
+    return this.current.covers(resource)
   }
 
   override healthChecks(): readonly HealthCheck[] {

@@ -74,6 +74,11 @@ export class EncryptionTransformers {
     return this.byName.get(keyOf(group, resource)) ?? this.byName.get(keyOf(group, '*')) ?? this.byName.get(keyOf('*', '*')) ?? identityProvider
   }
 
+  /** Whether an entry names the resource (an entry starting with identity too: its old values may need decrypting). */
+  covers({ group, resource }: GroupResourceName): boolean {
+    return this.byName.has(keyOf(group, resource)) || this.byName.has(keyOf(group, '*')) || this.byName.has(keyOf('*', '*'))
+  }
+
   /** Whether only KMS v2 plugins are configured (upstream then reports them in one check). */
   get onlyKmsV2(): boolean {
     return this.kmsProviders.length > 0 && this.kmsProviders.every((p) => p instanceof KmsV2Provider)

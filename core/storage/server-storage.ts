@@ -33,6 +33,8 @@ export interface ServerStorageOptions {
 
 export class ServerStorage implements StorageFactory {
   private readonly caches = new Map<Storage, WatchCache>()
+  /** The first resource asked for under each prefix, with its storage (events of two groups share one prefix). */
+  private readonly byPrefix = new Map<string, { resource: StorageResource; storage: Storage }>()
 
   constructor(
     private readonly backends: StorageFactory,
@@ -42,8 +44,15 @@ export class ServerStorage implements StorageFactory {
   storageFor(resource: StorageResource): Storage {
     this.options.transformers?.register(resource)
     const cached = this.cachedStorageFor(resource)
-    const storage = this.options.metrics ? measuredStorage(cached, resource, this.options.metrics) : cached
-    return this.options.tracer ? tracedStorage(storage, resource, this.options.tracer) : storage
+    const measured = this.options.metrics ? measuredStorage(cached, resource, this.options.metrics) : cached
+    const storage = this.options.tracer ? tracedStorage(measured, resource, this.options.tracer) : measured
+    if (!this.byPrefix.has(resource.prefix)) this.byPrefix.set(resource.prefix, { resource, storage })
+    return storage
+  }
+
+  /** Every stored resource asked for so far (custom ones too), once per key prefix, with the storage that holds it. */
+  storedResources(): { resource: StorageResource; storage: Storage }[] {
+    return [...this.byPrefix.values()]
   }
 
   private cachedStorageFor(resource: StorageResource): Storage {

@@ -13,6 +13,7 @@ import { measureAuthorization, renderAuthorizationSection, writeAuthorizationSec
 import { measureFlowControl, renderFlowControlSection, writeFlowControlSection } from './priority-and-fairness.js'
 import { measureAdmission, renderAdmissionSection, writeAdmissionSection } from './admission.js'
 import { measureDaemon } from './daemon.js'
+import { measureEncryptionProviders, renderEncryptionSection, writeEncryptionSection } from './encryption-providers.js'
 import { measureHostileInput, renderHostileSection, writeHostileSection } from './hostile-input.js'
 import { measureInProcess } from './in-process.js'
 import { measureTokenAuthentication, renderTokenSection, writeTokenSection } from './token-authentication.js'
@@ -95,4 +96,8 @@ process.stdout.write(`\n${tokens}`)
 log('the read path: GET and LIST over TLS on the embedded store and etcd, against a fixed-body TLS server …')
 // Its own process: it starts daemons and a limit server, and writes its section of docs/benchmarks.md.
 execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'bench', 'read-path.ts')], { stdio: ['ignore', 'inherit', 'inherit'] })
+log('encryption at rest: each provider on Secret creates and GETs …')
+const encryption = renderEncryptionSection(await measureEncryptionProviders(), new Date())
+await writeEncryptionSection(ROOT, encryption)
+process.stdout.write(`\n${encryption}`)
 log(`wrote docs/benchmarks.md in ${((performance.now() - t0) / 1000).toFixed(1)} s`)

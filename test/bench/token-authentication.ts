@@ -37,7 +37,7 @@ async function getWith(server: ApiServer, token: string): Promise<boolean> {
 }
 
 /** Several runs as one result: counts summed, latencies as the median of the runs' figures. */
-function merged(runs: LoadResult[]): LoadResult {
+export function merged(runs: LoadResult[]): LoadResult {
   const mid = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN
   const count = runs.reduce((n, r) => n + r.count, 0)
   const seconds = runs.reduce((n, r) => n + r.seconds, 0)

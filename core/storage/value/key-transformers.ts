@@ -30,6 +30,15 @@ export class KeyTransformers {
     for (const [prefix, resource] of this.resources) this.byPrefix.set(prefix, resolve(resource))
   }
 
+  /**
+   * Whether a resource's values may be stored through something other than
+   * identity, so that a rewrite after a rotation has to look at them. Without
+   * more knowledge of the transformers: every resource.
+   */
+  covers(_resource: Pick<StorageResource, 'group' | 'resource'>): boolean {
+    return true
+  }
+
   /** Checks of what the transformers depend on (KMS plugins), served under /healthz, /livez and /readyz. */
   healthChecks(): readonly HealthCheck[] {
     return []
