@@ -297,6 +297,8 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       logger.warn({ err: String(err) }, 'cannot publish the extension-apiserver-authentication ConfigMap'),
     )
     await services.start(registry, now, logger, membership)
+    // A lone server's controllers (default service accounts, storage protection ...) have done their first pass.
+    await membership.controllersStarted()
     // The local APIServices exist before the first request, as upstream's autoregister-completion check waits for.
     await aggregator?.ready
     started = true

@@ -42,6 +42,16 @@ export class ControllerSet {
     }
   }
 
+  /**
+   * Resolves once every controller running now has finished starting (its
+   * initial pass included, for those whose start resolves after it). A lone
+   * server waits for this before it reports ready, so that what its
+   * controllers create at start exists before the first request.
+   */
+  async started(): Promise<void> {
+    await Promise.all([...this.entries.values()].map((entry) => entry.running))
+  }
+
   stopAll(): void {
     this.active = false
     for (const entry of this.entries.values()) {

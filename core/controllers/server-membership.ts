@@ -31,6 +31,8 @@ export interface ServerMembership {
   readonly peers?: { directory: Pick<PeerDirectory, 'serving'>; forward: PeerForward }
   /** Starts the leases once kube-system exists. */
   start(): Promise<void>
+  /** Alone on its store: resolves once the run-once controllers have started. Sharing it: at once (they start with the lease). */
+  controllersStarted(): Promise<void>
   stop(): Promise<void>
 }
 
@@ -139,6 +141,7 @@ export function serverMembership(options: MultiServerOptions | undefined, ctx: M
       )
       await election.firstAttempt
     },
+    controllersStarted: () => (shared ? Promise.resolve() : controllers.started()),
     async stop() {
       stopped = true
       stopIdentity?.()

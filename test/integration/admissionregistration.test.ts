@@ -1,7 +1,7 @@
 /** admissionregistration.k8s.io through the API: webhook and policy defaults, refusals with upstream's causes, updates, delete. */
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
-import { startServer, type TestClient } from './harness.js'
+import { eventually, startServer, type TestClient } from './harness.js'
 
 const BASE = '/apis/admissionregistration.k8s.io/v1'
 const VALIDATING = `${BASE}/validatingwebhookconfigurations`
@@ -121,6 +121,9 @@ describe('admissionregistration.k8s.io through the API', () => {
     }
     const created = await client.post(POLICIES, policy)
     assert.equal(created.status, 201, created.text)
+    // The type-checking controller writes the policy's status just after the create; an update from an older read
+    // would meet 409 Conflict before its validation, so read once that status is there.
+    await eventually('the type check is written', async () => (await client.get(`${POLICIES}/replicas`)).body.status?.observedGeneration === 1)
     const read = await client.get(`${POLICIES}/replicas`)
     assert.equal(read.body.spec.failurePolicy, 'Fail')
     assert.deepEqual(read.body.spec.matchConstraints, {
@@ -129,7 +132,7 @@ describe('admissionregistration.k8s.io through the API', () => {
       namespaceSelector: {},
       objectSelector: {},
     })
-    // What the client sent as status is dropped; the type-checking controller may have written its own since.
+    // What the client sent as status is dropped; the type-checking controller wrote its own.
     assert.notEqual(read.body.status?.observedGeneration, 9)
     assert.equal(read.body.metadata.generation, 1)
     read.body.spec.validations[0].expression = 'object.spec.replicas <'

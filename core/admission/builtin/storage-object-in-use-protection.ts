@@ -33,8 +33,9 @@ export const storageObjectInUseProtection: MutatingAdmission = {
 export const storageObjectInUseProtectionFactory: AdmissionPluginFactory = ({ registry, now, logger, runOnce }) => {
   // The controllers run once in a cluster (upstream's controller manager); the plugin in every server.
   if (runOnce) {
-    runOnce('storage-protection', () => {
+    runOnce('storage-protection', async () => {
       const controllers = startStorageProtection(registry, now, logger)
+      await controllers.ready
       return () => controllers.stop()
     })
     return { plugin: storageObjectInUseProtection }
