@@ -17,6 +17,12 @@ export interface Logger {
   info(fields: Record<string, unknown>, message: string): void
   warn(fields: Record<string, unknown>, message: string): void
   error(fields: Record<string, unknown>, message: string): void
+  /**
+   * klog's V(level).Enabled() for a module (core/logging/verbosity.ts names
+   * them): whether messages at that verbosity show. Log them with
+   * `verbose(logger, level, module)`. Absent: only V(0) shows.
+   */
+  enabled?(level: number, module: string): boolean
 }
 
 export const silentLogger: Logger = {

@@ -4,7 +4,7 @@
  * main.ts only wires process signals and the exit code to runDaemon.
  */
 import { readFile } from 'node:fs/promises'
-import { type DestinationStream, pino } from 'pino'
+import type { DestinationStream } from 'pino'
 import { parseTokenFile } from '../../core/config/token-file.js'
 import { type ApiServer, createApiServer } from '../../core/index.js'
 import { RuntimeConfigError } from '../../core/resources/runtime-config.js'
@@ -42,6 +42,7 @@ import { type DaemonStorage, openDaemonStorage, StorageStartupError } from './st
 import { eventExpiry, multiServerOptions } from './multi-server.js'
 import { nodeWebhookClient } from './webhook-client.js'
 import { type NodeProxyTransport, nodeProxyTransport } from './proxy-transport.js'
+import { daemonLogger, loggingOptions } from './logging.js'
 
 /** How long shutdown may take before the daemon gives up waiting and exits. */
 const SHUTDOWN_DEADLINE_MS = 5000
@@ -303,7 +304,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     return 0
   }
   const { flags, parsed } = command
-  const logger: Logger = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime }, out.logStream ?? pino.destination({ fd: 2, sync: true }))
+  const logging = daemonLogger(loggingOptions(parsed.values), out.logStream)
+  const logger: Logger = logging.logger
 
   let server: ApiServer | undefined
   let listener: TlsListener | undefined
@@ -476,6 +478,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     await tracing?.shutdown().catch(() => {})
     if (!(err instanceof StartupError)) throw err
     out.stderr(err.problems.map((p) => `Error: ${p}\n`).join(''))
+    logging.close()
     return 1
   }
 
@@ -506,5 +509,6 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   const deadline = new Promise<'deadline'>((resolve) => setTimeout(resolve, SHUTDOWN_DEADLINE_MS, 'deadline').unref())
   if ((await Promise.race([done, deadline])) === 'deadline') logger.warn({}, 'shutdown did not finish in time; exiting anyway')
   else logger.info({}, 'stopped')
+  logging.close()
   return 0
 }

@@ -6,7 +6,7 @@
 import { flag } from '../spec.js'
 import { NOT_YET } from './not-yet.js'
 
-export const LOGGING_FORMATS = ['text'] as const
+export const LOGGING_FORMATS = ['text', 'json'] as const
 
 const logs = { section: 'Logs', status: 'pending', pending: NOT_YET.logging } as const
 const metrics = { section: 'Metrics', status: 'active' } as const
