@@ -94,6 +94,12 @@ export interface ServerPorts {
    */
   profiler: Profiler
   /**
+   * The runtime's log directory (`--enable-logs-handler`), served at `/logs/`
+   * to users allowed to read it.
+   * @default none: `/logs/` is not served
+   */
+  logFiles: LogFiles
+  /**
    * Where the server's spans go (`--tracing-config-file`): a span per request
    * and one per storage write under it. The runtime builds the exporter and
    * the sampler; W3C `traceparent` is read by core.
@@ -119,6 +125,17 @@ export interface ProfileFile {
   /** The file name the runtime's tools expect, e.g. `cpu.cpuprofile`, `heap.heapsnapshot`. */
   fileName: string
 }
+
+/** A directory of log files, read-only; paths are relative to it, `..` never reaches here. */
+export interface LogFiles {
+  /** The file or directory at `path` ('' is the directory itself); undefined when there is none or it lies outside. */
+  read(path: string): Promise<LogFileEntry | undefined>
+}
+
+export type LogFileEntry =
+  | { kind: 'file'; size: number; body: ReadableStream<Uint8Array> }
+  /** Names sorted, directories with a trailing slash. */
+  | { kind: 'directory'; entries: string[] }
 
 /** The runtime's own profilers (V8's under Node: Chrome DevTools formats). */
 export interface Profiler {

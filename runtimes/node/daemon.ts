@@ -42,7 +42,7 @@ import { type DaemonStorage, openDaemonStorage, StorageStartupError } from './st
 import { eventExpiry, multiServerOptions } from './multi-server.js'
 import { nodeWebhookClient } from './webhook-client.js'
 import { type NodeProxyTransport, nodeProxyTransport } from './proxy-transport.js'
-import { daemonLogger, loggingOptions } from './logging.js'
+import { daemonLogger, loggingOptions, logsHandlerPort, servedPaths } from './logging.js'
 
 /** How long shutdown may take before the daemon gives up waiting and exits. */
 const SHUTDOWN_DEADLINE_MS = 5000
@@ -405,6 +405,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         webhookClient: nodeWebhookClient(),
         proxyTransport,
         profiler,
+        ...logsHandlerPort(parsed.values),
         ...(tracing ? { tracerProvider: tracing.tracerProvider } : {}),
         runtimeMetrics: nodeRuntimeMetrics(metricsOptions.disabled),
       })
@@ -457,7 +458,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     const url = serverUrl(localHost(flags.bindAddress), listener.port)
     const kubeconfigPath = await pki.writeKubeconfig(url)
     logger.info(
-      { url, port: listener.port, bindAddress: flags.bindAddress, kubeconfig: kubeconfigPath ?? null },
+      { url, port: listener.port, bindAddress: flags.bindAddress, kubeconfig: kubeconfigPath ?? null, paths: servedPaths(parsed.values) },
       kubeconfigPath
         ? `Serving on ${url} (HTTP/2 and HTTP/1.1). Try: kubectl --kubeconfig ${kubeconfigPath} get ns`
         : `Serving on ${url} (HTTP/2 and HTTP/1.1). Client certificates are verified against --client-ca-file.`,

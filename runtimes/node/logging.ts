@@ -11,7 +11,8 @@
  */
 import { writeSync } from 'node:fs'
 import { type DestinationStream, type Logger as Pino, pino } from 'pino'
-import type { Logger } from '../../core/ports.js'
+import type { LogFiles, Logger } from '../../core/ports.js'
+import { DEFAULT_LOG_DIR, nodeLogFiles } from './log-files.js'
 import type { FlagValues } from '../../core/options/flags/index.js'
 import { MODULE_FIELD, type Verbosity, VERBOSITY_FIELD, verbosityEnabled } from '../../core/logging/verbosity.js'
 import { jsonFields, klogLine, PINO_ERROR, type PinoRecord } from './log-formats.js'
@@ -142,4 +143,17 @@ export function daemonLogger(options: LoggingOptions, logStream: DestinationStre
   const destination = textDestination(options, outputs)
   const out = pino({ base: null, timestamp: pino.stdTimeFunctions.epochTime }, destination)
   return { logger: verbosityLogger(out, options.verbosity, asIs), close: () => destination.close() }
+}
+
+/** The `/logs/` port when `--enable-logs-handler` is on. */
+export function logsHandlerPort(values: FlagValues): { logFiles?: LogFiles } {
+  return values['enable-logs-handler'] ? { logFiles: nodeLogFiles() } : {}
+}
+
+/** What the server answers besides the API, for the one start-up line that says where it serves. */
+export function servedPaths(values: FlagValues): string {
+  const paths = ['/api', '/apis', '/openapi/v2', '/openapi/v3', '/version', '/healthz', '/livez', '/readyz', '/metrics']
+  if (values.profiling) paths.push('/debug/pprof/')
+  if (values['enable-logs-handler']) paths.push(`/logs/ (${DEFAULT_LOG_DIR})`)
+  return paths.join(', ')
 }

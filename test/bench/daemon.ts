@@ -47,10 +47,10 @@ function vmRssMiB(pid: number): Promise<number> {
 const certDirIn = (dir: string): string => join(dir, 'pki')
 const dataDirIn = (dir: string): string => join(dir, 'data')
 
-/** Starts the daemon on a free port; resolves with the port from its "Serving on" log line (pino JSON on stderr). */
+/** Starts the daemon on a free port; resolves with the port from its "Serving on" log line (--logging-format=json on stderr). */
 function startDaemon(main: string, dir: string): Promise<Running> {
   return new Promise((resolve, reject) => {
-    const args = [main, '--secure-port', '0', '--bind-address', '127.0.0.1', '--cert-dir', certDirIn(dir), '--data-dir', dataDirIn(dir)]
+    const args = [main, '--secure-port', '0', '--bind-address', '127.0.0.1', '--cert-dir', certDirIn(dir), '--data-dir', dataDirIn(dir), '--logging-format=json']
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] })
     const log: string[] = []
     const timer = setTimeout(() => {

@@ -358,10 +358,10 @@ const CASES: RuleCase[] = [
   },
   // Logs and metrics
   {
-    rule: '--logging-format is text',
-    refused: ['--logging-format=json'],
-    says: ['--logging-format: Unsupported value: "json": supported values: "text"'],
-    accepted: ['--logging-format=text'],
+    rule: '--logging-format is text or json',
+    refused: ['--logging-format=yaml'],
+    says: ['--logging-format: Unsupported value: "yaml": supported values: "text", "json"'],
+    accepted: ['--logging-format=text', '--logging-format=json'],
   },
   {
     rule: 'split text streams need the LoggingAlphaOptions gate',
