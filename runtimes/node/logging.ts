@@ -108,7 +108,8 @@ function jsonPino(outputs: LogOutputs): Pino {
     {
       base: null,
       messageKey: 'msg',
-      timestamp: () => `,"ts":${performance.timeOrigin + performance.now()}`,
+      // With no level key pino writes the timestamp first, so it takes no leading comma.
+      timestamp: () => `"ts":${performance.timeOrigin + performance.now()}`,
       formatters: { level: () => ({}) },
     },
     pino.destination({ fd: outputs.stderrFd, sync: true }),
