@@ -13,6 +13,7 @@ import type { KmsClientFactory } from './encryption/kms/client.js'
 
 /** A pino-compatible subset: structured fields first, then the message. */
 export interface Logger {
+  /** klog's V(4): details; a `module` field names the module `--vmodule` matches. */
   debug(fields: Record<string, unknown>, message: string): void
   info(fields: Record<string, unknown>, message: string): void
   warn(fields: Record<string, unknown>, message: string): void
