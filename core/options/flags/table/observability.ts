@@ -114,7 +114,7 @@ export const OBSERVABILITY_FLAGS = [
     kind: 'vmodule',
     default: [],
     ...logs,
-    help: "Per-module verbosity, comma separated pattern=N settings: a module is a source file's base name without extension (httplog, authentication), a pattern a glob with * and ?; the first match applies.",
+    help: "Per-module verbosity, comma separated pattern=N settings: a module is a source file's base name without extension (httplog, authentication), a pattern a glob with * and ?; the first match applies. Text format only.",
   }),
   flag({
     name: 'tracing-config-file',

@@ -364,6 +364,12 @@ const CASES: RuleCase[] = [
     accepted: ['--logging-format=text', '--logging-format=json'],
   },
   {
+    rule: '--vmodule is for the text format only',
+    refused: ['--logging-format=json', '--vmodule=httplog=3'],
+    says: ['--vmodule: Forbidden: Only supported for text log format'],
+    accepted: ['--logging-format=text', '--vmodule=httplog=3'],
+  },
+  {
     rule: 'split text streams need the LoggingAlphaOptions gate',
     refused: ['--log-text-split-stream', '--log-text-info-buffer-size=64Ki'],
     says: ['--log-text-split-stream: Forbidden: Feature LoggingAlphaOptions is disabled', '--log-text-info-buffer-size: Forbidden: Feature LoggingAlphaOptions is disabled'],
