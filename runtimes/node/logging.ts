@@ -143,7 +143,16 @@ export function daemonLogger(options: LoggingOptions, logStream: DestinationStre
   if (options.format === 'json') return { logger: verbosityLogger(jsonPino(outputs), options.verbosity, jsonFields), close() {} }
   const destination = textDestination(options, outputs)
   const out = pino({ base: null, timestamp: pino.stdTimeFunctions.epochTime }, destination)
-  return { logger: verbosityLogger(out, options.verbosity, asIs), close: () => destination.close() }
+  // Buffered info lines still reach the output when the process exits another way (a second signal).
+  const onExit = (): void => destination.close()
+  process.once('exit', onExit)
+  return {
+    logger: verbosityLogger(out, options.verbosity, asIs),
+    close: () => {
+      process.off('exit', onExit)
+      destination.close()
+    },
+  }
 }
 
 /** The `/logs/` port when `--enable-logs-handler` is on. */
