@@ -59,7 +59,7 @@ export interface DaemonIO {
   stderr(text: string): void
   /** Aborting it shuts the daemon down as SIGTERM does. */
   stop?: AbortSignal
-  /** Where JSON log lines go. @default stderr */
+  /** Where pino's own JSON log lines go, whatever --logging-format says (embedders, tests). @default stderr, in the flags' format */
   logStream?: DestinationStream
   /** @default core's createApiServer */
   createServer?(options: ApiServerOptions, ports: Partial<ServerPorts>): ApiServer
