@@ -14,10 +14,17 @@ import type { KmsClientFactory } from './encryption/kms/client.js'
 
 /** A pino-compatible subset: structured fields first, then the message. */
 export interface Logger {
+  /** klog's V(4): details; a `module` field names the module `--vmodule` matches. */
   debug(fields: Record<string, unknown>, message: string): void
   info(fields: Record<string, unknown>, message: string): void
   warn(fields: Record<string, unknown>, message: string): void
   error(fields: Record<string, unknown>, message: string): void
+  /**
+   * klog's V(level).Enabled() for a module (core/logging/verbosity.ts names
+   * them): whether messages at that verbosity show. Log them with
+   * `verbose(logger, level, module)`. Absent: only V(0) shows.
+   */
+  enabled?(level: number, module: string): boolean
 }
 
 export const silentLogger: Logger = {
@@ -95,6 +102,12 @@ export interface ServerPorts {
    */
   profiler: Profiler
   /**
+   * The runtime's log directory (`--enable-logs-handler`), served at `/logs/`
+   * to users allowed to read it.
+   * @default none: `/logs/` is not served
+   */
+  logFiles: LogFiles
+  /**
    * Where the server's spans go (`--tracing-config-file`): a span per request
    * and one per storage write under it. The runtime builds the exporter and
    * the sampler; W3C `traceparent` is read by core.
@@ -120,6 +133,17 @@ export interface ProfileFile {
   /** The file name the runtime's tools expect, e.g. `cpu.cpuprofile`, `heap.heapsnapshot`. */
   fileName: string
 }
+
+/** A directory of log files, read-only; paths are relative to it, `..` never reaches here. */
+export interface LogFiles {
+  /** The file or directory at `path` ('' is the directory itself); undefined when there is none or it lies outside. */
+  read(path: string): Promise<LogFileEntry | undefined>
+}
+
+export type LogFileEntry =
+  | { kind: 'file'; size: number; body: ReadableStream<Uint8Array> }
+  /** Names sorted, directories with a trailing slash. */
+  | { kind: 'directory'; entries: string[] }
 
 /** The runtime's own profilers (V8's under Node: Chrome DevTools formats). */
 export interface Profiler {

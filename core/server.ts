@@ -38,6 +38,7 @@ import { concatChains, lateBoundChain } from './admission/chain.js'
 import { buildAdmission, defaultAdmissionPlugins } from './admission/plugins.js'
 import { ServerLifecycle } from './lifecycle/lifecycle.js'
 import { installProfilingRoutes } from './api/profiling.js'
+import { installLogsRoutes } from './api/logs.js'
 import { graceForStartup } from './api/health.js'
 import type { ApiServerOptions } from './options/api-server-options.js'
 import { Auditor } from './audit/auditor.js'
@@ -365,6 +366,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       targets: () => storageFactory.storedResources().flatMap(({ resource, storage }) => (transformers.covers(resource) ? [{ ...resource, storage }] : [])),
     })
   }
+  if (ports.logFiles) installLogsRoutes(app, ports.logFiles)
   installRoutes(app, {
     catalogue,
     ...(options.externalHostname || options.advertiseAddress ? { externalAddress } : {}),

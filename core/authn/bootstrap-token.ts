@@ -59,7 +59,7 @@ function groupsOf(secret: KubeObject): string[] | undefined {
 
 export function bootstrapTokenAuthenticator(registry: Registry, now: () => Date, logger: Logger): TokenAuthenticator {
   const refuse = (secret: KubeObject, why: string): undefined => {
-    logger.debug({ secret: `${NAMESPACE}/${secret.metadata.name ?? ''}` }, `bootstrap token ${why}`)
+    logger.debug({ module: 'bootstrap-token', secret: `${NAMESPACE}/${secret.metadata.name ?? ''}` }, `bootstrap token ${why}`)
     return undefined
   }
   return {

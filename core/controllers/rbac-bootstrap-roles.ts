@@ -112,8 +112,8 @@ export async function ensureBootstrapPolicy(stores: RbacStores, now: () => Date,
       const result = await reconcileOne(stores, store, expected, reconcile, ctx, known)
       if (result.protected && result.operation !== 'none')
         logger.warn({ object: what, missing: result.added }, 'skipped reconcile-protected object with missing permissions')
-      else if (result.operation === 'update') logger.debug({ object: what, added: result.added }, 'updated with additional permissions')
-      else if (result.operation === 'create' || result.operation === 'recreate') logger.debug({ object: what }, 'created')
+      else if (result.operation === 'update') logger.debug({ module: 'rbac-bootstrap-roles', object: what, added: result.added }, 'updated with additional permissions')
+      else if (result.operation === 'create' || result.operation === 'recreate') logger.debug({ module: 'rbac-bootstrap-roles', object: what }, 'created')
     } catch (err) {
       logger.error({ object: what, err: String(err) }, 'unable to reconcile')
     }

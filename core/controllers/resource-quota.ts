@@ -147,7 +147,7 @@ export function startResourceQuotaController(
       } catch (err) {
         if (stopped) return
         // Changed meanwhile (an admission charge, a spec edit): counted again once the index has the new version.
-        logger.debug({ namespace, quota: quota.metadata.name, err: String(err) }, 'resource quota sync retried')
+        logger.debug({ module: 'resource-quota', namespace, quota: quota.metadata.name, err: String(err) }, 'resource quota sync retried')
         setTimeout(() => enqueue(namespace), CONFLICT_RETRY_MS)
       }
     }

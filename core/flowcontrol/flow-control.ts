@@ -237,7 +237,7 @@ export class FlowControl {
         )
       } catch (err) {
         // Deleted meanwhile, or another server wrote it first: the next event brings the object again.
-        this.logger.debug({ flowSchema: schema.metadata.name, err: String(err) }, 'cannot write the Dangling condition')
+        this.logger.debug({ module: 'flow-control', flowSchema: schema.metadata.name, err: String(err) }, 'cannot write the Dangling condition')
       }
     }
   }

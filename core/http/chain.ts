@@ -19,6 +19,7 @@ import type { ChainEnv } from './filters/context.js'
 import { auditFilter, auditIdFilter } from './filters/audit.js'
 import { corsFilter } from './filters/cors.js'
 import { hstsFilter } from './filters/hsts.js'
+import { httpLogFilter } from './filters/httplog.js'
 import { maxInFlightFilter } from './filters/max-in-flight.js'
 import { requestMetricsFilter } from './filters/metrics.js'
 import { priorityAndFairnessFilter } from './filters/priority-and-fairness.js'
@@ -66,7 +67,7 @@ export function buildChain(deps: ChainDeps): Hono<ChainEnv> {
   app.use(requestInfoFilter)
   // Not a filter upstream but part of writing every answer: indented JSON for ?pretty and people's clients.
   app.use(prettyFilter)
-  // HTTP log: later
+  app.use(httpLogFilter(deps.logger))
   if (deps.serving.shutdownSendRetryAfter) app.use(shutdownRetryAfterFilter(deps.lifecycle))
   use(app, hstsFilter(deps.serving.hstsDirectives ?? []))
   // cache-control, warnings: later

@@ -24,7 +24,7 @@ export async function countStorageObjects(registry: Registry, metrics: Metrics, 
       const count = await store.storage.count(prefix)
       metrics.setGauge(STORAGE_OBJECTS, HELP, { resource: entry.group ? `${entry.resource}.${entry.group}` : entry.resource }, count)
     } catch (err) {
-      logger.debug({ resource: entry.resource, err: String(err) }, 'counting stored objects failed')
+      logger.debug({ module: 'storage-objects', resource: entry.resource, err: String(err) }, 'counting stored objects failed')
     }
   }
 }

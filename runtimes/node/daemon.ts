@@ -8,7 +8,7 @@
  * process signals and the exit code to runDaemon.
  */
 import { readFile } from 'node:fs/promises'
-import { type DestinationStream, pino } from 'pino'
+import type { DestinationStream } from 'pino'
 import { parseTokenFile } from '../../core/config/token-file.js'
 import { type ApiServer, createApiServer } from '../../core/index.js'
 import { RuntimeConfigError } from '../../core/resources/runtime-config.js'
@@ -48,6 +48,7 @@ import { eventExpiry, multiServerOptions, peerProxyOptions } from './multi-serve
 import { nodeWebhookClient } from './webhook-client.js'
 import type { DaemonRuntime } from './daemon-runtime.js'
 import { type NodeProxyTransport, nodeProxyTransport } from './proxy-transport.js'
+import { daemonLogger, loggingOptions, logsHandlerPort, servedPaths } from './logging.js'
 
 /** How long shutdown may take before the daemon gives up waiting and exits. */
 const SHUTDOWN_DEADLINE_MS = 5000
@@ -64,7 +65,7 @@ export interface DaemonIO {
   stderr(text: string): void
   /** Aborting it shuts the daemon down as SIGTERM does. */
   stop?: AbortSignal
-  /** Where JSON log lines go. @default stderr */
+  /** Where pino's own JSON log lines go, whatever --logging-format says (embedders, tests). @default stderr, in the flags' format */
   logStream?: DestinationStream
   /** @default core's createApiServer */
   createServer?(options: ApiServerOptions, ports: Partial<ServerPorts>): ApiServer
@@ -331,7 +332,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     return 0
   }
   const { flags, parsed } = command
-  const logger: Logger = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime }, out.logStream ?? pino.destination({ fd: 2, sync: true }))
+  const logging = daemonLogger(loggingOptions(parsed.values), out.logStream)
+  const logger: Logger = logging.logger
 
   let server: ApiServer | undefined
   let listener: TlsListener | undefined
@@ -447,6 +449,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         proxyTransport,
         checkProxyable: checkProxyableHost,
         profiler,
+        ...logsHandlerPort(parsed.values),
         ...(tracing ? { tracerProvider: tracing.tracerProvider } : {}),
         runtimeMetrics: nodeRuntimeMetrics(metricsOptions.disabled),
       })
@@ -499,7 +502,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     const url = serverUrl(localHost(flags.bindAddress), listener.port)
     const kubeconfigPath = await pki.writeKubeconfig(url)
     logger.info(
-      { url, port: listener.port, bindAddress: flags.bindAddress, kubeconfig: kubeconfigPath ?? null },
+      { url, port: listener.port, bindAddress: flags.bindAddress, kubeconfig: kubeconfigPath ?? null, paths: servedPaths(parsed.values) },
       kubeconfigPath
         ? `Serving on ${url} (HTTP/2 and HTTP/1.1). Try: kubectl --kubeconfig ${kubeconfigPath} get ns`
         : `Serving on ${url} (HTTP/2 and HTTP/1.1). Client certificates are verified against --client-ca-file.`,
@@ -520,6 +523,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     await tracing?.shutdown().catch(() => {})
     if (!(err instanceof StartupError)) throw err
     out.stderr(err.problems.map((p) => `Error: ${p}\n`).join(''))
+    logging.close()
     return 1
   }
 
@@ -550,5 +554,6 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   const deadline = new Promise<'deadline'>((resolve) => setTimeout(resolve, SHUTDOWN_DEADLINE_MS, 'deadline').unref())
   if ((await Promise.race([done, deadline])) === 'deadline') logger.warn({}, 'shutdown did not finish in time; exiting anyway')
   else logger.info({}, 'stopped')
+  logging.close()
   return 0
 }

@@ -284,8 +284,8 @@ export function serveTls(server: FetchHandler, opts: ServeTlsOptions): Promise<T
       socket.destroy()
     })
   })
-  httpServer.on('tlsClientError', (err: Error) => logger.debug({ err: err.message }, 'TLS handshake failed'))
-  httpServer.on('sessionError', (err: Error) => logger.debug({ err: err.message }, 'HTTP/2 session error'))
+  httpServer.on('tlsClientError', (err: Error) => logger.debug({ module: 'serve', err: err.message }, 'TLS handshake failed'))
+  httpServer.on('sessionError', (err: Error) => logger.debug({ module: 'serve', err: err.message }, 'HTTP/2 session error'))
 
   const setClientCAs = (bundles: ClientCABundles): void => {
     if (!cas || !bundlesGiven(bundles)) throw new Error('client certificates were not requested at start; a restart is needed to request them')

@@ -50,11 +50,11 @@ const dataDirIn = (dir: string): string => join(dir, 'data')
 /** What runs the daemon: the built Node entry's path, or a program and its leading arguments (the Bun binary, deno run ...). */
 export type DaemonCommand = string | readonly string[]
 
-/** Starts the daemon on a free port; resolves with the port from its "Serving on" log line (pino JSON on stderr). */
+/** Starts the daemon on a free port; resolves with the port from its "Serving on" log line (--logging-format=json on stderr). */
 function startDaemon(command: DaemonCommand, dir: string): Promise<Running> {
   const [program, ...leading] = typeof command === 'string' ? [process.execPath, command] : command
   return new Promise((resolve, reject) => {
-    const args = [...leading, '--secure-port', '0', '--bind-address', '127.0.0.1', '--cert-dir', certDirIn(dir), '--data-dir', dataDirIn(dir)]
+    const args = [...leading, '--secure-port', '0', '--bind-address', '127.0.0.1', '--cert-dir', certDirIn(dir), '--data-dir', dataDirIn(dir), '--logging-format=json']
     const child = spawn(program!, args, { stdio: ['ignore', 'ignore', 'pipe'] })
     const log: string[] = []
     const timer = setTimeout(() => {

@@ -136,7 +136,7 @@ async function daemon(label: string, build: string, backend: 'embedded' | 'etcd'
   await mkdir(dir, { recursive: true })
   const tokens = join(dir, 'tokens.csv')
   await writeFile(tokens, `${TOKEN},bench-admin,bench-admin,"system:masters"\n`)
-  const args = ['--secure-port', '0', '--bind-address', '127.0.0.1', '--cert-dir', join(dir, 'pki'), '--token-auth-file', tokens]
+  const args = ['--secure-port', '0', '--bind-address', '127.0.0.1', '--cert-dir', join(dir, 'pki'), '--token-auth-file', tokens, '--logging-format=json']
   if (backend === 'etcd') args.push('--etcd-servers', etcdUrl, '--etcd-prefix', `/${label.replace(/\W+/g, '-')}`)
   else args.push('--data-dir', join(dir, 'data'))
   const { child, port } = await startDaemon(join(build, 'dist', 'runtimes', 'node', 'main.js'), args, cpuProf)

@@ -26,7 +26,7 @@ export function authenticationFilter(
     }
     const result = await authenticator.authenticate(c.req.raw, connection ?? {})
     if ('error' in result) {
-      logger.debug({ path: c.req.path, reason: result.error }, 'unable to authenticate the request')
+      logger.debug({ module: 'authentication', path: c.req.path, reason: result.error }, 'unable to authenticate the request')
       throw unauthorized()
     }
     c.set('user', result.user)

@@ -8,6 +8,10 @@ import { forbidden, oneOf, type Rule } from './rule.js'
 
 const loggingFormat: Rule = ({ values }) => oneOf('logging-format', values['logging-format'], LOGGING_FORMATS)
 
+/** As upstream, per-module verbosity is a feature of the text format only. */
+const vmoduleTextOnly: Rule = ({ values }) =>
+  values.vmodule.length > 0 && values['logging-format'] !== 'text' ? [forbidden('vmodule', 'Only supported for text log format')] : []
+
 /** The split text streams are alpha: they need the LoggingAlphaOptions gate. */
 const loggingAlphaOptions: Rule = ({ values }) => {
   if (featureEnabled(values, 'LoggingAlphaOptions')) return []
@@ -24,4 +28,4 @@ const disabledMetrics: Rule = ({ values }) =>
     .filter((name) => !METRIC_NAME.test(name))
     .map((name) => `--disabled-metrics must be fully qualified metric names matching ${JSON.stringify(METRIC_NAME.source)}, got ${JSON.stringify(name)}`)
 
-export const OBSERVABILITY_RULES: readonly Rule[] = [loggingFormat, loggingAlphaOptions, disabledMetrics]
+export const OBSERVABILITY_RULES: readonly Rule[] = [loggingFormat, vmoduleTextOnly, loggingAlphaOptions, disabledMetrics]

@@ -84,10 +84,9 @@ export const MISC_FLAGS = [
     kind: 'bool',
     default: false,
     section: misc,
-    status: 'pending',
-    pending: NOT_YET.logsHandler,
+    status: 'active',
     deprecated: 'the log handler is deprecated and will be removed in a future version',
-    help: "Serve the server's logs at /logs.",
+    help: 'Serve the files of /var/log at /logs/ to users allowed to get /logs/* (cluster administrators by default).',
   }),
   flag({
     name: 'endpoint-reconciler-type',

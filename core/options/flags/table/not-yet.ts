@@ -7,7 +7,5 @@ export const NOT_YET = {
   limits: 'connection throughput limits are not enforced yet',
   contentionProfiling: 'V8 has no lock-contention profile; the flag changes nothing',
   metrics: 'the database size (apiserver_storage_size_bytes) is not polled from the store yet',
-  logging: 'logs are JSON lines from pino; klog-style logging options are not applied',
   workloads: 'pod-level policies are not applied yet',
-  logsHandler: 'there is no /logs endpoint',
 } as const

@@ -6,9 +6,9 @@
 import { flag } from '../spec.js'
 import { NOT_YET } from './not-yet.js'
 
-export const LOGGING_FORMATS = ['text'] as const
+export const LOGGING_FORMATS = ['text', 'json'] as const
 
-const logs = { section: 'Logs', status: 'pending', pending: NOT_YET.logging } as const
+const logs = { section: 'Logs', status: 'active' } as const
 const metrics = { section: 'Metrics', status: 'active' } as const
 
 export const OBSERVABILITY_FLAGS = [
@@ -78,7 +78,7 @@ export const OBSERVABILITY_FLAGS = [
     kind: 'duration',
     default: 5000,
     ...logs,
-    help: 'Longest time between log flushes.',
+    help: 'Longest time buffered log lines wait before they are written (with --log-text-info-buffer-size); other lines are written at once.',
   }),
   flag({
     name: 'log-text-info-buffer-size',
@@ -107,14 +107,14 @@ export const OBSERVABILITY_FLAGS = [
     kind: 'level',
     default: 0,
     ...logs,
-    help: 'Log verbosity level.',
+    help: 'Log verbosity level: messages logged at V(n) show when n is at most this; the request log is at 3.',
   }),
   flag({
     name: 'vmodule',
     kind: 'vmodule',
     default: [],
     ...logs,
-    help: 'Per-file verbosity, comma separated pattern=N settings; text format only.',
+    help: "Per-module verbosity, comma separated pattern=N settings: a module is a source file's base name without extension (httplog, authentication), a pattern a glob with * and ?; the first match applies. Text format only.",
   }),
   flag({
     name: 'tracing-config-file',

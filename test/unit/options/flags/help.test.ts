@@ -73,7 +73,7 @@ describe('--help', () => {
   it('shows shorthands and deprecations as upstream does', () => {
     const found = entries(helpText())
     assert.match(found.get('help') ?? '', /^-h, --help {2,}Print this help and exit\.$/)
-    assert.match(found.get('v') ?? '', /^-v, --v Level {2,}Log verbosity level\./)
+    assert.match(found.get('v') ?? '', /^-v, --v Level {2,}Log verbosity level:/)
     assert.match(found.get('admission-control') ?? '', /\(DEPRECATED: Use --enable-admission-plugins or --disable-admission-plugins instead\. Will be removed in a future version\.\)/)
     assert.match(found.get('secure-port') ?? '', /^--secure-port int {2,}Port of the HTTPS endpoint.*\(default 6443\)$/)
     assert.match(found.get('cert-dir') ?? '', /\(default "\/var\/run\/platform"\)$/)

@@ -372,10 +372,16 @@ const CASES: RuleCase[] = [
   },
   // Logs and metrics
   {
-    rule: '--logging-format is text',
-    refused: ['--logging-format=json'],
-    says: ['--logging-format: Unsupported value: "json": supported values: "text"'],
-    accepted: ['--logging-format=text'],
+    rule: '--logging-format is text or json',
+    refused: ['--logging-format=yaml'],
+    says: ['--logging-format: Unsupported value: "yaml": supported values: "text", "json"'],
+    accepted: ['--logging-format=text', '--logging-format=json'],
+  },
+  {
+    rule: '--vmodule is for the text format only',
+    refused: ['--logging-format=json', '--vmodule=httplog=3'],
+    says: ['--vmodule: Forbidden: Only supported for text log format'],
+    accepted: ['--logging-format=text', '--vmodule=httplog=3'],
   },
   {
     rule: 'split text streams need the LoggingAlphaOptions gate',

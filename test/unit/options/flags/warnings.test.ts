@@ -28,7 +28,6 @@ describe('start-up warnings', () => {
     assert.deepEqual(warningsFor(['--admission-control=NamespaceLifecycle', '--enable-logs-handler', '--endpoint-reconciler-type=master-count']), [
       '--admission-control is deprecated: Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.',
       '--enable-logs-handler is deprecated: the log handler is deprecated and will be removed in a future version',
-      '--enable-logs-handler is accepted but not yet in effect: there is no /logs endpoint',
       '--endpoint-reconciler-type=master-count is deprecated and will be removed in a future version; use lease',
     ])
   })
