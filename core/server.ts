@@ -21,7 +21,9 @@ import { clusterServices } from './controllers/cluster-services.js'
 import { startClusterRoleAggregation } from './controllers/clusterrole-aggregation.js'
 import { startCrdController } from './controllers/custom-resource-definitions.js'
 import { startGarbageCollector } from './controllers/garbage-collector.js'
+import { apiServerId } from './controllers/apiserver-identity.js'
 import { serverMembership } from './controllers/server-membership.js'
+import { ENCRYPTION_LAST_RELOAD, ENCRYPTION_RELOADS } from './metrics/definitions.js'
 import { ensureSystemNamespaces, startNamespaceLifecycle } from './controllers/namespace-lifecycle.js'
 import { rbacBootstrapHook } from './controllers/rbac-bootstrap-roles.js'
 import { systemPriorityClassesHook } from './controllers/system-priority-classes.js'
@@ -127,6 +129,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const transformers = valueTransformers(options, ports)
   const backend = ports.storage ?? new MemoryStorage(transformers ? { transformerFor: (key) => transformers.forKey(key) } : {})
   const metrics = new Metrics(options.metrics)
+  if (transformers) recordEncryptionReloads(transformers, metrics, options, now)
   const tracer = ports.tracerProvider?.getTracer(TRACER_NAME)
   // Which resource each cached prefix holds, to label the watches the cache ends as too slow.
   const cachedResources = new Map<string, { group: string; resource: string }>()
@@ -448,4 +451,24 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       expiring?.stop()
     },
   }
+}
+
+/**
+ * `--encryption-provider-config-automatic-reload` in /metrics as upstream
+ * counts it: per outcome, labelled with a hash of the server's id.
+ */
+function recordEncryptionReloads(transformers: KeyTransformers, metrics: Metrics, options: ApiServerOptions, now: () => Date): void {
+  const idHash = (async () => {
+    const id = await apiServerId(options.multiServer?.hostname ?? 'localhost', options.advertiseAddress ?? '127.0.0.1', options.securePort)
+    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(id)))
+    return `sha256:${[...digest].map((b) => b.toString(16).padStart(2, '0')).join('')}`
+  })()
+  transformers.onReload((ok) => {
+    const status = ok ? 'success' : 'failure'
+    const at = now().getTime() / 1000
+    void idHash.then((apiserver_id_hash) => {
+      metrics.addCounter(ENCRYPTION_RELOADS.name, ENCRYPTION_RELOADS.help, { apiserver_id_hash, status })
+      metrics.setGauge(ENCRYPTION_LAST_RELOAD.name, ENCRYPTION_LAST_RELOAD.help, { apiserver_id_hash, status }, at)
+    })
+  })
 }

@@ -109,3 +109,12 @@ export const ADMISSION_WEBHOOK_REQUESTS: MetricDefinition = {
   name: 'apiserver_admission_webhook_request_total',
   help: '[ALPHA] Admission webhook calls, by webhook name, type, operation, HTTP code and rejection.',
 }
+
+export const ENCRYPTION_RELOADS: MetricDefinition = {
+  name: 'apiserver_encryption_config_controller_automatic_reloads_total',
+  help: '[ALPHA] Automatic reloads of the encryption configuration, by outcome (success or failure) and server.',
+}
+export const ENCRYPTION_LAST_RELOAD: MetricDefinition = {
+  name: 'apiserver_encryption_config_controller_automatic_reload_last_timestamp_seconds',
+  help: '[ALPHA] When the encryption configuration was last reloaded automatically (Unix seconds), by outcome and server.',
+}

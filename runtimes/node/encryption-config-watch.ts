@@ -26,7 +26,10 @@ export function watchEncryptionConfig(
       path,
       flag: '--encryption-provider-config',
       apply: (text) => encryption.reload(loadEncryptionConfiguration(text, path, encryptionLoadOptions(values))),
-      onReload,
+      onReload: (outcome) => {
+        encryption.reportReload(outcome.ok)
+        onReload(outcome)
+      },
     },
     logger,
   )

@@ -18,6 +18,7 @@ import { parseCommandLine } from '../../core/options/flags/index.js'
 import { MemoryStorage } from '../../core/storage/memory.js'
 import { watchEncryptionConfig, type ReloadOutcome } from '../../runtimes/node/encryption-config-watch.js'
 import { nodeKmsClients } from '../../runtimes/node/kms-clients.js'
+import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text.js'
 import { createTestServer, TestClient } from './harness.js'
 
 const SECRETS = '/api/v1/namespaces/default/secrets'
@@ -73,6 +74,14 @@ describe('automatic reload of the encryption configuration', () => {
       await client.post(SECRETS, { metadata: { name: 'still' }, data: { password: PASSWORD } })
       assert.ok(held('still').startsWith('k8s:enc:aesgcm:v1:two:'), 'the configuration in effect stayed')
       assert.equal((await client.get('/healthz/kms-providers')).status, 200)
+
+      // Each attempt is counted in /metrics by outcome, as upstream counts it.
+      const metrics = parsePrometheusText((await client.get('/metrics')).text)
+      const reloadsOf = (status: string) => sampleValue(metrics, 'apiserver_encryption_config_controller_automatic_reloads_total', { status })
+      assert.deepEqual([reloadsOf('success'), reloadsOf('failure')], [1, 2])
+      const hash = metrics.get('apiserver_encryption_config_controller_automatic_reloads_total')?.samples[0]?.labels.apiserver_id_hash ?? ''
+      assert.match(hash, /^sha256:[0-9a-f]{64}$/)
+      assert.ok((sampleValue(metrics, 'apiserver_encryption_config_controller_automatic_reload_last_timestamp_seconds', { status: 'failure' }) ?? 0) > 0)
     } finally {
       stop()
       encryption.close()

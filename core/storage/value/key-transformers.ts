@@ -47,6 +47,18 @@ export class KeyTransformers {
   /** Lets go of what the transformers hold (KMS plugin connections, polling). */
   close(): void {}
 
+  private readonly reloadListeners: ((ok: boolean) => void)[] = []
+
+  /** Hears each attempt to reload the configuration behind the transformers (the automatic reload's metrics). */
+  onReload(listener: (ok: boolean) => void): void {
+    this.reloadListeners.push(listener)
+  }
+
+  /** Tells the listeners how an attempt to reload went: a file that did not load counts as a failure too. */
+  reportReload(ok: boolean): void {
+    for (const listener of this.reloadListeners) listener(ok)
+  }
+
   /** The transformer of `key`: that of the longest registered prefix it starts with. */
   forKey(key: string): ValueTransformer {
     for (let end = key.lastIndexOf('/', key.length - 2); end > 0; end = key.lastIndexOf('/', end - 1)) {
