@@ -5,7 +5,9 @@
  *   const server = createApiServer()
  *   const res = await server.fetch(new Request('http://in-process/api/v1/namespaces'))
  */
-export { type ApiServer, createApiServer } from './server.js'
+export { type ApiServer, type ApiServerSnapshot, createApiServer } from './server.js'
+export { type ManualClock, manualClock } from './embedding/clock.js'
+export type { SeedObjects } from './embedding/seed.js'
 export type { ApiServerOptions, AuthenticationOptions, StaticToken, TokenWebhookOptions } from './options/api-server-options.js'
 export { ADMIN_IDENTITY } from './options/api-server-options.js'
 export { type AuthorizerSpec, configuredAuthorizerSpecs, type LegacyWebhookOptions } from './authz/authorizer-specs.js'

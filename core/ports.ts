@@ -71,7 +71,12 @@ export interface ServerPorts {
   admission: AdmissionChain
   /** @default silent */
   logger: Logger
-  /** @default () => new Date() */
+  /**
+   * The server's clock: token expiry, --event-ttl, graceful deletion and
+   * lease expiry compare against it. Tests pass `manualClock().now` and move
+   * it with `advance` instead of waiting.
+   * @default () => new Date()
+   */
   now: () => Date
   /**
    * The storage's own health checks behind `/healthz/etcd` and `/readyz/etcd`,

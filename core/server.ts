@@ -68,6 +68,9 @@ import type { KeyTransformers } from './storage/value/key-transformers.js'
 import { encryptionKeyTransformers } from './encryption/resource-transformers.js'
 import { installEncryptionRewriteRoute } from './encryption/rewrite-route.js'
 import { ServerStorage } from './storage/server-storage.js'
+import { createSeedObjects, seedObjects } from './embedding/seed.js'
+import type { MemorySnapshot } from './storage/memory.js'
+import { ADMIN_IDENTITY } from './options/api-server-options.js'
 import { DEFAULT_WATCHER_BUFFER_SIZE } from './storage/watch-cache.js'
 
 export interface ApiServer {
@@ -104,7 +107,24 @@ export interface ApiServer {
    * again with them. Verifying client certificates is the transport's.
    */
   updateClientCAs(bundles: ClientCABundleUpdate): Promise<void>
+  /**
+   * The whole stored state now, to `restore` later (in-memory store only).
+   * Opaque; waits for `ready`.
+   */
+  snapshot(): Promise<ApiServerSnapshot>
+  /**
+   * Puts a snapshot's state back. ResourceVersions keep increasing; open
+   * watches end as after a compaction (410 Gone, or the stream ends), so no
+   * watcher is left believing in objects that are gone. Resolves once reads
+   * and the served custom resources reflect the restored state.
+   */
+  restore(snapshot: ApiServerSnapshot): Promise<void>
+  /** Restores the state `ready` resolved with: the seeded `objects` and what start-up created. */
+  reset(): Promise<void>
 }
+
+/** A server's stored state at one moment (`ApiServer.snapshot()`). Opaque. */
+export type ApiServerSnapshot = MemorySnapshot
 
 const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024
 
@@ -128,6 +148,11 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const now = ports.now ?? (() => new Date())
   const transformers = valueTransformers(options, ports)
   const backend = ports.storage ?? new MemoryStorage(transformers ? { transformerFor: (key) => transformers.forKey(key) } : {})
+  // Parsed now, so that malformed seed text fails createApiServer rather than `ready`.
+  const seeds = options.objects ? seedObjects(options.objects) : []
+  // Snapshots are the in-memory store's: its data and revision, copied in an instant.
+  const memory = !ports.storageFactory && backend instanceof MemoryStorage ? backend : undefined
+  let seeded: MemorySnapshot | undefined
   const metrics = new Metrics(options.metrics)
   if (transformers) recordEncryptionReloads(transformers, metrics, options, now)
   const tracer = ports.tracerProvider?.getTracer(TRACER_NAME)
@@ -305,6 +330,14 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     await membership.controllersStarted()
     // The local APIServices exist before the first request, as upstream's autoregister-completion check waits for.
     await aggregator?.ready
+    if (seeds.length) {
+      await createSeedObjects(seeds, catalogue, (path, object) =>
+        app.fetch(new Request(`http://in-process${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(object) }), {
+          internalUser: ADMIN_IDENTITY,
+        }),
+      )
+    }
+    seeded = memory?.snapshot()
     started = true
   })()
   ready.catch((err) => logger.error({ err: String(err) }, 'start-up failed'))
@@ -403,10 +436,32 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     ...(membership.peers ? { peers: membership.peers } : {}),
   })
 
+  const inMemory = (): MemoryStorage => {
+    if (!memory) throw new Error('snapshot, restore and reset need the in-memory store: the server was given its own storage')
+    return memory
+  }
+  const restore = async (snapshot: MemorySnapshot): Promise<void> => {
+    inMemory().restore(snapshot)
+    // A consistent read waits until each watch cache has listed the restored state.
+    await Promise.all(storageFactory.storedResources().map(({ resource, storage }) => storage.list(resource.prefix, { limit: 1 })))
+    await crdController.resync()
+  }
+
   return {
     catalogue,
     lifecycle,
     ready,
+    async snapshot() {
+      const store = inMemory()
+      await ready
+      return store.snapshot()
+    },
+    restore,
+    async reset() {
+      inMemory()
+      await ready
+      await restore(seeded!)
+    },
     setSecurePort: (port) => {
       securePort = port
       return services.setSecurePort(port)

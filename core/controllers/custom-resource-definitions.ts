@@ -36,6 +36,8 @@ const RETRY_MS = 1000
 export interface CrdController {
   /** Resolves once the definitions stored at start-up are served. */
   ready: Promise<void>
+  /** Serves what is stored now, at once: the store was restored under it (an embedder's reset). */
+  resync(): Promise<void>
   stop(): void
 }
 
@@ -234,6 +236,11 @@ export function startCrdController(registry: Registry, now: () => Date, logger: 
 
   return {
     ready,
+    async resync() {
+      const list = await crds.list('', { allowWatchBookmarks: false })
+      const names = new Set(list.items.map((c) => c.metadata.name ?? ''))
+      await Promise.all([...new Set([...served.keys(), ...names])].map((name) => enqueue(name)))
+    },
     stop() {
       controller.abort()
       for (const timer of retries) clearTimeout(timer)

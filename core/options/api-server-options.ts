@@ -18,6 +18,7 @@ import type { AdmissionPluginName } from '../config/admission-plugins.js'
 import type { AggregationOptions } from '../aggregator/aggregator.js'
 import type { EncryptionConfiguration } from '../config/encryption.js'
 import type { MultiServerOptions } from './multi-server-options.js'
+import type { SeedObjects } from '../embedding/seed.js'
 
 /** One line of a `--token-auth-file`: `token,user,uid,"group1,group2"`. */
 export interface StaticToken {
@@ -268,6 +269,15 @@ export interface ApiServerOptions {
    * @see ADMIN_IDENTITY
    */
   embeddedIdentity?: UserInfo | null
+  /**
+   * Objects the server starts with (embedding, README "Embedding in tests"):
+   * values, or YAML/JSON text of one or more documents. They are created
+   * through the API as the administrator, CustomResourceDefinitions first
+   * (served before their custom resources are created), then namespaces,
+   * then the rest in the order given; all exist when `ready` resolves, and
+   * `reset()` returns to them. A refused object fails `ready`, naming it.
+   */
+  objects?: SeedObjects
   /**
    * The version `/version` reports (`--version=vX.Y.Z`).
    * @default 'v1.32.0'

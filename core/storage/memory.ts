@@ -233,6 +233,50 @@ export class MemoryStorage implements Storage {
   }
 
   /**
+   * The current state, for `restore` later: every live key's newest version
+   * (frozen objects or transformer bytes, shared, never changed) and the
+   * revision. Opaque to callers.
+   */
+  snapshot(): MemorySnapshot {
+    const held: [string, LiveVersion][] = []
+    for (const key of this.keys) {
+      const version = this.latest(key)
+      if (version) held.push([key, version])
+    }
+    const snapshot = new MemorySnapshot()
+    snapshotState.set(snapshot, { held, revision: this.revision })
+    return snapshot
+  }
+
+  /**
+   * Puts the state of `snapshot` back. Revisions never go backwards: the
+   * restored objects keep their resourceVersions, the store's revision moves
+   * on by one and everything before it counts as compacted, so a client
+   * holding a newer resourceVersion cannot be told a lie. Open watches end
+   * with Compacted (410 "too old resource version"), as upstream's do after
+   * a compaction: their clients list again and see the restored state.
+   */
+  restore(snapshot: MemorySnapshot): void {
+    const state = snapshotState.get(snapshot)
+    if (!state) throw new TypeError('not a snapshot of a MemoryStorage')
+    const rev = Math.max(this.revision, state.revision) + 1
+    this.history.clear()
+    this.keys.length = 0
+    this.log.clear()
+    for (const [key, version] of state.held) {
+      this.history.set(key, [version])
+      this.keys.push(key)
+    }
+    this.revision = rev
+    this.compacted = rev
+    const ended = new StorageError('Compacted', '', `too old resource version: the store was restored at revision ${rev}`, rev)
+    for (const w of [...this.watchers]) {
+      this.watchers.delete(w)
+      w.fail(ended)
+    }
+  }
+
+  /**
    * Drops history up to and including `revision`, as etcd's compaction does:
    * reads at older revisions and watches from older revisions then fail with
    * Compacted. The size limit calls this on its own; tests call it directly.
@@ -455,6 +499,14 @@ export class MemoryStorage implements Storage {
 }
 
 // --- helpers ------------------------------------------------------------------
+
+/** A MemoryStorage's state at one revision (`snapshot()`), to `restore()` later. Opaque. */
+export class MemorySnapshot {
+  private readonly brand = 'MemorySnapshot'
+}
+
+/** What each snapshot holds, out of the embedder's reach. */
+const snapshotState = new WeakMap<MemorySnapshot, { held: readonly [string, LiveVersion][]; revision: number }>()
 
 /** The first index whose key is >= `target` (UTF-16 order; equals etcd's byte order for ASCII keys). */
 function lowerBound(keys: readonly string[], target: string): number {

@@ -22,6 +22,18 @@ async function runExample(file: string): Promise<string[]> {
 }
 
 describe('wrangler-free examples', () => {
+  it('node-test.ts passes under node:test: seeded objects, reset between tests, a moved clock', async () => {
+    // Without NODE_TEST_CONTEXT, which would make the child report to this runner instead of printing.
+    const { NODE_TEST_CONTEXT: _, ...env } = process.env
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', join('wrangler-free-examples', 'node-test.ts')], {
+      cwd: ROOT,
+      env,
+      timeout: 30_000,
+    })
+    assert.match(stdout, /^# pass 4$/m, stdout)
+    assert.match(stdout, /^# fail 0$/m, stdout)
+  })
+
   it('in-process-fetch.ts creates a ConfigMap (201) and lists it back (200) without a network', async () => {
     const lines = await runExample('in-process-fetch.ts')
     assert.equal(lines.length, 2, lines.join('\n'))

@@ -20,6 +20,11 @@ export function authenticationFilter(
 ): MiddlewareHandler<ChainEnv> {
   return async (c, next) => {
     const connection = c.env?.connection
+    const internalUser = c.env?.internalUser
+    if (internalUser) {
+      c.set('user', internalUser)
+      return next()
+    }
     if (!connection && embeddedIdentity && !c.req.header('authorization')) {
       c.set('user', embeddedIdentity)
       return next()

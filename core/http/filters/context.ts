@@ -16,6 +16,8 @@ export interface FilterVariables {
 export interface FilterBindings {
   /** Set by runtime adapters; absent for in-process calls. */
   connection?: ConnectionInfo
+  /** The server's own requests (seeding objects) run as this user; never set from a transport. */
+  internalUser?: UserInfo
 }
 
 export interface ChainEnv {
