@@ -75,6 +75,11 @@ export class FlowControl {
   private readonly levels = new Map<string, LevelState>()
   private readonly feeds: ObjectFeed[] = []
   private rebuildPending = false
+  /** The Dangling pass under way, and whether another event asked for one meanwhile. */
+  private danglingPass: Promise<void> | undefined
+  private danglingAgain = false
+  /** Per schema, the resourceVersion whose Dangling condition a pass replaced: until its event comes, the snapshot is stale. */
+  private readonly danglingWrittenOver = new Map<string, string>()
   private readonly adjuster: ReturnType<typeof setInterval>
   readonly ready: Promise<void>
 
@@ -168,7 +173,27 @@ export class FlowControl {
       this.metrics.setGauge('apiserver_flowcontrol_nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', { priority_level: l.name }, l.nominalCL)
     }
     for (const name of [...this.levels.keys()]) if (!kept.has(name)) this.levels.delete(name)
-    void this.markDangling()
+    this.requestDanglingPass()
+  }
+
+  /**
+   * One pass at a time, and one more after it when events came meanwhile:
+   * passes side by side would each write the same condition (at start-up,
+   * every created object's event would start another pass over every schema).
+   */
+  private requestDanglingPass(): void {
+    if (this.danglingPass) {
+      this.danglingAgain = true
+      return
+    }
+    this.danglingPass = (async () => {
+      do {
+        this.danglingAgain = false
+        await this.markDangling()
+      } while (this.danglingAgain)
+    })().finally(() => {
+      this.danglingPass = undefined
+    })
   }
 
   private newLevel(limits: LevelLimits): LevelState {
@@ -223,10 +248,14 @@ export class FlowControl {
       const conditions = ((schema['status'] as { conditions?: Record<string, unknown>[] } | undefined)?.conditions ?? []).filter((c) => c['type'] === 'Dangling')
       const current = conditions[0]
       if (current && current['status'] === condition.status && current['message'] === condition.message) continue
+      const name = schema.metadata.name ?? ''
+      const seen = schema.metadata.resourceVersion ?? ''
+      if (this.danglingWrittenOver.get(name) === seen) continue
       try {
+        this.danglingWrittenOver.set(name, seen)
         await store.update(
           '',
-          schema.metadata.name ?? '',
+          name,
           (stored) => {
             const status = (stored['status'] ?? {}) as { conditions?: Record<string, unknown>[] }
             const others = (status.conditions ?? []).filter((c) => c['type'] !== 'Dangling')
@@ -237,6 +266,7 @@ export class FlowControl {
         )
       } catch (err) {
         // Deleted meanwhile, or another server wrote it first: the next event brings the object again.
+        this.danglingWrittenOver.delete(name)
         this.logger.debug({ module: 'flow-control', flowSchema: schema.metadata.name, err: String(err) }, 'cannot write the Dangling condition')
       }
     }
