@@ -74,7 +74,8 @@ export class FlowControl {
   private schemas: SchemaState[] = []
   private readonly levels = new Map<string, LevelState>()
   private readonly feeds: ObjectFeed[] = []
-  private rebuildPending = false
+  /** The rebuild waiting for the events of this turn to settle. */
+  private rebuildTimer: ReturnType<typeof setTimeout> | undefined
   /** The Dangling pass under way, and whether another event asked for one meanwhile. */
   private danglingPass: Promise<void> | undefined
   private danglingAgain = false
@@ -113,6 +114,7 @@ export class FlowControl {
 
   stop(): void {
     clearInterval(this.adjuster)
+    clearTimeout(this.rebuildTimer)
     for (const feed of this.feeds) feed.stop()
   }
 
@@ -139,13 +141,17 @@ export class FlowControl {
     return { schema: schema.object, level, flow: `${schema.name}\u0000${distinguisher}`, dispatched: counter.add }
   }
 
+  /**
+   * On a timer rather than a microtask: start-up's writes of the default
+   * configuration come as one burst of events (in memory, all within one
+   * turn), and one rebuild after them does what one per event did.
+   */
   private scheduleRebuild(): void {
-    if (this.rebuildPending) return
-    this.rebuildPending = true
-    queueMicrotask(() => {
-      this.rebuildPending = false
+    if (this.rebuildTimer !== undefined) return
+    this.rebuildTimer = setTimeout(() => {
+      this.rebuildTimer = undefined
       this.rebuild()
-    })
+    }, 0)
   }
 
   /** The configuration as stored, with upstream's mandatory objects where storage lacks them. */
