@@ -142,6 +142,8 @@ What changed against the previous build:
   timer) rather than once per event: 4 rebuilds at start-up instead of 36.
 - The daemon loads the etcd client (gRPC, protobuf), the OTLP exporter and
   the KMS and external-signer clients only when its flags ask for them.
+- A restart checks the certificates in \`--cert-dir\` with Node's own X.509
+  parser; the X.509 library (and its ASN.1 packages) loads only to issue one.
 <!-- startup: end -->`
 }
 
