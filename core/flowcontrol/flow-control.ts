@@ -74,7 +74,13 @@ export class FlowControl {
   private schemas: SchemaState[] = []
   private readonly levels = new Map<string, LevelState>()
   private readonly feeds: ObjectFeed[] = []
-  private rebuildPending = false
+  /** The rebuild waiting for the events of this turn to settle. */
+  private rebuildTimer: ReturnType<typeof setTimeout> | undefined
+  /** The Dangling pass under way, and whether another event asked for one meanwhile. */
+  private danglingPass: Promise<void> | undefined
+  private danglingAgain = false
+  /** Per schema, the resourceVersion whose Dangling condition a pass replaced: until its event comes, the snapshot is stale. */
+  private readonly danglingWrittenOver = new Map<string, string>()
   private readonly adjuster: ReturnType<typeof setInterval>
   readonly ready: Promise<void>
 
@@ -108,6 +114,7 @@ export class FlowControl {
 
   stop(): void {
     clearInterval(this.adjuster)
+    clearTimeout(this.rebuildTimer)
     for (const feed of this.feeds) feed.stop()
   }
 
@@ -134,13 +141,17 @@ export class FlowControl {
     return { schema: schema.object, level, flow: `${schema.name}\u0000${distinguisher}`, dispatched: counter.add }
   }
 
+  /**
+   * On a timer rather than a microtask: start-up's writes of the default
+   * configuration come as one burst of events (in memory, all within one
+   * turn), and one rebuild after them does what one per event did.
+   */
   private scheduleRebuild(): void {
-    if (this.rebuildPending) return
-    this.rebuildPending = true
-    queueMicrotask(() => {
-      this.rebuildPending = false
+    if (this.rebuildTimer !== undefined) return
+    this.rebuildTimer = setTimeout(() => {
+      this.rebuildTimer = undefined
       this.rebuild()
-    })
+    }, 0)
   }
 
   /** The configuration as stored, with upstream's mandatory objects where storage lacks them. */
@@ -168,7 +179,27 @@ export class FlowControl {
       this.metrics.setGauge('apiserver_flowcontrol_nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', { priority_level: l.name }, l.nominalCL)
     }
     for (const name of [...this.levels.keys()]) if (!kept.has(name)) this.levels.delete(name)
-    void this.markDangling()
+    this.requestDanglingPass()
+  }
+
+  /**
+   * One pass at a time, and one more after it when events came meanwhile:
+   * passes side by side would each write the same condition (at start-up,
+   * every created object's event would start another pass over every schema).
+   */
+  private requestDanglingPass(): void {
+    if (this.danglingPass) {
+      this.danglingAgain = true
+      return
+    }
+    this.danglingPass = (async () => {
+      do {
+        this.danglingAgain = false
+        await this.markDangling()
+      } while (this.danglingAgain)
+    })().finally(() => {
+      this.danglingPass = undefined
+    })
   }
 
   private newLevel(limits: LevelLimits): LevelState {
@@ -223,10 +254,14 @@ export class FlowControl {
       const conditions = ((schema['status'] as { conditions?: Record<string, unknown>[] } | undefined)?.conditions ?? []).filter((c) => c['type'] === 'Dangling')
       const current = conditions[0]
       if (current && current['status'] === condition.status && current['message'] === condition.message) continue
+      const name = schema.metadata.name ?? ''
+      const seen = schema.metadata.resourceVersion ?? ''
+      if (this.danglingWrittenOver.get(name) === seen) continue
       try {
+        this.danglingWrittenOver.set(name, seen)
         await store.update(
           '',
-          schema.metadata.name ?? '',
+          name,
           (stored) => {
             const status = (stored['status'] ?? {}) as { conditions?: Record<string, unknown>[] }
             const others = (status.conditions ?? []).filter((c) => c['type'] !== 'Dangling')
@@ -237,6 +272,7 @@ export class FlowControl {
         )
       } catch (err) {
         // Deleted meanwhile, or another server wrote it first: the next event brings the object again.
+        this.danglingWrittenOver.delete(name)
         this.logger.debug({ module: 'flow-control', flowSchema: schema.metadata.name, err: String(err) }, 'cannot write the Dangling condition')
       }
     }

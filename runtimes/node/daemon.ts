@@ -20,7 +20,7 @@ import { serverUrl } from '../../core/pki/kubeconfig.js'
 import { daemonAdmission } from './admission.js'
 import { auditOptions } from './audit.js'
 import { AuditWebhookConfigError } from './audit-webhook.js'
-import { type NodeTracing, startNodeTracing } from './tracing.js'
+import type { NodeTracing } from './tracing.js'
 import { nodeRuntimeMetrics, readAllowListManifest } from './metrics.js'
 import type { MetricsFilterOptions } from '../../core/metrics/filters.js'
 import { authorizationOptions, watchAuthorizationConfig } from './authorization.js'
@@ -31,14 +31,13 @@ import { watchAuthenticationConfig } from './authentication-config-watch.js'
 import { gracefulShutdown } from '../../core/lifecycle/shutdown.js'
 import { type ConfigFiles, ConfigFilesError, loadConfigFiles } from './config-files.js'
 import { type EncryptionAtRest, encryptionKeyTransformers } from '../../core/encryption/encryption-at-rest.js'
-import { nodeKmsClients } from './kms-clients.js'
+import type { KmsClientFactory } from '../../core/encryption/kms/client.js'
 import { watchEncryptionConfig } from './encryption-config-watch.js'
 import { UnsupportedProviderError } from '../../core/encryption/providers.js'
 import { type DebugSocket, serveDebugSocket } from './debug-socket.js'
 import { type DaemonFlags, FlagError, helpText, parseFlags } from './flags.js'
 import { preparePki } from './pki.js'
 import { type ServiceAccountKeys, serviceAccountKeys } from './service-account-keys.js'
-import { externalJwtSigner } from './external-jwt-signer.js'
 import { nodeProfiler } from './profiler.js'
 import { reusePortSupported, serveTls, type TlsListener } from './serve.js'
 import { type ListenerTls, servingTls } from './serving-tls.js'
@@ -116,10 +115,10 @@ async function loadTokens(path: string, logger: Logger): Promise<StaticToken[]> 
 
 /** The authorization options from the files the flags name; a webhook kubeconfig that cannot be used stops start-up. */
 /** The transformers of `--encryption-provider-config`, built before anything is stored; a provider not in effect stops start-up. */
-function encryptionAtRest(config: ConfigFiles['encryption'], reload: boolean): EncryptionAtRest | undefined {
+function encryptionAtRest(config: ConfigFiles['encryption'], kms: KmsClientFactory, reload: boolean): EncryptionAtRest | undefined {
   if (!config) return undefined
   try {
-    return encryptionKeyTransformers(config, { kms: nodeKmsClients, reload })
+    return encryptionKeyTransformers(config, { kms, reload })
   } catch (err) {
     if (err instanceof UnsupportedProviderError) throw new StartupError(`--encryption-provider-config: ${err.message}; refusing to start rather than store those resources unencrypted`)
     throw err
@@ -385,7 +384,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     })
     const endpoint = flags.serviceAccounts.signingEndpoint
     // With an external signer, no key is read or made here: the signer holds them all.
-    externalSigner = endpoint ? externalJwtSigner(endpoint) : undefined
+    // The gRPC clients (signer, KMS plugins, OTLP) are loaded only when configured: a plain start does without them.
+    externalSigner = endpoint ? (await import('./external-jwt-signer.js')).externalJwtSigner(endpoint) : undefined
     const saKeys = externalSigner
       ? { externalSigner }
       : await serviceAccountKeys({
@@ -412,7 +412,10 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     } catch (err) {
       throw new StartupError((err as Error).message)
     }
-    valueTransformers = encryptionAtRest(files.encryption, parsed.values['encryption-provider-config-automatic-reload'])
+    if (files.encryption) {
+      const { nodeKmsClients } = await import('./kms-clients.js')
+      valueTransformers = encryptionAtRest(files.encryption, nodeKmsClients, parsed.values['encryption-provider-config-automatic-reload'])
+    }
     const transformers = valueTransformers
     storage = await openDaemonStorage(parsed.values, logger, transformers && ((key) => transformers.forKey(key)), (path) => runtime.openSqlite(path)).catch((err: Error) => {
       throw err instanceof StorageStartupError ? new StartupError(err.message) : err
@@ -435,7 +438,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     if (!nodeAgent.caBundle)
       logger.warn({}, 'no --nodeagent-certificate-authority: node agents\' serving certificates are not verified (as upstream without --kubelet-certificate-authority)')
     proxyTransport = nodeProxyTransport()
-    if (files.tracing) tracing = startNodeTracing(files.tracing)
+    if (files.tracing) tracing = (await import('./tracing.js')).startNodeTracing(files.tracing)
     const metricsOptions = await metricsFilterOptions(parsed)
     try {
       const options = serverOptions(flags, authenticationOptions(flags, { parsed, files, tokens, cas, saKeys }), authz, audit, aggregation)

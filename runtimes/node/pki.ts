@@ -18,17 +18,14 @@ import {
   type CertificateAuthority,
   type CertificateKeyPair,
   createCertificateAuthority,
-  isIssuedBy,
   issueClientCertificate,
   issueServingCertificate,
   loadCertificateAuthority,
-  summarizeCertificate,
 } from '../../core/pki/certificates.js'
 import { buildKubeconfig } from '../../core/pki/kubeconfig.js'
 import type { Logger } from '../../core/ports.js'
+import { checkCertDirCa, leafStaleness } from './cert-check.js'
 
-/** Leaves are re-issued at start when they expire within this window (k3s renews at 90 days; leaves live a year). */
-const RENEW_BEFORE_MS = 30 * 24 * 60 * 60 * 1000
 
 export const ADMIN_USER = { commonName: 'kubernetes-admin', organizations: ['system:masters'] }
 
@@ -139,18 +136,31 @@ async function writePair(dir: string, certFile: string, keyFile: string, pair: C
   await writePrivate(join(dir, certFile), pair.certificate)
 }
 
+/** The cert dir's CA: its PEM, and the CA as issuing needs it, loaded on first use (a restart that reuses every certificate does not). */
+interface CaHandle {
+  certificate: string
+  authority(): Promise<CertificateAuthority>
+}
+
 /** Loads the CA from the cert dir, creating it when `create` and absent. */
-async function certDirCa(opts: PkiOptions, create: boolean): Promise<CertificateAuthority | undefined> {
+async function certDirCa(opts: PkiOptions, create: boolean): Promise<CaHandle | undefined> {
   const dir = opts.certDir
   const pair = await readPair(dir, FILES.caCert, FILES.caKey)
   if (pair) {
-    const ca = await loadCertificateAuthority(pair).catch((err: Error) => {
+    const { notAfter } = await checkCertDirCa(pair).catch((err: Error) => {
       throw new Error(`${join(dir, FILES.caCert)}: cannot load the CA: ${err.message}`)
     })
-    if (ca.cert.notAfter.getTime() <= (opts.now ?? new Date()).getTime()) {
-      throw new Error(`${join(dir, FILES.caCert)} expired on ${ca.cert.notAfter.toISOString()}; remove ${dir} to start over with a new CA`)
+    if (notAfter.getTime() <= (opts.now ?? new Date()).getTime()) {
+      throw new Error(`${join(dir, FILES.caCert)} expired on ${notAfter.toISOString()}; remove ${dir} to start over with a new CA`)
     }
-    return ca
+    let loaded: Promise<CertificateAuthority> | undefined
+    return {
+      certificate: pair.certificate,
+      authority: () =>
+        (loaded ??= loadCertificateAuthority(pair).catch((err: Error) => {
+          throw new Error(`${join(dir, FILES.caCert)}: cannot load the CA: ${err.message}`)
+        })),
+    }
   }
   if (!create) return undefined
   if ((await exists(join(dir, FILES.caCert))) || (await exists(join(dir, FILES.caKey)))) {
@@ -159,44 +169,19 @@ async function certDirCa(opts: PkiOptions, create: boolean): Promise<Certificate
   const ca = await createCertificateAuthority({ commonName: `apiserver-ca@${Math.floor(Date.now() / 1000)}`, ...(opts.now ? { now: opts.now } : {}) })
   await writePair(dir, FILES.caCert, FILES.caKey, ca)
   opts.logger.info({ file: join(dir, FILES.caCert) }, 'generated a new certificate authority')
-  return ca
-}
-
-/** Why an existing leaf must be re-issued, or undefined when it can be reused. */
-async function staleness(
-  pair: CertificateKeyPair,
-  ca: CertificateAuthority,
-  now: Date,
-  names?: { dnsNames: string[]; ipAddresses: string[] },
-): Promise<string | undefined> {
-  let summary: Awaited<ReturnType<typeof summarizeCertificate>>
-  try {
-    summary = await summarizeCertificate(pair.certificate)
-  } catch {
-    return 'unreadable'
-  }
-  if (!(await isIssuedBy(pair.certificate, ca))) return 'not signed by the CA in the cert dir'
-  if (summary.notAfter.getTime() - now.getTime() < RENEW_BEFORE_MS) return `expires ${summary.notAfter.toISOString()}`
-  if (names) {
-    const missing = [
-      ...names.dnsNames.filter((n) => !summary.dnsNames.includes(n)),
-      ...names.ipAddresses.filter((ip) => !summary.ipAddresses.includes(ip)),
-    ]
-    if (missing.length) return `does not cover ${missing.join(', ')}`
-  }
-  return undefined
+  return { certificate: ca.certificate, authority: () => Promise.resolve(ca) }
 }
 
 async function ensureLeaf(
   opts: PkiOptions,
-  ca: CertificateAuthority,
+  ca: CaHandle,
   files: { cert: string; key: string },
   names: { dnsNames: string[]; ipAddresses: string[] } | undefined,
   issue: () => Promise<CertificateKeyPair>,
 ): Promise<CertificateKeyPair> {
   const now = opts.now ?? new Date()
   const existing = await readPair(opts.certDir, files.cert, files.key)
-  const why = existing ? await staleness(existing, ca, now, names) : 'missing'
+  const why = existing ? leafStaleness(existing, ca.certificate, now, names) : 'missing'
   if (existing && why === undefined) return existing
   const pair = await issue()
   await writePair(opts.certDir, files.cert, files.key, pair)
@@ -235,8 +220,8 @@ export async function preparePki(opts: PkiOptions): Promise<Pki> {
   } else {
     if (!ca) throw new Error('unreachable: no CA for the serving certificate')
     const names = servingNames(opts)
-    serving = await ensureLeaf(opts, ca, { cert: FILES.servingCert, key: FILES.servingKey }, names, () =>
-      issueServingCertificate(ca, { commonName: 'kube-apiserver', ...names, ...(opts.now ? { now: opts.now } : {}) }),
+    serving = await ensureLeaf(opts, ca, { cert: FILES.servingCert, key: FILES.servingKey }, names, async () =>
+      issueServingCertificate(await ca.authority(), { commonName: 'kube-apiserver', ...names, ...(opts.now ? { now: opts.now } : {}) }),
     )
   }
 
@@ -249,8 +234,8 @@ export async function preparePki(opts: PkiOptions): Promise<Pki> {
   }
   let admin: CertificateKeyPair | undefined
   if (canMintAdmin && ca) {
-    admin = await ensureLeaf(opts, ca, { cert: FILES.adminCert, key: FILES.adminKey }, undefined, () =>
-      issueClientCertificate(ca, { ...ADMIN_USER, ...(opts.now ? { now: opts.now } : {}) }),
+    admin = await ensureLeaf(opts, ca, { cert: FILES.adminCert, key: FILES.adminKey }, undefined, async () =>
+      issueClientCertificate(await ca.authority(), { ...ADMIN_USER, ...(opts.now ? { now: opts.now } : {}) }),
     )
   }
   // A kubeconfig must trust whatever signed the serving certificate. For a

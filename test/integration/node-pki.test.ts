@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { parse } from 'yaml'
-import { createCertificateAuthority, issueServingCertificate, summarizeCertificate } from '../../core/pki/certificates.js'
+import { createCertificateAuthority, issueServingCertificate, loadCertificateAuthority, summarizeCertificate } from '../../core/pki/certificates.js'
 import { silentLogger } from '../../core/ports.js'
 import { FILES, preparePki, servingNames } from '../../runtimes/node/pki.js'
 
@@ -60,6 +60,41 @@ describe('preparePki', () => {
     assert.notEqual(second.serving.certificate, first.serving.certificate)
     assert.ok((await summarizeCertificate(second.serving.certificate)).ipAddresses.includes('127.0.0.2'))
     assert.equal(await readFile(join(certDir, FILES.caCert), 'utf8'), ca)
+  })
+
+  it('re-issues a leaf another CA signed, one about to expire, and one missing an IPv6 address, on a restart', async () => {
+    const certDir = join(root, 'stale')
+    await preparePki({ ...base, certDir })
+    const stranger = await createCertificateAuthority({ commonName: 'someone-else' })
+    const foreign = await issueServingCertificate(stranger, { commonName: 'kube-apiserver', ...servingNames(base) })
+    await writeFile(join(certDir, FILES.servingCert), foreign.certificate)
+    await writeFile(join(certDir, FILES.servingKey), foreign.privateKey)
+    const resigned = await preparePki({ ...base, certDir })
+    assert.notEqual(resigned.serving.certificate, foreign.certificate)
+
+    const ca = { certificate: await readFile(join(certDir, FILES.caCert), 'utf8'), privateKey: await readFile(join(certDir, FILES.caKey), 'utf8') }
+    const expiring = await issueServingCertificate(await loadCertificateAuthority(ca), {
+      commonName: 'kube-apiserver',
+      ...servingNames(base),
+      now: new Date(Date.now() - 360 * 24 * 60 * 60 * 1000),
+    })
+    await writeFile(join(certDir, FILES.servingCert), expiring.certificate)
+    await writeFile(join(certDir, FILES.servingKey), expiring.privateKey)
+    const renewed = await preparePki({ ...base, certDir })
+    assert.notEqual(renewed.serving.certificate, expiring.certificate)
+
+    const moved = await preparePki({ ...base, certDir, bindAddress: 'fd00::5' })
+    assert.ok((await summarizeCertificate(moved.serving.certificate)).ipAddresses.includes('fd00::5'))
+    // Written as fd00::5, read back from the certificate in OpenSSL's long form: the same address, nothing re-issued.
+    const kept = await preparePki({ ...base, certDir, bindAddress: 'fd00:0::5' })
+    assert.equal(kept.serving.certificate, moved.serving.certificate)
+  })
+
+  it('refuses to start when the CA key in the cert dir is not a key', async () => {
+    const certDir = join(root, 'bad-ca')
+    await preparePki({ ...base, certDir })
+    await writeFile(join(certDir, FILES.caKey), '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n')
+    await assert.rejects(preparePki({ ...base, certDir }), /ca\.crt: cannot load the CA/)
   })
 
   it("uses the user's serving certificate and key as given", async () => {

@@ -155,4 +155,34 @@ describe('API priority and fairness', () => {
     const user = await api.get(CM, asUser)
     assert.equal(user.headers.get('x-kubernetes-pf-flowschema-uid'), await uidOf(api, 'flowschemas', 'global-default'))
   })
+
+  it('writes each FlowSchema\'s Dangling condition once at start-up, and again when its level comes', async () => {
+    const { api } = await start()
+    const danglingOf = async (name: string): Promise<string | undefined> => {
+      const res = await api.get(`${FC}/flowschemas/${name}`, asAdmin)
+      return (res.body.status?.conditions ?? []).find((c: { type: string }) => c.type === 'Dangling')?.status
+    }
+    const names = ((await api.get(`${FC}/flowschemas`, asAdmin)).body.items as { metadata: { name: string } }[]).map((i) => i.metadata.name)
+    for (const name of names) {
+      for (let attempt = 0; (await danglingOf(name)) !== 'False' && attempt < 200; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10))
+      assert.equal(await danglingOf(name), 'False', name)
+    }
+    // The store's own count of FlowSchema updates: one status write per schema, none repeated.
+    const updates = (await api.get('/metrics', asAdmin)).text.match(/^etcd_requests_total\{operation="update",type="flowschemas\.flowcontrol\.apiserver\.k8s\.io"\} (\d+)$/m)
+    assert.equal(Number(updates?.[1]), names.length)
+
+    const schema = {
+      apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+      kind: 'FlowSchema',
+      metadata: { name: 'waits-for-level' },
+      spec: { priorityLevelConfiguration: { name: 'later' }, matchingPrecedence: 20, rules: [] },
+    }
+    assert.equal((await api.post(`${FC}/flowschemas`, schema, asAdmin)).status, 201)
+    for (let attempt = 0; (await danglingOf('waits-for-level')) !== 'True' && attempt < 200; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10))
+    assert.equal(await danglingOf('waits-for-level'), 'True')
+    const level = { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } }
+    assert.equal((await api.post(`${FC}/prioritylevelconfigurations`, { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: 'later' }, spec: level }, asAdmin)).status, 201)
+    for (let attempt = 0; (await danglingOf('waits-for-level')) !== 'False' && attempt < 200; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10))
+    assert.equal(await danglingOf('waits-for-level'), 'False')
+  })
 })

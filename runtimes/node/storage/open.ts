@@ -10,10 +10,6 @@ import { codecFor } from '../../../core/storage/codec.js'
 import { type StorageFactory, singleStorage } from '../../../core/storage/factory.js'
 import type { Storage } from '../../../core/storage/interface.js'
 import type { ValueTransformer } from '../../../core/storage/value/transformer.js'
-import { EtcdStorage } from './etcd.js'
-import { readEtcdTlsFiles } from './etcd-client.js'
-import { waitForStorage } from './etcd-health.js'
-import { overrideKeyPrefix, overridesFactory, parseServersOverrides } from './etcd-overrides.js'
 import type { SqlDriver } from '../../../core/storage/sql/driver.js'
 import { openEmbeddedStoreWith } from './embedded.js'
 
@@ -30,7 +26,7 @@ export interface DaemonStorage {
   close(): Promise<void>
 }
 
-type PersistenceFlags = Pick<
+export type PersistenceFlags = Pick<
   FlagValues,
   | 'data-dir'
   | 'storage-backend'
@@ -62,59 +58,7 @@ export function storageRoot(values: Pick<FlagValues, 'kvstore-prefix'>): string 
 }
 
 /** Each key's value transformer (`--encryption-provider-config`); the codec's bytes as they are when absent. */
-type TransformerFor = ((key: string) => ValueTransformer) | undefined
-
-async function openEtcd(values: PersistenceFlags, logger: Logger, transformerFor: TransformerFor): Promise<DaemonStorage> {
-  const root = storageRoot(values)
-  const codec = codecFor(values['storage-media-type'])
-  const tls = await readEtcdTlsFiles({
-    ...(values['kvstore-cafile'] ? { caFile: values['kvstore-cafile'] } : {}),
-    ...(values['kvstore-certfile'] ? { certFile: values['kvstore-certfile'] } : {}),
-    ...(values['kvstore-keyfile'] ? { keyFile: values['kvstore-keyfile'] } : {}),
-  }).catch((err: Error) => {
-    throw new StorageStartupError(err.message)
-  })
-  const eventTtlSeconds = Math.max(1, Math.round(values['event-ttl'] / 1000))
-  const compactionIntervalMs = values['kvstore-compaction-interval']
-  const stores: EtcdStorage[] = []
-  const open = (endpoints: readonly string[]): EtcdStorage => {
-    const store = new EtcdStorage({
-      endpoints: [...endpoints],
-      ...(tls ? { tls } : {}),
-      codec,
-      ...(transformerFor ? { transformerFor } : {}),
-      healthKey: `${root}/health`,
-      ttlSeconds: (key) => (key.startsWith(`${root}/events/`) ? eventTtlSeconds : undefined),
-      leaseReuseDurationSeconds: values['lease-reuse-duration-seconds'],
-    })
-    store.startCompactor(compactionIntervalMs, (err) => logger.warn({ err: String(err) }, 'etcd compaction failed'))
-    stores.push(store)
-    return store
-  }
-  const main = open(values['kvstore-servers'])
-  let factory: StorageFactory = singleStorage(main)
-  try {
-    const overrides = parseServersOverrides(values['kvstore-servers-overrides'])
-    if (overrides.length)
-      factory = overridesFactory(main, overrides.map((o) => ({ keyPrefix: overrideKeyPrefix(root, o), storage: open(o.servers) })))
-    logger.info({ servers: values['kvstore-servers'] }, 'waiting for etcd')
-    await waitForStorage((ms) => main.checkHealth(ms), {
-      timeoutMs: values['storage-initialization-timeout'],
-      checkTimeoutMs: values['kvstore-readycheck-timeout'],
-    })
-  } catch (err) {
-    await Promise.allSettled(stores.map((s) => s.close()))
-    throw new StorageStartupError(`storage initialization failed: ${(err as Error).message}`)
-  }
-  return {
-    storage: main,
-    factory,
-    description: `etcd at ${values['kvstore-servers'].join(', ')} (prefix ${root || '/'})`,
-    healthz: () => Promise.all(stores.map((s) => s.checkHealth(values['kvstore-healthcheck-timeout']))).then(() => {}),
-    readyz: () => Promise.all(stores.map((s) => s.checkHealth(values['kvstore-readycheck-timeout']))).then(() => {}),
-    close: () => Promise.all(stores.map((s) => s.close())).then(() => {}),
-  }
-}
+export type TransformerFor = ((key: string) => ValueTransformer) | undefined
 
 async function openEmbedded(values: PersistenceFlags, logger: Logger, transformerFor: TransformerFor, openSqlite: SqliteOpener): Promise<DaemonStorage> {
   const dataDir = values['data-dir'] || DEFAULT_DATA_DIR
@@ -146,7 +90,8 @@ type SqliteOpener = (path: string) => SqlDriver
 
 /** Opens the storage the flags select; throws StorageStartupError with the reason. */
 export function openDaemonStorage(values: PersistenceFlags, logger: Logger, transformerFor: TransformerFor, openSqlite: SqliteOpener): Promise<DaemonStorage> {
-  if (values['kvstore-servers'].length > 0) return openEtcd(values, logger, transformerFor)
+  // The etcd client (gRPC, protobuf) is loaded only when etcd is chosen: the embedded store starts without it.
+  if (values['kvstore-servers'].length > 0) return import('./open-etcd.js').then(({ openEtcd }) => openEtcd(values, logger, transformerFor))
   if (values['storage-backend'] !== '') {
     // Upstream's rule: naming the etcd backend without servers is an error.
     return Promise.reject(new StorageStartupError('--kvstore-servers must be specified with --storage-backend'))

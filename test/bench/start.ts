@@ -1,0 +1,180 @@
+/**
+ * Start-up side by side in one run: this build against another one
+ * (`--baseline <dir>`, a copy of an older commit's tree with its own
+ * `npm run build`), fresh processes taking turns, medians of each.
+ *
+ * - in-process: a new `node` imports the built package, calls
+ *   `createApiServer()` and sends one request through `server.fetch` (which
+ *   waits for start-up work); timed from the process's own time origin.
+ * - daemon: `dist/runtimes/node/main.js` on the embedded store, from spawn to
+ *   `/readyz` 200 over TLS, certificates and store from an earlier start.
+ *
+ * Beside wall time, the CPU time the process used by then: on a machine other
+ * work shares, it moves much less than wall time.
+ *
+ *   node --import tsx test/bench/start.ts [--baseline DIR] [--rounds N] [--no-write]
+ *
+ * Writes its section of docs/benchmarks.md. Figures only: nothing passes or fails.
+ */
+import { spawn } from 'node:child_process'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { cpus, loadavg, tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { parseArgs } from 'node:util'
+import { stopDaemon, timedStart } from './daemon.js'
+import { replaceSection } from './section.js'
+
+const ROOT = join(import.meta.dirname, '..', '..')
+
+interface InProcessStart {
+  importMs: number
+  /** createApiServer() to the first answer. */
+  firstAnswerMs: number
+  /** Process time origin to the first answer. */
+  totalMs: number
+  cpuMs: number
+}
+
+interface DaemonReady {
+  readyMs: number
+  cpuMs: number
+}
+
+const inProcessScript = (entry: string): string => `
+const t0 = performance.now()
+const { ADMIN_IDENTITY, createApiServer } = await import(${JSON.stringify(entry)})
+const t1 = performance.now()
+const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY })
+const res = await server.fetch(new Request('http://in-process/api/v1/namespaces/default/configmaps'))
+await res.arrayBuffer()
+const t2 = performance.now()
+const cpu = process.cpuUsage()
+process.stdout.write(JSON.stringify({ status: res.status, importMs: t1 - t0, firstAnswerMs: t2 - t1, totalMs: t2, cpuMs: (cpu.user + cpu.system) / 1000 }) + '\\n')
+process.exit(0)
+`
+
+function inProcessOnce(build: string): Promise<InProcessStart> {
+  const entry = pathToFileURL(join(build, 'dist', 'core', 'index.js')).href
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', inProcessScript(entry)], { cwd: build, stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+    child.once('error', fail)
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      try {
+        const figures = JSON.parse(out) as InProcessStart & { status: number }
+        if (figures.status !== 200) throw new Error(`the first request answered ${figures.status}`)
+        done(figures)
+      } catch (err) {
+        fail(new Error(`in-process start exited ${code}: ${String(err)} ${out}`))
+      }
+    })
+  })
+}
+
+/** utime + stime of a process so far, from /proc (clock ticks of 10 ms on Linux). */
+async function cpuMsOf(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+async function daemonOnce(build: string, dir: string): Promise<DaemonReady> {
+  const { running, start } = await timedStart(join(build, 'dist', 'runtimes', 'node', 'main.js'), dir)
+  try {
+    return { readyMs: start.readyMs, cpuMs: await cpuMsOf(running.child.pid ?? 0) }
+  } finally {
+    await stopDaemon(running.child)
+  }
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+const ms = (value: number): string => `${value.toFixed(0)} ms`
+
+interface Figures {
+  inProcess: InProcessStart[]
+  daemon: DaemonReady[]
+}
+
+function render(builds: Array<[string, string]>, figures: Map<string, Figures>, rounds: number): string {
+  const [mine, other] = builds.map(([name]) => figures.get(name)!)
+  const row = (label: string, pick: (f: Figures) => number[]): string => {
+    const a = median(pick(mine!))
+    const cells = [ms(a)]
+    if (other) {
+      const b = median(pick(other))
+      cells.push(ms(b), `${(a / b).toFixed(2)}`)
+    }
+    return `| ${label} | ${cells.join(' | ')} |`
+  }
+  const head = other ? '| figure (median) | this build | previous build | this / previous |\n| --- | --- | --- | --- |' : '| figure (median) | this build |\n| --- | --- |'
+  return `<!-- startup: begin -->
+## Start-up
+
+Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus().length} × ${cpus()[0]?.model.split(' ')[0] ?? 'CPU'} (load average ${loadavg()[0]!.toFixed(1)} at the end),
+Node ${process.version}. \`node --import tsx test/bench/start.ts${other ? ' --baseline <the previous build>' : ''}\`: ${rounds} rounds,
+the builds taking turns in each, a fresh process for every figure. Compare the
+ratio, not the milliseconds: the machine is shared and its load moves them.
+
+${head}
+${row('in-process: `import` of the package', (f) => f.inProcess.map((s) => s.importMs))}
+${row('in-process: `createApiServer()` to the first answer', (f) => f.inProcess.map((s) => s.firstAnswerMs))}
+${row('in-process: process start to the first answer', (f) => f.inProcess.map((s) => s.totalMs))}
+${row('in-process: CPU time used by the first answer', (f) => f.inProcess.map((s) => s.cpuMs))}
+${row('daemon, embedded store: spawn to `/readyz` 200', (f) => f.daemon.map((s) => s.readyMs))}
+${row('daemon, embedded store: CPU time used by then', (f) => f.daemon.map((s) => s.cpuMs))}
+
+What changed against the previous build:
+
+- The flow-control controller wrote each FlowSchema's \`Dangling\` condition
+  about eleven times at start-up (every created object started another pass
+  over all schemas, side by side with the others): now one pass runs at a
+  time and a schema whose write has not come back is not written again, so
+  start-up makes 13 status writes instead of about 146.
+- Flow control rebuilds its configuration once per burst of events (on a
+  timer) rather than once per event: 4 rebuilds at start-up instead of 36.
+- The daemon loads the etcd client (gRPC, protobuf), the OTLP exporter and
+  the KMS and external-signer clients only when its flags ask for them.
+- A restart checks the certificates in \`--cert-dir\` with Node's own X.509
+  parser; the X.509 library (and its ASN.1 packages) loads only to issue one.
+<!-- startup: end -->`
+}
+
+const { values } = parseArgs({
+  options: {
+    baseline: { type: 'string' },
+    rounds: { type: 'string', default: '7' },
+    'no-write': { type: 'boolean', default: false },
+  },
+})
+const rounds = Number(values.rounds)
+const log = (text: string) => void process.stderr.write(`${text}\n`)
+const builds: Array<[string, string]> = [['this build', ROOT]]
+if (values.baseline) builds.push(['previous build', resolve(values.baseline)])
+const work = await mkdtemp(join(tmpdir(), 'apiserver-start-'))
+try {
+  const figures = new Map(builds.map(([name]) => [name, { inProcess: [], daemon: [] } as Figures]))
+  const dirs = new Map(builds.map(([name], i) => [name, join(work, `build-${i}`)]))
+  // A first start per build writes the certificates and creates the store; later starts reuse them, as a restart does.
+  for (const [name, build] of builds) await daemonOnce(build, dirs.get(name)!)
+  for (let r = 0; r < rounds; r++) {
+    for (const [name, build] of r % 2 ? [...builds].reverse() : builds) {
+      log(`round ${r + 1}: ${name}`)
+      const f = figures.get(name)!
+      f.inProcess.push(await inProcessOnce(build))
+      f.daemon.push(await daemonOnce(build, dirs.get(name)!))
+    }
+  }
+  const section = render(builds, figures, rounds)
+  process.stdout.write(`${section}\n`)
+  if (!values['no-write']) await replaceSection(ROOT, '<!-- startup: begin -->', '<!-- startup: end -->', section)
+} finally {
+  await rm(work, { recursive: true, force: true })
+}
