@@ -276,7 +276,14 @@ async function listen(
   tls: { key: string; cert: string } & ClientCABundles & ListenerTls,
   logger: Logger,
 ): Promise<TlsListener> {
-  const base = { port: flags.securePort, ...tls, http2: !flags.disableHttp2Serving, reusePort: flags.listener.permitPortSharing, logger }
+  const base = {
+    port: flags.securePort,
+    ...tls,
+    http2: !flags.disableHttp2Serving,
+    reusePort: flags.listener.permitPortSharing,
+    maxConnectionBytesPerSec: flags.maxConnectionBytesPerSec,
+    logger,
+  }
   const unspecified = flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::'
   if (!unspecified) return serveTls(server, { ...base, host: flags.bindAddress })
   try {
@@ -429,6 +436,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       clientKey: parsed.values['nodeagent-client-key'],
       preferredAddressTypes: parsed.values['nodeagent-preferred-address-types'],
       timeoutMs: parsed.values['nodeagent-timeout'],
+      maxBytesPerSec: parsed.values['max-connection-bytes-per-sec'],
     }).catch((err: Error) => {
       throw new StartupError(err.message)
     })

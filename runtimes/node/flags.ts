@@ -58,6 +58,8 @@ export interface DaemonFlags {
   requestTimeoutMs: number
   minRequestTimeoutSeconds: number
   disableHttp2Serving: boolean
+  /** `--max-connection-bytes-per-sec`: the per-direction rate of exec, attach and port-forward streams; 0 is unlimited. */
+  maxConnectionBytesPerSec: number
   watchCache: boolean
   /** `--watch-cache-sizes` as `{ "resource[.group]": size }`. */
   watchCacheSizes: Record<string, number>
@@ -180,6 +182,7 @@ export function daemonFlags({ values }: ParsedFlags): DaemonFlags {
     requestTimeoutMs: values['request-timeout'],
     minRequestTimeoutSeconds: values['min-request-timeout'],
     disableHttp2Serving: values['disable-http2-serving'],
+    maxConnectionBytesPerSec: values['max-connection-bytes-per-sec'],
     watchCache: values['watch-cache'],
     watchCacheSizes: parseWatchCacheSizes(values['watch-cache-sizes']),
     runtimeConfig: runtimeConfig(values['runtime-config']),

@@ -115,6 +115,7 @@ describe('the flag table', () => {
       'log-text-info-buffer-size',
       'log-text-split-stream',
       'logging-format',
+      'max-connection-bytes-per-sec',
       'max-mutating-requests-inflight',
       'max-requests-inflight',
       'min-compatibility-version',
