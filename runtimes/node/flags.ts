@@ -67,6 +67,8 @@ export interface DaemonFlags {
   storagePrefix: string
   /** `--kvstore-count-metric-poll-period`, in milliseconds. */
   storageObjectCountPollMs: number
+  /** `--kvstore-db-metric-poll-interval`, in milliseconds. */
+  storageSizePollMs: number
   /** `--runtime-config` as `{ key: enabled }`; the flag rules have checked every value. */
   runtimeConfig: Record<string, boolean>
   /** The version `/version` reports. */
@@ -188,6 +190,7 @@ export function daemonFlags({ values }: ParsedFlags): DaemonFlags {
     runtimeConfig: runtimeConfig(values['runtime-config']),
     storagePrefix: storageRoot(values),
     storageObjectCountPollMs: values['kvstore-count-metric-poll-period'],
+    storageSizePollMs: values['kvstore-db-metric-poll-interval'],
     version: values.version,
     ...emulationOptions(values),
     allowPrivileged: values['allow-privileged'],

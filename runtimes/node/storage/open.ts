@@ -27,8 +27,13 @@ export interface DaemonStorage {
   /** `/healthz/etcd` (within --kvstore-healthcheck-timeout) and `/readyz/etcd` (within --kvstore-readycheck-timeout). */
   healthz(): Promise<void>
   readyz(): Promise<void>
+  /** Each storage cluster's database size in bytes, main first (`apiserver_storage_size_bytes`); undefined where it could not be read. */
+  sizes(): Promise<(number | undefined)[]>
   close(): Promise<void>
 }
+
+/** How long one size query may take, as upstream bounds its storage monitor's call. */
+const SIZE_TIMEOUT_MS = 1000
 
 type PersistenceFlags = Pick<
   FlagValues,
@@ -112,6 +117,7 @@ async function openEtcd(values: PersistenceFlags, logger: Logger, transformerFor
     description: `etcd at ${values['kvstore-servers'].join(', ')} (prefix ${root || '/'})`,
     healthz: () => Promise.all(stores.map((s) => s.checkHealth(values['kvstore-healthcheck-timeout']))).then(() => {}),
     readyz: () => Promise.all(stores.map((s) => s.checkHealth(values['kvstore-readycheck-timeout']))).then(() => {}),
+    sizes: () => Promise.all(stores.map((s) => s.dbSizeBytes(SIZE_TIMEOUT_MS).catch(() => undefined))),
     close: () => Promise.all(stores.map((s) => s.close())).then(() => {}),
   }
 }
@@ -137,6 +143,7 @@ async function openEmbedded(values: PersistenceFlags, logger: Logger, transforme
     description: `the embedded store in ${dataDir}`,
     healthz: alive,
     readyz: alive,
+    sizes: async () => [await storage.sizeBytes().catch(() => undefined)],
     close: () => storage.close(),
   }
 }

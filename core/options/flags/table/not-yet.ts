@@ -5,6 +5,5 @@
  */
 export const NOT_YET = {
   contentionProfiling: 'V8 has no lock-contention profile; the flag changes nothing',
-  metrics: 'the database size (apiserver_storage_size_bytes) is not polled from the store yet',
   workloads: 'pod-level policies are not applied yet',
 } as const

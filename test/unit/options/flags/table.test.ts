@@ -103,6 +103,7 @@ describe('the flag table', () => {
       'kvstore-certfile',
       'kvstore-compaction-interval',
       'kvstore-count-metric-poll-period',
+      'kvstore-db-metric-poll-interval',
       'kvstore-healthcheck-timeout',
       'kvstore-keyfile',
       'kvstore-prefix',
