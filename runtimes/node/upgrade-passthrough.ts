@@ -99,7 +99,11 @@ export function throttleTransform(throttle: ByteThrottle): Transform {
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
       void (async () => {
-        for await (const piece of throttle.pace(chunk)) this.push(piece)
+        for await (const piece of throttle.pace(chunk)) {
+          // A closed stream stops pacing at once rather than waiting out the rest of the chunk.
+          if (this.destroyed) return
+          this.push(piece)
+        }
       })().then(() => done(), done)
     },
   })
