@@ -5,6 +5,7 @@
 import type { TracerProvider } from '@opentelemetry/api'
 import type { AdmissionChain } from './admission/chain.js'
 import type { WebhookClient } from './crd/webhook-client.js'
+import type { StorageSizes } from './metrics/storage-size.js'
 import type { ProxyTransport } from './proxy/transport.js'
 import type { PassUpgrade } from './proxy/upgrade.js'
 import type { StorageFactory } from './storage/factory.js'
@@ -84,6 +85,12 @@ export interface ServerPorts {
    * `--kvstore-readycheck-timeout`). @default reading the current revision
    */
   storageHealth: { healthz(): Promise<void>; readyz(): Promise<void> }
+  /**
+   * The database size of each storage cluster (etcd's Maintenance status,
+   * the embedded SQLite file), polled for `apiserver_storage_size_bytes`
+   * every `options.storageSizePollMs`. @default none: the metric is absent
+   */
+  storageSizes?: StorageSizes
   /**
    * How the server calls webhooks (CRD conversion), trusting a webhook's
    * caBundle. @default fetch, which trusts only the runtime's own CAs

@@ -52,6 +52,7 @@ import { measuredAuthenticator, measuredAuthorizer } from './metrics/security-me
 import { measuredChain } from './metrics/admission-metrics.js'
 import { watchMetrics } from './metrics/watch-metrics.js'
 import { startStorageObjectCounter } from './metrics/storage-objects.js'
+import { startStorageSizePoller } from './metrics/storage-size.js'
 import { countTerminatedWatcher } from './metrics/terminated-watchers.js'
 import { Registry } from './registry/registry.js'
 import { DEFAULT_STORAGE_PREFIX } from './registry/store.js'
@@ -349,6 +350,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       return () => aggregation.stop()
     })
   const stopObjectCounter = startStorageObjectCounter(registry, metrics, options.storageObjectCountPollMs ?? 60_000, logger)
+  const stopSizePoller = startStorageSizePoller(ports.storageSizes, metrics, options.storageSizePollMs ?? 30_000, logger)
 
   const revisionReadable = async (): Promise<void> => void (await backend.currentRevision())
   const storageHealth = ports.storageHealth ?? { healthz: revisionReadable, readyz: revisionReadable }
@@ -498,6 +500,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       services.stop()
       await membership.stop()
       stopObjectCounter()
+      stopSizePoller()
       await lifecycle.endWatches()
       // What the audit backends still hold is written before the server is gone.
       await auditor?.shutdown()

@@ -66,8 +66,15 @@ export function parseWebhookReply(body: string): unknown {
 }
 
 /** `Post "<url>": <reason>`, the way Go's HTTP client words a failed call. */
-export function postFailure(url: string, reason: string): Error {
-  return new Error(`Post ${JSON.stringify(url)}: ${reason}`)
+export function postFailure(url: string, reason: string, status?: number): Error {
+  const err = new Error(`Post ${JSON.stringify(url)}: ${reason}`)
+  return status === undefined ? err : Object.assign(err, { status })
+}
+
+/** The non-2xx HTTP status a failed call got, when it got an answer at all (the admission webhook metrics' code). */
+export function failureStatus(err: unknown): number | undefined {
+  const status = (err as { status?: unknown } | null)?.status
+  return typeof status === 'number' ? status : undefined
 }
 
 /** `Get "<url>": <reason>`, likewise. */
@@ -103,7 +110,7 @@ export function fetchWebhookClient(fetchImpl: typeof fetch = fetch): WebhookClie
     const declared = Number(response.headers.get('content-length') ?? '0')
     if (declared > MAX_WEBHOOK_RESPONSE_BYTES) throw new Error(`response of ${declared} bytes is too large`)
     const text = await response.text()
-    if (!response.ok) throw new Error(describeHttpFailure(response.status, text))
+    if (!response.ok) throw Object.assign(new Error(describeHttpFailure(response.status, text)), { status: response.status })
     return text
   }
   return {
@@ -122,7 +129,7 @@ export function fetchWebhookClient(fetchImpl: typeof fetch = fetch): WebhookClie
       try {
         return parseWebhookReply(await send(config, init, timeoutMs))
       } catch (err) {
-        throw postFailure(url, (err as Error).message)
+        throw postFailure(url, (err as Error).message, failureStatus(err))
       }
     },
     async get(config, { headers = {}, timeoutMs }) {

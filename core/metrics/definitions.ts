@@ -109,6 +109,14 @@ export const ADMISSION_WEBHOOK_REQUESTS: MetricDefinition = {
   name: 'apiserver_admission_webhook_request_total',
   help: '[ALPHA] Admission webhook calls, by webhook name, type, operation, HTTP code and rejection.',
 }
+export const ADMISSION_WEBHOOK_REJECTIONS: MetricDefinition = {
+  name: 'apiserver_admission_webhook_rejection_count',
+  help: '[ALPHA] Requests an admission webhook refused, by webhook name, type, operation, error type and the refusal\'s HTTP code.',
+}
+export const ADMISSION_WEBHOOK_FAIL_OPEN: MetricDefinition = {
+  name: 'apiserver_admission_webhook_fail_open_count',
+  help: '[ALPHA] Failed admission webhook calls let through by failurePolicy Ignore, by webhook name and type.',
+}
 
 export const ENCRYPTION_RELOADS: MetricDefinition = {
   name: 'apiserver_encryption_config_controller_automatic_reloads_total',

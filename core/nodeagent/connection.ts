@@ -20,6 +20,8 @@ export interface NodeAgentOptions {
   clientCertificate?: { certificate: string; key: string }
   /** `--nodeagent-timeout`: how long connecting to an agent may take. */
   timeoutMs: number
+  /** `--max-connection-bytes-per-sec`: the most bytes a second a pods/log stream carries. @default unlimited */
+  maxBytesPerSec?: number
 }
 
 /** What core needs to reach node agents and, for pods/proxy and services/proxy, the cluster network. */

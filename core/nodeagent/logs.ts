@@ -4,6 +4,7 @@
  * arrives (upstream's LogREST and LogLocation). The query is checked as
  * PodLogOptions first; a pod not yet on a node has an empty log.
  */
+import { ByteThrottle, throttledBody } from '../proxy/byte-throttle.js'
 import { badRequest } from '../http/status-error.js'
 import { fieldPath, forbiddenField, invalid, invalidError, type FieldError } from '../validation/field.js'
 import { isPlainObject, type KubeObject } from '../resources/object.js'
@@ -181,5 +182,8 @@ export async function podLog(deps: NodeAgentDeps, pod: KubeObject, params: URLSe
     throw genericServerResponse(response.status, text, '', 'pods/log', name)
   }
   // The agent's bytes, as they come: a follow streams until either side ends.
-  return new Response(response.body, { status: 200, headers: { 'content-type': 'text/plain', 'cache-control': 'no-cache, private' } })
+  // A log is a long-running request, so --max-connection-bytes-per-sec paces it.
+  const rate = deps.options.maxBytesPerSec ?? 0
+  const body = rate > 0 && response.body ? throttledBody(response.body, new ByteThrottle(rate)) : response.body
+  return new Response(body, { status: 200, headers: { 'content-type': 'text/plain', 'cache-control': 'no-cache, private' } })
 }

@@ -390,6 +390,13 @@ export interface ApiServerOptions {
    */
   storageObjectCountPollMs?: number
   /**
+   * How often each storage cluster's database size is asked for the
+   * `apiserver_storage_size_bytes` metric (`--kvstore-db-metric-poll-interval`);
+   * 0 disables it. Needs `ports.storageSizes`.
+   * @default 30000
+   */
+  storageSizePollMs?: number
+  /**
    * What `/metrics` shows (`--disabled-metrics`, `--allow-metric-labels`
    * and its manifest, `--show-hidden-metrics-for-version`).
    * @default every metric, every label value

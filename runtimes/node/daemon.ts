@@ -232,6 +232,7 @@ function serverOptions(
     runtimeConfig: flags.runtimeConfig,
     storagePrefix: flags.storagePrefix,
     storageObjectCountPollMs: flags.storageObjectCountPollMs,
+    storageSizePollMs: flags.storageSizePollMs,
     allowPrivileged: flags.allowPrivileged,
     serviceClusterIPRange: flags.serviceClusterIPRange,
     serviceNodePortRange: flags.serviceNodePortRange,
@@ -275,7 +276,14 @@ async function listen(
   tls: { key: string; cert: string } & ClientCABundles & ListenerTls,
   logger: Logger,
 ): Promise<TlsListener> {
-  const base = { port: flags.securePort, ...tls, http2: !flags.disableHttp2Serving, reusePort: flags.listener.permitPortSharing, logger }
+  const base = {
+    port: flags.securePort,
+    ...tls,
+    http2: !flags.disableHttp2Serving,
+    reusePort: flags.listener.permitPortSharing,
+    maxConnectionBytesPerSec: flags.maxConnectionBytesPerSec,
+    logger,
+  }
   const unspecified = flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::'
   if (!unspecified) return serveTls(server, { ...base, host: flags.bindAddress })
   try {
@@ -432,6 +440,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       clientKey: parsed.values['nodeagent-client-key'],
       preferredAddressTypes: parsed.values['nodeagent-preferred-address-types'],
       timeoutMs: parsed.values['nodeagent-timeout'],
+      maxBytesPerSec: parsed.values['max-connection-bytes-per-sec'],
     }).catch((err: Error) => {
       throw new StartupError(err.message)
     })
@@ -447,6 +456,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         storage: storage.storage,
         storageFactory: storage.factory,
         storageHealth: storage,
+        storageSizes: storage.sizes,
         ...(transformers ? { valueTransformers: transformers } : {}),
         webhookClient: nodeWebhookClient(),
         proxyTransport,

@@ -58,6 +58,8 @@ export interface DaemonFlags {
   requestTimeoutMs: number
   minRequestTimeoutSeconds: number
   disableHttp2Serving: boolean
+  /** `--max-connection-bytes-per-sec`: the per-direction rate of exec, attach and port-forward streams; 0 is unlimited. */
+  maxConnectionBytesPerSec: number
   watchCache: boolean
   /** `--watch-cache-sizes` as `{ "resource[.group]": size }`. */
   watchCacheSizes: Record<string, number>
@@ -65,6 +67,8 @@ export interface DaemonFlags {
   storagePrefix: string
   /** `--kvstore-count-metric-poll-period`, in milliseconds. */
   storageObjectCountPollMs: number
+  /** `--kvstore-db-metric-poll-interval`, in milliseconds. */
+  storageSizePollMs: number
   /** `--runtime-config` as `{ key: enabled }`; the flag rules have checked every value. */
   runtimeConfig: Record<string, boolean>
   /** The version `/version` reports. */
@@ -180,11 +184,13 @@ export function daemonFlags({ values }: ParsedFlags): DaemonFlags {
     requestTimeoutMs: values['request-timeout'],
     minRequestTimeoutSeconds: values['min-request-timeout'],
     disableHttp2Serving: values['disable-http2-serving'],
+    maxConnectionBytesPerSec: values['max-connection-bytes-per-sec'],
     watchCache: values['watch-cache'],
     watchCacheSizes: parseWatchCacheSizes(values['watch-cache-sizes']),
     runtimeConfig: runtimeConfig(values['runtime-config']),
     storagePrefix: storageRoot(values),
     storageObjectCountPollMs: values['kvstore-count-metric-poll-period'],
+    storageSizePollMs: values['kvstore-db-metric-poll-interval'],
     version: values.version,
     ...emulationOptions(values),
     allowPrivileged: values['allow-privileged'],

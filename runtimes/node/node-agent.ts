@@ -15,6 +15,8 @@ export interface NodeAgentFlags {
   clientKey: string
   preferredAddressTypes: readonly string[]
   timeoutMs: number
+  /** `--max-connection-bytes-per-sec`; 0 is unlimited. */
+  maxBytesPerSec?: number
 }
 
 /** Reads the files the flags name; throws naming the flag of a file that cannot be read, or a pair given by half. */
@@ -34,6 +36,7 @@ export async function nodeAgentOptions(flags: NodeAgentFlags): Promise<NodeAgent
   return {
     preferredAddressTypes: flags.preferredAddressTypes,
     timeoutMs: flags.timeoutMs,
+    ...(flags.maxBytesPerSec ? { maxBytesPerSec: flags.maxBytesPerSec } : {}),
     ...(ca ? { caBundle: Buffer.from(ca).toString('base64') } : {}),
     ...(pair ? { clientCertificate: pair } : {}),
   }

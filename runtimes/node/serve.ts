@@ -56,6 +56,8 @@ export interface ServeTlsOptions {
   goawayChance?: number
   /** Bind with SO_REUSEPORT (`--permit-port-sharing`), on runtimes whose listen() offers it. @default false */
   reusePort?: boolean
+  /** Most bytes a second each way on an exec, attach or port-forward stream (`--max-connection-bytes-per-sec`). @default 0, unlimited */
+  maxConnectionBytesPerSec?: number
 }
 
 export interface TlsListener {
@@ -279,7 +281,7 @@ export function serveTls(server: FetchHandler, opts: ServeTlsOptions): Promise<T
   httpServer.on('upgrade', (incoming: IncomingMessage, socket: TLSSocket, head: Buffer) => {
     // Busy until it closes: draining must not end a live stream as an idle keep-alive connection.
     http1InFlight.set(socket, (http1InFlight.get(socket) ?? 0) + 1)
-    handleUpgrade(server, infoFor(incoming), incoming, socket, head).catch((err: unknown) => {
+    handleUpgrade(server, infoFor(incoming), incoming, socket, head, opts.maxConnectionBytesPerSec ?? 0).catch((err: unknown) => {
       logger.error({ err: err instanceof Error ? err.message : String(err) }, 'upgrade failed')
       socket.destroy()
     })

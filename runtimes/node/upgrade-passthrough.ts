@@ -7,16 +7,19 @@
  * ways with `pipe`, which pauses a side whose peer is not reading, so a
  * stream holds a few chunks however fast either end sends. Whatever the
  * backend answers (101 or an error) reaches the client as it is. Otherwise
- * core's answer is written on the socket and the connection closed.
+ * core's answer is written on the socket and the connection closed. With
+ * `--max-connection-bytes-per-sec`, each direction passes through its own
+ * byte throttle (core/proxy/byte-throttle.ts).
  */
 import { type IncomingMessage, STATUS_CODES } from 'node:http'
 import { connect as netConnect, type Socket } from 'node:net'
 import { connect as tlsConnect } from 'node:tls'
-import type { Duplex } from 'node:stream'
+import { type Duplex, Transform } from 'node:stream'
 import { statusResponse } from '../../core/http/respond.js'
 import { StatusError, type StatusReason } from '../../core/http/status-error.js'
 import type { ConnectionInfo } from '../../core/ports.js'
 import type { UpgradeHandoff } from '../../core/proxy/upgrade.js'
+import { ByteThrottle } from '../../core/proxy/byte-throttle.js'
 import { decodeCABundle, connectionFailureReason } from './tls-errors.js'
 
 export interface UpgradeServer {
@@ -87,15 +90,44 @@ export function dialTarget(handoff: UpgradeHandoff): Promise<Socket> {
   })
 }
 
+/**
+ * A pass-through that lets bytes out at the throttle's rate. Transform holds
+ * back the next chunk until this one is pushed and its output is read, so
+ * at most a chunk or two wait here however fast the sender writes.
+ */
+export function throttleTransform(throttle: ByteThrottle): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      void (async () => {
+        for await (const piece of throttle.pace(chunk)) {
+          // A closed stream stops pacing at once rather than waiting out the rest of the chunk.
+          if (this.destroyed) return
+          this.push(piece)
+        }
+      })().then(() => done(), done)
+    },
+  })
+}
+
 /** Joins the client and the backend: the request head first, then bytes both ways until either side ends. */
-function splice(client: Duplex, backend: Socket, head: Buffer, firstBytes: Buffer): void {
+function splice(client: Duplex, backend: Socket, head: Buffer, firstBytes: Buffer, maxBytesPerSec: number): void {
   backend.write(head)
-  if (firstBytes.length) backend.write(firstBytes)
-  client.pipe(backend)
-  backend.pipe(client)
+  const up = maxBytesPerSec > 0 ? throttleTransform(new ByteThrottle(maxBytesPerSec)) : undefined
+  const down = maxBytesPerSec > 0 ? throttleTransform(new ByteThrottle(maxBytesPerSec)) : undefined
+  if (up) {
+    if (firstBytes.length) up.write(firstBytes)
+    client.pipe(up).pipe(backend)
+  } else {
+    if (firstBytes.length) backend.write(firstBytes)
+    client.pipe(backend)
+  }
+  if (down) backend.pipe(down).pipe(client)
+  else backend.pipe(client)
   const end = (): void => {
     client.destroy()
     backend.destroy()
+    up?.destroy()
+    down?.destroy()
   }
   client.once('error', end)
   backend.once('error', end)
@@ -104,7 +136,15 @@ function splice(client: Duplex, backend: Socket, head: Buffer, firstBytes: Buffe
 }
 
 /** Answers one `upgrade` event of the listener. */
-export async function handleUpgrade(server: UpgradeServer, info: ConnectionInfo, req: IncomingMessage, socket: Duplex, firstBytes: Buffer): Promise<void> {
+export async function handleUpgrade(
+  server: UpgradeServer,
+  info: ConnectionInfo,
+  req: IncomingMessage,
+  socket: Duplex,
+  firstBytes: Buffer,
+  /** `--max-connection-bytes-per-sec`: the most each direction moves a second; 0 is unlimited. */
+  maxBytesPerSec = 0,
+): Promise<void> {
   socket.on('error', () => socket.destroy())
   let handoff: UpgradeHandoff | undefined
   const response = await server.fetch(toRequest(req), {
@@ -128,5 +168,5 @@ export async function handleUpgrade(server: UpgradeServer, info: ConnectionInfo,
     return
   }
   const url = new URL(handoff.target.origin)
-  splice(socket, backend, requestHead(handoff, url.host), firstBytes)
+  splice(socket, backend, requestHead(handoff, url.host), firstBytes, maxBytesPerSec)
 }

@@ -134,7 +134,7 @@ export function nodeWebhookClient(): NodeWebhookClient {
     } catch (err) {
       throw postFailure(config.url, (err as Error).message)
     }
-    if (response.status < 200 || response.status > 299) throw postFailure(config.url, describeHttpFailure(response.status, response.text))
+    if (response.status < 200 || response.status > 299) throw postFailure(config.url, describeHttpFailure(response.status, response.text), response.status)
     try {
       return parseWebhookReply(response.text)
     } catch (err) {
@@ -158,7 +158,7 @@ export function nodeWebhookClient(): NodeWebhookClient {
     } catch (err) {
       throw postFailure(config.url, (err as Error).message)
     }
-    if (response.status < 200 || response.status > 299) throw postFailure(config.url, describeHttpFailure(response.status, response.text))
+    if (response.status < 200 || response.status > 299) throw postFailure(config.url, describeHttpFailure(response.status, response.text), response.status)
   }
 
   async function get(config: WebhookTarget, { headers = {}, timeoutMs }: GetOptions): Promise<string> {

@@ -5,7 +5,7 @@
  * server's deadline rides along as `?timeout=<n>s`, as upstream's client
  * sends it. Every failure is a CallingWebhookError, for the failure policy.
  */
-import type { WebhookClient, WebhookTarget } from '../../crd/webhook-client.js'
+import { failureStatus, type WebhookClient, type WebhookTarget } from '../../crd/webhook-client.js'
 import { CallingWebhookError } from './errors.js'
 import { type AdmissionAnswer, readAdmissionAnswer, type ReviewVersion } from './review.js'
 import type { AdmissionWebhook } from './webhook.js'
@@ -39,17 +39,17 @@ export async function callWebhook(
   try {
     target = await targetOf(hook, deps)
   } catch (err) {
-    throw new CallingWebhookError(hook.name, `could not get REST client: ${err instanceof Error ? err.message : String(err)}`)
+    throw new CallingWebhookError(hook.name, `could not get REST client: ${err instanceof Error ? err.message : String(err)}`, 400)
   }
   let reply: unknown
   try {
     reply = await deps.client.post({ ...target, url: withTimeout(target.url ?? '', hook.timeoutSeconds) }, review, hook.timeoutSeconds * 1000)
   } catch (err) {
-    throw new CallingWebhookError(hook.name, `failed to call webhook: ${err instanceof Error ? err.message : String(err)}`)
+    throw new CallingWebhookError(hook.name, `failed to call webhook: ${err instanceof Error ? err.message : String(err)}`, failureStatus(err) ?? 503)
   }
   try {
     return readAdmissionAnswer(reply, version, uid, hook.type === 'mutating')
   } catch (err) {
-    throw new CallingWebhookError(hook.name, err instanceof Error ? err.message : String(err))
+    throw new CallingWebhookError(hook.name, err instanceof Error ? err.message : String(err), 503)
   }
 }

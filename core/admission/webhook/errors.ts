@@ -12,6 +12,12 @@ export class CallingWebhookError extends Error {
   constructor(
     readonly webhookName: string,
     readonly reason: string,
+    /**
+     * The HTTP code upstream gives the failure, for the webhook metrics: the
+     * webhook's own non-2xx status, 503 when it could not be reached or its
+     * answer was unusable, 400 when no request could be made for it.
+     */
+    readonly code = 500,
   ) {
     super(`failed calling webhook "${webhookName}": ${reason}`)
     this.name = 'CallingWebhookError'

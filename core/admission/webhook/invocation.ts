@@ -8,6 +8,7 @@
  */
 import type { Authorizer } from '../../authz/authorizer.js'
 import { forbidden, internalError, StatusError } from '../../http/status-error.js'
+import type { Metrics } from '../../metrics/metrics.js'
 import type { Logger } from '../../ports.js'
 import type { LabelSelector } from '../../registry/label-selector.js'
 import type { Registry } from '../../registry/registry.js'
@@ -28,6 +29,8 @@ export interface WebhookDeps extends CallDeps {
   authorizer: Authorizer
   index: WebhookIndex
   logger: Logger
+  /** Where each call is counted and timed (core/admission/webhook/call-metrics.ts); none: not recorded. */
+  metrics?: Metrics
 }
 
 /** A webhook to call, and the entry whose version it sees the request in. */

@@ -15,6 +15,7 @@ import type { KubeObject } from '../../resources/object.js'
 import type { AdmissionAttributes } from '../attributes.js'
 import type { MutatingAdmission } from '../mutating.js'
 import { callWebhook } from './call.js'
+import { observeWebhookCall } from './call-metrics.js'
 import { CallingWebhookError, dryRunUnsupported, webhookDenied } from './errors.js'
 import { admissionRequest, type Invocation, invocationFor, VersionedObjects, type WebhookDeps } from './invocation.js'
 import { admissionReview, negotiateReviewVersion } from './review.js'
@@ -28,6 +29,13 @@ interface Reinvocation {
   reinvoke: Set<string>
 }
 
+/** The webhook's own refusal, told apart from other errors for the metrics; the request gets `status`. */
+class WebhookDenial extends Error {
+  constructor(readonly status: StatusError) {
+    super(status.message)
+  }
+}
+
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
 
 /** Calls one webhook and applies its patch; answers whether the object changed. */
@@ -35,12 +43,12 @@ async function callMutating(a: AdmissionAttributes, invocation: Invocation, obje
   const { hook, entry } = invocation
   if (a.dryRun && !sideEffectsAllowDryRun(hook.sideEffects)) throw dryRunUnsupported(hook.name)
   const version = negotiateReviewVersion(hook.admissionReviewVersions)
-  if (!version) throw new CallingWebhookError(hook.name, 'could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)')
+  if (!version) throw new CallingWebhookError(hook.name, 'could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)', 400)
   const uid = crypto.randomUUID()
   const request = await admissionRequest(a, invocation, objects, uid)
   const answer = await callWebhook(hook, admissionReview(version, request), version, uid, deps)
   recordAnswer(a, hook.name, answer)
-  if (!answer.allowed) throw webhookDenied(hook.name, answer.result)
+  if (!answer.allowed) throw new WebhookDenial(webhookDenied(hook.name, answer.result))
   if (answer.patch === undefined) return false
   let ops: ReturnType<typeof parseJsonPatch>
   try {
@@ -72,9 +80,13 @@ export function mutatingWebhookAdmission(deps: WebhookDeps): MutatingAdmission {
       const invocation = await invocationFor(hook, a, objects, deps)
       if (!invocation) continue
       let changed = false
+      const started = performance.now()
       try {
         changed = await callMutating(a, invocation, objects, deps)
+        observeWebhookCall(deps.metrics, hook, 'admit', a.operation, started, { allowed: true })
       } catch (err) {
+        observeWebhookCall(deps.metrics, hook, 'admit', a.operation, started, err instanceof WebhookDenial ? { denied: err.status } : { failed: err })
+        if (err instanceof WebhookDenial) throw err.status
         if (!(err instanceof CallingWebhookError)) throw err
         if (hook.failurePolicy !== 'Ignore') {
           deps.logger.warn({ webhook: hook.name, err: err.message }, 'Failed calling webhook, failing closed')

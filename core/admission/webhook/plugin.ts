@@ -33,6 +33,7 @@ function webhookPlugin(type: WebhookType, context: AdmissionPluginContext): Admi
     logger: context.logger,
     client: context.webhookClient,
     resolveService: serviceResolver(context.registry),
+    ...(context.metrics ? { metrics: context.metrics } : {}),
   }
   return {
     plugin: type === 'mutating' ? mutatingWebhookAdmission(deps) : validatingWebhookAdmission(deps),

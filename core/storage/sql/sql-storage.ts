@@ -233,6 +233,14 @@ export class SqlStorage implements Storage {
     return this.revision
   }
 
+  /** The database file's allocated size in bytes, free pages included (as etcd's dbSize counts them). */
+  async sizeBytes(): Promise<number> {
+    this.ensureOpen('')
+    const pages = Number(this.db.prepare('PRAGMA page_count').get()?.['page_count'] ?? 0)
+    const pageSize = Number(this.db.prepare('PRAGMA page_size').get()?.['page_size'] ?? 0)
+    return pages * pageSize
+  }
+
   /** Ends every watch, stops the compactor and closes the database (idempotent). */
   async close(): Promise<void> {
     if (this.closed) return

@@ -300,6 +300,12 @@ export class EtcdStorage implements Storage {
     }
   }
 
+  /** The database size the member this client talks to reports (Maintenance.Status dbSize), within `timeoutMs`. */
+  async dbSizeBytes(timeoutMs: number): Promise<number> {
+    const status = await this.client.maintenance.status({ deadline: Date.now() + timeoutMs })
+    return Number(status.dbSize)
+  }
+
   // --- etcd calls -----------------------------------------------------------
 
   private async range(key: string, req: IRangeRequest, continuing = false): Promise<IRangeResponse> {

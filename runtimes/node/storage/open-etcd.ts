@@ -10,7 +10,7 @@ import { EtcdStorage } from './etcd.js'
 import { readEtcdTlsFiles } from './etcd-client.js'
 import { waitForStorage } from './etcd-health.js'
 import { overrideKeyPrefix, overridesFactory, parseServersOverrides } from './etcd-overrides.js'
-import { type DaemonStorage, type PersistenceFlags, StorageStartupError, storageRoot, type TransformerFor } from './open.js'
+import { type DaemonStorage, type PersistenceFlags, SIZE_TIMEOUT_MS, StorageStartupError, storageRoot, type TransformerFor } from './open.js'
 
 export async function openEtcd(values: PersistenceFlags, logger: Logger, transformerFor: TransformerFor): Promise<DaemonStorage> {
   const root = storageRoot(values)
@@ -60,6 +60,7 @@ export async function openEtcd(values: PersistenceFlags, logger: Logger, transfo
     description: `etcd at ${values['kvstore-servers'].join(', ')} (prefix ${root || '/'})`,
     healthz: () => Promise.all(stores.map((s) => s.checkHealth(values['kvstore-healthcheck-timeout']))).then(() => {}),
     readyz: () => Promise.all(stores.map((s) => s.checkHealth(values['kvstore-readycheck-timeout']))).then(() => {}),
+    sizes: () => Promise.all(stores.map((s) => s.dbSizeBytes(SIZE_TIMEOUT_MS).catch(() => undefined))),
     close: () => Promise.all(stores.map((s) => s.close())).then(() => {}),
   }
 }

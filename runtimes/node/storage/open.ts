@@ -23,8 +23,13 @@ export interface DaemonStorage {
   /** `/healthz/etcd` (within --kvstore-healthcheck-timeout) and `/readyz/etcd` (within --kvstore-readycheck-timeout). */
   healthz(): Promise<void>
   readyz(): Promise<void>
+  /** Each storage cluster's database size in bytes, main first (`apiserver_storage_size_bytes`); undefined where it could not be read. */
+  sizes(): Promise<(number | undefined)[]>
   close(): Promise<void>
 }
+
+/** How long one size query may take, as upstream bounds its storage monitor's call. */
+export const SIZE_TIMEOUT_MS = 1000
 
 export type PersistenceFlags = Pick<
   FlagValues,
@@ -81,6 +86,7 @@ async function openEmbedded(values: PersistenceFlags, logger: Logger, transforme
     description: `the embedded store in ${dataDir}`,
     healthz: alive,
     readyz: alive,
+    sizes: async () => [await storage.sizeBytes().catch(() => undefined)],
     close: () => storage.close(),
   }
 }

@@ -8,6 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
+import { nodeAgentOptions } from '../../../runtimes/node/node-agent.js'
 import { runToExit } from './run-to-exit.js'
 
 describe('--nodeagent-* files at start-up', () => {
@@ -30,5 +31,11 @@ describe('--nodeagent-* files at start-up', () => {
     } finally {
       await rm(dir, { recursive: true, force: true })
     }
+  })
+
+  it('hands --max-connection-bytes-per-sec to pods/log, and nothing for 0', async () => {
+    const base = { certificateAuthority: '', clientCertificate: '', clientKey: '', preferredAddressTypes: ['InternalIP'], timeoutMs: 1000 }
+    assert.equal((await nodeAgentOptions({ ...base, maxBytesPerSec: 4096 })).maxBytesPerSec, 4096)
+    assert.equal((await nodeAgentOptions({ ...base, maxBytesPerSec: 0 })).maxBytesPerSec, undefined)
   })
 })

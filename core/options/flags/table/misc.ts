@@ -6,7 +6,6 @@
  */
 import { DEFAULT_VERSION } from '../../../api/version.js'
 import { flag } from '../spec.js'
-import { NOT_YET } from './not-yet.js'
 
 const misc = 'Misc'
 
@@ -108,9 +107,8 @@ export const MISC_FLAGS = [
     kind: 'int64',
     default: 0,
     section: misc,
-    status: 'pending',
-    pending: NOT_YET.limits,
-    help: 'If not 0, throttle each user connection to this many bytes per second; only long-running requests are throttled.',
+    status: 'active',
+    help: 'If not 0, throttle each user connection to this many bytes per second; only long-running requests are throttled: exec, attach and port-forward in each direction, and pods/log.',
   }),
   flag({
     name: 'nodeagent-certificate-authority',

@@ -4,8 +4,6 @@
  * from `status: 'pending'` to `status: 'active'`.
  */
 export const NOT_YET = {
-  limits: 'connection throughput limits are not enforced yet',
   contentionProfiling: 'V8 has no lock-contention profile; the flag changes nothing',
-  metrics: 'the database size (apiserver_storage_size_bytes) is not polled from the store yet',
   workloads: 'pod-level policies are not applied yet',
 } as const

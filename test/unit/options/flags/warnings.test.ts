@@ -20,7 +20,6 @@ describe('start-up warnings', () => {
   it('name each flag given that is accepted but not yet in effect, once, as the user spelled it', () => {
     assert.deepEqual(warningsFor(['--contention-profiling', '--etcd-servers=https://10.0.0.1:2379', '--etcd-db-metric-poll-interval=1m', '--contention-profiling=true']), [
       '--contention-profiling is accepted but not yet in effect: V8 has no lock-contention profile; the flag changes nothing',
-      '--etcd-db-metric-poll-interval is accepted but not yet in effect: the database size (apiserver_storage_size_bytes) is not polled from the store yet',
     ])
   })
 
