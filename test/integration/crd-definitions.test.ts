@@ -107,15 +107,12 @@ describe('CustomResourceDefinitions through the API', () => {
     assert.equal(created.status, 201, created.text)
     const v1 = { name: 'v1', served: true, storage: false, schema: { openAPIV3Schema: SCHEMA } }
     const v2 = { name: 'v2', served: true, storage: true, schema: { openAPIV3Schema: SCHEMA } }
-    const current = (await client.get(`${CRDS}/backups.stable.example.com`)).body
-    const moved = { ...current, spec: { ...current.spec, versions: [v1, v2] } }
-    const updated = await client.put(`${CRDS}/backups.stable.example.com`, moved)
+    const updated = await client.update(`${CRDS}/backups.stable.example.com`, (current) => ({ ...current, spec: { ...current.spec, versions: [v1, v2] } }))
     assert.equal(updated.status, 200, updated.text)
     assert.deepEqual(updated.body.status.storedVersions, ['v1', 'v2'])
     assert.equal(updated.body.metadata.generation, 2)
 
-    const latest = (await client.get(`${CRDS}/backups.stable.example.com`)).body
-    const regrouped = await client.put(`${CRDS}/backups.stable.example.com`, { ...latest, spec: { ...latest.spec, group: 'other.example.com' } })
+    const regrouped = await client.update(`${CRDS}/backups.stable.example.com`, (latest) => ({ ...latest, spec: { ...latest.spec, group: 'other.example.com' } }))
     assert.equal(regrouped.status, 422, regrouped.text)
     assert.ok(causes(regrouped).includes('spec.group: Invalid value: "other.example.com": field is immutable'), regrouped.text)
     assert.equal((await client.get(`${CRDS}/backups.stable.example.com`)).body.spec.group, 'stable.example.com')

@@ -43,6 +43,19 @@ export class TestClient {
   delete = (path: string, opts?: CallOptions) => this.call('DELETE', path, opts)
   patch = (path: string, body: unknown, type: string, opts?: CallOptions) =>
     this.call('PATCH', path, { ...opts, body, headers: { 'content-type': type, ...opts?.headers } })
+
+  /**
+   * Reads the object, changes it and writes it back, reading again after a
+   * 409 Conflict as clients do: the server's controllers write some kinds'
+   * status just after a create or an update (a CRD's conditions, a policy's
+   * type check), so a write from an older read can meet one.
+   */
+  async update(path: string, change: (current: any) => unknown, attempts = 5): Promise<Reply> {
+    for (let attempt = 1; ; attempt++) {
+      const reply = await this.put(path, change((await this.get(path)).body))
+      if (reply.status !== 409 || attempt >= attempts) return reply
+    }
+  }
 }
 
 /**
