@@ -140,11 +140,13 @@ describe('consistent reads from the watch cache over etcd', () => {
     t.after(() => cache.close())
     await cache.loaded()
     await cache.create(`${PODS}ns/a`, pod('a', 'v1'))
+    // A consistent read waits until the cache holds the create; a read at resourceVersion 0 would not.
+    const shared = await cache.get(`${PODS}ns/a`, { readOnly: true })
+    assert.ok(shared && Object.isFrozen(shared) && Object.isFrozen(shared.metadata))
     const copy = await cache.get(`${PODS}ns/a`, { resourceVersion: '0' })
     assert.ok(copy && !Object.isFrozen(copy))
     copy.metadata.labels = { changed: 'here' }
-    const shared = await cache.get(`${PODS}ns/a`, { readOnly: true })
-    assert.ok(shared && Object.isFrozen(shared) && Object.isFrozen(shared.metadata))
     assert.equal(shared.metadata.labels, undefined)
+    assert.equal((await cache.get(`${PODS}ns/a`, { readOnly: true }))?.metadata.labels, undefined, 'a change to a copy stays in it')
   })
 })
