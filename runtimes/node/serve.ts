@@ -14,6 +14,7 @@ import { statusResponse as statusErrorResponse } from '../../core/http/respond.j
 import { StatusError } from '../../core/http/status-error.js'
 import type { ClientCertificate, ConnectionInfo, Logger } from '../../core/ports.js'
 import { type ClientCABundles, type ClientCAs, clientCAs } from './client-cas.js'
+import type { EgressDialers } from './egress-dialer.js'
 import { handleUpgrade } from './upgrade-passthrough.js'
 
 /** What the listener needs of an ApiServer: its fetch handler. */
@@ -56,6 +57,8 @@ export interface ServeTlsOptions {
   goawayChance?: number
   /** Bind with SO_REUSEPORT (`--permit-port-sharing`), on runtimes whose listen() offers it. @default false */
   reusePort?: boolean
+  /** The proxies of the egress selections, through which upgraded connections to a node agent go. */
+  egressDialers?: EgressDialers
 }
 
 export interface TlsListener {
@@ -279,7 +282,7 @@ export function serveTls(server: FetchHandler, opts: ServeTlsOptions): Promise<T
   httpServer.on('upgrade', (incoming: IncomingMessage, socket: TLSSocket, head: Buffer) => {
     // Busy until it closes: draining must not end a live stream as an idle keep-alive connection.
     http1InFlight.set(socket, (http1InFlight.get(socket) ?? 0) + 1)
-    handleUpgrade(server, infoFor(incoming), incoming, socket, head).catch((err: unknown) => {
+    handleUpgrade(server, infoFor(incoming), incoming, socket, head, opts.egressDialers).catch((err: unknown) => {
       logger.error({ err: err instanceof Error ? err.message : String(err) }, 'upgrade failed')
       socket.destroy()
     })
