@@ -3,11 +3,11 @@
  * through which proxy the server reaches the control plane, the cluster
  * (node agents, aggregated API servers, webhooks) and etcd. The structure and
  * upstream's rules are checked with field paths. `controlplane` and `cluster`
- * may go Direct or through an HTTP CONNECT proxy (TCP, with TLS for an
- * https:// URL, or a unix socket). What the server cannot do stops start-up
- * rather than being ignored, since a proxy is often a network boundary: the
- * GRPC (konnectivity) protocol, and any proxy for `etcd`, whose gRPC client
- * here cannot be given a tunnel.
+ * may go Direct, through an HTTP CONNECT proxy (TCP, with TLS for an
+ * https:// URL, or a unix socket), or through a konnectivity proxy (GRPC on a
+ * unix socket). What the server cannot do stops start-up rather than being
+ * ignored, since a proxy is often a network boundary: any proxy for `etcd`,
+ * whose gRPC client here cannot be given a tunnel.
  */
 import { z } from 'zod'
 import { duplicate, type FieldError, FieldPath, forbiddenField, invalid, notSupported, required } from '../validation/field.js'
@@ -52,20 +52,25 @@ function validateEgress(config: EgressSelectorConfiguration): FieldError[] {
       if (selection.connection.transport) errs.push(forbiddenField(at.child('connection').child('transport'), 'transport must be empty for the Direct proxy protocol'))
       return
     }
-    if (protocol === 'GRPC') {
-      errs.push(invalid(protocolPath, protocol, 'the GRPC (konnectivity) proxy protocol is not supported by this server: use "HTTPConnect" or "Direct"'))
-      return
-    }
     if (name === 'etcd') {
       errs.push(invalid(protocolPath, protocol, 'the etcd client of this server cannot be tunnelled through a proxy: only "Direct" is supported for the etcd selection'))
       return
     }
-    errs.push(...validateHTTPConnectTransport(selection.connection.transport, at.child('connection').child('transport')))
+    const transportPath = at.child('connection').child('transport')
+    if (protocol === 'GRPC') errs.push(...validateGRPCTransport(selection.connection.transport, transportPath))
+    else errs.push(...validateHTTPConnectTransport(selection.connection.transport, transportPath))
   })
   return errs
 }
 
 type Transport = z.infer<typeof transportSchema>
+
+/** Upstream's rules for a GRPC transport: a unix socket with a name. */
+function validateGRPCTransport(transport: Transport | null | undefined, at: FieldPath): FieldError[] {
+  if (!transport) return [required(at, 'transport must be set for GRPC')]
+  if (!transport.uds) return [required(at.child('uds'), 'UDS must be set with GRPC')]
+  return transport.uds.udsName ? [] : [invalid(at.child('uds').child('udsName'), 'nil', 'UDSName should be present for UDS connections')]
+}
 
 /** Upstream's rules for an HTTPConnect transport: exactly one of tcp and uds, TLS settings as the URL's scheme needs. */
 function validateHTTPConnectTransport(transport: Transport | null | undefined, at: FieldPath): FieldError[] {
@@ -102,19 +107,26 @@ export function loadEgressSelectorConfiguration(text: string, source: string): E
 /** The selections whose traffic may go through a proxy here (upstream's network contexts minus etcd). */
 export type EgressSelectionName = 'controlplane' | 'cluster'
 
-/** An HTTP CONNECT proxy: a TCP address (TLS to it for https://, with the files of the client pair and CA), or a unix socket. */
-export type HttpConnectProxy =
+/**
+ * A selection's proxy: HTTP CONNECT over a TCP address (TLS to it for
+ * https://, with the files of the client pair and CA) or a unix socket, or
+ * the konnectivity protocol over gRPC on a unix socket.
+ */
+export type EgressProxy =
   | { kind: 'tcp'; url: string; tls?: { caBundleFile?: string; clientCertFile: string; clientKeyFile: string } }
   | { kind: 'uds'; socketPath: string }
+  | { kind: 'grpc'; socketPath: string }
 
 /** The proxy of each selection that does not go Direct, from a validated configuration. */
-export function httpConnectProxies(config: EgressSelectorConfiguration | undefined): Map<EgressSelectionName, HttpConnectProxy> {
-  const proxies = new Map<EgressSelectionName, HttpConnectProxy>()
+export function egressProxies(config: EgressSelectorConfiguration | undefined): Map<EgressSelectionName, EgressProxy> {
+  const proxies = new Map<EgressSelectionName, EgressProxy>()
   for (const selection of config?.egressSelections ?? []) {
     const name = selection.name === 'master' ? 'controlplane' : selection.name
     if (name !== 'controlplane' && name !== 'cluster') continue
-    if (selection.connection.proxyProtocol !== 'HTTPConnect') continue
+    const protocol = selection.connection.proxyProtocol
     const { tcp, uds } = selection.connection.transport ?? {}
+    if (protocol === 'GRPC' && uds) proxies.set(name, { kind: 'grpc', socketPath: uds.udsName })
+    if (protocol !== 'HTTPConnect') continue
     if (uds) proxies.set(name, { kind: 'uds', socketPath: uds.udsName })
     else if (tcp) {
       const tls = tcp.tlsConfig

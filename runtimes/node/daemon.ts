@@ -19,7 +19,7 @@ import { ExternalSignerError } from '../../core/authn/serviceaccount/external-si
 import { serverUrl } from '../../core/pki/kubeconfig.js'
 import { daemonAdmission } from './admission.js'
 import { auditOptions } from './audit.js'
-import { httpConnectProxies } from '../../core/config/egress-selector.js'
+import { egressProxies } from '../../core/config/egress-selector.js'
 import { type EgressDialers, egressDialers } from './egress-dialer.js'
 import { AuditWebhookConfigError } from './audit-webhook.js'
 import { type NodeTracing, startNodeTracing } from './tracing.js'
@@ -375,7 +375,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     const tokens = flags.tokenAuthFile ? await loadTokens(flags.tokenAuthFile, logger) : []
     const authz = authorization(files, parsed)
     // The proxies of --egress-selector-config-file; a TLS file that cannot be read stops start-up.
-    const dialers = await egressDialers(httpConnectProxies(files.egressSelector)).catch((err: Error) => {
+    const dialers = await egressDialers(egressProxies(files.egressSelector)).catch((err: Error) => {
       throw new StartupError(err.message)
     })
     const audit = auditing(parsed, files, logger, dialers)

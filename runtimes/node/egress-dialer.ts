@@ -11,7 +11,8 @@
 import { readFile } from 'node:fs/promises'
 import { connect as netConnect, type Socket } from 'node:net'
 import { connect as tlsConnect } from 'node:tls'
-import type { EgressSelectionName, HttpConnectProxy } from '../../core/config/egress-selector.js'
+import type { EgressProxy, EgressSelectionName } from '../../core/config/egress-selector.js'
+import { konnectivityDialer } from './konnectivity-dialer.js'
 
 /** Opens a connection to `host:port` through a proxy; resolves once the proxy answered 200. */
 export type TunnelDialer = (host: string, port: number) => Promise<Socket>
@@ -93,8 +94,9 @@ async function readPem(file: string, what: string): Promise<string> {
   })
 }
 
-/** The dialer for one proxy; reads its TLS files now, so that a missing one stops start-up. */
-export async function httpConnectDialer(proxy: HttpConnectProxy): Promise<TunnelDialer> {
+/** The dialer for one proxy (HTTP CONNECT, or konnectivity's gRPC); reads its TLS files now, so that a missing one stops start-up. */
+export async function proxyDialer(proxy: EgressProxy): Promise<TunnelDialer> {
+  if (proxy.kind === 'grpc') return konnectivityDialer(proxy.socketPath)
   if (proxy.kind === 'uds') {
     const path = proxy.socketPath
     return async (host, port) => tunnel(await dialProxy(() => netConnect({ path }), 'connect', path), path, authority(host, port))
@@ -115,9 +117,9 @@ export async function httpConnectDialer(proxy: HttpConnectProxy): Promise<Tunnel
   return async (host, port) => tunnel(await dialProxy(open, 'secureConnect', proxyName), proxyName, authority(host, port))
 }
 
-/** The dialers of a configuration's HTTPConnect selections. */
-export async function egressDialers(proxies: ReadonlyMap<EgressSelectionName, HttpConnectProxy>): Promise<EgressDialers> {
+/** The dialers of a configuration's selections that go through a proxy. */
+export async function egressDialers(proxies: ReadonlyMap<EgressSelectionName, EgressProxy>): Promise<EgressDialers> {
   const dialers = new Map<EgressSelectionName, TunnelDialer>()
-  for (const [name, proxy] of proxies) dialers.set(name, await httpConnectDialer(proxy))
+  for (const [name, proxy] of proxies) dialers.set(name, await proxyDialer(proxy))
   return dialers
 }

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { httpConnectProxies, loadEgressSelectorConfiguration } from '../../core/config/egress-selector.js'
+import { egressProxies, loadEgressSelectorConfiguration } from '../../core/config/egress-selector.js'
 import { agentTarget } from '../../core/nodeagent/connection.js'
 import type { UpgradeHandoff } from '../../core/proxy/upgrade.js'
 import { createCertificateAuthority, issueClientCertificate } from '../../core/pki/certificates.js'
@@ -72,7 +72,7 @@ describe('egress selection through HTTP CONNECT proxies', () => {
       ].join('\n'),
       'egress.yaml',
     )
-    dialers = await egressDialers(httpConnectProxies(config))
+    dialers = await egressDialers(egressProxies(config))
     transport = nodeProxyTransport(dialers)
     webhookClient = nodeWebhookClient(dialers)
     nodeAgentOptions = {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { ConfigFileError, problemText } from '../../../core/config/decode.js'
-import { httpConnectProxies, loadEgressSelectorConfiguration } from '../../../core/config/egress-selector.js'
+import { egressProxies, loadEgressSelectorConfiguration } from '../../../core/config/egress-selector.js'
 
 const file = (selections: string): string => `apiVersion: apiserver.k8s.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n${selections}`
 
@@ -30,7 +30,7 @@ describe('EgressSelectorConfiguration (--egress-selector-config-file)', () => {
       ),
       'egress.yaml',
     )
-    assert.deepEqual(Object.fromEntries(httpConnectProxies(config)), {
+    assert.deepEqual(Object.fromEntries(egressProxies(config)), {
       cluster: { kind: 'tcp', url: 'https://proxy:8131', tls: { caBundleFile: '/ca.crt', clientCertFile: '/c.crt', clientKeyFile: '/c.key' } },
       controlplane: { kind: 'uds', socketPath: '/run/proxy.sock' },
     })
@@ -38,14 +38,23 @@ describe('EgressSelectorConfiguration (--egress-selector-config-file)', () => {
     assert.deepEqual(problems(plain), [])
   })
 
-  it('refuses what it would not do, naming the field, rather than connecting around the proxy: GRPC, and a proxy for etcd', () => {
+  it('accepts GRPC (konnectivity) on a unix socket, and checks its transport as upstream does', () => {
+    const config = loadEgressSelectorConfiguration(file('- name: cluster\n  connection:\n    proxyProtocol: GRPC\n    transport: {uds: {udsName: /run/konnectivity.sock}}\n'), 'egress.yaml')
+    assert.deepEqual(Object.fromEntries(egressProxies(config)), { cluster: { kind: 'grpc', socketPath: '/run/konnectivity.sock' } })
+    const sel = (transport: string) => `- name: controlplane\n  connection:\n    proxyProtocol: GRPC\n${transport}`
+    assert.deepEqual(problems(file(sel(''))), ['egressSelections[0].connection.transport: Required value: transport must be set for GRPC'])
+    assert.deepEqual(problems(file(sel('    transport: {tcp: {url: "https://p:1"}}\n'))), ['egressSelections[0].connection.transport.uds: Required value: UDS must be set with GRPC'])
+  })
+
+  it('refuses a proxy for etcd, naming the field, rather than connecting around it', () => {
     const text = file(
-      '- name: cluster\n  connection:\n    proxyProtocol: GRPC\n    transport: {uds: {udsName: /run/konnectivity.sock}}\n- name: etcd\n  connection:\n    proxyProtocol: HTTPConnect\n    transport: {uds: {udsName: /run/proxy.sock}}\n',
+      '- name: etcd\n  connection:\n    proxyProtocol: HTTPConnect\n    transport: {uds: {udsName: /run/proxy.sock}}\n',
     )
     assert.deepEqual(problems(text), [
-      'egressSelections[0].connection.proxyProtocol: Invalid value: "GRPC": the GRPC (konnectivity) proxy protocol is not supported by this server: use "HTTPConnect" or "Direct"',
-      'egressSelections[1].connection.proxyProtocol: Invalid value: "HTTPConnect": the etcd client of this server cannot be tunnelled through a proxy: only "Direct" is supported for the etcd selection',
+      'egressSelections[0].connection.proxyProtocol: Invalid value: "HTTPConnect": the etcd client of this server cannot be tunnelled through a proxy: only "Direct" is supported for the etcd selection',
     ])
+    const grpc = file('- name: etcd\n  connection:\n    proxyProtocol: GRPC\n    transport: {uds: {udsName: /run/konnectivity.sock}}\n')
+    assert.match(problems(grpc).join('\n'), /egressSelections\[0\]\.connection\.proxyProtocol: Invalid value: "GRPC": the etcd client of this server cannot be tunnelled/)
   })
 
   it('checks an HTTPConnect transport as upstream does', () => {

@@ -1,6 +1,6 @@
 /**
  * --egress-selector-config-file at start-up: what the server would not do
- * (the GRPC protocol, a proxy for etcd) and an HTTPConnect TLS file that
+ * (a proxy, HTTPConnect or GRPC, for etcd) and an HTTPConnect TLS file that
  * cannot be read stop the daemon before it serves, with a message naming
  * the field or file, rather than dialling around the proxy.
  */
@@ -14,14 +14,14 @@ import { runToExit } from './run-to-exit.js'
 const config = (selections: string): string => `apiVersion: apiserver.k8s.io/v1\nkind: EgressSelectorConfiguration\negressSelections:\n${selections}`
 
 describe('--egress-selector-config-file at start-up', () => {
-  it('refuses GRPC, a proxy for etcd, and a proxy client certificate that cannot be read', async () => {
+  it('refuses a proxy for etcd, HTTPConnect or GRPC, and a proxy client certificate that cannot be read', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'apiserver-egress-'))
     try {
       const base = ['--cert-dir', join(dir, 'pki'), '--data-dir', join(dir, 'data')]
       const cases: [string, RegExp][] = [
         [
-          '- name: cluster\n  connection:\n    proxyProtocol: GRPC\n    transport: {uds: {udsName: /run/konnectivity.sock}}\n',
-          /egressSelections\[0\]\.connection\.proxyProtocol: Invalid value: "GRPC": the GRPC \(konnectivity\) proxy protocol is not supported/,
+          '- name: etcd\n  connection:\n    proxyProtocol: GRPC\n    transport: {uds: {udsName: /run/konnectivity.sock}}\n',
+          /egressSelections\[0\]\.connection\.proxyProtocol: Invalid value: "GRPC": the etcd client of this server cannot be tunnelled/,
         ],
         [
           '- name: etcd\n  connection:\n    proxyProtocol: HTTPConnect\n    transport: {uds: {udsName: /run/proxy.sock}}\n',
