@@ -20,7 +20,7 @@ import { serverUrl } from '../../core/pki/kubeconfig.js'
 import { daemonAdmission } from './admission.js'
 import { auditOptions } from './audit.js'
 import { egressProxies } from '../../core/config/egress-selector.js'
-import { type EgressDialers, egressDialers } from './egress-dialer.js'
+import { closeEgressDialers, type EgressDialers, egressDialers } from './egress-dialer.js'
 import { AuditWebhookConfigError } from './audit-webhook.js'
 import { type NodeTracing, startNodeTracing } from './tracing.js'
 import { nodeRuntimeMetrics, readAllowListManifest } from './metrics.js'
@@ -348,6 +348,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   let debugSocket: DebugSocket | undefined
   let externalSigner: ExternalJwtSigner | undefined
   let proxyTransport: NodeProxyTransport | undefined
+  let dialers: EgressDialers | undefined
   let valueTransformers: EncryptionAtRest | undefined
   let tracing: NodeTracing | undefined
   try {
@@ -375,7 +376,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     const tokens = flags.tokenAuthFile ? await loadTokens(flags.tokenAuthFile, logger) : []
     const authz = authorization(files, parsed)
     // The proxies of --egress-selector-config-file; a TLS file that cannot be read stops start-up.
-    const dialers = await egressDialers(egressProxies(files.egressSelector)).catch((err: Error) => {
+    dialers = await egressDialers(egressProxies(files.egressSelector)).catch((err: Error) => {
       throw new StartupError(err.message)
     })
     const audit = auditing(parsed, files, logger, dialers)
@@ -526,6 +527,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     valueTransformers?.close()
     externalSigner?.close?.()
     proxyTransport?.close()
+    closeEgressDialers(dialers)
     await tracing?.shutdown().catch(() => {})
     if (!(err instanceof StartupError)) throw err
     out.stderr(err.problems.map((p) => `Error: ${p}\n`).join(''))
@@ -547,9 +549,11 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   stopWatchingCertificates()
   const openStorage = storage
   const openTransport = proxyTransport
+  const openDialers = dialers
   const openTransformers = valueTransformers
   const done = Promise.allSettled([listener.close(), server.shutdown(), debugSocket?.close()])
     .then(() => openTransport?.close())
+    .then(() => closeEgressDialers(openDialers))
     .then(() => openStorage.close())
     .then(() => openTransformers?.close())
     // The spans of the last requests leave before the process does.

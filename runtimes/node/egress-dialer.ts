@@ -14,8 +14,12 @@ import { connect as tlsConnect } from 'node:tls'
 import type { EgressProxy, EgressSelectionName } from '../../core/config/egress-selector.js'
 import { konnectivityDialer } from './konnectivity-dialer.js'
 
-/** Opens a connection to `host:port` through a proxy; resolves once the proxy answered 200. */
-export type TunnelDialer = (host: string, port: number) => Promise<Socket>
+/**
+ * Opens a connection to `host:port` through a proxy; resolves once the proxy
+ * accepted the dial. `close` drops what the dialer keeps open between dials
+ * (konnectivity's gRPC channel); a later dial opens it again.
+ */
+export type TunnelDialer = ((host: string, port: number) => Promise<Socket>) & { close?: () => void }
 
 /** The dialer of each selection that goes through a proxy; a selection not here is dialled directly. */
 export type EgressDialers = ReadonlyMap<EgressSelectionName, TunnelDialer>
@@ -115,6 +119,11 @@ export async function proxyDialer(proxy: EgressProxy): Promise<TunnelDialer> {
   const serverName = /^[\d.]+$|:/.test(proxyHost) ? undefined : proxyHost
   const open = (): Socket => tlsConnect({ host: proxyHost, port: proxyPort, cert, key, ...(ca ? { ca } : {}), ...(serverName ? { servername: serverName } : {}) })
   return async (host, port) => tunnel(await dialProxy(open, 'secureConnect', proxyName), proxyName, authority(host, port))
+}
+
+/** Closes what the dialers keep open, at shutdown. */
+export function closeEgressDialers(dialers: EgressDialers | undefined): void {
+  for (const dial of dialers?.values() ?? []) dial.close?.()
 }
 
 /** The dialers of a configuration's selections that go through a proxy. */

@@ -94,7 +94,7 @@ export function konnectivityDialer(socketPath: string): TunnelDialer {
   const target = socketPath.startsWith('@') ? `unix:\0${socketPath.slice(1)}` : `unix:${socketPath}`
   const Stub = proxyServiceClass()
   let client: ProxyStub | undefined
-  return (host, port) => {
+  const dial = (host: string, port: number): ReturnType<TunnelDialer> => {
     client ??= new Stub(target, credentials.createInsecure(), {})
     const address = `${host.includes(':') ? `[${host}]` : host}:${port}`
     const call = client.Proxy()
@@ -130,4 +130,9 @@ export function konnectivityDialer(socketPath: string): TunnelDialer {
       call.write({ type: 'DIAL_REQ', dialRequest: { protocol: 'tcp', address, random } })
     })
   }
+  const close = (): void => {
+    client?.close()
+    client = undefined
+  }
+  return Object.assign(dial, { close })
 }
