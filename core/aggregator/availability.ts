@@ -105,6 +105,7 @@ export async function probeApiService(api: ApiService, deps: AvailabilityDeps): 
         insecureSkipTLSVerify: true,
         ...(deps.clientCertificate ? { clientCertificate: deps.clientCertificate } : {}),
         dialTimeoutMs: PROBE_TIMEOUT_MS,
+        egress: 'cluster',
       },
       {
         method: 'GET',

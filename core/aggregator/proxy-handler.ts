@@ -49,6 +49,7 @@ export function aggregatorProxy(deps: ProxyDeps): (request: Request, api: ApiSer
           ...(api.insecureSkipTLSVerify ? { insecureSkipTLSVerify: true } : {}),
           ...(deps.clientCertificate ? { clientCertificate: deps.clientCertificate } : {}),
           dialTimeoutMs: DIAL_TIMEOUT_MS,
+          egress: 'cluster',
         },
         {
           method: request.method,

@@ -67,6 +67,8 @@ export function tokenWebhookAuthenticator(options: TokenWebhookOptions, client: 
     ...(options.certificateAuthority ? { caBundle: btoa(options.certificateAuthority) } : {}),
     ...(options.serverName ? { serverName: options.serverName } : {}),
     ...(options.clientCertificate ? { clientCertificate: options.clientCertificate } : {}),
+    // As upstream, the token webhook is control-plane traffic for egress selection.
+    egress: 'controlplane',
   }
   const cache = new Map<string, { result: AuthResult; expiresAt: number }>()
 

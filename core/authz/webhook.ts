@@ -98,7 +98,8 @@ function conditionsMatch(conditions: readonly CelProgram[], spec: SubjectAccessR
 
 export function webhookAuthorizer(options: WebhookAuthorizerOptions, client: WebhookClient, logger: Logger, now: () => Date): Authorizer {
   const cache = new Map<string, CachedAnswer>()
-  const endpoint = webhookTarget(options.connection)
+  // As upstream, the authorization webhook is control-plane traffic for egress selection.
+  const endpoint: WebhookTarget = { ...webhookTarget(options.connection), egress: 'controlplane' }
   const onError: AuthorizerDecision = { decision: options.failurePolicy === 'Deny' ? 'deny' : 'no-opinion', reason: '' }
 
   const cached = (key: string): ReviewStatus | undefined => {

@@ -188,14 +188,15 @@ class WebhookConverter {
     const config = this.config
     if (!config) throw new Error('the CustomResourceDefinition names no conversion webhook clientConfig')
     const caBundle = config.caBundle ? { caBundle: config.caBundle } : {}
-    if (config.url) return { url: config.url, ...caBundle }
+    // As for admission webhooks: a URL over the control plane's egress, a service over the cluster's.
+    if (config.url) return { url: config.url, ...caBundle, egress: 'controlplane' }
     const service = config.service
     if (!service) throw new Error('the conversion webhook clientConfig has neither url nor service')
     if (!this.deps.resolveService) {
       throw new Error(`cannot reach service ${service.namespace}/${service.name}: no service resolver is configured`)
     }
     const base = (await this.deps.resolveService(service)).replace(/\/+$/, '')
-    return { url: base + (service.path ?? ''), ...caBundle, serverName: `${service.name}.${service.namespace}.svc` }
+    return { url: base + (service.path ?? ''), ...caBundle, serverName: `${service.name}.${service.namespace}.svc`, egress: 'cluster' }
   }
 }
 

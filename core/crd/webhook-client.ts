@@ -4,6 +4,7 @@
  * bundle. The runtime supplies the real client (`runtimes/node/webhook-client.ts`);
  * `fetchWebhookClient` serves where no CA bundle needs trusting.
  */
+import type { EgressSelectionName } from '../config/egress-selector.js'
 import type { WebhookClientConfig } from '../resources/apiextensions/types.js'
 
 /**
@@ -20,6 +21,12 @@ export interface WebhookTarget extends WebhookClientConfig {
   bearerToken?: string
   /** Accept any serving certificate (a kubeconfig's insecure-skip-tls-verify). */
   insecureSkipTLSVerify?: boolean
+  /**
+   * The egress selection the call belongs to (upstream: `cluster` for a
+   * webhook named by a service, `controlplane` for one named by URL, the
+   * issuer's `egressSelectorType` for JWT discovery). Absent: dialled directly.
+   */
+  egress?: EgressSelectionName
 }
 
 /** A GET's extra request headers (a bearer token for a distributed claim). */

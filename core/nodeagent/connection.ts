@@ -85,6 +85,7 @@ export function agentTarget(options: NodeAgentOptions, host: string, port: numbe
     ...(!options.caBundle || insecureSkipTLSVerify ? { insecureSkipTLSVerify: true } : {}),
     ...(options.clientCertificate ? { clientCertificate: options.clientCertificate } : {}),
     dialTimeoutMs: options.timeoutMs,
+    egress: 'cluster',
   }
 }
 

@@ -56,6 +56,7 @@ function plainTarget(scheme: string, host: string, port: string, timeoutMs: numb
     // Upstream's proxy transport does not verify the certificates of pods and endpoints.
     ...(scheme === 'https' ? { insecureSkipTLSVerify: true } : {}),
     dialTimeoutMs: timeoutMs,
+    egress: 'cluster',
   }
 }
 

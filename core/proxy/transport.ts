@@ -6,6 +6,7 @@
  * which trusts a given CA and presents a client certificate; `fetchProxyTransport`
  * serves where neither is needed.
  */
+import type { EgressSelectionName } from '../config/egress-selector.js'
 
 /** Where a forwarded request goes and how the connection is secured. */
 export interface ProxyTarget {
@@ -21,6 +22,11 @@ export interface ProxyTarget {
   clientCertificate?: { certificate: string; key: string }
   /** How long connecting may take before the call fails. */
   dialTimeoutMs?: number
+  /**
+   * The egress selection the connection belongs to (`--egress-selector-config-file`):
+   * its proxy, when it has one, carries the connection. Absent: dialled directly.
+   */
+  egress?: EgressSelectionName
 }
 
 export interface ForwardedRequest {

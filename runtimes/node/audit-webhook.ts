@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs'
 import type { AuditWebhookSender } from '../../core/audit/webhook.js'
 import type { FileOrData, KubeconfigConnection } from '../../core/config/kubeconfig.js'
 import type { WebhookTarget } from '../../core/crd/webhook-client.js'
+import type { EgressDialers } from './egress-dialer.js'
 import { nodeWebhookClient } from './webhook-client.js'
 
 /** upstream's defaultRequestTimeout of a generic webhook call, reading the answer included. */
@@ -55,12 +56,14 @@ export function auditWebhookTarget(c: KubeconfigConnection): WebhookTarget {
     ...(c.tlsServerName ? { serverName: c.tlsServerName } : {}),
     ...(token ? { bearerToken: token } : {}),
     ...(c.insecureSkipTLSVerify ? { insecureSkipTLSVerify: true } : {}),
+    // As upstream, the audit webhook is control-plane traffic for egress selection.
+    egress: 'controlplane',
   }
 }
 
 /** Posts EventLists to the target over a client of its own, closed when auditing shuts down. */
-export function auditWebhookSender(target: WebhookTarget): AuditWebhookSender {
-  const client = nodeWebhookClient()
+export function auditWebhookSender(target: WebhookTarget, dialers?: EgressDialers): AuditWebhookSender {
+  const client = nodeWebhookClient(dialers)
   return {
     send: (body) => client.postIgnoringReply(target, body, AUDIT_WEBHOOK_TIMEOUT_MS),
     close: () => client.close(),

@@ -14,6 +14,7 @@ import type { AuditOptions } from '../../core/options/api-server-options.js'
 import type { Logger } from '../../core/ports.js'
 import { AuditLogBackend } from './audit-log.js'
 import { auditWebhookSender, auditWebhookTarget } from './audit-webhook.js'
+import type { EgressDialers } from './egress-dialer.js'
 
 type Dropped = DroppedEvents
 type Values = ParsedFlags['values']
@@ -63,8 +64,8 @@ function logBackend(values: Values, dropped: Dropped): AuditBackend | undefined 
   return wrapped(log, values, 'log', dropped)
 }
 
-function webhookBackend(values: Values, target: WebhookTarget, dropped: Dropped): AuditBackend {
-  const webhook = new AuditWebhookBackend(auditWebhookSender(target), {
+function webhookBackend(values: Values, target: WebhookTarget, dropped: Dropped, dialers?: EgressDialers): AuditBackend {
+  const webhook = new AuditWebhookBackend(auditWebhookSender(target, dialers), {
     initialBackoffMs: values['audit-webhook-initial-backoff'],
     strict: values['audit-webhook-mode'] === 'blocking-strict',
   })
@@ -77,7 +78,13 @@ function webhookBackend(values: Values, target: WebhookTarget, dropped: Dropped)
  * counted and logged by the server's auditor. Throws AuditWebhookConfigError
  * for a webhook kubeconfig it cannot honour.
  */
-export function auditOptions(parsed: ParsedFlags, policy: AuditPolicy | undefined, webhook: KubeconfigConnection | undefined, logger: Logger): AuditOptions | undefined {
+export function auditOptions(
+  parsed: ParsedFlags,
+  policy: AuditPolicy | undefined,
+  webhook: KubeconfigConnection | undefined,
+  logger: Logger,
+  dialers?: EgressDialers,
+): AuditOptions | undefined {
   const { values } = parsed
   if (!policy) {
     if (values['audit-log-path'] || webhook) logger.info({}, 'No audit policy file provided, no events will be recorded')
@@ -92,6 +99,6 @@ export function auditOptions(parsed: ParsedFlags, policy: AuditPolicy | undefine
   return {
     policy,
     backends: (dropped) =>
-      [logBackend(values, dropped), target ? webhookBackend(values, target, dropped) : undefined].filter((b) => b !== undefined),
+      [logBackend(values, dropped), target ? webhookBackend(values, target, dropped, dialers) : undefined].filter((b) => b !== undefined),
   }
 }

@@ -19,6 +19,8 @@ import { ExternalSignerError } from '../../core/authn/serviceaccount/external-si
 import { serverUrl } from '../../core/pki/kubeconfig.js'
 import { daemonAdmission } from './admission.js'
 import { auditOptions } from './audit.js'
+import { egressProxies } from '../../core/config/egress-selector.js'
+import { closeEgressDialers, type EgressDialers, egressDialers } from './egress-dialer.js'
 import { AuditWebhookConfigError } from './audit-webhook.js'
 import type { NodeTracing } from './tracing.js'
 import { nodeRuntimeMetrics, readAllowListManifest } from './metrics.js'
@@ -151,9 +153,9 @@ interface AuthenticationInputs {
 }
 
 /** The audit backends the flags name; a webhook kubeconfig the backend cannot honour stops start-up. */
-function auditing(parsed: ParsedFlags, files: ConfigFiles, logger: Logger): ApiServerOptions['audit'] {
+function auditing(parsed: ParsedFlags, files: ConfigFiles, logger: Logger, dialers: EgressDialers): ApiServerOptions['audit'] {
   try {
-    return auditOptions(parsed, files.auditPolicy, files.auditWebhook, logger)
+    return auditOptions(parsed, files.auditPolicy, files.auditWebhook, logger, dialers)
   } catch (err) {
     if (err instanceof AuditWebhookConfigError) throw new StartupError(err.message)
     throw err
@@ -273,7 +275,7 @@ function warnAboutFlags(parsed: ParsedFlags, logger: Logger): void {
 async function listen(
   server: ApiServer,
   flags: DaemonFlags,
-  tls: { key: string; cert: string } & ClientCABundles & ListenerTls,
+  tls: { key: string; cert: string; egressDialers?: EgressDialers } & ClientCABundles & ListenerTls,
   logger: Logger,
 ): Promise<TlsListener> {
   const base = {
@@ -353,6 +355,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   let debugSocket: DebugSocket | undefined
   let externalSigner: ExternalJwtSigner | undefined
   let proxyTransport: NodeProxyTransport | undefined
+  let dialers: EgressDialers | undefined
   let valueTransformers: EncryptionAtRest | undefined
   let tracing: NodeTracing | undefined
   try {
@@ -379,7 +382,11 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       )
     const tokens = flags.tokenAuthFile ? await loadTokens(flags.tokenAuthFile, logger) : []
     const authz = authorization(files, parsed)
-    const audit = auditing(parsed, files, logger)
+    // The proxies of --egress-selector-config-file; a TLS file that cannot be read stops start-up.
+    dialers = await egressDialers(egressProxies(files.egressSelector)).catch((err: Error) => {
+      throw new StartupError(err.message)
+    })
+    const audit = auditing(parsed, files, logger, dialers)
     const pki = await preparePki({
       certDir: flags.certDir,
       bindAddress: flags.bindAddress,
@@ -446,7 +453,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     })
     if (!nodeAgent.caBundle)
       logger.warn({}, 'no --nodeagent-certificate-authority: node agents\' serving certificates are not verified (as upstream without --kubelet-certificate-authority)')
-    proxyTransport = nodeProxyTransport()
+    proxyTransport = nodeProxyTransport(dialers)
     if (files.tracing) tracing = (await import('./tracing.js')).startNodeTracing(files.tracing)
     const metricsOptions = await metricsFilterOptions(parsed)
     try {
@@ -458,7 +465,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         storageHealth: storage,
         storageSizes: storage.sizes,
         ...(transformers ? { valueTransformers: transformers } : {}),
-        webhookClient: nodeWebhookClient(),
+        webhookClient: nodeWebhookClient(dialers),
         proxyTransport,
         checkProxyable: checkProxyableHost,
         profiler,
@@ -485,7 +492,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     if (transformers && encryptionConfig && parsed.values['encryption-provider-config-automatic-reload']) {
       stopWatchingEncryption = watchEncryptionConfig(encryptionConfig, transformers, parsed.values, logger)
     }
-    listener = await listen(server, flags, { key: pki.serving.privateKey, cert: pki.serving.certificate, ...cas, ...tls.listenerOptions }, logger).catch(
+    listener = await listen(server, flags, { key: pki.serving.privateKey, cert: pki.serving.certificate, ...cas, ...tls.listenerOptions, egressDialers: dialers }, logger).catch(
       (err: Error) => {
         throw new StartupError(`cannot listen on ${serverUrl(flags.bindAddress, flags.securePort)}: ${err.message}`)
       },
@@ -533,6 +540,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     valueTransformers?.close()
     externalSigner?.close?.()
     proxyTransport?.close()
+    closeEgressDialers(dialers)
     await tracing?.shutdown().catch(() => {})
     if (!(err instanceof StartupError)) throw err
     out.stderr(err.problems.map((p) => `Error: ${p}\n`).join(''))
@@ -554,9 +562,11 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   stopWatchingCertificates()
   const openStorage = storage
   const openTransport = proxyTransport
+  const openDialers = dialers
   const openTransformers = valueTransformers
   const done = Promise.allSettled([listener.close(), server.shutdown(), debugSocket?.close()])
     .then(() => openTransport?.close())
+    .then(() => closeEgressDialers(openDialers))
     .then(() => openStorage.close())
     .then(() => openTransformers?.close())
     // The spans of the last requests leave before the process does.

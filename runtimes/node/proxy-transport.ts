@@ -6,11 +6,12 @@
  * bridged to Web streams), so a proxied watch or download holds no more
  * than a few chunks in memory. Connections are kept per TLS setting.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
+import { request as httpRequest, type IncomingMessage } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { Readable } from 'node:stream'
 import type { ReadableStream as NodeWebReadableStream } from 'node:stream/web'
 import { endToEndHeaders, type ForwardedRequest, type ProxyTarget, type ProxyTransport } from '../../core/proxy/transport.js'
+import type { EgressDialers } from './egress-dialer.js'
 import { httpsAgents } from './https-agents.js'
 import { connectionFailure } from './tls-errors.js'
 
@@ -35,9 +36,9 @@ function toResponse(res: IncomingMessage): Response {
   return new Response(body, { status, statusText: res.statusMessage ?? '', headers: endToEndHeaders(headers) })
 }
 
-export function nodeProxyTransport(): NodeProxyTransport {
-  const tlsAgents = httpsAgents()
-  const httpAgent = new HttpAgent({ keepAlive: true })
+/** `dialers`: the proxies of the egress selections (a target's `egress` picks one). */
+export function nodeProxyTransport(dialers?: EgressDialers): NodeProxyTransport {
+  const tlsAgents = httpsAgents(dialers)
 
 
   function roundTrip(target: ProxyTarget, forwarded: ForwardedRequest): Promise<Response> {
@@ -53,7 +54,7 @@ export function nodeProxyTransport(): NodeProxyTransport {
     return new Promise<Response>((resolve, reject) => {
       const req = (secure ? httpsRequest : httpRequest)(url, {
         method: forwarded.method,
-        agent: secure ? tlsAgents.agentFor(target) : httpAgent,
+        agent: secure ? tlsAgents.agentFor(target) : tlsAgents.plainAgentFor(target.egress),
         headers,
         ...(target.serverName && secure ? { servername: target.serverName } : {}),
       })
@@ -97,7 +98,6 @@ export function nodeProxyTransport(): NodeProxyTransport {
     roundTrip,
     close() {
       tlsAgents.destroy()
-      httpAgent.destroy()
     },
   }
 }

@@ -14,6 +14,7 @@ import { statusResponse as statusErrorResponse } from '../../core/http/respond.j
 import { StatusError } from '../../core/http/status-error.js'
 import type { ClientCertificate, ConnectionInfo, Logger } from '../../core/ports.js'
 import { type ClientCABundles, type ClientCAs, clientCAs } from './client-cas.js'
+import type { EgressDialers } from './egress-dialer.js'
 import { handleUpgrade } from './upgrade-passthrough.js'
 
 /** What the listener needs of an ApiServer: its fetch handler. */
@@ -58,6 +59,8 @@ export interface ServeTlsOptions {
   reusePort?: boolean
   /** Most bytes a second each way on an exec, attach or port-forward stream (`--max-connection-bytes-per-sec`). @default 0, unlimited */
   maxConnectionBytesPerSec?: number
+  /** The proxies of the egress selections, through which upgraded connections to a node agent go. */
+  egressDialers?: EgressDialers
 }
 
 export interface TlsListener {
@@ -281,7 +284,7 @@ export function serveTls(server: FetchHandler, opts: ServeTlsOptions): Promise<T
   httpServer.on('upgrade', (incoming: IncomingMessage, socket: TLSSocket, head: Buffer) => {
     // Busy until it closes: draining must not end a live stream as an idle keep-alive connection.
     http1InFlight.set(socket, (http1InFlight.get(socket) ?? 0) + 1)
-    handleUpgrade(server, infoFor(incoming), incoming, socket, head, opts.maxConnectionBytesPerSec ?? 0).catch((err: unknown) => {
+    handleUpgrade(server, infoFor(incoming), incoming, socket, head, opts.maxConnectionBytesPerSec ?? 0, opts.egressDialers).catch((err: unknown) => {
       logger.error({ err: err instanceof Error ? err.message : String(err) }, 'upgrade failed')
       socket.destroy()
     })

@@ -9,7 +9,9 @@
  * backend answers (101 or an error) reaches the client as it is. Otherwise
  * core's answer is written on the socket and the connection closed. With
  * `--max-connection-bytes-per-sec`, each direction passes through its own
- * byte throttle (core/proxy/byte-throttle.ts).
+ * byte throttle (core/proxy/byte-throttle.ts). A target of an egress
+ * selection with a proxy is reached through a tunnel the proxy opens, and
+ * its TLS is spoken inside that tunnel.
  */
 import { type IncomingMessage, STATUS_CODES } from 'node:http'
 import { connect as netConnect, type Socket } from 'node:net'
@@ -20,6 +22,7 @@ import { StatusError, type StatusReason } from '../../core/http/status-error.js'
 import type { ConnectionInfo } from '../../core/ports.js'
 import type { UpgradeHandoff } from '../../core/proxy/upgrade.js'
 import { ByteThrottle } from '../../core/proxy/byte-throttle.js'
+import type { EgressDialers } from './egress-dialer.js'
 import { decodeCABundle, connectionFailureReason } from './tls-errors.js'
 
 export interface UpgradeServer {
@@ -55,16 +58,46 @@ function requestHead(handoff: UpgradeHandoff, host: string): Buffer {
   return Buffer.from(lines.join('\r\n'), 'latin1')
 }
 
+/** The tunnel, or a time-out error once the dial time has passed (the tunnel is closed if it comes later). */
+function withDialTimeout(dialling: Promise<Socket>, timeoutMs: number | undefined, hostPort: string): Promise<Socket> {
+  if (!timeoutMs) return dialling
+  return new Promise((resolve, reject) => {
+    let late = false
+    const timer = setTimeout(() => {
+      late = true
+      reject(new Error(`dial tcp ${hostPort}: i/o timeout`))
+    }, timeoutMs)
+    dialling.then(
+      (socket) => {
+        clearTimeout(timer)
+        if (late) socket.destroy()
+        else resolve(socket)
+      },
+      (err: unknown) => {
+        clearTimeout(timer)
+        reject(err instanceof Error ? err : new Error(String(err)))
+      },
+    )
+  })
+}
+
 /** Dials the target as its settings say; resolves once connected (TLS verified), rejects worded as Go's dialer. */
-export function dialTarget(handoff: UpgradeHandoff): Promise<Socket> {
+export async function dialTarget(handoff: UpgradeHandoff, dialers?: EgressDialers): Promise<Socket> {
   const { target } = handoff
   const url = new URL(target.origin)
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80))
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1')
+  const viaProxy = target.egress ? dialers?.get(target.egress) : undefined
+  let tunnel: Socket | undefined
+  if (viaProxy) {
+    tunnel = await withDialTimeout(viaProxy(host, port), target.dialTimeoutMs, url.host)
+    if (url.protocol !== 'https:') return tunnel.resume()
+  }
   return new Promise((resolve, reject) => {
     const secure = url.protocol === 'https:'
     const socket: Socket = secure
       ? tlsConnect({
+          ...(tunnel ? { socket: tunnel } : {}),
           host,
           port,
           ...(target.serverName ? { servername: target.serverName } : /^[\d.]+$|:/.test(host) ? {} : { servername: host }),
@@ -144,6 +177,7 @@ export async function handleUpgrade(
   firstBytes: Buffer,
   /** `--max-connection-bytes-per-sec`: the most each direction moves a second; 0 is unlimited. */
   maxBytesPerSec = 0,
+  dialers?: EgressDialers,
 ): Promise<void> {
   socket.on('error', () => socket.destroy())
   let handoff: UpgradeHandoff | undefined
@@ -157,7 +191,7 @@ export async function handleUpgrade(
   await response.body?.cancel().catch(() => {})
   let backend: Socket
   try {
-    backend = await dialTarget(handoff)
+    backend = await dialTarget(handoff, dialers)
   } catch (err) {
     // Upstream's upgrade proxy words a failed dial so.
     const message = `error dialing backend: ${err instanceof Error ? err.message : String(err)}`

@@ -6,7 +6,7 @@
  * setting and reused.
  */
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
+import { type Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import {
   describeHttpFailure,
@@ -18,6 +18,7 @@ import {
   type WebhookClient,
   type WebhookTarget,
 } from '../../core/crd/webhook-client.js'
+import type { EgressDialers } from './egress-dialer.js'
 import { httpsAgents } from './https-agents.js'
 import { connectionFailureReason as reasonOf } from './tls-errors.js'
 import { TRACER_NAME } from '../../core/tracing/context.js'
@@ -51,9 +52,9 @@ function readBody(response: IncomingMessage): Promise<string> {
 }
 
 
-export function nodeWebhookClient(): NodeWebhookClient {
-  const tlsAgents = httpsAgents()
-  const httpAgent = new HttpAgent({ keepAlive: true })
+/** `dialers`: the proxies of the egress selections (a target's `egress` picks one). */
+export function nodeWebhookClient(dialers?: EgressDialers): NodeWebhookClient {
+  const tlsAgents = httpsAgents(dialers)
 
 
   /**
@@ -97,7 +98,7 @@ export function nodeWebhookClient(): NodeWebhookClient {
   ): Promise<{ status: number; text: string }> {
     const url = new URL(config.url!)
     const secure = url.protocol === 'https:'
-    const agent: HttpAgent = secure ? tlsAgents.agentFor(config) : httpAgent
+    const agent: HttpAgent = secure ? tlsAgents.agentFor(config) : tlsAgents.plainAgentFor(config.egress)
     const request = secure ? httpsRequest : httpRequest
     return new Promise<{ status: number; text: string }>((resolve, reject) => {
       const req = request(url, { method, agent, headers })
@@ -179,7 +180,6 @@ export function nodeWebhookClient(): NodeWebhookClient {
     get,
     close() {
       tlsAgents.destroy()
-      httpAgent.destroy()
     },
   }
 }

@@ -19,10 +19,11 @@ export interface CallDeps {
 async function targetOf(hook: AdmissionWebhook, deps: CallDeps): Promise<WebhookTarget> {
   const { url, service, caBundle } = hook.clientConfig
   const trust = caBundle ? { caBundle } : {}
-  if (url) return { url, ...trust }
+  // As upstream: a webhook named by URL is reached over the control plane's egress, one named by a service over the cluster's.
+  if (url) return { url, ...trust, egress: 'controlplane' }
   if (!service) throw new Error('the webhook has neither a url nor a service')
   const base = (await deps.resolveService(service)).replace(/\/+$/, '')
-  return { url: base + (service.path ?? ''), ...trust, serverName: `${service.name}.${service.namespace}.svc` }
+  return { url: base + (service.path ?? ''), ...trust, serverName: `${service.name}.${service.namespace}.svc`, egress: 'cluster' }
 }
 
 const withTimeout = (url: string, seconds: number): string => `${url}${url.includes('?') ? '&' : '?'}timeout=${seconds}s`

@@ -7,6 +7,7 @@
  * answer names; here it must be the authenticator's own issuer, so a token
  * cannot make the server discover issuers it was never configured with.
  */
+import type { EgressSelectionName } from '../../config/egress-selector.js'
 import type { WebhookClient } from '../../crd/webhook-client.js'
 import { issuerTarget } from './issuer-keys.js'
 import { unverifiedClaims, type Verified } from './verify.js'
@@ -17,6 +18,7 @@ export interface DistributedClaimsConfig {
   claim: string
   issuer: string
   certificateAuthority?: string
+  egress?: EgressSelectionName
   client: WebhookClient
   verify(token: string): Promise<Verified>
 }
@@ -46,7 +48,7 @@ export async function expandDistributedClaim(config: DistributedClaimsConfig, cl
   const accessToken = typeof endpoint['access_token'] === 'string' ? endpoint['access_token'] : ''
   let jwt: string
   try {
-    jwt = await config.client.get(issuerTarget(url, config.certificateAuthority), {
+    jwt = await config.client.get(issuerTarget(url, config.certificateAuthority, config.egress), {
       headers: accessToken ? { authorization: `Bearer ${accessToken}` } : {},
       timeoutMs: FETCH_TIMEOUT_MS,
     })

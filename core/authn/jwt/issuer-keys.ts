@@ -8,6 +8,7 @@
  * once per `minRefreshIntervalMs` so that forged key ids cannot make the
  * server hammer the issuer.
  */
+import type { EgressSelectionName } from '../../config/egress-selector.js'
 import { importJWK, type JWK } from 'jose'
 import type { WebhookClient, WebhookTarget } from '../../crd/webhook-client.js'
 import type { Logger } from '../../ports.js'
@@ -27,6 +28,8 @@ export interface IssuerKeysConfig {
   discoveryUrl?: string
   /** PEM bundle trusted for the issuer's connections; unset: the platform's CAs. */
   certificateAuthority?: string
+  /** The egress selection of the issuer's connections (`egressSelectorType`); unset: dialled directly. */
+  egress?: EgressSelectionName
   client: WebhookClient
   logger: Logger
   timings?: KeyFetchTimings
@@ -38,9 +41,9 @@ const MAX_KEYS = 100
 
 type VerifyKey = Awaited<ReturnType<typeof importJWK>>
 
-/** The target of one GET, trusting the issuer's CA (the port takes a caBundle as base64 of PEM). */
-export function issuerTarget(url: string, certificateAuthority: string | undefined): WebhookTarget {
-  return certificateAuthority ? { url, caBundle: btoa(certificateAuthority) } : { url }
+/** The target of one GET, trusting the issuer's CA (the port takes a caBundle as base64 of PEM), over the issuer's egress. */
+export function issuerTarget(url: string, certificateAuthority: string | undefined, egress?: EgressSelectionName): WebhookTarget {
+  return { url, ...(certificateAuthority ? { caBundle: btoa(certificateAuthority) } : {}), ...(egress ? { egress } : {}) }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -172,7 +175,7 @@ export class IssuerKeys {
   }
 
   private async getJson(url: string): Promise<unknown> {
-    const text = await this.config.client.get(issuerTarget(url, this.config.certificateAuthority), {
+    const text = await this.config.client.get(issuerTarget(url, this.config.certificateAuthority, this.config.egress), {
       headers: { accept: 'application/json' },
       timeoutMs: FETCH_TIMEOUT_MS,
     })

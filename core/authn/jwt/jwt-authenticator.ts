@@ -58,10 +58,13 @@ class VerifiedTokens {
 
 export function jwtAuthenticator(config: LoadedJWTAuthenticator, options: JwtAuthenticatorOptions): JwtAuthenticator {
   const { issuer } = config
+  // `egressSelectorType` (validated: controlplane or cluster) picks the proxy of the issuer's fetches; empty: direct, as upstream.
+  const egress = issuer.egressSelectorType === 'controlplane' || issuer.egressSelectorType === 'cluster' ? issuer.egressSelectorType : undefined
   const keys = new IssuerKeys({
     issuerUrl: issuer.url,
     ...(issuer.discoveryURL ? { discoveryUrl: issuer.discoveryURL } : {}),
     ...(issuer.certificateAuthority ? { certificateAuthority: issuer.certificateAuthority } : {}),
+    ...(egress ? { egress } : {}),
     client: options.client,
     logger: options.logger,
     ...(options.timings ? { timings: options.timings } : {}),
@@ -84,6 +87,7 @@ export function jwtAuthenticator(config: LoadedJWTAuthenticator, options: JwtAut
             client: options.client,
             verify,
             ...(issuer.certificateAuthority ? { certificateAuthority: issuer.certificateAuthority } : {}),
+            ...(egress ? { egress } : {}),
           },
           claims,
         )

@@ -140,7 +140,7 @@ describe('custom resource conversion, strategy Webhook', () => {
     const stored = await conversion.toStorage(crontab('stable.example.com/v1'))
     assert.equal(calls.length, 1)
     const { target, body, timeoutMs } = calls[0]!
-    assert.deepEqual(target, { url: 'https://hook.example/convert', caBundle: 'Q0E=' })
+    assert.deepEqual(target, { url: 'https://hook.example/convert', caBundle: 'Q0E=', egress: 'controlplane' })
     assert.equal(timeoutMs, 1234)
     assert.deepEqual(body, {
       kind: 'ConversionReview',
@@ -230,7 +230,7 @@ describe('custom resource conversion, strategy Webhook', () => {
     }
     await customResourceConversion(crd, 'v1', deps(client, { resolveService })).fromStorage(crontab('stable.example.com/v2'))
     assert.deepEqual(seen, [{ namespace: 'hooks', name: 'converter', path: '/convert', port: 8443 }])
-    assert.deepEqual(calls[0]!.target, { url: 'https://10.0.0.7:8443/convert', caBundle: 'Q0E=', serverName: 'converter.hooks.svc' })
+    assert.deepEqual(calls[0]!.target, { url: 'https://10.0.0.7:8443/convert', caBundle: 'Q0E=', serverName: 'converter.hooks.svc', egress: 'cluster' })
   })
 
   it('fails clearly when a service reference cannot be resolved', async () => {

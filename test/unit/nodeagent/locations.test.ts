@@ -49,7 +49,7 @@ describe('the node agent address', () => {
 
   it('verifies with the CA when given, and skips verification only without one or when the caller asks', () => {
     const withCA = agentTarget({ preferredAddressTypes: [], timeoutMs: 5000, caBundle: 'Q0E=' }, 'fd00::1', 10250)
-    assert.deepEqual(withCA, { origin: 'https://[fd00::1]:10250', caBundle: 'Q0E=', dialTimeoutMs: 5000 })
+    assert.deepEqual(withCA, { origin: 'https://[fd00::1]:10250', caBundle: 'Q0E=', dialTimeoutMs: 5000, egress: 'cluster' })
     assert.equal(agentTarget({ preferredAddressTypes: [], timeoutMs: 5000, caBundle: 'Q0E=' }, 'h', 1, true).insecureSkipTLSVerify, true)
     assert.equal(agentTarget({ preferredAddressTypes: [], timeoutMs: 5000 }, 'h', 1).insecureSkipTLSVerify, true)
   })

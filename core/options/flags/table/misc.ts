@@ -33,7 +33,7 @@ export const MISC_FLAGS = [
     default: '',
     section: 'Egress selector',
     status: 'active',
-    help: 'File with the egress selector configuration: through which proxy the server reaches the control plane, the nodes and the cluster network. Only Direct is supported: a selection naming HTTPConnect or GRPC stops start-up.',
+    help: 'File with the egress selector configuration: through which proxy the server reaches the control plane (URL webhooks, authentication, authorization and audit webhooks, JWT issuers so marked) and the cluster (node agents, aggregated API servers, service webhooks). Direct, HTTPConnect (TCP, TLS for https://, or a unix socket) or GRPC (the konnectivity protocol on a unix socket); a proxy for etcd stops start-up.',
   }),
   flag({
     name: 'aggregator-reject-forwarding-redirect',
