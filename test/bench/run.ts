@@ -96,6 +96,9 @@ process.stdout.write(`\n${tokens}`)
 log('the read path: GET and LIST over TLS on the embedded store and etcd, against a fixed-body TLS server …')
 // Its own process: it starts daemons and a limit server, and writes its section of docs/benchmarks.md.
 execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'bench', 'read-path.ts')], { stdio: ['ignore', 'inherit', 'inherit'] })
+log('API aggregation: a GET through the aggregator against the same GET sent to the extension server …')
+// Its own process too: it starts a daemon and an extension server, and writes its section of docs/benchmarks.md.
+execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'bench', 'aggregation.ts')], { stdio: ['ignore', 'inherit', 'inherit'] })
 log('encryption at rest: each provider on Secret creates and GETs …')
 const encryption = renderEncryptionSection(await measureEncryptionProviders(), new Date())
 await writeEncryptionSection(ROOT, encryption)
