@@ -270,6 +270,9 @@ export function serveTls(server: FetchHandler, opts: ServeTlsOptions): Promise<T
         )
 
   httpServer.on('secureConnection', (socket: TLSSocket) => {
+    // A streamed answer (a proxied response, a watch) is written in pieces: without this, Nagle's algorithm holds a
+    // small piece until the client's delayed ACK, some 40 ms, on every such answer.
+    socket.setNoDelay(true)
     sockets.add(socket)
     socket.once('close', () => {
       sockets.delete(socket)
