@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test'
 import { ADMIN_IDENTITY } from '../../core/index.js'
 import { createCertificateAuthority, issueClientCertificate } from '../../core/pki/certificates.js'
 import { nodeProxyTransport, type NodeProxyTransport } from '../../runtimes/node/proxy-transport.js'
-import { type ExtensionServer, startExtensionServer, WARDLE, WARDLE_GV } from './extension-apiserver.js'
+import { exposeExtensionServer, type ExtensionServer, frontProxyRequestHeader, startExtensionServer, WARDLE, WARDLE_GV } from './extension-apiserver.js'
 import { createTestServer, TestClient } from './harness.js'
 
 /** Polls until `check` passes; the last failure is rethrown after the deadline. */
@@ -71,14 +71,7 @@ describe('API aggregation with an extension server on loopback', () => {
         bootstrapRbacPolicy: false,
         authentication: {
           tokens,
-          requestHeader: {
-            usernameHeaders: ['X-Remote-User'],
-            groupHeaders: ['X-Remote-Group'],
-            uidHeaders: ['X-Remote-Uid'],
-            extraHeaderPrefixes: ['X-Remote-Extra-'],
-            allowedNames: ['front-proxy-client'],
-            clientCA: proxyCA.certificate,
-          },
+          requestHeader: frontProxyRequestHeader(proxyCA.certificate),
         },
         aggregation: {
           enableAggregatorRouting: true,
@@ -94,12 +87,7 @@ describe('API aggregation with an extension server on loopback', () => {
       const r = await api.post(path, body)
       assert.equal(r.status, 201, r.text)
     }
-    await created('/api/v1/namespaces', { metadata: { name: 'wardle' } })
-    await created('/api/v1/namespaces/wardle/services', { metadata: { name: 'api' }, spec: { ports: [{ name: 'https', port: 443 }] } })
-    await created('/api/v1/namespaces/wardle/endpoints', {
-      metadata: { name: 'api' },
-      subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port: ext.port }] }],
-    })
+    await exposeExtensionServer(api, ext)
     await created('/apis/rbac.authorization.k8s.io/v1/clusterroles', {
       metadata: { name: 'flunder-editor' },
       rules: [{ apiGroups: [WARDLE], resources: ['flunders'], verbs: ['get', 'list', 'watch', 'create'] }],

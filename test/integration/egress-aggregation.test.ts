@@ -15,7 +15,7 @@ import { createCertificateAuthority, issueClientCertificate } from '../../core/p
 import { egressDialers } from '../../runtimes/node/egress-dialer.js'
 import { nodeProxyTransport, type NodeProxyTransport } from '../../runtimes/node/proxy-transport.js'
 import { type ConnectProxy, startUnixConnectProxy } from './connect-proxy.js'
-import { type ExtensionServer, startExtensionServer, WARDLE, WARDLE_GV } from './extension-apiserver.js'
+import { exposeExtensionServer, type ExtensionServer, frontProxyRequestHeader, startExtensionServer, WARDLE, WARDLE_GV } from './extension-apiserver.js'
 import { createTestServer, eventually, TestClient } from './harness.js'
 
 const APISERVICES = '/apis/apiregistration.k8s.io/v1/apiservices'
@@ -39,14 +39,7 @@ describe('an aggregated API server through the cluster egress proxy', () => {
       {
         embeddedIdentity: ADMIN_IDENTITY,
         authentication: {
-          requestHeader: {
-            usernameHeaders: ['X-Remote-User'],
-            groupHeaders: ['X-Remote-Group'],
-            uidHeaders: ['X-Remote-Uid'],
-            extraHeaderPrefixes: ['X-Remote-Extra-'],
-            allowedNames: ['front-proxy-client'],
-            clientCA: proxyCA.certificate,
-          },
+          requestHeader: frontProxyRequestHeader(proxyCA.certificate),
         },
         aggregation: {
           enableAggregatorRouting: true,
@@ -62,12 +55,7 @@ describe('an aggregated API server through the cluster egress proxy', () => {
       const r = await api.post(path, body)
       assert.equal(r.status, 201, r.text)
     }
-    await created('/api/v1/namespaces', { metadata: { name: 'wardle' } })
-    await created('/api/v1/namespaces/wardle/services', { metadata: { name: 'api' }, spec: { ports: [{ name: 'https', port: 443 }] } })
-    await created('/api/v1/namespaces/wardle/endpoints', {
-      metadata: { name: 'api' },
-      subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port: ext.port }] }],
-    })
+    await exposeExtensionServer(api, ext)
     await created(APISERVICES, {
       metadata: { name: `v1alpha1.${WARDLE}` },
       spec: { group: WARDLE, version: 'v1alpha1', service: { namespace: 'wardle', name: 'api', port: 443 }, caBundle: ext.caBundle, groupPriorityMinimum: 1000, versionPriority: 15 },

@@ -9,7 +9,9 @@
 import { createServer, type Server } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import type { TLSSocket } from 'node:tls'
+import assert from 'node:assert/strict'
 import { createCertificateAuthority, issueServingCertificate } from '../../core/pki/certificates.js'
+import type { TestClient } from './harness.js'
 
 export const WARDLE = 'wardle.example.com'
 export const WARDLE_GV = `${WARDLE}/v1alpha1`
@@ -127,4 +129,30 @@ export async function startExtensionServer(requestHeaderCA: string, allowedNames
     await new Promise((resolve) => server.close(resolve))
   }
   return ext
+}
+
+/** The aggregating server's request-header settings: trust the front-proxy client certificate `clientCA` signs. */
+export function frontProxyRequestHeader(clientCA: string) {
+  return {
+    usernameHeaders: ['X-Remote-User'],
+    groupHeaders: ['X-Remote-Group'],
+    uidHeaders: ['X-Remote-Uid'],
+    extraHeaderPrefixes: ['X-Remote-Extra-'],
+    allowedNames: ['front-proxy-client'],
+    clientCA,
+  }
+}
+
+/** Creates the `wardle` namespace and the Service `wardle/api`, its Endpoints at the extension server's loopback port. */
+export async function exposeExtensionServer(api: TestClient, ext: ExtensionServer): Promise<void> {
+  const created = async (path: string, body: unknown): Promise<void> => {
+    const r = await api.post(path, body)
+    assert.equal(r.status, 201, r.text)
+  }
+  await created('/api/v1/namespaces', { metadata: { name: 'wardle' } })
+  await created('/api/v1/namespaces/wardle/services', { metadata: { name: 'api' }, spec: { ports: [{ name: 'https', port: 443 }] } })
+  await created('/api/v1/namespaces/wardle/endpoints', {
+    metadata: { name: 'api' },
+    subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port: ext.port }] }],
+  })
 }
