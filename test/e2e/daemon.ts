@@ -136,6 +136,26 @@ export class Daemon {
     })
   }
 
+  /** Runs kubectl with `input` on its stdin (exec -i, attach -i); killed if it runs past 30 s. */
+  kubectlWithInput(input: string, ...args: string[]): Promise<KubectlResult> {
+    return new Promise((resolve) => {
+      const child = spawn('kubectl', ['--kubeconfig', this.kubeconfig, ...args], {
+        env: { ...process.env, HOME: this.dir, KUBECACHEDIR: join(this.dir, 'cache') },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      })
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (d) => (stdout += String(d)))
+      child.stderr.on('data', (d) => (stderr += String(d)))
+      const guard = setTimeout(() => child.kill('SIGKILL'), 30_000)
+      child.on('close', (code) => {
+        clearTimeout(guard)
+        resolve({ code: code ?? -1, stdout, stderr })
+      })
+      child.stdin.end(input)
+    })
+  }
+
   /** Runs kubectl and fails the test with its stderr unless it exits 0; its stdout. */
   async ok(...args: string[]): Promise<string> {
     const r = await this.kubectl(...args)

@@ -6,7 +6,6 @@
  * with the proxy gone, kubectl fails and the agent sees nothing.
  */
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,7 +13,7 @@ import { after, before, describe, it } from 'node:test'
 import { createCertificateAuthority, issueClientCertificate } from '../../core/pki/certificates.js'
 import { type ConnectProxy, startUnixConnectProxy } from '../integration/connect-proxy.js'
 import { type NodeAgent, startNodeAgent } from '../integration/node-agent-server.js'
-import { Daemon, type KubectlResult } from './daemon.js'
+import { Daemon } from './daemon.js'
 
 const CLUSTER = `apiVersion: v1
 kind: Node
@@ -37,23 +36,6 @@ describe('the daemon reaching a node agent through the cluster egress proxy', ()
   let agent: NodeAgent
   let proxy: ConnectProxy
 
-  const kubectlWithInput = (input: string, ...args: string[]): Promise<KubectlResult> =>
-    new Promise((resolve) => {
-      const child = spawn('kubectl', ['--kubeconfig', daemon.kubeconfig, ...args], {
-        env: { ...process.env, HOME: dir, KUBECACHEDIR: join(dir, 'cache') },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      })
-      let stdout = ''
-      let stderr = ''
-      child.stdout.on('data', (d) => (stdout += String(d)))
-      child.stderr.on('data', (d) => (stderr += String(d)))
-      const guard = setTimeout(() => child.kill('SIGKILL'), 30_000)
-      child.on('close', (code) => {
-        clearTimeout(guard)
-        resolve({ code: code ?? -1, stdout, stderr })
-      })
-      child.stdin.end(input)
-    })
 
   before(async () => {
     const clientCA = await createCertificateAuthority({ commonName: 'node-agent-client-ca' })
@@ -100,7 +82,7 @@ describe('the daemon reaching a node agent through the cluster egress proxy', ()
 
   it('kubectl exec -i is spliced to the agent through the proxy', async () => {
     const before = proxy.connects.length
-    const echoed = await kubectlWithInput('through the tunnel\n', 'exec', '-i', 'web', '--', 'cat')
+    const echoed = await daemon.kubectlWithInput('through the tunnel\n', 'exec', '-i', 'web', '--', 'cat')
     assert.equal(echoed.code, 0, echoed.stderr)
     assert.equal(echoed.stdout, 'through the tunnel\n')
     assert.ok(proxy.connects.length > before)

@@ -12,7 +12,6 @@
  * gets 403 and the agent sees nothing.
  */
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -21,7 +20,7 @@ import { createCertificateAuthority, issueClientCertificate } from '../../core/p
 import { createServer, connect, type Server } from 'node:net'
 import { type NodeAgent, startNodeAgent } from '../integration/node-agent-server.js'
 import { podPorts } from '../integration/spdy-agent.js'
-import { Daemon, eventually, freePort, type KubectlResult } from './daemon.js'
+import { Daemon, eventually, freePort } from './daemon.js'
 
 function node(name: string, port: number): string {
   return `apiVersion: v1
@@ -76,24 +75,6 @@ describe('kubectl and a node agent', () => {
   // The pod's port 80, really a loopback echo server the agent forwards to.
   let echo: Server
 
-  /** kubectl with `input` on its stdin; its exit code and output. Killed if it outlives the test's patience. */
-  const kubectlWithInput = (input: string, ...args: string[]): Promise<KubectlResult> =>
-    new Promise((resolve) => {
-      const child = spawn('kubectl', ['--kubeconfig', daemon.kubeconfig, ...args], {
-        env: { ...process.env, HOME: dir, KUBECACHEDIR: join(dir, 'cache') },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      })
-      let stdout = ''
-      let stderr = ''
-      child.stdout.on('data', (d) => (stdout += String(d)))
-      child.stderr.on('data', (d) => (stderr += String(d)))
-      const guard = setTimeout(() => child.kill('SIGKILL'), 30_000)
-      child.on('close', (code) => {
-        clearTimeout(guard)
-        resolve({ code: code ?? -1, stdout, stderr })
-      })
-      child.stdin.end(input)
-    })
 
   before(async () => {
     const clientCA = await createCertificateAuthority({ commonName: 'node-agent-client-ca' })
@@ -194,10 +175,10 @@ describe('kubectl and a node agent', () => {
   })
 
   it('kubectl exec -i: stdin comes back on stdout and the exit code is the command\'s', async () => {
-    const echoed = await kubectlWithInput('hello from stdin\n', 'exec', '-i', 'web', '--', 'cat')
+    const echoed = await daemon.kubectlWithInput('hello from stdin\n', 'exec', '-i', 'web', '--', 'cat')
     assert.equal(echoed.code, 0, echoed.stderr)
     assert.equal(echoed.stdout, 'hello from stdin\n')
-    const failed = await kubectlWithInput('some input\n', 'exec', '-i', 'web', '--', 'sh', 'exit-with', '3')
+    const failed = await daemon.kubectlWithInput('some input\n', 'exec', '-i', 'web', '--', 'sh', 'exit-with', '3')
     assert.equal(failed.code, 3, failed.stderr)
     assert.equal(failed.stdout, 'some input\n')
     const exec = agent.seen.find((r) => r.path.startsWith('/exec/default/web/app?'))
@@ -251,7 +232,7 @@ describe('kubectl and a node agent', () => {
   })
 
   it('kubectl attach -i: stdin comes back on stdout from the attached container', async () => {
-    const attached = await kubectlWithInput('to the running process\n', 'attach', '-i', 'web', '-c', 'app')
+    const attached = await daemon.kubectlWithInput('to the running process\n', 'attach', '-i', 'web', '-c', 'app')
     assert.equal(attached.code, 0, attached.stderr)
     assert.equal(attached.stdout, 'to the running process\n')
     assert.ok(agent.seen.some((r) => r.path === '/attach/default/web/app?error=1&input=1&output=1'))
