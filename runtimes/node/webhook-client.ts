@@ -120,30 +120,8 @@ export function nodeWebhookClient(dialers?: EgressDialers): NodeWebhookClient {
     })
   }
 
-  async function post(config: WebhookTarget, body: unknown, timeoutMs: number): Promise<unknown> {
-    if (!config.url) throw new Error('the webhook client config has no url')
-    const payload = Buffer.from(JSON.stringify(body))
-    const headers = {
-      'content-type': 'application/json',
-      accept: 'application/json',
-      'content-length': payload.length,
-      ...(config.bearerToken ? { authorization: `Bearer ${config.bearerToken}` } : {}),
-    }
-    let response: { status: number; text: string }
-    try {
-      response = await send(config, 'POST', headers, payload, timeoutMs)
-    } catch (err) {
-      throw postFailure(config.url, (err as Error).message)
-    }
-    if (response.status < 200 || response.status > 299) throw postFailure(config.url, describeHttpFailure(response.status, response.text), response.status)
-    try {
-      return parseWebhookReply(response.text)
-    } catch (err) {
-      throw postFailure(config.url, (err as Error).message)
-    }
-  }
-
-  async function postIgnoringReply(config: WebhookTarget, body: string, timeoutMs: number, extra: Record<string, string> = {}): Promise<void> {
+  /** POSTs a JSON text; the answer's text when its status is 2xx, a failure naming the URL otherwise. */
+  async function postJson(config: WebhookTarget, body: string, timeoutMs: number, extra: Record<string, string> = {}): Promise<string> {
     if (!config.url) throw new Error('the webhook client config has no url')
     const payload = Buffer.from(body)
     const headers = {
@@ -160,6 +138,20 @@ export function nodeWebhookClient(dialers?: EgressDialers): NodeWebhookClient {
       throw postFailure(config.url, (err as Error).message)
     }
     if (response.status < 200 || response.status > 299) throw postFailure(config.url, describeHttpFailure(response.status, response.text), response.status)
+    return response.text
+  }
+
+  async function post(config: WebhookTarget, body: unknown, timeoutMs: number): Promise<unknown> {
+    const text = await postJson(config, JSON.stringify(body), timeoutMs)
+    try {
+      return parseWebhookReply(text)
+    } catch (err) {
+      throw postFailure(config.url!, (err as Error).message)
+    }
+  }
+
+  async function postIgnoringReply(config: WebhookTarget, body: string, timeoutMs: number, extra: Record<string, string> = {}): Promise<void> {
+    await postJson(config, body, timeoutMs, extra)
   }
 
   async function get(config: WebhookTarget, { headers = {}, timeoutMs }: GetOptions): Promise<string> {
