@@ -57,6 +57,10 @@ runStorageContract(
   {
     compact: async (cache) => {
       const backend = cache.backend as EtcdStorage
+      // The cache must have seen every write first: etcd compacts on a timer in a real server, long after
+      // them. Compacting under a cache whose watch is still being opened makes it relist, and a relist
+      // that finds changes it missed ends every client watch, as upstream's cacher does.
+      await cache.list(PODS)
       const revision = await backend.currentRevision()
       await backend.compact(revision)
       cache.compact(revision)
