@@ -12,28 +12,10 @@ import type { StorageFactory } from './storage/factory.js'
 import type { Storage } from './storage/interface.js'
 import type { KeyTransformers } from './storage/value/key-transformers.js'
 import type { KmsClientFactory } from './encryption/kms/client.js'
+import type { Logger } from './logging/logger.js'
 
-/** A pino-compatible subset: structured fields first, then the message. */
-export interface Logger {
-  /** klog's V(4): details; a `module` field names the module `--vmodule` matches. */
-  debug(fields: Record<string, unknown>, message: string): void
-  info(fields: Record<string, unknown>, message: string): void
-  warn(fields: Record<string, unknown>, message: string): void
-  error(fields: Record<string, unknown>, message: string): void
-  /**
-   * klog's V(level).Enabled() for a module (core/logging/verbosity.ts names
-   * them): whether messages at that verbosity show. Log them with
-   * `verbose(logger, level, module)`. Absent: only V(0) shows.
-   */
-  enabled?(level: number, module: string): boolean
-}
-
-export const silentLogger: Logger = {
-  debug() {},
-  info() {},
-  warn() {},
-  error() {},
-}
+// The log sink is a port too; it is defined below the layers that write to it.
+export { type Logger, silentLogger } from './logging/logger.js'
 
 export interface ServerPorts {
   /**

@@ -2,7 +2,7 @@
  * createApiServer: the whole server as one fetch handler. Runtimes add a
  * listener around it; tests call `fetch` directly.
  */
-import type { HealthCheck } from './api/health.js'
+import type { HealthCheck } from './lifecycle/health-check.js'
 import { installRoutes } from './api/routes.js'
 import { startAggregator } from './aggregator/aggregator.js'
 import { fetchProxyTransport } from './proxy/transport.js'
@@ -32,7 +32,7 @@ import { customResourceConversion } from './crd/conversion.js'
 import { serviceResolver } from './crd/service-resolver.js'
 import { fetchWebhookClient } from './crd/webhook-client.js'
 import { buildChain, DEFAULT_IN_FLIGHT } from './http/chain.js'
-import { headerTooLarge } from './http/limits.js'
+import { headerTooLarge } from './machinery/limits.js'
 import { statusResponse } from './http/respond.js'
 import { flowControlBootstrapHook } from './flowcontrol/bootstrap.js'
 import { FlowControl } from './flowcontrol/flow-control.js'

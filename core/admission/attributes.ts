@@ -5,7 +5,7 @@
  * options, dry-run and the user.
  */
 import type { ResourceEntry } from '../resources/catalogue.js'
-import type { KubeObject, UserInfo } from '../resources/object.js'
+import type { KubeObject, UserInfo } from '../machinery/object.js'
 
 /** Upstream's admission.Operation. CONNECT is for the proxy-like subresources. */
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT'

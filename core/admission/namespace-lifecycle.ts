@@ -5,9 +5,9 @@
  * writes to existing objects pass, so that a terminating namespace can be
  * emptied.
  */
-import { forbidden, notFound } from '../http/status-error.js'
+import { forbidden, notFound } from '../machinery/status-error.js'
 import { namespacePhase } from '../resources/core/namespaces.js'
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 import type { AdmissionAttributes } from './attributes.js'
 import type { MutatingAdmission } from './mutating.js'
 

@@ -11,7 +11,7 @@
 import type { Logger } from '../ports.js'
 import type { Registry } from '../registry/registry.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 import type { Watcher } from '../storage/interface.js'
 
 const FIRST_RETRY_MS = 100

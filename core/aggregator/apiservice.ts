@@ -2,7 +2,7 @@
  * An APIService as the aggregator reads it: where its group/version is
  * served (locally, or by a Service) and whether it is available.
  */
-import { isPlainObject, type KubeObject } from '../resources/object.js'
+import { isPlainObject, type KubeObject } from '../machinery/object.js'
 
 export const APIREGISTRATION_GROUP = 'apiregistration.k8s.io'
 

@@ -8,7 +8,7 @@
  * that looks like one of these.
  */
 import type { RequestHeaderOptions } from '../options/api-server-options.js'
-import type { UserInfo } from '../resources/object.js'
+import type { UserInfo } from '../machinery/object.js'
 
 export interface IdentityHeaderNames {
   user: string

@@ -9,12 +9,12 @@
  * not only at start: the server never proxies a group/version it serves
  * itself, so an APIService that says otherwise would only mislead.
  */
-import { hasStatusCode } from '../http/status-error.js'
+import { hasStatusCode } from '../machinery/status-error.js'
 import { ADMIN_IDENTITY } from '../options/api-server-options.js'
 import type { Logger } from '../ports.js'
 import type { Registry } from '../registry/registry.js'
 import type { Catalogue, ResourceEntry } from '../resources/catalogue.js'
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 import { APIREGISTRATION_GROUP, apiServiceName, AUTOMANAGED_LABEL, readApiService, withAvailableCondition } from './apiservice.js'
 import { localPriority } from './priorities.js'
 

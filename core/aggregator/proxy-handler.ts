@@ -6,10 +6,10 @@
  * certificate; an unavailable APIService or an unreachable backend is a 503;
  * a redirect from the backend is refused (`--aggregator-reject-forwarding-redirect`).
  */
-import { serviceUnavailable, StatusError } from '../http/status-error.js'
+import { serviceUnavailable, StatusError } from '../machinery/status-error.js'
 import type { RequestHeaderOptions } from '../options/api-server-options.js'
 import type { ProxyTransport } from '../proxy/transport.js'
-import type { UserInfo } from '../resources/object.js'
+import type { UserInfo } from '../machinery/object.js'
 import type { ApiService, ServiceReference } from './apiservice.js'
 import { identityHeaderLines, identityHeaderNames, stripIdentity } from './identity-headers.js'
 import type { ServiceLocation } from './service-location.js'

@@ -5,7 +5,7 @@
  * each from the extension server's own APIResourceList, fetched by the
  * availability probe, turned into the aggregated (apidiscovery.k8s.io/v2) form.
  */
-import { isPlainObject } from '../resources/object.js'
+import { isPlainObject } from '../machinery/object.js'
 import type { ApiService } from './apiservice.js'
 
 export interface RemoteGroup {

@@ -5,9 +5,9 @@
  * Endpoints at the target port of the matching named port. The serving
  * certificate is checked against `<service>.<namespace>.svc` either way.
  */
-import { serviceUnavailable } from '../http/status-error.js'
+import { serviceUnavailable } from '../machinery/status-error.js'
 import type { Registry } from '../registry/registry.js'
-import { isPlainObject, type KubeObject } from '../resources/object.js'
+import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import type { ServiceReference } from './apiservice.js'
 
 export interface ServiceLocation {

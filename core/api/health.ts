@@ -4,12 +4,7 @@
  * `[+]name ok` / `[-]name failed: reason withheld` line per check.
  */
 import { textResponse } from '../http/respond.js'
-
-export interface HealthCheck {
-  name: string
-  /** Resolves when healthy; throws (with the reason) when not. */
-  check: () => Promise<void> | void
-}
+import type { HealthCheck } from '../lifecycle/health-check.js'
 
 /**
  * A check that passes while the server is younger than `graceMs`

@@ -10,7 +10,7 @@
  * leaves out empty strings, false and zero.
  */
 import { stringify as toYaml } from 'yaml'
-import { utf8, Writer } from '../http/protobuf/wire.js'
+import { utf8, Writer } from '../encoding/protobuf/wire.js'
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 type JsonObject = { [key: string]: Json }

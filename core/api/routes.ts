@@ -6,7 +6,7 @@ import type { Context, Hono } from 'hono'
 import type { ChainEnv } from '../http/filters/context.js'
 import { AGGREGATED_DISCOVERY_TYPE, wantsAggregatedDiscovery } from '../http/media-types.js'
 import { jsonResponse, versionResponse } from '../http/respond.js'
-import { resourceNotFound } from '../http/status-error.js'
+import { resourceNotFound } from '../machinery/status-error.js'
 import { handleResource, type HandlerEnv } from '../registry/handlers.js'
 import type { Catalogue } from '../resources/catalogue.js'
 import {
@@ -17,7 +17,8 @@ import {
   apiVersions,
 } from './discovery.js'
 import { JWKS_PATH, OPENID_CONFIG_PATH, type IssuerDiscovery } from '../authn/serviceaccount/issuer-discovery.js'
-import { type HealthCheck, healthResponse } from './health.js'
+import { healthResponse } from './health.js'
+import type { HealthCheck } from '../lifecycle/health-check.js'
 import { openApiIndexResponse, openApiV2Response, openApiV3Response } from './openapi-responses.js'
 import { StorageVersionHashes } from './storage-version-hash.js'
 import { type Metrics, METRICS_CONTENT_TYPE } from '../metrics/metrics.js'

@@ -7,7 +7,7 @@
 import type { Metrics } from '../metrics/metrics.js'
 import type { Logger } from '../ports.js'
 import type { DroppedEvents } from './batch.js'
-import type { UserInfo } from '../resources/object.js'
+import type { UserInfo } from '../machinery/object.js'
 import { auditEvent, type EventStart, microTime, withoutManagedFields } from './event.js'
 import { type AuditAttributes, type AuditDecision, PolicyChecker } from './policy.js'
 import { type AuditBackend, type AuditEvent, type AuditPolicy, type AuditStage, levelAtLeast, type ResponseStatus } from './types.js'

@@ -4,8 +4,8 @@
  * backend (one JSON object per line, or upstream's legacy line).
  */
 import type { RequestInfo } from '../http/request-info.js'
-import type { UserInfo } from '../resources/object.js'
-import { isPlainObject } from '../resources/object.js'
+import type { UserInfo } from '../machinery/object.js'
+import { isPlainObject } from '../machinery/object.js'
 import { AUDIT_API_VERSION, type AuditEvent, type AuditLevel, type ObjectReference, type ResponseStatus } from './types.js'
 
 /** Go's MicroTime on the wire: RFC 3339 with six fractional digits, in UTC. */

@@ -3,7 +3,7 @@
  * EventList), with upstream's field names; an event's members are declared in
  * the order upstream writes them, which is the order they are serialized in.
  */
-import type { UserInfo } from '../resources/object.js'
+import type { UserInfo } from '../machinery/object.js'
 
 export const AUDIT_API_VERSION = 'audit.k8s.io/v1'
 

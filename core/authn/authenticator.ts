@@ -4,7 +4,7 @@
  * but wrong is a 401, never a fall-back to anonymous.
  */
 import type { ConnectionInfo } from '../ports.js'
-import type { UserInfo } from '../resources/object.js'
+import type { UserInfo } from '../machinery/object.js'
 
 /** undefined: this authenticator found no credential of its kind. */
 export type AuthResult = { user: UserInfo } | { error: string } | undefined

@@ -4,7 +4,7 @@
  * request authenticator and TokenReview, so the two never disagree.
  */
 import type { StaticToken } from '../options/api-server-options.js'
-import type { UserInfo } from '../resources/object.js'
+import type { UserInfo } from '../machinery/object.js'
 import type { Authenticator } from './authenticator.js'
 
 /**

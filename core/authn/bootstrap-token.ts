@@ -9,10 +9,10 @@
  * authenticator does not know, as upstream answers.
  */
 import { base64Decode } from '../encoding/base64.js'
-import { hasStatusCode } from '../http/status-error.js'
+import { hasStatusCode } from '../machinery/status-error.js'
 import type { Logger } from '../ports.js'
 import type { Registry } from '../registry/registry.js'
-import { isPlainObject, type KubeObject } from '../resources/object.js'
+import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import type { TokenAuthenticator } from './bearer-token.js'
 import { constantTimeEqual } from './constant-time.js'
 

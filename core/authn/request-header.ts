@@ -8,7 +8,7 @@
  * proxy's word.
  */
 import type { RequestHeaderOptions } from '../options/api-server-options.js'
-import type { UserInfo } from '../resources/object.js'
+import type { UserInfo } from '../machinery/object.js'
 import type { Authenticator } from './authenticator.js'
 
 const lower = (names: readonly string[] | undefined): string[] => (names ?? []).map((n) => n.trim().toLowerCase()).filter(Boolean)

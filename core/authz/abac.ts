@@ -6,7 +6,7 @@
  * still allow it. Matching is upstream's (pkg/auth/authorizer/abac).
  */
 import type { AbacPolicy } from '../config/abac-policy.js'
-import type { UserInfo } from '../resources/object.js'
+import type { UserInfo } from '../machinery/object.js'
 import type { Attributes, Authorizer } from './authorizer.js'
 
 const READ_ONLY_VERBS = new Set(['get', 'list', 'watch'])

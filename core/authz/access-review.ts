@@ -4,7 +4,7 @@
  * authorizer chain that guards requests.
  */
 import type { AccessDecider } from '../resources/reviews.js'
-import { isPlainObject } from '../resources/object.js'
+import { isPlainObject } from '../machinery/object.js'
 import type { Attributes, Authorizer } from './authorizer.js'
 
 const text = (v: unknown) => (typeof v === 'string' ? v : '')

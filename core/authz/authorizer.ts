@@ -3,7 +3,7 @@
  * denies or has no opinion; the first decision wins (upstream's union).
  */
 import type { RequestInfo } from '../http/request-info.js'
-import type { UserInfo } from '../resources/object.js'
+import type { UserInfo } from '../machinery/object.js'
 
 export interface Attributes {
   user: UserInfo

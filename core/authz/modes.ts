@@ -9,7 +9,7 @@
  */
 import { lifeCycleOf, type Part, type SecurityContext } from '../security/context.js'
 import { decisionCountingAuthorizer } from '../metrics/security-metrics.js'
-import type { UserInfo } from '../resources/object.js'
+import type { UserInfo } from '../machinery/object.js'
 import { abacAuthorizer } from './abac.js'
 import { type AuthorizerSpec, legacyAuthorizerSpecs } from './authorizer-specs.js'
 import { alwaysAllow, alwaysDeny, type Authorizer, privilegedGroup, type SubjectRules, UnionAuthorizer, unionRulesFor } from './authorizer.js'

@@ -5,7 +5,7 @@
  * claim hands the kubelet its mount secrets; a VolumeAttachment belongs to
  * its node. Unbound pods and PVs add nothing.
  */
-import { isPlainObject, type KubeObject } from '../resources/object.js'
+import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import type { Edge, Vertex, VertexType } from './node-graph.js'
 
 type Json = Record<string, unknown>

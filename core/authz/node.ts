@@ -9,7 +9,7 @@
  * watches of pods, PVs and VolumeAttachments keep current.
  */
 import { parseFieldSelector } from '../registry/field-selector.js'
-import type { UserInfo } from '../resources/object.js'
+import type { UserInfo } from '../machinery/object.js'
 import type { Part, SecurityContext } from '../security/context.js'
 import type { Attributes, Authorizer, AuthorizerDecision } from './authorizer.js'
 import { NodeGraph, type Vertex, type VertexType } from './node-graph.js'

@@ -6,7 +6,7 @@
  * index only, never the storage, on a request.
  */
 import type { Logger } from '../ports.js'
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 import type { Storage, Watcher } from '../storage/interface.js'
 
 export type FeedEvent = 'upsert' | 'delete'

@@ -7,7 +7,7 @@
  */
 import type { SubjectAccessReviewSpec } from '../cel/evaluate.js'
 import { parseFieldSelector } from '../registry/field-selector.js'
-import { isPlainObject } from '../resources/object.js'
+import { isPlainObject } from '../machinery/object.js'
 import type { Attributes } from './authorizer.js'
 
 export type SubjectAccessReviewVersion = 'v1' | 'v1beta1'

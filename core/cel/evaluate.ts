@@ -12,7 +12,7 @@
  *
  * The library has no cost budget, so inputs are bounded instead.
  */
-import type { UserInfo } from '../resources/object.js'
+import type { UserInfo } from '../machinery/object.js'
 import type { CelProgram } from './compile.js'
 import { SelectorRequirement } from './environments.js'
 

@@ -4,7 +4,7 @@
  * configuration per admission plugin, inline or in a file of its own.
  */
 import { z } from 'zod'
-import { duplicate, type FieldError, FieldPath, notSupported, required } from '../validation/field.js'
+import { duplicate, type FieldError, FieldPath, notSupported, required } from '../machinery/field.js'
 import { ADMISSION_PLUGIN_NAMES, type AdmissionPluginName, isAdmissionPluginName } from './admission-plugins.js'
 import { CONFIG_GROUP, type ConfigKind, decodeConfig, parseConfigText } from './decode.js'
 import { resolveFrom } from './file-path.js'

@@ -6,8 +6,8 @@
  */
 import { z } from 'zod'
 import { AUDIT_API_VERSION, AUDIT_LEVELS, AUDIT_STAGES, type AuditPolicy, type AuditPolicyRule } from '../audit/types.js'
-import { type FieldError, FieldPath, invalid, notSupported, required } from '../validation/field.js'
-import { isDNS1123Subdomain } from '../validation/names.js'
+import { type FieldError, FieldPath, invalid, notSupported, required } from '../machinery/field.js'
+import { isDNS1123Subdomain } from '../machinery/names.js'
 import { type ConfigKind, decodeConfig } from './decode.js'
 
 const strings = z.array(z.string()).nullish()

@@ -4,7 +4,7 @@
  * selector.
  */
 import { pemDecodeAll } from '../pki/pem.js'
-import { type FieldError, type FieldPath, duplicate, invalid, required } from '../validation/field.js'
+import { type FieldError, type FieldPath, duplicate, invalid, required } from '../machinery/field.js'
 import type { IssuerConfig } from './authentication-schema.js'
 import { GoUrlError, type GoUrl, parseGoUrl } from './go-url.js'
 

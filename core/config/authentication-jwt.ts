@@ -7,8 +7,8 @@
  */
 import { type CelProgram, type CelResultType, compile, selectsField } from '../cel/compile.js'
 import type { CelVariable } from '../cel/environments.js'
-import { type FieldError, type FieldPath, duplicate, invalid, required } from '../validation/field.js'
-import { domainPrefixedPathErrors } from '../validation/names.js'
+import { type FieldError, type FieldPath, duplicate, invalid, required } from '../machinery/field.js'
+import { domainPrefixedPathErrors } from '../machinery/names.js'
 import { validateIssuer } from './authentication-issuer.js'
 import type { ClaimValidationRule, JWTAuthenticator, PrefixedClaimOrExpression } from './authentication-schema.js'
 

@@ -5,7 +5,7 @@
  * flags"): no `--oidc-username-prefix` prefixes names from claims other
  * than `email` with `<issuer>#`, and `-` means no prefix.
  */
-import { errorText, FieldPath } from '../validation/field.js'
+import { errorText, FieldPath } from '../machinery/field.js'
 import { checkJWTAuthenticator } from './authentication-jwt.js'
 import type { JWTAuthenticator, LoadedJWTAuthenticator } from './authentication.js'
 

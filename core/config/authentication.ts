@@ -5,7 +5,7 @@
  * ValidateAuthenticationConfiguration does, with every CEL expression
  * compiled at load time.
  */
-import { type FieldError, FieldPath, duplicate, errorText, forbiddenField, invalid, required, tooMany } from '../validation/field.js'
+import { type FieldError, FieldPath, duplicate, errorText, forbiddenField, invalid, required, tooMany } from '../machinery/field.js'
 import { CONFIG_GROUP, type ConfigKind, decodeConfig } from './decode.js'
 import { type JWTPrograms, checkJWTAuthenticator } from './authentication-jwt.js'
 import {

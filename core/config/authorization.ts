@@ -8,7 +8,7 @@
  */
 import { z } from 'zod'
 import { type CelProgram, compile } from '../cel/compile.js'
-import { formatGoDuration } from '../options/duration.js'
+import { formatGoDuration } from '../machinery/duration.js'
 import {
   type FieldError,
   FieldPath,
@@ -18,8 +18,8 @@ import {
   notSupported,
   required,
   tooMany,
-} from '../validation/field.js'
-import { isDNS1123Subdomain } from '../validation/names.js'
+} from '../machinery/field.js'
+import { isDNS1123Subdomain } from '../machinery/names.js'
 import { CONFIG_GROUP, type ConfigKind, decodeConfig } from './decode.js'
 import { goDurationField, goList, goPointer, goString, goStruct } from './fields.js'
 import { isAbsolutePath } from './file-path.js'

@@ -15,8 +15,8 @@
  */
 import { LineCounter, parseDocument } from 'yaml'
 import type { z } from 'zod'
-import { type FieldError, errorText, FieldPath, invalid, notSupported, required } from '../validation/field.js'
-import { formatValue } from '../validation/go-format.js'
+import { type FieldError, errorText, FieldPath, invalid, notSupported, required } from '../machinery/field.js'
+import { formatValue } from '../machinery/go-format.js'
 
 /** The spec's `apiserver.config.<platform-domain>` on the wire. */
 export const CONFIG_GROUP = 'apiserver.config.k8s.io'

@@ -10,7 +10,7 @@
  * whose gRPC client here cannot be given a tunnel.
  */
 import { z } from 'zod'
-import { duplicate, type FieldError, FieldPath, forbiddenField, invalid, notSupported, required } from '../validation/field.js'
+import { duplicate, type FieldError, FieldPath, forbiddenField, invalid, notSupported, required } from '../machinery/field.js'
 import { CONFIG_GROUP, type ConfigKind, decodeConfig } from './decode.js'
 import { goList, goString } from './fields.js'
 

@@ -6,8 +6,8 @@
  * would mask other entries (spec: EncryptionConfiguration rules 2, 3 and 5).
  */
 import { base64DecodeStrict } from '../encoding/base64.js'
-import { formatGoDuration } from '../options/duration.js'
-import { type FieldError, FieldPath, invalid, required } from '../validation/field.js'
+import { formatGoDuration } from '../machinery/duration.js'
+import { type FieldError, FieldPath, invalid, required } from '../machinery/field.js'
 import type { EncryptionFile, GroupResource, KmsEntry, ProviderEntry } from './encryption.js'
 import { GoUrlError, parseGoUrl } from './go-url.js'
 

@@ -3,7 +3,7 @@
  * its fields once and every kind words the same problem the same way.
  */
 import { z } from 'zod'
-import { parseGoDuration } from '../options/duration.js'
+import { parseGoDuration } from '../machinery/duration.js'
 
 /** A Go duration string (`5m`, `1m30s`, `300ms`) read as milliseconds, as metav1.Duration is. */
 export const goDuration = z.string().transform((text, ctx) => {

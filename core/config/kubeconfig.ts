@@ -11,8 +11,8 @@
  */
 import { z } from 'zod'
 import { Base64Error, base64DecodeStrict } from '../encoding/base64.js'
-import { duplicate, FieldPath, notSupported } from '../validation/field.js'
-import { isDNS1123Label } from '../validation/names.js'
+import { duplicate, FieldPath, notSupported } from '../machinery/field.js'
+import { isDNS1123Label } from '../machinery/names.js'
 import { ConfigFileError, type ConfigProblem, parseConfigText, zodProblems } from './decode.js'
 import { resolveFrom } from './file-path.js'
 import { goBool, goList, goPointer, goString, goStruct } from './fields.js'

@@ -9,7 +9,7 @@
  * the three groups "a", "" and "b", exactly as upstream's user info shows them.
  */
 import type { StaticToken } from '../options/api-server-options.js'
-import type { UserInfo } from '../resources/object.js'
+import type { UserInfo } from '../machinery/object.js'
 
 /** A record that upstream accepts with a warning (empty or duplicate token). */
 export interface TokenFileWarning {

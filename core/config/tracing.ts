@@ -6,7 +6,7 @@
  * where the embedded members sit.
  */
 import { z } from 'zod'
-import { type FieldError, FieldPath, invalid } from '../validation/field.js'
+import { type FieldError, FieldPath, invalid } from '../machinery/field.js'
 import { CONFIG_GROUP, type ConfigKind, decodeConfig } from './decode.js'
 import { goPointer, int32 } from './fields.js'
 import { GoUrlError, parseGoUrl } from './go-url.js'

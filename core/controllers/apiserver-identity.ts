@@ -7,14 +7,14 @@
  * that expired (a server that is gone), as upstream's lease garbage
  * collector does.
  */
-import { hasStatusCode } from '../http/status-error.js'
+import { hasStatusCode } from '../machinery/status-error.js'
 import type { Logger } from '../ports.js'
 import { LOOPBACK_IDENTITY } from '../registry/identities.js'
-import { parseLabelSelector } from '../registry/label-selector.js'
+import { parseLabelSelector } from '../machinery/label-selector.js'
 import type { Registry } from '../registry/registry.js'
 import type { RequestContext } from '../registry/request-context.js'
 import { leases } from '../resources/groups/coordination.js'
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 import { leaseExpiry, leaseRecord, microTime } from './lease-record.js'
 
 export const IDENTITY_LABEL = 'apiserver.kubernetes.io/identity'

@@ -6,11 +6,11 @@
  * the runtime reports rotated CA files; lists are JSON texts, CA bundles
  * PEM, as upstream writes them.
  */
-import { hasStatusCode } from '../http/status-error.js'
+import { hasStatusCode } from '../machinery/status-error.js'
 import { ADMIN_IDENTITY, type AuthenticationOptions } from '../options/api-server-options.js'
 import type { Registry } from '../registry/registry.js'
 import { configMaps } from '../resources/core/configmaps.js'
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 
 export const AUTHENTICATION_TRUST_NAMESPACE = 'kube-system'
 export const AUTHENTICATION_TRUST_NAME = 'extension-apiserver-authentication'

@@ -12,13 +12,13 @@
  * from its own is written by a server-side apply of its rules under the
  * controller's field manager, as upstream's controller writes it.
  */
-import { hasStatusCode } from '../http/status-error.js'
+import { hasStatusCode } from '../machinery/status-error.js'
 import { ADMIN_IDENTITY } from '../options/api-server-options.js'
 import type { Logger } from '../ports.js'
-import { labelSelectorFromObject } from '../registry/label-selector.js'
+import { labelSelectorFromObject } from '../machinery/label-selector.js'
 import type { Registry } from '../registry/registry.js'
 import type { ResourceStore } from '../registry/store.js'
-import { isPlainObject, type KubeObject } from '../resources/object.js'
+import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import type { LabelSelectorData, PolicyRule } from '../resources/rbac/bootstrap-policy-types.js'
 import { policyRules } from '../resources/rbac/reconcile.js'
 import { semanticEqual } from '../resources/rbac/semantic-equal.js'

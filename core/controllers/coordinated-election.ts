@@ -13,7 +13,7 @@
  * candidate renews its LeaseCandidate every interval instead, and one not
  * renewed for three intervals is no longer a candidate (and is deleted).
  */
-import { hasStatusCode } from '../http/status-error.js'
+import { hasStatusCode } from '../machinery/status-error.js'
 import type { Logger } from '../ports.js'
 import { LOOPBACK_IDENTITY } from '../registry/identities.js'
 import type { Registry } from '../registry/registry.js'
@@ -21,7 +21,7 @@ import type { RequestContext } from '../registry/request-context.js'
 import { record, text } from '../resources/columns/values.js'
 import { compareSemver, OLDEST_EMULATION_VERSION, parseSemver } from '../resources/coordination/lease-candidate-rules.js'
 import { leaseCandidates, leases } from '../resources/groups/coordination.js'
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 import { LEADER_ELECTION_NAMESPACE } from './leader-election.js'
 import { leaseExpiry, leaseRecord, microTime } from './lease-record.js'
 

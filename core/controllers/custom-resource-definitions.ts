@@ -9,7 +9,7 @@
  * ready; later changes arrive through a watch and are served at once.
  */
 import { type CustomResourceDeps, customResourceEntries } from '../crd/entry.js'
-import { hasStatusCode } from '../http/status-error.js'
+import { hasStatusCode } from '../machinery/status-error.js'
 import { LOOPBACK_IDENTITY } from '../registry/identities.js'
 import type { Logger } from '../ports.js'
 import { isStorageVersion, type Registry } from '../registry/registry.js'
@@ -23,7 +23,7 @@ import {
   setCondition,
 } from '../resources/apiextensions/types.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
-import { formatTimestamp } from '../resources/object.js'
+import { formatTimestamp } from '../machinery/object.js'
 import { sameJson } from '../registry/subresources.js'
 import { decideNames } from './crd-names.js'
 

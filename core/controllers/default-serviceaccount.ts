@@ -3,7 +3,7 @@
  * serviceaccounts controller (kube-controller-manager) sees to: created when
  * the namespace appears, and put back when deleted while the namespace lives.
  */
-import { hasStatusCode } from '../http/status-error.js'
+import { hasStatusCode } from '../machinery/status-error.js'
 import { SERVICE_ACCOUNT_CONTROLLER_IDENTITY } from '../registry/identities.js'
 import type { Logger } from '../ports.js'
 import type { Registry } from '../registry/registry.js'

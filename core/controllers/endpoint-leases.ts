@@ -12,7 +12,7 @@
  */
 import type { Storage } from '../storage/interface.js'
 import { StorageError } from '../storage/interface.js'
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 
 const EXPIRES = 'apiserver.internal/expires'
 

@@ -10,7 +10,7 @@
  * reads the live state before it acts.
  */
 import type { ResourceEntry } from '../resources/catalogue.js'
-import { isPlainObject, type KubeObject, type OwnerReference } from '../resources/object.js'
+import { isPlainObject, type KubeObject, type OwnerReference } from '../machinery/object.js'
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../registry/deletion.js'
 
 export type { OwnerReference }

@@ -9,13 +9,13 @@
  * the workers read their live state and that of their owners before acting
  * through the registry's stores, as any client would.
  */
-import { hasStatusCode } from '../http/status-error.js'
+import { hasStatusCode } from '../machinery/status-error.js'
 import { GARBAGE_COLLECTOR_IDENTITY } from '../registry/identities.js'
 import type { Logger } from '../ports.js'
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../registry/deletion.js'
 import type { Registry } from '../registry/registry.js'
 import type { RequestContext } from '../registry/request-context.js'
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 import type { StorageEvent, Watcher } from '../storage/interface.js'
 import { type GraphEffects, isDeletingDependents, type ObjectRef, OwnerGraph, ownerReferencesOf } from './garbage-collector-graph.js'
 import { resolveOwnerKind, type WatchedResource, watchedResources } from './garbage-collector-kinds.js'

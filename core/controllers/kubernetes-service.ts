@@ -4,14 +4,14 @@
  * service range, port 443 (`https`) to the server's secure port, and the
  * server's advertised address behind it. Kept in place: put back when deleted.
  */
-import { hasStatusCode } from '../http/status-error.js'
+import { hasStatusCode } from '../machinery/status-error.js'
 import { LOOPBACK_IDENTITY } from '../registry/identities.js'
 import type { Logger } from '../ports.js'
 import type { Registry } from '../registry/registry.js'
 import type { RequestContext } from '../registry/request-context.js'
 import type { ResourceStore } from '../registry/store.js'
 import { endpointSlices } from '../resources/groups/discovery.js'
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 import { endpoints, services } from '../resources/core/services.js'
 import { parseIP } from '../resources/core/service-ranges.js'
 import type { EndpointLeases } from './endpoint-leases.js'

@@ -9,13 +9,13 @@
  * within the renew deadline stops its controllers before the lease can
  * pass to another.
  */
-import { hasStatusCode } from '../http/status-error.js'
+import { hasStatusCode } from '../machinery/status-error.js'
 import type { Logger } from '../ports.js'
 import { LOOPBACK_IDENTITY } from '../registry/identities.js'
 import type { Registry } from '../registry/registry.js'
 import type { RequestContext } from '../registry/request-context.js'
 import { leases } from '../resources/groups/coordination.js'
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 import { record, text } from '../resources/columns/values.js'
 import type { ControllerSet } from './run-once.js'
 import { type LeaseRecord, leaseRecord, microTime, withLeaseRecord } from './lease-record.js'

@@ -4,7 +4,7 @@
  * whole-second durations.
  */
 import { record, text } from '../resources/columns/values.js'
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 
 export interface LeaseRecord {
   holderIdentity: string

@@ -4,10 +4,10 @@
  * behaves as a cluster does: the system namespaces exist from the start,
  * and a deleted namespace is emptied, finalized and removed.
  */
-import { hasStatusCode } from '../http/status-error.js'
+import { hasStatusCode } from '../machinery/status-error.js'
 import type { Logger } from '../ports.js'
 import { NAMESPACE_FINALIZER, namespaceSpec, namespaces } from '../resources/core/namespaces.js'
-import type { KubeObject, UserInfo } from '../resources/object.js'
+import type { KubeObject, UserInfo } from '../machinery/object.js'
 import { LOOPBACK_IDENTITY, NAMESPACE_CONTROLLER_IDENTITY } from '../registry/identities.js'
 import type { Registry } from '../registry/registry.js'
 import type { RequestContext } from '../registry/request-context.js'

@@ -3,7 +3,7 @@
  * `poststarthook/<name>` in /healthz, /livez and /readyz, fails until the
  * work has finished once.
  */
-import type { HealthCheck } from '../api/health.js'
+import type { HealthCheck } from '../lifecycle/health-check.js'
 
 export interface PostStartHook {
   /** `poststarthook/<name>`: failing until `run` has finished. */

@@ -6,11 +6,11 @@
  * `system:public-info-viewer` binding split off from it. On a store this
  * server started, neither finds anything to do.
  */
-import { hasStatusCode } from '../http/status-error.js'
+import { hasStatusCode } from '../machinery/status-error.js'
 import type { Logger } from '../ports.js'
 import type { RequestContext } from '../registry/request-context.js'
 import type { ResourceStore } from '../registry/store.js'
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 import type { BootstrapBinding } from '../resources/rbac/bootstrap-policy-types.js'
 
 /** Aggregated role -> the role whose rules it gathers by label. */

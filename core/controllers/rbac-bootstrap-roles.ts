@@ -7,7 +7,7 @@
  * `"false"` is left as it is. The policy is data, generated from upstream's
  * golden files (core/resources/rbac/generated/bootstrap-policy.ts).
  */
-import { hasStatusCode } from '../http/status-error.js'
+import { hasStatusCode } from '../machinery/status-error.js'
 import { ADMIN_IDENTITY } from '../options/api-server-options.js'
 import type { Logger } from '../ports.js'
 import type { Registry } from '../registry/registry.js'
@@ -15,7 +15,7 @@ import type { RequestContext } from '../registry/request-context.js'
 import type { ResourceStore } from '../registry/store.js'
 import { namespaces } from '../resources/core/namespaces.js'
 import { clusterRoleBindings, clusterRoles, roleBindings, roles } from '../resources/groups/rbac.js'
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 import type { BootstrapBinding, BootstrapRole } from '../resources/rbac/bootstrap-policy-types.js'
 import {
   BOOTSTRAP_CLUSTER_ROLE_BINDINGS,

@@ -17,7 +17,7 @@ import type { ObjectIndex } from '../admission/object-index.js'
 import type { Logger } from '../ports.js'
 import type { Registry } from '../registry/registry.js'
 import type { ResourceStore } from '../registry/store.js'
-import { isPlainObject, type KubeObject } from '../resources/object.js'
+import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import type { Watcher } from '../storage/interface.js'
 
 /** Upstream's --resource-quota-sync-period default. */

@@ -7,14 +7,14 @@
  * object would stay Terminating forever on this server alone.
  */
 import { feedObjects } from '../authz/object-feed.js'
-import { hasStatusCode } from '../http/status-error.js'
+import { hasStatusCode } from '../machinery/status-error.js'
 import type { Logger } from '../ports.js'
 import { controllerIdentity } from '../registry/identities.js'
 import type { Registry } from '../registry/registry.js'
 import { pods } from '../resources/core/pods.js'
 import { persistentVolumeClaims, persistentVolumes } from '../resources/core/volumes.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
-import { isPlainObject, type KubeObject } from '../resources/object.js'
+import { isPlainObject, type KubeObject } from '../machinery/object.js'
 
 export const PV_PROTECTION_FINALIZER = 'kubernetes.io/pv-protection'
 export const PVC_PROTECTION_FINALIZER = 'kubernetes.io/pvc-protection'

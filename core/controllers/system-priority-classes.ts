@@ -6,7 +6,7 @@
  * overwrites what is stored.
  */
 import { type PostStartHook, postStartHook } from './post-start-hook.js'
-import { hasStatusCode } from '../http/status-error.js'
+import { hasStatusCode } from '../machinery/status-error.js'
 import { LOOPBACK_IDENTITY } from '../registry/identities.js'
 import type { Registry } from '../registry/registry.js'
 import type { ResourceEntry } from '../resources/catalogue.js'

@@ -11,7 +11,7 @@
 import type { ASTNode } from '@marcbachmann/cel-js'
 import { estimateExpressionCost } from '../cel/cost/estimate.js'
 import { addSaturating, multiplySaturating } from '../cel/cost/range.js'
-import { type FieldError, type FieldPath, forbiddenField } from '../validation/field.js'
+import { type FieldError, type FieldPath, forbiddenField } from '../machinery/field.js'
 import type { CelSchemaProps } from './cel-schema.js'
 import { type SizeNode, maxCardinality, sizeAt } from './cel-sizes.js'
 

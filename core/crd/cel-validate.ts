@@ -15,7 +15,7 @@ import {
   forbiddenField,
   invalid,
   required,
-} from '../validation/field.js'
+} from '../machinery/field.js'
 import { CALL_LIMIT_EXCEEDED, CEL_RULE_LIMITS, type CostBudget, OUT_OF_BUDGET, estimateCost, newCostBudget } from './cel-cost.js'
 import type { CelRuleProgram, CompiledNode, CompiledRule, CompiledRules } from './cel-rules.js'
 import { CelInputTooLarge, type CelShape, type CelValidationRule, toCelValue } from './cel-schema.js'

@@ -8,8 +8,8 @@ import { humanDuration } from '../registry/human-duration.js'
 import type { CustomResourceColumnDefinition } from '../resources/apiextensions/types.js'
 import type { TableColumn } from '../resources/catalogue.js'
 import { nameColumn } from '../resources/columns/common.js'
-import type { KubeObject } from '../resources/object.js'
-import { goPrint } from '../validation/go-format.js'
+import type { KubeObject } from '../machinery/object.js'
+import { goPrint } from '../machinery/go-format.js'
 import { compileJsonPath, JsonPathError } from './jsonpath.js'
 
 /** Served when a version lists no columns of its own. */

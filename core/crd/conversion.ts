@@ -10,13 +10,13 @@
  * checks its answer as upstream's webhook converter does; every failure is a
  * 500 Internal error worded as upstream's.
  */
-import { internalError } from '../http/status-error.js'
+import { internalError } from '../machinery/status-error.js'
 import type { CustomResourceDefinition, ServiceReference, WebhookClientConfig } from '../resources/apiextensions/types.js'
 import { storageVersionOf } from '../resources/apiextensions/types.js'
 import type { VersionConversion } from '../resources/catalogue.js'
-import { isPlainObject, type KubeObject } from '../resources/object.js'
-import { aggregateText, fieldPath } from '../validation/field.js'
-import { goTypeName } from '../validation/go-format.js'
+import { isPlainObject, type KubeObject } from '../machinery/object.js'
+import { aggregateText, fieldPath } from '../machinery/field.js'
+import { goTypeName } from '../machinery/go-format.js'
 import { validateAnnotations, validateLabels } from '../validation/object-meta.js'
 import { CONVERSION_WEBHOOK_TIMEOUT_MS, fetchWebhookClient, type WebhookClient, type WebhookTarget } from './webhook-client.js'
 

@@ -4,7 +4,7 @@
  * lists and additionalProperties. Nulls that are not allowed and have no
  * default are then dropped, as upstream does before storing.
  */
-import { isPlainObject } from '../resources/object.js'
+import { isPlainObject } from '../machinery/object.js'
 import { additionalPropertiesSchema, itemsSchema, type JSONSchemaProps } from './schema.js'
 
 const isDisallowedNull = (value: unknown, s: JSONSchemaProps): boolean => value === null && !s.nullable

@@ -6,7 +6,7 @@
  * at decode time, schema defaults, then the schema's validation and its
  * `x-kubernetes-validations` rules.
  */
-import { StatusError } from '../http/status-error.js'
+import { StatusError } from '../machinery/status-error.js'
 import {
   conditionOf,
   type CustomResourceDefinition,
@@ -17,13 +17,13 @@ import type { ResourceEntry, Strategy, SubresourceEntry, VersionConversion } fro
 import { ALL_VERBS } from '../resources/catalogue.js'
 import { scaleSubresource, statusSubresource } from '../resources/define.js'
 import { dnsSubdomainName } from '../resources/names.js'
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 import { typeTable } from '../resources/schema/index.js'
 import { decodeAs } from '../resources/schema/json-decoding.js'
 import type { TypeDef } from '../resources/schema/model.js'
 import { validateCustomResourceScale } from '../registry/scale.js'
 import { sameJson } from '../registry/subresources.js'
-import { type FieldError, FieldPath } from '../validation/field.js'
+import { type FieldError, FieldPath } from '../machinery/field.js'
 import { type CelSchemaProps, compileRules, type CompiledRules, validateRules } from './cel-rules.js'
 import { customResourceColumns } from './columns.js'
 import { applySchemaDefaults } from './defaults.js'

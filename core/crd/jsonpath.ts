@@ -7,8 +7,8 @@
  * evaluator walks unstructured content (integers as int64, other numbers as
  * float64). Error texts are upstream's. `range`/`end` loops are not supported.
  */
-import { type FieldError, type FieldPath, invalid } from '../validation/field.js'
-import { goPrint, goTypeOf } from '../validation/go-format.js'
+import { type FieldError, type FieldPath, invalid } from '../machinery/field.js'
+import { goPrint, goTypeOf } from '../machinery/go-format.js'
 
 interface SliceParam {
   known: boolean

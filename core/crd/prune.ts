@@ -6,7 +6,7 @@
  * The dropped paths are returned so that field validation can report them as
  * unknown fields.
  */
-import { isPlainObject } from '../resources/object.js'
+import { isPlainObject } from '../machinery/object.js'
 import {
   additionalPropertiesSchema,
   isEmbeddedResource,

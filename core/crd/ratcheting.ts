@@ -6,7 +6,7 @@
  * unchanged when the object that should hold it is.
  */
 import { at } from '../resources/columns/values.js'
-import type { FieldError } from '../validation/field.js'
+import type { FieldError } from '../machinery/field.js'
 import { sameJson } from '../registry/subresources.js'
 
 /** `spec.items[0].name` or `spec.labels[a.b/c]` as the steps from the root (list indexes as numbers). */

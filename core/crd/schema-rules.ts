@@ -6,9 +6,9 @@
  * topology extensions. The CEL rules of `x-kubernetes-validations` are checked
  * elsewhere.
  */
-import { goStrings } from '../validation/go-format.js'
-import { forbiddenField, invalid, notSupported, required, type FieldError, type FieldPath } from '../validation/field.js'
-import { isPlainObject } from '../resources/object.js'
+import { goStrings } from '../machinery/go-format.js'
+import { forbiddenField, invalid, notSupported, required, type FieldError, type FieldPath } from '../machinery/field.js'
+import { isPlainObject } from '../machinery/object.js'
 import { additionalPropertiesSchema, isEmbeddedResource, itemsSchema, RESOURCE_META_FIELDS, type JSONSchemaProps } from './schema.js'
 
 const OPENAPI_V3_TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string']

@@ -5,7 +5,7 @@
  * (`$ref`, `definitions`, `patternProperties`, ...) are typed too, so the
  * structural checks can name them.
  */
-import { isPlainObject } from '../resources/object.js'
+import { isPlainObject } from '../machinery/object.js'
 
 export interface ValidationRule {
   rule: string

@@ -11,8 +11,8 @@
  * and refuses any other with `field label not supported`.
  */
 import type { SelectableField } from '../resources/apiextensions/types.js'
-import type { KubeObject } from '../resources/object.js'
-import { goPrint } from '../validation/go-format.js'
+import type { KubeObject } from '../machinery/object.js'
+import { goPrint } from '../machinery/go-format.js'
 import { compileJsonPath, type JsonPath, JsonPathError } from './jsonpath.js'
 
 interface CompiledField {

@@ -7,7 +7,7 @@
  */
 import type { Registry } from '../registry/registry.js'
 import type { ServiceReference } from '../resources/apiextensions/types.js'
-import { isPlainObject, type KubeObject } from '../resources/object.js'
+import { isPlainObject, type KubeObject } from '../machinery/object.js'
 
 type ServicePort = { name?: string; port?: number; targetPort?: number | string }
 type EndpointSubset = { addresses?: { ip?: string }[]; ports?: { name?: string; port?: number }[] }

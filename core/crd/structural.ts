@@ -8,7 +8,7 @@
  * schema-rules.ts and are appended after them, as upstream reports them.
  */
 import { regexError } from '../regex/re2.js'
-import { errorText, forbiddenField, invalid, required, type FieldError, type FieldPath } from '../validation/field.js'
+import { errorText, forbiddenField, invalid, required, type FieldError, type FieldPath } from '../machinery/field.js'
 import {
   additionalPropertiesSchema,
   isEmbeddedResource,

@@ -7,7 +7,7 @@
  * duplicates.
  */
 import { regexError, regexTest } from '../regex/re2.js'
-import { GoLiteral, goPrint } from '../validation/go-format.js'
+import { GoLiteral, goPrint } from '../machinery/go-format.js'
 import {
   duplicate,
   invalid,
@@ -18,8 +18,8 @@ import {
   typeInvalid,
   type FieldError,
   type FieldPath,
-} from '../validation/field.js'
-import { isPlainObject } from '../resources/object.js'
+} from '../machinery/field.js'
+import { isPlainObject } from '../machinery/object.js'
 import { matchesFormat } from './formats.js'
 import { additionalPropertiesSchema, isIntOrString, itemsSchema, type JSONSchemaProps } from './schema.js'
 

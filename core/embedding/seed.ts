@@ -7,7 +7,7 @@
  */
 import { parseAllDocuments } from 'yaml'
 import type { Catalogue } from '../resources/catalogue.js'
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 
 /** Objects as values, or YAML/JSON text of one or more documents (`---` between them); `kind: List` documents are unpacked. */
 export type SeedObjects = string | readonly (KubeObject | string)[]

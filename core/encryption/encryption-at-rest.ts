@@ -7,7 +7,7 @@
  * whose KMS plugins answer replaces the old one for every key at once,
  * and the old plugins' connections close after a grace period.
  */
-import type { HealthCheck } from '../api/health.js'
+import type { HealthCheck } from '../lifecycle/health-check.js'
 import type { EncryptionConfiguration } from '../config/encryption.js'
 import { KeyTransformers } from '../storage/value/key-transformers.js'
 import { backgroundTimer } from './kms/probe.js'

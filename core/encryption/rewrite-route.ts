@@ -13,7 +13,7 @@
 import type { Hono } from 'hono'
 import type { ChainEnv } from '../http/filters/context.js'
 import { statusResponse } from '../http/respond.js'
-import { badRequest, qualifiedResource } from '../http/status-error.js'
+import { badRequest, qualifiedResource } from '../machinery/status-error.js'
 import type { Logger } from '../ports.js'
 import { type RewriteCounts, rewriteStaleValues, type RewriteOptions, type RewriteTarget } from './rewrite.js'
 

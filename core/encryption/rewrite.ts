@@ -12,8 +12,8 @@
  * its key and left as it is, and the list goes on past it. A rerun after an
  * interruption passes the values already rewritten without writing them.
  */
-import { qualifiedResource } from '../http/status-error.js'
-import type { KubeObject } from '../resources/object.js'
+import { qualifiedResource } from '../machinery/status-error.js'
+import type { KubeObject } from '../machinery/object.js'
 import { CONTINUE_AT_LATEST, encodeContinue } from '../storage/continue-token.js'
 import { type Storage, StorageError } from '../storage/interface.js'
 

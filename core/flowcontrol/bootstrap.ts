@@ -7,12 +7,12 @@
  * an operator took over.
  */
 import { type PostStartHook, postStartHook } from '../controllers/post-start-hook.js'
-import { hasStatusCode } from '../http/status-error.js'
+import { hasStatusCode } from '../machinery/status-error.js'
 import { LOOPBACK_IDENTITY } from '../registry/identities.js'
 import type { Registry } from '../registry/registry.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
 import { flowSchemas, priorityLevelConfigurations } from '../resources/groups/flowcontrol.js'
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 import { AUTO_UPDATE_ANNOTATION, BOOTSTRAP_FLOW_SCHEMAS, BOOTSTRAP_PRIORITY_LEVELS, type BootstrapObject } from './bootstrap-objects.js'
 
 export const FLOW_CONTROL_BOOTSTRAP_HOOK = 'priority-and-fairness-config-producer'

@@ -7,7 +7,7 @@
  * so that classifying a request allocates nothing.
  */
 import type { RequestInfo } from '../http/request-info.js'
-import { isPlainObject, type KubeObject, type UserInfo } from '../resources/object.js'
+import { isPlainObject, type KubeObject, type UserInfo } from '../machinery/object.js'
 
 type Obj = Record<string, unknown>
 type Matcher = (user: UserInfo, info: RequestInfo) => boolean

@@ -6,7 +6,7 @@
  * to `borrowingLimitPercent` more. Every adjustment period the seats are
  * dealt again from each level's smoothed demand.
  */
-import { isPlainObject, type KubeObject } from '../resources/object.js'
+import { isPlainObject, type KubeObject } from '../machinery/object.js'
 
 type Obj = Record<string, unknown>
 const obj = (v: unknown): Obj => (isPlainObject(v) ? v : {})

@@ -5,11 +5,11 @@
 import { BODY_TYPES, essence, JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE } from './media-types.js'
 import { duplicateJsonFields, duplicateJsonFieldsWalk } from './duplicate-fields.js'
 import { parseJsonWalk } from './json-slices.js'
-import { depthMessage, jsonDepthMessage, jsonTooDeepAt, jsonTooDeepWalk, nestsDeeperThan } from './limits.js'
-import { runInSlices, TimeSlice } from './time-slice.js'
-import { decodeProtobuf } from './protobuf.js'
+import { depthMessage, jsonDepthMessage, jsonTooDeepAt, jsonTooDeepWalk, nestsDeeperThan } from '../machinery/limits.js'
+import { runInSlices, TimeSlice } from '../machinery/time-slice.js'
+import { decodeProtobuf } from '../encoding/protobuf.js'
 import { decodeYaml, YamlBodyError } from './yaml-body.js'
-import { badRequest, requestEntityTooLarge, unsupportedMediaType } from './status-error.js'
+import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '../machinery/status-error.js'
 
 /** Reads the whole body, refusing more than `limit` bytes without buffering past it. */
 export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array> {

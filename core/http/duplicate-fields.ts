@@ -4,7 +4,7 @@
  * (`duplicate field "spec.replicas"`) for field validation. YAML bodies
  * find theirs as they are decoded (yaml-body.ts).
  */
-import { type Checkpointed, runAtOnce } from './time-slice.js'
+import { type Checkpointed, runAtOnce } from '../machinery/time-slice.js'
 
 interface Frame {
   /** Keys seen so far (objects) or undefined (arrays). */

@@ -6,7 +6,7 @@
  * `__proto__` an own field). Text it cannot read yields `undefined`, and
  * the caller lets `JSON.parse` say why in its words.
  */
-import type { Checkpointed } from './time-slice.js'
+import type { Checkpointed } from '../machinery/time-slice.js'
 
 /** Values built, or characters of one string scanned, between two checkpoints. */
 const STEP = 1024

@@ -2,7 +2,7 @@
  * Content negotiation: which body encodings a request may carry and which a
  * response may use, chosen from Content-Type and Accept as upstream does.
  */
-import { notAcceptable } from './status-error.js'
+import { notAcceptable } from '../machinery/status-error.js'
 
 export const JSON_TYPE = 'application/json'
 export const YAML_TYPE = 'application/yaml'

@@ -9,8 +9,8 @@ import { escapeLikeGo, indentGo } from '../encoding/go-json.js'
 import { EncodingMemo } from '../encoding/immutable.js'
 import { apiObjectYaml } from '../encoding/go-yaml.js'
 import { JSON_TYPE, type OutputFormat, PROTOBUF_TYPE, YAML_TYPE } from './media-types.js'
-import { encodeProtobuf } from './protobuf.js'
-import type { StatusError } from './status-error.js'
+import { encodeProtobuf } from '../encoding/protobuf.js'
+import type { StatusError } from '../machinery/status-error.js'
 
 /** An API object (object, list, Table, Status, discovery document) as JSON. */
 export function jsonResponse(body: Record<string, unknown>, status = 200, headers: Record<string, string> = {}): Response {

@@ -5,7 +5,7 @@
 import { watchEventJson } from '../encoding/api-json.js'
 import type { StorageEvent, Watcher } from '../storage/interface.js'
 import { StorageError } from '../storage/interface.js'
-import { asStatusError, StatusError } from './status-error.js'
+import { asStatusError, StatusError } from '../machinery/status-error.js'
 
 export interface WatchStreamOptions {
   watcher: Watcher

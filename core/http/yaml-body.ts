@@ -10,8 +10,8 @@
  */
 import { Composer, CST, Lexer, LineCounter, Parser, YAMLError } from 'yaml'
 import { duplicateJsonFields } from './duplicate-fields.js'
-import { depthMessage, jsonTooDeepAt, MAX_NESTING_DEPTH, nestsDeeperThan } from './limits.js'
-import { TimeSlice } from './time-slice.js'
+import { depthMessage, jsonTooDeepAt, MAX_NESTING_DEPTH, nestsDeeperThan } from '../machinery/limits.js'
+import { TimeSlice } from '../machinery/time-slice.js'
 import { type Composed, composeInSlices, duplicateKeysUnder } from './yaml-compose.js'
 
 /** A body the decoder refuses, in go-yaml's words after `yaml: `. */

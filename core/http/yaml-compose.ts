@@ -9,7 +9,7 @@
  * anchors or aliases anywhere); anything else is composed whole.
  */
 import { Composer, CST, type Document, isMap, isScalar, isSeq, type Node, visit, YAMLError } from 'yaml'
-import type { TimeSlice } from './time-slice.js'
+import type { TimeSlice } from '../machinery/time-slice.js'
 
 /** What composing yields: the plain value and the duplicate keys found (upstream's lines, without the header). */
 export interface Composed {

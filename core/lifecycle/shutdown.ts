@@ -12,7 +12,7 @@
  * 3. Open watches end: spread over `--shutdown-watch-termination-grace-period`
  *    and waited for at most that long, or all at once without it.
  */
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import type { ServerLifecycle } from './lifecycle.js'
 
 export interface ShutdownOptions {

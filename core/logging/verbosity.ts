@@ -10,7 +10,7 @@
  * any one character, everything else literal (no regular expression, so a
  * pattern costs time linear in the name).
  */
-import type { Logger } from '../ports.js'
+import type { Logger } from './logger.js'
 
 export interface VModuleSetting {
   pattern: string

@@ -8,7 +8,7 @@
  */
 import type { ProxyTarget, ProxyTransport } from '../proxy/transport.js'
 import type { Registry } from '../registry/registry.js'
-import { isPlainObject, type KubeObject } from '../resources/object.js'
+import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import { asPlainStatus } from './errors.js'
 
 export interface NodeAgentOptions {

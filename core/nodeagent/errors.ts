@@ -4,7 +4,7 @@
  * reason and the error's own text; an agent's non-2xx answer becomes
  * upstream's generic server response for `pods/log` and the pod's name.
  */
-import { StatusError, type StatusReason } from '../http/status-error.js'
+import { StatusError, type StatusReason } from '../machinery/status-error.js'
 
 /** A 500 carrying `message` alone, as upstream's ErrorToAPIStatus turns a plain Go error. */
 export function plainError(message: string): StatusError {

@@ -5,9 +5,9 @@
  * PodLogOptions first; a pod not yet on a node has an empty log.
  */
 import { ByteThrottle, throttledBody } from '../proxy/byte-throttle.js'
-import { badRequest } from '../http/status-error.js'
-import { fieldPath, forbiddenField, invalid, invalidError, type FieldError } from '../validation/field.js'
-import { isPlainObject, type KubeObject } from '../resources/object.js'
+import { badRequest } from '../machinery/status-error.js'
+import { fieldPath, forbiddenField, invalid, invalidError, type FieldError } from '../machinery/field.js'
+import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import { agentConnection, type NodeAgentDeps } from './connection.js'
 import { asPlainStatus, genericServerResponse } from './errors.js'
 

@@ -7,10 +7,10 @@
  * node. A name may carry a scheme (`https:name:port`). Every verb passes;
  * the caller's credentials and identity headers do not.
  */
-import { badRequest, serviceUnavailable } from '../http/status-error.js'
+import { badRequest, serviceUnavailable } from '../machinery/status-error.js'
 import { stripIdentity, identityHeaderNames } from '../aggregator/identity-headers.js'
 import { parseListQuery } from '../registry/list-query.js'
-import { isPlainObject, type KubeObject } from '../resources/object.js'
+import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import type { ProxyTarget } from '../proxy/transport.js'
 import { agentConnection, agentTarget, joinHostPort, type NodeAgentDeps } from './connection.js'
 import { asPlainStatus } from './errors.js'

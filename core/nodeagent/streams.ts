@@ -9,11 +9,11 @@
  * choosing the protocol as a real one does. A request that is no upgrade
  * is refused as upstream refuses it.
  */
-import { badRequest } from '../http/status-error.js'
+import { badRequest } from '../machinery/status-error.js'
 import type { PassUpgrade } from '../proxy/upgrade.js'
 import { isUpgradeRequest, upgradeHeaders } from '../proxy/upgrade.js'
 import { stripIdentity, identityHeaderNames } from '../aggregator/identity-headers.js'
-import { isPlainObject, type KubeObject } from '../resources/object.js'
+import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import { agentConnection, type NodeAgentDeps } from './connection.js'
 import { chooseContainer } from './logs.js'
 

@@ -6,7 +6,7 @@
  */
 import type { RequestInfo } from '../http/request-info.js'
 import { queryOf } from '../http/query.js'
-import { resourceNotFound } from '../http/status-error.js'
+import { resourceNotFound } from '../machinery/status-error.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
 import type { PassUpgrade } from '../proxy/upgrade.js'
 import type { Registry } from '../registry/registry.js'

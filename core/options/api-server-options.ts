@@ -8,7 +8,7 @@ import type { AuthorizerSpec, LegacyWebhookOptions } from '../authz/authorizer-s
 import type { AbacPolicy } from '../config/abac-policy.js'
 import type { KeyFetchTimings } from '../authn/jwt/issuer-keys.js'
 import type { LoadedJWTAuthenticator } from '../config/authentication.js'
-import type { UserInfo } from '../resources/object.js'
+import type { UserInfo } from '../machinery/object.js'
 import type { MetricsFilterOptions } from '../metrics/filters.js'
 import type { ExternalJwtSigner } from '../ports.js'
 import type { ServingOptions } from './serving-options.js'

@@ -3,7 +3,7 @@
  * that land in the result without being merged.
  */
 import { badPrimitiveListFormat, badRetainKeysFormat, badSetElementOrderFormat } from './errors.js'
-import { isJsonMap, type JsonMap } from '../validation/go-format.js'
+import { isJsonMap, type JsonMap } from '../machinery/go-format.js'
 
 export const PATCH_DIRECTIVE = '$patch'
 export const RETAIN_KEYS = '$retainKeys'

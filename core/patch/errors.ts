@@ -4,8 +4,8 @@
  * `BadRequest` with 400 (the malformed-directive errors upstream's PATCH
  * handler turns into 400) and `Invalid` with 422.
  */
-import { type FieldError, fieldPath, invalid, invalidError } from '../validation/field.js'
-import { goPrint, goString, goTypeOf } from '../validation/go-format.js'
+import { type FieldError, fieldPath, invalid, invalidError } from '../machinery/field.js'
+import { goPrint, goString, goTypeOf } from '../machinery/go-format.js'
 
 export type PatchErrorKind = 'BadRequest' | 'Invalid'
 

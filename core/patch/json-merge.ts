@@ -3,7 +3,7 @@
  * type for (raw JSON fields): objects merge, null deletes, the rest replaces.
  */
 import { setKey } from './directives.js'
-import { isJsonMap, type JsonMap } from '../validation/go-format.js'
+import { isJsonMap, type JsonMap } from '../machinery/go-format.js'
 
 export function jsonMerge(target: unknown, patch: unknown): unknown {
   if (!isJsonMap(patch)) return structuredClone(patch)

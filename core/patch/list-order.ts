@@ -5,7 +5,7 @@
  * interleaved by their place in the live list).
  */
 import { badArgType, cannotApply, listOfLists, noMergeKey } from './errors.js'
-import { goPrint, goTypeOf, isJsonMap } from '../validation/go-format.js'
+import { goPrint, goTypeOf, isJsonMap } from '../machinery/go-format.js'
 import { PATCH_DIRECTIVE } from './directives.js'
 
 /** 'map' for lists of objects, the Go type name otherwise. */

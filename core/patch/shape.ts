@@ -5,7 +5,7 @@
  * wording is that converter's. Scalars are left to the body decoder.
  */
 import type { TypeRef, TypeTable } from '../resources/schema/model.js'
-import { isJsonMap } from '../validation/go-format.js'
+import { isJsonMap } from '../machinery/go-format.js'
 import { isRaw, lookupField } from './schema.js'
 
 /** Go's reflect.Kind name of a decoded JSON value. */

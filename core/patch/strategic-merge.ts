@@ -26,7 +26,7 @@ import {
   settle,
 } from './directives.js'
 import { badArgType, badPatchType, cannotApply, doesNotFit, noMergeKey } from './errors.js'
-import { goPrint, isJsonMap, type JsonMap } from '../validation/go-format.js'
+import { goPrint, isJsonMap, type JsonMap } from '../machinery/go-format.js'
 import { jsonMerge } from './json-merge.js'
 import { dedupeScalars, elementKind, findByKey, normalizeOrder, partition } from './list-order.js'
 import { isRaw, lookupField, lookupListField, structName } from './schema.js'

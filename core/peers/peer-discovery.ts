@@ -8,7 +8,7 @@
  */
 import { AGGREGATED_DISCOVERY_TYPE } from '../http/media-types.js'
 import type { Logger } from '../ports.js'
-import type { UserInfo } from '../resources/object.js'
+import type { UserInfo } from '../machinery/object.js'
 import type { PeerEndpoints } from './peer-endpoints.js'
 import type { PeerForward } from './peer-transport.js'
 

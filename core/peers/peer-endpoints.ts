@@ -7,7 +7,7 @@
  * API object. As with the `kubernetes` endpoint records, the expiry is
  * written into the record, so the rule holds on every backend.
  */
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 import { StorageError, type Storage } from '../storage/interface.js'
 
 const EXPIRES = 'apiserver.internal/expires'

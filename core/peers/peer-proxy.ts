@@ -9,7 +9,7 @@
  */
 import type { MiddlewareHandler } from 'hono'
 import type { ChainEnv } from '../http/filters/context.js'
-import { serviceUnavailable } from '../http/status-error.js'
+import { serviceUnavailable } from '../machinery/status-error.js'
 import type { PeerDirectory } from './peer-discovery.js'
 import { PEER_PROXIED_HEADER, type PeerForward } from './peer-transport.js'
 

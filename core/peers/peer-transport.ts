@@ -10,7 +10,7 @@
  */
 import { identityHeaderLines, identityHeaderNames, stripIdentity } from '../aggregator/identity-headers.js'
 import type { ProxyTransport } from '../proxy/transport.js'
-import type { UserInfo } from '../resources/object.js'
+import type { UserInfo } from '../machinery/object.js'
 
 /** Set on a request a peer forwarded: it is answered where it lands, never forwarded again. */
 export const PEER_PROXIED_HEADER = 'x-kubernetes-peer-proxied'

@@ -8,8 +8,8 @@
  * sources count; an option both give must say the same in each, else 400.
  */
 import { decodeBody, readBodyBytes } from '../http/body.js'
-import { badRequest } from '../http/status-error.js'
-import { isPlainObject } from '../resources/object.js'
+import { badRequest } from '../machinery/status-error.js'
+import { isPlainObject } from '../machinery/object.js'
 import { typeTable } from '../resources/schema/index.js'
 import { decodeAs } from '../resources/schema/json-decoding.js'
 import type { Preconditions } from '../storage/interface.js'

@@ -11,9 +11,9 @@
  */
 import type { Preconditions } from '../storage/interface.js'
 import type { Strategy } from '../resources/catalogue.js'
-import { formatTimestamp, type KubeObject } from '../resources/object.js'
-import { fieldPath, type FieldError, invalid, invalidError, notSupported } from '../validation/field.js'
-import { goStrings } from '../validation/go-format.js'
+import { formatTimestamp, type KubeObject } from '../machinery/object.js'
+import { fieldPath, type FieldError, invalid, invalidError, notSupported } from '../machinery/field.js'
+import { goStrings } from '../machinery/go-format.js'
 import { sameJson } from './subresources.js'
 
 export interface DeleteOptions {

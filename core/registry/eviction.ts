@@ -4,12 +4,12 @@
  * (`dryRun` included, also from the query): a dry-run eviction checks
  * everything and keeps the pod and the budget as they are.
  */
-import { badRequest, conflict, forbidden, hasStatusCode, internalError, StatusError } from '../http/status-error.js'
-import { formatTimestamp, isPlainObject, type KubeObject } from '../resources/object.js'
+import { badRequest, conflict, forbidden, hasStatusCode, internalError, StatusError } from '../machinery/status-error.js'
+import { formatTimestamp, isPlainObject, type KubeObject } from '../machinery/object.js'
 import { bodyDeleteOptions, isDryRun } from './delete-options.js'
 import { LOOPBACK_IDENTITY } from './identities.js'
 import { type DeleteOptions, validateDeleteOptions } from './deletion.js'
-import { labelSelectorFromObject, type LabelSelectorObject } from './label-selector.js'
+import { labelSelectorFromObject, type LabelSelectorObject } from '../machinery/label-selector.js'
 import type { Registry } from './registry.js'
 import type { RequestContext } from './request-context.js'
 import type { ResourceStore } from './store.js'

@@ -4,7 +4,7 @@
  * refuses the request (400), `Warn` (upstream's default) answers with a
  * Warning header per problem, `Ignore` drops them silently.
  */
-import { badRequest } from '../http/status-error.js'
+import { badRequest } from '../machinery/status-error.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
 import type { RequestContext } from './request-context.js'
 

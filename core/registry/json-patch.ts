@@ -3,11 +3,11 @@
  * applied to plain JSON data. Failures are reported as upstream reports them:
  * a patch document that cannot be read is 400, one that cannot be applied 422.
  */
-import { depthMessage, depthWalk, JSON_PATCH_MAX_COPY_BYTES, MAX_JSON_PATCH_OPERATIONS } from '../http/limits.js'
-import { badRequest, requestEntityTooLarge, StatusError } from '../http/status-error.js'
-import { runInSlices, TimeSlice } from '../http/time-slice.js'
+import { depthMessage, depthWalk, JSON_PATCH_MAX_COPY_BYTES, MAX_JSON_PATCH_OPERATIONS } from '../machinery/limits.js'
+import { badRequest, requestEntityTooLarge, StatusError } from '../machinery/status-error.js'
+import { runInSlices, TimeSlice } from '../machinery/time-slice.js'
 import { jsonBytes } from './json-size.js'
-import { isPlainObject } from '../resources/object.js'
+import { isPlainObject } from '../machinery/object.js'
 
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isPlainObject(patch)) return structuredClone(patch)

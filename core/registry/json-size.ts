@@ -4,7 +4,7 @@
  * with checkpoints instead of writing the text: a JSON patch's copies are
  * measured this way against upstream's budget, and a copy may be megabytes.
  */
-import type { Checkpointed } from '../http/time-slice.js'
+import type { Checkpointed } from '../machinery/time-slice.js'
 
 /** Characters of a string looked at between two checkpoints. */
 const STRING_RUN = 1 << 16

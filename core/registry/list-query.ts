@@ -3,12 +3,12 @@
  * checked once (upstream's ListOptions), and turned into the storage
  * predicate that label and field selectors make.
  */
-import { badRequest } from '../http/status-error.js'
+import { badRequest } from '../machinery/status-error.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
-import type { KubeObject } from '../resources/object.js'
-import { type FieldError, fieldPath, forbiddenField, invalidError, notSupported } from '../validation/field.js'
+import type { KubeObject } from '../machinery/object.js'
+import { type FieldError, fieldPath, forbiddenField, invalidError, notSupported } from '../machinery/field.js'
 import { type FieldSelector, parseFieldSelectorInSlices } from './field-selector.js'
-import { type LabelSelector, parseLabelSelectorInSlices } from './label-selector.js'
+import { type LabelSelector, parseLabelSelectorInSlices } from '../machinery/label-selector.js'
 
 export interface ListQuery {
   labelSelector?: LabelSelector

@@ -21,9 +21,9 @@ import {
   type Path,
 } from '../apply/index.js'
 import { applyShapeOf } from '../crd/apply-shape.js'
-import { badRequest, StatusError } from '../http/status-error.js'
+import { badRequest, StatusError } from '../machinery/status-error.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 import { typeTable } from '../resources/schema/index.js'
 import type { RequestContext } from './request-context.js'
 

@@ -3,12 +3,12 @@
  * store checks it: the resourceVersion an update carries, and the uid and
  * resourceVersion a delete's preconditions name.
  */
-import { conflict, type GroupResource, OPTIMISTIC_LOCK_MESSAGE } from '../http/status-error.js'
+import { conflict, type GroupResource, OPTIMISTIC_LOCK_MESSAGE } from '../machinery/status-error.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 import type { Preconditions } from '../storage/interface.js'
-import { fieldPath, invalid, invalidError } from '../validation/field.js'
-import { GoLiteral } from '../validation/go-format.js'
+import { fieldPath, invalid, invalidError } from '../machinery/field.js'
+import { GoLiteral } from '../machinery/go-format.js'
 
 /** Upstream's parse of a resourceVersion into a revision: absent, empty and zero are all revision 0. */
 export function isUnsetResourceVersion(resourceVersion: string | undefined): boolean {

@@ -2,7 +2,7 @@
 import { type AdmissionChain, emptyAdmissionChain } from '../admission/chain.js'
 import { type Catalogue, groupVersion, type ResourceEntry, storagePath } from '../resources/catalogue.js'
 import { convertingStorage } from '../resources/conversion/storage.js'
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 import type { StorageFactory } from '../storage/factory.js'
 import type { Storage } from '../storage/interface.js'
 import { type AdmissionStep, runMutatingAdmission, runValidatingAdmission } from './admission-step.js'

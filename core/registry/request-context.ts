@@ -1,4 +1,4 @@
-import type { UserInfo } from '../resources/object.js'
+import type { UserInfo } from '../machinery/object.js'
 import type { FieldValidation } from './field-validation.js'
 
 /** What the registry knows about the request it serves. */

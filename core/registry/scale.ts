@@ -9,12 +9,12 @@
  * storage does: dotted field paths, integers and a selector string, a value
  * of another type refused.
  */
-import { badRequest, internalError, StatusError } from '../http/status-error.js'
+import { badRequest, internalError, StatusError } from '../machinery/status-error.js'
 import type { ResourceEntry, ScalePaths } from '../resources/catalogue.js'
-import { isPlainObject, type KubeObject } from '../resources/object.js'
-import { type FieldError, FieldPath, fieldPath, invalid, invalidError } from '../validation/field.js'
-import { goPrint, goTypeName } from '../validation/go-format.js'
-import { labelSelectorFromObject, type LabelSelectorObject } from './label-selector.js'
+import { isPlainObject, type KubeObject } from '../machinery/object.js'
+import { type FieldError, FieldPath, fieldPath, invalid, invalidError } from '../machinery/field.js'
+import { goPrint, goTypeName } from '../machinery/go-format.js'
+import { labelSelectorFromObject, type LabelSelectorObject } from '../machinery/label-selector.js'
 import type { RequestContext } from './request-context.js'
 import type { ResourceStore } from './store.js'
 

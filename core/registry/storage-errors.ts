@@ -13,7 +13,7 @@ import {
   StatusError,
   serviceUnavailable,
   timeout,
-} from '../http/status-error.js'
+} from '../machinery/status-error.js'
 import { StorageError } from '../storage/interface.js'
 
 export const EXPIRED_CONTINUE_MESSAGE =

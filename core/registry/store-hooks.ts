@@ -5,7 +5,7 @@
  * taken right before the write, once admission and validation passed, and
  * given back when the write fails or is a dry run.
  */
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 import type { RequestContext } from './request-context.js'
 
 /** Told how the write ended: true once stored, false when it failed or was a dry run. Called once. */

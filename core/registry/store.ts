@@ -3,13 +3,13 @@
  * registry Store: the metadata rules and optimistic concurrency live here,
  * per-resource behaviour in the entry's strategy hooks.
  */
-import { alreadyExists, badRequest, type GroupResource, hasStatusCode, StatusError, notFound } from '../http/status-error.js'
+import { alreadyExists, badRequest, type GroupResource, hasStatusCode, StatusError, notFound } from '../machinery/status-error.js'
 import { groupVersion, type ResourceEntry, storagePath, type StrategyContext } from '../resources/catalogue.js'
-import { formatTimestamp, isPlainObject, type KubeList, type KubeObject } from '../resources/object.js'
+import { formatTimestamp, isPlainObject, type KubeList, type KubeObject } from '../machinery/object.js'
 import { reissueAtLatest } from '../storage/continue-token.js'
 import { type Preconditions, type Storage, StorageError, type Watcher, type WatchOptions } from '../storage/interface.js'
-import { invalidError } from '../validation/field.js'
-import { isValidPathSegmentName } from '../validation/names.js'
+import { invalidError } from '../machinery/field.js'
+import { isValidPathSegmentName } from '../machinery/names.js'
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/object-meta.js'
 import { type ListQuery, selectorPredicate } from './list-query.js'
 import { type DeleteOptions, planDeletion, validateDeleteOptions } from './deletion.js'

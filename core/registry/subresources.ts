@@ -5,7 +5,7 @@
  * generation, which counts the changes a controller has to act on.
  */
 import type { ResourceEntry } from '../resources/catalogue.js'
-import { isPlainObject, type KubeObject } from '../resources/object.js'
+import { isPlainObject, type KubeObject } from '../machinery/object.js'
 
 /** Whether writes through `<resource>/status` are the only way to change `.status`. */
 export function hasStatusSubresource(entry: ResourceEntry): boolean {

@@ -4,10 +4,10 @@
  * hides the wide ones); each row carries the object as PartialObjectMetadata
  * (or whole) so kubectl can show namespaces and labels.
  */
-import { TimeSlice } from '../http/time-slice.js'
+import { TimeSlice } from '../machinery/time-slice.js'
 import type { ResourceEntry, TableColumn } from '../resources/catalogue.js'
 import { DEFAULT_COLUMNS } from '../resources/columns/common.js'
-import type { KubeObject, ListMeta } from '../resources/object.js'
+import type { KubeObject, ListMeta } from '../machinery/object.js'
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object'
 

@@ -7,7 +7,7 @@
  * (resourceVersion unset: consistent; "0": any; N: not older than N), which
  * the watch cache answers from memory where it can.
  */
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 import type { Storage, StorageEvent, Watcher, WatchOptions } from '../storage/interface.js'
 
 /** The annotation of the BOOKMARK that ends the initial events (upstream's metav1.InitialEventsAnnotationKey). */

@@ -5,7 +5,7 @@
  * kind, e.g. `CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported
  * value: []string{"Some"}: supported values: "All"`.
  */
-import { type FieldError, fieldPath, invalid, invalidError, tooLong } from '../validation/field.js'
+import { type FieldError, fieldPath, invalid, invalidError, tooLong } from '../machinery/field.js'
 import { dryRunErrors } from './deletion.js'
 
 export type WriteOptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions'

@@ -5,8 +5,8 @@
  */
 import type { WriteAuthorization } from '../authz/rbac/escalation.js'
 import type { JSONSchemaProps } from '../crd/schema.js'
-import type { FieldError } from '../validation/field.js'
-import type { KubeObject, UserInfo } from './object.js'
+import type { FieldError } from '../machinery/field.js'
+import type { KubeObject, UserInfo } from '../machinery/object.js'
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection'
 

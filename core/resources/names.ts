@@ -3,7 +3,7 @@
  * names are DNS-1123 subdomains; namespaces are labels, services DNS-1035
  * labels, RBAC objects path segments, IPAddresses IPs in canonical form.
  */
-import { isDNS1123Label, isDNS1123Subdomain, isValidPathSegmentName } from '../validation/names.js'
+import { isDNS1123Label, isDNS1123Subdomain, isValidPathSegmentName } from '../machinery/names.js'
 
 export type NameRule = (name: string) => string[]
 

@@ -5,13 +5,13 @@
  * access reviews, `kubectl auth can-i`).
  */
 import type { SubjectRules } from '../authz/authorizer.js'
-import { badRequest } from '../http/status-error.js'
-import { type FieldError, fieldPath, invalid, invalidError } from '../validation/field.js'
+import { badRequest } from '../machinery/status-error.js'
+import { type FieldError, fieldPath, invalid, invalidError } from '../machinery/field.js'
 import type { ResourceEntry, StrategyContext } from './catalogue.js'
 import { at, list, record, text } from './columns/values.js'
 import { defineResource } from './define.js'
 import { anyName } from './names.js'
-import { isPlainObject, type KubeObject, type UserInfo } from './object.js'
+import { isPlainObject, type KubeObject, type UserInfo } from '../machinery/object.js'
 
 /** Decides whether the caller may do what a review's spec describes (the authorizer chain). */
 export type AccessDecider = (user: UserInfo, spec: Record<string, unknown>) => Promise<{ allowed: boolean; reason?: string }>

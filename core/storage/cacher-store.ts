@@ -4,7 +4,7 @@
  * watches from a recent resourceVersion replay. Every object held here is
  * deep-frozen and shared; whoever hands one out clones it first.
  */
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 
 /** One change as the cache saw it, with the state before it for predicate transitions. */
 export interface CachedChange {

@@ -7,7 +7,7 @@
  * whose buffer is full, so it relists instead of holding memory and never
  * slowing anyone else down.
  */
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 import type { CachedChange } from './cacher-store.js'
 import { revisionOf } from './objects.js'
 import { selectionEvent } from './store-watcher.js'

@@ -10,8 +10,8 @@
  * revision it has not reached (upstream's conditional progress requester).
  * So an idle cache holds no timer.
  */
-import type { Logger } from '../ports.js'
-import type { KubeObject } from '../resources/object.js'
+import type { Logger } from '../logging/logger.js'
+import type { KubeObject } from '../machinery/object.js'
 import { type CachedChange, EventWindow, ObjectIndex } from './cacher-store.js'
 import { deepFreeze } from './objects.js'
 import { type Backlog, CacheWatcher } from './cacher-watcher.js'

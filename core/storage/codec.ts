@@ -13,9 +13,9 @@
  * bytes later (a transformer).
  */
 import { parse as parseYaml, stringify as toYaml } from 'yaml'
-import { decodeProtobuf, encodeProtobuf, PROTOBUF_MAGIC } from '../http/protobuf.js'
-import { hasStatusCode } from '../http/status-error.js'
-import type { KubeObject } from '../resources/object.js'
+import { decodeProtobuf, encodeProtobuf, PROTOBUF_MAGIC } from '../encoding/protobuf.js'
+import { hasStatusCode } from '../machinery/status-error.js'
+import type { KubeObject } from '../machinery/object.js'
 
 export interface ObjectCodec {
   readonly mediaType: StorageMediaType

@@ -2,7 +2,7 @@
  * The StorageErrors every backend throws, worded once and as upstream's
  * etcd3 store words them, so a client cannot tell the backends apart.
  */
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 import { type Preconditions, StorageError } from './interface.js'
 
 /** Upstream's wording for an expired continue token (etcd3 store, `continueExpired`). */

@@ -4,7 +4,7 @@
  * object's `metadata.resourceVersion`. Backends: memory (here), the embedded
  * durable store and etcd (later issues); one contract suite covers them all.
  */
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 
 export interface Preconditions {
   uid?: string

@@ -15,7 +15,7 @@
  * transformer wrote (JSON through it), and read back through it, so what
  * memory holds is what etcd would hold.
  */
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 import { CONTINUE_AT_LATEST, decodeContinue, encodeContinue } from './continue-token.js'
 import { checkPreconditions, keyNotFound, parseResourceVersion, tooLarge } from './errors.js'
 import { canonicalCopy } from '../encoding/canonical.js'

@@ -1,7 +1,7 @@
 /** What the stores do to objects besides storing them: revision stamps, freezing, comparison. */
 import { withResourceVersion } from '../encoding/canonical.js'
 import { isDeepFrozen, markDeepFrozen } from '../encoding/immutable.js'
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 
 /**
  * Sets `metadata.resourceVersion` to the revision (stored bytes never carry

@@ -5,7 +5,7 @@
  * writers never wait for a reader. With the watch's `bufferSize`, a
  * reader that falls that far behind has its watch ended (`onTerminated`).
  */
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 import type { StorageEvent, StorageEventType, Watcher, WatchOptions } from './interface.js'
 import { stampRevision } from './objects.js'
 import { WatchChannel } from './watch-channel.js'

@@ -7,7 +7,7 @@
  * the watch cache: the backend knows nothing of it.
  */
 import { type Attributes, context, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api'
-import type { KubeObject } from '../resources/object.js'
+import type { KubeObject } from '../machinery/object.js'
 import { activeAuditId } from '../tracing/context.js'
 import type { StorageResource } from './factory.js'
 import type { Storage } from './interface.js'

@@ -6,8 +6,8 @@
  * lists are answered from memory. Writes, gets, counts and everything under
  * an unregistered prefix pass straight through, so the backend never knows.
  */
-import { type Logger, silentLogger } from '../ports.js'
-import type { KubeObject } from '../resources/object.js'
+import { type Logger, silentLogger } from '../logging/logger.js'
+import type { KubeObject } from '../machinery/object.js'
 import { Cacher } from './cacher.js'
 import { SharedRevision } from './shared-revision.js'
 import type {

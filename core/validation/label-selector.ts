@@ -2,12 +2,12 @@
  * The rules of a metav1.LabelSelector (upstream's ValidateLabelSelector and
  * ValidateLabelSelectorRequirement), shared by every object that holds one:
  * matchLabels as labels, and each expression's key, operator and values.
- * What the selector means (matching) is core/registry/label-selector.ts.
+ * What the selector means (matching) is core/machinery/label-selector.ts.
  */
-import { type FieldError, type FieldPath, forbiddenField, invalid, required } from './field.js'
-import { isQualifiedName, isValidLabelValue } from './names.js'
+import { type FieldError, type FieldPath, forbiddenField, invalid, required } from '../machinery/field.js'
+import { isQualifiedName, isValidLabelValue } from '../machinery/names.js'
 import { validateLabels } from './object-meta.js'
-import { isPlainObject } from '../resources/object.js'
+import { isPlainObject } from '../machinery/object.js'
 
 export interface LabelSelectorValidationOptions {
   /**

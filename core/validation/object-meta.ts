@@ -2,8 +2,7 @@
  * The metadata rules every resource shares (upstream's ValidateObjectMeta and
  * ValidateObjectMetaUpdate), worded as upstream words them.
  */
-import type { ResourceEntry } from '../resources/catalogue.js'
-import { isPlainObject, type KubeObject } from '../resources/object.js'
+import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import {
   type FieldError,
   type FieldPath,
@@ -12,9 +11,16 @@ import {
   invalid,
   required,
   typeInvalid,
-} from './field.js'
-import { GoLiteral, goQuote, goStrings } from './go-format.js'
-import { isDNS1123Label, isQualifiedName, isValidLabelValue } from './names.js'
+} from '../machinery/field.js'
+import { GoLiteral, goQuote, goStrings } from '../machinery/go-format.js'
+import { isDNS1123Label, isQualifiedName, isValidLabelValue } from '../machinery/names.js'
+
+/** What metadata validation needs to know of the resource (a catalogue entry has it). */
+export interface MetadataRules {
+  namespaced: boolean
+  /** The messages for a name this resource refuses (upstream's name validation function). */
+  validateName(name: string): string[]
+}
 
 const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
 
@@ -138,7 +144,7 @@ function validateFinalizers(finalizers: unknown, path: FieldPath): FieldError[] 
 }
 
 /** Name, namespace, labels, annotations, owner references and finalizers of a new object. */
-export function validateObjectMeta(obj: KubeObject, entry: ResourceEntry): FieldError[] {
+export function validateObjectMeta(obj: KubeObject, entry: MetadataRules): FieldError[] {
   const meta = obj.metadata
   const path = fieldPath('metadata')
   const errs: FieldError[] = []
@@ -168,7 +174,7 @@ function immutable(path: FieldPath, value: unknown, old: unknown): FieldError[] 
 }
 
 /** Everything validateObjectMeta checks, plus the fields an update may not change. */
-export function validateObjectMetaUpdate(obj: KubeObject, old: KubeObject, entry: ResourceEntry): FieldError[] {
+export function validateObjectMetaUpdate(obj: KubeObject, old: KubeObject, entry: MetadataRules): FieldError[] {
   const path = fieldPath('metadata')
   const m = obj.metadata
   const o = old.metadata

@@ -14,7 +14,7 @@
  * otherwise cross the network in clear text.
  */
 import { statusResponse } from '../../core/http/respond.js'
-import { StatusError } from '../../core/http/status-error.js'
+import { StatusError } from '../../core/machinery/status-error.js'
 import type { ConnectionInfo } from '../../core/ports.js'
 
 /** What the adapter needs of an ApiServer: its fetch handler. */

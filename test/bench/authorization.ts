@@ -16,7 +16,7 @@ import { ADMIN_IDENTITY, type ApiServer, createApiServer } from 'kube-apiserver-
 import { rbacAuthorizer } from '../../dist/core/authz/rbac/rbac-authorizer.js'
 import { RbacIndex } from '../../dist/core/authz/rbac/rbac-index.js'
 import { RbacRuleResolver } from '../../dist/core/authz/rbac/rule-resolver.js'
-import type { KubeObject } from '../../dist/core/resources/object.js'
+import type { KubeObject } from '../../dist/core/machinery/object.js'
 import { ms } from './format.js'
 import { type LoadResult, median, runLoad } from './load.js'
 import { machineLine } from './report.js'

@@ -1,7 +1,7 @@
 /** /version, health, discovery and OpenAPI, as kubectl reads them. */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { kubectlBodies } from '../unit/http/protobuf-fixtures.js'
+import { kubectlBodies } from '../unit/encoding/protobuf-fixtures.js'
 import { startServer } from './harness.js'
 
 const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList'

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { encodeProtobuf } from '../../core/http/protobuf.js'
+import { encodeProtobuf } from '../../core/encoding/protobuf.js'
 import { CRDS } from './crd-fixtures.js'
 import { eventually, startServer, type Reply, type TestClient } from './harness.js'
 

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
 import { MemoryStorage } from '../../core/index.js'
-import { decodeProtobuf, encodeProtobuf } from '../../core/http/protobuf.js'
+import { decodeProtobuf, encodeProtobuf } from '../../core/encoding/protobuf.js'
 import type { ResourceEntry } from '../../core/resources/catalogue.js'
 import { apiVersionOf, collectionPath, SAMPLES } from './catalogue-samples.js'
 import { createTestServer, eventually, TestClient } from './harness.js'

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { stringify } from 'yaml'
-import { encodeProtobuf } from '../../core/http/protobuf.js'
+import { encodeProtobuf } from '../../core/encoding/protobuf.js'
 import { definition, schema } from '../fixtures/crd-shapes.js'
 import { CRDS, installDefinition } from './crd-fixtures.js'
 import { type Reply, startServer, type TestClient } from './harness.js'

@@ -11,10 +11,10 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { customResourceConversion } from '../../core/crd/conversion.js'
 import { fetchWebhookClient } from '../../core/crd/webhook-client.js'
-import { StatusError } from '../../core/http/status-error.js'
+import { StatusError } from '../../core/machinery/status-error.js'
 import { createCertificateAuthority, issueServingCertificate } from '../../core/pki/certificates.js'
 import type { CustomResourceDefinition } from '../../core/resources/apiextensions/types.js'
-import type { KubeObject } from '../../core/resources/object.js'
+import type { KubeObject } from '../../core/machinery/object.js'
 import { nodeWebhookClient, type NodeWebhookClient } from '../../runtimes/node/webhook-client.js'
 
 const base64 = (pem: string) => Buffer.from(pem).toString('base64')

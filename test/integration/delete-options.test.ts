@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
-import { encodeProtobuf } from '../../core/http/protobuf.js'
+import { encodeProtobuf } from '../../core/encoding/protobuf.js'
 import { startServer, type TestClient } from './harness.js'
 
 const CMS = '/api/v1/namespaces/default/configmaps'

@@ -1,7 +1,7 @@
 /** The in-process garbage collector: dependents of deleted owners, and the three propagation policies. */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { OwnerReference } from '../../core/resources/object.js'
+import type { OwnerReference } from '../../core/machinery/object.js'
 import { eventually, startServer, type TestClient } from './harness.js'
 
 const PODS = '/api/v1/namespaces/default/pods'

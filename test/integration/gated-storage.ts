@@ -4,7 +4,7 @@
  * slow backend) without timing anything.
  */
 import { MemoryStorage } from '../../core/storage/memory.js'
-import type { KubeObject } from '../../core/resources/object.js'
+import type { KubeObject } from '../../core/machinery/object.js'
 import type { ReadOptions } from '../../core/storage/interface.js'
 
 export class GatedStorage extends MemoryStorage {

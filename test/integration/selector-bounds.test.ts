@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { MAX_HEADER_BYTES } from '../../core/http/limits.js'
+import { MAX_HEADER_BYTES } from '../../core/machinery/limits.js'
 import { startServer, type TestClient } from './harness.js'
 
 const CM = '/api/v1/namespaces/default/configmaps'

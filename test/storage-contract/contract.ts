@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it, type TestContext } from 'node:test'
-import type { KubeObject } from '../../core/resources/object.js'
+import type { KubeObject } from '../../core/machinery/object.js'
 import {
   type ListResult,
   type Storage,

@@ -9,7 +9,7 @@ import {
   issueClientCertificate,
   issueServingCertificate,
 } from '../../core/pki/certificates.js'
-import type { KubeObject } from '../../core/resources/object.js'
+import type { KubeObject } from '../../core/machinery/object.js'
 import { jsonCodec } from '../../core/storage/codec.js'
 import { StorageError } from '../../core/storage/interface.js'
 import { MemoryStorage } from '../../core/storage/memory.js'

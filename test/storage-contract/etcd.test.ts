@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import type { KubeObject } from '../../core/resources/object.js'
+import type { KubeObject } from '../../core/machinery/object.js'
 import { jsonCodec, yamlCodec } from '../../core/storage/codec.js'
 import { StorageError } from '../../core/storage/interface.js'
 import { EtcdStorage, type EtcdStorageOptions } from '../../runtimes/node/storage/etcd.js'

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { KubeObject } from '../../core/resources/object.js'
+import type { KubeObject } from '../../core/machinery/object.js'
 import { reissueAtLatest } from '../../core/storage/continue-token.js'
 import { StorageError } from '../../core/storage/interface.js'
 import { MemoryStorage } from '../../core/storage/memory.js'

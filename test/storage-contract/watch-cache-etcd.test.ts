@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import type { KubeObject } from '../../core/resources/object.js'
+import type { KubeObject } from '../../core/machinery/object.js'
 import { jsonCodec } from '../../core/storage/codec.js'
 import type { ListOptions, ListResult, ReadOptions } from '../../core/storage/interface.js'
 import { WatchCache } from '../../core/storage/watch-cache.js'

@@ -1,5 +1,9 @@
 /**
- * Imports point downward (docs/architecture.md): core knows no runtime; the
+ * Imports point downward (docs/architecture.md). Inside core, the shared
+ * machinery (Status errors, the object and user types, field errors, names,
+ * label selectors, Go durations, time slices and bounds) imports nothing
+ * above it, and the wire encodings, the type tables, validation and storage
+ * build only on what lies below them. Outside, core knows no runtime; the
  * Node daemon, written against the node:* library all three runtimes share,
  * knows neither Bun nor Deno; Bun and Deno know nothing of each other and
  * reach the daemon only through its boot seam (runDaemon and the
@@ -21,6 +25,20 @@ const RULES: { from: string; never: string; except?: string[] }[] = [
   { from: 'runtimes/deno', never: 'runtimes/bun' },
   { from: 'runtimes/bun', never: 'runtimes/node', except: ['runtimes/node/daemon.ts', 'runtimes/node/daemon-runtime.ts'] },
   { from: 'runtimes/deno', never: 'runtimes/node', except: ['runtimes/node/daemon.ts', 'runtimes/node/daemon-runtime.ts'] },
+]
+
+/** What the low folders of core may import: their own files and the folders (or files) listed. */
+const ONLY: { from: string; may: string[] }[] = [
+  { from: 'core/machinery', may: [] },
+  { from: 'core/logging', may: [] },
+  { from: 'core/lifecycle', may: ['core/machinery', 'core/logging'] },
+  { from: 'core/encoding', may: ['core/machinery', 'core/resources/schema'] },
+  { from: 'core/resources/schema', may: ['core/machinery', 'core/encoding'] },
+  { from: 'core/validation', may: ['core/machinery'] },
+  {
+    from: 'core/storage',
+    may: ['core/machinery', 'core/encoding', 'core/lifecycle', 'core/logging', 'core/tracing', 'core/metrics/metrics.ts', 'core/metrics/definitions.ts'],
+  },
 ]
 
 function sourceFiles(dir: string): string[] {
@@ -47,6 +65,21 @@ it('imports go downward: core knows no runtime, and runtimes reach each other on
     for (const file of files) {
       for (const target of relativeImports(file)) {
         if (inside(target, rule.never) && !rule.except?.includes(target)) offences.push(`${relative(ROOT, file)} imports ${target}`)
+      }
+    }
+  }
+  assert.deepEqual(offences, [])
+})
+
+it('the low folders of core build only on what lies below them', () => {
+  const offences: string[] = []
+  for (const rule of ONLY) {
+    const files = sourceFiles(join(ROOT, rule.from))
+    assert.ok(files.length > 0, `found the sources of ${rule.from}`)
+    for (const file of files) {
+      for (const target of relativeImports(file)) {
+        if (inside(target, rule.from) || rule.may.some((allowed) => inside(target, allowed))) continue
+        offences.push(`${relative(ROOT, file)} imports ${target}`)
       }
     }
   }

@@ -5,7 +5,7 @@
  * a later mutating plugin set otherwise (500, as upstream answers its aggregate of refusals); an update that brings no new image
  * is left alone, as upstream does.
  */
-import { notSupported, FieldPath, errorText } from '../../validation/field.js'
+import { notSupported, FieldPath, errorText } from '../../machinery/field.js'
 import type { AdmissionAttributes } from '../attributes.js'
 import type { AdmissionPlugin } from '../chain.js'
 import { bareError, containersWithPath, on, podSpecOf, refuse, specOf } from './pods.js'

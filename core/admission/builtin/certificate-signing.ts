@@ -7,7 +7,7 @@
 import { jsonEqual } from '../../apply/typed.js'
 import type { Authorizer } from '../../authz/authorizer.js'
 import { certificateSigningRequests } from '../../resources/groups/certificates.js'
-import { isPlainObject, type KubeObject } from '../../resources/object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import type { ValidatingAdmission } from '../validating.js'
 import { signerNameOf } from './certificate-approval.js'
 import { admissionForbidden, isResource } from './forbidden.js'

@@ -5,7 +5,7 @@
  * IngressClass, the newest when several are marked default.
  */
 import { ingresses } from '../../resources/groups/networking.js'
-import type { KubeObject } from '../../resources/object.js'
+import type { KubeObject } from '../../machinery/object.js'
 import type { MutatingAdmission } from '../mutating.js'
 import { isResource } from './forbidden.js'
 import { newestDefault, specOf } from './storage-classes.js'

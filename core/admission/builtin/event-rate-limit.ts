@@ -9,9 +9,9 @@
  */
 import { z } from 'zod'
 import { type ConfigKind, decodeConfigDocument } from '../../config/decode.js'
-import { StatusError } from '../../http/status-error.js'
-import { isPlainObject } from '../../resources/object.js'
-import { type FieldError, FieldPath, invalid, notSupported } from '../../validation/field.js'
+import { StatusError } from '../../machinery/status-error.js'
+import { isPlainObject } from '../../machinery/object.js'
+import { type FieldError, FieldPath, invalid, notSupported } from '../../machinery/field.js'
 import type { AdmissionAttributes } from '../attributes.js'
 import type { ValidatingAdmission } from '../validating.js'
 import { isResource, on } from './pods.js'

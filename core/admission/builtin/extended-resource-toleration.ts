@@ -3,8 +3,8 @@
  * (`example.com/gpu`) tolerates the `NoSchedule` taint of that name, with
  * which nodes offering it are kept for the pods that need it.
  */
-import { isPlainObject } from '../../resources/object.js'
-import { isQualifiedName } from '../../validation/names.js'
+import { isPlainObject } from '../../machinery/object.js'
+import { isQualifiedName } from '../../machinery/names.js'
 import type { MutatingAdmission } from '../mutating.js'
 import { objects, on, podSpecOf } from './pods.js'
 import { sameToleration } from './tolerations.js'

@@ -3,7 +3,7 @@
  * 403 Forbidden naming the resource and the object, the object's
  * generateName when it has no name yet, or `Unknown`.
  */
-import { forbidden, type StatusError } from '../../http/status-error.js'
+import { forbidden, type StatusError } from '../../machinery/status-error.js'
 import type { AdmissionAttributes } from '../attributes.js'
 
 export function admissionForbidden(a: AdmissionAttributes, why: string): StatusError {

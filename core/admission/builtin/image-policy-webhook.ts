@@ -12,7 +12,7 @@
  * runtime reads the kubeconfig and hands the connection with it.
  */
 import { type WebhookConnection, webhookTarget } from '../../authz/webhook.js'
-import { isPlainObject } from '../../resources/object.js'
+import { isPlainObject } from '../../machinery/object.js'
 import type { AdmissionAttributes } from '../attributes.js'
 import { ConfigFileError } from '../../config/decode.js'
 import type { AdmissionPluginContext } from '../plugins.js'

@@ -3,7 +3,7 @@
  * ConvertSelectorToLabelsMap), as namespaces' annotations and the
  * PodNodeSelector configuration spell them.
  */
-import { isQualifiedName, isValidLabelValue } from '../../validation/names.js'
+import { isQualifiedName, isValidLabelValue } from '../../machinery/names.js'
 
 /** The labels, or the reason the text is not such a list. */
 export function parseLabelMap(text: string): Record<string, string> | { error: string } {

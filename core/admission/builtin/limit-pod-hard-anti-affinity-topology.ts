@@ -2,8 +2,8 @@
  * LimitPodHardAntiAffinityTopology: a pod's required anti-affinity terms
  * may only use the `kubernetes.io/hostname` topology key.
  */
-import { forbidden } from '../../http/status-error.js'
-import { isPlainObject } from '../../resources/object.js'
+import { forbidden } from '../../machinery/status-error.js'
+import { isPlainObject } from '../../machinery/object.js'
 import type { ValidatingAdmission } from '../validating.js'
 import { objects, on, podSpecOf } from './pods.js'
 

@@ -4,7 +4,7 @@
  * state none, and the min, max and maxLimitRequestRatio per Container, Pod
  * and PersistentVolumeClaim, with upstream's messages.
  */
-import { isPlainObject, type KubeObject } from '../../resources/object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { containerResources, objectsOf, podLimits, podRequests, specOf } from '../quota/pod-resources.js'
 import { type Amount, formatAmount, parseResourceList, type ResourceList } from '../quota/resource-list.js'
 

@@ -6,8 +6,8 @@
  * (validating phase); a refusal is 403 with upstream's messages. Limit
  * ranges are read from a watch-fed index.
  */
-import { forbidden } from '../../http/status-error.js'
-import type { KubeObject } from '../../resources/object.js'
+import { forbidden } from '../../machinery/status-error.js'
+import type { KubeObject } from '../../machinery/object.js'
 import type { AdmissionAttributes } from '../attributes.js'
 import type { MutatingAdmission } from '../mutating.js'
 import type { ValidatingAdmission } from '../validating.js'

@@ -3,7 +3,7 @@
  * MergeTolerations): a toleration another one already covers is dropped,
  * and of two equal ones the first stays.
  */
-import { isPlainObject } from '../../resources/object.js'
+import { isPlainObject } from '../../machinery/object.js'
 
 export type Toleration = Record<string, unknown>
 

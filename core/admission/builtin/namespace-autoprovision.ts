@@ -4,7 +4,7 @@
  * before NamespaceLifecycle). A dry-run creates nothing. The namespace is
  * written by the server itself, as upstream's loopback client does.
  */
-import { hasStatusCode, type StatusError } from '../../http/status-error.js'
+import { hasStatusCode, type StatusError } from '../../machinery/status-error.js'
 import { LOOPBACK_IDENTITY } from '../../registry/identities.js'
 import type { Registry } from '../../registry/registry.js'
 import { namespaces } from '../../resources/core/namespaces.js'

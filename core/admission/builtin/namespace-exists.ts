@@ -5,7 +5,7 @@
  * lacks is read from storage, as a namespace just created may not have
  * reached the watch yet.
  */
-import { notFound } from '../../http/status-error.js'
+import { notFound } from '../../machinery/status-error.js'
 import type { ObjectReader } from '../object-index.js'
 import type { ValidatingAdmission } from '../validating.js'
 import { isResource, on } from './pods.js'

@@ -6,8 +6,8 @@
  * claims), which the Node authorizer would otherwise let it read.
  */
 import { podConfigMapNames, podSecretNames } from '../../authz/node-references.js'
-import { notFound } from '../../http/status-error.js'
-import { isPlainObject } from '../../resources/object.js'
+import { notFound } from '../../machinery/status-error.js'
+import { isPlainObject } from '../../machinery/object.js'
 import type { AdmissionAttributes } from '../attributes.js'
 import { admissionForbidden } from './forbidden.js'
 import type { NodeRestrictionReads } from './node-restriction.js'

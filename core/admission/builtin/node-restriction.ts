@@ -13,11 +13,11 @@
  */
 import { jsonEqual } from '../../apply/typed.js'
 import { nodeIdentity } from '../../authz/node.js'
-import { notFound } from '../../http/status-error.js'
+import { notFound } from '../../machinery/status-error.js'
 import type { Registry } from '../../registry/registry.js'
 import { nodes } from '../../resources/core/nodes.js'
 import { pods } from '../../resources/core/pods.js'
-import { isPlainObject, type KubeObject } from '../../resources/object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import type { AdmissionAttributes } from '../attributes.js'
 import type { MutatingAdmission } from '../mutating.js'
 import type { AdmissionPluginFactory } from '../plugins.js'

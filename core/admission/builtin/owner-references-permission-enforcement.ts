@@ -9,7 +9,7 @@
 import { jsonEqual } from '../../apply/typed.js'
 import type { Authorizer } from '../../authz/authorizer.js'
 import type { Catalogue } from '../../resources/catalogue.js'
-import type { KubeObject, OwnerReference } from '../../resources/object.js'
+import type { KubeObject, OwnerReference } from '../../machinery/object.js'
 import type { AdmissionAttributes } from '../attributes.js'
 import type { AdmissionPluginFactory } from '../plugins.js'
 import type { ValidatingAdmission } from '../validating.js'

@@ -6,7 +6,7 @@
  */
 import { parseQuantity } from '../../cel/library/quantity.js'
 import { persistentVolumeClaims } from '../../resources/core/volumes.js'
-import { isPlainObject, type KubeObject } from '../../resources/object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import type { ValidatingAdmission } from '../validating.js'
 import { admissionForbidden, isResource } from './forbidden.js'
 import { claimClass, specOf } from './storage-classes.js'

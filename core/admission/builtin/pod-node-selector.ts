@@ -9,9 +9,9 @@
  * `podNodeSelectorPluginConfig: { clusterDefaultNodeSelector: "k=v", <namespace>: "k=v,..." }`.
  */
 import { z } from 'zod'
-import { internalError } from '../../http/status-error.js'
+import { internalError } from '../../machinery/status-error.js'
 import { ConfigFileError, type ConfigProblem, zodProblems } from '../../config/decode.js'
-import { FieldPath, invalid } from '../../validation/field.js'
+import { FieldPath, invalid } from '../../machinery/field.js'
 import type { AdmissionAttributes } from '../attributes.js'
 
 import type { ObjectReader } from '../object-index.js'

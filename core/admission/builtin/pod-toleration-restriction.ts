@@ -9,10 +9,10 @@
  */
 import { z } from 'zod'
 import { type ConfigKind, decodeConfigDocument } from '../../config/decode.js'
-import { internalError } from '../../http/status-error.js'
-import { isPlainObject } from '../../resources/object.js'
-import { type FieldError, FieldPath, invalid, notSupported } from '../../validation/field.js'
-import { isQualifiedName, isValidLabelValue } from '../../validation/names.js'
+import { internalError } from '../../machinery/status-error.js'
+import { isPlainObject } from '../../machinery/object.js'
+import { type FieldError, FieldPath, invalid, notSupported } from '../../machinery/field.js'
+import { isQualifiedName, isValidLabelValue } from '../../machinery/names.js'
 import type { AdmissionAttributes } from '../attributes.js'
 
 import type { ObjectReader } from '../object-index.js'

@@ -9,7 +9,7 @@
  * server reports): the server builds it disabled, and then it changes nothing.
  */
 import { pods } from '../../resources/core/pods.js'
-import { isPlainObject, type KubeObject } from '../../resources/object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import type { MutatingAdmission } from '../mutating.js'
 import { isResource } from './forbidden.js'
 import { specOf } from './storage-classes.js'

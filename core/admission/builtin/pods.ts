@@ -2,8 +2,8 @@
  * What the pod plugins share: which requests are about a pod itself, the
  * pod's spec, its containers, and upstream's admission.NewForbidden.
  */
-import { forbidden, StatusError } from '../../http/status-error.js'
-import { isPlainObject } from '../../resources/object.js'
+import { forbidden, StatusError } from '../../machinery/status-error.js'
+import { isPlainObject } from '../../machinery/object.js'
 import type { AdmissionAttributes, AdmissionOperation } from '../attributes.js'
 import type { MutatingAdmission } from '../mutating.js'
 import type { ValidatingAdmission } from '../validating.js'

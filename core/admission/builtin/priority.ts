@@ -6,7 +6,7 @@
  * values set at creation are kept. For PriorityClasses it sees that only one
  * is the global default.
  */
-import type { KubeObject } from '../../resources/object.js'
+import type { KubeObject } from '../../machinery/object.js'
 import type { AdmissionAttributes } from '../attributes.js'
 
 import type { ObjectReader } from '../object-index.js'

@@ -8,7 +8,7 @@
  */
 import { parseQuantity } from '../../cel/library/quantity.js'
 import { pods } from '../../resources/core/pods.js'
-import { isPlainObject, type KubeObject } from '../../resources/object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import type { AdmissionAttributes } from '../attributes.js'
 import type { MutatingAdmission } from '../mutating.js'
 import type { ValidatingAdmission } from '../validating.js'

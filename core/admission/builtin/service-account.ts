@@ -8,8 +8,8 @@
  * pod may use to the ones it lists. Mirror pods (from a node's manifests)
  * may reference no account, secret or token.
  */
-import { isPlainObject } from '../../resources/object.js'
-import type { KubeObject } from '../../resources/object.js'
+import { isPlainObject } from '../../machinery/object.js'
+import type { KubeObject } from '../../machinery/object.js'
 import type { AdmissionAttributes } from '../attributes.js'
 
 import type { ObjectReader } from '../object-index.js'

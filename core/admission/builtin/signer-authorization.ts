@@ -5,7 +5,7 @@
  * example.com), as upstream's certificate plugins ask.
  */
 import type { Authorizer } from '../../authz/authorizer.js'
-import type { UserInfo } from '../../resources/object.js'
+import type { UserInfo } from '../../machinery/object.js'
 
 async function allowed(authorizer: Authorizer, user: UserInfo, verb: string, name: string): Promise<boolean> {
   try {

@@ -3,7 +3,7 @@
  * upstream's helpers find it (the beta annotation first, then
  * `spec.storageClassName`) and the default class of a cluster.
  */
-import { isPlainObject, type KubeObject } from '../../resources/object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 
 /** The annotation that still names a claim's class before `spec.storageClassName`. */
 export const BETA_STORAGE_CLASS_ANNOTATION = 'volume.beta.kubernetes.io/storage-class'

@@ -8,9 +8,9 @@
  * about the pods already there. Exempt users, runtime classes and
  * namespaces pass untouched.
  */
-import { forbidden } from '../../http/status-error.js'
-import { isPlainObject, type KubeObject } from '../../resources/object.js'
-import { invalidError } from '../../validation/field.js'
+import { forbidden } from '../../machinery/status-error.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
+import { invalidError } from '../../machinery/field.js'
 import type { AdmissionAttributes } from '../attributes.js'
 import type { ValidatingAdmission } from '../validating.js'
 import type { PodParts } from './check-helpers.js'

@@ -1,5 +1,5 @@
 /** What the Pod Security checks share: the pod's parts as plain data and upstream's way of listing offenders. */
-import { isPlainObject } from '../../resources/object.js'
+import { isPlainObject } from '../../machinery/object.js'
 
 export type Obj = Record<string, unknown>
 

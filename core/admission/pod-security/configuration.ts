@@ -7,8 +7,8 @@
 import { z } from 'zod'
 import { type ConfigKind, decodeConfig } from '../../config/decode.js'
 import { goList, goString } from '../../config/fields.js'
-import { duplicate, type FieldError, FieldPath, invalid } from '../../validation/field.js'
-import { isDNS1123Label, isDNS1123Subdomain } from '../../validation/names.js'
+import { duplicate, type FieldError, FieldPath, invalid } from '../../machinery/field.js'
+import { isDNS1123Label, isDNS1123Subdomain } from '../../machinery/names.js'
 import { isLevel, LEVELS, type Level, minorOf, MODES, type NamespacePolicy } from './policy.js'
 
 const defaultsSchema = z.strictObject({

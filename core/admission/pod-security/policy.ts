@@ -5,8 +5,8 @@
  * level at a version, baseline checks first, then restricted ones, each
  * group in the order of its ids.
  */
-import type { FieldError } from '../../validation/field.js'
-import { FieldPath, invalid } from '../../validation/field.js'
+import type { FieldError } from '../../machinery/field.js'
+import { FieldPath, invalid } from '../../machinery/field.js'
 import type { CheckResult, PodParts } from './check-helpers.js'
 import { CHECKS } from './checks.js'
 

@@ -13,7 +13,7 @@
 import type { Environment } from '@marcbachmann/cel-js'
 import type { Authorizer as ServerAuthorizer, Attributes } from '../../authz/authorizer.js'
 import { kubernetesEnvironment } from '../../cel/library/index.js'
-import type { UserInfo } from '../../resources/object.js'
+import type { UserInfo } from '../../machinery/object.js'
 import { ADMISSION_REQUEST_FIELDS } from '../../resources/admissionregistration/cel.js'
 
 /** What an authorizer check asks about: the user, and a resource or a path. */

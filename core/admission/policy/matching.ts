@@ -7,8 +7,8 @@
  * and kind the policy sees the request as.
  */
 import type { Catalogue, ResourceEntry } from '../../resources/catalogue.js'
-import type { KubeObject } from '../../resources/object.js'
-import { type LabelSelectorObject, labelSelectorFromObject } from '../../registry/label-selector.js'
+import type { KubeObject } from '../../machinery/object.js'
+import { type LabelSelectorObject, labelSelectorFromObject } from '../../machinery/label-selector.js'
 import type { AdmissionAttributes } from '../attributes.js'
 
 export interface GroupVersionResource {

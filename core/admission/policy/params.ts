@@ -9,9 +9,9 @@
  */
 import type { Logger } from '../../ports.js'
 import type { Registry } from '../../registry/registry.js'
-import { type LabelSelectorObject, labelSelectorFromObject } from '../../registry/label-selector.js'
+import { type LabelSelectorObject, labelSelectorFromObject } from '../../machinery/label-selector.js'
 import type { ResourceEntry } from '../../resources/catalogue.js'
-import type { KubeObject } from '../../resources/object.js'
+import type { KubeObject } from '../../machinery/object.js'
 import { ObjectIndex } from '../object-index.js'
 
 export interface ParamKind {

@@ -18,7 +18,7 @@ import { LOOPBACK_IDENTITY } from '../../registry/identities.js'
 import type { Registry } from '../../registry/registry.js'
 import { ADMISSION_REQUEST_FIELDS } from '../../resources/admissionregistration/cel.js'
 import { validatingAdmissionPolicies } from '../../resources/groups/admissionregistration.js'
-import type { KubeObject } from '../../resources/object.js'
+import type { KubeObject } from '../../machinery/object.js'
 import { type TypeRef, typeTable } from '../../resources/schema/index.js'
 import { messagesAsMaps } from './object-literals.js'
 

@@ -11,8 +11,8 @@
  * under failurePolicy Fail and is ignored under Ignore.
  */
 import type { Authorizer as ServerAuthorizer } from '../../authz/authorizer.js'
-import { StatusError, type StatusReason, qualifiedResource } from '../../http/status-error.js'
-import type { KubeObject } from '../../resources/object.js'
+import { StatusError, type StatusReason, qualifiedResource } from '../../machinery/status-error.js'
+import type { KubeObject } from '../../machinery/object.js'
 import type { AdmissionAttributes } from '../attributes.js'
 import type { ValidatingAdmission } from '../validating.js'
 import { fromCel } from './cel-values.js'

@@ -7,9 +7,9 @@
  * next request sees it. The in-process controller (resource-quota.ts in
  * core/controllers) recomputes usage when objects go.
  */
-import { forbidden, internalError, StatusError } from '../../http/status-error.js'
-import type { KubeObject } from '../../resources/object.js'
-import { isPlainObject } from '../../resources/object.js'
+import { forbidden, internalError, StatusError } from '../../machinery/status-error.js'
+import type { KubeObject } from '../../machinery/object.js'
+import { isPlainObject } from '../../machinery/object.js'
 import type { StorageError } from '../../storage/interface.js'
 import type { AdmissionAttributes } from '../attributes.js'
 import type { ValidatingAdmission } from '../validating.js'

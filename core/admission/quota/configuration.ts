@@ -7,7 +7,7 @@
 import { z } from 'zod'
 import { CONFIG_GROUP, type ConfigKind, decodeConfig } from '../../config/decode.js'
 import { goList, goString } from '../../config/fields.js'
-import { FieldPath, notSupported, required } from '../../validation/field.js'
+import { FieldPath, notSupported, required } from '../../machinery/field.js'
 import type { ScopeSelector } from './scopes.js'
 
 const scopeSchema = z.strictObject({

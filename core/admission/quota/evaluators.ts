@@ -4,7 +4,7 @@
  * which scopes select an object, what one object uses, and what a pod must
  * state when a quota constrains cpu or memory.
  */
-import { isPlainObject, type KubeObject } from '../../resources/object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { containerResources, objectsOf, podLimits, podRequests, specOf } from './pod-resources.js'
 import { add, amountOf, mask, parseAmount, type ResourceList } from './resource-list.js'
 import { podMatchesScope, type ScopeSelector } from './scopes.js'

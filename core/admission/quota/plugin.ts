@@ -4,7 +4,7 @@
  * quota's storage, and the in-process controller that keeps usage counted.
  */
 import { startResourceQuotaController } from '../../controllers/resource-quota.js'
-import { hasStatusCode } from '../../http/status-error.js'
+import { hasStatusCode } from '../../machinery/status-error.js'
 import { resourceQuotas } from '../../resources/core/quotas.js'
 import { StorageError } from '../../storage/interface.js'
 import type { AdmissionPluginContext, AdmissionPluginInstance } from '../plugins.js'

@@ -4,7 +4,7 @@
  * needs while it runs (with the sidecars started before it), sidecars
  * (restartPolicy Always) added to the sum, plus the pod's overhead.
  */
-import { isPlainObject } from '../../resources/object.js'
+import { isPlainObject } from '../../machinery/object.js'
 import { add, addAmounts, type ResourceList, parseResourceList } from './resource-list.js'
 
 type Obj = Record<string, unknown>

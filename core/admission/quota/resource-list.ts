@@ -5,7 +5,7 @@
  * upstream's list helpers (Add, Subtract, Mask, LessThanOrEqual...) from
  * pkg/quota/v1/resources.go.
  */
-import { isPlainObject } from '../../resources/object.js'
+import { isPlainObject } from '../../machinery/object.js'
 
 type Format = 'DecimalSI' | 'BinarySI' | 'DecimalExponent'
 

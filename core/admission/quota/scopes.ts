@@ -5,7 +5,7 @@
  * memory), PriorityClass (by the pod's class name), CrossNamespacePodAffinity.
  */
 import { podQOSClass } from '../../resources/core/pod-spec-resources.js'
-import { isPlainObject, type KubeObject } from '../../resources/object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { objectsOf, specOf } from './pod-resources.js'
 
 export interface ScopeSelector {

@@ -9,7 +9,7 @@
  * and `apiserver_admission_webhook_fail_open_count` when failurePolicy
  * Ignore lets a failed call through.
  */
-import type { StatusError } from '../../http/status-error.js'
+import type { StatusError } from '../../machinery/status-error.js'
 import {
   ADMISSION_WEBHOOK_DURATION,
   ADMISSION_WEBHOOK_FAIL_OPEN,

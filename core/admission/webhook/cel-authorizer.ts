@@ -8,7 +8,7 @@
  */
 import type { Environment } from '@marcbachmann/cel-js'
 import type { Attributes, Authorizer as ServerAuthorizer } from '../../authz/authorizer.js'
-import type { UserInfo } from '../../resources/object.js'
+import type { UserInfo } from '../../machinery/object.js'
 
 export class CelDecision {
   constructor(

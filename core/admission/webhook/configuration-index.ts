@@ -9,7 +9,7 @@
 import { feedObjects, type ObjectFeed } from '../../authz/object-feed.js'
 import type { Logger } from '../../ports.js'
 import type { Registry } from '../../registry/registry.js'
-import type { KubeObject } from '../../resources/object.js'
+import type { KubeObject } from '../../machinery/object.js'
 import { type AdmissionWebhook, type WebhookType, webhooksOf } from './webhook.js'
 
 const RESOURCES: Record<WebhookType, string> = {

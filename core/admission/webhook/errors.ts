@@ -2,7 +2,7 @@
  * How a webhook's refusal or failure reaches the client, worded as
  * upstream's webhook/errors and util/webhook do.
  */
-import { badRequest, StatusError, type StatusDetails, type StatusReason } from '../../http/status-error.js'
+import { badRequest, StatusError, type StatusDetails, type StatusReason } from '../../machinery/status-error.js'
 
 /**
  * A call that did not produce a usable answer (unreachable, timed out, an

@@ -7,13 +7,13 @@
  * request is then converted to), and last its match conditions.
  */
 import type { Authorizer } from '../../authz/authorizer.js'
-import { forbidden, internalError, StatusError } from '../../http/status-error.js'
+import { forbidden, internalError, StatusError } from '../../machinery/status-error.js'
 import type { Metrics } from '../../metrics/metrics.js'
 import type { Logger } from '../../ports.js'
-import type { LabelSelector } from '../../registry/label-selector.js'
+import type { LabelSelector } from '../../machinery/label-selector.js'
 import type { Registry } from '../../registry/registry.js'
 import type { ResourceEntry } from '../../resources/catalogue.js'
-import type { KubeObject } from '../../resources/object.js'
+import type { KubeObject } from '../../machinery/object.js'
 import type { AdmissionAttributes } from '../attributes.js'
 import type { CallDeps } from './call.js'
 import { CelAuthorizer } from './cel-authorizer.js'

@@ -9,9 +9,9 @@
  * pass, so that each sees the final object (a webhook called for the first
  * time in that round is never added).
  */
-import { internalError, StatusError } from '../../http/status-error.js'
+import { internalError, StatusError } from '../../machinery/status-error.js'
 import { applyJsonPatch, parseJsonPatch } from '../../registry/json-patch.js'
-import type { KubeObject } from '../../resources/object.js'
+import type { KubeObject } from '../../machinery/object.js'
 import type { AdmissionAttributes } from '../attributes.js'
 import type { MutatingAdmission } from '../mutating.js'
 import { callWebhook } from './call.js'

@@ -6,7 +6,7 @@
  * version sent (v1: its uid and kind too) with a patch only from a mutating
  * webhook.
  */
-import type { UserInfo } from '../../resources/object.js'
+import type { UserInfo } from '../../machinery/object.js'
 import type { AdmissionOperation } from '../attributes.js'
 import type { GroupVersionKind, GroupVersionResource } from './versions.js'
 

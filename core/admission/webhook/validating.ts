@@ -5,7 +5,7 @@
  * answer; any refusal refuses it, as does a failed call under
  * `failurePolicy: Fail`.
  */
-import { internalError, StatusError } from '../../http/status-error.js'
+import { internalError, StatusError } from '../../machinery/status-error.js'
 import type { ValidatingAdmission } from '../validating.js'
 import { callWebhook } from './call.js'
 import { observeWebhookCall } from './call-metrics.js'

@@ -9,7 +9,7 @@
  */
 import type { Registry } from '../../registry/registry.js'
 import type { ResourceEntry } from '../../resources/catalogue.js'
-import type { KubeObject } from '../../resources/object.js'
+import type { KubeObject } from '../../machinery/object.js'
 
 export interface GroupVersionKind {
   group: string

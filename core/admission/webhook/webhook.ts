@@ -5,8 +5,8 @@
  * stored objects were defaulted and validated when written, so the reading
  * here is plain.
  */
-import { labelSelectorFromObject, type LabelSelector, type LabelSelectorObject } from '../../registry/label-selector.js'
-import type { KubeObject } from '../../resources/object.js'
+import { labelSelectorFromObject, type LabelSelector, type LabelSelectorObject } from '../../machinery/label-selector.js'
+import type { KubeObject } from '../../machinery/object.js'
 import { type CompiledCondition, compileMatchConditions } from './match-conditions.js'
 import type { WebhookRule } from './rules.js'
 

@@ -9,7 +9,7 @@
 import type { CelProgram } from '../../cel/compile.js'
 import { CelEvaluationError, claimsActivation, userActivation } from '../../cel/evaluate.js'
 import type { CelRule, LoadedJWTAuthenticator } from '../../config/authentication.js'
-import type { UserInfo } from '../../resources/object.js'
+import type { UserInfo } from '../../machinery/object.js'
 
 /** A refusal with upstream's message. */
 export class ClaimError extends Error {}

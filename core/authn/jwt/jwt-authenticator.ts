@@ -9,7 +9,7 @@
 import type { WebhookClient } from '../../crd/webhook-client.js'
 import type { LoadedJWTAuthenticator } from '../../config/authentication.js'
 import type { Logger } from '../../ports.js'
-import type { UserInfo } from '../../resources/object.js'
+import type { UserInfo } from '../../machinery/object.js'
 import type { TokenAuthenticator } from '../bearer-token.js'
 import { ClaimError, userFromClaims } from './claim-mapping.js'
 import { expandDistributedClaim } from './distributed-claims.js'

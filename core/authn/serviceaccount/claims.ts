@@ -5,7 +5,7 @@
  * the service account and the object the token is bound to, with
  * `warnafter` for the tokens whose expiry was extended.
  */
-import { isPlainObject } from '../../resources/object.js'
+import { isPlainObject } from '../../machinery/object.js'
 
 /** The `default` request of projected volumes: tokens asked for this long may be extended (upstream's WarnOnlyBoundTokenExpirationSeconds). */
 export const WARN_ONLY_EXPIRATION_SECONDS = 60 * 60 + 7

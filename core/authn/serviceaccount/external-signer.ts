@@ -10,7 +10,7 @@
  */
 import { base64UrlDecode, base64UrlEncode } from '../../encoding/base64.js'
 import type { ExternalJwtSigner, ExternalSignerKeys, Logger } from '../../ports.js'
-import { isPlainObject } from '../../resources/object.js'
+import { isPlainObject } from '../../machinery/object.js'
 import { EXTENDED_EXPIRATION_SECONDS, sortedJson, type TokenClaims } from './claims.js'
 import type { PublicKeySet } from './key-set.js'
 import { verificationKeyFromSpki, type VerificationKey } from './keys.js'

@@ -8,7 +8,7 @@
  */
 import { CompactSign, compactVerify, decodeProtectedHeader } from 'jose'
 import { base64UrlDecode } from '../../encoding/base64.js'
-import { isPlainObject, type UserInfo } from '../../resources/object.js'
+import { isPlainObject, type UserInfo } from '../../machinery/object.js'
 import type { TokenAuthenticator, TokenAuthResult } from '../bearer-token.js'
 import { readTokenClaims, sortedJson, type TokenClaims } from './claims.js'
 import type { PublicKeySet } from './key-set.js'

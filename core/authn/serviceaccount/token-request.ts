@@ -4,10 +4,10 @@
  * as upstream's TokenREST (pkg/registry/core/serviceaccount/storage/token.go):
  * the same checks in the same order, the same messages.
  */
-import { badRequest, conflict, internalError } from '../../http/status-error.js'
+import { badRequest, conflict, internalError } from '../../machinery/status-error.js'
 import type { Registry } from '../../registry/registry.js'
-import { isPlainObject, type KubeObject } from '../../resources/object.js'
-import { fieldPath, invalid, invalidError } from '../../validation/field.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
+import { fieldPath, invalid, invalidError } from '../../machinery/field.js'
 import { boundTokenClaims, type TokenClaims, WARN_ONLY_EXPIRATION_SECONDS } from './claims.js'
 
 const GROUP = 'authentication.k8s.io'

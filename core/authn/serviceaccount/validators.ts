@@ -7,9 +7,9 @@
  * token held by its Secret, of a service account that still exists.
  */
 import { base64Decode } from '../../encoding/base64.js'
-import { hasStatusCode } from '../../http/status-error.js'
+import { hasStatusCode } from '../../machinery/status-error.js'
 import type { Registry } from '../../registry/registry.js'
-import type { KubeObject, UserInfo } from '../../resources/object.js'
+import type { KubeObject, UserInfo } from '../../machinery/object.js'
 import { constantTimeEqual } from '../constant-time.js'
 import { serviceAccountGroups, serviceAccountUsername, splitServiceAccountUsername, type TokenClaims } from './claims.js'
 import type { TokenValidator } from './jwt.js'

@@ -15,9 +15,9 @@
  * A refusal is a 403 naming the object and the permissions missing; nothing
  * is stored.
  */
-import { forbidden, notFound } from '../../http/status-error.js'
+import { forbidden, notFound } from '../../machinery/status-error.js'
 import type { StrategyContext } from '../../resources/catalogue.js'
-import { isPlainObject, type KubeObject, type UserInfo } from '../../resources/object.js'
+import { isPlainObject, type KubeObject, type UserInfo } from '../../machinery/object.js'
 import { type Attributes, type Authorizer, PRIVILEGED_GROUP } from '../authorizer.js'
 import { describeMissingRules, uncoveredRules } from './covers.js'
 import { type PolicyRule, policyRuleOf, policyRulesOf } from './policy-rule.js'

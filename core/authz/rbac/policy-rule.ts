@@ -5,7 +5,7 @@
  * when present, must name the object (so they never match a list, a watch
  * or a create, which carry no name); a URL ending in `*` matches by prefix.
  */
-import { isPlainObject } from '../../resources/object.js'
+import { isPlainObject } from '../../machinery/object.js'
 import type { Attributes } from '../authorizer.js'
 
 /** A role's rule with every list present (empty where the object leaves it out). */

@@ -4,7 +4,7 @@
  * denies), giving as its reason the roles it could not find. The rules come
  * from the in-memory index, so a decision reads no storage.
  */
-import type { UserInfo } from '../../resources/object.js'
+import type { UserInfo } from '../../machinery/object.js'
 import type { Authorizer, NonResourceRule, ResourceRule, SubjectRules } from '../authorizer.js'
 import { type PolicyRule, ruleAllows } from './policy-rule.js'
 import { aggregateErrors, describeSource, type RbacRuleResolver, type RuleSource } from './rule-resolver.js'

@@ -6,7 +6,7 @@
  * by the user names and groups their subjects name, so that a decision
  * looks at the bindings that may concern the user instead of all of them.
  */
-import { isPlainObject, type KubeObject, type UserInfo } from '../../resources/object.js'
+import { isPlainObject, type KubeObject, type UserInfo } from '../../machinery/object.js'
 import { type PolicyRule, policyRulesOf } from './policy-rule.js'
 
 export type RbacKind = 'Role' | 'ClusterRole' | 'RoleBinding' | 'ClusterRoleBinding'

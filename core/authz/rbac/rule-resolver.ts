@@ -5,7 +5,7 @@
  * binding whose role is missing contributes an error instead, which is the
  * reason a denial carries.
  */
-import type { UserInfo } from '../../resources/object.js'
+import type { UserInfo } from '../../machinery/object.js'
 import type { PolicyRule } from './policy-rule.js'
 import type { Binding, RbacObjects, RoleRef, Subject } from './rbac-index.js'
 

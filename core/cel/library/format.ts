@@ -8,7 +8,7 @@
  */
 import { type Environment, Optional } from '@marcbachmann/cel-js'
 import { dns1035LabelName } from '../../resources/names.js'
-import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../../validation/names.js'
+import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../../machinery/names.js'
 import { matchesFormat } from '../../crd/formats.js'
 import { parseURL } from './urls.js'
 

@@ -9,8 +9,8 @@
 import type { MiddlewareHandler } from 'hono'
 import type { RequestAuthenticator } from '../../authn/authenticator.js'
 import type { Logger } from '../../ports.js'
-import type { UserInfo } from '../../resources/object.js'
-import { unauthorized } from '../status-error.js'
+import type { UserInfo } from '../../machinery/object.js'
+import { unauthorized } from '../../machinery/status-error.js'
 import type { ChainEnv } from './context.js'
 
 export function authenticationFilter(

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono'
 import { type Authorizer, attributesOf, forbiddenMessage } from '../../authz/authorizer.js'
 import { queryOf } from '../query.js'
-import { StatusError } from '../status-error.js'
+import { StatusError } from '../../machinery/status-error.js'
 import type { ChainEnv } from './context.js'
 
 /** Authorization: may this user do this; 403 Forbidden as upstream words it when not. */

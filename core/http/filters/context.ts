@@ -1,7 +1,7 @@
 /** What the filters put on a request's context for those after them. */
 import type { RequestAudit } from '../../audit/auditor.js'
 import type { ConnectionInfo } from '../../ports.js'
-import type { UserInfo } from '../../resources/object.js'
+import type { UserInfo } from '../../machinery/object.js'
 import type { RequestInfo } from '../request-info.js'
 
 export interface FilterVariables {

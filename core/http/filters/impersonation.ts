@@ -10,8 +10,8 @@
 import type { MiddlewareHandler } from 'hono'
 import { ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP } from '../../authn/authenticator.js'
 import { type Attributes, type Authorizer, forbiddenMessage } from '../../authz/authorizer.js'
-import type { UserInfo } from '../../resources/object.js'
-import { badRequest, forbidden } from '../status-error.js'
+import type { UserInfo } from '../../machinery/object.js'
+import { badRequest, forbidden } from '../../machinery/status-error.js'
 import type { ChainEnv } from './context.js'
 
 const USER = 'impersonate-user'

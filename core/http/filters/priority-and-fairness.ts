@@ -14,7 +14,7 @@ import type { Rejection, Ticket } from '../../flowcontrol/queue-set.js'
 import type { Metrics } from '../../metrics/metrics.js'
 import { isLongRunning } from '../request-info.js'
 import { statusResponse } from '../respond.js'
-import { tooManyRequests } from '../status-error.js'
+import { tooManyRequests } from '../../machinery/status-error.js'
 import type { ChainEnv } from './context.js'
 
 const FLOW_SCHEMA_HEADER = 'X-Kubernetes-PF-FlowSchema-UID'

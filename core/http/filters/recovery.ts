@@ -5,7 +5,7 @@
 import type { ErrorHandler } from 'hono'
 import type { Logger } from '../../ports.js'
 import { statusResponse } from '../respond.js'
-import { internalError, StatusError } from '../status-error.js'
+import { internalError, StatusError } from '../../machinery/status-error.js'
 import type { ChainEnv } from './context.js'
 
 export function errorHandler(logger: Logger): ErrorHandler<ChainEnv> {

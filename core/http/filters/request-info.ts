@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono'
 import { queryOf } from '../query.js'
 import { parseRequestInfo, RequestInfoError } from '../request-info.js'
-import { internalError } from '../status-error.js'
+import { internalError } from '../../machinery/status-error.js'
 import type { ChainEnv } from './context.js'
 
 /** Computes the request info once; every later filter and handler reads it. */

@@ -5,9 +5,9 @@
 import type { MiddlewareHandler } from 'hono'
 import { isLongRunning } from '../request-info.js'
 import { statusResponse } from '../respond.js'
-import { timeout } from '../status-error.js'
+import { timeout } from '../../machinery/status-error.js'
 import type { ChainEnv } from './context.js'
-import { parseGoDuration } from '../../options/duration.js'
+import { parseGoDuration } from '../../machinery/duration.js'
 
 export function timeoutFilter(defaultMs: number): MiddlewareHandler<ChainEnv> {
   return async (c, next) => {

@@ -11,7 +11,7 @@
  */
 import { type Attributes, context, type Link, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api'
 import type { MiddlewareHandler } from 'hono'
-import type { UserInfo } from '../../resources/object.js'
+import type { UserInfo } from '../../machinery/object.js'
 import { withAuditId } from '../../tracing/context.js'
 import { parseTraceparent } from '../../tracing/traceparent.js'
 import { isLongRunning, type RequestInfo } from '../request-info.js'

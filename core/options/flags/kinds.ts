@@ -3,7 +3,7 @@
  * shows after the flag (pflag's Type()), and how a default is shown
  * (undefined hides a zero default, as pflag does).
  */
-import { formatGoDuration } from '../duration.js'
+import { formatGoDuration } from '../../machinery/duration.js'
 import { formatPortRange, parseCidrList, parseIPAddress, parsePortRange, type PortRange } from './addresses.js'
 import type { Cidr } from './ip.js'
 import {

@@ -4,7 +4,7 @@
  * resource.Quantity for byte sizes. Each parser returns the typed value or
  * the reason shown after `invalid argument "x" for "--flag" flag: `.
  */
-import { parseGoDuration } from '../duration.js'
+import { parseGoDuration } from '../../machinery/duration.js'
 
 export type Parsed<T> = { value: T } | { reason: string }
 

@@ -4,8 +4,8 @@
  * query or fragment, and an in-cluster service with a port and a clean path.
  */
 import { at, text } from '../columns/values.js'
-import { type FieldError, type FieldPath, invalid, required } from '../../validation/field.js'
-import { isDNS1123Subdomain } from '../../validation/names.js'
+import { type FieldError, type FieldPath, invalid, required } from '../../machinery/field.js'
+import { isDNS1123Subdomain } from '../../machinery/names.js'
 import { dns1035LabelName } from '../names.js'
 
 const FORM = '; desired format: https://host[/path]'

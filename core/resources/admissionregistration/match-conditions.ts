@@ -3,8 +3,8 @@
  * qualified name and a CEL expression that compiles to bool.
  */
 import { at, list, text } from '../columns/values.js'
-import { duplicate, type FieldError, type FieldPath, invalid, required, tooMany } from '../../validation/field.js'
-import { isQualifiedName } from '../../validation/names.js'
+import { duplicate, type FieldError, type FieldPath, invalid, required, tooMany } from '../../machinery/field.js'
+import { isQualifiedName } from '../../machinery/names.js'
 import { admissionCompileError } from './cel.js'
 
 const MAX_MATCH_CONDITIONS = 64

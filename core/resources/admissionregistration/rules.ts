@@ -4,9 +4,9 @@
  * operations, API groups, versions and resources, with the wildcard rules.
  */
 import { at, list, text } from '../columns/values.js'
-import { duplicate, type FieldError, type FieldPath, invalid, notSupported, required } from '../../validation/field.js'
-import { goStrings } from '../../validation/go-format.js'
-import { isValidPathSegmentName } from '../../validation/names.js'
+import { duplicate, type FieldError, type FieldPath, invalid, notSupported, required } from '../../machinery/field.js'
+import { goStrings } from '../../machinery/go-format.js'
+import { isValidPathSegmentName } from '../../machinery/names.js'
 
 /** The failure and match policies every admission webhook and policy chooses from. */
 export const FAILURE_POLICIES = ['Fail', 'Ignore']

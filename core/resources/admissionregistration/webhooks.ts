@@ -5,11 +5,11 @@
  * admission review versions, timeouts and match conditions.
  */
 import { list, record, text } from '../columns/values.js'
-import type { KubeObject } from '../object.js'
-import { duplicate, type FieldError, type FieldPath, fieldPath, invalid, isSet, notSupported, required } from '../../validation/field.js'
-import { goStrings } from '../../validation/go-format.js'
+import type { KubeObject } from '../../machinery/object.js'
+import { duplicate, type FieldError, type FieldPath, fieldPath, invalid, isSet, notSupported, required } from '../../machinery/field.js'
+import { goStrings } from '../../machinery/go-format.js'
 import { validateLabelSelector } from '../../validation/label-selector.js'
-import { isDNS1123Subdomain } from '../../validation/names.js'
+import { isDNS1123Subdomain } from '../../machinery/names.js'
 import { defaultServicePort, validateClientConfig, validateReviewVersionItems } from './client-config.js'
 import { validateMatchConditions } from './match-conditions.js'
 import { defaultRuleScope, FAILURE_POLICIES, MATCH_POLICIES, validateRuleWithOperations } from './rules.js'

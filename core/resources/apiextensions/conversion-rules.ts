@@ -4,9 +4,9 @@
  * internal form, where `webhookClientConfig` and `conversionReviewVersions`
  * sit on `conversion` itself, and those are the paths clients see.
  */
-import { forbiddenField, type FieldError, type FieldPath, invalid, notSupported, required } from '../../validation/field.js'
+import { forbiddenField, type FieldError, type FieldPath, invalid, notSupported, required } from '../../machinery/field.js'
 import { validateWebhookService, validateWebhookURL, validateReviewVersionItems } from '../admissionregistration/client-config.js'
-import { isPlainObject } from '../object.js'
+import { isPlainObject } from '../../machinery/object.js'
 import { goStringList } from './go-values.js'
 
 /** The ConversionReview versions this server (and the one before it) can send. */

@@ -4,7 +4,7 @@
  * the wire form upstream's v1 encoder writes: `served` and `storage` always
  * present, `preserveUnknownFields` and `deprecated` only when true.
  */
-import { isPlainObject, type KubeObject } from '../object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import type { CustomResourceDefinition } from './types.js'
 
 const record = (value: unknown): Record<string, unknown> | undefined => (isPlainObject(value) ? value : undefined)

@@ -4,8 +4,8 @@
  * Go prints a set pointer as its address, which no client can rely on; a
  * fixed address stands in for it, as in the CEL rule messages.
  */
-import { GoLiteral, goQuote, goStringSliceText } from '../../validation/go-format.js'
-import { isPlainObject } from '../object.js'
+import { GoLiteral, goQuote, goStringSliceText } from '../../machinery/go-format.js'
+import { isPlainObject } from '../../machinery/object.js'
 import type { InternalVersion } from './layout.js'
 
 const PKG = 'apiextensions'

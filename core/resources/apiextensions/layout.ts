@@ -7,7 +7,7 @@
  * then name `spec.validation.openAPIV3Schema`, `spec.subresources`, ... That
  * is what clients see, so the rules here follow the same placement.
  */
-import { isPlainObject } from '../object.js'
+import { isPlainObject } from '../../machinery/object.js'
 import type {
   CustomResourceColumnDefinition,
   CustomResourceDefinitionVersion,

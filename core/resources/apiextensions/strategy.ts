@@ -7,7 +7,7 @@
  * go first, which a controller sees to before it drops the finalizer.
  */
 import type { Strategy, StrategyContext } from '../catalogue.js'
-import { formatTimestamp, isPlainObject, type KubeObject } from '../object.js'
+import { formatTimestamp, isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { applyCrdDefaults, normalizeCrd } from './defaults.js'
 import { CUSTOM_RESOURCE_CLEANUP_FINALIZER, type CustomResourceDefinition, setCondition } from './types.js'
 import { validateCrd, validateCrdUpdate } from './validation.js'

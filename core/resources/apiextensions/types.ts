@@ -4,7 +4,7 @@
  * Stored objects are plain JSON; these types only describe them.
  */
 import type { JSONSchemaProps } from '../../crd/schema.js'
-import type { KubeObject } from '../object.js'
+import type { KubeObject } from '../../machinery/object.js'
 
 export const CRD_GROUP = 'apiextensions.k8s.io'
 

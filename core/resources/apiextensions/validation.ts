@@ -7,10 +7,10 @@
  * of protected groups and `preserveUnknownFields`. The generic metadata
  * rules are the registry's.
  */
-import { type FieldError, type FieldPath, fieldPath, invalid, notSupported, required } from '../../validation/field.js'
-import { isDNS1123Subdomain } from '../../validation/names.js'
+import { type FieldError, type FieldPath, fieldPath, invalid, notSupported, required } from '../../machinery/field.js'
+import { isDNS1123Subdomain } from '../../machinery/names.js'
 import { dns1035LabelName } from '../names.js'
-import { isPlainObject, type KubeObject } from '../object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { hasAcceptedReviewVersionOrEmpty, validateConversion, webhookOf } from './conversion-rules.js'
 import { goStringList, goVersions } from './go-values.js'
 import { internalVersion, type InternalVersion, type Placement, placementOf, semanticEqual } from './layout.js'

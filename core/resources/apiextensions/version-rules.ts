@@ -9,8 +9,8 @@
 import { type CelSchemaProps, compileRules } from '../../crd/cel-rules.js'
 import type { JSONSchemaProps } from '../../crd/schema.js'
 import { validateStructuralSchema } from '../../crd/structural.js'
-import { duplicate, type FieldError, type FieldPath, invalid, required, tooMany } from '../../validation/field.js'
-import { isPlainObject } from '../object.js'
+import { duplicate, type FieldError, type FieldPath, invalid, required, tooMany } from '../../machinery/field.js'
+import { isPlainObject } from '../../machinery/object.js'
 import { goSchemaProps } from './go-values.js'
 
 const record = (value: unknown): Record<string, unknown> => (isPlainObject(value) ? value : {})

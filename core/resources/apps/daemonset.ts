@@ -3,10 +3,10 @@
  * selector's immutability, and the template generation that apps/v1 keeps in
  * the `deprecated.daemonset.template.generation` annotation.
  */
-import { fieldPath, type FieldError, type FieldPath, invalid, notSupported, required } from '../../validation/field.js'
+import { fieldPath, type FieldError, type FieldPath, invalid, notSupported, required } from '../../machinery/field.js'
 import { type PodSpecValidationOptions, validatePodTemplateSpec } from '../core/pod-spec-validation.js'
-import { isPlainObject, type KubeObject } from '../object.js'
-import { goIntOrString, goLabelSelector, goStrategy } from '../../validation/go-format.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
+import { goIntOrString, goLabelSelector, goStrategy } from '../../machinery/go-format.js'
 import { selectsEverything, validateLabelSelector } from '../../validation/label-selector.js'
 import { intOrPercentValue, notMoreThan100Percent, validateRolloutBounds } from './int-or-percent.js'
 import { immutableSelector, nonNegative, parseSelector, selectorMatchesTemplate, semanticEqual } from './selector.js'

@@ -1,8 +1,8 @@
 /** Deployments: upstream's apps/v1 defaults, ValidateDeploymentSpec and the selector's immutability. */
-import { fieldPath, type FieldError, type FieldPath, forbiddenField, invalid, notSupported, required } from '../../validation/field.js'
+import { fieldPath, type FieldError, type FieldPath, forbiddenField, invalid, notSupported, required } from '../../machinery/field.js'
 import type { PodSpecValidationOptions } from '../core/pod-spec-validation.js'
-import { isPlainObject, type KubeObject } from '../object.js'
-import { goIntOrString, goStrategy } from '../../validation/go-format.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
+import { goIntOrString, goStrategy } from '../../machinery/go-format.js'
 import { intOrPercentValue, notMoreThan100Percent, validateRolloutBounds } from './int-or-percent.js'
 import { replicaSetSelectorRules } from './replicaset.js'
 import { immutableSelector, nonNegative, validateControllerSelector } from './selector.js'

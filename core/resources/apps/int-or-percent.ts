@@ -2,8 +2,8 @@
  * Rollout bounds given as a count or a percentage (`1`, `"25%"`), as
  * upstream's ValidatePositiveIntOrPercent and IsNotMoreThan100Percent read them.
  */
-import { type FieldError, type FieldPath, invalid } from '../../validation/field.js'
-import { goIntOrString } from '../../validation/go-format.js'
+import { type FieldError, type FieldPath, invalid } from '../../machinery/field.js'
+import { goIntOrString } from '../../machinery/go-format.js'
 import { NON_NEGATIVE } from './selector.js'
 
 const PERCENT_RE = /^[0-9]+%$/

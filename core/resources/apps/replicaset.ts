@@ -1,7 +1,7 @@
 /** ReplicaSets: upstream's apps/v1 defaults, ValidateReplicaSetSpec and the selector's immutability. */
-import { fieldPath, type FieldError } from '../../validation/field.js'
+import { fieldPath, type FieldError } from '../../machinery/field.js'
 import type { PodSpecValidationOptions } from '../core/pod-spec-validation.js'
-import type { KubeObject } from '../object.js'
+import type { KubeObject } from '../../machinery/object.js'
 import { type ControllerSelectorRules, immutableSelector, nonNegative, validateControllerSelector } from './selector.js'
 import { defaultTemplate, setIfAbsent, specOf, validateLongRunningTemplate } from './template.js'
 

@@ -4,12 +4,12 @@
  * accepts and that matches the template), plus the small field rules
  * (non-negative, immutable) the workload validators repeat.
  */
-import { type LabelSelector, labelSelectorFromObject, type LabelSelectorObject } from '../../registry/label-selector.js'
+import { type LabelSelector, labelSelectorFromObject, type LabelSelectorObject } from '../../machinery/label-selector.js'
 import { sameJson } from '../../registry/subresources.js'
-import { type FieldError, type FieldPath, invalid, required } from '../../validation/field.js'
-import { goLabelSelector, goStringMap } from '../../validation/go-format.js'
+import { type FieldError, type FieldPath, invalid, required } from '../../machinery/field.js'
+import { goLabelSelector, goStringMap } from '../../machinery/go-format.js'
 import { selectsEverything, validateLabelSelector } from '../../validation/label-selector.js'
-import { isPlainObject } from '../object.js'
+import { isPlainObject } from '../../machinery/object.js'
 
 type Obj = Record<string, unknown>
 

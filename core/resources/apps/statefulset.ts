@@ -4,11 +4,11 @@
  * template's pod spec is not validated here beyond its restart policy and
  * deadline (its volumes may name claims from volumeClaimTemplates).
  */
-import { fieldPath, type FieldError, type FieldPath, forbiddenField, invalid, notSupported, required } from '../../validation/field.js'
-import { GoLiteral, goIntOrStringText, goStrategy } from '../../validation/go-format.js'
+import { fieldPath, type FieldError, type FieldPath, forbiddenField, invalid, notSupported, required } from '../../machinery/field.js'
+import { GoLiteral, goIntOrStringText, goStrategy } from '../../machinery/go-format.js'
 import { validateAnnotations, validateLabels } from '../../validation/object-meta.js'
 import { objects } from '../core/pod-spec-defaults.js'
-import { isPlainObject, type KubeObject } from '../object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { intOrPercentValue, notMoreThan100Percent, validatePositiveIntOrPercent } from './int-or-percent.js'
 import { nonNegative, semanticEqual, validateControllerSelector } from './selector.js'
 import { alwaysRestartRules, defaultTemplate, objectAt, setIfAbsent, specOf } from './template.js'

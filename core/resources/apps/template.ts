@@ -3,10 +3,10 @@
  * Deployment, DaemonSet, ReplicationController): a valid template whose pods
  * restart always and carry no deadline.
  */
-import { type FieldError, type FieldPath, forbiddenField, notSupported } from '../../validation/field.js'
+import { type FieldError, type FieldPath, forbiddenField, notSupported } from '../../machinery/field.js'
 import { applyPodSpecDefaults } from '../core/pod-spec-defaults.js'
 import { type PodSpecValidationOptions, validatePodTemplateSpec } from '../core/pod-spec-validation.js'
-import { isPlainObject } from '../object.js'
+import { isPlainObject } from '../../machinery/object.js'
 
 type Obj = Record<string, unknown>
 

@@ -3,7 +3,7 @@
  * pkg/apis/autoscaling/v2/defaults.go): at least one replica, a CPU target
  * when no metric is named, and a behavior filled in wherever one is given.
  */
-import { isPlainObject, type KubeObject } from '../object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 
 /** The utilization target of an autoscaler that names no metric. */
 export const DEFAULT_CPU_UTILIZATION = 80

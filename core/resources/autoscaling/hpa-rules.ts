@@ -3,11 +3,11 @@
  * pkg/apis/autoscaling/validation): replica bounds, the scale target, each
  * metric with exactly its own source, and the scaling behavior.
  */
-import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, notSupported, required } from '../../validation/field.js'
-import { isDNS1123Label, isQualifiedName, isValidPathSegmentName } from '../../validation/names.js'
+import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, notSupported, required } from '../../machinery/field.js'
+import { isDNS1123Label, isQualifiedName, isValidPathSegmentName } from '../../machinery/names.js'
 import { at, list, record, text } from '../columns/values.js'
 import { quantityValue } from '../core/pod-spec-resources.js'
-import { isPlainObject, type KubeObject } from '../object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 
 const MAX_PERIOD_SECONDS = 1800
 const MAX_STABILIZATION_WINDOW_SECONDS = 3600

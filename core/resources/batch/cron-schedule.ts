@@ -5,7 +5,7 @@
  * names, the `@hourly`-style descriptors and `@every <duration>`, optionally
  * led by `TZ=<zone>` or `CRON_TZ=<zone>`. Returns the parser's error text.
  */
-import { parseGoDuration } from '../../options/duration.js'
+import { parseGoDuration } from '../../machinery/duration.js'
 import { loadLocationError } from './time-zone.js'
 
 interface Bounds {

@@ -3,12 +3,12 @@
  * schedule, the time zone, the concurrency policy and a job template whose
  * selector the server will generate.
  */
-import { fieldPath, type FieldError, type FieldPath, invalid, notSupported, required } from '../../validation/field.js'
-import { goLabelSelector } from '../../validation/go-format.js'
+import { fieldPath, type FieldError, type FieldPath, invalid, notSupported, required } from '../../machinery/field.js'
+import { goLabelSelector } from '../../machinery/go-format.js'
 import { nonNegative } from '../apps/selector.js'
 import { defaultTemplate, objectAt, setIfAbsent, specOf } from '../apps/template.js'
 import type { PodSpecValidationOptions } from '../core/pod-spec-validation.js'
-import { isPlainObject, type KubeObject } from '../object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { cronScheduleError } from './cron-schedule.js'
 import { defaultPodFailurePolicy } from './job.js'
 import { validateJobSpecFields } from './job-spec.js'

@@ -3,12 +3,12 @@
  * template (upstream's validateJobSpec): the counters, the completion mode and
  * its limits, the pod replacement policy, and a template whose pods end.
  */
-import { type FieldError, type FieldPath, invalid, isSet, notSupported, required, tooLong } from '../../validation/field.js'
-import { isDNS1123Subdomain } from '../../validation/names.js'
+import { type FieldError, type FieldPath, invalid, isSet, notSupported, required, tooLong } from '../../machinery/field.js'
+import { isDNS1123Subdomain } from '../../machinery/names.js'
 import { nonNegative } from '../apps/selector.js'
 import { podSpecOf } from '../apps/template.js'
 import { type PodSpecValidationOptions, validatePodTemplateSpec } from '../core/pod-spec-validation.js'
-import { isPlainObject } from '../object.js'
+import { isPlainObject } from '../../machinery/object.js'
 
 type Obj = Record<string, unknown>
 

@@ -3,15 +3,15 @@
  * generates from the job's uid (unless spec.manualSelector is true),
  * ValidateJob, and what an update may change.
  */
-import { fieldPath, type FieldError, type FieldPath, invalid, required } from '../../validation/field.js'
-import { isDNS1123Label } from '../../validation/names.js'
-import { goLabelSelector, goStringMap } from '../../validation/go-format.js'
+import { fieldPath, type FieldError, type FieldPath, invalid, required } from '../../machinery/field.js'
+import { isDNS1123Label } from '../../machinery/names.js'
+import { goLabelSelector, goStringMap } from '../../machinery/go-format.js'
 import { validateLabelSelector } from '../../validation/label-selector.js'
 import { immutableField, immutableSelector, parseSelector, selectorMatchesTemplate, templateLabels } from '../apps/selector.js'
 import { defaultTemplate, objectAt, setIfAbsent, specOf } from '../apps/template.js'
 import { objects } from '../core/pod-spec-defaults.js'
 import type { PodSpecValidationOptions } from '../core/pod-spec-validation.js'
-import { isPlainObject, type KubeObject } from '../object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { validateJobSpecFields } from './job-spec.js'
 
 type Obj = Record<string, unknown>

@@ -5,7 +5,7 @@
  */
 import { age } from '../../registry/human-duration.js'
 import type { TableColumn } from '../catalogue.js'
-import type { KubeObject } from '../object.js'
+import type { KubeObject } from '../../machinery/object.js'
 
 type ColumnType = TableColumn['type']
 

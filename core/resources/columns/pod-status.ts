@@ -5,7 +5,7 @@
  * counted as containers, and `Terminating` once the pod is being deleted.
  */
 import { humanDuration } from '../../registry/human-duration.js'
-import type { KubeObject } from '../object.js'
+import type { KubeObject } from '../../machinery/object.js'
 import { at, int, list, text } from './values.js'
 
 export interface PodSummary {

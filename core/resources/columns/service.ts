@@ -4,7 +4,7 @@
  * without an address yet). Values upstream's defaulting would fill (type
  * ClusterIP, protocol TCP) are read as their defaults when absent.
  */
-import type { KubeObject } from '../object.js'
+import type { KubeObject } from '../../machinery/object.js'
 import { at, int, list, text } from './values.js'
 
 export function serviceType(svc: KubeObject): string {

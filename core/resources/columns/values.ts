@@ -2,7 +2,7 @@
  * Reading fields of stored objects for table cells: objects are plain JSON
  * whose shape was checked on the way in, but any field may be absent.
  */
-import { isPlainObject } from '../object.js'
+import { isPlainObject } from '../../machinery/object.js'
 
 /** The value at a path of field names and list indexes, or undefined. */
 export function at(obj: unknown, ...path: (string | number)[]): unknown {

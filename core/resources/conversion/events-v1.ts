@@ -4,7 +4,7 @@
  * involvedObject, note is message, deprecatedCount is count, and so on.
  */
 import type { LocalVersionConversion } from '../catalogue.js'
-import type { KubeObject } from '../object.js'
+import type { KubeObject } from '../../machinery/object.js'
 
 /** events.k8s.io field -> core field; the rest (action, reason, type, eventTime, series, related, reportingInstance) share names. */
 const RENAMES: readonly [events: string, core: string][] = [

@@ -7,7 +7,7 @@
  */
 import type { LocalVersionConversion } from '../catalogue.js'
 import { at, list, record, text } from '../columns/values.js'
-import { isPlainObject, type KubeObject } from '../object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 
 const METRICS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/metrics'
 const CURRENT_METRICS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/current-metrics'

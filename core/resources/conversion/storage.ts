@@ -15,7 +15,7 @@
  * object the selector refuses.
  */
 import type { VersionConversion } from '../catalogue.js'
-import type { KubeObject } from '../object.js'
+import type { KubeObject } from '../../machinery/object.js'
 import type { ListOptions, ListResult, Storage, StorageEvent, TryUpdate, Watcher, WatchOptions } from '../../storage/interface.js'
 
 type Converted = KubeObject | Promise<KubeObject>

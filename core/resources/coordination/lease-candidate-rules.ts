@@ -5,10 +5,10 @@
  * than the binary; the OldestEmulationVersion strategy needs the emulated
  * version, which it compares.
  */
-import { type FieldError, fieldPath, invalid, notSupported, required } from '../../validation/field.js'
-import { isQualifiedName } from '../../validation/names.js'
+import { type FieldError, fieldPath, invalid, notSupported, required } from '../../machinery/field.js'
+import { isQualifiedName } from '../../machinery/names.js'
 import { record, text } from '../columns/values.js'
-import type { KubeObject } from '../object.js'
+import type { KubeObject } from '../../machinery/object.js'
 
 export const OLDEST_EMULATION_VERSION = 'OldestEmulationVersion'
 

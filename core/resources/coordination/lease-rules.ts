@@ -3,10 +3,10 @@
  * counters are never negative, and a preferred holder only means something
  * under a coordinated strategy.
  */
-import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, notSupported } from '../../validation/field.js'
-import { isQualifiedName } from '../../validation/names.js'
+import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, notSupported } from '../../machinery/field.js'
+import { isQualifiedName } from '../../machinery/names.js'
 import { record, text } from '../columns/values.js'
-import { isPlainObject, type KubeObject } from '../object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 
 /** The strategies Kubernetes itself defines; others must be qualified names (`example.com/mine`). */
 const KNOWN_STRATEGIES = ['OldestEmulationVersion']

@@ -3,12 +3,12 @@
  * A Binding assigns a pod to a node (the pods strategy will carry it out);
  * component statuses report the health of the control plane's parts.
  */
-import { methodNotSupported } from '../../http/status-error.js'
+import { methodNotSupported } from '../../machinery/status-error.js'
 import type { ResourceEntry } from '../catalogue.js'
 import { column, nameColumn } from '../columns/common.js'
 import { at, list, text } from '../columns/values.js'
 import { defineResource } from '../define.js'
-import type { KubeObject } from '../object.js'
+import type { KubeObject } from '../../machinery/object.js'
 import { anyName } from '../names.js'
 
 export const bindings: ResourceEntry = defineResource({

@@ -1,9 +1,9 @@
-import { type FieldError, fieldPath, invalid, tooLong } from '../../validation/field.js'
-import { isDNS1123Subdomain } from '../../validation/names.js'
+import { type FieldError, fieldPath, invalid, tooLong } from '../../machinery/field.js'
+import { isDNS1123Subdomain } from '../../machinery/names.js'
 import { ALL_VERBS, type ResourceEntry } from '../catalogue.js'
 import { ageColumn, nameColumn } from '../columns/common.js'
 import { defineResource } from '../define.js'
-import { isPlainObject, type KubeObject } from '../object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { dataCount, decodedLength, MAX_DATA_SIZE, utf8Length, validateDataMap, validateImmutableData } from './data-maps.js'
 
 function validateConfigMap(obj: KubeObject): FieldError[] {

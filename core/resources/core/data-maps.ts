@@ -1,7 +1,7 @@
 /** Rules ConfigMaps and Secrets share: data keys, total size, immutability. */
-import { isPlainObject, type KubeObject } from '../object.js'
-import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, typeInvalid } from '../../validation/field.js'
-import { isConfigMapKey } from '../../validation/names.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
+import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, typeInvalid } from '../../machinery/field.js'
+import { isConfigMapKey } from '../../machinery/names.js'
 
 /** Upstream's MaxSecretSize, which ConfigMaps share. */
 export const MAX_DATA_SIZE = 1024 * 1024

@@ -10,7 +10,7 @@ import { at, int, text } from '../columns/values.js'
 import { defineResource } from '../define.js'
 import { validateLegacyEvent } from '../events/event-rules.js'
 import { pathSegmentName } from '../names.js'
-import type { KubeObject } from '../object.js'
+import type { KubeObject } from '../../machinery/object.js'
 
 function firstSeen(ev: KubeObject, now: Date): string {
   return age(text(ev['firstTimestamp']) || text(ev['eventTime']), now)

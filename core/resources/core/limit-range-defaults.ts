@@ -1,5 +1,5 @@
 /** The defaults of a LimitRange (upstream's SetDefaults_LimitRangeItem). */
-import { isPlainObject, type KubeObject } from '../object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 
 /** A Container item's default limit comes from max, its default request from default, else from min. */
 export function defaultLimitRangeItems(limitRange: KubeObject): void {

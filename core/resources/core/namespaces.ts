@@ -3,12 +3,12 @@
  * it Terminating, and the namespace lifecycle controller empties it and then
  * lets it go (upstream's namespace strategy and namespace controller).
  */
-import { type FieldError, fieldPath, invalid, typeInvalid } from '../../validation/field.js'
-import { isDNS1123Label, isQualifiedName } from '../../validation/names.js'
+import { type FieldError, fieldPath, invalid, typeInvalid } from '../../machinery/field.js'
+import { isDNS1123Label, isQualifiedName } from '../../machinery/names.js'
 import type { ResourceEntry } from '../catalogue.js'
 import { ageColumn, nameColumn } from '../columns/common.js'
 import { defineResource, NO_DELETECOLLECTION, statusSubresource } from '../define.js'
-import { formatTimestamp, isPlainObject, type KubeObject } from '../object.js'
+import { formatTimestamp, isPlainObject, type KubeObject } from '../../machinery/object.js'
 
 export const NAMESPACE_FINALIZER = 'kubernetes'
 export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name'

@@ -3,7 +3,7 @@ import type { ResourceEntry } from '../catalogue.js'
 import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
 import { at, list, record, text } from '../columns/values.js'
 import { connectSubresource, defineResource, PROXY_VERBS, statusSubresource } from '../define.js'
-import type { KubeObject } from '../object.js'
+import type { KubeObject } from '../../machinery/object.js'
 
 const ROLE_LABEL_PREFIX = 'node-role.kubernetes.io/'
 const ROLE_LABEL = 'kubernetes.io/role'

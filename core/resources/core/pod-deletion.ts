@@ -4,7 +4,7 @@
  * terminationGracePeriodSeconds; a pod never scheduled, or already finished,
  * has nothing to stop and goes at once.
  */
-import { isPlainObject, type KubeObject } from '../object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 
 /** Upstream's default terminationGracePeriodSeconds. */
 const DEFAULT_GRACE_PERIOD_SECONDS = 30

@@ -12,8 +12,8 @@ import {
   notFoundField,
   notSupported,
   required,
-} from '../../validation/field.js'
-import { isPlainObject } from '../object.js'
+} from '../../machinery/field.js'
+import { isPlainObject } from '../../machinery/object.js'
 import { objects } from './pod-spec-defaults.js'
 import { validateResources } from './pod-spec-resources.js'
 

@@ -4,7 +4,7 @@
  * templates and the workload controllers' templates. What only a pod gets
  * (enableServiceLinks, requests copied from limits) is in `applyPodDefaults`.
  */
-import { isPlainObject } from '../object.js'
+import { isPlainObject } from '../../machinery/object.js'
 
 type Obj = Record<string, unknown>
 

@@ -4,9 +4,9 @@
  * Quantity syntax itself is the decoder's (schema/go-values.ts): a malformed
  * quantity never reaches here.
  */
-import { type FieldError, type FieldPath, invalid } from '../../validation/field.js'
-import { isQualifiedName } from '../../validation/names.js'
-import { isPlainObject } from '../object.js'
+import { type FieldError, type FieldPath, invalid } from '../../machinery/field.js'
+import { isQualifiedName } from '../../machinery/names.js'
+import { isPlainObject } from '../../machinery/object.js'
 import { objects } from './pod-spec-defaults.js'
 
 const BINARY: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 }

@@ -3,8 +3,8 @@
  * except for its images, a shorter active deadline, added tolerations,
  * removed scheduling gates and a negative grace period raised to 1.
  */
-import { type FieldError, type FieldPath, forbiddenField, invalid } from '../../validation/field.js'
-import { cloneJson, isPlainObject } from '../object.js'
+import { type FieldError, type FieldPath, forbiddenField, invalid } from '../../machinery/field.js'
+import { cloneJson, isPlainObject } from '../../machinery/object.js'
 import { objects } from './pod-spec-defaults.js'
 
 type Obj = Record<string, unknown>

@@ -4,10 +4,10 @@
  * from. A pod additionally needs each container's image (`validatePod`);
  * a template may leave it to be filled in later.
  */
-import { duplicate, type FieldError, type FieldPath, forbiddenField, invalid, notSupported, required } from '../../validation/field.js'
-import { isDNS1123Label, isDNS1123Subdomain } from '../../validation/names.js'
+import { duplicate, type FieldError, type FieldPath, forbiddenField, invalid, notSupported, required } from '../../machinery/field.js'
+import { isDNS1123Label, isDNS1123Subdomain } from '../../machinery/names.js'
 import { validateAnnotations, validateLabels } from '../../validation/object-meta.js'
-import { isPlainObject } from '../object.js'
+import { isPlainObject } from '../../machinery/object.js'
 import { type PodSpecValidationOptions, validateContainer, validateIds } from './pod-spec-containers.js'
 import { objects } from './pod-spec-defaults.js'
 import { validateVolumes } from './pod-spec-volumes.js'

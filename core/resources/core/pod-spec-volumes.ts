@@ -1,7 +1,7 @@
 /** A pod's volumes (upstream's ValidateVolumes): unique DNS-label names, exactly one source each. */
-import { duplicate, type FieldError, type FieldPath, forbiddenField, invalid, required } from '../../validation/field.js'
-import { isDNS1123Label } from '../../validation/names.js'
-import { isPlainObject } from '../object.js'
+import { duplicate, type FieldError, type FieldPath, forbiddenField, invalid, required } from '../../machinery/field.js'
+import { isDNS1123Label } from '../../machinery/names.js'
+import { isPlainObject } from '../../machinery/object.js'
 import { objects, volumeSourceKeys } from './pod-spec-defaults.js'
 
 const FILE_MODE_ERROR = 'must be a number between 0 and 0777 (octal), both inclusive'

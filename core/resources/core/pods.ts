@@ -3,13 +3,13 @@
  * eviction, graceful deletion, status and resize) is upstream's pod
  * strategy; the hooks belong in `strategy` below.
  */
-import { type FieldError, fieldPath, forbiddenField } from '../../validation/field.js'
+import { type FieldError, fieldPath, forbiddenField } from '../../machinery/field.js'
 import type { ResourceEntry, StrategyContext } from '../catalogue.js'
 import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
 import { podSummary, readinessGates } from '../columns/pod-status.js'
 import { at, text } from '../columns/values.js'
 import { connectSubresource, defineResource, PROXY_VERBS, statusSubresource } from '../define.js'
-import { formatTimestamp, isPlainObject, type KubeObject } from '../object.js'
+import { formatTimestamp, isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { applyPodDefaults } from './pod-spec-defaults.js'
 import { podGracePeriod } from './pod-deletion.js'
 import { podQOSClass } from './pod-spec-resources.js'

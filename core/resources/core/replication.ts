@@ -1,6 +1,6 @@
 /** PodTemplates and ReplicationControllers, the core group's pod templates and their oldest controller. */
-import { type FieldError, fieldPath, invalid, required } from '../../validation/field.js'
-import { goStringMap } from '../../validation/go-format.js'
+import { type FieldError, fieldPath, invalid, required } from '../../machinery/field.js'
+import { goStringMap } from '../../machinery/go-format.js'
 import { nonNegative, templateLabels } from '../apps/selector.js'
 import { objectAt, setIfAbsent, specOf, validateLongRunningTemplate } from '../apps/template.js'
 import type { ResourceEntry, StrategyContext } from '../catalogue.js'
@@ -8,7 +8,7 @@ import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
 import { containerCells, formatLabels } from '../columns/format.js'
 import { at, int } from '../columns/values.js'
 import { defineResource, scaleSubresource, statusSubresource } from '../define.js'
-import { isPlainObject, type KubeObject } from '../object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { applyPodSpecDefaults } from './pod-spec-defaults.js'
 import { validatePodTemplateSpec } from './pod-spec-validation.js'
 

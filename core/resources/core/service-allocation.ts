@@ -5,12 +5,12 @@
  * here the same happens in the store's begin and finish hooks. Upstream keeps the taken values in
  * storage as bitmaps; here they are rebuilt from the stored services at start.
  */
-import { internalError } from '../../http/status-error.js'
+import { internalError } from '../../machinery/status-error.js'
 import type { StoreHooks } from '../../registry/store-hooks.js'
 import type { ResourceStore } from '../../registry/store.js'
-import { type FieldError, fieldPath, invalid, invalidError } from '../../validation/field.js'
-import { goStrings } from '../../validation/go-format.js'
-import type { KubeObject } from '../object.js'
+import { type FieldError, fieldPath, invalid, invalidError } from '../../machinery/field.js'
+import { goStrings } from '../../machinery/go-format.js'
+import type { KubeObject } from '../../machinery/object.js'
 import { isHeadless, needsClusterIP, needsNodePorts, serviceSpec, servicePorts, stringList, type ServiceSpec } from './service-defaults.js'
 import { type AllocationFailure, canonicalIP, type IPFamily, IPRange, parseCIDR, parseIP, PortRange, type PortSpan } from './service-ranges.js'
 

@@ -3,7 +3,7 @@
  * services strategy's normalisation). The IP-family fields depend on the
  * allocated addresses and are filled where those are taken (service-allocation.ts).
  */
-import { isPlainObject, type KubeObject } from '../object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 
 export type ServiceSpec = Record<string, unknown>
 export type ServicePort = Record<string, unknown>

@@ -3,11 +3,11 @@
  * ValidateServiceUpdate word them. Whether a requested address or node port
  * is in range and free is the allocator's question (service-allocation.ts).
  */
-import { duplicate, type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, notSupported, required } from '../../validation/field.js'
-import { GoLiteral, goStrings } from '../../validation/go-format.js'
-import { isDNS1123Label, isDNS1123Subdomain } from '../../validation/names.js'
+import { duplicate, type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, notSupported, required } from '../../machinery/field.js'
+import { GoLiteral, goStrings } from '../../machinery/go-format.js'
+import { isDNS1123Label, isDNS1123Subdomain } from '../../machinery/names.js'
 import { validateLabels } from '../../validation/object-meta.js'
-import type { KubeObject } from '../object.js'
+import type { KubeObject } from '../../machinery/object.js'
 import { isHeadless, type ServicePort, type ServiceSpec, serviceSpec, servicePorts, stringList } from './service-defaults.js'
 import { parseIP } from './service-ranges.js'
 

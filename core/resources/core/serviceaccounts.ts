@@ -1,9 +1,9 @@
-import { type FieldError, fieldPath, typeInvalid } from '../../validation/field.js'
-import { isDNS1123Subdomain } from '../../validation/names.js'
+import { type FieldError, fieldPath, typeInvalid } from '../../machinery/field.js'
+import { isDNS1123Subdomain } from '../../machinery/names.js'
 import { ALL_VERBS, type ResourceEntry } from '../catalogue.js'
 import { ageColumn, nameColumn } from '../columns/common.js'
 import { defineResource } from '../define.js'
-import type { KubeObject } from '../object.js'
+import type { KubeObject } from '../../machinery/object.js'
 
 function validateServiceAccount(obj: KubeObject): FieldError[] {
   const errs: FieldError[] = []

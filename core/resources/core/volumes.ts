@@ -3,7 +3,7 @@ import type { ResourceEntry } from '../catalogue.js'
 import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
 import { at, list, quantity, text } from '../columns/values.js'
 import { defineResource, statusSubresource } from '../define.js'
-import type { KubeObject } from '../object.js'
+import type { KubeObject } from '../../machinery/object.js'
 
 /** `RWO,ROX,RWX,RWOP` in that order, as upstream's GetAccessModesAsString. */
 function accessModes(modes: unknown): string {

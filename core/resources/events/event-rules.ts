@@ -6,11 +6,11 @@
  * are the core ones whichever API was called, as upstream reports them.
  */
 import { sameJson } from '../../registry/subresources.js'
-import { type FieldError, fieldPath, invalid, required } from '../../validation/field.js'
-import { formatValue, type GoField, goStruct, goTime } from '../../validation/go-format.js'
-import { isQualifiedName } from '../../validation/names.js'
+import { type FieldError, fieldPath, invalid, required } from '../../machinery/field.js'
+import { formatValue, type GoField, goStruct, goTime } from '../../machinery/go-format.js'
+import { isQualifiedName } from '../../machinery/names.js'
 import { at, record, text } from '../columns/values.js'
-import type { KubeObject } from '../object.js'
+import type { KubeObject } from '../../machinery/object.js'
 
 const REPORTING_INSTANCE_MAX = 128
 const ACTION_MAX = 128

@@ -9,7 +9,7 @@ import { ageColumn, column, nameColumn } from '../columns/common.js'
 import { labelSelectorText } from '../columns/format.js'
 import { at, list, text, textAt } from '../columns/values.js'
 import { defineResource, statusSubresource } from '../define.js'
-import type { KubeObject } from '../object.js'
+import type { KubeObject } from '../../machinery/object.js'
 import {
   applyBindingDefaults,
   applyPolicyDefaults,

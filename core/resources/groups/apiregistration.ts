@@ -7,7 +7,7 @@ import type { ResourceEntry } from '../catalogue.js'
 import { ageColumn, column, nameColumn } from '../columns/common.js'
 import { at, list, text } from '../columns/values.js'
 import { defineResource, statusSubresource } from '../define.js'
-import type { KubeObject } from '../object.js'
+import type { KubeObject } from '../../machinery/object.js'
 import { pathSegmentName } from '../names.js'
 
 /** `True`, or `False (reason)`, from the Available condition; `Unknown` without one. */

@@ -9,7 +9,7 @@ import { containerCells, formatLabels, formatLabelSelector, labelSelectorText } 
 import { at, int } from '../columns/values.js'
 import { defineResource, scaleSubresource, statusSubresource } from '../define.js'
 import { dnsLabelName } from '../names.js'
-import type { KubeObject } from '../object.js'
+import type { KubeObject } from '../../machinery/object.js'
 
 /** spec.replicas as upstream's defaulting leaves it: 1 when unset. */
 export function desiredReplicas(obj: KubeObject): number {

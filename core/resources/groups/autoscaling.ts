@@ -12,7 +12,7 @@ import { applyHpaV1Defaults, applyHpaV2Defaults } from '../autoscaling/hpa-defau
 import { clearStatus, validateHorizontalPodAutoscaler } from '../autoscaling/hpa-rules.js'
 import { hpaV1Conversion, hpaV1ToV2 } from '../conversion/hpa-v1.js'
 import { defineResource, statusSubresource } from '../define.js'
-import type { KubeObject } from '../object.js'
+import type { KubeObject } from '../../machinery/object.js'
 
 const MAX_SHOWN_METRICS = 2
 

@@ -7,7 +7,7 @@ import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
 import { containerCells, formatLabelSelector, printBool } from '../columns/format.js'
 import { at, int, list, text, textAt } from '../columns/values.js'
 import { defineResource, statusSubresource } from '../define.js'
-import type { KubeObject } from '../object.js'
+import type { KubeObject } from '../../machinery/object.js'
 
 /** The pod spec rules that depend on the server (`--allow-privileged`). */
 const podOptions = (ctx: StrategyContext) => ({ allowPrivileged: ctx.allowPrivileged ?? false })

@@ -8,7 +8,7 @@ import type { ResourceEntry } from '../catalogue.js'
 import { ageColumn, column, nameColumn } from '../columns/common.js'
 import { at, list, text, textAt } from '../columns/values.js'
 import { defineResource, statusSubresource } from '../define.js'
-import { isPlainObject, type KubeObject } from '../object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { anyName } from '../names.js'
 
 /** `Approved,Issued`, `Denied`, `Pending` ..., as upstream summarizes the conditions. */

@@ -5,7 +5,7 @@ import { formatLabelSelector } from '../columns/format.js'
 import { loadBalancerAddresses } from '../columns/service.js'
 import { at, list, text, textAt } from '../columns/values.js'
 import { defineResource, statusSubresource } from '../define.js'
-import type { KubeObject } from '../object.js'
+import type { KubeObject } from '../../machinery/object.js'
 import { ipAddressName } from '../names.js'
 import {
   validateIPAddress,

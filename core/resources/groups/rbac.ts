@@ -9,7 +9,7 @@ import type { ResourceEntry, TableColumn } from '../catalogue.js'
 import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
 import { at, list, text } from '../columns/values.js'
 import { defineResource } from '../define.js'
-import type { KubeObject } from '../object.js'
+import type { KubeObject } from '../../machinery/object.js'
 import { pathSegmentName } from '../names.js'
 import {
   applyBindingDefaults,

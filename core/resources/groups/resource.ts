@@ -3,7 +3,7 @@ import type { ResourceEntry } from '../catalogue.js'
 import { ageColumn, column, nameColumn } from '../columns/common.js'
 import { at, list, textAt } from '../columns/values.js'
 import { defineResource, statusSubresource } from '../define.js'
-import type { KubeObject } from '../object.js'
+import type { KubeObject } from '../../machinery/object.js'
 
 const GROUP = 'resource.k8s.io'
 

@@ -1,5 +1,5 @@
 /** scheduling.k8s.io/v1: priority classes. Their rules, the reserved system- names included, are in scheduling/. */
-import { forbidden } from '../../http/status-error.js'
+import { forbidden } from '../../machinery/status-error.js'
 import type { ResourceEntry } from '../catalogue.js'
 import { ageColumn, column, nameColumn } from '../columns/common.js'
 import { int, textAt } from '../columns/values.js'

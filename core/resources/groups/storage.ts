@@ -8,7 +8,7 @@ import type { ResourceEntry } from '../catalogue.js'
 import { ageColumn, column, nameColumn } from '../columns/common.js'
 import { at, list, quantity, text, textAt } from '../columns/values.js'
 import { defineResource, statusSubresource } from '../define.js'
-import type { KubeObject } from '../object.js'
+import type { KubeObject } from '../../machinery/object.js'
 import { dnsSubdomainName } from '../names.js'
 
 const GROUP = 'storage.k8s.io'

@@ -5,10 +5,10 @@
  */
 import { at, list, record, text } from '../columns/values.js'
 import { parseCIDR, parseIP, type CIDR } from '../core/service-ranges.js'
-import type { KubeObject } from '../object.js'
-import { type FieldError, type FieldPath, fieldPath, invalid, required } from '../../validation/field.js'
-import { GoLiteral, goStrings } from '../../validation/go-format.js'
-import { isDNS1123Subdomain, isValidPathSegmentName } from '../../validation/names.js'
+import type { KubeObject } from '../../machinery/object.js'
+import { type FieldError, type FieldPath, fieldPath, invalid, required } from '../../machinery/field.js'
+import { GoLiteral, goStrings } from '../../machinery/go-format.js'
+import { isDNS1123Subdomain, isValidPathSegmentName } from '../../machinery/names.js'
 
 export const CIDR_MESSAGE = 'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)'
 export const IMMUTABLE = 'field is immutable'

@@ -7,10 +7,10 @@
 import { at, list, record, text } from '../columns/values.js'
 import { portNameErrors } from '../core/pod-spec-containers.js'
 import { dns1035LabelName } from '../names.js'
-import type { KubeObject } from '../object.js'
-import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, isSet, notSupported, required, tooLong } from '../../validation/field.js'
-import { GoLiteral } from '../../validation/go-format.js'
-import { domainPrefixedPathErrors, isDNS1123Label, isDNS1123Subdomain, isValidPathSegmentName } from '../../validation/names.js'
+import type { KubeObject } from '../../machinery/object.js'
+import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, isSet, notSupported, required, tooLong } from '../../machinery/field.js'
+import { GoLiteral } from '../../machinery/go-format.js'
+import { domainPrefixedPathErrors, isDNS1123Label, isDNS1123Subdomain, isValidPathSegmentName } from '../../machinery/names.js'
 import { IMMUTABLE, isIP } from './addresses.js'
 
 const PATH_TYPES = ['Exact', 'ImplementationSpecific', 'Prefix']

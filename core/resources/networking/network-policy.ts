@@ -6,9 +6,9 @@
 import { at, list, record, text } from '../columns/values.js'
 import { portNameErrors } from '../core/pod-spec-containers.js'
 import { parseCIDR } from '../core/service-ranges.js'
-import type { KubeObject } from '../object.js'
-import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, isSet, notSupported, required } from '../../validation/field.js'
-import { goStrings } from '../../validation/go-format.js'
+import type { KubeObject } from '../../machinery/object.js'
+import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, isSet, notSupported, required } from '../../machinery/field.js'
+import { goStrings } from '../../machinery/go-format.js'
 import { validateLabelSelector } from '../../validation/label-selector.js'
 import { checkCIDR, strictSubset } from './addresses.js'
 

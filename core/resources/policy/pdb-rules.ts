@@ -3,9 +3,9 @@
  * pkg/apis/policy/validation): one budget, minAvailable or maxUnavailable,
  * each a non-negative count or a percentage up to 100%.
  */
-import { type FieldError, type FieldPath, fieldPath, invalid, notSupported } from '../../validation/field.js'
+import { type FieldError, type FieldPath, fieldPath, invalid, notSupported } from '../../machinery/field.js'
 import { record } from '../columns/values.js'
-import type { KubeObject } from '../object.js'
+import type { KubeObject } from '../../machinery/object.js'
 import { labelSelectorUpdateOptions, type LabelSelectorValidationOptions, validateLabelSelector } from '../../validation/label-selector.js'
 import { notMoreThan100Percent, validatePositiveIntOrPercent } from '../apps/int-or-percent.js'
 

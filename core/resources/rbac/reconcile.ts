@@ -6,7 +6,7 @@
  * are added, nothing is ever taken away, and an object annotated
  * `rbac.authorization.kubernetes.io/autoupdate: "false"` is left alone.
  */
-import { isPlainObject, type KubeObject } from '../object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import type { LabelSelectorData, PolicyRule, Subject } from './bootstrap-policy-types.js'
 import { uncoveredRules } from './policy-comparator.js'
 import { semanticEqual } from './semantic-equal.js'

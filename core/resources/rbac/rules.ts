@@ -3,12 +3,12 @@
  * the rbac/v1 defaults). Whether the writer may grant what a role or binding
  * holds (escalation) is the authorizer's question, not asked here.
  */
-import { type FieldError, type FieldPath, fieldPath, invalid, notSupported, required } from '../../validation/field.js'
-import { goStrings, goStruct } from '../../validation/go-format.js'
+import { type FieldError, type FieldPath, fieldPath, invalid, notSupported, required } from '../../machinery/field.js'
+import { goStrings, goStruct } from '../../machinery/go-format.js'
 import { validateLabelSelector } from '../../validation/label-selector.js'
-import { isDNS1123Subdomain, isValidPathSegmentName } from '../../validation/names.js'
+import { isDNS1123Subdomain, isValidPathSegmentName } from '../../machinery/names.js'
 import { at, list, record, text } from '../columns/values.js'
-import { isPlainObject, type KubeObject } from '../object.js'
+import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 
 export const RBAC_GROUP = 'rbac.authorization.k8s.io'
 

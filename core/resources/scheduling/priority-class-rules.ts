@@ -4,8 +4,8 @@
  * the `system-` names belong to the two classes the system defines, and a
  * class's value and preemption policy are fixed once created.
  */
-import { type FieldError, fieldPath, forbiddenField, invalid, notSupported, required } from '../../validation/field.js'
-import type { KubeObject } from '../object.js'
+import { type FieldError, fieldPath, forbiddenField, invalid, notSupported, required } from '../../machinery/field.js'
+import type { KubeObject } from '../../machinery/object.js'
 
 export const HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
 const SYSTEM_CRITICAL_PRIORITY = 2 * HIGHEST_USER_DEFINABLE_PRIORITY

@@ -3,7 +3,7 @@
  * resource.Quantity, metav1.Duration): what they accept, the stored form
  * they leave, and the error text their decoders give when they refuse.
  */
-import { parseGoDuration } from '../../options/duration.js'
+import { parseGoDuration } from '../../machinery/duration.js'
 import { canonicalQuantity } from './quantity.js'
 
 /** Go's text for a value a string decoder refused: `json: cannot unmarshal number into Go value of type string`. */

@@ -8,9 +8,9 @@
  * in their stored form. Strict field validation (refusing unknown fields) is
  * a separate choice of the request.
  */
-import { badRequest } from '../../http/status-error.js'
-import { illegalBase64Index } from '../core/base64.js'
-import { isPlainObject } from '../object.js'
+import { badRequest } from '../../machinery/status-error.js'
+import { illegalBase64Index } from '../../encoding/base64.js'
+import { isPlainObject } from '../../machinery/object.js'
 import type { JsonForms, TypeDef, TypeRef, TypeTable } from './model.js'
 import { jsonFormOf } from './model.js'
 import { durationError, notAString, parseQuantity, parseTime } from './go-values.js'

@@ -15,7 +15,7 @@
  * Durability: a write is acknowledged after its INSERT commits to the
  * write-ahead log (schema.ts explains `synchronous`).
  */
-import type { KubeObject } from '../../resources/object.js'
+import type { KubeObject } from '../../machinery/object.js'
 import { jsonCodec, type ObjectCodec } from '../codec.js'
 import { CONTINUE_AT_LATEST, decodeContinue, encodeContinue } from '../continue-token.js'
 import type {

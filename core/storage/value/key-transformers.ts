@@ -5,7 +5,7 @@
  * and a backend asks for the key it reads or writes. A key under no known
  * prefix, or with no rule for its resource, goes through `fallback`.
  */
-import type { HealthCheck } from '../../api/health.js'
+import type { HealthCheck } from '../../lifecycle/health-check.js'
 import type { StorageResource } from '../factory.js'
 import type { ValueTransformer } from './transformer.js'
 

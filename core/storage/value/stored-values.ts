@@ -4,7 +4,7 @@
  * codec's bytes, never the stored ones (a transformer with a fresh nonce
  * makes those differ every time), and writes whenever the read was stale.
  */
-import type { KubeObject } from '../../resources/object.js'
+import type { KubeObject } from '../../machinery/object.js'
 import type { ObjectCodec } from '../codec.js'
 import { StorageError } from '../interface.js'
 import { type FromStorage, keyContext, type ValueTransformer } from './transformer.js'

@@ -3,7 +3,7 @@
  * daemon keeps checking until etcd answers, and gives up with the last reason
  * once the deadline passes, so an operator sees why the server is not ready.
  */
-import { formatGoDuration } from '../../../core/options/duration.js'
+import { formatGoDuration } from '../../../core/machinery/duration.js'
 
 export interface ReadinessWait {
   /** The whole wait (`--storage-initialization-timeout`). */

@@ -7,7 +7,7 @@
  * from its etcd, as upstream.
  */
 import { builtinStoragePath } from '../../../core/resources/builtin.js'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 import type { StorageFactory } from '../../../core/storage/factory.js'
 import type {
   ListOptions,

@@ -15,7 +15,7 @@
  *   (etcd-watch-progress.ts says how it is known, also for a quiet range).
  */
 import type { IEvent, IKeyValue, IWatchResponse, WatchClient } from 'etcd3'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 import { StorageError, type StorageEvent, type StorageEventType, type Watcher, type WatchOptions } from '../../../core/storage/interface.js'
 import { parseResourceVersion, watchCompacted } from './etcd-errors.js'
 import { keyRange, int64 } from './etcd-kv.js'

@@ -13,7 +13,7 @@
  * linearizable; "0" may be served by any member.
  */
 import type { Etcd3, ICompare, IKeyValue, IRangeRequest, IRangeResponse, IRequestOp, ITxnResponse } from 'etcd3'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 import type { ObjectCodec } from '../../../core/storage/codec.js'
 import { CONTINUE_AT_LATEST, decodeContinue, encodeContinue } from '../../../core/storage/continue-token.js'
 import {

@@ -1,9 +1,9 @@
 /** Admission attributes for the plugin tables: a request on `entry` by `user`, nothing else set. */
 import assert from 'node:assert/strict'
-import { StatusError } from '../../../core/http/status-error.js'
+import { StatusError } from '../../../core/machinery/status-error.js'
 import type { AdmissionAttributes } from '../../../core/admission/attributes.js'
 import type { ResourceEntry } from '../../../core/resources/catalogue.js'
-import type { KubeObject, UserInfo } from '../../../core/resources/object.js'
+import type { KubeObject, UserInfo } from '../../../core/machinery/object.js'
 
 export const ADMIN: UserInfo = { username: 'admin', groups: ['system:masters'] }
 

@@ -2,8 +2,8 @@
 import type { AdmissionAttributes, AdmissionOperation } from '../../../core/admission/attributes.js'
 import type { ObjectReader } from '../../../core/admission/object-index.js'
 import type { ResourceEntry } from '../../../core/resources/catalogue.js'
-import type { KubeObject } from '../../../core/resources/object.js'
-import { StatusError } from '../../../core/http/status-error.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
+import { StatusError } from '../../../core/machinery/status-error.js'
 
 export function attrs(
   entry: ResourceEntry,

@@ -5,7 +5,7 @@ import { certificateSigning } from '../../../core/admission/builtin/certificate-
 import { clusterTrustBundleAttest } from '../../../core/admission/builtin/cluster-trust-bundle-attest.js'
 import type { Attributes, Authorizer } from '../../../core/authz/authorizer.js'
 import { certificateSigningRequests } from '../../../core/resources/groups/certificates.js'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 import { attributes, forbiddenMessage } from './admission-fixture.js'
 
 /** Allows exactly the (verb, signer name) pairs given, and records what it was asked. */

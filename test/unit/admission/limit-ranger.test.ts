@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { applyContainerDefaults, claimViolations, podViolations } from '../../../core/admission/builtin/limit-range-checks.js'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 
 const range = (...limits: Record<string, unknown>[]): KubeObject => ({ metadata: { name: 'r' }, spec: { limits } })
 const pod = (...containers: Record<string, unknown>[]): KubeObject => ({ metadata: { name: 'p' }, spec: { containers } })

@@ -5,7 +5,7 @@ import { nodeRestriction } from '../../../core/admission/builtin/node-restrictio
 import { leases } from '../../../core/resources/groups/coordination.js'
 import { resourceSlices } from '../../../core/resources/groups/resource.js'
 import { csiNodes } from '../../../core/resources/groups/storage.js'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 import { attributes, forbiddenMessage } from './admission-fixture.js'
 
 const kubelet = { username: 'system:node:n1', groups: ['system:nodes'] }

@@ -6,9 +6,9 @@ import { evaluatorFor, podEvaluator, pvcEvaluator, serviceEvaluator } from '../.
 import { formatAmount, formatResourceList, parseAmount, prettyPrint, parseResourceList, add } from '../../../core/admission/quota/resource-list.js'
 import { podMatchesScope } from '../../../core/admission/quota/scopes.js'
 import type { AdmissionAttributes } from '../../../core/admission/attributes.js'
-import { StatusError } from '../../../core/http/status-error.js'
+import { StatusError } from '../../../core/machinery/status-error.js'
 import type { ResourceEntry } from '../../../core/resources/catalogue.js'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 
 const NOW = new Date('2026-01-01T00:00:00Z')
 const format = (list: ReturnType<typeof parseResourceList>) => formatResourceList(list)

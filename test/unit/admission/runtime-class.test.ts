@@ -2,9 +2,9 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { runtimeClassAdmission } from '../../../core/admission/builtin/runtime-class.js'
 import { mergeTolerations } from '../../../core/admission/builtin/merge-tolerations.js'
-import { StatusError } from '../../../core/http/status-error.js'
+import { StatusError } from '../../../core/machinery/status-error.js'
 import { pods } from '../../../core/resources/core/pods.js'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 import { attributes } from './admission-fixture.js'
 
 const classes: Record<string, KubeObject> = {

@@ -12,7 +12,7 @@ import { validatingWebhookAdmission } from '../../../core/admission/webhook/vali
 import { admissionReview, negotiateReviewVersion, readAdmissionAnswer } from '../../../core/admission/webhook/review.js'
 import { isExemptFromWebhooks, ruleMatches, type RuleTarget } from '../../../core/admission/webhook/rules.js'
 import { webhooksOf } from '../../../core/admission/webhook/webhook.js'
-import { StatusError } from '../../../core/http/status-error.js'
+import { StatusError } from '../../../core/machinery/status-error.js'
 
 const pods: RuleTarget = { operation: 'CREATE', group: '', version: 'v1', resource: 'pods', subresource: '', namespace: 'default' }
 

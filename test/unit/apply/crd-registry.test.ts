@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { ManagedFieldsEntry } from '../../../core/apply/index.js'
-import { StatusError } from '../../../core/http/status-error.js'
+import { StatusError } from '../../../core/machinery/status-error.js'
 import { applyConfiguration, recordUpdate } from '../../../core/registry/managed-fields.js'
 import { patchTypes, readPatch } from '../../../core/registry/patch-request.js'
 import type { RequestContext } from '../../../core/registry/request-context.js'
 import type { ResourceEntry } from '../../../core/resources/catalogue.js'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 import { API_VERSION, cronTab, cronTabSchema, TYPE_NAME } from './crd-fixtures.js'
 
 /** Only what the managed-fields and patch code read of a custom resource's entry. */

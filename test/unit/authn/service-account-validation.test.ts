@@ -6,7 +6,7 @@ import { jwtTokenAuthenticator, signToken } from '../../../core/authn/serviceacc
 import { staticKeySet } from '../../../core/authn/serviceaccount/key-set.js'
 import { loadSigningKey } from '../../../core/authn/serviceaccount/keys.js'
 import { boundTokenValidator, type TokenObjects } from '../../../core/authn/serviceaccount/validators.js'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 
 const NOW = new Date('2030-01-01T00:00:00Z')
 const obj = (name: string, uid: string, deletionTimestamp?: string): KubeObject => ({ metadata: { name, uid, ...(deletionTimestamp ? { deletionTimestamp } : {}) } }) as KubeObject

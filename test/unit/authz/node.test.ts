@@ -4,7 +4,7 @@ import type { Attributes } from '../../../core/authz/authorizer.js'
 import { NodeGraph } from '../../../core/authz/node-graph.js'
 import { persistentVolumeEdges, podEdges, volumeAttachmentEdges } from '../../../core/authz/node-references.js'
 import { nodeAuthorizer, nodeIdentity } from '../../../core/authz/node.js'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 
 const pod = (name: string, nodeName: string, spec: Record<string, unknown> = {}): KubeObject => ({
   apiVersion: 'v1',

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test'
 import { z } from 'zod'
 import { ConfigFileError, type ConfigKind, decodeConfig } from '../../../core/config/decode.js'
 import { goDuration } from '../../../core/config/fields.js'
-import { FieldPath, invalid } from '../../../core/validation/field.js'
+import { FieldPath, invalid } from '../../../core/machinery/field.js'
 
 const Example: ConfigKind<{ items: { name: string; timeout?: number }[] }> = {
   kind: 'ExampleConfiguration',

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test'
 import { type GraphEffects, type ObjectRef, OwnerGraph } from '../../../core/controllers/garbage-collector-graph.js'
 import { WorkQueue } from '../../../core/controllers/garbage-collector-queue.js'
 import type { ResourceEntry } from '../../../core/resources/catalogue.js'
-import type { KubeObject, OwnerReference } from '../../../core/resources/object.js'
+import type { KubeObject, OwnerReference } from '../../../core/machinery/object.js'
 
 const entry = { resource: 'things', namespaced: true } as ResourceEntry
 const ref = (uid: string): ObjectRef => ({ entry, namespace: 'default', name: uid, uid })

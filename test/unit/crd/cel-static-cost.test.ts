@@ -10,7 +10,7 @@ import { describe, it } from 'node:test'
 import { type CelSchemaProps, compileRules } from '../../../core/crd/cel-rules.js'
 import { sizeNode } from '../../../core/crd/cel-sizes.js'
 import { costErrorMessage, expressionMaxCost } from '../../../core/crd/cel-static-cost.js'
-import { errorText, fieldPath } from '../../../core/validation/field.js'
+import { errorText, fieldPath } from '../../../core/machinery/field.js'
 import { crd, create, update, version } from '../resources/apiextensions/fixtures.js'
 
 /** The estimated cost of the one rule on `schema` (not a resource root), as upstream's schemaChecker reads it. */

@@ -4,7 +4,7 @@ import { customResourceColumns } from '../../../core/crd/columns.js'
 import { toTable } from '../../../core/registry/table.js'
 import type { CustomResourceColumnDefinition } from '../../../core/resources/apiextensions/types.js'
 import type { ResourceEntry } from '../../../core/resources/catalogue.js'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 
 const NOW = new Date('2024-05-01T12:00:00Z')
 

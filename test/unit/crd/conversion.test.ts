@@ -7,9 +7,9 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { customResourceConversion, type ConversionDeps } from '../../../core/crd/conversion.js'
 import type { WebhookClient, WebhookTarget } from '../../../core/crd/webhook-client.js'
-import { StatusError } from '../../../core/http/status-error.js'
+import { StatusError } from '../../../core/machinery/status-error.js'
 import type { CustomResourceConversion, CustomResourceDefinition } from '../../../core/resources/apiextensions/types.js'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 
 function crontabs(conversion?: CustomResourceConversion): CustomResourceDefinition {
   return {

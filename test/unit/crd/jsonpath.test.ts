@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { compileJsonPath, type JsonPath, jsonPathSyntaxError, validateSimpleJsonPath } from '../../../core/crd/jsonpath.js'
-import { errorText, fieldPath } from '../../../core/validation/field.js'
+import { errorText, fieldPath } from '../../../core/machinery/field.js'
 
 const OBJECT = {
   metadata: {

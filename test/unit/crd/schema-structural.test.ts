@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { JSONSchemaProps } from '../../../core/crd/schema.js'
 import { validateStructuralSchema } from '../../../core/crd/structural.js'
-import { errorText, fieldPath } from '../../../core/validation/field.js'
+import { errorText, fieldPath } from '../../../core/machinery/field.js'
 
 const root = fieldPath('spec').child('versions').index(0).child('schema').child('openAPIV3Schema')
 const P = 'spec.versions[0].schema.openAPIV3Schema'

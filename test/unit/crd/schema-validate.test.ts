@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { JSONSchemaProps } from '../../../core/crd/schema.js'
 import { validateObject } from '../../../core/crd/validate.js'
-import { errorText, FieldPath } from '../../../core/validation/field.js'
+import { errorText, FieldPath } from '../../../core/machinery/field.js'
 
 const schema: JSONSchemaProps = {
   type: 'object',

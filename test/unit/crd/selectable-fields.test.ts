@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { selectableFieldSet } from '../../../core/crd/selectable-fields.js'
-import { StatusError } from '../../../core/http/status-error.js'
+import { StatusError } from '../../../core/machinery/status-error.js'
 import { parseListQuery, selectableFields } from '../../../core/registry/list-query.js'
 import type { ResourceEntry } from '../../../core/resources/catalogue.js'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 
 const FIELDS = [
   { jsonPath: '.spec.color' },

@@ -5,7 +5,7 @@ import { byPrecedence, compileFlowSchema } from '../../../core/flowcontrol/class
 import { allocateSeats, DemandIntegrator, levelLimits } from '../../../core/flowcontrol/concurrency.js'
 import { dealHand, flowHash, QueueSet } from '../../../core/flowcontrol/queue-set.js'
 import type { RequestInfo } from '../../../core/http/request-info.js'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 
 const object = (kind: string, name: string, spec: Record<string, unknown>): KubeObject => ({ apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind, metadata: { name, uid: name }, spec })
 const schemas = BOOTSTRAP_FLOW_SCHEMAS.map((o) => object('FlowSchema', o.name, o.spec)).sort(byPrecedence).map(compileFlowSchema)

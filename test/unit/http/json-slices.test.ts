@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import { parseJsonWalk } from '../../../core/http/json-slices.js'
-import { runAtOnce, runInSlices } from '../../../core/http/time-slice.js'
+import { runAtOnce, runInSlices } from '../../../core/machinery/time-slice.js'
 
 /** What JSON.parse gives, or undefined when it throws. */
 function reference(text: string): { value: unknown } | undefined {

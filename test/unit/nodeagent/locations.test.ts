@@ -11,7 +11,7 @@ import { agentPort, agentTarget, preferredAddress } from '../../../core/nodeagen
 import { agentLogQuery, chooseContainer, parsePodLogOptions, validatePodLogOptions } from '../../../core/nodeagent/logs.js'
 import { splitSchemeNamePort } from '../../../core/nodeagent/proxy.js'
 import { agentPortQuery, agentStreamQuery, narrowToV5 } from '../../../core/nodeagent/streams.js'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 
 describe('isGlobalUnicast', () => {
   it('passes public and private addresses, refuses loopback, link-local, multicast, unspecified, broadcast and names', () => {

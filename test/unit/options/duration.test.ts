@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { parseGoDuration } from '../../../core/options/duration.js'
+import { parseGoDuration } from '../../../core/machinery/duration.js'
 
 describe('parseGoDuration (milliseconds)', () => {
   it('reads what time.ParseDuration reads', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { StatusError } from '../../../core/http/status-error.js'
+import { StatusError } from '../../../core/machinery/status-error.js'
 import { parseFieldSelector } from '../../../core/registry/field-selector.js'
 
 type Fields = Record<string, string>

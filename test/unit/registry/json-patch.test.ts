@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { applyJsonPatch, mergePatch, parseJsonPatch } from '../../../core/registry/json-patch.js'
-import { StatusError } from '../../../core/http/status-error.js'
+import { StatusError } from '../../../core/machinery/status-error.js'
 
 describe('merge patch (RFC 7386)', () => {
   it('merges objects, replaces arrays and deletes keys set to null', () => {

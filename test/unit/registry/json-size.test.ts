@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import { runAtOnce, runInSlices } from '../../../core/http/time-slice.js'
+import { runAtOnce, runInSlices } from '../../../core/machinery/time-slice.js'
 import { jsonBytes } from '../../../core/registry/json-size.js'
 
 const utf8 = new TextEncoder()

@@ -15,7 +15,7 @@ import { ResourceStore } from '../../../core/registry/store.js'
 import { configMaps } from '../../../core/resources/core/configmaps.js'
 import { pods } from '../../../core/resources/core/pods.js'
 import type { ResourceEntry } from '../../../core/resources/catalogue.js'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 import { MemoryStorage } from '../../../core/storage/memory.js'
 import { index } from '../admission/attributes.js'
 

@@ -1,14 +1,14 @@
 /** A custom resource's scale subresource, read from and written to the CRD's scale paths. */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { StatusError } from '../../../core/http/status-error.js'
+import { StatusError } from '../../../core/machinery/status-error.js'
 import type { RequestContext } from '../../../core/registry/request-context.js'
 import { getScale, updateScale, validateCustomResourceScale } from '../../../core/registry/scale.js'
 import { ResourceStore } from '../../../core/registry/store.js'
 import type { ResourceEntry, ScalePaths } from '../../../core/resources/catalogue.js'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 import { MemoryStorage } from '../../../core/storage/memory.js'
-import { errorText } from '../../../core/validation/field.js'
+import { errorText } from '../../../core/machinery/field.js'
 
 const PATHS: ScalePaths = {
   specReplicasPath: '.spec.scaling.count',

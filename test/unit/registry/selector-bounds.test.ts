@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { StatusError } from '../../../core/http/status-error.js'
+import { StatusError } from '../../../core/machinery/status-error.js'
 import { parseFieldSelector, parseFieldSelectorInSlices } from '../../../core/registry/field-selector.js'
-import { type LabelRequirement, parseLabelSelector, parseLabelSelectorInSlices } from '../../../core/registry/label-selector.js'
+import { type LabelRequirement, parseLabelSelector, parseLabelSelectorInSlices } from '../../../core/machinery/label-selector.js'
 
 /** Each requirement checked in turn, as upstream's Requirement.Matches: what the folded matcher must agree with. */
 function oneByOne(requirements: readonly LabelRequirement[], labels: Record<string, string>): boolean {

@@ -13,7 +13,7 @@ import { nodes } from '../../../core/resources/core/nodes.js'
 import { services } from '../../../core/resources/core/services.js'
 import { jobs } from '../../../core/resources/groups/batch.js'
 import { ipAddresses } from '../../../core/resources/groups/networking.js'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 
 const NOW = new Date('2024-05-01T12:00:00Z')
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { VersionConversion } from '../../../core/resources/catalogue.js'
 import { convertingStorage } from '../../../core/resources/conversion/storage.js'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 import { MemoryStorage } from '../../../core/storage/memory.js'
 import type { StorageEvent } from '../../../core/storage/interface.js'
 

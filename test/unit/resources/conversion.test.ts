@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { eventFromCore, eventToCore } from '../../../core/resources/conversion/events-v1.js'
 import { hpaV1ToV2, hpaV2ToV1 } from '../../../core/resources/conversion/hpa-v1.js'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 
 const v2: KubeObject = {
   apiVersion: 'autoscaling/v2',

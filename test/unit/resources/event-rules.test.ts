@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { validateEventV1Create, validateEventV1Update, validateLegacyEvent } from '../../../core/resources/events/event-rules.js'
-import type { KubeObject } from '../../../core/resources/object.js'
-import { errorText } from '../../../core/validation/field.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
+import { errorText } from '../../../core/machinery/field.js'
 
 const event = (namespace: string, fields: Record<string, unknown>): KubeObject => ({ metadata: { name: 'e', namespace }, ...fields })
 

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { applyHpaV2Defaults } from '../../../core/resources/autoscaling/hpa-defaults.js'
 import { validateHorizontalPodAutoscaler } from '../../../core/resources/autoscaling/hpa-rules.js'
-import type { KubeObject } from '../../../core/resources/object.js'
-import { errorText } from '../../../core/validation/field.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
+import { errorText } from '../../../core/machinery/field.js'
 
 const target = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }
 const hpa = (spec: Record<string, unknown>): KubeObject => ({ metadata: { name: 'h', namespace: 'ns' }, spec: { scaleTargetRef: target, maxReplicas: 3, ...spec } })

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { StatusError } from '../../../core/http/status-error.js'
+import { StatusError } from '../../../core/machinery/status-error.js'
 import { typeTable } from '../../../core/resources/schema/index.js'
 import { decodeAs } from '../../../core/resources/schema/json-decoding.js'
 

@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { decodeMessageOf, encodeMessageOf } from '../../../core/http/protobuf.js'
-import { StatusError } from '../../../core/http/status-error.js'
+import { decodeMessageOf, encodeMessageOf } from '../../../core/encoding/protobuf.js'
+import { StatusError } from '../../../core/machinery/status-error.js'
 import { typeTable } from '../../../core/resources/schema/index.js'
 import { decodeAs } from '../../../core/resources/schema/json-decoding.js'
 

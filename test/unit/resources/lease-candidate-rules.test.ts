@@ -4,7 +4,7 @@ import { describe, it } from 'node:test'
 import { compareCandidates } from '../../../core/controllers/coordinated-election.js'
 import { validateLeaseCandidate } from '../../../core/resources/coordination/lease-candidate-rules.js'
 import { dropCoordinatedFields } from '../../../core/resources/coordination/lease-rules.js'
-import { errorText } from '../../../core/validation/field.js'
+import { errorText } from '../../../core/machinery/field.js'
 
 const problems = (spec: Record<string, unknown>): string[] =>
   validateLeaseCandidate({ metadata: { name: 'c', namespace: 'kube-system' }, spec }).map(errorText)

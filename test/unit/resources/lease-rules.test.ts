@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { dropCoordinatedFields, validateLease } from '../../../core/resources/coordination/lease-rules.js'
-import type { KubeObject } from '../../../core/resources/object.js'
-import { errorText } from '../../../core/validation/field.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
+import { errorText } from '../../../core/machinery/field.js'
 
 const lease = (spec: Record<string, unknown>): KubeObject => ({ metadata: { name: 'l', namespace: 'ns' }, spec })
 const problems = (spec: Record<string, unknown>) => validateLease(lease(spec)).map(errorText)

@@ -1,7 +1,7 @@
 /** The networking.k8s.io rules on their own, with upstream's messages. */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 import { validateIngressSpec, validateIngressClass } from '../../../core/resources/networking/ingress.js'
 import {
   applyNetworkPolicyDefaults,
@@ -9,7 +9,7 @@ import {
   validateNetworkPolicyUpdate,
 } from '../../../core/resources/networking/network-policy.js'
 import { validateServiceCIDRSpec } from '../../../core/resources/networking/addresses.js'
-import { errorText } from '../../../core/validation/field.js'
+import { errorText } from '../../../core/machinery/field.js'
 
 const obj = (spec: Record<string, unknown>): KubeObject => ({ metadata: { name: 'x', namespace: 'default' }, spec })
 const backend = { service: { name: 'web', port: { number: 80 } } }

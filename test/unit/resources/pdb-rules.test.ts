@@ -1,9 +1,9 @@
 /** PodDisruptionBudgets: one budget, counts or percentages, a valid selector, a known eviction policy. */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 import { validatePodDisruptionBudget, validatePodDisruptionBudgetUpdate } from '../../../core/resources/policy/pdb-rules.js'
-import { errorText } from '../../../core/validation/field.js'
+import { errorText } from '../../../core/machinery/field.js'
 
 const pdb = (spec: Record<string, unknown>): KubeObject => ({ metadata: { name: 'b', namespace: 'ns' }, spec })
 const problems = (spec: Record<string, unknown>) => validatePodDisruptionBudget(pdb(spec)).map(errorText)

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { applyPodDefaults } from '../../../core/resources/core/pod-spec-defaults.js'
 import { POD_UPDATE_FORBIDDEN, validatePodSpecUpdate } from '../../../core/resources/core/pod-spec-update.js'
-import { errorText, fieldPath } from '../../../core/validation/field.js'
+import { errorText, fieldPath } from '../../../core/machinery/field.js'
 
 type Spec = Record<string, any>
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { applyPodDefaults, applyPodSpecDefaults } from '../../../core/resources/core/pod-spec-defaults.js'
 import { validatePodOnly, validatePodSpec, validatePodTemplateSpec } from '../../../core/resources/core/pod-spec-validation.js'
-import { errorText, fieldPath } from '../../../core/validation/field.js'
+import { errorText, fieldPath } from '../../../core/machinery/field.js'
 
 type Spec = Record<string, unknown>
 

@@ -1,13 +1,13 @@
 /** Priority classes: the value ceiling, the reserved system- names, the default and the fixed fields. */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 import {
   applyPriorityClassDefaults,
   validatePriorityClass,
   validatePriorityClassUpdate,
 } from '../../../core/resources/scheduling/priority-class-rules.js'
-import { errorText } from '../../../core/validation/field.js'
+import { errorText } from '../../../core/machinery/field.js'
 
 const pc = (name: string, fields: Record<string, unknown>): KubeObject => ({ metadata: { name }, ...fields })
 

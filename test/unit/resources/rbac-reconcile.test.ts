@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { aggregatedRules } from '../../../core/controllers/clusterrole-aggregation.js'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 import type { PolicyRule } from '../../../core/resources/rbac/bootstrap-policy-types.js'
 import { covers, uncoveredRules } from '../../../core/resources/rbac/policy-comparator.js'
 import { reconcileBinding, reconcileRole } from '../../../core/resources/rbac/reconcile.js'

@@ -1,7 +1,7 @@
 /** Roles, cluster roles and their bindings: upstream's rules and messages, and the rbac/v1 defaults. */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 import {
   applyBindingDefaults,
   validateClusterRole,
@@ -10,7 +10,7 @@ import {
   validateRoleBinding,
   validateRoleRefUnchanged,
 } from '../../../core/resources/rbac/rules.js'
-import { errorText } from '../../../core/validation/field.js'
+import { errorText } from '../../../core/machinery/field.js'
 
 const obj = (fields: Record<string, unknown>): KubeObject => ({ metadata: { name: 'x', namespace: 'ns' }, ...fields })
 const texts = (errs: { field: string }[]) => errs.map((e) => errorText(e as never))

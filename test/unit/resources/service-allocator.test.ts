@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { ServiceAllocator } from '../../../core/resources/core/service-allocation.js'
 import { canonicalIP, IPRange, parseCIDR, PortRange } from '../../../core/resources/core/service-ranges.js'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 
 const range = (cidr: string) => new IPRange(parseCIDR(cidr)!)
 

@@ -1,10 +1,10 @@
 /** A Service's defaults and the rules of its spec, with upstream's messages. */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 import { applyServiceDefaults, prepareServiceForUpdate } from '../../../core/resources/core/service-defaults.js'
 import { validateService, validateServiceUpdate } from '../../../core/resources/core/service-validation.js'
-import { errorText } from '../../../core/validation/field.js'
+import { errorText } from '../../../core/machinery/field.js'
 
 function svc(spec: Record<string, unknown>): KubeObject {
   return { metadata: { name: 's', namespace: 'default' }, spec }

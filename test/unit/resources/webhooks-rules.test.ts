@@ -10,8 +10,8 @@ import {
   validateWebhookConfiguration,
   validateWebhookConfigurationUpdate,
 } from '../../../core/resources/admissionregistration/webhooks.js'
-import type { KubeObject } from '../../../core/resources/object.js'
-import { errorText, fieldPath } from '../../../core/validation/field.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
+import { errorText, fieldPath } from '../../../core/machinery/field.js'
 
 const path = fieldPath('clientConfig')
 const config = (c: unknown): string[] => validateClientConfig(c, path).map(errorText)

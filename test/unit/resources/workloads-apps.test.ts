@@ -5,8 +5,8 @@ import { applyDeploymentDefaults, validateDeployment } from '../../../core/resou
 import { applyReplicaSetDefaults, validateReplicaSet } from '../../../core/resources/apps/replicaset.js'
 import { semanticEqual } from '../../../core/resources/apps/selector.js'
 import { applyStatefulSetDefaults, validateStatefulSet, validateStatefulSetUpdate } from '../../../core/resources/apps/statefulset.js'
-import type { KubeObject } from '../../../core/resources/object.js'
-import { errorText, type FieldError } from '../../../core/validation/field.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
+import { errorText, type FieldError } from '../../../core/machinery/field.js'
 
 type Spec = Record<string, unknown>
 

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { applyCronJobDefaults, validateCronJob, validateCronJobUpdate } from '../../../core/resources/batch/cronjob.js'
 import { applyJobDefaults, generateSelector, validateJob, validateJobUpdate } from '../../../core/resources/batch/job.js'
-import type { KubeObject } from '../../../core/resources/object.js'
-import { errorText } from '../../../core/validation/field.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
+import { errorText } from '../../../core/machinery/field.js'
 
 type Spec = Record<string, unknown>
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 import { codecFor, decodeStoredObject, jsonCodec, protobufCodec, yamlCodec } from '../../../core/storage/codec.js'
 
 const configMap: KubeObject = {

@@ -4,7 +4,7 @@
  * (an outage: open watches fail, new calls are refused) and hold back the
  * events of open watches. Everything else is the memory store's own behaviour.
  */
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 import {
   type ListOptions,
   type ListResult,

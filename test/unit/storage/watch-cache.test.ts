@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it, type TestContext } from 'node:test'
 import type { Logger } from '../../../core/ports.js'
-import type { KubeObject } from '../../../core/resources/object.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
 import { StorageError, type StorageEvent, type Watcher } from '../../../core/storage/interface.js'
 import { WatchCache, type WatchCacheOptions } from '../../../core/storage/watch-cache.js'
 import { ObservedStorage } from './observed-storage.js'

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { ResourceEntry } from '../../../core/resources/catalogue.js'
-import type { KubeObject } from '../../../core/resources/object.js'
-import { errorText } from '../../../core/validation/field.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
+import { errorText } from '../../../core/machinery/field.js'
 import { validateObjectMeta } from '../../../core/validation/object-meta.js'
 
 // Only the two fields validateObjectMeta reads from an entry.

@@ -4,7 +4,7 @@
  * all is well. Field-style messages use upstream's wording
  * (`--flag: Unsupported value: "x": supported values: ...`).
  */
-import { errorText, fieldPath, forbiddenField, invalid, notSupported } from '../../../validation/field.js'
+import { errorText, fieldPath, forbiddenField, invalid, notSupported } from '../../../machinery/field.js'
 import type { ParsedFlags } from '../parse.js'
 
 export type Rule = (flags: ParsedFlags) => string[]

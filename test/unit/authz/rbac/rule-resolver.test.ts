@@ -6,7 +6,7 @@ import { onlyGarbageCollectorFieldsChange } from '../../../../core/authz/rbac/es
 import { rbacAuthorizer } from '../../../../core/authz/rbac/rbac-authorizer.js'
 import { RbacIndex } from '../../../../core/authz/rbac/rbac-index.js'
 import { RbacRuleResolver } from '../../../../core/authz/rbac/rule-resolver.js'
-import type { KubeObject } from '../../../../core/resources/object.js'
+import type { KubeObject } from '../../../../core/machinery/object.js'
 
 const GROUP = 'rbac.authorization.k8s.io'
 const clusterRole = (name: string, resource: string): KubeObject => ({

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { customResourceDefinitionStrategy as strategy } from '../../../../core/resources/apiextensions/strategy.js'
 import type { CustomResourceDefinition } from '../../../../core/resources/apiextensions/types.js'
-import type { KubeObject } from '../../../../core/resources/object.js'
+import type { KubeObject } from '../../../../core/machinery/object.js'
 import { create, crd, ctx, update, version } from './fixtures.js'
 
 const established = (obj: KubeObject): KubeObject => ({

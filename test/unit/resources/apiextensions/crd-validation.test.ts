@@ -1,7 +1,7 @@
 /** CustomResourceDefinition validation: the causes a user sees for each kind of mistake, at upstream's paths. */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { KubeObject } from '../../../../core/resources/object.js'
+import type { KubeObject } from '../../../../core/machinery/object.js'
 import { crd, problemsOnCreate, SCHEMA, version } from './fixtures.js'
 
 const DNS1035 =

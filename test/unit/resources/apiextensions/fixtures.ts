@@ -1,8 +1,8 @@
 /** A valid CustomResourceDefinition to start from, and the create and update pipelines a user's write goes through. */
 import type { StrategyContext } from '../../../../core/resources/catalogue.js'
-import type { KubeObject } from '../../../../core/resources/object.js'
+import type { KubeObject } from '../../../../core/machinery/object.js'
 import { customResourceDefinitionStrategy as strategy } from '../../../../core/resources/apiextensions/strategy.js'
-import { errorText } from '../../../../core/validation/field.js'
+import { errorText } from '../../../../core/machinery/field.js'
 
 export const ctx: StrategyContext = { user: { username: 'admin', groups: [] }, now: new Date('2025-03-01T10:00:00Z') }
 

@@ -3,7 +3,7 @@
  * (`fieldPath('spec').child('containers').index(0)`), so every message names
  * the exact field, worded as upstream's `util/validation/field` words it.
  */
-import { StatusError } from '../http/status-error.js'
+import { StatusError } from './status-error.js'
 import { formatValue } from './go-format.js'
 
 export class FieldPath {

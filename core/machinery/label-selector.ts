@@ -6,10 +6,10 @@
  *   selector    := requirement (',' requirement)*
  *   requirement := ['!'] KEY [ ('in'|'notin') '(' values ')' | ('='|'=='|'!='|'>'|'<') VALUE ]
  */
-import { badRequest } from '../http/status-error.js'
-import { type Checkpointed, runAtOnce, runInSlices } from '../http/time-slice.js'
-import { aggregateText, errorText, type FieldError } from '../validation/field.js'
-import { isQualifiedName, isValidLabelValue } from '../validation/names.js'
+import { badRequest } from './status-error.js'
+import { type Checkpointed, runAtOnce, runInSlices } from './time-slice.js'
+import { aggregateText, errorText, type FieldError } from './field.js'
+import { isQualifiedName, isValidLabelValue } from './names.js'
 import { LabelMatcher } from './label-match.js'
 
 /** Upstream's selection.Operator values. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { StatusError } from '../../../core/http/status-error.js'
-import { labelSelectorFromObject, parseLabelSelector } from '../../../core/registry/label-selector.js'
+import { StatusError } from '../../../core/machinery/status-error.js'
+import { labelSelectorFromObject, parseLabelSelector } from '../../../core/machinery/label-selector.js'
 
 type Labels = Record<string, string> | undefined
 

@@ -7,8 +7,8 @@ import {
   OPTIMISTIC_LOCK_MESSAGE,
   requestEntityTooLarge,
   unsupportedMediaType,
-} from '../../../core/http/status-error.js'
-import { fieldPath, invalid, invalidError, required } from '../../../core/validation/field.js'
+} from '../../../core/machinery/status-error.js'
+import { fieldPath, invalid, invalidError, required } from '../../../core/machinery/field.js'
 
 const configmaps = { group: '', resource: 'configmaps' }
 

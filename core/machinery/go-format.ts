@@ -10,7 +10,7 @@
  * - `%v`/`%s` of a decoded JSON value (`map[image:nginx]`), as the patch
  *   errors print them.
  */
-import { isPlainObject } from '../resources/object.js'
+import { isPlainObject } from './object.js'
 
 /** A value already in Go syntax (`[]string{"10.0.0.5"}`), shown as it is. */
 export class GoLiteral {

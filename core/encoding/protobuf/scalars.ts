@@ -3,8 +3,8 @@
  * in JSON), Time and MicroTime (RFC 3339 in JSON, seconds and nanos on the
  * wire) and Duration (Go's text in JSON, nanoseconds on the wire).
  */
-import { base64Decode } from '../../encoding/base64.js'
-import { parseGoDuration } from '../../options/duration.js'
+import { base64Decode } from '../base64.js'
+import { parseGoDuration } from '../../machinery/duration.js'
 import { WireError } from './wire.js'
 
 /** The bytes of a JSON `bytes` field. */

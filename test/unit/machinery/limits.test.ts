@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { jsonTooDeepAt, nestsDeeperThan } from '../../../core/http/limits.js'
-import { decodeMessageOf } from '../../../core/http/protobuf.js'
-import { Writer } from '../../../core/http/protobuf/wire.js'
-import { StatusError } from '../../../core/http/status-error.js'
+import { jsonTooDeepAt, nestsDeeperThan } from '../../../core/machinery/limits.js'
+import { decodeMessageOf } from '../../../core/encoding/protobuf.js'
+import { Writer } from '../../../core/encoding/protobuf/wire.js'
+import { StatusError } from '../../../core/machinery/status-error.js'
 import { yamlNestsDeeperThan } from '../../../core/http/yaml-body.js'
 import { typeTable } from '../../../core/resources/schema/index.js'
 

@@ -2,10 +2,10 @@
  * The JSON form of an object to protobuf bytes, driven by the type table, for
  * clients that accept only protobuf.
  */
-import { isPlainObject } from '../../resources/object.js'
+import { isPlainObject } from '../../machinery/object.js'
 import type { FieldDef, TypeDef, TypeRef, TypeTable } from '../../resources/schema/index.js'
 import { typeForKind, typeTable } from '../../resources/schema/index.js'
-import { notAcceptable } from '../status-error.js'
+import { notAcceptable } from '../../machinery/status-error.js'
 import { bytesFromJson, parseDurationNanos, parseTime } from './scalars.js'
 import { formsWrapper, hasProtobufForm, lookupType, splitApiVersion, wrapForms, zeroValue } from './types.js'
 import { PROTOBUF_MAGIC, utf8, VARINT, Writer } from './wire.js'

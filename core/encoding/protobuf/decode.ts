@@ -2,13 +2,13 @@
  * Protobuf bytes to the JSON form of an object, driven by the type table:
  * what kubectl's typed commands send (kubectl-wire.md 1.4).
  */
-import { base64Encode } from '../../encoding/base64.js'
-import { formatGoDuration } from '../../options/duration.js'
-import { isPlainObject } from '../../resources/object.js'
+import { base64Encode } from '../base64.js'
+import { formatGoDuration } from '../../machinery/duration.js'
+import { isPlainObject } from '../../machinery/object.js'
 import type { FieldDef, TypeDef, TypeRef, TypeTable } from '../../resources/schema/index.js'
 import { typeForKind, typeTable } from '../../resources/schema/index.js'
-import { depthMessage, isStackOverflow } from '../limits.js'
-import { badRequest, StatusError } from '../status-error.js'
+import { depthMessage, isStackOverflow } from '../../machinery/limits.js'
+import { badRequest, StatusError } from '../../machinery/status-error.js'
 import { formatTime } from './scalars.js'
 import { formsWrapper, hasProtobufForm, lookupType, splitApiVersion, unwrapForms, zeroValue } from './types.js'
 import { FIXED64, hasMagic, LEN, Reader, utf8Strict, VARINT, WireError } from './wire.js'
@@ -204,7 +204,8 @@ function decodeRaw(raw: Uint8Array | undefined, where: string): unknown {
   if (hasMagic(raw)) return decodeProtobuf(raw)
   try {
     return JSON.parse(utf8Strict.decode(raw))
-  } catch {
+  } catch (err) {
+    if (isStackOverflow(err)) throw err
     throw new WireError(`${where}: embedded object is neither JSON nor protobuf`)
   }
 }

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { decodeMessageOf, decodeProtobuf, encodeMessageOf, encodeProtobuf } from '../../../core/http/protobuf.js'
-import { parseDurationNanos } from '../../../core/http/protobuf/scalars.js'
-import { StatusError } from '../../../core/http/status-error.js'
-import { formatGoDuration } from '../../../core/options/duration.js'
+import { decodeMessageOf, decodeProtobuf, encodeMessageOf, encodeProtobuf } from '../../../core/encoding/protobuf.js'
+import { parseDurationNanos } from '../../../core/encoding/protobuf/scalars.js'
+import { StatusError } from '../../../core/machinery/status-error.js'
+import { formatGoDuration } from '../../../core/machinery/duration.js'
 import type { TypeDef, TypeTable } from '../../../core/resources/schema/model.js'
 import { type CapturedBody, kubectlBodies } from './protobuf-fixtures.js'
 

@@ -3,6 +3,8 @@
  * fields, and a Reader and Writer over them. Nothing here knows the type table.
  */
 
+import { isStackOverflow } from '../../machinery/limits.js'
+
 export const PROTOBUF_MAGIC: Uint8Array = Uint8Array.of(0x6b, 0x38, 0x73, 0x00)
 
 export const VARINT = 0
@@ -75,7 +77,8 @@ export class Reader {
     try {
       return utf8Strict.decode(this.bytes())
     } catch (err) {
-      if (err instanceof WireError) throw err
+      // A stack that overflows inside the decoder is the nesting's fault, reported as such by the caller.
+      if (err instanceof WireError || isStackOverflow(err)) throw err
       throw new WireError('string is not valid UTF-8')
     }
   }
