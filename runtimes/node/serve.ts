@@ -55,7 +55,7 @@ export interface ServeTlsOptions {
   http2MaxStreams?: number
   /** Fraction of HTTP/2 requests after which the connection gets a GOAWAY (`--goaway-chance`). @default 0 */
   goawayChance?: number
-  /** Bind with SO_REUSEPORT (`--permit-port-sharing`), on runtimes whose listen() offers it. @default false */
+  /** Bind with SO_REUSEPORT (`--permit-port-sharing`); the daemon asks only where reuse-port.ts found it works. @default false */
   reusePort?: boolean
   /** Most bytes a second each way on an exec, attach or port-forward stream (`--max-connection-bytes-per-sec`). @default 0, unlimited */
   maxConnectionBytesPerSec?: number
@@ -85,12 +85,6 @@ export interface TlsListener {
  * (dependencies.md, trap 12). They are meaningless end to end on HTTP/1.1 too.
  */
 const HOP_BY_HOP = ['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'http2-settings', 'host']
-
-/** Whether this Node's listen() knows `reusePort` (22.12 and 23.1 on); older ones ignore it silently. */
-export function reusePortSupported(version = process.versions.node): boolean {
-  const [major = 0, minor = 0] = version.split('.').map(Number)
-  return major >= 23 ? major > 23 || minor >= 1 : major === 22 && minor >= 12
-}
 
 /** Whether the answer asks to end its connection (`Connection: close`, as core's shutdown filter sets it). */
 export function closesConnection(response: Response): boolean {
