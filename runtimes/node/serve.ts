@@ -15,6 +15,7 @@ import { StatusError } from '../../core/http/status-error.js'
 import type { ClientCertificate, ConnectionInfo, Logger } from '../../core/ports.js'
 import { type ClientCABundles, type ClientCAs, clientCAs } from './client-cas.js'
 import type { EgressDialers } from './egress-dialer.js'
+import { reusePortWorks } from './reuse-port.js'
 import { handleUpgrade } from './upgrade-passthrough.js'
 
 /** What the listener needs of an ApiServer: its fetch handler. */
@@ -157,7 +158,17 @@ function statusResponse(code: 400 | 500, reason: 'BadRequest' | 'InternalError',
   return statusErrorResponse(new StatusError(code, reason, message))
 }
 
-export function serveTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsListener> {
+/**
+ * Serves `server` over TLS on opts.host:opts.port. With `reusePort` on a
+ * runtime whose listen() would drop it, rejects instead of binding the port
+ * exclusively, so an embedding program learns it as the daemon does.
+ */
+export async function serveTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsListener> {
+  if (opts.reusePort && !(await reusePortWorks())) throw new Error('reusePort: this runtime cannot bind with SO_REUSEPORT on this platform (Node 22.12 or later, Bun and Deno on Linux can)')
+  return listenTls(server, opts)
+}
+
+function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsListener> {
   const { logger } = opts
   let cas: ClientCAs | undefined = bundlesGiven(opts) ? clientCAs(opts) : undefined
   const drainTimeoutMs = opts.drainTimeoutMs ?? 1000
