@@ -326,7 +326,7 @@ function flagsTheRuntimeCannotEnforce(parsed: ParsedFlags, runtime: DaemonRuntim
 async function portSharingProblems(flags: DaemonFlags, runtime: DaemonRuntime): Promise<string[]> {
   if (!flags.listener.permitPortSharing || (await reusePortWorks())) return []
   return [
-    `--permit-port-sharing: ${runtime.name} ${runtime.version} cannot bind with SO_REUSEPORT on this platform (Node 22.12 or later, Bun and Deno on Linux can); refusing to start rather than bind the port exclusively`,
+    `--permit-port-sharing: ${runtime.name} ${runtime.version} cannot bind with SO_REUSEPORT on this platform (on Linux, Bun, Deno, and Node 22.12 or later can); refusing to start rather than bind the port exclusively`,
   ]
 }
 

@@ -164,7 +164,7 @@ function statusResponse(code: 400 | 500, reason: 'BadRequest' | 'InternalError',
  * exclusively, so an embedding program learns it as the daemon does.
  */
 export async function serveTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsListener> {
-  if (opts.reusePort && !(await reusePortWorks())) throw new Error('reusePort: this runtime cannot bind with SO_REUSEPORT on this platform (Node 22.12 or later, Bun and Deno on Linux can)')
+  if (opts.reusePort && !(await reusePortWorks())) throw new Error('reusePort: this runtime cannot bind with SO_REUSEPORT on this platform (on Linux, Bun, Deno, and Node 22.12 or later can)')
   return listenTls(server, opts)
 }
 
