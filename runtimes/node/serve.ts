@@ -56,7 +56,7 @@ export interface ServeTlsOptions {
   http2MaxStreams?: number
   /** Fraction of HTTP/2 requests after which the connection gets a GOAWAY (`--goaway-chance`). @default 0 */
   goawayChance?: number
-  /** Bind with SO_REUSEPORT (`--permit-port-sharing`); the daemon asks only where reuse-port.ts found it works. @default false */
+  /** Bind with SO_REUSEPORT (`--permit-port-sharing`); serveTls rejects it where the runtime would drop it (reuse-port.ts). @default false */
   reusePort?: boolean
   /** Most bytes a second each way on an exec, attach or port-forward stream (`--max-connection-bytes-per-sec`). @default 0, unlimited */
   maxConnectionBytesPerSec?: number
