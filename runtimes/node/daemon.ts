@@ -41,7 +41,8 @@ import { type DaemonFlags, FlagError, helpText, parseFlags } from './flags.js'
 import { preparePki } from './pki.js'
 import { type ServiceAccountKeys, serviceAccountKeys } from './service-account-keys.js'
 import { nodeProfiler } from './profiler.js'
-import { reusePortSupported, serveTls, type TlsListener } from './serve.js'
+import { serveTls, type TlsListener } from './serve.js'
+import { reusePortWorks } from './reuse-port.js'
 import { type ListenerTls, servingTls } from './serving-tls.js'
 import { checkProxyableHost, nodeAgentOptions } from './node-agent.js'
 import { type DaemonStorage, openDaemonStorage, StorageStartupError } from './storage/open.js'
@@ -316,6 +317,19 @@ function flagsTheRuntimeCannotEnforce(parsed: ParsedFlags, runtime: DaemonRuntim
   })
 }
 
+/**
+ * `--permit-port-sharing` on a runtime whose listen() drops SO_REUSEPORT
+ * stops start-up, as upstream's does where port reuse is unsupported:
+ * binding exclusively instead would only show up later, as the next
+ * server's "address already in use" in the middle of a rolling restart.
+ */
+async function portSharingProblems(flags: DaemonFlags, runtime: DaemonRuntime): Promise<string[]> {
+  if (!flags.listener.permitPortSharing || (await reusePortWorks())) return []
+  return [
+    `--permit-port-sharing: ${runtime.name} ${runtime.version} cannot bind with SO_REUSEPORT on this platform (on Linux, Bun, Deno, and Node 22.12 or later can); refusing to start rather than bind the port exclusively`,
+  ]
+}
+
 /** Runs the daemon until `io.stop` aborts; resolves with the process exit code. */
 export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Promise<number> {
   const out = { ...processIO, ...io }
@@ -360,9 +374,6 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   let tracing: NodeTracing | undefined
   try {
     warnAboutFlags(parsed, logger)
-    if (flags.listener.permitPortSharing && !reusePortSupported()) {
-      logger.warn({ node: process.versions.node }, '--permit-port-sharing is not applied: this Node cannot bind with SO_REUSEPORT (22.12 or later can)')
-    }
     let files: ConfigFiles
     try {
       files = loadConfigFiles(parsed, logger)
@@ -371,7 +382,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       throw err
     }
     const runtime = await daemonRuntime(out)
-    const unenforced = [...unenforcedSecurityFlags(parsed), ...flagsTheRuntimeCannotEnforce(parsed, runtime)]
+    const unenforced = [...unenforcedSecurityFlags(parsed), ...flagsTheRuntimeCannotEnforce(parsed, runtime), ...(await portSharingProblems(flags, runtime))]
     if (unenforced.length > 0) throw new StartupError(...unenforced)
     const admission = daemonAdmission(parsed, files.admission)
     if (admission.problems.length > 0) throw new StartupError(...admission.problems)

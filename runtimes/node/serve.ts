@@ -15,6 +15,7 @@ import { StatusError } from '../../core/machinery/status-error.js'
 import type { ClientCertificate, ConnectionInfo, Logger } from '../../core/ports.js'
 import { type ClientCABundles, type ClientCAs, clientCAs } from './client-cas.js'
 import type { EgressDialers } from './egress-dialer.js'
+import { reusePortWorks } from './reuse-port.js'
 import { handleUpgrade } from './upgrade-passthrough.js'
 
 /** What the listener needs of an ApiServer: its fetch handler. */
@@ -55,7 +56,7 @@ export interface ServeTlsOptions {
   http2MaxStreams?: number
   /** Fraction of HTTP/2 requests after which the connection gets a GOAWAY (`--goaway-chance`). @default 0 */
   goawayChance?: number
-  /** Bind with SO_REUSEPORT (`--permit-port-sharing`), on runtimes whose listen() offers it. @default false */
+  /** Bind with SO_REUSEPORT (`--permit-port-sharing`); serveTls rejects it where the runtime would drop it (reuse-port.ts). @default false */
   reusePort?: boolean
   /** Most bytes a second each way on an exec, attach or port-forward stream (`--max-connection-bytes-per-sec`). @default 0, unlimited */
   maxConnectionBytesPerSec?: number
@@ -85,12 +86,6 @@ export interface TlsListener {
  * (dependencies.md, trap 12). They are meaningless end to end on HTTP/1.1 too.
  */
 const HOP_BY_HOP = ['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'http2-settings', 'host']
-
-/** Whether this Node's listen() knows `reusePort` (22.12 and 23.1 on); older ones ignore it silently. */
-export function reusePortSupported(version = process.versions.node): boolean {
-  const [major = 0, minor = 0] = version.split('.').map(Number)
-  return major >= 23 ? major > 23 || minor >= 1 : major === 22 && minor >= 12
-}
 
 /** Whether the answer asks to end its connection (`Connection: close`, as core's shutdown filter sets it). */
 export function closesConnection(response: Response): boolean {
@@ -163,7 +158,17 @@ function statusResponse(code: 400 | 500, reason: 'BadRequest' | 'InternalError',
   return statusErrorResponse(new StatusError(code, reason, message))
 }
 
-export function serveTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsListener> {
+/**
+ * Serves `server` over TLS on opts.host:opts.port. With `reusePort` on a
+ * runtime whose listen() would drop it, rejects instead of binding the port
+ * exclusively, so an embedding program learns it as the daemon does.
+ */
+export async function serveTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsListener> {
+  if (opts.reusePort && !(await reusePortWorks())) throw new Error('reusePort: this runtime cannot bind with SO_REUSEPORT on this platform (on Linux, Bun, Deno, and Node 22.12 or later can)')
+  return listenTls(server, opts)
+}
+
+function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsListener> {
   const { logger } = opts
   let cas: ClientCAs | undefined = bundlesGiven(opts) ? clientCAs(opts) : undefined
   const drainTimeoutMs = opts.drainTimeoutMs ?? 1000

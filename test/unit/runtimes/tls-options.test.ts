@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { CipherSuiteError, minTlsVersion, opensslCipherList } from '../../../runtimes/node/tls-options.js'
-import { reusePortSupported } from '../../../runtimes/node/serve.js'
 
 describe('--tls-cipher-suites in OpenSSL terms', () => {
   it('maps Go names to OpenSSL names and keeps the TLS 1.3 defaults when none is named', () => {
@@ -27,14 +26,5 @@ describe('--tls-cipher-suites in OpenSSL terms', () => {
     assert.equal(minTlsVersion('VersionTLS13'), 'TLSv1.3')
     assert.equal(minTlsVersion('VersionTLS10'), 'TLSv1')
     assert.equal(minTlsVersion(''), 'TLSv1.2')
-  })
-})
-
-describe('--permit-port-sharing support', () => {
-  it('knows which Node versions bind with SO_REUSEPORT', () => {
-    assert.deepEqual(
-      ['20.19.0', '22.11.0', '22.12.0', '23.0.0', '23.1.0', '24.0.0'].map((v) => reusePortSupported(v)),
-      [false, false, true, false, true, true],
-    )
   })
 })

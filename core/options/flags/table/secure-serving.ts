@@ -56,7 +56,7 @@ export const SECURE_SERVING_FLAGS = [
     default: false,
     section,
     status: 'active',
-    help: 'Bind with SO_REUSEPORT, so that several servers may listen on the same address and port. Needs Node 22.12 or later; on older Node the flag is logged as not applied and the port is bound exclusively.',
+    help: 'Bind with SO_REUSEPORT, so that several servers may listen on the same address and port. Works on Linux under Bun, Deno, and Node 22.12 or later; a runtime that cannot bind this way refuses to start.',
   }),
   flag({
     name: 'secure-port',
