@@ -33,6 +33,7 @@ import { serviceResolver } from './crd/service-resolver.js'
 import { fetchWebhookClient } from './crd/webhook-client.js'
 import { buildChain, DEFAULT_IN_FLIGHT } from './http/chain.js'
 import { headerTooLarge } from './http/limits.js'
+import { withMutableHeaders } from './http/mutable-request.js'
 import { statusResponse } from './http/respond.js'
 import { flowControlBootstrapHook } from './flowcontrol/bootstrap.js'
 import { FlowControl } from './flowcontrol/flow-control.js'
@@ -494,7 +495,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       const tooLarge = headerTooLarge(request)
       if (tooLarge) return statusResponse(tooLarge)
       if (!started) await ready.catch(() => {})
-      return app.fetch(request, connection ? { connection } : {})
+      return app.fetch(withMutableHeaders(request), connection ? { connection } : {})
     },
     async shutdown() {
       lifecycle.shutdownInitiated = true
