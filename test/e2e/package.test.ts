@@ -11,7 +11,9 @@
  * the declared dependencies are visible to the package, so a file left out of
  * `files`, a wrong `exports`, `bin` or `types` path, or an import of a package
  * that is only a dev dependency fails here as on a user's machine.
- * Needs `npm run build` first (the tarball carries dist/).
+ * PACK_TEST_NPM_INSTALL=1 installs the tarball with npm itself instead
+ * (`npm install --prefer-offline`, the registry for the dependencies: 35 s
+ * with a warm cache). Needs `npm run build` first (the tarball carries dist/).
  */
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
@@ -70,6 +72,12 @@ describe('the packed package, installed', () => {
     const installed = join(project, 'node_modules', PACKAGE)
     mkdirSync(installed, { recursive: true })
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies: { [PACKAGE]: `file:../${packed!.filename}` } }))
+    writeFileSync(join(project, 'consumer.mjs'), CONSUMER)
+    if (process.env['PACK_TEST_NPM_INSTALL'] === '1') {
+      // --ignore-scripts: the package's `prepare` builds from a checkout; an installed tarball is built already.
+      await exec('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project, timeout: 300_000 })
+      return
+    }
     // npm's tarballs hold the files under package/.
     await exec('tar', ['-xzf', join(dir, packed!.filename), '-C', installed, '--strip-components=1'], { timeout: 30_000 })
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { bin: Record<string, string>; dependencies: Record<string, string> }
@@ -84,7 +92,6 @@ describe('the packed package, installed', () => {
       chmodSync(join(installed, target), 0o755)
       symlinkSync(join('..', PACKAGE, target), join(project, 'node_modules', '.bin', name))
     }
-    writeFileSync(join(project, 'consumer.mjs'), CONSUMER)
   })
   after(() => {
     if (dir) rmSync(dir, { recursive: true, force: true })
