@@ -129,19 +129,20 @@ describe('activity log bounds and default', () => {
     const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, record: { limit: 3 } })
     try {
       await server.ready
-      for (let i = 0; i < 5; i++) {
+      // Past twice the limit, so that the list is trimmed once along the way.
+      for (let i = 0; i < 8; i++) {
         await call(server, 'POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` } })
       }
       const requests = server.activity.requests()
       assert.equal(requests.length, 3)
       assert.ok(requests.every((r) => r.verb === 'create' && r.status === 201))
-      assert.equal(server.activity.dropped().requests, 2)
+      assert.equal(server.activity.dropped().requests, 5)
       // The newest three changes; a lease renewed in the background may be among them.
       const events = server.activity.events()
       assert.equal(events.length, 3)
       const names = events.filter((e) => e.resource === 'configmaps').map((e) => e.name)
-      assert.deepEqual(names, ['cm-2', 'cm-3', 'cm-4'].slice(3 - names.length))
-      assert.equal(names.at(-1), 'cm-4')
+      assert.deepEqual(names, ['cm-5', 'cm-6', 'cm-7'].slice(3 - names.length))
+      assert.equal(names.at(-1), 'cm-7')
     } finally {
       await server.shutdown()
     }
