@@ -76,9 +76,19 @@ export interface ActivityLog {
   events(): RecordedEvent[]
   /** How many entries of each list were dropped to keep within `limit` since the last clear. */
   dropped(): { requests: number; events: number }
+  /**
+   * The first change recorded since the last `clear()`/`reset()` that
+   * `match` accepts, now or once it is written: for what the server's
+   * controllers do after an answer (a namespace's objects deleted, a garbage
+   * collected dependent). Rejects after `timeoutMs` (default 10000), naming
+   * what it waited for.
+   */
+  waitForEvent(match: (event: RecordedEvent) => boolean, options?: { timeoutMs?: number; description?: string }): Promise<RecordedEvent>
   /** Forgets everything recorded so far. */
   clear(): void
 }
+
+export const DEFAULT_WAIT_MS = 10_000
 
 export const DEFAULT_RECORD_LIMIT = 1000
 
@@ -116,6 +126,8 @@ export class ActivityRecorder implements ActivityLog {
   private recording = false
   private readonly requestList: BoundedList<RecordedRequest>
   private readonly eventList: BoundedList<RecordedEvent>
+  /** waitForEvent callers not yet answered, each with its test. */
+  private readonly waiters = new Set<(event: RecordedEvent) => boolean>()
 
   constructor(
     options: RecordOptions | undefined,
@@ -147,6 +159,36 @@ export class ActivityRecorder implements ActivityLog {
   dropped(): { requests: number; events: number } {
     this.checkEnabled()
     return { requests: this.requestList.droppedCount(), events: this.eventList.droppedCount() }
+  }
+
+  waitForEvent(match: (event: RecordedEvent) => boolean, options: { timeoutMs?: number; description?: string } = {}): Promise<RecordedEvent> {
+    this.checkEnabled()
+    let found: RecordedEvent | undefined
+    try {
+      found = this.eventList.read().find(match)
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)))
+    }
+    if (found) return Promise.resolve(found)
+    const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_MS
+    return new Promise((resolve, reject) => {
+      // Runs inside a storage write: a test's predicate that throws rejects its wait, never the write.
+      const waiter = (event: RecordedEvent): boolean => {
+        try {
+          if (!match(event)) return false
+          resolve(event)
+        } catch (err) {
+          reject(err instanceof Error ? err : new Error(String(err)))
+        }
+        clearTimeout(timer)
+        return true
+      }
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter)
+        reject(new Error(`no recorded event ${options.description ? `(${options.description}) ` : ''}matched within ${timeoutMs} ms`))
+      }, timeoutMs)
+      this.waiters.add(waiter)
+    })
   }
 
   clear(): void {
@@ -192,7 +234,7 @@ export class ActivityRecorder implements ActivityLog {
     const record = (type: RecordedEvent['type'], object: KubeObject): void => {
       if (!this.recording) return
       const copy = deepFreeze(structuredClone(object))
-      this.eventList.push({
+      const event: RecordedEvent = Object.freeze({
         type,
         group: resource.group,
         resource: resource.resource,
@@ -202,6 +244,8 @@ export class ActivityRecorder implements ActivityLog {
         resourceVersion: copy.metadata?.resourceVersion ?? '',
         at: this.now(),
       })
+      this.eventList.push(event)
+      for (const waiter of this.waiters) if (waiter(event)) this.waiters.delete(waiter)
     }
     return {
       get: (key, opts) => storage.get(key, opts),

@@ -164,3 +164,41 @@ describe('activity log bounds and default', () => {
     assert.throws(() => createApiServer({ record: { limit: 0 } }), /options\.record\.limit must be a positive integer/)
   })
 })
+
+describe('waiting for what the server’s controllers write', () => {
+  const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, objects: SEED, record: true })
+  before(() => server.ready)
+  after(() => server.shutdown())
+
+  it('waits for the namespace controller to delete the objects of a deleted namespace', async () => {
+    assert.equal((await call(server, 'DELETE', '/api/v1/namespaces/team-a')).status, 200)
+    const deleted = await server.activity.waitForEvent((e) => e.type === 'DELETED' && e.resource === 'configmaps' && e.name === 'seeded', {
+      timeoutMs: 30_000,
+      description: 'the seeded ConfigMap deleted',
+    })
+    assert.equal(deleted.namespace, 'team-a')
+    assert.deepEqual((deleted.object as unknown as { data: unknown }).data, { mode: 'seeded' })
+    // No request asked for that delete: the controller wrote it.
+    assert.ok(!server.activity.requests().some((r) => r.resource === 'configmaps'))
+    // Already recorded: a second wait answers at once.
+    assert.equal(await server.activity.waitForEvent((e) => e.name === 'seeded' && e.type === 'DELETED'), deleted)
+  })
+
+  it('rejects, naming what it waited for, when nothing matches in time', async () => {
+    await assert.rejects(
+      server.activity.waitForEvent((e) => e.name === 'never', { timeoutMs: 50, description: 'a ConfigMap named never' }),
+      /no recorded event \(a ConfigMap named never\) matched within 50 ms/,
+    )
+  })
+
+  it('rejects the wait, not the write, when the predicate throws', async () => {
+    // Nothing recorded: the predicate first runs inside the write below.
+    server.activity.clear()
+    const waiting = server.activity.waitForEvent(() => {
+      throw new Error('a broken predicate')
+    })
+    const res = await call(server, 'POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'still-written' } })
+    assert.equal(res.status, 201)
+    await assert.rejects(waiting, /a broken predicate/)
+  })
+})
