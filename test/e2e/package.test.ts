@@ -2,7 +2,8 @@
  * The packed package (`npm pack`), installed into a project of its own and
  * used both ways: the `apiserver` bin prints the daemon's help and starts to
  * /readyz, and `import ... from 'kube-apiserver-ts'` (and `/node`) works
- * under Node, Bun and Deno, with its type declarations resolving for tsc.
+ * under Node, Bun and Deno, with its type declarations resolving for tsc and
+ * `deno check`.
  *
  * Installing: the tarball is unpacked into the project's node_modules and its
  * bin linked, as npm does, and each of its declared `dependencies` is linked
@@ -73,6 +74,7 @@ describe('the packed package, installed', () => {
     mkdirSync(installed, { recursive: true })
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies: { [PACKAGE]: `file:../${packed!.filename}` } }))
     writeFileSync(join(project, 'consumer.mjs'), CONSUMER)
+    writeFileSync(join(project, 'consumer.ts'), TYPED_CONSUMER)
     if (process.env['PACK_TEST_NPM_INSTALL'] === '1') {
       // --ignore-scripts: the package's `prepare` builds from a checkout; an installed tarball is built already.
       await exec('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project, timeout: 300_000 })
@@ -94,7 +96,10 @@ describe('the packed package, installed', () => {
     }
   })
   after(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true })
+    if (!dir) return
+    // KEEP_PACK_DIR=1 leaves the project to look into by hand.
+    if (process.env['KEEP_PACK_DIR'] === '1') console.log(`the installed project: ${dir}`)
+    else rmSync(dir, { recursive: true, force: true })
   })
 
   it('holds the built daemon, the entry points and their declarations, and no tests', () => {
@@ -136,11 +141,18 @@ describe('the packed package, installed', () => {
   })
 
   it('resolves its type declarations for a TypeScript consumer (tsc, module nodenext)', async () => {
-    writeFileSync(join(project, 'consumer.ts'), TYPED_CONSUMER)
     const options = { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', skipLibCheck: true, types: ['node'], typeRoots: [join(ROOT, 'node_modules', '@types')] }
     writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: options, files: ['consumer.ts'] }))
     const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
     const run = await exec(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project, timeout: 120_000 }).catch((err: { stdout?: string; message: string }) => ({ stdout: err.stdout ?? err.message }))
     assert.equal(run.stdout, '')
+  })
+
+  it('resolves its type declarations under Deno (deno check)', async () => {
+    const deno = join(ROOT, 'node_modules', '.bin', 'deno')
+    const run = await exec(deno, ['check', '--node-modules-dir=manual', 'consumer.ts'], { cwd: project, timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } }).catch(
+      (err: { stderr?: string; message: string }) => ({ stderr: `failed: ${err.stderr ?? err.message}` }),
+    )
+    assert.doesNotMatch(run.stderr, /failed|error/i, run.stderr)
   })
 })
