@@ -8,6 +8,7 @@
 export { type ApiServer, type ApiServerSnapshot, createApiServer } from './server.js'
 export { type ManualClock, manualClock } from './embedding/clock.js'
 export type { SeedObjects } from './embedding/seed.js'
+export type { ActivityLog, RecordedEvent, RecordedRequest, RecordOptions } from './embedding/activity.js'
 export type { ApiServerOptions, AuthenticationOptions, StaticToken, TokenWebhookOptions } from './options/api-server-options.js'
 export { ADMIN_IDENTITY } from './options/api-server-options.js'
 export { type AuthorizerSpec, configuredAuthorizerSpecs, type LegacyWebhookOptions } from './authz/authorizer-specs.js'

@@ -33,6 +33,7 @@ import { serviceResolver } from './crd/service-resolver.js'
 import { fetchWebhookClient } from './crd/webhook-client.js'
 import { buildChain, DEFAULT_IN_FLIGHT } from './http/chain.js'
 import { headerTooLarge } from './machinery/limits.js'
+import { withMutableHeaders } from './http/mutable-request.js'
 import { statusResponse } from './http/respond.js'
 import { flowControlBootstrapHook } from './flowcontrol/bootstrap.js'
 import { FlowControl } from './flowcontrol/flow-control.js'
@@ -70,6 +71,7 @@ import { encryptionKeyTransformers } from './encryption/resource-transformers.js
 import { installEncryptionRewriteRoute } from './encryption/rewrite-route.js'
 import { ServerStorage } from './storage/server-storage.js'
 import { createSeedObjects, seedObjects } from './embedding/seed.js'
+import { type ActivityLog, ActivityRecorder } from './embedding/activity.js'
 import type { MemorySnapshot } from './storage/memory.js'
 import { ADMIN_IDENTITY } from './options/api-server-options.js'
 import { DEFAULT_WATCHER_BUFFER_SIZE } from './storage/watch-cache.js'
@@ -120,8 +122,10 @@ export interface ApiServer {
    * and the served custom resources reflect the restored state.
    */
   restore(snapshot: ApiServerSnapshot): Promise<void>
-  /** Restores the state `ready` resolved with: the seeded `objects` and what start-up created. */
+  /** Restores the state `ready` resolved with: the seeded `objects` and what start-up created; clears `activity`. */
   reset(): Promise<void>
+  /** The requests and storage changes recorded since `ready` (`options.record`), for a test to assert on. */
+  readonly activity: ActivityLog
 }
 
 /** A server's stored state at one moment (`ApiServer.snapshot()`). Opaque. */
@@ -154,6 +158,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   // Snapshots are the in-memory store's: its data and revision, copied in an instant.
   const memory = !ports.storageFactory && backend instanceof MemoryStorage ? backend : undefined
   let seeded: MemorySnapshot | undefined
+  const activity = new ActivityRecorder(options.record, now)
   const metrics = new Metrics(options.metrics)
   if (transformers) recordEncryptionReloads(transformers, metrics, options, now)
   const tracer = ports.tracerProvider?.getTracer(TRACER_NAME)
@@ -208,7 +213,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const services = clusterServices(options)
   // The plugins read the registry and the registry runs them: its chain asks theirs, once built.
   const lateAdmission = lateBoundChain(() => admission.chain)
-  const registry = new Registry(catalogue, storageFactory, {
+  const registry = new Registry(catalogue, activity.recordingFactory(storageFactory), {
     root,
     policy: {
       allowPrivileged: options.allowPrivileged ?? false,
@@ -339,6 +344,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       )
     }
     seeded = memory?.snapshot()
+    activity.start()
     started = true
   })()
   ready.catch((err) => logger.error({ err: String(err) }, 'start-up failed'))
@@ -382,6 +388,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const app = buildChain({
     ...(auditor ? { auditor } : {}),
     ...(tracer ? { tracer } : {}),
+    activity: activity.requestFilter(),
     logger,
     authenticator: measuredAuthenticator(authentication.request, metrics),
     authorizer: measuredAuthorizer(authorization.authorizer, metrics),
@@ -463,7 +470,9 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       inMemory()
       await ready
       await restore(seeded!)
+      activity.clear()
     },
+    activity,
     setSecurePort: (port) => {
       securePort = port
       return services.setSecurePort(port)
@@ -486,7 +495,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       const tooLarge = headerTooLarge(request)
       if (tooLarge) return statusResponse(tooLarge)
       if (!started) await ready.catch(() => {})
-      return app.fetch(request, connection ? { connection } : {})
+      return app.fetch(withMutableHeaders(request), connection ? { connection } : {})
     },
     async shutdown() {
       lifecycle.shutdownInitiated = true

@@ -3,7 +3,7 @@
  *
  * Run (Deno 2 reads the package from node_modules through package.json; build first):
  *   npm run build
- *   deno run --allow-net --allow-env --allow-read wrangler-free-examples/deno-serve.ts
+ *   deno run --node-modules-dir=manual --allow-net --allow-env --allow-read wrangler-free-examples/deno-serve.ts
  *   curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:8080/api/v1/namespaces
  *
  * Deno.serve cannot request client certificates, so this uses a static

@@ -1,7 +1,8 @@
 /**
  * The server as a test fixture under node:test: one server for the file,
  * seeded with a CRD and objects, `reset()` before each test instead of a new
- * server, a clock the test moves, and a watch ended by a reset.
+ * server, a clock the test moves, a watch ended by a reset, and the
+ * activity log (`record: true`) to assert on what the code under test did.
  *
  * Run (after `npm run build`, which the package self-reference resolves to):
  *   node --import tsx --test wrangler-free-examples/node-test.ts
@@ -61,7 +62,7 @@ spec: { size: 1 }
 `
 
 const clock = manualClock()
-const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, objects: seed }, { now: clock.now })
+const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, objects: seed, record: true }, { now: clock.now })
 interface Widget {
   metadata: { name: string }
   spec: { size: number }
@@ -79,6 +80,15 @@ describe('scaleWidgets', () => {
   it('scales every widget of the namespace', async () => {
     assert.equal(await scaleWidgets(server, 'shop', 5), 2)
     assert.equal((await get('/apis/example.com/v1/namespaces/shop/widgets/cart')).body.spec.size, 5)
+    // The activity log (record: true): one list, a patch per widget, each written once.
+    assert.deepEqual(
+      server.activity.requests().map((r) => `${r.verb} ${r.name}`),
+      ['list ', 'patch cart', 'patch checkout', 'get cart'],
+    )
+    assert.deepEqual(
+      server.activity.events().filter((e) => e.resource === 'widgets').map((e) => `${e.type} ${e.name}`),
+      ['MODIFIED cart', 'MODIFIED checkout'],
+    )
   })
 
   it('starts from the seeded widgets again after the previous test', async () => {

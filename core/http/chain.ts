@@ -49,6 +49,8 @@ export interface ChainDeps {
   flowControl?: FlowControl
   /** A span per request (`--tracing-config-file`); undefined: no tracing. */
   tracer?: Tracer
+  /** Records each answered request for an embedding test (`options.record`); undefined: none. */
+  activity?: MiddlewareHandler<ChainEnv>
 }
 
 /** Upstream's `--max-requests-inflight` and `--max-mutating-requests-inflight` defaults. */
@@ -65,6 +67,8 @@ export function buildChain(deps: ChainDeps): Hono<ChainEnv> {
   app.onError(errorHandler(deps.logger)) // panic recovery
   app.use(auditIdFilter)
   app.use(requestInfoFilter)
+  // Outside every refusal below, so that a 401, 403 or 429 is recorded with the rest.
+  use(app, deps.activity)
   // Not a filter upstream but part of writing every answer: indented JSON for ?pretty and people's clients.
   app.use(prettyFilter)
   app.use(httpLogFilter(deps.logger))

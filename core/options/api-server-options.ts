@@ -18,6 +18,7 @@ import type { AdmissionPluginName } from '../config/admission-plugins.js'
 import type { AggregationOptions } from '../aggregator/aggregator.js'
 import type { EncryptionConfiguration } from '../config/encryption.js'
 import type { MultiServerOptions } from './multi-server-options.js'
+import type { RecordOptions } from '../embedding/activity.js'
 import type { SeedObjects } from '../embedding/seed.js'
 
 /** One line of a `--token-auth-file`: `token,user,uid,"group1,group2"`. */
@@ -278,6 +279,15 @@ export interface ApiServerOptions {
    * `reset()` returns to them. A refused object fails `ready`, naming it.
    */
   objects?: SeedObjects
+  /**
+   * Record requests and storage changes for a test to assert on
+   * (`ApiServer.activity`, README "Embedding in tests"): `true`, or
+   * `{ limit }` entries kept per list (the oldest dropped). Recording starts
+   * when `ready` resolves; `reset()` clears it.
+   * @default false
+   * @see ActivityLog
+   */
+  record?: RecordOptions
   /**
    * The version `/version` reports (`--version=vX.Y.Z`).
    * @default 'v1.32.0'

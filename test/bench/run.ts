@@ -99,6 +99,9 @@ execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'bench', '
 log('API aggregation: a GET through the aggregator against the same GET sent to the extension server …')
 // Its own process too: it starts a daemon and an extension server, and writes its section of docs/benchmarks.md.
 execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'bench', 'aggregation.ts')], { stdio: ['ignore', 'inherit', 'inherit'] })
+log('embedding: createApiServer() to the first answer, reset(), snapshot(), restore(), the activity log …')
+// Fresh processes of its own; writes its section of docs/benchmarks.md.
+execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'bench', 'embedding.ts')], { stdio: ['ignore', 'inherit', 'inherit'] })
 log('encryption at rest: each provider on Secret creates and GETs …')
 const encryption = renderEncryptionSection(await measureEncryptionProviders(), new Date())
 await writeEncryptionSection(ROOT, encryption)

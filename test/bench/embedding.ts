@@ -1,0 +1,175 @@
+/**
+ * What a test suite pays for an embedded server, in fresh processes (one per
+ * round and setup, the setups taking turns): `createApiServer()` to its first
+ * answer, then `reset()` after a test's worth of writes, `snapshot()` and
+ * `restore()`, and the cost of the activity log (`record: true`) on creates.
+ * Two setups: an empty server, and one seeded with a CRD, a namespace, 50
+ * ConfigMaps and 20 custom objects. Medians over the rounds.
+ *
+ *   npm run build && node --import tsx test/bench/embedding.ts [--rounds N] [--no-write]
+ *
+ * Writes its section of docs/benchmarks.md. Figures only: nothing passes or fails.
+ */
+import { spawn } from 'node:child_process'
+import { cpus, loadavg } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { parseArgs } from 'node:util'
+import { replaceSection } from './section.js'
+
+const ROOT = join(import.meta.dirname, '..', '..')
+const BEGIN = '<!-- embedding: begin -->'
+const END = '<!-- embedding: end -->'
+/** Writes a test makes before its reset: what reset() and restore() undo. */
+const WRITES_PER_TEST = 20
+/** Creates timed with and without the activity log, in one process, alternating in blocks. */
+const RECORD_BLOCKS = 6
+const RECORD_BLOCK_SIZE = 100
+
+interface Round {
+  firstAnswerMs: number
+  resetMs: number
+  snapshotMs: number
+  restoreMs: number
+  /** Creates per second without / with `record: true`. */
+  createRate: number
+  recordedCreateRate: number
+}
+
+/** Runs in a fresh `node`: the package from dist/, one setup, every figure once (reset and restore: median of 5). */
+const roundScript = (entry: string, seeded: boolean): string => `
+const { ADMIN_IDENTITY, createApiServer } = await import(${JSON.stringify(entry)})
+const seeded = ${seeded}
+const crd = {
+  apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.com' },
+  spec: { group: 'example.com', scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } } }] },
+}
+const objects = seeded ? [
+  crd,
+  { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } },
+  ...Array.from({ length: 50 }, (_, i) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm-' + i, namespace: 'shop' }, data: { i: String(i) } })),
+  ...Array.from({ length: 20 }, (_, i) => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w-' + i, namespace: 'shop' }, spec: { size: i } })),
+] : undefined
+const median = (v) => { const s = [...v].sort((a, b) => a - b); return s[s.length >> 1] }
+const json = { 'content-type': 'application/json' }
+const create = async (server, name) => {
+  const res = await server.fetch(new Request('http://in-process/api/v1/namespaces/default/configmaps', { method: 'POST', headers: json, body: JSON.stringify({ metadata: { name }, data: { a: 'b' } }) }))
+  if (res.status !== 201) throw new Error('create: ' + res.status)
+  await res.arrayBuffer()
+}
+const writes = async (server, tag) => { for (let i = 0; i < ${WRITES_PER_TEST}; i++) await create(server, tag + '-' + i) }
+
+const t0 = performance.now()
+const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, ...(objects ? { objects } : {}) })
+const first = await server.fetch(new Request('http://in-process/api/v1/namespaces/default/configmaps'))
+await first.arrayBuffer()
+const firstAnswerMs = performance.now() - t0
+if (first.status !== 200) throw new Error('first answer: ' + first.status)
+
+const resets = [], snapshots = [], restores = []
+for (let r = 0; r < 5; r++) {
+  await writes(server, 'reset' + r)
+  let t = performance.now(); await server.reset(); resets.push(performance.now() - t)
+  t = performance.now(); const snap = await server.snapshot(); snapshots.push(performance.now() - t)
+  await writes(server, 'restore' + r)
+  t = performance.now(); await server.restore(snap); restores.push(performance.now() - t)
+}
+await server.shutdown()
+
+// The activity log's cost: the same creates on two servers, alternating blocks, so load hits both alike.
+const plain = createApiServer({ embeddedIdentity: ADMIN_IDENTITY })
+const recorded = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, record: true })
+await Promise.all([plain.ready, recorded.ready])
+const spent = new Map([[plain, 0], [recorded, 0]])
+for (let b = 0; b < ${RECORD_BLOCKS}; b++) {
+  for (const s of b % 2 ? [recorded, plain] : [plain, recorded]) {
+    const t = performance.now()
+    for (let i = 0; i < ${RECORD_BLOCK_SIZE}; i++) await create(s, 'b' + b + '-' + i)
+    spent.set(s, spent.get(s) + performance.now() - t)
+  }
+}
+const n = ${RECORD_BLOCKS * RECORD_BLOCK_SIZE}
+if (recorded.activity.requests().length !== n) throw new Error('recorded ' + recorded.activity.requests().length + ' requests, not ' + n)
+await Promise.all([plain.shutdown(), recorded.shutdown()])
+process.stdout.write(JSON.stringify({
+  firstAnswerMs, resetMs: median(resets), snapshotMs: median(snapshots), restoreMs: median(restores),
+  createRate: n / spent.get(plain) * 1000, recordedCreateRate: n / spent.get(recorded) * 1000,
+}) + '\\n')
+process.exit(0)
+`
+
+function roundOnce(seeded: boolean): Promise<Round> {
+  const entry = pathToFileURL(join(ROOT, 'dist', 'core', 'index.js')).href
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', roundScript(entry, seeded)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    const timer = setTimeout(() => child.kill('SIGKILL'), 180_000)
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+    child.once('error', fail)
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      try {
+        done(JSON.parse(out) as Round)
+      } catch (err) {
+        fail(new Error(`a round exited ${code}: ${String(err)} ${out}`))
+      }
+    })
+  })
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+const ms = (value: number): string => (value < 10 ? `${value.toFixed(1)} ms` : `${value.toFixed(0)} ms`)
+
+function render(figures: { empty: Round[]; seeded: Round[] }, rounds: number, load: number): string {
+  const row = (label: string, pick: (r: Round) => number, format = ms): string =>
+    `| ${label} | ${format(median(figures.empty.map(pick)))} | ${format(median(figures.seeded.map(pick)))} |`
+  const rate = (value: number): string => `${value.toFixed(0)}/s`
+  const all = [...figures.empty, ...figures.seeded]
+  const ratio = median(all.map((r) => r.recordedCreateRate / r.createRate))
+  return `${BEGIN}
+## Embedding: start, reset and restore
+
+Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus().length} × ${cpus()[0]?.model.split(' ')[0] ?? 'CPU'} (load average ${load.toFixed(1)} when it began),
+Node ${process.version}. \`node --import tsx test/bench/embedding.ts\`: ${rounds} rounds, a fresh
+process for each round of each setup, the setups taking turns; medians over the rounds.
+The server is the built package (\`dist/\`) on its in-memory store, called through \`server.fetch\`.
+*Seeded* starts with \`objects\`: a CustomResourceDefinition, a namespace, 50
+ConfigMaps and 20 custom objects. Before each \`reset()\` and \`restore()\` a
+test's worth of writes (${WRITES_PER_TEST} ConfigMap creates) is undone; each is the median of five in its process.
+
+| figure (median) | empty server | seeded |
+| --- | --- | --- |
+${row('`createApiServer()` to the first answer (a list)', (r) => r.firstAnswerMs)}
+${row('`reset()`', (r) => r.resetMs)}
+${row('`snapshot()`', (r) => r.snapshotMs)}
+${row('`restore(snapshot)`', (r) => r.restoreMs)}
+${row('creates, `record` off', (r) => r.createRate, rate)}
+${row('creates, `record: true`', (r) => r.recordedCreateRate, rate)}
+
+With the activity log on, creates ran at ${ratio.toFixed(2)}× the rate without it (the two servers in
+one process taking turns in blocks of ${RECORD_BLOCK_SIZE}; each recorded create keeps a frozen copy of the
+written object and one request entry). \`snapshot()\` copies nothing (the store's values are
+immutable); \`reset()\` and \`restore()\` put the store's contents back at once and then wait
+until every watch cache has listed the restored state and the served custom resources match it.
+${END}
+`
+}
+
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '7' }, 'no-write': { type: 'boolean', default: false } } })
+const rounds = Number(values.rounds)
+const load = loadavg()[0] ?? 0
+const figures = { empty: [] as Round[], seeded: [] as Round[] }
+for (let r = 0; r < rounds; r++) {
+  for (const seeded of r % 2 ? [true, false] : [false, true]) {
+    process.stderr.write(`round ${r + 1}: ${seeded ? 'seeded' : 'empty'}\n`)
+    ;(seeded ? figures.seeded : figures.empty).push(await roundOnce(seeded))
+  }
+}
+const section = render(figures, rounds, load)
+process.stdout.write(section)
+if (!values['no-write']) await replaceSection(ROOT, BEGIN, END, section)

@@ -1,0 +1,158 @@
+/**
+ * The packed package (`npm pack`), installed into a project of its own and
+ * used both ways: the `apiserver` bin prints the daemon's help and starts to
+ * /readyz, and `import ... from 'kube-apiserver-ts'` (and `/node`) works
+ * under Node, Bun and Deno, with its type declarations resolving for tsc and
+ * `deno check`.
+ *
+ * Installing: the tarball is unpacked into the project's node_modules and its
+ * bin linked, as npm does, and each of its declared `dependencies` is linked
+ * from this checkout's node_modules instead of being downloaded (a cold
+ * `npm install` of the tarball takes about a minute, mostly fetching). Only
+ * the declared dependencies are visible to the package, so a file left out of
+ * `files`, a wrong `exports`, `bin` or `types` path, or an import of a package
+ * that is only a dev dependency fails here as on a user's machine.
+ * PACK_TEST_NPM_INSTALL=1 installs the tarball with npm itself instead
+ * (`npm install --prefer-offline`, the registry for the dependencies: 35 s
+ * with a warm cache). Needs `npm run build` first (the tarball carries dist/).
+ */
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { promisify } from 'node:util'
+import { helpText } from '../../core/options/flags/index.js'
+import { Daemon } from './daemon.js'
+
+const exec = promisify(execFile)
+const ROOT = join(import.meta.dirname, '..', '..')
+const PACKAGE = 'kube-apiserver-ts'
+
+/** A consumer's script: an embedded server answering /version in process, and the Node entry's listen() exported. */
+const CONSUMER = `
+import { ADMIN_IDENTITY, createApiServer } from '${PACKAGE}'
+import { listen } from '${PACKAGE}/node'
+const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, record: true })
+const res = await server.fetch(new Request('http://in-process/api/v1/namespaces/default'))
+const ns = await res.json()
+console.log(JSON.stringify({ status: res.status, name: ns.metadata.name, listen: typeof listen, recorded: server.activity.requests().length }))
+await server.shutdown()
+`
+const CONSUMER_OUTPUT = { status: 200, name: 'default', listen: 'function', recorded: 1 }
+
+/** The same in TypeScript, for tsc to check against the package's declarations. */
+const TYPED_CONSUMER = `
+import { type ApiServer, type RecordedRequest, createApiServer, manualClock } from '${PACKAGE}'
+import { listen } from '${PACKAGE}/node'
+const server: ApiServer = createApiServer({ record: { limit: 10 } }, { now: manualClock().now })
+const requests: RecordedRequest[] = server.activity.requests()
+const listening: ReturnType<typeof listen> = listen(server)
+export { requests, listening }
+`
+
+interface PackResult {
+  filename: string
+  files: { path: string }[]
+}
+
+describe('the packed package, installed', () => {
+  let dir = ''
+  let project = ''
+  let files: string[] = []
+
+  before(async () => {
+    assert.ok(existsSync(join(ROOT, 'dist', 'runtimes', 'node', 'main.js')), 'dist/ is missing: run npm run build first')
+    dir = mkdtempSync(join(tmpdir(), 'apiserver-pack-'))
+    // --ignore-scripts: `prepare` would build again; the test runs after a build.
+    const { stdout } = await exec('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, timeout: 60_000, maxBuffer: 64 << 20 })
+    const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as PackResult[]
+    files = packed!.files.map((f) => f.path)
+    project = join(dir, 'consumer')
+    const installed = join(project, 'node_modules', PACKAGE)
+    mkdirSync(installed, { recursive: true })
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies: { [PACKAGE]: `file:../${packed!.filename}` } }))
+    writeFileSync(join(project, 'consumer.mjs'), CONSUMER)
+    writeFileSync(join(project, 'consumer.ts'), TYPED_CONSUMER)
+    if (process.env['PACK_TEST_NPM_INSTALL'] === '1') {
+      // --ignore-scripts: the package's `prepare` builds from a checkout; an installed tarball is built already.
+      await exec('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project, timeout: 300_000 })
+      return
+    }
+    // npm's tarballs hold the files under package/.
+    await exec('tar', ['-xzf', join(dir, packed!.filename), '-C', installed, '--strip-components=1'], { timeout: 30_000 })
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { bin: Record<string, string>; dependencies: Record<string, string> }
+    for (const dep of Object.keys(manifest.dependencies)) {
+      const link = join(project, 'node_modules', dep)
+      mkdirSync(dirname(link), { recursive: true })
+      symlinkSync(join(ROOT, 'node_modules', dep), link, 'dir')
+    }
+    // The bin as npm links it: node_modules/.bin/<name>, the target made executable.
+    mkdirSync(join(project, 'node_modules', '.bin'))
+    for (const [name, target] of Object.entries(manifest.bin)) {
+      chmodSync(join(installed, target), 0o755)
+      symlinkSync(join('..', PACKAGE, target), join(project, 'node_modules', '.bin', name))
+    }
+  })
+  after(() => {
+    if (!dir) return
+    // KEEP_PACK_DIR=1 leaves the project to look into by hand.
+    if (process.env['KEEP_PACK_DIR'] === '1') console.log(`the installed project: ${dir}`)
+    else rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('holds the built daemon, the entry points and their declarations, and no tests', () => {
+    for (const file of ['dist/runtimes/node/main.js', 'dist/core/index.js', 'dist/core/index.d.ts', 'dist/runtimes/node/index.js', 'dist/runtimes/node/index.d.ts', 'core/index.ts', 'package.json', 'README.md']) {
+      assert.ok(files.includes(file), `${file} is not in the package`)
+    }
+    assert.deepEqual(files.filter((f) => f.startsWith('test/') || f.includes('.test.')), [])
+  })
+
+  it('its apiserver bin prints the daemon help', async () => {
+    const { stdout } = await exec(join(project, 'node_modules', '.bin', 'apiserver'), ['--help'], { cwd: project, timeout: 60_000 })
+    assert.equal(stdout, helpText())
+  })
+
+  it('its apiserver bin starts a server that answers /readyz and kubectl', async () => {
+    const daemon = await Daemon.start([], { command: [join(project, 'node_modules', '.bin', 'apiserver')] })
+    try {
+      const { stdout } = await daemon.kubectl('get', 'namespace', 'default', '-o', 'jsonpath={.metadata.name}')
+      assert.equal(stdout, 'default')
+    } finally {
+      await daemon.stop()
+    }
+  })
+
+  it('imports under Node: an embedded server answers, listen() is exported', async () => {
+    const { stdout } = await exec(process.execPath, ['consumer.mjs'], { cwd: project, timeout: 60_000 })
+    assert.deepEqual(JSON.parse(stdout), CONSUMER_OUTPUT)
+  })
+
+  it('imports under Bun (its "bun" condition: the TypeScript sources)', async () => {
+    const { stdout } = await exec(join(ROOT, 'node_modules', '.bin', 'bun'), ['consumer.mjs'], { cwd: project, timeout: 60_000 })
+    assert.deepEqual(JSON.parse(stdout), CONSUMER_OUTPUT)
+  })
+
+  it('imports under Deno, from the project’s node_modules', async () => {
+    const deno = join(ROOT, 'node_modules', '.bin', 'deno')
+    const { stdout } = await exec(deno, ['run', '--node-modules-dir=manual', '--allow-read', '--allow-env', '--allow-net', '--allow-sys', 'consumer.mjs'], { cwd: project, timeout: 60_000 })
+    assert.deepEqual(JSON.parse(stdout), CONSUMER_OUTPUT)
+  })
+
+  it('resolves its type declarations for a TypeScript consumer (tsc, module nodenext)', async () => {
+    const options = { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', skipLibCheck: true, types: ['node'], typeRoots: [join(ROOT, 'node_modules', '@types')] }
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: options, files: ['consumer.ts'] }))
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
+    const run = await exec(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project, timeout: 120_000 }).catch((err: { stdout?: string; message: string }) => ({ stdout: err.stdout ?? err.message }))
+    assert.equal(run.stdout, '')
+  })
+
+  it('resolves its type declarations under Deno (deno check)', async () => {
+    const deno = join(ROOT, 'node_modules', '.bin', 'deno')
+    const run = await exec(deno, ['check', '--node-modules-dir=manual', 'consumer.ts'], { cwd: project, timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } }).catch(
+      (err: { stderr?: string; message: string }) => ({ stderr: `failed: ${err.stderr ?? err.message}` }),
+    )
+    assert.doesNotMatch(run.stderr, /failed|error/i, run.stderr)
+  })
+})
