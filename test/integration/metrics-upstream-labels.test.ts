@@ -112,6 +112,27 @@ describe('request metrics labels as upstream writes them', () => {
     assert.equal(total(families, { ...configmaps, verb: 'WATCH', scope: 'namespace', code: '200' }), 1)
     assert.equal(sampleValue(families, 'apiserver_longrunning_requests', open), 0)
     assert.equal(sampleValue(families, 'apiserver_request_duration_seconds_count', { ...configmaps, verb: 'WATCH', scope: 'namespace' }), 1)
+    // A ?watch= is served by the LIST route, whose answers upstream sizes.
+    assert.equal(sampleValue(families, 'apiserver_response_sizes_count', { ...open }), 1)
+  })
+
+  it('names pods/log CONNECT, without counting it among the long-running requests', async () => {
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } }
+    assert.equal((await api.post('/api/v1/namespaces/default/pods', pod, asAdmin)).status, 201)
+    const log = await api.get('/api/v1/namespaces/default/pods/p/log', asAdmin)
+    const families = await scrape(api)
+    const labels = { group: '', version: 'v1', resource: 'pods', subresource: 'log', scope: 'resource', component: 'apiserver', dry_run: '' }
+    assert.equal(total(families, { ...labels, verb: 'CONNECT', code: String(log.status) }), 1)
+    assert.equal(families.get('apiserver_longrunning_requests')?.samples.some((s) => s.labels.subresource === 'log'), false)
+  })
+
+  it('records the aggregated discovery document under its path, and not the legacy group list', async () => {
+    const aggregated = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList'
+    assert.equal((await api.get('/apis', { ...asAdmin, headers: { ...asAdmin.headers, accept: aggregated } })).status, 200)
+    assert.equal((await api.get('/apis', asAdmin)).status, 200)
+    const families = await scrape(api)
+    const labels = { verb: 'GET', dry_run: '', group: '', version: '', resource: '', subresource: 'apis', scope: '', component: 'apiserver', code: '200' }
+    assert.equal(total(families, labels), 1)
   })
 
   it('leaves out requests refused before a handler with 401 or 403, and counts authentication results as upstream', async () => {

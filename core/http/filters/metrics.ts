@@ -141,11 +141,12 @@ export function requestMetricsFilter(metrics: Metrics, options: RequestMetricsOp
       metrics.record(REQUEST_DURATION, { verb, dry_run: dryRun, ...labels }, (clock() - started) / 1000)
     }
     const sizeLabels = { verb, ...labels }
-    const sized = READ_VERBS.has(verb)
+    // Upstream sizes what its GET and LIST routes answer, and `?watch=` is served by the LIST route.
+    const sized = READ_VERBS.has(verb) || (verb === 'WATCH' && info.isResourceRequest && query.has('watch'))
     if (!longRunning || !res.body) answered()
-    // Upstream's long-running count takes the request info's scope and its verb from it.
+    // Upstream counts watches and connections open (pods/log is a plain GET route to it), by the request info's scope.
     let open: { add(by: number): void } | undefined
-    if (longRunning) {
+    if (longRunning && info.subresource !== 'log') {
       const scope = cleanScope(info)
       open = metrics.gaugeOf(LONGRUNNING_REQUESTS, { ...labels, verb: reportedVerb(info, request, scope, query), scope })
       open.add(1)
@@ -155,12 +156,12 @@ export function requestMetricsFilter(metrics: Metrics, options: RequestMetricsOp
       if (sized) metrics.record(RESPONSE_SIZES, sizeLabels, 0)
       return
     }
-    if (!open && !sized) return
+    if (!longRunning && !sized) return
     c.res = new Response(
       measured(res.body, (bytes) => {
         // A watch or a stream is recorded as upstream's handler returns: when it ends, timed whole.
-        if (open) {
-          open.add(-1)
+        if (longRunning) {
+          open?.add(-1)
           answered()
         }
         if (sized) metrics.record(RESPONSE_SIZES, sizeLabels, bytes)
