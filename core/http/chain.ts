@@ -77,7 +77,7 @@ export function buildChain(deps: ChainDeps): Hono<ChainEnv> {
   use(app, corsFilter(deps.serving.corsAllowedOrigins ?? []))
   app.use(authenticationFilter(deps.authenticator, deps.embeddedIdentity, deps.logger))
   // Upstream records in its handlers: this times from here, and records what reached one (handlerReachedFilter) and 429s.
-  app.use(requestMetricsFilter(deps.metrics, { served: deps.served ?? (() => true), countInflight: deps.flowControl !== undefined }))
+  app.use(requestMetricsFilter(deps.metrics, { served: deps.served ?? (() => true) }))
   // After authentication, as upstream since its tracing trusts privileged users' trace context.
   use(app, deps.tracer ? tracingFilter(deps.tracer) : undefined)
   use(app, deps.auditor ? auditFilter(deps.auditor) : undefined)

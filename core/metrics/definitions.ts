@@ -42,6 +42,10 @@ export const CURRENT_INFLIGHT: MetricDefinition = {
   name: 'apiserver_current_inflight_requests',
   help: '[STABLE] Requests being served now, read-only and mutating apart.',
 }
+export const CURRENT_INQUEUE: MetricDefinition = {
+  name: 'apiserver_current_inqueue_requests',
+  help: '[ALPHA] Requests waiting in a priority and fairness queue now, read-only and mutating apart.',
+}
 export const REGISTERED_WATCHERS: MetricDefinition = {
   name: 'apiserver_registered_watchers',
   help: '[ALPHA] Watches open now, by group, version and kind.',

@@ -125,6 +125,10 @@ describe('API priority and fairness', () => {
     // Once the queue of one holds the second request, a third finds it full.
     const inQueue = /apiserver_flowcontrol_current_inqueue_requests\{flow_schema="jane",priority_level="jane-level"\} 1/
     for (let attempt = 0; !inQueue.test((await api.get('/metrics', asAdmin)).text) && attempt < 200; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10))
+    // Executing (the held read and this scrape, which is exempt) and waiting requests are counted apart, as upstream's filter does.
+    const busy = (await api.get('/metrics', asAdmin)).text
+    assert.match(busy, /^apiserver_current_inflight_requests\{request_kind="readOnly"\} 2$/m)
+    assert.match(busy, /^apiserver_current_inqueue_requests\{request_kind="readOnly"\} 1$/m)
     const refused = await api.get(`${CM}/other`, asUser)
     assert.equal(refused.status, 429)
     storage.open()

@@ -1,10 +1,10 @@
 /**
  * Request metrics as upstream's endpoints/metrics records them:
  * `apiserver_request_total`, `apiserver_request_duration_seconds`,
- * `apiserver_response_sizes` (reads), `apiserver_longrunning_requests`, and
- * `apiserver_current_inflight_requests` while priority and fairness (which
- * has no max-in-flight filter to count them) is on. The labels are worked
- * out in core/metrics/request-labels.ts.
+ * `apiserver_response_sizes` (reads) and `apiserver_longrunning_requests`
+ * (the requests in flight are counted by max-in-flight or priority and
+ * fairness, whichever runs). The labels are worked out in
+ * core/metrics/request-labels.ts.
  *
  * Upstream records in its handlers, so only a request that reaches one is
  * counted: one refused by authentication, impersonation or authorization
@@ -17,7 +17,6 @@
  */
 import type { MiddlewareHandler } from 'hono'
 import {
-  CURRENT_INFLIGHT,
   LONGRUNNING_REQUESTS,
   REQUEST_DURATION,
   REQUEST_TERMINATIONS,
@@ -41,14 +40,10 @@ import { isLongRunning, type RequestInfo } from '../request-info.js'
 import type { ChainEnv } from './context.js'
 
 const READ_VERBS = new Set(['GET', 'LIST'])
-/** Upstream's read-only request kind for the in-flight count; anything else, HEAD included, is mutating. */
-const READ_ONLY_VERBS = new Set(['get', 'list', 'watch'])
 
 export interface RequestMetricsOptions {
   /** Whether a resource request names a resource (and subresource) the server serves. */
   served(info: RequestInfo): boolean
-  /** Count requests in flight here: priority and fairness is on, and max-in-flight does not run. */
-  countInflight: boolean
   /** Milliseconds from a monotonic clock. */
   clock?: () => number
 }
@@ -106,23 +101,13 @@ function countDropped(metrics: Metrics, info: RequestInfo, request: Request, que
 
 export function requestMetricsFilter(metrics: Metrics, options: RequestMetricsOptions): MiddlewareHandler<ChainEnv> {
   const clock = options.clock ?? (() => performance.now())
-  const inflight = {
-    readOnly: options.countInflight ? metrics.gaugeOf(CURRENT_INFLIGHT, { request_kind: 'readOnly' }) : undefined,
-    mutating: options.countInflight ? metrics.gaugeOf(CURRENT_INFLIGHT, { request_kind: 'mutating' }) : undefined,
-  }
   return async (c, next) => {
     const started = clock()
     const info = c.get('requestInfo')
     const request = c.req.raw
     const longRunning = isLongRunning(info)
     const method = request.method.toUpperCase()
-    const pool = longRunning ? undefined : READ_ONLY_VERBS.has(info.verb) ? inflight.readOnly : inflight.mutating
-    pool?.add(1)
-    try {
-      await next()
-    } finally {
-      pool?.add(-1)
-    }
+    await next()
     const res = c.res
     if (info.isResourceRequest && !options.served(info)) return
     const query = queryOf(request)

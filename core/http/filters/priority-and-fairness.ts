@@ -10,6 +10,7 @@
  */
 import type { MiddlewareHandler } from 'hono'
 import type { FlowControl } from '../../flowcontrol/flow-control.js'
+import { CURRENT_INFLIGHT, CURRENT_INQUEUE } from '../../metrics/definitions.js'
 import type { GaugeHandle, Metrics } from '../../metrics/metrics.js'
 import { isLongRunning } from '../request-info.js'
 import { statusResponse } from '../respond.js'
@@ -24,7 +25,15 @@ const REJECTED = { name: 'apiserver_flowcontrol_rejected_requests_total', help: 
 const EXECUTING_SEATS = { name: 'apiserver_flowcontrol_current_executing_seats', help: '[BETA] Concurrency (number of seats) occupied by the currently executing requests' }
 const IN_QUEUE = { name: 'apiserver_flowcontrol_current_inqueue_requests', help: '[BETA] Number of requests currently pending in queues' }
 
+/** Upstream's read-only kind for the in-flight counts; anything else is mutating. */
+const READ_ONLY_VERBS = new Set(['get', 'list', 'watch'])
+
 export function priorityAndFairnessFilter(flowControl: FlowControl, metrics: Metrics, waitLimitMs: number): MiddlewareHandler<ChainEnv> {
+  // Requests executing (exempt or on a seat) and waiting in a queue, read-only and mutating apart, as upstream's filter notes them.
+  const kinds = {
+    readOnly: { executing: metrics.gaugeOf(CURRENT_INFLIGHT, { request_kind: 'readOnly' }), waiting: metrics.gaugeOf(CURRENT_INQUEUE, { request_kind: 'readOnly' }) },
+    mutating: { executing: metrics.gaugeOf(CURRENT_INFLIGHT, { request_kind: 'mutating' }), waiting: metrics.gaugeOf(CURRENT_INQUEUE, { request_kind: 'mutating' }) },
+  }
   // Upstream counts these by priority level and flow schema; one pair of gauges per pair of names.
   const gauges = new Map<string, { executing: GaugeHandle; inQueue: GaugeHandle }>()
   const gaugesOf = (priorityLevel: string, flowSchema: string) => {
@@ -46,9 +55,15 @@ export function priorityAndFairnessFilter(flowControl: FlowControl, metrics: Met
       response.headers.set(PRIORITY_LEVEL_HEADER, level.limits.uid)
       return response
     }
+    const kind = READ_ONLY_VERBS.has(info.verb) ? kinds.readOnly : kinds.mutating
     if (!level.queueSet) {
       dispatched()
-      await next()
+      kind.executing.add(1)
+      try {
+        await next()
+      } finally {
+        kind.executing.add(-1)
+      }
       identify(c.res)
       return
     }
@@ -56,10 +71,12 @@ export function priorityAndFairnessFilter(flowControl: FlowControl, metrics: Met
     let outcome = level.queueSet.acquire(flow, waitLimitMs)
     if (outcome instanceof Promise) {
       inQueue.add(1)
+      kind.waiting.add(1)
       try {
         outcome = await outcome
       } finally {
         inQueue.add(-1)
+        kind.waiting.add(-1)
       }
     }
     if (typeof outcome === 'string') {
@@ -69,10 +86,12 @@ export function priorityAndFairnessFilter(flowControl: FlowControl, metrics: Met
     }
     dispatched()
     executing.add(1)
+    kind.executing.add(1)
     try {
       await next()
     } finally {
       executing.add(-1)
+      kind.executing.add(-1)
       outcome.release()
     }
     identify(c.res)
