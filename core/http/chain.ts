@@ -21,7 +21,7 @@ import { corsFilter } from './filters/cors.js'
 import { hstsFilter } from './filters/hsts.js'
 import { httpLogFilter } from './filters/httplog.js'
 import { maxInFlightFilter } from './filters/max-in-flight.js'
-import { handlerReachedFilter, requestMetricsFilter } from './filters/metrics.js'
+import { countTermination, handlerReachedFilter, requestMetricsFilter } from './filters/metrics.js'
 import { measuredAuthorizer } from '../metrics/security-metrics.js'
 import { priorityAndFairnessFilter } from './filters/priority-and-fairness.js'
 import type { FlowControl } from '../flowcontrol/flow-control.js'
@@ -73,11 +73,16 @@ export function buildChain(deps: ChainDeps): Hono<ChainEnv> {
   use(app, hstsFilter(deps.serving.hstsDirectives ?? []))
   // cache-control, warnings: later
   app.use(inFlightWaitGroupFilter(deps.lifecycle))
-  app.use(timeoutFilter(deps.requestTimeoutMs))
+  const served = deps.served ?? (() => true)
+  app.use(
+    timeoutFilter(deps.requestTimeoutMs, (request, info) => {
+      if (!info.isResourceRequest || served(info)) countTermination(deps.metrics, info, request, 504)
+    }),
+  )
   use(app, corsFilter(deps.serving.corsAllowedOrigins ?? []))
   app.use(authenticationFilter(deps.authenticator, deps.embeddedIdentity, deps.logger))
   // Upstream records in its handlers: this times from here, and records what reached one (handlerReachedFilter) and 429s.
-  app.use(requestMetricsFilter(deps.metrics, { served: deps.served ?? (() => true) }))
+  app.use(requestMetricsFilter(deps.metrics, { served }))
   // After authentication, as upstream since its tracing trusts privileged users' trace context.
   use(app, deps.tracer ? tracingFilter(deps.tracer) : undefined)
   use(app, deps.auditor ? auditFilter(deps.auditor) : undefined)

@@ -206,3 +206,32 @@ describe('a request refused by max-in-flight', () => {
     }
   })
 })
+
+describe('a request past its timeout', () => {
+  it('is counted as a termination with 504', async () => {
+    const { server, api } = await start()
+    let release: (() => void) | undefined
+    try {
+      // A create whose body is still coming when its ?timeout= runs out.
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          release = () => {
+            release = undefined
+            controller.enqueue(new TextEncoder().encode(JSON.stringify(cm('late'))))
+            controller.close()
+          }
+        },
+      })
+      const headers = { ...asAdmin.headers, 'content-type': 'application/json' }
+      const late = await server.fetch(new Request(`http://in-process${CM}?timeout=100ms`, { method: 'POST', body, headers, duplex: 'half' } as RequestInit), {})
+      assert.equal(late.status, 504)
+      release?.()
+      const families = await scrape(api)
+      const termination = { verb: 'POST', group: '', version: 'v1', resource: 'configmaps', subresource: '', scope: 'resource', component: 'apiserver', code: '504' }
+      assert.equal(sampleValue(families, 'apiserver_request_terminations_total', termination), 1)
+    } finally {
+      release?.()
+      await server.shutdown()
+    }
+  })
+})

@@ -81,22 +81,35 @@ function measured(body: ReadableStream<Uint8Array>, onEnd: (bytes: number) => vo
 }
 
 /**
+ * A request the server ended itself (upstream's RecordRequestTermination):
+ * refused with 429 by max-in-flight or priority and fairness, or answered
+ * 504 by the timeout filter; by the request info's scope, and a path's
+ * labels carry the path as subresource.
+ */
+export function countTermination(metrics: Metrics, info: RequestInfo, request: Request, code: number): void {
+  const scope = cleanScope(info)
+  const verb = reportedVerb(info, request, scope, queryOf(request))
+  const where = info.isResourceRequest
+    ? { group: info.apiGroup, version: info.apiVersion, resource: info.resource, subresource: info.subresource }
+    : { group: '', version: '', resource: '', subresource: info.path }
+  metrics.inc(REQUEST_TERMINATIONS, { verb, ...where, scope, component: APISERVER_COMPONENT, code: String(code) })
+}
+
+/**
  * A request refused before its handler with 429, as upstream's
  * max-in-flight and priority-and-fairness filters record it: in
- * `apiserver_request_total` (RecordDroppedRequest) and in
- * `apiserver_request_terminations_total` (RecordRequestTermination), both
- * with the request info's scope.
+ * `apiserver_request_total` (RecordDroppedRequest, the request info's scope;
+ * for a path, its empty subresource rather than the path) and as a
+ * termination.
  */
 function countDropped(metrics: Metrics, info: RequestInfo, request: Request, query: URLSearchParams): void {
   const scope = cleanScope(info)
   const verb = reportedVerb(info, request, scope, query)
-  const resource = info.isResourceRequest
+  const where = info.isResourceRequest
     ? { group: info.apiGroup, version: info.apiVersion, resource: info.resource, subresource: info.subresource }
-    : undefined
-  const none = { group: '', version: '', resource: '' }
-  // For a path, upstream's request count writes the request info's (empty) subresource, its termination count the path.
-  metrics.inc(REQUEST_TOTAL, { verb, dry_run: cleanDryRun(query), ...(resource ?? { ...none, subresource: '' }), scope, component: APISERVER_COMPONENT, code: '429' })
-  metrics.inc(REQUEST_TERMINATIONS, { verb, ...(resource ?? { ...none, subresource: info.path }), scope, component: APISERVER_COMPONENT, code: '429' })
+    : { group: '', version: '', resource: '', subresource: '' }
+  metrics.inc(REQUEST_TOTAL, { verb, dry_run: cleanDryRun(query), ...where, scope, component: APISERVER_COMPONENT, code: '429' })
+  countTermination(metrics, info, request, 429)
 }
 
 export function requestMetricsFilter(metrics: Metrics, options: RequestMetricsOptions): MiddlewareHandler<ChainEnv> {
