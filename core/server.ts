@@ -49,7 +49,7 @@ import type { ConnectionInfo, ServerPorts } from './ports.js'
 import { silentLogger } from './ports.js'
 import { Metrics } from './metrics/metrics.js'
 import { TRACER_NAME } from './tracing/context.js'
-import { measuredAuthenticator, measuredAuthorizer } from './metrics/security-metrics.js'
+import { measuredAuthenticator } from './metrics/security-metrics.js'
 import { measuredChain } from './metrics/admission-metrics.js'
 import { watchMetrics } from './metrics/watch-metrics.js'
 import { startStorageObjectCounter } from './metrics/storage-objects.js'
@@ -391,7 +391,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     activity: activity.requestFilter(),
     logger,
     authenticator: measuredAuthenticator(authentication.request, metrics),
-    authorizer: measuredAuthorizer(authorization.authorizer, metrics),
+    authorizer: authorization.authorizer,
     embeddedIdentity: options.embeddedIdentity ?? null,
     requestTimeoutMs,
     lifecycle,

@@ -23,10 +23,20 @@ export function withAuthenticatedGroup(user: UserInfo): UserInfo {
   return { ...user, groups: [...user.groups, AUTHENTICATED_GROUP] }
 }
 
+/**
+ * Why a request is refused with 401. `noCredential`: no authenticator found
+ * a credential of its kind (upstream's "not ok" without an error, which its
+ * metrics count as a `failure` rather than an `error`).
+ */
+export interface AuthRefusal {
+  error: string
+  noCredential?: boolean
+}
+
 /** Who sent a request, as the authentication filter asks it (upstream's authenticator.Request). */
 export interface RequestAuthenticator {
   /** The user, or the reason the request is refused with 401. */
-  authenticate(request: Request, connection: ConnectionInfo): Promise<{ user: UserInfo } | { error: string }>
+  authenticate(request: Request, connection: ConnectionInfo): Promise<{ user: UserInfo } | AuthRefusal>
 }
 
 /**
@@ -39,7 +49,7 @@ export class UnionAuthenticator implements RequestAuthenticator {
     private readonly anonymous?: Authenticator,
   ) {}
 
-  async authenticate(request: Request, connection: ConnectionInfo): Promise<{ user: UserInfo } | { error: string }> {
+  async authenticate(request: Request, connection: ConnectionInfo): Promise<{ user: UserInfo } | AuthRefusal> {
     const errors: string[] = []
     for (const a of this.authenticators) {
       const result = await a.authenticate(request, connection)
@@ -50,6 +60,6 @@ export class UnionAuthenticator implements RequestAuthenticator {
     if (errors.length) return { error: errors.join(', ') }
     const anonymous = await this.anonymous?.authenticate(request, connection)
     if (anonymous && 'user' in anonymous) return anonymous
-    return { error: 'no credentials provided' }
+    return { error: 'no credentials provided', noCredential: true }
   }
 }

@@ -132,7 +132,7 @@ export class FlowControl {
   private classification(schema: SchemaState, level: LevelState, distinguisher: string): Classification {
     let counter = schema.dispatchedAt.get(level.limits.name)
     if (!counter) {
-      counter = this.metrics.counter('apiserver_flowcontrol_dispatched_requests_total', 'Number of requests executed by API Priority and Fairness', {
+      counter = this.metrics.counter('apiserver_flowcontrol_dispatched_requests_total', '[BETA] Number of requests executed by API Priority and Fairness', {
         flow_schema: schema.name,
         priority_level: level.limits.name,
       })
@@ -176,7 +176,7 @@ export class FlowControl {
       } else {
         this.levels.set(l.name, this.newLevel(l))
       }
-      this.metrics.setGauge('apiserver_flowcontrol_nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', { priority_level: l.name }, l.nominalCL)
+      this.metrics.setGauge('apiserver_flowcontrol_nominal_limit_seats', '[BETA] Nominal number of execution seats configured for each priority level', { priority_level: l.name }, l.nominalCL)
     }
     for (const name of [...this.levels.keys()]) if (!kept.has(name)) this.levels.delete(name)
     this.requestDanglingPass()
@@ -206,14 +206,10 @@ export class FlowControl {
     const clock = (): number => this.now().getTime()
     const state: LevelState = { limits, demand: new DemandIntegrator(clock), smoothedDemand: limits.nominalCL }
     if (!limits.exempt) {
-      const labels = { priority_level: limits.name }
-      const executing = this.metrics.gauge('apiserver_flowcontrol_current_executing_seats', 'Concurrency (number of seats) occupied by the currently executing requests', labels)
-      const inQueue = this.metrics.gauge('apiserver_flowcontrol_current_inqueue_requests', 'Number of requests currently pending in queues', labels)
+      // The executing and queued gauges, by flow schema too, are kept by the filter (http/filters/priority-and-fairness.ts).
       state.queueSet = new QueueSet(limits.nominalCL, limits.queuing, () => {
         const set = state.queueSet as QueueSet
         state.demand.set(set.executing + set.waiting)
-        executing.set(set.executing)
-        inQueue.set(set.waiting)
       })
     }
     return state
@@ -230,7 +226,7 @@ export class FlowControl {
     const seats = allocateSeats(this.options.serverConcurrencyLimit, items)
     levels.forEach((level, i) => {
       const limit = Math.round(seats[i] ?? level.limits.nominalCL)
-      this.metrics.setGauge('apiserver_flowcontrol_current_limit_seats', 'Current derived number of execution seats available to each priority level', { priority_level: level.limits.name }, limit)
+      this.metrics.setGauge('apiserver_flowcontrol_current_limit_seats', '[ALPHA] Current derived number of execution seats available to each priority level', { priority_level: level.limits.name }, limit)
       if (!level.queueSet) return
       level.queueSet.limit = Math.max(1, limit)
       level.queueSet.dispatch()

@@ -21,7 +21,8 @@ import { corsFilter } from './filters/cors.js'
 import { hstsFilter } from './filters/hsts.js'
 import { httpLogFilter } from './filters/httplog.js'
 import { maxInFlightFilter } from './filters/max-in-flight.js'
-import { requestMetricsFilter } from './filters/metrics.js'
+import { countTermination, handlerReachedFilter, requestMetricsFilter } from './filters/metrics.js'
+import { measuredAuthorizer } from '../metrics/security-metrics.js'
 import { priorityAndFairnessFilter } from './filters/priority-and-fairness.js'
 import type { FlowControl } from '../flowcontrol/flow-control.js'
 import { impersonationFilter } from './filters/impersonation.js'
@@ -76,17 +77,24 @@ export function buildChain(deps: ChainDeps): Hono<ChainEnv> {
   use(app, hstsFilter(deps.serving.hstsDirectives ?? []))
   // cache-control, warnings: later
   app.use(inFlightWaitGroupFilter(deps.lifecycle))
-  app.use(timeoutFilter(deps.requestTimeoutMs))
+  const served = deps.served ?? (() => true)
+  app.use(
+    timeoutFilter(deps.requestTimeoutMs, (request, info) => {
+      if (!info.isResourceRequest || served(info)) countTermination(deps.metrics, info, request, 504)
+    }),
+  )
   use(app, corsFilter(deps.serving.corsAllowedOrigins ?? []))
   app.use(authenticationFilter(deps.authenticator, deps.embeddedIdentity, deps.logger))
-  // Upstream records in its handlers; here once a caller is known, so refusals by the filters below count too.
-  app.use(requestMetricsFilter(deps.metrics, { served: deps.served ?? (() => true), countInflight: deps.flowControl !== undefined }))
+  // Upstream records in its handlers: this times from here, and records what reached one (handlerReachedFilter) and 429s.
+  app.use(requestMetricsFilter(deps.metrics, { served }))
   // After authentication, as upstream since its tracing trusts privileged users' trace context.
   use(app, deps.tracer ? tracingFilter(deps.tracer) : undefined)
   use(app, deps.auditor ? auditFilter(deps.auditor) : undefined)
   app.use(impersonationFilter(deps.authorizer))
   if (deps.flowControl) app.use(priorityAndFairnessFilter(deps.flowControl, deps.metrics, Math.min(15_000, deps.requestTimeoutMs / 4)))
   else use(app, maxInFlightFilter(deps.serving.maxInFlight ?? DEFAULT_IN_FLIGHT, deps.metrics))
-  app.use(authorizationFilter(deps.authorizer))
+  // Only the filter's decision is counted in authorization_attempts_total (impersonation checks are not, as upstream).
+  app.use(authorizationFilter(measuredAuthorizer(deps.authorizer, deps.metrics)))
+  app.use(handlerReachedFilter)
   return app
 }

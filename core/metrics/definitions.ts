@@ -25,6 +25,10 @@ export const REQUEST_DURATION: MetricDefinition = {
   help: '[STABLE] Time to answer a request in seconds, by verb, dry run, group, version, resource, subresource, scope and component.',
   buckets: LATENCY_BUCKETS,
 }
+export const REQUEST_TERMINATIONS: MetricDefinition = {
+  name: 'apiserver_request_terminations_total',
+  help: '[ALPHA] Requests the server ended itself to protect itself (refused with 429 by max-in-flight or priority and fairness), by verb, group, version, resource, subresource, scope, component and HTTP code.',
+}
 export const RESPONSE_SIZES: MetricDefinition = {
   name: 'apiserver_response_sizes',
   help: '[STABLE] Size in bytes of the answers to reads, by verb, group, version, resource, subresource, scope and component.',
@@ -37,6 +41,10 @@ export const LONGRUNNING_REQUESTS: MetricDefinition = {
 export const CURRENT_INFLIGHT: MetricDefinition = {
   name: 'apiserver_current_inflight_requests',
   help: '[STABLE] Requests being served now, read-only and mutating apart.',
+}
+export const CURRENT_INQUEUE: MetricDefinition = {
+  name: 'apiserver_current_inqueue_requests',
+  help: '[ALPHA] Requests waiting in a priority and fairness queue now, read-only and mutating apart.',
 }
 export const REGISTERED_WATCHERS: MetricDefinition = {
   name: 'apiserver_registered_watchers',
@@ -67,6 +75,10 @@ export const ETCD_REQUEST_ERRORS: MetricDefinition = {
 export const STORAGE_SIZE: MetricDefinition = {
   name: 'apiserver_storage_size_bytes',
   help: '[STABLE] Size in bytes of the storage database file as the store reports it, by storage cluster.',
+}
+export const AUTHENTICATED_USER_REQUESTS: MetricDefinition = {
+  name: 'authenticated_user_requests',
+  help: '[ALPHA] Authenticated requests, by a coarse username (a few known identities, email_id or other).',
 }
 export const AUTHENTICATION_ATTEMPTS: MetricDefinition = {
   name: 'authentication_attempts',

@@ -1,7 +1,8 @@
 /**
  * Authentication and authorization as upstream's filters and authorizer
  * chain count them: `authentication_attempts` and
- * `authentication_duration_seconds` by result, `authorization_attempts_total`
+ * `authentication_duration_seconds` by result, `authenticated_user_requests`
+ * by a coarse username, `authorization_attempts_total`
  * and `authorization_duration_seconds` by result, and
  * `apiserver_authorization_decisions_total` for each configured authorizer's
  * final (allow or deny) decisions.
@@ -9,6 +10,7 @@
 import type { RequestAuthenticator } from '../authn/authenticator.js'
 import type { Authorizer } from '../authz/authorizer.js'
 import {
+  AUTHENTICATED_USER_REQUESTS,
   AUTHENTICATION_ATTEMPTS,
   AUTHENTICATION_DURATION,
   AUTHORIZATION_ATTEMPTS,
@@ -19,7 +21,21 @@ import type { Metrics } from './metrics.js'
 
 const clock = (): number => performance.now()
 
-/** Upstream's results: `success`, `failure` (no credential matched, or one was refused), `error` (the authenticator failed). */
+/** Identities upstream's username label keeps as they are; any other name is `email_id` (it has an @) or `other`. */
+const KNOWN_USERNAMES = new Set(['admin', 'client', 'kube_proxy', 'kubelet', 'system:serviceaccount:kube-system:default'])
+
+/** The `username` label of `authenticated_user_requests`: a few categories, never a real user's name. */
+export function usernameCategory(username: string): string {
+  if (KNOWN_USERNAMES.has(username)) return username
+  return username.includes('@') ? 'email_id' : 'other'
+}
+
+/**
+ * Upstream's results: `success`; `failure` when no authenticator found a
+ * credential (and anonymous requests are off or declined); `error` when a
+ * credential was refused (a wrong token, a certificate or audience that
+ * does not match) or an authenticator failed.
+ */
 export function measuredAuthenticator(inner: RequestAuthenticator, metrics: Metrics): RequestAuthenticator {
   return {
     async authenticate(request, connection) {
@@ -27,7 +43,12 @@ export function measuredAuthenticator(inner: RequestAuthenticator, metrics: Metr
       let result: 'success' | 'failure' | 'error' = 'error'
       try {
         const answer = await inner.authenticate(request, connection)
-        result = 'user' in answer ? 'success' : 'failure'
+        if ('user' in answer) {
+          result = 'success'
+          metrics.inc(AUTHENTICATED_USER_REQUESTS, { username: usernameCategory(answer.user.username) })
+        } else if (answer.noCredential) {
+          result = 'failure'
+        }
         return answer
       } finally {
         metrics.inc(AUTHENTICATION_ATTEMPTS, { result })

@@ -8,9 +8,9 @@ import type { Registry } from '../registry/registry.js'
 import type { Metrics } from './metrics.js'
 
 export const STORAGE_OBJECTS = 'apiserver_storage_objects'
-const HELP = 'Number of stored objects at the time of the last count, by resource.'
+const HELP = '[STABLE] Number of stored objects at the time of the last count, by resource; -1 when the count failed.'
 
-/** Counts once for every stored resource; a failed count leaves the previous figure. */
+/** Counts once for every stored resource; a failed count is published as -1, as upstream does. */
 export async function countStorageObjects(registry: Registry, metrics: Metrics, logger: Logger): Promise<void> {
   const entries = registry.catalogue.entries.filter((e) => !e.virtualCreate)
   // Resources that share storage (events in two groups, HPA versions) are counted once per key prefix.
@@ -20,12 +20,13 @@ export async function countStorageObjects(registry: Registry, metrics: Metrics, 
     const prefix = store.prefix('')
     if (seen.has(prefix)) continue
     seen.add(prefix)
+    let count = -1
     try {
-      const count = await store.storage.count(prefix)
-      metrics.setGauge(STORAGE_OBJECTS, HELP, { resource: entry.group ? `${entry.resource}.${entry.group}` : entry.resource }, count)
+      count = await store.storage.count(prefix)
     } catch (err) {
       logger.debug({ module: 'storage-objects', resource: entry.resource, err: String(err) }, 'counting stored objects failed')
     }
+    metrics.setGauge(STORAGE_OBJECTS, HELP, { resource: entry.group ? `${entry.resource}.${entry.group}` : entry.resource }, count)
   }
 }
 

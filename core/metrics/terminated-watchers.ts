@@ -6,7 +6,7 @@
 import type { Metrics } from './metrics.js'
 
 export const TERMINATED_WATCHERS = 'apiserver_terminated_watchers_total'
-const HELP = 'Counter of watchers closed due to unresponsiveness broken by resource type.'
+const HELP = '[ALPHA] Watches the watch cache ended because their client read too slowly, by group and resource.'
 
 export interface GroupResourceName {
   group: string

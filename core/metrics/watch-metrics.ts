@@ -1,7 +1,9 @@
 /**
- * Watches as upstream counts them: `apiserver_registered_watchers` (open
- * now), `apiserver_watch_events_total` and `apiserver_watch_events_sizes`,
- * by the group, version and kind watched (kube-apiserver 1.32's labels).
+ * Watches as upstream counts them: `apiserver_watch_events_total` and
+ * `apiserver_watch_events_sizes`, by the group, version and kind watched
+ * (kube-apiserver 1.32's labels). `apiserver_registered_watchers` (open
+ * now) is kept but hidden, as upstream deprecated it in 1.23 (filters.ts);
+ * `apiserver_longrunning_requests` counts open watches.
  */
 import { REGISTERED_WATCHERS, WATCH_EVENT_SIZES, WATCH_EVENTS } from './definitions.js'
 import type { Metrics } from './metrics.js'

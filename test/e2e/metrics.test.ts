@@ -24,7 +24,7 @@ describe('the metrics of the daemon', () => {
     await daemon!.ok('get', 'configmap', 'scraped')
     const families = parsePrometheusText(await daemon!.ok('get', '--raw', '/metrics'))
     const created = sampleValue(families, 'apiserver_request_total', {
-      verb: 'CREATE', group: '', version: 'v1', resource: 'configmaps', subresource: '', scope: 'resource', component: 'apiserver', dry_run: '', code: '201',
+      verb: 'POST', group: '', version: 'v1', resource: 'configmaps', subresource: '', scope: 'resource', component: 'apiserver', dry_run: '', code: '201',
     })
     assert.equal(created, 1)
     assert.equal(families.get('apiserver_request_duration_seconds')?.type, 'histogram')

@@ -51,7 +51,7 @@ describe('HTTP request log', () => {
       assert.equal(logged.length, 3)
       const [create, list, refused] = logged
       assert.deepEqual({ ...create, latency: undefined }, {
-        verb: 'CREATE',
+        verb: 'POST',
         URI: '/api/v1/namespaces/default/configmaps',
         latency: undefined,
         userAgent: 'kubectl/v1.32.0 (test)',

@@ -104,6 +104,9 @@ describe('API priority and fairness', () => {
     await storage.whenHeld(2)
     const metrics = await api.get('/metrics', asAdmin)
     assert.match(metrics.text, /apiserver_flowcontrol_rejected_requests_total\{flow_schema="jane",priority_level="jane-level",reason="concurrency-limit"\} 1/)
+    // Upstream's gauges of seats in use are by priority level and flow schema, with their stability level first.
+    assert.match(metrics.text, /apiserver_flowcontrol_current_executing_seats\{flow_schema="jane",priority_level="jane-level"\} 1/)
+    assert.match(metrics.text, /# HELP apiserver_flowcontrol_dispatched_requests_total \[BETA\] /)
     storage.open()
     assert.equal((await held).status, 200)
     assert.equal((await admin).status, 200)
@@ -120,8 +123,12 @@ describe('API priority and fairness', () => {
     await storage.whenHeld(1)
     const queued = api.get(`${CM}/slow`, asUser)
     // Once the queue of one holds the second request, a third finds it full.
-    const inQueue = /apiserver_flowcontrol_current_inqueue_requests\{priority_level="jane-level"\} 1/
+    const inQueue = /apiserver_flowcontrol_current_inqueue_requests\{flow_schema="jane",priority_level="jane-level"\} 1/
     for (let attempt = 0; !inQueue.test((await api.get('/metrics', asAdmin)).text) && attempt < 200; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10))
+    // Executing (the held read and this scrape, which is exempt) and waiting requests are counted apart, as upstream's filter does.
+    const busy = (await api.get('/metrics', asAdmin)).text
+    assert.match(busy, /^apiserver_current_inflight_requests\{request_kind="readOnly"\} 2$/m)
+    assert.match(busy, /^apiserver_current_inqueue_requests\{request_kind="readOnly"\} 1$/m)
     const refused = await api.get(`${CM}/other`, asUser)
     assert.equal(refused.status, 429)
     storage.open()

@@ -11,6 +11,8 @@ export interface FilterVariables {
   auditID: string
   /** The request's audit record, when the policy keeps it. */
   audit?: RequestAudit
+  /** Set by the chain's last filter: the request got past every filter to its handler (the request metrics count only those). */
+  handlerReached?: boolean
 }
 
 export interface FilterBindings {

@@ -11,7 +11,7 @@ import type { MiddlewareHandler } from 'hono'
 import { verbose } from '../../logging/verbosity.js'
 import type { Logger } from '../../ports.js'
 import type { ChainEnv } from './context.js'
-import { reportedVerb } from './metrics.js'
+import { logVerb } from './metrics.js'
 
 /** The verbosity of the request line, as upstream. */
 export const HTTP_LOG_LEVEL = 3
@@ -49,7 +49,7 @@ export function httpLogFilter(logger: Logger, clock: () => number = () => perfor
       const status = c.res.status
       log?.(
         {
-          verb: info ? reportedVerb(info, c.req.raw) : c.req.method,
+          verb: info ? logVerb(info, c.req.raw) : c.req.method,
           URI: url.pathname + url.search,
           latency: goDuration(clock() - started),
           userAgent,

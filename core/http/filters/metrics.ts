@@ -1,72 +1,62 @@
 /**
  * Request metrics as upstream's endpoints/metrics records them:
  * `apiserver_request_total`, `apiserver_request_duration_seconds`,
- * `apiserver_response_sizes` (reads), `apiserver_longrunning_requests`, and
- * `apiserver_current_inflight_requests` while priority and fairness (which
- * has no max-in-flight filter to count them) is on.
+ * `apiserver_response_sizes` (reads) and `apiserver_longrunning_requests`
+ * (the requests in flight are counted by max-in-flight or priority and
+ * fairness, whichever runs). The labels are worked out in
+ * core/metrics/request-labels.ts.
  *
- * Labels come from the request info, never from a name the server does not
- * serve: a request for an unknown resource or subresource, or for a
- * non-resource path that was refused or not found, is not recorded (upstream
- * records only its installed routes), so that no client can grow the series
- * without bound. Runs after authentication: a caller must be known first.
+ * Upstream records in its handlers, so only a request that reaches one is
+ * counted: one refused by authentication, impersonation or authorization
+ * (401, 403) is not, and one refused by max-in-flight or priority and
+ * fairness is counted with code 429 in `apiserver_request_total` alone
+ * (upstream's RecordDroppedRequest). `handlerReachedFilter`, the chain's
+ * last filter, tells the two apart. A request for an unknown resource or
+ * subresource, or a non-resource path upstream does not instrument, is not
+ * recorded, so that no client can grow the series without bound.
  */
 import type { MiddlewareHandler } from 'hono'
 import {
-  CURRENT_INFLIGHT,
   LONGRUNNING_REQUESTS,
   REQUEST_DURATION,
+  REQUEST_TERMINATIONS,
   REQUEST_TOTAL,
   RESPONSE_SIZES,
 } from '../../metrics/definitions.js'
 import type { Metrics } from '../../metrics/metrics.js'
-import { APPLY_PATCH_TYPE } from '../media-types.js'
+import {
+  APISERVER_COMPONENT,
+  cleanDryRun,
+  cleanScope,
+  nonResourceLabels,
+  normalizedVerb,
+  type RequestLabels,
+  reportedVerb,
+  resourceLabels,
+  routeScope,
+} from '../../metrics/request-labels.js'
 import { queryOf } from '../query.js'
 import { isLongRunning, type RequestInfo } from '../request-info.js'
 import type { ChainEnv } from './context.js'
 
-/** The server's component label (upstream's APIServerComponent). */
-const COMPONENT = 'apiserver'
-const CONNECT_SUBRESOURCES = new Set(['exec', 'attach', 'portforward', 'proxy'])
-const UNRECORDED_PATH_CODES = new Set([401, 403, 404])
 const READ_VERBS = new Set(['GET', 'LIST'])
-const VALID_VERBS = new Set(['LIST', 'GET', 'CREATE', 'UPDATE', 'PATCH', 'APPLY', 'DELETE', 'DELETECOLLECTION', 'WATCH', 'CONNECT', 'PROXY', 'POST', 'PUT', 'HEAD', 'OPTIONS'])
 
 export interface RequestMetricsOptions {
   /** Whether a resource request names a resource (and subresource) the server serves. */
   served(info: RequestInfo): boolean
-  /** Count requests in flight here: priority and fairness is on, and max-in-flight does not run. */
-  countInflight: boolean
   /** Milliseconds from a monotonic clock. */
   clock?: () => number
 }
 
-/** The verb as upstream reports it: upper case, server-side apply as APPLY, connections as CONNECT. */
-export function reportedVerb(info: RequestInfo, request: Request): string {
-  let verb = info.verb.toUpperCase()
-  if (info.isResourceRequest && CONNECT_SUBRESOURCES.has(info.subresource) && info.verb !== 'proxy') verb = 'CONNECT'
-  if (verb === 'PATCH' && request.headers.get('content-type')?.split(';')[0]?.trim() === APPLY_PATCH_TYPE) verb = 'APPLY'
-  return VALID_VERBS.has(verb) ? verb : 'other'
+/** The verb of upstream's "HTTP" log line (NormalizedVerb: the request's own scope, any method kept). */
+export function logVerb(info: RequestInfo, request: Request): string {
+  return normalizedVerb(info, request, cleanScope(info), queryOf(request))
 }
 
-/** Upstream's scope label: one object (or a create), a namespace, the cluster, or none for other paths. */
-export function cleanScope(info: RequestInfo): string {
-  if (info.name !== '' || info.verb === 'create') return 'resource'
-  if (info.namespace !== '') return 'namespace'
-  return info.isResourceRequest ? 'cluster' : ''
-}
-
-/** The `dry_run` label: the dryRun values sorted and joined; a value other than All is `invalid`. */
-export function cleanDryRun(params: URLSearchParams): string {
-  const values = params.getAll('dryRun')
-  if (values.some((v) => v !== 'All')) return 'invalid'
-  return values.sort().join(',')
-}
-
-function requestLabels(info: RequestInfo): Record<string, string> {
-  return info.isResourceRequest
-    ? { group: info.apiGroup, version: info.apiVersion, resource: info.resource, subresource: info.subresource, scope: cleanScope(info), component: COMPONENT }
-    : { group: '', version: '', resource: '', subresource: info.path, scope: '', component: COMPONENT }
+/** Marks that the request got past every filter to its handler; the chain's last filter. */
+export const handlerReachedFilter: MiddlewareHandler<ChainEnv> = async (c, next) => {
+  c.set('handlerReached', true)
+  await next()
 }
 
 /** Counts the bytes of a body as it is read, and says when it ends, however it ends. */
@@ -90,58 +80,89 @@ function measured(body: ReadableStream<Uint8Array>, onEnd: (bytes: number) => vo
   return body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>(transformer))
 }
 
+/**
+ * A request the server ended itself (upstream's RecordRequestTermination):
+ * refused with 429 by max-in-flight or priority and fairness, or answered
+ * 504 by the timeout filter; by the request info's scope, and a path's
+ * labels carry the path as subresource.
+ */
+export function countTermination(metrics: Metrics, info: RequestInfo, request: Request, code: number): void {
+  const scope = cleanScope(info)
+  const verb = reportedVerb(info, request, scope, queryOf(request))
+  const where = info.isResourceRequest
+    ? { group: info.apiGroup, version: info.apiVersion, resource: info.resource, subresource: info.subresource }
+    : { group: '', version: '', resource: '', subresource: info.path }
+  metrics.inc(REQUEST_TERMINATIONS, { verb, ...where, scope, component: APISERVER_COMPONENT, code: String(code) })
+}
+
+/**
+ * A request refused before its handler with 429, as upstream's
+ * max-in-flight and priority-and-fairness filters record it: in
+ * `apiserver_request_total` (RecordDroppedRequest, the request info's scope;
+ * for a path, its empty subresource rather than the path) and as a
+ * termination.
+ */
+function countDropped(metrics: Metrics, info: RequestInfo, request: Request, query: URLSearchParams): void {
+  const scope = cleanScope(info)
+  const verb = reportedVerb(info, request, scope, query)
+  const where = info.isResourceRequest
+    ? { group: info.apiGroup, version: info.apiVersion, resource: info.resource, subresource: info.subresource }
+    : { group: '', version: '', resource: '', subresource: '' }
+  metrics.inc(REQUEST_TOTAL, { verb, dry_run: cleanDryRun(query), ...where, scope, component: APISERVER_COMPONENT, code: '429' })
+  countTermination(metrics, info, request, 429)
+}
+
 export function requestMetricsFilter(metrics: Metrics, options: RequestMetricsOptions): MiddlewareHandler<ChainEnv> {
   const clock = options.clock ?? (() => performance.now())
-  const inflight = {
-    readOnly: options.countInflight ? metrics.gaugeOf(CURRENT_INFLIGHT, { request_kind: 'readOnly' }) : undefined,
-    mutating: options.countInflight ? metrics.gaugeOf(CURRENT_INFLIGHT, { request_kind: 'mutating' }) : undefined,
-  }
   return async (c, next) => {
     const started = clock()
     const info = c.get('requestInfo')
     const request = c.req.raw
-    const verb = reportedVerb(info, request)
-    const labels = requestLabels(info)
     const longRunning = isLongRunning(info)
-    const pool = longRunning ? undefined : ['GET', 'LIST', 'HEAD'].includes(verb) ? inflight.readOnly : inflight.mutating
-    pool?.add(1)
-    const open = longRunning
-      ? metrics.gaugeOf(LONGRUNNING_REQUESTS, {
-          verb,
-          group: labels.group ?? '',
-          version: labels.version ?? '',
-          resource: labels.resource ?? '',
-          subresource: labels.subresource ?? '',
-          scope: labels.scope ?? '',
-          component: COMPONENT,
-        })
-      : undefined
-    open?.add(1)
-    try {
-      await next()
-    } finally {
-      pool?.add(-1)
-    }
+    const method = request.method.toUpperCase()
+    await next()
     const res = c.res
-    const unserved = info.isResourceRequest ? !options.served(info) : UNRECORDED_PATH_CODES.has(res.status)
-    if (unserved) {
-      open?.add(-1)
+    if (info.isResourceRequest && !options.served(info)) return
+    const query = queryOf(request)
+    if (!c.get('handlerReached')) {
+      if (res.status === 429) countDropped(metrics, info, request, query)
       return
     }
-    const dryRun = cleanDryRun(queryOf(request))
-    metrics.inc(REQUEST_TOTAL, { verb, dry_run: dryRun, ...labels, code: String(res.status) })
-    metrics.record(REQUEST_DURATION, { verb, dry_run: dryRun, ...labels }, (clock() - started) / 1000)
-    const sized = READ_VERBS.has(verb)
+    let labels: RequestLabels | undefined
+    if (info.isResourceRequest) labels = resourceLabels(info, routeScope(info, method))
+    else labels = nonResourceLabels(info.path, res)
+    if (!labels) return
+    const verb = reportedVerb(info, request, labels.scope, query)
+    const dryRun = cleanDryRun(query)
+    const answered = (): void => {
+      metrics.inc(REQUEST_TOTAL, { verb, dry_run: dryRun, ...labels, code: String(res.status) })
+      metrics.record(REQUEST_DURATION, { verb, dry_run: dryRun, ...labels }, (clock() - started) / 1000)
+    }
+    const sizeLabels = { verb, ...labels }
+    // Upstream sizes what its GET and LIST routes answer, and `?watch=` is served by the LIST route.
+    const sized = READ_VERBS.has(verb) || (verb === 'WATCH' && info.isResourceRequest && query.has('watch'))
+    if (!longRunning || !res.body) answered()
+    // Upstream counts watches and connections open (pods/log is a plain GET route to it), by the request info's scope.
+    let open: { add(by: number): void } | undefined
+    if (longRunning && info.subresource !== 'log') {
+      const scope = cleanScope(info)
+      open = metrics.gaugeOf(LONGRUNNING_REQUESTS, { ...labels, verb: reportedVerb(info, request, scope, query), scope })
+      open.add(1)
+    }
     if (!res.body) {
       open?.add(-1)
-      if (sized) metrics.record(RESPONSE_SIZES, { verb, ...labels }, 0)
+      if (sized) metrics.record(RESPONSE_SIZES, sizeLabels, 0)
       return
     }
-    if (!open && !sized) return
+    if (!longRunning && !sized) return
     c.res = new Response(
       measured(res.body, (bytes) => {
-        open?.add(-1)
-        if (sized) metrics.record(RESPONSE_SIZES, { verb, ...labels }, bytes)
+        // A watch or a stream is recorded as upstream's handler returns: when it ends, timed whole.
+        if (longRunning) {
+          open?.add(-1)
+          answered()
+        }
+        if (sized) metrics.record(RESPONSE_SIZES, sizeLabels, bytes)
       }),
       res,
     )

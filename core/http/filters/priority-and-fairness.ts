@@ -10,8 +10,8 @@
  */
 import type { MiddlewareHandler } from 'hono'
 import type { FlowControl } from '../../flowcontrol/flow-control.js'
-import type { Rejection, Ticket } from '../../flowcontrol/queue-set.js'
-import type { Metrics } from '../../metrics/metrics.js'
+import { CURRENT_INFLIGHT, CURRENT_INQUEUE } from '../../metrics/definitions.js'
+import type { GaugeHandle, Metrics } from '../../metrics/metrics.js'
 import { isLongRunning } from '../request-info.js'
 import { statusResponse } from '../respond.js'
 import { tooManyRequests } from '../../machinery/status-error.js'
@@ -20,7 +20,32 @@ import type { ChainEnv } from './context.js'
 const FLOW_SCHEMA_HEADER = 'X-Kubernetes-PF-FlowSchema-UID'
 const PRIORITY_LEVEL_HEADER = 'X-Kubernetes-PF-PriorityLevel-UID'
 
+/** Upstream's APF metric names and help texts (stability level first, as component-base writes it). */
+const REJECTED = { name: 'apiserver_flowcontrol_rejected_requests_total', help: '[BETA] Number of requests rejected by API Priority and Fairness' }
+const EXECUTING_SEATS = { name: 'apiserver_flowcontrol_current_executing_seats', help: '[BETA] Concurrency (number of seats) occupied by the currently executing requests' }
+const IN_QUEUE = { name: 'apiserver_flowcontrol_current_inqueue_requests', help: '[BETA] Number of requests currently pending in queues' }
+
+/** Upstream's read-only kind for the in-flight counts; anything else is mutating. */
+const READ_ONLY_VERBS = new Set(['get', 'list', 'watch'])
+
 export function priorityAndFairnessFilter(flowControl: FlowControl, metrics: Metrics, waitLimitMs: number): MiddlewareHandler<ChainEnv> {
+  // Requests executing (exempt or on a seat) and waiting in a queue, read-only and mutating apart, as upstream's filter notes them.
+  const kinds = {
+    readOnly: { executing: metrics.gaugeOf(CURRENT_INFLIGHT, { request_kind: 'readOnly' }), waiting: metrics.gaugeOf(CURRENT_INQUEUE, { request_kind: 'readOnly' }) },
+    mutating: { executing: metrics.gaugeOf(CURRENT_INFLIGHT, { request_kind: 'mutating' }), waiting: metrics.gaugeOf(CURRENT_INQUEUE, { request_kind: 'mutating' }) },
+  }
+  // Upstream counts these by priority level and flow schema; one pair of gauges per pair of names.
+  const gauges = new Map<string, { executing: GaugeHandle; inQueue: GaugeHandle }>()
+  const gaugesOf = (priorityLevel: string, flowSchema: string) => {
+    const key = `${priorityLevel}\u0000${flowSchema}`
+    let pair = gauges.get(key)
+    if (!pair) {
+      const labels = { priority_level: priorityLevel, flow_schema: flowSchema }
+      pair = { executing: metrics.gauge(EXECUTING_SEATS.name, EXECUTING_SEATS.help, labels), inQueue: metrics.gauge(IN_QUEUE.name, IN_QUEUE.help, labels) }
+      gauges.set(key, pair)
+    }
+    return pair
+  }
   return async (c, next) => {
     const info = c.get('requestInfo')
     if (isLongRunning(info) && info.verb !== 'watch') return next()
@@ -30,22 +55,43 @@ export function priorityAndFairnessFilter(flowControl: FlowControl, metrics: Met
       response.headers.set(PRIORITY_LEVEL_HEADER, level.limits.uid)
       return response
     }
+    const kind = READ_ONLY_VERBS.has(info.verb) ? kinds.readOnly : kinds.mutating
     if (!level.queueSet) {
       dispatched()
-      await next()
+      kind.executing.add(1)
+      try {
+        await next()
+      } finally {
+        kind.executing.add(-1)
+      }
       identify(c.res)
       return
     }
-    const outcome: Ticket | Rejection = await level.queueSet.acquire(flow, waitLimitMs)
+    const { executing, inQueue } = gaugesOf(level.limits.name, schema.metadata.name ?? '')
+    let outcome = level.queueSet.acquire(flow, waitLimitMs)
+    if (outcome instanceof Promise) {
+      inQueue.add(1)
+      kind.waiting.add(1)
+      try {
+        outcome = await outcome
+      } finally {
+        inQueue.add(-1)
+        kind.waiting.add(-1)
+      }
+    }
     if (typeof outcome === 'string') {
       const labels = { flow_schema: schema.metadata.name ?? '', priority_level: level.limits.name, reason: outcome }
-      metrics.addCounter('apiserver_flowcontrol_rejected_requests_total', 'Number of requests rejected by API Priority and Fairness', labels)
+      metrics.addCounter(REJECTED.name, REJECTED.help, labels)
       return identify(statusResponse(tooManyRequests('Too many requests, please try again later.', 1)))
     }
     dispatched()
+    executing.add(1)
+    kind.executing.add(1)
     try {
       await next()
     } finally {
+      executing.add(-1)
+      kind.executing.add(-1)
       outcome.release()
     }
     identify(c.res)

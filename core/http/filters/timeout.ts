@@ -3,13 +3,14 @@
  * by a `?timeout=` the client sends. Past it the client gets 504 Timeout.
  */
 import type { MiddlewareHandler } from 'hono'
-import { isLongRunning } from '../request-info.js'
+import { isLongRunning, type RequestInfo } from '../request-info.js'
 import { statusResponse } from '../respond.js'
 import { timeout } from '../../machinery/status-error.js'
 import type { ChainEnv } from './context.js'
 import { parseGoDuration } from '../../machinery/duration.js'
 
-export function timeoutFilter(defaultMs: number): MiddlewareHandler<ChainEnv> {
+/** `onTimedOut`: told of each request answered 504 here (upstream records it as a termination). */
+export function timeoutFilter(defaultMs: number, onTimedOut?: (request: Request, info: RequestInfo) => void): MiddlewareHandler<ChainEnv> {
   return async (c, next) => {
     if (isLongRunning(c.get('requestInfo'))) return next()
     let ms = defaultMs
@@ -24,8 +25,10 @@ export function timeoutFilter(defaultMs: number): MiddlewareHandler<ChainEnv> {
     })
     try {
       const winner = await Promise.race([next().then(() => 'done' as const), expired])
-      if (winner === 'timeout')
+      if (winner === 'timeout') {
+        onTimedOut?.(c.req.raw, c.get('requestInfo'))
         return statusResponse(timeout('request did not complete within requested timeout - context deadline exceeded'))
+      }
     } finally {
       clearTimeout(timer)
     }

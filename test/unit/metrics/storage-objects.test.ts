@@ -1,0 +1,51 @@
+/**
+ * `apiserver_storage_objects` as a scraper reads it: the count of each
+ * stored resource under `<resource>[.<group>]`, and -1 for a resource whose
+ * count failed (upstream's value for a fetching error), never the last
+ * figure left standing.
+ */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { Metrics } from '../../../core/metrics/metrics.js'
+import { countStorageObjects } from '../../../core/metrics/storage-objects.js'
+import type { Logger } from '../../../core/ports.js'
+import type { Registry } from '../../../core/registry/registry.js'
+
+const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} }
+
+/** The part of a registry the count reads: its entries, and each one's storage prefix and count. */
+function registryCounting(counts: Record<string, () => Promise<number>>): Registry {
+  const entries = [
+    { group: '', resource: 'configmaps' },
+    { group: 'apps', resource: 'deployments' },
+  ]
+  return {
+    catalogue: { entries },
+    store: (entry: { resource: string }) => ({
+      prefix: () => `/registry/${entry.resource}/`,
+      storage: { count: counts[entry.resource] },
+    }),
+  } as unknown as Registry
+}
+
+describe('apiserver_storage_objects', () => {
+  it('publishes each count, and -1 once a count fails', async () => {
+    const metrics = new Metrics()
+    let failing = false
+    const registry = registryCounting({
+      configmaps: async () => 3,
+      deployments: async () => {
+        if (failing) throw new Error('etcdserver: request timed out')
+        return 2
+      },
+    })
+    await countStorageObjects(registry, metrics, quiet)
+    assert.match(metrics.render(), /^apiserver_storage_objects\{resource="deployments\.apps"\} 2$/m)
+    failing = true
+    await countStorageObjects(registry, metrics, quiet)
+    const text = metrics.render()
+    assert.match(text, /^# HELP apiserver_storage_objects \[STABLE\] /m)
+    assert.match(text, /^apiserver_storage_objects\{resource="configmaps"\} 3$/m)
+    assert.match(text, /^apiserver_storage_objects\{resource="deployments\.apps"\} -1$/m)
+  })
+})
