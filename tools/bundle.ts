@@ -6,8 +6,13 @@
  *
  *   node --import tsx tools/bundle.ts      (run by `npm run build`)
  *
- * - Dependencies stay external: they are the user's install (one copy of zod,
- *   hono, ... shared with the embedder), and some are CommonJS or native.
+ * - The small pure-JavaScript dependencies that every start loads are copied
+ *   into the bundle (INLINED below): loading them from node_modules cost
+ *   another ~250 files, and yaml and @opentelemetry/api resolve to their
+ *   CommonJS builds under Node, the slowest to load. Their ES module builds
+ *   are bundled instead. They stay in package.json for their types.
+ * - Every other dependency stays external: CommonJS or native ones (libsql,
+ *   pino, prom-client, gRPC, etcd3), and those loaded only when a flag asks.
  * - The three entry points are bundled together with code splitting, so the
  *   package's `.` and `./node` exports share one copy of every module (one
  *   StatusError class, one MemoryStorage) and what the code imports lazily
@@ -20,6 +25,7 @@
 import { build } from 'esbuild'
 import { readFile, rm, writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
+import manifest from '../package.json' with { type: 'json' }
 
 const ROOT = join(import.meta.dirname, '..')
 const DIST = join(ROOT, 'dist')
@@ -27,6 +33,12 @@ const DIST = join(ROOT, 'dist')
 const MANIFEST = join(DIST, '.bundle-files.json')
 
 const ENTRY_POINTS = ['core/index.ts', 'runtimes/node/index.ts', 'runtimes/node/main.ts']
+
+/** Dependencies copied into the bundle: pure ES modules (or with an ES module build), no dependencies of their own. */
+const INLINED = new Set(['yaml', '@opentelemetry/api', 'zod', 'jose', 'hono', '@hono/node-server', '@marcbachmann/cel-js', 're2js', '@noble/ciphers'])
+const EXTERNAL = Object.keys(manifest.dependencies)
+  .filter((name) => !INLINED.has(name))
+  .flatMap((name) => [name, `${name}/*`])
 
 async function removePreviousChunks(): Promise<void> {
   const previous = await readFile(MANIFEST, 'utf8').then((text) => JSON.parse(text) as string[], () => [])
@@ -44,7 +56,10 @@ const result = await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  packages: 'external',
+  external: EXTERNAL,
+  // @opentelemetry/api's ES module build (its `main` is CommonJS); yaml has no `module` field, so it is aliased below.
+  mainFields: ['module', 'main'],
+  alias: { yaml: './node_modules/yaml/browser/index.js' },
   chunkNames: 'runtimes/node/[name]-[hash]',
   sourcemap: true,
   metafile: true,

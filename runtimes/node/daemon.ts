@@ -456,6 +456,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     proxyTransport = nodeProxyTransport(dialers)
     if (files.tracing) tracing = (await import('./tracing.js')).startNodeTracing(files.tracing)
     const metricsOptions = await metricsFilterOptions(parsed)
+    const runtimeMetrics = nodeRuntimeMetrics(metricsOptions.disabled)
     try {
       const options = serverOptions(flags, authenticationOptions(flags, { parsed, files, tokens, cas, saKeys }), authz, audit, aggregation)
       server = (out.createServer ?? createApiServer)({ ...options, nodeAgent, admission: admission.options, multiServer: { ...multiServerOptions(parsed.values), ...(peerProxy ? { peerProxy } : {}) }, ...eventExpiry(parsed.values), metrics: metricsOptions }, {
@@ -471,7 +472,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         profiler,
         ...logsHandlerPort(parsed.values),
         ...(tracing ? { tracerProvider: tracing.tracerProvider } : {}),
-        runtimeMetrics: nodeRuntimeMetrics(metricsOptions.disabled),
+        runtimeMetrics,
       })
     } catch (err) {
       if (err instanceof RuntimeConfigError) throw new StartupError(`--runtime-config: ${err.message}`)
@@ -528,6 +529,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         : `Serving on ${url} (HTTP/2 and HTTP/1.1). Client certificates are verified against --client-ca-file.`,
     )
     out.onListening?.({ url, port: listener.port, ...(kubeconfigPath ? { kubeconfigPath } : {}) })
+    // The process collectors start once serving: nothing before ready waits for prom-client to load.
+    runtimeMetrics.start().catch((err: unknown) => logger.warn({ err: String(err) }, 'cannot start the process metrics'))
   } catch (err) {
     stopWatchingAuthorization()
     stopWatchingCAs()

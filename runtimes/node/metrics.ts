@@ -6,15 +6,29 @@
  * applies to them too.
  */
 import { readFile } from 'node:fs/promises'
-import { collectDefaultMetrics, Registry } from 'prom-client'
+import type { Registry } from 'prom-client'
 import { parse as parseYaml } from 'yaml'
 import type { RuntimeMetrics } from '../../core/ports.js'
 
-export function nodeRuntimeMetrics(disabled: readonly string[] = []): RuntimeMetrics {
-  const registry = new Registry()
-  collectDefaultMetrics({ register: registry })
-  for (const name of disabled) registry.removeSingleMetric(name)
-  return { render: () => registry.metrics() }
+export interface NodeRuntimeMetrics extends RuntimeMetrics {
+  /** Loads prom-client and starts its collectors; the daemon calls it once it is ready, a first scrape otherwise. */
+  start(): Promise<unknown>
+}
+
+/**
+ * prom-client loads only after start-up (`start`), not before the server
+ * answers: the start-up does not wait for what only `/metrics` reads.
+ */
+export function nodeRuntimeMetrics(disabled: readonly string[] = []): NodeRuntimeMetrics {
+  let registry: Promise<Registry> | undefined
+  const start = (): Promise<Registry> =>
+    (registry ??= import('prom-client').then(({ collectDefaultMetrics, Registry }) => {
+      const collected = new Registry()
+      collectDefaultMetrics({ register: collected })
+      for (const name of disabled) collected.removeSingleMetric(name)
+      return collected
+    }))
+  return { start, render: async () => (await start()).metrics() }
 }
 
 /**
