@@ -22,9 +22,9 @@
  * - tsc's per-module output and declarations stay in dist/ (types, and the
  *   benchmarks that import single modules).
  */
-import { build } from 'esbuild'
+import { build, type Plugin } from 'esbuild'
 import { readFile, rm, writeFile } from 'node:fs/promises'
-import { join, relative } from 'node:path'
+import { dirname, join, relative } from 'node:path'
 import manifest from '../package.json' with { type: 'json' }
 
 const ROOT = join(import.meta.dirname, '..')
@@ -39,6 +39,24 @@ const INLINED = new Set(['yaml', '@opentelemetry/api', 'zod', 'jose', 'hono', '@
 const EXTERNAL = Object.keys(manifest.dependencies)
   .filter((name) => !INLINED.has(name))
   .flatMap((name) => [name, `${name}/*`])
+
+/**
+ * zod re-exports its messages in some fifty languages (`z.locales`), about a
+ * third of its size; the server words its errors itself and sets no locale,
+ * so the bundle keeps English, which zod uses by default, alone.
+ */
+const onlyEnglishZodMessages: Plugin = {
+  name: 'only-english-zod-messages',
+  setup(bundle) {
+    bundle.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]/.test(args.importer) ? { path: join(dirname(args.importer), '..', 'locales', 'index.js'), namespace: 'zod-english' } : undefined,
+    )
+    bundle.onLoad({ filter: /.*/, namespace: 'zod-english' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(join(dirname(args.path), 'en.js'))}\n`,
+      resolveDir: dirname(args.path),
+    }))
+  },
+}
 
 async function removePreviousChunks(): Promise<void> {
   const previous = await readFile(MANIFEST, 'utf8').then((text) => JSON.parse(text) as string[], () => [])
@@ -60,6 +78,7 @@ const result = await build({
   // @opentelemetry/api's ES module build (its `main` is CommonJS); yaml has no `module` field, so it is aliased below.
   mainFields: ['module', 'main'],
   alias: { yaml: './node_modules/yaml/browser/index.js' },
+  plugins: [onlyEnglishZodMessages],
   chunkNames: 'runtimes/node/[name]-[hash]',
   sourcemap: true,
   metafile: true,
