@@ -53,6 +53,8 @@ import { daemonLogger, loggingOptions, logsHandlerPort, servedPaths } from './lo
 
 /** How long shutdown may take before the daemon gives up waiting and exits. */
 const SHUTDOWN_DEADLINE_MS = 5000
+/** How long after serving the process metrics' collectors start, when no scrape started them earlier. */
+const PROCESS_METRICS_DELAY_MS = 2000
 
 export interface DaemonListening {
   url: string
@@ -358,6 +360,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   let dialers: EgressDialers | undefined
   let valueTransformers: EncryptionAtRest | undefined
   let tracing: NodeTracing | undefined
+  let processMetricsTimer: ReturnType<typeof setTimeout> | undefined
   try {
     warnAboutFlags(parsed, logger)
     if (flags.listener.permitPortSharing && !reusePortSupported()) {
@@ -529,8 +532,9 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         : `Serving on ${url} (HTTP/2 and HTTP/1.1). Client certificates are verified against --client-ca-file.`,
     )
     out.onListening?.({ url, port: listener.port, ...(kubeconfigPath ? { kubeconfigPath } : {}) })
-    // The process collectors start once serving: nothing before ready waits for prom-client to load.
-    runtimeMetrics.start().catch((err: unknown) => logger.warn({ err: String(err) }, 'cannot start the process metrics'))
+    // The process collectors start a little after serving (or at the first scrape): loading prom-client
+    // right away would hold up the first /readyz probes, which arrive just then.
+    processMetricsTimer = setTimeout(() => void runtimeMetrics.start().catch((err: unknown) => logger.warn({ err: String(err) }, 'cannot start the process metrics')), PROCESS_METRICS_DELAY_MS).unref()
   } catch (err) {
     stopWatchingAuthorization()
     stopWatchingCAs()
@@ -557,6 +561,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     stop.addEventListener('abort', () => resolve(), { once: true })
   })
   logger.info({ reason: String(stop.reason) }, 'shutting down')
+  clearTimeout(processMetricsTimer)
   await gracefulShutdown(server.lifecycle, flags.shutdown, listener, logger)
   stopWatchingAuthorization()
   stopWatchingCAs()
