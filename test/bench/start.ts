@@ -143,8 +143,9 @@ What changed against the previous build:
   left out (English is zod's default and the only one used).
 - An embedded server given no service-account key makes its signing key
   when a token is first issued or checked, not before its first answer.
-- The daemon loads prom-client once it is serving, and the konnectivity
-  gRPC client only for a gRPC egress proxy.
+- The daemon loads prom-client two seconds after it is serving (or at the
+  first scrape), not before its first \`/readyz\` answers, and the
+  konnectivity gRPC client only for a gRPC egress proxy.
 - A restart's RBAC reconciliation does not break down again the rules a
   stored bootstrap role already holds as they are.
 
