@@ -54,6 +54,8 @@ import { daemonLogger, loggingOptions, logsHandlerPort, servedPaths } from './lo
 
 /** How long shutdown may take before the daemon gives up waiting and exits. */
 const SHUTDOWN_DEADLINE_MS = 5000
+/** How long after serving the process metrics' collectors start, when no scrape started them earlier. */
+const PROCESS_METRICS_DELAY_MS = 2000
 
 export interface DaemonListening {
   url: string
@@ -372,6 +374,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   let dialers: EgressDialers | undefined
   let valueTransformers: EncryptionAtRest | undefined
   let tracing: NodeTracing | undefined
+  let processMetricsTimer: ReturnType<typeof setTimeout> | undefined
   try {
     warnAboutFlags(parsed, logger)
     let files: ConfigFiles
@@ -467,6 +470,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     proxyTransport = nodeProxyTransport(dialers)
     if (files.tracing) tracing = (await import('./tracing.js')).startNodeTracing(files.tracing)
     const metricsOptions = await metricsFilterOptions(parsed)
+    const runtimeMetrics = nodeRuntimeMetrics(metricsOptions.disabled)
     try {
       const options = serverOptions(flags, authenticationOptions(flags, { parsed, files, tokens, cas, saKeys }), authz, audit, aggregation)
       server = (out.createServer ?? createApiServer)({ ...options, nodeAgent, admission: admission.options, multiServer: { ...multiServerOptions(parsed.values), ...(peerProxy ? { peerProxy } : {}) }, ...eventExpiry(parsed.values), metrics: metricsOptions }, {
@@ -482,7 +486,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         profiler,
         ...logsHandlerPort(parsed.values),
         ...(tracing ? { tracerProvider: tracing.tracerProvider } : {}),
-        runtimeMetrics: nodeRuntimeMetrics(metricsOptions.disabled),
+        runtimeMetrics,
       })
     } catch (err) {
       if (err instanceof RuntimeConfigError) throw new StartupError(`--runtime-config: ${err.message}`)
@@ -539,6 +543,9 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         : `Serving on ${url} (HTTP/2 and HTTP/1.1). Client certificates are verified against --client-ca-file.`,
     )
     out.onListening?.({ url, port: listener.port, ...(kubeconfigPath ? { kubeconfigPath } : {}) })
+    // The process collectors start a little after serving (or at the first scrape): loading prom-client
+    // right away would hold up the first /readyz probes, which arrive just then.
+    processMetricsTimer = setTimeout(() => void runtimeMetrics.start().catch((err: unknown) => logger.warn({ err: String(err) }, 'cannot start the process metrics')), PROCESS_METRICS_DELAY_MS).unref()
   } catch (err) {
     stopWatchingAuthorization()
     stopWatchingCAs()
@@ -565,6 +572,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     stop.addEventListener('abort', () => resolve(), { once: true })
   })
   logger.info({ reason: String(stop.reason) }, 'shutting down')
+  clearTimeout(processMetricsTimer)
   await gracefulShutdown(server.lifecycle, flags.shutdown, listener, logger)
   stopWatchingAuthorization()
   stopWatchingCAs()

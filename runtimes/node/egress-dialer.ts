@@ -12,7 +12,6 @@ import { readFile } from 'node:fs/promises'
 import { connect as netConnect, type Socket } from 'node:net'
 import { connect as tlsConnect } from 'node:tls'
 import type { EgressProxy, EgressSelectionName } from '../../core/config/egress-selector.js'
-import { konnectivityDialer } from './konnectivity-dialer.js'
 
 /**
  * Opens a connection to `host:port` through a proxy; resolves once the proxy
@@ -100,7 +99,8 @@ async function readPem(file: string, what: string): Promise<string> {
 
 /** The dialer for one proxy (HTTP CONNECT, or konnectivity's gRPC); reads its TLS files now, so that a missing one stops start-up. */
 export async function proxyDialer(proxy: EgressProxy): Promise<TunnelDialer> {
-  if (proxy.kind === 'grpc') return konnectivityDialer(proxy.socketPath)
+  // The gRPC client and its .proto loader load only for a konnectivity proxy: most daemons never use them.
+  if (proxy.kind === 'grpc') return (await import('./konnectivity-dialer.js')).konnectivityDialer(proxy.socketPath)
   if (proxy.kind === 'uds') {
     const path = proxy.socketPath
     return async (host, port) => tunnel(await dialProxy(() => netConnect({ path }), 'connect', path), path, authority(host, port))

@@ -6,15 +6,44 @@
  * applies to them too.
  */
 import { readFile } from 'node:fs/promises'
-import { collectDefaultMetrics, Registry } from 'prom-client'
+import type { Registry } from 'prom-client'
 import { parse as parseYaml } from 'yaml'
 import type { RuntimeMetrics } from '../../core/ports.js'
 
-export function nodeRuntimeMetrics(disabled: readonly string[] = []): RuntimeMetrics {
-  const registry = new Registry()
-  collectDefaultMetrics({ register: registry })
-  for (const name of disabled) registry.removeSingleMetric(name)
-  return { render: () => registry.metrics() }
+export interface NodeRuntimeMetrics extends RuntimeMetrics {
+  /** Loads prom-client and starts its collectors (once): the daemon calls it shortly after it is serving, a first scrape otherwise. */
+  start(): Promise<unknown>
+}
+
+/**
+ * prom-client's event-loop monitor samples every 10 ms; until its first
+ * sample it reports the lag as NaN, which is no Prometheus value a scraper
+ * accepts. A scrape waits this long after the collectors started.
+ */
+const FIRST_SAMPLE_MS = 25
+
+/**
+ * prom-client loads only after start-up (`start`), not before the server
+ * answers: the start-up does not wait for what only `/metrics` reads.
+ */
+export function nodeRuntimeMetrics(disabled: readonly string[] = []): NodeRuntimeMetrics {
+  let registry: Promise<{ collected: Registry; startedAt: number }> | undefined
+  const start = (): Promise<{ collected: Registry; startedAt: number }> =>
+    (registry ??= import('prom-client').then(({ collectDefaultMetrics, Registry }) => {
+      const collected = new Registry()
+      collectDefaultMetrics({ register: collected })
+      for (const name of disabled) collected.removeSingleMetric(name)
+      return { collected, startedAt: performance.now() }
+    }))
+  return {
+    start,
+    render: async () => {
+      const { collected, startedAt } = await start()
+      const wait = startedAt + FIRST_SAMPLE_MS - performance.now()
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+      return collected.metrics()
+    },
+  }
 }
 
 /**

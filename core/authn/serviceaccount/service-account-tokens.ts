@@ -1,6 +1,6 @@
 /**
  * Service-account tokens as one part of the security chain: the keys are
- * loaded (or a signing key made) once at start; then the two token
+ * loaded once at start (a server given none makes its signing key on first use); then the two token
  * authenticators (legacy secret-based tokens first, then bound tokens, in
  * upstream's order), the TokenRequest issuer and the discovery documents
  * all use them.
@@ -85,16 +85,25 @@ export function serviceAccountTokens(
   const options = configured ?? {}
   const issuers = issuersOf(options)
   const apiAudiences = apiAudiencesOf(ctx)
-  const loaded = loadKeys(ctx, options)
-  // A failure is reported by `ready`; the members below must not add unhandled rejections of their own.
-  loaded.catch(() => {})
+  // Given keys (or a signer) load at once, so that `ready` reports a bad one. A server given none makes its
+  // own signing key on first use instead: a start that never meets a service account token skips the key generation.
+  const generatesItsKey = !options.externalSigner && options.signingKey === undefined && !options.keys?.length
+  let loading: Promise<Loaded> | undefined
+  const keysLoaded = (): Promise<Loaded> => {
+    if (loading) return loading
+    loading = loadKeys(ctx, options)
+    // A failure is reported by `ready`; the members below must not add unhandled rejections of their own.
+    loading.catch(() => {})
+    return loading
+  }
+  if (!generatesItsKey) keysLoaded()
   const objects = registryTokenObjects(ctx.registry)
 
   const whenLoaded = (build: (l: Loaded) => TokenAuthenticator): TokenAuthenticator => {
     let built: Promise<TokenAuthenticator> | undefined
     return {
       async authenticateToken(token, audiences) {
-        built ??= loaded.then(build)
+        built ??= keysLoaded().then(build)
         return (await built).authenticateToken(token, audiences)
       },
     }
@@ -116,18 +125,18 @@ export function serviceAccountTokens(
     value: {
       authenticators: [legacy, bound],
       issuerConfig: async () => {
-        const { sign, maxExpirationSeconds, extendedExpirationSeconds } = await loaded
+        const { sign, maxExpirationSeconds, extendedExpirationSeconds } = await keysLoaded()
         return { issuer, sign, apiAudiences, maxExpirationSeconds, extendExpiration: options.extendExpiration ?? true, extendedExpirationSeconds }
       },
       discovery: async () => {
         if (problem) return undefined
-        discovery ??= loaded.then(({ keys }) => issuerDiscovery(issuer, keys, jwksUri))
+        discovery ??= keysLoaded().then(({ keys }) => issuerDiscovery(issuer, keys, jwksUri))
         return discovery
       },
     },
-    ready: loaded.then(() => {}),
+    ready: generatesItsKey ? Promise.resolve() : keysLoaded().then(() => {}),
     stop: () => {
-      void loaded.then((l) => l.stop?.(), () => {})
+      void loading?.then((l) => l.stop?.(), () => {})
     },
   }
 }

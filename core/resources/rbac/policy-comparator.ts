@@ -23,9 +23,22 @@ export function breakdownRule(rule: PolicyRule): PolicyRule[] {
   return out
 }
 
-/** The pieces of `servant` no rule of `owner` grants; empty when `owner` covers it all. */
+/**
+ * The pieces of `servant` no rule of `owner` grants; empty when `owner` covers it all.
+ * A rule that `owner` holds as it is covers all its pieces (one mixing names and URLs aside): at each start the stored bootstrap roles
+ * mostly equal the policy, and breaking their rules down again was most of the reconciliation's time.
+ */
 export function uncoveredRules(owner: readonly PolicyRule[], servant: readonly PolicyRule[]): PolicyRule[] {
-  return servant.flatMap(breakdownRule).filter((piece) => !owner.some((rule) => ruleCovers(rule, piece)))
+  const held = new Set(owner.map(ruleKey))
+  return servant
+    .filter((rule) => !held.has(ruleKey(rule)) || Boolean(rule.resourceNames?.length && rule.nonResourceURLs?.length))
+    .flatMap(breakdownRule)
+    .filter((piece) => !owner.some((rule) => ruleCovers(rule, piece)))
+}
+
+/** The same key for rules that grant the same (field order and absent or empty lists do not matter). */
+function ruleKey(rule: PolicyRule): string {
+  return JSON.stringify([rule.verbs, rule.apiGroups ?? [], rule.resources ?? [], rule.resourceNames ?? [], rule.nonResourceURLs ?? []])
 }
 
 export function covers(owner: readonly PolicyRule[], servant: readonly PolicyRule[]): boolean {

@@ -1,0 +1,90 @@
+/**
+ * Build step after `tsc`: rewrites the package's entry points in dist/ as
+ * esbuild bundles, so `import 'kube-apiserver-ts'` and the `apiserver` bin
+ * read a handful of files instead of some six hundred modules (resolving,
+ * reading and linking each one was about a third of the import's CPU time).
+ *
+ *   node --import tsx tools/bundle.ts      (run by `npm run build`)
+ *
+ * - The small pure-JavaScript dependencies that every start loads are copied
+ *   into the bundle (INLINED below): loading them from node_modules cost
+ *   another ~250 files, and yaml and @opentelemetry/api resolve to their
+ *   CommonJS builds under Node, the slowest to load. Their ES module builds
+ *   are bundled instead. They stay in package.json for their types.
+ * - Every other dependency stays external: CommonJS or native ones (libsql,
+ *   pino, prom-client, gRPC, etcd3), and those loaded only when a flag asks.
+ * - The three entry points are bundled together with code splitting, so the
+ *   package's `.` and `./node` exports share one copy of every module (one
+ *   StatusError class, one MemoryStorage) and what the code imports lazily
+ *   (`import()`: the etcd client, tracing, KMS) stays in its own chunk.
+ * - Chunks live beside the Node entry points, in dist/runtimes/node/: the
+ *   modules there find their .proto files relative to `import.meta.url`.
+ * - tsc's per-module output and declarations stay in dist/ (types, and the
+ *   benchmarks that import single modules).
+ */
+import { build, type Plugin } from 'esbuild'
+import { readFile, rm, writeFile } from 'node:fs/promises'
+import { dirname, join, relative } from 'node:path'
+import manifest from '../package.json' with { type: 'json' }
+
+const ROOT = join(import.meta.dirname, '..')
+const DIST = join(ROOT, 'dist')
+/** What the last run wrote besides the entry points, removed before the next so old chunks do not pile up. */
+const MANIFEST = join(DIST, '.bundle-files.json')
+
+const ENTRY_POINTS = ['core/index.ts', 'runtimes/node/index.ts', 'runtimes/node/main.ts']
+
+/** Dependencies copied into the bundle: pure ES modules (or with an ES module build), no dependencies of their own. */
+const INLINED = new Set(['yaml', '@opentelemetry/api', 'zod', 'jose', 'hono', '@hono/node-server', '@marcbachmann/cel-js', 're2js', '@noble/ciphers'])
+const EXTERNAL = Object.keys(manifest.dependencies)
+  .filter((name) => !INLINED.has(name))
+  .flatMap((name) => [name, `${name}/*`])
+
+/**
+ * zod re-exports its messages in some fifty languages (`z.locales`), about a
+ * third of its size; the server words its errors itself and sets no locale,
+ * so the bundle keeps English, which zod uses by default, alone.
+ */
+const onlyEnglishZodMessages: Plugin = {
+  name: 'only-english-zod-messages',
+  setup(bundle) {
+    bundle.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]/.test(args.importer) ? { path: join(dirname(args.importer), '..', 'locales', 'index.js'), namespace: 'zod-english' } : undefined,
+    )
+    bundle.onLoad({ filter: /.*/, namespace: 'zod-english' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(join(dirname(args.path), 'en.js'))}\n`,
+      resolveDir: dirname(args.path),
+    }))
+  },
+}
+
+async function removePreviousChunks(): Promise<void> {
+  const previous = await readFile(MANIFEST, 'utf8').then((text) => JSON.parse(text) as string[], () => [])
+  await Promise.all(previous.map((file) => rm(join(DIST, file), { force: true })))
+}
+
+await removePreviousChunks()
+const result = await build({
+  absWorkingDir: ROOT,
+  entryPoints: ENTRY_POINTS,
+  outdir: DIST,
+  outbase: '.',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external: EXTERNAL,
+  // @opentelemetry/api's ES module build (its `main` is CommonJS); yaml has no `module` field, so it is aliased below.
+  mainFields: ['module', 'main'],
+  alias: { yaml: './node_modules/yaml/browser/index.js' },
+  plugins: [onlyEnglishZodMessages],
+  chunkNames: 'runtimes/node/[name]-[hash]',
+  sourcemap: true,
+  metafile: true,
+  logLevel: 'warning',
+})
+const written = Object.keys(result.metafile.outputs).map((file) => relative(DIST, join(ROOT, file)))
+const entries = new Set(ENTRY_POINTS.flatMap((entry) => [entry.replace(/\.ts$/, '.js'), entry.replace(/\.ts$/, '.js.map')]))
+await writeFile(MANIFEST, `${JSON.stringify(written.filter((file) => !entries.has(file)).sort(), null, 1)}\n`)
+process.stdout.write(`bundled ${ENTRY_POINTS.length} entry points into ${written.filter((f) => f.endsWith('.js')).length} files\n`)
