@@ -12,7 +12,6 @@
 import assert from 'node:assert/strict'
 import { hostname } from 'node:os'
 import { after, before, describe, it } from 'node:test'
-import { Etcd3 } from 'etcd3'
 import { apiServerId } from '../../core/controllers/apiserver-identity.js'
 import { CONTROLLERS_LEASE } from '../../core/controllers/server-membership.js'
 import { type EtcdCluster, EtcdServer } from '../storage-contract/etcd-server.js'
@@ -28,23 +27,6 @@ async function eventually(what: string, check: () => Promise<boolean>, deadlineM
     if (Date.now() > end) assert.fail(`timed out waiting until ${what}`)
     await new Promise((r) => setTimeout(r, 250))
   }
-}
-
-/** The index of the member etcd has as its leader, asked of a member that is up. */
-async function etcdLeader(cluster: EtcdCluster): Promise<number> {
-  const ids: string[] = []
-  let leader = ''
-  for (const member of cluster.members) {
-    const client = new Etcd3({ hosts: [member.clientUrl], defaultCallOptions: () => ({ deadline: Date.now() + 5000 }) })
-    try {
-      const status = await client.maintenance.status()
-      ids.push(status.header.member_id)
-      leader = status.leader
-    } finally {
-      client.close()
-    }
-  }
-  return ids.indexOf(leader)
 }
 
 describe('three servers on a three-member etcd', () => {
@@ -150,7 +132,7 @@ describe('three servers on a three-member etcd', () => {
   it('goes on reading and writing through every live server with one etcd member killed', async () => {
     assert.ok(etcd)
     // The etcd leader: its loss makes the other two elect one of themselves.
-    const lost = await etcdLeader(etcd)
+    const lost = await etcd.leader()
     await etcd.members[lost === -1 ? 0 : lost]!.pause('SIGKILL')
     // Until the other two have elected a leader, a write may fail as with upstream (etcd: leader changed).
     await eventually('etcd has a new leader', async () => (await anyServer().kubectl('create', 'configmap', 'after-election', '-n', 'default')).code === 0, 15_000)

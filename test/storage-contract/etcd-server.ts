@@ -210,6 +210,29 @@ export class EtcdCluster {
     return this.members.map((m) => m.clientUrl)
   }
 
+  /** The index of the member the cluster has as its leader, asked of the members that are up; -1 when none answers. */
+  async leader(): Promise<number> {
+    const ids: string[] = []
+    let leader = ''
+    for (const member of this.members) {
+      if (!member.running) {
+        ids.push('')
+        continue
+      }
+      const client = new Etcd3({ hosts: [member.clientUrl], defaultCallOptions: () => ({ deadline: Date.now() + 5000 }) })
+      try {
+        const status = await client.maintenance.status()
+        ids.push(status.header.member_id)
+        leader = status.leader
+      } catch {
+        ids.push('')
+      } finally {
+        client.close()
+      }
+    }
+    return leader ? ids.indexOf(leader) : -1
+  }
+
   /** Stops every member and removes their data (members already stopped included). */
   async destroy(): Promise<void> {
     await Promise.all(this.members.map((m) => m.destroy()))
