@@ -30,31 +30,77 @@ export async function ensureSystemNamespaces(registry: Registry, now: () => Date
   }
 }
 
-/** Watches namespaces and finishes the deletion of every one marked for it. Returns a stop function. */
-export function startNamespaceLifecycle(registry: Registry, now: () => Date, logger: Logger): () => void {
+/** The pause before a namespace not finished is looked at again: doubled each time, up to the maximum. */
+export interface NamespaceRetry {
+  /** @default 500 */
+  firstDelayMs: number
+  /** @default 30000 */
+  maxDelayMs: number
+}
+
+const DEFAULT_RETRY: NamespaceRetry = { firstDelayMs: 500, maxDelayMs: 30_000 }
+
+/**
+ * Watches namespaces and finishes the deletion of every one marked for it.
+ * One that cannot be finished yet (objects held by their finalizers, a
+ * failed write) is looked at again after a growing pause, as upstream's
+ * controller requeues it; nothing else would change it. Returns a stop function.
+ */
+export function startNamespaceLifecycle(registry: Registry, now: () => Date, logger: Logger, retry: NamespaceRetry = DEFAULT_RETRY): () => void {
   const store = registry.store(namespaces)
   const controller = new AbortController()
   const inProgress = new Set<string>()
+  const retries = new Map<string, { timer: ReturnType<typeof setTimeout>; attempt: number }>()
+  const lookAgain = (name: string) => {
+    if (controller.signal.aborted) return
+    const attempt = (retries.get(name)?.attempt ?? 0) + 1
+    clearTimeout(retries.get(name)?.timer)
+    const delay = Math.min(retry.maxDelayMs, retry.firstDelayMs * 2 ** (attempt - 1))
+    const timer = setTimeout(() => {
+      store
+        .get('', name)
+        .then((ns) => {
+          if (ns.metadata.deletionTimestamp) return finish(ns, attempt)
+          retries.delete(name)
+        })
+        .catch((err: unknown) => {
+          if (hasStatusCode(err, 404)) retries.delete(name)
+          else lookAgain(name)
+        })
+    }, delay)
+    retries.set(name, { timer, attempt })
+  }
 
-  const finish = async (ns: KubeObject): Promise<void> => {
+  const finish = async (ns: KubeObject, attempt = 0): Promise<void> => {
     const name = ns.metadata.name ?? ''
     if (inProgress.has(name)) return
     inProgress.add(name)
+    // A change seen while a retry waits: this attempt replaces it.
+    if (attempt === 0) {
+      clearTimeout(retries.get(name)?.timer)
+      retries.delete(name)
+    }
     try {
       for (const content of registry.namespacedStores()) {
         await content.deleteCollection(name, { allowWatchBookmarks: false }, {}, context(now()))
       }
       // Objects held by their own finalizers keep the namespace until they go.
       const remaining = await Promise.all(registry.namespacedStores().map((s) => s.list(name, { allowWatchBookmarks: false })))
-      if (remaining.some((l) => l.items.length > 0)) return
+      if (remaining.some((l) => l.items.length > 0)) {
+        lookAgain(name)
+        return
+      }
       await store.storage.guaranteedUpdate(store.key('', name), (current) => {
         const spec = namespaceSpec(current)
         return { ...current, spec: { ...spec, finalizers: (spec.finalizers ?? []).filter((f) => f !== NAMESPACE_FINALIZER) } }
       })
       await store.delete('', name, {}, context(now()))
+      retries.delete(name)
     } catch (err) {
-      if (!hasStatusCode(err, 404))
-        logger.warn({ namespace: name, err: String(err) }, 'namespace cleanup failed; it will be retried on its next change')
+      if (!hasStatusCode(err, 404)) {
+        logger.warn({ namespace: name, err: String(err) }, 'namespace cleanup failed; it will be retried')
+        lookAgain(name)
+      }
     } finally {
       inProgress.delete(name)
     }
@@ -69,5 +115,9 @@ export function startNamespaceLifecycle(registry: Registry, now: () => Date, log
   loop().catch((err) => {
     if (!controller.signal.aborted) logger.error({ err: String(err) }, 'namespace lifecycle controller stopped')
   })
-  return () => controller.abort()
+  return () => {
+    controller.abort()
+    for (const { timer } of retries.values()) clearTimeout(timer)
+    retries.clear()
+  }
 }

@@ -1,15 +1,16 @@
 /**
  * What each live peer serves (upstream's peer discovery cache): every
  * server reads its peers' aggregated discovery (`/api` and `/apis`) over
- * the peer transport as `system:apiserver`, at start and then every
- * interval, and keeps the group/version/resources of each. A peer that
- * cannot be read keeps what was last read of it until its endpoint record
- * expires.
+ * the peer transport as `system:apiserver` when a peer appears, starts
+ * again or moves (as upstream does on its peers' identity lease events;
+ * nothing is polled), and keeps the group/version/resources of each. A
+ * peer that cannot be read keeps what was last read of it until its
+ * endpoint record goes.
  */
 import { AGGREGATED_DISCOVERY_TYPE } from '../http/media-types.js'
 import type { Logger } from '../ports.js'
 import type { UserInfo } from '../machinery/object.js'
-import type { PeerEndpoints } from './peer-endpoints.js'
+import type { PeerRecordHandler } from './peer-follower.js'
 import type { PeerForward } from './peer-transport.js'
 
 /** Who asks a peer for its discovery (upstream's). */
@@ -18,8 +19,23 @@ const APISERVER_USER: UserInfo = { username: 'system:apiserver', uid: 'system:ap
 export interface PeerDirectory {
   /** `host:port` of the live peers (never this server) that serve the resource. */
   serving(group: string, version: string, resource: string): string[]
-  /** Reads the live peers' discovery again. */
-  refresh(): Promise<void>
+}
+
+/** How a discovery read that failed is tried again (upstream's rate-limited queue, in short). */
+export interface DiscoveryRetry {
+  /** @default 200 */
+  firstDelayMs: number
+  /** @default 30000 */
+  maxDelayMs: number
+  /** Tries in all before giving up on a peer until its record changes. @default 20 (upstream's) */
+  attempts: number
+}
+
+export const DEFAULT_DISCOVERY_RETRY: DiscoveryRetry = { firstDelayMs: 200, maxDelayMs: 30_000, attempts: 20 }
+
+/** The directory, fed by the peer endpoint records as they change. */
+export interface FollowingPeerDirectory extends PeerDirectory, PeerRecordHandler {
+  stop(): void
 }
 
 interface DiscoveryList {
@@ -46,29 +62,63 @@ async function readDiscovery(forward: PeerForward, hostPort: string): Promise<Se
   return served
 }
 
-export function peerDirectory(selfId: string, endpoints: PeerEndpoints, forward: PeerForward, logger: Logger): PeerDirectory {
-  let peers = new Map<string, { hostPort: string; served: Set<string> }>()
+interface KnownPeer {
+  hostPort: string
+  run: string
+  /** What it serves; empty until its discovery was read. */
+  served: Set<string>
+  /** A read in flight or waiting to be retried; bumped when the peer changes, so a stale read is dropped. */
+  generation: number
+  retry?: ReturnType<typeof setTimeout>
+}
+
+/**
+ * A new peer (or one that started again, or moved) has its discovery read
+ * at once; a read that fails is retried with a growing pause, keeping what
+ * was read of it before; a peer whose record is gone is forgotten at once.
+ */
+export function peerDirectory(selfId: string, forward: PeerForward, logger: Logger, retry: DiscoveryRetry = DEFAULT_DISCOVERY_RETRY): FollowingPeerDirectory {
+  const peers = new Map<string, KnownPeer>()
+  const read = (id: string, peer: KnownPeer, attempt: number) => {
+    const generation = peer.generation
+    readDiscovery(forward, peer.hostPort).then(
+      (served) => {
+        if (peers.get(id) === peer && peer.generation === generation) peer.served = served
+      },
+      (err: unknown) => {
+        if (peers.get(id) !== peer || peer.generation !== generation) return
+        logger.warn({ peer: id, address: peer.hostPort, attempt, err: String(err) }, 'cannot read the discovery of a peer server')
+        if (attempt >= retry.attempts) return
+        const delay = Math.min(retry.maxDelayMs, retry.firstDelayMs * 2 ** (attempt - 1))
+        peer.retry = setTimeout(() => read(id, peer, attempt + 1), delay)
+      },
+    )
+  }
   return {
     serving(group, version, resource) {
       const key = gvrKey(group, version, resource)
       return [...peers.values()].filter((p) => p.served.has(key)).map((p) => p.hostPort)
     },
-    async refresh() {
-      const live = await endpoints.live()
-      const next = new Map<string, { hostPort: string; served: Set<string> }>()
-      await Promise.all(
-        [...live].map(async ([id, hostPort]) => {
-          if (id === selfId) return
-          try {
-            next.set(id, { hostPort, served: await readDiscovery(forward, hostPort) })
-          } catch (err) {
-            const known = peers.get(id)
-            if (known) next.set(id, { ...known, hostPort })
-            logger.warn({ peer: id, address: hostPort, err: String(err) }, 'cannot read the discovery of a peer server')
-          }
-        }),
-      )
-      peers = next
+    seen(record) {
+      if (record.id === selfId) return
+      const known = peers.get(record.id)
+      // A renewal: nothing changed that discovery depends on.
+      if (known && known.hostPort === record.hostPort && known.run === record.run) return
+      const peer: KnownPeer = known ?? { hostPort: record.hostPort, run: record.run, served: new Set(), generation: 0 }
+      clearTimeout(peer.retry)
+      peer.hostPort = record.hostPort
+      peer.run = record.run
+      peer.generation++
+      peers.set(record.id, peer)
+      read(record.id, peer, 1)
+    },
+    gone(id) {
+      clearTimeout(peers.get(id)?.retry)
+      peers.delete(id)
+    },
+    stop() {
+      for (const peer of peers.values()) clearTimeout(peer.retry)
+      peers.clear()
     },
   }
 }

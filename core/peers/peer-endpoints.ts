@@ -11,6 +11,32 @@ import type { KubeObject } from '../machinery/object.js'
 import { StorageError, type Storage } from '../storage/interface.js'
 
 const EXPIRES = 'apiserver.internal/expires'
+/** Changes each time the server starts, so that peers read again what a restarted server serves. */
+const RUN = 'apiserver.internal/run'
+
+/** Where the records live under the storage root. */
+export const peerEndpointsPrefix = (root: string): string => `${root}/peerserverleases/`
+
+/** One server's record, read. */
+export interface PeerRecord {
+  id: string
+  hostPort: string
+  /** Which start of that server wrote it. */
+  run: string
+  /** Milliseconds since the epoch. */
+  expiresAt: number
+}
+
+/** The record in a stored object, or undefined when it is not one. */
+export function readPeerRecord(item: KubeObject): PeerRecord | undefined {
+  const subset = (item['subsets'] as { addresses?: { ip?: string }[]; ports?: { port?: number }[] }[] | undefined)?.[0]
+  const ip = subset?.addresses?.[0]?.ip
+  const port = subset?.ports?.[0]?.port
+  const id = item.metadata.name
+  if (!id || !ip || !port) return undefined
+  const annotations = item.metadata.annotations ?? {}
+  return { id, hostPort: joinHostPort(ip, port), run: annotations[RUN] ?? '', expiresAt: Number(annotations[EXPIRES] ?? 0) }
+}
 
 export interface PeerEndpointTimings {
   /** @default 15000 (upstream's) */
@@ -41,14 +67,15 @@ function splitHostPort(hostPort: string): { ip: string; port: number } | undefin
 }
 
 export function peerEndpoints(storage: Storage, root: string, serverId: string, hostPort: string, timings: PeerEndpointTimings, now: () => Date): PeerEndpoints {
-  const prefix = `${root}/peerserverleases/`
+  const prefix = peerEndpointsPrefix(root)
   const key = `${prefix}${serverId}`
   const address = splitHostPort(hostPort)
   if (!address) throw new Error(`the peer address ${hostPort} is not host:port`)
+  const run = crypto.randomUUID()
   const record = (t: number): KubeObject => ({
     apiVersion: 'v1',
     kind: 'Endpoints',
-    metadata: { name: serverId, annotations: { [EXPIRES]: String(t + timings.ttlMs) } },
+    metadata: { name: serverId, annotations: { [EXPIRES]: String(t + timings.ttlMs), [RUN]: run } },
     subsets: [{ addresses: [{ ip: address.ip }], ports: [{ port: address.port, protocol: 'TCP' }] }],
   })
   const isCode = (err: unknown, code: string): boolean => err instanceof StorageError && err.code === code
@@ -73,17 +100,19 @@ export function peerEndpoints(storage: Storage, root: string, serverId: string, 
       const out = new Map<string, string>()
       for (const item of items) {
         if (Number(item.metadata.annotations?.[EXPIRES] ?? 0) <= t) {
-          // A server that is gone: its record is removed unless renewed meanwhile (etcd's TTL upstream).
-          const rv = item.metadata.resourceVersion ?? ''
-          await storage.delete(`${prefix}${item.metadata.name ?? ''}`, { preconditions: { resourceVersion: rv } }).catch(() => {})
+          await removeExpiredRecord(storage, root, item)
           continue
         }
-        const subset = (item['subsets'] as { addresses?: { ip?: string }[]; ports?: { port?: number }[] }[] | undefined)?.[0]
-        const ip = subset?.addresses?.[0]?.ip
-        const port = subset?.ports?.[0]?.port
-        if (item.metadata.name && ip && port) out.set(item.metadata.name, joinHostPort(ip, port))
+        const found = readPeerRecord(item)
+        if (found) out.set(found.id, found.hostPort)
       }
       return out
     },
   }
+}
+
+/** A server that is gone: its record is removed unless renewed meanwhile (etcd's TTL upstream). */
+export async function removeExpiredRecord(storage: Storage, root: string, item: KubeObject): Promise<void> {
+  const rv = item.metadata.resourceVersion ?? ''
+  await storage.delete(`${peerEndpointsPrefix(root)}${item.metadata.name ?? ''}`, { preconditions: { resourceVersion: rv } }).catch(() => {})
 }

@@ -1,13 +1,14 @@
 /**
  * The peer proxy's background work for one server, started once its id is
  * known: its endpoint record renewed every interval, and its peers'
- * discovery read at start and every interval after.
+ * discovery read as their records come, change and go.
  */
 import type { Logger } from '../ports.js'
 import type { ProxyTransport } from '../proxy/transport.js'
 import type { Storage } from '../storage/interface.js'
-import { type PeerDirectory, peerDirectory } from './peer-discovery.js'
+import { type DiscoveryRetry, type PeerDirectory, peerDirectory } from './peer-discovery.js'
 import { DEFAULT_PEER_ENDPOINT, type PeerEndpointTimings, peerEndpoints } from './peer-endpoints.js'
+import { followPeerEndpoints } from './peer-follower.js'
 import { peerForwarder, type PeerForward, type PeerTlsSettings } from './peer-transport.js'
 
 export interface PeerProxyOptions extends PeerTlsSettings {
@@ -15,8 +16,8 @@ export interface PeerProxyOptions extends PeerTlsSettings {
   address?: string
   /** @default DEFAULT_PEER_ENDPOINT */
   endpointTimings?: Partial<PeerEndpointTimings>
-  /** How often the peers' discovery is read. @default the endpoint interval */
-  discoveryIntervalMs?: number
+  /** How a failed read of a peer's discovery is tried again. @default DEFAULT_DISCOVERY_RETRY */
+  discoveryRetry?: DiscoveryRetry
 }
 
 export interface PeerContext {
@@ -33,22 +34,33 @@ export interface RunningPeers {
   stop(): Promise<void>
 }
 
+/** This server's view of its peers, kept current from the endpoint records; the daemon's and the tests'. */
+export function followPeers(ctx: Omit<PeerContext, 'transport'>, serverId: string, forward: PeerForward, retry?: DiscoveryRetry): { directory: PeerDirectory; stop(): void } {
+  const directory = peerDirectory(serverId, forward, ctx.logger, retry)
+  const follower = followPeerEndpoints(ctx, directory)
+  return {
+    directory,
+    stop() {
+      follower.stop()
+      directory.stop()
+    },
+  }
+}
+
 export function startPeers(options: PeerProxyOptions, ctx: PeerContext, serverId: string, address: string): RunningPeers {
   const timings = { ...DEFAULT_PEER_ENDPOINT, ...options.endpointTimings }
   const endpoints = peerEndpoints(ctx.storage, ctx.root, serverId, address, timings, ctx.now)
   const forward = peerForwarder(ctx.transport, options)
-  const directory = peerDirectory(serverId, endpoints, forward, ctx.logger)
+  const peers = followPeers(ctx, serverId, forward, options.discoveryRetry)
   const renew = () => endpoints.renew().catch((err: unknown) => ctx.logger.warn({ err: String(err) }, 'cannot renew the peer endpoint record'))
-  const refresh = () => directory.refresh().catch((err: unknown) => ctx.logger.warn({ err: String(err) }, 'cannot read the peer servers'))
-  void renew().then(refresh)
+  void renew()
   const renewTimer = setInterval(renew, timings.intervalMs)
-  const refreshTimer = setInterval(refresh, options.discoveryIntervalMs ?? timings.intervalMs)
   return {
-    directory,
+    directory: peers.directory,
     forward,
     async stop() {
       clearInterval(renewTimer)
-      clearInterval(refreshTimer)
+      peers.stop()
       await endpoints.remove().catch((err: unknown) => ctx.logger.warn({ err: String(err) }, 'cannot remove the peer endpoint record'))
     },
   }

@@ -209,7 +209,8 @@ export class Daemon {
 
   /** SIGTERM, then wait for the exit code. */
   async stop(): Promise<number | null> {
-    if (this.process.exitCode === null) {
+    // A daemon killed by a signal has no exit code, and will not exit again.
+    if (this.process.exitCode === null && this.process.signalCode === null) {
       const exited = new Promise<number | null>((resolve) => this.process.once('exit', (code) => resolve(code)))
       this.process.kill('SIGTERM')
       const code = await Promise.race([exited, giveUpAfter(10_000)])

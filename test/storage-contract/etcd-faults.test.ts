@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { createServer } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import type { KubeObject } from '../../core/machinery/object.js'
 import { jsonCodec } from '../../core/storage/codec.js'
@@ -106,5 +107,31 @@ describe('EtcdStorage while etcd goes away and comes back', () => {
     const waiting = waitForStorage((ms) => s.checkHealth(ms), { timeoutMs: 15000, checkTimeoutMs: 500, retryMs: 100 })
     await etcd.resume()
     await within(waiting, 'storage to become ready', 16000)
+  })
+})
+
+describe('EtcdStorage with one of its members down', () => {
+  /** A loopback port nothing listens on: a member that is down. */
+  const closedPort = (): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const server = createServer()
+      server.once('error', reject)
+      server.listen(0, '127.0.0.1', () => {
+        const address = server.address()
+        server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
+      })
+    })
+
+  it('sends each call to a member that is up, so none fails', async (t) => {
+    const down = `http://127.0.0.1:${await closedPort()}`
+    const s = new EtcdStorage({ endpoints: [down, etcd.clientUrl, down], codec: jsonCodec, requestTimeoutMs: 5000 })
+    t.after(() => s.close())
+    // Enough calls that each one meets the member that is down first many times over.
+    for (let i = 0; i < 30; i++) {
+      const created = await within(s.create(`/registry/pods/ns/member-down-${i}`, pod(`member-down-${i}`)), 'a create')
+      const read = await within(s.get(`/registry/pods/ns/member-down-${i}`), 'a read')
+      assert.equal(read?.metadata.resourceVersion, created.metadata.resourceVersion)
+    }
+    assert.equal((await s.list('/registry/pods/ns/')).items.filter((p) => p.metadata.name?.startsWith('member-down-')).length, 30)
   })
 })

@@ -51,6 +51,53 @@ export class EtcdServer {
     readonly clientUrl: string,
   ) {}
 
+  /**
+   * A cluster of `size` members on loopback, each with its own ports and
+   * data directory, started together (a member serves clients only once a
+   * quorum has formed). Elections are slower than a lone member's, so that
+   * a loaded machine does not make the members elect again and again.
+   */
+  static async startCluster(size = 3): Promise<EtcdCluster> {
+    const token = `test-${crypto.randomUUID()}`
+    const members: { name: string; root: string; clientUrl: string; peerUrl: string }[] = []
+    for (let i = 0; i < size; i++) {
+      const [clientPort, peerPort] = [await freePort(), await freePort()]
+      const root = await mkdtemp(join(tmpdir(), `etcd-member${i}-`))
+      members.push({ name: `member${i}`, root, clientUrl: `http://127.0.0.1:${clientPort}`, peerUrl: `http://127.0.0.1:${peerPort}` })
+    }
+    const initialCluster = members.map((m) => `${m.name}=${m.peerUrl}`).join(',')
+    const servers = members.map(
+      (m) =>
+        new EtcdServer(
+          m.root,
+          [
+            `--name=${m.name}`,
+            `--data-dir=${join(m.root, 'data')}`,
+            `--listen-client-urls=${m.clientUrl}`,
+            `--advertise-client-urls=${m.clientUrl}`,
+            `--listen-peer-urls=${m.peerUrl}`,
+            `--initial-advertise-peer-urls=${m.peerUrl}`,
+            `--initial-cluster=${initialCluster}`,
+            `--initial-cluster-token=${token}`,
+            '--initial-cluster-state=new',
+            '--heartbeat-interval=100',
+            '--election-timeout=1000',
+            '--logger=zap',
+            '--log-outputs=stderr',
+          ],
+          m.clientUrl,
+        ),
+    )
+    const cluster = new EtcdCluster(servers)
+    try {
+      await Promise.all(servers.map((s) => s.resume()))
+    } catch (err) {
+      await cluster.destroy()
+      throw err
+    }
+    return cluster
+  }
+
   static async start(opts: EtcdServerOptions = {}): Promise<EtcdServer> {
     const root = await mkdtemp(join(tmpdir(), 'etcd-test-'))
     const [clientPort, peerPort] = [await freePort(), await freePort()]
@@ -151,5 +198,43 @@ export class EtcdServer {
     } finally {
       client.close()
     }
+  }
+}
+
+/** Several etcd members forming one cluster (EtcdServer.startCluster). */
+export class EtcdCluster {
+  constructor(readonly members: readonly EtcdServer[]) {}
+
+  /** Every member's client URL, for `--etcd-servers`. */
+  get clientUrls(): string[] {
+    return this.members.map((m) => m.clientUrl)
+  }
+
+  /** The index of the member the cluster has as its leader, asked of the members that are up; -1 when none answers. */
+  async leader(): Promise<number> {
+    const ids: string[] = []
+    let leader = ''
+    for (const member of this.members) {
+      if (!member.running) {
+        ids.push('')
+        continue
+      }
+      const client = new Etcd3({ hosts: [member.clientUrl], defaultCallOptions: () => ({ deadline: Date.now() + 5000 }) })
+      try {
+        const status = await client.maintenance.status()
+        ids.push(status.header.member_id)
+        leader = status.leader
+      } catch {
+        ids.push('')
+      } finally {
+        client.close()
+      }
+    }
+    return leader ? ids.indexOf(leader) : -1
+  }
+
+  /** Stops every member and removes their data (members already stopped included). */
+  async destroy(): Promise<void> {
+    await Promise.all(this.members.map((m) => m.destroy()))
   }
 }

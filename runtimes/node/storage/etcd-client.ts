@@ -67,7 +67,7 @@ export function createEtcdClient(opts: EtcdConnectionOptions): Etcd3 {
       // A list of many objects easily exceeds gRPC's 4 MiB default.
       'grpc.max_receive_message_length': -1,
     },
-    faultHandling: faultHandling(opts.circuit),
+    faultHandling: faultHandling(opts.circuit, opts.endpoints.length),
   }
   const tls = opts.tls
   if (tls && (tls.ca || tls.cert || tls.key)) {

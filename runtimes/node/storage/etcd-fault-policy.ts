@@ -3,9 +3,13 @@
  *
  * etcd3's defaults retry every call three times and pause a member for five
  * seconds after three failures. Here:
- * - no call is retried by the client: a write that reached etcd before the
- *   connection broke must not be applied twice, and the caller (the registry,
- *   then the HTTP client with its 503) decides whether to try again;
+ * - no call is retried by the client once it may have reached etcd: a write
+ *   that reached etcd before the connection broke must not be applied twice,
+ *   and the caller (the registry, then the HTTP client with its 503) decides
+ *   whether to try again;
+ * - a call that never reached a member (no connection to it could be made:
+ *   it is down) goes to the next member, as etcd's own Go client does, so a
+ *   cluster that lost one member of three still answers every call;
  * - each member has a circuit breaker: after `failureThreshold` consecutive
  *   connection-level failures, calls to it fail at once for `openMs`, then one
  *   probe goes through; its success closes the circuit. With a short `openMs`
@@ -49,6 +53,39 @@ class PassThroughPolicy {
   }
 }
 
+/**
+ * gRPC's words for a call that failed before it was sent: the channel had no
+ * connection (the member refused or could not be dialled).
+ */
+const NEVER_SENT = /No connection established|ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|Failed to connect/
+
+export function neverReachedEtcd(err: unknown): boolean {
+  return err instanceof CircuitOpenError || (err instanceof Error && isRecoverableError(err) && NEVER_SENT.test(err.message))
+}
+
+/**
+ * Around every call: etcd3 hands it the whole attempt, which walks the
+ * members in a shuffled order; running it again goes to the next member.
+ * It is run again only when the member was never reached, at most twice per
+ * member (a new shuffle may start with the member that just failed).
+ */
+class NextMemberWhenUnreachable extends PassThroughPolicy {
+  constructor(private readonly members: number) {
+    super()
+  }
+
+  override async execute<T>(fn: (context: PolicyContext) => PromiseLike<T> | T, signal?: AbortSignal): Promise<T> {
+    const context = { signal: signal ?? neverAborted }
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn(context)
+      } catch (err) {
+        if (attempt >= 2 * this.members || !neverReachedEtcd(err) || context.signal.aborted) throw err
+      }
+    }
+  }
+}
+
 /** One member's breaker; only failures etcd3 calls recoverable (transport, deadline, overload) count. */
 class MemberCircuit extends PassThroughPolicy {
   private failures = 0
@@ -89,11 +126,11 @@ class MemberCircuit extends PassThroughPolicy {
 }
 
 /** The `faultHandling` option for `new Etcd3(...)`. */
-export function faultHandling(opts: CircuitOptions = {}): FaultHandling {
+export function faultHandling(opts: CircuitOptions = {}, members = 1): FaultHandling {
   const threshold = Math.max(1, opts.failureThreshold ?? 3)
   const openMs = Math.max(0, opts.openMs ?? 1000)
   return {
-    global: new PassThroughPolicy(),
+    global: members > 1 ? new NextMemberWhenUnreachable(members) : new PassThroughPolicy(),
     host: (host) => new MemberCircuit(host, threshold, openMs),
   }
 }
