@@ -132,12 +132,14 @@ export function requestMetricsFilter(metrics: Metrics, options: RequestMetricsOp
     metrics.inc(REQUEST_TOTAL, { verb, dry_run: dryRun, ...labels, code: String(res.status) })
     metrics.record(REQUEST_DURATION, { verb, dry_run: dryRun, ...labels }, (clock() - started) / 1000)
     const sized = READ_VERBS.has(verb)
+    // Neither sized nor open: leave the body alone. Reading \`res.body\` turns the Node adapter's
+    // answer of bytes in hand into a stream (a ReadableStream and a slower write) for every create.
+    if (!open && !sized) return
     if (!res.body) {
       open?.add(-1)
       if (sized) metrics.record(RESPONSE_SIZES, { verb, ...labels }, 0)
       return
     }
-    if (!open && !sized) return
     c.res = new Response(
       measured(res.body, (bytes) => {
         open?.add(-1)
