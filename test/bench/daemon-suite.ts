@@ -11,9 +11,13 @@
  *
  *   node --import tsx test/bench/daemon-suite.ts [--seconds S] [--no-write]
  *   node --import tsx test/bench/daemon-suite.ts --profile-creates DIR
+ *   node --import tsx test/bench/daemon-suite.ts --compare-writes BUILD [--rounds N]
  *
  * The second form profiles the etcd daemon (`node --cpu-prof`) while it
- * takes creates and updates only. Writes its section of docs/benchmarks.md.
+ * takes creates and updates only; the third runs creates and updates on etcd
+ * with this build and another one (a checkout with its own `npm run build`)
+ * in alternating rounds, with the daemon's CPU time per write. Only the
+ * first form writes its section of docs/benchmarks.md.
  * Figures only: nothing passes or fails.
  */
 import { existsSync } from 'node:fs'
@@ -23,7 +27,7 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { EtcdServer } from '../storage-contract/etcd-server.js'
 import { configMapBody } from './configmap-payload.js'
-import { type DaemonTarget, rssMiB, startDaemon, startLimitServer, call, fetchText, TOKEN, type TlsTarget } from './tls-targets.js'
+import { cpuMs, type DaemonTarget, rssMiB, startDaemon, startLimitServer, call, fetchText, TOKEN, type TlsTarget } from './tls-targets.js'
 import { runLoad } from './load.js'
 import { ensureWrk, wrkGet } from './wrk.js'
 import { measureWatchDelivery } from './daemon-watch.js'
@@ -45,6 +49,8 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '4' },
     'no-write': { type: 'boolean', default: false },
     'profile-creates': { type: 'string' },
+    'compare-writes': { type: 'string' },
+    rounds: { type: 'string', default: '3' },
   },
 })
 const seconds = Number(values.seconds)
@@ -67,16 +73,25 @@ async function prepare(t: DaemonTarget): Promise<void> {
   if (fill.errors || fill.count < LIST_SIZE) throw new Error(`${t.label}: filling ${NS} failed (${fill.errors} errors)`)
 }
 
-/** Creates in `bulk` for the measured time, then updates of the first UPDATE_SET ConfigMaps of `default`. */
-async function writes(t: DaemonTarget, f: DaemonFigures, maxSeconds: number): Promise<void> {
+/** Creates in `bulk` for the measured time. */
+async function creates(t: DaemonTarget, f: DaemonFigures, maxSeconds: number): Promise<void> {
   f.creates = await runLoad(timed(maxSeconds), (i) => ok(201)(call(t.agent, t.port, 'POST', BULK_NS, configMapBody(`bulk-${i}`))))
   f.created = f.creates.count
+}
+
+/** Updates of the first UPDATE_SET ConfigMaps of `default`, each PUT with changed data and no resourceVersion. */
+async function updates(t: DaemonTarget, f: DaemonFigures, maxSeconds: number): Promise<void> {
   const changed = (i: number) => {
     const obj = JSON.parse(configMapBody(`cm-${i % UPDATE_SET}`)) as { data: Record<string, string> }
     obj.data['log.level'] = `debug-${i}`
     return JSON.stringify(obj)
   }
   f.updates = await runLoad(timed(maxSeconds), (i) => ok(200)(call(t.agent, t.port, 'PUT', `${NS}/cm-${i % UPDATE_SET}`, changed(i))))
+}
+
+async function writes(t: DaemonTarget, f: DaemonFigures, maxSeconds: number): Promise<void> {
+  await creates(t, f, maxSeconds)
+  await updates(t, f, maxSeconds)
 }
 
 /** Fills `bulk` up to BULK ConfigMaps, lists them once (the watch cache then holds them all), and reads RSS. */
@@ -121,6 +136,40 @@ async function profileCreates(dir: string, etcd: EtcdServer, work: string): Prom
     log(`creates ${Math.round(f.creates!.perSecond)}/s, updates ${Math.round(f.updates!.perSecond)}/s; the profile is written to ${dir} as the daemon stops`)
   } finally {
     await t.stop()
+  }
+}
+
+/** Creates and updates on etcd, this build against `other`, in alternating rounds: rates and daemon CPU per write. */
+async function compareWrites(other: string, etcd: EtcdServer, work: string): Promise<void> {
+  const builds: Array<[string, string]> = [['this build', MAIN], ['other build', join(resolve(other), 'dist', 'runtimes', 'node', 'main.js')]]
+  const sums = new Map(builds.map(([name]) => [name, { creates: 0, updates: 0, seconds: 0, useconds: 0, createCpu: 0, updateCpu: 0 }]))
+  for (let r = 0; r < Number(values.rounds); r++) {
+    for (const [name, main] of r % 2 ? [...builds].reverse() : builds) {
+      const t = await startDaemon(`${name} ${r}`, { main, backend: 'etcd', dir: join(work, `cmp-${r}-${name.replace(/\W+/g, '-')}`), etcdUrl: etcd.clientUrl, maxSockets: CONNECTIONS })
+      try {
+        await prepare(t)
+        const s = sums.get(name)!
+        const f = emptyFigures()
+        const before = await cpuMs(t.pid)
+        await creates(t, f, seconds)
+        const mid = await cpuMs(t.pid)
+        await updates(t, f, seconds)
+        const end = await cpuMs(t.pid)
+        s.creates += f.creates!.count
+        s.seconds += f.creates!.seconds
+        s.createCpu += mid - before
+        s.updates += f.updates!.count
+        s.useconds += f.updates!.seconds
+        s.updateCpu += end - mid
+        log(`round ${r + 1}, ${name}: creates ${Math.round(f.creates!.perSecond)}/s, updates ${Math.round(f.updates!.perSecond)}/s`)
+      } finally {
+        await t.stop()
+      }
+    }
+  }
+  for (const [name, s] of sums) {
+    const line = `${name}: creates ${Math.round(s.creates / s.seconds)}/s, ${Math.round((1000 * s.createCpu) / s.creates)} µs daemon CPU each; updates ${Math.round(s.updates / s.useconds)}/s, ${Math.round((1000 * s.updateCpu) / s.updates)} µs each`
+    process.stdout.write(`${line}\n`)
   }
 }
 
@@ -185,6 +234,7 @@ const work = await mkdtemp(join(tmpdir(), 'apiserver-daemon-suite-'))
 const etcd = await EtcdServer.start()
 try {
   if (values['profile-creates']) await profileCreates(resolve(values['profile-creates']), etcd, work)
+  else if (values['compare-writes']) await compareWrites(values['compare-writes'], etcd, work)
   else {
     const figures = await suite(etcd, work)
     const section = renderDaemonSuite(figures, (performance.now() - t0) / 1000)

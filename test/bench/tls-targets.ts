@@ -39,6 +39,13 @@ export async function rssMiB(pid: number): Promise<number> {
   return kb ? Number(kb) / 1024 : Number.NaN
 }
 
+/** The process's user and system CPU time so far, ms (/proc/<pid>/stat, in clock ticks of 10 ms). */
+export async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
 /** One request with the bearer token; resolves with the status once the body is read in full. */
 export function call(agent: Agent, port: number, method: string, path: string, body?: string): Promise<number> {
   return new Promise((done, fail) => {
