@@ -22,6 +22,7 @@ import {
 import type { Metrics } from '../../metrics/metrics.js'
 import { APPLY_PATCH_TYPE } from '../media-types.js'
 import { queryOf } from '../query.js'
+import { knownSize } from '../response-size.js'
 import { isLongRunning, type RequestInfo } from '../request-info.js'
 import type { ChainEnv } from './context.js'
 
@@ -135,6 +136,12 @@ export function requestMetricsFilter(metrics: Metrics, options: RequestMetricsOp
     // Neither sized nor open: leave the body alone. Reading \`res.body\` turns the Node adapter's
     // answer of bytes in hand into a stream (a ReadableStream and a slower write) for every create.
     if (!open && !sized) return
+    // An answer of bytes in hand is sized without reading it (a HEAD's body is never written: left as it was).
+    const known = open || request.method === 'HEAD' ? undefined : knownSize(res)
+    if (known !== undefined) {
+      metrics.record(RESPONSE_SIZES, { verb, ...labels }, known)
+      return
+    }
     if (!res.body) {
       open?.add(-1)
       if (sized) metrics.record(RESPONSE_SIZES, { verb, ...labels }, 0)
