@@ -107,6 +107,9 @@ async function memoryWithBulk(t: DaemonTarget, f: DaemonFigures): Promise<void> 
   f.bulkObjects = list.items?.length ?? 0
   if (fill.errors) log(`${t.label}: ${fill.errors} creates of the bulk fill failed`)
   f.rssBulkMiB = await rssMiB(t.pid)
+  // The JavaScript heap in use (live objects and garbage not yet collected), from the daemon's own /metrics.
+  const used = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(await fetchText(t.agent, t.port, '/metrics'))?.[1]
+  if (used) f.heapUsedBulkMiB = Number(used) / 1024 / 1024
 }
 
 async function getsAndLists(targets: TlsTarget[], figures: Map<TlsTarget, DaemonFigures>, wrkMissing: string | undefined): Promise<void> {
