@@ -245,7 +245,12 @@ alternating rounds of 4 s, creates and updates on etcd, 64 connections), the
 daemon's CPU time per create went from 3,753 to 2,629 µs (0.70×) and per
 update from 3,088 to 2,242 µs (0.73×); the rates (147 against 55 creates/s,
 143 against 75 updates/s) moved more, but the machine's load average was 16
-during that run, so the CPU time is the figure to trust.
+during that run, so the CPU time is the figure to trust. For GETs the change
+is not measurable: \`read-path.ts --baseline\` against the same commit gave
+0.96× (embedded) and 1.08× (etcd) the CPU per GET, within that run's noise;
+a profile of GETs now shows every answer written from its bytes
+(\`responseViaCache\`), with the TLS socket write (\`writev\`, 23% of the busy
+time) the largest item, which the limit pays as well.
 
 What remains in the profile is spread thin: garbage collection about 8%,
 socket writes 6%, the gRPC client's per-call work (HTTP/2 stream set-up, a
