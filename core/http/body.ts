@@ -15,6 +15,14 @@ import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '../mach
 export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length') ?? '')
   if (Number.isFinite(declared) && declared > limit) throw requestEntityTooLarge(limit)
+  // A declared length within the limit bounds the body (HTTP parsers stop there): read it whole.
+  // The Node adapter then reads the socket's chunks directly, without building a ReadableStream.
+  if (request.headers.has('content-length') && Number.isFinite(declared)) {
+    const whole = new Uint8Array(await request.arrayBuffer())
+    // A Request built in-process may declare less than it holds.
+    if (whole.byteLength > limit) throw requestEntityTooLarge(limit)
+    return whole
+  }
   if (!request.body) return new Uint8Array()
   const chunks: Uint8Array[] = []
   let total = 0

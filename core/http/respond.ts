@@ -11,13 +11,12 @@ import { apiObjectYaml } from '../encoding/go-yaml.js'
 import { JSON_TYPE, type OutputFormat, PROTOBUF_TYPE, YAML_TYPE } from './media-types.js'
 import { encodeProtobuf } from '../encoding/protobuf.js'
 import type { StatusError } from '../machinery/status-error.js'
+import { withKnownSize } from './response-size.js'
 
 /** An API object (object, list, Table, Status, discovery document) as JSON. */
 export function jsonResponse(body: Record<string, unknown>, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(apiObjectJson(body), {
-    status,
-    headers: { 'content-type': JSON_TYPE, ...headers },
-  })
+  const text = apiObjectJson(body)
+  return withKnownSize(new Response(text, { status, headers: { 'content-type': JSON_TYPE, ...headers } }), text)
 }
 
 /**
@@ -49,20 +48,22 @@ const protobufAnswers = new EncodingMemo<Uint8Array>()
 
 export function objectResponse(body: Record<string, unknown>, format: OutputFormat, status = 200): Response {
   switch (format.kind) {
-    case 'yaml':
-      return new Response(apiObjectYaml(body), { status, headers: { 'content-type': YAML_TYPE } })
-    case 'protobuf':
-      return new Response(protobufAnswers.of(body, encodeProtobuf), { status, headers: { 'content-type': PROTOBUF_TYPE } })
+    case 'yaml': {
+      const text = apiObjectYaml(body)
+      return withKnownSize(new Response(text, { status, headers: { 'content-type': YAML_TYPE } }), text)
+    }
+    case 'protobuf': {
+      const bytes = protobufAnswers.of(body, encodeProtobuf)
+      return withKnownSize(new Response(bytes, { status, headers: { 'content-type': PROTOBUF_TYPE } }), bytes)
+    }
     default:
       return jsonResponse(body, status)
   }
 }
 
 export function statusResponse(err: StatusError): Response {
-  return new Response(statusJson(err.toStatus()), {
-    status: err.code,
-    headers: { 'content-type': JSON_TYPE, ...err.headers },
-  })
+  const text = statusJson(err.toStatus())
+  return withKnownSize(new Response(text, { status: err.code, headers: { 'content-type': JSON_TYPE, ...err.headers } }), text)
 }
 
 export function textResponse(text: string, status = 200): Response {

@@ -96,6 +96,9 @@ process.stdout.write(`\n${tokens}`)
 log('the read path: GET and LIST over TLS on the embedded store and etcd, against a fixed-body TLS server …')
 // Its own process: it starts daemons and a limit server, and writes its section of docs/benchmarks.md.
 execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'bench', 'read-path.ts')], { stdio: ['ignore', 'inherit', 'inherit'] })
+log("the daemon in the performance issue's terms: wrk and Node-client loads, creates against etcd itself, watches, memory …")
+// Its own process: it starts daemons, etcd and a limit server, and writes its section of docs/benchmarks.md.
+execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'bench', 'daemon-suite.ts')], { stdio: ['ignore', 'inherit', 'inherit'] })
 log('API aggregation: a GET through the aggregator against the same GET sent to the extension server …')
 // Its own process too: it starts a daemon and an extension server, and writes its section of docs/benchmarks.md.
 execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'bench', 'aggregation.ts')], { stdio: ['ignore', 'inherit', 'inherit'] })

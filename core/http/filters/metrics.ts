@@ -36,6 +36,7 @@ import {
   routeScope,
 } from '../../metrics/request-labels.js'
 import { queryOf } from '../query.js'
+import { knownSize } from '../response-size.js'
 import { isLongRunning, type RequestInfo } from '../request-info.js'
 import type { ChainEnv } from './context.js'
 
@@ -141,7 +142,18 @@ export function requestMetricsFilter(metrics: Metrics, options: RequestMetricsOp
     const sizeLabels = { verb, ...labels }
     // Upstream sizes what its GET and LIST routes answer, and `?watch=` is served by the LIST route.
     const sized = READ_VERBS.has(verb) || (verb === 'WATCH' && info.isResourceRequest && query.has('watch'))
-    if (!longRunning || !res.body) answered()
+    if (!longRunning) {
+      answered()
+      // Not sized: leave the body alone. Reading `res.body` turns the Node adapter's answer of
+      // bytes in hand into a stream (a ReadableStream and a slower write) for every create.
+      if (!sized) return
+      // An answer of bytes in hand is sized without reading it (a HEAD's body is never written: left as it was).
+      const known = request.method === 'HEAD' ? undefined : knownSize(res)
+      if (known !== undefined) {
+        metrics.record(RESPONSE_SIZES, sizeLabels, known)
+        return
+      }
+    }
     // Upstream counts watches and connections open (pods/log is a plain GET route to it), by the request info's scope.
     let open: { add(by: number): void } | undefined
     if (longRunning && info.subresource !== 'log') {
@@ -151,10 +163,10 @@ export function requestMetricsFilter(metrics: Metrics, options: RequestMetricsOp
     }
     if (!res.body) {
       open?.add(-1)
+      if (longRunning) answered()
       if (sized) metrics.record(RESPONSE_SIZES, sizeLabels, 0)
       return
     }
-    if (!longRunning && !sized) return
     c.res = new Response(
       measured(res.body, (bytes) => {
         // A watch or a stream is recorded as upstream's handler returns: when it ends, timed whole.

@@ -1,0 +1,256 @@
+/**
+ * The daemon suite, in the terms of the performance issue: the built daemon
+ * on its embedded store and on etcd, "the limit" (a Node TLS server with a
+ * fixed body) and etcd itself, side by side in one run:
+ *
+ * - wrk GET of one ConfigMap, 2 threads, 32 connections, TLS, bearer token;
+ * - a Node client with 64 connections for GETs, LISTs of 1,000, creates and
+ *   updates; etcd driven directly with the same transactions as the ceiling;
+ * - watch delivery to 100 and to 1,000 watchers of one resource;
+ * - resident memory at ready, and with 10,000 ConfigMaps of 1 kB stored and cached.
+ *
+ *   node --import tsx test/bench/daemon-suite.ts [--seconds S] [--no-write] [--save-figures FILE | --render-figures FILE]
+ *   node --import tsx test/bench/daemon-suite.ts --profile-creates DIR
+ *   node --import tsx test/bench/daemon-suite.ts --compare-writes BUILD [--rounds N]
+ *
+ * The second form profiles the etcd daemon (`node --cpu-prof`) while it
+ * takes creates and updates only; the third runs creates and updates on etcd
+ * with this build and another one (a checkout with its own `npm run build`)
+ * in alternating rounds, with the daemon's CPU time per write. Only the
+ * first form writes its section of docs/benchmarks.md.
+ * Figures only: nothing passes or fails.
+ */
+import { existsSync } from 'node:fs'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { EtcdServer } from '../storage-contract/etcd-server.js'
+import { configMapBody } from './configmap-payload.js'
+import { cpuMs, type DaemonTarget, rssMiB, startDaemon, startLimitServer, call, fetchText, TOKEN, type TlsTarget } from './tls-targets.js'
+import { runLoad } from './load.js'
+import { ensureWrk, wrkGet } from './wrk.js'
+import { measureWatchDelivery } from './daemon-watch.js'
+import { measureEtcdDirect, storedValue } from './etcd-direct.js'
+import { type DaemonFigures, emptyFigures, renderDaemonSuite, type SuiteFigures } from './daemon-suite-report.js'
+import { replaceSection } from './section.js'
+
+const ROOT = join(import.meta.dirname, '..', '..')
+const MAIN = join(ROOT, 'dist', 'runtimes', 'node', 'main.js')
+const CONNECTIONS = 64
+const LIST_SIZE = 1000
+const BULK = 10_000
+const UPDATE_SET = 200
+const NS = '/api/v1/namespaces/default/configmaps'
+const BULK_NS = '/api/v1/namespaces/bulk/configmaps'
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '4' },
+    'no-write': { type: 'boolean', default: false },
+    'profile-creates': { type: 'string' },
+    'compare-writes': { type: 'string' },
+    rounds: { type: 'string', default: '3' },
+    'save-figures': { type: 'string' },
+    'render-figures': { type: 'string' },
+  },
+})
+const seconds = Number(values.seconds)
+const log = (text: string) => void process.stderr.write(`${text}\n`)
+if (!existsSync(MAIN)) {
+  log(`${MAIN} is missing: run \`npm run build\` first`)
+  process.exit(1)
+}
+
+const ok = (expected: number) => async (status: Promise<number>) => (await status) === expected
+const timed = (maxSeconds: number) => ({ total: 10_000_000, concurrency: CONNECTIONS, maxSeconds })
+
+/** The namespaces the suite writes to besides `default`. */
+async function prepare(t: DaemonTarget): Promise<void> {
+  for (const name of ['bulk', 'watch']) {
+    const status = await call(t.agent, t.port, 'POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }))
+    if (status !== 201) throw new Error(`${t.label}: creating namespace ${name} answered ${status}`)
+  }
+  const fill = await runLoad({ total: LIST_SIZE, concurrency: 16, maxSeconds: 120 }, (i) => ok(201)(call(t.agent, t.port, 'POST', NS, configMapBody(`cm-${i}`))))
+  if (fill.errors || fill.count < LIST_SIZE) throw new Error(`${t.label}: filling ${NS} failed (${fill.errors} errors)`)
+}
+
+/** Creates in `bulk` for the measured time. */
+async function creates(t: DaemonTarget, f: DaemonFigures, maxSeconds: number): Promise<void> {
+  f.creates = await runLoad(timed(maxSeconds), (i) => ok(201)(call(t.agent, t.port, 'POST', BULK_NS, configMapBody(`bulk-${i}`))))
+  f.created = f.creates.count
+}
+
+/** Updates of the first UPDATE_SET ConfigMaps of `default`, each PUT with changed data and no resourceVersion. */
+async function updates(t: DaemonTarget, f: DaemonFigures, maxSeconds: number): Promise<void> {
+  const changed = (i: number) => {
+    const obj = JSON.parse(configMapBody(`cm-${i % UPDATE_SET}`)) as { data: Record<string, string> }
+    obj.data['log.level'] = `debug-${i}`
+    return JSON.stringify(obj)
+  }
+  f.updates = await runLoad(timed(maxSeconds), (i) => ok(200)(call(t.agent, t.port, 'PUT', `${NS}/cm-${i % UPDATE_SET}`, changed(i))))
+}
+
+async function writes(t: DaemonTarget, f: DaemonFigures, maxSeconds: number): Promise<void> {
+  await creates(t, f, maxSeconds)
+  await updates(t, f, maxSeconds)
+}
+
+/** Fills `bulk` up to BULK ConfigMaps, lists them once (the watch cache then holds them all), and reads RSS. */
+async function memoryWithBulk(t: DaemonTarget, f: DaemonFigures): Promise<void> {
+  const from = f.created
+  // Bounded in time as every load is: on a loaded machine fewer are stored, and the table says how many.
+  const fill = await runLoad({ total: BULK - from, concurrency: CONNECTIONS, maxSeconds: 45 }, (i) =>
+    ok(201)(call(t.agent, t.port, 'POST', BULK_NS, configMapBody(`bulk-${from + i}`))),
+  )
+  const list = JSON.parse(await fetchText(t.agent, t.port, `${BULK_NS}?resourceVersion=0`)) as { items?: unknown[] }
+  f.bulkObjects = list.items?.length ?? 0
+  if (fill.errors) log(`${t.label}: ${fill.errors} creates of the bulk fill failed`)
+  f.rssBulkMiB = await rssMiB(t.pid)
+  // The JavaScript heap in use (live objects and garbage not yet collected), from the daemon's own /metrics.
+  const used = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(await fetchText(t.agent, t.port, '/metrics'))?.[1]
+  if (used) f.heapUsedBulkMiB = Number(used) / 1024 / 1024
+}
+
+async function getsAndLists(targets: TlsTarget[], figures: Map<TlsTarget, DaemonFigures>, wrkMissing: string | undefined): Promise<void> {
+  for (const t of targets) {
+    const f = figures.get(t)!
+    if (!wrkMissing) {
+      log(`wrk GET: ${t.label}`)
+      f.wrkGet = await wrkGet(`https://127.0.0.1:${t.port}${NS}/cm-0`, TOKEN, seconds + 1)
+    }
+  }
+  for (const t of targets) {
+    log(`Node GET: ${t.label}`)
+    figures.get(t)!.nodeGet = await runLoad(timed(seconds), (i) => ok(200)(call(t.agent, t.port, 'GET', `${NS}/cm-${i % UPDATE_SET}`)))
+  }
+  for (const t of targets) {
+    if (!('backend' in t)) continue
+    log(`LIST ${LIST_SIZE}: ${t.label}`)
+    const f = figures.get(t)!
+    f.list = await runLoad(timed(seconds), () => ok(200)(call(t.agent, t.port, 'GET', NS)))
+    f.list0 = await runLoad(timed(seconds), () => ok(200)(call(t.agent, t.port, 'GET', `${NS}?resourceVersion=0`)))
+  }
+}
+
+async function profileCreates(dir: string, etcd: EtcdServer, work: string): Promise<void> {
+  const t = await startDaemon('profiled, etcd', { main: MAIN, backend: 'etcd', dir: join(work, 'profiled'), etcdUrl: etcd.clientUrl, cpuProfDir: dir, maxSockets: CONNECTIONS })
+  try {
+    await prepare(t)
+    const f = emptyFigures()
+    await writes(t, f, seconds * 2)
+    log(`creates ${Math.round(f.creates!.perSecond)}/s, updates ${Math.round(f.updates!.perSecond)}/s; the profile is written to ${dir} as the daemon stops`)
+  } finally {
+    await t.stop()
+  }
+}
+
+/** Creates and updates on etcd, this build against `other`, in alternating rounds: rates and daemon CPU per write. */
+async function compareWrites(other: string, etcd: EtcdServer, work: string): Promise<void> {
+  const builds: Array<[string, string]> = [['this build', MAIN], ['other build', join(resolve(other), 'dist', 'runtimes', 'node', 'main.js')]]
+  const sums = new Map(builds.map(([name]) => [name, { creates: 0, updates: 0, seconds: 0, useconds: 0, createCpu: 0, updateCpu: 0 }]))
+  for (let r = 0; r < Number(values.rounds); r++) {
+    for (const [name, main] of r % 2 ? [...builds].reverse() : builds) {
+      const t = await startDaemon(`${name} ${r}`, { main, backend: 'etcd', dir: join(work, `cmp-${r}-${name.replace(/\W+/g, '-')}`), etcdUrl: etcd.clientUrl, maxSockets: CONNECTIONS })
+      try {
+        await prepare(t)
+        const s = sums.get(name)!
+        const f = emptyFigures()
+        const before = await cpuMs(t.pid)
+        await creates(t, f, seconds)
+        const mid = await cpuMs(t.pid)
+        await updates(t, f, seconds)
+        const end = await cpuMs(t.pid)
+        s.creates += f.creates!.count
+        s.seconds += f.creates!.seconds
+        s.createCpu += mid - before
+        s.updates += f.updates!.count
+        s.useconds += f.updates!.seconds
+        s.updateCpu += end - mid
+        log(`round ${r + 1}, ${name}: creates ${Math.round(f.creates!.perSecond)}/s, updates ${Math.round(f.updates!.perSecond)}/s`)
+      } finally {
+        await t.stop()
+      }
+    }
+  }
+  for (const [name, s] of sums) {
+    const line = `${name}: creates ${Math.round(s.creates / s.seconds)}/s, ${Math.round((1000 * s.createCpu) / s.creates)} µs daemon CPU each; updates ${Math.round(s.updates / s.useconds)}/s, ${Math.round((1000 * s.updateCpu) / s.updates)} µs each`
+    process.stdout.write(`${line}\n`)
+  }
+}
+
+async function suite(etcd: EtcdServer, work: string): Promise<SuiteFigures> {
+  const wrkMissing = ensureWrk(log)
+  const daemons: DaemonTarget[] = []
+  const all: TlsTarget[] = []
+  try {
+    for (const backend of ['embedded', 'etcd'] as const) {
+      const label = backend === 'etcd' ? 'this server on etcd' : 'on its embedded store'
+      log(`starting the daemon ${label} …`)
+      const t = await startDaemon(label, { main: MAIN, backend, dir: join(work, backend), etcdUrl: etcd.clientUrl, maxSockets: CONNECTIONS })
+      daemons.push(t)
+    }
+    const figures = new Map<TlsTarget, DaemonFigures>(daemons.map((t) => [t, emptyFigures()]))
+    // Memory at ready first, before anything else touches either daemon.
+    for (const t of daemons) Object.assign(figures.get(t)!, { readyMs: t.readyMs, rssReadyMiB: await rssMiB(t.pid) })
+    for (const t of daemons) await prepare(t)
+    const body = await fetchText(daemons[0]!.agent, daemons[0]!.port, `${NS}/cm-0`)
+    const limit = await startLimitServer(join(work, 'limit'), daemons[0]!.certDir, body, CONNECTIONS)
+    all.push(...daemons, limit)
+    figures.set(limit, emptyFigures())
+
+    await getsAndLists(all, figures, wrkMissing)
+    for (const t of daemons) {
+      log(`creates and updates: ${t.label}`)
+      await writes(t, figures.get(t)!, seconds)
+    }
+    log('creates and updates: etcd itself, the same transactions …')
+    const etcdDaemon = daemons.find((t) => t.backend === 'etcd')!
+    const value = await storedValue(etcd.clientUrl, `${etcdDaemon.etcdPrefix}/configmaps/default/`)
+    const direct = await measureEtcdDirect(etcd.clientUrl, value, { load: timed(seconds), updateSet: UPDATE_SET, prefix: '/etcd-direct' })
+
+    for (const t of daemons) {
+      for (const watchers of [100, 1000]) {
+        log(`watch, ${watchers} watchers: ${t.label}`)
+        const result = await measureWatchDelivery(t, { namespace: 'watch', watchers, writes: 20, maxSeconds: 10, prefix: `w${watchers}` })
+        if (watchers === 100) figures.get(t)!.watch100 = result
+        else figures.get(t)!.watch1000 = result
+      }
+    }
+    for (const t of daemons) {
+      log(`memory with ${BULK.toLocaleString('en-US')} ConfigMaps: ${t.label}`)
+      await memoryWithBulk(t, figures.get(t)!)
+    }
+    return {
+      embedded: figures.get(daemons[0]!)!,
+      etcd: figures.get(etcdDaemon)!,
+      limit: figures.get(limit)!,
+      direct,
+      wrkMissing,
+      seconds,
+      valueBytes: value.length,
+    }
+  } finally {
+    await Promise.all([...new Set([...daemons, ...all])].map((t) => t.stop().catch(() => {})))
+  }
+}
+
+const t0 = performance.now()
+const work = await mkdtemp(join(tmpdir(), 'apiserver-daemon-suite-'))
+const etcd = await EtcdServer.start()
+try {
+  if (values['profile-creates']) await profileCreates(resolve(values['profile-creates']), etcd, work)
+  else if (values['compare-writes']) await compareWrites(values['compare-writes'], etcd, work)
+  else {
+    // --render-figures writes the section again from a run's saved figures, measuring nothing.
+    const saved = values['render-figures'] ? (JSON.parse(await readFile(values['render-figures'], 'utf8')) as SuiteFigures & { runSeconds: number }) : undefined
+    const figures = saved ?? (await suite(etcd, work))
+    if (values['save-figures']) await writeFile(values['save-figures'], JSON.stringify({ ...figures, runSeconds: (performance.now() - t0) / 1000 }))
+    const section = renderDaemonSuite(figures, saved?.runSeconds ?? (performance.now() - t0) / 1000)
+    process.stdout.write(`${section}\n`)
+    if (!values['no-write']) await replaceSection(ROOT, '<!-- daemon-suite: begin -->', '<!-- daemon-suite: end -->', section)
+  }
+} finally {
+  await etcd.destroy()
+  await rm(work, { recursive: true, force: true })
+}

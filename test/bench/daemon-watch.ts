@@ -1,0 +1,118 @@
+/**
+ * Watch delivery through the daemon over TLS: N clients watch one
+ * namespace's ConfigMaps from a list's resourceVersion (as informers do),
+ * each on its own connection, then ConfigMaps are created one at a time; for
+ * each, the time from the create's acknowledgement (its 201 read in full) to
+ * the moment each watcher's connection has the event. The next create waits
+ * until every watcher had the previous one (or a bounded wait ran out), so
+ * the figures are delivery, not queueing behind earlier writes.
+ */
+import { Agent, request } from 'node:https'
+import type { IncomingMessage } from 'node:http'
+import { configMapBody } from './configmap-payload.js'
+import { percentile } from './load.js'
+import { call, fetchText, TOKEN, type TlsTarget } from './tls-targets.js'
+
+export interface WatchDelivery {
+  watchers: number
+  writes: number
+  /** Over every (create, watcher) delivery, ms after the acknowledgement. */
+  p50Ms: number
+  p99Ms: number
+  /** Per create, when the last watcher had it, ms after the acknowledgement. */
+  allP99Ms: number
+  /** Deliveries that did not come within the wait for one create. */
+  missed: number
+}
+
+const WAIT_PER_WRITE_MS = 10_000
+const WARM_UP_WRITES = 3
+
+function openWatch(agent: Agent, port: number, path: string): Promise<IncomingMessage> {
+  return new Promise((done, fail) => {
+    const req = request({ host: '127.0.0.1', port, path, agent, headers: { authorization: `Bearer ${TOKEN}` }, rejectUnauthorized: false }, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume()
+        fail(new Error(`watch answered ${res.statusCode}`))
+      } else done(res)
+    })
+    req.once('error', fail)
+    req.end()
+  })
+}
+
+export async function measureWatchDelivery(
+  t: TlsTarget,
+  opts: { namespace: string; watchers: number; writes: number; maxSeconds: number; prefix: string },
+): Promise<WatchDelivery> {
+  const url = `/api/v1/namespaces/${opts.namespace}/configmaps`
+  const list = JSON.parse(await fetchText(t.agent, t.port, `${url}?limit=1`)) as { metadata?: { resourceVersion?: string } }
+  const rv = list.metadata?.resourceVersion
+  if (!rv) throw new Error(`${t.label}: the list of ${url} has no resourceVersion`)
+  // Every watch holds its own connection for its whole life, as separate informers would.
+  const agent = new Agent({ keepAlive: false, maxSockets: Infinity })
+  const streams: IncomingMessage[] = []
+  let current: { name: string; arrivals: Float64Array; pending: number; allArrived: () => void } | undefined
+  try {
+    for (let w = 0; w < opts.watchers; w++) {
+      const res = await openWatch(agent, t.port, `${url}?watch=1&resourceVersion=${rv}&allowWatchBookmarks=false`)
+      streams.push(res)
+      // The tail of the previous chunk, in case an event's name is split between two chunks.
+      let tail = ''
+      res.on('data', (chunk: Buffer) => {
+        const text = tail + chunk.toString('latin1')
+        tail = text.slice(-64)
+        const write = current
+        if (!write || !Number.isNaN(write.arrivals[w]) || !text.includes(`"${write.name}"`)) return
+        write.arrivals[w] = performance.now()
+        if (--write.pending === 0) write.allArrived()
+      })
+      res.on('error', () => {})
+    }
+
+    const writeOnce = async (name: string): Promise<Float64Array> => {
+      let allArrived!: () => void
+      const arrived = new Promise<void>((resolve) => (allArrived = resolve))
+      const write = { name, arrivals: new Float64Array(opts.watchers).fill(Number.NaN), pending: opts.watchers, allArrived }
+      current = write
+      const status = await call(t.agent, t.port, 'POST', url, configMapBody(name))
+      const ack = performance.now()
+      if (status !== 201) throw new Error(`${t.label}: creating ${name} answered ${status}`)
+      let timer: ReturnType<typeof setTimeout> | undefined
+      await Promise.race([arrived, new Promise((resolve) => (timer = setTimeout(resolve, WAIT_PER_WRITE_MS)))])
+      clearTimeout(timer)
+      current = undefined
+      return write.arrivals.map((at) => at - ack)
+    }
+
+    for (let i = 0; i < WARM_UP_WRITES; i++) await writeOnce(`${opts.prefix}-warm-${i}`)
+    const deliveries: number[] = []
+    const lastPerWrite: number[] = []
+    let missed = 0
+    let writes = 0
+    const deadline = performance.now() + opts.maxSeconds * 1000
+    while (writes < opts.writes && performance.now() < deadline) {
+      const arrivals = await writeOnce(`${opts.prefix}-${String(writes++).padStart(4, '0')}`)
+      let last = Number.NEGATIVE_INFINITY
+      for (const at of arrivals) {
+        if (Number.isNaN(at)) missed++
+        else deliveries.push(at)
+        last = Math.max(last, Number.isNaN(at) ? Number.POSITIVE_INFINITY : at)
+      }
+      lastPerWrite.push(last)
+    }
+    deliveries.sort((a, b) => a - b)
+    lastPerWrite.sort((a, b) => a - b)
+    return {
+      watchers: opts.watchers,
+      writes,
+      p50Ms: percentile(deliveries, 50),
+      p99Ms: percentile(deliveries, 99),
+      allP99Ms: percentile(lastPerWrite, 99),
+      missed,
+    }
+  } finally {
+    for (const s of streams) s.destroy()
+    agent.destroy()
+  }
+}

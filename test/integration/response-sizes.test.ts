@@ -1,0 +1,59 @@
+/**
+ * `apiserver_response_sizes` records the exact bytes of each read's answer,
+ * whether the answer is JSON (non-ASCII text included), YAML, protobuf or a
+ * Status, and an answer of text in hand is sized without being streamed.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { type ApiServer, createApiServer } from '../../core/index.js'
+import { utf8Length } from '../../core/http/response-size.js'
+import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text.js'
+
+const CM = '/api/v1/namespaces/default/configmaps'
+const admin = { authorization: 'Bearer admin-token' }
+const labels = { group: '', version: 'v1', resource: 'configmaps', subresource: '', component: 'apiserver', verb: 'GET', scope: 'resource' }
+
+describe('apiserver_response_sizes', () => {
+  let server: ApiServer
+  const call = (path: string, init: RequestInit = {}) =>
+    server.fetch(new Request(`http://in-process${path}`, { ...init, headers: { ...admin, ...(init.headers as Record<string, string>) } }))
+  /** The GET's answer in bytes, and the size sum the metrics moved by for it. */
+  const measuredGet = async (path: string, accept: string): Promise<{ bytes: number; recorded: number; status: number }> => {
+    const sum = async () => sampleValue(parsePrometheusText(await (await call('/metrics')).text()), 'apiserver_response_sizes_sum', labels) ?? 0
+    const before = await sum()
+    const res = await call(path, { headers: { accept } })
+    const bytes = (await res.arrayBuffer()).byteLength
+    return { bytes, recorded: (await sum()) - before, status: res.status }
+  }
+
+  before(async () => {
+    server = createApiServer({ authentication: { tokens: [{ token: 'admin-token', user: { username: 'root', groups: ['system:masters'] } }] } })
+    await server.ready
+    const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'words' }, data: { greeting: 'grüß dich, 世界 👋' } })
+    const res = await call(CM, { method: 'POST', body, headers: { 'content-type': 'application/json' } })
+    assert.equal(res.status, 201, await res.text())
+  })
+  after(() => server.shutdown())
+
+  for (const accept of ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf']) {
+    it(`records the exact size of a GET answered as ${accept}`, async () => {
+      const { bytes, recorded, status } = await measuredGet(`${CM}/words`, accept)
+      assert.equal(status, 200)
+      assert.equal(recorded, bytes)
+    })
+  }
+
+  it('records the exact size of a 404 Status', async () => {
+    const { bytes, recorded, status } = await measuredGet(`${CM}/missing`, 'application/json')
+    assert.equal(status, 404)
+    assert.equal(recorded, bytes)
+  })
+})
+
+describe('utf8Length', () => {
+  it('counts as TextEncoder writes, lone surrogates as U+FFFD', () => {
+    for (const text of ['', 'plain', 'grüß', '世界', '👋', 'a\uD800b', '\uDC00', 'x\uD83D', '\uD83D\uDC4B\uD83D']) {
+      assert.equal(utf8Length(text), new TextEncoder().encode(text).byteLength, JSON.stringify(text))
+    }
+  })
+})
