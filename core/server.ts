@@ -327,6 +327,8 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       admission.ready,
       flowControl?.ready,
     ])
+    // The flow schemas written at start are in force, and their status written, before the first request.
+    await flowControl?.settle()
     // Extension servers read whom to trust from kube-system, which exists by now.
     await publishAuthenticationTrust(registry, trust.options, now).catch((err: unknown) =>
       logger.warn({ err: String(err) }, 'cannot publish the extension-apiserver-authentication ConfigMap'),

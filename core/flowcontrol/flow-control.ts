@@ -112,6 +112,23 @@ export class FlowControl {
     ;(this.adjuster as { unref?: () => void }).unref?.()
   }
 
+  /**
+   * Resolves once the configuration is what storage holds now (the start-up
+   * objects written meanwhile included, whose watch events may still be on
+   * their way) and the status writes it calls for are done: a server is
+   * ready with its flow schemas in force and no start-up write still to come.
+   */
+  async settle(): Promise<void> {
+    await this.ready
+    const read = async (entry: typeof flowSchemas, into: Map<string, KubeObject>): Promise<void> => {
+      const store = this.registry.store(entry)
+      for (const obj of (await store.storage.list(store.prefix(''))).items) into.set(obj.metadata.name ?? '', obj)
+    }
+    await Promise.all([read(flowSchemas, this.storedSchemas), read(priorityLevelConfigurations, this.storedLevels)])
+    this.rebuild()
+    while (this.danglingPass) await this.danglingPass
+  }
+
   stop(): void {
     clearInterval(this.adjuster)
     clearTimeout(this.rebuildTimer)
