@@ -7,39 +7,31 @@
  * runtimes/bun/main.ts, runtimes/deno/main.ts), which only wire that, the
  * process signals and the exit code to runDaemon.
  */
-import { readFile } from 'node:fs/promises'
 import type { DestinationStream } from 'pino'
-import { parseTokenFile } from '../../core/config/token-file.js'
 import { type ApiServer, createApiServer } from '../../core/index.js'
 import { RuntimeConfigError } from '../../core/resources/runtime-config.js'
-import type { ApiServerOptions, StaticToken } from '../../core/options/api-server-options.js'
+import type { ApiServerOptions } from '../../core/options/api-server-options.js'
 import { type ParsedFlags, startupWarnings, unenforcedSecurityFlags } from '../../core/options/flags/index.js'
 import type { ExternalJwtSigner, Logger, ServerPorts } from '../../core/ports.js'
 import { ExternalSignerError } from '../../core/authn/serviceaccount/external-signer.js'
 import { serverUrl } from '../../core/pki/kubeconfig.js'
 import { daemonAdmission } from './admission.js'
-import { auditOptions } from './audit.js'
 import { egressProxies } from '../../core/config/egress-selector.js'
 import { closeEgressDialers, type EgressDialers, egressDialers } from './egress-dialer.js'
-import { AuditWebhookConfigError } from './audit-webhook.js'
 import type { NodeTracing } from './tracing.js'
-import { nodeRuntimeMetrics, readAllowListManifest } from './metrics.js'
-import type { MetricsFilterOptions } from '../../core/metrics/filters.js'
-import { authorizationOptions, watchAuthorizationConfig } from './authorization.js'
+import { nodeRuntimeMetrics } from './metrics.js'
+import { watchAuthorizationConfig } from './authorization.js'
 import { readClientCABundles, watchClientCAFiles } from './client-ca-files.js'
 import type { ClientCABundles } from './client-cas.js'
-import { AuthenticationSetupError, jwtAndWebhookOptions } from './authentication-options.js'
 import { watchAuthenticationConfig } from './authentication-config-watch.js'
 import { gracefulShutdown } from '../../core/lifecycle/shutdown.js'
 import { type ConfigFiles, ConfigFilesError, loadConfigFiles } from './config-files.js'
-import { type EncryptionAtRest, encryptionKeyTransformers } from '../../core/encryption/encryption-at-rest.js'
-import type { KmsClientFactory } from '../../core/encryption/kms/client.js'
+import type { EncryptionAtRest } from '../../core/encryption/encryption-at-rest.js'
 import { watchEncryptionConfig } from './encryption-config-watch.js'
-import { UnsupportedProviderError } from '../../core/encryption/providers.js'
 import { type DebugSocket, serveDebugSocket } from './debug-socket.js'
 import { type DaemonFlags, FlagError, helpText, parseFlags } from './flags.js'
 import { preparePki } from './pki.js'
-import { type ServiceAccountKeys, serviceAccountKeys } from './service-account-keys.js'
+import { serviceAccountKeys } from './service-account-keys.js'
 import { nodeProfiler } from './profiler.js'
 import { serveTls, type TlsListener } from './serve.js'
 import { reusePortWorks } from './reuse-port.js'
@@ -51,6 +43,18 @@ import { nodeWebhookClient } from './webhook-client.js'
 import type { DaemonRuntime } from './daemon-runtime.js'
 import { type NodeProxyTransport, nodeProxyTransport } from './proxy-transport.js'
 import { daemonLogger, loggingOptions, logsHandlerPort, servedPaths } from './logging.js'
+import {
+  aggregationOptions,
+  auditing,
+  authenticationOptions,
+  authorization,
+  encryptionAtRest,
+  loadTokens,
+  localHost,
+  metricsFilterOptions,
+  serverOptions,
+  StartupError,
+} from './daemon-options.js'
 
 /** How long shutdown may take before the daemon gives up waiting and exits. */
 const SHUTDOWN_DEADLINE_MS = 5000
@@ -95,181 +99,8 @@ function processSignals(logger: Logger): AbortSignal {
   return controller.signal
 }
 
-/** Thrown for start-up problems the user can fix; each problem is printed as `Error: <problem>`. */
-class StartupError extends Error {
-  readonly problems: readonly string[]
-  constructor(...problems: string[]) {
-    super(problems.join('\n'))
-    this.problems = problems
-  }
-}
-
-async function loadTokens(path: string, logger: Logger): Promise<StaticToken[]> {
-  let text: string
-  try {
-    text = await readFile(path, 'utf8')
-  } catch (err) {
-    throw new StartupError(`--token-auth-file: cannot read ${path}: ${(err as Error).message}`)
-  }
-  try {
-    return parseTokenFile(text, path, (w) => logger.warn({ file: path, line: w.line }, w.message))
-  } catch (err) {
-    throw new StartupError((err as Error).message)
-  }
-}
-
-/** The authorization options from the files the flags name; a webhook kubeconfig that cannot be used stops start-up. */
-/** The transformers of `--encryption-provider-config`, built before anything is stored; a provider not in effect stops start-up. */
-function encryptionAtRest(config: ConfigFiles['encryption'], kms: KmsClientFactory, reload: boolean): EncryptionAtRest | undefined {
-  if (!config) return undefined
-  try {
-    return encryptionKeyTransformers(config, { kms, reload })
-  } catch (err) {
-    if (err instanceof UnsupportedProviderError) throw new StartupError(`--encryption-provider-config: ${err.message}; refusing to start rather than store those resources unencrypted`)
-    throw err
-  }
-}
-
-function authorization(files: ConfigFiles, parsed: ParsedFlags): Partial<ApiServerOptions> {
-  try {
-    return authorizationOptions(files, parsed)
-  } catch (err) {
-    const flag = parsed.values['authorization-config'] ? '--authorization-config' : '--authorization-webhook-config-file'
-    throw new StartupError(`${flag}: ${err instanceof Error ? err.message : String(err)}`)
-  }
-}
-
-/** `--anonymous-auth`, unless the AuthenticationConfiguration file has its own `anonymous` section (the two are exclusive). */
-function anonymousOption(flags: DaemonFlags, files: ConfigFiles): NonNullable<ApiServerOptions['authentication']>['anonymous'] {
-  const section = files.authentication?.anonymous
-  if (!section) return flags.anonymousAuth
-  return section.enabled ? { paths: section.conditions.map((c) => c.path) } : false
-}
-
-interface AuthenticationInputs {
-  parsed: ParsedFlags
-  files: ConfigFiles
-  tokens: StaticToken[]
-  cas: ClientCABundles
-  /** The key files' keys, or the external signer that holds them. */
-  saKeys: ServiceAccountKeys | { externalSigner: ExternalJwtSigner }
-}
-
-/** The audit backends the flags name; a webhook kubeconfig the backend cannot honour stops start-up. */
-function auditing(parsed: ParsedFlags, files: ConfigFiles, logger: Logger, dialers: EgressDialers): ApiServerOptions['audit'] {
-  try {
-    return auditOptions(parsed, files.auditPolicy, files.auditWebhook, logger, dialers)
-  } catch (err) {
-    if (err instanceof AuditWebhookConfigError) throw new StartupError(err.message)
-    throw err
-  }
-}
-
-function authenticationOptions(flags: DaemonFlags, { parsed, files, tokens, cas, saKeys }: AuthenticationInputs): ApiServerOptions['authentication'] {
-  const { clientCaFile: _file, ...proxy } = flags.requestHeader
-  const sa = flags.serviceAccounts
-  let methods: ReturnType<typeof jwtAndWebhookOptions>
-  try {
-    methods = jwtAndWebhookOptions(parsed, files)
-  } catch (err) {
-    if (err instanceof AuthenticationSetupError) throw new StartupError(err.message)
-    throw err
-  }
-  return {
-    ...methods,
-    clientCertificates: true,
-    tokens,
-    anonymous: anonymousOption(flags, files),
-    ...(cas.clientCA ? { clientCA: cas.clientCA } : {}),
-    // Without its CA the proxy's headers mean nothing, as upstream ignores the other --requestheader-* flags then.
-    ...(cas.requestHeaderCA ? { requestHeader: { ...proxy, clientCA: cas.requestHeaderCA } } : {}),
-    serviceAccounts: {
-      ...(sa.issuers.length ? { issuers: sa.issuers } : {}),
-      ...('externalSigner' in saKeys ? { externalSigner: saKeys.externalSigner } : { signingKey: saKeys.signingKey, keys: saKeys.keys }),
-      maxExpirationSeconds: sa.maxExpirationSeconds,
-      extendExpiration: sa.extendExpiration,
-      lookup: sa.lookup,
-      ...(sa.jwksUri ? { jwksUri: sa.jwksUri } : {}),
-    },
-    ...(flags.apiAudiences.length ? { apiAudiences: flags.apiAudiences } : {}),
-    bootstrapTokens: flags.bootstrapTokens,
-  }
-}
-
-/** `--enable-aggregator-routing`, `--aggregator-reject-forwarding-redirect` and the proxy client pair, read from its files. */
-async function aggregationOptions(parsed: ParsedFlags): Promise<NonNullable<ApiServerOptions['aggregation']>> {
-  const values = parsed.values
-  const certFile = values['proxy-client-cert-file']
-  const keyFile = values['proxy-client-key-file']
-  const read = (flag: string, path: string) =>
-    readFile(path, 'utf8').catch((err: Error) => {
-      throw new StartupError(`--${flag}: cannot read ${path}: ${err.message}`)
-    })
-  const pair = certFile && keyFile ? { certificate: await read('proxy-client-cert-file', certFile), key: await read('proxy-client-key-file', keyFile) } : undefined
-  return {
-    enableAggregatorRouting: values['enable-aggregator-routing'],
-    rejectForwardingRedirect: values['aggregator-reject-forwarding-redirect'],
-    ...(pair ? { proxyClientCertificate: pair } : {}),
-  }
-}
-
-function serverOptions(
-  flags: DaemonFlags,
-  authentication: ApiServerOptions['authentication'],
-  authz: Partial<ApiServerOptions>,
-  audit: ApiServerOptions['audit'],
-  aggregation: ApiServerOptions['aggregation'],
-): ApiServerOptions {
-  return {
-    authentication,
-    ...(aggregation ? { aggregation } : {}),
-    ...(audit ? { audit } : {}),
-    authorizationModes: flags.authorizationModes,
-    ...authz,
-    // As upstream, whatever the authorizers: a later switch to RBAC finds the policy in place.
-    bootstrapRbacPolicy: true,
-    version: flags.version,
-    ...(flags.emulation ? { emulation: flags.emulation } : {}),
-    requestTimeoutMs: flags.requestTimeoutMs,
-    minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
-    watchCache: flags.watchCache,
-    watchCacheSizes: flags.watchCacheSizes,
-    runtimeConfig: flags.runtimeConfig,
-    storagePrefix: flags.storagePrefix,
-    storageObjectCountPollMs: flags.storageObjectCountPollMs,
-    storageSizePollMs: flags.storageSizePollMs,
-    allowPrivileged: flags.allowPrivileged,
-    serviceClusterIPRange: flags.serviceClusterIPRange,
-    serviceNodePortRange: flags.serviceNodePortRange,
-    platformServiceNodePort: flags.platformServiceNodePort,
-    endpointReconcilerType: flags.endpointReconcilerType,
-    garbageCollector: flags.garbageCollector,
-    deleteCollectionWorkers: flags.deleteCollectionWorkers,
-    serving: flags.serving,
-    // The address behind the cluster Service: the advertised one, else the bind address when it is one.
-    advertiseAddress: flags.advertiseAddress ?? localHost(flags.bindAddress),
-    ...(flags.externalHostname ? { externalHostname: flags.externalHostname } : {}),
-    ...(flags.securePort ? { securePort: flags.securePort } : {}),
-  }
-}
 
 /** One warning per flag given that is not yet in effect or is deprecated. */
-/** `--disabled-metrics`, `--allow-metric-labels` (else its manifest) and `--show-hidden-metrics-for-version`. */
-async function metricsFilterOptions(parsed: ParsedFlags): Promise<MetricsFilterOptions> {
-  const values = parsed.values
-  const manifest = values['allow-metric-labels-manifest']
-  const fromFlag = values['allow-metric-labels']
-  // As upstream, the flag's list wins over the manifest's.
-  const allowLabels = Object.keys(fromFlag).length || !manifest ? fromFlag : await readAllowListManifest(manifest).catch((err: Error) => {
-    throw new StartupError(err.message)
-  })
-  return {
-    disabled: values['disabled-metrics'],
-    allowLabels,
-    ...(values['show-hidden-metrics-for-version'] ? { showHiddenForVersion: values['show-hidden-metrics-for-version'] } : {}),
-  }
-}
-
 function warnAboutFlags(parsed: ParsedFlags, logger: Logger): void {
   for (const warning of startupWarnings(parsed)) logger.warn({}, warning)
 }
@@ -300,10 +131,6 @@ async function listen(
   }
 }
 
-/** The host a local admin reaches the server at. */
-function localHost(bindAddress: string): string {
-  return bindAddress === '0.0.0.0' || bindAddress === '::' ? '127.0.0.1' : bindAddress
-}
 
 /** The runtime the entry gave, else Node's: imported here, never statically, so other runtimes' builds do not load libsql. */
 async function daemonRuntime(io: Partial<DaemonIO>): Promise<DaemonRuntime> {
