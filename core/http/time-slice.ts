@@ -6,7 +6,7 @@
  */
 
 /** How long one request may hold the thread before it lets others run. */
-export const SLICE_BUDGET_MS = 2
+export const SLICE_BUDGET_MS = 0.5
 
 interface YieldingScheduler {
   yield(): Promise<void>
