@@ -251,10 +251,16 @@ ${SLICE_BUDGET_MS} ms, with steps small enough (256 characters of YAML, 32 map i
 a thousand JSON values) that a slice ends soon after its budget. A yield is
 \`setImmediate\` (a \`MessageChannel\` message where a runtime lacks it): a
 zero-delay timer, used before, waits a millisecond or more in Node and left
-the thread idle after every slice. With slices of 2 ms and timer yields, in
-the last run before the change on this machine, the daemon's p99 under
-attack was 108-259 ms (p99 ratio 3.1× to 11.3×) and the in-process GET's
-p50 under attack 2.7-3.7 ms. Slices of 0.25 ms were tried too: sent alone,
+the thread idle after every slice. Before this change (2 ms slices, timer
+yields) a run on this machine at a load average near 16 gave p99 ratios of
+10.3× from the daemon and 4.6× in process (medians of the rounds); with 0.5 ms
+slices, at the same load, 5.7× and 2.9×. On a quiet machine the earlier
+in-process run gave a p99 of 5.4-6.6 ms under attack with a p50 under
+0.1 ms: the timer's idle millisecond after each slice left the thread free
+for GETs a third of the time, and made hostile and large ordinary requests
+take half as long again. Without it that work runs back to back, so a GET's
+p50 under attack is now about a slice and its p99, set by garbage
+collection, is what it was. Slices of 0.25 ms were tried too: sent alone,
 side by side with 2 and 0.5 ms in one process, YAML with 20000 keys and
 the large ordinary creates took a quarter to a half longer, for a gain the
 machine's noise hid; 0.5 ms cost them nothing measurable. Over TLS the daemon's median round gives a GET a p50 of
@@ -272,7 +278,8 @@ stretches over 5 ms without a turn of the event loop (594-794 either way).
 The machine: the
 benchmark shares ${cpus().length} cores with other work (load average ${loadavg()[0]!.toFixed(1)} when
 this run ended), so the idle p99 is itself the time the process waited for a
-core, from round to round a few to tens of milliseconds, and the ratio moves
+core, from under a millisecond to tens of milliseconds from one run to the
+next, and the ratio moves
 with it. And the slice under way, up to ${SLICE_BUDGET_MS} ms and a step. Decoding large
 bodies in a worker thread was measured and not done: the decoded object
 comes back by structured clone, and deserializing a 3.3 MiB body of 60000
