@@ -1,7 +1,7 @@
 /**
  * JSON text to data with checkpoints (see time-slice.ts), for bodies of
  * megabytes: `JSON.parse` of 3 MiB of small objects holds the thread for
- * tens of milliseconds, while this parse yields every 2 ms. It builds what
+ * tens of milliseconds, while this parse yields every slice. It builds what
  * `JSON.parse` builds (last duplicate key wins in the first one's place,
  * `__proto__` an own field). Text it cannot read yields `undefined`, and
  * the caller lets `JSON.parse` say why in its words.

@@ -9,9 +9,10 @@
  * requests are served meanwhile.
  */
 import { Composer, CST, Lexer, LineCounter, Parser, YAMLError } from 'yaml'
-import { duplicateJsonFields } from './duplicate-fields.js'
-import { depthMessage, jsonTooDeepAt, MAX_NESTING_DEPTH, nestsDeeperThan } from '../machinery/limits.js'
-import { TimeSlice } from '../machinery/time-slice.js'
+import { duplicateJsonFields, duplicateJsonFieldsWalk } from './duplicate-fields.js'
+import { parseJsonWalk } from './json-slices.js'
+import { depthMessage, depthWalk, jsonTooDeepAt, jsonTooDeepWalk, MAX_NESTING_DEPTH } from '../machinery/limits.js'
+import { runInSlices, TimeSlice } from '../machinery/time-slice.js'
 import { type Composed, composeInSlices, duplicateKeysUnder } from './yaml-compose.js'
 
 /** A body the decoder refuses, in go-yaml's words after `yaml: `. */
@@ -38,13 +39,13 @@ async function lexedTooDeep(text: string, limit: number, slice: TimeSlice): Prom
     else if (lexeme === '\n' || lexeme === '\r\n') onLine = 0
     else if (lexeme[0] === '&' || lexeme[0] === '*') anchorsOrAliases = true
     if (flow + onLine > limit) return { tooDeep: true, anchorsOrAliases }
-    if (++seen % 256 === 0) await slice.pause()
+    if (++seen % 128 === 0) await slice.pause()
   }
   return { tooDeep: false, anchorsOrAliases }
 }
 
-/** How much text the parser is fed at a time: a few milliseconds of its work. */
-const PARSE_CHUNK = 512
+/** How much text the parser is fed at a time: some 0.15 ms of its work, well under a slice. */
+const PARSE_CHUNK = 256
 
 /**
  * The CST of `text`, fed to the yaml package's streaming parser a chunk at
@@ -113,6 +114,9 @@ function located(err: YAMLError, lines: LineCounter): string {
   return `line ${lines.linePos(err.pos[0]).line}: ${message}`
 }
 
+/** Below this many characters JSON text is read at once: JSON.parse takes well under a slice. */
+const SLICED_JSON_FROM = 64 * 1024
+
 /**
  * JSON is YAML, and what kubectl sends as YAML (server-side apply) is JSON
  * text: V8's parser reads it a hundred times faster than the yaml package.
@@ -120,17 +124,24 @@ function located(err: YAMLError, lines: LineCounter): string {
  * takes this path; anything else goes through the YAML decoder, whose words
  * (line numbers, duplicate keys) the answer then carries.
  */
-function jsonFastPath(text: string): { value: unknown } | undefined {
+async function jsonFastPath(text: string, slice: TimeSlice): Promise<{ value: unknown } | undefined> {
   const first = /\S/.exec(text)?.[0]
   if (first !== '{' && first !== '[') return undefined
-  if (jsonTooDeepAt(text) !== undefined) return undefined
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return undefined
+  if (text.length < SLICED_JSON_FROM) {
+    if (jsonTooDeepAt(text) !== undefined) return undefined
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch {
+      return undefined
+    }
+    return duplicateJsonFields(text).length === 0 ? { value } : undefined
   }
-  return duplicateJsonFields(text).length === 0 ? { value } : undefined
+  // Megabytes of JSON sent as YAML: checked, parsed and scanned in slices, as a JSON body is.
+  if ((await runInSlices(jsonTooDeepWalk(text), slice)) !== undefined) return undefined
+  const parsed = await runInSlices(parseJsonWalk(text), slice)
+  if (!parsed) return undefined
+  return (await runInSlices(duplicateJsonFieldsWalk(text), slice)).length === 0 ? parsed : undefined
 }
 
 /**
@@ -139,9 +150,9 @@ function jsonFastPath(text: string): { value: unknown } | undefined {
  * upstream's decoder does). Throws YamlBodyError with go-yaml's words.
  */
 export async function decodeYaml(text: string, findDuplicates: boolean): Promise<{ value: unknown; duplicates: string[] }> {
-  const asJson = jsonFastPath(text)
-  if (asJson) return { value: asJson.value, duplicates: [] }
   const slice = new TimeSlice()
+  const asJson = await jsonFastPath(text, slice)
+  if (asJson) return { value: asJson.value, duplicates: [] }
   const lexed = await lexedTooDeep(text, MAX_NESTING_DEPTH, slice)
   if (lexed.tooDeep) throw new YamlBodyError(depthMessage())
   const lines = new LineCounter()
@@ -158,7 +169,7 @@ export async function decodeYaml(text: string, findDuplicates: boolean): Promise
       },
     })) ?? composeWhole(text, tokens, lines, findDuplicates)
   // An alias may place a deep anchor deeper still.
-  if (nestsDeeperThan(composed.value)) throw new YamlBodyError(depthMessage())
+  if (await runInSlices(depthWalk(composed.value), slice)) throw new YamlBodyError(depthMessage())
   return { value: composed.value, duplicates: composed.duplicates.length ? [`yaml: unmarshal errors:\n${composed.duplicates.join('\n')}`] : [] }
 }
 

@@ -42,7 +42,7 @@ export function parseLabelSelector(text: string): LabelSelector {
 }
 
 /**
- * The same parse, yielding to other requests every 2 ms: a selector in a
+ * The same parse, yielding to other requests every slice: a selector in a
  * URL may be a megabyte long (upstream's bound on a request's header bytes).
  */
 export function parseLabelSelectorInSlices(text: string): Promise<LabelSelector> {

@@ -6,20 +6,39 @@
  */
 
 /** How long one request may hold the thread before it lets others run. */
-export const SLICE_BUDGET_MS = 2
+export const SLICE_BUDGET_MS = 0.5
 
 interface YieldingScheduler {
   yield(): Promise<void>
 }
 
+type Immediate = (callback: () => void) => unknown
+
 /**
  * A macrotask, so that timers, I/O and other requests' promises all run
- * before the work resumes: `scheduler.yield()` where the runtime has it,
- * otherwise a zero-delay timer (both Web APIs).
+ * before the work resumes, without a timer's delay: `scheduler.yield()`
+ * where the runtime has it, else `setImmediate` (Node, Bun), else a message
+ * through a MessageChannel (Deno, workers, browsers). A zero-delay timer is
+ * the last resort only: runtimes clamp it to a millisecond or more, which
+ * would leave the thread idle after every slice.
  */
 export function yieldToEventLoop(): Promise<void> {
-  const scheduler = (globalThis as { scheduler?: Partial<YieldingScheduler> }).scheduler
-  if (typeof scheduler?.yield === 'function') return scheduler.yield()
+  const g = globalThis as { scheduler?: Partial<YieldingScheduler>; setImmediate?: Immediate }
+  if (typeof g.scheduler?.yield === 'function') return g.scheduler.yield()
+  const immediate = g.setImmediate
+  if (typeof immediate === 'function') return new Promise((resolve) => immediate(resolve))
+  if (typeof MessageChannel === 'function') {
+    return new Promise((resolve) => {
+      const channel = new MessageChannel()
+      // The Web API's handler property (Node's types describe its port as an event emitter instead).
+      const receiver = channel.port1 as unknown as { onmessage: (() => void) | null; close(): void }
+      receiver.onmessage = () => {
+        receiver.close()
+        resolve()
+      }
+      channel.port2.postMessage(null)
+    })
+  }
   return new Promise((resolve) => setTimeout(resolve, 0))
 }
 

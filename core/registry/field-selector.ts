@@ -36,7 +36,7 @@ export function parseFieldSelector(text: string): FieldSelector {
 }
 
 /**
- * The same parse, yielding to other requests every 2 ms: a selector in a
+ * The same parse, yielding to other requests every slice: a selector in a
  * URL may be a megabyte long (upstream's bound on a request's header bytes).
  */
 export function parseFieldSelectorInSlices(text: string): Promise<FieldSelector> {

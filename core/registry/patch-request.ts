@@ -6,7 +6,7 @@
  * (upstream refuses it for custom resources with 415); apply takes the type
  * from the tables or, for a custom resource, from its schema.
  */
-import { decodeJsonWithin, decodeYamlText, readBodyBytes } from '../http/body.js'
+import { decodeJsonWithin, decodeUtf8, decodeYamlText, readBodyBytes } from '../http/body.js'
 import { APPLY_PATCH_TYPE, essence, JSON_PATCH_TYPE, MERGE_PATCH_TYPE, STRATEGIC_MERGE_PATCH_TYPE } from '../http/media-types.js'
 import { queryOf } from '../http/query.js'
 import { badRequest, StatusError, unsupportedMediaType } from '../machinery/status-error.js'
@@ -64,7 +64,7 @@ export async function readPatch(
   if (!accepted.includes(type)) throw unsupportedMediaType(type, accepted)
   const params = queryOf(request)
   checkPatchOptions(type === APPLY_PATCH_TYPE, params)
-  const text = new TextDecoder().decode(await readBodyBytes(request, maxBodyBytes))
+  const text = await decodeUtf8(await readBodyBytes(request, maxBodyBytes))
   if (type === APPLY_PATCH_TYPE) {
     const { value: config, duplicates } = await decodeYamlText(text, ctx.fieldValidation !== 'Ignore')
     if (!isPlainObject(config)) throw badRequest('error decoding YAML: the apply configuration must be an object')

@@ -54,7 +54,7 @@ export function toTable(
 }
 
 /**
- * toTable for a list: rows filled in 2 ms slices, so that a list of many
+ * toTable for a list: rows filled in time slices, so that a list of many
  * objects, or columns whose paths step through much of each object, leaves
  * other requests served meanwhile.
  */

@@ -8,7 +8,7 @@ import { ADMIN_IDENTITY, type ApiServer, createApiServer } from '../../core/inde
 import { CONFIGMAPS, type FuzzRequest, THINGS } from './worst-inputs.js'
 
 export const WIDGETS = '/apis/fuzz.example.com/v1/namespaces/default/widgets'
-const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions'
+export const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions'
 
 /** How long one request may take before the suite calls it a hang. */
 export const REQUEST_TIMEOUT_MS = 15_000
@@ -108,25 +108,33 @@ const widgetSpec = {
   'x-kubernetes-validations': [{ rule: '!has(self.count) || self.count < 50 || self.size == "L"', message: 'big counts need size L' }],
 }
 
-/** A started server with the fuzz suite's resources and seeds (`seed-0`..`seed-2` of each). */
+/** What the fuzz suite's server holds before the first request: its CRDs, then the seeds (`seed-0`..`seed-2` of each kind). */
+export function fuzzResources(): { crds: object[]; seeds: Array<{ collection: string; body: object }> } {
+  const crds = [definition('things', 'Thing', { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }), definition('widgets', 'Widget', widgetSpec)]
+  const seeds: Array<{ collection: string; body: object }> = []
+  for (let i = 0; i < 3; i++) {
+    const name = `seed-${i}`
+    seeds.push(
+      { collection: CONFIGMAPS, body: { metadata: { name, labels: { app: 'fuzz', i: String(i) } }, data: { a: 'b' } } },
+      { collection: THINGS, body: { apiVersion: 'fuzz.example.com/v1', kind: 'Thing', metadata: { name }, spec: { a: { b: [1, 2] } } } },
+      { collection: WIDGETS, body: { apiVersion: 'fuzz.example.com/v1', kind: 'Widget', metadata: { name }, spec: { size: 'S', count: i } } },
+    )
+  }
+  return { crds, seeds }
+}
+
+/** A started server with the fuzz suite's resources and seeds. */
 export async function fuzzServer(): Promise<ApiServer> {
   const server = createApiServer({ bookmarkIntervalMs: 50, requestTimeoutMs: REQUEST_TIMEOUT_MS, embeddedIdentity: ADMIN_IDENTITY })
   await server.ready
-  for (const crd of [
-    definition('things', 'Thing', { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }),
-    definition('widgets', 'Widget', widgetSpec),
-  ]) assert.equal((await call(server, 'POST', CRDS, crd)).status, 201)
+  const { crds, seeds } = fuzzResources()
+  for (const crd of crds) assert.equal((await call(server, 'POST', CRDS, crd)).status, 201)
   const deadline = Date.now() + 10_000
   while ((await call(server, 'GET', THINGS)).status !== 200 || (await call(server, 'GET', WIDGETS)).status !== 200) {
     assert.ok(Date.now() < deadline, 'the fuzz resources were never served')
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
-  for (let i = 0; i < 3; i++) {
-    const name = `seed-${i}`
-    assert.equal((await call(server, 'POST', CONFIGMAPS, { metadata: { name, labels: { app: 'fuzz', i: String(i) } }, data: { a: 'b' } })).status, 201)
-    assert.equal((await call(server, 'POST', THINGS, { apiVersion: 'fuzz.example.com/v1', kind: 'Thing', metadata: { name }, spec: { a: { b: [1, 2] } } })).status, 201)
-    assert.equal((await call(server, 'POST', WIDGETS, { apiVersion: 'fuzz.example.com/v1', kind: 'Widget', metadata: { name }, spec: { size: 'S', count: i } })).status, 201)
-  }
+  for (const { collection, body } of seeds) assert.equal((await call(server, 'POST', collection, body)).status, 201)
   return server
 }
 

@@ -49,6 +49,16 @@ describe('a large YAML body decoded in slices', () => {
     })
   }
 
+  it('reads megabytes of JSON text sent as YAML as JSON.parse does, and leaves JSON that is not plain to the YAML decoder', async () => {
+    const data = Object.fromEntries(Array.from({ length: 30000 }, (_, i) => [`key-${i}`, { n: i, s: `v${i}`, l: [true, null, 1.5] }]))
+    const text = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', data })
+    assert.ok(text.length > 1024 * 1024)
+    assert.deepEqual(await decodeYaml(text, true), { value: JSON.parse(text), duplicates: [] })
+    // A key given twice: the YAML decoder names it, with its line.
+    const twice = `${text.slice(0, -2)},"key-0":{"n":0}}}`
+    assert.deepEqual((await decodeYaml(twice, true)).duplicates, ['yaml: unmarshal errors:\n  line 1: key "key-0" already set in map'])
+  })
+
   it('finds a key given twice in batches far apart, outer maps first', async () => {
     const text = `data:\n${keys(5000, '  ', (i) => `k${i}: v`)}\n  k5: again\nnested:\n  m:\n    a: 1\n    a: 2\n`
     const { duplicates } = await decodeYaml(text, true)
