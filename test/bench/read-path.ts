@@ -11,20 +11,19 @@
  *
  * Writes its section of docs/benchmarks.md. Figures only: nothing passes or fails.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { Agent, request } from 'node:https'
+import type { ChildProcess } from 'node:child_process'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { Agent } from 'node:https'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
 import { EtcdServer } from '../storage-contract/etcd-server.js'
 import { configMapBody } from './configmap-payload.js'
 import { type LoadResult, runLoad } from './load.js'
 import { replaceSection } from './section.js'
+import { call, cpuMs, fetchText, startListening, stopChild, TOKEN } from './tls-targets.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
-const TOKEN = 'bench-read-path-token'
 const NS = '/api/v1/namespaces/default/configmaps'
 const LIST_SIZE = 1000
 const GET_SET = 200
@@ -52,83 +51,15 @@ interface Figures {
   list0: Measured[]
 }
 
-/** The process's user and system CPU time so far, ms (/proc/<pid>/stat, in clock ticks of 10 ms). */
-async function cpuMs(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10
-}
-
+/** A load's result with the server's CPU time during it. */
 async function measured(pid: number, load: () => Promise<LoadResult>): Promise<Measured> {
   const before = await cpuMs(pid)
   const result = await load()
   return { ...result, cpuMs: (await cpuMs(pid)) - before }
 }
 
-function call(agent: Agent, port: number, method: string, path: string, body?: string): Promise<number> {
-  return new Promise((done, fail) => {
-    const headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }
-    if (body !== undefined) headers['content-type'] = 'application/json'
-    const req = request({ host: '127.0.0.1', port, method, path, agent, headers, rejectUnauthorized: false }, (res) => {
-      res.resume()
-      res.once('end', () => done(res.statusCode ?? 0))
-      res.once('error', fail)
-    })
-    req.once('error', fail)
-    req.end(body)
-  })
-}
-
-function fetchText(agent: Agent, port: number, path: string): Promise<string> {
-  return new Promise((done, fail) => {
-    const req = request({ host: '127.0.0.1', port, path, agent, headers: { authorization: `Bearer ${TOKEN}` }, rejectUnauthorized: false }, (res) => {
-      let text = ''
-      res.setEncoding('utf8')
-      res.on('data', (c: string) => (text += c))
-      res.once('end', () => done(text))
-      res.once('error', fail)
-    })
-    req.once('error', fail)
-    req.end()
-  })
-}
-
 function startDaemon(main: string, args: string[], cpuProf: string | undefined): Promise<{ child: ChildProcess; port: number }> {
   return startListening(main, args, cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [])
-}
-
-/** Spawns `node <main> <args>` and resolves with the port its first JSON log line with `port` and `url` names. */
-function startListening(main: string, args: string[], node: string[]): Promise<{ child: ChildProcess; port: number }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [...node, main, ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
-    const log: string[] = []
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      fail(new Error(`the daemon did not listen within 30 s:\n${log.join('\n')}`))
-    }, 30_000)
-    child.once('exit', (code) => fail(new Error(`the daemon exited with ${code}:\n${log.join('\n')}`)))
-    createInterface({ input: child.stderr! }).on('line', (line) => {
-      log.push(line)
-      try {
-        const entry = JSON.parse(line) as { port?: unknown; url?: unknown }
-        if (typeof entry.port === 'number' && typeof entry.url === 'string') {
-          clearTimeout(timer)
-          done({ child, port: entry.port })
-        }
-      } catch {
-        // Not JSON: kept for the error message.
-      }
-    })
-  })
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = new Promise((r) => child.once('exit', r))
-  child.kill('SIGTERM')
-  const timer = setTimeout(() => child.kill('SIGKILL'), 8000)
-  await exited
-  clearTimeout(timer)
 }
 
 async function daemon(label: string, build: string, backend: 'embedded' | 'etcd', work: string, etcdUrl: string, cpuProf?: string): Promise<Target> {

@@ -76,7 +76,7 @@ export function fetchText(agent: Agent, port: number, path: string): Promise<str
 }
 
 /** Spawns `node <node…> <main> <args>`; resolves with the port its first JSON log line with `port` and `url` names. */
-function startListening(main: string, args: string[], node: string[]): Promise<{ child: ChildProcess; port: number }> {
+export function startListening(main: string, args: string[], node: string[]): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [...node, main, ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
     const log: string[] = []
@@ -103,7 +103,7 @@ function startListening(main: string, args: string[], node: string[]): Promise<{
   })
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
+export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return
   const exited = new Promise((r) => child.once('exit', r))
   child.kill('SIGTERM')
