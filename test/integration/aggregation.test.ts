@@ -167,7 +167,8 @@ describe('API aggregation with an extension server on loopback', () => {
   it('does not pass on an X-Remote-User or X-Remote-Group header a caller forged', async () => {
     const r = await api.get(FLUNDERS, as('alice', { 'X-Remote-User': 'system:admin', 'X-Remote-Group': 'system:masters', 'X-Remote-Extra-Scopes': 'all' }))
     assert.equal(r.status, 200)
-    const seen = ext.seen.at(-1)!
+    // The aggregator's availability checks reach the extension server too, at any moment: look at this request.
+    const seen = ext.seen.filter((s) => s.path.startsWith(FLUNDERS)).at(-1)!
     assert.equal(seen.user, 'alice')
     assert.ok(!seen.groups.includes('system:masters'), JSON.stringify(seen.groups))
     assert.deepEqual(seen.raw.filter(([n]) => n === 'x-remote-user').map(([, v]) => v), ['alice'])
@@ -175,12 +176,13 @@ describe('API aggregation with an extension server on loopback', () => {
   })
 
   it('refuses an unauthorized caller with 403 before anything reaches the extension server', async () => {
-    const before = ext.seen.length
+    const flunderRequests = () => ext.seen.filter((s) => s.path.startsWith(FLUNDERS)).length
+    const before = flunderRequests()
     const r = await api.post(FLUNDERS, { apiVersion: WARDLE_GV, kind: 'Flunder', metadata: { name: 'bobs' } }, as('bob'))
     assert.equal(r.status, 403)
     assert.equal(r.body.reason, 'Forbidden')
     assert.match(r.body.message, /User "bob" cannot create resource "flunders" in API group "wardle.example.com" in the namespace "wardle"/)
-    assert.equal(ext.seen.length, before)
+    assert.equal(flunderRequests(), before)
     assert.equal(ext.flunders.has('wardle/bobs'), false)
   })
 
@@ -242,11 +244,11 @@ describe('API aggregation with an extension server on loopback', () => {
     hijacked.spec.insecureSkipTLSVerify = true
     const r = await api.put(`${APISERVICES}/v1.apps`, hijacked)
     assert.equal(r.status, 200, r.text)
-    const before = ext.seen.length
+    const appsRequests = () => ext.seen.filter((s) => s.path.startsWith('/apis/apps/v1/namespaces/')).length
     const deployments = await api.get('/apis/apps/v1/namespaces/wardle/deployments')
     assert.equal(deployments.status, 200)
     assert.equal(deployments.body.kind, 'DeploymentList')
-    assert.equal(ext.seen.length, before, 'a built-in group is never proxied')
+    assert.equal(appsRequests(), 0, 'a built-in group is never proxied')
     await eventually(async () => {
       const restored = await api.get(`${APISERVICES}/v1.apps`)
       assert.equal(restored.body.spec.service, undefined)
