@@ -3,9 +3,11 @@
  * produced on demand (pull) so a slow client holds back no one else.
  */
 import { watchEventJson } from '../encoding/api-json.js'
+import { EncodingMemo } from '../encoding/immutable.js'
 import type { StorageEvent, Watcher } from '../storage/interface.js'
 import { StorageError } from '../storage/interface.js'
 import { asStatusError, StatusError } from '../machinery/status-error.js'
+import { observableStream } from './observed-body.js'
 
 export interface WatchStreamOptions {
   watcher: Watcher
@@ -26,6 +28,22 @@ function line(type: string, object: unknown): Uint8Array {
   return encoder.encode(watchEventJson(type, object))
 }
 
+/**
+ * An immutable (cached) object's event lines by type, made once for every
+ * watcher it goes to; the bytes are only ever read (written to sockets).
+ */
+const eventLines = new EncodingMemo<Map<string, Uint8Array>>()
+
+function eventLine(type: string, object: unknown): Uint8Array {
+  const lines = eventLines.of(object, () => new Map<string, Uint8Array>())
+  let bytes = lines.get(type)
+  if (bytes === undefined) {
+    bytes = line(type, object)
+    lines.set(type, bytes)
+  }
+  return bytes
+}
+
 function errorFor(err: unknown): StatusError {
   if (err instanceof StorageError && err.code === 'Compacted') return new StatusError(410, 'Expired', err.message)
   return asStatusError(err)
@@ -43,22 +61,22 @@ export function watchStream({ watcher, encodeObject, signal, onEnd, onEvent }: W
     watcher.stop()
     onEnd?.()
   }
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
+  // Observable: the filters that outlive the watch (metrics, audit, tracing) hook in without a stream stage each.
+  return observableStream({
+    async pull() {
+      if (ended) return undefined
       try {
         const next = await iterator.next()
         if (next.done) {
           finish()
-          controller.close()
-          return
+          return undefined
         }
-        const bytes = line(next.value.type, encodeObject(next.value))
+        const bytes = eventLine(next.value.type, encodeObject(next.value))
         onEvent?.(bytes.byteLength)
-        controller.enqueue(bytes)
+        return bytes
       } catch (err) {
-        controller.enqueue(line('ERROR', errorFor(err).toStatus()))
         finish()
-        controller.close()
+        return line('ERROR', errorFor(err).toStatus())
       }
     },
     cancel() {

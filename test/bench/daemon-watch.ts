@@ -23,6 +23,11 @@ export interface WatchDelivery {
   allP99Ms: number
   /** Deliveries that did not come within the wait for one create. */
   missed: number
+  /** Over every delivery, ms after the create was sent (the event may reach a watcher before the 201 does). */
+  fromSendP50Ms: number
+  fromSendP99Ms: number
+  /** The server's CPU time per (create, watcher) delivery, µs, when the options gave a way to read it. */
+  cpuPerDeliveryUs?: number
 }
 
 const WAIT_PER_WRITE_MS = 10_000
@@ -43,7 +48,15 @@ function openWatch(agent: Agent, port: number, path: string): Promise<IncomingMe
 
 export async function measureWatchDelivery(
   t: TlsTarget,
-  opts: { namespace: string; watchers: number; writes: number; maxSeconds: number; prefix: string },
+  opts: {
+    namespace: string
+    watchers: number
+    writes: number
+    maxSeconds: number
+    prefix: string
+    /** The server process's CPU time so far, ms. */
+    cpuMs?: () => Promise<number>
+  },
 ): Promise<WatchDelivery> {
   const url = `/api/v1/namespaces/${opts.namespace}/configmaps`
   const list = JSON.parse(await fetchText(t.agent, t.port, `${url}?limit=1`)) as { metadata?: { resourceVersion?: string } }
@@ -70,11 +83,13 @@ export async function measureWatchDelivery(
       res.on('error', () => {})
     }
 
+    const fromSend: number[] = []
     const writeOnce = async (name: string): Promise<Float64Array> => {
       let allArrived!: () => void
       const arrived = new Promise<void>((resolve) => (allArrived = resolve))
       const write = { name, arrivals: new Float64Array(opts.watchers).fill(Number.NaN), pending: opts.watchers, allArrived }
       current = write
+      const sent = performance.now()
       const status = await call(t.agent, t.port, 'POST', url, configMapBody(name))
       const ack = performance.now()
       if (status !== 201) throw new Error(`${t.label}: creating ${name} answered ${status}`)
@@ -82,10 +97,13 @@ export async function measureWatchDelivery(
       await Promise.race([arrived, new Promise((resolve) => (timer = setTimeout(resolve, WAIT_PER_WRITE_MS)))])
       clearTimeout(timer)
       current = undefined
+      for (const at of write.arrivals) if (!Number.isNaN(at)) fromSend.push(at - sent)
       return write.arrivals.map((at) => at - ack)
     }
 
     for (let i = 0; i < WARM_UP_WRITES; i++) await writeOnce(`${opts.prefix}-warm-${i}`)
+    fromSend.length = 0
+    const cpuBefore = await opts.cpuMs?.()
     const deliveries: number[] = []
     const lastPerWrite: number[] = []
     let missed = 0
@@ -101,8 +119,10 @@ export async function measureWatchDelivery(
       }
       lastPerWrite.push(last)
     }
+    const cpuAfter = await opts.cpuMs?.()
     deliveries.sort((a, b) => a - b)
     lastPerWrite.sort((a, b) => a - b)
+    fromSend.sort((a, b) => a - b)
     return {
       watchers: opts.watchers,
       writes,
@@ -110,6 +130,11 @@ export async function measureWatchDelivery(
       p99Ms: percentile(deliveries, 99),
       allP99Ms: percentile(lastPerWrite, 99),
       missed,
+      fromSendP50Ms: percentile(fromSend, 50),
+      fromSendP99Ms: percentile(fromSend, 99),
+      ...(cpuBefore !== undefined && cpuAfter !== undefined && writes > 0
+        ? { cpuPerDeliveryUs: ((cpuAfter - cpuBefore) * 1000) / (writes * opts.watchers) }
+        : {}),
     }
   } finally {
     for (const s of streams) s.destroy()

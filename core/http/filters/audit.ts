@@ -11,6 +11,7 @@ import type { MiddlewareHandler } from 'hono'
 import type { Auditor } from '../../audit/auditor.js'
 import { objectReference, responseStatus, sourceIPs } from '../../audit/event.js'
 import { attributesOf } from '../../authz/authorizer.js'
+import { observeBody } from '../observed-body.js'
 import { isLongRunning } from '../request-info.js'
 import type { ChainEnv } from './context.js'
 
@@ -97,8 +98,8 @@ export function auditFilter(auditor: Auditor): MiddlewareHandler<ChainEnv> {
       // The answer streams on: record that it started, and that it ended when its body does.
       await audit.stage('ResponseStarted', { metadata: {}, code: res.status }).catch(() => {})
       const done = () => void audit.stage('ResponseComplete', { metadata: {}, code: res.status }).catch(() => {})
-      const ended = res.body.pipeThrough(new TransformStream({ flush: done }))
-      c.res = new Response(ended, res)
+      const ended = observeBody(res.body, { onClose: done })
+      if (ended !== res.body) c.res = new Response(ended, res)
       return
     }
     const body = await responseBody(res)

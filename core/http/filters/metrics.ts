@@ -37,6 +37,7 @@ import {
 } from '../../metrics/request-labels.js'
 import { queryOf } from '../query.js'
 import { knownSize } from '../response-size.js'
+import { observeBody } from '../observed-body.js'
 import { isLongRunning, type RequestInfo } from '../request-info.js'
 import type { ChainEnv } from './context.js'
 
@@ -69,16 +70,7 @@ function measured(body: ReadableStream<Uint8Array>, onEnd: (bytes: number) => vo
     ended = true
     onEnd(bytes)
   }
-  // `cancel` (a client that goes away) is in the streams standard, not yet in TypeScript's lib.
-  const transformer = {
-    transform(chunk: Uint8Array, controller: TransformStreamDefaultController<Uint8Array>) {
-      bytes += chunk.byteLength
-      controller.enqueue(chunk)
-    },
-    flush: end,
-    cancel: end,
-  }
-  return body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>(transformer))
+  return observeBody(body, { onChunk: (n) => (bytes += n), onClose: end, onCancel: end })
 }
 
 /**
@@ -167,16 +159,15 @@ export function requestMetricsFilter(metrics: Metrics, options: RequestMetricsOp
       if (sized) metrics.record(RESPONSE_SIZES, sizeLabels, 0)
       return
     }
-    c.res = new Response(
-      measured(res.body, (bytes) => {
+    const body = measured(res.body, (bytes) => {
         // A watch or a stream is recorded as upstream's handler returns: when it ends, timed whole.
         if (longRunning) {
           open?.add(-1)
           answered()
         }
         if (sized) metrics.record(RESPONSE_SIZES, sizeLabels, bytes)
-      }),
-      res,
-    )
+      })
+    // An observable body (a watch's) is watched in place: no stream stage per event.
+    if (body !== res.body) c.res = new Response(body, res)
   }
 }

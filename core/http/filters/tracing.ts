@@ -14,6 +14,7 @@ import type { MiddlewareHandler } from 'hono'
 import type { UserInfo } from '../../machinery/object.js'
 import { withAuditId } from '../../tracing/context.js'
 import { parseTraceparent } from '../../tracing/traceparent.js'
+import { observeBody } from '../observed-body.js'
 import { isLongRunning, type RequestInfo } from '../request-info.js'
 import type { ChainEnv } from './context.js'
 
@@ -83,7 +84,8 @@ export function tracingFilter(tracer: Tracer): MiddlewareHandler<ChainEnv> {
     const res = c.res
     if (isLongRunning(info) && res.body && span.isRecording()) {
       // A watch's span lasts as long as its stream, as upstream's handler does.
-      c.res = new Response(res.body.pipeThrough(new TransformStream({ flush: () => finish(span, res.status) })), res)
+      const body = observeBody(res.body, { onClose: () => finish(span, res.status) })
+      if (body !== res.body) c.res = new Response(body, res)
       return
     }
     finish(span, res.status)

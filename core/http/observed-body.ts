@@ -1,0 +1,73 @@
+/**
+ * Watching a streamed answer's chunks and its end without a stream stage of
+ * its own. The filters that outlive a watch (metrics, audit, tracing) used to
+ * pipe its body through a TransformStream each; every event then crossed a
+ * pipe (a writer's write, a transform, a reader's read and their promises)
+ * per filter, which for one event to a thousand watchers cost more than the
+ * socket writes. A body made by `observableStream` takes the filters' hooks
+ * instead and calls them from its own pull; any other body is still piped,
+ * with the same hooks called at the same moments.
+ */
+
+export interface BodyObserver {
+  /** Each chunk as it is handed on, before the consumer has it. */
+  onChunk?: (bytes: number) => void
+  /** The body ended on its own (a TransformStream's flush). */
+  onClose?: () => void
+  /** The consumer cancelled it (the client went away). */
+  onCancel?: () => void
+}
+
+const observersOf = new WeakMap<ReadableStream<Uint8Array>, BodyObserver[]>()
+
+/** Where an observable body's source reports what happens to it. */
+export interface ObservedSource {
+  /** The next chunk, or undefined once the body ends. */
+  pull(): Promise<Uint8Array | undefined>
+  cancel(): void
+}
+
+/** A body whose observers are called directly; one stream stage, however many filters watch it. */
+export function observableStream(source: ObservedSource): ReadableStream<Uint8Array> {
+  const observers: BodyObserver[] = []
+  const stream = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const chunk = await source.pull()
+        if (chunk === undefined) {
+          controller.close()
+          for (const o of observers) o.onClose?.()
+          return
+        }
+        for (const o of observers) o.onChunk?.(chunk.byteLength)
+        controller.enqueue(chunk)
+      },
+      cancel() {
+        source.cancel()
+        for (const o of observers) o.onCancel?.()
+      },
+  })
+  observersOf.set(stream, observers)
+  return stream
+}
+
+/**
+ * `body` with `observer` told of its chunks and its end: the same body when
+ * it is observable, else the body piped through a stage that calls it.
+ */
+export function observeBody(body: ReadableStream<Uint8Array>, observer: BodyObserver): ReadableStream<Uint8Array> {
+  const observers = observersOf.get(body)
+  if (observers && !body.locked) {
+    observers.push(observer)
+    return body
+  }
+  // `cancel` (a client that goes away) is in the streams standard, not yet in TypeScript's lib.
+  const transformer = {
+    transform(chunk: Uint8Array, controller: TransformStreamDefaultController<Uint8Array>) {
+      observer.onChunk?.(chunk.byteLength)
+      controller.enqueue(chunk)
+    },
+    flush: () => observer.onClose?.(),
+    cancel: () => observer.onCancel?.(),
+  }
+  return body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>(transformer))
+}

@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { type BodyObserver, observableStream, observeBody } from '../../../core/http/observed-body.js'
+
+const bytes = (text: string) => new TextEncoder().encode(text)
+
+/** A body of these chunks, observable or a plain stream, and what its observers were told. */
+function body(chunks: string[], observable: boolean) {
+  const left = chunks.map(bytes)
+  let cancelled = false
+  const stream = observable
+    ? observableStream({ pull: () => Promise.resolve(left.shift()), cancel: () => void (cancelled = true) })
+    : new ReadableStream<Uint8Array>({
+        pull(c) {
+          const next = left.shift()
+          if (next) c.enqueue(next)
+          else c.close()
+        },
+        cancel: () => void (cancelled = true),
+      })
+  return { stream, cancelled: () => cancelled }
+}
+
+function recorder(): { seen: string[]; observer: BodyObserver } {
+  const seen: string[] = []
+  return { seen, observer: { onChunk: (n) => seen.push(`chunk ${n}`), onClose: () => seen.push('close'), onCancel: () => seen.push('cancel') } }
+}
+
+for (const observable of [true, false]) {
+  const kind = observable ? 'an observable body' : 'any other body'
+
+  test(`${kind}: every observer hears each chunk and the end, and the reader gets the same bytes`, async () => {
+    const { stream } = body(['ab', 'cde'], observable)
+    const first = recorder()
+    const second = recorder()
+    const observed = observeBody(observeBody(stream, first.observer), second.observer)
+    assert.equal(observed === stream, observable, 'an observable body is watched in place, any other is piped')
+    assert.equal(await new Response(observed).text(), 'abcde')
+    assert.deepEqual(first.seen, ['chunk 2', 'chunk 3', 'close'])
+    assert.deepEqual(second.seen, ['chunk 2', 'chunk 3', 'close'])
+  })
+
+  test(`${kind}: a consumer that goes away tells the observers (and cancels an observable source)`, async () => {
+    const { stream, cancelled } = body(['ab', 'cde'], observable)
+    const r = recorder()
+    const reader = observeBody(stream, r.observer).getReader()
+    assert.deepEqual(await reader.read(), { done: false, value: bytes('ab') })
+    await reader.cancel()
+    // A pipe reads ahead: its source may have ended before the cancel reached it.
+    if (observable) assert.equal(cancelled(), true)
+    assert.deepEqual(r.seen, ['chunk 2', 'cancel'])
+  })
+}
