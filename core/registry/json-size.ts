@@ -53,8 +53,12 @@ function scalarBytes(value: unknown): number {
   return 0
 }
 
-/** The UTF-8 length of JSON.stringify(value); undefined counts 0. */
-export function* jsonBytes(value: unknown): Checkpointed<number> {
+/**
+ * The UTF-8 length of JSON.stringify(value); undefined counts 0. `known`
+ * gives the size of a node already measured (one that cannot have changed
+ * since), which is then not walked again.
+ */
+export function* jsonBytes(value: unknown, known?: (node: object) => number | undefined): Checkpointed<number> {
   if (value === undefined) return 0
   let bytes = 0
   const pending: unknown[] = [value]
@@ -62,6 +66,7 @@ export function* jsonBytes(value: unknown): Checkpointed<number> {
     const node = pending.pop()
     if (typeof node === 'string') bytes += node.length > STRING_RUN ? yield* stringBytes(node) : runString(node)
     else if (node === null || typeof node !== 'object') bytes += scalarBytes(node)
+    else if (known?.(node) !== undefined) bytes += known(node)!
     else if (Array.isArray(node)) {
       bytes += 2 + Math.max(0, node.length - 1)
       for (let i = 0; i < node.length; i++) pending.push(node[i] === undefined ? null : node[i])
