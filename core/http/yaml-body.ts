@@ -78,28 +78,28 @@ async function lexAndParse(text: string, limit: number, lines: LineCounter, slic
   return { tooDeep: false, anchorsOrAliases, tokens }
 }
 
-/** Children of a CST token that may be collections themselves (keys too: YAML allows complex keys). */
-function childTokens(token: CST.Token): Array<CST.Token | null | undefined> {
-  switch (token.type) {
-    case 'document':
-      return [token.value]
-    case 'block-map':
-    case 'block-seq':
-    case 'flow-collection':
-      return token.items.flatMap((item) => [item.key, item.value])
-    default:
-      return []
-  }
-}
-
-/** The exact collection depth of parsed CST tokens, walked without recursion. */
+/** The exact collection depth of parsed CST tokens, walked without recursion (keys too: YAML allows complex keys). */
 async function tokensTooDeep(tokens: readonly CST.Token[], limit: number, slice: TimeSlice): Promise<boolean> {
-  const stack = tokens.map((token) => ({ token, depth: 0 }))
+  // Two stacks side by side: no pair per token, nor an array of children per collection.
+  const stack: CST.Token[] = [...tokens]
+  const depths: number[] = tokens.map(() => 0)
+  const push = (token: CST.Token | null | undefined, depth: number): void => {
+    if (!token) return
+    stack.push(token)
+    depths.push(depth)
+  }
   for (let seen = 1; stack.length > 0; seen++) {
-    const { token, depth } = stack.pop()!
+    const token = stack.pop()!
+    const depth = depths.pop()!
     const here = CST.isCollection(token) ? depth + 1 : depth
     if (here > limit) return true
-    for (const child of childTokens(token)) if (child) stack.push({ token: child, depth: here })
+    if (token.type === 'document') push(token.value, here)
+    else if (token.type === 'block-map' || token.type === 'block-seq' || token.type === 'flow-collection') {
+      for (const item of token.items) {
+        push(item.key, here)
+        push(item.value, here)
+      }
+    }
     if (seen % 1024 === 0) await slice.pause()
   }
   return false
