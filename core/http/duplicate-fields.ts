@@ -6,16 +6,49 @@
  */
 import { type Checkpointed, runAtOnce } from '../machinery/time-slice.js'
 
+/**
+ * One open object or array. Frames are reused once closed (nothing refers
+ * to a closed one), and paths are written only to name a duplicate: a body
+ * of megabytes would otherwise allocate a path per value and a Set per object.
+ */
 interface Frame {
-  /** Keys seen so far (objects) or undefined (arrays). */
-  keys?: Set<string>
+  /** Objects: the keys seen so far, in a list while few, then a Set. Arrays: undefined. */
+  keys: string[] | Set<string> | undefined
+  /** Arrays: the element being read. */
   index: number
-  path: string
-  /** The place of the value that comes next in this frame. */
-  next: string
+  /** Objects: the key of the value being read. */
+  key: string
+  /** The frame this container sits in, and its place there (a key or an index), to name a duplicate. */
+  parent: Frame | undefined
+  slot: string | number
 }
 
-const childPath = (path: string, key: string) => (path ? `${path}.${key}` : key)
+/** Keys looked up in a list up to this many, in a Set beyond. */
+const LIST_KEYS = 16
+
+function seenBefore(frame: Frame, key: string): boolean {
+  const keys = frame.keys!
+  if (keys instanceof Set) {
+    if (keys.has(key)) return true
+    keys.add(key)
+    return false
+  }
+  if (keys.includes(key)) return true
+  if (keys.length < LIST_KEYS) keys.push(key)
+  else frame.keys = new Set([...keys, key])
+  return false
+}
+
+const childPath = (path: string, slot: string | number) => (typeof slot === 'number' ? `${path}[${slot}]` : path ? `${path}.${slot}` : slot)
+
+/** The path of the value a frame stands for, as upstream names it (`spec.containers[0]`). */
+function pathOf(frame: Frame): string {
+  const slots: Array<string | number> = []
+  for (let f: Frame | undefined = frame; f?.parent; f = f.parent) slots.push(f.slot)
+  let path = ''
+  for (let i = slots.length - 1; i >= 0; i--) path = childPath(path, slots[i]!)
+  return path
+}
 
 /**
  * The fields that appear more than once in their object, in document order
@@ -33,8 +66,25 @@ const RUN = 1 << 16
 export function* duplicateJsonFieldsWalk(text: string): Checkpointed<string[]> {
   const found: string[] = []
   let checkpoint = RUN
-  const stack: Frame[] = []
+  const frames: Frame[] = []
+  let depth = 0
   let expectKey = false
+  const open = (isObject: boolean): void => {
+    const parent = depth > 0 ? frames[depth - 1] : undefined
+    const slot = parent === undefined ? '' : parent.keys ? parent.key : parent.index
+    let frame = frames[depth]
+    if (frame === undefined) frames.push((frame = { keys: undefined, index: 0, key: '', parent, slot }))
+    else {
+      frame.index = 0
+      frame.key = ''
+      frame.parent = parent
+      frame.slot = slot
+    }
+    if (!isObject) frame.keys = undefined
+    else if (Array.isArray(frame.keys)) frame.keys.length = 0
+    else frame.keys = []
+    depth++
+  }
   for (let i = 0; i < text.length; i++) {
     if (i >= checkpoint) {
       checkpoint = i + RUN
@@ -51,34 +101,26 @@ export function* duplicateJsonFieldsWalk(text: string): Checkpointed<string[]> {
           end++
         } else if (d === 0x22) break
       }
-      const top = stack[stack.length - 1]
+      const top = depth > 0 ? frames[depth - 1]! : undefined
       if (expectKey && top?.keys) {
-        const raw = text.slice(i + 1, end)
-        const key = escaped ? (JSON.parse(text.slice(i, end + 1)) as string) : raw
-        const path = childPath(top.path, key)
-        if (top.keys.has(key)) found.push(`duplicate field ${JSON.stringify(path)}`)
-        else top.keys.add(key)
-        top.next = path
+        const key = escaped ? (JSON.parse(text.slice(i, end + 1)) as string) : text.slice(i + 1, end)
+        if (seenBefore(top, key)) found.push(`duplicate field ${JSON.stringify(childPath(pathOf(top), key))}`)
+        top.key = key
         expectKey = false
       }
       i = end
     } else if (c === 0x7b /* { */) {
-      stack.push({ keys: new Set(), index: 0, path: valuePath(stack), next: '' })
+      open(true)
       expectKey = true
     } else if (c === 0x5b /* [ */) {
-      const path = valuePath(stack)
-      stack.push({ index: 0, path, next: `${path}[0]` })
+      open(false)
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
-      stack.pop()
+      if (depth > 0) depth--
     } else if (c === 0x2c /* , */) {
-      const top = stack[stack.length - 1]
+      const top = depth > 0 ? frames[depth - 1]! : undefined
       if (top?.keys) expectKey = true
-      else if (top) top.next = `${top.path}[${++top.index}]`
+      else if (top) top.index++
     }
   }
   return found
-}
-
-function valuePath(stack: Frame[]): string {
-  return stack[stack.length - 1]?.next ?? ''
 }

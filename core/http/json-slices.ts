@@ -12,8 +12,6 @@ import type { Checkpointed } from '../machinery/time-slice.js'
 const STEP = 1024
 const STRING_RUN = 1 << 16
 
-const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y
-
 type Container = { array: unknown[]; object?: undefined } | { object: Record<string, unknown>; key: string; array?: undefined }
 
 class Unreadable extends Error {}
@@ -36,17 +34,51 @@ export function* parseJsonWalk(text: string): Checkpointed<{ value: unknown } | 
   }
 }
 
+/** What the parser expects next. */
+const VALUE = 0
+const KEY = 1
+const AFTER = 2
+
+/** A string that did not end within STRING_RUN characters: read again with checkpoints. */
+const LONG = Symbol('long string')
+
 function* walk(text: string): Checkpointed<unknown> {
   const n = text.length
   let i = 0
   const stack: Container[] = []
   let built = 0
+  let state = VALUE
+  let value: unknown
   const skipSpace = (): void => {
     while (i < n && isSpace(text.charCodeAt(i))) i++
   }
 
-  function* string(): Checkpointed<string> {
-    const start = i // at the opening quote
+  /** The string at `i` (its opening quote) read at once, or LONG when it runs past STRING_RUN characters. */
+  const shortString = (): string | typeof LONG => {
+    const start = i
+    const stop = Math.min(n, start + STRING_RUN)
+    let escaped = false
+    let at = start + 1
+    for (; ; at++) {
+      if (at >= stop) {
+        if (stop === n) throw new Unreadable()
+        return LONG
+      }
+      const c = text.charCodeAt(at)
+      if (c === 0x22) break
+      if (c < 0x20) throw new Unreadable()
+      if (c === 0x5c) {
+        escaped = true
+        at++
+      }
+    }
+    i = at + 1
+    return unquoted(text, start, i, escaped)
+  }
+
+  /** The same for a long string, with a checkpoint every STRING_RUN characters. */
+  function* longString(): Checkpointed<string> {
+    const start = i
     let escaped = false
     let checkpoint = i + STRING_RUN
     for (i++; ; i++) {
@@ -64,92 +96,134 @@ function* walk(text: string): Checkpointed<unknown> {
       }
     }
     i++
-    if (!escaped) return text.slice(start + 1, i - 1)
-    try {
-      return JSON.parse(text.slice(start, i)) as string
-    } catch {
-      throw new Unreadable()
-    }
+    return unquoted(text, start, i, escaped)
   }
 
-  function* scalarOrOpen(): Checkpointed<{ value: unknown } | undefined> {
-    skipSpace()
-    const c = text.charCodeAt(i)
-    if (c === 0x7b /* { */) {
-      i++
-      skipSpace()
-      if (text.charCodeAt(i) === 0x7d) {
-        i++
-        return { value: {} }
-      }
-      if (text.charCodeAt(i) !== 0x22) throw new Unreadable()
-      const key = yield* string()
-      skipSpace()
-      if (text.charCodeAt(i++) !== 0x3a /* : */) throw new Unreadable()
-      stack.push({ object: {}, key })
-      return undefined
+  /** A number, `true`, `false` or `null` at `i`. */
+  const scalar = (): unknown => {
+    if (text.startsWith('true', i)) {
+      i += 4
+      return true
     }
-    if (c === 0x5b /* [ */) {
-      i++
-      skipSpace()
-      if (text.charCodeAt(i) === 0x5d) {
-        i++
-        return { value: [] }
-      }
-      stack.push({ array: [] })
-      return undefined
+    if (text.startsWith('false', i)) {
+      i += 5
+      return false
     }
-    if (c === 0x22) return { value: yield* string() }
-    for (const [word, value] of WORDS) {
-      if (text.startsWith(word, i)) {
-        i += word.length
-        return { value }
-      }
+    if (text.startsWith('null', i)) {
+      i += 4
+      return null
     }
-    NUMBER.lastIndex = i
-    const match = NUMBER.exec(text)
-    if (!match) throw new Unreadable()
-    i += match[0].length
-    return { value: Number(match[0]) }
+    const start = i
+    const end = numberEnd(text, i)
+    if (end < 0) throw new Unreadable()
+    i = end
+    return Number(text.slice(start, end))
   }
 
-  let done = yield* scalarOrOpen()
   for (;;) {
     if (++built % STEP === 0) yield
-    if (done === undefined) {
-      done = yield* scalarOrOpen()
+    if (state === VALUE) {
+      skipSpace()
+      const c = text.charCodeAt(i)
+      if (c === 0x7b /* { */) {
+        i++
+        skipSpace()
+        if (text.charCodeAt(i) === 0x7d) {
+          i++
+          value = {}
+          state = AFTER
+        } else {
+          stack.push({ object: {}, key: '' })
+          state = KEY
+        }
+      } else if (c === 0x5b /* [ */) {
+        i++
+        skipSpace()
+        if (text.charCodeAt(i) === 0x5d) {
+          i++
+          value = []
+          state = AFTER
+        } else {
+          stack.push({ array: [] })
+        }
+      } else if (c === 0x22) {
+        const s = shortString()
+        value = s === LONG ? yield* longString() : s
+        state = AFTER
+      } else {
+        value = scalar()
+        state = AFTER
+      }
+      continue
+    }
+    const top = stack[stack.length - 1]
+    if (state === KEY) {
+      // At a key's opening quote (checked by whoever set KEY), then its colon.
+      if (text.charCodeAt(i) !== 0x22 || !top?.object) throw new Unreadable()
+      const s = shortString()
+      top.key = s === LONG ? yield* longString() : s
+      skipSpace()
+      if (text.charCodeAt(i++) !== 0x3a /* : */) throw new Unreadable()
+      state = VALUE
       continue
     }
     // A value is complete: put it into its container, then see what follows.
-    const top = stack[stack.length - 1]
     if (!top) break
-    if (top.array) top.array.push(done.value)
-    else setField(top.object, top.key, done.value)
+    if (top.array) top.array.push(value)
+    else setField(top.object, top.key, value)
     skipSpace()
     const c = text.charCodeAt(i++)
     if (c === 0x2c /* , */) {
       if (top.object) {
         skipSpace()
-        if (text.charCodeAt(i) !== 0x22) throw new Unreadable()
-        top.key = yield* string()
-        skipSpace()
-        if (text.charCodeAt(i++) !== 0x3a) throw new Unreadable()
+        state = KEY
+      } else {
+        state = VALUE
       }
-      done = undefined
     } else if ((c === 0x5d && top.array) || (c === 0x7d && top.object)) {
       stack.pop()
-      done = { value: top.array ?? top.object }
+      value = top.array ?? top.object
     } else {
       throw new Unreadable()
     }
   }
   skipSpace()
   if (i !== n) throw new Unreadable()
-  return done.value
+  return value
 }
 
-const WORDS: ReadonlyArray<[string, unknown]> = [
-  ['true', true],
-  ['false', false],
-  ['null', null],
-]
+/** The text of a string token from `start` (its opening quote) to `end` (past its closing one). */
+function unquoted(text: string, start: number, end: number, escaped: boolean): string {
+  if (!escaped) return text.slice(start + 1, end - 1)
+  try {
+    return JSON.parse(text.slice(start, end)) as string
+  } catch {
+    throw new Unreadable()
+  }
+}
+
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39
+
+/** Where JSON's number grammar ends reading from `at` (-1 when there is no number there), as the longest match. */
+function numberEnd(text: string, at: number): number {
+  let i = at
+  if (text.charCodeAt(i) === 0x2d /* - */) i++
+  if (text.charCodeAt(i) === 0x30 /* 0 */) i++
+  else if (isDigit(text.charCodeAt(i))) while (isDigit(text.charCodeAt(i))) i++
+  else return -1
+  if (text.charCodeAt(i) === 0x2e /* . */ && isDigit(text.charCodeAt(i + 1))) {
+    i += 2
+    while (isDigit(text.charCodeAt(i))) i++
+  }
+  const e = text.charCodeAt(i)
+  if (e === 0x65 || e === 0x45) {
+    let j = i + 1
+    const sign = text.charCodeAt(j)
+    if (sign === 0x2b || sign === 0x2d) j++
+    if (isDigit(text.charCodeAt(j))) {
+      i = j
+      while (isDigit(text.charCodeAt(i))) i++
+    }
+  }
+  return i
+}

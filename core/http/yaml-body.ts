@@ -21,78 +21,85 @@ export class YamlBodyError extends Error {}
 /** Upstream's decoder expands an alias bomb no further than this (go-yaml's "excessive aliasing"). */
 const MAX_ALIAS_COUNT = 100
 
+/** How much text the lexer is fed at a time: some 0.15 ms of the parser's work, well under a slice. */
+const PARSE_CHUNK = 256
+
+interface Lexed {
+  /** Flow brackets, or indicators nested on one line, past the limit: nothing parsed past that point. */
+  tooDeep: boolean
+  anchorsOrAliases: boolean
+  /** The CST of the text (of its start only when `tooDeep`). */
+  tokens: CST.Token[]
+}
+
 /**
- * A first pass over the lexer's output, which streams and stops at once: flow
- * brackets, and indicators that nest on one line (`- - - x`, `? ? x`), past
- * the limit. It spares the CST parser (about ten times slower per token) a
- * megabyte of `[` before the exact count below.
+ * Lexes `text` once, a chunk at a time, and gives each lexeme both to a
+ * first depth check and to the yaml package's parser: lexing allocates
+ * hundreds of bytes per character, and its parser would otherwise lex the
+ * text a second time. The check counts flow brackets and indicators that
+ * nest on one line (`- - - x`, `? ? x`) and stops at once past the limit:
+ * it spares the parser (about ten times slower per token) a megabyte of
+ * `[` before the exact count on the CST. Offsets and line starts are those
+ * of the whole text.
  */
-async function lexedTooDeep(text: string, limit: number, slice: TimeSlice): Promise<{ tooDeep: boolean; anchorsOrAliases: boolean }> {
+async function lexAndParse(text: string, limit: number, lines: LineCounter, slice: TimeSlice): Promise<Lexed> {
+  // The first line starts at 0, as the parser's own parse() reports on its first call.
+  lines.addNewLine(0)
+  let last = 0
+  const parser = new Parser((offset) => {
+    if (offset > last) lines.addNewLine(offset)
+    last = Math.max(last, offset)
+  })
+  const lexer = new Lexer()
+  const tokens: CST.Token[] = []
   let flow = 0
   let onLine = 0
   let anchorsOrAliases = false
-  let seen = 0
-  for (const lexeme of new Lexer().lex(text)) {
+  const take = (lexeme: string): boolean => {
     if (lexeme === '[' || lexeme === '{') flow++
     else if (lexeme === ']' || lexeme === '}') flow = Math.max(0, flow - 1)
     else if (lexeme === '-' || lexeme === '?') onLine++
     else if (lexeme === '\n' || lexeme === '\r\n') onLine = 0
     else if (lexeme[0] === '&' || lexeme[0] === '*') anchorsOrAliases = true
-    if (flow + onLine > limit) return { tooDeep: true, anchorsOrAliases }
-    if (++seen % 128 === 0) await slice.pause()
+    if (flow + onLine > limit) return false
+    for (const token of parser.next(lexeme)) tokens.push(token)
+    return true
   }
-  return { tooDeep: false, anchorsOrAliases }
-}
-
-/** How much text the parser is fed at a time: some 0.15 ms of its work, well under a slice. */
-const PARSE_CHUNK = 256
-
-/**
- * The CST of `text`, fed to the yaml package's streaming parser a chunk at
- * a time; offsets and line starts are those of the whole text.
- */
-async function parseInSlices(text: string, lines: LineCounter, slice: TimeSlice): Promise<CST.Token[]> {
-  let last = -1
-  // The parser reports the first line again on a call that starts before any lexeme was complete.
-  const parser = new Parser((offset) => {
-    if (offset > last) lines.addNewLine(offset)
-    last = Math.max(last, offset)
-  })
-  const tokens: CST.Token[] = []
   // Chunks end after a line break: the lexer reads a run of indentation cut in two as two tokens.
   for (let at = 0; at < text.length; ) {
     const lineEnd = text.indexOf('\n', at + PARSE_CHUNK)
     const end = lineEnd < 0 ? text.length : lineEnd + 1
-    for (const token of parser.parse(text.slice(at, end), true)) tokens.push(token)
+    for (const lexeme of lexer.lex(text.slice(at, end), true)) if (!take(lexeme)) return { tooDeep: true, anchorsOrAliases, tokens }
     at = end
     await slice.pause()
   }
-  for (const token of parser.parse('', false)) tokens.push(token)
-  return tokens
+  for (const lexeme of lexer.lex('', false)) if (!take(lexeme)) return { tooDeep: true, anchorsOrAliases, tokens }
+  for (const token of parser.end()) tokens.push(token)
+  return { tooDeep: false, anchorsOrAliases, tokens }
 }
 
-/** Children of a CST token that may be collections themselves (keys too: YAML allows complex keys). */
-function childTokens(token: CST.Token): Array<CST.Token | null | undefined> {
-  switch (token.type) {
-    case 'document':
-      return [token.value]
-    case 'block-map':
-    case 'block-seq':
-    case 'flow-collection':
-      return token.items.flatMap((item) => [item.key, item.value])
-    default:
-      return []
-  }
-}
-
-/** The exact collection depth of parsed CST tokens, walked without recursion. */
+/** The exact collection depth of parsed CST tokens, walked without recursion (keys too: YAML allows complex keys). */
 async function tokensTooDeep(tokens: readonly CST.Token[], limit: number, slice: TimeSlice): Promise<boolean> {
-  const stack = tokens.map((token) => ({ token, depth: 0 }))
+  // Two stacks side by side: no pair per token, nor an array of children per collection.
+  const stack: CST.Token[] = [...tokens]
+  const depths: number[] = tokens.map(() => 0)
+  const push = (token: CST.Token | null | undefined, depth: number): void => {
+    if (!token) return
+    stack.push(token)
+    depths.push(depth)
+  }
   for (let seen = 1; stack.length > 0; seen++) {
-    const { token, depth } = stack.pop()!
+    const token = stack.pop()!
+    const depth = depths.pop()!
     const here = CST.isCollection(token) ? depth + 1 : depth
     if (here > limit) return true
-    for (const child of childTokens(token)) if (child) stack.push({ token: child, depth: here })
+    if (token.type === 'document') push(token.value, here)
+    else if (token.type === 'block-map' || token.type === 'block-seq' || token.type === 'flow-collection') {
+      for (const item of token.items) {
+        push(item.key, here)
+        push(item.value, here)
+      }
+    }
     if (seen % 1024 === 0) await slice.pause()
   }
   return false
@@ -101,7 +108,8 @@ async function tokensTooDeep(tokens: readonly CST.Token[], limit: number, slice:
 /** True when `text` nests collections more than `limit` levels deep (aliases not followed). */
 export async function yamlNestsDeeperThan(text: string, limit: number): Promise<boolean> {
   const slice = new TimeSlice()
-  return (await lexedTooDeep(text, limit, slice)).tooDeep || tokensTooDeep(await parseInSlices(text, new LineCounter(), slice), limit, slice)
+  const lexed = await lexAndParse(text, limit, new LineCounter(), slice)
+  return lexed.tooDeep || tokensTooDeep(lexed.tokens, limit, slice)
 }
 
 function aliasMessage(message: string): string {
@@ -153,10 +161,10 @@ export async function decodeYaml(text: string, findDuplicates: boolean): Promise
   const slice = new TimeSlice()
   const asJson = await jsonFastPath(text, slice)
   if (asJson) return { value: asJson.value, duplicates: [] }
-  const lexed = await lexedTooDeep(text, MAX_NESTING_DEPTH, slice)
-  if (lexed.tooDeep) throw new YamlBodyError(depthMessage())
   const lines = new LineCounter()
-  const tokens = await parseInSlices(text, lines, slice)
+  const lexed = await lexAndParse(text, MAX_NESTING_DEPTH, lines, slice)
+  if (lexed.tooDeep) throw new YamlBodyError(depthMessage())
+  const { tokens } = lexed
   if (await tokensTooDeep(tokens, MAX_NESTING_DEPTH, slice)) throw new YamlBodyError(depthMessage())
   const composed =
     (await composeInSlices(tokens, lexed.anchorsOrAliases, {

@@ -16,10 +16,10 @@ interface KeyRule {
   required: boolean
   /** `!key`: present never matches. */
   forbidden: boolean
-  /** Every `=`/`in` requirement: the value must be in each of these sets. */
-  allowed: Array<ReadonlySet<string>>
-  /** Every `!=`/`notin` value, together. */
-  excluded: Set<string>
+  /** Every `=`/`in` requirement: the value must be in each of these sets (made when the first comes). */
+  allowed?: Array<ReadonlySet<string>>
+  /** Every `!=`/`notin` value, together (made when the first comes: a selector may name 20000 keys). */
+  excluded?: Set<string>
   /** The largest `>` bound and the smallest `<` bound, when any. */
   above?: bigint
   below?: bigint
@@ -37,16 +37,17 @@ export class LabelMatcher {
   /** Folds one more requirement in. */
   add(r: LabelRequirement): void {
     let rule = this.rules.get(r.key)
-    if (!rule) this.rules.set(r.key, (rule = { required: false, forbidden: false, allowed: [], excluded: new Set() }))
+    if (!rule) this.rules.set(r.key, (rule = { required: false, forbidden: false }))
     switch (r.operator) {
       case 'in':
       case '=':
       case '==':
         rule.required = true
-        rule.allowed.push(new Set(r.values))
+        ;(rule.allowed ??= []).push(new Set(r.values))
         break
       case 'notin':
       case '!=':
+        rule.excluded ??= new Set()
         for (const v of r.values) rule.excluded.add(v)
         break
       case 'exists':
@@ -60,7 +61,7 @@ export class LabelMatcher {
         rule.required = true
         // Upstream's Matches: a bound that is not a single integer matches nothing.
         const bound = r.values.length === 1 ? this.parseInt64(r.values[0]!) : undefined
-        if (bound === undefined) rule.allowed.push(new Set())
+        if (bound === undefined) (rule.allowed ??= []).push(new Set())
         else if (r.operator === 'gt') rule.above = rule.above === undefined || bound > rule.above ? bound : rule.above
         else rule.below = rule.below === undefined || bound < rule.below ? bound : rule.below
         break
@@ -83,8 +84,8 @@ export class LabelMatcher {
   }
 
   private valueMatches(rule: KeyRule, value: string): boolean {
-    if (rule.forbidden || rule.excluded.has(value)) return false
-    for (const set of rule.allowed) if (!set.has(value)) return false
+    if (rule.forbidden || rule.excluded?.has(value)) return false
+    if (rule.allowed) for (const set of rule.allowed) if (!set.has(value)) return false
     if (rule.above !== undefined || rule.below !== undefined) {
       const n = this.parseInt64(value)
       if (n === undefined) return false

@@ -181,7 +181,7 @@ function requirement(key: string, operator: LabelOperator, values: string[], key
   if (valuesChecked && operator !== 'gt' && operator !== 'lt' && values.length > 0) {
     if (operator === 'in' || operator === 'notin' || values.length === 1) return { key, operator, values }
   }
-  return checkedRequirement(key, operator, [...values].sort(), keyChecked)
+  return checkedRequirement(key, operator, values.length > 1 ? [...values].sort() : values, keyChecked)
 }
 
 function checkedRequirement(key: string, operator: LabelOperator, values: string[], keyChecked: boolean): LabelRequirement {
@@ -316,7 +316,7 @@ class Parser {
         throw badRequest(`found '${t.text}', expected: !, identifier, or 'end of string'`)
       }
       reqs.push(yield* this.requirementOrFail())
-      yield
+      if ((reqs.length & 31) === 0) yield
       const after = this.take('value')
       if (after.kind === 'end') return reqs
       if (after.kind !== ',') throw badRequest(`found '${after.text}', expected: ',' or 'end of string'`)
@@ -329,14 +329,34 @@ class Parser {
 
   private *requirementOrFail(): Checkpointed<LabelRequirement> {
     try {
-      return yield* this.requirement()
+      // Only a set of values needs checkpoints: other requirements are read without a generator each.
+      return this.atValueSet() ? yield* this.setRequirement() : this.requirement()
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err)
       throw badRequest(`unable to parse requirement: ${message}`)
     }
   }
 
-  private *requirement(): Checkpointed<LabelRequirement> {
+  /** Whether the requirement at the parser's position is `key in (...)` or `key notin (...)`. */
+  private atValueSet(): boolean {
+    const key = this.tokens[this.pos]
+    if (key?.kind !== 'identifier' && key?.kind !== 'in' && key?.kind !== 'notin') return false
+    const op = this.tokens[this.pos + 1]?.kind
+    return op === 'in' || op === 'notin'
+  }
+
+  /** `key in (...)` or `key notin (...)`, whose values may be tens of thousands. */
+  private *setRequirement(): Checkpointed<LabelRequirement> {
+    const key = this.take('value').text
+    const keyErr = keyProblem(key, '<nil>')
+    if (keyErr) throw badRequest(errorText(keyErr))
+    const op = OPERATOR_TOKENS[this.take('operator').kind]!
+    this.valuesValid = true
+    const values = yield* this.valueSet()
+    return requirement(key, op, [...values], true, this.valuesValid)
+  }
+
+  private requirement(): LabelRequirement {
     let t = this.take('value')
     const negated = t.kind === '!'
     if (negated) t = this.take('value')
@@ -351,10 +371,9 @@ class Parser {
     const opToken = this.take('operator')
     const op = OPERATOR_TOKENS[opToken.kind]
     if (!op) throw badRequest(`found '${opToken.text}', expected: in, notin, =, ==, !=, gt, lt`)
-    const isSet = op === 'in' || op === 'notin'
-    this.valuesValid = true
-    const values = isSet ? yield* this.valueSet() : this.exactValue()
-    return requirement(key, op, [...values], true, isSet && this.valuesValid)
+    // Sets are read by setRequirement; an `in` here is followed by something else than its list.
+    if (op === 'in' || op === 'notin') throw badRequest('a set of values out of place')
+    return requirement(key, op, this.exactValue(), true)
   }
 
   /** `(a,b,...)`; empty entries mean the empty value, as upstream. */
@@ -396,11 +415,11 @@ class Parser {
     }
   }
 
-  private exactValue(): Set<string> {
+  private exactValue(): string[] {
     const t = this.peek('value')
-    if (t.kind === 'end' || t.kind === ',') return new Set([''])
+    if (t.kind === 'end' || t.kind === ',') return ['']
     this.take('value')
-    if (t.kind === 'identifier') return new Set([t.text])
+    if (t.kind === 'identifier') return [t.text]
     throw badRequest(`found '${t.text}', expected: identifier`)
   }
 

@@ -4,10 +4,11 @@
  * a patch document that cannot be read is 400, one that cannot be applied 422.
  */
 import { depthMessage, depthWalk, JSON_PATCH_MAX_COPY_BYTES, MAX_JSON_PATCH_OPERATIONS } from '../machinery/limits.js'
-import { badRequest, requestEntityTooLarge, StatusError } from '../machinery/status-error.js'
+import { badRequest, requestEntityTooLarge } from '../machinery/status-error.js'
 import { runInSlices, TimeSlice } from '../machinery/time-slice.js'
 import { jsonBytes } from './json-size.js'
 import { isPlainObject } from '../machinery/object.js'
+import { PatchDocument, unprocessable } from './json-patch-document.js'
 
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isPlainObject(patch)) return structuredClone(patch)
@@ -23,10 +24,6 @@ type Operation =
   | { op: 'add' | 'replace' | 'test'; path: string; value: unknown }
   | { op: 'remove'; path: string }
   | { op: 'move' | 'copy'; from: string; path: string }
-
-function unprocessable(message: string): StatusError {
-  return new StatusError(422, 'Invalid', message)
-}
 
 /** Reads and checks an RFC 6902 document; malformed documents are 400, more than 10000 operations 413. */
 export function parseJsonPatch(doc: unknown): Operation[] {
@@ -56,150 +53,70 @@ export function parseJsonPatch(doc: unknown): Operation[] {
   })
 }
 
-function decodePointer(pointer: string): string[] {
-  if (pointer === '') return []
-  if (!pointer.startsWith('/')) throw unprocessable(`invalid JSON pointer: ${JSON.stringify(pointer)}`)
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
-}
-
-function arrayIndex(token: string, length: number, forInsert: boolean): number {
-  if (forInsert && token === '-') return length
-  if (!/^(0|[1-9][0-9]*)$/.test(token)) throw unprocessable(`invalid array index: ${token}`)
-  const i = Number(token)
-  if (i > length || (!forInsert && i === length)) throw unprocessable(`array index out of bounds: ${i}`)
-  return i
-}
-
-type Container = Record<string, unknown> | unknown[]
-
-/** Walks to the parent of the pointer's last token. */
-function resolveParent(doc: unknown, pointer: string): { parent: Container; key: string } {
-  const tokens = decodePointer(pointer)
-  const key = tokens.pop()
-  if (key === undefined) throw unprocessable('the root of the document cannot be the target')
-  let node = doc
-  for (const t of tokens) {
-    if (Array.isArray(node)) node = node[arrayIndex(t, node.length, false)]
-    else if (isPlainObject(node) && t in node) node = node[t]
-    else throw unprocessable(`doc is missing path: "${pointer}": missing value`)
-  }
-  if (!Array.isArray(node) && !isPlainObject(node)) throw unprocessable(`doc is missing path: "${pointer}": missing value`)
-  return { parent: node, key }
-}
-
-function getAt(doc: unknown, pointer: string): unknown {
-  let node = doc
-  for (const t of decodePointer(pointer)) {
-    if (Array.isArray(node)) node = node[arrayIndex(t, node.length, false)]
-    else if (isPlainObject(node) && t in node) node = node[t]
-    else throw unprocessable(`doc is missing path: "${pointer}": missing value`)
-  }
-  return node
-}
-
-function add(doc: unknown, pointer: string, value: unknown): unknown {
-  if (pointer === '') return value
-  const { parent, key } = resolveParent(doc, pointer)
-  if (Array.isArray(parent)) parent.splice(arrayIndex(key, parent.length, true), 0, value)
-  else parent[key] = value
-  return doc
-}
-
-function remove(doc: unknown, pointer: string): unknown {
-  const { parent, key } = resolveParent(doc, pointer)
-  if (Array.isArray(parent)) parent.splice(arrayIndex(key, parent.length, false), 1)
-  else if (key in parent) delete parent[key]
-  else throw unprocessable(`Unable to remove nonexistent key: ${key}: missing value`)
-  return doc
-}
-
 function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]))
   if (isPlainObject(a) && isPlainObject(b)) {
     const ka = Object.keys(a)
-    return ka.length === Object.keys(b).length && ka.every((k) => k in b && deepEqual(a[k], b[k]))
+    return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]))
   }
   return false
 }
 
 /**
- * A copy of JSON data made without recursion, pausing when the slice is
- * spent: a copy may hold up to JSON_PATCH_MAX_COPY_BYTES of small nodes,
- * about a million, too many to clone in one piece while others wait.
- */
-async function cloneInSlices(value: unknown, slice: TimeSlice): Promise<unknown> {
-  if (value === null || typeof value !== 'object') return value
-  const copyOf = (node: object): Record<string, unknown> | unknown[] => (Array.isArray(node) ? [] : {})
-  const root = copyOf(value)
-  const pending: Array<[source: object, target: Record<string, unknown> | unknown[]]> = [[value, root]]
-  for (let visited = 1; pending.length > 0; visited++) {
-    const [source, target] = pending.pop()!
-    for (const [key, child] of Object.entries(source)) {
-      let copy: unknown = child
-      if (child !== null && typeof child === 'object') {
-        copy = copyOf(child)
-        pending.push([child, copy as Record<string, unknown> | unknown[]])
-      }
-      if (Array.isArray(target)) target.push(copy)
-      else if (key !== '__proto__') target[key] = copy
-      else Object.defineProperty(target, key, { value: copy, writable: true, enumerable: true, configurable: true })
-    }
-    if (visited % 1024 === 0) await slice.pause()
-  }
-  return root
-}
-
-/**
- * Applies RFC 6902 operations to a copy of `target`. What `copy` operations
- * add is counted against upstream's budget (each could double the document),
- * and the result may nest no deeper than a decoded body. Operations run one
- * by one in time slices, so a patch that copies megabytes leaves other
- * requests served meanwhile.
+ * Applies RFC 6902 operations to `target`, which stays as it is (see
+ * json-patch-document.ts: nothing is copied until the patch has
+ * succeeded). What `copy` operations add is counted against upstream's
+ * budget (each could double the document), and the result may nest no
+ * deeper than a decoded body. Operations run one by one in time slices.
  */
 export async function applyJsonPatch(target: unknown, ops: Operation[], maxCopyBytes = JSON_PATCH_MAX_COPY_BYTES): Promise<unknown> {
   const slice = new TimeSlice()
-  let doc = await cloneInSlices(target, slice)
+  const doc = new PatchDocument(target)
+  // The JSON size of each copied value: shared, it never changes, so a copy of copies is measured once.
+  const sizes = new WeakMap<object, number>()
   let copied = 0
   for (const op of ops) {
     switch (op.op) {
       case 'add':
-        doc = add(doc, op.path, await cloneInSlices(op.value, slice))
+        doc.add(op.path, doc.share(op.value))
         break
       case 'remove':
-        doc = remove(doc, op.path)
+        doc.remove(op.path)
         break
       case 'replace': {
-        getAt(doc, op.path)
-        const value = await cloneInSlices(op.value, slice)
-        doc = op.path === '' ? value : add(remove(doc, op.path), op.path, value)
+        doc.get(op.path)
+        if (op.path === '') doc.add('', doc.share(op.value))
+        else {
+          doc.remove(op.path)
+          doc.add(op.path, doc.share(op.value))
+        }
         break
       }
       case 'move': {
-        const value = getAt(doc, op.from)
-        doc = add(remove(doc, op.from), op.path, value)
+        const value = doc.get(op.from)
+        doc.remove(op.from)
+        doc.add(op.path, value)
         break
       }
       case 'copy': {
-        const value = getAt(doc, op.from)
+        const value = doc.share(doc.get(op.from))
         // The bytes the value adds as JSON text, measured in slices: it may be megabytes.
-        copied += await runInSlices(jsonBytes(value), slice)
+        const bytes = await runInSlices(jsonBytes(value, (node) => sizes.get(node)), slice)
+        if (value !== null && typeof value === 'object') sizes.set(value, bytes)
+        copied += bytes
         if (copied > maxCopyBytes)
           throw unprocessable(`Unable to complete the copy, the accumulated size increase of copy is ${copied}, exceeding the limit ${maxCopyBytes}`)
-        doc = add(doc, op.path, await cloneInSlices(value, slice))
+        doc.add(op.path, value)
         break
       }
       case 'test':
-        if (!deepEqual(getAt(doc, op.path), op.value))
-          throw unprocessable(`testing value ${op.path} failed: test failed`)
+        if (!deepEqual(doc.get(op.path), op.value)) throw unprocessable(`testing value ${op.path} failed: test failed`)
         break
     }
     await slice.pause()
   }
   // Values added at depth can nest the result deeper than any one body could.
-  if (await runInSlices(depthWalk(doc), slice)) throw unprocessable(depthMessage())
-  return doc
+  if (await runInSlices(depthWalk(doc.root), slice)) throw unprocessable(depthMessage())
+  return doc.separate(slice)
 }

@@ -53,8 +53,12 @@ function scalarBytes(value: unknown): number {
   return 0
 }
 
-/** The UTF-8 length of JSON.stringify(value); undefined counts 0. */
-export function* jsonBytes(value: unknown): Checkpointed<number> {
+/**
+ * The UTF-8 length of JSON.stringify(value); undefined counts 0. `known`
+ * gives the size of a node already measured (one that cannot have changed
+ * since), which is then not walked again.
+ */
+export function* jsonBytes(value: unknown, known?: (node: object) => number | undefined): Checkpointed<number> {
   if (value === undefined) return 0
   let bytes = 0
   const pending: unknown[] = [value]
@@ -62,16 +66,23 @@ export function* jsonBytes(value: unknown): Checkpointed<number> {
     const node = pending.pop()
     if (typeof node === 'string') bytes += node.length > STRING_RUN ? yield* stringBytes(node) : runString(node)
     else if (node === null || typeof node !== 'object') bytes += scalarBytes(node)
+    else if (known?.(node) !== undefined) bytes += known(node)!
     else if (Array.isArray(node)) {
       bytes += 2 + Math.max(0, node.length - 1)
-      for (const item of node) pending.push(item === undefined ? null : item)
+      for (let i = 0; i < node.length; i++) pending.push(node[i] === undefined ? null : node[i])
     } else {
-      const entries = Object.entries(node as Record<string, unknown>).filter(([, v]) => v !== undefined)
-      bytes += 2 + Math.max(0, entries.length - 1) + entries.length // braces, commas, colons
-      for (const [key, child] of entries) {
-        bytes += runString(key)
+      // Keys read by index, not as entries: a copy may hold a million objects, each an array more.
+      const object = node as Record<string, unknown>
+      const keys = Object.keys(object)
+      let fields = 0
+      for (let i = 0; i < keys.length; i++) {
+        const child = object[keys[i]!]
+        if (child === undefined) continue
+        fields++
+        bytes += runString(keys[i]!)
         pending.push(child)
       }
+      bytes += 2 + Math.max(0, fields - 1) + fields // braces, commas, colons
     }
     if ((visited & 1023) === 0) yield
   }

@@ -266,15 +266,39 @@ the large ordinary creates took a quarter to a half longer, for a gain the
 machine's noise hid; 0.5 ms cost them nothing measurable. Over TLS the daemon's median round gives a GET a p50 of
 ${idleP50} idle and ${attackP50} under attack, a p99 of ${idleP99} idle and ${attackP99} under attack.
 
-${p99Ratios(report.daemon).median < 2 ? 'What still delays a GET:' : 'The goal is not reached, for three reasons.'} Garbage collection: the worst
-inputs allocate up to a fixed multiple of the 3 MiB body limit (a million
-small nodes for a patch that copies 3 MiB, the yaml package's nodes for
-20000 keys), and the scavenges that reclaim them stop the thread for one to
-several milliseconds at a time, whatever the slicing: in a separate 20 s of
-attack in process on this machine, 485-701 scavenges, 284-305 of them over
-5 ms, took a quarter of the time; a young generation of 2 MiB or 64 MiB
-(\`--max-semi-space-size\`) changed how many there were, not the number of
-stretches over 5 ms without a turn of the event loop (594-794 either way).
+${p99Ratios(report.daemon).median < 2 ? 'What still delays a GET:' : 'The goal is not reached, for three reasons.'} Garbage collection: the scavenges
+that reclaim what the worst inputs allocate stop the thread for one to
+several milliseconds at a time, whatever the slicing. What each input
+allocates, sent alone in process five times (\`node --import tsx
+test/bench/hostile-gc.ts\`, from the heap sizes V8 reports around each
+collection), before and after the allocation was cut at its sources, both
+measured on this machine at 20:41 UTC on 2026-11-23:
+
+${ALLOCATION_TABLE}
+
+One pass over the worst inputs allocated 860 MiB and caused 68 collections;
+it now allocates 385 MiB and causes 28. A JSON patch's copies are made only
+once the patch has succeeded (the document is copied on write), so the one
+that doubles its document is refused for its size having allocated nothing
+(and in a millisecond, from 0.5 s); the sliced JSON parser no longer makes a
+generator and a wrapper per value; the duplicate-field scan writes a path
+only for a duplicate; label selectors, depth checks and the patch's size
+walk allocate less per node. What remains is the yaml package's: 20000 keys
+of YAML (200 KB) allocate about 310 MiB, some 1.5 KB per character, in the
+generators and token objects of its lexer and parser (the text was lexed
+twice, once for a depth pre-check: that pass is now shared, 423 MiB before);
+only a YAML parser of our own would cut that further, and a YAML body of
+3 MiB allocates proportionally more. On this loaded machine most
+collections take over 5 ms, a helper thread waiting for a core.
+\`--single-threaded-gc\` was tried against the default, alternating, four
+runs of the per-input measurement: pauses per pass of 110-242 ms by default
+and 130-209 ms with it, no difference the noise lets one see, so the daemon
+sets no V8 flag; earlier, a young generation of 2 MiB or 64 MiB
+(\`--max-semi-space-size\`) changed how many scavenges there were, not the
+stretches over 5 ms without a turn of the event loop.
+
+${BEFORE_AFTER}
+
 The machine: the
 benchmark shares ${cpus().length} cores with other work (load average ${loadavg()[0]!.toFixed(1)} when
 this run ended), so the idle p99 is itself the time the process waited for a
@@ -292,6 +316,39 @@ The slowest inputs, ${slowest(report.inProcess)}, are bounded by
 limits proportional to the 3 MiB body limit (selectors by the 1 MiB of
 request line and headers upstream allows).`
 }
+
+/** What each worst input allocated before and after its allocation was cut (hostile-gc.ts, one run of each, side by side). */
+const ALLOCATION_TABLE = `| worst input | allocated before | after | collections before | after |
+| --- | --- | --- | --- | --- |
+${[
+  ['body over the limit', '0.1 MiB', '0.1 MiB', '0.0', '0.0'],
+  ['JSON of two-byte characters near the limit', '3.1 MiB', '3.1 MiB', '0.2', '0.6'],
+  ['JSON nested a million levels', '4.3 MiB', '4.3 MiB', '0.2', '0.2'],
+  ['YAML nested a million levels', '5.0 MiB', '5.5 MiB', '0.2', '0.2'],
+  ['YAML alias bomb', '1.1 MiB', '0.9 MiB', '0.0', '0.2'],
+  ['YAML with 20000 keys', '422.9 MiB', '310.8 MiB', '31.0', '22.6'],
+  ['JSON patch of 10001 operations', '36.5 MiB', '6.2 MiB', '2.8', '0.6'],
+  ['JSON patch doubling by copies', '311.9 MiB', '0.2 MiB', '26.6', '0.0'],
+  ['merge patch nested a million levels', '4.3 MiB', '4.3 MiB', '0.2', '0.2'],
+  ['label selector of 20000 terms', '43.3 MiB', '24.8 MiB', '2.8', '1.6'],
+  ['label selector with a 50000-value set', '15.5 MiB', '15.3 MiB', '0.8', '0.6'],
+  ['field selector of 20000 terms', '11.4 MiB', '10.8 MiB', '0.4', '0.6'],
+]
+  .map((row) => `| ${row.join(' | ')} |`)
+  .join('\n')}`
+
+/**
+ * This benchmark before and after the allocation was cut, run alternately
+ * on this machine (the earlier code built beside it), two runs of each.
+ */
+const BEFORE_AFTER = `Side by side, this benchmark at the earlier code and at this one, run
+alternately twice each between 20:47 and 20:51 UTC (load average 5 to 7):
+a GET's p99 under attack (median of the three rounds) went in process from
+13.2 and 14.2 ms to 8.60 and 10.0 ms; from the daemon, 11.9 and 20.6 ms
+before, 15.9 and 11.8 ms after, within the noise of its TLS round trips
+between two processes. The p99 ratios moved from 31.4× and 23.8× to 17.9×
+and 4.2× in process, 5.9× and 5.3× to 3.0× and 5.3× from the daemon: the
+idle p99 they divide by went from 0.2 to 8 ms from one round to the next.`
 
 /** The two inputs that took longest, with their times. */
 function slowest(f: HostileFigures): string {

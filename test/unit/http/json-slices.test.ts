@@ -59,4 +59,20 @@ describe('JSON parsed with checkpoints', () => {
     const text = JSON.stringify({ items: Array.from({ length: 50_000 }, (_, i) => ({ i, s: `v${i}`, a: [i, null] })), long: 'x'.repeat(300_000) })
     assert.deepEqual((await runInSlices(parseJsonWalk(text)))?.value, JSON.parse(text))
   })
+
+  it('reads keys and strings longer than a step, escapes and unfinished ones at a step end, as JSON.parse does', () => {
+    const run = 1 << 16
+    for (const at of [run - 3, run - 2, run - 1, run, run + 1]) {
+      const head = 'x'.repeat(at)
+      for (const text of [
+        `{"${head}\\"":1}`,
+        `["${head}\\u00e9", "${head}"]`,
+        `{"k":"${head}"}`,
+        `"${head}`,
+        `"${head}\\`,
+        `["${head}\u0001"]`,
+      ])
+        assertSame(text)
+    }
+  })
 })
