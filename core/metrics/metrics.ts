@@ -28,12 +28,38 @@ interface HistogramSample {
   count: number
 }
 
+/**
+ * `samples` is keyed by the canonical label text (sorted, escaped: what the
+ * scrape shows); `byCallerLabels` finds the same samples by a cheaper key of
+ * the labels as a caller passes them, so that a hot path recording the same
+ * labels again does not sort and escape them on every request.
+ */
 type Family =
-  | { type: 'gauge' | 'counter'; help: string; samples: Map<string, Sample> }
-  | { type: 'histogram'; help: string; buckets: readonly number[]; samples: Map<string, HistogramSample> }
+  | { type: 'gauge' | 'counter'; help: string; samples: Map<string, Sample>; byCallerLabels: Map<string, Sample> }
+  | {
+      type: 'histogram'
+      help: string
+      buckets: readonly number[]
+      samples: Map<string, HistogramSample>
+      byCallerLabels: Map<string, HistogramSample>
+    }
 
 function escapeLabel(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')
+}
+
+/**
+ * The labels in the caller's order, each name and value prefixed by its
+ * length so that no two different label sets share a key. Its number of
+ * entries is bounded by the samples' (times the orders callers use).
+ */
+function callerKey(labels: Labels): string {
+  let key = ''
+  for (const name in labels) {
+    const value = labels[name] ?? ''
+    key += `${name.length}:${name}${value.length}:${value}`
+  }
+  return key
 }
 
 function labelText(labels: Labels, extra?: string): string {
@@ -69,6 +95,18 @@ interface Definition {
   name: string
   help: string
   buckets?: readonly number[]
+}
+
+function observeIn(sample: HistogramSample, bounds: readonly number[], value: number): void {
+  let i = 0
+  while (i < bounds.length && value > (bounds[i] ?? Infinity)) i++
+  if (i < bounds.length) sample.counts[i] = (sample.counts[i] ?? 0) + 1
+  sample.sum += value
+  sample.count++
+}
+
+export interface HistogramHandle {
+  observe(value: number): void
 }
 
 export interface GaugeHandle {
@@ -110,12 +148,21 @@ export class Metrics {
     const sample = this.histogramSample(name, help, buckets, labels)
     if (sample === DROPPED_HISTOGRAM) return
     const family = this.families.get(name)
+    observeIn(sample, family?.type === 'histogram' ? family.buckets : buckets, value)
+  }
+
+  /** A histogram's sample to observe again and again without finding it each time (a hot path's histogram). */
+  histogram(name: string, help: string, buckets: readonly number[], labels: Labels): HistogramHandle {
+    const sample = this.histogramSample(name, help, buckets, labels)
+    if (sample === DROPPED_HISTOGRAM) return { observe: () => {} }
+    const family = this.families.get(name)
     const bounds = family?.type === 'histogram' ? family.buckets : buckets
-    let i = 0
-    while (i < bounds.length && value > (bounds[i] ?? Infinity)) i++
-    if (i < bounds.length) sample.counts[i] = (sample.counts[i] ?? 0) + 1
-    sample.sum += value
-    sample.count++
+    return { observe: (value) => observeIn(sample, bounds, value) }
+  }
+
+  /** A defined histogram's sample. */
+  histogramOf(metric: Definition, labels: Labels): HistogramHandle {
+    return this.histogram(metric.name, metric.help, metric.buckets ?? [], labels)
   }
 
   /** Adds to a defined counter (core/metrics/definitions.ts). */
@@ -144,17 +191,21 @@ export class Metrics {
     if (!this.filters.shown(name)) return { ...DROPPED }
     let family = this.families.get(name)
     if (!family) {
-      family = { help, type, samples: new Map() }
+      family = { help, type, samples: new Map(), byCallerLabels: new Map() }
       this.families.set(name, family)
     }
     if (family.type === 'histogram') throw new Error(`metric ${name} is a histogram`)
+    const fastKey = callerKey(labels)
+    let sample = family.byCallerLabels.get(fastKey)
+    if (sample) return sample
     const constrained = this.filters.constrain(name, labels)
     const key = labelText(constrained)
-    let sample = family.samples.get(key)
+    sample = family.samples.get(key)
     if (!sample) {
       sample = { labels: constrained, value: 0 }
       family.samples.set(key, sample)
     }
+    family.byCallerLabels.set(fastKey, sample)
     return sample
   }
 
@@ -162,17 +213,21 @@ export class Metrics {
     if (!this.filters.shown(name)) return DROPPED_HISTOGRAM
     let family = this.families.get(name)
     if (!family) {
-      family = { help, type: 'histogram', buckets, samples: new Map() }
+      family = { help, type: 'histogram', buckets, samples: new Map(), byCallerLabels: new Map() }
       this.families.set(name, family)
     }
     if (family.type !== 'histogram') throw new Error(`metric ${name} is not a histogram`)
+    const fastKey = callerKey(labels)
+    let sample = family.byCallerLabels.get(fastKey)
+    if (sample) return sample
     const constrained = this.filters.constrain(name, labels)
     const key = labelText(constrained)
-    let sample = family.samples.get(key)
+    sample = family.samples.get(key)
     if (!sample) {
       sample = { labels: constrained, counts: family.buckets.map(() => 0), sum: 0, count: 0 }
       family.samples.set(key, sample)
     }
+    family.byCallerLabels.set(fastKey, sample)
     return sample
   }
 

@@ -65,6 +65,9 @@ export async function runMutatingAdmission<T extends KubeObject | undefined>(
 /**
  * Runs the validating chain on one request. The plugins see copies, so that
  * nothing they do reaches what is stored (upstream hands them a deep copy).
+ * Each copy is made when a plugin first reads it: most writes meet no
+ * plugin that looks at the object (no policy, no webhook configured for
+ * the resource), and those then pay for no copy.
  */
 export async function runValidatingAdmission(
   admission: ValidatingAdmission,
@@ -73,8 +76,29 @@ export async function runValidatingAdmission(
   ctx: RequestContext,
 ): Promise<void> {
   if (ctx.admission === false || !admission.handles(step.operation)) return
-  const copy: AdmissionStep = { ...step }
-  if (step.object) copy.object = structuredClone(step.object)
-  if (step.old) copy.old = structuredClone(step.old)
-  await admission.validate(attributesOf(entry, copy, ctx))
+  const attributes = attributesOf(entry, step, ctx)
+  if (step.object) copiedOnFirstRead(attributes, 'object', step.object)
+  if (step.old) copiedOnFirstRead(attributes, 'oldObject', step.old)
+  await admission.validate(attributes)
+}
+
+/** `attributes[field]` becomes a deep copy of `source`, made on its first read; every later read sees that one copy. */
+function copiedOnFirstRead(attributes: AdmissionAttributes, field: 'object' | 'oldObject', source: KubeObject): void {
+  let copy: KubeObject | undefined
+  let made = false
+  Object.defineProperty(attributes, field, {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      if (!made) {
+        copy = structuredClone(source)
+        made = true
+      }
+      return copy
+    },
+    set: (value: KubeObject | undefined) => {
+      copy = value
+      made = true
+    },
+  })
 }

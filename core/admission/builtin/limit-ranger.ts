@@ -17,11 +17,13 @@ type Kind = 'pod' | 'claim'
 
 /** Pods on create, claims on create and update; no subresource, nothing already being deleted (upstream's SupportsAttributes). */
 function kindOf(a: AdmissionAttributes): Kind | undefined {
-  if (a.subresource || a.entry.group !== '' || !a.object) return undefined
-  if (a.oldObject?.metadata.deletionTimestamp) return undefined
-  if (a.entry.resource === 'pods') return a.operation === 'CREATE' ? 'pod' : undefined
-  if (a.entry.resource === 'persistentvolumeclaims') return a.operation === 'CREATE' || a.operation === 'UPDATE' ? 'claim' : undefined
-  return undefined
+  // The resource first: the objects are read (and, when validating, copied) only for pods and claims.
+  if (a.subresource || a.entry.group !== '') return undefined
+  let kind: Kind | undefined
+  if (a.entry.resource === 'pods') kind = a.operation === 'CREATE' ? 'pod' : undefined
+  else if (a.entry.resource === 'persistentvolumeclaims') kind = a.operation === 'CREATE' || a.operation === 'UPDATE' ? 'claim' : undefined
+  if (!kind || !a.object || a.oldObject?.metadata.deletionTimestamp) return undefined
+  return kind
 }
 
 export function limitRanger(limitRanges: (namespace: string) => KubeObject[]): MutatingAdmission & ValidatingAdmission {

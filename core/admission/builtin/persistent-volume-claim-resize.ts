@@ -40,8 +40,10 @@ export function persistentVolumeClaimResize(storageClass: (name: string) => Kube
     name: 'PersistentVolumeClaimResize',
     handles: (operation) => operation === 'UPDATE',
     validate(a) {
+      // The resource before the objects: reading them makes the validating step's copies.
+      if (!isResource(a, persistentVolumeClaims.group, persistentVolumeClaims.resource)) return
       const [claim, old] = [a.object, a.oldObject]
-      if (!claim || !old || !isResource(a, persistentVolumeClaims.group, persistentVolumeClaims.resource)) return
+      if (!claim || !old) return
       if (!grows(requestedStorage(old), requestedStorage(claim))) return
       if (phaseOf(old) !== 'Bound') throw admissionForbidden(a, 'Only bound persistent volume claims can be expanded')
       if (!expandable(claim, old))

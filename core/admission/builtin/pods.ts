@@ -21,8 +21,10 @@ export const isResource = (a: AdmissionAttributes, group: string, resource: stri
 
 /** The spec of the pod a request writes, not of a subresource (`allow` names subresources that count), made an object if absent. */
 export function podSpecOf(a: AdmissionAttributes, allow: readonly string[] = []): Obj | undefined {
+  // The resource before the object: reading it makes the validating step's copy.
+  if (!isResource(a, '', 'pods')) return undefined
   const pod = a.object
-  if (!isResource(a, '', 'pods') || !pod) return undefined
+  if (!pod) return undefined
   if (a.subresource && !allow.includes(a.subresource)) return undefined
   if (!isPlainObject(pod['spec'])) pod['spec'] = {}
   return pod['spec'] as Obj

@@ -154,8 +154,10 @@ export function podSecurityAdmission(config: PodSecurityConfiguration, access: P
     name: 'PodSecurity',
     handles: (operation) => operation === 'CREATE' || operation === 'UPDATE',
     async validate(a) {
-      if (!a.object) return
       const key = `${a.entry.group}/${a.entry.resource}`
+      // A resource with no pods in it is left before its object is read (and copied for validation).
+      if (key !== '/namespaces' && key !== '/pods' && !TEMPLATE_PATHS[key]) return
+      if (!a.object) return
       if (key === '/namespaces') return a.subresource ? undefined : validateNamespace(a)
       if (key === '/pods') {
         if (!CHECKED_POD_SUBRESOURCES.has(a.subresource ?? '')) return

@@ -3,7 +3,7 @@
  * clients that accept only protobuf.
  */
 import { isPlainObject } from '../../machinery/object.js'
-import type { FieldDef, TypeDef, TypeRef, TypeTable } from '../../resources/schema/index.js'
+import type { FieldDef, Scalar, TypeDef, TypeRef, TypeTable } from '../../resources/schema/index.js'
 import { typeForKind, typeTable } from '../../resources/schema/index.js'
 import { notAcceptable } from '../../machinery/status-error.js'
 import { bytesFromJson, parseDurationNanos, parseTime } from './scalars.js'
@@ -41,7 +41,8 @@ function encodeMessage(obj: unknown, def: TypeDef, where: string, types: TypeTab
     if (v === undefined || v === null) continue
     encodeField(w, slot.proto, slot.field.type, v, `${where}.${slot.field.name}`, types)
   }
-  return w.finish()
+  // A view of the writer's bytes: each caller copies them into the message around it at once.
+  return w.view()
 }
 
 function encodeField(w: Writer, num: number, t: TypeRef, v: unknown, where: string, types: TypeTable): void {
@@ -54,10 +55,10 @@ function encodeField(w: Writer, num: number, t: TypeRef, v: unknown, where: stri
     if (!isPlainObject(v)) throw new Error(`${where}: expected a map`)
     // Keys sorted, as upstream's generated marshallers do, so output is deterministic.
     for (const key of Object.keys(v).sort()) {
-      const entry = new Writer()
+      const entry = new Writer(64)
       entry.lenDelimited(1, utf8.encode(key))
       encodeValue(entry, 2, t.map, v[key] ?? zeroValue(t.map), `${where}[${key}]`, types)
-      w.lenDelimited(num, entry.finish())
+      w.lenDelimited(num, entry.view())
     }
     return
   }
@@ -76,12 +77,15 @@ function encodeValue(w: Writer, num: number, t: TypeRef, v: unknown, where: stri
   if ('array' in t) {
     const inner = new Writer()
     encodeField(inner, 1, t, v, where, types)
-    w.lenDelimited(num, inner.finish())
+    w.lenDelimited(num, inner.view())
     return
   }
   if ('map' in t) throw new Error(`${where}: maps nested in lists have no protobuf form`)
-  const inner = new Writer()
-  switch (t.scalar) {
+  encodeScalar(w, num, t.scalar, v, where)
+}
+
+function encodeScalar(w: Writer, num: number, scalar: Scalar, v: unknown, where: string): void {
+  switch (scalar) {
     case 'string':
       w.lenDelimited(num, utf8.encode(asString(v, where)))
       return
@@ -102,6 +106,15 @@ function encodeValue(w: Writer, num: number, t: TypeRef, v: unknown, where: stri
       if (typeof v !== 'number') throw new Error(`${where}: expected a number`)
       w.double(num, v)
       return
+    default:
+      // The rest are small messages of their own (Time, Quantity, IntOrString, Duration, RawExtension).
+      w.lenDelimited(num, wrappedScalar(scalar, v, where).view())
+  }
+}
+
+function wrappedScalar(scalar: Scalar, v: unknown, where: string): Writer {
+  const inner = new Writer(32)
+  switch (scalar) {
     case 'time':
     case 'microtime': {
       const [seconds, nanos] = parseTime(asString(v, where), where)
@@ -109,7 +122,7 @@ function encodeValue(w: Writer, num: number, t: TypeRef, v: unknown, where: stri
       inner.varint(seconds)
       inner.tag(2, VARINT)
       // MicroTime keeps microseconds only, as upstream's JSON form does.
-      inner.varint(t.scalar === 'microtime' ? nanos - (nanos % 1000) : nanos)
+      inner.varint(scalar === 'microtime' ? nanos - (nanos % 1000) : nanos)
       break
     }
     case 'quantity':
@@ -130,7 +143,7 @@ function encodeValue(w: Writer, num: number, t: TypeRef, v: unknown, where: stri
       inner.lenDelimited(1, utf8.encode(JSON.stringify(v)))
       break
   }
-  w.lenDelimited(num, inner.finish())
+  return inner
 }
 
 function asString(v: unknown, where: string): string {
@@ -159,7 +172,7 @@ export function encodeProtobuf(obj: Record<string, unknown>): Uint8Array {
   typeMeta.lenDelimited(2, utf8.encode(kind))
   const unknown = new Writer()
   unknown.raw(PROTOBUF_MAGIC)
-  unknown.lenDelimited(1, typeMeta.finish())
+  unknown.lenDelimited(1, typeMeta.view())
   unknown.lenDelimited(2, encodeMessage(obj, def, kind, typeTable))
   unknown.lenDelimited(3, new Uint8Array())
   unknown.lenDelimited(4, new Uint8Array())
@@ -167,5 +180,5 @@ export function encodeProtobuf(obj: Record<string, unknown>): Uint8Array {
 }
 
 export function encodeMessageOf(obj: Record<string, unknown>, def: TypeDef, types: TypeTable = typeTable): Uint8Array {
-  return encodeMessage(obj, def, def.name, types)
+  return encodeMessage(obj, def, def.name, types).slice()
 }

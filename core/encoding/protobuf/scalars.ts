@@ -16,11 +16,29 @@ export function bytesFromJson(text: string, where: string): Uint8Array {
   }
 }
 
+/**
+ * The second's text of recent decodes: an object's times are mostly the same
+ * few seconds (its creation, its managedFields entries), and a list's
+ * objects share many. Bounded: emptied when full.
+ */
+const secondsText = new Map<number, string>()
+const SECONDS_TEXT_MAX = 1024
+
+function secondText(seconds: number): string {
+  let text = secondsText.get(seconds)
+  if (text === undefined) {
+    const date = new Date(seconds * 1000)
+    if (Number.isNaN(date.getTime())) throw new WireError(`timestamp ${seconds} out of range`)
+    text = date.toISOString().slice(0, 19)
+    if (secondsText.size >= SECONDS_TEXT_MAX) secondsText.clear()
+    secondsText.set(seconds, text)
+  }
+  return text
+}
+
 /** Time has second precision in JSON; MicroTime carries six fractional digits. */
 export function formatTime(seconds: number, nanos: number, micro: boolean): string {
-  const date = new Date(seconds * 1000)
-  if (Number.isNaN(date.getTime())) throw new WireError(`timestamp ${seconds} out of range`)
-  const base = date.toISOString().slice(0, 19)
+  const base = secondText(seconds)
   return micro ? `${base}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` : `${base}Z`
 }
 

@@ -23,6 +23,19 @@ export function hasMagic(body: Uint8Array): boolean {
   return body.length >= 4 && PROTOBUF_MAGIC.every((b, i) => body[i] === b)
 }
 
+/** Strings up to this many bytes are checked for ASCII and built directly. */
+const SHORT_STRING = 64
+
+function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return utf8Strict.decode(bytes)
+  } catch (err) {
+    // A stack that overflows inside the decoder is the nesting's fault, reported as such by the caller.
+    if (err instanceof WireError || isStackOverflow(err)) throw err
+    throw new WireError('string is not valid UTF-8')
+  }
+}
+
 export class Reader {
   pos = 0
   constructor(private readonly buf: Uint8Array) {}
@@ -50,6 +63,22 @@ export class Reader {
 
   /** Lengths and tags: must fit comfortably in a JS number. */
   uint(): number {
+    // Nearly every tag and length fits in four bytes (below 2^28): read those without the pair of halves.
+    const buf = this.buf
+    let pos = this.pos
+    let n = 0
+    for (let shift = 0; shift < 28 && pos < buf.length; shift += 7) {
+      const b = buf[pos++]!
+      n |= (b & 0x7f) << shift
+      if (b < 0x80) {
+        this.pos = pos
+        return n
+      }
+    }
+    return this.wideUint()
+  }
+
+  private wideUint(): number {
     const [lo, hi] = this.varint64()
     if (hi > 0x1fffff) throw new WireError('varint out of range')
     return hi * TWO_32 + lo
@@ -74,13 +103,14 @@ export class Reader {
   }
 
   string(): string {
-    try {
-      return utf8Strict.decode(this.bytes())
-    } catch (err) {
-      // A stack that overflows inside the decoder is the nesting's fault, reported as such by the caller.
-      if (err instanceof WireError || isStackOverflow(err)) throw err
-      throw new WireError('string is not valid UTF-8')
+    const bytes = this.bytes()
+    // Short ASCII (names, keys, most values) is valid UTF-8 as it is: built without the decoder's call.
+    if (bytes.length <= SHORT_STRING) {
+      for (let i = 0; i < bytes.length; i++) if (bytes[i]! >= 0x80) return decodeUtf8(bytes)
+      // One flat string (not one piece per character: the watch cache keeps these).
+      return String.fromCharCode.apply(null, bytes as unknown as number[])
     }
+    return decodeUtf8(bytes)
   }
 
   double(): number {
@@ -109,8 +139,13 @@ export class Reader {
 }
 
 export class Writer {
-  private buf = new Uint8Array(256)
+  private buf: Uint8Array
   private len = 0
+
+  /** `capacity`: the bytes first set aside; small for the many small messages (a map entry, a Time). */
+  constructor(capacity = 256) {
+    this.buf = new Uint8Array(capacity)
+  }
 
   private room(n: number): void {
     if (this.len + n <= this.buf.length) return
@@ -161,7 +196,13 @@ export class Writer {
     this.len += 8
   }
 
+  /** The bytes written, as a copy of their own. */
   finish(): Uint8Array {
     return this.buf.slice(0, this.len)
+  }
+
+  /** The bytes written, without a copy: for a message copied at once into the one around it. */
+  view(): Uint8Array {
+    return this.buf.subarray(0, this.len)
   }
 }

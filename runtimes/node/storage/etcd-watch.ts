@@ -216,7 +216,9 @@ export class EtcdWatch implements Watcher {
   private translate(event: IEvent, { prev, current }: Decoded): void {
     const rev = int64(event.kv.mod_revision)
     const p = this.predicate
-    const was = prev !== undefined && (!p || p(prev))
+    // Without a predicate the previous value is not decoded (see decodeEvent): that it exists is enough.
+    const hadPrev = Boolean(event.prev_kv)
+    const was = hadPrev && (!p || (prev !== undefined && p(prev)))
     if (event.type === 'Delete') {
       if (!prev) throw new Error(`etcd sent the deletion of ${event.kv.key.toString()} without its previous value`)
       if (was) this.emit('DELETED', stampRevision(prev, rev), rev)
@@ -225,15 +227,21 @@ export class EtcdWatch implements Watcher {
     if (!current) throw new Error(`etcd sent a change of ${event.kv.key.toString()} without its value`)
     const is = !p || p(current)
     // Without prev_kv (compacted away) a modification is judged by its new state alone.
-    const existed = prev !== undefined ? was : int64(event.kv.version) > 1 && is
+    const existed = hadPrev ? was : int64(event.kv.version) > 1 && is
     if (is && existed) this.emit('MODIFIED', current, rev)
     else if (is) this.emit('ADDED', current, rev)
     else if (was && prev) this.emit('DELETED', stampRevision(prev, rev), rev)
   }
 
+  /**
+   * The previous value is decoded only when it is used: for a deletion (the
+   * DELETED event carries it) or to run the predicate on it. A watch of
+   * every object (the watch cache's) needs only to know it existed, which
+   * saves a decode per update, as upstream's watcher does.
+   */
   private async decodeEvent(event: IEvent): Promise<Decoded> {
     const [prev, current] = await Promise.all([
-      event.prev_kv ? this.deps.decode(event.prev_kv) : undefined,
+      event.prev_kv && (event.type === 'Delete' || this.predicate) ? this.deps.decode(event.prev_kv) : undefined,
       event.type === 'Delete' ? undefined : this.deps.decode(event.kv),
     ])
     return { prev, current }

@@ -291,6 +291,18 @@ describe('decodeProtobuf refuses malformed bodies with 400 BadRequest', () => {
     assertBadRequest(() => decodeProtobuf(new TextEncoder().encode(text)), /no kind "Namesbace" is registered/)
   })
 
+  it('with a short string that is not UTF-8, and reads a short one that is', () => {
+    const name = (bytes: number[]) => {
+      const meta = [0x0a, bytes.length, ...bytes]
+      const typeMeta = [0x0a, 0x02, 0x76, 0x31, 0x12, 0x09, ...new TextEncoder().encode('Namespace')]
+      const raw = [0x0a, meta.length, ...meta]
+      return Uint8Array.from([0x6b, 0x38, 0x73, 0x00, 0x0a, typeMeta.length, ...typeMeta, 0x12, raw.length, ...raw])
+    }
+    assertBadRequest(() => decodeProtobuf(name([0x61, 0xff, 0x62])), /UTF-8/)
+    assert.deepEqual(decodeProtobuf(name([...new TextEncoder().encode('née')])).metadata, { name: 'née' })
+    assert.deepEqual(decodeProtobuf(name([...new TextEncoder().encode('plain')])).metadata, { name: 'plain' })
+  })
+
   it('with a field of the wrong wire type', () => {
     // ConfigMap field 4 (immutable, a bool) sent as a length-delimited field.
     const typeMeta = [0x0a, 0x02, 0x76, 0x31, 0x12, 0x09, ...new TextEncoder().encode('ConfigMap')]

@@ -23,6 +23,34 @@ describe('metrics exposition', () => {
   })
 })
 
+describe('metric samples found again', () => {
+  it('counts labels given in any order in one sample, and never merges two label sets', () => {
+    const m = new Metrics()
+    m.addCounter('c_total', 'C.', { a: 'x', b: 'y' })
+    m.addCounter('c_total', 'C.', { b: 'y', a: 'x' })
+    // Would share a key if names and values were only joined with separators.
+    m.addCounter('c_total', 'C.', { a: 'x1:by' })
+    m.addCounter('c_total', 'C.', { a: 'x', b: 'y' })
+    assert.equal(m.value('c_total', { a: 'x', b: 'y' }), 3)
+    assert.equal(m.value('c_total', { a: 'x1:by' }), 1)
+  })
+
+  it('observes through a histogram handle into the sample record() fills', () => {
+    const m = new Metrics()
+    const handle = m.histogram('h_seconds', 'H.', [0.1, 1], { op: 'create' })
+    handle.observe(0.05)
+    m.observe('h_seconds', 'H.', [0.1, 1], { op: 'create' }, 0.5)
+    assert.match(m.render(), /h_seconds_bucket\{op="create",le="0.1"\} 1\nh_seconds_bucket\{op="create",le="1"\} 2\n/)
+    assert.match(m.render(), /h_seconds_count\{op="create"\} 2\n/)
+  })
+
+  it('drops a disabled histogram observed through a handle', () => {
+    const m = new Metrics({ disabled: ['h_seconds'] })
+    m.histogram('h_seconds', 'H.', [1], {}).observe(0.5)
+    assert.equal(m.render(), '')
+  })
+})
+
 describe('metrics options', () => {
   it('hides a metric deprecated a release before the server, and shows it again for --show-hidden-metrics-for-version', () => {
     const deprecated = { old_total: '1.31', older_total: '1.30', current_total: '1.32' }

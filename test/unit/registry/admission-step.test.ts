@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import type { AdmissionAttributes } from '../../../core/admission/attributes.js'
+import { validatingChain, type ValidatingAdmission } from '../../../core/admission/validating.js'
+import type { KubeObject } from '../../../core/machinery/object.js'
+import { runValidatingAdmission } from '../../../core/registry/admission-step.js'
+import type { RequestContext } from '../../../core/registry/request-context.js'
+import type { ResourceEntry } from '../../../core/resources/catalogue.js'
+
+const entry = { resource: 'configmaps' } as unknown as ResourceEntry
+const ctx: RequestContext = { user: { username: 'alice', groups: [] }, now: new Date(), dryRun: false }
+
+const dataOf = (obj: KubeObject | undefined): Record<string, string> => (obj as unknown as { data: Record<string, string> }).data
+
+function plugin(name: string, validate: (a: AdmissionAttributes) => void | Promise<void>): ValidatingAdmission {
+  return { name, handles: () => true, validate }
+}
+
+describe('the validating admission step', () => {
+  it('hands plugins one copy of the object and of the old one: what they change never reaches the write', async () => {
+    const object: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ns' }, data: { k: 'new' } }
+    const old: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ns' }, data: { k: 'old' } }
+    const seen: KubeObject[] = []
+    const chain = validatingChain('test', [
+      plugin('first', (a) => {
+        assert.equal(a.name, 'a')
+        assert.equal(a.namespace, 'ns')
+        assert.notEqual(a.object, object)
+        assert.deepEqual(a.object, object)
+        assert.deepEqual(a.oldObject, old)
+        dataOf(a.object)['k'] = 'changed'
+        dataOf(a.oldObject)['k'] = 'changed'
+        seen.push(a.object!)
+      }),
+      plugin('second', async (a) => {
+        await Promise.resolve()
+        // The same copy as the plugin before saw (upstream passes one copy down the chain).
+        assert.equal(a.object, seen[0])
+        assert.equal(dataOf(a.object)['k'], 'changed')
+        assert.ok(Object.keys(a).includes('object'))
+      }),
+    ])
+    await runValidatingAdmission(chain, entry, { operation: 'UPDATE', object, old }, ctx)
+    assert.equal(dataOf(object)['k'], 'new')
+    assert.equal(dataOf(old)['k'], 'old')
+  })
+
+  it('passes a refusal through', async () => {
+    const chain = validatingChain('test', [
+      plugin('refuses', () => {
+        throw new Error('no')
+      }),
+    ])
+    await assert.rejects(runValidatingAdmission(chain, entry, { operation: 'CREATE', object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b' } } }, ctx), /no/)
+  })
+})
