@@ -62,7 +62,8 @@ async function callMutating(a: AdmissionAttributes, invocation: Invocation, obje
   if (answer.patchType !== 'JSONPatch') throw new CallingWebhookError(hook.name, `unsupported patch type "${answer.patchType ?? ''}"`)
   let patched: KubeObject
   try {
-    patched = (await applyJsonPatch(structuredClone(object), ops)) as KubeObject
+    // The patch leaves `object` as it is and gives a result of its own: no copy needed first.
+    patched = (await applyJsonPatch(object, ops)) as KubeObject
   } catch (err) {
     throw internalError(err instanceof StatusError ? err.message : err)
   }
