@@ -2,7 +2,7 @@
  * The filters remove credentials and identity headers from the request once
  * they have been read (as upstream's authentication, impersonation and
  * request-header filters do), so that nothing later can pass them on. Some
- * runtimes hand a handler a Request whose headers are immutable (Deno.serve):
+ * runtimes hand a handler a Request whose headers are immutable (Deno's serve):
  * such a request is copied once, into one whose headers may change.
  */
 
