@@ -106,7 +106,7 @@ describe('watches through the Node listener', () => {
       )
       // The answer ended with its last chunk: the same connection carries the next request.
       const next = await watch1(agent, `${CM}?limit=1`)
-      const reused = (next.req as unknown as { reusedSocket: boolean }).reusedSocket
+      const reused = (next as unknown as { req: { reusedSocket: boolean } }).req.reusedSocket
       next.resume()
       assert.equal(next.statusCode, 200)
       assert.equal(reused, true)
