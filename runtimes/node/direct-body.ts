@@ -5,11 +5,16 @@
  * chunk to Node's response; for one event going to a thousand watchers that
  * stack cost more than the response writes. A body core made observable
  * (core/http/observed-body.ts) is read here straight from its source and
- * each chunk written as it comes, on HTTP/1.1 and HTTP/2 alike; Node frames
- * it (a chunk on HTTP/1.1, a DATA frame on HTTP/2) as before.
+ * each chunk written as it comes, on HTTP/1.1 and HTTP/2 alike (a DATA
+ * frame on HTTP/2). On Node's HTTP/1.1 a chunk goes to the socket already
+ * framed (size line, bytes, CRLF in one buffer made once per event for every
+ * watcher), one socket write instead of the response's four; the response
+ * still writes the headers and the last chunk, so the connection is used
+ * again as before.
  */
 import type { ServerResponse } from 'node:http'
 import type { Http2ServerResponse } from 'node:http2'
+import type { Socket } from 'node:net'
 import { type DirectBody, readDirectly } from '../../core/http/observed-body.js'
 
 type Outgoing = ServerResponse | Http2ServerResponse
@@ -36,17 +41,53 @@ function headersOf(response: Response): Record<string, string | string[]> {
   return out
 }
 
-/** Resolves when `outgoing` may take more (or has closed). */
-function drained(outgoing: Outgoing): Promise<void> {
+/** Resolves when `writable` may take more, or `outgoing` has closed. */
+function drained(writable: Outgoing | Socket, outgoing: Outgoing): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
-      outgoing.off('drain', done)
+      writable.off('drain', done)
       outgoing.off('close', done)
       resolve()
     }
-    outgoing.on('drain', done)
+    writable.on('drain', done)
     outgoing.on('close', done)
   })
+}
+
+/** An event's bytes as one HTTP/1.1 chunk, made once for all the watchers the same bytes go to. */
+const framed = new WeakMap<Uint8Array, Buffer>()
+
+function chunkOf(bytes: Uint8Array): Buffer {
+  let chunk = framed.get(bytes)
+  if (chunk === undefined) {
+    const size = `${bytes.byteLength.toString(16)}\r\n`
+    chunk = Buffer.allocUnsafe(size.length + bytes.byteLength + 2)
+    chunk.write(size, 0, 'latin1')
+    chunk.set(bytes, size.length)
+    chunk.write('\r\n', size.length + bytes.byteLength, 'latin1')
+    framed.set(bytes, chunk)
+  }
+  return chunk
+}
+
+/** Node's own HTTP/1.1 response internals, read only to decide whether the socket may be written directly. */
+interface Http1Internals {
+  chunkedEncoding?: boolean
+  outputData?: unknown[]
+}
+
+/**
+ * The socket to write framed chunks to, when that is safe: Node itself (not
+ * another runtime's imitation of its HTTP module), a chunked answer whose
+ * headers are already on the socket, and the socket this answer's own (no
+ * earlier pipelined answer still being written).
+ */
+function chunkSocket(outgoing: Outgoing): Socket | undefined {
+  if ('stream' in outgoing || 'Bun' in globalThis || 'Deno' in globalThis) return undefined
+  const internals = outgoing as unknown as Http1Internals
+  const socket = outgoing.socket as (Socket & { _httpMessage?: unknown }) | null
+  if (internals.chunkedEncoding !== true || internals.outputData?.length !== 0 || !socket || socket._httpMessage !== outgoing) return undefined
+  return socket
 }
 
 /**
@@ -64,6 +105,7 @@ export function writeDirect(response: Response, body: DirectBody, outgoing: Outg
     body.cancel()
   }
   outgoing.once('close', cancel)
+  const socket = chunkSocket(outgoing)
   void (async () => {
     try {
       for (;;) {
@@ -74,7 +116,10 @@ export function writeDirect(response: Response, body: DirectBody, outgoing: Outg
           outgoing.end()
           return
         }
-        if (!(outgoing as ServerResponse).write(chunk)) await drained(outgoing)
+        if (chunk.byteLength === 0) continue
+        if (socket) {
+          if (!socket.write(chunkOf(chunk))) await drained(socket, outgoing)
+        } else if (!(outgoing as ServerResponse).write(chunk)) await drained(outgoing, outgoing)
       }
     } catch (err) {
       cancel()
