@@ -90,6 +90,25 @@ function chunkSocket(outgoing: Outgoing): Socket | undefined {
   return socket
 }
 
+let turn: Promise<void> | undefined
+
+/**
+ * Resolves once the current turn's callbacks and promises are done, the same
+ * promise for every watch that waits in this turn. A commit hands its event
+ * to every watcher within its own turn; waiting here lets the writer's answer
+ * (its 201) go out first, as it does when the watchers are served apart from
+ * the writer, and then writes the event to every watch in one run.
+ */
+function nextTurn(): Promise<void> {
+  turn ??= new Promise((resolve) =>
+    setImmediate(() => {
+      turn = undefined
+      resolve()
+    }),
+  )
+  return turn
+}
+
 /**
  * Writes `response`'s status and headers, then every chunk `body` gives, and
  * ends the answer when it ends; a client that goes away cancels the body.
@@ -117,6 +136,8 @@ export function writeDirect(response: Response, body: DirectBody, outgoing: Outg
           return
         }
         if (chunk.byteLength === 0) continue
+        await nextTurn()
+        if (finished) return
         if (socket) {
           if (!socket.write(chunkOf(chunk))) await drained(socket, outgoing)
         } else if (!(outgoing as ServerResponse).write(chunk)) await drained(outgoing, outgoing)
