@@ -95,11 +95,11 @@ try {
 }
 
 const ms = (v: number) => (v < 10 ? v.toFixed(1) : Math.round(v).toString())
-process.stdout.write('| build | backend | ready from exec | RSS at ready | heap at ready | watchers | connections | p50 / p99 from the 201 | the last watcher p99 | p50 / p99 from the send | server CPU per delivery |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n')
+process.stdout.write('| build | backend | ready from exec | RSS at ready | heap at ready | watchers | connections | p50 / p99 from the 201 | the last watcher p99 | p50 / p99 from the send | create p50 / p99 | server CPU per delivery |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n')
 for (const r of rows) {
   for (const w of r.watches) {
     process.stdout.write(
-      `| ${r.build} | ${r.backend} | ${Math.round(r.readyMs)} ms | ${Math.round(r.rssReadyMiB)} MiB | ${Number.isNaN(r.heapReadyMiB) ? '—' : `${Math.round(r.heapReadyMiB)} MiB`} | ${w.watchers} | ${w.http2Connections ? `${w.http2Connections} HTTP/2` : 'one HTTP/1.1 each'} | ${ms(w.p50Ms)} / ${ms(w.p99Ms)} ms | ${ms(w.allP99Ms)} ms | ${ms(w.fromSendP50Ms)} / ${ms(w.fromSendP99Ms)} ms${w.missed ? ` (${w.missed} missed)` : ''} | ${w.cpuPerDeliveryUs === undefined ? '—' : `${Math.round(w.cpuPerDeliveryUs)} µs`} |\n`,
+      `| ${r.build} | ${r.backend} | ${Math.round(r.readyMs)} ms | ${Math.round(r.rssReadyMiB)} MiB | ${Number.isNaN(r.heapReadyMiB) ? '—' : `${Math.round(r.heapReadyMiB)} MiB`} | ${w.watchers} | ${w.http2Connections ? `${w.http2Connections} HTTP/2` : 'one HTTP/1.1 each'} | ${ms(w.p50Ms)} / ${ms(w.p99Ms)} ms | ${ms(w.allP99Ms)} ms | ${ms(w.fromSendP50Ms)} / ${ms(w.fromSendP99Ms)} ms${w.missed ? ` (${w.missed} missed)` : ''} | ${ms(w.createP50Ms)} / ${ms(w.createP99Ms)} ms | ${w.cpuPerDeliveryUs === undefined ? '—' : `${Math.round(w.cpuPerDeliveryUs)} µs`} |\n`,
     )
   }
 }
