@@ -7,6 +7,11 @@
  * socket writes. A body made by `observableStream` takes the filters' hooks
  * instead and calls them from its own pull; any other body is still piped,
  * with the same hooks called at the same moments.
+ *
+ * A runtime that writes to connections itself may also read an observable
+ * body without its stream (`readDirectly`): a watch event then goes from the
+ * watcher to the connection's write with one promise between them, instead
+ * of a stream's pull, queue and read for each watcher.
  */
 
 export interface BodyObserver {
@@ -19,6 +24,7 @@ export interface BodyObserver {
 }
 
 const observersOf = new WeakMap<ReadableStream<Uint8Array>, BodyObserver[]>()
+const sourceOf = new WeakMap<ReadableStream<Uint8Array>, ObservedSource>()
 
 /** Where an observable body's source reports what happens to it. */
 export interface ObservedSource {
@@ -30,7 +36,8 @@ export interface ObservedSource {
 /** A body whose observers are called directly; one stream stage, however many filters watch it. */
 export function observableStream(source: ObservedSource): ReadableStream<Uint8Array> {
   const observers: BodyObserver[] = []
-  const stream = new ReadableStream<Uint8Array>({
+  const stream = new ReadableStream<Uint8Array>(
+    {
       async pull(controller) {
         const chunk = await source.pull()
         if (chunk === undefined) {
@@ -45,9 +52,53 @@ export function observableStream(source: ObservedSource): ReadableStream<Uint8Ar
         source.cancel()
         for (const o of observers) o.onCancel?.()
       },
-  })
+    },
+    // Pulled only when read: nothing is taken from the source before the body's reader (or `readDirectly`) asks.
+    { highWaterMark: 0 },
+  )
   observersOf.set(stream, observers)
+  sourceOf.set(stream, source)
   return stream
+}
+
+/** An observable body read without its stream; the observers hear the same as from a stream's reader. */
+export interface DirectBody {
+  /** The next chunk, or undefined once the body ended. One call at a time. */
+  pull(): Promise<Uint8Array | undefined>
+  /** The consumer went away. */
+  cancel(): void
+}
+
+/**
+ * `body`'s source, for a consumer that writes each chunk itself; undefined
+ * for a body that is not observable or is already being read. The stream is
+ * locked, so nothing else reads it.
+ */
+export function readDirectly(body: ReadableStream<Uint8Array>): DirectBody | undefined {
+  const source = sourceOf.get(body)
+  const observers = observersOf.get(body)
+  if (!source || !observers || body.locked) return undefined
+  body.getReader()
+  let ended = false
+  return {
+    async pull() {
+      if (ended) return undefined
+      const chunk = await source.pull()
+      if (chunk === undefined) {
+        ended = true
+        for (const o of observers) o.onClose?.()
+        return undefined
+      }
+      for (const o of observers) o.onChunk?.(chunk.byteLength)
+      return chunk
+    },
+    cancel() {
+      if (ended) return
+      ended = true
+      source.cancel()
+      for (const o of observers) o.onCancel?.()
+    },
+  }
 }
 
 /**

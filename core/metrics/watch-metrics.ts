@@ -25,12 +25,14 @@ export function watchMetrics(metrics: Metrics): WatchMetrics {
       const labels = { group: kind.group, version: kind.version, kind: kind.kind }
       const open = metrics.gaugeOf(REGISTERED_WATCHERS, labels)
       const events = metrics.counter(WATCH_EVENTS.name, WATCH_EVENTS.help, labels)
+      // Found once per watch: an event to a thousand watchers observes it a thousand times.
+      const sizes = metrics.histogramOf(WATCH_EVENT_SIZES, labels)
       open.add(1)
       let closed = false
       return {
         event: (bytes) => {
           events.add()
-          metrics.record(WATCH_EVENT_SIZES, labels, bytes)
+          sizes.observe(bytes)
         },
         closed: () => {
           if (closed) return

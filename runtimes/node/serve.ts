@@ -10,6 +10,7 @@ import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import type { DetailedPeerCertificate, SecureContext, SecureVersion, TLSSocket } from 'node:tls'
 import { getRequestListener, RequestError } from '@hono/node-server'
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response'
 import { statusResponse as statusErrorResponse } from '../../core/http/respond.js'
 import { StatusError } from '../../core/machinery/status-error.js'
 import type { ClientCertificate, ConnectionInfo, Logger } from '../../core/ports.js'
@@ -17,6 +18,7 @@ import { type ClientCABundles, type ClientCAs, clientCAs } from './client-cas.js
 import type { EgressDialers } from './egress-dialer.js'
 import { reusePortWorks } from './reuse-port.js'
 import { handleUpgrade } from './upgrade-passthrough.js'
+import { directBodyOf, mayBeWatch, writeDirect } from './direct-body.js'
 
 /** What the listener needs of an ApiServer: its fetch handler. */
 export interface FetchHandler {
@@ -149,6 +151,14 @@ function bundlesGiven(bundles: ClientCABundles): boolean {
 type Incoming = IncomingMessage | Http2ServerRequest
 type Outgoing = ServerResponse | Http2ServerResponse
 
+/**
+ * Tells the adapter the answer was written here. Made a full Response first:
+ * the adapter's own lightweight one (once it replaced the global) would have
+ * the adapter write a status for it.
+ */
+const alreadySent: Response = RESPONSE_ALREADY_SENT
+void alreadySent.bodyUsed
+
 function isHttp2(incoming: Incoming): incoming is Http2ServerRequest {
   return 'stream' in incoming
 }
@@ -195,6 +205,14 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
       const incoming: Incoming = env.incoming
       const close = closesConnection(response) || (goawayChance > 0 && isHttp2(incoming) && Math.random() < goawayChance)
       const clean = withoutHopByHopHeaders(response)
+      if (!close && mayBeWatch(incoming.url)) {
+        // A watch: its events are written as they come, without the adapter's stream reading.
+        const direct = directBodyOf(clean)
+        if (direct) {
+          writeDirect(clean, direct, env.outgoing)
+          return alreadySent
+        }
+      }
       if (!close) return clean
       if (isHttp2(incoming)) {
         env.outgoing.once('finish', () => incoming.stream.session?.close())

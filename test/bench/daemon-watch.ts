@@ -1,20 +1,25 @@
 /**
  * Watch delivery through the daemon over TLS: N clients watch one
  * namespace's ConfigMaps from a list's resourceVersion (as informers do),
- * each on its own connection, then ConfigMaps are created one at a time; for
- * each, the time from the create's acknowledgement (its 201 read in full) to
+ * each on its own HTTP/1.1 connection, or as streams shared by a few HTTP/2
+ * connections (as informers in one client-go process share one), then
+ * ConfigMaps are created one at a time; for each, the time from the create's acknowledgement (its 201 read in full) to
  * the moment each watcher's connection has the event. The next create waits
  * until every watcher had the previous one (or a bounded wait ran out), so
  * the figures are delivery, not queueing behind earlier writes.
  */
 import { Agent, request } from 'node:https'
 import type { IncomingMessage } from 'node:http'
+import { type ClientHttp2Session, connect } from 'node:http2'
+import type { Readable } from 'node:stream'
 import { configMapBody } from './configmap-payload.js'
 import { percentile } from './load.js'
 import { call, fetchText, TOKEN, type TlsTarget } from './tls-targets.js'
 
 export interface WatchDelivery {
   watchers: number
+  /** HTTP/2 connections the watches shared; 0: one HTTP/1.1 connection each. */
+  http2Connections: number
   writes: number
   /** Over every (create, watcher) delivery, ms after the acknowledgement. */
   p50Ms: number
@@ -26,12 +31,50 @@ export interface WatchDelivery {
   /** Over every delivery, ms after the create was sent (the event may reach a watcher before the 201 does). */
   fromSendP50Ms: number
   fromSendP99Ms: number
+  /** The measured creates themselves, send to 201, ms (a fan-out done before the 201 shows here). */
+  createP50Ms: number
+  createP99Ms: number
   /** The server's CPU time per (create, watcher) delivery, µs, when the options gave a way to read it. */
   cpuPerDeliveryUs?: number
 }
 
 const WAIT_PER_WRITE_MS = 10_000
 const WARM_UP_WRITES = 3
+
+/**
+ * client-go's HTTP/2 flow-control windows (1 GiB for the connection, 4 MiB
+ * per stream): with HTTP/2's default 64 KiB the connection's window would
+ * hold one event for about fifty watchers, and the rest would wait for the
+ * client's window updates.
+ */
+const H2_CONNECTION_WINDOW = 1 << 30
+const H2_STREAM_WINDOW = 4 << 20
+
+function openSession(port: number): Promise<ClientHttp2Session> {
+  return new Promise((done, fail) => {
+    const session = connect(`https://127.0.0.1:${port}`, { rejectUnauthorized: false, settings: { initialWindowSize: H2_STREAM_WINDOW } })
+    session.once('error', fail)
+    session.once('connect', () => {
+      session.off('error', fail)
+      session.on('error', () => {})
+      session.setLocalWindowSize(H2_CONNECTION_WINDOW)
+      done(session)
+    })
+  })
+}
+
+function openStream(session: ClientHttp2Session, path: string): Promise<Readable> {
+  return new Promise((done, fail) => {
+    const stream = session.request({ ':path': path, authorization: `Bearer ${TOKEN}` }, { endStream: true })
+    stream.once('error', fail)
+    stream.once('response', (headers) => {
+      if (headers[':status'] !== 200) {
+        stream.resume()
+        fail(new Error(`watch answered ${headers[':status']}`))
+      } else done(stream)
+    })
+  })
+}
 
 function openWatch(agent: Agent, port: number, path: string): Promise<IncomingMessage> {
   return new Promise((done, fail) => {
@@ -56,6 +99,8 @@ export async function measureWatchDelivery(
     prefix: string
     /** The server process's CPU time so far, ms. */
     cpuMs?: () => Promise<number>
+    /** Watch as streams of this many HTTP/2 connections (as client-go multiplexes); absent, one HTTP/1.1 connection per watch. */
+    http2Connections?: number
   },
 ): Promise<WatchDelivery> {
   const url = `/api/v1/namespaces/${opts.namespace}/configmaps`
@@ -64,11 +109,14 @@ export async function measureWatchDelivery(
   if (!rv) throw new Error(`${t.label}: the list of ${url} has no resourceVersion`)
   // Every watch holds its own connection for its whole life, as separate informers would.
   const agent = new Agent({ keepAlive: false, maxSockets: Infinity })
-  const streams: IncomingMessage[] = []
+  const sessions: ClientHttp2Session[] = []
+  const streams: Readable[] = []
   let current: { name: string; arrivals: Float64Array; pending: number; allArrived: () => void } | undefined
   try {
+    for (let i = 0; i < (opts.http2Connections ?? 0); i++) sessions.push(await openSession(t.port))
     for (let w = 0; w < opts.watchers; w++) {
-      const res = await openWatch(agent, t.port, `${url}?watch=1&resourceVersion=${rv}&allowWatchBookmarks=false`)
+      const path = `${url}?watch=1&resourceVersion=${rv}&allowWatchBookmarks=false`
+      const res = sessions.length ? await openStream(sessions[w % sessions.length]!, path) : await openWatch(agent, t.port, path)
       streams.push(res)
       // The tail of the previous chunk, in case an event's name is split between two chunks.
       let tail = ''
@@ -84,6 +132,7 @@ export async function measureWatchDelivery(
     }
 
     const fromSend: number[] = []
+    const creates: number[] = []
     const writeOnce = async (name: string): Promise<Float64Array> => {
       let allArrived!: () => void
       const arrived = new Promise<void>((resolve) => (allArrived = resolve))
@@ -92,6 +141,7 @@ export async function measureWatchDelivery(
       const sent = performance.now()
       const status = await call(t.agent, t.port, 'POST', url, configMapBody(name))
       const ack = performance.now()
+      creates.push(ack - sent)
       if (status !== 201) throw new Error(`${t.label}: creating ${name} answered ${status}`)
       let timer: ReturnType<typeof setTimeout> | undefined
       await Promise.race([arrived, new Promise((resolve) => (timer = setTimeout(resolve, WAIT_PER_WRITE_MS)))])
@@ -103,6 +153,7 @@ export async function measureWatchDelivery(
 
     for (let i = 0; i < WARM_UP_WRITES; i++) await writeOnce(`${opts.prefix}-warm-${i}`)
     fromSend.length = 0
+    creates.length = 0
     const cpuBefore = await opts.cpuMs?.()
     const deliveries: number[] = []
     const lastPerWrite: number[] = []
@@ -123,8 +174,10 @@ export async function measureWatchDelivery(
     deliveries.sort((a, b) => a - b)
     lastPerWrite.sort((a, b) => a - b)
     fromSend.sort((a, b) => a - b)
+    creates.sort((a, b) => a - b)
     return {
       watchers: opts.watchers,
+      http2Connections: opts.http2Connections ?? 0,
       writes,
       p50Ms: percentile(deliveries, 50),
       p99Ms: percentile(deliveries, 99),
@@ -132,12 +185,15 @@ export async function measureWatchDelivery(
       missed,
       fromSendP50Ms: percentile(fromSend, 50),
       fromSendP99Ms: percentile(fromSend, 99),
+      createP50Ms: percentile(creates, 50),
+      createP99Ms: percentile(creates, 99),
       ...(cpuBefore !== undefined && cpuAfter !== undefined && writes > 0
         ? { cpuPerDeliveryUs: ((cpuAfter - cpuBefore) * 1000) / (writes * opts.watchers) }
         : {}),
     }
   } finally {
     for (const s of streams) s.destroy()
+    for (const s of sessions) s.destroy()
     agent.destroy()
   }
 }

@@ -113,6 +113,7 @@ describe('/metrics', () => {
     }
     assert.equal(sampleValue(families, 'apiserver_longrunning_requests', open), 0)
     assert.ok((sampleValue(families, 'apiserver_watch_events_total', { group: '', version: 'v1', kind: 'ConfigMap' }) ?? 0) >= 1)
+    assert.ok((sampleValue(families, 'apiserver_watch_events_sizes_count', { group: '', version: 'v1', kind: 'ConfigMap' }) ?? 0) >= 1)
     // Deprecated in 1.23 and gone from upstream's 1.32 scrape.
     assert.equal(families.has('apiserver_registered_watchers'), false)
     assert.ok((sampleValue(families, 'etcd_request_duration_seconds_count', { operation: 'create', type: 'configmaps' }) ?? 0) >= 2)

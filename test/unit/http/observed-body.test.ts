@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { type BodyObserver, observableStream, observeBody } from '../../../core/http/observed-body.js'
+import { type BodyObserver, observableStream, observeBody, readDirectly } from '../../../core/http/observed-body.js'
 
 const bytes = (text: string) => new TextEncoder().encode(text)
 
@@ -51,3 +51,33 @@ for (const observable of [true, false]) {
     assert.deepEqual(r.seen, ['chunk 2', 'cancel'])
   })
 }
+
+test('an observable body read directly gives its chunks and tells every observer, as its stream would', async () => {
+  const { stream } = body(['ab', 'cde'], true)
+  const r = recorder()
+  const direct = readDirectly(observeBody(stream, r.observer))
+  assert.ok(direct)
+  assert.equal(stream.locked, true, 'nothing else reads it')
+  const got: string[] = []
+  for (let chunk = await direct.pull(); chunk !== undefined; chunk = await direct.pull()) got.push(new TextDecoder().decode(chunk))
+  assert.deepEqual(got, ['ab', 'cde'])
+  assert.deepEqual(r.seen, ['chunk 2', 'chunk 3', 'close'])
+})
+
+test('a body read directly whose consumer goes away cancels its source and tells the observers', async () => {
+  const { stream, cancelled } = body(['ab', 'cde'], true)
+  const r = recorder()
+  const direct = readDirectly(observeBody(stream, r.observer))!
+  await direct.pull()
+  direct.cancel()
+  assert.equal(cancelled(), true)
+  assert.equal(await direct.pull(), undefined)
+  assert.deepEqual(r.seen, ['chunk 2', 'cancel'])
+})
+
+test('only an observable body nobody reads yet can be read directly', () => {
+  assert.equal(readDirectly(body(['ab'], false).stream), undefined)
+  const { stream } = body(['ab'], true)
+  stream.getReader()
+  assert.equal(readDirectly(stream), undefined)
+})
