@@ -17,9 +17,12 @@ export interface NodeYamlDecoderOptions {
   offThreadFrom?: number
   /** Bodies that may wait behind the one being decoded; one more is answered 429. @default 8 */
   maxQueued?: number
-  /** How long the worker may take over one body before it is stopped (504). @default 30 s */
+  /**
+   * How long the worker may take over one body before it is stopped (504);
+   * a worker starting has as long again to load. @default 30 s
+   */
   timeoutMs?: number
-  /** The worker's heap limit (V8's old generation); past it the worker dies and the body is answered 500. @default 1024 */
+  /** The worker's heap limit (V8's old generation); past it the worker dies and the body is answered 500. @default 512 (a 3 MiB body of 140000 keys fits in 256) */
   maxHeapMb?: number
   /** @default silent */
   logger?: Logger
@@ -41,7 +44,7 @@ interface Waiting {
 interface Running {
   id: number
   resolve: (answer: YamlJsonAnswer) => void
-  timer: ReturnType<typeof setTimeout>
+  timer: ReturnType<typeof setTimeout> | undefined
 }
 
 const FROM_SOURCE = import.meta.url.endsWith('.ts')
@@ -64,7 +67,7 @@ function spawnWorker(maxHeapMb: number): Worker {
 export function nodeYamlDecoder(options: NodeYamlDecoderOptions = {}): NodeYamlDecoder {
   const maxQueued = options.maxQueued ?? 8
   const timeoutMs = options.timeoutMs ?? 30_000
-  const maxHeapMb = options.maxHeapMb ?? 1024
+  const maxHeapMb = options.maxHeapMb ?? 512
   const logger = options.logger ?? silentLogger
   const waiting: Waiting[] = []
   let running: Running | undefined
@@ -97,8 +100,11 @@ export function nodeYamlDecoder(options: NodeYamlDecoderOptions = {}): NodeYamlD
       return undefined
     }
     started.on('message', (message: { id: number; answer: YamlJsonAnswer } | typeof WORKER_READY) => {
-      if (message === 'ready') ready = true
-      else if (running?.id === message.id) finish(message.answer)
+      if (message === 'ready') {
+        ready = true
+        // The body's deadline counts from now: loading the worker's modules was not its work.
+        if (running && worker === started) armDeadline(running)
+      } else if (running?.id === message.id) finish(message.answer)
     })
     started.on('error', (err) => {
       failure = err
@@ -120,6 +126,15 @@ export function nodeYamlDecoder(options: NodeYamlDecoderOptions = {}): NodeYamlD
     return started
   }
 
+  const armDeadline = (job: Running): void => {
+    clearTimeout(job.timer)
+    job.timer = setTimeout(() => {
+      stopWorker()
+      finish({ kind: 'timeout' })
+    }, timeoutMs)
+    job.timer.unref?.()
+  }
+
   const stopWorker = (): void => {
     const stopping = worker
     worker = undefined
@@ -133,15 +148,10 @@ export function nodeYamlDecoder(options: NodeYamlDecoderOptions = {}): NodeYamlD
     if (closed || unavailable) return job.resolve({ kind: 'here' })
     worker ??= start()
     if (!worker) return job.resolve({ kind: 'here' })
-    const id = nextId++
-    const timer = setTimeout(() => {
-      stopWorker()
-      finish({ kind: 'timeout' })
-    }, timeoutMs)
-    timer.unref?.()
-    running = { id, resolve: job.resolve, timer }
+    running = { id: nextId++, resolve: job.resolve, timer: undefined }
+    armDeadline(running)
     worker.ref()
-    worker.postMessage({ id, text: job.text, findDuplicates: job.findDuplicates } satisfies YamlJob)
+    worker.postMessage({ id: running.id, text: job.text, findDuplicates: job.findDuplicates } satisfies YamlJob)
   }
 
   return {
