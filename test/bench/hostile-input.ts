@@ -10,10 +10,12 @@
  * rewrites its own section of docs/benchmarks.md (between the markers) and
  * leaves the rest of the page as the last full run wrote it.
  */
+import { writeFile } from 'node:fs/promises'
 import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { SLICE_BUDGET_MS } from '../../core/machinery/time-slice.js'
-import type { ApiServer } from '../../core/index.js'
+import type { ApiServer, ServerPorts } from '../../core/index.js'
+import { nodeYamlDecoder } from '../../runtimes/node/yaml-decoder.js'
 import { measureHostileDaemon } from './hostile-daemon.js'
 import { fuzzServer, send } from '../fuzz/fuzz-server.js'
 import { CONFIGMAPS, type FuzzRequest, worstInputs } from '../fuzz/worst-inputs.js'
@@ -36,9 +38,15 @@ export interface OrdinaryFigure {
 }
 
 export interface HostileReport {
+  /** In process with the Node runtime's YAML decoder (a worker thread), as the daemon runs. */
   inProcess: HostileFigures
+  /** In process with YAML decoded on the serving thread (the default of createApiServer without the port). */
+  inProcessHere: HostileFigures
   daemon: HostileFigures
+  /** The daemon built from an earlier commit (`--baseline <dir>`), measured in the same run. */
+  daemonBaseline?: HostileFigures | undefined
   ordinary: OrdinaryFigure[]
+  ordinaryHere: OrdinaryFigure[]
 }
 
 export interface HostileFigures {
@@ -68,8 +76,8 @@ async function getLoop(server: ApiServer): Promise<LoadResult> {
   })
 }
 
-async function measureInProcess(): Promise<{ figures: HostileFigures; ordinary: OrdinaryFigure[] }> {
-  const server = await fuzzServer()
+async function measureInProcess(ports: Partial<ServerPorts>): Promise<{ figures: HostileFigures; ordinary: OrdinaryFigure[] }> {
+  const server = await fuzzServer(ports)
   const inputs = worstInputs()
   // Warm-up, unmeasured: the JIT and every hostile path once.
   await runLoad({ total: 2000, concurrency: 1, maxSeconds: 10 }, async () => (await send(server, GET)).status === 200)
@@ -146,11 +154,21 @@ async function measureOrdinary(server: ApiServer): Promise<OrdinaryFigure[]> {
   return [...times].map(([name, r]) => ({ name, status: r.status, medianMs: median(r.ms), sent: r.ms.length }))
 }
 
-/** Both measurements: in process, then the built daemon at `main`. */
-export async function measureHostileInput(main = join(import.meta.dirname, '..', '..', 'dist', 'runtimes', 'node', 'main.js')): Promise<HostileReport> {
-  const { figures, ordinary } = await measureInProcess()
-  const daemon = await measureHostileDaemon(main, { rounds: ROUNDS, gets: DAEMON_GETS })
-  return { inProcess: figures, daemon, ordinary }
+const DAEMON_MAIN = join('dist', 'runtimes', 'node', 'main.js')
+
+/**
+ * In process with each YAML decoder, then the built daemon at `root`, and
+ * the one built at `baseline` when given: side by side in one run, on the
+ * machine's load of the moment.
+ */
+export async function measureHostileInput(root = join(import.meta.dirname, '..', '..'), baseline?: string): Promise<HostileReport> {
+  const yamlDecoder = nodeYamlDecoder()
+  const worker = await measureInProcess({ yamlDecoder })
+  await yamlDecoder.close()
+  const here = await measureInProcess({})
+  const daemon = await measureHostileDaemon(join(root, DAEMON_MAIN), { rounds: ROUNDS, gets: DAEMON_GETS })
+  const daemonBaseline = baseline ? await measureHostileDaemon(join(baseline, DAEMON_MAIN), { rounds: ROUNDS, gets: DAEMON_GETS }) : undefined
+  return { inProcess: worker.figures, inProcessHere: here.figures, daemon, daemonBaseline, ordinary: worker.ordinary, ordinaryHere: here.ordinary }
 }
 
 const BEGIN = '<!-- hostile-input: begin -->'
@@ -365,7 +383,10 @@ export async function writeHostileSection(root: string, section: string): Promis
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const report = await measureHostileInput()
+  // `--baseline <dir>`: a checkout of an earlier commit with its dist/ built, measured beside this one.
+  const at = process.argv.indexOf('--baseline')
+  const report = await measureHostileInput(undefined, at > 0 ? process.argv[at + 1] : undefined)
+  if (process.env['HOSTILE_REPORT_JSON']) await writeFile(process.env['HOSTILE_REPORT_JSON'], JSON.stringify(report))
   const section = renderHostileSection(report, new Date())
   await writeHostileSection(join(import.meta.dirname, '..', '..'), section)
   process.stdout.write(section)
