@@ -48,8 +48,16 @@ interface Running {
 }
 
 const FROM_SOURCE = import.meta.url.endsWith('.ts')
+/**
+ * Bun's single-file binary (`npm run build:bun`, which compiles the worker as
+ * a second entry point) keeps its entry points under /$bunfs/root/, by their
+ * path from the directory the entries share (runtimes/).
+ */
+const IN_BUN_BINARY = import.meta.url.startsWith('file:///$bunfs/')
 /** The worker's entry beside this module: TypeScript when run from source (tsx, Bun, Deno), JavaScript once built. */
-const WORKER_FILE = new URL(FROM_SOURCE ? './yaml-worker.ts' : './yaml-worker.js', import.meta.url)
+const WORKER_FILE = IN_BUN_BINARY
+  ? new URL('/$bunfs/root/node/yaml-worker.js', import.meta.url)
+  : new URL(FROM_SOURCE ? './yaml-worker.ts' : './yaml-worker.js', import.meta.url)
 
 function spawnWorker(maxHeapMb: number): Worker {
   const resourceLimits = { maxOldGenerationSizeMb: maxHeapMb }
@@ -60,7 +68,8 @@ function spawnWorker(maxHeapMb: number): Worker {
     const code = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_FILE.href)}) })`
     return new Worker(code, { eval: true, resourceLimits })
   }
-  return new Worker(WORKER_FILE, { resourceLimits })
+  // Bun finds a binary's entry point by its path, not by a file: URL.
+  return new Worker(IN_BUN_BINARY ? decodeURIComponent(WORKER_FILE.pathname) : WORKER_FILE, { resourceLimits })
 }
 
 
