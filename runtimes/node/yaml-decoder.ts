@@ -72,7 +72,6 @@ function spawnWorker(maxHeapMb: number): Worker {
   return new Worker(IN_BUN_BINARY ? decodeURIComponent(WORKER_FILE.pathname) : WORKER_FILE, { resourceLimits })
 }
 
-
 export function nodeYamlDecoder(options: NodeYamlDecoderOptions = {}): NodeYamlDecoder {
   const maxQueued = options.maxQueued ?? 8
   const timeoutMs = options.timeoutMs ?? 30_000
