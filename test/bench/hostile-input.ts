@@ -12,6 +12,7 @@
  * full run wrote it. HOSTILE_REPORT_JSON=<file> keeps the figures too.
  */
 import { writeFile } from 'node:fs/promises'
+import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import type { ApiServer, ServerPorts } from '../../core/index.js'
 import { nodeYamlDecoder } from '../../runtimes/node/yaml-decoder.js'
@@ -46,6 +47,8 @@ export interface HostileReport {
   daemonBaseline?: HostileFigures | undefined
   ordinary: OrdinaryFigure[]
   ordinaryHere: OrdinaryFigure[]
+  /** The machine's one-minute load average when the measurement ended. */
+  loadAverage?: number
 }
 
 export interface HostileFigures {
@@ -167,7 +170,8 @@ export async function measureHostileInput(root = join(import.meta.dirname, '..',
   const here = await measureInProcess({})
   const daemon = await measureHostileDaemon(join(root, DAEMON_MAIN), { rounds: ROUNDS, gets: DAEMON_GETS })
   const daemonBaseline = baseline ? await measureHostileDaemon(join(baseline, DAEMON_MAIN), { rounds: ROUNDS, gets: DAEMON_GETS }) : undefined
-  return { inProcess: worker.figures, inProcessHere: here.figures, daemon, daemonBaseline, ordinary: worker.ordinary, ordinaryHere: here.ordinary }
+  const measured = { inProcess: worker.figures, inProcessHere: here.figures, daemon, daemonBaseline, ordinary: worker.ordinary, ordinaryHere: here.ordinary }
+  return { ...measured, loadAverage: loadavg()[0]! }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
