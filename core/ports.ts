@@ -5,6 +5,7 @@
 import type { TracerProvider } from '@opentelemetry/api'
 import type { AdmissionChain } from './admission/chain.js'
 import type { WebhookClient } from './crd/webhook-client.js'
+import type { YamlDecoder } from './http/yaml-off-thread.js'
 import type { StorageSizes } from './metrics/storage-size.js'
 import type { ProxyTransport } from './proxy/transport.js'
 import type { PassUpgrade } from './proxy/upgrade.js'
@@ -78,6 +79,13 @@ export interface ServerPorts {
    * caBundle. @default fetch, which trusts only the runtime's own CAs
    */
   webhookClient: WebhookClient
+  /**
+   * Where large YAML request bodies are decoded: another thread, whose heap
+   * keeps the yaml package's garbage (and its collections) off the serving
+   * thread (`nodeYamlDecoder`: a worker). Answers are the same either way.
+   * @default on the serving thread, in time slices
+   */
+  yamlDecoder: YamlDecoder
   /**
    * How the server forwards requests to aggregated API servers: HTTPS that
    * trusts an APIService's caBundle and presents the proxy client

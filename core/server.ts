@@ -435,6 +435,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       user,
       now,
       maxBodyBytes: options.maxRequestBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      yamlDecoder: ports.yamlDecoder,
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
       onShutdown: (end) => lifecycle.trackWatch(end),

@@ -32,7 +32,7 @@ const DIST = join(ROOT, 'dist')
 /** What the last run wrote besides the entry points, removed before the next so old chunks do not pile up. */
 const MANIFEST = join(DIST, '.bundle-files.json')
 
-const ENTRY_POINTS = ['core/index.ts', 'runtimes/node/index.ts', 'runtimes/node/main.ts']
+const ENTRY_POINTS = ['core/index.ts', 'runtimes/node/index.ts', 'runtimes/node/main.ts', 'runtimes/node/yaml-worker.ts']
 
 /** Dependencies copied into the bundle: pure ES modules (or with an ES module build), no dependencies of their own. */
 const INLINED = new Set(['yaml', '@opentelemetry/api', 'zod', 'jose', 'hono', '@hono/node-server', '@marcbachmann/cel-js', 're2js', '@noble/ciphers'])

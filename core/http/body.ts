@@ -9,6 +9,7 @@ import { depthMessage, jsonDepthMessage, jsonTooDeepAt, jsonTooDeepWalk, nestsDe
 import { runInSlices, TimeSlice } from '../machinery/time-slice.js'
 import { decodeProtobuf } from '../encoding/protobuf.js'
 import { decodeYaml, YamlBodyError } from './yaml-body.js'
+import { decodeYamlOffThread, type YamlDecoder } from './yaml-off-thread.js'
 import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '../machinery/status-error.js'
 
 /** Reads the whole body, refusing more than `limit` bytes without buffering past it. */
@@ -116,9 +117,14 @@ export async function decodeJsonWithin(text: string, prefix: string, findDuplica
   return { value, duplicates: findDuplicates ? await runInSlices(duplicateJsonFieldsWalk(text), slice) : [] }
 }
 
-/** One YAML document to data, or 400 in upstream's words; its duplicate keys when asked. */
-export async function decodeYamlText(text: string, findDuplicates = false): Promise<{ value: unknown; duplicates: string[] }> {
+/**
+ * One YAML document to data, or 400 in upstream's words; its duplicate keys
+ * when asked. A large body goes to `yaml`, the runtime's decoder on another
+ * thread, when there is one.
+ */
+export async function decodeYamlText(text: string, findDuplicates = false, yaml?: YamlDecoder): Promise<{ value: unknown; duplicates: string[] }> {
   try {
+    if (yaml && text.length >= yaml.offThreadFrom) return await decodeYamlOffThread(text, findDuplicates, yaml)
     return await decodeYaml(text, findDuplicates)
   } catch (err) {
     if (err instanceof YamlBodyError) throw badRequest(`error converting YAML to JSON: yaml: ${err.message}`)
@@ -136,6 +142,7 @@ export async function decodeObjectBody(
   contentType: string | null,
   bytes: Uint8Array,
   findDuplicates: boolean,
+  yaml?: YamlDecoder,
 ): Promise<{ body: unknown; duplicates: string[] }> {
   const type = essence(contentType)
   if (type === PROTOBUF_TYPE) {
@@ -147,7 +154,7 @@ export async function decodeObjectBody(
   if (type !== '' && type !== JSON_TYPE && type !== YAML_TYPE) throw unsupportedMediaType(type, BODY_TYPES)
   const text = await decodeUtf8(bytes)
   if (type === YAML_TYPE) {
-    const { value, duplicates } = await decodeYamlText(text, findDuplicates)
+    const { value, duplicates } = await decodeYamlText(text, findDuplicates, yaml)
     return { body: value, duplicates }
   }
   const { value, duplicates } = await decodeJsonWithin(text, "couldn't get version/kind; json parse error: ", findDuplicates)
@@ -155,6 +162,6 @@ export async function decodeObjectBody(
 }
 
 /** Decodes an object body by its Content-Type. */
-export async function decodeBody(contentType: string | null, bytes: Uint8Array): Promise<unknown> {
-  return (await decodeObjectBody(contentType, bytes, false)).body
+export async function decodeBody(contentType: string | null, bytes: Uint8Array, yaml?: YamlDecoder): Promise<unknown> {
+  return (await decodeObjectBody(contentType, bytes, false, yaml)).body
 }

@@ -12,7 +12,7 @@ import { Composer, CST, Lexer, LineCounter, Parser, YAMLError } from 'yaml'
 import { duplicateJsonFields, duplicateJsonFieldsWalk } from './duplicate-fields.js'
 import { parseJsonWalk } from './json-slices.js'
 import { depthMessage, depthWalk, jsonTooDeepAt, jsonTooDeepWalk, MAX_NESTING_DEPTH } from '../machinery/limits.js'
-import { runInSlices, TimeSlice } from '../machinery/time-slice.js'
+import { runInSlices, SLICE_BUDGET_MS, TimeSlice } from '../machinery/time-slice.js'
 import { type Composed, composeInSlices, duplicateKeysUnder } from './yaml-compose.js'
 
 /** A body the decoder refuses, in go-yaml's words after `yaml: `. */
@@ -152,13 +152,20 @@ async function jsonFastPath(text: string, slice: TimeSlice): Promise<{ value: un
   return (await runInSlices(duplicateJsonFieldsWalk(text), slice)).length === 0 ? parsed : undefined
 }
 
+/** The value of a YAML text that is JSON (valid, within the depth limit, no key twice), read in slices as a JSON body. */
+export function yamlTextAsJson(text: string): Promise<{ value: unknown } | undefined> {
+  return jsonFastPath(text, new TimeSlice())
+}
+
 /**
  * One YAML document to plain data, with its duplicate keys when asked
  * (`findDuplicates`, for field validation; the value keeps the last one, as
  * upstream's decoder does). Throws YamlBodyError with go-yaml's words.
+ * `budgetMs` is how long it holds the thread before letting others run: a
+ * thread of its own (a worker) gives Infinity.
  */
-export async function decodeYaml(text: string, findDuplicates: boolean): Promise<{ value: unknown; duplicates: string[] }> {
-  const slice = new TimeSlice()
+export async function decodeYaml(text: string, findDuplicates: boolean, budgetMs = SLICE_BUDGET_MS): Promise<{ value: unknown; duplicates: string[] }> {
+  const slice = new TimeSlice(budgetMs)
   const asJson = await jsonFastPath(text, slice)
   if (asJson) return { value: asJson.value, duplicates: [] }
   const lines = new LineCounter()

@@ -8,6 +8,7 @@
  * sources count; an option both give must say the same in each, else 400.
  */
 import { decodeBody, readBodyBytes } from '../http/body.js'
+import type { YamlDecoder } from '../http/yaml-off-thread.js'
 import { badRequest } from '../machinery/status-error.js'
 import { isPlainObject } from '../machinery/object.js'
 import { typeTable } from '../resources/schema/index.js'
@@ -25,10 +26,10 @@ const OPTION_NAMES: readonly OptionName[] = ['dryRun', 'gracePeriodSeconds', 'pr
  * Reads, merges and validates the options of a delete: the body's and the
  * query's, refusing a disagreement (400), then upstream's ValidateDeleteOptions (422).
  */
-export async function readDeleteOptions(request: Request, params: URLSearchParams, maxBodyBytes: number): Promise<DeleteOptions> {
+export async function readDeleteOptions(request: Request, params: URLSearchParams, maxBodyBytes: number, yaml?: YamlDecoder): Promise<DeleteOptions> {
   const fromQuery = queryDeleteOptions(params)
   const bytes = await readBodyBytes(request, maxBodyBytes)
-  const fromBody = bytes.byteLength > 0 ? bodyDeleteOptions(await decodeBody(request.headers.get('content-type'), bytes)) : {}
+  const fromBody = bytes.byteLength > 0 ? bodyDeleteOptions(await decodeBody(request.headers.get('content-type'), bytes, yaml)) : {}
   const options = mergeDeleteOptions(fromBody, fromQuery)
   validateDeleteOptions(options)
   return options

@@ -6,6 +6,7 @@ import { createTokenRequest, type TokenIssuerConfig } from '../authn/serviceacco
 import { decodeBody, decodeObjectBody, readBodyBytes } from '../http/body.js'
 import { APPLY_PATCH_TYPE, negotiateOutput, type OutputFormat } from '../http/media-types.js'
 import type { RequestInfo } from '../http/request-info.js'
+import type { YamlDecoder } from '../http/yaml-off-thread.js'
 import { queryOf } from '../http/query.js'
 import { listResponse, objectResponse } from '../http/respond.js'
 import { badRequest, methodNotSupported, resourceNotFound, unsupportedMediaType } from '../machinery/status-error.js'
@@ -35,6 +36,8 @@ export interface HandlerEnv {
   user: UserInfo
   now: () => Date
   maxBodyBytes: number
+  /** Where large YAML bodies are decoded (another thread); absent, on the serving thread. */
+  yamlDecoder?: YamlDecoder | undefined
   minRequestTimeoutSeconds: number
   bookmarkIntervalMs: number
   /** Registers what to end at shutdown (every watch); returns the way to unregister it. */
@@ -113,7 +116,7 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
   const ns = entry.namespaced ? info.namespace : ''
 
   if (entry.virtualCreate) {
-    const body = await decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes))
+    const body = await decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes), env.yamlDecoder)
     if (!isPlainObject(body)) throw badRequest('the body of the request must be a JSON or YAML object')
     let obj = body as KubeObject
     if (!isPlainObject(obj.metadata)) obj.metadata = {}
@@ -145,18 +148,18 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
       return watchResponse(store, ns, params, format, env)
     case 'create': {
       writeContext(request, params, ctx, 'CreateOptions')
-      const body = await readObjectBody(request, env.maxBodyBytes, ctx)
+      const body = await readObjectBody(request, env, ctx)
       return withWarnings(objectOut(entry, await store.create(ns, body, ctx), format, ctx.now, 201), ctx.warnings)
     }
     case 'update':
     case 'patch': {
       writeContext(request, params, ctx, info.verb === 'patch' ? 'PatchOptions' : 'UpdateOptions')
-      const req = await writeRequest(request, entry, info.verb, env.maxBodyBytes, ctx)
+      const req = await writeRequest(request, entry, info.verb, env, ctx)
       const { object, created } = await write(store, ns, info.name, req, ctx)
       return withWarnings(objectOut(entry, object, format, ctx.now, created ? 201 : 200), ctx.warnings)
     }
     case 'delete': {
-      const options = await readDeleteOptions(request, params, env.maxBodyBytes)
+      const options = await readDeleteOptions(request, params, env.maxBodyBytes, env.yamlDecoder)
       ctx.dryRun = isDryRun(options)
       const result = await store.delete(ns, info.name, options, ctx)
       // Upstream answers 202 for an object kept only when orphanDependents=false asked for cascading.
@@ -164,7 +167,7 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
       return objectResponse(deletedStatus(entry, result.object), format)
     }
     case 'deletecollection': {
-      const options = await readDeleteOptions(request, params, env.maxBodyBytes)
+      const options = await readDeleteOptions(request, params, env.maxBodyBytes, env.yamlDecoder)
       ctx.dryRun = isDryRun(options)
       const list = await store.deleteCollection(ns, await parseListQuery(params, entry), options, ctx)
       return objectResponse(list as unknown as Record<string, unknown>, format)
@@ -187,16 +190,16 @@ function deletedStatus(entry: ResourceEntry, obj: KubeObject): Record<string, un
  * current one (a PUT's body, or the current one patched), or a server-side
  * apply's configuration. The body's duplicate fields go to `ctx` for field validation.
  */
-async function writeRequest(request: Request, entry: ResourceEntry, verb: string, maxBodyBytes: number, ctx: RequestContext): Promise<PatchRequest> {
-  if (verb === 'patch') return readPatch(request, entry, maxBodyBytes, ctx)
-  const body = await readObjectBody(request, maxBodyBytes, ctx)
+async function writeRequest(request: Request, entry: ResourceEntry, verb: string, env: HandlerEnv, ctx: RequestContext): Promise<PatchRequest> {
+  if (verb === 'patch') return readPatch(request, entry, env.maxBodyBytes, ctx, env.yamlDecoder)
+  const body = await readObjectBody(request, env, ctx)
   return { apply: false, patch: () => structuredClone(body) }
 }
 
 /** A create's or PUT's body; its duplicate fields go to `ctx` unless field validation ignores them. */
-async function readObjectBody(request: Request, maxBodyBytes: number, ctx: RequestContext): Promise<unknown> {
-  const bytes = await readBodyBytes(request, maxBodyBytes)
-  const { body, duplicates } = await decodeObjectBody(request.headers.get('content-type'), bytes, ctx.fieldValidation !== 'Ignore')
+async function readObjectBody(request: Request, env: HandlerEnv, ctx: RequestContext): Promise<unknown> {
+  const bytes = await readBodyBytes(request, env.maxBodyBytes)
+  const { body, duplicates } = await decodeObjectBody(request.headers.get('content-type'), bytes, ctx.fieldValidation !== 'Ignore', env.yamlDecoder)
   ctx.bodyProblems = duplicates
   return body
 }
@@ -245,7 +248,7 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
   if (info.verb === 'get')
     return scale ? objectResponse(await getScale(store, ns, info.name), format) : objectOut(entry, await store.get(ns, info.name), format, ctx.now)
   writeContext(request, params, ctx, info.verb === 'patch' ? 'PatchOptions' : 'UpdateOptions')
-  const req = await writeRequest(request, entry, info.verb, env.maxBodyBytes, ctx)
+  const req = await writeRequest(request, entry, info.verb, env, ctx)
   if (scale) {
     if (req.apply) throw unsupportedMediaType(APPLY_PATCH_TYPE, patchTypes(entry).filter((t) => t !== APPLY_PATCH_TYPE))
     return withWarnings(objectResponse(await updateScale(store, ns, info.name, req.patch, ctx), format), ctx.warnings)
@@ -260,7 +263,7 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
  */
 async function handleEviction(request: Request, params: URLSearchParams, info: RequestInfo, env: HandlerEnv, ctx: RequestContext): Promise<Response> {
   const { dryRun } = writeOptionsOf(params, 'CreateOptions')
-  const body = await decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes))
+  const body = await decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes), env.yamlDecoder)
   const options = evictionDeleteOptions(body, info.namespace, info.name, dryRun ? params.getAll('dryRun') : [])
   const status = await evictPod(env.registry, info.namespace, info.name, body as KubeObject, options, ctx)
   return objectResponse(status, negotiateOutput(request.headers.get('accept'), { allowTable: false, includeObject: null }), 201)
@@ -271,7 +274,7 @@ async function handleTokenRequest(request: Request, params: URLSearchParams, inf
   writeOptionsOf(params, 'CreateOptions')
   const tokens = env.serviceAccountTokens
   if (!tokens) throw resourceNotFound()
-  const body = await decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes))
+  const body = await decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes), env.yamlDecoder)
   const warnings: string[] = []
   const answer = await createTokenRequest(env.registry, await tokens.issuerConfig(), { namespace: info.namespace, name: info.name, body, now: ctx.now, warnings })
   const format = negotiateOutput(request.headers.get('accept'), { allowTable: false, includeObject: null })

@@ -7,6 +7,7 @@
  * from the tables or, for a custom resource, from its schema.
  */
 import { decodeJsonWithin, decodeUtf8, decodeYamlText, readBodyBytes } from '../http/body.js'
+import type { YamlDecoder } from '../http/yaml-off-thread.js'
 import { APPLY_PATCH_TYPE, essence, JSON_PATCH_TYPE, MERGE_PATCH_TYPE, STRATEGIC_MERGE_PATCH_TYPE } from '../http/media-types.js'
 import { queryOf } from '../http/query.js'
 import { badRequest, StatusError, unsupportedMediaType } from '../machinery/status-error.js'
@@ -58,6 +59,7 @@ export async function readPatch(
   entry: ResourceEntry,
   maxBodyBytes: number,
   ctx: RequestContext,
+  yaml?: YamlDecoder,
 ): Promise<PatchRequest> {
   const type = essence(request.headers.get('content-type'))
   const accepted = patchTypes(entry)
@@ -66,7 +68,7 @@ export async function readPatch(
   checkPatchOptions(type === APPLY_PATCH_TYPE, params)
   const text = await decodeUtf8(await readBodyBytes(request, maxBodyBytes))
   if (type === APPLY_PATCH_TYPE) {
-    const { value: config, duplicates } = await decodeYamlText(text, ctx.fieldValidation !== 'Ignore')
+    const { value: config, duplicates } = await decodeYamlText(text, ctx.fieldValidation !== 'Ignore', yaml)
     if (!isPlainObject(config)) throw badRequest('error decoding YAML: the apply configuration must be an object')
     if (ctx.fieldValidation !== 'Ignore') ctx.bodyProblems = duplicates
     ctx.apply = { force: params.get('force') === 'true' }

@@ -40,6 +40,7 @@ import { checkProxyableHost, nodeAgentOptions } from './node-agent.js'
 import { type DaemonStorage, openDaemonStorage, StorageStartupError } from './storage/open.js'
 import { eventExpiry, multiServerOptions, peerProxyOptions } from './multi-server.js'
 import { nodeWebhookClient } from './webhook-client.js'
+import { nodeYamlDecoder } from './yaml-decoder.js'
 import type { DaemonRuntime } from './daemon-runtime.js'
 import { type NodeProxyTransport, nodeProxyTransport } from './proxy-transport.js'
 import { daemonLogger, loggingOptions, logsHandlerPort, servedPaths } from './logging.js'
@@ -198,6 +199,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   let debugSocket: DebugSocket | undefined
   let externalSigner: ExternalJwtSigner | undefined
   let proxyTransport: NodeProxyTransport | undefined
+  // Started at the first large YAML body.
+  const yamlDecoder = nodeYamlDecoder({ logger })
   let dialers: EgressDialers | undefined
   let valueTransformers: EncryptionAtRest | undefined
   let tracing: NodeTracing | undefined
@@ -308,6 +311,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         storageSizes: storage.sizes,
         ...(transformers ? { valueTransformers: transformers } : {}),
         webhookClient: nodeWebhookClient(dialers),
+        yamlDecoder,
         proxyTransport,
         checkProxyable: checkProxyableHost,
         profiler,
@@ -386,6 +390,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     externalSigner?.close?.()
     proxyTransport?.close()
     closeEgressDialers(dialers)
+    await yamlDecoder.close()
     await tracing?.shutdown().catch(() => {})
     if (!(err instanceof StartupError)) throw err
     out.stderr(err.problems.map((p) => `Error: ${p}\n`).join(''))
@@ -412,6 +417,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   const openTransformers = valueTransformers
   const done = Promise.allSettled([listener.close(), server.shutdown(), debugSocket?.close()])
     .then(() => openTransport?.close())
+    .then(() => yamlDecoder.close())
     .then(() => closeEgressDialers(openDialers))
     .then(() => openStorage.close())
     .then(() => openTransformers?.close())

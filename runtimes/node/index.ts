@@ -13,6 +13,7 @@ import { type FetchHandler, serveTls } from './serve.js'
 export { runDaemon } from './daemon.js'
 export { nodeWebhookClient } from './webhook-client.js'
 export { nodeKmsClients } from './kms-clients.js'
+export { type NodeYamlDecoder, nodeYamlDecoder, type NodeYamlDecoderOptions } from './yaml-decoder.js'
 export { type FetchHandler, serveTls, type ServeTlsOptions, type TlsListener } from './serve.js'
 
 export interface ListenOptions {

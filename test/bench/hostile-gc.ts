@@ -4,11 +4,16 @@
  * sizes V8 reports before and after each collection) and the collections'
  * pauses. Figures only: nothing passes or fails.
  *
- * Run with `node --import tsx test/bench/hostile-gc.ts [repeats]`.
+ * Run with `node --import tsx test/bench/hostile-gc.ts [repeats] [worker]`:
+ * with `worker`, YAML is decoded in the Node runtime's worker thread (as the
+ * daemon does), whose heap and collections are not the serving thread's,
+ * and so not counted here.
  */
 import { GCProfiler } from 'node:v8'
 import { fuzzServer, send } from '../fuzz/fuzz-server.js'
 import { worstInputs } from '../fuzz/worst-inputs.js'
+import type { ServerPorts } from '../../core/index.js'
+import { nodeYamlDecoder } from '../../runtimes/node/yaml-decoder.js'
 
 interface GcEntry {
   cost: number
@@ -38,9 +43,9 @@ function allocatedBetween(entries: GcEntry[], startUsed: number, endUsed: number
   return total + Math.max(0, endUsed - used)
 }
 
-export async function measureGcPerInput(repeats: number): Promise<InputCost[]> {
+export async function measureGcPerInput(repeats: number, ports: Partial<ServerPorts> = {}): Promise<InputCost[]> {
   const { getHeapStatistics } = await import('node:v8')
-  const server = await fuzzServer()
+  const server = await fuzzServer(ports)
   const inputs = worstInputs()
   for (const { request } of inputs) await send(server, request)
   const costs: InputCost[] = []
@@ -69,7 +74,9 @@ export async function measureGcPerInput(repeats: number): Promise<InputCost[]> {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const repeats = Number(process.argv[2] ?? 5)
-  const costs = await measureGcPerInput(repeats)
+  const yamlDecoder = process.argv[3] === 'worker' ? nodeYamlDecoder() : undefined
+  const costs = await measureGcPerInput(repeats, yamlDecoder ? { yamlDecoder } : {})
+  await yamlDecoder?.close()
   console.log('| worst input | answer | allocated per request | collections | over 5 ms | longest pause | pause per request |')
   console.log('| --- | --- | --- | --- | --- | --- | --- |')
   for (const c of costs) {

@@ -23,7 +23,7 @@ const BINARY = join(out, 'apiserver-bun')
 let built: Promise<string> | undefined
 /** Compiles the binary once, as package.json's build:bun does (into a temporary directory). */
 function binary(): Promise<string> {
-  built ??= exec(BUN, ['build', '--compile', 'runtimes/bun/main.ts', '--outfile', BINARY], { cwd: ROOT, timeout: 120_000 }).then(() => BINARY)
+  built ??= exec(BUN, ['build', '--compile', 'runtimes/bun/main.ts', 'runtimes/node/yaml-worker.ts', '--outfile', BINARY], { cwd: ROOT, timeout: 120_000 }).then(() => BINARY)
   return built
 }
 

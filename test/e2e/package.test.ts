@@ -30,17 +30,24 @@ const exec = promisify(execFile)
 const ROOT = join(import.meta.dirname, '..', '..')
 const PACKAGE = 'kube-apiserver-ts'
 
-/** A consumer's script: an embedded server answering /version in process, and the Node entry's listen() exported. */
+/**
+ * A consumer's script: an embedded server answering /version in process, the
+ * Node entry's listen() exported, and its YAML decoder's worker thread started
+ * from the installed files (it answers JSON text; 'here' would mean no worker).
+ */
 const CONSUMER = `
 import { ADMIN_IDENTITY, createApiServer } from '${PACKAGE}'
-import { listen } from '${PACKAGE}/node'
+import { listen, nodeYamlDecoder } from '${PACKAGE}/node'
+const yamlDecoder = nodeYamlDecoder()
+const yaml = await yamlDecoder.decodeToJson('a: [1, 2]\\n', false)
+await yamlDecoder.close()
 const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, record: true })
 const res = await server.fetch(new Request('http://in-process/api/v1/namespaces/default'))
 const ns = await res.json()
-console.log(JSON.stringify({ status: res.status, name: ns.metadata.name, listen: typeof listen, recorded: server.activity.requests().length }))
+console.log(JSON.stringify({ status: res.status, name: ns.metadata.name, listen: typeof listen, recorded: server.activity.requests().length, yaml }))
 await server.shutdown()
 `
-const CONSUMER_OUTPUT = { status: 200, name: 'default', listen: 'function', recorded: 1 }
+const CONSUMER_OUTPUT = { status: 200, name: 'default', listen: 'function', recorded: 1, yaml: { kind: 'json', json: '{"a":[1,2]}', duplicates: [] } }
 
 /** The same in TypeScript, for tsc to check against the package's declarations. */
 const TYPED_CONSUMER = `
@@ -103,7 +110,7 @@ describe('the packed package, installed', () => {
   })
 
   it('holds the built daemon, the entry points and their declarations, and no tests', () => {
-    for (const file of ['dist/runtimes/node/main.js', 'dist/core/index.js', 'dist/core/index.d.ts', 'dist/runtimes/node/index.js', 'dist/runtimes/node/index.d.ts', 'core/index.ts', 'package.json', 'README.md']) {
+    for (const file of ['dist/runtimes/node/main.js', 'dist/runtimes/node/yaml-worker.js', 'dist/core/index.js', 'dist/core/index.d.ts', 'dist/runtimes/node/index.js', 'dist/runtimes/node/index.d.ts', 'core/index.ts', 'package.json', 'README.md']) {
       assert.ok(files.includes(file), `${file} is not in the package`)
     }
     assert.deepEqual(files.filter((f) => f.startsWith('test/') || f.includes('.test.')), [])

@@ -8,6 +8,7 @@
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
 import type { ApiServer } from '../../core/index.js'
+import { nodeYamlDecoder } from '../../runtimes/node/yaml-decoder.js'
 import { definitionWithInstance, request } from './arbitraries.js'
 import { assertConsistent, assertWellFormed, fuzzServer, send } from './fuzz-server.js'
 import { worstInputs } from './worst-inputs.js'
@@ -21,15 +22,19 @@ const CI_SEED = 20261123
 const SEED = process.env['FUZZ_SEED'] !== undefined ? Number(process.env['FUZZ_SEED']) : process.env['FUZZ_RUNS'] === undefined ? CI_SEED : undefined
 const settings = (runs: number): fc.Parameters<unknown> => ({ numRuns: runs, ...(SEED === undefined ? {} : { seed: SEED }), endOnFailure: true })
 
+/** `TEST_YAML_DECODER=worker`: every YAML body goes through the Node runtime's worker thread, as in the daemon (whatever its size). */
+const yamlDecoder = process.env['TEST_YAML_DECODER'] === 'worker' ? nodeYamlDecoder({ offThreadFrom: 0 }) : undefined
+
 describe('fuzzing the API', () => {
   let server: ApiServer
 
   before(async () => {
-    server = await fuzzServer()
+    server = await fuzzServer(yamlDecoder ? { yamlDecoder } : {})
   })
 
   after(async () => {
     await server.shutdown()
+    await yamlDecoder?.close()
   })
 
   it('answers every random request with a success or a 4xx Status', async () => {

@@ -4,7 +4,7 @@
  * few seed objects; plus the checks every answer and the stored state must pass.
  */
 import assert from 'node:assert/strict'
-import { ADMIN_IDENTITY, type ApiServer, createApiServer } from '../../core/index.js'
+import { ADMIN_IDENTITY, type ApiServer, createApiServer, type ServerPorts } from '../../core/index.js'
 import { CONFIGMAPS, type FuzzRequest, THINGS } from './worst-inputs.js'
 
 export const WIDGETS = '/apis/fuzz.example.com/v1/namespaces/default/widgets'
@@ -124,8 +124,8 @@ export function fuzzResources(): { crds: object[]; seeds: Array<{ collection: st
 }
 
 /** A started server with the fuzz suite's resources and seeds. */
-export async function fuzzServer(): Promise<ApiServer> {
-  const server = createApiServer({ bookmarkIntervalMs: 50, requestTimeoutMs: REQUEST_TIMEOUT_MS, embeddedIdentity: ADMIN_IDENTITY })
+export async function fuzzServer(ports: Partial<ServerPorts> = {}): Promise<ApiServer> {
+  const server = createApiServer({ bookmarkIntervalMs: 50, requestTimeoutMs: REQUEST_TIMEOUT_MS, embeddedIdentity: ADMIN_IDENTITY }, ports)
   await server.ready
   const { crds, seeds } = fuzzResources()
   for (const crd of crds) assert.equal((await call(server, 'POST', CRDS, crd)).status, 201)

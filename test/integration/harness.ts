@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict'
 import { ADMIN_IDENTITY, type ApiServer, type ApiServerOptions, createApiServer } from '../../core/index.js'
 import type { ConnectionInfo, ServerPorts } from '../../core/ports.js'
+import { nodeYamlDecoder } from '../../runtimes/node/yaml-decoder.js'
 
 export interface Reply {
   status: number
@@ -63,8 +64,15 @@ export class TestClient {
  * without connection info run as the administrator, because the test opts in
  * (the server's own default makes them anonymous). Options given win.
  */
+/**
+ * `TEST_YAML_DECODER=worker` sends every YAML body of the tests that use
+ * this harness through the Node runtime's worker thread, whatever its size:
+ * the answers must be the same as on the serving thread.
+ */
+const yamlDecoder = process.env['TEST_YAML_DECODER'] === 'worker' ? nodeYamlDecoder({ offThreadFrom: 0 }) : undefined
+
 export function createTestServer(options: ApiServerOptions = {}, ports: Partial<ServerPorts> = {}): ApiServer {
-  return createApiServer({ embeddedIdentity: ADMIN_IDENTITY, ...options }, ports)
+  return createApiServer({ embeddedIdentity: ADMIN_IDENTITY, ...options }, { ...(yamlDecoder ? { yamlDecoder } : {}), ...ports })
 }
 
 export async function startServer(options: ApiServerOptions = {}): Promise<TestClient> {
