@@ -4,7 +4,7 @@
  * Go's field order and escapes, and a final newline; YAML likewise
  * (core/encoding/go-yaml.ts).
  */
-import { apiListJsonChunks, apiObjectJson, statusJson, versionInfoJson } from '../encoding/api-json.js'
+import { apiListJsonByteChunks, apiObjectJson, statusJson, versionInfoJson } from '../encoding/api-json.js'
 import { escapeLikeGo, indentGo } from '../encoding/go-json.js'
 import { EncodingMemo } from '../encoding/immutable.js'
 import { apiObjectYaml } from '../encoding/go-yaml.js'
@@ -83,13 +83,13 @@ export const STREAMED_LIST_FROM = 500
 export function listResponse(list: Record<string, unknown>, format: OutputFormat): Response {
   const items = list['items']
   if (format.kind !== 'json' || !Array.isArray(items) || items.length <= STREAMED_LIST_FROM) return objectResponse(list, format)
-  const chunks = apiListJsonChunks(list)
-  const encoder = new TextEncoder()
+  // Bytes, not text: an immutable item's bytes are kept, so the list is copied together rather than encoded.
+  const chunks = apiListJsonByteChunks(list)
   const body = new ReadableStream<Uint8Array>({
     pull(controller) {
       const next = chunks.next()
       if (next.done) controller.close()
-      else controller.enqueue(encoder.encode(next.value))
+      else controller.enqueue(next.value)
     },
     cancel() {
       chunks.return()

@@ -7,7 +7,10 @@
  * an older commit with its own `npm run build`) both builds run in the same
  * rounds, so their ratio is this change's effect on this machine now.
  *
- *   node --import tsx test/bench/read-path.ts [--baseline DIR] [--rounds N] [--seconds S] [--cpu-prof DIR]
+ *   node --import tsx test/bench/read-path.ts [--baseline DIR] [--rounds N] [--seconds S] [--cpu-prof DIR] [--only get|list] [--no-write]
+ *
+ * `--only get` or `--only list` drives one kind of read, so that a CPU
+ * profile (`--cpu-prof`) shows that path alone; it implies `--no-write`.
  *
  * Writes its section of docs/benchmarks.md. Figures only: nothing passes or fails.
  */
@@ -117,11 +120,13 @@ async function fill(t: Target): Promise<void> {
   await runLoad(load, async (i) => (await call(t.agent, t.port, 'POST', NS, configMapBody(`cm-${i}`))) === 201)
 }
 
-async function measure(t: Target, seconds: number, figures: Figures): Promise<void> {
+async function measure(t: Target, seconds: number, figures: Figures, only: string | undefined): Promise<void> {
   const get = { total: 10_000_000, concurrency: CONCURRENCY, maxSeconds: seconds }
   const list = { total: 100_000, concurrency: LIST_CONCURRENCY, maxSeconds: seconds }
-  figures.get.push(await measured(t.pid, () => runLoad(get, async (i) => (await call(t.agent, t.port, 'GET', `${NS}/cm-${i % GET_SET}`)) === 200)))
-  if (t.backend === 'limit') return
+  if (only !== 'list') {
+    figures.get.push(await measured(t.pid, () => runLoad(get, async (i) => (await call(t.agent, t.port, 'GET', `${NS}/cm-${i % GET_SET}`)) === 200)))
+  }
+  if (t.backend === 'limit' || only === 'get') return
   figures.list.push(await measured(t.pid, () => runLoad(list, async () => (await call(t.agent, t.port, 'GET', NS)) === 200)))
   figures.list0.push(await measured(t.pid, () => runLoad(list, async () => (await call(t.agent, t.port, 'GET', `${NS}?resourceVersion=0`)) === 200)))
 }
@@ -234,8 +239,10 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '4' },
     'cpu-prof': { type: 'string' },
     'no-write': { type: 'boolean', default: false },
+    only: { type: 'string' },
   },
 })
+if (values.only !== undefined && values.only !== 'get' && values.only !== 'list') throw new Error('--only takes get or list')
 const rounds = Number(values.rounds)
 const seconds = Number(values.seconds)
 const log = (text: string) => void process.stderr.write(`${text}\n`)
@@ -261,12 +268,12 @@ try {
   for (let r = 0; r < rounds; r++) {
     for (const t of r % 2 ? [...targets].reverse() : targets) {
       log(`round ${r + 1}: ${t.label}`)
-      await measure(t, seconds, figures.get(t)!)
+      await measure(t, seconds, figures.get(t)!, values.only)
     }
   }
   const section = render(targets, figures, rounds, seconds, Boolean(values.baseline))
   process.stdout.write(section)
-  if (!values['no-write']) await replaceSection(ROOT, '<!-- read-path: begin -->', '<!-- read-path: end -->', section)
+  if (!values['no-write'] && !values.only) await replaceSection(ROOT, '<!-- read-path: begin -->', '<!-- read-path: end -->', section)
 } finally {
   await Promise.all(targets.map((t) => t.stop().catch(() => {})))
   await etcd.destroy()
