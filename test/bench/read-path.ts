@@ -25,6 +25,7 @@ import { configMapBody } from './configmap-payload.js'
 import { type LoadResult, runLoad } from './load.js'
 import { replaceSection } from './section.js'
 import { call, cpuMs, fetchText, startListening, stopChild, TOKEN } from './tls-targets.js'
+import { ensureWrk, wrkGet } from './wrk.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const NS = '/api/v1/namespaces/default/configmaps'
@@ -49,6 +50,8 @@ interface Measured extends LoadResult {
 }
 
 interface Figures {
+  /** The issue's GET load: wrk, 2 threads, 32 connections, one ConfigMap (empty when wrk is missing). */
+  wrk: Measured[]
   get: Measured[]
   list: Measured[]
   list0: Measured[]
@@ -124,6 +127,15 @@ async function measure(t: Target, seconds: number, figures: Figures, only: strin
   const get = { total: 10_000_000, concurrency: CONCURRENCY, maxSeconds: seconds }
   const list = { total: 100_000, concurrency: LIST_CONCURRENCY, maxSeconds: seconds }
   if (only !== 'list') {
+    if (wrkMissing === undefined) {
+      const url = `https://127.0.0.1:${t.port}${NS}/cm-0`
+      figures.wrk.push(
+        await measured(t.pid, async () => {
+          const r = await wrkGet(url, TOKEN, seconds)
+          return { count: r.requests, errors: r.errors, seconds, perSecond: r.perSecond, p50Ms: r.p50Ms, p99Ms: r.p99Ms }
+        }),
+      )
+    }
     figures.get.push(await measured(t.pid, () => runLoad(get, async (i) => (await call(t.agent, t.port, 'GET', `${NS}/cm-${i % GET_SET}`)) === 200)))
   }
   if (t.backend === 'limit' || only === 'get') return
@@ -150,35 +162,39 @@ function render(targets: Target[], figures: Map<Target, Figures>, rounds: number
     `\`node --import tsx test/bench/read-path.ts${baseline ? ' --baseline <the previous build>' : ''}\`: ${rounds} rounds of ${seconds} s per figure, the targets taking turns in each round.`,
     '',
     `Each daemon (\`dist/runtimes/node/main.js\`) serves on loopback with a static token (\`--token-auth-file\`, group system:masters) and holds ${LIST_SIZE.toLocaleString('en-US')} ConfigMaps of about 1 kB in \`default\`;`,
-    `a Node HTTPS client with keep-alive sends GETs of one of ${GET_SET} of them, ${CONCURRENCY} in flight, and LISTs of all of them, ${LIST_CONCURRENCY} in flight, bodies read in full.`,
+    `\`wrk -t2 -c32\` GETs one of them with the token (the issue's load); a Node HTTPS client with keep-alive sends GETs of one of ${GET_SET} of them, ${CONCURRENCY} in flight, and LISTs of all of them, ${LIST_CONCURRENCY} in flight, bodies read in full.`,
     'The limit is a Node TLS server answering the same GET with a fixed body: what this runtime and client reach with no API server at all.',
     'Client, daemons and etcd share the same cores, so compare the ratios within this table. The server CPU columns',
     "are the serving process's own user and system time per answer (`/proc/<pid>/stat`; etcd's is not counted):",
     'they depend far less than the rates on what else runs on the machine.',
     '',
-    '| target | GET one ConfigMap | GET ÷ limit | server CPU per GET | CPU ÷ limit | LIST 1,000 | server CPU per LIST | LIST 1,000, `resourceVersion=0` | server CPU per LIST, `resourceVersion=0` |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| target | wrk GET | wrk GET ÷ limit | server CPU per wrk GET | CPU ÷ limit | GET, Node client | GET ÷ limit | server CPU per GET | CPU ÷ limit | LIST 1,000 | server CPU per LIST | LIST 1,000, `resourceVersion=0` | server CPU per LIST, `resourceVersion=0` |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ]
+  const limitWrkRate = rate(figures.get(limit)!.wrk)
+  const limitWrkCpu = cpuPer(figures.get(limit)!.wrk)
   const limitCpu = cpuPer(figures.get(limit)!.get)
   for (const t of targets) {
     const f = figures.get(t)!
     const g = rate(f.get)
-    const err = errors(f.get) + errors(f.list) + errors(f.list0)
     const us = (n: number) => `${fmt(n)} µs`
+    const err = errors(f.wrk) + errors(f.get) + errors(f.list) + errors(f.list0)
+    const w = rate(f.wrk)
+    const wrkCells = [`${fmt(w)}/s`, ratio(w, limitWrkRate), us(cpuPer(f.wrk)), ratio(cpuPer(f.wrk), limitWrkCpu)]
     const lists =
       t.backend === 'limit'
         ? ['—', '—', '—', '—']
         : [`${rate(f.list).toFixed(1)}/s`, us(cpuPer(f.list)), `${rate(f.list0).toFixed(1)}/s`, us(cpuPer(f.list0))]
     const cpu = cpuPer(f.get)
-    lines.push(`| ${t.label}${err ? ` (${err} errors)` : ''} | ${fmt(g)}/s | ${ratio(g, limitRate)} | ${us(cpu)} | ${ratio(cpu, limitCpu)} | ${lists.join(' | ')} |`)
+    lines.push(`| ${t.label}${err ? ` (${err} errors)` : ''} | ${wrkCells.join(' | ')} | ${fmt(g)}/s | ${ratio(g, limitRate)} | ${us(cpu)} | ${ratio(cpu, limitCpu)} | ${lists.join(' | ')} |`)
   }
   if (baseline) {
     lines.push(
       '',
       'This build against the previous one, rates as this build ÷ previous (higher is better), server CPU per answer as previous ÷ this build (higher is better):',
       '',
-      '| backend | GET rate | GET CPU | LIST rate | LIST CPU | LIST `resourceVersion=0` rate | its CPU |',
-      '| --- | --- | --- | --- | --- | --- | --- |',
+      '| backend | wrk GET rate | wrk GET CPU | GET rate | GET CPU | LIST rate | LIST CPU | LIST `resourceVersion=0` rate | its CPU |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     )
     for (const backend of ['embedded', 'etcd'] as const) {
       const now = targets.find((t) => t.backend === backend && t.build === ROOT)
@@ -186,7 +202,7 @@ function render(targets: Target[], figures: Map<Target, Figures>, rounds: number
       if (!now || !before) continue
       const [a, b] = [figures.get(now)!, figures.get(before)!]
       const pair = (x: Measured[], y: Measured[]) => `${ratio(rate(x), rate(y))} | ${ratio(cpuPer(y), cpuPer(x))}`
-      lines.push(`| ${backend} | ${pair(a.get, b.get)} | ${pair(a.list, b.list)} | ${pair(a.list0, b.list0)} |`)
+      lines.push(`| ${backend} | ${pair(a.wrk, b.wrk)} | ${pair(a.get, b.get)} | ${pair(a.list, b.list)} | ${pair(a.list0, b.list0)} |`)
     }
   }
   lines.push('', WHAT_CHANGED, '<!-- read-path: end -->', '')
@@ -247,6 +263,8 @@ const rounds = Number(values.rounds)
 const seconds = Number(values.seconds)
 const log = (text: string) => void process.stderr.write(`${text}\n`)
 const work = await mkdtemp(join(tmpdir(), 'apiserver-read-path-'))
+const wrkMissing = ensureWrk(log)
+if (wrkMissing) log(`no wrk figures: ${wrkMissing}`)
 const etcd = await EtcdServer.start()
 const targets: Target[] = []
 try {
@@ -265,8 +283,8 @@ try {
   const body = await fetchText(first.agent, first.port, `${NS}/cm-0`)
   targets.push(await limitServer(work, join(work, first.label.replace(/\W+/g, '-'), 'pki'), body))
   // Unmeasured: a second of each read, so no target's first round pays for its JIT warming up.
-  for (const t of targets) await measure(t, 1, { get: [], list: [], list0: [] }, values.only)
-  const figures = new Map(targets.map((t) => [t, { get: [], list: [], list0: [] } as Figures]))
+  for (const t of targets) await measure(t, 1, { wrk: [], get: [], list: [], list0: [] }, values.only)
+  const figures = new Map(targets.map((t) => [t, { wrk: [], get: [], list: [], list0: [] } as Figures]))
   for (let r = 0; r < rounds; r++) {
     for (const t of r % 2 ? [...targets].reverse() : targets) {
       log(`round ${r + 1}: ${t.label}`)
