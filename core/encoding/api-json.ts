@@ -225,11 +225,11 @@ export function* apiListJsonByteChunks(list: Record<string, unknown>, itemsPerCh
 const utf8 = new TextEncoder()
 const COMMA = 0x2c
 
-/** An immutable list item's UTF-8 bytes as its built-in list writes it, made once per object version. */
+/** A deep-frozen list item's UTF-8 bytes as its built-in list writes it, made once per object version. */
 const listItemByteArrays = new EncodingMemo<Uint8Array>()
 
 function listItemBytes(item: object, shape: Shape): Uint8Array {
-  return listItemByteArrays.of(item, (it) => utf8.encode(escapeLikeGo(withoutTypeMeta(it, unescapedJson(it, shape)))))
+  return listItemByteArrays.ofFrozen(item, (it) => utf8.encode(escapeLikeGo(withoutTypeMeta(it, unescapedJson(it, shape)))))
 }
 
 /**

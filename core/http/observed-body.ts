@@ -30,7 +30,8 @@ export interface ObservedSource {
 /** A body whose observers are called directly; one stream stage, however many filters watch it. */
 export function observableStream(source: ObservedSource): ReadableStream<Uint8Array> {
   const observers: BodyObserver[] = []
-  const stream = new ReadableStream<Uint8Array>({
+  const stream = new ReadableStream<Uint8Array>(
+    {
       async pull(controller) {
         const chunk = await source.pull()
         if (chunk === undefined) {
@@ -45,7 +46,11 @@ export function observableStream(source: ObservedSource): ReadableStream<Uint8Ar
         source.cancel()
         for (const o of observers) o.onCancel?.()
       },
-  })
+    },
+    // Nothing is pulled before the consumer reads: the filters attach their observers after the handler
+    // made the body, and a chunk ready at once (a LIST's first run of items) must not pass them unseen.
+    { highWaterMark: 0 },
+  )
   observersOf.set(stream, observers)
   return stream
 }

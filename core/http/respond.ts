@@ -11,6 +11,7 @@ import { apiObjectYaml } from '../encoding/go-yaml.js'
 import { JSON_TYPE, type OutputFormat, PROTOBUF_TYPE, YAML_TYPE } from './media-types.js'
 import { encodeProtobuf } from '../encoding/protobuf.js'
 import type { StatusError } from '../machinery/status-error.js'
+import { observableStream } from './observed-body.js'
 import { withKnownSize } from './response-size.js'
 
 /** An API object (object, list, Table, Status, discovery document) as JSON. */
@@ -85,15 +86,13 @@ export function listResponse(list: Record<string, unknown>, format: OutputFormat
   if (format.kind !== 'json' || !Array.isArray(items) || items.length <= STREAMED_LIST_FROM) return objectResponse(list, format)
   // Bytes, not text: an immutable item's bytes are kept, so the list is copied together rather than encoded.
   const chunks = apiListJsonByteChunks(list)
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
+  // Observable: the filters that size or time the answer watch its pulls instead of piping it through stages of their own.
+  const body = observableStream({
+    pull: () => {
       const next = chunks.next()
-      if (next.done) controller.close()
-      else controller.enqueue(next.value)
+      return Promise.resolve(next.done ? undefined : next.value)
     },
-    cancel() {
-      chunks.return()
-    },
+    cancel: () => void chunks.return(),
   })
   return new Response(body, { status: 200, headers: { 'content-type': JSON_TYPE } })
 }
