@@ -12,13 +12,17 @@ import { JSON_TYPE, type OutputFormat, PROTOBUF_TYPE, YAML_TYPE } from './media-
 import { encodeProtobuf } from '../encoding/protobuf.js'
 import type { StatusError } from '../machinery/status-error.js'
 import { observableStream } from './observed-body.js'
-import { withKnownSize } from './response-size.js'
+import { utf8Length, withKnownSize, withSize } from './response-size.js'
 
 /** An API object (object, list, Table, Status, discovery document) as JSON. */
-export function jsonResponse(body: Record<string, unknown>, status = 200, headers: Record<string, string> = {}): Response {
+export function jsonResponse(body: Record<string, unknown>, status = 200, headers?: Record<string, string>): Response {
   const text = apiObjectJson(body)
-  return withKnownSize(new Response(text, { status, headers: { 'content-type': JSON_TYPE, ...headers } }), text)
+  const response = new Response(text, { status, headers: headers ? { 'content-type': JSON_TYPE, ...headers } : { 'content-type': JSON_TYPE } })
+  // An immutable object's text is kept (apiObjectJson), and so is its length in bytes: no count per answer.
+  return withSize(response, jsonSizes.of(body, () => utf8Length(text)))
 }
+
+const jsonSizes = new EncodingMemo<number>()
 
 /**
  * A document that is no API object (OpenAPI), written with json.Marshal:
