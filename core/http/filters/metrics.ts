@@ -135,7 +135,9 @@ class RequestSeries {
 }
 
 function requestSeries(metrics: Metrics, kept: Map<string, RequestSeries>, verb: string, dryRun: string, labels: RequestLabels, code: string): RequestSeries {
-  const key = `${verb}\n${dryRun}\n${labels.group}\n${labels.version}\n${labels.resource}\n${labels.subresource}\n${labels.scope}\n${labels.component}\n${code}`
+  // Every label goes into the key, whatever fields RequestLabels grows; no label value holds a newline.
+  let key = `${verb}\n${dryRun}\n${code}`
+  for (const name in labels) key += `\n${labels[name as keyof RequestLabels]}`
   let series = kept.get(key)
   if (!series) {
     series = new RequestSeries(metrics, verb, dryRun, labels, code)
