@@ -219,7 +219,9 @@ run in the same rounds (\`--baseline\`). The machine was shared with other bench
 with part of the changes, the previous build's CPU per GET ÷ this build's ranged from
 0.7× to 1.1× and per LIST from 0.85× to 1.8×. The LIST gain shows in every run after
 the first change; the GET gain does not stand out of that noise (the profile suggests
-a few per cent), so the 1.06-1.42× above should not be read as its size.
+a few per cent), so the 1.06-1.42× above should not be read as its size: a GET-only
+run of the same builds just after (load average 10) gave 1.06-1.26× on the embedded
+store and 0.91-0.97× on etcd.
 
 - **LIST: bytes kept, not text.** A JSON LIST of more than 500 objects used to be
   joined as text a hundred items at a time and encoded with a TextEncoder on every
