@@ -191,6 +191,69 @@ export function* apiListJsonChunks(list: Record<string, unknown>, itemsPerChunk 
   yield frame.slice(open)
 }
 
+/**
+ * apiListJsonChunks as UTF-8, in runs of items with the list's fields before
+ * the first run and its end after the last. An immutable item of a built-in
+ * list keeps its bytes (not its text), so a list read again is copied
+ * together from them without encoding its items anew.
+ */
+export function* apiListJsonByteChunks(list: Record<string, unknown>, itemsPerChunk = 100): Generator<Uint8Array, void, void> {
+  const items = list['items']
+  const frame = Array.isArray(items) && items.length > 0 ? apiObjectJson({ ...list, items: [] }) : undefined
+  const at = frame?.lastIndexOf('"items":[]') ?? -1
+  if (!frame || at < 0 || !Array.isArray(items)) {
+    yield utf8.encode(apiObjectJson(list))
+    return
+  }
+  const open = at + '"items":['.length
+  const tail = frame.length - open
+  const head = utf8.encode(frame.slice(0, open))
+  const end = utf8.encode(frame.slice(open))
+  const itemShape = typedListItems(list, shapeOfObject(list))
+  const run: Uint8Array[] = []
+  for (let start = 0; start < items.length; start += itemsPerChunk) {
+    const stop = Math.min(items.length, start + itemsPerChunk)
+    run.length = 0
+    for (let i = start; i < stop; i++) {
+      const item = items[i]
+      run.push(itemShape && isDeepFrozen(item) ? listItemBytes(item, itemShape) : utf8.encode(itemInList(list, item, undefined, open, tail)))
+    }
+    yield joinRun(start === 0 ? head : undefined, run, stop === items.length ? end : undefined)
+  }
+}
+
+const utf8 = new TextEncoder()
+const COMMA = 0x2c
+
+/** A deep-frozen list item's UTF-8 bytes as its built-in list writes it, made once per object version. */
+const listItemByteArrays = new EncodingMemo<Uint8Array>()
+
+function listItemBytes(item: object, shape: Shape): Uint8Array {
+  return listItemByteArrays.ofFrozen(item, (it) => utf8.encode(escapeLikeGo(withoutTypeMeta(it, unescapedJson(it, shape)))))
+}
+
+/**
+ * One run in one allocation: the items with a comma before each but the
+ * list's first; the list's head before the first run, its end after the last.
+ */
+function joinRun(head: Uint8Array | undefined, items: Uint8Array[], end: Uint8Array | undefined): Uint8Array {
+  let size = (head?.byteLength ?? 0) + (end?.byteLength ?? 0) + items.length - (head ? 1 : 0)
+  for (const item of items) size += item.byteLength
+  const out = new Uint8Array(size)
+  let at = 0
+  if (head) {
+    out.set(head, 0)
+    at = head.byteLength
+  }
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0 || !head) out[at++] = COMMA
+    out.set(items[i]!, at)
+    at += items[i]!.byteLength
+  }
+  if (end) out.set(end, at)
+  return out
+}
+
 /** One item's text as its list writes it: kept for an immutable item of a built-in list, else cut out of the list around it alone. */
 function itemInList(list: Record<string, unknown>, item: unknown, itemShape: Shape | undefined, open: number, tail: number): string {
   if (itemShape && isDeepFrozen(item)) return listItemText(item, itemShape)

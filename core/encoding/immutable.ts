@@ -30,4 +30,14 @@ export class EncodingMemo<T> {
     }
     return out
   }
+
+  /** `of` for a value the caller already found deep-frozen (`isDeepFrozen`): one lookup, not two. */
+  ofFrozen<V extends object>(value: V, encode: (value: V) => T): T {
+    let out = this.kept.get(value)
+    if (out === undefined) {
+      out = encode(value)
+      this.kept.set(value, out)
+    }
+    return out
+  }
 }

@@ -53,7 +53,8 @@ export function observableStream(source: ObservedSource): ReadableStream<Uint8Ar
         for (const o of observers) o.onCancel?.()
       },
     },
-    // Pulled only when read: nothing is taken from the source before the body's reader (or `readDirectly`) asks.
+    // Nothing is pulled before the consumer reads: the filters attach their observers after the handler
+    // made the body, and a chunk ready at once (a LIST's first run of items) must not pass them unseen.
     { highWaterMark: 0 },
   )
   observersOf.set(stream, observers)

@@ -80,8 +80,30 @@ function nameFromFieldSelector(selector: string | null): string {
   return ''
 }
 
-export function parseRequestInfo(method: string, url: URL, query: URLSearchParams = url.searchParams): RequestInfo {
-  const path = url.pathname
+/**
+ * The path of a serialized URL (a Request's `url`), as `new URL(url).pathname`
+ * gives it, without parsing the URL again on every request: a serialized
+ * URL's path starts at the first `/` after its authority and ends at its
+ * query or fragment.
+ */
+export function pathOfUrl(url: string): string {
+  const authority = url.indexOf('//')
+  const start = url.indexOf('/', authority < 0 ? 0 : authority + 2)
+  if (start < 0) return '/'
+  let end = url.indexOf('?', start)
+  if (end < 0) end = url.length
+  const fragment = url.indexOf('#', start)
+  const path = url.slice(start, fragment >= 0 && fragment < end ? fragment : end)
+  // A runtime may hand over a URL it did not serialize (Node's adapter keeps a plain path as it came);
+  // the URL parser reads an escaped dot (`%2e`) as a dot segment and removes it.
+  return path.includes('%') && /%2e/i.test(path) ? new URL(url).pathname : path
+}
+
+/** `url` may be a Request's serialized url; its query is then parsed only when `query` is not given. */
+export function parseRequestInfo(method: string, url: URL | string, query?: URLSearchParams): RequestInfo {
+  if (typeof url !== 'string') query ??= url.searchParams
+  else query ??= new URL(url).searchParams
+  const path = typeof url === 'string' ? pathOfUrl(url) : url.pathname
   let parts = path.split('/').filter((p) => p !== '')
   const info = nonResource(path, method)
   if (parts.length < 3 || !API_PREFIXES.has(parts[0] ?? '')) return info

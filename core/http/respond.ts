@@ -4,20 +4,25 @@
  * Go's field order and escapes, and a final newline; YAML likewise
  * (core/encoding/go-yaml.ts).
  */
-import { apiListJsonChunks, apiObjectJson, statusJson, versionInfoJson } from '../encoding/api-json.js'
+import { apiListJsonByteChunks, apiObjectJson, statusJson, versionInfoJson } from '../encoding/api-json.js'
 import { escapeLikeGo, indentGo } from '../encoding/go-json.js'
 import { EncodingMemo } from '../encoding/immutable.js'
 import { apiObjectYaml } from '../encoding/go-yaml.js'
 import { JSON_TYPE, type OutputFormat, PROTOBUF_TYPE, YAML_TYPE } from './media-types.js'
 import { encodeProtobuf } from '../encoding/protobuf.js'
 import type { StatusError } from '../machinery/status-error.js'
-import { withKnownSize } from './response-size.js'
+import { observableStream } from './observed-body.js'
+import { utf8Length, withKnownSize, withSize } from './response-size.js'
 
 /** An API object (object, list, Table, Status, discovery document) as JSON. */
-export function jsonResponse(body: Record<string, unknown>, status = 200, headers: Record<string, string> = {}): Response {
+export function jsonResponse(body: Record<string, unknown>, status = 200, headers?: Record<string, string>): Response {
   const text = apiObjectJson(body)
-  return withKnownSize(new Response(text, { status, headers: { 'content-type': JSON_TYPE, ...headers } }), text)
+  const response = new Response(text, { status, headers: headers ? { 'content-type': JSON_TYPE, ...headers } : { 'content-type': JSON_TYPE } })
+  // An immutable object's text is kept (apiObjectJson), and so is its length in bytes: no count per answer.
+  return withSize(response, jsonSizes.of(body, () => utf8Length(text)))
 }
+
+const jsonSizes = new EncodingMemo<number>()
 
 /**
  * A document that is no API object (OpenAPI), written with json.Marshal:
@@ -83,17 +88,15 @@ export const STREAMED_LIST_FROM = 500
 export function listResponse(list: Record<string, unknown>, format: OutputFormat): Response {
   const items = list['items']
   if (format.kind !== 'json' || !Array.isArray(items) || items.length <= STREAMED_LIST_FROM) return objectResponse(list, format)
-  const chunks = apiListJsonChunks(list)
-  const encoder = new TextEncoder()
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
+  // Bytes, not text: an immutable item's bytes are kept, so the list is copied together rather than encoded.
+  const chunks = apiListJsonByteChunks(list)
+  // Observable: the filters that size or time the answer watch its pulls instead of piping it through stages of their own.
+  const body = observableStream({
+    pull: () => {
       const next = chunks.next()
-      if (next.done) controller.close()
-      else controller.enqueue(encoder.encode(next.value))
+      return Promise.resolve(next.done ? undefined : next.value)
     },
-    cancel() {
-      chunks.return()
-    },
+    cancel: () => void chunks.return(),
   })
   return new Response(body, { status: 200, headers: { 'content-type': JSON_TYPE } })
 }

@@ -12,6 +12,12 @@ export function withKnownSize(response: Response, body: string | Uint8Array): Re
   return response
 }
 
+/** `response`, remembered as carrying `bytes` bytes (a size the caller counted, or kept). */
+export function withSize(response: Response, bytes: number): Response {
+  sizes.set(response, bytes)
+  return response
+}
+
 /** The body's size in bytes when it was built from text or bytes in hand; undefined otherwise. */
 export function knownSize(response: Response): number | undefined {
   return sizes.get(response)

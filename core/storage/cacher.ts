@@ -105,11 +105,10 @@ export class Cacher {
   async list(prefix: string, opts: ListOptions): Promise<ListResult> {
     if (!this.ready || !servedFromCache(opts)) return this.backend.list(prefix, opts)
     if (!(await this.freshFor(opts))) return this.backend.list(prefix, opts)
-    const items: KubeObject[] = []
     const copy = !opts.readOnly
     // As upstream, the cache answers with every match: a limit only applies to reads from the backend.
-    for (const obj of this.objects.scan(prefix)) if (!opts.predicate || opts.predicate(obj)) items.push(copy ? structuredClone(obj) : obj)
-    return { items, revision: this.revision }
+    const matching = this.objects.matching(prefix, opts.predicate)
+    return { items: copy ? matching.map((obj) => structuredClone(obj)) : matching, revision: this.revision }
   }
 
   /**
@@ -204,7 +203,7 @@ export class Cacher {
 
   private startWatch(target: string, from: number, opts: WatchOptions): Watcher {
     let backlog: Backlog
-    if (from === 0) backlog = { objects: [...this.objects.scan(target)] }
+    if (from === 0) backlog = { objects: this.objects.matching(target) }
     else if (from < this.window.oldestStart()) return this.backend.watch(target, opts)
     else backlog = { changes: this.window.since(from) }
     const matchesKey = target.endsWith('/') ? (key: string) => key.startsWith(target) : (key: string) => key === target

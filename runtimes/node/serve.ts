@@ -87,18 +87,29 @@ export interface TlsListener {
  * throws on them in writeHead, which the adapter turns into a process crash
  * (dependencies.md, trap 12). They are meaningless end to end on HTTP/1.1 too.
  */
-const HOP_BY_HOP = ['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'http2-settings', 'host']
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'http2-settings', 'host'])
 
-/** Whether the answer asks to end its connection (`Connection: close`, as core's shutdown filter sets it). */
-export function closesConnection(response: Response): boolean {
-  const connection = response.headers.get('connection')
-  return connection !== null && connection.split(',').some((token) => token.trim().toLowerCase() === 'close')
+/** What an answer's headers say about its connection, read in one pass over them (each lookup by name costs a validation). */
+interface ConnectionHeaders {
+  /** It asks to end its connection (`Connection: close`, as core's shutdown filter sets it). */
+  close: boolean
+  /** It carries a hop-by-hop header, which must not be passed on. */
+  hopByHop: boolean
 }
 
-/** Returns `response` untouched in the common case; otherwise a copy without hop-by-hop headers. */
+export function connectionHeadersOf(response: Response): ConnectionHeaders {
+  const found = { close: false, hopByHop: false }
+  response.headers.forEach((value, name) => {
+    if (!HOP_BY_HOP.has(name)) return
+    found.hopByHop = true
+    if (name === 'connection' && value.split(',').some((token) => token.trim().toLowerCase() === 'close')) found.close = true
+  })
+  return found
+}
+
+/** A copy of `response` without hop-by-hop headers (when `connectionHeadersOf` found some). */
 export function withoutHopByHopHeaders(response: Response): Response {
   const headers = response.headers
-  if (!HOP_BY_HOP.some((name) => headers.has(name))) return response
   const clean = new Headers(headers)
   // `Connection: x-foo` makes x-foo hop-by-hop as well (RFC 9110 7.6.1).
   for (const token of (headers.get('connection') ?? '').split(',')) {
@@ -203,8 +214,9 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
       // Connection: close is hop-by-hop: HTTP/1.1 keeps it (Node then closes the socket after
       // the answer); HTTP/2 forbids it and sends a GOAWAY instead, as Go's server does.
       const incoming: Incoming = env.incoming
-      const close = closesConnection(response) || (goawayChance > 0 && isHttp2(incoming) && Math.random() < goawayChance)
-      const clean = withoutHopByHopHeaders(response)
+      const found = connectionHeadersOf(response)
+      const close = found.close || (goawayChance > 0 && isHttp2(incoming) && Math.random() < goawayChance)
+      const clean = found.hopByHop ? withoutHopByHopHeaders(response) : response
       if (!close && mayBeWatch(incoming.url)) {
         // A watch: its events are written as they come, without the adapter's stream reading.
         const direct = directBodyOf(clean)

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { type ApiServer, createApiServer } from '../../core/index.js'
+import { STREAMED_LIST_FROM } from '../../core/http/respond.js'
 import { utf8Length } from '../../core/http/response-size.js'
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text.js'
 
@@ -47,6 +48,24 @@ describe('apiserver_response_sizes', () => {
     const { bytes, recorded, status } = await measuredGet(`${CM}/missing`, 'application/json')
     assert.equal(status, 404)
     assert.equal(recorded, bytes)
+  })
+
+  it('records the exact size of a long LIST, whose answer is streamed in pieces', async () => {
+    for (let i = 0; i <= STREAMED_LIST_FROM; i++) {
+      const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `many-${i}` }, data: { i: `${i} ünïcode` } })
+      assert.equal((await call(CM, { method: 'POST', body, headers: { 'content-type': 'application/json' } })).status, 201)
+    }
+    const listLabels = { ...labels, verb: 'LIST', scope: 'namespace' }
+    const sum = async () => sampleValue(parsePrometheusText(await (await call('/metrics')).text()), 'apiserver_response_sizes_sum', listLabels) ?? 0
+    for (const path of [CM, `${CM}?resourceVersion=0`]) {
+      const before = await sum()
+      const res = await call(path)
+      assert.equal(res.status, 200)
+      const bytes = new Uint8Array(await res.arrayBuffer())
+      const list = JSON.parse(new TextDecoder().decode(bytes)) as { items: unknown[] }
+      assert.equal(list.items.length, STREAMED_LIST_FROM + 2)
+      assert.equal((await sum()) - before, bytes.byteLength, path)
+    }
   })
 })
 

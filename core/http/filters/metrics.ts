@@ -105,8 +105,50 @@ function countDropped(metrics: Metrics, info: RequestInfo, request: Request, que
   countTermination(metrics, info, request, 429)
 }
 
+/**
+ * The samples one kind of answer moves, found once per label set and then
+ * kept (the label sets are bounded, see above). Each is found on its first
+ * use, so that a series appears in /metrics when it is first recorded, as before.
+ */
+class RequestSeries {
+  private total: { add(by?: number): void } | undefined
+  private duration: { observe(value: number): void } | undefined
+  private sizes: { observe(value: number): void } | undefined
+
+  constructor(
+    private readonly metrics: Metrics,
+    private readonly verb: string,
+    private readonly dryRun: string,
+    private readonly labels: RequestLabels,
+    private readonly code: string,
+  ) {}
+
+  answered(seconds: number): void {
+    const { metrics, verb, dryRun, labels, code } = this
+    ;(this.total ??= metrics.counter(REQUEST_TOTAL.name, REQUEST_TOTAL.help, { verb, dry_run: dryRun, ...labels, code })).add()
+    ;(this.duration ??= metrics.histogramOf(REQUEST_DURATION, { verb, dry_run: dryRun, ...labels })).observe(seconds)
+  }
+
+  sized(bytes: number): void {
+    ;(this.sizes ??= this.metrics.histogramOf(RESPONSE_SIZES, { verb: this.verb, ...this.labels })).observe(bytes)
+  }
+}
+
+function requestSeries(metrics: Metrics, kept: Map<string, RequestSeries>, verb: string, dryRun: string, labels: RequestLabels, code: string): RequestSeries {
+  // Every label goes into the key, whatever fields RequestLabels grows; no label value holds a newline.
+  let key = `${verb}\n${dryRun}\n${code}`
+  for (const name in labels) key += `\n${labels[name as keyof RequestLabels]}`
+  let series = kept.get(key)
+  if (!series) {
+    series = new RequestSeries(metrics, verb, dryRun, labels, code)
+    kept.set(key, series)
+  }
+  return series
+}
+
 export function requestMetricsFilter(metrics: Metrics, options: RequestMetricsOptions): MiddlewareHandler<ChainEnv> {
   const clock = options.clock ?? (() => performance.now())
+  const kept = new Map<string, RequestSeries>()
   return async (c, next) => {
     const started = clock()
     const info = c.get('requestInfo')
@@ -127,11 +169,8 @@ export function requestMetricsFilter(metrics: Metrics, options: RequestMetricsOp
     if (!labels) return
     const verb = reportedVerb(info, request, labels.scope, query)
     const dryRun = cleanDryRun(query)
-    const answered = (): void => {
-      metrics.inc(REQUEST_TOTAL, { verb, dry_run: dryRun, ...labels, code: String(res.status) })
-      metrics.record(REQUEST_DURATION, { verb, dry_run: dryRun, ...labels }, (clock() - started) / 1000)
-    }
-    const sizeLabels = { verb, ...labels }
+    const series = requestSeries(metrics, kept, verb, dryRun, labels, String(res.status))
+    const answered = (): void => series.answered((clock() - started) / 1000)
     // Upstream sizes what its GET and LIST routes answer, and `?watch=` is served by the LIST route.
     const sized = READ_VERBS.has(verb) || (verb === 'WATCH' && info.isResourceRequest && query.has('watch'))
     if (!longRunning) {
@@ -142,7 +181,7 @@ export function requestMetricsFilter(metrics: Metrics, options: RequestMetricsOp
       // An answer of bytes in hand is sized without reading it (a HEAD's body is never written: left as it was).
       const known = request.method === 'HEAD' ? undefined : knownSize(res)
       if (known !== undefined) {
-        metrics.record(RESPONSE_SIZES, sizeLabels, known)
+        series.sized(known)
         return
       }
     }
@@ -156,7 +195,7 @@ export function requestMetricsFilter(metrics: Metrics, options: RequestMetricsOp
     if (!res.body) {
       open?.add(-1)
       if (longRunning) answered()
-      if (sized) metrics.record(RESPONSE_SIZES, sizeLabels, 0)
+      if (sized) series.sized(0)
       return
     }
     const body = measured(res.body, (bytes) => {
@@ -165,7 +204,7 @@ export function requestMetricsFilter(metrics: Metrics, options: RequestMetricsOp
           open?.add(-1)
           answered()
         }
-        if (sized) metrics.record(RESPONSE_SIZES, sizeLabels, bytes)
+        if (sized) series.sized(bytes)
       })
     // An observable body (a watch's) is watched in place: no stream stage per event.
     if (body !== res.body) c.res = new Response(body, res)

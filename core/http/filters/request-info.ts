@@ -7,7 +7,7 @@ import type { ChainEnv } from './context.js'
 /** Computes the request info once; every later filter and handler reads it. */
 export const requestInfoFilter: MiddlewareHandler<ChainEnv> = async (c, next) => {
   try {
-    c.set('requestInfo', parseRequestInfo(c.req.method, new URL(c.req.url), queryOf(c.req.raw)))
+    c.set('requestInfo', parseRequestInfo(c.req.method, c.req.url, queryOf(c.req.raw)))
   } catch (err) {
     if (err instanceof RequestInfoError) throw internalError(`failed to create RequestInfo: ${err.message}`)
     throw err

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { apiListJsonChunks, apiObjectJson } from '../../../core/encoding/api-json.js'
+import { apiListJsonByteChunks, apiListJsonChunks, apiObjectJson } from '../../../core/encoding/api-json.js'
+import { deepFreeze } from '../../../core/storage/objects.js'
 
 const configMap = (i: number) => ({
   kind: 'ConfigMap',
@@ -29,6 +30,28 @@ describe('a list written in pieces', () => {
       const items = list['items'] as unknown[]
       // The list's fields, a run of at most 50 items at a time, the end.
       if (items.length > 0) assert.equal(chunks.length, 2 + Math.ceil(items.length / 50))
+    }
+  })
+})
+
+describe('a list written in pieces of bytes', () => {
+  it('joins to the UTF-8 of the list written at once, kept items read twice alike', () => {
+    const frozen = Array.from({ length: 230 }, (_, i) => deepFreeze(configMap(i)))
+    const lists: Array<Record<string, unknown>> = [
+      { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '900' }, items: frozen },
+      // Kept and unkept items mixed, and items out of Go's order.
+      { kind: 'ConfigMapList', apiVersion: 'v1', metadata: {}, items: [frozen[0], configMap(1), { data: { b: '1' }, metadata: { name: 'x' }, kind: 'ConfigMap', apiVersion: 'v1' }] },
+      { apiVersion: 'example.com/v1', kind: 'WidgetList', metadata: {}, items: Array.from({ length: 3 }, (_, i) => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: `w${i}` } })) },
+      { kind: 'ConfigMapList', apiVersion: 'v1', metadata: {}, items: [] },
+    ]
+    const decoder = new TextDecoder()
+    for (const list of lists) {
+      for (const round of [1, 2]) {
+        const chunks = [...apiListJsonByteChunks(list, 50)]
+        assert.equal(chunks.map((c) => decoder.decode(c)).join(''), apiObjectJson(list), `${String(list['kind'])}, round ${round}`)
+        const items = list['items'] as unknown[]
+        assert.equal(chunks.length, Math.max(1, Math.ceil(items.length / 50)))
+      }
     }
   })
 })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { parseRequestInfo } from '../../../core/http/request-info.js'
+import { parseRequestInfo, pathOfUrl } from '../../../core/http/request-info.js'
 
 const cases: [method: string, path: string, expected: Record<string, unknown>][] = [
   ['GET', '/api/v1/namespaces', { verb: 'list', resource: 'namespaces', namespace: '', name: '', apiGroup: '' }],
@@ -49,4 +49,29 @@ describe('request info', () => {
       assert.equal(info.path, path)
     })
   }
+})
+
+describe('the path of a request URL', () => {
+  it('is the path new URL() finds, for the URLs a Request serializes', () => {
+    const urls = [
+      'https://127.0.0.1:6443/api/v1/namespaces/default/configmaps/cm-1',
+      'https://127.0.0.1:6443/api/v1/namespaces/default/configmaps?limit=10&continue=a%2Fb',
+      'http://in-process/apis/apps/v1/deployments?watch=1#frag',
+      'http://in-process/',
+      'http://in-process',
+      'http://in-process?x=/y',
+      'http://[::1]:8080/api/v1/pods/%2e%2E/x?y',
+      'http://h/a b/<c>/%zz/é?q=/',
+      'http://h/a?b#c/d',
+      'http://h/a#b?c',
+    ]
+    for (const text of urls) {
+      const url = new Request(text).url
+      assert.equal(pathOfUrl(url), new URL(url).pathname, url)
+    }
+    // As a runtime may pass them on unserialized: escaped dots are dot segments to the URL parser.
+    for (const url of ['https://h/api/v1/%2e%2E/namespaces', 'https://h/a/%2E/b?c=%2e', 'https://h/a/.%2e/b']) {
+      assert.equal(pathOfUrl(url), new URL(url).pathname, url)
+    }
+  })
 })
