@@ -162,38 +162,11 @@ export function versionInfoJson(info: object): string {
 }
 
 /**
- * A list's JSON in pieces (`apiObjectJson(list)` once they are joined): the
- * list's own fields up to `"items":[`, then the items a run at a time, then
- * the rest. A large list is written out as its answer is read, so its JSON
- * text never exists whole beside the objects, and other requests run
- * between the pieces.
- */
-export function* apiListJsonChunks(list: Record<string, unknown>, itemsPerChunk = 100): Generator<string, void, void> {
-  const items = list['items']
-  const frame = Array.isArray(items) && items.length > 0 ? apiObjectJson({ ...list, items: [] }) : undefined
-  const at = frame?.lastIndexOf('"items":[]') ?? -1
-  if (!frame || at < 0 || !Array.isArray(items)) {
-    yield apiObjectJson(list)
-    return
-  }
-  const open = at + '"items":['.length
-  const tail = frame.length - open // `]` and what follows the items
-  yield frame.slice(0, open)
-  // The shape of a built-in list's items, whose kept texts stand for them (found once per list).
-  const itemShape = typedListItems(list, shapeOfObject(list))
-  for (let start = 0; start < items.length; start += itemsPerChunk) {
-    let chunk = ''
-    for (let i = start; i < Math.min(items.length, start + itemsPerChunk); i++) {
-      chunk += (i > 0 ? ',' : '') + itemInList(list, items[i], itemShape, open, tail)
-    }
-    yield chunk
-  }
-  yield frame.slice(open)
-}
-
-/**
- * apiListJsonChunks as UTF-8, in runs of items with the list's fields before
- * the first run and its end after the last. An immutable item of a built-in
+ * A list's JSON as UTF-8 in pieces (`apiObjectJson(list)` once they are
+ * joined and decoded): runs of items, with the list's fields before the
+ * first run and its end after the last. A large list is written out as its
+ * answer is read, so its JSON never exists whole beside the objects, and
+ * other requests run between the pieces. An immutable item of a built-in
  * list keeps its bytes (not its text), so a list read again is copied
  * together from them without encoding its items anew.
  */

@@ -78,7 +78,7 @@ export function textResponse(text: string, status = 200): Response {
   })
 }
 
-/** Lists longer than this are written as they are read (apiListJsonChunks) when the answer is JSON. */
+/** Lists longer than this are written as they are read (apiListJsonByteChunks) when the answer is JSON. */
 export const STREAMED_LIST_FROM = 500
 
 /**
