@@ -65,6 +65,8 @@ runStorageContract(
       await backend.compact(revision)
       cache.compact(revision)
     },
+    // The cache hears of a write through its etcd watch, which may come after the write's answer.
+    readsMayLag: true,
   },
 )
 

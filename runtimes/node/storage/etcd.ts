@@ -12,7 +12,7 @@
  * upstream's GuaranteedUpdate does. Reads without a resourceVersion are
  * linearizable; "0" may be served by any member.
  */
-import type { Etcd3, ICompare, IKeyValue, IRangeRequest, IRangeResponse, IRequestOp, ITxnResponse } from 'etcd3'
+import type { Etcd3 } from 'etcd3'
 import type { KubeObject } from '../../../core/machinery/object.js'
 import type { ObjectCodec } from '../../../core/storage/codec.js'
 import { CONTINUE_AT_LATEST, decodeContinue, encodeContinue } from '../../../core/storage/continue-token.js'
@@ -28,6 +28,8 @@ import {
   type WatchOptions,
 } from '../../../core/storage/interface.js'
 import { createEtcdClient, type EtcdConnectionOptions } from './etcd-client.js'
+import { EtcdKvClient } from './etcd-kv-client.js'
+import type { Compare, RangeRequest, RangeResponse, RequestOp, TxnResponse } from './etcd-wire.js'
 import { EtcdCompactor } from './etcd-compactor.js'
 import {
   checkPreconditions,
@@ -71,6 +73,13 @@ export interface EtcdStorageOptions extends EtcdConnectionOptions {
   leaseReuseDurationSeconds?: number
 }
 
+/** A key and value as either client gives them (etcd3's watch events have their revisions as text). */
+interface StoredKv {
+  key: Buffer
+  value: Buffer
+  mod_revision: string | number
+}
+
 /** Upstream's cap on how far a filtering list grows its etcd page (etcd3 store's maxLimit). */
 const MAX_FETCH = 10000
 
@@ -84,7 +93,10 @@ interface KeyState {
 
 export class EtcdStorage implements Storage {
   readonly endpoints: readonly string[]
+  /** Watches, leases, compaction and status. */
   private readonly client: Etcd3
+  /** Range and Txn, the calls of every read and write, on the lean path (etcd-kv-client.ts). */
+  private readonly kv: EtcdKvClient
   private readonly codec: ObjectCodec
   private readonly values: StoredValues
   private readonly healthKey: string
@@ -99,6 +111,7 @@ export class EtcdStorage implements Storage {
   constructor(opts: EtcdStorageOptions) {
     this.endpoints = [...opts.endpoints]
     this.client = createEtcdClient(opts)
+    this.kv = new EtcdKvClient(opts)
     this.codec = opts.codec
     this.values = new StoredValues(opts.codec, opts.transformerFor ?? (() => encryptCheckTransformer))
     this.healthKey = opts.healthKey ?? '/registry/health'
@@ -258,6 +271,7 @@ export class EtcdStorage implements Storage {
   async close(): Promise<void> {
     for (const w of [...this.watchers]) w.stop()
     this.compactor?.stop()
+    this.kv.close()
     this.client.close()
   }
 
@@ -294,7 +308,7 @@ export class EtcdStorage implements Storage {
    */
   async checkHealth(timeoutMs: number): Promise<void> {
     try {
-      await this.client.kv.range({ key: keyBytes(this.healthKey), count_only: true }, { deadline: Date.now() + timeoutMs })
+      await this.kv.range({ key: keyBytes(this.healthKey), count_only: true }, timeoutMs)
     } catch (err) {
       throw new Error(`error getting data from etcd: ${err instanceof Error ? err.message : String(err)}`)
     }
@@ -308,9 +322,9 @@ export class EtcdStorage implements Storage {
 
   // --- etcd calls -----------------------------------------------------------
 
-  private async range(key: string, req: IRangeRequest, continuing = false): Promise<IRangeResponse> {
+  private async range(key: string, req: RangeRequest, continuing = false): Promise<RangeResponse> {
     try {
-      return await this.client.kv.range(req)
+      return await this.kv.range(req)
     } catch (err) {
       if (isCompactedError(err)) throw readCompacted(key, continuing, this.compacted)
       if (isFutureRevisionError(err)) throw tooLarge(key, Number(req.revision), await this.currentRevision())
@@ -319,15 +333,15 @@ export class EtcdStorage implements Storage {
   }
 
   /** If `compare` holds, `success`; else read the key back (a conflict's fresh state). */
-  private async txn(key: string, compare: ICompare[], success: IRequestOp): Promise<ITxnResponse> {
+  private async txn(key: string, compare: Compare[], success: RequestOp): Promise<TxnResponse> {
     try {
-      return await this.client.kv.txn({ compare, success: [success], failure: [{ request_range: { key: keyBytes(key) } }] })
+      return await this.kv.txn({ compare, success: [success], failure: [{ request_range: { key: keyBytes(key) } }] })
     } catch (err) {
       throw this.mapError(key, err)
     }
   }
 
-  private async putOp(key: string, value: Buffer): Promise<IRequestOp> {
+  private async putOp(key: string, value: Buffer): Promise<RequestOp> {
     const ttl = this.ttlSeconds?.(key)
     if (!ttl || ttl <= 0) return { request_put: { key: keyBytes(key), value } }
     let lease: string
@@ -343,7 +357,7 @@ export class EtcdStorage implements Storage {
     return this.stateOf((await this.range(key, { key: keyBytes(key) })).kvs[0])
   }
 
-  private async stateOf(kv: IKeyValue | undefined): Promise<KeyState | undefined> {
+  private async stateOf(kv: StoredKv | undefined): Promise<KeyState | undefined> {
     if (!kv) return undefined
     const rev = int64(kv.mod_revision)
     const { object, plain, stale } = await this.values.decode(kv.key.toString('utf8'), kv.value)
@@ -351,7 +365,7 @@ export class EtcdStorage implements Storage {
   }
 
   /** A stored value as its object (through its key's transformer), stamped with the key's mod_revision. */
-  private async decode(kv: IKeyValue): Promise<KubeObject> {
+  private async decode(kv: StoredKv): Promise<KubeObject> {
     const { object } = await this.values.decode(kv.key.toString('utf8'), kv.value)
     return stampRevision(object, int64(kv.mod_revision))
   }
@@ -374,9 +388,9 @@ export class EtcdStorage implements Storage {
 
   /** One transaction, so both answers are at one revision: the range's key count and its newest change. */
   private async census(range: string): Promise<Census> {
-    let res: ITxnResponse
+    let res: TxnResponse
     try {
-      res = await this.client.kv.txn({
+      res = await this.kv.txn({
         success: [
           { request_range: { ...keyRange(range), count_only: true } },
           { request_range: { ...keyRange(range), keys_only: true, sort_target: 'Mod', sort_order: 'Descend', limit: 1 } },
@@ -399,11 +413,11 @@ export class EtcdStorage implements Storage {
   }
 }
 
-function modRevisionIs(key: string, rev: number): ICompare {
+function modRevisionIs(key: string, rev: number): Compare {
   return { key: keyBytes(key), target: 'Mod', result: 'Equal', mod_revision: rev }
 }
 
 /** The key's state in a failed transaction's `failure` branch (absent when it was deleted meanwhile). */
-function existingKv(res: ITxnResponse): IKeyValue | undefined {
+function existingKv(res: TxnResponse): StoredKv | undefined {
   return res.responses[0]?.response_range?.kvs[0]
 }
