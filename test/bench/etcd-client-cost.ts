@@ -11,6 +11,7 @@ import * as grpc from '@grpc/grpc-js'
 import type { Etcd3 } from 'etcd3'
 import { parseArgs } from 'node:util'
 import { createEtcdClient } from '../../runtimes/node/storage/etcd-client.js'
+import { EtcdKvClient } from '../../runtimes/node/storage/etcd-kv-client.js'
 import { decodeRangeResponse, decodeTxnResponse, encodeRangeRequest, encodeTxnRequest } from '../../runtimes/node/storage/etcd-wire.js'
 import { EtcdServer } from '../storage-contract/etcd-server.js'
 
@@ -56,6 +57,7 @@ try {
     'grpc.enable_retries': 0,
     'grpc.enable_channelz': 0,
   }
+  const store = new EtcdKvClient({ endpoints: [etcd.clientUrl] })
   const lean = new grpc.Client(address, grpc.credentials.createInsecure(), leanOptions)
   const key = (tag: string, r: number, i: number) => Buffer.from(`/registry/configmaps/default/${tag}-${r}-${i}`)
   const readKey = Buffer.from('/registry/configmaps/default/read')
@@ -87,9 +89,18 @@ try {
       })
       return unary(lean, '/etcdserverpb.KV/Txn', bytes, decodeTxnResponse)
     },
+    'store client txn': (r) => (i) => {
+      const k = key('d', r, i)
+      return store.txn({
+        compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
+        success: [{ request_put: { key: k, value } }],
+        failure: [{ request_range: { key: k } }],
+      })
+    },
     'etcd3 range': () => () => client.kv.range({ key: readKey }),
     'grpc-js range': () => () => unary(kv, '/etcdserverpb.KV/Range', encodeRangeRequest({ key: readKey }), decodeRangeResponse),
     'lean channel range': () => () => unary(lean, '/etcdserverpb.KV/Range', encodeRangeRequest({ key: readKey }), decodeRangeResponse),
+    'store client range': () => () => store.range({ key: readKey }),
   }
   const results: Record<string, number[]> = {}
   for (let r = 0; r < rounds + 1; r++) {
@@ -105,6 +116,7 @@ try {
     console.log(`${name}: median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} µs CPU per call`)
   }
   lean.close()
+  store.close()
 } finally {
   client.close()
   await etcd.destroy()
