@@ -24,6 +24,7 @@ import {
   type Storage,
   StorageError,
   type TryUpdate,
+  type UpdateOptions,
   type Watcher,
   type WatchOptions,
 } from '../../../core/storage/interface.js'
@@ -204,20 +205,45 @@ export class EtcdStorage implements Storage {
     return result
   }
 
-  async guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts: { preconditions?: Preconditions } = {}): Promise<KubeObject> {
-    let state = await this.read(key)
+  /**
+   * As upstream's GuaranteedUpdate: from the caller's suggestion (the watch
+   * cache's copy) when there is one, which saves a read; a guess that proves
+   * wrong (a failed guard, preconditions or `tryUpdate` failing on it, or no
+   * change to write) is replaced by the key's current state and tried again.
+   */
+  async guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts: UpdateOptions = {}): Promise<KubeObject> {
+    let current = !opts.suggestion
+    let state = opts.suggestion ? await this.suggested(key, opts.suggestion) : await this.read(key)
+    const fresh = async () => {
+      current = true
+      return this.read(key)
+    }
     for (;;) {
       if (!state) throw keyNotFound(key)
-      checkPreconditions(key, state.obj, opts.preconditions)
-      const updated = await tryUpdate(state.obj)
+      let updated: KubeObject
+      try {
+        checkPreconditions(key, state.obj, opts.preconditions)
+        updated = await tryUpdate(state.obj)
+      } catch (err) {
+        if (current) throw err
+        state = await fresh()
+        continue
+      }
       const next = await this.values.encode(key, updated)
       // As upstream: identical bytes mean nothing to write, and the resourceVersion stays, unless the
       // value was read with an older provider or key: then it is written again with the current one.
-      if (!mustWrite(state, next.plain)) return stampRevision(this.codec.decode(state.plain), state.rev)
+      if (!mustWrite(state, next.plain)) {
+        if (!current) {
+          state = await fresh()
+          continue
+        }
+        return stampRevision(this.codec.decode(state.plain), state.rev)
+      }
       const res = await this.txn(key, [modRevisionIs(key, state.rev)], await this.putOp(key, Buffer.from(next.stored)))
       if (res.succeeded) return stampRevision(this.codec.decode(next.plain), int64(res.header.revision))
-      // Another write landed in between: start over from the state etcd sent back.
+      // Another write landed in between (or the guess was old): start over from the state etcd sent back.
       state = await this.stateOf(existingKv(res))
+      current = true
     }
   }
 
@@ -351,6 +377,13 @@ export class EtcdStorage implements Storage {
       throw this.mapError(key, err)
     }
     return { request_put: { key: keyBytes(key), value, lease } }
+  }
+
+  /** A state from the caller's object: its resourceVersion as the revision, its encoding as the bytes (never marked stale). */
+  private async suggested(key: string, obj: KubeObject): Promise<KeyState | undefined> {
+    const rev = Number(obj.metadata.resourceVersion)
+    if (!Number.isSafeInteger(rev) || rev <= 0) return this.read(key)
+    return { obj, rev, plain: this.codec.encode(obj), stale: false }
   }
 
   private async read(key: string): Promise<KeyState | undefined> {
