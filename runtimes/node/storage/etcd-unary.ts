@@ -218,7 +218,14 @@ export class UnaryMember {
     // Errors reach the calls through their streams; the session is dropped so the next call reconnects.
     session.on('error', drop)
     session.on('close', drop)
-    session.on('goaway', drop)
+    // A member going away lets the calls it accepted finish: new calls go to a new connection.
+    session.on('goaway', () => {
+      if (this.session !== session) return
+      this.session = undefined
+      this.connected = false
+      if (this.keepalive) clearInterval(this.keepalive)
+      this.keepalive = undefined
+    })
     this.startKeepalive(session)
     return session
   }
