@@ -4,6 +4,12 @@
  * terminated, and the system namespaces are never deleted. Deletes and
  * writes to existing objects pass, so that a terminating namespace can be
  * emptied.
+ *
+ * As upstream, a create looks its namespace up in the server's cache first
+ * (no store round trip for every create); a namespace the cache does not
+ * have as Active is read from the store, and so is one this server was asked
+ * to delete in the last 30 seconds, so a create right after that delete
+ * is refused even before the cache hears of it.
  */
 import { forbidden, notFound } from '../machinery/status-error.js'
 import { namespacePhase } from '../resources/core/namespaces.js'
@@ -19,7 +25,29 @@ export type NamespaceReader = (name: string) => Promise<KubeObject | undefined>
 
 const isNamespace = (a: AdmissionAttributes): boolean => a.entry.group === '' && a.entry.resource === 'namespaces'
 
-export function namespaceLifecycle(readNamespace: NamespaceReader): MutatingAdmission {
+export interface NamespaceLifecycleOptions {
+  /** The namespace as the cache has it (may lag the store); without it every create reads the store. */
+  readCached?: NamespaceReader
+  /** @default Date.now */
+  now?: () => number
+}
+
+/** Upstream's forceLiveLookupTTL: how long a deleted namespace is read from the store. */
+const FORCE_LIVE_LOOKUP_MS = 30_000
+
+export function namespaceLifecycle(readNamespace: NamespaceReader, opts: NamespaceLifecycleOptions = {}): MutatingAdmission {
+  const now = opts.now ?? Date.now
+  /** Namespaces this server was asked to delete: until when to read them from the store. */
+  const forceLive = new Map<string, number>()
+  const lookup = async (name: string): Promise<KubeObject | undefined> => {
+    const until = forceLive.get(name)
+    if (until !== undefined && until <= now()) forceLive.delete(name)
+    if (opts.readCached && (until === undefined || until <= now())) {
+      const cached = await opts.readCached(name)
+      if (cached && !terminating(cached)) return cached
+    }
+    return readNamespace(name)
+  }
   return {
     name: 'NamespaceLifecycle',
     handles: (operation) => operation === 'CREATE' || operation === 'DELETE',
@@ -27,14 +55,15 @@ export function namespaceLifecycle(readNamespace: NamespaceReader): MutatingAdmi
       if (isNamespace(a)) {
         if (a.operation === 'DELETE' && !a.subresource && IMMORTAL_NAMESPACES.includes(a.name))
           throw forbidden({ group: '', resource: 'namespaces' }, a.name, 'this namespace may not be deleted')
+        if (a.operation === 'DELETE' && !a.subresource && opts.readCached) forceLive.set(a.name, now() + FORCE_LIVE_LOOKUP_MS)
         return
       }
       if (a.operation !== 'CREATE' || !a.entry.namespaced || !a.namespace) return
       // Subresources (an eviction) act on what exists; a review of access would tell whether a namespace exists.
       if (a.subresource || a.entry.virtualCreate) return
-      const ns = await readNamespace(a.namespace)
+      const ns = await lookup(a.namespace)
       if (!ns) throw notFound({ group: '', resource: 'namespaces' }, a.namespace)
-      if (ns.metadata.deletionTimestamp || namespacePhase(ns) === 'Terminating')
+      if (terminating(ns))
         throw forbidden(
           { group: a.entry.group, resource: a.entry.resource },
           a.name,
@@ -43,3 +72,5 @@ export function namespaceLifecycle(readNamespace: NamespaceReader): MutatingAdmi
     },
   }
 }
+
+const terminating = (ns: KubeObject): boolean => Boolean(ns.metadata.deletionTimestamp) || namespacePhase(ns) === 'Terminating'

@@ -138,7 +138,10 @@ function required<T>(name: string, decode: (raw: unknown, source: string) => T) 
 export const ADMISSION_PLUGIN_FACTORIES: { readonly [N in AdmissionPluginName]?: AdmissionPluginFactory } = {
   NamespaceLifecycle: ({ registry }) => {
     const store = () => registry.store(namespaces)
-    return namespaceLifecycle((name) => store().storage.get(store().key('', name)))
+    return namespaceLifecycle((name) => store().storage.get(store().key('', name)), {
+      // The watch cache's copy, read-only (the plugin only looks at it); "0" lets the cache answer at once.
+      readCached: (name) => store().storage.get(store().key('', name), { resourceVersion: '0', readOnly: true }),
+    })
   },
   AlwaysAdmit: ({ logger }) => alwaysAdmit(logger),
   AlwaysDeny: ({ logger }) => alwaysDeny(logger),

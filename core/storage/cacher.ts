@@ -111,6 +111,11 @@ export class Cacher {
     return { items: copy ? matching.map((obj) => structuredClone(obj)) : matching, revision: this.revision }
   }
 
+  /** The cached object at `key` once the cache is loaded (frozen: the cache's own), else undefined. */
+  cached(key: string): KubeObject | undefined {
+    return this.ready ? this.objects.get(key) : undefined
+  }
+
   /**
    * One object from the cache, for every read but an exact one: a consistent
    * read once the cache holds every change the store had when the read

@@ -90,6 +90,19 @@ export interface Watcher extends AsyncIterable<StorageEvent> {
 
 export type TryUpdate = (current: KubeObject) => KubeObject | Promise<KubeObject>
 
+export interface UpdateOptions {
+  preconditions?: Preconditions
+  /**
+   * What the caller believes the current state is (a watch cache's copy, with
+   * its resourceVersion, the caller's own to change): a store may start from
+   * it instead of reading the key, as upstream's etcd store does, and must
+   * read the key when the guess proves wrong (the write's guard fails, or
+   * the preconditions or `tryUpdate` fail on it, or nothing changed). A store
+   * may ignore it.
+   */
+  suggestion?: KubeObject
+}
+
 export interface Storage {
   /** Stores a new object at `key`; throws KeyExists when present. Returns it with its resourceVersion. */
   create(key: string, obj: KubeObject): Promise<KubeObject>
@@ -101,7 +114,7 @@ export interface Storage {
    * Reads the object at `key`, hands it to `tryUpdate` and stores the result,
    * retrying when another write came in between. Throws KeyNotFound when absent.
    */
-  guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts?: { preconditions?: Preconditions }): Promise<KubeObject>
+  guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts?: UpdateOptions): Promise<KubeObject>
   /** Removes the object at `key`; `validate` may veto after reading the current state. */
   delete(
     key: string,

@@ -17,6 +17,7 @@ import type {
   ReadOptions,
   Storage,
   TryUpdate,
+  UpdateOptions,
   Watcher,
   WatchOptions,
 } from './interface.js'
@@ -119,8 +120,11 @@ export class WatchCache implements Storage {
     return cacher ? cacher.list(prefix, opts) : this.backend.list(prefix, opts)
   }
 
-  guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts?: { preconditions?: Preconditions }): Promise<KubeObject> {
-    return this.backend.guaranteedUpdate(key, tryUpdate, opts)
+  /** The cached object goes along as the backend's first guess at the current state (it may skip a read). */
+  guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts?: UpdateOptions): Promise<KubeObject> {
+    const cached = opts?.suggestion ? undefined : this.cacherFor(key)?.cached(key)
+    if (!cached) return this.backend.guaranteedUpdate(key, tryUpdate, opts)
+    return this.backend.guaranteedUpdate(key, tryUpdate, { ...opts, suggestion: structuredClone(cached) })
   }
 
   delete(

@@ -65,6 +65,8 @@ runStorageContract(
       await backend.compact(revision)
       cache.compact(revision)
     },
+    // The cache hears of a write through its etcd watch, which may come after the write's answer.
+    readsMayLag: true,
   },
 )
 
@@ -152,5 +154,69 @@ describe('consistent reads from the watch cache over etcd', () => {
     copy.metadata.labels = { changed: 'here' }
     assert.equal(shared.metadata.labels, undefined)
     assert.equal((await cache.get(`${PODS}ns/a`, { readOnly: true }))?.metadata.labels, undefined, 'a change to a copy stays in it')
+  })
+})
+
+describe("updates that start from the cache's copy", () => {
+  /** An etcd store holding `a` at v1 then v2, and the v1 object as an out-of-date cache would have it. */
+  async function staleGuess(t: { after: (fn: () => Promise<void>) => void }) {
+    await etcd.wipe()
+    const store = openEtcd()
+    t.after(() => store.close())
+    const key = `${PODS}ns/a`
+    const v1 = await store.create(key, pod('a', 'v1'))
+    const v2 = await store.guaranteedUpdate(key, (cur) => ({ ...cur, spec: { image: 'v2' } }))
+    return { store, key, v1, v2 }
+  }
+
+  it('applies the change to the current state when the guess is out of date', async (t) => {
+    const { store, key, v1, v2 } = await staleGuess(t)
+    const seen: (string | undefined)[] = []
+    const updated = await store.guaranteedUpdate(
+      key,
+      (cur) => {
+        seen.push(image(cur))
+        return { ...cur, metadata: { ...cur.metadata, labels: { touched: 'yes' } } }
+      },
+      { suggestion: structuredClone(v1) },
+    )
+    assert.equal(image(updated), 'v2', 'the change went onto v2, not onto the old guess')
+    assert.deepEqual(updated.metadata.labels, { touched: 'yes' })
+    assert.ok(Number(updated.metadata.resourceVersion) > Number(v2.metadata.resourceVersion))
+    assert.equal(seen.at(-1), 'v2')
+    assert.deepEqual(await store.get(key), updated)
+  })
+
+  it('writes nothing and keeps the current resourceVersion when the change is none, whatever the guess', async (t) => {
+    const { store, key, v1, v2 } = await staleGuess(t)
+    const revision = await store.currentRevision()
+    const same = await store.guaranteedUpdate(key, (cur) => cur, { suggestion: structuredClone(v1) })
+    assert.equal(same.metadata.resourceVersion, v2.metadata.resourceVersion)
+    assert.equal(await store.currentRevision(), revision)
+  })
+
+  it('checks preconditions and tryUpdate against the current state, not the guess', async (t) => {
+    const { store, key, v1, v2 } = await staleGuess(t)
+    const updated = await store.guaranteedUpdate(
+      key,
+      (cur) => {
+        if (cur.metadata.resourceVersion !== v2.metadata.resourceVersion) throw new Error('the object was modified')
+        return { ...cur, spec: { image: 'v3' } }
+      },
+      { suggestion: structuredClone(v1), preconditions: { resourceVersion: v2.metadata.resourceVersion! } },
+    )
+    assert.equal(image(updated), 'v3')
+  })
+
+  it('updates through the cache onto what was written last', async (t) => {
+    await etcd.wipe()
+    const cache = new WatchCache(openEtcd())
+    cache.cacheResource(PODS)
+    t.after(() => cache.close())
+    await cache.loaded()
+    const key = `${PODS}ns/a`
+    await cache.create(key, pod('a', 'v0'))
+    for (let i = 1; i <= 5; i++) await cache.guaranteedUpdate(key, (cur) => ({ ...cur, spec: { image: `${image(cur)}+${i}` } }))
+    assert.equal(image(await cache.get(key)), 'v0+1+2+3+4+5')
   })
 })

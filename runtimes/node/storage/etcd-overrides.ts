@@ -16,6 +16,7 @@ import type {
   ReadOptions,
   Storage,
   TryUpdate,
+  UpdateOptions,
   Watcher,
   WatchOptions,
 } from '../../../core/storage/interface.js'
@@ -96,7 +97,7 @@ export class StorageRouter implements Storage {
     return this.storageFor(prefix).list(prefix, opts)
   }
 
-  guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts?: { preconditions?: Preconditions }): Promise<KubeObject> {
+  guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts?: UpdateOptions): Promise<KubeObject> {
     return this.storageFor(key).guaranteedUpdate(key, tryUpdate, opts)
   }
 

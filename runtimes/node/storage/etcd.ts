@@ -12,7 +12,7 @@
  * upstream's GuaranteedUpdate does. Reads without a resourceVersion are
  * linearizable; "0" may be served by any member.
  */
-import type { Etcd3, ICompare, IKeyValue, IRangeRequest, IRangeResponse, IRequestOp, ITxnResponse } from 'etcd3'
+import type { Etcd3 } from 'etcd3'
 import type { KubeObject } from '../../../core/machinery/object.js'
 import type { ObjectCodec } from '../../../core/storage/codec.js'
 import { CONTINUE_AT_LATEST, decodeContinue, encodeContinue } from '../../../core/storage/continue-token.js'
@@ -24,10 +24,13 @@ import {
   type Storage,
   StorageError,
   type TryUpdate,
+  type UpdateOptions,
   type Watcher,
   type WatchOptions,
 } from '../../../core/storage/interface.js'
 import { createEtcdClient, type EtcdConnectionOptions } from './etcd-client.js'
+import { EtcdKvClient } from './etcd-kv-client.js'
+import type { Compare, RangeRequest, RangeResponse, RequestOp, TxnResponse } from './etcd-wire.js'
 import { EtcdCompactor } from './etcd-compactor.js'
 import {
   checkPreconditions,
@@ -71,6 +74,13 @@ export interface EtcdStorageOptions extends EtcdConnectionOptions {
   leaseReuseDurationSeconds?: number
 }
 
+/** A key and value as either client gives them (etcd3's watch events have their revisions as text). */
+interface StoredKv {
+  key: Buffer
+  value: Buffer
+  mod_revision: string | number
+}
+
 /** Upstream's cap on how far a filtering list grows its etcd page (etcd3 store's maxLimit). */
 const MAX_FETCH = 10000
 
@@ -84,7 +94,10 @@ interface KeyState {
 
 export class EtcdStorage implements Storage {
   readonly endpoints: readonly string[]
+  /** Watches, leases, compaction and status. */
   private readonly client: Etcd3
+  /** Range and Txn, the calls of every read and write, on the lean path (etcd-kv-client.ts). */
+  private readonly kv: EtcdKvClient
   private readonly codec: ObjectCodec
   private readonly values: StoredValues
   private readonly healthKey: string
@@ -99,6 +112,7 @@ export class EtcdStorage implements Storage {
   constructor(opts: EtcdStorageOptions) {
     this.endpoints = [...opts.endpoints]
     this.client = createEtcdClient(opts)
+    this.kv = new EtcdKvClient(opts)
     this.codec = opts.codec
     this.values = new StoredValues(opts.codec, opts.transformerFor ?? (() => encryptCheckTransformer))
     this.healthKey = opts.healthKey ?? '/registry/health'
@@ -191,20 +205,45 @@ export class EtcdStorage implements Storage {
     return result
   }
 
-  async guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts: { preconditions?: Preconditions } = {}): Promise<KubeObject> {
-    let state = await this.read(key)
+  /**
+   * As upstream's GuaranteedUpdate: from the caller's suggestion (the watch
+   * cache's copy) when there is one, which saves a read; a guess that proves
+   * wrong (a failed guard, preconditions or `tryUpdate` failing on it, or no
+   * change to write) is replaced by the key's current state and tried again.
+   */
+  async guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts: UpdateOptions = {}): Promise<KubeObject> {
+    let current = !opts.suggestion
+    let state = opts.suggestion ? await this.suggested(key, opts.suggestion) : await this.read(key)
+    const fresh = async () => {
+      current = true
+      return this.read(key)
+    }
     for (;;) {
       if (!state) throw keyNotFound(key)
-      checkPreconditions(key, state.obj, opts.preconditions)
-      const updated = await tryUpdate(state.obj)
+      let updated: KubeObject
+      try {
+        checkPreconditions(key, state.obj, opts.preconditions)
+        updated = await tryUpdate(state.obj)
+      } catch (err) {
+        if (current) throw err
+        state = await fresh()
+        continue
+      }
       const next = await this.values.encode(key, updated)
       // As upstream: identical bytes mean nothing to write, and the resourceVersion stays, unless the
       // value was read with an older provider or key: then it is written again with the current one.
-      if (!mustWrite(state, next.plain)) return stampRevision(this.codec.decode(state.plain), state.rev)
+      if (!mustWrite(state, next.plain)) {
+        if (!current) {
+          state = await fresh()
+          continue
+        }
+        return stampRevision(this.codec.decode(state.plain), state.rev)
+      }
       const res = await this.txn(key, [modRevisionIs(key, state.rev)], await this.putOp(key, Buffer.from(next.stored)))
       if (res.succeeded) return stampRevision(this.codec.decode(next.plain), int64(res.header.revision))
-      // Another write landed in between: start over from the state etcd sent back.
+      // Another write landed in between (or the guess was old): start over from the state etcd sent back.
       state = await this.stateOf(existingKv(res))
+      current = true
     }
   }
 
@@ -258,6 +297,7 @@ export class EtcdStorage implements Storage {
   async close(): Promise<void> {
     for (const w of [...this.watchers]) w.stop()
     this.compactor?.stop()
+    this.kv.close()
     this.client.close()
   }
 
@@ -294,7 +334,7 @@ export class EtcdStorage implements Storage {
    */
   async checkHealth(timeoutMs: number): Promise<void> {
     try {
-      await this.client.kv.range({ key: keyBytes(this.healthKey), count_only: true }, { deadline: Date.now() + timeoutMs })
+      await this.kv.range({ key: keyBytes(this.healthKey), count_only: true }, timeoutMs)
     } catch (err) {
       throw new Error(`error getting data from etcd: ${err instanceof Error ? err.message : String(err)}`)
     }
@@ -308,9 +348,9 @@ export class EtcdStorage implements Storage {
 
   // --- etcd calls -----------------------------------------------------------
 
-  private async range(key: string, req: IRangeRequest, continuing = false): Promise<IRangeResponse> {
+  private async range(key: string, req: RangeRequest, continuing = false): Promise<RangeResponse> {
     try {
-      return await this.client.kv.range(req)
+      return await this.kv.range(req)
     } catch (err) {
       if (isCompactedError(err)) throw readCompacted(key, continuing, this.compacted)
       if (isFutureRevisionError(err)) throw tooLarge(key, Number(req.revision), await this.currentRevision())
@@ -319,15 +359,15 @@ export class EtcdStorage implements Storage {
   }
 
   /** If `compare` holds, `success`; else read the key back (a conflict's fresh state). */
-  private async txn(key: string, compare: ICompare[], success: IRequestOp): Promise<ITxnResponse> {
+  private async txn(key: string, compare: Compare[], success: RequestOp): Promise<TxnResponse> {
     try {
-      return await this.client.kv.txn({ compare, success: [success], failure: [{ request_range: { key: keyBytes(key) } }] })
+      return await this.kv.txn({ compare, success: [success], failure: [{ request_range: { key: keyBytes(key) } }] })
     } catch (err) {
       throw this.mapError(key, err)
     }
   }
 
-  private async putOp(key: string, value: Buffer): Promise<IRequestOp> {
+  private async putOp(key: string, value: Buffer): Promise<RequestOp> {
     const ttl = this.ttlSeconds?.(key)
     if (!ttl || ttl <= 0) return { request_put: { key: keyBytes(key), value } }
     let lease: string
@@ -339,11 +379,18 @@ export class EtcdStorage implements Storage {
     return { request_put: { key: keyBytes(key), value, lease } }
   }
 
+  /** A state from the caller's object: its resourceVersion as the revision, its encoding as the bytes (never marked stale). */
+  private async suggested(key: string, obj: KubeObject): Promise<KeyState | undefined> {
+    const rev = Number(obj.metadata.resourceVersion)
+    if (!Number.isSafeInteger(rev) || rev <= 0) return this.read(key)
+    return { obj, rev, plain: this.codec.encode(obj), stale: false }
+  }
+
   private async read(key: string): Promise<KeyState | undefined> {
     return this.stateOf((await this.range(key, { key: keyBytes(key) })).kvs[0])
   }
 
-  private async stateOf(kv: IKeyValue | undefined): Promise<KeyState | undefined> {
+  private async stateOf(kv: StoredKv | undefined): Promise<KeyState | undefined> {
     if (!kv) return undefined
     const rev = int64(kv.mod_revision)
     const { object, plain, stale } = await this.values.decode(kv.key.toString('utf8'), kv.value)
@@ -351,7 +398,7 @@ export class EtcdStorage implements Storage {
   }
 
   /** A stored value as its object (through its key's transformer), stamped with the key's mod_revision. */
-  private async decode(kv: IKeyValue): Promise<KubeObject> {
+  private async decode(kv: StoredKv): Promise<KubeObject> {
     const { object } = await this.values.decode(kv.key.toString('utf8'), kv.value)
     return stampRevision(object, int64(kv.mod_revision))
   }
@@ -374,9 +421,9 @@ export class EtcdStorage implements Storage {
 
   /** One transaction, so both answers are at one revision: the range's key count and its newest change. */
   private async census(range: string): Promise<Census> {
-    let res: ITxnResponse
+    let res: TxnResponse
     try {
-      res = await this.client.kv.txn({
+      res = await this.kv.txn({
         success: [
           { request_range: { ...keyRange(range), count_only: true } },
           { request_range: { ...keyRange(range), keys_only: true, sort_target: 'Mod', sort_order: 'Descend', limit: 1 } },
@@ -399,11 +446,11 @@ export class EtcdStorage implements Storage {
   }
 }
 
-function modRevisionIs(key: string, rev: number): ICompare {
+function modRevisionIs(key: string, rev: number): Compare {
   return { key: keyBytes(key), target: 'Mod', result: 'Equal', mod_revision: rev }
 }
 
 /** The key's state in a failed transaction's `failure` branch (absent when it was deleted meanwhile). */
-function existingKv(res: ITxnResponse): IKeyValue | undefined {
+function existingKv(res: TxnResponse): StoredKv | undefined {
   return res.responses[0]?.response_range?.kvs[0]
 }
