@@ -7,7 +7,9 @@
  *   `createApiServer()` and sends one request through `server.fetch` (which
  *   waits for start-up work); timed from the process's own time origin.
  * - daemon: `dist/runtimes/node/main.js` on the embedded store, from spawn to
- *   `/readyz` 200 over TLS, certificates and store from an earlier start.
+ *   `/readyz` 200 over TLS, certificates and store from an earlier start;
+ *   its resident memory (VmRSS) then. The same on etcd (one etcd server for
+ *   the run, a key prefix per build) for the memory at ready.
  *
  * Beside wall time, the CPU time the process used by then: on a machine other
  * work shares, it moves much less than wall time.
@@ -22,6 +24,7 @@ import { cpus, loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
+import { EtcdServer } from '../storage-contract/etcd-server.js'
 import { stopDaemon, timedStart } from './daemon.js'
 import { replaceSection } from './section.js'
 
@@ -39,6 +42,8 @@ interface InProcessStart {
 interface DaemonReady {
   readyMs: number
   cpuMs: number
+  /** VmRSS at the first /readyz 200, MiB. */
+  rssMiB: number
 }
 
 const inProcessScript = (entry: string): string => `
@@ -82,10 +87,10 @@ async function cpuMsOf(pid: number): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
-async function daemonOnce(build: string, dir: string): Promise<DaemonReady> {
-  const { running, start } = await timedStart(join(build, 'dist', 'runtimes', 'node', 'main.js'), dir)
+async function daemonOnce(build: string, dir: string, storageFlags: string[] = []): Promise<DaemonReady> {
+  const { running, start } = await timedStart([process.execPath, join(build, 'dist', 'runtimes', 'node', 'main.js'), ...storageFlags], dir)
   try {
-    return { readyMs: start.readyMs, cpuMs: await cpuMsOf(running.child.pid ?? 0) }
+    return { readyMs: start.readyMs, cpuMs: await cpuMsOf(running.child.pid ?? 0), rssMiB: start.rssMiB }
   } finally {
     await stopDaemon(running.child)
   }
@@ -97,20 +102,22 @@ const median = (values: number[]): number => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 const ms = (value: number): string => `${value.toFixed(0)} ms`
+const mib = (value: number): string => `${value.toFixed(1)} MiB`
 
 interface Figures {
   inProcess: InProcessStart[]
   daemon: DaemonReady[]
+  onEtcd: DaemonReady[]
 }
 
 function render(builds: Array<[string, string]>, figures: Map<string, Figures>, rounds: number): string {
   const [mine, other] = builds.map(([name]) => figures.get(name)!)
-  const row = (label: string, pick: (f: Figures) => number[]): string => {
+  const row = (label: string, pick: (f: Figures) => number[], unit = ms): string => {
     const a = median(pick(mine!))
-    const cells = [ms(a)]
+    const cells = [unit(a)]
     if (other) {
       const b = median(pick(other))
-      cells.push(ms(b), `${(a / b).toFixed(2)}`)
+      cells.push(unit(b), `${(a / b).toFixed(2)}`)
     }
     return `| ${label} | ${cells.join(' | ')} |`
   }
@@ -131,6 +138,9 @@ ${row('in-process: process start to the first answer', (f) => f.inProcess.map((s
 ${row('in-process: CPU time used by the first answer', (f) => f.inProcess.map((s) => s.cpuMs))}
 ${row('daemon, embedded store: spawn to `/readyz` 200 (goal: 300 ms)', (f) => f.daemon.map((s) => s.readyMs))}
 ${row('daemon, embedded store: CPU time used by then', (f) => f.daemon.map((s) => s.cpuMs))}
+${row('daemon, embedded store: resident memory at the first `/readyz` 200 (goal: under 96 MB, a third of upstream)', (f) => f.daemon.map((s) => s.rssMiB), mib)}
+${row('daemon on etcd: spawn to `/readyz` 200', (f) => f.onEtcd.map((s) => s.readyMs))}
+${row('daemon on etcd: resident memory at the first `/readyz` 200 (goal: under 96 MB)', (f) => f.onEtcd.map((s) => s.rssMiB), mib)}
 
 What changed against the previous build:
 
@@ -172,22 +182,29 @@ const log = (text: string) => void process.stderr.write(`${text}\n`)
 const builds: Array<[string, string]> = [['this build', ROOT]]
 if (values.baseline) builds.push(['previous build', resolve(values.baseline)])
 const work = await mkdtemp(join(tmpdir(), 'apiserver-start-'))
+const etcd = await EtcdServer.start()
 try {
-  const figures = new Map(builds.map(([name]) => [name, { inProcess: [], daemon: [] } as Figures]))
+  const figures = new Map(builds.map(([name]) => [name, { inProcess: [], daemon: [], onEtcd: [] } as Figures]))
   const dirs = new Map(builds.map(([name], i) => [name, join(work, `build-${i}`)]))
+  const etcdFlags = new Map(builds.map(([name], i) => [name, [`--etcd-servers=${etcd.clientUrl}`, `--etcd-prefix=/build-${i}`]]))
   // A first start per build writes the certificates and creates the store; later starts reuse them, as a restart does.
-  for (const [name, build] of builds) await daemonOnce(build, dirs.get(name)!)
+  for (const [name, build] of builds) {
+    await daemonOnce(build, dirs.get(name)!)
+    await daemonOnce(build, dirs.get(name)!, etcdFlags.get(name))
+  }
   for (let r = 0; r < rounds; r++) {
     for (const [name, build] of r % 2 ? [...builds].reverse() : builds) {
       log(`round ${r + 1}: ${name}`)
       const f = figures.get(name)!
       f.inProcess.push(await inProcessOnce(build))
       f.daemon.push(await daemonOnce(build, dirs.get(name)!))
+      f.onEtcd.push(await daemonOnce(build, dirs.get(name)!, etcdFlags.get(name)))
     }
   }
   const section = render(builds, figures, rounds)
   process.stdout.write(`${section}\n`)
   if (!values['no-write']) await replaceSection(ROOT, '<!-- startup: begin -->', '<!-- startup: end -->', section)
 } finally {
+  await etcd.destroy()
   await rm(work, { recursive: true, force: true })
 }
