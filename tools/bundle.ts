@@ -19,6 +19,12 @@
  *   (`import()`: the etcd client, tracing, KMS) stays in its own chunk.
  * - Chunks live beside the Node entry points, in dist/runtimes/node/: the
  *   modules there find their .proto files relative to `import.meta.url`.
+ * - The bin's daemon is bundled a second time, as one CommonJS file
+ *   (dist/runtimes/node/daemon-script.cjs) that main.js runs as a classic
+ *   script with a V8 code cache (runtimes/node/script-code-cache.ts): Node 20
+ *   keeps none for ES modules, and compiling the bundle was the largest part
+ *   of a start. `import.meta.url` there is the script's own file URL, in the
+ *   same directory as the chunks, so .proto files are found the same way.
  * - tsc's per-module output and declarations stay in dist/ (types, and the
  *   benchmarks that import single modules).
  */
@@ -101,8 +107,32 @@ const result = await build({
   metafile: true,
   logLevel: 'warning',
 })
-const written = Object.keys(result.metafile.outputs).map((file) => relative(DIST, join(ROOT, file)))
-await Promise.all(written.filter((file) => file.endsWith('.js')).map((file) => keepSourceLatin1(join(DIST, file))))
+const DAEMON_SCRIPT = 'runtimes/node/daemon-script.cjs'
+const script = await build({
+  absWorkingDir: ROOT,
+  entryPoints: ['runtimes/node/daemon-script.ts'],
+  outfile: join(DIST, DAEMON_SCRIPT),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  external: EXTERNAL,
+  mainFields: ['module', 'main'],
+  alias: { yaml: './node_modules/yaml/browser/index.js' },
+  plugins: [onlyEnglishZodMessages],
+  // import() of an external package as require(): Node 20 loses a script's dynamic-import callback
+  // for the functions it takes from a code cache ("A dynamic import callback was not specified").
+  supported: { 'dynamic-import': false },
+  // A CommonJS file has no import.meta: its own file URL, which the loader passes (script-code-cache.ts).
+  define: { 'import.meta.url': '__scriptFileUrl' },
+  sourcemap: true,
+  metafile: true,
+  logLevel: 'warning',
+})
+// A cache of the previous build's script would be rejected anyway; remove it rather than leave it stale.
+await rm(join(DIST, `${DAEMON_SCRIPT}.v8-cache`), { force: true })
+const written = [...Object.keys(result.metafile.outputs), ...Object.keys(script.metafile.outputs)].map((file) => relative(DIST, join(ROOT, file)))
+await Promise.all(written.filter((file) => /\.c?js$/.test(file)).map((file) => keepSourceLatin1(join(DIST, file))))
 const entries = new Set(ENTRY_POINTS.flatMap((entry) => [entry.replace(/\.ts$/, '.js'), entry.replace(/\.ts$/, '.js.map')]))
 await writeFile(MANIFEST, `${JSON.stringify(written.filter((file) => !entries.has(file)).sort(), null, 1)}\n`)
-process.stdout.write(`bundled ${ENTRY_POINTS.length} entry points into ${written.filter((f) => f.endsWith('.js')).length} files\n`)
+process.stdout.write(`bundled ${ENTRY_POINTS.length} entry points into ${written.filter((f) => /\.c?js$/.test(f)).length} files\n`)
