@@ -22,6 +22,8 @@ import { constants, Script } from 'node:vm'
 
 export interface CachedScript<T> {
   exports: T
+  /** Whether V8 took compiled code from the cache beside the script (false: none there, or rejected). */
+  usedCache: boolean
   /** Takes V8's code for what has run so far; keep it with saveCodeCache. Call before changing V8 flags. */
   takeCodeCache(): void
   /** Writes what takeCodeCache took, when the start had no usable cache; never throws. */
@@ -59,6 +61,7 @@ export function runWithCodeCache<T>(file: string): CachedScript<T> | undefined {
   let taken: Buffer | undefined
   return {
     exports: module.exports,
+    usedCache: !stale,
     takeCodeCache() {
       if (stale && !taken) taken = script.createCachedData()
     },
