@@ -166,8 +166,8 @@ What changed against the previous build:
   resident).
 
 The goals (issue 18), by this run: none of the three is met. The bin's
-start costs about three quarters of the CPU time it did and its memory at
-ready is about 0.8x, but the embedded store's memory at ready is a few MB
+start costs 0.85x the CPU time it did (0.75x in an earlier run at a lower
+load) and its memory at ready is about 0.8x on both stores, but the embedded store's memory at ready is a few MB
 over a third of upstream's, and on etcd (the gRPC client and etcd3 load,
 some 20 MB) well over it; the bin's CPU time to \`/readyz\` alone is above
 300 ms, so its wall time cannot be under it on this machine. What a warm
@@ -175,7 +175,8 @@ start still spends, from a CPU profile: Node's own bootstrap and built-in
 modules (undici for the first \`Response\`, the crypto key imports of the
 serving certificate), the garbage collector (more scavenges while the young
 generation is held small), reading and decoding the stored objects and the
-RBAC reconciliation of a restart. The in-process figures did not move:
+RBAC reconciliation of a restart. The in-process figures did not change
+(their wall times swing with the load; the CPU row is within noise):
 the package's \`import\` is still an ES module compiled at every start,
 which Node 20 cannot cache; a code cache for it would mean shipping the
 library as a classic script too (measured in a trial: compile from 90 ms to
