@@ -32,6 +32,7 @@ import { build, type Plugin } from 'esbuild'
 import { readFile, rm, writeFile } from 'node:fs/promises'
 import { dirname, join, relative } from 'node:path'
 import manifest from '../package.json' with { type: 'json' }
+import { SCRIPT_WRAPPER_END, SCRIPT_WRAPPER_START } from '../runtimes/node/script-code-cache.js'
 
 const ROOT = join(import.meta.dirname, '..')
 const DIST = join(ROOT, 'dist')
@@ -125,6 +126,10 @@ const script = await build({
   supported: { 'dynamic-import': false },
   // A CommonJS file has no import.meta: its own file URL, which the loader passes (script-code-cache.ts).
   define: { 'import.meta.url': '__scriptFileUrl' },
+  // The file is the function the loader calls, so that V8 gets the file's text as it is read and
+  // does not hold a second copy made by wrapping it; the bundle's "use strict" comes first inside.
+  banner: { js: SCRIPT_WRAPPER_START },
+  footer: { js: SCRIPT_WRAPPER_END },
   sourcemap: true,
   metafile: true,
   logLevel: 'warning',

@@ -11,8 +11,12 @@
  * compiles as without one, and a new cache is written. A cache that cannot
  * be written (a read-only install) is simply not kept.
  *
- * The script sees CommonJS's five names and `__scriptFileUrl`, its own file
- * URL, which the bundle reads for `import.meta.url` (tools/bundle.ts).
+ * The file is a CommonJS bundle wrapped in a function expression
+ * (SCRIPT_WRAPPER_START / _END, which tools/bundle.ts puts around it): run,
+ * it gives the function, which is called with CommonJS's five names and
+ * `__scriptFileUrl`, its own file URL, which the bundle reads for
+ * `import.meta.url`. The wrapper starts on the bundle's first line, so stack
+ * traces keep its line numbers.
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -29,6 +33,9 @@ export interface CachedScript<T> {
   /** Writes what takeCodeCache took, when the start had no usable cache; never throws. */
   saveCodeCache(): void
 }
+
+export const SCRIPT_WRAPPER_START = '(function (exports, require, module, __filename, __dirname, __scriptFileUrl) {'
+export const SCRIPT_WRAPPER_END = '})'
 
 /** The file beside the script that holds its cache. */
 export const codeCacheFileOf = (file: string): string => `${file}.v8-cache`
@@ -47,9 +54,7 @@ export function runWithCodeCache<T>(file: string): CachedScript<T> | undefined {
   if (source === undefined) return undefined
   const cacheFile = codeCacheFileOf(file)
   const cachedData = readOrUndefined(cacheFile) as Buffer | undefined
-  // The wrapper stays on the source's first line, so stack traces keep its line numbers; the bundle's
-  // "use strict" comes first in the function, which makes it strict as the modules were.
-  const script = new Script(`(function (exports, require, module, __filename, __dirname, __scriptFileUrl) {${source}\n})`, {
+  const script = new Script(source, {
     filename: file,
     ...(cachedData ? { cachedData } : {}),
     importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,

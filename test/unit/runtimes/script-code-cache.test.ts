@@ -4,7 +4,7 @@ import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { codeCacheFileOf, runWithCodeCache } from '../../../runtimes/node/script-code-cache.js'
+import { codeCacheFileOf, runWithCodeCache, SCRIPT_WRAPPER_END, SCRIPT_WRAPPER_START } from '../../../runtimes/node/script-code-cache.js'
 
 interface Exports {
   answer(): string
@@ -12,10 +12,11 @@ interface Exports {
   strict: boolean
 }
 
-const SOURCE = `"use strict";
+const SOURCE = `${SCRIPT_WRAPPER_START}"use strict";
 exports.answer = () => ['forty', 'two'].join(' ');
 exports.url = __scriptFileUrl;
 exports.strict = (function () { return this === undefined })();
+${SCRIPT_WRAPPER_END}
 `
 
 describe('a script run with a code cache', () => {
@@ -49,7 +50,7 @@ describe('a script run with a code cache', () => {
 
   it('runs as without a cache when the cache is not one, and replaces it', async () => {
     // Another source: V8 keeps what this process compiled, and would not read the cache for the same one.
-    await writeFile(file, `${SOURCE}// another build\n`)
+    await writeFile(file, `// another build\n${SOURCE}`)
     await writeFile(codeCacheFileOf(file), 'not a code cache')
     const run = runWithCodeCache<Exports>(file)!
     assert.equal(run.usedCache, false)
