@@ -19,6 +19,12 @@
  *   (`import()`: the etcd client, tracing, KMS) stays in its own chunk.
  * - Chunks live beside the Node entry points, in dist/runtimes/node/: the
  *   modules there find their .proto files relative to `import.meta.url`.
+ * - The bin's daemon is bundled a second time, as one CommonJS file
+ *   (dist/runtimes/node/daemon-script.cjs) that main.js runs as a classic
+ *   script with a V8 code cache (runtimes/node/script-code-cache.ts): Node 20
+ *   keeps none for ES modules, and compiling the bundle was the largest part
+ *   of a start. `import.meta.url` there is the script's own file URL, in the
+ *   same directory as the chunks, so .proto files are found the same way.
  * - tsc's per-module output and declarations stay in dist/ (types, and the
  *   benchmarks that import single modules).
  */
@@ -26,6 +32,7 @@ import { build, type Plugin } from 'esbuild'
 import { readFile, rm, writeFile } from 'node:fs/promises'
 import { dirname, join, relative } from 'node:path'
 import manifest from '../package.json' with { type: 'json' }
+import { SCRIPT_WRAPPER_END, SCRIPT_WRAPPER_START } from '../runtimes/node/script-code-cache.js'
 
 const ROOT = join(import.meta.dirname, '..')
 const DIST = join(ROOT, 'dist')
@@ -58,6 +65,23 @@ const onlyEnglishZodMessages: Plugin = {
   },
 }
 
+/**
+ * V8 keeps every script's source in the heap for as long as its functions
+ * live, one byte a character when all of them are Latin-1 and two bytes each
+ * otherwise. esbuild escapes what is beyond ASCII in strings, but not in
+ * regular expressions or kept comments: one Greek mu in a duration pattern
+ * doubled the size of a 1.7 MB chunk in memory. Escaping what is beyond
+ * Latin-1 as \\uXXXX means the same in strings, templates, regular
+ * expressions (with or without the u flag, surrogate pairs included) and
+ * comments; only a String.raw of such a character would differ, and the
+ * code has none.
+ */
+async function keepSourceLatin1(file: string): Promise<void> {
+  const text = await readFile(file, 'utf8')
+  const escaped = text.replace(/[\u0100-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  if (escaped !== text) await writeFile(file, escaped)
+}
+
 async function removePreviousChunks(): Promise<void> {
   const previous = await readFile(MANIFEST, 'utf8').then((text) => JSON.parse(text) as string[], () => [])
   await Promise.all(previous.map((file) => rm(join(DIST, file), { force: true })))
@@ -84,7 +108,38 @@ const result = await build({
   metafile: true,
   logLevel: 'warning',
 })
-const written = Object.keys(result.metafile.outputs).map((file) => relative(DIST, join(ROOT, file)))
+const DAEMON_SCRIPT = 'runtimes/node/daemon-script.cjs'
+const script = await build({
+  absWorkingDir: ROOT,
+  entryPoints: ['runtimes/node/daemon-script.ts'],
+  outfile: join(DIST, DAEMON_SCRIPT),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  external: EXTERNAL,
+  mainFields: ['module', 'main'],
+  alias: { yaml: './node_modules/yaml/browser/index.js' },
+  plugins: [onlyEnglishZodMessages],
+  // import() of an external package as require(): Node 20 loses a script's dynamic-import callback
+  // for the functions it takes from a code cache ("A dynamic import callback was not specified").
+  supported: { 'dynamic-import': false },
+  // A CommonJS file has no import.meta: its own file URL, which the loader passes (script-code-cache.ts).
+  define: { 'import.meta.url': '__scriptFileUrl' },
+  // What import.meta is left (the YAML worker's `import.meta.resolve` of tsx) runs only from source, never here.
+  logOverride: { 'empty-import-meta': 'silent' },
+  // The file is the function the loader calls, so that V8 gets the file's text as it is read and
+  // does not hold a second copy made by wrapping it; the bundle's "use strict" comes first inside.
+  banner: { js: SCRIPT_WRAPPER_START },
+  footer: { js: SCRIPT_WRAPPER_END },
+  sourcemap: true,
+  metafile: true,
+  logLevel: 'warning',
+})
+// A cache of the previous build's script would be rejected anyway; remove it rather than leave it stale.
+await rm(join(DIST, `${DAEMON_SCRIPT}.v8-cache`), { force: true })
+const written = [...Object.keys(result.metafile.outputs), ...Object.keys(script.metafile.outputs)].map((file) => relative(DIST, join(ROOT, file)))
+await Promise.all(written.filter((file) => /\.c?js$/.test(file)).map((file) => keepSourceLatin1(join(DIST, file))))
 const entries = new Set(ENTRY_POINTS.flatMap((entry) => [entry.replace(/\.ts$/, '.js'), entry.replace(/\.ts$/, '.js.map')]))
 await writeFile(MANIFEST, `${JSON.stringify(written.filter((file) => !entries.has(file)).sort(), null, 1)}\n`)
-process.stdout.write(`bundled ${ENTRY_POINTS.length} entry points into ${written.filter((f) => f.endsWith('.js')).length} files\n`)
+process.stdout.write(`bundled ${ENTRY_POINTS.length} entry points into ${written.filter((f) => /\.c?js$/.test(f)).length} files\n`)

@@ -1,8 +1,35 @@
 #!/usr/bin/env node
 /** The `apiserver` bin under Node. Everything lives in daemon.ts so tests can run it in-process. */
-import { runDaemon } from './daemon.js'
-import { nodeRuntime } from './node-runtime.js'
+import { fileURLToPath } from 'node:url'
+import type { runDaemon as RunDaemon } from './daemon.js'
+import type { nodeRuntime as NodeRuntime } from './node-runtime.js'
+import { runWithCodeCache } from './script-code-cache.js'
+import { youngGenerationHeldUntilListening } from './young-generation.js'
 
-process.exitCode = await runDaemon(process.argv.slice(2), { runtime: nodeRuntime })
+interface DaemonScript {
+  runDaemon: typeof RunDaemon
+  nodeRuntime: typeof NodeRuntime
+}
+
+/** How long after listening the code cache of a first start is written: off the path of the first requests. */
+const CODE_CACHE_WRITE_DELAY_MS = 3000
+
+// Set before the daemon's code loads: its evaluation is part of start-up.
+const releaseYoungGeneration = youngGenerationHeldUntilListening()
+// The build's classic-script bundle of the daemon, run with a code cache; from source (no bundle), the modules.
+const script = runWithCodeCache<DaemonScript>(fileURLToPath(new URL('./daemon-script.cjs', import.meta.url)))
+const { runDaemon, nodeRuntime }: DaemonScript = script?.exports ?? { ...(await import('./daemon.js')), ...(await import('./node-runtime.js')) }
+
+process.exitCode = await runDaemon(process.argv.slice(2), {
+  runtime: nodeRuntime,
+  onListening: () => {
+    // V8 checks a cache against its flags: take the code before the young generation's flag changes back.
+    script?.takeCodeCache()
+    releaseYoungGeneration()
+    setTimeout(() => script?.saveCodeCache(), CODE_CACHE_WRITE_DELAY_MS).unref()
+  },
+})
+// A start that stopped before the delay above keeps its cache too.
+script?.saveCodeCache()
 // Do not wait for stray handles (keep-alive timers, log streams): shutdown already finished its work.
 process.exit()

@@ -27,6 +27,13 @@ export interface PolicyWithBindings {
 const nameOf = (o: KubeObject): string => o.metadata.name ?? ''
 const specOf = (o: KubeObject): Record<string, unknown> => (o['spec'] as Record<string, unknown> | undefined) ?? {}
 
+
+/** Name order as upstream's Go sorts strings (code unit by code unit, no locale's collation). */
+function byName(x: KubeObject, y: KubeObject): number {
+  const a = nameOf(x)
+  const b = nameOf(y)
+  return a < b ? -1 : a > b ? 1 : 0
+}
 export class PolicySource {
   private readonly policies: ObjectIndex
   private readonly bindings: ObjectIndex
@@ -72,13 +79,13 @@ export class PolicySource {
   current(): readonly PolicyWithBindings[] {
     if (!this.grouped) {
       const byPolicy = new Map<string, KubeObject[]>()
-      for (const b of this.bindings.list().sort((x, y) => nameOf(x).localeCompare(nameOf(y)))) {
+      for (const b of this.bindings.list().sort(byName)) {
         const policyName = String(specOf(b)['policyName'] ?? '')
         byPolicy.set(policyName, [...(byPolicy.get(policyName) ?? []), b])
       }
       this.grouped = this.policies
         .list()
-        .sort((x, y) => nameOf(x).localeCompare(nameOf(y)))
+        .sort(byName)
         .map((policy) => ({ policy, bindings: byPolicy.get(nameOf(policy)) ?? [] }))
         .filter((p) => p.bindings.length > 0)
     }

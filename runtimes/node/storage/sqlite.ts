@@ -3,7 +3,8 @@
  * synchronous SQLite binding with a prebuilt binary) behind the core's
  * driver port, and the factory the daemon calls for `--data-dir`.
  */
-import Database from 'libsql'
+import { createRequire } from 'node:module'
+import type Database from 'libsql'
 import type { SqlDriver, SqlRow, SqlValue } from '../../../core/storage/sql/driver.js'
 import type { SqlStorage } from '../../../core/storage/sql/sql-storage.js'
 import { type EmbeddedStoreDirOptions, openEmbeddedStoreWith } from './embedded.js'
@@ -15,10 +16,19 @@ export function openEmbeddedStore(opts: NodeEmbeddedStoreOptions): Promise<SqlSt
   return openEmbeddedStoreWith(opts, openLibsql)
 }
 
+/**
+ * libsql's native module (some 5 MB resident once mapped), loaded when a
+ * database is first opened: a daemon on etcd never opens one. `require`
+ * because opening is synchronous, and the package is CommonJS anyway.
+ */
+let libsql: typeof Database | undefined
+const loadLibsql = (): typeof Database => (libsql ??= createRequire(import.meta.url)('libsql') as typeof Database)
+
 /** A libsql connection to the database file at `path`, as the core's driver port. */
 export function openLibsql(path: string): SqlDriver {
   let db: Database.Database
   try {
+    const Database = loadLibsql()
     // No busy wait: the store is the file's only user, and a second one must fail at once.
     db = new Database(path, { timeout: 0 })
   } catch (err) {

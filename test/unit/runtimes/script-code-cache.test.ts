@@ -1,0 +1,76 @@
+/** The bin's classic script with a V8 code cache beside it (runtimes/node/script-code-cache.ts). */
+import assert from 'node:assert/strict'
+import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { codeCacheFileOf, runWithCodeCache, SCRIPT_WRAPPER_END, SCRIPT_WRAPPER_START } from '../../../runtimes/node/script-code-cache.js'
+
+interface Exports {
+  answer(): string
+  url: string
+  strict: boolean
+}
+
+const SOURCE = `${SCRIPT_WRAPPER_START}"use strict";
+exports.answer = () => ['forty', 'two'].join(' ');
+exports.url = __scriptFileUrl;
+exports.strict = (function () { return this === undefined })();
+${SCRIPT_WRAPPER_END}
+`
+
+describe('a script run with a code cache', () => {
+  let dir: string
+  let file: string
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'script-code-cache-'))
+    file = join(dir, 'bundle.cjs')
+    await writeFile(file, SOURCE)
+  })
+  after(() => rm(dir, { recursive: true, force: true }))
+
+  it('is not there: no script', () => {
+    assert.equal(runWithCodeCache(join(dir, 'missing.cjs')), undefined)
+  })
+
+  it('runs strict, with its own file URL, and writes a cache the next run uses', async () => {
+    const first = runWithCodeCache<Exports>(file)!
+    assert.equal(first.exports.answer(), 'forty two')
+    assert.equal(first.exports.url, `file://${file}`)
+    assert.equal(first.exports.strict, true)
+    assert.equal(first.usedCache, false)
+    first.takeCodeCache()
+    first.saveCodeCache()
+    assert.ok((await stat(codeCacheFileOf(file))).size > 0)
+
+    const second = runWithCodeCache<Exports>(file)!
+    assert.equal(second.usedCache, true)
+    assert.equal(second.exports.answer(), 'forty two')
+  })
+
+  it('runs as without a cache when the cache is not one, and replaces it', async () => {
+    // Another source: V8 keeps what this process compiled, and would not read the cache for the same one.
+    await writeFile(file, `// another build\n${SOURCE}`)
+    await writeFile(codeCacheFileOf(file), 'not a code cache')
+    const run = runWithCodeCache<Exports>(file)!
+    assert.equal(run.usedCache, false)
+    assert.equal(run.exports.answer(), 'forty two')
+    run.takeCodeCache()
+    run.saveCodeCache()
+    assert.notEqual(await readFile(codeCacheFileOf(file), 'utf8').catch(() => ''), 'not a code cache')
+    assert.equal(runWithCodeCache<Exports>(file)!.usedCache, true)
+  })
+
+  it('keeps no cache, and throws nothing, where it cannot write', { skip: process.getuid?.() === 0 ? 'root writes anywhere' : false }, async () => {
+    await rm(codeCacheFileOf(file), { force: true })
+    await chmod(dir, 0o555)
+    try {
+      const run = runWithCodeCache<Exports>(file)!
+      run.takeCodeCache()
+      assert.doesNotThrow(() => run.saveCodeCache())
+      await assert.rejects(stat(codeCacheFileOf(file)))
+    } finally {
+      await chmod(dir, 0o755)
+    }
+  })
+})
