@@ -28,7 +28,7 @@
  * - tsc's per-module output and declarations stay in dist/ (types, and the
  *   benchmarks that import single modules).
  */
-import { build, type Plugin } from 'esbuild'
+import { build, type BuildOptions, type Plugin } from 'esbuild'
 import { readFile, rm, writeFile } from 'node:fs/promises'
 import { dirname, join, relative } from 'node:path'
 import manifest from '../package.json' with { type: 'json' }
@@ -87,15 +87,10 @@ async function removePreviousChunks(): Promise<void> {
   await Promise.all(previous.map((file) => rm(join(DIST, file), { force: true })))
 }
 
-await removePreviousChunks()
-const result = await build({
+/** What both bundles share: Node 20, the externals, the module builds of the dependencies, sources and a metafile. */
+const common = {
   absWorkingDir: ROOT,
-  entryPoints: ENTRY_POINTS,
-  outdir: DIST,
-  outbase: '.',
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
   external: EXTERNAL,
@@ -103,24 +98,27 @@ const result = await build({
   mainFields: ['module', 'main'],
   alias: { yaml: './node_modules/yaml/browser/index.js' },
   plugins: [onlyEnglishZodMessages],
-  chunkNames: 'runtimes/node/[name]-[hash]',
   sourcemap: true,
   metafile: true,
   logLevel: 'warning',
+} satisfies BuildOptions
+
+await removePreviousChunks()
+const result = await build({
+  ...common,
+  entryPoints: ENTRY_POINTS,
+  outdir: DIST,
+  outbase: '.',
+  splitting: true,
+  format: 'esm',
+  chunkNames: 'runtimes/node/[name]-[hash]',
 })
 const DAEMON_SCRIPT = 'runtimes/node/daemon-script.cjs'
 const script = await build({
-  absWorkingDir: ROOT,
+  ...common,
   entryPoints: ['runtimes/node/daemon-script.ts'],
   outfile: join(DIST, DAEMON_SCRIPT),
-  bundle: true,
   format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  external: EXTERNAL,
-  mainFields: ['module', 'main'],
-  alias: { yaml: './node_modules/yaml/browser/index.js' },
-  plugins: [onlyEnglishZodMessages],
   // import() of an external package as require(): Node 20 loses a script's dynamic-import callback
   // for the functions it takes from a code cache ("A dynamic import callback was not specified").
   supported: { 'dynamic-import': false },
@@ -132,9 +130,6 @@ const script = await build({
   // does not hold a second copy made by wrapping it; the bundle's "use strict" comes first inside.
   banner: { js: SCRIPT_WRAPPER_START },
   footer: { js: SCRIPT_WRAPPER_END },
-  sourcemap: true,
-  metafile: true,
-  logLevel: 'warning',
 })
 // A cache of the previous build's script would be rejected anyway; remove it rather than leave it stale.
 await rm(join(DIST, `${DAEMON_SCRIPT}.v8-cache`), { force: true })
