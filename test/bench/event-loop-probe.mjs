@@ -1,0 +1,24 @@
+/**
+ * Loaded into a daemon under measurement (`NODE_OPTIONS=--import <this
+ * file>`): the daemon's own event-loop delay, which the load of the machine
+ * moves less than a client's latency does. On SIGUSR2 it writes the delay
+ * since the last signal to EVENT_LOOP_PROBE_FILE as one JSON object (ms,
+ * and a sequence number) and starts counting anew. Plain JavaScript, so the
+ * built daemon needs no loader for it.
+ */
+import { writeFileSync } from 'node:fs'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import process from 'node:process'
+
+const file = process.env.EVENT_LOOP_PROBE_FILE
+if (file) {
+  const histogram = monitorEventLoopDelay({ resolution: 1 })
+  histogram.enable()
+  let seq = 0
+  process.on('SIGUSR2', () => {
+    const ms = (ns) => ns / 1e6
+    const figures = { seq: ++seq, p50Ms: ms(histogram.percentile(50)), p99Ms: ms(histogram.percentile(99)), maxMs: ms(histogram.max), count: histogram.count }
+    writeFileSync(file, JSON.stringify(figures))
+    histogram.reset()
+  })
+}
