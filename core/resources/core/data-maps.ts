@@ -33,9 +33,8 @@ export function decodedLength(b64: string): number {
   return Math.floor((b64.length * 3) / 4) - padding
 }
 
-export function utf8Length(text: string): number {
-  return new TextEncoder().encode(text).byteLength
-}
+/** Counted without encoding: a megabyte of data is not copied to learn its size. */
+export { utf8Length } from '../../http/response-size.js'
 
 /** Once `immutable: true`, the data fields and the flag itself stay as they are. */
 export function validateImmutableData(obj: KubeObject, old: KubeObject, fields: string[]): FieldError[] {
