@@ -22,3 +22,24 @@ if (file) {
     histogram.reset()
   })
 }
+
+/**
+ * EVENT_LOOP_PROBE_CPU_PROFILE=<file>: a CPU profile of the daemon from the
+ * probe's load to its exit (`--cpu-prof` is refused in NODE_OPTIONS). The
+ * inspector answers a session on its own thread synchronously, so the
+ * profile can be written from the exit handler.
+ */
+const profileFile = process.env.EVENT_LOOP_PROBE_CPU_PROFILE
+if (profileFile) {
+  const { Session } = await import('node:inspector')
+  const session = new Session()
+  session.connect()
+  session.post('Profiler.enable')
+  session.post('Profiler.setSamplingInterval', { interval: 200 })
+  session.post('Profiler.start')
+  process.on('exit', () => {
+    session.post('Profiler.stop', (err, result) => {
+      if (!err) writeFileSync(profileFile, JSON.stringify(result.profile))
+    })
+  })
+}

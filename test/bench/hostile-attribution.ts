@@ -11,11 +11,12 @@
  *   their p99 beside an idle p99 measured just before.
  *
  * Figures only. Run with `node --import tsx test/bench/hostile-attribution.ts
- * [--main <dist/runtimes/node/main.js of a build>] [--only <part of an input's
- * name>]` after `npm run build`; prints markdown tables, and
+ * [--baseline <dir of an earlier build>] [--main <its main.js>] [--only <part
+ * of an input's name>]` after `npm run build`; prints markdown tables, a
+ * whole run rewrites its section of docs/benchmarks.md, and
  * HOSTILE_ATTRIBUTION_JSON=<file> keeps the figures. DAEMON_NODE_OPTIONS
- * go to the daemon only (e.g. `--cpu-prof --cpu-prof-dir=<dir>` to profile
- * it under one input with --only).
+ * go to the daemon only; EVENT_LOOP_PROBE_CPU_PROFILE=<file> has the probe
+ * write the daemon's CPU profile there (with --only, under one input).
  */
 import type { ChildProcess } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
@@ -25,9 +26,11 @@ import { join } from 'node:path'
 import { worstInputs } from '../fuzz/worst-inputs.js'
 import { stopDaemon, timedStart } from './daemon.js'
 import { ms } from './format.js'
+import { renderAttributionSection, writeAttributionSection } from './hostile-attribution-section.js'
 import { adminAgent, call, seed, startGetClient } from './hostile-daemon.js'
 import { median, percentile } from './load.js'
 
+const DAEMON_MAIN = join('dist', 'runtimes', 'node', 'main.js')
 const SLOW_FACTOR = 3
 const GETS_MIXED = 3000
 const GETS_ALONE = 400
@@ -231,12 +234,23 @@ export function renderAttribution(a: Attribution): string {
   ].join('\n')
 }
 
+const arg = (name: string): string | undefined => {
+  const at = process.argv.indexOf(name)
+  return at > 0 ? process.argv[at + 1] : undefined
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const at = process.argv.indexOf('--main')
-  const main = at > 0 ? process.argv[at + 1]! : join(import.meta.dirname, '..', '..', 'dist', 'runtimes', 'node', 'main.js')
-  const onlyAt = process.argv.indexOf('--only')
-  const a = await attributeSlowGets(main, onlyAt > 0 ? process.argv[onlyAt + 1] : undefined)
-  if (process.env['HOSTILE_ATTRIBUTION_JSON']) await writeFile(process.env['HOSTILE_ATTRIBUTION_JSON'], JSON.stringify(a))
+  // `--baseline <dir>`: a checkout of an earlier commit with its dist/ built, measured after this one;
+  // a whole run (no --only) then rewrites the hostile-attribution section of docs/benchmarks.md.
+  const root = join(import.meta.dirname, '..', '..')
+  const main = arg('--main') ?? join(root, DAEMON_MAIN)
+  const only = arg('--only')
+  const baseline = arg('--baseline')
+  const a = await attributeSlowGets(main, only)
   process.stdout.write(renderAttribution(a))
+  const base = baseline ? await attributeSlowGets(join(baseline, DAEMON_MAIN), only) : undefined
+  if (base) process.stdout.write(`\nBaseline:\n${renderAttribution(base)}`)
+  if (process.env['HOSTILE_ATTRIBUTION_JSON']) await writeFile(process.env['HOSTILE_ATTRIBUTION_JSON'], JSON.stringify({ a, base }))
+  if (only === undefined) await writeAttributionSection(root, renderAttributionSection(a, base, new Date()))
   process.exit(0)
 }
