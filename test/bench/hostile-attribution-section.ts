@@ -73,9 +73,12 @@ What is left, by measurement:
 - The 20000-key create still holds the loop 50 to 70 ms: the store's
   protobuf encoding and the ConfigMap key checks are synchronous over the
   20000 entries. The benchmark sends one name, so after the first create it
-  is answered 409 once the store has encoded the object; a create of a new
-  20000-key object (201) held the thread about 350 ms in the profile (the
-  store's encoding, the watch cache's delivery and freezing, validation).
+  is answered 409 once the store has encoded the object. A create of a new
+  20000-key object (201) is worse: eight of them sent alone to an idle
+  daemon (23:12 UTC) held its loop 115 to 164 ms each (162 to 235 ms at the
+  baseline). Its profile: the store's protobuf encoding (about a quarter),
+  decoding the stored object back, the watch cache's queue, freezing the
+  object and copying the answer, all synchronous over the 20000 entries.
   That is the largest stall left, in the write path, and the next to cut.
 - The body over the limit is answered 413 from its declared length before
   any of it is read; the daemon's profile under it shows almost no time in
