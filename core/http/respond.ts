@@ -12,7 +12,8 @@ import { JSON_TYPE, type OutputFormat, PROTOBUF_TYPE, YAML_TYPE } from './media-
 import { encodeProtobuf } from '../encoding/protobuf.js'
 import type { StatusError } from '../machinery/status-error.js'
 import { observableStream } from './observed-body.js'
-import { utf8Length, withKnownSize, withSize } from './response-size.js'
+import { utf8Length } from '../encoding/utf8-length.js'
+import { withKnownSize, withSize } from './response-size.js'
 
 /** An API object (object, list, Table, Status, discovery document) as JSON. */
 export function jsonResponse(body: Record<string, unknown>, status = 200, headers?: Record<string, string>): Response {

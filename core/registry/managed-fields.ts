@@ -21,6 +21,7 @@ import {
   type Path,
 } from '../apply/index.js'
 import { applyShapeOf } from '../crd/apply-shape.js'
+import { utf8Length } from '../encoding/utf8-length.js'
 import { badRequest, StatusError } from '../machinery/status-error.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
 import type { KubeObject } from '../machinery/object.js'
@@ -47,12 +48,6 @@ export function managerName(fieldManager: string | null, userAgent: string | nul
     bytes += size
   }
   return out
-}
-
-/** The UTF-8 size of one code point. */
-function utf8Length(ch: string): number {
-  const code = ch.codePointAt(0) ?? 0
-  return code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4
 }
 
 function tracked(entry: ResourceEntry): boolean {

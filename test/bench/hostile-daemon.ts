@@ -18,15 +18,15 @@ import type { HostileFigures, HostileRound } from './hostile-input.js'
 import { type LoadResult, median } from './load.js'
 
 /** The daemon's certificates in its --cert-dir, as daemon.ts lays the run's directory out. */
-const certDirIn = (dir: string): string => join(dir, 'pki')
+export const certDirIn = (dir: string): string => join(dir, 'pki')
 
-async function adminAgent(dir: string): Promise<Agent> {
+export async function adminAgent(dir: string): Promise<Agent> {
   const [ca, cert, key] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(certDirIn(dir), f), 'utf8')))
   return new Agent({ keepAlive: true, maxSockets: 1, ca, cert, key })
 }
 
 /** One request; its status, or 0 when the connection failed (a server may close one whose body it refused). */
-function call(agent: Agent, port: number, req: FuzzRequest): Promise<number> {
+export function call(agent: Agent, port: number, req: FuzzRequest): Promise<number> {
   return new Promise((resolve) => {
     const r = request({ host: '127.0.0.1', port, method: req.method, path: req.path, agent, headers: req.headers }, (res) => {
       res.resume()
@@ -41,7 +41,7 @@ function call(agent: Agent, port: number, req: FuzzRequest): Promise<number> {
 const json = { 'content-type': 'application/json' }
 
 /** The fuzz suite's CRDs and seeds, created as on the in-process server. */
-async function seed(agent: Agent, port: number): Promise<void> {
+export async function seed(agent: Agent, port: number): Promise<void> {
   const { crds, seeds } = fuzzResources()
   for (const crd of crds) await call(agent, port, { method: 'POST', path: CRDS, headers: json, body: JSON.stringify(crd) })
   const deadline = Date.now() + 20_000
@@ -56,7 +56,7 @@ async function seed(agent: Agent, port: number): Promise<void> {
 }
 
 /** The GET client process: `run(total)` resolves with its LoadResult. */
-function startGetClient(port: number, dir: string): { child: ChildProcess; run(total: number): Promise<LoadResult> } {
+export function startGetClient(port: number, dir: string): { child: ChildProcess; run(total: number, samples?: boolean): Promise<LoadResult & { samples?: Array<[number, number]> }> } {
   const script = join(import.meta.dirname, 'hostile-get-client.ts')
   const child = spawn(process.execPath, ['--import', 'tsx', script, String(port), certDirIn(dir), `${CONFIGMAPS}/seed-0`], {
     stdio: ['pipe', 'pipe', 'inherit'],
@@ -64,8 +64,8 @@ function startGetClient(port: number, dir: string): { child: ChildProcess; run(t
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
   return {
     child,
-    async run(total) {
-      child.stdin!.write(`${JSON.stringify({ total, maxSeconds: 30 })}\n`)
+    async run(total, samples = false) {
+      child.stdin!.write(`${JSON.stringify({ total, maxSeconds: 30, samples })}\n`)
       const next = await lines.next()
       if (next.done) throw new Error('the GET client exited')
       return JSON.parse(next.value as string) as LoadResult

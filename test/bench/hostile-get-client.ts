@@ -5,7 +5,10 @@
  * time. Reads commands from stdin, one JSON line each
  * (`{"total":1500,"maxSeconds":20}`), and answers each with a LoadResult on
  * one line of stdout. Started with the daemon's port and certificate
- * directory as arguments.
+ * directory as arguments. With `"samples":true` the answer also lists each
+ * GET as [sent at, latency] in ms, sent at on the clock every process on the
+ * machine shares (`performance.timeOrigin + performance.now()`), so that the
+ * hostile sender can say what it was sending when a GET was slow.
  */
 import { readFile } from 'node:fs/promises'
 import { Agent, request } from 'node:https'
@@ -31,8 +34,16 @@ function get(): Promise<boolean> {
 }
 
 for await (const line of createInterface({ input: process.stdin })) {
-  const { total, maxSeconds } = JSON.parse(line) as { total: number; maxSeconds: number }
-  const result = await runLoad({ total, concurrency: 1, maxSeconds }, get)
-  process.stdout.write(`${JSON.stringify(result)}\n`)
+  const { total, maxSeconds, samples } = JSON.parse(line) as { total: number; maxSeconds: number; samples?: boolean }
+  const sent: Array<[number, number]> = []
+  const result = await runLoad({ total, concurrency: 1, maxSeconds }, async () => {
+    const at = performance.timeOrigin + performance.now()
+    try {
+      return await get()
+    } finally {
+      if (samples) sent.push([at, performance.timeOrigin + performance.now() - at])
+    }
+  })
+  process.stdout.write(`${JSON.stringify(samples ? { ...result, samples: sent } : result)}\n`)
 }
 agent.destroy()

@@ -31,7 +31,8 @@ export const certificateSubjectRestriction: ValidatingAdmission = {
   name: 'CertificateSubjectRestriction',
   handles: (operation) => operation === 'CREATE',
   async validate(a) {
-    if (!a.object || !isResource(a, certificateSigningRequests.group, certificateSigningRequests.resource)) return
+    // The resource first: reading `a.object` makes the validating phase's copy of the object.
+    if (!isResource(a, certificateSigningRequests.group, certificateSigningRequests.resource) || !a.object) return
     if (signerNameOf(a.object) !== API_SERVER_CLIENT_SIGNER) return
     let organizations: string[]
     try {

@@ -21,7 +21,7 @@ export function clusterTrustBundleAttest(authorizer: Authorizer, enabled: boolea
     name: 'ClusterTrustBundleAttest',
     handles: (operation) => operation === 'CREATE' || operation === 'UPDATE',
     async validate(a) {
-      if (!enabled || !a.object || !isResource(a, 'certificates.k8s.io', 'clustertrustbundles', a.subresource ?? '')) return
+      if (!enabled || !isResource(a, 'certificates.k8s.io', 'clustertrustbundles', a.subresource ?? '') || !a.object) return
       const signerName = signerNameOf(a.object)
       if (!signerName) return
       if (a.operation === 'UPDATE' && a.oldObject && onlyGarbageCollectorFieldsChange(a.object, a.oldObject)) return

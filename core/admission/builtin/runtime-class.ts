@@ -41,7 +41,8 @@ const CONFLICT_OVERHEAD = "pod rejected: Pod's Overhead doesn't match RuntimeCla
 export function runtimeClassAdmission(readClass: RuntimeClassReader): MutatingAdmission & ValidatingAdmission {
   /** The pod and its class; undefined for what the plugin ignores. */
   const prepare = async (a: AdmissionAttributes): Promise<{ spec: Obj; runtimeClass?: KubeObject } | undefined> => {
-    if (!a.object || !isResource(a, pods.group, pods.resource)) return undefined
+    // The resource first: reading `a.object` makes the validating phase's copy of the object, of any size.
+    if (!isResource(a, pods.group, pods.resource) || !a.object) return undefined
     const spec = (a.object['spec'] ??= {}) as Obj
     const name = spec['runtimeClassName']
     if (typeof name !== 'string' || !name) return { spec }

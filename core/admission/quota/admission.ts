@@ -155,10 +155,13 @@ export function resourceQuotaAdmission(access: QuotaAccess, config: ResourceQuot
     handles: (operation) => operation === 'CREATE' || operation === 'UPDATE',
     async validate(a) {
       // Subresources, cluster-scoped objects and a namespace's own creation are not charged.
-      if (a.subresource || !a.namespace || !a.entry.namespaced || !a.object || a.entry.virtualCreate) return
+      if (a.subresource || !a.namespace || !a.entry.namespaced || a.entry.virtualCreate) return
       if (IGNORED.has(`${a.entry.group}/${a.entry.resource}`)) return
       const evaluator = evaluatorFor(a.entry.group, a.entry.resource)
       if (!evaluator.handles(a.operation, a.subresource)) return
+      // Nothing to charge: the object is not read, so the validating phase's copy of it is not made.
+      if (access.quotas(a.namespace).length === 0 && config.limitedResources.length === 0) return
+      if (!a.object) return
       const object: KubeObject = { ...a.object, metadata: { ...a.object.metadata, namespace: a.object.metadata.namespace ?? a.namespace } }
       const checked = check(a, evaluator, object)
       if (!checked) return

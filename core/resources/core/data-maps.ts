@@ -33,9 +33,7 @@ export function decodedLength(b64: string): number {
   return Math.floor((b64.length * 3) / 4) - padding
 }
 
-export function utf8Length(text: string): number {
-  return new TextEncoder().encode(text).byteLength
-}
+export { utf8Length } from '../../encoding/utf8-length.js'
 
 /** Once `immutable: true`, the data fields and the flag itself stay as they are. */
 export function validateImmutableData(obj: KubeObject, old: KubeObject, fields: string[]): FieldError[] {
