@@ -165,6 +165,12 @@ What changed against the previous build:
   run as before; functions run hot at start-up are optimized when they
   are hot again (test/unit/runtimes/optimizing-compiler.test.ts). The code
   cache is taken before the flag changes back, so later starts still use it.
+  CPU per GET against the previous build, side by side
+  (\`node --import tsx test/bench/read-path.ts --baseline <the previous build> --only get\`,
+  two runs, 2026-11-23 23:20 UTC, load average 3.9 and 5.8 at their ends): 0.92x, 1.27x,
+  0.89x and 0.83x in the first, 0.88x, 0.88x, 1.12x and 1.14x in the second
+  (previous ÷ this build, wrk and the Node client, embedded and etcd): both
+  directions, no change out of the machine's noise.
 - libsql's loader asked \`process.report.getReport()\` whether the C
   library is glibc (a full diagnostic report, some 1 MB kept and a few
   milliseconds); detect-libc, which libsql loads anyway, answers it from the
