@@ -134,7 +134,7 @@ function render(builds: Array<[string, string]>, figures: Map<string, Figures>, 
 ## Start-up
 
 Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus().length} × ${cpus()[0]?.model.split(' ')[0] ?? 'CPU'} (load average ${loadavg()[0]!.toFixed(1)} at the end),
-Node ${process.version}. \`node --import tsx test/bench/start.ts${other ? ' --baseline <the previous build>' : ''}\`${other ? ' (the previous build: f08d509)' : ''}: ${rounds} rounds,
+Node ${process.version}. \`node --import tsx test/bench/start.ts${other ? ' --baseline <the previous build>' : ''}\`: ${rounds} rounds,
 the builds taking turns in each, a fresh process for every figure. Compare the
 ratio, not the milliseconds: the machine is shared and its load moves them.
 
