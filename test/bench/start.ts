@@ -175,7 +175,9 @@ What changed against the previous build:
   two runs, 2026-11-23 23:20 UTC, load average 3.9 and 5.8 at their ends): 0.92x, 1.27x,
   0.89x and 0.83x in the first, 0.88x, 0.88x, 1.12x and 1.14x in the second
   (previous ÷ this build, wrk and the Node client, embedded and etcd): both
-  directions, no change out of the machine's noise.
+  directions, no change out of the machine's noise. With Sparkplug held
+  too (one run of the same command, 2026-11-23 23:33 UTC, load average
+  4.7): 1.04x, 0.92x, 1.05x and 1.02x, the same.
 - Not touched by this change: the in-process rows (they do not run the
   bin's main.js); they moved 0.76x to 0.88x in a run an hour before this
   one and 1.01x to 1.16x here, which is the machine's noise. The bin's CPU
