@@ -183,7 +183,14 @@ What changed against the previous build:
   one and 1.01x to 1.16x here, which is the machine's noise. The bin's CPU
   to \`/readyz\` was 0.77x with TurboFan alone held and is 1.04x here with
   Sparkplug held as well: interpreted start-up code may cost a little CPU,
-  which two runs cannot separate from the noise.
+  which two runs cannot separate from the noise. A third run (7 rounds,
+  \`--no-write\`, 2026-11-23 23:36 UTC, load average 1.9): CPU to \`/readyz\`
+  0.95x, memory at ready 88.8 MB against 99.3 MB (embedded) and 94.1 MB
+  against 103.9 MB (etcd). CPU profiles of one warm start each
+  (\`node --cpu-prof\`, to the daemon's exit) put 39% of this build's
+  samples in the bundle's own code against 26% before, as the interpreter
+  runs what optimized code ran; one profile each is too few to weigh against
+  the CPU rows above.
 - libsql's loader asked \`process.report.getReport()\` whether the C
   library is glibc (a full diagnostic report, some 1 MB kept and a few
   milliseconds); detect-libc, which libsql loads anyway, answers it from the
