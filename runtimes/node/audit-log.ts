@@ -9,7 +9,6 @@ import { createReadStream, createWriteStream } from 'node:fs'
 import { mkdir, open, type FileHandle, readdir, rename, rm, stat } from 'node:fs/promises'
 import { basename, dirname, extname, join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
-import { createGzip } from 'node:zlib'
 import { legacyEventLine } from '../../core/audit/event.js'
 import type { AuditBackend, AuditEvent } from '../../core/audit/types.js'
 
@@ -87,7 +86,7 @@ export class AuditLogBackend implements AuditBackend {
     await rename(path, backup)
     await this.openFile()
     if (this.options.compress) {
-      await pipeline(createReadStream(backup), createGzip(), createWriteStream(`${backup}.gz`, { mode: 0o600 }))
+      await pipeline(createReadStream(backup), (await import('node:zlib')).createGzip(), createWriteStream(`${backup}.gz`, { mode: 0o600 }))
       await rm(backup)
     }
     await this.prune()

@@ -3,6 +3,7 @@
 import { fileURLToPath } from 'node:url'
 import type { runDaemon as RunDaemon } from './daemon.js'
 import type { nodeRuntime as NodeRuntime } from './node-runtime.js'
+import { optimizingCompilerHeldUntilListening } from './optimizing-compiler.js'
 import { runWithCodeCache } from './script-code-cache.js'
 import { youngGenerationHeldUntilListening } from './young-generation.js'
 
@@ -16,6 +17,7 @@ const CODE_CACHE_WRITE_DELAY_MS = 3000
 
 // Set before the daemon's code loads: its evaluation is part of start-up.
 const releaseYoungGeneration = youngGenerationHeldUntilListening()
+const releaseOptimizingCompiler = optimizingCompilerHeldUntilListening()
 // The build's classic-script bundle of the daemon, run with a code cache; from source (no bundle), the modules.
 const script = runWithCodeCache<DaemonScript>(fileURLToPath(new URL('./daemon-script.cjs', import.meta.url)))
 const { runDaemon, nodeRuntime }: DaemonScript = script?.exports ?? { ...(await import('./daemon.js')), ...(await import('./node-runtime.js')) }
@@ -23,9 +25,10 @@ const { runDaemon, nodeRuntime }: DaemonScript = script?.exports ?? { ...(await 
 process.exitCode = await runDaemon(process.argv.slice(2), {
   runtime: nodeRuntime,
   onListening: () => {
-    // V8 checks a cache against its flags: take the code before the young generation's flag changes back.
+    // V8 checks a cache against its flags: take the code before the start-up flags change back.
     script?.takeCodeCache()
     releaseYoungGeneration()
+    releaseOptimizingCompiler()
     setTimeout(() => script?.saveCodeCache(), CODE_CACHE_WRITE_DELAY_MS).unref()
   },
 })

@@ -3,8 +3,8 @@
  * profile through the inspector protocol (`.cpuprofile`, which Chrome
  * DevTools, VS Code and speedscope open) and a heap snapshot
  * (`.heapsnapshot`, for DevTools' Memory panel), streamed as V8 writes it.
+ * The inspector module loads with the first CPU profile, not at every start.
  */
-import { Session } from 'node:inspector/promises'
 import { Readable } from 'node:stream'
 import { getHeapSnapshot } from 'node:v8'
 import type { Profiler } from '../../core/ports.js'
@@ -12,6 +12,7 @@ import type { Profiler } from '../../core/ports.js'
 export function nodeProfiler(): Profiler {
   return {
     async cpuProfile(seconds) {
+      const { Session } = await import('node:inspector/promises')
       const session = new Session()
       session.connect()
       try {

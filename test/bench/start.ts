@@ -111,6 +111,13 @@ interface Figures {
   onEtcd: DaemonReady[]
 }
 
+/** Whether this build's median memory at ready is under a third of upstream's 288 MB, in words. */
+function verdict(builds: Array<[string, string]>, figures: Map<string, Figures>, backend: 'daemon' | 'onEtcd', where: string): string {
+  const mine = median(figures.get(builds[0]![0])![backend].map((s) => s.rssMiB))
+  const megabytes = (mine * 1024 * 1024) / 1e6
+  return megabytes < 96 ? `met ${where} (${mb(mine)})` : `not met ${where} (${mb(mine)}, ${(megabytes - 96).toFixed(1)} MB over)`
+}
+
 function render(builds: Array<[string, string]>, figures: Map<string, Figures>, rounds: number): string {
   const [mine, other] = builds.map(([name]) => figures.get(name)!)
   const row = (label: string, pick: (f: Figures) => number[], unit = ms): string => {
@@ -145,52 +152,62 @@ ${row('daemon on etcd: resident memory at the first `/readyz` 200 (goal: under 9
 
 What changed against the previous build:
 
-- The bin runs the daemon as one classic script
-  (dist/runtimes/node/daemon-script.cjs) with a V8 code cache beside it
-  (\`daemon-script.cjs.v8-cache\`), which the first start writes once it
-  listens, so the cache holds every function start-up ran. Later starts take
-  compiled code from it instead of parsing and compiling the bundle. V8
-  rejects a cache made by another build, V8 version or flag set, and the
-  start then compiles as before and writes a new one; a read-only install
-  keeps none. (Node 20 keeps no compile cache for ES modules, hence the
-  classic script.) The package's own \`import\` is unchanged.
-- V8's young generation stays at its initial 1 MiB semi-space until the
-  daemon listens and grows again from then on: start-up keeps most of what
-  it allocates, which made V8 grow it to 16 MiB a semi-space (32 MiB
-  resident, mostly empty) by the first \`/readyz\`. GET and LIST CPU per
-  request side by side were unchanged (read-path bench).
-- The bundle's source is kept one byte a character in V8's heap: a Greek
-  mu in a duration pattern and dashes in kept comments had made three
-  chunks (3.3 MB) two bytes a character.
-- A daemon on etcd no longer loads libsql's native module (about 5 MB
-  resident).
-- Flow schemas and admission policies sort by name as Go compares strings
-  instead of with \`localeCompare\`, which loaded ICU's collation tables at
-  every start (about 2 MB resident at ready).
-- The daemon's script file is the wrapping function itself, so V8 is given
-  the text as read and holds no second copy of it.
+- V8's compilers above its interpreter, TurboFan and Sparkplug, are held
+  off until the daemon listens, as the young generation already was.
+  Start-up ran many functions hot enough to be optimized (decoding stored
+  objects, the RBAC reconciliation, walks of the type tables), mostly once;
+  the compilations ran on V8's four worker threads, whose allocators kept
+  the compiler's working memory, and the optimized code stayed in the heap.
+  Sparkplug's baseline code weighs most on etcd, whose client's modules
+  load from source, not from the code cache. Tried first from node's
+  command line (embedded store): \`--no-opt\` gave 90.5 MB at ready against
+  97.2 MB, \`--v8-pool-size=1\` 93.9 MB (a thread fewer, about 1.1 MB
+  each), \`--no-sparkplug\` about 0.5 MB less, \`--optimize-for-size\`,
+  \`--max-lazy\` and \`--single-threaded-gc\` nothing beyond the noise; on
+  etcd, with TurboFan held, \`--no-sparkplug\` 93.4 MB against 96.9 MB.
+  After the release V8 compiles what requests run as before; functions run
+  hot at start-up are compiled when they are hot again
+  (test/unit/runtimes/optimizing-compiler.test.ts). The code cache is taken
+  before the flags change back, so later starts still use it. An operator's
+  own compiler flags are left as given.
+  CPU per GET against the previous build, side by side, with TurboFan held
+  (\`node --import tsx test/bench/read-path.ts --baseline <the previous build> --only get\`,
+  two runs, 2026-11-23 23:20 UTC, load average 3.9 and 5.8 at their ends): 0.92x, 1.27x,
+  0.89x and 0.83x in the first, 0.88x, 0.88x, 1.12x and 1.14x in the second
+  (previous ÷ this build, wrk and the Node client, embedded and etcd): both
+  directions, no change out of the machine's noise. With Sparkplug held
+  too (one run of the same command, 2026-11-23 23:33 UTC, load average
+  4.7): 1.04x, 0.92x, 1.05x and 1.02x, the same.
+- Not touched by this change: the in-process rows (they do not run the
+  bin's main.js); they moved 0.76x to 0.88x in a run an hour before this
+  one and 1.01x to 1.16x here, which is the machine's noise. The bin's CPU
+  to \`/readyz\` was 0.77x with TurboFan alone held and is 1.04x here with
+  Sparkplug held as well: interpreted start-up code may cost a little CPU,
+  which two runs cannot separate from the noise. A third run (7 rounds,
+  \`--no-write\`, 2026-11-23 23:36 UTC, load average 1.9): CPU to \`/readyz\`
+  0.95x, memory at ready 88.8 MB against 99.3 MB (embedded) and 94.1 MB
+  against 103.9 MB (etcd). CPU profiles of one warm start each
+  (\`node --cpu-prof\`, to the daemon's exit) put 39% of this build's
+  samples in the bundle's own code against 26% before, as the interpreter
+  runs what optimized code ran; one profile each is too few to weigh against
+  the CPU rows above.
+- libsql's loader asked \`process.report.getReport()\` whether the C
+  library is glibc (a full diagnostic report, some 1 MB kept and a few
+  milliseconds); detect-libc, which libsql loads anyway, answers it from the
+  dynamic linker's file, and on glibc the loader is given that answer.
+- The inspector module loads with the first CPU profile and zlib with the
+  first compressed audit backup, not at every start.
 
-The goals (issue 18), by this run: none of the three is met. The bin's
-start costs 0.86x the CPU time it did (0.75x and 0.85x in two earlier runs
-today) and its memory at ready is 0.83x on the embedded store and 0.76x on
-etcd, but the embedded store's 98.6 MB is still 2.6 MB over a third of
-upstream's (96 MB), and on etcd, where the gRPC client and etcd3 load (some
-20 MB), 107 MB is well over it. The bin's CPU time to \`/readyz\` alone is
-above 300 ms, so its wall time cannot be under it on this machine. What a
-warm start still spends, from a CPU profile: Node's own bootstrap and
-built-in modules (undici for the first \`Response\`, the crypto key imports
-of the serving certificate), the garbage collector (more scavenges while
-the young generation is held small), reading and decoding the stored
-objects and the RBAC reconciliation of a restart. The in-process figures are not changed by
-this work (their rows swing with the load: ten alternating starts of just
-that figure afterwards gave 313 ms of CPU against 321 ms, 0.97x):
-the package's \`import\` is still an ES module compiled at every start,
-which Node 20 cannot cache; a code cache for it would mean shipping the
-library as a classic script too (measured in a trial: compile from 90 ms to
-14 ms, the process's CPU to the first answer from about 355 ms to 245 ms),
-which changes the package's module format and is left for a decision.
-Tried and dropped: \`minifyWhitespace\` for the bundle (no CPU change in
-alternating starts, 1.5 MB less memory, stack traces on one line).
+The memory goal (issue 18: under a third of upstream's 288 MB, 96 MB), by
+this run: ${verdict(builds, figures, 'daemon', 'on the embedded store')};
+${verdict(builds, figures, 'onEtcd', 'on etcd')}. What is resident at ready
+on the embedded store, from \`/proc/<pid>/smaps\` before this change: 44 MB
+of the node binary's own pages (a bare \`node -e\` touches 30 MB of them;
+the rest is the built-in modules' code and OpenSSL, HTTP/2 and the other
+parts the server uses), 34 MB of anonymous memory (the JavaScript heap, 29
+MB of it: 8 MB bytecode, 4 MB the bundle's source), 8 MB of the C heap and
+5 MB of libsql's native module. pino, measured by replacing it with a
+stand-in, accounts for under 1 MB at ready, so it stays.
 <!-- startup: end -->`
 }
 

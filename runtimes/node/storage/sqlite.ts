@@ -22,7 +22,34 @@ export function openEmbeddedStore(opts: NodeEmbeddedStoreOptions): Promise<SqlSt
  * because opening is synchronous, and the package is CommonJS anyway.
  */
 let libsql: typeof Database | undefined
-const loadLibsql = (): typeof Database => (libsql ??= createRequire(import.meta.url)('libsql') as typeof Database)
+const loadLibsql = (): typeof Database => (libsql ??= withoutNodeReportOnGlibc(() => createRequire(import.meta.url)('libsql') as typeof Database))
+
+/**
+ * libsql's loader asks `process.report.getReport()` whether the C library
+ * is glibc, to pick its prebuilt binary: a full diagnostic report (about
+ * 1 MB resident kept and some milliseconds at every start). detect-libc,
+ * which libsql loads anyway, answers that from the dynamic linker's file;
+ * when it says glibc, the loader is given a report that says so too, and
+ * anything else loads as it always did.
+ */
+function withoutNodeReportOnGlibc<T>(load: () => T): T {
+  const fromLibsql = createRequire(createRequire(import.meta.url).resolve('libsql'))
+  let glibc = false
+  try {
+    const detectLibc = fromLibsql('detect-libc') as { familySync(): string | null; GLIBC: string }
+    glibc = detectLibc.familySync() === detectLibc.GLIBC
+  } catch {
+    // Without detect-libc the loader decides alone, as before.
+  }
+  const report = Object.getOwnPropertyDescriptor(process, 'report')
+  if (!glibc || !report?.configurable) return load()
+  Object.defineProperty(process, 'report', { configurable: true, enumerable: report.enumerable, value: { getReport: () => ({ header: { glibcVersionRuntime: 'detected' } }) } })
+  try {
+    return load()
+  } finally {
+    Object.defineProperty(process, 'report', report)
+  }
+}
 
 /** A libsql connection to the database file at `path`, as the core's driver port. */
 export function openLibsql(path: string): SqlDriver {

@@ -3,6 +3,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
+import { gunzipSync } from 'node:zlib'
 import { BatchingBackend } from '../../../core/audit/batch.js'
 import { TRUNCATED_ANNOTATION, TruncatingBackend } from '../../../core/audit/truncate.js'
 import type { AuditBackend, AuditEvent } from '../../../core/audit/types.js'
@@ -76,6 +77,22 @@ describe('audit backends', () => {
       assert.equal(files.filter((f) => f.startsWith('audit-')).length, 2, files.join(' '))
       const current = (await readFile(join(dir, 'audit.log'), 'utf8')).split('\n').filter(Boolean)
       assert.equal(JSON.parse(current.at(-1)!).auditID, '15')
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('with compression on, a rotated backup is kept gzipped', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'audit-log-'))
+    try {
+      const log = new AuditLogBackend({ path: join(dir, 'audit.log'), format: 'json', maxSizeMB: 1, maxBackups: 2, maxAgeDays: 0, compress: true, strict: false })
+      const padding = 'x'.repeat(200 * 1024)
+      for (let i = 0; i < 8; i++) await log.processEvents([event(String(i), { padding })])
+      await log.shutdown()
+      const gzipped = (await readdir(dir)).filter((f) => f.endsWith('.gz'))
+      assert.equal(gzipped.length, 1, gzipped.join(' '))
+      const lines = gunzipSync(await readFile(join(dir, gzipped[0]!))).toString('utf8').split('\n').filter(Boolean)
+      assert.equal(JSON.parse(lines[0]!).auditID, '0')
     } finally {
       await rm(dir, { recursive: true, force: true })
     }
