@@ -163,6 +163,7 @@ export function renderDaemonSuite(f: SuiteFigures, runSeconds: number): string {
     `The limit is a Node TLS server answering the same GET with a fixed body. etcd itself is driven from the bench with the etcd3 client configured as the daemon's and the same transactions (a guarded put; for updates a read first), values of the daemon's stored size (${f.valueBytes} bytes).`,
     "Watches start from a list's resourceVersion, one connection each; a create is timed from its 201 to each watcher's connection having the event.",
     'Memory is the daemon\'s RSS at its first `/readyz` 200, and after 10,000 ConfigMaps of 1 kB were created in one namespace and listed (the watch cache holds them all).',
+    'Ready time and memory at ready are those of a start after the first: a start beforehand wrote the bin\'s V8 code cache, as the first start after an install or a build does.',
     '',
     '**Upstream was not run here**: no kube-apiserver binary is available on this machine. Its column is the issue\'s two runs (v1.20.2 on etcd 3.4, same tools and load),',
     "with each rate also as a share of that run's limit. A throughput goal is therefore judged by ratio to the limit: upstream's share of its limit times this run's limit",
