@@ -19,15 +19,15 @@
  * write the daemon's CPU profile there (with --only, under one input).
  */
 import type { ChildProcess } from 'node:child_process'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import type { Agent } from 'node:https'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { worstInputs } from '../fuzz/worst-inputs.js'
-import { stopDaemon, timedStart } from './daemon.js'
+import { timedStart } from './daemon.js'
 import { ms } from './format.js'
 import { renderAttributionSection, writeAttributionSection } from './hostile-attribution-section.js'
-import { adminAgent, call, seed, startGetClient } from './hostile-daemon.js'
+import { adminAgent, call, seed, startGetClient, tearDown } from './hostile-daemon.js'
 import { median, percentile } from './load.js'
 
 const DAEMON_MAIN = join('dist', 'runtimes', 'node', 'main.js')
@@ -207,13 +207,7 @@ export async function attributeSlowGets(main: string, only?: string): Promise<At
       loadAverage: loadavg()[0]!,
     }
   } finally {
-    agent?.destroy()
-    if (client && client.exitCode === null) {
-      client.stdin?.end()
-      client.kill('SIGTERM')
-    }
-    if (daemon) await stopDaemon(daemon)
-    await rm(dir, { recursive: true, force: true })
+    await tearDown({ agent, client, daemon, dir })
   }
 }
 

@@ -55,6 +55,17 @@ export async function seed(agent: Agent, port: number): Promise<void> {
   }
 }
 
+/** Stops what a hostile-input run started, whichever of it did start: the admin agent, the GET client, the daemon, its directory. */
+export async function tearDown(run: { agent?: Agent; client?: ChildProcess; daemon?: ChildProcess; dir: string }): Promise<void> {
+  run.agent?.destroy()
+  if (run.client && run.client.exitCode === null) {
+    run.client.stdin?.end()
+    run.client.kill('SIGTERM')
+  }
+  if (run.daemon) await stopDaemon(run.daemon)
+  await rm(run.dir, { recursive: true, force: true })
+}
+
 /** The GET client process: `run(total)` resolves with its LoadResult. */
 export function startGetClient(port: number, dir: string): { child: ChildProcess; run(total: number, samples?: boolean): Promise<LoadResult & { samples?: Array<[number, number]> }> } {
   const script = join(import.meta.dirname, 'hostile-get-client.ts')
@@ -119,12 +130,6 @@ export async function measureHostileDaemon(main: string, opts: { rounds: number;
       }),
     }
   } finally {
-    agent?.destroy()
-    if (client && client.exitCode === null) {
-      client.stdin?.end()
-      client.kill('SIGTERM')
-    }
-    if (daemon) await stopDaemon(daemon)
-    await rm(dir, { recursive: true, force: true })
+    await tearDown({ agent, client, daemon, dir })
   }
 }
