@@ -5,8 +5,20 @@
 
 /** The length of `text` encoded as UTF-8 (a lone surrogate becomes U+FFFD, 3 bytes, as TextEncoder writes it). */
 export function utf8Length(text: string): number {
+  return utf8LengthUpTo(text, Infinity)
+}
+
+/**
+ * utf8Length(text) when it is at most `limit`, else some number above
+ * `limit`: a size checked against a limit is not counted past it (a text of
+ * megabytes is counted in milliseconds).
+ */
+export function utf8LengthUpTo(text: string, limit: number): number {
+  // Every UTF-16 unit takes at least one byte.
+  if (text.length > limit) return text.length
   let bytes = 0
   for (let i = 0; i < text.length; i++) {
+    if (bytes > limit) return bytes
     const code = text.charCodeAt(i)
     if (code < 0x80) bytes += 1
     else if (code < 0x800) bytes += 2

@@ -95,6 +95,10 @@ export function* duplicateJsonFieldsWalk(text: string): Checkpointed<string[]> {
       let end = i + 1
       let escaped = false
       for (; end < text.length; end++) {
+        if (end >= checkpoint) {
+          checkpoint = end + RUN
+          yield
+        }
         const d = text.charCodeAt(end)
         if (d === 0x5c /* \ */) {
           escaped = true

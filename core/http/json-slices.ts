@@ -76,15 +76,22 @@ function* walk(text: string): Checkpointed<unknown> {
     return unquoted(text, start, i, escaped)
   }
 
-  /** The same for a long string, with a checkpoint every STRING_RUN characters. */
+  /**
+   * The same for a long string, with a checkpoint every STRING_RUN
+   * characters. Each checkpoint falls between two characters or escapes of
+   * the text (a `\uXXXX` is stepped over whole), so that an escaped string
+   * is unescaped a piece at a time from one checkpoint to the next.
+   */
   function* longString(): Checkpointed<string> {
     const start = i
     let escaped = false
+    const cuts = [start + 1]
     let checkpoint = i + STRING_RUN
     for (i++; ; i++) {
       if (i >= n) throw new Unreadable()
       if (i >= checkpoint) {
         checkpoint = i + STRING_RUN
+        cuts.push(i)
         yield
       }
       const c = text.charCodeAt(i)
@@ -92,11 +99,19 @@ function* walk(text: string): Checkpointed<unknown> {
       if (c < 0x20) throw new Unreadable()
       if (c === 0x5c) {
         escaped = true
-        i++
+        i += text.charCodeAt(i + 1) === 0x75 /* u */ ? 5 : 1
       }
     }
     i++
-    return unquoted(text, start, i, escaped)
+    if (!escaped) return text.slice(start + 1, i - 1)
+    cuts.push(i - 1)
+    // A surrogate pair written as two escapes may fall on either side of a cut: its halves join again below.
+    const pieces: string[] = []
+    for (let k = 0; k + 1 < cuts.length; k++) {
+      pieces.push(unescapedPiece(text, cuts[k]!, cuts[k + 1]!))
+      yield
+    }
+    return pieces.join('')
   }
 
   /** A number, `true`, `false` or `null` at `i`. */
@@ -197,6 +212,15 @@ function unquoted(text: string, start: number, end: number, escaped: boolean): s
   if (!escaped) return text.slice(start + 1, end - 1)
   try {
     return JSON.parse(text.slice(start, end)) as string
+  } catch {
+    throw new Unreadable()
+  }
+}
+
+/** The characters of a string's text from `from` to `to` (both between escapes), unescaped. */
+function unescapedPiece(text: string, from: number, to: number): string {
+  try {
+    return JSON.parse(`"${text.slice(from, to)}"`) as string
   } catch {
     throw new Unreadable()
   }

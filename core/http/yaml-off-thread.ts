@@ -29,9 +29,18 @@ export type YamlJsonAnswer =
   | { kind: 'failed'; reason: string }
 
 export interface YamlDecoder {
-  /** Bodies of fewer characters are decoded on the serving thread: the hop costs more than it saves. */
+  /** Bodies of fewer characters (and no aliases) are decoded on the serving thread: the hop costs more than it saves. */
   readonly offThreadFrom: number
   decodeToJson(text: string, findDuplicates: boolean): Promise<YamlJsonAnswer>
+}
+
+/**
+ * Large bodies, and bodies with aliases (`*name`) of any size: a few hundred
+ * characters of aliases expand to milliseconds of work before the decoder's
+ * alias limit refuses them. A `*` elsewhere (in a scalar) only costs the hop.
+ */
+export function goesOffThread(text: string, decoder: YamlDecoder): boolean {
+  return text.length >= decoder.offThreadFrom || text.includes('*')
 }
 
 /** The decoder's side: one body to its answer, in one piece (the thread is the decoder's own). */

@@ -46,8 +46,12 @@ export function* jsonTooDeepWalk(text: string, limit = MAX_NESTING_DEPTH): Check
     }
     const c = text.charCodeAt(i)
     if (c === 0x22 /* " */) {
-      // Skip the string, escapes included.
+      // Skip the string, escapes included, with checkpoints: one string may be megabytes long.
       for (i++; i < text.length; i++) {
+        if (i >= checkpoint) {
+          checkpoint = i + (1 << 16)
+          yield
+        }
         const d = text.charCodeAt(i)
         if (d === 0x5c /* \ */) i++
         else if (d === 0x22) break

@@ -99,11 +99,17 @@ export class MemoryStorage implements Storage {
   }
 
   async create(key: string, obj: KubeObject): Promise<KubeObject> {
+    // A key taken is refused before the object is copied and transformed (milliseconds for one of megabytes).
+    this.refuseExisting(key)
     // Transformed first, so the check and the write below happen without an await between them.
     const sealed = this.values ? await this.values.encode(key, canonicalCopy(obj)) : undefined
+    this.refuseExisting(key)
+    return structuredClone(this.commit(key, obj, undefined, sealed))
+  }
+
+  private refuseExisting(key: string): void {
     const current = this.latest(key)
     if (current) throw new StorageError('KeyExists', key, `key exists: ${key}`, current.rev)
-    return structuredClone(this.commit(key, obj, undefined, sealed))
   }
 
   async get(key: string, opts: ReadOptions = {}): Promise<KubeObject | undefined> {

@@ -170,6 +170,21 @@ type Outgoing = ServerResponse | Http2ServerResponse
 const alreadySent: Response = RESPONSE_ALREADY_SENT
 void alreadySent.bodyUsed
 
+/**
+ * How much of a body its handler left unread (a 413, a request refused
+ * before its body was read) is read and thrown away to keep the connection:
+ * past it the connection is closed after the answer, as Go's server does,
+ * rather than reading megabytes nobody asked for.
+ */
+const MAX_UNREAD_BODY_DRAINED = 256 * 1024
+
+function leftLargeBodyUnread(incoming: Incoming): boolean {
+  if (isHttp2(incoming) || incoming.complete) return false
+  const declared = Number(incoming.headers['content-length'] ?? Number.NaN)
+  // A chunked body's length is unknown: it may be as large as the client likes.
+  return !(declared <= MAX_UNREAD_BODY_DRAINED)
+}
+
 function isHttp2(incoming: Incoming): incoming is Http2ServerRequest {
   return 'stream' in incoming
 }
@@ -215,7 +230,7 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
       // the answer); HTTP/2 forbids it and sends a GOAWAY instead, as Go's server does.
       const incoming: Incoming = env.incoming
       const found = connectionHeadersOf(response)
-      const close = found.close || (goawayChance > 0 && isHttp2(incoming) && Math.random() < goawayChance)
+      const close = found.close || leftLargeBodyUnread(incoming) || (goawayChance > 0 && isHttp2(incoming) && Math.random() < goawayChance)
       const clean = found.hopByHop ? withoutHopByHopHeaders(response) : response
       if (!close && mayBeWatch(incoming.url)) {
         // A watch: its events are written as they come, without the adapter's stream reading.

@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict'
 import { connect as http2Connect } from 'node:http2'
-import { request as httpsRequest } from 'node:https'
+import { Agent, request as httpsRequest } from 'node:https'
+import type { Socket } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { readBodyBytes } from '../../core/http/body.js'
 import { StatusError } from '../../core/machinery/status-error.js'
@@ -18,6 +19,8 @@ const LIMIT = 4096
 
 const echo: FetchHandler = {
   async fetch(request: Request): Promise<Response> {
+    // Refused before the body is read, as an authorization failure is.
+    if (new URL(request.url).pathname === '/refuse') return Response.json({ reason: 'Forbidden' }, { status: 403 })
     try {
       const bytes = await readBodyBytes(request, LIMIT)
       return Response.json({ length: bytes.byteLength, text: new TextDecoder().decode(bytes) })
@@ -109,6 +112,46 @@ describe('request bodies through the Node listener', () => {
       assert.equal(refused.status, 413)
     })
   }
+
+  /** POSTs `bytes` to /refuse on a keep-alive socket of its own; the answer's status and Connection header, and whether the server then closed the socket. */
+  function refusedUnread(bytes: number): Promise<{ status: number; connection: string | undefined; closedByServer: boolean }> {
+    // An agent of its own: without a keep-alive agent the client itself asks for Connection: close.
+    const agent = new Agent({ keepAlive: true })
+    return new Promise((resolve) => {
+      let socket: Socket | undefined
+      const req = httpsRequest({ host: '127.0.0.1', port: listener.port, path: '/refuse', method: 'POST', ca: ca.certificate, headers: { 'content-length': bytes }, agent }, (res) => {
+        res.resume()
+        res.once('end', () => {
+          const done = (closedByServer: boolean) => {
+            clearTimeout(timer)
+            agent.destroy()
+            resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, closedByServer })
+          }
+          const timer = setTimeout(() => done(false), 500)
+          if (socket?.destroyed) done(true)
+          else socket?.once('close', () => done(true))
+        })
+      })
+      req.once('socket', (s) => (socket = s))
+      // The client may still be sending when the server closes: that is the point.
+      req.on('error', () => {})
+      req.end(Buffer.alloc(bytes, 0x61))
+    })
+  }
+
+  it('a large body the handler left unread is not read to its end: the connection is closed after the answer', async () => {
+    const reply = await refusedUnread(2 * 1024 * 1024)
+    assert.equal(reply.status, 403)
+    assert.equal(reply.connection, 'close')
+    assert.equal(reply.closedByServer, true)
+  })
+
+  it('a small body the handler left unread is drained and the connection kept', async () => {
+    const reply = await refusedUnread(1024)
+    assert.equal(reply.status, 403)
+    assert.notEqual(reply.connection, 'close')
+    assert.equal(reply.closedByServer, false)
+  })
 
   it('an empty body with Content-Length: 0 reads as no bytes', async () => {
     const reply = await post1(listener.port, ca.certificate, [], true)

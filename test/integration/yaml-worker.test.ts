@@ -102,6 +102,27 @@ describe('YAML bodies decoded in a worker thread', () => {
     assert.equal((await api.get(`${CMS}/late`)).status, 404)
   })
 
+  it('decodes a small body with aliases in the worker too: aliases expand to work out of proportion to the text', async () => {
+    // As above, a deadline no worker meets tells where a body went: 504 from the worker, an answer from the serving thread.
+    const { api } = await clientWith({ timeoutMs: 1 })
+    const aliased = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: &n aliased\ndata:\n  a: *n\n'
+    assert.ok(aliased.length < 1024)
+    assert.equal((await api.call('POST', CMS, { body: aliased, headers: YAML })).status, 504)
+    assert.equal((await api.call('POST', CMS, { body: configMapYaml('no-alias', 2), headers: YAML })).status, 201)
+  })
+
+  it('runs the worker at a lower scheduling priority than the serving thread (Linux)', { skip: process.platform !== 'linux' }, async () => {
+    const { readdir, readFile } = await import('node:fs/promises')
+    // Field 19 of a thread's stat line is its nice value; the fields start after the command's closing parenthesis.
+    const niceIn = async (stat: string) => Number((await readFile(stat, 'utf8')).split(') ')[1]!.split(' ')[16])
+    const own = await niceIn('/proc/thread-self/stat')
+    const lowered = async () => (await Promise.all((await readdir('/proc/self/task')).map((t) => niceIn(`/proc/self/task/${t}/stat`)))).filter((nice) => nice >= own + 10).length
+    const before = await lowered()
+    const { api } = await clientWith({ offThreadFrom: 0 })
+    assert.equal((await api.call('POST', CMS, { body: configMapYaml('niced', 2), headers: YAML })).status, 201)
+    assert.equal(await lowered(), before + 1, 'one more thread runs 10 below the serving thread: the new worker')
+  })
+
   it('answers 500 for a body that runs the worker out of memory, and decodes the next one in a new worker', async () => {
     const { api, decoder } = await clientWith({ offThreadFrom: 0, maxHeapMb: 16 })
     const huge = await api.call('POST', CMS, { body: configMapYaml('huge', 60_000), headers: YAML })

@@ -4,11 +4,11 @@ import { ALL_VERBS, type ResourceEntry } from '../catalogue.js'
 import { ageColumn, nameColumn } from '../columns/common.js'
 import { defineResource } from '../define.js'
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
-import { dataCount, decodedLength, MAX_DATA_SIZE, utf8Length, validateDataMap, validateImmutableData } from './data-maps.js'
+import { dataCount, decodedLength, MAX_DATA_SIZE, utf8LengthUpTo, validateDataMap, validateImmutableData } from './data-maps.js'
 
 function validateConfigMap(obj: KubeObject): FieldError[] {
   const errs: FieldError[] = []
-  let size = validateDataMap(obj['data'], fieldPath('data'), errs, utf8Length)
+  let size = validateDataMap(obj['data'], fieldPath('data'), errs, utf8LengthUpTo)
   size += validateDataMap(obj['binaryData'], fieldPath('binaryData'), errs, decodedLength)
   const data = obj['data']
   const binary = obj['binaryData']

@@ -6,12 +6,17 @@ import { isConfigMapKey } from '../../machinery/names.js'
 /** Upstream's MaxSecretSize, which ConfigMaps share. */
 export const MAX_DATA_SIZE = 1024 * 1024
 
-/** Checks a map's keys; returns the byte size of its values as counted by `sizeOf`. */
+/**
+ * Checks a map's keys; returns the byte size of its values as counted by
+ * `sizeOf`, which may stop counting once a value passes the bytes still
+ * `allowed` (the sum is then above the limit, all a caller asks).
+ */
 export function validateDataMap(
   value: unknown,
   path: FieldPath,
   errs: FieldError[],
-  sizeOf: (v: string) => number,
+  sizeOf: (v: string, allowed: number) => number,
+  limit = MAX_DATA_SIZE,
 ): number {
   if (value === undefined || value === null) return 0
   if (!isPlainObject(value)) {
@@ -22,7 +27,7 @@ export function validateDataMap(
   for (const [k, v] of Object.entries(value)) {
     for (const msg of isConfigMapKey(k)) errs.push(invalid(path.key(k), k, msg))
     if (typeof v !== 'string') errs.push(typeInvalid(path.key(k), v, 'must be a string'))
-    else size += sizeOf(v)
+    else size += sizeOf(v, limit - size)
   }
   return size
 }
@@ -33,7 +38,7 @@ export function decodedLength(b64: string): number {
   return Math.floor((b64.length * 3) / 4) - padding
 }
 
-export { utf8Length } from '../../encoding/utf8-length.js'
+export { utf8Length, utf8LengthUpTo } from '../../encoding/utf8-length.js'
 
 /** Once `immutable: true`, the data fields and the flag itself stay as they are. */
 export function validateImmutableData(obj: KubeObject, old: KubeObject, fields: string[]): FieldError[] {

@@ -94,14 +94,22 @@ export class SqlStorage implements Storage {
 
   async create(key: string, obj: KubeObject): Promise<KubeObject> {
     this.ensureOpen(key)
+    // A key taken is refused before the object is encoded, which takes milliseconds for one of megabytes.
+    this.refuseExisting(key)
     // Encoded (and encrypted) first: the checks and the write below then run without an await between them.
     const { plain, stored } = await this.values.encode(key, obj)
     this.ensureOpen(key)
-    const newest = this.log.newest(key)
-    if (newest && !newest.deleted) throw keyExists(key, newest.revision)
+    const newest = this.refuseExisting(key)
     const revision = this.revision + 1
     this.log.append(revision, key, revision, newest?.revision ?? 0, stored)
     return structuredClone(this.committed(key, revision, plain, undefined))
+  }
+
+  /** The key's newest row, unless it holds a live object (409). */
+  private refuseExisting(key: string): LogRow | undefined {
+    const newest = this.log.newest(key)
+    if (newest && !newest.deleted) throw keyExists(key, newest.revision)
+    return newest
   }
 
   async get(key: string, opts: ReadOptions = {}): Promise<KubeObject | undefined> {

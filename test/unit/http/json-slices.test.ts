@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
+import { duplicateJsonFieldsWalk } from '../../../core/http/duplicate-fields.js'
 import { parseJsonWalk } from '../../../core/http/json-slices.js'
+import { jsonTooDeepWalk } from '../../../core/machinery/limits.js'
 import { runAtOnce, runInSlices } from '../../../core/machinery/time-slice.js'
 
 /** What JSON.parse gives, or undefined when it throws. */
@@ -74,5 +76,49 @@ describe('JSON parsed with checkpoints', () => {
       ])
         assertSame(text)
     }
+  })
+})
+
+describe('one string of megabytes, read with checkpoints', () => {
+  /** How many times the walk stops at a checkpoint before it ends, and what it returns. */
+  function steps<T>(walk: Generator<void, T, void>): { count: number; value: T } {
+    let count = 0
+    for (;;) {
+      const step = walk.next()
+      if (step.done) return { count, value: step.value }
+      count++
+    }
+  }
+  const MiB = 1024 * 1024
+  const plain = JSON.stringify({ data: { a: 'é'.repeat(2 * MiB) } })
+  // Escapes throughout, surrogate pairs written as two escapes among them, so that cuts fall between the halves of some.
+  const escaped = `{"data":{"a":"${'\\u00e9x\\n\\ud83d\\ude00'.repeat(200_000)}"}}`
+
+  it('the depth check stops inside the string, not only between values', () => {
+    const { count, value } = steps(jsonTooDeepWalk(plain))
+    assert.equal(value, undefined)
+    assert.ok(count >= (2 * MiB) / 65536, `${count} checkpoints`)
+  })
+
+  it('the duplicate-field scan stops inside the string', () => {
+    const { count, value } = steps(duplicateJsonFieldsWalk(plain))
+    assert.deepEqual(value, [])
+    assert.ok(count >= (2 * MiB) / 65536, `${count} checkpoints`)
+  })
+
+  it('the parser unescapes an escaped string a piece at a time, to what JSON.parse reads', () => {
+    const { count, value } = steps(parseJsonWalk(escaped))
+    assert.ok(count >= (2 * escaped.length) / 65536, `${count} checkpoints`)
+    assert.equal((value?.value as { data: { a: string } }).data.a, (JSON.parse(escaped) as { data: { a: string } }).data.a)
+  })
+
+  it('escapes of any kind in a long string read as JSON.parse reads them, or are refused as it refuses them', () => {
+    const piece = fc.constantFrom('x', 'é', '\\n', '\\"', '\\\\', '\\/', '\\u00e9', '\\ud83d', '\\ude00', '\\ud83d\\ude00', '\\u12', '\\q', '\u0001', '😀')
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }), fc.integer({ min: 65536 - 12, max: 65536 + 12 }), (pieces, pad) => {
+        assertSame(`["${'y'.repeat(pad)}${pieces.join('')}${'z'.repeat(pad)}${pieces.join('')}"]`)
+      }),
+      { numRuns: 150, seed: 14 },
+    )
   })
 })
