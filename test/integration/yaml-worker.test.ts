@@ -114,7 +114,8 @@ describe('YAML bodies decoded in a worker thread', () => {
   it('runs the worker at a lower scheduling priority than the serving thread (Linux)', { skip: process.platform !== 'linux' }, async () => {
     const { readdir, readFile } = await import('node:fs/promises')
     // Field 19 of a thread's stat line is its nice value; the fields start after the command's closing parenthesis.
-    const niceIn = async (stat: string) => Number((await readFile(stat, 'utf8')).split(') ')[1]!.split(' ')[16])
+    // A thread may end between the listing and the read: it has no nice value then.
+    const niceIn = async (stat: string) => Number((await readFile(stat, 'utf8').catch(() => ') ')).split(') ')[1]!.split(' ')[16])
     const own = await niceIn('/proc/thread-self/stat')
     const lowered = async () => (await Promise.all((await readdir('/proc/self/task')).map((t) => niceIn(`/proc/self/task/${t}/stat`)))).filter((nice) => nice >= own + 10).length
     const before = await lowered()
