@@ -1,11 +1,12 @@
 /**
  * Long synchronous work of one request cut into slices, so that the other
  * requests on the same thread are served between them. Work checks `spent`
- * at its natural steps and yields only once it has run past the budget:
- * small inputs never pay for a yield.
+ * at its natural steps and yields only once the slice has run past the
+ * budget. The budget is the thread's, not the request's: sliced work of
+ * every request on the thread takes one slice per turn of the event loop.
  */
 
-/** How long one request may hold the thread before it lets others run. */
+/** How long sliced work may hold the thread before it lets the event loop run. */
 export const SLICE_BUDGET_MS = 0.5
 
 interface YieldingScheduler {
@@ -16,46 +17,81 @@ type Immediate = (callback: () => void) => unknown
 
 /**
  * A macrotask, so that timers, I/O and other requests' promises all run
- * before the work resumes, without a timer's delay: `scheduler.yield()`
- * where the runtime has it, else `setImmediate` (Node, Bun), else a message
- * through a MessageChannel (Deno, workers, browsers). A zero-delay timer is
- * the last resort only: runtimes clamp it to a millisecond or more, which
- * would leave the thread idle after every slice.
+ * before `callback`, without a timer's delay: `scheduler.yield()` where the
+ * runtime has it, else `setImmediate` (Node, Bun), else a message through a
+ * MessageChannel (Deno, workers, browsers). A zero-delay timer is the last
+ * resort only: runtimes clamp it to a millisecond or more, which would
+ * leave the thread idle after every slice.
  */
-export function yieldToEventLoop(): Promise<void> {
+function macrotask(callback: () => void): void {
   const g = globalThis as { scheduler?: Partial<YieldingScheduler>; setImmediate?: Immediate }
-  if (typeof g.scheduler?.yield === 'function') return g.scheduler.yield()
-  const immediate = g.setImmediate
-  if (typeof immediate === 'function') return new Promise((resolve) => immediate(resolve))
-  if (typeof MessageChannel === 'function') {
-    return new Promise((resolve) => {
-      const channel = new MessageChannel()
-      // The Web API's handler property (Node's types describe its port as an event emitter instead).
-      const receiver = channel.port1 as unknown as { onmessage: (() => void) | null; close(): void }
-      receiver.onmessage = () => {
-        receiver.close()
-        resolve()
-      }
-      channel.port2.postMessage(null)
-    })
+  if (typeof g.scheduler?.yield === 'function') {
+    void g.scheduler.yield().then(callback)
+    return
   }
-  return new Promise((resolve) => setTimeout(resolve, 0))
+  const immediate = g.setImmediate
+  if (typeof immediate === 'function') {
+    immediate(callback)
+    return
+  }
+  if (typeof MessageChannel === 'function') {
+    const channel = new MessageChannel()
+    // The Web API's handler property (Node's types describe its port as an event emitter instead).
+    const receiver = channel.port1 as unknown as { onmessage: (() => void) | null; close(): void }
+    receiver.onmessage = () => {
+      receiver.close()
+      callback()
+    }
+    channel.port2.postMessage(null)
+    return
+  }
+  setTimeout(callback, 0)
 }
 
-export class TimeSlice {
-  private start = performance.now()
+/**
+ * Sliced work waiting to resume, whichever request it belongs to. One of
+ * them resumes per macrotask, in turn, so that however many requests are
+ * sliced at once, the thread goes back to its I/O after one slice.
+ */
+const waiting: Array<() => void> = []
+/** When sliced work last resumed: the slice being run started then, whichever request runs it. */
+let resumedAt = -Infinity
 
+function resumeNext(): void {
+  const next = waiting.shift()
+  // Queued from a macrotask, the next one runs in the next turn of the event loop, after its I/O.
+  if (waiting.length > 0) macrotask(resumeNext)
+  resumedAt = performance.now()
+  next?.()
+}
+
+/** Lets the event loop run (timers, I/O, other requests), then resumes in turn with other sliced work. */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => {
+    waiting.push(resolve)
+    if (waiting.length === 1) macrotask(resumeNext)
+  })
+}
+
+/**
+ * A slice's budget counts from when sliced work last resumed, on this
+ * thread, whichever request it was: the steps of one request (reading,
+ * decoding, parsing) and the slices of several cannot add their budgets up
+ * within one turn of the event loop. Work that starts in a turn of its own
+ * (a request that just arrived) may find the budget spent and yield at its
+ * first checkpoint: it then waits one turn.
+ */
+export class TimeSlice {
   constructor(private readonly budgetMs = SLICE_BUDGET_MS) {}
 
   /** True once the current slice has run past its budget. */
   get spent(): boolean {
-    return performance.now() - this.start >= this.budgetMs
+    return performance.now() - resumedAt >= this.budgetMs
   }
 
   /** Lets other work run, then starts a new slice. */
   async yield(): Promise<void> {
     await yieldToEventLoop()
-    this.start = performance.now()
   }
 
   /** Yields when the slice is spent; resolves at once otherwise. */
