@@ -5,7 +5,7 @@
 import { BODY_TYPES, essence, JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE } from './media-types.js'
 import { duplicateJsonFields, duplicateJsonFieldsWalk } from './duplicate-fields.js'
 import { parseJsonWalk } from './json-slices.js'
-import { depthMessage, jsonDepthMessage, jsonTooDeepAt, jsonTooDeepWalk, nestsDeeperThan } from '../machinery/limits.js'
+import { depthMessage, JsonDepthScanner, jsonDepthMessage, jsonTooDeepAt, jsonTooDeepWalk, nestsDeeperThan } from '../machinery/limits.js'
 import { runInSlices, TimeSlice } from '../machinery/time-slice.js'
 import { decodeProtobuf } from '../encoding/protobuf.js'
 import { decodeYaml, YamlBodyError } from './yaml-body.js'
@@ -15,8 +15,23 @@ import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '../mach
 /** Bodies of up to this many bytes are read in one piece: copying them takes well under a slice. */
 const WHOLE_BODY_UP_TO = 256 * 1024
 
-/** Reads the whole body, refusing more than `limit` bytes without buffering past it. */
-export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array> {
+/** Looks at each part of a body as it arrives; throws (a StatusError) to refuse the body without reading the rest. */
+export type BodyCheck = (chunk: Uint8Array) => void
+
+/**
+ * For a JSON body: refuses one nested past MAX_NESTING_DEPTH as soon as the
+ * bytes read show it, with the words the decoder would use after `prefix`.
+ */
+export function jsonDepthCheck(prefix: string): BodyCheck {
+  const scanner = new JsonDepthScanner()
+  return (chunk) => {
+    const tooDeep = scanner.feed(chunk)
+    if (tooDeep) throw badRequest(`${prefix}${jsonDepthMessage(tooDeep)}`)
+  }
+}
+
+/** Reads the whole body, refusing more than `limit` bytes without buffering past it, and what `check` refuses. */
+export async function readBodyBytes(request: Request, limit: number, check?: BodyCheck): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length') ?? '')
   if (Number.isFinite(declared) && declared > limit) throw requestEntityTooLarge(limit)
   // A small declared length bounds the body (HTTP parsers stop there): read it whole. The Node
@@ -26,6 +41,7 @@ export async function readBodyBytes(request: Request, limit: number): Promise<Ui
     const whole = new Uint8Array(await request.arrayBuffer())
     // A Request built in-process may declare less than it holds.
     if (whole.byteLength > limit) throw requestEntityTooLarge(limit)
+    check?.(whole)
     return whole
   }
   if (!request.body) return new Uint8Array()
@@ -39,9 +55,12 @@ export async function readBodyBytes(request: Request, limit: number): Promise<Ui
     const { done, value } = await reader.read()
     if (done) break
     total += value.byteLength
-    if (total > limit) {
+    try {
+      if (total > limit) throw requestEntityTooLarge(limit)
+      check?.(value)
+    } catch (err) {
       await reader.cancel().catch(() => {})
-      throw requestEntityTooLarge(limit)
+      throw err
     }
     chunks.push(value)
     await slice.pause()
@@ -112,12 +131,18 @@ const SLICED_JSON_FROM = 64 * 1024
  * (json-slices.ts), so other requests are served meanwhile. A text the
  * sliced parser cannot read goes to JSON.parse for its error, in one piece.
  */
-export async function decodeJsonWithin(text: string, prefix: string, findDuplicates: boolean): Promise<{ value: unknown; duplicates: string[] }> {
+export async function decodeJsonWithin(
+  text: string,
+  prefix: string,
+  findDuplicates: boolean,
+  depthChecked = false,
+): Promise<{ value: unknown; duplicates: string[] }> {
   if (text.length < SLICED_JSON_FROM) {
     return { value: parseJsonWithin(text, prefix), duplicates: findDuplicates ? duplicateJsonFields(text) : [] }
   }
   const slice = new TimeSlice()
-  const tooDeep = await runInSlices(jsonTooDeepWalk(text), slice)
+  // A body's bytes may have been checked as they arrived (jsonDepthCheck): no second pass then.
+  const tooDeep = depthChecked ? undefined : await runInSlices(jsonTooDeepWalk(text), slice)
   if (tooDeep) throw badRequest(`${prefix}${jsonDepthMessage(tooDeep)}`)
   const parsed = await runInSlices(parseJsonWalk(text), slice)
   const value = parsed ? parsed.value : parseJsonWithin(text, prefix)
@@ -150,6 +175,7 @@ export async function decodeObjectBody(
   bytes: Uint8Array,
   findDuplicates: boolean,
   yaml?: YamlDecoder,
+  depthChecked = false,
 ): Promise<{ body: unknown; duplicates: string[] }> {
   const type = essence(contentType)
   if (type === PROTOBUF_TYPE) {
@@ -164,8 +190,29 @@ export async function decodeObjectBody(
     const { value, duplicates } = await decodeYamlText(text, findDuplicates, yaml)
     return { body: value, duplicates }
   }
-  const { value, duplicates } = await decodeJsonWithin(text, "couldn't get version/kind; json parse error: ", findDuplicates)
+  const { value, duplicates } = await decodeJsonWithin(text, OBJECT_JSON_PREFIX, findDuplicates, depthChecked)
   return { body: value, duplicates }
+}
+
+/** What upstream's decoder puts before a JSON error in an object body. */
+const OBJECT_JSON_PREFIX = "couldn't get version/kind; json parse error: "
+
+/**
+ * Reads an object body (create, update) and decodes it by its Content-Type
+ * (decodeObjectBody); a JSON body nested too deeply is refused from its first
+ * bytes, without reading the rest.
+ */
+export async function readObjectBody(
+  request: Request,
+  limit: number,
+  findDuplicates: boolean,
+  yaml?: YamlDecoder,
+): Promise<{ body: unknown; duplicates: string[] }> {
+  const contentType = request.headers.get('content-type')
+  const type = essence(contentType)
+  const json = type === '' || type === JSON_TYPE
+  const bytes = await readBodyBytes(request, limit, json ? jsonDepthCheck(OBJECT_JSON_PREFIX) : undefined)
+  return decodeObjectBody(contentType, bytes, findDuplicates, yaml, json)
 }
 
 /** Decodes an object body by its Content-Type. */

@@ -66,6 +66,63 @@ export function* jsonTooDeepWalk(text: string, limit = MAX_NESTING_DEPTH): Check
 }
 
 /**
+ * The depth check of jsonTooDeepWalk over the bytes of a UTF-8 body as they
+ * arrive, a chunk at a time: the quotes, backslashes and brackets it counts
+ * are ASCII, and no byte of a multi-byte character is. A body nested too
+ * deeply is refused from its first chunks, before the rest is read.
+ */
+export class JsonDepthScanner {
+  private depth = 0
+  private inString = false
+  /** The chunk before ended on a backslash inside a string: the next byte is escaped. */
+  private escaping = false
+
+  constructor(private readonly limit = MAX_NESTING_DEPTH) {}
+
+  /** The first bracket of `bytes` that opens one level more than the limit, or undefined. */
+  feed(bytes: Uint8Array): string | undefined {
+    let i = 0
+    while (i < bytes.length) {
+      if (this.inString) {
+        if (this.escaping) {
+          this.escaping = false
+          i++
+          continue
+        }
+        i = this.skipString(bytes, i)
+        continue
+      }
+      const b = bytes[i++]!
+      if (b === 0x22 /* " */) this.inString = true
+      else if (b === 0x7b /* { */ || b === 0x5b /* [ */) {
+        if (++this.depth > this.limit) return String.fromCharCode(b)
+      } else if (b === 0x7d /* } */ || b === 0x5d /* ] */) this.depth--
+    }
+    return undefined
+  }
+
+  /** From `from` inside a string to just past its closing quote, or to the chunk's end; the native search finds each quote. */
+  private skipString(bytes: Uint8Array, from: number): number {
+    for (let at = from; ; ) {
+      const quote = bytes.indexOf(0x22, at)
+      const end = quote < 0 ? bytes.length : quote
+      // An odd run of backslashes before the quote (or the chunk's end) escapes what follows it.
+      let run = 0
+      while (end - run - 1 >= from && bytes[end - run - 1] === 0x5c) run++
+      if (quote < 0) {
+        this.escaping = run % 2 === 1
+        return bytes.length
+      }
+      if (run % 2 === 0) {
+        this.inString = false
+        return quote + 1
+      }
+      at = quote + 1
+    }
+  }
+}
+
+/**
  * Go's JSON scanner's words for a text nested too deeply (`invalid character
  * '[' exceeded max depth`), which upstream puts after its decoder's prefix.
  */

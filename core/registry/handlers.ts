@@ -3,7 +3,7 @@
  * computed) into a store call and the answer into the negotiated encoding.
  */
 import { createTokenRequest, type TokenIssuerConfig } from '../authn/serviceaccount/token-request.js'
-import { decodeBody, decodeObjectBody, readBodyBytes } from '../http/body.js'
+import { decodeBody, readBodyBytes, readObjectBody as readAndDecodeObjectBody } from '../http/body.js'
 import { APPLY_PATCH_TYPE, negotiateOutput, type OutputFormat } from '../http/media-types.js'
 import type { RequestInfo } from '../http/request-info.js'
 import type { YamlDecoder } from '../http/yaml-off-thread.js'
@@ -198,8 +198,7 @@ async function writeRequest(request: Request, entry: ResourceEntry, verb: string
 
 /** A create's or PUT's body; its duplicate fields go to `ctx` unless field validation ignores them. */
 async function readObjectBody(request: Request, env: HandlerEnv, ctx: RequestContext): Promise<unknown> {
-  const bytes = await readBodyBytes(request, env.maxBodyBytes)
-  const { body, duplicates } = await decodeObjectBody(request.headers.get('content-type'), bytes, ctx.fieldValidation !== 'Ignore', env.yamlDecoder)
+  const { body, duplicates } = await readAndDecodeObjectBody(request, env.maxBodyBytes, ctx.fieldValidation !== 'Ignore', env.yamlDecoder)
   ctx.bodyProblems = duplicates
   return body
 }

@@ -6,7 +6,7 @@
  * (upstream refuses it for custom resources with 415); apply takes the type
  * from the tables or, for a custom resource, from its schema.
  */
-import { decodeJsonWithin, decodeUtf8, decodeYamlText, readBodyBytes } from '../http/body.js'
+import { decodeJsonWithin, decodeUtf8, decodeYamlText, jsonDepthCheck, readBodyBytes } from '../http/body.js'
 import type { YamlDecoder } from '../http/yaml-off-thread.js'
 import { APPLY_PATCH_TYPE, essence, JSON_PATCH_TYPE, MERGE_PATCH_TYPE, STRATEGIC_MERGE_PATCH_TYPE } from '../http/media-types.js'
 import { queryOf } from '../http/query.js'
@@ -66,7 +66,9 @@ export async function readPatch(
   if (!accepted.includes(type)) throw unsupportedMediaType(type, accepted)
   const params = queryOf(request)
   checkPatchOptions(type === APPLY_PATCH_TYPE, params)
-  const text = await decodeUtf8(await readBodyBytes(request, maxBodyBytes))
+  // A patch in JSON (every type but apply's YAML) nested too deeply is refused from its first bytes.
+  const json = type !== APPLY_PATCH_TYPE
+  const text = await decodeUtf8(await readBodyBytes(request, maxBodyBytes, json ? jsonDepthCheck(PATCH_JSON_PREFIX) : undefined))
   if (type === APPLY_PATCH_TYPE) {
     const { value: config, duplicates } = await decodeYamlText(text, ctx.fieldValidation !== 'Ignore', yaml)
     if (!isPlainObject(config)) throw badRequest('error decoding YAML: the apply configuration must be an object')
@@ -77,9 +79,12 @@ export async function readPatch(
   return { apply: false, patch: await patchFunction(text, type, entry, ctx) }
 }
 
+/** What upstream puts before a JSON error in a patch. */
+const PATCH_JSON_PREFIX = 'error decoding patch: '
+
 async function patchFunction(text: string, type: string, entry: ResourceEntry, ctx: RequestContext): Promise<PatchFunction> {
   const findDuplicates = ctx.fieldValidation !== 'Ignore'
-  const { value: doc, duplicates } = await decodeJsonWithin(text, 'error decoding patch: ', findDuplicates)
+  const { value: doc, duplicates } = await decodeJsonWithin(text, PATCH_JSON_PREFIX, findDuplicates, true)
   if (findDuplicates) ctx.bodyProblems = duplicates
   if (type === JSON_PATCH_TYPE) {
     const ops = parseJsonPatch(doc)

@@ -142,6 +142,31 @@ describe('nesting depth', () => {
     )
   })
 
+  it('refuses a JSON body nested past the limit from its first chunks, without reading the rest', async () => {
+    const api = await startServer()
+    for (const [path, method, type, message] of [
+      [CM, 'POST', 'application/json', "couldn't get version/kind; json parse error: invalid character '[' exceeded max depth"],
+      [`${CM}/absent`, 'PATCH', 'application/merge-patch+json', "error decoding patch: invalid character '[' exceeded max depth"],
+    ] as const) {
+      const chunk = new TextEncoder().encode('['.repeat(64 * 1024))
+      let sent = 0
+      // 2 MiB of brackets on offer, declared: nobody needs more than the first chunk to know.
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent >= 2 * 1024 * 1024) return controller.close()
+          sent += chunk.byteLength
+          controller.enqueue(chunk)
+        },
+      })
+      const headers = { 'content-type': type, 'content-length': String(2 * 1024 * 1024) }
+      const res = await api.server.fetch(new Request(`http://in-process${path}`, { method, body, headers, duplex: 'half' } as RequestInit))
+      assert.equal(res.status, 400)
+      assert.equal(((await res.json()) as { message: string }).message, message)
+      assert.ok(sent <= 4 * chunk.byteLength, `read ${sent} bytes of a body refused from its first ${chunk.byteLength}`)
+    }
+    assert.deepEqual((await api.get(CM)).body.items, [])
+  })
+
   it('refuses JSON nested a million levels at once', async () => {
     const api = await serverWithThings()
     await refused(api, () => api.post(THINGS, nestedThing('huge', 1_000_000)), 400, 'BadRequest', /exceeded max depth/)

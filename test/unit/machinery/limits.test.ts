@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { jsonTooDeepAt, nestsDeeperThan } from '../../../core/machinery/limits.js'
+import fc from 'fast-check'
+import { JsonDepthScanner, jsonTooDeepAt, MAX_NESTING_DEPTH, nestsDeeperThan } from '../../../core/machinery/limits.js'
 import { decodeMessageOf } from '../../../core/encoding/protobuf.js'
 import { Writer } from '../../../core/encoding/protobuf/wire.js'
 import { StatusError } from '../../../core/machinery/status-error.js'
@@ -49,5 +50,40 @@ describe('nesting limits', () => {
       () => decodeMessageOf(inner, schema),
       (err: unknown) => err instanceof StatusError && err.code === 400 && err.message === 'unable to decode protobuf body: exceeded max depth of 500',
     )
+  })
+})
+
+describe('the depth of a JSON body counted over its bytes as they arrive', () => {
+  const encoder = new TextEncoder()
+
+  /** The scanner's answer for `text` cut into chunks at the given places. */
+  function scanned(text: string, cuts: number[], limit: number): string | undefined {
+    const bytes = encoder.encode(text)
+    const scanner = new JsonDepthScanner(limit)
+    const at = [0, ...cuts.map((c) => c % (bytes.length + 1)).sort((a, b) => a - b), bytes.length]
+    for (let k = 0; k + 1 < at.length; k++) {
+      const found = scanner.feed(bytes.subarray(at[k], at[k + 1]))
+      if (found) return found
+    }
+    return undefined
+  }
+
+  it('finds what the check over the text finds, however the bytes are cut: strings, escapes and multi-byte characters included', () => {
+    const text = fc.oneof(
+      fc.json(),
+      fc.array(fc.constantFrom('[', ']', '{', '}', '"', '\\', '\\\\', '\\"', 'é', '😀', 'x', ','), { maxLength: 60 }).map((parts) => parts.join('')),
+    )
+    fc.assert(
+      fc.property(text, fc.array(fc.nat(), { maxLength: 6 }), fc.integer({ min: 0, max: 4 }), (t, cuts, limit) => {
+        assert.equal(scanned(t, cuts, limit), jsonTooDeepAt(t, limit), JSON.stringify(t))
+      }),
+      { numRuns: 3000, seed: 14 },
+    )
+  })
+
+  it('refuses a body nested past the limit from its first kilobytes', () => {
+    const scanner = new JsonDepthScanner()
+    const head = encoder.encode(`{"data":${'['.repeat(MAX_NESTING_DEPTH + 1)}`)
+    assert.equal(scanner.feed(head), '[')
   })
 })
