@@ -6,11 +6,14 @@
  * `__proto__` an own field). Text it cannot read yields `undefined`, and
  * the caller lets `JSON.parse` say why in its words.
  */
+import { QUICK_STRING_RUN } from '../machinery/json-strings.js'
 import type { Checkpointed } from '../machinery/time-slice.js'
 
 /** Values built, or characters of one string scanned, between two checkpoints. */
 const STEP = 1024
 const STRING_RUN = 1 << 16
+/** What ends a run of plain characters in a string: its quote, an escape, or a control character JSON refuses. */
+const STRING_SPECIAL = /["\\\u0000-\u001f]/
 
 type Container = { array: unknown[]; object?: undefined } | { object: Record<string, unknown>; key: string; array?: undefined }
 
@@ -53,54 +56,79 @@ function* walk(text: string): Checkpointed<unknown> {
     while (i < n && isSpace(text.charCodeAt(i))) i++
   }
 
-  /** The string at `i` (its opening quote) read at once, or LONG when it runs past STRING_RUN characters. */
-  const shortString = (): string | typeof LONG => {
-    const start = i
-    const stop = Math.min(n, start + STRING_RUN)
-    let escaped = false
-    let at = start + 1
-    for (; ; at++) {
-      if (at >= stop) {
-        if (stop === n) throw new Unreadable()
-        return LONG
-      }
+  /** Whether the string being read has an escape so far (set by scanString). */
+  let escaped = false
+
+  /**
+   * Reads a string's characters from `i` up to `stop` at most, refusing
+   * control characters as JSON.parse does: true with `i` at the closing
+   * quote, false with `i` at or past `stop`, between two characters or
+   * escapes (a `\uXXXX` is stepped over whole). The first few dozen are
+   * read one by one, the rest found with the regular-expression search.
+   */
+  const scanString = (stop: number): boolean => {
+    // A local cursor: `i` is shared with the closures, and slower to move a character at a time.
+    let at = i
+    const quick = Math.min(stop, at + QUICK_STRING_RUN)
+    let closed = false
+    while (at < quick) {
       const c = text.charCodeAt(at)
-      if (c === 0x22) break
+      if (c === 0x22) {
+        closed = true
+        break
+      }
       if (c < 0x20) throw new Unreadable()
       if (c === 0x5c) {
         escaped = true
-        at++
+        at += text.charCodeAt(at + 1) === 0x75 /* u */ ? 6 : 2
+      } else at++
+    }
+    while (!closed && at < stop) {
+      const found = text.slice(at, stop).search(STRING_SPECIAL)
+      if (found < 0) {
+        at = stop
+        break
+      }
+      at += found
+      const c = text.charCodeAt(at)
+      if (c === 0x22) closed = true
+      else if (c < 0x20) throw new Unreadable()
+      else {
+        escaped = true
+        at += text.charCodeAt(at + 1) === 0x75 ? 6 : 2
       }
     }
-    i = at + 1
+    i = at
+    return closed
+  }
+
+  /** The string at `i` (its opening quote) read at once, or LONG (with `i` unmoved) when it runs past STRING_RUN characters. */
+  const shortString = (): string | typeof LONG => {
+    const start = i++
+    escaped = false
+    if (!scanString(Math.min(n, start + STRING_RUN))) {
+      if (i >= n) throw new Unreadable()
+      i = start
+      return LONG
+    }
+    i++
     return unquoted(text, start, i, escaped)
   }
 
   /**
    * The same for a long string, with a checkpoint every STRING_RUN
-   * characters. Each checkpoint falls between two characters or escapes of
-   * the text (a `\uXXXX` is stepped over whole), so that an escaped string
-   * is unescaped a piece at a time from one checkpoint to the next.
+   * characters. Each checkpoint falls between two characters or escapes, so
+   * that an escaped string is unescaped a piece at a time from one
+   * checkpoint to the next.
    */
   function* longString(): Checkpointed<string> {
-    const start = i
-    let escaped = false
-    const cuts = [start + 1]
-    let checkpoint = i + STRING_RUN
-    for (i++; ; i++) {
+    const start = i++
+    escaped = false
+    const cuts = [i]
+    while (!scanString(Math.min(n, i + STRING_RUN))) {
       if (i >= n) throw new Unreadable()
-      if (i >= checkpoint) {
-        checkpoint = i + STRING_RUN
-        cuts.push(i)
-        yield
-      }
-      const c = text.charCodeAt(i)
-      if (c === 0x22) break
-      if (c < 0x20) throw new Unreadable()
-      if (c === 0x5c) {
-        escaped = true
-        i += text.charCodeAt(i + 1) === 0x75 /* u */ ? 5 : 1
-      }
+      cuts.push(i)
+      yield
     }
     i++
     if (!escaped) return text.slice(start + 1, i - 1)

@@ -4,6 +4,7 @@
  * (413 past `--max-request-body-bytes`, 3 MiB) is enforced by the body reader.
  */
 import { StatusError, type StatusReason } from './status-error.js'
+import { jsonStringEnd } from './json-strings.js'
 import { type Checkpointed, runAtOnce } from './time-slice.js'
 
 /**
@@ -47,14 +48,16 @@ export function* jsonTooDeepWalk(text: string, limit = MAX_NESTING_DEPTH): Check
     const c = text.charCodeAt(i)
     if (c === 0x22 /* " */) {
       // Skip the string, escapes included, with checkpoints: one string may be megabytes long.
-      for (i++; i < text.length; i++) {
-        if (i >= checkpoint) {
-          checkpoint = i + (1 << 16)
-          yield
+      for (i++; ; ) {
+        const end = jsonStringEnd(text, i, Math.min(text.length, checkpoint))
+        if (end >= 0) {
+          i = end
+          break
         }
-        const d = text.charCodeAt(i)
-        if (d === 0x5c /* \ */) i++
-        else if (d === 0x22) break
+        i = ~end
+        if (i >= text.length) break
+        checkpoint = i + (1 << 16)
+        yield
       }
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       if (++depth > limit) return text[i]

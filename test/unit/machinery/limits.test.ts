@@ -87,3 +87,30 @@ describe('the depth of a JSON body counted over its bytes as they arrive', () =>
     assert.equal(scanner.feed(head), '[')
   })
 })
+
+describe('strings skipped with the native search', () => {
+  /** The check a character at a time, as it was written first: the reference. */
+  function referenceTooDeep(text: string, limit: number): string | undefined {
+    let depth = 0
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i]
+      if (c === '"') {
+        for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++
+      } else if (c === '{' || c === '[') {
+        if (++depth > limit) return c
+      } else if (c === '}' || c === ']') depth--
+    }
+    return undefined
+  }
+
+  it('ends strings where a character-by-character reading does, escapes at every place near a step boundary included', () => {
+    const tail = fc.array(fc.constantFrom('\\', '\\\\', '\\"', '"', '[', 'x', 'é'), { maxLength: 8 }).map((parts) => parts.join(''))
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 200 }), fc.integer({ min: 65536 - 8, max: 65536 + 8 }), tail, tail, (head, length, before, after) => {
+        const text = `${'['.repeat(head % 3)}"${'a'.repeat(length)}${before}"${after}[[[`
+        assert.equal(jsonTooDeepAt(text, 3), referenceTooDeep(text, 3))
+      }),
+      { numRuns: 400, seed: 14 },
+    )
+  })
+})
