@@ -14,6 +14,7 @@ import { parseJsonWalk } from './json-slices.js'
 import { depthMessage, depthWalk, jsonTooDeepAt, jsonTooDeepWalk, MAX_NESTING_DEPTH } from '../machinery/limits.js'
 import { runInSlices, SLICE_BUDGET_MS, TimeSlice } from '../machinery/time-slice.js'
 import { type Composed, composeInSlices, duplicateKeysUnder } from './yaml-compose.js'
+import { simpleYamlWalk } from './yaml-simple.js'
 
 /** A body the decoder refuses, in go-yaml's words after `yaml: `. */
 export class YamlBodyError extends Error {}
@@ -168,6 +169,8 @@ export async function decodeYaml(text: string, findDuplicates: boolean, budgetMs
   const slice = new TimeSlice(budgetMs)
   const asJson = await jsonFastPath(text, slice)
   if (asJson) return { value: asJson.value, duplicates: [] }
+  const simple = await runInSlices(simpleYamlWalk(text, MAX_NESTING_DEPTH), slice)
+  if (simple) return { value: simple.value, duplicates: [] }
   const lines = new LineCounter()
   const lexed = await lexAndParse(text, MAX_NESTING_DEPTH, lines, slice)
   if (lexed.tooDeep) throw new YamlBodyError(depthMessage())

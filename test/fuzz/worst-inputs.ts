@@ -23,10 +23,14 @@ function patchOf(path: string, type: string, body: string): FuzzRequest {
   return { method: 'PATCH', path, headers: { 'content-type': type }, body }
 }
 
-/** A flat map of many keys in YAML: the duplicate-key check must stay linear. */
+/**
+ * A flat map of many keys in YAML: the duplicate-key check must stay linear.
+ * Its values are quoted, so that the full decoder reads it: a map of plain
+ * values is read line by line (yaml-simple.ts) in a small part of the time.
+ */
 function manyYamlKeys(count: number): string {
   const lines = ['apiVersion: v1', 'kind: ConfigMap', 'metadata:', '  name: many-keys', 'data:']
-  for (let i = 0; i < count; i++) lines.push(`  k${i}: v`)
+  for (let i = 0; i < count; i++) lines.push(`  k${i}: "v"`)
   return `${lines.join('\n')}\n`
 }
 

@@ -25,15 +25,22 @@ async function clientWith(options: NodeYamlDecoderOptions): Promise<{ api: TestC
   return { api: new TestClient(server), decoder }
 }
 
+/** Quoted values: a map of plain ones is read without the worker (yaml-simple.ts), and these bodies are for the worker. */
 function configMapYaml(name: string, keys: number): string {
-  const data = Array.from({ length: keys }, (_, i) => `  key-${i}: value-${i}\n`).join('')
+  const data = Array.from({ length: keys }, (_, i) => `  key-${i}: "value-${i}"\n`).join('')
   return `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n${data}`
+}
+
+/** The same with plain values. */
+function plainConfigMapYaml(name: string, keys: number): string {
+  return configMapYaml(name, keys).replaceAll('"', '')
 }
 
 /** Bodies of every outcome the YAML decoder has: what the serving thread answers, the worker must too. */
 const BODIES: Record<string, string> = {
   'a ConfigMap': configMapYaml('plain', 3),
   'a large ConfigMap': configMapYaml('large', 3000),
+  'a large ConfigMap of plain values': plainConfigMapYaml('plain-large', 3000),
   'JSON text': JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'json' }, data: { a: 'b' } }),
   'JSON text with a key twice': '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "twice-json"}, "data": {"a": "1", "a": "2"}}',
   'a key twice': `${configMapYaml('twice', 2)}  key-0: again\n`,
@@ -109,6 +116,16 @@ describe('YAML bodies decoded in a worker thread', () => {
     assert.ok(aliased.length < 1024)
     assert.equal((await api.call('POST', CMS, { body: aliased, headers: YAML })).status, 504)
     assert.equal((await api.call('POST', CMS, { body: configMapYaml('no-alias', 2), headers: YAML })).status, 201)
+  })
+
+  it('reads a map of plain keys and values on the serving thread, however large: no worker needed', async () => {
+    // A deadline no worker meets: a body that went to the worker would get 504.
+    const { api, decoder } = await clientWith({ offThreadFrom: 0, timeoutMs: 1 })
+    const reply = await api.call('POST', CMS, { body: plainConfigMapYaml('plain', 20_000), headers: YAML })
+    assert.equal(reply.status, 201, reply.text.slice(0, 300))
+    assert.equal(Object.keys(reply.body.data).length, 20_000)
+    assert.equal(reply.body.data['key-19999'], 'value-19999')
+    assert.equal(decoder.pending, 0)
   })
 
   it('runs the worker at a lower scheduling priority than the serving thread (Linux)', { skip: process.platform !== 'linux' }, async () => {
