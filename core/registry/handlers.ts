@@ -3,7 +3,7 @@
  * computed) into a store call and the answer into the negotiated encoding.
  */
 import { createTokenRequest, type TokenIssuerConfig } from '../authn/serviceaccount/token-request.js'
-import { decodeBody, readBodyBytes, readObjectBody as readAndDecodeObjectBody } from '../http/body.js'
+import { decodeBody, readAndDecodeObjectBody, readBodyBytes } from '../http/body.js'
 import { APPLY_PATCH_TYPE, negotiateOutput, type OutputFormat } from '../http/media-types.js'
 import type { RequestInfo } from '../http/request-info.js'
 import type { YamlDecoder } from '../http/yaml-off-thread.js'

@@ -16,7 +16,6 @@ export function validateDataMap(
   path: FieldPath,
   errs: FieldError[],
   sizeOf: (v: string, allowed: number) => number,
-  limit = MAX_DATA_SIZE,
 ): number {
   if (value === undefined || value === null) return 0
   if (!isPlainObject(value)) {
@@ -27,7 +26,7 @@ export function validateDataMap(
   for (const [k, v] of Object.entries(value)) {
     for (const msg of isConfigMapKey(k)) errs.push(invalid(path.key(k), k, msg))
     if (typeof v !== 'string') errs.push(typeInvalid(path.key(k), v, 'must be a string'))
-    else size += sizeOf(v, limit - size)
+    else size += sizeOf(v, MAX_DATA_SIZE - size)
   }
   return size
 }
