@@ -20,6 +20,7 @@ const LABEL_VALUE_RE = new RegExp(`^(${QUALIFIED_NAME_PART_FMT})?$`)
 const LABEL_VALUE_MAX = 63
 
 const CONFIG_MAP_KEY_RE = /^[-._a-zA-Z0-9]+$/
+const NO_ERRORS: string[] = Object.freeze([]) as unknown as string[]
 
 function maxLenMessage(n: number): string {
   return `must be no more than ${n} characters`
@@ -113,6 +114,8 @@ export function isValidLabelValue(value: string): string[] {
 
 /** Keys of ConfigMap and Secret data. */
 export function isConfigMapKey(value: string): string[] {
+  // Most keys are fine: no array of messages for them (a ConfigMap may hold tens of thousands).
+  if (value.length <= DNS1123_SUBDOMAIN_MAX && CONFIG_MAP_KEY_RE.test(value) && !value.startsWith('..') && value !== '.') return NO_ERRORS
   const errs: string[] = []
   if (value.length > DNS1123_SUBDOMAIN_MAX) errs.push(maxLenMessage(DNS1123_SUBDOMAIN_MAX))
   if (!CONFIG_MAP_KEY_RE.test(value)) {

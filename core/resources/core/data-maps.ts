@@ -23,8 +23,11 @@ export function validateDataMap(
     return 0
   }
   let size = 0
-  for (const [k, v] of Object.entries(value)) {
-    for (const msg of isConfigMapKey(k)) errs.push(invalid(path.key(k), k, msg))
+  // Keys by `in` rather than Object.entries: no pair allocated for each of tens of thousands.
+  for (const k in value) {
+    const v = value[k]
+    const problems = isConfigMapKey(k)
+    if (problems.length > 0) for (const msg of problems) errs.push(invalid(path.key(k), k, msg))
     if (typeof v !== 'string') errs.push(typeInvalid(path.key(k), v, 'must be a string'))
     else size += sizeOf(v, MAX_DATA_SIZE - size)
   }
