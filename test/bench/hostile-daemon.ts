@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline'
 import { CRDS, fuzzResources } from '../fuzz/fuzz-server.js'
 import { CONFIGMAPS, type FuzzRequest, THINGS, worstInputs } from '../fuzz/worst-inputs.js'
 import { stopDaemon, timedStart } from './daemon.js'
-import type { HostileFigures, HostileRound } from './hostile-input.js'
+import type { HostileFigures, HostileRound, SlowGets } from './hostile-input.js'
 import { type LoadResult, median } from './load.js'
 
 /** The daemon's certificates in its --cert-dir, as daemon.ts lays the run's directory out. */
@@ -66,8 +66,11 @@ export async function tearDown(run: { agent?: Agent; client?: ChildProcess; daem
   await rm(run.dir, { recursive: true, force: true })
 }
 
+/** One GET as the client saw it: when it was sent and its latency (ms), and on Linux how long the client itself waited for a core meanwhile. */
+export type GetSample = [sentAt: number, latency: number, clientWaitedForCore?: number]
+
 /** The GET client process: `run(total)` resolves with its LoadResult. */
-export function startGetClient(port: number, dir: string): { child: ChildProcess; run(total: number, samples?: boolean): Promise<LoadResult & { samples?: Array<[number, number]> }> } {
+export function startGetClient(port: number, dir: string): { child: ChildProcess; run(total: number, samples?: boolean): Promise<LoadResult & { samples?: GetSample[] }> } {
   const script = join(import.meta.dirname, 'hostile-get-client.ts')
   const child = spawn(process.execPath, ['--import', 'tsx', script, String(port), certDirIn(dir), `${CONFIGMAPS}/seed-0`], {
     stdio: ['pipe', 'pipe', 'inherit'],
@@ -84,7 +87,40 @@ export function startGetClient(port: number, dir: string): { child: ChildProcess
   }
 }
 
-export async function measureHostileDaemon(main: string, opts: { rounds: number; gets: number }): Promise<HostileFigures> {
+const withoutSamples = ({ samples: _samples, ...result }: LoadResult & { samples?: GetSample[] }): LoadResult => result
+
+/**
+ * The GETs under attack slower than twice the idle p99, and how many of them
+ * waited for a core in the client for over half their time: on a machine of
+ * two cores the client shares them with the server and the hostile sender.
+ */
+function slowGets(idle: LoadResult, underAttack: LoadResult & { samples?: GetSample[] }): SlowGets {
+  const overMs = 2 * idle.p99Ms
+  const slow = (underAttack.samples ?? []).filter(([, latency]) => latency > overMs)
+  const known = slow.every((sample) => sample[2] !== undefined)
+  return { overMs, count: slow.length, clientWaiting: known ? slow.filter(([, latency, waited]) => waited! > latency / 2).length : undefined }
+}
+
+/**
+ * Ordinary requests to send back to back instead of the worst inputs: the
+ * same measurement with a busy but well-behaved second client, to tell what
+ * any second client costs the GETs on this machine from what hostile input does.
+ */
+export function ordinaryInputs(): Array<{ name: string; request: FuzzRequest }> {
+  const json = { 'content-type': 'application/json' }
+  const create = (data: Record<string, string>) => JSON.stringify({ metadata: { name: 'seed-0' }, data })
+  return [
+    { name: 'GET of a ConfigMap', request: { method: 'GET', path: `${CONFIGMAPS}/seed-0`, headers: {} } },
+    { name: 'LIST of the ConfigMaps', request: { method: 'GET', path: CONFIGMAPS, headers: {} } },
+    { name: 'create of a small ConfigMap that exists (409)', request: { method: 'POST', path: CONFIGMAPS, headers: json, body: create({ a: 'b' }) } },
+    { name: 'create of a 100 KB ConfigMap that exists (409)', request: { method: 'POST', path: CONFIGMAPS, headers: json, body: create({ a: 'x'.repeat(100_000) }) } },
+  ]
+}
+
+export async function measureHostileDaemon(
+  main: string,
+  opts: { rounds: number; gets: number; inputs?: Array<{ name: string; request: FuzzRequest }> },
+): Promise<HostileFigures> {
   const dir = await mkdtemp(join(tmpdir(), 'apiserver-hostile-'))
   let daemon: ChildProcess | undefined
   let client: ChildProcess | undefined
@@ -96,16 +132,18 @@ export async function measureHostileDaemon(main: string, opts: { rounds: number;
     await seed(agent, running.port)
     const gets = startGetClient(running.port, dir)
     client = gets.child
-    const inputs = worstInputs()
+    const inputs = opts.inputs ?? worstInputs()
     const times = new Map<string, { status: number; ms: number[] }>(inputs.map(({ name }) => [name, { status: 0, ms: [] }]))
-    // Warm-up, unmeasured: the JIT on both ends and every hostile path once.
-    await gets.run(1000)
-    for (const { request: req } of inputs) await call(agent, running.port, req)
+    // Warm-up, unmeasured: the JIT on both ends, every hostile path twice, then GETs alone again. After
+    // a shorter one (one pass, no GETs after it) the first round's idle p99 was 2 to 4 times the others'.
+    await gets.run(2000)
+    for (let pass = 0; pass < 2; pass++) for (const { request: req } of inputs) await call(agent, running.port, req)
+    await gets.run(2000)
 
     const rounds: HostileRound[] = []
     let sent = 0
     for (let round = 0; round < opts.rounds; round++) {
-      const idle = await gets.run(opts.gets)
+      const idle = await gets.run(opts.gets, true)
       let attacking = true
       const attacker = (async () => {
         while (attacking) {
@@ -117,10 +155,10 @@ export async function measureHostileDaemon(main: string, opts: { rounds: number;
           record.ms.push(performance.now() - t0)
         }
       })()
-      const underAttack = await gets.run(opts.gets)
+      const underAttack = await gets.run(opts.gets, true)
       attacking = false
       await attacker
-      rounds.push({ idle, underAttack })
+      rounds.push({ idle: withoutSamples(idle), underAttack: withoutSamples(underAttack), slow: slowGets(idle, underAttack) })
     }
     return {
       rounds,

@@ -8,8 +8,12 @@
  * directory as arguments. With `"samples":true` the answer also lists each
  * GET as [sent at, latency] in ms, sent at on the clock every process on the
  * machine shares (`performance.timeOrigin + performance.now()`), so that the
- * hostile sender can say what it was sending when a GET was slow.
+ * hostile sender can say what it was sending when a GET was slow; on Linux a
+ * third figure, how long this client itself waited for a core during the GET
+ * (its thread's run-queue time in /proc/thread-self/schedstat), tells a GET
+ * the server kept waiting from one whose client was not running.
  */
+import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { Agent, request } from 'node:https'
 import { join } from 'node:path'
@@ -33,15 +37,29 @@ function get(): Promise<boolean> {
   })
 }
 
+/** This thread's time waiting for a core so far (ms), where the kernel tells it. */
+function waitedForCore(): number | undefined {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[1]) / 1e6
+  } catch {
+    return undefined
+  }
+}
+
 for await (const line of createInterface({ input: process.stdin })) {
   const { total, maxSeconds, samples } = JSON.parse(line) as { total: number; maxSeconds: number; samples?: boolean }
-  const sent: Array<[number, number]> = []
+  const sent: Array<[number, number] | [number, number, number]> = []
   const result = await runLoad({ total, concurrency: 1, maxSeconds }, async () => {
     const at = performance.timeOrigin + performance.now()
+    const waitedBefore = samples ? waitedForCore() : undefined
     try {
       return await get()
     } finally {
-      if (samples) sent.push([at, performance.timeOrigin + performance.now() - at])
+      if (samples) {
+        const latency = performance.timeOrigin + performance.now() - at
+        const waitedAfter = waitedForCore()
+        sent.push(waitedBefore === undefined || waitedAfter === undefined ? [at, latency] : [at, latency, waitedAfter - waitedBefore])
+      }
     }
   })
   process.stdout.write(`${JSON.stringify(samples ? { ...result, samples: sent } : result)}\n`)

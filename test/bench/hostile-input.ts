@@ -16,7 +16,7 @@ import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import type { ApiServer, ServerPorts } from '../../core/index.js'
 import { nodeYamlDecoder } from '../../runtimes/node/yaml-decoder.js'
-import { measureHostileDaemon } from './hostile-daemon.js'
+import { measureHostileDaemon, ordinaryInputs } from './hostile-daemon.js'
 import { fuzzServer, send } from '../fuzz/fuzz-server.js'
 import { CONFIGMAPS, type FuzzRequest, worstInputs } from '../fuzz/worst-inputs.js'
 import { type LoadResult, median, runLoad } from './load.js'
@@ -27,6 +27,16 @@ export { renderHostileSection, writeHostileSection }
 export interface HostileRound {
   idle: LoadResult
   underAttack: LoadResult
+  /** From the daemon's GET client: the GETs under attack slower than twice the idle p99. */
+  slow?: SlowGets
+}
+
+export interface SlowGets {
+  /** Twice the round's idle p99 (ms). */
+  overMs: number
+  count: number
+  /** Of them, those whose client waited for a core over half their time (Linux only). */
+  clientWaiting: number | undefined
 }
 
 /** The cost of slicing to requests that are large but ordinary: each one's server time, alone (median). */
@@ -43,6 +53,8 @@ export interface HostileReport {
   /** In process with YAML decoded on the serving thread (the default of createApiServer without the port). */
   inProcessHere: HostileFigures
   daemon: HostileFigures
+  /** The daemon with ordinary requests sent back to back instead of the worst inputs. */
+  daemonOrdinary?: HostileFigures | undefined
   /** The daemon built from an earlier commit (`--baseline <dir>`), measured in the same run. */
   daemonBaseline?: HostileFigures | undefined
   ordinary: OrdinaryFigure[]
@@ -61,8 +73,13 @@ export interface HostileFigures {
 const GET: FuzzRequest = { method: 'GET', path: `${CONFIGMAPS}/seed-0`, headers: { accept: 'application/json' } }
 const GETS = { total: 3000, concurrency: 1, maxSeconds: 20 }
 const ROUNDS = 3
-/** Fewer GETs against the daemon: each takes a TLS round trip between two processes. */
-const DAEMON_GETS = 1500
+/**
+ * Against the daemon, 3000 GETs a round (each round under attack lasts long
+ * enough for the hostile inputs to come round a few times) and 5 rounds: with
+ * 1500 and 3, the p99 moved with which inputs a round happened to catch.
+ */
+const DAEMON_GETS = 3000
+const DAEMON_ROUNDS = 5
 
 /**
  * Each GET arrives as a request on a socket does, in an event-loop turn of
@@ -168,9 +185,10 @@ export async function measureHostileInput(root = join(import.meta.dirname, '..',
   const worker = await measureInProcess({ yamlDecoder })
   await yamlDecoder.close()
   const here = await measureInProcess({})
-  const daemon = await measureHostileDaemon(join(root, DAEMON_MAIN), { rounds: ROUNDS, gets: DAEMON_GETS })
-  const daemonBaseline = baseline ? await measureHostileDaemon(join(baseline, DAEMON_MAIN), { rounds: ROUNDS, gets: DAEMON_GETS }) : undefined
-  const measured = { inProcess: worker.figures, inProcessHere: here.figures, daemon, daemonBaseline, ordinary: worker.ordinary, ordinaryHere: here.ordinary }
+  const daemon = await measureHostileDaemon(join(root, DAEMON_MAIN), { rounds: DAEMON_ROUNDS, gets: DAEMON_GETS })
+  const daemonOrdinary = await measureHostileDaemon(join(root, DAEMON_MAIN), { rounds: DAEMON_ROUNDS, gets: DAEMON_GETS, inputs: ordinaryInputs() })
+  const daemonBaseline = baseline ? await measureHostileDaemon(join(baseline, DAEMON_MAIN), { rounds: DAEMON_ROUNDS, gets: DAEMON_GETS }) : undefined
+  const measured = { inProcess: worker.figures, inProcessHere: here.figures, daemon, daemonOrdinary, daemonBaseline, ordinary: worker.ordinary, ordinaryHere: here.ordinary }
   return { ...measured, loadAverage: loadavg()[0]! }
 }
 
