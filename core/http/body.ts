@@ -51,6 +51,7 @@ export async function readBodyBytes(request: Request, limit: number, check?: Bod
   const reader = request.body.getReader()
   // Each chunk read lets the runtime read the next from the socket at once (Node reads up to 2 MiB
   // from one socket in one turn, and decrypts it): once the slice is spent, other requests go first.
+  // A small body is read without a pause: a new request may find the thread's slice spent already.
   const slice = new TimeSlice()
   for (;;) {
     const { done, value } = await reader.read()
@@ -64,7 +65,7 @@ export async function readBodyBytes(request: Request, limit: number, check?: Bod
       throw err
     }
     chunks.push(value)
-    await slice.pause()
+    if (total > WHOLE_BODY_UP_TO) await slice.pause()
   }
   if (chunks.length === 1) return chunks[0] ?? new Uint8Array()
   // Megabytes of copying add up to a few milliseconds: other requests run between the chunks.

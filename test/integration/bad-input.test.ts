@@ -1,7 +1,7 @@
 /** Every bad request gets its Status, and the store is unchanged afterwards. */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { startServer, type TestClient } from './harness.js'
+import { eventually, startServer, type TestClient } from './harness.js'
 
 const CM = '/api/v1/namespaces/default/configmaps'
 
@@ -233,6 +233,9 @@ describe('bad input', () => {
     const api = await startServer({ serviceAccountsController: false })
     await api.post('/api/v1/namespaces', { metadata: { name: 'going', finalizers: ['example.com/hold'] } })
     await api.delete('/api/v1/namespaces/going')
+    // The namespace controller empties the namespace, then drops its `kubernetes` finalizer: wait for it,
+    // or its write lands between the two looks at the store.
+    await eventually('the namespace controller is done', async () => ((await api.get('/api/v1/namespaces/going')).body.spec?.finalizers ?? []).length === 0)
     await refused(
       api,
       () => api.post('/api/v1/namespaces/going/configmaps', { metadata: { name: 'x' } }),
