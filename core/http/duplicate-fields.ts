@@ -4,7 +4,7 @@
  * (`duplicate field "spec.replicas"`) for field validation. YAML bodies
  * find theirs as they are decoded (yaml-body.ts).
  */
-import { jsonStringEnd, QUICK_STRING_RUN } from '../machinery/json-strings.js'
+import { jsonStringEndInSteps, QUICK_STRING_RUN } from '../machinery/json-strings.js'
 import { type Checkpointed, runAtOnce } from '../machinery/time-slice.js'
 
 /**
@@ -94,7 +94,7 @@ export function* duplicateJsonFieldsWalk(text: string): Checkpointed<string[]> {
     const c = text.charCodeAt(i)
     if (c === 0x22 /* " */) {
       // The string's end: most strings end within a few dozen characters, read here one by one;
-      // a longer one is searched (jsonStringEnd), with checkpoints: it may be megabytes long.
+      // a longer one is searched (jsonStringEndInSteps), with checkpoints: it may be megabytes long.
       let end = i + 1
       let escaped = false
       const quick = Math.min(text.length, end + QUICK_STRING_RUN)
@@ -108,17 +108,7 @@ export function* duplicateJsonFieldsWalk(text: string): Checkpointed<string[]> {
       }
       // The loop above stops short of `quick` only at the closing quote.
       const long = end >= quick
-      while (end >= quick) {
-        const stringEnd = jsonStringEnd(text, end, Math.min(text.length, checkpoint))
-        if (stringEnd >= 0) {
-          end = stringEnd
-          break
-        }
-        end = ~stringEnd
-        if (end >= text.length) break
-        checkpoint = end + RUN
-        yield
-      }
+      if (long) ({ end, checkpoint } = yield* jsonStringEndInSteps(text, end, checkpoint, RUN))
       const top = depth > 0 ? frames[depth - 1]! : undefined
       if (expectKey && top?.keys) {
         const raw = text.slice(i + 1, end)

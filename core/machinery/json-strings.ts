@@ -5,6 +5,8 @@
  * scans a long string many times faster than a loop over charCodeAt.
  */
 
+import type { Checkpointed } from './time-slice.js'
+
 /** Characters read one by one before the search takes over. */
 export const QUICK_STRING_RUN = 64
 
@@ -38,4 +40,22 @@ function searchedStringEnd(text: string, from: number, stop: number): number {
     i += 2
   }
   return ~i
+}
+
+/**
+ * jsonStringEnd over a string of any length, for walks with checkpoints:
+ * searched up to `checkpoint`, then a window of `run` characters after each
+ * checkpoint (a `yield`). The end is the closing quote's index, or at least
+ * the text's length for a string that never closes; `checkpoint` is where
+ * the walk's next one falls.
+ */
+export function* jsonStringEndInSteps(text: string, from: number, checkpoint: number, run: number): Checkpointed<{ end: number; checkpoint: number }> {
+  for (let at = from; ; ) {
+    const end = jsonStringEnd(text, at, Math.min(text.length, checkpoint))
+    if (end >= 0) return { end, checkpoint }
+    at = ~end
+    if (at >= text.length) return { end: at, checkpoint }
+    checkpoint = at + run
+    yield
+  }
 }

@@ -4,7 +4,7 @@
  * (413 past `--max-request-body-bytes`, 3 MiB) is enforced by the body reader.
  */
 import { StatusError, type StatusReason } from './status-error.js'
-import { jsonStringEnd } from './json-strings.js'
+import { jsonStringEnd, jsonStringEndInSteps } from './json-strings.js'
 import { type Checkpointed, runAtOnce } from './time-slice.js'
 
 /**
@@ -47,18 +47,10 @@ export function* jsonTooDeepWalk(text: string, limit = MAX_NESTING_DEPTH): Check
     }
     const c = text.charCodeAt(i)
     if (c === 0x22 /* " */) {
-      // Skip the string, escapes included, with checkpoints: one string may be megabytes long.
-      for (i++; ; ) {
-        const end = jsonStringEnd(text, i, Math.min(text.length, checkpoint))
-        if (end >= 0) {
-          i = end
-          break
-        }
-        i = ~end
-        if (i >= text.length) break
-        checkpoint = i + (1 << 16)
-        yield
-      }
+      // Skip the string, escapes included; most end at once, a long one with checkpoints (it may be megabytes long).
+      const end = jsonStringEnd(text, i + 1, Math.min(text.length, checkpoint))
+      if (end >= 0) i = end
+      else ({ end: i, checkpoint } = yield* jsonStringEndInSteps(text, ~end, checkpoint, 1 << 16))
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       if (++depth > limit) return text[i]
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {

@@ -71,6 +71,19 @@ function nestedYamlThing(name: string, depth: number): string {
   return `${text}${' '.repeat(depth - 1)}k: leaf\n`
 }
 
+/** A body of `total` bytes, `chunk` after `chunk`, made only as the server reads it; `sent()` says how much it took. */
+function offered(chunk: Uint8Array, total: number): { body: ReadableStream<Uint8Array>; sent: () => number } {
+  let sent = 0
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent >= total) return controller.close()
+      sent += chunk.byteLength
+      controller.enqueue(chunk)
+    },
+  })
+  return { body, sent: () => sent }
+}
+
 describe('request bodies', () => {
   it('reads a body of 3 MiB and refuses one byte more with 413', async () => {
     const api = await startServer()
@@ -86,22 +99,15 @@ describe('request bodies', () => {
   it('stops reading a chunked body at the limit instead of buffering all of it', async () => {
     const api = await startServer()
     const chunk = new Uint8Array(64 * 1024).fill(0x20)
-    let sent = 0
     // 100 MiB on offer, without Content-Length: the server must give up after about 3 MiB.
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (sent >= 100 * 1024 * 1024) return controller.close()
-        sent += chunk.byteLength
-        controller.enqueue(chunk)
-      },
-    })
+    const { body, sent } = offered(chunk, 100 * 1024 * 1024)
     const res = await api.server.fetch(
       new Request(`http://in-process${CM}`, { method: 'POST', body, headers: { 'content-type': 'application/json' }, duplex: 'half' } as RequestInit),
     )
     const status = (await res.json()) as { message: string }
     assert.equal(res.status, 413)
     assert.equal(status.message, 'Request entity too large: limit is 3145728')
-    assert.ok(sent <= LIMIT + 4 * chunk.byteLength, `read ${sent} bytes of a body refused at ${LIMIT}`)
+    assert.ok(sent() <= LIMIT + 4 * chunk.byteLength, `read ${sent()} bytes of a body refused at ${LIMIT}`)
     assert.deepEqual((await api.get(CM)).body.items, [])
   })
 
@@ -149,20 +155,13 @@ describe('nesting depth', () => {
       [`${CM}/absent`, 'PATCH', 'application/merge-patch+json', "error decoding patch: invalid character '[' exceeded max depth"],
     ] as const) {
       const chunk = new TextEncoder().encode('['.repeat(64 * 1024))
-      let sent = 0
       // 2 MiB of brackets on offer, declared: nobody needs more than the first chunk to know.
-      const body = new ReadableStream<Uint8Array>({
-        pull(controller) {
-          if (sent >= 2 * 1024 * 1024) return controller.close()
-          sent += chunk.byteLength
-          controller.enqueue(chunk)
-        },
-      })
+      const { body, sent } = offered(chunk, 2 * 1024 * 1024)
       const headers = { 'content-type': type, 'content-length': String(2 * 1024 * 1024) }
       const res = await api.server.fetch(new Request(`http://in-process${path}`, { method, body, headers, duplex: 'half' } as RequestInit))
       assert.equal(res.status, 400)
       assert.equal(((await res.json()) as { message: string }).message, message)
-      assert.ok(sent <= 4 * chunk.byteLength, `read ${sent} bytes of a body refused from its first ${chunk.byteLength}`)
+      assert.ok(sent() <= 4 * chunk.byteLength, `read ${sent()} bytes of a body refused from its first ${chunk.byteLength}`)
     }
     assert.deepEqual((await api.get(CM)).body.items, [])
   })
