@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** The `apiserver` bin under Node. Everything lives in daemon.ts so tests can run it in-process. */
 import { fileURLToPath } from 'node:url'
+import { lowerBackgroundThreads } from './background-threads.js'
 import type { runDaemon as RunDaemon } from './daemon.js'
 import type { nodeRuntime as NodeRuntime } from './node-runtime.js'
 import { optimizingCompilerHeldUntilListening } from './optimizing-compiler.js'
@@ -29,6 +30,8 @@ process.exitCode = await runDaemon(process.argv.slice(2), {
     script?.takeCodeCache()
     releaseYoungGeneration()
     releaseOptimizingCompiler()
+    // V8's and libuv's pools exist by now; the serving thread goes first when the cores are busy.
+    lowerBackgroundThreads()
     setTimeout(() => script?.saveCodeCache(), CODE_CACHE_WRITE_DELAY_MS).unref()
   },
 })

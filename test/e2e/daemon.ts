@@ -5,9 +5,11 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { request } from 'node:https'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
+import { parse } from 'yaml'
 
 /** How long a daemon may take to answer /readyz before the test gives up on it. */
 const READY_WITHIN_MS = 60_000
@@ -153,6 +155,41 @@ export class Daemon {
         resolve({ code: code ?? -1, stdout, stderr })
       })
       child.stdin.end(input)
+    })
+  }
+
+  /**
+   * POSTs a YAML body as the admin of the daemon's kubeconfig: kubectl sends
+   * JSON whatever the file, so a YAML body takes a client of its own.
+   */
+  postYaml(path: string, body: string): Promise<{ status: number; text: string }> {
+    const config = parse(readFileSync(this.kubeconfig, 'utf8')) as {
+      clusters: [{ cluster: { server: string; 'certificate-authority-data': string } }]
+      users: [{ user: { 'client-certificate-data': string; 'client-key-data': string } }]
+    }
+    const { cluster } = config.clusters[0]
+    const { user } = config.users[0]
+    const pem = (data: string) => Buffer.from(data, 'base64')
+    return new Promise((resolve, reject) => {
+      const req = request(
+        new URL(path, cluster.server),
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/yaml' },
+          ca: pem(cluster['certificate-authority-data']),
+          cert: pem(user['client-certificate-data']),
+          key: pem(user['client-key-data']),
+          timeout: 60_000,
+        },
+        (res) => {
+          let text = ''
+          res.on('data', (d) => (text += String(d)))
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }))
+        },
+      )
+      req.on('timeout', () => req.destroy(new Error('no answer within 60 s')))
+      req.on('error', reject)
+      req.end(body)
     })
   }
 

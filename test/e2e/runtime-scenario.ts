@@ -6,10 +6,7 @@
  * the same directory that keeps the objects.
  */
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
-import { request } from 'node:https'
 import { after, before, describe, it } from 'node:test'
-import { parse } from 'yaml'
 import { Daemon, eventually } from './daemon.js'
 
 export { BUN_DAEMON, DENO_DAEMON } from './daemon.js'
@@ -41,41 +38,6 @@ kind: Widget
 metadata: {name: w1, namespace: rt}
 spec: {size: 3}
 `
-
-/**
- * POSTs a YAML body as the admin of the daemon's kubeconfig: kubectl sends
- * JSON whatever the file, so a YAML body takes a client of its own.
- */
-async function postYaml(daemon: Daemon, path: string, body: string): Promise<{ status: number; text: string }> {
-  const config = parse(readFileSync(daemon.kubeconfig, 'utf8')) as {
-    clusters: [{ cluster: { server: string; 'certificate-authority-data': string } }]
-    users: [{ user: { 'client-certificate-data': string; 'client-key-data': string } }]
-  }
-  const { cluster } = config.clusters[0]
-  const { user } = config.users[0]
-  const pem = (data: string) => Buffer.from(data, 'base64')
-  return new Promise((resolve, reject) => {
-    const req = request(
-      new URL(path, cluster.server),
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/yaml' },
-        ca: pem(cluster['certificate-authority-data']),
-        cert: pem(user['client-certificate-data']),
-        key: pem(user['client-key-data']),
-        timeout: 60_000,
-      },
-      (res) => {
-        let text = ''
-        res.on('data', (d) => (text += String(d)))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }))
-      },
-    )
-    req.on('timeout', () => req.destroy(new Error('no answer within 60 s')))
-    req.on('error', reject)
-    req.end(body)
-  })
-}
 
 /** Defines the scenario's tests; `command` gives the program and its leading arguments, e.g. `[bun, entry.ts]`. */
 export function runtimeScenario(runtime: string, command: () => Promise<readonly string[]> | readonly string[]): void {
@@ -129,10 +91,10 @@ export function runtimeScenario(runtime: string, command: () => Promise<readonly
 
     it('decodes a large YAML body in its worker thread, and refuses a broken one in upstream\'s words', async () => {
       const data = Array.from({ length: 2000 }, (_, i) => `  key-${i}: value ${i}\n`).join('')
-      const created = await postYaml(daemon(), '/api/v1/namespaces/rt/configmaps', `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: large-yaml\ndata:\n${data}`)
+      const created = await daemon().postYaml('/api/v1/namespaces/rt/configmaps', `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: large-yaml\ndata:\n${data}`)
       assert.equal(created.status, 201, created.text)
       assert.equal(await daemon().ok('-n', 'rt', 'get', 'configmap', 'large-yaml', '-o', 'jsonpath={.data.key-1999}'), 'value 1999')
-      const broken = await postYaml(daemon(), '/api/v1/namespaces/rt/configmaps', `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [broken\ndata:\n${data}`)
+      const broken = await daemon().postYaml('/api/v1/namespaces/rt/configmaps', `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [broken\ndata:\n${data}`)
       assert.equal(broken.status, 400, broken.text)
       assert.match(broken.text, /error converting YAML to JSON: yaml: line \d+: /)
       // Had no worker started, the daemon would have said so and decoded on its serving thread.
