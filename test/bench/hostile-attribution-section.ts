@@ -48,7 +48,7 @@ the GET client, the hostile sender, the daemon's serving thread and its YAML
 worker, and of the slices and scavenges that sliced work leaves, not of one
 input. The per-input GET p99 ratios rest on few GETs each and move a lot
 from run to run; the hostile-input section above measures the ratio with
-5 rounds of 3000 GETs.
+6 rounds of 3000 GETs.
 `
 
 export function renderAttributionSection(a: Attribution, base: Attribution | undefined, date: Date, notes = ATTRIBUTION_NOTES): string {

@@ -5,17 +5,18 @@
  * the fuzz suite's worst inputs sent back to back from this process on
  * another connection. Idle, then under attack, in rounds. Figures only.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { Agent, request } from 'node:https'
-import { tmpdir } from 'node:os'
+import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { CRDS, fuzzResources } from '../fuzz/fuzz-server.js'
-import { CONFIGMAPS, type FuzzRequest, THINGS, worstInputs } from '../fuzz/worst-inputs.js'
+import { CONFIGMAPS, type FuzzRequest, THINGS } from '../fuzz/worst-inputs.js'
 import { stopDaemon, timedStart } from './daemon.js'
-import type { HostileFigures, HostileRound, SlowGets } from './hostile-input.js'
-import { type LoadResult, median } from './load.js'
+import type { HostileFigures, HostileRound, PooledFigures, SlowGets } from './hostile-input.js'
+import type { SenderSet, SentRequest } from './hostile-sender.js'
+import { type LoadResult, median, percentile } from './load.js'
 
 /** The daemon's certificates in its --cert-dir, as daemon.ts lays the run's directory out. */
 export const certDirIn = (dir: string): string => join(dir, 'pki')
@@ -55,12 +56,13 @@ export async function seed(agent: Agent, port: number): Promise<void> {
   }
 }
 
-/** Stops what a hostile-input run started, whichever of it did start: the admin agent, the GET client, the daemon, its directory. */
-export async function tearDown(run: { agent?: Agent; client?: ChildProcess; daemon?: ChildProcess; dir: string }): Promise<void> {
+/** Stops what a hostile-input run started, whichever of it did start: the admin agent, the GET client, the sender, the daemon, its directory. */
+export async function tearDown(run: { agent?: Agent; client?: ChildProcess; sender?: ChildProcess; daemon?: ChildProcess; dir: string }): Promise<void> {
   run.agent?.destroy()
-  if (run.client && run.client.exitCode === null) {
-    run.client.stdin?.end()
-    run.client.kill('SIGTERM')
+  for (const child of [run.client, run.sender]) {
+    if (!child || child.exitCode !== null) continue
+    child.stdin?.end()
+    child.kill('SIGTERM')
   }
   if (run.daemon) await stopDaemon(run.daemon)
   await rm(run.dir, { recursive: true, force: true })
@@ -69,21 +71,70 @@ export async function tearDown(run: { agent?: Agent; client?: ChildProcess; daem
 /** One GET as the client saw it: when it was sent and its latency (ms), and on Linux how long the client itself waited for a core meanwhile. */
 export type GetSample = [sentAt: number, latency: number, clientWaitedForCore?: number]
 
-/** The GET client process: `run(total)` resolves with its LoadResult. */
-export function startGetClient(port: number, dir: string): { child: ChildProcess; run(total: number, samples?: boolean): Promise<LoadResult & { samples?: GetSample[] }> } {
-  const script = join(import.meta.dirname, 'hostile-get-client.ts')
-  const child = spawn(process.execPath, ['--import', 'tsx', script, String(port), certDirIn(dir), `${CONFIGMAPS}/seed-0`], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  })
+/**
+ * Where the processes of a daemon measurement run. `shared`: the daemon and
+ * both clients on any core, at the same priority. `own-core`: the daemon on
+ * core 0, both clients on core 1 and the hostile sender at the lowest
+ * priority there, as if each were a machine of its own: on a machine of 2
+ * cores the clients' own work (TLS for megabytes of hostile bodies) would
+ * otherwise delay the GETs and the daemon alike. Linux only (taskset, nice).
+ */
+export type Layout = 'shared' | 'own-core'
+
+/** Why the own-core layout cannot be used on this machine, if it cannot. */
+export function ownCoreUnavailable(): string | undefined {
+  if (process.platform !== 'linux') return 'it needs Linux'
+  if (cpus().length < 2) return 'the machine has one core'
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' })
+  } catch {
+    return 'taskset (util-linux) is not installed'
+  }
+  return undefined
+}
+
+/** The command a client process is started with under `layout`: on core 1, and the sender at the lowest priority. */
+function clientCommand(layout: Layout, who: 'gets' | 'sender', args: string[]): [string, string[]] {
+  const node = [process.execPath, '--import', 'tsx', ...args]
+  if (layout === 'shared') return [node[0]!, node.slice(1)]
+  return ['taskset', ['-c', '1', ...(who === 'sender' ? ['nice', '-n', '19'] : []), ...node]]
+}
+
+/** A child process answering one JSON line per command on stdin. */
+function lineProcess(command: [string, string[]]): { child: ChildProcess; ask<T>(value: unknown): Promise<T> } {
+  const child = spawn(command[0], command[1], { stdio: ['pipe', 'pipe', 'inherit'] })
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
   return {
     child,
-    async run(total, samples = false) {
-      child.stdin!.write(`${JSON.stringify({ total, maxSeconds: 30, samples })}\n`)
+    async ask<T>(value: unknown): Promise<T> {
+      child.stdin!.write(`${JSON.stringify(value)}\n`)
       const next = await lines.next()
-      if (next.done) throw new Error('the GET client exited')
-      return JSON.parse(next.value as string) as LoadResult
+      if (next.done) throw new Error(`${command[1].join(' ')} exited`)
+      return JSON.parse(next.value as string) as T
     },
+  }
+}
+
+/** The GET client process: `run(total)` resolves with its LoadResult. */
+export function startGetClient(
+  port: number,
+  dir: string,
+  layout: Layout = 'shared',
+): { child: ChildProcess; run(total: number, samples?: boolean): Promise<LoadResult & { samples?: GetSample[] }> } {
+  const script = join(import.meta.dirname, 'hostile-get-client.ts')
+  const { child, ask } = lineProcess(clientCommand(layout, 'gets', [script, String(port), certDirIn(dir), `${CONFIGMAPS}/seed-0`]))
+  return { child, run: (total, samples = false) => ask({ total, maxSeconds: 30, samples }) }
+}
+
+/** The hostile sender process (hostile-sender.ts). */
+function startSender(port: number, dir: string, set: SenderSet, layout: Layout) {
+  const script = join(import.meta.dirname, 'hostile-sender.ts')
+  const { child, ask } = lineProcess(clientCommand(layout, 'sender', [script, String(port), certDirIn(dir), set]))
+  return {
+    child,
+    warm: (passes: number) => ask<object>({ cmd: 'warm', passes }),
+    start: () => ask<object>({ cmd: 'start' }),
+    stop: async () => (await ask<{ sent: SentRequest[] }>({ cmd: 'stop' })).sent,
   }
 }
 
@@ -117,57 +168,64 @@ export function ordinaryInputs(): Array<{ name: string; request: FuzzRequest }> 
   ]
 }
 
-export async function measureHostileDaemon(
-  main: string,
-  opts: { rounds: number; gets: number; inputs?: Array<{ name: string; request: FuzzRequest }> },
-): Promise<HostileFigures> {
+/** p50 and p99 over every round's GETs at once, idle and under attack: a round's p99 alone rests on its 30 slowest GETs. */
+export function pooled(rounds: Array<{ idle: number[]; underAttack: number[] }>): PooledFigures {
+  const idle = rounds.flatMap((r) => r.idle).sort((a, b) => a - b)
+  const underAttack = rounds.flatMap((r) => r.underAttack).sort((a, b) => a - b)
+  return {
+    idleP50Ms: percentile(idle, 50),
+    idleP99Ms: percentile(idle, 99),
+    underAttackP50Ms: percentile(underAttack, 50),
+    underAttackP99Ms: percentile(underAttack, 99),
+    gets: underAttack.length,
+  }
+}
+
+export async function measureHostileDaemon(main: string, opts: { rounds: number; gets: number; set?: SenderSet; layout?: Layout }): Promise<HostileFigures> {
+  const layout = opts.layout ?? 'shared'
   const dir = await mkdtemp(join(tmpdir(), 'apiserver-hostile-'))
   let daemon: ChildProcess | undefined
   let client: ChildProcess | undefined
+  let sender: ChildProcess | undefined
   let agent: Agent | undefined
   try {
     const { running } = await timedStart(main, dir)
     daemon = running.child
+    // Every thread the daemon has and will make (a new thread takes its maker's cores).
+    if (layout === 'own-core') execFileSync('taskset', ['-a', '-p', '-c', '0', String(daemon.pid)], { stdio: 'ignore' })
     agent = await adminAgent(dir)
     await seed(agent, running.port)
-    const gets = startGetClient(running.port, dir)
+    const gets = startGetClient(running.port, dir, layout)
     client = gets.child
-    const inputs = opts.inputs ?? worstInputs()
-    const times = new Map<string, { status: number; ms: number[] }>(inputs.map(({ name }) => [name, { status: 0, ms: [] }]))
+    const hostile = startSender(running.port, dir, opts.set ?? 'worst', layout)
+    sender = hostile.child
     // Warm-up, unmeasured: the JIT on both ends, every hostile path twice, then GETs alone again. After
     // a shorter one (one pass, no GETs after it) the first round's idle p99 was 2 to 4 times the others'.
     await gets.run(2000)
-    for (let pass = 0; pass < 2; pass++) for (const { request: req } of inputs) await call(agent, running.port, req)
+    await hostile.warm(2)
     await gets.run(2000)
 
     const rounds: HostileRound[] = []
-    let sent = 0
+    const latencies: Array<{ idle: number[]; underAttack: number[] }> = []
+    const sent: SentRequest[] = []
     for (let round = 0; round < opts.rounds; round++) {
       const idle = await gets.run(opts.gets, true)
-      let attacking = true
-      const attacker = (async () => {
-        while (attacking) {
-          const { name, request: req } = inputs[sent++ % inputs.length]!
-          const t0 = performance.now()
-          const status = await call(agent!, running.port, req)
-          const record = times.get(name)!
-          record.status = status
-          record.ms.push(performance.now() - t0)
-        }
-      })()
+      await hostile.start()
       const underAttack = await gets.run(opts.gets, true)
-      attacking = false
-      await attacker
+      sent.push(...(await hostile.stop()))
       rounds.push({ idle: withoutSamples(idle), underAttack: withoutSamples(underAttack), slow: slowGets(idle, underAttack) })
+      latencies.push({ idle: idle.samples!.map(([, ms]) => ms), underAttack: underAttack.samples!.map(([, ms]) => ms) })
     }
+    const names = [...new Set(sent.map(([name]) => name))]
     return {
       rounds,
-      inputs: inputs.map(({ name }) => {
-        const record = times.get(name)!
-        return { name, status: record.status, medianMs: median(record.ms), sent: record.ms.length }
+      pooled: pooled(latencies),
+      inputs: names.map((name) => {
+        const mine = sent.filter(([n]) => n === name)
+        return { name, status: mine.at(-1)![1], medianMs: median(mine.map(([, , ms]) => ms)), sent: mine.length }
       }),
     }
   } finally {
-    await tearDown({ agent, client, daemon, dir })
+    await tearDown({ agent, client, sender, daemon, dir })
   }
 }

@@ -16,7 +16,7 @@ import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import type { ApiServer, ServerPorts } from '../../core/index.js'
 import { nodeYamlDecoder } from '../../runtimes/node/yaml-decoder.js'
-import { measureHostileDaemon, ordinaryInputs } from './hostile-daemon.js'
+import { type Layout, measureHostileDaemon, ownCoreUnavailable, pooled } from './hostile-daemon.js'
 import { fuzzServer, send } from '../fuzz/fuzz-server.js'
 import { CONFIGMAPS, type FuzzRequest, worstInputs } from '../fuzz/worst-inputs.js'
 import { type LoadResult, median, runLoad } from './load.js'
@@ -52,20 +52,38 @@ export interface HostileReport {
   inProcess: HostileFigures
   /** In process with YAML decoded on the serving thread (the default of createApiServer without the port). */
   inProcessHere: HostileFigures
+  /** The daemon on a core of its own (the goal's measurement), or sharing the cores where that cannot be arranged. */
   daemon: HostileFigures
+  daemonLayout: Layout
+  /** Why the daemon could not have a core of its own, when it could not. */
+  ownCoreUnavailable?: string | undefined
   /** The daemon with ordinary requests sent back to back instead of the worst inputs. */
   daemonOrdinary?: HostileFigures | undefined
   /** The daemon built from an earlier commit (`--baseline <dir>`), measured in the same run. */
   daemonBaseline?: HostileFigures | undefined
+  /** The daemon sharing both cores with its two clients, as the measurement ran before it had a core of its own. */
+  daemonShared?: HostileFigures | undefined
   ordinary: OrdinaryFigure[]
   ordinaryHere: OrdinaryFigure[]
   /** The machine's one-minute load average when the measurement ended. */
   loadAverage?: number
 }
 
+/** Percentiles over every round's GETs at once. */
+export interface PooledFigures {
+  idleP50Ms: number
+  idleP99Ms: number
+  underAttackP50Ms: number
+  underAttackP99Ms: number
+  /** GETs under attack, all rounds. */
+  gets: number
+}
+
 export interface HostileFigures {
   /** Idle then under attack, several times: the machine's own load changes from one minute to the next. */
   rounds: HostileRound[]
+  /** The rounds' GETs together: the figures the goal is judged on. */
+  pooled: PooledFigures
   /** Each worst input: its status and how long the server took to answer it (median). */
   inputs: Array<{ name: string; status: number; medianMs: number; sent: number }>
 }
@@ -75,11 +93,11 @@ const GETS = { total: 3000, concurrency: 1, maxSeconds: 20 }
 const ROUNDS = 3
 /**
  * Against the daemon, 3000 GETs a round (each round under attack lasts long
- * enough for the hostile inputs to come round a few times) and 5 rounds: with
+ * enough for the hostile inputs to come round a few times) and 6 rounds: with
  * 1500 and 3, the p99 moved with which inputs a round happened to catch.
  */
 const DAEMON_GETS = 3000
-const DAEMON_ROUNDS = 5
+const DAEMON_ROUNDS = 6
 
 /**
  * Each GET arrives as a request on a socket does, in an event-loop turn of
@@ -88,8 +106,8 @@ const DAEMON_ROUNDS = 5
  * promises alone would instead run ahead of any request that yields to the
  * event loop, and never wait for it.
  */
-async function getLoop(server: ApiServer): Promise<LoadResult> {
-  return runLoad(GETS, async () => {
+async function getLoop(server: ApiServer): Promise<LoadResult & { latencies?: number[] }> {
+  return runLoad({ ...GETS, keepLatencies: true }, async () => {
     await new Promise((resolve) => setImmediate(resolve))
     return (await send(server, GET)).status === 200
   })
@@ -104,6 +122,7 @@ async function measureInProcess(ports: Partial<ServerPorts>): Promise<{ figures:
 
   const times = new Map<string, { status: number; ms: number[] }>(inputs.map(({ name }) => [name, { status: 0, ms: [] }]))
   const rounds: HostileRound[] = []
+  const latencies: Array<{ idle: number[]; underAttack: number[] }> = []
   let sent = 0
   for (let round = 0; round < ROUNDS; round++) {
     const idle = await getLoop(server)
@@ -121,12 +140,16 @@ async function measureInProcess(ports: Partial<ServerPorts>): Promise<{ figures:
     const underAttack = await getLoop(server)
     attacking = false
     await attacker
-    rounds.push({ idle, underAttack })
+    const { latencies: idleLatencies, ...idleResult } = idle
+    const { latencies: underAttackLatencies, ...underAttackResult } = underAttack
+    rounds.push({ idle: idleResult, underAttack: underAttackResult })
+    latencies.push({ idle: idleLatencies!, underAttack: underAttackLatencies! })
   }
   const ordinary = await measureOrdinary(server)
   await server.shutdown()
   const figures = {
     rounds,
+    pooled: pooled(latencies),
     inputs: inputs.map(({ name }) => {
       const record = times.get(name)!
       return { name, status: record.status, medianMs: median(record.ms), sent: record.ms.length }
@@ -178,18 +201,36 @@ const DAEMON_MAIN = join('dist', 'runtimes', 'node', 'main.js')
 /**
  * In process with each YAML decoder, then the built daemon at `root`, and
  * the one built at `baseline` when given: side by side in one run, on the
- * machine's load of the moment.
+ * machine's load of the moment. The daemon has a core of its own where the
+ * machine allows (`own-core` in hostile-daemon.ts), and is measured sharing
+ * the cores with its clients as well.
  */
 export async function measureHostileInput(root = join(import.meta.dirname, '..', '..'), baseline?: string): Promise<HostileReport> {
   const yamlDecoder = nodeYamlDecoder()
   const worker = await measureInProcess({ yamlDecoder })
   await yamlDecoder.close()
   const here = await measureInProcess({})
-  const daemon = await measureHostileDaemon(join(root, DAEMON_MAIN), { rounds: DAEMON_ROUNDS, gets: DAEMON_GETS })
-  const daemonOrdinary = await measureHostileDaemon(join(root, DAEMON_MAIN), { rounds: DAEMON_ROUNDS, gets: DAEMON_GETS, inputs: ordinaryInputs() })
-  const daemonBaseline = baseline ? await measureHostileDaemon(join(baseline, DAEMON_MAIN), { rounds: DAEMON_ROUNDS, gets: DAEMON_GETS }) : undefined
-  const measured = { inProcess: worker.figures, inProcessHere: here.figures, daemon, daemonOrdinary, daemonBaseline, ordinary: worker.ordinary, ordinaryHere: here.ordinary }
-  return { ...measured, loadAverage: loadavg()[0]! }
+  const unavailable = ownCoreUnavailable()
+  const layout: Layout = unavailable ? 'shared' : 'own-core'
+  const daemonRun = (dir: string, extra: { set?: 'ordinary'; layout?: Layout } = {}) =>
+    measureHostileDaemon(join(dir, DAEMON_MAIN), { rounds: DAEMON_ROUNDS, gets: DAEMON_GETS, layout, ...extra })
+  const daemon = await daemonRun(root)
+  const daemonOrdinary = await daemonRun(root, { set: 'ordinary' })
+  const daemonBaseline = baseline ? await daemonRun(baseline) : undefined
+  const daemonShared = layout === 'own-core' ? await daemonRun(root, { layout: 'shared' }) : undefined
+  return {
+    inProcess: worker.figures,
+    inProcessHere: here.figures,
+    daemon,
+    daemonLayout: layout,
+    ownCoreUnavailable: unavailable,
+    daemonOrdinary,
+    daemonBaseline,
+    daemonShared,
+    ordinary: worker.ordinary,
+    ordinaryHere: here.ordinary,
+    loadAverage: loadavg()[0]!,
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -19,6 +19,8 @@ export interface LoadOptions {
   total: number
   concurrency: number
   maxSeconds: number
+  /** Return each request's latency too (sorted, ms). */
+  keepLatencies?: boolean
 }
 
 export function percentile(sorted: readonly number[], p: number): number {
@@ -32,7 +34,7 @@ export function median(values: readonly number[]): number {
 }
 
 /** Runs `one(i)` for i = 0..total-1, `concurrency` at a time; `one` resolves true when the answer was the expected one. */
-export async function runLoad(opts: LoadOptions, one: (i: number) => Promise<boolean>): Promise<LoadResult> {
+export async function runLoad(opts: LoadOptions, one: (i: number) => Promise<boolean>): Promise<LoadResult & { latencies?: number[] }> {
   const latencies: number[] = []
   let next = 0
   let errors = 0
@@ -57,5 +59,6 @@ export async function runLoad(opts: LoadOptions, one: (i: number) => Promise<boo
     perSecond: latencies.length / seconds,
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
+    ...(opts.keepLatencies ? { latencies } : {}),
   }
 }
