@@ -4,18 +4,34 @@
  * helpers (concurrent garbage collection, the optimizing compiler), libuv's
  * pool, the YAML worker and native libraries' threads: work that can wait.
  * A request is served only on the serving thread, so when every core is
- * busy, it should get one first. Measured under the fuzz suite's worst
- * inputs with the daemon on one core, the serving thread otherwise waited
- * milliseconds for the core behind the helpers collecting the YAML worker's
- * garbage (docs/benchmarks.md, "GET latency under hostile input").
+ * busy, it should get one first.
+ *
+ * Two steps. At once, nice 19 (`os.setPriority` takes a thread id on
+ * Linux). Then, where util-linux's `chrt` is installed, the SCHED_IDLE
+ * policy: a nice value only weighs a thread's share, and the scheduler may
+ * let a nice-19 thread finish its slice (up to milliseconds) before the
+ * serving thread, woken by a request, gets the core; a SCHED_IDLE thread
+ * gives the core up as soon as any other thread wants it. Node has no call
+ * for a thread's policy, hence the program. Measured under the fuzz suite's
+ * worst inputs with the daemon on one core, the serving thread otherwise
+ * waited for the core behind V8's helpers (docs/benchmarks.md, "GET latency
+ * under hostile input"): nice 19 halved those waits, SCHED_IDLE took most
+ * of the rest.
  *
  * Elsewhere (macOS, Windows) a priority is the process's: nothing is changed.
  */
-import { readdirSync, readlinkSync } from 'node:fs'
+import { execFile } from 'node:child_process'
+import { existsSync, readdirSync, readlinkSync } from 'node:fs'
 import { getPriority, setPriority } from 'node:os'
 
 /** The nice value background threads run at: the lowest priority a thread can lower itself to. */
 export const BACKGROUND_NICE = 19
+
+/** Where util-linux installs `chrt`; looked up by absolute path, never through PATH. */
+const CHRT_PATHS = ['/usr/bin/chrt', '/bin/chrt']
+
+/** A `chrt` that has not answered within this long is given up on: the thread keeps nice 19. */
+const CHRT_TIMEOUT_MS = 5000
 
 /** The calling thread's id on Linux (`/proc/thread-self` names it); undefined elsewhere. */
 export function linuxThreadId(): number | undefined {
@@ -28,7 +44,7 @@ export function linuxThreadId(): number | undefined {
 }
 
 /** Lowers one thread of this process to BACKGROUND_NICE (never raises it); false when it could not. */
-export function lowerThreadPriority(threadId: number): boolean {
+function lowerNice(threadId: number): boolean {
   try {
     setPriority(threadId, Math.max(BACKGROUND_NICE, getPriority(threadId)))
     return true
@@ -39,25 +55,62 @@ export function lowerThreadPriority(threadId: number): boolean {
 }
 
 /**
- * Every thread of this process but the calling one, lowered; called from the
- * serving thread once it listens, when the pools have started. Threads made
- * later keep the priority of the thread that made them (a worker lowers
- * itself). Returns how many were lowered: 0 where threads have no priority
- * of their own.
+ * Under Node only: the YAML worker runs under Bun and Deno too, and Deno
+ * would ask for permission to run a program.
  */
-export function lowerBackgroundThreads(): number {
+const ON_NODE = !('bun' in process.versions) && !('deno' in process.versions)
+
+/** Runs `chrt --idle` on one thread; false when it could not. */
+function idlePolicy(chrt: string, threadId: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    try {
+      execFile(chrt, ['--idle', '--pid', '0', String(threadId)], { timeout: CHRT_TIMEOUT_MS }, (err) => resolve(!err))
+    } catch {
+      resolve(false)
+    }
+  })
+}
+
+/** Puts threads under SCHED_IDLE with `chrt`, one after the other; resolves with how many it did. */
+async function idlePolicyFor(threadIds: readonly number[]): Promise<number> {
+  const chrt = ON_NODE ? CHRT_PATHS.find((path) => existsSync(path)) : undefined
+  if (!chrt) return 0
+  let done = 0
+  for (const id of threadIds) if (await idlePolicy(chrt, id)) done++
+  return done
+}
+
+/**
+ * Lowers background threads: nice 19 before it returns, then SCHED_IDLE
+ * where `chrt` can set it (`idle` resolves with how many it set: 0 without
+ * chrt or outside Linux). Failures leave a thread as it was: this is
+ * scheduling, not a setting a user relies on.
+ */
+export function lowerThreads(threadIds: readonly number[]): { lowered: number; idle: Promise<number> } {
+  const lowered = threadIds.filter(lowerNice)
+  return { lowered: lowered.length, idle: idlePolicyFor(lowered) }
+}
+
+/** The calling thread lowered, for a thread that starts after the daemon lowered the others (the YAML worker). */
+export function lowerThisThread(): { lowered: number; idle: Promise<number> } {
   const self = linuxThreadId()
-  if (self === undefined) return 0
+  return lowerThreads(self === undefined ? [] : [self])
+}
+
+/**
+ * Every thread of this process but the calling one, lowered; called from
+ * the serving thread once it listens, when the pools have started. Threads
+ * made later take the policy of the thread that made them (a worker lowers
+ * itself).
+ */
+export function lowerBackgroundThreads(): { lowered: number; idle: Promise<number> } {
+  const self = linuxThreadId()
+  if (self === undefined) return { lowered: 0, idle: Promise.resolve(0) }
   let threads: string[]
   try {
     threads = readdirSync('/proc/self/task')
   } catch {
-    return 0
+    return { lowered: 0, idle: Promise.resolve(0) }
   }
-  let lowered = 0
-  for (const entry of threads) {
-    const id = Number(entry)
-    if (id !== self && lowerThreadPriority(id)) lowered++
-  }
-  return lowered
+  return lowerThreads(threads.map(Number).filter((id) => id !== self))
 }

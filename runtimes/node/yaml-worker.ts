@@ -5,7 +5,7 @@
  */
 import { parentPort } from 'node:worker_threads'
 import { yamlToJsonAnswer } from '../../core/http/yaml-off-thread.js'
-import { linuxThreadId, lowerThreadPriority } from './background-threads.js'
+import { lowerThisThread } from './background-threads.js'
 
 export interface YamlJob {
   id: number
@@ -19,8 +19,7 @@ export const WORKER_READY = 'ready'
 const port = parentPort
 if (port) {
   // Started after the daemon lowered its background threads: the worker lowers itself (background-threads.ts).
-  const self = linuxThreadId()
-  if (self !== undefined) lowerThreadPriority(self)
+  void lowerThisThread().idle
   port.on('message', (job: YamlJob) => {
     void yamlToJsonAnswer(job.text, job.findDuplicates).then((answer) => port.postMessage({ id: job.id, answer }))
   })
