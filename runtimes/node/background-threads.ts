@@ -60,39 +60,37 @@ function lowerNice(threadId: number): boolean {
  */
 const ON_NODE = !('bun' in process.versions) && !('deno' in process.versions)
 
-/** Runs `chrt --idle` on one thread; false when it could not. */
-function idlePolicy(chrt: string, threadId: number): Promise<boolean> {
+/** Runs `chrt --idle` on one thread; settles whether or not it could. */
+function idlePolicy(chrt: string, threadId: number): Promise<void> {
   return new Promise((resolve) => {
     try {
-      execFile(chrt, ['--idle', '--pid', '0', String(threadId)], { timeout: CHRT_TIMEOUT_MS }, (err) => resolve(!err))
+      execFile(chrt, ['--idle', '--pid', '0', String(threadId)], { timeout: CHRT_TIMEOUT_MS }, () => resolve())
     } catch {
-      resolve(false)
+      resolve()
     }
   })
 }
 
-/** Puts threads under SCHED_IDLE with `chrt`, one after the other; resolves with how many it did. */
-async function idlePolicyFor(threadIds: readonly number[]): Promise<number> {
+/** Puts threads under SCHED_IDLE with `chrt`, one after the other. */
+async function idlePolicyFor(threadIds: readonly number[]): Promise<void> {
   const chrt = ON_NODE ? CHRT_PATHS.find((path) => existsSync(path)) : undefined
-  if (!chrt) return 0
-  let done = 0
-  for (const id of threadIds) if (await idlePolicy(chrt, id)) done++
-  return done
+  if (!chrt) return
+  for (const id of threadIds) await idlePolicy(chrt, id)
 }
 
 /**
- * Lowers background threads: nice 19 before it returns, then SCHED_IDLE
- * where `chrt` can set it (`idle` resolves with how many it set: 0 without
- * chrt or outside Linux). Failures leave a thread as it was: this is
- * scheduling, not a setting a user relies on.
+ * Lowers threads: nice 19 before it returns, then SCHED_IDLE where `chrt`
+ * can set it (the promise settles once it has run; it never rejects).
+ * Failures leave a thread as it was: this is scheduling, not a setting a
+ * user relies on.
  */
-export function lowerThreads(threadIds: readonly number[]): { lowered: number; idle: Promise<number> } {
+function lowerThreads(threadIds: readonly number[]): Promise<void> {
   const lowered = threadIds.filter(lowerNice)
-  return { lowered: lowered.length, idle: idlePolicyFor(lowered) }
+  return idlePolicyFor(lowered)
 }
 
 /** The calling thread lowered, for a thread that starts after the daemon lowered the others (the YAML worker). */
-export function lowerThisThread(): { lowered: number; idle: Promise<number> } {
+export function lowerThisThread(): Promise<void> {
   const self = linuxThreadId()
   return lowerThreads(self === undefined ? [] : [self])
 }
@@ -103,14 +101,14 @@ export function lowerThisThread(): { lowered: number; idle: Promise<number> } {
  * made later take the policy of the thread that made them (a worker lowers
  * itself).
  */
-export function lowerBackgroundThreads(): { lowered: number; idle: Promise<number> } {
+export function lowerBackgroundThreads(): Promise<void> {
   const self = linuxThreadId()
-  if (self === undefined) return { lowered: 0, idle: Promise.resolve(0) }
+  if (self === undefined) return Promise.resolve()
   let threads: string[]
   try {
     threads = readdirSync('/proc/self/task')
   } catch {
-    return { lowered: 0, idle: Promise.resolve(0) }
+    return Promise.resolve()
   }
   return lowerThreads(threads.map(Number).filter((id) => id !== self))
 }

@@ -19,7 +19,7 @@ export const WORKER_READY = 'ready'
 const port = parentPort
 if (port) {
   // Started after the daemon lowered its background threads: the worker lowers itself (background-threads.ts).
-  void lowerThisThread().idle
+  void lowerThisThread()
   port.on('message', (job: YamlJob) => {
     void yamlToJsonAnswer(job.text, job.findDuplicates).then((answer) => port.postMessage({ id: job.id, answer }))
   })
