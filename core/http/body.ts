@@ -5,11 +5,10 @@
 import { BODY_TYPES, essence, JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE } from './media-types.js'
 import { duplicateJsonFields, duplicateJsonFieldsWalk } from './duplicate-fields.js'
 import { parseJsonWalk } from './json-slices.js'
-import { depthMessage, JsonDepthScanner, jsonDepthMessage, jsonTooDeepAt, jsonTooDeepWalk, MAX_NESTING_DEPTH, nestsDeeperThan } from '../machinery/limits.js'
+import { depthMessage, JsonDepthScanner, jsonDepthMessage, jsonTooDeepAt, jsonTooDeepWalk, nestsDeeperThan } from '../machinery/limits.js'
 import { runInSlices, TimeSlice } from '../machinery/time-slice.js'
 import { decodeProtobuf } from '../encoding/protobuf.js'
 import { decodeYaml, YamlBodyError } from './yaml-body.js'
-import { simpleYamlWalk } from './yaml-simple.js'
 import { decodeYamlOffThread, goesOffThread, type YamlDecoder } from './yaml-off-thread.js'
 import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '../machinery/status-error.js'
 
@@ -158,12 +157,7 @@ export async function decodeJsonWithin(
  */
 export async function decodeYamlText(text: string, findDuplicates = false, yaml?: YamlDecoder): Promise<{ value: unknown; duplicates: string[] }> {
   try {
-    if (yaml && goesOffThread(text, yaml)) {
-      // Maps of plain keys and values are read here in a fraction of the worker's time and garbage.
-      const simple = await runInSlices(simpleYamlWalk(text, MAX_NESTING_DEPTH))
-      if (simple) return { value: simple.value, duplicates: [] }
-      return await decodeYamlOffThread(text, findDuplicates, yaml)
-    }
+    if (yaml && goesOffThread(text, yaml)) return await decodeYamlOffThread(text, findDuplicates, yaml)
     return await decodeYaml(text, findDuplicates)
   } catch (err) {
     if (err instanceof YamlBodyError) throw badRequest(`error converting YAML to JSON: yaml: ${err.message}`)

@@ -4,7 +4,7 @@
  * (`duplicate field "spec.replicas"`) for field validation. YAML bodies
  * find theirs as they are decoded (yaml-body.ts).
  */
-import { jsonStringEndInSteps, QUICK_STRING_RUN } from '../machinery/json-strings.js'
+import { jsonStringEnd, jsonStringEndInSteps } from '../machinery/json-strings.js'
 import { type Checkpointed, runAtOnce } from '../machinery/time-slice.js'
 
 /**
@@ -93,26 +93,13 @@ export function* duplicateJsonFieldsWalk(text: string): Checkpointed<string[]> {
     }
     const c = text.charCodeAt(i)
     if (c === 0x22 /* " */) {
-      // The string's end: most strings end within a few dozen characters, read here one by one;
-      // a longer one is searched (jsonStringEndInSteps), with checkpoints: it may be megabytes long.
-      let end = i + 1
-      let escaped = false
-      const quick = Math.min(text.length, end + QUICK_STRING_RUN)
-      while (end < quick) {
-        const d = text.charCodeAt(end)
-        if (d === 0x22) break
-        if (d === 0x5c /* \ */) {
-          escaped = true
-          end += 2
-        } else end++
-      }
-      // The loop above stops short of `quick` only at the closing quote.
-      const long = end >= quick
-      if (long) ({ end, checkpoint } = yield* jsonStringEndInSteps(text, end, checkpoint, RUN))
+      // Skip the string; most end at once, a long one with checkpoints (it may be megabytes long).
+      let end = jsonStringEnd(text, i + 1, Math.min(text.length, checkpoint))
+      if (end < 0) ({ end, checkpoint } = yield* jsonStringEndInSteps(text, ~end, checkpoint, RUN))
       const top = depth > 0 ? frames[depth - 1]! : undefined
       if (expectKey && top?.keys) {
         const raw = text.slice(i + 1, end)
-        const key = escaped || (long && raw.includes('\\')) ? (JSON.parse(text.slice(i, end + 1)) as string) : raw
+        const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end + 1)) as string) : raw
         if (seenBefore(top, key)) found.push(`duplicate field ${JSON.stringify(childPath(pathOf(top), key))}`)
         top.key = key
         expectKey = false

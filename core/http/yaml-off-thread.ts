@@ -10,7 +10,9 @@
  */
 import { parseJsonWalk } from './json-slices.js'
 import { decodeYaml, YamlBodyError, yamlTextAsJson } from './yaml-body.js'
+import { MAX_NESTING_DEPTH } from '../machinery/limits.js'
 import { runInSlices, TimeSlice } from '../machinery/time-slice.js'
+import { simpleYamlWalk } from './yaml-simple.js'
 import { internalError, timeout, tooManyRequests } from '../machinery/status-error.js'
 
 /** What a decoder on another thread answers for one body. */
@@ -72,7 +74,9 @@ async function parseDecoderJson(json: string): Promise<unknown> {
 
 /**
  * The serving thread's side: JSON text is read here (it is most of what
- * clients send as YAML, and needs no YAML parser); YAML goes to `decoder`.
+ * clients send as YAML, and needs no YAML parser), as are maps of plain keys
+ * and values (yaml-simple.ts: a fraction of the worker's time and garbage);
+ * other YAML goes to `decoder`.
  * Throws YamlBodyError as decodeYaml does, or a StatusError when the
  * decoder could not answer: 429 when its queue is full, 504 past its
  * deadline (the request timeout's words), 500 when it failed.
@@ -80,6 +84,8 @@ async function parseDecoderJson(json: string): Promise<unknown> {
 export async function decodeYamlOffThread(text: string, findDuplicates: boolean, decoder: YamlDecoder): Promise<{ value: unknown; duplicates: string[] }> {
   const asJson = await yamlTextAsJson(text)
   if (asJson) return { value: asJson.value, duplicates: [] }
+  const simple = await runInSlices(simpleYamlWalk(text, MAX_NESTING_DEPTH))
+  if (simple) return { value: simple.value, duplicates: [] }
   const answer = await decoder.decodeToJson(text, findDuplicates)
   switch (answer.kind) {
     case 'json':
