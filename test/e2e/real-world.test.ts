@@ -70,18 +70,13 @@ function installsAsTheGuidesSay(start: () => Promise<Daemon>, stop: (d: Daemon) 
   it('applies the Gateway API standard definitions client side, then server side, and they become Established', async () => {
     const standard = join(GATEWAY, 'config', 'crd', 'standard')
     await ok('apply', '-f', standard)
-    // The bundle's own safe-upgrades ValidatingAdmissionPolicy, created last by that apply, refuses any later write of
-    // a definition whose bundle-version matches 'v0': these manifests are the development bundle (v0.0.0-dev), so
-    // upstream refuses their second apply just the same. Its message tells users to remove the policy, as done here.
-    const refused = await d.kubectl('apply', '--server-side', '--force-conflicts', '-f', standard)
-    assert.notEqual(refused.code, 0)
-    assert.match(refused.stderr, /ValidatingAdmissionPolicy 'safe-upgrades\.gateway\.networking\.k8s\.io' with binding 'safe-upgrades\.gateway\.networking\.k8s\.io' denied request: Installing CRDs with version before v1\.5\.0 is prohibited by default/)
-    await ok('delete', 'validatingadmissionpolicybinding,validatingadmissionpolicy', 'safe-upgrades.gateway.networking.k8s.io')
-    // The admission policy's matchConstraints (and its binding's matchResources) is an atomic struct the server
-    // defaults; the applied copy lacks the defaults, so server-side apply reports a conflict with client-side apply
-    // there, as upstream's field manager does (its last-applied check compares with the defaulted live value).
-    // The definitions come before the policy in the directory, so they are written before it exists again.
+    // The release's definitions carry its own bundle version, which its safe-upgrades ValidatingAdmissionPolicy
+    // (created last by that apply) lets through: a second apply, server side, is an upgrade in place. The policy's
+    // matchConstraints (and its binding's matchResources) is an atomic struct the server defaults; the applied copy
+    // lacks the defaults, so server-side apply reports a conflict with client-side apply there, as upstream's field
+    // manager does, and --force-conflicts takes it over.
     await ok('apply', '--server-side', '--force-conflicts', '-f', standard)
+    assert.match(await ok('get', 'validatingadmissionpolicy,validatingadmissionpolicybinding', '-o', 'name'), /validatingadmissionpolicybinding\.admissionregistration\.k8s\.io\/safe-upgrades\.gateway\.networking\.k8s\.io/)
     await ok('wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s')
   })
 

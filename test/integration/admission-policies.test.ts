@@ -259,7 +259,9 @@ describe('ValidatingAdmissionPolicy', () => {
     )
     assert.equal((await client.get(`${crds}/widgets.gateway.networking.k8s.io`)).status, 404)
 
-    await created(client, crds, crd('v1.5.0', 'standard'))
+    // The release's own bundle version is one its policy accepts (the policy of v1.6 refuses v1.5.x too).
+    const release: string = vap.metadata.annotations['gateway.networking.k8s.io/bundle-version']
+    await created(client, crds, crd(release, 'standard'))
     const toExperimental = { metadata: { annotations: { 'gateway.networking.k8s.io/channel': 'experimental' } } }
     const switched = await client.patch(`${crds}/widgets.gateway.networking.k8s.io`, toExperimental, 'application/merge-patch+json')
     assert.equal(switched.status, 422)
