@@ -164,6 +164,8 @@ export interface ConnectionInfo {
   /** The client certificate presented during the TLS handshake, if any. */
   clientCertificate?: ClientCertificate
   remoteAddress?: string
+  /** The request's protocol as Go names it (`HTTP/1.1`, `HTTP/2.0`), for the handlers' spans. */
+  protocol?: string
   /**
    * Present when the runtime can hand this request's connection to a backend
    * (an HTTP/1.1 upgrade: exec, attach, port-forward); core calls it once it

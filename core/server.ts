@@ -416,6 +416,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   if (ports.logFiles) installLogsRoutes(app, ports.logFiles)
   installRoutes(app, {
     catalogue,
+    tracer,
     ...(options.externalHostname || options.advertiseAddress ? { externalAddress } : {}),
     version: isEmulating(emulation)
       ? withEmulation(versionInfo(options.version ?? DEFAULT_VERSION), emulation.emulated, emulation.minCompatibility ?? minorsBefore(emulation.emulated, 1))

@@ -27,6 +27,9 @@ import type { VersionInfo } from './version.js'
 import type { Aggregator } from '../aggregator/aggregator.js'
 import { aggregatedRemoteGroup, remoteApiGroup } from '../aggregator/remote-discovery.js'
 import { peerProxyMiddleware, type PeerProxyDeps } from '../peers/peer-proxy.js'
+import type { Tracer } from '@opentelemetry/api'
+import { sourceIPs } from '../audit/event.js'
+import { withHandlerSpan } from '../tracing/handler-span.js'
 
 export interface RouteDeps {
   catalogue: Catalogue
@@ -44,6 +47,8 @@ export interface RouteDeps {
   aggregator?: Pick<Aggregator, 'remote' | 'groups' | 'discoveryOf' | 'proxy'>
   /** The peer proxy: resources only a peer serves are answered by it. */
   peers?: Pick<PeerProxyDeps, 'directory' | 'forward'>
+  /** Starts the handlers' spans (`Create`, `Get`, ...) under the request's span; absent, tracing is off. */
+  tracer?: Tracer | undefined
 }
 
 function discoveryResponse(
@@ -138,8 +143,13 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
     const env = deps.handlerEnv(c.get('user'))
     // Admission's audit annotations go to the request's audit event.
     const audit = c.get('audit')
-    const passUpgrade = c.env?.connection?.passUpgrade
-    return handleResource(c.req.raw, info, { ...env, ...(audit ? { auditAnnotations: audit.annotations } : {}), ...(passUpgrade ? { passUpgrade } : {}) })
+    const connection = c.env?.connection
+    const passUpgrade = connection?.passUpgrade
+    const request = c.req.raw
+    const span = { request, info, clientIP: sourceIPs(request.headers, connection?.remoteAddress)[0], protocol: connection?.protocol }
+    return withHandlerSpan(deps.tracer, span, () =>
+      handleResource(request, info, { ...env, ...(audit ? { auditAnnotations: audit.annotations } : {}), ...(passUpgrade ? { passUpgrade } : {}) }),
+    )
   }
   app.all('/api/*', resource)
   app.all('/apis/*', resource)

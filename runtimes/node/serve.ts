@@ -217,6 +217,8 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
     let info = connectionInfo.get(key)
     if (!info) {
       info = connectionInfoOf(incoming.socket as unknown as TlsLike, cas)
+      // One record per HTTP/2 session or HTTP/1 socket, so one protocol for all its requests.
+      info.protocol = `HTTP/${incoming.httpVersion}`
       connectionInfo.set(key, info)
     }
     return info

@@ -29,7 +29,7 @@ describe('the traces of the daemon', () => {
     await collector?.close()
   })
 
-  it('exports kubectl\'s requests to the collector, a create with its storage write as a child', async () => {
+  it('exports kubectl\'s requests to the collector, a create with its handler\'s span as a child and the storage write below that', async () => {
     await daemon!.ok('create', 'configmap', 'traced', '--from-literal=k=v')
     await daemon!.stop()
     daemon = undefined
@@ -38,7 +38,12 @@ describe('the traces of the daemon', () => {
     assert.equal(create.kind, 2)
     assert.equal(create.service, 'apiserver')
     assert.match(String(create.attributes['user_agent.original']), /^kubectl/)
-    const write = collector.spans.find((s) => s.name === 'Create etcd3' && s.parentSpanId === create.spanId)
+    const handler = collector.spans.find((s) => s.name === 'Create' && s.parentSpanId === create.spanId)
+    assert.ok(handler, JSON.stringify(collector.spans.map((s) => s.name)))
+    assert.equal(handler.attributes['client'], '127.0.0.1')
+    assert.match(String(handler.attributes['protocol']), /^HTTP\/(1\.1|2\.0)$/)
+    assert.match(String(handler.attributes['user-agent']), /^kubectl/)
+    const write = collector.spans.find((s) => s.name === 'Create etcd3' && s.parentSpanId === handler.spanId)
     assert.ok(write)
     assert.equal(write.traceId, create.traceId)
   })
