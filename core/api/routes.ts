@@ -91,7 +91,9 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
         return remote ? jsonResponse({ kind: 'APIGroup', apiVersion: 'v1', ...remoteApiGroup(remote) }) : next()
       }
       const api = aggregator.remote(group, version)
-      return api ? aggregator.proxy(c.req.raw, api, c.get('user')) : next()
+      if (!api) return next()
+      c.set('relayed', true)
+      return aggregator.proxy(c.req.raw, api, c.get('user'))
     })
   }
   const storageVersionHashes = new StorageVersionHashes(catalogue)
@@ -141,6 +143,8 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
     const info = c.get('requestInfo')
     if (!info.isResourceRequest) throw resourceNotFound()
     const env = deps.handlerEnv(c.get('user'))
+    // A node agent's, a pod's or a service's own answer, passed on as it came.
+    if (info.subresource === 'proxy') c.set('relayed', true)
     // Admission's audit annotations go to the request's audit event.
     const audit = c.get('audit')
     const connection = c.env?.connection

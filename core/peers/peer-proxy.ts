@@ -34,11 +34,13 @@ export function peerProxyMiddleware(deps: PeerProxyDeps): MiddlewareHandler<Chai
     const url = new URL(c.req.url)
     const request = c.req.raw
     try {
-      return await deps.forward(
+      const answer = await deps.forward(
         hostPort,
         { method: request.method, path: url.pathname + url.search, headers: request.headers, body: request.body, signal: request.signal },
         c.get('user'),
       )
+      c.set('relayed', true)
+      return answer
     } catch (err) {
       throw serviceUnavailable(`error while proxying the request to a peer server: ${err instanceof Error ? err.message : String(err)}`)
     }

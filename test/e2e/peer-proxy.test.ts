@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict'
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { connect as http2Connect } from 'node:http2'
 import { request } from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -145,6 +146,32 @@ describe('the peer proxy between two servers on one etcd', () => {
     const refused = await viaWithoutBatch('GET', '/apis/batch/v1/namespaces/kube-system/jobs', { cert: jane })
     assert.equal(refused.status, 403)
     assert.match(JSON.parse(refused.body).message, /User "jane" cannot list resource "jobs"/)
+  })
+
+  it('relays the peer\'s answer unchanged to curl over HTTP/2 (indented by the peer, not indented again)', async () => {
+    await eventually('the peer serving batch/v1 is known', async () => (await viaWithoutBatch('GET', '/apis/batch/v1/namespaces/default/jobs', { cert: jane })).status === 200)
+    // curl's user agent makes upstream indent JSON; the answer comes indented from the peer and must reach the client whole.
+    const answer = await new Promise<{ status: number; rstCode: number; body: string }>((resolve, reject) => {
+      const session = http2Connect(`https://${WITHOUT_BATCH}:${port}`, { ca: caPem, servername: 'kubernetes.default.svc', cert: jane.certificate, key: jane.privateKey })
+      session.on('error', reject)
+      const stream = session.request({ ':path': '/apis/batch/v1/namespaces/default/jobs', 'user-agent': 'curl/7.88.1', accept: '*/*' })
+      let status = 0
+      let body = ''
+      stream.setEncoding('utf8')
+      stream.on('response', (headers) => (status = Number(headers[':status'])))
+      stream.on('data', (chunk: string) => (body += chunk))
+      stream.on('error', () => {})
+      stream.on('close', () => {
+        session.close()
+        resolve({ status, rstCode: stream.rstCode ?? 0, body })
+      })
+      stream.end()
+    })
+    assert.equal(answer.rstCode, 0)
+    assert.equal(answer.status, 200)
+    const direct = await viaFull('GET', '/apis/batch/v1/namespaces/default/jobs', { cert: jane, headers: { 'user-agent': 'curl/7.88.1' } })
+    assert.equal(answer.body.replace(/"resourceVersion": "\d+"/, ''), direct.body.replace(/"resourceVersion": "\d+"/, ''))
+    assert.match(answer.body, /^\{\n {2}"kind": "JobList",\n/)
   })
 
   it('reaches through the peer a group the older emulated release does not serve', async () => {

@@ -146,6 +146,16 @@ describe('API aggregation with an extension server on loopback', () => {
     assert.equal(seen.raw.find(([n]) => n === 'authorization'), undefined, 'the bearer token must not reach the extension server')
   })
 
+  it('passes the extension server\'s answer on byte for byte, even to curl (upstream indents only what it encodes itself)', async () => {
+    const list = await api.get(FLUNDERS, as('alice', { 'user-agent': 'curl/8.5.0' }))
+    assert.equal(list.status, 200, list.text)
+    assert.equal(list.text, JSON.stringify(JSON.parse(list.text)), 'the compact text the extension server wrote')
+    // The server's own answers are still indented for curl (here the Status of a refusal: alice may not read namespaces).
+    const own = await api.get('/api/v1/namespaces/default', as('alice', { 'user-agent': 'curl/8.5.0' }))
+    assert.equal(own.status, 403)
+    assert.match(own.text, /^\{\n {2}"kind": "Status",\n/)
+  })
+
   it('streams a watch from the extension server', async () => {
     const res = await api.server.fetch(
       new Request(`http://in-process${FLUNDERS}?watch=true`, { headers: { authorization: 'Bearer alice-token' } }),

@@ -13,6 +13,11 @@ export interface FilterVariables {
   audit?: RequestAudit
   /** Set by the chain's last filter: the request got past every filter to its handler (the request metrics count only those). */
   handlerReached?: boolean
+  /**
+   * The answer is another server's, relayed as it came (an aggregated API, a peer, a node agent's proxy):
+   * the filters that rewrite this server's own answers leave its body alone, as upstream's proxies do.
+   */
+  relayed?: boolean
 }
 
 export interface FilterBindings {

@@ -23,11 +23,15 @@ function wantsPretty(request: Request): boolean {
 
 export const prettyFilter: MiddlewareHandler<ChainEnv> = async (c, next) => {
   await next()
-  if (!wantsPretty(c.req.raw) || c.get('requestInfo')?.verb === 'watch') return
+  // Upstream indents what its own serializer writes; a relayed answer goes out byte for byte.
+  if (c.get('relayed') || !wantsPretty(c.req.raw) || c.get('requestInfo')?.verb === 'watch') return
   const url = new URL(c.req.url)
   if (url.pathname === '/version' || url.pathname.startsWith('/openapi/')) return
   const type = c.res.headers.get('content-type') ?? ''
   if (!/^application\/json(;|$)/.test(type) || !c.res.body) return
   const text = await c.res.text()
-  c.res = new Response(indentGo(text.endsWith('\n') ? text.slice(0, -1) : text), { status: c.res.status, headers: c.res.headers })
+  // The indented text is longer: a Content-Length of the compact one would cut it (HTTP/1.1) or reset the stream (HTTP/2).
+  const headers = new Headers(c.res.headers)
+  headers.delete('content-length')
+  c.res = new Response(indentGo(text.endsWith('\n') ? text.slice(0, -1) : text), { status: c.res.status, headers })
 }
