@@ -29,9 +29,14 @@ export type { Range } from './range.js'
 
 const { selectAndIdent, listCreate, mapCreate } = COST_UNITS
 
-/** An iteration or bound variable in scope: where its values come from, or their size. */
+/**
+ * An iteration or bound variable in scope: the path of its values (cel-go
+ * gives every variable one, empty where its source has none), and the size
+ * the expression gives it, which cel-go consults only after the use site's
+ * estimate.
+ */
 interface Binding {
-  readonly path?: readonly string[]
+  readonly path: readonly string[]
   readonly size?: Range
 }
 
@@ -63,6 +68,8 @@ const isNegativeLiteral = (node: ASTNode): boolean => node.op === '-_' && node.a
 class Coster {
   private readonly paths = new Map<ASTNode, readonly string[]>()
   private readonly computed = new Map<ASTNode, Range>()
+  /** Sizes of bound variables' reads, used after the use site's estimate (cel-go's local variable sizes). */
+  private readonly local = new Map<ASTNode, Range>()
   private readonly scopes = new Map<string, Binding[]>()
   readonly sizes: Sizes
 
@@ -77,7 +84,12 @@ class Coster {
     if (!computed && isNegativeLiteral(ast)) computed = range(1)
     if (!computed && ast.op === 'list') computed = range(ast.args.length)
     if (!computed && ast.op === 'map') computed = range(ast.args.length)
-    return { type: typeOf(ast), path: this.paths.get(ast), computed, literal }
+    return { type: typeOf(ast), path: this.paths.get(ast), computed, literal, local: this.local.get(ast) }
+  }
+
+  /** cel-go's getPath: the path recorded for the node, or none (an empty path). */
+  private pathOf(ast: ASTNode): readonly string[] {
+    return this.paths.get(ast) ?? []
   }
 
   private bind(name: string, binding: Binding): void {
@@ -137,16 +149,15 @@ class Coster {
 
   private ident(ast: ASTNode, name: string): Range {
     const binding = this.scopes.get(name)?.at(-1)
-    if (binding?.size) this.computed.set(ast, binding.size)
-    const path = binding ? binding.path : [name]
-    if (path) this.paths.set(ast, path)
+    if (binding?.size) this.local.set(ast, binding.size)
+    this.paths.set(ast, binding ? binding.path : [name])
     return range(selectAndIdent)
   }
 
   private select(ast: ASTNode, operand: ASTNode, field: string): Range {
     const cost = this.cost(operand)
-    const path = this.paths.get(operand)
-    if (path) this.paths.set(ast, [...path, field])
+    // The field is appended to whatever path the operand has, even none: a use site then reads it from its root.
+    this.paths.set(ast, [...this.pathOf(operand), field])
     // Reading a field of a map or an object costs one; cel-go does not charge it on dyn.
     const kind = typeOf(operand) ? kindOf(typeOf(operand)) : 'message'
     return kind === 'map' || kind === 'message' || kind === 'param' ? add(cost, range(selectAndIdent)) : cost
@@ -154,9 +165,9 @@ class Coster {
 
   private index(ast: ASTNode, operand: ASTNode, key: ASTNode): Range {
     const cost = this.call(ast, '_[_]', undefined, [operand, key])
-    const path = this.paths.get(operand)
     const kind = kindOf(typeOf(operand))
-    if (path && (kind === 'list' || kind === 'map')) this.paths.set(ast, [...path, kind === 'list' ? '@items' : '@values'])
+    // cel-go records the path for the list and map overloads; a dyn operand has both, the map's last.
+    if (kind === 'list' || kind === 'map' || kind === 'dyn') this.paths.set(ast, [...this.pathOf(operand), kind === 'list' ? '@items' : '@values'])
     return cost
   }
 
@@ -187,7 +198,7 @@ class Coster {
     if (shape.kind === 'bind') {
       const init = this.cost(shape.value)
       const value = this.node(shape.value)
-      this.bind(shape.variables[0], { path: value.path, size: value.computed })
+      this.bind(shape.variables[0], { path: value.path ?? [], ...(value.computed ? { size: value.computed } : {}) })
       const result = this.cost(shape.body[0] as ASTNode)
       this.unbind(shape.variables[0])
       this.computed.set(ast, this.sizes.of(this.node(shape.body[0] as ASTNode)))
@@ -198,11 +209,14 @@ class Coster {
     const over = this.node(shape.range)
     const kind = kindOf(over.type)
     const [first, second] = shape.variables
-    const element = (suffix: string): Binding => (over.path && (kind === 'list' || kind === 'map') ? { path: [...over.path, suffix] } : {})
-    if (second === undefined) this.bind(first, element(kind === 'map' ? '@keys' : '@items'))
+    // cel-go's paths of iteration variables: the range's path (empty if it has none) and the part of
+    // each element they hold; anything but a list is taken for a map.
+    const element = (suffix: string): Binding => ({ path: [...(over.path ?? []), suffix] })
+    const isList = kind === 'list'
+    if (second === undefined) this.bind(first, element(isList ? '@items' : '@keys'))
     else {
-      this.bind(first, kind === 'map' ? element('@keys') : {})
-      this.bind(second, element(kind === 'map' ? '@values' : '@items'))
+      this.bind(first, element(isList ? '@indices' : '@keys'))
+      this.bind(second, element(isList ? '@items' : '@values'))
     }
     const bodyCosts = shape.body.map((b) => this.cost(b))
     this.unbind(first)

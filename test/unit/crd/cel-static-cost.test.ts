@@ -223,3 +223,38 @@ describe('CRD rule cost limits on update', () => {
     ])
   })
 })
+
+describe('CRD rule cost: what upstream reads from the root of a rule', () => {
+  /** The shape of a widely installed service mesh's ServiceEntry `spec`: addresses, and a resolution enum. */
+  const serviceEntrySpec = (text: string): CelSchemaProps =>
+    rule(
+      {
+        type: 'object',
+        properties: {
+          addresses: { type: 'array', maxItems: 256, items: { type: 'string', maxLength: 64 } },
+          resolution: { type: 'string', enum: ['NONE', 'STATIC', 'DNS', 'DNS_ROUND_ROBIN', 'DYNAMIC_DNS'] },
+        },
+      },
+      text,
+    )
+
+  it('sizes the elements of a range that has no path of its own (a conditional) by the root, as upstream does', () => {
+    // cel-go gives `k` the path ["@items"]; upstream's estimator drops the first step and reads the root,
+    // an object of no size: k.contains("/") costs 1, the loop 256 × 5, the rest 29.
+    const text = '!((has(self.addresses) ? self.addresses : []).exists(k, k.contains("/")) && !((has(self.resolution) ? self.resolution : "NONE") in ["STATIC", "NONE"]))'
+    assert.equal(ruleCost(serviceEntrySpec(text)), 1309)
+    assert.deepEqual(problems({ type: 'object', properties: { spec: serviceEntrySpec(text) } }), [])
+  })
+
+  it('accepts a port rule on the values of a map of 128 in a list of 4096: 4 × 524,288', () => {
+    const ports: CelSchemaProps = {
+      type: 'object',
+      maxProperties: 128,
+      additionalProperties: { type: 'integer', 'x-kubernetes-validations': [{ rule: '0 < self && self <= 65535' }] },
+      'x-kubernetes-validations': [{ rule: `self.all(key, size(key) < 63 && key.matches("^[a-zA-Z0-9](?:[-a-zA-Z0-9]*[a-zA-Z0-9])?$"))` }],
+    }
+    const endpoints: CelSchemaProps = { type: 'array', maxItems: 4096, items: { type: 'object', properties: { ports } } }
+    assert.equal(ruleCost(ports.additionalProperties as CelSchemaProps), 4)
+    assert.deepEqual(problems({ type: 'object', properties: { endpoints } }), [])
+  })
+})
