@@ -103,6 +103,25 @@ describe('costly CRD rules when the CRD is written', () => {
     const res = await client.post(CRDS, crd)
     assert.equal(res.status, 201, res.text)
   })
+
+  it('accepts a rule looping over a conditional list beside those endpoints, sized as upstream sizes it (201)', async () => {
+    // A widely installed service entry's spec: the loop's variable has no path of its own, and upstream
+    // reads its size from the rule's root (an object, of no size), so the rule costs 1309, not "more than 100x".
+    const crd = definition(
+      'entries',
+      {
+        type: 'object',
+        properties: {
+          addresses: { type: 'array', maxItems: 256, items: { type: 'string', maxLength: 64 } },
+          resolution: { type: 'string', enum: ['NONE', 'STATIC', 'DNS', 'DNS_ROUND_ROBIN', 'DYNAMIC_DNS'] },
+        },
+      },
+      '!((has(self.addresses) ? self.addresses : []).exists(k, k.contains("/")) && !((has(self.resolution) ? self.resolution : "NONE") in ["STATIC", "NONE"]))',
+    )
+    const res = await client.post(CRDS, crd)
+    assert.equal(res.status, 201, res.text)
+    assert.equal((await client.get(`${CRDS}/entries.attacks.example.com`)).status, 200)
+  })
 })
 
 const CONSTRAINTS = { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }] }
