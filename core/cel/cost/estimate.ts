@@ -9,13 +9,18 @@
  * (`all`, `exists`, `map`, ...) costs its body once per element of its
  * range. How many elements a range may have, and how long a string may
  * be, comes from the use site (a CRD's schema: maxItems, maxLength, ...)
- * through the path by which the expression reaches the data.
+ * through the path by which the expression reaches the data. Paths are
+ * cel-go's: every identifier, field and index has one, possibly starting
+ * from nothing (`(c ? a : b).f` is `['f']`, an element of a conditional list
+ * `['@items']`), and what the use site makes of such a path is its own
+ * affair (a CRD reads it from the rule's root, as upstream does). Where the
+ * use site knows no size, the sizes the expression gives come next:
+ * literals, the entries of literal lists and maps, values bound to a
+ * variable (cel-go's computed, entry and local variable sizes).
  *
  * cel-go estimates the tree its macros expand to; @marcbachmann/cel-js
  * keeps the macro call, so each macro's expansion is costed here by the
- * same rules (comprehensions.ts). Approximate where cel-go itself is
- * quirky: the variables of two-variable comprehensions and `cel.bind` have
- * the sizes of their range's elements and of their value.
+ * same rules (comprehensions.ts).
  */
 import type { ASTNode } from '@marcbachmann/cel-js'
 import type { CelType } from '../library/macro-api.js'
