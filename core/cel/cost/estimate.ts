@@ -280,7 +280,8 @@ class Coster {
     if (second !== undefined) this.unbind(second)
     if (appended) this.setEntry(ast, { kind: 'list', key: ONE, val: union(range(0), appended) })
     const count = this.sizes.of(over)
-    this.computed.set(ast, count)
+    // A built list or map has as many entries as the range; a quantifier's bool or count has size one.
+    this.computed.set(ast, shape.builds ? count : ONE)
     const { init, result, perElement } = shape.costs(bodyCosts)
     return sum([rangeCost, init, result, multiply(count, perElement)])
   }

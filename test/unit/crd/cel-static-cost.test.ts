@@ -301,6 +301,14 @@ describe('CRD rule cost: what upstream reads from the root of a rule', () => {
     assert.deepEqual(problems({ type: 'object', properties: { spec: serviceEntrySpec(text) } }), [])
   })
 
+  it("sizes a loop's bool as one when comparing it, and a built list by its range", () => {
+    // all 2 + 1 + 256 × 6, exists 2 + 1 + 256 × 7, and == on two bools a tenth, rounded up: 1.
+    assert.equal(ruleCost(serviceEntrySpec('self.addresses.all(x, x.size() < 10) == self.addresses.exists(x, x.size() > 3)')), 3335)
+    // Each map(x, x) list has up to 256 strings of 256 bytes: == reads the shorter list, 256 × 0.1.
+    const built = ruleCost(serviceEntrySpec('self.addresses.map(x, x) == self.addresses.map(x, x)'))
+    assert.equal(built, 2 * (2 + 10 + 1 + 256 * 13) + 26)
+  })
+
   it('accepts a port rule on the values of a map of 128 in a list of 4096: 4 × 524,288', () => {
     const ports: CelSchemaProps = {
       type: 'object',
