@@ -128,8 +128,10 @@ export function sizeNode(schema: CelSchemaProps, resourceRoot: boolean): SizeNod
  * path leaves the schema.
  */
 export function sizeAt(root: SizeNode, path: readonly string[]): { min: number; max: number } | undefined {
-  const [variable, ...steps] = path
-  if (variable !== 'self' && variable !== 'oldSelf') return undefined
+  // Upstream's estimator drops the first step unread, whatever it names: `self`, `oldSelf`, but also
+  // another identifier or the `@items` of a range that had no path of its own, all then read from the root.
+  if (path.length === 0) return undefined
+  const steps = path.slice(1)
   let node: SizeNode | undefined = root
   for (const step of steps) {
     if (step === '@items' || step === '@values') node = node.elements

@@ -33,6 +33,10 @@ export type ComprehensionShape =
       readonly variables: readonly [string] | readonly [string, string]
       readonly body: readonly ASTNode[]
       costs(body: readonly Range[]): LoopCosts
+      /** Whether the macro builds a list or a map (map, filter, transform*), rather than a bool or a count. */
+      readonly builds: boolean
+      /** What a list-building macro appends for each element: a body expression, or the element itself (filter). */
+      readonly appends?: ASTNode | 'element'
     }
   | { readonly kind: 'bind'; readonly variables: readonly [string]; readonly value: ASTNode; readonly body: readonly ASTNode[] }
 
@@ -105,14 +109,17 @@ export function comprehensionShape(fn: string, receiver: ASTNode, args: readonly
   if (second !== undefined && args.length >= 3 && TWO_VARIABLES.has(fn)) {
     const body = args.slice(2)
     const costs = quantifier(fn) ?? collector(fn, body.length === 2)
-    return costs ? { kind: 'loop', range: receiver, variables: [first, second], body, costs } : undefined
+    const appends = fn === 'transformList' ? { appends: body[body.length - 1] as ASTNode } : {}
+    const builds = fn.startsWith('transform')
+    return costs ? { kind: 'loop', range: receiver, variables: [first, second], body, costs, builds, ...appends } : undefined
   }
   const body = args.slice(1)
   if (fn === 'filter' && body.length === 1) {
     // acc = p ? acc + [x] : acc, where acc + [x] costs one, one, ten and one.
     const costs = ([p]: readonly Range[]): LoopCosts => ({ init: range(listCreate), result: ACCU, perElement: filtered(p ?? ZERO, range(13)) })
-    return { kind: 'loop', range: receiver, variables: [first], body, costs }
+    return { kind: 'loop', range: receiver, variables: [first], body, costs, builds: true, appends: 'element' }
   }
   const costs = fn === 'map' ? collector('map', body.length === 2) : body.length === 1 ? quantifier(fn) : undefined
-  return costs ? { kind: 'loop', range: receiver, variables: [first], body, costs } : undefined
+  const appends = fn === 'map' ? { appends: body[body.length - 1] as ASTNode } : {}
+  return costs ? { kind: 'loop', range: receiver, variables: [first], body, costs, builds: fn === 'map', ...appends } : undefined
 }

@@ -9,13 +9,18 @@
  * (`all`, `exists`, `map`, ...) costs its body once per element of its
  * range. How many elements a range may have, and how long a string may
  * be, comes from the use site (a CRD's schema: maxItems, maxLength, ...)
- * through the path by which the expression reaches the data.
+ * through the path by which the expression reaches the data. Paths are
+ * cel-go's: every identifier, field and index has one, possibly starting
+ * from nothing (`(c ? a : b).f` is `['f']`, an element of a conditional list
+ * `['@items']`), and what the use site makes of such a path is its own
+ * affair (a CRD reads it from the rule's root, as upstream does). Where the
+ * use site knows no size, the sizes the expression gives come next:
+ * literals, the entries of literal lists and maps, values bound to a
+ * variable (cel-go's computed, entry and local variable sizes).
  *
  * cel-go estimates the tree its macros expand to; @marcbachmann/cel-js
  * keeps the macro call, so each macro's expansion is costed here by the
- * same rules (comprehensions.ts). Approximate where cel-go itself is
- * quirky: the variables of two-variable comprehensions and `cel.bind` have
- * the sizes of their range's elements and of their value.
+ * same rules (comprehensions.ts).
  */
 import type { ASTNode } from '@marcbachmann/cel-js'
 import type { CelType } from '../library/macro-api.js'
@@ -29,11 +34,35 @@ export type { Range } from './range.js'
 
 const { selectAndIdent, listCreate, mapCreate } = COST_UNITS
 
-/** An iteration or bound variable in scope: where its values come from, or their size. */
+/**
+ * An iteration or bound variable in scope: the path of its values (cel-go
+ * gives every variable one, empty where its source has none), and the size
+ * the expression gives it, which cel-go consults only after the use site's
+ * estimate.
+ */
 interface Binding {
-  readonly path?: readonly string[]
+  readonly path: readonly string[]
   readonly size?: Range
+  readonly entry?: Entry
 }
+
+/**
+ * The sizes of a list's or map's entries where the expression tells them
+ * (literals, conditionals and joins of them, lists a macro builds, values
+ * bound to a variable): cel-go's entry size estimates, which size the
+ * elements a loop or an index reads when the use site cannot.
+ */
+interface Entry {
+  readonly kind: 'list' | 'map'
+  readonly key: Range
+  readonly val: Range
+}
+
+const unionEntries = (a: Entry | undefined, b: Entry | undefined): Entry | undefined =>
+  a && b ? { kind: a.kind, key: union(a.key, b.key), val: union(a.val, b.val) } : undefined
+
+/** The union of sizes, starting from nothing: [0, 0] for none. */
+const unionAll = (sizes: readonly Range[]): Range => (sizes.length === 0 ? range(0) : sizes.reduce(union))
 
 type Node = ASTNode & { readonly checkedType?: CelType }
 
@@ -63,6 +92,9 @@ const isNegativeLiteral = (node: ASTNode): boolean => node.op === '-_' && node.a
 class Coster {
   private readonly paths = new Map<ASTNode, readonly string[]>()
   private readonly computed = new Map<ASTNode, Range>()
+  /** Sizes of bound variables' reads, used after the use site's estimate (cel-go's local variable sizes). */
+  private readonly local = new Map<ASTNode, Range>()
+  private readonly entries = new Map<ASTNode, Entry>()
   private readonly scopes = new Map<string, Binding[]>()
   readonly sizes: Sizes
 
@@ -77,7 +109,12 @@ class Coster {
     if (!computed && isNegativeLiteral(ast)) computed = range(1)
     if (!computed && ast.op === 'list') computed = range(ast.args.length)
     if (!computed && ast.op === 'map') computed = range(ast.args.length)
-    return { type: typeOf(ast), path: this.paths.get(ast), computed, literal }
+    return { type: typeOf(ast), path: this.paths.get(ast), computed, literal, local: this.local.get(ast) }
+  }
+
+  /** cel-go's getPath: the path recorded for the node, or none (an empty path). */
+  private pathOf(ast: ASTNode): readonly string[] {
+    return this.paths.get(ast) ?? []
   }
 
   private bind(name: string, binding: Binding): void {
@@ -110,12 +147,20 @@ class Coster {
         const [condition, whenTrue, whenFalse] = ast.args
         const costs = [this.cost(condition), this.cost(whenTrue), this.cost(whenFalse)] as [Range, Range, Range]
         this.computed.set(ast, union(this.sizes.of(this.node(whenTrue)), this.sizes.of(this.node(whenFalse))))
+        this.setEntry(ast, unionEntries(this.entries.get(whenTrue), this.entries.get(whenFalse)))
         return add(costs[0], union(costs[1], costs[2]))
       }
-      case 'list':
-        return add(range(listCreate), sum(ast.args.map((a) => this.cost(a))))
-      case 'map':
-        return add(range(mapCreate), sum(ast.args.flat().map((a) => this.cost(a))))
+      case 'list': {
+        const cost = add(range(listCreate), sum(ast.args.map((a) => this.cost(a))))
+        this.setEntry(ast, { kind: 'list', key: ONE, val: unionAll(ast.args.map((a) => this.sizes.of(this.node(a)))) })
+        return cost
+      }
+      case 'map': {
+        const cost = add(range(mapCreate), sum(ast.args.flat().map((a) => this.cost(a))))
+        const [keys, values] = [0, 1].map((i) => unionAll(ast.args.map((entry) => this.sizes.of(this.node(entry[i] as ASTNode))))) as [Range, Range]
+        this.setEntry(ast, { kind: 'map', key: keys, val: values })
+        return cost
+      }
       case 'call':
         return this.globalCall(ast, ast.args[0], ast.args[1])
       case 'rcall':
@@ -137,16 +182,16 @@ class Coster {
 
   private ident(ast: ASTNode, name: string): Range {
     const binding = this.scopes.get(name)?.at(-1)
-    if (binding?.size) this.computed.set(ast, binding.size)
-    const path = binding ? binding.path : [name]
-    if (path) this.paths.set(ast, path)
+    if (binding?.size) this.local.set(ast, binding.size)
+    this.setEntry(ast, binding?.entry)
+    this.paths.set(ast, binding ? binding.path : [name])
     return range(selectAndIdent)
   }
 
   private select(ast: ASTNode, operand: ASTNode, field: string): Range {
     const cost = this.cost(operand)
-    const path = this.paths.get(operand)
-    if (path) this.paths.set(ast, [...path, field])
+    // The field is appended to whatever path the operand has, even none: a use site then reads it from its root.
+    this.paths.set(ast, [...this.pathOf(operand), field])
     // Reading a field of a map or an object costs one; cel-go does not charge it on dyn.
     const kind = typeOf(operand) ? kindOf(typeOf(operand)) : 'message'
     return kind === 'map' || kind === 'message' || kind === 'param' ? add(cost, range(selectAndIdent)) : cost
@@ -154,10 +199,23 @@ class Coster {
 
   private index(ast: ASTNode, operand: ASTNode, key: ASTNode): Range {
     const cost = this.call(ast, '_[_]', undefined, [operand, key])
-    const path = this.paths.get(operand)
     const kind = kindOf(typeOf(operand))
-    if (path && (kind === 'list' || kind === 'map')) this.paths.set(ast, [...path, kind === 'list' ? '@items' : '@values'])
+    // cel-go records the path for the list and map overloads; a dyn operand has both, the map's last.
+    if (kind === 'list' || kind === 'map' || kind === 'dyn') this.paths.set(ast, [...this.pathOf(operand), kind === 'list' ? '@items' : '@values'])
+    // An element of a container whose entries the expression sizes has that size, before any use site's.
+    const entry = this.entries.get(operand)
+    if (entry) this.computed.set(ast, entry.val)
     return cost
+  }
+
+  /** A read of the variable `name` in scope, of type `type`, as a node to size. */
+  private variableNode(name: string, type: CelType | undefined): CostNode {
+    const binding = this.scopes.get(name)?.at(-1)
+    return { type, path: binding?.path, computed: undefined, ...(binding?.size ? { local: binding.size } : {}) }
+  }
+
+  private setEntry(ast: ASTNode, entry: Entry | undefined): void {
+    if (entry) this.entries.set(ast, entry)
   }
 
   /** A call of `fn`; `extra` are costs already spent on arguments the list leaves out. */
@@ -166,6 +224,8 @@ class Coster {
     const targetCost = target ? this.cost(target) : ZERO
     const estimate: CallEstimate = callCost(fn, target ? this.node(target) : undefined, args.map((a) => this.node(a)), argCosts, this.sizes)
     if (estimate.resultSize) this.computed.set(ast, estimate.resultSize)
+    // Joining two lists (or maps) of sized entries keeps their sizes.
+    if (fn === '_+_' && args.length === 2) this.setEntry(ast, unionEntries(this.entries.get(args[0] as ASTNode), this.entries.get(args[1] as ASTNode)))
     return add(targetCost, estimate.cost)
   }
 
@@ -187,10 +247,14 @@ class Coster {
     if (shape.kind === 'bind') {
       const init = this.cost(shape.value)
       const value = this.node(shape.value)
-      this.bind(shape.variables[0], { path: value.path, size: value.computed })
-      const result = this.cost(shape.body[0] as ASTNode)
+      const size = value.computed ?? value.local
+      const entry = this.entries.get(shape.value)
+      this.bind(shape.variables[0], { path: value.path ?? [], ...(size ? { size } : {}), ...(entry ? { entry } : {}) })
+      const body = shape.body[0] as ASTNode
+      const result = this.cost(body)
       this.unbind(shape.variables[0])
-      this.computed.set(ast, this.sizes.of(this.node(shape.body[0] as ASTNode)))
+      this.computed.set(ast, this.sizes.of(this.node(body)))
+      this.setEntry(ast, this.entries.get(body))
       // cel.bind is a comprehension over an empty list, which costs one list.
       return sum([range(listCreate), init, result])
     }
@@ -198,17 +262,26 @@ class Coster {
     const over = this.node(shape.range)
     const kind = kindOf(over.type)
     const [first, second] = shape.variables
-    const element = (suffix: string): Binding => (over.path && (kind === 'list' || kind === 'map') ? { path: [...over.path, suffix] } : {})
-    if (second === undefined) this.bind(first, element(kind === 'map' ? '@keys' : '@items'))
+    // cel-go's paths of iteration variables: the range's path (empty if it has none) and the part of
+    // each element they hold; anything but a list is taken for a map.
+    const entry = this.entries.get(shape.range)
+    const isList = entry ? entry.kind === 'list' : kind === 'list'
+    const element = (suffix: string, size: Range | undefined): Binding => ({ path: [...(over.path ?? []), suffix], ...(size ? { size } : {}) })
+    if (second === undefined) this.bind(first, element(isList ? '@items' : '@keys', isList ? entry?.val : entry?.key))
     else {
-      this.bind(first, kind === 'map' ? element('@keys') : {})
-      this.bind(second, element(kind === 'map' ? '@values' : '@items'))
+      this.bind(first, element(isList ? '@indices' : '@keys', entry?.key))
+      this.bind(second, element(isList ? '@items' : '@values', entry?.val))
     }
     const bodyCosts = shape.body.map((b) => this.cost(b))
+    // A built list holds what each step appends, or nothing (cel-go's entries of `acc + [t]` with `[]`).
+    const appended =
+      shape.appends === 'element' ? this.sizes.of(this.variableNode(first, isList ? over.type?.valueType : over.type?.keyType)) : shape.appends ? this.sizes.of(this.node(shape.appends)) : undefined
     this.unbind(first)
     if (second !== undefined) this.unbind(second)
+    if (appended) this.setEntry(ast, { kind: 'list', key: ONE, val: union(range(0), appended) })
     const count = this.sizes.of(over)
-    this.computed.set(ast, count)
+    // A built list or map has as many entries as the range; a quantifier's bool or count has size one.
+    this.computed.set(ast, shape.builds ? count : ONE)
     const { init, result, perElement } = shape.costs(bodyCosts)
     return sum([rangeCost, init, result, multiply(count, perElement)])
   }

@@ -25,6 +25,8 @@ export interface CostNode {
   readonly computed: Range | undefined
   /** A literal's value, for the few estimates that read one (the limit of `split`). */
   readonly literal?: unknown
+  /** The size of a bound variable's value, consulted after the use site's estimate. */
+  readonly local?: Range
 }
 
 export const kindOf = (t: CelType | undefined): string => t?.kind ?? 'dyn'
@@ -42,12 +44,12 @@ export class Sizes {
 
   /** cel-go's sizeEstimate: what the expression says, else the use site's estimate, else 1 for fixed-size types. */
   of(node: CostNode): Range {
-    return node.computed ?? this.estimator(node) ?? (isScalar(node.type) ? range(1) : UNBOUNDED)
+    return node.computed ?? this.estimator(node) ?? (isScalar(node.type) ? range(1) : (node.local ?? UNBOUNDED))
   }
 
   /** The Kubernetes libraries' sizeEstimate: as `of`, without the fixed-size rule. */
   library(node: CostNode): Range {
-    return node.computed ?? this.estimator(node) ?? UNBOUNDED
+    return node.computed ?? this.estimator(node) ?? node.local ?? UNBOUNDED
   }
 
   /** The elements of a list, as a node of their own (the Kubernetes libraries' listElementNode). */

@@ -80,3 +80,59 @@ describe('CEL cost estimate of comprehensions', () => {
     assert.deepEqual(estimate("has({'a': 1}.a)"), [30, 30])
   })
 })
+
+/** cel-go's test estimator: a size per path (`x`, `x.@items`, `m.@values`), and bytes at most 12 long. */
+function hinted(expression: string, variables: Record<string, string>, hints: Record<string, number>): [number, number] {
+  let env = kubernetesEnvironment()
+  if (Object.keys(variables).length > 0) {
+    env = env.clone()
+    for (const [name, type] of Object.entries(variables)) env = env.registerVariable(name, type)
+  }
+  const outcome = parseAndCheck(env, expression)
+  if ('issue' in outcome) assert.fail(outcome.issue)
+  const { min, max } = estimateExpressionCost(outcome.parsed.ast, ({ path, type }) => {
+    const hint = hints[(path ?? []).join('.')]
+    if (hint !== undefined) return { min: 0, max: hint }
+    return type?.name === 'bytes' ? { min: 0, max: 12 } : undefined
+  })
+  return [min, max]
+}
+
+describe('CEL cost estimate of bindings and two-variable comprehensions (cel-go ext tests)', () => {
+  // expression, variables, size hints, cel-go's estimate
+  const cases: [string, Record<string, string>, Record<string, number>, [number, number]][] = [
+    // ext/bindings_test.go TestBindings
+    [`cel.bind(a, 'hell' + 'o' + '!', "%s, %s, %s".format([a, a, a])) == 'hello!, hello!, hello' + '!'`, {}, {}, [30, 32]],
+    [`cel.bind(a, 'hello!', cel.bind(b, 'goodbye', a + ' and, ' + b)) == 'hello! and, goodbye'`, {}, {}, [27, 28]],
+    [`cel.bind(a, cel.bind(a, 'world', a + '!'), 'hello ' + a) == 'hello ' + 'world' + '!'`, {}, {}, [30, 31]],
+    ['cel.bind(a, x, cel.bind(b, a[0], cel.bind(c, a[1], b + c))) == 10', { x: 'list<int>' }, { x: 3 }, [39, 39]],
+    ['cel.bind(a, x, cel.bind(b, a[0], cel.bind(c, a[1], b + c))) == "threeseven"', { x: 'list<string>' }, { x: 3, 'x.@items': 10 }, [38, 40]],
+    ['cel.bind(y, 0, cel.bind(y, 1, y != 0))', {}, {}, [22, 22]],
+    // ext/comprehensions_test.go TestTwoVarComprehensionsCost
+    ['[1, 2, 3, 4].all(i, v, i < 5 && v > 0)', {}, {}, [23, 39]],
+    ['{1: 1, 2: 2, 3: 3}.all(i, v, i < 5 && v > 0)', {}, {}, [40, 52]],
+    ['!{0: 0}.all(i, v, i < 5 && v > 0)', {}, {}, [35, 39]],
+    ['m.all(i, v, i < 5 && v > 0)', { m: 'map<int, int>' }, { m: 3 }, [2, 23]],
+    ['m.all(k, v, k < v)', { m: 'map<string, string>' }, { m: 3, 'm.@keys': 16, 'm.@values': 128 }, [2, 23]],
+    ['[].transformList(i, v, v) == []', {}, {}, [31, 31]],
+    ['[1].transformList(i, v, i) == [0]', {}, {}, [45, 45]],
+    ['[3, 2, 1].transformList(i, v, v > i, v) == [3, 2]', {}, {}, [44, 80]],
+    ['[].transformMap(k, v, v + 1) == {}', {}, {}, [71, 71]],
+    ['{}.transformMap(k, v, v + 1) == {}', {}, {}, [91, 91]],
+    ['{1: 2}.transformMap(k, v, v + 1) == {1: 3}', {}, {}, [97, 97]],
+    // The bound map's values are five long: v + "world" reads ten characters, not an unknown size.
+    ['cel.bind(m, {"hello": "hello"}, m.transformMap(k, v, v + "world")) == {"hello": "helloworld"}', {}, {}, [108, 108]],
+    ['{1: 2, 3: 4, 5: 6}.transformMap(k, v, k % 3 == 0, v + 1) == {3: 5}', {}, {}, [104, 116]],
+    [
+      "m.transformMap(k, v, k.startsWith('legacy') && v.size() == 1, v + [2]) == {'legacy-solo': [1, 2]}",
+      { m: 'map<string, list<int>>' },
+      { m: 5, 'm.@keys': 16, 'm.@values': 10, 'm.@values.@items': 2 },
+      [73, 173],
+    ],
+    ['{1: 2}.transformMapEntry(k, v, {v: k}) == {2: 1}', {}, {}, [126, 126]],
+    ['m.transformMapEntry(k, v, {v: k}) == m.transformMapEntry(k, v, {v: k})', { m: 'map<string, int>' }, { m: 5, 'm.@keys': 16, 'm.@values': 10 }, [65, 405]],
+  ]
+  for (const [expression, variables, hints, expected] of cases) {
+    it(`${expression} costs ${expected.join('..')}`, () => assert.deepEqual(hinted(expression, variables, hints), expected))
+  }
+})
