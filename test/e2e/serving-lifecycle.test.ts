@@ -13,6 +13,7 @@ import { request } from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
+import { decodePprof } from '../helpers/pprof.js'
 import { Daemon, eventually } from './daemon.js'
 
 interface Answer {
@@ -175,12 +176,12 @@ describe('daemon profiling', () => {
       assert.equal(index.status, 200)
       assert.match(index.body, /heap/)
       assert.equal((await call(daemon, '/debug/pprof/heap', { token: 'user-token' }).answer).status, 403)
-      const heap = await new Promise<string>((resolve, reject) =>
-        execFile('curl', ['-s', '--unix-socket', socket, 'http://localhost/debug/pprof/heap'], { maxBuffer: 512 * 1024 * 1024 }, (err, stdout) =>
-          err ? reject(err) : resolve(String(stdout)),
+      const heap = await new Promise<Buffer>((resolve, reject) =>
+        execFile('curl', ['-s', '--unix-socket', socket, 'http://localhost/debug/pprof/heap'], { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 }, (err, stdout) =>
+          err ? reject(err) : resolve(stdout),
         ),
       )
-      assert.ok(JSON.parse(heap).snapshot, 'a V8 heap snapshot')
+      assert.deepEqual(decodePprof(heap).sampleTypes, [{ type: 'inuse_space', unit: 'bytes' }], 'a pprof heap profile')
     } finally {
       await daemon.stop()
       rmSync(tokens.dir, { recursive: true, force: true })
