@@ -5,6 +5,7 @@
 import type { TracerProvider } from '@opentelemetry/api'
 import type { AdmissionChain } from './admission/chain.js'
 import type { WebhookClient } from './crd/webhook-client.js'
+import type { SampledProfile } from './encoding/pprof.js'
 import type { YamlDecoder } from './http/yaml-off-thread.js'
 import type { StorageSizes } from './metrics/storage-size.js'
 import type { ProxyTransport } from './proxy/transport.js'
@@ -99,7 +100,8 @@ export interface ServerPorts {
    */
   checkProxyable: (host: string) => Promise<void>
   /**
-   * CPU profiles and heap snapshots behind `/debug/pprof/` (`--profiling`).
+   * CPU and heap profiles behind `/debug/pprof/` (`--profiling`), served in
+   * pprof's format: stacks and numbers, never the contents of memory.
    * @default none: `/debug/pprof/` is not served
    */
   profiler: Profiler
@@ -129,13 +131,6 @@ export interface RuntimeMetrics {
   render(): Promise<string>
 }
 
-/** One profile as the runtime writes it, handed to the client as a download. */
-export interface ProfileFile {
-  body: ReadableStream<Uint8Array> | string
-  /** The file name the runtime's tools expect, e.g. `cpu.cpuprofile`, `heap.heapsnapshot`. */
-  fileName: string
-}
-
 /** A directory of log files, read-only; paths are relative to it, `..` never reaches here. */
 export interface LogFiles {
   /** The file or directory at `path` ('' is the directory itself); undefined when there is none or it lies outside. */
@@ -147,12 +142,21 @@ export type LogFileEntry =
   /** Names sorted, directories with a trailing slash. */
   | { kind: 'directory'; entries: string[] }
 
-/** The runtime's own profilers (V8's under Node: Chrome DevTools formats). */
+/**
+ * The runtime's own profilers, their samples handed over as stacks of
+ * frames with numbers (core writes pprof's format from them). No method
+ * may hand back anything read from the heap's contents.
+ */
 export interface Profiler {
-  /** Samples the CPU for `seconds`, then hands back the profile. */
-  cpuProfile(seconds: number): Promise<ProfileFile>
-  /** A snapshot of the heap as it is now. */
-  heapSnapshot(): Promise<ProfileFile>
+  /** Samples the CPU for `seconds`, then hands back `samples`/`count` and `cpu`/`nanoseconds` per stack. */
+  cpuProfile(seconds: number): Promise<SampledProfile>
+  /**
+   * The sampled allocations of objects still live, per stack; with `gc`, after
+   * a full collection. Undefined when the runtime has no sampling heap
+   * profiler: `heapUnavailable` says why, and the heap profiles answer 501.
+   */
+  heapProfile?: (options: { gc: boolean }) => Promise<SampledProfile>
+  heapUnavailable?: string
 }
 
 /**

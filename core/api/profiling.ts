@@ -1,14 +1,19 @@
 /**
- * `/debug/pprof/` (`--profiling`): the paths of Go's pprof that make sense
- * for this runtime, each answered with the runtime's own format rather than
- * pprof's. Behind the chain they are non-resource paths like any other, so
- * only users allowed `get` on them (system:masters by default) may profile;
- * the debug socket serves the same routes without the chain.
+ * `/debug/pprof/` (`--profiling`): Go's net/http/pprof paths that this
+ * runtime can fill, answered in pprof's own format (gzip-compressed
+ * `profile.proto`, which `go tool pprof` reads): `profile` (CPU) and `heap`
+ * and `allocs` (sampled allocations). Behind the chain they are
+ * non-resource paths like any other, so only users allowed `get` on them
+ * (system:masters by default) may profile; the debug socket serves the same
+ * routes without the chain. A profile holds stacks and numbers only: no
+ * route dumps the heap's contents.
  */
 import { type Hono, Hono as HonoApp } from 'hono'
+import { encodeProfileGzip, type SampledProfile } from '../encoding/pprof.js'
+import { renderProfileText } from '../encoding/pprof-text.js'
 import { textResponse } from '../http/respond.js'
 import type { Env } from 'hono'
-import type { ProfileFile, Profiler } from '../ports.js'
+import type { Profiler } from '../ports.js'
 
 const DEFAULT_CPU_SECONDS = 30
 /** Longer profiles would outlive the request time-out anyway; upstream's client asks for 30 s. */
@@ -19,28 +24,57 @@ const INDEX = `<html>
 <body>
 /debug/pprof/<br>
 <br>
-Profiles in the formats of the runtime (Chrome DevTools, VS Code, speedscope read them):<br>
-<a href="profile?seconds=30">profile</a>: CPU profile (.cpuprofile) of the next ?seconds (default 30)<br>
-<a href="heap">heap</a>: heap snapshot (.heapsnapshot)<br>
+Profiles in pprof's format (go tool pprof reads them); ?debug=1 shows heap and allocs as text:<br>
+<a href="profile?seconds=30">profile</a>: CPU profile of the next ?seconds (default 30)<br>
+<a href="heap">heap</a>: sampled allocations of live objects (?gc=1: after a full collection)<br>
+<a href="allocs">allocs</a>: the same samples as heap (the runtime keeps none of freed objects)<br>
 </body>
 </html>
 `
 
-function download(file: ProfileFile): Response {
-  return new Response(file.body, {
+/** Go's serveError: plain text and the X-Go-Pprof header, which pprof's client reads as "the server said no". */
+function pprofError(status: number, text: string): Response {
+  const response = textResponse(`${text}\n`, status)
+  response.headers.set('x-go-pprof', '1')
+  return response
+}
+
+async function download(profile: SampledProfile, fileName: string): Promise<Response> {
+  return new Response(await encodeProfileGzip(profile), {
     headers: {
       'content-type': 'application/octet-stream',
-      'content-disposition': `attachment; filename="${file.fileName}"`,
+      'content-disposition': `attachment; filename="${fileName}"`,
       'x-content-type-options': 'nosniff',
     },
   })
 }
 
-/** Go's pprof answers a bad ?seconds with 400 and this text. */
+/** Go's strconv.Atoi as net/http/pprof uses it: anything but a whole decimal number is 0. */
+function atoi(raw: string | undefined): number {
+  return raw !== undefined && /^[+-]?\d+$/.test(raw) ? Number(raw) : 0
+}
+
 function cpuSeconds(raw: string | undefined): number | undefined {
   if (raw === undefined || raw === '') return DEFAULT_CPU_SECONDS
   const seconds = Number(raw)
   return Number.isInteger(seconds) && seconds > 0 && seconds <= MAX_CPU_SECONDS ? seconds : undefined
+}
+
+/**
+ * `heap` and `allocs`, with Go's query parameters: `gc` (heap only, as Go)
+ * collects first; `debug` other than 0 answers text; `seconds` asks Go for a
+ * delta of a cumulative profile, which V8's live-object samples cannot give.
+ */
+async function heapProfile(profiler: Profiler, name: 'heap' | 'allocs', query: (key: string) => string | undefined): Promise<Response> {
+  if (!profiler.heapProfile) return pprofError(501, `Heap profiles are not available: ${profiler.heapUnavailable ?? 'this runtime has no sampling heap profiler'}`)
+  const seconds = query('seconds')
+  if (seconds !== undefined && seconds !== '') {
+    if (!(atoi(seconds) > 0)) return pprofError(400, 'invalid value for "seconds" - must be a positive integer')
+    return pprofError(400, '"seconds" parameter is not supported for this profile type')
+  }
+  const profile = await profiler.heapProfile({ gc: name === 'heap' && atoi(query('gc')) > 0 })
+  if (atoi(query('debug')) !== 0) return textResponse(renderProfileText(name, profile))
+  return download(profile, name)
 }
 
 export function installProfilingRoutes<E extends Env>(app: Hono<E>, profiler: Profiler): void {
@@ -49,10 +83,17 @@ export function installProfilingRoutes<E extends Env>(app: Hono<E>, profiler: Pr
   app.get('/debug/pprof/profile', async (c) => {
     const seconds = cpuSeconds(c.req.query('seconds'))
     if (seconds === undefined) return textResponse(`Bad Request: ?seconds must be a whole number from 1 to ${MAX_CPU_SECONDS}\n`, 400)
-    return download(await profiler.cpuProfile(seconds))
+    let profile: SampledProfile
+    try {
+      profile = await profiler.cpuProfile(seconds)
+    } catch (err) {
+      return pprofError(500, `Could not enable CPU profiling: ${(err as Error).message}`)
+    }
+    return download(profile, 'profile')
   })
-  app.get('/debug/pprof/heap', async () => download(await profiler.heapSnapshot()))
-  app.get('/debug/pprof/:name', () => textResponse('Unknown profile\n', 404))
+  app.get('/debug/pprof/heap', (c) => heapProfile(profiler, 'heap', (key) => c.req.query(key)))
+  app.get('/debug/pprof/allocs', (c) => heapProfile(profiler, 'allocs', (key) => c.req.query(key)))
+  app.get('/debug/pprof/:name', () => pprofError(404, 'Unknown profile'))
 }
 
 /** The profiling routes alone, with no authentication or authorization: what `--debug-socket-path` serves. */

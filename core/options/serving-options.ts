@@ -33,8 +33,8 @@ export interface ServingOptions {
    */
   shutdownSendRetryAfter?: boolean
   /**
-   * `--profiling`: serve `/debug/pprof/` (a CPU profile and a heap snapshot
-   * in the runtime's own formats) when the runtime supplies a profiler port.
+   * `--profiling`: serve `/debug/pprof/` (CPU and heap profiles in pprof's
+   * format) when the runtime supplies a profiler port.
    * @default true
    */
   profiling?: boolean

@@ -32,7 +32,7 @@ import { type DebugSocket, serveDebugSocket } from './debug-socket.js'
 import { type DaemonFlags, FlagError, helpText, parseFlags } from './flags.js'
 import { preparePki } from './pki.js'
 import { serviceAccountKeys } from './service-account-keys.js'
-import { nodeProfiler } from './profiler.js'
+import { type NodeProfiler, nodeProfiler } from './profiler.js'
 import { serveTls, type TlsListener } from './serve.js'
 import { reusePortWorks } from './reuse-port.js'
 import { type ListenerTls, servingTls } from './serving-tls.js'
@@ -197,6 +197,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   let stopWatchingEncryption = (): void => {}
   let stopWatchingCertificates = () => {}
   let debugSocket: DebugSocket | undefined
+  let profiler: NodeProfiler | undefined
   let externalSigner: ExternalJwtSigner | undefined
   let proxyTransport: NodeProxyTransport | undefined
   // Started at the first large YAML body.
@@ -280,7 +281,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       throw err instanceof StorageStartupError ? new StartupError(err.message) : err
     })
     logger.info({}, `objects are stored in ${storage.description}`)
-    const profiler = nodeProfiler()
+    // Heap sampling runs from start-up only where a profile can be asked for.
+    profiler = await nodeProfiler({ sampleHeap: (flags.serving.profiling ?? true) || flags.debugSocketPath !== undefined })
     const aggregation = await aggregationOptions(parsed)
     const peerProxy = await peerProxyOptions(parsed.values, aggregation.proxyClientCertificate).catch((err: Error) => {
       throw new StartupError(err.message)
@@ -385,6 +387,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     await Promise.allSettled([listener?.close(), server?.shutdown()])
     stopWatchingCertificates()
     await Promise.allSettled([listener?.close(), server?.shutdown(), debugSocket?.close()])
+    profiler?.close()
     await storage?.close().catch(() => {})
     valueTransformers?.close()
     externalSigner?.close?.()
@@ -416,6 +419,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   const openDialers = dialers
   const openTransformers = valueTransformers
   const done = Promise.allSettled([listener.close(), server.shutdown(), debugSocket?.close()])
+    .then(() => profiler?.close())
     .then(() => openTransport?.close())
     .then(() => yamlDecoder.close())
     .then(() => closeEgressDialers(openDialers))

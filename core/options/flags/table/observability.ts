@@ -27,7 +27,7 @@ export const OBSERVABILITY_FLAGS = [
     default: '',
     section: 'Features',
     status: 'active',
-    help: 'Unix socket that serves the profiling endpoints (/debug/pprof/) without authentication or authorization; the socket file is created 0600.',
+    help: 'Unix socket that serves the profiling endpoints (/debug/pprof/) without authentication or authorization; the socket file is 0600 from the moment it exists.',
   }),
   flag({
     name: 'enable-priority-and-fairness',
@@ -43,7 +43,7 @@ export const OBSERVABILITY_FLAGS = [
     default: true,
     section: 'Features',
     status: 'active',
-    help: 'Serve the profiling web interface at host:port/debug/pprof/: profile?seconds=N (a V8 CPU profile, .cpuprofile) and heap (a V8 heap snapshot, .heapsnapshot), for users allowed to get those non-resource paths.',
+    help: 'Serve the profiling web interface at host:port/debug/pprof/, for users allowed to get those non-resource paths: profile?seconds=N (CPU), heap and allocs (sampled allocations of live objects), in pprof\'s format (go tool pprof reads them). Profiles hold stacks and counts, never memory contents; heap and allocs are unavailable (501) under Bun.',
   }),
   flag({
     name: 'allow-metric-labels',

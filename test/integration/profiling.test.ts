@@ -1,0 +1,69 @@
+/**
+ * `/debug/pprof/` through fetch, over the Node runtime's profiler port: the
+ * chain lets only users allowed to get the paths profile, a heap profile
+ * is pprof with this process's own stacks, a runtime without a heap
+ * profiler answers 501 with its reason, and `--profiling=false` removes
+ * the paths.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { type ApiServer, createApiServer } from '../../core/index.js'
+import { type NodeProfiler, nodeProfiler } from '../../runtimes/node/profiler.js'
+import { decodePprof } from '../helpers/pprof.js'
+
+const tokens = [
+  { token: 'admin-token', user: { username: 'root', groups: ['system:masters'] } },
+  { token: 'user-token', user: { username: 'jane', groups: ['dev'] } },
+]
+const get = (server: ApiServer, path: string, token = 'admin-token') =>
+  server.fetch(new Request(`http://in-process${path}`, { headers: { authorization: `Bearer ${token}` } }), {})
+
+describe('/debug/pprof/ in process', () => {
+  let sampling: NodeProfiler
+  let withHeap: ApiServer
+  let withoutHeap: ApiServer
+  let disabled: ApiServer
+  before(async () => {
+    sampling = await nodeProfiler({ sampleHeap: true })
+    withHeap = createApiServer({ authentication: { tokens }, authorizationModes: ['RBAC'] }, { profiler: sampling })
+    withoutHeap = createApiServer({ authentication: { tokens }, authorizationModes: ['RBAC'] }, { profiler: await nodeProfiler({ sampleHeap: false }) })
+    disabled = createApiServer({ authentication: { tokens }, authorizationModes: ['RBAC'], serving: { profiling: false } }, { profiler: sampling })
+    await Promise.all([withHeap.ready, withoutHeap.ready, disabled.ready])
+  })
+  after(async () => {
+    sampling?.close()
+    await Promise.all([withHeap?.shutdown(), withoutHeap?.shutdown(), disabled?.shutdown()])
+  })
+
+  it('serves an administrator a gzip-compressed pprof heap profile with stacks of this process', async () => {
+    const res = await get(withHeap, '/debug/pprof/heap?gc=1')
+    assert.equal(res.status, 200)
+    assert.equal(res.headers.get('content-type'), 'application/octet-stream')
+    assert.equal(res.headers.get('content-disposition'), 'attachment; filename="heap"')
+    const profile = decodePprof(new Uint8Array(await res.arrayBuffer()))
+    assert.deepEqual(profile.sampleTypes, [{ type: 'inuse_space', unit: 'bytes' }])
+    assert.ok(profile.samples.some((s) => s.stack.some((f) => f.fileName.endsWith('.ts') || f.fileName.endsWith('.js'))), 'stacks name script files')
+  })
+
+  it('refuses a user without get on the path with 403', async () => {
+    const res = await get(withHeap, '/debug/pprof/allocs', 'user-token')
+    assert.equal(res.status, 403)
+    assert.match(((await res.json()) as { message: string }).message, /cannot get path "\/debug\/pprof\/allocs"/)
+  })
+
+  it('answers 501 with the reason where the runtime has no heap profiler, and still profiles the CPU', async () => {
+    for (const name of ['heap', 'allocs']) {
+      const res = await get(withoutHeap, `/debug/pprof/${name}`)
+      assert.equal(res.status, 501)
+      assert.equal(res.headers.get('content-type'), 'text/plain; charset=utf-8')
+      assert.equal(await res.text(), 'Heap profiles are not available: neither --profiling nor --debug-socket-path is set\n')
+    }
+    const cpu = await get(withoutHeap, '/debug/pprof/profile?seconds=1')
+    assert.equal(cpu.status, 200)
+    assert.deepEqual(decodePprof(new Uint8Array(await cpu.arrayBuffer())).sampleTypes.map((t) => t.type), ['samples', 'cpu'])
+  })
+
+  it('serves no profile with profiling off', async () => {
+    for (const path of ['/debug/pprof/', '/debug/pprof/heap', '/debug/pprof/profile?seconds=1']) assert.equal((await get(disabled, path)).status, 404, path)
+  })
+})
