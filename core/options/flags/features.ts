@@ -139,3 +139,17 @@ export function featureGateProblems(values: GateValues): string[] {
   }
   return problems
 }
+
+/** Upstream's warnings for a gate set on the command line that is GA or deprecated at the effective version. */
+export function featureGateWarnings(values: GateValues): string[] {
+  const at = effectiveVersion(values)
+  const warnings: string[] = []
+  for (const gate of Object.keys(FEATURE_GATES) as FeatureGate[]) {
+    const setting = given(values, gate)
+    const stage = setting === undefined ? undefined : gateStage(gate, at)
+    if (!stage || (stage.locked && setting !== stage.default)) continue
+    if (stage.stage === 'deprecated') warnings.push(`Setting deprecated feature gate ${gate}=${setting}. It will be removed in a future release.`)
+    else if (stage.stage === 'ga') warnings.push(`Setting GA feature gate ${gate}=${setting}. It will be removed in a future release.`)
+  }
+  return warnings
+}
