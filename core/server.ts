@@ -75,14 +75,30 @@ import { type ActivityLog, ActivityRecorder } from './embedding/activity.js'
 import type { MemorySnapshot } from './storage/memory.js'
 import { ADMIN_IDENTITY } from './options/api-server-options.js'
 import { DEFAULT_WATCHER_BUFFER_SIZE } from './storage/watch-cache.js'
+import {
+  AUTOREGISTER_COMPLETION,
+  BOOTSTRAP_CONTROLLER,
+  CRD_INFORMER_SYNCED,
+  FLOW_CONTROL_CONSUMER,
+  INFORMER_SYNC,
+  isHealthPath,
+  StartupParts,
+  startupFailed,
+} from './lifecycle/startup-parts.js'
 
 export interface ApiServer {
   /**
    * Answers one request. `connection` is what the transport knows; without it the request runs as
    * `embeddedIdentity` when the embedder chose one, else it is authenticated like any other (anonymous at most).
+   * Until `ready` settles a request waits for it (health checks excepted); once `ready` rejected, every request but
+   * /healthz, /livez and /readyz is answered 503 ServiceUnavailable naming the failed check.
    */
   fetch(request: Request, connection?: ConnectionInfo): Promise<Response>
-  /** Resolves when start-up work (the system namespaces, the watch caches' first load) is done. */
+  /**
+   * Resolves when start-up work (the system namespaces, the watch caches' first load, the indexes of
+   * authorizers and admission plugins) is done; rejects when a part of it failed, for good: the server
+   * then serves no requests (see `fetch`), and /readyz names the part.
+   */
   ready: Promise<void>
   /** Ends open watches and background work. The storage is the caller's to close. */
   shutdown(): Promise<void>
@@ -308,48 +324,51 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   // What the extension-apiserver-authentication ConfigMap publishes: the options, with CA bundles rotated since.
   const trust = { options: options.authentication ?? {}, published: Promise.resolve() }
   const systemNamespaces = options.bootstrapNamespaces ?? true ? ensureSystemNamespaces(registry, now) : Promise.resolve()
+  // Each part of start-up under the readiness check upstream names it by, so that a failure says which.
+  const startup = new StartupParts()
   const ready = (async () => {
     // The watch caches load alongside, so that reads at resourceVersion 0 are answered from memory from the start.
     await Promise.all([
-      systemNamespaces,
+      startup.part('poststarthook/start-system-namespaces-controller', systemNamespaces),
       // The leases live in kube-system; a lone server's first attempt takes the controllers' lease at once.
-      systemNamespaces.then(() => membership.start()),
-      priorityClassesHook?.run(),
-      flowControlHook?.run(),
-      rbacPolicyHook?.run(),
+      startup.part('poststarthook/start-kube-apiserver-identity-lease-controller', systemNamespaces.then(() => membership.start())),
+      ...[priorityClassesHook, flowControlHook, rbacPolicyHook].map((hook) => hook && startup.part(hook.check.name, hook.run())),
       storageFactory.loaded(),
       // Custom resources defined before a restart are served from the first request on.
-      crdController.ready,
+      startup.part(CRD_INFORMER_SYNCED, crdController.ready),
       // An authenticator or authorizer that reads objects (RBAC, service accounts) answers once it has them.
-      authentication.ready,
-      authorization.ready,
+      startup.part(INFORMER_SYNC, authentication.ready),
+      startup.part(INFORMER_SYNC, authorization.ready),
       // A plugin that reads objects (quotas, limit ranges, policies) decides once it has them.
-      admission.ready,
-      flowControl?.ready,
+      startup.part(INFORMER_SYNC, admission.ready),
+      startup.part(FLOW_CONTROL_CONSUMER, flowControl?.ready),
     ])
     // The flow schemas written at start are in force, and their status written, before the first request.
-    await flowControl?.settle()
+    await startup.part(FLOW_CONTROL_CONSUMER, flowControl?.settle())
     // Extension servers read whom to trust from kube-system, which exists by now.
     await publishAuthenticationTrust(registry, trust.options, now).catch((err: unknown) =>
       logger.warn({ err: String(err) }, 'cannot publish the extension-apiserver-authentication ConfigMap'),
     )
-    await services.start(registry, now, logger, membership)
+    await startup.part(BOOTSTRAP_CONTROLLER, services.start(registry, now, logger, membership))
     // A lone server's controllers (default service accounts, storage protection ...) have done their first pass.
-    await membership.controllersStarted()
+    await startup.part(BOOTSTRAP_CONTROLLER, membership.controllersStarted())
     // The local APIServices exist before the first request, as upstream's autoregister-completion check waits for.
-    await aggregator?.ready
+    await startup.part(AUTOREGISTER_COMPLETION, aggregator?.ready)
     if (seeds.length) {
-      await createSeedObjects(seeds, catalogue, (path, object) =>
-        app.fetch(new Request(`http://in-process${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(object) }), {
-          internalUser: ADMIN_IDENTITY,
-        }),
+      await startup.part(
+        BOOTSTRAP_CONTROLLER,
+        createSeedObjects(seeds, catalogue, (path, object) =>
+          app.fetch(new Request(`http://in-process${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(object) }), {
+            internalUser: ADMIN_IDENTITY,
+          }),
+        ),
       )
     }
     seeded = memory?.snapshot()
     activity.start()
     started = true
   })()
-  ready.catch((err) => logger.error({ err: String(err) }, 'start-up failed'))
+  ready.catch((err) => logger.error({ err: String(err), check: startup.firstFailure }, 'start-up failed'))
   membership.runOnce('namespace-controller', () => startNamespaceLifecycle(registry, now, logger))
   if (options.garbageCollector ?? true) membership.runOnce('garbage-collector', () => startGarbageCollector(registry, now, logger))
   if (options.clusterRoleAggregation ?? true)
@@ -367,7 +386,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     { name: 'log', check: () => {} },
     { name: 'etcd', check: storageCheck },
     {
-      name: 'poststarthook/bootstrap-controller',
+      name: BOOTSTRAP_CONTROLLER,
       check: () => {
         if (!started) throw new Error('not finished')
       },
@@ -376,6 +395,15 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     ...(flowControlHook ? [flowControlHook.check] : []),
     ...(rbacPolicyHook ? [rbacPolicyHook.check] : []),
   ]
+  // Upstream's readiness checks of the start-up parts that have no post-start hook of their own here.
+  const startupChecks = [
+    INFORMER_SYNC,
+    'poststarthook/start-system-namespaces-controller',
+    'poststarthook/start-kube-apiserver-identity-lease-controller',
+    CRD_INFORMER_SYNCED,
+    ...(flowControl ? [FLOW_CONTROL_CONSUMER] : []),
+    ...(aggregator ? [AUTOREGISTER_COMPLETION] : []),
+  ].map((name) => startup.check(name))
   // The KMS plugins' checks (upstream adds them to all three endpoints).
   const encryptionChecks = transformers?.healthChecks() ?? []
   const shutdownCheck: HealthCheck = {
@@ -429,7 +457,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       livez: [...base(() => storageHealth.healthz()), ...encryptionChecks].map((c) =>
         c.name.startsWith('poststarthook/') ? graceForStartup(c, serving.livezGracePeriodMs ?? 0, () => now().getTime() - startedAt) : c,
       ),
-      readyz: [...base(() => storageHealth.readyz()), ...encryptionChecks, shutdownCheck],
+      readyz: [...base(() => storageHealth.readyz()), ...startupChecks, ...encryptionChecks, shutdownCheck],
     },
     handlerEnv: (user) => ({
       registry,
@@ -498,7 +526,15 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     async fetch(request, connection) {
       const tooLarge = headerTooLarge(request)
       if (tooLarge) return statusResponse(tooLarge)
-      if (!started) await ready.catch(() => {})
+      // Health checks answer during start-up and after it failed, naming what is not ready.
+      if (!started && !isHealthPath(new URL(request.url).pathname)) {
+        const failed = await ready.then(
+          () => false,
+          () => true,
+        )
+        // Fail closed: without the parts that failed (indexes, policies, storage) no request is served.
+        if (failed) return statusResponse(startupFailed(startup.firstFailure ?? BOOTSTRAP_CONTROLLER))
+      }
       return app.fetch(withMutableHeaders(request), connection ? { connection } : {})
     },
     async shutdown() {

@@ -97,7 +97,9 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
     })
   }
   const storageVersionHashes = new StorageVersionHashes(catalogue)
+  // go-restful serves /version/ too (the public-info-viewer role names both).
   app.get('/version', () => versionResponse(deps.version))
+  app.get('/version/', () => versionResponse(deps.version))
   app.get('/metrics', async () => {
     const runtime = (await deps.runtimeMetrics?.render().catch(() => '')) ?? ''
     return new Response(deps.metrics.render() + runtime, { headers: { 'content-type': METRICS_CONTENT_TYPE } })
@@ -121,23 +123,37 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
   app.get('/openapi/v3', () => openApiIndexResponse(catalogue))
   app.get('/openapi/v3/*', (c) => openApiV3Response(new URL(c.req.url), catalogue))
 
-  app.get('/api', (c) => discoveryResponse(c.req.header('accept'), catalogue, true, apiVersions(deps.externalAddress?.() ?? new URL(c.req.url).host), aggregator))
-  app.get('/api/:version', async (c) => {
-    const body = apiResourceList(catalogue, '', c.req.param('version'), await storageVersionHashes.hashes())
+  // Each discovery document is also served with a trailing slash, as upstream's are: `/api/...` and the
+  // group versions through go-restful, which matches a path without its trailing slash, `/apis/` and
+  // `/apis/<group>/` by the handlers the aggregator registers for them. `/apis/` is the aggregator's plain
+  // list (APIGroupList, never the aggregated document); authorization saw the path as sent.
+  const legacyRoot = (c: Context<ChainEnv>) =>
+    discoveryResponse(c.req.header('accept'), catalogue, true, apiVersions(deps.externalAddress?.() ?? new URL(c.req.url).host), aggregator)
+  const legacyVersion = async (c: Context<ChainEnv>) => {
+    const body = apiResourceList(catalogue, '', c.req.param('version') ?? '', await storageVersionHashes.hashes())
     if (!body) throw resourceNotFound()
     return jsonResponse(body)
-  })
+  }
+  const group = (c: Context<ChainEnv>) => {
+    const body = apiGroupDocument(catalogue, c.req.param('group') ?? '')
+    if (!body) throw resourceNotFound()
+    return jsonResponse(body)
+  }
+  const groupVersion = async (c: Context<ChainEnv>) => {
+    const body = apiResourceList(catalogue, c.req.param('group') ?? '', c.req.param('version') ?? '', await storageVersionHashes.hashes())
+    if (!body) throw resourceNotFound()
+    return jsonResponse(body)
+  }
+  app.get('/api', legacyRoot)
+  app.get('/api/', legacyRoot)
+  app.get('/api/:version', legacyVersion)
+  app.get('/api/:version/', legacyVersion)
   app.get('/apis', (c) => discoveryResponse(c.req.header('accept'), catalogue, false, apiGroupList(catalogue), aggregator))
-  app.get('/apis/:group', (c) => {
-    const body = apiGroupDocument(catalogue, c.req.param('group'))
-    if (!body) throw resourceNotFound()
-    return jsonResponse(body)
-  })
-  app.get('/apis/:group/:version', async (c) => {
-    const body = apiResourceList(catalogue, c.req.param('group'), c.req.param('version'), await storageVersionHashes.hashes())
-    if (!body) throw resourceNotFound()
-    return jsonResponse(body)
-  })
+  app.get('/apis/', () => discoveryResponse(undefined, catalogue, false, apiGroupList(catalogue), aggregator))
+  app.get('/apis/:group', group)
+  app.get('/apis/:group/', group)
+  app.get('/apis/:group/:version', groupVersion)
+  app.get('/apis/:group/:version/', groupVersion)
 
   const resource = (c: Context<ChainEnv>) => {
     const info = c.get('requestInfo')

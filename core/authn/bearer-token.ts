@@ -6,6 +6,7 @@
 import type { StaticToken } from '../options/api-server-options.js'
 import type { UserInfo } from '../machinery/object.js'
 import type { Authenticator } from './authenticator.js'
+import { constantTimeEqual, secretDigest } from './constant-time.js'
 
 /**
  * Who a token belongs to and which of the audiences asked for it is good
@@ -28,13 +29,18 @@ export function bearerToken(request: Request): string | undefined {
   return m ? (m[1] ?? '').trim() : undefined
 }
 
-/** The `--token-auth-file` tokens. */
+/**
+ * The `--token-auth-file` tokens, filed by their digest and then compared
+ * in constant time, so that the time a guess takes tells nothing of how
+ * much of it was right. (Two lines with one token: the last wins, as a
+ * map keyed by the token would have it.)
+ */
 export function staticTokenAuthenticator(tokens: readonly StaticToken[]): TokenAuthenticator {
-  const byToken = new Map(tokens.map((t) => [t.token, t.user]))
+  const byDigest = Promise.all(tokens.map(async (t) => [await secretDigest(t.token), t] as const)).then((entries) => new Map(entries))
   return {
     authenticateToken: async (token) => {
-      const user = byToken.get(token)
-      return user ? { user } : undefined
+      const known = (await byDigest).get(await secretDigest(token))
+      return known && constantTimeEqual(known.token, token) ? { user: known.user } : undefined
     },
   }
 }

@@ -14,6 +14,7 @@ import type { Logger } from '../ports.js'
 import type { UserInfo } from '../machinery/object.js'
 import type { AuthResult } from './authenticator.js'
 import type { TokenAuthenticator } from './bearer-token.js'
+import { secretDigest } from './constant-time.js'
 import { withBackoff } from './webhook-backoff.js'
 
 /** Upstream's deadline for one webhook call. */
@@ -74,7 +75,8 @@ export function tokenWebhookAuthenticator(options: TokenWebhookOptions, client: 
 
   return {
     async authenticateToken(token, audiences) {
-      const key = JSON.stringify([token, audiences ?? []])
+      // Filed by digest, not by the token: no lookup compares a caller's guess with a cached token.
+      const key = await secretDigest(JSON.stringify([token, audiences ?? []]))
       const hit = cache.get(key)
       if (hit && hit.expiresAt > now().getTime()) return hit.result
       if (hit) cache.delete(key)

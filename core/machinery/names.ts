@@ -27,8 +27,9 @@ function maxLenMessage(n: number): string {
 }
 
 function regexMessage(what: string, fmt: string, examples: string[]): string {
-  // upstream's RegexError: "(e.g. 'a', or 'b', regex used for validation is '...')"
-  const ex = examples.map((e) => `'${e}', `).join('or ')
+  // upstream's RegexError: each example is followed by ", " and the next is preceded by " or ",
+  // hence the two spaces: "(e.g. 'a',  or 'b', regex used for validation is '...')"
+  const ex = examples.map((e) => `'${e}', `).join(' or ')
   return `${what} (e.g. ${ex}regex used for validation is '${fmt}')`
 }
 

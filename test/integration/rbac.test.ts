@@ -75,6 +75,7 @@ describe('cluster roles', () => {
     })
     assert.deepEqual(causes(broken.body), [
       "aggregationRule.clusterRoleSelectors[0].matchExpressions[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+      'aggregationRule.clusterRoleSelectors[0]: Invalid value: "null": invalid label selector.',
     ])
     assert.equal((await client.get(`${CLUSTER_ROLES}/agg`)).status, 404)
   })

@@ -11,6 +11,7 @@ import type { LoadedJWTAuthenticator } from '../../config/authentication.js'
 import type { Logger } from '../../ports.js'
 import type { UserInfo } from '../../machinery/object.js'
 import type { TokenAuthenticator } from '../bearer-token.js'
+import { secretDigest } from '../constant-time.js'
 import { ClaimError, userFromClaims } from './claim-mapping.js'
 import { expandDistributedClaim } from './distributed-claims.js'
 import { IssuerKeys, type KeyFetchTimings } from './issuer-keys.js'
@@ -35,24 +36,27 @@ export interface JwtAuthenticator extends TokenAuthenticator {
   stop(): void
 }
 
-/** Verified tokens until their expiry, oldest forgotten first. */
+/**
+ * Verified tokens until their expiry, oldest forgotten first; filed by
+ * their digest, so that no lookup compares a caller's token with a cached one.
+ */
 class VerifiedTokens {
   private readonly entries = new Map<string, { user: UserInfo; expiresAt: number }>()
 
-  get(token: string, now: number): UserInfo | undefined {
-    const entry = this.entries.get(token)
+  get(digest: string, now: number): UserInfo | undefined {
+    const entry = this.entries.get(digest)
     if (!entry) return undefined
     if (entry.expiresAt > now) return entry.user
-    this.entries.delete(token)
+    this.entries.delete(digest)
     return undefined
   }
 
-  set(token: string, user: UserInfo, expiresAt: number): void {
+  set(digest: string, user: UserInfo, expiresAt: number): void {
     if (this.entries.size >= MAX_CACHED_TOKENS) {
       const oldest = this.entries.keys().next().value
       if (oldest !== undefined) this.entries.delete(oldest)
     }
-    this.entries.set(token, { user, expiresAt })
+    this.entries.set(digest, { user, expiresAt })
   }
 }
 
@@ -109,7 +113,8 @@ export function jwtAuthenticator(config: LoadedJWTAuthenticator, options: JwtAut
     stop: () => keys.stop(),
     async authenticateToken(token) {
       // Only tokens of this issuer are cached, so a hit needs no look at the token.
-      const cached = cache.get(token, options.now().getTime())
+      const digest = await secretDigest(token)
+      const cached = cache.get(digest, options.now().getTime())
       if (cached) return { user: cached }
       // Not a JWT of this issuer: another authenticator may know it (upstream's hasCorrectIssuer).
       if (unverifiedClaims(token)?.['iss'] !== issuer.url) return undefined
@@ -118,7 +123,7 @@ export function jwtAuthenticator(config: LoadedJWTAuthenticator, options: JwtAut
         options.logger.info({ issuer: issuer.url, reason: result.error }, 'a JWT was refused')
         return result
       }
-      cache.set(token, result.user, result.expiresAt)
+      cache.set(digest, result.user, result.expiresAt)
       return { user: result.user }
     },
   }

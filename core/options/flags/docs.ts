@@ -78,7 +78,7 @@ function featureGateSection(): string[] {
     '',
     'The gates below switch what the server does; defaults follow upstream at the server\'s version, or at',
     '`--emulated-version` when given. A gate locked to its default refuses the other value, and a gate set',
-    'at an emulated version older than the gate stops start-up. Other gate names are accepted and change nothing.',
+    'at an emulated version older than the gate stops start-up. Any other gate name (besides AllAlpha and AllBeta) stops start-up too.',
     '',
     '| Gate | Stages (release: default) | What it changes |',
     '|---|---|---|',

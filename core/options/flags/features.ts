@@ -1,9 +1,10 @@
 /**
  * The feature gates this server implements, each with upstream's stages
  * per release (its versioned feature specs), so that a gate's default
- * follows `--emulated-version` as upstream's does. `--feature-gates` accepts
- * other gate names too; they switch nothing here (docs/flags.md lists what
- * each gate below changes).
+ * follows `--emulated-version` as upstream's does. Any other name given to
+ * `--feature-gates` stops start-up, as upstream refuses a gate it does not
+ * know: a gate this server does not implement would otherwise be accepted
+ * and switch nothing (docs/flags.md lists what each gate below changes).
  */
 import type { FlagValues } from './table.js'
 import { compareMajorMinor, KUBE_COMPONENT, type MajorMinor, serverMajorMinor } from './versions.js'
@@ -110,8 +111,23 @@ export function featureEnabled(values: GateValues, gate: FeatureGate): boolean {
   return given(values, gate) ?? all ?? stage.default
 }
 
-/** Upstream's refusals: a locked gate set against its value, a gate set at a version before it existed. */
+/** The two switches that set every alpha, or every beta, gate not named. */
+const ALL_STAGE_GATES: ReadonlySet<string> = new Set(['AllAlpha', 'AllBeta'])
+
+function isKnownGate(name: string): name is FeatureGate {
+  return Object.hasOwn(FEATURE_GATES, name)
+}
+
+/**
+ * Upstream's refusals: a gate it does not know (only the first, as upstream
+ * stops there), a locked gate set against its value, a gate set at a
+ * version before it existed.
+ */
 export function featureGateProblems(values: GateValues): string[] {
+  const unknown = Object.values(values['feature-gates'])
+    .flatMap((settings) => Object.keys(settings))
+    .find((name) => !ALL_STAGE_GATES.has(name) && !isKnownGate(name))
+  if (unknown !== undefined) return [`unrecognized feature gate: ${unknown}`]
   const at = effectiveVersion(values)
   const problems: string[] = []
   for (const gate of Object.keys(FEATURE_GATES) as FeatureGate[]) {
@@ -122,4 +138,18 @@ export function featureGateProblems(values: GateValues): string[] {
     else if (stage.locked && setting !== stage.default) problems.push(`cannot set feature gate ${gate} to ${setting}, feature is locked to ${stage.default}`)
   }
   return problems
+}
+
+/** Upstream's warnings for a gate set on the command line that is GA or deprecated at the effective version. */
+export function featureGateWarnings(values: GateValues): string[] {
+  const at = effectiveVersion(values)
+  const warnings: string[] = []
+  for (const gate of Object.keys(FEATURE_GATES) as FeatureGate[]) {
+    const setting = given(values, gate)
+    const stage = setting === undefined ? undefined : gateStage(gate, at)
+    if (!stage || (stage.locked && setting !== stage.default)) continue
+    if (stage.stage === 'deprecated') warnings.push(`Setting deprecated feature gate ${gate}=${setting}. It will be removed in a future release.`)
+    else if (stage.stage === 'ga') warnings.push(`Setting GA feature gate ${gate}=${setting}. It will be removed in a future release.`)
+  }
+  return warnings
 }

@@ -3,6 +3,7 @@
  * is accepted but not yet in effect, and one for each deprecated flag or
  * value. The daemon logs each once.
  */
+import { featureGateWarnings } from './features.js'
 import type { ParsedFlags } from './parse.js'
 import type { FlagSpec } from './spec.js'
 import { type FlagName, flagSpec } from './table.js'
@@ -44,5 +45,6 @@ export function startupWarnings(flags: ParsedFlags): string[] {
     warnings.push('--endpoint-reconciler-type=master-count is deprecated and will be removed in a future version; use lease')
   }
   for (const suite of values['tls-cipher-suites']) if (INSECURE.has(suite)) warnings.push(`--tls-cipher-suites: ${suite} is insecure`)
+  warnings.push(...featureGateWarnings(values))
   return warnings
 }

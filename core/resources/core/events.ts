@@ -57,7 +57,8 @@ export const events: ResourceEntry = defineResource({
       'involvedObject.fieldPath': text(at(ev, 'involvedObject', 'fieldPath')),
       reason: text(ev['reason']),
       reportingComponent: text(ev['reportingComponent']),
-      source: text(at(ev, 'source', 'component')),
+      // An event written through events.k8s.io has no source; upstream selects it by its reporting controller.
+      source: text(at(ev, 'source', 'component')) || text(ev['reportingComponent']),
       type: text(ev['type']),
     }),
   },

@@ -15,6 +15,7 @@ import {
   applyBindingDefaults,
   validateClusterRole,
   validateClusterRoleBinding,
+  validateClusterRoleUpdate,
   validateRole,
   validateRoleBinding,
   validateRoleRefUnchanged,
@@ -63,8 +64,8 @@ export const clusterRoles: ResourceEntry = defineResource({
   validateName: pathSegmentName,
   strategy: {
     authorizeWrite: (role, old, ctx) => checkRoleWrite('clusterroles', role, old, ctx),
-    validate: validateClusterRole,
-    validateUpdate: validateClusterRole,
+    validate: (role) => validateClusterRole(role),
+    validateUpdate: validateClusterRoleUpdate,
   },
 })
 

@@ -5,7 +5,7 @@
  */
 import { type FieldError, type FieldPath, fieldPath, invalid, notSupported, required } from '../../machinery/field.js'
 import { goStrings, goStruct } from '../../machinery/go-format.js'
-import { validateLabelSelector } from '../../validation/label-selector.js'
+import { type LabelSelectorValidationOptions, validateLabelSelector } from '../../validation/label-selector.js'
 import { isDNS1123Subdomain, isValidPathSegmentName } from '../../machinery/names.js'
 import { at, list, record, text } from '../columns/values.js'
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
@@ -34,8 +34,8 @@ function validatePolicyRule(rule: unknown, namespaced: boolean, path: FieldPath)
   }
   if (groups.length === 0) errs.push(required(path.child('apiGroups'), 'resource rules must supply at least one api group'))
   if (resources.length === 0) errs.push(required(path.child('resources'), 'resource rules must supply at least one resource'))
-  if (list(r['resourceNames']).length > 0 && resources.length > 1)
-    errs.push(required(path.child('resourceNames'), 'resource names cannot apply to multiple resources'))
+  // Resource names may go with several resources (`users`, `groups` and the names `bob`, `readers`): upstream
+  // dropped that restriction long ago, and its authorizer matches a name against each resource of the rule.
   return errs
 }
 
@@ -48,16 +48,30 @@ export function validateRole(role: KubeObject): FieldError[] {
 }
 
 /** A cluster role may also gather the rules of other cluster roles, picked by label selectors. */
-export function validateClusterRole(role: KubeObject): FieldError[] {
+export function validateClusterRole(role: KubeObject, opts: LabelSelectorValidationOptions = {}): FieldError[] {
   const errs = validateRules(role, false)
   const aggregation = role['aggregationRule']
   if (isPlainObject(aggregation)) {
     const path = fieldPath('aggregationRule').child('clusterRoleSelectors')
     const selectors = list(aggregation['clusterRoleSelectors'])
     if (selectors.length === 0) errs.push(required(path, 'at least one clusterRoleSelector required if aggregationRule is non-nil'))
-    selectors.forEach((selector, i) => errs.push(...validateLabelSelector(selector, path.index(i))))
+    selectors.forEach((selector, i) => {
+      errs.push(...validateLabelSelector(selector, path.index(i), opts))
+      // Upstream also turns each selector into a label query, which fails where the strict rules do, and
+      // reports that too (the failed conversion leaves no selector: its value prints as "null").
+      if (validateLabelSelector(selector, path.index(i)).length > 0) errs.push(invalid(path.index(i), 'null', 'invalid label selector.'))
+    })
   }
   return errs
+}
+
+/** An update keeps a stored aggregation selector's label values that today's rules refuse (upstream's hasInvalidLabelValueInLabelSelector). */
+export function validateClusterRoleUpdate(role: KubeObject, old: KubeObject): FieldError[] {
+  const aggregation = old['aggregationRule']
+  const selectors = isPlainObject(aggregation) ? list(aggregation['clusterRoleSelectors']) : []
+  const path = fieldPath('aggregationRule').child('clusterRoleSelectors')
+  const allowInvalidLabelValueInSelector = selectors.some((selector, i) => validateLabelSelector(selector, path.index(i)).length > 0)
+  return validateClusterRole(role, { allowInvalidLabelValueInSelector })
 }
 
 function validateSubject(subject: unknown, namespaced: boolean, path: FieldPath): FieldError[] {

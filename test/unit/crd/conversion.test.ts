@@ -339,14 +339,14 @@ describe('custom resource conversion, refused webhook answers', () => {
       respond: answering((b) => [{ ...base(b), metadata: { ...base(b).metadata, labels: { app: 'cron', tier: 'not valid!' } } }]),
       message:
         `${prefix} returned invalid metadata: metadata.labels[tier]: Invalid value: "not valid!": a valid label must be an empty string or consist of alphanumeric characters, ` +
-        `'-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue', or 'my_value', or '12345', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+        `'-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
     },
     {
       name: 'an invalid new annotation (named at upstream\'s path metadata.annotation)',
       respond: answering((b) => [{ ...base(b), metadata: { ...base(b).metadata, annotations: { 'bad key!': 'v' } } }]),
       message:
         `${prefix} returned invalid metadata: metadata.annotation: Invalid value: "bad key!": name part must consist of alphanumeric characters, ` +
-        `'-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName', or 'my.name', or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+        `'-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
     },
     {
       name: 'no supported review version',

@@ -24,7 +24,7 @@ const cases: [string, Spec, string[]][] = [
     'a container name that is not a DNS label',
     { containers: [app({ name: 'App_1' })] },
     [
-      `spec.containers[0].name: Invalid value: "App_1": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name', or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+      `spec.containers[0].name: Invalid value: "App_1": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
     ],
   ],
   [
@@ -165,7 +165,7 @@ describe('pod template validation', () => {
     const t = template({ containers: [app()], ephemeralContainers: [{ name: 'debug', image: 'busybox:1' }] }, { app: 'no spaces' })
     applyPodSpecDefaults(t.spec)
     assert.deepEqual(validatePodTemplateSpec(t, fieldPath('template')).map(errorText), [
-      `template.metadata.labels[app]: Invalid value: "no spaces": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue', or 'my_value', or '12345', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+      `template.metadata.labels[app]: Invalid value: "no spaces": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
       'template.spec.ephemeralContainers: Forbidden: ephemeral containers not allowed in pod template',
     ])
   })

@@ -6,6 +6,7 @@ import {
   applyBindingDefaults,
   validateClusterRole,
   validateClusterRoleBinding,
+  validateClusterRoleUpdate,
   validateRole,
   validateRoleBinding,
   validateRoleRefUnchanged,
@@ -25,11 +26,10 @@ describe('role rules', () => {
     ])
   })
 
-  it('refuses resource names across several resources', () => {
-    const rule = { apiGroups: [''], resources: ['pods', 'secrets'], resourceNames: ['a'], verbs: ['get'] }
-    assert.deepEqual(texts(validateRole(obj({ rules: [rule] }))), [
-      'rules[0].resourceNames: Required value: resource names cannot apply to multiple resources',
-    ])
+  it('accepts resource names with several resources, as upstream does', () => {
+    const rule = { apiGroups: [''], resources: ['users', 'groups'], resourceNames: ['bob', 'readers'], verbs: ['impersonate'] }
+    assert.deepEqual(validateRole(obj({ rules: [rule] })), [])
+    assert.deepEqual(validateClusterRole(obj({ rules: [rule] })), [])
   })
 
   it('keeps non-resource URLs to cluster roles, and apart from resources', () => {
@@ -51,7 +51,21 @@ describe('role rules', () => {
     assert.deepEqual(texts(validateClusterRole(obj({ aggregationRule: { clusterRoleSelectors: selectors } }))), [
       "aggregationRule.clusterRoleSelectors[0].matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
       'aggregationRule.clusterRoleSelectors[0].matchExpressions[1].operator: Invalid value: "Near": not a valid selector operator',
+      'aggregationRule.clusterRoleSelectors[0]: Invalid value: "null": invalid label selector.',
     ])
+  })
+
+  it('relaxes the label values of a selector on update only where the stored one had bad values, and still reports the selector', () => {
+    const bad = { aggregationRule: { clusterRoleSelectors: [{ matchExpressions: [{ key: 'a', operator: 'In', values: ['not ok'] }] }] } }
+    const good = { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { a: 'b' } }] } }
+    const valueError = texts(validateClusterRole(obj(bad)))[0] ?? ''
+    assert.match(valueError, /^aggregationRule\.clusterRoleSelectors\[0\]\.matchExpressions\[0\]\.values\[0\]: Invalid value: "not ok"/)
+    assert.deepEqual(texts(validateClusterRoleUpdate(obj(bad), obj(good))), [
+      valueError,
+      'aggregationRule.clusterRoleSelectors[0]: Invalid value: "null": invalid label selector.',
+    ])
+    assert.deepEqual(texts(validateClusterRoleUpdate(obj(bad), obj(bad))), ['aggregationRule.clusterRoleSelectors[0]: Invalid value: "null": invalid label selector.'])
+    assert.deepEqual(validateClusterRoleUpdate(obj(good), obj(bad)), [])
   })
 })
 

@@ -54,7 +54,7 @@ export const GENERIC_FLAGS = [
     default: {},
     section,
     status: 'active',
-    help: "Feature gates for alpha and experimental features, as comma-separated component:Gate=true|false pairs, e.g. 'kube:FeatureA=true'. The component may be left out (it is 'kube'), but not mixed with 'kube:' on the same command line. Repeatable. The gates the server implements are listed under Feature gates in docs/flags.md.",
+    help: "Feature gates for alpha and experimental features, as comma-separated component:Gate=true|false pairs, e.g. 'kube:FeatureA=true'. The component may be left out (it is 'kube'), but not mixed with 'kube:' on the same command line. Repeatable. The gates the server implements are listed under Feature gates in docs/flags.md; any other name stops start-up.",
   }),
   flag({
     name: 'goaway-chance',

@@ -366,9 +366,27 @@ const CASES: RuleCase[] = [
   },
   {
     rule: 'feature gates do not mix the kube: prefix with none',
-    refused: ['--feature-gates=A=true', '--feature-gates=kube:B=false'],
+    refused: ['--feature-gates=APIServerIdentity=true', '--feature-gates=kube:KMSv1=false'],
     says: ['set kube feature gates with default empty prefix or kube: prefix consistently, do not mix use'],
-    accepted: ['--feature-gates=kube:A=true', '--feature-gates=kube:B=false'],
+    accepted: ['--feature-gates=kube:APIServerIdentity=true', '--feature-gates=kube:KMSv1=false'],
+  },
+  {
+    rule: 'a gate the server does not know stops start-up',
+    refused: ['--feature-gates=NoSuchGate=true'],
+    says: ['unrecognized feature gate: NoSuchGate'],
+    accepted: ['--feature-gates=AllAlpha=false,AllBeta=true,APIServerIdentity=true'],
+  },
+  {
+    rule: 'an unknown gate is named alone, as upstream stops at the first one',
+    refused: ['--feature-gates=kube:APIServerIdentity=true,kube:NoSuchGate=false,kube:StructuredAuthorizationConfiguration=false'],
+    says: ['unrecognized feature gate: NoSuchGate'],
+    accepted: ['--feature-gates=kube:StructuredAuthorizationConfiguration=true'],
+  },
+  {
+    rule: 'gate names are case-sensitive',
+    refused: ['--feature-gates=apiserveridentity=true'],
+    says: ['unrecognized feature gate: apiserveridentity'],
+    accepted: ['--feature-gates=APIServerIdentity=false'],
   },
   // Logs and metrics
   {

@@ -31,6 +31,14 @@ describe('start-up warnings', () => {
     ])
   })
 
+  it('name a gate set on the command line that is deprecated or GA at the version, as upstream warns', () => {
+    assert.deepEqual(warningsFor(['--feature-gates=KMSv1=true,StructuredAuthorizationConfiguration=true,APIServerIdentity=false']), [
+      'Setting deprecated feature gate KMSv1=true. It will be removed in a future release.',
+      'Setting GA feature gate StructuredAuthorizationConfiguration=true. It will be removed in a future release.',
+    ])
+    assert.deepEqual(warningsFor(['--emulated-version=1.31', '--feature-gates=StructuredAuthorizationConfiguration=false']), [])
+  })
+
   it('name insecure cipher suites', () => {
     assert.deepEqual(warningsFor(['--tls-cipher-suites=TLS_AES_128_GCM_SHA256,TLS_RSA_WITH_RC4_128_SHA']), [
       '--tls-cipher-suites: TLS_RSA_WITH_RC4_128_SHA is insecure',
