@@ -48,15 +48,26 @@ export function isCostLimitExceeded(err: unknown): boolean {
 export class CostMeter {
   /** What has been charged so far: cel-go's ActualCost. */
   cost = 0
-  /** The largest single charge made before building a value: how far the meter let one value grow. */
+  /** The largest charge let through: ten elements or characters a value could grow by per unit. */
   largestCharge = 0
+  /** The charge refused when the evaluation was cancelled (the work it priced was never done); 0 while running. */
+  refusedCharge = 0
   constructor(readonly limit: number) {}
 
-  /** Adds `amount`; past the limit, the evaluation is cancelled (and stays so: every later charge throws too). */
+  /**
+   * Adds `amount`; past the limit, the evaluation is cancelled (and stays
+   * so: every later charge throws too). A refused charge counts as one past
+   * the limit, since the work it priced is not done: a replace that would
+   * have built a gigabyte costs no more than a loop stopped at the limit.
+   */
   charge(amount: number): void {
-    if (amount > this.largestCharge) this.largestCharge = amount
+    if (this.cost + amount > this.limit) {
+      this.cost = Math.max(this.cost, this.limit + 1)
+      this.refusedCharge ||= amount
+      throw new CostLimitExceeded()
+    }
     this.cost += amount
-    if (this.cost > this.limit) throw new CostLimitExceeded()
+    if (amount > this.largestCharge) this.largestCharge = amount
   }
 
   /** What may still be charged before the limit. */
@@ -199,7 +210,8 @@ function meteredEvaluate(node: LibraryNode): Evaluate | undefined {
   const cost = (!alternate && !macro && CREATE_COST[node.op]) || 1
   return (ev, ast, ctx) => {
     const meter = current ?? required(ctx)
-    if ((meter.cost += cost) > meter.limit) throw new CostLimitExceeded()
+    if (meter.cost + cost > meter.limit) meter.charge(cost)
+    else meter.cost += cost
     return run(ev, ast, ctx)
   }
 }
