@@ -163,3 +163,13 @@ export function callCost(name: string, args: readonly unknown[], remaining: numb
     }
   }
 }
+
+export type Pricer = (args: readonly unknown[], remaining: number) => Priced
+
+const nominal: Pricer = () => 1
+
+/** The pricing of calls to `name`, chosen once per call site: most functions cost a fixed 1 and need no look at their arguments. */
+export function callPricer(name: string): Pricer {
+  if (NOMINAL.has(name)) return nominal
+  return (args, remaining) => callCost(name, args, remaining)
+}

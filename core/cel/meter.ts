@@ -22,7 +22,7 @@
  */
 import type { ASTNode } from '@marcbachmann/cel-js'
 import { childNodes } from './checked.js'
-import { type Priced, binaryCost, callCost } from './meter-calls.js'
+import { type Priced, binaryCost, callPricer } from './meter-calls.js'
 
 /** cel-go's message for an evaluation stopped by its cost limit, which upstream's messages quote. */
 export const ACTUAL_COST_EXCEEDED = 'operation cancelled: actual cost limit exceeded'
@@ -170,14 +170,15 @@ function meteredBinary(node: LibraryNode, op: string): Evaluate {
 /** A function call: its arguments are evaluated, priced, and only then handed to the function. */
 function meteredCall(node: LibraryNode): Evaluate {
   const [name] = node.args as [string]
+  const price = callPricer(name)
   if (node.op === 'call') {
     const handle = node.handle as (args: unknown, ast: ASTNode, ev: unknown) => unknown
     const nodes = (node.args as [string, ASTNode[]])[1]
     return (ev, ast, ctx) => {
       const meter = required(ctx)
       const args = operands(ev, nodes, ctx)
-      if (isPromise(args)) return args.then((a) => charged(meter, callCost(name, a, meter.remaining), () => handle(a, ast, ev)))
-      meter.charge(callCost(name, args, meter.remaining))
+      if (isPromise(args)) return args.then((a) => charged(meter, price(a, meter.remaining), () => handle(a, ast, ev)))
+      meter.charge(price(args, meter.remaining))
       return handle(args, ast, ev)
     }
   }
@@ -186,8 +187,8 @@ function meteredCall(node: LibraryNode): Evaluate {
   return (ev, ast, ctx) => {
     const meter = required(ctx)
     const args = operands(ev, nodes, ctx)
-    if (isPromise(args)) return args.then((a) => charged(meter, callCost(name, a, meter.remaining), () => handle(a, ev, ast)))
-    meter.charge(callCost(name, args, meter.remaining))
+    if (isPromise(args)) return args.then((a) => charged(meter, price(a, meter.remaining), () => handle(a, ev, ast)))
+    meter.charge(price(args, meter.remaining))
     return handle(args, ev, ast)
   }
 }
@@ -256,8 +257,10 @@ export function runMetered(run: (activation: Record<string, unknown>) => unknown
   let result: unknown
   const outer = current
   current = meter
+  // Only a program that may wait needs its meter in the activation (see `current`); copying it costs the common case.
+  const activationWith = (run as { ast?: { maybeAsync?: boolean } }).ast?.maybeAsync === false ? activation : withMeter(activation, meter)
   try {
-    result = run(withMeter(activation, meter))
+    result = run(activationWith)
   } catch (err) {
     throw meter.exceeded ? new CostLimitExceeded() : err
   } finally {
