@@ -4,8 +4,9 @@
  * request may hold, a string repeated by `replace` or `join`): each is
  * cancelled while it runs once its actual cost passes upstream's per-call
  * limit, with upstream's message and status, as a CRD rule, a
- * ValidatingAdmissionPolicy and a webhook match condition. Nothing is
- * stored, the server stays ready and answers the next request. A CRD rule
+ * ValidatingAdmissionPolicy, a MutatingAdmissionPolicy and a webhook match
+ * condition. Nothing is stored, the server stays ready and answers the next
+ * request. A CRD rule
  * upstream already refuses when the CRD is written (its estimated cost is
  * too high) may be refused then instead.
  */
@@ -214,6 +215,64 @@ describe('webhook match conditions cancelled while they run', () => {
       assert.equal(webhook.received.length, calls, 'the webhook was not called')
       assert.equal((await api.get(`/api/v1/namespaces/${ns}/configmaps/victim`)).status, 404)
       await stillServing(api, ns, 'after')
+      heapReturns(heap)
+    })
+  })
+})
+
+describe('MutatingAdmissionPolicy expressions cancelled while they run', () => {
+  let client: TestClient
+  before(async () => {
+    client = await startServer({ admission: { plugins: ['MutatingAdmissionPolicy'], mutatingAdmissionPolicy: true } })
+  })
+
+  /** A list of lists that shares one list 2^24 times: small to build, enormous to write out as JSON. */
+  let shared = 'a24'
+  for (let i = 24; i >= 2; i--) shared = `cel.bind(a${i}, [a${i - 1}, a${i - 1}], ${shared})`
+  shared = `cel.bind(a1, [object.metadata.name], ${shared})`
+
+  const cases = [
+    {
+      name: 'variables that double a list 26 times',
+      variables: doublingVariables(26),
+      mutation: { patchType: 'ApplyConfiguration', applyConfiguration: { expression: 'Object{metadata: Object.metadata{labels: {"size": string(size(variables.v26))}}}' } },
+    },
+    {
+      name: 'a JSONPatch whose value shares one list sixteen million times',
+      variables: [],
+      mutation: { patchType: 'JSONPatch', jsonPatch: { expression: `[JSONPatch{op: "add", path: "/metadata/annotations", value: {"x": ${shared}}}]` } },
+    },
+  ]
+  cases.forEach(({ name, variables, mutation }, i) => {
+    it(`cancels ${name} with 403, stores nothing and stays ready`, async () => {
+      const ns = `mutating-attack-${i}`
+      assert.equal((await client.post('/api/v1/namespaces', { metadata: { name: ns, labels: { attack: ns } } })).status, 201)
+      const policy = {
+        metadata: { name: ns },
+        spec: {
+          failurePolicy: 'Fail',
+          matchConstraints: {
+            resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }],
+            namespaceSelector: { matchLabels: { attack: ns } },
+          },
+          matchConditions: [{ name: 'victims-only', expression: "object.metadata.name.startsWith('victim')" }],
+          variables,
+          mutations: [mutation],
+        },
+      }
+      const written = await client.post(`${ADM}/mutatingadmissionpolicies`, policy)
+      assert.equal(written.status, 201, written.text)
+      const bound = await client.post(`${ADM}/mutatingadmissionpolicybindings`, { metadata: { name: `${ns}-binding` }, spec: { policyName: ns } })
+      assert.equal(bound.status, 201, bound.text)
+      const probe = { metadata: { name: 'victim-probe' }, data: ATTACK_DATA }
+      await eventually(`the policy ${ns} acts`, async () => (await client.post(`/api/v1/namespaces/${ns}/configmaps?dryRun=All`, probe)).status === 403, WAIT_MS)
+
+      const heap = heapNow()
+      const res = await client.post(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'victim' }, data: ATTACK_DATA })
+      assert.equal(res.status, 403, res.text)
+      assert.match(res.body.message, new RegExp(`^configmaps "victim" is forbidden: policy '${ns}' with binding '${ns}-binding' denied request: expression '.*' resulted in error: ${CANCELLED}$`))
+      assert.equal((await client.get(`/api/v1/namespaces/${ns}/configmaps/victim`)).status, 404)
+      await stillServing(client, ns, 'after')
       heapReturns(heap)
     })
   })
