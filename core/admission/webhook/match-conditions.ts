@@ -53,7 +53,7 @@ export function compileMatchConditions(conditions: readonly { name?: string; exp
   })
 }
 
-/** What the conditions see: JSON values with integers as CEL ints, and how many values there are (for the cost estimate). */
+/** What the conditions see: JSON values with integers as CEL ints, and how many values there are. */
 export interface ConditionInput {
   activation: Record<string, unknown>
   size: number
