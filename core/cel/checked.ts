@@ -4,13 +4,15 @@
  * takes: after parsing, the library's has() and matches() are replaced by
  * cel-go's behaviour (library/presence-and-regex.ts), literal regular
  * expressions are validated as cel-go validates them, the checker runs, and
- * aggregate literals are checked for one element type.
+ * aggregate literals are checked for one element type, and the tree is
+ * given its run-time cost meter (meter.ts).
  * Issues are worded as cel-go's one-line form, `ERROR: <input>:1:5: ...`.
  */
 import type { ASTNode, Environment, ParseError, TypeError } from '@marcbachmann/cel-js'
 import { heterogeneousLiteral } from './library/aggregate-literals.js'
 import { replaceBuiltins } from './library/presence-and-regex.js'
 import { invalidRegexLiterals } from './library/regex.js'
+import { meterTree } from './meter.js'
 
 export type ParsedExpression = ReturnType<Environment['parse']>
 
@@ -73,5 +75,7 @@ export function parseAndCheck(env: Environment, expression: string): CheckOutcom
   if (!checked.valid) return { issue: checked.error ? issueText(expression, checked.error) : 'ERROR: <input>: invalid expression' }
   const mixed = heterogeneousLiteral(parsed.ast, childNodes)
   if (mixed) return { issue: issueText(expression, mixed) }
+  // Every program runs with a cost meter (meter.ts): its tree is metered here, once, on the one path all use sites take.
+  meterTree(parsed.ast)
   return { parsed, type: checked.type ?? 'dyn' }
 }

@@ -8,6 +8,7 @@
 import type { ASTNode } from '@marcbachmann/cel-js'
 import { childNodes, parseAndCheck } from './checked.js'
 import { type CelVariable, celEnvironment } from './environments.js'
+import { CostMeter, PER_CALL_LIMIT, runMetered } from './meter.js'
 
 export { childNodes, issueText } from './checked.js'
 
@@ -20,7 +21,11 @@ export interface CelProgram {
   /** The checked result type, in the library's spelling (`bool`, `dyn`, `list<string>`, ...). */
   readonly type: string
   readonly ast: ASTNode
-  /** Runs the program over a ready activation (see inputs.ts); throws the library's errors. */
+  /**
+   * Runs the program over a ready activation (see evaluate.ts) with a meter
+   * of upstream's per-call limit; throws the library's errors, or
+   * CostLimitExceeded once the evaluation costs more than the limit.
+   */
   run(activation: Record<string, unknown>): unknown
 }
 
@@ -62,7 +67,7 @@ export function compile(variable: CelVariable, expression: string, expected: rea
   const { parsed, type } = outcome
   if (!satisfies(type, expected)) return { reason: mismatch(expected), got: celGoTypeName(type) }
   return {
-    program: { expression, variable, type, ast: parsed.ast, run: (activation) => parsed(activation) as unknown },
+    program: { expression, variable, type, ast: parsed.ast, run: (activation) => runMetered(parsed, activation, new CostMeter(PER_CALL_LIMIT)) },
   }
 }
 

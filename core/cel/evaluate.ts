@@ -10,7 +10,10 @@
  *   Optional objects (`resourceAttributes`, selectors) stay absent when
  *   unset, so `has(request.resourceAttributes)` keeps its meaning.
  *
- * The library has no cost budget, so inputs are bounded instead.
+ * Each evaluation runs under a cost meter with upstream's per-call limit
+ * (meter.ts, through CelProgram.run). Inputs are still bounded: a token's
+ * claims are converted to CEL values before any expression runs, and that
+ * conversion, which the meter does not see, must not be unbounded.
  */
 import type { UserInfo } from '../machinery/object.js'
 import type { CelProgram } from './compile.js'

@@ -12,6 +12,7 @@
 import type { ASTNode, Environment } from '@marcbachmann/cel-js'
 import { parseAndCheck } from '../cel/checked.js'
 import { kubernetesEnvironment } from '../cel/library/index.js'
+import { type CostMeter, runMetered } from '../cel/meter.js'
 import { GoLiteral, goQuote } from '../machinery/go-format.js'
 import { type FieldError, type FieldPath, invalid, notSupported, required } from '../machinery/field.js'
 import { referencesVariable } from './cel-cost.js'
@@ -23,10 +24,10 @@ import { type Cardinality, TotalCost, checkExpressionCost, childCardinality, exp
 export type { CelSchemaProps, CelValidationRule } from './cel-schema.js'
 export { validateRules } from './cel-validate.js'
 
-/** A program over an activation of `self` and `oldSelf`; throws the library's errors. */
+/** A program over an activation of `self` and `oldSelf`; throws the library's errors, or the meter's once it passes its limit. */
 export interface CelRuleProgram {
   readonly ast: ASTNode
-  run(activation: Record<string, unknown>): unknown
+  run(activation: Record<string, unknown>, meter: CostMeter): unknown
 }
 
 export interface CompiledRule {
@@ -143,7 +144,7 @@ function compileExpression(env: Environment, expression: string, resultType: 'bo
   if ('issue' in outcome) return `compilation failed: ${outcome.issue.replace(/No such key: (\S+)$/, "undefined field '$1'")}`
   if (outcome.type !== resultType) return resultType === 'bool' ? 'cel expression must evaluate to a bool' : 'must evaluate to a string'
   const { parsed } = outcome
-  return { ast: parsed.ast, run: (activation) => parsed(activation) as unknown }
+  return { ast: parsed.ast, run: (activation, meter) => runMetered(parsed, activation, meter) }
 }
 
 interface Environments {

@@ -16,7 +16,9 @@ import {
   invalid,
   required,
 } from '../machinery/field.js'
-import { CALL_LIMIT_EXCEEDED, CEL_RULE_LIMITS, type CostBudget, OUT_OF_BUDGET, estimateCost, newCostBudget } from './cel-cost.js'
+import { CostMeter, isCostLimitExceeded } from '../cel/meter.js'
+import { goQuote } from '../machinery/go-format.js'
+import { CALL_LIMIT_EXCEEDED, CEL_RULE_LIMITS, type CostBudget, OUT_OF_BUDGET, newCostBudget } from './cel-cost.js'
 import type { CelRuleProgram, CompiledNode, CompiledRule, CompiledRules } from './cel-rules.js'
 import { CelInputTooLarge, type CelShape, type CelValidationRule, toCelValue } from './cel-schema.js'
 
@@ -62,36 +64,44 @@ function fieldErrorFor(rule: CelValidationRule, path: FieldPath, schemaType: str
   }
 }
 
-/** Charges one evaluation of `program` to the budget, or stops the run with upstream's error. */
-function charge(run: Run, program: CelRuleProgram, size: number, path: FieldPath, node: CompiledNode, what: string): void {
-  const cost = estimateCost(program.ast, size)
-  if (cost > CEL_RULE_LIMITS.perCallLimit) {
-    run.errors.push(invalid(path, node.schemaType, `'${CALL_LIMIT_EXCEEDED}': no further validation rules will be run due to call cost exceeds limit for ${what}`))
+/** What one metered evaluation produced, its cost already drawn from the request's budget. */
+type Outcome = { value: unknown } | { error: unknown; cancelled: boolean }
+
+/**
+ * Runs `program` under a meter of the per-call limit and draws what it
+ * actually cost from the request's budget; past the budget, the run stops
+ * with upstream's error, as upstream checks the budget before the result.
+ */
+function evaluateMetered(run: Run, program: CelRuleProgram, activation: Record<string, unknown>, onOutOfBudget: () => FieldError): Outcome {
+  const meter = new CostMeter(CEL_RULE_LIMITS.perCallLimit)
+  let outcome: Outcome
+  try {
+    outcome = { value: program.run(activation, meter) }
+  } catch (err) {
+    outcome = { error: err, cancelled: isCostLimitExceeded(err) }
+  }
+  if (meter.cost > run.budget.remaining) {
+    run.errors.push(onOutOfBudget())
     throw new Stop()
   }
-  if (cost > run.budget.remaining) {
-    run.errors.push(invalid(path, node.schemaType, OUT_OF_BUDGET))
-    throw new Stop()
-  }
-  run.budget.remaining -= cost
+  run.budget.remaining -= meter.cost
+  return outcome
 }
 
 /** The messageExpression's text, or undefined when it fails (the rule's message is used instead, as upstream does). */
-function evaluateMessage(run: Run, compiled: CompiledRule, activation: Record<string, unknown>, size: number, path: FieldPath, node: CompiledNode) {
+function evaluateMessage(run: Run, compiled: CompiledRule, activation: Record<string, unknown>, path: FieldPath, node: CompiledNode) {
   const program = compiled.messageProgram
   if (!program) return undefined
-  const cost = estimateCost(program.ast, size)
-  if (cost > CEL_RULE_LIMITS.perCallLimit || cost > run.budget.remaining) {
-    run.errors.push(invalid(path, node.schemaType, `messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run`))
+  const outcome = evaluateMetered(run, program, activation, () =>
+    invalid(path, node.schemaType, 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run'),
+  )
+  if ('error' in outcome) {
+    if (!outcome.cancelled) return undefined
+    const source = compiled.rule.messageExpression ?? ''
+    run.errors.push(invalid(path, node.schemaType, `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${goQuote(source)}`))
     throw new Stop()
   }
-  run.budget.remaining -= cost
-  let result: unknown
-  try {
-    result = program.run(activation)
-  } catch {
-    return undefined
-  }
+  const result = outcome.value
   if (typeof result !== 'string') return undefined
   const text = result.trim()
   if (!text || /\n/.test(text) || new TextEncoder().encode(text).length > MAX_MESSAGE_BYTES) return undefined
@@ -101,14 +111,13 @@ function evaluateMessage(run: Run, compiled: CompiledRule, activation: Record<st
 interface Inputs {
   self: unknown
   oldSelf: unknown
-  size: number
 }
 
 function convertInputs(shape: CelShape, value: unknown, oldValue: unknown): Inputs {
   const budget = { valuesLeft: CEL_RULE_LIMITS.maxInputValues, maxDepth: CEL_RULE_LIMITS.maxInputDepth }
   const self = toCelValue(shape, value, budget)
   const oldSelf = oldValue === undefined || oldValue === null ? undefined : toCelValue(shape, oldValue, budget)
-  return { self, oldSelf, size: CEL_RULE_LIMITS.maxInputValues - budget.valuesLeft }
+  return { self, oldSelf }
 }
 
 function validateExpressions(run: Run, node: CompiledNode, path: FieldPath, value: unknown, oldValue: unknown): void {
@@ -131,17 +140,19 @@ function validateExpressions(run: Run, node: CompiledNode, path: FieldPath, valu
   for (const compiled of node.rules) {
     const { rule } = compiled
     if (compiled.usesOldSelf && !hasOld && !rule.optionalOldSelf) continue
-    charge(run, compiled.program, inputs.size, path, node, `rule: ${ruleText(rule)}`)
-    let result: unknown
-    try {
-      result = compiled.program.run(rule.optionalOldSelf ? optional : plain)
-    } catch (err) {
-      run.errors.push(invalid(path, node.schemaType, `${errorText(err)} evaluating rule: ${ruleText(rule)}`))
+    const outcome = evaluateMetered(run, compiled.program, rule.optionalOldSelf ? optional : plain, () => invalid(path, node.schemaType, OUT_OF_BUDGET))
+    if ('error' in outcome) {
+      if (outcome.cancelled) {
+        const detail = `'${CALL_LIMIT_EXCEEDED}': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleText(rule)}`
+        run.errors.push(invalid(path, node.schemaType, detail))
+        throw new Stop()
+      }
+      run.errors.push(invalid(path, node.schemaType, `${errorText(outcome.error)} evaluating rule: ${ruleText(rule)}`))
       continue
     }
-    if (result === true) continue
+    if (outcome.value === true) continue
     const at = compiled.fieldPath ? path.child(compiled.fieldPath) : path
-    const detail = evaluateMessage(run, compiled, plain, inputs.size, at, node) ?? defaultMessage(rule)
+    const detail = evaluateMessage(run, compiled, plain, at, node) ?? defaultMessage(rule)
     run.errors.push(fieldErrorFor(rule, at, node.schemaType, detail))
   }
 }

@@ -6,6 +6,7 @@
  * cases; `npm run fuzz` runs FUZZ_RUNS of each property (and FUZZ_SEED replays one).
  */
 import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
 import fc from 'fast-check'
 import type { ApiServer } from '../../core/index.js'
 import { nodeYamlDecoder } from '../../runtimes/node/yaml-decoder.js'
@@ -67,13 +68,16 @@ describe('fuzzing the API', () => {
     await assertConsistent(server)
   })
 
-  it('refuses the worst inputs it knows with a 4xx, leaving the store consistent', async () => {
+  it('refuses the worst inputs it knows with a 4xx, ready after each, leaving the store consistent', async () => {
     for (const { name, request: req } of worstInputs()) {
       const answer = await send(server, req)
       assertWellFormed(req, answer)
       if (!name.includes('selector') && !name.includes('20000 keys')) {
         if (answer.status < 400) throw new Error(`${name} was accepted: ${answer.status}`)
       }
+      if (name.startsWith('CEL ')) assert.match(answer.text, /operation cancelled: actual cost limit exceeded/, name)
+      const ready = await send(server, { method: 'GET', path: '/readyz', headers: {} })
+      assert.equal(ready.status, 200, `not ready after ${name}: ${ready.text}`)
     }
     await assertConsistent(server)
   })

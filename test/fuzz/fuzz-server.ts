@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { ADMIN_IDENTITY, type ApiServer, createApiServer, type ServerPorts } from '../../core/index.js'
+import { CEL_ATTACKS, celAttackConfigurations, celAttackDefinition } from './cel-attacks.js'
 import { CONFIGMAPS, type FuzzRequest, THINGS } from './worst-inputs.js'
 
 export const WIDGETS = '/apis/fuzz.example.com/v1/namespaces/default/widgets'
@@ -108,10 +109,19 @@ const widgetSpec = {
   'x-kubernetes-validations': [{ rule: '!has(self.count) || self.count < 50 || self.size == "L"', message: 'big counts need size L' }],
 }
 
-/** What the fuzz suite's server holds before the first request: its CRDs, then the seeds (`seed-0`..`seed-2` of each kind). */
+/**
+ * What the fuzz suite's server holds before the first request: its CRDs
+ * (one of them running the CEL attacks), then the seeds (`seed-0`..`seed-2`
+ * of each kind) and the policy and webhook that run the CEL attacks on
+ * ConfigMaps of their own names.
+ */
 export function fuzzResources(): { crds: object[]; seeds: Array<{ collection: string; body: object }> } {
-  const crds = [definition('things', 'Thing', { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }), definition('widgets', 'Widget', widgetSpec)]
-  const seeds: Array<{ collection: string; body: object }> = []
+  const crds = [
+    definition('things', 'Thing', { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }),
+    definition('widgets', 'Widget', widgetSpec),
+    celAttackDefinition(),
+  ]
+  const seeds: Array<{ collection: string; body: object }> = [...celAttackConfigurations()]
   for (let i = 0; i < 3; i++) {
     const name = `seed-${i}`
     seeds.push(
@@ -128,13 +138,20 @@ export async function fuzzServer(ports: Partial<ServerPorts> = {}): Promise<ApiS
   const server = createApiServer({ bookmarkIntervalMs: 50, requestTimeoutMs: REQUEST_TIMEOUT_MS, embeddedIdentity: ADMIN_IDENTITY }, ports)
   await server.ready
   const { crds, seeds } = fuzzResources()
-  for (const crd of crds) assert.equal((await call(server, 'POST', CRDS, crd)).status, 201)
+  for (const crd of crds) {
+    const res = await call(server, 'POST', CRDS, crd)
+    assert.equal(res.status, 201, res.text.slice(0, 500))
+  }
   const deadline = Date.now() + 10_000
-  while ((await call(server, 'GET', THINGS)).status !== 200 || (await call(server, 'GET', WIDGETS)).status !== 200) {
+  const served = async (path: string) => (await call(server, 'GET', path)).status === 200
+  while (!(await served(THINGS)) || !(await served(WIDGETS)) || !(await served(CEL_ATTACKS))) {
     assert.ok(Date.now() < deadline, 'the fuzz resources were never served')
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
-  for (const { collection, body } of seeds) assert.equal((await call(server, 'POST', collection, body)).status, 201)
+  for (const { collection, body } of seeds) {
+    const res = await call(server, 'POST', collection, body)
+    assert.equal(res.status, 201, res.text.slice(0, 500))
+  }
   return server
 }
 

@@ -1,9 +1,11 @@
 /**
  * The most expensive requests the fuzz suite knows: each one aims at a bound
  * (body size, nesting, aliases, patch operations and copies, selectors,
- * duplicate keys). The fuzz suite sends them as fixed examples; the
- * benchmark sends them while it measures another client's GETs.
+ * duplicate keys, CEL whose work grows while it runs: cel-attacks.ts). The
+ * fuzz suite sends them as fixed examples; the benchmark sends them while it
+ * measures another client's GETs.
  */
+import { celAttackRequests } from './cel-attacks.js'
 
 export interface FuzzRequest {
   method: string
@@ -64,5 +66,6 @@ export function worstInputs(): Array<{ name: string; request: FuzzRequest }> {
       name: 'field selector of 20000 terms',
       request: { method: 'GET', path: `${CONFIGMAPS}?fieldSelector=${encodeURIComponent(Array(20000).fill('metadata.name!=x').join(','))}`, headers: {} },
     },
+    ...celAttackRequests(),
   ]
 }

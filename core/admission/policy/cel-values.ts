@@ -1,7 +1,8 @@
 /**
  * JSON values in and out of CEL. In: whole numbers become CEL `int`
  * (BigInt), as Kubernetes decodes integral JSON numbers to int64, and the
- * input is bounded (its count of values sizes the cost estimate). Out: what
+ * input is bounded: converting it happens before any expression runs, where
+ * the cost meter (cel/meter.ts) does not count. Out: what
  * an expression built (an apply configuration, patch operations, a message)
  * back to plain JSON.
  */

@@ -5,14 +5,18 @@
  * policy's `variables`, which are evaluated lazily, once, when an
  * expression first names them (an unused variable that fails costs nothing).
  *
- * Cost: the library has no meter, so each evaluation is charged its
- * estimate from the expression's tree and the size of the input
- * (crd/cel-cost.ts): one call past upstream's per-call limit fails, and all
- * the calls of one policy evaluation draw from upstream's runtime budget.
+ * Cost: each evaluation runs under a meter of upstream's per-call limit
+ * (cel/meter.ts), which cancels it while it runs; a variable evaluated for
+ * an expression is charged to that expression's meter, as upstream's lazy
+ * variables are part of the evaluation that first reads them, and counts
+ * once. What each evaluation actually cost is drawn from the policy
+ * evaluation's budget, upstream's RuntimeCELCostBudget.
  */
 import type { ASTNode } from '@marcbachmann/cel-js'
 import { childNodes, parseAndCheck } from '../../cel/checked.js'
-import { CALL_LIMIT_EXCEEDED, CEL_RULE_LIMITS, estimateCost } from '../../crd/cel-cost.js'
+import { deepCount } from '../../cel/meter-calls.js'
+import { CostMeter, isCostLimitExceeded, runMetered } from '../../cel/meter.js'
+import { CALL_LIMIT_EXCEEDED, CEL_RULE_LIMITS } from '../../crd/cel-cost.js'
 import { policyEnvironment } from './cel-environment.js'
 import { messagesAsMaps } from './object-literals.js'
 
@@ -26,7 +30,8 @@ export interface CompiledExpression {
   readonly ast: ASTNode
   /** The policy variables it names (`variables.x`). */
   readonly variables: readonly string[]
-  run(activation: Record<string, unknown>): unknown
+  /** Runs the program charging `meter`; throws the library's errors, or the meter's once it passes its limit. */
+  run(activation: Record<string, unknown>, meter: CostMeter): unknown
 }
 
 export type Compiled = { compiled: CompiledExpression } | { error: string }
@@ -56,7 +61,7 @@ export function compilePolicyExpression(expression: string): Compiled {
   else {
     const { parsed, type } = outcome
     compiled = {
-      compiled: { expression, type, ast: parsed.ast, variables: namedVariables(parsed.ast), run: (activation) => parsed(activation) as unknown },
+      compiled: { expression, type, ast: parsed.ast, variables: namedVariables(parsed.ast), run: (activation, meter) => runMetered(parsed, activation, meter) },
     }
   }
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string)
@@ -110,44 +115,56 @@ export class PolicyEvaluation {
     this.variableDefinitions = new Map(variables.map((v, index) => [v.name, { expression: v.expression, index }]))
   }
 
-  /** Evaluates `expression`; throws an ExpressionError for any failure. */
-  async evaluate(expression: string, before = Infinity): Promise<unknown> {
+  /**
+   * Evaluates `expression`; throws an ExpressionError for any failure.
+   * `meter` is the meter of the expression a variable is evaluated for;
+   * without one, the expression has its own and pays the budget.
+   */
+  async evaluate(expression: string, before = Infinity, meter?: CostMeter): Promise<unknown> {
     const outcome = compilePolicyExpression(expression)
     if ('error' in outcome) throw new ExpressionError(outcome.error)
     const compiled = outcome.compiled
-    const variables: Record<string, unknown> = {}
-    for (const name of compiled.variables) {
-      const definition = this.variableDefinitions.get(name)
-      if (!definition || definition.index >= before) continue
-      const value = await this.variable(name)
-      if ('error' in value) throw value.error
-      variables[name] = value.value
-    }
-    this.charge(compiled)
+    if (meter === undefined && this.budget.remaining < 0) throw new ExpressionError(OUT_OF_BUDGET, true)
+    const own = meter ?? new CostMeter(CEL_RULE_LIMITS.perCallLimit)
+    let result: { value: unknown } | { error: unknown }
     try {
-      return await compiled.run({ ...this.activation, variables })
+      const variables: Record<string, unknown> = {}
+      for (const name of compiled.variables) {
+        const definition = this.variableDefinitions.get(name)
+        if (!definition || definition.index >= before) continue
+        const value = await this.variable(name, own)
+        if ('error' in value) throw value.error
+        variables[name] = value.value
+      }
+      const value = await compiled.run({ ...this.activation, variables }, own)
+      // An object or list result (a mutation, a patch) is converted to JSON next: it is charged as that walk will go.
+      if (meter === undefined && typeof value === 'object' && value !== null) own.charge(Math.ceil(deepCount(value, own.remaining * 10 + 1) / 10))
+      result = { value }
     } catch (err) {
-      const e = err as { summary?: string; message?: string }
-      const detail = e.summary ?? (e.message ?? String(err)).split('\n')[0] ?? ''
-      throw new ExpressionError(`expression '${expression}' resulted in error: ${detail}`)
+      result = { error: err }
     }
+    if (meter === undefined) {
+      if (own.cost > this.budget.remaining) throw new ExpressionError(OUT_OF_BUDGET, true)
+      this.budget.remaining -= own.cost
+    }
+    if ('value' in result) return result.value
+    const err = result.error
+    if (own.exceeded || isCostLimitExceeded(err)) {
+      throw new ExpressionError(`expression '${expression}' resulted in error: ${CALL_LIMIT_EXCEEDED}`)
+    }
+    if (err instanceof ExpressionError) throw err
+    const e = err as { summary?: string; message?: string }
+    const detail = e.summary ?? (e.message ?? String(err)).split('\n')[0] ?? ''
+    throw new ExpressionError(`expression '${expression}' resulted in error: ${detail}`)
   }
 
-  private charge(compiled: CompiledExpression): void {
-    if (this.budget.remaining < 0) throw new ExpressionError(OUT_OF_BUDGET, true)
-    const cost = estimateCost(compiled.ast, this.size)
-    if (cost > CEL_RULE_LIMITS.perCallLimit)
-      throw new ExpressionError(`expression '${compiled.expression}' resulted in error: ${CALL_LIMIT_EXCEEDED}`)
-    this.budget.remaining -= cost
-    if (this.budget.remaining < 0) throw new ExpressionError(OUT_OF_BUDGET, true)
-  }
-
-  private variable(name: string): Promise<VariableOutcome> {
+  /** The variable's value, evaluated the first time it is read and charged to the meter of the expression that reads it. */
+  private variable(name: string, meter: CostMeter): Promise<VariableOutcome> {
     let outcome = this.variableValues.get(name)
     if (!outcome) {
       const definition = this.variableDefinitions.get(name)
       if (!definition) return Promise.resolve({ error: new ExpressionError(`no such variable: ${name}`) })
-      outcome = this.evaluate(definition.expression, definition.index).then(
+      outcome = this.evaluate(definition.expression, definition.index, meter).then(
         (value) => ({ value }),
         (err: unknown) => ({ error: err instanceof ExpressionError ? err : new ExpressionError(String(err)) }),
       )

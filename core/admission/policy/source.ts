@@ -125,7 +125,7 @@ function namespaceView(ns: KubeObject | undefined): unknown {
 export interface RequestView {
   /** Everything an expression sees but `variables`. */
   activation: Record<string, unknown>
-  /** How many values it holds, for the cost estimate. */
+  /** How many values it holds (at most POLICY_INPUT_LIMITS.maxValues). */
   size: number
 }
 

@@ -12,7 +12,8 @@
 import type { ASTNode, Environment } from '@marcbachmann/cel-js'
 import { parseAndCheck } from '../../cel/checked.js'
 import { kubernetesEnvironment } from '../../cel/library/index.js'
-import { CEL_RULE_LIMITS, estimateCost } from '../../crd/cel-cost.js'
+import { CostMeter, isCostLimitExceeded, runMetered } from '../../cel/meter.js'
+import { CALL_LIMIT_EXCEEDED, CEL_RULE_LIMITS } from '../../crd/cel-cost.js'
 import { ADMISSION_REQUEST_FIELDS } from '../../resources/admissionregistration/cel.js'
 import { registerAuthorizerLibrary } from './cel-authorizer.js'
 
@@ -40,7 +41,7 @@ export interface CompiledCondition {
   name: string
   expression: string
   /** The program, or why the expression does not compile (evaluated as a failure). */
-  program: { ast: ASTNode; run: (activation: Record<string, unknown>) => unknown } | { error: string }
+  program: { ast: ASTNode; run: (activation: Record<string, unknown>, meter: CostMeter) => unknown } | { error: string }
 }
 
 export function compileMatchConditions(conditions: readonly { name?: string; expression?: string }[]): CompiledCondition[] {
@@ -48,11 +49,11 @@ export function compileMatchConditions(conditions: readonly { name?: string; exp
     const outcome = parseAndCheck(matchConditionEnvironment(), expression)
     if ('issue' in outcome) return { name, expression, program: { error: `compilation failed: ${outcome.issue}` } }
     const parsed = outcome.parsed
-    return { name, expression, program: { ast: parsed.ast, run: (activation) => parsed(activation) as unknown } }
+    return { name, expression, program: { ast: parsed.ast, run: (activation, meter) => runMetered(parsed, activation, meter) } }
   })
 }
 
-/** What the conditions see: JSON values with integers as CEL ints, and how many values there are (for the cost estimate). */
+/** What the conditions see: JSON values with integers as CEL ints, and how many values there are. */
 export interface ConditionInput {
   activation: Record<string, unknown>
   size: number
@@ -104,14 +105,18 @@ export async function evaluateMatchConditions(conditions: readonly CompiledCondi
       results.push({ error: program.error })
       continue
     }
-    const cost = estimateCost(program.ast, input.size)
-    if (cost > CEL_RULE_LIMITS.perCallLimit || cost > budget) return { error: OUT_OF_BUDGET }
-    budget -= cost
+    // Each condition runs under a meter of the per-call limit; what it actually cost is drawn from the budget (upstream's filter.go).
+    const meter = new CostMeter(CEL_RULE_LIMITS.perCallLimit)
+    let result: { value: unknown } | { error: string }
     try {
-      results.push({ value: await program.run(input.activation) })
+      result = { value: await program.run(input.activation, meter) }
     } catch (err) {
-      results.push({ error: `expression '${condition.expression}' resulted in error: ${errorText(err)}` })
+      const detail = isCostLimitExceeded(err) ? CALL_LIMIT_EXCEEDED : errorText(err)
+      result = { error: `expression '${condition.expression}' resulted in error: ${detail}` }
     }
+    if (meter.cost > budget) return { error: OUT_OF_BUDGET }
+    budget -= meter.cost
+    results.push(result)
   }
   const errors: string[] = []
   for (const [i, result] of results.entries()) {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { parseAndCheck } from '../../../core/cel/checked.js'
 import { kubernetesEnvironment } from '../../../core/cel/library/index.js'
+import { CostMeter, PER_CALL_LIMIT, runMetered } from '../../../core/cel/meter.js'
 
 const env = kubernetesEnvironment().registerVariable('s', 'string').registerVariable('items', 'list<dyn>')
 
@@ -9,7 +10,7 @@ const env = kubernetesEnvironment().registerVariable('s', 'string').registerVari
 function run(expression: string, vars: Record<string, unknown> = {}): unknown {
   const outcome = parseAndCheck(env, expression)
   assert.ok('parsed' in outcome, `${expression}: ${'issue' in outcome ? outcome.issue : ''}`)
-  const value = outcome.parsed({ s: '', items: [], ...vars })
+  const value = runMetered(outcome.parsed, { s: '', items: [], ...vars }, new CostMeter(PER_CALL_LIMIT))
   return value instanceof Map ? Object.fromEntries(value) : value
 }
 
@@ -106,7 +107,7 @@ describe("Kubernetes' CEL libraries at 1.32", () => {
   it('reports a pattern RE2 refuses at run time with Go\'s words', () => {
     const outcome = parseAndCheck(env, 's.matches(items[0].name)')
     assert.ok('parsed' in outcome)
-    assert.throws(() => outcome.parsed({ s: 'a', items: [{ name: '(?!a)' }] }), {
+    assert.throws(() => runMetered(outcome.parsed, { s: 'a', items: [{ name: '(?!a)' }] }, new CostMeter(PER_CALL_LIMIT)), {
       message: 'error parsing regexp: invalid or unsupported Perl syntax: `(?!`',
     })
   })

@@ -1,0 +1,175 @@
+/**
+ * What an operator or a function call costs, from its arguments' actual
+ * sizes, priced before the call runs: cel-go's runtime costs
+ * (interpreter/runtimecost.go) and Kubernetes' library costs
+ * (apiserver/pkg/cel/library/cost.go, CallCost), with one difference where
+ * this library does more work than cel-go: concatenating lists copies them
+ * here (cel-go links them in O(1)), so each element copied costs one, and
+ * a replace is also charged for what its result grows by. That is what
+ * bounds memory: a value can only grow by what its charge permits, one
+ * element or ten characters per unit of cost.
+ */
+
+/** One unit of cost per ten characters or elements traversed (cel-go's StringTraversalCostFactor). */
+const TRAVERSAL = 0.1
+/** cel-go's RegexStringLengthCostFactor. */
+const REGEX = 0.25
+/** Upstream's fixed price of an authorization check, which allows two per expression. */
+const AUTHORIZER_CHECK = 350_000
+
+export type Priced = number
+
+const traversal = (n: number): number => Math.ceil(n * TRAVERSAL)
+
+/** The size cel-go's Sizer reports: characters of a string, bytes, elements of a list or map; 1 for anything else. */
+function size(value: unknown): number {
+  if (typeof value === 'string' || value instanceof Uint8Array || Array.isArray(value)) return value.length
+  if (value instanceof Map || value instanceof Set) return value.size
+  return 1
+}
+
+const isAggregate = (v: unknown): v is object =>
+  typeof v === 'object' && v !== null && !(v instanceof Uint8Array) && !(v instanceof Date) && (Array.isArray(v) || v instanceof Map || v instanceof Set || Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null)
+
+/**
+ * How many values (and, with `chars`, characters) a walk through `value`
+ * visits, counting shared parts each time they are reached, as an
+ * equality test or a formatting does; stops once past `cap`, so pricing a
+ * value built by sharing one part many times costs no more than the
+ * evaluation may still spend.
+ */
+export function deepCount(value: unknown, cap: number, chars = false): number {
+  let count = 0
+  const pending: unknown[] = [value]
+  while (pending.length > 0 && count <= cap) {
+    const v = pending.pop()
+    count++
+    if (chars && typeof v === 'string') count += v.length
+    else if (!isAggregate(v)) continue
+    else if (Array.isArray(v)) for (const item of v) pending.push(item)
+    else if (v instanceof Map) for (const [k, item] of v) pending.push(k, item)
+    else if (v instanceof Set) for (const item of v) pending.push(item)
+    else for (const [k, item] of Object.entries(v)) pending.push(k, item)
+  }
+  return count
+}
+
+/** The cap under which a walk's count still fits in what may be charged: ten per unit of cost left, and one more. */
+const capFor = (remaining: number): number => Math.min(Number.MAX_SAFE_INTEGER, remaining / TRAVERSAL + 1)
+
+/** `+`, `==`, `!=`, `<`, `<=`, `>`, `>=` and `in` over their operands. */
+export function binaryCost(op: string, left: unknown, right: unknown, remaining: number): Priced {
+  switch (op) {
+    case '+':
+      // Strings, bytes and lists are copied into the result: their length is the price (lists: see above).
+      if (Array.isArray(left)) return Math.max(1, left.length + size(right))
+      if (typeof left === 'string' || left instanceof Uint8Array) return traversal(size(left) + size(right))
+      return 1
+    case '==':
+    case '!=':
+      if (isAggregate(left) && isAggregate(right)) {
+        const cap = capFor(remaining)
+        return traversal(Math.min(deepCount(left, cap), deepCount(right, cap)))
+      }
+      return typeof left === 'string' || left instanceof Uint8Array ? Math.max(1, traversal(Math.min(size(left), size(right)))) : 1
+    case 'in':
+      if (Array.isArray(right)) return isAggregate(left) ? traversal(deepCount(right, capFor(remaining))) : Math.max(1, right.length)
+      return 1
+    default:
+      return typeof left === 'string' || left instanceof Uint8Array ? Math.max(1, traversal(Math.min(size(left), size(right)))) : 1
+  }
+}
+
+/** What `s.replace(from, to[, n])` produces, in characters, counted without building it. */
+function replacedLength(text: string, from: string, to: string, limit: bigint): number {
+  if (from === '') {
+    const slots = [...text].length + 1
+    const n = limit < 0n || limit > BigInt(slots) ? slots : Number(limit)
+    return text.length + n * to.length
+  }
+  let matches = 0
+  for (let at = text.indexOf(from); at >= 0 && (limit < 0n || matches < limit); at = text.indexOf(from, at + from.length)) matches++
+  return text.length + matches * (to.length - from.length)
+}
+
+/** A list function's traversal: one per element, and the characters of string elements (cost.go's traversalCost). */
+function listTraversal(list: readonly unknown[]): number {
+  let cost = 0
+  for (const item of list) cost += 1 + (typeof item === 'string' ? traversal(item.length) : 0)
+  return cost
+}
+
+/** Functions that cost 1 whatever their arguments: accessors, conversions of fixed-size values, size(). */
+const NOMINAL = new Set([
+  'size', 'int', 'uint', 'double', 'bool', 'dyn', 'type', 'hasValue', 'value', 'orValue', 'or', 'of', 'none',
+  'getDate', 'getDayOfMonth', 'getDayOfWeek', 'getDayOfYear', 'getFullYear', 'getHours', 'getMilliseconds',
+  'getMinutes', 'getMonth', 'getSeconds', 'serviceAccount', 'path', 'group', 'resource', 'subresource', 'namespace',
+  'name', 'allowed', 'reason', 'error', 'errored', 'fieldSelector', 'labelSelector', 'sign', 'asInteger', 'isInteger',
+  'asApproximateFloat', 'isGreaterThan', 'isLessThan', 'compareTo', 'add', 'sub', 'masked', 'prefixLength', 'family',
+  'isUnspecified', 'isLoopback', 'isLinkLocalMulticast', 'isLinkLocalUnicast', 'isGlobalUnicast', 'named',
+])
+
+/**
+ * The price of calling `name` with `args` (a method's receiver first).
+ * A function not priced here costs what traversing its string and bytes
+ * arguments costs (at least 1), so no function walks a long string for free.
+ */
+export function callCost(name: string, args: readonly unknown[], remaining: number): Priced {
+  const [first, second, third, fourth] = args
+  switch (name) {
+    case 'check':
+      return AUTHORIZER_CHECK
+    case 'matches':
+    case 'find':
+    case 'findAll':
+      return traversal(1 + size(first)) * Math.ceil(size(second) * REGEX)
+    case 'contains':
+      if (Array.isArray(second) && Array.isArray(third)) return Math.max(1, second.length * third.length)
+      return Math.max(1, traversal(size(first)) * traversal(size(second)))
+    case 'equivalent':
+    case 'intersects':
+      return Math.max(1, size(second) * size(third))
+    case 'replace': {
+      if (typeof first !== 'string' || typeof second !== 'string' || typeof third !== 'string') return 1
+      const grown = replacedLength(first, second, third, typeof fourth === 'bigint' ? fourth : -1n) - first.length
+      return traversal(2 * first.length) + traversal(Math.max(0, grown))
+    }
+    case 'split':
+      return traversal(2 * size(first))
+    case 'join': {
+      if (!Array.isArray(first)) return 1
+      let length = typeof second === 'string' ? second.length * Math.max(0, first.length - 1) : 0
+      for (const item of first) length += size(item)
+      return traversal(2 * length)
+    }
+    case 'format':
+      return Math.max(1, traversal(size(first) + deepCount(second, capFor(remaining), true)))
+    case 'isSorted':
+    case 'sum':
+    case 'max':
+    case 'min':
+    case 'indexOf':
+    case 'lastIndexOf':
+      if (Array.isArray(first)) {
+        const found = isAggregate(second) ? traversal(deepCount(first, capFor(remaining))) : 0
+        return listTraversal(first) + found
+      }
+      return traversal(size(first))
+    default: {
+      if (NOMINAL.has(name)) return 1
+      let cost = 0
+      for (const arg of args) if (typeof arg === 'string' || arg instanceof Uint8Array) cost += traversal(arg.length)
+      return Math.max(1, cost)
+    }
+  }
+}
+
+export type Pricer = (args: readonly unknown[], remaining: number) => Priced
+
+const nominal: Pricer = () => 1
+
+/** The pricing of calls to `name`, chosen once per call site: most functions cost a fixed 1 and need no look at their arguments. */
+export function callPricer(name: string): Pricer {
+  if (NOMINAL.has(name)) return nominal
+  return (args, remaining) => callCost(name, args, remaining)
+}

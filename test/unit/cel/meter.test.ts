@@ -1,0 +1,114 @@
+/**
+ * The run-time cost meter: what evaluations cost, and that no syntax runs
+ * past the limit (macros, comprehensions of one and two variables,
+ * optional chaining, literals, errors absorbed by `||` and `exists`), with
+ * the meter's own accounting showing that a value past what the limit
+ * permits was never built.
+ */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { parseAndCheck } from '../../../core/cel/checked.js'
+import { compile } from '../../../core/cel/compile.js'
+import { CelEvaluationError, evaluate } from '../../../core/cel/evaluate.js'
+import { kubernetesEnvironment } from '../../../core/cel/library/index.js'
+import { ACTUAL_COST_EXCEEDED, CostLimitExceeded, CostMeter, PER_CALL_LIMIT, runMetered } from '../../../core/cel/meter.js'
+import { toCel } from '../../../core/admission/policy/cel-values.js'
+import { PolicyEvaluation } from '../../../core/admission/policy/evaluation.js'
+import { bindDoubling } from '../../fuzz/cel-attacks.js'
+
+const env = kubernetesEnvironment().registerVariable('l', 'list<string>').registerVariable('s', 'string').registerVariable('n', 'list<int>')
+const inputs = { l: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'], s: 'a'.repeat(1000), n: Array.from({ length: 1000 }, (_, i) => BigInt(i)) }
+
+function metered(expression: string, limit = PER_CALL_LIMIT): { value?: unknown; error?: unknown; meter: CostMeter } {
+  const outcome = parseAndCheck(env, expression)
+  assert.ok('parsed' in outcome, `${expression}: ${'issue' in outcome ? outcome.issue : ''}`)
+  const meter = new CostMeter(limit)
+  try {
+    return { value: runMetered(outcome.parsed, inputs, meter), meter }
+  } catch (error) {
+    return { error, meter }
+  }
+}
+
+/** Cancelled with cel-go's message, and the meter let no value grow past what the limit permits. */
+function assertCancelled(expression: string, limit = PER_CALL_LIMIT): CostMeter {
+  const { error, meter } = metered(expression, limit)
+  assert.ok(error instanceof CostLimitExceeded, `${expression.slice(0, 80)}: ${String(error)}`)
+  assert.equal(error.message, ACTUAL_COST_EXCEEDED)
+  assert.equal(meter.cost, limit + 1, 'a cancelled evaluation costs one past its limit')
+  assert.ok(meter.largestCharge <= limit, 'no charge let through was larger than the limit')
+  return meter
+}
+
+describe('the CEL cost meter', () => {
+  it("charges what cel-go charges for simple expressions: one per name, select and call, nothing for && and ?:", () => {
+    assert.equal(metered("s == 'x'").meter.cost, 3)
+    assert.equal(metered('size(l) > 2 && size(l) < 10').meter.cost, 8)
+    assert.equal(metered("size(l) > 2 ? 'a' : 'b'").meter.cost, 5)
+    // A list literal costs 10 beside its elements; a map 30.
+    assert.equal(metered("['a', 'b'] == l").meter.cost, 14)
+  })
+
+  it('charges a loop for every element it visits, nested loops for every pair', () => {
+    // The macro and its range cost one each; each of the thousand elements runs `x >= 0`, three nodes.
+    assert.equal(metered('n.all(x, x >= 0)').meter.cost, 3002)
+    // A million pairs of three nodes each pass the limit.
+    assertCancelled('n.all(x, n.all(y, x >= 0))')
+  })
+
+  it('cancels a list doubled through cel.bind before it builds the list that would pass the limit', () => {
+    for (const levels of [23, 26]) {
+      const meter = assertCancelled(bindDoubling(levels, 'l'))
+      // The doubling that was refused would have copied more elements than the limit allows.
+      assert.ok(meter.refusedCharge > PER_CALL_LIMIT / 2, String(meter.refusedCharge))
+    }
+  })
+
+  it('cancels strings repeated by replace and join before building them', () => {
+    const replaced = assertCancelled("s.replace('a', s).replace('a', s).size() > 0")
+    assert.ok(replaced.refusedCharge > PER_CALL_LIMIT, 'the second replace was priced at its result, a billion characters')
+    assertCancelled("cel.bind(big, s.replace('a', s), [big, big, big, big, big, big, big, big, big, big, big, big].join(big).size() > 0)")
+    assertCancelled("l.map(x, s.replace('a', s)).join('').size() > 0", 100_000)
+  })
+
+  it('leaves no syntax unmetered: macros, two-variable comprehensions, optionals, literals', () => {
+    assertCancelled('n.all(x, n.all(y, n.all(z, x + y + z >= 0)))')
+    assertCancelled('n.exists(x, n.exists(y, n.exists(z, x + y + z < 0)))')
+    assertCancelled('n.map(x, n.map(y, n.map(z, z))).size() > 0')
+    assertCancelled('n.filter(x, n.filter(y, n.filter(z, z > x).size() > 0).size() > 0).size() > 0')
+    assertCancelled('n.exists_one(x, n.exists_one(y, n.exists_one(z, z == x)))')
+    assertCancelled('n.all(i, x, n.all(j, y, n.all(k, z, x + y + z >= 0)))')
+    assertCancelled('n.transformList(i, x, n.transformList(j, y, n.transformList(k, z, z))).size() > 0')
+    assertCancelled('n.map(x, n.map(y, n.map(z, {"k": [z, z]}.?k.orValue([])))).size() > 0')
+    assertCancelled('n.all(x, n.all(y, n.all(z, optional.of(z).hasValue())))')
+  })
+
+  it('keeps a cancelled evaluation cancelled when || or exists absorbs the error', () => {
+    assertCancelled('n.exists(x, n.all(y, n.all(z, z >= 0)) && false) || true')
+    assertCancelled('n.map(x, n.map(y, n.map(z, z))).size() > 0 || true')
+  })
+
+  it('runs an ordinary rule to its result', () => {
+    assert.equal(metered("l.all(x, x.size() == 1) && s.startsWith('a') && n.exists(i, i == 999)").value, true)
+  })
+})
+
+describe('where the meter applies', () => {
+  it('cancels a claim mapping with the authenticator error naming the expression', () => {
+    const compiled = compile('claims', bindDoubling(24, 'claims.groups'), ['bool'])
+    assert.ok('program' in compiled)
+    assert.throws(
+      () => evaluate(compiled.program, { groups: ['a', 'b'] }),
+      (err: unknown) => err instanceof CelEvaluationError && err.message.endsWith(`resulted in error: ${ACTUAL_COST_EXCEEDED}`),
+    )
+  })
+
+  it('charges a policy result built by sharing one list many times as its JSON will be walked', async () => {
+    let expression = 'a24'
+    for (let i = 24; i >= 2; i--) expression = `cel.bind(a${i}, [a${i - 1}, a${i - 1}], ${expression})`
+    expression = `cel.bind(a1, [object.metadata.name], ${expression})`
+    const budget = { valuesLeft: 1000 }
+    const evaluation = new PolicyEvaluation({ object: toCel({ metadata: { name: 'x' } }, budget), oldObject: null, params: null, namespaceObject: null, request: null }, 1, [])
+    await assert.rejects(evaluation.evaluate(expression), new RegExp(`resulted in error: ${ACTUAL_COST_EXCEEDED}$`))
+  })
+})
