@@ -20,6 +20,8 @@ const tokens = [
 const kubelet = { connection: {}, headers: { authorization: 'Bearer n1-token' } }
 
 const tokenRequest = (spec: Record<string, unknown> = {}) => ({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec })
+/** The projected token volume a pod gets for the API server's own audience. */
+const apiToken = { name: 'api', projected: { sources: [{ serviceAccountToken: { path: 'token', expirationSeconds: 3607 } }] } }
 const podRef = (pod: { metadata: { name: string; uid: string } }) => ({ apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name, uid: pod.metadata.uid })
 
 async function created(api: TestClient, path: string, body: unknown): Promise<any> {
@@ -92,7 +94,7 @@ describe("NodeRestriction's token rules", () => {
     for (const [path, body] of [
       [`${NS}/serviceaccounts`, { metadata: { name: 'robot' } }],
       ['/api/v1/nodes', { metadata: { name: 'n1' } }],
-      [`${NS}/pods`, { metadata: { name: 'on-n1' }, spec: { nodeName: 'n1', serviceAccountName: 'robot', containers: [{ name: 'c', image: 'busybox' }] } }],
+      [`${NS}/pods`, { metadata: { name: 'on-n1' }, spec: { nodeName: 'n1', serviceAccountName: 'robot', containers: [{ name: 'c', image: 'busybox' }], volumes: [apiToken] } }],
     ] as const)
       assert.equal((await secured.post(path, body, admin)).status, 201)
     const path = `${NS}/serviceaccounts/robot/token`
@@ -191,5 +193,76 @@ describe('TokenRequest and admission policies and webhooks', () => {
     const dry = await api.post(`${path}?dryRun=All`, tokenRequest())
     assert.equal(dry.status, 201, dry.text)
     assert.equal(webhook.received.at(-1)?.body.request['dryRun'], true)
+  })
+})
+
+describe("NodeRestriction's token audiences", () => {
+  let api: TestClient
+  const admin = { connection: {}, headers: { authorization: 'Bearer admin-token' } }
+  const pods: Record<string, any> = {}
+  const container = [{ name: 'c', image: 'busybox' }]
+
+  before(async () => {
+    api = await startServer({ authentication: { tokens }, authorizationModes: ['Node', 'RBAC'], admission: { plugins: ['NodeRestriction'] } })
+    const vault = { name: 'vault', projected: { sources: [{ serviceAccountToken: { path: 'vault', audience: 'vault' } }] } }
+    const inline = { name: 'secrets', csi: { driver: 'csi.example.com' } }
+    for (const [path, body] of [
+      [`${NS}/serviceaccounts`, { metadata: { name: 'robot' } }],
+      ['/api/v1/nodes', { metadata: { name: 'n1' } }],
+      ['/apis/storage.k8s.io/v1/csidrivers', { metadata: { name: 'csi.example.com' }, spec: { tokenRequests: [{ audience: 'csi-aud' }] } }],
+      [`${NS}/pods`, { metadata: { name: 'web' }, spec: { nodeName: 'n1', serviceAccountName: 'robot', containers: container, volumes: [apiToken, vault, inline] } }],
+      [`${NS}/pods`, { metadata: { name: 'claims' }, spec: { nodeName: 'n1', serviceAccountName: 'robot', containers: container, volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'missing' } }] } }],
+    ] as const)
+      assert.equal((await api.post(path, body, admin)).status, 201)
+    for (const name of ['web', 'claims']) pods[name] = (await api.get(`${NS}/pods/${name}`, admin)).body
+    // The Node authorizer lets the kubelet ask once its graph holds the pod.
+    await eventually('the node authorizer knows the pod', async () => (await ask('web', [])).status === 201, WAIT_MS)
+  })
+
+  const ask = (pod: string, audiences: string[]) =>
+    api.post(`${NS}/serviceaccounts/robot/token`, tokenRequest({ audiences, boundObjectRef: podRef(pods[pod]) }), kubelet)
+
+  it('issues tokens for the audiences the pod\'s volumes use: projected tokens and CSI drivers\' token requests', async () => {
+    for (const audiences of [[], ['vault'], ['csi-aud']]) {
+      const reply = await ask('web', audiences)
+      assert.equal(reply.status, 201, `${JSON.stringify(audiences)}: ${reply.text}`)
+    }
+  })
+
+  it('refuses another audience, and more than one, with 403 and no token', async () => {
+    const other = await ask('web', ['payments'])
+    assertRefused(
+      other,
+      403,
+      'serviceaccounts "robot" is forbidden: audience "payments" not found in pod spec volume, system:node:n1 is not authorized to request tokens for this audience',
+    )
+    assert.equal(other.body.status?.token, undefined)
+    assertRefused(await ask('web', ['vault', 'csi-aud']), 403, 'serviceaccounts "robot" is forbidden: node may only request 0 or 1 audiences')
+  })
+
+  it('names the claim it could not read when no volume names the audience', async () => {
+    assertRefused(
+      await ask('claims', ['storage']),
+      403,
+      'serviceaccounts "robot" is forbidden: error validating audience "storage": persistentvolumeclaim "missing" not found',
+    )
+  })
+
+  it('issues an audience the authorizer grants the node for that service account', async () => {
+    const rbac = '/apis/rbac.authorization.k8s.io/v1'
+    const rule = { apiGroups: [''], resources: ['payments'], verbs: ['request-serviceaccounts-token-audience'], resourceNames: ['robot'] }
+    assert.equal((await api.post(`${rbac}/clusterroles`, { metadata: { name: 'payments-audience' }, rules: [rule] }, admin)).status, 201)
+    const binding = {
+      metadata: { name: 'payments-audience' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'payments-audience' },
+      subjects: [{ kind: 'User', name: 'system:node:n1' }],
+    }
+    assert.equal((await api.post(`${rbac}/clusterrolebindings`, binding, admin)).status, 201)
+    await eventually('the grant is in effect', async () => (await ask('web', ['payments'])).status === 201, WAIT_MS)
+    assertRefused(
+      await ask('web', ['billing']),
+      403,
+      'serviceaccounts "robot" is forbidden: audience "billing" not found in pod spec volume, system:node:n1 is not authorized to request tokens for this audience',
+    )
   })
 })
