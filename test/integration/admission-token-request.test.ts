@@ -104,6 +104,8 @@ describe("NodeRestriction's token rules", () => {
     const reply = await secured.post(path, tokenRequest({ audiences: ['anything'], expirationSeconds: 4000000000 }), kubelet)
     assertRefused(reply, 403, 'serviceaccounts "robot" is forbidden: node requested token not bound to a pod')
     assert.equal(reply.body.status?.token, undefined)
+    // ServiceAccountNodeAudienceRestriction is off at 1.32: a bound token may name any audience.
+    assert.equal((await secured.post(path, tokenRequest({ audiences: ['anything'], boundObjectRef: podRef(pod) }), kubelet)).status, 201)
   })
 
   it('issues a token bound to a pod on the node, for its service account', async () => {
@@ -203,7 +205,11 @@ describe("NodeRestriction's token audiences", () => {
   const container = [{ name: 'c', image: 'busybox' }]
 
   before(async () => {
-    api = await startServer({ authentication: { tokens }, authorizationModes: ['Node', 'RBAC'], admission: { plugins: ['NodeRestriction'] } })
+    api = await startServer({
+      authentication: { tokens },
+      authorizationModes: ['Node', 'RBAC'],
+      admission: { plugins: ['NodeRestriction'], serviceAccountNodeAudienceRestriction: true },
+    })
     const vault = { name: 'vault', projected: { sources: [{ serviceAccountToken: { path: 'vault', audience: 'vault' } }] } }
     const inline = { name: 'secrets', csi: { driver: 'csi.example.com' } }
     for (const [path, body] of [

@@ -1,8 +1,8 @@
 /**
  * The tokens a kubelet may request (NodeRestriction on
  * `serviceaccounts/<name>/token`): bound to a pod, by name and uid, that
- * is scheduled on the kubelet's own node; and (upstream's
- * ServiceAccountNodeAudienceRestriction, on by default since 1.33) for at
+ * is scheduled on the kubelet's own node; and, with upstream's feature gate
+ * ServiceAccountNodeAudienceRestriction (off at 1.32, on from 1.33), for at
  * most one audience, which one of that pod's volumes asks for (a projected
  * service account token, or a CSI driver's token requests, reached inline,
  * through a claim and its volume, or through an ephemeral claim) or which

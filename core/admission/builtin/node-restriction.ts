@@ -181,8 +181,8 @@ export function nodeRestriction(reads: NodeRestrictionReads, audiences?: NodeTok
 }
 
 /** Reads pods, nodes and what a pod's volumes name from storage: only a kubelet's pod writes and token requests need one. */
-export const nodeRestrictionFactory: AdmissionPluginFactory = ({ registry, authorizer }) =>
-  nodeRestriction(storageReads(registry), { reads: audienceReads(registry), authorizer })
+export const nodeRestrictionFactory: AdmissionPluginFactory = ({ registry, authorizer, options }) =>
+  nodeRestriction(storageReads(registry), options.admission?.serviceAccountNodeAudienceRestriction ? { reads: audienceReads(registry), authorizer } : undefined)
 
 function audienceReads(registry: Registry): TokenAudienceReads {
   const read = (entry: ResourceEntry, namespace: string, name: string) => {
