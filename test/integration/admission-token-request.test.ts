@@ -123,10 +123,10 @@ describe('TokenRequest and admission policies and webhooks', () => {
   before(async () => {
     webhook = await startAdmissionWebhook()
     webhookClient = nodeWebhookClient()
-    const server = createTestServer({ admission: { plugins: ['ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook'] } }, { webhookClient })
+    const server = createTestServer({ admission: { plugins: ['ValidatingAdmissionPolicy', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook'] } }, { webhookClient })
     await server.ready
     api = new TestClient(server)
-    for (const name of ['robot', 'sealed']) await created(api, `${NS}/serviceaccounts`, { metadata: { name } })
+    for (const name of ['robot', 'sealed', 'short']) await created(api, `${NS}/serviceaccounts`, { metadata: { name } })
   })
   after(async () => {
     webhookClient?.close()
@@ -167,6 +167,7 @@ describe('TokenRequest and admission policies and webhooks', () => {
           name: 'tokens.example.com',
           clientConfig: { url: webhook.base + hookPath, caBundle: webhook.caBundle },
           rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['serviceaccounts/token'] }],
+          matchConditions: [{ name: 'robot-only', expression: "request.name == 'robot'" }],
           sideEffects: 'None',
           admissionReviewVersions: ['v1'],
         },
@@ -195,6 +196,33 @@ describe('TokenRequest and admission policies and webhooks', () => {
     const dry = await api.post(`${path}?dryRun=All`, tokenRequest())
     assert.equal(dry.status, 201, dry.text)
     assert.equal(webhook.received.at(-1)?.body.request['dryRun'], true)
+  })
+
+  it('issues the token a mutating webhook shortened: its patch of the TokenRequest counts before signing', async () => {
+    const hookPath = '/shorten'
+    webhook.handlers.set(hookPath, (r) =>
+      answer(r, { patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify([{ op: 'replace', path: '/spec/expirationSeconds', value: 1800 }])).toString('base64') }),
+    )
+    await created(api, `${ADM}/mutatingwebhookconfigurations`, {
+      metadata: { name: 'shorten' },
+      webhooks: [
+        {
+          name: 'shorten.example.com',
+          clientConfig: { url: webhook.base + hookPath, caBundle: webhook.caBundle },
+          rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['serviceaccounts/token'] }],
+          matchConditions: [{ name: 'short-only', expression: "request.name == 'short'" }],
+          sideEffects: 'None',
+          admissionReviewVersions: ['v1'],
+        },
+      ],
+    })
+    const path = `${NS}/serviceaccounts/short/token`
+    await eventually('the webhook shortens', async () => (await api.post(path, tokenRequest({ expirationSeconds: 7200 }))).body?.spec?.expirationSeconds === 1800, WAIT_MS)
+    const reply = await api.post(path, tokenRequest({ expirationSeconds: 7200 }))
+    assert.equal(reply.status, 201, reply.text)
+    assert.equal(reply.body.spec.expirationSeconds, 1800)
+    const claims = JSON.parse(Buffer.from(String(reply.body.status.token).split('.')[1] ?? '', 'base64url').toString())
+    assert.equal(claims.exp - claims.iat, 1800)
   })
 })
 
