@@ -205,6 +205,13 @@ export interface AdmissionOptions {
    * @default false
    */
   mutatingAdmissionPolicy?: boolean
+  /**
+   * The ServiceAccountNodeAudienceRestriction feature gate: beta and off at
+   * 1.32, on from 1.33. On, NodeRestriction lets a kubelet request a token only
+   * for an audience its pod's volumes use or the authorizer grants it.
+   * @default false
+   */
+  serviceAccountNodeAudienceRestriction?: boolean
   /** tolerationSeconds of the `not-ready:NoExecute` toleration DefaultTolerationSeconds adds (`--default-not-ready-toleration-seconds`). @default 300 */
   defaultNotReadyTolerationSeconds?: number
   /** The same for `unreachable:NoExecute` (`--default-unreachable-toleration-seconds`). @default 300 */

@@ -24,6 +24,8 @@ import { parseListQuery } from './list-query.js'
 import { managerName } from './managed-fields.js'
 import { type PatchRequest, patchTypes, readPatch } from './patch-request.js'
 import { getScale, updateScale } from './scale.js'
+import { isConnectSubresource } from './connect-options.js'
+import { admitConnect, tokenRequestAdmission } from './subresource-admission.js'
 import type { Registry } from './registry.js'
 import type { WatchMetrics } from '../metrics/watch-metrics.js'
 import type { RequestContext } from './request-context.js'
@@ -232,11 +234,15 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
   if (!sub || !(served.includes(sub.name) || reachesOut) || !info.name) throw resourceNotFound()
   if (!sub.verbs.includes(info.verb as Verb))
     throw methodNotSupported({ group: entry.group, resource: `${entry.resource}/${sub.name}` }, info.verb)
-  if (reachesOut && env.nodeAgent) return handleNodeAgentSubresource(request, info, entry, env.nodeAgent, env.passUpgrade)
   const params = queryOf(request)
   const ctx = requestContext(env)
+  if (reachesOut && env.nodeAgent) {
+    // Nothing reaches a node agent before admission has seen the CONNECT (pods/log is a read, as upstream).
+    if (isConnectSubresource(entry.resource, sub.name)) await admitConnect(env.registry, entry, info, params, ctx)
+    return handleNodeAgentSubresource(request, info, entry, env.nodeAgent, env.passUpgrade)
+  }
   if (sub.name === 'eviction') return handleEviction(request, params, info, env, ctx)
-  if (sub.name === 'token') return handleTokenRequest(request, params, info, env, ctx)
+  if (sub.name === 'token') return handleTokenRequest(request, params, info, entry, env, ctx)
   const store = env.registry.store(entry)
   const ns = entry.namespaced ? info.namespace : ''
   const scale = sub.name === 'scale'
@@ -269,13 +275,22 @@ async function handleEviction(request: Request, params: URLSearchParams, info: R
 }
 
 /** `serviceaccounts/<name>/token`: a TokenRequest answered with a signed token (never stored). */
-async function handleTokenRequest(request: Request, params: URLSearchParams, info: RequestInfo, env: HandlerEnv, ctx: RequestContext): Promise<Response> {
-  writeOptionsOf(params, 'CreateOptions')
+async function handleTokenRequest(
+  request: Request,
+  params: URLSearchParams,
+  info: RequestInfo,
+  entry: ResourceEntry,
+  env: HandlerEnv,
+  ctx: RequestContext,
+): Promise<Response> {
+  ctx.dryRun = writeOptionsOf(params, 'CreateOptions').dryRun
   const tokens = env.serviceAccountTokens
   if (!tokens) throw resourceNotFound()
   const body = await decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes), env.yamlDecoder)
-  const warnings: string[] = []
-  const answer = await createTokenRequest(env.registry, await tokens.issuerConfig(), { namespace: info.namespace, name: info.name, body, now: ctx.now, warnings })
+  const warnings = (ctx.warnings ??= [])
+  const admission = tokenRequestAdmission(env.registry, entry, info, ctx)
+  const call = { namespace: info.namespace, name: info.name, body, now: ctx.now, warnings, admission }
+  const answer = await createTokenRequest(env.registry, await tokens.issuerConfig(), call)
   const format = negotiateOutput(request.headers.get('accept'), { allowTable: false, includeObject: null })
   return withWarnings(objectResponse(answer as Record<string, unknown>, format, 201), warnings)
 }

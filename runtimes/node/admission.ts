@@ -100,6 +100,7 @@ export function daemonAdmission(parsed: ParsedFlags, file: AdmissionConfiguratio
       defaultNotReadyTolerationSeconds: values['default-not-ready-toleration-seconds'],
       defaultUnreachableTolerationSeconds: values['default-unreachable-toleration-seconds'],
       mutatingAdmissionPolicy: featureEnabled(values, 'MutatingAdmissionPolicy'),
+      serviceAccountNodeAudienceRestriction: featureEnabled(values, 'ServiceAccountNodeAudienceRestriction'),
     },
     notImplementedDefaults: unimplemented.filter((n) => !explicit.has(n)),
     problems,

@@ -9,7 +9,8 @@
  * after the agent refused kubectl's WebSocket attempt), upstream's refusals (a container to choose, a negative
  * tailLines, a loopback node behind nodes/proxy), and the attacks: an agent
  * with a certificate from another CA is refused, a user without pods/exec
- * gets 403 and the agent sees nothing.
+ * gets 403 and the agent sees nothing, and neither does it when a
+ * ValidatingAdmissionPolicy on CONNECT refuses the exec.
  */
 import assert from 'node:assert/strict'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -270,5 +271,37 @@ describe('kubectl and a node agent', () => {
     assert.notEqual(raw.code, 0)
     assert.match(raw.stderr, /address not allowed/)
     assert.equal(agent.seen.filter((r) => r.path === '/healthz').length, 0)
+  })
+
+  it('a ValidatingAdmissionPolicy on CONNECT refuses kubectl exec with 403, and the agent sees no exec', async () => {
+    const policy = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: no-rm}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [''], apiVersions: [v1], operations: [CONNECT], resources: [pods/exec]}]
+  validations:
+  - expression: "!has(object.command) || object.command.size() == 0 || object.command[0] != 'rm'"
+    message: rm is not run here
+    reason: Forbidden
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: no-rm}
+spec: {policyName: no-rm, validationActions: [Deny]}
+`
+    await daemon.ok('apply', '-f', daemon.manifest('no-rm.yaml', policy))
+    try {
+      const refusal = /Error from server \(Forbidden\): pods "web" is forbidden: ValidatingAdmissionPolicy 'no-rm' with binding 'no-rm' denied request: rm is not run here/
+      // The policy reaches admission through a watch.
+      await eventually(async () => assert.match((await daemon.kubectl('exec', 'web', '--', 'rm', '-rf', '/data')).stderr, refusal))
+      const before = agent.seen.length
+      const denied = await daemon.kubectl('exec', 'web', '--', 'rm', '-rf', '/data')
+      assert.notEqual(denied.code, 0)
+      assert.match(denied.stderr, refusal)
+      assert.equal(agent.seen.length, before, 'the agent was reached')
+    } finally {
+      await daemon.ok('delete', '-f', daemon.manifest('no-rm.yaml', policy))
+    }
   })
 })

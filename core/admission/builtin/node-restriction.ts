@@ -5,7 +5,8 @@
  * taints, its config source, or labels reserved to administrators), mirror
  * pods bound to itself, the status, deletion and eviction of pods bound to
  * itself, the status of claims, tokens for pods on itself, its own Lease,
- * CSINode and ResourceSlices. Every refusal is 403 Forbidden.
+ * CSINode and ResourceSlices (the token rules are in node-restriction-tokens.ts).
+ * Every refusal is 403 Forbidden.
  *
  * Creates and updates are checked in the mutating phase, where upstream
  * runs the plugin; deletes in the validating phase, where the stored object
@@ -17,6 +18,9 @@ import { notFound } from '../../machinery/status-error.js'
 import type { Registry } from '../../registry/registry.js'
 import { nodes } from '../../resources/core/nodes.js'
 import { pods } from '../../resources/core/pods.js'
+import { persistentVolumeClaims, persistentVolumes } from '../../resources/core/volumes.js'
+import { csiDrivers } from '../../resources/groups/storage.js'
+import type { ResourceEntry } from '../../resources/catalogue.js'
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import type { AdmissionAttributes } from '../attributes.js'
 import type { MutatingAdmission } from '../mutating.js'
@@ -25,6 +29,7 @@ import type { ValidatingAdmission } from '../validating.js'
 import { admissionForbidden } from './forbidden.js'
 import { forbiddenNodeLabels, modifiedLabels } from './node-labels.js'
 import { checkMirrorPodCreate } from './node-restriction-pods.js'
+import { checkNodeTokenRequest, type NodeTokenRules, type TokenAudienceReads } from './node-restriction-tokens.js'
 import { specOf } from './storage-classes.js'
 
 /** Reads one object of a resource, undefined when there is none. */
@@ -39,7 +44,11 @@ const objectAt = (o: unknown, field: string): Obj | undefined => (isPlainObject(
 const statusOf = (o: KubeObject | undefined): Obj => objectAt(o, 'status') ?? {}
 const emptyAsUndefined = (v: unknown): unknown => (v === null || (Array.isArray(v) && v.length === 0) ? undefined : v)
 
-export function nodeRestriction(reads: NodeRestrictionReads): MutatingAdmission & ValidatingAdmission {
+/**
+ * The plugin over `reads`; with `audiences`, a kubelet's tokens are also
+ * held to the audiences its pods use (ServiceAccountNodeAudienceRestriction).
+ */
+export function nodeRestriction(reads: NodeRestrictionReads, audiences?: NodeTokenRules['audiences']): MutatingAdmission & ValidatingAdmission {
   const forbid = admissionForbidden
   const podOrNotFound = async (a: AdmissionAttributes, name: string): Promise<KubeObject> => {
     const pod = await reads.pod(a.namespace, name)
@@ -124,16 +133,7 @@ export function nodeRestriction(reads: NodeRestrictionReads): MutatingAdmission 
 
   const serviceAccountToken = async (node: string, a: AdmissionAttributes): Promise<void> => {
     if (a.operation !== 'CREATE' || a.subresource !== 'token') return
-    const ref = objectAt(specOf(a.object), 'boundObjectRef')
-    if (!ref || ref['apiVersion'] !== 'v1' || ref['kind'] !== 'Pod' || !ref['name']) throw forbid(a, 'node requested token not bound to a pod')
-    if (!ref['uid']) throw forbid(a, 'node requested token with a pod binding without a uid')
-    const bound = await podOrNotFound(a, String(ref['name']))
-    if (ref['uid'] !== bound.metadata.uid)
-      throw forbid(
-        a,
-        `the UID in the bound object reference (${String(ref['uid'])}) does not match the UID in record. The object might have been deleted and then recreated`,
-      )
-    if (specOf(bound)['nodeName'] !== node) throw forbid(a, 'node requested token bound to a pod scheduled on a different node')
+    await checkNodeTokenRequest(node, a, { pod: reads.pod, ...(audiences ? { audiences } : {}) })
   }
 
   const sameNameAsNode = (what: string) => (node: string, a: AdmissionAttributes): void => {
@@ -180,8 +180,21 @@ export function nodeRestriction(reads: NodeRestrictionReads): MutatingAdmission 
   }
 }
 
-/** Reads pods and nodes from storage: only a kubelet's pod writes and token requests need one. */
-export const nodeRestrictionFactory: AdmissionPluginFactory = ({ registry }) => nodeRestriction(storageReads(registry))
+/** Reads pods, nodes and what a pod's volumes name from storage: only a kubelet's pod writes and token requests need one. */
+export const nodeRestrictionFactory: AdmissionPluginFactory = ({ registry, authorizer, options }) =>
+  nodeRestriction(storageReads(registry), options.admission?.serviceAccountNodeAudienceRestriction ? { reads: audienceReads(registry), authorizer } : undefined)
+
+function audienceReads(registry: Registry): TokenAudienceReads {
+  const read = (entry: ResourceEntry, namespace: string, name: string) => {
+    const store = registry.store(entry)
+    return store.storage.get(store.key(namespace, name))
+  }
+  return {
+    csiDriver: (name) => read(csiDrivers, '', name),
+    claim: (namespace, name) => read(persistentVolumeClaims, namespace, name),
+    volume: (name) => read(persistentVolumes, '', name),
+  }
+}
 
 function storageReads(registry: Registry): NodeRestrictionReads {
   return {

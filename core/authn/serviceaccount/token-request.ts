@@ -32,6 +32,17 @@ export interface TokenIssuerConfig {
   extendedExpirationSeconds: number
 }
 
+/**
+ * Admission of the TokenRequest, as upstream's create handler and TokenREST
+ * run it: the mutating plugins on the request as decoded, the validating
+ * ones (on a copy) once it is checked and defaulted, both before the bound
+ * object is read and anything is signed.
+ */
+export interface TokenRequestAdmission {
+  mutate(request: KubeObject): Promise<KubeObject>
+  validate(request: KubeObject): Promise<void>
+}
+
 export interface TokenRequestCall {
   namespace: string
   /** The service account's name, from the URL. */
@@ -40,6 +51,8 @@ export interface TokenRequestCall {
   now: Date
   /** Where the answer's Warning headers are collected. */
   warnings: string[]
+  /** Runs admission on the request; absent (an embedder's direct call), no plugin sees it. */
+  admission?: TokenRequestAdmission
 }
 
 function text(v: unknown): string {
@@ -111,12 +124,24 @@ async function boundObject(registry: Registry, namespace: string, saName: string
 
 const named = (o: KubeObject): { name: string; uid: string } => ({ name: o.metadata.name ?? '', uid: o.metadata.uid ?? '' })
 
+/** The TokenRequest as the client sent it, typed and defaulted as upstream decodes it (authentication/v1 defaulting). */
+function decodedTokenRequest(body: unknown, namespace: string): KubeObject {
+  const sent = isPlainObject(body) ? body : {}
+  const metadata = isPlainObject(sent['metadata']) ? { ...sent['metadata'] } : {}
+  // The request's namespace fills an empty one, as upstream's create handler does before admission.
+  if (!text(metadata['namespace'])) metadata['namespace'] = namespace
+  const spec = isPlainObject(sent['spec']) ? { ...sent['spec'] } : {}
+  if (typeof spec['expirationSeconds'] !== 'number') spec['expirationSeconds'] = DEFAULT_EXPIRATION_SECONDS
+  return { kind: KIND, apiVersion: `${GROUP}/v1`, metadata, spec, status: {} } as KubeObject
+}
+
 /** Creates a token for the service account; the answer is the TokenRequest with its status. */
 export async function createTokenRequest(registry: Registry, config: TokenIssuerConfig, call: TokenRequestCall): Promise<KubeObject> {
   const { namespace, name } = call
-  const body = isPlainObject(call.body) ? call.body : {}
-  const metadata = isPlainObject(body['metadata']) ? { ...body['metadata'] } : {}
-  const spec = isPlainObject(body['spec']) ? { ...body['spec'] } : {}
+  let request = decodedTokenRequest(call.body, namespace)
+  if (call.admission) request = await call.admission.mutate(request)
+  const metadata: Record<string, unknown> = isPlainObject(request.metadata) ? { ...request.metadata } : {}
+  const spec = isPlainObject(request['spec']) ? { ...request['spec'] } : {}
   if (text(metadata['name']) && metadata['name'] !== name)
     throw invalidError(GROUP, KIND, name, [invalid(fieldPath('metadata').child('name'), metadata['name'], 'must match the service account name if specified')])
   if (text(metadata['namespace']) && metadata['namespace'] !== namespace)
@@ -128,12 +153,22 @@ export async function createTokenRequest(registry: Registry, config: TokenIssuer
   const audiences = Array.isArray(spec['audiences']) && spec['audiences'].length ? spec['audiences'].map(text) : [...config.apiAudiences]
   let expirationSeconds = typeof spec['expirationSeconds'] === 'number' ? spec['expirationSeconds'] : DEFAULT_EXPIRATION_SECONDS
   const ref = isPlainObject(spec['boundObjectRef']) ? spec['boundObjectRef'] : null
+  // Whole seconds, as metav1.Time is written; taken before signing, so the status never promises longer than the token lives.
+  const issuedAt = Math.floor(call.now.getTime() / 1000) * 1000
+  const creationTimestamp = new Date(issuedAt).toISOString().replace(/\.\d{3}Z$/, 'Z')
+  const checked: KubeObject = {
+    ...request,
+    metadata: { ...metadata, name, namespace, creationTimestamp },
+    spec: { ...spec, audiences, expirationSeconds },
+    status: {},
+  }
 
   const errors = []
   const expPath = fieldPath('spec').child('expirationSeconds')
   if (expirationSeconds < MIN_EXPIRATION_SECONDS) errors.push(invalid(expPath, expirationSeconds, 'may not specify a duration less than 10 minutes'))
   if (expirationSeconds > MAX_EXPIRATION_SECONDS) errors.push(invalid(expPath, expirationSeconds, 'may not specify a duration larger than 2^32 seconds'))
   if (errors.length) throw invalidError(GROUP, KIND, '', errors)
+  if (call.admission) await call.admission.validate(structuredClone(checked))
 
   const bound = ref ? await boundObject(registry, namespace, name, ref) : {}
   if (config.maxExpirationSeconds > 0 && expirationSeconds > config.maxExpirationSeconds) {
@@ -164,12 +199,10 @@ export async function createTokenRequest(registry: Registry, config: TokenIssuer
   const token = await config.sign(claims).catch((err: unknown) => {
     throw internalError(new Error(`failed to generate token: ${(err as Error).message}`))
   })
-  // Whole seconds, as metav1.Time is written; the status never promises longer than the token lives.
-  const issuedAt = Math.floor(call.now.getTime() / 1000) * 1000
   return {
     kind: KIND,
     apiVersion: `${GROUP}/v1`,
-    metadata: { ...metadata, name, namespace, creationTimestamp: new Date(issuedAt).toISOString().replace(/\.\d{3}Z$/, 'Z') },
+    metadata: checked.metadata,
     spec: { audiences, expirationSeconds, boundObjectRef: ref },
     status: { token, expirationTimestamp: new Date(issuedAt + expirationSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z') },
   }

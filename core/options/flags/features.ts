@@ -61,6 +61,13 @@ export const FEATURE_GATES = {
     effect: 'the MutatingAdmissionPolicy admission plugin applies MutatingAdmissionPolicies; off, it is inert',
   },
   RemoteRequestHeaderUID: { stages: [{ since: 32, default: false, stage: 'alpha' }], effect: 'allows --requestheader-uid-headers' },
+  ServiceAccountNodeAudienceRestriction: {
+    stages: [
+      { since: 32, default: false, stage: 'beta' },
+      { since: 33, default: true, stage: 'beta' },
+    ],
+    effect: "NodeRestriction lets a kubelet request a token only for an audience its pod's volumes use or the authorizer grants it (verb request-serviceaccounts-token-audience)",
+  },
   StructuredAuthenticationConfiguration: {
     stages: [
       { since: 29, default: false, stage: 'alpha' },

@@ -18,6 +18,13 @@ describe('feature gates in the daemon', () => {
     assert.equal(daemonAdmission(flags(['--feature-gates=AllAlpha=true', '--runtime-config=api/alpha=true']), undefined).options.mutatingAdmissionPolicy, true)
   })
 
+  it("holds kubelets' token audiences to their pods' volumes with ServiceAccountNodeAudienceRestriction (beta, off at 1.32)", () => {
+    const restricted = (args: string[]) => daemonAdmission(flags(args), undefined).options.serviceAccountNodeAudienceRestriction
+    assert.equal(restricted([]), false)
+    assert.equal(restricted(['--feature-gates=ServiceAccountNodeAudienceRestriction=true']), true)
+    assert.equal(restricted(['--feature-gates=AllBeta=true']), true)
+  })
+
   it('publishes the identity lease unless APIServerIdentity is turned off', () => {
     assert.equal(multiServerOptions(flags([]).values).identityLease, true)
     assert.equal(multiServerOptions(flags(['--feature-gates=APIServerIdentity=false']).values).identityLease, false)
