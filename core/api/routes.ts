@@ -136,10 +136,11 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
     const info = c.get('requestInfo')
     if (!info.isResourceRequest) throw resourceNotFound()
     const env = deps.handlerEnv(c.get('user'))
-    // Admission's audit annotations go to the request's audit event.
+    // Admission's audit annotations and the object a write decoded go to the request's audit event.
     const audit = c.get('audit')
     const passUpgrade = c.env?.connection?.passUpgrade
-    return handleResource(c.req.raw, info, { ...env, ...(audit ? { auditAnnotations: audit.annotations } : {}), ...(passUpgrade ? { passUpgrade } : {}) })
+    const audited = audit ? { auditAnnotations: audit.annotations, auditRequestObject: audit.requestObjectDecoded } : {}
+    return handleResource(c.req.raw, info, { ...env, ...audited, ...(passUpgrade ? { passUpgrade } : {}) })
   }
   app.all('/api/*', resource)
   app.all('/apis/*', resource)

@@ -48,6 +48,8 @@ export interface HandlerEnv {
   watchMetrics?: WatchMetrics
   /** The request's audit event annotations, when the audit policy records the request. */
   auditAnnotations?: Record<string, string>
+  /** Tells the request's audit event the object a create or update decoded (its name, uid, resourceVersion). */
+  auditRequestObject?: (obj: unknown) => void
   /** How node agents and the cluster network are reached; absent, logs, exec, attach, port-forward and proxy are not served. */
   nodeAgent?: NodeAgentDeps | undefined
   /** The runtime's hand-over of this request's connection, for exec, attach and port-forward upgrades. */
@@ -118,6 +120,7 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
   if (entry.virtualCreate) {
     const body = await decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes), env.yamlDecoder)
     if (!isPlainObject(body)) throw badRequest('the body of the request must be a JSON or YAML object')
+    env.auditRequestObject?.(body)
     let obj = body as KubeObject
     if (!isPlainObject(obj.metadata)) obj.metadata = {}
     writeContext(request, params, ctx, 'CreateOptions')
@@ -200,6 +203,7 @@ async function writeRequest(request: Request, entry: ResourceEntry, verb: string
 async function readObjectBody(request: Request, env: HandlerEnv, ctx: RequestContext): Promise<unknown> {
   const { body, duplicates } = await readAndDecodeObjectBody(request, env.maxBodyBytes, ctx.fieldValidation !== 'Ignore', env.yamlDecoder)
   ctx.bodyProblems = duplicates
+  env.auditRequestObject?.(body)
   return body
 }
 
@@ -263,6 +267,7 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
 async function handleEviction(request: Request, params: URLSearchParams, info: RequestInfo, env: HandlerEnv, ctx: RequestContext): Promise<Response> {
   const { dryRun } = writeOptionsOf(params, 'CreateOptions')
   const body = await decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes), env.yamlDecoder)
+  env.auditRequestObject?.(body)
   const options = evictionDeleteOptions(body, info.namespace, info.name, dryRun ? params.getAll('dryRun') : [])
   const status = await evictPod(env.registry, info.namespace, info.name, body as KubeObject, options, ctx)
   return objectResponse(status, negotiateOutput(request.headers.get('accept'), { allowTable: false, includeObject: null }), 201)
@@ -274,6 +279,7 @@ async function handleTokenRequest(request: Request, params: URLSearchParams, inf
   const tokens = env.serviceAccountTokens
   if (!tokens) throw resourceNotFound()
   const body = await decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes), env.yamlDecoder)
+  env.auditRequestObject?.(body)
   const warnings: string[] = []
   const answer = await createTokenRequest(env.registry, await tokens.issuerConfig(), { namespace: info.namespace, name: info.name, body, now: ctx.now, warnings })
   const format = negotiateOutput(request.headers.get('accept'), { allowTable: false, includeObject: null })
