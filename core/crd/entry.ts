@@ -91,7 +91,8 @@ function versionEntry(
   const schema = version.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }
   const subresources: SubresourceEntry[] = []
   const hasStatus = version.subresources?.status !== undefined
-  if (hasStatus) subresources.push(statusSubresource(names.kind))
+  // apiextensions' status strategy: the stored object with the request's status (and managed fields) alone.
+  if (hasStatus) subresources.push(statusSubresource(names.kind, 'all'))
   const scale = version.subresources?.scale
   if (scale) subresources.push(scaleSubresource)
   const entry: ResourceEntry = {

@@ -285,7 +285,7 @@ export class ResourceStore {
       finish(false)
       finish = finishNothing
       let obj = this.checkBody(await next(structuredClone(current)), namespace, name)
-      if (subresource === 'status') obj = withStatusOnly(obj, current)
+      if (subresource === 'status') obj = withStatusOnly(this.entry, obj, current)
       else if (subresource === 'approval') obj = withConditionsOnly(obj, current)
       const meta = obj.metadata
       checkUpdatePrecondition(this.entry, meta.resourceVersion, current)
