@@ -313,10 +313,16 @@ async function watchResponse(
   const controller = new AbortController()
   const timer = seconds > 0 ? setTimeout(() => controller.abort(), seconds * 1000) : undefined
   const forget = env.onShutdown(() => controller.abort())
+  // A custom resource's entry replaced (its CRD changed: schema, defaults, names) ends the watch, as upstream
+  // stops the old storage's watchers: the client watches again and sees the objects as the CRD now has them.
+  const unfollow = env.registry.catalogue.onChange(({ removed }) => {
+    if (removed.includes(entry)) controller.abort()
+  })
   const counted = env.watchMetrics?.opened({ group: entry.group, version: entry.version, kind: entry.kind })
   const cleanUp = () => {
     clearTimeout(timer)
     forget()
+    unfollow()
     counted?.closed()
   }
   // Events are only encoded: the watch cache's objects come uncopied, their text made once for every watcher.
