@@ -88,6 +88,11 @@ export function parseTime(value: string, micro: boolean): { value: string } | { 
   return { value: micro ? `${text}${parts[11] ?? ''}Z` : `${text}Z` }
 }
 
+/** Whether a parsed (UTC) Time or MicroTime is Go's zero time, 0001-01-01T00:00:00Z, which upstream writes as null. */
+export function isGoZeroTimeText(text: string): boolean {
+  return text === '0001-01-01T00:00:00Z' || text === '0001-01-01T00:00:00.000000Z'
+}
+
 const QUANTITY_RE = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/
 const QUANTITY_SUFFIXES = new Set(['', 'n', 'u', 'm', 'k', 'M', 'G', 'T', 'P', 'E', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'])
 

@@ -139,6 +139,14 @@ describe('timestamps of every year', () => {
 })
 
 describe('times in other zones and with fractions', () => {
+  it('leaves out Go\'s zero time, in any zone, as upstream answers it null', () => {
+    assert.deepEqual(decodeLease(withAcquireTime('0001-01-01T00:00:00.000000Z')), { spec: {} })
+    assert.deepEqual(decodeLease(withAcquireTime('0001-01-01T01:00:00.000000+01:00')), { spec: {} })
+    assert.deepEqual(decodeLease(withCreated('0001-01-01T00:00:00.5Z')), { metadata: {} })
+    assert.deepEqual(decodeLease(withAcquireTime('0001-01-01T00:00:00.000001Z')), withAcquireTime('0001-01-01T00:00:00.000001Z'))
+  })
+
+
   it('stores a Time in UTC and drops its fraction, as metav1.Time marshals it', () => {
     const obj = decodeLease(withCreated('0001-01-01T01:30:02.999+01:30'))
     assert.deepEqual(obj, withCreated('0001-01-01T00:00:02Z'))
