@@ -72,6 +72,17 @@ export function withConditionsOnly(obj: KubeObject, old: KubeObject): KubeObject
   return out
 }
 
+/**
+ * A namespace's `finalize` (upstream's namespaceFinalizeStrategy): the
+ * request's metadata and spec, its finalizers above all, with the stored status.
+ */
+export function withStoredStatus(obj: KubeObject, old: KubeObject): KubeObject {
+  const out = structuredClone(obj)
+  if (old['status'] === undefined) delete out['status']
+  else out['status'] = structuredClone(old['status'])
+  return out
+}
+
 /** A created object of a generation-tracking resource starts at generation 1. */
 export function initialGeneration(entry: ResourceEntry, obj: KubeObject): void {
   if (entry.tracksGeneration) obj.metadata.generation = 1

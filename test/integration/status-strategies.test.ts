@@ -157,3 +157,42 @@ describe("a CertificateSigningRequest's approval", () => {
     assert.deepEqual((await api.get(`${base}/approved`)).body.metadata.annotations, { patchedapproval: 'true' })
   })
 })
+
+describe("a namespace's finalize", () => {
+  const NS = '/api/v1/namespaces'
+
+  it('stores the finalizers and metadata a PUT sends, and keeps the stored status', async () => {
+    assert.equal((await api.post(NS, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'fin' } })).status, 201)
+    const current = (await api.get(`${NS}/fin`)).body
+    const body = {
+      ...current,
+      metadata: { ...current.metadata, labels: { ...current.metadata.labels, finalized: 'yes' } },
+      spec: { finalizers: ['kubernetes', 'e2e.example.com/fakeFinalizer'] },
+      status: { phase: 'Terminating' },
+    }
+    const put = await api.put(`${NS}/fin/finalize`, body)
+    assert.equal(put.status, 200, put.text)
+    assert.deepEqual(put.body.spec.finalizers, ['kubernetes', 'e2e.example.com/fakeFinalizer'])
+    assert.equal(put.body.metadata.labels.finalized, 'yes')
+    assert.deepEqual(put.body.status, { phase: 'Active' })
+    const removed = await api.put(`${NS}/fin/finalize`, { ...put.body, spec: { finalizers: ['kubernetes'] } })
+    assert.equal(removed.status, 200, removed.text)
+    assert.deepEqual((await api.get(`${NS}/fin`)).body.spec.finalizers, ['kubernetes'])
+  })
+
+  it('refuses a finalizer that is not a qualified name with 422 and keeps the stored ones', async () => {
+    assert.equal((await api.post(NS, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'fin-bad' } })).status, 201)
+    const current = (await api.get(`${NS}/fin-bad`)).body
+    const put = await api.put(`${NS}/fin-bad/finalize`, { ...current, spec: { finalizers: ['kubernetes', 'not a name'] } })
+    assert.equal(put.status, 422, put.text)
+    assert.equal(put.body.details.causes[0].field, 'spec.finalizers[1]')
+    assert.deepEqual((await api.get(`${NS}/fin-bad`)).body.spec.finalizers, ['kubernetes'])
+  })
+
+  it('refuses a PATCH of finalize with 405, as upstream serves only PUT there', async () => {
+    assert.equal((await api.post(NS, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'fin-patch' } })).status, 201)
+    const patched = await api.patch(`${NS}/fin-patch/finalize`, { spec: { finalizers: [] } }, 'application/merge-patch+json')
+    assert.equal(patched.status, 405, patched.text)
+    assert.deepEqual((await api.get(`${NS}/fin-patch`)).body.spec.finalizers, ['kubernetes'])
+  })
+})
