@@ -27,6 +27,11 @@ function keepStoredBody(obj: KubeObject, old: KubeObject): void {
 
 const BODY_FREE = new Set(['apiVersion', 'kind', 'metadata', 'status'])
 
+/** A body without managedFields leaves the stored ones, as upstream's field manager reads a missing list. */
+function keepStoredManagedFields(out: KubeObject, old: KubeObject): void {
+  if (out.metadata.managedFields === undefined && old.metadata.managedFields !== undefined) out.metadata.managedFields = structuredClone(old.metadata.managedFields)
+}
+
 /**
  * Status endpoint, as the resource's upstream status strategy prepares an
  * update: the body's status and metadata (its labels and annotations too),
@@ -39,12 +44,12 @@ const BODY_FREE = new Set(['apiVersion', 'kind', 'metadata', 'status'])
 export function withStatusOnly(entry: ResourceEntry, obj: KubeObject, old: KubeObject): KubeObject {
   const out = structuredClone(obj)
   keepStoredBody(out, old)
+  keepStoredManagedFields(out, old)
   const kept = entry.subresources?.find((s) => s.name === 'status')?.keepsStoredMetadata ?? []
   if (kept === 'all') {
     const { managedFields, resourceVersion } = out.metadata
     out.metadata = structuredClone(old.metadata)
     if (managedFields !== undefined) out.metadata.managedFields = managedFields
-    else delete out.metadata.managedFields
     if (resourceVersion) out.metadata.resourceVersion = resourceVersion
     else delete out.metadata.resourceVersion
     return out
@@ -69,6 +74,7 @@ export function withConditionsOnly(obj: KubeObject, old: KubeObject): KubeObject
   if (sent === undefined) delete status['conditions']
   else status['conditions'] = structuredClone(sent)
   out['status'] = status
+  keepStoredManagedFields(out, old)
   return out
 }
 
@@ -80,6 +86,7 @@ export function withStoredStatus(obj: KubeObject, old: KubeObject): KubeObject {
   const out = structuredClone(obj)
   if (old['status'] === undefined) delete out['status']
   else out['status'] = structuredClone(old['status'])
+  keepStoredManagedFields(out, old)
   return out
 }
 
