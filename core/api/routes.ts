@@ -161,15 +161,14 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
     const env = deps.handlerEnv(c.get('user'))
     // A node agent's, a pod's or a service's own answer, passed on as it came.
     if (info.subresource === 'proxy') c.set('relayed', true)
-    // Admission's audit annotations go to the request's audit event.
+    // Admission's audit annotations and the object a write decoded go to the request's audit event.
     const audit = c.get('audit')
     const connection = c.env?.connection
     const passUpgrade = connection?.passUpgrade
+    const audited = audit ? { auditAnnotations: audit.annotations, auditRequestObject: audit.requestObjectDecoded } : {}
     const request = c.req.raw
     const span = { request, info, clientIP: sourceIPs(request.headers, connection?.remoteAddress)[0], protocol: connection?.protocol }
-    return withHandlerSpan(deps.tracer, span, () =>
-      handleResource(request, info, { ...env, ...(audit ? { auditAnnotations: audit.annotations } : {}), ...(passUpgrade ? { passUpgrade } : {}) }),
-    )
+    return withHandlerSpan(deps.tracer, span, () => handleResource(request, info, { ...env, ...audited, ...(passUpgrade ? { passUpgrade } : {}) }))
   }
   app.all('/api/*', resource)
   app.all('/apis/*', resource)

@@ -8,7 +8,7 @@ import type { Metrics } from '../metrics/metrics.js'
 import type { Logger } from '../ports.js'
 import type { DroppedEvents } from './batch.js'
 import type { UserInfo } from '../machinery/object.js'
-import { auditEvent, type EventStart, microTime, withoutManagedFields } from './event.js'
+import { auditEvent, type EventStart, microTime, withoutManagedFields, withRequestObjectMeta } from './event.js'
 import { type AuditAttributes, type AuditDecision, PolicyChecker } from './policy.js'
 import { type AuditBackend, type AuditEvent, type AuditPolicy, type AuditStage, levelAtLeast, type ResponseStatus } from './types.js'
 
@@ -87,7 +87,7 @@ export class RequestAudit {
   constructor(
     private readonly auditor: Auditor,
     private readonly decision: AuditDecision,
-    private readonly start: EventStart,
+    private start: EventStart,
   ) {}
 
   get level(): AuditDecision['level'] {
@@ -101,6 +101,14 @@ export class RequestAudit {
 
   get wantsResponseObject(): boolean {
     return levelAtLeast(this.decision.level, 'RequestResponse')
+  }
+
+  /**
+   * The object a create or update handler decoded: the events of the stages
+   * still to come name it (RequestReceived has gone out already, as upstream's has).
+   */
+  readonly requestObjectDecoded = (obj: unknown): void => {
+    this.start = { ...this.start, objectRef: withRequestObjectMeta(this.start.objectRef, obj) }
   }
 
   setRequestObject(obj: unknown): void {

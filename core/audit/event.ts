@@ -41,6 +41,33 @@ export function objectReference(info: RequestInfo): ObjectReference | undefined 
   return ref
 }
 
+/**
+ * The object reference once the handler has read the request's object
+ * (upstream's LogRequestObject, for a create or an update): what the URL
+ * left empty of namespace and name, and the object's uid and
+ * resourceVersion, taken from the object as the client sent it. Members in
+ * upstream's order; a new reference, so events already written keep theirs.
+ */
+export function withRequestObjectMeta(ref: ObjectReference | undefined, obj: unknown): ObjectReference | undefined {
+  if (!ref || !isPlainObject(obj) || !isPlainObject(obj['metadata'])) return ref
+  const meta = obj['metadata']
+  const text = (key: string): string | undefined => (typeof meta[key] === 'string' && meta[key] ? meta[key] : undefined)
+  const filled: ObjectReference = {}
+  if (ref.resource) filled.resource = ref.resource
+  const namespace = ref.namespace || text('namespace')
+  if (namespace) filled.namespace = namespace
+  const name = ref.name || text('name')
+  if (name) filled.name = name
+  const uid = ref.uid || text('uid')
+  if (uid) filled.uid = uid
+  if (ref.apiGroup) filled.apiGroup = ref.apiGroup
+  if (ref.apiVersion) filled.apiVersion = ref.apiVersion
+  const resourceVersion = ref.resourceVersion || text('resourceVersion')
+  if (resourceVersion) filled.resourceVersion = resourceVersion
+  if (ref.subresource) filled.subresource = ref.subresource
+  return filled
+}
+
 /** The members of a Status an event keeps; any other answer is its code alone. */
 export function responseStatus(code: number, body: unknown): ResponseStatus {
   if (!isPlainObject(body) || body['kind'] !== 'Status') return { metadata: {}, code }

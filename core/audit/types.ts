@@ -44,8 +44,10 @@ export interface ObjectReference {
   resource?: string
   namespace?: string
   name?: string
+  uid?: string
   apiGroup?: string
   apiVersion?: string
+  resourceVersion?: string
   subresource?: string
 }
 

@@ -4,6 +4,7 @@
  * result of the column's JSONPath. A version without columns gets upstream's
  * logical default, one AGE column over metadata.creationTimestamp.
  */
+import { daysInMonth } from '../machinery/civil-time.js'
 import { humanDuration } from '../registry/human-duration.js'
 import type { CustomResourceColumnDefinition } from '../resources/apiextensions/types.js'
 import type { TableColumn } from '../resources/catalogue.js'
@@ -29,8 +30,7 @@ function parseTimestamp(text: string): number | undefined {
   const m = RFC3339.exec(text)
   if (!m) return undefined
   const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate()
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return undefined
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59) return undefined
   const zone = m[8] ?? 'Z'
   if (zone !== 'Z' && (Number(zone.slice(1, 3)) > 23 || Number(zone.slice(4)) > 59)) return undefined
   return Date.parse(text)

@@ -31,6 +31,7 @@ import { prune } from './prune.js'
 import { ratchet } from './ratcheting.js'
 import type { JSONSchemaProps } from './schema.js'
 import { selectableFieldSet } from './selectable-fields.js'
+import { defaultingFromStorage } from './storage-defaults.js'
 import { validateObject } from './validate.js'
 
 /** What building the entries needs from the server: how versions convert (webhooks need a client). */
@@ -91,7 +92,8 @@ function versionEntry(
   const schema = version.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }
   const subresources: SubresourceEntry[] = []
   const hasStatus = version.subresources?.status !== undefined
-  if (hasStatus) subresources.push(statusSubresource(names.kind))
+  // apiextensions' status strategy: the stored object with the request's status (and managed fields) alone.
+  if (hasStatus) subresources.push(statusSubresource(names.kind, 'all'))
   const scale = version.subresources?.scale
   if (scale) subresources.push(scaleSubresource)
   const entry: ResourceEntry = {
@@ -115,7 +117,8 @@ function versionEntry(
   if (names.categories?.length) entry.categories = names.categories
   if (subresources.length) entry.subresources = subresources
   if (scale) entry.scalePaths = scale
-  if (conversion) entry.conversion = conversion
+  // Objects read from storage take the CRD's current defaults (upstream's storage codec defaults them).
+  if (conversion) entry.conversion = defaultingFromStorage(crd, conversion)
   return entry
 }
 

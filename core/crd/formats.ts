@@ -3,6 +3,7 @@
  * JSONSchemaProps' documentation). Unknown formats, and formats on numbers
  * (int32, int64, float, double), are not checked, as upstream does not.
  */
+import { daysInMonth } from '../machinery/civil-time.js'
 import { regexTest } from '../regex/re2.js'
 
 // Values are user input: the patterns with nested repetition run on RE2 (linear time), as upstream's Go regexps do.
@@ -59,8 +60,8 @@ function isDate(s: string): boolean {
   const m = DATE.exec(s)
   if (!m) return false
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])]
-  const d = new Date(Date.UTC(year, month - 1, day))
-  return d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day
+  // On the calendar itself: Date would read years 0-99 as 1900-1999.
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month)
 }
 
 function isDateTime(s: string): boolean {

@@ -50,6 +50,8 @@ export interface HandlerEnv {
   watchMetrics?: WatchMetrics
   /** The request's audit event annotations, when the audit policy records the request. */
   auditAnnotations?: Record<string, string>
+  /** Tells the request's audit event the object a create or update decoded (its name, uid, resourceVersion). */
+  auditRequestObject?: (obj: unknown) => void
   /** How node agents and the cluster network are reached; absent, logs, exec, attach, port-forward and proxy are not served. */
   nodeAgent?: NodeAgentDeps | undefined
   /** The runtime's hand-over of this request's connection, for exec, attach and port-forward upgrades. */
@@ -120,6 +122,7 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
   if (entry.virtualCreate) {
     const body = await decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes), env.yamlDecoder)
     if (!isPlainObject(body)) throw badRequest('the body of the request must be a JSON or YAML object')
+    env.auditRequestObject?.(body)
     let obj = body as KubeObject
     if (!isPlainObject(obj.metadata)) obj.metadata = {}
     writeContext(request, params, ctx, 'CreateOptions')
@@ -202,6 +205,7 @@ async function writeRequest(request: Request, entry: ResourceEntry, verb: string
 async function readObjectBody(request: Request, env: HandlerEnv, ctx: RequestContext): Promise<unknown> {
   const { body, duplicates } = await readAndDecodeObjectBody(request, env.maxBodyBytes, ctx.fieldValidation !== 'Ignore', env.yamlDecoder)
   ctx.bodyProblems = duplicates
+  env.auditRequestObject?.(body)
   return body
 }
 
@@ -212,24 +216,25 @@ async function write(
   name: string,
   req: PatchRequest,
   ctx: RequestContext,
-  subresource?: 'status' | 'approval',
+  subresource?: 'status' | 'approval' | 'finalize',
 ): Promise<{ object: KubeObject; created: boolean }> {
   if (req.apply) {
-    if (subresource === 'approval') throw unsupportedMediaType(APPLY_PATCH_TYPE, patchTypes(store.entry).filter((t) => t !== APPLY_PATCH_TYPE))
+    if (subresource === 'approval' || subresource === 'finalize') throw unsupportedMediaType(APPLY_PATCH_TYPE, patchTypes(store.entry).filter((t) => t !== APPLY_PATCH_TYPE))
     return store.apply(namespace, name, req.config, ctx, subresource)
   }
   return { object: await store.update(namespace, name, req.patch, ctx, subresource), created: false }
 }
 
 /**
- * `<resource>/status`, `<resource>/scale` and a CertificateSigningRequest's
- * `approval`: a read gives the object (or its Scale), a write changes its
- * status (its replicas, its conditions) alone. Other subresources are not
- * served here.
+ * `<resource>/status`, `<resource>/scale`, a CertificateSigningRequest's
+ * `approval` and a namespace's `finalize`: a read gives the object (or its
+ * Scale), a write changes its status (its replicas, its conditions, its
+ * finalizers) as the subresource's upstream strategy allows. Other
+ * subresources are not served here.
  */
 async function handleSubresource(request: Request, info: RequestInfo, entry: ResourceEntry, env: HandlerEnv): Promise<Response> {
   const sub = entry.subresources?.find((s) => s.name === info.subresource)
-  const served = ['status', 'scale', 'approval', 'eviction', ...(env.serviceAccountTokens ? ['token'] : [])]
+  const served = ['status', 'scale', 'approval', 'finalize', 'eviction', ...(env.serviceAccountTokens ? ['token'] : [])]
   const reachesOut = env.nodeAgent !== undefined && entry.group === '' && isNodeAgentSubresource(entry.resource, info.subresource)
   if (!sub || !(served.includes(sub.name) || reachesOut) || !info.name) throw resourceNotFound()
   if (!sub.verbs.includes(info.verb as Verb))
@@ -258,7 +263,7 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
     if (req.apply) throw unsupportedMediaType(APPLY_PATCH_TYPE, patchTypes(entry).filter((t) => t !== APPLY_PATCH_TYPE))
     return withWarnings(objectResponse(await updateScale(store, ns, info.name, req.patch, ctx), format), ctx.warnings)
   }
-  const { object } = await write(store, ns, info.name, req, ctx, sub.name === 'approval' ? 'approval' : 'status')
+  const { object } = await write(store, ns, info.name, req, ctx, sub.name === 'approval' || sub.name === 'finalize' ? sub.name : 'status')
   return withWarnings(objectOut(entry, object, format, ctx.now), ctx.warnings)
 }
 
@@ -269,6 +274,7 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
 async function handleEviction(request: Request, params: URLSearchParams, info: RequestInfo, env: HandlerEnv, ctx: RequestContext): Promise<Response> {
   const { dryRun } = writeOptionsOf(params, 'CreateOptions')
   const body = await decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes), env.yamlDecoder)
+  env.auditRequestObject?.(body)
   const options = evictionDeleteOptions(body, info.namespace, info.name, dryRun ? params.getAll('dryRun') : [])
   const status = await evictPod(env.registry, info.namespace, info.name, body as KubeObject, options, ctx)
   return objectResponse(status, negotiateOutput(request.headers.get('accept'), { allowTable: false, includeObject: null }), 201)
@@ -287,6 +293,7 @@ async function handleTokenRequest(
   const tokens = env.serviceAccountTokens
   if (!tokens) throw resourceNotFound()
   const body = await decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes), env.yamlDecoder)
+  env.auditRequestObject?.(body)
   const warnings = (ctx.warnings ??= [])
   const admission = tokenRequestAdmission(env.registry, entry, info, ctx)
   const call = { namespace: info.namespace, name: info.name, body, now: ctx.now, warnings, admission }
@@ -322,10 +329,16 @@ async function watchResponse(
   const controller = new AbortController()
   const timer = seconds > 0 ? setTimeout(() => controller.abort(), seconds * 1000) : undefined
   const forget = env.onShutdown(() => controller.abort())
+  // A custom resource's entry replaced (its CRD changed: schema, defaults, names) ends the watch, as upstream
+  // stops the old storage's watchers: the client watches again and sees the objects as the CRD now has them.
+  const unfollow = env.registry.catalogue.onChange(({ removed }) => {
+    if (removed.includes(entry)) controller.abort()
+  })
   const counted = env.watchMetrics?.opened({ group: entry.group, version: entry.version, kind: entry.kind })
   const cleanUp = () => {
     clearTimeout(timer)
     forget()
+    unfollow()
     counted?.closed()
   }
   // Events are only encoded: the watch cache's objects come uncopied, their text made once for every watcher.

@@ -19,37 +19,74 @@ export function keepStoredStatus(entry: ResourceEntry, obj: KubeObject, old: Kub
   else obj['status'] = structuredClone(old['status'])
 }
 
+/** Everything outside metadata and status (spec and any other top-level field) as stored, over `obj`. */
+function keepStoredBody(obj: KubeObject, old: KubeObject): void {
+  for (const key of Object.keys(obj)) if (!BODY_FREE.has(key) && !(key in old)) delete obj[key]
+  for (const [key, value] of Object.entries(old)) if (!BODY_FREE.has(key)) obj[key] = structuredClone(value)
+}
+
+const BODY_FREE = new Set(['apiVersion', 'kind', 'metadata', 'status'])
+
+/** A body without managedFields leaves the stored ones, as upstream's field manager reads a missing list. */
+function keepStoredManagedFields(out: KubeObject, old: KubeObject): void {
+  if (out.metadata.managedFields === undefined && old.metadata.managedFields !== undefined) out.metadata.managedFields = structuredClone(old.metadata.managedFields)
+}
+
 /**
- * Status endpoint: the stored object with the body's status. The body's
- * resourceVersion is kept, so that a stale one still conflicts, and its
- * managedFields, which a server-side apply of the status has just settled.
+ * Status endpoint, as the resource's upstream status strategy prepares an
+ * update: the body's status and metadata (its labels and annotations too),
+ * the stored spec, and the stored values of the metadata the strategy
+ * resets (`keepsStoredMetadata` of the status subresource; a custom
+ * resource keeps its whole stored metadata). The body's resourceVersion is
+ * kept, so that a stale one still conflicts, and its managedFields, which
+ * a server-side apply of the status has just settled.
  */
-export function withStatusOnly(obj: KubeObject, old: KubeObject): KubeObject {
-  const out = structuredClone(old)
-  if (obj['status'] === undefined) delete out['status']
-  else out['status'] = obj['status']
-  if (obj.metadata.managedFields !== undefined) out.metadata.managedFields = obj.metadata.managedFields
-  const rv = obj.metadata.resourceVersion
-  if (rv) out.metadata.resourceVersion = rv
-  else delete out.metadata.resourceVersion
+export function withStatusOnly(entry: ResourceEntry, obj: KubeObject, old: KubeObject): KubeObject {
+  const out = structuredClone(obj)
+  keepStoredBody(out, old)
+  keepStoredManagedFields(out, old)
+  const kept = entry.subresources?.find((s) => s.name === 'status')?.keepsStoredMetadata ?? []
+  if (kept === 'all') {
+    const { managedFields, resourceVersion } = out.metadata
+    out.metadata = structuredClone(old.metadata)
+    if (managedFields !== undefined) out.metadata.managedFields = managedFields
+    if (resourceVersion) out.metadata.resourceVersion = resourceVersion
+    else delete out.metadata.resourceVersion
+    return out
+  }
+  for (const field of kept) {
+    if (old.metadata[field] === undefined) delete out.metadata[field]
+    else (out.metadata as Record<string, unknown>)[field] = structuredClone(old.metadata[field])
+  }
   return out
 }
 
 /**
  * A write through a CertificateSigningRequest's `approval` subresource
- * changes its conditions alone (upstream's csrApprovalStrategy): the spec,
- * the certificate and the metadata stay as stored.
+ * (upstream's csrApprovalStrategy): the body's metadata and conditions, the
+ * stored spec and the rest of the stored status (the certificate).
  */
 export function withConditionsOnly(obj: KubeObject, old: KubeObject): KubeObject {
-  const out = structuredClone(old)
-  const status = isPlainObject(out['status']) ? out['status'] : (out['status'] = {})
+  const out = structuredClone(obj)
+  keepStoredBody(out, old)
   const sent = isPlainObject(obj['status']) ? obj['status']['conditions'] : undefined
+  const status = isPlainObject(old['status']) ? structuredClone(old['status']) : {}
   if (sent === undefined) delete status['conditions']
-  else status['conditions'] = sent
-  if (obj.metadata.managedFields !== undefined) out.metadata.managedFields = obj.metadata.managedFields
-  const rv = obj.metadata.resourceVersion
-  if (rv) out.metadata.resourceVersion = rv
-  else delete out.metadata.resourceVersion
+  else status['conditions'] = structuredClone(sent)
+  out['status'] = status
+  keepStoredManagedFields(out, old)
+  return out
+}
+
+/**
+ * A namespace's `finalize` (upstream's namespaceFinalizeStrategy): the
+ * request's metadata and spec, its finalizers above all, with the stored status.
+ */
+export function withStoredStatus(obj: KubeObject, old: KubeObject): KubeObject {
+  const out = structuredClone(obj)
+  if (old['status'] === undefined) delete out['status']
+  else out['status'] = structuredClone(old['status'])
+  keepStoredManagedFields(out, old)
   return out
 }
 

@@ -102,7 +102,25 @@ export interface SubresourceEntry {
   verbs: Verb[]
   /** A streaming or proxying endpoint (exec, log, proxy): no object schema of its own in OpenAPI. */
   connect?: boolean
+  /**
+   * `status` only: the metadata a write through it takes from the stored
+   * object instead of the request's, as the resource's upstream status
+   * strategy resets it (its PrepareForUpdate); 'all' keeps the stored
+   * metadata whole but the managed fields. Everything outside metadata and
+   * status always stays as stored. Default: none, the request's labels,
+   * annotations, owners and finalizers are stored.
+   */
+  keepsStoredMetadata?: readonly StatusKeptMetadata[] | 'all'
 }
+
+/** Metadata a status strategy may reset to the stored values. */
+export type StatusKeptMetadata = 'labels' | 'annotations' | 'finalizers' | 'ownerReferences' | 'deletionTimestamp' | 'generation'
+
+/**
+ * What upstream's metav1.ResetObjectMetaForStatus puts back (the newer
+ * status strategies call it); selfLink is never stored here.
+ */
+export const RESET_OBJECT_META_FOR_STATUS: readonly StatusKeptMetadata[] = ['deletionTimestamp', 'generation', 'labels', 'annotations', 'finalizers', 'ownerReferences']
 
 /**
  * How objects served in one version are kept in another (upstream stores

@@ -37,9 +37,13 @@ export function defineResource(spec: EntrySpec): ResourceEntry {
 /** Verbs of a resource that is never deleted as a collection (namespaces). */
 export const NO_DELETECOLLECTION = ALL_VERBS.filter((v) => v !== 'deletecollection')
 
-/** `<resource>/status`: the status half of an object, read and written on its own. */
-export function statusSubresource(kind: string): SubresourceEntry {
-  return { name: 'status', kind, verbs: ['get', 'patch', 'update'] }
+/**
+ * `<resource>/status`: the status half of an object, read and written on its
+ * own; `keepsStoredMetadata` names the metadata its writes leave as stored
+ * (see SubresourceEntry).
+ */
+export function statusSubresource(kind: string, keepsStoredMetadata?: SubresourceEntry['keepsStoredMetadata']): SubresourceEntry {
+  return { name: 'status', kind, verbs: ['get', 'patch', 'update'], ...(keepsStoredMetadata ? { keepsStoredMetadata } : {}) }
 }
 
 /** `<resource>/scale`: replicas as an autoscaling/v1 Scale, for `kubectl scale` and autoscalers. */

@@ -59,6 +59,7 @@ describe('the audit log of the daemon', () => {
     assert.deepEqual(create.sourceIPs, ['127.0.0.1'])
     assert.equal(create.responseStatus.code, 201)
     assert.equal(create.responseObject.data.k, 'v')
+    assert.equal(create.objectRef.name, 'audited')
     assert.equal(create.annotations['authorization.k8s.io/decision'], 'allow')
     const secret = all.find((e) => e.verb === 'create' && e.objectRef?.resource === 'secrets')
     assert.equal(secret?.level, 'Metadata')

@@ -1,4 +1,8 @@
-/** kubectl against the daemon's status and scale subresources: `kubectl scale` and `get --subresource`. */
+/**
+ * kubectl against the daemon's status and scale subresources: `kubectl scale`,
+ * `get --subresource`, and `patch --subresource=status` keeping what the
+ * resource's status strategy keeps.
+ */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { Daemon } from './daemon.js'
@@ -31,5 +35,19 @@ describe('kubectl and subresources', () => {
 
   it('reads a deployment through its status subresource', async () => {
     assert.equal(await ok('get', 'deployment', 'web', '--subresource=status', '-o', 'jsonpath={.metadata.name} {.spec.replicas}'), 'web 3')
+  })
+
+  it('patches an ingress status with an annotation and keeps both, as the Ingress conformance spec does', async () => {
+    assert.equal(await ok('create', 'ingress', 'front', '--rule=example.com/=web:80'), 'ingress.networking.k8s.io/front created\n')
+    const patch = '{"metadata":{"annotations":{"patchedstatus":"true"}},"spec":{"ingressClassName":"other"},"status":{"loadBalancer":{"ingress":[{"ip":"192.0.2.10"}]}}}'
+    await ok('patch', 'ingress', 'front', '--subresource=status', '--type=merge', '-p', patch)
+    const read = await ok('get', 'ingress', 'front', '-o', 'jsonpath={.metadata.annotations.patchedstatus} {.status.loadBalancer.ingress[0].ip} {.spec.ingressClassName}')
+    assert.equal(read.trim(), 'true 192.0.2.10')
+  })
+
+  it("keeps a deployment's labels when its status is patched, as upstream's deployment status strategy does", async () => {
+    await ok('label', 'deployment', 'web', 'tier=stored')
+    await ok('patch', 'deployment', 'web', '--subresource=status', '--type=merge', '-p', '{"metadata":{"labels":{"tier":"sent"},"annotations":{"note":"sent"}}}')
+    assert.equal(await ok('get', 'deployment', 'web', '-o', 'jsonpath={.metadata.labels.tier} {.metadata.annotations.note}'), 'stored sent')
   })
 })

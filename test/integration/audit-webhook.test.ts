@@ -83,7 +83,7 @@ describe('the audit webhook backend', () => {
     assert.equal(ev['stage'], 'ResponseComplete')
     assert.equal(ev['verb'], 'create')
     assert.equal(ev['requestURI'], '/api/v1/namespaces/default/configmaps')
-    assert.deepEqual(ev['objectRef'], { resource: 'configmaps', namespace: 'default', apiVersion: 'v1' })
+    assert.deepEqual(ev['objectRef'], { resource: 'configmaps', namespace: 'default', name: 'hooked', apiVersion: 'v1' })
     assert.equal(ev['responseStatus'].code, 201)
     assert.equal(ev['requestObject'].data.k, 'v')
     assert.equal(ev['responseObject'].metadata.name, 'hooked')

@@ -51,7 +51,7 @@ describe('audit', () => {
     assert.equal(ev.verb, 'create')
     assert.equal(ev.requestURI, '/api/v1/namespaces/default/configmaps')
     assert.equal(ev.user.username, 'system:admin')
-    assert.deepEqual(ev.objectRef, { resource: 'configmaps', namespace: 'default', apiVersion: 'v1' })
+    assert.deepEqual(ev.objectRef, { resource: 'configmaps', namespace: 'default', name: 'cm', apiVersion: 'v1' })
     assert.equal(ev.responseStatus?.code, 201)
     assert.deepEqual((ev.requestObject as { data: unknown }).data, { a: 'b' })
     const stored = ev.responseObject as { metadata: Record<string, unknown> }

@@ -9,7 +9,7 @@ import type { FieldDef, TypeDef, TypeRef, TypeTable } from '../../resources/sche
 import { typeForKind, typeTable } from '../../resources/schema/index.js'
 import { depthMessage, isStackOverflow } from '../../machinery/limits.js'
 import { badRequest, StatusError } from '../../machinery/status-error.js'
-import { formatTime } from './scalars.js'
+import { formatTime, isGoZeroTime } from './scalars.js'
 import { formsWrapper, hasProtobufForm, lookupType, splitApiVersion, unwrapForms, zeroValue } from './types.js'
 import { FIXED64, hasMagic, LEN, Reader, utf8Strict, VARINT, WireError } from './wire.js'
 
@@ -182,8 +182,8 @@ function decodeSpecial(kind: string, r: Reader, where: string): unknown {
     case 'microtime': {
       const seconds = Number(f[1] ?? 0)
       const nanos = Number(f[2] ?? 0)
-      // A zero Time is JSON null upstream; omitting the field says the same.
-      if (seconds === 0 && nanos === 0) return undefined
+      // Go's zero time (an empty message, or its seconds) is JSON null upstream; omitting the field says the same.
+      if ((f[1] === undefined && f[2] === undefined) || isGoZeroTime(seconds, nanos)) return undefined
       return formatTime(seconds, nanos, kind === 'microtime')
     }
     case 'quantity':

@@ -6,7 +6,7 @@ import { isPlainObject } from '../../machinery/object.js'
 import type { FieldDef, Scalar, TypeDef, TypeRef, TypeTable } from '../../resources/schema/index.js'
 import { typeForKind, typeTable } from '../../resources/schema/index.js'
 import { notAcceptable } from '../../machinery/status-error.js'
-import { bytesFromJson, parseDurationNanos, parseTime } from './scalars.js'
+import { bytesFromJson, isGoZeroTime, parseDurationNanos, parseTime } from './scalars.js'
 import { formsWrapper, hasProtobufForm, lookupType, splitApiVersion, wrapForms, zeroValue } from './types.js'
 import { PROTOBUF_MAGIC, utf8, VARINT, Writer } from './wire.js'
 
@@ -118,11 +118,14 @@ function wrappedScalar(scalar: Scalar, v: unknown, where: string): Writer {
     case 'time':
     case 'microtime': {
       const [seconds, nanos] = parseTime(asString(v, where), where)
+      // MicroTime keeps microseconds only, as upstream's JSON form does; Time whole seconds.
+      const kept = scalar === 'microtime' ? nanos - (nanos % 1000) : 0
+      // Go's zero time goes as an empty message, as upstream's Time.Marshal writes it.
+      if (isGoZeroTime(seconds, kept)) break
       inner.tag(1, VARINT)
       inner.varint(seconds)
       inner.tag(2, VARINT)
-      // MicroTime keeps microseconds only, as upstream's JSON form does.
-      inner.varint(scalar === 'microtime' ? nanos - (nanos % 1000) : nanos)
+      inner.varint(kept)
       break
     }
     case 'quantity':

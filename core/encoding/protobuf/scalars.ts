@@ -4,6 +4,7 @@
  * wire) and Duration (Go's text in JSON, nanoseconds on the wire).
  */
 import { base64Decode } from '../base64.js'
+import { unixSeconds, utcSecondText } from '../../machinery/civil-time.js'
 import { parseGoDuration } from '../../machinery/duration.js'
 import { WireError } from './wire.js'
 
@@ -27,13 +28,20 @@ const SECONDS_TEXT_MAX = 1024
 function secondText(seconds: number): string {
   let text = secondsText.get(seconds)
   if (text === undefined) {
-    const date = new Date(seconds * 1000)
-    if (Number.isNaN(date.getTime())) throw new WireError(`timestamp ${seconds} out of range`)
-    text = date.toISOString().slice(0, 19)
+    if (!Number.isSafeInteger(seconds)) throw new WireError(`timestamp ${seconds} out of range`)
+    text = utcSecondText(seconds)
     if (secondsText.size >= SECONDS_TEXT_MAX) secondsText.clear()
     secondsText.set(seconds, text)
   }
   return text
+}
+
+/** Unix seconds of Go's zero time, 0001-01-01T00:00:00Z. */
+const GO_ZERO_SECONDS = -62_135_596_800
+
+/** Whether a Timestamp is Go's zero time, which upstream writes as an empty message and reads back as null. */
+export function isGoZeroTime(seconds: number, nanos: number): boolean {
+  return seconds === GO_ZERO_SECONDS && nanos === 0
 }
 
 /** Time has second precision in JSON; MicroTime carries six fractional digits. */
@@ -42,15 +50,15 @@ export function formatTime(seconds: number, nanos: number, micro: boolean): stri
   return micro ? `${base}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` : `${base}Z`
 }
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/
 
 export function parseTime(text: string, where: string): [seconds: number, nanos: number] {
   const m = RFC3339.exec(text)
   if (!m) throw new Error(`${where}: not an RFC 3339 time: ${text}`)
   const [, y, mo, d, h, mi, s, frac, , sign, oh, om] = m
-  let seconds = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) / 1000
+  let seconds = unixSeconds(Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(s))
   if (sign) seconds -= (sign === '-' ? -1 : 1) * (Number(oh) * 3600 + Number(om) * 60)
-  return [seconds, frac ? Number(frac.padEnd(9, '0')) : 0]
+  return [seconds, frac ? Number(frac.slice(0, 9).padEnd(9, '0')) : 0]
 }
 
 /**

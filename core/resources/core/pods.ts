@@ -69,7 +69,8 @@ export const pods: ResourceEntry = defineResource({
     connectSubresource('portforward', 'PodPortForwardOptions', ['create', 'get']),
     connectSubresource('proxy', 'PodProxyOptions', PROXY_VERBS),
     { name: 'resize', kind: 'Pod', verbs: ['get', 'patch', 'update'] },
-    statusSubresource('Pod'),
+    // podStatusStrategy: owner references and the deletion stamp stay as stored (old kubelets corrupt them).
+    statusSubresource('Pod', ['deletionTimestamp', 'ownerReferences']),
   ],
   strategy: {
     checkGracefulDelete: podGracePeriod,

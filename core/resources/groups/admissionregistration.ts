@@ -4,7 +4,7 @@
  * one of them is updated only with the resourceVersion it was read at, as
  * upstream's strategies ask (allowUnconditionalUpdate false).
  */
-import type { ResourceEntry } from '../catalogue.js'
+import { RESET_OBJECT_META_FOR_STATUS, type ResourceEntry } from '../catalogue.js'
 import { ageColumn, column, nameColumn } from '../columns/common.js'
 import { labelSelectorText } from '../columns/format.js'
 import { at, list, text, textAt } from '../columns/values.js'
@@ -105,7 +105,8 @@ export const validatingAdmissionPolicies: ResourceEntry = defineResource({
   namespaced: false,
   categories: CATEGORIES,
   tracksGeneration: true,
-  subresources: [statusSubresource('ValidatingAdmissionPolicy')],
+  // Its status strategy calls ResetObjectMetaForStatus.
+  subresources: [statusSubresource('ValidatingAdmissionPolicy', RESET_OBJECT_META_FOR_STATUS)],
   strategy: {
     allowUnconditionalUpdate: false,
     applyDefaults: applyPolicyDefaults,

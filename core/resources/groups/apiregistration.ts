@@ -26,7 +26,8 @@ export const apiServices: ResourceEntry = defineResource({
   resource: 'apiservices',
   namespaced: false,
   categories: ['api-extensions'],
-  subresources: [statusSubresource('APIService')],
+  // apiServerStatusStrategy: labels, annotations, finalizers and owners stay as stored.
+  subresources: [statusSubresource('APIService', ['labels', 'annotations', 'finalizers', 'ownerReferences'])],
   // Named `<version>.<group>`; the generic rule is the path segment, the rest is its strategy's.
   validateName: pathSegmentName,
   storagePath: 'apiregistration.k8s.io/apiservices',

@@ -47,7 +47,8 @@ export const deployments: ResourceEntry = defineResource({
   namespaced: true,
   shortNames: ['deploy'],
   categories: ['all'],
-  subresources: [scaleSubresource, statusSubresource('Deployment')],
+  // deploymentStatusStrategy: the labels stay as stored.
+  subresources: [scaleSubresource, statusSubresource('Deployment', ['labels'])],
   tracksGeneration: true,
   strategy: {
     applyDefaults: applyDeploymentDefaults,

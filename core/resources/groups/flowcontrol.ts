@@ -22,7 +22,8 @@ export const flowSchemas: ResourceEntry = defineResource({
   kind: 'FlowSchema',
   resource: 'flowschemas',
   namespaced: false,
-  subresources: [statusSubresource('FlowSchema')],
+  // Its status strategy keeps the stored metadata whole.
+  subresources: [statusSubresource('FlowSchema', 'all')],
   columns: [
     nameColumn,
     column('PriorityLevel', 'The priority level its requests get.', textAt('spec', 'priorityLevelConfiguration', 'name')),
@@ -42,7 +43,8 @@ export const priorityLevelConfigurations: ResourceEntry = defineResource({
   kind: 'PriorityLevelConfiguration',
   resource: 'prioritylevelconfigurations',
   namespaced: false,
-  subresources: [statusSubresource('PriorityLevelConfiguration')],
+  // Its status strategy keeps the stored metadata whole.
+  subresources: [statusSubresource('PriorityLevelConfiguration', 'all')],
   columns: [
     nameColumn,
     column('Type', 'Exempt or Limited.', textAt('spec', 'type')),

@@ -1,5 +1,5 @@
 /** networking.k8s.io/v1: ingresses, network policies, service CIDRs and the IPs allocated from them. */
-import type { ResourceEntry } from '../catalogue.js'
+import { RESET_OBJECT_META_FOR_STATUS, type ResourceEntry } from '../catalogue.js'
 import { ageColumn, column, nameColumn } from '../columns/common.js'
 import { formatLabelSelector } from '../columns/format.js'
 import { loadBalancerAddresses } from '../columns/service.js'
@@ -141,7 +141,8 @@ export const serviceCIDRs: ResourceEntry = defineResource({
   kind: 'ServiceCIDR',
   resource: 'servicecidrs',
   namespaced: false,
-  subresources: [statusSubresource('ServiceCIDR')],
+  // Its status strategy calls ResetObjectMetaForStatus.
+  subresources: [statusSubresource('ServiceCIDR', RESET_OBJECT_META_FOR_STATUS)],
   strategy: {
     prepareForCreate: (sc) => {
       sc['status'] = {}

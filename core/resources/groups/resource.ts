@@ -1,5 +1,5 @@
 /** resource.k8s.io/v1: dynamic resource allocation (device classes, claims and slices). */
-import type { ResourceEntry } from '../catalogue.js'
+import { RESET_OBJECT_META_FOR_STATUS, type ResourceEntry } from '../catalogue.js'
 import { ageColumn, column, nameColumn } from '../columns/common.js'
 import { at, list, textAt } from '../columns/values.js'
 import { defineResource, statusSubresource } from '../define.js'
@@ -36,7 +36,8 @@ export const resourceClaims: ResourceEntry = defineResource({
   kind: 'ResourceClaim',
   resource: 'resourceclaims',
   namespaced: true,
-  subresources: [statusSubresource('ResourceClaim')],
+  // Its status strategy calls ResetObjectMetaForStatus.
+  subresources: [statusSubresource('ResourceClaim', RESET_OBJECT_META_FOR_STATUS)],
   columns: [nameColumn, column('State', 'Pending, allocated, reserved or deleted.', claimState), ageColumn],
 })
 

@@ -4,7 +4,7 @@
  * attachments are updated only with the resourceVersion they were read at,
  * as upstream's strategies ask.
  */
-import type { ResourceEntry } from '../catalogue.js'
+import { RESET_OBJECT_META_FOR_STATUS, type ResourceEntry } from '../catalogue.js'
 import { ageColumn, column, nameColumn } from '../columns/common.js'
 import { at, list, quantity, text, textAt } from '../columns/values.js'
 import { defineResource, statusSubresource } from '../define.js'
@@ -73,7 +73,8 @@ export const volumeAttachments: ResourceEntry = defineResource({
   resource: 'volumeattachments',
   namespaced: false,
   strategy: conditionalUpdates,
-  subresources: [statusSubresource('VolumeAttachment')],
+  // Its status strategy calls ResetObjectMetaForStatus.
+  subresources: [statusSubresource('VolumeAttachment', RESET_OBJECT_META_FOR_STATUS)],
   columns: [
     nameColumn,
     column('Attacher', 'The driver that attaches the volume.', textAt('spec', 'attacher'), { format: 'name' }),

@@ -3,6 +3,7 @@
  * resource.Quantity, metav1.Duration): what they accept, the stored form
  * they leave, and the error text their decoders give when they refuse.
  */
+import { daysInMonth, unixSeconds, utcSecondText } from '../../machinery/civil-time.js'
 import { parseGoDuration } from '../../machinery/duration.js'
 import { canonicalQuantity } from './quantity.js'
 
@@ -14,7 +15,11 @@ export function notAString(kind: string): string {
 const RFC3339_LAYOUT = '2006-01-02T15:04:05Z07:00'
 const RFC3339_MICRO_LAYOUT = '2006-01-02T15:04:05.000000Z07:00'
 
-/** The layout elements of RFC 3339 in the order Go's time.Parse reads them. */
+/**
+ * The layout elements of RFC 3339 in the order Go's time.Parse reads them.
+ * Time takes a fraction of any length after the seconds (and drops it);
+ * MicroTime's layout asks for exactly six digits.
+ */
 const ELEMENTS: readonly [layout: string, pattern: RegExp][] = [
   ['2006', /^\d{4}/],
   ['-', /^-/],
@@ -26,9 +31,13 @@ const ELEMENTS: readonly [layout: string, pattern: RegExp][] = [
   [':', /^:/],
   ['04', /^\d{2}/],
   [':', /^:/],
-  ['05', /^\d{2}(\.\d+)?/],
-  ['Z07:00', /^(Z|[+-]\d{2}:\d{2})/],
 ]
+const SECOND: readonly [layout: string, pattern: RegExp] = ['05', /^\d{2}(\.\d+)?/]
+const MICRO_SECOND: readonly (readonly [layout: string, pattern: RegExp])[] = [
+  ['05', /^\d{2}/],
+  ['.000000', /^\.\d{6}/],
+]
+const ZONE: readonly [layout: string, pattern: RegExp] = ['Z07:00', /^(Z|[+-]\d{2}:\d{2})/]
 
 const RANGES: readonly [index: number, max: number, what: string][] = [
   [2, 12, 'month'],
@@ -40,14 +49,15 @@ const RANGES: readonly [index: number, max: number, what: string][] = [
 
 /**
  * Checks an RFC 3339 time as Go's time.Parse does; returns its UTC form with
- * whole seconds (Time) or microseconds (MicroTime), as upstream stores it,
- * or the parse error text.
+ * whole seconds (Time: any fraction is dropped) or microseconds (MicroTime),
+ * as upstream stores it, or the parse error text. Computed on the calendar
+ * directly, so every year from 0001 to 9999 comes back as written.
  */
 export function parseTime(value: string, micro: boolean): { value: string } | { error: string } {
   const layout = micro ? RFC3339_MICRO_LAYOUT : RFC3339_LAYOUT
   const parts: string[] = []
   let rest = value
-  for (const [element, pattern] of ELEMENTS) {
+  for (const [element, pattern] of [...ELEMENTS, ...(micro ? MICRO_SECOND : [SECOND]), ZONE]) {
     const m = pattern.exec(rest)
     if (!m) {
       return { error: `parsing time ${JSON.stringify(value)} as ${JSON.stringify(layout)}: cannot parse ${JSON.stringify(rest)} as ${JSON.stringify(element)}` }
@@ -56,18 +66,31 @@ export function parseTime(value: string, micro: boolean): { value: string } | { 
     rest = rest.slice(m[0].length)
   }
   if (rest) return { error: `parsing time ${JSON.stringify(value)}: extra text: ${JSON.stringify(rest)}` }
+  const n = (index: number): number => Number.parseInt(parts[index] ?? '', 10)
   for (const [index, max, what] of RANGES) {
-    const n = Number.parseInt(parts[index] ?? '', 10)
-    if (n > max || ((what === 'month' || what === 'day') && n < 1)) return { error: `parsing time ${JSON.stringify(value)}: ${what} out of range` }
+    const v = n(index)
+    if (v > max || ((what === 'month' || what === 'day') && v < 1)) return { error: `parsing time ${JSON.stringify(value)}: ${what} out of range` }
   }
-  const ms = Date.parse(value)
-  if (Number.isNaN(ms)) return { error: `parsing time ${JSON.stringify(value)}: day out of range` }
-  const iso = new Date(ms).toISOString()
-  if (!micro) return { value: iso.replace(/\.\d+Z$/, 'Z') }
-  // Date keeps milliseconds; the microseconds come from the text when it is already in UTC.
-  const fraction = /\.(\d+)/.exec(parts[10] ?? '')?.[1] ?? ''
-  const micros = parts[11] === 'Z' ? fraction.padEnd(6, '0').slice(0, 6) : iso.slice(20, 23).padEnd(6, '0')
-  return { value: `${iso.slice(0, 19)}.${micros}Z` }
+  const [year, month, day] = [n(0), n(2), n(4)]
+  if (day > daysInMonth(year, month)) return { error: `parsing time ${JSON.stringify(value)}: day out of range` }
+  const zone = parts[parts.length - 1] ?? 'Z'
+  let offset = 0
+  if (zone !== 'Z') {
+    const hours = Number(zone.slice(1, 3))
+    const minutes = Number(zone.slice(4, 6))
+    if (hours > 24) return { error: `parsing time ${JSON.stringify(value)}: time zone offset hour out of range` }
+    if (minutes > 60) return { error: `parsing time ${JSON.stringify(value)}: time zone offset minute out of range` }
+    offset = (zone[0] === '-' ? -1 : 1) * (hours * 3600 + minutes * 60)
+  }
+  const seconds = unixSeconds(year, month, day, n(6), n(8), Number.parseInt(parts[10] ?? '', 10)) - offset
+  const text = utcSecondText(seconds)
+  // An offset moves whole minutes: the fraction stays as written.
+  return { value: micro ? `${text}${parts[11] ?? ''}Z` : `${text}Z` }
+}
+
+/** Whether a parsed (UTC) Time or MicroTime is Go's zero time, 0001-01-01T00:00:00Z, which upstream writes as null. */
+export function isGoZeroTimeText(text: string): boolean {
+  return text === '0001-01-01T00:00:00Z' || text === '0001-01-01T00:00:00.000000Z'
 }
 
 const QUANTITY_RE = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/

@@ -13,7 +13,7 @@ import { illegalBase64Index } from '../../encoding/base64.js'
 import { isPlainObject } from '../../machinery/object.js'
 import type { JsonForms, TypeDef, TypeRef, TypeTable } from './model.js'
 import { jsonFormOf } from './model.js'
-import { durationError, notAString, parseQuantity, parseTime } from './go-values.js'
+import { durationError, isGoZeroTimeText, notAString, parseQuantity, parseTime } from './go-values.js'
 
 class DecodeError extends Error {}
 
@@ -186,7 +186,8 @@ class Decoder {
         if (typeof v !== 'string') throw new DecodeError(notAString(jsonKind(v)))
         const parsed = parseTime(v, t.scalar === 'microtime')
         if ('error' in parsed) throw new DecodeError(parsed.error)
-        return parsed.value
+        // Go's zero time marshals as null upstream: the field is left out, as the protobuf codec leaves it.
+        return isGoZeroTimeText(parsed.value) ? undefined : parsed.value
       }
       case 'quantity': {
         const parsed = parseQuantity(v)
