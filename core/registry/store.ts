@@ -24,7 +24,7 @@ import { checkDeletePreconditions, checkUpdatePrecondition } from './preconditio
 import type { RequestContext } from './request-context.js'
 import { interpretStorageError } from './storage-errors.js'
 import { type FinishWrite, finishNothing, once, type StoreHooks } from './store-hooks.js'
-import { initialGeneration, keepStoredStatus, nextGeneration, withConditionsOnly, withStatusOnly } from './subresources.js'
+import { initialGeneration, keepStoredStatus, nextGeneration, withConditionsOnly, withFinalizersOnly, withStatusOnly } from './subresources.js'
 import { WatchListWatcher } from './watch-list.js'
 
 export type { DeleteOptions } from './deletion.js'
@@ -268,14 +268,15 @@ export class ResourceStore {
    * Through the `status` subresource only the status changes; through the
    * main endpoint of a resource that has one, everything but the status.
    * Through `scale`, `next` changes the replicas alone; through a
-   * CertificateSigningRequest's `approval`, its conditions alone.
+   * CertificateSigningRequest's `approval`, its conditions alone; through a
+   * Namespace's `finalize`, its spec.finalizers alone.
    */
   async update(
     namespace: string,
     name: string,
     next: (current: KubeObject) => unknown,
     ctx: RequestContext,
-    subresource?: 'status' | 'scale' | 'approval',
+    subresource?: 'status' | 'scale' | 'approval' | 'finalize',
   ): Promise<KubeObject> {
     const key = this.key(namespace, name)
     let toDelete: KubeObject | undefined
@@ -287,6 +288,7 @@ export class ResourceStore {
       let obj = this.checkBody(await next(structuredClone(current)), namespace, name)
       if (subresource === 'status') obj = withStatusOnly(obj, current)
       else if (subresource === 'approval') obj = withConditionsOnly(obj, current)
+      else if (subresource === 'finalize') obj = withFinalizersOnly(obj, current)
       const meta = obj.metadata
       checkUpdatePrecondition(this.entry, meta.resourceVersion, current)
       meta.resourceVersion = current.metadata.resourceVersion ?? ''
@@ -298,7 +300,7 @@ export class ResourceStore {
       recordUpdate(this.entry, this.apiVersion, obj, current, ctx, subresource)
       obj = await runMutatingAdmission(this.mutating, this.entry, { operation: 'UPDATE', object: obj, old: current, subresource }, ctx)
       await this.entry.strategy.authorizeWrite?.(obj, current, this.strategyContext(ctx))
-      if (subresource !== 'status' && subresource !== 'approval') {
+      if (subresource !== 'status' && subresource !== 'approval' && subresource !== 'finalize') {
         keepStoredStatus(this.entry, obj, current)
         // After the generic status rule, so that a strategy may still record something there (a CRD's stored versions).
         this.entry.strategy.prepareForUpdate?.(obj, current, this.strategyContext(ctx))

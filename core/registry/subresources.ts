@@ -53,6 +53,24 @@ export function withConditionsOnly(obj: KubeObject, old: KubeObject): KubeObject
   return out
 }
 
+/**
+ * A write through a Namespace's `finalize` subresource changes its
+ * spec.finalizers alone (what the namespace controller removes once the
+ * namespace is empty): the metadata and status stay as stored.
+ */
+export function withFinalizersOnly(obj: KubeObject, old: KubeObject): KubeObject {
+  const out = structuredClone(old)
+  const spec = isPlainObject(out['spec']) ? out['spec'] : (out['spec'] = {})
+  const sent = isPlainObject(obj['spec']) ? obj['spec']['finalizers'] : undefined
+  if (sent === undefined) delete spec['finalizers']
+  else spec['finalizers'] = sent
+  if (obj.metadata.managedFields !== undefined) out.metadata.managedFields = obj.metadata.managedFields
+  const rv = obj.metadata.resourceVersion
+  if (rv) out.metadata.resourceVersion = rv
+  else delete out.metadata.resourceVersion
+  return out
+}
+
 /** A created object of a generation-tracking resource starts at generation 1. */
 export function initialGeneration(entry: ResourceEntry, obj: KubeObject): void {
   if (entry.tracksGeneration) obj.metadata.generation = 1
