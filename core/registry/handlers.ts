@@ -213,10 +213,10 @@ async function write(
   name: string,
   req: PatchRequest,
   ctx: RequestContext,
-  subresource?: 'status' | 'approval' | 'finalize',
+  subresource?: 'status' | 'approval' | 'finalize' | 'ephemeralcontainers',
 ): Promise<{ object: KubeObject; created: boolean }> {
   if (req.apply) {
-    if (subresource === 'approval' || subresource === 'finalize') throw unsupportedMediaType(APPLY_PATCH_TYPE, patchTypes(store.entry).filter((t) => t !== APPLY_PATCH_TYPE))
+    if (subresource === 'approval' || subresource === 'finalize' || subresource === 'ephemeralcontainers') throw unsupportedMediaType(APPLY_PATCH_TYPE, patchTypes(store.entry).filter((t) => t !== APPLY_PATCH_TYPE))
     return store.apply(namespace, name, req.config, ctx, subresource)
   }
   return { object: await store.update(namespace, name, req.patch, ctx, subresource), created: false }
@@ -230,7 +230,7 @@ async function write(
  */
 async function handleSubresource(request: Request, info: RequestInfo, entry: ResourceEntry, env: HandlerEnv): Promise<Response> {
   const sub = entry.subresources?.find((s) => s.name === info.subresource)
-  const served = ['status', 'scale', 'approval', 'finalize', 'eviction', 'binding', ...(env.serviceAccountTokens ? ['token'] : [])]
+  const served = ['status', 'scale', 'approval', 'finalize', 'ephemeralcontainers', 'eviction', 'binding', ...(env.serviceAccountTokens ? ['token'] : [])]
   const reachesOut = env.nodeAgent !== undefined && entry.group === '' && isNodeAgentSubresource(entry.resource, info.subresource)
   if (!sub || !(served.includes(sub.name) || reachesOut) || !info.name) throw resourceNotFound()
   if (!sub.verbs.includes(info.verb as Verb))
@@ -256,7 +256,8 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
     if (req.apply) throw unsupportedMediaType(APPLY_PATCH_TYPE, patchTypes(entry).filter((t) => t !== APPLY_PATCH_TYPE))
     return withWarnings(objectResponse(await updateScale(store, ns, info.name, req.patch, ctx), format), ctx.warnings)
   }
-  const { object } = await write(store, ns, info.name, req, ctx, sub.name === 'approval' || sub.name === 'finalize' ? sub.name : 'status')
+  const narrowed = sub.name === 'approval' || sub.name === 'finalize' || sub.name === 'ephemeralcontainers' ? sub.name : 'status'
+  const { object } = await write(store, ns, info.name, req, ctx, narrowed)
   return withWarnings(objectOut(entry, object, format, ctx.now), ctx.warnings)
 }
 

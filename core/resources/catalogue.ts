@@ -102,6 +102,14 @@ export interface SubresourceEntry {
   verbs: Verb[]
   /** A streaming or proxying endpoint (exec, log, proxy): no object schema of its own in OpenAPI. */
   connect?: boolean
+  /**
+   * An update through this subresource (upstream's per-subresource strategy):
+   * what it takes of the written object, the rest kept as stored. Given, the
+   * main strategy's prepareForUpdate does not run.
+   */
+  narrowUpdate?(obj: KubeObject, old: KubeObject): KubeObject
+  /** Its validation of such an update, in place of the strategy's validateUpdate. */
+  validateUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): FieldError[]
 }
 
 /**
