@@ -25,6 +25,7 @@ import { apiServerId } from './controllers/apiserver-identity.js'
 import { serverMembership } from './controllers/server-membership.js'
 import { ENCRYPTION_LAST_RELOAD, ENCRYPTION_RELOADS } from './metrics/definitions.js'
 import { ensureSystemNamespaces, startNamespaceLifecycle } from './controllers/namespace-lifecycle.js'
+import { retryUntilDone } from './controllers/bootstrap-retry.js'
 import { rbacBootstrapHook } from './controllers/rbac-bootstrap-roles.js'
 import { systemPriorityClassesHook } from './controllers/system-priority-classes.js'
 import type { LoadedAuthenticationConfiguration } from './config/authentication.js'
@@ -288,10 +289,10 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const lifecycle = new ServerLifecycle()
   const startedAt = now().getTime()
   let started = false
-  const priorityClassesHook = (options.bootstrapPriorityClasses ?? true) ? systemPriorityClassesHook(registry, now) : undefined
+  const priorityClassesHook = (options.bootstrapPriorityClasses ?? true) ? systemPriorityClassesHook(registry, now, logger) : undefined
   // Priority and fairness replaces max-in-flight unless turned off (--enable-priority-and-fairness=false).
   const priorityAndFairness = serving.priorityAndFairness !== false
-  const flowControlHook = priorityAndFairness && (options.bootstrapFlowControl ?? true) ? flowControlBootstrapHook(registry, now) : undefined
+  const flowControlHook = priorityAndFairness && (options.bootstrapFlowControl ?? true) ? flowControlBootstrapHook(registry, now, logger) : undefined
   const requestTimeoutMs = options.requestTimeoutMs ?? 60_000
   const inFlight = serving.maxInFlight ?? DEFAULT_IN_FLIGHT
   const flowControl = priorityAndFairness
@@ -323,7 +324,9 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   })
   // What the extension-apiserver-authentication ConfigMap publishes: the options, with CA bundles rotated since.
   const trust = { options: options.authentication ?? {}, published: Promise.resolve() }
-  const systemNamespaces = options.bootstrapNamespaces ?? true ? ensureSystemNamespaces(registry, now) : Promise.resolve()
+  // Upstream's system namespaces controller: a refused creation is logged and tried again, and readiness does not wait for it.
+  const namespaceBootstrap = options.bootstrapNamespaces ?? true ? retryUntilDone('system namespaces', () => ensureSystemNamespaces(registry, now), logger) : undefined
+  const systemNamespaces = namespaceBootstrap?.firstAttempt ?? Promise.resolve()
   // Each part of start-up under the readiness check upstream names it by, so that a failure says which.
   const startup = new StartupParts()
   const ready = (async () => {
@@ -539,6 +542,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     },
     async shutdown() {
       lifecycle.shutdownInitiated = true
+      for (const hook of [namespaceBootstrap, priorityClassesHook, flowControlHook, rbacPolicyHook]) hook?.stop()
       crdController.stop()
       aggregator?.stop()
       authentication.stop()

@@ -4,6 +4,7 @@
  * service range, port 443 (`https`) to the server's secure port, and the
  * server's advertised address behind it. Kept in place: put back when deleted.
  */
+import { semanticEqual } from '../resources/rbac/semantic-equal.js'
 import { hasStatusCode } from '../machinery/status-error.js'
 import { LOOPBACK_IDENTITY } from '../registry/identities.js'
 import type { Logger } from '../ports.js'
@@ -73,7 +74,8 @@ function sliceBody(addresses: readonly string[], port: number): KubeObject {
   }
 }
 
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
+// Stored objects come back in Go's field order, not the order written here: a text comparison would write on every start.
+const same = semanticEqual
 
 /** Top-level fields of `body` copied into `obj` (an endpoints' subsets, a slice's endpoints). */
 const fieldsOf = (body: KubeObject, fields: string[]) => (obj: KubeObject): KubeObject =>

@@ -19,15 +19,33 @@ function context(now: Date, user: UserInfo = NAMESPACE_CONTROLLER_IDENTITY): Req
   return { user, now, dryRun: false }
 }
 
+/**
+ * Creates the system namespaces that do not exist, as upstream's system
+ * namespaces controller: one that exists is only read, so a restart under an
+ * admission chain that refuses the write (AlwaysDeny, a policy denying
+ * namespace writes) finds nothing to write. Every namespace is tried; the
+ * first refusal is thrown once the others have had their turn.
+ */
 export async function ensureSystemNamespaces(registry: Registry, now: () => Date): Promise<void> {
   const store = registry.store(namespaces)
+  let failure: unknown
   for (const name of SYSTEM_NAMESPACES) {
+    try {
+      await store.get('', name)
+      continue
+    } catch (err) {
+      if (!hasStatusCode(err, 404)) {
+        failure ??= err
+        continue
+      }
+    }
     try {
       await store.create('', { metadata: { name } }, context(now(), LOOPBACK_IDENTITY))
     } catch (err) {
-      if (!hasStatusCode(err, 409)) throw err
+      if (!hasStatusCode(err, 409)) failure ??= err
     }
   }
+  if (failure !== undefined) throw failure
 }
 
 /** The pause before a namespace not finished is looked at again: doubled each time, up to the maximum. */

@@ -61,7 +61,7 @@ export function rbacStores(registry: Registry): RbacStores | undefined {
 export function rbacBootstrapHook(registry: Registry, now: () => Date, logger: Logger): PostStartHook | undefined {
   const stores = rbacStores(registry)
   if (!stores) return undefined
-  return postStartHook(RBAC_BOOTSTRAP_HOOK, () => ensureBootstrapPolicy(stores, now, logger))
+  return postStartHook(RBAC_BOOTSTRAP_HOOK, () => ensureBootstrapPolicy(stores, now, logger), logger)
 }
 
 function roleObject(apiVersion: string, kind: string, role: BootstrapRole): KubeObject {

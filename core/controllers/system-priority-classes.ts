@@ -7,6 +7,7 @@
  */
 import { type PostStartHook, postStartHook } from './post-start-hook.js'
 import { hasStatusCode } from '../machinery/status-error.js'
+import type { Logger } from '../ports.js'
 import { LOOPBACK_IDENTITY } from '../registry/identities.js'
 import type { Registry } from '../registry/registry.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
@@ -26,10 +27,10 @@ const DESCRIPTIONS: Record<string, string> = {
  * The hook, or undefined when `--runtime-config` turned scheduling.k8s.io/v1
  * off: upstream installs it only for a served group.
  */
-export function systemPriorityClassesHook(registry: Registry, now: () => Date): PostStartHook | undefined {
+export function systemPriorityClassesHook(registry: Registry, now: () => Date, logger: Logger): PostStartHook | undefined {
   const entry = registry.catalogue.lookup(priorityClasses.group, priorityClasses.version, priorityClasses.resource)
   if (!entry) return undefined
-  return postStartHook(SYSTEM_PRIORITY_CLASSES_HOOK, () => ensureSystemPriorityClasses(registry, entry, now))
+  return postStartHook(SYSTEM_PRIORITY_CLASSES_HOOK, () => ensureSystemPriorityClasses(registry, entry, now), logger)
 }
 
 /**

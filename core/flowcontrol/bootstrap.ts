@@ -13,12 +13,15 @@ import type { Registry } from '../registry/registry.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
 import { flowSchemas, priorityLevelConfigurations } from '../resources/groups/flowcontrol.js'
 import type { KubeObject } from '../machinery/object.js'
+import { semanticEqual } from '../resources/rbac/semantic-equal.js'
+import type { Logger } from '../ports.js'
 import { AUTO_UPDATE_ANNOTATION, BOOTSTRAP_FLOW_SCHEMAS, BOOTSTRAP_PRIORITY_LEVELS, type BootstrapObject } from './bootstrap-objects.js'
 
 export const FLOW_CONTROL_BOOTSTRAP_HOOK = 'priority-and-fairness-config-producer'
 const FIELD_MANAGER = 'api-priority-and-fairness-config-producer-v1'
 
-const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
+// The stored spec comes back in Go's field order: only its content counts, or a restart would rewrite every object.
+const sameJson = semanticEqual
 
 async function ensure(registry: Registry, entry: ResourceEntry, wanted: BootstrapObject, now: () => Date): Promise<void> {
   const store = registry.store(entry)
@@ -51,7 +54,7 @@ async function ensure(registry: Registry, entry: ResourceEntry, wanted: Bootstra
 }
 
 /** The hook, or undefined when flowcontrol.apiserver.k8s.io/v1 is not served. */
-export function flowControlBootstrapHook(registry: Registry, now: () => Date): PostStartHook | undefined {
+export function flowControlBootstrapHook(registry: Registry, now: () => Date, logger: Logger): PostStartHook | undefined {
   const levels = registry.catalogue.lookup(priorityLevelConfigurations.group, priorityLevelConfigurations.version, priorityLevelConfigurations.resource)
   const schemas = registry.catalogue.lookup(flowSchemas.group, flowSchemas.version, flowSchemas.resource)
   if (!levels || !schemas) return undefined
@@ -59,5 +62,5 @@ export function flowControlBootstrapHook(registry: Registry, now: () => Date): P
     // Levels before the schemas that name them, so no schema is dangling for a moment.
     await Promise.all(BOOTSTRAP_PRIORITY_LEVELS.map((pl) => ensure(registry, levels, pl, now)))
     await Promise.all(BOOTSTRAP_FLOW_SCHEMAS.map((fs) => ensure(registry, schemas, fs, now)))
-  })
+  }, logger)
 }

@@ -128,11 +128,13 @@ export async function nodeProxyLocation(deps: NodeAgentDeps, id: string): Promis
   const connection = await agentConnection(deps, parsed.name).catch((err: unknown) => {
     throw asPlainStatus(err)
   })
+  // The agent's own port goes through its own TLS and credentials wherever it listens (kwok and local clusters run
+  // agents on loopback); only another port on the node is an arbitrary destination, judged as upstream does.
+  if (!parsed.port || parsed.port === String(connection.port)) return { target: agentTarget(deps.options, connection.host, connection.port) }
   const check = deps.checkProxyable ?? defaultProxyableCheck
   await check(connection.host).catch((err: unknown) => {
     throw badRequest(err instanceof Error ? err.message : String(err))
   })
-  if (!parsed.port || parsed.port === String(connection.port)) return { target: agentTarget(deps.options, connection.host, connection.port) }
   return { target: plainTarget(parsed.scheme, connection.host, parsed.port, deps.options.timeoutMs) }
 }
 

@@ -16,6 +16,7 @@ import { isPlainObject, type KubeObject, type UserInfo } from '../machinery/obje
 import type { StorageEvent } from '../storage/interface.js'
 import { isDryRun, readDeleteOptions } from './delete-options.js'
 import { evictionDeleteOptions, evictPod } from './eviction.js'
+import { bindPod } from './pod-binding.js'
 import type { NodeAgentDeps } from '../nodeagent/connection.js'
 import { handleNodeAgentSubresource, isNodeAgentSubresource } from '../nodeagent/subresources.js'
 import type { PassUpgrade } from '../proxy/upgrade.js'
@@ -119,6 +120,8 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
   })
   const ns = entry.namespaced ? info.namespace : ''
 
+  // The legacy bindings collection binds a pod, admitted as a create of bindings (pod-binding.ts).
+  if (entry.group === '' && entry.resource === 'bindings' && info.verb === 'create') return handleBinding(request, params, info, env, ctx, entry, undefined)
   if (entry.virtualCreate) {
     const body = await decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes), env.yamlDecoder)
     if (!isPlainObject(body)) throw badRequest('the body of the request must be a JSON or YAML object')
@@ -216,10 +219,10 @@ async function write(
   name: string,
   req: PatchRequest,
   ctx: RequestContext,
-  subresource?: 'status' | 'approval' | 'finalize',
+  subresource?: 'status' | 'approval' | 'finalize' | 'ephemeralcontainers',
 ): Promise<{ object: KubeObject; created: boolean }> {
   if (req.apply) {
-    if (subresource === 'approval' || subresource === 'finalize') throw unsupportedMediaType(APPLY_PATCH_TYPE, patchTypes(store.entry).filter((t) => t !== APPLY_PATCH_TYPE))
+    if (subresource === 'approval' || subresource === 'finalize' || subresource === 'ephemeralcontainers') throw unsupportedMediaType(APPLY_PATCH_TYPE, patchTypes(store.entry).filter((t) => t !== APPLY_PATCH_TYPE))
     return store.apply(namespace, name, req.config, ctx, subresource)
   }
   return { object: await store.update(namespace, name, req.patch, ctx, subresource), created: false }
@@ -234,7 +237,7 @@ async function write(
  */
 async function handleSubresource(request: Request, info: RequestInfo, entry: ResourceEntry, env: HandlerEnv): Promise<Response> {
   const sub = entry.subresources?.find((s) => s.name === info.subresource)
-  const served = ['status', 'scale', 'approval', 'finalize', 'eviction', ...(env.serviceAccountTokens ? ['token'] : [])]
+  const served = ['status', 'scale', 'approval', 'finalize', 'ephemeralcontainers', 'eviction', 'binding', ...(env.serviceAccountTokens ? ['token'] : [])]
   const reachesOut = env.nodeAgent !== undefined && entry.group === '' && isNodeAgentSubresource(entry.resource, info.subresource)
   if (!sub || !(served.includes(sub.name) || reachesOut) || !info.name) throw resourceNotFound()
   if (!sub.verbs.includes(info.verb as Verb))
@@ -247,6 +250,7 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
     return handleNodeAgentSubresource(request, info, entry, env.nodeAgent, env.passUpgrade)
   }
   if (sub.name === 'eviction') return handleEviction(request, params, info, env, ctx)
+  if (sub.name === 'binding') return handleBinding(request, params, info, env, ctx, entry, info.name)
   if (sub.name === 'token') return handleTokenRequest(request, params, info, entry, env, ctx)
   const store = env.registry.store(entry)
   const ns = entry.namespaced ? info.namespace : ''
@@ -263,7 +267,8 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
     if (req.apply) throw unsupportedMediaType(APPLY_PATCH_TYPE, patchTypes(entry).filter((t) => t !== APPLY_PATCH_TYPE))
     return withWarnings(objectResponse(await updateScale(store, ns, info.name, req.patch, ctx), format), ctx.warnings)
   }
-  const { object } = await write(store, ns, info.name, req, ctx, sub.name === 'approval' || sub.name === 'finalize' ? sub.name : 'status')
+  const narrowed = sub.name === 'approval' || sub.name === 'finalize' || sub.name === 'ephemeralcontainers' ? sub.name : 'status'
+  const { object } = await write(store, ns, info.name, req, ctx, narrowed)
   return withWarnings(objectOut(entry, object, format, ctx.now), ctx.warnings)
 }
 
@@ -278,6 +283,14 @@ async function handleEviction(request: Request, params: URLSearchParams, info: R
   const options = evictionDeleteOptions(body, info.namespace, info.name, dryRun ? params.getAll('dryRun') : [])
   const status = await evictPod(env.registry, info.namespace, info.name, body as KubeObject, options, ctx)
   return objectResponse(status, negotiateOutput(request.headers.get('accept'), { allowTable: false, includeObject: null }), 201)
+}
+
+/** `pods/<name>/binding` and the legacy `bindings` collection: a Binding that sets the pod's node (pod-binding.ts). */
+async function handleBinding(request: Request, params: URLSearchParams, info: RequestInfo, env: HandlerEnv, ctx: RequestContext, entry: ResourceEntry, urlName: string | undefined): Promise<Response> {
+  writeContext(request, params, ctx, 'CreateOptions')
+  const body = await decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes), env.yamlDecoder)
+  const status = await bindPod(env.registry, { namespace: info.namespace, body, ...(urlName !== undefined ? { urlName } : {}), admittedAs: entry }, ctx)
+  return withWarnings(objectResponse(status, negotiateOutput(request.headers.get('accept'), { allowTable: false, includeObject: null }), 201), ctx.warnings)
 }
 
 /** `serviceaccounts/<name>/token`: a TokenRequest answered with a signed token (never stored). */

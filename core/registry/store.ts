@@ -276,8 +276,10 @@ export class ResourceStore {
     name: string,
     next: (current: KubeObject) => unknown,
     ctx: RequestContext,
-    subresource?: 'status' | 'scale' | 'approval' | 'finalize',
+    subresource?: 'status' | 'scale' | 'approval' | 'finalize' | 'ephemeralcontainers',
   ): Promise<KubeObject> {
+    // A subresource with a strategy of its own (pods/ephemeralcontainers) says what it changes and how that is validated.
+    const own = this.entry.subresources?.find((s) => s.name === subresource && s.narrowUpdate)
     const key = this.key(namespace, name)
     let toDelete: KubeObject | undefined
     let finish: FinishWrite = finishNothing
@@ -289,6 +291,7 @@ export class ResourceStore {
       if (subresource === 'status') obj = withStatusOnly(this.entry, obj, current)
       else if (subresource === 'approval') obj = withConditionsOnly(obj, current)
       else if (subresource === 'finalize') obj = withStoredStatus(obj, current)
+      else if (own?.narrowUpdate) obj = own.narrowUpdate(obj, current)
       const meta = obj.metadata
       checkUpdatePrecondition(this.entry, meta.resourceVersion, current)
       meta.resourceVersion = current.metadata.resourceVersion ?? ''
@@ -300,7 +303,7 @@ export class ResourceStore {
       recordUpdate(this.entry, this.apiVersion, obj, current, ctx, subresource)
       obj = await runMutatingAdmission(this.mutating, this.entry, { operation: 'UPDATE', object: obj, old: current, subresource }, ctx)
       await this.entry.strategy.authorizeWrite?.(obj, current, this.strategyContext(ctx))
-      if (subresource !== 'status' && subresource !== 'approval' && subresource !== 'finalize') {
+      if (subresource !== 'status' && subresource !== 'approval' && subresource !== 'finalize' && !own) {
         keepStoredStatus(this.entry, obj, current)
         // After the generic status rule, so that a strategy may still record something there (a CRD's stored versions).
         this.entry.strategy.prepareForUpdate?.(obj, current, this.strategyContext(ctx))
@@ -308,7 +311,9 @@ export class ResourceStore {
       nextGeneration(this.entry, obj, current)
       const errs = [
         ...validateObjectMetaUpdate(obj, current, this.entry),
-        ...(this.entry.strategy.validateUpdate?.(obj, current, this.strategyContext(ctx)) ?? []),
+        ...(own?.validateUpdate
+          ? own.validateUpdate(obj, current, this.strategyContext(ctx))
+          : (this.entry.strategy.validateUpdate?.(obj, current, this.strategyContext(ctx)) ?? [])),
       ]
       if (errs.length) throw invalidError(this.entry.group, this.entry.kind, name, errs)
       await runValidatingAdmission(this.admission.validating, this.entry, { operation: 'UPDATE', object: obj, old: current, subresource }, ctx)

@@ -111,6 +111,14 @@ export interface SubresourceEntry {
    * annotations, owners and finalizers are stored.
    */
   keepsStoredMetadata?: readonly StatusKeptMetadata[] | 'all'
+  /**
+   * An update through this subresource (upstream's per-subresource strategy):
+   * what it takes of the written object, the rest kept as stored. Given, the
+   * main strategy's prepareForUpdate does not run.
+   */
+  narrowUpdate?(obj: KubeObject, old: KubeObject): KubeObject
+  /** Its validation of such an update, in place of the strategy's validateUpdate. */
+  validateUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): FieldError[]
 }
 
 /** Metadata a status strategy may reset to the stored values. */

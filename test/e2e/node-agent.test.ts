@@ -266,11 +266,22 @@ describe('kubectl and a node agent', () => {
     assert.ok(read.every((r) => r.headers['authorization'] === undefined))
   })
 
-  it('nodes/proxy refuses a node on a loopback address, as upstream refuses any address that is not global unicast', async () => {
-    const raw = await daemon.kubectl('get', '--raw', '/api/v1/nodes/node-1/proxy/healthz')
+  it('nodes/proxy reaches a node agent on a loopback address at its own port, with its client certificate', async () => {
+    const before = agent.seen.length
+    assert.equal(await daemon.ok('get', '--raw', '/api/v1/nodes/node-1/proxy/healthz'), 'ok')
+    assert.equal(await daemon.ok('get', '--raw', `/api/v1/nodes/node-1:${agent.port}/proxy/healthz`), 'ok')
+    const seen = agent.seen.slice(before).filter((r) => r.path === '/healthz')
+    assert.equal(seen.length, 2)
+    assert.ok(seen.every((r) => r.clientCommonName === 'kube-apiserver-kubelet-client'))
+  })
+
+  it('nodes/proxy to another port of a loopback node is refused with 400 "address not allowed", and nothing is sent', async () => {
+    const before = agent.seen.length
+    const otherPort = (echo.address() as { port: number }).port
+    const raw = await daemon.kubectl('get', '--raw', `/api/v1/nodes/node-1:${otherPort}/proxy/healthz`)
     assert.notEqual(raw.code, 0)
-    assert.match(raw.stderr, /address not allowed/)
-    assert.equal(agent.seen.filter((r) => r.path === '/healthz').length, 0)
+    assert.match(raw.stderr, /Error from server \(BadRequest\): address not allowed/)
+    assert.equal(agent.seen.length, before)
   })
 
   it('a ValidatingAdmissionPolicy on CONNECT refuses kubectl exec with 403, and the agent sees no exec', async () => {

@@ -76,12 +76,13 @@ describe('token reviews', () => {
 })
 
 describe('bindings', () => {
-  it('say plainly that binding is not served yet instead of pretending', async () => {
+  it('bind a pod (pod-binding.test.ts); one that does not exist is 404 and nothing is made', async () => {
     const r = await api.post('/api/v1/namespaces/default/bindings', {
       metadata: { name: 'p' },
       target: { kind: 'Node', name: 'node1' },
     })
-    assert.equal(r.status, 405)
-    assert.equal(r.body.message, 'create is not supported on resources of kind "bindings"')
+    assert.equal(r.status, 404)
+    assert.equal(r.body.message, 'pods "p" not found')
+    assert.equal((await api.get('/api/v1/namespaces/default/pods/p')).status, 404)
   })
 })

@@ -5,7 +5,8 @@
  * certificate (every verb, body and query kept, the caller's credentials
  * dropped) or another port of the node over plain HTTP; services/proxy
  * reaches a ready endpoint of the Service's EndpointSlices by port number or
- * name; pods/proxy refuses a loopback pod IP as upstream does. The
+ * name; pods/proxy refuses a loopback pod IP as upstream does, and nodes/proxy
+ * a loopback node at any port but its agent's own. The
  * proxyable-host check is opened for loopback here only because every test
  * server must live on loopback; the daemon's check is in node-agent.test.ts.
  */
@@ -138,5 +139,76 @@ describe('proxy subresources', () => {
     const reply = await client.get('/api/v1/nodes/node-1:1/proxy/')
     assert.equal(reply.status, 503)
     assert.match(reply.body.message, /^error trying to reach service: dial tcp 127\.0\.0\.1:1: connect: connection refused/)
+  })
+})
+
+describe('nodes/proxy to a node agent on loopback, with the default address check', () => {
+  let agent: NodeAgent
+  let backend: Server
+  let backendPort = 0
+  let backendCalls = 0
+  let transport: NodeProxyTransport
+  let client: TestClient
+
+  before(async () => {
+    const clientCA = await createCertificateAuthority({ commonName: 'node-agent-client-ca' })
+    const pair = await issueClientCertificate(clientCA, { commonName: 'apiserver-node-client', organizations: [] })
+    agent = await startNodeAgent(clientCA.certificate)
+    backend = createServer((_req, res) => {
+      backendCalls++
+      res.end('backend')
+    })
+    await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve))
+    backendPort = (backend.address() as AddressInfo).port
+    transport = nodeProxyTransport()
+    // No checkProxyable port: the core's own rule (IP literals must be global unicast) decides.
+    const server = createTestServer(
+      {
+        nodeAgent: {
+          preferredAddressTypes: ['InternalIP'],
+          caBundle: Buffer.from(agent.servingCA).toString('base64'),
+          clientCertificate: { certificate: pair.certificate, key: pair.privateKey },
+          timeoutMs: 3000,
+        },
+      },
+      { proxyTransport: transport },
+    )
+    await server.ready
+    client = new TestClient(server)
+    const node = await client.post('/api/v1/nodes', {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'kwok-1' },
+      status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: agent.port } } },
+    })
+    assert.equal(node.status, 201, node.text)
+  })
+
+  after(async () => {
+    transport?.close()
+    await agent?.close()
+    backend?.closeAllConnections()
+    await new Promise<void>((resolve) => (backend ? backend.close(() => resolve()) : resolve()))
+  })
+
+  it('reaches the agent at its own port, named or not, with the client certificate', async () => {
+    const before = agent.seen.length
+    const plain = await client.get('/api/v1/nodes/kwok-1/proxy/healthz')
+    assert.equal(plain.status, 200, plain.text)
+    assert.equal(plain.text, 'ok')
+    const named = await client.get(`/api/v1/nodes/kwok-1:${agent.port}/proxy/healthz`)
+    assert.equal(named.status, 200, named.text)
+    const seen = agent.seen.slice(before)
+    assert.equal(seen.length, 2)
+    assert.ok(seen.every((r) => r.clientCommonName === 'apiserver-node-client'))
+  })
+
+  it('refuses another port on the loopback address with 400 "address not allowed", and nothing is sent', async () => {
+    const reply = await client.get(`/api/v1/nodes/kwok-1:${backendPort}/proxy/metrics`)
+    assert.equal(reply.status, 400)
+    assert.equal(reply.body.kind, 'Status')
+    assert.equal(reply.body.reason, 'BadRequest')
+    assert.equal(reply.body.message, 'address not allowed')
+    assert.equal(backendCalls, 0)
   })
 })

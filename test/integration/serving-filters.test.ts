@@ -189,18 +189,18 @@ describe('HSTS and CORS', () => {
 describe('--livez-grace-period', () => {
   it('counts an unfinished post-start hook as healthy in /livez during the grace period only', async () => {
     let clock = 0
-    // Start-up never finishes: the system namespaces cannot be written.
+    // A post-start hook never finishes: the system priority classes cannot be written (retried, never fatal).
     const storage = new MemoryStorage()
     storage.create = () => Promise.reject(new Error('disk full'))
     const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, serving: { livezGracePeriodMs: 1000 } }, { storage, now: () => new Date(clock) })
     await server.ready.catch(() => {})
     const status = async (path: string) => (await server.fetch(new Request(`http://in-process${path}`))).status
     assert.equal(await status('/livez'), 200)
-    assert.equal(await status('/livez/poststarthook/bootstrap-controller'), 200)
+    assert.equal(await status('/livez/poststarthook/scheduling/bootstrap-system-priority-classes'), 200)
     assert.equal(await status('/readyz'), 500, 'readiness has no grace period')
     clock = 5000
     assert.equal(await status('/livez'), 500)
-    assert.equal(await status('/livez/poststarthook/bootstrap-controller'), 500)
+    assert.equal(await status('/livez/poststarthook/scheduling/bootstrap-system-priority-classes'), 500)
     await server.shutdown()
   })
 })

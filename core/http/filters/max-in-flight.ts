@@ -3,7 +3,8 @@
  * priority and fairness off (upstream: WithMaxInFlightLimit): two pools,
  * reads (get, list) and everything else. A request that finds its pool
  * full gets 429 with `Retry-After: 1` at once, without queueing. Long-running
- * requests (watch, proxy, exec...) take no slot; members of system:masters
+ * requests (watch, proxy, exec...) take no slot; any other keeps its slot
+ * until its answer's body has been sent (hold-until-sent.ts); members of system:masters
  * are always served; a limit of 0 turns its pool off.
  */
 import type { MiddlewareHandler } from 'hono'
@@ -12,6 +13,7 @@ import { isLongRunning } from '../request-info.js'
 import { statusResponse } from '../respond.js'
 import { tooManyRequests } from '../../machinery/status-error.js'
 import type { ChainEnv } from './context.js'
+import { releaseWhenSent } from './hold-until-sent.js'
 
 export interface InFlightLimits {
   /** Non-mutating requests at once; 0: no limit. */
@@ -71,10 +73,14 @@ export function maxInFlightFilter(limits: InFlightLimits, metrics: Metrics): Mid
     if (!pool) return next()
     if (pool.tryAcquire()) {
       try {
-        return await next()
-      } finally {
+        await next()
+      } catch (err) {
         pool.release()
+        throw err
       }
+      // Counted until its answer is sent: a LIST's body is encoded as the client reads it.
+      releaseWhenSent(c, () => pool.release())
+      return
     }
     // A full pool still answers the super-user (and the server's own loopback client).
     if (c.get('user').groups.includes(PRIVILEGED_GROUP)) return next()

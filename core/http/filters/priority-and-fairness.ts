@@ -6,7 +6,9 @@
  * headers, Exempt levels run at once, and a Limited level runs the request
  * on one of its seats, queues it, or refuses it with 429. Long-running
  * requests other than watches are not limited, as upstream; a watch holds
- * its seat while it is set up.
+ * its seat while it is set up, any other request until its answer's body
+ * has been sent (hold-until-sent.ts), as upstream's seat is held until the
+ * handler has written the answer.
  */
 import type { MiddlewareHandler } from 'hono'
 import type { FlowControl } from '../../flowcontrol/flow-control.js'
@@ -16,6 +18,7 @@ import { isLongRunning } from '../request-info.js'
 import { statusResponse } from '../respond.js'
 import { tooManyRequests } from '../../machinery/status-error.js'
 import type { ChainEnv } from './context.js'
+import { releaseWhenSent } from './hold-until-sent.js'
 
 const FLOW_SCHEMA_HEADER = 'X-Kubernetes-PF-FlowSchema-UID'
 const PRIORITY_LEVEL_HEADER = 'X-Kubernetes-PF-PriorityLevel-UID'
@@ -56,15 +59,19 @@ export function priorityAndFairnessFilter(flowControl: FlowControl, metrics: Met
       return response
     }
     const kind = READ_ONLY_VERBS.has(info.verb) ? kinds.readOnly : kinds.mutating
+    // A watch gives its seat back once it is set up (its handler returned); any other answer once its body is sent.
+    const release = (done: () => void): void => (info.verb === 'watch' ? done() : releaseWhenSent(c, done))
     if (!level.queueSet) {
       dispatched()
       kind.executing.add(1)
       try {
         await next()
-      } finally {
+      } catch (err) {
         kind.executing.add(-1)
+        throw err
       }
       identify(c.res)
+      release(() => kind.executing.add(-1))
       return
     }
     const { executing, inQueue } = gaugesOf(level.limits.name, schema.metadata.name ?? '')
@@ -87,13 +94,19 @@ export function priorityAndFairnessFilter(flowControl: FlowControl, metrics: Met
     dispatched()
     executing.add(1)
     kind.executing.add(1)
-    try {
-      await next()
-    } finally {
+    const seat = outcome
+    const done = (): void => {
       executing.add(-1)
       kind.executing.add(-1)
-      outcome.release()
+      seat.release()
+    }
+    try {
+      await next()
+    } catch (err) {
+      done()
+      throw err
     }
     identify(c.res)
+    release(done)
   }
 }

@@ -1,6 +1,6 @@
 /**
  * Bindings and ComponentStatuses: core resources computed rather than kept.
- * A Binding assigns a pod to a node (the pods strategy will carry it out);
+ * A Binding assigns a pod to a node (core/registry/pod-binding.ts);
  * component statuses report the health of the control plane's parts.
  */
 import { methodNotSupported } from '../../machinery/status-error.js'
@@ -19,7 +19,7 @@ export const bindings: ResourceEntry = defineResource({
   namespaced: true,
   verbs: ['create'],
   validateName: anyName,
-  // Binding a pod needs the pods store; until the pods strategy provides it, say so instead of pretending.
+  // Never stored: the registry's handlers bind the pod (core/registry/pod-binding.ts) before this is reached.
   virtualCreate: () => {
     throw methodNotSupported({ group: '', resource: 'bindings' }, 'create')
   },

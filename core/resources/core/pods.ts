@@ -11,6 +11,7 @@ import { at, text } from '../columns/values.js'
 import { connectSubresource, defineResource, PROXY_VERBS, statusSubresource } from '../define.js'
 import { formatTimestamp, isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { applyPodDefaults } from './pod-spec-defaults.js'
+import { ephemeralContainersSubresource } from './pod-ephemeral-containers.js'
 import { podGracePeriod } from './pod-deletion.js'
 import { podQOSClass } from './pod-spec-resources.js'
 import { validatePodOnly, validatePodSpec } from './pod-spec-validation.js'
@@ -62,7 +63,7 @@ export const pods: ResourceEntry = defineResource({
   subresources: [
     connectSubresource('attach', 'PodAttachOptions', ['create', 'get']),
     { name: 'binding', kind: 'Binding', verbs: ['create'] },
-    { name: 'ephemeralcontainers', kind: 'Pod', verbs: ['get', 'patch', 'update'] },
+    ephemeralContainersSubresource(validatePod),
     { name: 'eviction', kind: 'Eviction', group: 'policy', version: 'v1', verbs: ['create'] },
     connectSubresource('exec', 'PodExecOptions', ['create', 'get']),
     connectSubresource('log', 'Pod', ['get']),
