@@ -43,7 +43,7 @@ export const OBSERVABILITY_FLAGS = [
     default: true,
     section: 'Features',
     status: 'active',
-    help: 'Serve the profiling web interface at host:port/debug/pprof/, for users allowed to get those non-resource paths: profile?seconds=N (CPU), heap and allocs (sampled allocations of live objects), in pprof\'s format (go tool pprof reads them). Profiles hold stacks and counts, never memory contents; heap and allocs are unavailable (501) under Bun.',
+    help: 'Serve the profiling web interface at host:port/debug/pprof/, for users allowed to get those non-resource paths: profile?seconds=N (CPU), heap and allocs (sampled allocations of live objects), in pprof\'s format (go tool pprof reads them). Profiles hold stacks and counts, never memory contents; heap and allocs answer 501 where the runtime has no heap sampler (Bun).',
   }),
   flag({
     name: 'allow-metric-labels',
