@@ -71,7 +71,7 @@ const extensionObjectMeta = { description: 'The wardle server\'s own ObjectMeta.
 /** The extension's /openapi/v2: its flunder paths, a path outside /apis/, and a path of the server's own apps group. */
 export function wardleOpenApiV2(): Record<string, unknown> {
   const get = (operationId: string, ref: string) => ({
-    get: { operationId, produces: ['application/json'], responses: { '200': { description: 'OK', schema: { $ref: `#/definitions/${ref}` } } } },
+    get: { operationId, 'x-kubernetes-group-version-kind': flunderGvk[0]!, produces: ['application/json'], responses: { '200': { description: 'OK', schema: { $ref: `#/definitions/${ref}` } } } },
   })
   return {
     swagger: '2.0',
@@ -98,6 +98,8 @@ export function wardleOpenApiV3(): Record<string, unknown> {
       [`/apis/${WARDLE_GV}/namespaces/{namespace}/flunders/{name}`]: {
         get: {
           operationId: 'readWardleV1alpha1NamespacedFlunder',
+          // kubectl explain finds a resource's kind here.
+          'x-kubernetes-group-version-kind': flunderGvk[0]!,
           responses: { '200': { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${FLUNDER}` } } } } },
         },
       },
