@@ -4,8 +4,9 @@
  * are downloaded in the background (through the proxy, as
  * system:aggregator), its /apis/ paths and definitions merged into v2 (a
  * colliding, different definition renamed), its group/version listed in the
- * v3 index and its document served; a document too large is not taken, an
- * unavailable APIService keeps its last good document, a deleted one's go away.
+ * v3 index and its document served; a document too large or too deep is
+ * not taken, an unavailable APIService keeps its last good document, a
+ * deleted one's go away.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
@@ -182,19 +183,25 @@ describe('OpenAPI documents of an aggregated API server', () => {
     })
   })
 
-  it('does not take a document larger than 16 MiB and keeps the last good one', async () => {
+  it('does not take a document larger than 16 MiB or nested deeper than 128 levels, and keeps the last good one', async () => {
     const good = await v2()
-    const huge = wardleOpenApiV2() as V2 & { padding?: string }
+    const huge = wardleOpenApiV2() as V2 & { padding?: unknown }
     huge.paths[`/apis/${WARDLE_GV}/huge`] = { get: { operationId: 'huge' } }
     huge.padding = 'x'.repeat(16 * 1024 * 1024)
-    ext.openapi.v2 = JSON.stringify(huge)
-    // Two more downloads: the first was refused and the merged document rebuilt before the second began.
-    const seen = downloads('/openapi/v2')
-    await eventually(async () => assert.ok(downloads('/openapi/v2') >= seen + 2), 30_000)
-    const now = await v2()
-    assert.equal(now.doc.paths[`/apis/${WARDLE_GV}/huge`], undefined)
-    assert.ok(now.doc.paths[`/apis/${WARDLE_GV}/fizzes`], 'the last good document stays')
-    assert.equal(now.etag, good.etag)
+    const deep = wardleOpenApiV2() as V2 & { padding?: unknown }
+    deep.paths[`/apis/${WARDLE_GV}/deep`] = { get: { operationId: 'deep' } }
+    deep.padding = JSON.parse('['.repeat(130) + ']'.repeat(130)) as unknown
+    for (const hostile of [huge, deep]) {
+      ext.openapi.v2 = JSON.stringify(hostile)
+      // Two more downloads: the first was refused and dealt with before the second began.
+      const seen = downloads('/openapi/v2')
+      await eventually(async () => assert.ok(downloads('/openapi/v2') >= seen + 2), 30_000)
+      const now = await v2()
+      assert.equal(now.doc.paths[`/apis/${WARDLE_GV}/huge`], undefined)
+      assert.equal(now.doc.paths[`/apis/${WARDLE_GV}/deep`], undefined)
+      assert.ok(now.doc.paths[`/apis/${WARDLE_GV}/fizzes`], 'the last good document stays')
+      assert.equal(now.etag, good.etag)
+    }
     ext.openapi.v2 = wardleOpenApiV2()
   })
 
