@@ -10,6 +10,9 @@
  * client certificate and X-Remote-User, verify the serving certificate, and
  * an unavailable APIService is not asked at all.
  *
+ * A server that publishes no `/openapi/v3` has its v2 document converted
+ * (openapi-v2-to-v3.ts) for its group/version, as upstream does.
+ *
  * As upstream, a failed download keeps the last good document (an extension
  * server that went away still has its paths in /openapi/v2), and deleting
  * the APIService drops them. What is kept is bounded: a document larger than
@@ -21,6 +24,7 @@ import { jsonTooDeepAt } from '../machinery/limits.js'
 import { isPlainObject, type UserInfo } from '../machinery/object.js'
 import type { Logger } from '../ports.js'
 import type { ApiService } from './apiservice.js'
+import { openApiV2ToV3 } from './openapi-v2-to-v3.js'
 import { readBounded } from './read-bounded.js'
 
 export type OpenApiDocument = Record<string, unknown>
@@ -140,9 +144,11 @@ export function followOpenApiSpecs(deps: OpenApiSpecsDeps): OpenApiSpecs {
   const syncV3 = async (entry: Tracked): Promise<void> => {
     const key = `apis/${entry.api.group}/${entry.api.version}`
     const index = await download(entry, '/openapi/v3', undefined)
-    // Upstream converts the v2 document for a server without /openapi/v3; not done here: no v3 document then.
     if (index.kind !== 'document') {
-      delete entry.v3
+      // A server without /openapi/v3: as upstream, its v2 document converted stands for its group/version.
+      const v2 = entry.v2
+      if (!v2) delete entry.v3
+      else if (entry.v3?.etag !== v2.etag) entry.v3 = { key, doc: openApiV2ToV3(v2.doc), etag: v2.etag, hash: (await sha256Hex(v2.etag)).slice(0, 16).toUpperCase() }
       return
     }
     const paths = isPlainObject(index.doc['paths']) ? index.doc['paths'] : {}

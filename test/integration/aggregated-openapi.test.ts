@@ -205,6 +205,28 @@ describe('OpenAPI documents of an aggregated API server', () => {
     ext.openapi.v2 = wardleOpenApiV2()
   })
 
+  it('serves the v2 document converted to v3 for an extension server without /openapi/v3, as upstream', async () => {
+    const v3 = ext.openapi.v3
+    delete ext.openapi.v3
+    let doc: { components?: { schemas?: Record<string, { properties?: Record<string, { $ref?: string }> }> }; paths?: Record<string, unknown> } = {}
+    await eventually(async () => {
+      const url: string = (await api.get('/openapi/v3')).body.paths[V3_KEY].serverRelativeURL
+      doc = (await api.get(url)).body
+      // The whole v2 document is converted, as upstream converts it: its path outside /apis/ too.
+      assert.ok(doc.paths?.['/wardle-healthz'], JSON.stringify(doc).slice(0, 200))
+    })
+    assert.deepEqual((doc as { info?: unknown }).info, { title: 'wardle', version: 'v0.1' })
+    assert.equal(doc.components?.schemas?.[FLUNDER]?.properties?.['metadata']?.$ref, `#/components/schemas/${OBJECT_META}`)
+    assert.deepEqual(doc.paths?.[FLUNDER_PATH], {
+      get: {
+        operationId: 'readWardleV1alpha1NamespacedFlunder',
+        'x-kubernetes-group-version-kind': { group: WARDLE, version: 'v1alpha1', kind: 'Flunder' },
+        responses: { '200': { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${FLUNDER}` } } } } },
+      },
+    })
+    ext.openapi.v3 = v3!
+  })
+
   it('keeps the last good documents while the APIService is unavailable, and drops them when it is deleted', async () => {
     const endpoints = await api.get('/api/v1/namespaces/wardle/endpoints/api')
     const broken = structuredClone(endpoints.body)
