@@ -102,8 +102,8 @@ export function followOpenApiSpecs(deps: OpenApiSpecsDeps): OpenApiSpecs {
   const tracked = new Map<string, Tracked>()
 
   const download = async (entry: Tracked, path: string, etag: string | undefined): Promise<Download> => {
+    // The entry's controller ends the download on forget() and stop() as well; after a timeout it is replaced.
     const timeout = setTimeout(() => entry.abort.abort(new Error(`timed out after ${DOWNLOAD_TIMEOUT_MS / 1000}s`)), DOWNLOAD_TIMEOUT_MS)
-    // A fresh controller per download would lose stop(); the shared one is replaced after a timeout.
     try {
       const headers = new Headers({ accept: 'application/json' })
       if (etag && !etag.startsWith(LOCAL_ETAG_PREFIX)) headers.set('if-none-match', etag)
@@ -160,7 +160,9 @@ export function followOpenApiSpecs(deps: OpenApiSpecsDeps): OpenApiSpecs {
       delete entry.v3
       return
     }
-    const hash = url.searchParams.get('hash') ?? ''
+    // The hash goes into this server's own index URL as it is: anything but a plain token is replaced by one of ours.
+    const given = url.searchParams.get('hash') ?? ''
+    const hash = /^[0-9A-Za-z_-]{1,128}$/.test(given) ? given : ''
     if (hash && entry.v3?.hash === hash) return
     const got = await download(entry, url.pathname + url.search, entry.v3?.etag)
     if (got.kind === 'absent') delete entry.v3

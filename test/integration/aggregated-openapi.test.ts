@@ -140,7 +140,7 @@ describe('OpenAPI documents of an aggregated API server', () => {
   it('downloads as system:aggregator over the proxy client certificate, asks for JSON, and sends the ETag back', async () => {
     await eventually(async () => {
       const seen = ext.seen.filter((s) => s.path === '/openapi/v2')
-      assert.ok(seen.length >= 2)
+      assert.ok(seen.length >= 2, 'a second download')
       const last = seen.at(-1)!
       assert.equal(last.clientCommonName, 'front-proxy-client')
       assert.equal(last.user, 'system:aggregator')
@@ -164,6 +164,22 @@ describe('OpenAPI documents of an aggregated API server', () => {
     assert.equal(stale.headers.get('location'), url)
   })
 
+  it("puts a hash of its own in the index when the extension's is not a plain token", async () => {
+    const changed = wardleOpenApiV3()
+    changed['info'] = { title: 'wardle', version: 'v0.3' }
+    ext.openapi.v3 = changed
+    ext.openapi.v3Hash = 'a&b="<x>'
+    await eventually(async () => {
+      const url: string = (await api.get('/openapi/v3')).body.paths[V3_KEY].serverRelativeURL
+      assert.match(url, new RegExp(`^/openapi/v3/${V3_KEY}\\?hash=[0-9A-F]{16}$`))
+      const doc = await api.get(url)
+      assert.equal(doc.status, 200)
+      assert.deepEqual(doc.body.info, { title: 'wardle', version: 'v0.3' })
+    })
+    delete ext.openapi.v3Hash
+    ext.openapi.v3 = wardleOpenApiV3()
+  })
+
   it('follows a changed extension document: new paths in v2 under a new ETag, a new hash in the v3 index', async () => {
     const before = await v2()
     const beforeUrl: string = (await api.get('/openapi/v3')).body.paths[V3_KEY].serverRelativeURL
@@ -175,7 +191,7 @@ describe('OpenAPI documents of an aggregated API server', () => {
     ext.openapi.v3 = v3
     await eventually(async () => {
       const after = await v2()
-      assert.ok(after.doc.paths[`/apis/${WARDLE_GV}/fizzes`])
+      assert.ok(after.doc.paths[`/apis/${WARDLE_GV}/fizzes`], 'the new path')
       assert.notEqual(after.etag, before.etag)
       const url: string = (await api.get('/openapi/v3')).body.paths[V3_KEY].serverRelativeURL
       assert.notEqual(url, beforeUrl)
@@ -195,7 +211,7 @@ describe('OpenAPI documents of an aggregated API server', () => {
       ext.openapi.v2 = JSON.stringify(hostile)
       // Two more downloads: the first was refused and dealt with before the second began.
       const seen = downloads('/openapi/v2')
-      await eventually(async () => assert.ok(downloads('/openapi/v2') >= seen + 2), 30_000)
+      await eventually(async () => assert.ok(downloads('/openapi/v2') >= seen + 2, 'two more downloads'), 30_000)
       const now = await v2()
       assert.equal(now.doc.paths[`/apis/${WARDLE_GV}/huge`], undefined)
       assert.equal(now.doc.paths[`/apis/${WARDLE_GV}/deep`], undefined)

@@ -40,7 +40,7 @@ export interface ExtensionServer {
   /** Paths answered with a redirect. */
   redirects: Set<string>
   /** What the OpenAPI endpoints answer (text: served as it is); absent: 404. Changed by tests at will. */
-  openapi: { v2?: Record<string, unknown> | string; v3?: Record<string, unknown> }
+  openapi: { v2?: Record<string, unknown> | string; v3?: Record<string, unknown>; /** The hash its v3 index gives, instead of the document's. */ v3Hash?: string }
   close(): Promise<void>
 }
 
@@ -171,7 +171,7 @@ export async function startExtensionServer(requestHeaderCA: string, allowedNames
         url.pathname === '/openapi/v2'
           ? typeof v2 === 'string' ? v2 : v2 && JSON.stringify(v2)
           : url.pathname === '/openapi/v3'
-            ? v3Text && JSON.stringify({ paths: { [v3Key]: { serverRelativeURL: `/openapi/v3/${v3Key}?hash=${etagOf(v3Text).slice(1, 17)}` } } })
+            ? v3Text && JSON.stringify({ paths: { [v3Key]: { serverRelativeURL: `/openapi/v3/${v3Key}?hash=${encodeURIComponent(ext.openapi.v3Hash ?? etagOf(v3Text).slice(1, 17))}` } } })
             : url.pathname === `/openapi/v3/${v3Key}` ? v3Text : undefined
       if (text === undefined) return json(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'not found' })
       const etag = etagOf(text)
