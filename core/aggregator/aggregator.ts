@@ -14,6 +14,7 @@ import { APIREGISTRATION_GROUP, type ApiService, readApiService } from './apiser
 import { probeApiService, recordAvailability } from './availability.js'
 import { identityHeaderNames } from './identity-headers.js'
 import { keepLocalApiServices } from './local-apiservices.js'
+import { type AggregatedOpenApi, followOpenApiSpecs } from './openapi-specs.js'
 import { aggregatorProxy } from './proxy-handler.js'
 import { type RemoteGroup, remoteGroups } from './remote-discovery.js'
 import { serviceLocator } from './service-location.js'
@@ -27,6 +28,8 @@ export interface AggregationOptions {
   proxyClientCertificate?: { certificate: string; key: string }
   /** How often every aggregated APIService is probed; a changed one is probed at once. @default 10000 */
   availabilityIntervalMs?: number
+  /** How long after a successful download an APIService's OpenAPI documents are downloaded again (upstream: a minute). @default 60000 */
+  openApiIntervalMs?: number
 }
 
 export interface Aggregator {
@@ -37,6 +40,8 @@ export interface Aggregator {
   /** The APIResourceList last read from the APIService's extension server. */
   discoveryOf(api: ApiService): unknown
   proxy(request: Request, api: ApiService, user: UserInfo): Promise<Response>
+  /** The OpenAPI documents last downloaded from the extension servers, for /openapi/v2 and /openapi/v3. */
+  openApi: AggregatedOpenApi
   readonly ready: Promise<void>
   stop(): void
 }
@@ -50,6 +55,7 @@ export interface AggregatorDeps {
 }
 
 const DEFAULT_AVAILABILITY_INTERVAL_MS = 10_000
+const DEFAULT_OPENAPI_INTERVAL_MS = 60_000
 
 /** Undefined when APIServices are not served (`--runtime-config` turned apiregistration.k8s.io off). */
 export function startAggregator(options: AggregationOptions, deps: AggregatorDeps): Aggregator | undefined {
@@ -93,6 +99,16 @@ export function startAggregator(options: AggregationOptions, deps: AggregatorDep
     }
   }
 
+  const proxy = aggregatorProxy({
+    transport: deps.transport,
+    locate,
+    ...(options.proxyClientCertificate ? { clientCertificate: options.proxyClientCertificate } : {}),
+    ...(deps.requestHeader ? { requestHeader: deps.requestHeader } : {}),
+    rejectForwardingRedirect: options.rejectForwardingRedirect ?? true,
+  })
+
+  const openApi = followOpenApiSpecs({ proxy, logger, intervalMs: options.openApiIntervalMs ?? DEFAULT_OPENAPI_INTERVAL_MS })
+
   const store = registry.store(entry)
   const feed = feedObjects(
     store.storage,
@@ -104,12 +120,15 @@ export function startAggregator(options: AggregationOptions, deps: AggregatorDep
       if (event === 'delete') {
         byName.delete(name)
         discovery.delete(name)
+        openApi.forget(name)
         if (previous && servedLocally(previous.group, previous.version)) void local?.reconcile().catch(() => {})
         return
       }
       const api = readApiService(obj)
       byName.set(name, api)
       byGroupVersion.set(gvKey(api.group, api.version), api)
+      if (!api.service || servedLocally(api.group, api.version)) openApi.forget(name)
+      else openApi.track(api)
       if (!api.service) return
       // A built-in or CRD group/version stays the server's own: the local APIService is put back.
       if (servedLocally(api.group, api.version)) void local?.reconcile().catch(() => {})
@@ -120,14 +139,6 @@ export function startAggregator(options: AggregationOptions, deps: AggregatorDep
   const timer = setInterval(() => {
     for (const name of byName.keys()) void probe(name)
   }, options.availabilityIntervalMs ?? DEFAULT_AVAILABILITY_INTERVAL_MS)
-
-  const proxy = aggregatorProxy({
-    transport: deps.transport,
-    locate,
-    ...(options.proxyClientCertificate ? { clientCertificate: options.proxyClientCertificate } : {}),
-    ...(deps.requestHeader ? { requestHeader: deps.requestHeader } : {}),
-    rejectForwardingRedirect: options.rejectForwardingRedirect ?? true,
-  })
 
   return {
     remote(group, version) {
@@ -141,9 +152,11 @@ export function startAggregator(options: AggregationOptions, deps: AggregatorDep
       return kept && kept.spec === specKey(api) ? kept.list : undefined
     },
     proxy,
+    openApi,
     ready: Promise.all([feed.ready, local?.ready]).then(() => undefined),
     stop() {
       clearInterval(timer)
+      openApi.stop()
       feed.stop()
       local?.stop()
     },

@@ -15,6 +15,7 @@ import type { Registry } from '../registry/registry.js'
 import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import { APIREGISTRATION_GROUP, type ApiService, type AvailableCondition, withAvailableCondition } from './apiservice.js'
 import { identityHeaderLines, type IdentityHeaderNames } from './identity-headers.js'
+import { readBounded } from './read-bounded.js'
 import { readService, type ServiceLocation } from './service-location.js'
 
 const PROBE_TIMEOUT_MS = 5000
@@ -46,30 +47,6 @@ async function readEndpoints(registry: Registry, namespace: string, name: string
     .store(entry)
     .get(namespace, name)
     .catch(() => undefined)
-}
-
-async function readLimited(response: Response): Promise<string | undefined> {
-  if (!response.body) return undefined
-  const reader = response.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.length
-    if (size > MAX_DISCOVERY_BYTES) {
-      await reader.cancel().catch(() => {})
-      return undefined
-    }
-    chunks.push(value)
-  }
-  const all = new Uint8Array(size)
-  let at = 0
-  for (const c of chunks) {
-    all.set(c, at)
-    at += c.length
-  }
-  return new TextDecoder().decode(all)
 }
 
 /** One check of one aggregated APIService; never throws. */
@@ -121,7 +98,7 @@ export async function probeApiService(api: ApiService, deps: AvailabilityDeps): 
       if (response.status >= 300 && response.status < 400) return { condition: passed }
       throw new Error(`bad status from ${url}: ${response.status}`)
     }
-    const text = await readLimited(response)
+    const text = await readBounded(response, MAX_DISCOVERY_BYTES)
     let discovery: unknown
     try {
       discovery = text === undefined ? undefined : (JSON.parse(text) as unknown)

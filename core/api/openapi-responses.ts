@@ -10,8 +10,14 @@ import { parseAccept } from '../http/media-types.js'
 import { documentResponse } from '../http/respond.js'
 import type { Catalogue } from '../resources/catalogue.js'
 import { type JsonObject, openApiDocument, openApiIndex } from './openapi.js'
-import { openApiV2Document } from './openapi-v2.js'
+import { type AggregatedV2Document, openApiV2Document } from './openapi-v2.js'
 import { openApiV2Protobuf } from './openapi-v2-protobuf.js'
+
+/** The documents of aggregated APIServices (the aggregator's downloads), when there is an aggregator. */
+export interface AggregatedOpenApiSource {
+  v2(): readonly AggregatedV2Document[]
+  v3(): ReadonlyMap<string, { doc: object; hash: string }>
+}
 
 /** What /openapi/v2 answers in protobuf, whichever of the two spellings was asked for. */
 export const OPENAPI_V2_PROTOBUF_TYPE = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf'
@@ -50,10 +56,15 @@ function protobufOf(doc: JsonObject): Uint8Array {
 }
 
 /** `/openapi/v2`: JSON or gnostic's protobuf, one ETag for both (the answer varies by Accept). */
-export function openApiV2Response(accept: string | undefined, ifNoneMatch: string | undefined, catalogue: Catalogue): Response {
+export function openApiV2Response(
+  accept: string | undefined,
+  ifNoneMatch: string | undefined,
+  catalogue: Catalogue,
+  aggregated?: AggregatedOpenApiSource,
+): Response {
   const subtype = v2Subtype(accept)
   if (!subtype) return new Response(null, { status: 406, headers: { vary: 'Accept' } })
-  const { doc, etag } = openApiV2Document(catalogue)
+  const { doc, etag } = openApiV2Document(catalogue, aggregated?.v2())
   const quoted = `"${etag}"`
   const headers = { etag: quoted, vary: 'Accept' }
   if (ifNoneMatch === quoted) return new Response(null, { status: 304, headers })
@@ -61,9 +72,21 @@ export function openApiV2Response(accept: string | undefined, ifNoneMatch: strin
   return new Response(protobufOf(doc), { headers: { ...headers, 'content-type': OPENAPI_V2_PROTOBUF_TYPE } })
 }
 
-/** The v3 index, its paths sorted as Go writes a map. */
-export function openApiIndexResponse(catalogue: Catalogue): Response {
-  const { paths } = openApiIndex(catalogue)
+/**
+ * The aggregated group/versions' v3 documents the server does not serve
+ * itself (a group/version served here keeps its own document), by index key.
+ */
+function aggregatedV3(catalogue: Catalogue, aggregated: AggregatedOpenApiSource | undefined): ReadonlyMap<string, { doc: object; hash: string }> {
+  const docs = aggregated?.v3()
+  if (!docs?.size) return new Map()
+  const own = openApiIndex(catalogue).paths
+  return new Map([...docs].filter(([key]) => !Object.hasOwn(own, key)))
+}
+
+/** The v3 index, its paths sorted as Go writes a map; an aggregated group/version's entry carries its extension's hash. */
+export function openApiIndexResponse(catalogue: Catalogue, aggregated?: AggregatedOpenApiSource): Response {
+  const paths: Record<string, { serverRelativeURL: string }> = { ...openApiIndex(catalogue).paths }
+  for (const [key, { hash }] of aggregatedV3(catalogue, aggregated)) paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${hash}` }
   const sorted: Record<string, unknown> = {}
   for (const key of Object.keys(paths).sort(compareGoStrings)) sorted[key] = paths[key]
   return documentResponse({ paths: sorted })
@@ -73,13 +96,14 @@ export function openApiIndexResponse(catalogue: Catalogue): Response {
  * One group/version's v3 document. A stale `hash` is redirected to the
  * current one; a hashed URL may be cached for good.
  */
-export function openApiV3Response(url: URL, catalogue: Catalogue): Response {
+export function openApiV3Response(url: URL, catalogue: Catalogue, aggregated?: AggregatedOpenApiSource): Response {
   const key = url.pathname.slice('/openapi/v3/'.length)
-  const doc = openApiDocument(catalogue, key)
+  const remote = openApiDocument(catalogue, key) ? undefined : aggregatedV3(catalogue, aggregated).get(key)
+  const doc = remote?.doc ?? openApiDocument(catalogue, key)
   // Upstream's answer for a group/version it has no document for: 404 and no body.
   if (!doc) return new Response(null, { status: 404 })
-  const current = openApiIndex(catalogue).paths[key]?.serverRelativeURL ?? ''
-  const hash = new URL(current, url).searchParams.get('hash') ?? ''
+  const hash = remote ? remote.hash : (new URL(openApiIndex(catalogue).paths[key]?.serverRelativeURL ?? '', url).searchParams.get('hash') ?? '')
+  const current = `/openapi/v3/${key}?hash=${hash}`
   const asked = url.searchParams.get('hash')
   if (asked && asked !== hash) return new Response(null, { status: 301, headers: { location: current } })
   const caching: Record<string, string> = asked

@@ -9,6 +9,14 @@
  */
 import type { Catalogue } from '../resources/catalogue.js'
 import { fnv1a64Hex, type JsonObject, type JsonValue, openApiV2Sources } from './openapi.js'
+import { mergeAggregatedV2 } from './openapi-v2-merge.js'
+
+/** An aggregated APIService's v2 document, as the aggregator last downloaded it. */
+export interface AggregatedV2Document {
+  name: string
+  doc: Record<string, unknown>
+  etag: string
+}
 
 const V3_REF = '#/components/schemas/'
 const V2_REF = '#/definitions/'
@@ -124,11 +132,26 @@ function mergeDefinition(kept: JsonValue, other: JsonValue): JsonValue {
 const documents = new WeakMap<Catalogue, { doc: JsonObject; etag: string }>()
 
 /**
- * The v2 document and its ETag. The ETag is a hash of the group/version
+ * The v2 document and its ETag, the aggregated APIServices' documents
+ * merged in (openapi-v2-merge.ts). The server's own part's ETag is a hash of the group/version
  * documents' hashes, so it changes exactly when one of them does (a custom
  * resource added, changed or removed); unchanged parts are not converted again.
  */
-export function openApiV2Document(catalogue: Catalogue): { doc: JsonObject; etag: string } {
+export function openApiV2Document(catalogue: Catalogue, aggregated: readonly AggregatedV2Document[] = []): { doc: JsonObject; etag: string } {
+  const own = ownV2Document(catalogue)
+  if (aggregated.length === 0) return own
+  // As upstream, the merged ETag follows the server's own and every extension's: it changes when any of them does.
+  const etag = fnv1a64Hex([own.etag, ...aggregated.map((a) => `${a.name}=${a.etag}`)].join('\n'))
+  const hit = mergedDocuments.get(catalogue)
+  if (hit?.etag === etag) return hit
+  const built = { doc: mergeAggregatedV2(own.doc, aggregated.map((a) => a.doc as JsonObject)), etag }
+  mergedDocuments.set(catalogue, built)
+  return built
+}
+
+const mergedDocuments = new WeakMap<Catalogue, { doc: JsonObject; etag: string }>()
+
+function ownV2Document(catalogue: Catalogue): { doc: JsonObject; etag: string } {
   const sources = openApiV2Sources(catalogue)
   const etag = fnv1a64Hex(sources.map((s) => `${s.key}=${s.hash}`).join('\n'))
   const hit = documents.get(catalogue)

@@ -44,7 +44,7 @@ export interface RouteDeps {
   /** Service-account issuer discovery, when tokens are issued; its documents are absent (404) for a non-https issuer. */
   issuerDiscovery?: { discovery(): Promise<IssuerDiscovery | undefined> } | undefined
   /** API aggregation: group/versions served by extension servers, proxied and listed in discovery. */
-  aggregator?: Pick<Aggregator, 'remote' | 'groups' | 'discoveryOf' | 'proxy'>
+  aggregator?: Pick<Aggregator, 'remote' | 'groups' | 'discoveryOf' | 'proxy' | 'openApi'>
   /** The peer proxy: resources only a peer serves are answered by it. */
   peers?: Pick<PeerProxyDeps, 'directory' | 'forward'>
   /** Starts the handlers' spans (`Create`, `Get`, ...) under the request's span; absent, tracing is off. */
@@ -119,9 +119,9 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
     app.get(OPENID_CONFIG_PATH, () => serve((d) => d.configuration()))
     app.get(JWKS_PATH, () => serve((d) => d.keySet()))
   }
-  app.get('/openapi/v2', (c) => openApiV2Response(c.req.header('accept'), c.req.header('if-none-match'), catalogue))
-  app.get('/openapi/v3', () => openApiIndexResponse(catalogue))
-  app.get('/openapi/v3/*', (c) => openApiV3Response(new URL(c.req.url), catalogue))
+  app.get('/openapi/v2', (c) => openApiV2Response(c.req.header('accept'), c.req.header('if-none-match'), catalogue, aggregator?.openApi))
+  app.get('/openapi/v3', () => openApiIndexResponse(catalogue, aggregator?.openApi))
+  app.get('/openapi/v3/*', (c) => openApiV3Response(new URL(c.req.url), catalogue, aggregator?.openApi))
 
   // Each discovery document is also served with a trailing slash, as upstream's are: `/api/...` and the
   // group versions through go-restful, which matches a path without its trailing slash, `/apis/` and

@@ -2,8 +2,9 @@
  * kubectl against the daemon with an aggregated API server on loopback: the
  * proxy client certificate and request-header CA come from the flags, the
  * extension server checks the certificate and reads the X-Remote-* headers,
- * and kubectl lists, creates and gets its resources and sees its APIService
- * Available, next to the local ones.
+ * and kubectl lists, creates and gets its resources, sees its APIService
+ * Available, next to the local ones, and explains its kind from the
+ * extension's OpenAPI document, which the daemon aggregated.
  */
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -106,5 +107,21 @@ spec:
   it('lists the group in kubectl api-resources', async () => {
     const out = await daemon.ok('api-resources', '--api-group', WARDLE)
     assert.match(out, /flunders\s+fl\s+wardle\.example\.com\/v1alpha1\s+true\s+Flunder/)
+  })
+
+  it("explains the extension server's kind from its aggregated OpenAPI document", async () => {
+    let out = ''
+    await eventually(async () => {
+      out = await daemon.ok('explain', 'flunders')
+      assert.match(out, /KIND:\s+Flunder/)
+    }, 30_000)
+    assert.match(out, /VERSION:\s+v1alpha1/)
+    assert.match(out, /A Flunder is an example type of the wardle extension server\./)
+    const field = await daemon.ok('explain', 'flunders.spec.reference')
+    assert.match(field, /The name of another flunder this one points at\./)
+    // The older explain reads the merged /openapi/v2 document, in protobuf.
+    const v2 = await daemon.ok('explain', 'flunders', '--output=plaintext-openapiv2')
+    assert.match(v2, /KIND:\s+Flunder/)
+    assert.match(v2, /A Flunder is an example type of the wardle extension server\./)
   })
 })

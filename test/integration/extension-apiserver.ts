@@ -4,8 +4,12 @@
  * get, create, watch) and believes the X-Remote-* identity only from a
  * client certificate the request-header CA signed with an allowed name, as
  * a real one configured from `extension-apiserver-authentication` does.
- * Every request it received is recorded with the identity it saw.
+ * Every request it received is recorded with the identity it saw. It
+ * publishes its OpenAPI documents (`/openapi/v2`, the `/openapi/v3` index and
+ * its group/version's v3 document) with ETags, answering 304 to a matching
+ * If-None-Match, as kube-openapi's handlers do.
  */
+import { createHash } from 'node:crypto'
 import { createServer, type Server } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import type { TLSSocket } from 'node:tls'
@@ -35,8 +39,76 @@ export interface ExtensionServer {
   flunders: Map<string, Record<string, unknown>>
   /** Paths answered with a redirect. */
   redirects: Set<string>
+  /** What the OpenAPI endpoints answer (text: served as it is); absent: 404. Changed by tests at will. */
+  openapi: { v2?: Record<string, unknown> | string; v3?: Record<string, unknown>; /** The hash its v3 index gives, instead of the document's. */ v3Hash?: string }
   close(): Promise<void>
 }
+
+const FLUNDER = 'com.example.wardle.v1alpha1.Flunder'
+const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'
+const flunderGvk = [{ group: WARDLE, version: 'v1alpha1', kind: 'Flunder' }]
+
+/** The Flunder's schema; its metadata is the extension's own, smaller ObjectMeta (a name that collides with the server's). */
+function flunderSchema(ref: string): Record<string, unknown> {
+  return {
+    description: 'A Flunder is an example type of the wardle extension server.',
+    type: 'object',
+    properties: {
+      apiVersion: { description: 'APIVersion of the object.', type: 'string' },
+      kind: { description: 'Kind of the object.', type: 'string' },
+      metadata: { description: 'Standard object metadata.', $ref: `${ref}${OBJECT_META}` },
+      spec: {
+        description: 'What the flunder should look like.',
+        type: 'object',
+        properties: { reference: { description: 'The name of another flunder this one points at.', type: 'string' } },
+      },
+    },
+    'x-kubernetes-group-version-kind': flunderGvk,
+  }
+}
+const extensionObjectMeta = { description: 'The wardle server\'s own ObjectMeta.', type: 'object', properties: { name: { type: 'string' } } }
+
+/** The extension's /openapi/v2: its flunder paths, a path outside /apis/, and a path of the server's own apps group. */
+export function wardleOpenApiV2(): Record<string, unknown> {
+  const get = (operationId: string, ref: string) => ({
+    get: { operationId, 'x-kubernetes-group-version-kind': flunderGvk[0]!, produces: ['application/json'], responses: { '200': { description: 'OK', schema: { $ref: `#/definitions/${ref}` } } } },
+  })
+  return {
+    swagger: '2.0',
+    info: { title: 'wardle', version: 'v0.1' },
+    paths: {
+      [`/apis/${WARDLE_GV}/namespaces/{namespace}/flunders/{name}`]: get('readWardleV1alpha1NamespacedFlunder', FLUNDER),
+      '/wardle-healthz': get('wardleHealth', FLUNDER),
+      '/apis/apps/v1/namespaces/{namespace}/deployments': get('wardleStealsDeployments', FLUNDER),
+    },
+    definitions: {
+      [FLUNDER]: flunderSchema('#/definitions/'),
+      [OBJECT_META]: extensionObjectMeta,
+      'com.example.wardle.v1alpha1.Unused': { type: 'object' },
+    },
+  }
+}
+
+/** The extension's v3 document of wardle.example.com/v1alpha1. */
+export function wardleOpenApiV3(): Record<string, unknown> {
+  return {
+    openapi: '3.0.0',
+    info: { title: 'wardle', version: 'v0.1' },
+    paths: {
+      [`/apis/${WARDLE_GV}/namespaces/{namespace}/flunders/{name}`]: {
+        get: {
+          operationId: 'readWardleV1alpha1NamespacedFlunder',
+          // kubectl explain finds a resource's kind here.
+          'x-kubernetes-group-version-kind': flunderGvk[0]!,
+          responses: { '200': { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${FLUNDER}` } } } } },
+        },
+      },
+    },
+    components: { schemas: { [FLUNDER]: flunderSchema('#/components/schemas/'), [OBJECT_META]: extensionObjectMeta } },
+  }
+}
+
+const etagOf = (text: string) => `"${createHash('sha512').update(text).digest('hex').slice(0, 32).toUpperCase()}"`
 
 const resourceList = {
   kind: 'APIResourceList',
@@ -57,6 +129,7 @@ export async function startExtensionServer(requestHeaderCA: string, allowedNames
     seen: [],
     flunders: new Map(),
     redirects: new Set(),
+    openapi: { v2: wardleOpenApiV2(), v3: wardleOpenApiV3() },
     close: async () => {},
   }
   const watchers = new Set<(line: string) => void>()
@@ -89,6 +162,25 @@ export async function startExtensionServer(requestHeaderCA: string, allowedNames
     if (ext.redirects.has(url.pathname)) {
       res.writeHead(302, { location: 'https://elsewhere.example/steal' })
       return res.end()
+    }
+    if (url.pathname === '/openapi/v2' || url.pathname.startsWith('/openapi/v3')) {
+      const v3Text = ext.openapi.v3 ? JSON.stringify(ext.openapi.v3) : undefined
+      const v3Key = `apis/${WARDLE_GV}`
+      const v2 = ext.openapi.v2
+      const text =
+        url.pathname === '/openapi/v2'
+          ? typeof v2 === 'string' ? v2 : v2 && JSON.stringify(v2)
+          : url.pathname === '/openapi/v3'
+            ? v3Text && JSON.stringify({ paths: { [v3Key]: { serverRelativeURL: `/openapi/v3/${v3Key}?hash=${encodeURIComponent(ext.openapi.v3Hash ?? etagOf(v3Text).slice(1, 17))}` } } })
+            : url.pathname === `/openapi/v3/${v3Key}` ? v3Text : undefined
+      if (text === undefined) return json(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'not found' })
+      const etag = etagOf(text)
+      if (req.headers['if-none-match'] === etag) {
+        res.writeHead(304, { etag })
+        return res.end()
+      }
+      res.writeHead(200, { 'content-type': 'application/json', etag })
+      return res.end(text)
     }
     const base = `/apis/${WARDLE_GV}`
     if (url.pathname === base) return json(200, resourceList)
