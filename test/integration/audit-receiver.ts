@@ -6,7 +6,7 @@
  */
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:https'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TLSSocket } from 'node:tls'
@@ -45,6 +45,7 @@ export async function startAuditReceiver(): Promise<AuditReceiver> {
   const serving = await issueServingCertificate(ca, { commonName: 'audit-receiver', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] })
   const client = await issueClientCertificate(ca, { commonName: 'kube-apiserver-audit', organizations: [] })
   let server: Server | undefined
+  const sockets = new Set<Socket>()
   let port = 0
   const receiver: AuditReceiver = {
     url: '',
@@ -108,6 +109,11 @@ export async function startAuditReceiver(): Promise<AuditReceiver> {
           res.writeHead(200).end()
         })
       })
+      // Every socket, also one still in its TLS handshake (closeAllConnections knows only those past it).
+      server.on('connection', (socket: Socket) => {
+        sockets.add(socket)
+        socket.once('close', () => sockets.delete(socket))
+      })
       await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve))
       port = (server.address() as AddressInfo).port
       receiver.port = port
@@ -117,8 +123,11 @@ export async function startAuditReceiver(): Promise<AuditReceiver> {
       const s = server
       server = undefined
       if (!s) return
-      s.closeAllConnections()
-      await new Promise((resolve) => s.close(resolve))
+      // A retry connecting while this closes would otherwise hold close() until the client gives up (30 s).
+      const closed = new Promise((resolve) => s.close(resolve))
+      for (const socket of sockets) socket.destroy()
+      sockets.clear()
+      await closed
     },
   }
   await receiver.start()
