@@ -23,19 +23,7 @@ import {
   wardleOpenApiV2,
   wardleOpenApiV3,
 } from './extension-apiserver.js'
-import { createTestServer, TestClient } from './harness.js'
-
-async function eventually(check: () => Promise<void>, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    try {
-      return await check()
-    } catch (err) {
-      if (Date.now() > deadline) throw err
-      await new Promise((r) => setTimeout(r, 100))
-    }
-  }
-}
+import { createTestServer, TestClient, untilPasses } from './harness.js'
 
 const APISERVICES = '/apis/apiregistration.k8s.io/v1/apiservices'
 const NAME = `v1alpha1.${WARDLE}`
@@ -90,7 +78,7 @@ describe('OpenAPI documents of an aggregated API server', () => {
       spec: { group: WARDLE, version: 'v1alpha1', service: { namespace: 'wardle', name: 'api', port: 443 }, caBundle: ext.caBundle, groupPriorityMinimum: 1000, versionPriority: 15 },
     })
     assert.equal(created.status, 201, created.text)
-    await eventually(async () => assert.ok((await v2()).doc.paths[FLUNDER_PATH], 'the flunder path in /openapi/v2'))
+    await untilPasses(async () => assert.ok((await v2()).doc.paths[FLUNDER_PATH], 'the flunder path in /openapi/v2'))
   })
 
   after(async () => {
@@ -138,7 +126,7 @@ describe('OpenAPI documents of an aggregated API server', () => {
   })
 
   it('downloads as system:aggregator over the proxy client certificate, asks for JSON, and sends the ETag back', async () => {
-    await eventually(async () => {
+    await untilPasses(async () => {
       const seen = ext.seen.filter((s) => s.path === '/openapi/v2')
       assert.ok(seen.length >= 2, 'a second download')
       const last = seen.at(-1)!
@@ -169,7 +157,7 @@ describe('OpenAPI documents of an aggregated API server', () => {
     changed['info'] = { title: 'wardle', version: 'v0.3' }
     ext.openapi.v3 = changed
     ext.openapi.v3Hash = 'a&b="<x>'
-    await eventually(async () => {
+    await untilPasses(async () => {
       const url: string = (await api.get('/openapi/v3')).body.paths[V3_KEY].serverRelativeURL
       assert.match(url, new RegExp(`^/openapi/v3/${V3_KEY}\\?hash=[0-9A-F]{16}$`))
       const doc = await api.get(url)
@@ -189,7 +177,7 @@ describe('OpenAPI documents of an aggregated API server', () => {
     const v3 = wardleOpenApiV3()
     v3['info'] = { title: 'wardle', version: 'v0.2' }
     ext.openapi.v3 = v3
-    await eventually(async () => {
+    await untilPasses(async () => {
       const after = await v2()
       assert.ok(after.doc.paths[`/apis/${WARDLE_GV}/fizzes`], 'the new path')
       assert.notEqual(after.etag, before.etag)
@@ -211,7 +199,7 @@ describe('OpenAPI documents of an aggregated API server', () => {
       ext.openapi.v2 = JSON.stringify(hostile)
       // Two more downloads: the first was refused and dealt with before the second began.
       const seen = downloads('/openapi/v2')
-      await eventually(async () => assert.ok(downloads('/openapi/v2') >= seen + 2, 'two more downloads'), 30_000)
+      await untilPasses(async () => assert.ok(downloads('/openapi/v2') >= seen + 2, 'two more downloads'), 30_000)
       const now = await v2()
       assert.equal(now.doc.paths[`/apis/${WARDLE_GV}/huge`], undefined)
       assert.equal(now.doc.paths[`/apis/${WARDLE_GV}/deep`], undefined)
@@ -225,7 +213,7 @@ describe('OpenAPI documents of an aggregated API server', () => {
     const v3 = ext.openapi.v3
     delete ext.openapi.v3
     let doc: { components?: { schemas?: Record<string, { properties?: Record<string, { $ref?: string }> }> }; paths?: Record<string, unknown> } = {}
-    await eventually(async () => {
+    await untilPasses(async () => {
       const url: string = (await api.get('/openapi/v3')).body.paths[V3_KEY].serverRelativeURL
       doc = (await api.get(url)).body
       // The whole v2 document is converted, as upstream converts it: its path outside /apis/ too.
@@ -248,7 +236,7 @@ describe('OpenAPI documents of an aggregated API server', () => {
     const broken = structuredClone(endpoints.body)
     broken.subsets[0].ports[0].port = 1
     assert.equal((await api.put('/api/v1/namespaces/wardle/endpoints/api', broken)).status, 200)
-    await eventually(async () => {
+    await untilPasses(async () => {
       const r = await api.get(`${APISERVICES}/${NAME}`)
       const available = (r.body.status?.conditions ?? []).find((c: { type: string }) => c.type === 'Available')
       assert.equal(available?.status, 'False')
@@ -258,7 +246,7 @@ describe('OpenAPI documents of an aggregated API server', () => {
 
     const deleted = await api.delete(`${APISERVICES}/${NAME}`)
     assert.equal(deleted.status, 200, deleted.text)
-    await eventually(async () => {
+    await untilPasses(async () => {
       const { doc, etag } = await v2()
       assert.equal(doc.paths[FLUNDER_PATH], undefined)
       assert.equal(doc.definitions[FLUNDER], undefined)

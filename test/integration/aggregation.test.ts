@@ -12,20 +12,7 @@ import { ADMIN_IDENTITY } from '../../core/index.js'
 import { createCertificateAuthority, issueClientCertificate } from '../../core/pki/certificates.js'
 import { nodeProxyTransport, type NodeProxyTransport } from '../../runtimes/node/proxy-transport.js'
 import { exposeExtensionServer, type ExtensionServer, frontProxyRequestHeader, startExtensionServer, WARDLE, WARDLE_GV } from './extension-apiserver.js'
-import { createTestServer, TestClient } from './harness.js'
-
-/** Polls until `check` passes; the last failure is rethrown after the deadline. */
-async function eventually(check: () => Promise<void>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    try {
-      return await check()
-    } catch (err) {
-      if (Date.now() > deadline) throw err
-      await new Promise((r) => setTimeout(r, 100))
-    }
-  }
-}
+import { createTestServer, TestClient, untilPasses } from './harness.js'
 
 const tokens = [
   { token: 'alice-token', user: { username: 'alice', uid: 'a-1', groups: ['dev'], extra: { 'scopes.example/team': ['blue'] } } },
@@ -51,7 +38,7 @@ describe('API aggregation with an extension server on loopback', () => {
 
   const waitForCondition = async (name: string, reason: string) => {
     let last: unknown
-    await eventually(async () => {
+    await untilPasses(async () => {
       const r = await api.get(`${APISERVICES}/${name}`)
       last = availableCondition(r.body)
       assert.equal(availableCondition(r.body)?.reason, reason, JSON.stringify(last))
@@ -259,7 +246,7 @@ describe('API aggregation with an extension server on loopback', () => {
     assert.equal(deployments.status, 200)
     assert.equal(deployments.body.kind, 'DeploymentList')
     assert.equal(appsRequests(), 0, 'a built-in group is never proxied')
-    await eventually(async () => {
+    await untilPasses(async () => {
       const restored = await api.get(`${APISERVICES}/v1.apps`)
       assert.equal(restored.body.spec.service, undefined)
     })

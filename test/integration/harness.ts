@@ -111,3 +111,16 @@ export async function eventually(what: string, check: () => Promise<boolean>, de
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
 }
+
+/** Runs `check` until it stops throwing (an assertion that holds once the server has caught up); past the deadline, its last failure. */
+export async function untilPasses(check: () => Promise<void>, deadlineMs = 15_000): Promise<void> {
+  const deadline = Date.now() + deadlineMs
+  for (;;) {
+    try {
+      return await check()
+    } catch (err) {
+      if (Date.now() > deadline) throw err
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  }
+}
