@@ -98,6 +98,19 @@ describe('CRD rules cancelled while they run', () => {
   })
 })
 
+/** What both kinds of attacking policy share: ConfigMap creates in namespace `ns` whose name starts with `victim`, failing closed. */
+function attackPolicySpec(ns: string, variables: { name: string; expression: string }[]) {
+  return {
+    failurePolicy: 'Fail',
+    matchConstraints: {
+      resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }],
+      namespaceSelector: { matchLabels: { attack: ns } },
+    },
+    matchConditions: [{ name: 'victims-only', expression: "object.metadata.name.startsWith('victim')" }],
+    variables,
+  }
+}
+
 describe('ValidatingAdmissionPolicy expressions cancelled while they run', () => {
   let client: TestClient
   before(async () => {
@@ -107,19 +120,7 @@ describe('ValidatingAdmissionPolicy expressions cancelled while they run', () =>
   /** A policy of `expression` (with `variables`) on ConfigMaps of namespace `ns`, bound with Deny; waits until it acts. */
   async function install(ns: string, expression: string, variables: { name: string; expression: string }[] = []): Promise<void> {
     assert.equal((await client.post('/api/v1/namespaces', { metadata: { name: ns, labels: { attack: ns } } })).status, 201)
-    const policy = {
-      metadata: { name: ns },
-      spec: {
-        failurePolicy: 'Fail',
-        matchConstraints: {
-          resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }],
-          namespaceSelector: { matchLabels: { attack: ns } },
-        },
-        matchConditions: [{ name: 'victims-only', expression: "object.metadata.name.startsWith('victim')" }],
-        variables,
-        validations: [{ expression }],
-      },
-    }
+    const policy = { metadata: { name: ns }, spec: { ...attackPolicySpec(ns, variables), validations: [{ expression }] } }
     const written = await client.post(`${ADM}/validatingadmissionpolicies`, policy)
     assert.equal(written.status, 201, written.text)
     const bound = await client.post(`${ADM}/validatingadmissionpolicybindings`, { metadata: { name: `${ns}-binding` }, spec: { policyName: ns, validationActions: ['Deny'] } })
@@ -247,19 +248,7 @@ describe('MutatingAdmissionPolicy expressions cancelled while they run', () => {
     it(`cancels ${name} with 403, stores nothing and stays ready`, async () => {
       const ns = `mutating-attack-${i}`
       assert.equal((await client.post('/api/v1/namespaces', { metadata: { name: ns, labels: { attack: ns } } })).status, 201)
-      const policy = {
-        metadata: { name: ns },
-        spec: {
-          failurePolicy: 'Fail',
-          matchConstraints: {
-            resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }],
-            namespaceSelector: { matchLabels: { attack: ns } },
-          },
-          matchConditions: [{ name: 'victims-only', expression: "object.metadata.name.startsWith('victim')" }],
-          variables,
-          mutations: [mutation],
-        },
-      }
+      const policy = { metadata: { name: ns }, spec: { ...attackPolicySpec(ns, variables), mutations: [mutation] } }
       const written = await client.post(`${ADM}/mutatingadmissionpolicies`, policy)
       assert.equal(written.status, 201, written.text)
       const bound = await client.post(`${ADM}/mutatingadmissionpolicybindings`, { metadata: { name: `${ns}-binding` }, spec: { policyName: ns } })
