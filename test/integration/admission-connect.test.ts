@@ -13,7 +13,7 @@ import { nodeProxyTransport, type NodeProxyTransport } from '../../runtimes/node
 import { nodeWebhookClient, type NodeWebhookClient } from '../../runtimes/node/webhook-client.js'
 import { type AdmissionWebhookServer, answer, startAdmissionWebhook } from './admission-webhook-server.js'
 import { createTestServer, eventually, TestClient } from './harness.js'
-import { type NodeAgent, startNodeAgent } from './node-agent-server.js'
+import { type NodeAgent, nodeAgentOptions, startNodeAgent } from './node-agent-server.js'
 
 const ADM = '/apis/admissionregistration.k8s.io/v1'
 const WAIT_MS = 60_000
@@ -34,12 +34,7 @@ describe('CONNECT admission', () => {
     transport = nodeProxyTransport()
     const server = createTestServer(
       {
-        nodeAgent: {
-          preferredAddressTypes: ['InternalIP'],
-          caBundle: Buffer.from(agent.servingCA).toString('base64'),
-          clientCertificate: { certificate: pair.certificate, key: pair.privateKey },
-          timeoutMs: 3000,
-        },
+        nodeAgent: nodeAgentOptions(agent, pair),
         admission: { plugins: ['ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook'] },
       },
       { proxyTransport: transport, webhookClient, checkProxyable: async () => {} },

@@ -26,7 +26,7 @@ import { nodeProxyTransport, type NodeProxyTransport } from '../../runtimes/node
 import { nodeWebhookClient, type NodeWebhookClient } from '../../runtimes/node/webhook-client.js'
 import { collectionPath, SAMPLES } from './catalogue-samples.js'
 import { createTestServer, TestClient } from './harness.js'
-import { type NodeAgent, startNodeAgent } from './node-agent-server.js'
+import { type NodeAgent, nodeAgentOptions, startNodeAgent } from './node-agent-server.js'
 import { type SarWebhook, startSarWebhook } from './sar-webhook.js'
 
 const WALKER = 'route-walker'
@@ -155,12 +155,7 @@ describe('every route passes authorization, and every write and CONNECT passes a
           authorizedTTLMs: 0,
           unauthorizedTTLMs: 0,
         },
-        nodeAgent: {
-          preferredAddressTypes: ['InternalIP'],
-          caBundle: Buffer.from(agent.servingCA).toString('base64'),
-          clientCertificate: { certificate: pair.certificate, key: pair.privateKey },
-          timeoutMs: 3000,
-        },
+        nodeAgent: nodeAgentOptions(agent, pair),
       },
       { admission: refusingRecorder(admitted), webhookClient, proxyTransport: transport, checkProxyable: async () => {} },
     )

@@ -17,7 +17,7 @@ import { after, before, describe, it } from 'node:test'
 import { createCertificateAuthority, issueClientCertificate } from '../../core/pki/certificates.js'
 import { nodeProxyTransport, type NodeProxyTransport } from '../../runtimes/node/proxy-transport.js'
 import { createTestServer, TestClient } from './harness.js'
-import { type NodeAgent, startNodeAgent } from './node-agent-server.js'
+import { type NodeAgent, nodeAgentOptions, startNodeAgent } from './node-agent-server.js'
 
 describe('proxy subresources', () => {
   let agent: NodeAgent
@@ -40,12 +40,7 @@ describe('proxy subresources', () => {
     transport = nodeProxyTransport()
     const server = createTestServer(
       {
-        nodeAgent: {
-          preferredAddressTypes: ['InternalIP'],
-          caBundle: Buffer.from(agent.servingCA).toString('base64'),
-          clientCertificate: { certificate: pair.certificate, key: pair.privateKey },
-          timeoutMs: 3000,
-        },
+        nodeAgent: nodeAgentOptions(agent, pair),
       },
       { proxyTransport: transport, checkProxyable: async () => {} },
     )
@@ -164,12 +159,7 @@ describe('nodes/proxy to a node agent on loopback, with the default address chec
     // No checkProxyable port: the core's own rule (IP literals must be global unicast) decides.
     const server = createTestServer(
       {
-        nodeAgent: {
-          preferredAddressTypes: ['InternalIP'],
-          caBundle: Buffer.from(agent.servingCA).toString('base64'),
-          clientCertificate: { certificate: pair.certificate, key: pair.privateKey },
-          timeoutMs: 3000,
-        },
+        nodeAgent: nodeAgentOptions(agent, pair),
       },
       { proxyTransport: transport },
     )

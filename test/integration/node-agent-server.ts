@@ -202,3 +202,13 @@ export async function startNodeAgent(clientCA: string, servingCA?: CertificateAu
     },
   }
 }
+
+/** The server's nodeAgent options for reaching `agent` with the client certificate `pair` (its serving CA trusted). */
+export function nodeAgentOptions(agent: NodeAgent, pair: { certificate: string; privateKey: string }) {
+  return {
+    preferredAddressTypes: ['InternalIP'],
+    caBundle: Buffer.from(agent.servingCA).toString('base64'),
+    clientCertificate: { certificate: pair.certificate, key: pair.privateKey },
+    timeoutMs: 3000,
+  }
+}
