@@ -185,6 +185,30 @@ function leftLargeBodyUnread(incoming: Incoming): boolean {
   return !(declared <= MAX_UNREAD_BODY_DRAINED)
 }
 
+/**
+ * How long a connection closed on a body left unread stays half-open: the
+ * answer and our end of the stream are sent at once, the socket itself is
+ * destroyed after this delay. A client still writing its body (Node's http
+ * client writes the whole body before it reads) would otherwise meet a reset
+ * on its next write and lose the answer with it; Go's server waits the same
+ * 500 ms (rstAvoidanceDelay) before it closes such a connection.
+ */
+const UNREAD_BODY_LINGER_MS = 500
+
+/**
+ * Makes Node's end of this response's connection linger: Node calls
+ * `destroySoon()` once an answer sent with `Connection: close` is written,
+ * which would destroy the socket as soon as our side is flushed. Ending our
+ * side only, and destroying later, keeps reading (and dropping) what the
+ * client still sends until it has read the answer.
+ */
+function lingerOnClose(socket: TLSSocket): void {
+  socket.destroySoon = function lingeringDestroySoon(this: TLSSocket) {
+    this.end()
+    setTimeout(() => this.destroy(), UNREAD_BODY_LINGER_MS).unref()
+  }
+}
+
 function isHttp2(incoming: Incoming): incoming is Http2ServerRequest {
   return 'stream' in incoming
 }
@@ -232,7 +256,8 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
       // the answer); HTTP/2 forbids it and sends a GOAWAY instead, as Go's server does.
       const incoming: Incoming = env.incoming
       const found = connectionHeadersOf(response)
-      const close = found.close || leftLargeBodyUnread(incoming) || (goawayChance > 0 && isHttp2(incoming) && Math.random() < goawayChance)
+      const bodyLeftUnread = leftLargeBodyUnread(incoming)
+      const close = found.close || bodyLeftUnread || (goawayChance > 0 && isHttp2(incoming) && Math.random() < goawayChance)
       const clean = found.hopByHop ? withoutHopByHopHeaders(response) : response
       if (!close && mayBeWatch(incoming.url)) {
         // A watch: its events are written as they come, without the adapter's stream reading.
@@ -247,6 +272,7 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
         env.outgoing.once('finish', () => incoming.stream.session?.close())
         return clean
       }
+      if (bodyLeftUnread) lingerOnClose(incoming.socket as TLSSocket)
       const closing = new Response(clean.body, clean)
       closing.headers.set('connection', 'close')
       return closing
