@@ -15,6 +15,7 @@ import type { Storage } from './storage/interface.js'
 import type { KeyTransformers } from './storage/value/key-transformers.js'
 import type { KmsClientFactory } from './encryption/kms/client.js'
 import type { Logger } from './logging/logger.js'
+import type { ComponentProbe } from './resources/core/cluster-info.js'
 
 // The log sink is a port too; it is defined below the layers that write to it.
 export { type Logger, silentLogger } from './logging/logger.js'
@@ -124,6 +125,12 @@ export interface ServerPorts {
    * @default none: `/metrics` carries the server's metrics only
    */
   runtimeMetrics: RuntimeMetrics
+  /**
+   * The components `componentstatuses` reports, each checked when read
+   * (upstream: the controller manager's and the scheduler's `/healthz` on
+   * this host, and each etcd cluster). @default none: an empty list
+   */
+  componentProbes: readonly ComponentProbe[]
 }
 
 /** Metrics only the runtime knows, already in the Prometheus text format. */

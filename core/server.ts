@@ -474,6 +474,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       serviceAccountTokens: authentication.serviceAccountTokens,
       watchMetrics: watchCounts,
       nodeAgent,
+      componentProbes: ports.componentProbes,
     }),
     issuerDiscovery: authentication.serviceAccountTokens,
     ...(aggregator ? { aggregator } : {}),

@@ -17,6 +17,8 @@ import type { StorageEvent } from '../storage/interface.js'
 import { isDryRun, readDeleteOptions } from './delete-options.js'
 import { evictionDeleteOptions, evictPod } from './eviction.js'
 import { bindPod } from './pod-binding.js'
+import { getComponentStatus, listComponentStatuses } from './component-statuses.js'
+import type { ComponentProbe } from '../resources/core/cluster-info.js'
 import type { NodeAgentDeps } from '../nodeagent/connection.js'
 import { handleNodeAgentSubresource, isNodeAgentSubresource } from '../nodeagent/subresources.js'
 import type { PassUpgrade } from '../proxy/upgrade.js'
@@ -57,6 +59,8 @@ export interface HandlerEnv {
   nodeAgent?: NodeAgentDeps | undefined
   /** The runtime's hand-over of this request's connection, for exec, attach and port-forward upgrades. */
   passUpgrade?: PassUpgrade | undefined
+  /** What `componentstatuses` reports; absent, an empty list. */
+  componentProbes?: readonly ComponentProbe[] | undefined
 }
 
 /** The registry's context of one request: who, when, and where admission may annotate its audit event. */
@@ -139,6 +143,13 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
       ),
       ctx.warnings,
     )
+  }
+
+  // Component statuses are checked when read, never stored (component-statuses.ts).
+  if (entry.computed) {
+    const probes = env.componentProbes ?? []
+    if (info.verb === 'get') return objectOut(entry, await getComponentStatus(probes, info.name), format, ctx.now)
+    return listComponentStatuses(entry, probes, await parseListQuery(params, entry), format, ctx.now)
   }
 
   const store = env.registry.store(entry)

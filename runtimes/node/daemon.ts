@@ -41,6 +41,7 @@ import { type DaemonStorage, openDaemonStorage, StorageStartupError } from './st
 import { eventExpiry, multiServerOptions, peerProxyOptions } from './multi-server.js'
 import { nodeWebhookClient } from './webhook-client.js'
 import { nodeYamlDecoder } from './yaml-decoder.js'
+import { daemonComponentProbes } from './component-probes.js'
 import type { DaemonRuntime } from './daemon-runtime.js'
 import { type NodeProxyTransport, nodeProxyTransport } from './proxy-transport.js'
 import { daemonLogger, loggingOptions, logsHandlerPort, servedPaths } from './logging.js'
@@ -320,6 +321,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         ...logsHandlerPort(parsed.values),
         ...(tracing ? { tracerProvider: tracing.tracerProvider } : {}),
         runtimeMetrics,
+        componentProbes: daemonComponentProbes(storage.clusterChecks),
       })
     } catch (err) {
       if (err instanceof RuntimeConfigError) throw new StartupError(`--runtime-config: ${err.message}`)

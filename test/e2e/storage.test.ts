@@ -100,6 +100,18 @@ describe('daemon storage', () => {
       assert.match(gone.stderr, /configmaps "settings" not found/)
     })
 
+    it('reports etcd and the components upstream checks in kubectl get componentstatuses', async () => {
+      assert.ok(daemon, 'the previous case started the daemon on etcd')
+      const rows = (await ok(daemon, 'get', 'componentstatuses', '--no-headers')).trim().split('\n')
+      const statusOf = (name: string) => rows.find((r) => r.startsWith(`${name} `))?.split(/\s+/)[1]
+      assert.equal(statusOf('etcd-0'), 'Healthy', rows.join('\n'))
+      // No controller manager or scheduler runs beside the daemon here: upstream shows them Unhealthy.
+      assert.equal(statusOf('scheduler'), 'Unhealthy', rows.join('\n'))
+      assert.equal(statusOf('controller-manager'), 'Unhealthy', rows.join('\n'))
+      const etcd = JSON.parse(await ok(daemon, 'get', 'cs', 'etcd-0', '-o', 'json')) as { conditions: unknown[] }
+      assert.deepEqual(etcd.conditions, [{ type: 'Healthy', status: 'True', message: 'ok' }])
+    })
+
     it('serves a custom resource defined through one server from another on the same etcd', async () => {
       assert.ok(etcd && daemon, 'the previous case started etcd and the daemon')
       const other = await Daemon.start([`--etcd-servers=${etcd.clientUrl}`])

@@ -25,6 +25,20 @@ export const bindings: ResourceEntry = defineResource({
   },
 })
 
+/** What one check found, in a ComponentCondition's terms. */
+export interface ComponentHealth {
+  status: 'True' | 'False' | 'Unknown'
+  message: string
+  error: string
+}
+
+/** One component `componentstatuses` reports. */
+export interface ComponentProbe {
+  /** The object's name (`scheduler`, `controller-manager`, `etcd-0`). */
+  name: string
+  check(): Promise<ComponentHealth>
+}
+
 function healthy(cs: KubeObject): unknown {
   return list(cs['conditions']).find((c) => text(at(c, 'type')) === 'Healthy')
 }

@@ -61,6 +61,7 @@ export async function openEtcd(values: PersistenceFlags, logger: Logger, transfo
     healthz: () => Promise.all(stores.map((s) => s.checkHealth(values['kvstore-healthcheck-timeout']))).then(() => {}),
     readyz: () => Promise.all(stores.map((s) => s.checkHealth(values['kvstore-readycheck-timeout']))).then(() => {}),
     sizes: () => Promise.all(stores.map((s) => s.dbSizeBytes(SIZE_TIMEOUT_MS).catch(() => undefined))),
+    clusterChecks: stores.map((s) => (timeoutMs: number) => s.checkHealth(timeoutMs)),
     close: () => Promise.all(stores.map((s) => s.close())).then(() => {}),
   }
 }

@@ -25,6 +25,8 @@ export interface DaemonStorage {
   readyz(): Promise<void>
   /** Each storage cluster's database size in bytes, main first (`apiserver_storage_size_bytes`); undefined where it could not be read. */
   sizes(): Promise<(number | undefined)[]>
+  /** Each etcd cluster's health read within a time-out, main first (`componentstatuses`); none for the embedded store. */
+  clusterChecks: ((timeoutMs: number) => Promise<void>)[]
   close(): Promise<void>
 }
 
@@ -87,6 +89,7 @@ async function openEmbedded(values: PersistenceFlags, logger: Logger, transforme
     healthz: alive,
     readyz: alive,
     sizes: async () => [await storage.sizeBytes().catch(() => undefined)],
+    clusterChecks: [],
     close: () => storage.close(),
   }
 }
