@@ -475,6 +475,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       watchMetrics: watchCounts,
       nodeAgent,
       componentProbes: ports.componentProbes,
+      servedRelease: emulation?.emulated ?? serverMajorMinor(options.version ?? DEFAULT_VERSION),
     }),
     issuerDiscovery: authentication.serviceAccountTokens,
     ...(aggregator ? { aggregator } : {}),

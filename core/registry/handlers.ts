@@ -59,6 +59,8 @@ export interface HandlerEnv {
   nodeAgent?: NodeAgentDeps | undefined
   /** The runtime's hand-over of this request's connection, for exec, attach and port-forward upgrades. */
   passUpgrade?: PassUpgrade | undefined
+  /** The release the server serves as (the emulated one, else its own): deprecation warnings follow it. */
+  servedRelease?: { major: number; minor: number } | undefined
   /** What `componentstatuses` reports; absent, an empty list. */
   componentProbes?: readonly ComponentProbe[] | undefined
 }
@@ -105,9 +107,23 @@ function objectOut(entry: ResourceEntry, obj: KubeObject, format: OutputFormat, 
   return objectResponse(obj as Record<string, unknown>, format, status)
 }
 
+/** Upstream's warning on a kind deprecated at or before the served release, else undefined. */
+function deprecationWarning(entry: ResourceEntry, served: HandlerEnv['servedRelease']): string | undefined {
+  const d = entry.deprecated
+  if (!d || !served || served.major < d.major || (served.major === d.major && served.minor < d.minor)) return undefined
+  const text = `${groupVersion(entry)} ${entry.kind} is deprecated in v${d.major}.${d.minor}+`
+  return d.replacement ? `${text}; use ${d.replacement}` : text
+}
+
 export async function handleResource(request: Request, info: RequestInfo, env: HandlerEnv): Promise<Response> {
   const entry = env.registry.catalogue.lookup(info.apiGroup, info.apiVersion, info.resource)
   if (!entry) throw resourceNotFound()
+  const deprecation = deprecationWarning(entry, env.servedRelease)
+  const res = await handleEntry(request, info, entry, env)
+  return deprecation ? withWarnings(res, [deprecation]) : res
+}
+
+async function handleEntry(request: Request, info: RequestInfo, entry: ResourceEntry, env: HandlerEnv): Promise<Response> {
   // A namespaced collection lives under /namespaces/<ns>/, except for reads across all namespaces.
   if (entry.namespaced && !info.namespace && !['list', 'watch'].includes(info.verb)) throw resourceNotFound()
   const gr = { group: entry.group, resource: entry.resource }

@@ -212,6 +212,12 @@ export interface ResourceEntry {
    */
   computed?: boolean
   /**
+   * The release that deprecated this kind (upstream's prerelease-lifecycle
+   * `deprecated` tag) and what replaces it: from that release on, every
+   * answer about it carries upstream's deprecation warning.
+   */
+  deprecated?: { major: number; minor: number; replacement?: string }
+  /**
    * Where the objects live under the storage prefix, as upstream lays them
    * out (`services/specs`, `minions`, `apiregistration.k8s.io/apiservices`).
    * Default: the resource name.

@@ -129,6 +129,18 @@ describe('componentstatuses', () => {
     assert.equal((await get('/api/v1/componentstatuses/fake')).status, 500)
   })
 
+  it('warns that v1 ComponentStatus is deprecated, as upstream does on every answer about it', async () => {
+    const res = await get('/api/v1/componentstatuses/etcd-0')
+    assert.equal(res.headers.get('warning'), '299 - "v1 ComponentStatus is deprecated in v1.19+"')
+    // Endpoints are deprecated from 1.33 on: a 1.32 server says nothing, a 1.33 one names the replacement.
+    assert.equal((await get('/api/v1/namespaces/default/endpoints')).headers.get('warning'), null)
+    const newer = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, version: 'v1.33.0' })
+    await newer.ready
+    const listed = await newer.fetch(new Request('http://in-process/api/v1/namespaces/default/endpoints'))
+    assert.equal(listed.headers.get('warning'), '299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"')
+    await newer.shutdown()
+  })
+
   it('is an empty list for an embedded server given no components', async () => {
     const bare = createApiServer({ embeddedIdentity: ADMIN_IDENTITY })
     await bare.ready

@@ -52,6 +52,7 @@ export const componentStatuses: ResourceEntry = defineResource({
   shortNames: ['cs'],
   verbs: ['get', 'list'],
   computed: true,
+  deprecated: { major: 1, minor: 19 },
   columns: [
     nameColumn,
     column('Status', 'Healthy, Unhealthy or Unknown.', (cs) => {

@@ -73,5 +73,6 @@ export const endpoints: ResourceEntry = defineResource({
   namespaced: true,
   shortNames: ['ep'],
   storagePath: 'services/endpoints',
+  deprecated: { major: 1, minor: 33, replacement: 'discovery.k8s.io/v1 EndpointSlice' },
   columns: [nameColumn, column('Endpoints', 'The addresses and ports behind the service.', formatEndpoints), ageColumn],
 })
