@@ -1,0 +1,107 @@
+/**
+ * Upstream's conformance specs against the daemon: starts the built daemon
+ * on a free loopback port with its embedded store in a fresh directory (or
+ * on etcd with `--etcd-servers=URL` after `--`), then runs Kubernetes' e2e
+ * test binary against its admin kubeconfig and prints each spec's outcome.
+ *
+ *   npm run conformance -- [--e2e-binary PATH] [--focus REGEX] [--skip REGEX] [-- daemon flags]
+ *
+ * The binary is `e2e.test` from Kubernetes' source tree (`make
+ * WHAT=test/e2e/e2e.test`; docs/conformance.md says how to build it), found
+ * through --e2e-binary, then $E2E_TEST_BINARY, then the PATH.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+const ROOT = join(import.meta.dirname, '..')
+const DAEMON = join(ROOT, 'dist', 'runtimes', 'node', 'main.js')
+/** The conformance specs of sig-api-machinery that need no pod to run (no node agent runs here). */
+const DEFAULT_FOCUS = String.raw`\[sig-api-machinery\].*\[Conformance\]`
+const DEFAULT_SKIP =
+  'AdmissionWebhook|Aggregator|CustomResourceConversionWebhook|Garbage collector should (delete|orphan|keep|not delete)|consumable|all pods are removed'
+
+function argument(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name)
+  return i >= 0 ? args[i + 1] : undefined
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address()
+      srv.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
+    })
+  })
+}
+
+async function startDaemon(dir: string, extra: string[]): Promise<{ child: ChildProcess; kubeconfig: string }> {
+  if (!existsSync(DAEMON)) throw new Error(`${DAEMON} is missing: run npm run build first`)
+  const port = await freePort()
+  const child = spawn(process.execPath, [DAEMON, `--secure-port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${join(dir, 'pki')}`, `--data-dir=${join(dir, 'data')}`, ...extra], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  const kubeconfig = join(dir, 'pki', 'admin.kubeconfig')
+  for (let waited = 0; waited < 60_000; waited += 200) {
+    if (child.exitCode !== null) throw new Error(`the daemon exited with ${child.exitCode}`)
+    if (existsSync(kubeconfig)) {
+      try {
+        if (execFileSync('kubectl', ['--kubeconfig', kubeconfig, 'get', '--raw', '/readyz'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString() === 'ok')
+          return { child, kubeconfig }
+      } catch {
+        // not ready yet
+      }
+    }
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  child.kill()
+  throw new Error('the daemon was not ready within 60 s')
+}
+
+async function main(): Promise<number> {
+  const all = process.argv.slice(2)
+  const split = all.indexOf('--')
+  const own = split >= 0 ? all.slice(0, split) : all
+  const daemonFlags = split >= 0 ? all.slice(split + 1) : []
+  const binary = argument(own, '--e2e-binary') ?? process.env['E2E_TEST_BINARY'] ?? 'e2e.test'
+  const dir = mkdtempSync(join(tmpdir(), 'apiserver-conformance-'))
+  const { child, kubeconfig } = await startDaemon(dir, daemonFlags)
+  const log = join(dir, 'e2e.log')
+  console.error(`daemon ready; running ${binary} (log: ${log})`)
+  try {
+    const e2e = spawn(
+      'sh',
+      [
+        '-c',
+        '"$0" "$@" > "$E2E_LOG" 2>&1',
+        binary,
+        `--kubeconfig=${kubeconfig}`,
+        '--provider=skeleton',
+        '--num-nodes=0',
+        '--minStartupPods=0',
+        '--system-pods-startup-timeout=10s',
+        '--e2e-verify-service-account=false',
+        `--ginkgo.focus=${argument(own, '--focus') ?? DEFAULT_FOCUS}`,
+        `--ginkgo.skip=${argument(own, '--skip') ?? DEFAULT_SKIP}`,
+        '--ginkgo.noColor',
+        `--report-dir=${dir}`,
+      ],
+      { stdio: 'inherit', env: { ...process.env, E2E_LOG: log } },
+    )
+    await new Promise<void>((resolve) => e2e.on('exit', () => resolve()))
+  } finally {
+    child.kill('SIGTERM')
+  }
+  // Ginkgo's JSON progress lines name each spec's outcome.
+  const outcomes = [...readFileSync(log, 'utf8').matchAll(/"msg":"((?:PASSED|FAILED) [^"]*)"/g)].map((m) => m[1]!)
+  for (const o of outcomes) console.log(o)
+  const failed = outcomes.filter((o) => o.startsWith('FAILED')).length
+  console.log(`conformance: ${outcomes.length - failed} passed, ${failed} failed`)
+  return failed === 0 && outcomes.length > 0 ? 0 : 1
+}
+
+process.exitCode = await main()
