@@ -437,7 +437,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     serving,
   })
   if ((serving.profiling ?? true) && ports.profiler) installProfilingRoutes(app, ports.profiler)
-  // Encryption at rest configured: the rewrite after a rotation (README, "Encryption at rest").
+  // Encryption at rest configured: the rewrite after a rotation (docs/security.md, "Encryption at rest").
   if (transformers) {
     installEncryptionRewriteRoute(app, {
       logger,

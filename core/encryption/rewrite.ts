@@ -1,7 +1,7 @@
 /**
  * The rewrite of stored values with the current write provider, this
  * server's step beyond upstream's `kubectl replace` after a rotation
- * (README, "Encryption at rest"). Every object of the resources the
+ * (docs/security.md, "Encryption at rest"). Every object of the resources the
  * EncryptionConfiguration covers is read page by page; each one goes
  * through the store's own optimistic read-modify-write with the object
  * unchanged, which writes only when the value was read with anything but

@@ -278,7 +278,7 @@ export interface ApiServerOptions {
    */
   embeddedIdentity?: UserInfo | null
   /**
-   * Objects the server starts with (embedding, README "Embedding in tests"):
+   * Objects the server starts with (embedding, docs/embedding.md, "Embedding in tests"):
    * values, or YAML/JSON text of one or more documents. They are created
    * through the API as the administrator, CustomResourceDefinitions first
    * (served before their custom resources are created), then namespaces,
@@ -288,7 +288,7 @@ export interface ApiServerOptions {
   objects?: SeedObjects
   /**
    * Record requests and storage changes for a test to assert on
-   * (`ApiServer.activity`, README "Embedding in tests"): `true`, or
+   * (`ApiServer.activity`, docs/embedding.md, "Embedding in tests"): `true`, or
    * `{ limit }` entries kept per list (the oldest dropped). Recording starts
    * when `ready` resolves; `reset()` clears it.
    * @default false

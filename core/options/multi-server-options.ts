@@ -1,6 +1,6 @@
 /**
  * What a server does to behave as one of several on a shared store
- * (README "Several servers"). The daemon fills it from the flags.
+ * (docs/operations.md, "Several servers"). The daemon fills it from the flags.
  */
 import type { IdentityLeaseTimings } from '../controllers/apiserver-identity.js'
 import type { EndpointLeaseTimings } from '../controllers/endpoint-leases.js'

@@ -1,7 +1,7 @@
 /**
  * The `apiserver` daemon under Deno, with the same flags, config files and
  * behaviour as under Node (runtimes/node/daemon.ts). Run from a checkout with
- * its node_modules installed, offline (the README lists the permissions):
+ * its node_modules installed, offline (docs/operations.md, "Under Bun or Deno", lists the permissions):
  *
  *   deno run --sloppy-imports --node-modules-dir=manual \
  *     --allow-read --allow-write --allow-net --allow-env --allow-sys \

@@ -3,7 +3,7 @@
  * etcd with default flags, then the same with the peer proxy on, each left
  * alone for a minute while a watch on etcd counts every put and delete by
  * key. Counts, not timings: the machine's load does not change them, so
- * they can be compared with the renewal schedules the README gives.
+ * they can be compared with the renewal schedules docs/operations.md gives ("Several servers").
  *
  * Run alone with `npm run build && node --import tsx test/bench/idle-writes.ts`:
  * it rewrites its own section of docs/benchmarks.md (between the markers).
@@ -102,7 +102,7 @@ Measured ${date.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineLi
 
 Three daemons on a three-member etcd, default flags, each given every member;
 after ${SETTLE_SECONDS} s to settle, a watch on etcd counts every write for
-${IDLE_SECONDS} s with no client. Expected, from the README's schedules: the
+${IDLE_SECONDS} s with no client. Expected, from the schedules in docs/operations.md: the
 controllers' lease every 2 s retry period (30 a minute), each server's
 identity lease and endpoint record every 10 s (18 a minute of each kind for
 three servers), and with the peer proxy each server's peer record every 10 s

@@ -107,5 +107,18 @@ section. The sources are in \`test/bench/\`: \`in-process.ts\`, \`daemon.ts\`,
 \`storage.ts\` (with \`storage-backends.ts\`, \`watch-latency.ts\`,
 \`configmap-payload.ts\`), \`load.ts\` (bounded concurrency), \`report.ts\` and
 \`storage-report.ts\` (this page).
+
+Two benches compare this checkout with an older one in one run:
+\`node --import tsx test/bench/read-path.ts --baseline <an older built checkout>\`
+compares the daemon's GET and LIST with an older build and a fixed-body TLS
+server; \`node --import tsx test/bench/start.ts --baseline <an older
+built checkout>\` compares start-up (the package's import and first answer in a
+fresh process, the daemon's spawn to \`/readyz\`) the same way.
+\`node --import tsx test/bench/daemon-suite.ts\` measures the daemon on the
+embedded store and on etcd in the terms of the performance goals (wrk GETs,
+creates and updates against etcd driven directly, watches of 100 and 1,000
+clients, memory with 10,000 ConfigMaps) beside upstream's figures as ratios;
+it installs Debian's \`wrk\` when missing and it runs as root, and leaves those
+rows empty, saying why, otherwise.
 `
 }

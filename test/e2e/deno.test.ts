@@ -1,6 +1,6 @@
 /**
  * The daemon under Deno: `deno run` on runtimes/deno/main.ts with the
- * permissions the README lists, offline, npm packages read from this
+ * permissions docs/operations.md lists, offline, npm packages read from this
  * checkout's node_modules; kubectl drives it (runtime-scenario.ts).
  * A missing deno is a failure, never a skip (it is a dev dependency).
  */

@@ -1,5 +1,5 @@
 /**
- * The activity log of an embedded server (`options.record`, README
+ * The activity log of an embedded server (`options.record`, docs/embedding.md,
  * "Embedding in tests"): the requests a test's code made, with caller,
  * verb, resource and status, and the storage changes they caused, readable
  * as soon as the request was answered; bounded, cleared by clear() and

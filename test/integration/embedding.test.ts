@@ -1,5 +1,5 @@
 /**
- * Embedding in tests (README): objects seeded at creation, CRDs among them;
+ * Embedding in tests (docs/embedding.md): objects seeded at creation, CRDs among them;
  * reset() back to them and snapshot()/restore(), with watches ended rather
  * than left believing in objects that are gone; a manual clock that expires
  * a token without waiting.
