@@ -102,7 +102,8 @@ function podCountsForCompute(pod: KubeObject, now: Date): boolean {
 export const podEvaluator: QuotaEvaluator = {
   group: '',
   resource: 'pods',
-  handles: (operation, subresource) => operation === 'CREATE' && !subresource,
+  // A resize is charged what it adds, as upstream's pod evaluator handles it since in-place resize.
+  handles: (operation, subresource) => (operation === 'CREATE' && !subresource) || (operation === 'UPDATE' && subresource === 'resize'),
   matchingResources: (input) =>
     input.filter((n) => POD_RESOURCES.has(n) || POD_RESOURCE_PREFIXES.some((p) => n.startsWith(p)) || isExtendedQuotaName(n)),
   matchesScope: podMatchesScope,
