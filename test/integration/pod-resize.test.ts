@@ -251,3 +251,28 @@ describe('pods/NAME/resize under a ResourceQuota', () => {
     assert.equal(await used(), '700m')
   })
 })
+
+describe('pods/NAME/resize under a LimitRange', () => {
+  const NS = '/api/v1/namespaces/team'
+
+  it('refuses a resize past the range with 403 and upstream’s message, storing nothing', async () => {
+    const api = await startServer({ garbageCollector: false, admission: { plugins: ['LimitRanger'] } })
+    assert.equal((await api.post('/api/v1/namespaces', { metadata: { name: 'team' } })).status, 201)
+    const range = await api.post(`${NS}/limitranges`, { metadata: { name: 'limits' }, spec: { limits: [{ type: 'Container', max: { cpu: '1' } }] } })
+    assert.equal(range.status, 201, range.text)
+    const pod = { metadata: { name: 'web' }, spec: { containers: [container('app', { requests: { cpu: '200m' }, limits: { cpu: '500m' } })] } }
+    assert.equal((await api.post(`${NS}/pods`, pod)).status, 201)
+    const grow = (cpu: string) => api.patch(`${NS}/pods/web/resize`, { spec: { containers: [{ name: 'app', resources: { limits: { cpu } } }] } }, STRATEGIC)
+    // Admission reads limit ranges from a watch: the resize that comes after it must meet it.
+    let past = await grow('2')
+    await eventually('the limit range is in effect', async () => {
+      if (past.status === 200) assert.equal((await grow('500m')).status, 200)
+      past = await grow('2')
+      return past.status === 403
+    })
+    assert.equal(past.body.message, 'pods "web" is forbidden: maximum cpu usage per Container is 1, but limit is 2')
+    assert.equal((await api.get(`${NS}/pods/web`)).body.spec.containers[0].resources.limits.cpu, '500m')
+    const within = await grow('800m')
+    assert.equal(within.status, 200, within.text)
+  })
+})
