@@ -222,8 +222,9 @@ async function write(
   subresource?: NarrowedSubresource,
 ): Promise<{ object: KubeObject; created: boolean }> {
   if (req.apply) {
-    // Their strategies reset fields by a filter (resize: the containers' resources), which apply here cannot express.
-    if (subresource !== undefined && subresource !== 'status') throw unsupportedMediaType(APPLY_PATCH_TYPE, patchTypes(store.entry).filter((t) => t !== APPLY_PATCH_TYPE))
+    // Served where the endpoint's strategy says what a writer owns through it (status, pods/resize).
+    const owns = subresource === undefined || subresource === 'status' || store.entry.subresources?.some((s) => s.name === subresource && s.ownedFields)
+    if (!owns) throw unsupportedMediaType(APPLY_PATCH_TYPE, patchTypes(store.entry).filter((t) => t !== APPLY_PATCH_TYPE))
     return store.apply(namespace, name, req.config, ctx, subresource)
   }
   return { object: await store.update(namespace, name, req.patch, ctx, subresource), created: false }

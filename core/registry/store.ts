@@ -350,7 +350,7 @@ export class ResourceStore {
     name: string,
     applied: Record<string, unknown>,
     ctx: RequestContext,
-    subresource?: 'status',
+    subresource?: 'status' | 'approval' | 'finalize' | 'ephemeralcontainers' | 'resize',
   ): Promise<{ object: KubeObject; created: boolean }> {
     const meta = isPlainObject(applied['metadata']) ? applied['metadata'] : (applied['metadata'] = {})
     if (meta['name'] === undefined) meta['name'] = name

@@ -4,8 +4,9 @@
  * cpu and memory and nothing else of the pod; upstream's refusals (another
  * QoS class, other resources, a request or limit removed, containers
  * renamed, reordered or added, static and Windows pods) are 422 with
- * upstream's words, and nothing is stored. ResourceQuota charges what a
- * resize adds.
+ * upstream's words, and nothing is stored. A server-side apply owns the
+ * resources alone. ResourceQuota charges what a resize adds, LimitRanger
+ * checks it.
  */
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
@@ -219,10 +220,27 @@ describe('pods/NAME/resize', () => {
     assert.equal((await client.get(`${PODS}/missing/resize`)).status, 404)
   })
 
-  it('refuses server-side apply with 415, as for the ephemeral containers', async () => {
-    await createPod(client, 'applied', [container('app', burstable)])
-    const reply = await client.patch(`${PODS}/applied/resize?fieldManager=tool`, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'applied' } }, 'application/apply-patch+yaml')
-    assert.equal(reply.status, 415, reply.text)
+  it('serves server-side apply, owning only the resources: a conflict with their creator is 409 until forced', async () => {
+    const created = await client.post(`${PODS}?fieldManager=creator`, { metadata: { name: 'applied' }, spec: { containers: [container('app', burstable)] } })
+    assert.equal(created.status, 201, created.text)
+    const config = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'applied' }, spec: { containers: [{ name: 'app', image: 'evil', resources: { requests: { cpu: '200m' } } }] } }
+    const conflict = await client.patch(`${PODS}/applied/resize?fieldManager=tool`, config, 'application/apply-patch+yaml')
+    assert.equal(conflict.status, 409, conflict.text)
+    assert.equal(conflict.body.message, 'Apply failed with 1 conflict: conflict with "creator" using v1: .spec.containers[name="app"].resources.requests.cpu')
+    const forced = await client.patch(`${PODS}/applied/resize?fieldManager=tool&force=true`, config, 'application/apply-patch+yaml')
+    assert.equal(forced.status, 200, forced.text)
+    assert.equal(forced.body.spec.containers[0].resources.requests.cpu, '200m')
+    assert.equal(forced.body.spec.containers[0].image, 'nginx', 'the image applied is not kept')
+    const tool = (forced.body.metadata.managedFields as { manager: string }[]).find((m) => m.manager === 'tool')
+    assert.deepEqual(tool, {
+      manager: 'tool',
+      operation: 'Apply',
+      apiVersion: 'v1',
+      time: (tool as { time: string }).time,
+      fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:spec': { 'f:containers': { 'k:{"name":"app"}': { 'f:resources': { 'f:requests': { 'f:cpu': {} } } } } } },
+      subresource: 'resize',
+    })
   })
 })
 

@@ -62,12 +62,22 @@ export function narrowToResize(obj: KubeObject, old: KubeObject): KubeObject {
   return out
 }
 
+/** What a writer owns through the subresource (upstream's resetFieldsFilter of the resize strategy). */
+const RESIZE_OWNED_FIELDS = [
+  ['spec', 'containers', '*', 'resources'],
+  ['spec', 'containers', '*', 'resizePolicy'],
+  ['spec', 'initContainers', '*', 'resources'],
+  ['spec', 'initContainers', '*', 'resizePolicy'],
+  ['spec', 'resources'],
+]
+
 export function resizeSubresource(validatePod: (pod: KubeObject, ctx: StrategyContext) => FieldError[]): SubresourceEntry {
   return {
     name: 'resize',
     kind: 'Pod',
     verbs: ['get', 'patch', 'update'],
     narrowUpdate: narrowToResize,
+    ownedFields: RESIZE_OWNED_FIELDS,
     validateUpdate: (obj, old, ctx) => validatePodResize(obj, old, () => validatePod(obj, ctx)),
   }
 }
