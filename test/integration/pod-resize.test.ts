@@ -231,12 +231,12 @@ describe('pods/NAME/resize', () => {
     assert.equal(forced.status, 200, forced.text)
     assert.equal(forced.body.spec.containers[0].resources.requests.cpu, '200m')
     assert.equal(forced.body.spec.containers[0].image, 'nginx', 'the image applied is not kept')
-    const tool = (forced.body.metadata.managedFields as { manager: string }[]).find((m) => m.manager === 'tool')
+    const tool = (forced.body.metadata.managedFields as { manager: string; time: string }[]).find((m) => m.manager === 'tool')
     assert.deepEqual(tool, {
       manager: 'tool',
       operation: 'Apply',
       apiVersion: 'v1',
-      time: (tool as { time: string }).time,
+      time: tool?.time,
       fieldsType: 'FieldsV1',
       fieldsV1: { 'f:spec': { 'f:containers': { 'k:{"name":"app"}': { 'f:resources': { 'f:requests': { 'f:cpu': {} } } } } } },
       subresource: 'resize',
