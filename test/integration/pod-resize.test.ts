@@ -192,9 +192,9 @@ describe('pods/NAME/resize', () => {
   it('refuses to resize a static pod or a Windows pod with 422', async () => {
     await createPod(client, 'mirror', [container('app', burstable)], { metadata: { annotations: { 'kubernetes.io/config.mirror': 'abc' } }, spec: { nodeName: 'node-1' } })
     const grow = { spec: { containers: [{ name: 'app', resources: { requests: { cpu: '200m' } } }] } }
-    await assertRefused(client, 'mirror', () => client.patch(`${PODS}/mirror/resize`, grow, STRATEGIC), /Forbidden: static pods cannot be resized$/)
+    await assertRefused(client, 'mirror', () => client.patch(`${PODS}/mirror/resize`, grow, STRATEGIC), /^Pod "mirror" is invalid: : Forbidden: static pods cannot be resized$/)
     await createPod(client, 'windows', [container('app', burstable)], { spec: { os: { name: 'windows' } } })
-    await assertRefused(client, 'windows', () => client.patch(`${PODS}/windows/resize`, grow, STRATEGIC), /Forbidden: windows pods cannot be resized$/)
+    await assertRefused(client, 'windows', () => client.patch(`${PODS}/windows/resize`, grow, STRATEGIC), /^Pod "windows" is invalid: : Forbidden: windows pods cannot be resized$/)
   })
 
   it('refuses a resize on a node that does not report its containers resources', async () => {
