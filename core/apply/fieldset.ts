@@ -17,6 +17,11 @@ import {
   type PathElement,
 } from './path.js'
 
+/** A path prefix of field names, `*` standing for any one element (a list item, a map key). */
+export type FieldPrefix = readonly string[]
+
+const fieldName = (pe: PathElement | undefined): string | undefined => (pe && 'field' in pe ? pe.field : undefined)
+
 interface Child {
   pe: PathElement
   set: FieldSet
@@ -175,6 +180,17 @@ export class FieldSet {
 
   equals(other: FieldSet): boolean {
     return this.difference(other).isEmpty() && other.difference(this).isEmpty()
+  }
+
+  /**
+   * Only the paths at or below one of `prefixes`, a `*` matching any
+   * element (structured-merge-diff's include-matcher filter, with which a
+   * subresource's strategy says which fields it lets a writer own).
+   */
+  onlyUnder(prefixes: readonly FieldPrefix[]): FieldSet {
+    const matches = (path: Path): boolean =>
+      prefixes.some((prefix) => prefix.length <= path.length && prefix.every((want, i) => want === '*' || fieldName(path[i]) === want))
+    return FieldSet.of(...this.paths().filter(matches))
   }
 
   /** Every path, in upstream's iteration order: a level's members, then its children. */

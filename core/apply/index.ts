@@ -3,7 +3,7 @@
  * FieldsV1 form, the fields an object sets, managedFields entries, the
  * ownership update every write records, and apply with conflicts.
  */
-export { FieldSet } from './fieldset.js'
+export { FieldSet, type FieldPrefix } from './fieldset.js'
 export { FieldsV1ParseError, formatPath, type Json, type Path, type PathElement } from './path.js'
 export { DEDUCED, fieldSetOf, shapeOfType, type Shape } from './typed.js'
 export {

@@ -3,7 +3,7 @@
  * the endpoint (main resource or a subresource), and which fields that
  * endpoint never gives ownership of.
  */
-import { FieldSet } from './fieldset.js'
+import { type FieldPrefix, FieldSet } from './fieldset.js'
 import { isNamedField, shapeOfType, zeroValue, type Shape } from './typed.js'
 import type { UpdaterContext } from './updater.js'
 
@@ -27,6 +27,12 @@ export interface ManagedFieldsOptions {
    * @default `status` on the main resource, `spec` on the status subresource
    */
   resetFields?: FieldSet
+  /**
+   * The only fields this endpoint gives ownership of, when its strategy
+   * keeps nothing else of a write (pods/resize: the containers' resources).
+   * @default every field but the reset ones
+   */
+  ownedOnly?: readonly FieldPrefix[]
 }
 
 /** Upstream's common reset fields: status through the main resource, spec through status. */
@@ -39,7 +45,7 @@ export function defaultResetFields(shape: Shape, subresource: string | undefined
 
 export function contextFor(opts: ManagedFieldsOptions): UpdaterContext {
   const shape = opts.shape ?? shapeOfType(opts.typeName)
-  return { shape, apiVersion: opts.apiVersion, ignored: opts.resetFields ?? defaultResetFields(shape, opts.subresource) }
+  return { shape, apiVersion: opts.apiVersion, ignored: opts.resetFields ?? defaultResetFields(shape, opts.subresource), ownedOnly: opts.ownedOnly }
 }
 
 /**

@@ -5,7 +5,7 @@
  * fields removed from the object leave every manager's set.
  */
 import { ApplyConflictError, type ApplyConflict } from './conflict.js'
-import { FieldSet } from './fieldset.js'
+import { type FieldPrefix, FieldSet } from './fieldset.js'
 import type { Managed } from './managed.js'
 import { dropNulls, ensureNamedFieldsAreMembers, mergeValues, removeItems } from './merge.js'
 import { compareObjects, fieldSetOf, jsonEqual, type Comparison, type Shape } from './typed.js'
@@ -15,16 +15,20 @@ export interface UpdaterContext {
   apiVersion: string
   /** fields nobody owns through this endpoint (upstream's reset fields) */
   ignored: FieldSet
+  /** when given, the only fields anyone owns through this endpoint (upstream's reset fields filter) */
+  ownedOnly?: readonly FieldPrefix[] | undefined
+}
+
+/** What of `set` can be owned through the endpoint. */
+function ownable(set: FieldSet, ctx: UpdaterContext): FieldSet {
+  const kept = set.recursiveDifference(ctx.ignored)
+  return ctx.ownedOnly ? kept.onlyUnder(ctx.ownedOnly) : kept
 }
 
 function compareIgnoring(lhs: unknown, rhs: unknown, ctx: UpdaterContext): Comparison {
   const c = compareObjects(lhs, rhs, ctx.shape)
-  if (ctx.ignored.isEmpty()) return c
-  return {
-    added: c.added.recursiveDifference(ctx.ignored),
-    modified: c.modified.recursiveDifference(ctx.ignored),
-    removed: c.removed.recursiveDifference(ctx.ignored),
-  }
+  if (ctx.ignored.isEmpty() && !ctx.ownedOnly) return c
+  return { added: ownable(c.added, ctx), modified: ownable(c.modified, ctx), removed: ownable(c.removed, ctx) }
 }
 
 /** Takes changed fields away from every manager but `workflow`; throws on conflicts unless forced. */
@@ -64,11 +68,7 @@ function updateOthers(
 export function recordUpdate(live: unknown, next: unknown, managed: Managed, manager: string, ctx: UpdaterContext): void {
   const compare = updateOthers(live, next, managed, manager, true, ctx)
   const previous = managed.get(manager)
-  const set = (previous?.set ?? FieldSet.empty())
-    .difference(compare.removed)
-    .union(compare.modified)
-    .union(compare.added)
-    .recursiveDifference(ctx.ignored)
+  const set = ownable((previous?.set ?? FieldSet.empty()).difference(compare.removed).union(compare.modified).union(compare.added), ctx)
   if (set.isEmpty()) managed.delete(manager)
   else managed.set(manager, { set, apiVersion: ctx.apiVersion, applied: false, time: previous?.time })
 }
@@ -84,7 +84,7 @@ export function recordApply(
 ): { object: unknown; changed: boolean } {
   const merged = mergeValues(live, config, ctx.shape) ?? {}
   const lastSet = managed.get(manager)?.set
-  const set = fieldSetOf(config, ctx.shape).recursiveDifference(ctx.ignored)
+  const set = ownable(fieldSetOf(config, ctx.shape), ctx)
   managed.set(manager, { set, apiVersion: ctx.apiVersion, applied: true, time: managed.get(manager)?.time })
   const pruned = lastSet && !lastSet.isEmpty() ? prune(merged, managed, lastSet, ctx.shape) : merged
   const object = dropNulls(pruned) ?? {}

@@ -246,25 +246,32 @@ async function write(
   name: string,
   req: PatchRequest,
   ctx: RequestContext,
-  subresource?: 'status' | 'approval' | 'finalize' | 'ephemeralcontainers',
+  subresource?: NarrowedSubresource,
 ): Promise<{ object: KubeObject; created: boolean }> {
   if (req.apply) {
-    if (subresource === 'approval' || subresource === 'finalize' || subresource === 'ephemeralcontainers') throw unsupportedMediaType(APPLY_PATCH_TYPE, patchTypes(store.entry).filter((t) => t !== APPLY_PATCH_TYPE))
+    // Served where the endpoint's strategy says what a writer owns through it (status, pods/resize).
+    const owns = subresource === undefined || subresource === 'status' || store.entry.subresources?.some((s) => s.name === subresource && s.ownedFields)
+    if (!owns) throw unsupportedMediaType(APPLY_PATCH_TYPE, patchTypes(store.entry).filter((t) => t !== APPLY_PATCH_TYPE))
     return store.apply(namespace, name, req.config, ctx, subresource)
   }
   return { object: await store.update(namespace, name, req.patch, ctx, subresource), created: false }
 }
 
+/** The subresources whose writes the store narrows to what each one changes. */
+type NarrowedSubresource = 'status' | 'approval' | 'finalize' | 'ephemeralcontainers' | 'resize'
+const NARROWED_BY_OWN_STRATEGY: ReadonlySet<string> = new Set(['approval', 'finalize', 'ephemeralcontainers', 'resize'])
+
 /**
  * `<resource>/status`, `<resource>/scale`, a CertificateSigningRequest's
- * `approval` and a namespace's `finalize`: a read gives the object (or its
- * Scale), a write changes its status (its replicas, its conditions, its
- * finalizers) as the subresource's upstream strategy allows. Other
+ * `approval`, a namespace's `finalize` and a pod's `ephemeralcontainers`
+ * and `resize`: a read gives the object (or its Scale), a write changes its
+ * status (its replicas, its conditions, its finalizers, its containers'
+ * resources) as the subresource's upstream strategy allows. Other
  * subresources are not served here.
  */
 async function handleSubresource(request: Request, info: RequestInfo, entry: ResourceEntry, env: HandlerEnv): Promise<Response> {
   const sub = entry.subresources?.find((s) => s.name === info.subresource)
-  const served = ['status', 'scale', 'approval', 'finalize', 'ephemeralcontainers', 'eviction', 'binding', ...(env.serviceAccountTokens ? ['token'] : [])]
+  const served = ['status', 'scale', 'approval', 'finalize', 'ephemeralcontainers', 'resize', 'eviction', 'binding', ...(env.serviceAccountTokens ? ['token'] : [])]
   const reachesOut = env.nodeAgent !== undefined && entry.group === '' && isNodeAgentSubresource(entry.resource, info.subresource)
   if (!sub || !(served.includes(sub.name) || reachesOut) || !info.name) throw resourceNotFound()
   if (!sub.verbs.includes(info.verb as Verb))
@@ -294,7 +301,7 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
     if (req.apply) throw unsupportedMediaType(APPLY_PATCH_TYPE, patchTypes(entry).filter((t) => t !== APPLY_PATCH_TYPE))
     return withWarnings(objectResponse(await updateScale(store, ns, info.name, req.patch, ctx), format), ctx.warnings)
   }
-  const narrowed = sub.name === 'approval' || sub.name === 'finalize' || sub.name === 'ephemeralcontainers' ? sub.name : 'status'
+  const narrowed = NARROWED_BY_OWN_STRATEGY.has(sub.name) ? (sub.name as NarrowedSubresource) : 'status'
   const { object } = await write(store, ns, info.name, req, ctx, narrowed)
   return withWarnings(objectOut(entry, object, format, ctx.now), ctx.warnings)
 }

@@ -55,13 +55,16 @@ function tracked(entry: ResourceEntry): boolean {
 }
 
 /**
- * The engine's options for a write to `entry`. A custom resource brings its
+ * The engine's options for a write to `entry`; a subresource that owns only
+ * some fields (pods/resize) says which. A custom resource brings its
  * schema's shape and upstream's reset fields for custom resources: status
  * through the main resource when the status subresource is enabled, spec
  * through the status subresource.
  */
 function optionsFor(entry: ResourceEntry, apiVersion: string, now: Date, subresource: string | undefined): ManagedFieldsOptions {
   const opts: ManagedFieldsOptions = { now, apiVersion, typeName: entry.typeName, ...(subresource ? { subresource } : {}) }
+  const ownedOnly = subresource ? entry.subresources?.find((s) => s.name === subresource)?.ownedFields : undefined
+  if (ownedOnly) opts.ownedOnly = ownedOnly
   if (!entry.schema) return opts
   const statusEnabled = entry.subresources?.some((s) => s.name === 'status') ?? false
   let resetFields = FieldSet.empty()

@@ -276,9 +276,9 @@ export class ResourceStore {
     name: string,
     next: (current: KubeObject) => unknown,
     ctx: RequestContext,
-    subresource?: 'status' | 'scale' | 'approval' | 'finalize' | 'ephemeralcontainers',
+    subresource?: 'status' | 'scale' | 'approval' | 'finalize' | 'ephemeralcontainers' | 'resize',
   ): Promise<KubeObject> {
-    // A subresource with a strategy of its own (pods/ephemeralcontainers) says what it changes and how that is validated.
+    // A subresource with a strategy of its own (pods/ephemeralcontainers, pods/resize) says what it changes and how that is validated.
     const own = this.entry.subresources?.find((s) => s.name === subresource && s.narrowUpdate)
     const key = this.key(namespace, name)
     let toDelete: KubeObject | undefined
@@ -350,7 +350,7 @@ export class ResourceStore {
     name: string,
     applied: Record<string, unknown>,
     ctx: RequestContext,
-    subresource?: 'status',
+    subresource?: 'status' | 'approval' | 'finalize' | 'ephemeralcontainers' | 'resize',
   ): Promise<{ object: KubeObject; created: boolean }> {
     const meta = isPlainObject(applied['metadata']) ? applied['metadata'] : (applied['metadata'] = {})
     if (meta['name'] === undefined) meta['name'] = name

@@ -119,6 +119,12 @@ export interface SubresourceEntry {
   narrowUpdate?(obj: KubeObject, old: KubeObject): KubeObject
   /** Its validation of such an update, in place of the strategy's validateUpdate. */
   validateUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): FieldError[]
+  /**
+   * Set when a server-side apply through this subresource is served: the
+   * field paths (`*` for any list item) a writer may own through it, all
+   * else reset by `narrowUpdate` (upstream's GetResetFieldsFilter).
+   */
+  ownedFields?: readonly (readonly string[])[]
 }
 
 /** Metadata a status strategy may reset to the stored values. */

@@ -1,7 +1,8 @@
 /**
- * kubectl against the daemon's status and scale subresources: `kubectl scale`,
- * `get --subresource`, and `patch --subresource=status` keeping what the
- * resource's status strategy keeps.
+ * kubectl against the daemon's status, scale and resize subresources:
+ * `kubectl scale`, `get --subresource`, `patch --subresource=status` keeping
+ * what the resource's status strategy keeps, and `patch --subresource=resize`
+ * changing a pod's cpu and memory alone.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
@@ -43,6 +44,31 @@ describe('kubectl and subresources', () => {
     await ok('patch', 'ingress', 'front', '--subresource=status', '--type=merge', '-p', patch)
     const read = await ok('get', 'ingress', 'front', '-o', 'jsonpath={.metadata.annotations.patchedstatus} {.status.loadBalancer.ingress[0].ip} {.spec.ingressClassName}')
     assert.equal(read.trim(), 'true 192.0.2.10')
+  })
+
+  it('resizes a pod in place with patch --subresource=resize, and prints the refusal of a QoS class change', async () => {
+    const pod = d.manifest(
+      'resizable.yaml',
+      [
+        'apiVersion: v1',
+        'kind: Pod',
+        'metadata: {name: resizable}',
+        'spec:',
+        '  containers:',
+        '  - name: app',
+        '    image: nginx:1.27',
+        '    resources: {requests: {cpu: 100m, memory: 64Mi}, limits: {cpu: 500m, memory: 128Mi}}',
+      ].join('\n'),
+    )
+    assert.equal(await ok('create', '-f', pod), 'pod/resizable created\n')
+    const grow = '{"spec":{"containers":[{"name":"app","image":"other","resources":{"requests":{"cpu":"200m","memory":"64Mi"},"limits":{"cpu":"1","memory":"128Mi"}}}]}}'
+    assert.equal(await ok('patch', 'pod', 'resizable', '--subresource=resize', '--type=merge', '-p', grow), 'pod/resizable patched\n')
+    const read = await ok('get', 'pod', 'resizable', '-o', 'jsonpath={.spec.containers[0].resources.requests.cpu} {.spec.containers[0].resources.limits.cpu} {.spec.containers[0].image}')
+    assert.equal(read, '200m 1 nginx:1.27')
+    const equalize = '{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"1","memory":"128Mi"}}}]}}'
+    const refused = await d.kubectl('patch', 'pod', 'resizable', '--subresource=resize', '-p', equalize)
+    assert.notEqual(refused.code, 0)
+    assert.match(refused.stderr, /The Pod "resizable" is invalid: spec: Invalid value: "Burstable": Pod QOS Class may not change as a result of resizing/)
   })
 
   it("keeps a deployment's labels when its status is patched, as upstream's deployment status strategy does", async () => {

@@ -279,8 +279,6 @@ describe('subresources not served yet', () => {
     const unknown = await api.get('/apis/apps/v1/namespaces/default/deployments/deploy1/nothing')
     assert.equal(unknown.status, 404)
     assert.equal(unknown.body.kind, 'Status')
-    const resize = await api.put('/api/v1/namespaces/default/pods/pod1/resize', { metadata: { name: 'pod1' } })
-    assert.equal(resize.status, 404)
   })
 })
 

@@ -1,8 +1,8 @@
 /**
  * LimitRanger (upstream's plugin/pkg/admission/limitranger): on a pod's
- * creation the namespace's LimitRanges give its containers their default
- * limits and requests (mutating phase), then the pod, and a claim on create
- * and update, must fit each range's min, max and maxLimitRequestRatio
+ * creation or resize the namespace's LimitRanges give its containers their
+ * default limits and requests (mutating phase), then the pod, and a claim on
+ * create and update, must fit each range's min, max and maxLimitRequestRatio
  * (validating phase); a refusal is 403 with upstream's messages. Limit
  * ranges are read from a watch-fed index.
  */
@@ -15,12 +15,18 @@ import { aggregate, applyContainerDefaults, claimViolations, podViolations } fro
 
 type Kind = 'pod' | 'claim'
 
-/** Pods on create, claims on create and update; no subresource, nothing already being deleted (upstream's SupportsAttributes). */
+/**
+ * Pods on create and on resize (the one pod update that changes resources),
+ * claims on create and update; no other subresource, nothing already being
+ * deleted (upstream's SupportsAttributes).
+ */
 function kindOf(a: AdmissionAttributes): Kind | undefined {
   // The resource first: the objects are read (and, when validating, copied) only for pods and claims.
-  if (a.subresource || a.entry.group !== '') return undefined
+  if (a.entry.group !== '') return undefined
+  const resize = a.entry.resource === 'pods' && a.subresource === 'resize' && a.operation === 'UPDATE'
+  if (a.subresource && !resize) return undefined
   let kind: Kind | undefined
-  if (a.entry.resource === 'pods') kind = a.operation === 'CREATE' ? 'pod' : undefined
+  if (a.entry.resource === 'pods') kind = a.operation === 'CREATE' || resize ? 'pod' : undefined
   else if (a.entry.resource === 'persistentvolumeclaims') kind = a.operation === 'CREATE' || a.operation === 'UPDATE' ? 'claim' : undefined
   if (!kind || !a.object || a.oldObject?.metadata.deletionTimestamp) return undefined
   return kind

@@ -39,6 +39,8 @@ export interface QuotaAccess {
 
 /** Never charged (upstream's default ignored resources): events and the reviews that store nothing. */
 const IGNORED = new Set(['/events', 'events.k8s.io/events'])
+/** The only subresource writes quota looks at: a resize changes what the pod uses (its evaluator decides). */
+const CHARGED_SUBRESOURCES: ReadonlySet<string> = new Set(['/pods/resize'])
 
 export const hardOf = (quota: KubeObject): ResourceList => parseResourceList(statusOf(quota)['hard'])
 export const usedOf = (quota: KubeObject): ResourceList => parseResourceList(statusOf(quota)['used'])
@@ -154,8 +156,8 @@ export function resourceQuotaAdmission(access: QuotaAccess, config: ResourceQuot
     name: 'ResourceQuota',
     handles: (operation) => operation === 'CREATE' || operation === 'UPDATE',
     async validate(a) {
-      // Subresources, cluster-scoped objects and a namespace's own creation are not charged.
-      if (a.subresource || !a.namespace || !a.entry.namespaced || a.entry.virtualCreate) return
+      // Subresources (but a pod's resize, which changes what it uses), cluster-scoped objects and a namespace's own creation are not charged.
+      if ((a.subresource && !CHARGED_SUBRESOURCES.has(`${a.entry.group}/${a.entry.resource}/${a.subresource}`)) || !a.namespace || !a.entry.namespaced || a.entry.virtualCreate) return
       if (IGNORED.has(`${a.entry.group}/${a.entry.resource}`)) return
       const evaluator = evaluatorFor(a.entry.group, a.entry.resource)
       if (!evaluator.handles(a.operation, a.subresource)) return

@@ -5,7 +5,7 @@
  * state when a quota constrains cpu or memory.
  */
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
-import { containerResources, objectsOf, podLimits, podRequests, specOf } from './pod-resources.js'
+import { containerResources, objectsOf, podUsageLists, specOf } from './pod-resources.js'
 import { add, amountOf, mask, parseAmount, type ResourceList } from './resource-list.js'
 import { podMatchesScope, type ScopeSelector } from './scopes.js'
 import type { AdmissionOperation } from '../attributes.js'
@@ -102,7 +102,8 @@ function podCountsForCompute(pod: KubeObject, now: Date): boolean {
 export const podEvaluator: QuotaEvaluator = {
   group: '',
   resource: 'pods',
-  handles: (operation, subresource) => operation === 'CREATE' && !subresource,
+  // A resize is charged what it adds, as upstream's pod evaluator handles it since in-place resize.
+  handles: (operation, subresource) => (operation === 'CREATE' && !subresource) || (operation === 'UPDATE' && subresource === 'resize'),
   matchingResources: (input) =>
     input.filter((n) => POD_RESOURCES.has(n) || POD_RESOURCE_PREFIXES.some((p) => n.startsWith(p)) || isExtendedQuotaName(n)),
   matchesScope: podMatchesScope,
@@ -129,8 +130,8 @@ export const podEvaluator: QuotaEvaluator = {
   usage(pod, now) {
     const usage: ResourceList = { 'count/pods': one() }
     if (!podCountsForCompute(pod, now)) return usage
-    const spec = specOf(pod)
-    return add(usage, computeUsage(podRequests(spec), podLimits(spec)))
+    const { requests, limits } = podUsageLists(pod)
+    return add(usage, computeUsage(requests, limits))
   },
 }
 

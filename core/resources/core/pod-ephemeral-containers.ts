@@ -10,8 +10,7 @@ import { type FieldError, fieldPath, forbiddenField, notFoundField } from '../..
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import type { StrategyContext, SubresourceEntry } from '../catalogue.js'
 import { semanticEqual } from '../rbac/semantic-equal.js'
-
-const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror'
+import { MIRROR_POD_ANNOTATION, storedPodWithRequestIdentity } from './pod-subresource-meta.js'
 
 /** What an ephemeral container may set (upstream's allow list): no ports, probes, lifecycle or resources. */
 const ALLOWED_FIELDS: ReadonlySet<string> = new Set([
@@ -73,13 +72,7 @@ const ephemeralOf = (pod: KubeObject): Obj[] => {
 
 /** The stored pod with the written one's ephemeral containers (and its identity, so a stale write still conflicts). */
 function narrowUpdate(obj: KubeObject, old: KubeObject): KubeObject {
-  const out = structuredClone(old)
-  out.metadata.name = obj.metadata.name ?? old.metadata.name
-  if (obj.metadata.namespace !== undefined) out.metadata.namespace = obj.metadata.namespace
-  if (obj.metadata.uid !== undefined) out.metadata.uid = obj.metadata.uid
-  if (obj.metadata.resourceVersion) out.metadata.resourceVersion = obj.metadata.resourceVersion
-  else delete out.metadata.resourceVersion
-  if (obj.metadata.managedFields !== undefined) out.metadata.managedFields = obj.metadata.managedFields
+  const out = storedPodWithRequestIdentity(obj, old)
   const spec = isPlainObject(out['spec']) ? out['spec'] : (out['spec'] = {})
   const sent = specOf(obj)['ephemeralContainers']
   if (sent === undefined) delete spec['ephemeralContainers']

@@ -67,20 +67,32 @@ export function validateResources(resources: unknown, path: FieldPath): FieldErr
 
 const QOS_RESOURCES = ['cpu', 'memory'] as const
 
+type ResourceLists = { req: Record<string, unknown>; lim: Record<string, unknown> }
+
+function listsOf(resources: unknown): ResourceLists {
+  const r = isPlainObject(resources) ? resources : {}
+  return { req: isPlainObject(r['requests']) ? r['requests'] : {}, lim: isPlainObject(r['limits']) ? r['limits'] : {} }
+}
+
+/** Pod-level resources that decide the QoS class: a cpu or memory request or limit (upstream's IsPodLevelResourcesSet). */
+function podLevelResources(spec: Record<string, unknown>): ResourceLists | undefined {
+  const lists = listsOf(spec['resources'])
+  return QOS_RESOURCES.some((name) => name in lists.req || name in lists.lim) ? lists : undefined
+}
+
 /**
  * Guaranteed when every container limits cpu and memory and requests exactly
  * that; BestEffort when none requests or limits either; Burstable otherwise.
- * Init containers count, ephemeral ones do not (upstream's GetPodQOS).
+ * Init containers count, ephemeral ones do not; pod-level resources, when
+ * the pod states them, decide alone (upstream's ComputePodQOS).
  */
 export function podQOSClass(spec: Record<string, unknown>): 'Guaranteed' | 'Burstable' | 'BestEffort' {
-  const containers = [...objects(spec['initContainers']), ...objects(spec['containers'])]
+  const podLevel = podLevelResources(spec)
+  const lists = podLevel ? [podLevel] : [...objects(spec['initContainers']), ...objects(spec['containers'])].map((c) => listsOf(c['resources']))
   const requests = new Map<string, number>()
   const limits = new Map<string, number>()
   let everyContainerLimitsAll = true
-  for (const c of containers) {
-    const resources = isPlainObject(c['resources']) ? c['resources'] : {}
-    const req = isPlainObject(resources['requests']) ? resources['requests'] : {}
-    const lim = isPlainObject(resources['limits']) ? resources['limits'] : {}
+  for (const { req, lim } of lists) {
     for (const name of QOS_RESOURCES) {
       const r = quantityValue(req[name])
       if (r > 0) requests.set(name, (requests.get(name) ?? 0) + r)

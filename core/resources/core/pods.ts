@@ -12,6 +12,7 @@ import { connectSubresource, defineResource, PROXY_VERBS, statusSubresource } fr
 import { formatTimestamp, isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { applyPodDefaults } from './pod-spec-defaults.js'
 import { ephemeralContainersSubresource } from './pod-ephemeral-containers.js'
+import { resizeSubresource } from './pod-resize.js'
 import { podGracePeriod } from './pod-deletion.js'
 import { podQOSClass } from './pod-spec-resources.js'
 import { validatePodOnly, validatePodSpec } from './pod-spec-validation.js'
@@ -69,7 +70,7 @@ export const pods: ResourceEntry = defineResource({
     connectSubresource('log', 'Pod', ['get']),
     connectSubresource('portforward', 'PodPortForwardOptions', ['create', 'get']),
     connectSubresource('proxy', 'PodProxyOptions', PROXY_VERBS),
-    { name: 'resize', kind: 'Pod', verbs: ['get', 'patch', 'update'] },
+    resizeSubresource(validatePod),
     // podStatusStrategy: owner references and the deletion stamp stay as stored (old kubelets corrupt them).
     statusSubresource('Pod', ['deletionTimestamp', 'ownerReferences']),
   ],

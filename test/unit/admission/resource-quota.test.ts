@@ -67,6 +67,35 @@ describe('quota evaluators', () => {
     ])
   })
 
+  it('counts a resized container at the larger of its spec and what its node reports, until the resize is actuated', () => {
+    const running = (resources: Record<string, unknown>, conditions: unknown[] = []) => ({
+      phase: 'Running',
+      conditions,
+      containerStatuses: [{ name: 'a', allocatedResources: { cpu: '300m' }, resources }],
+    })
+    const shrunk = pod([c('a', { cpu: '100m', memory: '64Mi' }, { cpu: '200m' })])
+    const held = { requests: { cpu: '250m', memory: '32Mi' }, limits: { cpu: '500m' } }
+    const usage = format(podEvaluator.usage({ ...shrunk, status: running(held) }, NOW))
+    assert.deepEqual([usage['requests.cpu'], usage['requests.memory'], usage['limits.cpu']], ['300m', '64Mi', '500m'])
+    // An infeasible resize counts only what the node holds.
+    const infeasible = running(held, [{ type: 'PodResizePending', status: 'True', reason: 'Infeasible' }])
+    const stuck = format(podEvaluator.usage({ ...shrunk, status: infeasible }, NOW))
+    assert.deepEqual([stuck['requests.cpu'], stuck['requests.memory'], stuck['limits.cpu']], ['300m', '32Mi', '500m'])
+  })
+
+  it('counts a pod by its pod-level cpu and memory when it states them', () => {
+    const p = pod([c('a', { cpu: '100m', 'ephemeral-storage': '1Gi' }), c('b', { cpu: '100m' })], { resources: { requests: { cpu: '1' }, limits: { memory: '1Gi' } } })
+    const usage = format(podEvaluator.usage(p, NOW))
+    assert.deepEqual([usage['requests.cpu'], usage['limits.memory'], usage['requests.ephemeral-storage']], ['1', '1Gi', '1Gi'])
+  })
+
+  it('handles a pod resize as an update, and no other pod subresource', () => {
+    assert.equal(podEvaluator.handles('UPDATE', 'resize'), true)
+    assert.equal(podEvaluator.handles('CREATE', undefined), true)
+    assert.equal(podEvaluator.handles('UPDATE', undefined), false)
+    assert.equal(podEvaluator.handles('UPDATE', 'status'), false)
+  })
+
   it('names every container that leaves out a constrained cpu or memory', () => {
     const p = pod([c('a', { cpu: '1' }), c('b')], { initContainers: [c('i', undefined, { memory: '1Gi' })] })
     assert.equal(

@@ -66,6 +66,22 @@ describe('FieldSet', () => {
     assert.deepEqual(a.leaves().paths(), [[f('c')], [f('a'), f('b')]])
   })
 
+  it('keeps only the paths under given prefixes, a star matching any list item', () => {
+    const set = FieldSet.of(
+      [f('spec'), f('containers'), k(['name', 'web'])],
+      [f('spec'), f('containers'), k(['name', 'web']), f('image')],
+      [f('spec'), f('containers'), k(['name', 'web']), f('resources'), f('limits'), f('cpu')],
+      [f('spec'), f('containers'), k(['name', 'db']), f('resizePolicy')],
+      [f('spec'), f('nodeName')],
+    )
+    const kept = set.onlyUnder([
+      ['spec', 'containers', '*', 'resources'],
+      ['spec', 'containers', '*', 'resizePolicy'],
+    ])
+    assert.equal(kept.toString(), ['.spec.containers[name="db"].resizePolicy', '.spec.containers[name="web"].resources.limits.cpu'].join('\n'))
+    assert.ok(set.onlyUnder([]).isEmpty())
+  })
+
   it('prints paths as upstream does in conflict messages', () => {
     const cases: [Path, string][] = [
       [[f('spec'), f('replicas')], '.spec.replicas'],
