@@ -25,11 +25,13 @@
  *   keeps none for ES modules, and compiling the bundle was the largest part
  *   of a start. `import.meta.url` there is the script's own file URL, in the
  *   same directory as the chunks, so .proto files are found the same way.
+ * - The bins' file is made executable, so that a checkout's build can be
+ *   linked where a harness looks for `kube-apiserver` (docs/envtest.md).
  * - tsc's per-module output and declarations stay in dist/ (types, and the
  *   benchmarks that import single modules).
  */
 import { build, type BuildOptions, type Plugin } from 'esbuild'
-import { readFile, rm, writeFile } from 'node:fs/promises'
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises'
 import { dirname, join, relative } from 'node:path'
 import manifest from '../package.json' with { type: 'json' }
 import { SCRIPT_WRAPPER_END, SCRIPT_WRAPPER_START } from '../runtimes/node/script-code-cache.js'
@@ -137,4 +139,6 @@ const written = [...Object.keys(result.metafile.outputs), ...Object.keys(script.
 await Promise.all(written.filter((file) => /\.c?js$/.test(file)).map((file) => keepSourceLatin1(join(DIST, file))))
 const entries = new Set(ENTRY_POINTS.flatMap((entry) => [entry.replace(/\.ts$/, '.js'), entry.replace(/\.ts$/, '.js.map')]))
 await writeFile(MANIFEST, `${JSON.stringify(written.filter((file) => !entries.has(file)).sort(), null, 1)}\n`)
+// The bins run from a checkout too (a symlink in a KUBEBUILDER_ASSETS folder): executable, as npm makes them on install.
+await Promise.all([...new Set(Object.values(manifest.bin))].map((bin) => chmod(join(ROOT, bin), 0o755)))
 process.stdout.write(`bundled ${ENTRY_POINTS.length} entry points into ${written.filter((f) => /\.c?js$/.test(f)).length} files\n`)

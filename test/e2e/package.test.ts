@@ -116,9 +116,11 @@ describe('the packed package, installed', () => {
     assert.deepEqual(files.filter((f) => f.startsWith('test/') || f.includes('.test.')), [])
   })
 
-  it('its apiserver bin prints the daemon help', async () => {
-    const { stdout } = await exec(join(project, 'node_modules', '.bin', 'apiserver'), ['--help'], { cwd: project, timeout: 60_000 })
-    assert.equal(stdout, helpText())
+  it('its apiserver bin, and the same under the kube-apiserver name test harnesses run, print the daemon help', async () => {
+    for (const bin of ['apiserver', 'kube-apiserver']) {
+      const { stdout } = await exec(join(project, 'node_modules', '.bin', bin), ['--help'], { cwd: project, timeout: 60_000 })
+      assert.equal(stdout, helpText(), bin)
+    }
   })
 
   it('its apiserver bin starts a server that answers /readyz and kubectl', async () => {
