@@ -30,6 +30,9 @@ export const BACKGROUND_NICE = 19
 /** Where util-linux installs `chrt`; looked up by absolute path, never through PATH. */
 const CHRT_PATHS = ['/usr/bin/chrt', '/bin/chrt']
 
+/** The POSIX shell that runs the `chrt` of every thread. */
+const SHELL = '/bin/sh'
+
 /** A `chrt` that has not answered within this long is given up on: the thread keeps nice 19. */
 const CHRT_TIMEOUT_MS = 5000
 
@@ -62,19 +65,33 @@ const ON_NODE = !('bun' in process.versions) && !('deno' in process.versions)
 
 /** Runs `chrt --idle` on one thread; settles whether or not it could. */
 function idlePolicy(chrt: string, threadId: number): Promise<void> {
+  return runQuietly(chrt, ['--idle', '--pid', '0', String(threadId)])
+}
+
+/** Runs a program; settles, never rejects, when it ends, fails or times out. */
+function runQuietly(program: string, args: readonly string[]): Promise<void> {
   return new Promise((resolve) => {
     try {
-      execFile(chrt, ['--idle', '--pid', '0', String(threadId)], { timeout: CHRT_TIMEOUT_MS }, () => resolve())
+      execFile(program, args, { timeout: CHRT_TIMEOUT_MS }, () => resolve())
     } catch {
       resolve()
     }
   })
 }
 
-/** Puts threads under SCHED_IDLE with `chrt`, one after the other. */
+/**
+ * Every thread's `chrt` from one shell: a spawn stops this thread while the
+ * process is copied (tens of milliseconds for the daemon on a busy machine),
+ * and one spawn per thread, right after listening, held up the first
+ * requests (a harness's readiness probes) by a few hundred milliseconds.
+ */
+const ONE_SHELL_LOOP = 'chrt="$1"; shift; for thread do "$chrt" --idle --pid 0 "$thread"; done'
+
+/** Puts threads under SCHED_IDLE with `chrt`. */
 async function idlePolicyFor(threadIds: readonly number[]): Promise<void> {
   const chrt = ON_NODE ? CHRT_PATHS.find((path) => existsSync(path)) : undefined
-  if (!chrt) return
+  if (!chrt || threadIds.length === 0) return
+  if (existsSync(SHELL)) return runQuietly(SHELL, ['-c', ONE_SHELL_LOOP, 'sh', chrt, ...threadIds.map(String)])
   for (const id of threadIds) await idlePolicy(chrt, id)
 }
 
