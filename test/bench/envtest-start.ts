@@ -136,7 +136,8 @@ probed every 10 ms as envtest probes it (no client certificate); then
 envtest itself polls every 100 ms, so it sees ready up to 100 ms later.
 The goal: \`/healthz\` 200 within 300 ms of the exec. The phases are
 timed by the arrival of the server's log lines; each row is its own median,
-so the phases need not add up to the total.
+so the phases need not add up to the total. The machine is shared and its
+load moves the milliseconds: compare the ratios, and the CPU time.
 
 ${head}
 ${row('exec to the certificates read (node started, the bundle loaded, flags checked)', (r) => r.milestones.certificates)}
