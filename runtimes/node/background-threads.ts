@@ -7,7 +7,8 @@
  * busy, it should get one first.
  *
  * Two steps. At once, nice 19 (`os.setPriority` takes a thread id on
- * Linux). Then, where util-linux's `chrt` is installed, the SCHED_IDLE
+ * Linux). Then, where util-linux's `chrt` is installed (after a delay for
+ * the daemon's own threads, see lowerBackgroundThreads), the SCHED_IDLE
  * policy: a nice value only weighs a thread's share, and the scheduler may
  * let a nice-19 thread finish its slice (up to milliseconds) before the
  * serving thread, woken by a request, gets the core; a SCHED_IDLE thread
@@ -29,6 +30,9 @@ export const BACKGROUND_NICE = 19
 
 /** Where util-linux installs `chrt`; looked up by absolute path, never through PATH. */
 const CHRT_PATHS = ['/usr/bin/chrt', '/bin/chrt']
+
+/** The POSIX shell that runs the `chrt` of every thread. */
+const SHELL = '/bin/sh'
 
 /** A `chrt` that has not answered within this long is given up on: the thread keeps nice 19. */
 const CHRT_TIMEOUT_MS = 5000
@@ -62,30 +66,45 @@ const ON_NODE = !('bun' in process.versions) && !('deno' in process.versions)
 
 /** Runs `chrt --idle` on one thread; settles whether or not it could. */
 function idlePolicy(chrt: string, threadId: number): Promise<void> {
+  return runQuietly(chrt, ['--idle', '--pid', '0', String(threadId)])
+}
+
+/** Runs a program; settles, never rejects, when it ends, fails or times out. */
+function runQuietly(program: string, args: readonly string[]): Promise<void> {
   return new Promise((resolve) => {
     try {
-      execFile(chrt, ['--idle', '--pid', '0', String(threadId)], { timeout: CHRT_TIMEOUT_MS }, () => resolve())
+      execFile(program, args, { timeout: CHRT_TIMEOUT_MS }, () => resolve())
     } catch {
       resolve()
     }
   })
 }
 
-/** Puts threads under SCHED_IDLE with `chrt`, one after the other. */
+/**
+ * Every thread's `chrt` from one shell: a spawn stops this thread while the
+ * process is copied (tens of milliseconds for the daemon on a busy machine),
+ * and one spawn per thread, right after listening, held up the first
+ * requests (a harness's readiness probes) by a few hundred milliseconds.
+ */
+const ONE_SHELL_LOOP = 'chrt="$1"; shift; for thread do "$chrt" --idle --pid 0 "$thread"; done'
+
+/** Puts threads under SCHED_IDLE with `chrt`. */
 async function idlePolicyFor(threadIds: readonly number[]): Promise<void> {
   const chrt = ON_NODE ? CHRT_PATHS.find((path) => existsSync(path)) : undefined
-  if (!chrt) return
+  if (!chrt || threadIds.length === 0) return
+  if (existsSync(SHELL)) return runQuietly(SHELL, ['-c', ONE_SHELL_LOOP, 'sh', chrt, ...threadIds.map(String)])
   for (const id of threadIds) await idlePolicy(chrt, id)
 }
 
 /**
  * Lowers threads: nice 19 before it returns, then SCHED_IDLE where `chrt`
- * can set it (the promise settles once it has run; it never rejects).
- * Failures leave a thread as it was: this is scheduling, not a setting a
- * user relies on.
+ * can set it, after `idleAfterMs` (the promise settles once it has run; it
+ * never rejects). Failures leave a thread as it was: this is scheduling,
+ * not a setting a user relies on.
  */
-function lowerThreads(threadIds: readonly number[]): Promise<void> {
+async function lowerThreads(threadIds: readonly number[], idleAfterMs = 0): Promise<void> {
   const lowered = threadIds.filter(lowerNice)
+  if (idleAfterMs > 0) await new Promise((resolve) => setTimeout(resolve, idleAfterMs).unref())
   return idlePolicyFor(lowered)
 }
 
@@ -96,12 +115,22 @@ export function lowerThisThread(): Promise<void> {
 }
 
 /**
+ * How long after the daemon listens its threads are put under SCHED_IDLE.
+ * Running `chrt` means a spawn, which stops the serving thread while the
+ * process is copied: on a busy machine over a hundred milliseconds, which
+ * right after listening fell on a test harness's first readiness probes.
+ * Nice 19 applies at once; SCHED_IDLE follows once the first requests
+ * are answered.
+ */
+export const IDLE_POLICY_DELAY_MS = 2000
+
+/**
  * Every thread of this process but the calling one, lowered; called from
  * the serving thread once it listens, when the pools have started. Threads
  * made later take the policy of the thread that made them (a worker lowers
  * itself).
  */
-export function lowerBackgroundThreads(): Promise<void> {
+export function lowerBackgroundThreads(idleAfterMs = IDLE_POLICY_DELAY_MS): Promise<void> {
   const self = linuxThreadId()
   if (self === undefined) return Promise.resolve()
   let threads: string[]
@@ -110,5 +139,8 @@ export function lowerBackgroundThreads(): Promise<void> {
   } catch {
     return Promise.resolve()
   }
-  return lowerThreads(threads.map(Number).filter((id) => id !== self))
+  return lowerThreads(
+    threads.map(Number).filter((id) => id !== self),
+    idleAfterMs,
+  )
 }

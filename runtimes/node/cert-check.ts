@@ -39,6 +39,20 @@ export async function checkCertDirCa(pair: CertificateKeyPair): Promise<{ notAft
   return { notAfter: new Date(cert.validTo) }
 }
 
+/**
+ * Whether a certificate was issued by a CA the daemon created (its issuer's
+ * common name starts with `prefix`); an unreadable one counts as ours, so
+ * that it is re-issued rather than served.
+ */
+export function isIssuedByCertDirCa(certificatePem: string, prefix: string): boolean {
+  try {
+    const issuer = new X509Certificate(certificatePem).issuer
+    return issuer.split('\n').some((part) => part.startsWith(`CN=${prefix}`))
+  } catch {
+    return true
+  }
+}
+
 /** Why an existing leaf must be re-issued, or undefined when it can be reused. */
 export function leafStaleness(pair: CertificateKeyPair, caCertificate: string, now: Date, names?: { dnsNames: string[]; ipAddresses: string[] }): string | undefined {
   let leaf: X509Certificate

@@ -1,7 +1,10 @@
 /**
  * The entry of the bin's classic-script bundle (dist/runtimes/node/daemon-script.cjs,
  * written by tools/bundle.ts): the daemon and Node's runtime port, which
- * main.ts runs with a V8 code cache (script-code-cache.ts).
+ * main.ts runs with a V8 code cache (script-code-cache.ts), and what main.ts
+ * needs to keep the caches of the dependencies the script runs as cached
+ * scripts of their own (the etcd client).
  */
 export { runDaemon } from './daemon.js'
 export { nodeRuntime } from './node-runtime.js'
+export { saveDependencyCodeCaches, takeDependencyCodeCaches } from './script-code-cache.js'

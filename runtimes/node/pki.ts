@@ -6,6 +6,11 @@
  * re-issuing a leaf only when it is about to expire, no longer covers the
  * addresses, or was not signed by the CA in the directory.
  *
+ * A serving pair found in --cert-dir that no CA of ours issued is the
+ * user's (test harnesses such as envtest write their own apiserver.crt and
+ * apiserver.key there): as upstream, it is served unchanged and never
+ * rewritten.
+ *
  * Files are 0600 in a 0700 directory; every write goes through a temporary
  * file and a rename so a crash never leaves half a key behind.
  */
@@ -24,8 +29,10 @@ import {
 } from '../../core/pki/certificates.js'
 import { buildKubeconfig } from '../../core/pki/kubeconfig.js'
 import type { Logger } from '../../core/ports.js'
-import { checkCertDirCa, leafStaleness } from './cert-check.js'
+import { checkCertDirCa, isIssuedByCertDirCa, leafStaleness } from './cert-check.js'
 
+/** The common names of the CAs the daemon creates start so: how a serving pair in the cert dir is told from one the user put there. */
+export const CERT_DIR_CA_PREFIX = 'apiserver-ca@'
 
 export const ADMIN_USER = { commonName: 'kubernetes-admin', organizations: ['system:masters'] }
 
@@ -166,7 +173,7 @@ async function certDirCa(opts: PkiOptions, create: boolean): Promise<CaHandle | 
   if ((await exists(join(dir, FILES.caCert))) || (await exists(join(dir, FILES.caKey)))) {
     throw new Error(`${dir} holds only one of ${FILES.caCert} and ${FILES.caKey}; restore the other or remove both`)
   }
-  const ca = await createCertificateAuthority({ commonName: `apiserver-ca@${Math.floor(Date.now() / 1000)}`, ...(opts.now ? { now: opts.now } : {}) })
+  const ca = await createCertificateAuthority({ commonName: `${CERT_DIR_CA_PREFIX}${Math.floor(Date.now() / 1000)}`, ...(opts.now ? { now: opts.now } : {}) })
   await writePair(dir, FILES.caCert, FILES.caKey, ca)
   opts.logger.info({ file: join(dir, FILES.caCert) }, 'generated a new certificate authority')
   return { certificate: ca.certificate, authority: () => Promise.resolve(ca) }
@@ -197,14 +204,22 @@ async function readUserFile(path: string, flag: string): Promise<string> {
   }
 }
 
+/** The pair of --tls-cert-file and --tls-private-key-file, else one in the cert dir that no CA of ours issued. */
+async function userServingPair(opts: PkiOptions): Promise<CertificateKeyPair | undefined> {
+  if (opts.tlsCertFile && opts.tlsPrivateKeyFile) {
+    return {
+      certificate: await readUserFile(opts.tlsCertFile, 'tls-cert-file'),
+      privateKey: await readUserFile(opts.tlsPrivateKeyFile, 'tls-private-key-file'),
+    }
+  }
+  const inCertDir = await readPair(opts.certDir, FILES.servingCert, FILES.servingKey)
+  if (!inCertDir || isIssuedByCertDirCa(inCertDir.certificate, CERT_DIR_CA_PREFIX)) return undefined
+  opts.logger.info({ file: join(opts.certDir, FILES.servingCert) }, 'serving the certificate found in the cert dir as it is: no CA of ours issued it')
+  return inCertDir
+}
+
 export async function preparePki(opts: PkiOptions): Promise<Pki> {
-  const userServing =
-    opts.tlsCertFile && opts.tlsPrivateKeyFile
-      ? {
-          certificate: await readUserFile(opts.tlsCertFile, 'tls-cert-file'),
-          privateKey: await readUserFile(opts.tlsPrivateKeyFile, 'tls-private-key-file'),
-        }
-      : undefined
+  const userServing = await userServingPair(opts)
   const userClientCA = opts.clientCaFile ? await readUserFile(opts.clientCaFile, 'client-ca-file') : undefined
 
   // Our CA is needed for whatever the user did not bring; when they brought

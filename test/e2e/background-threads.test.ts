@@ -53,7 +53,7 @@ describe('the daemon\'s background threads', { skip: process.platform !== 'linux
     assert.equal(created.status, 201, created.text)
     assert.ok((await readdir(`/proc/${pid}/task`)).length > threadsBefore, 'the YAML worker started')
 
-    // chrt runs after the nice value is set, a program per thread: its policy may take a moment.
+    // chrt runs a while after the nice value is set (IDLE_POLICY_DELAY_MS after listening): its policy may take a moment.
     await eventually(async () => {
       const threads = await threadPriorities(pid)
       assert.deepEqual(threads.get(pid), { nice: 0, policy: SCHED_OTHER }, 'the serving thread keeps its priority')

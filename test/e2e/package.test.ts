@@ -1,7 +1,7 @@
 /**
  * The packed package (`npm pack`), installed into a project of its own and
- * used both ways: the `apiserver` bin prints the daemon's help and starts to
- * /readyz, and `import ... from 'kube-apiserver-ts'` (and `/node`) works
+ * used both ways: the `apiserver` and `kube-apiserver` bins print the
+ * daemon's help and start to /readyz (on etcd too), and `import ... from 'kube-apiserver-ts'` (and `/node`) works
  * under Node, Bun and Deno, with its type declarations resolving for tsc and
  * `deno check`.
  *
@@ -24,6 +24,7 @@ import { dirname, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { promisify } from 'node:util'
 import { helpText } from '../../core/options/flags/index.js'
+import { EtcdServer } from '../storage-contract/etcd-server.js'
 import { Daemon } from './daemon.js'
 
 const exec = promisify(execFile)
@@ -116,9 +117,11 @@ describe('the packed package, installed', () => {
     assert.deepEqual(files.filter((f) => f.startsWith('test/') || f.includes('.test.')), [])
   })
 
-  it('its apiserver bin prints the daemon help', async () => {
-    const { stdout } = await exec(join(project, 'node_modules', '.bin', 'apiserver'), ['--help'], { cwd: project, timeout: 60_000 })
-    assert.equal(stdout, helpText())
+  it('its apiserver bin, and the same under the kube-apiserver name test harnesses run, print the daemon help', async () => {
+    for (const bin of ['apiserver', 'kube-apiserver']) {
+      const { stdout } = await exec(join(project, 'node_modules', '.bin', bin), ['--help'], { cwd: project, timeout: 60_000 })
+      assert.equal(stdout, helpText(), bin)
+    }
   })
 
   it('its apiserver bin starts a server that answers /readyz and kubectl', async () => {
@@ -128,6 +131,24 @@ describe('the packed package, installed', () => {
       assert.equal(stdout, 'default')
     } finally {
       await daemon.stop()
+    }
+  })
+
+  it('its kube-apiserver bin starts on etcd, the etcd client run from its own bundle in the installed package', async () => {
+    const etcd = await EtcdServer.start()
+    try {
+      const daemon = await Daemon.start([`--etcd-servers=${etcd.clientUrl}`], { command: [join(project, 'node_modules', '.bin', 'kube-apiserver')] })
+      try {
+        assert.match(daemon.logs.join(''), /objects are stored in etcd/)
+        const { stdout } = await daemon.kubectl('get', 'namespace', 'default', '-o', 'jsonpath={.metadata.name}')
+        assert.equal(stdout, 'default')
+      } finally {
+        await daemon.stop()
+      }
+      // Written at exit by a start that ran the etcd client's bundle.
+      assert.ok(existsSync(join(project, 'node_modules', PACKAGE, 'dist', 'runtimes', 'node', 'etcd3-script.cjs.v8-cache')), 'the etcd client ran from its bundle')
+    } finally {
+      await etcd.destroy()
     }
   })
 

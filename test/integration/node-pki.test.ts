@@ -1,13 +1,13 @@
 /** The daemon's certificate directory: first start creates, later starts reuse, user files win. */
 import assert from 'node:assert/strict'
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { parse } from 'yaml'
 import { createCertificateAuthority, issueServingCertificate, loadCertificateAuthority, summarizeCertificate } from '../../core/pki/certificates.js'
 import { silentLogger } from '../../core/ports.js'
-import { FILES, preparePki, servingNames } from '../../runtimes/node/pki.js'
+import { CERT_DIR_CA_PREFIX, FILES, preparePki, servingNames } from '../../runtimes/node/pki.js'
 
 const base = { bindAddress: '0.0.0.0', hostname: 'node-a', logger: silentLogger }
 
@@ -62,11 +62,11 @@ describe('preparePki', () => {
     assert.equal(await readFile(join(certDir, FILES.caCert), 'utf8'), ca)
   })
 
-  it('re-issues a leaf another CA signed, one about to expire, and one missing an IPv6 address, on a restart', async () => {
+  it('re-issues a leaf an earlier CA of ours signed, one about to expire, and one missing an IPv6 address, on a restart', async () => {
     const certDir = join(root, 'stale')
     await preparePki({ ...base, certDir })
-    const stranger = await createCertificateAuthority({ commonName: 'someone-else' })
-    const foreign = await issueServingCertificate(stranger, { commonName: 'kube-apiserver', ...servingNames(base) })
+    const earlier = await createCertificateAuthority({ commonName: `${CERT_DIR_CA_PREFIX}1` })
+    const foreign = await issueServingCertificate(earlier, { commonName: 'kube-apiserver', ...servingNames(base) })
     await writeFile(join(certDir, FILES.servingCert), foreign.certificate)
     await writeFile(join(certDir, FILES.servingKey), foreign.privateKey)
     const resigned = await preparePki({ ...base, certDir })
@@ -110,6 +110,32 @@ describe('preparePki', () => {
     const kc = parse((await readFile((await pki.writeKubeconfig('https://api.corp:6443')) ?? '', 'utf8')) as string)
     assert.equal(Buffer.from(kc.clusters[0].cluster['certificate-authority-data'], 'base64').toString(), pair.certificate)
     await assert.rejects(stat(join(certDir, FILES.servingCert)))
+  })
+
+  it('serves a pair another CA issued that the user put in the cert dir unchanged, and never rewrites it', async () => {
+    const certDir = join(root, 'harness')
+    await mkdir(certDir, { recursive: true })
+    const harnessCa = await createCertificateAuthority({ commonName: 'envtest-environment' })
+    const pair = await issueServingCertificate(harnessCa, { commonName: 'localhost', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] })
+    await writeFile(join(certDir, FILES.servingCert), pair.certificate)
+    await writeFile(join(certDir, FILES.servingKey), pair.privateKey)
+    await writeFile(join(root, 'harness-clients.crt'), harnessCa.certificate)
+
+    // With the user's client CA: nothing of ours is needed, nothing is written.
+    const withClientCa = await preparePki({ ...base, certDir, clientCaFile: join(root, 'harness-clients.crt') })
+    assert.equal(withClientCa.serving.certificate, pair.certificate)
+    assert.equal(withClientCa.serving.privateKey, pair.privateKey)
+    assert.deepEqual((await readdir(certDir)).sort(), [FILES.servingCert, FILES.servingKey])
+
+    // Without: our CA and admin appear beside it, and a restart (our CA now present) still serves the user's pair.
+    for (let start = 0; start < 2; start++) {
+      const pki = await preparePki({ ...base, certDir })
+      assert.equal(pki.serving.certificate, pair.certificate)
+      const kc = parse(await readFile((await pki.writeKubeconfig('https://127.0.0.1:6443')) ?? '', 'utf8'))
+      assert.equal(Buffer.from(kc.clusters[0].cluster['certificate-authority-data'], 'base64').toString(), pair.certificate)
+    }
+    assert.equal(await readFile(join(certDir, FILES.servingCert), 'utf8'), pair.certificate)
+    assert.equal(await readFile(join(certDir, FILES.servingKey), 'utf8'), pair.privateKey)
   })
 
   it("trusts the user's client CA and then mints no admin kubeconfig", async () => {

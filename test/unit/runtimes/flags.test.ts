@@ -201,6 +201,53 @@ describe('daemon flags', () => {
     ])
   })
 
+  it("reads envtest's command line (--name=value, sorted) and kube-api-test's (separate words, repeats, a bare --allow-privileged last)", () => {
+    const envtest = flagsOf([
+      '--allow-privileged=true',
+      '--authorization-mode=RBAC',
+      '--bind-address=127.0.0.1',
+      '--cert-dir=/certs',
+      '--client-ca-file=/certs/client-cert-auth-ca.crt',
+      '--disable-admission-plugins=ServiceAccount',
+      '--etcd-servers=http://127.0.0.1:2379',
+      '--secure-port=6443',
+      '--service-account-issuer=https://127.0.0.1:6443/',
+      '--service-account-key-file=/certs/sa-signer.crt',
+      '--service-account-signing-key-file=/certs/sa-signer.key',
+      '--service-cluster-ip-range=10.0.0.0/24',
+    ])
+    assert.equal(envtest.allowPrivileged, true)
+    assert.deepEqual(envtest.authorizationModes, ['RBAC'])
+    assert.equal(envtest.clientCaFile, '/certs/client-cert-auth-ca.crt')
+    assert.deepEqual(envtest.serviceAccounts.issuers, ['https://127.0.0.1:6443/'])
+    assert.deepEqual(envtest.serviceAccounts.keyFiles, ['/certs/sa-signer.crt'])
+    assert.deepEqual(envtest.serviceClusterIPRange, ['10.0.0.0/24'])
+
+    const kubeApiTest = flagsOf([
+      '--cert-dir', '/home/u/.kubeapitest',
+      '--secure-port', '40000',
+      '--etcd-servers', 'http://0.0.0.0:2379',
+      '--authorization-mode', 'RBAC',
+      '--service-account-issuer', 'https://localhost',
+      '--service-account-signing-key-file', '/home/u/.kubeapitest/apiserver.key',
+      '--service-account-signing-key-file', '/home/u/.kubeapitest/apiserver.key',
+      '--service-account-key-file', '/home/u/.kubeapitest/apiserver.key',
+      '--service-account-issuer', '/home/u/.kubeapitest/apiserver.crt',
+      '--disable-admission-plugins', 'ServiceAccount',
+      '--client-ca-file', '/home/u/.kubeapitest/client.crt',
+      '--service-cluster-ip-range', '10.0.0.0/24',
+      '--allow-privileged',
+    ])
+    assert.equal(kubeApiTest.securePort, 40000)
+    assert.equal(kubeApiTest.bindAddress, '0.0.0.0')
+    assert.equal(kubeApiTest.allowPrivileged, true)
+    // Issuers accumulate in order (the first signs); a path is an issuer too, as upstream takes one without ':'.
+    assert.deepEqual(kubeApiTest.serviceAccounts.issuers, ['https://localhost', '/home/u/.kubeapitest/apiserver.crt'])
+    assert.equal(kubeApiTest.serviceAccounts.signingKeyFile, '/home/u/.kubeapitest/apiserver.key')
+    // envtest passes --insecure-port=0 only to a server whose help lists it: upstream removed it in 1.24, and so has this help.
+    assert.doesNotMatch(helpText(), /^\s*--insecure-port\b/m)
+  })
+
   it('FlagError is what parseFlags throws', () => {
     assert.throws(() => parseFlags(['--nope']), FlagError)
   })

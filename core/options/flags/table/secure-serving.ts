@@ -24,7 +24,7 @@ export const SECURE_SERVING_FLAGS = [
     default: DEFAULT_CERT_DIR,
     section,
     status: 'active',
-    help: 'Directory of the TLS files. Without --tls-cert-file/--tls-private-key-file, the first start creates a CA, a serving certificate and an admin kubeconfig (admin.kubeconfig) here; later starts reuse them.',
+    help: 'Directory of the TLS files. Without --tls-cert-file/--tls-private-key-file, the first start creates a CA, a serving certificate and an admin kubeconfig (admin.kubeconfig) here; later starts reuse them. An apiserver.crt and apiserver.key put here that no CA of the server issued (a test harness\'s, as envtest writes them) are served as they are and never rewritten.',
   }),
   flag({
     name: 'disable-http2-serving',
