@@ -162,7 +162,7 @@ export async function superviseWorkers(opts: SupervisorOptions): Promise<number>
     }
     logger.warn({ signal }, 'second signal: killing the workers without finishing the shutdown')
     for (const worker of live()) worker.process.kill('SIGKILL')
-    finish(1)
+    process.exit(1)
   }
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, onSignal)
 
