@@ -1,7 +1,7 @@
 /**
  * `--workers N`: N serving processes behind the one secure port, with
- * node:cluster. The primary holds the listening socket and hands each
- * accepted connection to a worker (Node 20 cannot bind SO_REUSEPORT); every
+ * node:cluster. The primary opens the listening socket and shares it with
+ * the workers, which accept from it (Node 20 cannot bind SO_REUSEPORT); every
  * worker is a whole server of its own on the shared etcd, as several
  * daemons are (docs/operations.md, "Several servers").
  *
@@ -85,10 +85,18 @@ interface Slot {
  */
 export async function superviseWorkers(opts: SupervisorOptions): Promise<number> {
   const { default: cluster } = await import('node:cluster')
+  // Every worker accepts from the one listening socket the primary opened. Node's default on Linux, the
+  // primary accepting and passing each connection on, leaves a connection passed to a worker that dies
+  // before taking it open in the primary, unanswered, for good; this way a dying worker takes only the
+  // connections it accepted with it, and they fail at once, as a dead server's behind a load balancer do.
+  cluster.schedulingPolicy = cluster.SCHED_NONE
   const { logger } = opts
   const slots: Slot[] = Array.from({ length: opts.count }, (_, i) => ({ index: i + 1, startedAt: 0, served: false, listening: false, quickCrashes: 0 }))
   let stopping = false
   let firstListening = false
+  /** The code to exit with once every worker is gone: 0 for a shutdown, else the code of the worker that failed to start. */
+  let exitCode = 0
+  let deadline: ReturnType<typeof setTimeout> | undefined
   let finish: (code: number) => void = () => {}
   const finished = new Promise<number>((resolve) => (finish = resolve))
 
@@ -131,9 +139,6 @@ export async function superviseWorkers(opts: SupervisorOptions): Promise<number>
     })
   }
 
-  /** The code to exit with once every worker is gone: 0 for a shutdown, else the failed worker's. */
-  let exitCode = 0
-  let deadline: ReturnType<typeof setTimeout> | undefined
   const stopAll = (reason: string): void => {
     stopping = true
     for (const slot of slots) {

@@ -5,7 +5,8 @@
  * SIGKILL while a client writes loses no acknowledged write and comes back
  * as a new process; SIGTERM to the first process ends every worker and
  * exits 0. On the embedded store several workers are refused, as are a
- * count below 1 and one that is not a number.
+ * count below 1 and one that is not a number; a worker that cannot start
+ * stops the daemon rather than being restarted.
  */
 import assert from 'node:assert/strict'
 import { execFile, spawn } from 'node:child_process'
@@ -204,4 +205,15 @@ describe('--workers refused at start-up', () => {
       assert.equal(result.served, false)
     })
   }
+
+  it('stops, and restarts no worker, when a worker fails before serving', async () => {
+    // The token file is read by each worker: the first process knows nothing of the failure until a worker exits.
+    const missing = join(tmpdir(), `no-such-dir-${process.pid}`, 'tokens.csv')
+    const result = await refusedStart(['--workers=2', '--etcd-servers=http://127.0.0.1:1', `--token-auth-file=${missing}`])
+    assert.equal(result.code, 1, result.output)
+    assert.match(result.output, /--token-auth-file: cannot read/)
+    assert.match(result.output, /stopped before it served; stopping the others/)
+    assert.doesNotMatch(result.output, /restarting it/)
+    assert.equal(result.served, false)
+  })
 })
