@@ -112,6 +112,7 @@ export const SECURE_SERVING_FLAGS = [
     default: 1,
     section,
     status: 'active',
+    extension: true,
     help: 'Serving processes behind the secure port, one per core to use. The first process writes the TLS files and admin kubeconfig once, opens the port for the others and restarts any that die. More than 1 needs etcd (--etcd-servers): each process is a server of its own, as several servers on one etcd are.',
   }),
 ] as const
