@@ -572,7 +572,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
  */
 function recordEncryptionReloads(transformers: KeyTransformers, metrics: Metrics, options: ApiServerOptions, now: () => Date): void {
   const idHash = (async () => {
-    const id = await apiServerId(options.multiServer?.hostname ?? 'localhost', options.advertiseAddress ?? '127.0.0.1', options.securePort)
+    const id = await apiServerId(options.multiServer?.hostname ?? 'localhost', options.advertiseAddress ?? '127.0.0.1', options.securePort, options.multiServer?.instance)
     const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(id)))
     return `sha256:${[...digest].map((b) => b.toString(16).padStart(2, '0')).join('')}`
   })()

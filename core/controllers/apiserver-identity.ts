@@ -54,10 +54,12 @@ function base32(bytes: Uint8Array): string {
  * The server's id, `apiserver-` and a hash, stable across restarts.
  * Upstream hashes the host name alone; the advertised address and secure
  * port are added here so that several servers on one host (a test cluster
- * on loopback addresses) stay apart.
+ * on loopback addresses) stay apart, and the instance for the worker
+ * processes of one daemon, which share all three.
  */
-export async function apiServerId(hostname: string, advertiseAddress: string, securePort?: number): Promise<string> {
-  const seed = [hostname, advertiseAddress, securePort ?? ''].join('|')
+export async function apiServerId(hostname: string, advertiseAddress: string, securePort?: number, instance?: string): Promise<string> {
+  // Without an instance the seed is what it always was: a server keeps its id across upgrades.
+  const seed = [hostname, advertiseAddress, securePort ?? '', ...(instance ? [instance] : [])].join('|')
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(seed)))
   return `apiserver-${base32(digest.slice(0, 16))}`
 }

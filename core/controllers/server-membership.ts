@@ -105,7 +105,7 @@ export function serverMembership(options: MultiServerOptions | undefined, ctx: M
     ...(peers ? { peers } : {}),
     async start() {
       if (!options) return
-      const id = await apiServerId(options.hostname, ctx.advertiseAddress, ctx.securePort)
+      const id = await apiServerId(options.hostname, ctx.advertiseAddress, ctx.securePort, options.instance)
       const holderIdentity = `${id}_${crypto.randomUUID()}`
       if (stopped) return
       if (options.identityLease ?? true)

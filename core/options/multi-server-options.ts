@@ -11,6 +11,12 @@ export interface MultiServerOptions {
   /** The host name in the server's id (`apiserver-<hash>`) and in its identity lease's `kubernetes.io/hostname` label. */
   hostname: string
   /**
+   * Added to the server's id when several servers share host name, address
+   * and port (the worker processes of one daemon), so each has its own.
+   * @default none: the id of host, address and port
+   */
+  instance?: string
+  /**
    * The store is shared with other servers (etcd): the controllers that must
    * run once run under leader election, and the `kubernetes` endpoints list
    * every live server (`--endpoint-reconciler-type=lease`). Otherwise they run at once.

@@ -39,6 +39,8 @@ import { type ListenerTls, servingTls } from './serving-tls.js'
 import { checkProxyableHost, nodeAgentOptions } from './node-agent.js'
 import { type DaemonStorage, openDaemonStorage, StorageStartupError } from './storage/open.js'
 import { eventExpiry, multiServerOptions, peerProxyOptions } from './multi-server.js'
+import { runPrimary } from './primary.js'
+import { type ServingWorker, servingWorker } from './workers.js'
 import { nodeWebhookClient } from './webhook-client.js'
 import { nodeYamlDecoder } from './yaml-decoder.js'
 import { daemonComponentProbes } from './component-probes.js'
@@ -60,6 +62,8 @@ import {
 
 /** How long shutdown may take before the daemon gives up waiting and exits. */
 const SHUTDOWN_DEADLINE_MS = 5000
+/** A worker's exit after its shutdown deadline: the process's own end, beyond the shutdown's. */
+const WORKER_EXIT_MARGIN_MS = 2000
 /** How long after serving the process metrics' collectors start, when no scrape started them earlier. */
 const PROCESS_METRICS_DELAY_MS = 2000
 
@@ -89,8 +93,13 @@ const processIO: DaemonIO = {
   stderr: (text) => process.stderr.write(text),
 }
 
-/** SIGTERM and SIGINT as an AbortSignal; a second one exits at once with status 1, as upstream does. */
-function processSignals(logger: Logger): AbortSignal {
+/**
+ * SIGTERM and SIGINT as an AbortSignal; a second one exits at once with
+ * status 1, as upstream does. A worker of `--workers` also shuts down when
+ * the primary passes its signal on, which does not count as a second one
+ * when the terminal sent the same signal to the worker too.
+ */
+function processSignals(logger: Logger, worker: ServingWorker | undefined): AbortSignal {
   const controller = new AbortController()
   const onSignal = (signal: NodeJS.Signals): void => {
     if (!controller.signal.aborted) return controller.abort(signal)
@@ -98,6 +107,14 @@ function processSignals(logger: Logger): AbortSignal {
     process.exit(1)
   }
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, onSignal)
+  const fromPrimary = worker?.shutdownRequested
+  if (fromPrimary) {
+    const onRequest = (): void => {
+      if (!controller.signal.aborted) controller.abort(fromPrimary.reason)
+    }
+    if (fromPrimary.aborted) onRequest()
+    else fromPrimary.addEventListener('abort', onRequest, { once: true })
+  }
   return controller.signal
 }
 
@@ -161,6 +178,15 @@ async function portSharingProblems(flags: DaemonFlags, runtime: DaemonRuntime): 
   ]
 }
 
+/**
+ * How long the primary of `--workers` waits for its workers' shutdown: each
+ * worker's own phases and its deadline for closing, and a little for the
+ * process to exit.
+ */
+function workersShutdownDeadline(flags: DaemonFlags): number {
+  return flags.shutdown.delayMs + flags.shutdown.watchTerminationGraceMs + SHUTDOWN_DEADLINE_MS + WORKER_EXIT_MARGIN_MS
+}
+
 /** Runs the daemon until `io.stop` aborts; resolves with the process exit code. */
 export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Promise<number> {
   const out = { ...processIO, ...io }
@@ -188,6 +214,17 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   const { flags, parsed } = command
   const logging = daemonLogger(loggingOptions(parsed.values), out.logStream)
   const logger: Logger = logging.logger
+  const worker = servingWorker()
+  if (parsed.values['workers'] > 1 && !worker) {
+    warnAboutFlags(parsed, logger)
+    const code = await runPrimary({ flags, parsed, logger, shutdownDeadlineMs: workersShutdownDeadline(flags) }).catch((err: unknown) => {
+      if (!(err instanceof StartupError)) throw err
+      out.stderr(err.problems.map((p) => `Error: ${p}\n`).join(''))
+      return 1
+    })
+    logging.close()
+    return code
+  }
 
   let server: ApiServer | undefined
   let listener: TlsListener | undefined
@@ -208,7 +245,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   let tracing: NodeTracing | undefined
   let processMetricsTimer: ReturnType<typeof setTimeout> | undefined
   try {
-    warnAboutFlags(parsed, logger)
+    // The primary of --workers warned already.
+    if (!worker) warnAboutFlags(parsed, logger)
     let files: ConfigFiles
     try {
       files = loadConfigFiles(parsed, logger)
@@ -306,7 +344,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     const runtimeMetrics = nodeRuntimeMetrics(metricsOptions.disabled)
     try {
       const options = serverOptions(flags, authenticationOptions(flags, { parsed, files, tokens, cas, saKeys }), authz, audit, aggregation)
-      server = (out.createServer ?? createApiServer)({ ...options, nodeAgent, admission: admission.options, multiServer: { ...multiServerOptions(parsed.values), ...(peerProxy ? { peerProxy } : {}) }, ...eventExpiry(parsed.values), metrics: metricsOptions }, {
+      server = (out.createServer ?? createApiServer)({ ...options, nodeAgent, admission: admission.options, multiServer: { ...multiServerOptions(parsed.values, worker?.instance), ...(peerProxy ? { peerProxy } : {}) }, ...eventExpiry(parsed.values), metrics: metricsOptions }, {
         logger,
         storage: storage.storage,
         storageFactory: storage.factory,
@@ -370,8 +408,11 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     // A port chosen at listen time (--secure-port=0) is known only now.
     if (listener.port !== flags.securePort) await server.setSecurePort(listener.port)
     const url = serverUrl(localHost(flags.bindAddress), listener.port)
-    const kubeconfigPath = await pki.writeKubeconfig(url)
-    logger.info(
+    // Under --workers the primary writes the kubeconfig, once, and says where the port serves.
+    if (worker) worker.reportListening(url, listener.port)
+    const kubeconfigPath = worker ? undefined : await pki.writeKubeconfig(url)
+    if (worker) logger.info({ url, port: listener.port, worker: worker.index }, `worker ${worker.index} serving on ${url}`)
+    else logger.info(
       { url, port: listener.port, bindAddress: flags.bindAddress, kubeconfig: kubeconfigPath ?? null, paths: servedPaths(parsed.values) },
       kubeconfigPath
         ? `Serving on ${url} (HTTP/2 and HTTP/1.1). Try: kubectl --kubeconfig ${kubeconfigPath} get ns`
@@ -403,7 +444,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     return 1
   }
 
-  const stop = out.stop ?? processSignals(logger)
+  const stop = out.stop ?? processSignals(logger, worker)
   await new Promise<void>((resolve) => {
     if (stop.aborted) return resolve()
     stop.addEventListener('abort', () => resolve(), { once: true })

@@ -21,9 +21,11 @@ type MultiServerFlags = Pick<
   | 'version'
 >
 
-export function multiServerOptions(values: MultiServerFlags): MultiServerOptions {
+/** `instance` tells apart the servers of one daemon's `--workers`, which share host, address and port. */
+export function multiServerOptions(values: MultiServerFlags, instance?: string): MultiServerOptions {
   return {
     hostname: hostname().toLowerCase(),
+    ...(instance ? { instance } : {}),
     // The embedded store belongs to one process; etcd may be shared by several servers.
     sharedStorage: values['kvstore-servers'].length > 0,
     identityLease: featureEnabled(values, 'APIServerIdentity'),

@@ -106,6 +106,15 @@ export const SECURE_SERVING_FLAGS = [
     status: 'active',
     help: 'A certificate and key file pair, optionally followed by :domain patterns, served to clients that ask for those names (SNI), e.g. \'foo.crt,foo.key:*.foo.com,foo.com\'. Patterns may start with a wildcard or be IP addresses (matched when the client sends the IP as its server name); without them the certificate\'s DNS names and common name are used. Exact names beat wildcards, given patterns beat names from certificates, an earlier flag beats a later one. The files are re-read when they change. Repeat the flag for more pairs.',
   }),
+  flag({
+    name: 'workers',
+    kind: 'int',
+    default: 1,
+    section,
+    status: 'active',
+    extension: true,
+    help: 'Serving processes behind the secure port, one per core to use. The first process writes the TLS files and admin kubeconfig once, opens the port for the others and restarts any that die. More than 1 needs etcd (--etcd-servers): each process is a server of its own, as several servers on one etcd are.',
+  }),
 ] as const
 
 export const TLS_VERSIONS = ['VersionTLS10', 'VersionTLS11', 'VersionTLS12', 'VersionTLS13'] as const

@@ -36,6 +36,18 @@ const CASES: RuleCase[] = [
     accepted: ['--request-timeout=0', '--max-requests-inflight=0', '--max-mutating-requests-inflight=1'],
   },
   {
+    rule: '--workers is 1 or more',
+    refused: ['--workers=0'],
+    says: ['--workers 0 must be 1 or more'],
+    accepted: ['--workers=1'],
+  },
+  {
+    rule: 'several --workers need etcd',
+    refused: ['--workers=2'],
+    says: ['--workers 2 needs --etcd-servers: the embedded store is opened by one process only, so several serving processes cannot share it'],
+    accepted: ['--workers=2', '--etcd-servers=http://127.0.0.1:2379'],
+  },
+  {
     rule: '--goaway-chance is between 0 and 0.02',
     refused: ['--goaway-chance=0.05'],
     says: ['--goaway-chance can not be less than 0 or greater than 0.02'],
