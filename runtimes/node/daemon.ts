@@ -30,8 +30,8 @@ import type { EncryptionAtRest } from '../../core/encryption/encryption-at-rest.
 import { watchEncryptionConfig } from './encryption-config-watch.js'
 import { type DebugSocket, serveDebugSocket } from './debug-socket.js'
 import { type DaemonFlags, FlagError, helpText, parseFlags } from './flags.js'
-import { preparePki } from './pki.js'
-import { serviceAccountKeys } from './service-account-keys.js'
+import { pkiOptionsOf, preparePki } from './pki.js'
+import { serviceAccountKeyOptionsOf, serviceAccountKeys } from './service-account-keys.js'
 import { type NodeProfiler, nodeProfiler } from './profiler.js'
 import { serveTls, type TlsListener } from './serve.js'
 import { reusePortWorks } from './reuse-port.js'
@@ -271,14 +271,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       throw new StartupError(err.message)
     })
     const audit = auditing(parsed, files, logger, dialers)
-    const pki = await preparePki({
-      certDir: flags.certDir,
-      bindAddress: flags.bindAddress,
-      ...(flags.advertiseAddress ? { advertiseAddress: flags.advertiseAddress } : {}),
-      ...(flags.tlsCertFile && flags.tlsPrivateKeyFile ? { tlsCertFile: flags.tlsCertFile, tlsPrivateKeyFile: flags.tlsPrivateKeyFile } : {}),
-      ...(flags.clientCaFile ? { clientCaFile: flags.clientCaFile } : {}),
-      logger,
-    }).catch((err: Error) => {
+    const pki = await preparePki(pkiOptionsOf(flags, logger)).catch((err: Error) => {
       throw new StartupError(err.message)
     })
     const endpoint = flags.serviceAccounts.signingEndpoint
@@ -287,13 +280,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     externalSigner = endpoint ? (await import('./external-jwt-signer.js')).externalJwtSigner(endpoint) : undefined
     const saKeys = externalSigner
       ? { externalSigner }
-      : await serviceAccountKeys({
-          certDir: flags.certDir,
-          keyFiles: flags.serviceAccounts.keyFiles,
-          ...(flags.serviceAccounts.signingKeyFile ? { signingKeyFile: flags.serviceAccounts.signingKeyFile } : {}),
-          servingKey: pki.serving.privateKey,
-          logger,
-        }).catch((err: Error) => {
+      : await serviceAccountKeys(serviceAccountKeyOptionsOf(flags, pki.serving.privateKey, logger)).catch((err: Error) => {
           throw new StartupError(err.message)
         })
     const caFiles = {

@@ -30,6 +30,7 @@ import {
 import { buildKubeconfig } from '../../core/pki/kubeconfig.js'
 import type { Logger } from '../../core/ports.js'
 import { checkCertDirCa, isIssuedByCertDirCa, leafStaleness } from './cert-check.js'
+import type { DaemonFlags } from './flags.js'
 
 /** The common names of the CAs the daemon creates start so: how a serving pair in the cert dir is told from one the user put there. */
 export const CERT_DIR_CA_PREFIX = 'apiserver-ca@'
@@ -216,6 +217,21 @@ async function userServingPair(opts: PkiOptions): Promise<CertificateKeyPair | u
   if (!inCertDir || isIssuedByCertDirCa(inCertDir.certificate, CERT_DIR_CA_PREFIX)) return undefined
   opts.logger.info({ file: join(opts.certDir, FILES.servingCert) }, 'serving the certificate found in the cert dir as it is: no CA of ours issued it')
   return inCertDir
+}
+
+/** The PKI options the daemon's flags give: a single daemon and the primary of --workers read them alike. */
+export function pkiOptionsOf(
+  flags: Pick<DaemonFlags, 'certDir' | 'bindAddress' | 'advertiseAddress' | 'tlsCertFile' | 'tlsPrivateKeyFile' | 'clientCaFile'>,
+  logger: Logger,
+): PkiOptions {
+  return {
+    certDir: flags.certDir,
+    bindAddress: flags.bindAddress,
+    ...(flags.advertiseAddress ? { advertiseAddress: flags.advertiseAddress } : {}),
+    ...(flags.tlsCertFile && flags.tlsPrivateKeyFile ? { tlsCertFile: flags.tlsCertFile, tlsPrivateKeyFile: flags.tlsPrivateKeyFile } : {}),
+    ...(flags.clientCaFile ? { clientCaFile: flags.clientCaFile } : {}),
+    logger,
+  }
 }
 
 export async function preparePki(opts: PkiOptions): Promise<Pki> {

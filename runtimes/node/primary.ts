@@ -9,8 +9,8 @@ import type { Logger } from '../../core/ports.js'
 import { ConfigFilesError, loadConfigFiles } from './config-files.js'
 import { StartupError } from './daemon-options.js'
 import type { DaemonFlags } from './flags.js'
-import { preparePki } from './pki.js'
-import { serviceAccountKeys } from './service-account-keys.js'
+import { pkiOptionsOf, preparePki } from './pki.js'
+import { serviceAccountKeyOptionsOf, serviceAccountKeys } from './service-account-keys.js'
 import { superviseWorkers } from './workers.js'
 
 export interface PrimaryOptions {
@@ -33,25 +33,12 @@ export async function runPrimary({ flags, parsed, logger, shutdownDeadlineMs }: 
     if (err instanceof ConfigFilesError) throw new StartupError(...err.problems)
     throw err
   }
-  const pki = await preparePki({
-    certDir: flags.certDir,
-    bindAddress: flags.bindAddress,
-    ...(flags.advertiseAddress ? { advertiseAddress: flags.advertiseAddress } : {}),
-    ...(flags.tlsCertFile && flags.tlsPrivateKeyFile ? { tlsCertFile: flags.tlsCertFile, tlsPrivateKeyFile: flags.tlsPrivateKeyFile } : {}),
-    ...(flags.clientCaFile ? { clientCaFile: flags.clientCaFile } : {}),
-    logger,
-  }).catch((err: Error) => {
+  const pki = await preparePki(pkiOptionsOf(flags, logger)).catch((err: Error) => {
     throw new StartupError(err.message)
   })
   // The signing key generated into --cert-dir when none is given; an external signer holds its own.
   if (!flags.serviceAccounts.signingEndpoint) {
-    await serviceAccountKeys({
-      certDir: flags.certDir,
-      keyFiles: flags.serviceAccounts.keyFiles,
-      ...(flags.serviceAccounts.signingKeyFile ? { signingKeyFile: flags.serviceAccounts.signingKeyFile } : {}),
-      servingKey: pki.serving.privateKey,
-      logger,
-    }).catch((err: Error) => {
+    await serviceAccountKeys(serviceAccountKeyOptionsOf(flags, pki.serving.privateKey, logger)).catch((err: Error) => {
       throw new StartupError(err.message)
     })
   }

@@ -12,6 +12,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { loadSigningKey, loadVerificationKeys } from '../../core/authn/serviceaccount/keys.js'
 import type { Logger } from '../../core/ports.js'
+import type { DaemonFlags } from './flags.js'
 import { ensureDir, readIfExists, writePrivate } from './pki.js'
 
 export const SA_KEY_FILE = 'sa.key'
@@ -95,6 +96,21 @@ async function certDirSigningKey(certDir: string, logger: Logger): Promise<KeyOb
 }
 
 /** Reads (or makes) the keys, and checks that core reads them: a bad file stops start-up with its name. */
+/** The key options the daemon's flags give: a single daemon and the primary of --workers read them alike. */
+export function serviceAccountKeyOptionsOf(
+  flags: Pick<DaemonFlags, 'certDir' | 'serviceAccounts'>,
+  servingKey: ServiceAccountKeyOptions['servingKey'],
+  logger: Logger,
+): ServiceAccountKeyOptions {
+  return {
+    certDir: flags.certDir,
+    keyFiles: flags.serviceAccounts.keyFiles,
+    ...(flags.serviceAccounts.signingKeyFile ? { signingKeyFile: flags.serviceAccounts.signingKeyFile } : {}),
+    servingKey,
+    logger,
+  }
+}
+
 export async function serviceAccountKeys(opts: ServiceAccountKeyOptions): Promise<ServiceAccountKeys> {
   const keyFiles = await Promise.all(
     opts.keyFiles.map(async (path) => publicKeysOf(await readFlagFile(path, 'service-account-key-file'), `--service-account-key-file ${path}`)),
