@@ -12,11 +12,10 @@
  * Run alone with `npm run build && node --import tsx test/bench/several-servers.ts`:
  * it rewrites its own section of docs/benchmarks.md (between the markers).
  */
-import { readFileSync } from 'node:fs'
-import { Agent, request } from 'node:https'
-import { join } from 'node:path'
 import { Daemon, freePort } from '../e2e/daemon.js'
 import { type EtcdCluster, EtcdServer } from '../storage-contract/etcd-server.js'
+import { join } from 'node:path'
+import { type Client, clientOf } from './daemon-client.js'
 import { ms } from './format.js'
 import { type LoadResult, runLoad } from './load.js'
 import { machineLine } from './report.js'
@@ -29,36 +28,6 @@ const IDLE_SECONDS = 60
 /** Creates spread over three servers while an etcd member is killed this far into them. */
 const LOSS = { total: 100_000, concurrency: 16, maxSeconds: 8 }
 const LOSS_AFTER_MS = 2000
-
-interface Client {
-  call(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }>
-  close(): void
-}
-
-function clientOf(daemon: Daemon, address: string): Client {
-  const pki = daemon.certDir
-  const agent = new Agent({
-    keepAlive: true,
-    maxSockets: 32,
-    ca: readFileSync(join(pki, 'ca.crt')),
-    cert: readFileSync(join(pki, 'admin.crt')),
-    key: readFileSync(join(pki, 'admin.key')),
-  })
-  return {
-    call: (method, path, body) =>
-      new Promise((resolve, reject) => {
-        const text = body === undefined ? undefined : JSON.stringify(body)
-        const req = request({ host: address, port: daemon.port, method, path, agent, headers: { accept: 'application/json', ...(text ? { 'content-type': 'application/json' } : {}) } }, (res) => {
-          let out = ''
-          res.on('data', (d) => (out += String(d)))
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: out }))
-        })
-        req.on('error', reject)
-        req.end(text)
-      }),
-    close: () => agent.destroy(),
-  }
-}
 
 interface ClusterFigures {
   servers: number

@@ -9,11 +9,10 @@
  * Run alone with `npm run build && node --import tsx test/bench/workers.ts`:
  * it rewrites its own section of docs/benchmarks.md (between the markers).
  */
-import { readFileSync } from 'node:fs'
-import { Agent, request } from 'node:https'
-import { join } from 'node:path'
 import { Daemon } from '../e2e/daemon.js'
 import { EtcdServer } from '../storage-contract/etcd-server.js'
+import { join } from 'node:path'
+import { clientOf } from './daemon-client.js'
 import { ms } from './format.js'
 import { type LoadResult, runLoad } from './load.js'
 import { machineLine } from './report.js'
@@ -31,43 +30,21 @@ interface Figures {
   creates: LoadResult
 }
 
-function call(agent: Agent, daemon: Daemon, method: string, path: string, body?: unknown): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const text = body === undefined ? undefined : JSON.stringify(body)
-    const req = request(
-      { host: '127.0.0.1', port: daemon.port, method, path, agent, headers: { accept: 'application/json', ...(text ? { 'content-type': 'application/json' } : {}) } },
-      (res) => {
-        res.resume()
-        res.on('end', () => resolve(res.statusCode ?? 0))
-      },
-    )
-    req.on('error', reject)
-    req.end(text)
-  })
-}
-
 async function measureWith(etcd: EtcdServer, workers: number): Promise<Figures> {
   const daemon = await Daemon.start([`--etcd-servers=${etcd.clientUrl}`, `--workers=${workers}`])
-  const pki = daemon.certDir
-  const agent = new Agent({
-    keepAlive: true,
-    maxSockets: 32,
-    ca: readFileSync(join(pki, 'ca.crt')),
-    cert: readFileSync(join(pki, 'admin.crt')),
-    key: readFileSync(join(pki, 'admin.key')),
-  })
+  const client = clientOf(daemon)
   try {
     await new Promise((r) => setTimeout(r, SETTLE_MS))
     const tag = `workers-${workers}`
-    await call(agent, daemon, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: `read-${tag}` }, data: { a: 'b' } })
-    const gets = await runLoad(GETS, async () => (await call(agent, daemon, 'GET', `/api/v1/namespaces/default/configmaps/read-${tag}`)) === 200)
+    await client.call('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: `read-${tag}` }, data: { a: 'b' } })
+    const gets = await runLoad(GETS, async () => (await client.call('GET', `/api/v1/namespaces/default/configmaps/read-${tag}`)).status === 200)
     const creates = await runLoad(
       CREATES,
-      async (i) => (await call(agent, daemon, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: `w-${tag}-${i}` }, data: { i: String(i) } })) === 201,
+      async (i) => (await client.call('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: `w-${tag}-${i}` }, data: { i: String(i) } })).status === 201,
     )
     return { workers, gets, creates }
   } finally {
-    agent.destroy()
+    client.close()
     await daemon.stop()
   }
 }
