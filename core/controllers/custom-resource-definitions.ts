@@ -24,7 +24,7 @@ import {
 } from '../resources/apiextensions/types.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
 import { formatTimestamp } from '../machinery/object.js'
-import { sameJson } from '../registry/subresources.js'
+import { sameJson } from '../machinery/same-json.js'
 import { decideNames } from './crd-names.js'
 
 /** The manager the controllers' status writes are recorded under, as upstream's. */

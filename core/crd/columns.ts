@@ -5,7 +5,7 @@
  * logical default, one AGE column over metadata.creationTimestamp.
  */
 import { daysInMonth } from '../machinery/civil-time.js'
-import { humanDuration } from '../registry/human-duration.js'
+import { humanDuration } from '../machinery/human-duration.js'
 import type { CustomResourceColumnDefinition } from '../resources/apiextensions/types.js'
 import type { TableColumn } from '../resources/catalogue.js'
 import { nameColumn } from '../resources/columns/common.js'

@@ -7,7 +7,7 @@
  */
 import { at } from '../resources/columns/values.js'
 import type { FieldError } from '../machinery/field.js'
-import { sameJson } from '../registry/subresources.js'
+import { sameJson } from '../machinery/same-json.js'
 
 /** `spec.items[0].name` or `spec.labels[a.b/c]` as the steps from the root (list indexes as numbers). */
 function steps(field: string): (string | number)[] {

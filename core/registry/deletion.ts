@@ -14,7 +14,7 @@ import type { Strategy } from '../resources/catalogue.js'
 import { formatTimestamp, type KubeObject } from '../machinery/object.js'
 import { fieldPath, type FieldError, invalid, invalidError, notSupported } from '../machinery/field.js'
 import { goStrings } from '../machinery/go-format.js'
-import { sameJson } from './subresources.js'
+import { sameJson } from '../machinery/same-json.js'
 
 export interface DeleteOptions {
   /** `All` runs the delete without storing anything; the request context's dryRun acts on it. */

@@ -5,7 +5,7 @@
  * (non-negative, immutable) the workload validators repeat.
  */
 import { type LabelSelector, labelSelectorFromObject, type LabelSelectorObject } from '../../machinery/label-selector.js'
-import { sameJson } from '../../registry/subresources.js'
+import { sameJson } from '../../machinery/same-json.js'
 import { type FieldError, type FieldPath, invalid, required } from '../../machinery/field.js'
 import { goLabelSelector, goStringMap } from '../../machinery/go-format.js'
 import { selectsEverything, validateLabelSelector } from '../../validation/label-selector.js'

@@ -3,7 +3,7 @@
  * rest. Upstream puts AGE where each kind's printer says (pods: before the
  * wide columns; CSRs: second), so entries list NAME and AGE explicitly.
  */
-import { age } from '../../registry/human-duration.js'
+import { age } from '../../machinery/human-duration.js'
 import type { TableColumn } from '../catalogue.js'
 import type { KubeObject } from '../../machinery/object.js'
 

@@ -4,7 +4,7 @@
  * containers from last to first, sidecars (restartable init containers)
  * counted as containers, and `Terminating` once the pod is being deleted.
  */
-import { humanDuration } from '../../registry/human-duration.js'
+import { humanDuration } from '../../machinery/human-duration.js'
 import type { KubeObject } from '../../machinery/object.js'
 import { at, int, list, text } from './values.js'
 

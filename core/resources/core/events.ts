@@ -2,7 +2,7 @@
  * Core events, the storage form of every event: events.k8s.io/v1 events are
  * the same objects under other field names (groups/events.ts converts).
  */
-import { age } from '../../registry/human-duration.js'
+import { age } from '../../machinery/human-duration.js'
 import type { ResourceEntry } from '../catalogue.js'
 import { column, wideColumn } from '../columns/common.js'
 import { lowerKindName } from '../columns/format.js'

@@ -5,7 +5,7 @@
  * writes through events.k8s.io/v1 meet the strict ones as well. Field paths
  * are the core ones whichever API was called, as upstream reports them.
  */
-import { sameJson } from '../../registry/subresources.js'
+import { sameJson } from '../../machinery/same-json.js'
 import { type FieldError, fieldPath, invalid, required } from '../../machinery/field.js'
 import { formatValue, type GoField, goStruct, goTime } from '../../machinery/go-format.js'
 import { isQualifiedName } from '../../machinery/names.js'

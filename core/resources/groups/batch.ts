@@ -1,5 +1,5 @@
 /** batch/v1: Jobs and the CronJobs that start them. */
-import { age, humanDuration } from '../../registry/human-duration.js'
+import { age, humanDuration } from '../../machinery/human-duration.js'
 import { applyCronJobDefaults, validateCronJob, validateCronJobUpdate } from '../batch/cronjob.js'
 import { applyJobDefaults, generateSelector, validateJob, validateJobUpdate } from '../batch/job.js'
 import type { ResourceEntry, StrategyContext } from '../catalogue.js'

@@ -3,7 +3,7 @@
  * recorded from who asks; approving goes through the `approval` subresource
  * (its conditions alone), issuing through `status`.
  */
-import { humanDuration } from '../../registry/human-duration.js'
+import { humanDuration } from '../../machinery/human-duration.js'
 import type { ResourceEntry } from '../catalogue.js'
 import { ageColumn, column, nameColumn } from '../columns/common.js'
 import { at, list, text, textAt } from '../columns/values.js'
