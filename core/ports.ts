@@ -17,7 +17,6 @@ import type { KmsClientFactory } from './encryption/kms/client.js'
 import type { Logger } from './logging/logger.js'
 import type { ComponentProbe } from './resources/core/cluster-info.js'
 
-// The log sink is a port too; it is defined below the layers that write to it.
 export { type Logger, silentLogger } from './logging/logger.js'
 
 export interface ServerPorts {

@@ -8,7 +8,7 @@
  * WaitForReady. One index per registry and resource is shared by every
  * plugin that reads it (namespaces are read by half a dozen).
  */
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import type { Registry } from '../registry/registry.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
 import type { KubeObject } from '../machinery/object.js'

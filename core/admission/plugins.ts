@@ -16,7 +16,7 @@ import { ADMISSION_PLUGINS_IN_ORDER, type AdmissionPluginName, DEFAULT_ENABLED_A
 import { ConfigFileError } from '../config/decode.js'
 import type { WebhookClient } from '../crd/webhook-client.js'
 import type { ApiServerOptions } from '../options/api-server-options.js'
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import type { Registry } from '../registry/registry.js'
 import { namespaces } from '../resources/core/namespaces.js'
 import { certificateApprovalFactory } from './builtin/certificate-approval.js'

@@ -6,7 +6,7 @@
  */
 import { feedObjects } from '../authz/object-feed.js'
 import type { RequestHeaderOptions } from '../options/api-server-options.js'
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import type { ProxyTransport } from '../proxy/transport.js'
 import type { Registry } from '../registry/registry.js'
 import type { UserInfo } from '../machinery/object.js'

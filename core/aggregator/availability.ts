@@ -9,7 +9,7 @@
  * are verified). The discovery document it read is kept for `/apis`.
  */
 import { ADMIN_IDENTITY } from '../options/api-server-options.js'
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import type { ProxyTransport } from '../proxy/transport.js'
 import type { Registry } from '../registry/registry.js'
 import { isPlainObject, type KubeObject } from '../machinery/object.js'

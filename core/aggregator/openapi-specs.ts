@@ -22,7 +22,7 @@
  */
 import { jsonTooDeepAt } from '../machinery/limits.js'
 import { isPlainObject, type UserInfo } from '../machinery/object.js'
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import type { ApiService } from './apiservice.js'
 import { openApiV2ToV3 } from './openapi-v2-to-v3.js'
 import { readBounded } from './read-bounded.js'

@@ -5,7 +5,7 @@
  * events of the stages the policy keeps.
  */
 import type { Metrics } from '../metrics/metrics.js'
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import type { DroppedEvents } from './batch.js'
 import type { UserInfo } from '../machinery/object.js'
 import { auditEvent, type EventStart, microTime, withoutManagedFields, withRequestObjectMeta } from './event.js'

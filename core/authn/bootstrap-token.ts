@@ -10,7 +10,7 @@
  */
 import { base64Decode } from '../encoding/base64.js'
 import { hasStatusCode } from '../machinery/status-error.js'
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import type { Registry } from '../registry/registry.js'
 import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import type { TokenAuthenticator } from './bearer-token.js'

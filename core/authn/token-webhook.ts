@@ -10,7 +10,7 @@
  */
 import type { WebhookClient, WebhookTarget } from '../crd/webhook-client.js'
 import type { TokenWebhookOptions } from '../options/api-server-options.js'
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import type { UserInfo } from '../machinery/object.js'
 import type { AuthResult } from './authenticator.js'
 import type { TokenAuthenticator } from './bearer-token.js'

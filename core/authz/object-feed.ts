@@ -5,7 +5,7 @@
  * deleted. Authorizers that decide from objects (the Node graph) read their
  * index only, never the storage, on a request.
  */
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import type { KubeObject } from '../machinery/object.js'
 import type { Storage, Watcher } from '../storage/interface.js'
 

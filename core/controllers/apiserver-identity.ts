@@ -8,7 +8,7 @@
  * collector does.
  */
 import { hasStatusCode } from '../machinery/status-error.js'
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import { LOOPBACK_IDENTITY } from '../registry/identities.js'
 import { parseLabelSelector } from '../machinery/label-selector.js'
 import type { Registry } from '../registry/registry.js'

@@ -5,7 +5,7 @@
  * such a failure and try again later (the system namespaces controller
  * every minute, the post-start hooks on their poll); so does this.
  */
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 
 /** The pause before the next attempt: doubled after each failure, up to the maximum. */
 export interface RetryDelays {

@@ -5,7 +5,7 @@
  * its endpoints; every namespace's `default` ServiceAccount).
  */
 import type { ApiServerOptions } from '../options/api-server-options.js'
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import type { Registry } from '../registry/registry.js'
 import type { StoreHooks } from '../registry/store-hooks.js'
 import { allocationHooks, rebuildAllocations, ServiceAllocator } from '../resources/core/service-allocation.js'

@@ -14,7 +14,7 @@
  */
 import { hasStatusCode } from '../machinery/status-error.js'
 import { ADMIN_IDENTITY } from '../options/api-server-options.js'
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import { labelSelectorFromObject } from '../machinery/label-selector.js'
 import type { Registry } from '../registry/registry.js'
 import type { ResourceStore } from '../registry/store.js'

@@ -14,7 +14,7 @@
  * renewed for three intervals is no longer a candidate (and is deleted).
  */
 import { hasStatusCode } from '../machinery/status-error.js'
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import { LOOPBACK_IDENTITY } from '../registry/identities.js'
 import type { Registry } from '../registry/registry.js'
 import type { RequestContext } from '../registry/request-context.js'

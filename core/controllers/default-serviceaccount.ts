@@ -5,7 +5,7 @@
  */
 import { hasStatusCode } from '../machinery/status-error.js'
 import { SERVICE_ACCOUNT_CONTROLLER_IDENTITY } from '../registry/identities.js'
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import type { Registry } from '../registry/registry.js'
 import { namespaces } from '../resources/core/namespaces.js'
 import { serviceAccounts } from '../resources/core/serviceaccounts.js'

@@ -11,7 +11,7 @@
  */
 import { hasStatusCode } from '../machinery/status-error.js'
 import { GARBAGE_COLLECTOR_IDENTITY } from '../registry/identities.js'
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../registry/deletion.js'
 import type { Registry } from '../registry/registry.js'
 import type { RequestContext } from '../registry/request-context.js'

@@ -5,7 +5,7 @@
  * and a deleted namespace is emptied, finalized and removed.
  */
 import { hasStatusCode } from '../machinery/status-error.js'
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import { NAMESPACE_FINALIZER, namespaceSpec, namespaces } from '../resources/core/namespaces.js'
 import type { KubeObject, UserInfo } from '../machinery/object.js'
 import { LOOPBACK_IDENTITY, NAMESPACE_CONTROLLER_IDENTITY } from '../registry/identities.js'

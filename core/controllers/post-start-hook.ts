@@ -6,7 +6,7 @@
  * serving and reports the hook as not finished until an attempt succeeds.
  */
 import type { HealthCheck } from '../lifecycle/health-check.js'
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import { type RetriedWork, type RetryDelays, retryUntilDone } from './bootstrap-retry.js'
 
 export interface PostStartHook {

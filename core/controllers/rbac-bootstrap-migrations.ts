@@ -7,7 +7,7 @@
  * server started, neither finds anything to do.
  */
 import { hasStatusCode } from '../machinery/status-error.js'
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import type { RequestContext } from '../registry/request-context.js'
 import type { ResourceStore } from '../registry/store.js'
 import type { KubeObject } from '../machinery/object.js'

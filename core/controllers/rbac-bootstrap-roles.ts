@@ -9,7 +9,7 @@
  */
 import { hasStatusCode } from '../machinery/status-error.js'
 import { ADMIN_IDENTITY } from '../options/api-server-options.js'
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import type { Registry } from '../registry/registry.js'
 import type { RequestContext } from '../registry/request-context.js'
 import type { ResourceStore } from '../registry/store.js'

@@ -5,7 +5,7 @@
  * or while it holds the controllers' lease when it shares the store with
  * other servers (core/controllers/leader-election.ts).
  */
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 
 export type StopController = () => void
 

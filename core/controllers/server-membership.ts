@@ -6,7 +6,7 @@
  * at once and writes no leases but its identity lease.
  */
 import type { MultiServerOptions } from '../options/multi-server-options.js'
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import type { Registry } from '../registry/registry.js'
 import type { Storage } from '../storage/interface.js'
 import type { ProxyTransport } from '../proxy/transport.js'

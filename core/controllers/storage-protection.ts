@@ -8,7 +8,7 @@
  */
 import { feedObjects } from '../authz/object-feed.js'
 import { hasStatusCode } from '../machinery/status-error.js'
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import { controllerIdentity } from '../registry/identities.js'
 import type { Registry } from '../registry/registry.js'
 import { pods } from '../resources/core/pods.js'

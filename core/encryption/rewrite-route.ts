@@ -14,7 +14,7 @@ import type { Hono } from 'hono'
 import type { ChainEnv } from '../http/filters/context.js'
 import { statusResponse } from '../http/respond.js'
 import { badRequest, qualifiedResource } from '../machinery/status-error.js'
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import { type RewriteCounts, rewriteStaleValues, type RewriteOptions, type RewriteTarget } from './rewrite.js'
 
 export const REWRITE_PATH = '/encryption/rewrite'

@@ -14,7 +14,7 @@ import type { ResourceEntry } from '../resources/catalogue.js'
 import { flowSchemas, priorityLevelConfigurations } from '../resources/groups/flowcontrol.js'
 import type { KubeObject } from '../machinery/object.js'
 import { semanticEqual } from '../resources/rbac/semantic-equal.js'
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import { AUTO_UPDATE_ANNOTATION, BOOTSTRAP_FLOW_SCHEMAS, BOOTSTRAP_PRIORITY_LEVELS, type BootstrapObject } from './bootstrap-objects.js'
 
 export const FLOW_CONTROL_BOOTSTRAP_HOOK = 'priority-and-fairness-config-producer'

@@ -10,7 +10,7 @@
 import { feedObjects, type ObjectFeed } from '../authz/object-feed.js'
 import type { RequestInfo } from '../http/request-info.js'
 import type { Metrics } from '../metrics/metrics.js'
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import { LOOPBACK_IDENTITY } from '../registry/identities.js'
 import type { Registry } from '../registry/registry.js'
 import { flowSchemas, priorityLevelConfigurations } from '../resources/groups/flowcontrol.js'

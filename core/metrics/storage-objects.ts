@@ -3,7 +3,7 @@
  * resource the storage holds, counted every period and published as
  * upstream's `apiserver_storage_objects{resource="<resource>[.<group>]"}`.
  */
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import type { Registry } from '../registry/registry.js'
 import type { Metrics } from './metrics.js'
 

@@ -7,7 +7,7 @@
  * `--kvstore-servers-overrides` cluster. The embedded store reports its
  * SQLite file as `etcd-0` too, so dashboards read it unchanged.
  */
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import { STORAGE_SIZE } from './definitions.js'
 import type { Metrics } from './metrics.js'
 

@@ -8,7 +8,7 @@
  * endpoint record goes.
  */
 import { AGGREGATED_DISCOVERY_TYPE } from '../http/media-types.js'
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import type { UserInfo } from '../machinery/object.js'
 import type { PeerRecordHandler } from './peer-follower.js'
 import type { PeerForward } from './peer-transport.js'

@@ -8,7 +8,7 @@
  * is removed as etcd's TTL would. When the watch ends (a compaction, the
  * store going away) the records are listed again and the watch reopened.
  */
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import type { KubeObject } from '../machinery/object.js'
 import type { Storage } from '../storage/interface.js'
 import { peerEndpointsPrefix, type PeerRecord, readPeerRecord, removeExpiredRecord } from './peer-endpoints.js'

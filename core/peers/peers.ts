@@ -3,7 +3,7 @@
  * known: its endpoint record renewed every interval, and its peers'
  * discovery read as their records come, change and go.
  */
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import type { ProxyTransport } from '../proxy/transport.js'
 import type { Storage } from '../storage/interface.js'
 import { type DiscoveryRetry, type PeerDirectory, peerDirectory } from './peer-discovery.js'

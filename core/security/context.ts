@@ -8,7 +8,7 @@ import type { Metrics } from '../metrics/metrics.js'
 import type { LiveRbacIndex } from '../authz/rbac/live-rbac-index.js'
 import type { WebhookClient } from '../crd/webhook-client.js'
 import type { ApiServerOptions } from '../options/api-server-options.js'
-import type { Logger } from '../ports.js'
+import type { Logger } from '../logging/logger.js'
 import type { Registry } from '../registry/registry.js'
 
 export interface SecurityContext {

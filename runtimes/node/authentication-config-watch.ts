@@ -7,7 +7,7 @@
 import { authenticationFlagConflicts, loadAuthenticationConfiguration } from '../../core/config/authentication.js'
 import type { ApiServer } from '../../core/index.js'
 import type { ParsedFlags } from '../../core/options/flags/index.js'
-import type { Logger } from '../../core/ports.js'
+import type { Logger } from '../../core/logging/logger.js'
 import { watchConfigFile } from './config-file-watch.js'
 
 /** Starts watching; returns the function that stops. */

@@ -11,7 +11,7 @@ import { type AuthorizerConfiguration, loadAuthorizationConfiguration } from '..
 import { type FileOrData, type KubeconfigConnection, loadKubeconfigConnection } from '../../core/config/kubeconfig.js'
 import type { ApiServerOptions } from '../../core/options/api-server-options.js'
 import type { ParsedFlags } from '../../core/options/flags/index.js'
-import type { Logger } from '../../core/ports.js'
+import type { Logger } from '../../core/logging/logger.js'
 import type { ConfigFiles } from './config-files.js'
 
 type ConnectionInfo = NonNullable<AuthorizerConfiguration['webhook']>['connectionInfo']

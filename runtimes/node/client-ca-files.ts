@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises'
 import { unwatchFile, watchFile } from 'node:fs'
-import type { Logger } from '../../core/ports.js'
+import type { Logger } from '../../core/logging/logger.js'
 import { type ClientCABundles, parseBundle } from './client-cas.js'
 
 /** How often the files' modification times are looked at: cheap (one stat each), and soon enough for a rotation. */

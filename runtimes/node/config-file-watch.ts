@@ -7,7 +7,7 @@
  * logged while the configuration in effect stays.
  */
 import { readFileSync, type Stats, unwatchFile, watchFile } from 'node:fs'
-import type { Logger } from '../../core/ports.js'
+import type { Logger } from '../../core/logging/logger.js'
 
 /** How often the file is looked at. */
 const POLL_INTERVAL_MS = 1000

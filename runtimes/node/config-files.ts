@@ -22,7 +22,7 @@ import { type KubeconfigConnection, loadKubeconfigConnection } from '../../core/
 import { loadTracingConfiguration, type TracingConfiguration } from '../../core/config/tracing.js'
 import { type EgressSelectorConfiguration, loadEgressSelectorConfiguration } from '../../core/config/egress-selector.js'
 import { featureEnabled, type ParsedFlags } from '../../core/options/flags/index.js'
-import type { Logger } from '../../core/ports.js'
+import type { Logger } from '../../core/logging/logger.js'
 import { admissionPluginNames } from './admission.js'
 
 export interface ConfigFiles {

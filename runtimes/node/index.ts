@@ -6,7 +6,7 @@
  */
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from '../../core/pki/certificates.js'
 import { buildKubeconfig, serverUrl } from '../../core/pki/kubeconfig.js'
-import { type Logger, silentLogger } from '../../core/ports.js'
+import { type Logger, silentLogger } from '../../core/logging/logger.js'
 import { ADMIN_USER } from './pki.js'
 import { type FetchHandler, serveTls } from './serve.js'
 

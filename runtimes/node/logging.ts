@@ -11,7 +11,8 @@
  */
 import { writeSync } from 'node:fs'
 import { type DestinationStream, type Logger as Pino, pino } from 'pino'
-import type { LogFiles, Logger } from '../../core/ports.js'
+import type { Logger } from '../../core/logging/logger.js'
+import type { LogFiles } from '../../core/ports.js'
 import { DEFAULT_LOG_DIR, nodeLogFiles } from './log-files.js'
 import type { FlagValues } from '../../core/options/flags/index.js'
 import { MODULE_FIELD, type Verbosity, VERBOSITY_FIELD, verbosityEnabled } from '../../core/logging/verbosity.js'

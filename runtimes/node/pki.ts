@@ -28,7 +28,7 @@ import {
   loadCertificateAuthority,
 } from '../../core/pki/certificates.js'
 import { buildKubeconfig } from '../../core/pki/kubeconfig.js'
-import type { Logger } from '../../core/ports.js'
+import type { Logger } from '../../core/logging/logger.js'
 import { checkCertDirCa, isIssuedByCertDirCa, leafStaleness } from './cert-check.js'
 import type { DaemonFlags } from './flags.js'
 

@@ -5,7 +5,7 @@
  * admin kubeconfig once the port is known. It serves no request itself.
  */
 import type { ParsedFlags } from '../../core/options/flags/index.js'
-import type { Logger } from '../../core/ports.js'
+import type { Logger } from '../../core/logging/logger.js'
 import { ConfigFilesError, loadConfigFiles } from './config-files.js'
 import { StartupError } from './daemon-options.js'
 import type { DaemonFlags } from './flags.js'

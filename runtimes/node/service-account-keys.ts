@@ -11,7 +11,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject 
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { loadSigningKey, loadVerificationKeys } from '../../core/authn/serviceaccount/keys.js'
-import type { Logger } from '../../core/ports.js'
+import type { Logger } from '../../core/logging/logger.js'
 import type { DaemonFlags } from './flags.js'
 import { ensureDir, readIfExists, writePrivate } from './pki.js'
 

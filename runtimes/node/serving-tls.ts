@@ -8,7 +8,7 @@
  */
 import { readFileSync, unwatchFile, watchFile } from 'node:fs'
 import type { SecureContextOptions } from 'node:tls'
-import type { Logger } from '../../core/ports.js'
+import type { Logger } from '../../core/logging/logger.js'
 import type { DaemonFlags } from './flags.js'
 import type { ServeTlsOptions, TlsListener } from './serve.js'
 import { sniSelector, type SniPair } from './sni.js'

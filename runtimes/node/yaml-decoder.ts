@@ -9,7 +9,7 @@
  */
 import { Worker } from 'node:worker_threads'
 import type { YamlDecoder, YamlJsonAnswer } from '../../core/http/yaml-off-thread.js'
-import { type Logger, silentLogger } from '../../core/ports.js'
+import { type Logger, silentLogger } from '../../core/logging/logger.js'
 import type { WORKER_READY, YamlJob } from './yaml-worker.js'
 
 export interface NodeYamlDecoderOptions {

@@ -16,7 +16,7 @@ import { join } from 'node:path'
 // The built code (dist), as the daemon runs it: `npm run build` first.
 import { ADMIN_IDENTITY, type ApiServer, createApiServer } from 'kube-apiserver-ts'
 import { parseCommandLine } from '../../dist/core/options/flags/index.js'
-import { silentLogger } from '../../dist/core/ports.js'
+import { silentLogger } from '../../dist/core/logging/logger.js'
 import { auditOptions } from '../../dist/runtimes/node/audit.js'
 import { loadConfigFiles } from '../../dist/runtimes/node/config-files.js'
 import { startNodeTracing } from '../../dist/runtimes/node/tracing.js'

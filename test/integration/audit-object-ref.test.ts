@@ -15,7 +15,7 @@ import type { AuditPolicy } from '../../core/audit/types.js'
 import { createApiServer } from '../../core/index.js'
 import { ADMIN_IDENTITY } from '../../core/options/api-server-options.js'
 import { parseCommandLine } from '../../core/options/flags/index.js'
-import { silentLogger } from '../../core/ports.js'
+import { silentLogger } from '../../core/logging/logger.js'
 import { auditOptions } from '../../runtimes/node/audit.js'
 import { eventually, TestClient } from './harness.js'
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { createApiServer } from '../../core/index.js'
 import { type Verbosity, verbosityEnabled } from '../../core/logging/verbosity.js'
-import type { Logger } from '../../core/ports.js'
+import type { Logger } from '../../core/logging/logger.js'
 import { TestClient } from './harness.js'
 
 interface Line {

@@ -14,7 +14,8 @@ import {
   issueClientCertificate,
   issueServingCertificate,
 } from '../../core/pki/certificates.js'
-import { type ClientCertificate, type ConnectionInfo, silentLogger } from '../../core/ports.js'
+import { silentLogger } from '../../core/logging/logger.js'
+import { type ClientCertificate, type ConnectionInfo } from '../../core/ports.js'
 import { type FetchHandler, serveTls, type TlsListener } from '../../runtimes/node/serve.js'
 import { clientCertificateViaIntermediate } from './openssl-chain.js'
 

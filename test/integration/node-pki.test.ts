@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { parse } from 'yaml'
 import { createCertificateAuthority, issueServingCertificate, loadCertificateAuthority, summarizeCertificate } from '../../core/pki/certificates.js'
-import { silentLogger } from '../../core/ports.js'
+import { silentLogger } from '../../core/logging/logger.js'
 import { CERT_DIR_CA_PREFIX, FILES, preparePki, servingNames } from '../../runtimes/node/pki.js'
 
 const base = { bindAddress: '0.0.0.0', hostname: 'node-a', logger: silentLogger }

@@ -14,7 +14,8 @@ import {
   issueClientCertificate,
   issueServingCertificate,
 } from '../../core/pki/certificates.js'
-import { type ConnectionInfo, silentLogger } from '../../core/ports.js'
+import { silentLogger } from '../../core/logging/logger.js'
+import { type ConnectionInfo } from '../../core/ports.js'
 import { type FetchHandler, serveTls, type TlsListener } from '../../runtimes/node/serve.js'
 
 const stub: FetchHandler = {

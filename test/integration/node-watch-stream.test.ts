@@ -13,7 +13,7 @@ import type { Readable } from 'node:stream'
 import { after, before, describe, it } from 'node:test'
 import type { ApiServer } from '../../core/index.js'
 import { type CertificateAuthority, createCertificateAuthority, issueServingCertificate } from '../../core/pki/certificates.js'
-import { silentLogger } from '../../core/ports.js'
+import { silentLogger } from '../../core/logging/logger.js'
 import { serveTls, type TlsListener } from '../../runtimes/node/serve.js'
 import { createTestServer, eventually, TestClient } from './harness.js'
 

@@ -12,7 +12,7 @@ import type { ApiServer } from '../../core/index.js'
 import { peerEndpoints } from '../../core/peers/peer-endpoints.js'
 import { followPeers } from '../../core/peers/peers.js'
 import type { PeerForward } from '../../core/peers/peer-transport.js'
-import { silentLogger } from '../../core/ports.js'
+import { silentLogger } from '../../core/logging/logger.js'
 import { MemoryStorage } from '../../core/storage/memory.js'
 import { createTestServer, eventually } from './harness.js'
 

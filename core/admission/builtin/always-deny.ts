@@ -2,7 +2,7 @@
  * AlwaysDeny: refuses every write, in both phases, with upstream's message.
  * Deprecated upstream (meant for tests); its construction warns.
  */
-import type { Logger } from '../../ports.js'
+import type { Logger } from '../../logging/logger.js'
 import type { AdmissionAttributes } from '../attributes.js'
 
 import { type BothPhases, refuse } from './pods.js'

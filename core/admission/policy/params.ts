@@ -7,7 +7,7 @@
  * as `parameterNotFoundAction` says. Objects are read from a watch-fed index
  * per kind, started when a policy first names the kind.
  */
-import type { Logger } from '../../ports.js'
+import type { Logger } from '../../logging/logger.js'
 import type { Registry } from '../../registry/registry.js'
 import { type LabelSelectorObject, labelSelectorFromObject } from '../../machinery/label-selector.js'
 import type { ResourceEntry } from '../../resources/catalogue.js'

@@ -7,7 +7,7 @@
  * the AdmissionRequest, and the namespace.
  */
 import type { Authorizer as ServerAuthorizer } from '../../authz/authorizer.js'
-import type { Logger } from '../../ports.js'
+import type { Logger } from '../../logging/logger.js'
 import type { Registry } from '../../registry/registry.js'
 import type { ResourceEntry } from '../../resources/catalogue.js'
 import { namespaces } from '../../resources/core/namespaces.js'

@@ -7,7 +7,7 @@
  * the order they are listed, as upstream sorts them.
  */
 import { feedObjects, type ObjectFeed } from '../../authz/object-feed.js'
-import type { Logger } from '../../ports.js'
+import type { Logger } from '../../logging/logger.js'
 import type { Registry } from '../../registry/registry.js'
 import type { KubeObject } from '../../machinery/object.js'
 import { type AdmissionWebhook, type WebhookType, webhooksOf } from './webhook.js'

@@ -9,7 +9,7 @@
 import type { Authorizer } from '../../authz/authorizer.js'
 import { forbidden, internalError, StatusError } from '../../machinery/status-error.js'
 import type { Metrics } from '../../metrics/metrics.js'
-import type { Logger } from '../../ports.js'
+import type { Logger } from '../../logging/logger.js'
 import type { LabelSelector } from '../../machinery/label-selector.js'
 import type { Registry } from '../../registry/registry.js'
 import type { ResourceEntry } from '../../resources/catalogue.js'

@@ -11,7 +11,7 @@
 import type { EgressSelectionName } from '../../config/egress-selector.js'
 import { importJWK, type JWK } from 'jose'
 import type { WebhookClient, WebhookTarget } from '../../crd/webhook-client.js'
-import type { Logger } from '../../ports.js'
+import type { Logger } from '../../logging/logger.js'
 
 /** How often keys are fetched. */
 export interface KeyFetchTimings {

@@ -8,7 +8,7 @@
  */
 import type { WebhookClient } from '../../crd/webhook-client.js'
 import type { LoadedJWTAuthenticator } from '../../config/authentication.js'
-import type { Logger } from '../../ports.js'
+import type { Logger } from '../../logging/logger.js'
 import type { UserInfo } from '../../machinery/object.js'
 import type { TokenAuthenticator } from '../bearer-token.js'
 import { secretDigest } from '../constant-time.js'

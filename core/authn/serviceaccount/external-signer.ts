@@ -9,7 +9,8 @@
  * names a key id not known; its Metadata bounds token lifetimes.
  */
 import { base64UrlDecode, base64UrlEncode } from '../../encoding/base64.js'
-import type { ExternalJwtSigner, ExternalSignerKeys, Logger } from '../../ports.js'
+import type { Logger } from '../../logging/logger.js'
+import type { ExternalJwtSigner, ExternalSignerKeys } from '../../ports.js'
 import { isPlainObject } from '../../machinery/object.js'
 import { EXTENDED_EXPIRATION_SECONDS, sortedJson, type TokenClaims } from './claims.js'
 import type { PublicKeySet } from './key-set.js'

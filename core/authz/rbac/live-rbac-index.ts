@@ -4,7 +4,7 @@
  * is followed by a fresh list (with a growing pause), as an informer does.
  * Started on first use, so a server that never needs RBAC opens no watch.
  */
-import type { Logger } from '../../ports.js'
+import type { Logger } from '../../logging/logger.js'
 import type { Registry } from '../../registry/registry.js'
 import type { ResourceEntry } from '../../resources/catalogue.js'
 import { clusterRoleBindings, clusterRoles, roleBindings, roles } from '../../resources/groups/rbac.js'

@@ -8,7 +8,7 @@
  */
 import type { MiddlewareHandler } from 'hono'
 import type { RequestAuthenticator } from '../../authn/authenticator.js'
-import type { Logger } from '../../ports.js'
+import type { Logger } from '../../logging/logger.js'
 import type { UserInfo } from '../../machinery/object.js'
 import { unauthorized } from '../../machinery/status-error.js'
 import type { ChainEnv } from './context.js'

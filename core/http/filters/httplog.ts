@@ -9,7 +9,7 @@
  */
 import type { MiddlewareHandler } from 'hono'
 import { verbose } from '../../logging/verbosity.js'
-import type { Logger } from '../../ports.js'
+import type { Logger } from '../../logging/logger.js'
 import type { ChainEnv } from './context.js'
 import { logVerb } from './metrics.js'
 

@@ -3,7 +3,7 @@
  * renders its Status; anything else is a 500 and is logged with its stack.
  */
 import type { ErrorHandler } from 'hono'
-import type { Logger } from '../../ports.js'
+import type { Logger } from '../../logging/logger.js'
 import { statusResponse } from '../respond.js'
 import { internalError, StatusError } from '../../machinery/status-error.js'
 import type { ChainEnv } from './context.js'

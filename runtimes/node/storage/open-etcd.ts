@@ -3,7 +3,7 @@
  * its own module, so that a daemon on the embedded store never loads the
  * etcd client.
  */
-import type { Logger } from '../../../core/ports.js'
+import type { Logger } from '../../../core/logging/logger.js'
 import { codecFor } from '../../../core/storage/codec.js'
 import { type StorageFactory, singleStorage } from '../../../core/storage/factory.js'
 import { EtcdStorage } from './etcd.js'

@@ -5,7 +5,7 @@
  * core serves as `/healthz/etcd` and `/readyz/etcd`, and one close().
  */
 import type { FlagValues } from '../../../core/options/flags/index.js'
-import type { Logger } from '../../../core/ports.js'
+import type { Logger } from '../../../core/logging/logger.js'
 import { codecFor } from '../../../core/storage/codec.js'
 import { type StorageFactory, singleStorage } from '../../../core/storage/factory.js'
 import type { Storage } from '../../../core/storage/interface.js'

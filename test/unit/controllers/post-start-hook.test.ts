@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { postStartHook } from '../../../core/controllers/post-start-hook.js'
-import type { Logger } from '../../../core/ports.js'
+import type { Logger } from '../../../core/logging/logger.js'
 
 describe('a post-start hook whose work fails', () => {
   it('settles its first run without throwing, reports not finished, logs, and is finished once a retry succeeds', async () => {

@@ -10,7 +10,7 @@ import { privilegedGroup, UnionAuthorizer } from '../../../core/authz/authorizer
 import { buildChain } from '../../../core/http/chain.js'
 import { ServerLifecycle } from '../../../core/lifecycle/lifecycle.js'
 import { Metrics } from '../../../core/metrics/metrics.js'
-import { silentLogger } from '../../../core/ports.js'
+import { silentLogger } from '../../../core/logging/logger.js'
 
 function echoServer() {
   const tokens = staticTokenAuthenticator([{ token: 'admin-token', user: { username: 'admin', groups: ['system:masters'] } }])

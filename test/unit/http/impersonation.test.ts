@@ -9,7 +9,7 @@ import { UnionAuthenticator } from '../../../core/authn/authenticator.js'
 import { bearerTokenAuthenticator, staticTokenAuthenticator } from '../../../core/authn/bearer-token.js'
 import { type Attributes, type Authorizer, privilegedGroup, UnionAuthorizer } from '../../../core/authz/authorizer.js'
 import { buildChain } from '../../../core/http/chain.js'
-import { silentLogger } from '../../../core/ports.js'
+import { silentLogger } from '../../../core/logging/logger.js'
 import { ServerLifecycle } from '../../../core/lifecycle/lifecycle.js'
 import { Metrics } from '../../../core/metrics/metrics.js'
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { globMatch, verbose, verbosityEnabled } from '../../../core/logging/verbosity.js'
-import type { Logger } from '../../../core/ports.js'
+import type { Logger } from '../../../core/logging/logger.js'
 
 describe('verbosity', () => {
   it('shows V(n) when n is at most -v', () => {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { Metrics } from '../../../core/metrics/metrics.js'
 import { countStorageObjects } from '../../../core/metrics/storage-objects.js'
-import type { Logger } from '../../../core/ports.js'
+import type { Logger } from '../../../core/logging/logger.js'
 import type { Registry } from '../../../core/registry/registry.js'
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} }

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { Metrics } from '../../../core/metrics/metrics.js'
 import { pollStorageSizes, startStorageSizePoller } from '../../../core/metrics/storage-size.js'
-import { silentLogger } from '../../../core/ports.js'
+import { silentLogger } from '../../../core/logging/logger.js'
 
 const NAME = 'apiserver_storage_size_bytes'
 

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { readCommandLine } from '../../../core/options/flags/index.js'
 import { createCertificateAuthority } from '../../../core/pki/certificates.js'
-import type { Logger } from '../../../core/ports.js'
+import type { Logger } from '../../../core/logging/logger.js'
 import { AuthenticationSetupError, jwtAndWebhookOptions } from '../../../runtimes/node/authentication-options.js'
 import { loadConfigFiles } from '../../../runtimes/node/config-files.js'
 

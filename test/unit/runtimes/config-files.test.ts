@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { readCommandLine } from '../../../core/options/flags/index.js'
-import type { Logger } from '../../../core/ports.js'
+import type { Logger } from '../../../core/logging/logger.js'
 import { ConfigFilesError, loadConfigFiles } from '../../../runtimes/node/config-files.js'
 import { runToExit } from './run-to-exit.js'
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it, type TestContext } from 'node:test'
-import type { Logger } from '../../../core/ports.js'
+import type { Logger } from '../../../core/logging/logger.js'
 import type { KubeObject } from '../../../core/machinery/object.js'
 import { StorageError, type StorageEvent, type Watcher } from '../../../core/storage/interface.js'
 import { WatchCache, type WatchCacheOptions } from '../../../core/storage/watch-cache.js'
