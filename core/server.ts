@@ -57,6 +57,10 @@ import { startStorageObjectCounter } from './metrics/storage-objects.js'
 import { startStorageSizePoller } from './metrics/storage-size.js'
 import { countTerminatedWatcher } from './metrics/terminated-watchers.js'
 import { Registry } from './registry/registry.js'
+import { LOOPBACK_IDENTITY } from './registry/identities.js'
+import { InformerFactory } from './client/informer-factory.js'
+import { storageListWatch } from './client/list-watch.js'
+import { ObjectClient } from './client/object-client.js'
 import { DEFAULT_STORAGE_PREFIX } from './registry/store.js'
 import { builtinEntries } from './resources/builtin.js'
 import { Catalogue, type ResourceEntry } from './resources/catalogue.js'
@@ -143,6 +147,11 @@ export interface ApiServer {
   reset(): Promise<void>
   /** The requests and storage changes recorded since `ready` (`options.record`), for a test to assert on. */
   readonly activity: ActivityLog
+  /**
+   * The server's API as `system:admin` (in system:masters), each call a
+   * request through the whole chain; `client.as(user)` acts as another user.
+   */
+  readonly client: ObjectClient
 }
 
 /** A server's stored state at one moment (`ApiServer.snapshot()`). Opaque. */
@@ -258,6 +267,9 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     transport: ports.proxyTransport ?? fetchProxyTransport(),
     versions: candidateVersions(options.version ?? DEFAULT_VERSION, emulation?.emulated),
   })
+  // The server's own components read through one informer per resource and write through the client, as the API's clients do.
+  const informers = new InformerFactory((resource) => storageListWatch(() => registry.storedResource(resource)), logger)
+  const client = new ObjectClient(async (request, identity) => app.fetch(withMutableHeaders(request), { internalUser: identity }), LOOPBACK_IDENTITY)
   const rbac = new LiveRbacIndex(registry, logger)
   const registryWordedRules = new RbacRuleResolver(rbac.index, 'registry')
   // Every stored resource's storage is asked for now, so that its watch cache loads at start, as upstream's cachers do.
@@ -269,7 +281,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   catalogue.onChange(({ added }) => openStores(added))
 
   const webhookClient = ports.webhookClient ?? fetchWebhookClient()
-  const security = { registry, options, logger, now, webhookClient, rbac, metrics }
+  const security = { registry, informers, client, options, logger, now, webhookClient, rbac, metrics }
   const authorization = buildAuthorization(options.authorizationConfiguration ?? options.authorizationModes ?? ['AlwaysAllow'], security)
   // Where clients reach the server (upstream's ExternalAddress): issuer discovery's key set URI, /api's server address.
   let securePort = options.securePort
@@ -281,7 +293,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const authentication = buildAuthentication(security, externalAddress)
   const admission = buildAdmission(
     options.admission?.plugins ?? defaultAdmissionPlugins(),
-    { registry, authorizer, webhookClient, options, logger, now, runOnce: membership.runOnce, metrics },
+    { registry, informers, client, authorizer, webhookClient, options, logger, now, runOnce: membership.runOnce, metrics },
     options.admission?.configurations,
   )
 
@@ -510,6 +522,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       activity.clear()
     },
     activity,
+    client: client.as(ADMIN_IDENTITY),
     setSecurePort: (port) => {
       securePort = port
       return services.setSecurePort(port)
@@ -550,6 +563,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       authentication.stop()
       authorization.stop()
       admission.stop()
+      informers.stop()
       flowControl?.stop()
       rbac.stop()
       services.stop()

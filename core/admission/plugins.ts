@@ -64,11 +64,17 @@ import { limitRangerPlugin } from './builtin/limit-ranger-plugin.js'
 import { podSecurityPlugin } from './pod-security/plugin.js'
 import { resourceQuotaPlugin } from './quota/plugin.js'
 import type { RunOnce } from '../controllers/run-once.js'
+import type { InformerFactory } from '../client/informer-factory.js'
+import type { ObjectClient } from '../client/object-client.js'
 
 /** What a plugin's factory may use. Everything is shared with the rest of the server: a plugin keeps no storage of its own. */
 export interface AdmissionPluginContext {
   /** Reads (and, for plugins with an in-process controller, writes) objects; prefer a watch-fed index to a read per request. */
   readonly registry: Registry
+  /** One informer per resource, shared with the rest of the server: what a plugin reads on each request. */
+  readonly informers: InformerFactory
+  /** The server's own API as the loopback identity, through authorization and admission: what a plugin's controller writes with. */
+  readonly client: ObjectClient
   /** The server's authorizer chain (OwnerReferencesPermissionEnforcement, PodSecurity exemptions...). */
   readonly authorizer: Authorizer
   /** How the server calls out over HTTPS, trusting a caBundle (the webhook plugins, ImagePolicyWebhook). */

@@ -10,9 +10,15 @@ import type { WebhookClient } from '../crd/webhook-client.js'
 import type { ApiServerOptions } from '../options/api-server-options.js'
 import type { Logger } from '../logging/logger.js'
 import type { Registry } from '../registry/registry.js'
+import type { InformerFactory } from '../client/informer-factory.js'
+import type { ObjectClient } from '../client/object-client.js'
 
 export interface SecurityContext {
   readonly registry: Registry
+  /** One informer per resource, shared with the rest of the server: what an authenticator or authorizer reads objects from. */
+  readonly informers: InformerFactory
+  /** The server's own API as the loopback identity, through authorization and admission. */
+  readonly client: ObjectClient
   readonly options: ApiServerOptions
   readonly logger: Logger
   readonly now: () => Date

@@ -1,0 +1,44 @@
+/**
+ * Where an informer reads one resource from: a list with its revision, a
+ * watch from a revision, and a single read. The server's own components
+ * read the storage behind the watch cache (as upstream's loopback informers
+ * are served from its cacher), without encoding a byte.
+ */
+import type { KubeObject } from '../machinery/object.js'
+import type { Storage, StorageEvent } from '../storage/interface.js'
+
+export interface ListWatch {
+  list(): Promise<{ items: readonly KubeObject[]; revision: number }>
+  /** Changes after `revision`; `stop()` ends the iteration. */
+  watch(revision: number): AsyncIterable<StorageEvent> & { stop(): void }
+  get(namespace: string, name: string): Promise<KubeObject | undefined>
+}
+
+/** What a resource's store offers to be read: its storage, the key prefix of all its objects, and an object's key. */
+export interface StoredResource {
+  readonly storage: Storage
+  prefix(namespace: string): string
+  key(namespace: string, name: string): string
+}
+
+/**
+ * Reads the resource `find` answers, asked on each list: a custom
+ * resource's informer may be made before its definition is served, and
+ * lists (retrying) until it is.
+ */
+export function storageListWatch(find: () => StoredResource): ListWatch {
+  return {
+    list: () => {
+      const resource = find()
+      return resource.storage.list(resource.prefix(''))
+    },
+    watch: (revision) => {
+      const resource = find()
+      return resource.storage.watch(resource.prefix(''), { resourceVersion: String(revision) })
+    },
+    get: (namespace, name) => {
+      const resource = find()
+      return resource.storage.get(resource.key(namespace, name))
+    },
+  }
+}
