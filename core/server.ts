@@ -57,7 +57,9 @@ import { startStorageObjectCounter } from './metrics/storage-objects.js'
 import { startStorageSizePoller } from './metrics/storage-size.js'
 import { countTerminatedWatcher } from './metrics/terminated-watchers.js'
 import { Registry } from './registry/registry.js'
-import { LOOPBACK_IDENTITY } from './registry/identities.js'
+import { controllerIdentity, LOOPBACK_IDENTITY } from './registry/identities.js'
+import { selectControllers } from './controllers/workloads/catalogue.js'
+import { clientEventRecorder } from './controllers/workloads/events.js'
 import { InformerFactory } from './client/informer-factory.js'
 import { storageListWatch } from './client/list-watch.js'
 import { ObjectClient } from './client/object-client.js'
@@ -391,6 +393,11 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       const aggregation = startClusterRoleAggregation(registry, now, logger)
       return () => aggregation.stop()
     })
+  for (const controller of selectControllers(options.controllers ?? [])) {
+    const controllerClient = client.as(controllerIdentity(controller.serviceAccount))
+    const events = clientEventRecorder(controllerClient, controller.serviceAccount, now, logger)
+    membership.runOnce(`${controller.name}-controller`, () => controller.start({ client: controllerClient, informers, events, now, logger }))
+  }
   const stopObjectCounter = startStorageObjectCounter(registry, metrics, options.storageObjectCountPollMs ?? 60_000, logger)
   const stopSizePoller = startStorageSizePoller(ports.storageSizes, metrics, options.storageSizePollMs ?? 30_000, logger)
 

@@ -493,6 +493,16 @@ export interface ApiServerOptions {
    */
   garbageCollector?: boolean
   /**
+   * Workload controllers to run in process (`--controllers`), by upstream's
+   * kube-controller-manager names: `*` for every one on by default,
+   * `name` to add one, `-name` to leave one out. An unknown name stops
+   * start-up. Each runs once across servers sharing a store, as its own
+   * service account.
+   * @default none: a kube-apiserver runs no workload controllers
+   * @see WORKLOAD_CONTROLLERS in core/controllers/workloads/catalogue.ts
+   */
+  controllers?: readonly string[]
+  /**
    * How many objects a DELETE of a collection (and the clean-up of a deleted
    * namespace) deletes in parallel (`--delete-collection-workers`).
    * @default 1

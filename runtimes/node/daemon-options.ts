@@ -178,6 +178,7 @@ export function serverOptions(
     platformServiceNodePort: flags.platformServiceNodePort,
     endpointReconcilerType: flags.endpointReconcilerType,
     garbageCollector: flags.garbageCollector,
+    ...(flags.controllers.length ? { controllers: flags.controllers } : {}),
     deleteCollectionWorkers: flags.deleteCollectionWorkers,
     serving: flags.serving,
     // The address behind the cluster Service: the advertised one, else the bind address when it is one.

@@ -87,6 +87,8 @@ export interface DaemonFlags {
   endpointReconcilerType: 'lease' | 'master-count' | 'none'
   /** `--enable-garbage-collector`. */
   garbageCollector: boolean
+  /** `--controllers`: the workload controllers run in process. */
+  controllers: string[]
   /** `--delete-collection-workers`. */
   deleteCollectionWorkers: number
   /** In-flight limits, HSTS, CORS, livez grace, profiling, send-retry-after: what core's chain reads. */
@@ -199,6 +201,7 @@ export function daemonFlags({ values }: ParsedFlags): DaemonFlags {
     platformServiceNodePort: values['platform-service-node-port'],
     endpointReconcilerType: values['endpoint-reconciler-type'] as DaemonFlags['endpointReconcilerType'],
     garbageCollector: values['enable-garbage-collector'],
+    controllers: values.controllers,
     deleteCollectionWorkers: values['delete-collection-workers'],
     serving: {
       maxInFlight: { readOnly: values['max-requests-inflight'], mutating: values['max-mutating-requests-inflight'] },

@@ -2,10 +2,21 @@
  * Rules for persistence (upstream: EtcdOptions.Validate, ParseWatchCacheSizes).
  */
 import { parseWatchCacheSizes } from '../../../storage/watch-cache-sizes.js'
+import { selectControllers } from '../../../controllers/workloads/catalogue.js'
 import type { Rule } from './rule.js'
 
 export const STORAGE_BACKENDS = ['kvstore3', 'etcd3'] as const
 export const STORAGE_MEDIA_TYPES = ['application/json', 'application/vnd.kubernetes.protobuf', 'application/yaml'] as const
+
+/** Each name of --controllers must be a controller the server has: one asked for and never run would leave its objects unreconciled. */
+const controllers: Rule = ({ values }) => {
+  try {
+    selectControllers(values.controllers)
+    return []
+  } catch (err) {
+    return [(err as Error).message]
+  }
+}
 
 const storageBackend: Rule = ({ values }) => {
   const backend = values['storage-backend']
@@ -67,6 +78,7 @@ const watchCacheSizes: Rule = ({ values }) => {
 }
 
 export const PERSISTENCE_RULES: readonly Rule[] = [
+  controllers,
   storageBackend,
   storageMediaType,
   kvstoreServers,

@@ -34,6 +34,15 @@ export const PERSISTENCE_FLAGS = [
     help: 'Enable the generic garbage collector, run inside this server: dependents of deleted owners are deleted, and the Orphan and Foreground propagation policies are carried out.',
   }),
   flag({
+    name: 'controllers',
+    kind: 'strings',
+    default: [],
+    section,
+    status: 'active',
+    extension: true,
+    help: "Workload controllers to run inside this server, by kube-controller-manager's names: '*' for every one on by default, 'foo' to add foo, '-foo' to leave foo out. None by default, as a kube-apiserver runs none; docs/controllers.md lists them.",
+  }),
+  flag({
     name: 'encryption-provider-config',
     kind: 'string',
     default: '',

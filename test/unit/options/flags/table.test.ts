@@ -3,13 +3,13 @@ import { describe, it } from 'node:test'
 import { defaultValues, FLAGS, flagSpec } from '../../../../core/options/flags/index.js'
 
 describe('the flag table', () => {
-  it("holds the spec's 169 flags and the project's --data-dir and --workers, each once", () => {
-    assert.equal(FLAGS.length, 171)
+  it("holds the spec's 169 flags and the project's --controllers, --data-dir and --workers, each once", () => {
+    assert.equal(FLAGS.length, 172)
     const names = FLAGS.flatMap((f) => [f.name, ...(f.aliases ?? [])])
     assert.equal(new Set(names).size, names.length, 'no name or alias is used twice')
     assert.deepEqual(
       FLAGS.filter((f) => f.extension).map((f) => f.name).sort(),
-      ['data-dir', 'workers'],
+      ['controllers', 'data-dir', 'workers'],
     )
   })
 
@@ -69,6 +69,7 @@ describe('the flag table', () => {
       'bind-address',
       'cert-dir',
       'client-ca-file',
+      'controllers',
       'coordinated-leadership-lease-duration',
       'coordinated-leadership-renew-deadline',
       'coordinated-leadership-retry-period',

@@ -1,0 +1,50 @@
+/**
+ * Events a controller reports about the objects it acts on (upstream's
+ * record.EventRecorder writing core/v1 Events): named after the object and
+ * the moment, with the controller as the source. An event that cannot be
+ * written is logged and dropped, as upstream's broadcaster drops it: events
+ * never hold a reconcile up.
+ */
+import type { ObjectClient } from '../../client/object-client.js'
+import type { Logger } from '../../logging/logger.js'
+import { formatTimestamp, type KubeObject } from '../../machinery/object.js'
+import { events as eventEntry } from '../../resources/core/events.js'
+
+export type EventType = 'Normal' | 'Warning'
+
+export interface EventRecorder {
+  /** Reports `reason` and `message` about `object` (which needs its kind and apiVersion). */
+  record(object: KubeObject, type: EventType, reason: string, message: string): void
+}
+
+export function clientEventRecorder(client: ObjectClient, component: string, now: () => Date, logger: Logger): EventRecorder {
+  return {
+    record(object, type, reason, message) {
+      const at = now()
+      const namespace = object.metadata.namespace || 'default'
+      const event: KubeObject = {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: `${object.metadata.name}.${(at.getTime() * 1e6 + Math.floor(Math.random() * 1e6)).toString(16)}`, namespace },
+        involvedObject: {
+          apiVersion: object.apiVersion,
+          kind: object.kind,
+          namespace: object.metadata.namespace,
+          name: object.metadata.name,
+          uid: object.metadata.uid,
+          resourceVersion: object.metadata.resourceVersion,
+        },
+        reason,
+        message,
+        type,
+        source: { component },
+        firstTimestamp: formatTimestamp(at),
+        lastTimestamp: formatTimestamp(at),
+        count: 1,
+        reportingComponent: component,
+        reportingInstance: '',
+      }
+      client.create(eventEntry, namespace, event).catch((err: unknown) => logger.warn({ component, reason, err: String(err) }, 'cannot record an event'))
+    },
+  }
+}
