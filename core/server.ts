@@ -270,9 +270,9 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     versions: candidateVersions(options.version ?? DEFAULT_VERSION, emulation?.emulated),
   })
   // The server's own components read through one informer per resource and write through the client, as the API's clients do.
-  const informers = new InformerFactory((resource) => storageListWatch(() => registry.storedResource(resource)), logger)
+  const informers = new InformerFactory((resource) => storageListWatch(() => registry.served(resource)), logger)
   const client = new ObjectClient(async (request, identity) => app.fetch(withMutableHeaders(request), { internalUser: identity }), LOOPBACK_IDENTITY)
-  const rbac = new LiveRbacIndex(registry, logger)
+  const rbac = new LiveRbacIndex(informers)
   const registryWordedRules = new RbacRuleResolver(rbac.index, 'registry')
   // Every stored resource's storage is asked for now, so that its watch cache loads at start, as upstream's cachers do.
   const openStores = (entries: readonly ResourceEntry[]): void => {
@@ -310,7 +310,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const requestTimeoutMs = options.requestTimeoutMs ?? 60_000
   const inFlight = serving.maxInFlight ?? DEFAULT_IN_FLIGHT
   const flowControl = priorityAndFairness
-    ? new FlowControl(registry, metrics, logger, now, {
+    ? new FlowControl(registry, informers, metrics, logger, now, {
         serverConcurrencyLimit: inFlight.readOnly + inFlight.mutating,
         // Upstream's wait limit in a queue: a quarter of the request timeout, at most 15s.
         requestWaitLimitMs: Math.min(15_000, requestTimeoutMs / 4),
@@ -324,6 +324,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const aggregator = options.aggregation
     ? startAggregator(options.aggregation, {
         registry,
+        informers,
         transport: ports.proxyTransport ?? fetchProxyTransport(),
         ...(options.authentication?.requestHeader ? { requestHeader: options.authentication.requestHeader } : {}),
         now,

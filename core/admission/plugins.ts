@@ -55,7 +55,8 @@ import { priority } from './builtin/priority.js'
 import { serviceAccount } from './builtin/service-account.js'
 import { taintNodesByCondition } from './builtin/taint-nodes-by-condition.js'
 import { type AdmissionChain, type AdmissionPlugin, admissionChain } from './chain.js'
-import { type ObjectReader, withObjectIndex } from './object-index.js'
+import type { ObjectReader } from '../client/informer.js'
+import { withInformer } from './informer-plugin.js'
 import { namespaceLifecycle } from './namespace-lifecycle.js'
 import { mutatingAdmissionWebhook, validatingAdmissionWebhook } from './webhook/plugin.js'
 import { decodeImagePolicySettings, imagePolicyWebhook } from './builtin/image-policy-webhook.js'
@@ -122,9 +123,9 @@ function configured<T>(
   })
 }
 
-/** A plugin reading objects through a watch-fed index: ready once listed, stopped with the server. */
-function reading({ registry, logger }: AdmissionPluginContext, entry: ResourceEntry, build: (index: ObjectReader) => AdmissionPlugin): AdmissionPluginInstance {
-  return withObjectIndex(registry, entry, logger, build)
+/** A plugin reading objects through a shared informer: ready once listed. */
+function reading({ informers }: AdmissionPluginContext, entry: ResourceEntry, build: (index: ObjectReader) => AdmissionPlugin): AdmissionPluginInstance {
+  return withInformer(informers, entry, build)
 }
 
 /** Upstream's PodNodeSelector and PodTolerationRestriction run without a configuration; EventRateLimit needs one. */

@@ -4,7 +4,8 @@
  * ones kept, the aggregated ones probed for availability and proxied to.
  * Discovery and routing ask it which group/versions live elsewhere.
  */
-import { feedObjects } from '../authz/object-feed.js'
+import type { InformerFactory } from '../client/informer-factory.js'
+import { followInformer } from '../client/informer.js'
 import type { RequestHeaderOptions } from '../options/api-server-options.js'
 import type { Logger } from '../logging/logger.js'
 import type { ProxyTransport } from '../proxy/transport.js'
@@ -48,6 +49,8 @@ export interface Aggregator {
 
 export interface AggregatorDeps {
   registry: Registry
+  /** The APIServices are followed through the shared informer. */
+  informers: InformerFactory
   transport: ProxyTransport
   requestHeader?: RequestHeaderOptions
   now: () => Date
@@ -109,33 +112,27 @@ export function startAggregator(options: AggregationOptions, deps: AggregatorDep
 
   const openApi = followOpenApiSpecs({ proxy, logger, intervalMs: options.openApiIntervalMs ?? DEFAULT_OPENAPI_INTERVAL_MS })
 
-  const store = registry.store(entry)
-  const feed = feedObjects(
-    store.storage,
-    store.prefix(''),
-    (event, obj) => {
-      const name = obj.metadata.name ?? ''
-      const previous = byName.get(name)
-      if (previous) byGroupVersion.delete(gvKey(previous.group, previous.version))
-      if (event === 'delete') {
-        byName.delete(name)
-        discovery.delete(name)
-        openApi.forget(name)
-        if (previous && servedLocally(previous.group, previous.version)) void local?.reconcile().catch(() => {})
-        return
-      }
-      const api = readApiService(obj)
-      byName.set(name, api)
-      byGroupVersion.set(gvKey(api.group, api.version), api)
-      if (!api.service || servedLocally(api.group, api.version)) openApi.forget(name)
-      else openApi.track(api)
-      if (!api.service) return
-      // A built-in or CRD group/version stays the server's own: the local APIService is put back.
-      if (servedLocally(api.group, api.version)) void local?.reconcile().catch(() => {})
-      else if (!previous || specKey(previous) !== specKey(api)) void probe(name)
-    },
-    logger,
-  )
+  const feed = followInformer(deps.informers.informer(entry), (event, obj) => {
+    const name = obj.metadata.name ?? ''
+    const previous = byName.get(name)
+    if (previous) byGroupVersion.delete(gvKey(previous.group, previous.version))
+    if (event === 'delete') {
+      byName.delete(name)
+      discovery.delete(name)
+      openApi.forget(name)
+      if (previous && servedLocally(previous.group, previous.version)) void local?.reconcile().catch(() => {})
+      return
+    }
+    const api = readApiService(obj)
+    byName.set(name, api)
+    byGroupVersion.set(gvKey(api.group, api.version), api)
+    if (!api.service || servedLocally(api.group, api.version)) openApi.forget(name)
+    else openApi.track(api)
+    if (!api.service) return
+    // A built-in or CRD group/version stays the server's own: the local APIService is put back.
+    if (servedLocally(api.group, api.version)) void local?.reconcile().catch(() => {})
+    else if (!previous || specKey(previous) !== specKey(api)) void probe(name)
+  })
   const timer = setInterval(() => {
     for (const name of byName.keys()) void probe(name)
   }, options.availabilityIntervalMs ?? DEFAULT_AVAILABILITY_INTERVAL_MS)

@@ -15,7 +15,7 @@ import type { Attributes, Authorizer, AuthorizerDecision } from './authorizer.js
 import { NodeGraph, type Vertex, type VertexType } from './node-graph.js'
 import { persistentVolumeEdges, podEdges, volumeAttachmentEdges } from './node-references.js'
 import { nodeRulesAllow } from './node-rules.js'
-import { feedObjects } from './object-feed.js'
+import { followInformer } from '../client/informer.js'
 
 const NODE_USER_PREFIX = 'system:node:'
 export const NODES_GROUP = 'system:nodes'
@@ -158,17 +158,11 @@ export function nodeMode(ctx: SecurityContext): Part<Authorizer> {
     const entry = ctx.registry.catalogue.lookup(f.group, f.version, f.resource)
     // A resource not served (--runtime-config) has no objects to relate.
     if (!entry) return []
-    const prefix = ctx.registry.store(entry).prefix('')
     return [
-      feedObjects(
-        ctx.registry.store(entry).storage,
-        prefix,
-        (event, obj) => {
-          const owner: Vertex = { type: f.type, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' }
-          graph.setEdges(owner, event === 'delete' ? [] : f.edges(obj))
-        },
-        ctx.logger,
-      ),
+      followInformer(ctx.informers.informer(entry), (event, obj) => {
+        const owner: Vertex = { type: f.type, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' }
+        graph.setEdges(owner, event === 'delete' ? [] : f.edges(obj))
+      }),
     ]
   })
   return {

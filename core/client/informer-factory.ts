@@ -1,17 +1,20 @@
 /**
- * The server's one informer per resource (upstream's SharedInformerFactory):
- * asked by group and resource, made on first use, shared by every component
- * that asks, and stopped together at shutdown. A custom resource's informer
- * reads wherever its definition stores it, so it is looked up by name, not
- * by the catalogue entry of the moment.
+ * The server's one informer per resource version (upstream's
+ * SharedInformerFactory, keyed by group, version and resource as upstream's
+ * is): made on first use, shared by every component that asks, and stopped
+ * together at shutdown. A version stored in another version's form is read
+ * converted to the version asked for. A custom resource's informer reads
+ * wherever its definition serves it now, so it is looked up by name, not by
+ * the catalogue entry of the moment.
  */
 import type { Logger } from '../logging/logger.js'
 import type { ListWatch } from './list-watch.js'
 import { SharedInformer } from './informer.js'
 
-/** The group and plural name that identify a resource (its version does not matter to its objects). */
-export interface GroupResourceRef {
+/** The group, version and plural name that identify a resource's objects in one form (a catalogue entry is one). */
+export interface GroupVersionResource {
   readonly group: string
+  readonly version: string
   readonly resource: string
 }
 
@@ -20,13 +23,13 @@ export class InformerFactory {
   private stopped = false
 
   constructor(
-    private readonly sourceFor: (resource: GroupResourceRef) => ListWatch,
+    private readonly sourceFor: (resource: GroupVersionResource) => ListWatch,
     private readonly logger: Logger,
   ) {}
 
   /** The resource's informer, started on first use. */
-  informer(resource: GroupResourceRef): SharedInformer {
-    const name = resource.group ? `${resource.resource}.${resource.group}` : resource.resource
+  informer(resource: GroupVersionResource): SharedInformer {
+    const name = [resource.resource, resource.version, resource.group].filter(Boolean).join('.')
     let informer = this.informers.get(name)
     if (!informer) {
       informer = new SharedInformer(this.sourceFor(resource), this.logger, name)

@@ -214,3 +214,22 @@ export class SharedInformer implements ObjectReader {
     loaded()
   }
 }
+
+/** What `followInformer` answers: settles once the informer has listed; `stop` ends the following, not the informer. */
+export interface InformerFollower {
+  readonly ready: Promise<void>
+  stop(): void
+}
+
+/**
+ * Feeds an index of a component's own from a shared informer: every object
+ * held and each change after, as an upsert or a delete.
+ */
+export function followInformer(informer: SharedInformer, onEvent: (event: 'upsert' | 'delete', object: KubeObject) => void): InformerFollower {
+  const stop = informer.addHandlers({
+    onAdd: (object) => onEvent('upsert', object),
+    onUpdate: (_previous, object) => onEvent('upsert', object),
+    onDelete: (object) => onEvent('delete', object),
+  })
+  return { ready: informer.ready, stop }
+}

@@ -13,7 +13,7 @@ import { BUILTIN_EVALUATORS, evaluatorFor, type QuotaEvaluator, usageOf } from '
 import { specOf } from '../admission/quota/pod-resources.js'
 import { add, equalLists, mask, parseResourceList, type ResourceList } from '../admission/quota/resource-list.js'
 import { scopeSelectorsOf } from '../admission/quota/scopes.js'
-import type { ObjectIndex } from '../admission/object-index.js'
+import type { SharedInformer } from '../client/informer.js'
 import type { Logger } from '../logging/logger.js'
 import type { Registry } from '../registry/registry.js'
 import type { ResourceStore } from '../registry/store.js'
@@ -50,7 +50,7 @@ function mayFreeUsage(object: KubeObject): boolean {
 
 export function startResourceQuotaController(
   registry: Registry,
-  quotas: ObjectIndex,
+  quotas: SharedInformer,
   now: () => Date,
   logger: Logger,
   options: ResourceQuotaControllerOptions = {},

@@ -6,14 +6,14 @@
  * `kubernetes.io/pv-protection` while it is Bound. Without them, a protected
  * object would stay Terminating forever on this server alone.
  */
-import { feedObjects } from '../authz/object-feed.js'
+import type { InformerFactory } from '../client/informer-factory.js'
+import { followInformer } from '../client/informer.js'
+import type { ObjectClient, ResourceRef } from '../client/object-client.js'
 import { hasStatusCode } from '../machinery/status-error.js'
 import type { Logger } from '../logging/logger.js'
 import { controllerIdentity } from '../registry/identities.js'
-import type { Registry } from '../registry/registry.js'
 import { pods } from '../resources/core/pods.js'
 import { persistentVolumeClaims, persistentVolumes } from '../resources/core/volumes.js'
-import type { ResourceEntry } from '../resources/catalogue.js'
 import { isPlainObject, type KubeObject } from '../machinery/object.js'
 
 export const PV_PROTECTION_FINALIZER = 'kubernetes.io/pv-protection'
@@ -45,70 +45,79 @@ export function podUsesClaim(pod: KubeObject, claimName: string): boolean {
   })
 }
 
-/** Starts both controllers; returns their stop. */
-export function startStorageProtection(registry: Registry, now: () => Date, logger: Logger): { ready: Promise<void>; stop(): void } {
-  const claimStore = registry.store(persistentVolumeClaims)
-  const podStore = registry.store(pods)
-  const volumeStore = registry.store(persistentVolumes)
+/** What the controllers read and write through. */
+export interface StorageProtectionContext {
+  readonly client: ObjectClient
+  readonly informers: InformerFactory
+  readonly logger: Logger
+}
 
-  const release = async (entry: ResourceEntry, obj: KubeObject, finalizer: string, user: typeof PV_PROTECTION_IDENTITY): Promise<void> => {
-    const store = registry.store(entry)
+/** Starts both controllers; returns their stop. */
+export function startStorageProtection({ client, informers, logger }: StorageProtectionContext): { ready: Promise<void>; stop(): void } {
+  const claims = informers.informer(persistentVolumeClaims)
+  const podInformer = informers.informer(pods)
+  const volumes = informers.informer(persistentVolumes)
+
+  // From the informer's copy; a conflict means a newer copy: read it and try again, as upstream requeues.
+  const release = async (resource: ResourceRef, obj: KubeObject, finalizer: string, as: ObjectClient): Promise<void> => {
     const { namespace = '', name = '' } = obj.metadata
-    try {
-      await store.update(
-        namespace,
-        name,
-        (current) => {
-          const rest = (current.metadata.finalizers ?? []).filter((f) => f !== finalizer)
-          if (rest.length) current.metadata.finalizers = rest
-          else delete current.metadata.finalizers
-          return current
-        },
-        { user, now: now(), dryRun: false },
-      )
-    } catch (err) {
-      if (!hasStatusCode(err, 404) && !hasStatusCode(err, 409))
-        logger.warn({ namespace, name, finalizer, err: String(err) }, 'removing a storage protection finalizer failed; retried on the next change')
+    let current = obj
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const held = current.metadata.finalizers ?? []
+      if (!held.includes(finalizer)) return
+      const rest = held.filter((f) => f !== finalizer)
+      try {
+        await as.update(resource, namespace, { ...current, metadata: { ...current.metadata, finalizers: rest.length ? rest : undefined } } as KubeObject)
+        return
+      } catch (err) {
+        if (hasStatusCode(err, 404)) return
+        if (!hasStatusCode(err, 409)) {
+          logger.warn({ namespace, name, finalizer, err: String(err) }, 'removing a storage protection finalizer failed; retried on the next change')
+          return
+        }
+      }
+      current = await as.get(resource, namespace, name).catch(() => ({ metadata: {} }) as KubeObject)
     }
   }
+  const claimController = client.as(PVC_PROTECTION_IDENTITY)
+  const volumeController = client.as(PV_PROTECTION_IDENTITY)
 
   const checkClaim = async (claim: KubeObject): Promise<void> => {
     if (!releasable(claim, PVC_PROTECTION_FINALIZER)) return
     const namespace = claim.metadata.namespace ?? ''
-    const inNamespace = await podStore.storage.list(podStore.prefix(namespace))
-    if (inNamespace.items.some((pod) => podUsesClaim(pod, claim.metadata.name ?? ''))) return
-    await release(persistentVolumeClaims, claim, PVC_PROTECTION_FINALIZER, PVC_PROTECTION_IDENTITY)
+    if (podInformer.list(namespace).some((pod) => podUsesClaim(pod, claim.metadata.name ?? ''))) return
+    await release(persistentVolumeClaims, claim, PVC_PROTECTION_FINALIZER, claimController)
   }
 
   const checkVolume = async (volume: KubeObject): Promise<void> => {
     if (!releasable(volume, PV_PROTECTION_FINALIZER)) return
     if (field(field(volume, 'status'), 'phase') === 'Bound') return
-    await release(persistentVolumes, volume, PV_PROTECTION_FINALIZER, PV_PROTECTION_IDENTITY)
+    await release(persistentVolumes, volume, PV_PROTECTION_FINALIZER, volumeController)
   }
 
   // Claims being deleted, by namespace, so that a pod going away re-checks only its namespace's.
   const terminating = new Map<string, Map<string, KubeObject>>()
   const note = (claim: KubeObject, present: boolean): void => {
     const ns = claim.metadata.namespace ?? ''
-    const claims = terminating.get(ns) ?? new Map<string, KubeObject>()
-    if (present && releasable(claim, PVC_PROTECTION_FINALIZER)) claims.set(claim.metadata.name ?? '', claim)
-    else claims.delete(claim.metadata.name ?? '')
-    if (claims.size) terminating.set(ns, claims)
+    const held = terminating.get(ns) ?? new Map<string, KubeObject>()
+    if (present && releasable(claim, PVC_PROTECTION_FINALIZER)) held.set(claim.metadata.name ?? '', claim)
+    else held.delete(claim.metadata.name ?? '')
+    if (held.size) terminating.set(ns, held)
     else terminating.delete(ns)
   }
   const failed = (err: unknown): void => logger.warn({ err: String(err) }, 'storage protection check failed')
 
   const feeds = [
-    feedObjects(claimStore.storage, claimStore.prefix(''), (event, claim) => {
+    followInformer(claims, (event, claim) => {
       note(claim, event === 'upsert')
       if (event === 'upsert') checkClaim(claim).catch(failed)
-    }, logger),
-    feedObjects(podStore.storage, podStore.prefix(''), (_event, pod) => {
+    }),
+    followInformer(podInformer, (_event, pod) => {
       for (const claim of terminating.get(pod.metadata.namespace ?? '')?.values() ?? []) checkClaim(claim).catch(failed)
-    }, logger),
-    feedObjects(volumeStore.storage, volumeStore.prefix(''), (event, volume) => {
+    }),
+    followInformer(volumes, (event, volume) => {
       if (event === 'upsert') checkVolume(volume as KubeObject & Obj).catch(failed)
-    }, logger),
+    }),
   ]
   return { ready: Promise.all(feeds.map((f) => f.ready)).then(() => undefined), stop: () => feeds.forEach((f) => f.stop()) }
 }

@@ -7,7 +7,8 @@
  * condition. Mandatory objects missing from storage are used as upstream's
  * built-in ones, so a request always finds a level.
  */
-import { feedObjects, type ObjectFeed } from '../authz/object-feed.js'
+import type { InformerFactory } from '../client/informer-factory.js'
+import { followInformer, type InformerFollower } from '../client/informer.js'
 import type { RequestInfo } from '../http/request-info.js'
 import type { Metrics } from '../metrics/metrics.js'
 import type { Logger } from '../logging/logger.js'
@@ -73,7 +74,7 @@ export class FlowControl {
   private readonly storedLevels = new Map<string, KubeObject>()
   private schemas: SchemaState[] = []
   private readonly levels = new Map<string, LevelState>()
-  private readonly feeds: ObjectFeed[] = []
+  private readonly feeds: InformerFollower[] = []
   /** The rebuild waiting for the events of this turn to settle. */
   private rebuildTimer: ReturnType<typeof setTimeout> | undefined
   /** The Dangling pass under way, and whether another event asked for one meanwhile. */
@@ -86,25 +87,19 @@ export class FlowControl {
 
   constructor(
     private readonly registry: Registry,
+    informers: InformerFactory,
     private readonly metrics: Metrics,
     private readonly logger: Logger,
     private readonly now: () => Date,
     private readonly options: FlowControlOptions,
   ) {
     this.rebuild()
-    const follow = (entry: typeof flowSchemas, into: Map<string, KubeObject>): ObjectFeed => {
-      const store = registry.store(entry)
-      return feedObjects(
-        store.storage,
-        store.prefix(''),
-        (event, obj) => {
-          if (event === 'delete') into.delete(obj.metadata.name ?? '')
-          else into.set(obj.metadata.name ?? '', obj)
-          this.scheduleRebuild()
-        },
-        logger,
-      )
-    }
+    const follow = (entry: typeof flowSchemas, into: Map<string, KubeObject>): InformerFollower =>
+      followInformer(informers.informer(entry), (event, obj) => {
+        if (event === 'delete') into.delete(obj.metadata.name ?? '')
+        else into.set(obj.metadata.name ?? '', obj)
+        this.scheduleRebuild()
+      })
     this.feeds.push(follow(flowSchemas, this.storedSchemas), follow(priorityLevelConfigurations, this.storedLevels))
     this.ready = Promise.all(this.feeds.map((f) => f.ready)).then(() => this.rebuild())
     this.adjuster = setInterval(() => this.adjustSeats(), options.adjustPeriodMs ?? 10_000)

@@ -3,7 +3,7 @@ import { type AdmissionChain, emptyAdmissionChain } from '../admission/chain.js'
 import { type Catalogue, groupVersion, type ResourceEntry, storagePath } from '../resources/catalogue.js'
 import { convertingStorage } from '../resources/conversion/storage.js'
 import type { KubeObject } from '../machinery/object.js'
-import { type GroupResource, resourceNotFound } from '../machinery/status-error.js'
+import { resourceNotFound } from '../machinery/status-error.js'
 import type { StorageFactory } from '../storage/factory.js'
 import type { Storage } from '../storage/interface.js'
 import { type AdmissionStep, runMutatingAdmission, runValidatingAdmission } from './admission-step.js'
@@ -97,11 +97,11 @@ export class Registry {
     return [...byPrefix.values()]
   }
 
-  /** The store of a resource by group and name, in the version kept in storage; throws 404 when it is not served. */
-  storedResource(resource: GroupResource): ResourceStore {
-    const store = this.storedResources().find((s) => s.entry.group === resource.group && s.entry.resource === resource.resource)
-    if (!store) throw resourceNotFound()
-    return store
+  /** The store of a resource version the catalogue serves now; throws 404 when it serves none. */
+  served(resource: { group: string; version: string; resource: string }): ResourceStore {
+    const entry = this.catalogue.lookup(resource.group, resource.version, resource.resource)
+    if (!entry) throw resourceNotFound()
+    return this.store(entry)
   }
 
   /** Every stored namespaced resource once: what a namespace's deletion must empty. */

@@ -11,7 +11,7 @@ import { isResource } from './forbidden.js'
 import { newestDefault, specOf } from './storage-classes.js'
 import type { AdmissionPluginFactory } from '../plugins.js'
 import { ingressClasses } from '../../resources/groups/networking.js'
-import { withObjectIndex } from '../object-index.js'
+import { withInformer } from '../informer-plugin.js'
 
 const LEGACY_CLASS_ANNOTATION = 'kubernetes.io/ingress.class'
 const DEFAULT_CLASS_ANNOTATION = 'ingressclass.kubernetes.io/is-default-class'
@@ -36,5 +36,5 @@ export function defaultIngressClass(ingressClasses: () => readonly KubeObject[])
 }
 
 /** Reads the IngressClasses from a watch-fed index. */
-export const defaultIngressClassFactory: AdmissionPluginFactory = ({ registry, logger }) =>
-  withObjectIndex(registry, ingressClasses, logger, (classes) => defaultIngressClass(() => classes.list()))
+export const defaultIngressClassFactory: AdmissionPluginFactory = ({ informers }) =>
+  withInformer(informers, ingressClasses, (classes) => defaultIngressClass(() => classes.list()))

@@ -11,7 +11,7 @@ import { claimHasClass, isDefaultStorageClass, newestDefault } from './storage-c
 import type { KubeObject } from '../../machinery/object.js'
 import type { AdmissionPluginFactory } from '../plugins.js'
 import { storageClasses } from '../../resources/groups/storage.js'
-import { withObjectIndex } from '../object-index.js'
+import { withInformer } from '../informer-plugin.js'
 
 export function defaultStorageClass(storageClasses: () => readonly KubeObject[]): MutatingAdmission {
   return {
@@ -29,5 +29,5 @@ export function defaultStorageClass(storageClasses: () => readonly KubeObject[])
 }
 
 /** Reads the StorageClasses from a watch-fed index. */
-export const defaultStorageClassFactory: AdmissionPluginFactory = ({ registry, logger }) =>
-  withObjectIndex(registry, storageClasses, logger, (classes) => defaultStorageClass(() => classes.list()))
+export const defaultStorageClassFactory: AdmissionPluginFactory = ({ informers }) =>
+  withInformer(informers, storageClasses, (classes) => defaultStorageClass(() => classes.list()))

@@ -8,7 +8,7 @@ import { hasStatusCode, type StatusError } from '../../machinery/status-error.js
 import { LOOPBACK_IDENTITY } from '../../registry/identities.js'
 import type { Registry } from '../../registry/registry.js'
 import { namespaces } from '../../resources/core/namespaces.js'
-import type { ObjectReader } from '../object-index.js'
+import type { ObjectReader } from '../../client/informer.js'
 import type { MutatingAdmission } from '../mutating.js'
 import { isResource, on, refuse } from './pods.js'
 

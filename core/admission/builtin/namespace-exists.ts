@@ -6,7 +6,7 @@
  * reached the watch yet.
  */
 import { notFound } from '../../machinery/status-error.js'
-import type { ObjectReader } from '../object-index.js'
+import type { ObjectReader } from '../../client/informer.js'
 import type { ValidatingAdmission } from '../validating.js'
 import { isResource, on } from './pods.js'
 

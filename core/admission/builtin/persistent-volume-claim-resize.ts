@@ -12,7 +12,7 @@ import { admissionForbidden, isResource } from './forbidden.js'
 import { claimClass, specOf } from './storage-classes.js'
 import type { AdmissionPluginFactory } from '../plugins.js'
 import { storageClasses } from '../../resources/groups/storage.js'
-import { withObjectIndex } from '../object-index.js'
+import { withInformer } from '../informer-plugin.js'
 
 function requestedStorage(claim: KubeObject | undefined): string | undefined {
   const resources = specOf(claim)['resources']
@@ -53,5 +53,5 @@ export function persistentVolumeClaimResize(storageClass: (name: string) => Kube
 }
 
 /** Reads the StorageClasses from a watch-fed index. */
-export const persistentVolumeClaimResizeFactory: AdmissionPluginFactory = ({ registry, logger }) =>
-  withObjectIndex(registry, storageClasses, logger, (classes) => persistentVolumeClaimResize((name) => classes.get('', name)))
+export const persistentVolumeClaimResizeFactory: AdmissionPluginFactory = ({ informers }) =>
+  withInformer(informers, storageClasses, (classes) => persistentVolumeClaimResize((name) => classes.get('', name)))

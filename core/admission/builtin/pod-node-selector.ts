@@ -14,7 +14,7 @@ import { ConfigFileError, type ConfigProblem, zodProblems } from '../../config/d
 import { FieldPath, invalid } from '../../machinery/field.js'
 import type { AdmissionAttributes } from '../attributes.js'
 
-import type { ObjectReader } from '../object-index.js'
+import type { ObjectReader } from '../../client/informer.js'
 import { parseLabelMap } from './label-map.js'
 import { type BothPhases, on, podSpecOf, refuse, stringMap } from './pods.js'
 

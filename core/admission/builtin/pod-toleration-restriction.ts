@@ -15,7 +15,7 @@ import { type FieldError, FieldPath, invalid, notSupported } from '../../machine
 import { isQualifiedName, isValidLabelValue } from '../../machinery/names.js'
 import type { AdmissionAttributes } from '../attributes.js'
 
-import type { ObjectReader } from '../object-index.js'
+import type { ObjectReader } from '../../client/informer.js'
 import { type BothPhases, bareError, objects, type Obj, on, podSpecOf } from './pods.js'
 import { allowedBy, mergeTolerations } from './tolerations.js'
 

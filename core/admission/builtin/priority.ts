@@ -9,7 +9,7 @@
 import type { KubeObject } from '../../machinery/object.js'
 import type { AdmissionAttributes } from '../attributes.js'
 
-import type { ObjectReader } from '../object-index.js'
+import type { ObjectReader } from '../../client/informer.js'
 import { type BothPhases, isResource, on, podSpecOf, refuse, specOf } from './pods.js'
 
 /** What a pod gets without a class and without a default one. */

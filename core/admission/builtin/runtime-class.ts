@@ -17,7 +17,7 @@ import { mergeTolerations } from './merge-tolerations.js'
 import { specOf } from './storage-classes.js'
 import type { AdmissionPluginFactory } from '../plugins.js'
 import { runtimeClasses } from '../../resources/groups/node.js'
-import { withObjectIndex } from '../object-index.js'
+import { withInformer } from '../informer-plugin.js'
 
 /** Reads a RuntimeClass by name: the index first, then storage, as upstream's lister falls back to a live read. */
 export type RuntimeClassReader = (name: string) => Promise<KubeObject | undefined>
@@ -99,7 +99,7 @@ export function runtimeClassAdmission(readClass: RuntimeClassReader): MutatingAd
 }
 
 /** Reads RuntimeClasses from a watch-fed index; one it has not seen yet (just created) is read from storage. */
-export const runtimeClassFactory: AdmissionPluginFactory = ({ registry, logger }) =>
-  withObjectIndex(registry, runtimeClasses, logger, (classes) =>
+export const runtimeClassFactory: AdmissionPluginFactory = ({ informers }) =>
+  withInformer(informers, runtimeClasses, (classes) =>
     runtimeClassAdmission((name) => classes.read('', name)),
   )

@@ -12,7 +12,7 @@ import { isPlainObject } from '../../machinery/object.js'
 import type { KubeObject } from '../../machinery/object.js'
 import type { AdmissionAttributes } from '../attributes.js'
 
-import type { ObjectReader } from '../object-index.js'
+import type { ObjectReader } from '../../client/informer.js'
 import { type BothPhases, objects, type Obj, on, podSpecOf, refuse } from './pods.js'
 
 export const DEFAULT_SERVICE_ACCOUNT = 'default'

@@ -30,16 +30,16 @@ export const storageObjectInUseProtection: MutatingAdmission = {
 }
 
 /** The plugin with the controllers that remove its finalizers once nothing uses the object. */
-export const storageObjectInUseProtectionFactory: AdmissionPluginFactory = ({ registry, now, logger, runOnce }) => {
+export const storageObjectInUseProtectionFactory: AdmissionPluginFactory = (context) => {
   // The controllers run once in a cluster (upstream's controller manager); the plugin in every server.
-  if (runOnce) {
-    runOnce('storage-protection', async () => {
-      const controllers = startStorageProtection(registry, now, logger)
+  if (context.runOnce) {
+    context.runOnce('storage-protection', async () => {
+      const controllers = startStorageProtection(context)
       await controllers.ready
       return () => controllers.stop()
     })
     return { plugin: storageObjectInUseProtection }
   }
-  const controllers = startStorageProtection(registry, now, logger)
+  const controllers = startStorageProtection(context)
   return { plugin: storageObjectInUseProtection, ready: controllers.ready, stop: () => controllers.stop() }
 }

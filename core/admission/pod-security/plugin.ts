@@ -1,14 +1,13 @@
-/** PodSecurity as the server builds it: its configuration validated, namespaces from a watch-fed index. */
+/** PodSecurity as the server builds it: its configuration validated, namespaces from the shared informer. */
 import { namespaces } from '../../resources/core/namespaces.js'
 import { pods } from '../../resources/core/pods.js'
 import type { AdmissionPluginContext, AdmissionPluginInstance } from '../plugins.js'
-import { sharedObjectIndex } from '../object-index.js'
 import { podSecurityAdmission } from './admission.js'
 import { podSecurityConfiguration } from './configuration.js'
 
-export function podSecurityPlugin({ registry, logger, configuration }: AdmissionPluginContext): AdmissionPluginInstance {
+export function podSecurityPlugin({ registry, informers, configuration }: AdmissionPluginContext): AdmissionPluginInstance {
   const config = podSecurityConfiguration(configuration)
-  const index = sharedObjectIndex(registry, namespaces, logger)
+  const index = informers.informer(namespaces)
   const plugin = podSecurityAdmission(config, {
     // One created a moment ago and not yet seen by the watch is read from storage.
     namespace: (name) => index.read('', name),
@@ -17,5 +16,5 @@ export function podSecurityPlugin({ registry, logger, configuration }: Admission
       return (await store.storage.list(store.prefix(namespace))).items
     },
   })
-  return { plugin, ready: index.ready, stop: () => index.stop() }
+  return { plugin, ready: index.ready }
 }

@@ -7,12 +7,11 @@
  * as `parameterNotFoundAction` says. Objects are read from a watch-fed index
  * per kind, started when a policy first names the kind.
  */
-import type { Logger } from '../../logging/logger.js'
-import type { Registry } from '../../registry/registry.js'
 import { type LabelSelectorObject, labelSelectorFromObject } from '../../machinery/label-selector.js'
-import type { ResourceEntry } from '../../resources/catalogue.js'
+import type { Catalogue, ResourceEntry } from '../../resources/catalogue.js'
 import type { KubeObject } from '../../machinery/object.js'
-import { ObjectIndex } from '../object-index.js'
+import type { InformerFactory } from '../../client/informer-factory.js'
+import type { SharedInformer } from '../../client/informer.js'
 
 export interface ParamKind {
   apiVersion?: string
@@ -31,36 +30,23 @@ export function paramKindText(kind: ParamKind): string {
   return `&ParamKind{APIVersion:${kind.apiVersion ?? ''},Kind:${kind.kind ?? ''},}`
 }
 
-/** The watch-fed indexes of parameter kinds, one per served kind asked for. */
+/** The shared informers of parameter kinds, one per served kind asked for. */
 export class ParamIndexes {
-  private readonly indexes = new Map<ResourceEntry, ObjectIndex>()
-
   constructor(
-    private readonly registry: Registry,
-    private readonly logger: Logger,
-    private readonly onChange: () => void,
+    private readonly informers: InformerFactory,
+    private readonly catalogue: Catalogue,
   ) {}
 
   /** The served resource of a kind (`v1`, `ConfigMap`), undefined when none serves it. */
   entryOf(kind: ParamKind): ResourceEntry | undefined {
     const apiVersion = kind.apiVersion ?? ''
     const [group, version] = apiVersion.includes('/') ? apiVersion.split('/', 2) : ['', apiVersion]
-    return this.registry.catalogue.entries.find((e) => e.group === group && e.version === version && e.kind === kind.kind && !e.virtualCreate)
+    return this.catalogue.entries.find((e) => e.group === group && e.version === version && e.kind === kind.kind && !e.virtualCreate)
   }
 
-  /** The index of a kind, started on first use. */
-  indexOf(entry: ResourceEntry): ObjectIndex {
-    let index = this.indexes.get(entry)
-    if (!index) {
-      index = new ObjectIndex(this.registry, entry, this.logger)
-      index.onChange(this.onChange)
-      this.indexes.set(entry, index)
-    }
-    return index
-  }
-
-  stop(): void {
-    for (const index of this.indexes.values()) index.stop()
+  /** The informer of a kind, started on first use. */
+  indexOf(entry: ResourceEntry): SharedInformer {
+    return this.informers.informer(entry)
   }
 }
 

@@ -7,16 +7,15 @@
  * the AdmissionRequest, and the namespace.
  */
 import type { Authorizer as ServerAuthorizer } from '../../authz/authorizer.js'
-import type { Logger } from '../../logging/logger.js'
-import type { Registry } from '../../registry/registry.js'
-import type { ResourceEntry } from '../../resources/catalogue.js'
+import type { Catalogue, ResourceEntry } from '../../resources/catalogue.js'
 import { namespaces } from '../../resources/core/namespaces.js'
 import type { KubeObject } from '../../machinery/object.js'
 import type { AdmissionAttributes } from '../attributes.js'
 import { authorizerFor } from './cel-environment.js'
 import { POLICY_INPUT_LIMITS, toCel } from './cel-values.js'
 import type { MatchContext, MatchedAs } from './matching.js'
-import { ObjectIndex } from '../object-index.js'
+import type { InformerFactory } from '../../client/informer-factory.js'
+import type { SharedInformer } from '../../client/informer.js'
 import { ParamIndexes, type ParamKind } from './params.js'
 
 export interface PolicyWithBindings {
@@ -35,34 +34,37 @@ function byName(x: KubeObject, y: KubeObject): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
 export class PolicySource {
-  private readonly policies: ObjectIndex
-  private readonly bindings: ObjectIndex
-  private readonly namespaces: ObjectIndex
+  private readonly policies: SharedInformer
+  private readonly bindings: SharedInformer
+  private readonly namespaces: SharedInformer
+  private readonly unsubscribe: (() => void)[]
   readonly params: ParamIndexes
   private grouped: PolicyWithBindings[] | undefined
   readonly ready: Promise<void>
 
   constructor(
-    private readonly registry: Registry,
+    informers: InformerFactory,
+    private readonly catalogue: Catalogue,
     policyEntry: ResourceEntry,
     bindingEntry: ResourceEntry,
-    logger: Logger,
     /** Called after a policy changed (the type-checking controller). */
     onPolicyChange?: (policies: readonly KubeObject[]) => void,
   ) {
-    this.policies = new ObjectIndex(registry, policyEntry, logger)
-    this.bindings = new ObjectIndex(registry, bindingEntry, logger)
-    this.namespaces = new ObjectIndex(registry, namespaces, logger)
-    this.params = new ParamIndexes(registry, logger, () => {})
+    this.policies = informers.informer(policyEntry)
+    this.bindings = informers.informer(bindingEntry)
+    this.namespaces = informers.informer(namespaces)
+    this.params = new ParamIndexes(informers, catalogue)
     const regroup = (): void => {
       this.grouped = undefined
     }
-    this.policies.onChange(() => {
-      regroup()
-      this.startParamIndexes()
-      onPolicyChange?.(this.policies.list())
-    })
-    this.bindings.onChange(regroup)
+    this.unsubscribe = [
+      this.policies.onChange(() => {
+        regroup()
+        this.startParamIndexes()
+        onPolicyChange?.(this.policies.list())
+      }),
+      this.bindings.onChange(regroup),
+    ]
     this.ready = Promise.all([this.policies.ready, this.bindings.ready, this.namespaces.ready]).then(() => undefined)
   }
 
@@ -93,18 +95,16 @@ export class PolicySource {
   }
 
   matchContext(): MatchContext {
-    return { catalogue: this.registry.catalogue, namespace: (name) => this.namespaces.get('', name) }
+    return { catalogue: this.catalogue, namespace: (name) => this.namespaces.get('', name) }
   }
 
   namespace(name: string): KubeObject | undefined {
     return this.namespaces.get('', name)
   }
 
+  /** Stops following the informers (the server stops them). */
   stop(): void {
-    this.policies.stop()
-    this.bindings.stop()
-    this.namespaces.stop()
-    this.params.stop()
+    for (const unsubscribe of this.unsubscribe) unsubscribe()
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * The ResourceQuota plugin as the server builds it: its configuration
- * validated, quotas read from a watch-fed index, charges written to the
+ * validated, quotas read from the shared informer, charges written to the
  * quota's storage, and the in-process controller that keeps usage counted.
  */
 import { startResourceQuotaController } from '../../controllers/resource-quota.js'
@@ -8,13 +8,12 @@ import { hasStatusCode } from '../../machinery/status-error.js'
 import { resourceQuotas } from '../../resources/core/quotas.js'
 import { StorageError } from '../../storage/interface.js'
 import type { AdmissionPluginContext, AdmissionPluginInstance } from '../plugins.js'
-import { sharedObjectIndex } from '../object-index.js'
 import { type QuotaAccess, resourceQuotaAdmission } from './admission.js'
 import { resourceQuotaConfiguration } from './configuration.js'
 
-export function resourceQuotaPlugin({ registry, logger, now, configuration, runOnce }: AdmissionPluginContext): AdmissionPluginInstance {
+export function resourceQuotaPlugin({ registry, informers, logger, now, configuration, runOnce }: AdmissionPluginContext): AdmissionPluginInstance {
   const config = resourceQuotaConfiguration(configuration)
-  const quotas = sharedObjectIndex(registry, resourceQuotas, logger)
+  const quotas = informers.informer(resourceQuotas)
   const store = () => registry.store(resourceQuotas)
   const access: QuotaAccess = {
     quotas: (namespace) => quotas.list(namespace),
@@ -36,9 +35,6 @@ export function resourceQuotaPlugin({ registry, logger, now, configuration, runO
   return {
     plugin: resourceQuotaAdmission(access, config, now),
     ready: quotas.ready,
-    stop() {
-      stopController?.()
-      quotas.stop()
-    },
+    stop: () => stopController?.(),
   }
 }

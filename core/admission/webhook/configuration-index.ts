@@ -6,9 +6,9 @@
  * Configurations are called in the order of their names, their webhooks in
  * the order they are listed, as upstream sorts them.
  */
-import { feedObjects, type ObjectFeed } from '../../authz/object-feed.js'
-import type { Logger } from '../../logging/logger.js'
-import type { Registry } from '../../registry/registry.js'
+import type { InformerFactory } from '../../client/informer-factory.js'
+import { followInformer, type InformerFollower } from '../../client/informer.js'
+import type { Catalogue } from '../../resources/catalogue.js'
 import type { KubeObject } from '../../machinery/object.js'
 import { type AdmissionWebhook, type WebhookType, webhooksOf } from './webhook.js'
 
@@ -26,15 +26,20 @@ export interface WebhookIndex {
   stop(): void
 }
 
-function feedResource(registry: Registry, group: string, resource: string, onEvent: Parameters<typeof feedObjects>[2], logger: Logger): ObjectFeed | undefined {
-  const entry = registry.catalogue.lookup(group, 'v1', resource)
+function feedResource(sources: WebhookSources, group: string, resource: string, onEvent: Parameters<typeof followInformer>[1]): InformerFollower | undefined {
+  const entry = sources.catalogue.lookup(group, 'v1', resource)
   // A resource switched off with --runtime-config has no objects to follow.
   if (!entry) return undefined
-  const store = registry.store(entry)
-  return feedObjects(store.storage, store.prefix(''), onEvent, logger)
+  return followInformer(sources.informers.informer(entry), onEvent)
 }
 
-export function watchWebhookConfigurations(registry: Registry, type: WebhookType, logger: Logger): WebhookIndex {
+/** Where the index reads from: the served resources and the shared informers. */
+export interface WebhookSources {
+  readonly catalogue: Catalogue
+  readonly informers: InformerFactory
+}
+
+export function watchWebhookConfigurations(sources: WebhookSources, type: WebhookType): WebhookIndex {
   const byConfiguration = new Map<string, AdmissionWebhook[]>()
   let ordered: AdmissionWebhook[] = []
   const labels = new Map<string, Record<string, string>>()
@@ -43,7 +48,7 @@ export function watchWebhookConfigurations(registry: Registry, type: WebhookType
     ordered = [...byConfiguration.keys()].sort().flatMap((name) => byConfiguration.get(name) ?? [])
   }
   const configurations = feedResource(
-    registry,
+    sources,
     'admissionregistration.k8s.io',
     RESOURCES[type],
     (event, obj: KubeObject) => {
@@ -52,10 +57,9 @@ export function watchWebhookConfigurations(registry: Registry, type: WebhookType
       else byConfiguration.set(name, webhooksOf(obj, type))
       reorder()
     },
-    logger,
   )
   const namespaces = feedResource(
-    registry,
+    sources,
     '',
     'namespaces',
     (event, obj: KubeObject) => {
@@ -63,7 +67,6 @@ export function watchWebhookConfigurations(registry: Registry, type: WebhookType
       if (event === 'delete') labels.delete(name)
       else labels.set(name, obj.metadata.labels ?? {})
     },
-    logger,
   )
   return {
     webhooks: () => ordered,

@@ -25,7 +25,7 @@ function refuseKubeconfig(name: string, configuration: unknown): void {
 function webhookPlugin(type: WebhookType, context: AdmissionPluginContext): AdmissionPluginInstance {
   const name = type === 'mutating' ? 'MutatingAdmissionWebhook' : 'ValidatingAdmissionWebhook'
   refuseKubeconfig(name, context.configuration)
-  const index = watchWebhookConfigurations(context.registry, type, context.logger)
+  const index = watchWebhookConfigurations({ catalogue: context.registry.catalogue, informers: context.informers }, type)
   const deps = {
     registry: context.registry,
     authorizer: context.authorizer,

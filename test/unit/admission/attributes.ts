@@ -1,6 +1,6 @@
 /** Admission attributes and object indexes for the plugin tables: a request as the registry hands it over. */
 import type { AdmissionAttributes, AdmissionOperation } from '../../../core/admission/attributes.js'
-import type { ObjectReader } from '../../../core/admission/object-index.js'
+import type { ObjectReader } from '../../../core/client/informer.js'
 import type { ResourceEntry } from '../../../core/resources/catalogue.js'
 import type { KubeObject } from '../../../core/machinery/object.js'
 import { StatusError } from '../../../core/machinery/status-error.js'

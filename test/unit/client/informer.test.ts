@@ -113,17 +113,18 @@ describe('SharedInformer', () => {
 })
 
 describe('InformerFactory', () => {
-  it('shares one informer per group and resource, and stops them all', async () => {
+  it('shares one informer per group, version and resource, and stops them all', async () => {
     const storage = new MemoryStorage()
     const asked: string[] = []
     const factory = new InformerFactory((resource) => {
       asked.push(`${resource.group}/${resource.resource}`)
       return storageListWatch(() => stored(storage))
     }, silentLogger)
-    const one = factory.informer({ group: '', resource: 'configmaps' })
-    assert.equal(factory.informer({ group: '', resource: 'configmaps' }), one)
-    assert.notEqual(factory.informer({ group: 'apps', resource: 'configmaps' }), one)
-    assert.deepEqual(asked, ['/configmaps', 'apps/configmaps'])
+    const one = factory.informer({ group: '', version: 'v1', resource: 'configmaps' })
+    assert.equal(factory.informer({ group: '', version: 'v1', resource: 'configmaps' }), one)
+    assert.notEqual(factory.informer({ group: 'apps', version: 'v1', resource: 'configmaps' }), one)
+    assert.notEqual(factory.informer({ group: '', version: 'v2', resource: 'configmaps' }), one)
+    assert.deepEqual(asked, ['/configmaps', 'apps/configmaps', '/configmaps'])
     await factory.synced()
     factory.stop()
     await storage.create(`${PREFIX}a/after`, configMap('a', 'after'))
