@@ -7,7 +7,7 @@ import type { ChainEnv } from '../http/filters/context.js'
 import { AGGREGATED_DISCOVERY_TYPE, wantsAggregatedDiscovery } from '../http/media-types.js'
 import { jsonResponse, versionResponse } from '../http/respond.js'
 import { resourceNotFound } from '../machinery/status-error.js'
-import { handleResource, type HandlerEnv } from '../registry/handlers.js'
+import { handleResource, type HandlerEnv } from '../endpoints/handlers.js'
 import type { Catalogue } from '../resources/catalogue.js'
 import {
   aggregatedDiscovery,

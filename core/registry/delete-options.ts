@@ -7,33 +7,18 @@
  * silently dropped: a `?dryRun=All` beside a body deletes for real. Here both
  * sources count; an option both give must say the same in each, else 400.
  */
-import { decodeBody, readBodyBytes } from '../http/body.js'
-import type { YamlDecoder } from '../http/yaml-off-thread.js'
 import { badRequest } from '../machinery/status-error.js'
 import { isPlainObject } from '../machinery/object.js'
 import { typeTable } from '../resources/schema/index.js'
 import { decodeAs } from '../resources/schema/json-decoding.js'
 import type { Preconditions } from '../storage/interface.js'
-import { type DeleteOptions, validateDeleteOptions } from './deletion.js'
+import type { DeleteOptions } from './deletion.js'
 
 const DELETE_OPTIONS_TYPE = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions'
 
 /** The options a source may give; `preconditions` exist only in a body (upstream has no query parameter for them). */
 type OptionName = 'dryRun' | 'gracePeriodSeconds' | 'propagationPolicy' | 'orphanDependents'
 const OPTION_NAMES: readonly OptionName[] = ['dryRun', 'gracePeriodSeconds', 'propagationPolicy', 'orphanDependents']
-
-/**
- * Reads, merges and validates the options of a delete: the body's and the
- * query's, refusing a disagreement (400), then upstream's ValidateDeleteOptions (422).
- */
-export async function readDeleteOptions(request: Request, params: URLSearchParams, maxBodyBytes: number, yaml?: YamlDecoder): Promise<DeleteOptions> {
-  const fromQuery = queryDeleteOptions(params)
-  const bytes = await readBodyBytes(request, maxBodyBytes)
-  const fromBody = bytes.byteLength > 0 ? bodyDeleteOptions(await decodeBody(request.headers.get('content-type'), bytes, yaml)) : {}
-  const options = mergeDeleteOptions(fromBody, fromQuery)
-  validateDeleteOptions(options)
-  return options
-}
 
 /** Whether the options ask for a dry run (validation has already refused any value but `All`). */
 export const isDryRun = (options: DeleteOptions): boolean => (options.dryRun?.length ?? 0) > 0

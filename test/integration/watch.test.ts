@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { MemoryStorage, type Storage } from '../../core/index.js'
-import { watchTimeoutSeconds } from '../../core/registry/handlers.js'
+import { watchTimeoutSeconds } from '../../core/endpoints/handlers.js'
 import { createTestServer, readEvents, startServer, TestClient } from './harness.js'
 
 const CM = '/api/v1/namespaces/default/configmaps'

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { parseRequestInfo } from '../../../core/http/request-info.js'
-import { connectOptions, isConnectSubresource } from '../../../core/registry/connect-options.js'
+import { connectOptions, isConnectSubresource } from '../../../core/endpoints/connect-options.js'
 
 function optionsOf(method: string, path: string): unknown {
   const url = new URL(`http://api${path}`)

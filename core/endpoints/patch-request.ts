@@ -17,9 +17,9 @@ import type { ResourceEntry } from '../resources/catalogue.js'
 import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import { typeTable } from '../resources/schema/index.js'
 import { type FieldError, fieldPath, forbiddenField, invalidError, required } from '../machinery/field.js'
-import { applyJsonPatch, mergePatch, parseJsonPatch } from './json-patch.js'
-import type { RequestContext } from './request-context.js'
-import { writeOptionErrors } from './write-options.js'
+import { applyJsonPatch, mergePatch, parseJsonPatch } from '../registry/json-patch.js'
+import type { RequestContext } from '../registry/request-context.js'
+import { writeOptionErrors } from '../registry/write-options.js'
 
 /** The next object from the current one, or a promise of it for work done in time slices. */
 export type PatchFunction = (current: KubeObject) => unknown

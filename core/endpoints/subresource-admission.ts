@@ -9,10 +9,10 @@ import type { TokenRequestAdmission } from '../authn/serviceaccount/token-reques
 import type { RequestInfo } from '../http/request-info.js'
 import type { KubeObject } from '../machinery/object.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
-import { runMutatingAdmission, runValidatingAdmission } from './admission-step.js'
+import { runMutatingAdmission, runValidatingAdmission } from '../registry/admission-step.js'
 import { connectOptions } from './connect-options.js'
-import type { Registry } from './registry.js'
-import type { RequestContext } from './request-context.js'
+import type { Registry } from '../registry/registry.js'
+import type { RequestContext } from '../registry/request-context.js'
 
 /**
  * Admits a CONNECT to `info`'s subresource, as upstream's connect handler

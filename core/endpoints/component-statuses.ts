@@ -11,8 +11,8 @@ import type { KubeObject } from '../machinery/object.js'
 import { internalError } from '../machinery/status-error.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
 import type { ComponentHealth, ComponentProbe } from '../resources/core/cluster-info.js'
-import { type ListQuery, selectorPredicate } from './list-query.js'
-import { toTableInSlices } from './table.js'
+import { type ListQuery, selectorPredicate } from '../registry/list-query.js'
+import { toTableInSlices } from '../registry/table.js'
 
 async function componentStatus(probe: ComponentProbe): Promise<KubeObject> {
   const health = await probe.check().catch((err: unknown): ComponentHealth => ({ status: 'Unknown', message: '', error: String(err) }))
