@@ -41,24 +41,36 @@ export class SharedInformer implements ObjectReader {
   private readonly byNamespace = new Map<string, Map<string, KubeObject>>()
   private readonly listeners = new Set<(change: InformerChange) => void>()
   private readonly indexes = new Map<string, { keysOf: IndexFunction; entries: Map<string, Set<KubeObject>> }>()
-  private synced = false
+  private hasList = false
   private stopped = false
   private stopWatch: (() => void) | undefined
   private wake: (() => void) | undefined
-  /** Resolves once the first list is in (or the informer was stopped before): upstream's WaitForCacheSync. */
+  /**
+   * Settles with the first list: resolves once it is in (or the informer was
+   * stopped before), rejects when it failed, so that a server whose
+   * controls cannot load its objects fails start-up naming them (fail
+   * closed). The informer keeps listing after such a failure; `synced`
+   * waits for the list that succeeds.
+   */
   readonly ready: Promise<void>
+  /** Resolves once a list is in (or the informer was stopped): upstream's WaitForCacheSync. Never rejects. */
+  readonly synced: Promise<void>
 
   constructor(
     private readonly source: ListWatch,
     private readonly logger: Logger,
     private readonly what = 'objects',
   ) {
-    this.ready = new Promise<void>((loaded) => void this.follow(loaded))
+    let firstList: { resolve(): void; reject(err: unknown): void } | undefined
+    this.ready = new Promise<void>((resolve, reject) => (firstList = { resolve, reject }))
+    // A reader that never asks for `ready` must not see its failure as an unhandled rejection.
+    this.ready.catch(() => {})
+    this.synced = new Promise<void>((loaded) => void this.follow(loaded, firstList!))
   }
 
   /** Whether the first list is in: until then the lister answers nothing. */
   hasSynced(): boolean {
-    return this.synced
+    return this.hasList
   }
 
   /** The object, if the last list or watch event had it ('' as the namespace of a cluster-scoped one). */
@@ -177,16 +189,23 @@ export class SharedInformer implements ObjectReader {
     }
   }
 
-  private async follow(loaded: () => void): Promise<void> {
+  private async follow(loaded: () => void, firstList: { resolve(): void; reject(err: unknown): void }): Promise<void> {
     let delay = FIRST_RETRY_MS
     while (!this.stopped) {
       try {
-        const list = await this.source.list()
+        let list: Awaited<ReturnType<ListWatch['list']>>
+        try {
+          list = await this.source.list()
+        } catch (err) {
+          firstList.reject(err)
+          throw err
+        }
         if (this.stopped) break
         const seen = new Set(list.items.map((o) => `${namespaceOf(o)}/${nameOf(o)}`))
         for (const old of this.list()) if (!seen.has(`${namespaceOf(old)}/${nameOf(old)}`)) this.remove(old)
         for (const item of list.items) this.put(item)
-        this.synced = true
+        this.hasList = true
+        firstList.resolve()
         loaded()
         const watcher = this.source.watch(list.revision)
         this.stopWatch = () => watcher.stop()
@@ -211,6 +230,7 @@ export class SharedInformer implements ObjectReader {
       })
       delay = Math.min(delay * 2, MAX_RETRY_MS)
     }
+    firstList.resolve()
     loaded()
   }
 }

@@ -69,11 +69,13 @@ export class ObjectClient {
   constructor(
     private readonly transport: ClientTransport,
     readonly identity: UserInfo,
+    /** What the requests say they come from (the request log and audit show it), as upstream's clients name themselves. */
+    readonly userAgent = 'kube-apiserver',
   ) {}
 
-  /** The same client acting as another identity (each controller writes as its own service account). */
-  as(identity: UserInfo): ObjectClient {
-    return new ObjectClient(this.transport, identity)
+  /** The same client acting as another identity (each controller writes as its own service account), under its own user agent. */
+  as(identity: UserInfo, userAgent = this.userAgent): ObjectClient {
+    return new ObjectClient(this.transport, identity, userAgent)
   }
 
   async get(resource: ResourceRef, namespace: string, name: string, subresource?: string): Promise<KubeObject> {
@@ -171,7 +173,7 @@ export class ObjectClient {
 
   private send(method: string, path: string, query?: URLSearchParams, body?: unknown, contentType?: string, signal?: AbortSignal): Promise<Response> {
     const search = query?.size ? `?${query}` : ''
-    const headers: Record<string, string> = { accept: 'application/json' }
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.userAgent }
     let payload: string | undefined
     if (body !== undefined) {
       payload = typeof body === 'string' ? body : JSON.stringify(body)

@@ -7,26 +7,34 @@
  * roles, and how a CRD author's role labelled
  * `rbac.authorization.k8s.io/aggregate-to-edit: "true"` joins them.
  *
- * Cluster roles are listed and watched into memory; every change makes each
+ * Cluster roles are read from the shared informer; every change makes each
  * aggregated role be looked at again, and one whose gathered rules differ
  * from its own is written by a server-side apply of its rules under the
  * controller's field manager, as upstream's controller writes it.
  */
 import { hasStatusCode } from '../machinery/status-error.js'
-import { ADMIN_IDENTITY } from '../options/api-server-options.js'
 import type { Logger } from '../logging/logger.js'
 import { labelSelectorFromObject } from '../machinery/label-selector.js'
-import type { Registry } from '../registry/registry.js'
-import type { ResourceStore } from '../registry/store.js'
+import type { InformerFactory } from '../client/informer-factory.js'
+import type { ObjectClient } from '../client/object-client.js'
+import { ADMIN_IDENTITY } from '../options/api-server-options.js'
+import type { Catalogue, ResourceEntry } from '../resources/catalogue.js'
+import { clusterRoles } from '../resources/groups/rbac.js'
 import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import type { LabelSelectorData, PolicyRule } from '../resources/rbac/bootstrap-policy-types.js'
 import { policyRules } from '../resources/rbac/reconcile.js'
 import { semanticEqual } from '../resources/rbac/semantic-equal.js'
 import { WorkQueue, type WorkResult } from './garbage-collector-queue.js'
-import { rbacStores } from './rbac-bootstrap-roles.js'
 
 /** The field manager of the controller's applies, upstream's. */
 export const AGGREGATION_FIELD_MANAGER = 'clusterrole-aggregation-controller'
+
+/**
+ * It writes as the administrator: it runs from the first moment, before the
+ * bootstrap policy has granted upstream's controller account its role, and
+ * a refusal then would only delay the aggregated roles.
+ */
+const AGGREGATION_IDENTITY = ADMIN_IDENTITY
 
 export interface ClusterRoleAggregation {
   stop(): void
@@ -63,11 +71,20 @@ function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
 
-export function startClusterRoleAggregation(registry: Registry, now: () => Date, logger: Logger): ClusterRoleAggregation {
-  const store = rbacStores(registry)?.clusterRoles
-  if (!store) return { stop: () => {}, settled: () => Promise.resolve() }
-  const controller = new AbortController()
-  const cache = new Map<string, KubeObject>()
+/** What the controller reads and writes through. */
+export interface ClusterRoleAggregationContext {
+  readonly client: ObjectClient
+  readonly informers: InformerFactory
+  readonly catalogue: Catalogue
+  readonly logger: Logger
+}
+
+export function startClusterRoleAggregation({ client, informers, catalogue, logger }: ClusterRoleAggregationContext): ClusterRoleAggregation {
+  const entry = catalogue.lookup(clusterRoles.group, clusterRoles.version, clusterRoles.resource)
+  // The RBAC API switched off: nothing to aggregate.
+  if (!entry) return { stop: () => {}, settled: () => Promise.resolve() }
+  const roles = informers.informer(entry)
+  const controller = client.as(AGGREGATION_IDENTITY, `kube-controller-manager/${AGGREGATION_FIELD_MANAGER}`)
   const queue = new WorkQueue<string>((name) => sync(name), {
     workers: 1,
     onError: (name, err) => logger.warn({ clusterrole: name, err: String(err) }, 'aggregating the rules of a cluster role failed; it will be retried'),
@@ -75,28 +92,24 @@ export function startClusterRoleAggregation(registry: Registry, now: () => Date,
 
   /** Every change may change what any selector picks: each aggregated role is looked at again (upstream enqueues them all). */
   const enqueueAggregated = (): void => {
-    for (const [name, role] of cache) if (selectorsOf(role) !== undefined) queue.add(name, name)
+    for (const role of roles.list()) if (selectorsOf(role) !== undefined) queue.add(role.metadata.name ?? '', role.metadata.name ?? '')
   }
 
   const sync = async (name: string): Promise<WorkResult> => {
-    const role = cache.get(name)
+    const role = roles.get('', name)
     if (!role || selectorsOf(role) === undefined) return 'done'
-    const rules = aggregatedRules(role, cache.values())
+    const rules = aggregatedRules(role, roles.list())
     if (semanticEqual(rules, policyRules(role))) return 'done'
-    await applyRules(store, name, rules, now)
+    await applyRules(controller, entry, name, rules)
     return 'done'
   }
 
-  let listed!: () => void
-  const firstList = new Promise<void>((resolve) => (listed = resolve))
-  void follow(store, registry, cache, controller.signal, logger, () => {
-    listed()
-    enqueueAggregated()
-  })
+  const unsubscribe = roles.onChange(enqueueAggregated)
+  const firstList = roles.synced.then(enqueueAggregated)
   queue.start()
   return {
     stop() {
-      controller.abort()
+      unsubscribe()
       queue.stop()
     },
     async settled() {
@@ -107,71 +120,16 @@ export function startClusterRoleAggregation(registry: Registry, now: () => Date,
 }
 
 /** A server-side apply of the rules alone, forced: the aggregated rules are the controller's to set. */
-async function applyRules(store: ResourceStore, name: string, rules: PolicyRule[], now: () => Date): Promise<void> {
-  const config: Record<string, unknown> = {
-    apiVersion: `${store.entry.group}/${store.entry.version}`,
-    kind: store.entry.kind,
-    metadata: { name },
-  }
+async function applyRules(client: ObjectClient, entry: ResourceEntry, name: string, rules: PolicyRule[]): Promise<void> {
+  const config: Record<string, unknown> = { apiVersion: `${entry.group}/${entry.version}`, kind: entry.kind, metadata: { name } }
   // No rules at all: the applied configuration leaves the field out, and the apply takes the controller's rules away.
   if (rules.length > 0) config['rules'] = rules
   try {
-    await store.get('', name)
+    await client.get(entry, '', name)
   } catch (err) {
     // Deleted meanwhile: an apply would bring it back.
     if (hasStatusCode(err, 404)) return
     throw err
   }
-  await store.apply('', name, config, {
-    user: ADMIN_IDENTITY,
-    now: now(),
-    dryRun: false,
-    fieldManager: AGGREGATION_FIELD_MANAGER,
-    apply: { force: true },
-  })
-}
-
-/**
- * Lists the cluster roles into the cache, then follows their watch; lists
- * again when the watch ends or fails. `onSynced` is called after every list.
- */
-async function follow(
-  store: ResourceStore,
-  registry: Registry,
-  cache: Map<string, KubeObject>,
-  signal: AbortSignal,
-  logger: Logger,
-  onSynced: () => void,
-): Promise<void> {
-  const prefix = store.prefix('')
-  let delay = 100
-  while (!signal.aborted) {
-    try {
-      const list = await store.storage.list(prefix)
-      if (signal.aborted) return
-      cache.clear()
-      for (const role of list.items) if (role.metadata.name) cache.set(role.metadata.name, role)
-      onSynced()
-      const watcher = store.storage.watch(prefix, { resourceVersion: String(list.revision), signal })
-      for await (const event of watcher) {
-        if (event.type === 'BOOKMARK') continue
-        const name = event.object.metadata.name
-        if (!name) continue
-        if (event.type === 'DELETED') cache.delete(name)
-        else cache.set(name, event.object)
-        onSynced()
-        delay = 100
-      }
-    } catch (err) {
-      if (signal.aborted) return
-      logger.warn({ prefix, err: String(err) }, 'cluster role aggregation watch failed; listing again')
-    }
-    if (signal.aborted) return
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, delay)
-      // A pause before listing again does not keep a process alive on its own.
-      ;(timer as { unref?: () => void }).unref?.()
-    })
-    delay = Math.min(delay * 2, 30_000)
-  }
+  await client.patch(entry, '', name, 'apply', config, { fieldManager: AGGREGATION_FIELD_MANAGER, force: true })
 }

@@ -79,8 +79,8 @@ export function startStorageProtection({ client, informers, logger }: StoragePro
       current = await as.get(resource, namespace, name).catch(() => ({ metadata: {} }) as KubeObject)
     }
   }
-  const claimController = client.as(PVC_PROTECTION_IDENTITY)
-  const volumeController = client.as(PV_PROTECTION_IDENTITY)
+  const claimController = client.as(PVC_PROTECTION_IDENTITY, 'kube-controller-manager/pvc-protection-controller')
+  const volumeController = client.as(PV_PROTECTION_IDENTITY, 'kube-controller-manager/pv-protection-controller')
 
   const checkClaim = async (claim: KubeObject): Promise<void> => {
     if (!releasable(claim, PVC_PROTECTION_FINALIZER)) return

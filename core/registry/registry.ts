@@ -97,9 +97,14 @@ export class Registry {
     return [...byPrefix.values()]
   }
 
-  /** The store of a resource version the catalogue serves now; throws 404 when it serves none. */
-  served(resource: { group: string; version: string; resource: string }): ResourceStore {
-    const entry = this.catalogue.lookup(resource.group, resource.version, resource.resource)
+  /**
+   * The store of a resource version as the catalogue serves it now. A
+   * built-in entry switched off (--runtime-config) still has its stored
+   * objects, read as they are; a reference to a resource the catalogue does
+   * not serve and that is no entry is a 404.
+   */
+  served(resource: { group: string; version: string; resource: string } | ResourceEntry): ResourceStore {
+    const entry = this.catalogue.lookup(resource.group, resource.version, resource.resource) ?? ('strategy' in resource ? resource : undefined)
     if (!entry) throw resourceNotFound()
     return this.store(entry)
   }

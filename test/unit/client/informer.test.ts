@@ -90,7 +90,7 @@ describe('SharedInformer', () => {
     assert.equal((await informer.read('a', 'late'))?.metadata.name, 'late')
   })
 
-  it('keeps listing until its source exists (a custom resource not served yet)', async () => {
+  it('rejects `ready` when its first list fails, and keeps listing until its source answers', async () => {
     const storage = new MemoryStorage()
     let served = false
     const informer = new SharedInformer(
@@ -100,12 +100,12 @@ describe('SharedInformer', () => {
       }),
       silentLogger,
     )
-    await new Promise((r) => setTimeout(r, 20))
+    await assert.rejects(informer.ready, /not served/)
     assert.equal(informer.hasSynced(), false)
     served = true
     // The informer's retry timer does not hold the process open; this one does until the list is in.
     const keepAlive = setInterval(() => {}, 10)
-    await informer.ready
+    await informer.synced
     clearInterval(keepAlive)
     assert.equal(informer.hasSynced(), true)
     informer.stop()

@@ -1,0 +1,54 @@
+/**
+ * The server's background work: the controllers that run once across
+ * servers sharing a store (the namespace controller, the garbage collector,
+ * ClusterRole aggregation, and the workload controllers asked for), and the
+ * pollers behind the storage metrics.
+ */
+import type { InformerFactory } from '../client/informer-factory.js'
+import type { ObjectClient } from '../client/object-client.js'
+import { startClusterRoleAggregation } from '../controllers/clusterrole-aggregation.js'
+import { startGarbageCollector } from '../controllers/garbage-collector.js'
+import { startNamespaceLifecycle } from '../controllers/namespace-lifecycle.js'
+import type { ServerMembership } from '../controllers/server-membership.js'
+import { selectControllers } from '../controllers/workloads/catalogue.js'
+import { clientEventRecorder } from '../controllers/workloads/events.js'
+import type { ServerHooks } from '../lifecycle/hooks.js'
+import type { Logger } from '../logging/logger.js'
+import type { Metrics } from '../metrics/metrics.js'
+import { startStorageObjectCounter } from '../metrics/storage-objects.js'
+import { type StorageSizes, startStorageSizePoller } from '../metrics/storage-size.js'
+import type { ApiServerOptions } from '../options/api-server-options.js'
+import { controllerIdentity } from '../registry/identities.js'
+import type { Registry } from '../registry/registry.js'
+
+export interface BackgroundWiring {
+  readonly options: ApiServerOptions
+  readonly registry: Registry
+  readonly membership: ServerMembership
+  readonly client: ObjectClient
+  readonly informers: InformerFactory
+  readonly metrics: Metrics
+  readonly storageSizes: StorageSizes | undefined
+  readonly now: () => Date
+  readonly logger: Logger
+  readonly hooks: ServerHooks
+}
+
+export function registerBackgroundWork({ options, registry, membership, client, informers, metrics, storageSizes, now, logger, hooks }: BackgroundWiring): void {
+  const { runOnce } = membership
+  runOnce('namespace-controller', () => startNamespaceLifecycle(registry, now, logger))
+  if (options.garbageCollector ?? true) runOnce('garbage-collector', () => startGarbageCollector(registry, now, logger))
+  if (options.clusterRoleAggregation ?? true)
+    runOnce('clusterrole-aggregation', () => {
+      const aggregation = startClusterRoleAggregation({ client, informers, catalogue: registry.catalogue, logger })
+      return () => aggregation.stop()
+    })
+  // Each workload controller asked for acts as its own service account, as kube-controller-manager runs it.
+  for (const controller of selectControllers(options.controllers ?? [])) {
+    const controllerClient = client.as(controllerIdentity(controller.serviceAccount), `kube-controller-manager/${controller.serviceAccount}`)
+    const events = clientEventRecorder(controllerClient, controller.serviceAccount, now, logger)
+    runOnce(`${controller.name}-controller`, () => controller.start({ client: controllerClient, informers, events, now, logger }))
+  }
+  hooks.onShutdown(startStorageObjectCounter(registry, metrics, options.storageObjectCountPollMs ?? 60_000, logger))
+  hooks.onShutdown(startStorageSizePoller(storageSizes, metrics, options.storageSizePollMs ?? 30_000, logger))
+}

@@ -1,0 +1,82 @@
+/**
+ * The start-up work of kube-apiserver's own post-start hooks, each under
+ * the readiness check upstream names it by: the system namespaces, the
+ * identity lease, the bootstrap priority classes, flow schemas and RBAC
+ * policy, the extension-apiserver-authentication ConfigMap, the
+ * `kubernetes` Service, the first pass of the run-once controllers.
+ */
+import { publishAuthenticationTrust, type ClientCABundleUpdate, withClientCAs } from '../controllers/authentication-trust.js'
+import { retryUntilDone } from '../controllers/bootstrap-retry.js'
+import type { ClusterServices } from '../controllers/cluster-services.js'
+import { ensureSystemNamespaces } from '../controllers/namespace-lifecycle.js'
+import { rbacBootstrapHook } from '../controllers/rbac-bootstrap-roles.js'
+import type { ServerMembership } from '../controllers/server-membership.js'
+import { systemPriorityClassesHook } from '../controllers/system-priority-classes.js'
+import { flowControlBootstrapHook } from '../flowcontrol/bootstrap.js'
+import type { ServerHooks } from '../lifecycle/hooks.js'
+import { BOOTSTRAP_CONTROLLER } from '../lifecycle/startup-parts.js'
+import type { Logger } from '../logging/logger.js'
+import type { ApiServerOptions } from '../options/api-server-options.js'
+import type { Registry } from '../registry/registry.js'
+
+export interface BootstrapWiring {
+  readonly options: ApiServerOptions
+  readonly registry: Registry
+  readonly membership: ServerMembership
+  readonly services: ClusterServices
+  readonly now: () => Date
+  readonly logger: Logger
+  readonly hooks: ServerHooks
+  /** Whether priority and fairness is on: its bootstrap configuration is written only then. */
+  readonly priorityAndFairness: boolean
+}
+
+/** Publishes the client CA bundles again when they rotate: the server's `updateClientCAs`. */
+export type PublishClientCAs = (bundles: ClientCABundleUpdate) => Promise<void>
+
+export function registerBootstrap({ options, registry, membership, services, now, logger, hooks, priorityAndFairness }: BootstrapWiring): PublishClientCAs {
+  // Upstream's system namespaces controller: a refused creation is logged and tried again, and readiness does not wait for it.
+  const namespaceBootstrap = (options.bootstrapNamespaces ?? true) ? retryUntilDone('system namespaces', () => ensureSystemNamespaces(registry, now), logger) : undefined
+  const systemNamespaces = namespaceBootstrap?.firstAttempt ?? Promise.resolve()
+  if (namespaceBootstrap) hooks.onShutdown(() => namespaceBootstrap.stop())
+  hooks.onStart('load', 'poststarthook/start-system-namespaces-controller', () => systemNamespaces)
+  // The leases live in kube-system; a lone server's first attempt takes the controllers' lease at once.
+  hooks.onStart('load', 'poststarthook/start-kube-apiserver-identity-lease-controller', () => systemNamespaces.then(() => membership.start()))
+
+  // The policy costs every start ~120 writes, so an embedder gets it by default only where it decides anything.
+  const rbacAuthorizes = (options.authorizationConfiguration?.map((s) => s.type) ?? options.authorizationModes ?? []).includes('RBAC')
+  const postStartHooks = [
+    (options.bootstrapPriorityClasses ?? true) ? systemPriorityClassesHook(registry, now, logger) : undefined,
+    priorityAndFairness && (options.bootstrapFlowControl ?? true) ? flowControlBootstrapHook(registry, now, logger) : undefined,
+    (options.bootstrapRbacPolicy ?? rbacAuthorizes) ? rbacBootstrapHook(registry, now, logger) : undefined,
+  ]
+  for (const hook of postStartHooks) {
+    if (!hook) continue
+    // The hook answers its own check (`poststarthook/<name>`); its work is retried, never failing start-up.
+    hooks.addCheck(hook.check)
+    hooks.onStart('load', undefined, () => hook.run())
+    hooks.onShutdown(() => hook.stop())
+  }
+
+  // What the extension-apiserver-authentication ConfigMap publishes: the options, with CA bundles rotated since.
+  const trust = { options: options.authentication ?? {}, published: Promise.resolve() }
+  // Extension servers read whom to trust from kube-system, which exists by now; a failure is logged, not fatal.
+  hooks.onStart('publish', undefined, () =>
+    publishAuthenticationTrust(registry, trust.options, now).catch((err: unknown) =>
+      logger.warn({ err: String(err) }, 'cannot publish the extension-apiserver-authentication ConfigMap'),
+    ),
+  )
+  hooks.onStart('bootstrap', BOOTSTRAP_CONTROLLER, () => services.start(registry, now, logger, membership))
+  hooks.onShutdown(() => services.stop())
+  // A lone server's controllers (default service accounts, storage protection ...) have done their first pass.
+  hooks.onStart('controllers', BOOTSTRAP_CONTROLLER, () => membership.controllersStarted())
+  hooks.onShutdown(() => membership.stop())
+
+  return (bundles) => {
+    trust.options = withClientCAs(trust.options, bundles)
+    const current = trust.options
+    // In order: two quick rotations end with the last bundles published.
+    trust.published = trust.published.catch(() => {}).then(() => publishAuthenticationTrust(registry, current, now))
+    return trust.published
+  }
+}
