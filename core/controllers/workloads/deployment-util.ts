@@ -123,7 +123,7 @@ const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789'
  * and their use are the same.
  */
 export function podTemplateHash(template: unknown, collisionCount?: number): string {
-  let hash = fnv32a(new TextEncoder().encode(canonicalJson(template)))
+  let hash = fnv32a(new TextEncoder().encode(canonicalJson(dropGoZeros(template))))
   if (collisionCount !== undefined) {
     const bytes = new Uint8Array(4)
     new DataView(bytes.buffer).setUint32(0, collisionCount >>> 0, true)
@@ -132,8 +132,24 @@ export function podTemplateHash(template: unknown, collisionCount?: number): str
   return [...String(hash)].map((c) => SAFE_ALPHABET[c.charCodeAt(0) % SAFE_ALPHABET.length]).join('')
 }
 
+/**
+ * Plain (non-pointer) Go fields of a pod template whose zero value Go cannot
+ * tell from absent. A template that came as protobuf carries them as false
+ * or 0, the same template read back through JSON (as `kubectl rollout undo`
+ * writes it) does not; Go's comparison sees no difference, nor must this one.
+ */
+const ZERO_IS_ABSENT = new Set(['stdin', 'stdinOnce', 'tty', 'hostNetwork', 'hostPID', 'hostIPC', 'hostPort'])
+
+function dropGoZeros(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(dropGoZeros)
+  if (!value || typeof value !== 'object') return value
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(value)) if (!(ZERO_IS_ABSENT.has(k) && (v === false || v === 0))) out[k] = dropGoZeros(v)
+  return out
+}
+
 function withoutHash(template: unknown): unknown {
-  const copy = structuredClone((template ?? {}) as PodTemplate)
+  const copy = dropGoZeros(structuredClone(template ?? {})) as PodTemplate
   if (copy.metadata?.labels) {
     delete copy.metadata.labels[POD_TEMPLATE_HASH]
     if (!Object.keys(copy.metadata.labels).length) delete copy.metadata.labels
@@ -141,7 +157,7 @@ function withoutHash(template: unknown): unknown {
   return copy
 }
 
-/** Whether two templates differ only in the pod-template-hash label (upstream's EqualIgnoreHash). */
+/** Whether two templates differ only in the pod-template-hash label (upstream's EqualIgnoreHash, with Go's blindness to zero plain fields). */
 export const equalIgnoringHash = (a: unknown, b: unknown): boolean => sameJson(withoutHash(a), withoutHash(b))
 
 export function revisionOf(o: KubeObject): number {
