@@ -214,6 +214,24 @@ describe('Deployment controller', () => {
     )
   })
 
+  it('reports a rollout whose pods never become ready as past its progress deadline', async () => {
+    const server = await serverWith()
+    const { namespaces } = await import('../../core/resources/core/namespaces.js')
+    await server.client.create(namespaces, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'stuck' } })
+    await server.client.create(deployments, 'stuck', deployment('slow', 1, 'nginx:1', { progressDeadlineSeconds: 1 }))
+    await untilPasses(async () => {
+      const d = await server.client.get(deployments, 'stuck', 'slow')
+      const byType = Object.fromEntries((status(d)['conditions'] ?? []).map((c: any) => [c.type, c]))
+      const [rs] = (await server.client.list(replicaSets, 'stuck')).items
+      assert.deepEqual([byType.Available?.status, byType.Available?.reason, byType.Available?.message], ['False', 'MinimumReplicasUnavailable', 'Deployment does not have minimum availability.'])
+      assert.deepEqual(
+        [byType.Progressing?.status, byType.Progressing?.reason, byType.Progressing?.message],
+        ['False', 'ProgressDeadlineExceeded', `ReplicaSet "${rs!.metadata.name}" has timed out progressing.`],
+      )
+      assert.equal(status(d)['unavailableReplicas'], 1)
+    }, 10_000)
+  })
+
   it('rolls out under RBAC as the deployment-controller and replicaset-controller service accounts', async () => {
     const server = await serverWith({ authorizationModes: ['RBAC'] })
     await server.client.create(deployments, 'default', deployment('rbac', 2, 'nginx:1'))
