@@ -124,6 +124,21 @@ describe('ReplicaSet controller', () => {
     assert.equal((await podsOf(server, 'default', 'app=full')).length, 1)
   })
 
+  it('counts a ready pod available only once it has been ready for minReadySeconds', async () => {
+    const server = await serverWith()
+    await server.client.create(replicaSets, 'default', replicaSet('slow', 1, { minReadySeconds: 3600 }))
+    await untilPasses(async () => assert.equal((await podsOf(server, 'default', 'app=slow')).length, 1))
+    const [pod] = await podsOf(server, 'default', 'app=slow')
+    await markReady(server, pod!)
+    await untilPasses(async () => assert.equal(statusOf(await getRS(server, 'slow'))['readyReplicas'], 1))
+    assert.equal(statusOf(await getRS(server, 'slow'))['availableReplicas'], undefined, 'ready for less than an hour: not available')
+
+    // A shorter minReadySeconds: the controller looks again once it has passed.
+    const rs = await getRS(server, 'slow')
+    await server.client.update(replicaSets, 'default', { ...rs, spec: { ...(rs['spec'] as object), minReadySeconds: 1 } })
+    await untilPasses(async () => assert.equal(statusOf(await getRS(server, 'slow'))['availableReplicas'], 1))
+  })
+
   it('works under RBAC as the replicaset-controller service account', async () => {
     const server = await serverWith({ authorizationModes: ['RBAC'] })
     await server.client.create(replicaSets, 'default', replicaSet('rbac', 2))
