@@ -1,8 +1,8 @@
 /**
  * One pass over one Deployment (upstream's sync.go): finding or making the
- * new ReplicaSet and keeping revisions, scaling ReplicaSets with their
- * events, proportional scaling, history cleanup, and the status written
- * back. The rollout strategies (deployment-rollout.ts) build on it.
+ * new ReplicaSet and keeping revisions, scaling one ReplicaSet with its
+ * event, history cleanup, and the status written back. Scaling and the
+ * rollout strategies (deployment-rollout.ts) build on it.
  */
 import { StatusError } from '../../machinery/status-error.js'
 import type { KubeObject } from '../../machinery/object.js'
@@ -10,19 +10,15 @@ import { sameJson } from '../../machinery/same-json.js'
 import { deployments, replicaSets } from '../../resources/groups/apps.js'
 import type { ControllerContext } from './context.js'
 import {
-  active,
-  annotatedNumber,
   byCreation,
   calculateStatus,
   conditionOf,
-  DESIRED_REPLICAS,
   equalIgnoringHash,
   hasProgressDeadline,
   isComplete,
   isProgressing,
   isRollingUpdate,
   isTimedOut,
-  MAX_REPLICAS,
   maxSurge,
   POD_TEMPLATE_HASH,
   podTemplateHash,
@@ -179,67 +175,6 @@ export class DeploymentSync {
       this.ctx.events.record(this.d, 'Normal', 'ScalingReplicaSet', `Scaled ${verb} replica set ${rs.metadata.name} from ${previous} to ${size}`)
     }
     return stored
-  }
-
-  /** Whether some active ReplicaSet was sized for another replica count (upstream's isScalingEvent). */
-  async isScalingEvent(): Promise<boolean> {
-    const { newRS, oldRSs } = await this.replicaSetsAndRevision(false)
-    return active([...oldRSs, newRS]).some((rs) => {
-      const desired = annotatedNumber(rs, DESIRED_REPLICAS)
-      return desired !== undefined && desired !== replicasOf(this.d)
-    })
-  }
-
-  /** A scale or a paused Deployment: resize, clean up history if paused, report (upstream's sync). */
-  async sync(): Promise<void> {
-    const { newRS, oldRSs } = await this.replicaSetsAndRevision(false)
-    await this.scale(newRS, oldRSs)
-    const fresh = (rs: KubeObject | undefined): KubeObject | undefined => rs && this.rsList.find((r) => r.metadata.uid === rs.metadata.uid)
-    const olds = oldRSs.map(fresh).filter((rs): rs is KubeObject => !!rs)
-    if (specOf(this.d).paused) await this.cleanup(olds)
-    await this.syncStatus([...olds, ...(fresh(newRS) ? [fresh(newRS)!] : [])], fresh(newRS))
-  }
-
-  /** Proportional scaling across ReplicaSets (upstream's scale). */
-  private async scale(newRS: KubeObject | undefined, oldRSs: KubeObject[]): Promise<void> {
-    const desired = replicasOf(this.d)
-    const sets = active([...oldRSs, newRS])
-    const only = sets.length === 1 ? sets[0] : sets.length === 0 ? (newRS ?? [...oldRSs].sort(byCreation).at(-1)) : undefined
-    if (only) {
-      if (replicasOf(only) !== desired) await this.scaleReplicaSet(only, desired)
-      return
-    }
-    if (newRS && replicasOf(newRS) === desired && annotatedNumber(newRS, DESIRED_REPLICAS) === desired && (statusOf(newRS).availableReplicas ?? 0) === desired) {
-      for (const old of active(oldRSs)) await this.scaleReplicaSet(old, 0)
-      return
-    }
-    if (!isRollingUpdate(this.d)) return
-    const allowed = desired > 0 ? desired + maxSurge(this.d) : 0
-    const toAdd = allowed - specReplicas(sets)
-    const bySize = (a: KubeObject, b: KubeObject): number => replicasOf(b) - replicasOf(a) || (toAdd > 0 ? -byCreation(a, b) : byCreation(a, b))
-    sets.sort(bySize)
-    let added = 0
-    const sizes = sets.map((rs) => {
-      if (toAdd === 0) return replicasOf(rs)
-      const proportion = this.proportion(rs, toAdd, added)
-      added += proportion
-      return replicasOf(rs) + proportion
-    })
-    if (toAdd !== 0) sizes[0] = Math.max(0, sizes[0]! + toAdd - added)
-    for (const [i, rs] of sets.entries()) await this.scaleReplicaSet(rs, sizes[i]!, toAdd > 0 ? 'up' : toAdd < 0 ? 'down' : undefined)
-  }
-
-  private proportion(rs: KubeObject, toAdd: number, added: number): number {
-    if (replicasOf(rs) === 0 || toAdd === added) return 0
-    const desired = replicasOf(this.d)
-    let fraction: number
-    if (desired === 0) fraction = -replicasOf(rs)
-    else {
-      const annotated = annotatedNumber(rs, MAX_REPLICAS) ?? statusOf(this.d).replicas ?? 0
-      fraction = Math.round((replicasOf(rs) * (desired + maxSurge(this.d))) / annotated) - replicasOf(rs)
-    }
-    const allowed = toAdd - added
-    return toAdd > 0 ? Math.min(fraction, allowed) : Math.max(fraction, allowed)
   }
 
   /** Deletes the oldest scaled-down ReplicaSets beyond revisionHistoryLimit (upstream's cleanupDeployment). */
