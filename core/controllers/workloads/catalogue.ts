@@ -4,8 +4,15 @@
  * kube-controller-manager names, and the `--controllers` selection over them.
  */
 import type { WorkloadController } from './context.js'
+import { deploymentController } from './deployment.js'
+import { replicaSetController } from './replicaset.js'
+import { replicationControllerController } from './replicationcontroller.js'
 
-export const WORKLOAD_CONTROLLERS: readonly WorkloadController[] = []
+export const WORKLOAD_CONTROLLERS: readonly WorkloadController[] = [
+  deploymentController,
+  replicaSetController,
+  replicationControllerController,
+]
 
 /**
  * The controllers a `--controllers` list selects, as kube-controller-manager

@@ -1,0 +1,90 @@
+/**
+ * Owner references as upstream's controller-ref manager reads and writes
+ * them: an object has at most one controller; a controller adopts the
+ * orphans its selector matches and releases what it owns and no longer
+ * matches, each as a write through the client guarded by the object's
+ * resourceVersion (a conflict requeues the owner's key).
+ */
+import type { ObjectClient, ResourceRef } from '../../client/object-client.js'
+import type { LabelSelector } from '../../machinery/label-selector.js'
+import type { KubeObject, OwnerReference } from '../../machinery/object.js'
+
+export function controllerRefOf(object: KubeObject): OwnerReference | undefined {
+  return object.metadata.ownerReferences?.find((ref) => ref.controller === true)
+}
+
+/** The reference a controller puts on what it makes: controller, and blocking its owner's foreground deletion. */
+export function controllerRefTo(owner: KubeObject): OwnerReference {
+  return {
+    apiVersion: owner.apiVersion ?? '',
+    kind: owner.kind ?? '',
+    name: owner.metadata.name ?? '',
+    uid: owner.metadata.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  }
+}
+
+/** `namespace/name`, the key a work queue holds. */
+export const keyOf = (object: KubeObject): string => `${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`
+
+export function splitKey(key: string): [string, string] {
+  const slash = key.indexOf('/')
+  return [key.slice(0, slash), key.slice(slash + 1)]
+}
+
+export interface ClaimOptions {
+  client: ObjectClient
+  /** The resource of the claimed objects (pods, replicasets). */
+  resource: ResourceRef
+  owner: KubeObject
+  selector: LabelSelector
+  /** Reads the owner fresh before the first adoption: one deleted and recreated under the same name must not adopt. */
+  recheckOwner: () => Promise<KubeObject | undefined>
+}
+
+/**
+ * The objects `owner` controls after adopting matching orphans and
+ * releasing owned objects its selector no longer matches (upstream's
+ * ClaimPods / ClaimReplicaSets). Objects being deleted are neither adopted
+ * nor released.
+ */
+export async function claim(candidates: readonly KubeObject[], options: ClaimOptions): Promise<KubeObject[]> {
+  const { owner, selector, client, resource } = options
+  const uid = owner.metadata.uid
+  const claimed: KubeObject[] = []
+  let ownerChecked: boolean | undefined
+  for (const object of candidates) {
+    const ref = controllerRefOf(object)
+    const matches = selector.matches(object.metadata.labels)
+    if (ref) {
+      if (ref.uid !== uid) continue
+      if (matches || object.metadata.deletionTimestamp || owner.metadata.deletionTimestamp) {
+        claimed.push(object)
+        continue
+      }
+      await write(client, resource, object, (refs) => refs.filter((r) => r.uid !== uid))
+      continue
+    }
+    if (!matches || object.metadata.deletionTimestamp || owner.metadata.deletionTimestamp) continue
+    if (ownerChecked === undefined) {
+      const fresh = await options.recheckOwner()
+      ownerChecked = fresh?.metadata.uid === uid && !fresh?.metadata.deletionTimestamp
+    }
+    if (!ownerChecked) continue
+    const adopted = await write(client, resource, object, (refs) => [...refs, controllerRefTo(owner)])
+    if (adopted) claimed.push(adopted)
+  }
+  return claimed
+}
+
+/** Rewrites the owner references; an object already gone counts as released (answers undefined). */
+async function write(client: ObjectClient, resource: ResourceRef, object: KubeObject, change: (refs: OwnerReference[]) => OwnerReference[]): Promise<KubeObject | undefined> {
+  const updated: KubeObject = { ...object, metadata: { ...object.metadata, ownerReferences: change(object.metadata.ownerReferences ?? []) } }
+  try {
+    return await client.update(resource, object.metadata.namespace ?? '', updated)
+  } catch (err) {
+    if ((err as { code?: number }).code === 404) return undefined
+    throw err
+  }
+}
