@@ -4,8 +4,11 @@
  * kube-controller-manager names, and the `--controllers` selection over them.
  */
 import type { WorkloadController } from './context.js'
+import { jobController } from './job.js'
 
-export const WORKLOAD_CONTROLLERS: readonly WorkloadController[] = []
+export const WORKLOAD_CONTROLLERS: readonly WorkloadController[] = [
+  jobController,
+]
 
 /**
  * The controllers a `--controllers` list selects, as kube-controller-manager
