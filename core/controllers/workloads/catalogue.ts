@@ -5,9 +5,13 @@
  */
 import type { WorkloadController } from './context.js'
 import { jobController } from './job.js'
+import { podGcController } from './podgc.js'
+import { ttlAfterFinishedController } from './ttl-after-finished.js'
 
 export const WORKLOAD_CONTROLLERS: readonly WorkloadController[] = [
   jobController,
+  podGcController,
+  ttlAfterFinishedController,
 ]
 
 /**
