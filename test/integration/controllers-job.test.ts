@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { type ApiServer, createApiServer } from '../../core/index.js'
+import { type ApiServer, createApiServer, manualClock } from '../../core/index.js'
 import type { KubeObject } from '../../core/machinery/object.js'
 import { events } from '../../core/resources/core/events.js'
 import { pods } from '../../core/resources/core/pods.js'
@@ -71,14 +71,14 @@ function runJobTests(label: string, options: Parameters<typeof createApiServer>[
         assert.deepEqual(conditionTypes(done), ['SuccessCriteriaMet', 'Complete'])
         assert.equal(status['succeeded'], 3)
         assert.equal(status['active'], 0)
-        assert.ok(status['startTime'] && status['completionTime'])
+        assert.ok(status['startTime'] && status['completionTime'], 'startTime and completionTime are set')
       })
       // Counted pods lose the tracking finalizer.
       for (const pod of await podsOf(server, 'three')) assert.deepEqual(pod.metadata.finalizers ?? [], [])
       await untilPasses(async () => {
         const reasons = await reasonsFor(server, 'three')
         assert.equal(reasons.filter((r) => r === 'SuccessfulCreate').length, 3)
-        assert.ok(reasons.includes('Completed'))
+        assert.ok(reasons.includes('Completed'), 'a Completed event')
       })
     })
 
@@ -87,7 +87,7 @@ function runJobTests(label: string, options: Parameters<typeof createApiServer>[
       let pod: KubeObject | undefined
       await untilPasses(async () => {
         pod = (await podsOf(server, 'fails'))[0]
-        assert.ok(pod)
+        assert.ok(pod, 'the Job has a pod')
       })
       await finishPod(server, pod!, 'Failed')
       await untilPasses(async () => {
@@ -97,9 +97,9 @@ function runJobTests(label: string, options: Parameters<typeof createApiServer>[
         assert.equal(condition?.reason, 'BackoffLimitExceeded')
         assert.equal(condition?.message, 'Job has reached the specified backoff limit')
         assert.equal((failed['status'] as { failed: number }).failed, 1)
-        assert.ok(!(failed['status'] as Record<string, unknown>)['completionTime'])
+        assert.ok(!(failed['status'] as Record<string, unknown>)['completionTime'], 'a failed Job has no completionTime')
       })
-      await untilPasses(async () => assert.ok((await reasonsFor(server, 'fails')).includes('BackoffLimitExceeded')))
+      await untilPasses(async () => assert.ok((await reasonsFor(server, 'fails')).includes('BackoffLimitExceeded'), 'a BackoffLimitExceeded event'))
     })
 
     it('holds a suspended Job back and starts its pods when resumed', async () => {
@@ -142,11 +142,33 @@ function runJobTests(label: string, options: Parameters<typeof createApiServer>[
       await untilPasses(async () => {
         const done = await server.client.get(jobs, NS, 'indexed')
         assert.equal((done['status'] as { completedIndexes: string }).completedIndexes, '0-1')
-        assert.ok(conditionTypes(done).includes('Complete'))
+        assert.ok(conditionTypes(done).includes('Complete'), 'the Job completes')
       })
     })
   })
 }
+
+describe('job controller deadline', () => {
+  it('fails a Job that ran longer than activeDeadlineSeconds and deletes its pods', async () => {
+    const clock = manualClock()
+    const server = createApiServer({ controllers: ['job'] }, { now: clock.now })
+    try {
+      await server.ready
+      await server.client.create(jobs, NS, job('slow', { activeDeadlineSeconds: 30, parallelism: 2, completions: 4 }))
+      await untilPasses(async () => assert.equal((await podsOf(server, 'slow')).length, 2))
+      clock.advance(31_000)
+      await untilPasses(async () => {
+        const failed = await server.client.get(jobs, NS, 'slow')
+        assert.deepEqual(conditionTypes(failed), ['FailureTarget', 'Failed'])
+        const condition = (failed['status'] as { conditions: { type: string; reason: string }[] }).conditions.find((c) => c.type === 'Failed')
+        assert.equal(condition?.reason, 'DeadlineExceeded')
+        assert.equal((await podsOf(server, 'slow')).length, 0)
+      })
+    } finally {
+      await server.shutdown()
+    }
+  })
+})
 
 runJobTests('no authorization', {})
 runJobTests('RBAC', { authorizationModes: ['RBAC'] })

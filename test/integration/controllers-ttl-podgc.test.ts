@@ -44,12 +44,12 @@ describe('ttl-after-finished controller', () => {
       let pod: KubeObject | undefined
       await untilPasses(async () => {
         pod = (await server.client.list(pods, NS, { labelSelector: 'job-name=short-lived' })).items[0]
-        assert.ok(pod)
+        assert.ok(pod, 'the Job has a pod')
       })
       await server.client.updateStatus(pods, NS, { ...pod!, status: { phase: 'Succeeded' } })
       await untilPasses(async () => {
         const job = await server.client.get(jobs, NS, 'short-lived')
-        assert.ok((job['status'] as { completionTime?: string }).completionTime)
+        assert.ok((job['status'] as { completionTime?: string }).completionTime, 'the Job completes')
       })
       // Not before the TTL: the Job stays.
       clock.advance(30_000)

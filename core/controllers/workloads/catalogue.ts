@@ -4,11 +4,13 @@
  * kube-controller-manager names, and the `--controllers` selection over them.
  */
 import type { WorkloadController } from './context.js'
+import { cronJobController } from './cronjob.js'
 import { jobController } from './job.js'
 import { podGcController } from './podgc.js'
 import { ttlAfterFinishedController } from './ttl-after-finished.js'
 
 export const WORKLOAD_CONTROLLERS: readonly WorkloadController[] = [
+  cronJobController,
   jobController,
   podGcController,
   ttlAfterFinishedController,

@@ -11,6 +11,7 @@ import type { SharedInformer } from '../../client/informer.js'
 import { formatTimestamp, type KubeObject } from '../../machinery/object.js'
 import { pods as podEntry } from '../../resources/core/pods.js'
 import { jobs as jobEntry } from '../../resources/groups/batch.js'
+import { onClockJump } from './clock-jumps.js'
 import type { ControllerContext, WorkloadController } from './context.js'
 import { Expectations } from './expectations.js'
 import {
@@ -55,9 +56,14 @@ export const jobController: WorkloadController = {
     }
     const stopJobs = jobs.addHandlers({ onAdd: (j) => queue.add(keyOf(j)), onUpdate: (_, j) => queue.add(keyOf(j)), onDelete: (j) => queue.add(keyOf(j)) })
     const stopPods = pods.addHandlers({ onAdd: enqueueOwner, onUpdate: (old, pod) => (enqueueOwner(old), enqueueOwner(pod)), onDelete: enqueueOwner })
+    // A deadline reached by a clock moved by hand fires no timer: look again.
+    const stopJumps = onClockJump(ctx.now, () => {
+      for (const j of jobs.list()) if (typeof (j['spec'] as { activeDeadlineSeconds?: unknown }).activeDeadlineSeconds === 'number' && !isFinishedJob(j)) queue.add(keyOf(j))
+    })
     return () => {
       stopJobs()
       stopPods()
+      stopJumps()
       queue.stop()
     }
   },
@@ -243,8 +249,8 @@ async function removeFinalizers(ctx: ControllerContext, pods: KubeObject[]): Pro
       try {
         await ctx.client.patch(podEntry, pod.metadata.namespace ?? '', pod.metadata.name ?? '', 'merge', patch)
       } catch (err) {
-        // Gone already, or another pod of the same name: nothing of ours to release.
-        if (!isNotFound(err) && !isConflict(err)) throw err
+        // Gone already: nothing of ours to release.
+        if (!isNotFound(err)) throw err
       }
     }),
   )
