@@ -148,7 +148,31 @@ function runJobTests(label: string, options: Parameters<typeof createApiServer>[
   })
 }
 
-describe('job controller deadline', () => {
+describe('job controller on a clock moved by hand', () => {
+  it('waits 10 s after a failure before starting the replacement pod', async () => {
+    const clock = manualClock()
+    const server = createApiServer({ controllers: ['job'] }, { now: clock.now })
+    try {
+      await server.ready
+      await server.client.create(jobs, NS, job('retry', { backoffLimit: 2 }))
+      let first: KubeObject | undefined
+      await untilPasses(async () => {
+        first = (await podsOf(server, 'retry'))[0]
+        assert.ok(first, 'the Job has a pod')
+      })
+      await finishPod(server, first!, 'Failed')
+      // The pass that counted the failure is the one that held the replacement back.
+      await untilPasses(async () => assert.equal(((await server.client.get(jobs, NS, 'retry'))['status'] as { failed?: number }).failed, 1))
+      const running = async () => (await podsOf(server, 'retry')).filter((p) => (p['status'] as { phase?: string }).phase !== 'Failed').length
+      assert.equal(await running(), 0, 'no replacement within the back-off')
+      clock.advance(11_000)
+      await untilPasses(async () => assert.equal(await running(), 1))
+    } finally {
+      await server.shutdown()
+    }
+  })
+
+
   it('fails a Job that ran longer than activeDeadlineSeconds and deletes its pods', async () => {
     const clock = manualClock()
     const server = createApiServer({ controllers: ['job'] }, { now: clock.now })

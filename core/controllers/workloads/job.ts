@@ -14,6 +14,7 @@ import { jobs as jobEntry } from '../../resources/groups/batch.js'
 import { onClockJump } from './clock-jumps.js'
 import type { ControllerContext, WorkloadController } from './context.js'
 import { Expectations } from './expectations.js'
+import { finishedAt, PodFailureBackoff } from './job-backoff.js'
 import {
   completionIndexOf,
   formatIndexes,
@@ -47,8 +48,9 @@ export const jobController: WorkloadController = {
       const owner = controllerOf(pod)
       return owner?.kind === 'Job' && owner.apiVersion.startsWith('batch/') ? [`${pod.metadata.namespace}/${owner.name}`] : []
     })
-    const expectations = new Expectations()
-    const queue: WorkQueue = new WorkQueue((key) => syncJob(ctx, jobs, pods, expectations, queue, key), { logger: ctx.logger, name: 'job' })
+    const state: JobState = { expectations: new Expectations(), backoff: new PodFailureBackoff(), queue: undefined as unknown as WorkQueue }
+    state.queue = new WorkQueue((key) => syncJob(ctx, jobs, pods, state, key), { logger: ctx.logger, name: 'job' })
+    const queue = state.queue
     await Promise.all([jobs.ready, pods.ready])
     const enqueueOwner = (pod: KubeObject): void => {
       const owner = controllerOf(pod)
@@ -56,9 +58,9 @@ export const jobController: WorkloadController = {
     }
     const stopJobs = jobs.addHandlers({ onAdd: (j) => queue.add(keyOf(j)), onUpdate: (_, j) => queue.add(keyOf(j)), onDelete: (j) => queue.add(keyOf(j)) })
     const stopPods = pods.addHandlers({ onAdd: enqueueOwner, onUpdate: (old, pod) => (enqueueOwner(old), enqueueOwner(pod)), onDelete: enqueueOwner })
-    // A deadline reached by a clock moved by hand fires no timer: look again.
+    // A deadline or back-off reached by a clock moved by hand fires no timer: look again.
     const stopJumps = onClockJump(ctx.now, () => {
-      for (const j of jobs.list()) if (typeof (j['spec'] as { activeDeadlineSeconds?: unknown }).activeDeadlineSeconds === 'number' && !isFinishedJob(j)) queue.add(keyOf(j))
+      for (const j of jobs.list()) if (!isFinishedJob(j)) queue.add(keyOf(j))
     })
     return () => {
       stopJobs()
@@ -69,13 +71,24 @@ export const jobController: WorkloadController = {
   },
 }
 
-async function syncJob(ctx: ControllerContext, jobs: SharedInformer, podInformer: SharedInformer, expectations: Expectations, queue: WorkQueue, key: string): Promise<void> {
+/** What the controller keeps between passes: writes not yet seen, failure back-off, the queue. */
+interface JobState {
+  expectations: Expectations
+  backoff: PodFailureBackoff
+  queue: WorkQueue
+}
+
+async function syncJob(ctx: ControllerContext, jobs: SharedInformer, podInformer: SharedInformer, state: JobState, key: string): Promise<void> {
+  const { expectations, queue } = state
   const { namespace, name } = splitKey(key)
   const job = jobs.get(namespace, name)
   const owned = podInformer.byIndex(BY_JOB, key).filter((p) => !job || controllerOf(p)?.uid === job.metadata.uid)
   // A Job gone, going or finished keeps no pod from going: its pods lose the finalizer.
   if (!job || job.metadata.deletionTimestamp || isFinishedJob(job)) {
-    if (!job) expectations.forget(key)
+    if (!job) {
+      expectations.forget(key)
+      state.backoff.forget(key)
+    }
     await removeFinalizers(ctx, owned.filter(hasTrackingFinalizer))
     return
   }
@@ -83,7 +96,7 @@ async function syncJob(ctx: ControllerContext, jobs: SharedInformer, podInformer
   const deleting = (podName: string) => !!podInformer.get(namespace, podName)?.metadata.deletionTimestamp
   if (!expectations.satisfied(key, present, deleting)) return
   try {
-    await reconcile(ctx, job, owned, expectations, queue, key)
+    await reconcile(ctx, job, owned, state, key)
   } catch (err) {
     if (!isConflict(err)) throw err
     queue.add(key)
@@ -92,7 +105,8 @@ async function syncJob(ctx: ControllerContext, jobs: SharedInformer, podInformer
 
 const isFinishedJob = (job: KubeObject): boolean => hasTrueCondition(job['status'], 'Complete') || hasTrueCondition(job['status'], 'Failed')
 
-async function reconcile(ctx: ControllerContext, job: KubeObject, owned: KubeObject[], expectations: Expectations, queue: WorkQueue, key: string): Promise<void> {
+async function reconcile(ctx: ControllerContext, job: KubeObject, owned: KubeObject[], state: JobState, key: string): Promise<void> {
+  const { expectations, queue } = state
   const now = ctx.now()
   const spec = job['spec'] as Record<string, unknown>
   const status = structuredClone((job['status'] as Status | undefined) ?? {}) as Status
@@ -104,6 +118,8 @@ async function reconcile(ctx: ControllerContext, job: KubeObject, owned: KubeObj
   const completed = parseIndexes(status['completedIndexes'])
 
   // Finished pods still held by the finalizer are counted from here on.
+  let newlySucceeded = 0
+  const newFailures: number[] = []
   for (const pod of owned) {
     const uid = pod.metadata.uid ?? ''
     if (!hasTrackingFinalizer(pod) || !isFinished(pod) || uncountedSucceeded.has(uid) || uncountedFailed.has(uid)) continue
@@ -112,10 +128,15 @@ async function reconcile(ctx: ControllerContext, job: KubeObject, owned: KubeObj
       if (indexed && (index === undefined || index >= (completions ?? 0) || completed.has(index))) uncountedFailed.add(uid)
       else {
         uncountedSucceeded.add(uid)
+        newlySucceeded++
         if (indexed) completed.add(index!)
       }
-    } else if (isFailed(pod)) uncountedFailed.add(uid)
+    } else if (isFailed(pod)) {
+      uncountedFailed.add(uid)
+      newFailures.push(finishedAt(pod, now.getTime()))
+    }
   }
+  state.backoff.record(key, newlySucceeded, newFailures)
   const active = owned.filter(isActive)
   const succeeded = indexed ? completed.size : num(status['succeeded']) + uncountedSucceeded.size
   const failed = num(status['failed']) + uncountedFailed.size
@@ -140,7 +161,9 @@ async function reconcile(ctx: ControllerContext, job: KubeObject, owned: KubeObj
       status['startTime'] = formatTimestamp(now)
     }
     status['startTime'] ??= formatTimestamp(now)
-    remaining = await managePods(ctx, job, active, { indexed, completions, parallelism, succeeded, completed }, expectations, key)
+    const wait = state.backoff.remainingMs(key, now.getTime())
+    if (wait > 0) queue.addAfter(key, wait)
+    remaining = await managePods(ctx, job, active, { indexed, completions, parallelism, succeeded, completed, mayCreate: wait === 0 }, expectations, key)
   }
 
   status['active'] = remaining.length
@@ -184,6 +207,8 @@ interface Shape {
   parallelism: number
   succeeded: number
   completed: Set<number>
+  /** False while failures hold new pods back. */
+  mayCreate: boolean
 }
 
 /** Creates the pods the Job lacks and deletes those beyond what it wants; answers the pods left running. */
@@ -191,7 +216,7 @@ async function managePods(ctx: ControllerContext, job: KubeObject, active: KubeO
   if (shape.indexed) {
     const running = new Set(active.map(completionIndexOf))
     const missing: number[] = []
-    for (let i = 0; i < (shape.completions ?? 0) && missing.length + active.length < shape.parallelism; i++) if (!running.has(i) && !shape.completed.has(i)) missing.push(i)
+    for (let i = 0; shape.mayCreate && i < (shape.completions ?? 0) && missing.length + active.length < shape.parallelism; i++) if (!running.has(i) && !shape.completed.has(i)) missing.push(i)
     return [...active, ...(await createPods(ctx, job, missing, expectations, key))]
   }
   // Without completions, once one pod succeeded no new pod starts (upstream's work-queue Jobs).
@@ -204,6 +229,7 @@ async function managePods(ctx: ControllerContext, job: KubeObject, active: KubeO
     await deletePods(ctx, job, extra, expectations, key)
     return active.filter((p) => !extra.includes(p))
   }
+  if (!shape.mayCreate) return active
   const created = await createPods(ctx, job, Array.from({ length: want - active.length }, () => undefined), expectations, key)
   return [...active, ...created]
 }
