@@ -170,7 +170,11 @@ async function reconcile(ctx: ControllerContext, job: KubeObject, owned: KubeObj
   status['ready'] = remaining.filter(isReady).length
   status['terminating'] = owned.filter(isTerminating).length
   if (indexed) status['completedIndexes'] = formatIndexes(completed)
-  status['uncountedTerminatedPods'] = { succeeded: [...uncountedSucceeded], failed: [...uncountedFailed] }
+  // Empty lists are left out, as upstream's omitempty leaves them.
+  status['uncountedTerminatedPods'] = {
+    ...(uncountedSucceeded.size ? { succeeded: [...uncountedSucceeded] } : {}),
+    ...(uncountedFailed.size ? { failed: [...uncountedFailed] } : {}),
+  }
   let written = await writeStatus(ctx, job, status)
 
   // Counted in status, the finished pods can go; then their uids become numbers.
