@@ -4,14 +4,22 @@
  * kube-controller-manager names, and the `--controllers` selection over them.
  */
 import type { WorkloadController } from './context.js'
+import { cronJobController } from './cronjob.js'
 import { deploymentController } from './deployment.js'
+import { jobController } from './job.js'
+import { podGcController } from './podgc.js'
 import { replicaSetController } from './replicaset.js'
 import { replicationControllerController } from './replicationcontroller.js'
+import { ttlAfterFinishedController } from './ttl-after-finished.js'
 
 export const WORKLOAD_CONTROLLERS: readonly WorkloadController[] = [
+  cronJobController,
   deploymentController,
+  jobController,
+  podGcController,
   replicaSetController,
   replicationControllerController,
+  ttlAfterFinishedController,
 ]
 
 /**

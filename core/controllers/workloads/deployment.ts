@@ -25,9 +25,9 @@ export const deploymentController: WorkloadController = {
 }
 
 function startDeploymentController(ctx: ControllerContext): StopController {
-  const deploymentInformer = ctx.informers.informer({ group: 'apps', resource: 'deployments' })
-  const replicaSetInformer = ctx.informers.informer({ group: 'apps', resource: 'replicasets' })
-  const podInformer = ctx.informers.informer({ group: '', resource: 'pods' })
+  const deploymentInformer = ctx.informers.informer({ group: 'apps', version: 'v1', resource: 'deployments' })
+  const replicaSetInformer = ctx.informers.informer({ group: 'apps', version: 'v1', resource: 'replicasets' })
+  const podInformer = ctx.informers.informer({ group: '', version: 'v1', resource: 'pods' })
   const controllerUid = (o: KubeObject): string[] => {
     const uid = controllerRefOf(o)?.uid
     return uid ? [uid] : []

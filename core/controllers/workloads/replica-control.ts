@@ -40,8 +40,8 @@ export function replicaController(kind: ReplicaKind): WorkloadController {
 }
 
 function startReplicaControl(kind: ReplicaKind, ctx: ControllerContext): StopController {
-  const owners = ctx.informers.informer({ group: kind.resource.group, resource: kind.resource.resource })
-  const pods = ctx.informers.informer({ group: '', resource: 'pods' })
+  const owners = ctx.informers.informer(kind.resource)
+  const pods = ctx.informers.informer({ group: '', version: 'v1', resource: 'pods' })
   const expectations = new Expectations(ctx.now)
   const typed = (owner: KubeObject): KubeObject => ({ ...owner, apiVersion: kind.resource.group ? `${kind.resource.group}/${kind.resource.version}` : kind.resource.version, kind: kind.resource.kind })
   const queue = new WorkQueue((key) => reconcile(key), { logger: ctx.logger, name: kind.name })
