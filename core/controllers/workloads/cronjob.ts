@@ -55,7 +55,7 @@ export const cronJobController: WorkloadController = {
         queue.add(key)
       }
     }, { logger: ctx.logger, name: 'cronjob' })
-    await Promise.all([cronJobs.ready, jobs.ready])
+    await Promise.all([cronJobs.synced, jobs.synced])
     const enqueueOwner = (job: KubeObject): void => {
       const owner = controllerOf(job)
       if (owner?.kind === 'CronJob') queue.add(`${job.metadata.namespace}/${owner.name}`)

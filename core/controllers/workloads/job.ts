@@ -51,7 +51,7 @@ export const jobController: WorkloadController = {
     const state: JobState = { expectations: new NamedExpectations(), backoff: new PodFailureBackoff(), queue: undefined as unknown as WorkQueue }
     state.queue = new WorkQueue((key) => syncJob(ctx, jobs, pods, state, key), { logger: ctx.logger, name: 'job' })
     const queue = state.queue
-    await Promise.all([jobs.ready, pods.ready])
+    await Promise.all([jobs.synced, pods.synced])
     const enqueueOwner = (pod: KubeObject): void => {
       const owner = controllerOf(pod)
       if (owner?.kind === 'Job') queue.add(`${pod.metadata.namespace}/${owner.name}`)

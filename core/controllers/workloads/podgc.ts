@@ -46,7 +46,7 @@ export const podGcController: WorkloadController = {
       },
       { logger: ctx.logger, name: 'pod-garbage-collector', concurrency: 1 },
     )
-    await Promise.all([pods.ready, nodes.ready])
+    await Promise.all([pods.synced, nodes.synced])
     const stopPods = pods.addHandlers({ onAdd: () => queue.add(PASS), onUpdate: () => queue.add(PASS) })
     const stopJumps = onClockJump(ctx.now, () => queue.add(PASS))
     queue.add(PASS)

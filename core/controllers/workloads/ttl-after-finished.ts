@@ -21,7 +21,7 @@ export const ttlAfterFinishedController: WorkloadController = {
   async start(ctx) {
     const jobs = ctx.informers.informer({ group: 'batch', version: 'v1', resource: 'jobs' })
     const queue: WorkQueue = new WorkQueue((key) => cleanUp(ctx, key, (job) => jobs.get(job.namespace, job.name), queue), { logger: ctx.logger, name: 'ttl-after-finished' })
-    await jobs.ready
+    await jobs.synced
     const consider = (job: KubeObject): void => {
       if (expiresAt(job) !== undefined) queue.add(keyOf(job))
     }
