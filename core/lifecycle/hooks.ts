@@ -56,6 +56,18 @@ export class ServerHooks {
   private readonly checkNames: string[] = []
   private readonly extraChecks: HealthCheck[] = []
   private readonly parts = new StartupParts()
+  private readonly phaseDone = new Map<StartupPhase, { promise: Promise<void>; resolve(): void }>(
+    STARTUP_PHASES.map((phase) => {
+      let resolve!: () => void
+      const promise = new Promise<void>((r) => (resolve = r))
+      return [phase, { promise, resolve }]
+    }),
+  )
+
+  /** Resolves once every piece of work of `phase` is done (never, when start-up failed before). */
+  after(phase: StartupPhase): Promise<void> {
+    return this.phaseDone.get(phase)!.promise
+  }
 
   /** Work to run in `phase`; with a `check`, the readiness check of that name waits for it. */
   onStart(phase: StartupPhase, check: string | undefined, run: () => Promise<unknown> | undefined): void {
@@ -111,6 +123,7 @@ export class ServerHooks {
     for (const phase of STARTUP_PHASES) {
       const now = this.work.filter((w) => w.phase === phase)
       await Promise.all(now.map((w) => (w.check ? this.parts.part(w.check, w.run()) : w.run())))
+      this.phaseDone.get(phase)!.resolve()
     }
   }
 

@@ -2,6 +2,7 @@
  * Options of `createApiServer`: the embedder's view of the flags. The daemon
  * fills them from its command line (runtimes/node); tests set them directly.
  */
+import type { SimulatedNodesOptions } from '../simulation/nodes.js'
 import type { EmulationOptions } from '../resources/emulation.js'
 import type { NodeAgentOptions } from '../nodeagent/connection.js'
 import type { AuthorizerSpec, LegacyWebhookOptions } from '../authz/authorizer-specs.js'
@@ -502,6 +503,14 @@ export interface ApiServerOptions {
    * @see WORKLOAD_CONTROLLERS in core/controllers/workloads/catalogue.ts
    */
   controllers?: readonly string[]
+  /**
+   * Simulated nodes (`--simulated-nodes`), as kwok makes them: Node objects
+   * that stay Ready, a scheduler binding pending pods to them, and a kubelet
+   * driving the bound pods through their phases. A number is the count.
+   * @default none
+   * @see docs/controllers.md, "Simulated nodes"
+   */
+  nodes?: number | SimulatedNodesOptions
   /**
    * How many objects a DELETE of a collection (and the clean-up of a deleted
    * namespace) deletes in parallel (`--delete-collection-workers`).

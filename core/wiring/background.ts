@@ -19,6 +19,7 @@ import { startStorageObjectCounter } from '../metrics/storage-objects.js'
 import { type StorageSizes, startStorageSizePoller } from '../metrics/storage-size.js'
 import type { ApiServerOptions } from '../options/api-server-options.js'
 import { controllerIdentity } from '../registry/identities.js'
+import { simulatedNodesOptions, startSimulation } from '../simulation/index.js'
 import type { Registry } from '../registry/registry.js'
 
 export interface BackgroundWiring {
@@ -48,6 +49,15 @@ export function registerBackgroundWork({ options, registry, membership, client, 
     const controllerClient = client.as(controllerIdentity(controller.serviceAccount), `kube-controller-manager/${controller.serviceAccount}`)
     const events = clientEventRecorder(controllerClient, controller.serviceAccount, now, logger)
     runOnce(`${controller.name}-controller`, () => controller.start({ client: controllerClient, informers, events, now, logger }))
+  }
+  if (options.nodes !== undefined) {
+    const simulated = simulatedNodesOptions(options.nodes)
+    // The nodes register once the bootstrap policy grants the node and scheduler accounts their rights, as kubelets retry until it does.
+    if (simulated.count > 0)
+      runOnce('simulated-nodes', async () => {
+        await hooks.after('load')
+        return startSimulation({ client, informers, now, logger }, simulated)
+      })
   }
   hooks.onShutdown(startStorageObjectCounter(registry, metrics, options.storageObjectCountPollMs ?? 60_000, logger))
   hooks.onShutdown(startStorageSizePoller(storageSizes, metrics, options.storageSizePollMs ?? 30_000, logger))

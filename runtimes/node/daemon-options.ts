@@ -179,6 +179,7 @@ export function serverOptions(
     endpointReconcilerType: flags.endpointReconcilerType,
     garbageCollector: flags.garbageCollector,
     ...(flags.controllers.length ? { controllers: flags.controllers } : {}),
+    ...(flags.simulatedNodes > 0 ? { nodes: flags.simulatedNodes } : {}),
     deleteCollectionWorkers: flags.deleteCollectionWorkers,
     serving: flags.serving,
     // The address behind the cluster Service: the advertised one, else the bind address when it is one.

@@ -89,6 +89,8 @@ export interface DaemonFlags {
   garbageCollector: boolean
   /** `--controllers`: the workload controllers run in process. */
   controllers: string[]
+  /** `--simulated-nodes`: how many; 0 for none. */
+  simulatedNodes: number
   /** `--delete-collection-workers`. */
   deleteCollectionWorkers: number
   /** In-flight limits, HSTS, CORS, livez grace, profiling, send-retry-after: what core's chain reads. */
@@ -202,6 +204,7 @@ export function daemonFlags({ values }: ParsedFlags): DaemonFlags {
     endpointReconcilerType: values['endpoint-reconciler-type'] as DaemonFlags['endpointReconcilerType'],
     garbageCollector: values['enable-garbage-collector'],
     controllers: values.controllers,
+    simulatedNodes: values['simulated-nodes'],
     deleteCollectionWorkers: values['delete-collection-workers'],
     serving: {
       maxInFlight: { readOnly: values['max-requests-inflight'], mutating: values['max-mutating-requests-inflight'] },

@@ -84,45 +84,56 @@ function playKubelet(client: ObjectClient, namespace: string): () => void {
 }
 
 describe('a controller author’s test against the in-process server', () => {
-  it('defines a CRD, rolls out a Deployment, and deleting the namespace takes everything in it', async () => {
+  it('defines a CRD, rolls out a Deployment on simulated nodes, and deleting the namespace takes everything in it', async () => {
+    const server = createApiServer({ controllers: ['*'], nodes: 3 })
+    await server.ready
+    await authorsSteps(server.client)
+    await server.shutdown()
+  })
+
+  it('does the same with the test playing the kubelet, without simulated nodes', async () => {
     const server = createApiServer({ controllers: ['*'] })
     await server.ready
-    const { client } = server
-    const stopKubelet = playKubelet(client, 'team')
+    const stopKubelet = playKubelet(server.client, 'team')
     try {
-      await client.create(customResourceDefinitions, '', WIDGET_CRD)
-      await until('the CRD to be established', async () => {
-        const crd = await client.get(customResourceDefinitions, '', 'widgets.example.com')
-        return ((crd['status'] as { conditions?: { type: string; status: string }[] })?.conditions ?? []).some((c) => c.type === 'Established' && c.status === 'True')
-      })
-      await client.create(namespaces, '', { metadata: { name: 'team' } })
-      await client.create(widgets, 'team', { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'gadget' }, spec: { size: 3 } })
-      await client.create(deployments, 'team', WEB)
-
-      await until('the Deployment to be available', async () => {
-        const web = await client.get(deployments, 'team', 'web')
-        const status = (web['status'] ?? {}) as { availableReplicas?: number; updatedReplicas?: number; conditions?: { type: string; status: string }[] }
-        return status.availableReplicas === 3 && status.updatedReplicas === 3 && (status.conditions ?? []).some((c) => c.type === 'Available' && c.status === 'True')
-      })
-      assert.equal((await client.list(pods, 'team')).items.length, 3)
-      assert.equal((await client.list(replicaSets, 'team')).items.length, 1)
-
-      await client.delete(namespaces, '', 'team')
-      await until('the namespace to be gone', async () => {
-        try {
-          await client.get(namespaces, '', 'team')
-          return false
-        } catch (err) {
-          if (hasStatusCode(err, 404)) return true
-          throw err
-        }
-      })
-      for (const resource of [pods, replicaSets, deployments, widgets]) {
-        assert.deepEqual((await client.list(resource, 'team')).items, [], `no ${resource.resource} left in the namespace`)
-      }
+      await authorsSteps(server.client)
     } finally {
       stopKubelet()
       await server.shutdown()
     }
   })
 })
+
+/** The steps of the author's test, whoever runs the pods. */
+async function authorsSteps(client: ObjectClient): Promise<void> {
+  await client.create(customResourceDefinitions, '', WIDGET_CRD)
+  await until('the CRD to be established', async () => {
+    const crd = await client.get(customResourceDefinitions, '', 'widgets.example.com')
+    return ((crd['status'] as { conditions?: { type: string; status: string }[] })?.conditions ?? []).some((c) => c.type === 'Established' && c.status === 'True')
+  })
+  await client.create(namespaces, '', { metadata: { name: 'team' } })
+  await client.create(widgets, 'team', { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'gadget' }, spec: { size: 3 } })
+  await client.create(deployments, 'team', WEB)
+
+  await until('the Deployment to be available', async () => {
+    const web = await client.get(deployments, 'team', 'web')
+    const status = (web['status'] ?? {}) as { availableReplicas?: number; updatedReplicas?: number; conditions?: { type: string; status: string }[] }
+    return status.availableReplicas === 3 && status.updatedReplicas === 3 && (status.conditions ?? []).some((c) => c.type === 'Available' && c.status === 'True')
+  })
+  assert.equal((await client.list(pods, 'team')).items.length, 3)
+  assert.equal((await client.list(replicaSets, 'team')).items.length, 1)
+
+  await client.delete(namespaces, '', 'team')
+  await until('the namespace to be gone', async () => {
+    try {
+      await client.get(namespaces, '', 'team')
+      return false
+    } catch (err) {
+      if (hasStatusCode(err, 404)) return true
+      throw err
+    }
+  })
+  for (const resource of [pods, replicaSets, deployments, widgets]) {
+    assert.deepEqual((await client.list(resource, 'team')).items, [], `no ${resource.resource} left in the namespace`)
+  }
+}

@@ -37,6 +37,9 @@ const RULES: { from: string; never: string; except?: string[] }[] = [
   // Workload controllers read through informers and write through the client, never storage.
   { from: 'core/controllers/workloads', never: 'core/registry' },
   { from: 'core/controllers/workloads', never: 'core/storage' },
+  // The simulated nodes, scheduler and kubelet are clients too.
+  { from: 'core/simulation', never: 'core/registry' },
+  { from: 'core/simulation', never: 'core/storage' },
 ]
 
 /** What the low folders of core may import: their own files and the folders (or files) listed. */

@@ -18,6 +18,8 @@ const controllers: Rule = ({ values }) => {
   }
 }
 
+const simulatedNodes: Rule = ({ values }) => (values['simulated-nodes'] < 0 ? [`--simulated-nodes must be at least 0, not ${values['simulated-nodes']}`] : [])
+
 const storageBackend: Rule = ({ values }) => {
   const backend = values['storage-backend']
   if (backend === '' || (STORAGE_BACKENDS as readonly string[]).includes(backend)) return []
@@ -79,6 +81,7 @@ const watchCacheSizes: Rule = ({ values }) => {
 
 export const PERSISTENCE_RULES: readonly Rule[] = [
   controllers,
+  simulatedNodes,
   storageBackend,
   storageMediaType,
   kvstoreServers,

@@ -43,6 +43,15 @@ export const PERSISTENCE_FLAGS = [
     help: "Workload controllers to run inside this server, by kube-controller-manager's names: '*' for every one on by default, 'foo' to add foo, '-foo' to leave foo out. None by default, as a kube-apiserver runs none; docs/controllers.md lists them.",
   }),
   flag({
+    name: 'simulated-nodes',
+    kind: 'int',
+    default: 0,
+    section,
+    status: 'active',
+    extension: true,
+    help: 'Simulated nodes to register, as kwok makes them: Nodes that stay Ready, a scheduler binding pending pods to them, and a kubelet driving the bound pods through their phases (docs/controllers.md). 0: none, as a kube-apiserver has none.',
+  }),
+  flag({
     name: 'encryption-provider-config',
     kind: 'string',
     default: '',

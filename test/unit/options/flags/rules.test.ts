@@ -36,6 +36,20 @@ const CASES: RuleCase[] = [
     accepted: ['--request-timeout=0', '--max-requests-inflight=0', '--max-mutating-requests-inflight=1'],
   },
   {
+    rule: '--controllers names only controllers the server has',
+    refused: ['--controllers=*,nodelifecycle'],
+    says: [
+      '--controllers: "nodelifecycle" is not in the list of known controllers (known: cronjob, deployment, job, podgc, replicaset, replicationcontroller, ttl-after-finished)',
+    ],
+    accepted: ['--controllers=*,-cronjob', '--controllers=deployment,replicaset'],
+  },
+  {
+    rule: '--simulated-nodes is 0 or more',
+    refused: ['--simulated-nodes=-2'],
+    says: ['--simulated-nodes must be at least 0, not -2'],
+    accepted: ['--simulated-nodes=3', '--controllers=*'],
+  },
+  {
     rule: '--workers is 1 or more',
     refused: ['--workers=0'],
     says: ['--workers 0 must be 1 or more'],

@@ -3,13 +3,13 @@ import { describe, it } from 'node:test'
 import { defaultValues, FLAGS, flagSpec } from '../../../../core/options/flags/index.js'
 
 describe('the flag table', () => {
-  it("holds the spec's 169 flags and the project's --controllers, --data-dir and --workers, each once", () => {
-    assert.equal(FLAGS.length, 172)
+  it("holds the spec's 169 flags and the project's --controllers, --data-dir, --simulated-nodes and --workers, each once", () => {
+    assert.equal(FLAGS.length, 173)
     const names = FLAGS.flatMap((f) => [f.name, ...(f.aliases ?? [])])
     assert.equal(new Set(names).size, names.length, 'no name or alias is used twice')
     assert.deepEqual(
       FLAGS.filter((f) => f.extension).map((f) => f.name).sort(),
-      ['controllers', 'data-dir', 'workers'],
+      ['controllers', 'data-dir', 'simulated-nodes', 'workers'],
     )
   })
 
@@ -169,6 +169,7 @@ describe('the flag table', () => {
       'shutdown-delay-duration',
       'shutdown-send-retry-after',
       'shutdown-watch-termination-grace-period',
+      'simulated-nodes',
       'storage-backend',
       'storage-initialization-timeout',
       'storage-media-type',

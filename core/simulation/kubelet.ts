@@ -1,0 +1,152 @@
+/**
+ * The kubelet of the simulated nodes: a pod bound to one of them is
+ * started (Running, its containers ready, a pod IP from the node's range),
+ * a pod whose containers are expected to exit (restartPolicy Never or
+ * OnFailure, as a Job's) then Succeeds, and a pod whose deletion began is
+ * removed once its containers "stopped", as the kubelet confirms a
+ * deletion. A pod annotated `simulation.kube-apiserver-ts/exit-code` with a
+ * code other than 0 Fails with it. Every write is the node's own.
+ */
+import type { InformerFactory } from '../client/informer-factory.js'
+import type { ObjectClient } from '../client/object-client.js'
+import { WorkQueue } from '../controllers/workloads/work-queue.js'
+import type { Logger } from '../logging/logger.js'
+import { formatTimestamp, isPlainObject, type KubeObject } from '../machinery/object.js'
+import { hasStatusCode } from '../machinery/status-error.js'
+import { pods as podEntry } from '../resources/core/pods.js'
+import { nodeAddress, nodeIdentity, nodeNames, type SimulatedNodesOptions } from './nodes.js'
+
+/** The annotation a test sets on a pod to have its containers exit with that code. */
+export const EXIT_CODE_ANNOTATION = 'simulation.kube-apiserver-ts/exit-code'
+
+type Obj = Record<string, unknown>
+const obj = (v: unknown): Obj => (isPlainObject(v) ? v : {})
+const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isPlainObject) : [])
+
+export interface KubeletContext {
+  readonly client: ObjectClient
+  readonly informers: InformerFactory
+  readonly options: SimulatedNodesOptions
+  readonly now: () => Date
+  readonly logger: Logger
+}
+
+function exits(pod: KubeObject): boolean {
+  const policy = obj(pod['spec'])['restartPolicy'] ?? 'Always'
+  return policy === 'Never' || policy === 'OnFailure' || pod.metadata.annotations?.[EXIT_CODE_ANNOTATION] !== undefined
+}
+
+function containerStatuses(pod: KubeObject, state: Obj, ready: boolean): Obj[] {
+  return list(obj(pod['spec'])['containers']).map((c, i) => ({
+    name: c['name'],
+    image: c['image'],
+    imageID: `simulated://${String(c['image'])}`,
+    containerID: `simulated://${pod.metadata.uid ?? ''}-${i}`,
+    ready,
+    started: ready,
+    restartCount: 0,
+    state,
+  }))
+}
+
+function condition(type: string, status: string, at: string, reason?: string): Obj {
+  return { type, status, lastProbeTime: null, lastTransitionTime: at, ...(reason ? { reason } : {}) }
+}
+
+export async function startKubelet({ client, informers, options, now, logger }: KubeletContext): Promise<() => void> {
+  const names = nodeNames(options)
+  const indexOf = new Map(names.map((n, i) => [n, i]))
+  const podInformer = informers.informer(podEntry)
+  const nextIp = new Map<string, number>()
+  const timers = new Set<ReturnType<typeof setTimeout>>()
+  const later = (ms: number, key: string): void => {
+    if (ms <= 0) return queue.add(key)
+    const timer = setTimeout(() => {
+      timers.delete(timer)
+      queue.add(key)
+    }, ms)
+    ;(timer as { unref?: () => void }).unref?.()
+    timers.add(timer)
+  }
+  /** When each pod was seen bound and when it started, to honour the delays. */
+  const boundAt = new Map<string, number>()
+
+  const sync = async (key: string): Promise<void> => {
+    const [namespace = '', name = ''] = key.split('/')
+    const pod = podInformer.get(namespace, name)
+    const nodeName = String(obj(pod?.['spec'])['nodeName'] ?? '')
+    const index = indexOf.get(nodeName)
+    if (!pod || index === undefined) return
+    const kubelet = client.as(nodeIdentity(nodeName), `kubelet/${nodeName}`)
+    const status = obj(pod['status'])
+    const at = formatTimestamp(now())
+    try {
+      if (pod.metadata.deletionTimestamp) {
+        await kubelet.delete(podEntry, namespace, name, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid ?? '' } })
+        return
+      }
+      const phase = status['phase']
+      if (phase === 'Succeeded' || phase === 'Failed') return
+      const since = boundAt.get(key) ?? Date.now()
+      boundAt.set(key, since)
+      if (phase !== 'Running') {
+        const wait = since + (options.startDelayMs ?? 0) - Date.now()
+        if (wait > 0) return later(wait, key)
+        const ip = nextIp.get(nodeName) ?? 2
+        nextIp.set(nodeName, ip + 1)
+        const podIP = `10.244.${index}.${ip}`
+        await kubelet.updateStatus(podEntry, namespace, {
+          ...pod,
+          status: {
+            ...status,
+            phase: 'Running',
+            hostIP: nodeAddress(index),
+            hostIPs: [{ ip: nodeAddress(index) }],
+            podIP,
+            podIPs: [{ ip: podIP }],
+            startTime: at,
+            conditions: [condition('PodReadyToStartContainers', 'True', at), condition('Initialized', 'True', at), condition('Ready', 'True', at), condition('ContainersReady', 'True', at), condition('PodScheduled', 'True', at)],
+            containerStatuses: containerStatuses(pod, { running: { startedAt: at } }, true),
+          },
+        })
+        if (exits(pod)) later(options.runDurationMs ?? 0, key)
+        return
+      }
+      if (!exits(pod)) return
+      const wait = since + (options.startDelayMs ?? 0) + (options.runDurationMs ?? 0) - Date.now()
+      if (wait > 0) return later(wait, key)
+      const exitCode = Number(pod.metadata.annotations?.[EXIT_CODE_ANNOTATION] ?? 0) || 0
+      const reason = exitCode === 0 ? 'Completed' : 'Error'
+      const startedAt = String(obj(obj(list(status['containerStatuses'])[0]?.['state'])['running'])['startedAt'] ?? at)
+      await kubelet.updateStatus(podEntry, namespace, {
+        ...pod,
+        status: {
+          ...status,
+          phase: exitCode === 0 ? 'Succeeded' : 'Failed',
+          conditions: list(status['conditions']).map((c) => (c['type'] === 'Ready' || c['type'] === 'ContainersReady' ? condition(String(c['type']), 'False', at, 'PodCompleted') : c)),
+          containerStatuses: containerStatuses(pod, { terminated: { exitCode, reason, startedAt, finishedAt: at } }, false),
+        },
+      })
+      boundAt.delete(key)
+    } catch (err) {
+      // The pod changed or went meanwhile: its next event brings it back.
+      if (!hasStatusCode(err, 409) && !hasStatusCode(err, 404)) throw err
+    }
+  }
+
+  const queue = new WorkQueue(sync, { logger, name: 'simulated-kubelet' })
+  const enqueue = (pod: KubeObject): void => {
+    if (indexOf.has(String(obj(pod['spec'])['nodeName'] ?? ''))) queue.add(`${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`)
+  }
+  await podInformer.synced
+  const unsubscribe = podInformer.addHandlers({
+    onAdd: enqueue,
+    onUpdate: (_before, pod) => enqueue(pod),
+    onDelete: (pod) => boundAt.delete(`${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`),
+  })
+  return () => {
+    unsubscribe()
+    queue.stop()
+    for (const timer of timers) clearTimeout(timer)
+  }
+}

@@ -1,0 +1,192 @@
+/**
+ * A scheduler for simulated clusters (a small part of kube-scheduler): a
+ * pending pod of the default scheduler goes to the least-loaded node that
+ * fits it (its resource requests within the node's allocatable minus what
+ * is bound there, its pod count, its nodeSelector, its required node
+ * affinity terms on labels, the node's NoSchedule and NoExecute taints it
+ * tolerates), bound through pods/binding as `system:kube-scheduler`. A pod
+ * that fits nowhere stays Pending with upstream's PodScheduled=False
+ * Unschedulable condition and a FailedScheduling event, and is tried again
+ * when a node or a pod changes.
+ */
+import type { InformerFactory } from '../client/informer-factory.js'
+import type { ObjectClient } from '../client/object-client.js'
+import type { EventRecorder } from '../controllers/workloads/events.js'
+import { WorkQueue } from '../controllers/workloads/work-queue.js'
+import type { Logger } from '../logging/logger.js'
+import { formatTimestamp, isPlainObject, type KubeObject } from '../machinery/object.js'
+import { hasStatusCode } from '../machinery/status-error.js'
+import { nodes as nodeEntry } from '../resources/core/nodes.js'
+import { quantityValue } from '../resources/core/pod-spec-resources.js'
+import { pods as podEntry } from '../resources/core/pods.js'
+
+type Obj = Record<string, unknown>
+const obj = (v: unknown): Obj => (isPlainObject(v) ? v : {})
+const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isPlainObject) : [])
+
+export const SCHEDULER_IDENTITY = { username: 'system:kube-scheduler', groups: ['system:authenticated'] }
+
+/** The pod's requests: the sum over its containers, or an init container's where larger, as upstream counts them. */
+export function podRequests(pod: KubeObject): Record<string, number> {
+  const spec = obj(pod['spec'])
+  const sum: Record<string, number> = {}
+  for (const c of list(spec['containers'])) {
+    for (const [name, q] of Object.entries(obj(obj(c['resources'])['requests']))) sum[name] = (sum[name] ?? 0) + quantityValue(q)
+  }
+  for (const c of list(spec['initContainers'])) {
+    for (const [name, q] of Object.entries(obj(obj(c['resources'])['requests']))) sum[name] = Math.max(sum[name] ?? 0, quantityValue(q))
+  }
+  return sum
+}
+
+function tolerates(pod: KubeObject, taint: Obj): boolean {
+  return list(obj(pod['spec'])['tolerations']).some((t) => {
+    if (t['effect'] && t['effect'] !== taint['effect']) return false
+    if (t['operator'] === 'Exists') return !t['key'] || t['key'] === taint['key']
+    return t['key'] === taint['key'] && (t['value'] ?? '') === (taint['value'] ?? '')
+  })
+}
+
+function matchesExpression(labels: Record<string, string>, e: Obj): boolean {
+  const key = String(e['key'] ?? '')
+  const values = Array.isArray(e['values']) ? e['values'].map(String) : []
+  const has = key in labels
+  switch (e['operator']) {
+    case 'In':
+      return has && values.includes(labels[key]!)
+    case 'NotIn':
+      return !has || !values.includes(labels[key]!)
+    case 'Exists':
+      return has
+    case 'DoesNotExist':
+      return !has
+    case 'Gt':
+      return has && Number(labels[key]) > Number(values[0])
+    case 'Lt':
+      return has && Number(labels[key]) < Number(values[0])
+    default:
+      return false
+  }
+}
+
+/** Why `node` cannot take `pod`, in kube-scheduler's words; undefined when it can. */
+export function unfit(pod: KubeObject, node: KubeObject, bound: readonly KubeObject[]): string | undefined {
+  const labels = node.metadata.labels ?? {}
+  const spec = obj(pod['spec'])
+  for (const taint of list(obj(node['spec'])['taints'])) {
+    if ((taint['effect'] === 'NoSchedule' || taint['effect'] === 'NoExecute') && !tolerates(pod, taint)) return `node(s) had untolerated taint {${String(taint['key'])}: ${String(taint['value'] ?? '')}}`
+  }
+  const selector = obj(spec['nodeSelector'])
+  const terms = list(obj(obj(obj(spec['affinity'])['nodeAffinity'])['requiredDuringSchedulingIgnoredDuringExecution'])['nodeSelectorTerms'])
+  const affinityOk = terms.length === 0 || terms.some((term) => list(term['matchExpressions']).every((e) => matchesExpression(labels, e)) && list(term['matchFields']).every((f) => f['key'] !== 'metadata.name' || matchesExpression({ 'metadata.name': node.metadata.name ?? '' }, f)))
+  if (!Object.entries(selector).every(([k, v]) => labels[k] === v) || !affinityOk) return "node(s) didn't match Pod's node affinity/selector"
+  const allocatable = obj(obj(node['status'])['allocatable'])
+  if (bound.length + 1 > quantityValue(allocatable['pods'] ?? '110')) return 'Too many pods'
+  const wanted = podRequests(pod)
+  for (const [name, amount] of Object.entries(wanted)) {
+    if (amount <= 0) continue
+    const used = bound.reduce((sum, p) => sum + (podRequests(p)[name] ?? 0), 0)
+    if (used + amount > quantityValue(allocatable[name] ?? '0')) return `Insufficient ${name}`
+  }
+  return undefined
+}
+
+const isReadyNode = (node: KubeObject): boolean =>
+  !node.metadata.deletionTimestamp && !obj(node['spec'])['unschedulable'] && list(obj(node['status'])['conditions']).some((c) => c['type'] === 'Ready' && c['status'] === 'True')
+
+const isPendingForUs = (pod: KubeObject): boolean => {
+  const spec = obj(pod['spec'])
+  return !spec['nodeName'] && (spec['schedulerName'] ?? 'default-scheduler') === 'default-scheduler' && !pod.metadata.deletionTimestamp
+}
+
+const finished = (pod: KubeObject): boolean => ['Succeeded', 'Failed'].includes(String(obj(pod['status'])['phase']))
+
+export interface SchedulerContext {
+  readonly client: ObjectClient
+  readonly informers: InformerFactory
+  readonly events: EventRecorder
+  readonly now: () => Date
+  readonly logger: Logger
+}
+
+export async function startScheduler({ client, informers, events, now, logger }: SchedulerContext): Promise<() => void> {
+  const scheduler = client.as(SCHEDULER_IDENTITY, 'kube-scheduler')
+  const podInformer = informers.informer(podEntry)
+  const nodeInformer = informers.informer(nodeEntry)
+  podInformer.addIndex('node', (pod) => {
+    const node = obj(pod['spec'])['nodeName']
+    return typeof node === 'string' && node && !finished(pod) ? [node] : []
+  })
+  const key = (pod: KubeObject) => `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`
+  /** Pods bound by this scheduler that the informer has not shown bound yet, by node. */
+  const assumed = new Map<string, KubeObject[]>()
+
+  const schedule = async (podKey: string): Promise<void> => {
+    const [namespace = '', name = ''] = podKey.split('/')
+    const pod = podInformer.get(namespace, name)
+    if (!pod || !isPendingForUs(pod)) return
+    const candidates = nodeInformer.list().filter(isReadyNode)
+    const reasons = new Map<string, number>()
+    let best: { node: KubeObject; load: number } | undefined
+    for (const node of candidates) {
+      const nodeName = node.metadata.name ?? ''
+      const bound = [...podInformer.byIndex('node', nodeName), ...(assumed.get(nodeName) ?? [])]
+      const why = unfit(pod, node, bound)
+      if (why) reasons.set(why, (reasons.get(why) ?? 0) + 1)
+      else if (!best || bound.length < best.load) best = { node, load: bound.length }
+    }
+    if (!best) return markUnschedulable(pod, candidates.length, reasons)
+    const nodeName = best.node.metadata.name ?? ''
+    try {
+      await scheduler.create(podEntry, namespace, { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace }, target: { kind: 'Node', name: nodeName } } as KubeObject, { subresource: 'binding' })
+      assumed.set(nodeName, [...(assumed.get(nodeName) ?? []), pod])
+      events.record({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Normal', 'Scheduled', `Successfully assigned ${namespace}/${name} to ${nodeName}`)
+    } catch (err) {
+      // Bound or gone meanwhile: nothing to do.
+      if (!hasStatusCode(err, 409) && !hasStatusCode(err, 404)) throw err
+    }
+  }
+
+  const markUnschedulable = async (pod: KubeObject, nodeCount: number, reasons: Map<string, number>): Promise<void> => {
+    const detail = [...reasons].sort(([a], [b]) => (a < b ? -1 : 1)).map(([why, n]) => `${n} ${why}`).join(', ')
+    const message = `0/${nodeCount} nodes are available${detail ? `: ${detail}` : ''}.`
+    const status = obj(pod['status'])
+    const conditions = list(status['conditions'])
+    const current = conditions.find((c) => c['type'] === 'PodScheduled')
+    if (current?.['status'] === 'False' && current['message'] === message) return
+    const condition = { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message, lastProbeTime: null, lastTransitionTime: formatTimestamp(now()) }
+    try {
+      await scheduler.updateStatus(podEntry, pod.metadata.namespace ?? '', { ...pod, status: { ...status, phase: 'Pending', conditions: [...conditions.filter((c) => c['type'] !== 'PodScheduled'), condition] } })
+      events.record({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', 'FailedScheduling', message)
+    } catch (err) {
+      if (!hasStatusCode(err, 409) && !hasStatusCode(err, 404)) throw err
+    }
+  }
+
+  const queue = new WorkQueue(schedule, { logger, name: 'simulated-scheduler', concurrency: 1 })
+  const retryPending = (): void => {
+    for (const pod of podInformer.list()) if (isPendingForUs(pod)) queue.add(key(pod))
+  }
+  await Promise.all([podInformer.synced, nodeInformer.synced])
+  const unsubscribe = [
+    podInformer.addHandlers({
+      onAdd: (pod) => {
+        if (isPendingForUs(pod)) queue.add(key(pod))
+      },
+      onUpdate: (_before, pod) => {
+        const node = obj(pod['spec'])['nodeName']
+        if (typeof node === 'string' && node) assumed.set(node, (assumed.get(node) ?? []).filter((p) => key(p) !== key(pod)))
+        if (isPendingForUs(pod)) queue.add(key(pod))
+        else if (finished(pod)) retryPending()
+      },
+      // A pod gone frees room on its node.
+      onDelete: () => retryPending(),
+    }),
+    nodeInformer.addHandlers({ onAdd: retryPending, onUpdate: retryPending, onDelete: retryPending }),
+  ]
+  retryPending()
+  return () => {
+    unsubscribe.forEach((stop) => stop())
+    queue.stop()
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * Simulated nodes: Ready nodes with leases, a scheduler that binds what fits
+ * and leaves what does not Pending with upstream's condition, and a kubelet
+ * that runs, finishes, fails and removes pods, each writing as its node.
+ */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import type { ObjectClient } from '../../core/client/object-client.js'
+import type { KubeObject } from '../../core/machinery/object.js'
+import { events } from '../../core/resources/core/events.js'
+import { nodes } from '../../core/resources/core/nodes.js'
+import { pods } from '../../core/resources/core/pods.js'
+import { leases } from '../../core/resources/groups/coordination.js'
+import { deployments } from '../../core/resources/groups/apps.js'
+import { createApiServer } from '../../core/server.js'
+import { EXIT_CODE_ANNOTATION } from '../../core/simulation/index.js'
+
+type Status = { phase?: string; podIP?: string; hostIP?: string; conditions?: { type: string; status: string; reason?: string; message?: string }[]; containerStatuses?: { ready: boolean; state: Record<string, { exitCode?: number }> }[] }
+const statusOf = (o: KubeObject): Status => (o['status'] ?? {}) as Status
+
+async function until<T>(what: string, read: () => Promise<T>, holds: (value: T) => boolean): Promise<T> {
+  for (let i = 0; i < 1000; i++) {
+    const value = await read()
+    if (holds(value)) return value
+    await new Promise((r) => setTimeout(r, 5))
+  }
+  assert.fail(`gave up waiting: ${what}`)
+}
+
+const pod = (name: string, spec: Record<string, unknown> = {}, annotations?: Record<string, string>): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, ...(annotations ? { annotations } : {}) },
+  spec: { containers: [{ name: 'main', image: 'busybox' }], ...spec },
+})
+
+const phase = (client: ObjectClient, name: string, wanted: string) =>
+  until(`${name} to be ${wanted}`, () => client.get(pods, 'default', name), (p) => statusOf(p).phase === wanted)
+
+describe('simulated nodes', () => {
+  it('registers Ready nodes that hold a lease each', async () => {
+    const server = createApiServer({ nodes: { count: 3, capacity: { cpu: '4', memory: '8Gi', pods: '10' } } })
+    await server.ready
+    const listed = (await server.client.list(nodes)).items
+    assert.deepEqual(listed.map((n) => n.metadata.name), ['node-0', 'node-1', 'node-2'])
+    for (const node of listed) {
+      const ready = ((node['status'] as Status).conditions ?? []).find((c) => c.type === 'Ready')
+      assert.equal(ready?.status, 'True')
+      assert.deepEqual((node['status'] as { allocatable: unknown }).allocatable, { cpu: '4', memory: '8Gi', pods: '10' })
+      const lease = await server.client.get(leases, 'kube-node-lease', node.metadata.name!)
+      assert.equal((lease['spec'] as { holderIdentity: string }).holderIdentity, node.metadata.name)
+    }
+    await server.shutdown()
+  })
+
+  it('schedules a pod that fits and runs it; leaves one that fits nowhere Pending as Unschedulable', async () => {
+    const server = createApiServer({ nodes: { count: 3, capacity: { cpu: '2', memory: '4Gi', pods: '110' } } })
+    await server.ready
+    const { client } = server
+    await client.create(pods, 'default', pod('small', { containers: [{ name: 'main', image: 'nginx', resources: { requests: { cpu: '500m' } } }] }))
+    const running = await phase(client, 'small', 'Running')
+    const status = statusOf(running)
+    assert.match(String((running['spec'] as { nodeName?: string }).nodeName), /^node-\d$/)
+    assert.match(String(status.podIP), /^10\.244\.\d\.\d+$/)
+    assert.match(String(status.hostIP), /^192\.0\.2\.\d$/)
+    assert.equal(status.conditions?.find((c) => c.type === 'Ready')?.status, 'True')
+    assert.equal(status.containerStatuses?.[0]?.ready, true)
+
+    await client.create(pods, 'default', pod('huge', { containers: [{ name: 'main', image: 'nginx', resources: { requests: { cpu: '64' } } }] }))
+    const pending = await until('huge to be marked unschedulable', () => client.get(pods, 'default', 'huge'), (p) =>
+      Boolean(statusOf(p).conditions?.some((c) => c.type === 'PodScheduled' && c.status === 'False')),
+    )
+    const scheduled = statusOf(pending).conditions?.find((c) => c.type === 'PodScheduled')
+    assert.equal(scheduled?.reason, 'Unschedulable')
+    assert.equal(scheduled?.message, '0/3 nodes are available: 3 Insufficient cpu.')
+    assert.equal((pending['spec'] as { nodeName?: string }).nodeName, undefined)
+    const failed = await until('a FailedScheduling event', () => client.list(events, 'default'), (l) => l.items.some((e) => e['reason'] === 'FailedScheduling'))
+    assert.ok(failed.items.length > 0, 'events were listed')
+
+    await client.create(pods, 'default', pod('picky', { nodeSelector: { 'kubernetes.io/hostname': 'node-2' } }))
+    assert.equal(((await phase(client, 'picky', 'Running'))['spec'] as { nodeName: string }).nodeName, 'node-2')
+    await server.shutdown()
+  })
+
+  it('finishes pods whose containers exit, fails them by the exit-code annotation, and removes deleted pods', async () => {
+    const server = createApiServer({ nodes: 2 })
+    await server.ready
+    const { client } = server
+    await client.create(pods, 'default', pod('once', { restartPolicy: 'Never' }))
+    const done = await phase(client, 'once', 'Succeeded')
+    assert.equal(statusOf(done).containerStatuses?.[0]?.state['terminated']?.exitCode, 0)
+
+    await client.create(pods, 'default', pod('crash', { restartPolicy: 'Never' }, { [EXIT_CODE_ANNOTATION]: '3' }))
+    const crashed = await phase(client, 'crash', 'Failed')
+    assert.equal(statusOf(crashed).containerStatuses?.[0]?.state['terminated']?.exitCode, 3)
+
+    await client.create(pods, 'default', pod('server'))
+    await phase(client, 'server', 'Running')
+    await client.delete(pods, 'default', 'server')
+    await until('the deleted pod to be gone', () => client.list(pods, 'default'), (l) => !l.items.some((p) => p.metadata.name === 'server'))
+    await server.shutdown()
+  })
+
+  it('rolls out a Deployment with the controllers, under Node and RBAC authorization', async () => {
+    const server = createApiServer({ nodes: 3, controllers: ['*'], authorizationModes: ['Node', 'RBAC'] })
+    await server.ready
+    const { client } = server
+    await client.create(deployments, 'default', {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web' },
+      spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'nginx', image: 'nginx' }] } } },
+    })
+    const web = await until('the Deployment to be available', () => client.get(deployments, 'default', 'web'), (d) => (d['status'] as { availableReplicas?: number } | undefined)?.availableReplicas === 3)
+    assert.equal((web['status'] as { updatedReplicas: number }).updatedReplicas, 3)
+    const running = (await client.list(pods, 'default')).items.filter((p) => statusOf(p).phase === 'Running')
+    assert.equal(running.length, 3)
+    await server.shutdown()
+  })
+
+  it('refuses a count that is not a whole number', () => {
+    assert.throws(() => createApiServer({ nodes: -1 }), /nodes: the count must be a whole number of at least 0, not -1/)
+    assert.throws(() => createApiServer({ nodes: 1.5 }), /not 1\.5/)
+  })
+})
