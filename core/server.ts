@@ -34,7 +34,7 @@ import { ADMIN_IDENTITY, type ApiServerOptions } from './options/api-server-opti
 import { serverMajorMinor } from './options/flags/versions.js'
 import type { ConnectionInfo, ServerPorts } from './ports.js'
 import { fetchProxyTransport } from './proxy/transport.js'
-import { LOOPBACK_IDENTITY } from './registry/identities.js'
+import { LOOPBACK_IDENTITY } from './machinery/identities.js'
 import { Registry } from './registry/registry.js'
 import { builtinEntries } from './resources/builtin.js'
 import { Catalogue, type ResourceEntry } from './resources/catalogue.js'

@@ -9,7 +9,7 @@
  */
 import { hasStatusCode } from '../machinery/status-error.js'
 import type { Logger } from '../logging/logger.js'
-import { LOOPBACK_IDENTITY } from '../registry/identities.js'
+import { LOOPBACK_IDENTITY } from '../machinery/identities.js'
 import { parseLabelSelector } from '../machinery/label-selector.js'
 import type { Registry } from '../registry/registry.js'
 import type { RequestContext } from '../registry/request-context.js'

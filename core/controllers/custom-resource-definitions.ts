@@ -10,7 +10,7 @@
  */
 import { type CustomResourceDeps, customResourceEntries } from '../crd/entry.js'
 import { hasStatusCode } from '../machinery/status-error.js'
-import { LOOPBACK_IDENTITY } from '../registry/identities.js'
+import { LOOPBACK_IDENTITY } from '../machinery/identities.js'
 import type { Logger } from '../logging/logger.js'
 import { isStorageVersion, type Registry } from '../registry/registry.js'
 import type { RequestContext } from '../registry/request-context.js'

@@ -4,7 +4,7 @@
  * the namespace appears, and put back when deleted while the namespace lives.
  */
 import { hasStatusCode } from '../machinery/status-error.js'
-import { SERVICE_ACCOUNT_CONTROLLER_IDENTITY } from '../registry/identities.js'
+import { SERVICE_ACCOUNT_CONTROLLER_IDENTITY } from '../machinery/identities.js'
 import type { Logger } from '../logging/logger.js'
 import type { Registry } from '../registry/registry.js'
 import { namespaces } from '../resources/core/namespaces.js'

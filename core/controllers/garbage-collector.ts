@@ -10,7 +10,7 @@
  * through the registry's stores, as any client would.
  */
 import { hasStatusCode } from '../machinery/status-error.js'
-import { GARBAGE_COLLECTOR_IDENTITY } from '../registry/identities.js'
+import { GARBAGE_COLLECTOR_IDENTITY } from '../machinery/identities.js'
 import type { Logger } from '../logging/logger.js'
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../registry/deletion.js'
 import type { Registry } from '../registry/registry.js'

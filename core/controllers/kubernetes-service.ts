@@ -6,7 +6,7 @@
  */
 import { semanticEqual } from '../resources/rbac/semantic-equal.js'
 import { hasStatusCode } from '../machinery/status-error.js'
-import { LOOPBACK_IDENTITY } from '../registry/identities.js'
+import { LOOPBACK_IDENTITY } from '../machinery/identities.js'
 import type { Logger } from '../logging/logger.js'
 import type { Registry } from '../registry/registry.js'
 import type { RequestContext } from '../registry/request-context.js'

@@ -8,7 +8,7 @@ import { hasStatusCode } from '../machinery/status-error.js'
 import type { Logger } from '../logging/logger.js'
 import { NAMESPACE_FINALIZER, namespaceSpec, namespaces } from '../resources/core/namespaces.js'
 import type { KubeObject, UserInfo } from '../machinery/object.js'
-import { LOOPBACK_IDENTITY, NAMESPACE_CONTROLLER_IDENTITY } from '../registry/identities.js'
+import { LOOPBACK_IDENTITY, NAMESPACE_CONTROLLER_IDENTITY } from '../machinery/identities.js'
 import type { Registry } from '../registry/registry.js'
 import type { RequestContext } from '../registry/request-context.js'
 

@@ -8,7 +8,7 @@
  */
 import { type PostStartHook, postStartHook } from '../controllers/post-start-hook.js'
 import { hasStatusCode } from '../machinery/status-error.js'
-import { LOOPBACK_IDENTITY } from '../registry/identities.js'
+import { LOOPBACK_IDENTITY } from '../machinery/identities.js'
 import type { Registry } from '../registry/registry.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
 import { flowSchemas, priorityLevelConfigurations } from '../resources/groups/flowcontrol.js'

@@ -7,7 +7,7 @@
 import { badRequest, conflict, forbidden, hasStatusCode, internalError, StatusError } from '../machinery/status-error.js'
 import { formatTimestamp, isPlainObject, type KubeObject } from '../machinery/object.js'
 import { bodyDeleteOptions, isDryRun } from './delete-options.js'
-import { LOOPBACK_IDENTITY } from './identities.js'
+import { LOOPBACK_IDENTITY } from '../machinery/identities.js'
 import { type DeleteOptions, validateDeleteOptions } from './deletion.js'
 import { labelSelectorFromObject, type LabelSelectorObject } from '../machinery/label-selector.js'
 import type { Registry } from './registry.js'

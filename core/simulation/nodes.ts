@@ -9,7 +9,7 @@ import type { ObjectClient } from '../client/object-client.js'
 import type { Logger } from '../logging/logger.js'
 import { formatTimestamp, type KubeObject, type UserInfo } from '../machinery/object.js'
 import { hasStatusCode } from '../machinery/status-error.js'
-import { controllerIdentity } from '../registry/identities.js'
+import { controllerIdentity } from '../machinery/identities.js'
 import { nodes } from '../resources/core/nodes.js'
 import { leases } from '../resources/groups/coordination.js'
 

@@ -18,7 +18,7 @@ import type { Metrics } from '../metrics/metrics.js'
 import { startStorageObjectCounter } from '../metrics/storage-objects.js'
 import { type StorageSizes, startStorageSizePoller } from '../metrics/storage-size.js'
 import type { ApiServerOptions } from '../options/api-server-options.js'
-import { controllerIdentity } from '../registry/identities.js'
+import { controllerIdentity } from '../machinery/identities.js'
 import { simulatedNodesOptions, startSimulation } from '../simulation/index.js'
 import type { Registry } from '../registry/registry.js'
 

@@ -5,7 +5,7 @@
  * written by the server itself, as upstream's loopback client does.
  */
 import { hasStatusCode, type StatusError } from '../../machinery/status-error.js'
-import { LOOPBACK_IDENTITY } from '../../registry/identities.js'
+import { LOOPBACK_IDENTITY } from '../../machinery/identities.js'
 import type { Registry } from '../../registry/registry.js'
 import { namespaces } from '../../resources/core/namespaces.js'
 import type { ObjectReader } from '../../client/informer.js'

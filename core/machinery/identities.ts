@@ -5,7 +5,7 @@
  * the `kubernetes` service, post-start hooks, custom resource definitions),
  * and the service account kube-controller-manager gives each controller.
  */
-import type { UserInfo } from '../machinery/object.js'
+import type { UserInfo } from './object.js'
 
 /** Upstream's loopback client identity (user.APIServerUser in system:masters). */
 export const LOOPBACK_IDENTITY: UserInfo = {
