@@ -105,6 +105,9 @@ execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'bench', '
 log('embedding: createApiServer() to the first answer, reset(), snapshot(), restore(), the activity log …')
 // Fresh processes of its own; writes its section of docs/benchmarks.md.
 execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'bench', 'embedding.ts')], { stdio: ['ignore', 'inherit', 'inherit'] })
+log('a Deployment on 3 simulated nodes: created to available …')
+// Fresh servers in a process of its own; writes its section of docs/benchmarks.md.
+execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'bench', 'simulated-rollout.ts')], { stdio: ['ignore', 'inherit', 'inherit'] })
 log('--workers 1 against 2 on etcd: GETs and creates …')
 // Its own process: it starts etcd and daemons with their workers, and writes its section of docs/benchmarks.md.
 execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'bench', 'workers.ts')], { stdio: ['ignore', 'inherit', 'inherit'] })
