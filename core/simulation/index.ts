@@ -22,6 +22,8 @@ export interface SimulationContext {
   readonly informers: InformerFactory
   readonly now: () => Date
   readonly logger: Logger
+  /** Whether the Node authorizer decides what nodes may do: then each node writes as itself. */
+  readonly nodeAuthorizer: boolean
 }
 
 /** Resolves once the namespace is in the informer. */
@@ -47,12 +49,12 @@ export function simulatedNodesOptions(nodes: number | SimulatedNodesOptions): Si
 
 /** Registers the nodes, then starts the scheduler and the kubelet; resolves to what stops them. */
 export async function startSimulation(context: SimulationContext, options: SimulatedNodesOptions): Promise<() => void> {
-  const { client, informers, now, logger } = context
+  const { client, informers, now, logger, nodeAuthorizer } = context
   // The node leases live in kube-node-lease, which the server creates at start.
   await namespaceExists(informers, 'kube-node-lease')
-  const stopLeases = await registerNodes(client, options, now, logger)
+  const stopLeases = await registerNodes(client, options, nodeAuthorizer, now, logger)
   const events = clientEventRecorder(client.as(SCHEDULER_IDENTITY, 'kube-scheduler'), 'default-scheduler', now, logger)
-  const stopKubelet = await startKubelet({ client, informers, options, now, logger })
+  const stopKubelet = await startKubelet({ client, informers, options, asItself: nodeAuthorizer, now, logger })
   const stopScheduler = await startScheduler({ client, informers, events, now, logger })
   return () => {
     stopLeases()

@@ -14,7 +14,7 @@ import type { Logger } from '../logging/logger.js'
 import { formatTimestamp, isPlainObject, type KubeObject } from '../machinery/object.js'
 import { hasStatusCode } from '../machinery/status-error.js'
 import { pods as podEntry } from '../resources/core/pods.js'
-import { nodeAddress, nodeIdentity, nodeNames, type SimulatedNodesOptions } from './nodes.js'
+import { nodeAddress, nodeClient, nodeNames, type SimulatedNodesOptions } from './nodes.js'
 
 /** The annotation a test sets on a pod to have its containers exit with that code. */
 export const EXIT_CODE_ANNOTATION = 'simulation.kube-apiserver-ts/exit-code'
@@ -27,6 +27,8 @@ export interface KubeletContext {
   readonly client: ObjectClient
   readonly informers: InformerFactory
   readonly options: SimulatedNodesOptions
+  /** Whether each node writes as itself (the Node authorizer is on). */
+  readonly asItself: boolean
   readonly now: () => Date
   readonly logger: Logger
 }
@@ -53,7 +55,7 @@ function condition(type: string, status: string, at: string, reason?: string): O
   return { type, status, lastProbeTime: null, lastTransitionTime: at, ...(reason ? { reason } : {}) }
 }
 
-export async function startKubelet({ client, informers, options, now, logger }: KubeletContext): Promise<() => void> {
+export async function startKubelet({ client, informers, options, asItself, now, logger }: KubeletContext): Promise<() => void> {
   const names = nodeNames(options)
   const indexOf = new Map(names.map((n, i) => [n, i]))
   const podInformer = informers.informer(podEntry)
@@ -77,7 +79,7 @@ export async function startKubelet({ client, informers, options, now, logger }: 
     const nodeName = String(obj(pod?.['spec'])['nodeName'] ?? '')
     const index = indexOf.get(nodeName)
     if (!pod || index === undefined) return
-    const kubelet = client.as(nodeIdentity(nodeName), `kubelet/${nodeName}`)
+    const kubelet = nodeClient(client, nodeName, asItself)
     const status = obj(pod['status'])
     const at = formatTimestamp(now())
     try {

@@ -39,6 +39,15 @@ export function nodeIdentity(node: string): UserInfo {
   return { username: `system:node:${node}`, groups: ['system:nodes', 'system:authenticated'] }
 }
 
+/**
+ * The client a simulated node writes with: as the node itself where the
+ * Node authorizer decides what nodes may do; else (RBAC alone grants
+ * system:nodes nothing since 1.8) as the server's loopback identity.
+ */
+export function nodeClient(client: ObjectClient, node: string, asItself: boolean): ObjectClient {
+  return asItself ? client.as(nodeIdentity(node), `kubelet/${node}`) : client.as(client.identity, `kubelet/${node}`)
+}
+
 export function nodeNames(options: SimulatedNodesOptions): string[] {
   return Array.from({ length: options.count }, (_, i) => `${options.namePrefix ?? 'node-'}${i}`)
 }
@@ -96,11 +105,11 @@ function nodeObject(name: string, index: number, options: SimulatedNodesOptions,
  * nodes/status) and keeps their leases renewed. Resolves once every node is
  * registered; the function it resolves to stops the renewals.
  */
-export async function registerNodes(client: ObjectClient, options: SimulatedNodesOptions, now: () => Date, logger: Logger): Promise<() => void> {
+export async function registerNodes(client: ObjectClient, options: SimulatedNodesOptions, asItself: boolean, now: () => Date, logger: Logger): Promise<() => void> {
   const names = nodeNames(options)
   await Promise.all(
     names.map(async (name, index) => {
-      const kubelet = client.as(nodeIdentity(name), `kubelet/${name}`)
+      const kubelet = nodeClient(client, name, asItself)
       const node = nodeObject(name, index, options, now())
       try {
         const created = await kubelet.create(nodes, '', node)
@@ -115,7 +124,7 @@ export async function registerNodes(client: ObjectClient, options: SimulatedNode
   )
   const timer = setInterval(() => {
     for (const name of names) {
-      renewLease(client.as(nodeIdentity(name), `kubelet/${name}`), name, now).catch((err: unknown) =>
+      renewLease(nodeClient(client, name, asItself), name, now).catch((err: unknown) =>
         logger.warn({ node: name, err: String(err) }, 'a simulated node could not renew its lease'),
       )
     }

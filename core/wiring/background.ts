@@ -56,7 +56,9 @@ export function registerBackgroundWork({ options, registry, membership, client, 
     if (simulated.count > 0)
       runOnce('simulated-nodes', async () => {
         await hooks.after('load')
-        return startSimulation({ client, informers, now, logger }, simulated)
+        const modes = options.authorizationConfiguration?.map((a) => a.type) ?? options.authorizationModes ?? ['AlwaysAllow']
+        const nodeAuthorizer = modes.includes('Node') || modes.includes('AlwaysAllow')
+        return startSimulation({ client, informers, now, logger, nodeAuthorizer }, simulated)
       })
   }
   hooks.onShutdown(startStorageObjectCounter(registry, metrics, options.storageObjectCountPollMs ?? 60_000, logger))

@@ -201,6 +201,37 @@ describe('as the kube-apiserver of test harnesses', () => {
     }
   })
 
+  it("runs a controller author's steps with envtest's command line plus --controllers and --simulated-nodes", async () => {
+    const assets = binariesFolder(join(root, 'kubebuilder-controllers', 'bin'))
+    const certDir = mkdtempSync(join(root, 'k8s_test_framework_'))
+    const port = await freePort()
+    const setup = await prepareEnvtest(certDir, { address: '127.0.0.1', port, etcdUrl: etcd!.clientUrl })
+    // What envtest's APIServer.Configure().Set("controllers", "*") and Set("simulated-nodes", "3") append.
+    const server = Started.exec(join(assets, 'kube-apiserver'), [...setup.args, '--controllers=*', '--simulated-nodes=3'])
+    try {
+      await server.until(async () => (await probe(`https://127.0.0.1:${port}/healthz`)) === 200, 100, 'an answer 200 on /healthz')
+      const kubeconfig = join(certDir, 'admin.kubecfg')
+      writeFileSync(kubeconfig, setup.kubeconfig)
+      const run = async (...args: string[]) => {
+        const result = await kubectl(join(assets, 'kubectl'), root, {}, ['--kubeconfig', kubeconfig, ...args])
+        assert.equal(result.code, 0, `kubectl ${args.join(' ')}: ${result.stderr}`)
+        return result.stdout
+      }
+      await server.until(async () => (await kubectl(join(assets, 'kubectl'), root, {}, ['--kubeconfig', kubeconfig, 'get', 'namespace', 'default'])).code === 0, 50, 'the default namespace')
+      // The simulated nodes register once the bootstrap policy is in, as kubelets do.
+      await server.until(async () => (await run('get', 'nodes', '-o', 'name')) === 'node/node-0\nnode/node-1\nnode/node-2\n', 50, 'three Ready nodes')
+      await run('create', 'namespace', 'team')
+      await run('create', 'deployment', 'web', '--image=nginx', '--replicas=3', '-n', 'team')
+      assert.match(await run('rollout', 'status', 'deployment/web', '-n', 'team', '--timeout=60s'), /successfully rolled out/)
+      assert.equal((await run('get', 'pods', '-n', 'team', '--field-selector=status.phase=Running', '-o', 'name')).trim().split('\n').length, 3)
+      await run('delete', 'namespace', 'team', '--timeout=60s')
+      const gone = await kubectl(join(assets, 'kubectl'), root, {}, ['--kubeconfig', kubeconfig, 'get', 'namespace', 'team'])
+      assert.match(gone.stderr, /namespaces "team" not found/)
+    } finally {
+      assert.equal(await server.stop('SIGTERM'), 0, server.output.join(''))
+    }
+  })
+
   it("starts from kube-api-test's binaries folder with its command line and self-signed files, and answers its client", async () => {
     // kube-api-test keeps its certificates in its directory (~/.kubeapitest) and binaries under k8s/<version>-<os>-<arch>/.
     const dir = join(root, 'kubeapitest')
