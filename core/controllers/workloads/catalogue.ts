@@ -6,6 +6,7 @@
 import type { WorkloadController } from './context.js'
 import { cronJobController } from './cronjob.js'
 import { deploymentController } from './deployment.js'
+import { endpointController } from './endpoints.js'
 import { jobController } from './job.js'
 import { podGcController } from './podgc.js'
 import { replicaSetController } from './replicaset.js'
@@ -15,6 +16,7 @@ import { ttlAfterFinishedController } from './ttl-after-finished.js'
 export const WORKLOAD_CONTROLLERS: readonly WorkloadController[] = [
   cronJobController,
   deploymentController,
+  endpointController,
   jobController,
   podGcController,
   replicaSetController,

@@ -1,0 +1,98 @@
+/**
+ * The endpoints controller: a selector Service's Endpoints follow its pods'
+ * IPs and readiness, with named target ports resolved per pod, and go with
+ * the Service.
+ */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import type { ObjectClient } from '../../core/client/object-client.js'
+import type { KubeObject } from '../../core/machinery/object.js'
+import { hasStatusCode } from '../../core/machinery/status-error.js'
+import { pods } from '../../core/resources/core/pods.js'
+import { endpoints, services } from '../../core/resources/core/services.js'
+import { createApiServer } from '../../core/server.js'
+
+async function until<T>(what: string, read: () => Promise<T>, holds: (value: T) => boolean): Promise<T> {
+  let last: T | undefined
+  for (let i = 0; i < 1000; i++) {
+    last = await read()
+    if (holds(last)) return last
+    await new Promise((r) => setTimeout(r, 5))
+  }
+  assert.fail(`gave up waiting: ${what}; last seen ${JSON.stringify(last)}`)
+}
+
+/** Creates a pod and writes the status a kubelet would: its IP, and Ready or not. */
+async function runningPod(client: ObjectClient, name: string, ip: string, ready: boolean, labels: Record<string, string> = { app: 'web' }): Promise<KubeObject> {
+  const created = await client.create(pods, 'default', {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, labels },
+    spec: { nodeName: 'node-a', containers: [{ name: 'web', image: 'nginx', ports: [{ name: 'http', containerPort: 8080 }] }] },
+  })
+  return client.updateStatus(pods, 'default', {
+    ...created,
+    status: { phase: 'Running', podIP: ip, podIPs: [{ ip }], conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
+  })
+}
+
+const subsetsOf = (client: ObjectClient) => async () => {
+  try {
+    return ((await client.get(endpoints, 'default', 'web'))['subsets'] ?? []) as { addresses?: { ip: string; targetRef: { name: string } }[]; notReadyAddresses?: { ip: string }[]; ports?: unknown[] }[]
+  } catch (err) {
+    if (hasStatusCode(err, 404)) return undefined
+    throw err
+  }
+}
+
+describe('the endpoints controller', () => {
+  for (const modes of [undefined, ['RBAC']]) {
+    it(`lists ready and not-ready pods with their resolved ports, follows them, and goes with the Service${modes ? ' (RBAC)' : ''}`, async () => {
+      const server = createApiServer({ controllers: ['endpoint'], ...(modes ? { authorizationModes: modes } : {}) })
+      await server.ready
+      const { client } = server
+      await client.create(services, 'default', {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'web', labels: { tier: 'front' } },
+        spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
+      })
+      const read = subsetsOf(client)
+      assert.deepEqual(await until('empty Endpoints', read, (s) => s !== undefined), [])
+
+      await runningPod(client, 'b', '10.0.0.2', true)
+      await runningPod(client, 'a', '10.0.0.1', true)
+      await runningPod(client, 'c', '10.0.0.3', false)
+      await runningPod(client, 'other', '10.0.0.9', true, { app: 'other' })
+      const subsets = await until('three pods listed', read, (s) => (s?.[0]?.addresses?.length ?? 0) === 2 && (s?.[0]?.notReadyAddresses?.length ?? 0) === 1)
+      assert.deepEqual(subsets?.[0]?.addresses?.map((a) => [a.ip, a.targetRef.name]), [
+        ['10.0.0.1', 'a'],
+        ['10.0.0.2', 'b'],
+      ])
+      assert.deepEqual(subsets?.[0]?.notReadyAddresses?.map((a) => a.ip), ['10.0.0.3'])
+      assert.deepEqual(subsets?.[0]?.ports, [{ name: 'http', port: 8080, protocol: 'TCP' }])
+      const stored = await client.get(endpoints, 'default', 'web')
+      assert.deepEqual(stored.metadata.labels, { tier: 'front' })
+
+      await client.delete(pods, 'default', 'a', { gracePeriodSeconds: 0 })
+      await until('the deleted pod gone from the Endpoints', read, (s) => s?.[0]?.addresses?.map((a) => a.ip).join() === '10.0.0.2')
+
+      await client.delete(services, 'default', 'web')
+      await until('the Endpoints gone with the Service', read, (s) => s === undefined)
+      await server.shutdown()
+    })
+  }
+
+  it('leaves the Endpoints of a Service without a selector to their owner', async () => {
+    const server = createApiServer({ controllers: ['endpoint'] })
+    await server.ready
+    const { client } = server
+    await client.create(services, 'default', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'external' }, spec: { ports: [{ port: 443 }] } })
+    const mine = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'external' }, subsets: [{ addresses: [{ ip: '192.0.2.10' }], ports: [{ port: 443 }] }] }
+    await client.create(endpoints, 'default', mine)
+    await new Promise((r) => setTimeout(r, 100))
+    const kept = await client.get(endpoints, 'default', 'external')
+    assert.deepEqual((kept['subsets'] as { addresses: unknown[] }[]).map((s) => s.addresses), [[{ ip: '192.0.2.10' }]])
+    await server.shutdown()
+  })
+})
