@@ -92,7 +92,8 @@ describe('the endpoints controller', () => {
     await client.create(endpoints, 'default', mine)
     await new Promise((r) => setTimeout(r, 100))
     const kept = await client.get(endpoints, 'default', 'external')
-    assert.deepEqual((kept['subsets'] as { addresses: unknown[] }[]).map((s) => s.addresses), [[{ ip: '192.0.2.10' }]])
+    // As written, the port's protocol defaulted to TCP as upstream defaults it.
+    assert.deepEqual(kept['subsets'], [{ addresses: [{ ip: '192.0.2.10' }], ports: [{ port: 443, protocol: 'TCP' }] }])
     await server.shutdown()
   })
 })

@@ -65,6 +65,16 @@ function formatEndpoints(ep: KubeObject): string {
   return count > 3 ? `${joined} + ${count - 3} more...` : joined
 }
 
+/** Upstream's SetDefaults_EndpointPort: a port without a protocol is TCP. */
+function defaultEndpointPorts(obj: KubeObject): void {
+  for (const subset of Array.isArray(obj['subsets']) ? obj['subsets'] : []) {
+    const ports = (subset as { ports?: unknown }).ports
+    for (const port of Array.isArray(ports) ? ports : []) {
+      if (port && typeof port === 'object' && !(port as { protocol?: unknown }).protocol) (port as { protocol: string }).protocol = 'TCP'
+    }
+  }
+}
+
 export const endpoints: ResourceEntry = defineResource({
   group: '',
   version: 'v1',
@@ -74,5 +84,6 @@ export const endpoints: ResourceEntry = defineResource({
   shortNames: ['ep'],
   storagePath: 'services/endpoints',
   deprecated: { major: 1, minor: 33, replacement: 'discovery.k8s.io/v1 EndpointSlice' },
+  strategy: { applyDefaults: defaultEndpointPorts },
   columns: [nameColumn, column('Endpoints', 'The addresses and ports behind the service.', formatEndpoints), ageColumn],
 })
