@@ -10,6 +10,7 @@ import type { KubeObject } from '../../core/machinery/object.js'
 import { hasStatusCode } from '../../core/machinery/status-error.js'
 import { pods } from '../../core/resources/core/pods.js'
 import { endpoints, services } from '../../core/resources/core/services.js'
+import { endpointSlices } from '../../core/resources/groups/discovery.js'
 import { createApiServer } from '../../core/server.js'
 
 async function until<T>(what: string, read: () => Promise<T>, holds: (value: T) => boolean): Promise<T> {
@@ -94,6 +95,42 @@ describe('the endpoints controller', () => {
     const kept = await client.get(endpoints, 'default', 'external')
     // As written, the port's protocol defaulted to TCP as upstream defaults it.
     assert.deepEqual(kept['subsets'], [{ addresses: [{ ip: '192.0.2.10' }], ports: [{ port: 443, protocol: 'TCP' }] }])
+    await server.shutdown()
+  })
+})
+
+describe('the EndpointSlice controller', () => {
+  it('keeps one slice per Service with its pods as endpoints and their conditions, owned by the Service', async () => {
+    const server = createApiServer({ controllers: ['endpointslice'], authorizationModes: ['RBAC'] })
+    await server.ready
+    const { client } = server
+    const service = await client.create(services, 'default', {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'web' },
+      spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
+    })
+    const ours = async () => (await client.list(endpointSlices, 'default', { labelSelector: 'kubernetes.io/service-name=web' })).items
+    await until('an empty slice', ours, (items) => items.length === 1)
+    await runningPod(client, 'a', '10.0.0.1', true)
+    await runningPod(client, 'b', '10.0.0.2', false)
+    const [slice] = await until('two endpoints', ours, (items) => ((items[0]?.['endpoints'] as unknown[] | undefined)?.length ?? 0) === 2)
+    assert.equal(slice?.['addressType'], 'IPv4')
+    assert.deepEqual(slice?.['ports'], [{ name: 'http', port: 8080, protocol: 'TCP' }])
+    assert.deepEqual(
+      (slice?.['endpoints'] as { addresses: string[]; conditions: unknown; nodeName: string; targetRef: { name: string } }[]).map((e) => [e.addresses, e.conditions, e.nodeName, e.targetRef.name]),
+      [
+        [['10.0.0.1'], { ready: true, serving: true, terminating: false }, 'node-a', 'a'],
+        [['10.0.0.2'], { ready: false, serving: false, terminating: false }, 'node-a', 'b'],
+      ],
+    )
+    assert.equal(slice?.metadata.labels?.['endpointslice.kubernetes.io/managed-by'], 'endpointslice-controller.k8s.io')
+    assert.deepEqual(slice?.metadata.ownerReferences?.map((o) => [o.kind, o.name, o.uid, o.controller]), [['Service', 'web', service.metadata.uid, true]])
+
+    await client.delete(pods, 'default', 'a', { gracePeriodSeconds: 0 })
+    await until('one endpoint left', ours, (items) => ((items[0]?.['endpoints'] as unknown[] | undefined)?.length ?? 0) === 1 && items.length === 1)
+    await client.delete(services, 'default', 'web')
+    await until('the slice gone with the Service', ours, (items) => items.length === 0)
     await server.shutdown()
   })
 })

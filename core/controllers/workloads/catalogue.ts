@@ -7,6 +7,7 @@ import type { WorkloadController } from './context.js'
 import { cronJobController } from './cronjob.js'
 import { deploymentController } from './deployment.js'
 import { endpointController } from './endpoints.js'
+import { endpointSliceController } from './endpointslices.js'
 import { jobController } from './job.js'
 import { podGcController } from './podgc.js'
 import { replicaSetController } from './replicaset.js'
@@ -17,6 +18,7 @@ export const WORKLOAD_CONTROLLERS: readonly WorkloadController[] = [
   cronJobController,
   deploymentController,
   endpointController,
+  endpointSliceController,
   jobController,
   podGcController,
   replicaSetController,
