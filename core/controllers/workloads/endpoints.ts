@@ -15,6 +15,7 @@ import { hasStatusCode } from '../../machinery/status-error.js'
 import { pods as podEntry } from '../../resources/core/pods.js'
 import { endpoints as endpointsEntry, services as serviceEntry } from '../../resources/core/services.js'
 import type { ControllerContext, WorkloadController } from './context.js'
+import { selectorOf, selects, targetPort } from './service-pods.js'
 import { WorkQueue } from './work-queue.js'
 
 type Obj = Record<string, unknown>
@@ -54,29 +55,7 @@ export const endpointController: WorkloadController = {
   },
 }
 
-function selectorOf(service: KubeObject): Record<string, string> | undefined {
-  const selector = obj(service['spec'])['selector']
-  return isPlainObject(selector) && Object.keys(selector).length > 0 ? (selector as Record<string, string>) : undefined
-}
-
-function selects(service: KubeObject, pod: KubeObject): boolean {
-  const selector = selectorOf(service)
-  const labels = pod.metadata.labels ?? {}
-  return selector !== undefined && Object.entries(selector).every(([k, v]) => labels[k] === v)
-}
-
 const isReady = (pod: KubeObject): boolean => list(obj(pod['status'])['conditions']).some((c) => c['type'] === 'Ready' && c['status'] === 'True')
-
-/** The pod's port for a Service port's targetPort: a number as is, a name looked up in its containers. */
-function targetPort(pod: KubeObject, port: Obj): number | undefined {
-  const target = port['targetPort'] ?? port['port']
-  if (typeof target === 'number') return target
-  for (const container of list(obj(pod['spec'])['containers'])) {
-    const found = list(container['ports']).find((p) => p['name'] === target && (p['protocol'] ?? 'TCP') === (port['protocol'] ?? 'TCP'))
-    if (found) return Number(found['containerPort'])
-  }
-  return undefined
-}
 
 /** The Endpoints' subsets: addresses grouped by the ports they resolved to, in IP order, as upstream repacks them. */
 export function subsetsFor(service: KubeObject, selected: readonly KubeObject[]): Obj[] {

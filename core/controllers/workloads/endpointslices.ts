@@ -17,6 +17,7 @@ import { pods as podEntry } from '../../resources/core/pods.js'
 import { services as serviceEntry } from '../../resources/core/services.js'
 import { endpointSlices as sliceEntry } from '../../resources/groups/discovery.js'
 import type { ControllerContext, WorkloadController } from './context.js'
+import { selectorOf, selects, targetPort } from './service-pods.js'
 import { WorkQueue } from './work-queue.js'
 
 type Obj = Record<string, unknown>
@@ -68,27 +69,9 @@ export const endpointSliceController: WorkloadController = {
   },
 }
 
-function selectorOf(service: KubeObject): Record<string, string> | undefined {
-  const selector = obj(service['spec'])['selector']
-  return isPlainObject(selector) && Object.keys(selector).length > 0 ? (selector as Record<string, string>) : undefined
-}
-
-function selects(service: KubeObject, pod: KubeObject): boolean {
-  const selector = selectorOf(service)
-  const labels = pod.metadata.labels ?? {}
-  return selector !== undefined && Object.entries(selector).every(([k, v]) => labels[k] === v)
-}
-
 function resolvedPorts(service: KubeObject, pod: KubeObject): Obj[] {
   return list(obj(service['spec'])['ports']).flatMap((port) => {
-    const target = port['targetPort'] ?? port['port']
-    let number: number | undefined = typeof target === 'number' ? target : undefined
-    if (number === undefined) {
-      for (const container of list(obj(pod['spec'])['containers'])) {
-        const found = list(container['ports']).find((p) => p['name'] === target && (p['protocol'] ?? 'TCP') === (port['protocol'] ?? 'TCP'))
-        if (found) number = Number(found['containerPort'])
-      }
-    }
+    const number = targetPort(pod, port)
     return number === undefined ? [] : [{ name: port['name'] ?? '', port: number, protocol: port['protocol'] ?? 'TCP', ...(port['appProtocol'] ? { appProtocol: port['appProtocol'] } : {}) }]
   })
 }
