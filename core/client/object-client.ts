@@ -57,6 +57,21 @@ export interface DeleteOptions {
   dryRun?: boolean
 }
 
+/** One resource of a discovery document (subresources are named `<resource>/<subresource>`). */
+export interface APIResource {
+  name: string
+  kind: string
+  namespaced: boolean
+  group?: string
+  version?: string
+  verbs?: string[]
+}
+
+export interface APIResourceList {
+  groupVersion: string
+  resources: APIResource[]
+}
+
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK'
 
 export interface ClientWatch extends AsyncIterable<{ type: WatchEventType; object: KubeObject }> {
@@ -113,6 +128,21 @@ export class ObjectClient {
     if (options.force) query.set('force', 'true')
     const body = typeof patch === 'string' ? patch : JSON.stringify(patch)
     return (await this.call('PATCH', pathOf(resource, namespace, name, options.subresource), query, body, PATCH_CONTENT_TYPES[type])) as KubeObject
+  }
+
+  /** The object's `scale` subresource: an autoscaling/v1 Scale (spec.replicas, status.replicas, status.selector). */
+  getScale(resource: ResourceRef, namespace: string, name: string): Promise<KubeObject> {
+    return this.get(resource, namespace, name, 'scale')
+  }
+
+  /** Writes a Scale back through the `scale` subresource (what an autoscaler or `kubectl scale` changes). */
+  updateScale(resource: ResourceRef, namespace: string, scale: KubeObject): Promise<KubeObject> {
+    return this.update(resource, namespace, scale, { subresource: 'scale' })
+  }
+
+  /** A group version's APIResourceList (`/api/v1`, `/apis/<group>/<version>`): discovery, as a REST mapper reads it. */
+  async resources(group: string, version: string): Promise<APIResourceList> {
+    return (await this.call('GET', group ? `/apis/${group}/${version}` : `/api/${version}`)) as APIResourceList
   }
 
   /** Answers the object as deletion left it (with a deletionTimestamp when finalizers hold it), or a Status. */

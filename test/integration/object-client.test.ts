@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { createApiServer } from '../../core/server.js'
 import { configMaps } from '../../core/resources/core/configmaps.js'
+import { replicaSets } from '../../core/resources/groups/apps.js'
 import { StatusError } from '../../core/machinery/status-error.js'
 import type { KubeObject } from '../../core/machinery/object.js'
 
@@ -45,6 +46,24 @@ describe('ObjectClient', () => {
     await client.delete(configMaps, 'default', 'one')
     await followed
     assert.deepEqual(events, ['MODIFIED {"a":"2"}', 'MODIFIED {"a":"2","b":"3"}', 'DELETED {"a":"2","b":"3"}'])
+    await server.shutdown()
+  })
+
+  it('reads and writes a scale subresource and reads discovery, as an autoscaler does', async () => {
+    const server = createApiServer()
+    await server.ready
+    const { client } = server
+    await client.create(replicaSets, 'default', {
+      metadata: { name: 'rs' },
+      spec: { replicas: 1, selector: { matchLabels: { app: 'rs' } }, template: { metadata: { labels: { app: 'rs' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
+    })
+    const scale = await client.getScale(replicaSets, 'default', 'rs')
+    assert.deepEqual([scale['kind'], scale['spec'], (scale['status'] as { selector?: string }).selector], ['Scale', { replicas: 1 }, 'app=rs'])
+    await client.updateScale(replicaSets, 'default', { ...scale, spec: { replicas: 3 } })
+    assert.equal(((await client.get(replicaSets, 'default', 'rs'))['spec'] as { replicas: number }).replicas, 3)
+    const apps = await client.resources('apps', 'v1')
+    assert.ok(apps.resources.some((r) => r.name === 'replicasets/scale' && r.kind === 'Scale'))
+    assert.ok((await client.resources('', 'v1')).resources.some((r) => r.name === 'pods' && r.kind === 'Pod'))
     await server.shutdown()
   })
 

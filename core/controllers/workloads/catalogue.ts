@@ -8,6 +8,7 @@ import { cronJobController } from './cronjob.js'
 import { deploymentController } from './deployment.js'
 import { endpointController } from './endpoints.js'
 import { endpointSliceController } from './endpointslices.js'
+import { horizontalPodAutoscalerController } from './hpa.js'
 import { jobController } from './job.js'
 import { podGcController } from './podgc.js'
 import { replicaSetController } from './replicaset.js'
@@ -19,6 +20,7 @@ export const WORKLOAD_CONTROLLERS: readonly WorkloadController[] = [
   deploymentController,
   endpointController,
   endpointSliceController,
+  horizontalPodAutoscalerController,
   jobController,
   podGcController,
   replicaSetController,

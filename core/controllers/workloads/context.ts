@@ -26,7 +26,7 @@ export interface WorkloadController {
   readonly name: string
   /** The service account upstream runs it as (`system:serviceaccount:kube-system:<account>`). */
   readonly serviceAccount: string
-  /** Whether `*` turns it on (upstream's horizontal pod autoscaler is on; here only what is built is listed). */
+  /** Whether `*` turns it on (as upstream's list does, but for the horizontal pod autoscaler: without a metrics API it could only report that metrics are missing). */
   readonly onByDefault: boolean
   start(context: ControllerContext): StopController | Promise<StopController>
 }
