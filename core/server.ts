@@ -21,6 +21,7 @@ import { serviceResolver } from './crd/service-resolver.js'
 import { fetchWebhookClient } from './crd/webhook-client.js'
 import { type ActivityLog, ActivityRecorder } from './embedding/activity.js'
 import { createSeedObjects, seedObjects } from './embedding/seed.js'
+import { beginFromTemplate } from './embedding/startup-template.js'
 import { FlowControl } from './flowcontrol/flow-control.js'
 import { withMutableHeaders } from './http/mutable-request.js'
 import { statusResponse } from './http/respond.js'
@@ -131,6 +132,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const metrics = new Metrics(options.metrics)
   const tracer = ports.tracerProvider?.getTracer(TRACER_NAME)
   const storage = assembleStorage(options, ports, { logger, now, metrics, tracer, hooks })
+  const template = beginFromTemplate(options, Object.keys(ports), { memory: storage.memory, encrypted: storage.transformers !== undefined, root: storage.root })
 
   // The review resources and the registry ask the security chains, built once the registry they read exists.
   const late = new LateSecurity()
@@ -214,12 +216,13 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   })
   registerBackgroundWork({ options, registry, membership, client, informers, metrics, storageSizes: ports.storageSizes, now, logger, hooks })
   // The embedder's objects, created through the API as system:admin once the server is otherwise up.
-  if (seeds.length) hooks.onStart('seed', BOOTSTRAP_CONTROLLER, () => createSeedObjects(seeds, catalogue, (path, object) => seedRequest(app, path, object)))
+  if (seeds.length && !template.reused) hooks.onStart('seed', BOOTSTRAP_CONTROLLER, () => createSeedObjects(seeds, catalogue, (path, object) => seedRequest(app, path, object)))
 
   const snapshots = snapshotControls({ memory: storage.memory, factory: storage.factory, resyncCustomResources: () => crdController.resync(), activity, ready: () => ready })
   let started = false
   const ready = hooks.start().then(() => {
     snapshots.markStarted()
+    template.keep()
     activity.start()
     started = true
   })

@@ -338,7 +338,7 @@ export class Cacher {
     let revision: number | undefined
     let token: string | undefined
     do {
-      const page = await this.backend.list(this.prefix, token ? { limit: LIST_PAGE_SIZE, continue: token } : { limit: LIST_PAGE_SIZE })
+      const page = await this.backend.list(this.prefix, { limit: LIST_PAGE_SIZE, readOnly: true, ...(token ? { continue: token } : {}) })
       revision ??= page.revision
       for (const item of page.items) fresh.set(this.keyOf(item), deepFreeze(item))
       token = page.continue

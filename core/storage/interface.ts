@@ -21,8 +21,9 @@ export interface ReadOptions {
   resourceVersion?: string
   resourceVersionMatch?: 'Exact' | 'NotOlderThan'
   /**
-   * The caller only reads what it gets (it encodes it for an answer): a watch
-   * cache may then hand out its own frozen objects instead of copies.
+   * The caller only reads what it gets (it encodes it for an answer, or a
+   * watch cache keeps it frozen): a watch cache, or a store that holds
+   * frozen objects, may then hand out those instead of copies.
    */
   readOnly?: boolean
 }

@@ -7,8 +7,9 @@
  * reads and watches older than what is kept fail with Compacted, as against
  * a compacted etcd.
  *
- * Stored objects are deep-frozen private copies; callers only ever receive
- * fresh clones, so nothing they do can change what is stored.
+ * Stored objects are deep-frozen private copies; callers receive fresh
+ * clones (or, reading read-only, the frozen objects themselves), so nothing
+ * they do can change what is stored.
  *
  * With `transformerFor` (encryption at rest) the store holds no objects:
  * every version, and every logged change, is kept as the bytes the key's
@@ -115,7 +116,9 @@ export class MemoryStorage implements Storage {
   async get(key: string, opts: ReadOptions = {}): Promise<KubeObject | undefined> {
     const rev = this.readRevision(key, opts)
     const version = this.readAt(key, rev)
-    return version ? (await this.reveal(key, version)).object : undefined
+    if (!version) return undefined
+    if (opts.readOnly && !(version.obj instanceof Uint8Array)) return version.obj
+    return (await this.reveal(key, version)).object
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
@@ -144,6 +147,10 @@ export class MemoryStorage implements Storage {
       }
       lastKey = key
       if (predicate && !this.values && !predicate(version.obj as KubeObject)) continue
+      if (opts.readOnly && !(version.obj instanceof Uint8Array)) {
+        items.push(version.obj)
+        continue
+      }
       const { object } = await this.reveal(key, version)
       if (predicate && this.values && !predicate(object)) continue
       items.push(object)
@@ -241,11 +248,12 @@ export class MemoryStorage implements Storage {
   /**
    * The current state, for `restore` later: every live key's newest version
    * (frozen objects or transformer bytes, shared, never changed) and the
-   * revision. Opaque to callers.
+   * revision; with `keep`, only the keys it keeps. Opaque to callers.
    */
-  snapshot(): MemorySnapshot {
+  snapshot(keep: (key: string) => boolean = () => true): MemorySnapshot {
     const held: [string, LiveVersion][] = []
     for (const key of this.keys) {
+      if (!keep(key)) continue
       const version = this.latest(key)
       if (version) held.push([key, version])
     }

@@ -1,0 +1,94 @@
+/**
+ * Start-up templates (core/embedding/startup-template.ts): a server started
+ * with the options of an earlier one in the same process begins from what
+ * that one's start-up stored. Each server still has its own store: writes
+ * in one never reach another. The seeded objects and custom resources are
+ * there and served; each server runs its own controllers; options that
+ * differ, the embedder's clock and `reuseStartup: false` get a start-up of
+ * their own.
+ */
+import assert from 'node:assert/strict'
+import { after, describe, it } from 'node:test'
+import { ADMIN_IDENTITY, type ApiServer, type ApiServerOptions, createApiServer, manualClock } from '../../core/index.js'
+import type { KubeObject } from '../../core/machinery/object.js'
+import { TestClient } from './harness.js'
+
+const servers: ApiServer[] = []
+after(() => Promise.all(servers.map((s) => s.shutdown())))
+
+async function started(options: ApiServerOptions = {}, ports: Parameters<typeof createApiServer>[1] = {}): Promise<TestClient> {
+  const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, ...options }, ports)
+  servers.push(server)
+  await server.ready
+  return new TestClient(server)
+}
+
+const CRD = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'gizmos.template.example.com' },
+  spec: {
+    group: 'template.example.com',
+    scope: 'Namespaced',
+    names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo' },
+    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } } }],
+  },
+}
+const SEED = [
+  CRD,
+  { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'seeded' } },
+  { apiVersion: 'template.example.com/v1', kind: 'Gizmo', metadata: { name: 'first', namespace: 'seeded' }, spec: { size: 1 } },
+  { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'seeded' }, data: { mode: 'seeded' } },
+]
+/** Options no other test file uses, so that the first server here is the one that leaves the template. */
+const seeded = (): ApiServerOptions => ({ objects: SEED, serviceClusterIPRange: ['10.211.0.0/16'], securePort: 6443 })
+
+const uidOf = async (api: TestClient, path: string): Promise<string> => ((await api.get(path)).body as KubeObject).metadata.uid!
+
+describe('start-up templates', () => {
+  it('begins a second server alike from the first one’s start-up: same seeded objects, served custom resources, a store of its own', async () => {
+    const first = await started(seeded())
+    const second = await started(seeded())
+    // What start-up made is the template's: the same objects, uids included.
+    assert.equal(await uidOf(second, '/api/v1/namespaces/kube-system'), await uidOf(first, '/api/v1/namespaces/kube-system'))
+    assert.deepEqual((await second.get('/api/v1/namespaces/seeded/configmaps/settings')).body.data, { mode: 'seeded' })
+    const gizmo = await second.get('/apis/template.example.com/v1/namespaces/seeded/gizmos/first')
+    assert.equal(gizmo.status, 200, gizmo.text)
+    const kubernetes = await second.get('/api/v1/namespaces/default/services/kubernetes')
+    assert.equal(kubernetes.body.spec.clusterIP, '10.211.0.1')
+
+    // Writes stay in their server.
+    assert.equal((await second.post('/apis/template.example.com/v1/namespaces/seeded/gizmos', { apiVersion: 'template.example.com/v1', kind: 'Gizmo', metadata: { name: 'second-only' }, spec: { size: 2 } })).status, 201)
+    assert.equal((await first.get('/apis/template.example.com/v1/namespaces/seeded/gizmos/second-only')).status, 404)
+    assert.equal((await first.delete('/api/v1/namespaces/seeded/configmaps/settings')).status, 200)
+    assert.equal((await second.get('/api/v1/namespaces/seeded/configmaps/settings')).status, 200)
+    // The allocations were rebuilt from the template's services: a new Service never gets the `kubernetes` Service's address.
+    const svc = await second.post('/api/v1/namespaces/default/services', { metadata: { name: 'web' }, spec: { ports: [{ port: 80 }] } })
+    assert.equal(svc.status, 201, svc.text)
+    assert.notEqual(svc.body.spec.clusterIP, '10.211.0.1')
+  })
+
+  it('runs each server’s own controllers at once: nothing of the first server’s holds them', async () => {
+    const options = { ...seeded(), serviceClusterIPRange: ['10.212.0.0/16'] }
+    await started(options)
+    const second = await started(options)
+    assert.equal((await second.post('/api/v1/namespaces', { metadata: { name: 'fresh' } })).status, 201)
+    for (let i = 0; i < 200; i++) {
+      if ((await second.get('/api/v1/namespaces/fresh/serviceaccounts/default')).status === 200) return
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    assert.fail('the default service account was never created')
+  })
+
+  it('starts anew when the options differ, the embedder gives the clock, or reuseStartup is false', async () => {
+    const base = { ...seeded(), serviceClusterIPRange: ['10.213.0.0/16'] }
+    const reference = await uidOf(await started(base), '/api/v1/namespaces/kube-system')
+    assert.equal(await uidOf(await started(base), '/api/v1/namespaces/kube-system'), reference)
+    assert.notEqual(await uidOf(await started({ ...base, reuseStartup: false }), '/api/v1/namespaces/kube-system'), reference)
+    assert.notEqual(await uidOf(await started(base, { now: manualClock(new Date('2030-01-01T00:00:00Z')).now }), '/api/v1/namespaces/kube-system'), reference)
+    const other = await started({ ...base, objects: [...SEED, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'extra', namespace: 'seeded' } }] })
+    assert.notEqual(await uidOf(other, '/api/v1/namespaces/kube-system'), reference)
+    assert.equal((await other.get('/api/v1/namespaces/seeded/configmaps/extra')).status, 200)
+  })
+})
+
