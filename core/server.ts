@@ -37,6 +37,8 @@ import type { ConnectionInfo, ServerPorts } from './ports.js'
 import { fetchProxyTransport } from './proxy/transport.js'
 import { LOOPBACK_IDENTITY } from './machinery/identities.js'
 import { Registry } from './registry/registry.js'
+import { withSimulatedAgents } from './simulation/agent.js'
+import { simulatedNodesOptions } from './simulation/index.js'
 import { builtinEntries } from './resources/builtin.js'
 import { Catalogue, type ResourceEntry } from './resources/catalogue.js'
 import { applyEmulation } from './resources/emulation.js'
@@ -146,7 +148,9 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     policy: registryPolicy(options, late, ports.admission, metrics),
     hooks: services.hooks,
   })
-  const transport = ports.proxyTransport ?? fetchProxyTransport()
+  const networkTransport = ports.proxyTransport ?? fetchProxyTransport()
+  // Simulated nodes answer what the server asks their agents (pods/log, exec, attach) in process.
+  const transport = options.nodes ? withSimulatedAgents(networkTransport, simulatedNodesOptions(options.nodes), now) : networkTransport
   // Alone on its store, the server runs its run-once controllers at once; sharing it, while it holds their lease.
   const membership = serverMembership(options.multiServer, {
     registry,

@@ -92,10 +92,9 @@ export async function podStream(
       : `/${sub}/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/${encodeURIComponent(container)}`
   const headers = narrowToV5(sub, upgradeHeaders(request.headers))
   stripIdentity(headers, undefined, identityHeaderNames(undefined))
-  passUpgrade({
-    target: connection.target,
-    request: { method: request.method, path: query ? `${path}?${query}` : path, headers },
-  })
+  const agentPath = query ? `${path}?${query}` : path
+  const simulated = deps.transport.simulatedStream?.(connection.target, agentPath)
+  passUpgrade({ target: connection.target, request: { method: request.method, path: agentPath, headers }, ...(simulated ? { simulated } : {}) })
   // The runtime answers the client from the agent; this answer is not sent.
   return new Response(null, { status: 200 })
 }

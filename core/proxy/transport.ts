@@ -53,6 +53,20 @@ export interface ProxyTransport {
    * its certificate is not trusted.
    */
   roundTrip(target: ProxyTarget, request: ForwardedRequest): Promise<Response>
+  /**
+   * What a simulated node's agent plays on an exec or attach stream to
+   * `target` (path and query as sent): present only where such nodes answer
+   * in process, undefined for every real backend.
+   */
+  simulatedStream?(target: ProxyTarget, path: string): SimulatedStream | undefined
+}
+
+/** An exec or attach stream that no agent is dialled for: the runtime upgrades the client's connection and plays it. */
+export interface SimulatedStream {
+  /** Written on the stdout channel. */
+  stdout: string
+  /** Reported on the error channel as the command's end. */
+  exitCode: number
 }
 
 /**

@@ -6,12 +6,14 @@
  * and then copies bytes both ways with backpressure (upstream's
  * UpgradeAwareHandler). WebSocket and SPDY alike pass as they are.
  */
-import type { ForwardedRequest, ProxyTarget } from './transport.js'
+import type { ForwardedRequest, ProxyTarget, SimulatedStream } from './transport.js'
 
 export interface UpgradeHandoff {
   target: ProxyTarget
   /** The request line and headers sent to the backend (Connection and Upgrade kept); no body. */
   request: Omit<ForwardedRequest, 'body'>
+  /** Set for a simulated node: nothing is dialled, the runtime plays this stream to the client itself. */
+  simulated?: SimulatedStream
 }
 
 /** Given by a runtime that can hand a client's connection to a backend, on the request's ConnectionInfo. */

@@ -33,6 +33,7 @@ import type { Catalogue } from '../resources/catalogue.js'
 import { type Emulation, isEmulating } from '../resources/emulation.js'
 import type { AssembledStorage } from './storage.js'
 import type { assembleSecurity } from './security.js'
+import { SIMULATED_NODE_AGENT } from '../simulation/agent.js'
 
 const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024
 
@@ -99,8 +100,10 @@ export function installServing(w: ServingWiring): ServingApp {
   if (ports.logFiles) installLogsRoutes(app, ports.logFiles)
   const version = options.version ?? DEFAULT_VERSION
   const emulation = w.emulated
-  const nodeAgent = options.nodeAgent
-    ? { registry, transport: w.transport, options: options.nodeAgent, ...(ports.checkProxyable ? { checkProxyable: ports.checkProxyable } : {}) }
+  // Simulated nodes' agents answer in process, so a server with them reaches agents even when given no settings for it.
+  const agentOptions = options.nodeAgent ?? (options.nodes ? SIMULATED_NODE_AGENT : undefined)
+  const nodeAgent = agentOptions
+    ? { registry, transport: w.transport, options: agentOptions, ...(ports.checkProxyable ? { checkProxyable: ports.checkProxyable } : {}) }
     : undefined
   const watchCounts = watchMetrics(metrics)
   installRoutes(app, {

@@ -24,6 +24,7 @@ import type { UpgradeHandoff } from '../../core/proxy/upgrade.js'
 import { ByteThrottle } from '../../core/proxy/byte-throttle.js'
 import type { EgressDialers } from './egress-dialer.js'
 import { decodeCABundle, connectionFailureReason } from './tls-errors.js'
+import { playSimulatedStream } from './simulated-stream.js'
 
 export interface UpgradeServer {
   fetch(request: Request, connection?: ConnectionInfo): Promise<Response>
@@ -189,6 +190,7 @@ export async function handleUpgrade(
   })
   if (!handoff) return writeResponse(socket, response)
   await response.body?.cancel().catch(() => {})
+  if (handoff.simulated) return playSimulatedStream(req, socket, firstBytes, handoff.simulated)
   let backend: Socket
   try {
     backend = await dialTarget(handoff, dialers)

@@ -224,6 +224,9 @@ describe('as the kube-apiserver of test harnesses', () => {
       await run('create', 'deployment', 'web', '--image=nginx', '--replicas=3', '-n', 'team')
       assert.match(await run('rollout', 'status', 'deployment/web', '-n', 'team', '--timeout=60s'), /successfully rolled out/)
       assert.equal((await run('get', 'pods', '-n', 'team', '--field-selector=status.phase=Running', '-o', 'name')).trim().split('\n').length, 3)
+      // kubectl logs and exec go the node-agent path to a simulated node's agent, which answers in process.
+      assert.match(await run('logs', 'deployment/web', '-n', 'team'), /^simulated container nginx of pod team\/web-[a-z0-9]+-[a-z0-9]{5}: no process runs here\n$/)
+      assert.match(await run('exec', 'deployment/web', '-n', 'team', '--', 'echo', 'hello'), /^simulated container nginx of pod team\/web-[a-z0-9]+-[a-z0-9]{5} ran "echo hello": no process runs here\n$/)
       await run('delete', 'namespace', 'team', '--timeout=60s')
       const gone = await kubectl(join(assets, 'kubectl'), root, {}, ['--kubeconfig', kubeconfig, 'get', 'namespace', 'team'])
       assert.match(gone.stderr, /namespaces "team" not found/)

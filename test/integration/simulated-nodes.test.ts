@@ -13,6 +13,7 @@ import { pods } from '../../core/resources/core/pods.js'
 import { leases } from '../../core/resources/groups/coordination.js'
 import { deployments } from '../../core/resources/groups/apps.js'
 import { createApiServer } from '../../core/server.js'
+import { ADMIN_IDENTITY } from '../../core/options/api-server-options.js'
 import { EXIT_CODE_ANNOTATION } from '../../core/simulation/index.js'
 
 type Status = { phase?: string; podIP?: string; hostIP?: string; conditions?: { type: string; status: string; reason?: string; message?: string }[]; containerStatuses?: { ready: boolean; state: Record<string, { exitCode?: number }> }[] }
@@ -115,6 +116,27 @@ describe('simulated nodes', () => {
     assert.equal((web['status'] as { updatedReplicas: number }).updatedReplicas, 3)
     const running = (await client.list(pods, 'default')).items.filter((p) => statusOf(p).phase === 'Running')
     assert.equal(running.length, 3)
+    await server.shutdown()
+  })
+
+  it('answers pods/log through the node-agent path: one line per container, with the agent’s query honoured', async () => {
+    const server = createApiServer({ nodes: 1, embeddedIdentity: ADMIN_IDENTITY })
+    await server.ready
+    const { client } = server
+    await client.create(pods, 'default', pod('logged', { containers: [{ name: 'main', image: 'busybox' }, { name: 'side', image: 'busybox' }] }))
+    await phase(client, 'logged', 'Running')
+    const log = (query: string) => server.fetch(new Request(`http://in-process/api/v1/namespaces/default/pods/logged/log?${query}`))
+    const main = await log('container=main')
+    assert.equal(main.status, 200)
+    assert.equal(await main.text(), 'simulated container main of pod default/logged: no process runs here\n')
+    assert.equal(await (await log('container=side&timestamps=true')).text().then((t) => t.replace(/^\S+ /, '')), 'simulated container side of pod default/logged: no process runs here\n')
+    assert.match(await (await log('container=side&timestamps=true')).text(), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z simulated/)
+    assert.equal(await (await log('container=main&tailLines=0')).text(), '')
+    assert.equal(await (await log('container=main&limitBytes=9')).text(), 'simulated')
+    // The server's own checks come first, as for a real agent: a container the pod lacks is refused before any call.
+    const missing = await log('container=nope')
+    assert.equal(missing.status, 400)
+    assert.match(((await missing.json()) as { message: string }).message, /container nope is not valid for pod logged/)
     await server.shutdown()
   })
 
