@@ -26,6 +26,8 @@ export interface WorkloadController {
   readonly name: string
   /** The service account upstream runs it as (`system:serviceaccount:kube-system:<account>`). */
   readonly serviceAccount: string
+  /** The source its events name, where upstream's differs from the account (`daemonset-controller`). @default serviceAccount */
+  readonly eventComponent?: string
   /** Whether `*` turns it on (upstream's horizontal pod autoscaler is on; here only what is built is listed). */
   readonly onByDefault: boolean
   start(context: ControllerContext): StopController | Promise<StopController>
