@@ -286,8 +286,11 @@ describe('DaemonSet controller', { concurrency: true }, () => {
     })
   })
 
-  it('on simulated nodes, the scheduler binds each pod to its node and all become ready', async () => {
+  it('on simulated nodes, the scheduler binds each pod to its node, a cordoned one too, and all become ready', async () => {
     const server = await serverWith({ nodes: 3 })
+    // Cordoned: daemon pods tolerate node.kubernetes.io/unschedulable, so the scheduler still places them there.
+    const cordoned = await server.client.get(nodes, '', 'node-0')
+    await server.client.update(nodes, '', { ...cordoned, spec: { ...(cordoned['spec'] as object), unschedulable: true } })
     await server.client.create(daemonSets, 'default', daemonSet('sim'))
     await untilPasses(async () => {
       const status = statusOf(await getDS(server, 'sim'))
