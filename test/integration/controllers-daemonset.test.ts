@@ -243,6 +243,21 @@ describe('DaemonSet controller', { concurrency: true }, () => {
     })
   })
 
+  it('with maxSurge, starts each new pod beside the old one before the old one goes', async () => {
+    const server = await threeReadyNodes()
+    await server.client.create(daemonSets, 'default', daemonSet('surge', {}, { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } } }))
+    await untilPasses(async () => assert.equal(statusOf(await getDS(server, 'surge'))['numberAvailable'], 3))
+    await updateTemplate(server, 'surge', 'agent:2')
+    await untilPasses(async () => {
+      const now = await podsOf(server, 'default', 'app=surge')
+      assert.deepEqual(now.map((p) => specOf(p)['containers'][0].image), ['agent:2', 'agent:2', 'agent:2'])
+      assert.deepEqual(pinnedNodes(now), ['r1', 'r2', 'r3'])
+      const status = statusOf(await getDS(server, 'surge'))
+      assert.equal(status['updatedNumberScheduled'], 3)
+      assert.equal(status['numberAvailable'], 3)
+    })
+  })
+
   it('leaves pods of an old template alone under OnDelete until they are deleted', async () => {
     const server = await threeReadyNodes()
     await server.client.create(daemonSets, 'default', daemonSet('manual', {}, { updateStrategy: { type: 'OnDelete' } }))
