@@ -3,15 +3,17 @@
  * pending pod of the default scheduler goes to the least-loaded node that
  * fits it (its resource requests within the node's allocatable minus what
  * is bound there, its pod count, its nodeSelector, its required node
- * affinity terms on labels, the node's NoSchedule and NoExecute taints it
- * tolerates), bound through pods/binding as `system:kube-scheduler`. A pod
- * that fits nowhere stays Pending with upstream's PodScheduled=False
- * Unschedulable condition and a FailedScheduling event, and is tried again
- * when a node or a pod changes.
+ * affinity terms on labels and on the node's name, the node's NoSchedule
+ * and NoExecute taints it tolerates, a cordoned node only for a pod
+ * tolerating node.kubernetes.io/unschedulable), bound through pods/binding
+ * as `system:kube-scheduler`. A pod that fits nowhere stays Pending with
+ * upstream's PodScheduled=False Unschedulable condition and a
+ * FailedScheduling event, and is tried again when a node or a pod changes.
  */
 import type { InformerFactory } from '../client/informer-factory.js'
 import type { ObjectClient } from '../client/object-client.js'
 import type { EventRecorder } from '../controllers/workloads/events.js'
+import { matchesNodeAffinity, taintsOf, tolerationsOf, toleratesTaint, untoleratedTaint } from '../controllers/workloads/node-fit.js'
 import { WorkQueue } from '../controllers/workloads/work-queue.js'
 import type { Logger } from '../logging/logger.js'
 import { formatTimestamp, isPlainObject, type KubeObject } from '../machinery/object.js'
@@ -23,6 +25,8 @@ import { pods as podEntry } from '../resources/core/pods.js'
 type Obj = Record<string, unknown>
 const obj = (v: unknown): Obj => (isPlainObject(v) ? v : {})
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isPlainObject) : [])
+
+const UNSCHEDULABLE_TAINT = { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }
 
 export const SCHEDULER_IDENTITY = { username: 'system:kube-scheduler', groups: ['system:authenticated'] }
 
@@ -39,47 +43,15 @@ export function podRequests(pod: KubeObject): Record<string, number> {
   return sum
 }
 
-function tolerates(pod: KubeObject, taint: Obj): boolean {
-  return list(obj(pod['spec'])['tolerations']).some((t) => {
-    if (t['effect'] && t['effect'] !== taint['effect']) return false
-    if (t['operator'] === 'Exists') return !t['key'] || t['key'] === taint['key']
-    return t['key'] === taint['key'] && (t['value'] ?? '') === (taint['value'] ?? '')
-  })
-}
-
-function matchesExpression(labels: Record<string, string>, e: Obj): boolean {
-  const key = String(e['key'] ?? '')
-  const values = Array.isArray(e['values']) ? e['values'].map(String) : []
-  const has = key in labels
-  switch (e['operator']) {
-    case 'In':
-      return has && values.includes(labels[key]!)
-    case 'NotIn':
-      return !has || !values.includes(labels[key]!)
-    case 'Exists':
-      return has
-    case 'DoesNotExist':
-      return !has
-    case 'Gt':
-      return has && Number(labels[key]) > Number(values[0])
-    case 'Lt':
-      return has && Number(labels[key]) < Number(values[0])
-    default:
-      return false
-  }
-}
-
 /** Why `node` cannot take `pod`, in kube-scheduler's words; undefined when it can. */
 export function unfit(pod: KubeObject, node: KubeObject, bound: readonly KubeObject[]): string | undefined {
-  const labels = node.metadata.labels ?? {}
   const spec = obj(pod['spec'])
-  for (const taint of list(obj(node['spec'])['taints'])) {
-    if ((taint['effect'] === 'NoSchedule' || taint['effect'] === 'NoExecute') && !tolerates(pod, taint)) return `node(s) had untolerated taint {${String(taint['key'])}: ${String(taint['value'] ?? '')}}`
-  }
-  const selector = obj(spec['nodeSelector'])
-  const terms = list(obj(obj(obj(spec['affinity'])['nodeAffinity'])['requiredDuringSchedulingIgnoredDuringExecution'])['nodeSelectorTerms'])
-  const affinityOk = terms.length === 0 || terms.some((term) => list(term['matchExpressions']).every((e) => matchesExpression(labels, e)) && list(term['matchFields']).every((f) => f['key'] !== 'metadata.name' || matchesExpression({ 'metadata.name': node.metadata.name ?? '' }, f)))
-  if (!Object.entries(selector).every(([k, v]) => labels[k] === v) || !affinityOk) return "node(s) didn't match Pod's node affinity/selector"
+  const tolerations = tolerationsOf(spec)
+  // A cordoned node takes only pods tolerating its unschedulable taint (upstream's NodeUnschedulable plugin).
+  if (obj(node['spec'])['unschedulable'] === true && !tolerations.some((t) => toleratesTaint(t, UNSCHEDULABLE_TAINT))) return 'node(s) were unschedulable'
+  const taint = untoleratedTaint(taintsOf(node), tolerations, ['NoSchedule', 'NoExecute'])
+  if (taint) return `node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`
+  if (!matchesNodeAffinity(spec, node)) return "node(s) didn't match Pod's node affinity/selector"
   const allocatable = obj(obj(node['status'])['allocatable'])
   if (bound.length + 1 > quantityValue(allocatable['pods'] ?? '110')) return 'Too many pods'
   const wanted = podRequests(pod)
@@ -91,8 +63,7 @@ export function unfit(pod: KubeObject, node: KubeObject, bound: readonly KubeObj
   return undefined
 }
 
-const isReadyNode = (node: KubeObject): boolean =>
-  !node.metadata.deletionTimestamp && !obj(node['spec'])['unschedulable'] && list(obj(node['status'])['conditions']).some((c) => c['type'] === 'Ready' && c['status'] === 'True')
+const isReadyNode = (node: KubeObject): boolean => !node.metadata.deletionTimestamp && list(obj(node['status'])['conditions']).some((c) => c['type'] === 'Ready' && c['status'] === 'True')
 
 const isPendingForUs = (pod: KubeObject): boolean => {
   const spec = obj(pod['spec'])

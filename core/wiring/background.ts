@@ -47,7 +47,7 @@ export function registerBackgroundWork({ options, registry, membership, client, 
   // Each workload controller asked for acts as its own service account, as kube-controller-manager runs it.
   for (const controller of selectControllers(options.controllers ?? [])) {
     const controllerClient = client.as(controllerIdentity(controller.serviceAccount), `kube-controller-manager/${controller.serviceAccount}`)
-    const events = clientEventRecorder(controllerClient, controller.serviceAccount, now, logger)
+    const events = clientEventRecorder(controllerClient, controller.eventComponent ?? controller.serviceAccount, now, logger)
     runOnce(`${controller.name}-controller`, () => controller.start({ client: controllerClient, informers, events, now, logger }))
   }
   if (options.nodes !== undefined) {

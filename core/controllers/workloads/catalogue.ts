@@ -5,6 +5,7 @@
  */
 import type { WorkloadController } from './context.js'
 import { cronJobController } from './cronjob.js'
+import { daemonSetController } from './daemonset.js'
 import { deploymentController } from './deployment.js'
 import { endpointController } from './endpoints.js'
 import { endpointSliceController } from './endpointslices.js'
@@ -17,6 +18,7 @@ import { ttlAfterFinishedController } from './ttl-after-finished.js'
 
 export const WORKLOAD_CONTROLLERS: readonly WorkloadController[] = [
   cronJobController,
+  daemonSetController,
   deploymentController,
   endpointController,
   endpointSliceController,

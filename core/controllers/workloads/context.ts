@@ -26,6 +26,8 @@ export interface WorkloadController {
   readonly name: string
   /** The service account upstream runs it as (`system:serviceaccount:kube-system:<account>`). */
   readonly serviceAccount: string
+  /** The source its events name, where upstream's differs from the account (`daemonset-controller`). @default serviceAccount */
+  readonly eventComponent?: string
   /** Whether `*` turns it on (as upstream's list does, but for the horizontal pod autoscaler: without a metrics API it could only report that metrics are missing). */
   readonly onByDefault: boolean
   start(context: ControllerContext): StopController | Promise<StopController>

@@ -3,7 +3,7 @@
  * them: an object has at most one controller; a controller adopts the
  * orphans its selector matches and releases what it owns and no longer
  * matches, each as a write through the client guarded by the object's
- * resourceVersion (a conflict requeues the owner's key).
+ * uid and resourceVersion (a conflict requeues the owner's key).
  */
 import type { ObjectClient, ResourceRef } from '../../client/object-client.js'
 import type { LabelSelector } from '../../machinery/label-selector.js'
@@ -78,11 +78,17 @@ export async function claim(candidates: readonly KubeObject[], options: ClaimOpt
   return claimed
 }
 
-/** Rewrites the owner references; an object already gone counts as released (answers undefined). */
+/**
+ * Rewrites the owner references with a merge patch guarded by the object's
+ * uid and resourceVersion (a patch, as upstream adopts and releases: the
+ * controllers' roles grant `patch` on what they own, not `update`); an
+ * object already gone counts as released (answers undefined).
+ */
 async function write(client: ObjectClient, resource: ResourceRef, object: KubeObject, change: (refs: OwnerReference[]) => OwnerReference[]): Promise<KubeObject | undefined> {
-  const updated: KubeObject = { ...object, metadata: { ...object.metadata, ownerReferences: change(object.metadata.ownerReferences ?? []) } }
+  const { uid, resourceVersion } = object.metadata
+  const patch = { metadata: { uid, resourceVersion, ownerReferences: change(object.metadata.ownerReferences ?? []) } }
   try {
-    return await client.update(resource, object.metadata.namespace ?? '', updated)
+    return await client.patch(resource, object.metadata.namespace ?? '', object.metadata.name ?? '', 'merge', patch)
   } catch (err) {
     if ((err as { code?: number }).code === 404) return undefined
     throw err
