@@ -153,34 +153,29 @@ describe('StatefulSet controller', () => {
     await release('db-1')
     await release('db-2')
 
-    const ordered = await serverWith()
-    await ordered.client.create(statefulSets, 'default', statefulSet('kv', 3, {}, { finalizers: [hold] }))
+    await server.client.create(statefulSets, 'default', statefulSet('kv', 3, {}, { finalizers: [hold] }))
     for (const name of ['kv-0', 'kv-1', 'kv-2']) {
-      await untilPasses(async () => assert.ok((await podsOf(ordered, 'default', 'app=kv')).some((p) => p.metadata.name === name)))
-      await markReady(ordered, await ordered.client.get(pods, 'default', name))
+      await untilPasses(async () => assert.ok((await podsOf(server, 'default', 'app=kv')).some((p) => p.metadata.name === name)))
+      await markReady(server, await server.client.get(pods, 'default', name))
     }
-    await untilPasses(async () => assert.equal(statusOf(await getSet(ordered, 'kv'))['readyReplicas'], 3))
-    await changeSpec(ordered, 'kv', (spec) => {
+    await untilPasses(async () => assert.equal(statusOf(await getSet(server, 'kv'))['readyReplicas'], 3))
+    await changeSpec(server, 'kv', (spec) => {
       spec['replicas'] = 1
     })
-    const terminating = async (): Promise<string[]> => names((await ordered.client.list(pods, 'default')).items.filter((p) => p.metadata.deletionTimestamp))
+    const terminating = async (): Promise<string[]> => names((await server.client.list(pods, 'default', { labelSelector: 'app=kv' })).items.filter((p) => p.metadata.deletionTimestamp))
     // OrderedReady: kv-2 goes first, and kv-1 only once kv-2 is gone.
     await untilPasses(async () => assert.deepEqual(await terminating(), ['kv-2']))
-    assert.equal(statusOf(await getSet(ordered, 'kv'))['replicas'], 3, 'a terminating pod still counts')
-    const releaseKv = async (name: string): Promise<void> => {
-      const pod = await ordered.client.get(pods, 'default', name)
-      await ordered.client.update(pods, 'default', { ...pod, metadata: { ...pod.metadata, finalizers: [] } })
-    }
-    await releaseKv('kv-2')
+    assert.equal(statusOf(await getSet(server, 'kv'))['replicas'], 3, 'a terminating pod still counts')
+    await release('kv-2')
     await untilPasses(async () => assert.deepEqual(await terminating(), ['kv-1']))
-    await releaseKv('kv-1')
+    await release('kv-1')
     await untilPasses(async () => {
-      assert.deepEqual(names((await ordered.client.list(pods, 'default')).items), ['kv-0'])
-      const status = statusOf(await getSet(ordered, 'kv'))
+      assert.deepEqual(names((await server.client.list(pods, 'default', { labelSelector: 'app=kv' })).items), ['kv-0'])
+      const status = statusOf(await getSet(server, 'kv'))
       assert.equal(status['replicas'], 1)
       assert.equal(status['readyReplicas'], 1)
     })
-    const deleted = (await eventsAbout(ordered, 'default', 'kv')).filter((e) => e.reason === 'SuccessfulDelete').map((e) => e.message)
+    const deleted = (await eventsAbout(server, 'default', 'kv')).filter((e) => e.reason === 'SuccessfulDelete').map((e) => e.message)
     assert.deepEqual(deleted.sort(), ['delete Pod kv-1 in StatefulSet kv successful', 'delete Pod kv-2 in StatefulSet kv successful'])
 
     // Retain: the claims of the pods scaled away stay.
@@ -272,6 +267,33 @@ describe('StatefulSet controller', () => {
       assert.equal(status['currentReplicas'], 2)
       assert.equal(status['updatedReplicas'], 1)
     })
+  })
+
+  it('hands claims to the set or to the pod scaled away as persistentVolumeClaimRetentionPolicy says', async () => {
+    const server = await serverWith()
+    const claimTemplate = { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }
+    const policy = { whenDeleted: 'Delete', whenScaled: 'Delete' }
+    const set = await server.client.create(
+      statefulSets,
+      'default',
+      statefulSet('ret', 2, { podManagementPolicy: 'Parallel', volumeClaimTemplates: [claimTemplate], persistentVolumeClaimRetentionPolicy: policy }),
+    )
+    const claimOwner = async (name: string) => (await server.client.get(persistentVolumeClaims, 'default', name)).metadata.ownerReferences
+    await untilPasses(async () => {
+      assert.deepEqual(names(await podsOf(server, 'default', 'app=ret')), ['ret-0', 'ret-1'])
+      for (const name of ['data-ret-0', 'data-ret-1'])
+        assert.deepEqual(await claimOwner(name), [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'ret', uid: set.metadata.uid, controller: true, blockOwnerDeletion: true }])
+    })
+    await changeSpec(server, 'ret', (spec) => {
+      spec['replicas'] = 1
+    })
+    // The claim of the pod scaled away goes with it; the other stays with the set.
+    await untilPasses(async () => {
+      assert.deepEqual(names(await podsOf(server, 'default', 'app=ret')), ['ret-0'])
+      assert.deepEqual(names((await server.client.list(persistentVolumeClaims, 'default')).items), ['data-ret-0'])
+    })
+    await server.client.delete(statefulSets, 'default', 'ret')
+    await untilPasses(async () => assert.deepEqual((await server.client.list(persistentVolumeClaims, 'default')).items, []))
   })
 
   it('rolls out on simulated nodes under RBAC until ready and at one revision', async () => {

@@ -41,15 +41,15 @@ export function goJson(value: unknown): string {
   return JSON.stringify(value)
 }
 
-/** FNV-1 (multiply, then xor), 32 bits. */
-function fnv32(bytes: Uint8Array, hash: number): number {
+/** FNV-1 (multiply, then xor), 32 bits: Go's fnv.New32, where the Deployment's hash uses New32a. */
+export function fnv32(bytes: Uint8Array, hash = 0x811c9dc5): number {
   for (const byte of bytes) hash = (Math.imul(hash, 0x01000193) ^ byte) >>> 0
   return hash
 }
 
 export function revisionHash(data: unknown, collisionCount: number): string {
   const encoder = new TextEncoder()
-  let hash = fnv32(encoder.encode(goJson(data)), 0x811c9dc5)
+  let hash = fnv32(encoder.encode(goJson(data)))
   hash = fnv32(encoder.encode(String(collisionCount)), hash)
   return [...String(hash)].map((c) => SAFE_ALPHABET[c.charCodeAt(0) % SAFE_ALPHABET.length]).join('')
 }
