@@ -14,6 +14,7 @@ import { jobController } from './job.js'
 import { podGcController } from './podgc.js'
 import { replicaSetController } from './replicaset.js'
 import { replicationControllerController } from './replicationcontroller.js'
+import { statefulSetController } from './statefulset.js'
 import { ttlAfterFinishedController } from './ttl-after-finished.js'
 
 export const WORKLOAD_CONTROLLERS: readonly WorkloadController[] = [
@@ -27,6 +28,7 @@ export const WORKLOAD_CONTROLLERS: readonly WorkloadController[] = [
   podGcController,
   replicaSetController,
   replicationControllerController,
+  statefulSetController,
   ttlAfterFinishedController,
 ]
 
