@@ -36,6 +36,7 @@ import { Expectations } from './expectations.js'
 import { isNotFound } from './object-keys.js'
 import { claim, controllerRefOf, controllerRefTo, keyOf, splitKey } from './owned.js'
 import { isPodAvailable, isPodReady } from './pod-state.js'
+import { ownedPodHandlers } from './owned-pods.js'
 import { WorkQueue } from './work-queue.js'
 
 /** Upstream's burstReplicas for this controller: the most pods made or deleted in one pass. */
@@ -71,21 +72,9 @@ async function startDaemonSets(ctx: ControllerContext): Promise<StopController> 
     const ds = dsInformer.get(object.metadata.namespace ?? '', ref.name)
     return ds?.metadata.uid === ref.uid ? ds : undefined
   }
+  const matching = (object: KubeObject): KubeObject[] => dsInformer.list(object.metadata.namespace ?? '').filter((ds) => selectorOf(ds).matches(object.metadata.labels))
   const enqueueMatching = (object: KubeObject): void => {
-    for (const ds of dsInformer.list(object.metadata.namespace ?? '')) if (selectorOf(ds).matches(object.metadata.labels)) queue.add(keyOf(ds))
-  }
-
-  const podChanged = (pod: KubeObject, previous?: KubeObject): void => {
-    const owner = ownerOf(pod)
-    const previousOwner = previous && ownerOf(previous)
-    if (previousOwner && previousOwner.metadata.uid !== owner?.metadata.uid) queue.add(keyOf(previousOwner))
-    if (owner) {
-      if (pod.metadata.deletionTimestamp && !previous?.metadata.deletionTimestamp) expectations.deleted(keyOf(owner), pod.metadata.name ?? '')
-      queue.add(keyOf(owner))
-      // Ready now: available once minReadySeconds have passed.
-      const minReady = dsSpecOf(owner).minReadySeconds ?? 0
-      if (minReady > 0 && previous && !isPodReady(previous) && isPodReady(pod)) queue.addAfter(keyOf(owner), minReady * 1000 + 10)
-    } else if (!controllerRefOf(pod) || (previous && !sameJson(previous.metadata.labels, pod.metadata.labels))) enqueueMatching(pod)
+    for (const ds of matching(object)) queue.add(keyOf(ds))
   }
 
   await Promise.all([dsInformer.synced, podInformer.synced, nodeInformer.synced, historyInformer.synced])
@@ -95,20 +84,15 @@ async function startDaemonSets(ctx: ControllerContext): Promise<StopController> 
       onUpdate: (_, ds) => queue.add(keyOf(ds)),
       onDelete: (ds) => expectations.forget(keyOf(ds)),
     }),
-    podInformer.addHandlers({
-      onAdd: (pod) => {
-        const owner = ownerOf(pod)
-        if (owner && !pod.metadata.deletionTimestamp) expectations.created(keyOf(owner))
-        podChanged(pod)
-      },
-      onUpdate: (previous, pod) => podChanged(pod, previous),
-      onDelete: (pod) => {
-        const owner = ownerOf(pod)
-        if (!owner) return
-        expectations.deleted(keyOf(owner), pod.metadata.name ?? '')
-        queue.add(keyOf(owner))
-      },
-    }),
+    podInformer.addHandlers(
+      ownedPodHandlers({
+        ownerOf,
+        matching,
+        minReadySeconds: (ds) => dsSpecOf(ds).minReadySeconds ?? 0,
+        queue,
+        expectations,
+      }),
+    ),
     nodeInformer.addHandlers({
       onAdd: (node) => {
         for (const ds of dsInformer.list()) if (nodeShouldRunDaemonPod(node, ds).shouldRun) queue.add(keyOf(ds))

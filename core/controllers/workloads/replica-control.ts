@@ -14,6 +14,7 @@ import type { ControllerContext, StopController, WorkloadController } from './co
 import { Expectations } from './expectations.js'
 import { claim, controllerRefOf, controllerRefTo, keyOf, splitKey } from './owned.js'
 import { deletionOrder, isActivePod, isPodAvailable, isPodReady } from './pod-state.js'
+import { ownedPodHandlers } from './owned-pods.js'
 import { WorkQueue } from './work-queue.js'
 
 /** Upstream's burstReplicas: the most pods made or deleted in one pass. */
@@ -53,40 +54,20 @@ function startReplicaControl(kind: ReplicaKind, ctx: ControllerContext): StopCon
     const owner = owners.get(pod.metadata.namespace ?? '', ref.name)
     return owner?.metadata.uid === ref.uid ? owner : undefined
   }
-  const enqueueMatching = (pod: KubeObject): void => {
-    for (const owner of owners.list(pod.metadata.namespace ?? '')) if (kind.selectorOf(owner).matches(pod.metadata.labels)) queue.add(keyOf(owner))
-  }
-  const podChanged = (pod: KubeObject, previous?: KubeObject): void => {
-    const owner = ownerOf(pod)
-    const previousOwner = previous && ownerOf(previous)
-    if (previousOwner && previousOwner.metadata.uid !== owner?.metadata.uid) queue.add(keyOf(previousOwner))
-    if (owner) {
-      if (pod.metadata.deletionTimestamp && !previous?.metadata.deletionTimestamp) expectations.deleted(keyOf(owner), pod.metadata.name ?? '')
-      queue.add(keyOf(owner))
-      const minReady = specOf(owner).minReadySeconds ?? 0
-      if (minReady > 0 && previous && !isPodReady(previous) && isPodReady(pod)) queue.addAfter(keyOf(owner), minReady * 1000 + 10)
-    } else if (!controllerRefOf(pod) || (previous && !sameJson(previous.metadata.labels, pod.metadata.labels))) enqueueMatching(pod)
-  }
-
   const stopOwners = owners.addHandlers({
     onAdd: (owner) => queue.add(keyOf(owner)),
     onUpdate: (_, owner) => queue.add(keyOf(owner)),
     onDelete: (owner) => expectations.forget(keyOf(owner)),
   })
-  const stopPods = pods.addHandlers({
-    onAdd: (pod) => {
-      const owner = ownerOf(pod)
-      if (owner && !pod.metadata.deletionTimestamp) expectations.created(keyOf(owner))
-      podChanged(pod)
-    },
-    onUpdate: (previous, pod) => podChanged(pod, previous),
-    onDelete: (pod) => {
-      const owner = ownerOf(pod)
-      if (!owner) return
-      expectations.deleted(keyOf(owner), pod.metadata.name ?? '')
-      queue.add(keyOf(owner))
-    },
-  })
+  const stopPods = pods.addHandlers(
+    ownedPodHandlers({
+      ownerOf,
+      matching: (pod) => owners.list(pod.metadata.namespace ?? '').filter((owner) => kind.selectorOf(owner).matches(pod.metadata.labels)),
+      minReadySeconds: (owner) => specOf(owner).minReadySeconds ?? 0,
+      queue,
+      expectations,
+    }),
+  )
 
   async function reconcile(key: string): Promise<void> {
     const [namespace, name] = splitKey(key)
