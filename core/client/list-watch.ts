@@ -30,7 +30,8 @@ export function storageListWatch(find: () => StoredResource): ListWatch {
   return {
     list: () => {
       const resource = find()
-      return resource.storage.list(resource.prefix(''))
+      // An informer keeps what it lists as it keeps what a watch delivers: shared, never changed.
+      return resource.storage.list(resource.prefix(''), { readOnly: true })
     },
     watch: (revision) => {
       const resource = find()

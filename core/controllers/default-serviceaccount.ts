@@ -38,7 +38,7 @@ export async function startDefaultServiceAccounts(registry: Registry, now: () =>
   const fail = (err: unknown) => {
     if (!controller.signal.aborted) logger.error({ err: String(err) }, 'service account controller stopped')
   }
-  const existing = await nsStore.storage.list(nsStore.prefix(''))
+  const existing = await nsStore.storage.list(nsStore.prefix(''), { readOnly: true })
   await Promise.all(existing.items.map((ns) => ensure(ns.metadata.name ?? '')))
   const watchNamespaces = async () => {
     const watcher = nsStore.storage.watch(nsStore.prefix(''), { resourceVersion: String(existing.revision), signal: controller.signal })

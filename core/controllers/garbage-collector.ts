@@ -259,7 +259,8 @@ export function startGarbageCollector(
     let first = true
     while (!signal.aborted) {
       try {
-        const list = await registry.store(resource.entry).storage.list(resource.prefix)
+        // Read as the watch's objects are: kept in the graph, never changed.
+        const list = await registry.store(resource.entry).storage.list(resource.prefix, { readOnly: true })
         if (signal.aborted) return
         const present = new Set<string>()
         for (const obj of list.items) {

@@ -28,7 +28,8 @@ async function ensure(registry: Registry, entry: ResourceEntry, wanted: Bootstra
   const ctx = { user: LOOPBACK_IDENTITY, now: now(), dryRun: false, fieldManager: FIELD_MANAGER }
   let stored: KubeObject | undefined
   try {
-    stored = await store.get('', wanted.name)
+    // Only compared: the update below starts from a fresh read of its own.
+    stored = await store.get('', wanted.name, undefined, true)
   } catch (err) {
     if (!hasStatusCode(err, 404)) throw err
   }

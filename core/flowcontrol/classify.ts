@@ -87,7 +87,20 @@ export interface CompiledFlowSchema {
   distinguish(user: UserInfo, info: RequestInfo): string
 }
 
+/** Compiled schemas by the frozen object they came from: servers begun from one start-up template share those objects. */
+const compiled = new WeakMap<KubeObject, CompiledFlowSchema>()
+
 export function compileFlowSchema(schema: KubeObject): CompiledFlowSchema {
+  let done = compiled.get(schema)
+  if (!done) {
+    done = compile(schema)
+    // Only a frozen object stays as it was compiled.
+    if (Object.isFrozen(schema) && Object.isFrozen(schema['spec'])) compiled.set(schema, done)
+  }
+  return done
+}
+
+function compile(schema: KubeObject): CompiledFlowSchema {
   const spec = obj(schema['spec'])
   const rules = list(spec['rules']).map((r) => rulesMatcher(obj(r)))
   const method = obj(spec['distinguisherMethod'])['type']

@@ -82,14 +82,18 @@ export class ObjectIndex {
   }
 }
 
+/** The ring a window starts with: most resources see few changes, and every server has a window per resource. */
+const FIRST_RING_SIZE = 16
+
 /**
  * The latest changes, oldest first, in a ring of fixed capacity. As
  * upstream's window, it knows from which revision on it holds every change:
  * right after a (re)list that is the list's revision, and once the ring has
- * dropped a change, the revision just before its oldest one.
+ * dropped a change, the revision just before its oldest one. The ring
+ * grows to its capacity as changes come, not at once.
  */
 export class EventWindow {
-  private readonly ring: Array<CachedChange | undefined>
+  private ring: Array<CachedChange | undefined>
   private start = 0
   private length = 0
   /** The revision of the last (re)list; every later change is in the window until one drops out. */
@@ -97,7 +101,7 @@ export class EventWindow {
   private dropped = false
 
   constructor(readonly capacity: number) {
-    this.ring = new Array<CachedChange | undefined>(Math.max(1, capacity))
+    this.ring = new Array<CachedChange | undefined>(Math.max(1, Math.min(capacity, FIRST_RING_SIZE)))
   }
 
   /** Empties the window after a list at `revision`: from there on it is complete again. */
@@ -110,6 +114,7 @@ export class EventWindow {
   }
 
   push(change: CachedChange): void {
+    if (this.length === this.ring.length && this.ring.length < this.capacity) this.grow()
     const size = this.ring.length
     if (this.length === size) {
       this.ring[this.start] = change
@@ -156,6 +161,14 @@ export class EventWindow {
     const out: CachedChange[] = []
     for (let i = lo; i < this.length; i++) out.push(this.at(i))
     return out
+  }
+
+  /** Doubles the ring (up to the capacity), its changes moved to the front in order. */
+  private grow(): void {
+    const ring = new Array<CachedChange | undefined>(Math.min(this.capacity, this.ring.length * 2))
+    for (let i = 0; i < this.length; i++) ring[i] = this.at(i)
+    this.ring = ring
+    this.start = 0
   }
 
   private at(i: number): CachedChange {
