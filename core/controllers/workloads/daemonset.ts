@@ -33,8 +33,8 @@ import {
   unavailableCount,
 } from './daemonset-pods.js'
 import { Expectations } from './expectations.js'
-import { isNotFound } from './object-keys.js'
-import { claim, controllerRefOf, controllerRefTo, keyOf, splitKey } from './owned.js'
+import { controllerOf, isNotFound, keyOf, splitKey } from './object-keys.js'
+import { claim, controllerRefTo } from './owned.js'
 import { isPodAvailable, isPodReady } from './pod-state.js'
 import { ownedPodHandlers } from './owned-pods.js'
 import { WorkQueue } from './work-queue.js'
@@ -67,7 +67,7 @@ async function startDaemonSets(ctx: ControllerContext): Promise<StopController> 
 
   /** The DaemonSet a pod's or a revision's controller reference names, if it is still the same object. */
   const ownerOf = (object: KubeObject): KubeObject | undefined => {
-    const ref = controllerRefOf(object)
+    const ref = controllerOf(object)
     if (!ref || ref.kind !== 'DaemonSet') return undefined
     const ds = dsInformer.get(object.metadata.namespace ?? '', ref.name)
     return ds?.metadata.uid === ref.uid ? ds : undefined
@@ -105,14 +105,14 @@ async function startDaemonSets(ctx: ControllerContext): Promise<StopController> 
       },
     }),
     historyInformer.addHandlers({
-      onAdd: (history) => (ownerOf(history) ? queue.add(keyOf(ownerOf(history)!)) : !controllerRefOf(history) && enqueueMatching(history)),
+      onAdd: (history) => (ownerOf(history) ? queue.add(keyOf(ownerOf(history)!)) : !controllerOf(history) && enqueueMatching(history)),
       onUpdate: (_, history) => (ownerOf(history) ? queue.add(keyOf(ownerOf(history)!)) : undefined),
       onDelete: (history) => (ownerOf(history) ? queue.add(keyOf(ownerOf(history)!)) : undefined),
     }),
   ]
 
   async function sync(key: string): Promise<void> {
-    const [namespace, name] = splitKey(key)
+    const { namespace, name } = splitKey(key)
     const stored = dsInformer.get(namespace, name)
     if (!stored) return expectations.forget(key)
     const ds = typed(stored)

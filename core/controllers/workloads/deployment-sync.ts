@@ -36,7 +36,8 @@ import {
   untilDeadline,
   type WorkloadStatus,
 } from './deployment-util.js'
-import { controllerRefOf, controllerRefTo } from './owned.js'
+import { controllerOf } from './object-keys.js'
+import { controllerRefTo } from './owned.js'
 
 export class DeploymentSync {
   /** Set when the deployment should be looked at again after a delay (the progress deadline). */
@@ -120,7 +121,7 @@ export class DeploymentSync {
       }
       // A ReplicaSet of that name: this Deployment's own (an informer behind), or a hash collision.
       const other = await this.ctx.client.get(replicaSets, this.namespace, name)
-      if (controllerRefOf(other)?.uid !== this.d.metadata.uid || !equalIgnoringHash(specOf(other).template, specOf(this.d).template)) {
+      if (controllerOf(other)?.uid !== this.d.metadata.uid || !equalIgnoringHash(specOf(other).template, specOf(this.d).template)) {
         const status = statusOf(this.d)
         status.collisionCount = (status.collisionCount ?? 0) + 1
         await this.writeStatus(status)

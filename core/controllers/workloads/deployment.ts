@@ -11,7 +11,8 @@ import { deployments, replicaSets } from '../../resources/groups/apps.js'
 import type { ControllerContext, StopController, WorkloadController } from './context.js'
 import { DeploymentRollout } from './deployment-rollout.js'
 import { specOf } from './deployment-util.js'
-import { claim, controllerRefOf, keyOf, splitKey } from './owned.js'
+import { controllerOf, keyOf, splitKey } from './object-keys.js'
+import { claim } from './owned.js'
 import { WorkQueue } from './work-queue.js'
 
 const BY_CONTROLLER = 'controller-uid'
@@ -29,14 +30,14 @@ function startDeploymentController(ctx: ControllerContext): StopController {
   const replicaSetInformer = ctx.informers.informer({ group: 'apps', version: 'v1', resource: 'replicasets' })
   const podInformer = ctx.informers.informer({ group: '', version: 'v1', resource: 'pods' })
   const controllerUid = (o: KubeObject): string[] => {
-    const uid = controllerRefOf(o)?.uid
+    const uid = controllerOf(o)?.uid
     return uid ? [uid] : []
   }
   podInformer.addIndex(BY_CONTROLLER, controllerUid)
   const queue = new WorkQueue((key) => reconcile(key), { logger: ctx.logger, name: 'deployment' })
 
   const ownerOf = (rs: KubeObject): KubeObject | undefined => {
-    const ref = controllerRefOf(rs)
+    const ref = controllerOf(rs)
     if (!ref || ref.kind !== 'Deployment') return undefined
     const d = deploymentInformer.get(rs.metadata.namespace ?? '', ref.name)
     return d?.metadata.uid === ref.uid ? d : undefined
@@ -46,7 +47,7 @@ function startDeploymentController(ctx: ControllerContext): StopController {
     if (previousOwner) queue.add(keyOf(previousOwner))
     const owner = ownerOf(rs)
     if (owner) return queue.add(keyOf(owner))
-    if (controllerRefOf(rs)) return
+    if (controllerOf(rs)) return
     for (const d of deploymentInformer.list(rs.metadata.namespace ?? '')) if (selectorOf(d).matches(rs.metadata.labels)) queue.add(keyOf(d))
   }
 
@@ -62,7 +63,7 @@ function startDeploymentController(ctx: ControllerContext): StopController {
   // A Recreate rollout waits for the old pods to be gone.
   const stopPods = podInformer.addHandlers({
     onDelete: (pod) => {
-      const ref = controllerRefOf(pod)
+      const ref = controllerOf(pod)
       const rs = ref && replicaSetInformer.get(pod.metadata.namespace ?? '', ref.name)
       const owner = rs && ownerOf(rs)
       if (owner && specOf(owner).strategy?.type === 'Recreate') queue.add(keyOf(owner))
@@ -70,7 +71,7 @@ function startDeploymentController(ctx: ControllerContext): StopController {
   })
 
   async function reconcile(key: string): Promise<void> {
-    const [namespace, name] = splitKey(key)
+    const { namespace, name } = splitKey(key)
     const stored = deploymentInformer.get(namespace, name)
     if (!stored) return
     const d: KubeObject = { ...structuredClone(stored), apiVersion: 'apps/v1', kind: 'Deployment' }

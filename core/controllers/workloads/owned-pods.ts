@@ -10,9 +10,9 @@ import type { InformerHandlers } from '../../client/informer.js'
 import type { KubeObject } from '../../machinery/object.js'
 import { sameJson } from '../../machinery/same-json.js'
 import type { Expectations } from './expectations.js'
-import { controllerRefOf, keyOf } from './owned.js'
 import { isPodReady } from './pod-state.js'
 import type { WorkQueue } from './work-queue.js'
+import { controllerOf, keyOf } from './object-keys.js'
 
 export interface PodOwners {
   /** The live owner a pod's controller reference names (same uid), if it is one of this controller's. */
@@ -36,7 +36,7 @@ export function ownedPodHandlers(owners: PodOwners): InformerHandlers {
       // Ready now: available once minReadySeconds have passed.
       const minReady = owners.minReadySeconds(owner)
       if (minReady > 0 && previous && !isPodReady(previous) && isPodReady(pod)) queue.addAfter(keyOf(owner), minReady * 1000 + 10)
-    } else if (!controllerRefOf(pod) || (previous && !sameJson(previous.metadata.labels, pod.metadata.labels))) {
+    } else if (!controllerOf(pod) || (previous && !sameJson(previous.metadata.labels, pod.metadata.labels))) {
       for (const candidate of owners.matching(pod)) queue.add(keyOf(candidate))
     }
   }

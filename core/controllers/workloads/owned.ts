@@ -8,10 +8,7 @@
 import type { ObjectClient, ResourceRef } from '../../client/object-client.js'
 import type { LabelSelector } from '../../machinery/label-selector.js'
 import type { KubeObject, OwnerReference } from '../../machinery/object.js'
-
-export function controllerRefOf(object: KubeObject): OwnerReference | undefined {
-  return object.metadata.ownerReferences?.find((ref) => ref.controller === true)
-}
+import { controllerOf } from './object-keys.js'
 
 /** The reference a controller puts on what it makes: controller, and blocking its owner's foreground deletion. */
 export function controllerRefTo(owner: KubeObject): OwnerReference {
@@ -23,14 +20,6 @@ export function controllerRefTo(owner: KubeObject): OwnerReference {
     controller: true,
     blockOwnerDeletion: true,
   }
-}
-
-/** `namespace/name`, the key a work queue holds. */
-export const keyOf = (object: KubeObject): string => `${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`
-
-export function splitKey(key: string): [string, string] {
-  const slash = key.indexOf('/')
-  return [key.slice(0, slash), key.slice(slash + 1)]
 }
 
 export interface ClaimOptions {
@@ -55,7 +44,7 @@ export async function claim(candidates: readonly KubeObject[], options: ClaimOpt
   const claimed: KubeObject[] = []
   let ownerChecked: boolean | undefined
   for (const object of candidates) {
-    const ref = controllerRefOf(object)
+    const ref = controllerOf(object)
     const matches = selector.matches(object.metadata.labels)
     if (ref) {
       if (ref.uid !== uid) continue

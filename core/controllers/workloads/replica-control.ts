@@ -12,7 +12,8 @@ import type { ResourceEntry } from '../../resources/catalogue.js'
 import { pods as podsEntry } from '../../resources/core/pods.js'
 import type { ControllerContext, StopController, WorkloadController } from './context.js'
 import { Expectations } from './expectations.js'
-import { claim, controllerRefOf, controllerRefTo, keyOf, splitKey } from './owned.js'
+import { controllerOf, keyOf, splitKey } from './object-keys.js'
+import { claim, controllerRefTo } from './owned.js'
 import { deletionOrder, isActivePod, isPodAvailable, isPodReady } from './pod-state.js'
 import { ownedPodHandlers } from './owned-pods.js'
 import { WorkQueue } from './work-queue.js'
@@ -49,7 +50,7 @@ function startReplicaControl(kind: ReplicaKind, ctx: ControllerContext): StopCon
 
   /** The owner a pod's controller reference names, if it is still the same object. */
   const ownerOf = (pod: KubeObject): KubeObject | undefined => {
-    const ref = controllerRefOf(pod)
+    const ref = controllerOf(pod)
     if (!ref || ref.kind !== kind.resource.kind) return undefined
     const owner = owners.get(pod.metadata.namespace ?? '', ref.name)
     return owner?.metadata.uid === ref.uid ? owner : undefined
@@ -70,7 +71,7 @@ function startReplicaControl(kind: ReplicaKind, ctx: ControllerContext): StopCon
   )
 
   async function reconcile(key: string): Promise<void> {
-    const [namespace, name] = splitKey(key)
+    const { namespace, name } = splitKey(key)
     const stored = owners.get(namespace, name)
     if (!stored) return expectations.forget(key)
     const owner = typed(stored)

@@ -14,8 +14,8 @@ import { pods as podsEntry } from '../../resources/core/pods.js'
 import { controllerRevisions, statefulSets } from '../../resources/groups/apps.js'
 import type { ControllerContext, StopController, WorkloadController } from './context.js'
 import { NamedExpectations } from './named-expectations.js'
-import { isNotFound } from './object-keys.js'
-import { claim, controllerRefOf, keyOf, splitKey } from './owned.js'
+import { controllerOf, isNotFound, keyOf, splitKey } from './object-keys.js'
+import { claim } from './owned.js'
 import {
   claimOwners,
   claimsFor,
@@ -76,7 +76,7 @@ function startStatefulSetController(ctx: ControllerContext): StopController {
   const selectorOf = (set: KubeObject) => labelSelectorFromObject(setSpecOf(set).selector as LabelSelectorObject | undefined)
 
   const ownerOf = (pod: KubeObject): KubeObject | undefined => {
-    const ref = controllerRefOf(pod)
+    const ref = controllerOf(pod)
     if (!ref || ref.kind !== 'StatefulSet') return undefined
     const set = sets.get(pod.metadata.namespace ?? '', ref.name)
     return set?.metadata.uid === ref.uid ? set : undefined
@@ -91,7 +91,7 @@ function startStatefulSetController(ctx: ControllerContext): StopController {
       if (minReady > 0 && previous && !isRunningAndReady(previous) && isRunningAndReady(pod)) queue.addAfter(keyOf(owner), minReady * 1000 + 10)
       return
     }
-    if (controllerRefOf(pod)) return
+    if (controllerOf(pod)) return
     for (const set of sets.list(pod.metadata.namespace ?? '')) if (isMemberOf(set, pod) && selectorOf(set).matches(pod.metadata.labels)) queue.add(keyOf(set))
   }
 
@@ -110,7 +110,7 @@ function startStatefulSetController(ctx: ControllerContext): StopController {
   })
 
   async function reconcile(key: string): Promise<void> {
-    const [namespace, name] = splitKey(key)
+    const { namespace, name } = splitKey(key)
     const stored = sets.get(namespace, name)
     if (!stored) return expectations.forget(key)
     const present = (podName: string): boolean => pods.get(namespace, podName) !== undefined
