@@ -13,7 +13,6 @@
  * events are left out. Servers begun from one template share the uids and
  * creation times of what start-up made; `reuseStartup: false` turns this off.
  */
-import type { ApiServerOptions } from '../options/api-server-options.js'
 import type { MemorySnapshot, MemoryStorage } from '../storage/memory.js'
 
 /** Ports that change nothing start-up stores; any other port given (a clock, storage, admission) turns templates off. */
@@ -34,6 +33,14 @@ export interface StartupTemplate {
   keep(): void
 }
 
+/** What of the server's options decides whether a template is used; the key is all of them. */
+export interface TemplateOptions {
+  readonly reuseStartup?: boolean
+  readonly multiServer?: unknown
+  readonly controllers?: readonly string[]
+  readonly nodes?: unknown
+}
+
 const NONE: StartupTemplate = { reused: false, keep: () => {} }
 
 export interface TemplateTarget {
@@ -51,7 +58,7 @@ export interface TemplateTarget {
  * the embedder's, several servers on one store, controllers or simulated
  * nodes writing as they start) neither use nor leave one.
  */
-export function beginFromTemplate(options: ApiServerOptions, portNames: readonly string[], target: TemplateTarget): StartupTemplate {
+export function beginFromTemplate(options: TemplateOptions, portNames: readonly string[], target: TemplateTarget): StartupTemplate {
   const { memory } = target
   if (!memory || target.encrypted || options.reuseStartup === false) return NONE
   if (options.multiServer || options.controllers?.length || options.nodes) return NONE
@@ -77,7 +84,7 @@ export function beginFromTemplate(options: ApiServerOptions, portNames: readonly
 }
 
 /** The options as text: equal text, equal start-up. Options that are not plain data have no key. */
-function templateKey(options: ApiServerOptions): string | undefined {
+function templateKey(options: TemplateOptions): string | undefined {
   try {
     return JSON.stringify(options, (_, value: unknown) => {
       if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') throw new TypeError('not plain data')
