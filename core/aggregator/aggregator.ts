@@ -6,7 +6,7 @@
  */
 import type { InformerFactory } from '../client/informer-factory.js'
 import { followInformer } from '../client/informer.js'
-import type { RequestHeaderOptions } from '../options/api-server-options.js'
+import type { RequestHeaderOptions } from '../authn/authentication-options.js'
 import type { Logger } from '../logging/logger.js'
 import type { ProxyTransport } from '../proxy/transport.js'
 import type { Registry } from '../registry/registry.js'

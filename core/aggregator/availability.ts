@@ -8,7 +8,7 @@
  * does not verify the serving one (the answer only reports health; requests
  * are verified). The discovery document it read is kept for `/apis`.
  */
-import { ADMIN_IDENTITY } from '../options/api-server-options.js'
+import { ADMIN_IDENTITY } from '../machinery/identities.js'
 import type { Logger } from '../logging/logger.js'
 import type { ProxyTransport } from '../proxy/transport.js'
 import type { Registry } from '../registry/registry.js'

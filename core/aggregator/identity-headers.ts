@@ -7,7 +7,7 @@
  * removed first: its Authorization, impersonation headers and any header
  * that looks like one of these.
  */
-import type { RequestHeaderOptions } from '../options/api-server-options.js'
+import type { RequestHeaderOptions } from '../authn/authentication-options.js'
 import type { UserInfo } from '../machinery/object.js'
 
 export interface IdentityHeaderNames {

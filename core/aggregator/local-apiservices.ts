@@ -10,7 +10,7 @@
  * itself, so an APIService that says otherwise would only mislead.
  */
 import { hasStatusCode } from '../machinery/status-error.js'
-import { ADMIN_IDENTITY } from '../options/api-server-options.js'
+import { ADMIN_IDENTITY } from '../machinery/identities.js'
 import type { Logger } from '../logging/logger.js'
 import type { Registry } from '../registry/registry.js'
 import type { Catalogue, ResourceEntry } from '../resources/catalogue.js'

@@ -7,7 +7,7 @@
  * a redirect from the backend is refused (`--aggregator-reject-forwarding-redirect`).
  */
 import { serviceUnavailable, StatusError } from '../machinery/status-error.js'
-import type { RequestHeaderOptions } from '../options/api-server-options.js'
+import type { RequestHeaderOptions } from '../authn/authentication-options.js'
 import type { ProxyTransport } from '../proxy/transport.js'
 import type { UserInfo } from '../machinery/object.js'
 import type { ApiService, ServiceReference } from './apiservice.js'

@@ -3,7 +3,7 @@
  * knows some tokens; one chain of them serves both the `Authorization: Bearer`
  * request authenticator and TokenReview, so the two never disagree.
  */
-import type { StaticToken } from '../options/api-server-options.js'
+import type { StaticToken } from '../config/token-file.js'
 import type { UserInfo } from '../machinery/object.js'
 import type { Authenticator } from './authenticator.js'
 import { constantTimeEqual, secretDigest } from './constant-time.js'

@@ -7,7 +7,7 @@
  * nothing after authentication can mistake a client's own header for the
  * proxy's word.
  */
-import type { RequestHeaderOptions } from '../options/api-server-options.js'
+import type { RequestHeaderOptions } from './authentication-options.js'
 import type { UserInfo } from '../machinery/object.js'
 import type { Authenticator } from './authenticator.js'
 

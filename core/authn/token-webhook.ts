@@ -9,7 +9,7 @@
  * call that still fails is not cached and is a 401.
  */
 import type { WebhookClient, WebhookTarget } from '../crd/webhook-client.js'
-import type { TokenWebhookOptions } from '../options/api-server-options.js'
+import type { TokenWebhookOptions } from './authentication-options.js'
 import type { Logger } from '../logging/logger.js'
 import type { UserInfo } from '../machinery/object.js'
 import type { AuthResult } from './authenticator.js'

@@ -8,8 +8,13 @@
  * record, and the fourth column is split on every comma, so `"a,,b"` names
  * the three groups "a", "" and "b", exactly as upstream's user info shows them.
  */
-import type { StaticToken } from '../options/api-server-options.js'
 import type { UserInfo } from '../machinery/object.js'
+
+/** One line of a `--token-auth-file`: `token,user,uid,"group1,group2"`. */
+export interface StaticToken {
+  token: string
+  user: UserInfo
+}
 
 /** A record that upstream accepts with a warning (empty or duplicate token). */
 export interface TokenFileWarning {

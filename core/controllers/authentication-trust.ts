@@ -7,7 +7,8 @@
  * PEM, as upstream writes them.
  */
 import { hasStatusCode } from '../machinery/status-error.js'
-import { ADMIN_IDENTITY, type AuthenticationOptions } from '../options/api-server-options.js'
+import { ADMIN_IDENTITY } from '../machinery/identities.js'
+import type { AuthenticationOptions } from '../authn/authentication-options.js'
 import type { Registry } from '../registry/registry.js'
 import { configMaps } from '../resources/core/configmaps.js'
 import type { KubeObject } from '../machinery/object.js'

@@ -8,7 +8,7 @@
  * golden files (core/resources/rbac/generated/bootstrap-policy.ts).
  */
 import { hasStatusCode } from '../machinery/status-error.js'
-import { ADMIN_IDENTITY } from '../options/api-server-options.js'
+import { ADMIN_IDENTITY } from '../machinery/identities.js'
 import type { Logger } from '../logging/logger.js'
 import type { Registry } from '../registry/registry.js'
 import type { RequestContext } from '../registry/request-context.js'

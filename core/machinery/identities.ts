@@ -7,6 +7,12 @@
  */
 import type { UserInfo } from './object.js'
 
+/** The cluster administrator: what kubectl's admin kubeconfig and an embedder's `embeddedIdentity` act as. */
+export const ADMIN_IDENTITY: UserInfo = {
+  username: 'system:admin',
+  groups: ['system:masters', 'system:authenticated'],
+}
+
 /** Upstream's loopback client identity (user.APIServerUser in system:masters). */
 export const LOOPBACK_IDENTITY: UserInfo = {
   username: 'system:apiserver',

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs'
 import { jwtAuthenticatorFromOidcFlags } from '../../core/config/authentication-oidc-flags.js'
 import type { FileOrData, KubeconfigConnection } from '../../core/config/kubeconfig.js'
-import type { AuthenticationOptions, TokenWebhookOptions } from '../../core/options/api-server-options.js'
+import type { AuthenticationOptions, TokenWebhookOptions } from '../../core/authn/authentication-options.js'
 import type { ParsedFlags } from '../../core/options/flags/index.js'
 import type { ConfigFiles } from './config-files.js'
 

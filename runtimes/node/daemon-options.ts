@@ -7,7 +7,8 @@
  */
 import { readFile } from 'node:fs/promises'
 import { parseTokenFile } from '../../core/config/token-file.js'
-import type { ApiServerOptions, StaticToken } from '../../core/options/api-server-options.js'
+import type { ApiServerOptions } from '../../core/options/api-server-options.js'
+import type { StaticToken } from '../../core/config/token-file.js'
 import type { ParsedFlags } from '../../core/options/flags/index.js'
 import type { Logger } from '../../core/logging/logger.js'
 import type { ExternalJwtSigner } from '../../core/ports.js'

@@ -11,7 +11,8 @@ import { admissionChain } from '../../core/admission/chain.js'
 import type { AdmissionAttributes } from '../../core/admission/attributes.js'
 import { forbidden } from '../../core/machinery/status-error.js'
 import { createApiServer } from '../../core/index.js'
-import { ADMIN_IDENTITY, type ApiServerOptions } from '../../core/options/api-server-options.js'
+import type { ApiServerOptions } from '../../core/options/api-server-options.js'
+import { ADMIN_IDENTITY } from '../../core/machinery/identities.js'
 import { eventually, TestClient } from './harness.js'
 
 interface Seen {

@@ -12,7 +12,7 @@ import type { AdmissionPluginName } from '../../core/config/admission-plugins.js
 import { ConfigFileError } from '../../core/config/decode.js'
 import { forbidden } from '../../core/machinery/status-error.js'
 import { type ApiServerOptions, createApiServer } from '../../core/index.js'
-import { ADMIN_IDENTITY } from '../../core/options/api-server-options.js'
+import { ADMIN_IDENTITY } from '../../core/machinery/identities.js'
 import { isPlainObject } from '../../core/machinery/object.js'
 import { eventually, type Reply, startServer, TestClient } from './harness.js'
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { AuditBackend, AuditEvent, AuditPolicy } from '../../core/audit/types.js'
 import { createApiServer } from '../../core/index.js'
-import { ADMIN_IDENTITY } from '../../core/options/api-server-options.js'
+import { ADMIN_IDENTITY } from '../../core/machinery/identities.js'
 import { TestClient } from './harness.js'
 
 class KeptEvents implements AuditBackend {

@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { createApiServer } from '../../core/index.js'
-import { ADMIN_IDENTITY, type ApiServerOptions } from '../../core/options/api-server-options.js'
+import type { ApiServerOptions } from '../../core/options/api-server-options.js'
+import { ADMIN_IDENTITY } from '../../core/machinery/identities.js'
 import type { BootstrapBinding, BootstrapRole } from '../../core/resources/rbac/bootstrap-policy-types.js'
 import {
   BOOTSTRAP_CLUSTER_ROLE_BINDINGS,

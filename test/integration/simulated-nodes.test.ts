@@ -13,7 +13,7 @@ import { pods } from '../../core/resources/core/pods.js'
 import { leases } from '../../core/resources/groups/coordination.js'
 import { deployments } from '../../core/resources/groups/apps.js'
 import { createApiServer } from '../../core/server.js'
-import { ADMIN_IDENTITY } from '../../core/options/api-server-options.js'
+import { ADMIN_IDENTITY } from '../../core/machinery/identities.js'
 import { EXIT_CODE_ANNOTATION } from '../../core/simulation/index.js'
 
 type Status = { phase?: string; podIP?: string; hostIP?: string; conditions?: { type: string; status: string; reason?: string; message?: string }[]; containerStatuses?: { ready: boolean; state: Record<string, { exitCode?: number }> }[] }

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createApiServer } from '../../core/index.js'
-import { ADMIN_IDENTITY } from '../../core/options/api-server-options.js'
+import { ADMIN_IDENTITY } from '../../core/machinery/identities.js'
 import { type NodeTracing, startNodeTracing } from '../../runtimes/node/tracing.js'
 import { TestClient } from './harness.js'
 import { type OtlpCollector, startOtlpCollector } from './otlp-collector.js'

@@ -5,7 +5,7 @@
  * upstream's order), the TokenRequest issuer and the discovery documents
  * all use them.
  */
-import type { ServiceAccountTokenOptions } from '../../options/api-server-options.js'
+import type { ServiceAccountTokenOptions } from '../authentication-options.js'
 import type { Part, SecurityContext } from '../../security/context.js'
 import type { TokenAuthenticator } from '../bearer-token.js'
 import { EXTENDED_EXPIRATION_SECONDS, type TokenClaims } from './claims.js'
