@@ -6,7 +6,6 @@
  * timeout, TTLs, match conditions and failure policy.
  */
 import type { AuthorizerConfiguration, LoadedAuthorizationConfiguration } from '../config/authorization.js'
-import type { ApiServerOptions } from '../options/api-server-options.js'
 import type { SubjectAccessReviewVersion } from './subject-access-review.js'
 import { LEGACY_WEBHOOK_TIMEOUT_MS, type WebhookAuthorizerOptions, type WebhookConnection } from './webhook.js'
 
@@ -34,7 +33,7 @@ export interface LegacyWebhookOptions {
  * The chain of `--authorization-mode`. The legacy webhook has no match
  * conditions and, as upstream's flags, no opinion when its call fails.
  */
-export function legacyAuthorizerSpecs(modes: readonly string[], options: ApiServerOptions): AuthorizerSpec[] {
+export function legacyAuthorizerSpecs(modes: readonly string[], options: { authorizationWebhook?: LegacyWebhookOptions }): AuthorizerSpec[] {
   return modes.map((type) => {
     const spec: AuthorizerSpec = { type, name: type.toLowerCase() }
     const legacy = options.authorizationWebhook

@@ -4,7 +4,6 @@
  * the two controllers that keep cluster objects (the `kubernetes` Service and
  * its endpoints; every namespace's `default` ServiceAccount).
  */
-import type { ApiServerOptions } from '../options/api-server-options.js'
 import type { Logger } from '../logging/logger.js'
 import type { Registry } from '../registry/registry.js'
 import type { StoreHooks } from '../registry/store-hooks.js'
@@ -24,8 +23,20 @@ export interface ClusterServices {
   stop(): void
 }
 
+/** The server's options the Services side reads (ApiServerOptions' fields of the same names). */
+export interface ClusterServicesOptions {
+  serviceClusterIPRange?: string[]
+  serviceNodePortRange?: { first: number; last: number }
+  advertiseAddress?: string
+  securePort?: number
+  platformServiceNodePort?: number
+  endpointReconcilerType?: 'lease' | 'master-count' | 'none'
+  kubernetesServiceController?: boolean
+  serviceAccountsController?: boolean
+}
+
 /** Throws ServiceRangeError for a range that is no CIDR. */
-export function clusterServices(options: ApiServerOptions): ClusterServices {
+export function clusterServices(options: ClusterServicesOptions): ClusterServices {
   const allocator = new ServiceAllocator(options.serviceClusterIPRange, options.serviceNodePortRange)
   let kubernetesService: KubernetesServiceController | undefined
   let stopped = false

@@ -5,7 +5,7 @@
  * `kubernetes` endpoints. A server alone on its store runs its controllers
  * at once and writes no leases but its identity lease.
  */
-import type { MultiServerOptions } from '../options/multi-server-options.js'
+import type { MultiServerOptions } from './multi-server-options.js'
 import type { Logger } from '../logging/logger.js'
 import type { Registry } from '../registry/registry.js'
 import type { Storage } from '../storage/interface.js'

@@ -16,7 +16,7 @@ import type { AuditBackend, AuditPolicy } from '../audit/types.js'
 import type { AdmissionPluginName } from '../config/admission-plugins.js'
 import type { AggregationOptions } from '../aggregator/aggregator.js'
 import type { EncryptionConfiguration } from '../config/encryption.js'
-import type { MultiServerOptions } from './multi-server-options.js'
+import type { MultiServerOptions } from '../controllers/multi-server-options.js'
 import type { RecordOptions } from '../embedding/activity.js'
 import type { SeedObjects } from '../embedding/seed.js'
 

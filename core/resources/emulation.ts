@@ -9,7 +9,7 @@
  * versions of beta APIs enabled at the emulated release) has no later
  * version to add.
  */
-import { introducedInMinor } from '../options/flags/api-versions.js'
+import { introducedInMinor } from './api-versions.js'
 import type { ResourceEntry } from './catalogue.js'
 
 export interface EmulationOptions {

@@ -8,7 +8,7 @@ import { hostname } from 'node:os'
 import { joinHostPort } from '../../core/peers/peer-endpoints.js'
 import type { PeerProxyOptions } from '../../core/peers/peers.js'
 import { featureEnabled, type FlagValues } from '../../core/options/flags/index.js'
-import type { MultiServerOptions } from '../../core/options/multi-server-options.js'
+import type { MultiServerOptions } from '../../core/controllers/multi-server-options.js'
 
 type MultiServerFlags = Pick<
   FlagValues,

@@ -4,7 +4,7 @@
  * switches, `--runtime-config`, the hidden metrics version and the feature
  * gate prefixes. The server's own version is the one /version reports.
  */
-import { API_GROUPS, introducedInMinor, runtimeConfigGroupVersion, VERSION_SET_KEYS } from '../api-versions.js'
+import { API_GROUPS, introducedInMinor, runtimeConfigGroupVersion, VERSION_SET_KEYS } from '../../../resources/api-versions.js'
 import type { FlagValues } from '../table.js'
 import { ok, parseBool } from '../values.js'
 import { compareMajorMinor, formatMajorMinor, KUBE_COMPONENT, type MajorMinor, minorsBefore, serverMajorMinor } from '../versions.js'

@@ -2,9 +2,9 @@
  * What a server does to behave as one of several on a shared store
  * (docs/operations.md, "Several servers"). The daemon fills it from the flags.
  */
-import type { IdentityLeaseTimings } from '../controllers/apiserver-identity.js'
-import type { EndpointLeaseTimings } from '../controllers/endpoint-leases.js'
-import type { LeaderElectionTimings } from '../controllers/leader-election.js'
+import type { IdentityLeaseTimings } from './apiserver-identity.js'
+import type { EndpointLeaseTimings } from './endpoint-leases.js'
+import type { LeaderElectionTimings } from './leader-election.js'
 import type { PeerProxyOptions } from '../peers/peers.js'
 
 export interface MultiServerOptions {
