@@ -117,7 +117,8 @@ export class FlowControl {
     await this.ready
     const read = async (entry: typeof flowSchemas, into: Map<string, KubeObject>): Promise<void> => {
       const store = this.registry.store(entry)
-      for (const obj of (await store.storage.list(store.prefix(''))).items) into.set(obj.metadata.name ?? '', obj)
+      // Kept as the feeds' objects are, never changed: read-only, so the cache hands out its own (and their compiled form is reused).
+      for (const obj of (await store.storage.list(store.prefix(''), { readOnly: true })).items) into.set(obj.metadata.name ?? '', obj)
     }
     await Promise.all([read(flowSchemas, this.storedSchemas), read(priorityLevelConfigurations, this.storedLevels)])
     this.rebuild()

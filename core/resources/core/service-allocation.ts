@@ -233,6 +233,6 @@ export function allocationHooks(allocator: ServiceAllocator): StoreHooks {
 
 /** Marks every stored service's IPs and node ports as taken: the state after a restart. */
 export async function rebuildAllocations(services: Pick<ResourceStore, 'storage' | 'prefix'>, allocator: ServiceAllocator): Promise<void> {
-  const { items } = await services.storage.list(services.prefix(''))
+  const { items } = await services.storage.list(services.prefix(''), { readOnly: true })
   for (const svc of items) allocator.record(svc)
 }
