@@ -9,7 +9,7 @@
  * enabled but has no factory is reported by `unimplementedAdmissionPlugins`,
  * so that the daemon refuses to start rather than run without it.
  */
-import { measuredPlugin } from '../metrics/admission-metrics.js'
+import { measuredPlugin } from './measured-admission.js'
 import type { Metrics } from '../metrics/metrics.js'
 import type { Authorizer } from '../authz/authorizer.js'
 import { ADMISSION_PLUGINS_IN_ORDER, type AdmissionPluginName, DEFAULT_ENABLED_ADMISSION_PLUGINS } from '../config/admission-plugins.js'

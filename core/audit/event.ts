@@ -3,7 +3,7 @@
  * records it, the objects by level, and the two text forms of the log
  * backend (one JSON object per line, or upstream's legacy line).
  */
-import type { RequestInfo } from '../http/request-info.js'
+import type { RequestInfo } from '../machinery/request-info.js'
 import type { UserInfo } from '../machinery/object.js'
 import { isPlainObject } from '../machinery/object.js'
 import { AUDIT_API_VERSION, type AuditEvent, type AuditLevel, type ObjectReference, type ResponseStatus } from './types.js'

@@ -2,7 +2,7 @@
  * Authorization: each authorizer in `--authorization-mode` order allows,
  * denies or has no opinion; the first decision wins (upstream's union).
  */
-import type { RequestInfo } from '../http/request-info.js'
+import type { RequestInfo } from '../machinery/request-info.js'
 import type { UserInfo } from '../machinery/object.js'
 
 export interface Attributes {

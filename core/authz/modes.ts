@@ -8,7 +8,7 @@
  * to something weaker.
  */
 import { lifeCycleOf, type Part, type SecurityContext } from '../security/context.js'
-import { decisionCountingAuthorizer } from '../metrics/security-metrics.js'
+import { decisionCountingAuthorizer } from './measured-authorizer.js'
 import type { UserInfo } from '../machinery/object.js'
 import { abacAuthorizer } from './abac.js'
 import { type AuthorizerSpec, legacyAuthorizerSpecs } from './authorizer-specs.js'

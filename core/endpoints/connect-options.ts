@@ -6,7 +6,7 @@
  * the object admission sees, in v1 with its kind set, as a webhook receives
  * it. A proxy's path is the rest of the URL after the subresource.
  */
-import type { RequestInfo } from '../http/request-info.js'
+import type { RequestInfo } from '../machinery/request-info.js'
 import { badRequest } from '../machinery/status-error.js'
 import type { KubeObject } from '../machinery/object.js'
 

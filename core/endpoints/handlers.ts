@@ -5,7 +5,7 @@
 import { createTokenRequest, type TokenIssuerConfig } from '../authn/serviceaccount/token-request.js'
 import { decodeBody, readAndDecodeObjectBody, readBodyBytes } from '../http/body.js'
 import { APPLY_PATCH_TYPE, negotiateOutput, type OutputFormat } from '../http/media-types.js'
-import type { RequestInfo } from '../http/request-info.js'
+import type { RequestInfo } from '../machinery/request-info.js'
 import type { YamlDecoder } from '../http/yaml-off-thread.js'
 import { queryOf } from '../http/query.js'
 import { listResponse, objectResponse } from '../http/respond.js'

@@ -6,7 +6,7 @@
  * builds for it, before anything reaches a node agent or is signed.
  */
 import type { TokenRequestAdmission } from '../authn/serviceaccount/token-request.js'
-import type { RequestInfo } from '../http/request-info.js'
+import type { RequestInfo } from '../machinery/request-info.js'
 import type { KubeObject } from '../machinery/object.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
 import { runMutatingAdmission, runValidatingAdmission } from '../registry/admission-step.js'

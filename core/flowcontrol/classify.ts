@@ -6,7 +6,7 @@
  * compiled once, when the configuration changes, into sets and closures,
  * so that classifying a request allocates nothing.
  */
-import type { RequestInfo } from '../http/request-info.js'
+import type { RequestInfo } from '../machinery/request-info.js'
 import { isPlainObject, type KubeObject, type UserInfo } from '../machinery/object.js'
 
 type Obj = Record<string, unknown>

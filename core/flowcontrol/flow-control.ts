@@ -9,7 +9,7 @@
  */
 import type { InformerFactory } from '../client/informer-factory.js'
 import { followInformer, type InformerFollower } from '../client/informer.js'
-import type { RequestInfo } from '../http/request-info.js'
+import type { RequestInfo } from '../machinery/request-info.js'
 import type { Metrics } from '../metrics/metrics.js'
 import type { Logger } from '../logging/logger.js'
 import { LOOPBACK_IDENTITY } from '../machinery/identities.js'

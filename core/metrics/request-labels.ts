@@ -16,7 +16,7 @@
  * - `dry_run` is the distinct dryRun values sorted and joined, `invalid`
  *   when one of them is not `All`.
  */
-import type { RequestInfo } from '../http/request-info.js'
+import type { RequestInfo } from '../machinery/request-info.js'
 
 /** upstream's APIServerComponent. */
 export const APISERVER_COMPONENT = 'apiserver'

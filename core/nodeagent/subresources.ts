@@ -4,7 +4,7 @@
  * services and nodes. Authorization already ran on the request's verb and
  * subresource (get on pods/log, create or get on pods/exec, ...), as upstream.
  */
-import type { RequestInfo } from '../http/request-info.js'
+import type { RequestInfo } from '../machinery/request-info.js'
 import { queryOf } from '../http/query.js'
 import { resourceNotFound } from '../machinery/status-error.js'
 import type { ResourceEntry } from '../resources/catalogue.js'

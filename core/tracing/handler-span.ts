@@ -8,7 +8,7 @@
  * its span, and its connect handler starts none.
  */
 import { type Attributes, context, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api'
-import type { RequestInfo } from '../http/request-info.js'
+import type { RequestInfo } from '../machinery/request-info.js'
 import { cleanScope, normalizedVerb } from '../metrics/request-labels.js'
 import { activeAuditId } from './context.js'
 

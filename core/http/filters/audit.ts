@@ -12,7 +12,7 @@ import type { Auditor } from '../../audit/auditor.js'
 import { objectReference, responseStatus, sourceIPs } from '../../audit/event.js'
 import { attributesOf } from '../../authz/authorizer.js'
 import { observeBody } from '../observed-body.js'
-import { isLongRunning } from '../request-info.js'
+import { isLongRunning } from '../../machinery/request-info.js'
 import type { ChainEnv } from './context.js'
 
 export const AUDIT_ID_HEADER = 'Audit-ID'

@@ -2,7 +2,7 @@
 import type { RequestAudit } from '../../audit/auditor.js'
 import type { ConnectionInfo } from '../../ports.js'
 import type { UserInfo } from '../../machinery/object.js'
-import type { RequestInfo } from '../request-info.js'
+import type { RequestInfo } from '../../machinery/request-info.js'
 
 export interface FilterVariables {
   requestInfo: RequestInfo

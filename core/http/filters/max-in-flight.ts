@@ -9,7 +9,7 @@
  */
 import type { MiddlewareHandler } from 'hono'
 import type { Metrics } from '../../metrics/metrics.js'
-import { isLongRunning } from '../request-info.js'
+import { isLongRunning } from '../../machinery/request-info.js'
 import { statusResponse } from '../respond.js'
 import { tooManyRequests } from '../../machinery/status-error.js'
 import type { ChainEnv } from './context.js'

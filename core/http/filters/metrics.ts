@@ -38,7 +38,7 @@ import {
 import { queryOf } from '../query.js'
 import { knownSize } from '../response-size.js'
 import { observeBody } from '../observed-body.js'
-import { isLongRunning, type RequestInfo } from '../request-info.js'
+import { isLongRunning, type RequestInfo } from '../../machinery/request-info.js'
 import type { ChainEnv } from './context.js'
 
 const READ_VERBS = new Set(['GET', 'LIST'])

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono'
 import { queryOf } from '../query.js'
-import { parseRequestInfo, RequestInfoError } from '../request-info.js'
+import { parseRequestInfo, RequestInfoError } from '../../machinery/request-info.js'
 import { internalError } from '../../machinery/status-error.js'
 import type { ChainEnv } from './context.js'
 

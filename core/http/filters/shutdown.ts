@@ -5,7 +5,7 @@
  */
 import type { MiddlewareHandler } from 'hono'
 import type { ServerLifecycle } from '../../lifecycle/lifecycle.js'
-import { isLongRunning } from '../request-info.js'
+import { isLongRunning } from '../../machinery/request-info.js'
 import { statusResponse } from '../respond.js'
 import { serviceUnavailable, tooManyRequests } from '../../machinery/status-error.js'
 import type { ChainEnv } from './context.js'

@@ -3,7 +3,7 @@
  * by a `?timeout=` the client sends. Past it the client gets 504 Timeout.
  */
 import type { MiddlewareHandler } from 'hono'
-import { isLongRunning, type RequestInfo } from '../request-info.js'
+import { isLongRunning, type RequestInfo } from '../../machinery/request-info.js'
 import { statusResponse } from '../respond.js'
 import { timeout } from '../../machinery/status-error.js'
 import type { ChainEnv } from './context.js'

@@ -15,7 +15,7 @@ import type { UserInfo } from '../../machinery/object.js'
 import { withAuditId } from '../../tracing/context.js'
 import { parseTraceparent } from '../../tracing/traceparent.js'
 import { observeBody } from '../observed-body.js'
-import { isLongRunning, type RequestInfo } from '../request-info.js'
+import { isLongRunning, type RequestInfo } from '../../machinery/request-info.js'
 import type { ChainEnv } from './context.js'
 
 /** The groups whose trace context is trusted (upstream's notSystemPrivilegedGroup). */

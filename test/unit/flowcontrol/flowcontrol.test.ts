@@ -4,7 +4,7 @@ import { BOOTSTRAP_FLOW_SCHEMAS, BOOTSTRAP_PRIORITY_LEVELS } from '../../../core
 import { byPrecedence, compileFlowSchema } from '../../../core/flowcontrol/classify.js'
 import { allocateSeats, DemandIntegrator, levelLimits } from '../../../core/flowcontrol/concurrency.js'
 import { dealHand, flowHash, QueueSet } from '../../../core/flowcontrol/queue-set.js'
-import type { RequestInfo } from '../../../core/http/request-info.js'
+import type { RequestInfo } from '../../../core/machinery/request-info.js'
 import type { KubeObject } from '../../../core/machinery/object.js'
 
 const object = (kind: string, name: string, spec: Record<string, unknown>): KubeObject => ({ apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind, metadata: { name, uid: name }, spec })

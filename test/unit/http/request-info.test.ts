@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { parseRequestInfo, pathOfUrl } from '../../../core/http/request-info.js'
+import { parseRequestInfo, pathOfUrl } from '../../../core/machinery/request-info.js'
 
 const cases: [method: string, path: string, expected: Record<string, unknown>][] = [
   ['GET', '/api/v1/namespaces', { verb: 'list', resource: 'namespaces', namespace: '', name: '', apiGroup: '' }],

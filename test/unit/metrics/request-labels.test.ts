@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { parseRequestInfo } from '../../../core/http/request-info.js'
+import { parseRequestInfo } from '../../../core/machinery/request-info.js'
 import { cleanDryRun, cleanScope, normalizedVerb, reportedVerb, routeScope } from '../../../core/metrics/request-labels.js'
 
 function labels(method: string, path: string, headers: Record<string, string> = {}) {

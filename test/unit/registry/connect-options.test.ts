@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { parseRequestInfo } from '../../../core/http/request-info.js'
+import { parseRequestInfo } from '../../../core/machinery/request-info.js'
 import { connectOptions, isConnectSubresource } from '../../../core/endpoints/connect-options.js'
 
 function optionsOf(method: string, path: string): unknown {

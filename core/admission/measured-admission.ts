@@ -5,11 +5,11 @@
  * `apiserver_admission_controller_admission_duration_seconds` for each
  * plugin, by operation and whether it refused the request.
  */
-import type { AdmissionChain, AdmissionPlugin } from '../admission/chain.js'
-import type { MutatingAdmission } from '../admission/mutating.js'
-import type { ValidatingAdmission } from '../admission/validating.js'
-import { ADMISSION_CONTROLLER_DURATION, ADMISSION_STEP_DURATION, type MetricDefinition } from './definitions.js'
-import type { HistogramHandle, Metrics } from './metrics.js'
+import type { AdmissionChain, AdmissionPlugin } from './chain.js'
+import type { MutatingAdmission } from './mutating.js'
+import type { ValidatingAdmission } from './validating.js'
+import { ADMISSION_CONTROLLER_DURATION, ADMISSION_STEP_DURATION, type MetricDefinition } from '../metrics/definitions.js'
+import type { HistogramHandle, Metrics } from '../metrics/metrics.js'
 
 type Labels = Readonly<Record<string, string>>
 
