@@ -8,7 +8,7 @@
  * still answer. The relations come from the graph (node-graph.ts) that the
  * watches of pods, PVs and VolumeAttachments keep current.
  */
-import { parseFieldSelector } from '../registry/field-selector.js'
+import { parseFieldSelector } from '../machinery/field-selector.js'
 import type { UserInfo } from '../machinery/object.js'
 import type { Part, SecurityContext } from '../security/context.js'
 import type { Attributes, Authorizer, AuthorizerDecision } from './authorizer.js'

@@ -6,7 +6,7 @@
  * differs on the wire only in calling the groups `group`.
  */
 import type { SubjectAccessReviewSpec } from '../cel/evaluate.js'
-import { parseFieldSelector } from '../registry/field-selector.js'
+import { parseFieldSelector } from '../machinery/field-selector.js'
 import { isPlainObject } from '../machinery/object.js'
 import type { Attributes } from './authorizer.js'
 

@@ -20,7 +20,7 @@ import {
   type FieldPath,
 } from '../machinery/field.js'
 import { isPlainObject } from '../machinery/object.js'
-import { matchesFormat } from './formats.js'
+import { matchesFormat } from '../validation/formats.js'
 import { additionalPropertiesSchema, isIntOrString, itemsSchema, type JSONSchemaProps } from './schema.js'
 
 export function validateObject(value: unknown, schema: JSONSchemaProps, path: FieldPath): FieldError[] {

@@ -1,3 +1,19 @@
+const DNS1035_LABEL_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?'
+const DNS1035_LABEL_RE = new RegExp(`^${DNS1035_LABEL_FMT}$`)
+const DNS1035_LABEL_MAX = 63
+
+/** A DNS-1035 label (a service's name): a DNS-1123 label that starts with a letter. */
+export function isDNS1035Label(name: string): string[] {
+  const errs: string[] = []
+  if (name.length > DNS1035_LABEL_MAX) errs.push(`must be no more than ${DNS1035_LABEL_MAX} characters`)
+  if (!DNS1035_LABEL_RE.test(name))
+    errs.push(
+      "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character " +
+        `(e.g. 'my-name',  or 'abc-123', regex used for validation is '${DNS1035_LABEL_FMT}')`,
+    )
+  return errs
+}
+
 /**
  * Name and key syntaxes with upstream's messages
  * (`apimachinery/pkg/util/validation`). Each returns the problems found, empty when valid.

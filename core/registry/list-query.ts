@@ -7,7 +7,7 @@ import { badRequest } from '../machinery/status-error.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
 import type { KubeObject } from '../machinery/object.js'
 import { type FieldError, fieldPath, forbiddenField, invalidError, notSupported } from '../machinery/field.js'
-import { type FieldSelector, parseFieldSelectorInSlices } from './field-selector.js'
+import { type FieldSelector, parseFieldSelectorInSlices } from '../machinery/field-selector.js'
 import { type LabelSelector, parseLabelSelectorInSlices } from '../machinery/label-selector.js'
 
 export interface ListQuery {

@@ -3,7 +3,7 @@
  * names are DNS-1123 subdomains; namespaces are labels, services DNS-1035
  * labels, RBAC objects path segments, IPAddresses IPs in canonical form.
  */
-import { isDNS1123Label, isDNS1123Subdomain, isValidPathSegmentName } from '../machinery/names.js'
+import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isValidPathSegmentName } from '../machinery/names.js'
 
 export type NameRule = (name: string) => string[]
 
@@ -14,21 +14,8 @@ export const pathSegmentName: NameRule = isValidPathSegmentName
 /** Names upstream does not constrain (certificate signing requests, reviews). */
 export const anyName: NameRule = () => []
 
-const DNS1035_LABEL_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?'
-const DNS1035_LABEL_RE = new RegExp(`^${DNS1035_LABEL_FMT}$`)
-const DNS1035_LABEL_MAX = 63
-
 /** Service names: a label that starts with a letter, so that it can be a DNS name on its own. */
-export const dns1035LabelName: NameRule = (name) => {
-  const errs: string[] = []
-  if (name.length > DNS1035_LABEL_MAX) errs.push(`must be no more than ${DNS1035_LABEL_MAX} characters`)
-  if (!DNS1035_LABEL_RE.test(name))
-    errs.push(
-      "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character " +
-        `(e.g. 'my-name',  or 'abc-123', regex used for validation is '${DNS1035_LABEL_FMT}')`,
-    )
-  return errs
-}
+export const dns1035LabelName: NameRule = isDNS1035Label
 
 const IPV4_RE = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/
 

@@ -7,9 +7,8 @@
  *   format.dns1123Label().validate(self)    format.named('uuid').hasValue()
  */
 import { type Environment, Optional } from '@marcbachmann/cel-js'
-import { dns1035LabelName } from '../../resources/names.js'
-import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../../machinery/names.js'
-import { matchesFormat } from '../../crd/formats.js'
+import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../../machinery/names.js'
+import { matchesFormat } from '../../validation/formats.js'
 import { parseURL } from './urls.js'
 
 export class NamedFormat {
@@ -37,11 +36,11 @@ function uuidErrors(value: string): string[] {
 const FORMATS: Record<string, (value: string) => string[]> = {
   dns1123Label: isDNS1123Label,
   dns1123Subdomain: isDNS1123Subdomain,
-  dns1035Label: dns1035LabelName,
+  dns1035Label: isDNS1035Label,
   qualifiedName: isQualifiedName,
   dns1123LabelPrefix: prefix(isDNS1123Label),
   dns1123SubdomainPrefix: prefix(isDNS1123Subdomain),
-  dns1035LabelPrefix: prefix(dns1035LabelName),
+  dns1035LabelPrefix: prefix(isDNS1035Label),
   labelValue: isValidLabelValue,
   uri: (value) => {
     const parsed = parseURL(value)

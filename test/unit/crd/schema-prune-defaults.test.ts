@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { applySchemaDefaults } from '../../../core/crd/defaults.js'
-import { matchesFormat } from '../../../core/crd/formats.js'
+import { matchesFormat } from '../../../core/validation/formats.js'
 import { prune } from '../../../core/crd/prune.js'
 import type { JSONSchemaProps } from '../../../core/crd/schema.js'
 

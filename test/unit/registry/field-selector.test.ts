@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { StatusError } from '../../../core/machinery/status-error.js'
-import { parseFieldSelector } from '../../../core/registry/field-selector.js'
+import { parseFieldSelector } from '../../../core/machinery/field-selector.js'
 
 type Fields = Record<string, string>
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { StatusError } from '../../../core/machinery/status-error.js'
-import { parseFieldSelector, parseFieldSelectorInSlices } from '../../../core/registry/field-selector.js'
+import { parseFieldSelector, parseFieldSelectorInSlices } from '../../../core/machinery/field-selector.js'
 import { type LabelRequirement, parseLabelSelector, parseLabelSelectorInSlices } from '../../../core/machinery/label-selector.js'
 
 /** Each requirement checked in turn, as upstream's Requirement.Matches: what the folded matcher must agree with. */

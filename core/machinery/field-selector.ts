@@ -5,8 +5,8 @@
  * stand for the literal characters. Which field names a resource supports is
  * the caller's check, since it differs per resource.
  */
-import { badRequest } from '../machinery/status-error.js'
-import { type Checkpointed, runAtOnce, runInSlices } from '../machinery/time-slice.js'
+import { badRequest } from './status-error.js'
+import { type Checkpointed, runAtOnce, runInSlices } from './time-slice.js'
 
 export interface FieldRequirement {
   field: string
