@@ -9,7 +9,7 @@
  * Web Crypto digests are asynchronous, so the hashes are worked out once per
  * catalogue change and kept, not per request.
  */
-import { base64Encode } from '../encoding/base64.js'
+import { base64Encode } from '../machinery/base64.js'
 import { type Catalogue, groupVersion, type ResourceEntry } from '../resources/catalogue.js'
 
 export interface StorageKind {

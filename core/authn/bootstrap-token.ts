@@ -8,7 +8,7 @@
  * `auth-extra-groups`. A token that fails any check is one this
  * authenticator does not know, as upstream answers.
  */
-import { base64Decode } from '../encoding/base64.js'
+import { base64Decode } from '../machinery/base64.js'
 import { hasStatusCode } from '../machinery/status-error.js'
 import type { Logger } from '../logging/logger.js'
 import type { Registry } from '../registry/registry.js'

@@ -8,6 +8,7 @@
  * to something weaker.
  */
 import { lifeCycleOf, type Part, type SecurityContext } from '../security/context.js'
+import type { LiveRbacIndex } from './rbac/live-rbac-index.js'
 import { decisionCountingAuthorizer } from './measured-authorizer.js'
 import type { UserInfo } from '../machinery/object.js'
 import { abacAuthorizer } from './abac.js'
@@ -18,7 +19,17 @@ import { rbacAuthorizer } from './rbac/rbac-authorizer.js'
 import { RbacRuleResolver } from './rbac/rule-resolver.js'
 import { webhookAuthorizer } from './webhook.js'
 
-type ModeFactory = (ctx: SecurityContext, spec: AuthorizerSpec) => Part<Authorizer>
+/**
+ * What the authorizers are built from: the security context, and the roles
+ * and bindings in memory, shared by the RBAC authorizer and the escalation
+ * checks of role and binding writes (it starts watching on first use and
+ * is stopped by the server).
+ */
+export interface AuthorizationContext extends SecurityContext {
+  readonly rbac: LiveRbacIndex
+}
+
+type ModeFactory = (ctx: AuthorizationContext, spec: AuthorizerSpec) => Part<Authorizer>
 
 const MODE_FACTORIES: Readonly<Record<string, ModeFactory>> = {
   AlwaysAllow: () => ({ value: alwaysAllow }),
@@ -59,7 +70,7 @@ interface BuiltChain {
 }
 
 /** Throws, naming the mode, for a mode this server does not implement. */
-function buildChain(specs: readonly AuthorizerSpec[], ctx: SecurityContext): BuiltChain {
+function buildChain(specs: readonly AuthorizerSpec[], ctx: AuthorizationContext): BuiltChain {
   const parts: Part<Authorizer>[] = []
   try {
     for (const spec of specs) {
@@ -84,7 +95,7 @@ function buildChain(specs: readonly AuthorizerSpec[], ctx: SecurityContext): Bui
 }
 
 /** The chain of an AuthorizationConfiguration's authorizers, or of `--authorization-mode` names. */
-export function buildAuthorization(modesOrSpecs: readonly string[] | readonly AuthorizerSpec[], ctx: SecurityContext): Authorization {
+export function buildAuthorization(modesOrSpecs: readonly string[] | readonly AuthorizerSpec[], ctx: AuthorizationContext): Authorization {
   const specs = modesOrSpecs.map((m) => (typeof m === 'string' ? legacyAuthorizerSpecs([m], ctx.options)[0]! : m))
   let current = buildChain(specs, ctx)
   let stopped = false

@@ -17,7 +17,7 @@
 import type { CelProgram } from '../cel/compile.js'
 import { evaluate, type SubjectAccessReviewSpec } from '../cel/evaluate.js'
 import type { WebhookClient, WebhookTarget } from '../crd/webhook-client.js'
-import { base64EncodeText } from '../encoding/base64.js'
+import { base64EncodeText } from '../machinery/base64.js'
 import type { Logger } from '../logging/logger.js'
 import type { Authorizer, AuthorizerDecision } from './authorizer.js'
 import { readReviewStatus, reviewBody, reviewSpec, type ReviewStatus, type SubjectAccessReviewVersion } from './subject-access-review.js'

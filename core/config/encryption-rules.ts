@@ -5,7 +5,7 @@
  * key lengths, the KMS plugin fields, resource names, and wildcards that
  * would mask other entries (spec: EncryptionConfiguration rules 2, 3 and 5).
  */
-import { base64DecodeStrict } from '../encoding/base64.js'
+import { base64DecodeStrict } from '../machinery/base64.js'
 import { formatGoDuration } from '../machinery/duration.js'
 import { type FieldError, FieldPath, invalid, required } from '../machinery/field.js'
 import type { EncryptionFile, GroupResource, KmsEntry, ProviderEntry } from './encryption.js'

@@ -8,7 +8,7 @@
  * transformers never decode (or mis-decode) a key again.
  */
 import { z } from 'zod'
-import { base64DecodeStrict } from '../encoding/base64.js'
+import { base64DecodeStrict } from '../machinery/base64.js'
 import { CONFIG_GROUP, type ConfigKind, decodeConfig, parseConfigText } from './decode.js'
 import { applyKmsDefaults, type EncryptionRuleOptions, parseGroupResource, validateEncryption } from './encryption-rules.js'
 import { goDuration, goList, goPointer, goString, int32 } from './fields.js'

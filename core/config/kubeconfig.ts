@@ -10,7 +10,7 @@
  * address is completed as the REST client completes it.
  */
 import { z } from 'zod'
-import { Base64Error, base64DecodeStrict } from '../encoding/base64.js'
+import { Base64Error, base64DecodeStrict } from '../machinery/base64.js'
 import { duplicate, FieldPath, notSupported } from '../machinery/field.js'
 import { isDNS1123Label } from '../machinery/names.js'
 import { ConfigFileError, type ConfigProblem, parseConfigText, zodProblems } from './decode.js'

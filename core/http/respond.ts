@@ -12,7 +12,7 @@ import { JSON_TYPE, type OutputFormat, PROTOBUF_TYPE, YAML_TYPE } from './media-
 import { encodeProtobuf } from '../encoding/protobuf.js'
 import type { StatusError } from '../machinery/status-error.js'
 import { observableStream } from './observed-body.js'
-import { utf8Length } from '../encoding/utf8-length.js'
+import { utf8Length } from '../machinery/utf8-length.js'
 import { withKnownSize, withSize } from './response-size.js'
 
 /** An API object (object, list, Table, Status, discovery document) as JSON. */

@@ -4,7 +4,7 @@
  * `apiserver_response_sizes` without reading the body through a stream (which
  * would also turn the runtime's write of bytes in hand into a streamed one).
  */
-import { utf8Length } from '../encoding/utf8-length.js'
+import { utf8Length } from '../machinery/utf8-length.js'
 
 const sizes = new WeakMap<Response, number>()
 

@@ -4,7 +4,7 @@
  * and the Python client all read this shape.
  */
 import { stringify } from 'yaml'
-import { base64EncodeText } from '../encoding/base64.js'
+import { base64EncodeText } from '../machinery/base64.js'
 
 export interface KubeconfigOptions {
   /** e.g. `https://127.0.0.1:6443` */

@@ -1,5 +1,5 @@
-/** PEM armour around DER, with Web APIs only (base64 from ../encoding/base64.ts). */
-import { base64Decode, base64Encode } from '../encoding/base64.js'
+/** PEM armour around DER, with Web APIs only (base64 from ../machinery/base64.ts). */
+import { base64Decode, base64Encode } from '../machinery/base64.js'
 
 export function pemEncode(label: string, der: ArrayBuffer | Uint8Array): string {
   const body = base64Encode(der instanceof Uint8Array ? der : new Uint8Array(der))

@@ -21,7 +21,7 @@ import {
   type Path,
 } from '../apply/index.js'
 import { applyShapeOf } from '../crd/apply-shape.js'
-import { utf8Length } from '../encoding/utf8-length.js'
+import { utf8Length } from '../machinery/utf8-length.js'
 import { badRequest, StatusError } from '../machinery/status-error.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
 import type { KubeObject } from '../machinery/object.js'

@@ -5,7 +5,6 @@
  * method or mode is added by writing its factory and naming it in the chain.
  */
 import type { Metrics } from '../metrics/metrics.js'
-import type { LiveRbacIndex } from '../authz/rbac/live-rbac-index.js'
 import type { WebhookClient } from '../crd/webhook-client.js'
 import type { ApiServerOptions } from '../options/api-server-options.js'
 import type { Logger } from '../logging/logger.js'
@@ -23,12 +22,6 @@ export interface SecurityContext {
   readonly logger: Logger
   readonly now: () => Date
   readonly webhookClient: WebhookClient
-  /**
-   * Roles and bindings in memory, shared by the RBAC authorizer and the
-   * escalation checks of role and binding writes; it starts watching on
-   * first use and is stopped by the server.
-   */
-  readonly rbac: LiveRbacIndex
   /** Where the authorizers count their decisions; none: not counted. */
   readonly metrics?: Metrics
 }

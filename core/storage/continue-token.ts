@@ -5,7 +5,7 @@
  * Clients treat the token as opaque, but keeping upstream's shape lets every
  * backend (memory, embedded, etcd) read the others' tokens.
  */
-import { Base64Error, base64UrlDecode, base64UrlEncode } from '../encoding/base64.js'
+import { Base64Error, base64UrlDecode, base64UrlEncode } from '../machinery/base64.js'
 import { StorageError } from './interface.js'
 
 const TOKEN_VERSION = 'meta.k8s.io/v1'

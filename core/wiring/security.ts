@@ -11,7 +11,7 @@ import { type BuiltAdmission, buildAdmission, defaultAdmissionPlugins } from '..
 import { withAuthenticatedGroup } from '../authn/authenticator.js'
 import { type Authentication, buildAuthentication } from '../authn/chain.js'
 import type { Authorizer } from '../authz/authorizer.js'
-import { type Authorization, buildAuthorization } from '../authz/modes.js'
+import { type Authorization, type AuthorizationContext, buildAuthorization } from '../authz/modes.js'
 import type { WriteAuthorization } from '../authz/rbac/escalation.js'
 import { LiveRbacIndex } from '../authz/rbac/live-rbac-index.js'
 import { RbacRuleResolver } from '../authz/rbac/rule-resolver.js'
@@ -79,7 +79,7 @@ export class LateSecurity {
   }
 }
 
-export interface SecurityWiring extends Omit<SecurityContext, 'rbac'> {
+export interface SecurityWiring extends SecurityContext {
   readonly runOnce: RunOnce
   /** Where clients reach the server, for issuer discovery. */
   readonly externalAddress: () => string
@@ -90,7 +90,7 @@ export interface SecurityWiring extends Omit<SecurityContext, 'rbac'> {
 export function assembleSecurity(late: LateSecurity, wiring: SecurityWiring): Chains {
   const { options, hooks } = wiring
   const rbac = new LiveRbacIndex(wiring.informers)
-  const context: SecurityContext = { ...wiring, rbac }
+  const context: AuthorizationContext = { ...wiring, rbac }
   const authorization = buildAuthorization(options.authorizationConfiguration ?? options.authorizationModes ?? ['AlwaysAllow'], context)
   const authentication = buildAuthentication(context, wiring.externalAddress)
   const admission = buildAdmission(

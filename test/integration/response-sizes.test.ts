@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { type ApiServer, createApiServer } from '../../core/index.js'
 import { STREAMED_LIST_FROM } from '../../core/http/respond.js'
-import { utf8Length } from '../../core/encoding/utf8-length.js'
+import { utf8Length } from '../../core/machinery/utf8-length.js'
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text.js'
 
 const CM = '/api/v1/namespaces/default/configmaps'

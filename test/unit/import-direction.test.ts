@@ -113,10 +113,8 @@ const KNOWN_FOLDER_CYCLES = [
   'admission <-> controllers',
   'admission <-> registry',
   'authz <-> resources',
-  'authz <-> security',
   'crd <-> registry',
   'crd <-> resources',
-  'encoding <-> resources',
   'registry <-> resources',
 ]
 

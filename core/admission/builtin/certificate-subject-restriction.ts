@@ -4,7 +4,7 @@
  * signer may not ask for the `system:masters` organization, the group that
  * passes every authorization check.
  */
-import { base64Decode } from '../../encoding/base64.js'
+import { base64Decode } from '../../machinery/base64.js'
 import { pemDecodeAll } from '../../pki/pem.js'
 import { loadX509 } from '../../pki/x509.js'
 import { certificateSigningRequests } from '../../resources/groups/certificates.js'

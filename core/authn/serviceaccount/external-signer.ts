@@ -8,7 +8,7 @@
  * after a failed attempt, keeping the keys it had), and again when a token
  * names a key id not known; its Metadata bounds token lifetimes.
  */
-import { base64UrlDecode, base64UrlEncode } from '../../encoding/base64.js'
+import { base64UrlDecode, base64UrlEncode } from '../../machinery/base64.js'
 import type { Logger } from '../../logging/logger.js'
 import type { ExternalJwtSigner, ExternalSignerKeys } from '../../ports.js'
 import { isPlainObject } from '../../machinery/object.js'

@@ -7,7 +7,7 @@
  * decides the rest (expiry, the objects it is bound to).
  */
 import { CompactSign, compactVerify, decodeProtectedHeader } from 'jose'
-import { base64UrlDecode } from '../../encoding/base64.js'
+import { base64UrlDecode } from '../../machinery/base64.js'
 import { isPlainObject, type UserInfo } from '../../machinery/object.js'
 import type { TokenAuthenticator, TokenAuthResult } from '../bearer-token.js'
 import { readTokenClaims, sortedJson, type TokenClaims } from './claims.js'

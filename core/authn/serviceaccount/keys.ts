@@ -6,7 +6,7 @@
  * base64url SHA-256 of its public key in PKIX DER form.
  */
 import { exportJWK, importJWK, importPKCS8, importSPKI, type CryptoKey, type JWK } from 'jose'
-import { base64UrlEncode } from '../../encoding/base64.js'
+import { base64UrlEncode } from '../../machinery/base64.js'
 import { pemDecodeAll, pemEncode } from '../../pki/pem.js'
 
 /** What a key signs with: RS256 for RSA, ES256/384/512 by ECDSA curve (upstream's only choices). */

@@ -6,7 +6,7 @@
  * (secret-based) token must, with `--service-account-lookup`, still be the
  * token held by its Secret, of a service account that still exists.
  */
-import { base64Decode } from '../../encoding/base64.js'
+import { base64Decode } from '../../machinery/base64.js'
 import { hasStatusCode } from '../../machinery/status-error.js'
 import type { Registry } from '../../registry/registry.js'
 import type { KubeObject, UserInfo } from '../../machinery/object.js'

@@ -2,7 +2,7 @@
  * Protobuf bytes to the JSON form of an object, driven by the type table:
  * what kubectl's typed commands send (kubectl-wire.md 1.4).
  */
-import { base64Encode } from '../base64.js'
+import { base64Encode } from '../../machinery/base64.js'
 import { formatGoDuration } from '../../machinery/duration.js'
 import { isPlainObject } from '../../machinery/object.js'
 import type { FieldDef, TypeDef, TypeRef, TypeTable } from '../../resources/schema/index.js'

@@ -3,7 +3,7 @@
  * in JSON), Time and MicroTime (RFC 3339 in JSON, seconds and nanos on the
  * wire) and Duration (Go's text in JSON, nanoseconds on the wire).
  */
-import { base64Decode } from '../base64.js'
+import { base64Decode } from '../../machinery/base64.js'
 import { unixSeconds, utcSecondText } from '../../machinery/civil-time.js'
 import { parseGoDuration } from '../../machinery/duration.js'
 import { WireError } from './wire.js'

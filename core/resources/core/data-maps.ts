@@ -40,7 +40,7 @@ export function decodedLength(b64: string): number {
   return Math.floor((b64.length * 3) / 4) - padding
 }
 
-export { utf8Length, utf8LengthUpTo } from '../../encoding/utf8-length.js'
+export { utf8Length, utf8LengthUpTo } from '../../machinery/utf8-length.js'
 
 /** Once `immutable: true`, the data fields and the flag itself stay as they are. */
 export function validateImmutableData(obj: KubeObject, old: KubeObject, fields: string[]): FieldError[] {

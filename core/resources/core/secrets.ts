@@ -1,4 +1,4 @@
-import { base64EncodeText, illegalBase64Index } from '../../encoding/base64.js'
+import { base64EncodeText, illegalBase64Index } from '../../machinery/base64.js'
 import { badRequest } from '../../machinery/status-error.js'
 import { type FieldError, fieldPath, invalid, required, tooLong } from '../../machinery/field.js'
 import { isDNS1123Subdomain } from '../../machinery/names.js'

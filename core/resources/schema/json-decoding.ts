@@ -9,7 +9,7 @@
  * a separate choice of the request.
  */
 import { badRequest } from '../../machinery/status-error.js'
-import { illegalBase64Index } from '../../encoding/base64.js'
+import { illegalBase64Index } from '../../machinery/base64.js'
 import { isPlainObject } from '../../machinery/object.js'
 import type { JsonForms, TypeDef, TypeRef, TypeTable } from './model.js'
 import { jsonFormOf } from './model.js'

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { base64DecodeStrict } from '../../../core/encoding/base64.js'
+import { base64DecodeStrict } from '../../../core/machinery/base64.js'
 
 describe("base64DecodeStrict (Go's StdEncoding)", () => {
   it('decodes padded standard base64, skipping line breaks', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { utf8Length, utf8LengthUpTo } from '../../../core/encoding/utf8-length.js'
+import { utf8Length, utf8LengthUpTo } from '../../../core/machinery/utf8-length.js'
 
 describe('utf8Length', () => {
   it('counts the bytes TextEncoder writes: ASCII, two- and three-byte characters, pairs and lone surrogates', () => {
