@@ -189,7 +189,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const priorityAndFairness = serving.priorityAndFairness !== false
   const publishClientCAs = registerBootstrap({ options, registry, membership, services, now, logger, hooks, priorityAndFairness })
   const crdController = startCrdController(registry, now, logger, {
-    conversion: (crd, v) => customResourceConversion(crd, v, { client: webhookClient, resolveService: serviceResolver(registry) }),
+    conversion: (crd, v) => customResourceConversion(crd, v, { client: webhookClient, resolveService: serviceResolver((resource, ns, name) => registry.served({ group: '', version: 'v1', resource }).get(ns, name)) }),
   })
   // Custom resources defined before a restart are served from the first request on.
   hooks.manage(CRD_INFORMER_SYNCED, crdController)

@@ -18,7 +18,7 @@ export interface ManagedFieldsOptions {
   typeName: string
   /**
    * The structure of a type the tables do not hold (a custom resource's
-   * schema, see crd/apply-shape.ts); when given, typeName only names the type.
+   * schema, see apply/crd-shape.ts); when given, typeName only names the type.
    * @default the type tables' entry for typeName
    */
   shape?: Shape

@@ -5,7 +5,6 @@
  * cluster IP. A Service without a selector and hand-written Endpoints
  * pointing at 127.0.0.1 is how a webhook on this machine is named.
  */
-import type { Registry } from '../registry/registry.js'
 import type { ServiceReference } from '../resources/apiextensions/types.js'
 import { isPlainObject, type KubeObject } from '../machinery/object.js'
 
@@ -14,24 +13,21 @@ type EndpointSubset = { addresses?: { ip?: string }[]; ports?: { name?: string; 
 
 const hostPort = (ip: string, port: number): string => (ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`)
 
-async function read(registry: Registry, resource: string, namespace: string, name: string): Promise<KubeObject> {
-  const entry = registry.catalogue.lookup('', 'v1', resource)
-  if (!entry) throw new Error(`${resource} are not served`)
-  return registry.store(entry).get(namespace, name)
-}
+/** Reads one object of the core group by resource (a Service, its Endpoints); rejects when there is none. */
+export type CoreObjectReader = (resource: 'services' | 'endpoints', namespace: string, name: string) => Promise<KubeObject>
 
 /** The resolver for ConversionDeps.resolveService: the base URL (`https://10.0.0.1:8443`) of the reference. */
-export function serviceResolver(registry: Registry): (ref: ServiceReference) => Promise<string> {
+export function serviceResolver(read: CoreObjectReader): (ref: ServiceReference) => Promise<string> {
   return async (ref) => {
     const wanted = ref.port ?? 443
-    const service = await read(registry, 'services', ref.namespace, ref.name).catch(() => {
+    const service = await read('services', ref.namespace, ref.name).catch(() => {
       throw new Error(`service "${ref.name}" not found in namespace "${ref.namespace}"`)
     })
     const spec = isPlainObject(service['spec']) ? service['spec'] : {}
     const ports = (Array.isArray(spec['ports']) ? spec['ports'] : []) as ServicePort[]
     const port = ports.find((p) => p.port === wanted)
     if (!port) throw new Error(`no service port ${wanted} found for service "${ref.name}"`)
-    const endpoints = await read(registry, 'endpoints', ref.namespace, ref.name).catch(() => undefined)
+    const endpoints = await read('endpoints', ref.namespace, ref.name).catch(() => undefined)
     const subsets = (Array.isArray(endpoints?.['subsets']) ? endpoints['subsets'] : []) as EndpointSubset[]
     for (const subset of subsets) {
       const ip = subset.addresses?.find((a) => a.ip)?.ip

@@ -20,7 +20,7 @@ import {
   type ManagedFieldsOptions,
   type Path,
 } from '../apply/index.js'
-import { applyShapeOf } from '../crd/apply-shape.js'
+import { applyShapeOf } from '../apply/crd-shape.js'
 import { utf8Length } from '../machinery/utf8-length.js'
 import { badRequest, StatusError } from '../machinery/status-error.js'
 import type { ResourceEntry } from '../resources/catalogue.js'

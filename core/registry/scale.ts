@@ -11,9 +11,9 @@
  */
 import { badRequest, internalError, StatusError } from '../machinery/status-error.js'
 import type { ResourceEntry, ScalePaths } from '../resources/catalogue.js'
+import { nestedInteger, nestedString, ScalePathError, setNested } from '../resources/scale-paths.js'
 import { isPlainObject, type KubeObject } from '../machinery/object.js'
-import { type FieldError, FieldPath, fieldPath, invalid, invalidError } from '../machinery/field.js'
-import { goPrint, goTypeName } from '../machinery/go-format.js'
+import { fieldPath, invalid, invalidError } from '../machinery/field.js'
 import { labelSelectorFromObject, type LabelSelectorObject } from '../machinery/label-selector.js'
 import type { RequestContext } from './request-context.js'
 import type { ResourceStore } from './store.js'
@@ -51,68 +51,6 @@ function selectorText(entry: ResourceEntry, obj: KubeObject): string {
   return labelSelectorFromObject(isPlainObject(selector) ? (selector as LabelSelectorObject) : undefined).toString()
 }
 
-// --- custom resources' scale paths ------------------------------------------------
-
-/** A value at a scale path that is not of the type the path needs; the text is upstream's accessor error. */
-class ScalePathError extends Error {
-  override readonly name = 'ScalePathError'
-}
-
-/** A scale path as a list of map keys: the leading dot dropped, split on dots (no array notation). */
-const pathFields = (path: string): string[] => path.replace(/^\./, '').split('.')
-
-const dotted = (fields: readonly string[]): string => `.${fields.join('.')}`
-
-function accessorError(fields: readonly string[], value: unknown, expected: string): ScalePathError {
-  return new ScalePathError(`${dotted(fields)} accessor error: ${goPrint(value)} is of the type ${goTypeName(value)}, expected ${expected}`)
-}
-
-/** The value under `fields`; a null on the way counts as absent, any other non-object is an error. */
-function nestedField(obj: unknown, fields: readonly string[]): { found: boolean; value: unknown } {
-  let value: unknown = obj
-  for (let i = 0; i < fields.length; i++) {
-    if (value === null || value === undefined) return { found: false, value: undefined }
-    if (!isPlainObject(value)) throw accessorError(fields.slice(0, i + 1), value, 'map[string]interface{}')
-    const key = fields[i] as string
-    if (!Object.hasOwn(value, key)) return { found: false, value: undefined }
-    value = value[key]
-  }
-  return { found: true, value }
-}
-
-/** An integer at `path` (upstream's NestedInt64), undefined when absent. */
-function nestedInteger(obj: unknown, path: string): number | undefined {
-  const fields = pathFields(path)
-  const { found, value } = nestedField(obj, fields)
-  if (!found) return undefined
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw accessorError(fields, value, 'int64')
-  return value
-}
-
-/** A string at `path` (upstream's NestedString), undefined when absent. */
-function nestedString(obj: unknown, path: string): string | undefined {
-  const fields = pathFields(path)
-  const { found, value } = nestedField(obj, fields)
-  if (!found) return undefined
-  if (typeof value !== 'string') throw accessorError(fields, value, 'string')
-  return value
-}
-
-/** Sets `value` at `path`, making the objects on the way (upstream's SetNestedField). */
-function setNested(obj: Record<string, unknown>, path: string, value: unknown): void {
-  const fields = pathFields(path)
-  let m = obj
-  for (let i = 0; i < fields.length - 1; i++) {
-    const key = fields[i] as string
-    const next = m[key]
-    if (next === undefined || next === null) m[key] = {}
-    else if (!isPlainObject(next))
-      throw new ScalePathError(`value cannot be set because ${dotted(fields.slice(0, i + 1))} is not a map[string]interface{}`)
-    m = m[key] as Record<string, unknown>
-  }
-  m[fields[fields.length - 1] as string] = value
-}
-
 /** Go's int32(x) of an int64: the low 32 bits, as a Scale's int32 fields keep them. */
 const int32 = (n: number): number => n | 0
 
@@ -136,40 +74,6 @@ function readCustomScale<T>(read: () => T): T {
     if (err instanceof ScalePathError) throw new StatusError(500, 'InternalError', err.message)
     throw err
   }
-}
-
-/**
- * upstream's checks of a custom resource's scale fields, run by its strategy
- * on create and update (spec and status) and on a status update (status
- * only): each path holds an integer in [0, MaxInt32], the selector path a
- * string. The field path is the CRD's path as written (`.spec.replicas`).
- */
-export function validateCustomResourceScale(obj: KubeObject, paths: ScalePaths, parts: 'all' | 'status' = 'all'): FieldError[] {
-  const errors: FieldError[] = []
-  const replicas = (path: string): void => {
-    const at = FieldPath.root(path)
-    let n: number | undefined
-    try {
-      n = nestedInteger(obj, path) ?? 0
-    } catch (err) {
-      if (!(err instanceof ScalePathError)) throw err
-      errors.push(invalid(at, 0, err.message))
-      return
-    }
-    if (n < 0) errors.push(invalid(at, n, 'should be a non-negative integer'))
-    else if (n > 2147483647) errors.push(invalid(at, n, 'should be less than or equal to 2147483647'))
-  }
-  if (parts === 'all') replicas(paths.specReplicasPath)
-  replicas(paths.statusReplicasPath)
-  if (paths.labelSelectorPath !== undefined) {
-    try {
-      nestedString(obj, paths.labelSelectorPath)
-    } catch (err) {
-      if (!(err instanceof ScalePathError)) throw err
-      errors.push(invalid(FieldPath.root(paths.labelSelectorPath), '', err.message))
-    }
-  }
-  return errors
 }
 
 // --- the Scale object -------------------------------------------------------------

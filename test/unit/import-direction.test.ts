@@ -113,7 +113,6 @@ const KNOWN_FOLDER_CYCLES = [
   'admission <-> controllers',
   'admission <-> registry',
   'authz <-> resources',
-  'crd <-> registry',
   'crd <-> resources',
   'registry <-> resources',
 ]

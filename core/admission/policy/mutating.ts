@@ -20,7 +20,7 @@
 import type { Shape } from '../../apply/index.js'
 import { shapeOfType } from '../../apply/index.js'
 import { mergeValues } from '../../apply/merge.js'
-import { applyShapeOf } from '../../crd/apply-shape.js'
+import { applyShapeOf } from '../../apply/crd-shape.js'
 import { StatusError, qualifiedResource } from '../../machinery/status-error.js'
 import { applyJsonPatch, parseJsonPatch } from '../../registry/json-patch.js'
 import type { ResourceEntry } from '../../resources/catalogue.js'

@@ -32,7 +32,7 @@ function webhookPlugin(type: WebhookType, context: AdmissionPluginContext): Admi
     index,
     logger: context.logger,
     client: context.webhookClient,
-    resolveService: serviceResolver(context.registry),
+    resolveService: serviceResolver((resource, ns, name) => context.registry.served({ group: '', version: 'v1', resource }).get(ns, name)),
     ...(context.metrics ? { metrics: context.metrics } : {}),
   }
   return {

@@ -7,7 +7,7 @@ import {
   updateManagedFields,
   type ManagedFieldsEntry,
 } from '../../../core/apply/index.js'
-import { applyShapeOf } from '../../../core/crd/apply-shape.js'
+import { applyShapeOf } from '../../../core/apply/crd-shape.js'
 import { API_VERSION, cronTab, cronTabSchema, TYPE_NAME } from './crd-fixtures.js'
 
 type Obj = Record<string, any>

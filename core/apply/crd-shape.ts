@@ -13,8 +13,8 @@
  * - the resource root and every `x-kubernetes-embedded-resource` object carry
  *   apiVersion, kind and a metadata that is the built-in ObjectMeta.
  */
-import { DEDUCED, shapeOfType, type Json, type Shape } from '../apply/index.js'
-import { additionalPropertiesSchema, isEmbeddedResource, itemsSchema, preservesUnknownFields, type JSONSchemaProps } from './schema.js'
+import { DEDUCED, shapeOfType, type Json, type Shape } from './index.js'
+import { additionalPropertiesSchema, isEmbeddedResource, itemsSchema, preservesUnknownFields, type JSONSchemaProps } from '../crd/schema.js'
 
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'
 const LEAF: Shape = { kind: 'leaf' }
