@@ -8,11 +8,10 @@
  * resourceVersion, so a charge made meanwhile by admission is never lost:
  * the controller counts again instead.
  */
-import { usedOf, withUsed } from '../admission/quota/admission.js'
-import { BUILTIN_EVALUATORS, evaluatorFor, type QuotaEvaluator, usageOf } from '../admission/quota/evaluators.js'
-import { specOf } from '../admission/quota/pod-resources.js'
-import { add, equalLists, mask, parseResourceList, type ResourceList } from '../admission/quota/resource-list.js'
-import { scopeSelectorsOf } from '../admission/quota/scopes.js'
+import { BUILTIN_EVALUATORS, evaluatorFor, type QuotaEvaluator, usageOf } from '../quota/evaluators.js'
+import { specOf } from '../quota/pod-resources.js'
+import { add, equalLists, mask, parseResourceList, type ResourceList, usedOf, withUsed } from '../quota/resource-list.js'
+import { scopeSelectorsOf } from '../quota/scopes.js'
 import type { SharedInformer } from '../client/informer.js'
 import type { Logger } from '../logging/logger.js'
 import type { Registry } from '../registry/registry.js'

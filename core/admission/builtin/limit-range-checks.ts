@@ -5,8 +5,8 @@
  * and PersistentVolumeClaim, with upstream's messages.
  */
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
-import { containerResources, objectsOf, podLimits, podRequests, specOf } from '../quota/pod-resources.js'
-import { type Amount, formatAmount, parseResourceList, type ResourceList } from '../quota/resource-list.js'
+import { containerResources, objectsOf, podLimits, podRequests, specOf } from '../../quota/pod-resources.js'
+import { type Amount, formatAmount, parseResourceList, type ResourceList } from '../../quota/resource-list.js'
 
 type Obj = Record<string, unknown>
 

@@ -9,26 +9,26 @@
  */
 import { forbidden, internalError, StatusError } from '../../machinery/status-error.js'
 import type { KubeObject } from '../../machinery/object.js'
-import { isPlainObject } from '../../machinery/object.js'
 import type { StorageError } from '../../storage/interface.js'
 import type { AdmissionAttributes } from '../attributes.js'
 import type { ValidatingAdmission } from '../validating.js'
 import type { LimitedResource, ResourceQuotaConfiguration } from './configuration.js'
-import { evaluatorFor, type QuotaEvaluator, quotaMatches } from './evaluators.js'
+import { evaluatorFor, type QuotaEvaluator, quotaMatches } from '../../quota/evaluators.js'
 import {
   add,
   exceeding,
-  formatResourceList,
+  hardOf,
   mask,
   negativeNames,
-  parseResourceList,
   prettyPrint,
   prettyPrintNames,
   removeZeros,
   type ResourceList,
   subtractNonNegative,
-} from './resource-list.js'
-import { printScopes, type ScopeSelector, scopeSelectorsOf } from './scopes.js'
+  usedOf,
+  withUsed,
+} from '../../quota/resource-list.js'
+import { printScopes, type ScopeSelector, scopeSelectorsOf } from '../../quota/scopes.js'
 
 /** How the plugin reads quotas (a watch-fed index) and writes a quota's status (a conditional write, retried on conflict). */
 export interface QuotaAccess {
@@ -42,13 +42,6 @@ const IGNORED = new Set(['/events', 'events.k8s.io/events'])
 /** The only subresource writes quota looks at: a resize changes what the pod uses (its evaluator decides). */
 const CHARGED_SUBRESOURCES: ReadonlySet<string> = new Set(['/pods/resize'])
 
-export const hardOf = (quota: KubeObject): ResourceList => parseResourceList(statusOf(quota)['hard'])
-export const usedOf = (quota: KubeObject): ResourceList => parseResourceList(statusOf(quota)['used'])
-const statusOf = (quota: KubeObject): Record<string, unknown> => (isPlainObject(quota['status']) ? quota['status'] : {})
-
-export function withUsed(quota: KubeObject, used: ResourceList): KubeObject {
-  return { ...quota, status: { ...statusOf(quota), used: formatResourceList(used) } }
-}
 
 /** Every name of `hard` has a used value: the controller has counted the quota (upstream's hasUsageStats). */
 function hasUsageStats(quota: KubeObject, names: readonly string[]): boolean {

@@ -8,7 +8,7 @@ import { z } from 'zod'
 import { CONFIG_GROUP, type ConfigKind, decodeConfig } from '../../config/decode.js'
 import { goList, goString } from '../../config/fields.js'
 import { FieldPath, notSupported, required } from '../../machinery/field.js'
-import type { ScopeSelector } from './scopes.js'
+import type { ScopeSelector } from '../../quota/scopes.js'
 
 const scopeSchema = z.strictObject({
   scopeName: goString,

@@ -8,7 +8,7 @@
  * and what it was given, until an in-place resize is actuated, and the
  * pod-level cpu and memory, when stated, stand for the containers' sum.
  */
-import { isPlainObject } from '../../machinery/object.js'
+import { isPlainObject } from '../machinery/object.js'
 import { add, addAmounts, type ResourceList, parseResourceList } from './resource-list.js'
 
 type Obj = Record<string, unknown>

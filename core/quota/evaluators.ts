@@ -4,17 +4,19 @@
  * which scopes select an object, what one object uses, and what a pod must
  * state when a quota constrains cpu or memory.
  */
-import { isPlainObject, type KubeObject } from '../../machinery/object.js'
+import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import { containerResources, objectsOf, podUsageLists, specOf } from './pod-resources.js'
 import { add, amountOf, mask, parseAmount, type ResourceList } from './resource-list.js'
 import { podMatchesScope, type ScopeSelector } from './scopes.js'
-import type { AdmissionOperation } from '../attributes.js'
+
+/** The writes an evaluator may charge for (admission's operations, as quota reads them). */
+export type QuotaOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT'
 
 export interface QuotaEvaluator {
   readonly group: string
   readonly resource: string
   /** Whether a request of this operation (on this subresource) can change usage. */
-  handles(operation: AdmissionOperation, subresource: string | undefined): boolean
+  handles(operation: QuotaOperation, subresource: string | undefined): boolean
   /** The quota names among `names` this evaluator computes. */
   matchingResources(names: readonly string[]): string[]
   /** Whether one scope requirement selects the object; resources without scopes are never selected by one. */

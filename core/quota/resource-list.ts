@@ -5,7 +5,7 @@
  * upstream's list helpers (Add, Subtract, Mask, LessThanOrEqual...) from
  * pkg/quota/v1/resources.go.
  */
-import { isPlainObject } from '../../machinery/object.js'
+import { isPlainObject, type KubeObject } from '../machinery/object.js'
 
 type Format = 'DecimalSI' | 'BinarySI' | 'DecimalExponent'
 
@@ -181,3 +181,14 @@ export function prettyPrint(list: ResourceList): string {
 }
 
 export const prettyPrintNames = (names: Iterable<string>): string => [...new Set(names)].sort().join(',')
+
+const statusOf = (quota: KubeObject): Record<string, unknown> => (isPlainObject(quota['status']) ? quota['status'] : {})
+/** A ResourceQuota's `status.hard`, as the controller last wrote it. */
+export const hardOf = (quota: KubeObject): ResourceList => parseResourceList(statusOf(quota)['hard'])
+/** A ResourceQuota's `status.used`. */
+export const usedOf = (quota: KubeObject): ResourceList => parseResourceList(statusOf(quota)['used'])
+
+/** The quota with `used` as its `status.used`. */
+export function withUsed(quota: KubeObject, used: ResourceList): KubeObject {
+  return { ...quota, status: { ...statusOf(quota), used: formatResourceList(used) } }
+}

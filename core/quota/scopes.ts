@@ -4,8 +4,8 @@
  * (activeDeadlineSeconds set), BestEffort (no request or limit of cpu or
  * memory), PriorityClass (by the pod's class name), CrossNamespacePodAffinity.
  */
-import { podQOSClass } from '../../resources/core/pod-spec-resources.js'
-import { isPlainObject, type KubeObject } from '../../machinery/object.js'
+import { podQOSClass } from '../resources/core/pod-spec-resources.js'
+import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import { objectsOf, specOf } from './pod-resources.js'
 
 export interface ScopeSelector {
