@@ -56,7 +56,8 @@ export interface ProxyTransport {
   /**
    * What a simulated node's agent plays on an exec or attach stream to
    * `target` (path and query as sent): present only where such nodes answer
-   * in process, undefined for every real backend.
+   * in process, undefined for every real backend. Throws a Status for a
+   * stream the simulation does not play (port-forwarding).
    */
   simulatedStream?(target: ProxyTarget, path: string): SimulatedStream | undefined
 }

@@ -7,6 +7,7 @@
  * network and passes every other call on. A container's log is one line
  * saying what it is; an exec prints one line and succeeds.
  */
+import { badRequest } from '../machinery/status-error.js'
 import type { ForwardedRequest, ProxyTarget, ProxyTransport, SimulatedStream } from '../proxy/transport.js'
 import { nodeAddress, nodeNames, type SimulatedNodesOptions } from './nodes.js'
 
@@ -31,11 +32,15 @@ export function withSimulatedAgents(transport: ProxyTransport, options: Simulate
   }
 }
 
-/** An exec or attach on a simulated container: one line naming what ran, and success. Port-forwarding has no simulation. */
-function execStream(path: string): SimulatedStream | undefined {
+/**
+ * An exec or attach on a simulated container: one line naming what ran,
+ * and success. Port-forwarding has no simulation: refused at once, rather
+ * than dialled at an address nothing answers.
+ */
+function execStream(path: string): SimulatedStream {
   const url = new URL(path, 'https://agent')
   const [sub, namespace, pod, container] = url.pathname.split('/').slice(1).map(decodeURIComponent)
-  if ((sub !== 'exec' && sub !== 'attach') || !container) return undefined
+  if ((sub !== 'exec' && sub !== 'attach') || !container) throw badRequest(`${sub === 'portForward' ? 'port-forwarding' : sub} is not simulated: pod ${namespace}/${pod} runs on a simulated node`)
   const command = url.searchParams.getAll('command').join(' ')
   const what = sub === 'exec' ? `ran "${command}"` : 'was attached to'
   return { stdout: `simulated container ${container} of pod ${namespace}/${pod} ${what}: no process runs here\n`, exitCode: 0 }

@@ -227,6 +227,10 @@ describe('as the kube-apiserver of test harnesses', () => {
       // kubectl logs and exec go the node-agent path to a simulated node's agent, which answers in process.
       assert.match(await run('logs', 'deployment/web', '-n', 'team'), /^simulated container nginx of pod team\/web-[a-z0-9]+-[a-z0-9]{5}: no process runs here\n$/)
       assert.match(await run('exec', 'deployment/web', '-n', 'team', '--', 'echo', 'hello'), /^simulated container nginx of pod team\/web-[a-z0-9]+-[a-z0-9]{5} ran "echo hello": no process runs here\n$/)
+      // Port-forwarding has no simulation: refused at once, naming why.
+      const forward = await kubectl(join(assets, 'kubectl'), root, {}, ['--kubeconfig', kubeconfig, 'port-forward', 'deployment/web', '-n', 'team', '18080:80'])
+      assert.notEqual(forward.code, 0)
+      assert.match(forward.stderr, /port-forwarding is not simulated: pod team\/web-[a-z0-9]+-[a-z0-9]{5} runs on a simulated node/)
       await run('delete', 'namespace', 'team', '--timeout=60s')
       const gone = await kubectl(join(assets, 'kubectl'), root, {}, ['--kubeconfig', kubeconfig, 'get', 'namespace', 'team'])
       assert.match(gone.stderr, /namespaces "team" not found/)
