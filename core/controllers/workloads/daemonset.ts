@@ -34,9 +34,10 @@ import {
 } from './daemonset-pods.js'
 import { Expectations } from './expectations.js'
 import { controllerOf, isNotFound, keyOf, splitKey } from './object-keys.js'
-import { claim, controllerRefTo } from './owned.js'
+import { claim } from './owned.js'
 import { isPodAvailable, isPodReady } from './pod-state.js'
 import { ownedPodHandlers } from './owned-pods.js'
+import { podFromTemplate, slowStart } from './pods-from-template.js'
 import { WorkQueue } from './work-queue.js'
 
 /** Upstream's burstReplicas for this controller: the most pods made or deleted in one pass. */
@@ -235,38 +236,15 @@ async function startDaemonSets(ctx: ControllerContext): Promise<StopController> 
     if (!creates.length && !deletes.length) return
     expectations.expect(key, creates.length, deletes.map((p) => p.metadata.name ?? ''))
     const template = daemonPodTemplate(ds, hash)
-    const errors: unknown[] = []
-    let made = 0
-    for (let batch = 1; made < creates.length; batch *= 2) {
-      const group = creates.slice(made, made + batch)
-      made += group.length
-      const failed = (await Promise.all(group.map((node) => createPod(key, ds, template, node)))).filter((e) => e !== undefined)
-      if (failed.length) {
-        errors.push(...failed)
-        for (let skipped = made; skipped < creates.length; skipped++) expectations.createFailed(key)
-        break
-      }
-    }
+    const { error, skipped } = await slowStart(creates, (node) => createPod(key, ds, template, node))
+    for (let i = 0; i < skipped; i++) expectations.createFailed(key)
     const deleteErrors = (await Promise.all(deletes.map((pod) => deletePod(key, ds, pod)))).filter((e) => e !== undefined)
-    errors.push(...deleteErrors)
-    if (errors.length) throw errors[0]
+    if (error !== undefined) throw error
+    if (deleteErrors.length) throw deleteErrors[0]
   }
 
   async function createPod(key: string, ds: KubeObject, template: ReturnType<typeof daemonPodTemplate>, nodeName: string): Promise<unknown> {
-    const meta = template.metadata ?? {}
-    const pod: KubeObject = {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: {
-        generateName: `${ds.metadata.name}-`,
-        namespace: ds.metadata.namespace ?? '',
-        ...(meta.labels ? { labels: { ...meta.labels } } : {}),
-        ...(meta.annotations ? { annotations: { ...meta.annotations } } : {}),
-        ...(meta.finalizers ? { finalizers: [...meta.finalizers] } : {}),
-        ownerReferences: [controllerRefTo(ds)],
-      },
-      spec: pinnedToNode(template.spec ?? {}, nodeName),
-    }
+    const pod = podFromTemplate(ds, template, pinnedToNode(template.spec ?? {}, nodeName))
     try {
       const created = await ctx.client.create(podEntry, ds.metadata.namespace ?? '', pod)
       ctx.events.record(ds, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name}`)

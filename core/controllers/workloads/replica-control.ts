@@ -13,9 +13,10 @@ import { pods as podsEntry } from '../../resources/core/pods.js'
 import type { ControllerContext, StopController, WorkloadController } from './context.js'
 import { Expectations } from './expectations.js'
 import { controllerOf, keyOf, splitKey } from './object-keys.js'
-import { claim, controllerRefTo } from './owned.js'
+import { claim } from './owned.js'
 import { deletionOrder, isActivePod, isPodAvailable, isPodReady } from './pod-state.js'
 import { ownedPodHandlers } from './owned-pods.js'
+import { podFromTemplate, slowStart } from './pods-from-template.js'
 import { WorkQueue } from './work-queue.js'
 
 /** Upstream's burstReplicas: the most pods made or deleted in one pass. */
@@ -109,37 +110,15 @@ function startReplicaControl(kind: ReplicaKind, ctx: ControllerContext): StopCon
     return undefined
   }
 
-  /** Upstream's slow start: batches of 1, 2, 4 ... so a refused create (quota) stops after one try, not hundreds. */
+  /** Upstream's slow start (pods-from-template.ts): a refused create stops the batches, and what was never tried is not expected. */
   async function createInBatches(key: string, owner: KubeObject, wanted: number): Promise<Error | undefined> {
-    let made = 0
-    for (let batch = 1; made < wanted; batch *= 2) {
-      const size = Math.min(batch, wanted - made)
-      const errors = (await Promise.all(Array.from({ length: size }, () => createPod(key, owner)))).filter((e) => e !== undefined)
-      made += size
-      if (errors.length) {
-        for (let skipped = made; skipped < wanted; skipped++) expectations.createFailed(key)
-        return errors[0]
-      }
-    }
-    return undefined
+    const { error, skipped } = await slowStart(Array.from({ length: wanted }), () => createPod(key, owner))
+    for (let i = 0; i < skipped; i++) expectations.createFailed(key)
+    return error
   }
 
   async function createPod(key: string, owner: KubeObject): Promise<Error | undefined> {
-    const template = specOf(owner).template ?? {}
-    const meta = template.metadata ?? {}
-    const pod: KubeObject = {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: {
-        generateName: `${owner.metadata.name}-`,
-        namespace: owner.metadata.namespace ?? '',
-        ...(meta.labels ? { labels: { ...meta.labels } } : {}),
-        ...(meta.annotations ? { annotations: { ...meta.annotations } } : {}),
-        ...(meta.finalizers ? { finalizers: [...meta.finalizers] } : {}),
-        ownerReferences: [controllerRefTo(owner)],
-      },
-      spec: template.spec,
-    }
+    const pod = podFromTemplate(owner, specOf(owner).template ?? {})
     try {
       const created = await ctx.client.create(podsEntry, owner.metadata.namespace ?? '', pod)
       ctx.events.record(owner, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name}`)
