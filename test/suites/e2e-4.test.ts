@@ -1,0 +1,3 @@
+import { runShare } from './share.js'
+
+runShare(['e2e'], 3, 4)

@@ -1,0 +1,3 @@
+import { runShare } from './share.js'
+
+runShare(['integration', 'storage-contract', 'fuzz'], 1, 6)
