@@ -195,6 +195,24 @@ describe("updates that start from the cache's copy", () => {
     assert.equal(await store.currentRevision(), revision)
   })
 
+  it("answers a change that is none from etcd's bytes when the guess was current, without running tryUpdate again", async (t) => {
+    const { store, key, v2 } = await staleGuess(t)
+    const revision = await store.currentRevision()
+    let calls = 0
+    const same = await store.guaranteedUpdate(
+      key,
+      (cur) => {
+        calls++
+        return cur
+      },
+      { suggestion: structuredClone(v2) },
+    )
+    assert.equal(calls, 1, 'etcd held the bytes the update produced: nothing to run again')
+    assert.equal(same.metadata.resourceVersion, v2.metadata.resourceVersion)
+    assert.deepEqual(same, await store.get(key))
+    assert.equal(await store.currentRevision(), revision)
+  })
+
   it('checks preconditions and tryUpdate against the current state, not the guess', async (t) => {
     const { store, key, v1, v2 } = await staleGuess(t)
     const updated = await store.guaranteedUpdate(

@@ -233,11 +233,13 @@ export class EtcdStorage implements Storage {
       // As upstream: identical bytes mean nothing to write, and the resourceVersion stays, unless the
       // value was read with an older provider or key: then it is written again with the current one.
       if (!mustWrite(state, next.plain)) {
-        if (!current) {
-          state = await fresh()
-          continue
-        }
-        return stampRevision(this.codec.decode(state.plain), state.rev)
+        // `tryUpdate` may have changed the object it was given: the answer is decoded again.
+        if (current) return stampRevision(this.codec.decode(state.plain), state.rev)
+        // The guess said nothing changes: etcd's bytes decide. The same bytes answer without a write and
+        // without running `tryUpdate` again, as upstream's GuaranteedUpdate; other bytes start over from them.
+        state = await fresh()
+        if (state && !mustWrite(state, next.plain)) return state.obj
+        continue
       }
       const res = await this.txn(key, [modRevisionIs(key, state.rev)], await this.putOp(key, Buffer.from(next.stored)))
       if (res.succeeded) return stampRevision(this.codec.decode(next.plain), int64(res.header.revision))
