@@ -1,105 +1,185 @@
 /**
- * `--workers 1` against `--workers 2` on one etcd: GET and create rates from
- * a keep-alive HTTPS client with 16 requests in flight (so 16 connections,
- * which the workers share out as they accept them). The client, etcd and
- * the workers share this machine's cores, so the ratio says what a second
- * worker gives here, not on a machine with cores to spare. Figures only:
- * nothing passes or fails.
+ * `--workers 1` against `--workers N` (N: the cores this process may use,
+ * at least 2), on etcd and on the embedded store: the same mix of requests
+ * for each (GET, create, an update that changes the object, an update that
+ * changes nothing, delete) from a keep-alive HTTPS client with 16 requests
+ * in flight (so 16 connections, which the workers share out as they accept
+ * them). For each: throughput, p50 and p99, and the CPU the daemon's
+ * processes (the primary and its workers) spent per request. The client,
+ * etcd and the workers share this machine's cores, so the ratio says what
+ * more workers give here, not on a machine with cores to spare. Figures
+ * only: nothing passes or fails.
  *
- * Run alone with `npm run build && node --import tsx test/bench/workers.ts`:
- * it rewrites its own section of docs/benchmarks.md (between the markers).
+ * `npm run bench` runs it; alone: `npm run build && node --import tsx test/bench/workers.ts [--storage etcd|embedded]`.
+ * It rewrites its own section of docs/benchmarks.md (between the markers).
  */
+import { readdirSync, readFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
 import { Daemon } from '../e2e/daemon.js'
 import { EtcdServer } from '../storage-contract/etcd-server.js'
-import { join } from 'node:path'
-import { clientOf } from './daemon-client.js'
+import { type Client, clientOf } from './daemon-client.js'
 import { ms } from './format.js'
 import { type LoadResult, runLoad } from './load.js'
 import { machineLine } from './report.js'
 import { replaceSection } from './section.js'
 
-const GETS = { total: 6000, concurrency: 16, maxSeconds: 15 }
-const CREATES = { total: 2000, concurrency: 16, maxSeconds: 15 }
-const WORKER_COUNTS = [1, 2] as const
+/** Each kind of request: this many, 16 in flight, for at most this long. */
+const LOAD = { total: 2000, concurrency: 16, maxSeconds: 8 }
 /** After start-up: the workers' first lease writes and the controllers' start settle before measuring. */
-const SETTLE_MS = 5000
+const SETTLE_MS = 3000
+/** ConfigMaps the GETs and updates cycle through. */
+const OBJECTS = 64
+const NAMESPACE_PATH = '/api/v1/namespaces/default/configmaps'
 
-interface Figures {
-  workers: number
-  gets: LoadResult
-  creates: LoadResult
+export const STORAGES = ['etcd', 'embedded'] as const
+type StorageKind = (typeof STORAGES)[number]
+
+const MIX = ['GET', 'create', 'update (changed)', 'update (no change)', 'delete'] as const
+type RequestKind = (typeof MIX)[number]
+
+interface Measured extends LoadResult {
+  /** CPU time of the daemon's processes per request, µs. */
+  cpuMicros: number
 }
 
-async function measureWith(etcd: EtcdServer, workers: number): Promise<Figures> {
-  const daemon = await Daemon.start([`--etcd-servers=${etcd.clientUrl}`, `--workers=${workers}`])
+interface Figures {
+  storage: StorageKind
+  workers: number
+  results: Record<RequestKind, Measured>
+}
+
+/** Clock ticks (10 ms on Linux) of user and system time of a process, from /proc. */
+function cpuTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return Number(fields[11]) + Number(fields[12])
+  } catch {
+    return 0
+  }
+}
+
+/** The CPU of a daemon and its workers (its child processes), ms. */
+function daemonCpuMs(pid: number): number {
+  let ticks = cpuTicks(pid)
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      if (ppid === pid) ticks += cpuTicks(Number(entry))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks * 10
+}
+
+const configMap = (name: string, value: string) => ({ metadata: { name }, data: { value } })
+
+/** One kind of request under load; a fresh object per create and per delete, so every answer is the expected one. */
+async function measureKind(client: Client, pid: number, kind: RequestKind, tag: string): Promise<Measured> {
+  const name = (i: number) => `${tag}-${i % OBJECTS}`
+  const stored = new Map<number, unknown>()
+  if (kind === 'update (no change)') {
+    for (let i = 0; i < OBJECTS; i++) stored.set(i, JSON.parse((await client.call('GET', `${NAMESPACE_PATH}/${name(i)}`)).text))
+  }
+  if (kind === 'delete') {
+    await runLoad({ ...LOAD, maxSeconds: 60 }, async (i) => (await client.call('POST', NAMESPACE_PATH, configMap(`${tag}-gone-${i}`, 'x'))).status === 201)
+  }
+  const one: Record<RequestKind, (i: number) => Promise<boolean>> = {
+    GET: async (i) => (await client.call('GET', `${NAMESPACE_PATH}/${name(i)}`)).status === 200,
+    create: async (i) => (await client.call('POST', NAMESPACE_PATH, configMap(`${tag}-new-${i}`, 'x'))).status === 201,
+    'update (changed)': async (i) => (await client.call('PUT', `${NAMESPACE_PATH}/${name(i)}`, configMap(name(i), `v${i}`))).status === 200,
+    'update (no change)': async (i) => (await client.call('PUT', `${NAMESPACE_PATH}/${name(i)}`, stored.get(i % OBJECTS))).status === 200,
+    delete: async (i) => (await client.call('DELETE', `${NAMESPACE_PATH}/${tag}-gone-${i}`)).status === 200,
+  }
+  const cpuBefore = daemonCpuMs(pid)
+  const result = await runLoad(LOAD, one[kind])
+  const cpuMicros = ((daemonCpuMs(pid) - cpuBefore) * 1000) / Math.max(1, result.count)
+  return { ...result, cpuMicros }
+}
+
+async function measureWith(storage: StorageKind, workers: number, etcd: EtcdServer | undefined): Promise<Figures> {
+  const daemon = await Daemon.start([...(etcd ? [`--etcd-servers=${etcd.clientUrl}`] : []), `--workers=${workers}`])
   const client = clientOf(daemon)
   try {
     await new Promise((r) => setTimeout(r, SETTLE_MS))
-    const tag = `workers-${workers}`
-    await client.call('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: `read-${tag}` }, data: { a: 'b' } })
-    const gets = await runLoad(GETS, async () => (await client.call('GET', `/api/v1/namespaces/default/configmaps/read-${tag}`)).status === 200)
-    const creates = await runLoad(
-      CREATES,
-      async (i) => (await client.call('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: `w-${tag}-${i}` }, data: { i: String(i) } })).status === 201,
-    )
-    return { workers, gets, creates }
+    const tag = `${storage}-${workers}`
+    for (let i = 0; i < OBJECTS; i++) await client.call('POST', NAMESPACE_PATH, configMap(`${tag}-${i}`, 'v'))
+    const results = {} as Record<RequestKind, Measured>
+    for (const kind of MIX) results[kind] = await measureKind(client, daemon.process.pid!, kind, tag)
+    return { storage, workers, results }
   } finally {
     client.close()
     await daemon.stop()
   }
 }
 
-export async function measureWorkers(): Promise<Figures[]> {
-  const etcd = await EtcdServer.start()
-  try {
-    const figures: Figures[] = []
-    for (const workers of WORKER_COUNTS) figures.push(await measureWith(etcd, workers))
-    return figures
-  } finally {
-    await etcd.destroy()
+/** The worker counts compared: 1 and the cores this process may use (at least 2). */
+export function workerCounts(): [number, number] {
+  return [1, Math.max(2, availableParallelism())]
+}
+
+export async function measureWorkers(storages: readonly StorageKind[], log: (line: string) => void = () => {}): Promise<Figures[]> {
+  const figures: Figures[] = []
+  const [one, many] = workerCounts()
+  for (const storage of storages) {
+    const etcd = storage === 'etcd' ? await EtcdServer.start() : undefined
+    try {
+      for (const workers of [one, many]) {
+        log(`workers: ${storage}, --workers=${workers} …`)
+        figures.push(await measureWith(storage, workers, etcd))
+      }
+    } finally {
+      await etcd?.destroy()
+    }
   }
+  return figures
 }
 
 const BEGIN = '<!-- workers: begin -->'
 const END = '<!-- workers: end -->'
 
-/** One sentence on which way the ratio went, since it depends on the machine the run had. */
-function verdict(one: Figures, two: Figures): string {
-  const faster = [two.gets.perSecond > one.gets.perSecond, two.creates.perSecond > one.creates.perSecond]
-  if (faster.every(Boolean)) return '\nThe second worker served more of both here.'
-  if (!faster.some(Boolean))
-    return '\nThe second worker served less of both here: with no core to spare, it only adds a process (with its own leases and its own caches fed by etcd) competing for the cores the first one, the client and etcd already fill.'
-  return `\nThe second worker served more ${faster[0] ? 'GETs' : 'creates'} and fewer ${faster[0] ? 'creates' : 'GETs'} here.`
+const rate = (r: LoadResult) => `${Math.round(r.perSecond).toLocaleString('en-US')}/s`
+
+function table(one: Figures, many: Figures): string {
+  const cell = (r: Measured) => `${rate(r)} (p50 ${ms(r.p50Ms)}, p99 ${ms(r.p99Ms)}; ${Math.round(r.cpuMicros).toLocaleString('en-US')} µs CPU${r.errors ? `; ${r.errors} errors` : ''})`
+  const rows = MIX.map((kind) => `| ${kind} | ${cell(one.results[kind])} | ${cell(many.results[kind])} | ${(many.results[kind].perSecond / one.results[kind].perSecond).toFixed(2)}× |`)
+  return [`| request | \`--workers=${one.workers}\` | \`--workers=${many.workers}\` | ${many.workers} / ${one.workers} |`, '| --- | --- | --- | --- |', ...rows].join('\n')
 }
 
 export function renderWorkersSection(figures: Figures[], date: Date): string {
-  const [one, two] = figures as [Figures, Figures]
-  const cell = (r: LoadResult) => `${Math.round(r.perSecond).toLocaleString('en-US')}/s (p50 ${ms(r.p50Ms)}, p99 ${ms(r.p99Ms)}${r.errors ? `, ${r.errors} errors` : ''})`
-  const row = (what: string, pick: (f: Figures) => LoadResult) => `| ${what} | ${cell(pick(one))} | ${cell(pick(two))} | ${(pick(two).perSecond / pick(one).perSecond).toFixed(2)}× |`
+  const [one, many] = workerCounts()
+  const of = (storage: StorageKind, workers: number) => figures.find((f) => f.storage === storage && f.workers === workers)!
+  const sections = STORAGES.filter((storage) => figures.some((f) => f.storage === storage)).map((storage) => `### On ${storage === 'etcd' ? 'one etcd member' : 'the embedded store'}\n\n${table(of(storage, one), of(storage, many))}`)
   return `${BEGIN}
-## One daemon on several cores: \`--workers\` 1 against 2 on etcd
+## One daemon on several cores: \`--workers\` ${one} against ${many}
 
 Measured ${date.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineLine()}, in one run of
-\`node --import tsx test/bench/workers.ts\` (after \`npm run build\`).
+\`node --import tsx test/bench/workers.ts\` (after \`npm run build\`; \`npm run bench\` runs it too).
 
-One etcd member and the daemon (\`--etcd-servers\`, default flags) with
-\`--workers=1\`, then \`--workers=2\`, on the same etcd; the client keeps
-${GETS.concurrency} requests in flight over keep-alive HTTPS as the admin, so the
-workers share its ${GETS.concurrency} connections. The client, etcd and the workers all
-run on this machine's cores: the ratio is what a second worker gives when
-nothing else has a core to spare, not what it gives on a larger machine.
+The daemon with default flags and \`--workers=${one}\`, then \`--workers=${many}\`, on one etcd member
+(\`--etcd-servers\`) and then on its embedded store. The client keeps ${LOAD.concurrency} requests in flight over
+keep-alive HTTPS as the admin, so the workers share its ${LOAD.concurrency} connections; each kind of request runs
+${LOAD.total.toLocaleString('en-US')} times or ${LOAD.maxSeconds} s, whichever ends first, on ${OBJECTS} ConfigMaps (creates and deletes on
+fresh ones). *Update (no change)* PUTs the object as it was read, which is answered without a write.
+CPU is that of the daemon's processes (the primary and its workers) per request. The client, etcd and the
+workers all run on this machine's cores: the ratio is what more workers give when nothing else has a
+core to spare, not what they give on a larger machine.
 
-| Requests | \`--workers=1\` | \`--workers=2\` | 2 / 1 |
-| --- | --- | --- | --- |
-${row('GET one ConfigMap', (f) => f.gets)}
-${row('create a ConfigMap', (f) => f.creates)}
-${verdict(one, two)}
+${sections.join('\n\n')}
 ${END}
 `
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const section = renderWorkersSection(await measureWorkers(), new Date())
+  const log = (line: string) => void process.stderr.write(`${line}\n`)
+  const { values } = parseArgs({ options: { storage: { type: 'string', multiple: true } } })
+  const storages = STORAGES.filter((s) => !values.storage || values.storage.includes(s))
+  const section = renderWorkersSection(await measureWorkers(storages, log), new Date())
   await replaceSection(join(import.meta.dirname, '..', '..'), BEGIN, END, section)
   process.stdout.write(section)
   process.exit(0)
