@@ -111,6 +111,9 @@ execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'bench', '
 log('--workers 1 against N on etcd and on the embedded store: GET, create, update (changed and not), delete …')
 // Its own process: it starts etcd and daemons with their workers, and writes its section of docs/benchmarks.md.
 execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'bench', 'workers.ts')], { stdio: ['ignore', 'inherit', 'inherit'] })
+log("a write's CPU step by step on each store, in process …")
+// Its own process: it profiles itself while it writes, and writes its section of docs/benchmarks.md.
+execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'bench', 'write-steps.ts')], { stdio: ['ignore', 'inherit', 'inherit'] })
 log('encryption at rest: each provider on Secret creates and GETs …')
 const encryption = renderEncryptionSection(await measureEncryptionProviders(), new Date())
 await writeEncryptionSection(ROOT, encryption)
