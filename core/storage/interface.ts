@@ -104,6 +104,19 @@ export interface UpdateOptions {
   suggestion?: KubeObject
 }
 
+export interface DeleteOptions {
+  preconditions?: Preconditions
+  /** Called with the state about to be deleted; throwing vetoes the deletion. */
+  validate?: (current: KubeObject) => void | Promise<void>
+  /**
+   * What the caller believes the current state is (a watch cache's copy), as
+   * for an update: a store may start from it instead of reading the key, and
+   * must read the key when the guess proves wrong (the delete's guard fails,
+   * or the preconditions or `validate` fail on it). A store may ignore it.
+   */
+  suggestion?: KubeObject
+}
+
 export interface Storage {
   /** Stores a new object at `key`; throws KeyExists when present. Returns it with its resourceVersion. */
   create(key: string, obj: KubeObject): Promise<KubeObject>
@@ -117,10 +130,7 @@ export interface Storage {
    */
   guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts?: UpdateOptions): Promise<KubeObject>
   /** Removes the object at `key`; `validate` may veto after reading the current state. */
-  delete(
-    key: string,
-    opts?: { preconditions?: Preconditions; validate?: (current: KubeObject) => void | Promise<void> },
-  ): Promise<KubeObject>
+  delete(key: string, opts?: DeleteOptions): Promise<KubeObject>
   /** Watches every key under `prefix` (or exactly `key` when it does not end in `/`). */
   watch(prefix: string, opts?: WatchOptions): Watcher
   count(prefix: string): Promise<number>

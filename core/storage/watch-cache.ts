@@ -11,9 +11,9 @@ import type { KubeObject } from '../machinery/object.js'
 import { Cacher } from './cacher.js'
 import { SharedRevision } from './shared-revision.js'
 import type {
+  DeleteOptions,
   ListOptions,
   ListResult,
-  Preconditions,
   ReadOptions,
   Storage,
   TryUpdate,
@@ -127,11 +127,11 @@ export class WatchCache implements Storage {
     return this.backend.guaranteedUpdate(key, tryUpdate, { ...opts, suggestion: structuredClone(cached) })
   }
 
-  delete(
-    key: string,
-    opts?: { preconditions?: Preconditions; validate?: (current: KubeObject) => void | Promise<void> },
-  ): Promise<KubeObject> {
-    return this.backend.delete(key, opts)
+  /** The cached object goes along as the backend's first guess at the state to delete (it may skip a read). */
+  delete(key: string, opts: DeleteOptions = {}): Promise<KubeObject> {
+    const cached = opts.suggestion ? undefined : this.cacherFor(key)?.cached(key)
+    if (!cached) return this.backend.delete(key, opts)
+    return this.backend.delete(key, { ...opts, suggestion: structuredClone(cached) })
   }
 
   watch(prefix: string, opts: WatchOptions = {}): Watcher {

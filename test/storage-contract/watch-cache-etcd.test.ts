@@ -238,3 +238,64 @@ describe("updates that start from the cache's copy", () => {
     assert.equal(image(await cache.get(key)), 'v0+1+2+3+4+5')
   })
 })
+
+describe("deletes that start from the cache's copy", () => {
+  async function staleGuess(t: { after: (fn: () => Promise<void>) => void }) {
+    await etcd.wipe()
+    const store = openEtcd()
+    t.after(() => store.close())
+    const key = `${PODS}ns/a`
+    const v1 = await store.create(key, pod('a', 'v1'))
+    const v2 = await store.guaranteedUpdate(key, (cur) => ({ ...cur, spec: { image: 'v2' } }))
+    return { store, key, v1, v2 }
+  }
+
+  it('deletes the current state when the guess is out of date, and answers with it', async (t) => {
+    const { store, key, v1 } = await staleGuess(t)
+    const seen: (string | undefined)[] = []
+    const deleted = await store.delete(key, { suggestion: structuredClone(v1), validate: (cur) => void seen.push(image(cur)) })
+    assert.equal(image(deleted), 'v2')
+    assert.equal(seen.at(-1), 'v2', 'validate saw the state that was deleted')
+    assert.equal(await store.get(key), undefined)
+  })
+
+  it('checks preconditions against the current state, not the guess', async (t) => {
+    const { store, key, v1, v2 } = await staleGuess(t)
+    const deleted = await store.delete(key, { suggestion: structuredClone(v1), preconditions: { resourceVersion: v2.metadata.resourceVersion! } })
+    assert.equal(image(deleted), 'v2')
+    assert.equal(await store.get(key), undefined)
+  })
+
+  it('refuses as the current state does: a veto on the guess is checked again, and stands when it holds there too', async (t) => {
+    const { store, key, v1, v2 } = await staleGuess(t)
+    const calls: (string | undefined)[] = []
+    await assert.rejects(
+      store.delete(key, {
+        suggestion: structuredClone(v1),
+        validate: (cur) => {
+          calls.push(image(cur))
+          throw new Error('vetoed')
+        },
+      }),
+      /vetoed/,
+    )
+    assert.deepEqual(calls, ['v1', 'v2'])
+    assert.equal(image(await store.get(key)), 'v2')
+    await assert.rejects(store.delete(key, { suggestion: structuredClone(v2), preconditions: { uid: 'another' } }), { code: 'PreconditionFailed' })
+    assert.equal(image(await store.get(key)), 'v2', 'nothing was deleted')
+  })
+
+  it('deletes through the cache', async (t) => {
+    await etcd.wipe()
+    const cache = new WatchCache(openEtcd())
+    cache.cacheResource(PODS)
+    t.after(() => cache.close())
+    await cache.loaded()
+    const key = `${PODS}ns/a`
+    await cache.create(key, pod('a', 'v0'))
+    const updated = await cache.guaranteedUpdate(key, (cur) => ({ ...cur, spec: { image: 'v1' } }))
+    const deleted = await cache.delete(key, { preconditions: { resourceVersion: updated.metadata.resourceVersion! } })
+    assert.equal(image(deleted), 'v1')
+    assert.equal(await cache.get(key, { resourceVersion: '' }), undefined)
+  })
+})

@@ -17,9 +17,9 @@ import type { KubeObject } from '../../../core/machinery/object.js'
 import type { ObjectCodec } from '../../../core/storage/codec.js'
 import { CONTINUE_AT_LATEST, decodeContinue, encodeContinue } from '../../../core/storage/continue-token.js'
 import {
+  type DeleteOptions,
   type ListOptions,
   type ListResult,
-  type Preconditions,
   type ReadOptions,
   type Storage,
   StorageError,
@@ -249,19 +249,34 @@ export class EtcdStorage implements Storage {
     }
   }
 
-  async delete(
-    key: string,
-    opts: { preconditions?: Preconditions; validate?: (current: KubeObject) => void | Promise<void> } = {},
-  ): Promise<KubeObject> {
-    let state = await this.read(key)
+  /**
+   * As upstream's conditionalDelete: from the caller's suggestion (the watch
+   * cache's copy) when there is one, which saves a read, guarded by its
+   * revision; a guess that fails the preconditions or `validate` is checked
+   * against the key's current state before its error counts.
+   */
+  async delete(key: string, opts: DeleteOptions = {}): Promise<KubeObject> {
+    let current = !opts.suggestion
+    let state = opts.suggestion ? await this.suggested(key, opts.suggestion) : await this.read(key)
     for (;;) {
       if (!state) throw keyNotFound(key)
-      checkPreconditions(key, state.obj, opts.preconditions)
-      if (opts.validate) await opts.validate(stampRevision(this.codec.decode(state.plain), state.rev))
+      try {
+        checkPreconditions(key, state.obj, opts.preconditions)
+        if (opts.validate) await opts.validate(stampRevision(this.codec.decode(state.plain), state.rev))
+      } catch (err) {
+        if (current) throw err
+        // The guess may be old: its error stands only if the current state is the same one.
+        const guessed = state.rev
+        state = await this.read(key)
+        current = true
+        if (state?.rev === guessed) throw err
+        continue
+      }
       const res = await this.txn(key, [modRevisionIs(key, state.rev)], { request_delete_range: { key: keyBytes(key) } })
       if (res.succeeded) return stampRevision(state.obj, int64(res.header.revision))
-      // Changed while validate ran: check the fresh state again, as upstream's conditionalDelete.
+      // Changed meanwhile, or the guess was old: check the state etcd sent back, as upstream's conditionalDelete.
       state = await this.stateOf(existingKv(res))
+      current = true
     }
   }
 
