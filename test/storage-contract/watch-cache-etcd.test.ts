@@ -157,18 +157,18 @@ describe('consistent reads from the watch cache over etcd', () => {
   })
 })
 
-describe("updates that start from the cache's copy", () => {
-  /** An etcd store holding `a` at v1 then v2, and the v1 object as an out-of-date cache would have it. */
-  async function staleGuess(t: { after: (fn: () => Promise<void>) => void }) {
-    await etcd.wipe()
-    const store = openEtcd()
-    t.after(() => store.close())
-    const key = `${PODS}ns/a`
-    const v1 = await store.create(key, pod('a', 'v1'))
-    const v2 = await store.guaranteedUpdate(key, (cur) => ({ ...cur, spec: { image: 'v2' } }))
-    return { store, key, v1, v2 }
-  }
+/** An etcd store holding `a` at v1 then v2, and the v1 object as an out-of-date cache would have it. */
+async function staleGuess(t: { after: (fn: () => Promise<void>) => void }) {
+  await etcd.wipe()
+  const store = openEtcd()
+  t.after(() => store.close())
+  const key = `${PODS}ns/a`
+  const v1 = await store.create(key, pod('a', 'v1'))
+  const v2 = await store.guaranteedUpdate(key, (cur) => ({ ...cur, spec: { image: 'v2' } }))
+  return { store, key, v1, v2 }
+}
 
+describe("updates that start from the cache's copy", () => {
   it('applies the change to the current state when the guess is out of date', async (t) => {
     const { store, key, v1, v2 } = await staleGuess(t)
     const seen: (string | undefined)[] = []
@@ -240,16 +240,6 @@ describe("updates that start from the cache's copy", () => {
 })
 
 describe("deletes that start from the cache's copy", () => {
-  async function staleGuess(t: { after: (fn: () => Promise<void>) => void }) {
-    await etcd.wipe()
-    const store = openEtcd()
-    t.after(() => store.close())
-    const key = `${PODS}ns/a`
-    const v1 = await store.create(key, pod('a', 'v1'))
-    const v2 = await store.guaranteedUpdate(key, (cur) => ({ ...cur, spec: { image: 'v2' } }))
-    return { store, key, v1, v2 }
-  }
-
   it('deletes the current state when the guess is out of date, and answers with it', async (t) => {
     const { store, key, v1 } = await staleGuess(t)
     const seen: (string | undefined)[] = []
