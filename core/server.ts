@@ -153,7 +153,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const transport = options.nodes ? withSimulatedAgents(networkTransport, simulatedNodesOptions(options.nodes), now) : networkTransport
   // Alone on its store, the server runs its run-once controllers at once; sharing it, while it holds their lease.
   const membership = serverMembership(options.multiServer, {
-    registry,
+    stores: registry,
     storage: storage.backend,
     root: storage.root,
     advertiseAddress: options.advertiseAddress ?? '127.0.0.1',

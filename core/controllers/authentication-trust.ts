@@ -9,7 +9,7 @@
 import { hasStatusCode } from '../machinery/status-error.js'
 import { ADMIN_IDENTITY } from '../machinery/identities.js'
 import type { AuthenticationOptions } from '../authn/authentication-options.js'
-import type { Registry } from '../registry/registry.js'
+import type { StoredResources } from './stored-resources.js'
 import { configMaps } from '../resources/core/configmaps.js'
 import type { KubeObject } from '../machinery/object.js'
 
@@ -39,10 +39,10 @@ function sameData(stored: unknown, data: Record<string, string>): boolean {
 }
 
 /** Creates the ConfigMap, or replaces its data when it differs (a CA rotated between starts, a flag changed). */
-export async function publishAuthenticationTrust(registry: Registry, auth: AuthenticationOptions, now: () => Date): Promise<void> {
+export async function publishAuthenticationTrust(stores: StoredResources, auth: AuthenticationOptions, now: () => Date): Promise<void> {
   const data = authenticationTrustData(auth)
   if (!data) return
-  const store = registry.store(configMaps)
+  const store = stores.store(configMaps)
   const ctx = { user: ADMIN_IDENTITY, now: now(), dryRun: false }
   let current: KubeObject | undefined
   try {
