@@ -48,6 +48,9 @@ export function registerBootstrap({ options, registry, client, membership, servi
 
   // The policy costs every start ~120 writes, so an embedder gets it by default only where it decides anything.
   const rbacAuthorizes = (options.authorizationConfiguration?.map((s) => s.type) ?? options.authorizationModes ?? []).includes('RBAC')
+  // Upstream writes these through its loopback client. Here they write to the stores directly (the stored objects
+  // the registry answers for): through the client, 120 ClusterRole creates took 0.5-1 s, several times the whole
+  // start-up of a server with the policy (~160 ms median), and test harnesses start servers constantly.
   const postStartHooks = [
     (options.bootstrapPriorityClasses ?? true) ? systemPriorityClassesHook(registry, now, logger) : undefined,
     priorityAndFairness && (options.bootstrapFlowControl ?? true) ? flowControlBootstrapHook(registry, now, logger) : undefined,
