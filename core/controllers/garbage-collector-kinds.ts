@@ -2,7 +2,7 @@
  * Which stored resources the garbage collector follows, and which resource an
  * owner reference's apiVersion and kind name (upstream asks the REST mapper).
  */
-import type { ResourceEntry } from '../resources/catalogue.js'
+import type { Catalogue, ResourceEntry } from '../resources/catalogue.js'
 import type { StoredResources } from './stored-resources.js'
 
 export interface WatchedResource {
@@ -26,8 +26,8 @@ export function splitApiVersion(apiVersion: string): { group: string; version: s
  * The resource an owner reference names. Any served version of the group
  * will do when the named one is not served: the object is the same.
  */
-export function resolveOwnerKind(stores: StoredResources, apiVersion: string, kind: string): ResourceEntry | undefined {
+export function resolveOwnerKind(catalogue: Catalogue, apiVersion: string, kind: string): ResourceEntry | undefined {
   const { group, version } = splitApiVersion(apiVersion)
-  const candidates = stores.catalogue.entries.filter((e) => !e.virtualCreate && e.group === group && e.kind === kind)
+  const candidates = catalogue.entries.filter((e) => !e.virtualCreate && e.group === group && e.kind === kind)
   return candidates.find((e) => e.version === version) ?? candidates[0]
 }

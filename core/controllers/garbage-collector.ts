@@ -124,7 +124,7 @@ export function startGarbageCollector(
   const classify = async (item: ObjectRef, obj: KubeObject): Promise<Classified | undefined> => {
     const out: Classified = { solid: [], dangling: [], waiting: [] }
     for (const ref of ownerReferencesOf(obj)) {
-      const entry = resolveOwnerKind(stores, ref.apiVersion, ref.kind)
+      const entry = resolveOwnerKind(stores.catalogue, ref.apiVersion, ref.kind)
       if (!entry) {
         warnOnce(
           `kind ${ref.apiVersion} ${ref.kind}`,
