@@ -11,8 +11,8 @@ import { hasStatusCode } from '../machinery/status-error.js'
 import type { Logger } from '../logging/logger.js'
 import { LOOPBACK_IDENTITY } from '../machinery/identities.js'
 import { parseLabelSelector } from '../machinery/label-selector.js'
-import type { Registry } from '../registry/registry.js'
-import type { RequestContext } from '../registry/request-context.js'
+import type { StoredResources } from './stored-resources.js'
+import type { DirectWriteContext } from '../client/stored-objects.js'
 import { leases } from '../resources/groups/coordination.js'
 import type { KubeObject } from '../machinery/object.js'
 import { leaseExpiry, leaseRecord, microTime } from './lease-record.js'
@@ -64,7 +64,7 @@ export async function apiServerId(hostname: string, advertiseAddress: string, se
   return `apiserver-${base32(digest.slice(0, 16))}`
 }
 
-function context(now: Date): RequestContext {
+function context(now: Date): DirectWriteContext {
   return { user: LOOPBACK_IDENTITY, now, dryRun: false }
 }
 
@@ -93,8 +93,8 @@ function leaseBody(s: IdentityLeaseSettings, at: Date): KubeObject {
 }
 
 /** Keeps the lease renewed and collects expired ones; returns a stop function. */
-export function startIdentityLease(registry: Registry, s: IdentityLeaseSettings, now: () => Date, logger: Logger): () => void {
-  const store = registry.store(leases)
+export function startIdentityLease(stores: StoredResources, s: IdentityLeaseSettings, now: () => Date, logger: Logger): () => void {
+  const store = stores.store(leases)
   const renew = async (): Promise<void> => {
     const at = now()
     const body = leaseBody(s, at)

@@ -5,8 +5,7 @@
  * its endpoints; every namespace's `default` ServiceAccount).
  */
 import type { Logger } from '../logging/logger.js'
-import type { Registry } from '../registry/registry.js'
-import type { StoreHooks } from '../registry/store-hooks.js'
+import type { StoredResources } from './stored-resources.js'
 import { allocationHooks, rebuildAllocations, ServiceAllocator } from '../resources/core/service-allocation.js'
 import { services } from '../resources/core/services.js'
 import { startDefaultServiceAccounts } from './default-serviceaccount.js'
@@ -15,10 +14,10 @@ import type { ServerMembership } from './server-membership.js'
 
 export interface ClusterServices {
   /** The store hooks by `group/resource`: services' writes take and give back allocations. */
-  readonly hooks: ReadonlyMap<string, StoreHooks>
+  readonly hooks: ReadonlyMap<string, ReturnType<typeof allocationHooks>>
   readonly allocator: ServiceAllocator
   /** Rebuilds the allocations from the stored services, then starts the controllers. Call once the system namespaces exist. */
-  start(registry: Registry, now: () => Date, logger: Logger, membership: Pick<ServerMembership, 'runOnce' | 'endpoints'>): Promise<void>
+  start(stores: StoredResources, now: () => Date, logger: Logger, membership: Pick<ServerMembership, 'runOnce' | 'endpoints'>): Promise<void>
   setSecurePort(port: number): Promise<void>
   stop(): void
 }
@@ -43,14 +42,14 @@ export function clusterServices(options: ClusterServicesOptions): ClusterService
   return {
     hooks: new Map([[`${services.group}/${services.resource}`, allocationHooks(allocator)]]),
     allocator,
-    async start(registry, now, logger, membership) {
-      await rebuildAllocations(registry.store(services), allocator)
+    async start(stores, now, logger, membership) {
+      await rebuildAllocations(stores.store(services), allocator)
       if (stopped) return
       // Upstream's service account controller runs in the controller manager: once in a cluster.
-      if (options.serviceAccountsController ?? true) membership.runOnce('serviceaccount-controller', () => startDefaultServiceAccounts(registry, now, logger))
+      if (options.serviceAccountsController ?? true) membership.runOnce('serviceaccount-controller', () => startDefaultServiceAccounts(stores, now, logger))
       if (options.kubernetesServiceController ?? true) {
         kubernetesService = startKubernetesService(
-          registry,
+          stores,
           {
             clusterIP: allocator.kubernetesServiceIP(),
             advertiseAddress: options.advertiseAddress ?? '127.0.0.1',

@@ -16,8 +16,8 @@
 import { hasStatusCode } from '../machinery/status-error.js'
 import type { Logger } from '../logging/logger.js'
 import { LOOPBACK_IDENTITY } from '../machinery/identities.js'
-import type { Registry } from '../registry/registry.js'
-import type { RequestContext } from '../registry/request-context.js'
+import type { StoredResources } from './stored-resources.js'
+import type { DirectWriteContext } from '../client/stored-objects.js'
 import { record, text } from '../resources/columns/values.js'
 import { compareSemver, OLDEST_EMULATION_VERSION, parseSemver } from '../resources/coordination/lease-candidate-rules.js'
 import { leaseCandidates, leases } from '../resources/groups/coordination.js'
@@ -29,7 +29,7 @@ import { leaseExpiry, leaseRecord, microTime } from './lease-record.js'
 export const COORDINATOR_LEASE = 'leader-election-controller'
 
 const ns = LEADER_ELECTION_NAMESPACE
-const context = (now: Date): RequestContext => ({ user: LOOPBACK_IDENTITY, now, dryRun: false })
+const context = (now: Date): DirectWriteContext => ({ user: LOOPBACK_IDENTITY, now, dryRun: false })
 const notFoundIsUndefined = (err: unknown): undefined => {
   if (hasStatusCode(err, 404)) return undefined
   throw err
@@ -45,8 +45,8 @@ export interface CandidateSettings {
 }
 
 /** Publishes and renews this server's LeaseCandidate; the returned function deletes it. */
-export function startLeaseCandidate(registry: Registry, s: CandidateSettings, now: () => Date, logger: Logger): () => Promise<void> {
-  const store = registry.store(leaseCandidates)
+export function startLeaseCandidate(stores: StoredResources, s: CandidateSettings, now: () => Date, logger: Logger): () => Promise<void> {
+  const store = stores.store(leaseCandidates)
   const spec = (at: Date) => ({
     leaseName: s.leaseName,
     binaryVersion: s.binaryVersion,
@@ -104,10 +104,10 @@ export interface CoordinatorSettings {
 }
 
 /** One pass of the coordinator: the lease given to, or its preferred holder set to, the best live candidate. */
-export async function coordinateOnce(registry: Registry, s: CoordinatorSettings, now: () => Date, logger: Logger): Promise<void> {
+export async function coordinateOnce(stores: StoredResources, s: CoordinatorSettings, now: () => Date, logger: Logger): Promise<void> {
   const at = now()
   const t = at.getTime()
-  const candidateStore = registry.store(leaseCandidates)
+  const candidateStore = stores.store(leaseCandidates)
   const all = (await candidateStore.list(ns, { allowWatchBookmarks: false })).items
   const live: Candidate[] = []
   for (const obj of all) {
@@ -123,7 +123,7 @@ export async function coordinateOnce(registry: Registry, s: CoordinatorSettings,
   }
   const best = live.reduce<Candidate | undefined>((b, c) => (!b || compareCandidates(c, b) < 0 ? c : b), undefined)
   if (!best) return
-  const leaseStore = registry.store(leases)
+  const leaseStore = stores.store(leases)
   const current = await leaseStore.get(ns, s.leaseName).catch(notFoundIsUndefined)
   const granted = (transitions: number) => ({
     holderIdentity: best.name,
@@ -170,12 +170,12 @@ export async function coordinateOnce(registry: Registry, s: CoordinatorSettings,
 }
 
 /** Runs `coordinateOnce` every period; the returned function stops it. */
-export function startCoordinator(registry: Registry, s: CoordinatorSettings, now: () => Date, logger: Logger): () => void {
+export function startCoordinator(stores: StoredResources, s: CoordinatorSettings, now: () => Date, logger: Logger): () => void {
   let running = false
   const tick = () => {
     if (running) return
     running = true
-    coordinateOnce(registry, s, now, logger)
+    coordinateOnce(stores, s, now, logger)
       .catch((err: unknown) => logger.warn({ err: String(err) }, 'coordinated leader election: cannot elect'))
       .finally(() => (running = false))
   }

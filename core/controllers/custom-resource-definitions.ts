@@ -12,9 +12,8 @@ import { type CustomResourceDeps, customResourceEntries } from '../crd/entry.js'
 import { hasStatusCode } from '../machinery/status-error.js'
 import { LOOPBACK_IDENTITY } from '../machinery/identities.js'
 import type { Logger } from '../logging/logger.js'
-import { isStorageVersion, type Registry } from '../registry/registry.js'
-import type { RequestContext } from '../registry/request-context.js'
-import type { ResourceStore } from '../registry/store.js'
+import type { DirectWriteContext } from '../client/stored-objects.js'
+import type { ResourceObjects, StoredResources } from './stored-resources.js'
 import { customResourceDefinitions } from '../resources/groups/apiextensions.js'
 import {
   conditionOf,
@@ -22,7 +21,7 @@ import {
   type CustomResourceDefinition,
   setCondition,
 } from '../resources/apiextensions/types.js'
-import type { ResourceEntry } from '../resources/catalogue.js'
+import { groupVersion, type ResourceEntry } from '../resources/catalogue.js'
 import { formatTimestamp } from '../machinery/object.js'
 import { sameJson } from '../machinery/same-json.js'
 import { decideNames } from './crd-names.js'
@@ -47,13 +46,13 @@ interface Served {
   entries: ResourceEntry[]
 }
 
-export function startCrdController(registry: Registry, now: () => Date, logger: Logger, deps: CustomResourceDeps): CrdController {
-  const crds = registry.store(customResourceDefinitions)
+export function startCrdController(stores: StoredResources, now: () => Date, logger: Logger, deps: CustomResourceDeps): CrdController {
+  const crds = stores.store(customResourceDefinitions)
   const controller = new AbortController()
   const signal = controller.signal
   const served = new Map<string, Served>()
   const retries = new Set<ReturnType<typeof setTimeout>>()
-  const context = (): RequestContext => ({ user: LOOPBACK_IDENTITY, now: now(), dryRun: false, fieldManager: MANAGER })
+  const context = (): DirectWriteContext => ({ user: LOOPBACK_IDENTITY, now: now(), dryRun: false, fieldManager: MANAGER })
 
   /**
    * One reconcile at a time per definition; a change meanwhile runs it once
@@ -114,7 +113,7 @@ export function startCrdController(registry: Registry, now: () => Date, logger: 
     const basis = crd ? JSON.stringify([crd.spec, crd.status?.acceptedNames, crd.metadata.deletionTimestamp ?? null]) : ''
     if (before?.basis === basis) return
     const entries = crd ? customResourceEntries(crd, deps) : []
-    registry.catalogue.replace(before?.entries ?? [], entries)
+    stores.catalogue.replace(before?.entries ?? [], entries)
     if (entries.length) served.set(name, { basis, entries })
     else served.delete(name)
   }
@@ -195,10 +194,11 @@ export function startCrdController(registry: Registry, now: () => Date, logger: 
   }
 
   /** The store of the version objects are kept in (any served one reads them all). */
-  const instanceStore = (name: string): ResourceStore | undefined => {
+  const instanceStore = (name: string): ResourceObjects | undefined => {
     const entries = served.get(name)?.entries ?? []
-    const stored = entries.find(isStorageVersion) ?? entries[0]
-    return stored && registry.store(stored)
+    // The version whose form storage keeps (no conversion, or one to itself).
+    const stored = entries.find((e) => !e.conversion || e.conversion.storageVersion === groupVersion(e)) ?? entries[0]
+    return stored && stores.store(stored)
   }
 
   /** Follows the definitions from `resourceVersion`; a failed watch lists again. */

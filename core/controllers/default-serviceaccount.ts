@@ -6,7 +6,7 @@
 import { hasStatusCode } from '../machinery/status-error.js'
 import { SERVICE_ACCOUNT_CONTROLLER_IDENTITY } from '../machinery/identities.js'
 import type { Logger } from '../logging/logger.js'
-import type { Registry } from '../registry/registry.js'
+import type { StoredResources } from './stored-resources.js'
 import { namespaces } from '../resources/core/namespaces.js'
 import { serviceAccounts } from '../resources/core/serviceaccounts.js'
 
@@ -17,10 +17,10 @@ export const DEFAULT_SERVICE_ACCOUNT = 'default'
  * started server has nothing left to write), then watches for new namespaces
  * and deleted accounts. Resolves to a stop function.
  */
-export async function startDefaultServiceAccounts(registry: Registry, now: () => Date, logger: Logger): Promise<() => void> {
+export async function startDefaultServiceAccounts(stores: StoredResources, now: () => Date, logger: Logger): Promise<() => void> {
   const controller = new AbortController()
-  const nsStore = registry.store(namespaces)
-  const saStore = registry.store(serviceAccounts)
+  const nsStore = stores.store(namespaces)
+  const saStore = stores.store(serviceAccounts)
 
   const ensure = async (namespace: string): Promise<void> => {
     try {

@@ -11,7 +11,7 @@
  */
 import type { ResourceEntry } from '../resources/catalogue.js'
 import { isPlainObject, type KubeObject, type OwnerReference } from '../machinery/object.js'
-import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../registry/deletion.js'
+import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../machinery/finalizers.js'
 
 export type { OwnerReference }
 

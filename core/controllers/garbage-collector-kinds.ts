@@ -2,8 +2,8 @@
  * Which stored resources the garbage collector follows, and which resource an
  * owner reference's apiVersion and kind name (upstream asks the REST mapper).
  */
-import type { ResourceEntry } from '../resources/catalogue.js'
-import type { Registry } from '../registry/registry.js'
+import type { Catalogue, ResourceEntry } from '../resources/catalogue.js'
+import type { StoredResources } from './stored-resources.js'
 
 export interface WatchedResource {
   entry: ResourceEntry
@@ -11,9 +11,9 @@ export interface WatchedResource {
   prefix: string
 }
 
-/** One entry per storage prefix (see Registry.storedResources). */
-export function watchedResources(registry: Registry): WatchedResource[] {
-  return registry.storedResources().map((store) => ({ entry: store.entry, prefix: store.prefix('') }))
+/** One entry per storage prefix (see StoredResources.storedResources). */
+export function watchedResources(stores: StoredResources): WatchedResource[] {
+  return stores.storedResources().map((store) => ({ entry: store.entry, prefix: store.prefix('') }))
 }
 
 /** `apps/v1` as { group: 'apps', version: 'v1' }, `v1` as the core group. */
@@ -26,8 +26,8 @@ export function splitApiVersion(apiVersion: string): { group: string; version: s
  * The resource an owner reference names. Any served version of the group
  * will do when the named one is not served: the object is the same.
  */
-export function resolveOwnerKind(registry: Registry, apiVersion: string, kind: string): ResourceEntry | undefined {
+export function resolveOwnerKind(catalogue: Catalogue, apiVersion: string, kind: string): ResourceEntry | undefined {
   const { group, version } = splitApiVersion(apiVersion)
-  const candidates = registry.catalogue.entries.filter((e) => !e.virtualCreate && e.group === group && e.kind === kind)
+  const candidates = catalogue.entries.filter((e) => !e.virtualCreate && e.group === group && e.kind === kind)
   return candidates.find((e) => e.version === version) ?? candidates[0]
 }

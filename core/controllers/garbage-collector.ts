@@ -12,9 +12,9 @@
 import { hasStatusCode } from '../machinery/status-error.js'
 import { GARBAGE_COLLECTOR_IDENTITY } from '../machinery/identities.js'
 import type { Logger } from '../logging/logger.js'
-import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../registry/deletion.js'
-import type { Registry } from '../registry/registry.js'
-import type { RequestContext } from '../registry/request-context.js'
+import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../machinery/finalizers.js'
+import type { StoredResources } from './stored-resources.js'
+import type { DirectWriteContext } from '../client/stored-objects.js'
 import type { KubeObject } from '../machinery/object.js'
 import type { StorageEvent, Watcher } from '../storage/interface.js'
 import { type GraphEffects, isDeletingDependents, type ObjectRef, OwnerGraph, ownerReferencesOf } from './garbage-collector-graph.js'
@@ -35,7 +35,7 @@ type Classified = { solid: string[]; dangling: string[]; waiting: string[] }
 
 /** Starts the collector; returns the function that stops it. */
 export function startGarbageCollector(
-  registry: Registry,
+  stores: StoredResources,
   now: () => Date,
   logger: Logger,
   options: GarbageCollectorOptions = {},
@@ -44,7 +44,7 @@ export function startGarbageCollector(
   const signal = controller.signal
   const graph = new OwnerGraph()
   const warned = new Set<string>()
-  const context = (): RequestContext => ({ user: GARBAGE_COLLECTOR_IDENTITY, now: now(), dryRun: false })
+  const context = (): DirectWriteContext => ({ user: GARBAGE_COLLECTOR_IDENTITY, now: now(), dryRun: false })
 
   const warnOnce = (key: string, fields: Record<string, unknown>, message: string): void => {
     if (warned.has(key)) return
@@ -67,7 +67,7 @@ export function startGarbageCollector(
   /** The live object, or undefined when it is gone (or another object now has its name). */
   const read = async (ref: ObjectRef): Promise<KubeObject | undefined> => {
     try {
-      const obj = await registry.store(ref.entry).get(ref.namespace, ref.name)
+      const obj = await stores.store(ref.entry).get(ref.namespace, ref.name)
       return obj.metadata.uid === ref.uid ? obj : undefined
     } catch (err) {
       if (hasStatusCode(err, 404)) return undefined
@@ -77,7 +77,7 @@ export function startGarbageCollector(
 
   /** Changes the object's metadata if it is still the same object; false when it is gone. */
   const updateMetadata = async (ref: ObjectRef, change: (obj: KubeObject) => void): Promise<boolean> => {
-    const store = registry.store(ref.entry)
+    const store = stores.store(ref.entry)
     try {
       await store.update(
         ref.namespace,
@@ -124,7 +124,7 @@ export function startGarbageCollector(
   const classify = async (item: ObjectRef, obj: KubeObject): Promise<Classified | undefined> => {
     const out: Classified = { solid: [], dangling: [], waiting: [] }
     for (const ref of ownerReferencesOf(obj)) {
-      const entry = resolveOwnerKind(registry, ref.apiVersion, ref.kind)
+      const entry = resolveOwnerKind(stores.catalogue, ref.apiVersion, ref.kind)
       if (!entry) {
         warnOnce(
           `kind ${ref.apiVersion} ${ref.kind}`,
@@ -152,7 +152,7 @@ export function startGarbageCollector(
   const deleteObject = async (ref: ObjectRef, latest: KubeObject, propagationPolicy: string): Promise<WorkResult> => {
     const preconditions = { uid: ref.uid, resourceVersion: latest.metadata.resourceVersion ?? '' }
     try {
-      await registry.store(ref.entry).delete(ref.namespace, ref.name, { propagationPolicy, preconditions }, context())
+      await stores.store(ref.entry).delete(ref.namespace, ref.name, { propagationPolicy, preconditions }, context())
       return 'done'
     } catch (err) {
       if (hasStatusCode(err, 404)) return 'done'
@@ -260,7 +260,7 @@ export function startGarbageCollector(
     while (!signal.aborted) {
       try {
         // Read as the watch's objects are: kept in the graph, never changed.
-        const list = await registry.store(resource.entry).storage.list(resource.prefix, { readOnly: true })
+        const list = await stores.store(resource.entry).storage.list(resource.prefix, { readOnly: true })
         if (signal.aborted) return
         const present = new Set<string>()
         for (const obj of list.items) {
@@ -272,7 +272,7 @@ export function startGarbageCollector(
         for (const uid of graph.uidsOf(resource.entry)) if (!present.has(uid)) apply(graph.forget(uid))
         if (first) firstPass()
         first = false
-        const watcher = registry.store(resource.entry).storage.watch(resource.prefix, { resourceVersion: String(list.revision) })
+        const watcher = stores.store(resource.entry).storage.watch(resource.prefix, { resourceVersion: String(list.revision) })
         watchers.add(watcher)
         try {
           for await (const event of watcher) {
@@ -295,7 +295,7 @@ export function startGarbageCollector(
   }
 
   // Nothing is collected before every resource was listed once: a dependent seen before its owner is not an orphan.
-  const resources = watchedResources(registry)
+  const resources = watchedResources(stores)
   let pending = resources.length
   const startWorkers = (): void => {
     deletions.start()
@@ -316,8 +316,8 @@ export function startGarbageCollector(
   for (const resource of resources) start(resource, firstPass)
   // Custom resources come and go with their definitions: a new one is followed from then on; one
   // defined again under the same prefix is read through its new entry.
-  const stopFollowingCatalogue = registry.catalogue.onChange(() => {
-    for (const resource of watchedResources(registry)) {
+  const stopFollowingCatalogue = stores.catalogue.onChange(() => {
+    for (const resource of watchedResources(stores)) {
       const known = followed.get(resource.prefix)
       if (known) known.entry = resource.entry
       else start(resource, () => {})

@@ -8,9 +8,8 @@ import { semanticEqual } from '../resources/rbac/semantic-equal.js'
 import { hasStatusCode } from '../machinery/status-error.js'
 import { LOOPBACK_IDENTITY } from '../machinery/identities.js'
 import type { Logger } from '../logging/logger.js'
-import type { Registry } from '../registry/registry.js'
-import type { RequestContext } from '../registry/request-context.js'
-import type { ResourceStore } from '../registry/store.js'
+import type { DirectWriteContext } from '../client/stored-objects.js'
+import type { ResourceObjects, StoredResources } from './stored-resources.js'
 import { endpointSlices } from '../resources/groups/discovery.js'
 import type { KubeObject } from '../machinery/object.js'
 import { endpoints, services } from '../resources/core/services.js'
@@ -35,7 +34,7 @@ export interface KubernetesServiceSettings {
   leases?: { leases: EndpointLeases; intervalMs: number }
 }
 
-function context(now: Date): RequestContext {
+function context(now: Date): DirectWriteContext {
   return { user: LOOPBACK_IDENTITY, now, dryRun: false }
 }
 
@@ -95,7 +94,7 @@ const serviceOf = (body: KubeObject) => (obj: KubeObject): KubeObject => {
 }
 
 /** Creates the object, or brings the stored one in line through `align` (which returns it unchanged when it is). */
-async function ensure(store: ResourceStore, body: KubeObject, align: (obj: KubeObject) => KubeObject, now: Date): Promise<void> {
+async function ensure(store: ResourceObjects, body: KubeObject, align: (obj: KubeObject) => KubeObject, now: Date): Promise<void> {
   // Read first: a create of the existing service would be refused for its taken IP before its name.
   const current = await store.get('default', KUBERNETES_SERVICE).catch((err: unknown) => {
     if (hasStatusCode(err, 404)) return undefined
@@ -124,15 +123,15 @@ export interface KubernetesServiceController {
  * watches them to put back what is deleted.
  */
 export function startKubernetesService(
-  registry: Registry,
+  stores: StoredResources,
   settings: KubernetesServiceSettings,
   now: () => Date,
   logger: Logger,
 ): KubernetesServiceController {
   const controller = new AbortController()
   let port: number | undefined
-  const serviceStore = registry.store(services)
-  const endpointStores = settings.manageEndpoints ? [registry.store(endpoints), registry.store(endpointSlices)] : []
+  const serviceStore = stores.store(services)
+  const endpointStores = settings.manageEndpoints ? [stores.store(endpoints), stores.store(endpointSlices)] : []
 
   const reconcile = async (): Promise<void> => {
     if (port === undefined || controller.signal.aborted) return
@@ -152,7 +151,7 @@ export function startKubernetesService(
   const reconcileLogged = () =>
     reconcile().catch((err) => logger.warn({ err: String(err) }, 'keeping the kubernetes service failed; retried when the port is set again or the objects are deleted'))
 
-  const watchDeletions = async (store: ResourceStore) => {
+  const watchDeletions = async (store: ResourceObjects) => {
     const watcher = store.storage.watch(store.key('default', KUBERNETES_SERVICE), { signal: controller.signal })
     for await (const event of watcher) if (event.type === 'DELETED') await reconcileLogged()
   }

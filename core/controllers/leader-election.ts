@@ -12,8 +12,8 @@
 import { hasStatusCode } from '../machinery/status-error.js'
 import type { Logger } from '../logging/logger.js'
 import { LOOPBACK_IDENTITY } from '../machinery/identities.js'
-import type { Registry } from '../registry/registry.js'
-import type { RequestContext } from '../registry/request-context.js'
+import type { StoredResources } from './stored-resources.js'
+import type { DirectWriteContext } from '../client/stored-objects.js'
 import { leases } from '../resources/groups/coordination.js'
 import type { KubeObject } from '../machinery/object.js'
 import { record, text } from '../resources/columns/values.js'
@@ -58,7 +58,7 @@ export interface LeaderElection {
 
 type Outcome = 'held' | 'other'
 
-function context(now: Date): RequestContext {
+function context(now: Date): DirectWriteContext {
   return { user: LOOPBACK_IDENTITY, now, dryRun: false }
 }
 
@@ -76,13 +76,13 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
 
 /** Runs `controllers` while this server holds the lease. */
 export function startLeaderElection(
-  registry: Registry,
+  stores: StoredResources,
   controllers: ControllerSet,
   settings: LeaderElectionSettings,
   now: () => Date,
   logger: Logger,
 ): LeaderElection {
-  const store = registry.store(leases)
+  const store = stores.store(leases)
   const ns = LEADER_ELECTION_NAMESPACE
   const name = settings.leaseName
   const controller = new AbortController()

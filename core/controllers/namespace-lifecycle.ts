@@ -9,13 +9,13 @@ import type { Logger } from '../logging/logger.js'
 import { NAMESPACE_FINALIZER, namespaceSpec, namespaces } from '../resources/core/namespaces.js'
 import type { KubeObject, UserInfo } from '../machinery/object.js'
 import { LOOPBACK_IDENTITY, NAMESPACE_CONTROLLER_IDENTITY } from '../machinery/identities.js'
-import type { Registry } from '../registry/registry.js'
-import type { RequestContext } from '../registry/request-context.js'
+import type { StoredResources } from './stored-resources.js'
+import type { DirectWriteContext } from '../client/stored-objects.js'
 
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'] as const
 
 /** The bootstrap controller's writes are the API server's own; the namespace controller writes as its service account. */
-function context(now: Date, user: UserInfo = NAMESPACE_CONTROLLER_IDENTITY): RequestContext {
+function context(now: Date, user: UserInfo = NAMESPACE_CONTROLLER_IDENTITY): DirectWriteContext {
   return { user, now, dryRun: false }
 }
 
@@ -26,8 +26,8 @@ function context(now: Date, user: UserInfo = NAMESPACE_CONTROLLER_IDENTITY): Req
  * namespace writes) finds nothing to write. Every namespace is tried; the
  * first refusal is thrown once the others have had their turn.
  */
-export async function ensureSystemNamespaces(registry: Registry, now: () => Date): Promise<void> {
-  const store = registry.store(namespaces)
+export async function ensureSystemNamespaces(stores: StoredResources, now: () => Date): Promise<void> {
+  const store = stores.store(namespaces)
   let failure: unknown
   for (const name of SYSTEM_NAMESPACES) {
     try {
@@ -64,8 +64,8 @@ const DEFAULT_RETRY: NamespaceRetry = { firstDelayMs: 500, maxDelayMs: 30_000 }
  * failed write) is looked at again after a growing pause, as upstream's
  * controller requeues it; nothing else would change it. Returns a stop function.
  */
-export function startNamespaceLifecycle(registry: Registry, now: () => Date, logger: Logger, retry: NamespaceRetry = DEFAULT_RETRY): () => void {
-  const store = registry.store(namespaces)
+export function startNamespaceLifecycle(stores: StoredResources, now: () => Date, logger: Logger, retry: NamespaceRetry = DEFAULT_RETRY): () => void {
+  const store = stores.store(namespaces)
   const controller = new AbortController()
   const inProgress = new Set<string>()
   const retries = new Map<string, { timer: ReturnType<typeof setTimeout>; attempt: number }>()
@@ -99,11 +99,11 @@ export function startNamespaceLifecycle(registry: Registry, now: () => Date, log
       retries.delete(name)
     }
     try {
-      for (const content of registry.namespacedStores()) {
+      for (const content of stores.namespacedStores()) {
         await content.deleteCollection(name, { allowWatchBookmarks: false }, {}, context(now()))
       }
       // Objects held by their own finalizers keep the namespace until they go.
-      const remaining = await Promise.all(registry.namespacedStores().map((s) => s.list(name, { allowWatchBookmarks: false })))
+      const remaining = await Promise.all(stores.namespacedStores().map((s) => s.list(name, { allowWatchBookmarks: false })))
       if (remaining.some((l) => l.items.length > 0)) {
         lookAgain(name)
         return

@@ -8,8 +8,8 @@
  */
 import { hasStatusCode } from '../machinery/status-error.js'
 import type { Logger } from '../logging/logger.js'
-import type { RequestContext } from '../registry/request-context.js'
-import type { ResourceStore } from '../registry/store.js'
+import type { DirectWriteContext } from '../client/stored-objects.js'
+import type { ResourceObjects } from './stored-resources.js'
 import type { KubeObject } from '../machinery/object.js'
 import type { BootstrapBinding } from '../resources/rbac/bootstrap-policy-types.js'
 
@@ -25,7 +25,7 @@ const CLUSTER_ROLE_BINDINGS_TO_SPLIT: Record<string, string> = {
   'system:discovery': 'system:public-info-viewer',
 }
 
-async function exists(store: ResourceStore, name: string): Promise<KubeObject | undefined> {
+async function exists(store: ResourceObjects, name: string): Promise<KubeObject | undefined> {
   try {
     return await store.get('', name)
   } catch (err) {
@@ -34,7 +34,7 @@ async function exists(store: ResourceStore, name: string): Promise<KubeObject | 
   }
 }
 
-async function createUnlessExists(store: ResourceStore, body: KubeObject, ctx: RequestContext): Promise<void> {
+async function createUnlessExists(store: ResourceObjects, body: KubeObject, ctx: DirectWriteContext): Promise<void> {
   try {
     await store.create('', body, ctx)
   } catch (err) {
@@ -51,7 +51,7 @@ function copyAs(obj: KubeObject, name: string): KubeObject {
   return copy
 }
 
-export async function primeAggregatedClusterRoles(store: ResourceStore, ctx: () => RequestContext, logger: Logger): Promise<void> {
+export async function primeAggregatedClusterRoles(store: ResourceObjects, ctx: () => DirectWriteContext, logger: Logger): Promise<void> {
   for (const [oldName, newName] of Object.entries(CLUSTER_ROLES_TO_AGGREGATE)) {
     if (await exists(store, newName)) continue
     const old = await exists(store, oldName)
@@ -64,9 +64,9 @@ export async function primeAggregatedClusterRoles(store: ResourceStore, ctx: () 
 }
 
 export async function primeSplitClusterRoleBindings(
-  store: ResourceStore,
+  store: ResourceObjects,
   policy: readonly BootstrapBinding[],
-  ctx: () => RequestContext,
+  ctx: () => DirectWriteContext,
   logger: Logger,
 ): Promise<void> {
   for (const [sourceName, targetName] of Object.entries(CLUSTER_ROLE_BINDINGS_TO_SPLIT)) {

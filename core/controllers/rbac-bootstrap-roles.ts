@@ -10,9 +10,8 @@
 import { hasStatusCode } from '../machinery/status-error.js'
 import { ADMIN_IDENTITY } from '../machinery/identities.js'
 import type { Logger } from '../logging/logger.js'
-import type { Registry } from '../registry/registry.js'
-import type { RequestContext } from '../registry/request-context.js'
-import type { ResourceStore } from '../registry/store.js'
+import type { DirectWriteContext } from '../client/stored-objects.js'
+import type { ResourceObjects, StoredResources } from './stored-resources.js'
 import { namespaces } from '../resources/core/namespaces.js'
 import { clusterRoleBindings, clusterRoles, roleBindings, roles } from '../resources/groups/rbac.js'
 import type { KubeObject } from '../machinery/object.js'
@@ -40,26 +39,26 @@ const ATTEMPTS = 5
 const WRITERS = 8
 
 export interface RbacStores {
-  clusterRoles: ResourceStore
-  clusterRoleBindings: ResourceStore
-  roles: ResourceStore
-  roleBindings: ResourceStore
-  namespaces: ResourceStore | undefined
+  clusterRoles: ResourceObjects
+  clusterRoleBindings: ResourceObjects
+  roles: ResourceObjects
+  roleBindings: ResourceObjects
+  namespaces: ResourceObjects | undefined
 }
 
 /** The four stores, or undefined when rbac.authorization.k8s.io/v1 is not served (`--runtime-config`). */
-export function rbacStores(registry: Registry): RbacStores | undefined {
-  const lookup = (e: { group: string; version: string; resource: string }) => registry.catalogue.lookup(e.group, e.version, e.resource)
+export function rbacStores(resources: StoredResources): RbacStores | undefined {
+  const lookup = (e: { group: string; version: string; resource: string }) => resources.catalogue.lookup(e.group, e.version, e.resource)
   const entries = [clusterRoles, clusterRoleBindings, roles, roleBindings].map(lookup)
   if (entries.some((e) => e === undefined)) return undefined
-  const [cr, crb, r, rb] = entries.map((e) => registry.store(e!))
+  const [cr, crb, r, rb] = entries.map((e) => resources.store(e!))
   const ns = lookup(namespaces)
-  return { clusterRoles: cr!, clusterRoleBindings: crb!, roles: r!, roleBindings: rb!, namespaces: ns && registry.store(ns) }
+  return { clusterRoles: cr!, clusterRoleBindings: crb!, roles: r!, roleBindings: rb!, namespaces: ns && resources.store(ns) }
 }
 
 /** The hook, or undefined when the RBAC API is not served: upstream installs it with that API. */
-export function rbacBootstrapHook(registry: Registry, now: () => Date, logger: Logger): PostStartHook | undefined {
-  const stores = rbacStores(registry)
+export function rbacBootstrapHook(resources: StoredResources, now: () => Date, logger: Logger): PostStartHook | undefined {
+  const stores = rbacStores(resources)
   if (!stores) return undefined
   return postStartHook(RBAC_BOOTSTRAP_HOOK, () => ensureBootstrapPolicy(stores, now, logger), logger)
 }
@@ -83,13 +82,13 @@ function bindingObject(apiVersion: string, kind: string, binding: BootstrapBindi
  * that cannot be written is logged and the others still go ahead, as upstream.
  */
 export async function ensureBootstrapPolicy(stores: RbacStores, now: () => Date, logger: Logger): Promise<void> {
-  const ctx = (): RequestContext => ({ user: ADMIN_IDENTITY, now: now(), dryRun: false, fieldManager: FIELD_MANAGER })
+  const ctx = (): DirectWriteContext => ({ user: ADMIN_IDENTITY, now: now(), dryRun: false, fieldManager: FIELD_MANAGER })
   // Policies of older releases kept in other objects move first (upstream does this before reconciling).
   await primeAggregatedClusterRoles(stores.clusterRoles, ctx, logger)
   await primeSplitClusterRoleBindings(stores.clusterRoleBindings, BOOTSTRAP_CLUSTER_ROLE_BINDINGS, ctx, logger)
 
   const rbacApiVersion = `${clusterRoles.group}/${clusterRoles.version}`
-  const work: Array<{ store: ResourceStore; expected: KubeObject; reconcile: typeof reconcileRole }> = [
+  const work: Array<{ store: ResourceObjects; expected: KubeObject; reconcile: typeof reconcileRole }> = [
     ...BOOTSTRAP_CLUSTER_ROLES.map((r) => ({ store: stores.clusterRoles, expected: roleObject(rbacApiVersion, 'ClusterRole', r), reconcile: reconcileRole })),
     ...BOOTSTRAP_CLUSTER_ROLE_BINDINGS.map((b) => ({
       store: stores.clusterRoleBindings,
@@ -100,7 +99,7 @@ export async function ensureBootstrapPolicy(stores: RbacStores, now: () => Date,
     ...BOOTSTRAP_ROLE_BINDINGS.map((b) => ({ store: stores.roleBindings, expected: bindingObject(rbacApiVersion, 'RoleBinding', b), reconcile: reconcileBinding })),
   ]
   // One list per kind tells what is stored; an object is read again only when a write races.
-  const stored = new Map<ResourceStore, Map<string, KubeObject>>()
+  const stored = new Map<ResourceObjects, Map<string, KubeObject>>()
   for (const store of [stores.clusterRoles, stores.clusterRoleBindings, stores.roles, stores.roleBindings]) {
     const items = (await store.list('', { allowWatchBookmarks: false })).items
     stored.set(store, new Map(items.map((obj) => [objectKey(obj), obj])))
@@ -128,10 +127,10 @@ export async function ensureBootstrapPolicy(stores: RbacStores, now: () => Date,
 
 async function reconcileOne(
   stores: RbacStores,
-  store: ResourceStore,
+  store: ResourceObjects,
   expected: KubeObject,
   reconcile: (stored: KubeObject | undefined, expected: KubeObject) => ReconcileResult,
-  ctx: () => RequestContext,
+  ctx: () => DirectWriteContext,
   listed: KubeObject | undefined,
 ): Promise<ReconcileResult> {
   const namespace = expected.metadata.namespace ?? ''
@@ -164,7 +163,7 @@ function objectKey(obj: KubeObject): string {
   return `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`
 }
 
-async function getOrUndefined(store: ResourceStore, namespace: string, name: string): Promise<KubeObject | undefined> {
+async function getOrUndefined(store: ResourceObjects, namespace: string, name: string): Promise<KubeObject | undefined> {
   try {
     return await store.get(namespace, name)
   } catch (err) {
@@ -174,7 +173,7 @@ async function getOrUndefined(store: ResourceStore, namespace: string, name: str
 }
 
 /** Roles live in kube-system and kube-public; upstream creates a missing namespace before the role. */
-async function ensureNamespace(stores: RbacStores, namespace: string, ctx: () => RequestContext): Promise<void> {
+async function ensureNamespace(stores: RbacStores, namespace: string, ctx: () => DirectWriteContext): Promise<void> {
   if (!stores.namespaces || (await getOrUndefined(stores.namespaces, '', namespace))) return
   try {
     await stores.namespaces.create('', { metadata: { name: namespace } }, ctx())

@@ -14,8 +14,7 @@ import { add, equalLists, mask, parseResourceList, type ResourceList, usedOf, wi
 import { scopeSelectorsOf } from '../quota/scopes.js'
 import type { SharedInformer } from '../client/informer.js'
 import type { Logger } from '../logging/logger.js'
-import type { Registry } from '../registry/registry.js'
-import type { ResourceStore } from '../registry/store.js'
+import type { ResourceObjects, StoredResources } from './stored-resources.js'
 import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import type { Watcher } from '../storage/interface.js'
 
@@ -48,7 +47,7 @@ function mayFreeUsage(object: KubeObject): boolean {
 }
 
 export function startResourceQuotaController(
-  registry: Registry,
+  stores: StoredResources,
   quotas: SharedInformer,
   now: () => Date,
   logger: Logger,
@@ -59,8 +58,8 @@ export function startResourceQuotaController(
   let running = false
   let stopped = false
 
-  const storeOf = (group: string, resource: string): ResourceStore | undefined =>
-    registry.storedResources().find((s) => s.entry.group === group && s.entry.resource === resource && s.entry.namespaced)
+  const storeOf = (group: string, resource: string): ResourceObjects | undefined =>
+    stores.storedResources().find((s) => s.entry.group === group && s.entry.resource === resource && s.entry.namespaced)
 
   const enqueue = (namespace: string): void => {
     if (stopped) return

@@ -7,7 +7,7 @@
  */
 import type { MultiServerOptions } from './multi-server-options.js'
 import type { Logger } from '../logging/logger.js'
-import type { Registry } from '../registry/registry.js'
+import type { StoredResources } from './stored-resources.js'
 import type { Storage } from '../storage/interface.js'
 import type { ProxyTransport } from '../proxy/transport.js'
 import type { PeerDirectory } from '../peers/peer-discovery.js'
@@ -37,7 +37,7 @@ export interface ServerMembership {
 }
 
 export interface MembershipContext {
-  registry: Registry
+  stores: StoredResources
   storage: Storage
   root: string
   advertiseAddress: string
@@ -81,7 +81,7 @@ export function serverMembership(options: MultiServerOptions | undefined, ctx: M
     const identity = `${id}-${crypto.randomUUID()}`
     const durationSeconds = Math.max(1, Math.round(timings.leaseDurationMs / 1000))
     stopCandidate = startLeaseCandidate(
-      ctx.registry,
+      ctx.stores,
       { identity, leaseName: CONTROLLERS_LEASE, binaryVersion: ctx.versions.binary, emulationVersion: ctx.versions.emulation, renewIntervalMs: timings.leaseDurationMs },
       ctx.now,
       ctx.logger,
@@ -89,14 +89,14 @@ export function serverMembership(options: MultiServerOptions | undefined, ctx: M
     const coordinatorSet = new ControllerSet(ctx.logger)
     coordinatorSet.register(COORDINATOR_LEASE, () =>
       startCoordinator(
-        ctx.registry,
+        ctx.stores,
         { leaseName: CONTROLLERS_LEASE, leaseDurationSeconds: durationSeconds, periodMs: timings.retryPeriodMs, candidateValidityMs: 3 * timings.leaseDurationMs },
         ctx.now,
         ctx.logger,
       ),
     )
-    coordinator = startLeaderElection(ctx.registry, coordinatorSet, { ...timings, leaseName: COORDINATOR_LEASE, identity }, ctx.now, ctx.logger)
-    election = startLeaderElection(ctx.registry, controllers, { ...timings, leaseName: CONTROLLERS_LEASE, identity, coordinated: true }, ctx.now, ctx.logger)
+    coordinator = startLeaderElection(ctx.stores, coordinatorSet, { ...timings, leaseName: COORDINATOR_LEASE, identity }, ctx.now, ctx.logger)
+    election = startLeaderElection(ctx.stores, controllers, { ...timings, leaseName: CONTROLLERS_LEASE, identity, coordinated: true }, ctx.now, ctx.logger)
     await coordinator.firstAttempt
   }
   return {
@@ -110,7 +110,7 @@ export function serverMembership(options: MultiServerOptions | undefined, ctx: M
       if (stopped) return
       if (options.identityLease ?? true)
         stopIdentity = startIdentityLease(
-          ctx.registry,
+          ctx.stores,
           { ...DEFAULT_IDENTITY_LEASE, ...options.identityLeaseTimings, id, holderIdentity, hostname: options.hostname },
           ctx.now,
           ctx.logger,
@@ -126,7 +126,7 @@ export function serverMembership(options: MultiServerOptions | undefined, ctx: M
         return
       }
       election = startLeaderElection(
-        ctx.registry,
+        ctx.stores,
         controllers,
         {
           ...DEFAULT_LEADER_ELECTION,

@@ -9,7 +9,7 @@ import { type PostStartHook, postStartHook } from './post-start-hook.js'
 import { hasStatusCode } from '../machinery/status-error.js'
 import type { Logger } from '../logging/logger.js'
 import { LOOPBACK_IDENTITY } from '../machinery/identities.js'
-import type { Registry } from '../registry/registry.js'
+import type { StoredResources } from './stored-resources.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
 import { priorityClasses } from '../resources/groups/scheduling.js'
 import { SYSTEM_PRIORITY_CLASSES } from '../resources/scheduling/priority-class-rules.js'
@@ -27,10 +27,10 @@ const DESCRIPTIONS: Record<string, string> = {
  * The hook, or undefined when `--runtime-config` turned scheduling.k8s.io/v1
  * off: upstream installs it only for a served group.
  */
-export function systemPriorityClassesHook(registry: Registry, now: () => Date, logger: Logger): PostStartHook | undefined {
-  const entry = registry.catalogue.lookup(priorityClasses.group, priorityClasses.version, priorityClasses.resource)
+export function systemPriorityClassesHook(stores: StoredResources, now: () => Date, logger: Logger): PostStartHook | undefined {
+  const entry = stores.catalogue.lookup(priorityClasses.group, priorityClasses.version, priorityClasses.resource)
   if (!entry) return undefined
-  return postStartHook(SYSTEM_PRIORITY_CLASSES_HOOK, () => ensureSystemPriorityClasses(registry, entry, now), logger)
+  return postStartHook(SYSTEM_PRIORITY_CLASSES_HOOK, () => ensureSystemPriorityClasses(stores, entry, now), logger)
 }
 
 /**
@@ -38,8 +38,8 @@ export function systemPriorityClassesHook(registry: Registry, now: () => Date, l
  * (preemptionPolicy) and validated like any other; the validation accepts
  * the reserved `system-` names exactly with these values.
  */
-export async function ensureSystemPriorityClasses(registry: Registry, entry: ResourceEntry, now: () => Date): Promise<void> {
-  const store = registry.store(entry)
+export async function ensureSystemPriorityClasses(stores: StoredResources, entry: ResourceEntry, now: () => Date): Promise<void> {
+  const store = stores.store(entry)
   for (const pc of SYSTEM_PRIORITY_CLASSES) {
     try {
       await store.get('', pc.name)

@@ -15,6 +15,9 @@ import { formatTimestamp, type KubeObject } from '../machinery/object.js'
 import { fieldPath, type FieldError, invalid, invalidError, notSupported } from '../machinery/field.js'
 import { goStrings } from '../machinery/go-format.js'
 import { sameJson } from '../machinery/same-json.js'
+import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../machinery/finalizers.js'
+
+export { FOREGROUND_FINALIZER, ORPHAN_FINALIZER }
 
 export interface DeleteOptions {
   /** `All` runs the delete without storing anything; the request context's dryRun acts on it. */
@@ -26,8 +29,6 @@ export interface DeleteOptions {
   orphanDependents?: boolean
 }
 
-export const ORPHAN_FINALIZER = 'orphan'
-export const FOREGROUND_FINALIZER = 'foregroundDeletion'
 const POLICIES = ['Foreground', 'Background', 'Orphan'] as const
 /** Upstream lists "nil" (no policy) among the values it takes. */
 const POLICY_CHOICES = [...POLICIES, 'nil'] as const

@@ -16,12 +16,15 @@ import { flowControlBootstrapHook } from '../flowcontrol/bootstrap.js'
 import type { ServerHooks } from '../lifecycle/hooks.js'
 import { BOOTSTRAP_CONTROLLER } from '../lifecycle/startup-parts.js'
 import type { Logger } from '../logging/logger.js'
+import type { ObjectClient } from '../client/object-client.js'
 import type { ApiServerOptions } from '../options/api-server-options.js'
 import type { Registry } from '../registry/registry.js'
 
 export interface BootstrapWiring {
   readonly options: ApiServerOptions
   readonly registry: Registry
+  /** The server's loopback client: what upstream's post-start hooks and controllers write through. */
+  readonly client: ObjectClient
   readonly membership: ServerMembership
   readonly services: ClusterServices
   readonly now: () => Date
@@ -34,7 +37,7 @@ export interface BootstrapWiring {
 /** Publishes the client CA bundles again when they rotate: the server's `updateClientCAs`. */
 export type PublishClientCAs = (bundles: ClientCABundleUpdate) => Promise<void>
 
-export function registerBootstrap({ options, registry, membership, services, now, logger, hooks, priorityAndFairness }: BootstrapWiring): PublishClientCAs {
+export function registerBootstrap({ options, registry, client, membership, services, now, logger, hooks, priorityAndFairness }: BootstrapWiring): PublishClientCAs {
   // Upstream's system namespaces controller: a refused creation is logged and tried again, and readiness does not wait for it.
   const namespaceBootstrap = (options.bootstrapNamespaces ?? true) ? retryUntilDone('system namespaces', () => ensureSystemNamespaces(registry, now), logger) : undefined
   const systemNamespaces = namespaceBootstrap?.firstAttempt ?? Promise.resolve()
@@ -45,6 +48,9 @@ export function registerBootstrap({ options, registry, membership, services, now
 
   // The policy costs every start ~120 writes, so an embedder gets it by default only where it decides anything.
   const rbacAuthorizes = (options.authorizationConfiguration?.map((s) => s.type) ?? options.authorizationModes ?? []).includes('RBAC')
+  // Upstream writes these through its loopback client. Here they write to the stores directly (the stored objects
+  // the registry answers for): through the client, 120 ClusterRole creates took 0.5-1 s, several times the whole
+  // start-up of a server with the policy (~160 ms median), and test harnesses start servers constantly.
   const postStartHooks = [
     (options.bootstrapPriorityClasses ?? true) ? systemPriorityClassesHook(registry, now, logger) : undefined,
     priorityAndFairness && (options.bootstrapFlowControl ?? true) ? flowControlBootstrapHook(registry, now, logger) : undefined,
@@ -62,7 +68,7 @@ export function registerBootstrap({ options, registry, membership, services, now
   const trust = { options: options.authentication ?? {}, published: Promise.resolve() }
   // Extension servers read whom to trust from kube-system, which exists by now; a failure is logged, not fatal.
   hooks.onStart('publish', undefined, () =>
-    publishAuthenticationTrust(registry, trust.options, now).catch((err: unknown) =>
+    publishAuthenticationTrust(client, trust.options).catch((err: unknown) =>
       logger.warn({ err: String(err) }, 'cannot publish the extension-apiserver-authentication ConfigMap'),
     ),
   )
@@ -76,7 +82,7 @@ export function registerBootstrap({ options, registry, membership, services, now
     trust.options = withClientCAs(trust.options, bundles)
     const current = trust.options
     // In order: two quick rotations end with the last bundles published.
-    trust.published = trust.published.catch(() => {}).then(() => publishAuthenticationTrust(registry, current, now))
+    trust.published = trust.published.catch(() => {}).then(() => publishAuthenticationTrust(client, current))
     return trust.published
   }
 }

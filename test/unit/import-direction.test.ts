@@ -34,6 +34,8 @@ const RULES: { from: string; never: string; except?: string[] }[] = [
   { from: 'core/registry', never: 'core/authn' },
   // The client and informers read and write through ports; they know nothing of what serves them.
   { from: 'core/client', never: 'core/registry' },
+  // Controllers read through informers or the stored objects they are handed, and write through the client or those: never the registry.
+  { from: 'core/controllers', never: 'core/registry' },
   // Workload controllers read through informers and write through the client, never storage.
   { from: 'core/controllers/workloads', never: 'core/registry' },
   { from: 'core/controllers/workloads', never: 'core/storage' },
