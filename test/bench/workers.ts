@@ -156,12 +156,12 @@ export function renderWorkersSection(figures: Figures[], date: Date): string {
   const of = (storage: StorageKind, workers: number) => figures.find((f) => f.storage === storage && f.workers === workers)!
   const sections = STORAGES.filter((storage) => figures.some((f) => f.storage === storage)).map((storage) => `### On ${storage === 'etcd' ? 'one etcd member' : 'the embedded store'}\n\n${table(of(storage, one), of(storage, many))}`)
   return `${BEGIN}
-## One daemon on several cores: \`--workers\` ${one} against ${many}
+## One daemon on several cores: \`--workers\`
 
 Measured ${date.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineLine()}, in one run of
 \`node --import tsx test/bench/workers.ts\` (after \`npm run build\`; \`npm run bench\` runs it too).
 
-The daemon with default flags and \`--workers=${one}\`, then \`--workers=${many}\`, on one etcd member
+\`--workers\` ${one} against ${many}: the daemon with default flags and \`--workers=${one}\`, then \`--workers=${many}\`, on one etcd member
 (\`--etcd-servers\`) and then on its embedded store. The client keeps ${LOAD.concurrency} requests in flight over
 keep-alive HTTPS as the admin, so the workers share its ${LOAD.concurrency} connections; each kind of request runs
 ${LOAD.total.toLocaleString('en-US')} times or ${LOAD.maxSeconds} s, whichever ends first, on ${OBJECTS} ConfigMaps (creates and deletes on
