@@ -4,9 +4,13 @@
  * on a pair where one store writes and the other reads and watches (told of
  * each commit as the workers tell each other); then revisions from writers
  * in two stores at once, strictly ordered and seen in that order by the
- * watches of both; and a shared file and an exclusive one keeping each other out.
+ * watches of both; a writing process killed with SIGKILL, after which the
+ * other store holds every write it acknowledged, has seen each in its watch
+ * in order, and writes on; and a shared file and an exclusive one keeping
+ * each other out.
  */
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -141,6 +145,56 @@ describe('the embedded store shared by two stores', () => {
     } finally {
       await a.close()
       await b.close()
+    }
+  })
+
+  it('keeps every write a process acknowledged when it is killed with SIGKILL, and the other store writes on', async () => {
+    const dir = freshDir()
+    const survivor = await openShared(dir, undefined, 10)
+    try {
+      const start = await survivor.currentRevision()
+      const watching = survivor.watch(PREFIX, { resourceVersion: String(start) })
+      const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'sqlite-crash-child.ts'), dir, 'shared'], {
+        cwd: join(import.meta.dirname, '..', '..'),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      let stderr = ''
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)))
+      const acknowledged = new Map<string, string>()
+      let pending = ''
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        pending += chunk
+        const lines = pending.split('\n')
+        pending = lines.pop() ?? ''
+        for (const line of lines) {
+          const [name, resourceVersion] = line.split(' ')
+          acknowledged.set(name!, resourceVersion!)
+        }
+      })
+      // This store writes too, between the other process's writes.
+      const own: string[] = []
+      for (let i = 0; acknowledged.size < 200; i++) {
+        if (child.exitCode !== null) assert.fail(`the writer exited on its own: ${stderr}`)
+        own.push((await survivor.create(`${PREFIX}default/own-${i}`, configMap(`own-${i}`))).metadata.resourceVersion!)
+        await new Promise((r) => setTimeout(r, 2))
+      }
+      child.kill('SIGKILL')
+      assert.equal(await exited, 'SIGKILL')
+      const after = await survivor.create(`${PREFIX}default/after-kill`, configMap('after-kill'))
+      for (const [name, resourceVersion] of acknowledged) {
+        assert.equal((await survivor.get(`${PREFIX}default/${name}`))?.metadata.resourceVersion, resourceVersion, `${name} as acknowledged`)
+      }
+      const revision = Number(after.metadata.resourceVersion)
+      // Every revision after the watch's start is a create, of one process or the other.
+      const seen = await collect(watching, revision - start)
+      watching.stop()
+      const order = seen.map((e) => e.revision)
+      assert.ok(order.every((r, i) => i === 0 || r > order[i - 1]!), 'the watch sees the writes in revision order')
+      assert.equal(order.at(-1), revision)
+      for (const [name, resourceVersion] of acknowledged) assert.ok(seen.some((e) => e.object.metadata.name === name && String(e.revision) === resourceVersion), `the watch saw ${name}`)
+    } finally {
+      await survivor.close()
     }
   })
 
