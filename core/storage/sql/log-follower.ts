@@ -59,7 +59,7 @@ export class LogFollower {
     intervalMs = DEFAULT_FOLLOW_INTERVAL_MS,
   ) {
     this.timer = setInterval(() => {
-      if (!this.running && this.store.newestInFile() > this.store.published()) void this.catchUp()
+      if (!this.running && this.store.newestInFile() > this.store.published()) this.catchUpQuietly()
     }, intervalMs)
     ;(this.timer as { unref?: () => void }).unref?.()
   }
@@ -84,9 +84,19 @@ export class LogFollower {
     return this.running
   }
 
+  /** A catch-up nobody waits for: one that fails (the file busy past the wait) is tried again at the next look or nudge. */
+  catchUpQuietly(): void {
+    this.catchUp().catch(() => {})
+  }
+
   /** Resolves once every commit up to `revision` is published (or the follower stopped). */
   async publishedUpTo(revision: number): Promise<void> {
-    while (!this.stopped && this.store.published() < revision) await this.catchUp()
+    while (!this.stopped && this.store.published() < revision) {
+      const before = this.store.published()
+      await this.catchUp()
+      // Nothing newer could be read yet: look again after other work rather than in a loop that never yields.
+      if (this.store.published() === before) await new Promise((resolve) => setTimeout(resolve, 1))
+    }
   }
 
   stop(): void {
@@ -97,8 +107,15 @@ export class LogFollower {
 
   private async drain(): Promise<void> {
     for (;;) {
+      // Read first: the rows read next hold every commit up to it (a later statement sees a later state).
+      const newest = this.store.newestInFile()
       const rows = this.store.rowsAfter(this.store.published())
-      if (rows.length === 0 || this.stopped) return
+      if (this.stopped) return
+      if (rows.length === 0) {
+        // Revisions without a row were compacted away (a deletion, or a row a later one replaced): nothing to tell.
+        if (newest > this.store.published()) this.store.publish(newest, undefined)
+        return
+      }
       for (const row of rows) {
         if (this.stopped) return
         // Rows are read once each: the revision they move to is theirs, whatever else happened meanwhile.

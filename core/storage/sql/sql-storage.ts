@@ -131,7 +131,7 @@ export class SqlStorage implements Storage {
    * process's watchers now rather than at the next look.
    */
   changed(): void {
-    if (!this.closed) void this.follower?.catchUp()
+    if (!this.closed) this.follower?.catchUpQuietly()
   }
 
   async create(key: string, obj: KubeObject): Promise<KubeObject> {
@@ -275,7 +275,7 @@ export class SqlStorage implements Storage {
     if (follower) {
       // A BOOKMARK on request vouches for the file's newest revision: the other processes' commits are published first.
       const answer = watcher.requestProgress.bind(watcher)
-      watcher.requestProgress = () => void follower.catchUp().then(answer)
+      watcher.requestProgress = () => void follower.catchUp().then(answer, () => {})
     }
     try {
       this.ensureOpen(prefix)
