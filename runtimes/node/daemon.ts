@@ -304,7 +304,9 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       valueTransformers = encryptionAtRest(files.encryption, nodeKmsClients, parsed.values['encryption-provider-config-automatic-reload'])
     }
     const transformers = valueTransformers
-    storage = await openDaemonStorage(parsed.values, logger, transformers && ((key) => transformers.forKey(key)), (path) => runtime.openSqlite(path)).catch((err: Error) => {
+    // The workers of --workers share the embedded store's file, and tell each other of their commits.
+    const sharing = worker && { committed: () => worker.storeChanged(), onOthersCommitted: (listener: () => void) => worker.onStoreChanged(listener) }
+    storage = await openDaemonStorage(parsed.values, logger, transformers && ((key) => transformers.forKey(key)), (path) => runtime.openSqlite(path), sharing).catch((err: Error) => {
       throw err instanceof StorageStartupError ? new StartupError(err.message) : err
     })
     logger.info({}, `objects are stored in ${storage.description}`)

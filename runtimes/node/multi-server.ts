@@ -13,6 +13,7 @@ import type { MultiServerOptions } from '../../core/controllers/multi-server-opt
 type MultiServerFlags = Pick<
   FlagValues,
   | 'kvstore-servers'
+  | 'workers'
   | 'coordinated-leadership-lease-duration'
   | 'coordinated-leadership-renew-deadline'
   | 'coordinated-leadership-retry-period'
@@ -26,8 +27,8 @@ export function multiServerOptions(values: MultiServerFlags, instance?: string):
   return {
     hostname: hostname().toLowerCase(),
     ...(instance ? { instance } : {}),
-    // The embedded store belongs to one process; etcd may be shared by several servers.
-    sharedStorage: values['kvstore-servers'].length > 0,
+    // etcd may be shared by several servers; the embedded store by the workers of one daemon, else it is one process's.
+    sharedStorage: values['kvstore-servers'].length > 0 || values['workers'] > 1,
     identityLease: featureEnabled(values, 'APIServerIdentity'),
     coordinatedLeaderElection: featureEnabled(values, 'CoordinatedLeaderElection'),
     leaderElection: {

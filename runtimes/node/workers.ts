@@ -3,7 +3,10 @@
  * node:cluster. The primary opens the listening socket and shares it with
  * the workers, which accept from it (Node 20 cannot bind SO_REUSEPORT); every
  * worker is a whole server of its own on the shared etcd, as several
- * daemons are (docs/operations.md, "Several servers").
+ * daemons are (docs/operations.md, "Several servers"), or on the one file of
+ * the embedded store, which every worker opens; there the primary passes each
+ * worker's word that it committed on to the others, so that their watches
+ * hear of the commit at once.
  *
  * This module is both sides of that arrangement: `superviseWorkers` runs in
  * the primary (fork, restart with a back-off, pass shutdown on), and
@@ -20,8 +23,8 @@ const RESTART_BACKOFF_MAX_MS = 30_000
 /** A worker that served this long before dying is restarted after the shortest wait again. */
 const STABLE_AFTER_MS = 30_000
 
-type PrimaryMessage = { kind: 'shutdown'; signal: string }
-type WorkerMessage = { kind: 'listening'; url: string; port: number }
+type PrimaryMessage = { kind: 'shutdown'; signal: string } | { kind: 'store-changed' }
+type WorkerMessage = { kind: 'listening'; url: string; port: number } | { kind: 'store-changed' }
 
 export interface ServingWorker {
   /** 1 to N. */
@@ -31,6 +34,10 @@ export interface ServingWorker {
   /** Aborted when the primary asks this worker to shut down (it got SIGTERM or SIGINT). */
   shutdownRequested: AbortSignal
   reportListening(url: string, port: number): void
+  /** Tells the other workers that this one committed to the shared embedded store (several commits of one turn: one message). */
+  storeChanged(): void
+  /** `listener` hears of the other workers' commits to the shared embedded store. */
+  onStoreChanged(listener: () => void): void
 }
 
 let current: ServingWorker | undefined
@@ -42,15 +49,28 @@ export function servingWorker(): ServingWorker | undefined {
   const send = process.send?.bind(process)
   if (!Number.isInteger(index) || index < 1 || !send) return undefined
   const shutdown = new AbortController()
+  const storeListeners: (() => void)[] = []
   // Listened for from the first moment: a request that arrives during start-up is not lost.
   process.on('message', (message: PrimaryMessage) => {
     if (message?.kind === 'shutdown' && !shutdown.signal.aborted) shutdown.abort(message.signal)
+    if (message?.kind === 'store-changed') for (const listener of storeListeners) listener()
   })
+  let changePending = false
   current = {
     index,
     instance: `worker-${index}`,
     shutdownRequested: shutdown.signal,
     reportListening: (url, port) => void send({ kind: 'listening', url, port } satisfies WorkerMessage),
+    storeChanged() {
+      if (changePending) return
+      changePending = true
+      setImmediate(() => {
+        changePending = false
+        // The primary gone, the others learn of the commit by looking at the file.
+        if (process.connected) send({ kind: 'store-changed' } satisfies WorkerMessage, undefined, {}, () => {})
+      })
+    },
+    onStoreChanged: (listener) => void storeListeners.push(listener),
   }
   return current
 }
@@ -109,6 +129,10 @@ export async function superviseWorkers(opts: SupervisorOptions): Promise<number>
     const worker = cluster.fork({ [WORKER_ENV]: String(slot.index) })
     slot.worker = worker
     worker.on('message', (message: WorkerMessage) => {
+      if (message?.kind === 'store-changed') {
+        for (const other of live()) if (other !== worker && other.isConnected()) other.send({ kind: 'store-changed' } satisfies PrimaryMessage, undefined, () => {})
+        return
+      }
       if (message?.kind !== 'listening') return
       slot.served = true
       slot.listening = true

@@ -4,76 +4,20 @@
  * lease each) and answer many requests in parallel; a worker killed with
  * SIGKILL while a client writes loses no acknowledged write and comes back
  * as a new process; SIGTERM to the first process ends every worker and
- * exits 0. On the embedded store several workers are refused, as are a
- * count below 1 and one that is not a number; a worker that cannot start
- * stops the daemon rather than being restarted.
+ * exits 0. A count below 1 and one that is not a number are refused; a
+ * worker that cannot start stops the daemon rather than being restarted.
+ * (Several workers on the embedded store: workers-embedded.test.ts.)
  */
 import assert from 'node:assert/strict'
-import { execFile, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { request } from 'node:https'
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { parse } from 'yaml'
 import { EtcdServer } from '../storage-contract/etcd-server.js'
 import { BIN, Daemon, eventually, freePort } from './daemon.js'
-
-interface Answer {
-  status: number
-  body: string
-}
-
-/** The admin's credentials and the server's CA from the daemon's kubeconfig. */
-function credentials(daemon: Daemon): { ca: Buffer; cert: Buffer; key: Buffer } {
-  const config = parse(readFileSync(daemon.kubeconfig, 'utf8')) as {
-    clusters: [{ cluster: { 'certificate-authority-data': string } }]
-    users: [{ user: { 'client-certificate-data': string; 'client-key-data': string } }]
-  }
-  const pem = (data: string) => Buffer.from(data, 'base64')
-  return {
-    ca: pem(config.clusters[0].cluster['certificate-authority-data']),
-    cert: pem(config.users[0].user['client-certificate-data']),
-    key: pem(config.users[0].user['client-key-data']),
-  }
-}
-
-/** One request on a connection of its own, so that the primary hands each to the next worker. */
-function call(daemon: Daemon, method: string, path: string, body?: unknown): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port: daemon.port, method, path, agent: false, timeout: 15_000, headers: { 'content-type': 'application/json' }, ...credentials(daemon) },
-      (res) => {
-        let text = ''
-        res.on('data', (d) => (text += String(d)))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
-        res.on('error', reject)
-      },
-    )
-    req.on('timeout', () => req.destroy(new Error('no answer within 15 s')))
-    req.on('error', reject)
-    req.end(body === undefined ? undefined : JSON.stringify(body))
-  })
-}
-
-/** The pids of the daemon's worker processes (its children). */
-function workerPids(daemon: Daemon): Promise<number[]> {
-  return new Promise((resolve) => {
-    execFile('ps', ['-o', 'pid=', '--ppid', String(daemon.process.pid)], (_err, stdout) =>
-      resolve(stdout.split('\n').map((line) => Number(line.trim())).filter((pid) => pid > 0).sort()),
-    )
-  })
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
+import { call, isRunning, workerPids } from './worker-requests.js'
 
 const configMap = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { written: name } })
 
@@ -193,7 +137,6 @@ async function refusedStart(args: string[]): Promise<{ code: number | null; outp
 
 describe('--workers refused at start-up', () => {
   const cases: { args: string[]; says: RegExp }[] = [
-    { args: ['--workers=2'], says: /--workers 2 needs --etcd-servers: the embedded store is opened by one process only/ },
     { args: ['--workers=0'], says: /--workers 0 must be 1 or more/ },
     { args: ['--workers=x'], says: /invalid argument "x" for "--workers" flag/ },
   ]

@@ -1,14 +1,17 @@
 /**
  * Run by sqlite-crash.test.ts in its own process: opens the embedded store in
- * the data directory given as the only argument and creates ConfigMaps in a
+ * the data directory given as the first argument and creates ConfigMaps in a
  * loop until it is killed, printing `<name> <resourceVersion>` for each one
- * only after the store acknowledged it.
+ * only after the store acknowledged it. With `shared` as the second argument
+ * (sqlite-shared.test.ts) it shares the file with other stores, as a worker of
+ * `--workers` does.
  */
 import { openEmbeddedStore } from '../../runtimes/node/storage/sqlite.js'
 
 const dataDir = process.argv[2]
-if (!dataDir) throw new Error('usage: sqlite-crash-child.ts <data-dir>')
-const store = await openEmbeddedStore({ dataDir })
+if (!dataDir) throw new Error('usage: sqlite-crash-child.ts <data-dir> [shared]')
+const shared = process.argv[3] === 'shared'
+const store = await openEmbeddedStore({ dataDir, ...(shared ? { shared: {} } : {}) })
 for (let i = 0; ; i++) {
   const name = `cm-${i}`
   const created = await store.create(`/registry/configmaps/default/${name}`, {

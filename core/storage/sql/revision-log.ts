@@ -69,6 +69,9 @@ export class RevisionLog {
   private readonly dropSuperseded: SqlStatement
   private readonly dropDeletions: SqlStatement
   private readonly recordCompacted: SqlStatement
+  private readonly lastId: SqlStatement
+  private readonly compactedAt: SqlStatement
+  private readonly allChanges: SqlStatement
 
   constructor(private readonly db: SqlDriver) {
     this.newestOfKey = db.prepare(`SELECT ${COLUMNS} FROM log l WHERE l.key = ? ORDER BY l.id DESC LIMIT 1`)
@@ -98,6 +101,28 @@ export class RevisionLog {
     )
     this.dropDeletions = db.prepare('DELETE FROM log WHERE id > ? AND id <= ? AND deleted = 1')
     this.recordCompacted = db.prepare("UPDATE meta SET value = ? WHERE name = 'compacted'")
+    this.lastId = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'log'")
+    this.compactedAt = db.prepare("SELECT value FROM meta WHERE name = 'compacted'")
+    this.allChanges = db.prepare(`
+      SELECT l.id, l.key, l.create_revision, l.deleted, l.value, l.prev_revision,
+             CASE WHEN p.deleted = 0 THEN p.value END AS prev_value
+      FROM log l LEFT JOIN log p ON p.id = l.prev_revision
+      WHERE l.id > ? ORDER BY l.id LIMIT ?`)
+  }
+
+  /** The newest revision written, by any process (AUTOINCREMENT remembers it even when compaction removed its row). */
+  lastRevision(): number {
+    return Number(this.lastId.get()?.['seq'] ?? 0)
+  }
+
+  /** The revision the history was last compacted at, by any process. */
+  compactedRevision(): number {
+    return Number(this.compactedAt.get()?.['value'] ?? 0)
+  }
+
+  /** Up to `limit` rows after `revision` over every key, oldest first. */
+  rowsAfter(revision: number, limit: number): ChangeRow[] {
+    return this.allChanges.all(revision, limit).map(toChangeRow)
   }
 
   /** The key's newest row, a deletion included. */
@@ -119,18 +144,14 @@ export class RevisionLog {
     return Number(this.countLiveInRange.get(range.from, range.to, revision)?.['n'] ?? 0)
   }
 
-  /** Appends the row for `revision`; the caller (the only writer) knows it is the next one. */
+  /** Appends the row for `revision`; the caller knows it is the next one (it is the only writer, or holds the write lock). */
   append(revision: number, key: string, createRevision: number, prevRevision: number, value: Uint8Array | null): void {
     this.insert.run(revision, key, createRevision, prevRevision, value === null ? 1 : 0, value)
   }
 
   /** Every row after `revision` within the range, oldest first. */
   changesAfter(revision: number, range: KeyRange): ChangeRow[] {
-    return this.changes.all(revision, range.from, range.to).map((r) => ({
-      ...toLogRow(r)!,
-      prevRevision: Number(r['prev_revision']),
-      prevValue: bytes(r['prev_value']),
-    }))
+    return this.changes.all(revision, range.from, range.to).map(toChangeRow)
   }
 
   /**
@@ -145,6 +166,10 @@ export class RevisionLog {
       this.recordCompacted.run(upTo)
     })
   }
+}
+
+function toChangeRow(row: SqlRow): ChangeRow {
+  return { ...toLogRow(row)!, prevRevision: Number(row['prev_revision']), prevValue: bytes(row['prev_value']) }
 }
 
 function toLogRow(row: SqlRow | undefined): LogRow | undefined {

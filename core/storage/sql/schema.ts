@@ -68,15 +68,51 @@ export interface StoredState {
  * StoreFileError; in every case before anything is written to a file that is
  * not this store's.
  */
-export function prepareDatabase(db: SqlDriver, synchronous: Synchronous): StoredState {
-  // Exclusive locking, set before the first read: this process holds the
-  // file's lock until it closes, so a second server on the same data fails at
-  // start-up, and the WAL index lives in process memory (no -shm file). Being
-  // the only writer is also what lets watches be fed in-process after commit.
-  db.exec('PRAGMA locking_mode = EXCLUSIVE')
-  db.exec('PRAGMA busy_timeout = 0')
+export function prepareDatabase(db: SqlDriver, synchronous: Synchronous, shared?: SharedFile): StoredState {
+  if (shared) {
+    // Several processes on one file (`--workers`): normal locking, with the
+    // WAL index in shared memory (the `-shm` file beside the database), and
+    // a wait for the write lock instead of failing at once. A server that
+    // holds the file exclusively still keeps every sharer out, and the other way round.
+    db.exec('PRAGMA locking_mode = NORMAL')
+    db.exec(`PRAGMA busy_timeout = ${Math.max(1, Math.round(shared.busyTimeoutMs))}`)
+  } else {
+    // Exclusive locking, set before the first read: this process holds the
+    // file's lock until it closes, so a second server on the same data fails at
+    // start-up, and the WAL index lives in process memory (no -shm file). Being
+    // the only writer is also what lets watches be fed in-process after commit.
+    db.exec('PRAGMA locking_mode = EXCLUSIVE')
+    db.exec('PRAGMA busy_timeout = 0')
+  }
 
   // Look before writing anything (switching to WAL rewrites the file header).
+  const format = checkFormat(db)
+
+  const journal = db.prepare('PRAGMA journal_mode = WAL').get()?.['journal_mode']
+  if (journal !== 'wal') throw new StoreFileError(`write-ahead logging is not available (journal mode ${String(journal)})`)
+  db.exec(`PRAGMA synchronous = ${synchronous === 'FULL' ? 'FULL' : 'NORMAL'}`)
+  // Writing the format number on every open also takes the write lock now rather than at the first write.
+  // Sharing the file, the format is read again under the write lock: another process may have laid it out meanwhile.
+  const migrate = (current: number): void => {
+    for (let from = current; from < FORMAT; from++) MIGRATIONS[from]!(db)
+    db.exec(`PRAGMA user_version = ${FORMAT}`)
+  }
+  if (shared) writeTransaction(db, () => migrate(checkFormat(db)))
+  else db.transaction(() => migrate(format))
+  return {
+    revision: storedRevision(db),
+    compacted: storedCompacted(db),
+  }
+}
+
+/** How the store shares its file with other processes (`--workers`). */
+export interface SharedFile {
+  /** How long a write waits for another process's write to finish before it fails. */
+  busyTimeoutMs: number
+}
+
+/** The file's format number; throws when the file is another program's or a newer version's. */
+function checkFormat(db: SqlDriver): number {
   const applicationId = Number(db.prepare('PRAGMA application_id').get()?.['application_id'] ?? 0)
   const format = Number(db.prepare('PRAGMA user_version').get()?.['user_version'] ?? 0)
   if (applicationId === 0) {
@@ -88,19 +124,35 @@ export function prepareDatabase(db: SqlDriver, synchronous: Synchronous): Stored
   if (format > FORMAT) {
     throw new StoreFileError(`it was written by a newer version (format ${format}; this version reads formats up to ${FORMAT})`)
   }
+  return format
+}
 
-  const journal = db.prepare('PRAGMA journal_mode = WAL').get()?.['journal_mode']
-  if (journal !== 'wal') throw new StoreFileError(`write-ahead logging is not available (journal mode ${String(journal)})`)
-  db.exec(`PRAGMA synchronous = ${synchronous === 'FULL' ? 'FULL' : 'NORMAL'}`)
-  // Writing the format number on every open also takes the write lock now rather than at the first write.
-  db.transaction(() => {
-    for (let from = format; from < FORMAT; from++) MIGRATIONS[from]!(db)
-    db.exec(`PRAGMA user_version = ${FORMAT}`)
-  })
-  return {
-    revision: Number(db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'log'").get()?.['seq'] ?? INITIAL_REVISION),
-    compacted: Number(db.prepare("SELECT value FROM meta WHERE name = 'compacted'").get()?.['value'] ?? INITIAL_REVISION),
+/** The newest revision ever written (AUTOINCREMENT remembers it even when compaction removed its row). */
+function storedRevision(db: SqlDriver): number {
+  return Number(db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'log'").get()?.['seq'] ?? INITIAL_REVISION)
+}
+
+/** The revision the history was last compacted at. */
+function storedCompacted(db: SqlDriver): number {
+  return Number(db.prepare("SELECT value FROM meta WHERE name = 'compacted'").get()?.['value'] ?? INITIAL_REVISION)
+}
+
+/**
+ * Runs `fn` holding the file's write lock from the start (BEGIN IMMEDIATE),
+ * so that what it reads is still true when it writes, whichever process
+ * wrote last; rolls back when it throws.
+ */
+export function writeTransaction<T>(db: SqlDriver, fn: () => T): T {
+  db.exec('BEGIN IMMEDIATE')
+  let result: T
+  try {
+    result = fn()
+  } catch (err) {
+    db.exec('ROLLBACK')
+    throw err
   }
+  db.exec('COMMIT')
+  return result
 }
 
 /**

@@ -11,6 +11,11 @@
  * process, so every check-then-write below runs without interleaving; only
  * the caller's `tryUpdate` and `validate` run between awaits, and the write
  * after them re-checks the key's revision and starts over when it moved.
+ * Sharing the file with other processes (`shared`, for `--workers`), each
+ * check-then-write runs in a transaction that holds the write lock and takes
+ * the next revision from the file, consistent reads read at the file's
+ * newest revision, and log-follower.ts publishes the others' commits to this
+ * process's watchers in revision order.
  *
  * Durability: a write is acknowledged after its INSERT commits to the
  * write-ahead log (schema.ts explains `synchronous`).
@@ -42,7 +47,8 @@ import {
 } from '../errors.js'
 import { deepFreeze, sameIgnoringResourceVersion, stampRevision } from '../objects.js'
 import { type ChangeRow, keyAfter, keyRange, type LogRow, prefixRange, RevisionLog } from './revision-log.js'
-import { prepareDatabase, releaseDatabase, type Synchronous } from './schema.js'
+import { FOLLOW_BATCH, LogFollower, type SharedStoreOptions } from './log-follower.js'
+import { prepareDatabase, releaseDatabase, type Synchronous, writeTransaction } from './schema.js'
 import { type Change, StoreWatcher } from '../store-watcher.js'
 import { type DecodedValue, mustWrite, StoredValues } from '../value/stored-values.js'
 import { encryptCheckTransformer, type ValueTransformer } from '../value/transformer.js'
@@ -59,6 +65,11 @@ export interface SqlStorageOptions {
   synchronous?: Synchronous
   /** Default interval of BOOKMARK events for watches that ask for them. @default 60000 */
   bookmarkIntervalMs?: number
+  /**
+   * Other processes open the same file (`--workers`): see the file's header.
+   * Without it the store holds the file exclusively.
+   */
+  shared?: SharedStoreOptions
 }
 
 /** Rows read per query while a filtered list fills a page (a predicate may skip many). */
@@ -67,7 +78,8 @@ const FILTERED_BATCH = 256
 export class SqlStorage implements Storage {
   /** Claims the database behind `db` (see schema.ts) and serves it; throws when the file cannot be used. */
   static open(db: SqlDriver, opts: SqlStorageOptions = {}): SqlStorage {
-    const state = prepareDatabase(db, opts.synchronous ?? 'NORMAL')
+    const shared = opts.shared ? { busyTimeoutMs: opts.shared.busyTimeoutMs ?? 5000 } : undefined
+    const state = prepareDatabase(db, opts.synchronous ?? 'NORMAL', shared)
     return new SqlStorage(db, state.revision, state.compacted, opts)
   }
 
@@ -78,6 +90,9 @@ export class SqlStorage implements Storage {
   private readonly watchers = new Set<StoreWatcher>()
   private compactor: ReturnType<typeof setInterval> | undefined
   private closed = false
+  /** Sharing the file: publishes the other processes' commits. */
+  private readonly follower: LogFollower | undefined
+  private readonly onCommit: ((revision: number) => void) | undefined
 
   private constructor(
     private readonly db: SqlDriver,
@@ -90,6 +105,33 @@ export class SqlStorage implements Storage {
     this.codec = opts.codec ?? jsonCodec
     this.values = new StoredValues(this.codec, opts.transformerFor ?? (() => encryptCheckTransformer))
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60000
+    this.onCommit = opts.shared?.onCommit
+    this.follower = opts.shared
+      ? new LogFollower(
+          {
+            published: () => this.revision,
+            newestInFile: () => this.log.lastRevision(),
+            rowsAfter: (revision) => this.log.rowsAfter(revision, FOLLOW_BATCH),
+            changeOf: (row) => this.replayed(row),
+            publish: (revision, change) => {
+              this.revision = revision
+              if (change) this.publish(change)
+            },
+            unreadable: (err) => {
+              for (const w of [...this.watchers]) w.fail(err)
+            },
+          },
+          opts.shared.followIntervalMs,
+        )
+      : undefined
+  }
+
+  /**
+   * Another process committed (sharing the file): publish its commits to this
+   * process's watchers now rather than at the next look.
+   */
+  changed(): void {
+    if (!this.closed) this.follower?.catchUpQuietly()
   }
 
   async create(key: string, obj: KubeObject): Promise<KubeObject> {
@@ -99,10 +141,14 @@ export class SqlStorage implements Storage {
     // Encoded (and encrypted) first: the checks and the write below then run without an await between them.
     const { plain, stored } = await this.values.encode(key, obj)
     this.ensureOpen(key)
-    const newest = this.refuseExisting(key)
-    const revision = this.revision + 1
-    this.log.append(revision, key, revision, newest?.revision ?? 0, stored)
-    return structuredClone(this.committed(key, revision, plain, undefined))
+    const revision = this.write(() => {
+      const newest = this.refuseExisting(key)
+      const next = this.nextRevision()
+      this.log.append(next, key, next, newest?.revision ?? 0, stored)
+      return next
+    })
+    const done = this.committed(key, revision, plain, undefined)
+    return structuredClone(done instanceof Promise ? await done : done)
   }
 
   /** The key's newest row, unless it holds a live object (409). */
@@ -173,9 +219,16 @@ export class SqlStorage implements Storage {
       // Someone else wrote (or deleted) meanwhile: start over from their state.
       if (this.log.newest(key)?.revision !== row.revision) continue
       if (!next || !mustWrite(read, next.plain)) return current
-      const revision = this.revision + 1
-      this.log.append(revision, key, row.createRevision, row.revision, next.stored)
-      return structuredClone(this.committed(key, revision, next.plain, deepFreeze(current)))
+      const revision = this.write(() => {
+        // Sharing the file, another process may have written the key since the look above.
+        if (this.follower && this.log.newest(key)?.revision !== row.revision) return undefined
+        const at = this.nextRevision()
+        this.log.append(at, key, row.createRevision, row.revision, next.stored)
+        return at
+      })
+      if (revision === undefined) continue
+      const done = this.committed(key, revision, next.plain, deepFreeze(current))
+      return structuredClone(done instanceof Promise ? await done : done)
     }
   }
 
@@ -199,11 +252,16 @@ export class SqlStorage implements Storage {
         if (!now || now.deleted) throw keyNotFound(key)
         if (now.revision !== row.revision) continue
       }
-      const revision = this.revision + 1
-      this.log.append(revision, key, row.createRevision, row.revision, null)
-      this.revision = revision
+      const revision = this.write(() => {
+        if (this.follower && this.log.newest(key)?.revision !== row.revision) return undefined
+        const at = this.nextRevision()
+        this.log.append(at, key, row.createRevision, row.revision, null)
+        return at
+      })
+      if (revision === undefined) continue
       const last = deepFreeze(stampRevision(structuredClone(current), revision))
-      this.publish({ revision, key, object: last, prev: deepFreeze(current), deleted: true })
+      const done = this.settle({ revision, key, object: last, prev: deepFreeze(current), deleted: true })
+      if (done) await done
       return structuredClone(last)
     }
   }
@@ -213,6 +271,12 @@ export class SqlStorage implements Storage {
     const matchesKey = exact ? (key: string) => key === prefix : (key: string) => key.startsWith(prefix)
     const watcher = new StoreWatcher(matchesKey, opts.predicate, (w) => this.watchers.delete(w), opts)
     watcher.storeRevision = () => this.revision
+    const follower = this.follower
+    if (follower) {
+      // A BOOKMARK on request vouches for the file's newest revision: the other processes' commits are published first.
+      const answer = watcher.requestProgress.bind(watcher)
+      watcher.requestProgress = () => void follower.catchUp().then(answer, () => {})
+    }
     try {
       this.ensureOpen(prefix)
     } catch (err) {
@@ -233,12 +297,12 @@ export class SqlStorage implements Storage {
 
   async count(prefix: string): Promise<number> {
     this.ensureOpen(prefix)
-    return this.log.countLive(prefixRange(prefix), this.revision)
+    return this.log.countLive(prefixRange(prefix), this.latest())
   }
 
   async currentRevision(): Promise<number> {
     this.ensureOpen('')
-    return this.revision
+    return this.latest()
   }
 
   /** The database file's allocated size in bytes, free pages included (as etcd's dbSize counts them). */
@@ -254,9 +318,11 @@ export class SqlStorage implements Storage {
     if (this.closed) return
     this.closed = true
     this.stopCompactor()
+    this.follower?.stop()
     for (const w of [...this.watchers]) w.stop()
     try {
-      releaseDatabase(this.db)
+      // A shared file stays in WAL mode for the other processes; the last one to close checkpoints it.
+      if (!this.follower) releaseDatabase(this.db)
     } finally {
       this.db.close()
     }
@@ -271,7 +337,7 @@ export class SqlStorage implements Storage {
   compact(revision: number): void {
     this.ensureOpen('')
     const upTo = Math.min(revision, this.revision)
-    if (upTo <= this.compacted) return
+    if (upTo <= this.compactedAt()) return
     this.log.compact(this.compacted, upTo)
     this.compacted = upTo
   }
@@ -298,13 +364,41 @@ export class SqlStorage implements Storage {
 
   // --- writes ---------------------------------------------------------------
 
-  /** Records a committed write at `revision` and tells the watchers; returns the stored (frozen) object. */
-  private committed(key: string, revision: number, plain: Uint8Array, prev: KubeObject | undefined): KubeObject {
-    this.revision = revision
+  /**
+   * Runs a write's checks and its append: alone on the file, as they are;
+   * sharing it, in one transaction holding the write lock, so that the checks
+   * hold at the append and the revision taken from the file is the next one.
+   */
+  private write<T>(fn: () => T): T {
+    return this.follower ? writeTransaction(this.db, fn) : fn()
+  }
+
+  /** The revision the write being made gets (inside write()). */
+  private nextRevision(): number {
+    return (this.follower ? this.log.lastRevision() : this.revision) + 1
+  }
+
+  /**
+   * Records a committed write at `revision` and tells the watchers; returns
+   * the stored (frozen) object, once the watchers have it (sharing the file,
+   * after another process's earlier commits).
+   */
+  private committed(key: string, revision: number, plain: Uint8Array, prev: KubeObject | undefined): KubeObject | Promise<KubeObject> {
     // What a later read returns is the decoded bytes, so watchers and the caller get exactly that.
     const stored = deepFreeze(stampRevision(this.codec.decode(plain), revision))
-    this.publish({ revision, key, object: stored, prev, deleted: false })
-    return stored
+    const done = this.settle({ revision, key, object: stored, prev, deleted: false })
+    return done ? done.then(() => stored) : stored
+  }
+
+  /** Publishes a commit of this process: at once alone on the file, in revision order when sharing it. */
+  private settle(change: Change): Promise<void> | undefined {
+    if (!this.follower) {
+      this.revision = change.revision
+      this.publish(change)
+      return undefined
+    }
+    this.onCommit?.(change.revision)
+    return this.follower.committed(change)
   }
 
   private publish(change: Change): void {
@@ -332,19 +426,34 @@ export class SqlStorage implements Storage {
   /** The revision a read happens at, per its resourceVersion and match (as memory.ts). */
   private readRevision(key: string, opts: ReadOptions): number {
     const wanted = parseResourceVersion(key, opts.resourceVersion)
-    if (wanted === undefined) return this.revision
-    if (wanted > this.revision) throw tooLarge(key, wanted, this.revision)
-    if (opts.resourceVersionMatch !== 'Exact') return this.revision
-    if (wanted < this.compacted) throw compactedRead(key, this.compacted)
+    const latest = this.latest()
+    if (wanted === undefined) return latest
+    if (wanted > latest) throw tooLarge(key, wanted, latest)
+    if (opts.resourceVersionMatch !== 'Exact') return latest
+    const compacted = this.compactedAt()
+    if (wanted < compacted) throw compactedRead(key, compacted)
     return wanted
+  }
+
+  /** The newest revision: this process's, or the file's when other processes write into it too. */
+  private latest(): number {
+    return this.follower ? Math.max(this.revision, this.log.lastRevision()) : this.revision
+  }
+
+  /** The compacted revision; sharing the file, as the file records it (another process may have compacted). */
+  private compactedAt(): number {
+    if (this.follower) this.compacted = Math.max(this.compacted, this.log.compactedRevision())
+    return this.compacted
   }
 
   private listStart(prefix: string, opts: ListOptions): { revision: number; startKey: string } {
     if (!opts.continue) return { revision: this.readRevision(prefix, opts), startKey: prefix }
     const token = decodeContinue(opts.continue, prefix)
-    if (token.revision === CONTINUE_AT_LATEST) return { revision: this.revision, startKey: token.startKey }
-    if (token.revision < this.compacted) throw continueExpired(prefix, this.compacted)
-    if (token.revision > this.revision) throw tooLarge(prefix, token.revision, this.revision)
+    const latest = this.latest()
+    if (token.revision === CONTINUE_AT_LATEST) return { revision: latest, startKey: token.startKey }
+    const compacted = this.compactedAt()
+    if (token.revision < compacted) throw continueExpired(prefix, compacted)
+    if (token.revision > latest) throw tooLarge(prefix, token.revision, latest)
     return { revision: token.revision, startKey: token.startKey }
   }
 
@@ -353,6 +462,9 @@ export class SqlStorage implements Storage {
     const range = exact ? keyRange(prefix) : prefixRange(prefix)
     const from = parseResourceVersion(prefix, opts.resourceVersion)
     if (from === undefined) {
+      // Sharing the file, the current state includes the other processes' commits: publish them first
+      // (they reach the held watcher as live changes, and those at or below the snapshot are dropped).
+      if (this.follower) await this.follower.publishedUpTo(this.log.lastRevision())
       // ''/'0': the current state as ADDED events, each at its own revision (as etcd3's watcher).
       watcher.afterRevision = this.revision
       for (const row of this.log.live(range, this.revision, -1)) {
@@ -361,9 +473,13 @@ export class SqlStorage implements Storage {
       }
       return
     }
-    if (from < this.compacted) throw compactedWatch(prefix, from, this.compacted)
+    const compacted = this.compactedAt()
+    if (from < compacted) throw compactedWatch(prefix, from, compacted)
     watcher.afterRevision = from
+    // Rows past the published revision (other processes' commits) reach the watch as live changes, in order.
+    const published = this.revision
     for (const row of this.log.changesAfter(from, range)) {
+      if (row.revision > published) break
       const change = await this.replayed(row)
       if (change) watcher.replay(change)
     }

@@ -3,6 +3,8 @@
  * `--kvstore-servers` is given, else the embedded durable store in
  * `--data-dir`. Either way the daemon gets one Storage, the health checks
  * core serves as `/healthz/etcd` and `/readyz/etcd`, and one close().
+ * The workers of `--workers` all open the embedded store's one file
+ * (`sharing`), and tell each other of their commits.
  */
 import type { FlagValues } from '../../../core/options/flags/index.js'
 import type { Logger } from '../../../core/logging/logger.js'
@@ -67,7 +69,21 @@ export function storageRoot(values: Pick<FlagValues, 'kvstore-prefix'>): string 
 /** Each key's value transformer (`--encryption-provider-config`); the codec's bytes as they are when absent. */
 export type TransformerFor = ((key: string) => ValueTransformer) | undefined
 
-async function openEmbedded(values: PersistenceFlags, logger: Logger, transformerFor: TransformerFor, openSqlite: SqliteOpener): Promise<DaemonStorage> {
+/** How a worker of `--workers` shares the embedded store with the others. */
+export interface EmbeddedSharing {
+  /** Tells the other workers that this one committed. */
+  committed(): void
+  /** `listener` hears of the other workers' commits. */
+  onOthersCommitted(listener: () => void): void
+}
+
+async function openEmbedded(
+  values: PersistenceFlags,
+  logger: Logger,
+  transformerFor: TransformerFor,
+  openSqlite: SqliteOpener,
+  sharing: EmbeddedSharing | undefined,
+): Promise<DaemonStorage> {
   const dataDir = values['data-dir'] || DEFAULT_DATA_DIR
   const storage = await openEmbeddedStoreWith(
     {
@@ -76,11 +92,13 @@ async function openEmbedded(values: PersistenceFlags, logger: Logger, transforme
     ...(transformerFor ? { transformerFor } : {}),
     compactionIntervalMs: values['kvstore-compaction-interval'],
     onCompactionError: (err) => logger.warn({ err: String(err) }, 'compacting the embedded store failed'),
+    ...(sharing ? { shared: { onCommit: () => sharing.committed() } } : {}),
     },
     openSqlite,
   ).catch((err: Error) => {
     throw new StorageStartupError(err.message)
   })
+  sharing?.onOthersCommitted(() => storage.changed())
   const alive = async (): Promise<void> => void (await storage.currentRevision())
   return {
     storage,
@@ -98,12 +116,18 @@ async function openEmbedded(values: PersistenceFlags, logger: Logger, transforme
 type SqliteOpener = (path: string) => SqlDriver
 
 /** Opens the storage the flags select; throws StorageStartupError with the reason. */
-export function openDaemonStorage(values: PersistenceFlags, logger: Logger, transformerFor: TransformerFor, openSqlite: SqliteOpener): Promise<DaemonStorage> {
+export function openDaemonStorage(
+  values: PersistenceFlags,
+  logger: Logger,
+  transformerFor: TransformerFor,
+  openSqlite: SqliteOpener,
+  sharing?: EmbeddedSharing,
+): Promise<DaemonStorage> {
   // The etcd client (gRPC, protobuf) is loaded only when etcd is chosen: the embedded store starts without it.
   if (values['kvstore-servers'].length > 0) return import('./open-etcd.js').then(({ openEtcd }) => openEtcd(values, logger, transformerFor))
   if (values['storage-backend'] !== '') {
     // Upstream's rule: naming the etcd backend without servers is an error.
     return Promise.reject(new StorageStartupError('--kvstore-servers must be specified with --storage-backend'))
   }
-  return openEmbedded(values, logger, transformerFor, openSqlite)
+  return openEmbedded(values, logger, transformerFor, openSqlite, sharing)
 }

@@ -56,7 +56,8 @@ export function openLibsql(path: string): SqlDriver {
   let db: Database.Database
   try {
     const Database = loadLibsql()
-    // No busy wait: the store is the file's only user, and a second one must fail at once.
+    // No busy wait: a store alone on its file must keep a second one out at once (a store sharing
+    // the file with other workers sets its own wait, schema.ts).
     db = new Database(path, { timeout: 0 })
   } catch (err) {
     throw cannotOpen(err)

@@ -40,6 +40,8 @@ describe('feature gates in the daemon', () => {
   it('elects the controllers and expires events itself only where the store calls for it', () => {
     assert.equal(multiServerOptions(flags([]).values).sharedStorage, false)
     assert.equal(multiServerOptions(flags(['--kvstore-servers=http://127.0.0.1:2379']).values).sharedStorage, true)
+    // The workers of one daemon share the embedded store's file, and elect the controllers as servers on one etcd do.
+    assert.equal(multiServerOptions(flags(['--workers=2']).values).sharedStorage, true)
     assert.deepEqual(eventExpiry(flags(['--event-ttl=5m']).values), { eventTtlMs: 300_000 })
     assert.deepEqual(eventExpiry(flags(['--kvstore-servers=http://127.0.0.1:2379']).values), {})
   })

@@ -82,15 +82,10 @@ const KNOWN_CIPHER_SUITES: ReadonlySet<string> = new Set([...SECURE_TLS_CIPHER_S
 const tlsCipherSuites: Rule = ({ values }) =>
   values['tls-cipher-suites'].filter((s) => !KNOWN_CIPHER_SUITES.has(s)).map((s) => `--tls-cipher-suites: Cipher suite ${s} not supported or doesn't exist`)
 
-/**
- * `--workers`: at least one serving process, and more than one only on etcd,
- * which several servers may share; the embedded database has a single owner.
- */
+/** `--workers`: at least one serving process (on etcd or on the embedded store, which the workers share). */
 const workers: Rule = ({ values }) => {
   const count = values['workers']
   if (count < 1) return [`--workers ${count} must be 1 or more`]
-  if (count > 1 && values['kvstore-servers'].length === 0)
-    return [`--workers ${count} needs --etcd-servers: the embedded store is opened by one process only, so several serving processes cannot share it`]
   return []
 }
 

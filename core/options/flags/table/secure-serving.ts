@@ -113,7 +113,7 @@ export const SECURE_SERVING_FLAGS = [
     section,
     status: 'active',
     extension: true,
-    help: 'Serving processes behind the secure port, one per core to use. The first process writes the TLS files and admin kubeconfig once, opens the port for the others and restarts any that die. More than 1 needs etcd (--etcd-servers): each process is a server of its own, as several servers on one etcd are.',
+    help: 'Serving processes behind the secure port, one per core to use. The first process writes the TLS files and admin kubeconfig once, opens the port for the others and restarts any that die. Each process is a server of its own, as several servers on one etcd are; on the embedded store (no --etcd-servers) they all open the one database in --data-dir.',
   }),
 ] as const
 

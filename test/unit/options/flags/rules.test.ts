@@ -50,16 +50,10 @@ const CASES: RuleCase[] = [
     accepted: ['--simulated-nodes=3', '--controllers=*'],
   },
   {
-    rule: '--workers is 1 or more',
+    rule: '--workers is 1 or more, on etcd or the embedded store',
     refused: ['--workers=0'],
     says: ['--workers 0 must be 1 or more'],
-    accepted: ['--workers=1'],
-  },
-  {
-    rule: 'several --workers need etcd',
-    refused: ['--workers=2'],
-    says: ['--workers 2 needs --etcd-servers: the embedded store is opened by one process only, so several serving processes cannot share it'],
-    accepted: ['--workers=2', '--etcd-servers=http://127.0.0.1:2379'],
+    accepted: ['--workers=2'],
   },
   {
     rule: '--goaway-chance is between 0 and 0.02',
