@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
-import { FlagError, helpText, parseFlags } from '../../../runtimes/node/flags.js'
+import { FlagError, helpText, parseFlags } from '../../../runtimes/node/daemon/flags.js'
 import { runToExit } from './run-to-exit.js'
 import { type FlagName, flagSpec, parseCommandLine, unenforcedSecurityFlags } from '../../../core/options/flags/index.js'
 
