@@ -1,13 +1,15 @@
 /**
- * The daemon's flags and config files mapped onto core's ApiServerOptions,
- * one function per concern (authentication, authorization, audit,
- * encryption, aggregation, metrics, the rest). Whatever the user can fix
- * stops start-up as a StartupError naming the flag or file; runDaemon
- * (daemon.ts) calls these in its boot sequence.
+ * What the daemon loaded (files, keys, CA bundles, clients) added onto the
+ * ApiServerOptions core made of the flags (core/options/apply-flags.ts), one
+ * function per concern (authentication, authorization, audit, encryption,
+ * aggregation, metrics). Whatever the user can fix stops start-up as a
+ * StartupError naming the flag or file; runDaemon (daemon.ts) calls these in
+ * its boot sequence.
  */
 import { readFile } from 'node:fs/promises'
 import { parseTokenFile } from '../../../core/config/token-file.js'
 import type { ApiServerOptions } from '../../../core/options/api-server-options.js'
+import type { AuthenticationOptions } from '../../../core/authn/authentication-options.js'
 import type { StaticToken } from '../../../core/config/token-file.js'
 import type { ParsedFlags } from '../../../core/options/flags/index.js'
 import type { Logger } from '../../../core/logging/logger.js'
@@ -24,7 +26,6 @@ import type { ConfigFiles } from './config-files.js'
 import { type EncryptionAtRest, encryptionKeyTransformers } from '../../../core/encryption/encryption-at-rest.js'
 import type { KmsClientFactory } from '../../../core/encryption/kms/client.js'
 import { UnsupportedProviderError } from '../../../core/encryption/providers.js'
-import type { DaemonFlags } from './flags.js'
 import type { ServiceAccountKeys } from './service-account-keys.js'
 
 /** Thrown for start-up problems the user can fix; each problem is printed as `Error: <problem>`. */
@@ -72,11 +73,11 @@ export function authorization(files: ConfigFiles, parsed: ParsedFlags): Partial<
   }
 }
 
-/** `--anonymous-auth`, unless the AuthenticationConfiguration file has its own `anonymous` section (the two are exclusive). */
-function anonymousOption(flags: DaemonFlags, files: ConfigFiles): NonNullable<ApiServerOptions['authentication']>['anonymous'] {
+/** The AuthenticationConfiguration file's `anonymous` section, which takes the place of `--anonymous-auth` (the two are exclusive). */
+function anonymousFromFile(files: ConfigFiles): Pick<AuthenticationOptions, 'anonymous'> {
   const section = files.authentication?.anonymous
-  if (!section) return flags.anonymousAuth
-  return section.enabled ? { paths: section.conditions.map((c) => c.path) } : false
+  if (!section) return {}
+  return { anonymous: section.enabled ? { paths: section.conditions.map((c) => c.path) } : false }
 }
 
 export interface AuthenticationInputs {
@@ -98,10 +99,9 @@ export function auditing(parsed: ParsedFlags, files: ConfigFiles, logger: Logger
   }
 }
 
-/** Every authentication method the flags and the AuthenticationConfiguration file turn on. */
-export function authenticationOptions(flags: DaemonFlags, { parsed, files, tokens, cas, saKeys }: AuthenticationInputs): ApiServerOptions['authentication'] {
-  const { clientCaFile: _file, ...proxy } = flags.requestHeader
-  const sa = flags.serviceAccounts
+/** The flags' authentication options with what the daemon loaded: the files' authenticators, static tokens, CA bundles and service-account keys. */
+export function authenticationOptions(fromFlags: AuthenticationOptions, { parsed, files, tokens, cas, saKeys }: AuthenticationInputs): AuthenticationOptions {
+  const { requestHeader, serviceAccounts, ...rest } = fromFlags
   let methods: ReturnType<typeof jwtAndWebhookOptions>
   try {
     methods = jwtAndWebhookOptions(parsed, files)
@@ -110,28 +110,22 @@ export function authenticationOptions(flags: DaemonFlags, { parsed, files, token
     throw err
   }
   return {
+    ...rest,
     ...methods,
-    clientCertificates: true,
     tokens,
-    anonymous: anonymousOption(flags, files),
+    ...anonymousFromFile(files),
     ...(cas.clientCA ? { clientCA: cas.clientCA } : {}),
     // Without its CA the proxy's headers mean nothing, as upstream ignores the other --requestheader-* flags then.
-    ...(cas.requestHeaderCA ? { requestHeader: { ...proxy, clientCA: cas.requestHeaderCA } } : {}),
+    ...(cas.requestHeaderCA && requestHeader ? { requestHeader: { ...requestHeader, clientCA: cas.requestHeaderCA } } : {}),
     serviceAccounts: {
-      ...(sa.issuers.length ? { issuers: sa.issuers } : {}),
+      ...(serviceAccounts || {}),
       ...('externalSigner' in saKeys ? { externalSigner: saKeys.externalSigner } : { signingKey: saKeys.signingKey, keys: saKeys.keys }),
-      maxExpirationSeconds: sa.maxExpirationSeconds,
-      extendExpiration: sa.extendExpiration,
-      lookup: sa.lookup,
-      ...(sa.jwksUri ? { jwksUri: sa.jwksUri } : {}),
     },
-    ...(flags.apiAudiences.length ? { apiAudiences: flags.apiAudiences } : {}),
-    bootstrapTokens: flags.bootstrapTokens,
   }
 }
 
-/** `--enable-aggregator-routing`, `--aggregator-reject-forwarding-redirect` and the proxy client pair, read from its files. */
-export async function aggregationOptions(parsed: ParsedFlags): Promise<NonNullable<ApiServerOptions['aggregation']>> {
+/** The flags' aggregation options with the proxy client pair (`--proxy-client-cert-file`, `--proxy-client-key-file`) read from its files. */
+export async function aggregationOptions(fromFlags: ApiServerOptions['aggregation'], parsed: ParsedFlags): Promise<NonNullable<ApiServerOptions['aggregation']>> {
   const values = parsed.values
   const certFile = values['proxy-client-cert-file']
   const keyFile = values['proxy-client-key-file']
@@ -140,73 +134,16 @@ export async function aggregationOptions(parsed: ParsedFlags): Promise<NonNullab
       throw new StartupError(`--${flag}: cannot read ${path}: ${err.message}`)
     })
   const pair = certFile && keyFile ? { certificate: await read('proxy-client-cert-file', certFile), key: await read('proxy-client-key-file', keyFile) } : undefined
-  return {
-    enableAggregatorRouting: values['enable-aggregator-routing'],
-    rejectForwardingRedirect: values['aggregator-reject-forwarding-redirect'],
-    ...(pair ? { proxyClientCertificate: pair } : {}),
-  }
+  return { ...fromFlags, ...(pair ? { proxyClientCertificate: pair } : {}) }
 }
 
-/** The rest of ApiServerOptions, straight from the parsed flags. */
-export function serverOptions(
-  flags: DaemonFlags,
-  authentication: ApiServerOptions['authentication'],
-  authz: Partial<ApiServerOptions>,
-  audit: ApiServerOptions['audit'],
-  aggregation: ApiServerOptions['aggregation'],
-): ApiServerOptions {
-  return {
-    authentication,
-    ...(aggregation ? { aggregation } : {}),
-    ...(audit ? { audit } : {}),
-    authorizationModes: flags.authorizationModes,
-    ...authz,
-    // As upstream, whatever the authorizers: a later switch to RBAC finds the policy in place.
-    bootstrapRbacPolicy: true,
-    version: flags.version,
-    ...(flags.emulation ? { emulation: flags.emulation } : {}),
-    requestTimeoutMs: flags.requestTimeoutMs,
-    minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
-    watchCache: flags.watchCache,
-    watchCacheSizes: flags.watchCacheSizes,
-    runtimeConfig: flags.runtimeConfig,
-    storagePrefix: flags.storagePrefix,
-    storageObjectCountPollMs: flags.storageObjectCountPollMs,
-    storageSizePollMs: flags.storageSizePollMs,
-    allowPrivileged: flags.allowPrivileged,
-    serviceClusterIPRange: flags.serviceClusterIPRange,
-    serviceNodePortRange: flags.serviceNodePortRange,
-    platformServiceNodePort: flags.platformServiceNodePort,
-    endpointReconcilerType: flags.endpointReconcilerType,
-    garbageCollector: flags.garbageCollector,
-    ...(flags.controllers.length ? { controllers: flags.controllers } : {}),
-    ...(flags.simulatedNodes > 0 ? { nodes: flags.simulatedNodes } : {}),
-    deleteCollectionWorkers: flags.deleteCollectionWorkers,
-    serving: flags.serving,
-    // The address behind the cluster Service: the advertised one, else the bind address when it is one.
-    advertiseAddress: flags.advertiseAddress ?? localHost(flags.bindAddress),
-    ...(flags.externalHostname ? { externalHostname: flags.externalHostname } : {}),
-    ...(flags.securePort ? { securePort: flags.securePort } : {}),
-  }
-}
-
-/** `--disabled-metrics`, `--allow-metric-labels` (else its manifest) and `--show-hidden-metrics-for-version`. */
-export async function metricsFilterOptions(parsed: ParsedFlags): Promise<MetricsFilterOptions> {
-  const values = parsed.values
-  const manifest = values['allow-metric-labels-manifest']
-  const fromFlag = values['allow-metric-labels']
+/** The flags' metrics options, with the labels of `--allow-metric-labels-manifest` when `--allow-metric-labels` lists none. */
+export async function metricsFilterOptions(fromFlags: MetricsFilterOptions, parsed: ParsedFlags): Promise<MetricsFilterOptions> {
+  const manifest = parsed.values['allow-metric-labels-manifest']
   // As upstream, the flag's list wins over the manifest's.
-  const allowLabels = Object.keys(fromFlag).length || !manifest ? fromFlag : await readAllowListManifest(manifest).catch((err: Error) => {
+  if (Object.keys(fromFlags.allowLabels ?? {}).length || !manifest) return fromFlags
+  const allowLabels = await readAllowListManifest(manifest).catch((err: Error) => {
     throw new StartupError(err.message)
   })
-  return {
-    disabled: values['disabled-metrics'],
-    allowLabels,
-    ...(values['show-hidden-metrics-for-version'] ? { showHiddenForVersion: values['show-hidden-metrics-for-version'] } : {}),
-  }
-}
-
-/** The host a local admin reaches the server at. */
-export function localHost(bindAddress: string): string {
-  return bindAddress === '0.0.0.0' || bindAddress === '::' ? '127.0.0.1' : bindAddress
+  return { ...fromFlags, allowLabels }
 }

@@ -11,6 +11,7 @@ import type { DestinationStream } from 'pino'
 import { type ApiServer, createApiServer } from '../../../core/index.js'
 import { RuntimeConfigError } from '../../../core/resources/runtime-config.js'
 import type { ApiServerOptions } from '../../../core/options/api-server-options.js'
+import { localHost } from '../../../core/options/apply-flags.js'
 import { type ParsedFlags, startupWarnings, unenforcedSecurityFlags } from '../../../core/options/flags/index.js'
 import type { Logger } from '../../../core/logging/logger.js'
 import type { ExternalJwtSigner, ServerPorts } from '../../../core/ports.js'
@@ -39,7 +40,7 @@ import { reusePortWorks } from '../adapter/reuse-port.js'
 import { type ListenerTls, servingTls } from './serving-tls.js'
 import { checkProxyableHost, nodeAgentOptions } from './node-agent.js'
 import { type DaemonStorage, openDaemonStorage, StorageStartupError } from '../storage/open.js'
-import { eventExpiry, multiServerOptions, peerProxyOptions } from './multi-server.js'
+import { multiServerOptions, peerProxyOptions } from './multi-server.js'
 import { runPrimary } from '../primary.js'
 import { type ServingWorker, servingWorker } from '../workers.js'
 import { nodeWebhookClient } from './webhook-client.js'
@@ -55,9 +56,7 @@ import {
   authorization,
   encryptionAtRest,
   loadTokens,
-  localHost,
   metricsFilterOptions,
-  serverOptions,
   StartupError,
 } from './daemon-options.js'
 
@@ -212,7 +211,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     )
     return 0
   }
-  const { flags, parsed } = command
+  const { flags, options: fromFlags, parsed } = command
   const logging = daemonLogger(loggingOptions(parsed.values), out.logStream)
   const logger: Logger = logging.logger
   const worker = servingWorker()
@@ -309,8 +308,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     })
     logger.info({}, `objects are stored in ${storage.description}`)
     // Heap sampling runs from start-up only where a profile can be asked for.
-    profiler = await nodeProfiler({ sampleHeap: (flags.serving.profiling ?? true) || flags.debugSocketPath !== undefined })
-    const aggregation = await aggregationOptions(parsed)
+    profiler = await nodeProfiler({ sampleHeap: (fromFlags.serving?.profiling ?? true) || flags.debugSocketPath !== undefined })
+    const aggregation = await aggregationOptions(fromFlags.aggregation, parsed)
     const peerProxy = await peerProxyOptions(parsed.values, aggregation.proxyClientCertificate).catch((err: Error) => {
       throw new StartupError(err.message)
     })
@@ -328,11 +327,21 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       logger.warn({}, 'no --nodeagent-certificate-authority: node agents\' serving certificates are not verified (as upstream without --kubelet-certificate-authority)')
     proxyTransport = nodeProxyTransport(dialers)
     if (files.tracing) tracing = (await import('./tracing.js')).startNodeTracing(files.tracing)
-    const metricsOptions = await metricsFilterOptions(parsed)
+    const metricsOptions = await metricsFilterOptions(fromFlags.metrics ?? {}, parsed)
     const runtimeMetrics = nodeRuntimeMetrics(metricsOptions.disabled)
     try {
-      const options = serverOptions(flags, authenticationOptions(flags, { parsed, files, tokens, cas, saKeys }), authz, audit, aggregation)
-      server = (out.createServer ?? createApiServer)({ ...options, nodeAgent, admission: admission.options, multiServer: { ...multiServerOptions(parsed.values, worker?.instance), ...(peerProxy ? { peerProxy } : {}) }, ...eventExpiry(parsed.values), metrics: metricsOptions }, {
+      const options: ApiServerOptions = {
+        ...fromFlags,
+        authentication: authenticationOptions(fromFlags.authentication ?? {}, { parsed, files, tokens, cas, saKeys }),
+        aggregation,
+        ...(audit ? { audit } : {}),
+        ...authz,
+        nodeAgent,
+        admission: admission.options,
+        multiServer: { ...multiServerOptions(parsed.values, worker?.instance), ...(peerProxy ? { peerProxy } : {}) },
+        metrics: metricsOptions,
+      }
+      server = (out.createServer ?? createApiServer)(options, {
         logger,
         storage: storage.storage,
         storageFactory: storage.factory,

@@ -70,8 +70,3 @@ export async function peerProxyOptions(
     ...(ip && port ? { address: joinHostPort(ip, port) } : {}),
   }
 }
-
-/** `--event-ttl` for the embedded store, which expires nothing itself; etcd's leases expire events (storage/open.ts). */
-export function eventExpiry(values: Pick<FlagValues, 'kvstore-servers' | 'event-ttl'>): { eventTtlMs?: number } {
-  return values['kvstore-servers'].length > 0 ? {} : { eventTtlMs: values['event-ttl'] }
-}
