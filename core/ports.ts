@@ -17,8 +17,6 @@ import type { KmsClientFactory } from './encryption/kms/client.js'
 import type { Logger } from './logging/logger.js'
 import type { ComponentProbe } from './resources/core/cluster-info.js'
 
-export { type Logger, silentLogger } from './logging/logger.js'
-
 export interface ServerPorts {
   /**
    * Where objects live: the server's revision and health come from it.

@@ -21,7 +21,7 @@
  *   modules there find their .proto files relative to `import.meta.url`.
  * - The bin's daemon is bundled a second time, as one CommonJS file
  *   (dist/runtimes/node/daemon-script.cjs) that main.js runs as a classic
- *   script with a V8 code cache (runtimes/node/script-code-cache.ts): Node 20
+ *   script with a V8 code cache (runtimes/node/daemon/script-code-cache.ts): Node 20
  *   keeps none for ES modules, and compiling the bundle was the largest part
  *   of a start. `import.meta.url` there is the script's own file URL, in the
  *   same directory as the chunks, so .proto files are found the same way.
@@ -40,7 +40,7 @@ import { build, type BuildOptions, type Plugin } from 'esbuild'
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises'
 import { dirname, join, relative } from 'node:path'
 import manifest from '../package.json' with { type: 'json' }
-import { SCRIPT_WRAPPER_END, SCRIPT_WRAPPER_START } from '../runtimes/node/script-code-cache.js'
+import { SCRIPT_WRAPPER_END, SCRIPT_WRAPPER_START } from '../runtimes/node/daemon/script-code-cache.js'
 
 const ROOT = join(import.meta.dirname, '..')
 const DIST = join(ROOT, 'dist')
@@ -159,7 +159,7 @@ const etcd3FromCachedScript: Plugin = {
     )
     bundle.onLoad({ filter: /.*/, namespace: 'etcd3-cached' }, () => ({
       contents: `const { join } = require('node:path')
-const { runDependencyWithCodeCache } = require(${JSON.stringify(join(ROOT, 'runtimes', 'node', 'script-code-cache.ts'))})
+const { runDependencyWithCodeCache } = require(${JSON.stringify(join(ROOT, 'runtimes', 'node', 'daemon', 'script-code-cache.ts'))})
 module.exports = runDependencyWithCodeCache(join(__dirname, ${JSON.stringify(ETCD3_SCRIPT.split('/').pop())})) ?? require('etcd3')
 `,
       resolveDir: ROOT,

@@ -1,7 +1,7 @@
 /**
  * The port through which the server calls a webhook (a CRD's conversion
  * webhook): JSON in, JSON out, over HTTPS that trusts the configured CA
- * bundle. The runtime supplies the real client (`runtimes/node/webhook-client.ts`);
+ * bundle. The runtime supplies the real client (`runtimes/node/daemon/webhook-client.ts`);
  * `fetchWebhookClient` serves where no CA bundle needs trusting.
  */
 import type { EgressSelectionName } from '../config/egress-selector.js'

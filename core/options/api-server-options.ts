@@ -1,6 +1,7 @@
 /**
  * Options of `createApiServer`: the embedder's view of the flags. The daemon
- * fills them from its command line (runtimes/node); tests set them directly.
+ * fills them from its command line (apply-flags.ts, then what runtimes/node
+ * loads from files); tests set them directly.
  */
 import type { SimulatedNodesOptions } from '../simulation/nodes.js'
 import type { EmulationOptions } from '../resources/emulation.js'

@@ -2,7 +2,7 @@
  * The port through which the server forwards a request it does not answer
  * itself (an aggregated API server's group/version): the request streams
  * out, the answer streams back as it arrives, redirects are not followed.
- * The runtime supplies the real client (`runtimes/node/proxy-transport.ts`),
+ * The runtime supplies the real client (`runtimes/node/daemon/proxy-transport.ts`),
  * which trusts a given CA and presents a client certificate; `fetchProxyTransport`
  * serves where neither is needed.
  */

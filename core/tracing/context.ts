@@ -3,7 +3,7 @@
  * audit ID (upstream puts it on the HTTP span and on every storage span, so
  * a trace leads to the audit log and back). The context travels with the
  * request's async work when the runtime installs a context manager
- * (runtimes/node/tracing.ts); without one, spans still start, unparented.
+ * (runtimes/node/daemon/tracing.ts); without one, spans still start, unparented.
  */
 import { type Context, context, createContextKey } from '@opentelemetry/api'
 

@@ -1,6 +1,6 @@
 /**
  * The `apiserver` daemon under Deno, with the same flags, config files and
- * behaviour as under Node (runtimes/node/daemon.ts). Run from a checkout with
+ * behaviour as under Node (runtimes/node/daemon/daemon.ts). Run from a checkout with
  * its node_modules installed, offline (docs/operations.md, "Under Bun or Deno", lists the permissions):
  *
  *   deno run --sloppy-imports --node-modules-dir=manual \
@@ -11,7 +11,7 @@
  * client certificate of each connection); the SQLite driver is Deno's
  * built-in node:sqlite, so no native binding is loaded.
  */
-import { runDaemon } from '../node/daemon.js'
+import { runDaemon } from '../node/daemon/daemon.js'
 import { denoRuntime } from './runtime.js'
 
 process.exitCode = await runDaemon(process.argv.slice(2), { runtime: denoRuntime })

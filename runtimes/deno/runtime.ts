@@ -1,5 +1,5 @@
 /** The daemon's runtime port under Deno: SQLite through the built-in node:sqlite. */
-import type { DaemonRuntime } from '../node/daemon-runtime.js'
+import type { DaemonRuntime } from '../node/daemon/daemon-runtime.js'
 import { openDenoSqlite } from './sqlite.js'
 
 // Only Deno.version is used; the tree type-checks without Deno's types.

@@ -5,6 +5,6 @@
  * needs to keep the caches of the dependencies the script runs as cached
  * scripts of their own (the etcd client).
  */
-export { runDaemon } from './daemon.js'
-export { nodeRuntime } from './node-runtime.js'
-export { saveDependencyCodeCaches, takeDependencyCodeCaches } from './script-code-cache.js'
+export { runDaemon } from './daemon/daemon.js'
+export { nodeRuntime } from './daemon/node-runtime.js'
+export { saveDependencyCodeCaches, takeDependencyCodeCaches } from './daemon/script-code-cache.js'

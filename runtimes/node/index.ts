@@ -7,14 +7,14 @@
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from '../../core/pki/certificates.js'
 import { buildKubeconfig, serverUrl } from '../../core/pki/kubeconfig.js'
 import { type Logger, silentLogger } from '../../core/logging/logger.js'
-import { ADMIN_USER } from './pki.js'
-import { type FetchHandler, serveTls } from './serve.js'
+import { ADMIN_USER } from './daemon/pki.js'
+import { type FetchHandler, serveTls } from './adapter/serve.js'
 
-export { runDaemon } from './daemon.js'
-export { nodeWebhookClient } from './webhook-client.js'
-export { nodeKmsClients } from './kms-clients.js'
-export { type NodeYamlDecoder, nodeYamlDecoder, type NodeYamlDecoderOptions } from './yaml-decoder.js'
-export { type FetchHandler, serveTls, type ServeTlsOptions, type TlsListener } from './serve.js'
+export { runDaemon } from './daemon/daemon.js'
+export { nodeWebhookClient } from './daemon/webhook-client.js'
+export { nodeKmsClients } from './daemon/kms-clients.js'
+export { type NodeYamlDecoder, nodeYamlDecoder, type NodeYamlDecoderOptions } from './daemon/yaml-decoder.js'
+export { type FetchHandler, serveTls, type ServeTlsOptions, type TlsListener } from './adapter/serve.js'
 
 export interface ListenOptions {
   /** @default '127.0.0.1' */

@@ -1,16 +1,16 @@
 #!/usr/bin/env node
-/** The `apiserver` bin under Node. Everything lives in daemon.ts so tests can run it in-process. */
+/** The `apiserver` bin under Node. Everything lives in daemon/daemon.ts so tests can run it in-process. */
 import { fileURLToPath } from 'node:url'
-import { lowerBackgroundThreads } from './background-threads.js'
-import type { runDaemon as RunDaemon } from './daemon.js'
-import type { nodeRuntime as NodeRuntime } from './node-runtime.js'
-import { optimizingCompilerHeldUntilListening } from './optimizing-compiler.js'
+import { lowerBackgroundThreads } from './daemon/background-threads.js'
+import type { runDaemon as RunDaemon } from './daemon/daemon.js'
+import type { nodeRuntime as NodeRuntime } from './daemon/node-runtime.js'
+import { optimizingCompilerHeldUntilListening } from './daemon/optimizing-compiler.js'
 import {
   runWithCodeCache,
   type saveDependencyCodeCaches as SaveDependencyCodeCaches,
   type takeDependencyCodeCaches as TakeDependencyCodeCaches,
-} from './script-code-cache.js'
-import { youngGenerationHeldUntilListening } from './young-generation.js'
+} from './daemon/script-code-cache.js'
+import { youngGenerationHeldUntilListening } from './daemon/young-generation.js'
 
 interface DaemonScript {
   runDaemon: typeof RunDaemon
@@ -27,7 +27,7 @@ const releaseYoungGeneration = youngGenerationHeldUntilListening()
 const releaseOptimizingCompiler = optimizingCompilerHeldUntilListening()
 // The build's classic-script bundle of the daemon, run with a code cache; from source (no bundle), the modules.
 const script = runWithCodeCache<DaemonScript>(fileURLToPath(new URL('./daemon-script.cjs', import.meta.url)))
-const { runDaemon, nodeRuntime }: Pick<DaemonScript, 'runDaemon' | 'nodeRuntime'> = script?.exports ?? { ...(await import('./daemon.js')), ...(await import('./node-runtime.js')) }
+const { runDaemon, nodeRuntime }: Pick<DaemonScript, 'runDaemon' | 'nodeRuntime'> = script?.exports ?? { ...(await import('./daemon/daemon.js')), ...(await import('./daemon/node-runtime.js')) }
 /** The bin's code cache and those of the dependencies its script ran as cached scripts (the etcd client). */
 const takeCodeCaches = (): void => {
   script?.takeCodeCache()

@@ -5,7 +5,7 @@
  */
 import { parentPort } from 'node:worker_threads'
 import { yamlToJsonAnswer } from '../../core/http/yaml-off-thread.js'
-import { lowerThisThread } from './background-threads.js'
+import { lowerThisThread } from './daemon/background-threads.js'
 
 export interface YamlJob {
   id: number

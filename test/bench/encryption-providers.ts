@@ -15,7 +15,7 @@ import type { EncryptionConfiguration, EncryptionProvider } from '../../core/con
 import { EncryptionAtRest } from '../../core/encryption/encryption-at-rest.js'
 import { ADMIN_IDENTITY, type ApiServer, createApiServer } from '../../core/index.js'
 import { MemoryStorage } from '../../core/storage/memory.js'
-import { nodeKmsClients } from '../../runtimes/node/kms-clients.js'
+import { nodeKmsClients } from '../../runtimes/node/daemon/kms-clients.js'
 import { startKmsPlugin, type TestKmsPlugin } from '../integration/kms-plugin.js'
 import { ms } from './format.js'
 import { type LoadResult, runLoad } from './load.js'

@@ -13,7 +13,7 @@ import { GCProfiler } from 'node:v8'
 import { fuzzServer, send } from '../fuzz/fuzz-server.js'
 import { worstInputs } from '../fuzz/worst-inputs.js'
 import type { ServerPorts } from '../../core/index.js'
-import { nodeYamlDecoder } from '../../runtimes/node/yaml-decoder.js'
+import { nodeYamlDecoder } from '../../runtimes/node/daemon/yaml-decoder.js'
 
 interface GcEntry {
   cost: number

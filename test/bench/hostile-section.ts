@@ -216,7 +216,7 @@ which ran at the serving thread's priority; lowering the YAML worker alone,
 as before, did not free the core. The daemon
 now lowers every thread but the serving one once it listens, to nice 19
 and then, where util-linux's \`chrt\` is installed, to the SCHED_IDLE
-policy (\`runtimes/node/background-threads.ts\`; the YAML worker lowers
+policy (\`runtimes/node/daemon/background-threads.ts\`; the YAML worker lowers
 itself when it starts). Nice 19 alone left the serving thread waiting
 behind a helper finishing its slice; a SCHED_IDLE thread gives the core up
 as soon as the serving thread wants it. The measurement changed too: the hostile sender is

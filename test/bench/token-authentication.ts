@@ -11,7 +11,7 @@
 import { join } from 'node:path'
 import { loadAuthenticationConfiguration } from '../../core/config/authentication.js'
 import { ADMIN_IDENTITY, type ApiServer, createApiServer } from '../../core/index.js'
-import { nodeWebhookClient } from '../../runtimes/node/webhook-client.js'
+import { nodeWebhookClient } from '../../runtimes/node/daemon/webhook-client.js'
 import { OidcIssuer } from '../fixtures/oidc-issuer.js'
 import { ms } from './format.js'
 import { type LoadResult, runLoad } from './load.js'

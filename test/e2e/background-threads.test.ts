@@ -2,14 +2,14 @@
  * The built daemon runs its background threads (V8's helpers, libuv's pool,
  * native libraries' threads, the YAML worker) below its serving thread, so
  * that on busy cores a request is served first
- * (runtimes/node/background-threads.ts). Linux only: elsewhere a priority is
+ * (runtimes/node/daemon/background-threads.ts). Linux only: elsewhere a priority is
  * the whole process's.
  */
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import { after, before, describe, it } from 'node:test'
-import { BACKGROUND_NICE } from '../../runtimes/node/background-threads.js'
+import { BACKGROUND_NICE } from '../../runtimes/node/daemon/background-threads.js'
 import { Daemon, eventually } from './daemon.js'
 
 /** SCHED_OTHER and SCHED_IDLE, as a thread's stat line numbers its policy. */

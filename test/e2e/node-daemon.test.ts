@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { after, before, describe, it } from 'node:test'
-import { type DaemonListening, runDaemon } from '../../runtimes/node/daemon.js'
+import { type DaemonListening, runDaemon } from '../../runtimes/node/daemon/daemon.js'
 
 const exec = promisify(execFile)
 

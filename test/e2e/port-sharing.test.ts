@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import type { TLSSocket } from 'node:tls'
-import { reusePortWorks } from '../../runtimes/node/reuse-port.js'
+import { reusePortWorks } from '../../runtimes/node/adapter/reuse-port.js'
 import { BIN, BUN_DAEMON, Daemon, DENO_DAEMON, freePort } from './daemon.js'
 
 /** Most fresh connections opened before concluding that one daemon never gets any. */

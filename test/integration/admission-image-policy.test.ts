@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { readImagePolicyFile } from '../../core/admission/builtin/image-policy-webhook.js'
-import { nodeWebhookClient, type NodeWebhookClient } from '../../runtimes/node/webhook-client.js'
+import { nodeWebhookClient, type NodeWebhookClient } from '../../runtimes/node/daemon/webhook-client.js'
 import { type AdmissionWebhookServer, startAdmissionWebhook } from './admission-webhook-server.js'
 import { createTestServer, TestClient } from './harness.js'
 

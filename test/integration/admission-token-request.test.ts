@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { nodeWebhookClient, type NodeWebhookClient } from '../../runtimes/node/webhook-client.js'
+import { nodeWebhookClient, type NodeWebhookClient } from '../../runtimes/node/daemon/webhook-client.js'
 import { type AdmissionWebhookServer, answer, startAdmissionWebhook } from './admission-webhook-server.js'
 import { createTestServer, eventually, startServer, TestClient } from './harness.js'
 

@@ -11,7 +11,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { nodeWebhookClient, type NodeWebhookClient } from '../../runtimes/node/webhook-client.js'
+import { nodeWebhookClient, type NodeWebhookClient } from '../../runtimes/node/daemon/webhook-client.js'
 import { parsePrometheusText, type PromFamily, sampleValue } from '../helpers/prometheus-text.js'
 import { type AdmissionWebhookServer, answer, patchAnswer, startAdmissionWebhook } from './admission-webhook-server.js'
 import { createTestServer, eventually, TestClient } from './harness.js'

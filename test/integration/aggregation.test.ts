@@ -10,7 +10,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { ADMIN_IDENTITY } from '../../core/index.js'
 import { createCertificateAuthority, issueClientCertificate } from '../../core/pki/certificates.js'
-import { nodeProxyTransport, type NodeProxyTransport } from '../../runtimes/node/proxy-transport.js'
+import { nodeProxyTransport, type NodeProxyTransport } from '../../runtimes/node/daemon/proxy-transport.js'
 import { exposeExtensionServer, type ExtensionServer, frontProxyRequestHeader, startExtensionServer, WARDLE, WARDLE_GV } from './extension-apiserver.js'
 import { createTestServer, TestClient, untilPasses } from './harness.js'
 

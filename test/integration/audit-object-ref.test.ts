@@ -16,7 +16,7 @@ import { createApiServer } from '../../core/index.js'
 import { ADMIN_IDENTITY } from '../../core/machinery/identities.js'
 import { parseCommandLine } from '../../core/options/flags/index.js'
 import { silentLogger } from '../../core/logging/logger.js'
-import { auditOptions } from '../../runtimes/node/audit.js'
+import { auditOptions } from '../../runtimes/node/daemon/audit.js'
 import { eventually, TestClient } from './harness.js'
 
 const POLICY: AuditPolicy = { rules: [{ level: 'Metadata', resources: [{ group: '', resources: ['configmaps'] }] }, { level: 'None' }] }

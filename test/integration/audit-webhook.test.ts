@@ -15,7 +15,7 @@ import { createApiServer } from '../../core/index.js'
 import { ADMIN_IDENTITY } from '../../core/machinery/identities.js'
 import { parseCommandLine } from '../../core/options/flags/index.js'
 import { silentLogger } from '../../core/logging/logger.js'
-import { auditOptions } from '../../runtimes/node/audit.js'
+import { auditOptions } from '../../runtimes/node/daemon/audit.js'
 import { type AuditReceiver, startAuditReceiver } from './audit-receiver.js'
 import { TestClient } from './harness.js'
 

@@ -12,7 +12,7 @@ import type { WebhookConnection } from '../../core/authz/webhook.js'
 import { loadAuthorizationConfiguration } from '../../core/config/authorization.js'
 import { type ApiServerOptions, createApiServer } from '../../core/index.js'
 import type { Logger } from '../../core/logging/logger.js'
-import { nodeWebhookClient, type NodeWebhookClient } from '../../runtimes/node/webhook-client.js'
+import { nodeWebhookClient, type NodeWebhookClient } from '../../runtimes/node/daemon/webhook-client.js'
 import { TestClient } from './harness.js'
 import { type SarWebhook, startSarWebhook } from './sar-webhook.js'
 

@@ -12,7 +12,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { nodeWebhookClient, type NodeWebhookClient } from '../../runtimes/node/webhook-client.js'
+import { nodeWebhookClient, type NodeWebhookClient } from '../../runtimes/node/daemon/webhook-client.js'
 import { ADMISSION_ATTACKS, ATTACK_DATA, celAttacks, doublingVariables, EIGHT, TEXT, THOUSAND } from '../fuzz/cel-attacks.js'
 import { type AdmissionWebhookServer, answer, startAdmissionWebhook } from './admission-webhook-server.js'
 import { createTestServer, eventually, type Reply, startServer, TestClient } from './harness.js'

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { createServer as createPlainServer } from 'node:net'
 import { ADMIN_IDENTITY, createApiServer } from '../../core/index.js'
 import { createCertificateAuthority, issueServingCertificate } from '../../core/pki/certificates.js'
-import { httpsHealthProbe, storageClusterProbe } from '../../runtimes/node/component-probes.js'
+import { httpsHealthProbe, storageClusterProbe } from '../../runtimes/node/daemon/component-probes.js'
 
 /** A self-signed HTTPS `/healthz` answering `status` with `body`, as kube-scheduler's secure port does. */
 async function healthEndpoint(status: number, body: string): Promise<{ server: Server; port: number }> {

@@ -15,7 +15,7 @@ import { events } from '../../core/resources/core/events.js'
 import { pods } from '../../core/resources/core/pods.js'
 import { deployments } from '../../core/resources/groups/apps.js'
 import { horizontalPodAutoscalersV1, horizontalPodAutoscalersV2 } from '../../core/resources/groups/autoscaling.js'
-import { nodeProxyTransport, type NodeProxyTransport } from '../../runtimes/node/proxy-transport.js'
+import { nodeProxyTransport, type NodeProxyTransport } from '../../runtimes/node/daemon/proxy-transport.js'
 import { createTestServer, TestClient, untilPasses } from './harness.js'
 import { type MetricsServer, registerMetricsServer, startMetricsServer } from './metrics-apiserver.js'
 

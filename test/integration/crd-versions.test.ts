@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { createCertificateAuthority, issueServingCertificate } from '../../core/pki/certificates.js'
 import type { KubeObject } from '../../core/machinery/object.js'
-import { nodeWebhookClient } from '../../runtimes/node/webhook-client.js'
+import { nodeWebhookClient } from '../../runtimes/node/daemon/webhook-client.js'
 import { CRDS, installDefinition } from './crd-fixtures.js'
 import { createTestServer, TestClient } from './harness.js'
 

@@ -15,7 +15,7 @@ import { StatusError } from '../../core/machinery/status-error.js'
 import { createCertificateAuthority, issueServingCertificate } from '../../core/pki/certificates.js'
 import type { CustomResourceDefinition } from '../../core/resources/apiextensions/types.js'
 import type { KubeObject } from '../../core/machinery/object.js'
-import { nodeWebhookClient, type NodeWebhookClient } from '../../runtimes/node/webhook-client.js'
+import { nodeWebhookClient, type NodeWebhookClient } from '../../runtimes/node/daemon/webhook-client.js'
 
 const base64 = (pem: string) => Buffer.from(pem).toString('base64')
 

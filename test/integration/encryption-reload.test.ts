@@ -17,7 +17,7 @@ import { EncryptionAtRest } from '../../core/encryption/encryption-at-rest.js'
 import { parseCommandLine } from '../../core/options/flags/index.js'
 import { MemoryStorage } from '../../core/storage/memory.js'
 import { watchEncryptionConfig, type ReloadOutcome } from '../../runtimes/node/encryption-config-watch.js'
-import { nodeKmsClients } from '../../runtimes/node/kms-clients.js'
+import { nodeKmsClients } from '../../runtimes/node/daemon/kms-clients.js'
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text.js'
 import { createTestServer, TestClient } from './harness.js'
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { ADMIN_IDENTITY, createApiServer } from '../../core/index.js'
-import { externalJwtSigner } from '../../runtimes/node/external-jwt-signer.js'
+import { externalJwtSigner } from '../../runtimes/node/daemon/external-jwt-signer.js'
 import { jwsHeader, jwsSignature, signerKey, startTestSigner, type TestSigner } from './external-jwt-signer-server.js'
 import { assertRefusedAndNothingStored, create, decodePart, ISSUER, issueToken, type TokenServer, tokenRequest, tokenServer, whoami } from './service-account-fixtures.js'
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { ADMIN_IDENTITY, type ApiServer, type ApiServerOptions, createApiServer } from '../../core/index.js'
 import type { ConnectionInfo, ServerPorts } from '../../core/ports.js'
-import { nodeYamlDecoder } from '../../runtimes/node/yaml-decoder.js'
+import { nodeYamlDecoder } from '../../runtimes/node/daemon/yaml-decoder.js'
 
 export interface Reply {
   status: number

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { type ApiServer, createApiServer } from '../../core/index.js'
-import { nodeLogFiles } from '../../runtimes/node/log-files.js'
+import { nodeLogFiles } from '../../runtimes/node/daemon/log-files.js'
 import { TestClient } from './harness.js'
 
 const tokens = [

@@ -15,7 +15,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { createCertificateAuthority, issueClientCertificate } from '../../core/pki/certificates.js'
-import { nodeProxyTransport, type NodeProxyTransport } from '../../runtimes/node/proxy-transport.js'
+import { nodeProxyTransport, type NodeProxyTransport } from '../../runtimes/node/daemon/proxy-transport.js'
 import { createTestServer, TestClient } from './harness.js'
 import { type NodeAgent, nodeAgentOptions, startNodeAgent } from './node-agent-server.js'
 

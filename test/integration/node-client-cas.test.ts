@@ -16,7 +16,7 @@ import {
 } from '../../core/pki/certificates.js'
 import { silentLogger } from '../../core/logging/logger.js'
 import { type ClientCertificate, type ConnectionInfo } from '../../core/ports.js'
-import { type FetchHandler, serveTls, type TlsListener } from '../../runtimes/node/serve.js'
+import { type FetchHandler, serveTls, type TlsListener } from '../../runtimes/node/adapter/serve.js'
 import { clientCertificateViaIntermediate } from './openssl-chain.js'
 
 const echo: FetchHandler = { fetch: async (_request, connection) => Response.json({ connection: connection ?? null }) }

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test'
 import { parse } from 'yaml'
 import { createCertificateAuthority, issueServingCertificate, loadCertificateAuthority, summarizeCertificate } from '../../core/pki/certificates.js'
 import { silentLogger } from '../../core/logging/logger.js'
-import { CERT_DIR_CA_PREFIX, FILES, preparePki, servingNames } from '../../runtimes/node/pki.js'
+import { CERT_DIR_CA_PREFIX, FILES, preparePki, servingNames } from '../../runtimes/node/daemon/pki.js'
 
 const base = { bindAddress: '0.0.0.0', hostname: 'node-a', logger: silentLogger }
 

@@ -13,7 +13,7 @@ import { readBodyBytes } from '../../core/http/body.js'
 import { StatusError } from '../../core/machinery/status-error.js'
 import { type CertificateAuthority, createCertificateAuthority, issueServingCertificate } from '../../core/pki/certificates.js'
 import { silentLogger } from '../../core/logging/logger.js'
-import { type FetchHandler, serveTls, type TlsListener } from '../../runtimes/node/serve.js'
+import { type FetchHandler, serveTls, type TlsListener } from '../../runtimes/node/adapter/serve.js'
 
 const LIMIT = 4096
 

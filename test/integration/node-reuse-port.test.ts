@@ -8,8 +8,8 @@ import assert from 'node:assert/strict'
 import { request } from 'node:https'
 import { after, it } from 'node:test'
 import { createCertificateAuthority, issueServingCertificate } from '../../core/pki/certificates.js'
-import { reusePortWorks } from '../../runtimes/node/reuse-port.js'
-import { serveTls, type TlsListener } from '../../runtimes/node/serve.js'
+import { reusePortWorks } from '../../runtimes/node/adapter/reuse-port.js'
+import { serveTls, type TlsListener } from '../../runtimes/node/adapter/serve.js'
 import { createTestServer } from './harness.js'
 
 const silentLogger = { debug() {}, info() {}, warn() {}, error() {} }

@@ -16,7 +16,7 @@ import {
 } from '../../core/pki/certificates.js'
 import { silentLogger } from '../../core/logging/logger.js'
 import { type ConnectionInfo } from '../../core/ports.js'
-import { type FetchHandler, serveTls, type TlsListener } from '../../runtimes/node/serve.js'
+import { type FetchHandler, serveTls, type TlsListener } from '../../runtimes/node/adapter/serve.js'
 
 const stub: FetchHandler = {
   async fetch(request: Request, connection?: ConnectionInfo): Promise<Response> {

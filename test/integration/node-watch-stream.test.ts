@@ -1,6 +1,6 @@
 /**
  * Watches through the Node listener, which writes a watch's events to the
- * connection as they come (runtimes/node/direct-body.ts): over HTTP/1.1 and
+ * connection as they come (runtimes/node/adapter/direct-body.ts): over HTTP/1.1 and
  * HTTP/2 the client gets each event as one JSON line, the answer ends
  * cleanly when the watch's time is up (an HTTP/1.1 connection is then used
  * again), and a client that goes away ends its watch on the server.
@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test'
 import type { ApiServer } from '../../core/index.js'
 import { type CertificateAuthority, createCertificateAuthority, issueServingCertificate } from '../../core/pki/certificates.js'
 import { silentLogger } from '../../core/logging/logger.js'
-import { serveTls, type TlsListener } from '../../runtimes/node/serve.js'
+import { serveTls, type TlsListener } from '../../runtimes/node/adapter/serve.js'
 import { createTestServer, eventually, TestClient } from './harness.js'
 
 const CM = '/api/v1/namespaces/default/configmaps'

@@ -10,7 +10,7 @@ import { exportSPKI, SignJWT } from 'jose'
 import { loadAuthenticationConfiguration, type LoadedJWTAuthenticator } from '../../core/config/authentication.js'
 import { jwtAuthenticatorFromOidcFlags } from '../../core/config/authentication-oidc-flags.js'
 import { ADMIN_IDENTITY, type ApiServerOptions, createApiServer } from '../../core/index.js'
-import { nodeWebhookClient, type NodeWebhookClient } from '../../runtimes/node/webhook-client.js'
+import { nodeWebhookClient, type NodeWebhookClient } from '../../runtimes/node/daemon/webhook-client.js'
 import { OidcIssuer } from '../fixtures/oidc-issuer.js'
 import { eventually, TestClient } from './harness.js'
 

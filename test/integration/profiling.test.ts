@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { type ApiServer, createApiServer } from '../../core/index.js'
-import { type NodeProfiler, nodeProfiler } from '../../runtimes/node/profiler.js'
+import { type NodeProfiler, nodeProfiler } from '../../runtimes/node/daemon/profiler.js'
 import { decodePprof } from '../helpers/pprof.js'
 
 const tokens = [

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { ADMIN_IDENTITY, createApiServer, type TokenWebhookOptions } from '../../core/index.js'
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from '../../core/pki/certificates.js'
-import { nodeWebhookClient, type NodeWebhookClient } from '../../runtimes/node/webhook-client.js'
+import { nodeWebhookClient, type NodeWebhookClient } from '../../runtimes/node/daemon/webhook-client.js'
 import { TestClient } from './harness.js'
 
 const whoami = '/apis/authentication.k8s.io/v1/selfsubjectreviews'

@@ -1,5 +1,5 @@
 /**
- * Tracing as the daemon sets it up (runtimes/node/tracing.ts: the SDK, the
+ * Tracing as the daemon sets it up (runtimes/node/daemon/tracing.ts: the SDK, the
  * OTLP gRPC exporter, the parent-based sampler) against a real OTLP
  * collector on loopback: a request whose privileged client sent a sampled
  * `traceparent` arrives as a SERVER span of that trace under the client's
@@ -11,7 +11,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createApiServer } from '../../core/index.js'
 import { ADMIN_IDENTITY } from '../../core/machinery/identities.js'
-import { type NodeTracing, startNodeTracing } from '../../runtimes/node/tracing.js'
+import { type NodeTracing, startNodeTracing } from '../../runtimes/node/daemon/tracing.js'
 import { TestClient } from './harness.js'
 import { type OtlpCollector, startOtlpCollector } from './otlp-collector.js'
 

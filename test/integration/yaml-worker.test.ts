@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict'
 import { after, describe, it } from 'node:test'
-import { BACKGROUND_NICE } from '../../runtimes/node/background-threads.js'
-import { type NodeYamlDecoder, nodeYamlDecoder, type NodeYamlDecoderOptions } from '../../runtimes/node/yaml-decoder.js'
+import { BACKGROUND_NICE } from '../../runtimes/node/daemon/background-threads.js'
+import { type NodeYamlDecoder, nodeYamlDecoder, type NodeYamlDecoderOptions } from '../../runtimes/node/daemon/yaml-decoder.js'
 import { createTestServer, TestClient } from './harness.js'
 
 const CMS = '/api/v1/namespaces/default/configmaps'

@@ -8,7 +8,7 @@ import { BatchingBackend } from '../../../core/audit/batch.js'
 import { TRUNCATED_ANNOTATION, TruncatingBackend } from '../../../core/audit/truncate.js'
 import type { AuditBackend, AuditEvent } from '../../../core/audit/types.js'
 import { AuditWebhookBackend } from '../../../core/audit/webhook.js'
-import { AuditLogBackend } from '../../../runtimes/node/audit-log.js'
+import { AuditLogBackend } from '../../../runtimes/node/daemon/audit-log.js'
 
 const event = (id: string, requestObject?: unknown): AuditEvent => ({
   kind: 'Event',

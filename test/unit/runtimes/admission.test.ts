@@ -8,7 +8,7 @@ import { defaultAdmissionPlugins } from '../../../core/admission/plugins.js'
 import { loadAdmissionConfiguration } from '../../../core/config/admission.js'
 import { DEFAULT_ENABLED_ADMISSION_PLUGINS } from '../../../core/config/admission-plugins.js'
 import { readCommandLine } from '../../../core/options/flags/index.js'
-import { daemonAdmission } from '../../../runtimes/node/admission.js'
+import { daemonAdmission } from '../../../runtimes/node/daemon/admission.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'apiserver-admission-'))
 after(() => rmSync(dir, { recursive: true, force: true }))

@@ -6,8 +6,8 @@ import { after, before, describe, it } from 'node:test'
 import { readCommandLine } from '../../../core/options/flags/index.js'
 import { createCertificateAuthority } from '../../../core/pki/certificates.js'
 import type { Logger } from '../../../core/logging/logger.js'
-import { AuthenticationSetupError, jwtAndWebhookOptions } from '../../../runtimes/node/authentication-options.js'
-import { loadConfigFiles } from '../../../runtimes/node/config-files.js'
+import { AuthenticationSetupError, jwtAndWebhookOptions } from '../../../runtimes/node/daemon/authentication-options.js'
+import { loadConfigFiles } from '../../../runtimes/node/daemon/config-files.js'
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} }
 let CA = ''

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { loadKubeconfigConnection } from '../../../core/config/kubeconfig.js'
-import { readAuthorizationConfig, webhookConnection } from '../../../runtimes/node/authorization.js'
+import { readAuthorizationConfig, webhookConnection } from '../../../runtimes/node/daemon/authorization.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'authz-files-'))
 after(() => rmSync(dir, { recursive: true, force: true }))

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { readCommandLine } from '../../../core/options/flags/index.js'
 import type { Logger } from '../../../core/logging/logger.js'
-import { ConfigFilesError, loadConfigFiles } from '../../../runtimes/node/config-files.js'
+import { ConfigFilesError, loadConfigFiles } from '../../../runtimes/node/daemon/config-files.js'
 import { runToExit } from './run-to-exit.js'
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} }

@@ -1,5 +1,5 @@
 /**
- * The daemon's logger (runtimes/node/logging.ts) writing to files in place
+ * The daemon's logger (runtimes/node/daemon/logging.ts) writing to files in place
  * of standard output and error: each format's lines, the verbosity applied,
  * and the split text streams with the info buffer.
  */
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { verbose } from '../../../core/logging/verbosity.js'
-import { daemonLogger, type LoggingOptions } from '../../../runtimes/node/logging.js'
+import { daemonLogger, type LoggingOptions } from '../../../runtimes/node/daemon/logging.js'
 
 const base: LoggingOptions = { format: 'text', verbosity: { v: 0, vmodule: [] }, flushFrequencyMs: 5000, splitStream: false, infoBufferSize: 0 }
 

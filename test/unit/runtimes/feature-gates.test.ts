@@ -2,8 +2,9 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { featureEnabled, readCommandLine } from '../../../core/options/flags/index.js'
-import { daemonAdmission } from '../../../runtimes/node/admission.js'
-import { eventExpiry, multiServerOptions } from '../../../runtimes/node/multi-server.js'
+import { daemonAdmission } from '../../../runtimes/node/daemon/admission.js'
+import { eventExpiry } from '../../../core/options/apply-flags.js'
+import { multiServerOptions } from '../../../runtimes/node/daemon/multi-server.js'
 
 function flags(argv: string[]) {
   const command = readCommandLine(argv)

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
-import { FlagError, helpText, parseFlags } from '../../../runtimes/node/flags.js'
+import { FlagError, helpText, parseFlags } from '../../../runtimes/node/daemon/flags.js'
 import { runToExit } from './run-to-exit.js'
 import { type FlagName, flagSpec, parseCommandLine, unenforcedSecurityFlags } from '../../../core/options/flags/index.js'
 
@@ -13,6 +13,12 @@ function flagsOf(argv: string[]) {
   const parsed = parseFlags(argv)
   assert.equal(parsed.action, 'run')
   return parsed.action === 'run' ? parsed.flags : assert.fail('not run')
+}
+
+/** What the flags make of core's options (core/options/apply-flags.ts). */
+function optionsOf(argv: string[]) {
+  const parsed = parseFlags(argv)
+  return parsed.action === 'run' ? parsed.options : assert.fail('not run')
 }
 
 describe('daemon flags', () => {
@@ -66,11 +72,11 @@ describe('daemon flags', () => {
     assert.equal(defaults.securePort, 6443)
     assert.equal(defaults.bindAddress, '0.0.0.0')
     assert.equal(defaults.certDir, '/var/run/platform')
-    assert.equal(defaults.anonymousAuth, true)
-    assert.equal(defaults.requestTimeoutMs, 60_000)
-    assert.equal(defaults.minRequestTimeoutSeconds, 1800)
+    assert.equal(optionsOf([]).authentication?.anonymous, true)
+    assert.equal(optionsOf([]).requestTimeoutMs, 60_000)
+    assert.equal(optionsOf([]).minRequestTimeoutSeconds, 1800)
 
-    const f = flagsOf([
+    const argv = [
       '--secure-port',
       '7443',
       '--bind-address=127.0.0.1',
@@ -86,18 +92,20 @@ describe('daemon flags', () => {
       '--tls-cert-file=s.crt',
       '--tls-private-key-file=s.key',
       '--version=v1.31.2',
-    ])
+    ]
+    const f = flagsOf(argv)
+    const o = optionsOf(argv)
     assert.equal(f.securePort, 7443)
     assert.equal(f.bindAddress, '127.0.0.1')
     assert.equal(f.certDir, '007')
-    assert.equal(f.anonymousAuth, false)
+    assert.equal(o.authentication?.anonymous, false)
     assert.equal(f.disableHttp2Serving, true)
-    assert.equal(f.requestTimeoutMs, 90_000)
-    assert.equal(f.minRequestTimeoutSeconds, 60)
+    assert.equal(o.requestTimeoutMs, 90_000)
+    assert.equal(o.minRequestTimeoutSeconds, 60)
     assert.equal(f.storageBackend, 'etcd3')
     assert.equal(f.dataDir, '.apiserver/data')
     assert.equal(f.tlsCertFile, 's.crt')
-    assert.equal(f.version, 'v1.31.2')
+    assert.equal(o.version, 'v1.31.2')
     // The last repeat wins, as with pflag.
     assert.equal(flagsOf(['--secure-port=1', '--secure-port=2']).securePort, 2)
   })
@@ -119,8 +127,8 @@ describe('daemon flags', () => {
     assert.deepEqual(await run(['--version']), { code: 0, stdout: 'Kubernetes v1.32.0\n', stderr: '', listening: false })
     const raw = await run(['--version=raw'])
     assert.equal(JSON.parse(raw.stdout).gitVersion, 'v1.32.0')
-    assert.equal(flagsOf(['--version=v1.30.1']).version, 'v1.30.1')
-    assert.equal(flagsOf(['--version=false']).version, 'v1.32.0')
+    assert.equal(optionsOf(['--version=v1.30.1']).version, 'v1.30.1')
+    assert.equal(optionsOf(['--version=false']).version, 'v1.32.0')
   })
 
   it('a malformed --token-auth-file stops start-up naming the file and line', async () => {
@@ -155,14 +163,14 @@ describe('daemon flags', () => {
 
   it('reads the connection rate and the database size interval, 0 and 30s by default', () => {
     assert.equal(flagsOf([]).maxConnectionBytesPerSec, 0)
-    assert.equal(flagsOf([]).storageSizePollMs, 30_000)
-    const f = flagsOf(['--max-connection-bytes-per-sec=65536', '--etcd-db-metric-poll-interval=1m'])
-    assert.equal(f.maxConnectionBytesPerSec, 65536)
-    assert.equal(f.storageSizePollMs, 60_000)
+    assert.equal(optionsOf([]).storageSizePollMs, 30_000)
+    const argv = ['--max-connection-bytes-per-sec=65536', '--etcd-db-metric-poll-interval=1m']
+    assert.equal(flagsOf(argv).maxConnectionBytesPerSec, 65536)
+    assert.equal(optionsOf(argv).storageSizePollMs, 60_000)
   })
 
   it("accepts kube-apiserver's spellings and every flag of the spec", () => {
-    const f = flagsOf(['--etcd-servers=https://10.0.0.1:2379', '--kubelet-timeout=10s', '--audit-log-path=-', '--watch-cache=false', '--watch-cache-sizes=pods#0'])
+    const f = optionsOf(['--etcd-servers=https://10.0.0.1:2379', '--kubelet-timeout=10s', '--audit-log-path=-', '--watch-cache=false', '--watch-cache-sizes=pods#0'])
     assert.equal(f.watchCache, false)
     assert.deepEqual(f.watchCacheSizes, { pods: 0 })
   })
@@ -202,7 +210,7 @@ describe('daemon flags', () => {
   })
 
   it("reads envtest's command line (--name=value, sorted) and kube-api-test's (separate words, repeats, a bare --allow-privileged last)", () => {
-    const envtest = flagsOf([
+    const envtestArgv = [
       '--allow-privileged=true',
       '--authorization-mode=RBAC',
       '--bind-address=127.0.0.1',
@@ -215,15 +223,17 @@ describe('daemon flags', () => {
       '--service-account-key-file=/certs/sa-signer.crt',
       '--service-account-signing-key-file=/certs/sa-signer.key',
       '--service-cluster-ip-range=10.0.0.0/24',
-    ])
-    assert.equal(envtest.allowPrivileged, true)
-    assert.deepEqual(envtest.authorizationModes, ['RBAC'])
+    ]
+    const envtest = flagsOf(envtestArgv)
+    const envtestOptions = optionsOf(envtestArgv)
+    assert.equal(envtestOptions.allowPrivileged, true)
+    assert.deepEqual(envtestOptions.authorizationModes, ['RBAC'])
     assert.equal(envtest.clientCaFile, '/certs/client-cert-auth-ca.crt')
-    assert.deepEqual(envtest.serviceAccounts.issuers, ['https://127.0.0.1:6443/'])
+    assert.deepEqual(envtestOptions.authentication?.serviceAccounts && envtestOptions.authentication.serviceAccounts.issuers, ['https://127.0.0.1:6443/'])
     assert.deepEqual(envtest.serviceAccounts.keyFiles, ['/certs/sa-signer.crt'])
-    assert.deepEqual(envtest.serviceClusterIPRange, ['10.0.0.0/24'])
+    assert.deepEqual(envtestOptions.serviceClusterIPRange, ['10.0.0.0/24'])
 
-    const kubeApiTest = flagsOf([
+    const kubeApiTestArgv = [
       '--cert-dir', '/home/u/.kubeapitest',
       '--secure-port', '40000',
       '--etcd-servers', 'http://0.0.0.0:2379',
@@ -237,12 +247,14 @@ describe('daemon flags', () => {
       '--client-ca-file', '/home/u/.kubeapitest/client.crt',
       '--service-cluster-ip-range', '10.0.0.0/24',
       '--allow-privileged',
-    ])
+    ]
+    const kubeApiTest = flagsOf(kubeApiTestArgv)
+    const kubeApiTestOptions = optionsOf(kubeApiTestArgv)
     assert.equal(kubeApiTest.securePort, 40000)
     assert.equal(kubeApiTest.bindAddress, '0.0.0.0')
-    assert.equal(kubeApiTest.allowPrivileged, true)
+    assert.equal(kubeApiTestOptions.allowPrivileged, true)
     // Issuers accumulate in order (the first signs); a path is an issuer too, as upstream takes one without ':'.
-    assert.deepEqual(kubeApiTest.serviceAccounts.issuers, ['https://localhost', '/home/u/.kubeapitest/apiserver.crt'])
+    assert.deepEqual(kubeApiTestOptions.authentication?.serviceAccounts && kubeApiTestOptions.authentication.serviceAccounts.issuers, ['https://localhost', '/home/u/.kubeapitest/apiserver.crt'])
     assert.equal(kubeApiTest.serviceAccounts.signingKeyFile, '/home/u/.kubeapitest/apiserver.key')
     // envtest passes --insecure-port=0 only to a server whose help lists it: upstream removed it in 1.24, and so has this help.
     assert.doesNotMatch(helpText(), /^\s*--insecure-port\b/m)

@@ -1,7 +1,7 @@
-/** Upstream's text (klog) and JSON log formats, from pino's records (runtimes/node/log-formats.ts). */
+/** Upstream's text (klog) and JSON log formats, from pino's records (runtimes/node/daemon/log-formats.ts). */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { jsonFields, klogLine } from '../../../runtimes/node/log-formats.js'
+import { jsonFields, klogLine } from '../../../runtimes/node/daemon/log-formats.js'
 import { goDuration } from '../../../core/http/filters/httplog.js'
 
 describe('log formats', () => {

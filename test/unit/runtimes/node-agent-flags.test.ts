@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
-import { nodeAgentOptions } from '../../../runtimes/node/node-agent.js'
+import { nodeAgentOptions } from '../../../runtimes/node/daemon/node-agent.js'
 import { runToExit } from './run-to-exit.js'
 
 describe('--nodeagent-* files at start-up', () => {

@@ -1,6 +1,6 @@
 /**
  * V8's baseline and optimizing compilers held off while the daemon starts
- * (runtimes/node/optimizing-compiler.ts): off until released, on again
+ * (runtimes/node/daemon/optimizing-compiler.ts): off until released, on again
  * after, and an operator's own compiler flag left as given. Each case runs
  * in a fresh node, which reports what V8 says of a hot function.
  */
@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { describe, it } from 'node:test'
 
-const MODULE = pathToFileURL(join(import.meta.dirname, '..', '..', '..', 'runtimes', 'node', 'optimizing-compiler.ts')).href
+const MODULE = pathToFileURL(join(import.meta.dirname, '..', '..', '..', 'runtimes', 'node', 'daemon', 'optimizing-compiler.ts')).href
 
 /** Runs `hot` until V8 reports it compiled (baseline or optimized) or the tries run out; prints whether it was, before and after the release. */
 const PROBE = `

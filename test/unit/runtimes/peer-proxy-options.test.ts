@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { readCommandLine } from '../../../core/options/flags/index.js'
-import { peerProxyOptions } from '../../../runtimes/node/multi-server.js'
+import { peerProxyOptions } from '../../../runtimes/node/daemon/multi-server.js'
 
 function values(argv: string[]) {
   const command = readCommandLine(argv)

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { platform } from 'node:os'
 import { it } from 'node:test'
-import { reusePortWorks } from '../../../runtimes/node/reuse-port.js'
+import { reusePortWorks } from '../../../runtimes/node/adapter/reuse-port.js'
 
 /** Node's documented first versions with `reusePort` on listen(): 22.12 and 23.1 (23.0 lacks it). */
 function nodeDocumentsReusePort(version: string): boolean {

@@ -1,4 +1,4 @@
-import { runDaemon, type DaemonIO } from '../../../runtimes/node/daemon.js'
+import { runDaemon, type DaemonIO } from '../../../runtimes/node/daemon/daemon.js'
 
 export interface DaemonExit {
   code: number

@@ -1,4 +1,4 @@
-/** The bin's classic script with a V8 code cache beside it (runtimes/node/script-code-cache.ts). */
+/** The bin's classic script with a V8 code cache beside it (runtimes/node/daemon/script-code-cache.ts). */
 import assert from 'node:assert/strict'
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -12,7 +12,7 @@ import {
   SCRIPT_WRAPPER_END,
   SCRIPT_WRAPPER_START,
   takeDependencyCodeCaches,
-} from '../../../runtimes/node/script-code-cache.js'
+} from '../../../runtimes/node/daemon/script-code-cache.js'
 
 interface Exports {
   answer(): string

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { CipherSuiteError, minTlsVersion, opensslCipherList } from '../../../runtimes/node/tls-options.js'
+import { CipherSuiteError, minTlsVersion, opensslCipherList } from '../../../runtimes/node/adapter/tls-options.js'
 
 describe('--tls-cipher-suites in OpenSSL terms', () => {
   it('maps Go names to OpenSSL names and keeps the TLS 1.3 defaults when none is named', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { cpuProfileFromV8, heapProfileFromV8, type V8CallFrame } from '../../../runtimes/node/v8-profiles.js'
+import { cpuProfileFromV8, heapProfileFromV8, type V8CallFrame } from '../../../runtimes/node/daemon/v8-profiles.js'
 
 const at = (functionName: string, lineNumber: number, url = 'file:///srv/app%20one.js'): V8CallFrame => ({ functionName, url, lineNumber, columnNumber: 4 })
 

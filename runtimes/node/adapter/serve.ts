@@ -1,0 +1,429 @@
+/**
+ * The daemon's listener: TLS with HTTP/2 and HTTP/1.1 on one port, client
+ * certificates requested but not required (token and anonymous clients must
+ * get through), the verification result handed to core as ConnectionInfo.
+ * Built on @hono/node-server's request listener (reference/dependencies.md 5).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from 'node:http2'
+import { createServer as createHttpsServer } from 'node:https'
+import type { AddressInfo } from 'node:net'
+import type { DetailedPeerCertificate, SecureContext, SecureVersion, TLSSocket } from 'node:tls'
+import { getRequestListener, RequestError } from '@hono/node-server'
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response'
+import { statusResponse as statusErrorResponse } from '../../../core/http/respond.js'
+import { StatusError } from '../../../core/machinery/status-error.js'
+import type { Logger } from '../../../core/logging/logger.js'
+import type { ClientCertificate, ConnectionInfo } from '../../../core/ports.js'
+import { type ClientCABundles, type ClientCAs, clientCAs } from './client-cas.js'
+import type { EgressDialers } from './egress-dialer.js'
+import { reusePortWorks } from './reuse-port.js'
+import { handleUpgrade } from './upgrade-passthrough.js'
+import { directBodyOf, mayBeWatch, writeDirect } from './direct-body.js'
+
+/** What the listener needs of an ApiServer: its fetch handler. */
+export interface FetchHandler {
+  fetch(request: Request, connection?: ConnectionInfo): Promise<Response>
+}
+
+export interface ServeTlsOptions {
+  host: string
+  /** 0 picks a free port. */
+  port: number
+  /** PEM private key and certificate (chain) of the serving certificate. */
+  key: string
+  cert: string
+  /**
+   * PEM bundle of CAs that client certificates are verified against
+   * (`--client-ca-file`). Without it, or `requestHeaderCA`, no client certificate is requested.
+   */
+  clientCA?: string
+  /**
+   * PEM bundle of the front-proxy CA (`--requestheader-client-ca-file`): a
+   * certificate it verified may carry an identity in headers, and is a
+   * client certificate user only if `clientCA` verifies it too.
+   */
+  requestHeaderCA?: string
+  /** Serve HTTP/2 next to HTTP/1.1 (`--disable-http2-serving` turns it off). @default true */
+  http2?: boolean
+  logger: Logger
+  /** How long close() lets in-flight requests finish before cutting connections. @default 1000 */
+  drainTimeoutMs?: number
+  /** OpenSSL cipher list (`--tls-cipher-suites`, mapped by tls-options.ts). @default the runtime's */
+  ciphers?: string
+  /** Oldest TLS version (`--tls-min-version`). @default 'TLSv1.2' */
+  minVersion?: SecureVersion
+  /** The context of a client that asked for a name (`--tls-sni-cert-key`); undefined serves the default certificate. */
+  sniContext?: (servername: string) => SecureContext | undefined
+  /** Most concurrent streams per HTTP/2 connection (`--http2-max-streams-per-connection`); 0 keeps the runtime's. */
+  http2MaxStreams?: number
+  /** Fraction of HTTP/2 requests after which the connection gets a GOAWAY (`--goaway-chance`). @default 0 */
+  goawayChance?: number
+  /** Bind with SO_REUSEPORT (`--permit-port-sharing`); serveTls rejects it where the runtime would drop it (reuse-port.ts). @default false */
+  reusePort?: boolean
+  /** Most bytes a second each way on an exec, attach or port-forward stream (`--max-connection-bytes-per-sec`). @default 0, unlimited */
+  maxConnectionBytesPerSec?: number
+  /** The proxies of the egress selections, through which upgraded connections to a node agent go. */
+  egressDialers?: EgressDialers
+}
+
+export interface TlsListener {
+  port: number
+  /**
+   * Trusts new client CA bundles from the next handshake on (the files were
+   * re-read); connections already open keep what they verified. Throws,
+   * changing nothing, for a bundle that does not parse.
+   */
+  setClientCAs(bundles: ClientCABundles): void
+  /** Stops accepting connections; idle HTTP/1.1 ones close, HTTP/2 ones get a GOAWAY, busy ones finish. Does not wait. */
+  stopAccepting(): void
+  /** Serves a new default certificate to connections from now on (a rotated `--tls-cert-file`). */
+  setServingCertificate(pair: { key: string; cert: string }): void
+  /** Stops accepting, lets in-flight requests finish for a moment, then ends what is left (watches) and resolves. */
+  close(): Promise<void>
+}
+
+/**
+ * Connection-specific headers: HTTP/2 forbids them and Node's http2 layer
+ * throws on them in writeHead, which the adapter turns into a process crash
+ * (dependencies.md, trap 12). They are meaningless end to end on HTTP/1.1 too.
+ */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'http2-settings', 'host'])
+
+/** What an answer's headers say about its connection, read in one pass over them (each lookup by name costs a validation). */
+interface ConnectionHeaders {
+  /** It asks to end its connection (`Connection: close`, as core's shutdown filter sets it). */
+  close: boolean
+  /** It carries a hop-by-hop header, which must not be passed on. */
+  hopByHop: boolean
+}
+
+export function connectionHeadersOf(response: Response): ConnectionHeaders {
+  const found = { close: false, hopByHop: false }
+  response.headers.forEach((value, name) => {
+    if (!HOP_BY_HOP.has(name)) return
+    found.hopByHop = true
+    if (name === 'connection' && value.split(',').some((token) => token.trim().toLowerCase() === 'close')) found.close = true
+  })
+  return found
+}
+
+/** A copy of `response` without hop-by-hop headers (when `connectionHeadersOf` found some). */
+export function withoutHopByHopHeaders(response: Response): Response {
+  const headers = response.headers
+  const clean = new Headers(headers)
+  // `Connection: x-foo` makes x-foo hop-by-hop as well (RFC 9110 7.6.1).
+  for (const token of (headers.get('connection') ?? '').split(',')) {
+    const name = token.trim()
+    if (name) clean.delete(name)
+  }
+  for (const name of HOP_BY_HOP) clean.delete(name)
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers: clean })
+}
+
+/** A TLS socket, or the proxy HTTP/2 gives for the session's socket. */
+export type TlsLike = Pick<TLSSocket, 'authorized' | 'authorizationError' | 'remoteAddress'> & {
+  getPeerCertificate(detailed: true): DetailedPeerCertificate
+}
+
+/** Node gives an RDN attribute as a string, or an array when it repeats. */
+function values(value: string | string[] | undefined): string[] {
+  if (value === undefined) return []
+  return Array.isArray(value) ? value : [value]
+}
+
+/** `cas` undefined: no client certificate was requested. */
+export function connectionInfoOf(socket: TlsLike, cas: ClientCAs | undefined): ConnectionInfo {
+  const info: ConnectionInfo = {}
+  if (socket.remoteAddress) info.remoteAddress = socket.remoteAddress
+  if (!cas) return info
+  // An empty object when the client sent no certificate.
+  const peer: Partial<DetailedPeerCertificate> = socket.getPeerCertificate(true)
+  if (!peer.raw) return info
+  const subject = peer.subject as Record<string, string | string[] | undefined> | undefined
+  // TLS verified against both bundles at once; which one the chain ends in decides what it proves.
+  const by = socket.authorized ? cas.verifiedBy(peer as DetailedPeerCertificate) : { clientCA: false, requestHeaderCA: false }
+  const cert: ClientCertificate = {
+    verified: by.clientCA,
+    // Go's pkix.Name keeps the last CN when several are present.
+    commonName: values(subject?.CN).at(-1) ?? '',
+    organizations: values(subject?.O),
+  }
+  if (by.requestHeaderCA) cert.verifiedByRequestHeaderCA = true
+  if (!socket.authorized && socket.authorizationError) cert.verifyError = String(socket.authorizationError)
+  else if (!by.clientCA) cert.verifyError = 'signed by a CA other than the client CA'
+  info.clientCertificate = cert
+  return info
+}
+
+function bundlesGiven(bundles: ClientCABundles): boolean {
+  return bundles.clientCA !== undefined || bundles.requestHeaderCA !== undefined
+}
+
+type Incoming = IncomingMessage | Http2ServerRequest
+type Outgoing = ServerResponse | Http2ServerResponse
+
+/**
+ * Tells the adapter the answer was written here. Made a full Response first:
+ * the adapter's own lightweight one (once it replaced the global) would have
+ * the adapter write a status for it.
+ */
+const alreadySent: Response = RESPONSE_ALREADY_SENT
+void alreadySent.bodyUsed
+
+/**
+ * How much of a body its handler left unread (a 413, a request refused
+ * before its body was read) is read and thrown away to keep the connection:
+ * past it the connection is closed after the answer, as Go's server does,
+ * rather than reading megabytes nobody asked for.
+ */
+const MAX_UNREAD_BODY_DRAINED = 256 * 1024
+
+function leftLargeBodyUnread(incoming: Incoming): boolean {
+  if (isHttp2(incoming) || incoming.complete) return false
+  const declared = Number(incoming.headers['content-length'] ?? Number.NaN)
+  // A chunked body's length is unknown: it may be as large as the client likes.
+  return !(declared <= MAX_UNREAD_BODY_DRAINED)
+}
+
+/**
+ * How long a connection closed on a body left unread stays half-open: the
+ * answer and our end of the stream are sent at once, the socket itself is
+ * destroyed after this delay. A client still writing its body (Node's http
+ * client writes the whole body before it reads) would otherwise meet a reset
+ * on its next write and lose the answer with it; Go's server waits the same
+ * 500 ms (rstAvoidanceDelay) before it closes such a connection.
+ */
+const UNREAD_BODY_LINGER_MS = 500
+
+/**
+ * Makes Node's end of this response's connection linger: Node calls
+ * `destroySoon()` once an answer sent with `Connection: close` is written,
+ * which would destroy the socket as soon as our side is flushed. Ending our
+ * side only, and destroying later, keeps reading (and dropping) what the
+ * client still sends until it has read the answer.
+ */
+function lingerOnClose(socket: TLSSocket): void {
+  socket.destroySoon = function lingeringDestroySoon(this: TLSSocket) {
+    this.end()
+    setTimeout(() => this.destroy(), UNREAD_BODY_LINGER_MS).unref()
+  }
+}
+
+function isHttp2(incoming: Incoming): incoming is Http2ServerRequest {
+  return 'stream' in incoming
+}
+
+/** A metav1.Status for failures that happen before core sees the request, written as core writes every Status. */
+function statusResponse(code: 400 | 500, reason: 'BadRequest' | 'InternalError', message: string): Response {
+  return statusErrorResponse(new StatusError(code, reason, message))
+}
+
+/**
+ * Serves `server` over TLS on opts.host:opts.port. With `reusePort` on a
+ * runtime whose listen() would drop it, rejects instead of binding the port
+ * exclusively, so an embedding program learns it as the daemon does.
+ */
+export async function serveTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsListener> {
+  if (opts.reusePort && !(await reusePortWorks())) throw new Error('reusePort: this runtime cannot bind with SO_REUSEPORT on this platform (on Linux, Bun, Deno, and Node 22.12 or later can)')
+  return listenTls(server, opts)
+}
+
+function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsListener> {
+  const { logger } = opts
+  let cas: ClientCAs | undefined = bundlesGiven(opts) ? clientCAs(opts) : undefined
+  const drainTimeoutMs = opts.drainTimeoutMs ?? 1000
+
+  // Computed once per connection: the handshake result does not change.
+  const connectionInfo = new WeakMap<object, ConnectionInfo>()
+  const infoFor = (incoming: Incoming): ConnectionInfo => {
+    // HTTP/2 gives each stream its own socket proxy; the session is stable.
+    const key: object = isHttp2(incoming) ? incoming.stream.session ?? incoming.socket : incoming.socket
+    let info = connectionInfo.get(key)
+    if (!info) {
+      info = connectionInfoOf(incoming.socket as unknown as TlsLike, cas)
+      // One record per HTTP/2 session or HTTP/1 socket, so one protocol for all its requests.
+      info.protocol = `HTTP/${incoming.httpVersion}`
+      connectionInfo.set(key, info)
+    }
+    return info
+  }
+
+  const goawayChance = opts.goawayChance ?? 0
+  const listener = getRequestListener(
+    async (request, env) => {
+      const response = await server.fetch(request, infoFor(env.incoming))
+      // Connection: close is hop-by-hop: HTTP/1.1 keeps it (Node then closes the socket after
+      // the answer); HTTP/2 forbids it and sends a GOAWAY instead, as Go's server does.
+      const incoming: Incoming = env.incoming
+      const found = connectionHeadersOf(response)
+      const bodyLeftUnread = leftLargeBodyUnread(incoming)
+      const close = found.close || bodyLeftUnread || (goawayChance > 0 && isHttp2(incoming) && Math.random() < goawayChance)
+      const clean = found.hopByHop ? withoutHopByHopHeaders(response) : response
+      if (!close && mayBeWatch(incoming.url)) {
+        // A watch: its events are written as they come, without the adapter's stream reading.
+        const direct = directBodyOf(clean)
+        if (direct) {
+          writeDirect(clean, direct, env.outgoing)
+          return alreadySent
+        }
+      }
+      if (!close) return clean
+      if (isHttp2(incoming)) {
+        env.outgoing.once('finish', () => incoming.stream.session?.close())
+        return clean
+      }
+      if (bodyLeftUnread) lingerOnClose(incoming.socket as TLSSocket)
+      const closing = new Response(clean.body, clean)
+      closing.headers.set('connection', 'close')
+      return closing
+    },
+    {
+      errorHandler: (err) => {
+        const message = err instanceof Error ? err.message : String(err)
+        // The adapter could not build a Request (bad Host, bad path): the client's fault.
+        if (err instanceof RequestError) return statusResponse(400, 'BadRequest', message)
+        logger.error({ err: message }, 'request handler failed')
+        return statusResponse(500, 'InternalError', `Internal error occurred: ${message}`)
+      },
+    },
+  )
+
+  const sockets = new Set<TLSSocket>()
+  const sessions = new Set<Http2Session>()
+  /** Open HTTP/1.1 requests per socket, so draining can close idle keep-alive connections. */
+  const http1InFlight = new Map<TLSSocket, number>()
+  let closing = false
+
+  const onRequest = (incoming: Incoming, outgoing: Outgoing): void => {
+    if (!isHttp2(incoming)) {
+      const socket = incoming.socket as TLSSocket
+      http1InFlight.set(socket, (http1InFlight.get(socket) ?? 0) + 1)
+      outgoing.once('close', () => {
+        const left = (http1InFlight.get(socket) ?? 1) - 1
+        http1InFlight.set(socket, left)
+        if (closing && left === 0) socket.end()
+      })
+    }
+    // The adapter's own error path can throw again while writing its 500;
+    // catching here keeps one broken response from taking the process down.
+    listener(incoming, outgoing).catch((err: unknown) => {
+      logger.error({ err: err instanceof Error ? err.message : String(err) }, 'response failed')
+      if (!outgoing.headersSent) {
+        try {
+          outgoing.writeHead(500)
+          outgoing.end()
+          return
+        } catch {
+          // the stream broke while writing the 500: destroy it below
+        }
+      }
+      outgoing.destroy()
+    })
+  }
+
+  // The serving pair and the client CA bundle change at run time (rotated files); each change sets the whole context.
+  let servingPair = { key: opts.key, cert: opts.cert }
+  const contextOptions = () => ({
+    ...servingPair,
+    minVersion: opts.minVersion ?? ('TLSv1.2' as const),
+    ...(opts.ciphers ? { ciphers: opts.ciphers } : {}),
+    // Without an explicit CA, Node would verify client certificates against
+    // the public web roots: never request them then.
+    ...(cas ? { ca: cas.tlsBundle, requestCert: true, rejectUnauthorized: false } : {}),
+  })
+  const tlsOptions = contextOptions()
+  const sniContext = opts.sniContext
+  const serverOptions = {
+    ...tlsOptions,
+    ...(sniContext
+      ? { SNICallback: (servername: string, callback: (err: Error | null, ctx?: SecureContext) => void) => callback(null, sniContext(servername)) }
+      : {}),
+  }
+  const httpServer =
+    opts.http2 === false
+      ? createHttpsServer(serverOptions, onRequest)
+      : createSecureServer(
+          { ...serverOptions, allowHTTP1: true, ...(opts.http2MaxStreams ? { settings: { maxConcurrentStreams: opts.http2MaxStreams } } : {}) },
+          onRequest,
+        )
+
+  httpServer.on('secureConnection', (socket: TLSSocket) => {
+    // A streamed answer (a proxied response, a watch) is written in pieces: without this, Nagle's algorithm holds a
+    // small piece until the client's delayed ACK, some 40 ms, on every such answer.
+    socket.setNoDelay(true)
+    sockets.add(socket)
+    socket.once('close', () => {
+      sockets.delete(socket)
+      http1InFlight.delete(socket)
+    })
+  })
+  httpServer.on('session', (session: Http2Session) => {
+    sessions.add(session)
+    session.once('close', () => sessions.delete(session))
+  })
+  // exec, attach and port-forward: core checks the upgrade, then the connection is spliced to the node agent.
+  httpServer.on('upgrade', (incoming: IncomingMessage, socket: TLSSocket, head: Buffer) => {
+    // Busy until it closes: draining must not end a live stream as an idle keep-alive connection.
+    http1InFlight.set(socket, (http1InFlight.get(socket) ?? 0) + 1)
+    handleUpgrade(server, infoFor(incoming), incoming, socket, head, opts.maxConnectionBytesPerSec ?? 0, opts.egressDialers).catch((err: unknown) => {
+      logger.error({ err: err instanceof Error ? err.message : String(err) }, 'upgrade failed')
+      socket.destroy()
+    })
+  })
+  httpServer.on('tlsClientError', (err: Error) => logger.debug({ module: 'serve', err: err.message }, 'TLS handshake failed'))
+  httpServer.on('sessionError', (err: Error) => logger.debug({ module: 'serve', err: err.message }, 'HTTP/2 session error'))
+
+  const setClientCAs = (bundles: ClientCABundles): void => {
+    if (!cas || !bundlesGiven(bundles)) throw new Error('client certificates were not requested at start; a restart is needed to request them')
+    cas = clientCAs(bundles)
+    httpServer.setSecureContext(contextOptions())
+  }
+
+  let closed: Promise<void> | undefined
+  const stopAccepting = (): Promise<void> => {
+    if (closed) return closed
+    closing = true
+    closed = new Promise<void>((resolve) => httpServer.close(() => resolve()))
+    // GOAWAY: HTTP/2 clients open no new streams; open ones may finish.
+    for (const session of sessions) session.close()
+    // Idle HTTP/1.1 keep-alive connections go now; busy ones after their response.
+    for (const socket of sockets) {
+      if (socket.alpnProtocol !== 'h2' && (http1InFlight.get(socket) ?? 0) === 0) socket.end()
+    }
+    return closed
+  }
+
+  let closeDone: Promise<void> | undefined
+  const close = (): Promise<void> => {
+    closeDone ??= (async () => {
+      const timer = new Promise<'timeout'>((resolve) => setTimeout(resolve, drainTimeoutMs, 'timeout').unref())
+      const allClosed = stopAccepting()
+      if ((await Promise.race([allClosed, timer])) === 'timeout') {
+        // What is still open is long-running (watches): cut it.
+        for (const session of sessions) session.destroy()
+        for (const socket of sockets) socket.destroy()
+        await allClosed
+      }
+    })()
+    return closeDone
+  }
+
+  return new Promise((resolve, reject) => {
+    httpServer.once('error', reject)
+    httpServer.listen({ port: opts.port, host: opts.host, ...(opts.reusePort ? { reusePort: true } : {}) }, () => {
+      httpServer.off('error', reject)
+      httpServer.on('error', (err: Error) => logger.error({ err: err.message }, 'listener error'))
+      resolve({
+        port: (httpServer.address() as AddressInfo).port,
+        close,
+        stopAccepting: () => void stopAccepting(),
+        setServingCertificate: (pair) => {
+          servingPair = pair
+          httpServer.setSecureContext(contextOptions())
+        },
+        setClientCAs,
+      })
+    })
+  })
+}

@@ -1,0 +1,208 @@
+/**
+ * HTTP/1.1 upgrades (exec, attach, port-forward) on the daemon's listener:
+ * the upgrade request goes through core like any other (authentication,
+ * authorization, audit); when core hands the connection over, the backend
+ * is dialled with the target's TLS (its CA, the client certificate, the
+ * dial time-out), sent the request, and from then on bytes are copied both
+ * ways with `pipe`, which pauses a side whose peer is not reading, so a
+ * stream holds a few chunks however fast either end sends. Whatever the
+ * backend answers (101 or an error) reaches the client as it is. Otherwise
+ * core's answer is written on the socket and the connection closed. With
+ * `--max-connection-bytes-per-sec`, each direction passes through its own
+ * byte throttle (core/proxy/byte-throttle.ts). A target of an egress
+ * selection with a proxy is reached through a tunnel the proxy opens, and
+ * its TLS is spoken inside that tunnel.
+ */
+import { type IncomingMessage, STATUS_CODES } from 'node:http'
+import { connect as netConnect, type Socket } from 'node:net'
+import { connect as tlsConnect } from 'node:tls'
+import { type Duplex, Transform } from 'node:stream'
+import { statusResponse } from '../../../core/http/respond.js'
+import { StatusError, type StatusReason } from '../../../core/machinery/status-error.js'
+import type { ConnectionInfo } from '../../../core/ports.js'
+import type { UpgradeHandoff } from '../../../core/proxy/upgrade.js'
+import { ByteThrottle } from '../../../core/proxy/byte-throttle.js'
+import type { EgressDialers } from './egress-dialer.js'
+import { decodeCABundle, connectionFailureReason } from './tls-errors.js'
+import { playSimulatedStream } from './simulated-stream.js'
+
+export interface UpgradeServer {
+  fetch(request: Request, connection?: ConnectionInfo): Promise<Response>
+}
+
+/** The incoming upgrade request as a Web Request (no body: an upgrade carries none). */
+function toRequest(req: IncomingMessage): Request {
+  const headers = new Headers()
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!)
+  const host = req.headers.host ?? 'localhost'
+  return new Request(`https://${host}${req.url ?? '/'}`, { method: req.method ?? 'GET', headers })
+}
+
+/** Writes a Web Response on a raw socket as HTTP/1.1 and closes it. */
+async function writeResponse(socket: Duplex, response: Response): Promise<void> {
+  const body = new Uint8Array(await response.arrayBuffer())
+  const lines = [`HTTP/1.1 ${response.status} ${response.statusText || STATUS_CODES[response.status] || 'Unknown'}`]
+  for (const [name, value] of response.headers) {
+    if (['connection', 'transfer-encoding', 'content-length', 'keep-alive', 'upgrade'].includes(name)) continue
+    lines.push(`${name}: ${value}`)
+  }
+  lines.push(`content-length: ${body.byteLength}`, 'connection: close', '', '')
+  socket.end(Buffer.concat([Buffer.from(lines.join('\r\n'), 'latin1'), Buffer.from(body)]))
+}
+
+/** The request head sent to the backend. */
+function requestHead(handoff: UpgradeHandoff, host: string): Buffer {
+  const lines = [`${handoff.request.method} ${handoff.request.path} HTTP/1.1`, `Host: ${host}`]
+  for (const [name, value] of handoff.request.headers) lines.push(`${name}: ${value}`)
+  for (const [name, value] of handoff.request.headerLines ?? []) lines.push(`${name}: ${value}`)
+  lines.push('', '')
+  return Buffer.from(lines.join('\r\n'), 'latin1')
+}
+
+/** The tunnel, or a time-out error once the dial time has passed (the tunnel is closed if it comes later). */
+function withDialTimeout(dialling: Promise<Socket>, timeoutMs: number | undefined, hostPort: string): Promise<Socket> {
+  if (!timeoutMs) return dialling
+  return new Promise((resolve, reject) => {
+    let late = false
+    const timer = setTimeout(() => {
+      late = true
+      reject(new Error(`dial tcp ${hostPort}: i/o timeout`))
+    }, timeoutMs)
+    dialling.then(
+      (socket) => {
+        clearTimeout(timer)
+        if (late) socket.destroy()
+        else resolve(socket)
+      },
+      (err: unknown) => {
+        clearTimeout(timer)
+        reject(err instanceof Error ? err : new Error(String(err)))
+      },
+    )
+  })
+}
+
+/** Dials the target as its settings say; resolves once connected (TLS verified), rejects worded as Go's dialer. */
+export async function dialTarget(handoff: UpgradeHandoff, dialers?: EgressDialers): Promise<Socket> {
+  const { target } = handoff
+  const url = new URL(target.origin)
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80))
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1')
+  const viaProxy = target.egress ? dialers?.get(target.egress) : undefined
+  let tunnel: Socket | undefined
+  if (viaProxy) {
+    tunnel = await withDialTimeout(viaProxy(host, port), target.dialTimeoutMs, url.host)
+    if (url.protocol !== 'https:') return tunnel.resume()
+  }
+  return new Promise((resolve, reject) => {
+    const secure = url.protocol === 'https:'
+    const socket: Socket = secure
+      ? tlsConnect({
+          ...(tunnel ? { socket: tunnel } : {}),
+          host,
+          port,
+          ...(target.serverName ? { servername: target.serverName } : /^[\d.]+$|:/.test(host) ? {} : { servername: host }),
+          ...(target.caBundle ? { ca: decodeCABundle(target.caBundle) } : {}),
+          ...(target.clientCertificate ? { cert: target.clientCertificate.certificate, key: target.clientCertificate.key } : {}),
+          rejectUnauthorized: !target.insecureSkipTLSVerify,
+          ALPNProtocols: ['http/1.1'],
+        })
+      : netConnect({ host, port })
+    const timer = target.dialTimeoutMs
+      ? setTimeout(() => socket.destroy(Object.assign(new Error(`dial tcp ${url.host}: i/o timeout`), { code: 'ETIMEDOUT' })), target.dialTimeoutMs)
+      : undefined
+    const fail = (err: Error): void => {
+      clearTimeout(timer)
+      reject(new Error(connectionFailureReason(err, url)))
+    }
+    socket.once('error', fail)
+    socket.once(secure ? 'secureConnect' : 'connect', () => {
+      clearTimeout(timer)
+      socket.off('error', fail)
+      resolve(socket)
+    })
+  })
+}
+
+/**
+ * A pass-through that lets bytes out at the throttle's rate. Transform holds
+ * back the next chunk until this one is pushed and its output is read, so
+ * at most a chunk or two wait here however fast the sender writes.
+ */
+export function throttleTransform(throttle: ByteThrottle): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      void (async () => {
+        for await (const piece of throttle.pace(chunk)) {
+          // A closed stream stops pacing at once rather than waiting out the rest of the chunk.
+          if (this.destroyed) return
+          this.push(piece)
+        }
+      })().then(() => done(), done)
+    },
+  })
+}
+
+/** Joins the client and the backend: the request head first, then bytes both ways until either side ends. */
+function splice(client: Duplex, backend: Socket, head: Buffer, firstBytes: Buffer, maxBytesPerSec: number): void {
+  backend.write(head)
+  const up = maxBytesPerSec > 0 ? throttleTransform(new ByteThrottle(maxBytesPerSec)) : undefined
+  const down = maxBytesPerSec > 0 ? throttleTransform(new ByteThrottle(maxBytesPerSec)) : undefined
+  if (up) {
+    if (firstBytes.length) up.write(firstBytes)
+    client.pipe(up).pipe(backend)
+  } else {
+    if (firstBytes.length) backend.write(firstBytes)
+    client.pipe(backend)
+  }
+  if (down) backend.pipe(down).pipe(client)
+  else backend.pipe(client)
+  const end = (): void => {
+    client.destroy()
+    backend.destroy()
+    up?.destroy()
+    down?.destroy()
+  }
+  client.once('error', end)
+  backend.once('error', end)
+  client.once('close', end)
+  backend.once('close', end)
+}
+
+/** Answers one `upgrade` event of the listener. */
+export async function handleUpgrade(
+  server: UpgradeServer,
+  info: ConnectionInfo,
+  req: IncomingMessage,
+  socket: Duplex,
+  firstBytes: Buffer,
+  /** `--max-connection-bytes-per-sec`: the most each direction moves a second; 0 is unlimited. */
+  maxBytesPerSec = 0,
+  dialers?: EgressDialers,
+): Promise<void> {
+  socket.on('error', () => socket.destroy())
+  let handoff: UpgradeHandoff | undefined
+  const response = await server.fetch(toRequest(req), {
+    ...info,
+    passUpgrade: (h) => {
+      handoff = h
+    },
+  })
+  if (!handoff) return writeResponse(socket, response)
+  await response.body?.cancel().catch(() => {})
+  if (handoff.simulated) return playSimulatedStream(req, socket, firstBytes, handoff.simulated)
+  let backend: Socket
+  try {
+    backend = await dialTarget(handoff, dialers)
+  } catch (err) {
+    // Upstream's upgrade proxy words a failed dial so.
+    const message = `error dialing backend: ${err instanceof Error ? err.message : String(err)}`
+    return writeResponse(socket, statusResponse(new StatusError(500, '' as StatusReason, message)))
+  }
+  if (socket.destroyed) {
+    backend.destroy()
+    return
+  }
+  const url = new URL(handoff.target.origin)
+  splice(socket, backend, requestHead(handoff, url.host), firstBytes, maxBytesPerSec)
+}

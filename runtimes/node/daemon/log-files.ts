@@ -1,0 +1,34 @@
+/**
+ * The log directory `/logs/` serves (`--enable-logs-handler`): /var/log, as
+ * upstream. Read-only, and nothing outside it: a link that resolves
+ * elsewhere is treated as absent.
+ */
+import { createReadStream } from 'node:fs'
+import { readdir, realpath, stat } from 'node:fs/promises'
+import { join, sep } from 'node:path'
+import { Readable } from 'node:stream'
+import type { LogFileEntry, LogFiles } from '../../../core/ports.js'
+
+export const DEFAULT_LOG_DIR = '/var/log'
+
+export function nodeLogFiles(root: string = DEFAULT_LOG_DIR): LogFiles {
+  return {
+    async read(path: string): Promise<LogFileEntry | undefined> {
+      try {
+        const base = await realpath(root)
+        const real = await realpath(join(base, path))
+        if (real !== base && !real.startsWith(base + sep)) return undefined
+        const info = await stat(real)
+        if (info.isDirectory()) {
+          const entries = await readdir(real, { withFileTypes: true })
+          return { kind: 'directory', entries: entries.map((e) => (e.isDirectory() ? `${e.name}/` : e.name)).sort() }
+        }
+        if (!info.isFile()) return undefined
+        return { kind: 'file', size: info.size, body: Readable.toWeb(createReadStream(real, { end: Math.max(info.size - 1, 0) })) as ReadableStream<Uint8Array> }
+      } catch {
+        // Missing or unreadable: the same answer as for a path that does not exist.
+        return undefined
+      }
+    },
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * The webhook client of the Node runtime: HTTPS that trusts exactly the
+ * config's caBundle (the platform's CAs when there is none) and presents the
+ * config's client certificate, a deadline per call, JSON both ways for
+ * webhooks and plain GETs for OIDC discovery. Connections are kept per TLS
+ * setting and reused.
+ */
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
+import { type Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import {
+  describeHttpFailure,
+  getFailure,
+  type GetOptions,
+  MAX_WEBHOOK_RESPONSE_BYTES,
+  parseWebhookReply,
+  postFailure,
+  type WebhookClient,
+  type WebhookTarget,
+} from '../../../core/crd/webhook-client.js'
+import type { EgressDialers } from '../adapter/egress-dialer.js'
+import { httpsAgents } from './https-agents.js'
+import { connectionFailureReason as reasonOf } from '../adapter/tls-errors.js'
+import { TRACER_NAME } from '../../../core/tracing/context.js'
+
+export interface NodeWebhookClient extends WebhookClient {
+  /**
+   * POSTs a JSON body and resolves on any 2xx answer without reading it as
+   * JSON (an audit receiver's reply carries nothing); rejects as `post` does.
+   */
+  postIgnoringReply(config: WebhookTarget, body: string, timeoutMs: number, headers?: Record<string, string>): Promise<void>
+  /** Drops the kept connections. */
+  close(): void
+}
+
+function readBody(response: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    response.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size > MAX_WEBHOOK_RESPONSE_BYTES) {
+        response.destroy(new Error(`response larger than ${MAX_WEBHOOK_RESPONSE_BYTES} bytes`))
+        return
+      }
+      chunks.push(chunk)
+    })
+    response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+    response.on('error', reject)
+    response.on('aborted', () => reject(new Error('the connection was closed before the response ended')))
+  })
+}
+
+
+/** `dialers`: the proxies of the egress selections (a target's `egress` picks one). */
+export function nodeWebhookClient(dialers?: EgressDialers): NodeWebhookClient {
+  const tlsAgents = httpsAgents(dialers)
+
+
+  /**
+   * One call; answers status and body text, or rejects with the reason worded for a client of Kubernetes.
+   * Inside a traced request, the call is a CLIENT span (otelhttp's `HTTP <method>`) whose context
+   * the webhook receives in `traceparent`.
+   */
+  async function send(
+    config: WebhookTarget,
+    method: 'GET' | 'POST',
+    headers: Record<string, string | number>,
+    payload: Buffer | undefined,
+    timeoutMs: number,
+  ): Promise<{ status: number; text: string }> {
+    if (!trace.getSpan(context.active())?.isRecording()) return sendUntraced(config, method, headers, payload, timeoutMs)
+    const tracer = trace.getTracer(TRACER_NAME)
+    const attributes = { 'http.method': method, 'http.url': config.url! }
+    return tracer.startActiveSpan(`HTTP ${method}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      const carrier: Record<string, string> = {}
+      propagation.inject(context.active(), carrier)
+      try {
+        const response = await sendUntraced(config, method, { ...headers, ...carrier }, payload, timeoutMs)
+        span.setAttribute('http.status_code', response.status)
+        if (response.status >= 400) span.setStatus({ code: SpanStatusCode.ERROR })
+        return response
+      } catch (err) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message })
+        throw err
+      } finally {
+        span.end()
+      }
+    })
+  }
+
+  async function sendUntraced(
+    config: WebhookTarget,
+    method: 'GET' | 'POST',
+    headers: Record<string, string | number>,
+    payload: Buffer | undefined,
+    timeoutMs: number,
+  ): Promise<{ status: number; text: string }> {
+    const url = new URL(config.url!)
+    const secure = url.protocol === 'https:'
+    const agent: HttpAgent = secure ? tlsAgents.agentFor(config) : tlsAgents.plainAgentFor(config.egress)
+    const request = secure ? httpsRequest : httpRequest
+    return new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(url, { method, agent, headers })
+      const timer = setTimeout(() => {
+        req.destroy(new Error(`context deadline exceeded (no answer within ${timeoutMs}ms)`))
+      }, timeoutMs)
+      const fail = (err: unknown) => {
+        clearTimeout(timer)
+        reject(new Error(reasonOf(err, url)))
+      }
+      req.on('error', fail)
+      req.on('response', (res) => {
+        readBody(res).then((text) => {
+          clearTimeout(timer)
+          resolve({ status: res.statusCode ?? 0, text })
+        }, fail)
+      })
+      req.end(payload)
+    })
+  }
+
+  /** POSTs a JSON text; the answer's text when its status is 2xx, a failure naming the URL otherwise. */
+  async function postJson(config: WebhookTarget, body: string, timeoutMs: number, extra: Record<string, string> = {}): Promise<string> {
+    if (!config.url) throw new Error('the webhook client config has no url')
+    const payload = Buffer.from(body)
+    const headers = {
+      ...extra,
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'content-length': payload.length,
+      ...(config.bearerToken ? { authorization: `Bearer ${config.bearerToken}` } : {}),
+    }
+    let response: { status: number; text: string }
+    try {
+      response = await send(config, 'POST', headers, payload, timeoutMs)
+    } catch (err) {
+      throw postFailure(config.url, (err as Error).message)
+    }
+    if (response.status < 200 || response.status > 299) throw postFailure(config.url, describeHttpFailure(response.status, response.text), response.status)
+    return response.text
+  }
+
+  async function post(config: WebhookTarget, body: unknown, timeoutMs: number): Promise<unknown> {
+    const text = await postJson(config, JSON.stringify(body), timeoutMs)
+    try {
+      return parseWebhookReply(text)
+    } catch (err) {
+      throw postFailure(config.url!, (err as Error).message)
+    }
+  }
+
+  async function postIgnoringReply(config: WebhookTarget, body: string, timeoutMs: number, extra: Record<string, string> = {}): Promise<void> {
+    await postJson(config, body, timeoutMs, extra)
+  }
+
+  async function get(config: WebhookTarget, { headers = {}, timeoutMs }: GetOptions): Promise<string> {
+    if (!config.url) throw new Error('the client config has no url')
+    let response: { status: number; text: string }
+    try {
+      response = await send(config, 'GET', headers, undefined, timeoutMs)
+    } catch (err) {
+      throw getFailure(config.url, (err as Error).message)
+    }
+    if (response.status < 200 || response.status > 299) throw getFailure(config.url, describeHttpFailure(response.status, response.text))
+    return response.text
+  }
+
+  return {
+    post,
+    postIgnoringReply,
+    get,
+    close() {
+      tlsAgents.destroy()
+    },
+  }
+}
