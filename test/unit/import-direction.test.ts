@@ -111,7 +111,6 @@ it('the low folders of core build only on what lies below them', () => {
  */
 const KNOWN_FOLDER_CYCLES = [
   'admission <-> registry',
-  'authz <-> resources',
   'crd <-> resources',
   'registry <-> resources',
 ]
