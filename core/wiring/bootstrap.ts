@@ -18,6 +18,7 @@ import { BOOTSTRAP_CONTROLLER } from '../lifecycle/startup-parts.js'
 import type { Logger } from '../logging/logger.js'
 import type { ApiServerOptions } from '../options/api-server-options.js'
 import type { Registry } from '../registry/registry.js'
+import { storedObjects } from '../registry/stored-objects.js'
 
 export interface BootstrapWiring {
   readonly options: ApiServerOptions
@@ -47,7 +48,7 @@ export function registerBootstrap({ options, registry, membership, services, now
   const rbacAuthorizes = (options.authorizationConfiguration?.map((s) => s.type) ?? options.authorizationModes ?? []).includes('RBAC')
   const postStartHooks = [
     (options.bootstrapPriorityClasses ?? true) ? systemPriorityClassesHook(registry, now, logger) : undefined,
-    priorityAndFairness && (options.bootstrapFlowControl ?? true) ? flowControlBootstrapHook(registry, now, logger) : undefined,
+    priorityAndFairness && (options.bootstrapFlowControl ?? true) ? flowControlBootstrapHook(registry.catalogue, storedObjects(registry), now, logger) : undefined,
     (options.bootstrapRbacPolicy ?? rbacAuthorizes) ? rbacBootstrapHook(registry, now, logger) : undefined,
   ]
   for (const hook of postStartHooks) {
