@@ -37,6 +37,7 @@ import { serverMajorMinor } from './options/flags/versions.js'
 import type { ConnectionInfo, ServerPorts } from './ports.js'
 import { fetchProxyTransport } from './proxy/transport.js'
 import { Registry } from './registry/registry.js'
+import { storedObjects } from './registry/stored-objects.js'
 import { withSimulatedAgents } from './simulation/agent.js'
 import { simulatedNodesOptions } from './simulation/index.js'
 import { builtinEntries } from './resources/builtin.js'
@@ -182,7 +183,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     const host = options.externalHostname ?? options.advertiseAddress ?? '127.0.0.1'
     return `${host.includes(':') ? `[${host}]` : host}${securePort ? `:${securePort}` : ''}`
   }
-  const context = { registry, informers, client, options, logger, now, webhookClient, metrics }
+  const context = { registry, catalogue, stored: storedObjects(registry), informers, client, options, logger, now, webhookClient, metrics }
   const chains = assembleSecurity(late, { ...context, runOnce: membership.runOnce, externalAddress, hooks })
   const serving = options.serving ?? {}
   // Priority and fairness replaces max-in-flight unless turned off (--enable-priority-and-fairness=false).
@@ -193,13 +194,13 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   })
   // Custom resources defined before a restart are served from the first request on.
   hooks.manage(CRD_INFORMER_SYNCED, crdController)
-  const flowControl = priorityAndFairness ? new FlowControl(registry, informers, metrics, logger, now, flowControlLimits(options)) : undefined
+  const flowControl = priorityAndFairness ? new FlowControl(context.stored, informers, metrics, logger, now, flowControlLimits(options)) : undefined
   hooks.manage(FLOW_CONTROL_CONSUMER, flowControl)
   // The flow schemas written at start are in force, and their status written, before the first request.
   if (flowControl) hooks.onStart('settle', FLOW_CONTROL_CONSUMER, () => flowControl.settle())
   // API aggregation: follows APIServices from the start, so that the first request after ready finds them.
   const aggregator = options.aggregation
-    ? startAggregator(options.aggregation, { registry, informers, transport, ...(options.authentication?.requestHeader ? { requestHeader: options.authentication.requestHeader } : {}), now, logger })
+    ? startAggregator(options.aggregation, { objects: { catalogue, stored: context.stored }, informers, transport, ...(options.authentication?.requestHeader ? { requestHeader: options.authentication.requestHeader } : {}), now, logger })
     : undefined
   if (aggregator) {
     // The local APIServices exist before the first request, as upstream's autoregister-completion check waits for.

@@ -17,7 +17,6 @@ import { ConfigFileError } from '../config/decode.js'
 import type { WebhookClient } from '../crd/webhook-client.js'
 import type { ApiServerOptions } from '../options/api-server-options.js'
 import type { Logger } from '../logging/logger.js'
-import type { Registry } from '../registry/registry.js'
 import { namespaces } from '../resources/core/namespaces.js'
 import { certificateApprovalFactory } from './builtin/certificate-approval.js'
 import { certificateSigningFactory } from './builtin/certificate-signing.js'
@@ -63,15 +62,21 @@ import { decodeImagePolicySettings, imagePolicyWebhook } from './builtin/image-p
 import { mutatingAdmissionPolicyPlugin, validatingAdmissionPolicyPlugin } from './policy/plugins.js'
 import { limitRangerPlugin } from './builtin/limit-ranger-plugin.js'
 import { podSecurityPlugin } from './pod-security/plugin.js'
-import { resourceQuotaPlugin } from './quota/plugin.js'
+import { type QuotaStorage, resourceQuotaPlugin } from './quota/plugin.js'
 import type { RunOnce } from '../controllers/run-once.js'
 import type { InformerFactory } from '../client/informer-factory.js'
 import type { ObjectClient } from '../client/object-client.js'
+import type { StoredObjects } from '../client/stored-objects.js'
+import type { Catalogue } from '../resources/catalogue.js'
 
 /** What a plugin's factory may use. Everything is shared with the rest of the server: a plugin keeps no storage of its own. */
 export interface AdmissionPluginContext {
-  /** Reads (and, for plugins with an in-process controller, writes) objects; prefer a watch-fed index to a read per request. */
-  readonly registry: Registry
+  /** The resources served, as the catalogue has them now. */
+  readonly catalogue: Catalogue
+  /** Objects as stored, below the API (in-memory lookups, the writes of a plugin's in-process controller); prefer a watch-fed index to a read per request. */
+  readonly stored: StoredObjects
+  /** ResourceQuota's charges in the quotas' storage and its usage controller. */
+  readonly quotaStorage: QuotaStorage
   /** One informer per resource, shared with the rest of the server: what a plugin reads on each request. */
   readonly informers: InformerFactory
   /** The server's own API as the loopback identity, through authorization and admission: what a plugin's controller writes with. */
@@ -143,17 +148,15 @@ function required<T>(name: string, decode: (raw: unknown, source: string) => T) 
 
 /** Every plugin the server implements, by the name `--enable-admission-plugins` takes. */
 export const ADMISSION_PLUGIN_FACTORIES: { readonly [N in AdmissionPluginName]?: AdmissionPluginFactory } = {
-  NamespaceLifecycle: ({ registry }) => {
-    const store = () => registry.store(namespaces)
-    return namespaceLifecycle((name) => store().storage.get(store().key('', name)), {
-      // The watch cache's copy, read-only (the plugin only looks at it); "0" lets the cache answer at once.
-      readCached: (name) => store().storage.get(store().key('', name), { resourceVersion: '0', readOnly: true }),
-    })
-  },
+  NamespaceLifecycle: ({ stored }) =>
+    namespaceLifecycle((name) => stored.find(namespaces, '', name), {
+      // The watch cache's copy, read-only (the plugin only looks at it).
+      readCached: (name) => stored.find(namespaces, '', name, { cached: true }),
+    }),
   AlwaysAdmit: ({ logger }) => alwaysAdmit(logger),
   AlwaysDeny: ({ logger }) => alwaysDeny(logger),
   NamespaceExists: (c) => reading(c, namespaces, namespaceExists),
-  NamespaceAutoProvision: (c) => reading(c, namespaces, (live) => namespaceAutoProvision(c.registry, live, c.now)),
+  NamespaceAutoProvision: (c) => reading(c, namespaces, (live) => namespaceAutoProvision(c.stored, live, c.now)),
   ServiceAccount: (c) => reading(c, serviceAccounts, (live) => serviceAccount(live)),
   Priority: (c) => reading(c, priorityClasses, priority),
   DefaultTolerationSeconds: ({ options }) =>

@@ -9,7 +9,6 @@ import { followInformer } from '../client/informer.js'
 import type { RequestHeaderOptions } from '../authn/authentication-options.js'
 import type { Logger } from '../logging/logger.js'
 import type { ProxyTransport } from '../proxy/transport.js'
-import type { Registry } from '../registry/registry.js'
 import type { UserInfo } from '../machinery/object.js'
 import { APIREGISTRATION_GROUP, type ApiService, readApiService } from './apiservice.js'
 import { probeApiService, recordAvailability } from './availability.js'
@@ -18,7 +17,7 @@ import { keepLocalApiServices } from './local-apiservices.js'
 import { type AggregatedOpenApi, followOpenApiSpecs } from './openapi-specs.js'
 import { aggregatorProxy } from './proxy-handler.js'
 import { type RemoteGroup, remoteGroups } from './remote-discovery.js'
-import { serviceLocator } from './service-location.js'
+import { type AggregatorObjects, serviceLocator } from './service-location.js'
 
 export interface AggregationOptions {
   /** Proxy to an address of the Service's endpoints rather than its cluster IP (`--enable-aggregator-routing`). @default false */
@@ -48,7 +47,8 @@ export interface Aggregator {
 }
 
 export interface AggregatorDeps {
-  registry: Registry
+  /** The catalogue served and objects as stored: APIServices kept and their status written, services located. */
+  objects: AggregatorObjects
   /** The APIServices are followed through the shared informer. */
   informers: InformerFactory
   transport: ProxyTransport
@@ -62,14 +62,14 @@ const DEFAULT_OPENAPI_INTERVAL_MS = 60_000
 
 /** Undefined when APIServices are not served (`--runtime-config` turned apiregistration.k8s.io off). */
 export function startAggregator(options: AggregationOptions, deps: AggregatorDeps): Aggregator | undefined {
-  const { registry, now, logger } = deps
-  const entry = registry.catalogue.lookup(APIREGISTRATION_GROUP, 'v1', 'apiservices')
+  const { objects, now, logger } = deps
+  const entry = objects.catalogue.lookup(APIREGISTRATION_GROUP, 'v1', 'apiservices')
   if (!entry) return undefined
-  const local = keepLocalApiServices(registry, now, logger)
-  const locate = serviceLocator(registry, options.enableAggregatorRouting ?? false)
+  const local = keepLocalApiServices(objects, now, logger)
+  const locate = serviceLocator(objects, options.enableAggregatorRouting ?? false)
   const names = identityHeaderNames(deps.requestHeader)
   const probeDeps = {
-    registry,
+    objects,
     transport: deps.transport,
     locate,
     ...(options.proxyClientCertificate ? { clientCertificate: options.proxyClientCertificate } : {}),
@@ -83,7 +83,7 @@ export function startAggregator(options: AggregationOptions, deps: AggregatorDep
   const discovery = new Map<string, { spec: string; list: unknown }>()
   const gvKey = (group: string, version: string) => `${group}/${version}`
   const specKey = (api: ApiService) => JSON.stringify(api.object['spec'] ?? {})
-  const servedLocally = (group: string, version: string) => registry.catalogue.hasGroupVersion(group, version)
+  const servedLocally = (group: string, version: string) => objects.catalogue.hasGroupVersion(group, version)
 
   const probing = new Set<string>()
   const probe = async (name: string): Promise<void> => {
@@ -94,7 +94,7 @@ export function startAggregator(options: AggregationOptions, deps: AggregatorDep
       const result = await probeApiService(api, probeDeps)
       if (result.discovery !== undefined) discovery.set(name, { spec: specKey(api), list: result.discovery })
       const current = byName.get(name)
-      if (current && specKey(current) === specKey(api)) await recordAvailability(registry, current, result.condition, now)
+      if (current && specKey(current) === specKey(api)) await recordAvailability(objects, current, result.condition, now)
     } catch (err) {
       logger.warn({ apiService: name, err: String(err) }, 'cannot record the availability of an APIService')
     } finally {
@@ -143,7 +143,7 @@ export function startAggregator(options: AggregationOptions, deps: AggregatorDep
       const api = byGroupVersion.get(gvKey(group, version))
       return api?.service ? api : undefined
     },
-    groups: () => remoteGroups(byName.values(), (group) => registry.catalogue.entries.some((e) => e.group === group)),
+    groups: () => remoteGroups(byName.values(), (group) => objects.catalogue.entries.some((e) => e.group === group)),
     discoveryOf(api) {
       const kept = discovery.get(api.name)
       return kept && kept.spec === specKey(api) ? kept.list : undefined

@@ -11,19 +11,18 @@
 import { ADMIN_IDENTITY } from '../machinery/identities.js'
 import type { Logger } from '../logging/logger.js'
 import type { ProxyTransport } from '../proxy/transport.js'
-import type { Registry } from '../registry/registry.js'
 import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import { APIREGISTRATION_GROUP, type ApiService, type AvailableCondition, withAvailableCondition } from './apiservice.js'
 import { identityHeaderLines, type IdentityHeaderNames } from './identity-headers.js'
 import { readBounded } from './read-bounded.js'
-import { readService, type ServiceLocation } from './service-location.js'
+import { type AggregatorObjects, readService, type ServiceLocation } from './service-location.js'
 
 const PROBE_TIMEOUT_MS = 5000
 /** A discovery document larger than this is not kept. */
 const MAX_DISCOVERY_BYTES = 4 * 1024 * 1024
 
 export interface AvailabilityDeps {
-  registry: Registry
+  objects: AggregatorObjects
   transport: ProxyTransport
   locate: (ref: NonNullable<ApiService['service']>) => Promise<ServiceLocation>
   clientCertificate?: { certificate: string; key: string }
@@ -40,20 +39,17 @@ export interface ProbeResult {
 
 type EndpointSubset = { addresses?: unknown[]; ports?: { name?: string }[] }
 
-async function readEndpoints(registry: Registry, namespace: string, name: string): Promise<KubeObject | undefined> {
-  const entry = registry.catalogue.lookup('', 'v1', 'endpoints')
+async function readEndpoints(objects: AggregatorObjects, namespace: string, name: string): Promise<KubeObject | undefined> {
+  const entry = objects.catalogue.lookup('', 'v1', 'endpoints')
   if (!entry) return undefined
-  return registry
-    .store(entry)
-    .get(namespace, name)
-    .catch(() => undefined)
+  return objects.stored.get(entry, namespace, name).catch(() => undefined)
 }
 
 /** One check of one aggregated APIService; never throws. */
 export async function probeApiService(api: ApiService, deps: AvailabilityDeps): Promise<ProbeResult> {
   const ref = api.service!
   const where = `service/${ref.name} in ${JSON.stringify(ref.namespace)}`
-  const service = await readService(deps.registry, ref)
+  const service = await readService(deps.objects, ref)
   if (!service) return { condition: { status: 'False', reason: 'ServiceNotFound', message: `${where} is not present` } }
   const spec = isPlainObject(service['spec']) ? service['spec'] : {}
   if ((spec['type'] ?? 'ClusterIP') === 'ClusterIP') {
@@ -61,7 +57,7 @@ export async function probeApiService(api: ApiService, deps: AvailabilityDeps): 
     const port = ports.find((p) => p['port'] === ref.port)
     if (!port) return { condition: { status: 'False', reason: 'ServicePortError', message: `${where} is not listening on port ${ref.port}` } }
     const portName = typeof port['name'] === 'string' ? port['name'] : ''
-    const endpoints = await readEndpoints(deps.registry, ref.namespace, ref.name)
+    const endpoints = await readEndpoints(deps.objects, ref.namespace, ref.name)
     if (!endpoints) return { condition: { status: 'False', reason: 'EndpointsNotFound', message: `cannot find endpoints for ${where}` } }
     const subsets = (Array.isArray(endpoints['subsets']) ? endpoints['subsets'] : []) as EndpointSubset[]
     const ready = subsets.some((s) => (s.addresses?.length ?? 0) > 0 && (s.ports ?? []).some((p) => (p.name ?? '') === portName))
@@ -116,11 +112,9 @@ export async function probeApiService(api: ApiService, deps: AvailabilityDeps): 
 const passed: AvailableCondition = { status: 'True', reason: 'Passed', message: 'all checks passed' }
 
 /** Writes the condition when it changed; the write goes through the status subresource, as upstream's UpdateStatus. */
-export async function recordAvailability(registry: Registry, api: ApiService, condition: AvailableCondition, now: () => Date): Promise<void> {
+export async function recordAvailability(objects: AggregatorObjects, api: ApiService, condition: AvailableCondition, now: () => Date): Promise<void> {
   if (!withAvailableCondition(api.object, condition, now())) return
-  const entry = registry.catalogue.lookup(APIREGISTRATION_GROUP, 'v1', 'apiservices')
+  const entry = objects.catalogue.lookup(APIREGISTRATION_GROUP, 'v1', 'apiservices')
   if (!entry) return
-  await registry
-    .store(entry)
-    .update('', api.name, (obj) => withAvailableCondition(obj, condition, now()) ?? obj, { user: ADMIN_IDENTITY, now: now(), dryRun: false }, 'status')
+  await objects.stored.update(entry, '', api.name, (obj) => withAvailableCondition(obj, condition, now()) ?? obj, { user: ADMIN_IDENTITY, now: now() }, 'status')
 }

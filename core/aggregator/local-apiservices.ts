@@ -12,11 +12,11 @@
 import { hasStatusCode } from '../machinery/status-error.js'
 import { ADMIN_IDENTITY } from '../machinery/identities.js'
 import type { Logger } from '../logging/logger.js'
-import type { Registry } from '../registry/registry.js'
 import type { Catalogue, ResourceEntry } from '../resources/catalogue.js'
 import type { KubeObject } from '../machinery/object.js'
 import { APIREGISTRATION_GROUP, apiServiceName, AUTOMANAGED_LABEL, readApiService, withAvailableCondition } from './apiservice.js'
 import { localPriority } from './priorities.js'
+import type { AggregatorObjects } from './service-location.js'
 
 export const LOCAL_AVAILABLE = { status: 'True', reason: 'Local', message: 'Local APIServices are always available' } as const
 
@@ -56,31 +56,32 @@ export interface LocalApiServices {
   stop(): void
 }
 
-export function keepLocalApiServices(registry: Registry, now: () => Date, logger: Logger): LocalApiServices | undefined {
-  const entry = registry.catalogue.lookup(APIREGISTRATION_GROUP, 'v1', 'apiservices')
+export function keepLocalApiServices(objects: AggregatorObjects, now: () => Date, logger: Logger): LocalApiServices | undefined {
+  const entry = objects.catalogue.lookup(APIREGISTRATION_GROUP, 'v1', 'apiservices')
   if (!entry) return undefined
-  const store = registry.store(entry)
-  const ctx = () => ({ user: ADMIN_IDENTITY, now: now(), dryRun: false })
+  const stored = objects.stored
+  const ctx = () => ({ user: ADMIN_IDENTITY, now: now() })
 
   const ensure = async (d: Desired): Promise<void> => {
     const spec = { group: d.group, version: d.version, groupPriorityMinimum: d.groupPriorityMinimum, versionPriority: d.versionPriority }
     let current: KubeObject | undefined
     try {
-      current = await store.get('', d.name)
+      current = await stored.get(entry, '', d.name)
     } catch (err) {
       if (!hasStatusCode(err, 404)) throw err
     }
     if (!current) {
       const body = { apiVersion: `${APIREGISTRATION_GROUP}/v1`, kind: 'APIService', metadata: { name: d.name, labels: { [AUTOMANAGED_LABEL]: d.managed } }, spec }
       try {
-        current = await store.create('', body, ctx())
+        current = await stored.create(entry, '', body, ctx())
       } catch (err) {
         // Another server on the same storage made it first.
         if (!hasStatusCode(err, 409)) throw err
-        current = await store.get('', d.name)
+        current = await stored.get(entry, '', d.name)
       }
     } else if (!sameSpec(current, d) || current.metadata.labels?.[AUTOMANAGED_LABEL] !== d.managed) {
-      current = await store.update(
+      current = await stored.update(
+        entry,
         '',
         d.name,
         (obj) => ({ ...obj, metadata: { ...obj.metadata, labels: { ...obj.metadata.labels, [AUTOMANAGED_LABEL]: d.managed } }, spec }),
@@ -88,17 +89,16 @@ export function keepLocalApiServices(registry: Registry, now: () => Date, logger
       )
     }
     if (withAvailableCondition(current, LOCAL_AVAILABLE, now())) {
-      await store.update('', d.name, (obj) => withAvailableCondition(obj, LOCAL_AVAILABLE, now()) ?? obj, ctx(), 'status')
+      await stored.update(entry, '', d.name, (obj) => withAvailableCondition(obj, LOCAL_AVAILABLE, now()) ?? obj, ctx(), 'status')
     }
   }
 
   /** Deletes a managed, local APIService whose group/version is no longer served. */
   const removeStale = async (desired: Map<string, Desired>): Promise<void> => {
-    const list = await store.storage.list(store.prefix(''))
-    for (const obj of list.items) {
+    for (const obj of await stored.list(entry, '')) {
       const name = obj.metadata.name ?? ''
       if (desired.has(name) || !obj.metadata.labels?.[AUTOMANAGED_LABEL] || readApiService(obj).service) continue
-      await store.delete('', name, {}, ctx()).catch((err: unknown) => {
+      await stored.delete(entry, '', name, ctx()).catch((err: unknown) => {
         if (!hasStatusCode(err, 404)) throw err
       })
     }
@@ -110,7 +110,7 @@ export function keepLocalApiServices(registry: Registry, now: () => Date, logger
   const reconcile = (): Promise<void> => {
     running = running.then(async () => {
       if (stopped) return
-      const desired = desiredLocalApiServices(registry.catalogue)
+      const desired = desiredLocalApiServices(objects.catalogue)
       for (const d of desired.values()) await ensure(d)
       await removeStale(desired)
     })
@@ -118,7 +118,7 @@ export function keepLocalApiServices(registry: Registry, now: () => Date, logger
     return running
   }
   const ready = reconcile()
-  const unsubscribe = registry.catalogue.onChange(() => void reconcile().catch(() => {}))
+  const unsubscribe = objects.catalogue.onChange(() => void reconcile().catch(() => {}))
   return {
     ready: ready.catch(() => {}),
     reconcile,

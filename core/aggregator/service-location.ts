@@ -6,7 +6,8 @@
  * certificate is checked against `<service>.<namespace>.svc` either way.
  */
 import { serviceUnavailable } from '../machinery/status-error.js'
-import type { Registry } from '../registry/registry.js'
+import type { StoredObjects } from '../client/stored-objects.js'
+import type { Catalogue } from '../resources/catalogue.js'
 import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import type { ServiceReference } from './apiservice.js'
 
@@ -20,11 +21,17 @@ type EndpointSubset = { addresses?: { ip?: string }[]; ports?: { name?: string; 
 
 const hostPort = (host: string, port: number): string => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`)
 
-async function read(registry: Registry, resource: string, namespace: string, name: string): Promise<KubeObject | undefined> {
-  const entry = registry.catalogue.lookup('', 'v1', resource)
+/** What the aggregator reads and writes: the catalogue served, and objects as stored (in memory, no request per proxied call). */
+export interface AggregatorObjects {
+  readonly catalogue: Catalogue
+  readonly stored: StoredObjects
+}
+
+async function read(objects: AggregatorObjects, resource: string, namespace: string, name: string): Promise<KubeObject | undefined> {
+  const entry = objects.catalogue.lookup('', 'v1', resource)
   if (!entry) return undefined
   try {
-    return await registry.store(entry).get(namespace, name)
+    return await objects.stored.get(entry, namespace, name)
   } catch {
     return undefined
   }
@@ -35,8 +42,8 @@ function specOf(service: KubeObject): Record<string, unknown> {
 }
 
 /** The Service, or the error upstream's listers give for a missing one. */
-export async function readService(registry: Registry, ref: ServiceReference): Promise<KubeObject | undefined> {
-  return read(registry, 'services', ref.namespace, ref.name)
+export async function readService(objects: AggregatorObjects, ref: ServiceReference): Promise<KubeObject | undefined> {
+  return read(objects, 'services', ref.namespace, ref.name)
 }
 
 function servicePort(service: KubeObject, port: number, name: string): ServicePort {
@@ -47,8 +54,8 @@ function servicePort(service: KubeObject, port: number, name: string): ServicePo
 }
 
 /** Upstream's ResolveCluster. */
-async function clusterLocation(registry: Registry, ref: ServiceReference): Promise<string> {
-  const service = await readService(registry, ref)
+async function clusterLocation(objects: AggregatorObjects, ref: ServiceReference): Promise<string> {
+  const service = await readService(objects, ref)
   if (!service) throw new Error(`service "${ref.name}" not found`)
   const spec = specOf(service)
   const type = typeof spec['type'] === 'string' ? spec['type'] : 'ClusterIP'
@@ -60,13 +67,13 @@ async function clusterLocation(registry: Registry, ref: ServiceReference): Promi
 }
 
 /** Upstream's ResolveEndpoint: the first address of a subset that has the port of the same name. */
-async function endpointLocation(registry: Registry, ref: ServiceReference): Promise<string> {
-  const service = await readService(registry, ref)
+async function endpointLocation(objects: AggregatorObjects, ref: ServiceReference): Promise<string> {
+  const service = await readService(objects, ref)
   if (!service) throw new Error(`service "${ref.name}" not found`)
   const type = String(specOf(service)['type'] ?? 'ClusterIP')
   if (type !== 'ClusterIP' && type !== 'NodePort' && type !== 'LoadBalancer') throw new Error(`unsupported service type "${type}"`)
   const port = servicePort(service, ref.port, ref.name)
-  const endpoints = await read(registry, 'endpoints', ref.namespace, ref.name)
+  const endpoints = await read(objects, 'endpoints', ref.namespace, ref.name)
   const subsets = (Array.isArray(endpoints?.['subsets']) ? endpoints['subsets'] : []) as EndpointSubset[]
   for (const subset of subsets) {
     const target = subset.ports?.find((p) => (p.name ?? '') === (port.name ?? ''))?.port
@@ -76,9 +83,9 @@ async function endpointLocation(registry: Registry, ref: ServiceReference): Prom
   throw serviceUnavailable(`no endpoints available for service "${ref.name}"`)
 }
 
-export function serviceLocator(registry: Registry, endpointRouting: boolean): (ref: ServiceReference) => Promise<ServiceLocation> {
+export function serviceLocator(objects: AggregatorObjects, endpointRouting: boolean): (ref: ServiceReference) => Promise<ServiceLocation> {
   return async (ref) => {
-    const host = endpointRouting ? await endpointLocation(registry, ref) : await clusterLocation(registry, ref)
+    const host = endpointRouting ? await endpointLocation(objects, ref) : await clusterLocation(objects, ref)
     return { origin: `https://${host}`, serverName: `${ref.name}.${ref.namespace}.svc` }
   }
 }

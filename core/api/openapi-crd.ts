@@ -12,7 +12,7 @@
  * fields are kept (it would otherwise refuse them); a root that keeps unknown
  * fields is published as a bare object.
  */
-import type { JSONSchemaProps } from '../crd/schema.js'
+import type { JSONSchemaProps } from '../crd-schema/schema.js'
 import type { JsonObject, JsonValue } from './openapi.js'
 
 export type OpenApiFlavour = 'v3' | 'v2'

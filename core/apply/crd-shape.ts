@@ -14,7 +14,7 @@
  *   apiVersion, kind and a metadata that is the built-in ObjectMeta.
  */
 import { DEDUCED, shapeOfType, type Json, type Shape } from './index.js'
-import { additionalPropertiesSchema, isEmbeddedResource, itemsSchema, preservesUnknownFields, type JSONSchemaProps } from '../crd/schema.js'
+import { additionalPropertiesSchema, isEmbeddedResource, itemsSchema, preservesUnknownFields, type JSONSchemaProps } from '../crd-schema/schema.js'
 
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'
 const LEAF: Shape = { kind: 'leaf' }

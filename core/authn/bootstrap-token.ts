@@ -8,13 +8,14 @@
  * `auth-extra-groups`. A token that fails any check is one this
  * authenticator does not know, as upstream answers.
  */
+import type { StoredObjects } from '../client/stored-objects.js'
 import { base64Decode } from '../machinery/base64.js'
 import { hasStatusCode } from '../machinery/status-error.js'
 import type { Logger } from '../logging/logger.js'
-import type { Registry } from '../registry/registry.js'
 import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import type { TokenAuthenticator } from './bearer-token.js'
 import { constantTimeEqual } from './constant-time.js'
+import type { Catalogue } from '../resources/catalogue.js'
 
 const TOKEN_FORMAT = /^([a-z0-9]{6})\.([a-z0-9]{16})$/
 const SECRET_PREFIX = 'bootstrap-token-'
@@ -57,7 +58,7 @@ function groupsOf(secret: KubeObject): string[] | undefined {
   return [...groups].sort()
 }
 
-export function bootstrapTokenAuthenticator(registry: Registry, now: () => Date, logger: Logger): TokenAuthenticator {
+export function bootstrapTokenAuthenticator(catalogue: Catalogue, stored: StoredObjects, now: () => Date, logger: Logger): TokenAuthenticator {
   const refuse = (secret: KubeObject, why: string): undefined => {
     logger.debug({ module: 'bootstrap-token', secret: `${NAMESPACE}/${secret.metadata.name ?? ''}` }, `bootstrap token ${why}`)
     return undefined
@@ -67,11 +68,11 @@ export function bootstrapTokenAuthenticator(registry: Registry, now: () => Date,
       const match = TOKEN_FORMAT.exec(token)
       if (!match) return undefined
       const [, id = '', tokenSecret = ''] = match
-      const entry = registry.catalogue.lookup('', 'v1', 'secrets')
+      const entry = catalogue.lookup('', 'v1', 'secrets')
       if (!entry) return undefined
       let secret: KubeObject
       try {
-        secret = await registry.store(entry).get(NAMESPACE, `${SECRET_PREFIX}${id}`)
+        secret = await stored.get(entry, NAMESPACE, `${SECRET_PREFIX}${id}`)
       } catch (err) {
         if (hasStatusCode(err, 404)) return undefined
         return { error: (err as Error).message }

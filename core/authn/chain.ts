@@ -58,7 +58,7 @@ function tokenAuthenticators(
   const apiAudiences = apiAudiencesOf(ctx)
   const parts: Part<TokenAuthenticator>[] = []
   if (auth.tokens?.length) parts.push({ value: audienceAgnostic(apiAudiences, staticTokenAuthenticator(auth.tokens)) }) // --token-auth-file
-  if (auth.bootstrapTokens) parts.push({ value: audienceAgnostic(apiAudiences, bootstrapTokenAuthenticator(ctx.registry, ctx.now, ctx.logger)) })
+  if (auth.bootstrapTokens) parts.push({ value: audienceAgnostic(apiAudiences, bootstrapTokenAuthenticator(ctx.catalogue, ctx.stored, ctx.now, ctx.logger)) })
   if (serviceAccounts) {
     // Legacy then bound tokens; the first carries the loading of their keys (and the stop of an external signer's refresh).
     const [legacy, bound] = serviceAccounts.value.authenticators

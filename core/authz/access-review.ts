@@ -3,9 +3,11 @@
  * review's spec read as authorization attributes and put to the same
  * authorizer chain that guards requests.
  */
-import type { AccessDecider } from '../resources/reviews.js'
-import { isPlainObject } from '../machinery/object.js'
+import { isPlainObject, type UserInfo } from '../machinery/object.js'
 import type { Attributes, Authorizer } from './authorizer.js'
+
+/** Decides whether the caller may do what a review's spec describes (the authorizer chain). */
+export type AccessDecider = (user: UserInfo, spec: Record<string, unknown>) => Promise<{ allowed: boolean; reason?: string }>
 
 const text = (v: unknown) => (typeof v === 'string' ? v : '')
 

@@ -155,7 +155,7 @@ const FED = [
 export function nodeMode(ctx: SecurityContext): Part<Authorizer> {
   const graph = new NodeGraph()
   const feeds = FED.flatMap((f) => {
-    const entry = ctx.registry.catalogue.lookup(f.group, f.version, f.resource)
+    const entry = ctx.catalogue.lookup(f.group, f.version, f.resource)
     // A resource not served (--runtime-config) has no objects to relate.
     if (!entry) return []
     return [

@@ -1,65 +1,44 @@
 /**
- * The server's own access to a resource's objects below the request path:
- * the strategy, validation and admission of a write still apply, but no
- * filter does (authentication, authorization, audit, priority and fairness),
- * and a read is the store's. The registry's stores are what answers it.
- *
- * Only what upstream also does beneath the API uses it: start-up writes that
- * every server start pays for in count (the bootstrap policy, the system
- * priority classes), leases that keep a server's membership and must not wait
- * in a flow control queue, storage watches of every stored resource (the
- * garbage collector, the namespace and quota controllers), the finalize of a
- * namespace, and a custom resource's storage as its definition changes.
- * Everything else reads through informers and writes through ObjectClient.
+ * Objects as stored, reached below the API: no request through the chain,
+ * no authorization, reads without admission. What upstream's components
+ * reach through their storage rather than a client: a token request reading
+ * the service account and the objects a token is bound to, the
+ * node-restriction plugin's lookups on a kubelet's writes, the namespace
+ * NamespaceLifecycle checks on every write. Reads stay in memory (or on the
+ * server's own store), never a round trip. The registry implements it.
  */
-import type { LabelSelector } from '../machinery/label-selector.js'
-import type { KubeList, KubeObject, UserInfo } from '../machinery/object.js'
-import type { Preconditions, Storage } from '../storage/interface.js'
+import type { KubeObject, UserInfo } from '../machinery/object.js'
+import type { GroupVersionResource } from './informer-factory.js'
 
-/** Who writes, and when. */
-export interface DirectWriteContext {
-  user: UserInfo
-  now: Date
-  /** Always false here: the server's own writes are real. */
-  dryRun: boolean
+/** Who a write below the API is made as, and when. */
+export interface StoredWriteContext {
+  readonly user: UserInfo
+  readonly now: Date
   /** The manager the write is recorded under in managedFields. */
-  fieldManager?: string
+  readonly fieldManager?: string
 }
 
-export interface DirectListQuery {
-  labelSelector?: LabelSelector
-  allowWatchBookmarks: boolean
-}
-
-export interface DirectDeleteOptions {
-  preconditions?: Preconditions
-  propagationPolicy?: string
-}
-
-/** One resource's objects, as its store keeps them (`Entry` is what names the resource: a catalogue entry). */
-export interface StoredObjects<Entry = unknown> {
-  readonly entry: Entry
-  /** Where the objects live, for a watch or a read of every namespace's at once. */
-  readonly storage: Storage
-  /** The storage key prefix of the namespace's objects (every namespace's with ''). */
-  prefix(namespace: string): string
-  /** The storage key of one object. */
-  key(namespace: string, name: string): string
-  get(namespace: string, name: string): Promise<KubeObject>
-  list(namespace: string, query: DirectListQuery): Promise<KubeList>
-  create(namespace: string, body: unknown, ctx: DirectWriteContext): Promise<KubeObject>
-  /** Reads, changes with `next` and writes, again on a conflict; through `status`, the status alone. */
-  update(namespace: string, name: string, next: (current: KubeObject) => unknown, ctx: DirectWriteContext, subresource?: 'status'): Promise<KubeObject>
-  delete(namespace: string, name: string, options: DirectDeleteOptions, ctx: DirectWriteContext): Promise<{ object: KubeObject; deleted: boolean }>
-  deleteCollection(namespace: string, query: DirectListQuery, options: DirectDeleteOptions, ctx: DirectWriteContext): Promise<KubeList>
-}
-
-/** Every resource's stored objects. */
-export interface ObjectStores<Entry> {
-  /** The entry's objects (a version stored in another version's form read converted). */
-  store(entry: Entry): StoredObjects<Entry>
-  /** One per stored resource (versions of a resource share their objects): the version kept in storage where there is one. */
-  storedResources(): StoredObjects<Entry>[]
-  /** Every stored namespaced resource once. */
-  namespacedStores(): StoredObjects<Entry>[]
+export interface StoredObjects {
+  /**
+   * The stored object, or a 404 worded as the API words it (also for a resource not served).
+   * `readOnly`: only looked at, never changed, so storage may hand out its own copy.
+   */
+  get(resource: GroupVersionResource, namespace: string, name: string, options?: { readOnly?: boolean }): Promise<KubeObject>
+  /** The stored object, or undefined; `cached`: the watch cache's copy (read-only, not to be changed), answered at once. */
+  find(resource: GroupVersionResource, namespace: string, name: string, options?: { cached?: boolean }): Promise<KubeObject | undefined>
+  /** The stored objects of a namespace (every namespace: ''), as storage lists them; `readOnly` as for get. */
+  list(resource: GroupVersionResource, namespace: string, options?: { readOnly?: boolean }): Promise<KubeObject[]>
+  /** Creates the object as the resource's store does for a request (admission, validation), without the request. */
+  create(resource: GroupVersionResource, namespace: string, object: KubeObject, context: StoredWriteContext): Promise<KubeObject>
+  /** Deletes the object as the resource's store does for a request (admission, finalizers), without the request. */
+  delete(resource: GroupVersionResource, namespace: string, name: string, context: StoredWriteContext): Promise<void>
+  /** Updates the object (or its status) with what `next` makes of the current one, retried on conflicts as the store does. */
+  update(
+    resource: GroupVersionResource,
+    namespace: string,
+    name: string,
+    next: (current: KubeObject) => KubeObject,
+    context: StoredWriteContext,
+    subresource?: 'status',
+  ): Promise<KubeObject>
 }

@@ -12,7 +12,7 @@ import { type CustomResourceDeps, customResourceEntries } from '../crd/entry.js'
 import { hasStatusCode } from '../machinery/status-error.js'
 import { LOOPBACK_IDENTITY } from '../machinery/identities.js'
 import type { Logger } from '../logging/logger.js'
-import type { DirectWriteContext } from '../client/stored-objects.js'
+import type { DirectWriteContext } from '../client/object-stores.js'
 import type { ResourceObjects, StoredResources } from './stored-resources.js'
 import { customResourceDefinitions } from '../resources/groups/apiextensions.js'
 import {

@@ -10,7 +10,7 @@ import { NAMESPACE_FINALIZER, namespaceSpec, namespaces } from '../resources/cor
 import type { KubeObject, UserInfo } from '../machinery/object.js'
 import { LOOPBACK_IDENTITY, NAMESPACE_CONTROLLER_IDENTITY } from '../machinery/identities.js'
 import type { StoredResources } from './stored-resources.js'
-import type { DirectWriteContext } from '../client/stored-objects.js'
+import type { DirectWriteContext } from '../client/object-stores.js'
 
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'] as const
 

@@ -8,7 +8,7 @@
  */
 import { hasStatusCode } from '../machinery/status-error.js'
 import type { Logger } from '../logging/logger.js'
-import type { DirectWriteContext } from '../client/stored-objects.js'
+import type { DirectWriteContext } from '../client/object-stores.js'
 import type { ResourceObjects } from './stored-resources.js'
 import type { KubeObject } from '../machinery/object.js'
 import type { BootstrapBinding } from '../resources/rbac/bootstrap-policy-types.js'

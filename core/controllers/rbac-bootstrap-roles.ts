@@ -10,7 +10,7 @@
 import { hasStatusCode } from '../machinery/status-error.js'
 import { ADMIN_IDENTITY } from '../machinery/identities.js'
 import type { Logger } from '../logging/logger.js'
-import type { DirectWriteContext } from '../client/stored-objects.js'
+import type { DirectWriteContext } from '../client/object-stores.js'
 import type { ResourceObjects, StoredResources } from './stored-resources.js'
 import { namespaces } from '../resources/core/namespaces.js'
 import { clusterRoleBindings, clusterRoles, roleBindings, roles } from '../resources/groups/rbac.js'

@@ -5,7 +5,7 @@
  * default are then dropped, as upstream does before storing.
  */
 import { isPlainObject } from '../machinery/object.js'
-import { additionalPropertiesSchema, itemsSchema, type JSONSchemaProps } from './schema.js'
+import { additionalPropertiesSchema, itemsSchema, type JSONSchemaProps } from '../crd-schema/schema.js'
 
 const isDisallowedNull = (value: unknown, s: JSONSchemaProps): boolean => value === null && !s.nullable
 

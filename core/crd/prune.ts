@@ -14,7 +14,7 @@ import {
   preservesUnknownFields,
   RESOURCE_META_FIELDS,
   type JSONSchemaProps,
-} from './schema.js'
+} from '../crd-schema/schema.js'
 
 /** Drops, in place, what `schema` does not specify; answers the dropped paths (`spec.foo`, `spec.ports[0].x`). */
 export function prune(value: unknown, schema: JSONSchemaProps): string[] {

@@ -18,7 +18,7 @@ import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import type { CustomResourceDefinition } from '../resources/apiextensions/types.js'
 import type { VersionConversion } from '../resources/catalogue.js'
 import { applySchemaDefaults } from './defaults.js'
-import { additionalPropertiesSchema, itemsSchema, type JSONSchemaProps } from './schema.js'
+import { additionalPropertiesSchema, itemsSchema, type JSONSchemaProps } from '../crd-schema/schema.js'
 
 /** Whether a schema holds a default anywhere: without one, reads are left alone. */
 function hasDefaults(s: JSONSchemaProps | undefined): boolean {

@@ -21,7 +21,7 @@ import {
 } from '../machinery/field.js'
 import { isPlainObject } from '../machinery/object.js'
 import { matchesFormat } from '../validation/formats.js'
-import { additionalPropertiesSchema, isIntOrString, itemsSchema, type JSONSchemaProps } from './schema.js'
+import { additionalPropertiesSchema, isIntOrString, itemsSchema, type JSONSchemaProps } from '../crd-schema/schema.js'
 
 export function validateObject(value: unknown, schema: JSONSchemaProps, path: FieldPath): FieldError[] {
   return [...validateValue(value, schema, path), ...validateListSetsAndMaps(value, schema, path)]

@@ -18,6 +18,7 @@ import { isDryRun } from '../registry/delete-options.js'
 import { readDeleteOptions } from './delete-options.js'
 import { evictionDeleteOptions, evictPod } from '../registry/eviction.js'
 import { bindPod } from '../registry/pod-binding.js'
+import { storedObjects } from '../registry/stored-objects.js'
 import { getComponentStatus, listComponentStatuses } from './component-statuses.js'
 import type { ComponentProbe } from '../resources/core/cluster-info.js'
 import type { NodeAgentDeps } from '../nodeagent/connection.js'
@@ -345,7 +346,7 @@ async function handleTokenRequest(
   const warnings = (ctx.warnings ??= [])
   const admission = tokenRequestAdmission(env.registry, entry, info, ctx)
   const call = { namespace: info.namespace, name: info.name, body, now: ctx.now, warnings, admission }
-  const answer = await createTokenRequest(env.registry, await tokens.issuerConfig(), call)
+  const answer = await createTokenRequest({ catalogue: env.registry.catalogue, stored: storedObjects(env.registry) }, await tokens.issuerConfig(), call)
   const format = negotiateOutput(request.headers.get('accept'), { allowTable: false, includeObject: null })
   return withWarnings(objectResponse(answer as Record<string, unknown>, format, 201), warnings)
 }

@@ -17,7 +17,7 @@ import type { ResourceEntry } from '../resources/catalogue.js'
 import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import { typeTable } from '../resources/schema/index.js'
 import { type FieldError, fieldPath, forbiddenField, invalidError, required } from '../machinery/field.js'
-import { applyJsonPatch, mergePatch, parseJsonPatch } from '../registry/json-patch.js'
+import { applyJsonPatch, mergePatch, parseJsonPatch } from '../patch/json-patch.js'
 import type { RequestContext } from '../registry/request-context.js'
 import { writeOptionErrors } from '../registry/write-options.js'
 

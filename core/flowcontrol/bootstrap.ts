@@ -7,10 +7,10 @@
  * an operator took over.
  */
 import { type PostStartHook, postStartHook } from '../controllers/post-start-hook.js'
+import type { StoredObjects } from '../client/stored-objects.js'
 import { hasStatusCode } from '../machinery/status-error.js'
 import { LOOPBACK_IDENTITY } from '../machinery/identities.js'
-import type { Registry } from '../registry/registry.js'
-import type { ResourceEntry } from '../resources/catalogue.js'
+import type { Catalogue, ResourceEntry } from '../resources/catalogue.js'
 import { flowSchemas, priorityLevelConfigurations } from '../resources/groups/flowcontrol.js'
 import type { KubeObject } from '../machinery/object.js'
 import { semanticEqual } from '../resources/rbac/semantic-equal.js'
@@ -23,13 +23,12 @@ const FIELD_MANAGER = 'api-priority-and-fairness-config-producer-v1'
 // The stored spec comes back in Go's field order: only its content counts, or a restart would rewrite every object.
 const sameJson = semanticEqual
 
-async function ensure(registry: Registry, entry: ResourceEntry, wanted: BootstrapObject, now: () => Date): Promise<void> {
-  const store = registry.store(entry)
-  const ctx = { user: LOOPBACK_IDENTITY, now: now(), dryRun: false, fieldManager: FIELD_MANAGER }
+async function ensure(objects: StoredObjects, entry: ResourceEntry, wanted: BootstrapObject, now: () => Date): Promise<void> {
+  const ctx = { user: LOOPBACK_IDENTITY, now: now(), fieldManager: FIELD_MANAGER }
   let stored: KubeObject | undefined
   try {
     // Only compared: the update below starts from a fresh read of its own.
-    stored = await store.get('', wanted.name, undefined, true)
+    stored = await objects.get(entry, '', wanted.name, { readOnly: true })
   } catch (err) {
     if (!hasStatusCode(err, 404)) throw err
   }
@@ -41,7 +40,7 @@ async function ensure(registry: Registry, entry: ResourceEntry, wanted: Bootstra
       spec: wanted.spec,
     }
     try {
-      await store.create('', body, ctx)
+      await objects.create(entry, '', body, ctx)
     } catch (err) {
       // Another server on the same storage made it first.
       if (!hasStatusCode(err, 409)) throw err
@@ -51,17 +50,17 @@ async function ensure(registry: Registry, entry: ResourceEntry, wanted: Bootstra
   const autoUpdate = stored.metadata.annotations?.[AUTO_UPDATE_ANNOTATION]
   const keep = wanted.mandatory ? autoUpdate !== 'false' : autoUpdate === 'true'
   if (!keep || sameJson(stored['spec'], wanted.spec)) return
-  await store.update('', wanted.name, (current) => ({ ...current, spec: wanted.spec }), ctx)
+  await objects.update(entry, '', wanted.name, (current) => ({ ...current, spec: wanted.spec }), ctx)
 }
 
 /** The hook, or undefined when flowcontrol.apiserver.k8s.io/v1 is not served. */
-export function flowControlBootstrapHook(registry: Registry, now: () => Date, logger: Logger): PostStartHook | undefined {
-  const levels = registry.catalogue.lookup(priorityLevelConfigurations.group, priorityLevelConfigurations.version, priorityLevelConfigurations.resource)
-  const schemas = registry.catalogue.lookup(flowSchemas.group, flowSchemas.version, flowSchemas.resource)
+export function flowControlBootstrapHook(catalogue: Catalogue, objects: StoredObjects, now: () => Date, logger: Logger): PostStartHook | undefined {
+  const levels = catalogue.lookup(priorityLevelConfigurations.group, priorityLevelConfigurations.version, priorityLevelConfigurations.resource)
+  const schemas = catalogue.lookup(flowSchemas.group, flowSchemas.version, flowSchemas.resource)
   if (!levels || !schemas) return undefined
   return postStartHook(FLOW_CONTROL_BOOTSTRAP_HOOK, async () => {
     // Levels before the schemas that name them, so no schema is dangling for a moment.
-    await Promise.all(BOOTSTRAP_PRIORITY_LEVELS.map((pl) => ensure(registry, levels, pl, now)))
-    await Promise.all(BOOTSTRAP_FLOW_SCHEMAS.map((fs) => ensure(registry, schemas, fs, now)))
+    await Promise.all(BOOTSTRAP_PRIORITY_LEVELS.map((pl) => ensure(objects, levels, pl, now)))
+    await Promise.all(BOOTSTRAP_FLOW_SCHEMAS.map((fs) => ensure(objects, schemas, fs, now)))
   }, logger)
 }

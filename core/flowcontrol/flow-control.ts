@@ -13,7 +13,7 @@ import type { RequestInfo } from '../machinery/request-info.js'
 import type { Metrics } from '../metrics/metrics.js'
 import type { Logger } from '../logging/logger.js'
 import { LOOPBACK_IDENTITY } from '../machinery/identities.js'
-import type { Registry } from '../registry/registry.js'
+import type { StoredObjects } from '../client/stored-objects.js'
 import { flowSchemas, priorityLevelConfigurations } from '../resources/groups/flowcontrol.js'
 import type { KubeObject, UserInfo } from '../machinery/object.js'
 import { BOOTSTRAP_FLOW_SCHEMAS, BOOTSTRAP_PRIORITY_LEVELS } from './bootstrap-objects.js'
@@ -86,7 +86,7 @@ export class FlowControl {
   readonly ready: Promise<void>
 
   constructor(
-    private readonly registry: Registry,
+    private readonly stored: StoredObjects,
     informers: InformerFactory,
     private readonly metrics: Metrics,
     private readonly logger: Logger,
@@ -116,9 +116,8 @@ export class FlowControl {
   async settle(): Promise<void> {
     await this.ready
     const read = async (entry: typeof flowSchemas, into: Map<string, KubeObject>): Promise<void> => {
-      const store = this.registry.store(entry)
       // Kept as the feeds' objects are, never changed: read-only, so the cache hands out its own (and their compiled form is reused).
-      for (const obj of (await store.storage.list(store.prefix(''), { readOnly: true })).items) into.set(obj.metadata.name ?? '', obj)
+      for (const obj of await this.stored.list(entry, '', { readOnly: true })) into.set(obj.metadata.name ?? '', obj)
     }
     await Promise.all([read(flowSchemas, this.storedSchemas), read(priorityLevelConfigurations, this.storedLevels)])
     this.rebuild()
@@ -248,7 +247,6 @@ export class FlowControl {
 
   /** Upstream's `Dangling` condition on each stored FlowSchema: whether its priority level exists. */
   private async markDangling(): Promise<void> {
-    const store = this.registry.store(flowSchemas)
     for (const schema of this.storedSchemas.values()) {
       const level = compileFlowSchema(schema).levelName
       const dangling = !this.storedLevels.has(level)
@@ -268,7 +266,8 @@ export class FlowControl {
       if (this.danglingWrittenOver.get(name) === seen) continue
       try {
         this.danglingWrittenOver.set(name, seen)
-        await store.update(
+        await this.stored.update(
+          flowSchemas,
           '',
           name,
           (stored) => {
@@ -276,7 +275,7 @@ export class FlowControl {
             const others = (status.conditions ?? []).filter((c) => c['type'] !== 'Dangling')
             return { ...stored, status: { ...status, conditions: [...others, { ...condition, lastTransitionTime: this.now().toISOString().replace(/\.\d+Z$/, 'Z') }] } }
           },
-          { user: LOOPBACK_IDENTITY, now: this.now(), dryRun: false, fieldManager: FIELD_MANAGER },
+          { user: LOOPBACK_IDENTITY, now: this.now(), fieldManager: FIELD_MANAGER },
           'status',
         )
       } catch (err) {

@@ -4,14 +4,26 @@
  * upstream's `apiserver_storage_objects{resource="<resource>[.<group>]"}`.
  */
 import type { Logger } from '../logging/logger.js'
-import type { Registry } from '../registry/registry.js'
 import type { Metrics } from './metrics.js'
 
 export const STORAGE_OBJECTS = 'apiserver_storage_objects'
 const HELP = '[STABLE] Number of stored objects at the time of the last count, by resource; -1 when the count failed.'
 
+/** A resource of the catalogue, as counting names it: virtual ones (reviews) store nothing. */
+interface CountedResource {
+  readonly group: string
+  readonly resource: string
+  readonly virtualCreate?: unknown
+}
+
+/** Where the counts come from: the catalogue's resources, and each one's storage under its key prefix (the registry is one). */
+export interface CountedStorage<R extends CountedResource = CountedResource> {
+  readonly catalogue: { readonly entries: readonly R[] }
+  store(entry: R): { prefix(namespace: string): string; readonly storage: { count(prefix: string): Promise<number> } }
+}
+
 /** Counts once for every stored resource; a failed count is published as -1, as upstream does. */
-export async function countStorageObjects(registry: Registry, metrics: Metrics, logger: Logger): Promise<void> {
+export async function countStorageObjects<R extends CountedResource>(registry: CountedStorage<R>, metrics: Metrics, logger: Logger): Promise<void> {
   const entries = registry.catalogue.entries.filter((e) => !e.virtualCreate)
   // Resources that share storage (events in two groups, HPA versions) are counted once per key prefix.
   const seen = new Set<string>()
@@ -31,7 +43,7 @@ export async function countStorageObjects(registry: Registry, metrics: Metrics, 
 }
 
 /** Starts the periodic count; 0 disables it. Returns the stop function. */
-export function startStorageObjectCounter(registry: Registry, metrics: Metrics, periodMs: number, logger: Logger): () => void {
+export function startStorageObjectCounter<R extends CountedResource>(registry: CountedStorage<R>, metrics: Metrics, periodMs: number, logger: Logger): () => void {
   if (periodMs <= 0) return () => {}
   let stopped = false
   let timer: ReturnType<typeof setTimeout> | undefined

@@ -7,7 +7,8 @@
  * the `--nodeagent-client-*` pair, the dial bounded by `--nodeagent-timeout`.
  */
 import type { ProxyTarget, ProxyTransport } from '../proxy/transport.js'
-import type { Registry } from '../registry/registry.js'
+import type { StoredObjects } from '../client/stored-objects.js'
+import type { Catalogue } from '../resources/catalogue.js'
 import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import { asPlainStatus } from './errors.js'
 
@@ -26,7 +27,9 @@ export interface NodeAgentOptions {
 
 /** What core needs to reach node agents and, for pods/proxy and services/proxy, the cluster network. */
 export interface NodeAgentDeps {
-  registry: Registry
+  /** The resources served, and the nodes, pods, services and endpoint slices read as stored (no request per call). */
+  catalogue: Catalogue
+  stored: StoredObjects
   transport: ProxyTransport
   options: NodeAgentOptions
   /**
@@ -91,9 +94,9 @@ export function agentTarget(options: NodeAgentOptions, host: string, port: numbe
 
 /** Reads the node and answers where its agent listens; a missing node is upstream's NotFound. */
 export async function agentConnection(deps: NodeAgentDeps, nodeName: string, insecureSkipTLSVerify = false): Promise<AgentConnection> {
-  const entry = deps.registry.catalogue.lookup('', 'v1', 'nodes')
+  const entry = deps.catalogue.lookup('', 'v1', 'nodes')
   if (!entry) throw new Error('nodes are not served')
-  const node = await deps.registry.store(entry).get('', nodeName)
+  const node = await deps.stored.get(entry, '', nodeName)
   let host: string
   try {
     host = preferredAddress(node, deps.options.preferredAddressTypes)

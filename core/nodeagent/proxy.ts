@@ -9,7 +9,6 @@
  */
 import { badRequest, serviceUnavailable } from '../machinery/status-error.js'
 import { stripIdentity, identityHeaderNames } from '../aggregator/identity-headers.js'
-import { parseListQuery } from '../registry/list-query.js'
 import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import type { ProxyTarget } from '../proxy/transport.js'
 import { agentConnection, agentTarget, joinHostPort, type NodeAgentDeps } from './connection.js'
@@ -40,9 +39,9 @@ const at = (obj: unknown, ...keys: string[]): unknown =>
   keys.reduce<unknown>((v, k) => (isPlainObject(v) ? v[k] : undefined), obj)
 
 async function read(deps: NodeAgentDeps, resource: string, namespace: string, name: string): Promise<KubeObject> {
-  const entry = deps.registry.catalogue.lookup(resource === 'endpointslices' ? 'discovery.k8s.io' : '', 'v1', resource)
+  const entry = deps.catalogue.lookup(resource === 'endpointslices' ? 'discovery.k8s.io' : '', 'v1', resource)
   if (!entry) throw new Error(`${resource} are not served`)
-  return deps.registry.store(entry).get(namespace, name)
+  return deps.stored.get(entry, namespace, name)
 }
 
 /** Where a proxied call goes: origin and how the connection is secured. */
@@ -103,10 +102,10 @@ export async function serviceProxyLocation(deps: NodeAgentDeps, namespace: strin
     if (!found) throw serviceUnavailable(`no service port ${Number(portName)} found for service ${JSON.stringify(parsed.name)}`)
     portName = typeof found['name'] === 'string' ? found['name'] : ''
   }
-  const entry = deps.registry.catalogue.lookup('discovery.k8s.io', 'v1', 'endpointslices')
+  const entry = deps.catalogue.lookup('discovery.k8s.io', 'v1', 'endpointslices')
   if (!entry) throw serviceUnavailable(`no endpoints available for service ${JSON.stringify(parsed.name)}`)
-  const query = await parseListQuery(new URLSearchParams({ labelSelector: `kubernetes.io/service-name=${parsed.name}` }), entry)
-  const slices = (await deps.registry.store(entry).list(namespace, query)).items
+  // The service's slices: those labelled with its name (kubernetes.io/service-name=<name>).
+  const slices = (await deps.stored.list(entry, namespace, { readOnly: true })).filter((s) => s.metadata.labels?.['kubernetes.io/service-name'] === parsed.name)
   if (slices.length === 0) throw serviceUnavailable(`no endpoints available for service ${JSON.stringify(parsed.name)}`)
   for (const slice of slices) {
     const port = ((slice['ports'] as unknown[] | undefined) ?? []).filter(isPlainObject).find((p) => (p['name'] ?? '') === portName)

@@ -9,7 +9,6 @@ import { queryOf } from '../http/query.js'
 import { resourceNotFound } from '../machinery/status-error.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
 import type { PassUpgrade } from '../proxy/upgrade.js'
-import type { Registry } from '../registry/registry.js'
 import type { NodeAgentDeps } from './connection.js'
 import { podLog } from './logs.js'
 import { forwardProxy, nodeProxyLocation, podProxyLocation, serviceProxyLocation } from './proxy.js'
@@ -34,7 +33,7 @@ export async function handleNodeAgentSubresource(
   request: Request,
   info: RequestInfo,
   entry: ResourceEntry,
-  deps: NodeAgentDeps & { registry: Registry },
+  deps: NodeAgentDeps,
   passUpgrade: PassUpgrade | undefined,
 ): Promise<Response> {
   const url = new URL(request.url)
@@ -49,7 +48,7 @@ export async function handleNodeAgentSubresource(
     return forwardProxy(deps, request, location, path)
   }
   if (entry.resource !== 'pods') throw resourceNotFound()
-  const pod = await deps.registry.store(entry).get(info.namespace, info.name)
+  const pod = await deps.stored.get(entry, info.namespace, info.name)
   if (info.subresource === 'log') return podLog(deps, pod, queryOf(request), request.signal)
   return podStream(deps, info.subresource as 'exec' | 'attach' | 'portforward', pod, request, passUpgrade)
 }

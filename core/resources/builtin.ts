@@ -3,6 +3,7 @@
  * serves by default, group by group in upstream's discovery order (core
  * first; within a group the preferred version first).
  */
+import type { AccessDecider } from '../authz/access-review.js'
 import type { ResourceEntry } from './catalogue.js'
 import { configMaps } from './core/configmaps.js'
 import { bindings, componentStatuses } from './core/cluster-info.js'
@@ -35,7 +36,6 @@ import { resourceEntries } from './groups/resource.js'
 import { priorityClasses } from './groups/scheduling.js'
 import { storageEntries } from './groups/storage.js'
 import {
-  type AccessDecider,
   type RulesResolver,
   localSubjectAccessReviews,
   selfSubjectAccessReviews,

@@ -4,7 +4,7 @@
  * registry never switches on a resource's name.
  */
 import type { WriteAuthorization } from '../authz/rbac/escalation.js'
-import type { JSONSchemaProps } from '../crd/schema.js'
+import type { JSONSchemaProps } from '../crd-schema/schema.js'
 import type { FieldError } from '../machinery/field.js'
 import type { KubeObject, UserInfo } from '../machinery/object.js'
 

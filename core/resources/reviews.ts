@@ -4,6 +4,7 @@
  * token belong to (TokenReview), and may this subject do that (the four
  * access reviews, `kubectl auth can-i`).
  */
+import type { AccessDecider } from '../authz/access-review.js'
 import type { SubjectRules } from '../authz/authorizer.js'
 import { badRequest } from '../machinery/status-error.js'
 import { type FieldError, fieldPath, invalid, invalidError } from '../machinery/field.js'
@@ -12,9 +13,6 @@ import { at, list, record, text } from './columns/values.js'
 import { defineResource } from './define.js'
 import { anyName } from './names.js'
 import { isPlainObject, type KubeObject, type UserInfo } from '../machinery/object.js'
-
-/** Decides whether the caller may do what a review's spec describes (the authorizer chain). */
-export type AccessDecider = (user: UserInfo, spec: Record<string, unknown>) => Promise<{ allowed: boolean; reason?: string }>
 
 /** What the authorizers can list of a user's permissions in a namespace (upstream's RuleResolver). */
 export type RulesResolver = (user: UserInfo, namespace: string) => Promise<SubjectRules>

@@ -1,6 +1,7 @@
 /**
- * What the authenticators and authorizers are built from: the registry they
- * read (service accounts, RBAC objects, bootstrap-token secrets), the
+ * What the authenticators and authorizers are built from: the catalogue,
+ * the objects they read (service accounts, RBAC objects, bootstrap-token
+ * secrets) through informers or as stored, the
  * server's options, and the runtime's ports. One shape for both chains, so a
  * method or mode is added by writing its factory and naming it in the chain.
  */
@@ -8,12 +9,16 @@ import type { Metrics } from '../metrics/metrics.js'
 import type { WebhookClient } from '../crd/webhook-client.js'
 import type { ApiServerOptions } from '../options/api-server-options.js'
 import type { Logger } from '../logging/logger.js'
-import type { Registry } from '../registry/registry.js'
 import type { InformerFactory } from '../client/informer-factory.js'
 import type { ObjectClient } from '../client/object-client.js'
+import type { StoredObjects } from '../client/stored-objects.js'
+import type { Catalogue } from '../resources/catalogue.js'
 
 export interface SecurityContext {
-  readonly registry: Registry
+  /** The resources served, as the catalogue has them now. */
+  readonly catalogue: Catalogue
+  /** Objects as stored, below the API: what a lookup that cannot wait for an informer reads. */
+  readonly stored: StoredObjects
   /** One informer per resource, shared with the rest of the server: what an authenticator or authorizer reads objects from. */
   readonly informers: InformerFactory
   /** The server's own API as the loopback identity, through authorization and admission. */

@@ -19,6 +19,7 @@ import type { Logger } from '../logging/logger.js'
 import type { ObjectClient } from '../client/object-client.js'
 import type { ApiServerOptions } from '../options/api-server-options.js'
 import type { Registry } from '../registry/registry.js'
+import { storedObjects } from '../registry/stored-objects.js'
 
 export interface BootstrapWiring {
   readonly options: ApiServerOptions
@@ -53,7 +54,7 @@ export function registerBootstrap({ options, registry, client, membership, servi
   // start-up of a server with the policy (~160 ms median), and test harnesses start servers constantly.
   const postStartHooks = [
     (options.bootstrapPriorityClasses ?? true) ? systemPriorityClassesHook(registry, now, logger) : undefined,
-    priorityAndFairness && (options.bootstrapFlowControl ?? true) ? flowControlBootstrapHook(registry, now, logger) : undefined,
+    priorityAndFairness && (options.bootstrapFlowControl ?? true) ? flowControlBootstrapHook(registry.catalogue, storedObjects(registry), now, logger) : undefined,
     (options.bootstrapRbacPolicy ?? rbacAuthorizes) ? rbacBootstrapHook(registry, now, logger) : undefined,
   ]
   for (const hook of postStartHooks) {

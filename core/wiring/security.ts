@@ -8,6 +8,7 @@
  */
 import { type AdmissionChain, concatChains, lateBoundChain } from '../admission/chain.js'
 import { type BuiltAdmission, buildAdmission, defaultAdmissionPlugins } from '../admission/plugins.js'
+import type { QuotaStorage } from '../admission/quota/plugin.js'
 import { withAuthenticatedGroup } from '../authn/authenticator.js'
 import { type Authentication, buildAuthentication } from '../authn/chain.js'
 import type { Authorizer } from '../authz/authorizer.js'
@@ -15,16 +16,22 @@ import { type Authorization, type AuthorizationContext, buildAuthorization } fro
 import type { WriteAuthorization } from '../authz/rbac/escalation.js'
 import { LiveRbacIndex } from '../authz/rbac/live-rbac-index.js'
 import { RbacRuleResolver } from '../authz/rbac/rule-resolver.js'
+import { startResourceQuotaController } from '../controllers/resource-quota.js'
 import type { RunOnce } from '../controllers/run-once.js'
 import type { ServerHooks } from '../lifecycle/hooks.js'
 import { INFORMER_SYNC } from '../lifecycle/startup-parts.js'
 import type { BuiltinOptions } from '../resources/builtin.js'
 import { measuredChain } from '../admission/measured-admission.js'
+import type { Logger } from '../logging/logger.js'
+import { hasStatusCode } from '../machinery/status-error.js'
 import type { Metrics } from '../metrics/metrics.js'
 import { countTerminatedWatcher } from '../metrics/terminated-watchers.js'
 import type { ApiServerOptions } from '../options/api-server-options.js'
+import type { Registry } from '../registry/registry.js'
 import type { StorePolicy } from '../registry/store.js'
 import type { SecurityContext } from '../security/context.js'
+import { resourceQuotas } from '../resources/core/quotas.js'
+import { StorageError } from '../storage/interface.js'
 import { DEFAULT_WATCHER_BUFFER_SIZE } from '../storage/watch-cache.js'
 
 interface Chains {
@@ -80,6 +87,8 @@ export class LateSecurity {
 }
 
 export interface SecurityWiring extends SecurityContext {
+  /** The registry, for what admission holds in storage itself (ResourceQuota's charges and controller). */
+  readonly registry: Registry
   readonly runOnce: RunOnce
   /** Where clients reach the server, for issuer discovery. */
   readonly externalAddress: () => string
@@ -95,7 +104,7 @@ export function assembleSecurity(late: LateSecurity, wiring: SecurityWiring): Ch
   const authentication = buildAuthentication(context, wiring.externalAddress)
   const admission = buildAdmission(
     options.admission?.plugins ?? defaultAdmissionPlugins(),
-    { ...context, authorizer: late.authorizer, runOnce: wiring.runOnce },
+    { ...context, authorizer: late.authorizer, runOnce: wiring.runOnce, quotaStorage: quotaStorage(wiring.registry, wiring.now, wiring.logger) },
     options.admission?.configurations,
   )
   const chains = { authentication, authorization, admission, rbac }
@@ -123,5 +132,22 @@ export function registryPolicy(options: ApiServerOptions, late: LateSecurity, em
     // Watches the cache does not serve (it is off, or the resourceVersion is older than its window) are bounded alike.
     watcherBufferSize: options.watcherBufferSize ?? DEFAULT_WATCHER_BUFFER_SIZE,
     onWatcherTerminated: (resource) => countTerminatedWatcher(metrics, resource),
+  }
+}
+
+/** ResourceQuota's charges written to the quotas' storage in place, and its controller over the registry. */
+function quotaStorage(registry: Registry, now: () => Date, logger: Logger): QuotaStorage {
+  const store = () => registry.store(resourceQuotas)
+  return {
+    async updateQuota(namespace, name, change) {
+      try {
+        return await store().storage.guaranteedUpdate(store().key(namespace, name), change)
+      } catch (err) {
+        // Deleted since it was read: nothing to charge.
+        if ((err instanceof StorageError && err.code === 'KeyNotFound') || hasStatusCode(err, 404)) return undefined
+        throw err
+      }
+    },
+    startController: (quotas) => startResourceQuotaController(registry, quotas, now, logger),
   }
 }

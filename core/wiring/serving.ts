@@ -30,6 +30,7 @@ import { minorsBefore, serverMajorMinor } from '../options/flags/versions.js'
 import type { ServerPorts } from '../ports.js'
 import type { ProxyTransport } from '../proxy/transport.js'
 import type { Registry } from '../registry/registry.js'
+import { storedObjects } from '../registry/stored-objects.js'
 import type { Catalogue } from '../resources/catalogue.js'
 import { type Emulation, isEmulating } from '../resources/emulation.js'
 import type { AssembledStorage } from './storage.js'
@@ -104,7 +105,7 @@ export function installServing(w: ServingWiring): ServingApp {
   // Simulated nodes' agents answer in process, so a server with them reaches agents even when given no settings for it.
   const agentOptions = options.nodeAgent ?? (options.nodes ? SIMULATED_NODE_AGENT : undefined)
   const nodeAgent = agentOptions
-    ? { registry, transport: w.transport, options: agentOptions, ...(ports.checkProxyable ? { checkProxyable: ports.checkProxyable } : {}) }
+    ? { catalogue, stored: storedObjects(registry), transport: w.transport, options: agentOptions, ...(ports.checkProxyable ? { checkProxyable: ports.checkProxyable } : {}) }
     : undefined
   const watchCounts = watchMetrics(metrics)
   installRoutes(app, {

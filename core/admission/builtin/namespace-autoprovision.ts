@@ -6,13 +6,13 @@
  */
 import { hasStatusCode, type StatusError } from '../../machinery/status-error.js'
 import { LOOPBACK_IDENTITY } from '../../machinery/identities.js'
-import type { Registry } from '../../registry/registry.js'
 import { namespaces } from '../../resources/core/namespaces.js'
 import type { ObjectReader } from '../../client/informer.js'
+import type { StoredObjects } from '../../client/stored-objects.js'
 import type { MutatingAdmission } from '../mutating.js'
 import { isResource, on, refuse } from './pods.js'
 
-export function namespaceAutoProvision(registry: Registry, index: ObjectReader, now: () => Date): MutatingAdmission {
+export function namespaceAutoProvision(stored: StoredObjects, index: ObjectReader, now: () => Date): MutatingAdmission {
   return {
     name: 'NamespaceAutoProvision',
     handles: on('CREATE'),
@@ -20,7 +20,7 @@ export function namespaceAutoProvision(registry: Registry, index: ObjectReader, 
       if (a.dryRun || !a.namespace || isResource(a, '', 'namespaces')) return
       if (await index.read('', a.namespace)) return
       try {
-        await registry.store(namespaces).create('', { metadata: { name: a.namespace } }, { user: LOOPBACK_IDENTITY, now: now(), dryRun: false })
+        await stored.create(namespaces, '', { metadata: { name: a.namespace } }, { user: LOOPBACK_IDENTITY, now: now() })
       } catch (err) {
         if (hasStatusCode(err, 409)) return
         throw refuse(a, (err as StatusError).message)

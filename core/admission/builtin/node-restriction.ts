@@ -13,9 +13,9 @@
  * is known (upstream reads it from its informers).
  */
 import { jsonEqual } from '../../apply/typed.js'
+import type { StoredObjects } from '../../client/stored-objects.js'
 import { nodeIdentity } from '../../authz/node.js'
 import { notFound } from '../../machinery/status-error.js'
-import type { Registry } from '../../registry/registry.js'
 import { nodes } from '../../resources/core/nodes.js'
 import { pods } from '../../resources/core/pods.js'
 import { persistentVolumeClaims, persistentVolumes } from '../../resources/core/volumes.js'
@@ -181,14 +181,11 @@ export function nodeRestriction(reads: NodeRestrictionReads, audiences?: NodeTok
 }
 
 /** Reads pods, nodes and what a pod's volumes name from storage: only a kubelet's pod writes and token requests need one. */
-export const nodeRestrictionFactory: AdmissionPluginFactory = ({ registry, authorizer, options }) =>
-  nodeRestriction(storageReads(registry), options.admission?.serviceAccountNodeAudienceRestriction ? { reads: audienceReads(registry), authorizer } : undefined)
+export const nodeRestrictionFactory: AdmissionPluginFactory = ({ stored, authorizer, options }) =>
+  nodeRestriction(storageReads(stored), options.admission?.serviceAccountNodeAudienceRestriction ? { reads: audienceReads(stored), authorizer } : undefined)
 
-function audienceReads(registry: Registry): TokenAudienceReads {
-  const read = (entry: ResourceEntry, namespace: string, name: string) => {
-    const store = registry.store(entry)
-    return store.storage.get(store.key(namespace, name))
-  }
+function audienceReads(stored: StoredObjects): TokenAudienceReads {
+  const read = (entry: ResourceEntry, namespace: string, name: string) => stored.find(entry, namespace, name)
   return {
     csiDriver: (name) => read(csiDrivers, '', name),
     claim: (namespace, name) => read(persistentVolumeClaims, namespace, name),
@@ -196,15 +193,9 @@ function audienceReads(registry: Registry): TokenAudienceReads {
   }
 }
 
-function storageReads(registry: Registry): NodeRestrictionReads {
+function storageReads(stored: StoredObjects): NodeRestrictionReads {
   return {
-    pod: (namespace, name) => {
-      const store = registry.store(pods)
-      return store.storage.get(store.key(namespace, name))
-    },
-    node: (name) => {
-      const store = registry.store(nodes)
-      return store.storage.get(store.key('', name))
-    },
+    pod: (namespace, name) => stored.find(pods, namespace, name),
+    node: (name) => stored.find(nodes, '', name),
   }
 }

@@ -85,5 +85,5 @@ export function ownerReferencesPermissionEnforcement(authorizer: Authorizer, cat
   }
 }
 
-export const ownerReferencesPermissionEnforcementFactory: AdmissionPluginFactory = ({ authorizer, registry }) =>
-  ownerReferencesPermissionEnforcement(authorizer, registry.catalogue)
+export const ownerReferencesPermissionEnforcementFactory: AdmissionPluginFactory = ({ authorizer, catalogue }) =>
+  ownerReferencesPermissionEnforcement(authorizer, catalogue)

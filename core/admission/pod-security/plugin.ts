@@ -5,16 +5,13 @@ import type { AdmissionPluginContext, AdmissionPluginInstance } from '../plugins
 import { podSecurityAdmission } from './admission.js'
 import { podSecurityConfiguration } from './configuration.js'
 
-export function podSecurityPlugin({ registry, informers, configuration }: AdmissionPluginContext): AdmissionPluginInstance {
+export function podSecurityPlugin({ stored, informers, configuration }: AdmissionPluginContext): AdmissionPluginInstance {
   const config = podSecurityConfiguration(configuration)
   const index = informers.informer(namespaces)
   const plugin = podSecurityAdmission(config, {
     // One created a moment ago and not yet seen by the watch is read from storage.
     namespace: (name) => index.read('', name),
-    async pods(namespace) {
-      const store = registry.store(pods)
-      return (await store.storage.list(store.prefix(namespace))).items
-    },
+    pods: (namespace) => stored.list(pods, namespace),
   })
   return { plugin, ready: index.ready }
 }

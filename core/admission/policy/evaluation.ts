@@ -16,7 +16,7 @@ import type { ASTNode } from '@marcbachmann/cel-js'
 import { childNodes, parseAndCheck } from '../../cel/checked.js'
 import { deepCount } from '../../cel/meter-calls.js'
 import { CostMeter, isCostLimitExceeded, runMetered } from '../../cel/meter.js'
-import { CALL_LIMIT_EXCEEDED, CEL_RULE_LIMITS } from '../../crd/cel-cost.js'
+import { CALL_LIMIT_EXCEEDED, CEL_RULE_LIMITS } from '../../crd-schema/cel-cost.js'
 import { policyEnvironment } from './cel-environment.js'
 import { messagesAsMaps } from './object-literals.js'
 

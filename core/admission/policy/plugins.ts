@@ -11,8 +11,8 @@ import { validatingPolicyAdmission } from './validating.js'
 import { mutatingPolicyAdmission } from './mutating.js'
 
 export function validatingAdmissionPolicyPlugin(context: AdmissionPluginContext): AdmissionPluginInstance {
-  const typeChecking = startTypeChecking(context.registry, context.logger, context.now)
-  const source = new PolicySource(context.informers, context.registry.catalogue, validatingAdmissionPolicies, validatingAdmissionPolicyBindings, typeChecking.policiesChanged)
+  const typeChecking = startTypeChecking(context.catalogue, context.stored, context.logger, context.now)
+  const source = new PolicySource(context.informers, context.catalogue, validatingAdmissionPolicies, validatingAdmissionPolicyBindings, typeChecking.policiesChanged)
   return {
     plugin: validatingPolicyAdmission({ source, authorizer: context.authorizer }),
     ready: source.ready,
@@ -26,6 +26,6 @@ export function validatingAdmissionPolicyPlugin(context: AdmissionPluginContext)
 /** Inert without its feature gate, as upstream's plugin is at 1.32: it neither watches nor mutates. */
 export function mutatingAdmissionPolicyPlugin(context: AdmissionPluginContext): AdmissionPluginInstance {
   if (!context.options.admission?.mutatingAdmissionPolicy) return { plugin: { name: 'MutatingAdmissionPolicy', handles: () => false, admit: () => {} } }
-  const source = new PolicySource(context.informers, context.registry.catalogue, mutatingAdmissionPolicies, mutatingAdmissionPolicyBindings)
+  const source = new PolicySource(context.informers, context.catalogue, mutatingAdmissionPolicies, mutatingAdmissionPolicyBindings)
   return { plugin: mutatingPolicyAdmission({ source, authorizer: context.authorizer }), ready: source.ready, stop: () => source.stop() }
 }

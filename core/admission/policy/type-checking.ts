@@ -11,11 +11,12 @@
 import type { Environment } from '@marcbachmann/cel-js'
 import { parseAndCheck, issueText } from '../../cel/checked.js'
 import { kubernetesEnvironment } from '../../cel/library/index.js'
-import type { CelSchemaProps } from '../../crd/cel-schema.js'
-import { declareShape } from '../../crd/cel-schema.js'
+import type { CelSchemaProps } from '../../crd-schema/cel-schema.js'
+import { declareShape } from '../../crd-schema/cel-schema.js'
+import type { StoredObjects } from '../../client/stored-objects.js'
+import type { Catalogue } from '../../resources/catalogue.js'
 import type { Logger } from '../../logging/logger.js'
 import { LOOPBACK_IDENTITY } from '../../machinery/identities.js'
-import type { Registry } from '../../registry/registry.js'
 import { ADMISSION_REQUEST_FIELDS } from '../../resources/admissionregistration/cel.js'
 import { validatingAdmissionPolicies } from '../../resources/groups/admissionregistration.js'
 import type { KubeObject } from '../../machinery/object.js'
@@ -63,11 +64,11 @@ interface TypedKind {
 const environments = new Map<string, TypedKind | null>()
 
 /** The environment with `object` and `oldObject` typed as the kind served at group/version/resource. */
-function typedEnvironment(registry: Registry, group: string, version: string, resource: string): TypedKind | undefined {
+function typedEnvironment(catalogue: Catalogue, group: string, version: string, resource: string): TypedKind | undefined {
   const key = `${group}/${version}/${resource}`
   const known = environments.get(key)
   if (known !== undefined) return known ?? undefined
-  const entry = registry.catalogue.lookup(group, version, resource)
+  const entry = catalogue.lookup(group, version, resource)
   const schema: CelSchemaProps | undefined = entry?.schema
     ? (entry.schema as CelSchemaProps)
     : entry && typeTable[entry.typeName]
@@ -101,7 +102,7 @@ function withSnippet(expression: string, issue: string): string {
 }
 
 /** The kinds a policy's rules name without wildcards. */
-function kindsOf(registry: Registry, policy: KubeObject): TypedKind[] {
+function kindsOf(catalogue: Catalogue, policy: KubeObject): TypedKind[] {
   const rules = ((policy['spec'] as { matchConstraints?: { resourceRules?: Record<string, string[] | undefined>[] } })?.matchConstraints?.resourceRules ?? [])
   const kinds: TypedKind[] = []
   for (const rule of rules) {
@@ -109,7 +110,7 @@ function kindsOf(registry: Registry, policy: KubeObject): TypedKind[] {
       for (const version of rule['apiVersions'] ?? [])
         for (const resource of rule['resources'] ?? []) {
           if ([group, version, resource].some((x) => x.includes('*')) || resource.includes('/')) continue
-          const typed = typedEnvironment(registry, group, version, resource)
+          const typed = typedEnvironment(catalogue, group, version, resource)
           if (typed && !kinds.includes(typed) && kinds.length < MAX_KINDS) kinds.push(typed)
         }
   }
@@ -122,8 +123,8 @@ export interface ExpressionWarning {
 }
 
 /** The warnings of one policy's expressions, checked against the kinds it names. */
-export function typeCheckPolicy(registry: Registry, policy: KubeObject): ExpressionWarning[] {
-  const kinds = kindsOf(registry, policy)
+export function typeCheckPolicy(catalogue: Catalogue, policy: KubeObject): ExpressionWarning[] {
+  const kinds = kindsOf(catalogue, policy)
   if (kinds.length === 0) return []
   const spec = (policy['spec'] ?? {}) as {
     validations?: { expression?: string; messageExpression?: string }[]
@@ -155,16 +156,16 @@ export function typeCheckPolicy(registry: Registry, policy: KubeObject): Express
 }
 
 /** The controller: policies whose generation it has not seen yet get their status written. */
-export function startTypeChecking(registry: Registry, logger: Logger, now: () => Date): { policiesChanged: (policies: readonly KubeObject[]) => void; stop(): void } {
+export function startTypeChecking(catalogue: Catalogue, stored: StoredObjects, logger: Logger, now: () => Date): { policiesChanged: (policies: readonly KubeObject[]) => void; stop(): void } {
   let stopped = false
   let running: Promise<void> = Promise.resolve()
   const check = async (policy: KubeObject): Promise<void> => {
     const generation = policy.metadata.generation
     const status = policy['status'] as { observedGeneration?: number } | undefined
     if (stopped || generation === undefined || status?.observedGeneration === generation) return
-    const expressionWarnings = typeCheckPolicy(registry, policy)
-    const store = registry.store(validatingAdmissionPolicies)
-    await store.update(
+    const expressionWarnings = typeCheckPolicy(catalogue, policy)
+    await stored.update(
+      validatingAdmissionPolicies,
       '',
       policy.metadata.name ?? '',
       (current) => {
@@ -172,7 +173,7 @@ export function startTypeChecking(registry: Registry, logger: Logger, now: () =>
         if (current.metadata.generation !== generation) return current
         return { ...current, status: { observedGeneration: generation, typeChecking: expressionWarnings.length ? { expressionWarnings } : {} } }
       },
-      { user: LOOPBACK_IDENTITY, now: now(), dryRun: false, fieldManager: MANAGER },
+      { user: LOOPBACK_IDENTITY, now: now(), fieldManager: MANAGER },
       'status',
     )
   }

@@ -3,33 +3,35 @@
  * validated, quotas read from the shared informer, charges written to the
  * quota's storage, and the in-process controller that keeps usage counted.
  */
-import { startResourceQuotaController } from '../../controllers/resource-quota.js'
-import { hasStatusCode } from '../../machinery/status-error.js'
+import type { SharedInformer } from '../../client/informer.js'
+import type { KubeObject } from '../../machinery/object.js'
 import { resourceQuotas } from '../../resources/core/quotas.js'
-import { StorageError } from '../../storage/interface.js'
 import type { AdmissionPluginContext, AdmissionPluginInstance } from '../plugins.js'
 import { type QuotaAccess, resourceQuotaAdmission } from './admission.js'
 import { resourceQuotaConfiguration } from './configuration.js'
 
-export function resourceQuotaPlugin({ registry, informers, logger, now, configuration, runOnce }: AdmissionPluginContext): AdmissionPluginInstance {
+/**
+ * What ResourceQuota reaches below the API: a quota's usage charged in its
+ * storage in place (no request, no admission, on every charged write), and
+ * the in-process controller that recounts usage.
+ */
+export interface QuotaStorage {
+  /** Replaces the stored quota with `change(current)`, asked again after a conflicting write; undefined when the quota is gone. */
+  updateQuota(namespace: string, name: string, change: (current: KubeObject) => KubeObject): Promise<KubeObject | undefined>
+  /** Starts the controller that keeps the quotas' usage counted, over their informer; answers its stop. */
+  startController(quotas: SharedInformer): () => void
+}
+
+export function resourceQuotaPlugin({ quotaStorage, informers, configuration, now, runOnce }: AdmissionPluginContext): AdmissionPluginInstance {
   const config = resourceQuotaConfiguration(configuration)
   const quotas = informers.informer(resourceQuotas)
-  const store = () => registry.store(resourceQuotas)
   const access: QuotaAccess = {
     quotas: (namespace) => quotas.list(namespace),
-    async updateQuota(namespace, name, change) {
-      try {
-        return await store().storage.guaranteedUpdate(store().key(namespace, name), change)
-      } catch (err) {
-        // Deleted since it was read: nothing to charge.
-        if ((err instanceof StorageError && err.code === 'KeyNotFound') || hasStatusCode(err, 404)) return undefined
-        throw err
-      }
-    },
+    updateQuota: (namespace, name, change) => quotaStorage.updateQuota(namespace, name, change),
   }
   // The controller that recounts usage runs once in a cluster; every server's plugin charges quotas.
   let stopController: (() => void) | undefined
-  const start = () => startResourceQuotaController(registry, quotas, now, logger)
+  const start = () => quotaStorage.startController(quotas)
   if (runOnce) runOnce('resourcequota-controller', start)
   else stopController = start()
   return {

@@ -11,8 +11,8 @@ import { forbidden, internalError, StatusError } from '../../machinery/status-er
 import type { Metrics } from '../../metrics/metrics.js'
 import type { Logger } from '../../logging/logger.js'
 import type { LabelSelector } from '../../machinery/label-selector.js'
-import type { Registry } from '../../registry/registry.js'
-import type { ResourceEntry } from '../../resources/catalogue.js'
+import type { StoredObjects } from '../../client/stored-objects.js'
+import type { Catalogue, ResourceEntry } from '../../resources/catalogue.js'
 import type { KubeObject } from '../../machinery/object.js'
 import type { AdmissionAttributes } from '../attributes.js'
 import type { CallDeps } from './call.js'
@@ -25,7 +25,9 @@ import { carriesResourceKind, convertObject, equivalentEntries, kindOf, resource
 import type { AdmissionWebhook } from './webhook.js'
 
 export interface WebhookDeps extends CallDeps {
-  registry: Registry
+  catalogue: Catalogue
+  /** Where a namespace the index has not seen yet is read. */
+  stored: StoredObjects
   authorizer: Authorizer
   index: WebhookIndex
   logger: Logger
@@ -54,10 +56,10 @@ function ruleTarget(a: AdmissionAttributes, entry: ResourceEntry): RuleTarget {
 }
 
 /** The entry the webhook's rules select: the request's own, else (Equivalent) the first equivalent one an earlier rule selects. */
-function matchedEntry(hook: AdmissionWebhook, a: AdmissionAttributes, registry: Registry): ResourceEntry | undefined {
+function matchedEntry(hook: AdmissionWebhook, a: AdmissionAttributes, catalogue: Catalogue): ResourceEntry | undefined {
   if (hook.rules.some((r) => ruleMatches(r, ruleTarget(a, a.entry)))) return a.entry
   if (hook.matchPolicy !== 'Equivalent') return undefined
-  const equivalents = equivalentEntries(registry, a.entry, a.subresource)
+  const equivalents = equivalentEntries(catalogue, a.entry, a.subresource)
   for (const rule of hook.rules) {
     const hit = equivalents.find((e) => ruleMatches(rule, ruleTarget(a, e)))
     if (hit) return hit
@@ -77,9 +79,9 @@ async function namespaceLabels(a: AdmissionAttributes, deps: WebhookDeps): Promi
   const known = deps.index.namespaceLabels(name)
   if (known) return known
   // The index may lag a namespace created a moment ago: storage decides, and a missing namespace is a 404 as upstream's.
-  const entry = deps.registry.catalogue.lookup('', 'v1', 'namespaces')
+  const entry = deps.catalogue.lookup('', 'v1', 'namespaces')
   if (!entry) return undefined
-  const namespace = await deps.registry.store(entry).get('', name)
+  const namespace = await deps.stored.get(entry, '', name)
   return namespace.metadata.labels ?? {}
 }
 
@@ -175,7 +177,7 @@ function celRequest(request: AdmissionRequest): Record<string, unknown> {
  * does not exist (404), a match condition that fails under `Fail` (403).
  */
 export async function invocationFor(hook: AdmissionWebhook, a: AdmissionAttributes, objects: VersionedObjects, deps: WebhookDeps): Promise<Invocation | undefined> {
-  const entry = matchedEntry(hook, a, deps.registry)
+  const entry = matchedEntry(hook, a, deps.catalogue)
   if (!entry) return undefined
   if (!(await namespaceSelected(hook, a, deps))) return undefined
   if (!objectSelected(hook, a)) return undefined

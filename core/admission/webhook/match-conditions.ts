@@ -13,7 +13,7 @@ import type { ASTNode, Environment } from '@marcbachmann/cel-js'
 import { parseAndCheck } from '../../cel/checked.js'
 import { kubernetesEnvironment } from '../../cel/library/index.js'
 import { CostMeter, isCostLimitExceeded, runMetered } from '../../cel/meter.js'
-import { CALL_LIMIT_EXCEEDED, CEL_RULE_LIMITS } from '../../crd/cel-cost.js'
+import { CALL_LIMIT_EXCEEDED, CEL_RULE_LIMITS } from '../../crd-schema/cel-cost.js'
 import { ADMISSION_REQUEST_FIELDS } from '../../resources/admissionregistration/cel.js'
 import { registerAuthorizerLibrary } from './cel-authorizer.js'
 

@@ -10,7 +10,7 @@
  * time in that round is never added).
  */
 import { internalError, StatusError } from '../../machinery/status-error.js'
-import { applyJsonPatch, parseJsonPatch } from '../../registry/json-patch.js'
+import { applyJsonPatch, parseJsonPatch } from '../../patch/json-patch.js'
 import type { KubeObject } from '../../machinery/object.js'
 import type { AdmissionAttributes } from '../attributes.js'
 import type { MutatingAdmission } from '../mutating.js'

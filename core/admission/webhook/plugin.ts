@@ -25,14 +25,15 @@ function refuseKubeconfig(name: string, configuration: unknown): void {
 function webhookPlugin(type: WebhookType, context: AdmissionPluginContext): AdmissionPluginInstance {
   const name = type === 'mutating' ? 'MutatingAdmissionWebhook' : 'ValidatingAdmissionWebhook'
   refuseKubeconfig(name, context.configuration)
-  const index = watchWebhookConfigurations({ catalogue: context.registry.catalogue, informers: context.informers }, type)
+  const index = watchWebhookConfigurations({ catalogue: context.catalogue, informers: context.informers }, type)
   const deps = {
-    registry: context.registry,
+    catalogue: context.catalogue,
+    stored: context.stored,
     authorizer: context.authorizer,
     index,
     logger: context.logger,
     client: context.webhookClient,
-    resolveService: serviceResolver((resource, ns, name) => context.registry.served({ group: '', version: 'v1', resource }).get(ns, name)),
+    resolveService: serviceResolver((resource, ns, name) => context.stored.get({ group: '', version: 'v1', resource }, ns, name)),
     ...(context.metrics ? { metrics: context.metrics } : {}),
   }
   return {

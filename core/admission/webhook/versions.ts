@@ -7,8 +7,7 @@
  * version, as the server converts it for reads (upstream's
  * EquivalentResourceMapper and VersionedAttributes).
  */
-import type { Registry } from '../../registry/registry.js'
-import type { ResourceEntry } from '../../resources/catalogue.js'
+import { type Catalogue, type ResourceEntry, storagePath } from '../../resources/catalogue.js'
 import type { KubeObject } from '../../machinery/object.js'
 
 export interface GroupVersionKind {
@@ -33,13 +32,13 @@ export function kindOf(entry: ResourceEntry, subresource: string | undefined): G
 export const resourceOf = (entry: ResourceEntry): GroupVersionResource => ({ group: entry.group, version: entry.version, resource: entry.resource })
 
 /** The other entries kept in the entry's storage, in the catalogue's order (those serving the subresource, for a subresource). */
-export function equivalentEntries(registry: Registry, entry: ResourceEntry, subresource: string | undefined): ResourceEntry[] {
-  const prefix = registry.prefixOf(entry)
-  return registry.catalogue.entries.filter(
+export function equivalentEntries(catalogue: Catalogue, entry: ResourceEntry, subresource: string | undefined): ResourceEntry[] {
+  const path = storagePath(entry)
+  return catalogue.entries.filter(
     (e) =>
       e !== entry &&
       e.resource === entry.resource &&
-      registry.prefixOf(e) === prefix &&
+      storagePath(e) === path &&
       (!subresource || (e.subresources ?? []).some((s) => s.name === subresource)),
   )
 }

@@ -15,7 +15,7 @@ import { jwtTokenAuthenticator, signToken } from './jwt.js'
 import { staticKeySet, type PublicKeySet } from './key-set.js'
 import { generateSigningKeyPem, loadSigningKey, loadVerificationKeys } from './keys.js'
 import type { TokenIssuerConfig } from './token-request.js'
-import { boundTokenValidator, LEGACY_ISSUER, legacyTokenValidator, registryTokenObjects } from './validators.js'
+import { boundTokenValidator, LEGACY_ISSUER, legacyTokenValidator, storedTokenObjects } from './validators.js'
 
 export const DEFAULT_ISSUER = 'https://kubernetes.default.svc.cluster.local'
 
@@ -97,7 +97,7 @@ export function serviceAccountTokens(
     return loading
   }
   if (!generatesItsKey) keysLoaded()
-  const objects = registryTokenObjects(ctx.registry)
+  const objects = storedTokenObjects(ctx.catalogue, ctx.stored)
 
   const whenLoaded = (build: (l: Loaded) => TokenAuthenticator): TokenAuthenticator => {
     let built: Promise<TokenAuthenticator> | undefined

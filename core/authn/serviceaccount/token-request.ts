@@ -5,7 +5,8 @@
  * the same checks in the same order, the same messages.
  */
 import { badRequest, conflict, internalError } from '../../machinery/status-error.js'
-import type { Registry } from '../../registry/registry.js'
+import type { StoredObjects } from '../../client/stored-objects.js'
+import type { Catalogue } from '../../resources/catalogue.js'
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { fieldPath, invalid, invalidError } from '../../machinery/field.js'
 import { boundTokenClaims, type TokenClaims, WARN_ONLY_EXPIRATION_SECONDS } from './claims.js'
@@ -59,10 +60,16 @@ function text(v: unknown): string {
   return typeof v === 'string' ? v : ''
 }
 
-async function getObject(registry: Registry, resource: string, namespace: string, name: string): Promise<KubeObject> {
-  const entry = registry.catalogue.lookup('', 'v1', resource)
+/** Where a token request reads the service account and what the token is bound to: as stored, without a request. */
+export interface TokenRequestSources {
+  readonly catalogue: Catalogue
+  readonly stored: StoredObjects
+}
+
+async function getObject(sources: TokenRequestSources, resource: string, namespace: string, name: string): Promise<KubeObject> {
+  const entry = sources.catalogue.lookup('', 'v1', resource)
   if (!entry) throw badRequest(`${resource} are not served`)
-  return registry.store(entry).get(namespace, name)
+  return sources.stored.get(entry, namespace, name)
 }
 
 /** `v1` → core, `apps/v1` → apps: the group of an apiVersion, as schema.ParseGroupVersion reads it. */
@@ -79,14 +86,14 @@ interface Bound {
 }
 
 /** Looks up the object the token is to be bound to and checks it is the one the request names. */
-async function boundObject(registry: Registry, namespace: string, saName: string, ref: Record<string, unknown>): Promise<Bound> {
+async function boundObject(sources: TokenRequestSources, namespace: string, saName: string, ref: Record<string, unknown>): Promise<Bound> {
   const kind = text(ref['kind'])
   const name = text(ref['name'])
   const { group, version } = groupVersionOf(text(ref['apiVersion']))
   let uid: string
   const bound: Bound = {}
   if (group === '' && kind === 'Pod') {
-    const pod = await getObject(registry, 'pods', namespace, name)
+    const pod = await getObject(sources, 'pods', namespace, name)
     const spec = isPlainObject(pod['spec']) ? pod['spec'] : {}
     if (text(spec['serviceAccountName']) !== saName)
       throw badRequest(`cannot bind token for serviceaccount ${JSON.stringify(saName)} to pod running with different serviceaccount name.`)
@@ -95,18 +102,18 @@ async function boundObject(registry: Registry, namespace: string, saName: string
     const nodeName = text(spec['nodeName'])
     if (nodeName) {
       // A pod's node is named even when it is gone: a reader of the token still learns where the pod ran.
-      const node = await getObject(registry, 'nodes', '', nodeName).catch((err: unknown) => {
+      const node = await getObject(sources, 'nodes', '', nodeName).catch((err: unknown) => {
         if ((err as { code?: number }).code === 404) return undefined
         throw err
       })
       bound.node = { name: nodeName, uid: node?.metadata.uid ?? '' }
     }
   } else if (group === '' && kind === 'Node') {
-    const node = await getObject(registry, 'nodes', '', name)
+    const node = await getObject(sources, 'nodes', '', name)
     uid = node.metadata.uid ?? ''
     bound.node = { name: node.metadata.name ?? name, uid }
   } else if (group === '' && kind === 'Secret') {
-    const secret = await getObject(registry, 'secrets', namespace, name)
+    const secret = await getObject(sources, 'secrets', namespace, name)
     uid = secret.metadata.uid ?? ''
     bound.secret = secret
   } else {
@@ -136,7 +143,7 @@ function decodedTokenRequest(body: unknown, namespace: string): KubeObject {
 }
 
 /** Creates a token for the service account; the answer is the TokenRequest with its status. */
-export async function createTokenRequest(registry: Registry, config: TokenIssuerConfig, call: TokenRequestCall): Promise<KubeObject> {
+export async function createTokenRequest(sources: TokenRequestSources, config: TokenIssuerConfig, call: TokenRequestCall): Promise<KubeObject> {
   const { namespace, name } = call
   let request = decodedTokenRequest(call.body, namespace)
   if (call.admission) request = await call.admission.mutate(request)
@@ -148,7 +155,7 @@ export async function createTokenRequest(registry: Registry, config: TokenIssuer
     throw invalidError(GROUP, KIND, name, [
       invalid(fieldPath('metadata').child('namespace'), metadata['namespace'], 'must match the service account namespace if specified'),
     ])
-  const serviceAccount = await getObject(registry, 'serviceaccounts', namespace, name)
+  const serviceAccount = await getObject(sources, 'serviceaccounts', namespace, name)
 
   const audiences = Array.isArray(spec['audiences']) && spec['audiences'].length ? spec['audiences'].map(text) : [...config.apiAudiences]
   let expirationSeconds = typeof spec['expirationSeconds'] === 'number' ? spec['expirationSeconds'] : DEFAULT_EXPIRATION_SECONDS
@@ -170,7 +177,7 @@ export async function createTokenRequest(registry: Registry, config: TokenIssuer
   if (errors.length) throw invalidError(GROUP, KIND, '', errors)
   if (call.admission) await call.admission.validate(structuredClone(checked))
 
-  const bound = ref ? await boundObject(registry, namespace, name, ref) : {}
+  const bound = ref ? await boundObject(sources, namespace, name, ref) : {}
   if (config.maxExpirationSeconds > 0 && expirationSeconds > config.maxExpirationSeconds) {
     call.warnings.push(`requested expiration of ${expirationSeconds} seconds shortened to ${config.maxExpirationSeconds} seconds`)
     expirationSeconds = config.maxExpirationSeconds

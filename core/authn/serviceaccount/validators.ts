@@ -6,13 +6,14 @@
  * (secret-based) token must, with `--service-account-lookup`, still be the
  * token held by its Secret, of a service account that still exists.
  */
+import type { StoredObjects } from '../../client/stored-objects.js'
 import { base64Decode } from '../../machinery/base64.js'
 import { hasStatusCode } from '../../machinery/status-error.js'
-import type { Registry } from '../../registry/registry.js'
 import type { KubeObject, UserInfo } from '../../machinery/object.js'
 import { constantTimeEqual } from '../constant-time.js'
 import { serviceAccountGroups, serviceAccountUsername, splitServiceAccountUsername, type TokenClaims } from './claims.js'
 import type { TokenValidator } from './jwt.js'
+import type { Catalogue } from '../../resources/catalogue.js'
 
 /** go-jose's allowance for clocks that disagree, on every time check. */
 const LEEWAY_MS = 60_000
@@ -30,13 +31,13 @@ export interface TokenObjects {
   node(name: string): Promise<KubeObject | undefined>
 }
 
-/** Reads through the registry, a missing object (or namespace) being undefined. */
-export function registryTokenObjects(registry: Registry): TokenObjects {
+/** Reads the objects as stored, a missing object (or namespace, or a resource not served) being undefined. */
+export function storedTokenObjects(catalogue: Catalogue, stored: StoredObjects): TokenObjects {
   const get = async (resource: string, namespace: string, name: string): Promise<KubeObject | undefined> => {
-    const entry = registry.catalogue.lookup('', 'v1', resource)
+    const entry = catalogue.lookup('', 'v1', resource)
     if (!entry) return undefined
     try {
-      return await registry.store(entry).get(namespace, name)
+      return await stored.get(entry, namespace, name)
     } catch (err) {
       if (hasStatusCode(err, 404)) return undefined
       throw err

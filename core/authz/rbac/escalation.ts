@@ -16,7 +16,6 @@
  * is stored.
  */
 import { forbidden, notFound } from '../../machinery/status-error.js'
-import type { StrategyContext } from '../../resources/catalogue.js'
 import { isPlainObject, type KubeObject, type UserInfo } from '../../machinery/object.js'
 import { type Attributes, type Authorizer, PRIVILEGED_GROUP } from '../authorizer.js'
 import { describeMissingRules, uncoveredRules } from './covers.js'
@@ -31,6 +30,12 @@ export interface WriteAuthorization {
   readonly authorizer: Authorizer
   /** The resolver over the current roles and bindings (worded as the registry words a missing role), once loaded. */
   rbacRules(): Promise<RbacRuleResolver>
+}
+
+/** What the checks know of the write they run in: who writes, and the authorization to check them against (absent: nothing is checked). */
+export interface WriteContext {
+  readonly user: UserInfo
+  readonly authorization?: WriteAuthorization
 }
 
 export type RoleResource = 'roles' | 'clusterroles'
@@ -98,7 +103,7 @@ function hasAggregationRule(role: KubeObject | undefined): boolean {
 }
 
 /** Refuses a Role or ClusterRole the writer may not grant. `old` is the stored object an update replaces. */
-export async function checkRoleWrite(resource: RoleResource, obj: KubeObject, old: KubeObject | undefined, ctx: StrategyContext): Promise<void> {
+export async function checkRoleWrite(resource: RoleResource, obj: KubeObject, old: KubeObject | undefined, ctx: WriteContext): Promise<void> {
   const authorization = ctx.authorization
   if (!authorization || isPrivileged(ctx.user) || onlyGarbageCollectorFieldsChange(obj, old)) return
   const name = obj.metadata.name ?? ''
@@ -122,7 +127,7 @@ function roleRefOf(binding: KubeObject): RoleRef {
 }
 
 /** Refuses a RoleBinding or ClusterRoleBinding granting a role the writer may not bind. */
-export async function checkBindingWrite(resource: BindingResource, obj: KubeObject, old: KubeObject | undefined, ctx: StrategyContext): Promise<void> {
+export async function checkBindingWrite(resource: BindingResource, obj: KubeObject, old: KubeObject | undefined, ctx: WriteContext): Promise<void> {
   const authorization = ctx.authorization
   if (!authorization || isPrivileged(ctx.user) || onlyGarbageCollectorFieldsChange(obj, old)) return
   const name = obj.metadata.name ?? ''

@@ -3,17 +3,17 @@
  * (upstream's RBAC authorizer reads its listers). Started on first use, so
  * a server that never needs RBAC opens no watch.
  */
-import type { InformerFactory } from '../../client/informer-factory.js'
+import type { GroupVersionResource, InformerFactory } from '../../client/informer-factory.js'
 import { followInformer, type InformerFollower } from '../../client/informer.js'
-import type { ResourceEntry } from '../../resources/catalogue.js'
-import { clusterRoleBindings, clusterRoles, roleBindings, roles } from '../../resources/groups/rbac.js'
 import { RbacIndex, type RbacKind } from './rbac-index.js'
 
-const KINDS: readonly (readonly [RbacKind, ResourceEntry])[] = [
-  ['Role', roles],
-  ['ClusterRole', clusterRoles],
-  ['RoleBinding', roleBindings],
-  ['ClusterRoleBinding', clusterRoleBindings],
+const rbacV1 = (resource: string): GroupVersionResource => ({ group: 'rbac.authorization.k8s.io', version: 'v1', resource })
+
+const KINDS: readonly (readonly [RbacKind, GroupVersionResource])[] = [
+  ['Role', rbacV1('roles')],
+  ['ClusterRole', rbacV1('clusterroles')],
+  ['RoleBinding', rbacV1('rolebindings')],
+  ['ClusterRoleBinding', rbacV1('clusterrolebindings')],
 ]
 
 export class LiveRbacIndex {
@@ -26,8 +26,8 @@ export class LiveRbacIndex {
   /** Starts following the four kinds (once); resolves when each was listed once. */
   start(): Promise<void> {
     if (!this.started) {
-      this.followers = KINDS.map(([kind, entry]) =>
-        followInformer(this.informers.informer(entry), (event, object) => {
+      this.followers = KINDS.map(([kind, resource]) =>
+        followInformer(this.informers.informer(resource), (event, object) => {
           if (event === 'delete') this.index.remove(kind, object)
           else this.index.put(kind, object)
         }),

@@ -3,7 +3,7 @@
  * fields the server gives a meaning, typed for the code that reads them.
  * Stored objects are plain JSON; these types only describe them.
  */
-import type { JSONSchemaProps } from '../../crd/schema.js'
+import type { JSONSchemaProps } from '../../crd-schema/schema.js'
 import type { KubeObject } from '../../machinery/object.js'
 
 export const CRD_GROUP = 'apiextensions.k8s.io'

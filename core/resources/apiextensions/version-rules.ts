@@ -6,9 +6,9 @@
  * columns and the selectable fields. Each takes the path it reports under,
  * which is the version's own or spec level (see layout.ts).
  */
-import { type CelSchemaProps, compileRules } from '../../crd/cel-rules.js'
-import type { JSONSchemaProps } from '../../crd/schema.js'
-import { validateStructuralSchema } from '../../crd/structural.js'
+import { type CelSchemaProps, compileRules } from '../../crd-schema/cel-rules.js'
+import type { JSONSchemaProps } from '../../crd-schema/schema.js'
+import { validateStructuralSchema } from '../../crd-schema/structural.js'
 import { duplicate, type FieldError, type FieldPath, invalid, required, tooMany } from '../../machinery/field.js'
 import { isPlainObject } from '../../machinery/object.js'
 import { goSchemaProps } from './go-values.js'

@@ -6,11 +6,10 @@
  * storage as bitmaps; here they are rebuilt from the stored services at start.
  */
 import { internalError } from '../../machinery/status-error.js'
-import type { StoreHooks } from '../../registry/store-hooks.js'
-import type { ResourceStore } from '../../registry/store.js'
 import { type FieldError, fieldPath, invalid, invalidError } from '../../machinery/field.js'
 import { goStrings } from '../../machinery/go-format.js'
 import type { KubeObject } from '../../machinery/object.js'
+import type { Storage } from '../../storage/interface.js'
 import { isHeadless, needsClusterIP, needsNodePorts, serviceSpec, servicePorts, stringList, type ServiceSpec } from './service-defaults.js'
 import { type AllocationFailure, canonicalIP, type IPFamily, IPRange, parseCIDR, parseIP, PortRange, type PortSpan } from './service-ranges.js'
 
@@ -204,13 +203,29 @@ function portFailure(failure: AllocationFailure, range: PortRange): string {
   return `provided port is not in the valid range. The range of valid ports is ${range.text()}`
 }
 
+/** Told how a write ended: true once stored, false when it failed or was a dry run. */
+export type FinishAllocation = (success: boolean) => void
+
+/** What the Services' store runs around its writes (the registry's store hooks, which these fit). */
+export interface AllocationHooks {
+  beginCreate(obj: KubeObject): FinishAllocation
+  beginUpdate(obj: KubeObject, old: KubeObject): FinishAllocation
+  afterDelete(obj: KubeObject): void
+}
+
+/** Where the stored Services are read from at start: the storage and the key prefix of all namespaces (`prefix('')`). */
+export interface StoredServices {
+  readonly storage: Pick<Storage, 'list'>
+  prefix(namespace: string): string
+}
+
 /**
  * The Services' store hooks: values are taken right before the write (after
  * admission and validation), given back when it fails or is a dry run; an
  * update gives back what the old service held and the new one does not, a
  * delete all the service held.
  */
-export function allocationHooks(allocator: ServiceAllocator): StoreHooks {
+export function allocationHooks(allocator: ServiceAllocator): AllocationHooks {
   return {
     beginCreate(obj) {
       const undo = allocator.allocate(obj)
@@ -232,7 +247,7 @@ export function allocationHooks(allocator: ServiceAllocator): StoreHooks {
 }
 
 /** Marks every stored service's IPs and node ports as taken: the state after a restart. */
-export async function rebuildAllocations(services: Pick<ResourceStore, 'storage' | 'prefix'>, allocator: ServiceAllocator): Promise<void> {
+export async function rebuildAllocations(services: StoredServices, allocator: ServiceAllocator): Promise<void> {
   const { items } = await services.storage.list(services.prefix(''), { readOnly: true })
   for (const svc of items) allocator.record(svc)
 }

@@ -153,7 +153,8 @@ describe('dry run and side effects', () => {
     )
     const posted: unknown[] = []
     const plugin = validatingWebhookAdmission({
-      registry: { catalogue: { entries: [] }, prefixOf: () => '' } as never,
+      catalogue: { entries: [] } as never,
+      stored: {} as never,
       authorizer: { authorize: async () => ({ decision: 'allow', reason: '' }) },
       index: { webhooks: () => [hook!], namespaceLabels: () => ({}), ready: Promise.resolve(), stop() {} },
       logger: { info() {}, warn() {}, error() {}, debug() {} } as never,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { openApiDocument, openApiIndex } from '../../../core/api/openapi.js'
 import { openApiV2Document } from '../../../core/api/openapi-v2.js'
-import type { JSONSchemaProps } from '../../../core/crd/schema.js'
+import type { JSONSchemaProps } from '../../../core/crd-schema/schema.js'
 import { ALL_VERBS, Catalogue, type ResourceEntry } from '../../../core/resources/catalogue.js'
 
 type Json = Record<string, unknown>

@@ -1,5 +1,5 @@
 /** A CronTab-like custom resource schema with one field of every kind apply distinguishes. */
-import type { JSONSchemaProps } from '../../../core/crd/schema.js'
+import type { JSONSchemaProps } from '../../../core/crd-schema/schema.js'
 
 export const API_VERSION = 'stable.example.com/v1'
 export const TYPE_NAME = 'com.example.stable.v1.CronTab'

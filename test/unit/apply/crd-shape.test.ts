@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { ApplyInvalidError, applyObject, fieldSetOf } from '../../../core/apply/index.js'
 import { applyShapeOf } from '../../../core/apply/crd-shape.js'
-import type { JSONSchemaProps } from '../../../core/crd/schema.js'
+import type { JSONSchemaProps } from '../../../core/crd-schema/schema.js'
 import { API_VERSION, cronTab, cronTabSchema, TYPE_NAME } from './crd-fixtures.js'
 
 const shape = applyShapeOf(cronTabSchema)

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { type CelSchemaProps, compileRules } from '../../../core/crd/cel-rules.js'
+import { type CelSchemaProps, compileRules } from '../../../core/crd-schema/cel-rules.js'
 import { applyPolicyDefaults, validateValidatingPolicy } from '../../../core/resources/admissionregistration/policies.js'
 import { errorText, fieldPath } from '../../../core/machinery/field.js'
 import { realWorldManifests, WITHOUT_REAL_WORLD } from '../../fixtures/real-world.js'

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { CEL_RULE_LIMITS, newCostBudget } from '../../../core/crd/cel-cost.js'
-import { type CelSchemaProps, compileRules, validateRules } from '../../../core/crd/cel-rules.js'
+import { CEL_RULE_LIMITS, newCostBudget } from '../../../core/crd-schema/cel-cost.js'
+import { type CelSchemaProps, compileRules, validateRules } from '../../../core/crd-schema/cel-rules.js'
 import { errorText, fieldPath } from '../../../core/machinery/field.js'
 
 const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run'

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { type CelSchemaProps, type CelValidationRule, compileRules, validateRules } from '../../../core/crd/cel-rules.js'
+import { type CelSchemaProps, type CelValidationRule, compileRules, validateRules } from '../../../core/crd-schema/cel-rules.js'
 import { errorText, fieldPath } from '../../../core/machinery/field.js'
 
 const SCHEMA_PATH = fieldPath('spec').child('validation').child('openAPIV3Schema')

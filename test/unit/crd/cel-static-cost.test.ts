@@ -7,9 +7,9 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { type CelSchemaProps, compileRules } from '../../../core/crd/cel-rules.js'
-import { sizeNode } from '../../../core/crd/cel-sizes.js'
-import { costErrorMessage, expressionMaxCost } from '../../../core/crd/cel-static-cost.js'
+import { type CelSchemaProps, compileRules } from '../../../core/crd-schema/cel-rules.js'
+import { sizeNode } from '../../../core/crd-schema/cel-sizes.js'
+import { costErrorMessage, expressionMaxCost } from '../../../core/crd-schema/cel-static-cost.js'
 import { errorText, fieldPath } from '../../../core/machinery/field.js'
 import { crd, create, update, version } from '../resources/apiextensions/fixtures.js'
 

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test'
 import { applySchemaDefaults } from '../../../core/crd/defaults.js'
 import { matchesFormat } from '../../../core/validation/formats.js'
 import { prune } from '../../../core/crd/prune.js'
-import type { JSONSchemaProps } from '../../../core/crd/schema.js'
+import type { JSONSchemaProps } from '../../../core/crd-schema/schema.js'
 
 const schema: JSONSchemaProps = {
   type: 'object',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { JSONSchemaProps } from '../../../core/crd/schema.js'
-import { validateStructuralSchema } from '../../../core/crd/structural.js'
+import type { JSONSchemaProps } from '../../../core/crd-schema/schema.js'
+import { validateStructuralSchema } from '../../../core/crd-schema/structural.js'
 import { errorText, fieldPath } from '../../../core/machinery/field.js'
 
 const root = fieldPath('spec').child('versions').index(0).child('schema').child('openAPIV3Schema')

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { JSONSchemaProps } from '../../../core/crd/schema.js'
+import type { JSONSchemaProps } from '../../../core/crd-schema/schema.js'
 import { validateObject } from '../../../core/crd/validate.js'
 import { errorText, FieldPath } from '../../../core/machinery/field.js'
 

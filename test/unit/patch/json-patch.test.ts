@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { applyJsonPatch, mergePatch, parseJsonPatch } from '../../../core/registry/json-patch.js'
+import { applyJsonPatch, mergePatch, parseJsonPatch } from '../../../core/patch/json-patch.js'
 import { StatusError } from '../../../core/machinery/status-error.js'
 
 describe('merge patch (RFC 7386)', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import { applyJsonPatch, parseJsonPatch } from '../../../core/registry/json-patch.js'
+import { applyJsonPatch, parseJsonPatch } from '../../../core/patch/json-patch.js'
 import { StatusError } from '../../../core/machinery/status-error.js'
 
 /** Operations over a few paths that exist, may exist, or point into copies of each other. */
