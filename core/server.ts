@@ -170,19 +170,13 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   hooks.onShutdown(() => informers.stop())
   const client = new ObjectClient(async (request, identity) => app.fetch(withMutableHeaders(request), { internalUser: identity }), LOOPBACK_IDENTITY)
   // Every stored resource's watch cache loads at start, as upstream's cachers do; a custom resource's once served.
-  const openStores = (entries: readonly ResourceEntry[]): void => {
-    for (const entry of entries) if (!entry.virtualCreate) registry.store(entry)
-  }
+  const openStores = (entries: readonly ResourceEntry[]): void => entries.forEach((entry) => entry.virtualCreate || registry.store(entry))
   openStores(catalogue.entries)
   catalogue.onChange(({ added }) => openStores(added))
 
   const webhookClient = ports.webhookClient ?? fetchWebhookClient()
-  // Where clients reach the server (upstream's ExternalAddress): issuer discovery's key set URI, /api's server address.
   let securePort = options.securePort
-  const externalAddress = (): string => {
-    const host = options.externalHostname ?? options.advertiseAddress ?? '127.0.0.1'
-    return `${host.includes(':') ? `[${host}]` : host}${securePort ? `:${securePort}` : ''}`
-  }
+  const externalAddress = (): string => externalAddressOf(options, securePort)
   const context = { registry, catalogue, stored: storedObjects(registry), informers, client, options, logger, now, webhookClient, metrics }
   const chains = assembleSecurity(late, { ...context, runOnce: membership.runOnce, externalAddress, hooks })
   const serving = options.serving ?? {}
@@ -271,6 +265,12 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       await hooks.shutdown('storage')
     },
   }
+}
+
+/** Where clients reach the server (upstream's ExternalAddress): issuer discovery's key set URI, /api's server address. */
+function externalAddressOf(options: ApiServerOptions, securePort: number | undefined): string {
+  const host = options.externalHostname ?? options.advertiseAddress ?? '127.0.0.1'
+  return `${host.includes(':') ? `[${host}]` : host}${securePort ? `:${securePort}` : ''}`
 }
 
 /** The storage's health when the runtime gives no checks of its own: its current revision can be read. */

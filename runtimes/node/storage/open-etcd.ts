@@ -10,7 +10,8 @@ import { EtcdStorage } from './etcd.js'
 import { readEtcdTlsFiles } from './etcd-client.js'
 import { waitForStorage } from './etcd-health.js'
 import { overrideKeyPrefix, overridesFactory, parseServersOverrides } from './etcd-overrides.js'
-import { type DaemonStorage, type PersistenceFlags, SIZE_TIMEOUT_MS, StorageStartupError, storageRoot, type TransformerFor } from './open.js'
+import { storageRoot } from '../../../core/options/apply-flags.js'
+import { type DaemonStorage, type PersistenceFlags, SIZE_TIMEOUT_MS, StorageStartupError, type TransformerFor } from './open.js'
 
 export async function openEtcd(values: PersistenceFlags, logger: Logger, transformerFor: TransformerFor): Promise<DaemonStorage> {
   const root = storageRoot(values)

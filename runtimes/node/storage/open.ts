@@ -60,12 +60,6 @@ export const DEFAULT_DATA_DIR = '/var/lib/apiserver'
 /** A storage problem the user can fix; the daemon prints it and exits 1. */
 export class StorageStartupError extends Error {}
 
-/** The key root objects live under (`--kvstore-prefix`, upstream's default `/registry`), without a trailing slash. */
-export function storageRoot(values: Pick<FlagValues, 'kvstore-prefix'>): string {
-  const prefix = values['kvstore-prefix'].replace(/\/+$/, '')
-  return prefix.startsWith('/') || prefix === '' ? prefix : `/${prefix}`
-}
-
 /** Each key's value transformer (`--encryption-provider-config`); the codec's bytes as they are when absent. */
 export type TransformerFor = ((key: string) => ValueTransformer) | undefined
 
