@@ -7,8 +7,9 @@
  * PEM, as upstream writes them.
  */
 import { hasStatusCode } from '../machinery/status-error.js'
+import { ADMIN_IDENTITY } from '../machinery/identities.js'
 import type { AuthenticationOptions } from '../authn/authentication-options.js'
-import type { ObjectClient } from '../client/object-client.js'
+import type { StoredResources } from './stored-resources.js'
 import { configMaps } from '../resources/core/configmaps.js'
 import type { KubeObject } from '../machinery/object.js'
 
@@ -37,38 +38,30 @@ function sameData(stored: unknown, data: Record<string, string>): boolean {
   return entries.length === Object.keys(data).length && entries.every(([k, v]) => data[k] === v)
 }
 
-/** Tries of a write that lost a race (another server, or a client's edit, changed the ConfigMap between the read and the write). */
-const CONFLICT_ATTEMPTS = 5
-
-/**
- * Creates the ConfigMap, or replaces its data when it differs (a CA rotated
- * between starts, a flag changed), through the client as upstream's
- * controller writes it.
- */
-export async function publishAuthenticationTrust(client: ObjectClient, auth: AuthenticationOptions): Promise<void> {
+/** Creates the ConfigMap, or replaces its data when it differs (a CA rotated between starts, a flag changed). */
+export async function publishAuthenticationTrust(stores: StoredResources, auth: AuthenticationOptions, now: () => Date): Promise<void> {
   const data = authenticationTrustData(auth)
   if (!data) return
-  for (let attempt = 1; ; attempt++) {
-    let current: KubeObject | undefined
+  const store = stores.store(configMaps)
+  const ctx = { user: ADMIN_IDENTITY, now: now(), dryRun: false }
+  let current: KubeObject | undefined
+  try {
+    current = await store.get(AUTHENTICATION_TRUST_NAMESPACE, AUTHENTICATION_TRUST_NAME)
+  } catch (err) {
+    if (!hasStatusCode(err, 404)) throw err
+  }
+  if (current && sameData(current['data'], data)) return
+  if (!current) {
+    const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: AUTHENTICATION_TRUST_NAME, namespace: AUTHENTICATION_TRUST_NAMESPACE }, data }
     try {
-      current = await client.get(configMaps, AUTHENTICATION_TRUST_NAMESPACE, AUTHENTICATION_TRUST_NAME)
-    } catch (err) {
-      if (!hasStatusCode(err, 404)) throw err
-    }
-    if (current && sameData(current['data'], data)) return
-    try {
-      if (!current) {
-        const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: AUTHENTICATION_TRUST_NAME, namespace: AUTHENTICATION_TRUST_NAMESPACE }, data }
-        await client.create(configMaps, AUTHENTICATION_TRUST_NAMESPACE, body)
-      } else {
-        await client.update(configMaps, AUTHENTICATION_TRUST_NAMESPACE, { ...current, data } as KubeObject)
-      }
+      await store.create(AUTHENTICATION_TRUST_NAMESPACE, body, ctx)
       return
     } catch (err) {
-      // Created or changed meanwhile: read it again and bring its data up to date.
-      if (!hasStatusCode(err, 409) || attempt >= CONFLICT_ATTEMPTS) throw err
+      // Another server sharing the storage created it first: bring its data up to date below.
+      if (!hasStatusCode(err, 409)) throw err
     }
   }
+  await store.update(AUTHENTICATION_TRUST_NAMESPACE, AUTHENTICATION_TRUST_NAME, (obj) => ({ ...obj, data }), ctx)
 }
 
 /** CA bundles read again from their files (`--client-ca-file`, `--requestheader-client-ca-file`). */

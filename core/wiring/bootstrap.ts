@@ -16,7 +16,6 @@ import { flowControlBootstrapHook } from '../flowcontrol/bootstrap.js'
 import type { ServerHooks } from '../lifecycle/hooks.js'
 import { BOOTSTRAP_CONTROLLER } from '../lifecycle/startup-parts.js'
 import type { Logger } from '../logging/logger.js'
-import type { ObjectClient } from '../client/object-client.js'
 import type { ApiServerOptions } from '../options/api-server-options.js'
 import type { Registry } from '../registry/registry.js'
 import { storedObjects } from '../registry/stored-objects.js'
@@ -24,8 +23,6 @@ import { storedObjects } from '../registry/stored-objects.js'
 export interface BootstrapWiring {
   readonly options: ApiServerOptions
   readonly registry: Registry
-  /** The server's loopback client: what upstream's post-start hooks and controllers write through. */
-  readonly client: ObjectClient
   readonly membership: ServerMembership
   readonly services: ClusterServices
   readonly now: () => Date
@@ -38,7 +35,7 @@ export interface BootstrapWiring {
 /** Publishes the client CA bundles again when they rotate: the server's `updateClientCAs`. */
 export type PublishClientCAs = (bundles: ClientCABundleUpdate) => Promise<void>
 
-export function registerBootstrap({ options, registry, client, membership, services, now, logger, hooks, priorityAndFairness }: BootstrapWiring): PublishClientCAs {
+export function registerBootstrap({ options, registry, membership, services, now, logger, hooks, priorityAndFairness }: BootstrapWiring): PublishClientCAs {
   // Upstream's system namespaces controller: a refused creation is logged and tried again, and readiness does not wait for it.
   const namespaceBootstrap = (options.bootstrapNamespaces ?? true) ? retryUntilDone('system namespaces', () => ensureSystemNamespaces(registry, now), logger) : undefined
   const systemNamespaces = namespaceBootstrap?.firstAttempt ?? Promise.resolve()
@@ -69,7 +66,7 @@ export function registerBootstrap({ options, registry, client, membership, servi
   const trust = { options: options.authentication ?? {}, published: Promise.resolve() }
   // Extension servers read whom to trust from kube-system, which exists by now; a failure is logged, not fatal.
   hooks.onStart('publish', undefined, () =>
-    publishAuthenticationTrust(client, trust.options).catch((err: unknown) =>
+    publishAuthenticationTrust(registry, trust.options, now).catch((err: unknown) =>
       logger.warn({ err: String(err) }, 'cannot publish the extension-apiserver-authentication ConfigMap'),
     ),
   )
@@ -83,7 +80,7 @@ export function registerBootstrap({ options, registry, client, membership, servi
     trust.options = withClientCAs(trust.options, bundles)
     const current = trust.options
     // In order: two quick rotations end with the last bundles published.
-    trust.published = trust.published.catch(() => {}).then(() => publishAuthenticationTrust(client, current))
+    trust.published = trust.published.catch(() => {}).then(() => publishAuthenticationTrust(registry, current, now))
     return trust.published
   }
 }
