@@ -168,6 +168,18 @@ async function staleGuess(t: { after: (fn: () => Promise<void>) => void }) {
   return { store, key, v1, v2 }
 }
 
+/** A watch cache over an empty etcd, holding pod `a` at v0. */
+async function cachedPod(t: { after: (fn: () => Promise<void>) => void }) {
+  await etcd.wipe()
+  const cache = new WatchCache(openEtcd())
+  cache.cacheResource(PODS)
+  t.after(() => cache.close())
+  await cache.loaded()
+  const key = `${PODS}ns/a`
+  await cache.create(key, pod('a', 'v0'))
+  return { cache, key }
+}
+
 describe("updates that start from the cache's copy", () => {
   it('applies the change to the current state when the guess is out of date', async (t) => {
     const { store, key, v1, v2 } = await staleGuess(t)
@@ -227,13 +239,7 @@ describe("updates that start from the cache's copy", () => {
   })
 
   it('updates through the cache onto what was written last', async (t) => {
-    await etcd.wipe()
-    const cache = new WatchCache(openEtcd())
-    cache.cacheResource(PODS)
-    t.after(() => cache.close())
-    await cache.loaded()
-    const key = `${PODS}ns/a`
-    await cache.create(key, pod('a', 'v0'))
+    const { cache, key } = await cachedPod(t)
     for (let i = 1; i <= 5; i++) await cache.guaranteedUpdate(key, (cur) => ({ ...cur, spec: { image: `${image(cur)}+${i}` } }))
     assert.equal(image(await cache.get(key)), 'v0+1+2+3+4+5')
   })
@@ -276,13 +282,7 @@ describe("deletes that start from the cache's copy", () => {
   })
 
   it('deletes through the cache', async (t) => {
-    await etcd.wipe()
-    const cache = new WatchCache(openEtcd())
-    cache.cacheResource(PODS)
-    t.after(() => cache.close())
-    await cache.loaded()
-    const key = `${PODS}ns/a`
-    await cache.create(key, pod('a', 'v0'))
+    const { cache, key } = await cachedPod(t)
     const updated = await cache.guaranteedUpdate(key, (cur) => ({ ...cur, spec: { image: 'v1' } }))
     const deleted = await cache.delete(key, { preconditions: { resourceVersion: updated.metadata.resourceVersion! } })
     assert.equal(image(deleted), 'v1')
