@@ -109,10 +109,11 @@ export interface DeleteOptions {
   /** Called with the state about to be deleted; throwing vetoes the deletion. */
   validate?: (current: KubeObject) => void | Promise<void>
   /**
-   * What the caller believes the current state is (a watch cache's copy), as
-   * for an update: a store may start from it instead of reading the key, and
-   * must read the key when the guess proves wrong (the delete's guard fails,
-   * or the preconditions or `validate` fail on it). A store may ignore it.
+   * What the caller believes the current state is (a watch cache's copy, which
+   * may be frozen: a store reads it and never changes it), as for an update: a
+   * store may start from it instead of reading the key, and must read the key
+   * when the guess proves wrong (the delete's guard fails, or the preconditions
+   * or `validate` fail on it). A store may ignore it.
    */
   suggestion?: KubeObject
 }

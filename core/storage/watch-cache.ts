@@ -127,11 +127,14 @@ export class WatchCache implements Storage {
     return this.backend.guaranteedUpdate(key, tryUpdate, { ...opts, suggestion: structuredClone(cached) })
   }
 
-  /** The cached object goes along as the backend's first guess at the state to delete (it may skip a read). */
+  /**
+   * The cached object goes along as the backend's first guess at the state to delete (it may skip a read);
+   * a store only reads a delete's guess, so it goes uncopied and a store that ignores it costs nothing.
+   */
   delete(key: string, opts: DeleteOptions = {}): Promise<KubeObject> {
     const cached = opts.suggestion ? undefined : this.cacherFor(key)?.cached(key)
     if (!cached) return this.backend.delete(key, opts)
-    return this.backend.delete(key, { ...opts, suggestion: structuredClone(cached) })
+    return this.backend.delete(key, { ...opts, suggestion: cached })
   }
 
   watch(prefix: string, opts: WatchOptions = {}): Watcher {

@@ -273,7 +273,8 @@ export class EtcdStorage implements Storage {
         continue
       }
       const res = await this.txn(key, [modRevisionIs(key, state.rev)], { request_delete_range: { key: keyBytes(key) } })
-      if (res.succeeded) return stampRevision(state.obj, int64(res.header.revision))
+      // The guess is the caller's and may be frozen: the answer is a copy of it.
+      if (res.succeeded) return stampRevision(current ? state.obj : structuredClone(state.obj), int64(res.header.revision))
       // Changed meanwhile, or the guess was old: check the state etcd sent back, as upstream's conditionalDelete.
       state = await this.stateOf(existingKv(res))
       current = true
