@@ -131,6 +131,15 @@ it('no two folders of core import each other, by value or by type', () => {
   assert.deepEqual(pairs, [])
 })
 
+/** The Node runtime's top folder holds its entry points only; what they run lives in adapter/, daemon/ and storage/. */
+const NODE_ENTRY_POINTS = ['daemon-script.ts', 'index.ts', 'main.ts', 'yaml-worker.ts']
+
+it('the top of runtimes/node holds only its entry points', () => {
+  const top = readdirSync(join(ROOT, 'runtimes', 'node'), { withFileTypes: true })
+  const files = top.filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => e.name)
+  assert.deepEqual(files.sort(), NODE_ENTRY_POINTS)
+})
+
 /** What may import the registry: the HTTP endpoints over it and the server's wiring. */
 const REGISTRY_IMPORTERS = ['core/registry', 'core/endpoints', 'core/wiring', 'core/server.ts']
 

@@ -13,7 +13,7 @@
  * `servingWorker` tells a worker which one it is and carries its messages.
  */
 import type { Worker } from 'node:cluster'
-import type { Logger } from '../../core/logging/logger.js'
+import type { Logger } from '../../../core/logging/logger.js'
 
 /** The worker's slot, 1 to N, given to it by the primary; unset in a daemon that is not a worker. */
 const WORKER_ENV = 'APISERVER_WORKER'

@@ -4,13 +4,13 @@
  * service account key written into --cert-dir), then the workers, and the
  * admin kubeconfig once the port is known. It serves no request itself.
  */
-import type { ParsedFlags } from '../../core/options/flags/index.js'
-import type { Logger } from '../../core/logging/logger.js'
-import { ConfigFilesError, loadConfigFiles } from './daemon/config-files.js'
-import { StartupError } from './daemon/daemon-options.js'
-import type { DaemonFlags } from './daemon/flags.js'
-import { pkiOptionsOf, preparePki } from './daemon/pki.js'
-import { serviceAccountKeyOptionsOf, serviceAccountKeys } from './daemon/service-account-keys.js'
+import type { ParsedFlags } from '../../../core/options/flags/index.js'
+import type { Logger } from '../../../core/logging/logger.js'
+import { ConfigFilesError, loadConfigFiles } from './config-files.js'
+import { StartupError } from './daemon-options.js'
+import type { DaemonFlags } from './flags.js'
+import { pkiOptionsOf, preparePki } from './pki.js'
+import { serviceAccountKeyOptionsOf, serviceAccountKeys } from './service-account-keys.js'
 import { superviseWorkers } from './workers.js'
 
 export interface PrimaryOptions {

@@ -4,12 +4,12 @@
  * key at once; one that does not is logged and the configuration in effect
  * stays (config-file-watch.ts).
  */
-import { loadEncryptionConfiguration } from '../../core/config/encryption.js'
-import type { EncryptionAtRest } from '../../core/encryption/encryption-at-rest.js'
-import type { ParsedFlags } from '../../core/options/flags/index.js'
-import type { Logger } from '../../core/logging/logger.js'
-import { type ReloadOutcome, watchConfigFile } from './daemon/config-file-watch.js'
-import { encryptionLoadOptions } from './daemon/config-files.js'
+import { loadEncryptionConfiguration } from '../../../core/config/encryption.js'
+import type { EncryptionAtRest } from '../../../core/encryption/encryption-at-rest.js'
+import type { ParsedFlags } from '../../../core/options/flags/index.js'
+import type { Logger } from '../../../core/logging/logger.js'
+import { type ReloadOutcome, watchConfigFile } from './config-file-watch.js'
+import { encryptionLoadOptions } from './config-files.js'
 
 export type { ReloadOutcome }
 
