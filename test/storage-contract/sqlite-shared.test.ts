@@ -11,10 +11,12 @@
  */
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
+import { createRequire } from 'node:module'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
+import type Database from 'libsql'
 import type { KubeObject } from '../../core/machinery/object.js'
 import type { ListOptions, ReadOptions, Storage, StorageEvent, TryUpdate, UpdateOptions, WatchOptions } from '../../core/storage/interface.js'
 import { EmbeddedStoreError } from '../../core/storage/sql/open.js'
@@ -195,6 +197,47 @@ describe('the embedded store shared by two stores', () => {
       for (const [name, resourceVersion] of acknowledged) assert.ok(seen.some((e) => e.object.metadata.name === name && String(e.revision) === resourceVersion), `the watch saw ${name}`)
     } finally {
       await survivor.close()
+    }
+  })
+
+  it('lets the process serve while a write waits for another process\u2019s write lock, and makes the write once the lock is free', async () => {
+    const dir = freshDir()
+    const store = await openShared(dir)
+    // Another process in the middle of a long write: a connection of its own holding the write lock.
+    const other = new (createRequire(import.meta.url)('libsql') as typeof Database)(join(dir, 'state.db'))
+    try {
+      other.exec('PRAGMA busy_timeout = 1000')
+      other.exec('BEGIN IMMEDIATE')
+      let settled = false
+      const create = store.create('/registry/configmaps/default/waiting', configMap('waiting')).finally(() => (settled = true))
+      // While the lock is held the process goes on: timers fire and a read answers before the write is made.
+      // (A write that waited by blocking would hold up both until its wait ended in failure.)
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+      assert.equal(await store.get('/registry/configmaps/default/waiting'), undefined)
+      assert.equal(settled, false, 'the write is still waiting for the lock')
+      other.exec('COMMIT')
+      const created = await create
+      assert.equal(created.metadata.name, 'waiting')
+      assert.equal((await store.get('/registry/configmaps/default/waiting'))?.metadata.resourceVersion, created.metadata.resourceVersion)
+    } finally {
+      other.close()
+      await store.close()
+    }
+  })
+
+  it('fails a write that waited for the write lock longer than the busy timeout, and stores nothing', async () => {
+    const dir = freshDir()
+    const store = await openShared(dir, undefined, undefined, 100)
+    const other = new (createRequire(import.meta.url)('libsql') as typeof Database)(join(dir, 'state.db'))
+    try {
+      other.exec('PRAGMA busy_timeout = 1000')
+      other.exec('BEGIN IMMEDIATE')
+      await assert.rejects(store.create('/registry/configmaps/default/late', configMap('late')), /SQLITE_BUSY|database is locked/i)
+      other.exec('ROLLBACK')
+      assert.equal(await store.get('/registry/configmaps/default/late'), undefined)
+    } finally {
+      other.close()
+      await store.close()
     }
   })
 

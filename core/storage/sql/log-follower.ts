@@ -33,7 +33,7 @@ export interface FollowedStore {
 
 /** How the store shares its file (SqlStorageOptions.shared). */
 export interface SharedStoreOptions {
-  /** How long a write waits for another process's write to finish before it fails. @default 5000 */
+  /** How long a write waits for another process's write to finish before it fails (on timers after the first 10 ms: the process serves meanwhile). @default 5000 */
   busyTimeoutMs?: number
   /** How often the file is looked at for other processes' commits when no nudge came (see `changed()`). @default 100 */
   followIntervalMs?: number

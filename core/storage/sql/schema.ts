@@ -11,7 +11,7 @@
  * store never writes into an SQLite file of another program, nor into one a
  * newer version laid out differently.
  */
-import type { SqlDriver } from './driver.js'
+import { type SqlDriver, sqliteCode } from './driver.js'
 
 /** "kube" in ASCII: marks the file as this store's (`PRAGMA application_id`). */
 const APPLICATION_ID = 0x6b756265
@@ -97,8 +97,11 @@ export function prepareDatabase(db: SqlDriver, synchronous: Synchronous, shared?
     for (let from = current; from < FORMAT; from++) MIGRATIONS[from]!(db)
     db.exec(`PRAGMA user_version = ${FORMAT}`)
   }
-  if (shared) writeTransaction(db, () => migrate(checkFormat(db)))
-  else db.transaction(() => migrate(format))
+  if (shared) {
+    writeTransaction(db, () => migrate(checkFormat(db)))
+    // From now on a statement waits on the event loop only briefly; a write waits longer without blocking (writeTransactionWhenFree).
+    db.exec(`PRAGMA busy_timeout = ${Math.min(BLOCKING_WAIT_MS, Math.max(1, Math.round(shared.busyTimeoutMs)))}`)
+  } else db.transaction(() => migrate(format))
   return {
     revision: storedRevision(db),
     compacted: storedCompacted(db),
@@ -144,6 +147,11 @@ function storedCompacted(db: SqlDriver): number {
  */
 export function writeTransaction<T>(db: SqlDriver, fn: () => T): T {
   db.exec('BEGIN IMMEDIATE')
+  return finishTransaction(db, fn)
+}
+
+/** Runs `fn` inside the transaction just begun: committed when it returns, rolled back when it throws. */
+function finishTransaction<T>(db: SqlDriver, fn: () => T): T {
   let result: T
   try {
     result = fn()
@@ -153,6 +161,40 @@ export function writeTransaction<T>(db: SqlDriver, fn: () => T): T {
   }
   db.exec('COMMIT')
   return result
+}
+
+/**
+ * How long a statement of a store sharing its file may wait for another
+ * process's lock while holding up this process's event loop. Another
+ * process's write usually ends well within it (SQLite's busy handler sleeps
+ * 1, 2 and 5 ms between tries); a longer one is waited for by
+ * writeTransactionWhenFree with timers, while this process serves on.
+ */
+export const BLOCKING_WAIT_MS = 10
+
+/** The longest pause between two tries for the write lock. */
+const MAX_PAUSE_MS = 25
+
+/**
+ * writeTransaction for a store sharing its file: while another process
+ * holds the write lock, tries again after a pause that doubles up to 25 ms
+ * (on timers, so that this process serves meanwhile), until `waitMs` have
+ * passed; then the busy error is thrown. `beforeTry` runs before each try
+ * (to stop when the store was closed during a pause).
+ */
+export async function writeTransactionWhenFree<T>(db: SqlDriver, fn: () => T, waitMs: number, beforeTry: () => void): Promise<T> {
+  const deadline = Date.now() + waitMs
+  for (let pause = 1; ; pause = Math.min(pause * 2, MAX_PAUSE_MS)) {
+    beforeTry()
+    try {
+      db.exec('BEGIN IMMEDIATE')
+      break
+    } catch (err) {
+      if (sqliteCode(err) !== 'SQLITE_BUSY' || Date.now() >= deadline) throw err
+    }
+    await new Promise((resolve) => setTimeout(resolve, pause))
+  }
+  return finishTransaction(db, fn)
 }
 
 /**

@@ -48,7 +48,7 @@ import {
 import { deepFreeze, sameIgnoringResourceVersion, stampRevision } from '../objects.js'
 import { type ChangeRow, keyAfter, keyRange, type LogRow, prefixRange, RevisionLog } from './revision-log.js'
 import { FOLLOW_BATCH, LogFollower, type SharedStoreOptions } from './log-follower.js'
-import { prepareDatabase, releaseDatabase, type Synchronous, writeTransaction } from './schema.js'
+import { prepareDatabase, releaseDatabase, type Synchronous, writeTransactionWhenFree } from './schema.js'
 import { type Change, StoreWatcher } from '../store-watcher.js'
 import { type DecodedValue, mustWrite, StoredValues } from '../value/stored-values.js'
 import { encryptCheckTransformer, type ValueTransformer } from '../value/transformer.js'
@@ -72,13 +72,15 @@ export interface SqlStorageOptions {
   shared?: SharedStoreOptions
 }
 
+const sharedBusyTimeoutMs = (shared: SharedStoreOptions): number => shared.busyTimeoutMs ?? 5000
+
 /** Rows read per query while a filtered list fills a page (a predicate may skip many). */
 const FILTERED_BATCH = 256
 
 export class SqlStorage implements Storage {
   /** Claims the database behind `db` (see schema.ts) and serves it; throws when the file cannot be used. */
   static open(db: SqlDriver, opts: SqlStorageOptions = {}): SqlStorage {
-    const shared = opts.shared ? { busyTimeoutMs: opts.shared.busyTimeoutMs ?? 5000 } : undefined
+    const shared = opts.shared ? { busyTimeoutMs: sharedBusyTimeoutMs(opts.shared) } : undefined
     const state = prepareDatabase(db, opts.synchronous ?? 'NORMAL', shared)
     return new SqlStorage(db, state.revision, state.compacted, opts)
   }
@@ -93,6 +95,8 @@ export class SqlStorage implements Storage {
   /** Sharing the file: publishes the other processes' commits. */
   private readonly follower: LogFollower | undefined
   private readonly onCommit: ((revision: number) => void) | undefined
+  /** Sharing the file: how long a write waits for another process's write lock. */
+  private readonly busyTimeoutMs: number
 
   private constructor(
     private readonly db: SqlDriver,
@@ -106,6 +110,7 @@ export class SqlStorage implements Storage {
     this.values = new StoredValues(this.codec, opts.transformerFor ?? (() => encryptCheckTransformer))
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60000
     this.onCommit = opts.shared?.onCommit
+    this.busyTimeoutMs = opts.shared ? sharedBusyTimeoutMs(opts.shared) : 0
     this.follower = opts.shared
       ? new LogFollower(
           {
@@ -141,12 +146,13 @@ export class SqlStorage implements Storage {
     // Encoded (and encrypted) first: the checks and the write below then run without an await between them.
     const { plain, stored } = await this.values.encode(key, obj)
     this.ensureOpen(key)
-    const revision = this.write(() => {
+    const written = this.write(key, () => {
       const newest = this.refuseExisting(key)
       const next = this.nextRevision()
       this.log.append(next, key, next, newest?.revision ?? 0, stored)
       return next
     })
+    const revision = written instanceof Promise ? await written : written
     const done = this.committed(key, revision, plain, undefined)
     return structuredClone(done instanceof Promise ? await done : done)
   }
@@ -219,13 +225,14 @@ export class SqlStorage implements Storage {
       // Someone else wrote (or deleted) meanwhile: start over from their state.
       if (this.log.newest(key)?.revision !== row.revision) continue
       if (!next || !mustWrite(read, next.plain)) return current
-      const revision = this.write(() => {
+      const written = this.write(key, () => {
         // Sharing the file, another process may have written the key since the look above.
         if (this.follower && this.log.newest(key)?.revision !== row.revision) return undefined
         const at = this.nextRevision()
         this.log.append(at, key, row.createRevision, row.revision, next.stored)
         return at
       })
+      const revision = written instanceof Promise ? await written : written
       if (revision === undefined) continue
       const done = this.committed(key, revision, next.plain, deepFreeze(current))
       return structuredClone(done instanceof Promise ? await done : done)
@@ -252,12 +259,13 @@ export class SqlStorage implements Storage {
         if (!now || now.deleted) throw keyNotFound(key)
         if (now.revision !== row.revision) continue
       }
-      const revision = this.write(() => {
+      const written = this.write(key, () => {
         if (this.follower && this.log.newest(key)?.revision !== row.revision) return undefined
         const at = this.nextRevision()
         this.log.append(at, key, row.createRevision, row.revision, null)
         return at
       })
+      const revision = written instanceof Promise ? await written : written
       if (revision === undefined) continue
       const last = deepFreeze(stampRevision(structuredClone(current), revision))
       const done = this.settle({ revision, key, object: last, prev: deepFreeze(current), deleted: true })
@@ -369,8 +377,9 @@ export class SqlStorage implements Storage {
    * sharing it, in one transaction holding the write lock, so that the checks
    * hold at the append and the revision taken from the file is the next one.
    */
-  private write<T>(fn: () => T): T {
-    return this.follower ? writeTransaction(this.db, fn) : fn()
+  private write<T>(key: string, fn: () => T): T | Promise<T> {
+    if (!this.follower) return fn()
+    return writeTransactionWhenFree(this.db, fn, this.busyTimeoutMs, () => this.ensureOpen(key))
   }
 
   /** The revision the write being made gets (inside write()). */
