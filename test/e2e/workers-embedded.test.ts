@@ -120,6 +120,8 @@ describe('--workers=2 on the embedded store', () => {
     })()
     await eventually(() => assert.ok(acknowledged.length >= 10), 20_000)
     process.kill(before[0]!, 'SIGKILL')
+    // Nothing owns the database: the surviving worker answers for the whole server, ready, while the other is gone.
+    await eventually(async () => assert.equal((await call(daemon, 'GET', '/readyz')).status, 200), 5_000)
     await eventually(async () => {
       const now = await workerPids(daemon)
       assert.equal(now.length, 2, `workers: ${now.join(' ')}`)
