@@ -11,7 +11,7 @@ import assert from 'node:assert/strict'
 import { request } from 'node:https'
 import { after, before, describe, it } from 'node:test'
 import { Daemon, eventually } from './daemon.js'
-import { call, credentials, isRunning, workerPids } from './worker-requests.js'
+import { call, credentials, isRunning, workerPids, writeThroughWorkerKill } from './worker-requests.js'
 
 const configMap = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { written: name } })
 const CONFIGMAPS = '/api/v1/namespaces/default/configmaps'
@@ -96,45 +96,10 @@ describe('--workers=2 on the embedded store', () => {
   })
 
   it('keeps every acknowledged write when a worker is killed under writes, and starts a new one', async () => {
-    const before = await workerPids(daemon)
-    assert.equal(before.length, 2)
-    const acknowledged: { name: string; resourceVersion: number }[] = []
-    let failures = 0
-    let writing = true
-    // The client writes one object after another, retrying each until the server answers for it.
-    const writer = (async () => {
-      for (let i = 0; writing || i < 5; i++) {
-        const name = `loop-${i}`
-        for (let attempt = 0; ; attempt++) {
-          assert.ok(attempt < 50, `${name} never got through`)
-          const answer = await call(daemon, 'POST', CONFIGMAPS, configMap(name)).catch(() => undefined)
-          // 409: an earlier attempt was stored though its answer was lost with the connection.
-          if (answer?.status === 201 || answer?.status === 409) {
-            if (answer.status === 201) acknowledged.push({ name, resourceVersion: Number((JSON.parse(answer.body) as WatchEvent['object']).metadata.resourceVersion) })
-            break
-          }
-          failures++
-          await new Promise((r) => setTimeout(r, 50))
-        }
-      }
-    })()
-    await eventually(() => assert.ok(acknowledged.length >= 10), 20_000)
-    process.kill(before[0]!, 'SIGKILL')
-    // Nothing owns the database: the surviving worker answers for the whole server, ready, while the other is gone.
-    await eventually(async () => assert.equal((await call(daemon, 'GET', '/readyz')).status, 200), 5_000)
-    await eventually(async () => {
-      const now = await workerPids(daemon)
-      assert.equal(now.length, 2, `workers: ${now.join(' ')}`)
-      assert.ok(!now.includes(before[0]!), 'the killed worker is gone')
-      assert.ok(now.includes(before[1]!), 'the other worker still serves')
-    }, 20_000)
-    // Two first starts and the new worker's: it serves again.
-    const servingLines = () => daemon.logs.join('').match(/worker \d serving on /g)?.length
-    await eventually(() => assert.equal(servingLines(), 3), 30_000)
-    const afterRestart = acknowledged.length
-    await eventually(() => assert.ok(acknowledged.length >= afterRestart + 10), 20_000)
-    writing = false
-    await writer
+    const { acknowledged, failures } = await writeThroughWorkerKill(daemon, CONFIGMAPS, { before: 10, after: 10 }, async () => {
+      // Nothing owns the database: the surviving worker answers for the whole server, ready, while the other is gone.
+      await eventually(async () => assert.equal((await call(daemon, 'GET', '/readyz')).status, 200), 5_000)
+    })
     const listed = JSON.parse((await call(daemon, 'GET', CONFIGMAPS)).body) as { items: { metadata: { name: string; resourceVersion: string } }[] }
     const stored = new Map(listed.items.map((item) => [item.metadata.name, Number(item.metadata.resourceVersion)]))
     assert.deepEqual(acknowledged.filter((a) => stored.get(a.name) !== a.resourceVersion), [], `lost acknowledged writes (${failures} attempts failed)`)

@@ -17,7 +17,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { EtcdServer } from '../storage-contract/etcd-server.js'
 import { BIN, Daemon, eventually, freePort } from './daemon.js'
-import { call, isRunning, workerPids } from './worker-requests.js'
+import { call, isRunning, workerPids, writeThroughWorkerKill } from './worker-requests.js'
 
 const configMap = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { written: name } })
 
@@ -57,46 +57,10 @@ describe('--workers=2 on etcd', () => {
   })
 
   it('keeps every acknowledged write when a worker is killed, and starts a new one', async () => {
-    const before = await workerPids(daemon)
-    assert.equal(before.length, 2)
-    const acknowledged: string[] = []
-    let failures = 0
-    let writing = true
-    // The client writes one object after another, retrying each until the server answers for it.
-    const writer = (async () => {
-      for (let i = 0; writing || i < 5; i++) {
-        const name = `loop-${i}`
-        for (let attempt = 0; ; attempt++) {
-          assert.ok(attempt < 50, `${name} never got through`)
-          const answer = await call(daemon, 'POST', '/api/v1/namespaces/default/configmaps', configMap(name)).catch(() => undefined)
-          // 409: an earlier attempt was stored though its answer was lost with the connection.
-          if (answer?.status === 201 || answer?.status === 409) {
-            if (answer.status === 201) acknowledged.push(name)
-            break
-          }
-          failures++
-          await new Promise((r) => setTimeout(r, 100))
-        }
-      }
-    })()
-    await eventually(() => assert.ok(acknowledged.length >= 5), 20_000)
-    process.kill(before[0]!, 'SIGKILL')
-    await eventually(async () => {
-      const now = await workerPids(daemon)
-      assert.equal(now.length, 2, `workers: ${now.join(' ')}`)
-      assert.ok(!now.includes(before[0]!), 'the killed worker is gone')
-      assert.ok(now.includes(before[1]!), 'the other worker still serves')
-    }, 20_000)
-    // Two first starts and the new worker's: it serves again.
-    const servingLines = () => daemon.logs.join('').match(/worker \d serving on /g)?.length
-    await eventually(() => assert.equal(servingLines(), 3), 30_000)
-    const afterRestart = acknowledged.length
-    await eventually(() => assert.ok(acknowledged.length >= afterRestart + 10), 20_000)
-    writing = false
-    await writer
+    const { acknowledged, failures } = await writeThroughWorkerKill(daemon, '/api/v1/namespaces/default/configmaps', { before: 5, after: 10 })
     const listed = JSON.parse((await call(daemon, 'GET', '/api/v1/namespaces/default/configmaps')).body) as { items: { metadata: { name: string } }[] }
     const stored = new Set(listed.items.map((item) => item.metadata.name))
-    assert.deepEqual(acknowledged.filter((name) => !stored.has(name)), [], `lost acknowledged writes (${failures} attempts failed)`)
+    assert.deepEqual(acknowledged.filter((a) => !stored.has(a.name)), [], `lost acknowledged writes (${failures} attempts failed)`)
     assert.match(daemon.logs.join(''), /worker \d exited; restarting it/)
   })
 
