@@ -95,7 +95,8 @@ export interface UpdateOptions {
   preconditions?: Preconditions
   /**
    * What the caller believes the current state is (a watch cache's copy, with
-   * its resourceVersion, the caller's own to change): a store may start from
+   * its resourceVersion, which may be frozen: a store that runs `tryUpdate` on
+   * it hands over a copy, and never changes the guess itself): a store may start from
    * it instead of reading the key, as upstream's etcd store does, and must
    * read the key when the guess proves wrong (the write's guard fails, or
    * the preconditions or `tryUpdate` fail on it, or nothing changed). A store

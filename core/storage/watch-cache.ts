@@ -120,16 +120,19 @@ export class WatchCache implements Storage {
     return cacher ? cacher.list(prefix, opts) : this.backend.list(prefix, opts)
   }
 
-  /** The cached object goes along as the backend's first guess at the current state (it may skip a read). */
+  /**
+   * The cached object goes along as the backend's first guess at the current state (it may skip a read),
+   * uncopied: a store copies it only if it runs the update on it, so a store that ignores it costs nothing.
+   */
   guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts?: UpdateOptions): Promise<KubeObject> {
     const cached = opts?.suggestion ? undefined : this.cacherFor(key)?.cached(key)
     if (!cached) return this.backend.guaranteedUpdate(key, tryUpdate, opts)
-    return this.backend.guaranteedUpdate(key, tryUpdate, { ...opts, suggestion: structuredClone(cached) })
+    return this.backend.guaranteedUpdate(key, tryUpdate, { ...opts, suggestion: cached })
   }
 
   /**
    * The cached object goes along as the backend's first guess at the state to delete (it may skip a read);
-   * a store only reads a delete's guess, so it goes uncopied and a store that ignores it costs nothing.
+   * a store only reads a delete's guess, so it goes uncopied as an update's does.
    */
   delete(key: string, opts: DeleteOptions = {}): Promise<KubeObject> {
     const cached = opts.suggestion ? undefined : this.cacherFor(key)?.cached(key)

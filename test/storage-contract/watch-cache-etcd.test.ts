@@ -238,6 +238,22 @@ describe("updates that start from the cache's copy", () => {
     assert.equal(image(updated), 'v3')
   })
 
+  it('runs the update on a copy of the guess, which stays as it was (the cache\u2019s own object)', async (t) => {
+    const { store, key, v2 } = await staleGuess(t)
+    const guess = structuredClone(v2)
+    const updated = await store.guaranteedUpdate(
+      key,
+      (cur) => {
+        ;(cur.spec as { image: string }).image = 'v3' // an update changes what it is given in place
+        return cur
+      },
+      { suggestion: guess },
+    )
+    assert.equal(image(updated), 'v3')
+    assert.equal(image(guess), 'v2', 'the guess is the caller\u2019s: unchanged')
+    assert.equal(image(await store.get(key)), 'v3')
+  })
+
   it('updates through the cache onto what was written last', async (t) => {
     const { cache, key } = await cachedPod(t)
     for (let i = 1; i <= 5; i++) await cache.guaranteedUpdate(key, (cur) => ({ ...cur, spec: { image: `${image(cur)}+${i}` } }))

@@ -223,7 +223,8 @@ export class EtcdStorage implements Storage {
       let updated: KubeObject
       try {
         checkPreconditions(key, state.obj, opts.preconditions)
-        updated = await tryUpdate(state.obj)
+        // The guess is the caller's and may be frozen: the update runs on a copy of it.
+        updated = await tryUpdate(current ? state.obj : structuredClone(state.obj))
       } catch (err) {
         if (current) throw err
         state = await fresh()
