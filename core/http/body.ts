@@ -112,6 +112,11 @@ export async function decodeUtf8(bytes: Uint8Array): Promise<string> {
 export function parseJsonWithin(text: string, prefix: string): unknown {
   const tooDeep = jsonTooDeepAt(text)
   if (tooDeep) throw badRequest(`${prefix}${jsonDepthMessage(tooDeep)}`)
+  return parseJson(text, prefix)
+}
+
+/** JSON.parse of a text whose depth was checked already, its error as a 400 in upstream's words. */
+function parseJson(text: string, prefix: string): unknown {
   try {
     return JSON.parse(text)
   } catch (err) {
@@ -138,11 +143,11 @@ export async function decodeJsonWithin(
   findDuplicates: boolean,
   depthChecked = false,
 ): Promise<{ value: unknown; duplicates: string[] }> {
+  // A body's bytes may have been checked as they arrived (jsonDepthCheck): no second pass then.
   if (text.length < SLICED_JSON_FROM) {
-    return { value: parseJsonWithin(text, prefix), duplicates: findDuplicates ? duplicateJsonFields(text) : [] }
+    return { value: depthChecked ? parseJson(text, prefix) : parseJsonWithin(text, prefix), duplicates: findDuplicates ? duplicateJsonFields(text) : [] }
   }
   const slice = new TimeSlice()
-  // A body's bytes may have been checked as they arrived (jsonDepthCheck): no second pass then.
   const tooDeep = depthChecked ? undefined : await runInSlices(jsonTooDeepWalk(text), slice)
   if (tooDeep) throw badRequest(`${prefix}${jsonDepthMessage(tooDeep)}`)
   const parsed = await runInSlices(parseJsonWalk(text), slice)
