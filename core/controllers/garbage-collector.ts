@@ -259,8 +259,11 @@ export function startGarbageCollector(
     let first = true
     while (!signal.aborted) {
       try {
-        // Read as the watch's objects are: kept in the graph, never changed.
-        const list = await stores.store(resource.entry).storage.list(resource.prefix, { readOnly: true })
+        // Read as the watch's objects are: kept in the graph, never changed. The first list takes what the
+        // watch cache holds (resourceVersion 0, as upstream's informers first list) and the watch from its
+        // revision brings the rest: a consistent read of every resource at start made each cache wait for
+        // progress from etcd, some sixty round trips of questions while the server was starting.
+        const list = await stores.store(resource.entry).storage.list(resource.prefix, { readOnly: true, ...(first ? { resourceVersion: '0' } : {}) })
         if (signal.aborted) return
         const present = new Set<string>()
         for (const obj of list.items) {

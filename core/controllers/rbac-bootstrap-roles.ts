@@ -38,6 +38,9 @@ const ATTEMPTS = 5
 // Objects reconciled at once.
 const WRITERS = 8
 
+// Objects of one kind read from the store in one round trip (the bootstrap policy has some 70 of its largest kind).
+const STORE_PAGE = 500
+
 export interface RbacStores {
   clusterRoles: ResourceObjects
   clusterRoleBindings: ResourceObjects
@@ -99,11 +102,9 @@ export async function ensureBootstrapPolicy(stores: RbacStores, now: () => Date,
     ...BOOTSTRAP_ROLE_BINDINGS.map((b) => ({ store: stores.roleBindings, expected: bindingObject(rbacApiVersion, 'RoleBinding', b), reconcile: reconcileBinding })),
   ]
   // One list per kind tells what is stored; an object is read again only when a write races.
-  const stored = new Map<ResourceObjects, Map<string, KubeObject>>()
-  for (const store of [stores.clusterRoles, stores.clusterRoleBindings, stores.roles, stores.roleBindings]) {
-    const items = (await store.list('', { allowWatchBookmarks: false })).items
-    stored.set(store, new Map(items.map((obj) => [objectKey(obj), obj])))
-  }
+  const kinds = [stores.clusterRoles, stores.clusterRoleBindings, stores.roles, stores.roleBindings]
+  const listed = await Promise.all(kinds.map((store) => storedNow(store)))
+  const stored = new Map(kinds.map((store, i) => [store, new Map(listed[i]!.map((obj) => [objectKey(obj), obj]))]))
   const reconcileItem = async ({ store, expected, reconcile }: (typeof work)[number]): Promise<void> => {
     const what = `${store.entry.resource}.${store.entry.group}/${expected.metadata.name ?? ''}`
     try {
@@ -157,6 +158,25 @@ async function reconcileOne(
       if (!raced || attempt >= ATTEMPTS) throw err
     }
   }
+}
+
+/**
+ * Every object of a kind, read from the store itself as upstream's hook
+ * reads each object. A consistent read from the watch cache would first wait
+ * for the cache to hear of the writes start-up is making to other resources
+ * (the priority classes, flow schemas, namespaces, leases): on a first start
+ * some 300 ms before the first role is written. Paged reads are the store's
+ * (core/storage/cacher.ts), one round trip a page.
+ */
+async function storedNow(store: ResourceObjects): Promise<KubeObject[]> {
+  const items: KubeObject[] = []
+  let token: string | undefined
+  do {
+    const page = await store.storage.list(store.prefix(''), { limit: STORE_PAGE, ...(token ? { continue: token } : {}) })
+    items.push(...page.items)
+    token = page.continue
+  } while (token)
+  return items
 }
 
 function objectKey(obj: KubeObject): string {

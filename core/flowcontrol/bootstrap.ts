@@ -27,8 +27,9 @@ async function ensure(objects: StoredObjects, entry: ResourceEntry, wanted: Boot
   const ctx = { user: LOOPBACK_IDENTITY, now: now(), fieldManager: FIELD_MANAGER }
   let stored: KubeObject | undefined
   try {
-    // Only compared: the update below starts from a fresh read of its own.
-    stored = await objects.get(entry, '', wanted.name, { readOnly: true })
+    // From the store, one round trip: a consistent read from the watch cache would first wait for the cache
+    // to hear of the writes start-up is making to other resources (the RBAC policy, namespaces, leases).
+    stored = await objects.get(entry, '', wanted.name)
   } catch (err) {
     if (!hasStatusCode(err, 404)) throw err
   }

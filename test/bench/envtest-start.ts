@@ -151,41 +151,59 @@ ${row('exec to the `default` namespace read as the admin', (r) => r.namespaceMs)
 Where the time goes, from the phase rows and CPU profiles of single starts
 (\`node --cpu-prof\`): node itself and the daemon's bundle, compiled from
 its code cache and evaluated, before a flag is read (\`main.js --help\`
-alone takes about 0.4 s of CPU against 0.1 s for a bare \`node\`); the
-etcd client; then some 150 bootstrap objects written to the empty etcd
-(RBAC's roles and bindings, priority classes, flow schemas, the system
-namespaces, the \`kubernetes\` Service, the leases), each encoded, sent,
-and decoded again as the watch caches and informers see it, with the
-garbage collection that goes with it. The young generation is held small
-until listening, for the memory at ready: by \`node --trace-gc\`, 135
-scavenges and some 200 ms of them before the first \`/healthz\` 200, against
-16 and some 120 ms with \`NODE_OPTIONS=--max-semi-space-size=16\` (which the
-daemon leaves as given), at the memory cost the start-up section
-describes. The bootstrap policy is
-already listed once per resource and written by several writers at once;
-answering \`/healthz\` before it is written would break what upstream's
-\`/healthz\` means (its post-start hooks) for clients that create objects
-right after. The goal of 300 ms, by this run: ${goal(mine!)}.
+alone takes about 0.18 s of CPU against 0.05 s for a bare \`node\` on
+this run's machine); the etcd client (etcd3 parsing its .proto files and
+building gRPC's package definition is most of its row); then, for the longest part, some 180
+objects created and 45 updated in the empty etcd: RBAC's roles and
+bindings (123, eight writers at once), the local APIServices and their
+status, the flow schemas and priority levels with their status, priority
+classes, the system namespaces, the \`kubernetes\` Service and its
+endpoints, the leases. Each is admitted, given its managedFields, encoded,
+sent, decoded for the answer, and decoded again when the watch cache hears
+of it, with V8's optimizing compilers held off until listening (the
+memory at ready, see the start-up section) and the young generation held
+small: by \`node --trace-gc\` in one start each, 126 scavenges and some
+90 ms of them before the first \`/healthz\` 200, against 16 and some 60 ms
+with \`NODE_OPTIONS=--max-semi-space-size=16\` (which the daemon leaves as
+given), at the memory cost the start-up section describes. That phase is
+now CPU-bound on this machine: what waited is gone (below), and the rest
+is the per-object work. Answering \`/healthz\` before the policy is written
+would break what upstream's \`/healthz\` means (its post-start hooks) for
+clients that create objects right after. The goal of 300 ms, by this run:
+${goal(mine!)}.
 
-What changed against the previous build:
+What changed against the previous build (the row "then to listening"):
 
-- The background threads' SCHED_IDLE policy (\`chrt\`, one spawn per
-  thread) was set right after listening: each spawn stops the serving
-  thread while the process is copied, and on the busy machine a profile
-  showed some 300 ms of them between listening and the first \`/healthz\`
-  200. Now one shell runs every thread's \`chrt\`, two seconds after
-  listening (nice 19 still applies at once): the row "then to the first
-  \`/healthz\` 200".
-- The etcd client (etcd3, gRPC, protobuf.js) was loaded by \`require\` and
-  its modules compiled from source at every start; it is now bundled as a
-  script of its own and run with a V8 code cache, as the daemon's script
-  is: the row "then to etcd open". V8 keeps a script's whole source while
-  its functions live, so the bundle is written without whitespace and
-  licence comments (those go to a file beside it): as first built it cost
-  2.3 MiB resident at the first \`/healthz\` 200 on etcd, now nothing
-  measurable (93.8 MiB for both builds, median of three starts each;
-  \`test/bench/start.ts\`, three rounds: 95.0 MB against 94.8 MB at
-  \`/readyz\` on etcd, ready in 0.89x the time).
+- Start-up's own reads waited on the watch caches. A consistent read from a
+  watch cache first waits for the cache to have heard of every write the
+  store has seen, and while a server starts, every resource but the one
+  read is being written: the cache has to ask etcd for progress (a census
+  of its range and a round trip on its watch, after the 300 ms etcd may
+  take to catch a new watch up). The RBAC policy's first list waited some
+  350 ms before the first role was written, the flow-control
+  configuration's reads waited alike, and the garbage collector's first list
+  of each of some sixty resources asked etcd in turn. The policy and the
+  flow-control configuration now read from the store, one round trip and
+  as consistent (upstream's hooks read etcd too), the four RBAC kinds at
+  once; the garbage collector's first lists take what the watch caches
+  hold (resourceVersion 0, as upstream's informers first list), and its
+  watches from that revision bring the rest.
+- The local APIServices (22 on a first start: a read, a create and a
+  status write each) were ensured one after another, interleaved with the
+  rest of start-up, and finished some 100 ms after it, holding up
+  \`autoregister-completion\`; they are ensured all at once now.
+- The etcd store's watch event of a write this process made takes a copy
+  of the object decoded for the write's answer instead of decoding the
+  same bytes again (a copy costs a fraction of a decode): some 350 decodes
+  of stored objects before listening instead of 483 (two starts; an event
+  that arrives before the write's answer still decodes).
+
+Tried and left out: V8's compilers on from the start (TurboFan on made a
+start use some 30% more CPU on two cores, its compilations competing with
+start-up, and 10 MB more at ready; Sparkplug alone, no faster), and a
+larger young generation (\`--max-semi-space-size\` 2 or 4 in three starts
+each, 16 in one: no difference beyond the noise, up to 30 MB more at
+ready).
 <!-- envtest-start: end -->`
 }
 

@@ -48,6 +48,7 @@ import { keyBytes, keyRange, prefixEnd, int64 } from './etcd-kv.js'
 import { mustWrite, StoredValues } from '../../../core/storage/value/stored-values.js'
 import { encryptCheckTransformer, type ValueTransformer } from '../../../core/storage/value/transformer.js'
 import { stampRevision } from '../../../core/storage/objects.js'
+import { RecentWrites } from './recent-writes.js'
 import { LeaseManager } from './etcd-leases.js'
 import { EtcdWatch } from './etcd-watch.js'
 import type { Census } from './etcd-watch-progress.js'
@@ -105,6 +106,8 @@ export class EtcdStorage implements Storage {
   private readonly ttlSeconds: ((key: string) => number | undefined) | undefined
   private readonly leases: LeaseManager
   private readonly watchers = new Set<EtcdWatch>()
+  /** What this process wrote last, for its watches' events of those writes. */
+  private readonly recentWrites = new RecentWrites()
   private compactor: EtcdCompactor | undefined
   /** The newest revision this process compacted (reported with Compacted errors). */
   private compacted: number | undefined
@@ -129,7 +132,7 @@ export class EtcdStorage implements Storage {
       const existing = existingKv(res)
       throw keyExists(key, existing ? int64(existing.mod_revision) : undefined)
     }
-    return stampRevision(this.codec.decode(plain), int64(res.header.revision))
+    return this.written(key, plain, int64(res.header.revision))
   }
 
   async get(key: string, opts: ReadOptions = {}): Promise<KubeObject | undefined> {
@@ -243,7 +246,7 @@ export class EtcdStorage implements Storage {
         continue
       }
       const res = await this.txn(key, [modRevisionIs(key, state.rev)], await this.putOp(key, Buffer.from(next.stored)))
-      if (res.succeeded) return stampRevision(this.codec.decode(next.plain), int64(res.header.revision))
+      if (res.succeeded) return this.written(key, next.plain, int64(res.header.revision))
       // Another write landed in between (or the guess was old): start over from the state etcd sent back.
       state = await this.stateOf(existingKv(res))
       current = true
@@ -287,7 +290,8 @@ export class EtcdStorage implements Storage {
     let created: EtcdWatch | undefined
     const watch = new EtcdWatch(prefix, opts, {
       watchClient: this.client.watchClient,
-      decode: (kv) => this.decode(kv),
+      // An event of this process's own write takes the object decoded for the write's answer (recent-writes.ts).
+      decode: async (kv) => this.recentWrites.take(kv.key.toString('utf8'), int64(kv.mod_revision)) ?? this.decode(kv),
       snapshot: (range) => this.snapshot(range),
       countAt: async (range, revision) => int64((await this.range(range, { ...keyRange(range), revision, count_only: true })).count),
       census: (range) => this.census(range),
@@ -414,6 +418,13 @@ export class EtcdStorage implements Storage {
     const rev = int64(kv.mod_revision)
     const { object, plain, stale } = await this.values.decode(kv.key.toString('utf8'), kv.value)
     return { obj: stampRevision(object, rev), rev, plain, stale }
+  }
+
+  /** The answer to a write at `revision`: the codec's bytes decoded, as upstream answers; a copy waits for the watch event. */
+  private written(key: string, plain: Uint8Array, revision: number): KubeObject {
+    const object = stampRevision(this.codec.decode(plain), revision)
+    this.recentWrites.remember(key, revision, object, plain.length)
+    return object
   }
 
   /** A stored value as its object (through its key's transformer), stamped with the key's mod_revision. */
