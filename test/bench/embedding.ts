@@ -6,13 +6,17 @@
  * Two setups: an empty server, and one seeded with a CRD, a namespace, 50
  * ConfigMaps and 20 custom objects. Medians over the rounds.
  *
- *   npm run build && node --import tsx test/bench/embedding.ts [--rounds N] [--no-write]
+ *   npm run build && node --import tsx test/bench/embedding.ts [--rounds N] [--no-write] [--baseline DIR]
+ *
+ * `--baseline DIR` takes the figures of another build too (DIR is its `dist/`),
+ * the two taking turns in every round, and shows them side by side with the
+ * ratios, so that a change is judged under the same load as what it changes.
  *
  * Writes its section of docs/benchmarks.md. Figures only: nothing passes or fails.
  */
 import { spawn } from 'node:child_process'
 import { cpus, loadavg } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { replaceSection } from './section.js'
@@ -142,8 +146,8 @@ process.stdout.write(JSON.stringify({
 process.exit(0)
 `
 
-function roundOnce(seeded: boolean): Promise<Round> {
-  const entry = pathToFileURL(join(ROOT, 'dist', 'core', 'index.js')).href
+function roundOnce(seeded: boolean, dist: string): Promise<Round> {
+  const entry = pathToFileURL(join(dist, 'core', 'index.js')).href
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, ['--expose-gc', '--input-type=module', '-e', roundScript(entry, seeded)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
     let out = ''
@@ -168,9 +172,24 @@ const median = (values: number[]): number => {
 }
 const ms = (value: number): string => (value < 10 ? `${value.toFixed(1)} ms` : `${value.toFixed(0)} ms`)
 
-function render(figures: { empty: Round[]; seeded: Round[] }, rounds: number, load: number): string {
+interface Figures {
+  empty: Round[]
+  seeded: Round[]
+}
+
+function render(figures: Figures, rounds: number, load: number, before?: Figures): string {
+  // With a baseline, each setup's column is followed by the baseline's and the ratio of the two.
+  const cell = (of: Figures, setup: keyof Figures, pick: (r: Round) => number, format: (v: number) => string): string => {
+    const now = median(of[setup].map(pick))
+    if (!before) return format(now)
+    const then = median(before[setup].map(pick))
+    return `${format(now)} | ${format(then)} | ${(now / then).toFixed(2)}×`
+  }
   const row = (label: string, pick: (r: Round) => number, format = ms): string =>
-    `| ${label} | ${format(median(figures.empty.map(pick)))} | ${format(median(figures.seeded.map(pick)))} |`
+    `| ${label} | ${cell(figures, 'empty', pick, format)} | ${cell(figures, 'seeded', pick, format)} |`
+  const header = before
+    ? '| figure (median) | empty server | before | ratio | seeded | before | ratio |\n| --- | --- | --- | --- | --- | --- | --- |'
+    : '| figure (median) | empty server | seeded |\n| --- | --- | --- |'
   const rate = (value: number): string => `${value.toFixed(0)}/s`
   const all = [...figures.empty, ...figures.seeded]
   const ratio = median(all.map((r) => r.recordedCreateRate / r.createRate))
@@ -185,10 +204,14 @@ The server is the built package (\`dist/\`) on its in-memory store, called throu
 ${SEEDED_OBJECTS / 2} ConfigMaps and ${SEEDED_OBJECTS / 2} custom objects. *Again* is a further server created with the same
 options in the same process, which begins from the first one's start-up (\`reuseStartup\`). Before each \`reset()\` and \`restore()\` a
 test's worth of writes (${WRITES_PER_TEST} ConfigMap creates) is undone. Each repeated figure is the median of
-${ROUNDS_IN_PROCESS - WARM_UP_ROUNDS} in its process, after ${WARM_UP_ROUNDS} not counted (the code warming up, as in a suite after its first tests).
+${ROUNDS_IN_PROCESS - WARM_UP_ROUNDS} in its process, after ${WARM_UP_ROUNDS} not counted (the code warming up, as in a suite after its first tests).${
+    before
+      ? `
+*Before* is the build the changes described below started from (\`--baseline\`), run in the same rounds, the two builds taking turns; *ratio* is this build's figure over it.`
+      : ''
+  }
 
-| figure (median) | empty server | seeded |
-| --- | --- | --- |
+${header}
 ${row('`createApiServer()` to the first answer (a list)', (r) => r.firstAnswerMs)}
 ${row('the same, again with the same options', (r) => r.againMs)}
 ${row(`${HELD_SERVERS} more such servers held at once: until the last answered`, (r) => r.heldMs)}
@@ -210,12 +233,16 @@ seeded with 10 CRDs and 1,000 objects answering under 50 ms, 100 servers in one 
 By this run, for servers after the first of their options in a process: ${goals(figures)}.
 The first server of a process pays for loading and compiling the code and for its start-up writes.
 Later servers' first answers vary most with garbage collection: the quickest took
-${ms(Math.min(...figures.empty.map((r) => r.againMinMs)))} (empty) and ${ms(Math.min(...figures.seeded.map((r) => r.againMinMs)))} (seeded) in this run.
+${quickest(figures)} in this run${before ? ` (before: ${quickest(before)})` : ''}.
 ${END}
 `
 }
 
-function goals(figures: { empty: Round[]; seeded: Round[] }): string {
+function quickest(figures: Figures): string {
+  return `${ms(Math.min(...figures.empty.map((r) => r.againMinMs)))} (empty) and ${ms(Math.min(...figures.seeded.map((r) => r.againMinMs)))} (seeded)`
+}
+
+function goals(figures: Figures): string {
   const verdict = (met: boolean): string => (met ? 'met' : 'not met')
   const first = median(figures.empty.map((r) => r.againMs))
   const reset = median(figures.empty.map((r) => r.resetMs))
@@ -229,16 +256,22 @@ function goals(figures: { empty: Round[]; seeded: Round[] }): string {
   ].join(', ')
 }
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '7' }, 'no-write': { type: 'boolean', default: false } } })
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '7' }, 'no-write': { type: 'boolean', default: false }, baseline: { type: 'string' } },
+})
 const rounds = Number(values.rounds)
 const load = loadavg()[0] ?? 0
-const figures = { empty: [] as Round[], seeded: [] as Round[] }
+const builds = [{ dist: join(ROOT, 'dist'), figures: { empty: [], seeded: [] } as Figures }]
+if (values.baseline) builds.push({ dist: resolve(values.baseline), figures: { empty: [], seeded: [] } })
 for (let r = 0; r < rounds; r++) {
   for (const seeded of r % 2 ? [true, false] : [false, true]) {
-    process.stderr.write(`round ${r + 1}: ${seeded ? 'seeded' : 'empty'}\n`)
-    ;(seeded ? figures.seeded : figures.empty).push(await roundOnce(seeded))
+    // The builds take turns too, so that neither always runs first.
+    for (const build of (r >> 1) % 2 ? [...builds].reverse() : builds) {
+      process.stderr.write(`round ${r + 1}: ${seeded ? 'seeded' : 'empty'}${builds.length > 1 ? (build === builds[0] ? ' (this build)' : ' (baseline)') : ''}\n`)
+      ;(seeded ? build.figures.seeded : build.figures.empty).push(await roundOnce(seeded, build.dist))
+    }
   }
 }
-const section = render(figures, rounds, load)
+const section = render(builds[0]!.figures, rounds, load, builds[1]?.figures)
 process.stdout.write(section)
 if (!values['no-write']) await replaceSection(ROOT, BEGIN, END, section)
