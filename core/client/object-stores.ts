@@ -47,7 +47,8 @@ export interface EntryObjects<Entry = unknown> {
   prefix(namespace: string): string
   /** The storage key of one object. */
   key(namespace: string, name: string): string
-  get(namespace: string, name: string): Promise<KubeObject>
+  /** With `readOnly` the caller only looks at the object: a cached or frozen one comes uncopied. */
+  get(namespace: string, name: string, resourceVersion?: string, readOnly?: boolean): Promise<KubeObject>
   list(namespace: string, query: DirectListQuery): Promise<KubeList>
   create(namespace: string, body: unknown, ctx: DirectWriteContext): Promise<KubeObject>
   /** Reads, changes with `next` and writes, again on a conflict; through `status`, the status alone. */

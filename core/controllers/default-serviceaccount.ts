@@ -39,7 +39,11 @@ export async function startDefaultServiceAccounts(stores: StoredResources, now: 
     if (!controller.signal.aborted) logger.error({ err: String(err) }, 'service account controller stopped')
   }
   const existing = await nsStore.storage.list(nsStore.prefix(''), { readOnly: true })
-  await Promise.all(existing.items.map((ns) => ensure(ns.metadata.name ?? '')))
+  // Only the namespaces without an account are written to, as upstream's controller looks in its cache before it creates:
+  // a server begun from a start-up template, or restarted on its store, finds every account there and writes nothing.
+  const accounts = await saStore.storage.list(saStore.prefix(''), { readOnly: true })
+  const served = new Set(accounts.items.filter((sa) => sa.metadata.name === DEFAULT_SERVICE_ACCOUNT).map((sa) => sa.metadata.namespace))
+  await Promise.all(existing.items.filter((ns) => !served.has(ns.metadata.name)).map((ns) => ensure(ns.metadata.name ?? '')))
   const watchNamespaces = async () => {
     const watcher = nsStore.storage.watch(nsStore.prefix(''), { resourceVersion: String(existing.revision), signal: controller.signal })
     for await (const event of watcher) {

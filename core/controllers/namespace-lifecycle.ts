@@ -31,7 +31,8 @@ export async function ensureSystemNamespaces(stores: StoredResources, now: () =>
   let failure: unknown
   for (const name of SYSTEM_NAMESPACES) {
     try {
-      await store.get('', name)
+      // Only its being there counts: read-only, so the store hands out its own object instead of a copy.
+      await store.get('', name, undefined, true)
       continue
     } catch (err) {
       if (!hasStatusCode(err, 404)) {

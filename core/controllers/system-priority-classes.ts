@@ -42,7 +42,8 @@ export async function ensureSystemPriorityClasses(stores: StoredResources, entry
   const store = stores.store(entry)
   for (const pc of SYSTEM_PRIORITY_CLASSES) {
     try {
-      await store.get('', pc.name)
+      // Only its being there counts: read-only, so the store hands out its own object instead of a copy.
+      await store.get('', pc.name, undefined, true)
       continue
     } catch (err) {
       if (!hasStatusCode(err, 404)) throw err

@@ -32,6 +32,7 @@ import { requestInfoFilter } from './filters/request-info.js'
 import { inFlightWaitGroupFilter, shutdownRetryAfterFilter } from './filters/shutdown.js'
 import { timeoutFilter } from './filters/timeout.js'
 import { tracingFilter } from './filters/tracing.js'
+import { SharedRouter } from './shared-router.js'
 
 export interface ChainDeps {
   logger: Logger
@@ -64,7 +65,8 @@ function use(app: Hono<ChainEnv>, filter: MiddlewareHandler<ChainEnv> | undefine
 
 /** A hono app whose middleware is the chain; routes added to it run as the handler. */
 export function buildChain(deps: ChainDeps): Hono<ChainEnv> {
-  const app = new Hono<ChainEnv>()
+  // Servers built alike compile their route table once between them (shared-router.ts).
+  const app = new Hono<ChainEnv>({ router: new SharedRouter() })
   app.onError(errorHandler(deps.logger)) // panic recovery
   app.use(auditIdFilter)
   app.use(requestInfoFilter)

@@ -44,7 +44,10 @@ type Family =
       byCallerLabels: Map<string, HistogramSample>
     }
 
+const NEEDS_ESCAPE = /[\\\n"]/
+
 function escapeLabel(value: string): string {
+  if (!NEEDS_ESCAPE.test(value)) return value
   return value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')
 }
 
@@ -60,6 +63,25 @@ function callerKey(labels: Labels): string {
     key += `${name.length}:${name}${value.length}:${value}`
   }
   return key
+}
+
+/**
+ * Label texts by caller key, shared by every Metrics of the process: each
+ * server finds the same samples (a storage operation per resource, a
+ * request's labels) and would sort and escape the same labels again. The
+ * text is a function of the key; the cache starts over when it grows large.
+ */
+const labelTexts = new Map<string, string>()
+const LABEL_TEXTS_KEPT = 10_000
+
+function labelTextOf(fastKey: string, labels: Labels): string {
+  let text = labelTexts.get(fastKey)
+  if (text === undefined) {
+    text = labelText(labels)
+    if (labelTexts.size >= LABEL_TEXTS_KEPT) labelTexts.clear()
+    labelTexts.set(fastKey, text)
+  }
+  return text
 }
 
 function labelText(labels: Labels, extra?: string): string {
@@ -199,7 +221,7 @@ export class Metrics {
     let sample = family.byCallerLabels.get(fastKey)
     if (sample) return sample
     const constrained = this.filters.constrain(name, labels)
-    const key = labelText(constrained)
+    const key = constrained === labels ? labelTextOf(fastKey, labels) : labelText(constrained)
     sample = family.samples.get(key)
     if (!sample) {
       sample = { labels: constrained, value: 0 }
@@ -221,10 +243,10 @@ export class Metrics {
     let sample = family.byCallerLabels.get(fastKey)
     if (sample) return sample
     const constrained = this.filters.constrain(name, labels)
-    const key = labelText(constrained)
+    const key = constrained === labels ? labelTextOf(fastKey, labels) : labelText(constrained)
     sample = family.samples.get(key)
     if (!sample) {
-      sample = { labels: constrained, counts: family.buckets.map(() => 0), sum: 0, count: 0 }
+      sample = { labels: constrained, counts: new Array<number>(family.buckets.length).fill(0), sum: 0, count: 0 }
       family.samples.set(key, sample)
     }
     family.byCallerLabels.set(fastKey, sample)

@@ -283,6 +283,8 @@ export class MemoryStorage implements Storage {
     }
     this.revision = rev
     this.compacted = rev
+    // Made only when a watch is open to end: a fresh store begun from a snapshot has none, and an error's stack costs.
+    if (!this.watchers.size) return
     const ended = new StorageError('Compacted', '', `too old resource version: the store was restored at revision ${rev}`, rev)
     for (const w of [...this.watchers]) {
       this.watchers.delete(w)

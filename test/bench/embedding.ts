@@ -6,13 +6,17 @@
  * Two setups: an empty server, and one seeded with a CRD, a namespace, 50
  * ConfigMaps and 20 custom objects. Medians over the rounds.
  *
- *   npm run build && node --import tsx test/bench/embedding.ts [--rounds N] [--no-write]
+ *   npm run build && node --import tsx test/bench/embedding.ts [--rounds N] [--no-write] [--baseline DIR]
+ *
+ * `--baseline DIR` takes the figures of another build too (DIR is its `dist/`),
+ * the two taking turns in every round, and shows them side by side with the
+ * ratios, so that a change is judged under the same load as what it changes.
  *
  * Writes its section of docs/benchmarks.md. Figures only: nothing passes or fails.
  */
 import { spawn } from 'node:child_process'
 import { cpus, loadavg } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { replaceSection } from './section.js'
@@ -40,6 +44,8 @@ interface Round {
   againMs: number
   /** The quickest of those. */
   againMinMs: number
+  /** The process's CPU time (every thread: the collector's too) from createApiServer() to that first answer, median: load on the machine changes it less than the elapsed time. */
+  againCpuMs: number
   /** HELD_SERVERS more servers alike, created one after another and all kept: until the last answered, and the resident memory they added. */
   heldMs: number
   heldMB: number
@@ -83,13 +89,18 @@ const firstAnswerMs = performance.now() - t0
 if (first.status !== 200) throw new Error('first answer: ' + first.status)
 
 // Servers started again with the same options: what each further test file's server costs (start-up templates).
-const again = []
+const again = [], againCpu = []
 for (let r = 0; r < ${ROUNDS_IN_PROCESS}; r++) {
   const t = performance.now()
+  const cpu = process.cpuUsage()
   const alike = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, ...(objects ? { objects } : {}) })
   const res = await alike.fetch(new Request('http://in-process/api/v1/namespaces/default/configmaps'))
   await res.arrayBuffer()
-  if (r >= ${WARM_UP_ROUNDS}) again.push(performance.now() - t)
+  const spent = process.cpuUsage(cpu)
+  if (r >= ${WARM_UP_ROUNDS}) {
+    again.push(performance.now() - t)
+    againCpu.push((spent.user + spent.system) / 1000)
+  }
   if (res.status !== 200) throw new Error('first answer again: ' + res.status)
   await alike.shutdown()
 }
@@ -136,14 +147,14 @@ const n = ${RECORD_BLOCKS * RECORD_BLOCK_SIZE}
 if (recorded.activity.requests().length !== n) throw new Error('recorded ' + recorded.activity.requests().length + ' requests, not ' + n)
 await Promise.all([plain.shutdown(), recorded.shutdown()])
 process.stdout.write(JSON.stringify({
-  firstAnswerMs, againMs: median(again), againMinMs: Math.min(...again), heldMs, heldMB, resetMs: median(resets), snapshotMs: median(snapshots), restoreMs: median(restores),
+  firstAnswerMs, againMs: median(again), againMinMs: Math.min(...again), againCpuMs: median(againCpu), heldMs, heldMB, resetMs: median(resets), snapshotMs: median(snapshots), restoreMs: median(restores),
   createRate: n / spent.get(plain) * 1000, recordedCreateRate: n / spent.get(recorded) * 1000,
 }) + '\\n')
 process.exit(0)
 `
 
-function roundOnce(seeded: boolean): Promise<Round> {
-  const entry = pathToFileURL(join(ROOT, 'dist', 'core', 'index.js')).href
+function roundOnce(seeded: boolean, dist: string): Promise<Round> {
+  const entry = pathToFileURL(join(dist, 'core', 'index.js')).href
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, ['--expose-gc', '--input-type=module', '-e', roundScript(entry, seeded)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
     let out = ''
@@ -168,9 +179,24 @@ const median = (values: number[]): number => {
 }
 const ms = (value: number): string => (value < 10 ? `${value.toFixed(1)} ms` : `${value.toFixed(0)} ms`)
 
-function render(figures: { empty: Round[]; seeded: Round[] }, rounds: number, load: number): string {
+interface Figures {
+  empty: Round[]
+  seeded: Round[]
+}
+
+function render(figures: Figures, rounds: number, load: number, before?: Figures): string {
+  // With a baseline, each setup's column is followed by the baseline's and the ratio of the two.
+  const cell = (of: Figures, setup: keyof Figures, pick: (r: Round) => number, format: (v: number) => string): string => {
+    const now = median(of[setup].map(pick))
+    if (!before) return format(now)
+    const then = median(before[setup].map(pick))
+    return `${format(now)} | ${format(then)} | ${(now / then).toFixed(2)}×`
+  }
   const row = (label: string, pick: (r: Round) => number, format = ms): string =>
-    `| ${label} | ${format(median(figures.empty.map(pick)))} | ${format(median(figures.seeded.map(pick)))} |`
+    `| ${label} | ${cell(figures, 'empty', pick, format)} | ${cell(figures, 'seeded', pick, format)} |`
+  const header = before
+    ? '| figure (median) | empty server | before | ratio | seeded | before | ratio |\n| --- | --- | --- | --- | --- | --- | --- |'
+    : '| figure (median) | empty server | seeded |\n| --- | --- | --- |'
   const rate = (value: number): string => `${value.toFixed(0)}/s`
   const all = [...figures.empty, ...figures.seeded]
   const ratio = median(all.map((r) => r.recordedCreateRate / r.createRate))
@@ -186,11 +212,17 @@ ${SEEDED_OBJECTS / 2} ConfigMaps and ${SEEDED_OBJECTS / 2} custom objects. *Agai
 options in the same process, which begins from the first one's start-up (\`reuseStartup\`). Before each \`reset()\` and \`restore()\` a
 test's worth of writes (${WRITES_PER_TEST} ConfigMap creates) is undone. Each repeated figure is the median of
 ${ROUNDS_IN_PROCESS - WARM_UP_ROUNDS} in its process, after ${WARM_UP_ROUNDS} not counted (the code warming up, as in a suite after its first tests).
+Its CPU time is the process's, every thread's (the garbage collector's too), which other work on the machine changes less than the time elapsed.${
+    before
+      ? `
+*Before* is the build the changes described below started from (\`--baseline\`), run in the same rounds, the two builds taking turns; *ratio* is this build's median over the baseline's.`
+      : ''
+  }
 
-| figure (median) | empty server | seeded |
-| --- | --- | --- |
+${header}
 ${row('`createApiServer()` to the first answer (a list)', (r) => r.firstAnswerMs)}
 ${row('the same, again with the same options', (r) => r.againMs)}
+${row('the same again: CPU time of the process', (r) => r.againCpuMs)}
 ${row(`${HELD_SERVERS} more such servers held at once: until the last answered`, (r) => r.heldMs)}
 ${row(`${HELD_SERVERS} more such servers held at once: resident memory added`, (r) => r.heldMB, (v) => `${v.toFixed(0)} MB`)}
 ${row('`reset()`', (r) => r.resetMs)}
@@ -210,12 +242,16 @@ seeded with 10 CRDs and 1,000 objects answering under 50 ms, 100 servers in one 
 By this run, for servers after the first of their options in a process: ${goals(figures)}.
 The first server of a process pays for loading and compiling the code and for its start-up writes.
 Later servers' first answers vary most with garbage collection: the quickest took
-${ms(Math.min(...figures.empty.map((r) => r.againMinMs)))} (empty) and ${ms(Math.min(...figures.seeded.map((r) => r.againMinMs)))} (seeded) in this run.
+${quickest(figures)} in this run${before ? ` (before: ${quickest(before)})` : ''}.
 ${END}
 `
 }
 
-function goals(figures: { empty: Round[]; seeded: Round[] }): string {
+function quickest(figures: Figures): string {
+  return `${ms(Math.min(...figures.empty.map((r) => r.againMinMs)))} (empty) and ${ms(Math.min(...figures.seeded.map((r) => r.againMinMs)))} (seeded)`
+}
+
+function goals(figures: Figures): string {
   const verdict = (met: boolean): string => (met ? 'met' : 'not met')
   const first = median(figures.empty.map((r) => r.againMs))
   const reset = median(figures.empty.map((r) => r.resetMs))
@@ -229,16 +265,22 @@ function goals(figures: { empty: Round[]; seeded: Round[] }): string {
   ].join(', ')
 }
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '7' }, 'no-write': { type: 'boolean', default: false } } })
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '7' }, 'no-write': { type: 'boolean', default: false }, baseline: { type: 'string' } },
+})
 const rounds = Number(values.rounds)
 const load = loadavg()[0] ?? 0
-const figures = { empty: [] as Round[], seeded: [] as Round[] }
+const builds = [{ dist: join(ROOT, 'dist'), figures: { empty: [], seeded: [] } as Figures }]
+if (values.baseline) builds.push({ dist: resolve(values.baseline), figures: { empty: [], seeded: [] } })
 for (let r = 0; r < rounds; r++) {
   for (const seeded of r % 2 ? [true, false] : [false, true]) {
-    process.stderr.write(`round ${r + 1}: ${seeded ? 'seeded' : 'empty'}\n`)
-    ;(seeded ? figures.seeded : figures.empty).push(await roundOnce(seeded))
+    // The builds take turns too, so that neither always runs first.
+    for (const build of (r >> 1) % 2 ? [...builds].reverse() : builds) {
+      process.stderr.write(`round ${r + 1}: ${seeded ? 'seeded' : 'empty'}${builds.length > 1 ? (build === builds[0] ? ' (this build)' : ' (baseline)') : ''}\n`)
+      ;(seeded ? build.figures.seeded : build.figures.empty).push(await roundOnce(seeded, build.dist))
+    }
   }
 }
-const section = render(figures, rounds, load)
+const section = render(builds[0]!.figures, rounds, load, builds[1]?.figures)
 process.stdout.write(section)
 if (!values['no-write']) await replaceSection(ROOT, BEGIN, END, section)
