@@ -12,7 +12,9 @@ import { isPlainObject, type UserInfo } from '../../machinery/object.js'
 import type { TokenAuthenticator, TokenAuthResult } from '../bearer-token.js'
 import { readTokenClaims, sortedJson, type TokenClaims } from './claims.js'
 import type { PublicKeySet } from './key-set.js'
-import type { SigningKey } from './keys.js'
+import { secretDigest } from '../constant-time.js'
+import { deepFreeze } from '../../storage/objects.js'
+import type { SigningKey, VerificationKey } from './keys.js'
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
@@ -52,7 +54,38 @@ function quotedList(list: readonly string[]): string {
   return `[${list.map((s) => JSON.stringify(s)).join(' ')}]`
 }
 
-async function verifiedPayload(token: string, keys: PublicKeySet): Promise<{ payload: Record<string, unknown> } | { error: string }> {
+/** Tokens whose signature was verified, kept at once; past it the oldest are forgotten (and verified again when seen). */
+const MAX_VERIFIED_SIGNATURES = 10_000
+
+/**
+ * The payloads of tokens whose signature verified, by the token's digest,
+ * with the key that verified it: a client sends its token with every
+ * request, and a signature check (a Web Crypto job) cost more than the
+ * rest of a GET. Only the signature is remembered: the claims, the expiry
+ * and the objects a token is bound to are checked on every request, so a
+ * deleted service account or pod refuses its token at once. A remembered
+ * signature counts only while its key is still among the token's key id's.
+ */
+class VerifiedSignatures {
+  private readonly verified = new Map<string, { key: VerificationKey; payload: Readonly<Record<string, unknown>> }>()
+
+  get(digest: string, candidates: readonly VerificationKey[]): Readonly<Record<string, unknown>> | undefined {
+    const entry = this.verified.get(digest)
+    return entry && candidates.includes(entry.key) ? entry.payload : undefined
+  }
+
+  set(digest: string, key: VerificationKey, payload: Readonly<Record<string, unknown>>): void {
+    this.verified.delete(digest)
+    this.verified.set(digest, { key, payload })
+    if (this.verified.size > MAX_VERIFIED_SIGNATURES) this.verified.delete(this.verified.keys().next().value!)
+  }
+}
+
+async function verifiedPayload(
+  token: string,
+  keys: PublicKeySet,
+  remembered: VerifiedSignatures,
+): Promise<{ payload: Readonly<Record<string, unknown>> } | { error: string }> {
   let header: { alg?: string; kid?: string }
   try {
     header = decodeProtectedHeader(token)
@@ -62,6 +95,9 @@ async function verifiedPayload(token: string, keys: PublicKeySet): Promise<{ pay
   const kid = typeof header.kid === 'string' ? header.kid : ''
   const candidates = await keys.keysFor(kid)
   if (!candidates.length) return { error: 'invalid signature, no keys found' }
+  const digest = secretDigest(token)
+  const known = remembered.get(digest, candidates)
+  if (known) return { payload: known }
   const errors: string[] = []
   for (const key of candidates) {
     const alg = typeof header.alg === 'string' ? header.alg : ''
@@ -75,7 +111,10 @@ async function verifiedPayload(token: string, keys: PublicKeySet): Promise<{ pay
       const { payload } = await compactVerify(token, await verifier, { algorithms: [alg] })
       const parsed: unknown = JSON.parse(decoder.decode(payload))
       if (!isPlainObject(parsed)) return { error: 'go-jose/go-jose: payload is not a JSON object' }
-      return { payload: parsed }
+      // Frozen: every later request with the token reads this one payload.
+      const frozen = deepFreeze(parsed)
+      remembered.set(digest, key, frozen)
+      return { payload: frozen }
     } catch {
       errors.push('go-jose/go-jose: error in cryptographic primitive')
     }
@@ -86,11 +125,12 @@ async function verifiedPayload(token: string, keys: PublicKeySet): Promise<{ pay
 export function jwtTokenAuthenticator(config: JwtAuthenticatorConfig): TokenAuthenticator {
   const issuers = new Set(config.issuers)
   const implicit = config.implicitAudiences
+  const remembered = new VerifiedSignatures()
   return {
     async authenticateToken(token, requested): Promise<TokenAuthResult> {
       const iss = unverifiedIssuer(token)
       if (iss === undefined || !issuers.has(iss)) return undefined
-      const verified = await verifiedPayload(token, config.keys)
+      const verified = await verifiedPayload(token, config.keys, remembered)
       if ('error' in verified) return verified
       let claims: TokenClaims
       try {

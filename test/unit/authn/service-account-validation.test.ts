@@ -112,4 +112,35 @@ describe('service-account JWT authenticator', () => {
       audiences: ['api'],
     })
   })
+
+  it('checks a token\u2019s signature once while its key stays, and its claims and objects on every request', async () => {
+    const key = await loadSigningKey(pem)
+    let signatureChecks = 0
+    const counted = { ...key.publicKey, verifierFor: (alg: string) => (signatureChecks++, key.publicKey.verifierFor(alg)) }
+    let keys = [counted]
+    let validations = 0
+    let saExists = true
+    const auth = jwtTokenAuthenticator({
+      issuers: ['https://issuer.example'],
+      keys: { keysFor: async () => keys, published: () => ({ keys, maxAgeSeconds: 0 }) },
+      implicitAudiences: ['api'],
+      validate: async () => (validations++, saExists ? { username: 'u', groups: [] } : { error: 'service account deleted' }),
+    })
+    const token = await signToken(key, claims())
+    for (let i = 0; i < 3; i++) assert.deepEqual(await auth.authenticateToken(token), { user: { username: 'u', groups: [] }, audiences: ['api'] })
+    assert.equal(signatureChecks, 1, 'one signature check for three requests')
+    assert.equal(validations, 3, 'the validator decides every request')
+    saExists = false
+    assert.deepEqual(await auth.authenticateToken(token), { error: 'service account deleted' })
+    // A token changed by one character is another token: checked, and refused.
+    const tampered = token.slice(0, -2) + (token.endsWith('AA') ? 'BB' : 'AA')
+    assert.ok('error' in ((await auth.authenticateToken(tampered)) ?? {}))
+    // The key taken out of the set: what it verified counts no more.
+    keys = []
+    saExists = true
+    assert.deepEqual(await auth.authenticateToken(token), { error: 'invalid signature, no keys found' })
+    const other = await loadSigningKey(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString())
+    keys = [{ ...other.publicKey, kid: key.publicKey.kid }]
+    assert.ok('error' in ((await auth.authenticateToken(token)) ?? {}), 'another key under the same id does not verify it')
+  })
 })
