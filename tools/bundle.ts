@@ -50,7 +50,7 @@ const MANIFEST = join(DIST, '.bundle-files.json')
 const ENTRY_POINTS = ['core/index.ts', 'runtimes/node/index.ts', 'runtimes/node/main.ts', 'runtimes/node/yaml-worker.ts']
 
 /** Dependencies copied into the bundle: pure ES modules (or with an ES module build), no dependencies of their own. */
-const INLINED = new Set(['yaml', '@opentelemetry/api', 'zod', 'jose', 'hono', '@hono/node-server', '@marcbachmann/cel-js', 're2js', '@noble/ciphers', '@noble/hashes'])
+const INLINED = new Set(['yaml', '@opentelemetry/api', 'zod', 'jose', 'hono', '@hono/node-server', '@marcbachmann/cel-js', 're2js', '@noble/ciphers'])
 const EXTERNAL = Object.keys(manifest.dependencies)
   .filter((name) => !INLINED.has(name))
   .flatMap((name) => [name, `${name}/*`])

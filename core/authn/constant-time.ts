@@ -5,9 +5,6 @@
  * difference).
  */
 
-import { sha256 } from '@noble/hashes/sha2.js'
-import { bytesToHex } from '@noble/hashes/utils.js'
-
 const encoder = new TextEncoder()
 
 /** Whether two strings' bytes are equal, looking at every byte (as Go's subtle.ConstantTimeCompare). */
@@ -23,11 +20,10 @@ export function constantTimeEqual(a: string, b: string): boolean {
 /**
  * The SHA-256 of a secret (hex): the key to file a secret under, so that a
  * lookup compares digests, which tell nothing of how close a guess was.
- * Computed on the calling thread: every request with a bearer token asks
- * for one, and Web Crypto's digest is a job for the runtime's thread pool
- * (Node's libuv pool), whose queue the serving thread waited on for a
- * lowered-priority pool thread when every core was busy.
  */
-export function secretDigest(secret: string): string {
-  return bytesToHex(sha256(encoder.encode(secret)))
+export async function secretDigest(secret: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(secret)))
+  let hex = ''
+  for (const byte of digest) hex += byte.toString(16).padStart(2, '0')
+  return hex
 }
