@@ -157,14 +157,21 @@ describe('consistent reads from the watch cache over etcd', () => {
   })
 })
 
-/** An etcd store holding `a` at v1 then v2, and the v1 object as an out-of-date cache would have it. */
+/**
+ * An etcd store holding `a` at v1 then v2, v2 written by another server,
+ * and the v1 object as an out-of-date cache would have it.
+ */
 async function staleGuess(t: { after: (fn: () => Promise<void>) => void }) {
   await etcd.wipe()
   const store = openEtcd()
-  t.after(() => store.close())
+  const otherServer = openEtcd()
+  t.after(async () => {
+    await store.close()
+    await otherServer.close()
+  })
   const key = `${PODS}ns/a`
   const v1 = await store.create(key, pod('a', 'v1'))
-  const v2 = await store.guaranteedUpdate(key, (cur) => ({ ...cur, spec: { image: 'v2' } }))
+  const v2 = await otherServer.guaranteedUpdate(key, (cur) => ({ ...cur, spec: { image: 'v2' } }))
   return { store, key, v1, v2 }
 }
 
@@ -223,6 +230,27 @@ describe("updates that start from the cache's copy", () => {
     assert.equal(same.metadata.resourceVersion, v2.metadata.resourceVersion)
     assert.deepEqual(same, await store.get(key))
     assert.equal(await store.currentRevision(), revision)
+  })
+
+  it("starts from this store's own later write when the guess is older than it, running tryUpdate once", async (t) => {
+    await etcd.wipe()
+    const store = openEtcd()
+    t.after(() => store.close())
+    const key = `${PODS}ns/a`
+    const v1 = await store.create(key, pod('a', 'v1'))
+    await store.guaranteedUpdate(key, (cur) => ({ ...cur, spec: { image: 'v2' } }))
+    const seen: (string | undefined)[] = []
+    const updated = await store.guaranteedUpdate(
+      key,
+      (cur) => {
+        seen.push(image(cur))
+        return { ...cur, spec: { image: 'v3' } }
+      },
+      { suggestion: structuredClone(v1) },
+    )
+    assert.deepEqual(seen, ['v2'], 'the guess was the write this store made last, not the older copy')
+    assert.equal(image(updated), 'v3')
+    assert.deepEqual(await store.get(key), updated)
   })
 
   it('checks preconditions and tryUpdate against the current state, not the guess', async (t) => {

@@ -403,10 +403,12 @@ export class EtcdStorage implements Storage {
   }
 
   /** A state from the caller's object: its resourceVersion as the revision, its encoding as the bytes (never marked stale). */
-  private async suggested(key: string, obj: KubeObject): Promise<KeyState | undefined> {
-    const rev = Number(obj.metadata.resourceVersion)
-    if (!Number.isSafeInteger(rev) || rev <= 0) return this.read(key)
-    return { obj, rev, plain: this.codec.encode(obj), stale: false }
+  private async suggested(key: string, suggestion: KubeObject): Promise<KeyState | undefined> {
+    const suggested = Number(suggestion.metadata.resourceVersion)
+    if (!Number.isSafeInteger(suggested) || suggested <= 0) return this.read(key)
+    // This process wrote the key since the cache's copy: its own write is the better guess.
+    const obj = this.recentWrites.newerThan(key, suggested) ?? suggestion
+    return { obj, rev: Number(obj.metadata.resourceVersion), plain: this.codec.encode(obj), stale: false }
   }
 
   private async read(key: string): Promise<KeyState | undefined> {

@@ -47,6 +47,18 @@ export class RecentWrites {
     return written.object
   }
 
+  /**
+   * The object last written at `key`, when it is newer than `revision`,
+   * without giving it away: the caller only reads it. An update that starts
+   * from the watch cache's copy takes it instead when the cache has not yet
+   * heard of this process's own last write of the key (a client updating
+   * one object again and again), so the guess is not known to be old.
+   */
+  newerThan(key: string, revision: number): KubeObject | undefined {
+    const written = this.written.get(key)
+    return written && written.revision > revision ? written.object : undefined
+  }
+
   private drop(key: string): void {
     const written = this.written.get(key)
     if (!written) return

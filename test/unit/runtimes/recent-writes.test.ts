@@ -36,4 +36,14 @@ describe('the objects of recent writes, for their watch events', () => {
     assert.equal(writes.take('/second', 2)?.metadata.name, 'second')
     assert.equal(writes.take('/third', 3)?.metadata.name, 'third')
   })
+
+  it('shows the object last written at a key when it is newer than a revision, and still gives it to the watch', () => {
+    const writes = new RecentWrites()
+    writes.remember('/k', 9, configMap('a', 'two'), 100)
+    assert.equal(writes.newerThan('/k', 9), undefined)
+    assert.equal(writes.newerThan('/other', 1), undefined)
+    assert.deepEqual(writes.newerThan('/k', 7)?.['data'], { value: 'two' })
+    assert.deepEqual(writes.take('/k', 9)?.['data'], { value: 'two' })
+    assert.equal(writes.newerThan('/k', 7), undefined, 'taken: the watch cache has it now')
+  })
 })
