@@ -48,6 +48,11 @@ function macrotask(callback: () => void): void {
   setTimeout(callback, 0)
 }
 
+/** Resolves in a macrotask of its own: whatever I/O and timers are ready run first. */
+export function nextMacrotask(): Promise<void> {
+  return new Promise((resolve) => macrotask(resolve))
+}
+
 /**
  * Sliced work waiting to resume, whichever request it belongs to. One of
  * them resumes per macrotask, in turn, so that however many requests are

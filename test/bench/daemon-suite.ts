@@ -11,12 +11,13 @@
  *
  *   node --import tsx test/bench/daemon-suite.ts [--seconds S] [--no-write] [--save-figures FILE | --render-figures FILE]
  *   node --import tsx test/bench/daemon-suite.ts --profile-creates DIR
- *   node --import tsx test/bench/daemon-suite.ts --compare-writes BUILD [--rounds N]
+ *   node --import tsx test/bench/daemon-suite.ts --compare-writes BUILD [--rounds N] [--client-cert]
  *
  * The second form profiles the etcd daemon (`node --cpu-prof`) while it
- * takes creates and updates only; the third runs creates and updates on etcd
+ * takes creates and updates only; the third runs creates, updates and GETs on etcd
  * with this build and another one (a checkout with its own `npm run build`)
- * in alternating rounds, with the daemon's CPU time per write. Only the
+ * in alternating rounds, with the daemon's CPU time per write (as the admin's
+ * client certificate with `--client-cert`, else the bearer token). Only the
  * first form writes its section of docs/benchmarks.md.
  * Figures only: nothing passes or fails.
  */
@@ -51,6 +52,7 @@ const { values } = parseArgs({
     'profile-creates': { type: 'string' },
     'compare-writes': { type: 'string' },
     rounds: { type: 'string', default: '3' },
+    'client-cert': { type: 'boolean', default: false },
     'save-figures': { type: 'string' },
     'render-figures': { type: 'string' },
   },
@@ -148,10 +150,11 @@ async function profileCreates(dir: string, etcd: EtcdServer, work: string): Prom
 /** Creates and updates on etcd, this build against `other`, in alternating rounds: rates and daemon CPU per write. */
 async function compareWrites(other: string, etcd: EtcdServer, work: string): Promise<void> {
   const builds: Array<[string, string]> = [['this build', MAIN], ['other build', join(resolve(other), 'dist', 'runtimes', 'node', 'main.js')]]
-  const sums = new Map(builds.map(([name]) => [name, { creates: 0, updates: 0, seconds: 0, useconds: 0, createCpu: 0, updateCpu: 0 }]))
+  const sums = new Map(builds.map(([name]) => [name, { creates: 0, updates: 0, gets: 0, seconds: 0, useconds: 0, gseconds: 0, createCpu: 0, updateCpu: 0, getCpu: 0 }]))
   for (let r = 0; r < Number(values.rounds); r++) {
     for (const [name, main] of r % 2 ? [...builds].reverse() : builds) {
-      const t = await startDaemon(`${name} ${r}`, { main, backend: 'etcd', dir: join(work, `cmp-${r}-${name.replace(/\W+/g, '-')}`), etcdUrl: etcd.clientUrl, maxSockets: CONNECTIONS })
+      const dir = join(work, `cmp-${r}-${name.replace(/\W+/g, '-')}`)
+      const t = await startDaemon(`${name} ${r}`, { main, backend: 'etcd', dir, etcdUrl: etcd.clientUrl, maxSockets: CONNECTIONS, clientCertificate: values['client-cert'] })
       try {
         await prepare(t)
         const s = sums.get(name)!
@@ -161,20 +164,24 @@ async function compareWrites(other: string, etcd: EtcdServer, work: string): Pro
         const mid = await cpuMs(t.pid)
         await updates(t, f, seconds)
         const end = await cpuMs(t.pid)
+        const got = await runLoad(timed(seconds), (i) => ok(200)(call(t.agent, t.port, 'GET', `${NS}/cm-${i % UPDATE_SET}`)))
+        s.gets += got.count
+        s.gseconds += got.seconds
+        s.getCpu += (await cpuMs(t.pid)) - end
         s.creates += f.creates!.count
         s.seconds += f.creates!.seconds
         s.createCpu += mid - before
         s.updates += f.updates!.count
         s.useconds += f.updates!.seconds
         s.updateCpu += end - mid
-        log(`round ${r + 1}, ${name}: creates ${Math.round(f.creates!.perSecond)}/s, updates ${Math.round(f.updates!.perSecond)}/s`)
+        log(`round ${r + 1}, ${name}: creates ${Math.round(f.creates!.perSecond)}/s, updates ${Math.round(f.updates!.perSecond)}/s, GETs ${Math.round(got.perSecond)}/s`)
       } finally {
         await t.stop()
       }
     }
   }
   for (const [name, s] of sums) {
-    const line = `${name}: creates ${Math.round(s.creates / s.seconds)}/s, ${Math.round((1000 * s.createCpu) / s.creates)} µs daemon CPU each; updates ${Math.round(s.updates / s.useconds)}/s, ${Math.round((1000 * s.updateCpu) / s.updates)} µs each`
+    const line = `${name}: creates ${Math.round(s.creates / s.seconds)}/s, ${Math.round((1000 * s.createCpu) / s.creates)} µs daemon CPU each; updates ${Math.round(s.updates / s.useconds)}/s, ${Math.round((1000 * s.updateCpu) / s.updates)} µs each; GETs ${Math.round(s.gets / s.gseconds)}/s, ${Math.round((1000 * s.getCpu) / s.gets)} µs each`
     process.stdout.write(`${line}\n`)
   }
 }

@@ -122,6 +122,8 @@ export interface DaemonOptions {
   /** Passed to node: `--cpu-prof` writes a profile there when the daemon stops. */
   cpuProfDir?: string
   maxSockets: number
+  /** The client presents the admin's certificate (from --cert-dir), which the daemon takes before the token. */
+  clientCertificate?: boolean
 }
 
 export async function startDaemon(label: string, opts: DaemonOptions): Promise<DaemonTarget> {
@@ -136,7 +138,8 @@ export async function startDaemon(label: string, opts: DaemonOptions): Promise<D
   const node = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : []
   const t0 = performance.now()
   const { child, port } = await startListening(opts.main, args, node)
-  const agent = new Agent({ keepAlive: true, maxSockets: opts.maxSockets })
+  const identity = opts.clientCertificate ? { cert: await readFile(join(certDir, 'admin.crt')), key: await readFile(join(certDir, 'admin.key')) } : {}
+  const agent = new Agent({ keepAlive: true, maxSockets: opts.maxSockets, ...identity })
   const stop = async () => (agent.destroy(), await stopChild(child))
   try {
     for (let i = 0; ; i++) {
