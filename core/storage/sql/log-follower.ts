@@ -31,6 +31,9 @@ export interface FollowedStore {
   unreadable(err: unknown): void
 }
 
+/** How long a write of a store sharing its file waits for another process's write by default. */
+export const DEFAULT_SHARED_BUSY_TIMEOUT_MS = 5000
+
 /** How the store shares its file (SqlStorageOptions.shared). */
 export interface SharedStoreOptions {
   /** How long a write waits for another process's write to finish before it fails (on timers after the first 10 ms: the process serves meanwhile). @default 5000 */

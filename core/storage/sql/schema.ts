@@ -85,8 +85,9 @@ export function prepareDatabase(db: SqlDriver, synchronous: Synchronous, shared?
     db.exec('PRAGMA busy_timeout = 0')
   }
 
-  // Look before writing anything (switching to WAL rewrites the file header).
-  const format = checkFormat(db)
+  // Look before writing anything (switching to WAL rewrites the file header), in one read
+  // transaction: a worker sharing the file may lay it out between two separate looks.
+  const format = db.transaction(() => checkFormat(db))
 
   const journal = db.prepare('PRAGMA journal_mode = WAL').get()?.['journal_mode']
   if (journal !== 'wal') throw new StoreFileError(`write-ahead logging is not available (journal mode ${String(journal)})`)

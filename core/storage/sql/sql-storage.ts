@@ -47,7 +47,7 @@ import {
 } from '../errors.js'
 import { deepFreeze, sameIgnoringResourceVersion, stampRevision } from '../objects.js'
 import { type ChangeRow, keyAfter, keyRange, type LogRow, prefixRange, RevisionLog } from './revision-log.js'
-import { FOLLOW_BATCH, LogFollower, type SharedStoreOptions } from './log-follower.js'
+import { DEFAULT_SHARED_BUSY_TIMEOUT_MS, FOLLOW_BATCH, LogFollower, type SharedStoreOptions } from './log-follower.js'
 import { prepareDatabase, releaseDatabase, type Synchronous, writeTransactionWhenFree } from './schema.js'
 import { type Change, StoreWatcher } from '../store-watcher.js'
 import { type DecodedValue, mustWrite, StoredValues } from '../value/stored-values.js'
@@ -72,7 +72,7 @@ export interface SqlStorageOptions {
   shared?: SharedStoreOptions
 }
 
-const sharedBusyTimeoutMs = (shared: SharedStoreOptions): number => shared.busyTimeoutMs ?? 5000
+const sharedBusyTimeoutMs = (shared: SharedStoreOptions): number => shared.busyTimeoutMs ?? DEFAULT_SHARED_BUSY_TIMEOUT_MS
 
 /** Rows read per query while a filtered list fills a page (a predicate may skip many). */
 const FILTERED_BATCH = 256

@@ -6,8 +6,9 @@
  */
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { SqlDriver } from '../../../core/storage/sql/driver.js'
-import { EMBEDDED_STORE_FILE, type EmbeddedStoreOptions, openSqlStorage } from '../../../core/storage/sql/open.js'
+import { type SqlDriver, sqliteCode } from '../../../core/storage/sql/driver.js'
+import { EMBEDDED_STORE_FILE, EmbeddedStoreError, type EmbeddedStoreOptions, openSqlStorage } from '../../../core/storage/sql/open.js'
+import { DEFAULT_SHARED_BUSY_TIMEOUT_MS } from '../../../core/storage/sql/log-follower.js'
 import type { SqlStorage } from '../../../core/storage/sql/sql-storage.js'
 
 export interface EmbeddedStoreDirOptions extends EmbeddedStoreOptions {
@@ -23,12 +24,25 @@ export interface EmbeddedStoreDirOptions extends EmbeddedStoreOptions {
 export async function openEmbeddedStoreWith(opts: EmbeddedStoreDirOptions, openSqlite: (path: string) => SqlDriver): Promise<SqlStorage> {
   const { dataDir, ...storeOptions } = opts
   const path = join(dataDir, EMBEDDED_STORE_FILE)
-  return openSqlStorage(
-    path,
-    () => {
-      mkdirSync(dataDir, { recursive: true, mode: 0o700 })
-      return openSqlite(path)
-    },
-    storeOptions,
-  )
+  const open = () =>
+    openSqlStorage(
+      path,
+      () => {
+        mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+        return openSqlite(path)
+      },
+      storeOptions,
+    )
+  if (!storeOptions.shared) return open()
+  // Workers start together: while one lays the file out (the write-ahead log, the tables), another's
+  // open may find it locked at a moment SQLite does not wait through. It tries again, within the busy timeout.
+  const deadline = Date.now() + (storeOptions.shared.busyTimeoutMs ?? DEFAULT_SHARED_BUSY_TIMEOUT_MS)
+  for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+    try {
+      return open()
+    } catch (err) {
+      if (!(err instanceof EmbeddedStoreError) || sqliteCode(err.cause) !== 'SQLITE_BUSY' || Date.now() >= deadline) throw err
+    }
+    await new Promise((resolve) => setTimeout(resolve, pause))
+  }
 }
