@@ -75,6 +75,8 @@ export const horizontalPodAutoscalerController: WorkloadController = {
     const pods = ctx.informers.informer({ group: '', version: 'v1', resource: 'pods' })
     const memory = new ScalingMemory()
     const timers = new Map<string, ReturnType<typeof setTimeout>>()
+    /** When each HPA was last synced, by the controller's clock: a clock moved by hand brings back only those due. */
+    const syncedAt = new Map<string, number>()
     let stopped = false
     const resyncLater = (key: string): void => {
       clearTimeout(timers.get(key))
@@ -94,8 +96,10 @@ export const horizontalPodAutoscalerController: WorkloadController = {
           memory.forget(key)
           clearTimeout(timers.get(key))
           timers.delete(key)
+          syncedAt.delete(key)
           return
         }
+        syncedAt.set(key, ctx.now().getTime())
         try {
           await reconcile(ctx, hpa, key, pods, memory)
         } catch (err) {
@@ -116,7 +120,9 @@ export const horizontalPodAutoscalerController: WorkloadController = {
       },
       onDelete: (hpa) => queue.add(keyOf(hpa)),
     })
-    const stopJumps = onClockJump(ctx.now, () => hpas.list().forEach((hpa) => queue.add(keyOf(hpa))))
+    // A jump noticed after an HPA's sync at the new time (one created just after the clock moved) is no reason to sync it again.
+    const due = (key: string): boolean => ctx.now().getTime() - (syncedAt.get(key) ?? -Infinity) >= HPA_SYNC_PERIOD_MS
+    const stopJumps = onClockJump(ctx.now, () => hpas.list().map(keyOf).filter(due).forEach((key) => queue.add(key)))
     return () => {
       stopped = true
       stopHpas()
