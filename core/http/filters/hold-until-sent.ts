@@ -9,6 +9,7 @@
  */
 import type { Context } from 'hono'
 import { observeBody } from '../observed-body.js'
+import { knownSize } from '../response-size.js'
 import type { ChainEnv } from './context.js'
 
 // An answer nobody ever reads (an embedder's fetch whose body is dropped) would otherwise keep its seat for good:
@@ -26,7 +27,9 @@ export function releaseWhenSent(c: Context<ChainEnv>, release: () => void): void
     release()
   }
   const res = c.res
-  if (!res.body) {
+  // Bytes in hand (knownSize) are written by the runtime as the handler returns, as upstream's handler writes
+  // its encoded object before it returns; their body is not read here, which would turn it into a stream.
+  if (knownSize(res) !== undefined || !res.body) {
     once()
     return
   }
