@@ -36,10 +36,10 @@ export function bearerToken(request: Request): string | undefined {
  * map keyed by the token would have it.)
  */
 export function staticTokenAuthenticator(tokens: readonly StaticToken[]): TokenAuthenticator {
-  const byDigest = Promise.all(tokens.map(async (t) => [await secretDigest(t.token), t] as const)).then((entries) => new Map(entries))
+  const byDigest = new Map(tokens.map((t) => [secretDigest(t.token), t] as const))
   return {
     authenticateToken: async (token) => {
-      const known = (await byDigest).get(await secretDigest(token))
+      const known = byDigest.get(secretDigest(token))
       return known && constantTimeEqual(known.token, token) ? { user: known.user } : undefined
     },
   }

@@ -5,6 +5,9 @@
  * difference).
  */
 
+import { sha256 } from '@noble/hashes/sha2.js'
+import { bytesToHex } from '@noble/hashes/utils.js'
+
 const encoder = new TextEncoder()
 
 /** Whether two strings' bytes are equal, looking at every byte (as Go's subtle.ConstantTimeCompare). */
@@ -20,10 +23,11 @@ export function constantTimeEqual(a: string, b: string): boolean {
 /**
  * The SHA-256 of a secret (hex): the key to file a secret under, so that a
  * lookup compares digests, which tell nothing of how close a guess was.
+ * Computed here, at once: Web Crypto's digest is a job on the runtime's
+ * thread pool, which for a token of some tens of bytes costs ten times the
+ * hashing (a job, a copy and a promise per request; docs/benchmarks.md,
+ * "The read path"), and a bearer token is digested on every request.
  */
-export async function secretDigest(secret: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(secret)))
-  let hex = ''
-  for (const byte of digest) hex += byte.toString(16).padStart(2, '0')
-  return hex
+export function secretDigest(secret: string): string {
+  return bytesToHex(sha256(encoder.encode(secret)))
 }

@@ -76,7 +76,7 @@ export function tokenWebhookAuthenticator(options: TokenWebhookOptions, client: 
   return {
     async authenticateToken(token, audiences) {
       // Filed by digest, not by the token: no lookup compares a caller's guess with a cached token.
-      const key = await secretDigest(JSON.stringify([token, audiences ?? []]))
+      const key = secretDigest(JSON.stringify([token, audiences ?? []]))
       const hit = cache.get(key)
       if (hit && hit.expiresAt > now().getTime()) return hit.result
       if (hit) cache.delete(key)

@@ -113,7 +113,7 @@ export function jwtAuthenticator(config: LoadedJWTAuthenticator, options: JwtAut
     stop: () => keys.stop(),
     async authenticateToken(token) {
       // Only tokens of this issuer are cached, so a hit needs no look at the token.
-      const digest = await secretDigest(token)
+      const digest = secretDigest(token)
       const cached = cache.get(digest, options.now().getTime())
       if (cached) return { user: cached }
       // Not a JWT of this issuer: another authenticator may know it (upstream's hasCorrectIssuer).

@@ -9,7 +9,7 @@ describe('secret comparison', () => {
   })
 
   it('files a secret under its SHA-256, in hex', async () => {
-    assert.equal(await secretDigest('abc'), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')
-    assert.notEqual(await secretDigest('abc'), await secretDigest('abd'))
+    assert.equal(secretDigest('abc'), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')
+    assert.notEqual(secretDigest('abc'), secretDigest('abd'))
   })
 })
