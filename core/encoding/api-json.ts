@@ -137,6 +137,19 @@ function objectJson(value: Record<string, unknown>): string {
   return `${escapeLikeGo(text)}\n`
 }
 
+const objectByteArrays = new EncodingMemo<Uint8Array>()
+
+/**
+ * apiObjectJson's text as UTF-8, the body of an answer: kept for an immutable
+ * object (a watch cache's), so that reading the same version again encodes
+ * nothing. The text is not kept beside the bytes.
+ */
+export function apiObjectJsonBytes(value: Record<string, unknown>): Uint8Array {
+  return objectByteArrays.of(value, (v) => UTF8.encode(objectJson(v)))
+}
+
+const UTF8 = new TextEncoder()
+
 /** A metav1.Status as one line of JSON, whatever its kind field says. */
 export function statusJson(status: object): string {
   return `${escapeLikeGo(unescapedJson(status, STATUS_SHAPE))}\n`

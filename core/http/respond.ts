@@ -4,7 +4,7 @@
  * Go's field order and escapes, and a final newline; YAML likewise
  * (core/encoding/go-yaml.ts).
  */
-import { apiListJsonByteChunks, apiObjectJson, statusJson, versionInfoJson } from '../encoding/api-json.js'
+import { apiListJsonByteChunks, apiObjectJsonBytes, statusJson, versionInfoJson } from '../encoding/api-json.js'
 import { escapeLikeGo, indentGo } from '../encoding/go-json.js'
 import { EncodingMemo } from '../encoding/immutable.js'
 import { apiObjectYaml } from '../encoding/go-yaml.js'
@@ -16,7 +16,7 @@ import { withKnownSize, withSize } from './response-size.js'
 
 /** An API object (object, list, Table, Status, discovery document) as JSON. */
 export function jsonResponse(body: Record<string, unknown>, status = 200, headers?: Record<string, string>): Response {
-  const bytes = UTF8.encode(apiObjectJson(body))
+  const bytes = apiObjectJsonBytes(body)
   // Bytes in hand, their size kept beside the answer: the filters that wait for an answer to be sent
   // (in-flight seats, sizes) take it as sent once the handler returns, without reading the body, and the
   // Node adapter writes the bytes at once (a stream body would cost a ReadableStream, a reader and a
@@ -24,8 +24,6 @@ export function jsonResponse(body: Record<string, unknown>, status = 200, header
   // (pretty) would keep it, as Hono carries a response's headers over to its replacement; the adapters count the bytes.
   return withSize(new Response(bytes, { status, headers: { 'content-type': JSON_TYPE, ...headers } }), bytes.byteLength)
 }
-
-const UTF8 = new TextEncoder()
 
 /**
  * A document that is no API object (OpenAPI), written with json.Marshal:

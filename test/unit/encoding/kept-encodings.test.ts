@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { apiListJsonByteChunks, apiObjectJson, watchEventJson } from '../../../core/encoding/api-json.js'
+import { apiListJsonByteChunks, apiObjectJson, apiObjectJsonBytes, watchEventJson } from '../../../core/encoding/api-json.js'
 import { deepFreeze } from '../../../core/storage/objects.js'
 
 const configMap = (i: number) => ({
@@ -43,6 +43,17 @@ describe('encodings kept beside immutable objects', () => {
       assert.equal(watchEventJson(type, obj), watchEventJson(type, thawed(obj)))
     }
     assert.match(watchEventJson('ADDED', obj), /^\{"type":"ADDED","object":\{"kind":"ConfigMap".*\\u003cvalue 3 \\u0026 more\\u003e.*\}\n$/)
+  })
+
+  it("an immutable object's answer bytes are its text's UTF-8, made once; a changeable object's follow its changes", () => {
+    const obj = deepFreeze(configMap(4))
+    const bytes = apiObjectJsonBytes(obj)
+    assert.equal(new TextDecoder().decode(bytes), apiObjectJson(thawed(obj)))
+    assert.equal(apiObjectJsonBytes(obj), bytes, 'the kept bytes, not a new encoding')
+    const changeable = { ...configMap(5), data: { text: 'before \u00e9' } }
+    assert.equal(new TextDecoder().decode(apiObjectJsonBytes(changeable)), apiObjectJson(changeable))
+    changeable.data.text = 'after'
+    assert.match(new TextDecoder().decode(apiObjectJsonBytes(changeable)), /"after"/)
   })
 
   it('an object frozen only at its top is not taken for immutable: its text follows its changes', () => {
