@@ -8,7 +8,7 @@ import { typeForKind, typeTable } from '../../resources/schema/index.js'
 import { notAcceptable } from '../../machinery/status-error.js'
 import { bytesFromJson, isGoZeroTime, parseDurationNanos, parseTime } from './scalars.js'
 import { formsWrapper, hasProtobufForm, lookupType, splitApiVersion, wrapForms, zeroValue } from './types.js'
-import { PROTOBUF_MAGIC, utf8, VARINT, Writer } from './wire.js'
+import { PROTOBUF_MAGIC, VARINT, Writer } from './wire.js'
 
 /** A field of the message, or an embedded Go struct travelling as one nested message. */
 type WireSlot = { proto: number; field: FieldDef } | { proto: number; embedded: string }
@@ -26,23 +26,28 @@ function slotsInWireOrder(def: TypeDef): WireSlot[] {
   return list
 }
 
-function encodeMessage(obj: unknown, def: TypeDef, where: string, types: TypeTable): Uint8Array {
+/**
+ * Writes `obj`'s fields as `def`'s message into `w`. Every nested message,
+ * map entry and string is written in place (Writer.begin/end), one buffer
+ * for the whole object.
+ */
+function writeMessage(w: Writer, obj: unknown, def: TypeDef, where: string, types: TypeTable): void {
   if (!isPlainObject(obj)) throw new Error(`${where}: expected an object`)
-  const w = new Writer()
   // Proto2 as upstream writes it, except that only fields present in the JSON are written.
   for (const slot of slotsInWireOrder(def)) {
     if ('embedded' in slot) {
       const inner = lookupType(slot.embedded, types)
-      if (inner.fields.some((f) => obj[f.name] !== undefined && obj[f.name] !== null))
-        w.lenDelimited(slot.proto, encodeMessage(obj, inner, where, types))
+      if (inner.fields.some((f) => obj[f.name] !== undefined && obj[f.name] !== null)) {
+        const mark = w.begin(slot.proto)
+        writeMessage(w, obj, inner, where, types)
+        w.end(mark)
+      }
       continue
     }
     const v = obj[slot.field.name]
     if (v === undefined || v === null) continue
     encodeField(w, slot.proto, slot.field.type, v, `${where}.${slot.field.name}`, types)
   }
-  // A view of the writer's bytes: each caller copies them into the message around it at once.
-  return w.view()
 }
 
 function encodeField(w: Writer, num: number, t: TypeRef, v: unknown, where: string, types: TypeTable): void {
@@ -55,10 +60,10 @@ function encodeField(w: Writer, num: number, t: TypeRef, v: unknown, where: stri
     if (!isPlainObject(v)) throw new Error(`${where}: expected a map`)
     // Keys sorted, as upstream's generated marshallers do, so output is deterministic.
     for (const key of Object.keys(v).sort()) {
-      const entry = new Writer(64)
-      entry.lenDelimited(1, utf8.encode(key))
-      encodeValue(entry, 2, t.map, v[key] ?? zeroValue(t.map), `${where}[${key}]`, types)
-      w.lenDelimited(num, entry.view())
+      const mark = w.begin(num)
+      w.string(1, key)
+      encodeValue(w, 2, t.map, v[key] ?? zeroValue(t.map), `${where}[${key}]`, types)
+      w.end(mark)
     }
     return
   }
@@ -68,16 +73,16 @@ function encodeField(w: Writer, num: number, t: TypeRef, v: unknown, where: stri
 function encodeValue(w: Writer, num: number, t: TypeRef, v: unknown, where: string, types: TypeTable): void {
   if ('ref' in t) {
     const def = lookupType(t.ref, types)
-    if (def.jsonForms) {
-      const wrapper = formsWrapper(def.name, def.jsonForms)
-      w.lenDelimited(num, encodeMessage(wrapForms(def.jsonForms, v), wrapper, where, types))
-    } else w.lenDelimited(num, encodeMessage(v, def, where, types))
+    const mark = w.begin(num)
+    if (def.jsonForms) writeMessage(w, wrapForms(def.jsonForms, v), formsWrapper(def.name, def.jsonForms), where, types)
+    else writeMessage(w, v, def, where, types)
+    w.end(mark)
     return
   }
   if ('array' in t) {
-    const inner = new Writer()
-    encodeField(inner, 1, t, v, where, types)
-    w.lenDelimited(num, inner.view())
+    const mark = w.begin(num)
+    encodeField(w, 1, t, v, where, types)
+    w.end(mark)
     return
   }
   if ('map' in t) throw new Error(`${where}: maps nested in lists have no protobuf form`)
@@ -87,7 +92,7 @@ function encodeValue(w: Writer, num: number, t: TypeRef, v: unknown, where: stri
 function encodeScalar(w: Writer, num: number, scalar: Scalar, v: unknown, where: string): void {
   switch (scalar) {
     case 'string':
-      w.lenDelimited(num, utf8.encode(asString(v, where)))
+      w.string(num, asString(v, where))
       return
     case 'bytes':
       w.lenDelimited(num, bytesFromJson(asString(v, where), where))
@@ -106,14 +111,16 @@ function encodeScalar(w: Writer, num: number, scalar: Scalar, v: unknown, where:
       if (typeof v !== 'number') throw new Error(`${where}: expected a number`)
       w.double(num, v)
       return
-    default:
+    default: {
       // The rest are small messages of their own (Time, Quantity, IntOrString, Duration, RawExtension).
-      w.lenDelimited(num, wrappedScalar(scalar, v, where).view())
+      const mark = w.begin(num)
+      writeWrappedScalar(w, scalar, v, where)
+      w.end(mark)
+    }
   }
 }
 
-function wrappedScalar(scalar: Scalar, v: unknown, where: string): Writer {
-  const inner = new Writer(32)
+function writeWrappedScalar(w: Writer, scalar: Scalar, v: unknown, where: string): void {
   switch (scalar) {
     case 'time':
     case 'microtime': {
@@ -122,31 +129,30 @@ function wrappedScalar(scalar: Scalar, v: unknown, where: string): Writer {
       const kept = scalar === 'microtime' ? nanos - (nanos % 1000) : 0
       // Go's zero time goes as an empty message, as upstream's Time.Marshal writes it.
       if (isGoZeroTime(seconds, kept)) break
-      inner.tag(1, VARINT)
-      inner.varint(seconds)
-      inner.tag(2, VARINT)
-      inner.varint(kept)
+      w.tag(1, VARINT)
+      w.varint(seconds)
+      w.tag(2, VARINT)
+      w.varint(kept)
       break
     }
     case 'quantity':
-      inner.lenDelimited(1, utf8.encode(typeof v === 'number' ? String(v) : asString(v, where)))
+      w.string(1, typeof v === 'number' ? String(v) : asString(v, where))
       break
     case 'int-or-string':
-      inner.tag(1, VARINT)
-      inner.varint(typeof v === 'string' ? 1 : 0)
-      inner.tag(2, VARINT)
-      inner.varint(typeof v === 'string' ? 0 : asInteger(v, where))
-      inner.lenDelimited(3, utf8.encode(typeof v === 'string' ? v : ''))
+      w.tag(1, VARINT)
+      w.varint(typeof v === 'string' ? 1 : 0)
+      w.tag(2, VARINT)
+      w.varint(typeof v === 'string' ? 0 : asInteger(v, where))
+      w.string(3, typeof v === 'string' ? v : '')
       break
     case 'duration':
-      inner.tag(1, VARINT)
-      inner.varint(parseDurationNanos(asString(v, where)))
+      w.tag(1, VARINT)
+      w.varint(parseDurationNanos(asString(v, where)))
       break
     case 'raw':
-      inner.lenDelimited(1, utf8.encode(JSON.stringify(v)))
+      w.string(1, JSON.stringify(v))
       break
   }
-  return inner
 }
 
 function asString(v: unknown, where: string): string {
@@ -170,18 +176,24 @@ export function encodeProtobuf(obj: Record<string, unknown>): Uint8Array {
   const [group, version] = splitApiVersion(apiVersion)
   const def = typeForKind(group, version, kind)
   if (!def || !hasProtobufForm(def)) throw notAcceptable(['application/json', 'application/yaml'])
-  const typeMeta = new Writer()
-  typeMeta.lenDelimited(1, utf8.encode(apiVersion))
-  typeMeta.lenDelimited(2, utf8.encode(kind))
-  const unknown = new Writer()
-  unknown.raw(PROTOBUF_MAGIC)
-  unknown.lenDelimited(1, typeMeta.view())
-  unknown.lenDelimited(2, encodeMessage(obj, def, kind, typeTable))
-  unknown.lenDelimited(3, new Uint8Array())
-  unknown.lenDelimited(4, new Uint8Array())
-  return unknown.finish()
+  const w = new Writer(1024)
+  w.raw(PROTOBUF_MAGIC)
+  const typeMeta = w.begin(1)
+  w.string(1, apiVersion)
+  w.string(2, kind)
+  w.end(typeMeta)
+  const raw = w.begin(2)
+  writeMessage(w, obj, def, kind, typeTable)
+  w.end(raw)
+  w.lenDelimited(3, NO_BYTES)
+  w.lenDelimited(4, NO_BYTES)
+  return w.finish()
 }
 
+const NO_BYTES = new Uint8Array()
+
 export function encodeMessageOf(obj: Record<string, unknown>, def: TypeDef, types: TypeTable = typeTable): Uint8Array {
-  return encodeMessage(obj, def, def.name, types).slice()
+  const w = new Writer()
+  writeMessage(w, obj, def, def.name, types)
+  return w.finish()
 }

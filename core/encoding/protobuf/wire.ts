@@ -138,6 +138,16 @@ export class Reader {
   }
 }
 
+/** How many bytes `n` (not negative) takes as a varint. */
+function varintSize(n: number): number {
+  let size = 1
+  while (n >= 0x80) {
+    n = Math.floor(n / 0x80)
+    size++
+  }
+  return size
+}
+
 export class Writer {
   private buf: Uint8Array
   private len = 0
@@ -187,6 +197,61 @@ export class Writer {
     this.tag(field, LEN)
     this.varint(bytes.length)
     this.raw(bytes)
+  }
+
+  /**
+   * Starts a length-delimited field whose bytes are written in place after
+   * it; `end(mark)` closes it. One byte is set aside for the length, which
+   * fits most fields (names, keys, small messages); a longer field's bytes
+   * move on by the length's further bytes when it ends, once, so a message
+   * is written into one buffer instead of a buffer per nested message copied
+   * into its parent.
+   */
+  begin(field: number): number {
+    this.tag(field, LEN)
+    this.room(1)
+    return this.len++
+  }
+
+  /** Closes the field `begin` returned `mark` for: its length, in as few bytes as a varint takes (as upstream writes it). */
+  end(mark: number): void {
+    let size = this.len - mark - 1
+    if (size < 0x80) {
+      this.buf[mark] = size
+      return
+    }
+    const extra = varintSize(size) - 1
+    this.room(extra)
+    this.buf.copyWithin(mark + 1 + extra, mark + 1, this.len)
+    this.len += extra
+    let at = mark
+    while (size >= 0x80) {
+      this.buf[at++] = (size % 0x80) | 0x80
+      size = Math.floor(size / 0x80)
+    }
+    this.buf[at] = size
+  }
+
+  /** A string field, its UTF-8 written in place: ASCII byte by byte, the rest by the encoder. */
+  string(field: number, text: string): void {
+    const mark = this.begin(field)
+    this.room(text.length)
+    const buf = this.buf
+    let at = this.len
+    let i = 0
+    for (; i < text.length; i++) {
+      const code = text.charCodeAt(i)
+      if (code >= 0x80) break
+      buf[at++] = code
+    }
+    this.len = at
+    if (i < text.length) {
+      const rest = text.length - i
+      // A UTF-16 unit takes at most three bytes of UTF-8 (a surrogate pair four for its two).
+      this.room(rest * 3)
+      this.len += utf8.encodeInto(i === 0 ? text : text.slice(i), this.buf.subarray(this.len)).written
+    }
+    this.end(mark)
   }
 
   double(field: number, v: number): void {

@@ -178,6 +178,38 @@ describe('encodeProtobuf and decodeProtobuf round trip', () => {
     assert.ok(text.includes('Namespace'))
   })
 
+  it('writes each length in as few bytes as its varint takes, on either side of one, two and three bytes, and any UTF-8', () => {
+    for (const length of [0, 1, 126, 127, 128, 129, 16_383, 16_384, 2_097_151, 2_097_152]) {
+      for (const text of ['x'.repeat(length), 'é'.repeat(length >> 1), `${'a'.repeat(length)}😀\ud800`]) {
+        const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'n', annotations: { a: text } }, data: { [text.slice(0, 300) || 'k']: text } }
+        const bytes = encodeProtobuf(cm)
+        const decoded = decodeProtobuf(bytes)
+        // A lone surrogate is not UTF-8: it travels as U+FFFD, as Go's encoding of such a string does.
+        const expected = JSON.parse(JSON.stringify(cm).replaceAll('\\ud800', '\ufffd'))
+        assert.deepEqual(decoded, expected)
+        // The ConfigMap's own message, field 2 after the magic and the 17 bytes of type meta: its length is a
+        // minimal varint (a longer one would end in a zero byte) and covers the bytes up to fields 3 and 4.
+        assert.equal(bytes[21], 0x12)
+        let declared = 0
+        let at = 22
+        for (let shift = 1; ; shift *= 0x80) {
+          const b = bytes[at++]!
+          declared += (b & 0x7f) * shift
+          if (b < 0x80) {
+            assert.ok(at === 23 || b !== 0, `the length of ${length} is not minimal`)
+            break
+          }
+        }
+        assert.equal(at + declared + 4, bytes.length)
+      }
+    }
+    // The envelope of a small object, byte for byte: the type meta's length and the object's in one byte each.
+    assert.deepEqual(
+      [...encodeProtobuf({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'n' } })],
+      [0x6b, 0x38, 0x73, 0x00, 0x0a, 0x0f, 0x0a, 0x02, 0x76, 0x31, 0x12, 0x09, ...new TextEncoder().encode('Namespace'), 0x12, 0x05, 0x0a, 0x03, 0x0a, 0x01, 0x6e, 0x1a, 0x00, 0x22, 0x00],
+    )
+  })
+
   it('refuses to encode kinds without a protobuf form with 406', () => {
     assert.throws(
       () => encodeProtobuf({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } }),
