@@ -176,7 +176,8 @@ export function encodeProtobuf(obj: Record<string, unknown>): Uint8Array {
   const [group, version] = splitApiVersion(apiVersion)
   const def = typeForKind(group, version, kind)
   if (!def || !hasProtobufForm(def)) throw notAcceptable(['application/json', 'application/yaml'])
-  const w = new Writer(1024)
+  const w = objectWriter
+  w.reset(KEPT_WRITER_BYTES)
   w.raw(PROTOBUF_MAGIC)
   const typeMeta = w.begin(1)
   w.string(1, apiVersion)
@@ -191,6 +192,14 @@ export function encodeProtobuf(obj: Record<string, unknown>): Uint8Array {
 }
 
 const NO_BYTES = new Uint8Array()
+
+/**
+ * One writer for every object encoded: an encode runs to its end without
+ * giving the thread away and never starts another, and `finish` copies the
+ * bytes out, so the buffer is reused instead of allocated (and grown) per object.
+ */
+const objectWriter = new Writer(16 * 1024)
+const KEPT_WRITER_BYTES = 256 * 1024
 
 export function encodeMessageOf(obj: Record<string, unknown>, def: TypeDef, types: TypeTable = typeTable): Uint8Array {
   const w = new Writer()

@@ -261,6 +261,15 @@ export class Writer {
     this.len += 8
   }
 
+  /**
+   * Empties the writer to be used again, keeping its buffer unless it grew
+   * past `keepUpTo` bytes (one large object's buffer is not held for good).
+   */
+  reset(keepUpTo: number): void {
+    this.len = 0
+    if (this.buf.length > keepUpTo) this.buf = new Uint8Array(keepUpTo)
+  }
+
   /** The bytes written, as a copy of their own. */
   finish(): Uint8Array {
     return this.buf.slice(0, this.len)
