@@ -145,10 +145,8 @@ const objectByteArrays = new EncodingMemo<Uint8Array>()
  * nothing. The text is not kept beside the bytes.
  */
 export function apiObjectJsonBytes(value: Record<string, unknown>): Uint8Array {
-  return objectByteArrays.of(value, (v) => UTF8.encode(objectJson(v)))
+  return objectByteArrays.of(value, (v) => utf8.encode(objectJson(v)))
 }
-
-const UTF8 = new TextEncoder()
 
 /** A metav1.Status as one line of JSON, whatever its kind field says. */
 export function statusJson(status: object): string {
