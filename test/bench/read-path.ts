@@ -212,16 +212,52 @@ function render(targets: Target[], figures: Map<Target, Figures>, rounds: number
 /** What the read path's figures show, kept with the section whenever it is written again. */
 const WHAT_CHANGED = `### What changed on the read path, and where the time goes
 
-The previous build above is the commit before these changes (e165e79: consistent reads
-and encodings already come from the watch cache), built from a copy of its tree and
-run in the same rounds (\`--baseline\`). The machine was shared with other benchmarks
-(load average 9 to 17) and the figures move with it: in earlier runs during this work,
-with part of the changes, the previous build's CPU per GET ÷ this build's ranged from
-0.7× to 1.1× and per LIST from 0.85× to 1.8×. The LIST gain shows in every run after
-the first change; the GET gain does not stand out of that noise (the profile suggests
-a few per cent), so the 1.06-1.42× above should not be read as its size: a GET-only
-run of the same builds just after (load average 10) gave 1.06-1.26× on the embedded
-store and 0.91-0.97× on etcd.
+The previous build above is 1994afd, the commit before the changes of 2026-11-25
+described here, built from a copy of its tree and run in the same rounds
+(\`--baseline\`). The rates move with the machine's other load; the server's CPU per
+answer moves far less.
+
+- **An object's answer is its bytes in hand again.** An API object's JSON had become
+  one observable chunk, so that the filters that wait for an answer to be sent (the
+  in-flight seats, the response sizes) could watch it without a stream stage each;
+  it still cost a ReadableStream (made transferable on Node 20), a reader and a
+  Response of the runtime's per answer, and a streamed write. The answer is now the
+  bytes, their size kept beside them: the Node adapter writes them at once, and the
+  in-flight seat of such an answer is given back as the handler returns (upstream's
+  handler has written its encoded object by then too); a streamed body (a long LIST,
+  a watch) still holds its seat until it ends. A kept object keeps its answer's
+  bytes rather than its text, so a GET of a version read before encodes nothing.
+- **Bearer tokens are digested at once.** The authenticators file tokens under their
+  SHA-256. Web Crypto's digest is a job on the runtime's thread pool, 12-36 µs per
+  token; \`@noble/hashes\` (pure JavaScript, on every runtime) takes 2 µs. The
+  authentication filter's own macrotask keeps requests that arrive together reaching
+  the store together, which a digest on the pool used to do by the way (an earlier
+  attempt at this, before that macrotask, raised the CPU per write).
+
+LISTs of 1,000 are streamed as before, and on the embedded store they cost what
+they did. On etcd their CPU per LIST moved between runs (0.71× in the run above,
+1.03× in one a few minutes earlier). Single-target runs taking turns, 1994afd against
+the first change here (0164a47), gave that change about 1.1× the CPU per LIST on etcd,
+consistent and \`resourceVersion=0\` alike; run under \`perf\` (V8's
+\`--perf-basic-prof\`) the two measured alike (1,889 and 1,920 µs), with the same
+profile. The cause is not found.
+
+### The goals, by this measurement
+
+- **GET, wrk, 40% of the limit: not met.** The share of the limit is in the table
+  (\`wrk GET ÷ limit\`): with wrk the limit costs some 20 µs of CPU per GET here, and
+  this server about 7× that on the embedded store and 9-10× on etcd. What is left is
+  spread over Node's HTTP and TLS (the socket write and the wake-up of the reader,
+  the same for the limit), garbage collection, promises, undici's Headers for the
+  request and the answer, and the filter chain, each a few per cent.
+- **LIST of 1,000, 3× upstream: not met.** Upstream's \`resourceVersion=0\` LIST was
+  1.0% and 0.43% of its run's wrk limit; 3× that, brought to this run's limit, is in
+  the daemon suite's goals table. Half of a LIST's CPU is the TLS write of its
+  megabyte, which the client pays again to read it on the same two cores, and the
+  copy of the kept bytes into runs (with the zeroing of each run's allocation) is
+  the largest item the server itself adds.
+
+### The change before (2026-11-23, against e165e79)
 
 - **LIST: bytes kept, not text.** A JSON LIST of more than 500 objects used to be
   joined as text a hundred items at a time and encoded with a TextEncoder on every
@@ -261,24 +297,7 @@ its CPU share.
 - LIST of 1,000, before: \`writev\` 32%, UTF-8 encoding 15%, garbage collection 7%, the
   cache scan 5%, joining item texts 4%, stream set-up (\`makeTransferable\`) 2%. After:
   \`writev\` 42-50%, the copy of the items' bytes (\`joinRun\`) 12-14%, the cache's
-  slice 5-7%, garbage collection 2-4%.
-
-### The goals, by this measurement
-
-- **GET, wrk, 40% of the limit: not met.** 26% on the embedded store and 19% on etcd
-  (from 19% and 16% for the previous build in the same run). With wrk the limit costs
-  31 µs of CPU per GET and this server 136 µs (embedded) and 192 µs (etcd): reaching
-  40% needs about 2.5× the limit's CPU, some 80 µs, so about half of what is left
-  per GET would have to go. What is left is spread over the filter chain, hono's
-  router and Node's HTTP and undici objects, each a few per cent; no single item is
-  large enough to close the gap by itself. With the Node client (which costs the limit
-  more) the share is 58% and 45%.
-- **LIST of 1,000, 3× upstream: not met.** Upstream's \`resourceVersion=0\` LIST was
-  1.0% and 0.43% of its run's wrk limit; brought to this run's wrk limit that is about
-  209/s and 86/s, so 3× needs 627/s or 257/s. This server made 141-191/s here.
-  Half of a LIST's CPU is the TLS write of its megabyte, which the client pays again
-  to read it on the same two cores; the copy of the kept bytes is the largest item
-  the server itself adds.`
+  slice 5-7%, garbage collection 2-4%.`
 
 const { values } = parseArgs({
   options: {
