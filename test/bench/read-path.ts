@@ -238,9 +238,12 @@ LISTs of 1,000 are streamed as before, and on the embedded store they cost what
 they did. On etcd their CPU per LIST moved between runs (0.71× in the run above,
 1.03× in one a few minutes earlier). Single-target runs taking turns, 1994afd against
 the first change here (0164a47), gave that change about 1.1× the CPU per LIST on etcd,
-consistent and \`resourceVersion=0\` alike; run under \`perf\` (V8's
-\`--perf-basic-prof\`) the two measured alike (1,889 and 1,920 µs), with the same
-profile. The cause is not found.
+consistent and \`resourceVersion=0\` alike, and of its two parts the in-flight seat's
+(a build of 1994afd with that part alone showed it, 1.04-1.2× over several runs, most
+of it on the main thread; one with the answer's part alone did not). That part only
+looks up the answer's kept size before reading its body, and a LIST's answer has none;
+run under \`perf\` (V8's \`--perf-basic-prof\`) the builds measured alike (1,889 and
+1,920 µs), with the same profile. The cause is not found.
 
 ### The goals, by this measurement
 
