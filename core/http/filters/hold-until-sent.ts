@@ -2,10 +2,12 @@
  * A seat of the in-flight limits held until the answer has been sent, as
  * upstream counts a request until its handler returns, which for a LIST is
  * once its encoded body has been written to the connection. Here a handler
- * returns a body that is produced as it is read (a LIST encodes its items
- * chunk by chunk, pulled by the connection's writer as the client reads), so
- * the seat is given back when that body ends or the client goes away, not
- * when the handler returns.
+ * may return a body that is produced as it is read (a long LIST encodes its
+ * items chunk by chunk, pulled by the connection's writer as the client
+ * reads): the seat of such an answer is given back when that body ends or the
+ * client goes away, not when the handler returns. An answer of bytes in hand
+ * (an object, a Status) is written as the handler returns, so its seat is
+ * given back then.
  */
 import type { Context } from 'hono'
 import { observeBody } from '../observed-body.js'
