@@ -40,9 +40,10 @@ export function authenticationFilter(
     // The request goes on in a macrotask of its own, after what else has arrived (other connections'
     // requests, the answers and watch events of the store): requests that came in together then reach the
     // store together and their writes and answers go out in fewer, larger writes, and an update's guess from
-    // the watch cache has heard of the writes acknowledged before it. A bearer token checked on the runtime's
-    // thread pool always did so; a client certificate, checked at once, did not, and its creates and updates
-    // on etcd cost some 1.2x the CPU (docs/benchmarks.md, "Writes with a client certificate").
+    // the watch cache has heard of the writes acknowledged before it. Without it, a request checked at once
+    // (a client certificate, and now a bearer token, whose digest no longer waits on the thread pool) went on
+    // in the same task, and its creates and updates on etcd cost some 1.2x the CPU (docs/benchmarks.md,
+    // "Writes with a client certificate").
     await nextMacrotask()
     await next()
   }
