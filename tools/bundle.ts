@@ -12,11 +12,11 @@
  *   CommonJS builds under Node, the slowest to load. Their ES module builds
  *   are bundled instead. They stay in package.json for their types.
  * - Every other dependency stays external: CommonJS or native ones (libsql,
- *   pino, prom-client, gRPC, etcd3), and those loaded only when a flag asks.
+ *   pino, prom-client, gRPC), and those loaded only when a flag asks.
  * - The three entry points are bundled together with code splitting, so the
  *   package's `.` and `./node` exports share one copy of every module (one
  *   StatusError class, one MemoryStorage) and what the code imports lazily
- *   (`import()`: the etcd client, tracing, KMS) stays in its own chunk.
+ *   (`import()`: the etcd store, tracing, KMS) stays in its own chunk.
  * - Chunks live beside the Node entry points, in dist/runtimes/node/: the
  *   modules there find their .proto files relative to `import.meta.url`.
  * - The bin's daemon is bundled a second time, as one CommonJS file
@@ -25,12 +25,6 @@
  *   keeps none for ES modules, and compiling the bundle was the largest part
  *   of a start. `import.meta.url` there is the script's own file URL, in the
  *   same directory as the chunks, so .proto files are found the same way.
- * - The etcd client (etcd3 with gRPC and protobuf.js) is bundled once more,
- *   as a classic script of its own (dist/runtimes/node/etcd3-script.cjs)
- *   that the daemon's script runs with a code cache when it opens etcd:
- *   loaded by `require`, its 200-odd modules were compiled from source at
- *   every start on etcd. The bundle finds etcd3's .proto files in the
- *   installed etcd3 package.
  * - The bins' file is made executable, so that a checkout's build can be
  *   linked where a harness looks for `kube-apiserver` (docs/envtest.md).
  * - tsc's per-module output and declarations stay in dist/ (types, and the
@@ -121,57 +115,9 @@ const result = await build({
   format: 'esm',
   chunkNames: 'runtimes/node/[name]-[hash]',
 })
-/** etcd3 reads its .proto files beside its own code: in a bundle, from the installed package instead. */
-const etcd3ProtoFromPackage: Plugin = {
-  name: 'etcd3-proto-from-package',
-  setup(bundle) {
-    bundle.onLoad({ filter: /[\\/]etcd3[\\/]lib[\\/]connection-pool\.js$/ }, async (args) => {
-      const text = await readFile(args.path, 'utf8')
-      const patched = text.replace('`${__dirname}/../proto/rpc.proto`', "require.resolve('etcd3/proto/rpc.proto')")
-      if (patched === text) throw new Error(`${args.path}: where etcd3 loads rpc.proto has changed; update tools/bundle.ts`)
-      return { contents: patched, loader: 'js' }
-    })
-  },
-}
-
-const ETCD3_SCRIPT = 'runtimes/node/etcd3-script.cjs'
-const etcd3Script = await build({
-  ...common,
-  stdin: { contents: "module.exports = require('etcd3')", resolveDir: ROOT, sourcefile: 'etcd3-script.js' },
-  outfile: join(DIST, ETCD3_SCRIPT),
-  format: 'cjs',
-  external: ['etcd3/proto/*'],
-  plugins: [etcd3ProtoFromPackage],
-  // V8 keeps a script's whole source for as long as any of its functions lives: without the
-  // whitespace and the licence comments (written beside it instead) it weighs a good deal less at ready.
-  minifyWhitespace: true,
-  legalComments: 'external',
-  banner: { js: SCRIPT_WRAPPER_START },
-  footer: { js: SCRIPT_WRAPPER_END },
-})
-
-/** The daemon's script takes etcd3 from its cached script beside it (from node_modules when that is missing). */
-const etcd3FromCachedScript: Plugin = {
-  name: 'etcd3-from-cached-script',
-  setup(bundle) {
-    bundle.onResolve({ filter: /^etcd3$/ }, (args) =>
-      args.namespace === 'etcd3-cached' ? { path: 'etcd3', external: true } : { path: 'etcd3', namespace: 'etcd3-cached' },
-    )
-    bundle.onLoad({ filter: /.*/, namespace: 'etcd3-cached' }, () => ({
-      contents: `const { join } = require('node:path')
-const { runDependencyWithCodeCache } = require(${JSON.stringify(join(ROOT, 'runtimes', 'node', 'daemon', 'script-code-cache.ts'))})
-module.exports = runDependencyWithCodeCache(join(__dirname, ${JSON.stringify(ETCD3_SCRIPT.split('/').pop())})) ?? require('etcd3')
-`,
-      resolveDir: ROOT,
-      loader: 'js',
-    }))
-  },
-}
-
 const DAEMON_SCRIPT = 'runtimes/node/daemon-script.cjs'
 const script = await build({
   ...common,
-  plugins: [...common.plugins, etcd3FromCachedScript],
   entryPoints: ['runtimes/node/daemon-script.ts'],
   outfile: join(DIST, DAEMON_SCRIPT),
   format: 'cjs',
@@ -188,8 +134,8 @@ const script = await build({
   footer: { js: SCRIPT_WRAPPER_END },
 })
 // A cache of the previous build's script would be rejected anyway; remove it rather than leave it stale.
-await Promise.all([DAEMON_SCRIPT, ETCD3_SCRIPT].map((file) => rm(join(DIST, `${file}.v8-cache`), { force: true })))
-const written = [...Object.keys(result.metafile.outputs), ...Object.keys(script.metafile.outputs), ...Object.keys(etcd3Script.metafile.outputs)].map((file) => relative(DIST, join(ROOT, file)))
+await Promise.all([DAEMON_SCRIPT].map((file) => rm(join(DIST, `${file}.v8-cache`), { force: true })))
+const written = [...Object.keys(result.metafile.outputs), ...Object.keys(script.metafile.outputs)].map((file) => relative(DIST, join(ROOT, file)))
 await Promise.all(written.filter((file) => /\.c?js$/.test(file)).map((file) => keepSourceLatin1(join(DIST, file))))
 const entries = new Set(ENTRY_POINTS.flatMap((entry) => [entry.replace(/\.ts$/, '.js'), entry.replace(/\.ts$/, '.js.map')]))
 await writeFile(MANIFEST, `${JSON.stringify(written.filter((file) => !entries.has(file)).sort(), null, 1)}\n`)

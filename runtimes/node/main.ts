@@ -5,18 +5,12 @@ import { lowerBackgroundThreads } from './daemon/background-threads.js'
 import type { runDaemon as RunDaemon } from './daemon/daemon.js'
 import type { nodeRuntime as NodeRuntime } from './daemon/node-runtime.js'
 import { optimizingCompilerHeldUntilListening } from './daemon/optimizing-compiler.js'
-import {
-  runWithCodeCache,
-  type saveDependencyCodeCaches as SaveDependencyCodeCaches,
-  type takeDependencyCodeCaches as TakeDependencyCodeCaches,
-} from './daemon/script-code-cache.js'
+import { runWithCodeCache } from './daemon/script-code-cache.js'
 import { youngGenerationHeldUntilListening } from './daemon/young-generation.js'
 
 interface DaemonScript {
   runDaemon: typeof RunDaemon
   nodeRuntime: typeof NodeRuntime
-  takeDependencyCodeCaches: typeof TakeDependencyCodeCaches
-  saveDependencyCodeCaches: typeof SaveDependencyCodeCaches
 }
 
 /** How long after listening the code cache of a first start is written: off the path of the first requests. */
@@ -27,30 +21,22 @@ const releaseYoungGeneration = youngGenerationHeldUntilListening()
 const releaseOptimizingCompiler = optimizingCompilerHeldUntilListening()
 // The build's classic-script bundle of the daemon, run with a code cache; from source (no bundle), the modules.
 const script = runWithCodeCache<DaemonScript>(fileURLToPath(new URL('./daemon-script.cjs', import.meta.url)))
-const { runDaemon, nodeRuntime }: Pick<DaemonScript, 'runDaemon' | 'nodeRuntime'> = script?.exports ?? { ...(await import('./daemon/daemon.js')), ...(await import('./daemon/node-runtime.js')) }
-/** The bin's code cache and those of the dependencies its script ran as cached scripts (the etcd client). */
-const takeCodeCaches = (): void => {
-  script?.takeCodeCache()
-  script?.exports.takeDependencyCodeCaches()
-}
-const saveCodeCaches = (): void => {
-  script?.saveCodeCache()
-  script?.exports.saveDependencyCodeCaches()
-}
+const { runDaemon, nodeRuntime }: DaemonScript = script?.exports ?? { ...(await import('./daemon/daemon.js')), ...(await import('./daemon/node-runtime.js')) }
+const saveCodeCache = (): void => script?.saveCodeCache()
 
 process.exitCode = await runDaemon(process.argv.slice(2), {
   runtime: nodeRuntime,
   onListening: () => {
     // V8 checks a cache against its flags: take the code before the start-up flags change back.
-    takeCodeCaches()
+    script?.takeCodeCache()
     releaseYoungGeneration()
     releaseOptimizingCompiler()
     // V8's and libuv's pools exist by now; the serving thread goes first when the cores are busy.
     void lowerBackgroundThreads()
-    setTimeout(saveCodeCaches, CODE_CACHE_WRITE_DELAY_MS).unref()
+    setTimeout(saveCodeCache, CODE_CACHE_WRITE_DELAY_MS).unref()
   },
 })
 // A start that stopped before the delay above keeps its cache too.
-saveCodeCaches()
+saveCodeCache()
 // Do not wait for stray handles (keep-alive timers, log streams): shutdown already finished its work.
 process.exit()

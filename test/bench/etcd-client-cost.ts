@@ -1,6 +1,6 @@
 /**
  * The etcd client's own CPU per call: guarded creates (the daemon's Txn) and
- * reads (Range) against a local etcd, through etcd3 as the daemon used it and
+ * reads (Range) against a local etcd, through the etcd3 package (which the daemon once used) and
  * through grpc-js directly with the hand-written messages of
  * runtimes/node/storage/etcd-wire.ts, in alternating rounds. This process's
  * CPU time per call is the figure (etcd runs in its own process).
@@ -8,10 +8,9 @@
  *   node --import tsx test/bench/etcd-client-cost.ts [--rounds 3] [--calls 4000]
  */
 import * as grpc from '@grpc/grpc-js'
-import type { Etcd3 } from 'etcd3'
+import { Etcd3 } from 'etcd3'
 import { parseArgs } from 'node:util'
-import { createEtcdClient } from '../../runtimes/node/storage/etcd-client.js'
-import { EtcdKvClient } from '../../runtimes/node/storage/etcd-kv-client.js'
+import { EtcdClient } from '../../runtimes/node/storage/etcd-client.js'
 import { decodeRangeResponse, decodeTxnResponse, encodeRangeRequest, encodeTxnRequest } from '../../runtimes/node/storage/etcd-wire.js'
 import { EtcdServer } from '../storage-contract/etcd-server.js'
 
@@ -45,7 +44,7 @@ function unary<T>(client: grpc.Client, path: string, bytes: Buffer, decode: (b: 
 }
 
 const etcd = await EtcdServer.start()
-const client: Etcd3 = createEtcdClient({ endpoints: [etcd.clientUrl] })
+const client = new Etcd3({ hosts: etcd.clientUrl })
 try {
   const pool = (client as unknown as { pool: { hosts: { getServiceClient(name: string): grpc.Client }[] } }).pool
   const kv = pool.hosts[0]!.getServiceClient('KV')
@@ -57,7 +56,7 @@ try {
     'grpc.enable_retries': 0,
     'grpc.enable_channelz': 0,
   }
-  const store = new EtcdKvClient({ endpoints: [etcd.clientUrl] })
+  const store = new EtcdClient({ endpoints: [etcd.clientUrl] })
   const lean = new grpc.Client(address, grpc.credentials.createInsecure(), leanOptions)
   const key = (tag: string, r: number, i: number) => Buffer.from(`/registry/configmaps/default/${tag}-${r}-${i}`)
   const readKey = Buffer.from('/registry/configmaps/default/read')

@@ -1,6 +1,6 @@
 /**
  * The ceiling of creates and updates on etcd: etcd itself, driven directly
- * from this process with the etcd3 client configured as the daemon's
+ * from this process with the daemon's own etcd client
  * (runtimes/node/storage/etcd-client.ts), sending the transactions the
  * daemon's etcd store sends:
  *
@@ -10,8 +10,7 @@
  *
  * Values are the bytes the daemon stored for a ConfigMap, so sizes match.
  */
-import type { Etcd3 } from 'etcd3'
-import { createEtcdClient } from '../../runtimes/node/storage/etcd-client.js'
+import { EtcdClient } from '../../runtimes/node/storage/etcd-client.js'
 import { type LoadOptions, type LoadResult, runLoad } from './load.js'
 
 export interface EtcdDirectFigures {
@@ -21,8 +20,8 @@ export interface EtcdDirectFigures {
 
 const key = (prefix: string, name: string) => Buffer.from(`${prefix}/${name}`)
 
-async function create(client: Etcd3, k: Buffer, value: Buffer): Promise<boolean> {
-  const res = await client.kv.txn({
+async function create(client: EtcdClient, k: Buffer, value: Buffer): Promise<boolean> {
+  const res = await client.txn({
     compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
     success: [{ request_put: { key: k, value } }],
     failure: [{ request_range: { key: k } }],
@@ -30,12 +29,12 @@ async function create(client: Etcd3, k: Buffer, value: Buffer): Promise<boolean>
   return res.succeeded
 }
 
-async function update(client: Etcd3, k: Buffer, value: Buffer): Promise<boolean> {
+async function update(client: EtcdClient, k: Buffer, value: Buffer): Promise<boolean> {
   for (let attempt = 0; attempt < 10; attempt++) {
-    const read = await client.kv.range({ key: k })
+    const read = await client.range({ key: k })
     const kv = read.kvs[0]
     if (!kv) return false
-    const res = await client.kv.txn({
+    const res = await client.txn({
       compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: kv.mod_revision }],
       success: [{ request_put: { key: k, value } }],
       failure: [{ request_range: { key: k } }],
@@ -54,7 +53,7 @@ export async function measureEtcdDirect(
   value: Buffer,
   opts: { load: LoadOptions; updateSet: number; prefix: string },
 ): Promise<EtcdDirectFigures> {
-  const client = createEtcdClient({ endpoints: [etcdUrl] })
+  const client = new EtcdClient({ endpoints: [etcdUrl] })
   try {
     for (let i = 0; i < opts.updateSet; i++) await create(client, key(opts.prefix, `u-${i}`), value)
     const creates = await runLoad(opts.load, (i) => create(client, key(opts.prefix, `c-${i}`), value))
@@ -67,12 +66,12 @@ export async function measureEtcdDirect(
 
 /** The first value the daemon stored under `prefix` (to write values of the same size). */
 export async function storedValue(etcdUrl: string, prefix: string): Promise<Buffer> {
-  const client = createEtcdClient({ endpoints: [etcdUrl] })
+  const client = new EtcdClient({ endpoints: [etcdUrl] })
   try {
     const start = Buffer.from(prefix)
     const end = Buffer.from(start)
     end[end.length - 1]! += 1
-    const res = await client.kv.range({ key: start, range_end: end, limit: 1 })
+    const res = await client.range({ key: start, range_end: end, limit: 1 })
     const kv = res.kvs[0]
     if (!kv) throw new Error(`etcd has no key under ${prefix}`)
     return Buffer.from(kv.value)

@@ -1,7 +1,7 @@
 /**
  * The hop a watch event makes on etcd before the daemon can fan it out:
- * etcd's watch stream, measured alone. The etcd client configured as the
- * daemon's (runtimes/node/storage/etcd-client.ts) opens one raw watch stream
+ * etcd's watch stream, measured alone. The daemon's etcd client
+ * (runtimes/node/storage/etcd-client.ts) opens one watch stream
  * on a prefix, as the daemon's etcd watch does (etcd-watch.ts), and creates
  * keys there one at a time with the daemon's create transaction; for each,
  * the time from the send to the transaction's answer (what the daemon's 201
@@ -11,7 +11,8 @@
  *   node --import tsx test/bench/etcd-watch-hop.ts [--writes N] [--etcd URL (else a local etcd is started)]
  */
 import { parseArgs } from 'node:util'
-import { createEtcdClient } from '../../runtimes/node/storage/etcd-client.js'
+import { EtcdClient } from '../../runtimes/node/storage/etcd-client.js'
+import { decodeWatchResponse, encodeWatchRequest } from '../../runtimes/node/storage/etcd-wire.js'
 import { EtcdServer } from '../storage-contract/etcd-server.js'
 import { percentile } from './load.js'
 
@@ -19,23 +20,24 @@ const { values } = parseArgs({ options: { writes: { type: 'string', default: '30
 const WARM_UP = 20
 
 const etcd = values.etcd ? undefined : await EtcdServer.start()
-const client = createEtcdClient({ endpoints: [values.etcd ?? etcd!.clientUrl] })
+const client = new EtcdClient({ endpoints: [values.etcd ?? etcd!.clientUrl] })
 const prefix = `/etcd-watch-hop-${process.pid}/`
 const value = Buffer.alloc(1024, 'x')
 const ack: number[] = []
 const event: number[] = []
 const afterAck: number[] = []
 try {
-  const stream = await client.watchClient.watch()
   let expect: { key: string; seen: (at: number) => void } | undefined
-  stream.on('data', (res: { events?: Array<{ kv?: { key?: Buffer } }> }) => {
-    const at = performance.now()
-    for (const e of res.events ?? []) if (expect && e.kv?.key?.toString() === expect.key) expect.seen(at)
+  const stream = client.watchStream({
+    message: (bytes) => {
+      const at = performance.now()
+      for (const e of decodeWatchResponse(bytes).events) if (expect && e.kv.key.toString() === expect.key) expect.seen(at)
+    },
+    end: () => {},
   })
-  stream.on('error', () => {})
   const end = new TextEncoder().encode(prefix)
   end[end.length - 1]!++
-  stream.write({ create_request: { key: Buffer.from(prefix), range_end: Buffer.from(end), prev_kv: true, progress_notify: true } })
+  stream.send(encodeWatchRequest({ create_request: { key: Buffer.from(prefix), range_end: Buffer.from(end), prev_kv: true, progress_notify: true } }))
   // The stream is established once an event of it arrives.
   const total = Number(values.writes) + WARM_UP
   for (let i = 0; i < total; i++) {
@@ -46,7 +48,7 @@ try {
       timer = setTimeout(() => reject(new Error(`no watch event for ${key} within 10 s`)), 10_000)
     })
     const sent = performance.now()
-    await client.kv.txn({
+    await client.txn({
       compare: [{ key: Buffer.from(key), target: 'Create', result: 'Equal', create_revision: 0 }],
       success: [{ request_put: { key: Buffer.from(key), value } }],
       failure: [{ request_range: { key: Buffer.from(key) } }],
@@ -59,7 +61,7 @@ try {
     event.push(at - sent)
     afterAck.push(at - acked)
   }
-  stream.end()
+  stream.close()
 } finally {
   client.close()
   await etcd?.destroy()

@@ -85,29 +85,3 @@ export function runWithCodeCache<T>(file: string): CachedScript<T> | undefined {
     },
   }
 }
-
-/** Dependencies run as cached scripts of their own (the etcd client's bundle): their caches are taken and kept with the bin's. */
-const dependencies: Array<CachedScript<unknown>> = []
-
-/**
- * Runs a dependency's CommonJS bundle (built with the same wrapper) with a
- * code cache beside it; its exports, or undefined when the file is not there.
- * Node compiles what `require` loads from source at every start; a bundle
- * run this way is compiled once, by the first start that uses it.
- */
-export function runDependencyWithCodeCache<T>(file: string): T | undefined {
-  const script = runWithCodeCache<T>(file)
-  if (!script) return undefined
-  dependencies.push(script)
-  return script.exports
-}
-
-/** takeCodeCache for every dependency run so far: call with the bin's own, before V8's flags change. */
-export function takeDependencyCodeCaches(): void {
-  for (const script of dependencies) script.takeCodeCache()
-}
-
-/** saveCodeCache for every dependency run so far; never throws. */
-export function saveDependencyCodeCaches(): void {
-  for (const script of dependencies) script.saveCodeCache()
-}

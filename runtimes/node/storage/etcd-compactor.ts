@@ -10,8 +10,8 @@
  * adopts etcd's clock and tries again next interval. So a cluster compacts
  * once per interval, and when a server stops another takes over within two.
  */
-import type { KVClient } from 'etcd3'
-import { keyBytes, int64 } from './etcd-kv.js'
+import { keyBytes } from './etcd-kv.js'
+import type { TxnRequest, TxnResponse } from './etcd-wire.js'
 
 /** Upstream's key, outside --kvstore-prefix, so every API server of a cluster finds it. */
 export const COMPACT_REV_KEY = 'compact_rev_key'
@@ -32,7 +32,7 @@ export class EtcdCompactor {
   private stopped = false
 
   constructor(
-    private readonly kv: KVClient,
+    private readonly kv: { txn(req: TxnRequest): Promise<TxnResponse> },
     private readonly compact: (revision: number) => Promise<void>,
     readonly intervalMs: number,
     private readonly onError: (err: unknown) => void = () => undefined,
@@ -49,13 +49,13 @@ export class EtcdCompactor {
       success: [{ request_put: { key, value: Buffer.from(String(this.seen)) } }],
       failure: [{ request_range: { key } }],
     })
-    const revision = int64(res.header.revision)
+    const revision = res.header.revision
     const toCompact = this.seen
     this.seen = revision
     if (!res.succeeded) {
       // Another server compacted this round: follow its clock.
       const kv = res.responses[0]?.response_range?.kvs[0]
-      this.clock = kv ? int64(kv.version) : 0
+      this.clock = kv ? kv.version : 0
       return { revision }
     }
     this.clock++

@@ -1,14 +1,14 @@
 /**
  * What the etcd backend says when something goes wrong, worded as the memory
  * store words it (core/storage/memory.ts is the contract), and the one place
- * that turns etcd3 and gRPC failures into StorageError codes: an unreachable
+ * that turns etcd's gRPC failures into StorageError codes: an unreachable
  * or overloaded etcd becomes Unavailable (503), a compacted revision
  * Compacted (410), a future one TooLargeResourceVersion (504).
  */
-import { ClientClosedError, GRPCOutOfRangeError, isRecoverableError } from 'etcd3'
 import { compactedRead, compactedWatch, continueExpired } from '../../../core/storage/errors.js'
 import { StorageError } from '../../../core/storage/interface.js'
 import { CircuitOpenError } from './etcd-fault-policy.js'
+import { ClientClosedError, isOutOfRange, isRecoverableError } from './etcd-grpc-status.js'
 
 export { checkPreconditions, keyExists, keyNotFound, parseResourceVersion, tooLarge } from '../../../core/storage/errors.js'
 
@@ -20,11 +20,11 @@ export const watchCompacted = compactedWatch
 
 /** etcd answers both with OUT_OF_RANGE; only the text tells them apart. */
 export function isCompactedError(err: unknown): boolean {
-  return err instanceof GRPCOutOfRangeError && err.message.includes('required revision has been compacted')
+  return isOutOfRange(err, 'required revision has been compacted')
 }
 
 export function isFutureRevisionError(err: unknown): boolean {
-  return err instanceof GRPCOutOfRangeError && err.message.includes('required revision is a future revision')
+  return isOutOfRange(err, 'required revision is a future revision')
 }
 
 /**
@@ -33,11 +33,7 @@ export function isFutureRevisionError(err: unknown): boolean {
  * a closed client. The caller may retry later; a 503 tells clients so.
  */
 export function isUnavailableError(err: unknown): boolean {
-  return (
-    err instanceof CircuitOpenError ||
-    err instanceof ClientClosedError ||
-    (err instanceof Error && isRecoverableError(err))
-  )
+  return err instanceof CircuitOpenError || err instanceof ClientClosedError || isRecoverableError(err)
 }
 
 /** An Unavailable StorageError naming the endpoints, so an operator sees which etcd failed. */

@@ -1,8 +1,8 @@
 /**
- * The etcd client's fault handling, made explicit (etcd3's `faultHandling`).
+ * The etcd client's fault handling, made explicit.
  *
- * etcd3's defaults retry every call three times and pause a member for five
- * seconds after three failures. Here:
+ * Generic clients retry every call a few times and pause a member for
+ * seconds after a few failures. Here:
  * - no call is retried by the client once it may have reached etcd: a write
  *   that reached etcd before the connection broke must not be applied twice,
  *   and the caller (the registry, then the HTTP client with its 503) decides
@@ -14,15 +14,24 @@
  *   connection-level failures, calls to it fail at once for `openMs`, then one
  *   probe goes through; its success closes the circuit. With a short `openMs`
  *   the store recovers about a second after etcd comes back, by itself.
- *
- * The policies are small objects with cockatiel's `IPolicy` shape (the type
- * comes from etcd3's options), so the project depends on etcd3 alone.
  */
-import { type IOptions, isRecoverableError } from 'etcd3'
+import { isRecoverableError } from './etcd-grpc-status.js'
 
-type FaultHandling = NonNullable<IOptions['faultHandling']>
-type Policy = NonNullable<FaultHandling['global']>
-type PolicyContext = Parameters<Parameters<Policy['execute']>[0]>[0]
+interface PolicyContext {
+  signal: AbortSignal
+}
+
+/** Runs a call under a policy: once, again on another member, or not at all while a circuit is open. */
+export interface Policy {
+  execute<T>(fn: (context: PolicyContext) => PromiseLike<T> | T, signal?: AbortSignal): Promise<T>
+}
+
+export interface FaultHandling {
+  /** Around each call as a whole (all its attempts). */
+  global: Policy
+  /** Around each attempt on the member `host`. */
+  host: (host: string) => Policy
+}
 
 export interface CircuitOptions {
   /** Consecutive failures that open a member's circuit. @default 3 */
@@ -39,15 +48,10 @@ export class CircuitOpenError extends Error {
   }
 }
 
-const noEvent = () => ({ dispose: () => undefined })
 const neverAborted = new AbortController().signal
 
 /** Runs each call once: no retry, no pause. */
-class PassThroughPolicy {
-  declare readonly _altReturn: never
-  readonly onSuccess = noEvent
-  readonly onFailure = noEvent
-
+class PassThroughPolicy implements Policy {
   async execute<T>(fn: (context: PolicyContext) => PromiseLike<T> | T, signal?: AbortSignal): Promise<T> {
     return fn({ signal: signal ?? neverAborted })
   }
@@ -64,8 +68,8 @@ export function neverReachedEtcd(err: unknown): boolean {
 }
 
 /**
- * Around every call: etcd3 hands it the whole attempt, which walks the
- * members in a shuffled order; running it again goes to the next member.
+ * Around every call: it is handed the whole attempt, which walks the
+ * members from a random one; running it again goes to the next member.
  * It is run again only when the member was never reached, at most twice per
  * member (a new shuffle may start with the member that just failed).
  */
@@ -86,7 +90,7 @@ class NextMemberWhenUnreachable extends PassThroughPolicy {
   }
 }
 
-/** One member's breaker; only failures etcd3 calls recoverable (transport, deadline, overload) count. */
+/** One member's breaker; only recoverable failures (transport, deadline, overload) count. */
 class MemberCircuit extends PassThroughPolicy {
   private failures = 0
   private openUntil = 0
@@ -125,7 +129,7 @@ class MemberCircuit extends PassThroughPolicy {
   }
 }
 
-/** The `faultHandling` option for `new Etcd3(...)`. */
+/** The policies of a client of `members` members. */
 export function faultHandling(opts: CircuitOptions = {}, members = 1): FaultHandling {
   const threshold = Math.max(1, opts.failureThreshold ?? 3)
   const openMs = Math.max(0, opts.openMs ?? 1000)

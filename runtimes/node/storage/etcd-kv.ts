@@ -29,8 +29,3 @@ export function prefixEnd(prefix: string): Buffer {
 export function keyRange(prefixOrKey: string): { key: Buffer; range_end?: Buffer } {
   return prefixOrKey.endsWith('/') ? { key: keyBytes(prefixOrKey), range_end: prefixEnd(prefixOrKey) } : { key: keyBytes(prefixOrKey) }
 }
-
-/** etcd's int64 fields (revisions, counts, versions) arrive as decimal strings; they stay far below 2^53. */
-export function int64(value: string | number): number {
-  return Number(value)
-}

@@ -6,7 +6,6 @@
  * is granted with that window added, so a key lives between its TTL and its
  * TTL plus the window. Leases are plain grants: nothing keeps them alive.
  */
-import type { LeaseClient } from 'etcd3'
 
 export interface LeaseOptions {
   /** `--lease-reuse-duration-seconds`. @default 60 */
@@ -26,7 +25,8 @@ export class LeaseManager {
   private readonly maxObjects: number
 
   constructor(
-    private readonly leases: LeaseClient,
+    /** Grants a lease of `ttlSeconds` and gives its ID (decimal text: IDs use all 64 bits). */
+    private readonly grant: (ttlSeconds: number) => Promise<{ ID: string }>,
     opts: LeaseOptions = {},
   ) {
     this.reuseSeconds = Math.max(0, opts.reuseDurationSeconds ?? 60)
@@ -44,7 +44,7 @@ export class LeaseManager {
       return prev.id
     }
     const ttl = ttlSeconds + reuse
-    this.pending = this.leases.leaseGrant({ TTL: ttl }).then((granted) => {
+    this.pending = this.grant(ttl).then((granted) => {
       this.prev = { id: granted.ID, expiresAt: now + ttl * 1000, objects: 1 }
       return granted.ID
     })

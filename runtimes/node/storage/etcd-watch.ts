@@ -1,6 +1,6 @@
 /**
- * One watch on etcd, over its own raw watch stream: etcd3's WatchBuilder
- * drops the compact revision a 410 needs and hides progress notifications.
+ * One watch on etcd, over a watch stream of its own (etcd-member.ts), with
+ * the compact revision a 410 needs and etcd's progress notifications.
  *
  * - From a resourceVersion N: etcd replays every change after N, then goes
  *   live. From ""/"0": the current objects as ADDED events first (a list),
@@ -14,16 +14,15 @@
  * - BOOKMARK events carry a revision whose events have all been delivered
  *   (etcd-watch-progress.ts says how it is known, also for a quiet range).
  */
-import type { IEvent, IKeyValue, IWatchResponse, WatchClient } from 'etcd3'
 import type { KubeObject } from '../../../core/machinery/object.js'
 import { StorageError, type StorageEvent, type StorageEventType, type Watcher, type WatchOptions } from '../../../core/storage/interface.js'
 import { parseResourceVersion, watchCompacted } from './etcd-errors.js'
-import { keyRange, int64 } from './etcd-kv.js'
+import { keyRange } from './etcd-kv.js'
 import { stampRevision } from '../../../core/storage/objects.js'
 import { WatchChannel } from '../../../core/storage/watch-channel.js'
+import type { CallStream, StreamHandlers } from './etcd-member.js'
 import { type Census, type KeyChange, WatchProgress } from './etcd-watch-progress.js'
-
-type WatchStream = Awaited<ReturnType<WatchClient['watch']>>
+import { decodeWatchResponse, encodeWatchRequest, type KeyValue, type WatchEvent, type WatchResponse } from './etcd-wire.js'
 
 /** An event's values as objects: the state before it, and after it (none for a deletion). */
 interface Decoded {
@@ -32,9 +31,10 @@ interface Decoded {
 }
 
 export interface EtcdWatchDeps {
-  watchClient: WatchClient
+  /** A new watch stream to some member (EtcdClient.watchStream). */
+  openStream: (handlers: StreamHandlers) => CallStream
   /** A stored value as its object, stamped with the key's mod_revision (through the key's transformer). */
-  decode: (kv: IKeyValue) => Promise<KubeObject>
+  decode: (kv: KeyValue) => Promise<KubeObject>
   /** The current objects under the watched range and the revision they were read at. */
   snapshot: (prefixOrKey: string) => Promise<{ objects: KubeObject[]; revision: number }>
   /** For BOOKMARKs of a quiet range (etcd-watch-progress.ts). */
@@ -48,7 +48,7 @@ export interface EtcdWatchDeps {
 }
 
 /** The watch_id of etcd's answers to progress requests (none of our watchers). */
-const PROGRESS_ANSWER = '-1'
+const PROGRESS_ANSWER = -1
 const FIRST_RETRY_MS = 100
 const MAX_RETRY_MS = 2000
 
@@ -56,7 +56,7 @@ export class EtcdWatch implements Watcher {
   private readonly channel: WatchChannel
   private readonly predicate: ((obj: KubeObject) => boolean) | undefined
   private readonly progress: WatchProgress
-  private stream: WatchStream | undefined
+  private stream: CallStream | undefined
   /** Responses of an abandoned stream carry an older generation and are ignored. */
   private generation = 0
   private retryMs = FIRST_RETRY_MS
@@ -92,7 +92,7 @@ export class EtcdWatch implements Watcher {
       void this.startFromSnapshot()
     } else {
       this.progress.delivered = from
-      void this.connect()
+      this.connect()
     }
   }
 
@@ -114,59 +114,62 @@ export class EtcdWatch implements Watcher {
       const { objects, revision } = await this.deps.snapshot(this.prefix)
       if (this.channel.ended) return
       for (const obj of objects) {
-        if (!this.predicate || this.predicate(obj)) this.emit('ADDED', obj, int64(obj.metadata.resourceVersion ?? 0))
+        if (!this.predicate || this.predicate(obj)) this.emit('ADDED', obj, Number(obj.metadata.resourceVersion ?? 0))
       }
       this.progress.delivered = revision
       this.progress.startWith(objects.length)
-      await this.connect()
+      this.connect()
     } catch (err) {
       this.channel.fail(this.deps.mapError(this.prefix, err))
     }
   }
 
-  private async connect(): Promise<void> {
+  private connect(): void {
     this.retryTimer = undefined
     if (this.channel.ended) return
-    let stream: WatchStream
+    const generation = ++this.generation
+    let stream: CallStream
     try {
-      stream = await this.deps.watchClient.watch()
+      stream = this.deps.openStream({
+        message: (bytes) => {
+          let res: WatchResponse
+          try {
+            res = decodeWatchResponse(bytes)
+          } catch (err) {
+            this.channel.fail(new StorageError('Unavailable', this.prefix, `etcd sent a watch response that cannot be read: ${(err as Error).message}`))
+            return
+          }
+          // Checked again when its turn comes: a response of a stream abandoned meanwhile is replayed by the next one.
+          this.handled = this.handled.then(() => (generation === this.generation ? this.onResponse(res, generation) : undefined))
+        },
+        end: () => {
+          if (generation === this.generation) this.onBroken()
+        },
+      })
     } catch {
-      // The member's circuit is open or the client cannot dial: try again shortly.
+      // The client is closed: nothing to watch with (the store is closing, and stops its watches).
       this.retryLater()
       return
     }
-    if (this.channel.ended) {
-      closeStream(stream)
-      return
-    }
-    const generation = ++this.generation
     this.stream = stream
     this.progress.streamChanged()
-    stream.on('data', (res) => {
-      // Checked again when its turn comes: a response of a stream abandoned meanwhile is replayed by the next one.
-      this.handled = this.handled.then(() => (generation === this.generation ? this.onResponse(res, generation) : undefined))
-    })
-    stream.on('error', () => {
-      if (generation === this.generation) this.onBroken()
-    })
-    stream.on('end', () => {
-      if (generation === this.generation) this.onBroken()
-    })
-    stream.write({
-      create_request: {
-        ...keyRange(this.prefix),
-        // Resume after the last event delivered, never after a merely reported progress.
-        start_revision: (this.progress.delivered ?? 0) + 1,
-        prev_kv: true,
-        progress_notify: true,
-      },
-    })
+    stream.send(
+      encodeWatchRequest({
+        create_request: {
+          ...keyRange(this.prefix),
+          // Resume after the last event delivered, never after a merely reported progress.
+          start_revision: (this.progress.delivered ?? 0) + 1,
+          prev_kv: true,
+          progress_notify: true,
+        },
+      }),
+    )
   }
 
-  private async onResponse(res: IWatchResponse, generation: number): Promise<void> {
+  private async onResponse(res: WatchResponse, generation: number): Promise<void> {
     if (this.channel.ended) return
     if (res.canceled) {
-      const compacted = int64(res.compact_revision || 0)
+      const compacted = res.compact_revision
       this.channel.fail(
         compacted > 0
           ? watchCompacted(this.prefix, this.progress.delivered ?? 0, compacted)
@@ -176,11 +179,11 @@ export class EtcdWatch implements Watcher {
     }
     if (res.created) {
       this.retryMs = FIRST_RETRY_MS
-      this.progress.created(int64(res.header.revision))
+      this.progress.created(res.header.revision)
       return
     }
     if (res.events.length === 0) {
-      const revision = int64(res.header.revision)
+      const revision = res.header.revision
       // An answer to our progress request carries no watcher id; etcd's own notification carries ours.
       if (res.watch_id !== PROGRESS_ANSWER) this.progress.notified(revision)
       // Confirmed progress goes out at once: a read may be waiting for it.
@@ -197,7 +200,7 @@ export class EtcdWatch implements Watcher {
     if (this.channel.ended || generation !== this.generation) return
     try {
       for (const [i, event] of res.events.entries()) {
-        const revision = int64(event.kv.mod_revision)
+        const revision = event.kv.mod_revision
         if (!this.progress.eventArrived(revision, changeOf(event))) {
           throw new StorageError(
             'Unavailable',
@@ -213,8 +216,8 @@ export class EtcdWatch implements Watcher {
   }
 
   /** One etcd event as the watcher sees it, with upstream's predicate transitions. */
-  private translate(event: IEvent, { prev, current }: Decoded): void {
-    const rev = int64(event.kv.mod_revision)
+  private translate(event: WatchEvent, { prev, current }: Decoded): void {
+    const rev = event.kv.mod_revision
     const p = this.predicate
     // Without a predicate the previous value is not decoded (see decodeEvent): that it exists is enough.
     const hadPrev = Boolean(event.prev_kv)
@@ -227,7 +230,7 @@ export class EtcdWatch implements Watcher {
     if (!current) throw new Error(`etcd sent a change of ${event.kv.key.toString()} without its value`)
     const is = !p || p(current)
     // Without prev_kv (compacted away) a modification is judged by its new state alone.
-    const existed = hadPrev ? was : int64(event.kv.version) > 1 && is
+    const existed = hadPrev ? was : event.kv.version > 1 && is
     if (is && existed) this.emit('MODIFIED', current, rev)
     else if (is) this.emit('ADDED', current, rev)
     else if (was && prev) this.emit('DELETED', stampRevision(prev, rev), rev)
@@ -239,7 +242,7 @@ export class EtcdWatch implements Watcher {
    * every object (the watch cache's) needs only to know it existed, which
    * saves a decode per update, as upstream's watcher does.
    */
-  private async decodeEvent(event: IEvent): Promise<Decoded> {
+  private async decodeEvent(event: WatchEvent): Promise<Decoded> {
     const [prev, current] = await Promise.all([
       event.prev_kv && (event.type === 'Delete' || this.predicate) ? this.deps.decode(event.prev_kv) : undefined,
       event.type === 'Delete' ? undefined : this.deps.decode(event.kv),
@@ -260,7 +263,7 @@ export class EtcdWatch implements Watcher {
     if (this.channel.ended || this.retryTimer) return
     const delay = this.retryMs
     this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS)
-    this.retryTimer = setTimeout(() => void this.connect(), delay)
+    this.retryTimer = setTimeout(() => this.connect(), delay)
   }
 
   /** Each interval: a BOOKMARK at what is known, and a question to etcd so a quiet range moves on too. */
@@ -289,13 +292,13 @@ export class EtcdWatch implements Watcher {
 
   private sendProgressRequest(): boolean {
     if (!this.stream) return false
-    this.stream.write({ progress_request: {} })
+    this.stream.send(encodeWatchRequest({ progress_request: {} }))
     return true
   }
 
   private closeCurrentStream(): void {
     this.generation++
-    if (this.stream) closeStream(this.stream)
+    this.stream?.close()
     this.stream = undefined
   }
 
@@ -309,22 +312,8 @@ export class EtcdWatch implements Watcher {
   }
 }
 
-function changeOf(event: IEvent): KeyChange {
+function changeOf(event: WatchEvent): KeyChange {
   if (event.type === 'Delete') return 'deleted'
   // etcd restarts a key's version at 1 when it is created (again).
-  return event.kv.version === '1' ? 'created' : 'changed'
-}
-
-/**
- * Half-closing before the cancel matters: etcd3 reports an error on a stream
- * that is still writable as a failure of the member, which resets every
- * connection to it and counts towards its circuit breaker.
- */
-function closeStream(stream: WatchStream): void {
-  try {
-    stream.end()
-    stream.cancel()
-  } catch {
-    // Already closed.
-  }
+  return event.kv.version === 1 ? 'created' : 'changed'
 }

@@ -1,9 +1,10 @@
 /**
- * etcd's KV messages (rpc.proto, kv.proto) encoded and decoded by hand, for
- * the two calls every read and write makes (Range and Txn). The generic
- * client builds each request from a description at run time and decodes
- * every answer into objects with every default filled in and every int64 as
- * text; these functions write the few fields set and read back numbers.
+ * etcd's messages (rpc.proto, kv.proto) encoded and decoded by hand, for
+ * the calls the store makes: Range and Txn on every read and write, Watch,
+ * and the rarer LeaseGrant, Compact and Status. A generic client builds
+ * each request from a description at run time and decodes every answer into
+ * objects with every default filled in and every int64 as text; these
+ * functions write the few fields set and read back numbers.
  * Field numbers are etcd's (they are part of its wire contract).
  */
 import { LEN, Reader, VARINT } from '../../../core/encoding/protobuf/wire.js'
@@ -355,4 +356,160 @@ export function decodeTxnResponse(bytes: Uint8Array): TxnResponse {
     else r.skip(wire)
   }
   return res
+}
+
+// --- the rarer calls: watches, leases, compaction, status --------------------
+
+export interface WatchCreateRequest {
+  key: Uint8Array
+  range_end?: Uint8Array
+  start_revision?: number
+  progress_notify?: boolean
+  prev_kv?: boolean
+}
+
+/** WatchRequest's one member: open a watch on this stream, or ask where etcd stands (WatchProgressRequest). */
+export type WatchRequest = { create_request: WatchCreateRequest } | { progress_request: Record<string, never> }
+
+export interface WatchEvent {
+  type: 'Put' | 'Delete'
+  kv: KeyValue
+  prev_kv?: KeyValue
+}
+
+export interface WatchResponse {
+  header: ResponseHeader
+  /** -1 for the answer to a progress request, which belongs to no watcher. */
+  watch_id: number
+  created: boolean
+  canceled: boolean
+  compact_revision: number
+  cancel_reason: string
+  events: WatchEvent[]
+}
+
+export function encodeWatchRequest(req: WatchRequest): Buffer {
+  if ('progress_request' in req) {
+    // Field 3, an empty WatchProgressRequest.
+    const out = new Out(2)
+    out.header(3, 0)
+    return out.done()
+  }
+  const c = req.create_request
+  const inner =
+    bytesSize(c.key) + bytesSize(c.range_end) + numField(3, c.start_revision ?? 0) + numField(4, flag(c.progress_notify)) + numField(6, flag(c.prev_kv))
+  const out = new Out(lenField(inner))
+  out.header(1, inner)
+  out.bytes(1, c.key)
+  out.bytes(2, c.range_end)
+  out.num(3, c.start_revision ?? 0)
+  out.num(4, flag(c.progress_notify))
+  out.num(6, flag(c.prev_kv))
+  return out.done()
+}
+
+function decodeEvent(bytes: Uint8Array): WatchEvent {
+  const r = new Reader(bytes)
+  const event: WatchEvent = { type: 'Put', kv: { key: EMPTY, value: EMPTY, create_revision: 0, mod_revision: 0, version: 0 } }
+  while (!r.eof()) {
+    const [field, wire] = r.tag()
+    if (field === 1 && wire === VARINT) event.type = r.int64() === 1 ? 'Delete' : 'Put'
+    else if (field === 2 && wire === LEN) event.kv = decodeKeyValue(r.bytes())
+    else if (field === 3 && wire === LEN) event.prev_kv = decodeKeyValue(r.bytes())
+    else r.skip(wire)
+  }
+  return event
+}
+
+export function decodeWatchResponse(bytes: Uint8Array): WatchResponse {
+  const r = new Reader(bytes)
+  const res: WatchResponse = {
+    header: { revision: 0 },
+    watch_id: 0,
+    created: false,
+    canceled: false,
+    compact_revision: 0,
+    cancel_reason: '',
+    events: [],
+  }
+  while (!r.eof()) {
+    const [field, wire] = r.tag()
+    if (field === 1 && wire === LEN) res.header = decodeHeader(r.bytes())
+    else if (field === 2 && wire === VARINT) res.watch_id = r.int64()
+    else if (field === 3 && wire === VARINT) res.created = r.int64() !== 0
+    else if (field === 4 && wire === VARINT) res.canceled = r.int64() !== 0
+    else if (field === 5 && wire === VARINT) res.compact_revision = r.int64()
+    else if (field === 6 && wire === LEN) res.cancel_reason = r.string()
+    else if (field === 11 && wire === LEN) res.events.push(decodeEvent(r.bytes()))
+    else r.skip(wire)
+  }
+  return res
+}
+
+/** LeaseGrantRequest with etcd choosing the ID. */
+export function encodeLeaseGrantRequest(ttlSeconds: number): Buffer {
+  const out = new Out(numField(1, ttlSeconds))
+  out.num(1, ttlSeconds)
+  return out.done()
+}
+
+export interface LeaseGrantResponse {
+  /** The lease's ID as decimal text: IDs use all 64 bits. */
+  ID: string
+  TTL: number
+  error: string
+}
+
+export function decodeLeaseGrantResponse(bytes: Uint8Array): LeaseGrantResponse {
+  const r = new Reader(bytes)
+  const res: LeaseGrantResponse = { ID: '0', TTL: 0, error: '' }
+  while (!r.eof()) {
+    const [field, wire] = r.tag()
+    if (field === 2 && wire === VARINT) {
+      const [lo, hi] = r.varint64()
+      res.ID = BigInt.asIntN(64, (BigInt(hi) << 32n) | BigInt(lo)).toString()
+    } else if (field === 3 && wire === VARINT) res.TTL = r.int64()
+    else if (field === 4 && wire === LEN) res.error = r.string()
+    else r.skip(wire)
+  }
+  return res
+}
+
+export function encodeCompactionRequest(revision: number, physical: boolean): Buffer {
+  const out = new Out(numField(1, revision) + numField(2, flag(physical)))
+  out.num(1, revision)
+  out.num(2, flag(physical))
+  return out.done()
+}
+
+/** Maintenance.Status's answer: the fields the server reports. */
+export interface StatusResponse {
+  header: ResponseHeader
+  version: string
+  dbSize: number
+}
+
+export function decodeStatusResponse(bytes: Uint8Array): StatusResponse {
+  const r = new Reader(bytes)
+  const res: StatusResponse = { header: { revision: 0 }, version: '', dbSize: 0 }
+  while (!r.eof()) {
+    const [field, wire] = r.tag()
+    if (field === 1 && wire === LEN) res.header = decodeHeader(r.bytes())
+    else if (field === 2 && wire === LEN) res.version = r.string()
+    else if (field === 3 && wire === VARINT) res.dbSize = r.int64()
+    else r.skip(wire)
+  }
+  return res
+}
+
+/** A response's header alone (CompactionResponse and any answer whose other fields go unread). */
+export function decodeHeaderOnly(bytes: Uint8Array): { header: ResponseHeader } {
+  const r = new Reader(bytes)
+  let header: ResponseHeader = { revision: 0 }
+  while (!r.eof()) {
+    const [field, wire] = r.tag()
+    if (field === 1 && wire === LEN) header = decodeHeader(r.bytes())
+    else r.skip(wire)
+  }
+  return { header }
 }

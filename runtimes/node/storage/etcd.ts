@@ -12,7 +12,6 @@
  * upstream's GuaranteedUpdate does. Reads without a resourceVersion are
  * linearizable; "0" may be served by any member.
  */
-import type { Etcd3 } from 'etcd3'
 import type { KubeObject } from '../../../core/machinery/object.js'
 import type { ObjectCodec } from '../../../core/storage/codec.js'
 import { CONTINUE_AT_LATEST, decodeContinue, encodeContinue } from '../../../core/storage/continue-token.js'
@@ -28,9 +27,8 @@ import {
   type Watcher,
   type WatchOptions,
 } from '../../../core/storage/interface.js'
-import { createEtcdClient, type EtcdConnectionOptions } from './etcd-client.js'
-import { EtcdKvClient } from './etcd-kv-client.js'
-import type { Compare, RangeRequest, RangeResponse, RequestOp, TxnResponse } from './etcd-wire.js'
+import { EtcdClient, type EtcdConnectionOptions } from './etcd-client.js'
+import type { Compare, KeyValue, RangeRequest, RangeResponse, RequestOp, TxnResponse } from './etcd-wire.js'
 import { EtcdCompactor } from './etcd-compactor.js'
 import {
   checkPreconditions,
@@ -44,7 +42,7 @@ import {
   tooLarge,
   unavailable,
 } from './etcd-errors.js'
-import { keyBytes, keyRange, prefixEnd, int64 } from './etcd-kv.js'
+import { keyBytes, keyRange, prefixEnd } from './etcd-kv.js'
 import { mustWrite, StoredValues } from '../../../core/storage/value/stored-values.js'
 import { encryptCheckTransformer, type ValueTransformer } from '../../../core/storage/value/transformer.js'
 import { stampRevision } from '../../../core/storage/objects.js'
@@ -75,13 +73,6 @@ export interface EtcdStorageOptions extends EtcdConnectionOptions {
   leaseReuseDurationSeconds?: number
 }
 
-/** A key and value as either client gives them (etcd3's watch events have their revisions as text). */
-interface StoredKv {
-  key: Buffer
-  value: Buffer
-  mod_revision: string | number
-}
-
 /** Upstream's cap on how far a filtering list grows its etcd page (etcd3 store's maxLimit). */
 const MAX_FETCH = 10000
 
@@ -95,10 +86,7 @@ interface KeyState {
 
 export class EtcdStorage implements Storage {
   readonly endpoints: readonly string[]
-  /** Watches, leases, compaction and status. */
-  private readonly client: Etcd3
-  /** Range and Txn, the calls of every read and write, on the lean path (etcd-kv-client.ts). */
-  private readonly kv: EtcdKvClient
+  private readonly client: EtcdClient
   private readonly codec: ObjectCodec
   private readonly values: StoredValues
   private readonly healthKey: string
@@ -114,14 +102,13 @@ export class EtcdStorage implements Storage {
 
   constructor(opts: EtcdStorageOptions) {
     this.endpoints = [...opts.endpoints]
-    this.client = createEtcdClient(opts)
-    this.kv = new EtcdKvClient(opts)
+    this.client = new EtcdClient(opts)
     this.codec = opts.codec
     this.values = new StoredValues(opts.codec, opts.transformerFor ?? (() => encryptCheckTransformer))
     this.healthKey = opts.healthKey ?? '/registry/health'
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60000
     this.ttlSeconds = opts.ttlSeconds
-    this.leases = new LeaseManager(this.client.leaseClient, { reuseDurationSeconds: opts.leaseReuseDurationSeconds })
+    this.leases = new LeaseManager((ttl) => this.client.leaseGrant(ttl), { reuseDurationSeconds: opts.leaseReuseDurationSeconds })
   }
 
   async create(key: string, obj: KubeObject): Promise<KubeObject> {
@@ -130,9 +117,9 @@ export class EtcdStorage implements Storage {
     const res = await this.txn(key, [{ key: keyBytes(key), target: 'Create', result: 'Equal', create_revision: 0 }], put)
     if (!res.succeeded) {
       const existing = existingKv(res)
-      throw keyExists(key, existing ? int64(existing.mod_revision) : undefined)
+      throw keyExists(key, existing ? existing.mod_revision : undefined)
     }
-    return this.written(key, plain, int64(res.header.revision))
+    return this.written(key, plain, res.header.revision)
   }
 
   async get(key: string, opts: ReadOptions = {}): Promise<KubeObject | undefined> {
@@ -143,7 +130,7 @@ export class EtcdStorage implements Storage {
       ...(exact ? { revision: wanted } : {}),
       serializable: opts.resourceVersion === '0',
     })
-    const current = int64(res.header.revision)
+    const current = res.header.revision
     if (wanted !== undefined && !exact && wanted > current) throw tooLarge(key, wanted, current)
     const kv = res.kvs[0]
     return kv ? this.decode(kv) : undefined
@@ -181,11 +168,11 @@ export class EtcdStorage implements Storage {
         continuing,
       )
       if (revision === 0) {
-        revision = int64(res.header.revision)
+        revision = res.header.revision
         if (atLeast !== undefined && atLeast > revision) throw tooLarge(prefix, atLeast, revision)
       }
       more = res.more
-      count = int64(res.count)
+      count = res.count
       for (const kv of res.kvs) {
         if (limit && items.length >= limit) {
           more = true
@@ -246,7 +233,7 @@ export class EtcdStorage implements Storage {
         continue
       }
       const res = await this.txn(key, [modRevisionIs(key, state.rev)], await this.putOp(key, Buffer.from(next.stored)))
-      if (res.succeeded) return this.written(key, next.plain, int64(res.header.revision))
+      if (res.succeeded) return this.written(key, next.plain, res.header.revision)
       // Another write landed in between (or the guess was old): start over from the state etcd sent back.
       state = await this.stateOf(existingKv(res))
       current = true
@@ -278,7 +265,7 @@ export class EtcdStorage implements Storage {
       }
       const res = await this.txn(key, [modRevisionIs(key, state.rev)], { request_delete_range: { key: keyBytes(key) } })
       // The guess is the caller's and may be frozen: the answer is a copy of it.
-      if (res.succeeded) return stampRevision(current ? state.obj : structuredClone(state.obj), int64(res.header.revision))
+      if (res.succeeded) return stampRevision(current ? state.obj : structuredClone(state.obj), res.header.revision)
       // Changed meanwhile, or the guess was old: check the state etcd sent back, as upstream's conditionalDelete.
       state = await this.stateOf(existingKv(res))
       current = true
@@ -289,11 +276,11 @@ export class EtcdStorage implements Storage {
     // A watch may end inside its constructor (a malformed resourceVersion, an aborted signal).
     let created: EtcdWatch | undefined
     const watch = new EtcdWatch(prefix, opts, {
-      watchClient: this.client.watchClient,
+      openStream: (handlers) => this.client.watchStream(handlers),
       // An event of this process's own write takes the object decoded for the write's answer (recent-writes.ts).
-      decode: async (kv) => this.recentWrites.take(kv.key.toString('utf8'), int64(kv.mod_revision)) ?? this.decode(kv),
+      decode: async (kv) => this.recentWrites.take(kv.key.toString('utf8'), kv.mod_revision) ?? this.decode(kv),
       snapshot: (range) => this.snapshot(range),
-      countAt: async (range, revision) => int64((await this.range(range, { ...keyRange(range), revision, count_only: true })).count),
+      countAt: async (range, revision) => (await this.range(range, { ...keyRange(range), revision, count_only: true })).count,
       census: (range) => this.census(range),
       mapError: (k, err) => this.mapError(k, err),
       bookmarkIntervalMs: this.bookmarkIntervalMs,
@@ -308,19 +295,18 @@ export class EtcdStorage implements Storage {
 
   async count(prefix: string): Promise<number> {
     const res = await this.range(prefix, { key: keyBytes(prefix), range_end: prefixEnd(prefix), count_only: true })
-    return int64(res.count)
+    return res.count
   }
 
   async currentRevision(): Promise<number> {
     const res = await this.range(this.healthKey, { key: keyBytes(this.healthKey), count_only: true })
-    return int64(res.header.revision)
+    return res.header.revision
   }
 
   /** Ends every watch, stops the compactor, then closes the connections (in that order, or the process cannot exit). */
   async close(): Promise<void> {
     for (const w of [...this.watchers]) w.stop()
     this.compactor?.stop()
-    this.kv.close()
     this.client.close()
   }
 
@@ -332,7 +318,7 @@ export class EtcdStorage implements Storage {
   async compact(revision: number): Promise<void> {
     const upTo = Math.min(revision, await this.currentRevision())
     try {
-      await this.client.kv.compact({ revision: upTo, physical: true })
+      await this.client.compact(upTo, true)
     } catch (err) {
       if (!isCompactedError(err)) throw this.mapError('', err)
     }
@@ -346,7 +332,7 @@ export class EtcdStorage implements Storage {
    */
   startCompactor(intervalMs: number, onError?: (err: unknown) => void): EtcdCompactor {
     this.compactor?.stop()
-    this.compactor = new EtcdCompactor(this.client.kv, (rev) => this.compact(rev), intervalMs, onError)
+    this.compactor = new EtcdCompactor(this.client, (rev) => this.compact(rev), intervalMs, onError)
     return this.compactor
   }
 
@@ -357,7 +343,7 @@ export class EtcdStorage implements Storage {
    */
   async checkHealth(timeoutMs: number): Promise<void> {
     try {
-      await this.kv.range({ key: keyBytes(this.healthKey), count_only: true }, timeoutMs)
+      await this.client.range({ key: keyBytes(this.healthKey), count_only: true }, timeoutMs)
     } catch (err) {
       throw new Error(`error getting data from etcd: ${err instanceof Error ? err.message : String(err)}`)
     }
@@ -365,15 +351,14 @@ export class EtcdStorage implements Storage {
 
   /** The database size the member this client talks to reports (Maintenance.Status dbSize), within `timeoutMs`. */
   async dbSizeBytes(timeoutMs: number): Promise<number> {
-    const status = await this.client.maintenance.status({ deadline: Date.now() + timeoutMs })
-    return Number(status.dbSize)
+    return (await this.client.status(timeoutMs)).dbSize
   }
 
   // --- etcd calls -----------------------------------------------------------
 
   private async range(key: string, req: RangeRequest, continuing = false): Promise<RangeResponse> {
     try {
-      return await this.kv.range(req)
+      return await this.client.range(req)
     } catch (err) {
       if (isCompactedError(err)) throw readCompacted(key, continuing, this.compacted)
       if (isFutureRevisionError(err)) throw tooLarge(key, Number(req.revision), await this.currentRevision())
@@ -384,7 +369,7 @@ export class EtcdStorage implements Storage {
   /** If `compare` holds, `success`; else read the key back (a conflict's fresh state). */
   private async txn(key: string, compare: Compare[], success: RequestOp): Promise<TxnResponse> {
     try {
-      return await this.kv.txn({ compare, success: [success], failure: [{ request_range: { key: keyBytes(key) } }] })
+      return await this.client.txn({ compare, success: [success], failure: [{ request_range: { key: keyBytes(key) } }] })
     } catch (err) {
       throw this.mapError(key, err)
     }
@@ -415,9 +400,9 @@ export class EtcdStorage implements Storage {
     return this.stateOf((await this.range(key, { key: keyBytes(key) })).kvs[0])
   }
 
-  private async stateOf(kv: StoredKv | undefined): Promise<KeyState | undefined> {
+  private async stateOf(kv: KeyValue | undefined): Promise<KeyState | undefined> {
     if (!kv) return undefined
-    const rev = int64(kv.mod_revision)
+    const rev = kv.mod_revision
     const { object, plain, stale } = await this.values.decode(kv.key.toString('utf8'), kv.value)
     return { obj: stampRevision(object, rev), rev, plain, stale }
   }
@@ -430,16 +415,16 @@ export class EtcdStorage implements Storage {
   }
 
   /** A stored value as its object (through its key's transformer), stamped with the key's mod_revision. */
-  private async decode(kv: StoredKv): Promise<KubeObject> {
+  private async decode(kv: KeyValue): Promise<KubeObject> {
     const { object } = await this.values.decode(kv.key.toString('utf8'), kv.value)
-    return stampRevision(object, int64(kv.mod_revision))
+    return stampRevision(object, kv.mod_revision)
   }
 
   /** The objects a watch from ""/"0" starts with, paged so a large range never arrives as one message. */
   private async snapshot(range: string): Promise<{ objects: KubeObject[]; revision: number }> {
     if (!range.endsWith('/')) {
       const res = await this.range(range, { key: keyBytes(range) })
-      return { objects: await Promise.all(res.kvs.map((kv) => this.decode(kv))), revision: int64(res.header.revision) }
+      return { objects: await Promise.all(res.kvs.map((kv) => this.decode(kv))), revision: res.header.revision }
     }
     const objects: KubeObject[] = []
     let page = await this.list(range, { limit: 500 })
@@ -455,7 +440,7 @@ export class EtcdStorage implements Storage {
   private async census(range: string): Promise<Census> {
     let res: TxnResponse
     try {
-      res = await this.kv.txn({
+      res = await this.client.txn({
         success: [
           { request_range: { ...keyRange(range), count_only: true } },
           { request_range: { ...keyRange(range), keys_only: true, sort_target: 'Mod', sort_order: 'Descend', limit: 1 } },
@@ -466,9 +451,9 @@ export class EtcdStorage implements Storage {
     }
     const newest = res.responses[1]?.response_range?.kvs[0]
     return {
-      revision: int64(res.header.revision),
-      keys: int64(res.responses[0]?.response_range?.count ?? 0),
-      newest: newest ? int64(newest.mod_revision) : 0,
+      revision: res.header.revision,
+      keys: res.responses[0]?.response_range?.count ?? 0,
+      newest: newest ? newest.mod_revision : 0,
     }
   }
 
@@ -483,6 +468,6 @@ function modRevisionIs(key: string, rev: number): Compare {
 }
 
 /** The key's state in a failed transaction's `failure` branch (absent when it was deleted meanwhile). */
-function existingKv(res: TxnResponse): StoredKv | undefined {
+function existingKv(res: TxnResponse): KeyValue | undefined {
   return res.responses[0]?.response_range?.kvs[0]
 }

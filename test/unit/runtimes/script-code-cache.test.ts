@@ -4,15 +4,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import {
-  codeCacheFileOf,
-  runDependencyWithCodeCache,
-  runWithCodeCache,
-  saveDependencyCodeCaches,
-  SCRIPT_WRAPPER_END,
-  SCRIPT_WRAPPER_START,
-  takeDependencyCodeCaches,
-} from '../../../runtimes/node/daemon/script-code-cache.js'
+import { codeCacheFileOf, runWithCodeCache, SCRIPT_WRAPPER_END, SCRIPT_WRAPPER_START } from '../../../runtimes/node/daemon/script-code-cache.js'
 
 interface Exports {
   answer(): string
@@ -84,16 +76,5 @@ describe('a script run with a code cache', () => {
     } finally {
       await rm(codeCacheFileOf(file), { recursive: true, force: true })
     }
-  })
-
-  it('runs a dependency the same way, its cache taken and kept with the others, and nothing when it is not there', async () => {
-    const dependency = join(dir, 'dependency.cjs')
-    await writeFile(dependency, `// a dependency\n${SOURCE}`)
-    assert.equal(runDependencyWithCodeCache(join(dir, 'missing-dependency.cjs')), undefined)
-    assert.equal(runDependencyWithCodeCache<Exports>(dependency)!.answer(), 'forty two')
-    takeDependencyCodeCaches()
-    saveDependencyCodeCaches()
-    assert.ok((await stat(codeCacheFileOf(dependency))).size > 0)
-    assert.equal(runWithCodeCache<Exports>(dependency)!.usedCache, true)
   })
 })
