@@ -113,13 +113,12 @@ export class EtcdStorage implements Storage {
 
   async create(key: string, obj: KubeObject): Promise<KubeObject> {
     const { plain, stored } = await this.values.encode(key, obj)
-    const put = await this.putOp(key, Buffer.from(stored))
-    const res = await this.txn(key, [{ key: keyBytes(key), target: 'Create', result: 'Equal', create_revision: 0 }], put)
-    if (!res.succeeded) {
-      const existing = existingKv(res)
-      throw keyExists(key, existing ? existing.mod_revision : undefined)
-    }
-    return this.written(key, plain, res.header.revision)
+    const value = Buffer.from(stored)
+    const put = await this.putOp(key, value)
+    const res = await this.write(key, value, plain, [{ key: keyBytes(key), target: 'Create', result: 'Equal', create_revision: 0 }], put)
+    if ('written' in res) return res.written
+    const existing = existingKv(res.refused)
+    throw keyExists(key, existing ? existing.mod_revision : undefined)
   }
 
   async get(key: string, opts: ReadOptions = {}): Promise<KubeObject | undefined> {
@@ -232,10 +231,11 @@ export class EtcdStorage implements Storage {
         if (state && !mustWrite(state, next.plain)) return state.obj
         continue
       }
-      const res = await this.txn(key, [modRevisionIs(key, state.rev)], await this.putOp(key, Buffer.from(next.stored)))
-      if (res.succeeded) return this.written(key, next.plain, res.header.revision)
+      const value = Buffer.from(next.stored)
+      const res = await this.write(key, value, next.plain, [modRevisionIs(key, state.rev)], await this.putOp(key, value))
+      if ('written' in res) return res.written
       // Another write landed in between (or the guess was old): start over from the state etcd sent back.
-      state = await this.stateOf(existingKv(res))
+      state = await this.stateOf(existingKv(res.refused))
       current = true
     }
   }
@@ -278,7 +278,7 @@ export class EtcdStorage implements Storage {
     const watch = new EtcdWatch(prefix, opts, {
       openStream: (handlers) => this.client.watchStream(handlers),
       // An event of this process's own write takes the object decoded for the write's answer (recent-writes.ts).
-      decode: async (kv) => this.recentWrites.take(kv.key.toString('utf8'), kv.mod_revision) ?? this.decode(kv),
+      decode: async (kv) => this.recentWrites.take(kv.key.toString('utf8'), kv.value, kv.mod_revision) ?? this.decode(kv),
       snapshot: (range) => this.snapshot(range),
       countAt: async (range, revision) => (await this.range(range, { ...keyRange(range), revision, count_only: true })).count,
       census: (range) => this.census(range),
@@ -408,10 +408,35 @@ export class EtcdStorage implements Storage {
   }
 
   /** The answer to a write at `revision`: the codec's bytes decoded, as upstream answers; a copy waits for the watch event. */
-  private written(key: string, plain: Uint8Array, revision: number): KubeObject {
-    const object = stampRevision(this.codec.decode(plain), revision)
-    this.recentWrites.remember(key, revision, object, plain.length)
-    return object
+  /**
+   * A guarded put of `value` (whose codec bytes are `plain`): the object
+   * written, decoded from `plain` and stamped with the write's revision, or
+   * etcd's answer when the guard failed. The object is decoded before the write is sent, so that the watch
+   * event of the write finds it whether it comes before the answer or after
+   * (recent-writes.ts).
+   */
+  private async write(
+    key: string,
+    value: Buffer,
+    plain: Uint8Array,
+    compare: Compare[],
+    put: RequestOp,
+  ): Promise<{ written: KubeObject } | { refused: TxnResponse }> {
+    const object = this.codec.decode(plain)
+    this.recentWrites.sending(key, value, object, plain.length)
+    let res: TxnResponse
+    try {
+      res = await this.txn(key, compare, put)
+    } catch (err) {
+      this.recentWrites.failed(key, value)
+      throw err
+    }
+    if (!res.succeeded) {
+      this.recentWrites.failed(key, value)
+      return { refused: res }
+    }
+    this.recentWrites.succeeded(key, value, res.header.revision)
+    return { written: stampRevision(object, res.header.revision) }
   }
 
   /** A stored value as its object (through its key's transformer), stamped with the key's mod_revision. */
