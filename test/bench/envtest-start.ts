@@ -141,7 +141,7 @@ load moves the milliseconds: compare the ratios, and the CPU time.
 
 ${head}
 ${row('exec to the certificates read (node started, the bundle loaded, flags checked)', (r) => r.milestones.certificates)}
-${row('then to etcd open (the etcd client loaded, etcd answered)', (r) => r.milestones.storage - r.milestones.certificates)}
+${row('then to etcd open (the etcd store's module loaded, etcd answered)', (r) => r.milestones.storage - r.milestones.certificates)}
 ${row('then to listening (bootstrap objects written, first controller passes)', (r) => r.milestones.listening - r.milestones.storage)}
 ${row('then to the first `/healthz` 200', (r) => r.healthzMs - r.milestones.listening)}
 ${row('exec to `/healthz` 200', (r) => r.healthzMs)}
@@ -152,15 +152,14 @@ Where the time goes, from the phase rows and CPU profiles of single starts
 (\`node --cpu-prof\`): node itself and the daemon's bundle, compiled from
 its code cache and evaluated, before a flag is read (\`main.js --help\`
 alone takes about 0.18 s of CPU against 0.05 s for a bare \`node\` on
-this run's machine); the etcd client (etcd3 parsing its .proto files and
-building gRPC's package definition is most of its row); then, for the longest part, some 180
+this run's machine); the etcd store's module and etcd's first answer;
+then, for the longest part, some 180
 objects created and 45 updated in the empty etcd: RBAC's roles and
 bindings (123, eight writers at once), the local APIServices and their
 status, the flow schemas and priority levels with their status, priority
 classes, the system namespaces, the \`kubernetes\` Service and its
 endpoints, the leases. Each is admitted, given its managedFields, encoded,
-sent, decoded for the answer, and decoded again when the watch cache hears
-of it, with V8's optimizing compilers held off until listening (the
+sent and decoded for the answer (the watch cache takes a copy of that), with V8's optimizing compilers held off until listening (the
 memory at ready, see the start-up section) and the young generation held
 small: by \`node --trace-gc\` in one start each, 126 scavenges and some
 90 ms of them before the first \`/healthz\` 200, against 16 and some 60 ms
@@ -172,38 +171,27 @@ would break what upstream's \`/healthz\` means (its post-start hooks) for
 clients that create objects right after. The goal of 300 ms, by this run:
 ${goal(mine!)}.
 
-What changed against the previous build (the row "then to listening"):
+What changed against the previous build:
 
-- Start-up's own reads waited on the watch caches. A consistent read from a
-  watch cache first waits for the cache to have heard of every write the
-  store has seen, and while a server starts, every resource but the one
-  read is being written: the cache has to ask etcd for progress (a census
-  of its range and a round trip on its watch, after the 300 ms etcd may
-  take to catch a new watch up). The RBAC policy's first list waited some
-  350 ms before the first role was written, the flow-control
-  configuration's reads waited alike, and the garbage collector's first list
-  of each of some sixty resources asked etcd in turn. The policy and the
-  flow-control configuration now read from the store, one round trip and
-  as consistent (upstream's hooks read etcd too), the four RBAC kinds at
-  once; the garbage collector's first lists take what the watch caches
-  hold (resourceVersion 0, as upstream's informers first list), and its
-  watches from that revision bring the rest.
-- The local APIServices (22 on a first start: a read, a create and a
-  status write each) were ensured one after another, interleaved with the
-  rest of start-up, and finished some 100 ms after it, holding up
-  \`autoregister-completion\`; they are ensured all at once now.
-- The etcd store's watch event of a write this process made takes a copy
-  of the object decoded for the write's answer instead of decoding the
-  same bytes again (a copy costs a fraction of a decode): some 350 decodes
-  of stored objects before listening instead of 483 (two starts; an event
-  that arrives before the write's answer still decodes).
+- The etcd store speaks etcd's gRPC API itself for watches, leases,
+  compaction and status, as it already did for Range and Txn: a start no
+  longer loads etcd3, gRPC and protobuf.js, nor parses etcd's service
+  descriptions (the row "then to etcd open", and some 5 MiB less at ready).
+- The watch event of a write this process made finds the object decoded
+  for the write's answer by the bytes written, not by the revision the
+  answer brings, so an event that arrives before the answer no longer
+  decodes the same bytes again: of some 210 such events in a start on a
+  fresh etcd, about 125 came first and were decoded; now none is (the row
+  "then to listening").
 
 Tried and left out: V8's compilers on from the start (TurboFan on made a
 start use some 30% more CPU on two cores, its compilations competing with
 start-up, and 10 MB more at ready; Sparkplug alone, no faster), and a
 larger young generation (\`--max-semi-space-size\` 2 or 4 in three starts
 each, 16 in one: no difference beyond the noise, up to 30 MB more at
-ready).
+ready). Watch streams on the connection of the writes: no faster to
+start, and 6% more CPU per create under load (the daemon suite), so each
+member has a second connection for them.
 <!-- envtest-start: end -->`
 }
 
