@@ -141,7 +141,7 @@ load moves the milliseconds: compare the ratios, and the CPU time.
 
 ${head}
 ${row('exec to the certificates read (node started, the bundle loaded, flags checked)', (r) => r.milestones.certificates)}
-${row('then to etcd open (the etcd store's module loaded, etcd answered)', (r) => r.milestones.storage - r.milestones.certificates)}
+${row('then to etcd open (the etcd store loaded, etcd answered)', (r) => r.milestones.storage - r.milestones.certificates)}
 ${row('then to listening (bootstrap objects written, first controller passes)', (r) => r.milestones.listening - r.milestones.storage)}
 ${row('then to the first `/healthz` 200', (r) => r.healthzMs - r.milestones.listening)}
 ${row('exec to `/healthz` 200', (r) => r.healthzMs)}
