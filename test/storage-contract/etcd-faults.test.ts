@@ -134,4 +134,20 @@ describe('EtcdStorage with one of its members down', () => {
     }
     assert.equal((await s.list('/registry/pods/ns/')).items.filter((p) => p.metadata.name?.startsWith('member-down-')).length, 30)
   })
+
+  it('opens each watch on a member that is up, whichever member its first stream went to', async (t) => {
+    const down = `http://127.0.0.1:${await closedPort()}`
+    const s = new EtcdStorage({ endpoints: [down, etcd.clientUrl, down], codec: jsonCodec, requestTimeoutMs: 5000 })
+    t.after(() => s.close())
+    const from = (await s.create('/registry/pods/watched/start', pod('start'))).metadata.resourceVersion!
+    // Several watches, so that their first streams go to every member in turn.
+    const watches = Array.from({ length: 4 }, () => s.watch('/registry/pods/watched/', { resourceVersion: from }))
+    t.after(() => watches.forEach((w) => w.stop()))
+    const created = await s.create('/registry/pods/watched/after', pod('after'))
+    for (const w of watches) {
+      const next = await within(w[Symbol.asyncIterator]().next(), 'a watch event')
+      const event = next.value as StorageEvent
+      assert.deepEqual([event.type, event.object.metadata.name, event.revision], ['ADDED', 'after', Number(created.metadata.resourceVersion)])
+    }
+  })
 })
