@@ -4,7 +4,7 @@
  *
  * A general gRPC client costs about twice the CPU per call of this path
  * (docs/benchmarks.md, `write-path`), and loading one with etcd's service
- * descriptions took some 60 ms and 10 MB at every start. A unary call needs
+ * descriptions took some 60 ms and 5 MiB at every start. A unary call needs
  * a stream, one framed message each way and the status in the trailers; a
  * watch needs the frames of each direction as they come. That is all this
  * does.
