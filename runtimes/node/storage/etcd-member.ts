@@ -34,6 +34,23 @@ function grpcMessage(value: unknown): string {
   }
 }
 
+/**
+ * The status an answer ends with, once it has come: in the headers of a
+ * trailers-only answer (every error), else in the trailers.
+ */
+function statusOf(stream: http2.ClientHttp2Stream): () => { code: number; details: string } | undefined {
+  let status: unknown
+  let message: unknown
+  const take = (headers: http2.IncomingHttpHeaders) => {
+    if (headers['grpc-status'] === undefined) return
+    status = headers['grpc-status']
+    message = headers['grpc-message']
+  }
+  stream.on('response', take)
+  stream.on('trailers', take)
+  return () => (status === undefined ? undefined : { code: Number(status), details: grpcMessage(message) })
+}
+
 /** The one gRPC message of a unary answer, from its 5-byte framed form. */
 function unframe(chunks: Buffer[], length: number): Buffer {
   const all = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length)
@@ -164,22 +181,10 @@ export class EtcdMember {
       }, Math.max(0, deadline - Date.now()))
       const chunks: Buffer[] = []
       let length = 0
-      let status: unknown
-      let message: unknown
-      stream.on('response', (headers) => {
-        // A trailers-only answer (every error) carries its status in the headers.
-        if (headers['grpc-status'] !== undefined) {
-          status = headers['grpc-status']
-          message = headers['grpc-message']
-        }
-      })
+      const status = statusOf(stream)
       stream.on('data', (chunk: Buffer) => {
         chunks.push(chunk)
         length += chunk.length
-      })
-      stream.on('trailers', (trailers) => {
-        status = trailers['grpc-status']
-        message = trailers['grpc-message']
       })
       stream.on('error', (err: Error) => {
         // Before the connection was up nothing was sent: the caller may go to the next member.
@@ -188,14 +193,13 @@ export class EtcdMember {
       })
       stream.on('close', () => {
         if (settled) return
-        if (status === undefined) {
-          const code = stream.rstCode
+        const ended = status()
+        if (!ended) {
           const reached = wasConnected || this.connected
-          const detail = `stream closed without a status (HTTP/2 code ${code ?? 'none'})`
+          const detail = `stream closed without a status (HTTP/2 code ${stream.rstCode ?? 'none'})`
           return finish(new EtcdCallError(GrpcStatus.UNAVAILABLE, reached ? detail : `No connection established. Last error: ${detail}`))
         }
-        const code = Number(status)
-        if (code !== 0) return finish(new EtcdCallError(code, grpcMessage(message)))
+        if (ended.code !== GrpcStatus.OK) return finish(new EtcdCallError(ended.code, ended.details))
         let value: T
         try {
           value = decode(unframe(chunks, length))
@@ -232,14 +236,7 @@ export class EtcdMember {
       if (notify) handlers.end(err)
     }
     const frames = new FrameReader()
-    let status: unknown
-    let message: unknown
-    stream.on('response', (headers) => {
-      if (headers['grpc-status'] !== undefined) {
-        status = headers['grpc-status']
-        message = headers['grpc-message']
-      }
-    })
+    const status = statusOf(stream)
     stream.on('data', (chunk: Buffer) => {
       if (done) return
       let messages: Buffer[]
@@ -254,21 +251,14 @@ export class EtcdMember {
         handlers.message(m)
       }
     })
-    stream.on('trailers', (trailers) => {
-      status = trailers['grpc-status']
-      message = trailers['grpc-message']
-    })
     stream.on('error', (err: Error) => {
       const reached = wasConnected || this.connected
       finish(new EtcdCallError(GrpcStatus.UNAVAILABLE, reached ? err.message : `No connection established. Last error: ${err.message}`), true)
     })
     stream.on('close', () => {
-      if (status === undefined) {
-        const detail = `stream closed without a status (HTTP/2 code ${stream.rstCode ?? 'none'})`
-        return finish(new EtcdCallError(GrpcStatus.UNAVAILABLE, detail), true)
-      }
-      const code = Number(status)
-      finish(code === GrpcStatus.OK ? undefined : new EtcdCallError(code, grpcMessage(message)), true)
+      const ended = status()
+      if (!ended) return finish(new EtcdCallError(GrpcStatus.UNAVAILABLE, `stream closed without a status (HTTP/2 code ${stream.rstCode ?? 'none'})`), true)
+      finish(ended.code === GrpcStatus.OK ? undefined : new EtcdCallError(ended.code, ended.details), true)
     })
     return {
       send: (request) => {
