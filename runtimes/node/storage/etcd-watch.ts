@@ -132,6 +132,7 @@ export class EtcdWatch implements Watcher {
     try {
       stream = this.deps.openStream({
         message: (bytes) => {
+          if (generation !== this.generation) return
           let res: WatchResponse
           try {
             res = decodeWatchResponse(bytes)
