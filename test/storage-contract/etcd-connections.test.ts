@@ -60,9 +60,15 @@ describe('EtcdStorage over TLS', () => {
     assert.deepEqual(await s.get('/registry/pods/ns/a'), created)
     const w = s.watch('/registry/pods/')
     t.after(() => w.stop())
-    const first = await w[Symbol.asyncIterator]().next()
+    const events = w[Symbol.asyncIterator]()
+    const first = await events.next()
     assert.equal(first.value?.object.metadata.name, 'a')
+    // A later write reaches the watch through its stream, over the watches' own TLS connection.
+    await s.create('/registry/pods/ns/b', pod('b'))
+    const second = await events.next()
+    assert.deepEqual([second.value?.type, second.value?.object.metadata.name], ['ADDED', 'b'])
     await s.checkHealth(2000)
+    assert.ok((await s.dbSizeBytes(2000)) > 0, "etcd's status over TLS")
   })
 
   it('is refused as unavailable without a client certificate', async (t) => {
