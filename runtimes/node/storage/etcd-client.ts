@@ -136,9 +136,9 @@ export class EtcdClient {
 
   /**
    * A watch stream on the next member, on its connection for watches
-   * (etcd-member.ts says how a stream ends). Each new stream goes to the member after the last one's, so a watch
-   * that lost its member starts again elsewhere. Throws ClientClosedError
-   * after close().
+   * (etcd-member.ts says how a stream ends). Each new stream goes to the
+   * member after the last one's, so a watch that lost its member starts
+   * again elsewhere. Throws ClientClosedError after close().
    */
   watchStream(handlers: StreamHandlers): CallStream {
     const member = this.members[this.nextStreamMember++ % this.members.length]!
