@@ -61,6 +61,15 @@ function unframe(chunks: Buffer[], length: number): Buffer {
   return all.subarray(5, 5 + size)
 }
 
+/**
+ * The transport failed: worded as gRPC's clients word it, "No connection
+ * established" when the member was never reached (the fault policy then
+ * lets the call go to another member).
+ */
+function transportFailure(reached: boolean, detail: string): EtcdCallError {
+  return new EtcdCallError(GrpcStatus.UNAVAILABLE, reached ? detail : `No connection established. Last error: ${detail}`)
+}
+
 /** A message with gRPC's 5-byte prefix: not compressed, its length. */
 function framed(message: Buffer): Buffer {
   const frame = Buffer.allocUnsafe(5 + message.length)
@@ -189,7 +198,7 @@ export class EtcdMember {
       stream.on('error', (err: Error) => {
         // Before the connection was up nothing was sent: the caller may go to the next member.
         const reached = wasConnected || this.connected
-        finish(new EtcdCallError(GrpcStatus.UNAVAILABLE, reached ? err.message : `No connection established. Last error: ${err.message}`))
+        finish(transportFailure(reached, err.message))
       })
       stream.on('close', () => {
         if (settled) return
@@ -197,7 +206,7 @@ export class EtcdMember {
         if (!ended) {
           const reached = wasConnected || this.connected
           const detail = `stream closed without a status (HTTP/2 code ${stream.rstCode ?? 'none'})`
-          return finish(new EtcdCallError(GrpcStatus.UNAVAILABLE, reached ? detail : `No connection established. Last error: ${detail}`))
+          return finish(transportFailure(reached, detail))
         }
         if (ended.code !== GrpcStatus.OK) return finish(new EtcdCallError(ended.code, ended.details))
         let value: T
@@ -253,7 +262,7 @@ export class EtcdMember {
     })
     stream.on('error', (err: Error) => {
       const reached = wasConnected || this.connected
-      finish(new EtcdCallError(GrpcStatus.UNAVAILABLE, reached ? err.message : `No connection established. Last error: ${err.message}`), true)
+      finish(transportFailure(reached, err.message), true)
     })
     stream.on('close', () => {
       const ended = status()
