@@ -9,9 +9,11 @@
  * with the same hooks called at the same moments.
  *
  * A runtime that writes to connections itself may also read an observable
- * body without its stream (`readDirectly`): a watch event then goes from the
- * watcher to the connection's write with one promise between them, instead
- * of a stream's pull, queue and read for each watcher.
+ * body without its stream (`readDirectly`), instead of a stream's pull,
+ * queue and read for each watcher. A watch's body can also be taken from
+ * synchronously (`take`, with `whenReady` to hear when to take again): an
+ * event then goes from the watcher to the connection's write with no
+ * promise at all, the consumer woken once per turn however many came.
  */
 
 export interface BodyObserver {
@@ -31,6 +33,13 @@ export interface ObservedSource {
   /** The next chunk, or undefined once the body ends. */
   pull(): Promise<Uint8Array | undefined>
   cancel(): void
+  /**
+   * Optional, with `whenReady`: the next chunk if one is ready now,
+   * undefined once the body ends, null when there is none yet.
+   */
+  take?(): Uint8Array | undefined | null
+  /** Calls `listener` once, when `take()` has something again; it must only note that and come back. */
+  whenReady?(listener: () => void): void
 }
 
 /** A body whose observers are called directly; one stream stage, however many filters watch it. */
@@ -68,6 +77,12 @@ export interface DirectBody {
   pull(): Promise<Uint8Array | undefined>
   /** The consumer went away. */
   cancel(): void
+  /**
+   * Present when the source has them (a watch): as `pull` without a promise,
+   * null when nothing is ready yet, then `whenReady` tells when to take again.
+   */
+  take?(): Uint8Array | undefined | null
+  whenReady?(listener: () => void): void
 }
 
 /**
@@ -81,17 +96,20 @@ export function readDirectly(body: ReadableStream<Uint8Array>): DirectBody | und
   if (!source || !observers || body.locked) return undefined
   body.getReader()
   let ended = false
+  // What the observers hear of a chunk the source gave (undefined: the end), passed on.
+  const observed = (chunk: Uint8Array | undefined): Uint8Array | undefined => {
+    if (chunk === undefined) {
+      ended = true
+      for (const o of observers) o.onClose?.()
+      return undefined
+    }
+    for (const o of observers) o.onChunk?.(chunk.byteLength)
+    return chunk
+  }
+  const { take, whenReady } = source
   return {
     async pull() {
-      if (ended) return undefined
-      const chunk = await source.pull()
-      if (chunk === undefined) {
-        ended = true
-        for (const o of observers) o.onClose?.()
-        return undefined
-      }
-      for (const o of observers) o.onChunk?.(chunk.byteLength)
-      return chunk
+      return ended ? undefined : observed(await source.pull())
     },
     cancel() {
       if (ended) return
@@ -99,6 +117,19 @@ export function readDirectly(body: ReadableStream<Uint8Array>): DirectBody | und
       source.cancel()
       for (const o of observers) o.onCancel?.()
     },
+    ...(take && whenReady
+      ? {
+          take(): Uint8Array | undefined | null {
+            if (ended) return undefined
+            const chunk = take.call(source)
+            return chunk === null ? null : observed(chunk)
+          },
+          whenReady(listener: () => void): void {
+            if (ended) listener()
+            else whenReady.call(source, listener)
+          },
+        }
+      : {}),
   }
 }
 

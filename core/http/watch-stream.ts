@@ -61,26 +61,50 @@ export function watchStream({ watcher, encodeObject, signal, onEnd, onEvent }: W
     watcher.stop()
     onEnd?.()
   }
+  const encode = (next: IteratorResult<StorageEvent, undefined>): Uint8Array | undefined => {
+    if (next.done) {
+      finish()
+      return undefined
+    }
+    const bytes = eventLine(next.value.type, encodeObject(next.value))
+    onEvent?.(bytes.byteLength)
+    return bytes
+  }
+  const failed = (err: unknown): Uint8Array => {
+    finish()
+    return line('ERROR', errorFor(err).toStatus())
+  }
+  const { poll, whenReady } = watcher
   // Observable: the filters that outlive the watch (metrics, audit, tracing) hook in without a stream stage each.
   return observableStream({
     async pull() {
       if (ended) return undefined
       try {
-        const next = await iterator.next()
-        if (next.done) {
-          finish()
-          return undefined
-        }
-        const bytes = eventLine(next.value.type, encodeObject(next.value))
-        onEvent?.(bytes.byteLength)
-        return bytes
+        return encode(await iterator.next())
       } catch (err) {
-        finish()
-        return line('ERROR', errorFor(err).toStatus())
+        return failed(err)
       }
     },
     cancel() {
       finish()
     },
+    // A watcher that can be polled is read without a promise per event by a consumer that writes each itself.
+    ...(poll && whenReady
+      ? {
+          take(): Uint8Array | undefined | null {
+            if (ended) return undefined
+            try {
+              const next = poll.call(watcher)
+              return next ? encode(next) : null
+            } catch (err) {
+              return failed(err)
+            }
+          },
+          whenReady(listener: () => void): void {
+            if (ended) listener()
+            else whenReady.call(watcher, listener)
+          },
+        }
+      : {}),
   })
 }

@@ -52,6 +52,8 @@ export class CacheWatcher implements Watcher {
   private readonly queue: Queued[] = []
   private queueHead = 0
   private readonly waiting: Waiter[] = []
+  /** A consumer that polls, waiting to hear that it may poll again. */
+  private readyListener: (() => void) | undefined
   /** No live event is accepted any more (stopped, too slow, or its cache went away). */
   private closed = false
   /** Nothing more will be delivered, not even what is queued. */
@@ -116,6 +118,16 @@ export class CacheWatcher implements Watcher {
     return new Promise((resolve) => this.waiting.push(resolve))
   }
 
+  poll(): IteratorResult<StorageEvent, undefined> | undefined {
+    const event = this.take()
+    if (event) return { done: false, value: event }
+    return this.closed ? { done: true, value: undefined } : undefined
+  }
+
+  whenReady(listener: () => void): void {
+    this.readyListener = listener
+  }
+
   [Symbol.asyncIterator](): AsyncIterator<StorageEvent, undefined> {
     return {
       next: () => this.next(),
@@ -142,6 +154,13 @@ export class CacheWatcher implements Watcher {
     // A reader waits only when nothing was pending, so the event goes straight to it.
     const waiter = this.waiting.shift()
     if (waiter) waiter({ done: false, value: this.take()! })
+    else this.wakeListener()
+  }
+
+  private wakeListener(): void {
+    const listener = this.readyListener
+    this.readyListener = undefined
+    listener?.()
   }
 
   private take(): StorageEvent | undefined {
@@ -197,6 +216,7 @@ export class CacheWatcher implements Watcher {
 
   private finishWaiting(): void {
     for (const w of this.waiting.splice(0)) w({ done: true, value: undefined })
+    this.wakeListener()
   }
 }
 

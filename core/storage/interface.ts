@@ -87,6 +87,19 @@ export interface Watcher extends AsyncIterable<StorageEvent> {
    * a watch without it moves on with its changes and periodic BOOKMARKs only.
    */
   requestProgress?(): void
+  /**
+   * The next event if one is ready now, `done` once the watch has ended, or
+   * undefined when there is nothing yet. Optional, with `whenReady`: a
+   * consumer that writes events itself takes them without a promise each
+   * (the iterator stays the way every watch is read).
+   */
+  poll?(): IteratorResult<StorageEvent, undefined> | undefined
+  /**
+   * Calls `listener` once, when `poll()` has something again (an event or
+   * the end); called from within the store's own delivery, so it must only
+   * note that and come back. Only after `poll()` gave undefined.
+   */
+  whenReady?(listener: () => void): void
 }
 
 export type TryUpdate = (current: KubeObject) => KubeObject | Promise<KubeObject>

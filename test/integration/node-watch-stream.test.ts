@@ -23,7 +23,8 @@ const CM = '/api/v1/namespaces/default/configmaps'
 function readLines(body: Readable, count: number): Promise<{ lines: string[]; ended: boolean }> {
   return new Promise((resolve, reject) => {
     let text = ''
-    const lines = (): string[] => text.split('\n').filter((l) => l !== '')
+    // Whole lines only: a large event may arrive in several chunks.
+    const lines = (): string[] => text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter((l) => l !== '')
     body.setEncoding('utf8')
     const onData = (chunk: string) => {
       text += chunk
@@ -136,15 +137,39 @@ describe('watches through the Node listener', () => {
     }
   })
 
-  it('a client that goes away ends its watch on the server', async () => {
+  // Without a resourceVersion the watch first waits for the cache to be fresh; from one it is the cache's own at once.
+  for (const from of ['the current state', 'a resourceVersion']) {
+    it(`a client that goes away ends its watch on the server (a watch from ${from})`, async () => {
+      const agent = new Agent({ keepAlive: false })
+      try {
+        const before = await openWatches()
+        const res = await watch1(agent, from === 'a resourceVersion' ? `${CM}?watch=1&resourceVersion=${await listRv()}` : `${CM}?watch=1`)
+        assert.equal(res.statusCode, 200)
+        assert.equal(await openWatches(), before + 1)
+        res.destroy()
+        await eventually('the watch is ended', async () => (await openWatches()) === before)
+      } finally {
+        agent.destroy()
+      }
+    })
+  }
+
+  it('a client that reads slowly gets every event, in order, once it reads', async () => {
     const agent = new Agent({ keepAlive: false })
     try {
-      const before = await openWatches()
-      const res = await watch1(agent, `${CM}?watch=1`)
+      const res = await watch1(agent, `${CM}?watch=1&resourceVersion=${await listRv()}&timeoutSeconds=5`)
       assert.equal(res.statusCode, 200)
-      assert.equal(await openWatches(), before + 1)
-      res.destroy()
-      await eventually('the watch is ended', async () => (await openWatches()) === before)
+      res.pause()
+      // Some 3 MB of events: more than the sockets' buffers hold, so the server waits for the client to read.
+      const value = 'x'.repeat(100_000)
+      const names = Array.from({ length: 30 }, (_, i) => `slow-${String(i).padStart(2, '0')}`)
+      for (const name of names) await api.post(CM, { metadata: { name }, data: { value } })
+      res.resume()
+      const { lines } = await readLines(res, names.length)
+      assert.deepEqual(
+        lines.map((l) => (JSON.parse(l) as { object: { metadata: { name: string }; data: { value: string } } }).object).map((o) => [o.metadata.name, o.data.value.length]),
+        names.map((name) => [name, value.length]),
+      )
     } finally {
       agent.destroy()
     }

@@ -10,7 +10,8 @@
  * framed (size line, bytes, CRLF in one buffer made once per event for every
  * watcher), one socket write instead of the response's four; the response
  * still writes the headers and the last chunk, so the connection is used
- * again as before.
+ * again as before. A watch's events are taken synchronously when ready
+ * (`take`): one wake-up per watcher and turn, and no promise per event.
  */
 import type { ServerResponse } from 'node:http'
 import type { Http2ServerResponse } from 'node:http2'
@@ -109,6 +110,20 @@ function nextTurn(): Promise<void> {
   return turn
 }
 
+/** Bodies with chunks ready, to be written in the next turn (see nextTurn), in the order they became ready. */
+let readyPumps: Array<() => void> = []
+
+function runReadyPumps(): void {
+  const pumps = readyPumps
+  readyPumps = []
+  for (const pump of pumps) pump()
+}
+
+/** Runs `pump` in the next turn, in one run with every other body that became ready in this one. */
+function pumpNextTurn(pump: () => void): void {
+  if (readyPumps.push(pump) === 1) setImmediate(runReadyPumps)
+}
+
 /**
  * Writes `response`'s status and headers, then every chunk `body` gives, and
  * ends the answer when it ends; a client that goes away cancels the body.
@@ -125,6 +140,36 @@ export function writeDirect(response: Response, body: DirectBody, outgoing: Outg
   }
   outgoing.once('close', cancel)
   const socket = chunkSocket(outgoing)
+  const fail = (err: unknown) => {
+    cancel()
+    outgoing.destroy(err instanceof Error ? err : new Error(String(err)))
+  }
+  const { take, whenReady } = body
+  if (take && whenReady) {
+    // A watch: its events are taken as they are ready, a turn after the commit that made them, with no promise
+    // per event; one wake-up per watcher and turn, whatever number of events it then writes.
+    const wake = () => pumpNextTurn(pump)
+    const pump = (): void => {
+      try {
+        while (!finished) {
+          const chunk = take.call(body)
+          if (chunk === null) return whenReady.call(body, wake)
+          if (chunk === undefined) {
+            finished = true
+            outgoing.end()
+            return
+          }
+          if (chunk.byteLength === 0) continue
+          const more = socket ? socket.write(chunkOf(chunk)) : (outgoing as ServerResponse).write(chunk)
+          if (!more) return void drained(socket ?? outgoing, outgoing).then(wake)
+        }
+      } catch (err) {
+        fail(err)
+      }
+    }
+    wake()
+    return
+  }
   void (async () => {
     try {
       for (;;) {
@@ -143,8 +188,7 @@ export function writeDirect(response: Response, body: DirectBody, outgoing: Outg
         } else if (!(outgoing as ServerResponse).write(chunk)) await drained(outgoing, outgoing)
       }
     } catch (err) {
-      cancel()
-      outgoing.destroy(err instanceof Error ? err : new Error(String(err)))
+      fail(err)
     }
   })()
 }

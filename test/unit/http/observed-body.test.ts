@@ -81,3 +81,31 @@ test('only an observable body nobody reads yet can be read directly', () => {
   stream.getReader()
   assert.equal(readDirectly(stream), undefined)
 })
+
+test('a source that can be taken from is read directly without promises, the observers hearing the same', () => {
+  const ready = [bytes('ab')]
+  let wake: (() => void) | undefined
+  let ended = false
+  const stream = observableStream({
+    pull: () => Promise.resolve(ready.shift()),
+    cancel: () => {},
+    take: () => ready.shift() ?? (ended ? undefined : null),
+    whenReady: (listener) => void (wake = listener),
+  })
+  const r = recorder()
+  const direct = readDirectly(observeBody(stream, r.observer))!
+  assert.ok(direct.take && direct.whenReady)
+  assert.deepEqual(direct.take(), bytes('ab'))
+  assert.equal(direct.take(), null, 'nothing ready yet')
+  let woken = 0
+  direct.whenReady(() => woken++)
+  ready.push(bytes('cde'))
+  wake!()
+  assert.equal(woken, 1)
+  assert.deepEqual(direct.take(), bytes('cde'))
+  ended = true
+  assert.equal(direct.take(), undefined)
+  assert.deepEqual(r.seen, ['chunk 2', 'chunk 3', 'close'])
+  direct.whenReady(() => woken++)
+  assert.equal(woken, 2, 'an ended body wakes its consumer at once')
+})

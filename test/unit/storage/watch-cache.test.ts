@@ -312,4 +312,25 @@ describe('watch cache', () => {
     await cache.list(CM, { resourceVersion: '0' })
     assert.equal(backend.lists.length, lists + 1)
   })
+  it('lets a consumer poll a watch: the events in order, a call when more come, and the end', async (t) => {
+    const { cache } = await cacheOver(t)
+    const w = cache.watch(CM, { resourceVersion: String(await cache.currentRevision()) })
+    assert.ok(w.poll && w.whenReady, 'a watch of the cache can be polled')
+    assert.equal(w.poll(), undefined, 'nothing yet')
+    let wakes = 0
+    w.whenReady(() => wakes++)
+    await cache.create(key('a'), cm('a'))
+    await until('the first event', () => wakes === 1)
+    const b = await cache.create(key('b'), cm('b'))
+    // A read not older than the second write waits until the cache applied it (and offered it to its watches).
+    await cache.list(CM, { resourceVersion: String(rv(b)), resourceVersionMatch: 'NotOlderThan' })
+    assert.equal(wakes, 1, 'told once, until it polls again')
+    const taken: string[] = []
+    for (let r = w.poll(); r && !r.done; r = w.poll()) taken.push(`${r.value.type} ${r.value.object.metadata.name ?? ''}`)
+    assert.deepEqual(taken, ['ADDED a', 'ADDED b'])
+    w.whenReady(() => wakes++)
+    w.stop()
+    assert.equal(wakes, 2, 'told of the end')
+    assert.deepEqual(w.poll(), { done: true, value: undefined })
+  })
 })
