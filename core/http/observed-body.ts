@@ -71,6 +71,13 @@ export function observableStream(source: ObservedSource): ReadableStream<Uint8Ar
   return stream
 }
 
+type Takeable<T> = T & Required<Pick<ObservedSource, 'take' | 'whenReady'>>
+
+/** A source or body whose chunks can be taken when ready, without a promise each. */
+export function canTake<T extends ObservedSource | DirectBody>(body: T): body is Takeable<T> {
+  return body.take !== undefined && body.whenReady !== undefined
+}
+
 /** An observable body read without its stream; the observers hear the same as from a stream's reader. */
 export interface DirectBody {
   /** The next chunk, or undefined once the body ended. One call at a time. */
@@ -106,7 +113,6 @@ export function readDirectly(body: ReadableStream<Uint8Array>): DirectBody | und
     for (const o of observers) o.onChunk?.(chunk.byteLength)
     return chunk
   }
-  const { take, whenReady } = source
   return {
     async pull() {
       return ended ? undefined : observed(await source.pull())
@@ -117,16 +123,16 @@ export function readDirectly(body: ReadableStream<Uint8Array>): DirectBody | und
       source.cancel()
       for (const o of observers) o.onCancel?.()
     },
-    ...(take && whenReady
+    ...(canTake(source)
       ? {
           take(): Uint8Array | undefined | null {
             if (ended) return undefined
-            const chunk = take.call(source)
+            const chunk = source.take()
             return chunk === null ? null : observed(chunk)
           },
           whenReady(listener: () => void): void {
             if (ended) listener()
-            else whenReady.call(source, listener)
+            else source.whenReady(listener)
           },
         }
       : {}),

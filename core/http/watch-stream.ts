@@ -4,8 +4,7 @@
  */
 import { watchEventJson } from '../encoding/api-json.js'
 import { EncodingMemo } from '../encoding/immutable.js'
-import type { StorageEvent, Watcher } from '../storage/interface.js'
-import { StorageError } from '../storage/interface.js'
+import { isPollable, StorageError, type StorageEvent, type Watcher } from '../storage/interface.js'
 import { asStatusError, StatusError } from '../machinery/status-error.js'
 import { observableStream } from './observed-body.js'
 
@@ -74,7 +73,6 @@ export function watchStream({ watcher, encodeObject, signal, onEnd, onEvent }: W
     finish()
     return line('ERROR', errorFor(err).toStatus())
   }
-  const { poll, whenReady } = watcher
   // Observable: the filters that outlive the watch (metrics, audit, tracing) hook in without a stream stage each.
   return observableStream({
     async pull() {
@@ -89,12 +87,12 @@ export function watchStream({ watcher, encodeObject, signal, onEnd, onEvent }: W
       finish()
     },
     // A watcher that can be polled is read without a promise per event by a consumer that writes each itself.
-    ...(poll && whenReady
+    ...(isPollable(watcher)
       ? {
           take(): Uint8Array | undefined | null {
             if (ended) return undefined
             try {
-              const next = poll.call(watcher)
+              const next = watcher.poll()
               return next ? encode(next) : null
             } catch (err) {
               return failed(err)
@@ -102,7 +100,7 @@ export function watchStream({ watcher, encodeObject, signal, onEnd, onEvent }: W
           },
           whenReady(listener: () => void): void {
             if (ended) listener()
-            else whenReady.call(watcher, listener)
+            else watcher.whenReady(listener)
           },
         }
       : {}),

@@ -102,6 +102,11 @@ export interface Watcher extends AsyncIterable<StorageEvent> {
   whenReady?(listener: () => void): void
 }
 
+/** A watch whose events can be taken without waiting on a promise each (`poll` and `whenReady`). */
+export function isPollable(w: Watcher): w is Watcher & Required<Pick<Watcher, 'poll' | 'whenReady'>> {
+  return w.poll !== undefined && w.whenReady !== undefined
+}
+
 export type TryUpdate = (current: KubeObject) => KubeObject | Promise<KubeObject>
 
 export interface UpdateOptions {

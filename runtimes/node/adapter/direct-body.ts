@@ -16,7 +16,7 @@
 import type { ServerResponse } from 'node:http'
 import type { Http2ServerResponse } from 'node:http2'
 import type { Socket } from 'node:net'
-import { type DirectBody, readDirectly } from '../../../core/http/observed-body.js'
+import { canTake, type DirectBody, readDirectly } from '../../../core/http/observed-body.js'
 
 type Outgoing = ServerResponse | Http2ServerResponse
 
@@ -144,16 +144,15 @@ export function writeDirect(response: Response, body: DirectBody, outgoing: Outg
     cancel()
     outgoing.destroy(err instanceof Error ? err : new Error(String(err)))
   }
-  const { take, whenReady } = body
-  if (take && whenReady) {
+  if (canTake(body)) {
     // A watch: its events are taken as they are ready, a turn after the commit that made them, with no promise
     // per event; one wake-up per watcher and turn, whatever number of events it then writes.
     const wake = () => pumpNextTurn(pump)
     const pump = (): void => {
       try {
         while (!finished) {
-          const chunk = take.call(body)
-          if (chunk === null) return whenReady.call(body, wake)
+          const chunk = body.take()
+          if (chunk === null) return body.whenReady(wake)
           if (chunk === undefined) {
             finished = true
             outgoing.end()
