@@ -12,6 +12,7 @@ import type { ControllerContext } from './context.js'
 import {
   byCreation,
   calculateStatus,
+  compareRevisions,
   conditionOf,
   equalIgnoringHash,
   hasProgressDeadline,
@@ -20,6 +21,7 @@ import {
   isRollingUpdate,
   isTimedOut,
   maxSurge,
+  nextRevision,
   POD_TEMPLATE_HASH,
   podTemplateHash,
   removeCondition,
@@ -67,7 +69,7 @@ export class DeploymentSync {
   }
 
   private async newReplicaSet(existing: KubeObject | undefined, oldRSs: KubeObject[], create: boolean): Promise<KubeObject | undefined> {
-    const newRevision = Math.max(0, ...oldRSs.map(revisionOf)) + 1
+    const newRevision = nextRevision(oldRSs)
     if (existing) {
       let rs = structuredClone(existing)
       const annotationsChanged = setNewReplicaSetAnnotations(this.d, rs, newRevision, true)
@@ -185,7 +187,7 @@ export class DeploymentSync {
     const alive = oldRSs.filter((rs) => !rs.metadata.deletionTimestamp)
     const surplus = alive.length - limit
     if (surplus <= 0) return
-    alive.sort((a, b) => revisionOf(a) - revisionOf(b) || byCreation(a, b))
+    alive.sort((a, b) => compareRevisions(revisionOf(a), revisionOf(b)) || byCreation(a, b))
     for (const rs of alive.slice(0, surplus)) {
       if ((statusOf(rs).replicas ?? 0) !== 0 || replicasOf(rs) !== 0 || (rs.metadata.generation ?? 0) > (statusOf(rs).observedGeneration ?? 0)) continue
       await this.ctx.client.delete(replicaSets, this.namespace, rs.metadata.name ?? '', { preconditions: { uid: rs.metadata.uid ?? '' } }).catch((err: unknown) => {

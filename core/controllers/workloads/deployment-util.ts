@@ -160,13 +160,40 @@ function withoutHash(template: unknown): unknown {
 /** Whether two templates differ only in the pod-template-hash label (upstream's EqualIgnoreHash, with Go's blindness to zero plain fields). */
 export const equalIgnoringHash = (a: unknown, b: unknown): boolean => sameJson(withoutHash(a), withoutHash(b))
 
-export function revisionOf(o: KubeObject): number {
-  const text = o.metadata.annotations?.[REVISION] ?? ''
-  return /^\d+$/.test(text) ? Number(text) : 0
+const INT64_MIN = -(2n ** 63n)
+const INT64_MAX = 2n ** 63n - 1n
+
+/**
+ * A revision annotation's number as upstream reads it (a signed 64-bit
+ * integer); undefined for text that is not one. A BigInt: revisions past
+ * 2^53 (a ReplicaSet adopted with any revision its author chose) would lose
+ * their last digits as a JavaScript number, and the next revision with them.
+ */
+export function parseRevision(text: string): bigint | undefined {
+  if (!/^[+-]?\d+$/.test(text)) return undefined
+  const revision = BigInt(text)
+  return revision < INT64_MIN || revision > INT64_MAX ? undefined : revision
+}
+
+/** An object's revision; 0 without one or with one that does not parse (upstream's MaxRevision skips those). */
+export function revisionOf(o: KubeObject): bigint {
+  return parseRevision(o.metadata.annotations?.[REVISION] ?? '') ?? 0n
+}
+
+export const compareRevisions = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0)
+
+/** The revision after every one of `replicaSets` (upstream's MaxRevision + 1). */
+export function nextRevision(replicaSets: readonly KubeObject[]): bigint {
+  let max = 0n
+  for (const rs of replicaSets) {
+    const revision = revisionOf(rs)
+    if (revision > max) max = revision
+  }
+  return max + 1n
 }
 
 /** Copies the Deployment's annotations and sets the revision (keeping history on a rollback); answers whether anything changed. */
-export function setNewReplicaSetAnnotations(d: KubeObject, rs: KubeObject, newRevision: number, exists: boolean): boolean {
+export function setNewReplicaSetAnnotations(d: KubeObject, rs: KubeObject, newRevision: bigint, exists: boolean): boolean {
   const annotations = (rs.metadata.annotations = { ...rs.metadata.annotations })
   let changed = false
   for (const [k, v] of Object.entries(d.metadata.annotations ?? {})) {
@@ -175,8 +202,9 @@ export function setNewReplicaSetAnnotations(d: KubeObject, rs: KubeObject, newRe
     changed = true
   }
   const oldText = annotations[REVISION]
-  if (oldText !== undefined && oldText !== '' && !/^\d+$/.test(oldText)) return changed
-  const oldRevision = oldText ? Number(oldText) : 0
+  const oldRevision = oldText ? parseRevision(oldText) : 0n
+  // Upstream gives up on such a ReplicaSet here, the annotations it copied unwritten.
+  if (oldRevision === undefined) return false
   if (oldRevision < newRevision) {
     annotations[REVISION] = String(newRevision)
     changed = true

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { newReplicaSetReplicas } from '../../../../core/controllers/workloads/deployment-sync.js'
-import { equalIgnoringHash, fenceposts, maxUnavailable, podTemplateHash, setNewReplicaSetAnnotations } from '../../../../core/controllers/workloads/deployment-util.js'
+import { equalIgnoringHash, fenceposts, maxUnavailable, nextRevision, parseRevision, podTemplateHash, setNewReplicaSetAnnotations } from '../../../../core/controllers/workloads/deployment-util.js'
 import type { KubeObject } from '../../../../core/machinery/object.js'
 
 const deployment = (replicas: number, rollingUpdate?: Record<string, unknown>, type = 'RollingUpdate'): KubeObject => ({
@@ -53,17 +53,48 @@ describe('pod-template-hash', () => {
 describe('ReplicaSet annotations', () => {
   it('copies the Deployment annotations but kubectl and rollout ones, and keeps history on a rollback', () => {
     const fresh: KubeObject = { metadata: { name: 'new' } }
-    assert.ok(setNewReplicaSetAnnotations(deployment(3), fresh, 1, false))
+    assert.ok(setNewReplicaSetAnnotations(deployment(3), fresh, 1n, false))
     assert.deepEqual(fresh.metadata.annotations, {
       team: 'a',
       'deployment.kubernetes.io/revision': '1',
       'deployment.kubernetes.io/desired-replicas': '3',
       'deployment.kubernetes.io/max-replicas': '4',
     })
-    assert.ok(setNewReplicaSetAnnotations(deployment(3), fresh, 4, true))
+    assert.ok(setNewReplicaSetAnnotations(deployment(3), fresh, 4n, true))
     const annotations: Record<string, string> = fresh.metadata.annotations ?? {}
     assert.equal(annotations['deployment.kubernetes.io/revision'], '4')
     assert.equal(annotations['deployment.kubernetes.io/revision-history'], '1')
-    assert.ok(!setNewReplicaSetAnnotations(deployment(3), fresh, 4, true), 'nothing to change')
+    assert.ok(!setNewReplicaSetAnnotations(deployment(3), fresh, 4n, true), 'nothing to change')
+  })
+})
+
+describe('revisions', () => {
+  const rs = (revision?: string): KubeObject => ({ metadata: { name: 'rs', ...(revision !== undefined ? { annotations: { 'deployment.kubernetes.io/revision': revision } } : {}) } })
+
+  it('reads them as signed 64-bit integers, every digit kept', () => {
+    assert.equal(parseRevision('3546343826724305832'), 3546343826724305832n)
+    assert.equal(parseRevision('9223372036854775807'), 2n ** 63n - 1n)
+    assert.equal(parseRevision('+7'), 7n)
+    assert.equal(parseRevision('-2'), -2n)
+    for (const bad of ['', '1.5', '0x10', ' 1', '9223372036854775808']) assert.equal(parseRevision(bad), undefined, bad)
+  })
+
+  it('gives the next revision after the largest that parses, past 2^53 too', () => {
+    assert.equal(nextRevision([rs('3546343826724305832'), rs('2'), rs('not a number'), rs()]), 3546343826724305833n)
+    assert.equal(nextRevision([]), 1n)
+    assert.equal(nextRevision([rs('-5')]), 1n, 'never below 1, as upstream starts its maximum at 0')
+  })
+
+  it('writes a new ReplicaSet\'s revision with every digit', () => {
+    const adopted: KubeObject = { metadata: { name: 'new', annotations: { 'deployment.kubernetes.io/revision': '3546343826724305832' } } }
+    assert.ok(setNewReplicaSetAnnotations(deployment(1), adopted, nextRevision([adopted]), true))
+    assert.equal(adopted.metadata.annotations?.['deployment.kubernetes.io/revision'], '3546343826724305833')
+    assert.equal(adopted.metadata.annotations?.['deployment.kubernetes.io/revision-history'], '3546343826724305832')
+  })
+
+  it('leaves a ReplicaSet whose revision does not parse as it is, as upstream', () => {
+    const odd: KubeObject = { metadata: { name: 'odd', annotations: { 'deployment.kubernetes.io/revision': 'x' } } }
+    assert.equal(setNewReplicaSetAnnotations(deployment(1), odd, 2n, true), false, 'nothing to write')
+    assert.equal(odd.metadata.annotations?.['deployment.kubernetes.io/revision'], 'x')
   })
 })
