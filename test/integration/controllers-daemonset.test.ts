@@ -15,6 +15,7 @@ import type { KubeObject } from '../../core/machinery/object.js'
 import { nodes } from '../../core/resources/core/nodes.js'
 import { pods } from '../../core/resources/core/pods.js'
 import { controllerRevisions, daemonSets } from '../../core/resources/groups/apps.js'
+import { goJson } from '../../core/controllers/workloads/revision-patch.js'
 import { eventsAbout, markReady, podsOf, readinessWriter } from './controller-pods.js'
 import { createTestServer, untilPasses } from './harness.js'
 
@@ -240,6 +241,23 @@ describe('DaemonSet controller', { concurrency: true }, () => {
       const now = await podsOf(server, 'default', 'app=roll')
       assert.equal(now.length, 3)
       for (const pod of now) assert.equal(pod.metadata.labels!['controller-revision-hash'], newest!.metadata.labels!['controller-revision-hash'])
+    })
+  })
+
+  it("serves each revision's data as the bytes upstream's Match computes from the DaemonSet a client reads", async () => {
+    const server = await threeNodes()
+    await server.client.create(daemonSets, 'default', daemonSet('bytes', {}, { template: { metadata: { labels: { app: 'bytes' }, annotations: { note: 'a<b & c>' } }, spec: { containers: [{ name: 'agent', image: 'agent:1' }] } } }))
+    // A client's patch: the DaemonSet as served, its template's metadata with the zero creationTimestamp its
+    // typed decoding adds, re-marshaled as a map (every key sorted, <, > and & escaped as Go escapes them).
+    const served = JSON.parse(await (await server.fetch(new Request('http://api/apis/apps/v1/namespaces/default/daemonsets/bytes'))).text())
+    const template = served.spec.template
+    template.metadata = { creationTimestamp: null, ...template.metadata }
+    const expected = goJson({ spec: { template: { ...template, $patch: 'replace' } } })
+    await untilPasses(async () => {
+      const text = await (await server.fetch(new Request('http://api/apis/apps/v1/namespaces/default/controllerrevisions?labelSelector=app%3Dbytes'))).text()
+      const at = text.indexOf('"data":')
+      assert.ok(at > 0, 'a revision is made')
+      assert.equal(text.slice(at + '"data":'.length, at + '"data":'.length + expected.length), expected)
     })
   })
 

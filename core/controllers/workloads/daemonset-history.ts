@@ -3,7 +3,7 @@
  * history half): each distinct template is kept as a revision named
  * `<daemonset>-<hash>`, labelled `controller-revision-hash: <hash>`, owned
  * by the DaemonSet, whose `data` is the patch that puts the template back
- * (`{"spec":{"template":{..., "$patch":"replace"}}}`). The revision matching
+ * (revision-patch.ts). The revision matching
  * the current template is the current one and gets the highest number; old
  * ones beyond `revisionHistoryLimit` go once no pod runs them.
  */
@@ -17,17 +17,20 @@ import type { ControllerContext } from './context.js'
 import { dsSpecOf, REVISION_HASH_LABEL } from './daemonset-pods.js'
 import { podTemplateHash } from './deployment-util.js'
 import { isConflict, isNotFound } from './object-keys.js'
+import { templateOf, templatePatch } from './revision-patch.js'
 import { claim, controllerRefTo } from './owned.js'
 
 const revisionOf = (history: KubeObject): number => (typeof history['revision'] === 'number' ? history['revision'] : 0)
 
-/** The patch a revision stores: the DaemonSet's template, to be put back whole. */
-export function templatePatch(ds: KubeObject): Record<string, unknown> {
-  return { spec: { template: { ...structuredClone(dsSpecOf(ds).template ?? {}), $patch: 'replace' } } }
-}
-
-/** Whether the revision holds the DaemonSet's current template (upstream's Match). */
-export const holdsTemplate = (ds: KubeObject, history: KubeObject): boolean => sameJson(history['data'], templatePatch(ds))
+/**
+ * Whether the revision holds the DaemonSet's current template (upstream's
+ * Match). Compared as values, both written as a revision holds them: a
+ * revision an earlier release of this server wrote (its keys in the
+ * template's order, no null creationTimestamp) still matches, so that no
+ * pod is replaced for the encoding alone.
+ */
+export const holdsTemplate = (ds: KubeObject, history: KubeObject): boolean =>
+  sameJson(templatePatch(templateOf(history)), templatePatch(dsSpecOf(ds).template))
 
 export interface History {
   current: KubeObject
@@ -83,7 +86,7 @@ async function snapshot(ctx: ControllerContext, ds: KubeObject, revision: number
       ...(ds.metadata.annotations ? { annotations: { ...ds.metadata.annotations } } : {}),
       ownerReferences: [controllerRefTo(ds)],
     },
-    data: templatePatch(ds),
+    data: templatePatch(dsSpecOf(ds).template),
     revision,
   }
   try {

@@ -9,6 +9,7 @@
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { intOrPercentValue } from '../../resources/apps/int-or-percent.js'
 import { matchesNodeAffinity, taintsOf, tolerationsOf, type Toleration, untoleratedTaint } from './node-fit.js'
+import type { PodTemplate } from './revision-patch.js'
 
 type Obj = Record<string, unknown>
 const obj = (v: unknown): Obj => (isPlainObject(v) ? v : {})
@@ -19,10 +20,6 @@ export const REVISION_HASH_LABEL = 'controller-revision-hash'
 export const TEMPLATE_GENERATION_LABEL = 'pod-template-generation'
 const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation'
 
-export interface PodTemplate {
-  metadata?: { labels?: Record<string, string>; annotations?: Record<string, string>; finalizers?: string[]; [field: string]: unknown }
-  spec?: Obj
-}
 
 export interface DaemonSetSpec {
   selector?: unknown

@@ -8,7 +8,7 @@
 import type { KubeObject, OwnerReference } from '../../machinery/object.js'
 import { isPodAvailable, isPodReady } from './pod-state.js'
 import { controllerRefTo } from './owned.js'
-import type { PodTemplate } from './statefulset-revisions.js'
+import type { PodTemplate } from './revision-patch.js'
 
 export const POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name'
 export const POD_INDEX_LABEL = 'apps.kubernetes.io/pod-index'

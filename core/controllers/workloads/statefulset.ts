@@ -41,7 +41,8 @@ import {
   updateIdentity,
   updateStorage,
 } from './statefulset-pods.js'
-import { newRevision, revisionNumber, sameRevision, templateOf } from './statefulset-revisions.js'
+import { templateOf } from './revision-patch.js'
+import { newRevision, revisionNumber, sameRevision } from './statefulset-revisions.js'
 import { WorkQueue } from './work-queue.js'
 
 export const statefulSetController: WorkloadController = {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { claimOwners, newPod, parentAndOrdinal } from '../../../../core/controllers/workloads/statefulset-pods.js'
-import { fnv32, goJson, newRevision, revisionHash, templateOf, templatePatch } from '../../../../core/controllers/workloads/statefulset-revisions.js'
+import { goJson, templateOf, templatePatch } from '../../../../core/controllers/workloads/revision-patch.js'
+import { fnv32, newRevision, revisionHash } from '../../../../core/controllers/workloads/statefulset-revisions.js'
 import type { KubeObject } from '../../../../core/machinery/object.js'
 
 const set = (spec: Record<string, unknown> = {}, annotations?: Record<string, string>): KubeObject => ({
