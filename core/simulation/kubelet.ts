@@ -4,8 +4,10 @@
  * a pod whose containers are expected to exit (restartPolicy Never or
  * OnFailure, as a Job's) then Succeeds, and a pod whose deletion began is
  * removed once its containers "stopped", as the kubelet confirms a
- * deletion. A pod annotated `simulation.kube-apiserver-ts/exit-code` with a
- * code other than 0 Fails with it. Every write is the node's own.
+ * deletion. A container whose command is one the simulation understands
+ * (container-process.ts: `sleep 30`, `sh -c "exit 1"`) runs that long or
+ * exits with that code; a pod annotated `simulation.kube-apiserver-ts/exit-code`
+ * with a code other than 0 Fails with it. Every write is the node's own.
  */
 import type { InformerFactory } from '../client/informer-factory.js'
 import type { ObjectClient } from '../client/object-client.js'
@@ -14,6 +16,7 @@ import type { Logger } from '../logging/logger.js'
 import { formatTimestamp, isPlainObject, type KubeObject } from '../machinery/object.js'
 import { hasStatusCode } from '../machinery/status-error.js'
 import { pods as podEntry } from '../resources/core/pods.js'
+import { containerProcess } from './container-process.js'
 import { nodeAddress, nodeClient, nodeNames, type SimulatedNodesOptions } from './nodes.js'
 
 /** The annotation a test sets on a pod to have its containers exit with that code. */
@@ -38,7 +41,25 @@ function exits(pod: KubeObject): boolean {
   return policy === 'Never' || policy === 'OnFailure' || pod.metadata.annotations?.[EXIT_CODE_ANNOTATION] !== undefined
 }
 
-function containerStatuses(pod: KubeObject, state: Obj, ready: boolean): Obj[] {
+/**
+ * How long a pod that exits runs, in ms: the node's default, or longer where
+ * a container's command says so (`sleep 30`); Infinity where one never ends.
+ */
+function runMsOf(pod: KubeObject, defaultMs: number): number {
+  const seconds = list(obj(pod['spec'])['containers']).map((c) => containerProcess(c)?.runSeconds ?? 0)
+  return Math.max(defaultMs, ...seconds.map((s) => s * 1000))
+}
+
+/** Each container's exit code: the test's annotation for all, else what its command exits with (0 unless it says). */
+function exitCodesOf(pod: KubeObject): number[] {
+  const forced = pod.metadata.annotations?.[EXIT_CODE_ANNOTATION]
+  return list(obj(pod['spec'])['containers']).map((c) => (forced !== undefined ? Number(forced) || 0 : (containerProcess(c)?.exitCode ?? 0)))
+}
+
+/** A timer cannot wait longer than this (about 24.8 days): a pod to run longer runs until it is deleted. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1
+
+function containerStatuses(pod: KubeObject, state: Obj | ((index: number) => Obj), ready: boolean): Obj[] {
   return list(obj(pod['spec'])['containers']).map((c, i) => ({
     name: c['name'],
     image: c['image'],
@@ -47,7 +68,7 @@ function containerStatuses(pod: KubeObject, state: Obj, ready: boolean): Obj[] {
     ready,
     started: ready,
     restartCount: 0,
-    state,
+    state: typeof state === 'function' ? state(i) : state,
   }))
 }
 
@@ -111,22 +132,28 @@ export async function startKubelet({ client, informers, options, asItself, now, 
             containerStatuses: containerStatuses(pod, { running: { startedAt: at } }, true),
           },
         })
-        if (exits(pod)) later(options.runDurationMs ?? 0, key)
+        const runMs = runMsOf(pod, options.runDurationMs ?? 0)
+        if (exits(pod) && runMs <= LONGEST_TIMER_MS) later(runMs, key)
         return
       }
       if (!exits(pod)) return
-      const wait = since + (options.startDelayMs ?? 0) + (options.runDurationMs ?? 0) - Date.now()
+      const runMs = runMsOf(pod, options.runDurationMs ?? 0)
+      if (runMs > LONGEST_TIMER_MS) return
+      const wait = since + (options.startDelayMs ?? 0) + runMs - Date.now()
       if (wait > 0) return later(wait, key)
-      const exitCode = Number(pod.metadata.annotations?.[EXIT_CODE_ANNOTATION] ?? 0) || 0
-      const reason = exitCode === 0 ? 'Completed' : 'Error'
+      const exitCodes = exitCodesOf(pod)
       const startedAt = String(obj(obj(list(status['containerStatuses'])[0]?.['state'])['running'])['startedAt'] ?? at)
+      const terminated = (i: number): Obj => {
+        const exitCode = exitCodes[i] ?? 0
+        return { terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt, finishedAt: at } }
+      }
       await kubelet.updateStatus(podEntry, namespace, {
         ...pod,
         status: {
           ...status,
-          phase: exitCode === 0 ? 'Succeeded' : 'Failed',
+          phase: exitCodes.every((code) => code === 0) ? 'Succeeded' : 'Failed',
           conditions: list(status['conditions']).map((c) => (c['type'] === 'Ready' || c['type'] === 'ContainersReady' ? condition(String(c['type']), 'False', at, 'PodCompleted') : c)),
-          containerStatuses: containerStatuses(pod, { terminated: { exitCode, reason, startedAt, finishedAt: at } }, false),
+          containerStatuses: containerStatuses(pod, terminated, false),
         },
       })
       boundAt.delete(key)

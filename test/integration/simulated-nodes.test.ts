@@ -102,6 +102,26 @@ describe('simulated nodes', () => {
     await server.shutdown()
   })
 
+  it('runs a container as its command says: sleep for that long, exit with that code', async () => {
+    const server = createApiServer({ nodes: 1 })
+    await server.ready
+    const { client } = server
+    const running = (command: string[]) => ({ restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox', command }] })
+    await client.create(pods, 'default', pod('fails', running(['/bin/sh', '-c', 'exit 2'])))
+    await client.create(pods, 'default', pod('naps', running(['sleep', '1.5'])))
+    await client.create(pods, 'default', pod('forever', running(['sleep', '1000000'])))
+    await client.create(pods, 'default', pod('two', { restartPolicy: 'Never', containers: [{ name: 'ok', image: 'busybox', command: ['true'] }, { name: 'bad', image: 'busybox', args: ['sh', '-c', 'exit 1;'] }] }))
+    const failed = await phase(client, 'fails', 'Failed')
+    assert.equal(statusOf(failed).containerStatuses?.[0]?.state['terminated']?.exitCode, 2)
+    const two = await phase(client, 'two', 'Failed')
+    assert.deepEqual(statusOf(two).containerStatuses?.map((c) => c.state['terminated']?.exitCode), [0, 1], 'each container its own code')
+    // The nap is still on while the failures are done; then it ends, and the long sleep does not.
+    assert.equal(statusOf(await client.get(pods, 'default', 'naps')).phase, 'Running')
+    await phase(client, 'naps', 'Succeeded')
+    assert.equal(statusOf(await client.get(pods, 'default', 'forever')).phase, 'Running')
+    await server.shutdown()
+  })
+
   it('rolls out a Deployment with the controllers, under Node and RBAC authorization', async () => {
     const server = createApiServer({ nodes: 3, controllers: ['*'], authorizationModes: ['Node', 'RBAC'] })
     await server.ready
