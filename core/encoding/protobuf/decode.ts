@@ -9,27 +9,31 @@ import type { FieldDef, TypeDef, TypeRef, TypeTable } from '../../resources/sche
 import { typeForKind, typeTable } from '../../resources/schema/index.js'
 import { depthMessage, isStackOverflow } from '../../machinery/limits.js'
 import { badRequest, StatusError } from '../../machinery/status-error.js'
+import { PLAIN_OMITEMPTY_FIELDS } from './generated-omitempty.js'
 import { formatTime, isGoZeroTime } from './scalars.js'
 import { formsWrapper, hasProtobufForm, lookupType, splitApiVersion, unwrapForms, zeroValue } from './types.js'
 import { FIXED64, hasMagic, LEN, Reader, utf8Strict, VARINT, WireError } from './wire.js'
 
 /**
  * Upstream's generated code writes every plain (non-pointer) field, so the
- * wire carries "" and 0 for fields the client never set. Go reads those as
- * unset, and so must we: a non-required string that is empty is dropped (Go's
- * omitempty), as are the integer meta fields below. Numbers and booleans are
- * otherwise kept, because a pointer field set to 0 or false (replicas,
- * automountServiceAccountToken) means something.
+ * wire carries "", 0 and false for fields the client never set; a pointer
+ * field only when it is set. Go reads a plain field's zero as unset and
+ * leaves it out of JSON where its tag says `omitempty` (hostNetwork, stdin,
+ * hostPort), while a pointer set to 0, false or "" (replicas,
+ * automountServiceAccountToken, storageClassName) means what it says. The
+ * Go types tell the two apart (generated-omitempty.ts); for a message they
+ * do not name, an empty string that is not required is dropped, and the
+ * rest kept.
  */
-const ZERO_MEANS_UNSET: Readonly<Record<string, readonly string[]>> = {
-  'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta': ['generation'],
-}
-
 function dropUnsetZeros(obj: Record<string, unknown>, def: TypeDef): void {
+  const plain = PLAIN_OMITEMPTY_FIELDS[def.name]
+  if (plain) {
+    for (const name of plain) if (obj[name] === 0 || obj[name] === false || obj[name] === '') delete obj[name]
+    return
+  }
   for (const f of def.fields) {
     if (obj[f.name] === '' && !f.required && 'scalar' in f.type && f.type.scalar === 'string') delete obj[f.name]
   }
-  for (const name of ZERO_MEANS_UNSET[def.name] ?? []) if (obj[name] === 0) delete obj[name]
 }
 
 const byNumberCache = new WeakMap<TypeDef, Map<number, FieldDef>>()

@@ -343,3 +343,46 @@ describe('decodeProtobuf refuses malformed bodies with 400 BadRequest', () => {
     assertBadRequest(() => decodeProtobuf(Uint8Array.from(body)), /wire type/)
   })
 })
+
+describe('decodeProtobuf reads zeros as Go does', () => {
+  // Upstream's generated code writes every plain field, set or not; a pointer field only when set.
+  it('drops a plain omitempty field at its zero, keeps a pointer field set to zero', () => {
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', generation: 0 },
+      spec: {
+        hostNetwork: false,
+        automountServiceAccountToken: false,
+        containers: [{ name: 'c', image: 'busybox', stdin: false, tty: false, ports: [{ containerPort: 80, hostPort: 0, protocol: 'TCP' }] }],
+      },
+    }
+    assert.deepEqual(decodeProtobuf(encodeProtobuf(pod)), {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p' },
+      spec: { automountServiceAccountToken: false, containers: [{ name: 'c', image: 'busybox', ports: [{ containerPort: 80, protocol: 'TCP' }] }] },
+    })
+  })
+
+  it('keeps an empty string in a pointer field, where it means something', () => {
+    const claim = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c', namespace: 'd' }, spec: { storageClassName: '', volumeName: '' } }
+    assert.deepEqual((decodeProtobuf(encodeProtobuf(claim)) as { spec: unknown }).spec, { storageClassName: '' }, 'no class asked for, and no volume named')
+  })
+
+  it("drops a CRD schema's false booleans and keeps its zero bounds", () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'ts.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { plural: 'ts', kind: 'T' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', nullable: false, uniqueItems: false, minimum: 0 } } }],
+      },
+    }
+    const decoded = decodeProtobuf(encodeProtobuf(crd)) as { spec: { versions: { schema: unknown }[] } }
+    assert.deepEqual(decoded.spec.versions[0]!.schema, { openAPIV3Schema: { type: 'object', minimum: 0 } })
+  })
+})
