@@ -82,6 +82,34 @@ function runJobTests(label: string, options: Parameters<typeof createApiServer>[
       })
     })
 
+    it('adopts an orphan its selector matches and releases a pod that stops matching', async () => {
+      await server.client.create(jobs, NS, job('claims', { parallelism: 2, completions: 2 }))
+      let two: KubeObject[] = []
+      await untilPasses(async () => {
+        two = await podsOf(server, 'claims')
+        assert.equal(two.length, 2)
+      })
+      const uid = (await server.client.get(jobs, NS, 'claims')).metadata.uid
+      // Orphaned: its owner reference taken off, as upstream's conformance spec does.
+      const orphan = await server.client.get(pods, NS, two[0]!.metadata.name!)
+      await server.client.update(pods, NS, { ...orphan, metadata: { ...orphan.metadata, ownerReferences: [] } })
+      await untilPasses(async () => {
+        const back = await server.client.get(pods, NS, orphan.metadata.name!)
+        assert.equal(back.metadata.ownerReferences?.[0]?.uid, uid, 'adopted again')
+        assert.deepEqual(back.metadata.finalizers, ['batch.kubernetes.io/job-tracking'])
+      })
+      // Relabelled away from the selector: released, finalizer and all, and a replacement made.
+      const leaving = await server.client.get(pods, NS, two[1]!.metadata.name!)
+      const labels = { ...leaving.metadata.labels, 'batch.kubernetes.io/controller-uid': 'someone-else', 'controller-uid': 'someone-else' }
+      await server.client.update(pods, NS, { ...leaving, metadata: { ...leaving.metadata, labels } })
+      await untilPasses(async () => {
+        const left = await server.client.get(pods, NS, leaving.metadata.name!)
+        assert.deepEqual(left.metadata.ownerReferences ?? [], [], 'released')
+        assert.deepEqual(left.metadata.finalizers ?? [], [])
+        assert.equal(((await server.client.get(jobs, NS, 'claims'))['status'] as { active: number }).active, 2, 'a replacement runs')
+      })
+    })
+
     it('fails a Job whose pods failed more often than its backoffLimit', async () => {
       await server.client.create(jobs, NS, job('fails', { backoffLimit: 0 }))
       let pod: KubeObject | undefined

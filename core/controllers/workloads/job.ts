@@ -8,6 +8,7 @@
  * or FailureTarget at once and Complete or Failed when no pod of it runs.
  */
 import type { SharedInformer } from '../../client/informer.js'
+import { labelSelectorFromObject, type LabelSelector, type LabelSelectorObject } from '../../machinery/label-selector.js'
 import { formatTimestamp, type KubeObject } from '../../machinery/object.js'
 import { pods as podEntry } from '../../resources/core/pods.js'
 import { jobs as jobEntry } from '../../resources/groups/batch.js'
@@ -31,9 +32,12 @@ import {
 } from './job-pods.js'
 import { BACKOFF_LIMIT_EXCEEDED, DEADLINE_EXCEEDED, recordedVerdict, setCondition, SUCCESS, type Verdict } from './job-status.js'
 import { controllerOf, hasTrueCondition, isConflict, isNotFound, keyOf, splitKey } from './object-keys.js'
+import { claim } from './owned.js'
 import { WorkQueue } from './work-queue.js'
 
 const BY_JOB = 'job-controller:job'
+
+const selectorOf = (job: KubeObject): LabelSelector => labelSelectorFromObject((job['spec'] as { selector?: LabelSelectorObject } | undefined)?.selector)
 
 type Status = Record<string, unknown> & { uncountedTerminatedPods?: { succeeded?: string[]; failed?: string[] } }
 
@@ -56,8 +60,17 @@ export const jobController: WorkloadController = {
       const owner = controllerOf(pod)
       if (owner?.kind === 'Job') queue.add(`${pod.metadata.namespace}/${owner.name}`)
     }
+    // A pod without a controller goes to every Job whose selector matches it, one of which may adopt it (upstream's getPodJobs).
+    const enqueueOwnerOrAdopters = (pod: KubeObject): void => {
+      if (controllerOf(pod)) return enqueueOwner(pod)
+      for (const job of jobs.list(pod.metadata.namespace ?? '')) if (selectorOf(job).matches(pod.metadata.labels)) queue.add(keyOf(job))
+    }
     const stopJobs = jobs.addHandlers({ onAdd: (j) => queue.add(keyOf(j)), onUpdate: (_, j) => queue.add(keyOf(j)), onDelete: (j) => queue.add(keyOf(j)) })
-    const stopPods = pods.addHandlers({ onAdd: enqueueOwner, onUpdate: (old, pod) => (enqueueOwner(old), enqueueOwner(pod)), onDelete: enqueueOwner })
+    const stopPods = pods.addHandlers({
+      onAdd: enqueueOwnerOrAdopters,
+      onUpdate: (old, pod) => (enqueueOwner(old), enqueueOwnerOrAdopters(pod)),
+      onDelete: enqueueOwner,
+    })
     // A deadline or back-off reached by a clock moved by hand fires no timer: look again.
     const stopJumps = onClockJump(ctx.now, () => {
       for (const j of jobs.list()) if (!isFinishedJob(j)) queue.add(keyOf(j))
@@ -96,7 +109,16 @@ async function syncJob(ctx: ControllerContext, jobs: SharedInformer, podInformer
   const deleting = (podName: string) => !!podInformer.get(namespace, podName)?.metadata.deletionTimestamp
   if (!expectations.satisfied(key, present, deleting)) return
   try {
-    await reconcile(ctx, job, owned, state, key)
+    // Orphans the selector matches are adopted (with the tracking finalizer), owned pods it no longer matches released.
+    const claimed = await claim(podInformer.list(namespace), {
+      client: ctx.client,
+      resource: podEntry,
+      owner: job,
+      selector: selectorOf(job),
+      recheckOwner: () => ctx.client.get(jobEntry, namespace, name).catch(() => undefined),
+      finalizers: [JOB_TRACKING_FINALIZER],
+    })
+    await reconcile(ctx, job, claimed, state, key)
   } catch (err) {
     if (!isConflict(err)) throw err
     queue.add(key)

@@ -30,6 +30,8 @@ export interface ClaimOptions {
   selector: LabelSelector
   /** Reads the owner fresh before the first adoption: one deleted and recreated under the same name must not adopt. */
   recheckOwner: () => Promise<KubeObject | undefined>
+  /** Finalizers an adoption adds and a release takes off (a Job's pods carry its tracking finalizer). */
+  finalizers?: readonly string[]
 }
 
 /**
@@ -52,7 +54,7 @@ export async function claim(candidates: readonly KubeObject[], options: ClaimOpt
         claimed.push(object)
         continue
       }
-      await write(client, resource, object, (refs) => refs.filter((r) => r.uid !== uid))
+      await write(client, resource, object, (refs) => refs.filter((r) => r.uid !== uid), withoutFinalizers(object, options.finalizers))
       continue
     }
     if (!matches || object.metadata.deletionTimestamp || owner.metadata.deletionTimestamp) continue
@@ -61,7 +63,7 @@ export async function claim(candidates: readonly KubeObject[], options: ClaimOpt
       ownerChecked = fresh?.metadata.uid === uid && !fresh?.metadata.deletionTimestamp
     }
     if (!ownerChecked) continue
-    const adopted = await write(client, resource, object, (refs) => [...refs, controllerRefTo(owner)])
+    const adopted = await write(client, resource, object, (refs) => [...refs, controllerRefTo(owner)], withFinalizers(object, options.finalizers))
     if (adopted) claimed.push(adopted)
   }
   return claimed
@@ -73,13 +75,33 @@ export async function claim(candidates: readonly KubeObject[], options: ClaimOpt
  * controllers' roles grant `patch` on what they own, not `update`); an
  * object already gone counts as released (answers undefined).
  */
-async function write(client: ObjectClient, resource: ResourceRef, object: KubeObject, change: (refs: OwnerReference[]) => OwnerReference[]): Promise<KubeObject | undefined> {
+async function write(
+  client: ObjectClient,
+  resource: ResourceRef,
+  object: KubeObject,
+  change: (refs: OwnerReference[]) => OwnerReference[],
+  finalizers: string[] | undefined,
+): Promise<KubeObject | undefined> {
   const { uid, resourceVersion } = object.metadata
-  const patch = { metadata: { uid, resourceVersion, ownerReferences: change(object.metadata.ownerReferences ?? []) } }
+  const patch = { metadata: { uid, resourceVersion, ownerReferences: change(object.metadata.ownerReferences ?? []), ...(finalizers ? { finalizers } : {}) } }
   try {
     return await client.patch(resource, object.metadata.namespace ?? '', object.metadata.name ?? '', 'merge', patch)
   } catch (err) {
     if ((err as { code?: number }).code === 404) return undefined
     throw err
   }
+}
+
+/** The object's finalizers with `added` joined, or undefined when nothing changes. */
+function withFinalizers(object: KubeObject, added: readonly string[] | undefined): string[] | undefined {
+  const current = object.metadata.finalizers ?? []
+  const missing = (added ?? []).filter((f) => !current.includes(f))
+  return missing.length ? [...current, ...missing] : undefined
+}
+
+/** The object's finalizers without `removed`, or undefined when nothing changes. */
+function withoutFinalizers(object: KubeObject, removed: readonly string[] | undefined): string[] | undefined {
+  const current = object.metadata.finalizers ?? []
+  const kept = current.filter((f) => !removed?.includes(f))
+  return kept.length === current.length ? undefined : kept
 }
