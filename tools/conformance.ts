@@ -4,7 +4,7 @@
  * on etcd with `--etcd-servers=URL` after `--`), then runs Kubernetes' e2e
  * test binary against its admin kubeconfig and prints each spec's outcome.
  *
- *   npm run conformance -- [--e2e-binary PATH] [--focus REGEX] [--skip REGEX] [-- daemon flags]
+ *   npm run conformance -- [--e2e-binary PATH] [--workloads] [--focus REGEX] [--skip REGEX] [-- daemon flags]
  *
  * The binary is `e2e.test` from Kubernetes' source tree (`make
  * WHAT=test/e2e/e2e.test`; docs/conformance.md says how to build it), found
@@ -22,6 +22,20 @@ const DAEMON = join(ROOT, 'dist', 'runtimes', 'node', 'main.js')
 const DEFAULT_FOCUS = String.raw`\[sig-api-machinery\].*\[Conformance\]`
 const DEFAULT_SKIP =
   'AdmissionWebhook|Aggregator|CustomResourceConversionWebhook|Garbage collector should (delete|orphan|keep|not delete)|consumable|all pods are removed'
+
+/**
+ * `--workloads`: sig-apps' conformance specs against the daemon with its
+ * workload controllers and three simulated nodes. Skipped are the specs that
+ * need what a simulated node does not do (docs/conformance.md): a container
+ * that serves HTTP, an image that cannot be pulled, a readiness probe broken
+ * by a command run in the container, the kubelet refusing a pod whose host
+ * port is taken.
+ */
+const WORKLOADS = {
+  focus: String.raw`\[sig-apps\].*\[Conformance\]`,
+  skip: 'serve a basic image|proportional scaling|rollback without unnecessary restarts|Burst scaling|predictable order|rolling updates and roll backs|recreate evicted',
+  daemonFlags: ['--controllers=*', '--simulated-nodes=3'],
+}
 
 function argument(args: string[], name: string): string | undefined {
   const i = args.indexOf(name)
@@ -66,7 +80,8 @@ async function main(): Promise<number> {
   const all = process.argv.slice(2)
   const split = all.indexOf('--')
   const own = split >= 0 ? all.slice(0, split) : all
-  const daemonFlags = split >= 0 ? all.slice(split + 1) : []
+  const workloads = own.includes('--workloads')
+  const daemonFlags = [...(workloads ? WORKLOADS.daemonFlags : []), ...(split >= 0 ? all.slice(split + 1) : [])]
   const binary = argument(own, '--e2e-binary') ?? process.env['E2E_TEST_BINARY'] ?? 'e2e.test'
   const dir = mkdtempSync(join(tmpdir(), 'apiserver-conformance-'))
   const { child, kubeconfig } = await startDaemon(dir, daemonFlags)
@@ -85,8 +100,8 @@ async function main(): Promise<number> {
         '--minStartupPods=0',
         '--system-pods-startup-timeout=10s',
         '--e2e-verify-service-account=false',
-        `--ginkgo.focus=${argument(own, '--focus') ?? DEFAULT_FOCUS}`,
-        `--ginkgo.skip=${argument(own, '--skip') ?? DEFAULT_SKIP}`,
+        `--ginkgo.focus=${argument(own, '--focus') ?? (workloads ? WORKLOADS.focus : DEFAULT_FOCUS)}`,
+        `--ginkgo.skip=${argument(own, '--skip') ?? (workloads ? WORKLOADS.skip : DEFAULT_SKIP)}`,
         '--ginkgo.noColor',
         `--report-dir=${dir}`,
       ],
