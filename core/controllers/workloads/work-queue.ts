@@ -4,8 +4,15 @@
  * reconciled when added again is reconciled again after; a failed
  * reconcile is retried after a pause that doubles up to a limit. Keys are
  * reconciled a few at a time, never one key twice at once.
+ *
+ * Reconciles start from a macrotask of their own, never straight from the
+ * promise that added their key: two controllers that keep undoing each
+ * other's writes (a StatefulSet recreating a pod a node keeps refusing) on
+ * a store that answers without I/O (the memory store) would otherwise chain
+ * promises forever, and no timer, request or shutdown would run again.
  */
 import type { Logger } from '../../logging/logger.js'
+import { nextMacrotask } from '../../machinery/time-slice.js'
 
 const FIRST_RETRY_MS = 5
 const MAX_RETRY_MS = 10_000
@@ -26,6 +33,8 @@ export class WorkQueue {
   private readonly timers = new Set<ReturnType<typeof setTimeout>>()
   private readonly idleWaiters: (() => void)[] = []
   private stopped = false
+  /** A pump is due in the next macrotask. */
+  private pumpScheduled = false
 
   constructor(
     private readonly reconcile: (key: string) => Promise<void>,
@@ -39,7 +48,7 @@ export class WorkQueue {
       return
     }
     this.waiting.add(key)
-    this.pump()
+    this.schedulePump()
   }
 
   /** Adds the key after `ms` (a deadline to check again: a Job's activeDeadlineSeconds, a CronJob's next run). */
@@ -71,6 +80,15 @@ export class WorkQueue {
     return this.waiting.size === 0 && this.running.size === 0
   }
 
+  private schedulePump(): void {
+    if (this.pumpScheduled) return
+    this.pumpScheduled = true
+    void nextMacrotask().then(() => {
+      this.pumpScheduled = false
+      if (!this.stopped) this.pump()
+    })
+  }
+
   private pump(): void {
     const concurrency = this.options.concurrency ?? 5
     for (const key of this.waiting) {
@@ -95,7 +113,7 @@ export class WorkQueue {
     } finally {
       this.running.delete(key)
       if (this.again.delete(key)) this.waiting.add(key)
-      if (!this.stopped) this.pump()
+      if (!this.stopped) this.schedulePump()
       if (this.isIdle()) for (const wake of this.idleWaiters.splice(0)) wake()
     }
   }

@@ -29,20 +29,47 @@ describe('WorkQueue', () => {
   it('reconciles a key added while it waits once, and a key added while it runs once more after', async () => {
     const calls: string[] = []
     let release: () => void = () => {}
+    const gate = new Promise<void>((r) => (release = r))
+    let started: () => void = () => {}
+    const running = new Promise<void>((r) => (started = r))
     const queue = new WorkQueue(
       async (key) => {
         calls.push(key)
-        if (calls.length === 1) await new Promise<void>((r) => (release = r))
+        if (calls.length === 1) {
+          started()
+          await gate
+        }
       },
       { logger: silentLogger, name: 'test', concurrency: 1 },
     )
     queue.add('a')
-    queue.add('a') // running: once more after
+    queue.add('a') // waiting: merged
     queue.add('b')
+    await running
+    queue.add('a') // running: once more after
     queue.add('b') // waiting: merged
     release()
     await queue.idle()
     assert.deepEqual(calls, ['a', 'b', 'a'])
+  })
+
+  it('lets timers and I/O run between reconciles, however often a key comes back', async () => {
+    // Re-added from its own reconcile, many times: two controllers undoing each other's writes on the memory store.
+    const rounds = 20_000
+    let runs = 0
+    const queue: WorkQueue = new WorkQueue(
+      async (key) => {
+        if (++runs < rounds) queue.add(key)
+      },
+      { logger: silentLogger, name: 'test' },
+    )
+    let runsWhenTheTimerFired = -1
+    setTimeout(() => (runsWhenTheTimerFired = runs), 1)
+    queue.add('a')
+    await queue.idle()
+    await new Promise((r) => setTimeout(r, 5))
+    // Chained promise to promise, every round would have run before the timer could.
+    assert.ok(runsWhenTheTimerFired >= 0 && runsWhenTheTimerFired < rounds, `the timer fired after ${runsWhenTheTimerFired} of ${rounds} rounds`)
   })
 
   it('retries a failed reconcile until it succeeds', async () => {
