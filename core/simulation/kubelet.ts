@@ -7,16 +7,20 @@
  * deletion. A container whose command is one the simulation understands
  * (container-process.ts: `sleep 30`, `sh -c "exit 1"`) runs that long or
  * exits with that code; a pod annotated `simulation.kube-apiserver-ts/exit-code`
- * with a code other than 0 Fails with it. Every write is the node's own.
+ * with a code other than 0 Fails with it. A pod whose host port a running
+ * pod of its node holds is refused (Failed, reason NodePorts), as the
+ * kubelet's admission refuses it. Every write is the node's own.
  */
 import type { InformerFactory } from '../client/informer-factory.js'
 import type { ObjectClient } from '../client/object-client.js'
+import { clientEventRecorder } from '../controllers/workloads/events.js'
 import { WorkQueue } from '../controllers/workloads/work-queue.js'
 import type { Logger } from '../logging/logger.js'
 import { formatTimestamp, isPlainObject, type KubeObject } from '../machinery/object.js'
 import { hasStatusCode } from '../machinery/status-error.js'
 import { pods as podEntry } from '../resources/core/pods.js'
 import { containerProcess } from './container-process.js'
+import { hostPortTaken } from './host-ports.js'
 import { nodeAddress, nodeClient, nodeNames, type SimulatedNodesOptions } from './nodes.js'
 
 /** The annotation a test sets on a pod to have its containers exit with that code. */
@@ -93,6 +97,10 @@ export async function startKubelet({ client, informers, options, asItself, now, 
   }
   /** When each pod was seen bound and when it started, to honour the delays. */
   const boundAt = new Map<string, number>()
+  /** Pods admitted to run, until they finish or go: admission checks against these, as the kubelet's does. */
+  const admitted = new Map<string, KubeObject>()
+  const admittedOn = (nodeName: string, except: string): KubeObject[] =>
+    [...admitted].filter(([k, p]) => k !== except && obj(p['spec'])['nodeName'] === nodeName).map(([, p]) => p)
 
   const sync = async (key: string): Promise<void> => {
     const [namespace = '', name = ''] = key.split('/')
@@ -109,12 +117,22 @@ export async function startKubelet({ client, informers, options, asItself, now, 
         return
       }
       const phase = status['phase']
-      if (phase === 'Succeeded' || phase === 'Failed') return
+      if (phase === 'Succeeded' || phase === 'Failed') return void admitted.delete(key)
+      // A pod running before this kubelet started (the server restarted on etcd) holds its ports too.
+      if (phase === 'Running') admitted.set(key, pod)
       const since = boundAt.get(key) ?? Date.now()
       boundAt.set(key, since)
       if (phase !== 'Running') {
         const wait = since + (options.startDelayMs ?? 0) - Date.now()
         if (wait > 0) return later(wait, key)
+        // The kubelet's admission: a pod bound here whose host port a pod it admitted holds is refused.
+        if (hostPortTaken(pod, admittedOn(nodeName, key))) {
+          clientEventRecorder(kubelet, 'kubelet', now, logger).record({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', 'NodePorts', 'Predicate NodePorts failed')
+          await kubelet.updateStatus(podEntry, namespace, { ...pod, status: { ...status, phase: 'Failed', reason: 'NodePorts', message: 'Pod was rejected: Predicate NodePorts failed' } })
+          boundAt.delete(key)
+          return
+        }
+        admitted.set(key, pod)
         const ip = nextIp.get(nodeName) ?? 2
         nextIp.set(nodeName, ip + 1)
         const podIP = `10.244.${index}.${ip}`
@@ -157,6 +175,7 @@ export async function startKubelet({ client, informers, options, asItself, now, 
         },
       })
       boundAt.delete(key)
+      admitted.delete(key)
     } catch (err) {
       // The pod changed or went meanwhile: its next event brings it back.
       if (!hasStatusCode(err, 409) && !hasStatusCode(err, 404)) throw err
@@ -171,7 +190,11 @@ export async function startKubelet({ client, informers, options, asItself, now, 
   const unsubscribe = podInformer.addHandlers({
     onAdd: enqueue,
     onUpdate: (_before, pod) => enqueue(pod),
-    onDelete: (pod) => boundAt.delete(`${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`),
+    onDelete: (pod) => {
+      const key = `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`
+      boundAt.delete(key)
+      admitted.delete(key)
+    },
   })
   return () => {
     unsubscribe()

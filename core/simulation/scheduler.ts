@@ -3,9 +3,10 @@
  * pending pod of the default scheduler goes to the least-loaded node that
  * fits it (its resource requests within the node's allocatable minus what
  * is bound there, its pod count, its nodeSelector, its required node
- * affinity terms on labels and on the node's name, the node's NoSchedule
- * and NoExecute taints it tolerates, a cordoned node only for a pod
- * tolerating node.kubernetes.io/unschedulable), bound through pods/binding
+ * affinity terms on labels and on the node's name, its host ports free
+ * there, the node's NoSchedule and NoExecute taints it tolerates, a
+ * cordoned node only for a pod tolerating
+ * node.kubernetes.io/unschedulable), bound through pods/binding
  * as `system:kube-scheduler`. A pod that fits nowhere stays Pending with
  * upstream's PodScheduled=False Unschedulable condition and a
  * FailedScheduling event, and is tried again when a node or a pod changes.
@@ -21,6 +22,7 @@ import { hasStatusCode } from '../machinery/status-error.js'
 import { nodes as nodeEntry } from '../resources/core/nodes.js'
 import { quantityValue } from '../resources/core/pod-spec-resources.js'
 import { pods as podEntry } from '../resources/core/pods.js'
+import { hostPortTaken } from './host-ports.js'
 
 type Obj = Record<string, unknown>
 const obj = (v: unknown): Obj => (isPlainObject(v) ? v : {})
@@ -52,6 +54,7 @@ export function unfit(pod: KubeObject, node: KubeObject, bound: readonly KubeObj
   const taint = untoleratedTaint(taintsOf(node), tolerations, ['NoSchedule', 'NoExecute'])
   if (taint) return `node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`
   if (!matchesNodeAffinity(spec, node)) return "node(s) didn't match Pod's node affinity/selector"
+  if (hostPortTaken(pod, bound)) return "node(s) didn't have free ports for the requested pod ports"
   const allocatable = obj(obj(node['status'])['allocatable'])
   if (bound.length + 1 > quantityValue(allocatable['pods'] ?? '110')) return 'Too many pods'
   const wanted = podRequests(pod)

@@ -122,6 +122,31 @@ describe('simulated nodes', () => {
     await server.shutdown()
   })
 
+  it('keeps a host port to one pod a node: the scheduler looks elsewhere, the kubelet refuses a pod bound past it', async () => {
+    const server = createApiServer({ nodes: 2 })
+    await server.ready
+    const { client } = server
+    const withPort = (nodeName?: string) => ({ ...(nodeName ? { nodeName } : {}), containers: [{ name: 'web', image: 'nginx', ports: [{ containerPort: 80, hostPort: 8080 }] }] })
+    for (const name of ['a', 'b', 'c']) await client.create(pods, 'default', pod(name, withPort()))
+    await phase(client, 'a', 'Running')
+    await phase(client, 'b', 'Running')
+    const nodesOf = async () => (await Promise.all(['a', 'b'].map((n) => client.get(pods, 'default', n)))).map((p) => (p['spec'] as { nodeName: string }).nodeName)
+    assert.deepEqual((await nodesOf()).sort(), ['node-0', 'node-1'], 'one per node')
+    const unscheduled = await until('c to be found unschedulable', () => client.get(pods, 'default', 'c'), (p) => (statusOf(p).conditions ?? []).some((c) => c.reason === 'Unschedulable'))
+    assert.equal(
+      (statusOf(unscheduled).conditions ?? []).find((c) => c.type === 'PodScheduled')?.message,
+      "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports.",
+    )
+    // Bound by hand past the scheduler, as a StatefulSet's pod pinned to a node: the kubelet's admission refuses it.
+    await client.create(pods, 'default', pod('pinned', withPort('node-0')))
+    const refused = await phase(client, 'pinned', 'Failed')
+    assert.deepEqual([statusOf(refused) as Record<string, unknown>].map((s) => [s['reason'], s['message']]), [['NodePorts', 'Pod was rejected: Predicate NodePorts failed']])
+    await client.delete(pods, 'default', 'a')
+    await client.delete(pods, 'default', 'pinned')
+    await phase(client, 'c', 'Running')
+    await server.shutdown()
+  })
+
   it('rolls out a Deployment with the controllers, under Node and RBAC authorization', async () => {
     const server = createApiServer({ nodes: 3, controllers: ['*'], authorizationModes: ['Node', 'RBAC'] })
     await server.ready
