@@ -28,12 +28,11 @@ const DEFAULT_SKIP =
  * workload controllers and three simulated nodes. Skipped are the specs that
  * need what a simulated node does not do (docs/conformance.md): a container
  * that serves HTTP, an image that cannot be pulled, a readiness probe broken
- * by a command run in the container, the kubelet refusing a pod whose host
- * port is taken.
+ * by a command run in the container.
  */
 const WORKLOADS = {
   focus: String.raw`\[sig-apps\].*\[Conformance\]`,
-  skip: 'serve a basic image|proportional scaling|rollback without unnecessary restarts|Burst scaling|predictable order|rolling updates and roll backs|recreate evicted',
+  skip: 'serve a basic image|proportional scaling|rollback without unnecessary restarts|Burst scaling|predictable order|rolling updates and roll backs',
   daemonFlags: ['--controllers=*', '--simulated-nodes=3'],
 }
 
