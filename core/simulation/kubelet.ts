@@ -5,7 +5,7 @@
  * OnFailure, as a Job's) then Succeeds, and a pod whose deletion began is
  * removed once its containers "stopped", as the kubelet confirms a
  * deletion. A container whose command is one the simulation understands
- * (container-process.ts: `sleep 30`, `sh -c "exit 1"`) runs that long or
+ * (container-command.ts: `sleep 30`, `sh -c "exit 1"`) runs that long or
  * exits with that code; a pod annotated `simulation.kube-apiserver-ts/exit-code`
  * with a code other than 0 Fails with it. A pod whose host port a running
  * pod of its node holds is refused (Failed, reason NodePorts), as the
@@ -19,7 +19,7 @@ import type { Logger } from '../logging/logger.js'
 import { formatTimestamp, isPlainObject, type KubeObject } from '../machinery/object.js'
 import { hasStatusCode } from '../machinery/status-error.js'
 import { pods as podEntry } from '../resources/core/pods.js'
-import { containerProcess } from './container-process.js'
+import { containerProcess } from './container-command.js'
 import { hostPortTaken } from './host-ports.js'
 import { nodeAddress, nodeClient, nodeNames, type SimulatedNodesOptions } from './nodes.js'
 

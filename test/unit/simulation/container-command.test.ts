@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { containerProcess } from '../../../core/simulation/container-process.js'
+import { containerProcess } from '../../../core/simulation/container-command.js'
 
 const run = (command?: string[], args?: string[]) => containerProcess({ name: 'c', image: 'busybox', ...(command ? { command } : {}), ...(args ? { args } : {}) })
 
