@@ -165,8 +165,14 @@ export class Cacher {
       // No resourceVersion: served from the cache too, as upstream does by default, once the cache
       // has caught up with the store's current revision, so the initial state is a consistent one.
       const started = this.whenReady().then(async (ready) => {
-        if (!ready) return undefined
-        await this.waitUntilFresh(await this.backend.currentRevision())
+        // Stopped after it became ready, before this ran (the answers that did both came together): the watch ends.
+        if (!ready || this.stopped) return undefined
+        try {
+          await this.waitUntilFresh(await this.backend.currentRevision())
+        } catch (err) {
+          if (this.stopped) return undefined
+          throw err
+        }
         // The cache may have stopped meanwhile: the watch ends with it.
         return this.stopped ? undefined : this.startWatch(target, 0, opts)
       })

@@ -148,8 +148,9 @@ export class EtcdWatch implements Watcher {
         },
       })
     } catch {
-      // The client is closed: nothing to watch with (the store is closing, and stops its watches).
-      this.retryLater()
+      // The client is closed: the store is closing, and a watch that began as it did has nothing to
+      // watch with. Retrying would keep the process alive for ever.
+      this.channel.fail(new StorageError('Unavailable', this.prefix, 'the store is closing'))
       return
     }
     this.stream = stream
