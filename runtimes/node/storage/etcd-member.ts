@@ -1,5 +1,5 @@
 /**
- * gRPC calls to one etcd member over Node's HTTP/2: unary calls (Range, Txn,
+ * gRPC calls to one etcd member over HTTP/2: unary calls (Range, Txn,
  * LeaseGrant, Compact, Status) and the bidirectional stream of a watch.
  *
  * A general gRPC client costs about twice the CPU per call of this path
@@ -7,16 +7,17 @@
  * descriptions took some 60 ms and 5 MiB at every start. A unary call needs
  * a stream, one framed message each way and the status in the trailers; a
  * watch needs the frames of each direction as they come. That is all this
- * does.
+ * does, on the HTTP/2 connection of `h2/connection.ts`.
  *
  * Failures come back as EtcdCallError with gRPC's status and wording: a call
  * on a member that could not be reached says "No connection established",
  * which lets the caller try the next member; a call that may have reached
  * etcd is never sent again here.
  */
-import * as http2 from 'node:http2'
 import type { EtcdTls } from './etcd-client.js'
 import { ClientClosedError, EtcdCallError, GrpcStatus } from './etcd-grpc-status.js'
+import { ClientConnection, type StreamEnd } from './h2/connection.js'
+import { encodeRequestHeaders } from './h2/hpack.js'
 
 export interface MemberOptions {
   tls?: EtcdTls
@@ -25,8 +26,8 @@ export interface MemberOptions {
   keepaliveTimeoutMs?: number
 }
 
-function grpcMessage(value: unknown): string {
-  if (typeof value !== 'string') return ''
+function grpcMessage(value: string | undefined): string {
+  if (value === undefined) return ''
   try {
     return decodeURIComponent(value)
   } catch {
@@ -38,17 +39,19 @@ function grpcMessage(value: unknown): string {
  * The status an answer ends with, once it has come: in the headers of a
  * trailers-only answer (every error), else in the trailers.
  */
-function statusOf(stream: http2.ClientHttp2Stream): () => { code: number; details: string } | undefined {
-  let status: unknown
-  let message: unknown
-  const take = (headers: http2.IncomingHttpHeaders) => {
-    if (headers['grpc-status'] === undefined) return
-    status = headers['grpc-status']
-    message = headers['grpc-message']
+class GrpcStatusReader {
+  private status: string | undefined
+  private message: string | undefined
+
+  /** A field of the answer's headers or trailers. */
+  readonly header = (name: string, value: string): void => {
+    if (name === 'grpc-status') this.status = value
+    else if (name === 'grpc-message') this.message = value
   }
-  stream.on('response', take)
-  stream.on('trailers', take)
-  return () => (status === undefined ? undefined : { code: Number(status), details: grpcMessage(message) })
+
+  ended(): { code: number; details: string } | undefined {
+    return this.status === undefined ? undefined : { code: Number(this.status), details: grpcMessage(this.message) }
+  }
 }
 
 /** The one gRPC message of a unary answer, from its 5-byte framed form. */
@@ -66,8 +69,8 @@ function unframe(chunks: Buffer[], length: number): Buffer {
  * established" when the member was never reached (the fault policy then
  * lets the call go to another member).
  */
-function transportFailure(reached: boolean, detail: string): EtcdCallError {
-  return new EtcdCallError(GrpcStatus.UNAVAILABLE, reached ? detail : `No connection established. Last error: ${detail}`)
+function transportFailure({ reached, message }: StreamEnd): EtcdCallError {
+  return new EtcdCallError(GrpcStatus.UNAVAILABLE, reached ? message : `No connection established. Last error: ${message}`)
 }
 
 /** A message with gRPC's 5-byte prefix: not compressed, its length. */
@@ -78,13 +81,6 @@ function framed(message: Buffer): Buffer {
   message.copy(frame, 5)
   return frame
 }
-
-const GRPC_HEADERS = (path: string): http2.OutgoingHttpHeaders => ({
-  ':method': 'POST',
-  ':path': path,
-  'content-type': 'application/grpc',
-  te: 'trailers',
-})
 
 /**
  * The messages of a stream from its chunks, as they complete. A message
@@ -136,34 +132,21 @@ export interface CallStream {
 export class EtcdMember {
   /** `host:port`, the member's name in messages and for its circuit. */
   readonly host: string
-  private session: http2.ClientHttp2Session | undefined
-  private connected = false
+  private connection: ClientConnection | undefined
   private keepalive: ReturnType<typeof setInterval> | undefined
   private closed = false
-  /** Streams open on each session: while a session has any, it keeps the process alive. */
-  private readonly streamsOn = new WeakMap<http2.ClientHttp2Session, number>()
-  private readonly authority: string
-  private readonly connectOptions: http2.SecureClientSessionOptions
+  /** Streams open on each connection: while a connection has any, it keeps the process alive. */
+  private readonly streamsOn = new WeakMap<ClientConnection, number>()
+  private readonly url: URL
+  /** Each path's request headers, encoded once: they never change. */
+  private readonly headerBlocks = new Map<string, Buffer>()
 
   constructor(
     endpoint: string,
     private readonly opts: MemberOptions = {},
   ) {
-    const url = new URL(endpoint)
-    this.host = url.host
-    this.authority = `${url.protocol}//${url.host}`
-    const tls = opts.tls
-    this.connectOptions = {
-      // As grpc-js: the session's memory is bounded by the calls' own limits, not Node's default 10 MB.
-      maxSessionMemory: Number.MAX_SAFE_INTEGER,
-      ...(url.protocol === 'https:' && tls
-        ? {
-            ...(tls.ca ? { ca: Buffer.from(tls.ca) } : {}),
-            ...(tls.cert ? { cert: Buffer.from(tls.cert) } : {}),
-            ...(tls.key ? { key: Buffer.from(tls.key) } : {}),
-          }
-        : {}),
-    }
+    this.url = new URL(endpoint)
+    this.host = this.url.host
   }
 
   /**
@@ -172,8 +155,7 @@ export class EtcdMember {
    */
   call<T>(path: string, request: Buffer, deadline: number, decode: (message: Buffer) => T): Promise<T> {
     if (this.closed) return Promise.reject(new ClientClosedError())
-    const session = this.open()
-    const wasConnected = this.connected
+    const connection = this.open()
     return new Promise<T>((resolve, reject) => {
       let settled = false
       const finish = (err: Error | undefined, value?: T) => {
@@ -183,41 +165,36 @@ export class EtcdMember {
         if (err) reject(err)
         else resolve(value as T)
       }
-      const stream = session.request(GRPC_HEADERS(path), { endStream: false })
-      const timer = setTimeout(() => {
-        stream.close(http2.constants.NGHTTP2_CANCEL)
-        finish(new EtcdCallError(GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded'))
-      }, Math.max(0, deadline - Date.now()))
       const chunks: Buffer[] = []
       let length = 0
-      const status = statusOf(stream)
-      stream.on('data', (chunk: Buffer) => {
-        chunks.push(chunk)
-        length += chunk.length
+      const status = new GrpcStatusReader()
+      const stream = connection.request(this.headersFor(path), framed(request), {
+        header: status.header,
+        data: (chunk) => {
+          chunks.push(chunk)
+          length += chunk.length
+        },
+        end: (failure) => {
+          if (failure) return finish(transportFailure(failure))
+          const ended = status.ended()
+          if (!ended) return finish(transportFailure({ message: 'stream closed without a status', reached: true }))
+          if (ended.code !== GrpcStatus.OK) return finish(new EtcdCallError(ended.code, ended.details))
+          let value: T
+          try {
+            value = decode(unframe(chunks, length))
+          } catch (err) {
+            return finish(new EtcdCallError(GrpcStatus.INTERNAL, `Response message parsing error: ${(err as Error).message}`))
+          }
+          finish(undefined, value)
+        },
       })
-      stream.on('error', (err: Error) => {
-        // Before the connection was up nothing was sent: the caller may go to the next member.
-        const reached = wasConnected || this.connected
-        finish(transportFailure(reached, err.message))
-      })
-      stream.on('close', () => {
-        if (settled) return
-        const ended = status()
-        if (!ended) {
-          const reached = wasConnected || this.connected
-          const detail = `stream closed without a status (HTTP/2 code ${stream.rstCode ?? 'none'})`
-          return finish(transportFailure(reached, detail))
-        }
-        if (ended.code !== GrpcStatus.OK) return finish(new EtcdCallError(ended.code, ended.details))
-        let value: T
-        try {
-          value = decode(unframe(chunks, length))
-        } catch (err) {
-          return finish(new EtcdCallError(GrpcStatus.INTERNAL, `Response message parsing error: ${(err as Error).message}`))
-        }
-        finish(undefined, value)
-      })
-      stream.end(framed(request))
+      const timer = setTimeout(
+        () => {
+          stream.cancel()
+          finish(new EtcdCallError(GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded'))
+        },
+        Math.max(0, deadline - Date.now()),
+      )
     })
   }
 
@@ -229,119 +206,122 @@ export class EtcdMember {
    */
   stream(path: string, handlers: StreamHandlers): CallStream {
     if (this.closed) throw new ClientClosedError()
-    const session = this.open()
-    const wasConnected = this.connected
-    const stream = session.request(GRPC_HEADERS(path), { endStream: false })
+    const connection = this.open()
     // An open stream keeps the process alive, as a call waiting on its deadline does; an idle connection does not.
-    this.streamsOn.set(session, (this.streamsOn.get(session) ?? 0) + 1)
-    session.ref()
+    this.streamsOn.set(connection, (this.streamsOn.get(connection) ?? 0) + 1)
+    connection.ref()
     let done = false
     const finish = (err: EtcdCallError | undefined, notify: boolean) => {
       if (done) return
       done = true
-      const left = this.streamsOn.get(session)! - 1
-      this.streamsOn.set(session, left)
-      if (left === 0) session.unref()
+      const left = this.streamsOn.get(connection)! - 1
+      this.streamsOn.set(connection, left)
+      if (left === 0) connection.unref()
       if (notify) handlers.end(err)
     }
     const frames = new FrameReader()
-    const status = statusOf(stream)
-    stream.on('data', (chunk: Buffer) => {
-      if (done) return
-      let messages: Buffer[]
-      try {
-        messages = frames.push(chunk)
-      } catch (err) {
-        stream.close(http2.constants.NGHTTP2_CANCEL)
-        return finish(new EtcdCallError(GrpcStatus.INTERNAL, `Response message parsing error: ${(err as Error).message}`), true)
-      }
-      for (const m of messages) {
+    const status = new GrpcStatusReader()
+    const stream = connection.request(this.headersFor(path), undefined, {
+      header: status.header,
+      data: (chunk) => {
         if (done) return
-        handlers.message(m)
-      }
-    })
-    stream.on('error', (err: Error) => {
-      const reached = wasConnected || this.connected
-      finish(transportFailure(reached, err.message), true)
-    })
-    stream.on('close', () => {
-      const ended = status()
-      if (!ended) return finish(new EtcdCallError(GrpcStatus.UNAVAILABLE, `stream closed without a status (HTTP/2 code ${stream.rstCode ?? 'none'})`), true)
-      finish(ended.code === GrpcStatus.OK ? undefined : new EtcdCallError(ended.code, ended.details), true)
+        let messages: Buffer[]
+        try {
+          messages = frames.push(chunk)
+        } catch (err) {
+          stream.cancel()
+          return finish(new EtcdCallError(GrpcStatus.INTERNAL, `Response message parsing error: ${(err as Error).message}`), true)
+        }
+        for (const m of messages) {
+          if (done) return
+          handlers.message(m)
+        }
+      },
+      end: (failure) => {
+        if (failure) return finish(transportFailure(failure), true)
+        const ended = status.ended()
+        if (!ended) return finish(new EtcdCallError(GrpcStatus.UNAVAILABLE, 'stream closed without a status'), true)
+        finish(ended.code === GrpcStatus.OK ? undefined : new EtcdCallError(ended.code, ended.details), true)
+      },
     })
     return {
       send: (request) => {
-        if (!done) stream.write(framed(request))
+        if (!done) stream.write(framed(request), false)
       },
       close: () => {
         if (done) return
         finish(undefined, false)
         // Half-closed first, as gRPC's clients cancel: etcd then sees a cancelled stream, not a broken one.
-        stream.end()
-        stream.close(http2.constants.NGHTTP2_CANCEL)
+        stream.write(Buffer.alloc(0), true)
+        stream.cancel()
       },
     }
   }
 
   /** Drops the connection; the next call opens a new one. */
   reset(): void {
-    const session = this.session
-    this.session = undefined
-    this.connected = false
-    if (this.keepalive) clearInterval(this.keepalive)
-    this.keepalive = undefined
-    session?.destroy()
+    const connection = this.connection
+    this.connection = undefined
+    this.stopKeepalive()
+    connection?.destroy()
   }
 
   /** No new calls; those under way finish (as a gRPC channel's close). */
   close(): void {
     this.closed = true
-    const session = this.session
-    this.session = undefined
+    const connection = this.connection
+    this.connection = undefined
+    this.stopKeepalive()
+    connection?.close()
+  }
+
+  private headersFor(path: string): Buffer {
+    let block = this.headerBlocks.get(path)
+    if (!block) {
+      block = encodeRequestHeaders([
+        [':method', 'POST'],
+        [':scheme', this.url.protocol === 'https:' ? 'https' : 'http'],
+        [':path', path],
+        [':authority', this.url.host],
+        ['content-type', 'application/grpc'],
+        ['te', 'trailers'],
+      ])
+      this.headerBlocks.set(path, block)
+    }
+    return block
+  }
+
+  /** The connection new calls go to: the current one, or a new one when it failed or is going away. */
+  private open(): ClientConnection {
+    const current = this.connection
+    if (current?.usable) return current
+    this.stopKeepalive()
+    const tls = this.url.protocol === 'https:' ? this.opts.tls : undefined
+    const connection = new ClientConnection({ url: this.url, ...(tls ? { tls } : {}) })
+    this.connection = connection
+    connection.onClose(() => {
+      if (this.connection !== connection) return
+      this.connection = undefined
+      this.stopKeepalive()
+    })
+    this.startKeepalive(connection)
+    return connection
+  }
+
+  private stopKeepalive(): void {
     if (this.keepalive) clearInterval(this.keepalive)
     this.keepalive = undefined
-    session?.close()
   }
 
-  private open(): http2.ClientHttp2Session {
-    const current = this.session
-    if (current && !current.destroyed && !current.closed) return current
-    this.reset()
-    const session = http2.connect(this.authority, this.connectOptions)
-    this.session = session
-    // An idle connection does not keep the process alive (as gRPC's channels).
-    session.unref()
-    session.once('connect', () => {
-      if (this.session === session) this.connected = true
-    })
-    const drop = () => {
-      if (this.session === session) this.reset()
-    }
-    // Errors reach the calls through their streams; the session is dropped so the next call reconnects.
-    session.on('error', drop)
-    session.on('close', drop)
-    // A member going away lets the calls it accepted finish: new calls go to a new connection.
-    session.on('goaway', () => {
-      if (this.session !== session) return
-      this.session = undefined
-      this.connected = false
-      if (this.keepalive) clearInterval(this.keepalive)
-      this.keepalive = undefined
-    })
-    this.startKeepalive(session)
-    return session
-  }
-
-  private startKeepalive(session: http2.ClientHttp2Session): void {
+  private startKeepalive(connection: ClientConnection): void {
     const every = this.opts.keepaliveMs ?? 30000
     const timeout = this.opts.keepaliveTimeoutMs ?? 10000
     if (every <= 0) return
     this.keepalive = setInterval(() => {
-      if (this.session !== session || !this.connected) return
-      const timer = setTimeout(() => this.session === session && this.reset(), timeout)
+      if (this.connection !== connection || !connection.connected) return
+      const timer = setTimeout(() => this.connection === connection && this.reset(), timeout)
       timer.unref()
-      const sent = session.ping(() => clearTimeout(timer))
-      if (!sent) clearTimeout(timer)
+      connection.ping(() => clearTimeout(timer))
     }, every)
     this.keepalive.unref()
   }
