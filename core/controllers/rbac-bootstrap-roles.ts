@@ -105,11 +105,23 @@ export async function ensureBootstrapPolicy(stores: RbacStores, now: () => Date,
   const kinds = [stores.clusterRoles, stores.clusterRoleBindings, stores.roles, stores.roleBindings]
   const listed = await Promise.all(kinds.map((store) => storedNow(store)))
   const stored = new Map(kinds.map((store, i) => [store, new Map(listed[i]!.map((obj) => [objectKey(obj), obj]))]))
+  // Each namespace is looked for (and made) once per run, not once per role in it: kube-system has a dozen.
+  const namespacesEnsured = new Map<string, Promise<void>>()
+  const ensureNamespaceOnce = (namespace: string): Promise<void> => {
+    let ensured = namespacesEnsured.get(namespace)
+    if (!ensured) {
+      ensured = ensureNamespace(stores, namespace, ctx)
+      // A failure is not remembered: the next role in the namespace tries again.
+      ensured.catch(() => namespacesEnsured.delete(namespace))
+      namespacesEnsured.set(namespace, ensured)
+    }
+    return ensured
+  }
   const reconcileItem = async ({ store, expected, reconcile }: (typeof work)[number]): Promise<void> => {
     const what = `${store.entry.resource}.${store.entry.group}/${expected.metadata.name ?? ''}`
     try {
       const known = stored.get(store)?.get(objectKey(expected))
-      const result = await reconcileOne(stores, store, expected, reconcile, ctx, known)
+      const result = await reconcileOne(store, expected, reconcile, ctx, known, ensureNamespaceOnce)
       if (result.protected && result.operation !== 'none')
         logger.warn({ object: what, missing: result.added }, 'skipped reconcile-protected object with missing permissions')
       else if (result.operation === 'update') logger.debug({ module: 'rbac-bootstrap-roles', object: what, added: result.added }, 'updated with additional permissions')
@@ -127,12 +139,12 @@ export async function ensureBootstrapPolicy(stores: RbacStores, now: () => Date,
 }
 
 async function reconcileOne(
-  stores: RbacStores,
   store: ResourceObjects,
   expected: KubeObject,
   reconcile: (stored: KubeObject | undefined, expected: KubeObject) => ReconcileResult,
   ctx: () => DirectWriteContext,
   listed: KubeObject | undefined,
+  ensureNamespace: (namespace: string) => Promise<void>,
 ): Promise<ReconcileResult> {
   const namespace = expected.metadata.namespace ?? ''
   const name = expected.metadata.name ?? ''
@@ -149,7 +161,7 @@ async function reconcileOne(
         const uid = stored.metadata.uid
         await store.delete(namespace, name, uid ? { preconditions: { uid } } : {}, ctx())
       }
-      if (namespace) await ensureNamespace(stores, namespace, ctx)
+      if (namespace) await ensureNamespace(namespace)
       await store.create(namespace, result.object, ctx())
       return result
     } catch (err) {

@@ -42,8 +42,19 @@ export async function countStorageObjects<R extends CountedResource>(registry: C
   }
 }
 
-/** Starts the periodic count; 0 disables it. Returns the stop function. */
-export function startStorageObjectCounter<R extends CountedResource>(registry: CountedStorage<R>, metrics: Metrics, periodMs: number, logger: Logger): () => void {
+/**
+ * Starts the periodic count; 0 disables it. Returns the stop function. The
+ * first count waits for `startAfter` (the end of start-up): upstream counts
+ * at once, each resource on a goroutine of its own, where here a count is a
+ * storage call on the one thread that is writing the bootstrap objects.
+ */
+export function startStorageObjectCounter<R extends CountedResource>(
+  registry: CountedStorage<R>,
+  metrics: Metrics,
+  periodMs: number,
+  logger: Logger,
+  startAfter: Promise<unknown> = Promise.resolve(),
+): () => void {
   if (periodMs <= 0) return () => {}
   let stopped = false
   let timer: ReturnType<typeof setTimeout> | undefined
@@ -54,7 +65,10 @@ export function startStorageObjectCounter<R extends CountedResource>(registry: C
     // A counter alone must not keep a process (or a test) alive.
     ;(timer as { unref?: () => void }).unref?.()
   }
-  void tick()
+  startAfter.then(
+    () => !stopped && void tick(),
+    () => {},
+  )
   return () => {
     stopped = true
     clearTimeout(timer)

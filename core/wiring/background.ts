@@ -61,6 +61,6 @@ export function registerBackgroundWork({ options, registry, membership, client, 
         return startSimulation({ client, informers, now, logger, nodeAuthorizer }, simulated)
       })
   }
-  hooks.onShutdown(startStorageObjectCounter(registry, metrics, options.storageObjectCountPollMs ?? 60_000, logger))
+  hooks.onShutdown(startStorageObjectCounter(registry, metrics, options.storageObjectCountPollMs ?? 60_000, logger, hooks.after('seed')))
   hooks.onShutdown(startStorageSizePoller(storageSizes, metrics, options.storageSizePollMs ?? 30_000, logger))
 }

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { Metrics } from '../../../core/metrics/metrics.js'
-import { countStorageObjects } from '../../../core/metrics/storage-objects.js'
+import { countStorageObjects, startStorageObjectCounter } from '../../../core/metrics/storage-objects.js'
 import type { Logger } from '../../../core/logging/logger.js'
 import type { Registry } from '../../../core/registry/registry.js'
 
@@ -47,5 +47,26 @@ describe('apiserver_storage_objects', () => {
     assert.match(text, /^# HELP apiserver_storage_objects \[STABLE\] /m)
     assert.match(text, /^apiserver_storage_objects\{resource="configmaps"\} 3$/m)
     assert.match(text, /^apiserver_storage_objects\{resource="deployments\.apps"\} -1$/m)
+  })
+
+  it('counts first once start-up is over, not while it writes', async () => {
+    const metrics = new Metrics()
+    let counted = 0
+    const registry = registryCounting({
+      configmaps: async () => ++counted,
+      deployments: async () => 0,
+    })
+    let started!: () => void
+    const stop = startStorageObjectCounter(registry, metrics, 60_000, quiet, new Promise<void>((resolve) => (started = resolve)))
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      assert.equal(counted, 0)
+      assert.doesNotMatch(metrics.render(), /apiserver_storage_objects/)
+      started()
+      for (let i = 0; i < 100 && counted === 0; i++) await new Promise((resolve) => setTimeout(resolve, 2))
+      assert.match(metrics.render(), /^apiserver_storage_objects\{resource="configmaps"\} 1$/m)
+    } finally {
+      stop()
+    }
   })
 })
