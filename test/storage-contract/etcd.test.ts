@@ -47,6 +47,25 @@ function isCompacted(message: string) {
 }
 
 describe('EtcdStorage', () => {
+  it('ends a watch begun after the store closed, rather than trying it again for ever', async () => {
+    const s = await openStore()
+    const revision = String(await s.currentRevision())
+    await s.close()
+    const watch = s.watch('/registry/pods/', { resourceVersion: revision })
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const waited = new Promise<'still open'>((resolve) => (timer = setTimeout(() => resolve('still open'), 3000)))
+    const first = watch[Symbol.asyncIterator]().next().then(
+      () => 'ended' as const,
+      (err: unknown) => (err instanceof StorageError ? err.code : String(err)),
+    )
+    try {
+      assert.equal(await Promise.race([first, waited]), 'Unavailable')
+    } finally {
+      clearTimeout(timer)
+      watch.stop()
+    }
+  })
+
   it("reports etcd's mod_revision as the resourceVersion and stores the codec's bytes without it", async (t) => {
     const s = await openStore()
     t.after(() => s.close())

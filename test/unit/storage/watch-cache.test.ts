@@ -72,7 +72,29 @@ const configmapWatches = (backend: ObservedStorage) => backend.watches.filter((w
 const names = (items: readonly KubeObject[]) => items.map((o) => o.metadata.name)
 const summary = (events: readonly StorageEvent[]) => events.map((e) => `${e.type} ${e.object.metadata.name ?? ''}`)
 
+/** A store that refuses calls once closed, as etcd's client does. */
+class RefusingOnceClosed extends ObservedStorage {
+  private closed = false
+  override currentRevision(): Promise<number> {
+    return this.closed ? Promise.reject(new StorageError('Unavailable', '', 'the etcd client was already closed')) : super.currentRevision()
+  }
+  override close(): Promise<void> {
+    this.closed = true
+    return super.close()
+  }
+}
+
 describe('watch cache', () => {
+  it('ends a watch without a resourceVersion that the cache closed under before it began, asking the closed store nothing', async () => {
+    const cache = new WatchCache(new RefusingOnceClosed())
+    cache.cacheResource(CM)
+    await cache.loaded()
+    const watch = cache.watch(CM)
+    await cache.close()
+    const first = await within(watch[Symbol.asyncIterator]().next(), 'the watch to end')
+    assert.equal(first.done, true)
+  })
+
   it('keeps one storage watch per resource however many clients watch it', async (t) => {
     const { backend, cache } = await cacheOver(t)
     const start = String(await cache.currentRevision())
