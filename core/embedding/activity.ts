@@ -16,7 +16,7 @@
  */
 import type { MiddlewareHandler } from 'hono'
 import type { ChainEnv } from '../http/filters/context.js'
-import type { KubeObject, UserInfo } from '../machinery/object.js'
+import { cloneJson, type KubeObject, type UserInfo } from '../machinery/object.js'
 import type { StorageFactory, StorageResource } from '../storage/factory.js'
 import type { Storage, TryUpdate } from '../storage/interface.js'
 
@@ -233,7 +233,7 @@ export class ActivityRecorder implements ActivityLog {
   private recordingStorage(storage: Storage, resource: StorageResource): Storage {
     const record = (type: RecordedEvent['type'], object: KubeObject): void => {
       if (!this.recording) return
-      const copy = deepFreeze(structuredClone(object))
+      const copy = deepFreeze(cloneJson(object))
       const event: RecordedEvent = Object.freeze({
         type,
         group: resource.group,

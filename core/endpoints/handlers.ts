@@ -12,7 +12,7 @@ import { listResponse, objectResponse } from '../http/respond.js'
 import { badRequest, methodNotSupported, resourceNotFound, unsupportedMediaType } from '../machinery/status-error.js'
 import { watchStream } from '../http/watch-stream.js'
 import { groupVersion, type ResourceEntry, type Verb } from '../resources/catalogue.js'
-import { isPlainObject, type KubeObject, type UserInfo } from '../machinery/object.js'
+import { cloneJson, isPlainObject, type KubeObject, type UserInfo } from '../machinery/object.js'
 import type { StorageEvent } from '../storage/interface.js'
 import { isDryRun } from '../registry/delete-options.js'
 import { readDeleteOptions } from './delete-options.js'
@@ -230,7 +230,7 @@ function deletedStatus(entry: ResourceEntry, obj: KubeObject): Record<string, un
 async function writeRequest(request: Request, entry: ResourceEntry, verb: string, env: HandlerEnv, ctx: RequestContext): Promise<PatchRequest> {
   if (verb === 'patch') return readPatch(request, entry, env.maxBodyBytes, ctx, env.yamlDecoder)
   const body = await readObjectBody(request, env, ctx)
-  return { apply: false, patch: () => structuredClone(body) }
+  return { apply: false, patch: () => cloneJson(body) }
 }
 
 /** A create's or PUT's body; its duplicate fields go to `ctx` unless field validation ignores them. */

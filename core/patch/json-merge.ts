@@ -4,9 +4,10 @@
  */
 import { setKey } from './directives.js'
 import { isJsonMap, type JsonMap } from '../machinery/go-format.js'
+import { cloneJson } from '../machinery/object.js'
 
 export function jsonMerge(target: unknown, patch: unknown): unknown {
-  if (!isJsonMap(patch)) return structuredClone(patch)
+  if (!isJsonMap(patch)) return cloneJson(patch)
   const out: JsonMap = isJsonMap(target) ? { ...target } : {}
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete out[key]

@@ -7,11 +7,11 @@ import { depthMessage, depthWalk, JSON_PATCH_MAX_COPY_BYTES, MAX_JSON_PATCH_OPER
 import { badRequest, requestEntityTooLarge } from '../machinery/status-error.js'
 import { runInSlices, TimeSlice } from '../machinery/time-slice.js'
 import { jsonBytes } from './json-size.js'
-import { isPlainObject } from '../machinery/object.js'
+import { cloneJson, isPlainObject } from '../machinery/object.js'
 import { PatchDocument, unprocessable } from './json-patch-document.js'
 
 export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isPlainObject(patch)) return structuredClone(patch)
+  if (!isPlainObject(patch)) return cloneJson(patch)
   const result: Record<string, unknown> = isPlainObject(target) ? { ...target } : {}
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key]

@@ -31,6 +31,7 @@ import { jsonMerge } from './json-merge.js'
 import { dedupeScalars, elementKind, findByKey, normalizeOrder, partition } from './list-order.js'
 import { isRaw, lookupField, lookupListField, structName } from './schema.js'
 import { shapeError } from './shape.js'
+import { cloneJson } from '../machinery/object.js'
 
 export { PatchError, type PatchErrorKind } from './errors.js'
 
@@ -48,7 +49,7 @@ export function applyStrategicMergePatch(
   if (types[typeName] === undefined) throw new Error(`strategic merge patch: no type ${typeName} in the type table`)
   const root: TypeRef = { ref: typeName }
   const merger = new Merger(types)
-  const result = merger.mergeMap(structuredClone(original), structuredClone(patch), root)
+  const result = merger.mergeMap(cloneJson(original), cloneJson(patch), root)
   const problem = shapeError(result, root, types)
   if (problem) throw doesNotFit(patch, problem)
   return result

@@ -10,7 +10,7 @@ import type { AdmissionAttributes, AdmissionOperation } from '../admission/attri
 import type { MutatingAdmission } from '../admission/mutating.js'
 import type { ValidatingAdmission } from '../admission/validating.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
-import type { KubeObject } from '../machinery/object.js'
+import { cloneJson, type KubeObject } from '../machinery/object.js'
 import type { RequestContext } from './request-context.js'
 
 export interface AdmissionStep {
@@ -91,7 +91,7 @@ function copiedOnFirstRead(attributes: AdmissionAttributes, field: 'object' | 'o
     configurable: true,
     get: () => {
       if (!made) {
-        copy = structuredClone(source)
+        copy = cloneJson(source)
         made = true
       }
       return copy

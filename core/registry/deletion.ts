@@ -11,7 +11,7 @@
  */
 import type { Preconditions } from '../storage/interface.js'
 import type { Strategy } from '../resources/catalogue.js'
-import { formatTimestamp, type KubeObject } from '../machinery/object.js'
+import { cloneJson, formatTimestamp, type KubeObject } from '../machinery/object.js'
 import { fieldPath, type FieldError, invalid, invalidError, notSupported } from '../machinery/field.js'
 import { goStrings } from '../machinery/go-format.js'
 import { sameJson } from '../machinery/same-json.js'
@@ -65,7 +65,7 @@ export interface DeletionPlan {
 }
 
 export function planDeletion(strategy: Strategy, current: KubeObject, options: DeleteOptions, now: Date): DeletionPlan {
-  const obj = structuredClone(current)
+  const obj = cloneJson(current)
   const grace = gracefulDelete(strategy, obj, options, now)
   if (grace === 'pending') return { outcome: 'pending', object: current, changed: false }
   applyGarbageCollectorFinalizers(obj, options)

@@ -24,7 +24,7 @@ import { applyShapeOf } from '../apply/crd-shape.js'
 import { utf8Length } from '../machinery/utf8-length.js'
 import { badRequest, StatusError } from '../machinery/status-error.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
-import type { KubeObject } from '../machinery/object.js'
+import { cloneJson, type KubeObject } from '../machinery/object.js'
 import { typeTable } from '../resources/schema/index.js'
 import type { RequestContext } from './request-context.js'
 
@@ -142,7 +142,7 @@ export function guardManagedFields(admission: MutatingAdmission): MutatingAdmiss
       const object = attributes.object
       // A delete carries no object: nothing of it to guard.
       if (!object) return admission.admit(attributes)
-      const before: unknown = structuredClone(object.metadata.managedFields)
+      const before: unknown = cloneJson(object.metadata.managedFields)
       await admission.admit(attributes)
       const meta = (attributes.object ?? object).metadata
       try {

@@ -5,7 +5,7 @@
  */
 import { alreadyExists, badRequest, type GroupResource, hasStatusCode, StatusError, notFound } from '../machinery/status-error.js'
 import { groupVersion, type ResourceEntry, storagePath, type StrategyContext } from '../resources/catalogue.js'
-import { formatTimestamp, isPlainObject, type KubeList, type KubeObject } from '../machinery/object.js'
+import { cloneJson, formatTimestamp, isPlainObject, type KubeList, type KubeObject } from '../machinery/object.js'
 import { reissueAtLatest } from '../storage/continue-token.js'
 import { type Preconditions, type Storage, StorageError, type Watcher, type WatchOptions } from '../storage/interface.js'
 import { invalidError } from '../machinery/field.js'
@@ -287,7 +287,7 @@ export class ResourceStore {
       // A retry starts from a fresh read: what the last attempt took goes back first.
       finish(false)
       finish = finishNothing
-      let obj = this.checkBody(await next(structuredClone(current)), namespace, name)
+      let obj = this.checkBody(await next(cloneJson(current)), namespace, name)
       if (subresource === 'status') obj = withStatusOnly(this.entry, obj, current)
       else if (subresource === 'approval') obj = withConditionsOnly(obj, current)
       else if (subresource === 'finalize') obj = withStoredStatus(obj, current)
@@ -404,7 +404,7 @@ export class ResourceStore {
     const step = { operation: 'DELETE' as const, old: current, namespace, name, options: { ...options } }
     await runValidatingAdmission(this.admission.validating, this.entry, step, ctx)
     // A resource's own way of going (a namespace's Terminating phase) comes first.
-    const marked = this.entry.strategy.beforeDelete?.(structuredClone(current), this.strategyContext(ctx))
+    const marked = this.entry.strategy.beforeDelete?.(cloneJson(current), this.strategyContext(ctx))
     if (marked) {
       if (ctx.dryRun || equalJson(marked, current)) return { object: marked, deleted: false }
       const stored = await this.call(name, () => this.storage.guaranteedUpdate(key, () => marked, preconditionsOf(current)))

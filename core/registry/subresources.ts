@@ -5,7 +5,7 @@
  * generation, which counts the changes a controller has to act on.
  */
 import type { ResourceEntry } from '../resources/catalogue.js'
-import { isPlainObject, type KubeObject } from '../machinery/object.js'
+import { cloneJson, isPlainObject, type KubeObject } from '../machinery/object.js'
 import { sameJson } from '../machinery/same-json.js'
 
 /** Whether writes through `<resource>/status` are the only way to change `.status`. */
@@ -17,20 +17,20 @@ export function hasStatusSubresource(entry: ResourceEntry): boolean {
 export function keepStoredStatus(entry: ResourceEntry, obj: KubeObject, old: KubeObject): void {
   if (!hasStatusSubresource(entry)) return
   if (old['status'] === undefined) delete obj['status']
-  else obj['status'] = structuredClone(old['status'])
+  else obj['status'] = cloneJson(old['status'])
 }
 
 /** Everything outside metadata and status (spec and any other top-level field) as stored, over `obj`. */
 function keepStoredBody(obj: KubeObject, old: KubeObject): void {
   for (const key of Object.keys(obj)) if (!BODY_FREE.has(key) && !(key in old)) delete obj[key]
-  for (const [key, value] of Object.entries(old)) if (!BODY_FREE.has(key)) obj[key] = structuredClone(value)
+  for (const [key, value] of Object.entries(old)) if (!BODY_FREE.has(key)) obj[key] = cloneJson(value)
 }
 
 const BODY_FREE = new Set(['apiVersion', 'kind', 'metadata', 'status'])
 
 /** A body without managedFields leaves the stored ones, as upstream's field manager reads a missing list. */
 function keepStoredManagedFields(out: KubeObject, old: KubeObject): void {
-  if (out.metadata.managedFields === undefined && old.metadata.managedFields !== undefined) out.metadata.managedFields = structuredClone(old.metadata.managedFields)
+  if (out.metadata.managedFields === undefined && old.metadata.managedFields !== undefined) out.metadata.managedFields = cloneJson(old.metadata.managedFields)
 }
 
 /**
@@ -43,13 +43,13 @@ function keepStoredManagedFields(out: KubeObject, old: KubeObject): void {
  * a server-side apply of the status has just settled.
  */
 export function withStatusOnly(entry: ResourceEntry, obj: KubeObject, old: KubeObject): KubeObject {
-  const out = structuredClone(obj)
+  const out = cloneJson(obj)
   keepStoredBody(out, old)
   keepStoredManagedFields(out, old)
   const kept = entry.subresources?.find((s) => s.name === 'status')?.keepsStoredMetadata ?? []
   if (kept === 'all') {
     const { managedFields, resourceVersion } = out.metadata
-    out.metadata = structuredClone(old.metadata)
+    out.metadata = cloneJson(old.metadata)
     if (managedFields !== undefined) out.metadata.managedFields = managedFields
     if (resourceVersion) out.metadata.resourceVersion = resourceVersion
     else delete out.metadata.resourceVersion
@@ -57,7 +57,7 @@ export function withStatusOnly(entry: ResourceEntry, obj: KubeObject, old: KubeO
   }
   for (const field of kept) {
     if (old.metadata[field] === undefined) delete out.metadata[field]
-    else (out.metadata as Record<string, unknown>)[field] = structuredClone(old.metadata[field])
+    else (out.metadata as Record<string, unknown>)[field] = cloneJson(old.metadata[field])
   }
   return out
 }
@@ -68,12 +68,12 @@ export function withStatusOnly(entry: ResourceEntry, obj: KubeObject, old: KubeO
  * stored spec and the rest of the stored status (the certificate).
  */
 export function withConditionsOnly(obj: KubeObject, old: KubeObject): KubeObject {
-  const out = structuredClone(obj)
+  const out = cloneJson(obj)
   keepStoredBody(out, old)
   const sent = isPlainObject(obj['status']) ? obj['status']['conditions'] : undefined
-  const status = isPlainObject(old['status']) ? structuredClone(old['status']) : {}
+  const status = isPlainObject(old['status']) ? cloneJson(old['status']) : {}
   if (sent === undefined) delete status['conditions']
-  else status['conditions'] = structuredClone(sent)
+  else status['conditions'] = cloneJson(sent)
   out['status'] = status
   keepStoredManagedFields(out, old)
   return out
@@ -84,9 +84,9 @@ export function withConditionsOnly(obj: KubeObject, old: KubeObject): KubeObject
  * request's metadata and spec, its finalizers above all, with the stored status.
  */
 export function withStoredStatus(obj: KubeObject, old: KubeObject): KubeObject {
-  const out = structuredClone(obj)
+  const out = cloneJson(obj)
   if (old['status'] === undefined) delete out['status']
-  else out['status'] = structuredClone(old['status'])
+  else out['status'] = cloneJson(old['status'])
   keepStoredManagedFields(out, old)
   return out
 }

@@ -7,7 +7,7 @@
  * whose buffer is full, so it relists instead of holding memory and never
  * slowing anyone else down.
  */
-import type { KubeObject } from '../machinery/object.js'
+import { cloneJson, type KubeObject } from '../machinery/object.js'
 import type { CachedChange } from './cacher-store.js'
 import { revisionOf } from './objects.js'
 import { selectionEvent } from './store-watcher.js'
@@ -222,7 +222,7 @@ export class CacheWatcher implements Watcher {
 
 function deliver(q: Queued, readOnly = false): StorageEvent {
   if (readOnly && !q.restamp) return { type: q.type, object: q.object, revision: q.revision }
-  const object = structuredClone(q.object)
+  const object = cloneJson(q.object)
   if (q.restamp) object.metadata.resourceVersion = String(q.revision)
   return { type: q.type, object, revision: q.revision }
 }

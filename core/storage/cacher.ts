@@ -11,7 +11,7 @@
  * So an idle cache holds no timer.
  */
 import type { Logger } from '../logging/logger.js'
-import type { KubeObject } from '../machinery/object.js'
+import { cloneJson, type KubeObject } from '../machinery/object.js'
 import { type CachedChange, EventWindow, ObjectIndex } from './cacher-store.js'
 import { deepFreeze } from './objects.js'
 import { type Backlog, CacheWatcher } from './cacher-watcher.js'
@@ -108,7 +108,7 @@ export class Cacher {
     const copy = !opts.readOnly
     // As upstream, the cache answers with every match: a limit only applies to reads from the backend.
     const matching = this.objects.matching(prefix, opts.predicate)
-    return { items: copy ? matching.map((obj) => structuredClone(obj)) : matching, revision: this.revision }
+    return { items: copy ? matching.map((obj) => cloneJson(obj)) : matching, revision: this.revision }
   }
 
   /** The cached object at `key` once the cache is loaded (frozen: the cache's own), else undefined. */
@@ -129,7 +129,7 @@ export class Cacher {
     if (!this.ready || opts.resourceVersionMatch === 'Exact' || (consistent && !opts.readOnly)) return this.backend.get(key, opts)
     if (!(await this.freshFor(opts))) return this.backend.get(key, opts)
     const obj = this.objects.get(key)
-    return obj && !opts.readOnly ? structuredClone(obj) : obj
+    return obj && !opts.readOnly ? cloneJson(obj) : obj
   }
 
   /**

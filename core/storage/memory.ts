@@ -16,7 +16,7 @@
  * transformer wrote (JSON through it), and read back through it, so what
  * memory holds is what etcd would hold.
  */
-import type { KubeObject } from '../machinery/object.js'
+import { cloneJson, type KubeObject } from '../machinery/object.js'
 import { CONTINUE_AT_LATEST, decodeContinue, encodeContinue } from './continue-token.js'
 import { checkPreconditions, keyNotFound, parseResourceVersion, tooLarge } from './errors.js'
 import { canonicalCopy } from '../encoding/canonical.js'
@@ -105,7 +105,7 @@ export class MemoryStorage implements Storage {
     // Transformed first, so the check and the write below happen without an await between them.
     const sealed = this.values ? await this.values.encode(key, canonicalCopy(obj)) : undefined
     this.refuseExisting(key)
-    return structuredClone(this.commit(key, obj, undefined, sealed))
+    return cloneJson(this.commit(key, obj, undefined, sealed))
   }
 
   private refuseExisting(key: string): void {
@@ -172,7 +172,7 @@ export class MemoryStorage implements Storage {
       const current = read.object
       if (this.latest(key)?.rev !== version.rev) continue
       checkPreconditions(key, current, opts.preconditions)
-      const updated = await tryUpdate(structuredClone(current))
+      const updated = await tryUpdate(cloneJson(current))
       // Upstream skips writes that change nothing, so the resourceVersion stays, unless the value
       // was read with an older provider or key: then it is written again with the current one.
       const unchanged = sameIgnoringResourceVersion(updated, current)
@@ -180,7 +180,7 @@ export class MemoryStorage implements Storage {
       // Someone else wrote (or deleted) meanwhile: start over from their state.
       if (this.latest(key)?.rev !== version.rev) continue
       if (sealed ? !mustWrite(read, sealed.plain) : unchanged) return current
-      return structuredClone(this.commit(key, updated, { version, object: current }, sealed))
+      return cloneJson(this.commit(key, updated, { version, object: current }, sealed))
     }
   }
 
@@ -195,12 +195,12 @@ export class MemoryStorage implements Storage {
       if (this.latest(key)?.rev !== version.rev) continue
       checkPreconditions(key, current, opts.preconditions)
       if (opts.validate) {
-        await opts.validate(structuredClone(current))
+        await opts.validate(cloneJson(current))
         const now = this.latest(key)
         if (!now) throw keyNotFound(key)
         if (now.rev !== version.rev) continue
       }
-      return structuredClone(this.commitDelete(key, version, deepFreeze(current)))
+      return cloneJson(this.commitDelete(key, version, deepFreeze(current)))
     }
   }
 
@@ -334,7 +334,7 @@ export class MemoryStorage implements Storage {
 
   private commitDelete(key: string, version: LiveVersion, current: KubeObject): KubeObject {
     const rev = this.revision + 1
-    const last = stampRevision(structuredClone(current), rev)
+    const last = stampRevision(cloneJson(current), rev)
     deepFreeze(last)
     this.revision = rev
     this.append(key, { rev, obj: undefined })
@@ -407,7 +407,7 @@ export class MemoryStorage implements Storage {
 
   /** A fresh copy of a held value's object, stamped with its revision, and whether its bytes were read as stale. */
   private async reveal(key: string, version: LiveVersion): Promise<Pick<DecodedValue, 'object' | 'plain' | 'stale'>> {
-    if (!(version.obj instanceof Uint8Array)) return { object: structuredClone(version.obj), plain: new Uint8Array(0), stale: false }
+    if (!(version.obj instanceof Uint8Array)) return { object: cloneJson(version.obj), plain: new Uint8Array(0), stale: false }
     const decoded = await this.values!.decode(key, version.obj)
     stampRevision(decoded.object, version.rev)
     return decoded
@@ -418,7 +418,7 @@ export class MemoryStorage implements Storage {
     if (!('sealed' in logged)) return logged
     const { key, revision, deleted } = logged
     const prev = logged.prev && deepFreeze((await this.reveal(key, { rev: logged.prevRevision, obj: logged.prev })).object)
-    const object = logged.object ? (await this.reveal(key, { rev: revision, obj: logged.object })).object : stampRevision(structuredClone(prev!), revision)
+    const object = logged.object ? (await this.reveal(key, { rev: revision, obj: logged.object })).object : stampRevision(cloneJson(prev!), revision)
     return { revision, key, object: deepFreeze(object), prev, deleted }
   }
 

@@ -5,7 +5,7 @@
  * writers never wait for a reader. With the watch's `bufferSize`, a
  * reader that falls that far behind has its watch ended (`onTerminated`).
  */
-import type { KubeObject } from '../machinery/object.js'
+import { cloneJson, type KubeObject } from '../machinery/object.js'
 import type { StorageEvent, StorageEventType, Watcher, WatchOptions } from './interface.js'
 import { stampRevision } from './objects.js'
 import { WatchChannel } from './watch-channel.js'
@@ -97,7 +97,7 @@ export class StoreWatcher implements Watcher {
   /** Queues a copy of `object`, stamped with `revision` when `restamp` (an object leaving the selection shows its older state). */
   enqueue(type: StorageEventType, object: KubeObject, revision: number, restamp = false): void {
     if (this.channel.ended) return
-    const copy = structuredClone(object)
+    const copy = cloneJson(object)
     if (restamp) stampRevision(copy, revision)
     this.channel.push({ type, object: copy, revision })
   }

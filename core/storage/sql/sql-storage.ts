@@ -20,7 +20,7 @@
  * Durability: a write is acknowledged after its INSERT commits to the
  * write-ahead log (schema.ts explains `synchronous`).
  */
-import type { KubeObject } from '../../machinery/object.js'
+import { cloneJson, type KubeObject } from '../../machinery/object.js'
 import { jsonCodec, type ObjectCodec } from '../codec.js'
 import { CONTINUE_AT_LATEST, decodeContinue, encodeContinue } from '../continue-token.js'
 import type {
@@ -154,7 +154,7 @@ export class SqlStorage implements Storage {
     })
     const revision = written instanceof Promise ? await written : written
     const done = this.committed(key, revision, plain, undefined)
-    return structuredClone(done instanceof Promise ? await done : done)
+    return cloneJson(done instanceof Promise ? await done : done)
   }
 
   /** The key's newest row, unless it holds a live object (409). */
@@ -216,7 +216,7 @@ export class SqlStorage implements Storage {
       const read = await this.read(row)
       const current = read.object
       checkPreconditions(key, current, opts.preconditions)
-      const updated = await tryUpdate(structuredClone(current))
+      const updated = await tryUpdate(cloneJson(current))
       // Upstream skips writes that change nothing, so the resourceVersion stays, unless the value
       // was read with an older provider or key (stale): then it is written again with the current one.
       const unchanged = sameIgnoringResourceVersion(updated, current)
@@ -235,7 +235,7 @@ export class SqlStorage implements Storage {
       const revision = written instanceof Promise ? await written : written
       if (revision === undefined) continue
       const done = this.committed(key, revision, next.plain, deepFreeze(current))
-      return structuredClone(done instanceof Promise ? await done : done)
+      return cloneJson(done instanceof Promise ? await done : done)
     }
   }
 
@@ -253,7 +253,7 @@ export class SqlStorage implements Storage {
       if (this.log.newest(key)?.revision !== row.revision) continue
       checkPreconditions(key, current, opts.preconditions)
       if (opts.validate) {
-        await opts.validate(structuredClone(current))
+        await opts.validate(cloneJson(current))
         this.ensureOpen(key)
         const now = this.log.newest(key)
         if (!now || now.deleted) throw keyNotFound(key)
@@ -267,10 +267,10 @@ export class SqlStorage implements Storage {
       })
       const revision = written instanceof Promise ? await written : written
       if (revision === undefined) continue
-      const last = deepFreeze(stampRevision(structuredClone(current), revision))
+      const last = deepFreeze(stampRevision(cloneJson(current), revision))
       const done = this.settle({ revision, key, object: last, prev: deepFreeze(current), deleted: true })
       if (done) await done
-      return structuredClone(last)
+      return cloneJson(last)
     }
   }
 
@@ -502,7 +502,7 @@ export class SqlStorage implements Storage {
     if (!row.deleted) return { revision: row.revision, key: row.key, object: deepFreeze(await this.decode(row)), prev, deleted: false }
     // A deletion row holds no value: the event carries the last state, stamped with the deletion's revision.
     if (!prev) return undefined
-    const last = deepFreeze(stampRevision(structuredClone(prev), row.revision))
+    const last = deepFreeze(stampRevision(cloneJson(prev), row.revision))
     return { revision: row.revision, key: row.key, object: last, prev, deleted: true }
   }
 

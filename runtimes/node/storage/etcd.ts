@@ -12,7 +12,7 @@
  * upstream's GuaranteedUpdate does. Reads without a resourceVersion are
  * linearizable; "0" may be served by any member.
  */
-import type { KubeObject } from '../../../core/machinery/object.js'
+import { cloneJson, type KubeObject } from '../../../core/machinery/object.js'
 import type { ObjectCodec } from '../../../core/storage/codec.js'
 import { CONTINUE_AT_LATEST, decodeContinue, encodeContinue } from '../../../core/storage/continue-token.js'
 import {
@@ -213,7 +213,7 @@ export class EtcdStorage implements Storage {
       try {
         checkPreconditions(key, state.obj, opts.preconditions)
         // The guess is the caller's and may be frozen: the update runs on a copy of it.
-        updated = await tryUpdate(current ? state.obj : structuredClone(state.obj))
+        updated = await tryUpdate(current ? state.obj : cloneJson(state.obj))
       } catch (err) {
         if (current) throw err
         state = await fresh()
@@ -265,7 +265,7 @@ export class EtcdStorage implements Storage {
       }
       const res = await this.txn(key, [modRevisionIs(key, state.rev)], { request_delete_range: { key: keyBytes(key) } })
       // The guess is the caller's and may be frozen: the answer is a copy of it.
-      if (res.succeeded) return stampRevision(current ? state.obj : structuredClone(state.obj), res.header.revision)
+      if (res.succeeded) return stampRevision(current ? state.obj : cloneJson(state.obj), res.header.revision)
       // Changed meanwhile, or the guess was old: check the state etcd sent back, as upstream's conditionalDelete.
       state = await this.stateOf(existingKv(res))
       current = true
