@@ -59,9 +59,18 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
+/** The last second formatted: a request stamps several times (creation, managed fields, conditions) within one. */
+let formattedSecond = Number.NaN
+let formattedText = ''
+
 /** A metav1.Time as it goes on the wire: RFC 3339 in UTC, whole seconds. */
 export function formatTimestamp(date: Date): string {
-  return date.toISOString().replace(/\.\d+Z$/, 'Z')
+  const second = Math.floor(date.getTime() / 1000)
+  if (second !== formattedSecond) {
+    formattedText = date.toISOString().replace(/\.\d+Z$/, 'Z')
+    formattedSecond = second
+  }
+  return formattedText
 }
 
 /**

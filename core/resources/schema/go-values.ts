@@ -54,6 +54,26 @@ const RANGES: readonly [index: number, max: number, what: string][] = [
  * directly, so every year from 0001 to 9999 comes back as written.
  */
 export function parseTime(value: string, micro: boolean): { value: string } | { error: string } {
+  // The same few times come again and again (an object's creation, its managed fields' times, conditions).
+  // Only text as long as a time is kept: a caller's long string is parsed (and refused) each time.
+  if (value.length > LONGEST_TIME_TEXT) return parseTimeText(value, micro)
+  const cache = micro ? parsedMicroTimes : parsedTimes
+  let parsed = cache.get(value)
+  if (!parsed) {
+    if (cache.size >= PARSED_TIMES_KEPT) cache.clear()
+    parsed = Object.freeze(parseTimeText(value, micro))
+    cache.set(value, parsed)
+  }
+  return parsed
+}
+
+const PARSED_TIMES_KEPT = 256
+/** 2006-01-02T15:04:05.999999999+07:00 */
+const LONGEST_TIME_TEXT = 35
+const parsedTimes = new Map<string, Readonly<{ value: string } | { error: string }>>()
+const parsedMicroTimes = new Map<string, Readonly<{ value: string } | { error: string }>>()
+
+function parseTimeText(value: string, micro: boolean): { value: string } | { error: string } {
   const layout = micro ? RFC3339_MICRO_LAYOUT : RFC3339_LAYOUT
   const parts: string[] = []
   let rest = value
