@@ -32,7 +32,10 @@ export async function ensureSystemNamespaces(stores: StoredResources, now: () =>
   for (const name of SYSTEM_NAMESPACES) {
     try {
       // Only its being there counts: read-only, so the store hands out its own object instead of a copy.
-      await store.get('', name, undefined, true)
+      // From the cache as it stands ("0"): a consistent read waits for the cache to hear of every write
+      // start-up makes meanwhile (some 100 ms on a first start). One it has not heard of yet is created
+      // again and answered 409, and a system namespace cannot be deleted.
+      await store.get('', name, '0', true)
       continue
     } catch (err) {
       if (!hasStatusCode(err, 404)) {

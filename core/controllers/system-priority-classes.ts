@@ -43,7 +43,10 @@ export async function ensureSystemPriorityClasses(stores: StoredResources, entry
   for (const pc of SYSTEM_PRIORITY_CLASSES) {
     try {
       // Only its being there counts: read-only, so the store hands out its own object instead of a copy.
-      await store.get('', pc.name, undefined, true)
+      // From the cache as it stands ("0"), not a consistent read that waits for the cache to hear of every
+      // write start-up makes meanwhile: a class it has not heard of yet is created again and answered 409,
+      // and a system class cannot be deleted.
+      await store.get('', pc.name, '0', true)
       continue
     } catch (err) {
       if (!hasStatusCode(err, 404)) throw err
