@@ -246,8 +246,21 @@ export function allocationHooks(allocator: ServiceAllocator): AllocationHooks {
   }
 }
 
-/** Marks every stored service's IPs and node ports as taken: the state after a restart. */
+/** Services read per page when the allocations are rebuilt. */
+const REBUILD_PAGE = 500
+
+/**
+ * Marks every stored service's IPs and node ports as taken: the state after
+ * a restart. Read from the store itself, page by page (a paged read is the
+ * backend's, core/storage/cacher.ts): a consistent list from the watch cache
+ * first waits for the cache to hear of every write start-up makes meanwhile,
+ * some 100 ms on a first start on etcd.
+ */
 export async function rebuildAllocations(services: StoredServices, allocator: ServiceAllocator): Promise<void> {
-  const { items } = await services.storage.list(services.prefix(''), { readOnly: true })
-  for (const svc of items) allocator.record(svc)
+  let token: string | undefined
+  do {
+    const page = await services.storage.list(services.prefix(''), { limit: REBUILD_PAGE, readOnly: true, ...(token ? { continue: token } : {}) })
+    for (const svc of page.items) allocator.record(svc)
+    token = page.continue
+  } while (token)
 }

@@ -1,7 +1,9 @@
 /** The ranges Services draw cluster IPs and node ports from, and what is taken from them. */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { ServiceAllocator } from '../../../core/resources/core/service-allocation.js'
+import { rebuildAllocations, ServiceAllocator } from '../../../core/resources/core/service-allocation.js'
+import { WatchCache } from '../../../core/storage/watch-cache.js'
+import { ObservedStorage } from '../storage/observed-storage.js'
 import { canonicalIP, IPRange, parseCIDR, PortRange } from '../../../core/resources/core/service-ranges.js'
 import type { KubeObject } from '../../../core/machinery/object.js'
 
@@ -87,5 +89,36 @@ describe('the service allocator', () => {
 
   it('refuses a range that is no CIDR', () => {
     assert.throws(() => new ServiceAllocator(['10.0.0.0']), { message: 'invalid service cluster IP range "10.0.0.0"' })
+  })
+})
+
+describe('the allocations rebuilt at start-up', () => {
+  it('marks every stored service’s IP as taken, reading the store itself page by page rather than waiting on its cache', async () => {
+    const backend = new ObservedStorage()
+    const cache = new WatchCache(backend)
+    cache.cacheResource('/registry/services/specs/')
+    try {
+      await cache.loaded()
+      const ips: string[] = []
+      for (let i = 0; i < 1203; i++) {
+        const ip = `10.96.${Math.floor(i / 250) + 1}.${(i % 250) + 1}`
+        ips.push(ip)
+        await backend.create(`/registry/services/specs/default/s${i}`, {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: `s${i}`, namespace: 'default' },
+          spec: { type: 'ClusterIP', clusterIP: ip, clusterIPs: [ip], ports: [{ port: 80, protocol: 'TCP' }] },
+        })
+      }
+      const allocator = new ServiceAllocator(['10.96.0.0/16'])
+      const listsBefore = backend.lists.length
+      await rebuildAllocations({ storage: cache, prefix: (ns) => `/registry/services/specs/${ns ? `${ns}/` : ''}` }, allocator)
+      const pages = backend.lists.slice(listsBefore)
+      assert.equal(pages.length, 3, 'three pages of at most 500, read from the store')
+      assert.ok(pages.every((p) => p.opts.limit === 500))
+      for (const ip of ips) assert.equal(allocator.ipRanges[0]!.allocate(ip), 'allocated', ip)
+    } finally {
+      await cache.close()
+    }
   })
 })
