@@ -6,6 +6,7 @@
  * their apiVersion, so one applier keeps one entry across versions.
  */
 import { FieldSet } from './fieldset.js'
+import { formatTimestamp } from '../machinery/object.js'
 
 export interface ManagedFieldsEntry {
   manager?: string
@@ -142,7 +143,7 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] {
 
 /** RFC 3339 in seconds, as metav1.Time marshals. */
 export function formatTime(now: Date): string {
-  return now.toISOString().replace(/\.\d+Z$/, 'Z')
+  return formatTimestamp(now)
 }
 
 /** Fields never owned by anyone: type meta and server-set metadata. */

@@ -45,14 +45,34 @@ export function isGoZeroTime(seconds: number, nanos: number): boolean {
 }
 
 /** Time has second precision in JSON; MicroTime carries six fractional digits. */
+/** The last second written out: the times of one object (creation, managed fields, conditions) mostly share it. */
+let lastSecond = Number.NaN
+let lastSecondText = ''
+
 export function formatTime(seconds: number, nanos: number, micro: boolean): string {
-  const base = secondText(seconds)
+  if (seconds !== lastSecond) {
+    lastSecondText = secondText(seconds)
+    lastSecond = seconds
+  }
+  const base = lastSecondText
   return micro ? `${base}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` : `${base}Z`
 }
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/
 
+/** The last time text read, and what it read as: an object's times mostly repeat one another. */
+let lastParsedText: string | undefined
+let lastParsed: readonly [number, number] = [0, 0]
+
 export function parseTime(text: string, where: string): [seconds: number, nanos: number] {
+  if (text === lastParsedText) return [lastParsed[0], lastParsed[1]]
+  const parsed = parseTimeText(text, where)
+  lastParsedText = text
+  lastParsed = parsed
+  return [parsed[0], parsed[1]]
+}
+
+function parseTimeText(text: string, where: string): [seconds: number, nanos: number] {
   const m = RFC3339.exec(text)
   if (!m) throw new Error(`${where}: not an RFC 3339 time: ${text}`)
   const [, y, mo, d, h, mi, s, frac, , sign, oh, om] = m

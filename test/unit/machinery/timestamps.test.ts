@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { formatTimestamp } from '../../../core/machinery/object.js'
 import { parseTime } from '../../../core/resources/schema/go-values.js'
+import { formatTime as formatWireTime, parseTime as parseWireTime } from '../../../core/encoding/protobuf/scalars.js'
 
 describe('formatTimestamp', () => {
   it('formats each second as RFC 3339 in UTC, also after a second formatted just before', () => {
@@ -35,5 +36,25 @@ describe('parseTime, asked again', () => {
     const long = `2026-11-25T19:00:00Z${' '.repeat(100_000)}`
     assert.match((parseTime(long, false) as { error: string }).error, /extra text/)
     assert.notEqual(parseTime(long, false), parseTime(long, false), 'a long text is parsed anew each time')
+  })
+})
+
+describe('protobuf times, read and written again', () => {
+  it('writes each second and fraction as asked, after another second was written', () => {
+    const second = Date.UTC(2026, 10, 25, 19, 0, 0) / 1000
+    assert.equal(formatWireTime(second, 0, false), '2026-11-25T19:00:00Z')
+    assert.equal(formatWireTime(second, 123456789, true), '2026-11-25T19:00:00.123456Z')
+    assert.equal(formatWireTime(second + 1, 0, false), '2026-11-25T19:00:01Z')
+    assert.equal(formatWireTime(second, 0, false), '2026-11-25T19:00:00Z')
+  })
+
+  it('reads a text read just before as it did, into a tuple of its own, and still refuses a bad one', () => {
+    const first = parseWireTime('2026-11-25T20:00:00+01:00', 'creationTimestamp')
+    const again = parseWireTime('2026-11-25T20:00:00+01:00', 'creationTimestamp')
+    assert.deepEqual(again, first)
+    again[0] = 0
+    assert.deepEqual(parseWireTime('2026-11-25T20:00:00+01:00', 'creationTimestamp'), first)
+    assert.throws(() => parseWireTime('yesterday', 'creationTimestamp'), /not an RFC 3339 time/)
+    assert.throws(() => parseWireTime('yesterday', 'creationTimestamp'), /not an RFC 3339 time/)
   })
 })
