@@ -7,7 +7,7 @@
  * for objects nobody tracked, the merge, and the entry's time.
  */
 import { ApplyConflictError, ApplyInvalidError } from './conflict.js'
-import { decodeManagedFields, encodeManagedFields, formatTime, identifierFor, stripManager, type Managed, type ManagedFieldsEntry } from './managed.js'
+import { decodeManagedFields, encodeManagedFields, identifierFor, stripManager, type Managed, type ManagedFieldsEntry } from './managed.js'
 import { contextFor, emptyObjectFor, managedFieldsOf, withoutManagedFields, type ManagedFieldsOptions } from './options.js'
 import {
   allowedConflictsFromLastApplied,
@@ -20,6 +20,7 @@ import {
 import { isObject, validateApplied } from './typed.js'
 import { recordChange } from './update.js'
 import { recordApply, type UpdaterContext } from './updater.js'
+import { formatTimestamp } from '../machinery/object.js'
 
 export interface ApplyOptions extends ManagedFieldsOptions {
   /** take fields from other managers instead of failing with a conflict */
@@ -80,7 +81,7 @@ function applyOnce(
   const { object, changed } = recordApply(base, applied, managed, id, force, ctx)
   stripManager(managed, id)
   const entry = managed.get(id)
-  if (changed && entry) managed.set(id, { ...entry, time: formatTime(opts.now) })
+  if (changed && entry) managed.set(id, { ...entry, time: formatTimestamp(opts.now) })
   return { object: changed ? (object as Record<string, unknown>) : live, managed }
 }
 

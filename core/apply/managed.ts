@@ -6,7 +6,6 @@
  * their apiVersion, so one applier keeps one entry across versions.
  */
 import { FieldSet } from './fieldset.js'
-import { formatTimestamp } from '../machinery/object.js'
 
 export interface ManagedFieldsEntry {
   manager?: string
@@ -139,11 +138,6 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] {
     entries.push(entry)
   }
   return sortManagedFields(entries)
-}
-
-/** RFC 3339 in seconds, as metav1.Time marshals. */
-export function formatTime(now: Date): string {
-  return formatTimestamp(now)
 }
 
 /** Fields never owned by anyone: type meta and server-set metadata. */

@@ -6,9 +6,10 @@
  * objects that were never tracked, record the change, cap the number of
  * update entries.
  */
-import { capUpdateManagers, decodeManagedFields, decodeOrEmpty, encodeManagedFields, formatTime, identifierFor, isResetManagedFields, stripManager, type Managed, type ManagedFieldsEntry } from './managed.js'
+import { capUpdateManagers, decodeManagedFields, decodeOrEmpty, encodeManagedFields, identifierFor, isResetManagedFields, stripManager, type Managed, type ManagedFieldsEntry } from './managed.js'
 import { contextFor, emptyObjectFor, managedFieldsOf, withoutManagedFields, type ManagedFieldsOptions } from './options.js'
 import { recordUpdate, type UpdaterContext } from './updater.js'
+import { formatTimestamp } from '../machinery/object.js'
 
 /** The placeholder the change is recorded under before it joins the manager's entry. */
 const CURRENT_OPERATION = 'current-operation'
@@ -43,7 +44,7 @@ export function recordChange(base: unknown, next: unknown, managed: Managed, id:
     set: previous ? current.set.union(previous.set) : current.set,
     apiVersion: current.apiVersion,
     applied: false,
-    time: formatTime(now),
+    time: formatTimestamp(now),
   })
 }
 

@@ -15,6 +15,7 @@ import type { ResourceObjects, StoredResources } from './stored-resources.js'
 import { namespaces } from '../resources/core/namespaces.js'
 import { clusterRoleBindings, clusterRoles, roleBindings, roles } from '../resources/groups/rbac.js'
 import type { KubeObject } from '../machinery/object.js'
+import { readAllPaged } from '../storage/paged-read.js'
 import type { BootstrapBinding, BootstrapRole } from '../resources/rbac/bootstrap-policy-types.js'
 import {
   BOOTSTRAP_CLUSTER_ROLE_BINDINGS,
@@ -174,22 +175,12 @@ async function reconcileOne(
 
 /**
  * Every object of a kind, read from the store itself as upstream's hook
- * reads each object. A consistent read from the watch cache would first wait
- * for the cache to hear of the writes start-up is making to other resources
- * (the priority classes, flow schemas, namespaces, leases): on a first start
- * some 300 ms before the first role is written. Paged reads are the store's
- * (core/storage/cacher.ts), one round trip a page.
+ * reads each object (core/storage/paged-read.ts): a consistent read from the
+ * watch cache would first wait for the cache to hear of the writes start-up
+ * is making to other resources, on a first start some 300 ms before the
+ * first role is written.
  */
-async function storedNow(store: ResourceObjects): Promise<KubeObject[]> {
-  const items: KubeObject[] = []
-  let token: string | undefined
-  do {
-    const page = await store.storage.list(store.prefix(''), { limit: STORE_PAGE, ...(token ? { continue: token } : {}) })
-    items.push(...page.items)
-    token = page.continue
-  } while (token)
-  return items
-}
+const storedNow = (store: ResourceObjects): Promise<KubeObject[]> => readAllPaged(store.storage, store.prefix(''), STORE_PAGE)
 
 function objectKey(obj: KubeObject): string {
   return `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`

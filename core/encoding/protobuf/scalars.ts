@@ -45,16 +45,8 @@ export function isGoZeroTime(seconds: number, nanos: number): boolean {
 }
 
 /** Time has second precision in JSON; MicroTime carries six fractional digits. */
-/** The last second written out: the times of one object (creation, managed fields, conditions) mostly share it. */
-let lastSecond = Number.NaN
-let lastSecondText = ''
-
 export function formatTime(seconds: number, nanos: number, micro: boolean): string {
-  if (seconds !== lastSecond) {
-    lastSecondText = secondText(seconds)
-    lastSecond = seconds
-  }
-  const base = lastSecondText
+  const base = secondText(seconds)
   return micro ? `${base}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` : `${base}Z`
 }
 

@@ -10,6 +10,7 @@ import { type FieldError, fieldPath, invalid, invalidError } from '../../machine
 import { goStrings } from '../../machinery/go-format.js'
 import type { KubeObject } from '../../machinery/object.js'
 import type { Storage } from '../../storage/interface.js'
+import { readAllPaged } from '../../storage/paged-read.js'
 import { isHeadless, needsClusterIP, needsNodePorts, serviceSpec, servicePorts, stringList, type ServiceSpec } from './service-defaults.js'
 import { type AllocationFailure, canonicalIP, type IPFamily, IPRange, parseCIDR, parseIP, PortRange, type PortSpan } from './service-ranges.js'
 
@@ -249,18 +250,7 @@ export function allocationHooks(allocator: ServiceAllocator): AllocationHooks {
 /** Services read per page when the allocations are rebuilt. */
 const REBUILD_PAGE = 500
 
-/**
- * Marks every stored service's IPs and node ports as taken: the state after
- * a restart. Read from the store itself, page by page (a paged read is the
- * backend's, core/storage/cacher.ts): a consistent list from the watch cache
- * first waits for the cache to hear of every write start-up makes meanwhile,
- * some 100 ms on a first start on etcd.
- */
+/** Marks every stored service's IPs and node ports as taken, read from the store itself (core/storage/paged-read.ts): the state after a restart. */
 export async function rebuildAllocations(services: StoredServices, allocator: ServiceAllocator): Promise<void> {
-  let token: string | undefined
-  do {
-    const page = await services.storage.list(services.prefix(''), { limit: REBUILD_PAGE, readOnly: true, ...(token ? { continue: token } : {}) })
-    for (const svc of page.items) allocator.record(svc)
-    token = page.continue
-  } while (token)
+  for (const svc of await readAllPaged(services.storage, services.prefix(''), REBUILD_PAGE, { readOnly: true })) allocator.record(svc)
 }
