@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import * as http2 from 'node:http2'
+import * as net from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { createCertificateAuthority, issueServingCertificate } from '../../../core/pki/certificates.js'
@@ -294,4 +295,70 @@ describe('HTTP/2 client connection over TLS', () => {
       await new Promise((resolve) => server.close(resolve))
     }
   })
+})
+
+describe('HTTP/2 client connection against a server that breaks the protocol', () => {
+  /** A raw server that answers the client's preface with `bytes`, and hands back everything the client sent. */
+  async function brokenServer(bytes: Buffer): Promise<{ port: number; received: () => Buffer; close: () => Promise<void> }> {
+    const chunks: Buffer[] = []
+    const sockets = new Set<net.Socket>()
+    const server = net.createServer((socket) => {
+      sockets.add(socket)
+      socket.on('error', () => {})
+      socket.once('data', () => socket.write(bytes))
+      socket.on('data', (c: Buffer) => chunks.push(c))
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    return {
+      port: (server.address() as AddressInfo).port,
+      received: () => Buffer.concat(chunks),
+      close: async () => {
+        for (const s of sockets) s.destroy()
+        await new Promise((resolve) => server.close(resolve))
+      },
+    }
+  }
+
+  const frameBytes = (type: number, flags: number, id: number, payload: Buffer, length = payload.length) => {
+    const head = Buffer.alloc(9)
+    head.writeUIntBE(length, 0, 3)
+    head[3] = type
+    head[4] = flags
+    head.writeUInt32BE(id, 5)
+    return Buffer.concat([head, payload])
+  }
+
+  /** The error code of the GOAWAY frame among the client's bytes, if it sent one. */
+  function goawayCode(sent: Buffer): number | undefined {
+    let at = 24 // the connection preface
+    while (at + 9 <= sent.length) {
+      const length = sent.readUIntBE(at, 3)
+      if (sent[at + 3] === 0x7) return sent.readUInt32BE(at + 9 + 4)
+      at += 9 + length
+    }
+    return undefined
+  }
+
+  const cases: Array<[string, Buffer, RegExp, number]> = [
+    ['a frame longer than the 16 KiB allowed', frameBytes(0x0, 0, 1, Buffer.alloc(0), 20000), /a frame of 20000 bytes exceeds the 16384 allowed/, 0x6],
+    ['a server push, which the client turned off', frameBytes(0x5, 0x4, 1, Buffer.alloc(8)), /PUSH_PROMISE when push is disabled/, 0x1],
+    ['a header block that refers to index 0', frameBytes(0x1, 0x4, 1, Buffer.from([0x80])), /index 0/, 0x9],
+  ]
+  for (const [what, bytes, message, code] of cases) {
+    it(`fails the connection on ${what}, its streams as reached, and tells the server why`, async () => {
+      const server = await brokenServer(bytes)
+      try {
+        const connection = new ClientConnection({ url: new URL(`http://127.0.0.1:${server.port}`) })
+        const answer = await call(connection, '/x', Buffer.alloc(0))
+        assert.equal(answer.failure?.reached, true)
+        assert.match(answer.failure!.message, /^HTTP\/2 protocol error from the server: /)
+        assert.match(answer.failure!.message, message)
+        assert.equal(connection.usable, false)
+        for (let i = 0; i < 400 && goawayCode(server.received()) === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+        assert.equal(goawayCode(server.received()), code)
+      } finally {
+        await server.close()
+      }
+    })
+  }
 })

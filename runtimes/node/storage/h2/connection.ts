@@ -39,10 +39,9 @@ const SETTINGS_MAX_CONCURRENT_STREAMS = 0x3
 const SETTINGS_INITIAL_WINDOW_SIZE = 0x4
 const SETTINGS_MAX_FRAME_SIZE = 0x5
 
-export const ErrorCode = {
+const ErrorCode = {
   NO_ERROR: 0x0,
   PROTOCOL_ERROR: 0x1,
-  INTERNAL_ERROR: 0x2,
   FLOW_CONTROL_ERROR: 0x3,
   FRAME_SIZE_ERROR: 0x6,
   REFUSED_STREAM: 0x7,
@@ -330,8 +329,7 @@ export class ClientConnection {
     } catch (err) {
       if (!(err instanceof ConnectionError) && !(err instanceof HpackError)) throw err
       const code = err instanceof ConnectionError ? err.code : ErrorCode.COMPRESSION_ERROR
-      this.send(goaway(this.nextId - 2, code))
-      this.fail(`HTTP/2 protocol error from the server: ${err.message}`)
+      this.fail(`HTTP/2 protocol error from the server: ${err.message}`, goaway(this.nextId - 2, code))
     }
   }
 
@@ -521,10 +519,13 @@ export class ClientConnection {
     this.notifyClosed()
   }
 
-  private fail(message: string): void {
+  /** Ends the connection: open streams fail with `message`; `lastFrame` (a GOAWAY saying why) goes out first. */
+  private fail(message: string, lastFrame?: Buffer): void {
     if (this.failed) return
     this.failed = { message, reached: this.connected }
-    this.socket.destroy()
+    // end() writes what is corked and the last frame, then the socket goes; destroy() alone would drop them.
+    if (lastFrame) this.socket.end(lastFrame, () => this.socket.destroy())
+    else this.socket.destroy()
     const failure = this.failed
     for (const state of [...this.streams.values(), ...this.waiting.splice(0)]) this.end(state, failure)
     this.pings.clear()
