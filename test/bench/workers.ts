@@ -13,6 +13,7 @@
  * `npm run bench` runs it; alone: `npm run build && node --import tsx test/bench/workers.ts [--storage etcd|embedded]`.
  * It rewrites its own section of docs/benchmarks.md (between the markers).
  */
+import { type ChildProcess, spawn } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
@@ -47,7 +48,17 @@ interface Measured extends LoadResult {
 interface Figures {
   storage: StorageKind
   workers: number
+  /** A busy loop ran in another process on this machine meanwhile (the control: one worker sharing the cores). */
+  busyLoopBeside: boolean
   results: Record<RequestKind, Measured>
+}
+
+/**
+ * A process that keeps one core busy for as long as it lives: what a second
+ * worker is to the first, without serving anything.
+ */
+function startBusyLoop(): ChildProcess {
+  return spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' })
 }
 
 /** Clock ticks (10 ms on Linux) of user and system time of a process, from /proc. */
@@ -102,17 +113,23 @@ async function measureKind(client: Client, pid: number, kind: RequestKind, tag: 
   return { ...result, cpuMicros }
 }
 
-async function measureWith(storage: StorageKind, workers: number, etcd: EtcdServer | undefined): Promise<Figures> {
+async function measureWith(storage: StorageKind, workers: number, etcd: EtcdServer | undefined, busyLoopBeside = false): Promise<Figures> {
   const daemon = await Daemon.start([...(etcd ? [`--etcd-servers=${etcd.clientUrl}`] : []), `--workers=${workers}`])
   const client = clientOf(daemon)
+  let busyLoop: ChildProcess | undefined
   try {
     await new Promise((r) => setTimeout(r, SETTLE_MS))
-    const tag = `${storage}-${workers}`
-    for (let i = 0; i < OBJECTS; i++) await client.call('POST', NAMESPACE_PATH, configMap(`${tag}-${i}`, 'v'))
+    const tag = `${storage}-${workers}${busyLoopBeside ? '-beside-a-busy-loop' : ''}`
+    for (const set of [tag, `${tag}-warm-up`]) for (let i = 0; i < OBJECTS; i++) await client.call('POST', NAMESPACE_PATH, configMap(`${set}-${i}`, 'v'))
+    // The whole mix once, not counted: each worker's code is compiled by the requests it takes, so without this the
+    // first worker counts would measure V8's compilers, and more workers would have more code to warm up.
+    for (const kind of MIX) await measureKind(client, daemon.process.pid!, kind, `${tag}-warm-up`)
+    if (busyLoopBeside) busyLoop = startBusyLoop()
     const results = {} as Record<RequestKind, Measured>
     for (const kind of MIX) results[kind] = await measureKind(client, daemon.process.pid!, kind, tag)
-    return { storage, workers, results }
+    return { storage, workers, busyLoopBeside, results }
   } finally {
+    busyLoop?.kill('SIGKILL')
     client.close()
     await daemon.stop()
   }
@@ -133,6 +150,8 @@ export async function measureWorkers(storages: readonly StorageKind[], log: (lin
         log(`workers: ${storage}, --workers=${workers} …`)
         figures.push(await measureWith(storage, workers, etcd))
       }
+      log(`workers: ${storage}, --workers=${one} with a busy loop beside it …`)
+      figures.push(await measureWith(storage, one, etcd, true))
     } finally {
       await etcd?.destroy()
     }
@@ -145,16 +164,23 @@ const END = '<!-- workers: end -->'
 
 const rate = (r: LoadResult) => `${Math.round(r.perSecond).toLocaleString('en-US')}/s`
 
-function table(one: Figures, many: Figures): string {
+function table(one: Figures, many: Figures, busy: Figures | undefined): string {
   const cell = (r: Measured) => `${rate(r)} (p50 ${ms(r.p50Ms)}, p99 ${ms(r.p99Ms)}; ${Math.round(r.cpuMicros).toLocaleString('en-US')} µs CPU${r.errors ? `; ${r.errors} errors` : ''})`
-  const rows = MIX.map((kind) => `| ${kind} | ${cell(one.results[kind])} | ${cell(many.results[kind])} | ${(many.results[kind].perSecond / one.results[kind].perSecond).toFixed(2)}× |`)
-  return [`| request | \`--workers=${one.workers}\` | \`--workers=${many.workers}\` | ${many.workers} / ${one.workers} |`, '| --- | --- | --- | --- |', ...rows].join('\n')
+  const rows = MIX.map((kind) => {
+    const cells = [cell(one.results[kind]), cell(many.results[kind]), `${(many.results[kind].perSecond / one.results[kind].perSecond).toFixed(2)}×`]
+    if (busy) cells.push(cell(busy.results[kind]))
+    return `| ${kind} | ${cells.join(' | ')} |`
+  })
+  const head = [`request`, `\`--workers=${one.workers}\``, `\`--workers=${many.workers}\``, `${many.workers} / ${one.workers}`, ...(busy ? [`\`--workers=${one.workers}\`, a busy loop beside it`] : [])]
+  return [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rows].join('\n')
 }
 
 export function renderWorkersSection(figures: Figures[], date: Date): string {
   const [one, many] = workerCounts()
-  const of = (storage: StorageKind, workers: number) => figures.find((f) => f.storage === storage && f.workers === workers)!
-  const sections = STORAGES.filter((storage) => figures.some((f) => f.storage === storage)).map((storage) => `### On ${storage === 'etcd' ? 'one etcd member' : 'the embedded store'}\n\n${table(of(storage, one), of(storage, many))}`)
+  const of = (storage: StorageKind, workers: number, busyLoopBeside = false) => figures.find((f) => f.storage === storage && f.workers === workers && f.busyLoopBeside === busyLoopBeside)
+  const sections = STORAGES.filter((storage) => figures.some((f) => f.storage === storage)).map(
+    (storage) => `### On ${storage === 'etcd' ? 'one etcd member' : 'the embedded store'}\n\n${table(of(storage, one)!, of(storage, many)!, of(storage, one, true))}`,
+  )
   return `${BEGIN}
 ## One daemon on several cores: \`--workers\`
 
@@ -165,10 +191,14 @@ Measured ${date.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineLi
 (\`--etcd-servers\`) and then on its embedded store. The client keeps ${LOAD.concurrency} requests in flight over
 keep-alive HTTPS as the admin, so the workers share its ${LOAD.concurrency} connections; each kind of request runs
 ${LOAD.total.toLocaleString('en-US')} times or ${LOAD.maxSeconds} s, whichever ends first, on ${OBJECTS} ConfigMaps (creates and deletes on
-fresh ones). *Update (no change)* PUTs the object as it was read, which is answered without a write.
+fresh ones), after the same mix once uncounted (V8 compiling each worker's code). *Update (no change)* PUTs the object as it was read, which is answered without a write.
 CPU is that of the daemon's processes (the primary and its workers) per request. The client, etcd and the
 workers all run on this machine's cores: the ratio is what more workers give when nothing else has a
-core to spare, not what they give on a larger machine.
+core to spare, not what they give on a larger machine. The last column is the control: one worker
+again, with another process running a busy loop meanwhile, which takes a core as a second worker would
+and serves nothing. The rate one worker keeps beside the loop is what taking a core from the client and
+etcd costs on this machine; the CPU per request of the second worker's column against the control's is
+what two workers cost beyond that (each serving half the requests, and each keeping its own caches).
 
 ${sections.join('\n\n')}
 ${END}
