@@ -174,12 +174,12 @@ export function versionInfoJson(info: object): string {
 
 /**
  * A list's JSON as UTF-8 in pieces (`apiObjectJson(list)` once they are
- * joined and decoded): runs of items, with the list's fields before the
- * first run and its end after the last. A large list is written out as its
- * answer is read, so its JSON never exists whole beside the objects, and
- * other requests run between the pieces. An immutable item of a built-in
- * list keeps its bytes (not its text), so a list read again is copied
- * together from them without encoding its items anew.
+ * joined and decoded): the list's fields up to its items, runs of items, and
+ * its end. A large list is written out as its answer is read, so its JSON
+ * never exists whole beside the objects, and other requests run between the
+ * pieces. An immutable item of a built-in list keeps its bytes (not its
+ * text), and a run of such items keeps its joined bytes while it lasts
+ * (keptRun), so a list read again is mostly handed out as it was.
  */
 export function* apiListJsonByteChunks(list: Record<string, unknown>, itemsPerChunk = 100): Generator<Uint8Array, void, void> {
   const items = list['items']
@@ -191,19 +191,17 @@ export function* apiListJsonByteChunks(list: Record<string, unknown>, itemsPerCh
   }
   const open = at + '"items":['.length
   const tail = frame.length - open
-  const head = utf8.encode(frame.slice(0, open))
-  const end = utf8.encode(frame.slice(open))
+  yield utf8.encode(frame.slice(0, open))
   const itemShape = typedListItems(list, shapeOfObject(list))
-  const run: Uint8Array[] = []
   for (let start = 0; start < items.length; start += itemsPerChunk) {
     const stop = Math.min(items.length, start + itemsPerChunk)
-    run.length = 0
-    for (let i = start; i < stop; i++) {
-      const item = items[i]
-      run.push(itemShape && isDeepFrozen(item) ? listItemBytes(item, itemShape) : utf8.encode(itemInList(list, item, undefined, open, tail)))
-    }
-    yield joinRun(start === 0 ? head : undefined, run, stop === items.length ? end : undefined)
+    const run =
+      (itemShape && keptRun(items, start, stop, itemShape)) ||
+      joinRun(items.slice(start, stop).map((item) => (itemShape && isDeepFrozen(item) ? listItemBytes(item, itemShape) : utf8.encode(itemInList(list, item, undefined, open, tail)))))
+    // Every run starts with the comma that goes before its first item; the list's first item has none.
+    yield start === 0 ? run.subarray(1) : run
   }
+  yield utf8.encode(frame.slice(open))
 }
 
 const utf8 = new TextEncoder()
@@ -216,25 +214,52 @@ function listItemBytes(item: object, shape: Shape): Uint8Array {
   return listItemByteArrays.ofFrozen(item, (it) => utf8.encode(escapeLikeGo(withoutTypeMeta(it, unescapedJson(it, shape)))))
 }
 
+/** A run of deep-frozen items as keptRun last joined it, found by the run's first item. */
+const keptRuns = new WeakMap<object, { items: readonly unknown[]; bytes: Uint8Array }>()
+
 /**
- * One run in one allocation: the items with a comma before each but the
- * list's first; the list's head before the first run, its end after the last.
+ * `items[start..stop)` joined (joinRun) when every one is deep-frozen,
+ * else undefined. The bytes are kept, found by the run's first item, and
+ * handed out again while the run holds the same objects: the watch cache
+ * gives a collection that has not changed as the same objects in the same
+ * order, so a list read again copies nothing (allocating and filling the
+ * bytes of a run was the largest cost of a long list after the socket
+ * write). A run that changed is joined and kept anew. What is kept lives as
+ * long as the run's first object version: the bytes, and the run's objects.
  */
-function joinRun(head: Uint8Array | undefined, items: Uint8Array[], end: Uint8Array | undefined): Uint8Array {
-  let size = (head?.byteLength ?? 0) + (end?.byteLength ?? 0) + items.length - (head ? 1 : 0)
+function keptRun(items: readonly unknown[], start: number, stop: number, shape: Shape): Uint8Array | undefined {
+  const first = items[start]
+  if (typeof first !== 'object' || first === null || !isDeepFrozen(first)) return undefined
+  const kept = keptRuns.get(first)
+  if (kept && sameRun(kept.items, items, start, stop)) return kept.bytes
+  const run: Uint8Array[] = []
+  for (let i = start; i < stop; i++) {
+    const item = items[i]
+    if (typeof item !== 'object' || item === null || !isDeepFrozen(item)) return undefined
+    run.push(listItemBytes(item, shape))
+  }
+  const bytes = joinRun(run)
+  keptRuns.set(first, { items: items.slice(start, stop), bytes })
+  return bytes
+}
+
+function sameRun(kept: readonly unknown[], items: readonly unknown[], start: number, stop: number): boolean {
+  if (kept.length !== stop - start) return false
+  for (let i = 0; i < kept.length; i++) if (kept[i] !== items[start + i]) return false
+  return true
+}
+
+/** Items' bytes in one allocation, a comma before each. */
+function joinRun(items: Uint8Array[]): Uint8Array {
+  let size = items.length
   for (const item of items) size += item.byteLength
   const out = new Uint8Array(size)
   let at = 0
-  if (head) {
-    out.set(head, 0)
-    at = head.byteLength
+  for (const item of items) {
+    out[at++] = COMMA
+    out.set(item, at)
+    at += item.byteLength
   }
-  for (let i = 0; i < items.length; i++) {
-    if (i > 0 || !head) out[at++] = COMMA
-    out.set(items[i]!, at)
-    at += items[i]!.byteLength
-  }
-  if (end) out.set(end, at)
   return out
 }
 

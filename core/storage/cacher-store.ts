@@ -66,12 +66,15 @@ export class ObjectIndex {
       return only && (!keep || keep(only)) ? [only] : []
     }
     this.placeAdded()
-    const out: KubeObject[] = []
     const { keys, objects } = this
-    for (let i = lowerBound(keys, prefix); i < keys.length; i++) {
-      if (!keys[i]!.startsWith(prefix)) break
+    // In key order, the keys under `prefix` are exactly those from `prefix` up to the first key past them.
+    const from = lowerBound(keys, prefix)
+    const to = lowerBound(keys, pastPrefix(prefix), from)
+    if (!keep) return objects.slice(from, to)
+    const out: KubeObject[] = []
+    for (let i = from; i < to; i++) {
       const obj = objects[i]!
-      if (!keep || keep(obj)) out.push(obj)
+      if (keep(obj)) out.push(obj)
     }
     return out
   }
@@ -203,9 +206,18 @@ export class EventWindow {
   }
 }
 
-/** The first index whose key is >= `target`. */
-function lowerBound(keys: readonly string[], target: string): number {
-  let lo = 0
+/**
+ * The least string above every string that starts with `prefix` (one ending
+ * in `/`, as a collection's): the prefix with its last code unit one higher,
+ * `/` becoming `0`.
+ */
+function pastPrefix(prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)
+}
+
+/** The first index from `from` on whose key is >= `target`. */
+function lowerBound(keys: readonly string[], target: string, from = 0): number {
+  let lo = from
   let hi = keys.length
   while (lo < hi) {
     const mid = (lo + hi) >>> 1

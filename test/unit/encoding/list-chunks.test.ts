@@ -28,8 +28,8 @@ describe('a list written in pieces', () => {
       const chunks = [...apiListJsonByteChunks(list, 50)]
       assert.equal(chunks.map((c) => new TextDecoder().decode(c)).join(''), apiObjectJson(list), String(list['kind']))
       const items = list['items'] as unknown[]
-      // A run of at most 50 items at a time, the list's fields with the first and its end with the last.
-      assert.equal(chunks.length, Math.max(1, Math.ceil(items.length / 50)))
+      // The list's fields, a run of at most 50 items at a time, its end; a list without items in one piece.
+      assert.equal(chunks.length, items.length ? Math.ceil(items.length / 50) + 2 : 1)
     }
   })
 })
@@ -50,8 +50,33 @@ describe('a list written in pieces of bytes', () => {
         const chunks = [...apiListJsonByteChunks(list, 50)]
         assert.equal(chunks.map((c) => decoder.decode(c)).join(''), apiObjectJson(list), `${String(list['kind'])}, round ${round}`)
         const items = list['items'] as unknown[]
-        assert.equal(chunks.length, Math.max(1, Math.ceil(items.length / 50)))
+        assert.equal(chunks.length, items.length ? Math.ceil(items.length / 50) + 2 : 1)
       }
     }
+  })
+
+  it('hands out a run of kept items as it was while the run holds the same objects, and joins it anew once one changed', () => {
+    const decoder = new TextDecoder()
+    const frozen = Array.from({ length: 150 }, (_, i) => deepFreeze(configMap(i)))
+    const listOf = (items: unknown[]) => ({ kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '900' }, items })
+    const runs = (list: Record<string, unknown>) => {
+      const chunks = [...apiListJsonByteChunks(list, 50)]
+      assert.equal(chunks.map((c) => decoder.decode(c)).join(''), apiObjectJson(list))
+      return chunks.slice(1, -1)
+    }
+    const first = runs(listOf(frozen))
+    const again = runs(listOf([...frozen]))
+    for (let i = 0; i < 3; i++) assert.equal(again[i]!.buffer, first[i]!.buffer, `run ${i} copied again`)
+    // The middle run's last object replaced by a new version, its first kept: that run alone is joined again.
+    const changed = [...frozen]
+    changed[99] = deepFreeze({ ...configMap(99), data: { text: 'changed' } })
+    const after = runs(listOf(changed))
+    assert.equal(after[0]!.buffer, first[0]!.buffer)
+    assert.notEqual(after[1]!.buffer, first[1]!.buffer)
+    assert.match(decoder.decode(after[1]), /"changed"/)
+    assert.equal(after[2]!.buffer, first[2]!.buffer)
+    // One object fewer before it shifts every later run: each is joined for what it now holds.
+    const shorter = frozen.filter((_, i) => i !== 10)
+    assert.equal(runs(listOf(shorter)).length, 3)
   })
 })

@@ -34,7 +34,9 @@ describe('the watch cache’s object index', () => {
     const random = generator(7)
     const index = new ObjectIndex()
     const model = new Map<string, KubeObject>()
-    const namespaces = ['/r/a/', '/r/b/', '/r/ab/', '/r/Ä/']
+    // Neighbours of '/r/a/' on both sides in key order ('.' below '/', '0' just above it; '/r/a' and a number
+    // on either side) test where a scan stops.
+    const namespaces = ['/r/a/', '/r/b/', '/r/ab/', '/r/Ä/', '/r/a./', '/r/a0/', '/r/a']
     for (let step = 0; step < 20000; step++) {
       const key = `${namespaces[Math.floor(random() * namespaces.length)]}${Math.floor(random() * 300)}`
       const roll = random()
@@ -46,7 +48,8 @@ describe('the watch cache’s object index', () => {
         index.delete(key)
         model.delete(key)
       } else {
-        const prefix = roll < 0.9 ? '/r/' : namespaces[Math.floor(random() * namespaces.length)]!
+        const prefixes = namespaces.filter((n) => n.endsWith('/'))
+        const prefix = roll < 0.9 ? '/r/' : prefixes[Math.floor(random() * prefixes.length)]!
         assert.deepEqual(seen(index.matching(prefix)), expected(model, prefix), `step ${step}, prefix ${prefix}`)
       }
       assert.equal(index.size, model.size)
