@@ -212,10 +212,51 @@ function render(targets: Target[], figures: Map<Target, Figures>, rounds: number
 /** What the read path's figures show, kept with the section whenever it is written again. */
 const WHAT_CHANGED = `### What changed on the read path, and where the time goes
 
-The previous build above is 1994afd, the commit before the changes of 2026-11-25
-described here, built from a copy of its tree and run in the same rounds
-(\`--baseline\`). The rates move with the machine's other load; the server's CPU per
-answer moves far less.
+The previous build above is bc33b17, the commit before the change described here,
+built from a copy of its tree and run in the same rounds (\`--baseline\`). The rates
+move with the machine's other load (in this run the limit itself reached about a
+third of its rate in quieter runs); the server's CPU per answer moves far less.
+
+- **A long list hands out the runs it joined before.** A JSON LIST of more than 500
+  objects is written a hundred items at a time, each run the items' kept bytes copied
+  into one new allocation. Allocating and filling those runs (fresh pages each time)
+  was the largest cost the server added to a LIST after the socket write: 12-14% of
+  its profile. A run of deep-frozen items now keeps its joined bytes, found by its
+  first object and checked item by item against the run asked for. The watch cache
+  gives a collection that has not changed as the same objects in the same order, so
+  a LIST read again hands out the bytes it made before; a run whose objects changed
+  is joined anew, and the list's fields and its end are pieces of their own. What is
+  kept lives as long as the run's first object version: the cache holds about a
+  second copy of the bytes of what was listed.
+- **The watch cache finds a collection by two binary searches.** Its keys are in
+  order, so the objects of one namespace run from the first key at or after the
+  prefix to the first key past it: one slice of the array, instead of a prefix test
+  per key (5-7% of a LIST's profile).
+
+The LIST columns above are the change: 1.15× to 1.46× less CPU per LIST. In single
+runs of \`wrk -c32\` against one daemon on its embedded store, the builds taking turns
+in a quieter hour, a \`resourceVersion=0\` LIST of 1,000 took 3,061 to 3,222 µs of CPU
+against 4,096 to 4,478 µs, and a consistent one 2,378 µs against 4,406 to 4,446 µs (474
+to 488 LISTs/s against 270 to 276). GETs do not touch these paths; their columns
+moved with the load. After the change the LIST profile is \`writev\` (the TLS write of
+the megabyte and its system call) at 52%, and nothing of the server's own above 1.5%.
+
+### The goals, by this measurement
+
+- **GET, wrk, 40% of the limit: not met.** The share of the limit is in the table
+  (\`wrk GET ÷ limit\`): with wrk the limit costs some 20 µs of CPU per GET here, and
+  this server about 7× that on the embedded store and 9-10× on etcd. What is left is
+  spread over Node's HTTP and TLS (the socket write and the wake-up of the reader,
+  the same for the limit), garbage collection, promises, undici's Headers for the
+  request and the answer, and the filter chain, each a few per cent.
+- **LIST of 1,000, 3× upstream: not met.** Upstream's \`resourceVersion=0\` LIST was
+  1.0% and 0.43% of its run's wrk limit; 3× that, brought to this run's limit, is in
+  the daemon suite's goals table. Half of a LIST's CPU is the TLS write of its
+  megabyte, which the client pays again to read it on the same two cores; Node's
+  HTTP/1.1 chunked writes add a copy of each run there (a chunk is three buffers,
+  which the TLS layer copies into one before encrypting).
+
+### The change before (2026-11-25, against 1994afd)
 
 - **An object's answer is its bytes in hand again.** An API object's JSON had become
   one observable chunk, so that the filters that wait for an answer to be sent (the
@@ -245,22 +286,7 @@ looks up the answer's kept size before reading its body, and a LIST's answer has
 run under \`perf\` (V8's \`--perf-basic-prof\`) the builds measured alike (1,889 and
 1,920 µs), with the same profile. The cause is not found.
 
-### The goals, by this measurement
-
-- **GET, wrk, 40% of the limit: not met.** The share of the limit is in the table
-  (\`wrk GET ÷ limit\`): with wrk the limit costs some 20 µs of CPU per GET here, and
-  this server about 7× that on the embedded store and 9-10× on etcd. What is left is
-  spread over Node's HTTP and TLS (the socket write and the wake-up of the reader,
-  the same for the limit), garbage collection, promises, undici's Headers for the
-  request and the answer, and the filter chain, each a few per cent.
-- **LIST of 1,000, 3× upstream: not met.** Upstream's \`resourceVersion=0\` LIST was
-  1.0% and 0.43% of its run's wrk limit; 3× that, brought to this run's limit, is in
-  the daemon suite's goals table. Half of a LIST's CPU is the TLS write of its
-  megabyte, which the client pays again to read it on the same two cores, and the
-  copy of the kept bytes into runs (with the zeroing of each run's allocation) is
-  the largest item the server itself adds.
-
-### The change before (2026-11-23, against e165e79)
+### Earlier (2026-11-23, against e165e79)
 
 - **LIST: bytes kept, not text.** A JSON LIST of more than 500 objects used to be
   joined as text a hundred items at a time and encoded with a TextEncoder on every

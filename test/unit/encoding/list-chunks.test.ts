@@ -69,7 +69,7 @@ describe('a list written in pieces of bytes', () => {
     for (let i = 0; i < 3; i++) assert.equal(again[i]!.buffer, first[i]!.buffer, `run ${i} copied again`)
     // The middle run's last object replaced by a new version, its first kept: that run alone is joined again.
     const changed = [...frozen]
-    changed[99] = deepFreeze({ ...configMap(99), data: { text: 'changed' } })
+    changed[99] = deepFreeze({ ...configMap(99), data: { text: 'changed', 'odd\u2028key': 'x' } })
     const after = runs(listOf(changed))
     assert.equal(after[0]!.buffer, first[0]!.buffer)
     assert.notEqual(after[1]!.buffer, first[1]!.buffer)
