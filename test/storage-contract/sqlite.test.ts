@@ -209,6 +209,78 @@ describe('embedded store: restarts, compaction and the data directory', () => {
   })
 })
 
+describe("embedded store: writes that start from the cache's copy", () => {
+  // The guess carries a label the stored row lacks: which of the two an update saw tells whether the row was decoded.
+  const marked = (obj: KubeObject): KubeObject => ({ ...obj, metadata: { ...obj.metadata, labels: { from: 'guess' } } })
+  const valueOf = (obj: KubeObject | undefined): string => String((obj?.['data'] as Record<string, string> | undefined)?.['value'])
+
+  it('starts an update from a guess of the stored revision, on a copy, and leaves the guess as it was', async (t) => {
+    const store = await openEmbeddedStore({ dataDir: freshDir() })
+    t.after(() => store.close())
+    const stored = await store.create(key('a'), configMap('a'))
+    const guess = Object.freeze(marked(stored))
+    const seen: Array<Record<string, string> | undefined> = []
+    const updated = await store.guaranteedUpdate(
+      key('a'),
+      (cur) => {
+        seen.push(cur.metadata.labels)
+        ;(cur.data as Record<string, string>)['value'] = 'two'
+        return cur
+      },
+      { suggestion: guess },
+    )
+    assert.deepEqual(seen, [{ from: 'guess' }], 'the guess was of the stored revision: the row was not decoded')
+    assert.equal(valueOf(guess), 'one')
+    assert.equal(valueOf(await store.get(key('a'))), 'two')
+    assert.equal(rv(updated), rv(stored) + 1)
+  })
+
+  it('reads the row when the guess is of another revision', async (t) => {
+    const store = await openEmbeddedStore({ dataDir: freshDir() })
+    t.after(() => store.close())
+    const first = await store.create(key('a'), configMap('a'))
+    await store.guaranteedUpdate(key('a'), withValue('two'))
+    const seen: string[] = []
+    await store.guaranteedUpdate(
+      key('a'),
+      (cur) => {
+        seen.push(valueOf(cur))
+        return { ...cur, data: { value: 'three' } }
+      },
+      { suggestion: marked(first) },
+    )
+    assert.deepEqual(seen, ['two'])
+  })
+
+  it('answers an update that changes nothing with a copy of the guess it can change, writing nothing', async (t) => {
+    const store = await openEmbeddedStore({ dataDir: freshDir() })
+    t.after(() => store.close())
+    const stored = await store.create(key('a'), configMap('a'))
+    const revision = await store.currentRevision()
+    const guess = Object.freeze(structuredClone(stored))
+    const same = await store.guaranteedUpdate(key('a'), (cur) => cur, { suggestion: guess })
+    assert.equal(rv(same), rv(stored))
+    assert.equal(await store.currentRevision(), revision)
+    assert.ok(!Object.isFrozen(same), 'the answer is the caller\u2019s to change')
+    assert.notEqual(same, guess)
+  })
+
+  it('deletes from a guess of the stored revision, and from the row when the guess is old', async (t) => {
+    const store = await openEmbeddedStore({ dataDir: freshDir() })
+    t.after(() => store.close())
+    const a = await store.create(key('a'), configMap('a'))
+    const deleted = await store.delete(key('a'), { suggestion: Object.freeze(marked(a)) })
+    assert.deepEqual(deleted.metadata.labels, { from: 'guess' })
+    assert.equal(await store.get(key('a')), undefined)
+    const b = await store.create(key('b'), configMap('b'))
+    await store.guaranteedUpdate(key('b'), withValue('two'))
+    const seen: string[] = []
+    const gone = await store.delete(key('b'), { suggestion: marked(b), validate: (cur) => void seen.push(valueOf(cur)) })
+    assert.deepEqual(seen, ['two'])
+    assert.equal(gone.metadata.labels, undefined)
+  })
+})
+
 describe('embedded store: refusing to open', () => {
   const opening = (dataDir: string) => openEmbeddedStore({ dataDir })
   const refusal = (path: string, cause: string | RegExp) => (err: unknown) => {

@@ -26,10 +26,11 @@ import { CONTINUE_AT_LATEST, decodeContinue, encodeContinue } from '../continue-
 import type {
   ListOptions,
   ListResult,
-  Preconditions,
+  DeleteOptions,
   ReadOptions,
   Storage,
   TryUpdate,
+  UpdateOptions,
   Watcher,
   WatchOptions,
 } from '../interface.js'
@@ -208,12 +209,12 @@ export class SqlStorage implements Storage {
     return result
   }
 
-  async guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts: { preconditions?: Preconditions } = {}): Promise<KubeObject> {
+  async guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts: UpdateOptions = {}): Promise<KubeObject> {
     for (;;) {
       this.ensureOpen(key)
       const row = this.log.newest(key)
       if (!row || row.deleted) throw keyNotFound(key)
-      const read = await this.read(row)
+      const read = await this.readOrGuess(row, opts.suggestion)
       const current = read.object
       checkPreconditions(key, current, opts.preconditions)
       const updated = await tryUpdate(cloneJson(current))
@@ -224,7 +225,8 @@ export class SqlStorage implements Storage {
       this.ensureOpen(key)
       // Someone else wrote (or deleted) meanwhile: start over from their state.
       if (this.log.newest(key)?.revision !== row.revision) continue
-      if (!next || !mustWrite(read, next.plain)) return current
+      // The guess is the caller's (frozen): the answer is a copy.
+      if (!next || !mustWrite(read, next.plain)) return read.guessed ? cloneJson(current) : current
       const written = this.write(key, () => {
         // Sharing the file, another process may have written the key since the look above.
         if (this.follower && this.log.newest(key)?.revision !== row.revision) return undefined
@@ -239,15 +241,12 @@ export class SqlStorage implements Storage {
     }
   }
 
-  async delete(
-    key: string,
-    opts: { preconditions?: Preconditions; validate?: (current: KubeObject) => void | Promise<void> } = {},
-  ): Promise<KubeObject> {
+  async delete(key: string, opts: DeleteOptions = {}): Promise<KubeObject> {
     for (;;) {
       this.ensureOpen(key)
       const row = this.log.newest(key)
       if (!row || row.deleted) throw keyNotFound(key)
-      const current = (await this.read(row)).object
+      const current = guessHolds(row, opts.suggestion) ? opts.suggestion : (await this.read(row)).object
       this.ensureOpen(key)
       // A write during the read: start over from it.
       if (this.log.newest(key)?.revision !== row.revision) continue
@@ -428,6 +427,18 @@ export class SqlStorage implements Storage {
     return decoded
   }
 
+  /**
+   * The key's state for a write: the caller's guess (the watch cache's copy)
+   * when it is of the row's revision, which saves decoding the row, else the
+   * row decoded. The value is still read through its transformer, so a write
+   * that changes nothing is told by its bytes, and a stale value is
+   * rewritten, as when the row is decoded.
+   */
+  private async readOrGuess(row: Pick<LogRow, 'key' | 'revision' | 'value'>, guess: KubeObject | undefined): Promise<DecodedValue & { guessed: boolean }> {
+    if (!guessHolds(row, guess)) return { ...(await this.read(row)), guessed: false }
+    return { object: guess, ...(await this.values.plain(row.key, row.value!)), guessed: true }
+  }
+
   private async decode(row: Pick<LogRow, 'key' | 'revision' | 'value'>): Promise<KubeObject> {
     return (await this.read(row)).object
   }
@@ -509,4 +520,13 @@ export class SqlStorage implements Storage {
   private ensureOpen(key: string): void {
     if (this.closed) throw storeClosed(key, 'the embedded store')
   }
+}
+
+/**
+ * Whether a caller's guess of a key's state is the stored row's: the same
+ * revision. Every copy of a revision is decoded from its one stored value,
+ * so the guess then holds exactly what decoding the row would give.
+ */
+function guessHolds(row: Pick<LogRow, 'revision'>, guess: KubeObject | undefined): guess is KubeObject {
+  return guess !== undefined && guess.metadata.resourceVersion === String(row.revision)
 }

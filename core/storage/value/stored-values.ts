@@ -29,6 +29,12 @@ export class StoredValues {
   }
 
   async decode(key: string, stored: Uint8Array): Promise<DecodedValue> {
+    const { plain, stale } = await this.plain(key, stored)
+    return { object: this.codec.decode(plain), plain, stale }
+  }
+
+  /** The codec's bytes of a stored value (decrypted), not decoded: for a caller that has the object already. */
+  async plain(key: string, stored: Uint8Array): Promise<Omit<DecodedValue, 'object'>> {
     let read: FromStorage
     try {
       read = await this.transformerFor(key).fromStorage(stored, keyContext(key))
@@ -36,7 +42,7 @@ export class StoredValues {
       // Never the stored bytes as an object: a value no provider reads is an error naming its key (upstream's wording).
       throw new StorageError('Internal', key, `unable to transform key ${JSON.stringify(key)}: ${err instanceof Error ? err.message : String(err)}`)
     }
-    return { object: this.codec.decode(read.bytes), plain: read.bytes, stale: read.stale }
+    return { plain: read.bytes, stale: read.stale }
   }
 }
 
