@@ -32,7 +32,7 @@ process.exitCode = await runDaemon(process.argv.slice(2), {
     releaseYoungGeneration()
     releaseOptimizingCompiler()
     // V8's and libuv's pools exist by now; the serving thread goes first when the cores are busy.
-    void lowerBackgroundThreads()
+    lowerBackgroundThreads()
     setTimeout(saveCodeCache, CODE_CACHE_WRITE_DELAY_MS).unref()
   },
 })
