@@ -335,4 +335,8 @@ the watch cache finds a namespace's objects by two binary searches (the read
 path section has the change side by side, 1.15× to 1.46× less CPU per LIST),
 and the embedded store's updates start from the watch cache's copy when it is
 of the stored revision, as the etcd store's do (in single runs of 64 clients
-taking turns with the build before, 0.77× to 0.92× the daemon's CPU per update).`
+taking turns with the build before, 0.77× to 0.92× the daemon's CPU per update).
+Then the daemon's background threads went from nice 19 and SCHED_IDLE to nice
+10 (the YAML worker excepted): with the cores kept busy by the load's clients
+and etcd, the optimizing compiler's jobs had waited ("Background threads on a
+busy machine").`
