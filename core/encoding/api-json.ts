@@ -193,11 +193,10 @@ export function* apiListJsonByteChunks(list: Record<string, unknown>, itemsPerCh
   const tail = frame.length - open
   yield utf8.encode(frame.slice(0, open))
   const itemShape = typedListItems(list, shapeOfObject(list))
+  const itemBytes = (item: unknown) => (itemShape && isDeepFrozen(item) ? listItemBytes(item, itemShape) : utf8.encode(itemInList(list, item, open, tail)))
   for (let start = 0; start < items.length; start += itemsPerChunk) {
     const stop = Math.min(items.length, start + itemsPerChunk)
-    const run =
-      (itemShape && keptRun(items, start, stop, itemShape)) ||
-      joinRun(items.slice(start, stop).map((item) => (itemShape && isDeepFrozen(item) ? listItemBytes(item, itemShape) : utf8.encode(itemInList(list, item, undefined, open, tail)))))
+    const run = (itemShape && keptRun(items, start, stop, itemShape)) || joinRun(items.slice(start, stop).map(itemBytes))
     // Every run starts with the comma that goes before its first item; the list's first item has none.
     yield start === 0 ? run.subarray(1) : run
   }
@@ -263,9 +262,8 @@ function joinRun(items: Uint8Array[]): Uint8Array {
   return out
 }
 
-/** One item's text as its list writes it: kept for an immutable item of a built-in list, else cut out of the list around it alone. */
-function itemInList(list: Record<string, unknown>, item: unknown, itemShape: Shape | undefined, open: number, tail: number): string {
-  if (itemShape && isDeepFrozen(item)) return listItemText(item, itemShape)
+/** One item's text as its list writes it, cut out of the list written around it alone. */
+function itemInList(list: Record<string, unknown>, item: unknown, open: number, tail: number): string {
   const one = apiObjectJson({ ...list, items: [item] })
   return one.slice(open, one.length - tail)
 }

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import { after, before, describe, it } from 'node:test'
-import { BACKGROUND_NICE, HELPER_NICE } from '../../runtimes/node/daemon/background-threads.js'
+import { YAML_WORKER_NICE, HELPER_NICE } from '../../runtimes/node/daemon/background-threads.js'
 import { Daemon, eventually } from './daemon.js'
 
 /** SCHED_OTHER and SCHED_IDLE, as a thread's stat line numbers its policy. */
@@ -67,7 +67,7 @@ describe('the daemon\'s background threads', { skip: process.platform !== 'linux
         `V8\u2019s and libuv\u2019s threads run at nice ${HELPER_NICE}, under the normal policy`,
       )
       const started = [...threads].filter(([thread]) => !threadsBefore.has(thread))
-      const worker = { nice: BACKGROUND_NICE, policy: CHRT ? SCHED_IDLE : SCHED_OTHER }
+      const worker = { nice: YAML_WORKER_NICE, policy: CHRT ? SCHED_IDLE : SCHED_OTHER }
       assert.ok(
         started.some(([, priority]) => priority.nice === worker.nice && priority.policy === worker.policy),
         `the YAML worker runs at nice ${worker.nice}${CHRT ? ', under SCHED_IDLE' : ''}`,

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, describe, it } from 'node:test'
-import { BACKGROUND_NICE } from '../../runtimes/node/daemon/background-threads.js'
+import { YAML_WORKER_NICE } from '../../runtimes/node/daemon/background-threads.js'
 import { type NodeYamlDecoder, nodeYamlDecoder, type NodeYamlDecoderOptions } from '../../runtimes/node/daemon/yaml-decoder.js'
 import { createTestServer, TestClient } from './harness.js'
 
@@ -134,8 +134,8 @@ describe('YAML bodies decoded in a worker thread', () => {
     // Field 19 of a thread's stat line is its nice value; the fields start after the command's closing parenthesis.
     // A thread may end between the listing and the read: it has no nice value then.
     const niceIn = async (stat: string) => Number((await readFile(stat, 'utf8').catch(() => ') ')).split(') ')[1]!.split(' ')[16])
-    assert.ok((await niceIn('/proc/thread-self/stat')) < BACKGROUND_NICE, 'the test runs above the background priority')
-    const lowered = async () => (await Promise.all((await readdir('/proc/self/task')).map((t) => niceIn(`/proc/self/task/${t}/stat`)))).filter((nice) => nice >= BACKGROUND_NICE).length
+    assert.ok((await niceIn('/proc/thread-self/stat')) < YAML_WORKER_NICE, 'the test runs above the background priority')
+    const lowered = async () => (await Promise.all((await readdir('/proc/self/task')).map((t) => niceIn(`/proc/self/task/${t}/stat`)))).filter((nice) => nice >= YAML_WORKER_NICE).length
     const before = await lowered()
     const { api } = await clientWith({ offThreadFrom: 0 })
     assert.equal((await api.call('POST', CMS, { body: configMapYaml('niced', 2), headers: YAML })).status, 201)

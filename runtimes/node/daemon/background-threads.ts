@@ -29,7 +29,7 @@ import { existsSync, readdirSync, readlinkSync } from 'node:fs'
 import { getPriority, setPriority } from 'node:os'
 
 /** The nice value of the YAML worker: the lowest priority a thread can lower itself to. */
-export const BACKGROUND_NICE = 19
+export const YAML_WORKER_NICE = 19
 
 /** The nice value of V8's and libuv's threads: below the serving thread, yet with a share of a busy core. */
 export const HELPER_NICE = 10
@@ -93,7 +93,7 @@ function runQuietly(program: string, args: readonly string[]): Promise<void> {
  */
 export async function lowerThisThread(): Promise<void> {
   const self = linuxThreadId()
-  if (self !== undefined && lowerNice(self, BACKGROUND_NICE)) await idlePolicy(self)
+  if (self !== undefined && lowerNice(self, YAML_WORKER_NICE)) await idlePolicy(self)
 }
 
 /**
