@@ -50,6 +50,8 @@ interface Figures {
   workers: number
   /** A busy loop ran in another process on this machine meanwhile (the control: one worker sharing the cores). */
   busyLoopBeside: boolean
+  /** Uncounted passes of the whole mix before the measured one (warmUp). */
+  warmUpPasses: number
   results: Record<RequestKind, Measured>
 }
 
@@ -90,27 +92,58 @@ function daemonCpuMs(pid: number): number {
 
 const configMap = (name: string, value: string) => ({ metadata: { name }, data: { value } })
 
-/** One kind of request under load; a fresh object per create and per delete, so every answer is the expected one. */
-async function measureKind(client: Client, pid: number, kind: RequestKind, tag: string): Promise<Measured> {
+/**
+ * One kind of request under load, on the ConfigMaps of `tag`; a fresh object per create and per delete (named
+ * after `pass`, so that passes over one tag never meet each other's), so every answer is the expected one.
+ */
+async function measureKind(client: Client, pid: number, kind: RequestKind, tag: string, pass = 'measured'): Promise<Measured> {
   const name = (i: number) => `${tag}-${i % OBJECTS}`
   const stored = new Map<number, unknown>()
   if (kind === 'update (no change)') {
     for (let i = 0; i < OBJECTS; i++) stored.set(i, JSON.parse((await client.call('GET', `${NAMESPACE_PATH}/${name(i)}`)).text))
   }
   if (kind === 'delete') {
-    await runLoad({ ...LOAD, maxSeconds: 60 }, async (i) => (await client.call('POST', NAMESPACE_PATH, configMap(`${tag}-gone-${i}`, 'x'))).status === 201)
+    await runLoad({ ...LOAD, maxSeconds: 60 }, async (i) => (await client.call('POST', NAMESPACE_PATH, configMap(`${tag}-${pass}-gone-${i}`, 'x'))).status === 201)
   }
   const one: Record<RequestKind, (i: number) => Promise<boolean>> = {
     GET: async (i) => (await client.call('GET', `${NAMESPACE_PATH}/${name(i)}`)).status === 200,
-    create: async (i) => (await client.call('POST', NAMESPACE_PATH, configMap(`${tag}-new-${i}`, 'x'))).status === 201,
+    create: async (i) => (await client.call('POST', NAMESPACE_PATH, configMap(`${tag}-${pass}-new-${i}`, 'x'))).status === 201,
     'update (changed)': async (i) => (await client.call('PUT', `${NAMESPACE_PATH}/${name(i)}`, configMap(name(i), `v${i}`))).status === 200,
     'update (no change)': async (i) => (await client.call('PUT', `${NAMESPACE_PATH}/${name(i)}`, stored.get(i % OBJECTS))).status === 200,
-    delete: async (i) => (await client.call('DELETE', `${NAMESPACE_PATH}/${tag}-gone-${i}`)).status === 200,
+    delete: async (i) => (await client.call('DELETE', `${NAMESPACE_PATH}/${tag}-${pass}-gone-${i}`)).status === 200,
   }
   const cpuBefore = daemonCpuMs(pid)
   const result = await runLoad(LOAD, one[kind])
   const cpuMicros = ((daemonCpuMs(pid) - cpuBefore) * 1000) / Math.max(1, result.count)
   return { ...result, cpuMicros }
+}
+
+/** Warm-up passes end once a pass's CPU per request is within this share of the pass before. */
+const STEADY_WITHIN = 0.1
+const MIN_WARM_UP_PASSES = 2
+const MAX_WARM_UP_PASSES = 8
+
+/**
+ * The whole mix, uncounted, until the daemon's CPU per request settles (two
+ * passes in a row within STEADY_WITHIN, at most MAX_WARM_UP_PASSES): each
+ * worker's code is compiled by the requests it takes, on V8's helper threads,
+ * which have the least of the cores while the workers, the client and etcd
+ * keep both busy. One pass was not enough: two workers were still compiling
+ * (hundreds of optimizations in the measured pass, against a handful once
+ * settled) and spent up to twice the CPU per request of one. Returns the
+ * number of passes run.
+ */
+async function warmUp(client: Client, pid: number, tag: string): Promise<number> {
+  let before: number | undefined
+  for (let pass = 1; ; pass++) {
+    const cpuBefore = daemonCpuMs(pid)
+    let requests = 0
+    for (const kind of MIX) requests += (await measureKind(client, pid, kind, tag, `pass-${pass}`)).count
+    const cpuPerRequest = (daemonCpuMs(pid) - cpuBefore) / Math.max(1, requests)
+    const settled = before !== undefined && Math.abs(cpuPerRequest - before) <= STEADY_WITHIN * before
+    if ((settled && pass >= MIN_WARM_UP_PASSES) || pass >= MAX_WARM_UP_PASSES) return pass
+    before = cpuPerRequest
+  }
 }
 
 async function measureWith(storage: StorageKind, workers: number, etcd: EtcdServer | undefined, busyLoopBeside = false): Promise<Figures> {
@@ -121,13 +154,11 @@ async function measureWith(storage: StorageKind, workers: number, etcd: EtcdServ
     await new Promise((r) => setTimeout(r, SETTLE_MS))
     const tag = `${storage}-${workers}${busyLoopBeside ? '-beside-a-busy-loop' : ''}`
     for (const set of [tag, `${tag}-warm-up`]) for (let i = 0; i < OBJECTS; i++) await client.call('POST', NAMESPACE_PATH, configMap(`${set}-${i}`, 'v'))
-    // The whole mix once, not counted: each worker's code is compiled by the requests it takes, so without this the
-    // first worker counts would measure V8's compilers, and more workers would have more code to warm up.
-    for (const kind of MIX) await measureKind(client, daemon.process.pid!, kind, `${tag}-warm-up`)
+    const warmUpPasses = await warmUp(client, daemon.process.pid!, `${tag}-warm-up`)
     if (busyLoopBeside) busyLoop = startBusyLoop()
     const results = {} as Record<RequestKind, Measured>
     for (const kind of MIX) results[kind] = await measureKind(client, daemon.process.pid!, kind, tag)
-    return { storage, workers, busyLoopBeside, results }
+    return { storage, workers, busyLoopBeside, warmUpPasses, results }
   } finally {
     busyLoop?.kill('SIGKILL')
     client.close()
@@ -179,7 +210,9 @@ export function renderWorkersSection(figures: Figures[], date: Date): string {
   const [one, many] = workerCounts()
   const of = (storage: StorageKind, workers: number, busyLoopBeside = false) => figures.find((f) => f.storage === storage && f.workers === workers && f.busyLoopBeside === busyLoopBeside)
   const sections = STORAGES.filter((storage) => figures.some((f) => f.storage === storage)).map(
-    (storage) => `### On ${storage === 'etcd' ? 'one etcd member' : 'the embedded store'}\n\n${table(of(storage, one)!, of(storage, many)!, of(storage, one, true))}`,
+    (storage) =>
+      `### On ${storage === 'etcd' ? 'one etcd member' : 'the embedded store'}\n\n${table(of(storage, one)!, of(storage, many)!, of(storage, one, true))}\n\n` +
+      `Warm-up passes: ${[of(storage, one), of(storage, many), of(storage, one, true)].filter((f) => f !== undefined).map((f) => `${f.workers} worker${f.workers > 1 ? 's' : ''}${f.busyLoopBeside ? ' beside the busy loop' : ''} ${f.warmUpPasses}`).join(', ')}.`,
   )
   return `${BEGIN}
 ## One daemon on several cores: \`--workers\`
@@ -191,7 +224,8 @@ Measured ${date.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineLi
 (\`--etcd-servers\`) and then on its embedded store. The client keeps ${LOAD.concurrency} requests in flight over
 keep-alive HTTPS as the admin, so the workers share its ${LOAD.concurrency} connections; each kind of request runs
 ${LOAD.total.toLocaleString('en-US')} times or ${LOAD.maxSeconds} s, whichever ends first, on ${OBJECTS} ConfigMaps (creates and deletes on
-fresh ones), after the same mix once uncounted (V8 compiling each worker's code). *Update (no change)* PUTs the object as it was read, which is answered without a write.
+fresh ones), after passes of the same mix uncounted until the daemon's CPU per request settles (V8 compiling
+each worker's code: two passes in a row within ${Math.round(STEADY_WITHIN * 100)}%, at most ${MAX_WARM_UP_PASSES}; the passes each run took are under the tables). *Update (no change)* PUTs the object as it was read, which is answered without a write.
 CPU is that of the daemon's processes (the primary and its workers) per request. The client, etcd and the
 workers all run on this machine's cores: the ratio is what more workers give when nothing else has a
 core to spare, not what they give on a larger machine. The last column is the control: one worker
