@@ -25,13 +25,18 @@
  *   keeps none for ES modules, and compiling the bundle was the largest part
  *   of a start. `import.meta.url` there is the script's own file URL, in the
  *   same directory as the chunks, so .proto files are found the same way.
+ * - Both entry points of the package are bundled once more together, as one
+ *   CommonJS file (dist/runtimes/node/library-script.cjs), which the `node`
+ *   condition's entry files (library-core.js, library-node.js, written here
+ *   from the build's list of each entry point's exports) take from
+ *   runtimes/node/library.ts, which runs it with a code cache the same way.
  * - The bins' file is made executable, so that a checkout's build can be
  *   linked where a harness looks for `kube-apiserver` (docs/envtest.md).
  * - tsc's per-module output and declarations stay in dist/ (types, and the
  *   benchmarks that import single modules).
  */
 import { build, type BuildOptions, type Plugin } from 'esbuild'
-import { chmod, readFile, rm, writeFile } from 'node:fs/promises'
+import { chmod, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { dirname, join, relative } from 'node:path'
 import manifest from '../package.json' with { type: 'json' }
 import { SCRIPT_WRAPPER_END, SCRIPT_WRAPPER_START } from '../runtimes/node/daemon/script-code-cache.js'
@@ -41,10 +46,20 @@ const DIST = join(ROOT, 'dist')
 /** What the last run wrote besides the entry points, removed before the next so old chunks do not pile up. */
 const MANIFEST = join(DIST, '.bundle-files.json')
 
-const ENTRY_POINTS = ['core/index.ts', 'runtimes/node/index.ts', 'runtimes/node/main.ts', 'runtimes/node/yaml-worker.ts']
+const ENTRY_POINTS = ['core/index.ts', 'runtimes/node/index.ts', 'runtimes/node/main.ts', 'runtimes/node/yaml-worker.ts', 'runtimes/node/library.ts']
+
+/**
+ * The package's entry points under Node (package.json's `node` conditions): each re-exports, name by name,
+ * its part of the code-cached library script (runtimes/node/library.ts), with the names the ES module build
+ * of that entry point exports.
+ */
+const LIBRARY_ENTRIES = [
+  { file: 'runtimes/node/library-core.js', exportsOf: 'core/index.js', from: 'library.core' },
+  { file: 'runtimes/node/library-node.js', exportsOf: 'runtimes/node/index.js', from: 'await library.node()' },
+] as const
 
 /** Dependencies copied into the bundle: pure ES modules (or with an ES module build), no dependencies of their own. */
-const INLINED = new Set(['yaml', '@opentelemetry/api', 'zod', 'jose', 'hono', '@hono/node-server', '@marcbachmann/cel-js', 're2js', '@noble/ciphers'])
+const INLINED = new Set(['yaml', '@opentelemetry/api', 'zod', 'jose', 'hono', '@hono/node-server', '@marcbachmann/cel-js', 're2js', '@noble/ciphers', '@noble/hashes'])
 const EXTERNAL = Object.keys(manifest.dependencies)
   .filter((name) => !INLINED.has(name))
   .flatMap((name) => [name, `${name}/*`])
@@ -116,26 +131,42 @@ const result = await build({
   chunkNames: 'runtimes/node/[name]-[hash]',
 })
 const DAEMON_SCRIPT = 'runtimes/node/daemon-script.cjs'
-const script = await build({
-  ...common,
-  entryPoints: ['runtimes/node/daemon-script.ts'],
-  outfile: join(DIST, DAEMON_SCRIPT),
-  format: 'cjs',
-  // import() of an external package as require(): Node 20 loses a script's dynamic-import callback
-  // for the functions it takes from a code cache ("A dynamic import callback was not specified").
-  supported: { 'dynamic-import': false },
-  // A CommonJS file has no import.meta: its own file URL, which the loader passes (script-code-cache.ts).
-  define: { 'import.meta.url': '__scriptFileUrl' },
-  // What import.meta is left (the YAML worker's `import.meta.resolve` of tsx) runs only from source, never here.
-  logOverride: { 'empty-import-meta': 'silent' },
-  // The file is the function the loader calls, so that V8 gets the file's text as it is read and
-  // does not hold a second copy made by wrapping it; the bundle's "use strict" comes first inside.
-  banner: { js: SCRIPT_WRAPPER_START },
-  footer: { js: SCRIPT_WRAPPER_END },
-})
-// A cache of the previous build's script would be rejected anyway; remove it rather than leave it stale.
-await Promise.all([DAEMON_SCRIPT].map((file) => rm(join(DIST, `${file}.v8-cache`), { force: true })))
-const written = [...Object.keys(result.metafile.outputs), ...Object.keys(script.metafile.outputs)].map((file) => relative(DIST, join(ROOT, file)))
+const LIBRARY_SCRIPT = 'runtimes/node/library-script.cjs'
+/** A classic-script bundle of `entry` that script-code-cache.ts runs with a V8 code cache. */
+const classicScript = (entry: string, outfile: string) =>
+  build({
+    ...common,
+    entryPoints: [entry],
+    outfile: join(DIST, outfile),
+    format: 'cjs',
+    // import() of an external package as require(): Node 20 loses a script's dynamic-import callback
+    // for the functions it takes from a code cache ("A dynamic import callback was not specified").
+    supported: { 'dynamic-import': false },
+    // A CommonJS file has no import.meta: its own file URL, which the loader passes (script-code-cache.ts).
+    define: { 'import.meta.url': '__scriptFileUrl' },
+    // What import.meta is left (the YAML worker's `import.meta.resolve` of tsx) runs only from source, never here.
+    logOverride: { 'empty-import-meta': 'silent' },
+    // The file is the function the loader calls, so that V8 gets the file's text as it is read and
+    // does not hold a second copy made by wrapping it; the bundle's "use strict" comes first inside.
+    banner: { js: SCRIPT_WRAPPER_START },
+    footer: { js: SCRIPT_WRAPPER_END },
+    })
+const scripts = await Promise.all([classicScript('runtimes/node/daemon-script.ts', DAEMON_SCRIPT), classicScript('runtimes/node/library-script.ts', LIBRARY_SCRIPT)])
+// A cache of the previous build's scripts would be rejected anyway; remove them rather than leave them stale.
+const scriptsDir = join(DIST, dirname(DAEMON_SCRIPT))
+await Promise.all((await readdir(scriptsDir)).filter((file) => file.endsWith('.v8-cache')).map((file) => rm(join(scriptsDir, file), { force: true })))
+for (const entry of LIBRARY_ENTRIES) {
+  const names = result.metafile.outputs[relative(ROOT, join(DIST, entry.exportsOf))]?.exports
+  if (!names?.length) throw new Error(`the build lists no exports of dist/${entry.exportsOf}`)
+  await writeFile(
+    join(DIST, entry.file),
+    `// Written by tools/bundle.ts: dist/${entry.exportsOf}'s exports, from the code-cached library script (runtimes/node/library.ts).\n` +
+      `import { library } from './library.js'\nexport const { ${[...names].sort().join(', ')} } = ${entry.from}\n`,
+  )
+}
+const written = [...Object.keys(result.metafile.outputs), ...scripts.flatMap((script) => Object.keys(script.metafile.outputs))]
+  .map((file) => relative(DIST, join(ROOT, file)))
+  .concat(LIBRARY_ENTRIES.map((entry) => entry.file))
 await Promise.all(written.filter((file) => /\.c?js$/.test(file)).map((file) => keepSourceLatin1(join(DIST, file))))
 const entries = new Set(ENTRY_POINTS.flatMap((entry) => [entry.replace(/\.ts$/, '.js'), entry.replace(/\.ts$/, '.js.map')]))
 await writeFile(MANIFEST, `${JSON.stringify(written.filter((file) => !entries.has(file)).sort(), null, 1)}\n`)

@@ -15,6 +15,7 @@
  * Writes its section of docs/benchmarks.md. Figures only: nothing passes or fails.
  */
 import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -39,6 +40,8 @@ const SEEDED_CRDS = 10
 const SEEDED_OBJECTS = 1000
 
 interface Round {
+  /** `import` of the package's entry point, as Node resolves it for a consumer. */
+  importMs: number
   firstAnswerMs: number
   /** The same, for a server started with the same options after the first (median of 5). */
   againMs: number
@@ -59,7 +62,9 @@ interface Round {
 
 /** Runs in a fresh `node`: the package from dist/, one setup, every figure once (reset and restore: median of 5). */
 const roundScript = (entry: string, seeded: boolean): string => `
+const importStart = performance.now()
 const { ADMIN_IDENTITY, createApiServer } = await import(${JSON.stringify(entry)})
+const importMs = performance.now() - importStart
 const seeded = ${seeded}
 const crd = (k) => ({
   apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets' + k + '.example.com' },
@@ -147,14 +152,24 @@ const n = ${RECORD_BLOCKS * RECORD_BLOCK_SIZE}
 if (recorded.activity.requests().length !== n) throw new Error('recorded ' + recorded.activity.requests().length + ' requests, not ' + n)
 await Promise.all([plain.shutdown(), recorded.shutdown()])
 process.stdout.write(JSON.stringify({
-  firstAnswerMs, againMs: median(again), againMinMs: Math.min(...again), againCpuMs: median(againCpu), heldMs, heldMB, resetMs: median(resets), snapshotMs: median(snapshots), restoreMs: median(restores),
+  importMs, firstAnswerMs, againMs: median(again), againMinMs: Math.min(...again), againCpuMs: median(againCpu), heldMs, heldMB, resetMs: median(resets), snapshotMs: median(snapshots), restoreMs: median(restores),
   createRate: n / spent.get(plain) * 1000, recordedCreateRate: n / spent.get(recorded) * 1000,
 }) + '\\n')
 process.exit(0)
 `
 
+/**
+ * The file Node loads for `import 'kube-apiserver-ts'` from the build in `dist`: its package.json's `node` condition
+ * of `.` where it has one (the code-cached library script), else the ES module build.
+ */
+function packageEntry(dist: string): string {
+  const manifest = JSON.parse(readFileSync(join(dist, '..', 'package.json'), 'utf8')) as { exports: Record<string, { node?: string; default: string }> }
+  const main = manifest.exports['.']!
+  return pathToFileURL(join(dist, '..', main.node ?? main.default)).href
+}
+
 function roundOnce(seeded: boolean, dist: string): Promise<Round> {
-  const entry = pathToFileURL(join(dist, 'core', 'index.js')).href
+  const entry = packageEntry(dist)
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, ['--expose-gc', '--input-type=module', '-e', roundScript(entry, seeded)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
     let out = ''
@@ -206,7 +221,8 @@ function render(figures: Figures, rounds: number, load: number, before?: Figures
 Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus().length} × ${cpus()[0]?.model.split(' ')[0] ?? 'CPU'} (load average ${load.toFixed(1)} when it began),
 Node ${process.version}. \`node --import tsx test/bench/embedding.ts\`: ${rounds} rounds, a fresh
 process for each round of each setup, the setups taking turns; medians over the rounds.
-The server is the built package (\`dist/\`) on its in-memory store, called through \`server.fetch\`.
+The server is the built package (\`dist/\`), imported as a consumer's \`import 'kube-apiserver-ts'\` resolves under Node
+(the code-cached library script, whose cache the first round of each build writes), on its in-memory store, called through \`server.fetch\`.
 *Seeded* starts with \`objects\`: ${SEEDED_CRDS} CustomResourceDefinitions, a namespace,
 ${SEEDED_OBJECTS / 2} ConfigMaps and ${SEEDED_OBJECTS / 2} custom objects. *Again* is a further server created with the same
 options in the same process, which begins from the first one's start-up (\`reuseStartup\`). Before each \`reset()\` and \`restore()\` a
@@ -220,6 +236,7 @@ Its CPU time is the process's, every thread's (the garbage collector's too), whi
   }
 
 ${header}
+${row('`import` of the package (what Node resolves for a consumer)', (r) => r.importMs)}
 ${row('`createApiServer()` to the first answer (a list)', (r) => r.firstAnswerMs)}
 ${row('the same, again with the same options', (r) => r.againMs)}
 ${row('the same again: CPU time of the process', (r) => r.againCpuMs)}

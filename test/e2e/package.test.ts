@@ -18,7 +18,7 @@
  */
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -59,6 +59,15 @@ const requests: RecordedRequest[] = server.activity.requests()
 const listening: ReturnType<typeof listen> = listen(server)
 export { requests, listening }
 `
+
+/** Where the installed package's library script and its code caches are. */
+const libraryCachesIn = (project: string): string => join(project, 'node_modules', PACKAGE, 'dist', 'runtimes', 'node')
+
+/** The code caches earlier imports wrote (the first process that finds none writes one). */
+function removeLibraryCaches(project: string): void {
+  const dir = libraryCachesIn(project)
+  for (const file of readdirSync(dir)) if (file.startsWith('library-script.cjs.') && file.endsWith('.v8-cache')) rmSync(join(dir, file))
+}
 
 interface PackResult {
   filename: string
@@ -111,7 +120,7 @@ describe('the packed package, installed', () => {
   })
 
   it('holds the built daemon, the entry points and their declarations, and no tests', () => {
-    for (const file of ['dist/runtimes/node/main.js', 'dist/runtimes/node/yaml-worker.js', 'dist/core/index.js', 'dist/core/index.d.ts', 'dist/runtimes/node/index.js', 'dist/runtimes/node/index.d.ts', 'core/index.ts', 'package.json', 'README.md']) {
+    for (const file of ['dist/runtimes/node/main.js', 'dist/runtimes/node/yaml-worker.js', 'dist/runtimes/node/library-script.cjs', 'dist/runtimes/node/library-core.js', 'dist/runtimes/node/library-node.js', 'dist/core/index.js', 'dist/core/index.d.ts', 'dist/runtimes/node/index.js', 'dist/runtimes/node/index.d.ts', 'core/index.ts', 'package.json', 'README.md']) {
       assert.ok(files.includes(file), `${file} is not in the package`)
     }
     assert.deepEqual(files.filter((f) => f.startsWith('test/') || f.includes('.test.')), [])
@@ -155,6 +164,50 @@ describe('the packed package, installed', () => {
   it('imports under Node: an embedded server answers, listen() is exported', async () => {
     const { stdout } = await exec(process.execPath, ['consumer.mjs'], { cwd: project, timeout: 60_000 })
     assert.deepEqual(JSON.parse(stdout), CONSUMER_OUTPUT)
+  })
+
+  it('under Node, from the code-cached library script: the exports of the ES module build, a cache written once and then used', async () => {
+    const cache = join(libraryCachesIn(project), 'library-script.cjs.both.v8-cache')
+    removeLibraryCaches(project)
+    // The names each entry point exports through its `node` condition, against the ES module build's own.
+    const names = `
+const [core, node, esmCore, esmNode] = await Promise.all(['${PACKAGE}', '${PACKAGE}/node', './node_modules/${PACKAGE}/dist/core/index.js', './node_modules/${PACKAGE}/dist/runtimes/node/index.js'].map((m) => import(m)))
+const { createApiServer, ADMIN_IDENTITY, StatusError } = core
+const res = await createApiServer({ embeddedIdentity: ADMIN_IDENTITY }).fetch(new Request('http://in-process/api/v1/namespaces/nope'))
+console.log(JSON.stringify({ core: Object.keys(core).sort(), node: Object.keys(node).sort(), esmCore: Object.keys(esmCore).sort(), esmNode: Object.keys(esmNode).sort(), status: res.status, fromScript: StatusError !== esmCore.StatusError }))
+process.exit(0)
+`
+    writeFileSync(join(project, 'names.mjs'), names)
+    const first = JSON.parse((await exec(process.execPath, ['names.mjs'], { cwd: project, timeout: 60_000 })).stdout) as Record<string, unknown>
+    assert.deepEqual(first['core'], first['esmCore'])
+    assert.deepEqual(first['node'], first['esmNode'])
+    assert.equal(first['status'], 404)
+    assert.equal(first['fromScript'], true, 'the node condition gave the ES module build, not the library script')
+    // The first process wrote the cache at its exit; the next one takes it and leaves it as it is.
+    assert.ok(existsSync(cache), 'no code cache was written')
+    const written = statSync(cache).mtimeMs
+    const again = JSON.parse((await exec(process.execPath, ['names.mjs'], { cwd: project, timeout: 60_000 })).stdout) as Record<string, unknown>
+    assert.deepEqual(again, first)
+    assert.equal(statSync(cache).mtimeMs, written, 'a usable cache was written again')
+  })
+
+  it('under Node, writes the code cache when a server has shut down, for a process that ends without an exit event (as test runners end theirs)', async () => {
+    const cache = join(libraryCachesIn(project), 'library-script.cjs.core.v8-cache')
+    removeLibraryCaches(project)
+    const killed = `
+import { ADMIN_IDENTITY, createApiServer } from '${PACKAGE}'
+const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY })
+await (await server.fetch(new Request('http://in-process/api/v1/namespaces'))).arrayBuffer()
+await server.shutdown()
+process.kill(process.pid, 'SIGKILL')
+`
+    writeFileSync(join(project, 'killed.mjs'), killed)
+    const run = await exec(process.execPath, ['killed.mjs'], { cwd: project, timeout: 60_000 }).then(
+      () => 'exited',
+      (err: { signal?: string }) => err.signal,
+    )
+    assert.equal(run, 'SIGKILL')
+    assert.ok(existsSync(cache), 'no code cache was written at shutdown')
   })
 
   it('imports under Bun (its "bun" condition: the TypeScript sources)', async () => {

@@ -132,7 +132,7 @@ it('no two folders of core import each other, by value or by type', () => {
 })
 
 /** The Node runtime's top folder holds its entry points only; what they run lives in adapter/, daemon/ and storage/. */
-const NODE_ENTRY_POINTS = ['daemon-script.ts', 'index.ts', 'main.ts', 'yaml-worker.ts']
+const NODE_ENTRY_POINTS = ['daemon-script.ts', 'index.ts', 'library-script.ts', 'library.ts', 'main.ts', 'yaml-worker.ts']
 
 it('the top of runtimes/node holds only its entry points', () => {
   const top = readdirSync(join(ROOT, 'runtimes', 'node'), { withFileTypes: true })

@@ -6,10 +6,24 @@
  * call reads as Go's gRPC errors print (`rpc error: code = ... desc = ...`).
  */
 import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
-import { type Client, credentials, loadPackageDefinition, Metadata, type ServiceError, status } from '@grpc/grpc-js'
-import { loadSync } from '@grpc/proto-loader'
+import type { Client, Metadata, ServiceError } from '@grpc/grpc-js'
 import type { KmsClientFactory, KmsEndpoint, KmsV1Client, KmsV2Client } from '../../../core/encryption/kms/client.js'
+
+/**
+ * gRPC and its proto loader, read when the first client is made: loading them
+ * takes some 100 ms, which every `import` of `kube-apiserver-ts/node` (which
+ * exports this factory) paid before, KMS or not.
+ */
+let grpcModules: { grpc: typeof import('@grpc/grpc-js'); loadSync: typeof import('@grpc/proto-loader').loadSync } | undefined
+function grpcLibrary(): NonNullable<typeof grpcModules> {
+  if (!grpcModules) {
+    const load = createRequire(import.meta.url)
+    grpcModules = { grpc: load('@grpc/grpc-js') as typeof import('@grpc/grpc-js'), loadSync: (load('@grpc/proto-loader') as typeof import('@grpc/proto-loader')).loadSync }
+  }
+  return grpcModules
+}
 
 /** The .proto in runtimes/node/proto/, one folder up; from the built dist/ tree, the one in the source tree it was built from. */
 function protoPath(file: string): string {
@@ -21,7 +35,7 @@ function protoPath(file: string): string {
 
 type Callback<T> = (err: ServiceError | null, answer: T) => void
 type Unary<Req, Res> = (request: Req, metadata: Metadata, options: { deadline: Date }, callback: Callback<Res>) => void
-type ClientClass<C> = new (target: string, creds: ReturnType<typeof credentials.createInsecure>, options: object) => C
+type ClientClass<C> = new (target: string, creds: ReturnType<typeof import('@grpc/grpc-js').credentials.createInsecure>, options: object) => C
 
 interface V2Stub extends Client {
   Status: Unary<Record<string, never>, { version: string; healthz: string; keyId: string }>
@@ -38,8 +52,9 @@ interface V1Stub extends Client {
 const loaded = new Map<string, unknown>()
 function stubClass<C>(file: string, pkg: 'v2' | 'v1beta1'): ClientClass<C> {
   if (!loaded.has(file)) {
+    const { grpc, loadSync } = grpcLibrary()
     const definition = loadSync(protoPath(file), { keepCase: false, longs: Number, defaults: true })
-    const root = loadPackageDefinition(definition) as unknown as Record<string, { KeyManagementService: ClientClass<C> }>
+    const root = grpc.loadPackageDefinition(definition) as unknown as Record<string, { KeyManagementService: ClientClass<C> }>
     loaded.set(file, root[pkg]!.KeyManagementService)
   }
   return loaded.get(file) as ClientClass<C>
@@ -50,13 +65,16 @@ function targetOf(socketPath: string): string {
   return socketPath.startsWith('@') ? `unix:\0${socketPath.slice(1)}` : `unix:${socketPath}`
 }
 
-const CODE_NAMES = new Map(Object.entries(status).map(([name, code]) => [code as number, name.split('_').map((w) => w[0] + w.slice(1).toLowerCase()).join('')]))
+/** gRPC's status codes by Go's names for them (`DeadlineExceeded`), made with the first failed call. */
+let codeNames: Map<number, string> | undefined
+const codeName = (code: number): string | number =>
+  (codeNames ??= new Map(Object.entries(grpcLibrary().grpc.status).map(([name, c]) => [c as number, name.split('_').map((w) => w[0] + w.slice(1).toLowerCase()).join('')]))).get(code) ?? code
 
 function call<C, Req, Res>(client: C, method: Unary<Req, Res>, request: Req, timeoutMs: number): Promise<Res> {
   return new Promise((resolve, reject) => {
     // Not waiting for a plugin that is down: its calls fail at once, so reads answer 500 rather than hang to the deadline.
-    method.call(client, request, new Metadata(), { deadline: new Date(Date.now() + timeoutMs) }, (err, answer) => {
-      if (err) reject(new Error(`rpc error: code = ${CODE_NAMES.get(err.code) ?? err.code} desc = ${err.details || err.message}`))
+    method.call(client, request, new (grpcLibrary().grpc.Metadata)(), { deadline: new Date(Date.now() + timeoutMs) }, (err, answer) => {
+      if (err) reject(new Error(`rpc error: code = ${codeName(err.code)} desc = ${err.details || err.message}`))
       else resolve(answer)
     })
   })
@@ -69,7 +87,7 @@ const owned = (b: Buffer | Uint8Array): Uint8Array => new Uint8Array(b)
 
 function v2Client(endpoint: KmsEndpoint): KmsV2Client {
   const Stub = stubClass<V2Stub>('kms-v2.proto', 'v2')
-  const client = new Stub(targetOf(endpoint.socketPath), credentials.createInsecure(), CHANNEL_OPTIONS)
+  const client = new Stub(targetOf(endpoint.socketPath), grpcLibrary().grpc.credentials.createInsecure(), CHANNEL_OPTIONS)
   const t = endpoint.timeoutMs
   return {
     status: () => call(client, client.Status, {}, t),
@@ -90,7 +108,7 @@ const V1_API = 'v1beta1'
 
 function v1Client(endpoint: KmsEndpoint): KmsV1Client {
   const Stub = stubClass<V1Stub>('kms-v1beta1.proto', 'v1beta1')
-  const client = new Stub(targetOf(endpoint.socketPath), credentials.createInsecure(), CHANNEL_OPTIONS)
+  const client = new Stub(targetOf(endpoint.socketPath), grpcLibrary().grpc.credentials.createInsecure(), CHANNEL_OPTIONS)
   const t = endpoint.timeoutMs
   return {
     version: async () => (await call(client, client.Version, { version: V1_API }, t)).version,

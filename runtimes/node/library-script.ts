@@ -1,0 +1,11 @@
+/**
+ * The entry of the package's classic-script bundle
+ * (dist/runtimes/node/library-script.cjs, written by tools/bundle.ts): both
+ * of the package's entry points, `.` and `./node`, in one script, which
+ * library.ts runs with a V8 code cache (script-code-cache.ts). One script
+ * for both keeps one copy of every module, as the ES module build's shared
+ * chunks do: one StatusError class, one MemoryStorage.
+ */
+export * as core from '../../core/index.js'
+/** The `./node` entry point's modules, evaluated when it is first imported: a program that imports only `.` loads none of the daemon's. */
+export const node = (): Promise<typeof import('./index.js')> => import('./index.js')
