@@ -15,11 +15,10 @@
  * Writes its section of docs/benchmarks.md. Figures only: nothing passes or fails.
  */
 import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
+import { packageEntry } from './package-entry.js'
 import { replaceSection } from './section.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -158,18 +157,8 @@ process.stdout.write(JSON.stringify({
 process.exit(0)
 `
 
-/**
- * The file Node loads for `import 'kube-apiserver-ts'` from the build in `dist`: its package.json's `node` condition
- * of `.` where it has one (the code-cached library script), else the ES module build.
- */
-function packageEntry(dist: string): string {
-  const manifest = JSON.parse(readFileSync(join(dist, '..', 'package.json'), 'utf8')) as { exports: Record<string, { node?: string; default: string }> }
-  const main = manifest.exports['.']!
-  return pathToFileURL(join(dist, '..', main.node ?? main.default)).href
-}
-
 function roundOnce(seeded: boolean, dist: string): Promise<Round> {
-  const entry = packageEntry(dist)
+  const entry = packageEntry(join(dist, '..'))
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, ['--expose-gc', '--input-type=module', '-e', roundScript(entry, seeded)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
     let out = ''

@@ -3,7 +3,8 @@
  * (`--baseline <dir>`, a copy of an older commit's tree with its own
  * `npm run build`), fresh processes taking turns, medians of each.
  *
- * - in-process: a new `node` imports the built package, calls
+ * - in-process: a new `node` imports the built package (as Node resolves
+ *   `import 'kube-apiserver-ts'`: the code-cached library script), calls
  *   `createApiServer()` and sends one request through `server.fetch` (which
  *   waits for start-up work); timed from the process's own time origin.
  * - daemon: `dist/runtimes/node/main.js` on the embedded store, from spawn to
@@ -22,10 +23,10 @@ import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { EtcdServer } from '../storage-contract/etcd-server.js'
 import { stopDaemon, timedStart } from './daemon.js'
+import { packageEntry } from './package-entry.js'
 import { replaceSection } from './section.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -60,7 +61,7 @@ process.exit(0)
 `
 
 function inProcessOnce(build: string): Promise<InProcessStart> {
-  const entry = pathToFileURL(join(build, 'dist', 'core', 'index.js')).href
+  const entry = packageEntry(build)
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, ['--input-type=module', '-e', inProcessScript(entry)], { cwd: build, stdio: ['ignore', 'pipe', 'inherit'] })
     let out = ''
@@ -152,6 +153,20 @@ ${row('daemon on etcd: resident memory at the first `/readyz` 200 (goal: under 9
 
 What changed against the previous build:
 
+- Under Node, \`import 'kube-apiserver-ts'\` (the in-process rows) runs
+  the library as one classic script with a V8 code cache
+  (\`runtimes/node/library.ts\`, docs/embedding.md), as the bin runs its
+  daemon: Node 20 keeps no compile cache for ES modules, so every process
+  compiled the library again, and each function again the first time it
+  ran. The first import of each build, before the rounds, wrote the cache.
+  \`./node\`'s own modules (the daemon, the Node adapter) are evaluated
+  only when it is imported, and the KMS clients load gRPC and its proto
+  loader with the first client rather than at import (some 100 ms of
+  every import of \`./node\`). The daemon rows run the bin as before
+  (\`@noble/hashes\` is now inside its bundle, as \`@noble/ciphers\` was).
+
+Earlier (2026-11-23, against f08d509):
+
 - V8's compilers above its interpreter, TurboFan and Sparkplug, are held
   off until the daemon listens, as the young generation already was.
   Start-up ran many functions hot enough to be optimized (decoding stored
@@ -229,7 +244,9 @@ try {
   const dirs = new Map(builds.map(([name], i) => [name, join(work, `build-${i}`)]))
   const etcdFlags = new Map(builds.map(([name], i) => [name, [`--etcd-servers=${etcd.clientUrl}`, `--etcd-prefix=/build-${i}`]]))
   // A first start per build writes the certificates and creates the store; later starts reuse them, as a restart does.
+  // A first import writes the library script's code cache, as a suite's first test file does after an install.
   for (const [name, build] of builds) {
+    await inProcessOnce(build)
     await daemonOnce(build, dirs.get(name)!)
     await daemonOnce(build, dirs.get(name)!, etcdFlags.get(name))
   }

@@ -1,0 +1,15 @@
+/** The file Node loads for `import 'kube-apiserver-ts'` from a build, as a consumer's import resolves it. */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+
+/**
+ * The `.` export of the package at `root` (a checkout with its build): its
+ * `node` condition where it has one (the code-cached library script), else
+ * the ES module build, as an older build has it. A file URL, for `import()`.
+ */
+export function packageEntry(root: string): string {
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, { node?: string; default: string }> }
+  const main = manifest.exports['.']!
+  return pathToFileURL(join(root, main.node ?? main.default)).href
+}
