@@ -432,7 +432,9 @@ export class Cacher {
     return `${this.prefix}${ns ? `${ns}/` : ''}${obj.metadata.name ?? ''}`
   }
 
+  /** The wait before a retry; none once stopped, where a timer would keep the process running for nothing. */
   private sleep(): Promise<void> {
+    if (this.stopped) return Promise.resolve()
     return new Promise((resolve) => {
       const wake = () => {
         this.pause = undefined

@@ -5,7 +5,9 @@
  * a token without waiting.
  */
 import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
 import { after, before, describe, it } from 'node:test'
+import { promisify } from 'node:util'
 import { parse } from 'yaml'
 import { ADMIN_IDENTITY, type ApiServer, createApiServer, manualClock } from '../../core/index.js'
 import { singleStorage } from '../../core/storage/factory.js'
@@ -175,5 +177,23 @@ describe('embedding: a clock the test moves', () => {
     } finally {
       await server.shutdown()
     }
+  })
+})
+
+describe('embedding: a server shut down', () => {
+  it('leaves nothing that keeps its process running, so a test file’s process ends when its tests do', async () => {
+    // In a process of its own: what keeps a process alive is the whole process's, not this runner's.
+    // Its standard streams (pipes to this process) and a file being closed are the process's own, not the server's.
+    const script = `
+const STDIO_AND_FILES = ['PipeWrap', 'TTYWrap', 'CloseReq', 'FSReqCallback']
+import { ADMIN_IDENTITY, createApiServer } from ${JSON.stringify(new URL('../../core/index.ts', import.meta.url).href)}
+const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY })
+await (await server.fetch(new Request('http://in-process/api/v1/namespaces/default/configmaps'))).arrayBuffer()
+await server.shutdown()
+await new Promise((resolve) => setImmediate(resolve))
+console.log(JSON.stringify(process.getActiveResourcesInfo().filter((kind) => !STDIO_AND_FILES.includes(kind))))
+`
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { timeout: 60_000 })
+    assert.deepEqual(JSON.parse(stdout), [])
   })
 })
