@@ -21,9 +21,10 @@
  * in Node's main context, and its objects (arrays, errors, promises) would
  * not be those of the code that imported it.
  */
+import { existsSync, rmSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Script } from 'node:vm'
-import { runWithCodeCache } from './daemon/script-code-cache.js'
+import { codeCacheFileOf, runWithCodeCache } from './daemon/script-code-cache.js'
 
 export interface Library {
   core: typeof import('../../core/index.js')
@@ -43,32 +44,33 @@ function inMainContext(): boolean {
 const nodeItself = !('Deno' in globalThis) && !('Bun' in globalThis)
 
 const scriptFile = fileURLToPath(new URL('./library-script.cjs', import.meta.url))
-/**
- * Two caches: one written by a process that imported `./node` too, which
- * holds code for both entry points and is taken first, and one by a process
- * that imported `.` alone.
- */
-const BOTH_CACHE = `${scriptFile}.both.v8-cache`
-const CORE_CACHE = `${scriptFile}.core.v8-cache`
+/** Beside the cache, while the cache holds code for `./node` too (written by a process that imported it). */
+const COVERS_NODE = `${codeCacheFileOf(scriptFile)}.node`
 
-const script = nodeItself && inMainContext() ? runWithCodeCache<Library>(scriptFile, [BOTH_CACHE, CORE_CACHE]) : undefined
+const script = nodeItself && inMainContext() ? runWithCodeCache<Library>(scriptFile) : undefined
+const cacheCoversNode = script?.usedCache === true && existsSync(COVERS_NODE)
 let nodeLoaded = false
 let cacheTaken = false
 
 /**
  * Writes the cache once, when the process had none it could use, or had
- * only `.`'s and imported `./node` too: at the first shutdown of a server
- * or at exit, whichever comes first. By then it holds what the process ran,
- * a server's start-up and answers among it. Not at exit alone: test
- * runners (vitest's workers) end their processes without an exit event.
+ * one without `./node`'s code and imported `./node`: at the first shutdown
+ * of a server or at exit, whichever comes first. By then it holds what the
+ * process ran, a server's start-up and answers among it. Not at exit alone:
+ * test runners (vitest's workers) end their processes without an exit event.
  */
 function takeCacheOnce(): void {
   if (!script || cacheTaken) return
   cacheTaken = true
-  const target = nodeLoaded ? BOTH_CACHE : CORE_CACHE
-  if (script.usedCache === BOTH_CACHE || script.usedCache === target) return
+  if (script.usedCache && (cacheCoversNode || !nodeLoaded)) return
   script.takeCodeCache(true)
-  script.saveCodeCache(target)
+  script.saveCodeCache()
+  try {
+    if (nodeLoaded) writeFileSync(COVERS_NODE, '')
+    else rmSync(COVERS_NODE, { force: true })
+  } catch {
+    // A read-only install: no cache was kept either.
+  }
 }
 
 /** `createApiServer`, each server's `shutdown` taking the cache once it has shut down. */

@@ -66,7 +66,7 @@ const libraryCachesIn = (project: string): string => join(project, 'node_modules
 /** The code caches earlier imports wrote (the first process that finds none writes one). */
 function removeLibraryCaches(project: string): void {
   const dir = libraryCachesIn(project)
-  for (const file of readdirSync(dir)) if (file.startsWith('library-script.cjs.') && file.endsWith('.v8-cache')) rmSync(join(dir, file))
+  for (const file of readdirSync(dir)) if (file.startsWith('library-script.cjs.v8-cache')) rmSync(join(dir, file))
 }
 
 interface PackResult {
@@ -167,7 +167,7 @@ describe('the packed package, installed', () => {
   })
 
   it('under Node, from the code-cached library script: the exports of the ES module build, a cache written once and then used', async () => {
-    const cache = join(libraryCachesIn(project), 'library-script.cjs.both.v8-cache')
+    const cache = join(libraryCachesIn(project), 'library-script.cjs.v8-cache')
     removeLibraryCaches(project)
     // The names each entry point exports through its `node` condition, against the ES module build's own.
     const names = `
@@ -185,6 +185,7 @@ process.exit(0)
     assert.equal(first['fromScript'], true, 'the node condition gave the ES module build, not the library script')
     // The first process wrote the cache at its exit; the next one takes it and leaves it as it is.
     assert.ok(existsSync(cache), 'no code cache was written')
+    assert.ok(existsSync(`${cache}.node`), 'the cache is not marked as holding ./node too')
     const written = statSync(cache).mtimeMs
     const again = JSON.parse((await exec(process.execPath, ['names.mjs'], { cwd: project, timeout: 60_000 })).stdout) as Record<string, unknown>
     assert.deepEqual(again, first)
@@ -192,7 +193,7 @@ process.exit(0)
   })
 
   it('under Node, writes the code cache when a server has shut down, for a process that ends without an exit event (as test runners end theirs)', async () => {
-    const cache = join(libraryCachesIn(project), 'library-script.cjs.core.v8-cache')
+    const cache = join(libraryCachesIn(project), 'library-script.cjs.v8-cache')
     removeLibraryCaches(project)
     const killed = `
 import { ADMIN_IDENTITY, createApiServer } from '${PACKAGE}'
@@ -208,6 +209,7 @@ process.kill(process.pid, 'SIGKILL')
     )
     assert.equal(run, 'SIGKILL')
     assert.ok(existsSync(cache), 'no code cache was written at shutdown')
+    assert.ok(!existsSync(`${cache}.node`), 'a cache without ./node is marked as holding it')
   })
 
   it('imports under Bun (its "bun" condition: the TypeScript sources)', async () => {

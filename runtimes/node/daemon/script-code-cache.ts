@@ -26,15 +26,15 @@ import { constants, Script } from 'node:vm'
 
 export interface CachedScript<T> {
   exports: T
-  /** The cache file V8 took compiled code from (undefined: none there, or rejected). */
-  usedCache: string | undefined
+  /** Whether V8 took compiled code from the cache beside the script (false: none there, or rejected). */
+  usedCache: boolean
   /**
    * Takes V8's code for what has run so far, when the script had no usable
    * cache or `always`; keep it with saveCodeCache. Call before changing V8 flags.
    */
   takeCodeCache(always?: boolean): void
-  /** Writes what takeCodeCache took to `target` (by default the first of the cache files); never throws. */
-  saveCodeCache(target?: string): void
+  /** Writes what takeCodeCache took; never throws. */
+  saveCodeCache(): void
 }
 
 export const SCRIPT_WRAPPER_START = '(function (exports, require, module, __filename, __dirname, __scriptFileUrl) {'
@@ -65,16 +65,12 @@ function freeNow(bytes: Buffer): void {
   structuredClone(undefined, { transfer: [whole] })
 }
 
-/**
- * Runs the CommonJS file `file` (undefined when it is not there); its
- * exports and its code cache, read from the first of `cacheFiles` there is.
- */
-export function runWithCodeCache<T>(file: string, cacheFiles: readonly string[] = [codeCacheFileOf(file)]): CachedScript<T> | undefined {
+/** Runs the CommonJS file `file` (undefined when it is not there); its exports and its code cache. */
+export function runWithCodeCache<T>(file: string): CachedScript<T> | undefined {
   const source = readOrUndefined(file, 'utf8') as string | undefined
   if (source === undefined) return undefined
-  let cacheFile: string | undefined
-  let cachedData: Buffer | undefined
-  for (cacheFile of cacheFiles) if ((cachedData = readOrUndefined(cacheFile) as Buffer | undefined)) break
+  const cacheFile = codeCacheFileOf(file)
+  const cachedData = readOrUndefined(cacheFile) as Buffer | undefined
   const script = new Script(source, {
     filename: file,
     ...(cachedData ? { cachedData } : {}),
@@ -88,19 +84,19 @@ export function runWithCodeCache<T>(file: string, cacheFiles: readonly string[] 
   let taken: Buffer | undefined
   return {
     exports: module.exports,
-    usedCache: stale ? undefined : cacheFile,
+    usedCache: !stale,
     takeCodeCache(always = false) {
       if ((stale || always) && !taken) taken = script.createCachedData()
     },
-    saveCodeCache(target = cacheFiles[0]!) {
+    saveCodeCache() {
       if (!taken) return
       const data = taken
       taken = undefined
-      const partial = `${target}.${process.pid}`
+      const partial = `${cacheFile}.${process.pid}`
       try {
         writeFileSync(partial, data)
         // A rename, so that a start running meanwhile reads the old cache or the new one, never half of one.
-        renameSync(partial, target)
+        renameSync(partial, cacheFile)
       } catch {
         rmSync(partial, { force: true })
       }
