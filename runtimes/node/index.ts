@@ -9,8 +9,14 @@ import { buildKubeconfig, serverUrl } from '../../core/pki/kubeconfig.js'
 import { type Logger, silentLogger } from '../../core/logging/logger.js'
 import { ADMIN_USER } from './daemon/pki.js'
 import { type FetchHandler, serveTls } from './adapter/serve.js'
+import type { runDaemon as RunDaemon } from './daemon/daemon.js'
 
-export { runDaemon } from './daemon/daemon.js'
+/**
+ * The daemon (`apiserver [flags]`) in this process. Its modules (the flags,
+ * the logger, the stores' clients) load at the first call, not with this
+ * entry point, which a test that only listens does not need them for.
+ */
+export const runDaemon: typeof RunDaemon = async (...args) => (await import('./daemon/daemon.js')).runDaemon(...args)
 export { nodeWebhookClient } from './daemon/webhook-client.js'
 export { nodeKmsClients } from './daemon/kms-clients.js'
 export { type NodeYamlDecoder, nodeYamlDecoder, type NodeYamlDecoderOptions } from './daemon/yaml-decoder.js'
