@@ -150,7 +150,7 @@ const classicScript = (entry: string, outfile: string) =>
     // does not hold a second copy made by wrapping it; the bundle's "use strict" comes first inside.
     banner: { js: SCRIPT_WRAPPER_START },
     footer: { js: SCRIPT_WRAPPER_END },
-    })
+  })
 const scripts = await Promise.all([classicScript('runtimes/node/daemon-script.ts', DAEMON_SCRIPT), classicScript('runtimes/node/library-script.ts', LIBRARY_SCRIPT)])
 // A cache of the previous build's scripts would be rejected anyway; remove them rather than leave them stale.
 const scriptsDir = join(DIST, dirname(DAEMON_SCRIPT))
