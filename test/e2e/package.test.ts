@@ -126,6 +126,13 @@ describe('the packed package, installed', () => {
     assert.deepEqual(files.filter((f) => f.startsWith('test/') || f.includes('.test.')), [])
   })
 
+  it('has its classic scripts in ASCII alone, which V8 reads in one copy', () => {
+    for (const script of ['daemon-script.cjs', 'library-script.cjs']) {
+      const bytes = readFileSync(join(project, 'node_modules', PACKAGE, 'dist', 'runtimes', 'node', script))
+      assert.equal(bytes.findIndex((b) => b > 0x7f), -1, script)
+    }
+  })
+
   it('its apiserver bin, and the same under the kube-apiserver name test harnesses run, print the daemon help', async () => {
     for (const bin of ['apiserver', 'kube-apiserver']) {
       const { stdout } = await exec(join(project, 'node_modules', '.bin', bin), ['--help'], { cwd: project, timeout: 60_000 })
