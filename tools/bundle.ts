@@ -137,12 +137,16 @@ const result = await build({
 })
 const DAEMON_SCRIPT = 'runtimes/node/daemon-script.cjs'
 const LIBRARY_SCRIPT = 'runtimes/node/library-script.cjs'
-/** A classic-script bundle of `entry` that script-code-cache.ts runs with a V8 code cache. */
-const classicScript = (entry: string, outfile: string) =>
+/**
+ * A classic-script bundle of `entry` that script-code-cache.ts runs with a V8 code cache, with the dependencies
+ * in `alsoInlined` inside it too.
+ */
+const classicScript = (entry: string, outfile: string, alsoInlined: readonly string[] = []) =>
   build({
     ...common,
     entryPoints: [entry],
     outfile: join(DIST, outfile),
+    external: EXTERNAL.filter((name) => !alsoInlined.some((inlined) => name === inlined || name === `${inlined}/*`)),
     format: 'cjs',
     // import() of an external package as require(): Node 20 loses a script's dynamic-import callback
     // for the functions it takes from a code cache ("A dynamic import callback was not specified").
@@ -156,7 +160,16 @@ const classicScript = (entry: string, outfile: string) =>
     banner: { js: SCRIPT_WRAPPER_START },
     footer: { js: SCRIPT_WRAPPER_END },
   })
-const scripts = await Promise.all([classicScript('runtimes/node/daemon-script.ts', DAEMON_SCRIPT), classicScript('runtimes/node/library-script.ts', LIBRARY_SCRIPT)])
+/**
+ * The library takes the X.509 package in too (a test's listen() makes its certificates with it, and loading its
+ * some 40 modules from node_modules was most of the first listen()); the bin loads it only on a first start or to
+ * sign a CSR, and keeps its script, which stays resident, smaller.
+ */
+const LIBRARY_ALSO_INLINED = ['@peculiar/x509']
+const scripts = await Promise.all([
+  classicScript('runtimes/node/daemon-script.ts', DAEMON_SCRIPT),
+  classicScript('runtimes/node/library-script.ts', LIBRARY_SCRIPT, LIBRARY_ALSO_INLINED),
+])
 // A cache of the previous build's scripts would be rejected anyway; remove them rather than leave them stale.
 const scriptsDir = join(DIST, dirname(DAEMON_SCRIPT))
 await Promise.all((await readdir(scriptsDir)).filter((file) => file.includes('.v8-cache')).map((file) => rm(join(scriptsDir, file), { force: true })))

@@ -200,6 +200,31 @@ process.exit(0)
     assert.equal(statSync(cache).ino, written, 'a usable cache was written again')
   })
 
+  it('under Node, listen() from the library script gives a port whose kubeconfig the server admits as the admin', async () => {
+    // Its certificates come from the X.509 package bundled into the library script.
+    const listening = `
+import { request } from 'node:https'
+import { ADMIN_IDENTITY, createApiServer } from '${PACKAGE}'
+import { listen } from '${PACKAGE}/node'
+const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY })
+const l = await listen(server)
+const data = (field) => Buffer.from(new RegExp(field + ': ([A-Za-z0-9+/=]+)').exec(l.kubeconfig)[1], 'base64')
+const answer = await new Promise((resolve, reject) => {
+  const req = request(l.url + '/apis/authentication.k8s.io/v1/selfsubjectreviews', { method: 'POST', ca: data('certificate-authority-data'), cert: data('client-certificate-data'), key: data('client-key-data'), headers: { 'content-type': 'application/json' } }, (res) => {
+    let body = ''
+    res.on('data', (c) => (body += c)).on('end', () => resolve({ status: res.statusCode, user: JSON.parse(body).status?.userInfo?.username }))
+  })
+  req.on('error', reject).end(JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }))
+})
+await l.close()
+await server.shutdown()
+console.log(JSON.stringify(answer))
+`
+    writeFileSync(join(project, 'listening.mjs'), listening)
+    const { stdout } = await exec(process.execPath, ['listening.mjs'], { cwd: project, timeout: 60_000 })
+    assert.deepEqual(JSON.parse(stdout), { status: 201, user: 'kubernetes-admin' })
+  })
+
   it('under Node, writes the code cache when a server has shut down, for a process that ends without an exit event (as test runners end theirs)', async () => {
     const cache = join(libraryCachesIn(project), 'library-script.cjs.v8-cache')
     removeLibraryCaches(project)
