@@ -128,6 +128,21 @@ export interface ServerPorts {
    * this host, and each etcd cluster). @default none: an empty list
    */
   componentProbes: readonly ComponentProbe[]
+  /**
+   * Where start-up templates (core/embedding/startup-template.ts) are kept
+   * beyond this process: a process's first server with given options then
+   * begins from what an earlier process's start-up stored, as later servers
+   * in one process do. The Node entry point keeps them beside its script.
+   * @default none: templates live as long as the process
+   */
+  startupTemplates: StartupTemplateFiles
+}
+
+/** Text kept under a key beyond the process (start-up templates); a key it cannot read answers undefined. */
+export interface StartupTemplateFiles {
+  read(key: string): string | undefined
+  /** Keeps `text` under `key`; never throws (a template that cannot be kept is not kept). */
+  write(key: string, text: string): void
 }
 
 /** Metrics only the runtime knows, already in the Prometheus text format. */

@@ -135,7 +135,12 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const metrics = new Metrics(options.metrics)
   const tracer = ports.tracerProvider?.getTracer(TRACER_NAME)
   const storage = assembleStorage(options, ports, { logger, now, metrics, tracer, hooks })
-  const template = beginFromTemplate(options, Object.keys(ports), { memory: storage.memory, encrypted: storage.transformers !== undefined, root: storage.root })
+  const template = beginFromTemplate(options, Object.keys(ports), {
+    memory: storage.memory,
+    encrypted: storage.transformers !== undefined,
+    root: storage.root,
+    files: ports.startupTemplates,
+  })
 
   // The review resources and the registry ask the security chains, built once the registry they read exists.
   const late = new LateSecurity()

@@ -170,9 +170,10 @@ const scripts = await Promise.all([
   classicScript('runtimes/node/daemon-script.ts', DAEMON_SCRIPT),
   classicScript('runtimes/node/library-script.ts', LIBRARY_SCRIPT, LIBRARY_ALSO_INLINED),
 ])
-// A cache of the previous build's scripts would be rejected anyway; remove them rather than leave them stale.
+// A cache of the previous build's scripts would be rejected anyway, and its start-up templates may not be this
+// build's start-up: remove them rather than leave them stale.
 const scriptsDir = join(DIST, dirname(DAEMON_SCRIPT))
-await Promise.all((await readdir(scriptsDir)).filter((file) => file.includes('.v8-cache')).map((file) => rm(join(scriptsDir, file), { force: true })))
+await Promise.all((await readdir(scriptsDir)).filter((file) => file.includes('.v8-cache') || file.includes('.startup-')).map((file) => rm(join(scriptsDir, file), { force: true })))
 for (const entry of LIBRARY_ENTRIES) {
   const names = result.metafile.outputs[relative(ROOT, join(DIST, entry.exportsOf))]?.exports
   if (!names?.length) throw new Error(`the build lists no exports of dist/${entry.exportsOf}`)

@@ -12,11 +12,16 @@
  * endpoint reconciler's address leases (each server takes its own) and
  * events are left out. Servers begun from one template share the uids and
  * creation times of what start-up made; `reuseStartup: false` turns this off.
+ *
+ * With the `startupTemplates` port, a template is also kept as text beyond
+ * the process, and a process's first server alike begins from it: a test
+ * suite's processes (one per test file) then share them too.
  */
-import type { MemorySnapshot, MemoryStorage } from '../storage/memory.js'
+import type { StartupTemplateFiles } from '../ports.js'
+import { type MemorySnapshot, type MemoryStorage, snapshotFromText, snapshotText } from '../storage/memory.js'
 
 /** Ports that change nothing start-up stores; any other port given (a clock, storage, admission) turns templates off. */
-const NEUTRAL_PORTS = new Set(['logger', 'webhookClient', 'yamlDecoder', 'proxyTransport', 'checkProxyable', 'tracerProvider'])
+const NEUTRAL_PORTS = new Set(['logger', 'webhookClient', 'yamlDecoder', 'proxyTransport', 'checkProxyable', 'tracerProvider', 'startupTemplates'])
 
 /** The per-server state start-up writes, by the resource segment of its key. */
 const PER_SERVER_RESOURCES = ['leases', 'masterleases', 'events']
@@ -50,6 +55,8 @@ export interface TemplateTarget {
   readonly encrypted: boolean
   /** Where keys start, without a trailing slash. */
   readonly root: string
+  /** Where templates are kept beyond the process (the `startupTemplates` port), if anywhere. */
+  readonly files?: StartupTemplateFiles | undefined
 }
 
 /**
@@ -65,7 +72,7 @@ export function beginFromTemplate(options: TemplateOptions, portNames: readonly 
   if (portNames.some((name) => !NEUTRAL_PORTS.has(name))) return NONE
   const key = templateKey(options)
   if (key === undefined) return NONE
-  const kept = templates.get(key)
+  const kept = templates.get(key) ?? keptBeyondProcess(key, target.files)
   if (kept) {
     memory.restore(kept)
     // Most recently used last, so the oldest is the one dropped.
@@ -77,9 +84,24 @@ export function beginFromTemplate(options: TemplateOptions, portNames: readonly 
   return {
     reused: false,
     keep() {
-      templates.set(key, memory.snapshot((k) => !perServer.some((prefix) => k.startsWith(prefix))))
+      const snapshot = memory.snapshot((k) => !perServer.some((prefix) => k.startsWith(prefix)))
+      templates.set(key, snapshot)
       if (templates.size > KEPT) templates.delete(templates.keys().next().value!)
+      const text = target.files && snapshotText(snapshot)
+      if (text) target.files!.write(key, text)
     },
+  }
+}
+
+/** The template an earlier process kept under `key`; none when there is none, or its text is not one. */
+function keptBeyondProcess(key: string, files: StartupTemplateFiles | undefined): MemorySnapshot | undefined {
+  const text = files?.read(key)
+  if (text === undefined) return undefined
+  try {
+    return snapshotFromText(text)
+  } catch {
+    // Another layout, or a file cut short: this server starts up afresh and keeps its own.
+    return undefined
   }
 }
 

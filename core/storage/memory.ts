@@ -524,6 +524,34 @@ export class MemorySnapshot {
 /** What each snapshot holds, out of the embedder's reach. */
 const snapshotState = new WeakMap<MemorySnapshot, { held: readonly [string, LiveVersion][]; revision: number }>()
 
+/** The layout of snapshotText; text of another layout is refused. */
+const SNAPSHOT_TEXT_FORMAT = 1
+
+/**
+ * A snapshot as JSON text, to be kept beyond the process (start-up
+ * templates); undefined when a value it holds is a transformer's bytes,
+ * which are kept as they are only in memory.
+ */
+export function snapshotText(snapshot: MemorySnapshot): string | undefined {
+  const state = snapshotState.get(snapshot)
+  if (!state) throw new TypeError('not a snapshot of a MemoryStorage')
+  if (state.held.some(([, version]) => version.obj instanceof Uint8Array)) return undefined
+  return JSON.stringify({ format: SNAPSHOT_TEXT_FORMAT, revision: state.revision, held: state.held.map(([key, version]) => [key, version.rev, version.obj]) })
+}
+
+/** A snapshot back from snapshotText's text; throws on text of another layout. */
+export function snapshotFromText(text: string): MemorySnapshot {
+  const parsed = JSON.parse(text) as { format?: unknown; revision?: unknown; held?: unknown }
+  if (parsed.format !== SNAPSHOT_TEXT_FORMAT || !Number.isSafeInteger(parsed.revision) || !Array.isArray(parsed.held)) throw new TypeError('not a snapshot text')
+  const held = (parsed.held as unknown[]).map((entry): [string, LiveVersion] => {
+    if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !Number.isSafeInteger(entry[1]) || typeof entry[2] !== 'object' || entry[2] === null) throw new TypeError('not a snapshot text')
+    return [entry[0], { rev: entry[1] as number, obj: deepFreeze(entry[2] as KubeObject) }]
+  })
+  const snapshot = new MemorySnapshot()
+  snapshotState.set(snapshot, { held, revision: parsed.revision as number })
+  return snapshot
+}
+
 /** The first index whose key is >= `target` (UTF-16 order; equals etcd's byte order for ASCII keys). */
 function lowerBound(keys: readonly string[], target: string): number {
   let lo = 0

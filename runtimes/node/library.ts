@@ -21,9 +21,11 @@
  * in Node's main context, and its objects (arrays, errors, promises) would
  * not be those of the code that imported it.
  */
-import { existsSync, rmSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Script } from 'node:vm'
+import type { StartupTemplateFiles } from '../../core/ports.js'
 import { codeCacheFileOf, runWithCodeCache } from './daemon/script-code-cache.js'
 
 export interface Library {
@@ -73,10 +75,41 @@ function takeCacheOnce(): void {
   }
 }
 
-/** `createApiServer`, each server's `shutdown` taking the cache once it has shut down. */
+/**
+ * Start-up templates kept beside the script (core/embedding/startup-template.ts), one file per set of options
+ * (named by a digest of them), so that each test file's process begins its first server from what an earlier
+ * one's start-up stored. A new build removes them with the code caches.
+ */
+const startupTemplates: StartupTemplateFiles = {
+  read(key) {
+    try {
+      return readFileSync(templateFileOf(key), 'utf8')
+    } catch {
+      return undefined
+    }
+  },
+  write(key, text) {
+    const file = templateFileOf(key)
+    const partial = `${file}.${process.pid}`
+    try {
+      // The seeded objects are in it too: readable by this user alone, as the test's own files may not be.
+      writeFileSync(partial, text, { mode: 0o600 })
+      // A rename, so that a process reading meanwhile finds the old template or the new one, never half of one.
+      renameSync(partial, file)
+    } catch {
+      rmSync(partial, { force: true })
+    }
+  },
+}
+const templateFileOf = (key: string): string => `${scriptFile}.startup-${createHash('sha256').update(key).digest('hex').slice(0, 32)}.json`
+
+/**
+ * `createApiServer` with the start-up templates beside the script (unless the embedder gave its own), each
+ * server's `shutdown` taking the cache once it has shut down.
+ */
 function cacheTakenAtShutdown(create: Library['core']['createApiServer']): Library['core']['createApiServer'] {
-  return (...args) => {
-    const server = create(...args)
+  return (options, ports) => {
+    const server = create(options, { startupTemplates, ...ports })
     const shutdown = server.shutdown.bind(server)
     server.shutdown = async () => {
       try {

@@ -225,6 +225,21 @@ console.log(JSON.stringify(answer))
     assert.deepEqual(JSON.parse(stdout), { status: 201, user: 'kubernetes-admin' })
   })
 
+  it('under Node, a process’s first server begins from the start-up an earlier process kept, unless reuseStartup is false', async () => {
+    const uid = `
+import { ADMIN_IDENTITY, createApiServer } from '${PACKAGE}'
+const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, ...(process.argv[2] === 'afresh' ? { reuseStartup: false } : {}) })
+const ns = await (await server.fetch(new Request('http://in-process/api/v1/namespaces/kube-system'))).json()
+await server.shutdown()
+console.log(ns.metadata.uid)
+`
+    writeFileSync(join(project, 'uid.mjs'), uid)
+    const run = async (...args: string[]) => (await exec(process.execPath, ['uid.mjs', ...args], { cwd: project, timeout: 60_000 })).stdout.trim()
+    const first = await run()
+    assert.equal(await run(), first)
+    assert.notEqual(await run('afresh'), first)
+  })
+
   it('under Node, writes the code cache when a server has shut down, for a process that ends without an exit event (as test runners end theirs)', async () => {
     const cache = join(libraryCachesIn(project), 'library-script.cjs.v8-cache')
     removeLibraryCaches(project)

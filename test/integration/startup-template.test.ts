@@ -8,7 +8,12 @@
  * their own.
  */
 import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
+import { promisify } from 'node:util'
 import { ADMIN_IDENTITY, type ApiServer, type ApiServerOptions, createApiServer, manualClock } from '../../core/index.js'
 import type { KubeObject } from '../../core/machinery/object.js'
 import { TestClient } from './harness.js'
@@ -92,3 +97,54 @@ describe('start-up templates', () => {
   })
 })
 
+
+describe('start-up templates kept beyond the process (the startupTemplates port)', () => {
+  /**
+   * One process: a server with the seeded options and a port over files in `dir` (one per key), its
+   * kube-system uid and seeded ConfigMap printed. Each run is a fresh process, as each test file's is.
+   */
+  const processScript = (dir: string): string => `
+import { readFileSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { ADMIN_IDENTITY, createApiServer } from ${JSON.stringify(new URL('../../core/index.ts', import.meta.url).href)}
+const fileOf = (key) => ${JSON.stringify(dir)} + '/' + createHash('sha256').update(key).digest('hex') + '.json'
+const startupTemplates = {
+  read: (key) => { try { return readFileSync(fileOf(key), 'utf8') } catch { return undefined } },
+  write: (key, text) => writeFileSync(fileOf(key), text),
+}
+const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, objects: ${JSON.stringify(SEED)}, serviceClusterIPRange: ['10.214.0.0/16'] }, { startupTemplates })
+const get = async (path) => (await server.fetch(new Request('http://in-process' + path))).json()
+const uid = (await get('/api/v1/namespaces/kube-system')).metadata.uid
+const settings = (await get('/api/v1/namespaces/seeded/configmaps/settings')).data
+const gizmo = (await get('/apis/template.example.com/v1/namespaces/seeded/gizmos/first')).spec
+await server.shutdown()
+console.log(JSON.stringify({ uid, settings, gizmo }))
+`
+  const runProcess = async (dir: string): Promise<{ uid: string; settings: unknown; gizmo: unknown }> => {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', processScript(dir)], { timeout: 60_000 })
+    return JSON.parse(stdout) as { uid: string; settings: unknown; gizmo: unknown }
+  }
+
+  it('begins a later process’s first server from what the first process’s start-up kept, and starts afresh over a template it cannot read', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'startup-templates-'))
+    try {
+      const first = await runProcess(dir)
+      const kept = await readdir(dir)
+      assert.equal(kept.length, 1, 'the first process kept no template')
+      const second = await runProcess(dir)
+      assert.deepEqual(second, first, 'the second process did not begin from the first one’s template')
+      assert.deepEqual(second.settings, { mode: 'seeded' })
+      assert.deepEqual(second.gizmo, { size: 1 })
+
+      // A file cut short is no template: that process starts up afresh and keeps its own.
+      const file = join(dir, kept[0]!)
+      await writeFile(file, (await readFile(file, 'utf8')).slice(0, 100))
+      const third = await runProcess(dir)
+      assert.notEqual(third.uid, first.uid)
+      assert.deepEqual(third.settings, { mode: 'seeded' })
+      assert.equal((await runProcess(dir)).uid, third.uid)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+})
