@@ -162,8 +162,12 @@ What changed against the previous build:
   \`./node\`'s own modules (the daemon, the Node adapter) are evaluated
   only when it is imported, and the KMS clients load gRPC and its proto
   loader with the first client rather than at import (some 100 ms of
-  every import of \`./node\`). The daemon rows run the bin as before
-  (\`@noble/hashes\` is now inside its bundle, as \`@noble/ciphers\` was).
+  every import of \`./node\`). The first import also kept its server's
+  start-up beside the script (docs/embedding.md, \`reuseStartup\`), so
+  each round's \`createApiServer()\` began from it, as a test file's
+  first server after the suite's first now does. The daemon rows run the
+  bin as before (\`@noble/hashes\` is now inside its bundle, as
+  \`@noble/ciphers\` was; its bundle is written in ASCII alone).
 
 Earlier (2026-11-23, against f08d509):
 
