@@ -547,6 +547,8 @@ export function snapshotFromText(text: string): MemorySnapshot {
     if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !Number.isSafeInteger(entry[1]) || typeof entry[2] !== 'object' || entry[2] === null) throw new TypeError('not a snapshot text')
     return [entry[0], { rev: entry[1] as number, obj: deepFreeze(entry[2] as KubeObject) }]
   })
+  // The store finds keys by binary search: in order whatever the text's order.
+  held.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   const snapshot = new MemorySnapshot()
   snapshotState.set(snapshot, { held, revision: parsed.revision as number })
   return snapshot
