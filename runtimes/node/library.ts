@@ -22,11 +22,11 @@
  * not be those of the code that imported it.
  */
 import { createHash } from 'node:crypto'
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Script } from 'node:vm'
 import type { StartupTemplateFiles } from '../../core/ports.js'
-import { codeCacheFileOf, runWithCodeCache } from './daemon/script-code-cache.js'
+import { codeCacheFileOf, replaceFileQuietly, runWithCodeCache } from './daemon/script-code-cache.js'
 
 export interface Library {
   core: typeof import('../../core/index.js')
@@ -88,18 +88,8 @@ const startupTemplates: StartupTemplateFiles = {
       return undefined
     }
   },
-  write(key, text) {
-    const file = templateFileOf(key)
-    const partial = `${file}.${process.pid}`
-    try {
-      // The seeded objects are in it too: readable by this user alone, as the test's own files may not be.
-      writeFileSync(partial, text, { mode: 0o600 })
-      // A rename, so that a process reading meanwhile finds the old template or the new one, never half of one.
-      renameSync(partial, file)
-    } catch {
-      rmSync(partial, { force: true })
-    }
-  },
+  // The seeded objects are in it too: readable by this user alone, as the test's own files may not be.
+  write: (key, text) => replaceFileQuietly(templateFileOf(key), text, 0o600),
 }
 const templateFileOf = (key: string): string => `${scriptFile}.startup-${createHash('sha256').update(key).digest('hex').slice(0, 32)}.json`
 

@@ -92,14 +92,22 @@ export function runWithCodeCache<T>(file: string): CachedScript<T> | undefined {
       if (!taken) return
       const data = taken
       taken = undefined
-      const partial = `${cacheFile}.${process.pid}`
-      try {
-        writeFileSync(partial, data)
-        // A rename, so that a start running meanwhile reads the old cache or the new one, never half of one.
-        renameSync(partial, cacheFile)
-      } catch {
-        rmSync(partial, { force: true })
-      }
+      replaceFileQuietly(cacheFile, data)
     },
+  }
+}
+
+/**
+ * Writes `data` to `file` through a file of this process's own and a rename,
+ * so that a process reading meanwhile finds the old contents or the new,
+ * never half of them. A file that cannot be written is not: it never throws.
+ */
+export function replaceFileQuietly(file: string, data: string | Uint8Array, mode?: number): void {
+  const partial = `${file}.${process.pid}`
+  try {
+    writeFileSync(partial, data, mode === undefined ? {} : { mode })
+    renameSync(partial, file)
+  } catch {
+    rmSync(partial, { force: true })
   }
 }
