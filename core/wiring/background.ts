@@ -40,7 +40,11 @@ export function registerBackgroundWork({ options, registry, membership, client, 
   runOnce('namespace-controller', () => startNamespaceLifecycle(registry, now, logger))
   if (options.garbageCollector ?? true) runOnce('garbage-collector', () => startGarbageCollector(registry, now, logger))
   if (options.clusterRoleAggregation ?? true)
-    runOnce('clusterrole-aggregation', () => {
+    // Upstream's controller runs in kube-controller-manager, which starts once the server is healthy: its first
+    // pass finds the bootstrap policy whole. Started beside the policy's writes, it applied the aggregated roles
+    // again after each labelled role appeared (some 40 applies of the largest roles on a first start).
+    runOnce('clusterrole-aggregation', async () => {
+      await hooks.after('load')
       const aggregation = startClusterRoleAggregation({ client, informers, catalogue: registry.catalogue, logger })
       return () => aggregation.stop()
     })

@@ -11,14 +11,15 @@ import { isDeepStrictEqual } from 'node:util'
 import { createApiServer } from '../../core/index.js'
 import type { ApiServerOptions } from '../../core/options/api-server-options.js'
 import { ADMIN_IDENTITY } from '../../core/machinery/identities.js'
+import { MemoryStorage } from '../../core/storage/memory.js'
 import type { PolicyRule } from '../../core/resources/rbac/bootstrap-policy-types.js'
 import { BOOTSTRAP_CLUSTER_ROLES } from '../../core/resources/rbac/generated/bootstrap-policy.js'
 import { eventually, TestClient } from './harness.js'
 
 const ROLES = '/apis/rbac.authorization.k8s.io/v1/clusterroles'
 
-async function start(options: ApiServerOptions = {}): Promise<TestClient> {
-  const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, garbageCollector: false, bootstrapRbacPolicy: true, ...options })
+async function start(options: ApiServerOptions = {}, storage?: MemoryStorage): Promise<TestClient> {
+  const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, garbageCollector: false, bootstrapRbacPolicy: true, ...options }, storage && { storage })
   await server.ready
   return new TestClient(server)
 }
@@ -58,6 +59,38 @@ describe('cluster role aggregation', () => {
     await rulesBecome(api, 'admin', admin)
     const managers = (await api.get(`${ROLES}/admin`)).body.metadata.managedFields.map((m: { manager: string; operation: string }) => [m.manager, m.operation])
     assert.deepEqual(managers.find(([manager]: string[]) => manager === 'clusterrole-aggregation-controller'), ['clusterrole-aggregation-controller', 'Apply'])
+    await api.server.shutdown()
+  })
+
+  it('writes each aggregated role once on a first start, after the bootstrap policy is whole', async () => {
+    // Upstream's controller starts with kube-controller-manager, once the server is healthy: its first pass sees every labelled role.
+    const storage = new MemoryStorage()
+    const api = await start({}, storage)
+    const view = policyRules('system:aggregate-to-view')
+    const edit = union(policyRules('system:aggregate-to-edit'), view)
+    await rulesBecome(api, 'admin', union(edit, policyRules('system:aggregate-to-admin')))
+    await rulesBecome(api, 'edit', edit)
+    await rulesBecome(api, 'view', view)
+    // Every change to a cluster role since the store began, from the store's own history, up to a role created last.
+    assert.equal((await api.post(ROLES, { metadata: { name: 'last' } })).status, 201)
+    const changes: string[] = []
+    const watch = storage.watch('/registry/clusterroles/', { resourceVersion: '1' })
+    for await (const event of watch) {
+      if (event.object.metadata.name === 'last') break
+      if (event.type !== 'BOOKMARK') changes.push(`${event.type} ${event.object.metadata.name ?? ''}`)
+    }
+    watch.stop()
+    assert.ok(changes.length > 60, `the policy's cluster roles were written: ${changes.length} changes`)
+    const lastAdded = changes.reduce((last, c, i) => (c.startsWith('ADDED ') ? i : last), -1)
+    const aggregated = changes.map((c, i) => [c, i] as const).filter(([c]) => /^MODIFIED (admin|edit|view)$/.test(c))
+    assert.ok(aggregated.length > 0)
+    // No aggregated role written until every role of the policy was there.
+    assert.deepEqual(
+      aggregated.filter(([, i]) => i < lastAdded).map(([c]) => c),
+      [],
+    )
+    // admin gathers edit, which gathers view: each is written again as what it gathers fills, no more.
+    for (const name of ['admin', 'edit', 'view']) assert.ok(aggregated.filter(([c]) => c === `MODIFIED ${name}`).length <= 3, name)
     await api.server.shutdown()
   })
 
