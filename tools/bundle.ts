@@ -166,8 +166,14 @@ const classicScript = (entry: string, outfile: string, alsoInlined: readonly str
  * sign a CSR, and keeps its script, which stays resident, smaller.
  */
 const LIBRARY_ALSO_INLINED = ['@peculiar/x509']
+/**
+ * The bin's script takes pino in (the logger every start makes): loaded from node_modules it was some 20 modules
+ * resolved and compiled without a code cache on each start. Its transports, the one part that finds files of its
+ * own by path, are not used (the daemon writes its log lines itself).
+ */
+const DAEMON_ALSO_INLINED = ['pino']
 const scripts = await Promise.all([
-  classicScript('runtimes/node/daemon-script.ts', DAEMON_SCRIPT),
+  classicScript('runtimes/node/daemon-script.ts', DAEMON_SCRIPT, DAEMON_ALSO_INLINED),
   classicScript('runtimes/node/library-script.ts', LIBRARY_SCRIPT, LIBRARY_ALSO_INLINED),
 ])
 // A cache of the previous build's scripts would be rejected anyway, and its start-up templates may not be this

@@ -7,7 +7,6 @@
  */
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
-import { WebSocketServer } from 'ws'
 import type { SimulatedStream } from '../../../core/proxy/transport.js'
 
 /** The channel protocols a kubelet speaks, newest first. */
@@ -33,13 +32,15 @@ function exitMessage(protocol: string, exitCode: number): string {
 const frame = (channel: number, text: string): Buffer => Buffer.concat([Buffer.from([channel]), Buffer.from(text)])
 
 /** Upgrades `socket` and plays `stream` on it; a client that asks for no channel protocol (SPDY) is answered 400. */
-export function playSimulatedStream(req: IncomingMessage, socket: Duplex, head: Buffer, stream: SimulatedStream): void {
+export async function playSimulatedStream(req: IncomingMessage, socket: Duplex, head: Buffer, stream: SimulatedStream): Promise<void> {
   const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim())
   const protocol = CHANNEL_PROTOCOLS.find((p) => offered.includes(p))
   if (req.headers.upgrade?.toLowerCase() !== 'websocket' || !protocol) {
     socket.end('HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\nsimulated nodes answer exec and attach over WebSocket (v5.channel.k8s.io to channel.k8s.io) only\n')
     return
   }
+  // Loaded with the first such stream: the WebSocket package (and zlib, which it loads) is no part of a start.
+  const { WebSocketServer } = await import('ws')
   const server = new WebSocketServer({ noServer: true, handleProtocols: () => protocol })
   server.handleUpgrade(req, socket, head, (ws) => {
     ws.send(frame(STDOUT, stream.stdout))

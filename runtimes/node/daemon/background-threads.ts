@@ -24,7 +24,6 @@
  *
  * Elsewhere (macOS, Windows) a priority is the process's: nothing is changed.
  */
-import { execFile } from 'node:child_process'
 import { existsSync, readdirSync, readlinkSync } from 'node:fs'
 import { getPriority, setPriority } from 'node:os'
 
@@ -74,7 +73,9 @@ async function idlePolicy(threadId: number): Promise<void> {
 }
 
 /** Runs a program; settles, never rejects, when it ends, fails or times out. */
-function runQuietly(program: string, args: readonly string[]): Promise<void> {
+async function runQuietly(program: string, args: readonly string[]): Promise<void> {
+  // Loaded when first needed, after listening: child_process (and the cluster plumbing it loads) is no part of a start.
+  const { execFile } = await import('node:child_process')
   return new Promise((resolve) => {
     try {
       execFile(program, args, { timeout: CHRT_TIMEOUT_MS }, () => resolve())
