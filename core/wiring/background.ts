@@ -41,12 +41,18 @@ export function registerBackgroundWork({ options, registry, membership, client, 
   if (options.garbageCollector ?? true) runOnce('garbage-collector', () => startGarbageCollector(registry, now, logger))
   if (options.clusterRoleAggregation ?? true)
     // Upstream's controller runs in kube-controller-manager, which starts once the server is healthy: its first
-    // pass finds the bootstrap policy whole. Started beside the policy's writes, it applied the aggregated roles
-    // again after each labelled role appeared (some 40 applies of the largest roles on a first start).
-    runOnce('clusterrole-aggregation', async () => {
-      await hooks.after('load')
-      const aggregation = startClusterRoleAggregation({ client, informers, catalogue: registry.catalogue, logger })
-      return () => aggregation.stop()
+    // pass finds the bootstrap policy whole, and its applies of the largest roles are no part of start-up (which
+    // does not wait for them: the run-once controllers' first passes are one of its phases).
+    runOnce('clusterrole-aggregation', () => {
+      let aggregation: ReturnType<typeof startClusterRoleAggregation> | undefined
+      let stopped = false
+      void hooks.after('seed').then(() => {
+        if (!stopped) aggregation = startClusterRoleAggregation({ client, informers, catalogue: registry.catalogue, logger })
+      })
+      return () => {
+        stopped = true
+        aggregation?.stop()
+      }
     })
   // Each workload controller asked for acts as its own service account, as kube-controller-manager runs it.
   for (const controller of selectControllers(options.controllers ?? [])) {
