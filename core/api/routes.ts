@@ -28,7 +28,6 @@ import type { Aggregator } from '../aggregator/aggregator.js'
 import { aggregatedRemoteGroup, remoteApiGroup } from '../aggregator/remote-discovery.js'
 import { peerProxyMiddleware, type PeerProxyDeps } from '../peers/peer-proxy.js'
 import type { Tracer } from '@opentelemetry/api'
-import { sourceIPs } from '../audit/event.js'
 import { withHandlerSpan } from '../tracing/handler-span.js'
 
 export interface RouteDeps {
@@ -167,7 +166,7 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
     const passUpgrade = connection?.passUpgrade
     const audited = audit ? { auditAnnotations: audit.annotations, auditRequestObject: audit.requestObjectDecoded } : {}
     const request = c.req.raw
-    const span = { request, info, clientIP: sourceIPs(request.headers, connection?.remoteAddress)[0], protocol: connection?.protocol }
+    const span = { request, info, remoteAddress: connection?.remoteAddress, protocol: connection?.protocol }
     return withHandlerSpan(deps.tracer, span, () => handleResource(request, info, { ...env, ...audited, ...(passUpgrade ? { passUpgrade } : {}) }))
   }
   app.all('/api/*', resource)

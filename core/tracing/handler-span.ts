@@ -10,6 +10,7 @@
 import { type Attributes, context, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api'
 import type { RequestInfo } from '../machinery/request-info.js'
 import { cleanScope, normalizedVerb } from '../metrics/request-labels.js'
+import { sourceIPs } from '../machinery/source-ips.js'
 import { activeAuditId } from './context.js'
 
 const SPAN_NAMES: Readonly<Record<string, string>> = {
@@ -36,13 +37,15 @@ export function handlerSpanName(info: RequestInfo): string | undefined {
 export interface HandlerSpanRequest {
   request: Request
   info: RequestInfo
-  /** The client's address as upstream's GetClientIP finds it (X-Forwarded-For, X-Real-Ip, the peer). */
-  clientIP: string | undefined
+  /** The connection's peer; the span's client is found from it and the headers only when a span is recorded. */
+  remoteAddress: string | undefined
   /** `HTTP/1.1` or `HTTP/2.0`, when the runtime says. */
   protocol: string | undefined
 }
 
-function handlerAttributes({ request, info, clientIP, protocol }: HandlerSpanRequest): Attributes {
+function handlerAttributes({ request, info, remoteAddress, protocol }: HandlerSpanRequest): Attributes {
+  // The client's address as upstream's GetClientIP finds it (X-Forwarded-For, X-Real-Ip, the peer).
+  const clientIP = sourceIPs(request.headers, remoteAddress)[0]
   const url = new URL(request.url)
   const agent = request.headers.get('user-agent') ?? ''
   return {

@@ -9,7 +9,8 @@
  */
 import type { MiddlewareHandler } from 'hono'
 import type { Auditor } from '../../audit/auditor.js'
-import { objectReference, responseStatus, sourceIPs } from '../../audit/event.js'
+import { objectReference, responseStatus } from '../../audit/event.js'
+import { sourceIPs } from '../../machinery/source-ips.js'
 import { attributesOf } from '../../authz/authorizer.js'
 import { observeBody } from '../observed-body.js'
 import { isLongRunning } from '../../machinery/request-info.js'
