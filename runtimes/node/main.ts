@@ -22,13 +22,24 @@ const releaseOptimizingCompiler = optimizingCompilerHeldUntilListening()
 // The build's classic-script bundle of the daemon, run with a code cache; from source (no bundle), the modules.
 const script = runWithCodeCache<DaemonScript>(fileURLToPath(new URL('./daemon-script.cjs', import.meta.url)))
 const { runDaemon, nodeRuntime }: DaemonScript = script?.exports ?? { ...(await import('./daemon/daemon.js')), ...(await import('./daemon/node-runtime.js')) }
-const saveCodeCache = (): void => script?.saveCodeCache()
+/**
+ * The code cache of a first start is taken when it is written, with the request paths its first requests ran,
+ * so that later starts answer their first requests from cached code as well. V8 checks a cache against its
+ * flags: the start-up flags are set again while the cache is taken.
+ */
+const saveCodeCache = (): void => {
+  if (!script) return
+  const releaseYoungGenerationAgain = youngGenerationHeldUntilListening()
+  const releaseOptimizingCompilerAgain = optimizingCompilerHeldUntilListening()
+  script.takeCodeCache()
+  releaseYoungGenerationAgain()
+  releaseOptimizingCompilerAgain()
+  script.saveCodeCache()
+}
 
 process.exitCode = await runDaemon(process.argv.slice(2), {
   runtime: nodeRuntime,
   onListening: () => {
-    // V8 checks a cache against its flags: take the code before the start-up flags change back.
-    script?.takeCodeCache()
     releaseYoungGeneration()
     releaseOptimizingCompiler()
     // V8's and libuv's pools exist by now; the serving thread goes first when the cores are busy.

@@ -150,6 +150,26 @@ describe('the packed package, installed', () => {
     }
   })
 
+  it('its bin writes its code cache once, after the first requests, and the next start takes it as it is', async () => {
+    const cache = join(project, 'node_modules', PACKAGE, 'dist', 'runtimes', 'node', 'daemon-script.cjs.v8-cache')
+    rmSync(cache, { force: true })
+    const start = async (): Promise<void> => {
+      const daemon = await Daemon.start([], { command: [join(project, 'node_modules', '.bin', 'apiserver')] })
+      try {
+        const { stdout } = await daemon.kubectl('get', 'namespace', 'default', '-o', 'jsonpath={.metadata.name}')
+        assert.equal(stdout, 'default')
+      } finally {
+        await daemon.stop()
+      }
+    }
+    await start()
+    assert.ok(existsSync(cache), 'no code cache was written')
+    // Taken with the start-up's compiler flags set again: a cache V8 rejected would be written anew, another file.
+    const written = statSync(cache).ino
+    await start()
+    assert.equal(statSync(cache).ino, written, 'the cache was rejected and written again')
+  })
+
   it('its kube-apiserver bin starts on etcd with its own etcd client, no gRPC library for etcd among its dependencies', async () => {
     const manifest = JSON.parse(readFileSync(join(project, 'node_modules', PACKAGE, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
     assert.equal(manifest.dependencies['etcd3'], undefined, 'etcd3 is a development dependency only (the tests reach etcd through it)')
