@@ -151,12 +151,13 @@ ${row('exec to the `default` namespace read as the admin', (r) => r.namespaceMs)
 Where the time goes, from the phase rows and CPU profiles of single starts
 (\`node --cpu-prof\`): node itself and the daemon's bundle, compiled from
 its code cache and evaluated, before a flag is read (\`main.js --help\`
-alone takes about 0.18 s of CPU against 0.05 s for a bare \`node\` on
-this run's machine); the etcd store's module and etcd's first answer;
+alone took 0.31 to 0.41 s of CPU against 0.11 to 0.13 s for a bare
+\`node\` on this run's machine, 0.18 s against 0.05 s on the faster one of
+2026-11-25's runs); the etcd store's module and etcd's first answer;
 then, for the longest part, some 180
-objects created and 45 updated in the empty etcd: RBAC's roles and
-bindings (123, eight writers at once), the local APIServices and their
-status, the flow schemas and priority levels with their status, priority
+objects created and 40 updated in the empty etcd: RBAC's roles and
+bindings (123, eight writers at once), the local APIServices (22) and their
+status, the flow schemas (13) and priority levels with the schemas' status, priority
 classes, the system namespaces, the \`kubernetes\` Service and its
 endpoints, the leases. Each is admitted, given its managedFields, encoded,
 sent and decoded for the answer (the watch cache takes a copy of that), with V8's optimizing compilers held off until listening (the
@@ -165,31 +166,51 @@ small: by \`node --trace-gc\` in one start each, 126 scavenges and some
 90 ms of them before the first \`/healthz\` 200, against 16 and some 60 ms
 with \`NODE_OPTIONS=--max-semi-space-size=16\` (which the daemon leaves as
 given), at the memory cost the start-up section describes. That phase is
-now CPU-bound on this machine: what waited is gone (below), and the rest
-is the per-object work, the RBAC policy's 123 objects the longest part. Answering \`/healthz\` before the policy is written
+CPU-bound: the RBAC policy's hook is the last of the start-up work to finish
+(timed in single starts, it ends some 0.5 s after the others on this
+machine), yet a start with the policy's writes taken out (an experiment,
+not a build) listened only some 280 ms earlier, as the other work beside it
+needs about as much CPU. In a CPU profile of the policy's writes (100 µs
+samples), protobuf's encoding and decoding take 19%, the etcd client 15%,
+garbage collection 11% and managed fields some 8%, the rest spread thin:
+the code runs in V8's interpreter until listening (the protobuf codec, on
+the policy's cluster roles alone, about ten times slower than compiled). Answering \`/healthz\` before the policy is written
 would break what upstream's \`/healthz\` means (its post-start hooks) for
 clients that create objects right after. The goal of 300 ms, by this run:
 ${goal(mine!)}.
 
-What changed against the previous build:
+What changed against the previous build (2026-11-26):
 
-- The etcd store's gRPC calls run on an HTTP/2 client connection of the
-  project's own (runtimes/node/storage/h2/) instead of Node's HTTP/2
-  module, whose streams cost some 165 µs each while the compilers are held;
-  its writes go out once per turn of the event loop.
-- The first count of stored objects per resource (\`apiserver_storage_objects\`,
-  a Range each, 59 on a fresh etcd) waits for the end of start-up, and the
-  RBAC policy looks for each namespace once rather than before each of its
-  roles there.
-- Copies of objects are a walk over their fields rather than
-  \`structuredClone\`; time texts are kept from one call to the next.
-- Start-up no longer waits on the watch cache: the service allocations are
-  rebuilt from the store itself (paged reads), and the system namespaces
-  and priority classes are looked for in the cache as it stands. Each of
-  those consistent reads had waited for the cache to hear of every write
-  start-up made meanwhile: the bootstrap phase took about 120 ms, nearly
-  all of it that wait, and the namespaces, the identity lease and leader
-  election behind them came 100 to 250 ms into the phase.
+- ClusterRole aggregation (kube-controller-manager's controller, which the
+  server runs itself) starts once start-up's phases are through, without
+  start-up waiting for it, as kube-controller-manager starts after the
+  server is healthy. Started with the other run-once controllers, it wrote
+  \`admin\`, \`edit\` and \`view\` beside the policy's writes, again as each
+  labelled role appeared; now each is written once or twice, after the
+  policy is whole (test/integration/clusterrole-aggregation.test.ts reads
+  the store's history). Its applies now come after listening, beside the
+  first probes: most of why the row from listening to the first \`/healthz\`
+  200 is longer than before, while the listening phase is shorter by more.
+- The bin's code cache is taken when it is written (three seconds after
+  listening, or at exit), with the start-up's V8 flags set again for that
+  moment, rather than at listening: it holds the code of the first requests
+  (the filters, the handlers, the Node adapter), which every start compiled
+  from source for its first answers. The first \`/healthz\` after listening
+  came in 0.73× the time, against the build before this change alone.
+- A start loads neither the WebSocket package (and zlib with it: now loaded
+  with the first simulated exec or attach stream) nor child_process (with
+  the first \`chrt\` after listening), and pino and its modules are inside
+  the code-cached script instead of resolved and compiled from node_modules:
+  the certificates row, 0.89× to 0.93× in runs against the build before.
+
+Earlier (2026-11-25): the etcd store's own HTTP/2 client connection instead
+of Node's HTTP/2 module (whose streams cost some 165 µs each while the
+compilers are held); the count of stored objects per resource after
+start-up; each namespace looked for once by the RBAC policy; copies of
+objects by a walk over their fields; start-up no longer waiting on the
+watch cache for the service allocations, the system namespaces and the
+priority classes (each such consistent read had waited for the cache to
+hear of every write start-up made meanwhile).
 
 Tried and left out: V8's compilers on from the start (TurboFan on made a
 start use some 30% more CPU on two cores, its compilations competing with
