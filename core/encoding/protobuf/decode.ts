@@ -12,7 +12,7 @@ import { badRequest, StatusError } from '../../machinery/status-error.js'
 import { PLAIN_OMITEMPTY_FIELDS } from './generated-omitempty.js'
 import { formatTime, isGoZeroTime } from './scalars.js'
 import { formsWrapper, hasProtobufForm, lookupType, splitApiVersion, unwrapForms, zeroValue } from './types.js'
-import { FIXED64, hasMagic, LEN, Reader, utf8Strict, VARINT, WireError } from './wire.js'
+import { FIXED64, hasMagic, keyField, LEN, Reader, utf8Strict, VARINT, WireError } from './wire.js'
 
 /**
  * Upstream's generated code writes every plain (non-pointer) field, so the
@@ -48,20 +48,31 @@ function fieldsByNumber(def: TypeDef): Map<number, FieldDef> {
   return m
 }
 
-function expectWire(wire: number, expected: number, where: string): void {
-  if (wire !== expected) throw new WireError(`${where}: wire type ${wire}, expected ${expected}`)
+/** A field's place in error messages, built only when one is thrown. */
+function place(owner: string, field: string): string {
+  return `${owner}.${field}`
+}
+
+function expectWire(wire: number, expected: number, owner: string, field: string): void {
+  if (wire !== expected) throw new WireError(`${place(owner, field)}: wire type ${wire}, expected ${expected}`)
 }
 
 function isPackable(t: TypeRef): boolean {
   return 'scalar' in t && ['boolean', 'int32', 'int64', 'double'].includes(t.scalar)
 }
 
-function decodeMessage(bytes: Uint8Array, def: TypeDef, types: TypeTable): Record<string, unknown> {
-  const r = new Reader(bytes)
+/**
+ * The message `r` is inside (to `r.end`) as `def`'s JSON form. Nested
+ * messages are read in place (`Reader.enter`), and a field's place for
+ * error messages is its type's and field's names, joined only on an error.
+ */
+function decodeMessage(r: Reader, def: TypeDef, types: TypeTable): Record<string, unknown> {
   const numbers = fieldsByNumber(def)
   const obj: Record<string, unknown> = {}
-  while (!r.eof()) {
-    const [num, wire] = r.tag()
+  while (r.pos < r.end) {
+    const key = r.key()
+    const wire = key & 7
+    const num = keyField(key)
     const field = numbers.get(num)
     if (!field) {
       const embedded = def.embedded?.find((e) => e.proto === num)
@@ -70,112 +81,120 @@ function decodeMessage(bytes: Uint8Array, def: TypeDef, types: TypeTable): Recor
         continue
       }
       // An embedded Go struct: its fields belong at this level of the JSON form.
-      expectWire(wire, LEN, `${def.name} embedded ${embedded.type}`)
-      Object.assign(obj, decodeMessage(r.bytes(), lookupType(embedded.type, types), types))
+      expectWire(wire, LEN, def.name, `embedded ${embedded.type}`)
+      const outer = r.enter()
+      Object.assign(obj, decodeMessage(r, lookupType(embedded.type, types), types))
+      r.leave(outer)
       continue
     }
-    decodeField(obj, field, wire, r, `${def.name}.${field.name}`, types)
+    decodeField(obj, field, wire, r, def.name, types)
   }
   dropUnsetZeros(obj, def)
   return obj
 }
 
-function decodeField(
-  obj: Record<string, unknown>,
-  field: FieldDef,
-  wire: number,
-  r: Reader,
-  where: string,
-  types: TypeTable,
-): void {
+function decodeField(obj: Record<string, unknown>, field: FieldDef, wire: number, r: Reader, owner: string, types: TypeTable): void {
   const t = field.type
   if ('array' in t) {
-    if (!Array.isArray(obj[field.name])) obj[field.name] = []
-    const list = obj[field.name] as unknown[]
+    let list = obj[field.name] as unknown[] | undefined
+    if (!Array.isArray(list)) obj[field.name] = list = []
     if (wire === LEN && isPackable(t.array)) {
       // Packed repeated numbers: accepted although upstream's proto2 writers never pack.
-      const packed = new Reader(r.bytes())
       const elementWire = 'scalar' in t.array && t.array.scalar === 'double' ? FIXED64 : VARINT
-      while (!packed.eof()) list.push(decodeValue(t.array, elementWire, packed, where, types))
+      const outer = r.enter()
+      while (r.pos < r.end) list.push(decodeValue(t.array, elementWire, r, owner, field.name, types))
+      r.leave(outer)
     } else {
-      list.push(decodeValue(t.array, wire, r, where, types) ?? null)
+      list.push(decodeValue(t.array, wire, r, owner, field.name, types) ?? null)
     }
     return
   }
   if ('map' in t) {
-    expectWire(wire, LEN, where)
-    if (!isPlainObject(obj[field.name])) obj[field.name] = {}
-    const map = obj[field.name] as Record<string, unknown>
-    const entry = new Reader(r.bytes())
+    expectWire(wire, LEN, owner, field.name)
+    let map = obj[field.name] as Record<string, unknown> | undefined
+    if (!isPlainObject(map)) obj[field.name] = map = {}
     let key = ''
     let value: unknown
-    while (!entry.eof()) {
-      const [n, w] = entry.tag()
+    const outer = r.enter()
+    while (r.pos < r.end) {
+      const entryKey = r.key()
+      const n = keyField(entryKey)
+      const w = entryKey & 7
       if (n === 1) {
-        expectWire(w, LEN, `${where} key`)
-        key = entry.string()
-      } else if (n === 2) value = decodeValue(t.map, w, entry, `${where}[${key}]`, types)
-      else entry.skip(w)
+        if (w !== LEN) throw new WireError(`${place(owner, field.name)} key: wire type ${w}, expected ${LEN}`)
+        key = r.string()
+      } else if (n === 2) value = decodeValue(t.map, w, r, owner, field.name, types)
+      else r.skip(w)
     }
+    r.leave(outer)
     map[key] = value ?? zeroValue(t.map)
     return
   }
-  const value = decodeValue(t, wire, r, where, types)
+  const value = decodeValue(t, wire, r, owner, field.name, types)
   if (value !== undefined) obj[field.name] = value
 }
 
 /** One value; `undefined` for the null forms (a zero Time, an empty RawExtension). */
-function decodeValue(t: TypeRef, wire: number, r: Reader, where: string, types: TypeTable): unknown {
+function decodeValue(t: TypeRef, wire: number, r: Reader, owner: string, field: string, types: TypeTable): unknown {
   if ('ref' in t) {
-    expectWire(wire, LEN, where)
+    expectWire(wire, LEN, owner, field)
     const def = lookupType(t.ref, types)
-    if (!def.jsonForms) return decodeMessage(r.bytes(), def, types)
-    return unwrapForms(def.jsonForms, decodeMessage(r.bytes(), formsWrapper(def.name, def.jsonForms), types))
+    const outer = r.enter()
+    const value = def.jsonForms ? unwrapForms(def.jsonForms, decodeMessage(r, formsWrapper(def.name, def.jsonForms), types)) : decodeMessage(r, def, types)
+    r.leave(outer)
+    return value
   }
   if ('array' in t) {
     // A list nested in a list or map travels in a wrapper message whose field 1 repeats (ExtraValue).
-    expectWire(wire, LEN, where)
+    expectWire(wire, LEN, owner, field)
     const holder: Record<string, unknown> = {}
-    const inner = new Reader(r.bytes())
     const items: FieldDef = { name: 'items', type: t, proto: 1 }
-    while (!inner.eof()) {
-      const [n, w] = inner.tag()
-      if (n === 1) decodeField(holder, items, w, inner, where, types)
-      else inner.skip(w)
+    const outer = r.enter()
+    while (r.pos < r.end) {
+      const key = r.key()
+      if (keyField(key) === 1) decodeField(holder, items, key & 7, r, place(owner, field), types)
+      else r.skip(key & 7)
     }
+    r.leave(outer)
     return holder['items'] ?? []
   }
-  if ('map' in t) throw new WireError(`${where}: maps nested in lists have no protobuf form`)
+  if ('map' in t) throw new WireError(`${place(owner, field)}: maps nested in lists have no protobuf form`)
   switch (t.scalar) {
     case 'string':
-      expectWire(wire, LEN, where)
+      expectWire(wire, LEN, owner, field)
       return r.string()
     case 'bytes':
-      expectWire(wire, LEN, where)
+      expectWire(wire, LEN, owner, field)
       return base64Encode(r.bytes())
     case 'boolean':
-      expectWire(wire, VARINT, where)
+      expectWire(wire, VARINT, owner, field)
       return r.uint() !== 0
     case 'int32':
-      expectWire(wire, VARINT, where)
+      expectWire(wire, VARINT, owner, field)
       return r.int32()
     case 'int64':
-      expectWire(wire, VARINT, where)
+      expectWire(wire, VARINT, owner, field)
       return r.int64()
     case 'double':
-      expectWire(wire, FIXED64, where)
+      expectWire(wire, FIXED64, owner, field)
       return r.double()
-    default:
-      expectWire(wire, LEN, where)
-      return decodeSpecial(t.scalar, new Reader(r.bytes()), where)
+    default: {
+      expectWire(wire, LEN, owner, field)
+      const outer = r.enter()
+      const value = decodeSpecial(t.scalar, r, owner, field)
+      r.leave(outer)
+      return value
+    }
   }
 }
 
-function decodeSpecial(kind: string, r: Reader, where: string): unknown {
+function decodeSpecial(kind: string, r: Reader, owner: string, field: string): unknown {
   const f: Record<number, unknown> = {}
   let raw: Uint8Array | undefined
-  while (!r.eof()) {
-    const [n, w] = r.tag()
+  while (r.pos < r.end) {
+    const key = r.key()
+    const n = keyField(key)
+    const w = key & 7
     if (w === VARINT) f[n] = n === 2 && kind !== 'duration' ? r.int32() : r.int64()
     else if (w === LEN && kind === 'raw') raw = r.bytes()
     else if (w === LEN) f[n] = r.string()
@@ -197,9 +216,9 @@ function decodeSpecial(kind: string, r: Reader, where: string): unknown {
     case 'duration':
       return formatGoDuration(Number(f[1] ?? 0))
     case 'raw':
-      return decodeRaw(raw, where)
+      return decodeRaw(raw, place(owner, field))
     default:
-      throw new WireError(`${where}: unsupported scalar ${kind}`)
+      throw new WireError(`${place(owner, field)}: unsupported scalar ${kind}`)
   }
 }
 
@@ -231,7 +250,7 @@ export function decodeProtobuf(body: Uint8Array): Record<string, unknown> {
     while (!r.eof()) {
       const [n, w] = r.tag()
       if (n === 1) {
-        expectWire(w, LEN, 'runtime.Unknown.typeMeta')
+        expectWire(w, LEN, 'runtime.Unknown', 'typeMeta')
         const tm = new Reader(r.bytes())
         while (!tm.eof()) {
           const [tn, tw] = tm.tag()
@@ -240,10 +259,10 @@ export function decodeProtobuf(body: Uint8Array): Record<string, unknown> {
           else tm.skip(tw)
         }
       } else if (n === 2) {
-        expectWire(w, LEN, 'runtime.Unknown.raw')
+        expectWire(w, LEN, 'runtime.Unknown', 'raw')
         raw = r.bytes()
       } else if (n === 3) {
-        expectWire(w, LEN, 'runtime.Unknown.contentEncoding')
+        expectWire(w, LEN, 'runtime.Unknown', 'contentEncoding')
         contentEncoding = r.string()
       } else r.skip(w)
     }
@@ -254,7 +273,7 @@ export function decodeProtobuf(body: Uint8Array): Record<string, unknown> {
     if (!def || !hasProtobufForm(def)) {
       throw badRequest(`no kind "${kind}" is registered for version "${apiVersion}" in the protobuf encoding`)
     }
-    return { apiVersion, kind, ...decodeMessage(raw, def, typeTable) }
+    return { apiVersion, kind, ...decodeMessage(new Reader(raw), def, typeTable) }
   } catch (err) {
     throw decodeFailure(err)
   }
@@ -266,7 +285,7 @@ export function decodeProtobuf(body: Uint8Array): Record<string, unknown> {
  */
 export function decodeMessageOf(bytes: Uint8Array, def: TypeDef, types: TypeTable = typeTable): Record<string, unknown> {
   try {
-    return decodeMessage(bytes, def, types)
+    return decodeMessage(new Reader(bytes), def, types)
   } catch (err) {
     throw decodeFailure(err)
   }

@@ -26,105 +26,111 @@ function slotsInWireOrder(def: TypeDef): WireSlot[] {
   return list
 }
 
+/** A field's place in error messages (`Type.field`), built only when one is thrown. */
+function place(owner: string, field: string): string {
+  return field ? `${owner}.${field}` : owner
+}
+
 /**
  * Writes `obj`'s fields as `def`'s message into `w`. Every nested message,
  * map entry and string is written in place (Writer.begin/end), one buffer
- * for the whole object.
+ * for the whole object. A value's place for error messages is its type's
+ * and field's names, joined only when an error is thrown.
  */
-function writeMessage(w: Writer, obj: unknown, def: TypeDef, where: string, types: TypeTable): void {
-  if (!isPlainObject(obj)) throw new Error(`${where}: expected an object`)
+function writeMessage(w: Writer, obj: unknown, def: TypeDef, types: TypeTable): void {
+  if (!isPlainObject(obj)) throw new Error(`${def.name}: expected an object`)
   // Proto2 as upstream writes it, except that only fields present in the JSON are written.
   for (const slot of slotsInWireOrder(def)) {
     if ('embedded' in slot) {
       const inner = lookupType(slot.embedded, types)
       if (inner.fields.some((f) => obj[f.name] !== undefined && obj[f.name] !== null)) {
         const mark = w.begin(slot.proto)
-        writeMessage(w, obj, inner, where, types)
+        writeMessage(w, obj, inner, types)
         w.end(mark)
       }
       continue
     }
     const v = obj[slot.field.name]
     if (v === undefined || v === null) continue
-    encodeField(w, slot.proto, slot.field.type, v, `${where}.${slot.field.name}`, types)
+    encodeField(w, slot.proto, slot.field.type, v, def.name, slot.field.name, types)
   }
 }
 
-function encodeField(w: Writer, num: number, t: TypeRef, v: unknown, where: string, types: TypeTable): void {
+function encodeField(w: Writer, num: number, t: TypeRef, v: unknown, owner: string, field: string, types: TypeTable): void {
   if ('array' in t) {
-    if (!Array.isArray(v)) throw new Error(`${where}: expected a list`)
-    for (const item of v) encodeValue(w, num, t.array, item, where, types)
+    if (!Array.isArray(v)) throw new Error(`${place(owner, field)}: expected a list`)
+    for (const item of v) encodeValue(w, num, t.array, item, owner, field, types)
     return
   }
   if ('map' in t) {
-    if (!isPlainObject(v)) throw new Error(`${where}: expected a map`)
+    if (!isPlainObject(v)) throw new Error(`${place(owner, field)}: expected a map`)
     // Keys sorted, as upstream's generated marshallers do, so output is deterministic.
     for (const key of Object.keys(v).sort()) {
       const mark = w.begin(num)
       w.string(1, key)
-      encodeValue(w, 2, t.map, v[key] ?? zeroValue(t.map), `${where}[${key}]`, types)
+      encodeValue(w, 2, t.map, v[key] ?? zeroValue(t.map), owner, field, types)
       w.end(mark)
     }
     return
   }
-  encodeValue(w, num, t, v, where, types)
+  encodeValue(w, num, t, v, owner, field, types)
 }
 
-function encodeValue(w: Writer, num: number, t: TypeRef, v: unknown, where: string, types: TypeTable): void {
+function encodeValue(w: Writer, num: number, t: TypeRef, v: unknown, owner: string, field: string, types: TypeTable): void {
   if ('ref' in t) {
     const def = lookupType(t.ref, types)
     const mark = w.begin(num)
-    if (def.jsonForms) writeMessage(w, wrapForms(def.jsonForms, v), formsWrapper(def.name, def.jsonForms), where, types)
-    else writeMessage(w, v, def, where, types)
+    if (def.jsonForms) writeMessage(w, wrapForms(def.jsonForms, v), formsWrapper(def.name, def.jsonForms), types)
+    else writeMessage(w, v, def, types)
     w.end(mark)
     return
   }
   if ('array' in t) {
     const mark = w.begin(num)
-    encodeField(w, 1, t, v, where, types)
+    encodeField(w, 1, t, v, owner, field, types)
     w.end(mark)
     return
   }
-  if ('map' in t) throw new Error(`${where}: maps nested in lists have no protobuf form`)
-  encodeScalar(w, num, t.scalar, v, where)
+  if ('map' in t) throw new Error(`${place(owner, field)}: maps nested in lists have no protobuf form`)
+  encodeScalar(w, num, t.scalar, v, owner, field)
 }
 
-function encodeScalar(w: Writer, num: number, scalar: Scalar, v: unknown, where: string): void {
+function encodeScalar(w: Writer, num: number, scalar: Scalar, v: unknown, owner: string, field: string): void {
   switch (scalar) {
     case 'string':
-      w.string(num, asString(v, where))
+      w.string(num, asString(v, owner, field))
       return
     case 'bytes':
-      w.lenDelimited(num, bytesFromJson(asString(v, where), where))
+      w.lenDelimited(num, bytesFromJson(asString(v, owner, field), place(owner, field)))
       return
     case 'boolean':
-      if (typeof v !== 'boolean') throw new Error(`${where}: expected a boolean`)
+      if (typeof v !== 'boolean') throw new Error(`${place(owner, field)}: expected a boolean`)
       w.tag(num, VARINT)
       w.varint(v ? 1 : 0)
       return
     case 'int32':
     case 'int64':
       w.tag(num, VARINT)
-      w.varint(asInteger(v, where))
+      w.varint(asInteger(v, owner, field))
       return
     case 'double':
-      if (typeof v !== 'number') throw new Error(`${where}: expected a number`)
+      if (typeof v !== 'number') throw new Error(`${place(owner, field)}: expected a number`)
       w.double(num, v)
       return
     default: {
       // The rest are small messages of their own (Time, Quantity, IntOrString, Duration, RawExtension).
       const mark = w.begin(num)
-      writeWrappedScalar(w, scalar, v, where)
+      writeWrappedScalar(w, scalar, v, owner, field)
       w.end(mark)
     }
   }
 }
 
-function writeWrappedScalar(w: Writer, scalar: Scalar, v: unknown, where: string): void {
+function writeWrappedScalar(w: Writer, scalar: Scalar, v: unknown, owner: string, field: string): void {
   switch (scalar) {
     case 'time':
     case 'microtime': {
-      const [seconds, nanos] = parseTime(asString(v, where), where)
+      const [seconds, nanos] = parseTime(asString(v, owner, field), place(owner, field))
       // MicroTime keeps microseconds only, as upstream's JSON form does; Time whole seconds.
       const kept = scalar === 'microtime' ? nanos - (nanos % 1000) : 0
       // Go's zero time goes as an empty message, as upstream's Time.Marshal writes it.
@@ -136,18 +142,18 @@ function writeWrappedScalar(w: Writer, scalar: Scalar, v: unknown, where: string
       break
     }
     case 'quantity':
-      w.string(1, typeof v === 'number' ? String(v) : asString(v, where))
+      w.string(1, typeof v === 'number' ? String(v) : asString(v, owner, field))
       break
     case 'int-or-string':
       w.tag(1, VARINT)
       w.varint(typeof v === 'string' ? 1 : 0)
       w.tag(2, VARINT)
-      w.varint(typeof v === 'string' ? 0 : asInteger(v, where))
+      w.varint(typeof v === 'string' ? 0 : asInteger(v, owner, field))
       w.string(3, typeof v === 'string' ? v : '')
       break
     case 'duration':
       w.tag(1, VARINT)
-      w.varint(parseDurationNanos(asString(v, where)))
+      w.varint(parseDurationNanos(asString(v, owner, field)))
       break
     case 'raw':
       w.string(1, JSON.stringify(v))
@@ -155,13 +161,13 @@ function writeWrappedScalar(w: Writer, scalar: Scalar, v: unknown, where: string
   }
 }
 
-function asString(v: unknown, where: string): string {
-  if (typeof v !== 'string') throw new Error(`${where}: expected a string`)
+function asString(v: unknown, owner: string, field: string): string {
+  if (typeof v !== 'string') throw new Error(`${place(owner, field)}: expected a string`)
   return v
 }
 
-function asInteger(v: unknown, where: string): number {
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw new Error(`${where}: expected an integer`)
+function asInteger(v: unknown, owner: string, field: string): number {
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw new Error(`${place(owner, field)}: expected an integer`)
   return v
 }
 
@@ -184,7 +190,7 @@ export function encodeProtobuf(obj: Record<string, unknown>): Uint8Array {
   w.string(2, kind)
   w.end(typeMeta)
   const raw = w.begin(2)
-  writeMessage(w, obj, def, kind, typeTable)
+  writeMessage(w, obj, def, typeTable)
   w.end(raw)
   w.lenDelimited(3, NO_BYTES)
   w.lenDelimited(4, NO_BYTES)
@@ -203,6 +209,6 @@ const KEPT_WRITER_BYTES = 256 * 1024
 
 export function encodeMessageOf(obj: Record<string, unknown>, def: TypeDef, types: TypeTable = typeTable): Uint8Array {
   const w = new Writer()
-  writeMessage(w, obj, def, def.name, types)
+  writeMessage(w, obj, def, types)
   return w.finish()
 }

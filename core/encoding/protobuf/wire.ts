@@ -37,11 +37,24 @@ function decodeUtf8(bytes: Uint8Array): string {
 }
 
 export class Reader {
-  pos = 0
-  constructor(private readonly buf: Uint8Array) {}
+  pos: number
+  /**
+   * Where the message being read ends: the buffer's end, or a nested
+   * message's while it is read in place (`enter`/`leave`), so that nothing
+   * of it is read past its own length.
+   */
+  end: number
+  constructor(
+    private readonly buf: Uint8Array,
+    start = 0,
+    end = buf.length,
+  ) {
+    this.pos = start
+    this.end = end
+  }
 
   eof(): boolean {
-    return this.pos >= this.buf.length
+    return this.pos >= this.end
   }
 
   /** A varint as its low and high 32-bit halves. */
@@ -49,7 +62,7 @@ export class Reader {
     let lo = 0
     let hi = 0
     for (let i = 0; i < 10; i++) {
-      if (this.pos >= this.buf.length) throw new WireError('truncated varint')
+      if (this.pos >= this.end) throw new WireError('truncated varint')
       const b = this.buf[this.pos++]!
       if (i < 4) lo |= (b & 0x7f) << (7 * i)
       else if (i === 4) {
@@ -67,7 +80,7 @@ export class Reader {
     const buf = this.buf
     let pos = this.pos
     let n = 0
-    for (let shift = 0; shift < 28 && pos < buf.length; shift += 7) {
+    for (let shift = 0; shift < 28 && pos < this.end; shift += 7) {
       const b = buf[pos++]!
       n |= (b & 0x7f) << shift
       if (b < 0x80) {
@@ -94,49 +107,91 @@ export class Reader {
     return this.varint64()[0] | 0
   }
 
-  bytes(): Uint8Array {
+  /** A length, checked against what is left of the message being read. */
+  private length(): number {
     const n = this.uint()
-    if (n > this.buf.length - this.pos) throw new WireError(`length ${n} runs past the end of the message`)
+    if (n > this.end - this.pos) throw new WireError(`length ${n} runs past the end of the message`)
+    return n
+  }
+
+  bytes(): Uint8Array {
+    const n = this.length()
     const out = this.buf.subarray(this.pos, this.pos + n)
     this.pos += n
     return out
   }
 
   string(): string {
-    const bytes = this.bytes()
+    const n = this.length()
+    const buf = this.buf
+    const start = this.pos
+    this.pos += n
     // Short ASCII (names, keys, most values) is valid UTF-8 as it is: built without the decoder's call.
-    if (bytes.length <= SHORT_STRING) {
-      for (let i = 0; i < bytes.length; i++) if (bytes[i]! >= 0x80) return decodeUtf8(bytes)
-      // One flat string (not one piece per character: the watch cache keeps these).
-      return String.fromCharCode.apply(null, bytes as unknown as number[])
+    if (n <= SHORT_STRING) {
+      let i = start
+      while (i < start + n && buf[i]! < 0x80) i++
+      if (i === start + n) {
+        if (n === 0) return ''
+        // One flat string (not one piece per character: the watch cache keeps these).
+        return String.fromCharCode.apply(null, buf.subarray(start, start + n) as unknown as number[])
+      }
     }
-    return decodeUtf8(bytes)
+    return decodeUtf8(buf.subarray(start, start + n))
   }
 
   double(): number {
-    if (this.pos + 8 > this.buf.length) throw new WireError('truncated fixed64')
+    if (this.pos + 8 > this.end) throw new WireError('truncated fixed64')
     const v = new DataView(this.buf.buffer, this.buf.byteOffset + this.pos, 8).getFloat64(0, true)
     this.pos += 8
     return v
   }
 
   tag(): [field: number, wire: number] {
+    const t = this.key()
+    return [t > 0xffffffff ? Math.floor(t / 8) : t >>> 3, t & 7]
+  }
+
+  /** A field's key: its number times eight plus its wire type (`keyField`, `& 7`), without a pair made per field. */
+  key(): number {
     const t = this.uint()
-    const field = Math.floor(t / 8)
-    if (field === 0) throw new WireError('field number 0')
-    return [field, t & 7]
+    if (t < 8) throw new WireError('field number 0')
+    return t
+  }
+
+  /**
+   * Reads a length-delimited field's length and reads on inside it: the
+   * message ends there until `leave`, given what this returned, goes back to
+   * the message around it (read to its end by then). A nested message is so
+   * read in place, without a view of its bytes and a reader of its own.
+   */
+  enter(): number {
+    const n = this.length()
+    const outer = this.end
+    this.end = this.pos + n
+    return outer
+  }
+
+  leave(outer: number): void {
+    this.pos = this.end
+    this.end = outer
   }
 
   skip(wire: number): void {
     if (wire === VARINT) this.varint64()
-    else if (wire === LEN) this.bytes()
+    else if (wire === LEN) {
+      const n = this.length()
+      this.pos += n
+    }
     else if (wire === FIXED64 || wire === FIXED32) {
       const n = wire === FIXED64 ? 8 : 4
-      if (this.pos + n > this.buf.length) throw new WireError('truncated fixed-width field')
+      if (this.pos + n > this.end) throw new WireError('truncated fixed-width field')
       this.pos += n
     } else throw new WireError(`unsupported wire type ${wire}`)
   }
 }
+
+/** The field number of a key `Reader.key` read. */
+export const keyField = (key: number): number => (key > 0xffffffff ? Math.floor(key / 8) : key >>> 3)
 
 /** How many bytes `n` (not negative) takes as a varint. */
 function varintSize(n: number): number {
