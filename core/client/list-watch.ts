@@ -35,7 +35,8 @@ export function storageListWatch(find: () => StoredResource): ListWatch {
     },
     watch: (revision) => {
       const resource = find()
-      return resource.storage.watch(resource.prefix(''), { resourceVersion: String(revision) })
+      // Its events' objects are kept alike: the watch cache's own, not a copy of each per informer.
+      return resource.storage.watch(resource.prefix(''), { resourceVersion: String(revision), readOnly: true })
     },
     get: (namespace, name) => {
       const resource = find()

@@ -275,7 +275,7 @@ export function startGarbageCollector(
         for (const uid of graph.uidsOf(resource.entry)) if (!present.has(uid)) apply(graph.forget(uid))
         if (first) firstPass()
         first = false
-        const watcher = stores.store(resource.entry).storage.watch(resource.prefix, { resourceVersion: String(list.revision) })
+        const watcher = stores.store(resource.entry).storage.watch(resource.prefix, { resourceVersion: String(list.revision), readOnly: true })
         watchers.add(watcher)
         try {
           for await (const event of watcher) {
