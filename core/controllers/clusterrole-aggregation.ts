@@ -66,6 +66,28 @@ export function aggregatedRules(role: KubeObject, all: Iterable<KubeObject>): Po
   return rules
 }
 
+/**
+ * The aggregated roles in the order their rules flow: a role another one's
+ * selectors pick comes first (view before edit, edit before admin), so that
+ * a first pass finds each one's sources filled and writes it once rather
+ * than again as they fill. Otherwise, and within a cycle, name order.
+ */
+export function aggregationOrder(roles: Iterable<KubeObject>): KubeObject[] {
+  const aggregated = [...roles].filter((r) => selectorsOf(r) !== undefined).sort((a, b) => compareNames(a.metadata.name ?? '', b.metadata.name ?? ''))
+  const selectors = new Map(aggregated.map((r) => [r, (selectorsOf(r) ?? []).map(labelSelectorFromObject)]))
+  const picks = (consumer: KubeObject, source: KubeObject): boolean =>
+    consumer !== source && selectors.get(consumer)!.some((selector) => selector.matches(source.metadata.labels))
+  const ordered: KubeObject[] = []
+  const left = new Set(aggregated)
+  while (left.size > 0) {
+    const ready = [...left].find((role) => ![...left].some((source) => picks(role, source)))
+    const next = ready ?? left.values().next().value!
+    ordered.push(next)
+    left.delete(next)
+  }
+  return ordered
+}
+
 /** Go's string order (bytes), which upstream's sort by name uses. */
 function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
@@ -90,9 +112,9 @@ export function startClusterRoleAggregation({ client, informers, catalogue, logg
     onError: (name, err) => logger.warn({ clusterrole: name, err: String(err) }, 'aggregating the rules of a cluster role failed; it will be retried'),
   })
 
-  /** Every change may change what any selector picks: each aggregated role is looked at again (upstream enqueues them all). */
+  /** Every change may change what any selector picks: each aggregated role is looked at again (upstream enqueues them all), sources first. */
   const enqueueAggregated = (): void => {
-    for (const role of roles.list()) if (selectorsOf(role) !== undefined) queue.add(role.metadata.name ?? '', role.metadata.name ?? '')
+    for (const role of aggregationOrder(roles.list())) queue.add(role.metadata.name ?? '', role.metadata.name ?? '')
   }
 
   const sync = async (name: string): Promise<WorkResult> => {
@@ -104,11 +126,19 @@ export function startClusterRoleAggregation({ client, informers, catalogue, logg
     return 'done'
   }
 
-  const unsubscribe = roles.onChange(enqueueAggregated)
-  const firstList = roles.synced.then(enqueueAggregated)
+  // Followed from the end of the informer's first list: a change it reports while it lists would be looked at
+  // against the roles listed so far (admin before the roles it gathers).
+  let stopped = false
+  let unsubscribe = (): void => {}
+  const firstList = roles.synced.then(() => {
+    if (stopped) return
+    unsubscribe = roles.onChange(enqueueAggregated)
+    enqueueAggregated()
+  })
   queue.start()
   return {
     stop() {
+      stopped = true
       unsubscribe()
       queue.stop()
     },

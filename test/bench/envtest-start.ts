@@ -186,9 +186,11 @@ What changed against the previous build (2026-11-26):
   start-up waiting for it, as kube-controller-manager starts after the
   server is healthy. Started with the other run-once controllers, it wrote
   \`admin\`, \`edit\` and \`view\` beside the policy's writes, again as each
-  labelled role appeared; now each is written once or twice, after the
-  policy is whole (test/integration/clusterrole-aggregation.test.ts reads
-  the store's history). Its applies now come after listening, beside the
+  labelled role appeared; now each is written once, after the policy is
+  whole and after the roles it gathers (view, then edit, then admin:
+  test/integration/clusterrole-aggregation.test.ts reads the store's
+  history). It had also begun from a change its informer reported while
+  still listing, against the roles listed so far. Its applies now come after listening, beside the
   first probes: most of why the row from listening to the first \`/healthz\`
   200 is longer than before, while the listening phase is shorter by more.
 - The bin's code cache is taken when it is written (three seconds after
