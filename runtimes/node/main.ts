@@ -27,8 +27,11 @@ const { runDaemon, nodeRuntime }: DaemonScript = script?.exports ?? { ...(await 
  * so that later starts answer their first requests from cached code as well. V8 checks a cache against its
  * flags: the start-up flags are set again while the cache is taken.
  */
+let codeCacheSaved = false
 const saveCodeCache = (): void => {
-  if (!script) return
+  // A start that ran from a usable cache keeps it as it is; one without writes it once (at the delay, or at exit).
+  if (!script || script.usedCache || codeCacheSaved) return
+  codeCacheSaved = true
   const releaseYoungGenerationAgain = youngGenerationHeldUntilListening()
   const releaseOptimizingCompilerAgain = optimizingCompilerHeldUntilListening()
   script.takeCodeCache()

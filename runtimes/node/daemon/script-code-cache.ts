@@ -30,7 +30,8 @@ export interface CachedScript<T> {
   usedCache: boolean
   /**
    * Takes V8's code for what has run so far, when the script had no usable
-   * cache or `always`; keep it with saveCodeCache. Call before changing V8 flags.
+   * cache or `always`; keep it with saveCodeCache. V8 checks a cache against
+   * its flags: call while they are as the next start will set them.
    */
   takeCodeCache(always?: boolean): void
   /** Writes what takeCodeCache took; never throws. */
