@@ -11,7 +11,7 @@ import { depthMessage, isStackOverflow } from '../../machinery/limits.js'
 import { badRequest, StatusError } from '../../machinery/status-error.js'
 import { PLAIN_OMITEMPTY_FIELDS } from './generated-omitempty.js'
 import { formatTime, isGoZeroTime } from './scalars.js'
-import { formsWrapper, hasProtobufForm, lookupType, splitApiVersion, unwrapForms, zeroValue } from './types.js'
+import { fieldPlace, formsWrapper, hasProtobufForm, lookupType, splitApiVersion, unwrapForms, zeroValue } from './types.js'
 import { FIXED64, hasMagic, keyField, LEN, Reader, utf8Strict, VARINT, WireError } from './wire.js'
 
 /**
@@ -48,13 +48,8 @@ function fieldsByNumber(def: TypeDef): Map<number, FieldDef> {
   return m
 }
 
-/** A field's place in error messages, built only when one is thrown. */
-function place(owner: string, field: string): string {
-  return `${owner}.${field}`
-}
-
 function expectWire(wire: number, expected: number, owner: string, field: string): void {
-  if (wire !== expected) throw new WireError(`${place(owner, field)}: wire type ${wire}, expected ${expected}`)
+  if (wire !== expected) throw new WireError(`${fieldPlace(owner, field)}: wire type ${wire}, expected ${expected}`)
 }
 
 function isPackable(t: TypeRef): boolean {
@@ -121,7 +116,7 @@ function decodeField(obj: Record<string, unknown>, field: FieldDef, wire: number
       const n = keyField(entryKey)
       const w = entryKey & 7
       if (n === 1) {
-        if (w !== LEN) throw new WireError(`${place(owner, field.name)} key: wire type ${w}, expected ${LEN}`)
+        if (w !== LEN) throw new WireError(`${fieldPlace(owner, field.name)} key: wire type ${w}, expected ${LEN}`)
         key = r.string()
       } else if (n === 2) value = decodeValue(t.map, w, r, owner, field.name, types)
       else r.skip(w)
@@ -152,13 +147,13 @@ function decodeValue(t: TypeRef, wire: number, r: Reader, owner: string, field: 
     const outer = r.enter()
     while (r.pos < r.end) {
       const key = r.key()
-      if (keyField(key) === 1) decodeField(holder, items, key & 7, r, place(owner, field), types)
+      if (keyField(key) === 1) decodeField(holder, items, key & 7, r, fieldPlace(owner, field), types)
       else r.skip(key & 7)
     }
     r.leave(outer)
     return holder['items'] ?? []
   }
-  if ('map' in t) throw new WireError(`${place(owner, field)}: maps nested in lists have no protobuf form`)
+  if ('map' in t) throw new WireError(`${fieldPlace(owner, field)}: maps nested in lists have no protobuf form`)
   switch (t.scalar) {
     case 'string':
       expectWire(wire, LEN, owner, field)
@@ -216,9 +211,9 @@ function decodeSpecial(kind: string, r: Reader, owner: string, field: string): u
     case 'duration':
       return formatGoDuration(Number(f[1] ?? 0))
     case 'raw':
-      return decodeRaw(raw, place(owner, field))
+      return decodeRaw(raw, fieldPlace(owner, field))
     default:
-      throw new WireError(`${place(owner, field)}: unsupported scalar ${kind}`)
+      throw new WireError(`${fieldPlace(owner, field)}: unsupported scalar ${kind}`)
   }
 }
 

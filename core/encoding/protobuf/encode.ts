@@ -7,7 +7,7 @@ import type { FieldDef, Scalar, TypeDef, TypeRef, TypeTable } from '../../resour
 import { typeForKind, typeTable } from '../../resources/schema/index.js'
 import { notAcceptable } from '../../machinery/status-error.js'
 import { bytesFromJson, isGoZeroTime, parseDurationNanos, parseTime } from './scalars.js'
-import { formsWrapper, hasProtobufForm, lookupType, splitApiVersion, wrapForms, zeroValue } from './types.js'
+import { fieldPlace, formsWrapper, hasProtobufForm, lookupType, splitApiVersion, wrapForms, zeroValue } from './types.js'
 import { PROTOBUF_MAGIC, VARINT, Writer } from './wire.js'
 
 /** A field of the message, or an embedded Go struct travelling as one nested message. */
@@ -24,11 +24,6 @@ function slotsInWireOrder(def: TypeDef): WireSlot[] {
     sortedCache.set(def, list)
   }
   return list
-}
-
-/** A field's place in error messages (`Type.field`), built only when one is thrown. */
-function place(owner: string, field: string): string {
-  return field ? `${owner}.${field}` : owner
 }
 
 /**
@@ -58,12 +53,12 @@ function writeMessage(w: Writer, obj: unknown, def: TypeDef, types: TypeTable): 
 
 function encodeField(w: Writer, num: number, t: TypeRef, v: unknown, owner: string, field: string, types: TypeTable): void {
   if ('array' in t) {
-    if (!Array.isArray(v)) throw new Error(`${place(owner, field)}: expected a list`)
+    if (!Array.isArray(v)) throw new Error(`${fieldPlace(owner, field)}: expected a list`)
     for (const item of v) encodeValue(w, num, t.array, item, owner, field, types)
     return
   }
   if ('map' in t) {
-    if (!isPlainObject(v)) throw new Error(`${place(owner, field)}: expected a map`)
+    if (!isPlainObject(v)) throw new Error(`${fieldPlace(owner, field)}: expected a map`)
     // Keys sorted, as upstream's generated marshallers do, so output is deterministic.
     for (const key of Object.keys(v).sort()) {
       const mark = w.begin(num)
@@ -91,7 +86,7 @@ function encodeValue(w: Writer, num: number, t: TypeRef, v: unknown, owner: stri
     w.end(mark)
     return
   }
-  if ('map' in t) throw new Error(`${place(owner, field)}: maps nested in lists have no protobuf form`)
+  if ('map' in t) throw new Error(`${fieldPlace(owner, field)}: maps nested in lists have no protobuf form`)
   encodeScalar(w, num, t.scalar, v, owner, field)
 }
 
@@ -101,10 +96,10 @@ function encodeScalar(w: Writer, num: number, scalar: Scalar, v: unknown, owner:
       w.string(num, asString(v, owner, field))
       return
     case 'bytes':
-      w.lenDelimited(num, bytesFromJson(asString(v, owner, field), place(owner, field)))
+      w.lenDelimited(num, bytesFromJson(asString(v, owner, field), fieldPlace(owner, field)))
       return
     case 'boolean':
-      if (typeof v !== 'boolean') throw new Error(`${place(owner, field)}: expected a boolean`)
+      if (typeof v !== 'boolean') throw new Error(`${fieldPlace(owner, field)}: expected a boolean`)
       w.tag(num, VARINT)
       w.varint(v ? 1 : 0)
       return
@@ -114,7 +109,7 @@ function encodeScalar(w: Writer, num: number, scalar: Scalar, v: unknown, owner:
       w.varint(asInteger(v, owner, field))
       return
     case 'double':
-      if (typeof v !== 'number') throw new Error(`${place(owner, field)}: expected a number`)
+      if (typeof v !== 'number') throw new Error(`${fieldPlace(owner, field)}: expected a number`)
       w.double(num, v)
       return
     default: {
@@ -130,7 +125,7 @@ function writeWrappedScalar(w: Writer, scalar: Scalar, v: unknown, owner: string
   switch (scalar) {
     case 'time':
     case 'microtime': {
-      const [seconds, nanos] = parseTime(asString(v, owner, field), place(owner, field))
+      const [seconds, nanos] = parseTime(asString(v, owner, field), fieldPlace(owner, field))
       // MicroTime keeps microseconds only, as upstream's JSON form does; Time whole seconds.
       const kept = scalar === 'microtime' ? nanos - (nanos % 1000) : 0
       // Go's zero time goes as an empty message, as upstream's Time.Marshal writes it.
@@ -162,12 +157,12 @@ function writeWrappedScalar(w: Writer, scalar: Scalar, v: unknown, owner: string
 }
 
 function asString(v: unknown, owner: string, field: string): string {
-  if (typeof v !== 'string') throw new Error(`${place(owner, field)}: expected a string`)
+  if (typeof v !== 'string') throw new Error(`${fieldPlace(owner, field)}: expected a string`)
   return v
 }
 
 function asInteger(v: unknown, owner: string, field: string): number {
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw new Error(`${place(owner, field)}: expected an integer`)
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw new Error(`${fieldPlace(owner, field)}: expected an integer`)
   return v
 }
 

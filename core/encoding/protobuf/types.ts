@@ -13,6 +13,11 @@ export function hasProtobufForm(def: TypeDef): boolean {
   return def.fields.some((f) => f.proto !== undefined)
 }
 
+/** A field's place in error messages (`Type.field`), joined only when one is thrown. */
+export function fieldPlace(owner: string, field: string): string {
+  return field ? `${owner}.${field}` : owner
+}
+
 export function splitApiVersion(apiVersion: string): [group: string, version: string] {
   const slash = apiVersion.indexOf('/')
   return slash < 0 ? ['', apiVersion] : [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)]

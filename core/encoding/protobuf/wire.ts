@@ -148,7 +148,7 @@ export class Reader {
 
   tag(): [field: number, wire: number] {
     const t = this.key()
-    return [t > 0xffffffff ? Math.floor(t / 8) : t >>> 3, t & 7]
+    return [keyField(t), t & 7]
   }
 
   /** A field's key: its number times eight plus its wire type (`keyField`, `& 7`), without a pair made per field. */
