@@ -23,6 +23,9 @@ export function hasMagic(body: Uint8Array): boolean {
   return body.length >= 4 && PROTOBUF_MAGIC.every((b, i) => body[i] === b)
 }
 
+/** Strings longer than this are written by the UTF-8 encoder at once rather than a character at a time. */
+const LONG_STRING = 24
+
 /** Strings up to this many bytes are checked for ASCII and built directly. */
 const SHORT_STRING = 64
 
@@ -287,9 +290,16 @@ export class Writer {
     this.buf[at] = size
   }
 
-  /** A string field, its UTF-8 written in place: ASCII byte by byte, the rest by the encoder. */
+  /** A string field, its UTF-8 written in place: a short one's ASCII byte by byte, a long one and any other text by the encoder. */
   string(field: number, text: string): void {
     const mark = this.begin(field)
+    if (text.length > LONG_STRING) {
+      // A UTF-16 unit takes at most three bytes of UTF-8 (a surrogate pair four for its two).
+      this.room(text.length * 3)
+      this.len += utf8.encodeInto(text, this.buf.subarray(this.len)).written
+      this.end(mark)
+      return
+    }
     this.room(text.length)
     const buf = this.buf
     let at = this.len

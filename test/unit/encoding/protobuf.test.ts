@@ -179,7 +179,8 @@ describe('encodeProtobuf and decodeProtobuf round trip', () => {
   })
 
   it('writes each length in as few bytes as its varint takes, on either side of one, two and three bytes, and any UTF-8', () => {
-    for (const length of [0, 1, 126, 127, 128, 129, 16_383, 16_384, 2_097_151, 2_097_152]) {
+    // 24 and 25 on either side of where the writer hands a string to the UTF-8 encoder whole.
+    for (const length of [0, 1, 24, 25, 48, 126, 127, 128, 129, 16_383, 16_384, 2_097_151, 2_097_152]) {
       for (const text of ['x'.repeat(length), 'é'.repeat(length >> 1), `${'a'.repeat(length)}😀\ud800`]) {
         const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'n', annotations: { a: text } }, data: { [text.slice(0, 300) || 'k']: text } }
         const bytes = encodeProtobuf(cm)
