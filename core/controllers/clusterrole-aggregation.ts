@@ -72,7 +72,7 @@ export function aggregatedRules(role: KubeObject, all: Iterable<KubeObject>): Po
  * a first pass finds each one's sources filled and writes it once rather
  * than again as they fill. Otherwise, and within a cycle, name order.
  */
-export function aggregationOrder(roles: Iterable<KubeObject>): KubeObject[] {
+function aggregationOrder(roles: Iterable<KubeObject>): KubeObject[] {
   const aggregated = [...roles].filter((r) => selectorsOf(r) !== undefined).sort((a, b) => compareNames(a.metadata.name ?? '', b.metadata.name ?? ''))
   const selectors = new Map(aggregated.map((r) => [r, (selectorsOf(r) ?? []).map(labelSelectorFromObject)]))
   const picks = (consumer: KubeObject, source: KubeObject): boolean =>
