@@ -40,20 +40,15 @@ function decodeUtf8(bytes: Uint8Array): string {
 }
 
 export class Reader {
-  pos: number
+  pos = 0
   /**
    * Where the message being read ends: the buffer's end, or a nested
    * message's while it is read in place (`enter`/`leave`), so that nothing
    * of it is read past its own length.
    */
   end: number
-  constructor(
-    private readonly buf: Uint8Array,
-    start = 0,
-    end = buf.length,
-  ) {
-    this.pos = start
-    this.end = end
+  constructor(private readonly buf: Uint8Array) {
+    this.end = buf.length
   }
 
   eof(): boolean {
@@ -134,7 +129,6 @@ export class Reader {
       let i = start
       while (i < start + n && buf[i]! < 0x80) i++
       if (i === start + n) {
-        if (n === 0) return ''
         // One flat string (not one piece per character: the watch cache keeps these).
         return String.fromCharCode.apply(null, buf.subarray(start, start + n) as unknown as number[])
       }
