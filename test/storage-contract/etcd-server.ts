@@ -41,6 +41,20 @@ async function freePort(): Promise<number> {
   })
 }
 
+/**
+ * A port found free can be taken by another test's process before etcd binds it (the suites run files side by
+ * side): such a start is tried again on other ports, a few times. Any other failure is the caller's.
+ */
+async function onFreshPortsIfTaken<T>(start: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start()
+    } catch (err) {
+      if (attempt >= attempts || !String(err).includes('address already in use')) throw err
+    }
+  }
+}
+
 export class EtcdServer {
   private process: ChildProcess | undefined
   private log = ''
@@ -57,7 +71,11 @@ export class EtcdServer {
    * quorum has formed). Elections are slower than a lone member's, so that
    * a loaded machine does not make the members elect again and again.
    */
-  static async startCluster(size = 3): Promise<EtcdCluster> {
+  static startCluster(size = 3): Promise<EtcdCluster> {
+    return onFreshPortsIfTaken(() => EtcdServer.startClusterOnce(size))
+  }
+
+  private static async startClusterOnce(size: number): Promise<EtcdCluster> {
     const token = `test-${crypto.randomUUID()}`
     const members: { name: string; root: string; clientUrl: string; peerUrl: string }[] = []
     for (let i = 0; i < size; i++) {
@@ -98,7 +116,11 @@ export class EtcdServer {
     return cluster
   }
 
-  static async start(opts: EtcdServerOptions = {}): Promise<EtcdServer> {
+  static start(opts: EtcdServerOptions = {}): Promise<EtcdServer> {
+    return onFreshPortsIfTaken(() => EtcdServer.startOnce(opts))
+  }
+
+  private static async startOnce(opts: EtcdServerOptions): Promise<EtcdServer> {
     const root = await mkdtemp(join(tmpdir(), 'etcd-test-'))
     const [clientPort, peerPort] = [await freePort(), await freePort()]
     const scheme = opts.tls ? 'https' : 'http'
