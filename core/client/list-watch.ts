@@ -30,8 +30,10 @@ export function storageListWatch(find: () => StoredResource): ListWatch {
   return {
     list: () => {
       const resource = find()
-      // An informer keeps what it lists as it keeps what a watch delivers: shared, never changed.
-      return resource.storage.list(resource.prefix(''), { readOnly: true })
+      // From the watch cache at what it holds, as client-go's reflector lists first (resourceVersion "0"); the watch
+      // from the list's revision brings the rest. An informer keeps what it lists as it keeps what a watch delivers:
+      // shared, never changed.
+      return resource.storage.list(resource.prefix(''), { resourceVersion: '0', readOnly: true })
     },
     watch: (revision) => {
       const resource = find()

@@ -14,8 +14,7 @@ import type { DirectWriteContext } from '../client/object-stores.js'
 import type { ResourceObjects, StoredResources } from './stored-resources.js'
 import { namespaces } from '../resources/core/namespaces.js'
 import { clusterRoleBindings, clusterRoles, roleBindings, roles } from '../resources/groups/rbac.js'
-import type { KubeObject } from '../machinery/object.js'
-import { readAllPaged } from '../storage/paged-read.js'
+import { cloneJson, type KubeObject } from '../machinery/object.js'
 import type { BootstrapBinding, BootstrapRole } from '../resources/rbac/bootstrap-policy-types.js'
 import {
   BOOTSTRAP_CLUSTER_ROLE_BINDINGS,
@@ -38,9 +37,6 @@ const ATTEMPTS = 5
 
 // Objects reconciled at once.
 const WRITERS = 8
-
-// Objects of one kind read from the store in one round trip (the bootstrap policy has some 70 of its largest kind).
-const STORE_PAGE = 500
 
 export interface RbacStores {
   clusterRoles: ResourceObjects
@@ -153,9 +149,11 @@ async function reconcileOne(
     const stored = attempt === 1 ? listed : await getOrUndefined(store, namespace, name)
     const result = reconcile(stored, expected)
     if (result.protected || result.operation === 'none') return result
+    // The object to write shares parts with the listed one, which is the watch cache's own (frozen), and the write path decodes in place.
+    const object = cloneJson(result.object)
     try {
       if (result.operation === 'update') {
-        await store.update(namespace, name, () => result.object, ctx())
+        await store.update(namespace, name, () => object, ctx())
         return result
       }
       if (result.operation === 'recreate' && stored) {
@@ -163,7 +161,7 @@ async function reconcileOne(
         await store.delete(namespace, name, uid ? { preconditions: { uid } } : {}, ctx())
       }
       if (namespace) await ensureNamespace(namespace)
-      await store.create(namespace, result.object, ctx())
+      await store.create(namespace, object, ctx())
       return result
     } catch (err) {
       // Written, created or deleted by someone else meanwhile: look again.
@@ -174,13 +172,15 @@ async function reconcileOne(
 }
 
 /**
- * Every object of a kind, read from the store itself as upstream's hook
- * reads each object (core/storage/paged-read.ts): a consistent read from the
- * watch cache would first wait for the cache to hear of the writes start-up
- * is making to other resources, on a first start some 300 ms before the
- * first role is written.
+ * Every object of a kind, from the watch cache as it holds them once it
+ * loaded (resourceVersion "0"): a consistent read would first wait for the
+ * cache to hear of the writes start-up is making to other resources, and a
+ * read from the store itself decodes each object again beside the cache's
+ * own load. Nobody else writes the policy's objects at start-up; if
+ * another server does, the write that races is refused and that object is
+ * read again, from the store (reconcileOne).
  */
-const storedNow = (store: ResourceObjects): Promise<KubeObject[]> => readAllPaged(store.storage, store.prefix(''), STORE_PAGE)
+const storedNow = async (store: ResourceObjects): Promise<readonly KubeObject[]> => (await store.storage.list(store.prefix(''), { resourceVersion: '0', readOnly: true })).items
 
 function objectKey(obj: KubeObject): string {
   return `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`
