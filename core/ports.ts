@@ -12,6 +12,7 @@ import type { ProxyTransport } from './proxy/transport.js'
 import type { PassUpgrade } from './proxy/upgrade.js'
 import type { StorageFactory } from './storage/factory.js'
 import type { Storage } from './storage/interface.js'
+import type { StartupTemplateFiles } from './storage/stored-startup-template.js'
 import type { KeyTransformers } from './storage/value/key-transformers.js'
 import type { KmsClientFactory } from './encryption/kms/client.js'
 import type { Logger } from './logging/logger.js'
@@ -138,12 +139,6 @@ export interface ServerPorts {
   startupTemplates: StartupTemplateFiles
 }
 
-/** Text kept under a key beyond the process (start-up templates); a key it cannot read answers undefined. */
-export interface StartupTemplateFiles {
-  read(key: string): string | undefined
-  /** Keeps `text` under `key`; never throws (a template that cannot be kept is not kept). */
-  write(key: string, text: string): void
-}
 
 /** Metrics only the runtime knows, already in the Prometheus text format. */
 export interface RuntimeMetrics {
@@ -235,3 +230,6 @@ export interface ExternalSignerKeys {
   dataTimestamp?: Date
   refreshHintSeconds: number
 }
+
+/** Where start-up templates are kept: the runtimes build it. */
+export type { StartupTemplateFiles }

@@ -154,6 +154,14 @@ export interface Storage {
   /** Watches every key under `prefix` (or exactly `key` when it does not end in `/`). */
   watch(prefix: string, opts?: WatchOptions): Watcher
   count(prefix: string): Promise<number>
+  /**
+   * Creates the objects in as few writes as the backend can, each only
+   * where its key is free, without reading them back (a start-up
+   * template's objects, written before any cache or watch exists); stops
+   * at the first write that finds a key taken. How many it created.
+   * Optional: callers create one by one without it.
+   */
+  createMany?(objects: readonly (readonly [key: string, obj: KubeObject])[]): Promise<number>
   currentRevision(): Promise<number>
   /** Ends every watch and releases resources. */
   close(): Promise<void>

@@ -21,12 +21,11 @@
  * in Node's main context, and its objects (arrays, errors, promises) would
  * not be those of the code that imported it.
  */
-import { createHash } from 'node:crypto'
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, rmSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Script } from 'node:vm'
-import type { StartupTemplateFiles } from '../../core/ports.js'
-import { codeCacheFileOf, replaceFileQuietly, runWithCodeCache } from './daemon/script-code-cache.js'
+import { codeCacheFileOf, runWithCodeCache } from './daemon/script-code-cache.js'
+import { startupTemplatesBeside } from './daemon/startup-template-files.js'
 
 export interface Library {
   core: typeof import('../../core/index.js')
@@ -75,23 +74,8 @@ function takeCacheOnce(): void {
   }
 }
 
-/**
- * Start-up templates kept beside the script (core/embedding/startup-template.ts), one file per set of options
- * (named by a digest of them), so that each test file's process begins its first server from what an earlier
- * one's start-up stored. A new build removes them with the code caches.
- */
-const startupTemplates: StartupTemplateFiles = {
-  read(key) {
-    try {
-      return readFileSync(templateFileOf(key), 'utf8')
-    } catch {
-      return undefined
-    }
-  },
-  // The seeded objects are in it too: readable by this user alone, as the test's own files may not be.
-  write: (key, text) => replaceFileQuietly(templateFileOf(key), text, 0o600),
-}
-const templateFileOf = (key: string): string => `${scriptFile}.startup-${createHash('sha256').update(key).digest('hex').slice(0, 32)}.json`
+/** Each test file's process begins its first server from what an earlier one's start-up stored, kept beside the script. */
+const startupTemplates = startupTemplatesBeside(scriptFile)
 
 /**
  * `createApiServer` with the start-up templates beside the script (unless the embedder gave its own), each

@@ -6,6 +6,7 @@ import type { runDaemon as RunDaemon } from './daemon/daemon.js'
 import type { nodeRuntime as NodeRuntime } from './daemon/node-runtime.js'
 import { optimizingCompilerHeldUntilListening } from './daemon/optimizing-compiler.js'
 import { runWithCodeCache } from './daemon/script-code-cache.js'
+import { startupTemplatesBeside } from './daemon/startup-template-files.js'
 import { youngGenerationHeldUntilListening } from './daemon/young-generation.js'
 
 interface DaemonScript {
@@ -20,7 +21,8 @@ const CODE_CACHE_WRITE_DELAY_MS = 3000
 const releaseYoungGeneration = youngGenerationHeldUntilListening()
 const releaseOptimizingCompiler = optimizingCompilerHeldUntilListening()
 // The build's classic-script bundle of the daemon, run with a code cache; from source (no bundle), the modules.
-const script = runWithCodeCache<DaemonScript>(fileURLToPath(new URL('./daemon-script.cjs', import.meta.url)))
+const scriptFile = fileURLToPath(new URL('./daemon-script.cjs', import.meta.url))
+const script = runWithCodeCache<DaemonScript>(scriptFile)
 const { runDaemon, nodeRuntime }: DaemonScript = script?.exports ?? { ...(await import('./daemon/daemon.js')), ...(await import('./daemon/node-runtime.js')) }
 /**
  * The code cache of a first start is taken when it is written, with the request paths its first requests ran,
@@ -42,6 +44,8 @@ const saveCodeCache = (): void => {
 
 process.exitCode = await runDaemon(process.argv.slice(2), {
   runtime: nodeRuntime,
+  // Kept beside the build's script, as its code cache; run from source, none.
+  ...(script ? { startupTemplates: startupTemplatesBeside(scriptFile) } : {}),
   onListening: () => {
     releaseYoungGeneration()
     releaseOptimizingCompiler()

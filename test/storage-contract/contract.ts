@@ -8,6 +8,7 @@ import assert from 'node:assert/strict'
 import util from 'node:util'
 import { describe, it, type TestContext } from 'node:test'
 import type { KubeObject } from '../../core/machinery/object.js'
+import { createOneByOne } from '../../core/storage/create-many.js'
 import {
   type ListResult,
   type Storage,
@@ -108,6 +109,9 @@ async function sameAsExactRead(s: Storage, result: ListResult, predicate?: (o: K
   assert.deepEqual(result.items, exact.items, `the items are the state at revision ${result.revision}`)
 }
 
+/** The backend's createMany, or one create after the other where it has none. */
+const createMany = (s: Storage, objects: readonly (readonly [string, KubeObject])[]): Promise<number> => (s.createMany ? s.createMany(objects) : createOneByOne(s, objects))
+
 function summary(events: readonly StorageEvent[]): string[] {
   return events.map((e) => `${e.type} ${e.object.metadata.name ?? ''}`)
 }
@@ -165,6 +169,41 @@ export function runStorageContract<S extends Storage>(
         await assert.rejects(s.create(key('a'), pod('a', undefined, 'other:9')), isStorageError('KeyExists'))
         assert.deepEqual(await s.get(key('a')), first)
         assert.equal(await s.currentRevision(), revision, 'a refused create writes nothing')
+      })
+
+      it('creates many objects at once where their keys are free, each a write of its own revision', async (t) => {
+        const s = await open(t)
+        const start = await s.currentRevision()
+        const w = reader(s.watch(PREFIX, { resourceVersion: String(start) }))
+        const objects = ['m1', 'm2', 'm3'].map((name) => [key(name), pod(name)] as const)
+        assert.equal(await createMany(s, objects), 3)
+        // In any order (a backend may write them side by side), each at a revision of its own.
+        const events = await w.take(3)
+        assert.deepEqual(summary(events).sort(), ['ADDED m1', 'ADDED m2', 'ADDED m3'])
+        assert.deepEqual(
+          events.map((e) => e.revision),
+          [start + 1, start + 2, start + 3],
+        )
+        for (const event of events) {
+          const stored = await s.get(key(event.object.metadata.name!))
+          assert.deepEqual(stored?.spec, { image: 'nginx:1' })
+          assert.deepEqual(stored, event.object)
+        }
+        assert.equal(await s.currentRevision(), start + 3)
+      })
+
+      it('stops creating many at a key taken, and leaves that key as it was', async (t) => {
+        const s = await open(t)
+        const taken = await s.create(key('m2'), pod('m2', undefined, 'theirs:1'))
+        const objects = ['m1', 'm2', 'm3'].map((name) => [key(name), pod(name)] as const)
+        const created = await createMany(s, objects)
+        assert.ok(created < 3)
+        assert.deepEqual(await s.get(key('m2')), taken)
+        // What was created holds the objects as given.
+        const present = (await s.list(PREFIX)).items.filter((o) => o.metadata.name !== 'm2')
+        assert.equal(present.length, created)
+        for (const obj of present) assert.deepEqual(obj.spec, { image: 'nginx:1' })
+        assert.equal(await s.currentRevision(), rv(taken) + created)
       })
 
       it('answers undefined for a key never written and for a deleted one', async (t) => {

@@ -23,17 +23,19 @@
 import { cloneJson, type KubeObject } from '../../machinery/object.js'
 import { jsonCodec, type ObjectCodec } from '../codec.js'
 import { CONTINUE_AT_LATEST, decodeContinue, encodeContinue } from '../continue-token.js'
-import type {
-  ListOptions,
-  ListResult,
-  DeleteOptions,
-  ReadOptions,
-  Storage,
-  TryUpdate,
-  UpdateOptions,
-  Watcher,
-  WatchOptions,
+import {
+  type ListOptions,
+  type ListResult,
+  type DeleteOptions,
+  type ReadOptions,
+  type Storage,
+  StorageError,
+  type TryUpdate,
+  type UpdateOptions,
+  type Watcher,
+  type WatchOptions,
 } from '../interface.js'
+import { createOneByOne } from '../create-many.js'
 import type { SqlDriver } from './driver.js'
 import {
   checkPreconditions,
@@ -156,6 +158,36 @@ export class SqlStorage implements Storage {
     const revision = written instanceof Promise ? await written : written
     const done = this.committed(key, revision, plain, undefined)
     return cloneJson(done instanceof Promise ? await done : done)
+  }
+
+  /**
+   * One transaction for all the objects, refused whole when a key is
+   * taken. Sharing the file with other workers, one create at a time (each
+   * commit is told to the others in revision order).
+   */
+  async createMany(objects: readonly (readonly [key: string, obj: KubeObject])[]): Promise<number> {
+    if (this.follower) return createOneByOne(this, objects)
+    const encoded: [string, { plain: Uint8Array; stored: Uint8Array }][] = []
+    for (const [key, obj] of objects) encoded.push([key, await this.values.encode(key, obj)])
+    this.ensureOpen(encoded[0]?.[0] ?? '')
+    const first = this.revision + 1
+    try {
+      this.db.transaction(() =>
+        encoded.forEach(([key, { stored }], i) => {
+          const newest = this.refuseExisting(key)
+          this.log.append(first + i, key, first + i, newest?.revision ?? 0, stored)
+        }),
+      )
+    } catch (err) {
+      if (err instanceof StorageError && err.code === 'KeyExists') return 0
+      throw err
+    }
+    encoded.forEach(([key, { plain }], i) => {
+      // Nobody watches yet (a start-up template is written before the caches load): no object to make.
+      if (this.watchers.size === 0) this.revision = first + i
+      else void this.committed(key, first + i, plain, undefined)
+    })
+    return encoded.length
   }
 
   /** The key's newest row, unless it holds a live object (409). */

@@ -14,7 +14,7 @@ import type { ApiServerOptions } from '../../../core/options/api-server-options.
 import { localHost } from '../../../core/options/apply-flags.js'
 import { type ParsedFlags, startupWarnings, unenforcedSecurityFlags } from '../../../core/options/flags/index.js'
 import type { Logger } from '../../../core/logging/logger.js'
-import type { ExternalJwtSigner, ServerPorts } from '../../../core/ports.js'
+import type { ExternalJwtSigner, ServerPorts, StartupTemplateFiles } from '../../../core/ports.js'
 import { ExternalSignerError } from '../../../core/authn/serviceaccount/external-signer.js'
 import { serverUrl } from '../../../core/pki/kubeconfig.js'
 import { daemonAdmission } from './admission.js'
@@ -46,6 +46,7 @@ import { type ServingWorker, servingWorker } from './workers.js'
 import { nodeWebhookClient } from './webhook-client.js'
 import { nodeYamlDecoder } from './yaml-decoder.js'
 import { daemonComponentProbes } from './component-probes.js'
+import { beginDaemonStartup } from './startup-template.js'
 import type { DaemonRuntime } from './daemon-runtime.js'
 import { type NodeProxyTransport, nodeProxyTransport } from './proxy-transport.js'
 import { daemonLogger, loggingOptions, logsHandlerPort, servedPaths } from './logging.js'
@@ -86,6 +87,8 @@ export interface DaemonIO {
   onListening?(info: DaemonListening): void
   /** What the runtime supplies (its SQLite driver). @default Node's, loaded only when none is given */
   runtime?: DaemonRuntime
+  /** Where start-up templates are kept (runtimes/node/daemon/startup-template.ts). @default none: an empty store is bootstrapped object by object */
+  startupTemplates?: StartupTemplateFiles
 }
 
 const processIO: DaemonIO = {
@@ -309,6 +312,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       throw err instanceof StorageStartupError ? new StartupError(err.message) : err
     })
     logger.info({}, `objects are stored in ${storage.description}`)
+    const startup = await beginDaemonStartup(storage, parsed.values, { files: out.startupTemplates, logger, worker: worker !== undefined })
     // Heap sampling runs from start-up only where a profile can be asked for.
     profiler = await nodeProfiler({ sampleHeap: (fromFlags.serving?.profiling ?? true) || flags.debugSocketPath !== undefined })
     const aggregation = await aggregationOptions(fromFlags.aggregation, parsed)
@@ -346,7 +350,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       server = (out.createServer ?? createApiServer)(options, {
         logger,
         storage: storage.storage,
-        storageFactory: storage.factory,
+        storageFactory: startup.factory,
         storageHealth: storage,
         storageSizes: storage.sizes,
         ...(transformers ? { valueTransformers: transformers } : {}),
@@ -368,6 +372,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       // The signer unreachable or its bounds at odds with the flags: a start-up error naming it, as upstream.
       throw err instanceof ExternalSignerError ? new StartupError(err.message) : err
     })
+    // Before listening: what the store holds now is start-up's alone.
+    await startup.keep()
     const configPath = parsed.values['authorization-config']
     if (configPath) {
       const running = server

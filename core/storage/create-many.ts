@@ -1,0 +1,20 @@
+/**
+ * `Storage.createMany` for a backend without a batch of its own: one create
+ * after the other, stopping at the first key taken.
+ */
+import type { KubeObject } from '../machinery/object.js'
+import { type Storage, StorageError } from './interface.js'
+
+export async function createOneByOne(storage: Pick<Storage, 'create'>, objects: readonly (readonly [key: string, obj: KubeObject])[]): Promise<number> {
+  let created = 0
+  for (const [key, obj] of objects) {
+    try {
+      await storage.create(key, obj)
+    } catch (err) {
+      if (err instanceof StorageError && err.code === 'KeyExists') break
+      throw err
+    }
+    created++
+  }
+  return created
+}

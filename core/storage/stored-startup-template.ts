@@ -1,0 +1,207 @@
+/**
+ * Start-up templates on a persistent store (etcd, the embedded store).
+ *
+ * A server started on an empty store writes some 180 objects before it is
+ * healthy (the RBAC policy, the flow schemas and priority levels, the local
+ * APIServices, the system namespaces and their service accounts, the
+ * priority classes, the `kubernetes` Service), each through the whole
+ * write path. Test harnesses (envtest, kube-api-test) start every suite on
+ * a fresh etcd, so every suite pays for that. The first such start with
+ * given settings keeps what its start-up stored; a later start with the
+ * same settings on an empty store writes those objects straight to the
+ * store, and its start-up then runs as a restart's does: it finds the
+ * objects in place, reconciles what it owns, and writes only what differs
+ * (the `kubernetes` Service's port) and what each server writes for itself.
+ *
+ * What a template writes is fresh: every uid is new (references between
+ * the objects follow), and every time written during the start the
+ * template was taken from is now. Nothing of a client's is ever kept: the
+ * template is taken once start-up is done and before the server listens.
+ * Each object is created only where its key is free, so two servers
+ * starting on one empty store at once write each object once.
+ */
+import type { KubeObject } from '../machinery/object.js'
+import type { Logger } from '../logging/logger.js'
+import type { StorageFactory, StorageResource } from './factory.js'
+import { createOneByOne } from './create-many.js'
+import type { Storage } from './interface.js'
+
+/** Text kept under a key beyond the process (start-up templates); a key it cannot read answers undefined. */
+export interface StartupTemplateFiles {
+  read(key: string): string | undefined
+  /** Keeps `text` under `key`; never throws (a template that cannot be kept is not kept). */
+  write(key: string, text: string): void
+}
+
+/** The layout of a template's text; text of another layout is not used. */
+const TEMPLATE_FORMAT = 1
+
+/** What each server writes for itself at start (its leases, its address, the CA bundles it was given), by key below the root. */
+const PER_SERVER_PREFIXES = ['leases/', 'masterleases/', 'events/']
+const PER_SERVER_KEYS = new Set([
+  'services/endpoints/default/kubernetes',
+  'endpointslices/default/kubernetes',
+  'configmaps/kube-system/extension-apiserver-authentication',
+])
+
+/** Times within this much of the template's start-up window were written by that start-up. */
+const WINDOW_SLACK_MS = 1000
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+/** RFC 3339 in UTC, as Kubernetes writes its times (seconds, or micro- and nanoseconds). */
+const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$/
+
+export interface StoredTemplateTarget {
+  /** The store all of the server's keys are in. */
+  readonly storage: Storage
+  /** Each resource's storage, as the server would be given it. */
+  readonly factory: StorageFactory
+  /** Where keys start, without a trailing slash. */
+  readonly root: string
+  /** Where templates are kept. */
+  readonly files: StartupTemplateFiles
+  /** The settings the start-up depends on, as text: equal text, equal start-up. */
+  readonly key: string
+  /** When this start began (ms since the epoch): the start of the window whose times a template makes fresh. */
+  readonly startedAt: number
+  readonly now: () => Date
+  readonly logger: Logger
+}
+
+export interface StoredStartup {
+  /** What the server is to store through: the factory given, which tells a start that keeps a template what resources exist. */
+  readonly factory: StorageFactory
+  /** How many objects a template wrote; 0 when none was used. */
+  readonly written: number
+  /** Once start-up is done and before the first request: keeps what it stored, when this start began on an empty store without a template. */
+  keep(): Promise<void>
+}
+
+interface TemplateText {
+  format: typeof TEMPLATE_FORMAT
+  /** The window of the start-up the template was taken from (ms since the epoch). */
+  from: number
+  to: number
+  objects: [key: string, obj: KubeObject][]
+}
+
+const nothingToKeep = async (): Promise<void> => {}
+
+/**
+ * Before the server is made: on an empty store, writes the template kept
+ * under `target.key`, or else returns a factory that follows what the
+ * start-up stores, for `keep` to keep it.
+ */
+export async function beginStoredStartup(target: StoredTemplateTarget): Promise<StoredStartup> {
+  const unchanged = { factory: target.factory, written: 0, keep: nothingToKeep }
+  if ((await target.storage.count(`${target.root}/`)) > 0) return unchanged
+  const template = parseTemplate(target.files.read(target.key))
+  if (template) return { ...unchanged, written: await writeTemplate(target, freshObjects(template, target.now())) }
+  const resources = new Map<string, Storage>()
+  const factory: StorageFactory = {
+    storageFor(resource: StorageResource): Storage {
+      const storage = target.factory.storageFor(resource)
+      resources.set(resource.prefix, storage)
+      return storage
+    },
+  }
+  return {
+    factory,
+    written: 0,
+    async keep() {
+      try {
+        const objects = await storedObjects(resources, target.root)
+        const text: TemplateText = { format: TEMPLATE_FORMAT, from: target.startedAt, to: target.now().getTime(), objects }
+        target.files.write(target.key, JSON.stringify(text))
+      } catch (err) {
+        // A template is an optimisation: the start goes on without one.
+        target.logger.warn({ err: String(err) }, 'cannot keep the start-up template')
+      }
+    },
+  }
+}
+
+/** Every object stored under the prefixes, with its key, but for what each server writes for itself. */
+async function storedObjects(resources: ReadonlyMap<string, Storage>, root: string): Promise<[string, KubeObject][]> {
+  const objects: [string, KubeObject][] = []
+  for (const [prefix, storage] of resources) {
+    const below = prefix.slice(root.length + 1)
+    if (PER_SERVER_PREFIXES.some((p) => below.startsWith(p))) continue
+    for (const item of (await storage.list(prefix)).items) {
+      const { namespace, name } = item.metadata ?? {}
+      const key = `${prefix}${namespace ? `${namespace}/` : ''}${name}`
+      if (PER_SERVER_KEYS.has(key.slice(root.length + 1))) continue
+      const { resourceVersion: _stored, ...metadata } = item.metadata ?? {}
+      objects.push([key, { ...item, metadata }])
+    }
+  }
+  return objects
+}
+
+function parseTemplate(text: string | undefined): TemplateText | undefined {
+  if (text === undefined) return undefined
+  try {
+    const parsed = JSON.parse(text) as Partial<TemplateText>
+    const wellFormed =
+      parsed.format === TEMPLATE_FORMAT &&
+      Number.isFinite(parsed.from) &&
+      Number.isFinite(parsed.to) &&
+      Array.isArray(parsed.objects) &&
+      parsed.objects.every((entry) => Array.isArray(entry) && typeof entry[0] === 'string' && typeof entry[1] === 'object' && entry[1] !== null)
+    return wellFormed ? (parsed as TemplateText) : undefined
+  } catch {
+    // Another layout, or a file cut short: this start bootstraps in full and keeps a template of its own.
+    return undefined
+  }
+}
+
+/**
+ * The template's objects as a start at `now` would have made them: a new
+ * uid for each (and for each reference to one), and `now` for every time
+ * the template's own start-up wrote.
+ */
+function freshObjects(template: TemplateText, now: Date): [string, KubeObject][] {
+  const uids = new Map<string, string>()
+  for (const [, obj] of template.objects) {
+    const uid = obj.metadata?.uid
+    if (typeof uid === 'string') uids.set(uid, crypto.randomUUID())
+  }
+  const from = template.from - WINDOW_SLACK_MS
+  const to = template.to + WINDOW_SLACK_MS
+  const fresh = (value: unknown): unknown => {
+    if (typeof value === 'string') {
+      if (UUID.test(value)) return uids.get(value) ?? value
+      const time = TIME.exec(value)
+      if (!time) return value
+      const at = Date.parse(value)
+      return at >= from && at <= to ? timeText(now, time[1]?.length ?? 0) : value
+    }
+    if (Array.isArray(value)) return value.map(fresh)
+    if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fresh(v)]))
+    return value
+  }
+  return template.objects.map(([key, obj]) => [key, fresh(obj) as KubeObject])
+}
+
+/** `now` in RFC 3339 with as many fraction characters (the dot included) as the time it replaces. */
+function timeText(now: Date, fractionLength: number): string {
+  const iso = now.toISOString() // 2026-11-26T05:21:19.123Z
+  if (fractionLength === 0) return `${iso.slice(0, 19)}Z`
+  return `${iso.slice(0, 19)}${`${iso.slice(19, 23)}000000`.slice(0, fractionLength)}Z`
+}
+
+/**
+ * Creates each object where its key is free, in as few writes as the
+ * store can. Another writer on the store (a second server starting at
+ * once) stops the writing: its start-up, and this one's, write what is
+ * missing.
+ */
+async function writeTemplate(target: StoredTemplateTarget, objects: readonly [string, KubeObject][]): Promise<number> {
+  const { storage } = target
+  try {
+    return await (storage.createMany ? storage.createMany(objects) : createOneByOne(storage, objects))
+  } catch (err) {
+    target.logger.warn({ err: String(err) }, 'cannot write the start-up template; start-up writes what is missing')
+    return 0
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * The built bin started as envtest starts it, twice, each time on an empty
+ * etcd: the first start bootstraps the cluster object by object and keeps
+ * a template of it beside the bin's script; the second writes that
+ * template to its etcd, and serves the same objects, made its own (new
+ * uids, its own times, its own port in the `kubernetes` Service).
+ */
+import assert from 'node:assert/strict'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { randomInt } from 'node:crypto'
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { request } from 'node:https'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { after, describe, it } from 'node:test'
+import { EtcdServer } from '../storage-contract/etcd-server.js'
+import { BIN, freePort } from './daemon.js'
+import { prepareEnvtest, probe } from './harnesses.js'
+
+const SCRIPT_DIR = dirname(BIN)
+const TEMPLATE_LOG = 'the empty store was given the objects an earlier start with these settings wrote at start-up'
+const START_WITHIN_MS = 60_000
+
+/** What start-up stores for the cluster, by list path. */
+const LISTS = [
+  '/api/v1/namespaces',
+  '/api/v1/serviceaccounts',
+  '/api/v1/services',
+  '/apis/scheduling.k8s.io/v1/priorityclasses',
+  '/apis/rbac.authorization.k8s.io/v1/clusterroles',
+  '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+  '/apis/rbac.authorization.k8s.io/v1/roles',
+  '/apis/rbac.authorization.k8s.io/v1/rolebindings',
+  '/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas',
+  '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations',
+  '/apis/apiregistration.k8s.io/v1/apiservices',
+]
+
+type Obj = { metadata: { name: string; namespace?: string; uid: string; creationTimestamp: string; managedFields?: { time?: string }[] } } & Record<string, unknown>
+type Client = { cert: string; key: string }
+
+function getJson(url: string, client: Client): Promise<{ items: Obj[] } & Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { rejectUnauthorized: false, ...client }, (res) => {
+      let body = ''
+      res.on('data', (d) => (body += String(d)))
+      res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(body)) : reject(new Error(`${url}: ${res.statusCode} ${body}`))))
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+interface Cluster {
+  etcd: EtcdServer
+  server: ChildProcess
+  output: string[]
+  port: number
+  admin: Client
+  startedAt: number
+}
+
+async function startEnvtestLike(root: string, extra: string[]): Promise<Cluster> {
+  const etcd = await EtcdServer.start()
+  const port = await freePort()
+  const setup = await prepareEnvtest(mkdtempSync(join(root, 'k8s_test_framework_')), { address: '127.0.0.1', port, etcdUrl: etcd.clientUrl })
+  const startedAt = Date.now()
+  const server = spawn(BIN, [...setup.args, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const output: string[] = []
+  server.stdout!.on('data', (d) => output.push(String(d)))
+  server.stderr!.on('data', (d) => output.push(String(d)))
+  const deadline = Date.now() + START_WITHIN_MS
+  while ((await probe(`https://127.0.0.1:${port}/healthz`)) !== 200) {
+    if (server.exitCode !== null || Date.now() > deadline) assert.fail(`no /healthz 200:\n${output.join('')}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  const admin = { cert: setup.admin.certificate, key: setup.admin.privateKey }
+  // ClusterRole aggregation fills admin, edit and view just after start-up: compare once it has.
+  for (;;) {
+    const view = await getJson(`https://127.0.0.1:${port}/apis/rbac.authorization.k8s.io/v1/clusterroles/view`, admin)
+    if (((view['rules'] as unknown[] | undefined) ?? []).length > 0) break
+    if (Date.now() > deadline) assert.fail('view was never aggregated')
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return { etcd, server, output, port, admin, startedAt }
+}
+
+const stopped = new WeakSet<Cluster>()
+
+async function stop(cluster: Cluster): Promise<void> {
+  if (stopped.has(cluster)) return
+  stopped.add(cluster)
+  if (cluster.server.exitCode === null) {
+    const exited = new Promise((r) => cluster.server.once('exit', r))
+    cluster.server.kill('SIGTERM')
+    await exited
+  }
+  await cluster.etcd.destroy()
+}
+
+/** Every list, each object without what is each cluster's own: uids, times, resourceVersions, the server's port. */
+async function contents(cluster: Cluster): Promise<{ objects: Record<string, unknown>; uids: Obj[] }> {
+  const objects: Record<string, unknown> = {}
+  const all: Obj[] = []
+  for (const path of LISTS) {
+    const { items } = await getJson(`https://127.0.0.1:${cluster.port}${path}`, cluster.admin)
+    all.push(...items)
+    objects[path] = JSON.parse(
+      JSON.stringify(items, (key, value: unknown) => {
+        if (key === 'uid' || key === 'resourceVersion' || key === 'creationTimestamp' || key === 'time' || key === 'lastTransitionTime') return undefined
+        if (key === 'targetPort' && value === cluster.port) return 'the secure port'
+        return value
+      }),
+    )
+  }
+  return { objects, uids: all }
+}
+
+const templateFiles = (): string[] => readdirSync(SCRIPT_DIR).filter((f) => f.includes('.startup-'))
+
+describe('start-up templates on etcd', () => {
+  const root = mkdtempSync(join(tmpdir(), 'apiserver-template-'))
+  after(() => rmSync(root, { recursive: true, force: true }))
+
+  it("a start as envtest's on an empty etcd serves what an earlier start with the same settings bootstrapped, as its own", async () => {
+    // Settings of this test's alone, so that its first start finds no template and keeps one.
+    const settings = [`--event-ttl=${randomInt(10_000, 1_000_000)}m`]
+    const before = new Set(templateFiles())
+    const first = await startEnvtestLike(root, settings)
+    let kept: string | undefined
+    try {
+      assert.ok(!first.output.join('').includes(TEMPLATE_LOG), 'the first start bootstraps in full')
+      kept = templateFiles().find((f) => !before.has(f))
+      assert.ok(kept, 'the first start keeps a template beside the script')
+      assert.equal(statSync(join(SCRIPT_DIR, kept)).mode & 0o777, 0o600)
+      const bootstrapped = await contents(first)
+      await stop(first)
+
+      const second = await startEnvtestLike(root, settings)
+      try {
+        assert.ok(second.output.join('').includes(TEMPLATE_LOG), second.output.join(''))
+        const fromTemplate = await contents(second)
+        assert.deepEqual(fromTemplate.objects, bootstrapped.objects)
+        // Every uid is new, and every object was made at the second start.
+        const firstUids = new Set(bootstrapped.uids.map((o) => o.metadata.uid))
+        for (const obj of fromTemplate.uids) {
+          assert.ok(!firstUids.has(obj.metadata.uid), `${obj.metadata.name} kept the first cluster's uid`)
+          assert.ok(Date.parse(obj.metadata.creationTimestamp) >= Math.floor(second.startedAt / 1000) * 1000, `${obj.metadata.name} made ${obj.metadata.creationTimestamp}`)
+        }
+        const service = await getJson(`https://127.0.0.1:${second.port}/api/v1/namespaces/default/services/kubernetes`, second.admin)
+        assert.equal((service['spec'] as { ports: { targetPort: number }[] }).ports[0]!.targetPort, second.port)
+      } finally {
+        await stop(second)
+      }
+    } finally {
+      await stop(first)
+      if (kept) rmSync(join(SCRIPT_DIR, kept), { force: true })
+    }
+  })
+})
