@@ -73,8 +73,14 @@ export interface StoredStartup {
   readonly factory: StorageFactory
   /** How many objects a template wrote; 0 when none was used. */
   readonly written: number
-  /** Once start-up is done and before the first request: keeps what it stored, when this start began on an empty store without a template. */
-  keep(): Promise<void>
+  /**
+   * Once start-up is done and before the first request: notes the store's
+   * revision, whose state is then start-up's alone. The function returned
+   * keeps that state as the template, read at that revision (when this
+   * start began on an empty store without one): call it once the server
+   * serves, off the path of its first requests.
+   */
+  startupDone(): Promise<() => Promise<void>>
 }
 
 interface TemplateText {
@@ -85,7 +91,7 @@ interface TemplateText {
   objects: [key: string, obj: KubeObject][]
 }
 
-const nothingToKeep = async (): Promise<void> => {}
+const nothingToKeep = async (): Promise<() => Promise<void>> => async () => {}
 
 /**
  * Before the server is made: on an empty store, writes the template kept
@@ -93,7 +99,7 @@ const nothingToKeep = async (): Promise<void> => {}
  * start-up stores, for `keep` to keep it.
  */
 export async function beginStoredStartup(target: StoredTemplateTarget): Promise<StoredStartup> {
-  const unchanged = { factory: target.factory, written: 0, keep: nothingToKeep }
+  const unchanged = { factory: target.factory, written: 0, startupDone: nothingToKeep }
   if ((await target.storage.count(`${target.root}/`)) > 0) return unchanged
   const template = parseTemplate(target.files.read(target.key))
   if (template) return { ...unchanged, written: await writeTemplate(target, freshObjects(template, target.now())) }
@@ -108,26 +114,30 @@ export async function beginStoredStartup(target: StoredTemplateTarget): Promise<
   return {
     factory,
     written: 0,
-    async keep() {
-      try {
-        const objects = await storedObjects(resources, target.root)
-        const text: TemplateText = { format: TEMPLATE_FORMAT, from: target.startedAt, to: target.now().getTime(), objects }
-        target.files.write(target.key, JSON.stringify(text))
-      } catch (err) {
-        // A template is an optimisation: the start goes on without one.
-        target.logger.warn({ err: String(err) }, 'cannot keep the start-up template')
+    async startupDone() {
+      const revision = await target.storage.currentRevision()
+      const done = target.now().getTime()
+      return async () => {
+        try {
+          const objects = await storedObjects(resources, target.root, revision)
+          const text: TemplateText = { format: TEMPLATE_FORMAT, from: target.startedAt, to: done, objects }
+          target.files.write(target.key, JSON.stringify(text))
+        } catch (err) {
+          // A template is an optimisation (and the revision may be compacted away by now): the next start keeps one.
+          target.logger.warn({ err: String(err) }, 'cannot keep the start-up template')
+        }
       }
     },
   }
 }
 
-/** Every object stored under the prefixes, with its key, but for what each server writes for itself. */
-async function storedObjects(resources: ReadonlyMap<string, Storage>, root: string): Promise<[string, KubeObject][]> {
+/** Every object stored under the prefixes at `revision`, with its key, but for what each server writes for itself. */
+async function storedObjects(resources: ReadonlyMap<string, Storage>, root: string, revision: number): Promise<[string, KubeObject][]> {
   const objects: [string, KubeObject][] = []
   for (const [prefix, storage] of resources) {
     const below = prefix.slice(root.length + 1)
     if (PER_SERVER_PREFIXES.some((p) => below.startsWith(p))) continue
-    for (const item of (await storage.list(prefix)).items) {
+    for (const item of (await storage.list(prefix, { resourceVersion: String(revision), resourceVersionMatch: 'Exact' })).items) {
       const { namespace, name } = item.metadata ?? {}
       const key = `${prefix}${namespace ? `${namespace}/` : ''}${name}`
       if (PER_SERVER_KEYS.has(key.slice(root.length + 1))) continue

@@ -7,17 +7,22 @@
  * as its admin. Probes go out every 10 ms where envtest polls every 100 ms,
  * so the figure is the server's, not the poll's.
  *
- *   node --import tsx test/bench/envtest-start.ts [--rounds N] [--baseline DIR] [--timeline] [--no-write]
+ *   node --import tsx test/bench/envtest-start.ts [--rounds N] [--baseline DIR] [--timeline] [--no-template] [--no-write]
  *
  * `--baseline DIR`: another build (a copy of an older commit's tree with
  * its own `npm run build`), the two taking turns in each round.
  * `--timeline`: the daemon's log lines of the last round, each with the
  * time since the exec at which it arrived.
+ * `--no-template`: each start of this build finds no start-up template
+ * (runtimes/node/daemon/startup-template.ts) and bootstraps the empty etcd
+ * object by object, keeping a template as a first start does; by default
+ * every measured start begins from the template the unmeasured first start
+ * kept.
  *
  * Writes its section of docs/benchmarks.md. Figures only: nothing passes or fails.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -112,7 +117,7 @@ function goal(rounds: Round[]): string {
   return healthz <= 300 ? `met (${healthz.toFixed(0)} ms)` : `not met (${healthz.toFixed(0)} ms, ${(healthz - 300).toFixed(0)} ms over)`
 }
 
-function render(builds: Array<[string, string]>, figures: Map<string, Round[]>, rounds: number): string {
+function render(builds: Array<[string, string]>, figures: Map<string, Round[]>, rounds: number, noTemplate: boolean): string {
   const [mine, other] = builds.map(([name]) => figures.get(name)!)
   const row = (label: string, pick: (r: Round) => number): string => {
     const a = median(mine!.map(pick))
@@ -128,7 +133,12 @@ function render(builds: Array<[string, string]>, figures: Map<string, Round[]>, 
 ## Start-up under envtest
 
 Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus().length} × ${cpus()[0]?.model.split(' ')[0] ?? 'CPU'} (load average ${loadavg()[0]!.toFixed(1)} at the end),
-Node ${process.version}. \`node --import tsx test/bench/envtest-start.ts${other ? ' --baseline <the previous build>' : ''}\`: ${rounds} rounds${other ? ', the builds taking turns in each' : ''}.
+Node ${process.version}. \`node --import tsx test/bench/envtest-start.ts${other ? ' --baseline <the previous build>' : ''}${noTemplate ? ' --no-template' : ''}\`: ${rounds} rounds${other ? ', the builds taking turns in each' : ''}.
+${
+  noTemplate
+    ? 'Every start of this build found no start-up template and bootstrapped the empty etcd object by object (keeping a template, as a first start does).'
+    : "Every start of this build began from the start-up template (docs/envtest.md) that an unmeasured first start with envtest's settings kept, as every suite's start after a harness's first does."
+}
 Each round: a fresh, empty etcd (as envtest starts one per suite), envtest's
 certificates and flags (docs/envtest.md), the bin exec'd, \`/healthz\`
 probed every 10 ms as envtest probes it (no client certificate); then
@@ -240,9 +250,16 @@ const { values } = parseArgs({
     baseline: { type: 'string' },
     rounds: { type: 'string', default: '7' },
     timeline: { type: 'boolean', default: false },
+    'no-template': { type: 'boolean', default: false },
     'no-write': { type: 'boolean', default: false },
   },
 })
+
+/** Removes the start-up templates kept beside a build's script: its next start bootstraps in full. */
+async function forgetTemplates(build: string): Promise<void> {
+  const dir = join(build, 'dist', 'runtimes', 'node')
+  await Promise.all((await readdir(dir)).filter((f) => f.includes('.startup-')).map((f) => rm(join(dir, f), { force: true })))
+}
 const rounds = Number(values.rounds)
 const builds: Array<[string, string]> = [['this build', ROOT]]
 if (values.baseline) builds.push(['previous build', resolve(values.baseline)])
@@ -253,13 +270,14 @@ try {
   for (const [, build] of builds) await once(build, work)
   for (let r = 0; r < rounds; r++) {
     for (const [name, build] of r % 2 ? [...builds].reverse() : builds) {
+      if (values['no-template'] && build === ROOT) await forgetTemplates(build)
       const round = await once(build, work)
       figures.get(name)!.push(round)
       process.stderr.write(`round ${r + 1}, ${name}: /healthz ${round.healthzMs.toFixed(0)} ms, CPU ${round.cpuMs} ms, default namespace ${round.namespaceMs.toFixed(0)} ms\n`)
       if (values.timeline && r === rounds - 1) for (const [at, line] of round.timeline) process.stderr.write(`${at.toFixed(0).padStart(6)} ms  ${line}\n`)
     }
   }
-  const section = render(builds, figures, rounds)
+  const section = render(builds, figures, rounds, values['no-template'])
   process.stdout.write(`${section}\n`)
   if (!values['no-write']) await replaceSection(ROOT, '<!-- envtest-start: begin -->', '<!-- envtest-start: end -->', section)
 } finally {

@@ -130,11 +130,12 @@ describe('start-up templates on etcd', () => {
     let kept: string | undefined
     try {
       assert.ok(!first.output.join('').includes(TEMPLATE_LOG), 'the first start bootstraps in full')
+      const bootstrapped = await contents(first)
+      // Kept a moment after serving, or at the latest when it stops.
+      await stop(first)
       kept = templateFiles().find((f) => !before.has(f))
       assert.ok(kept, 'the first start keeps a template beside the script')
       assert.equal(statSync(join(SCRIPT_DIR, kept)).mode & 0o777, 0o600)
-      const bootstrapped = await contents(first)
-      await stop(first)
 
       const second = await startEnvtestLike(root, settings)
       try {

@@ -67,6 +67,8 @@ const SHUTDOWN_DEADLINE_MS = 5000
 const WORKER_EXIT_MARGIN_MS = 2000
 /** How long after serving the process metrics' collectors start, when no scrape started them earlier. */
 const PROCESS_METRICS_DELAY_MS = 2000
+/** How long after serving a first start keeps its start-up template: off the path of the first requests. */
+const TEMPLATE_KEEP_DELAY_MS = 1000
 
 export interface DaemonListening {
   url: string
@@ -247,6 +249,9 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   let valueTransformers: EncryptionAtRest | undefined
   let tracing: NodeTracing | undefined
   let processMetricsTimer: ReturnType<typeof setTimeout> | undefined
+  let templateTimer: ReturnType<typeof setTimeout> | undefined
+  // A first start's start-up template, kept once: a while after serving, or at shutdown if that comes first.
+  let keepTemplate: () => Promise<void> = async () => {}
   try {
     // The primary of --workers warned already.
     if (!worker) warnAboutFlags(parsed, logger)
@@ -372,8 +377,10 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       // The signer unreachable or its bounds at odds with the flags: a start-up error naming it, as upstream.
       throw err instanceof ExternalSignerError ? new StartupError(err.message) : err
     })
-    // Before listening: what the store holds now is start-up's alone.
-    await startup.keep()
+    // Before listening, what the store holds is start-up's alone: a template is read at this revision, once serving.
+    const keep = await startup.startupDone()
+    let kept: Promise<void> | undefined
+    keepTemplate = () => (kept ??= keep())
     const configPath = parsed.values['authorization-config']
     if (configPath) {
       const running = server
@@ -427,6 +434,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     // The process collectors start a little after serving (or at the first scrape): loading prom-client
     // right away would hold up the first /readyz probes, which arrive just then.
     processMetricsTimer = setTimeout(() => void runtimeMetrics.start().catch((err: unknown) => logger.warn({ err: String(err) }, 'cannot start the process metrics')), PROCESS_METRICS_DELAY_MS).unref()
+    templateTimer = setTimeout(() => void keepTemplate(), TEMPLATE_KEEP_DELAY_MS).unref()
   } catch (err) {
     stopWatchingAuthorization()
     stopWatchingCAs()
@@ -456,6 +464,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   })
   logger.info({ reason: String(stop.reason) }, 'shutting down')
   clearTimeout(processMetricsTimer)
+  clearTimeout(templateTimer)
+  await keepTemplate()
   await gracefulShutdown(server.lifecycle, flags.shutdown, listener, logger)
   stopWatchingAuthorization()
   stopWatchingCAs()

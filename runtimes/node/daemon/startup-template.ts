@@ -96,7 +96,7 @@ export function startupTemplateKey(values: FlagValues): string | undefined {
 /**
  * Begins the daemon's storage from the template of its settings when the
  * store is empty and one is kept (`storage.factory` as the server is to
- * store through, and `keep` once it is ready); as it is otherwise.
+ * store through, and `startupDone` once it is ready); as it is otherwise.
  */
 export async function beginDaemonStartup(
   storage: DaemonStorage,
@@ -104,7 +104,7 @@ export async function beginDaemonStartup(
   { files, logger, worker }: { files: StartupTemplateFiles | undefined; logger: Logger; worker: boolean },
 ): Promise<StoredStartup> {
   const key = files && !worker ? startupTemplateKey(values) : undefined
-  if (!files || key === undefined) return { factory: storage.factory, written: 0, keep: async () => {} }
+  if (!files || key === undefined) return { factory: storage.factory, written: 0, startupDone: async () => async () => {} }
   const startup = await beginStoredStartup({
     storage: storage.storage,
     factory: storage.factory,

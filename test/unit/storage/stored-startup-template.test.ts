@@ -81,17 +81,32 @@ describe('start-up templates on a persistent store', () => {
     const startup = await beginStoredStartup(target(store, files, STARTED))
     assert.equal(startup.written, 0)
     await firstStartUp(startup.factory)
-    await startup.keep()
+    await (await startup.startupDone())()
     const kept = JSON.parse(files.texts.get('settings')!) as { objects: [string, KubeObject][] }
     assert.deepEqual(kept.objects.map(([key]) => key).sort(), [`${ROOT}/namespaces/kube-system`, `${ROOT}/serviceaccounts/kube-system/default`])
     for (const [, obj] of kept.objects) assert.equal(obj.metadata.resourceVersion, undefined)
+  })
+
+  it("keeps the state start-up left, not what clients wrote after it, nor what changed since", async () => {
+    const files = memoryFiles()
+    const store = new MemoryStorage()
+    const startup = await beginStoredStartup(target(store, files, STARTED))
+    await firstStartUp(startup.factory)
+    const keep = await startup.startupDone()
+    // Served: a client's namespace, and a change to one of start-up's objects.
+    await startup.factory.storageFor(NAMESPACES).create(`${ROOT}/namespaces/clients-own`, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'clients-own' } })
+    await store.guaranteedUpdate(`${ROOT}/namespaces/kube-system`, (ns) => ({ ...ns, metadata: { ...ns.metadata, labels: { changed: 'later' } } }))
+    await keep()
+    const kept = JSON.parse(files.texts.get('settings')!) as { objects: [string, KubeObject][] }
+    assert.deepEqual(kept.objects.map(([key]) => key).sort(), [`${ROOT}/namespaces/kube-system`, `${ROOT}/serviceaccounts/kube-system/default`])
+    assert.equal(kept.objects.find(([key]) => key.endsWith('kube-system'))![1].metadata.labels, undefined)
   })
 
   it('a later start on another empty store writes the template with new uids and the times of its own start', async () => {
     const files = memoryFiles()
     const first = await beginStoredStartup(target(new MemoryStorage(), files, STARTED))
     await firstStartUp(first.factory)
-    await first.keep()
+    await (await first.startupDone())()
 
     const later = STARTED + 86_400_000
     const store = new MemoryStorage()
@@ -113,7 +128,7 @@ describe('start-up templates on a persistent store', () => {
     assert.equal(account.metadata.annotations!['example.com/renewed'], `${now.toISOString().slice(0, 23)}000Z`)
     // Nothing is kept again by a start that began from a template.
     files.texts.clear()
-    await startup.keep()
+    await (await startup.startupDone())()
     assert.equal(files.texts.size, 0)
   })
 
@@ -125,7 +140,7 @@ describe('start-up templates on a persistent store', () => {
     const startup = await beginStoredStartup(target(store, files, STARTED))
     assert.equal(startup.written, 0)
     assert.equal(await store.get(`${ROOT}/namespaces/extra`), undefined)
-    await startup.keep()
+    await (await startup.startupDone())()
     assert.match(files.texts.get('settings')!, /extra/, 'the template is left as it was')
   })
 
@@ -138,7 +153,7 @@ describe('start-up templates on a persistent store', () => {
       assert.equal(startup.written, 0, text)
       assert.equal(await store.count(`${ROOT}/`), 0, text)
       await firstStartUp(startup.factory)
-      await startup.keep()
+      await (await startup.startupDone())()
       assert.notEqual(files.texts.get('settings'), text)
     }
   })
@@ -147,7 +162,7 @@ describe('start-up templates on a persistent store', () => {
     const files = memoryFiles()
     const first = await beginStoredStartup(target(new MemoryStorage(), files, STARTED))
     await firstStartUp(first.factory)
-    await first.keep()
+    await (await first.startupDone())()
 
     const theirs: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-system', uid: 'theirs' } }
     // Empty when this start looked; the other server's namespace arrives before the template's.
