@@ -161,61 +161,56 @@ ${row('exec to the `default` namespace read as the admin', (r) => r.namespaceMs)
 Where the time goes, from the phase rows and CPU profiles of single starts
 (\`node --cpu-prof\`): node itself and the daemon's bundle, compiled from
 its code cache and evaluated, before a flag is read (\`main.js --help\`
-alone took 0.31 to 0.41 s of CPU against 0.11 to 0.13 s for a bare
-\`node\` on this run's machine, 0.18 s against 0.05 s on the faster one of
-2026-11-25's runs); the etcd store's module and etcd's first answer;
-then, for the longest part, some 180
-objects created and 40 updated in the empty etcd: RBAC's roles and
-bindings (123, eight writers at once), the local APIServices (22) and their
-status, the flow schemas (13) and priority levels with the schemas' status, priority
-classes, the system namespaces, the \`kubernetes\` Service and its
-endpoints, the leases. Each is admitted, given its managedFields, encoded,
-sent and decoded for the answer (the watch cache takes a copy of that), with V8's optimizing compilers held off until listening (the
-memory at ready, see the start-up section) and the young generation held
-small: by \`node --trace-gc\` in one start each, 126 scavenges and some
-90 ms of them before the first \`/healthz\` 200, against 16 and some 60 ms
-with \`NODE_OPTIONS=--max-semi-space-size=16\` (which the daemon leaves as
-given), at the memory cost the start-up section describes. That phase is
-CPU-bound: the RBAC policy's hook is the last of the start-up work to finish
-(timed in single starts, it ends some 0.5 s after the others on this
-machine), yet a start with the policy's writes taken out (an experiment,
-not a build) listened only some 280 ms earlier, as the other work beside it
-needs about as much CPU. In a CPU profile of the policy's writes (100 µs
-samples), protobuf's encoding and decoding take 19%, the etcd client 15%,
-garbage collection 11% and managed fields some 8%, the rest spread thin:
-the code runs in V8's interpreter until listening (the protobuf codec, on
-the policy's cluster roles alone, about ten times slower than compiled). Answering \`/healthz\` before the policy is written
-would break what upstream's \`/healthz\` means (its post-start hooks) for
-clients that create objects right after. The goal of 300 ms, by this run:
-${goal(mine!)}.
+alone took 0.28 to 0.36 s against 0.12 s for a bare \`node\` on this
+run's machine: of the bundle's evaluation, some 150 ms, about a third is
+Node's own modules the daemon needs (TLS, HTTP/2, fetch's classes), the
+rest the daemon's modules, zod's schemas the most); the etcd store's module
+and etcd's first answer; then the listening phase. From a template, that
+phase writes the 177 objects an earlier start bootstrapped (a transaction
+each, sixteen in flight, encoded but not read back: some 100 ms), lists
+every resource into its watch cache, and runs start-up as a restart:
+every post-start hook finds its objects in place and writes only what
+differs (the \`kubernetes\` Service's port, the endpoints, the leases, the
+client CA bundles). In a profile of that phase (100 µs samples), protobuf
+decoding takes some 23%, the etcd client 22%, garbage collection 14%, the
+rest spread thin; the code runs in V8's interpreter until listening, with
+the young generation held small (the memory at ready, see the start-up
+section). Without a template (the first start with given settings, or
+\`--no-template\`), some 180 objects are created and 40 updated through
+the whole write path instead (RBAC's 123 roles and bindings, the local
+APIServices and their status, the flow schemas and priority levels, the
+priority classes, the system namespaces): in seven such rounds of this
+run's day, /healthz came after 1.02× the time of the build before
+templates, the listening phase 0.96× (keeping the template is done a
+second after serving, from the revision start-up left). Answering
+\`/healthz\` before the hooks are through would break what upstream's
+\`/healthz\` means (its post-start hooks) for clients that create objects
+right after. The goal of 300 ms, by this run: ${goal(mine!)}.
 
-What changed against the previous build (2026-11-26):
+What changed against the previous build (2026-11-26, later):
 
-- ClusterRole aggregation (kube-controller-manager's controller, which the
-  server runs itself) starts once start-up's phases are through, without
-  start-up waiting for it, as kube-controller-manager starts after the
-  server is healthy. Started with the other run-once controllers, it wrote
-  \`admin\`, \`edit\` and \`view\` beside the policy's writes, again as each
-  labelled role appeared; now each is written once, after the policy is
-  whole and after the roles it gathers (view, then edit, then admin:
-  test/integration/clusterrole-aggregation.test.ts reads the store's
-  history). It had also begun from a change its informer reported while
-  still listing, against the roles listed so far. Its applies now come after listening, beside the
-  first probes: most of why the row from listening to the first \`/healthz\`
-  200 is longer than before, while the listening phase is shorter by more.
-- The bin's code cache is taken when it is written (three seconds after
-  listening, or at exit), with the start-up's V8 flags set again for that
-  moment, rather than at listening: it holds the code of the first requests
-  (the filters, the handlers, the Node adapter), which every start compiled
-  from source for its first answers. The first \`/healthz\` after listening
-  came in 0.73× the time, against the build before this change alone.
-- A start loads neither the WebSocket package (and zlib with it: now loaded
-  with the first simulated exec or attach stream) nor child_process (with
-  the first \`chrt\` after listening), and pino and its modules are inside
-  the code-cached script instead of resolved and compiled from node_modules:
-  the certificates row, 0.89× to 0.93× in runs against the build before.
+- Start-up templates on an empty store (docs/envtest.md, docs/storage.md):
+  the first start with given settings keeps what start-up stored; later
+  starts with the same settings on an empty etcd write it and start as a
+  restart does, the objects made their own (new uids, this start's times).
+  The settings leave out what a harness changes every start (port,
+  certificates and keys, the client CA, the issuer, where etcd is).
+- Start-up's own readers take each resource from its watch cache's first
+  load instead of reading etcd beside it: the informers list at
+  resourceVersion 0, as client-go's reflector does, and the RBAC policy's
+  hook lists from the cache; a cache read during the first load waits for
+  it. Before, each bootstrap object was decoded two or three times over.
+- In runs of this day against the build before (each round on a fresh
+  etcd, the builds taking turns, the machine's load moving between runs):
+  the listening phase in 0.57× to 0.77× the time, \`/healthz\` after 0.76×
+  to 0.94×, CPU 0.67× to 0.90×.
 
-Earlier (2026-11-25): the etcd store's own HTTP/2 client connection instead
+Earlier (2026-11-26): ClusterRole aggregation starts once start-up's phases
+are through (each aggregated role written once, after the policy); the
+bin's code cache is taken three seconds after listening, with the request
+paths of the first answers in it; a start loads neither the WebSocket
+package nor child_process, and pino is inside the code-cached script.
+Earlier still (2026-11-25): the etcd store's own HTTP/2 client connection instead
 of Node's HTTP/2 module (whose streams cost some 165 µs each while the
 compilers are held); the count of stored objects per resource after
 start-up; each namespace looked for once by the RBAC policy; copies of
