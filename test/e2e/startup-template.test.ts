@@ -53,6 +53,8 @@ function getJson(url: string, client: Client): Promise<{ items: Obj[] } & Record
 
 interface Cluster {
   etcd: EtcdServer
+  /** Whether stopping the server stops its etcd too: each start has an etcd of its own unless given one. */
+  ownsEtcd: boolean
   server: ChildProcess
   output: string[]
   port: number
@@ -60,8 +62,8 @@ interface Cluster {
   startedAt: number
 }
 
-async function startEnvtestLike(root: string, extra: string[]): Promise<Cluster> {
-  const etcd = await EtcdServer.start()
+async function startEnvtestLike(root: string, extra: string[], shared?: EtcdServer): Promise<Cluster> {
+  const etcd = shared ?? (await EtcdServer.start())
   const port = await freePort()
   const setup = await prepareEnvtest(mkdtempSync(join(root, 'k8s_test_framework_')), { address: '127.0.0.1', port, etcdUrl: etcd.clientUrl })
   const startedAt = Date.now()
@@ -82,7 +84,7 @@ async function startEnvtestLike(root: string, extra: string[]): Promise<Cluster>
     if (Date.now() > deadline) assert.fail('view was never aggregated')
     await new Promise((r) => setTimeout(r, 50))
   }
-  return { etcd, server, output, port, admin, startedAt }
+  return { etcd, ownsEtcd: !shared, server, output, port, admin, startedAt }
 }
 
 const stopped = new WeakSet<Cluster>()
@@ -95,14 +97,14 @@ async function stop(cluster: Cluster): Promise<void> {
     cluster.server.kill('SIGTERM')
     await exited
   }
-  await cluster.etcd.destroy()
+  if (cluster.ownsEtcd) await cluster.etcd.destroy()
 }
 
 /** Every list, each object without what is each cluster's own: uids, times, resourceVersions, the server's port. */
-async function contents(cluster: Cluster): Promise<{ objects: Record<string, unknown>; uids: Obj[] }> {
+async function contents(cluster: Cluster, lists = LISTS): Promise<{ objects: Record<string, unknown>; uids: Obj[] }> {
   const objects: Record<string, unknown> = {}
   const all: Obj[] = []
-  for (const path of LISTS) {
+  for (const path of lists) {
     const { items } = await getJson(`https://127.0.0.1:${cluster.port}${path}`, cluster.admin)
     all.push(...items)
     objects[path] = JSON.parse(
@@ -155,6 +157,41 @@ describe('start-up templates on etcd', () => {
       }
     } finally {
       await stop(first)
+      if (kept) rmSync(join(SCRIPT_DIR, kept), { force: true })
+    }
+  })
+
+  it('two servers started at once on one empty etcd write each object once and serve the same objects', async () => {
+    const settings = [`--event-ttl=${randomInt(10_000, 1_000_000)}m`]
+    const before = new Set(templateFiles())
+    const first = await startEnvtestLike(root, settings)
+    let kept: string | undefined
+    const etcd = await EtcdServer.start()
+    const started: Cluster[] = []
+    try {
+      // The servers' ports differ, and each sets the kubernetes Service's: that one is left out.
+      const lists = LISTS.filter((path) => !path.endsWith('/services'))
+      const bootstrapped = await contents(first, lists)
+      await stop(first)
+      kept = templateFiles().find((f) => !before.has(f))
+      assert.ok(kept)
+      const both = await Promise.allSettled([startEnvtestLike(root, settings, etcd), startEnvtestLike(root, settings, etcd)])
+      for (const r of both) if (r.status === 'fulfilled') started.push(r.value)
+      for (const r of both) if (r.status === 'rejected') throw r.reason
+      assert.ok(
+        started.some((c) => c.output.join('').includes(TEMPLATE_LOG)),
+        'one of them at least wrote the template',
+      )
+      const [a, b] = [await contents(started[0]!, lists), await contents(started[1]!, lists)]
+      assert.deepEqual(a.objects, bootstrapped.objects)
+      assert.deepEqual(b.objects, bootstrapped.objects)
+      // One object each: both servers serve the same uids.
+      const uidsOf = (c: { uids: Obj[] }) => c.uids.map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name} ${o.metadata.uid}`).sort()
+      assert.deepEqual(uidsOf(a), uidsOf(b))
+    } finally {
+      await stop(first)
+      for (const c of started) await stop(c)
+      await etcd.destroy()
       if (kept) rmSync(join(SCRIPT_DIR, kept), { force: true })
     }
   })
