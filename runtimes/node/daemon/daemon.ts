@@ -69,6 +69,8 @@ const WORKER_EXIT_MARGIN_MS = 2000
 const PROCESS_METRICS_DELAY_MS = 2000
 /** How long after serving a first start keeps its start-up template: off the path of the first requests. */
 const TEMPLATE_KEEP_DELAY_MS = 1000
+/** How long shutdown waits for a start-up template not kept yet. */
+const TEMPLATE_KEEP_AT_SHUTDOWN_MS = 2000
 
 export interface DaemonListening {
   url: string
@@ -465,7 +467,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   logger.info({ reason: String(stop.reason) }, 'shutting down')
   clearTimeout(processMetricsTimer)
   clearTimeout(templateTimer)
-  await keepTemplate()
+  // Not kept yet: now, unless the store is too slow to answer (a template is an optimisation, shutdown is not).
+  await Promise.race([keepTemplate(), new Promise((resolve) => setTimeout(resolve, TEMPLATE_KEEP_AT_SHUTDOWN_MS).unref())])
   await gracefulShutdown(server.lifecycle, flags.shutdown, listener, logger)
   stopWatchingAuthorization()
   stopWatchingCAs()
