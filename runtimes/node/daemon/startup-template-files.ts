@@ -45,7 +45,7 @@ export function startupTemplatesBeside(scriptFile: string): StartupTemplateFiles
 }
 
 /** Owned by this process's user and writable by nobody else (where the platform has users: not on Windows). */
-function writableByThisUserAlone({ uid, mode }: { uid: number; mode: number }): boolean {
+export function writableByThisUserAlone({ uid, mode }: { uid: number; mode: number }): boolean {
   if (typeof process.getuid !== 'function') return true
   return uid === process.getuid() && (mode & 0o022) === 0
 }
