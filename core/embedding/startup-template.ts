@@ -19,12 +19,11 @@
  */
 import type { StartupTemplateFiles } from '../ports.js'
 import { type MemorySnapshot, type MemoryStorage, snapshotFromText, snapshotText } from '../storage/memory.js'
+import { PER_SERVER_RESOURCES } from '../storage/stored-startup-template.js'
 
 /** Ports that change nothing start-up stores; any other port given (a clock, storage, admission) turns templates off. */
 const NEUTRAL_PORTS = new Set(['logger', 'webhookClient', 'yamlDecoder', 'proxyTransport', 'checkProxyable', 'tracerProvider', 'startupTemplates'])
 
-/** The per-server state start-up writes, by the resource segment of its key. */
-const PER_SERVER_RESOURCES = ['leases', 'masterleases', 'events']
 
 /** How many option sets keep a template: a suite uses a handful. */
 const KEPT = 16

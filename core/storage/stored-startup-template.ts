@@ -16,7 +16,8 @@
  * What a template writes is fresh: every uid is new (references between
  * the objects follow), and every time written during the start the
  * template was taken from is now. Nothing of a client's is ever kept: the
- * template is taken once start-up is done and before the server listens.
+ * template is the store's state when start-up was done, before the server
+ * listened, read at that revision.
  * Each object is created only where its key is free, so two servers
  * starting on one empty store at once write each object once.
  */
@@ -36,8 +37,10 @@ export interface StartupTemplateFiles {
 /** The layout of a template's text; text of another layout is not used. */
 const TEMPLATE_FORMAT = 1
 
-/** What each server writes for itself at start (its leases, its address, the CA bundles it was given), by key below the root. */
-const PER_SERVER_PREFIXES = ['leases/', 'masterleases/', 'events/']
+/** The resources each server writes for itself at start (its leases and address leases) or on its own (events), by key segment. */
+export const PER_SERVER_RESOURCES = ['leases', 'masterleases', 'events']
+const PER_SERVER_PREFIXES = PER_SERVER_RESOURCES.map((resource) => `${resource}/`)
+/** And the objects each server writes of its own address and port, and of the CA bundles it was given, by key below the root. */
 const PER_SERVER_KEYS = new Set([
   'services/endpoints/default/kubernetes',
   'endpointslices/default/kubernetes',
