@@ -100,8 +100,8 @@ const nothingToKeep = async (): Promise<() => Promise<void>> => async () => {}
 
 /**
  * Before the server is made: on an empty store, writes the template kept
- * under `target.key`, or else returns a factory that follows what the
- * start-up stores, for `keep` to keep it.
+ * under `target.key`, or else returns a factory that follows which
+ * resources the start-up stores, for `startupDone` to keep them.
  */
 export async function beginStoredStartup(target: StoredTemplateTarget): Promise<StoredStartup> {
   const unchanged = { factory: target.factory, written: 0, startupDone: nothingToKeep }
