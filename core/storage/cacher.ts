@@ -103,7 +103,7 @@ export class Cacher {
    * cannot serve in time goes to the backend too.
    */
   async list(prefix: string, opts: ListOptions): Promise<ListResult> {
-    if (!servedFromCache(opts) || !(await this.loaded())) return this.backend.list(prefix, opts)
+    if (!servedFromCache(opts) || (!this.ready && !(await this.loaded()))) return this.backend.list(prefix, opts)
     if (!(await this.freshFor(opts))) return this.backend.list(prefix, opts)
     const copy = !opts.readOnly
     // As upstream, the cache answers with every match: a limit only applies to reads from the backend.
@@ -127,14 +127,15 @@ export class Cacher {
   async get(key: string, opts: ReadOptions): Promise<KubeObject | undefined> {
     const consistent = opts.resourceVersion === undefined || opts.resourceVersion === ''
     if (opts.resourceVersionMatch === 'Exact' || (consistent && !opts.readOnly)) return this.backend.get(key, opts)
-    if (!(await this.loaded()) || !(await this.freshFor(opts))) return this.backend.get(key, opts)
+    if ((!this.ready && !(await this.loaded())) || !(await this.freshFor(opts))) return this.backend.get(key, opts)
     const obj = this.objects.get(key)
     return obj && !opts.readOnly ? cloneJson(obj) : obj
   }
 
   /**
    * Whether the cache holds a full list, waiting for its first load while
-   * that is under way: start-up's own readers (informers, the bootstrap
+   * that is under way (callers ask only when not ready: no await on a read
+   * of a loaded cache): start-up's own readers (informers, the bootstrap
    * hooks), which run while the caches load, then read each object once
    * from the cache rather than again from the backend beside it. After a
    * first load that failed, and while a later one runs, reads go to the
