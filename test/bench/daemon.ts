@@ -6,7 +6,7 @@
  * memory then, and request rates from a keep-alive HTTPS client on loopback.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { Agent, request } from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -166,4 +166,10 @@ export async function measureDaemon(opts: { main: string; warmStarts: number; lo
     await Promise.all(started.map(stopDaemon))
     await rm(dir, { recursive: true, force: true })
   }
+}
+
+/** Removes the start-up templates kept beside a build's bin (`<build>/dist/runtimes/node`): its next start on an empty store bootstraps in full. */
+export async function forgetStartupTemplates(build: string): Promise<void> {
+  const dir = join(build, 'dist', 'runtimes', 'node')
+  await Promise.all((await readdir(dir)).filter((f) => f.includes('.startup-')).map((f) => rm(join(dir, f), { force: true })))
 }

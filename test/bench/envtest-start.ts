@@ -22,7 +22,7 @@
  * Writes its section of docs/benchmarks.md. Figures only: nothing passes or fails.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -30,6 +30,7 @@ import { parseArgs } from 'node:util'
 import { freePort } from '../e2e/daemon.js'
 import { prepareEnvtest, probe } from '../e2e/harnesses.js'
 import { EtcdServer } from '../storage-contract/etcd-server.js'
+import { forgetStartupTemplates } from './daemon.js'
 import { replaceSection } from './section.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -250,11 +251,6 @@ const { values } = parseArgs({
   },
 })
 
-/** Removes the start-up templates kept beside a build's script: its next start bootstraps in full. */
-async function forgetTemplates(build: string): Promise<void> {
-  const dir = join(build, 'dist', 'runtimes', 'node')
-  await Promise.all((await readdir(dir)).filter((f) => f.includes('.startup-')).map((f) => rm(join(dir, f), { force: true })))
-}
 const rounds = Number(values.rounds)
 const builds: Array<[string, string]> = [['this build', ROOT]]
 if (values.baseline) builds.push(['previous build', resolve(values.baseline)])
@@ -265,7 +261,7 @@ try {
   for (const [, build] of builds) await once(build, work)
   for (let r = 0; r < rounds; r++) {
     for (const [name, build] of r % 2 ? [...builds].reverse() : builds) {
-      if (values['no-template'] && build === ROOT) await forgetTemplates(build)
+      if (values['no-template'] && build === ROOT) await forgetStartupTemplates(build)
       const round = await once(build, work)
       figures.get(name)!.push(round)
       process.stderr.write(`round ${r + 1}, ${name}: /healthz ${round.healthzMs.toFixed(0)} ms, CPU ${round.cpuMs} ms, default namespace ${round.namespaceMs.toFixed(0)} ms\n`)
