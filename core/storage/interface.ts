@@ -155,10 +155,11 @@ export interface Storage {
   watch(prefix: string, opts?: WatchOptions): Watcher
   count(prefix: string): Promise<number>
   /**
-   * Creates the objects in as few writes as the backend can, each only
-   * where its key is free, without reading them back (a start-up
-   * template's objects, written before any cache or watch exists); stops
-   * at the first write that finds a key taken. How many it created.
+   * Creates the objects, each only where its key is free and each at a
+   * revision of its own (a watch takes one revision for one change), as
+   * cheaply as the backend can: nothing is read back (a start-up
+   * template's objects, written before any cache of this server exists).
+   * Stops at the first key found taken, in any order; how many it created.
    * Optional: callers create one by one without it.
    */
   createMany?(objects: readonly (readonly [key: string, obj: KubeObject])[]): Promise<number>
