@@ -77,11 +77,11 @@ async function startEnvtestLike(root: string, extra: string[], shared?: EtcdServ
     await new Promise((r) => setTimeout(r, 20))
   }
   const admin = { cert: setup.admin.certificate, key: setup.admin.privateKey }
-  // ClusterRole aggregation fills admin, edit and view just after start-up: compare once it has.
+  // ClusterRole aggregation fills view, edit and admin just after start-up, admin last: compare once it has.
   for (;;) {
-    const view = await getJson(`https://127.0.0.1:${port}/apis/rbac.authorization.k8s.io/v1/clusterroles/view`, admin)
-    if (((view['rules'] as unknown[] | undefined) ?? []).length > 0) break
-    if (Date.now() > deadline) assert.fail('view was never aggregated')
+    const aggregated = await getJson(`https://127.0.0.1:${port}/apis/rbac.authorization.k8s.io/v1/clusterroles/admin`, admin)
+    if (((aggregated['rules'] as unknown[] | undefined) ?? []).length > 0) break
+    if (Date.now() > deadline) assert.fail('admin was never aggregated')
     await new Promise((r) => setTimeout(r, 50))
   }
   return { etcd, ownsEtcd: !shared, server, output, port, admin, startedAt }
