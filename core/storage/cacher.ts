@@ -96,6 +96,17 @@ export class Cacher {
   }
 
   /**
+   * Resolves once the cache holds the store's state as of the call: loaded
+   * (again, after a lost backend watch) and at the store's revision then.
+   * False when stopped, or when the freshness timeout passes first.
+   */
+  async caughtUp(): Promise<boolean> {
+    const revision = await this.storeRevision()
+    if (!this.ready && !(await this.whenReady())) return false
+    return this.reached(revision)
+  }
+
+  /**
    * Serves `resourceVersion` "0", not-older-than and consistent lists
    * (upstream's ConsistentListFromCache) from the cache; exact reads,
    * continuations and pages of a consistent read go to the backend, as

@@ -266,13 +266,18 @@ export class MemoryStorage implements Storage {
    * Puts the state of `snapshot` back. Revisions never go backwards: the
    * restored objects keep their resourceVersions, the store's revision moves
    * on by one and everything before it counts as compacted, so a client
-   * holding a newer resourceVersion cannot be told a lie. Open watches end
-   * with Compacted (410 "too old resource version"), as upstream's do after
-   * a compaction: their clients list again and see the restored state.
+   * holding a newer resourceVersion cannot be told a lie. Open watches over
+   * a key the restore changes end with Compacted (410 "too old resource
+   * version"), as upstream's do after a compaction: their clients list again
+   * and see the restored state. The others missed nothing and go on; a
+   * progress request (`requestProgress`) moves them to the new revision.
+   * So a reset after a test's few writes reloads only the watch caches of
+   * what the test wrote.
    */
   restore(snapshot: MemorySnapshot): void {
     const state = snapshotState.get(snapshot)
     if (!state) throw new TypeError('not a snapshot of a MemoryStorage')
+    const changed = this.watchers.size ? this.keysDifferingFrom(state.held) : []
     const rev = Math.max(this.revision, state.revision) + 1
     this.history.clear()
     this.keys.length = 0
@@ -283,13 +288,29 @@ export class MemoryStorage implements Storage {
     }
     this.revision = rev
     this.compacted = rev
-    // Made only when a watch is open to end: a fresh store begun from a snapshot has none, and an error's stack costs.
-    if (!this.watchers.size) return
-    const ended = new StorageError('Compacted', '', `too old resource version: the store was restored at revision ${rev}`, rev)
+    let ended: StorageError | undefined
     for (const w of [...this.watchers]) {
+      // A watch still reading its first events read them from the history just replaced.
+      if (!w.starting && !changed.some((key) => w.covers(key))) continue
+      // Made only when a watch is to end: a fresh store begun from a snapshot has none, and an error's stack costs.
+      ended ??= new StorageError('Compacted', '', `too old resource version: the store was restored at revision ${rev}`, rev)
       this.watchers.delete(w)
       w.fail(ended)
     }
+  }
+
+  /** The keys whose live value differs between now and `held` (a snapshot's, in key order): a walk of both sorted lists. */
+  private keysDifferingFrom(held: readonly (readonly [string, LiveVersion])[]): string[] {
+    const changed: string[] = []
+    let h = 0
+    for (const key of this.keys) {
+      while (h < held.length && held[h]![0] < key) changed.push(held[h++]![0])
+      const kept = h < held.length && held[h]![0] === key ? held[h++]![1] : undefined
+      // Versions are never changed once made: the same one means the same value.
+      if (this.latest(key) !== kept) changed.push(key)
+    }
+    while (h < held.length) changed.push(held[h++]![0])
+    return changed
   }
 
   /**

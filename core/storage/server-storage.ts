@@ -73,6 +73,11 @@ export class ServerStorage implements StorageFactory {
     await Promise.all([...this.caches.values()].map((c) => c.loaded()))
   }
 
+  /** Resolves once every cache holds its backend's state as of the call (after a restore of the store behind them). */
+  async caughtUp(): Promise<void> {
+    await Promise.all([...this.caches.values()].map((c) => c.caughtUp()))
+  }
+
   /** Ends the caches' backend watches; the backends stay open for their owner. */
   stop(): void {
     for (const cache of this.caches.values()) cache.stop()

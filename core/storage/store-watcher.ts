@@ -67,6 +67,16 @@ export class StoreWatcher implements Watcher {
   /** Live changes that wait while the watch's first events are still being read (held), in order. */
   private held: Change[] | undefined
 
+  /** Whether the store is still reading what the watch starts with (between hold() and resume()). */
+  get starting(): boolean {
+    return this.held !== undefined
+  }
+
+  /** Whether the watch follows `key` (its prefix or its one key; the selection aside). */
+  covers(key: string): boolean {
+    return this.matchesKey(key)
+  }
+
   /** From now until resume(), live changes wait: the store is still reading what the watch starts with. */
   hold(): void {
     this.held ??= []

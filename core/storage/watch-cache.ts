@@ -105,6 +105,11 @@ export class WatchCache implements Storage {
     await Promise.all([...this.cachers.values()].map((c) => c.firstLoad))
   }
 
+  /** Resolves once every resource's cache holds the store's state as of the call (cacher.ts `caughtUp`). */
+  async caughtUp(): Promise<void> {
+    await Promise.all([...this.cachers.values()].map((c) => c.caughtUp()))
+  }
+
   create(key: string, obj: KubeObject): Promise<KubeObject> {
     return this.backend.create(key, obj)
   }

@@ -32,8 +32,8 @@ export function snapshotControls({ memory, factory, resyncCustomResources, activ
   }
   const restore = async (snapshot: MemorySnapshot): Promise<void> => {
     inMemory().restore(snapshot)
-    // A consistent read waits until each watch cache has listed the restored state.
-    await Promise.all(factory.storedResources().map(({ resource, storage }) => storage.list(resource.prefix, { limit: 1 })))
+    // Reads at resourceVersion 0 come from the watch caches: each must hold the restored state first.
+    await factory.caughtUp()
     await resyncCustomResources()
   }
   return {

@@ -63,6 +63,23 @@ async function untilEnd(res: Response): Promise<{ type: string; object: any }[]>
     .map((line) => JSON.parse(line))
 }
 
+/** The first event of a watch; the stream is then let go. */
+async function firstEvent(res: Response): Promise<{ type: string; object: any }> {
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader()
+  let text = ''
+  try {
+    while (!text.includes('\n')) {
+      const { done, value } = await reader.read()
+      if (done) break
+      text += value
+    }
+  } finally {
+    await reader.cancel()
+  }
+  assert.ok(text.includes('\n'), `the watch ended without an event: ${text}`)
+  return JSON.parse(text.slice(0, text.indexOf('\n')))
+}
+
 describe('embedding: seeded objects, reset, snapshot and restore', () => {
   let server: ApiServer
   let api: TestClient
@@ -109,6 +126,21 @@ describe('embedding: seeded objects, reset, snapshot and restore', () => {
     const next = await api.post(CONFIGMAPS, { metadata: { name: 'after-reset' } })
     assert.equal(next.status, 201)
     assert.ok(Number(next.body.metadata.resourceVersion) > Number(list.body.metadata.resourceVersion))
+  })
+
+  it('reset() leaves open the watches of what the test did not write, and the caches hold the seeded state at once', async () => {
+    const secrets = await api.get('/api/v1/namespaces/team-a/secrets')
+    const watch = await server.fetch(new Request(`http://in-process/api/v1/namespaces/team-a/secrets?watch=1&resourceVersion=${secrets.body.metadata.resourceVersion}`))
+    assert.equal(watch.status, 200)
+    assert.equal((await api.post(CONFIGMAPS, { metadata: { name: 'written-by-test' } })).status, 201)
+    await server.reset()
+    // resourceVersion=0 reads come from the watch cache, which must have dropped the test's write by now.
+    const names = (await api.get(`${CONFIGMAPS}?resourceVersion=0`)).body.items.map((o: { metadata: { name: string } }) => o.metadata.name)
+    assert.ok(names.includes('settings') && !names.includes('written-by-test'), names.join())
+    // The secrets watch saw no change and goes on: its next event is the next secret.
+    assert.equal((await api.post('/api/v1/namespaces/team-a/secrets', { metadata: { name: 'after-reset' } })).status, 201)
+    const first = await firstEvent(watch)
+    assert.equal(`${first.type} ${first.object.metadata.name}`, 'ADDED after-reset')
   })
 
   it('restore() returns to a snapshot, custom resource definitions included', async () => {

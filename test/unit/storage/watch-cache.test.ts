@@ -355,4 +355,26 @@ describe('watch cache', () => {
     assert.equal(wakes, 2, 'told of the end')
     assert.deepEqual(w.poll(), { done: true, value: undefined })
   })
+  it('catches up with a restore of its store: the resource the restore changed listed again, the others moved on', async (t) => {
+    const { backend, cache } = await cacheOver(t)
+    await cache.create(key('kept'), cm('kept'))
+    const secret = await cache.create(`${SECRETS}default/token`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'token', namespace: 'default' } })
+    const snapshot = backend.inner.snapshot()
+    await cache.create(key('written-by-test'), cm('written-by-test'))
+    await within(cache.caughtUp(), 'the cache before the restore')
+    const listsBefore = backend.lists.length
+    backend.inner.restore(snapshot)
+    await within(cache.caughtUp(), 'the cache after the restore')
+    // Read at once, from memory: what the store holds now.
+    const names = (await cache.list(CM, { resourceVersion: '0' })).items.map((o) => o.metadata.name)
+    assert.deepEqual(names, ['kept'])
+    const secrets = await cache.list(SECRETS, { resourceVersion: '0' })
+    assert.deepEqual(secrets.items.map((o) => o.metadata.resourceVersion), [secret.metadata.resourceVersion])
+    assert.equal(secrets.revision, await backend.currentRevision(), 'the untouched resource is at the new revision')
+    assert.deepEqual(
+      backend.lists.slice(listsBefore).map((l) => l.prefix),
+      [CM],
+      'only the changed resource is listed again',
+    )
+  })
 })
