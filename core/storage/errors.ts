@@ -9,6 +9,21 @@ import { type Preconditions, StorageError } from './interface.js'
 const CONTINUE_EXPIRED =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.'
 
+/**
+ * An error made without capturing a stack: for one handed to many watches
+ * at once, where the stack would say nothing and walking it (through every
+ * await the call came through) costs more than the rest of the work.
+ */
+export function withoutStack<E extends Error>(make: () => E): E {
+  const limit = Error.stackTraceLimit
+  Error.stackTraceLimit = 0
+  try {
+    return make()
+  } finally {
+    Error.stackTraceLimit = limit
+  }
+}
+
 export function keyNotFound(key: string): StorageError {
   return new StorageError('KeyNotFound', key, `key not found: ${key}`)
 }

@@ -18,7 +18,7 @@
  */
 import { cloneJson, type KubeObject } from '../machinery/object.js'
 import { CONTINUE_AT_LATEST, decodeContinue, encodeContinue } from './continue-token.js'
-import { checkPreconditions, keyNotFound, parseResourceVersion, tooLarge } from './errors.js'
+import { checkPreconditions, keyNotFound, parseResourceVersion, tooLarge, withoutStack } from './errors.js'
 import { canonicalCopy } from '../encoding/canonical.js'
 import { deepFreeze, sameIgnoringResourceVersion, stampRevision } from './objects.js'
 import { type Change, StoreWatcher } from './store-watcher.js'
@@ -205,11 +205,10 @@ export class MemoryStorage implements Storage {
   }
 
   watch(prefix: string, opts: WatchOptions = {}): Watcher {
-    const matchesKey = prefix.endsWith('/') ? (key: string) => key.startsWith(prefix) : (key: string) => key === prefix
-    const watcher = new StoreWatcher(matchesKey, opts.predicate, (w) => this.watchers.delete(w), opts)
+    const watcher = new StoreWatcher(prefix, opts.predicate, (w) => this.watchers.delete(w), opts)
     watcher.storeRevision = () => this.revision
     try {
-      const finish = this.watchStart(prefix, matchesKey, watcher, opts)
+      const finish = this.watchStart(prefix, watcher.matchesKey, watcher, opts)
       if (finish) {
         // Transformed values are read asynchronously: live changes wait behind the start's events.
         watcher.hold()
@@ -277,7 +276,7 @@ export class MemoryStorage implements Storage {
   restore(snapshot: MemorySnapshot): void {
     const state = snapshotState.get(snapshot)
     if (!state) throw new TypeError('not a snapshot of a MemoryStorage')
-    const changed = this.watchers.size ? this.keysDifferingFrom(state.held) : []
+    const changed = this.watchers.size ? this.targetsChangedFrom(state.held) : undefined
     const rev = Math.max(this.revision, state.revision) + 1
     this.history.clear()
     this.keys.length = 0
@@ -288,29 +287,39 @@ export class MemoryStorage implements Storage {
     }
     this.revision = rev
     this.compacted = rev
+    if (!changed) return
     let ended: StorageError | undefined
     for (const w of [...this.watchers]) {
       // A watch still reading its first events read them from the history just replaced.
-      if (!w.starting && !changed.some((key) => w.covers(key))) continue
-      // Made only when a watch is to end: a fresh store begun from a snapshot has none, and an error's stack costs.
-      ended ??= new StorageError('Compacted', '', `too old resource version: the store was restored at revision ${rev}`, rev)
+      if (!w.starting && !changed.has(w.target)) continue
+      // One error for every watch, made only when one is to end; its stack would say nothing and costs.
+      ended ??= withoutStack(() => new StorageError('Compacted', '', `too old resource version: the store was restored at revision ${rev}`, rev))
       this.watchers.delete(w)
       w.fail(ended)
     }
   }
 
-  /** The keys whose live value differs between now and `held` (a snapshot's, in key order): a walk of both sorted lists. */
-  private keysDifferingFrom(held: readonly (readonly [string, LiveVersion])[]): string[] {
-    const changed: string[] = []
+  /**
+   * What a watch may follow (a key, or a prefix of it ending in `/`) for
+   * every key whose live value differs between now and `held` (a
+   * snapshot's, in key order): a walk of both sorted lists.
+   */
+  private targetsChangedFrom(held: readonly (readonly [string, LiveVersion])[]): Set<string> {
+    const targets = new Set<string>()
+    const add = (key: string): void => {
+      targets.add(key)
+      // And every prefix of it: a watch follows a resource, a namespace of it, or more.
+      for (let slash = key.indexOf('/'); slash >= 0 && slash < key.length - 1; slash = key.indexOf('/', slash + 1)) targets.add(key.slice(0, slash + 1))
+    }
     let h = 0
     for (const key of this.keys) {
-      while (h < held.length && held[h]![0] < key) changed.push(held[h++]![0])
+      while (h < held.length && held[h]![0] < key) add(held[h++]![0])
       const kept = h < held.length && held[h]![0] === key ? held[h++]![1] : undefined
       // Versions are never changed once made: the same one means the same value.
-      if (this.latest(key) !== kept) changed.push(key)
+      if (this.latest(key) !== kept) add(key)
     }
-    while (h < held.length) changed.push(held[h++]![0])
-    return changed
+    while (h < held.length) add(held[h++]![0])
+    return targets
   }
 
   /**

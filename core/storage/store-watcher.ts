@@ -49,12 +49,17 @@ export class StoreWatcher implements Watcher {
   private readonly channel: WatchChannel
   private timer: ReturnType<typeof setInterval> | undefined
 
+  /** Whether the watch follows `key` (under its prefix, or its one key; the selection aside). */
+  readonly matchesKey: (key: string) => boolean
+
   constructor(
-    private readonly matchesKey: (key: string) => boolean,
+    /** What the watch follows: every key under a prefix that ends in `/`, or the one key. */
+    readonly target: string,
     private readonly predicate: Predicate | undefined,
     release: (w: StoreWatcher) => void,
     bound: Pick<WatchOptions, 'bufferSize' | 'onTerminated'> = {},
   ) {
+    this.matchesKey = target.endsWith('/') ? (key) => key.startsWith(target) : (key) => key === target
     const end = () => {
       if (this.timer !== undefined) clearInterval(this.timer)
       this.timer = undefined
@@ -70,11 +75,6 @@ export class StoreWatcher implements Watcher {
   /** Whether the store is still reading what the watch starts with (between hold() and resume()). */
   get starting(): boolean {
     return this.held !== undefined
-  }
-
-  /** Whether the watch follows `key` (its prefix or its one key; the selection aside). */
-  covers(key: string): boolean {
-    return this.matchesKey(key)
   }
 
   /** From now until resume(), live changes wait: the store is still reading what the watch starts with. */

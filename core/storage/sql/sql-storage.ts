@@ -307,8 +307,7 @@ export class SqlStorage implements Storage {
 
   watch(prefix: string, opts: WatchOptions = {}): Watcher {
     const exact = !prefix.endsWith('/')
-    const matchesKey = exact ? (key: string) => key === prefix : (key: string) => key.startsWith(prefix)
-    const watcher = new StoreWatcher(matchesKey, opts.predicate, (w) => this.watchers.delete(w), opts)
+    const watcher = new StoreWatcher(prefix, opts.predicate, (w) => this.watchers.delete(w), opts)
     watcher.storeRevision = () => this.revision
     const follower = this.follower
     if (follower) {
