@@ -38,8 +38,12 @@ const AGGREGATION_IDENTITY = ADMIN_IDENTITY
 
 export interface ClusterRoleAggregation {
   stop(): void
-  /** Resolves once every change seen so far has been aggregated. */
-  settled(): Promise<void>
+  /**
+   * Resolves once the roles of the first list have been looked at and each
+   * aggregated role written where its rules differed (a write that failed
+   * is retried later, unwaited).
+   */
+  firstPass(): Promise<void>
 }
 
 function selectorsOf(role: KubeObject): LabelSelectorData[] | undefined {
@@ -104,7 +108,7 @@ export interface ClusterRoleAggregationContext {
 export function startClusterRoleAggregation({ client, informers, catalogue, logger }: ClusterRoleAggregationContext): ClusterRoleAggregation {
   const entry = catalogue.lookup(clusterRoles.group, clusterRoles.version, clusterRoles.resource)
   // The RBAC API switched off: nothing to aggregate.
-  if (!entry) return { stop: () => {}, settled: () => Promise.resolve() }
+  if (!entry) return { stop: () => {}, firstPass: () => Promise.resolve() }
   const roles = informers.informer(entry)
   const controller = client.as(AGGREGATION_IDENTITY, `kube-controller-manager/${AGGREGATION_FIELD_MANAGER}`)
   const queue = new WorkQueue<string>((name) => sync(name), {
@@ -142,9 +146,9 @@ export function startClusterRoleAggregation({ client, informers, catalogue, logg
       unsubscribe()
       queue.stop()
     },
-    async settled() {
+    async firstPass() {
       await firstList
-      await queue.whenIdle()
+      await queue.whenDrained()
     },
   }
 }

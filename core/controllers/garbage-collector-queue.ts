@@ -24,6 +24,7 @@ export class WorkQueue<T> {
   private readonly failures = new Map<string, number>()
   private readonly timers = new Set<ReturnType<typeof setTimeout>>()
   private readonly idleWaiters: (() => void)[] = []
+  private readonly drainWaiters: (() => void)[] = []
   private started = false
   private stopped = false
 
@@ -55,13 +56,24 @@ export class WorkQueue<T> {
 
   /** Nothing waiting, running or scheduled for a retry. */
   get idle(): boolean {
-    return this.waiting.size === 0 && this.running.size === 0 && this.timers.size === 0
+    return this.drained && this.timers.size === 0
+  }
+
+  /** Nothing waiting or running: every item added so far was tried (a failed one may be scheduled for a retry). */
+  get drained(): boolean {
+    return this.waiting.size === 0 && this.running.size === 0
   }
 
   /** Resolves the next time the queue is idle (at once if it is). */
   whenIdle(): Promise<void> {
     if (this.idle || this.stopped) return Promise.resolve()
     return new Promise((resolve) => this.idleWaiters.push(resolve))
+  }
+
+  /** Resolves the next time the queue is drained (at once if it is): retries still to come are not waited for. */
+  whenDrained(): Promise<void> {
+    if (this.drained || this.stopped) return Promise.resolve()
+    return new Promise((resolve) => this.drainWaiters.push(resolve))
   }
 
   private pump(): void {
@@ -71,7 +83,7 @@ export class WorkQueue<T> {
       this.waiting.delete(key)
       void this.run(key, item)
     }
-    if (this.idle) this.notifyIdle()
+    if (this.drained) this.notifyIdle()
   }
 
   private async run(key: string, item: T): Promise<void> {
@@ -111,7 +123,9 @@ export class WorkQueue<T> {
     this.timers.add(timer)
   }
 
+  /** Wakes who waits for the queue drained, and, with no retry scheduled either, who waits for it idle. */
   private notifyIdle(): void {
-    for (const resolve of this.idleWaiters.splice(0)) resolve()
+    for (const resolve of this.drainWaiters.splice(0)) resolve()
+    if (this.idle || this.stopped) for (const resolve of this.idleWaiters.splice(0)) resolve()
   }
 }

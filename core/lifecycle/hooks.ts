@@ -26,6 +26,8 @@ export const STARTUP_PHASES = [
   'register',
   /** The embedder's seed objects. */
   'seed',
+  /** ClusterRole aggregation's first pass, where this server runs it: the aggregated roles filled. */
+  'aggregate',
 ] as const
 export type StartupPhase = (typeof STARTUP_PHASES)[number]
 

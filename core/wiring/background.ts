@@ -39,21 +39,31 @@ export function registerBackgroundWork({ options, registry, membership, client, 
   const { runOnce } = membership
   runOnce('namespace-controller', () => startNamespaceLifecycle(registry, now, logger))
   if (options.garbageCollector ?? true) runOnce('garbage-collector', () => startGarbageCollector(registry, now, logger))
-  if (options.clusterRoleAggregation ?? true)
-    // Upstream's controller runs in kube-controller-manager, which starts once the server is healthy: its first
-    // pass finds the bootstrap policy whole, and its applies of the largest roles are no part of start-up (which
-    // does not wait for them: the run-once controllers' first passes are one of its phases).
+  if (options.clusterRoleAggregation ?? true) {
+    // The first pass of the aggregation this server runs, once it runs it.
+    let firstPass: Promise<void> | undefined
+    // It starts once the rest of start-up is through, as upstream's kube-controller-manager starts once the server
+    // is healthy: its first pass finds the bootstrap policy and the seeded roles whole, and writes each aggregated
+    // role once.
     runOnce('clusterrole-aggregation', () => {
       let aggregation: ReturnType<typeof startClusterRoleAggregation> | undefined
       let stopped = false
-      void hooks.after('seed').then(() => {
-        if (!stopped) aggregation = startClusterRoleAggregation({ client, informers, catalogue: registry.catalogue, logger })
+      firstPass = hooks.after('seed').then(() => {
+        if (stopped) return undefined
+        aggregation = startClusterRoleAggregation({ client, informers, catalogue: registry.catalogue, logger })
+        return aggregation.firstPass()
       })
       return () => {
         stopped = true
         aggregation?.stop()
       }
     })
+    // Start-up ends with `admin`, `edit` and `view` filled where the aggregation runs here (alone on the store, or
+    // leading from the start): a client's first request finds them whole, where upstream's would race the
+    // controller-manager, and a start-up template (or reset()) holds them as they stay. A server that does not
+    // lead leaves them to the one that does.
+    hooks.onStart('aggregate', undefined, () => firstPass)
+  }
   // Each workload controller asked for acts as its own service account, as kube-controller-manager runs it.
   for (const controller of selectControllers(options.controllers ?? [])) {
     const controllerClient = client.as(controllerIdentity(controller.serviceAccount), `kube-controller-manager/${controller.serviceAccount}`)
@@ -71,6 +81,6 @@ export function registerBackgroundWork({ options, registry, membership, client, 
         return startSimulation({ client, informers, now, logger, nodeAuthorizer }, simulated)
       })
   }
-  hooks.onShutdown(startStorageObjectCounter(registry, metrics, options.storageObjectCountPollMs ?? 60_000, logger, hooks.after('seed')))
+  hooks.onShutdown(startStorageObjectCounter(registry, metrics, options.storageObjectCountPollMs ?? 60_000, logger, hooks.after('aggregate')))
   hooks.onShutdown(startStorageSizePoller(storageSizes, metrics, options.storageSizePollMs ?? 30_000, logger))
 }

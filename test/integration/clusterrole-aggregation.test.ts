@@ -62,6 +62,31 @@ describe('cluster role aggregation', () => {
     await api.server.shutdown()
   })
 
+  it('has them filled when ready resolves, and a reset() or a further server begins with them as filled', async () => {
+    const view = policyRules('system:aggregate-to-view')
+    const edit = union(policyRules('system:aggregate-to-edit'), view)
+    const admin = union(edit, policyRules('system:aggregate-to-admin'))
+    const extra = { verbs: ['get'], apiGroups: ['example.com'], resources: ['sprockets'] }
+    // The second server begins from the first one's start-up (reuseStartup, on by default).
+    for (const server of ['first', 'further']) {
+      const api = await start({ record: true })
+      assert.deepEqual(await rulesOf(api, 'admin'), admin, `${server}: admin at ready`)
+      const atReady = (await api.get(`${ROLES}/admin`)).body.metadata.resourceVersion
+      await api.server.reset()
+      assert.equal((await api.get(`${ROLES}/admin`)).body.metadata.resourceVersion, atReady, `${server}: reset() returns to admin as filled`)
+      // Since the reset, the controller writes only what a new labelled role changes: each aggregated role once.
+      const labelled = { metadata: { name: 'sprocket-reader', labels: { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } }, rules: [extra] }
+      assert.equal((await api.post(ROLES, labelled)).status, 201)
+      await eventually('admin gathers the new role', async () => (await rulesOf(api, 'admin')).some((rule) => isDeepStrictEqual(rule, extra)))
+      const written = api.server.activity
+        .events()
+        .filter((e) => e.resource === 'clusterroles')
+        .map((e) => `${e.type} ${e.name}`)
+      assert.deepEqual(written, ['ADDED sprocket-reader', 'MODIFIED view', 'MODIFIED edit', 'MODIFIED admin'], server)
+      await api.server.shutdown()
+    }
+  })
+
   it('writes each aggregated role once on a first start, after the bootstrap policy is whole', async () => {
     // Upstream's controller starts with kube-controller-manager, once the server is healthy: its first pass sees every labelled role.
     const storage = new MemoryStorage()
