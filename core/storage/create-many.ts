@@ -5,16 +5,15 @@
 import type { KubeObject } from '../machinery/object.js'
 import { type Storage, StorageError } from './interface.js'
 
-export async function createOneByOne(storage: Pick<Storage, 'create'>, objects: readonly (readonly [key: string, obj: KubeObject])[]): Promise<number> {
-  let created = 0
-  for (const [key, obj] of objects) {
+export async function createOneByOne(storage: Pick<Storage, 'create'>, objects: readonly (readonly [key: string, obj: KubeObject])[]): Promise<number[]> {
+  const revisions = objects.map(() => 0)
+  for (const [i, [key, obj]] of objects.entries()) {
     try {
-      await storage.create(key, obj)
+      revisions[i] = Number((await storage.create(key, obj)).metadata.resourceVersion)
     } catch (err) {
       if (err instanceof StorageError && err.code === 'KeyExists') break
       throw err
     }
-    created++
   }
-  return created
+  return revisions
 }

@@ -159,10 +159,12 @@ export interface Storage {
    * revision of its own (a watch takes one revision for one change), as
    * cheaply as the backend can: nothing is read back (a start-up
    * template's objects, written before any cache of this server exists).
-   * Stops at the first key found taken, in any order; how many it created.
+   * Stops at the first key found taken, in any order. Answers the revision
+   * each object was created at, in the order given: 0 for one it did not
+   * create (its key taken, or left untried once a key was found taken).
    * Optional: callers create one by one without it.
    */
-  createMany?(objects: readonly (readonly [key: string, obj: KubeObject])[]): Promise<number>
+  createMany?(objects: readonly (readonly [key: string, obj: KubeObject])[]): Promise<number[]>
   currentRevision(): Promise<number>
   /** Ends every watch and releases resources. */
   close(): Promise<void>

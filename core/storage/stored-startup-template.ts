@@ -26,6 +26,7 @@ import type { Logger } from '../logging/logger.js'
 import type { StorageFactory, StorageResource } from './factory.js'
 import { createOneByOne } from './create-many.js'
 import type { Storage } from './interface.js'
+import { primedFactory, writtenState } from './primed-storage.js'
 
 /** Text kept under a key beyond the process (start-up templates); a key it cannot read answers undefined. */
 export interface StartupTemplateFiles {
@@ -105,10 +106,24 @@ const nothingToKeep = async (): Promise<() => Promise<void>> => async () => {}
  */
 export async function beginStoredStartup(target: StoredTemplateTarget): Promise<StoredStartup> {
   const unchanged = { factory: target.factory, written: 0, startupDone: nothingToKeep }
+  // Asked first: a template written whole right after it, with nothing else between, is the store's whole state.
+  const emptyAt = await target.storage.currentRevision()
   if ((await target.storage.count(`${target.root}/`)) > 0) return unchanged
   const text = target.files.read(target.key)
   const template = parseTemplate(text)
-  if (template && text !== undefined) return { ...unchanged, written: await writeTemplate(target, freshObjects(template, text, target.now())) }
+  if (template && text !== undefined) {
+    const objects = freshObjects(template, text, target.now())
+    const revisions = await writeTemplate(target, objects)
+    const written = revisions.filter((r) => r > 0).length
+    // Each object written, each at one of the revisions right after the empty store's: nobody else wrote.
+    if (written !== objects.length || Math.max(...revisions) !== emptyAt + written) return { ...unchanged, written }
+    const factory = primedFactory(target.factory, { objects: writtenState(objects, revisions), revision: emptyAt + written })
+    const startupDone = async () => {
+      factory.release()
+      return nothingToKeep()
+    }
+    return { factory, written, startupDone }
+  }
   const resources = new Map<string, Storage>()
   const factory: StorageFactory = {
     storageFor(resource: StorageResource): Storage {
@@ -211,12 +226,12 @@ function timeText(now: Date, fractionLength: number): string {
  * once) stops the writing: its start-up, and this one's, write what is
  * missing.
  */
-async function writeTemplate(target: StoredTemplateTarget, objects: readonly [string, KubeObject][]): Promise<number> {
+async function writeTemplate(target: StoredTemplateTarget, objects: readonly [string, KubeObject][]): Promise<number[]> {
   const { storage } = target
   try {
     return await (storage.createMany ? storage.createMany(objects) : createOneByOne(storage, objects))
   } catch (err) {
     target.logger.warn({ err: String(err) }, 'cannot write the start-up template; start-up writes what is missing')
-    return 0
+    return []
   }
 }

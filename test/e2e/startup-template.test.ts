@@ -144,6 +144,13 @@ describe('start-up templates on etcd', () => {
         assert.ok(second.output.join('').includes(TEMPLATE_LOG), second.output.join(''))
         const fromTemplate = await contents(second)
         assert.deepEqual(fromTemplate.objects, bootstrapped.objects)
+        // The watch caches began from the objects the template wrote (not read back from etcd): each holds what etcd does.
+        for (const path of LISTS) {
+          const cached = await getJson(`https://127.0.0.1:${second.port}${path}?resourceVersion=0`, second.admin)
+          const revision = (cached['metadata'] as { resourceVersion: string }).resourceVersion
+          const stored = await getJson(`https://127.0.0.1:${second.port}${path}?resourceVersion=${revision}&resourceVersionMatch=Exact`, second.admin)
+          assert.deepEqual(cached.items, stored.items, path)
+        }
         // Every uid is new, and every object was made at the second start.
         const firstUids = new Set(bootstrapped.uids.map((o) => o.metadata.uid))
         for (const obj of fromTemplate.uids) {

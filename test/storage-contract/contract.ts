@@ -110,7 +110,7 @@ async function sameAsExactRead(s: Storage, result: ListResult, predicate?: (o: K
 }
 
 /** The backend's createMany, or one create after the other where it has none. */
-const createMany = (s: Storage, objects: readonly (readonly [string, KubeObject])[]): Promise<number> => (s.createMany ? s.createMany(objects) : createOneByOne(s, objects))
+const createMany = (s: Storage, objects: readonly (readonly [string, KubeObject])[]): Promise<number[]> => (s.createMany ? s.createMany(objects) : createOneByOne(s, objects))
 
 function summary(events: readonly StorageEvent[]): string[] {
   return events.map((e) => `${e.type} ${e.object.metadata.name ?? ''}`)
@@ -176,7 +176,7 @@ export function runStorageContract<S extends Storage>(
         const start = await s.currentRevision()
         const w = reader(s.watch(PREFIX, { resourceVersion: String(start) }))
         const objects = ['m1', 'm2', 'm3'].map((name) => [key(name), pod(name)] as const)
-        assert.equal(await createMany(s, objects), 3)
+        const revisions = await createMany(s, objects)
         // In any order (a backend may write them side by side), each at a revision of its own.
         const events = await w.take(3)
         assert.deepEqual(summary(events).sort(), ['ADDED m1', 'ADDED m2', 'ADDED m3'])
@@ -188,6 +188,9 @@ export function runStorageContract<S extends Storage>(
           const stored = await s.get(key(event.object.metadata.name!))
           assert.deepEqual(stored?.spec, { image: 'nginx:1' })
           assert.deepEqual(stored, event.object)
+          // The answer names each object's revision, in the order the objects were given.
+          const given = objects.findIndex(([k]) => k === key(event.object.metadata.name!))
+          assert.equal(revisions[given], event.revision)
         }
         assert.equal(await s.currentRevision(), start + 3)
       })
@@ -196,8 +199,10 @@ export function runStorageContract<S extends Storage>(
         const s = await open(t)
         const taken = await s.create(key('m2'), pod('m2', undefined, 'theirs:1'))
         const objects = ['m1', 'm2', 'm3'].map((name) => [key(name), pod(name)] as const)
-        const created = await createMany(s, objects)
+        const revisions = await createMany(s, objects)
+        const created = revisions.filter((r) => r > 0).length
         assert.ok(created < 3)
+        assert.equal(revisions[1], 0, 'the taken key is not reported created')
         assert.deepEqual(await s.get(key('m2')), taken)
         // What was created holds the objects as given.
         const present = (await s.list(PREFIX)).items.filter((o) => o.metadata.name !== 'm2')

@@ -165,7 +165,7 @@ export class SqlStorage implements Storage {
    * taken. Sharing the file with other workers, one create at a time (each
    * commit is told to the others in revision order).
    */
-  async createMany(objects: readonly (readonly [key: string, obj: KubeObject])[]): Promise<number> {
+  async createMany(objects: readonly (readonly [key: string, obj: KubeObject])[]): Promise<number[]> {
     if (this.follower) return createOneByOne(this, objects)
     const encoded: [string, { plain: Uint8Array; stored: Uint8Array }][] = []
     for (const [key, obj] of objects) encoded.push([key, await this.values.encode(key, obj)])
@@ -179,7 +179,7 @@ export class SqlStorage implements Storage {
         }),
       )
     } catch (err) {
-      if (err instanceof StorageError && err.code === 'KeyExists') return 0
+      if (err instanceof StorageError && err.code === 'KeyExists') return objects.map(() => 0)
       throw err
     }
     encoded.forEach(([key, { plain }], i) => {
@@ -187,7 +187,7 @@ export class SqlStorage implements Storage {
       if (this.watchers.size === 0) this.revision = first + i
       else void this.committed(key, first + i, plain, undefined)
     })
-    return encoded.length
+    return encoded.map((_, i) => first + i)
   }
 
   /** The key's newest row, unless it holds a live object (409). */

@@ -130,21 +130,22 @@ export class EtcdStorage implements Storage {
    * for these writes). One transaction for all would give them one revision,
    * which a watch cache following the prefix takes for a single change.
    */
-  async createMany(objects: readonly (readonly [key: string, obj: KubeObject])[]): Promise<number> {
+  async createMany(objects: readonly (readonly [key: string, obj: KubeObject])[]): Promise<number[]> {
+    const revisions = objects.map(() => 0)
     let next = 0
-    let created = 0
     let taken = false
     const writer = async (): Promise<void> => {
       while (!taken && next < objects.length) {
-        const [key, obj] = objects[next++]!
+        const i = next++
+        const [key, obj] = objects[i]!
         const { stored } = await this.values.encode(key, obj)
         const res = await this.txn(key, [{ key: keyBytes(key), target: 'Create', result: 'Equal', create_revision: 0 }], await this.putOp(key, Buffer.from(stored)))
-        if (res.succeeded) created++
+        if (res.succeeded) revisions[i] = res.header.revision
         else taken = true
       }
     }
     await Promise.all(Array.from({ length: Math.min(MANY_IN_FLIGHT, objects.length) }, writer))
-    return created
+    return revisions
   }
 
   async get(key: string, opts: ReadOptions = {}): Promise<KubeObject | undefined> {

@@ -179,4 +179,63 @@ describe('start-up templates on a persistent store', () => {
     assert.equal((await store.get(`${ROOT}/namespaces/kube-system`))!.metadata.uid, 'theirs')
     assert.deepEqual(warnings, [], 'a key taken is no failure')
   })
+  it("answers each resource's first list from the template it wrote whole, as the store would, until the store moves on", async () => {
+    const files = memoryFiles()
+    const first = await beginStoredStartup(target(new MemoryStorage(), files, STARTED))
+    await firstStartUp(first.factory)
+    await (await first.startupDone())()
+
+    const lists: string[] = []
+    class Counted extends MemoryStorage {
+      override list(prefix: string, opts?: Parameters<Storage['list']>[1]) {
+        lists.push(prefix)
+        return super.list(prefix, opts)
+      }
+    }
+    const store = new Counted()
+    const startup = await beginStoredStartup(target(store, files, STARTED + 86_400_000))
+    assert.equal(startup.written, 2)
+    const namespaces = startup.factory.storageFor(NAMESPACES)
+    const accounts = startup.factory.storageFor(ACCOUNTS)
+    const [ns, sa] = await Promise.all([namespaces.list(NAMESPACES.prefix, { readOnly: true }), accounts.list(ACCOUNTS.prefix, { limit: 10 })])
+    assert.deepEqual(lists, [], 'answered without the store')
+    // Exactly what the store holds, resourceVersions and the list's revision included.
+    assert.deepEqual(ns, await store.list(NAMESPACES.prefix))
+    assert.deepEqual(sa, await store.list(ACCOUNTS.prefix))
+    lists.length = 0
+    // A second list of a resource, a selective one, or one after a write, reaches the store.
+    await namespaces.list(NAMESPACES.prefix)
+    await accounts.list(ACCOUNTS.prefix, { predicate: () => true })
+    assert.deepEqual(lists, [NAMESPACES.prefix, ACCOUNTS.prefix])
+    await store.create(`${ROOT}/leases/kube-system/apiserver-xyz`, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'apiserver-xyz', namespace: 'kube-system' } })
+    const leases = await startup.factory.storageFor(LEASES).list(LEASES.prefix)
+    assert.equal(leases.items.length, 1)
+    assert.deepEqual(lists.at(-1), LEASES.prefix)
+  })
+
+  it('answers nothing from a template another writer interleaved with: every list reaches the store', async () => {
+    const files = memoryFiles()
+    const first = await beginStoredStartup(target(new MemoryStorage(), files, STARTED))
+    await firstStartUp(first.factory)
+    await (await first.startupDone())()
+    // Another server writes an object of its own between the look at the store and the template's writes.
+    class Interleaved extends MemoryStorage {
+      listed = 0
+      override async count(prefix: string): Promise<number> {
+        const found = await super.count(prefix)
+        await this.create(`${ROOT}/leases/kube-system/other`, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'other', namespace: 'kube-system' } })
+        return found
+      }
+      override list(prefix: string, opts?: Parameters<Storage['list']>[1]) {
+        this.listed++
+        return super.list(prefix, opts)
+      }
+    }
+    const store = new Interleaved()
+    const startup = await beginStoredStartup(target(store, files, STARTED + 10_000))
+    assert.equal(startup.written, 2)
+    const ns = await startup.factory.storageFor(NAMESPACES).list(NAMESPACES.prefix)
+    assert.equal(store.listed, 1)
+    assert.equal(ns.items.length, 1)
+  })
 })
