@@ -240,8 +240,9 @@ ${row('creates, `record: true`', (r) => r.recordedCreateRate, rate)}
 With the activity log on, creates ran at ${ratio.toFixed(2)}× the rate without it (the two servers in
 one process taking turns in blocks of ${RECORD_BLOCK_SIZE}; each recorded create keeps a frozen copy of the
 written object and one request entry). \`snapshot()\` copies nothing (the store's values are
-immutable); \`reset()\` and \`restore()\` put the store's contents back at once and then wait
-until every watch cache has listed the restored state and the served custom resources match it.
+immutable); \`reset()\` and \`restore()\` put the store's contents back at once, end the watches over
+what changed (the watch caches of those resources list them again; the others move on to the new
+revision), and wait until every watch cache holds the restored state and the served custom resources match it.
 
 The goals (a test harness's): a server to its first answer under 5 ms, \`reset()\` under 1 ms, a server
 seeded with 10 CRDs and 1,000 objects answering under 50 ms, 100 servers in one process under 1 GB.
