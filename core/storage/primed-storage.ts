@@ -29,21 +29,21 @@ export interface PrimedFactory extends StorageFactory {
   release(): void
 }
 
-/** `factory`, whose storages answer the first list of each resource from `state` while it holds. */
-export function primedFactory(factory: StorageFactory, state: KnownState): PrimedFactory {
+/** `factory`, whose storages answer the first list of each resource from `state` of `store` (every resource's) while it holds. */
+export function primedFactory(factory: StorageFactory, store: Storage, state: KnownState): PrimedFactory {
   let known: KnownState | undefined = state
   const served = new Set<string>()
   // One question for the store's revision serves the loads that arrive while it is out.
   let asking: Promise<number> | undefined
-  const storeRevision = (storage: Storage): Promise<number> => {
-    asking ??= storage.currentRevision().finally(() => (asking = undefined))
+  const storeRevision = (): Promise<number> => {
+    asking ??= store.currentRevision().finally(() => (asking = undefined))
     return asking
   }
-  const answer = async (storage: Storage, prefix: string, opts: ListOptions): Promise<ListResult | undefined> => {
+  const answer = async (prefix: string, opts: ListOptions): Promise<ListResult | undefined> => {
     if (!known || served.has(prefix) || !consistentWhole(opts)) return undefined
     served.add(prefix)
     const at = known.revision
-    const current = await storeRevision(storage).catch(() => undefined)
+    const current = await storeRevision().catch(() => undefined)
     // Written since: the state is the store's no longer.
     if (current !== at) known = undefined
     if (!known) return undefined
@@ -75,11 +75,11 @@ function consistentWhole(opts: ListOptions): boolean {
 }
 
 /** `storage`, but for lists `answer` takes. */
-function primedStorage(storage: Storage, answer: (storage: Storage, prefix: string, opts: ListOptions) => Promise<ListResult | undefined>): Storage {
+function primedStorage(storage: Storage, answer: (prefix: string, opts: ListOptions) => Promise<ListResult | undefined>): Storage {
   const primed: Storage = {
     create: (key, obj) => storage.create(key, obj),
     get: (key, opts) => storage.get(key, opts),
-    list: async (prefix, opts = {}) => (await answer(storage, prefix, opts)) ?? storage.list(prefix, opts),
+    list: async (prefix, opts = {}) => (await answer(prefix, opts)) ?? storage.list(prefix, opts),
     guaranteedUpdate: (key, tryUpdate, opts) => storage.guaranteedUpdate(key, tryUpdate, opts),
     delete: (key, opts) => storage.delete(key, opts),
     watch: (prefix, opts) => storage.watch(prefix, opts),

@@ -117,7 +117,7 @@ export async function beginStoredStartup(target: StoredTemplateTarget): Promise<
     const written = revisions.filter((r) => r > 0).length
     // Each object written, each at one of the revisions right after the empty store's: nobody else wrote.
     if (written !== objects.length || Math.max(...revisions) !== emptyAt + written) return { ...unchanged, written }
-    const factory = primedFactory(target.factory, { objects: writtenState(objects, revisions), revision: emptyAt + written })
+    const factory = primedFactory(target.factory, target.storage, { objects: writtenState(objects, revisions), revision: emptyAt + written })
     const startupDone = async () => {
       factory.release()
       return nothingToKeep()
