@@ -13,6 +13,9 @@ import { encodeProtobuf } from '../encoding/protobuf.js'
 import type { StatusError } from '../machinery/status-error.js'
 import { observableStream } from './observed-body.js'
 import { withKnownSize, withSize } from './response-size.js'
+import { bytesResponse } from './bytes-response.js'
+
+const utf8 = new TextEncoder()
 
 /** An API object (object, list, Table, Status, discovery document) as JSON. */
 export function jsonResponse(body: Record<string, unknown>, status = 200, headers?: Record<string, string>): Response {
@@ -22,7 +25,7 @@ export function jsonResponse(body: Record<string, unknown>, status = 200, header
   // Node adapter writes the bytes at once (a stream body would cost a ReadableStream, a reader and a
   // Response of the runtime's for every answer). No Content-Length header: filters that rewrite the body
   // (pretty) would keep it, as Hono carries a response's headers over to its replacement; the adapters count the bytes.
-  return withSize(new Response(bytes, { status, headers: { 'content-type': JSON_TYPE, ...headers } }), bytes.byteLength)
+  return withSize(bytesResponse(bytes, { status, headers: { 'content-type': JSON_TYPE, ...headers } }), bytes.byteLength)
 }
 
 /**
@@ -60,7 +63,7 @@ export function objectResponse(body: Record<string, unknown>, format: OutputForm
     }
     case 'protobuf': {
       const bytes = protobufAnswers.of(body, encodeProtobuf)
-      return withKnownSize(new Response(bytes, { status, headers: { 'content-type': PROTOBUF_TYPE } }), bytes)
+      return withKnownSize(bytesResponse(bytes, { status, headers: { 'content-type': PROTOBUF_TYPE } }), bytes)
     }
     default:
       return jsonResponse(body, status)
@@ -68,15 +71,13 @@ export function objectResponse(body: Record<string, unknown>, format: OutputForm
 }
 
 export function statusResponse(err: StatusError): Response {
-  const text = statusJson(err.toStatus())
-  return withKnownSize(new Response(text, { status: err.code, headers: { 'content-type': JSON_TYPE, ...err.headers } }), text)
+  const bytes = utf8.encode(statusJson(err.toStatus()))
+  return withKnownSize(bytesResponse(bytes, { status: err.code, headers: { 'content-type': JSON_TYPE, ...err.headers } }), bytes)
 }
 
 export function textResponse(text: string, status = 200): Response {
-  return new Response(text, {
-    status,
-    headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' },
-  })
+  const bytes = utf8.encode(text)
+  return withKnownSize(bytesResponse(bytes, { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' } }), bytes)
 }
 
 /** Lists longer than this are written as they are read (apiListJsonByteChunks) when the answer is JSON. */

@@ -6,6 +6,10 @@
  * for both keeps one copy of every module, as the ES module build's shared
  * chunks do: one StatusError class, one MemoryStorage.
  */
+import { useLazyResponseBodies } from '../../core/http/bytes-response.js'
+
 export * as core from '../../core/index.js'
+// Node's Response makes a stream for every body at once; in-process callers read answers through its members.
+useLazyResponseBodies()
 /** The `./node` entry point's modules, evaluated when it is first imported: a program that imports only `.` loads none of the daemon's. */
 export const node = (): Promise<typeof import('./index.js')> => import('./index.js')

@@ -9,6 +9,10 @@ import { readdirSync } from 'node:fs'
 import { describe } from 'node:test'
 import { join, relative } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { useLazyResponseBodies } from '../../core/http/bytes-response.js'
+
+// As the package's Node entry points do: the tests run the server as Node users get it.
+useLazyResponseBodies()
 
 const TEST_ROOT = join(import.meta.dirname, '..')
 

@@ -1,0 +1,107 @@
+/**
+ * Answers whose body is bytes in hand, without a stream until one is asked
+ * for.
+ *
+ * Node 20's Response makes a ReadableStream for every body it is given, at
+ * construction (some 25 µs each: the stream is made transferable), though
+ * an in-process caller mostly reads the body with `json()`, `text()` or
+ * `arrayBuffer()`, and the server's own clients always do. A BytesResponse
+ * is a Response made without a body; those three read the bytes directly,
+ * and anything else that needs the body (`body`, `clone()`, `blob()`,
+ * `formData()`) gets it from a Response of the runtime's, made then with
+ * the same bytes, status and headers.
+ *
+ * Off unless a runtime turns it on (`useLazyResponseBodies`): Node's
+ * entry points do. Bun's and Deno's servers, and other runtimes', read a
+ * returned Response's body from the runtime's own slots rather than
+ * through these members, and would find none. Where the global Response
+ * is not the runtime's own (the Node adapter installs a lighter one, whose
+ * writer takes the bytes directly), that one is used as it is.
+ */
+
+const RuntimeResponse = globalThis.Response
+let lazyBodies = false
+
+/**
+ * Answers of bytes in hand are BytesResponses from now on: for a runtime
+ * whose Response makes a stream per body (Node's) and whose consumers read
+ * bodies through the Response's members.
+ */
+export function useLazyResponseBodies(): void {
+  lazyBodies = true
+}
+const decoder = new TextDecoder()
+
+/** The runtime's Response, as a base whose body members this class defines again (TypeScript's lib types them as fields). */
+const BodilessResponse = RuntimeResponse as unknown as new (body: null, init: ResponseInit) => Pick<Response, 'status' | 'statusText' | 'headers'>
+
+class BytesResponse extends BodilessResponse {
+  readonly #bytes: Uint8Array
+  #used = false
+  /** The runtime's Response for the same answer, once something asked for more than the three readers. */
+  #full: Response | undefined
+
+  constructor(bytes: Uint8Array, init: ResponseInit) {
+    super(null, init)
+    this.#bytes = bytes
+  }
+
+  #runtimeResponse(): Response {
+    if (!this.#full) {
+      this.#full = new RuntimeResponse(this.#bytes, { status: this.status, statusText: this.statusText, headers: this.headers })
+      if (this.#used) void this.#full.arrayBuffer().catch(() => {})
+    }
+    return this.#full
+  }
+
+  /** The bytes, once: a body is read only once, as the runtime's Response refuses a second read. */
+  #take(): Uint8Array {
+    if (this.#used) throw new TypeError('Body is unusable: Body has already been read')
+    this.#used = true
+    return this.#bytes
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    return this.#runtimeResponse().body
+  }
+
+  get bodyUsed(): boolean {
+    return this.#full ? this.#full.bodyUsed : this.#used
+  }
+
+  async text(): Promise<string> {
+    if (this.#full) return this.#full.text()
+    return decoder.decode(this.#take())
+  }
+
+  async json(): Promise<unknown> {
+    if (this.#full) return this.#full.json()
+    return JSON.parse(decoder.decode(this.#take())) as unknown
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    if (this.#full) return this.#full.arrayBuffer()
+    const bytes = this.#take()
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
+  }
+
+  blob(): Promise<Blob> {
+    return this.#runtimeResponse().blob()
+  }
+
+  formData(): Promise<FormData> {
+    return this.#runtimeResponse().formData()
+  }
+
+  clone(): Response {
+    if (this.#full) return this.#full.clone()
+    if (this.#used) throw new TypeError('Response.clone: Body has already been consumed.')
+    return new BytesResponse(this.#bytes, { status: this.status, statusText: this.statusText, headers: new Headers(this.headers) }) as unknown as Response
+  }
+}
+
+/** A Response carrying `bytes` (a body that may be null by its status aside). */
+export function bytesResponse(bytes: Uint8Array, init: ResponseInit): Response {
+  // The global one is the runtime's own: the light answer; another (the Node adapter's): that one.
+  return lazyBodies && globalThis.Response === RuntimeResponse ? (new BytesResponse(bytes, init) as unknown as Response) : new globalThis.Response(bytes, init)
+}
