@@ -20,6 +20,7 @@
  */
 
 const RuntimeResponse = globalThis.Response
+const decoder = new TextDecoder()
 let lazyBodies = false
 
 /**
@@ -30,7 +31,6 @@ let lazyBodies = false
 export function useLazyResponseBodies(): void {
   lazyBodies = true
 }
-const decoder = new TextDecoder()
 
 /** The runtime's Response, as a base whose body members this class defines again (TypeScript's lib types them as fields). */
 const BodilessResponse = RuntimeResponse as unknown as new (body: null, init: ResponseInit) => Pick<Response, 'status' | 'statusText' | 'headers'>
@@ -100,7 +100,7 @@ class BytesResponse extends BodilessResponse {
   }
 }
 
-/** A Response carrying `bytes` (a body that may be null by its status aside). */
+/** A Response whose body is `bytes`. */
 export function bytesResponse(bytes: Uint8Array, init: ResponseInit): Response {
   // The global one is the runtime's own: the light answer; another (the Node adapter's): that one.
   return lazyBodies && globalThis.Response === RuntimeResponse ? (new BytesResponse(bytes, init) as unknown as Response) : new globalThis.Response(bytes, init)
