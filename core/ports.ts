@@ -185,6 +185,12 @@ export interface ConnectionInfo {
   /** The request's protocol as Go names it (`HTTP/1.1`, `HTTP/2.0`), for the handlers' spans. */
   protocol?: string
   /**
+   * The most bytes of request line and headers the listener lets through on
+   * this connection, refusing more itself. Where that is within the
+   * server's own bound (Go's 1 MiB), core does not count them again.
+   */
+  headerBytesLimit?: number
+  /**
    * Present when the runtime can hand this request's connection to a backend
    * (an HTTP/1.1 upgrade: exec, attach, port-forward); core calls it once it
    * has checked the request, and the runtime ignores core's answer then.

@@ -252,7 +252,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     },
     updateClientCAs: publishClientCAs,
     async fetch(request, connection) {
-      const tooLarge = headerTooLarge(request)
+      const tooLarge = headerTooLarge(request, connection?.headerBytesLimit)
       if (tooLarge) return statusResponse(tooLarge)
       // Health checks answer during start-up and after it failed, naming what is not ready.
       if (!started && !isHealthPath(new URL(request.url).pathname)) {

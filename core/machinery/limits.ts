@@ -197,8 +197,13 @@ export function headerBytes(request: Request): number {
   return bytes
 }
 
-/** Go's server answers 431 before any handler; here the answer is a Status saying the same, so every refusal reads alike. */
-export function headerTooLarge(request: Request, limit = MAX_HEADER_BYTES): StatusError | undefined {
+/**
+ * Go's server answers 431 before any handler; here the answer is a Status saying the same, so every refusal reads alike.
+ * A request through a listener that refuses less than `limit` itself (`listenerLimit`) is not counted again:
+ * counting reads every header, which a runtime's Headers may have to be built for.
+ */
+export function headerTooLarge(request: Request, listenerLimit = Infinity, limit = MAX_HEADER_BYTES): StatusError | undefined {
+  if (listenerLimit <= limit) return undefined
   const bytes = headerBytes(request)
   if (bytes <= limit) return undefined
   // No reason: upstream has no StatusReason for 431, Go's server writes the code's text alone.

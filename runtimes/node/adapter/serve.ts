@@ -4,7 +4,7 @@
  * get through), the verification result handed to core as ConnectionInfo.
  * Built on @hono/node-server's request listener (reference/dependencies.md 5).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import { type IncomingMessage, maxHeaderSize as http1MaxHeaderBytes, type ServerResponse } from 'node:http'
 import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from 'node:http2'
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
@@ -82,6 +82,14 @@ export interface TlsListener {
   /** Stops accepting, lets in-flight requests finish for a moment, then ends what is left (watches) and resolves. */
   close(): Promise<void>
 }
+
+/**
+ * The most bytes of header list Node's HTTP/2 layer takes on one request; it
+ * resets the stream beyond (whatever SETTINGS the server sends). HTTP/1.1's
+ * bound is `http.maxHeaderSize` (16 KiB unless `--max-http-header-size`),
+ * request line included. Both are checked by node-header-limits.test.ts.
+ */
+export const HTTP2_MAX_HEADER_LIST_BYTES = 65_535
 
 /**
  * Connection-specific headers: HTTP/2 forbids them and Node's http2 layer
@@ -244,6 +252,8 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
       info = connectionInfoOf(incoming.socket as unknown as TlsLike, cas)
       // One record per HTTP/2 session or HTTP/1 socket, so one protocol for all its requests.
       info.protocol = `HTTP/${incoming.httpVersion}`
+      // Node refuses longer headers itself, so core need not count them (core/machinery/limits.ts).
+      info.headerBytesLimit = isHttp2(incoming) ? HTTP2_MAX_HEADER_LIST_BYTES : http1MaxHeaderBytes
       connectionInfo.set(key, info)
     }
     return info

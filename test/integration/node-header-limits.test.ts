@@ -1,0 +1,94 @@
+/**
+ * The Node listener tells core how many bytes of headers it lets through
+ * (`ConnectionInfo.headerBytesLimit`), and core then skips its own count
+ * (Go's 1 MiB, core/machinery/limits.ts). That holds only while Node
+ * refuses more itself: these requests carry just under and just over the
+ * stated bound, over HTTP/1.1 and HTTP/2, and the ones over must never
+ * reach the handler.
+ */
+import assert from 'node:assert/strict'
+import { request } from 'node:https'
+import { connect } from 'node:http2'
+import { after, before, describe, it } from 'node:test'
+import { MAX_HEADER_BYTES } from '../../core/machinery/limits.js'
+import { createCertificateAuthority, issueServingCertificate } from '../../core/pki/certificates.js'
+import { silentLogger } from '../../core/logging/logger.js'
+import type { ConnectionInfo } from '../../core/ports.js'
+import { HTTP2_MAX_HEADER_LIST_BYTES, serveTls, type TlsListener } from '../../runtimes/node/adapter/serve.js'
+
+/** Headers of `total` bytes in all, in values of at most 8 KiB (one HTTP/2 field may not take the whole list). */
+const headersOf = (total: number): Record<string, string> =>
+  Object.fromEntries(Array.from({ length: Math.ceil(total / 8192) }, (_, i) => [`x-filler-${i}`, 'a'.repeat(Math.min(8192, total - i * 8192))]))
+
+describe('header limits of the Node listener', () => {
+  let listener: TlsListener
+  let ca: string
+  const seen: ConnectionInfo[] = []
+
+  before(async () => {
+    const authority = await createCertificateAuthority({ commonName: 'test-ca' })
+    const serving = await issueServingCertificate(authority, { commonName: 'apiserver', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] })
+    ca = authority.certificate
+    listener = await serveTls(
+      {
+        fetch: async (_request, connection) => {
+          if (connection) seen.push(connection)
+          return new Response('reached')
+        },
+      },
+      { host: '127.0.0.1', port: 0, key: serving.privateKey, cert: serving.certificate, logger: silentLogger },
+    )
+  })
+  after(async () => {
+    await listener?.close()
+  })
+
+  const http1 = (headers: Record<string, string>): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: listener.port, path: '/', ca, agent: false, headers }, (res) => {
+        res.resume()
+        res.on('end', () => resolve(res.statusCode!))
+      })
+      req.on('error', reject)
+      req.end()
+    })
+
+  const http2 = (headers: Record<string, string>): Promise<number | 'reset'> =>
+    new Promise((resolve) => {
+      const session = connect(`https://127.0.0.1:${listener.port}`, { ca, settings: { maxHeaderListSize: 4 * MAX_HEADER_BYTES } })
+      session.on('error', () => resolve('reset'))
+      const stream = session.request({ ':path': '/', ...headers })
+      let status: number | undefined
+      stream.on('response', (h) => (status = Number(h[':status'])))
+      stream.on('error', () => resolve('reset'))
+      stream.on('close', () => {
+        session.close()
+        resolve(status ?? 'reset')
+      })
+      stream.resume()
+      stream.end()
+    })
+
+  it('states bounds within the server\'s own', () => {
+    assert.ok(HTTP2_MAX_HEADER_LIST_BYTES <= MAX_HEADER_BYTES)
+  })
+
+  it('HTTP/1.1: serves headers under the stated bound and refuses more before the handler', async () => {
+    seen.length = 0
+    assert.equal(await http1(headersOf(4096)), 200)
+    const limit = seen[0]?.headerBytesLimit
+    assert.ok(limit !== undefined && limit <= MAX_HEADER_BYTES, `stated: ${limit}`)
+    seen.length = 0
+    assert.equal(await http1(headersOf(limit + 1)), 431)
+    assert.equal(seen.length, 0, 'the handler was not reached')
+  })
+
+  it('HTTP/2: serves headers under the stated bound and refuses more before the handler', async () => {
+    seen.length = 0
+    assert.equal(await http2(headersOf(4096)), 200)
+    assert.equal(seen[0]?.headerBytesLimit, HTTP2_MAX_HEADER_LIST_BYTES)
+    seen.length = 0
+    for (const total of [HTTP2_MAX_HEADER_LIST_BYTES + 1, MAX_HEADER_BYTES + 1]) assert.notEqual(await http2(headersOf(total)), 200, `${total} bytes`)
+    assert.equal(seen.length, 0, 'the handler was not reached')
+  })
+})
