@@ -5,6 +5,7 @@
  * makes those differ every time), and writes whenever the read was stale.
  */
 import type { KubeObject } from '../../machinery/object.js'
+import { sameBytes } from '../../machinery/same-bytes.js'
 import type { ObjectCodec } from '../codec.js'
 import { StorageError } from '../interface.js'
 import { type FromStorage, keyContext, type ValueTransformer } from './transformer.js'
@@ -48,6 +49,5 @@ export class StoredValues {
 
 /** Whether an update must be written: the object changed, or what is stored should be rewritten. */
 export function mustWrite(current: Pick<DecodedValue, 'plain' | 'stale'>, nextPlain: Uint8Array): boolean {
-  if (current.stale || current.plain.length !== nextPlain.length) return true
-  return current.plain.some((b, i) => b !== nextPlain[i])
+  return current.stale || !sameBytes(current.plain, nextPlain)
 }
