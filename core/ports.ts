@@ -137,6 +137,16 @@ export interface ServerPorts {
    * @default none: templates live as long as the process
    */
   startupTemplates: StartupTemplateFiles
+  /**
+   * The store was given, whole and with nothing written between, what a
+   * start with the same settings and build stored (a start-up template
+   * kept beside the script: core/storage/stored-startup-template.ts). The
+   * post-start hooks that write fixed objects (the system priority
+   * classes, priority and fairness's configuration, the RBAC policy) would
+   * find everything as they leave it, and do not run.
+   * @default false
+   */
+  startupStored: boolean
 }
 
 

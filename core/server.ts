@@ -187,7 +187,8 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const serving = options.serving ?? {}
   // Priority and fairness replaces max-in-flight unless turned off (--enable-priority-and-fairness=false).
   const priorityAndFairness = serving.priorityAndFairness !== false
-  const publishClientCAs = registerBootstrap({ options, registry, membership, services, now, logger, hooks, priorityAndFairness })
+  const startupGiven = template.reused || ports.startupStored === true
+  const publishClientCAs = registerBootstrap({ options, registry, membership, services, now, logger, hooks, priorityAndFairness, startupGiven })
   const crdController = startCrdController(registry, now, logger, {
     conversion: (crd, v) => customResourceConversion(crd, v, { client: webhookClient, resolveService: serviceResolver((resource, ns, name) => registry.served({ group: '', version: 'v1', resource }).get(ns, name)) }),
   })

@@ -14,6 +14,11 @@ export interface PostStartHook {
   readonly check: HealthCheck
   /** Starts the work; settles after its first attempt, successful or not (later ones follow in the background). */
   run(): Promise<void>
+  /**
+   * The work's outcome is stored already (the store began from the state of
+   * a start that did it): the check passes without the work running.
+   */
+  alreadyDone(): void
   /** No further attempts. */
   stop(): void
 }
@@ -30,6 +35,9 @@ export function postStartHook(name: string, work: () => Promise<void>, logger: L
     run() {
       running ??= retryUntilDone(`poststarthook/${name}`, work, logger, delays)
       return running.firstAttempt
+    },
+    alreadyDone() {
+      running ??= { firstAttempt: Promise.resolve(), done: () => true, stop: () => {} }
     },
     stop() {
       running?.stop()

@@ -79,6 +79,8 @@ export interface StoredStartup {
   readonly factory: StorageFactory
   /** How many objects a template wrote; 0 when none was used. */
   readonly written: number
+  /** The template was written whole on the empty store, with nothing else written between: the store holds what its start-up left. */
+  readonly whole: boolean
   /**
    * Once start-up is done and before the first request: notes the store's
    * revision, whose state is then start-up's alone. The function returned
@@ -105,7 +107,7 @@ const nothingToKeep = async (): Promise<() => Promise<void>> => async () => {}
  * resources the start-up stores, for `startupDone` to keep them.
  */
 export async function beginStoredStartup(target: StoredTemplateTarget): Promise<StoredStartup> {
-  const unchanged = { factory: target.factory, written: 0, startupDone: nothingToKeep }
+  const unchanged = { factory: target.factory, written: 0, whole: false, startupDone: nothingToKeep }
   // Asked first: a template written whole right after it, with nothing else between, is the store's whole state.
   const emptyAt = await target.storage.currentRevision()
   if ((await target.storage.count(`${target.root}/`)) > 0) return unchanged
@@ -122,7 +124,7 @@ export async function beginStoredStartup(target: StoredTemplateTarget): Promise<
       factory.release()
       return nothingToKeep()
     }
-    return { factory, written, startupDone }
+    return { factory, written, whole: true, startupDone }
   }
   const resources = new Map<string, Storage>()
   const factory: StorageFactory = {
@@ -135,6 +137,7 @@ export async function beginStoredStartup(target: StoredTemplateTarget): Promise<
   return {
     factory,
     written: 0,
+    whole: false,
     async startupDone() {
       const revision = await target.storage.currentRevision()
       const done = target.now().getTime()

@@ -39,17 +39,19 @@ const LISTS = [
 type Obj = { metadata: { name: string; namespace?: string; uid: string; creationTimestamp: string; managedFields?: { time?: string }[] } } & Record<string, unknown>
 type Client = { cert: string; key: string }
 
-function getJson(url: string, client: Client): Promise<{ items: Obj[] } & Record<string, unknown>> {
+function getText(url: string, client: Client): Promise<string> {
   return new Promise((resolve, reject) => {
     const req = request(url, { rejectUnauthorized: false, ...client }, (res) => {
       let body = ''
       res.on('data', (d) => (body += String(d)))
-      res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(body)) : reject(new Error(`${url}: ${res.statusCode} ${body}`))))
+      res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`${url}: ${res.statusCode} ${body}`))))
     })
     req.on('error', reject)
     req.end()
   })
 }
+
+const getJson = async (url: string, client: Client): Promise<{ items: Obj[] } & Record<string, unknown>> => JSON.parse(await getText(url, client))
 
 interface Cluster {
   etcd: EtcdServer
@@ -152,6 +154,11 @@ describe('start-up templates on etcd', () => {
         assert.ok(second.aggregatedAtHealthz, 'admin is aggregated when /healthz first answers, from the template')
         const fromTemplate = await contents(second)
         assert.deepEqual(fromTemplate.objects, bootstrapped.objects)
+        // The hooks that write fixed objects did not run over the template, and report done.
+        const readyz = await getText(`https://127.0.0.1:${second.port}/readyz?verbose`, second.admin)
+        for (const hook of ['rbac/bootstrap-roles', 'priority-and-fairness-config-producer', 'scheduling/bootstrap-system-priority-classes']) {
+          assert.ok(readyz.includes(`[+]poststarthook/${hook} ok`), readyz)
+        }
         // The watch caches began from the objects the template wrote (not read back from etcd): each holds what etcd does.
         for (const path of LISTS) {
           const cached = await getJson(`https://127.0.0.1:${second.port}${path}?resourceVersion=0`, second.admin)

@@ -85,6 +85,23 @@ describe('start-up templates', () => {
     assert.fail('the default service account was never created')
   })
 
+  it('holds the fixed objects of the post-start hooks as the first server’s hooks left them, the hooks’ checks passing', async () => {
+    const options = { ...seeded(), serviceClusterIPRange: ['10.215.0.0/16'], authorizationModes: ['RBAC'] }
+    const first = await started(options)
+    const second = await started(options)
+    // Each hook's readiness check passes on the server begun from the template.
+    const readyz = await second.get('/readyz?verbose')
+    assert.equal(readyz.status, 200, readyz.text)
+    for (const hook of ['rbac/bootstrap-roles', 'priority-and-fairness-config-producer', 'scheduling/bootstrap-system-priority-classes']) {
+      assert.match(readyz.text, new RegExp(`\\[\\+\\]poststarthook/${hook} ok`))
+    }
+    // Their objects are the template's, as the first server's hooks left them.
+    for (const path of ['/apis/rbac.authorization.k8s.io/v1/clusterroles/admin', '/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/exempt', '/apis/scheduling.k8s.io/v1/priorityclasses/system-node-critical']) {
+      const [mine, theirs] = [(await second.get(path)).body as KubeObject, (await first.get(path)).body as KubeObject]
+      assert.deepEqual(mine, theirs, path)
+    }
+  })
+
   it('starts anew when the options differ, the embedder gives the clock, or reuseStartup is false', async () => {
     const base = { ...seeded(), serviceClusterIPRange: ['10.213.0.0/16'] }
     const reference = await uidOf(await started(base), '/api/v1/namespaces/kube-system')
@@ -117,12 +134,14 @@ const get = async (path) => (await server.fetch(new Request('http://in-process' 
 const uid = (await get('/api/v1/namespaces/kube-system')).metadata.uid
 const settings = (await get('/api/v1/namespaces/seeded/configmaps/settings')).data
 const gizmo = (await get('/apis/template.example.com/v1/namespaces/seeded/gizmos/first')).spec
+const exempt = (await get('/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/exempt')).spec.matchingPrecedence
 await server.shutdown()
-console.log(JSON.stringify({ uid, settings, gizmo }))
+console.log(JSON.stringify({ uid, settings, gizmo, exempt }))
 `
-  const runProcess = async (dir: string): Promise<{ uid: string; settings: unknown; gizmo: unknown }> => {
+  type Printed = { uid: string; settings: unknown; gizmo: unknown; exempt: number }
+  const runProcess = async (dir: string): Promise<Printed> => {
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', processScript(dir)], { timeout: 60_000 })
-    return JSON.parse(stdout) as { uid: string; settings: unknown; gizmo: unknown }
+    return JSON.parse(stdout) as Printed
   }
 
   it('begins a later process’s first server from what the first process’s start-up kept, and starts afresh over a template it cannot read', async () => {
@@ -143,6 +162,25 @@ console.log(JSON.stringify({ uid, settings, gizmo }))
       assert.notEqual(third.uid, first.uid)
       assert.deepEqual(third.settings, { mode: 'seeded' })
       assert.equal((await runProcess(dir)).uid, third.uid)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('takes a template as it is: the post-start hooks that write fixed objects do not run again over it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'startup-templates-'))
+    try {
+      const first = await runProcess(dir)
+      assert.equal(first.exempt, 1)
+      // The mandatory 'exempt' flow schema, as a start's hook would never leave it (it puts back precedence 1).
+      const file = join(dir, (await readdir(dir))[0]!)
+      const text = await readFile(file, 'utf8')
+      const edited = text.replace('"matchingPrecedence":1,', '"matchingPrecedence":7,')
+      assert.notEqual(edited, text, 'the template holds the flow schema')
+      await writeFile(file, edited)
+      const second = await runProcess(dir)
+      assert.equal(second.uid, first.uid, 'the second process began from the template')
+      assert.equal(second.exempt, 7)
     } finally {
       await rm(dir, { recursive: true, force: true })
     }

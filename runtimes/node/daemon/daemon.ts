@@ -358,6 +358,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         logger,
         storage: storage.storage,
         storageFactory: startup.factory,
+        startupStored: startup.whole,
         storageHealth: storage,
         storageSizes: storage.sizes,
         ...(transformers ? { valueTransformers: transformers } : {}),

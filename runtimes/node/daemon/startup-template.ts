@@ -104,7 +104,7 @@ export async function beginDaemonStartup(
   { files, logger, worker }: { files: StartupTemplateFiles | undefined; logger: Logger; worker: boolean },
 ): Promise<StoredStartup> {
   const key = files && !worker ? startupTemplateKey(values) : undefined
-  if (!files || key === undefined) return { factory: storage.factory, written: 0, startupDone: async () => async () => {} }
+  if (!files || key === undefined) return { factory: storage.factory, written: 0, whole: false, startupDone: async () => async () => {} }
   const startup = await beginStoredStartup({
     storage: storage.storage,
     factory: storage.factory,
