@@ -43,10 +43,19 @@ export async function countStorageObjects<R extends CountedResource>(registry: C
 }
 
 /**
+ * How long after start-up the first count comes (or one period, if that is
+ * shorter): the first requests arrive then, and a test's server often
+ * lives less than this and never needs the count.
+ */
+export const FIRST_COUNT_DELAY_MS = 1000
+
+/**
  * Starts the periodic count; 0 disables it. Returns the stop function. The
- * first count waits for `startAfter` (the end of start-up): upstream counts
- * at once, each resource on a goroutine of its own, where here a count is a
- * storage call on the one thread that is writing the bootstrap objects.
+ * first count waits for `startAfter` (the end of start-up), then for
+ * `firstDelayMs`: upstream counts at once, each resource on a goroutine of
+ * its own, where here a count is some sixty storage calls on the thread
+ * that is writing the bootstrap objects, and then serving the first
+ * requests.
  */
 export function startStorageObjectCounter<R extends CountedResource>(
   registry: CountedStorage<R>,
@@ -54,19 +63,22 @@ export function startStorageObjectCounter<R extends CountedResource>(
   periodMs: number,
   logger: Logger,
   startAfter: Promise<unknown> = Promise.resolve(),
+  firstDelayMs = Math.min(periodMs, FIRST_COUNT_DELAY_MS),
 ): () => void {
   if (periodMs <= 0) return () => {}
   let stopped = false
   let timer: ReturnType<typeof setTimeout> | undefined
-  const tick = async (): Promise<void> => {
-    await countStorageObjects(registry, metrics, logger)
-    if (stopped) return
-    timer = setTimeout(() => void tick(), periodMs)
+  const after = (delayMs: number): void => {
+    timer = setTimeout(() => void tick(), delayMs)
     // A counter alone must not keep a process (or a test) alive.
     ;(timer as { unref?: () => void }).unref?.()
   }
+  const tick = async (): Promise<void> => {
+    await countStorageObjects(registry, metrics, logger)
+    if (!stopped) after(periodMs)
+  }
   startAfter.then(
-    () => !stopped && void tick(),
+    () => !stopped && after(firstDelayMs),
     () => {},
   )
   return () => {
