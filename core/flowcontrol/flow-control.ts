@@ -77,6 +77,8 @@ export class FlowControl {
   private readonly feeds: InformerFollower[] = []
   /** The rebuild waiting for the events of this turn to settle. */
   private rebuildTimer: ReturnType<typeof setTimeout> | undefined
+  /** The stored objects changed since the last rebuild (start-up reads the same ones up to three times). */
+  private changed = true
   /** The Dangling pass under way, and whether another event asked for one meanwhile. */
   private danglingPass: Promise<void> | undefined
   private danglingAgain = false
@@ -96,8 +98,7 @@ export class FlowControl {
     this.rebuild()
     const follow = (entry: typeof flowSchemas, into: Map<string, KubeObject>): InformerFollower =>
       followInformer(informers.informer(entry), (event, obj) => {
-        if (event === 'delete') into.delete(obj.metadata.name ?? '')
-        else into.set(obj.metadata.name ?? '', obj)
+        if (!this.keep(into, event === 'delete' ? undefined : obj, obj.metadata.name ?? '')) return
         this.scheduleRebuild()
       })
     this.feeds.push(follow(flowSchemas, this.storedSchemas), follow(priorityLevelConfigurations, this.storedLevels))
@@ -117,7 +118,7 @@ export class FlowControl {
     await this.ready
     const read = async (entry: typeof flowSchemas, into: Map<string, KubeObject>): Promise<void> => {
       // Kept as the feeds' objects are, never changed: read-only, so the cache hands out its own (and their compiled form is reused).
-      for (const obj of await this.stored.list(entry, '', { readOnly: true })) into.set(obj.metadata.name ?? '', obj)
+      for (const obj of await this.stored.list(entry, '', { readOnly: true })) this.keep(into, obj, obj.metadata.name ?? '')
     }
     await Promise.all([read(flowSchemas, this.storedSchemas), read(priorityLevelConfigurations, this.storedLevels)])
     this.rebuild()
@@ -166,8 +167,19 @@ export class FlowControl {
     }, 0)
   }
 
+  /** Notes a stored object (undefined: deleted); whether that changed what is kept. */
+  private keep(into: Map<string, KubeObject>, obj: KubeObject | undefined, name: string): boolean {
+    if (into.get(name) === obj) return false
+    if (obj) into.set(name, obj)
+    else into.delete(name)
+    this.changed = true
+    return true
+  }
+
   /** The configuration as stored, with upstream's mandatory objects where storage lacks them. */
   private rebuild(): void {
+    if (!this.changed) return
+    this.changed = false
     const levels = new Map(this.storedLevels)
     for (const pl of MANDATORY_LEVELS) if (!levels.has(pl.metadata.name ?? '')) levels.set(pl.metadata.name ?? '', pl)
     const schemas = new Map(this.storedSchemas)
