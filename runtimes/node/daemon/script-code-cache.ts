@@ -18,7 +18,6 @@
  * `import.meta.url`. The wrapper starts on the bundle's first line, so stack
  * traces keep its line numbers.
  */
-import { isAscii } from 'node:buffer'
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
@@ -45,22 +44,12 @@ export const SCRIPT_WRAPPER_END = '})'
 /** The file beside the script that holds its cache. */
 export const codeCacheFileOf = (file: string): string => `${file}.v8-cache`
 
-function readOrUndefined(file: string): Buffer | undefined {
+function readOrUndefined(file: string, encoding?: BufferEncoding): Buffer | string | undefined {
   try {
-    return readFileSync(file)
+    return encoding ? readFileSync(file, encoding) : readFileSync(file)
   } catch {
     return undefined
   }
-}
-
-/**
- * The script's text. The bundle is ASCII (tools/bundle.ts), and ASCII
- * bytes are their own Latin-1 characters: read so, its megabytes become a
- * string without UTF-8 decoding, 6 to 9 ms less of every start on a 2-core
- * machine. Anything else is decoded as UTF-8.
- */
-function sourceText(bytes: Buffer): string {
-  return bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8')
 }
 
 /**
@@ -79,13 +68,10 @@ function freeNow(bytes: Buffer): void {
 
 /** Runs the CommonJS file `file` (undefined when it is not there); its exports and its code cache. */
 export function runWithCodeCache<T>(file: string): CachedScript<T> | undefined {
-  const bytes = readOrUndefined(file)
-  if (bytes === undefined) return undefined
-  const source = sourceText(bytes)
-  // The string is a copy: the bytes' megabytes go now, not at a full collection after ready.
-  freeNow(bytes)
+  const source = readOrUndefined(file, 'utf8') as string | undefined
+  if (source === undefined) return undefined
   const cacheFile = codeCacheFileOf(file)
-  const cachedData = readOrUndefined(cacheFile)
+  const cachedData = readOrUndefined(cacheFile) as Buffer | undefined
   const script = new Script(source, {
     filename: file,
     ...(cachedData ? { cachedData } : {}),

@@ -29,11 +29,10 @@ describe('a script run with a code cache', () => {
   })
   after(() => rm(dir, { recursive: true, force: true }))
 
-  it('reads a script beyond ASCII as UTF-8 (an ASCII one as its bytes)', async () => {
+  it('reads a script beyond ASCII as UTF-8', async () => {
     const utf8 = join(dir, 'utf8.cjs')
     await writeFile(utf8, `${SCRIPT_WRAPPER_START}exports.answer = () => 'gr\u00fc\u00df \u{1f511}';\n${SCRIPT_WRAPPER_END}\n`)
     assert.equal(runWithCodeCache<Exports>(utf8)!.exports.answer(), 'gr\u00fc\u00df \u{1f511}')
-    assert.equal(runWithCodeCache<Exports>(file)!.exports.answer(), 'forty two')
   })
 
   it('is not there: no script', () => {
