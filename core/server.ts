@@ -96,6 +96,13 @@ export interface ApiServer {
    */
   updateClientCAs(bundles: ClientCABundleUpdate): Promise<void>
   /**
+   * Whether the post-start hooks that write fixed objects (priority
+   * classes, priority and fairness's configuration, the RBAC policy) have
+   * all finished. A runtime keeps a start-up template of the store only
+   * then: a start from a template does not run those hooks.
+   */
+  fixedObjectsWritten(): boolean
+  /**
    * The whole stored state now, to `restore` later (in-memory store only).
    * Opaque; waits for `ready`.
    */
@@ -188,7 +195,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   // Priority and fairness replaces max-in-flight unless turned off (--enable-priority-and-fairness=false).
   const priorityAndFairness = serving.priorityAndFairness !== false
   const startupGiven = template.reused || ports.startupStored === true
-  const publishClientCAs = registerBootstrap({ options, registry, membership, services, now, logger, hooks, priorityAndFairness, startupGiven })
+  const bootstrap = registerBootstrap({ options, registry, membership, services, now, logger, hooks, priorityAndFairness, startupGiven })
   const crdController = startCrdController(registry, now, logger, {
     conversion: (crd, v) => customResourceConversion(crd, v, { client: webhookClient, resolveService: serviceResolver((resource, ns, name) => registry.served({ group: '', version: 'v1', resource }).get(ns, name)) }),
   })
@@ -227,7 +234,8 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   let started = false
   const ready = hooks.start().then(() => {
     snapshots.markStarted()
-    template.keep()
+    // A start whose hooks were refused a write keeps no template: a later start from it would skip them.
+    if (bootstrap.fixedObjectsWritten()) template.keep()
     activity.start()
     started = true
   })
@@ -251,7 +259,8 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       await replaced
       logger.info({ issuers: config.jwt.map((a) => a.issuer.url) }, 'the JWT authenticators were replaced')
     },
-    updateClientCAs: publishClientCAs,
+    updateClientCAs: bootstrap.publishClientCAs,
+    fixedObjectsWritten: bootstrap.fixedObjectsWritten,
     async fetch(request, connection) {
       const tooLarge = headerTooLarge(request, connection?.headerBytesLimit)
       if (tooLarge) return statusResponse(tooLarge)

@@ -13,6 +13,7 @@ import { rbacBootstrapHook } from '../controllers/rbac-bootstrap-roles.js'
 import type { ServerMembership } from '../controllers/server-membership.js'
 import { systemPriorityClassesHook } from '../controllers/system-priority-classes.js'
 import { flowControlBootstrapHook } from '../flowcontrol/bootstrap.js'
+import type { HealthCheck } from '../lifecycle/health-check.js'
 import type { ServerHooks } from '../lifecycle/hooks.js'
 import { BOOTSTRAP_CONTROLLER } from '../lifecycle/startup-parts.js'
 import type { Logger } from '../logging/logger.js'
@@ -41,7 +42,18 @@ export interface BootstrapWiring {
 /** Publishes the client CA bundles again when they rotate: the server's `updateClientCAs`. */
 export type PublishClientCAs = (bundles: ClientCABundleUpdate) => Promise<void>
 
-export function registerBootstrap({ options, registry, membership, services, now, logger, hooks, priorityAndFairness, startupGiven }: BootstrapWiring): PublishClientCAs {
+export interface Bootstrap {
+  readonly publishClientCAs: PublishClientCAs
+  /**
+   * Whether every post-start hook that writes fixed objects has finished:
+   * only then does the store hold what a start-up template may stand for
+   * (a first attempt refused by admission or by the storage leaves it
+   * short, and a start from such a template would skip the hooks).
+   */
+  fixedObjectsWritten(): boolean
+}
+
+export function registerBootstrap({ options, registry, membership, services, now, logger, hooks, priorityAndFairness, startupGiven }: BootstrapWiring): Bootstrap {
   // Upstream's system namespaces controller: a refused creation is logged and tried again, and readiness does not wait for it.
   const namespaceBootstrap = (options.bootstrapNamespaces ?? true) ? retryUntilDone('system namespaces', () => ensureSystemNamespaces(registry, now), logger) : undefined
   const systemNamespaces = namespaceBootstrap?.firstAttempt ?? Promise.resolve()
@@ -85,11 +97,23 @@ export function registerBootstrap({ options, registry, membership, services, now
   hooks.onStart('controllers', BOOTSTRAP_CONTROLLER, () => membership.controllersStarted())
   hooks.onShutdown(() => membership.stop())
 
-  return (bundles) => {
-    trust.options = withClientCAs(trust.options, bundles)
-    const current = trust.options
-    // In order: two quick rotations end with the last bundles published.
-    trust.published = trust.published.catch(() => {}).then(() => publishAuthenticationTrust(registry, current, now))
-    return trust.published
+  const written = postStartHooks.filter((hook) => hook !== undefined)
+  return {
+    publishClientCAs(bundles) {
+      trust.options = withClientCAs(trust.options, bundles)
+      const current = trust.options
+      // In order: two quick rotations end with the last bundles published.
+      trust.published = trust.published.catch(() => {}).then(() => publishAuthenticationTrust(registry, current, now))
+      return trust.published
+    },
+    fixedObjectsWritten: () => written.every((hook) => passes(hook.check)),
+  }
+}
+
+function passes(check: HealthCheck): boolean {
+  try {
+    return check.check() === undefined
+  } catch {
+    return false
   }
 }

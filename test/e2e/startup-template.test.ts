@@ -13,6 +13,7 @@ import { request } from 'node:https'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, describe, it } from 'node:test'
+import { runDaemon } from '../../runtimes/node/daemon/daemon.js'
 import { EtcdServer } from '../storage-contract/etcd-server.js'
 import { BIN, freePort } from './daemon.js'
 import { prepareEnvtest, probe } from './harnesses.js'
@@ -181,6 +182,28 @@ describe('start-up templates on etcd', () => {
       await stop(first)
       if (kept) rmSync(join(SCRIPT_DIR, kept), { force: true })
     }
+  })
+
+  it('keeps no template of a start whose post-start hooks were refused their writes', async () => {
+    // AlwaysDeny refuses the priority classes and flow schemas: a template of that store would let later starts skip
+    // their hooks. The daemon in this process, on its embedded store, with the templates port counting what it keeps.
+    const keptBy = async (extra: string[]): Promise<number> => {
+      let written = 0
+      const stop = new AbortController()
+      const dir = mkdtempSync(join(root, 'daemon-'))
+      const exited = runDaemon(['--cert-dir', join(dir, 'pki'), '--secure-port=0', '--bind-address=127.0.0.1', '--data-dir', join(dir, 'data'), `--event-ttl=${randomInt(10_000, 1_000_000)}m`, ...extra], {
+        stop: stop.signal,
+        stdout: () => {},
+        stderr: () => {},
+        logStream: { write: () => {} },
+        startupTemplates: { read: () => undefined, write: () => void (written += 1) },
+        onListening: () => stop.abort('listening'),
+      })
+      assert.equal(await exited, 0)
+      return written
+    }
+    assert.equal(await keptBy([]), 1, 'a start whose hooks wrote their objects keeps a template')
+    assert.equal(await keptBy(['--enable-admission-plugins=AlwaysDeny']), 0)
   })
 
   it('two servers started at once on one empty etcd write each object once and serve the same objects', async () => {

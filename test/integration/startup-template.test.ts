@@ -102,6 +102,17 @@ describe('start-up templates', () => {
     }
   })
 
+  it('keeps no template of a start whose hooks were refused their writes', async () => {
+    // AlwaysDeny refuses the priority classes' and flow schemas' writes: those hooks' checks fail, and keep failing
+    // on a second server with the same options (a template of the first would have let it skip them).
+    const options: ApiServerOptions = { ...seeded(), objects: [], serviceClusterIPRange: ['10.216.0.0/16'], admission: { plugins: ['AlwaysDeny'] } }
+    for (const server of [await started(options), await started(options)]) {
+      const readyz = await server.get('/readyz?verbose')
+      assert.match(readyz.text, /\[-\]poststarthook\/priority-and-fairness-config-producer failed/, readyz.text)
+      assert.match(readyz.text, /\[-\]poststarthook\/scheduling\/bootstrap-system-priority-classes failed/, readyz.text)
+    }
+  })
+
   it('starts anew when the options differ, the embedder gives the clock, or reuseStartup is false', async () => {
     const base = { ...seeded(), serviceClusterIPRange: ['10.213.0.0/16'] }
     const reference = await uidOf(await started(base), '/api/v1/namespaces/kube-system')

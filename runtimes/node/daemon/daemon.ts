@@ -381,7 +381,9 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       throw err instanceof ExternalSignerError ? new StartupError(err.message) : err
     })
     // Before listening, what the store holds is start-up's alone: a template is read at this revision, once serving.
-    const keep = await startup.startupDone()
+    const keepLater = await startup.startupDone()
+    // A start whose hooks were refused a write keeps no template: a later start from it would skip them.
+    const keep = server.fixedObjectsWritten() ? keepLater : async () => {}
     let kept: Promise<void> | undefined
     keepTemplate = () => (kept ??= keep())
     const configPath = parsed.values['authorization-config']
