@@ -97,7 +97,7 @@ export function registerBootstrap({ options, registry, membership, services, now
   hooks.onStart('controllers', BOOTSTRAP_CONTROLLER, () => membership.controllersStarted())
   hooks.onShutdown(() => membership.stop())
 
-  const written = postStartHooks.filter((hook) => hook !== undefined)
+  const fixedObjectHooks = postStartHooks.filter((hook) => hook !== undefined)
   return {
     publishClientCAs(bundles) {
       trust.options = withClientCAs(trust.options, bundles)
@@ -106,10 +106,11 @@ export function registerBootstrap({ options, registry, membership, services, now
       trust.published = trust.published.catch(() => {}).then(() => publishAuthenticationTrust(registry, current, now))
       return trust.published
     },
-    fixedObjectsWritten: () => written.every((hook) => passes(hook.check)),
+    fixedObjectsWritten: () => fixedObjectHooks.every((hook) => passes(hook.check)),
   }
 }
 
+/** Whether a post-start hook's check passes now (theirs answer at once: a promise counts as not yet). */
 function passes(check: HealthCheck): boolean {
   try {
     return check.check() === undefined
