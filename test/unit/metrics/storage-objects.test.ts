@@ -49,26 +49,43 @@ describe('apiserver_storage_objects', () => {
     assert.match(text, /^apiserver_storage_objects\{resource="deployments\.apps"\} -1$/m)
   })
 
-  it('counts first a moment after start-up is over, not while it writes', async () => {
-    const metrics = new Metrics()
-    let counted = 0
-    const registry = registryCounting({
-      configmaps: async () => ++counted,
-      deployments: async () => 0,
-    })
-    let started!: () => void
-    const stop = startStorageObjectCounter(registry, metrics, 60_000, quiet, new Promise<void>((resolve) => (started = resolve)), 100)
+  it('counts first after start-up is over and its first delay, not while it writes', async () => {
+    const counting = (firstDelayMs: number) => {
+      const metrics = new Metrics()
+      const calls = { counted: 0 }
+      const registry = registryCounting({
+        configmaps: async () => ++calls.counted,
+        deployments: async () => 0,
+      })
+      let started!: () => void
+      const stop = startStorageObjectCounter(registry, metrics, 60_000, quiet, new Promise<void>((resolve) => (started = resolve)), firstDelayMs)
+      return { metrics, calls, started: () => started(), stop }
+    }
+    const turns = async (n: number) => {
+      for (let i = 0; i < n; i++) await new Promise((resolve) => setTimeout(resolve, 2))
+    }
+
+    // Start-up not over: nothing counted. Over, with a delay of a minute: still nothing.
+    const waiting = counting(60_000)
     try {
-      await new Promise((resolve) => setTimeout(resolve, 20))
-      assert.equal(counted, 0)
-      assert.doesNotMatch(metrics.render(), /apiserver_storage_objects/)
-      started()
-      const at = performance.now()
-      for (let i = 0; i < 200 && counted === 0; i++) await new Promise((resolve) => setTimeout(resolve, 2))
-      assert.ok(performance.now() - at >= 95, 'the first count waited for its delay after start-up')
-      assert.match(metrics.render(), /^apiserver_storage_objects\{resource="configmaps"\} 1$/m)
+      await turns(10)
+      assert.equal(waiting.calls.counted, 0)
+      waiting.started()
+      await turns(10)
+      assert.equal(waiting.calls.counted, 0)
+      assert.doesNotMatch(waiting.metrics.render(), /apiserver_storage_objects/)
     } finally {
-      stop()
+      waiting.stop()
+    }
+
+    // Over, with a short delay: counted.
+    const soon = counting(5)
+    try {
+      soon.started()
+      for (let i = 0; i < 500 && soon.calls.counted === 0; i++) await turns(1)
+      assert.match(soon.metrics.render(), /^apiserver_storage_objects\{resource="configmaps"\} 1$/m)
+    } finally {
+      soon.stop()
     }
   })
 })
