@@ -59,10 +59,10 @@ const specFields = {
   nonResourcePath: goString,
 }
 
-const v1beta1Schema = z.object({ apiVersion: z.string(), kind: z.string(), spec: z.preprocess((v) => v ?? {}, z.object(specFields)) })
+const v1beta1Schema = z.lazy(() => z.object({ apiVersion: z.string(), kind: z.string(), spec: z.preprocess((v) => v ?? {}, z.object(specFields)) }))
 
 const v0Fields = { user: goString, group: goString, readonly: goBool, resource: goString, namespace: goString }
-const v0Schema = z.object({ apiVersion: goString, kind: goString, ...v0Fields })
+const v0Schema = z.lazy(() => z.object({ apiVersion: goString, kind: goString, ...v0Fields }))
 
 type Spec = Omit<AbacPolicy, 'line'>
 

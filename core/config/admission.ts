@@ -10,14 +10,14 @@ import { CONFIG_GROUP, type ConfigKind, decodeConfig, parseConfigText } from './
 import { resolveFrom } from './file-path.js'
 import { goList, goPointer, goString } from './fields.js'
 
-const pluginSchema = z.strictObject({
+const pluginSchema = z.lazy(() => z.strictObject({
   name: goString,
   path: goString,
   // An embedded object (runtime.Unknown upstream): the plugin decodes it, so it is kept as data.
   configuration: goPointer(z.record(z.string(), z.unknown())),
-})
+}))
 
-const admissionSchema = z.strictObject({ plugins: goList(pluginSchema) })
+const admissionSchema = z.lazy(() => z.strictObject({ plugins: goList(pluginSchema) }))
 
 type AdmissionFile = z.infer<typeof admissionSchema>
 

@@ -10,15 +10,15 @@ import { type FieldError, FieldPath, invalid, notSupported, required } from '../
 import { isDNS1123Subdomain } from '../machinery/names.js'
 import { type ConfigKind, decodeConfig } from './decode.js'
 
-const strings = z.array(z.string()).nullish()
+const strings = z.lazy(() => z.array(z.string()).nullish())
 
-const groupResourcesSchema = z.strictObject({
+const groupResourcesSchema = z.lazy(() => z.strictObject({
   group: z.string().nullish(),
   resources: strings,
   resourceNames: strings,
-})
+}))
 
-const ruleSchema = z.strictObject({
+const ruleSchema = z.lazy(() => z.strictObject({
   level: z.string().nullish(),
   users: strings,
   userGroups: strings,
@@ -28,14 +28,14 @@ const ruleSchema = z.strictObject({
   nonResourceURLs: strings,
   omitStages: strings,
   omitManagedFields: z.boolean().nullish(),
-})
+}))
 
-const policySchema = z.strictObject({
+const policySchema = z.lazy(() => z.strictObject({
   metadata: z.record(z.string(), z.unknown()).nullish(),
   rules: z.array(ruleSchema).nullish(),
   omitStages: strings,
   omitManagedFields: z.boolean().nullish(),
-})
+}))
 
 type PolicyDocument = z.infer<typeof policySchema>
 type RuleDocument = z.infer<typeof ruleSchema>

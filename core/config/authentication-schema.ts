@@ -7,20 +7,20 @@
 import { z } from 'zod'
 import { goBool, goList, goPointer, goString, goStruct } from './fields.js'
 
-const prefixedClaimOrExpression = goStruct({ claim: goString, prefix: goPointer(z.string()), expression: goString })
+const prefixedClaimOrExpression = z.lazy(() => goStruct({ claim: goString, prefix: goPointer(z.string()), expression: goString }))
 
-const issuer = goStruct({
+const issuer = z.lazy(() => goStruct({
   url: goString,
   discoveryURL: goPointer(z.string()),
   certificateAuthority: goString,
   audiences: goList(goString),
   audienceMatchPolicy: goString,
   egressSelectorType: goString,
-})
+}))
 
-const claimValidationRule = goStruct({ claim: goString, requiredValue: goString, expression: goString, message: goString })
+const claimValidationRule = z.lazy(() => goStruct({ claim: goString, requiredValue: goString, expression: goString, message: goString }))
 
-const jwtAuthenticator = goStruct({
+const jwtAuthenticator = z.lazy(() => goStruct({
   issuer,
   claimValidationRules: goList(claimValidationRule),
   claimMappings: goStruct({
@@ -30,14 +30,14 @@ const jwtAuthenticator = goStruct({
     extra: goList(goStruct({ key: goString, valueExpression: goString })),
   }),
   userValidationRules: goList(goStruct({ expression: goString, message: goString })),
-})
+}))
 
-const anonymousAuthConfig = goStruct({ enabled: goBool, conditions: goList(goStruct({ path: goString })) })
+const anonymousAuthConfig = z.lazy(() => goStruct({ enabled: goBool, conditions: goList(goStruct({ path: goString })) }))
 
-export const authenticationConfigurationSchema = z.strictObject({
+export const authenticationConfigurationSchema = z.lazy(() => z.strictObject({
   jwt: goList(jwtAuthenticator),
   anonymous: goPointer(anonymousAuthConfig),
-})
+}))
 
 export type AuthenticationConfiguration = z.output<typeof authenticationConfigurationSchema>
 export type JWTAuthenticator = z.output<typeof jwtAuthenticator>

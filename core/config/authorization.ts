@@ -35,7 +35,7 @@ const MAX_TIMEOUT_MS = 30_000
 const DEFAULT_AUTHORIZED_TTL_MS = 5 * 60_000
 const DEFAULT_UNAUTHORIZED_TTL_MS = 30_000
 
-const webhookConfiguration = goStruct({
+const webhookConfiguration = z.lazy(() => goStruct({
   authorizedTTL: goDurationField,
   cacheAuthorizedRequests: goPointer(z.boolean()),
   unauthorizedTTL: goDurationField,
@@ -57,11 +57,11 @@ const webhookConfiguration = goStruct({
   unauthorizedTTL: w.unauthorizedTTL || DEFAULT_UNAUTHORIZED_TTL_MS,
   cacheAuthorizedRequests: w.cacheAuthorizedRequests ?? true,
   cacheUnauthorizedRequests: w.cacheUnauthorizedRequests ?? true,
-}))
+})))
 
-const schema = z.strictObject({
+const schema = z.lazy(() => z.strictObject({
   authorizers: goList(goStruct({ type: goString, name: goString, webhook: goPointer(webhookConfiguration) })),
-})
+}))
 
 export type AuthorizationConfiguration = z.output<typeof schema>
 export type AuthorizerConfiguration = AuthorizationConfiguration['authorizers'][number]

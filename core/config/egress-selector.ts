@@ -14,17 +14,17 @@ import { duplicate, type FieldError, FieldPath, forbiddenField, invalid, notSupp
 import { CONFIG_GROUP, type ConfigKind, decodeConfig } from './decode.js'
 import { goList, goString } from './fields.js'
 
-const transportSchema = z.strictObject({
+const transportSchema = z.lazy(() => z.strictObject({
   tcp: z.strictObject({ url: goString, tlsConfig: z.strictObject({ caBundle: goString, clientKey: goString, clientCert: goString }).nullish() }).nullish(),
   uds: z.strictObject({ udsName: goString }).nullish(),
-})
+}))
 
-const selectionSchema = z.strictObject({
+const selectionSchema = z.lazy(() => z.strictObject({
   name: goString,
   connection: z.strictObject({ proxyProtocol: goString, transport: transportSchema.nullish() }),
-})
+}))
 
-const egressSchema = z.strictObject({ egressSelections: goList(selectionSchema) })
+const egressSchema = z.lazy(() => z.strictObject({ egressSelections: goList(selectionSchema) }))
 
 export type EgressSelectorConfiguration = z.infer<typeof egressSchema>
 

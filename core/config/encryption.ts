@@ -14,31 +14,31 @@ import { applyKmsDefaults, type EncryptionRuleOptions, parseGroupResource, valid
 import { goDuration, goList, goPointer, goString, int32 } from './fields.js'
 import { parseGoUrl } from './go-url.js'
 
-const keySchema = z.strictObject({ name: goString, secret: goString })
-const keysSchema = z.strictObject({ keys: goList(keySchema) })
+const keySchema = z.lazy(() => z.strictObject({ name: goString, secret: goString }))
+const keysSchema = z.lazy(() => z.strictObject({ keys: goList(keySchema) }))
 
-const kmsSchema = z.strictObject({
+const kmsSchema = z.lazy(() => z.strictObject({
   apiVersion: goString,
   name: goString,
   cachesize: goPointer(int32),
   endpoint: goString,
   timeout: goPointer(goDuration),
-})
+}))
 
-const providerSchema = z.strictObject({
+const providerSchema = z.lazy(() => z.strictObject({
   aesgcm: goPointer(keysSchema),
   aescbc: goPointer(keysSchema),
   secretbox: goPointer(keysSchema),
   identity: goPointer(z.strictObject({})),
   kms: goPointer(kmsSchema),
-})
+}))
 
-const resourceSchema = z.strictObject({
+const resourceSchema = z.lazy(() => z.strictObject({
   resources: goList(z.string()),
   providers: goList(providerSchema),
-})
+}))
 
-const encryptionSchema = z.strictObject({ resources: goList(resourceSchema) })
+const encryptionSchema = z.lazy(() => z.strictObject({ resources: goList(resourceSchema) }))
 
 /** The file as written, after Go's zero values are filled in. */
 export type EncryptionFile = z.infer<typeof encryptionSchema>

@@ -20,7 +20,7 @@ import { GoUrlError, parseGoUrl } from './go-url.js'
 
 const KIND = 'kubeconfig'
 
-const extensions = goList(z.strictObject({ name: goString, extension: z.unknown() }))
+const extensions = z.lazy(() => goList(z.strictObject({ name: goString, extension: z.unknown() })))
 
 const clusterShape = {
   server: goString,
@@ -53,7 +53,7 @@ const userShape = {
 
 const contextShape = { cluster: goString, user: goString, namespace: goString, extensions }
 
-const kubeconfigSchema = z.strictObject({
+const kubeconfigSchema = z.lazy(() => z.strictObject({
   apiVersion: goString,
   kind: goString,
   preferences: goPointer(z.strictObject({ colors: goBool, extensions })),
@@ -62,7 +62,7 @@ const kubeconfigSchema = z.strictObject({
   contexts: goList(z.strictObject({ name: goString, context: goStruct(contextShape) })),
   'current-context': goString,
   extensions,
-})
+}))
 
 type KubeconfigFile = z.infer<typeof kubeconfigSchema>
 type Cluster = KubeconfigFile['clusters'][number]['cluster']
@@ -187,8 +187,9 @@ function userProblems(name: string, user: User): string[] {
   return problems
 }
 
-const EMPTY_CLUSTER: Cluster = z.strictObject(clusterShape).parse({})
-const EMPTY_USER: User = z.strictObject(userShape).parse({})
+/** A context's cluster or user that the file does not define: every field at its zero value (made at first use, as the schemas are). */
+let empty: { cluster: Cluster; user: User } | undefined
+const emptyOnes = () => (empty ??= { cluster: z.strictObject(clusterShape).parse({}), user: z.strictObject(userShape).parse({}) })
 
 /** The positions of the current context's cluster and user, or why they cannot be used (clientcmd's ConfirmUsable). */
 function usable(file: KubeconfigFile): { cluster: number; user: number } | { problems: string[] } {
@@ -209,8 +210,8 @@ function usable(file: KubeconfigFile): { cluster: number; user: number } | { pro
     problems.push(`namespace ${JSON.stringify(context.namespace)} for context ${quoted} does not conform to the kubernetes DNS_LABEL rules`)
   }
   // A missing user or cluster is checked as an empty one, as client-go does.
-  problems.push(...userProblems(context.user, file.users[user]?.user ?? EMPTY_USER))
-  problems.push(...clusterProblems(context.cluster, file.clusters[cluster]?.cluster ?? EMPTY_CLUSTER))
+  problems.push(...userProblems(context.user, file.users[user]?.user ?? emptyOnes().user))
+  problems.push(...clusterProblems(context.cluster, file.clusters[cluster]?.cluster ?? emptyOnes().cluster))
   return problems.length ? { problems } : { cluster, user }
 }
 
@@ -277,8 +278,8 @@ export function loadKubeconfigConnection(text: string, source: string): Kubeconf
 
   const found = usable(file)
   if ('problems' in found) throw new ConfigFileError(source, KIND, found.problems)
-  const cluster = file.clusters[found.cluster]?.cluster ?? EMPTY_CLUSTER
-  const user = file.users[found.user]?.user ?? EMPTY_USER
+  const cluster = file.clusters[found.cluster]?.cluster ?? emptyOnes().cluster
+  const user = file.users[found.user]?.user ?? emptyOnes().user
   const ca = fileOrData(cluster['certificate-authority'], caData[found.cluster], source)
   const cert = fileOrData(user['client-certificate'], userData[found.user]?.cert, source)
   const key = fileOrData(user['client-key'], userData[found.user]?.key, source)

@@ -11,10 +11,10 @@ import { CONFIG_GROUP, type ConfigKind, decodeConfig } from './decode.js'
 import { goPointer, int32 } from './fields.js'
 import { GoUrlError, parseGoUrl } from './go-url.js'
 
-const tracingSchema = z.strictObject({
+const tracingSchema = z.lazy(() => z.strictObject({
   endpoint: goPointer(z.string()),
   samplingRatePerMillion: goPointer(int32),
-})
+}))
 
 export interface TracingConfiguration {
   /**

@@ -25,12 +25,12 @@ export interface EventRateLimitConfiguration {
   limits: { type: string; qps: number; burst: number; cacheSize: number }[]
 }
 
-const limitSchema = z.strictObject({
+const limitSchema = z.lazy(() => z.strictObject({
   type: z.string().nullish().transform((v) => v ?? ''),
   qps: z.number().nullish().transform((v) => v ?? 0),
   burst: z.number().int().nullish().transform((v) => v ?? 0),
   cacheSize: z.number().int().nullish().transform((v) => v ?? 0),
-})
+}))
 
 function validate(config: EventRateLimitConfiguration): FieldError[] {
   const limits = FieldPath.root('limits')

@@ -26,7 +26,7 @@ const KIND = 'PodNodeSelector configuration'
 export type PodNodeSelectorConfiguration = Record<string, string>
 
 // Unknown keys are ignored, as upstream reads this file (the legacy form shares it with ImagePolicyWebhook).
-const schema = z.object({ podNodeSelectorPluginConfig: z.record(z.string(), z.string()).nullish() })
+const schema = z.lazy(() => z.object({ podNodeSelectorPluginConfig: z.record(z.string(), z.string()).nullish() }))
 
 export function decodePodNodeSelectorConfiguration(raw: unknown, source: string): PodNodeSelectorConfiguration {
   const parsed = schema.safeParse(raw ?? {}, { reportInput: true })

@@ -22,13 +22,13 @@ import { allowedBy, mergeTolerations } from './tolerations.js'
 export const DEFAULT_TOLERATIONS_ANNOTATION = 'scheduler.alpha.kubernetes.io/defaultTolerations'
 export const TOLERATIONS_WHITELIST_ANNOTATION = 'scheduler.alpha.kubernetes.io/tolerationsWhitelist'
 
-const toleration = z.strictObject({
+const toleration = z.lazy(() => z.strictObject({
   key: z.string().optional(),
   operator: z.string().optional(),
   value: z.string().optional(),
   effect: z.string().optional(),
   tolerationSeconds: z.number().int().nullish(),
-})
+}))
 
 export interface PodTolerationRestrictionConfiguration {
   default: Obj[]

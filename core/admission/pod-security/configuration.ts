@@ -11,22 +11,22 @@ import { duplicate, type FieldError, FieldPath, invalid } from '../../machinery/
 import { isDNS1123Label, isDNS1123Subdomain } from '../../machinery/names.js'
 import { isLevel, LEVELS, type Level, minorOf, MODES, type NamespacePolicy } from './policy.js'
 
-const defaultsSchema = z.strictObject({
+const defaultsSchema = z.lazy(() => z.strictObject({
   enforce: goString,
   'enforce-version': goString,
   audit: goString,
   'audit-version': goString,
   warn: goString,
   'warn-version': goString,
-})
+}))
 
-const configurationSchema = z.strictObject({
+const configurationSchema = z.lazy(() => z.strictObject({
   defaults: z.preprocess((v) => v ?? {}, defaultsSchema),
   exemptions: z.preprocess(
     (v) => v ?? {},
     z.strictObject({ usernames: goList(z.string()), runtimeClasses: goList(z.string()), namespaces: goList(z.string()) }),
   ),
-})
+}))
 
 type ConfigurationFile = z.infer<typeof configurationSchema>
 

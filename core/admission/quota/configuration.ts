@@ -10,20 +10,20 @@ import { goList, goString } from '../../config/fields.js'
 import { FieldPath, notSupported, required } from '../../machinery/field.js'
 import type { ScopeSelector } from '../../quota/scopes.js'
 
-const scopeSchema = z.strictObject({
+const scopeSchema = z.lazy(() => z.strictObject({
   scopeName: goString,
   operator: goString,
   values: goList(z.string()),
-})
+}))
 
-const limitedResourceSchema = z.strictObject({
+const limitedResourceSchema = z.lazy(() => z.strictObject({
   apiGroup: goString,
   resource: goString,
   matchContains: goList(z.string()),
   matchScopes: goList(scopeSchema),
-})
+}))
 
-const configurationSchema = z.strictObject({ limitedResources: goList(limitedResourceSchema) })
+const configurationSchema = z.lazy(() => z.strictObject({ limitedResources: goList(limitedResourceSchema) }))
 
 export interface LimitedResource {
   apiGroup: string
