@@ -155,8 +155,9 @@ export interface Storage {
   watch(prefix: string, opts?: WatchOptions): Watcher
   count(prefix: string): Promise<number>
   /**
-   * Creates the objects, each only where its key is free and each at a
-   * revision of its own (a watch takes one revision for one change), as
+   * Creates the objects, each only where its key is free, no two of one
+   * kind at the same revision (a watch of a resource takes one revision
+   * for one change; objects of different kinds may share one), as
    * cheaply as the backend can: nothing is read back (a start-up
    * template's objects, written before any cache of this server exists).
    * Stops at the first key found taken, in any order. Answers the revision

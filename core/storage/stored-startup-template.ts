@@ -117,9 +117,11 @@ export async function beginStoredStartup(target: StoredTemplateTarget): Promise<
     const objects = freshObjects(template, text, target.now())
     const revisions = await writeTemplate(target, objects)
     const written = revisions.filter((r) => r > 0).length
-    // Each object written, each at one of the revisions right after the empty store's: nobody else wrote.
-    if (written !== objects.length || Math.max(...revisions) !== emptyAt + written) return { ...unchanged, written }
-    const factory = primedFactory(target.factory, target.storage, { objects: writtenState(objects, revisions), revision: emptyAt + written })
+    // Each object written, and the writes' revisions the ones right after the empty store's (a backend may write
+    // several objects at one revision): nobody else wrote.
+    const newest = Math.max(...revisions)
+    if (written !== objects.length || newest !== emptyAt + new Set(revisions).size) return { ...unchanged, written }
+    const factory = primedFactory(target.factory, target.storage, { objects: writtenState(objects, revisions), revision: newest })
     const startupDone = async () => {
       factory.release()
       return nothingToKeep()

@@ -167,8 +167,9 @@ run's machine: of the bundle's evaluation, some 150 ms, about a third is
 Node's own modules the daemon needs (TLS, HTTP/2, fetch's classes), the
 rest the daemon's modules, zod's schemas the most); the etcd store's module
 and etcd's first answer; then the listening phase. From a template, that
-phase writes the 177 objects an earlier start bootstrapped (a transaction
-each, sixteen in flight, encoded but not read back: some 100 ms, the
+phase writes the 177 objects an earlier start bootstrapped (one object
+of each kind per transaction, some 65 of them, sixteen in flight, encoded
+but not read back; until 2026-11-26 a transaction each, some 100 ms, the
 protobuf encoding half of it), begins every watch cache from those
 objects (not read back from etcd), and runs start-up as a restart:
 every post-start hook finds its objects in place and writes only what

@@ -37,7 +37,7 @@ const LISTS = [
   '/apis/apiregistration.k8s.io/v1/apiservices',
 ]
 
-type Obj = { metadata: { name: string; namespace?: string; uid: string; creationTimestamp: string; managedFields?: { time?: string }[] } } & Record<string, unknown>
+type Obj = { metadata: { name: string; namespace?: string; uid: string; creationTimestamp: string; resourceVersion?: string; managedFields?: { time?: string }[] } } & Record<string, unknown>
 type Client = { cert: string; key: string }
 
 function getText(url: string, client: Client): Promise<string> {
@@ -166,6 +166,9 @@ describe('start-up templates on etcd', () => {
           const revision = (cached['metadata'] as { resourceVersion: string }).resourceVersion
           const stored = await getJson(`https://127.0.0.1:${second.port}${path}?resourceVersion=${revision}&resourceVersionMatch=Exact`, second.admin)
           assert.deepEqual(cached.items, stored.items, path)
+          // Objects of one resource never share a revision (several kinds' objects are written in one transaction).
+          const revisions = cached.items.map((o) => o.metadata.resourceVersion)
+          assert.equal(new Set(revisions).size, revisions.length, `${path}: ${revisions.join(', ')}`)
         }
         // Every uid is new, and every object was made at the second start.
         const firstUids = new Set(bootstrapped.uids.map((o) => o.metadata.uid))

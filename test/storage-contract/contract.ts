@@ -195,6 +195,37 @@ export function runStorageContract<S extends Storage>(
         assert.equal(await s.currentRevision(), start + 3)
       })
 
+      it('creates many objects of several kinds, never two of one kind at one revision', async (t) => {
+        const s = await open(t)
+        const start = await s.currentRevision()
+        const CM_PREFIX = '/registry/configmaps/'
+        const configMap = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', uid: `uid-cm-${name}` }, data: { a: name } })
+        const pods = reader(s.watch(PREFIX, { resourceVersion: String(start) }))
+        const configMaps = reader(s.watch(CM_PREFIX, { resourceVersion: String(start) }))
+        const objects = [
+          [key('k1'), pod('k1')],
+          [`${CM_PREFIX}ns/c1`, configMap('c1')],
+          [key('k2'), pod('k2')],
+          [`${CM_PREFIX}ns/c2`, configMap('c2')],
+          [key('k3'), pod('k3')],
+        ] as const
+        const revisions = await createMany(s, objects)
+        assert.ok(revisions.every((r) => r > start), `every object created: ${revisions.join(', ')}`)
+        // Each watch sees each of its objects, at revisions that rise (a watch cache takes one revision for one change).
+        for (const [watch, names] of [
+          [pods, ['k1', 'k2', 'k3']],
+          [configMaps, ['c1', 'c2']],
+        ] as const) {
+          const events = await watch.take(names.length)
+          assert.deepEqual(summary(events).sort(), names.map((n) => `ADDED ${n}`))
+          for (let i = 1; i < events.length; i++) assert.ok(events[i]!.revision > events[i - 1]!.revision, `revisions rise: ${events.map((e) => e.revision).join(', ')}`)
+          for (const event of events) assert.equal(revisions[objects.findIndex(([k]) => k.endsWith(`/${event.object.metadata.name!}`))], event.revision)
+        }
+        // The store moved on by the writes' revisions, shared or not.
+        assert.equal(await s.currentRevision(), Math.max(...revisions))
+        assert.equal(Math.max(...revisions) - start, new Set(revisions).size)
+      })
+
       it('stops creating many at a key taken, and leaves that key as it was', async (t) => {
         const s = await open(t)
         const taken = await s.create(key('m2'), pod('m2', undefined, 'theirs:1'))

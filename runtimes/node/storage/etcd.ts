@@ -43,6 +43,7 @@ import {
   unavailable,
 } from './etcd-errors.js'
 import { keyBytes, keyRange, prefixEnd } from './etcd-kv.js'
+import { groupsOfDistinctKinds } from '../../../core/storage/create-many.js'
 import { mustWrite, StoredValues } from '../../../core/storage/value/stored-values.js'
 import { encryptCheckTransformer, type ValueTransformer } from '../../../core/storage/value/transformer.js'
 import { stampRevision } from '../../../core/storage/objects.js'
@@ -78,6 +79,8 @@ const MAX_FETCH = 10000
 
 /** createMany's transactions in flight at once. */
 const MANY_IN_FLIGHT = 16
+/** The most objects createMany puts in one transaction: well within etcd's default `--max-txn-ops` (128). */
+const MANY_PER_TRANSACTION = 32
 
 /** One read of a key: the object, its revision, the codec's bytes and whether they were read with an older provider. */
 interface KeyState {
@@ -125,26 +128,39 @@ export class EtcdStorage implements Storage {
   }
 
   /**
-   * A transaction per object, MANY_IN_FLIGHT at once, each put guarded by
-   * its key being free, nothing read back (no watch of this process waits
-   * for these writes). One transaction for all would give them one revision,
-   * which a watch cache following the prefix takes for a single change.
+   * A transaction per group of objects (groupsOfDistinctKinds), MANY_IN_FLIGHT
+   * at once, its puts guarded by every key being free, nothing read back (no
+   * watch of this process waits for these writes). A group's objects share
+   * its revision; no two of one kind do, since a watch cache following a
+   * resource's prefix takes events at one revision for a single change.
    */
   async createMany(objects: readonly (readonly [key: string, obj: KubeObject])[]): Promise<number[]> {
     const revisions = objects.map(() => 0)
+    const groups = groupsOfDistinctKinds(objects, MANY_PER_TRANSACTION)
     let next = 0
     let taken = false
     const writer = async (): Promise<void> => {
-      while (!taken && next < objects.length) {
-        const i = next++
-        const [key, obj] = objects[i]!
-        const { stored } = await this.values.encode(key, obj)
-        const res = await this.txn(key, [{ key: keyBytes(key), target: 'Create', result: 'Equal', create_revision: 0 }], await this.putOp(key, Buffer.from(stored)))
-        if (res.succeeded) revisions[i] = res.header.revision
+      while (!taken && next < groups.length) {
+        const group = groups[next++]!
+        const compare: Compare[] = []
+        const success: RequestOp[] = []
+        for (const i of group) {
+          const [key, obj] = objects[i]!
+          const { stored } = await this.values.encode(key, obj)
+          compare.push({ key: keyBytes(key), target: 'Create', result: 'Equal', create_revision: 0 })
+          success.push(await this.putOp(key, Buffer.from(stored)))
+        }
+        let res: TxnResponse
+        try {
+          res = await this.client.txn({ compare, success, failure: [] })
+        } catch (err) {
+          throw this.mapError(objects[group[0]!]![0], err)
+        }
+        if (res.succeeded) for (const i of group) revisions[i] = res.header.revision
         else taken = true
       }
     }
-    await Promise.all(Array.from({ length: Math.min(MANY_IN_FLIGHT, objects.length) }, writer))
+    await Promise.all(Array.from({ length: Math.min(MANY_IN_FLIGHT, groups.length) }, writer))
     return revisions
   }
 
