@@ -47,6 +47,7 @@ import { applyRuntimeConfig } from './resources/runtime-config.js'
 import type { MemorySnapshot } from './storage/memory.js'
 import { TRACER_NAME } from './tracing/context.js'
 import { registerBackgroundWork } from './wiring/background.js'
+import type { ObjectObserver } from './storage/cacher.js'
 import { registerBootstrap } from './wiring/bootstrap.js'
 import { snapshotControls } from './wiring/embedding.js'
 import { healthChecks } from './wiring/health.js'
@@ -226,7 +227,8 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       uptimeMs: () => now().getTime() - startedAt,
     }),
   })
-  registerBackgroundWork({ options, registry, membership, client, informers, metrics, storageSizes: ports.storageSizes, now, logger, hooks })
+  const observeStoredObjects = (observer: ObjectObserver) => storage.factory.observeObjects(observer)
+  registerBackgroundWork({ options, registry, membership, client, informers, metrics, storageSizes: ports.storageSizes, now, logger, hooks, observeStoredObjects })
   // The embedder's objects, created through the API as system:admin once the server is otherwise up.
   if (seeds.length && !template.reused) hooks.onStart('seed', BOOTSTRAP_CONTROLLER, () => createSeedObjects(seeds, catalogue, (path, object) => seedRequest(app, path, object)))
 

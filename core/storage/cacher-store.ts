@@ -39,6 +39,11 @@ export class ObjectIndex {
     return this.byKey.get(key)
   }
 
+  /** Every object, in no particular order. */
+  values(): IterableIterator<KubeObject> {
+    return this.byKey.values()
+  }
+
   set(key: string, obj: KubeObject): void {
     if (!this.byKey.has(key)) this.added.add(key)
     else if (!this.added.has(key)) this.objects[lowerBound(this.keys, key)] = obj

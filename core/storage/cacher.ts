@@ -43,7 +43,16 @@ export interface CacherOptions {
   logger: Logger
   /** Told, with the cache's prefix, of each client watch ended for being too slow. */
   onWatcherTerminated: (prefix: string) => void
+  /** Told of every object a load or a change puts in the cache (see `ObjectObserver`); shared, so that one added later hears too. */
+  observers: ReadonlySet<ObjectObserver>
 }
+
+/**
+ * Told of an object the cache holds from now on: each one a load finds and
+ * each one a change writes (a deletion is not told). The object is the
+ * cache's own, frozen.
+ */
+export type ObjectObserver = (object: KubeObject) => void
 
 /** Upstream's reflector lists in pages of this size (cacher.go `storageWatchListPageSize`). */
 const LIST_PAGE_SIZE = 10000
@@ -120,6 +129,11 @@ export class Cacher {
     // As upstream, the cache answers with every match: a limit only applies to reads from the backend.
     const matching = this.objects.matching(prefix, opts.predicate)
     return { items: copy ? matching.map((obj) => cloneJson(obj)) : matching, revision: this.revision }
+  }
+
+  /** Tells `observer` of every object the cache holds now (none before its first load). */
+  tellHeld(observer: ObjectObserver): void {
+    if (this.ready) for (const object of this.objects.values()) observer(object)
   }
 
   /** The cached object at `key` once the cache is loaded (frozen: the cache's own), else undefined. */
@@ -381,6 +395,7 @@ export class Cacher {
     this.revision = revision
     this.listed = true
     this.ready = true
+    for (const observer of this.opts.observers) this.tellHeld(observer)
     for (const resolve of this.readyWaiters.splice(0)) resolve(true)
     this.settleWaiters()
   }
@@ -439,6 +454,7 @@ export class Cacher {
     const change: CachedChange = { key, object, previous, deleted, revision: event.revision }
     this.window.push(change)
     this.revision = event.revision
+    if (!deleted) for (const observer of this.opts.observers) observer(object)
     for (const w of this.watchers) {
       try {
         w.offer(change)

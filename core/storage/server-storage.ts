@@ -13,6 +13,7 @@ import { measuredStorage } from './measured-storage.js'
 import type { Metrics } from '../metrics/metrics.js'
 import type { KeyTransformers } from './value/key-transformers.js'
 import { WatchCache, type WatchCacheOptions } from './watch-cache.js'
+import type { ObjectObserver } from './cacher.js'
 import { watchCacheEnabled } from './watch-cache-sizes.js'
 
 export interface ServerStorageOptions {
@@ -33,6 +34,8 @@ export interface ServerStorageOptions {
 
 export class ServerStorage implements StorageFactory {
   private readonly caches = new Map<Storage, WatchCache>()
+  /** Shared with every watch cache, present and future (`observeObjects`). */
+  private readonly observers = new Set<ObjectObserver>()
   /** The first resource asked for under each prefix, with its storage (events of two groups share one prefix). */
   private readonly byPrefix = new Map<string, { resource: StorageResource; storage: Storage }>()
 
@@ -60,12 +63,27 @@ export class ServerStorage implements StorageFactory {
     if (!this.options.watchCache || !watchCacheEnabled(this.options.watchCacheSizes, resource.group, resource.resource)) return backend
     let cache = this.caches.get(backend)
     if (!cache) {
-      cache = new WatchCache(backend, this.options.cacheOptions)
+      cache = new WatchCache(backend, { ...this.options.cacheOptions, observers: this.observers })
       this.caches.set(backend, cache)
     }
     cache.cacheResource(resource.prefix)
     this.options.onCached?.(resource)
     return cache
+  }
+
+  /**
+   * Tells `observer` of every object the watch caches hold, and of every
+   * object a change puts in them from now on (deletions aside), whoever
+   * wrote it, until the function returned is called; a resource's cache
+   * that loads again tells its objects again. Undefined when some resource
+   * may be stored without a cache (`--watch-cache=false`, or a size of 0 in
+   * `--watch-cache-sizes`): its objects would go unseen.
+   */
+  observeObjects(observer: ObjectObserver): (() => void) | undefined {
+    if (!this.options.watchCache || Object.values(this.options.watchCacheSizes).includes(0)) return undefined
+    this.observers.add(observer)
+    for (const cache of this.caches.values()) cache.tellHeld(observer)
+    return () => this.observers.delete(observer)
   }
 
   /** Resolves once every cached resource has loaded. */

@@ -8,7 +8,7 @@
  */
 import { type Logger, silentLogger } from '../logging/logger.js'
 import type { KubeObject } from '../machinery/object.js'
-import { Cacher } from './cacher.js'
+import { Cacher, type ObjectObserver } from './cacher.js'
 import { SharedRevision } from './shared-revision.js'
 import type {
   DeleteOptions,
@@ -51,6 +51,12 @@ export interface WatchCacheOptions {
    * @default nothing
    */
   onWatcherTerminated?: (prefix: string) => void
+  /**
+   * Told of every object a resource's load or a change puts in the cache
+   * (`observeObjects`); the set is read at each event, so an observer added
+   * later hears from then on. @default none
+   */
+  observers?: ReadonlySet<ObjectObserver>
 }
 
 /** Upstream's default buffer of a watcher before it is ended as unresponsive. */
@@ -76,6 +82,7 @@ export class WatchCache implements Storage {
       bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60000,
       logger: opts.logger ?? silentLogger,
       onWatcherTerminated: opts.onWatcherTerminated ?? (() => {}),
+      observers: opts.observers ?? new Set(),
     }
     this.storeRevision = new SharedRevision(() => backend.currentRevision())
   }
@@ -89,6 +96,11 @@ export class WatchCache implements Storage {
     if (!prefix.endsWith('/')) throw new Error(`a cached resource prefix ends in "/": ${prefix}`)
     if (this.stopped || this.cachers.has(prefix)) return
     this.cachers.set(prefix, new Cacher(prefix, this.backend, this.opts, () => this.storeRevision.current()))
+  }
+
+  /** Tells `observer` of every object each resource's cache holds now (those not loaded yet tell their observers when they load). */
+  tellHeld(observer: ObjectObserver): void {
+    for (const cacher of this.cachers.values()) cacher.tellHeld(observer)
   }
 
   /** The registered prefixes. */

@@ -7,7 +7,7 @@
 import type { InformerFactory } from '../client/informer-factory.js'
 import type { ObjectClient } from '../client/object-client.js'
 import { startClusterRoleAggregation } from '../controllers/clusterrole-aggregation.js'
-import { startGarbageCollector } from '../controllers/garbage-collector.js'
+import { type ObserveStoredObjects, startGarbageCollectorWhenNeeded } from '../controllers/garbage-collector-on-demand.js'
 import { startNamespaceLifecycle } from '../controllers/namespace-lifecycle.js'
 import type { ServerMembership } from '../controllers/server-membership.js'
 import { selectControllers } from '../controllers/workloads/catalogue.js'
@@ -28,6 +28,8 @@ export interface BackgroundWiring {
   readonly membership: ServerMembership
   readonly client: ObjectClient
   readonly informers: InformerFactory
+  /** What the garbage collector watches for before it starts (the watch caches' objects); undefined: it starts at once. */
+  readonly observeStoredObjects?: ObserveStoredObjects
   readonly metrics: Metrics
   readonly storageSizes: StorageSizes | undefined
   readonly now: () => Date
@@ -35,10 +37,11 @@ export interface BackgroundWiring {
   readonly hooks: ServerHooks
 }
 
-export function registerBackgroundWork({ options, registry, membership, client, informers, metrics, storageSizes, now, logger, hooks }: BackgroundWiring): void {
+export function registerBackgroundWork(wiring: BackgroundWiring): void {
+  const { options, registry, membership, client, informers, metrics, storageSizes, now, logger, hooks, observeStoredObjects } = wiring
   const { runOnce } = membership
   runOnce('namespace-controller', () => startNamespaceLifecycle(registry, now, logger))
-  if (options.garbageCollector ?? true) runOnce('garbage-collector', () => startGarbageCollector(registry, now, logger))
+  if (options.garbageCollector ?? true) runOnce('garbage-collector', () => startGarbageCollectorWhenNeeded(registry, now, logger, observeStoredObjects))
   if (options.clusterRoleAggregation ?? true) {
     // The first pass of the aggregation this server runs, once it runs it.
     let firstPass: Promise<void> | undefined

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { OwnerReference } from '../../core/machinery/object.js'
-import { eventually, startServer, type TestClient } from './harness.js'
+import { MemoryStorage } from '../../core/storage/memory.js'
+import { createTestServer, eventually, startServer, TestClient } from './harness.js'
 
 const PODS = '/api/v1/namespaces/default/pods'
 const CMS = '/api/v1/namespaces/default/configmaps'
@@ -138,6 +139,66 @@ describe('garbage collector', () => {
     assert.equal(marked.status, 200)
     assert.deepEqual(marked.body.metadata.finalizers, ['foregroundDeletion'])
   })
+})
+
+describe('garbage collector started on demand', () => {
+  const MISSING_OWNER: OwnerReference = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'never', uid: 'f0e5a1d2-0000-4000-8000-0000000000aa' }
+
+  it('starts for an object naming an owner that another server on the store wrote', async () => {
+    const storage = new MemoryStorage()
+    const collecting = createTestServer({}, { storage })
+    await collecting.ready
+    // Started second, so the first leads the controllers; it collects nothing itself.
+    const writing = createTestServer({ garbageCollector: false }, { storage })
+    await writing.ready
+    try {
+      const api = new TestClient(writing)
+      await createPod(api, 'orphan', [MISSING_OWNER])
+      await eventually('the orphan is collected', gone(api, `${PODS}/orphan`))
+    } finally {
+      await writing.shutdown()
+      await collecting.shutdown()
+    }
+  })
+
+  it('starts for an owned object the store held before the server started', async () => {
+    const storage = new MemoryStorage()
+    const before = createTestServer({ garbageCollector: false }, { storage })
+    await before.ready
+    await createPod(new TestClient(before), 'orphan', [MISSING_OWNER])
+    await before.shutdown()
+    const after = createTestServer({}, { storage })
+    await after.ready
+    try {
+      await eventually('the orphan is collected', gone(new TestClient(after), `${PODS}/orphan`))
+    } finally {
+      await after.shutdown()
+    }
+  })
+
+  it('finishes Foreground and Orphan deletions on a server that never held an owned object', async () => {
+    const api = await startServer()
+    for (const propagationPolicy of ['Foreground', 'Orphan']) {
+      const name = propagationPolicy.toLowerCase()
+      assert.equal((await api.post(CMS, { metadata: { name } })).status, 201)
+      const res = await api.delete(`${CMS}/${name}`, { body: { propagationPolicy } })
+      assert.equal(res.status, 200, res.text)
+      await eventually(`${name} is deleted`, gone(api, `${CMS}/${name}`))
+    }
+  })
+
+  for (const [what, options] of [
+    ['without a watch cache', { watchCache: false }],
+    ['with the pods stored without one', { watchCacheSizes: { pods: 0 } }],
+  ] as const) {
+    it(`collects ${what}: the collector starts at once`, async () => {
+      const api = await startServer(options)
+      const owner = await createReplicaSet(api, 'web')
+      await createPod(api, 'web-1', [{ ...owner, controller: true }])
+      assert.equal((await api.delete(`${RS}/web`, { body: { propagationPolicy: 'Background' } })).status, 200)
+      await eventually('web-1 is collected', gone(api, `${PODS}/web-1`))
+    })
+  }
 })
 
 describe('DELETE of a collection with several workers', () => {
