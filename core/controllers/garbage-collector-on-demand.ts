@@ -48,7 +48,10 @@ export function startGarbageCollectorWhenNeeded(
   }
   // Told from inside a cache's load or change: the collector starts once that is through.
   const stopObserving = observe?.((object) => {
-    if (!stopCollector && concernsGarbageCollector(object)) queueMicrotask(start)
+    if (stopCollector || !concernsGarbageCollector(object)) return
+    const { namespace, name } = object.metadata
+    logger.debug({ kind: object.kind, object: namespace ? `${namespace}/${name}` : name }, 'garbage collector starting: an object names an owner or waits on its dependents')
+    queueMicrotask(start)
   })
   if (!stopObserving) start()
   return () => {
