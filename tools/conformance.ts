@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 const ROOT = join(import.meta.dirname, '..')
-const DAEMON = join(ROOT, 'dist', 'runtimes', 'node', 'main.js')
+const DAEMON = join(ROOT, 'dist', 'runtimes', 'node', 'main.cjs')
 /** The conformance specs of sig-api-machinery that need no pod to run (no node agent runs here). */
 const DEFAULT_FOCUS = String.raw`\[sig-api-machinery\].*\[Conformance\]`
 const DEFAULT_SKIP =

@@ -23,7 +23,7 @@ const releaseOptimizingCompiler = optimizingCompilerHeldUntilListening()
 // The build's classic-script bundle of the daemon, run with a code cache; from source (no bundle), the modules.
 const scriptFile = fileURLToPath(new URL('./daemon-script.cjs', import.meta.url))
 const script = runWithCodeCache<DaemonScript>(scriptFile)
-const { runDaemon, nodeRuntime }: DaemonScript = script?.exports ?? { ...(await import('./daemon/daemon.js')), ...(await import('./daemon/node-runtime.js')) }
+
 /**
  * The code cache of a first start is taken when it is written, with the request paths its first requests ran,
  * so that later starts answer their first requests from cached code as well. V8 checks a cache against its
@@ -42,19 +42,25 @@ const saveCodeCache = (): void => {
   script.saveCodeCache()
 }
 
-process.exitCode = await runDaemon(process.argv.slice(2), {
-  runtime: nodeRuntime,
-  // Kept beside the build's script, as its code cache; run from source, none.
-  ...(script ? { startupTemplates: startupTemplatesBeside(scriptFile) } : {}),
-  onListening: () => {
-    releaseYoungGeneration()
-    releaseOptimizingCompiler()
-    // V8's and libuv's pools exist by now; the serving thread goes first when the cores are busy.
-    lowerBackgroundThreads()
-    setTimeout(saveCodeCache, CODE_CACHE_WRITE_DELAY_MS).unref()
-  },
-})
-// A start that stopped before the delay above keeps its cache too.
-saveCodeCache()
-// Do not wait for stray handles (keep-alive timers, log streams): shutdown already finished its work.
-process.exit()
+/** No top-level await: the build bundles this file as CommonJS too (main.cjs, the bins), which Node loads without its ES module loader. */
+async function main(): Promise<void> {
+  const { runDaemon, nodeRuntime }: DaemonScript = script?.exports ?? { ...(await import('./daemon/daemon.js')), ...(await import('./daemon/node-runtime.js')) }
+  process.exitCode = await runDaemon(process.argv.slice(2), {
+    runtime: nodeRuntime,
+    // Kept beside the build's script, as its code cache; run from source, none.
+    ...(script ? { startupTemplates: startupTemplatesBeside(scriptFile) } : {}),
+    onListening: () => {
+      releaseYoungGeneration()
+      releaseOptimizingCompiler()
+      // V8's and libuv's pools exist by now; the serving thread goes first when the cores are busy.
+      lowerBackgroundThreads()
+      setTimeout(saveCodeCache, CODE_CACHE_WRITE_DELAY_MS).unref()
+    },
+  })
+  // A start that stopped before the delay above keeps its cache too.
+  saveCodeCache()
+  // Do not wait for stray handles (keep-alive timers, log streams): shutdown already finished its work.
+  process.exit()
+}
+
+void main()

@@ -195,7 +195,7 @@ ${loadBefore.toFixed(1)} at the start and ${loadAfter.toFixed(1)} at the end, in
 \`node --import tsx test/bench/aggregation.ts\`: ${rounds} rounds of ${seconds} s per path, the two paths taking turns
 (which goes first alternates), after a 1 s warm-up of each.
 
-The daemon (\`dist/runtimes/node/main.js\`) serves on loopback with a static token (\`--token-auth-file\`, group
+The daemon (\`dist/runtimes/node/main.cjs\`) serves on loopback with a static token (\`--token-auth-file\`, group
 system:masters), \`--enable-aggregator-routing\` and a front-proxy client certificate; the extension server of
 the aggregation tests (\`test/integration/extension-apiserver.ts\`, a plain Node HTTPS server holding its objects in a
 map, run in the bench's own process beside the client) is registered through a Service, its Endpoints and an APIService with its caBundle, and holds one Flunder.

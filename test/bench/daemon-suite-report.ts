@@ -156,7 +156,7 @@ export function renderDaemonSuite(f: SuiteFigures, runSeconds: number): string {
     `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu.length} × ${cpu[0]?.model.trim() ?? 'CPU'}, Node ${process.version}, load average ${loadavg()[0]!.toFixed(1)} at the end,`,
     `in one run of \`node --import tsx test/bench/daemon-suite.ts\` (${Math.round(runSeconds)} s; \`npm run bench\` runs it): ${f.seconds} s per rate, the targets one after the other.`,
     '',
-    'The daemon (`dist/runtimes/node/main.js`) runs on the embedded store and on a local etcd, with a static token',
+    'The daemon (`dist/runtimes/node/main.cjs`) runs on the embedded store and on a local etcd, with a static token',
     "(`--token-auth-file`, group system:masters). GETs read one ConfigMap of about 1 kB with `wrk -t2 -c32` over TLS with",
     'the bearer token, as the issue did, and with a Node HTTPS client, 64 connections (as every other rate);',
     'LISTs read the 1,000 ConfigMaps of `default`; creates add ConfigMaps, updates PUT one of 200 with changed data.',

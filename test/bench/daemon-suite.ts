@@ -36,9 +36,10 @@ import { measureWatchDelivery } from './daemon-watch.js'
 import { measureEtcdDirect, storedValue } from './etcd-direct.js'
 import { type DaemonFigures, emptyFigures, renderDaemonSuite, type SuiteFigures } from './daemon-suite-report.js'
 import { replaceSection } from './section.js'
+import { daemonMainOf } from './package-entry.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
-const MAIN = join(ROOT, 'dist', 'runtimes', 'node', 'main.js')
+const MAIN = join(ROOT, 'dist', 'runtimes', 'node', 'main.cjs')
 const CONNECTIONS = 64
 const LIST_SIZE = 1000
 const BULK = 10_000
@@ -150,7 +151,7 @@ async function profileCreates(dir: string, etcd: EtcdServer, work: string): Prom
 
 /** Creates and updates on etcd, this build against `other`, in alternating rounds: rates and daemon CPU per write. */
 async function compareWrites(other: string, etcd: EtcdServer, work: string): Promise<void> {
-  const builds: Array<[string, string]> = [['this build', MAIN], ['other build', join(resolve(other), 'dist', 'runtimes', 'node', 'main.js')]]
+  const builds: Array<[string, string]> = [['this build', MAIN], ['other build', daemonMainOf(resolve(other))]]
   const sums = new Map(builds.map(([name]) => [name, { creates: 0, updates: 0, gets: 0, seconds: 0, useconds: 0, gseconds: 0, createCpu: 0, updateCpu: 0, getCpu: 0 }]))
   for (let r = 0; r < Number(values.rounds); r++) {
     for (const [name, main] of r % 2 ? [...builds].reverse() : builds) {

@@ -1,5 +1,5 @@
 /**
- * The daemon as operators run it: `node dist/runtimes/node/main.js` with a
+ * The daemon as operators run it: `node dist/runtimes/node/main.cjs` with a
  * temporary --cert-dir and --data-dir (the embedded store, the daemon's
  * default storage) and a free port, measured from process start to
  * `/readyz` 200 over TLS with the admin client certificate, its resident

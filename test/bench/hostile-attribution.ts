@@ -11,7 +11,7 @@
  *   their p99 beside an idle p99 measured just before.
  *
  * Figures only. Run with `node --import tsx test/bench/hostile-attribution.ts
- * [--baseline <dir of an earlier build>] [--main <its main.js>] [--only <part
+ * [--baseline <dir of an earlier build>] [--main <its main.cjs>] [--only <part
  * of an input's name>]` after `npm run build`; prints markdown tables, a
  * whole run rewrites its section of docs/benchmarks.md, and
  * HOSTILE_ATTRIBUTION_JSON=<file> keeps the figures. DAEMON_NODE_OPTIONS
@@ -29,8 +29,8 @@ import { ms } from './format.js'
 import { renderAttributionSection, writeAttributionSection } from './hostile-attribution-section.js'
 import { adminAgent, call, seed, startGetClient, tearDown } from './hostile-daemon.js'
 import { median, percentile } from './load.js'
+import { daemonMainOf } from './package-entry.js'
 
-const DAEMON_MAIN = join('dist', 'runtimes', 'node', 'main.js')
 const SLOW_FACTOR = 3
 const GETS_MIXED = 3000
 const GETS_ALONE = 400
@@ -237,12 +237,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   // `--baseline <dir>`: a checkout of an earlier commit with its dist/ built, measured after this one;
   // a whole run (no --only) then rewrites the hostile-attribution section of docs/benchmarks.md.
   const root = join(import.meta.dirname, '..', '..')
-  const main = arg('--main') ?? join(root, DAEMON_MAIN)
+  const main = arg('--main') ?? daemonMainOf(root)
   const only = arg('--only')
   const baseline = arg('--baseline')
   const a = await attributeSlowGets(main, only)
   process.stdout.write(renderAttribution(a))
-  const base = baseline ? await attributeSlowGets(join(baseline, DAEMON_MAIN), only) : undefined
+  const base = baseline ? await attributeSlowGets(daemonMainOf(baseline), only) : undefined
   if (base) process.stdout.write(`\nBaseline:\n${renderAttribution(base)}`)
   if (process.env['HOSTILE_ATTRIBUTION_JSON']) await writeFile(process.env['HOSTILE_ATTRIBUTION_JSON'], JSON.stringify({ a, base }))
   if (only === undefined) await writeAttributionSection(root, renderAttributionSection(a, base, new Date()))

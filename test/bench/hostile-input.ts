@@ -21,6 +21,7 @@ import { fuzzServer, send } from '../fuzz/fuzz-server.js'
 import { CONFIGMAPS, type FuzzRequest, worstInputs } from '../fuzz/worst-inputs.js'
 import { type LoadResult, median, runLoad } from './load.js'
 import { renderHostileSection, writeHostileSection } from './hostile-section.js'
+import { daemonMainOf } from './package-entry.js'
 
 export { renderHostileSection, writeHostileSection }
 
@@ -196,7 +197,6 @@ async function measureOrdinary(server: ApiServer): Promise<OrdinaryFigure[]> {
   return [...times].map(([name, r]) => ({ name, status: r.status, medianMs: median(r.ms), sent: r.ms.length }))
 }
 
-const DAEMON_MAIN = join('dist', 'runtimes', 'node', 'main.js')
 
 /**
  * In process with each YAML decoder, then the built daemon at `root`, and
@@ -213,7 +213,7 @@ export async function measureHostileInput(root = join(import.meta.dirname, '..',
   const unavailable = ownCoreUnavailable()
   const layout: Layout = unavailable ? 'shared' : 'own-core'
   const daemonRun = (dir: string, extra: { set?: 'ordinary'; layout?: Layout } = {}) =>
-    measureHostileDaemon(join(dir, DAEMON_MAIN), { rounds: DAEMON_ROUNDS, gets: DAEMON_GETS, layout, ...extra })
+    measureHostileDaemon(daemonMainOf(dir), { rounds: DAEMON_ROUNDS, gets: DAEMON_GETS, layout, ...extra })
   const daemon = await daemonRun(root)
   const daemonOrdinary = await daemonRun(root, { set: 'ordinary' })
   const daemonBaseline = baseline ? await daemonRun(baseline) : undefined

@@ -23,6 +23,7 @@ import { parseArgs } from 'node:util'
 import { EtcdServer } from '../storage-contract/etcd-server.js'
 import { configMapBody } from './configmap-payload.js'
 import { type LoadResult, runLoad } from './load.js'
+import { daemonMainOf } from './package-entry.js'
 import { replaceSection } from './section.js'
 import { call, cpuMs, fetchText, startListening, stopChild, TOKEN } from './tls-targets.js'
 import { ensureWrk, wrkGet } from './wrk.js'
@@ -76,7 +77,7 @@ async function daemon(label: string, build: string, backend: 'embedded' | 'etcd'
   const args = ['--secure-port', '0', '--bind-address', '127.0.0.1', '--cert-dir', join(dir, 'pki'), '--token-auth-file', tokens, '--logging-format=json']
   if (backend === 'etcd') args.push('--etcd-servers', etcdUrl, '--etcd-prefix', `/${label.replace(/\W+/g, '-')}`)
   else args.push('--data-dir', join(dir, 'data'))
-  const { child, port } = await startDaemon(join(build, 'dist', 'runtimes', 'node', 'main.js'), args, cpuProf)
+  const { child, port } = await startDaemon(daemonMainOf(build), args, cpuProf)
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY })
   for (let i = 0; ; i++) {
     if ((await call(agent, port, 'GET', '/readyz').catch(() => 0)) === 200) break
@@ -161,7 +162,7 @@ function render(targets: Target[], figures: Map<Target, Figures>, rounds: number
     `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu.length} × ${cpu[0]?.model.trim() ?? 'CPU'}, Node ${process.version}, load average ${loadavg()[0]!.toFixed(1)}, in one run of`,
     `\`node --import tsx test/bench/read-path.ts${baseline ? ' --baseline <the previous build>' : ''}\`: ${rounds} rounds of ${seconds} s per figure, the targets taking turns in each round.`,
     '',
-    `Each daemon (\`dist/runtimes/node/main.js\`) serves on loopback with a static token (\`--token-auth-file\`, group system:masters) and holds ${LIST_SIZE.toLocaleString('en-US')} ConfigMaps of about 1 kB in \`default\`;`,
+    `Each daemon (\`dist/runtimes/node/main.cjs\`) serves on loopback with a static token (\`--token-auth-file\`, group system:masters) and holds ${LIST_SIZE.toLocaleString('en-US')} ConfigMaps of about 1 kB in \`default\`;`,
     `\`wrk -t2 -c32\` GETs one of them with the token (the issue's load); a Node HTTPS client with keep-alive sends GETs of one of ${GET_SET} of them, ${CONCURRENCY} in flight, and LISTs of all of them, ${LIST_CONCURRENCY} in flight, bodies read in full.`,
     'The limit is a Node TLS server answering the same GET with a fixed body: what this runtime and client reach with no API server at all.',
     'Client, daemons and etcd share the same cores, so compare the ratios within this table. The server CPU columns',

@@ -79,7 +79,7 @@ What each side does:
   ${settings.inProcessLoad.total} requests per rate, ${settings.inProcessLoad.concurrency} in flight. \`ratio\`
   is how many times the daemon takes longer or more memory, or how many times
   more requests per second the in-process server answers.
-- **daemon**: \`node dist/runtimes/node/main.js --secure-port 0 --bind-address
+- **daemon**: \`node dist/runtimes/node/main.cjs --secure-port 0 --bind-address
   127.0.0.1 --cert-dir <temp>/pki --data-dir <temp>/data\`: objects in the
   embedded store, the daemon's default storage, so its rates include the
   store's cost as well as the transport's (the storage section below has the

@@ -21,7 +21,7 @@ import { type BenchSettings, machineLine, renderReport } from './report.js'
 import { measureStorage } from './storage.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
-const DAEMON_MAIN = join(ROOT, 'dist', 'runtimes', 'node', 'main.js')
+const DAEMON_MAIN = join(ROOT, 'dist', 'runtimes', 'node', 'main.cjs')
 
 const settings: BenchSettings = {
   startups: 50,

@@ -68,9 +68,9 @@ export async function measureRuntimes(): Promise<RuntimeFigures[]> {
     return [
       {
         name: 'Node',
-        how: '`node dist/runtimes/node/main.js`',
+        how: '`node dist/runtimes/node/main.cjs`',
         sizeMiB: `${(await mib(process.execPath)).toFixed(0)} (node) + the package and node_modules`,
-        ...(await measure(join(ROOT, 'dist', 'runtimes', 'node', 'main.js'))),
+        ...(await measure(join(ROOT, 'dist', 'runtimes', 'node', 'main.cjs'))),
       },
       { name: 'Bun binary', how: '`./apiserver-bun` (`npm run build:bun`)', sizeMiB: `**${(await mib(binary)).toFixed(0)}**, the whole server`, sizeBytes: (await stat(binary)).size, ...(await measure([binary])) },
       {

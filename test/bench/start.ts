@@ -7,7 +7,7 @@
  *   `import 'kube-apiserver-ts'`: the code-cached library script), calls
  *   `createApiServer()` and sends one request through `server.fetch` (which
  *   waits for start-up work); timed from the process's own time origin.
- * - daemon: `dist/runtimes/node/main.js` on the embedded store, from spawn to
+ * - daemon: `dist/runtimes/node/main.cjs` on the embedded store, from spawn to
  *   `/readyz` 200 over TLS, certificates and store from an earlier start;
  *   its resident memory (VmRSS) then. The same on etcd (one etcd server for
  *   the run, a key prefix per build) for the memory at ready.
@@ -26,7 +26,7 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { EtcdServer } from '../storage-contract/etcd-server.js'
 import { stopDaemon, timedStart } from './daemon.js'
-import { packageEntry } from './package-entry.js'
+import { daemonMainOf, packageEntry } from './package-entry.js'
 import { replaceSection } from './section.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -89,7 +89,7 @@ async function cpuMsOf(pid: number): Promise<number> {
 }
 
 async function daemonOnce(build: string, dir: string, storageFlags: string[] = []): Promise<DaemonReady> {
-  const { running, start } = await timedStart([process.execPath, join(build, 'dist', 'runtimes', 'node', 'main.js'), ...storageFlags], dir)
+  const { running, start } = await timedStart([process.execPath, daemonMainOf(build), ...storageFlags], dir)
   try {
     return { readyMs: start.readyMs, cpuMs: await cpuMsOf(running.child.pid ?? 0), rssMiB: start.rssMiB }
   } finally {

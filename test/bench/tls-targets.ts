@@ -113,7 +113,7 @@ export async function stopChild(child: ChildProcess): Promise<void> {
 }
 
 export interface DaemonOptions {
-  /** The built entry, dist/runtimes/node/main.js. */
+  /** The built entry, dist/runtimes/node/main.cjs. */
   main: string
   backend: Backend
   /** A fresh directory for its certificates, token file and store. */

@@ -21,11 +21,12 @@ import { EtcdServer } from '../storage-contract/etcd-server.js'
 import { measureWatchDelivery, type WatchDelivery } from './daemon-watch.js'
 import { call, cpuMs, fetchText, rssMiB, startDaemon, type Backend, type DaemonTarget, type TlsTarget } from './tls-targets.js'
 import { startWatchLimitServer } from './watch-limit.js'
+import { daemonMainOf } from './package-entry.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const { values } = parseArgs({ options: { baseline: { type: 'string' }, writes: { type: 'string', default: '20' }, profile: { type: 'string' }, backends: { type: 'string', default: 'embedded,etcd' }, rounds: { type: 'string', default: '1' }, watchers: { type: 'string', default: '100,1000' }, limit: { type: 'boolean', default: false }, http2: { type: 'string', default: '0' } } })
-const builds: Array<[string, string]> = [['this build', join(ROOT, 'dist', 'runtimes', 'node', 'main.js')]]
-if (values.baseline) builds.push(['baseline', join(resolve(values.baseline), 'dist', 'runtimes', 'node', 'main.js')])
+const builds: Array<[string, string]> = [['this build', join(ROOT, 'dist', 'runtimes', 'node', 'main.cjs')]]
+if (values.baseline) builds.push(['baseline', daemonMainOf(resolve(values.baseline))])
 const log = (text: string) => void process.stderr.write(`${text}\n`)
 
 interface Row {

@@ -16,7 +16,7 @@ const READY_WITHIN_MS = 60_000
 import { join } from 'node:path'
 
 const ROOT = join(import.meta.dirname, '..', '..')
-export const BIN = join(ROOT, 'dist', 'runtimes', 'node', 'main.js')
+export const BIN = join(ROOT, 'dist', 'runtimes', 'node', 'main.cjs')
 
 /** Bun from the dev dependencies, running the daemon's Bun entry. */
 export const BUN_DAEMON: readonly string[] = [join(ROOT, 'node_modules', '.bin', 'bun'), join(ROOT, 'runtimes', 'bun', 'main.ts')]

@@ -80,7 +80,7 @@ describe('the packed package, installed', () => {
   let files: string[] = []
 
   before(async () => {
-    assert.ok(existsSync(join(ROOT, 'dist', 'runtimes', 'node', 'main.js')), 'dist/ is missing: run npm run build first')
+    assert.ok(existsSync(join(ROOT, 'dist', 'runtimes', 'node', 'main.cjs')), 'dist/ is missing: run npm run build first')
     dir = mkdtempSync(join(tmpdir(), 'apiserver-pack-'))
     // --ignore-scripts: `prepare` would build again; the test runs after a build.
     const { stdout } = await exec('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, timeout: 60_000, maxBuffer: 64 << 20 })
@@ -120,7 +120,7 @@ describe('the packed package, installed', () => {
   })
 
   it('holds the built daemon, the entry points and their declarations, and no tests', () => {
-    for (const file of ['dist/runtimes/node/main.js', 'dist/runtimes/node/yaml-worker.js', 'dist/runtimes/node/library-script.cjs', 'dist/runtimes/node/library-core.js', 'dist/runtimes/node/library-node.js', 'dist/core/index.js', 'dist/core/index.d.ts', 'dist/runtimes/node/index.js', 'dist/runtimes/node/index.d.ts', 'core/index.ts', 'package.json', 'README.md']) {
+    for (const file of ['dist/runtimes/node/main.cjs', 'dist/runtimes/node/yaml-worker.js', 'dist/runtimes/node/library-script.cjs', 'dist/runtimes/node/library-core.js', 'dist/runtimes/node/library-node.js', 'dist/core/index.js', 'dist/core/index.d.ts', 'dist/runtimes/node/index.js', 'dist/runtimes/node/index.d.ts', 'core/index.ts', 'package.json', 'README.md']) {
       assert.ok(files.includes(file), `${file} is not in the package`)
     }
     assert.deepEqual(files.filter((f) => f.startsWith('test/') || f.includes('.test.')), [])
