@@ -205,11 +205,13 @@ What changed against the previous build (2026-11-26, from 11:30 UTC):
   resource at start-up (a fresh envtest cluster has no such object).
 - The bins run \`main.cjs\`, the bin bundled as CommonJS: Node sets up no
   ES module loader (10 to 17 ms of \`--version\` in forty alternating runs).
-- The three together, seven rounds each against the build this session
-  began from: \`/healthz\` after 0.90× and 0.91× the time in two runs,
-  CPU 0.88× and 0.92×, the listening phase 0.83× and 0.93× (the machine's
-  load moved between them: 495 against 548 ms in the first, 622 against
-  687 ms in the second).
+- The three together, against the build this session began from: in two
+  runs of seven rounds \`/healthz\` after 0.90× and 0.91× the time, CPU
+  0.88× and 0.92×, the listening phase 0.83× and 0.93× (495 against 548 ms
+  in the first, 622 against 687 ms in the second); in two runs of nine
+  rounds later, on a machine slower for both builds (600 to 975 ms a
+  round), 0.99× and 0.92× the time, CPU 1.02× and 0.97×. The table above is
+  the last of them.
 
 The change before (2026-11-26, from 09:30 UTC):
 
