@@ -133,7 +133,16 @@ export class Cacher {
 
   /** Tells `observer` of every object the cache holds now (none before its first load). */
   tellHeld(observer: ObjectObserver): void {
-    if (this.ready) for (const object of this.objects.values()) observer(object)
+    if (this.ready) for (const object of this.objects.values()) this.tell(observer, object)
+  }
+
+  /** An observer that fails is logged, and the cache goes on. */
+  private tell(observer: ObjectObserver, object: KubeObject): void {
+    try {
+      observer(object)
+    } catch (err) {
+      this.opts.logger.warn({ prefix: this.prefix, err: String(err) }, 'an observer of the watch cache failed')
+    }
   }
 
   /** The cached object at `key` once the cache is loaded (frozen: the cache's own), else undefined. */
@@ -454,7 +463,7 @@ export class Cacher {
     const change: CachedChange = { key, object, previous, deleted, revision: event.revision }
     this.window.push(change)
     this.revision = event.revision
-    if (!deleted) for (const observer of this.opts.observers) observer(object)
+    if (!deleted) for (const observer of this.opts.observers) this.tell(observer, object)
     for (const w of this.watchers) {
       try {
         w.offer(change)
