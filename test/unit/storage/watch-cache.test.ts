@@ -85,6 +85,27 @@ class RefusingOnceClosed extends ObservedStorage {
 }
 
 describe('watch cache', () => {
+  it('tells its observers of every object it loads and every one a change writes, not of deletions, and goes on past one that fails', async (t) => {
+    const backend = new ObservedStorage()
+    await backend.create(key('before'), cm('before'))
+    const observers = new Set<(object: KubeObject) => void>()
+    const told: string[] = []
+    observers.add(() => {
+      throw new Error('a failing observer')
+    })
+    observers.add((object) => void told.push(object.metadata.name ?? ''))
+    const warnings: string[] = []
+    const logger: Logger = { debug: () => {}, info: () => {}, warn: (_fields, message) => void warnings.push(message), error: () => {} }
+    const { cache } = await cacheOver(t, { observers, logger }, backend)
+    assert.deepEqual(told, ['before'], 'the load')
+    await cache.create(key('after'), cm('after'))
+    await cache.delete(key('before'))
+    // A consistent list from the cache waits until the cache holds both writes; it still serves what the store holds.
+    assert.deepEqual(names((await cache.list(CM, {})).items), ['after'])
+    assert.deepEqual(told, ['before', 'after'])
+    assert.ok(warnings.includes('an observer of the watch cache failed'), warnings.join())
+  })
+
   it('ends a watch without a resourceVersion that the cache closed under before it began, asking the closed store nothing', async () => {
     const cache = new WatchCache(new RefusingOnceClosed())
     cache.cacheResource(CM)
