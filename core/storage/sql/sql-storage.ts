@@ -100,6 +100,8 @@ export class SqlStorage implements Storage {
   private readonly onCommit: ((revision: number) => void) | undefined
   /** Sharing the file: how long a write waits for another process's write lock. */
   private readonly busyTimeoutMs: number
+  /** This process's commits so far (committedSince). */
+  private commits = 0
 
   private constructor(
     private readonly db: SqlDriver,
@@ -184,8 +186,10 @@ export class SqlStorage implements Storage {
     }
     encoded.forEach(([key, { plain }], i) => {
       // Nobody watches yet (a start-up template is written before the caches load): no object to make.
-      if (this.watchers.size === 0) this.revision = first + i
-      else void this.committed(key, first + i, plain, undefined)
+      if (this.watchers.size === 0) {
+        this.revision = first + i
+        this.commits++
+      } else void this.committed(key, first + i, plain, undefined)
     })
     return encoded.map((_, i) => first + i)
   }
@@ -246,6 +250,7 @@ export class SqlStorage implements Storage {
       this.ensureOpen(key)
       const row = this.log.newest(key)
       if (!row || row.deleted) throw keyNotFound(key)
+      const commitsAtRead = this.commits
       const read = await this.readOrGuess(row, opts.suggestion)
       const current = read.object
       checkPreconditions(key, current, opts.preconditions)
@@ -255,10 +260,11 @@ export class SqlStorage implements Storage {
       const unchanged = sameIgnoringResourceVersion(updated, current)
       const next = unchanged && !read.stale ? undefined : await this.values.encode(key, updated)
       this.ensureOpen(key)
-      // Someone else wrote (or deleted) meanwhile: start over from their state.
-      if (this.log.newest(key)?.revision !== row.revision) continue
-      // The guess is the caller's (frozen): the answer is a copy.
+      // The row was the key's newest when read: a write that changes nothing answers that state, as upstream's
+      // answers a state it read from the store, without looking again. The guess is the caller's (frozen): the answer is a copy.
       if (!next || !mustWrite(read, next.plain)) return read.guessed ? cloneJson(current) : current
+      // Someone else wrote (or deleted) meanwhile: start over from their state.
+      if (this.committedSince(commitsAtRead) && this.log.newest(key)?.revision !== row.revision) continue
       const written = this.write(key, () => {
         // Sharing the file, another process may have written the key since the look above.
         if (this.follower && this.log.newest(key)?.revision !== row.revision) return undefined
@@ -278,10 +284,11 @@ export class SqlStorage implements Storage {
       this.ensureOpen(key)
       const row = this.log.newest(key)
       if (!row || row.deleted) throw keyNotFound(key)
+      const commitsAtRead = this.commits
       const current = guessHolds(row, opts.suggestion) ? opts.suggestion : (await this.read(row)).object
       this.ensureOpen(key)
       // A write during the read: start over from it.
-      if (this.log.newest(key)?.revision !== row.revision) continue
+      if (this.committedSince(commitsAtRead) && this.log.newest(key)?.revision !== row.revision) continue
       checkPreconditions(key, current, opts.preconditions)
       if (opts.validate) {
         await opts.validate(cloneJson(current))
@@ -429,8 +436,18 @@ export class SqlStorage implements Storage {
     return done ? done.then(() => stored) : stored
   }
 
+  /**
+   * Whether the file may have changed since `commits` was read off `this.commits`: sharing it, always (another
+   * process may write); alone on it, only when this process committed since (a read of a key's newest row is then
+   * still its newest, with no need to ask the file again).
+   */
+  private committedSince(commits: number): boolean {
+    return this.follower !== undefined || this.commits !== commits
+  }
+
   /** Publishes a commit of this process: at once alone on the file, in revision order when sharing it. */
   private settle(change: Change): Promise<void> | undefined {
+    this.commits++
     if (!this.follower) {
       this.revision = change.revision
       this.publish(change)
