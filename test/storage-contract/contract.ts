@@ -226,6 +226,16 @@ export function runStorageContract<S extends Storage>(
         assert.equal(Math.max(...revisions) - start, new Set(revisions).size)
       })
 
+      it('creates many large objects of several kinds (no request of them too large for the store)', async (t) => {
+        const s = await open(t)
+        const kinds = ['ConfigMap', 'Secret', 'ServiceAccount', 'Event']
+        // Each some 450 kB: together over etcd's default limit of a request (1.5 MiB).
+        const objects = kinds.map((kind) => [`/registry/${kind.toLowerCase()}s/ns/big`, { apiVersion: 'v1', kind, metadata: { name: 'big', namespace: 'ns' }, data: { big: 'x'.repeat(450_000) } }] as const)
+        const revisions = await createMany(s, objects)
+        assert.ok(revisions.every((r) => r > 0), `every object created: ${revisions.join(', ')}`)
+        for (const [key] of objects) assert.equal(((await s.get(key))?.['data'] as { big: string }).big.length, 450_000)
+      })
+
       it('stops creating many at a key taken, and leaves that key as it was', async (t) => {
         const s = await open(t)
         const taken = await s.create(key('m2'), pod('m2', undefined, 'theirs:1'))

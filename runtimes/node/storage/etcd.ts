@@ -81,6 +81,8 @@ const MAX_FETCH = 10000
 const MANY_IN_FLIGHT = 16
 /** The most objects createMany puts in one transaction: well within etcd's default `--max-txn-ops` (128). */
 const MANY_PER_TRANSACTION = 32
+/** The most value bytes createMany puts in one transaction with others: well within etcd's default `--max-request-bytes` (1.5 MiB). */
+const MANY_TRANSACTION_BYTES = 512 * 1024
 
 /** One read of a key: the object, its revision, the codec's bytes and whether they were read with an older provider. */
 interface KeyState {
@@ -139,25 +141,44 @@ export class EtcdStorage implements Storage {
     const groups = groupsOfDistinctKinds(objects, MANY_PER_TRANSACTION)
     let next = 0
     let taken = false
+    /** Creates the objects at `indexes` in one transaction; false when a key was taken. */
+    const send = async (indexes: readonly number[], compare: Compare[], success: RequestOp[]): Promise<boolean> => {
+      let res: TxnResponse
+      try {
+        res = await this.client.txn({ compare, success, failure: [] })
+      } catch (err) {
+        throw this.mapError(objects[indexes[0]!]![0], err)
+      }
+      if (res.succeeded) for (const i of indexes) revisions[i] = res.header.revision
+      return res.succeeded
+    }
     const writer = async (): Promise<void> => {
       while (!taken && next < groups.length) {
         const group = groups[next++]!
-        const compare: Compare[] = []
-        const success: RequestOp[] = []
+        let indexes: number[] = []
+        let compare: Compare[] = []
+        let success: RequestOp[] = []
+        let bytes = 0
         for (const i of group) {
           const [key, obj] = objects[i]!
-          const { stored } = await this.values.encode(key, obj)
+          const value = Buffer.from((await this.values.encode(key, obj)).stored)
+          // Large objects go in transactions of their own size (etcd refuses requests over --max-request-bytes).
+          if (indexes.length > 0 && bytes + value.length > MANY_TRANSACTION_BYTES) {
+            if (!(await send(indexes, compare, success))) {
+              taken = true
+              return
+            }
+            indexes = []
+            compare = []
+            success = []
+            bytes = 0
+          }
+          indexes.push(i)
           compare.push({ key: keyBytes(key), target: 'Create', result: 'Equal', create_revision: 0 })
-          success.push(await this.putOp(key, Buffer.from(stored)))
+          success.push(await this.putOp(key, value))
+          bytes += value.length
         }
-        let res: TxnResponse
-        try {
-          res = await this.client.txn({ compare, success, failure: [] })
-        } catch (err) {
-          throw this.mapError(objects[group[0]!]![0], err)
-        }
-        if (res.succeeded) for (const i of group) revisions[i] = res.header.revision
-        else taken = true
+        if (!(await send(indexes, compare, success))) taken = true
       }
     }
     await Promise.all(Array.from({ length: Math.min(MANY_IN_FLIGHT, groups.length) }, writer))
