@@ -40,6 +40,7 @@ export function startGarbageCollectorWhenNeeded(
   options: GarbageCollectorOptions = {},
 ): () => void {
   let stopCollector: (() => void) | undefined
+  let starting = false
   let stopped = false
   const start = (): void => {
     if (stopped || stopCollector) return
@@ -48,7 +49,8 @@ export function startGarbageCollectorWhenNeeded(
   }
   // Told from inside a cache's load or change: the collector starts once that is through.
   const stopObserving = observe?.((object) => {
-    if (stopCollector || !concernsGarbageCollector(object)) return
+    if (starting || !concernsGarbageCollector(object)) return
+    starting = true
     const { namespace, name } = object.metadata
     logger.debug({ kind: object.kind, object: namespace ? `${namespace}/${name}` : name }, 'garbage collector starting: an object names an owner or waits on its dependents')
     queueMicrotask(start)
