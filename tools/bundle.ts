@@ -32,6 +32,8 @@
  *   runtimes/node/library.ts, which runs it with a code cache the same way.
  * - The bins' file is main.ts bundled once more, as CommonJS (main.cjs),
  *   which Node runs without setting up its ES module loader.
+ * - The daemon's help text is written beside its script, for the bins' file
+ *   to print without loading the daemon (runtimes/node/daemon/kept-help.ts).
  * - The bins' file is made executable, so that a checkout's build can be
  *   linked where a harness looks for `kube-apiserver` (docs/envtest.md).
  * - tsc's per-module output and declarations stay in dist/ (types, and the
@@ -41,6 +43,8 @@ import { build, type BuildOptions, type Plugin } from 'esbuild'
 import { chmod, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { dirname, join, relative } from 'node:path'
 import manifest from '../package.json' with { type: 'json' }
+import { helpText } from '../core/options/flags/help.js'
+import { KEPT_HELP_FILE } from '../runtimes/node/daemon/kept-help.js'
 import { SCRIPT_WRAPPER_END, SCRIPT_WRAPPER_START } from '../runtimes/node/daemon/script-code-cache.js'
 
 const ROOT = join(import.meta.dirname, '..')
@@ -214,6 +218,8 @@ const written = [...Object.keys(result.metafile.outputs), ...scripts.flatMap((sc
   .concat(LIBRARY_ENTRIES.map((entry) => entry.file))
 await Promise.all(written.filter((file) => /\.c?js$/.test(file)).map((file) => keepSourceAscii(join(DIST, file))))
 const entries = new Set(ENTRY_POINTS.flatMap((entry) => [entry.replace(/\.ts$/, '.js'), entry.replace(/\.ts$/, '.js.map')]))
+// The help the bins' file prints for `--help` without loading the daemon (runtimes/node/daemon/kept-help.ts).
+await writeFile(join(scriptsDir, KEPT_HELP_FILE), helpText())
 await writeFile(MANIFEST, `${JSON.stringify(written.filter((file) => !entries.has(file)).sort(), null, 1)}\n`)
 // The bins run from a checkout too (a symlink in a KUBEBUILDER_ASSETS folder): executable, as npm makes them on install.
 await Promise.all([...new Set(Object.values(manifest.bin))].map((bin) => chmod(join(ROOT, bin), 0o755)))

@@ -3,6 +3,7 @@
 import { fileURLToPath } from 'node:url'
 import { lowerBackgroundThreads } from './daemon/background-threads.js'
 import type { runDaemon as RunDaemon } from './daemon/daemon.js'
+import { KEPT_HELP_FILE, printKeptHelp } from './daemon/kept-help.js'
 import type { nodeRuntime as NodeRuntime } from './daemon/node-runtime.js'
 import { optimizingCompilerHeldUntilListening } from './daemon/optimizing-compiler.js'
 import { runWithCodeCache } from './daemon/script-code-cache.js'
@@ -17,33 +18,33 @@ interface DaemonScript {
 /** How long after listening the code cache of a first start is written: off the path of the first requests. */
 const CODE_CACHE_WRITE_DELAY_MS = 3000
 
-// Set before the daemon's code loads: its evaluation is part of start-up.
-const releaseYoungGeneration = youngGenerationHeldUntilListening()
-const releaseOptimizingCompiler = optimizingCompilerHeldUntilListening()
-// The build's classic-script bundle of the daemon, run with a code cache; from source (no bundle), the modules.
-const scriptFile = fileURLToPath(new URL('./daemon-script.cjs', import.meta.url))
-const script = runWithCodeCache<DaemonScript>(scriptFile)
-
-/**
- * The code cache of a first start is taken when it is written, with the request paths its first requests ran,
- * so that later starts answer their first requests from cached code as well. V8 checks a cache against its
- * flags: the start-up flags are set again while the cache is taken.
- */
-let codeCacheSaved = false
-const saveCodeCache = (): void => {
-  // A start that ran from a usable cache keeps it as it is; one without writes it once (at the delay, or at exit).
-  if (!script || script.usedCache || codeCacheSaved) return
-  codeCacheSaved = true
-  const releaseYoungGenerationAgain = youngGenerationHeldUntilListening()
-  const releaseOptimizingCompilerAgain = optimizingCompilerHeldUntilListening()
-  script.takeCodeCache()
-  releaseYoungGenerationAgain()
-  releaseOptimizingCompilerAgain()
-  script.saveCodeCache()
-}
-
 /** No top-level await: the build bundles this file as CommonJS too (main.cjs, the bins), which Node loads without its ES module loader. */
 async function main(): Promise<void> {
+  // Set before the daemon's code loads: its evaluation is part of start-up.
+  const releaseYoungGeneration = youngGenerationHeldUntilListening()
+  const releaseOptimizingCompiler = optimizingCompilerHeldUntilListening()
+  // The build's classic-script bundle of the daemon, run with a code cache; from source (no bundle), the modules.
+  const scriptFile = fileURLToPath(new URL('./daemon-script.cjs', import.meta.url))
+  const script = runWithCodeCache<DaemonScript>(scriptFile)
+
+  /**
+   * The code cache of a first start is taken when it is written, with the request paths its first requests ran,
+   * so that later starts answer their first requests from cached code as well. V8 checks a cache against its
+   * flags: the start-up flags are set again while the cache is taken.
+   */
+  let codeCacheSaved = false
+  const saveCodeCache = (): void => {
+    // A start that ran from a usable cache keeps it as it is; one without writes it once (at the delay, or at exit).
+    if (!script || script.usedCache || codeCacheSaved) return
+    codeCacheSaved = true
+    const releaseYoungGenerationAgain = youngGenerationHeldUntilListening()
+    const releaseOptimizingCompilerAgain = optimizingCompilerHeldUntilListening()
+    script.takeCodeCache()
+    releaseYoungGenerationAgain()
+    releaseOptimizingCompilerAgain()
+    script.saveCodeCache()
+  }
+
   const { runDaemon, nodeRuntime }: DaemonScript = script?.exports ?? { ...(await import('./daemon/daemon.js')), ...(await import('./daemon/node-runtime.js')) }
   process.exitCode = await runDaemon(process.argv.slice(2), {
     runtime: nodeRuntime,
@@ -63,4 +64,5 @@ async function main(): Promise<void> {
   process.exit()
 }
 
-void main()
+// envtest asks for the help before each start: printed from the build's file, without loading the daemon's code.
+if (!printKeptHelp(process.argv.slice(2), fileURLToPath(new URL(`./${KEPT_HELP_FILE}`, import.meta.url)))) void main()

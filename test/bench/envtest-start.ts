@@ -1,5 +1,6 @@
 /**
- * Start-up as envtest sees it: the built bin exec'd with envtest's files
+ * Start-up as envtest sees it: the built bin exec'd with `--help` (envtest
+ * reads it before each start), then with envtest's files
  * and command line (test/e2e/harnesses.ts) on a fresh, empty etcd each
  * round, as envtest starts one per test suite, timed from the exec to the
  * first 200 on `/healthz` (envtest's own check: no client certificate, TLS
@@ -49,6 +50,8 @@ const MILESTONES = {
 } as const
 
 interface Round {
+  /** `--help`, as envtest runs it before the start: exec to exit. */
+  helpMs: number
   /** Exec to the first /healthz 200. */
   healthzMs: number
   /** Exec to each milestone's log line. */
@@ -77,6 +80,17 @@ async function until(child: ChildProcess, check: () => Promise<boolean>, log: Ar
   }
 }
 
+/** The bin run as envtest runs it to read its flags; exec to exit. */
+async function helpMsOf(build: string): Promise<number> {
+  const t0 = performance.now()
+  await new Promise<void>((resolve, reject) => {
+    const help = spawn(daemonMainOf(build), ['--help'], { stdio: 'ignore' })
+    help.once('error', reject)
+    help.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`--help exited with ${code}`))))
+  })
+  return performance.now() - t0
+}
+
 async function once(build: string, work: string): Promise<Round> {
   const etcd = await EtcdServer.start()
   const certDir = await mkdtemp(join(work, 'k8s_test_framework_'))
@@ -85,6 +99,7 @@ async function once(build: string, work: string): Promise<Round> {
     const setup = await prepareEnvtest(certDir, { address: '127.0.0.1', port, etcdUrl: etcd.clientUrl })
     const admin = { cert: setup.admin.certificate, key: setup.admin.privateKey }
     const timeline: Array<[number, string]> = []
+    const helpMs = await helpMsOf(build)
     const t0 = performance.now()
     // The bin itself, as envtest execs it (its #! line starts node).
     const child = spawn(daemonMainOf(build), setup.args, { stdio: ['ignore', 'ignore', 'pipe'] })
@@ -96,7 +111,7 @@ async function once(build: string, work: string): Promise<Round> {
       await until(child, async () => (await probe(`https://127.0.0.1:${port}/api/v1/namespaces/default`, admin)) === 200, timeline)
       const at = (text: string) => timeline.find(([, line]) => line.includes(text))?.[0] ?? Number.NaN
       const milestones = { certificates: at(MILESTONES.certificates), storage: at(MILESTONES.storage), listening: at(MILESTONES.listening) }
-      return { healthzMs, cpuMs, milestones, namespaceMs: performance.now() - t0, timeline }
+      return { helpMs, healthzMs, cpuMs, milestones, namespaceMs: performance.now() - t0, timeline }
     } finally {
       const exited = new Promise((r) => child.once('exit', r))
       child.kill('SIGTERM')
@@ -142,7 +157,8 @@ ${
     : "Every start of this build began from the start-up template (docs/envtest.md) that an unmeasured first start with envtest's settings kept, as every suite's start after a harness's first does."
 }
 Each round: a fresh, empty etcd (as envtest starts one per suite), envtest's
-certificates and flags (docs/envtest.md), the bin exec'd, \`/healthz\`
+certificates and flags (docs/envtest.md), the bin exec'd with \`--help\` and run to its exit (envtest reads the help
+for its flags before each start), then exec'd to serve, \`/healthz\`
 probed every 10 ms as envtest probes it (no client certificate); then
 \`GET /api/v1/namespaces/default\` as envtest's admin, its next step.
 envtest itself polls every 100 ms, so it sees ready up to 100 ms later.
@@ -152,11 +168,13 @@ so the phases need not add up to the total. The machine is shared and its
 load moves the milliseconds: compare the ratios, and the CPU time.
 
 ${head}
+${row("envtest's `--help` before the start (exec to exit)", (r) => r.helpMs)}
 ${row('exec to the certificates read (node started, the bundle loaded, flags checked)', (r) => r.milestones.certificates)}
 ${row('then to etcd open (the etcd store loaded, etcd answered)', (r) => r.milestones.storage - r.milestones.certificates)}
 ${row('then to listening (bootstrap objects written, first controller passes)', (r) => r.milestones.listening - r.milestones.storage)}
 ${row('then to the first `/healthz` 200', (r) => r.healthzMs - r.milestones.listening)}
 ${row('exec to `/healthz` 200', (r) => r.healthzMs)}
+${row('`--help` and the start to `/healthz` 200, one after the other (envtest waits for both)', (r) => r.helpMs + r.healthzMs)}
 ${row('CPU time used by then', (r) => r.cpuMs)}
 ${row('exec to the `default` namespace read as the admin', (r) => r.namespaceMs)}
 

@@ -7,11 +7,13 @@
 import assert from 'node:assert/strict'
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process'
 import { X509Certificate } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { connect } from 'node:tls'
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test'
+import { helpText } from '../../core/options/flags/help.js'
+import { KEPT_HELP_FILE } from '../../runtimes/node/daemon/kept-help.js'
 import { EtcdServer } from '../storage-contract/etcd-server.js'
 import { BIN, freePort, type KubectlResult } from './daemon.js'
 import { helpListsFlag, prepareEnvtest, prepareKubeApiTest, probe } from './harnesses.js'
@@ -163,6 +165,7 @@ describe('as the kube-apiserver of test harnesses', () => {
 
     // envtest reads the help for --insecure-port: listed, it would pass --insecure-port=0.
     const help = execFileSync(apiserver, ['--help'], { encoding: 'utf8' })
+    assert.equal(help, helpText())
     assert.equal(helpListsFlag(help, 'insecure-port'), false)
 
     const certDir = mkdtempSync(join(root, 'k8s_test_framework_'))
@@ -271,6 +274,24 @@ describe('as the kube-apiserver of test harnesses', () => {
       assert.deepEqual(readdirSync(dir).sort(), [...Object.keys(harnessFiles), 'k8s'].sort())
     } finally {
       assert.equal(await server.stop('SIGKILL'), 'SIGKILL')
+    }
+  })
+})
+
+describe("the bins' --help", () => {
+  it("is printed from the build's help file, without loading the daemon, and is the daemon's own help", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apiserver-help-'))
+    try {
+      // The bins' file and the help file alone: the daemon's script is not there to load.
+      copyFileSync(BIN, join(dir, 'main.cjs'))
+      copyFileSync(join(dirname(BIN), KEPT_HELP_FILE), join(dir, KEPT_HELP_FILE))
+      for (const flag of ['--help', '-h']) assert.equal(execFileSync(process.execPath, [join(dir, 'main.cjs'), flag], { encoding: 'utf8' }), helpText(), flag)
+      // Any other command line is the daemon's to parse, and it is missing here.
+      assert.throws(() => execFileSync(process.execPath, [join(dir, 'main.cjs'), '--help=true'], { stdio: 'pipe' }), /daemon/)
+      // The daemon's parsing prints the same text.
+      assert.equal(execFileSync(process.execPath, [BIN, '--secure-port=1', '--help'], { encoding: 'utf8' }), helpText())
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 })
