@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { parse as parseYaml } from 'yaml'
 import { ConfigFileError, problemText } from '../../../core/config/decode.js'
 import { loadKubeconfigConnection } from '../../../core/config/kubeconfig.js'
 import { buildKubeconfig } from '../../../core/pki/kubeconfig.js'
@@ -185,6 +186,23 @@ describe('kubeconfig connection file rules', () => {
     it(`refuses a file that breaks the rule: ${c.rule}`, () => assert.deepEqual(problems(c.bad), [c.problem].flat()))
     it(`accepts a file that keeps the rule: ${c.rule}`, () => assert.deepEqual(problems(c.good), []))
   }
+})
+
+describe('buildKubeconfig', () => {
+  it('writes YAML that reads back as the document it means, whatever the names hold', () => {
+    const awkward = { clusterName: 'a: b #c', userName: 'q"u\\o\nte \u00fc' }
+    const text = buildKubeconfig({ server: 'https://[::1]:6443', certificateAuthority: 'CA PEM', clientCertificate: 'CERT PEM', clientKey: 'KEY PEM', ...awkward })
+    const context = `${awkward.userName}@${awkward.clusterName}`
+    assert.deepEqual(parseYaml(text), {
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: awkward.clusterName, cluster: { server: 'https://[::1]:6443', 'certificate-authority-data': btoa('CA PEM') } }],
+      users: [{ name: awkward.userName, user: { 'client-certificate-data': btoa('CERT PEM'), 'client-key-data': btoa('KEY PEM') } }],
+      contexts: [{ name: context, context: { cluster: awkward.clusterName, user: awkward.userName } }],
+      'current-context': context,
+      preferences: {},
+    })
+  })
 })
 
 describe('loadKubeconfigConnection', () => {
