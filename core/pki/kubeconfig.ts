@@ -24,11 +24,18 @@ export function serverUrl(host: string, port: number): string {
   return `https://${host.includes(':') ? `[${host}]` : host}:${port}`
 }
 
+/** Text that every YAML reader takes as this very string when written plain: no indicator, space or number. */
+const PLAIN = /^[A-Za-z][A-Za-z0-9+/=._@:-]*$/
+/** Words YAML 1.1's readers (Go's, which kubectl uses) take for a boolean or null. */
+const YAML_11_WORDS = /^(y|yes|n|no|true|false|on|off|null)$/i
+
 /**
- * A YAML scalar for any text: JSON's string syntax is YAML's double-quoted
- * style, so the text reads back as it was whatever characters it holds.
+ * A YAML scalar for any text: plain where that is safe (URLs, base64 data,
+ * the default names, as kubeconfigs are usually written), otherwise
+ * double-quoted, whose syntax JSON's strings share, so the text reads back
+ * as it was whatever characters it holds.
  */
-const scalar = (text: string): string => JSON.stringify(text)
+const scalar = (text: string): string => (PLAIN.test(text) && !text.endsWith(':') && !YAML_11_WORDS.test(text) ? text : JSON.stringify(text))
 
 /**
  * The file's text. Its shape is fixed, so it is written line by line rather

@@ -189,19 +189,32 @@ describe('kubeconfig connection file rules', () => {
 })
 
 describe('buildKubeconfig', () => {
-  it('writes YAML that reads back as the document it means, whatever the names hold', () => {
-    const awkward = { clusterName: 'a: b #c', userName: 'q"u\\o\nte \u00fc' }
-    const text = buildKubeconfig({ server: 'https://[::1]:6443', certificateAuthority: 'CA PEM', clientCertificate: 'CERT PEM', clientKey: 'KEY PEM', ...awkward })
-    const context = `${awkward.userName}@${awkward.clusterName}`
-    assert.deepEqual(parseYaml(text), {
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: awkward.clusterName, cluster: { server: 'https://[::1]:6443', 'certificate-authority-data': btoa('CA PEM') } }],
-      users: [{ name: awkward.userName, user: { 'client-certificate-data': btoa('CERT PEM'), 'client-key-data': btoa('KEY PEM') } }],
-      contexts: [{ name: context, context: { cluster: awkward.clusterName, user: awkward.userName } }],
-      'current-context': context,
-      preferences: {},
-    })
+  it('writes the server and the data plain, as kubeconfigs are usually written', () => {
+    const text = buildKubeconfig({ server: 'https://127.0.0.1:6443', certificateAuthority: 'CA PEM', clientCertificate: 'CERT PEM', clientKey: 'KEY PEM' })
+    assert.match(text, /^ {6}server: https:\/\/127\.0\.0\.1:6443$/m)
+    assert.match(text, /^ {6}client-key-data: [A-Za-z0-9+/=]+$/m)
+    assert.match(text, /^current-context: admin@apiserver$/m)
+  })
+
+  it('writes YAML that reads back as the document it means, whatever the names hold (as YAML 1.1, which Go reads)', () => {
+    for (const awkward of [
+      { clusterName: 'a: b #c', userName: 'q"u\\o\nte \u00fc' },
+      { clusterName: 'yes', userName: 'null' },
+      { clusterName: '1234', userName: 'ends:' },
+      { clusterName: '[x]', userName: '-dash' },
+    ]) {
+      const text = buildKubeconfig({ server: 'https://[::1]:6443', certificateAuthority: 'CA PEM', clientCertificate: 'CERT PEM', clientKey: 'KEY PEM', ...awkward })
+      const context = `${awkward.userName}@${awkward.clusterName}`
+      assert.deepEqual(parseYaml(text, { version: '1.1' }), {
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: awkward.clusterName, cluster: { server: 'https://[::1]:6443', 'certificate-authority-data': btoa('CA PEM') } }],
+        users: [{ name: awkward.userName, user: { 'client-certificate-data': btoa('CERT PEM'), 'client-key-data': btoa('KEY PEM') } }],
+        contexts: [{ name: context, context: { cluster: awkward.clusterName, user: awkward.userName } }],
+        'current-context': context,
+        preferences: {},
+      })
+    }
   })
 })
 
