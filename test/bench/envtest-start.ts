@@ -220,11 +220,14 @@ What changed against the previous build (2026-11-26, from 13:10 UTC):
   it for \`--help\` or \`-h\` alone without loading the daemon
   (runtimes/node/daemon/kept-help.ts); any other command line asking for
   help is parsed by the daemon as before, and prints the same text. In
-  seven rounds at 13:26 UTC taking turns with the build before: the help
-  took 141 against 323 ms (0.44×), and the help and the start together,
-  what envtest waits for before its first poll can succeed, 773 against
-  1,048 ms (0.74×); the start itself is unchanged (0.91× in that run, within
-  the noise).
+  the table's run (nine rounds, 13:53 UTC) the help took 131 against 328 ms
+  (0.40×), and the help and the start together, what envtest waits for
+  before its first poll can succeed, 660 against 986 ms (0.67×); in runs of
+  seven rounds before and after it, 0.44× and 0.52×, 0.74× and 0.76×. The
+  start after the help came sooner too (0.79× to 0.91×), though nothing in
+  it changed: started alone, six alternating starts of each build gave
+  \`/healthz\` at a median of 533 against 586 ms, within the noise; the
+  build before ran its help's 250 to 330 ms of CPU right before each start.
 
 The change before (2026-11-26, from 11:30 UTC):
 
