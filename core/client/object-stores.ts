@@ -49,7 +49,8 @@ export interface EntryObjects<Entry = unknown> {
   key(namespace: string, name: string): string
   /** With `readOnly` the caller only looks at the object: a cached or frozen one comes uncopied. */
   get(namespace: string, name: string, resourceVersion?: string, readOnly?: boolean): Promise<KubeObject>
-  list(namespace: string, query: DirectListQuery): Promise<KubeList>
+  /** `readOnly` as for get: the items may be frozen objects (a watch cache's own). */
+  list(namespace: string, query: DirectListQuery, readOnly?: boolean): Promise<KubeList>
   create(namespace: string, body: unknown, ctx: DirectWriteContext): Promise<KubeObject>
   /** Reads, changes with `next` and writes, again on a conflict; through `status`, the status alone. */
   update(namespace: string, name: string, next: (current: KubeObject) => unknown, ctx: DirectWriteContext, subresource?: 'status'): Promise<KubeObject>

@@ -133,8 +133,9 @@ export function startCrdController(stores: StoredResources, now: () => Date, log
         void enqueue(other.metadata.name ?? '')
   }
 
-  const listAll = async (): Promise<CustomResourceDefinition[]> =>
-    (await crds.list('', { allowWatchBookmarks: false })).items as CustomResourceDefinition[]
+  /** Every definition, only read (names, conditions): the watch cache's own frozen objects, uncopied, since each reconcile lists them all. */
+  const listAll = async (): Promise<readonly CustomResourceDefinition[]> =>
+    (await crds.list('', { allowWatchBookmarks: false }, true)).items as CustomResourceDefinition[]
 
   const reconcile = async (name: string): Promise<void> => {
     const stored = await read(name)
