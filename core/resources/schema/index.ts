@@ -17,16 +17,25 @@ export function typeForKind(group: string, version: string, kind: string): TypeD
   return name === undefined ? undefined : typeTable[name]
 }
 
+type GroupVersionKind = { group: string; version: string; kind: string }
+
+/** generatedKinds turned around (type name to the kinds it is served as), made at the first question. */
+let kindsByType: Map<string, GroupVersionKind[]> | undefined
+
 /**
  * Every group/version/kind the named type is served as. Most kinds have one;
  * meta types such as DeleteOptions are registered in every group version.
  */
-export function kindsOfType(name: string): { group: string; version: string; kind: string }[] {
-  const out: { group: string; version: string; kind: string }[] = []
-  for (const [gvk, typeName] of Object.entries(generatedKinds)) {
-    if (typeName !== name) continue
-    const [group = '', version = '', kind = ''] = gvk.split('/')
-    out.push({ group, version, kind })
+export function kindsOfType(name: string): GroupVersionKind[] {
+  if (!kindsByType) {
+    kindsByType = new Map()
+    for (const [gvk, typeName] of Object.entries(generatedKinds)) {
+      const [group = '', version = '', kind = ''] = gvk.split('/')
+      let kinds = kindsByType.get(typeName)
+      if (!kinds) kindsByType.set(typeName, (kinds = []))
+      kinds.push({ group, version, kind })
+    }
   }
-  return out
+  // Copies: the caller may put them in a document of its own.
+  return (kindsByType.get(name) ?? []).map((gvk) => ({ ...gvk }))
 }
