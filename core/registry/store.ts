@@ -280,6 +280,8 @@ export class ResourceStore {
   ): Promise<KubeObject> {
     // A subresource with a strategy of its own (pods/ephemeralcontainers, pods/resize) says what it changes and how that is validated.
     const own = this.entry.subresources?.find((s) => s.name === subresource && s.narrowUpdate)
+    // A subresource may also check its writes its own way (a CRD's status: the accepted names alone).
+    const ownValidation = this.entry.subresources?.find((s) => s.name === subresource)?.validateUpdate
     const key = this.key(namespace, name)
     let toDelete: KubeObject | undefined
     let finish: FinishWrite = finishNothing
@@ -311,8 +313,8 @@ export class ResourceStore {
       nextGeneration(this.entry, obj, current)
       const errs = [
         ...validateObjectMetaUpdate(obj, current, this.entry),
-        ...(own?.validateUpdate
-          ? own.validateUpdate(obj, current, this.strategyContext(ctx))
+        ...(ownValidation
+          ? ownValidation(obj, current, this.strategyContext(ctx))
           : (this.entry.strategy.validateUpdate?.(obj, current, this.strategyContext(ctx)) ?? [])),
       ]
       if (errs.length) throw invalidError(this.entry.group, this.entry.kind, name, errs)

@@ -117,7 +117,7 @@ export interface SubresourceEntry {
    * main strategy's prepareForUpdate does not run.
    */
   narrowUpdate?(obj: KubeObject, old: KubeObject): KubeObject
-  /** Its validation of such an update, in place of the strategy's validateUpdate. */
+  /** Its validation of an update through it, in place of the strategy's validateUpdate (with or without `narrowUpdate`). */
   validateUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): FieldError[]
   /**
    * Set when a server-side apply through this subresource is served: the

@@ -131,6 +131,23 @@ describe('CustomResourceDefinitions through the API', () => {
     ])
   })
 
+  it("checks a status write as upstream's status strategy does: the accepted names, not the approval nor the stored versions", async () => {
+    // A protected group's definition needs the approval annotation when it is created or updated, not on a status write.
+    const approved = definition('policies', 'Policy', { group: 'policies.k8s.io' }, 'policies.policies.k8s.io')
+    approved['metadata'] = { name: 'policies.policies.k8s.io', annotations: { 'api-approved.kubernetes.io': 'https://github.com/kubernetes/enhancements/pull/1111' } }
+    const created = await client.post(CRDS, approved)
+    assert.equal(created.status, 201, created.text)
+    const url = `${CRDS}/policies.policies.k8s.io`
+    const unapproved = { metadata: { annotations: { 'api-approved.kubernetes.io': null } } }
+    const update = await client.patch(url, unapproved, 'application/merge-patch+json')
+    assert.equal(update.status, 422, update.text)
+    const status = await client.patch(`${url}/status`, { ...unapproved, status: { storedVersions: ['v1', 'v0'] } }, 'application/merge-patch+json')
+    assert.equal(status.status, 200, status.text)
+    const read = await client.get(url)
+    assert.equal(read.body.metadata.annotations?.['api-approved.kubernetes.io'], undefined)
+    assert.deepEqual(read.body.status.storedVersions, ['v1', 'v0'])
+  })
+
   it('answers the first delete with the CRD marked Terminating and held by the cleanup finalizer', async () => {
     const created = await client.post(CRDS, definition('reports', 'Report'))
     assert.equal(created.status, 201, created.text)

@@ -60,7 +60,7 @@ export const customResourceDefinitionStrategy: Strategy = {
   prepareForCreate: prepareCrdForCreate,
   prepareForUpdate: prepareCrdForUpdate,
   validate: validateCrd,
-  // Also what a write through `/status` is checked with: its spec is the stored one, so the status rules are what it can break.
+  // A write through `/status` is checked by the subresource's own rule (validateCrdStatusUpdate).
   validateUpdate: validateCrdUpdate,
   beforeDelete: markCrdForDeletion,
 }

@@ -5,6 +5,7 @@
  */
 import type { ResourceEntry } from '../catalogue.js'
 import { customResourceDefinitionStrategy } from '../apiextensions/strategy.js'
+import { validateCrdStatusUpdate } from '../apiextensions/validation.js'
 import { defineResource, statusSubresource } from '../define.js'
 
 export const customResourceDefinitions: ResourceEntry = defineResource({
@@ -16,7 +17,7 @@ export const customResourceDefinitions: ResourceEntry = defineResource({
   namespaced: false,
   shortNames: ['crd', 'crds'],
   categories: ['api-extensions'],
-  subresources: [statusSubresource('CustomResourceDefinition')],
+  subresources: [{ ...statusSubresource('CustomResourceDefinition'), validateUpdate: validateCrdStatusUpdate }],
   storagePath: 'apiextensions.k8s.io/customresourcedefinitions',
   strategy: customResourceDefinitionStrategy,
 })
