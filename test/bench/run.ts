@@ -108,6 +108,9 @@ execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'bench', '
 log('a Deployment on 3 simulated nodes: created to available …')
 // Fresh servers in a process of its own; writes its section of docs/benchmarks.md.
 execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'bench', 'simulated-rollout.ts')], { stdio: ['ignore', 'inherit', 'inherit'] })
+log('the published CRDs installed as a test harness does: creates, served, the first OpenAPI documents …')
+// Fresh processes of its own; writes its section of docs/benchmarks.md (nothing when shared/ is not beside the checkout).
+execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'bench', 'crd-install.ts')], { stdio: ['ignore', 'inherit', 'inherit'] })
 log('--workers 1 against N on etcd and on the embedded store: GET, create, update (changed and not), delete …')
 // Its own process: it starts etcd and daemons with their workers, and writes its section of docs/benchmarks.md.
 execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'bench', 'workers.ts')], { stdio: ['ignore', 'inherit', 'inherit'] })
