@@ -278,10 +278,11 @@ export class ResourceStore {
     ctx: RequestContext,
     subresource?: 'status' | 'scale' | 'approval' | 'finalize' | 'ephemeralcontainers' | 'resize',
   ): Promise<KubeObject> {
-    // A subresource with a strategy of its own (pods/ephemeralcontainers, pods/resize) says what it changes and how that is validated.
-    const own = this.entry.subresources?.find((s) => s.name === subresource && s.narrowUpdate)
-    // A subresource may also check its writes its own way (a CRD's status: the accepted names alone).
-    const ownValidation = this.entry.subresources?.find((s) => s.name === subresource)?.validateUpdate
+    const sub = this.entry.subresources?.find((s) => s.name === subresource)
+    // A subresource with a strategy of its own (pods/ephemeralcontainers, pods/resize) says what it changes and how that is
+    // validated; one may also only check its writes its own way (a CRD's status: the accepted names alone).
+    const own = sub?.narrowUpdate ? sub : undefined
+    const ownValidation = sub?.validateUpdate
     const key = this.key(namespace, name)
     let toDelete: KubeObject | undefined
     let finish: FinishWrite = finishNothing
