@@ -51,6 +51,8 @@ export function startCrdController(stores: StoredResources, now: () => Date, log
   const controller = new AbortController()
   const signal = controller.signal
   const served = new Map<string, Served>()
+  /** Each definition's resourceVersion as the last finished reconcile served it (none while one runs, or it terminates). */
+  const reconciledAt = new Map<string, string>()
   const retries = new Set<ReturnType<typeof setTimeout>>()
   const context = (): DirectWriteContext => ({ user: LOOPBACK_IDENTITY, now: now(), dryRun: false, fieldManager: MANAGER })
 
@@ -138,6 +140,7 @@ export function startCrdController(stores: StoredResources, now: () => Date, log
     (await crds.list('', { allowWatchBookmarks: false }, true)).items as CustomResourceDefinition[]
 
   const reconcile = async (name: string): Promise<void> => {
+    reconciledAt.delete(name)
     const stored = await read(name)
     if (!stored) {
       serve(name, undefined)
@@ -156,6 +159,7 @@ export function startCrdController(stores: StoredResources, now: () => Date, log
         setCondition(next, { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' }, stamp)
     })
     serve(name, crd)
+    reconciledAt.set(name, crd.metadata.resourceVersion ?? '')
     // Only a change can free names: a reconcile that wrote nothing wakes no one (two refused rivals would wake each other forever).
     if (crd !== stored) wakeRivals(all, name, crd.spec.group)
   }
@@ -238,7 +242,11 @@ export function startCrdController(stores: StoredResources, now: () => Date, log
   return {
     ready,
     async resync() {
-      const list = await crds.list('', { allowWatchBookmarks: false })
+      const list = await crds.list('', { allowWatchBookmarks: false }, true)
+      // Every definition as a finished reconcile served it, and none running or due again: serving matches the store
+      // already (a reset that left the definitions as they were), and reconciling each would change nothing.
+      const unchanged = (crd: CustomResourceDefinition): boolean => reconciledAt.get(crd.metadata.name ?? '') === crd.metadata.resourceVersion
+      if (running.size === 0 && retries.size === 0 && list.items.length === reconciledAt.size && (list.items as CustomResourceDefinition[]).every(unchanged)) return
       const names = new Set(list.items.map((c) => c.metadata.name ?? ''))
       await Promise.all([...new Set([...served.keys(), ...names])].map((name) => enqueue(name)))
     },

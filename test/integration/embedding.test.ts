@@ -159,6 +159,28 @@ describe('embedding: seeded objects, reset, snapshot and restore', () => {
     assert.equal((await api.get('/apis/example.com/v1/namespaces/team-a/gadgets')).status, 200)
   })
 
+  it('restore() serves a definition as the snapshot holds it, after an update of it', async () => {
+    await server.reset()
+    const gizmos = parse(CRD_YAML)
+    gizmos.metadata.name = 'gizmos.example.com'
+    gizmos.spec.names = { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo', listKind: 'GizmoList' }
+    const url = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos.example.com'
+    assert.equal((await api.post('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', gizmos)).status, 201)
+    const saved = await server.snapshot()
+    // The same definitions, one of them changed: a second served version.
+    const stored = (await api.get(url)).body
+    stored.spec.versions = [...stored.spec.versions, { ...stored.spec.versions[0], name: 'v2', storage: false }]
+    assert.equal((await api.put(url, stored)).status, 200)
+    await server.restore(saved)
+    const discovered = async (version: string) => (await api.get(`/apis/example.com/${version}`)).body?.resources?.some((r: { name: string }) => r.name === 'gizmos') ?? false
+    assert.equal(await discovered('v2'), false, 'v2 is not served after the restore')
+    assert.equal(await discovered('v1'), true)
+    // A reset that leaves the definitions as they were serves the seeded one at once.
+    await server.reset()
+    assert.equal((await api.get('/apis/example.com/v1/namespaces/team-a/widgets')).status, 200)
+    assert.equal((await api.get('/apis/example.com/v1/namespaces/team-a/gizmos')).status, 404)
+  })
+
   it('refuses snapshots on a storage it was given', async () => {
     const other = createApiServer({}, { storageFactory: singleStorage(new MemoryStorage()) })
     try {
