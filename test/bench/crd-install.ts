@@ -19,6 +19,7 @@ import { cpus, loadavg } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { parseAllDocuments } from 'yaml'
+import { median } from './load.js'
 import { packageEntry } from './package-entry.js'
 import { replaceSection } from './section.js'
 
@@ -87,12 +88,6 @@ const crds = JSON.parse(require('node:fs').readFileSync(0, 'utf8'))
 function round(root: string, crds: string): Round {
   const out = execFileSync(process.execPath, ['-e', roundScript(packageEntry(root))], { input: crds, encoding: 'utf8', cwd: root })
   return JSON.parse(out) as Round
-}
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const mid = s.length >> 1
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
 }
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '7' }, baseline: { type: 'string' }, 'no-write': { type: 'boolean', default: false } } })
