@@ -19,6 +19,8 @@
  * writer takes the bytes directly), that one is used as it is.
  */
 
+import { answerWithPlainHeaders } from './answer-headers.js'
+
 const RuntimeResponse = globalThis.Response
 const decoder = new TextDecoder()
 let lazyBodies = false
@@ -101,7 +103,8 @@ class BytesResponse extends BodilessResponse {
 }
 
 /** A Response whose body is `bytes`. */
-export function bytesResponse(bytes: Uint8Array, init: ResponseInit): Response {
-  // The global one is the runtime's own: the light answer; another (the Node adapter's): that one.
-  return lazyBodies && globalThis.Response === RuntimeResponse ? (new BytesResponse(bytes, init) as unknown as Response) : new globalThis.Response(bytes, init)
+export function bytesResponse(bytes: Uint8Array, status: number, headers: Record<string, string>): Response {
+  // The global one is the runtime's own: the light answer; another (the Node adapter's): that one, its headers a record.
+  if (globalThis.Response !== RuntimeResponse) return answerWithPlainHeaders(bytes, status, headers)
+  return lazyBodies ? (new BytesResponse(bytes, { status, headers }) as unknown as Response) : new RuntimeResponse(bytes, { status, headers })
 }

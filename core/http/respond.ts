@@ -25,7 +25,7 @@ export function jsonResponse(body: Record<string, unknown>, status = 200, header
   // Node adapter writes the bytes at once (a stream body would cost a ReadableStream, a reader and a
   // Response of the runtime's for every answer). No Content-Length header: filters that rewrite the body
   // (pretty) would keep it, as Hono carries a response's headers over to its replacement; the adapters count the bytes.
-  return withSize(bytesResponse(bytes, { status, headers: { 'content-type': JSON_TYPE, ...headers } }), bytes.byteLength)
+  return withSize(bytesResponse(bytes, status, { 'content-type': JSON_TYPE, ...headers }), bytes.byteLength)
 }
 
 /**
@@ -63,7 +63,7 @@ export function objectResponse(body: Record<string, unknown>, format: OutputForm
     }
     case 'protobuf': {
       const bytes = protobufAnswers.of(body, encodeProtobuf)
-      return withKnownSize(bytesResponse(bytes, { status, headers: { 'content-type': PROTOBUF_TYPE } }), bytes)
+      return withKnownSize(bytesResponse(bytes, status, { 'content-type': PROTOBUF_TYPE }), bytes)
     }
     default:
       return jsonResponse(body, status)
@@ -72,12 +72,12 @@ export function objectResponse(body: Record<string, unknown>, format: OutputForm
 
 export function statusResponse(err: StatusError): Response {
   const bytes = utf8.encode(statusJson(err.toStatus()))
-  return withKnownSize(bytesResponse(bytes, { status: err.code, headers: { 'content-type': JSON_TYPE, ...err.headers } }), bytes)
+  return withKnownSize(bytesResponse(bytes, err.code, { 'content-type': JSON_TYPE, ...err.headers }), bytes)
 }
 
 export function textResponse(text: string, status = 200): Response {
   const bytes = utf8.encode(text)
-  return withKnownSize(bytesResponse(bytes, { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' } }), bytes)
+  return withKnownSize(bytesResponse(bytes, status, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' }), bytes)
 }
 
 /** Lists longer than this are written as they are read (apiListJsonByteChunks) when the answer is JSON. */

@@ -1,7 +1,8 @@
 /**
  * The Node listener against a stub ApiServer whose fetch echoes the
  * ConnectionInfo it was handed: TLS, HTTP/1.1 and HTTP/2 on one port,
- * client certificate verification, the hop-by-hop header trap, close().
+ * client certificate verification, the hop-by-hop header trap, close(),
+ * and core's own answers with the headers its filters add.
  */
 import assert from 'node:assert/strict'
 import { request as httpsRequest } from 'node:https'
@@ -15,12 +16,29 @@ import {
   issueServingCertificate,
 } from '../../core/pki/certificates.js'
 import { silentLogger } from '../../core/logging/logger.js'
+import { setAnswerHeader } from '../../core/http/answer-headers.js'
+import { jsonResponse } from '../../core/http/respond.js'
 import { type ConnectionInfo } from '../../core/ports.js'
 import { type FetchHandler, serveTls, type TlsListener } from '../../runtimes/node/adapter/serve.js'
+
+/**
+ * An answer as core makes one (its headers a record under this adapter), with the header a filter adds
+ * (`Audit-ID`) set after what the path names has read the answer as a filter might.
+ */
+async function ownAnswer(path: string): Promise<Response> {
+  const response = jsonResponse({ kind: 'Status', apiVersion: 'v1', status: 'Success' })
+  if (path === '/own/headers-read') assert.equal(response.headers.get('content-type'), 'application/json')
+  if (path === '/own/body-read') assert.equal(JSON.parse(await response.clone().text()).status, 'Success')
+  setAnswerHeader(response, 'Audit-ID', 'audit-1')
+  if (path === '/own/hop') setAnswerHeader(response, 'Keep-Alive', 'timeout=5')
+  if (path === '/own/close') setAnswerHeader(response, 'Connection', 'close')
+  return response
+}
 
 const stub: FetchHandler = {
   async fetch(request: Request, connection?: ConnectionInfo): Promise<Response> {
     const path = new URL(request.url).pathname
+    if (path.startsWith('/own/')) return ownAnswer(path)
     if (path === '/hop') {
       return new Response('{"ok":true}', {
         headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', connection: 'close, x-private', 'keep-alive': 'timeout=5', 'x-private': '1', 'x-kept': 'yes' },
@@ -149,6 +167,19 @@ describe('serveTls', () => {
       assert.equal(reply.headers['keep-alive'], undefined)
       // And the process still serves.
       assert.equal((await get(listener.port, '/', ca.certificate)).status, 200)
+    })
+
+    it(`${proto}: core's answers carry the headers added to them, whatever read them before`, async () => {
+      for (const path of ['/own/plain', '/own/headers-read', '/own/body-read', '/own/hop', '/own/close']) {
+        const reply = await get(listener.port, path, ca.certificate)
+        assert.equal(reply.status, 200, path)
+        assert.equal(JSON.parse(reply.body).status, 'Success', path)
+        assert.equal(reply.headers['content-type'], 'application/json', path)
+        assert.equal(reply.headers['audit-id'], 'audit-1', path)
+        assert.equal(reply.headers['keep-alive'], undefined, path)
+      }
+      // A Connection: close added by a filter closes an HTTP/1.1 connection after the answer, as it did on a Headers object.
+      if (proto === 'HTTP/1.1') assert.equal((await get(listener.port, '/own/close', ca.certificate)).headers['connection'], 'close')
     })
   }
 

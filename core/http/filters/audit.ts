@@ -13,6 +13,7 @@ import { objectReference, responseStatus } from '../../audit/event.js'
 import { sourceIPs } from '../../machinery/source-ips.js'
 import { attributesOf } from '../../authz/authorizer.js'
 import { observeBody } from '../observed-body.js'
+import { setAnswerHeader } from '../answer-headers.js'
 import { isLongRunning } from '../../machinery/request-info.js'
 import type { ChainEnv } from './context.js'
 
@@ -23,7 +24,7 @@ export const auditIdFilter: MiddlewareHandler<ChainEnv> = async (c, next) => {
   const id = c.req.header(AUDIT_ID_HEADER)?.trim() || crypto.randomUUID()
   c.set('auditID', id)
   await next()
-  c.res.headers.set(AUDIT_ID_HEADER, id)
+  setAnswerHeader(c.res, AUDIT_ID_HEADER, id)
 }
 
 /** The largest body read again for the event's requestObject; the handler's own limit refuses larger ones. */

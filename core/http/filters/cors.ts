@@ -8,6 +8,7 @@
  */
 import type { MiddlewareHandler } from 'hono'
 import { compileRegex } from '../../regex/re2.js'
+import { setAnswerHeader } from '../answer-headers.js'
 import type { ChainEnv } from './context.js'
 
 const ALLOWED_METHODS = 'POST, GET, OPTIONS, PUT, DELETE, PATCH'
@@ -34,6 +35,6 @@ export function corsFilter(allowedOrigins: readonly string[]): MiddlewareHandler
     const headers = corsHeaders(origin)
     if (c.req.method === 'OPTIONS') return new Response(null, { status: 204, headers })
     await next()
-    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value)
+    for (const [name, value] of Object.entries(headers)) setAnswerHeader(c.res, name, value)
   }
 }

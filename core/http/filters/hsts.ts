@@ -4,6 +4,7 @@
  * "; ". The flag's rules have checked each directive.
  */
 import type { MiddlewareHandler } from 'hono'
+import { setAnswerHeader } from '../answer-headers.js'
 import type { ChainEnv } from './context.js'
 
 export function hstsFilter(directives: readonly string[]): MiddlewareHandler<ChainEnv> | undefined {
@@ -11,6 +12,6 @@ export function hstsFilter(directives: readonly string[]): MiddlewareHandler<Cha
   const value = directives.join('; ')
   return async (c, next) => {
     await next()
-    c.res.headers.set('Strict-Transport-Security', value)
+    setAnswerHeader(c.res, 'Strict-Transport-Security', value)
   }
 }

@@ -16,6 +16,7 @@ import { CURRENT_INFLIGHT, CURRENT_INQUEUE } from '../../metrics/definitions.js'
 import type { GaugeHandle, Metrics } from '../../metrics/metrics.js'
 import { isLongRunning } from '../../machinery/request-info.js'
 import { statusResponse } from '../respond.js'
+import { setAnswerHeader } from '../answer-headers.js'
 import { tooManyRequests } from '../../machinery/status-error.js'
 import type { ChainEnv } from './context.js'
 import { releaseWhenSent } from './hold-until-sent.js'
@@ -54,8 +55,8 @@ export function priorityAndFairnessFilter(flowControl: FlowControl, metrics: Met
     if (isLongRunning(info) && info.verb !== 'watch') return next()
     const { schema, level, flow, dispatched } = flowControl.classify(c.get('user'), info)
     const identify = (response: Response): Response => {
-      response.headers.set(FLOW_SCHEMA_HEADER, schema.metadata.uid ?? '')
-      response.headers.set(PRIORITY_LEVEL_HEADER, level.limits.uid)
+      setAnswerHeader(response, FLOW_SCHEMA_HEADER, schema.metadata.uid ?? '')
+      setAnswerHeader(response, PRIORITY_LEVEL_HEADER, level.limits.uid)
       return response
     }
     const kind = READ_ONLY_VERBS.has(info.verb) ? kinds.readOnly : kinds.mutating

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net'
 import type { DetailedPeerCertificate, SecureContext, SecureVersion, TLSSocket } from 'node:tls'
 import { getRequestListener, RequestError } from '@hono/node-server'
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response'
+import { plainHeadersOf } from '../../../core/http/answer-headers.js'
 import { statusResponse as statusErrorResponse } from '../../../core/http/respond.js'
 import { StatusError } from '../../../core/machinery/status-error.js'
 import type { Logger } from '../../../core/logging/logger.js'
@@ -108,11 +109,15 @@ interface ConnectionHeaders {
 
 export function connectionHeadersOf(response: Response): ConnectionHeaders {
   const found = { close: false, hopByHop: false }
-  response.headers.forEach((value, name) => {
+  const note = (value: string, name: string): void => {
     if (!HOP_BY_HOP.has(name)) return
     found.hopByHop = true
     if (name === 'connection' && value.split(',').some((token) => token.trim().toLowerCase() === 'close')) found.close = true
-  })
+  }
+  // Core's own answers keep their headers as a record until read (core/http/answer-headers.ts): reading `headers` would build a Headers object.
+  const record = plainHeadersOf(response)
+  if (record) for (const name in record) note(record[name] as string, name)
+  else response.headers.forEach(note)
   return found
 }
 
