@@ -37,6 +37,24 @@ export function constantTimeEqual(a: string, b: string): boolean {
   return diff === 0
 }
 
+/** SHA-256 of a string's UTF-8 bytes, as lower-case hex. */
+export type Sha256Hex = (text: string) => string
+
+/** The JavaScript SHA-256, for any runtime. */
+export const javascriptSha256Hex: Sha256Hex = (text) => bytesToHex(sha256(utf8Bytes(text)))
+
+let sha256Hex = javascriptSha256Hex
+
+/**
+ * Digests secrets with the runtime's own SHA-256 from now on (Node's
+ * `crypto.hash`: 0.4 µs for a token of some tens of bytes and 1.1 µs for a
+ * service account's JWT, against 3.5 and 16 µs for the JavaScript one here).
+ * The runtime's entry points call it; elsewhere the JavaScript one stays.
+ */
+export function useSha256Hex(digest: Sha256Hex): void {
+  sha256Hex = digest
+}
+
 /**
  * The SHA-256 of a secret (hex): the key to file a secret under, so that a
  * lookup compares digests, which tell nothing of how close a guess was.
@@ -46,5 +64,5 @@ export function constantTimeEqual(a: string, b: string): boolean {
  * "The read path"), and a bearer token is digested on every request.
  */
 export function secretDigest(secret: string): string {
-  return bytesToHex(sha256(utf8Bytes(secret)))
+  return sha256Hex(secret)
 }

@@ -16,6 +16,7 @@ import { type ParsedFlags, startupWarnings, unenforcedSecurityFlags } from '../.
 import type { Logger } from '../../../core/logging/logger.js'
 import type { ExternalJwtSigner, ServerPorts, StartupTemplateFiles } from '../../../core/ports.js'
 import { ExternalSignerError } from '../../../core/authn/serviceaccount/external-signer.js'
+import { useSha256Hex } from '../../../core/authn/constant-time.js'
 import { serverUrl } from '../../../core/pki/kubeconfig.js'
 import { daemonAdmission } from './admission.js'
 import { egressProxies } from '../../../core/config/egress-selector.js'
@@ -265,6 +266,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       throw err
     }
     const runtime = await daemonRuntime(out)
+    if (runtime.sha256Hex) useSha256Hex(runtime.sha256Hex)
     const unenforced = [...unenforcedSecurityFlags(parsed), ...flagsTheRuntimeCannotEnforce(parsed, runtime), ...(await portSharingProblems(flags, runtime))]
     if (unenforced.length > 0) throw new StartupError(...unenforced)
     const admission = daemonAdmission(parsed, files.admission)
