@@ -19,75 +19,92 @@
  * Where the global Response is the runtime's own (in process, Bun, Deno),
  * which copies its headers when it is made, answers are made as before and
  * headers are set on their Headers.
+ *
+ * Header names here are in lower case, as a Headers object keeps them, so
+ * that a record never holds one header under two spellings.
  */
 
-/** The record each such answer was made with, while it is still what the answer will write. */
-const records = new WeakMap<object, Record<string, string>>()
+type Headerless = new (body: Uint8Array | string | null, init: ResponseInit) => Response
+
+/** Answers with a record, made on one base class; `recordOf` is undefined for any other Response. */
+interface AnswerKind {
+  base: Headerless
+  make(body: Uint8Array | string | null, status: number, record: Record<string, string>): Response
+  recordOf(response: Response): Record<string, string> | undefined
+}
 
 /** Members that do not make the light Response copy its record. */
 const READ_WITHOUT_COPY = new Set(['constructor', 'status', 'ok'])
 
-type ResponseClass = new (body: Uint8Array | string | null, init: ResponseInit) => Response
-
-const RuntimeResponse = globalThis.Response
-let made: { base: ResponseClass; answer: ResponseClass } | undefined
+const RuntimeResponse = globalThis.Response as unknown as Headerless
+let kind: AnswerKind | undefined
 
 /**
- * A subclass of `base` whose every member but `status` and `ok` first
- * forgets the answer's record: whatever read it may have made the base
- * copy the record (into a Headers object, or a runtime Response), after
- * which changes to the record would not be written.
+ * Answers on `base` whose every member but `status` and `ok` first forgets
+ * the record: whatever reads them may make the base copy the record (into
+ * a Headers object, or a runtime Response), after which changes to the
+ * record would not be written.
  */
-function answerClassOf(base: ResponseClass): ResponseClass {
-  if (made?.base === base) return made.answer
-  const answer = class extends base {} as ResponseClass
+function answerKindOn(base: Headerless): AnswerKind {
+  class Answer extends base {
+    #record: Record<string, string> | undefined
+
+    constructor(body: Uint8Array | string | null, status: number, record: Record<string, string>) {
+      super(body, { status, headers: record })
+      this.#record = record
+    }
+
+    static recordOf(response: Response): Record<string, string> | undefined {
+      return #record in response ? (response as Answer).#record : undefined
+    }
+
+    static forget(response: object): void {
+      if (#record in response) (response as Answer).#record = undefined
+    }
+  }
   for (const [name, member] of Object.entries(Object.getOwnPropertyDescriptors(base.prototype))) {
     if (READ_WITHOUT_COPY.has(name)) continue
     if (member.get) {
       const get = member.get
-      Object.defineProperty(answer.prototype, name, {
+      Object.defineProperty(Answer.prototype, name, {
         configurable: true,
         get(this: object) {
-          records.delete(this)
+          Answer.forget(this)
           return get.call(this) as unknown
         },
       })
     } else if (typeof member.value === 'function') {
       const method = member.value as (...args: unknown[]) => unknown
-      Object.defineProperty(answer.prototype, name, {
+      Object.defineProperty(Answer.prototype, name, {
         configurable: true,
         writable: true,
         value(this: object, ...args: unknown[]) {
-          records.delete(this)
+          Answer.forget(this)
           return method.apply(this, args)
         },
       })
     }
   }
-  made = { base, answer }
-  return answer
+  return { base, make: (body, status, record) => new Answer(body, status, record), recordOf: (response) => Answer.recordOf(response) }
 }
 
 /**
- * A Response of `body` whose headers stay a plain record (names in lower
- * case) until something reads more than its status, when the global
- * Response is not the runtime's (Node's adapter's); a Response as any
- * other where it is.
+ * A Response of `body` whose headers (names in lower case; the record is
+ * the answer's own from now on) stay that record until something reads
+ * more than its status, when the global Response is not the runtime's
+ * (Node's adapter's); a Response as any other where it is.
  */
 export function answerWithPlainHeaders(body: Uint8Array | string | null, status: number, headers: Record<string, string>): Response {
-  const Base = globalThis.Response as unknown as ResponseClass
-  if (Base === (RuntimeResponse as unknown as ResponseClass)) return new Base(body, { status, headers })
-  const record: Record<string, string> = {}
-  for (const name in headers) record[name.toLowerCase()] = headers[name] as string
-  const response = new (answerClassOf(Base))(body, { status, headers: record })
-  records.set(response, record)
-  return response
+  const base = globalThis.Response as unknown as Headerless
+  if (base === RuntimeResponse) return new base(body, { status, headers })
+  if (kind?.base !== base) kind = answerKindOn(base)
+  return kind.make(body, status, headers)
 }
 
-/** Sets a header on an answer: into its record while it has one, on its Headers otherwise. */
+/** Sets a header (`name` in lower case) on an answer: into its record while it has one, on its Headers otherwise. */
 export function setAnswerHeader(response: Response, name: string, value: string): void {
-  const record = records.get(response)
-  if (record) record[name.toLowerCase()] = value
+  const record = kind?.recordOf(response)
+  if (record) record[name] = value
   else response.headers.set(name, value)
 }
 
@@ -96,5 +113,5 @@ export function setAnswerHeader(response: Response, name: string, value: string)
  * still has its record; undefined when they are in its Headers (read those).
  */
 export function plainHeadersOf(response: Response): Readonly<Record<string, string>> | undefined {
-  return records.get(response)
+  return kind?.recordOf(response)
 }

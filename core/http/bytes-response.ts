@@ -102,7 +102,7 @@ class BytesResponse extends BodilessResponse {
   }
 }
 
-/** A Response whose body is `bytes`. */
+/** A Response whose body is `bytes`, with `headers` (names in lower case; the object is the answer's from now on). */
 export function bytesResponse(bytes: Uint8Array, status: number, headers: Record<string, string>): Response {
   // The global one is the runtime's own: the light answer; another (the Node adapter's): that one, its headers a record.
   if (globalThis.Response !== RuntimeResponse) return answerWithPlainHeaders(bytes, status, headers)

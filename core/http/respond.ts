@@ -17,7 +17,7 @@ import { bytesResponse } from './bytes-response.js'
 
 const utf8 = new TextEncoder()
 
-/** An API object (object, list, Table, Status, discovery document) as JSON. */
+/** An API object (object, list, Table, Status, discovery document) as JSON; `headers` named in lower case. */
 export function jsonResponse(body: Record<string, unknown>, status = 200, headers?: Record<string, string>): Response {
   const bytes = apiObjectJsonBytes(body)
   // Bytes in hand, their size kept beside the answer: the filters that wait for an answer to be sent
@@ -72,7 +72,10 @@ export function objectResponse(body: Record<string, unknown>, format: OutputForm
 
 export function statusResponse(err: StatusError): Response {
   const bytes = utf8.encode(statusJson(err.toStatus()))
-  return withKnownSize(bytesResponse(bytes, err.code, { 'content-type': JSON_TYPE, ...err.headers }), bytes)
+  const headers: Record<string, string> = { 'content-type': JSON_TYPE }
+  // Answers' header names are in lower case (bytesResponse); an error's own are spelled as upstream spells them (Retry-After).
+  for (const name in err.headers) headers[name.toLowerCase()] = err.headers[name] as string
+  return withKnownSize(bytesResponse(bytes, err.code, headers), bytes)
 }
 
 export function textResponse(text: string, status = 200): Response {

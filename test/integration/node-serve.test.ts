@@ -29,9 +29,9 @@ async function ownAnswer(path: string): Promise<Response> {
   const response = jsonResponse({ kind: 'Status', apiVersion: 'v1', status: 'Success' })
   if (path === '/own/headers-read') assert.equal(response.headers.get('content-type'), 'application/json')
   if (path === '/own/body-read') assert.equal(JSON.parse(await response.clone().text()).status, 'Success')
-  setAnswerHeader(response, 'Audit-ID', 'audit-1')
-  if (path === '/own/hop') setAnswerHeader(response, 'Keep-Alive', 'timeout=5')
-  if (path === '/own/close') setAnswerHeader(response, 'Connection', 'close')
+  setAnswerHeader(response, 'audit-id', 'audit-1')
+  if (path === '/own/hop') setAnswerHeader(response, 'keep-alive', 'timeout=5')
+  if (path === '/own/close') setAnswerHeader(response, 'connection', 'close')
   return response
 }
 

@@ -24,7 +24,7 @@ export const auditIdFilter: MiddlewareHandler<ChainEnv> = async (c, next) => {
   const id = c.req.header(AUDIT_ID_HEADER)?.trim() || crypto.randomUUID()
   c.set('auditID', id)
   await next()
-  setAnswerHeader(c.res, AUDIT_ID_HEADER, id)
+  setAnswerHeader(c.res, 'audit-id', id) // AUDIT_ID_HEADER, named in lower case as answers' headers are
 }
 
 /** The largest body read again for the event's requestObject; the handler's own limit refuses larger ones. */

@@ -35,6 +35,6 @@ export function corsFilter(allowedOrigins: readonly string[]): MiddlewareHandler
     const headers = corsHeaders(origin)
     if (c.req.method === 'OPTIONS') return new Response(null, { status: 204, headers })
     await next()
-    for (const [name, value] of Object.entries(headers)) setAnswerHeader(c.res, name, value)
+    for (const [name, value] of Object.entries(headers)) setAnswerHeader(c.res, name.toLowerCase(), value)
   }
 }

@@ -12,6 +12,6 @@ export function hstsFilter(directives: readonly string[]): MiddlewareHandler<Cha
   const value = directives.join('; ')
   return async (c, next) => {
     await next()
-    setAnswerHeader(c.res, 'Strict-Transport-Security', value)
+    setAnswerHeader(c.res, 'strict-transport-security', value)
   }
 }

@@ -21,8 +21,9 @@ import { tooManyRequests } from '../../machinery/status-error.js'
 import type { ChainEnv } from './context.js'
 import { releaseWhenSent } from './hold-until-sent.js'
 
-const FLOW_SCHEMA_HEADER = 'X-Kubernetes-PF-FlowSchema-UID'
-const PRIORITY_LEVEL_HEADER = 'X-Kubernetes-PF-PriorityLevel-UID'
+/** Upstream's X-Kubernetes-PF-FlowSchema-UID and X-Kubernetes-PF-PriorityLevel-UID, in lower case as answers' headers are named. */
+const FLOW_SCHEMA_HEADER = 'x-kubernetes-pf-flowschema-uid'
+const PRIORITY_LEVEL_HEADER = 'x-kubernetes-pf-prioritylevel-uid'
 
 /** Upstream's APF metric names and help texts (stability level first, as component-base writes it). */
 const REJECTED = { name: 'apiserver_flowcontrol_rejected_requests_total', help: '[BETA] Number of requests rejected by API Priority and Fairness' }
