@@ -14,7 +14,8 @@ import type { KubeObject } from '../../core/machinery/object.js'
 import { yamlCodec } from '../../core/storage/codec.js'
 import { type StorageEvent, StorageError } from '../../core/storage/interface.js'
 import { EmbeddedStoreError } from '../../core/storage/sql/open.js'
-import { openEmbeddedStore } from '../../runtimes/node/storage/sqlite.js'
+import { openEmbeddedStore, openLibsql } from '../../runtimes/node/storage/sqlite.js'
+import { SqlStorage } from '../../core/storage/sql/sql-storage.js'
 import { runStorageContract } from './contract.js'
 
 const root = mkdtempSync(join(tmpdir(), 'embedded-store-'))
@@ -206,6 +207,65 @@ describe('embedded store: restarts, compaction and the data directory', () => {
     await s.close()
     await assert.rejects(s.get(key('a')), storageError('Unavailable', 'the embedded store is closed'))
     await assert.rejects(s.create(key('a'), configMap('a')), storageError('Unavailable'))
+  })
+})
+
+describe('embedded store: the writes of one turn committed together', () => {
+  it('gives writes made at once their own revisions in order, acknowledged and watched in that order', async (t) => {
+    const store = await openEmbeddedStore({ dataDir: freshDir() })
+    t.after(() => store.close())
+    await store.create(key('seed'), configMap('seed'))
+    const start = await store.currentRevision()
+    const watch = store.watch(PREFIX, { resourceVersion: String(start) })
+    const names = Array.from({ length: 12 }, (_, i) => `cm-${i}`)
+    // Creates, an update and a delete issued in one turn: one batch.
+    const written = await Promise.all([
+      ...names.map((name) => store.create(key(name), configMap(name))),
+      store.guaranteedUpdate(key('seed'), withValue('two')),
+    ])
+    const revisions = written.map(rv)
+    assert.deepEqual(revisions, revisions.map((_, i) => start + 1 + i), 'each write its own revision, in the order issued')
+    const removed = await store.delete(key('cm-0'))
+    assert.equal(rv(removed), start + written.length + 1)
+    assert.deepEqual(await take(watch, written.length + 1), [
+      ...names.map((name, i) => `ADDED ${name} ${start + 1 + i}`),
+      `MODIFIED seed ${start + 1 + names.length}`,
+      `DELETED cm-0 ${start + written.length + 1}`,
+    ])
+    watch.stop()
+    // Two creates of one key in one batch: the second sees the first's row, as it would had the first committed alone.
+    const [first, second] = await Promise.allSettled([store.create(key('twice'), configMap('twice')), store.create(key('twice'), configMap('twice', 'two'))])
+    assert.equal(first.status, 'fulfilled')
+    assert.equal(second.status, 'rejected')
+    assert.ok(storageError('KeyExists')((second as PromiseRejectedResult).reason))
+  })
+
+  it('fails every write of a batch SQLite cannot store, stores none of them, and goes on from the revision before', async (t) => {
+    const path = join(freshDir(), 'state.db')
+    mkdirSync(join(path, '..'), { recursive: true })
+    const db = openLibsql(path)
+    const store = SqlStorage.open(db)
+    t.after(() => store.close())
+    await store.create(key('before'), configMap('before'))
+    const before = await store.currentRevision()
+    const watch = store.watch(PREFIX, { resourceVersion: String(before) })
+    // A database that may not grow: a full disk, as SQLite sees one.
+    const pages = Number(db.prepare('PRAGMA page_count').get()?.['page_count'])
+    db.exec(`PRAGMA max_page_count = ${pages}`)
+    const big = (name: string) => ({ ...configMap(name), data: { value: 'x'.repeat(64 * 1024) } })
+    const outcomes = await Promise.allSettled(['a', 'b', 'c'].map((name) => store.create(key(name), big(name))))
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['rejected', 'rejected', 'rejected'],
+    )
+    assert.equal(await store.currentRevision(), before)
+    assert.equal((await store.list(PREFIX)).items.length, 1)
+    // Room again: the next write takes the revision after the last committed one, and the watch sees only it.
+    db.exec('PRAGMA max_page_count = 1073741823')
+    const after = await store.create(key('after'), configMap('after'))
+    assert.equal(rv(after), before + 1)
+    assert.deepEqual(await take(watch, 1), [`ADDED after ${before + 1}`])
+    watch.stop()
   })
 })
 

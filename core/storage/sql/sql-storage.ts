@@ -18,7 +18,10 @@
  * process's watchers in revision order.
  *
  * Durability: a write is acknowledged after its INSERT commits to the
- * write-ahead log (schema.ts explains `synchronous`).
+ * write-ahead log (schema.ts explains `synchronous`). Alone on the file, the
+ * writes of one turn of the event loop commit together (group-commit.ts):
+ * their rows, not yet committed, are past the published revision, which
+ * every read is bounded by, so no reader sees them before they commit.
  */
 import { cloneJson, type KubeObject } from '../../machinery/object.js'
 import { jsonCodec, type ObjectCodec } from '../codec.js'
@@ -52,6 +55,8 @@ import { deepFreeze, sameIgnoringResourceVersion, stampRevision } from '../objec
 import { type ChangeRow, keyAfter, keyRange, type LogRow, prefixRange, RevisionLog } from './revision-log.js'
 import { DEFAULT_SHARED_BUSY_TIMEOUT_MS, FOLLOW_BATCH, LogFollower, type SharedStoreOptions } from './log-follower.js'
 import { prepareDatabase, releaseDatabase, type Synchronous, writeTransactionWhenFree } from './schema.js'
+import { GroupCommit } from './group-commit.js'
+import { nextMacrotask } from '../../machinery/time-slice.js'
 import { type Change, StoreWatcher } from '../store-watcher.js'
 import { type DecodedValue, mustWrite, StoredValues } from '../value/stored-values.js'
 import { encryptCheckTransformer, type ValueTransformer } from '../value/transformer.js'
@@ -77,6 +82,15 @@ export interface SqlStorageOptions {
 
 const sharedBusyTimeoutMs = (shared: SharedStoreOptions): number => shared.busyTimeoutMs ?? DEFAULT_SHARED_BUSY_TIMEOUT_MS
 
+/** The row a write appends (its key apart). */
+interface NewRow {
+  revision: number
+  createRevision: number
+  prevRevision: number
+  /** Null for a deletion. */
+  value: Uint8Array | null
+}
+
 /** Rows read per query while a filtered list fills a page (a predicate may skip many). */
 const FILTERED_BATCH = 256
 
@@ -100,8 +114,14 @@ export class SqlStorage implements Storage {
   private readonly onCommit: ((revision: number) => void) | undefined
   /** Sharing the file: how long a write waits for another process's write lock. */
   private readonly busyTimeoutMs: number
-  /** This process's commits so far (committedSince). */
+  /** This process's writes so far, committed or in the open batch (committedSince). */
   private commits = 0
+  /** Alone on the file: the writes of one turn, committed together. */
+  private readonly batch: GroupCommit | undefined
+  /** Alone on the file: the newest revision handed out to a write (in the open batch, or committed and being published). */
+  private appended: number
+  /** Alone on the file: the newest revision committed. */
+  private durable: number
 
   private constructor(
     private readonly db: SqlDriver,
@@ -116,6 +136,16 @@ export class SqlStorage implements Storage {
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60000
     this.onCommit = opts.shared?.onCommit
     this.busyTimeoutMs = opts.shared ? sharedBusyTimeoutMs(opts.shared) : 0
+    this.appended = revision
+    this.durable = revision
+    this.batch = opts.shared
+      ? undefined
+      : new GroupCommit(
+          db,
+          (run) => void nextMacrotask().then(run),
+          () => (this.durable = this.appended),
+          () => (this.appended = this.durable),
+        )
     this.follower = opts.shared
       ? new LogFollower(
           {
@@ -151,15 +181,16 @@ export class SqlStorage implements Storage {
     // Encoded (and encrypted) first: the checks and the write below then run without an await between them.
     const { plain, stored } = await this.values.encode(key, obj)
     this.ensureOpen(key)
-    const written = this.write(key, () => {
-      const newest = this.refuseExisting(key)
-      const next = this.nextRevision()
-      this.log.append(next, key, next, newest?.revision ?? 0, stored)
-      return next
-    })
-    const revision = written instanceof Promise ? await written : written
-    const done = this.committed(key, revision, plain, undefined)
-    return cloneJson(done instanceof Promise ? await done : done)
+    const change = await this.write(
+      key,
+      () => {
+        const newest = this.refuseExisting(key)
+        const next = this.nextRevision()
+        return { revision: next, createRevision: next, prevRevision: newest?.revision ?? 0, value: stored }
+      },
+      (revision) => this.writtenChange(key, revision, plain, undefined),
+    )
+    return cloneJson(change!.object)
   }
 
   /**
@@ -172,7 +203,9 @@ export class SqlStorage implements Storage {
     const encoded: [string, { plain: Uint8Array; stored: Uint8Array }][] = []
     for (const [key, obj] of objects) encoded.push([key, await this.values.encode(key, obj)])
     this.ensureOpen(encoded[0]?.[0] ?? '')
-    const first = this.revision + 1
+    // Its own transaction: the open batch commits first (publishing its writes, whose revisions come before these).
+    this.batch?.flush()
+    const first = this.appended + 1
     try {
       this.db.transaction(() =>
         encoded.forEach(([key, { stored }], i) => {
@@ -184,12 +217,13 @@ export class SqlStorage implements Storage {
       if (err instanceof StorageError && err.code === 'KeyExists') return objects.map(() => 0)
       throw err
     }
+    this.appended = this.durable = first + encoded.length - 1
     encoded.forEach(([key, { plain }], i) => {
       // Nobody watches yet (a start-up template is written before the caches load): no object to make.
       if (this.watchers.size === 0) {
         this.revision = first + i
         this.commits++
-      } else void this.committed(key, first + i, plain, undefined)
+      } else void this.settle(this.writtenChange(key, first + i, plain, undefined))
     })
     return encoded.map((_, i) => first + i)
   }
@@ -262,20 +296,23 @@ export class SqlStorage implements Storage {
       this.ensureOpen(key)
       // The row was the key's newest when read: a write that changes nothing answers that state, as upstream's
       // answers a state it read from the store, without looking again. The guess is the caller's (frozen): the answer is a copy.
-      if (!next || !mustWrite(read, next.plain)) return read.guessed ? cloneJson(current) : current
+      if (!next || !mustWrite(read, next.plain)) {
+        // A state no client may see before it is committed: the open batch's.
+        if (row.revision > this.durable) await this.batch?.committed()
+        return read.guessed ? cloneJson(current) : current
+      }
       // Someone else wrote (or deleted) meanwhile: start over from their state.
       if (this.committedSince(commitsAtRead) && this.log.newest(key)?.revision !== row.revision) continue
-      const written = this.write(key, () => {
-        // Sharing the file, another process may have written the key since the look above.
-        if (this.follower && this.log.newest(key)?.revision !== row.revision) return undefined
-        const at = this.nextRevision()
-        this.log.append(at, key, row.createRevision, row.revision, next.stored)
-        return at
-      })
-      const revision = written instanceof Promise ? await written : written
-      if (revision === undefined) continue
-      const done = this.committed(key, revision, next.plain, deepFreeze(current))
-      return cloneJson(done instanceof Promise ? await done : done)
+      const change = await this.write(
+        key,
+        () => {
+          // Sharing the file, another process may have written the key since the look above.
+          if (this.follower && this.log.newest(key)?.revision !== row.revision) return undefined
+          return { revision: this.nextRevision(), createRevision: row.createRevision, prevRevision: row.revision, value: next.stored }
+        },
+        (revision) => this.writtenChange(key, revision, next.plain, deepFreeze(current)),
+      )
+      if (change) return cloneJson(change.object)
     }
   }
 
@@ -297,18 +334,15 @@ export class SqlStorage implements Storage {
         if (!now || now.deleted) throw keyNotFound(key)
         if (now.revision !== row.revision) continue
       }
-      const written = this.write(key, () => {
-        if (this.follower && this.log.newest(key)?.revision !== row.revision) return undefined
-        const at = this.nextRevision()
-        this.log.append(at, key, row.createRevision, row.revision, null)
-        return at
-      })
-      const revision = written instanceof Promise ? await written : written
-      if (revision === undefined) continue
-      const last = deepFreeze(stampRevision(cloneJson(current), revision))
-      const done = this.settle({ revision, key, object: last, prev: deepFreeze(current), deleted: true })
-      if (done) await done
-      return cloneJson(last)
+      const change = await this.write(
+        key,
+        () => {
+          if (this.follower && this.log.newest(key)?.revision !== row.revision) return undefined
+          return { revision: this.nextRevision(), createRevision: row.createRevision, prevRevision: row.revision, value: null }
+        },
+        (revision) => ({ revision, key, object: deepFreeze(stampRevision(cloneJson(current), revision)), prev: deepFreeze(current), deleted: true }),
+      )
+      if (change) return cloneJson(change.object)
     }
   }
 
@@ -363,6 +397,11 @@ export class SqlStorage implements Storage {
     if (this.closed) return
     this.closed = true
     this.stopCompactor()
+    try {
+      this.batch?.flush()
+    } catch {
+      // Its writes were failed with the error; the database closes all the same.
+    }
     this.follower?.stop()
     for (const w of [...this.watchers]) w.stop()
     try {
@@ -381,6 +420,8 @@ export class SqlStorage implements Storage {
    */
   compact(revision: number): void {
     this.ensureOpen('')
+    // Its deletions are a transaction of their own, not part of the open batch.
+    this.batch?.flush()
     const upTo = Math.min(revision, this.revision)
     if (upTo <= this.compactedAt()) return
     this.log.compact(this.compacted, upTo)
@@ -410,30 +451,54 @@ export class SqlStorage implements Storage {
   // --- writes ---------------------------------------------------------------
 
   /**
-   * Runs a write's checks and its append: alone on the file, as they are;
-   * sharing it, in one transaction holding the write lock, so that the checks
-   * hold at the append and the revision taken from the file is the next one.
+   * Runs a write's checks (`check`, which throws to refuse the write, gives
+   * the row to append, or undefined when the key moved: start over) and
+   * appends the row; resolves with the change (`changeOf` its revision) once
+   * committed and published. Alone on the file, the row goes into the open
+   * batch, which publishes the change when it commits; sharing it, checks
+   * and append run in one transaction holding the write lock, so that the
+   * checks hold at the append and the revision taken from the file is the
+   * next one.
    */
-  private write<T>(key: string, fn: () => T): T | Promise<T> {
-    if (!this.follower) return fn()
-    return writeTransactionWhenFree(this.db, fn, this.busyTimeoutMs, () => this.ensureOpen(key))
+  private async write(key: string, check: () => NewRow | undefined, changeOf: (revision: number) => Change): Promise<Change | undefined> {
+    if (!this.batch) {
+      const append = (): number | undefined => {
+        const row = check()
+        if (row) this.appendRow(key, row)
+        return row?.revision
+      }
+      const revision = await writeTransactionWhenFree(this.db, append, this.busyTimeoutMs, () => this.ensureOpen(key))
+      if (revision === undefined) return undefined
+      const change = changeOf(revision)
+      await this.settle(change)
+      return change
+    }
+    const row = check()
+    if (!row) return undefined
+    this.appended = row.revision
+    return this.batch.add(
+      () => this.appendRow(key, row),
+      () => {
+        const change = changeOf(row.revision)
+        this.settle(change)
+        return change
+      },
+    )
+  }
+
+  private appendRow(key: string, row: NewRow): void {
+    this.commits++
+    this.log.append(row.revision, key, row.createRevision, row.prevRevision, row.value)
   }
 
   /** The revision the write being made gets (inside write()). */
   private nextRevision(): number {
-    return (this.follower ? this.log.lastRevision() : this.revision) + 1
+    return (this.follower ? this.log.lastRevision() : this.appended) + 1
   }
 
-  /**
-   * Records a committed write at `revision` and tells the watchers; returns
-   * the stored (frozen) object, once the watchers have it (sharing the file,
-   * after another process's earlier commits).
-   */
-  private committed(key: string, revision: number, plain: Uint8Array, prev: KubeObject | undefined): KubeObject | Promise<KubeObject> {
-    // What a later read returns is the decoded bytes, so watchers and the caller get exactly that.
-    const stored = deepFreeze(stampRevision(this.codec.decode(plain), revision))
-    const done = this.settle({ revision, key, object: stored, prev, deleted: false })
-    return done ? done.then(() => stored) : stored
+  /** The change a create or an update at `revision` made: the stored (frozen) object is the decoded bytes, as a later read returns them. */
+  private writtenChange(key: string, revision: number, plain: Uint8Array, prev: KubeObject | undefined): Change {
+    return { revision, key, object: deepFreeze(stampRevision(this.codec.decode(plain), revision)), prev, deleted: false }
   }
 
   /**
