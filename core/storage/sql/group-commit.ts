@@ -7,8 +7,11 @@
  * some 16 KB for an object of 1 kB. Every thousand pages SQLite copies the
  * log back into the file and syncs it, on the thread that committed: a
  * write cost some 130 µs there, half of it that sync, while nothing else
- * ran. Writes that arrive while a batch is open share its pages; the batch
- * commits once the turn's other I/O callbacks have run (a macrotask), and
+ * ran. The first write of a turn commits at once, as it always did: a
+ * writer alone (a client waiting for each answer) waits for no batch. The
+ * writes that follow it in the same turn share one transaction and its
+ * pages; that batch commits once the turn's other I/O callbacks have run (a
+ * macrotask), and
  * each write is acknowledged (its promise resolves) only after that COMMIT,
  * so what a client was told is stored is in the log as before. Right after
  * the COMMIT each write's change is published, in the order they were
@@ -33,6 +36,8 @@ const nothingToPublish = (): undefined => undefined
 export class GroupCommit {
   private readonly waiting: Waiting[] = []
   private open = false
+  /** A write was made in this turn of the event loop: the next ones are batched (the turn's end clears it). */
+  private writtenThisTurn = false
 
   /**
    * `later` runs its callback once the current turn's other work is done (a macrotask);
@@ -52,6 +57,7 @@ export class GroupCommit {
    * when the batch was rolled back.
    */
   add<T>(append: () => void, publish: () => T): Promise<T> {
+    if (!this.writtenThisTurn) return this.alone(append, publish)
     this.begin()
     try {
       append()
@@ -69,17 +75,38 @@ export class GroupCommit {
     return new Promise((resolve, reject) => this.waiting.push({ publish: nothingToPublish, resolve: () => resolve(), reject }))
   }
 
+  /** The turn's first write: committed by itself at once (its own transaction), and published. */
+  private alone<T>(append: () => void, publish: () => T): Promise<T> {
+    this.writtenThisTurn = true
+    this.later(() => this.endTurn())
+    try {
+      append()
+    } catch (err) {
+      this.onRollBack()
+      return Promise.reject(err)
+    }
+    this.onCommit()
+    try {
+      return Promise.resolve(publish())
+    } catch (err) {
+      return Promise.reject(err)
+    }
+  }
+
   private begin(): void {
     if (this.open) return
     this.db.exec('BEGIN IMMEDIATE')
     this.open = true
-    this.later(() => {
-      try {
-        this.flush()
-      } catch {
-        // The batch's writes were failed with the error; nothing else waits for it.
-      }
-    })
+  }
+
+  /** The turn's other I/O callbacks have run: its batch commits, and the next turn's first write goes alone again. */
+  private endTurn(): void {
+    this.writtenThisTurn = false
+    try {
+      this.flush()
+    } catch {
+      // The batch's writes were failed with the error; nothing else waits for it.
+    }
   }
 
   /** Commits the open batch now; a no-op when none is open. Throws what COMMIT threw, after failing the batch's writes. */
