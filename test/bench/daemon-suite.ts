@@ -11,11 +11,11 @@
  *
  *   node --import tsx test/bench/daemon-suite.ts [--seconds S] [--no-write] [--save-figures FILE | --render-figures FILE]
  *   node --import tsx test/bench/daemon-suite.ts --profile-creates DIR
- *   node --import tsx test/bench/daemon-suite.ts --compare-writes BUILD [--rounds N] [--client-cert]
+ *   node --import tsx test/bench/daemon-suite.ts --compare-writes BUILD [--rounds N] [--client-cert] [--backend etcd|embedded]
  *
  * The second form profiles the etcd daemon (`node --cpu-prof`) while it
  * takes creates and updates only; the third runs creates, updates and GETs on etcd
- * with this build and another one (a checkout with its own `npm run build`)
+ * (or on the embedded store, `--backend embedded`) with this build and another one (a checkout with its own `npm run build`)
  * in alternating rounds, with the daemon's CPU time per write (as the admin's
  * client certificate with `--client-cert`, else the bearer token). Only the
  * first form writes its section of docs/benchmarks.md.
@@ -53,6 +53,7 @@ const { values } = parseArgs({
     'no-write': { type: 'boolean', default: false },
     'profile-creates': { type: 'string' },
     'compare-writes': { type: 'string' },
+    backend: { type: 'string', default: 'etcd' },
     rounds: { type: 'string', default: '3' },
     'client-cert': { type: 'boolean', default: false },
     'save-figures': { type: 'string' },
@@ -149,14 +150,16 @@ async function profileCreates(dir: string, etcd: EtcdServer, work: string): Prom
   }
 }
 
-/** Creates and updates on etcd, this build against `other`, in alternating rounds: rates and daemon CPU per write. */
+/** Creates and updates on etcd (or the embedded store), this build against `other`, in alternating rounds: rates and daemon CPU per write. */
 async function compareWrites(other: string, etcd: EtcdServer, work: string): Promise<void> {
+  const backend = values.backend
+  if (backend !== 'etcd' && backend !== 'embedded') throw new Error(`--backend: etcd or embedded, not ${backend}`)
   const builds: Array<[string, string]> = [['this build', MAIN], ['other build', daemonMainOf(resolve(other))]]
   const sums = new Map(builds.map(([name]) => [name, { creates: 0, updates: 0, gets: 0, seconds: 0, useconds: 0, gseconds: 0, createCpu: 0, updateCpu: 0, getCpu: 0 }]))
   for (let r = 0; r < Number(values.rounds); r++) {
     for (const [name, main] of r % 2 ? [...builds].reverse() : builds) {
       const dir = join(work, `cmp-${r}-${name.replace(/\W+/g, '-')}`)
-      const t = await startDaemon(`${name} ${r}`, { main, backend: 'etcd', dir, etcdUrl: etcd.clientUrl, maxSockets: CONNECTIONS, clientCertificate: values['client-cert'] })
+      const t = await startDaemon(`${name} ${r}`, { main, backend, dir, etcdUrl: etcd.clientUrl, maxSockets: CONNECTIONS, clientCertificate: values['client-cert'] })
       try {
         await prepare(t)
         const s = sums.get(name)!
