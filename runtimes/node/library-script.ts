@@ -8,7 +8,7 @@
  */
 import { useLazyResponseBodies } from '../../core/http/bytes-response.js'
 import { useSha256Hex } from '../../core/authn/constant-time.js'
-import { nodeSha256Hex } from './native-sha256.js'
+import { nodeSha256Hex } from './adapter/native-sha256.js'
 
 export * as core from '../../core/index.js'
 // Node's Response makes a stream for every body at once; in-process callers read answers through its members.

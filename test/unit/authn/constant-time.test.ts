@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { describe, it } from 'node:test'
 import { constantTimeEqual, javascriptSha256Hex, secretDigest } from '../../../core/authn/constant-time.js'
-import { nodeSha256Hex } from '../../../runtimes/node/native-sha256.js'
+import { nodeSha256Hex } from '../../../runtimes/node/adapter/native-sha256.js'
 
 describe('secret comparison', () => {
   it('finds equal only the very same characters', () => {

@@ -4,6 +4,6 @@
  * object's set-up, and hashes a string's UTF-8 bytes as core's does.
  */
 import { hash } from 'node:crypto'
-import type { Sha256Hex } from '../../core/authn/constant-time.js'
+import type { Sha256Hex } from '../../../core/authn/constant-time.js'
 
 export const nodeSha256Hex: Sha256Hex = (text) => hash('sha256', text, 'hex')
