@@ -11,16 +11,16 @@
  * writer alone (a client waiting for each answer) waits for no batch. The
  * writes that follow it in the same turn share one transaction and its
  * pages; that batch commits once the turn's other I/O callbacks have run (a
- * macrotask), and
- * each write is acknowledged (its promise resolves) only after that COMMIT,
- * so what a client was told is stored is in the log as before. Right after
- * the COMMIT each write's change is published, in the order they were
- * appended (their revisions' order), before any of them resolves.
+ * macrotask), and each write is acknowledged (its promise resolves) only
+ * after that COMMIT, so what a client was told is stored is in the log as
+ * before. Right after the COMMIT each write's change is published, in the
+ * order they were appended (their revisions' order), before any of them
+ * resolves.
  *
- * Whatever must not see writes not yet committed (a read for a client, a
- * transaction of its own, closing) commits the open batch first (`flush`).
- * A batch whose COMMIT, or one of whose INSERTs, fails is rolled back whole:
- * each of its writes fails with that error, none was acknowledged.
+ * What runs a transaction of its own, and closing, commits the open batch
+ * first (`flush`). A batch whose COMMIT, or one of whose INSERTs, fails is
+ * rolled back whole: each of its writes fails with that error, none was
+ * acknowledged.
  */
 import type { SqlDriver } from './driver.js'
 
@@ -52,9 +52,10 @@ export class GroupCommit {
 
   /**
    * Runs `append` (INSERTs only: checks that may refuse the write run before
-   * it) in the open batch, beginning one when none is; once the batch has
+   * it): the turn's first at once, in a transaction of its own; a later one
+   * in the open batch, beginning one when none is. Once its transaction has
    * committed, runs `publish` and resolves with what it returned; rejects
-   * when the batch was rolled back.
+   * when it was rolled back.
    */
   add<T>(append: () => void, publish: () => T): Promise<T> {
     if (!this.writtenThisTurn) return this.alone(append, publish)
