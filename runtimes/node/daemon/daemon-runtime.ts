@@ -7,7 +7,6 @@
  */
 import type { FlagName } from '../../../core/options/flags/index.js'
 import type { SqlDriver } from '../../../core/storage/sql/driver.js'
-import type { Sha256Hex } from '../../../core/authn/constant-time.js'
 
 export interface DaemonRuntime {
   /** `node`, `bun` or `deno`: shown by `--version=raw` and at start-up. */
@@ -25,6 +24,4 @@ export interface DaemonRuntime {
    * does not enforce does.
    */
   unenforcedFlags?: Readonly<Partial<Record<FlagName, string>>>
-  /** The runtime's own SHA-256 (hex of a string's UTF-8 bytes), for the digests of bearer tokens; core's JavaScript one without it. */
-  sha256Hex?: Sha256Hex
 }

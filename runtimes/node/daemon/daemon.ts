@@ -17,6 +17,7 @@ import type { Logger } from '../../../core/logging/logger.js'
 import type { ExternalJwtSigner, ServerPorts, StartupTemplateFiles } from '../../../core/ports.js'
 import { ExternalSignerError } from '../../../core/authn/serviceaccount/external-signer.js'
 import { useSha256Hex } from '../../../core/authn/constant-time.js'
+import { nativeSha256Hex } from '../adapter/native-sha256.js'
 import { serverUrl } from '../../../core/pki/kubeconfig.js'
 import { daemonAdmission } from './admission.js'
 import { egressProxies } from '../../../core/config/egress-selector.js'
@@ -266,7 +267,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       throw err
     }
     const runtime = await daemonRuntime(out)
-    if (runtime.sha256Hex) useSha256Hex(runtime.sha256Hex)
+    // Bearer tokens are digested on every request they come with: the runtime's SHA-256 rather than core's JavaScript one.
+    if (nativeSha256Hex) useSha256Hex(nativeSha256Hex)
     const unenforced = [...unenforcedSecurityFlags(parsed), ...flagsTheRuntimeCannotEnforce(parsed, runtime), ...(await portSharingProblems(flags, runtime))]
     if (unenforced.length > 0) throw new StartupError(...unenforced)
     const admission = daemonAdmission(parsed, files.admission)
