@@ -218,12 +218,11 @@ export class SqlStorage implements Storage {
       throw err
     }
     this.appended = this.durable = first + encoded.length - 1
+    this.commits += encoded.length
     encoded.forEach(([key, { plain }], i) => {
       // Nobody watches yet (a start-up template is written before the caches load): no object to make.
-      if (this.watchers.size === 0) {
-        this.revision = first + i
-        this.commits++
-      } else void this.settle(this.writtenChange(key, first + i, plain, undefined))
+      if (this.watchers.size === 0) this.revision = first + i
+      else void this.settle(this.writtenChange(key, first + i, plain, undefined))
     })
     return encoded.map((_, i) => first + i)
   }
@@ -512,7 +511,6 @@ export class SqlStorage implements Storage {
 
   /** Publishes a commit of this process: at once alone on the file, in revision order when sharing it. */
   private settle(change: Change): Promise<void> | undefined {
-    this.commits++
     if (!this.follower) {
       this.revision = change.revision
       this.publish(change)
