@@ -9,7 +9,7 @@
  * - watch delivery to 100 and to 1,000 watchers of one resource;
  * - resident memory at ready, and with 10,000 ConfigMaps of 1 kB stored and cached.
  *
- *   node --import tsx test/bench/daemon-suite.ts [--seconds S] [--no-write] [--save-figures FILE | --render-figures FILE]
+ *   node --import tsx test/bench/daemon-suite.ts [--seconds S] [--no-write] [--upstream KUBE_APISERVER] [--save-figures FILE | --render-figures FILE]
  *   node --import tsx test/bench/daemon-suite.ts --profile-creates DIR
  *   node --import tsx test/bench/daemon-suite.ts --compare-writes BUILD [--rounds N] [--client-cert] [--backend etcd|embedded]
  *
@@ -19,6 +19,9 @@
  * in alternating rounds, with the daemon's CPU time per write (as the admin's
  * client certificate with `--client-cert`, else the bearer token). Only the
  * first form writes its section of docs/benchmarks.md.
+ * With `--upstream` (or UPSTREAM_KUBE_APISERVER in the environment), upstream's
+ * kube-apiserver binary runs as one more target on the same etcd, and the
+ * goals are judged against its figures of this run (upstream-target.ts).
  * Figures only: nothing passes or fails.
  */
 import { existsSync } from 'node:fs'
@@ -30,17 +33,20 @@ import { EtcdServer } from '../storage-contract/etcd-server.js'
 import { configMapBody } from './configmap-payload.js'
 import { cpuMs, type DaemonTarget, rssMiB, startDaemon, startLimitServer, call, fetchText, TOKEN, type TlsTarget } from './tls-targets.js'
 import { forgetStartupTemplates } from './daemon.js'
-import { runLoad } from './load.js'
-import { ensureWrk, wrkGet } from './wrk.js'
+import { combineLoads, type LoadResult, runLoad } from './load.js'
+import { combineWrk, ensureWrk, type WrkResult, wrkGet } from './wrk.js'
 import { measureWatchDelivery } from './daemon-watch.js'
 import { measureEtcdDirect, storedValue } from './etcd-direct.js'
 import { type DaemonFigures, emptyFigures, renderDaemonSuite, type SuiteFigures } from './daemon-suite-report.js'
 import { replaceSection } from './section.js'
 import { daemonMainOf } from './package-entry.js'
+import { startUpstream } from './upstream-target.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const MAIN = join(ROOT, 'dist', 'runtimes', 'node', 'main.cjs')
 const CONNECTIONS = 64
+/** The uncounted pass before the measured writes, per kind of write and target. */
+const WARM_UP_SECONDS = 2
 const LIST_SIZE = 1000
 const BULK = 10_000
 const UPDATE_SET = 200
@@ -50,6 +56,8 @@ const BULK_NS = '/api/v1/namespaces/bulk/configmaps'
 const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '4' },
+    /** Measured passes of the GETs and writes over the targets, taking turns. */
+    passes: { type: 'string', default: '2' },
     'no-write': { type: 'boolean', default: false },
     'profile-creates': { type: 'string' },
     'compare-writes': { type: 'string' },
@@ -58,9 +66,11 @@ const { values } = parseArgs({
     'client-cert': { type: 'boolean', default: false },
     'save-figures': { type: 'string' },
     'render-figures': { type: 'string' },
+    upstream: { type: 'string', default: process.env['UPSTREAM_KUBE_APISERVER'] },
   },
 })
 const seconds = Number(values.seconds)
+const passes = Number(values.passes)
 const log = (text: string) => void process.stderr.write(`${text}\n`)
 if (!existsSync(MAIN)) {
   log(`${MAIN} is missing: run \`npm run build\` first`)
@@ -80,25 +90,54 @@ async function prepare(t: DaemonTarget): Promise<void> {
   if (fill.errors || fill.count < LIST_SIZE) throw new Error(`${t.label}: filling ${NS} failed (${fill.errors} errors)`)
 }
 
-/** Creates in `bulk` for the measured time. */
-async function creates(t: DaemonTarget, f: DaemonFigures, maxSeconds: number): Promise<void> {
-  f.creates = await runLoad(timed(maxSeconds), (i) => ok(201)(call(t.agent, t.port, 'POST', BULK_NS, configMapBody(`bulk-${i}`))))
-  f.created = f.creates.count
+/** Creates in `bulk` for the measured time, named on from those made before. */
+async function creates(t: DaemonTarget, f: DaemonFigures, maxSeconds: number): Promise<LoadResult> {
+  const from = f.created
+  const result = await runLoad(timed(maxSeconds), (i) => ok(201)(call(t.agent, t.port, 'POST', BULK_NS, configMapBody(`bulk-${from + i}`))))
+  f.created += result.count
+  f.creates = result
+  return result
 }
 
 /** Updates of the first UPDATE_SET ConfigMaps of `default`, each PUT with changed data and no resourceVersion. */
-async function updates(t: DaemonTarget, f: DaemonFigures, maxSeconds: number): Promise<void> {
+async function updates(t: DaemonTarget, f: DaemonFigures, maxSeconds: number): Promise<LoadResult> {
+  const round = (f.updateRounds = (f.updateRounds ?? 0) + 1)
   const changed = (i: number) => {
     const obj = JSON.parse(configMapBody(`cm-${i % UPDATE_SET}`)) as { data: Record<string, string> }
-    obj.data['log.level'] = `debug-${i}`
+    obj.data['log.level'] = `debug-${round}-${i}`
     return JSON.stringify(obj)
   }
   f.updates = await runLoad(timed(maxSeconds), (i) => ok(200)(call(t.agent, t.port, 'PUT', `${NS}/cm-${i % UPDATE_SET}`, changed(i))))
+  return f.updates
 }
 
 async function writes(t: DaemonTarget, f: DaemonFigures, maxSeconds: number): Promise<void> {
   await creates(t, f, maxSeconds)
   await updates(t, f, maxSeconds)
+}
+
+/**
+ * Creates and updates on every target: a pass uncounted first (the daemon's
+ * JavaScript compiles what a write runs as it runs it; upstream's code is
+ * compiled ahead), then `rounds` measured passes over the targets, taking
+ * turns in alternating order so that the machine's load over the run falls
+ * on each alike; each figure is the passes together.
+ */
+async function measuredWrites(targets: readonly DaemonTarget[], figures: Map<TlsTarget, DaemonFigures>, rounds: number): Promise<void> {
+  for (const t of targets) {
+    log(`creates and updates, uncounted: ${t.label}`)
+    await writes(t, figures.get(t)!, WARM_UP_SECONDS)
+  }
+  const runs = new Map(targets.map((t) => [t, { creates: [] as LoadResult[], updates: [] as LoadResult[] }]))
+  for (let r = 0; r < rounds; r++) {
+    for (const t of r % 2 ? [...targets].reverse() : targets) {
+      log(`creates and updates, pass ${r + 1} of ${rounds}: ${t.label}`)
+      const f = figures.get(t)!
+      runs.get(t)!.creates.push(await creates(t, f, seconds))
+      runs.get(t)!.updates.push(await updates(t, f, seconds))
+    }
+  }
+  for (const t of targets) Object.assign(figures.get(t)!, { creates: combineLoads(runs.get(t)!.creates), updates: combineLoads(runs.get(t)!.updates) })
 }
 
 /** Fills `bulk` up to BULK ConfigMaps, lists them once (the watch cache then holds them all), and reads RSS. */
@@ -117,17 +156,27 @@ async function memoryWithBulk(t: DaemonTarget, f: DaemonFigures): Promise<void> 
   if (used) f.heapUsedBulkMiB = Number(used) / 1024 / 1024
 }
 
-async function getsAndLists(targets: TlsTarget[], figures: Map<TlsTarget, DaemonFigures>, wrkMissing: string | undefined): Promise<void> {
-  for (const t of targets) {
-    const f = figures.get(t)!
-    if (!wrkMissing) {
-      log(`wrk GET: ${t.label}`)
-      f.wrkGet = await wrkGet(`https://127.0.0.1:${t.port}${NS}/cm-0`, TOKEN, seconds + 1)
+/** GETs with wrk, then with the Node client: `passes` over the targets each, taking turns in alternating order. */
+async function getsAndLists(targets: TlsTarget[], figures: Map<TlsTarget, DaemonFigures>, wrkMissing: string | undefined, passes: number): Promise<void> {
+  const wrkRuns = new Map<TlsTarget, WrkResult[]>(targets.map((t) => [t, []]))
+  const nodeRuns = new Map<TlsTarget, LoadResult[]>(targets.map((t) => [t, []]))
+  for (let r = 0; r < passes; r++) {
+    for (const t of r % 2 ? [...targets].reverse() : targets) {
+      if (wrkMissing) break
+      log(`wrk GET, pass ${r + 1} of ${passes}: ${t.label}`)
+      wrkRuns.get(t)!.push(await wrkGet(`https://127.0.0.1:${t.port}${NS}/cm-0`, TOKEN, seconds + 1))
+    }
+  }
+  for (let r = 0; r < passes; r++) {
+    for (const t of r % 2 ? [...targets].reverse() : targets) {
+      log(`Node GET, pass ${r + 1} of ${passes}: ${t.label}`)
+      nodeRuns.get(t)!.push(await runLoad(timed(seconds), (i) => ok(200)(call(t.agent, t.port, 'GET', `${NS}/cm-${i % UPDATE_SET}`))))
     }
   }
   for (const t of targets) {
-    log(`Node GET: ${t.label}`)
-    figures.get(t)!.nodeGet = await runLoad(timed(seconds), (i) => ok(200)(call(t.agent, t.port, 'GET', `${NS}/cm-${i % UPDATE_SET}`)))
+    const f = figures.get(t)!
+    if (!wrkMissing) f.wrkGet = combineWrk(wrkRuns.get(t)!)
+    f.nodeGet = combineLoads(nodeRuns.get(t)!)
   }
   for (const t of targets) {
     if (!('backend' in t)) continue
@@ -211,6 +260,11 @@ async function suite(etcd: EtcdServer, work: string): Promise<SuiteFigures> {
       const t = await startDaemon(label, { main: MAIN, backend, dir: join(work, backend), etcdUrl: etcd.clientUrl, maxSockets: CONNECTIONS })
       daemons.push(t)
     }
+    if (values.upstream) {
+      log(`starting upstream (${values.upstream}) on etcd …`)
+      const certDir = join(work, 'first-start', 'pki')
+      daemons.push(await startUpstream('upstream on etcd', { binary: resolve(values.upstream), dir: join(work, 'upstream'), certDir, etcdUrl: etcd.clientUrl, maxSockets: CONNECTIONS }))
+    }
     const figures = new Map<TlsTarget, DaemonFigures>(daemons.map((t) => [t, emptyFigures()]))
     // Memory at ready first, before anything else touches either daemon.
     for (const t of daemons) Object.assign(figures.get(t)!, { readyMs: t.readyMs, rssReadyMiB: await rssMiB(t.pid) })
@@ -220,13 +274,10 @@ async function suite(etcd: EtcdServer, work: string): Promise<SuiteFigures> {
     all.push(...daemons, limit)
     figures.set(limit, emptyFigures())
 
-    await getsAndLists(all, figures, wrkMissing)
-    for (const t of daemons) {
-      log(`creates and updates: ${t.label}`)
-      await writes(t, figures.get(t)!, seconds)
-    }
+    await getsAndLists(all, figures, wrkMissing, passes)
+    await measuredWrites(daemons, figures, passes)
     log('creates and updates: etcd itself, the same transactions …')
-    const etcdDaemon = daemons.find((t) => t.backend === 'etcd')!
+    const etcdDaemon = daemons[1]!
     const value = await storedValue(etcd.clientUrl, `${etcdDaemon.etcdPrefix}/configmaps/default/`)
     const direct = await measureEtcdDirect(etcd.clientUrl, value, { load: timed(seconds), updateSet: UPDATE_SET, prefix: '/etcd-direct' })
 
@@ -245,10 +296,12 @@ async function suite(etcd: EtcdServer, work: string): Promise<SuiteFigures> {
     return {
       embedded: figures.get(daemons[0]!)!,
       etcd: figures.get(etcdDaemon)!,
+      ...(daemons[2] ? { upstream: figures.get(daemons[2])! } : {}),
       limit: figures.get(limit)!,
       direct,
       wrkMissing,
       seconds,
+      passes,
       valueBytes: value.length,
     }
   } finally {

@@ -33,6 +33,20 @@ export function median(values: readonly number[]): number {
   return percentile([...values].sort((a, b) => a - b), 50)
 }
 
+/** Several runs of one load as one: their requests over their time; the latencies, each run's median of them. */
+export function combineLoads(runs: readonly LoadResult[]): LoadResult {
+  const count = runs.reduce((sum, r) => sum + r.count, 0)
+  const seconds = runs.reduce((sum, r) => sum + r.seconds, 0)
+  return {
+    count,
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
+    seconds,
+    perSecond: count / seconds,
+    p50Ms: median(runs.map((r) => r.p50Ms)),
+    p99Ms: median(runs.map((r) => r.p99Ms)),
+  }
+}
+
 /** Runs `one(i)` for i = 0..total-1, `concurrency` at a time; `one` resolves true when the answer was the expected one. */
 export async function runLoad(opts: LoadOptions, one: (i: number) => Promise<boolean>): Promise<LoadResult & { latencies?: number[] }> {
   const latencies: number[] = []

@@ -5,6 +5,7 @@
  */
 import { execFile, execFileSync } from 'node:child_process'
 import { promisify } from 'node:util'
+import { median } from './load.js'
 
 const run = promisify(execFile)
 
@@ -24,6 +25,19 @@ function onPath(): boolean {
   } catch (err) {
     // wrk --version exits 1 after printing its version: only a spawn failure means it is missing.
     return (err as NodeJS.ErrnoException).code !== 'ENOENT'
+  }
+}
+
+/** Several wrk runs against one target as one: their requests over their time; the latencies, each run's median of them. */
+export function combineWrk(runs: readonly WrkResult[]): WrkResult {
+  const requests = runs.reduce((sum, r) => sum + r.requests, 0)
+  const seconds = runs.reduce((sum, r) => sum + r.requests / r.perSecond, 0)
+  return {
+    perSecond: requests / seconds,
+    requests,
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
+    p50Ms: median(runs.map((r) => r.p50Ms)),
+    p99Ms: median(runs.map((r) => r.p99Ms)),
   }
 }
 
