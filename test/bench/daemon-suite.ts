@@ -76,6 +76,10 @@ if (!existsSync(MAIN)) {
   log(`${MAIN} is missing: run \`npm run build\` first`)
   process.exit(1)
 }
+if (values.upstream && !existsSync(resolve(values.upstream))) {
+  log(`--upstream ${values.upstream}: no such file (docs/benchmarks.md, "How to run", says how to build upstream's kube-apiserver)`)
+  process.exit(1)
+}
 
 const ok = (expected: number) => async (status: Promise<number>) => (await status) === expected
 const timed = (maxSeconds: number) => ({ total: 10_000_000, concurrency: CONNECTIONS, maxSeconds })

@@ -80,7 +80,11 @@ export async function startUpstream(label: string, opts: UpstreamOptions): Promi
   })
   const stop = async () => (agent.destroy(), await stopChild(child))
   const agent = new Agent({ keepAlive: true, maxSockets: opts.maxSockets })
-  const exited = new Promise<never>((_, fail) => child.once('exit', (code) => fail(new Error(`${opts.binary} exited with ${code}:\n${log.join('').slice(-4000)}`))))
+  const exited = new Promise<never>((_, fail) => {
+    child.once('exit', (code) => fail(new Error(`${opts.binary} exited with ${code}:\n${log.join('').slice(-4000)}`)))
+    // A binary that is not there, or not executable: said at once, not after the wait for readiness.
+    child.once('error', (err) => fail(new Error(`--upstream ${opts.binary}: ${err.message}`)))
+  })
   exited.catch(() => {})
   const deadline = t0 + READY_TIMEOUT_MS
   for (;;) {
