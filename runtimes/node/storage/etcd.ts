@@ -471,7 +471,6 @@ export class EtcdStorage implements Storage {
     return { obj: stampRevision(object, rev), rev, plain, stale }
   }
 
-  /** The answer to a write at `revision`: the codec's bytes decoded, as upstream answers; a copy waits for the watch event. */
   /**
    * A guarded put of `value` (whose codec bytes are `plain`): the object
    * written, decoded from `plain` and stamped with the write's revision, or
