@@ -8,10 +8,14 @@
  * as its admin. Probes go out every 10 ms where envtest polls every 100 ms,
  * so the figure is the server's, not the poll's.
  *
- *   node --import tsx test/bench/envtest-start.ts [--rounds N] [--baseline DIR] [--timeline] [--no-template] [--no-write]
+ *   node --import tsx test/bench/envtest-start.ts [--rounds N] [--baseline DIR] [--upstream KUBE_APISERVER] [--timeline] [--no-template] [--no-write]
  *
  * `--baseline DIR`: another build (a copy of an older commit's tree with
  * its own `npm run build`), the two taking turns in each round.
+ * `--upstream KUBE_APISERVER` (or UPSTREAM_KUBE_APISERVER in the
+ * environment): upstream's binary started the same way in each round, with
+ * `--insecure-port=0` added as envtest adds it when the help lists that flag
+ * (docs/benchmarks.md, "How to run", says how to build v1.20.2).
  * `--timeline`: the daemon's log lines of the last round, each with the
  * time since the exec at which it arrived.
  * `--no-template`: each start (of the baseline too) finds no start-up template
@@ -80,18 +84,27 @@ async function until(child: ChildProcess, check: () => Promise<boolean>, log: Ar
   }
 }
 
+/** What a round starts: a build's bin, or upstream's binary; `extraArgs` after envtest's own. */
+interface Starter {
+  name: string
+  command: string
+  extraArgs: string[]
+  /** The build's tree (its start-up templates); none for upstream. */
+  build?: string
+}
+
 /** The bin run as envtest runs it to read its flags; exec to exit. */
-async function helpMsOf(build: string): Promise<number> {
+async function helpMsOf(command: string): Promise<number> {
   const t0 = performance.now()
   await new Promise<void>((resolve, reject) => {
-    const help = spawn(daemonMainOf(build), ['--help'], { stdio: 'ignore' })
+    const help = spawn(command, ['--help'], { stdio: 'ignore' })
     help.once('error', reject)
     help.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`--help exited with ${code}`))))
   })
   return performance.now() - t0
 }
 
-async function once(build: string, work: string): Promise<Round> {
+async function once(starter: Starter, work: string): Promise<Round> {
   const etcd = await EtcdServer.start()
   const certDir = await mkdtemp(join(work, 'k8s_test_framework_'))
   try {
@@ -99,10 +112,10 @@ async function once(build: string, work: string): Promise<Round> {
     const setup = await prepareEnvtest(certDir, { address: '127.0.0.1', port, etcdUrl: etcd.clientUrl })
     const admin = { cert: setup.admin.certificate, key: setup.admin.privateKey }
     const timeline: Array<[number, string]> = []
-    const helpMs = await helpMsOf(build)
+    const helpMs = await helpMsOf(starter.command)
     const t0 = performance.now()
     // The bin itself, as envtest execs it (its #! line starts node).
-    const child = spawn(daemonMainOf(build), setup.args, { stdio: ['ignore', 'ignore', 'pipe'] })
+    const child = spawn(starter.command, [...setup.args, ...starter.extraArgs], { stdio: ['ignore', 'ignore', 'pipe'] })
     createInterface({ input: child.stderr! }).on('line', (line) => timeline.push([performance.now() - t0, line]))
     try {
       await until(child, async () => (await probe(`https://127.0.0.1:${port}/healthz`)) === 200, timeline)
@@ -134,18 +147,26 @@ function goal(rounds: Round[]): string {
   return healthz <= 300 ? `met (${healthz.toFixed(0)} ms)` : `not met (${healthz.toFixed(0)} ms, ${(healthz - 300).toFixed(0)} ms over)`
 }
 
-function render(builds: Array<[string, string]>, figures: Map<string, Round[]>, rounds: number, noTemplate: boolean): string {
-  const [mine, other] = builds.map(([name]) => figures.get(name)!)
-  const row = (label: string, pick: (r: Round) => number): string => {
+function render(starters: Starter[], figures: Map<string, Round[]>, rounds: number, noTemplate: boolean): string {
+  const [mine, other] = starters.filter((s) => s.build).map(({ name }) => figures.get(name)!)
+  const upstream = starters.find((s) => !s.build)
+  const theirs = upstream ? figures.get(upstream.name)! : undefined
+  /** `whose`: the row is the daemon's own (its log's phases), which upstream has no line for. */
+  const row = (label: string, pick: (r: Round) => number, whose: 'any' | 'daemon' = 'any'): string => {
     const a = median(mine!.map(pick))
     const cells = [`${a.toFixed(0)} ms`]
     if (other) {
       const b = median(other.map(pick))
       cells.push(`${b.toFixed(0)} ms`, (a / b).toFixed(2))
     }
+    if (theirs) {
+      const u = whose === 'any' ? median(theirs.map(pick)) : Number.NaN
+      cells.push(Number.isFinite(u) ? `${u.toFixed(0)} ms` : '—', Number.isFinite(u) ? (a / u).toFixed(2) : '—')
+    }
     return `| ${label} | ${cells.join(' | ')} |`
   }
-  const head = other ? '| figure (median) | this build | previous build | this / previous |\n| --- | --- | --- | --- |' : '| figure (median) | this build |\n| --- | --- |'
+  const columns = ['figure (median)', 'this build', ...(other ? ['previous build', 'this / previous'] : []), ...(theirs ? ['upstream v1.20.2', 'this / upstream'] : [])]
+  const head = `| ${columns.join(' | ')} |\n|${columns.map(() => ' --- |').join('')}`
   return `<!-- envtest-start: begin -->
 ## Start-up under envtest
 
@@ -165,14 +186,20 @@ envtest itself polls every 100 ms, so it sees ready up to 100 ms later.
 The goal: \`/healthz\` 200 within 300 ms of the exec. The phases are
 timed by the arrival of the server's log lines; each row is its own median,
 so the phases need not add up to the total. The machine is shared and its
-load moves the milliseconds: compare the ratios, and the CPU time.
+load moves the milliseconds: compare the ratios, and the CPU time.${
+  theirs
+    ? `
+Upstream's kube-apiserver v1.20.2 (built from source: docs/benchmarks.md, "How to run") took its turn in each round with the same files and
+command line, and \`--insecure-port=0\`, which envtest adds when the help lists the flag, as 1.20's does; its log has no lines for the daemon's phases.`
+    : ''
+}
 
 ${head}
 ${row("envtest's `--help` before the start (exec to exit)", (r) => r.helpMs)}
-${row('exec to the certificates read (node started, the bundle loaded, flags checked)', (r) => r.milestones.certificates)}
-${row('then to etcd open (the etcd store loaded, etcd answered)', (r) => r.milestones.storage - r.milestones.certificates)}
-${row('then to listening (bootstrap objects written, first controller passes)', (r) => r.milestones.listening - r.milestones.storage)}
-${row('then to the first `/healthz` 200', (r) => r.healthzMs - r.milestones.listening)}
+${row('exec to the certificates read (node started, the bundle loaded, flags checked)', (r) => r.milestones.certificates, 'daemon')}
+${row('then to etcd open (the etcd store loaded, etcd answered)', (r) => r.milestones.storage - r.milestones.certificates, 'daemon')}
+${row('then to listening (bootstrap objects written, first controller passes)', (r) => r.milestones.listening - r.milestones.storage, 'daemon')}
+${row('then to the first `/healthz` 200', (r) => r.healthzMs - r.milestones.listening, 'daemon')}
 ${row('exec to `/healthz` 200', (r) => r.healthzMs)}
 ${row('`--help` and the start to `/healthz` 200, one after the other (envtest waits for both)', (r) => r.helpMs + r.healthzMs)}
 ${row('CPU time used by then', (r) => r.cpuMs)}
@@ -352,27 +379,32 @@ const { values } = parseArgs({
     timeline: { type: 'boolean', default: false },
     'no-template': { type: 'boolean', default: false },
     'no-write': { type: 'boolean', default: false },
+    upstream: { type: 'string', default: process.env['UPSTREAM_KUBE_APISERVER'] },
   },
 })
 
 const rounds = Number(values.rounds)
-const builds: Array<[string, string]> = [['this build', ROOT]]
-if (values.baseline) builds.push(['previous build', resolve(values.baseline)])
+const buildStarter = (name: string, build: string): Starter => ({ name, command: daemonMainOf(build), extraArgs: [], build })
+const starters: Starter[] = [buildStarter('this build', ROOT)]
+if (values.baseline) starters.push(buildStarter('previous build', resolve(values.baseline)))
+// envtest passes --insecure-port=0 to a binary whose help lists the flag, as 1.20's does.
+if (values.upstream) starters.push({ name: 'upstream', command: resolve(values.upstream), extraArgs: ['--insecure-port=0'] })
 const work = await mkdtemp(join(tmpdir(), 'apiserver-envtest-start-'))
 try {
-  const figures = new Map(builds.map(([name]) => [name, [] as Round[]]))
+  const figures = new Map(starters.map(({ name }) => [name, [] as Round[]]))
   // Unmeasured: a first start after a build writes the bin's code cache.
-  for (const [, build] of builds) await once(build, work)
+  for (const starter of starters) if (starter.build) await once(starter, work)
   for (let r = 0; r < rounds; r++) {
-    for (const [name, build] of r % 2 ? [...builds].reverse() : builds) {
-      if (values['no-template']) await forgetStartupTemplates(build)
-      const round = await once(build, work)
+    for (const starter of r % 2 ? [...starters].reverse() : starters) {
+      const { name, build } = starter
+      if (values['no-template'] && build) await forgetStartupTemplates(build)
+      const round = await once(starter, work)
       figures.get(name)!.push(round)
       process.stderr.write(`round ${r + 1}, ${name}: /healthz ${round.healthzMs.toFixed(0)} ms, CPU ${round.cpuMs} ms, default namespace ${round.namespaceMs.toFixed(0)} ms\n`)
       if (values.timeline && r === rounds - 1) for (const [at, line] of round.timeline) process.stderr.write(`${at.toFixed(0).padStart(6)} ms  ${line}\n`)
     }
   }
-  const section = render(builds, figures, rounds, values['no-template'])
+  const section = render(starters, figures, rounds, values['no-template'])
   process.stdout.write(`${section}\n`)
   if (!values['no-write']) await replaceSection(ROOT, '<!-- envtest-start: begin -->', '<!-- envtest-start: end -->', section)
 } finally {
