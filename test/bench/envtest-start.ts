@@ -171,7 +171,7 @@ function render(starters: Starter[], figures: Map<string, Round[]>, rounds: numb
 ## Start-up under envtest
 
 Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus().length} × ${cpus()[0]?.model.split(' ')[0] ?? 'CPU'} (load average ${loadavg()[0]!.toFixed(1)} at the end),
-Node ${process.version}. \`node --import tsx test/bench/envtest-start.ts${other ? ' --baseline <the previous build>' : ''}${noTemplate ? ' --no-template' : ''}\`: ${rounds} rounds${other ? ', the builds taking turns in each' : ''}.
+Node ${process.version}. \`node --import tsx test/bench/envtest-start.ts${other ? ' --baseline <the previous build>' : ''}${theirs ? ' --upstream <kube-apiserver>' : ''}${noTemplate ? ' --no-template' : ''}\`: ${rounds} rounds${other || theirs ? ', the servers taking turns in each' : ''}.
 ${
   noTemplate
     ? 'Every start of this build found no start-up template and bootstrapped the empty etcd object by object (keeping a template, as a first start does).'
@@ -238,7 +238,7 @@ second after serving, from the revision start-up left). Answering
 \`/healthz\` means (its post-start hooks) for clients that create objects
 right after. The goal of 300 ms, by this run: ${goal(mine!)}.
 
-What changed against the previous build (2026-11-26, from 13:10 UTC):
+Changes of 2026-11-26 from 13:10 UTC, each against the build before it:
 
 - envtest runs the bin with \`--help\` before every start (to decide on
   \`--insecure-port\`), and that exec loaded the whole daemon to print a
@@ -247,7 +247,7 @@ What changed against the previous build (2026-11-26, from 13:10 UTC):
   it for \`--help\` or \`-h\` alone without loading the daemon
   (runtimes/node/daemon/kept-help.ts); any other command line asking for
   help is parsed by the daemon as before, and prints the same text. In
-  the table's run (nine rounds, 13:53 UTC) the help took 131 against 328 ms
+  a run of nine rounds (13:53 UTC, \`/healthz\` after 529 against 673 ms) the help took 131 against 328 ms
   (0.40×), and the help and the start together, what envtest waits for
   before its first poll can succeed, 660 against 986 ms (0.67×); in runs of
   seven rounds before and after it, 0.44× and 0.52×, 0.74× and 0.76×. The
@@ -273,8 +273,8 @@ The change before (2026-11-26, from 11:30 UTC):
   0.88× and 0.92×, the listening phase 0.83× and 0.93× (495 against 548 ms
   in the first, 622 against 687 ms in the second); in two runs of nine
   rounds later, on a machine slower for both builds (600 to 975 ms a
-  round), 0.99× and 0.92× the time, CPU 1.02× and 0.97×. The table above is
-  the last of them.
+  round), 0.99× and 0.92× the time, CPU 1.02× and 0.97×. The run of 13:53 UTC
+  above is the last of them.
 
 The change before (2026-11-26, from 09:30 UTC):
 
