@@ -18,10 +18,9 @@ import { MemoryStorage } from '../../core/storage/memory.js'
 import { nodeKmsClients } from '../../runtimes/node/daemon/kms-clients.js'
 import { startKmsPlugin, type TestKmsPlugin } from '../integration/kms-plugin.js'
 import { ms } from './format.js'
-import { type LoadResult, runLoad } from './load.js'
+import { combineLoads, type LoadResult, runLoad } from './load.js'
 import { machineLine } from './report.js'
 import { replaceSection } from './section.js'
-import { merged } from './token-authentication.js'
 
 const SECRETS = 'http://in-process/api/v1/namespaces/default/secrets'
 const ROUNDS = 3
@@ -112,7 +111,7 @@ export async function measureEncryptionProviders(): Promise<EncryptionFigures> {
     await plugin.close()
   }
   const figures = {} as EncryptionFigures
-  for (const name of PROVIDERS) figures[name] = { creates: merged(runs.get(name)!.creates), gets: merged(runs.get(name)!.gets) }
+  for (const name of PROVIDERS) figures[name] = { creates: combineLoads(runs.get(name)!.creates), gets: combineLoads(runs.get(name)!.gets) }
   return figures
 }
 

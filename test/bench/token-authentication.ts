@@ -14,7 +14,7 @@ import { ADMIN_IDENTITY, type ApiServer, createApiServer } from '../../core/inde
 import { nodeWebhookClient } from '../../runtimes/node/daemon/webhook-client.js'
 import { OidcIssuer } from '../fixtures/oidc-issuer.js'
 import { ms } from './format.js'
-import { type LoadResult, runLoad } from './load.js'
+import { combineLoads, type LoadResult, runLoad } from './load.js'
 import { machineLine } from './report.js'
 import { replaceSection } from './section.js'
 
@@ -49,21 +49,6 @@ async function getWith(server: ApiServer, token: string): Promise<boolean> {
   const res = await server.fetch(new Request(CONFIGMAP, { headers: { authorization: `Bearer ${token}` } }), {})
   await res.arrayBuffer()
   return res.status === 200
-}
-
-/** Several runs as one result: counts summed, latencies as the median of the runs' figures. */
-export function merged(runs: LoadResult[]): LoadResult {
-  const mid = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN
-  const count = runs.reduce((n, r) => n + r.count, 0)
-  const seconds = runs.reduce((n, r) => n + r.seconds, 0)
-  return {
-    count,
-    errors: runs.reduce((n, r) => n + r.errors, 0),
-    seconds,
-    perSecond: count / seconds,
-    p50Ms: mid(runs.map((r) => r.p50Ms)),
-    p99Ms: mid(runs.map((r) => r.p99Ms)),
-  }
 }
 
 export async function measureTokenAuthentication(): Promise<Figures> {
@@ -119,7 +104,7 @@ export async function measureTokenAuthentication(): Promise<Figures> {
   await server.shutdown()
   client.close()
   await issuer.down()
-  return { staticToken: merged(staticRuns), cachedJwt: merged(jwtRuns), firstUseJwt, serviceAccountToken: merged(saRuns), firstUseServiceAccountToken }
+  return { staticToken: combineLoads(staticRuns), cachedJwt: combineLoads(jwtRuns), firstUseJwt, serviceAccountToken: combineLoads(saRuns), firstUseServiceAccountToken }
 }
 
 const BEGIN = '<!-- token-authentication: begin -->'
