@@ -24,8 +24,6 @@ export interface DaemonFigures {
   /** Creates made so far (the uncounted pass, the measured ones; the bulk fill adds the rest). */
   created: number
   updates?: LoadResult
-  /** Update passes so far: each changes the data to text of its own. */
-  updateRounds?: number
   watch100?: WatchDelivery
   watch1000?: WatchDelivery
   bulkObjects?: number

@@ -103,9 +103,12 @@ async function creates(t: DaemonTarget, f: DaemonFigures, maxSeconds: number): P
   return result
 }
 
+/** Passes of updates so far: each changes the data to text of its own, so that no update of a pass leaves an object as it was. */
+let updatePasses = 0
+
 /** Updates of the first UPDATE_SET ConfigMaps of `default`, each PUT with changed data and no resourceVersion. */
 async function updates(t: DaemonTarget, f: DaemonFigures, maxSeconds: number): Promise<LoadResult> {
-  const round = (f.updateRounds = (f.updateRounds ?? 0) + 1)
+  const round = ++updatePasses
   const changed = (i: number) => {
     const obj = JSON.parse(configMapBody(`cm-${i % UPDATE_SET}`)) as { data: Record<string, string> }
     obj.data['log.level'] = `debug-${round}-${i}`
@@ -264,24 +267,26 @@ async function suite(etcd: EtcdServer, work: string): Promise<SuiteFigures> {
       const t = await startDaemon(label, { main: MAIN, backend, dir: join(work, backend), etcdUrl: etcd.clientUrl, maxSockets: CONNECTIONS })
       daemons.push(t)
     }
+    const [embeddedDaemon, etcdDaemon] = daemons as [DaemonTarget, DaemonTarget]
+    let upstream: DaemonTarget | undefined
     if (values.upstream) {
       log(`starting upstream (${values.upstream}) on etcd …`)
       const certDir = join(work, 'first-start', 'pki')
-      daemons.push(await startUpstream('upstream on etcd', { binary: resolve(values.upstream), dir: join(work, 'upstream'), certDir, etcdUrl: etcd.clientUrl, maxSockets: CONNECTIONS }))
+      upstream = await startUpstream('upstream on etcd', { binary: resolve(values.upstream), dir: join(work, 'upstream'), certDir, etcdUrl: etcd.clientUrl, maxSockets: CONNECTIONS })
+      daemons.push(upstream)
     }
     const figures = new Map<TlsTarget, DaemonFigures>(daemons.map((t) => [t, emptyFigures()]))
     // Memory at ready first, before anything else touches either daemon.
     for (const t of daemons) Object.assign(figures.get(t)!, { readyMs: t.readyMs, rssReadyMiB: await rssMiB(t.pid) })
     for (const t of daemons) await prepare(t)
-    const body = await fetchText(daemons[0]!.agent, daemons[0]!.port, `${NS}/cm-0`)
-    const limit = await startLimitServer(join(work, 'limit'), daemons[0]!.certDir, body, CONNECTIONS)
+    const body = await fetchText(embeddedDaemon.agent, embeddedDaemon.port, `${NS}/cm-0`)
+    const limit = await startLimitServer(join(work, 'limit'), embeddedDaemon.certDir, body, CONNECTIONS)
     all.push(...daemons, limit)
     figures.set(limit, emptyFigures())
 
     await getsAndLists(all, figures, wrkMissing, passes)
     await measuredWrites(daemons, figures, passes)
     log('creates and updates: etcd itself, the same transactions …')
-    const etcdDaemon = daemons[1]!
     const value = await storedValue(etcd.clientUrl, `${etcdDaemon.etcdPrefix}/configmaps/default/`)
     const direct = await measureEtcdDirect(etcd.clientUrl, value, { load: timed(seconds), updateSet: UPDATE_SET, prefix: '/etcd-direct' })
 
@@ -298,9 +303,9 @@ async function suite(etcd: EtcdServer, work: string): Promise<SuiteFigures> {
       await memoryWithBulk(t, figures.get(t)!)
     }
     return {
-      embedded: figures.get(daemons[0]!)!,
+      embedded: figures.get(embeddedDaemon)!,
       etcd: figures.get(etcdDaemon)!,
-      ...(daemons[2] ? { upstream: figures.get(daemons[2])! } : {}),
+      ...(upstream ? { upstream: figures.get(upstream)! } : {}),
       limit: figures.get(limit)!,
       direct,
       wrkMissing,

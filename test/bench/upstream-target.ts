@@ -78,8 +78,8 @@ export async function startUpstream(label: string, opts: UpstreamOptions): Promi
   child.stderr!.on('data', (chunk: string) => {
     if (log.length < 400) log.push(chunk)
   })
-  const stop = async () => (agent.destroy(), await stopChild(child))
   const agent = new Agent({ keepAlive: true, maxSockets: opts.maxSockets })
+  const stop = async () => (agent.destroy(), await stopChild(child))
   const exited = new Promise<never>((_, fail) => {
     child.once('exit', (code) => fail(new Error(`${opts.binary} exited with ${code}:\n${log.join('').slice(-4000)}`)))
     // A binary that is not there, or not executable: said at once, not after the wait for readiness.
@@ -87,23 +87,19 @@ export async function startUpstream(label: string, opts: UpstreamOptions): Promi
   })
   exited.catch(() => {})
   const deadline = t0 + READY_TIMEOUT_MS
-  for (;;) {
-    const status = await Promise.race([statusOf(port, '/readyz'), exited])
-    if (status === 200) break
-    if (performance.now() > deadline) {
-      await stop()
-      throw new Error(`${opts.binary} was not ready within ${READY_TIMEOUT_MS / 1000} s:\n${log.join('').slice(-4000)}`)
+  /** Polls `path` until it answers 200; stops upstream and throws, saying `what`, past the deadline. */
+  const answers = async (path: string, what: string): Promise<void> => {
+    while ((await Promise.race([statusOf(port, path), exited])) !== 200) {
+      if (performance.now() > deadline) {
+        await stop()
+        throw new Error(`${opts.binary} ${what} within ${READY_TIMEOUT_MS / 1000} s:\n${log.join('').slice(-4000)}`)
+      }
+      await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS))
     }
-    await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS))
   }
+  await answers('/readyz', 'was not ready')
   const readyMs = performance.now() - t0
   // Its namespace controller creates `default` a moment after /readyz first answers 200: the loads write there.
-  while ((await Promise.race([statusOf(port, '/api/v1/namespaces/default'), exited])) !== 200) {
-    if (performance.now() > deadline) {
-      await stop()
-      throw new Error(`${opts.binary} did not create the default namespace within ${READY_TIMEOUT_MS / 1000} s`)
-    }
-    await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS))
-  }
+  await answers('/api/v1/namespaces/default', 'did not create the default namespace')
   return { label, backend: 'etcd', etcdPrefix, certDir: opts.certDir, port, pid: child.pid ?? 0, agent, readyMs, stop }
 }
