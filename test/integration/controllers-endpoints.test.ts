@@ -97,6 +97,24 @@ describe('the endpoints controller', () => {
     assert.deepEqual(kept['subsets'], [{ addresses: [{ ip: '192.0.2.10' }], ports: [{ port: 443, protocol: 'TCP' }] }])
     await server.shutdown()
   })
+
+  // Upstream's conformance spec "should test the lifecycle of an Endpoint" creates, updates and reads such Endpoints.
+  it('leaves Endpoints that no Service has alone when they are updated', async () => {
+    const server = createApiServer({ controllers: ['endpoint'] })
+    await server.ready
+    const { client } = server
+    const created = await client.create(endpoints, 'default', {
+      apiVersion: 'v1',
+      kind: 'Endpoints',
+      metadata: { name: 'static', labels: { 'test-endpoint-static': 'true' } },
+      subsets: [{ addresses: [{ ip: '10.0.0.24' }], ports: [{ name: 'http', port: 80, protocol: 'TCP' }] }],
+    })
+    await client.update(endpoints, 'default', { ...created, metadata: { ...created.metadata, labels: { ...created.metadata.labels, 'test-service': 'updated' } } })
+    await new Promise((r) => setTimeout(r, 100))
+    const kept = await client.get(endpoints, 'default', 'static')
+    assert.equal(kept.metadata.labels?.['test-service'], 'updated')
+    await server.shutdown()
+  })
 })
 
 describe('the EndpointSlice controller', () => {

@@ -45,8 +45,9 @@ export const endpointController: WorkloadController = {
     const stops = [
       serviceInformer.addHandlers({ onAdd: (s) => queue.add(serviceKey(s)), onUpdate: (_, s) => queue.add(serviceKey(s)), onDelete: (s) => queue.add(serviceKey(s)) }),
       podInformer.addHandlers({ onAdd: (p) => podChanged(p), onUpdate: (before, after) => podChanged(before, after), onDelete: (p) => podChanged(p) }),
-      // Endpoints changed by someone else are put back.
-      endpointsInformer.addHandlers({ onUpdate: (_, e) => queue.add(serviceKey(e)), onDelete: (e) => queue.add(serviceKey(e)) }),
+      // Deleted Endpoints of a selector Service are made again. Like upstream's, the controller does not follow other
+      // changes to Endpoints: Endpoints that no Service owns are someone's own, and they are left to them.
+      endpointsInformer.addHandlers({ onDelete: (e) => queue.add(serviceKey(e)) }),
     ]
     return () => {
       stops.forEach((stop) => stop())
