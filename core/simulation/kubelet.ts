@@ -9,11 +9,13 @@
  * exits with that code; a pod annotated `simulation.kube-apiserver-ts/exit-code`
  * with a code other than 0 Fails with it. A pod whose host port a running
  * pod of its node holds is refused (Failed, reason NodePorts), as the
- * kubelet's admission refuses it. Every write is the node's own.
+ * kubelet's admission refuses it. The kubelet's events are recorded as it
+ * starts containers (Pulled, Created, Started) and stops them (Killing).
+ * Every write is the node's own.
  */
 import type { InformerFactory } from '../client/informer-factory.js'
 import type { ObjectClient } from '../client/object-client.js'
-import { clientEventRecorder } from '../controllers/workloads/events.js'
+import { clientEventRecorder, type EventRecorder } from '../controllers/workloads/events.js'
 import { WorkQueue } from '../controllers/workloads/work-queue.js'
 import type { Logger } from '../logging/logger.js'
 import { formatTimestamp, isPlainObject, type KubeObject } from '../machinery/object.js'
@@ -76,6 +78,37 @@ function containerStatuses(pod: KubeObject, state: Obj | ((index: number) => Obj
   }))
 }
 
+/** The fieldPath of a container's events, as the kubelet's container references name it. */
+const containerField = (container: Obj): string => `spec.containers{${String(container['name'])}}`
+
+/**
+ * The events a kubelet records as it starts a pod's containers: the image (pulled again under imagePullPolicy
+ * Always; present on the node otherwise), then created and started, with upstream's reasons and texts.
+ */
+function recordStart(events: EventRecorder, pod: KubeObject): void {
+  const about = { ...pod, apiVersion: 'v1', kind: 'Pod' }
+  for (const container of list(obj(pod['spec'])['containers'])) {
+    const field = containerField(container)
+    const image = JSON.stringify(String(container['image'] ?? ''))
+    if (container['imagePullPolicy'] === 'Always') {
+      events.record(about, 'Normal', 'Pulling', `Pulling image ${image}`, field)
+      events.record(about, 'Normal', 'Pulled', `Successfully pulled image ${image} in 0s (0s including waiting). Image size: 0 bytes.`, field)
+    } else {
+      events.record(about, 'Normal', 'Pulled', `Container image ${image} already present on machine and can be accessed by the pod`, field)
+    }
+    events.record(about, 'Normal', 'Created', 'Container created', field)
+    events.record(about, 'Normal', 'Started', 'Container started', field)
+  }
+}
+
+/** The kubelet's event as it stops the containers of a running pod being deleted. */
+function recordStop(events: EventRecorder, pod: KubeObject): void {
+  const about = { ...pod, apiVersion: 'v1', kind: 'Pod' }
+  for (const container of list(obj(pod['spec'])['containers'])) {
+    events.record(about, 'Normal', 'Killing', `Stopping container ${String(container['name'])}`, containerField(container))
+  }
+}
+
 function condition(type: string, status: string, at: string, reason?: string): Obj {
   return { type, status, lastProbeTime: null, lastTransitionTime: at, ...(reason ? { reason } : {}) }
 }
@@ -109,10 +142,12 @@ export async function startKubelet({ client, informers, options, asItself, now, 
     const index = indexOf.get(nodeName)
     if (!pod || index === undefined) return
     const kubelet = nodeClient(client, nodeName, asItself)
+    const events = clientEventRecorder(kubelet, 'kubelet', now, logger, nodeName)
     const status = obj(pod['status'])
     const at = formatTimestamp(now())
     try {
       if (pod.metadata.deletionTimestamp) {
+        if (status['phase'] === 'Running') recordStop(events, pod)
         await kubelet.delete(podEntry, namespace, name, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid ?? '' } })
         return
       }
@@ -127,12 +162,13 @@ export async function startKubelet({ client, informers, options, asItself, now, 
         if (wait > 0) return later(wait, key)
         // The kubelet's admission: a pod bound here whose host port a pod it admitted holds is refused.
         if (hostPortTaken(pod, admittedOn(nodeName, key))) {
-          clientEventRecorder(kubelet, 'kubelet', now, logger).record({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', 'NodePorts', 'Predicate NodePorts failed')
+          events.record({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', 'NodePorts', 'Predicate NodePorts failed')
           await kubelet.updateStatus(podEntry, namespace, { ...pod, status: { ...status, phase: 'Failed', reason: 'NodePorts', message: 'Pod was rejected: Predicate NodePorts failed' } })
           boundAt.delete(key)
           return
         }
         admitted.set(key, pod)
+        recordStart(events, pod)
         const ip = nextIp.get(nodeName) ?? 2
         nextIp.set(nodeName, ip + 1)
         const podIP = `10.244.${index}.${ip}`

@@ -83,6 +83,38 @@ describe('simulated nodes', () => {
     await server.shutdown()
   })
 
+  // Upstream's conformance spec "Events should be sent by kubelets and the scheduler" lists them by these fields.
+  it('records the kubelet’s events as it starts and stops a pod’s containers, from the node', async () => {
+    const server = createApiServer({ nodes: 1 })
+    await server.ready
+    const { client } = server
+    await client.create(pods, 'default', pod('web', { containers: [{ name: 'main', image: 'nginx:1.27' }, { name: 'side', image: 'busybox:latest' }] }))
+    const running = await phase(client, 'web', 'Running')
+    const fromKubelet = async (): Promise<KubeObject[]> =>
+      (await client.list(events, 'default', { fieldSelector: `involvedObject.kind=Pod,involvedObject.uid=${running.metadata.uid},source=kubelet` })).items
+    const started = await until('the kubelet’s start events', fromKubelet, (items) => items.length === 7)
+    const seen = (items: KubeObject[]) =>
+      items.map((e) => [(e['involvedObject'] as { fieldPath?: string }).fieldPath, e['reason'], e['message']]).sort((a, b) => String(a).localeCompare(String(b)))
+    assert.deepEqual(seen(started), [
+      ['spec.containers{main}', 'Created', 'Container created'],
+      ['spec.containers{main}', 'Pulled', 'Container image "nginx:1.27" already present on machine and can be accessed by the pod'],
+      ['spec.containers{main}', 'Started', 'Container started'],
+      ['spec.containers{side}', 'Created', 'Container created'],
+      // :latest is pulled every time (imagePullPolicy defaults to Always).
+      ['spec.containers{side}', 'Pulled', 'Successfully pulled image "busybox:latest" in 0s (0s including waiting). Image size: 0 bytes.'],
+      ['spec.containers{side}', 'Pulling', 'Pulling image "busybox:latest"'],
+      ['spec.containers{side}', 'Started', 'Container started'],
+    ])
+    for (const event of started) {
+      assert.deepEqual(event['source'], { component: 'kubelet', host: 'node-0' })
+      assert.equal(event['reportingInstance'], 'node-0')
+    }
+    await client.delete(pods, 'default', 'web')
+    const stopped = await until('the kubelet’s Killing events', fromKubelet, (items) => items.filter((e) => e['reason'] === 'Killing').length === 2)
+    assert.deepEqual(stopped.filter((e) => e['reason'] === 'Killing').map((e) => e['message']).sort(), ['Stopping container main', 'Stopping container side'])
+    await server.shutdown()
+  })
+
   it('finishes pods whose containers exit, fails them by the exit-code annotation, and removes deleted pods', async () => {
     const server = createApiServer({ nodes: 2 })
     await server.ready

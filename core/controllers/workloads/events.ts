@@ -13,13 +13,20 @@ import { events as eventEntry } from '../../resources/core/events.js'
 export type EventType = 'Normal' | 'Warning'
 
 export interface EventRecorder {
-  /** Reports `reason` and `message` about `object` (which needs its kind and apiVersion). */
-  record(object: KubeObject, type: EventType, reason: string, message: string): void
+  /**
+   * Reports `reason` and `message` about `object` (which needs its kind and apiVersion), or about the part of it
+   * `fieldPath` names (a kubelet's `spec.containers{name}`).
+   */
+  record(object: KubeObject, type: EventType, reason: string, message: string, fieldPath?: string): void
 }
 
-export function clientEventRecorder(client: ObjectClient, component: string, now: () => Date, logger: Logger): EventRecorder {
+/**
+ * Records as `component`; `host`, the node a kubelet reports from, goes into the event's source and is its
+ * reporting instance, as upstream's recorders fill them.
+ */
+export function clientEventRecorder(client: ObjectClient, component: string, now: () => Date, logger: Logger, host?: string): EventRecorder {
   return {
-    record(object, type, reason, message) {
+    record(object, type, reason, message, fieldPath) {
       const at = now()
       const namespace = object.metadata.namespace || 'default'
       const event: KubeObject = {
@@ -33,16 +40,17 @@ export function clientEventRecorder(client: ObjectClient, component: string, now
           name: object.metadata.name,
           uid: object.metadata.uid,
           resourceVersion: object.metadata.resourceVersion,
+          ...(fieldPath ? { fieldPath } : {}),
         },
         reason,
         message,
         type,
-        source: { component },
+        source: { component, ...(host ? { host } : {}) },
         firstTimestamp: formatTimestamp(at),
         lastTimestamp: formatTimestamp(at),
         count: 1,
         reportingComponent: component,
-        reportingInstance: '',
+        reportingInstance: host ?? '',
       }
       client.create(eventEntry, namespace, event).catch((err: unknown) => logger.warn({ component, reason, err: String(err) }, 'cannot record an event'))
     },
