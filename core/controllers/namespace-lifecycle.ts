@@ -104,7 +104,8 @@ export function startNamespaceLifecycle(stores: StoredResources, now: () => Date
     }
     try {
       for (const content of stores.namespacedStores()) {
-        await content.deleteCollection(name, { allowWatchBookmarks: false }, {}, context(now()))
+        // In the background, as upstream's namespace deleter asks: a resource that orphans by default (ReplicationControllers, Jobs) does not here.
+        await content.deleteCollection(name, { allowWatchBookmarks: false }, { propagationPolicy: 'Background' }, context(now()))
       }
       // Objects held by their own finalizers keep the namespace until they go.
       const remaining = await Promise.all(stores.namespacedStores().map((s) => s.list(name, { allowWatchBookmarks: false })))

@@ -200,14 +200,14 @@ async function handleEntry(request: Request, info: RequestInfo, entry: ResourceE
       ctx.dryRun = isDryRun(options)
       const result = await store.delete(ns, info.name, options, ctx)
       // Upstream answers 202 for an object kept only when orphanDependents=false asked for cascading.
-      if (!result.deleted) return objectOut(entry, result.object, format, ctx.now, options.orphanDependents === false ? 202 : 200)
-      return objectResponse(deletedStatus(entry, result.object), format)
+      if (!result.deleted) return withWarnings(objectOut(entry, result.object, format, ctx.now, options.orphanDependents === false ? 202 : 200), ctx.warnings)
+      return withWarnings(objectResponse(deletedStatus(entry, result.object), format), ctx.warnings)
     }
     case 'deletecollection': {
       const options = await readDeleteOptions(request, params, env.maxBodyBytes, env.yamlDecoder)
       ctx.dryRun = isDryRun(options)
       const list = await store.deleteCollection(ns, await parseListQuery(params, entry), options, ctx)
-      return objectResponse(list as unknown as Record<string, unknown>, format)
+      return withWarnings(objectResponse(list as unknown as Record<string, unknown>, format), ctx.warnings)
     }
     default:
       throw methodNotSupported({ group: entry.group, resource: entry.resource }, info.verb)

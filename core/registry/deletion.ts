@@ -68,7 +68,7 @@ export function planDeletion(strategy: Strategy, current: KubeObject, options: D
   const obj = cloneJson(current)
   const grace = gracefulDelete(strategy, obj, options, now)
   if (grace === 'pending') return { outcome: 'pending', object: current, changed: false }
-  applyGarbageCollectorFinalizers(obj, options)
+  applyGarbageCollectorFinalizers(obj, options, strategy.orphanDependentsByDefault === true)
   const pendingFinalizers = (obj.metadata.finalizers?.length ?? 0) > 0
   if (grace === 'none') {
     // Nothing holds it: it goes as it is stored.
@@ -112,16 +112,21 @@ function gracefulDelete(strategy: Strategy, obj: KubeObject, options: DeleteOpti
   return 'graceful'
 }
 
+/** Whether a delete with these options leaves the propagation to the resource's default (no policy, no orphanDependents). */
+export const namesNoPropagation = (options: DeleteOptions): boolean => options.propagationPolicy === undefined && options.orphanDependents === undefined
+
 /**
  * Sets the `orphan` / `foregroundDeletion` finalizers as the options ask
  * (upstream's deletionFinalizersForGarbageCollection); without a policy the
- * object's own finalizers stay.
+ * object's own finalizers stay, and an object with neither of them gets the
+ * resource's default (`orphanByDefault`).
  */
-function applyGarbageCollectorFinalizers(obj: KubeObject, options: DeleteOptions): void {
+function applyGarbageCollectorFinalizers(obj: KubeObject, options: DeleteOptions, orphanByDefault: boolean): void {
   let wanted: string | undefined
   if (options.propagationPolicy === 'Orphan' || options.orphanDependents === true) wanted = ORPHAN_FINALIZER
   else if (options.propagationPolicy === 'Foreground') wanted = FOREGROUND_FINALIZER
   else if (options.propagationPolicy === 'Background' || options.orphanDependents === false) wanted = ''
+  else if (orphanByDefault && !obj.metadata.finalizers?.some((f) => f === ORPHAN_FINALIZER || f === FOREGROUND_FINALIZER)) wanted = ORPHAN_FINALIZER
   if (wanted === undefined) return
   const after = (obj.metadata.finalizers ?? []).filter((f) => f !== ORPHAN_FINALIZER && f !== FOREGROUND_FINALIZER)
   if (wanted) after.push(wanted)

@@ -12,7 +12,7 @@ import { invalidError } from '../machinery/field.js'
 import { isValidPathSegmentName } from '../machinery/names.js'
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/object-meta.js'
 import { type ListQuery, selectorPredicate } from './list-query.js'
-import { type DeleteOptions, planDeletion, validateDeleteOptions } from './deletion.js'
+import { type DeleteOptions, namesNoPropagation, planDeletion, validateDeleteOptions } from './deletion.js'
 import { enforceFieldValidation } from './field-validation.js'
 import { type AdmissionChain, emptyAdmissionChain } from '../admission/chain.js'
 import type { MutatingAdmission } from '../admission/mutating.js'
@@ -389,8 +389,14 @@ export class ResourceStore {
    */
   async delete(namespace: string, name: string, options: DeleteOptions, ctx: RequestContext): Promise<DeleteResult> {
     validateDeleteOptions(options)
+    this.warnOfDefaultPropagation(options, ctx)
     await this.admitDelete(namespace, name, options, ctx)
     return this.deleteAdmitted(namespace, name, options, ctx)
+  }
+
+  private warnOfDefaultPropagation(options: DeleteOptions, ctx: RequestContext): void {
+    const warning = this.entry.strategy.defaultPropagationWarning
+    if (warning && namesNoPropagation(options)) (ctx.warnings ??= []).push(warning)
   }
 
   /** The mutating phase of a DELETE: no object, the options (upstream's delete handler calls it before the store). */
@@ -444,6 +450,7 @@ export class ResourceStore {
 
   async deleteCollection(namespace: string, query: ListQuery, options: DeleteOptions, ctx: RequestContext): Promise<KubeList> {
     validateDeleteOptions(options)
+    this.warnOfDefaultPropagation(options, ctx)
     // Admitted once for the collection (no name), then each item's stored object in the validating phase, as upstream.
     await this.admitDelete(namespace, '', options, ctx)
     const { limit: _limit, continue: _continue, ...all } = query

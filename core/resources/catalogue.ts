@@ -81,6 +81,14 @@ export interface Strategy {
    * seconds a delete gets, from the requested one; undefined deletes at once.
    */
   checkGracefulDelete?(obj: KubeObject, gracePeriodSeconds: number | undefined): number | undefined
+  /**
+   * Upstream's DefaultGarbageCollectionPolicy of OrphanDependents, which core/v1 ReplicationControllers and batch/v1
+   * Jobs keep for compatibility with clients older than the garbage collector: a delete that names no propagation
+   * policy (and an object without the collector's finalizers) orphans the dependents instead of deleting them.
+   */
+  orphanDependentsByDefault?: boolean
+  /** The warning a delete gets that leaves the propagation to that default (upstream's Job REST warns). */
+  defaultPropagationWarning?: string
   /** Finalizers kept outside metadata.finalizers (a namespace's spec.finalizers) that still hold the object. */
   hasPendingFinalizers?(obj: KubeObject): boolean
   /** Fields selectable with `fieldSelector` beyond metadata.name and metadata.namespace. */

@@ -101,8 +101,9 @@ describe('every built-in resource', () => {
       const deleted = await api.delete(`${path}/${name}`)
       assert.equal(deleted.status, 200, deleted.text)
       // Namespaces are emptied and removed in the background, and so are volumes and claims once their protection
-      // controller removes its finalizer (as upstream's controller manager does); everything else goes at once.
-      if (entry.resource === 'persistentvolumes' || entry.resource === 'persistentvolumeclaims')
+      // controller removes its finalizer (as upstream's controller manager does), and ReplicationControllers and Jobs
+      // once the garbage collector has orphaned their pods (their default policy); everything else goes at once.
+      if (['persistentvolumes', 'persistentvolumeclaims', 'replicationcontrollers', 'jobs'].includes(entry.resource))
         await eventually(`${name} is gone`, async () => (await api.get(`${path}/${name}`)).status === 404)
       else if (entry.resource !== 'namespaces') assert.equal((await api.get(`${path}/${name}`)).status, 404)
     })

@@ -92,6 +92,36 @@ describe('propagation policies', () => {
     assert.equal((await api.get(`${CMS}/c`)).status, 200)
   })
 
+  // Upstream's DefaultGarbageCollectionPolicy of the two: pods of a v1 ReplicationController or a batch/v1 Job outlive
+  // it unless the delete names a policy; a Job's delete says so in a warning.
+  it('orphans by default for ReplicationControllers and Jobs, and warns of it for Jobs', async () => {
+    const api = await server()
+    const template = { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } }
+    const RCS = '/api/v1/namespaces/default/replicationcontrollers'
+    const JOBS = '/apis/batch/v1/namespaces/default/jobs'
+    for (const name of ['rc', 'kept', 'gone']) assert.equal((await api.post(RCS, { metadata: { name }, spec: { replicas: 0, selector: { a: 'b' }, template } })).status, 201)
+    const jobTemplate = { spec: { ...template.spec, restartPolicy: 'Never' } }
+    for (const name of ['job', 'gone']) assert.equal((await api.post(JOBS, { metadata: { name }, spec: { template: jobTemplate } })).status, 201)
+
+    const rc = await api.delete(`${RCS}/rc`)
+    assert.equal(rc.status, 200, rc.text)
+    assert.deepEqual(rc.body.metadata.finalizers, ['orphan'])
+    assert.equal(rc.headers.get('warning'), null)
+    const job = await api.delete(`${JOBS}/job`)
+    assert.deepEqual(job.body.metadata.finalizers, ['orphan'])
+    assert.equal(
+      job.headers.get('warning'),
+      '299 - "child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning"',
+    )
+    // A policy named, or a finalizer of the collector's already there, decides instead.
+    assert.equal((await api.delete(`${RCS}/gone?propagationPolicy=Background`)).body.kind, 'Status')
+    const background = await api.delete(`${JOBS}/gone`, { body: { propagationPolicy: 'Background' } })
+    assert.equal(background.body.kind, 'Status')
+    assert.equal(background.headers.get('warning'), null)
+    await api.patch(`${RCS}/kept`, { metadata: { finalizers: ['foregroundDeletion'] } }, 'application/merge-patch+json')
+    assert.deepEqual((await api.delete(`${RCS}/kept`)).body.metadata.finalizers, ['foregroundDeletion'])
+  })
+
   it('keeps an object held by finalizers when it is deleted again', async () => {
     const api = await server()
     await api.post(CMS, { metadata: { name: 'c', finalizers: ['example.com/keep'] } })

@@ -66,6 +66,22 @@ describe('garbage collector', () => {
     assert.deepEqual(pod.body.metadata.labels, { app: 'web' })
   })
 
+  // Upstream's conformance-suite spec "should orphan pods created by rc if deleteOptions.OrphanDependents is nil".
+  it('orphans the pods of a ReplicationController deleted without a policy, as v1 does by default', async () => {
+    const api = await startServer()
+    const labels = { app: 'legacy' }
+    const RCS = '/api/v1/namespaces/default/replicationcontrollers'
+    const created = await api.post(RCS, { metadata: { name: 'legacy' }, spec: { replicas: 0, selector: labels, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } } })
+    assert.equal(created.status, 201, created.text)
+    const owner = { apiVersion: 'v1', kind: 'ReplicationController', name: 'legacy', uid: created.body.metadata.uid, controller: true, blockOwnerDeletion: true }
+    await createPod(api, 'legacy-1', [owner], { labels })
+    assert.equal((await api.delete(`${RCS}/legacy`)).status, 200)
+    await eventually('the ReplicationController is deleted', gone(api, `${RCS}/legacy`))
+    const pod = await api.get(`${PODS}/legacy-1`)
+    assert.equal(pod.status, 200)
+    assert.equal(pod.body.metadata.ownerReferences, undefined)
+  })
+
   it('Foreground: the owner waits, marked, until its blocking dependents are gone', async () => {
     const api = await startServer()
     const owner = await createReplicaSet(api, 'web')

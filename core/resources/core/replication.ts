@@ -89,6 +89,8 @@ export const replicationControllers: ResourceEntry = defineResource({
   tracksGeneration: true,
   storagePath: 'controllers',
   strategy: {
+    // A v1 ReplicationController's pods outlive it unless the delete asks otherwise, as before the garbage collector.
+    orphanDependentsByDefault: true,
     applyDefaults: applyReplicationControllerDefaults,
     // A new controller has counted no pods yet; replicas is always on the wire.
     prepareForCreate: (rc) => {

@@ -51,6 +51,10 @@ export const jobs: ResourceEntry = defineResource({
   categories: ['all'],
   subresources: [statusSubresource('Job')],
   strategy: {
+    // batch/v1 keeps a Job's pods when the delete names no propagation policy, and says so.
+    orphanDependentsByDefault: true,
+    defaultPropagationWarning:
+      'child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning',
     applyDefaults: applyJobDefaults,
     prepareForCreate: (job) => {
       job['status'] = {}
