@@ -1,13 +1,14 @@
 /**
- * The kubelet of the simulated nodes: a pod bound to one of them is
- * started (Running, its containers ready, a pod IP from the node's range),
+ * The kubelet of the simulated nodes: a pod bound to one of them runs its
+ * init containers (init-containers.ts) and is then started (Running, its
+ * containers ready, a pod IP from the node's range),
  * a pod whose containers are expected to exit (restartPolicy Never or
  * OnFailure, as a Job's) then Succeeds, and a pod whose deletion began is
  * removed once its containers "stopped", as the kubelet confirms a
  * deletion. A container whose command is one the simulation understands
  * (container-command.ts: `sleep 30`, `sh -c "exit 1"`) runs that long or
  * exits with that code; a pod annotated `simulation.kube-apiserver-ts/exit-code`
- * with a code other than 0 Fails with it. A pod whose host port a running
+ * with a code other than 0 Fails with it (its app containers exit with it). A pod whose host port a running
  * pod of its node holds is refused (Failed, reason NodePorts), as the
  * kubelet's admission refuses it. The kubelet's events are recorded as it
  * starts containers (Pulled, Created, Started) and stops them (Killing).
@@ -23,6 +24,7 @@ import { hasStatusCode } from '../machinery/status-error.js'
 import { pods as podEntry } from '../resources/core/pods.js'
 import { containerProcess } from './container-command.js'
 import { hostPortTaken } from './host-ports.js'
+import { stepInitContainers } from './init-containers.js'
 import { nodeAddress, nodeClient, nodeNames, type SimulatedNodesOptions } from './nodes.js'
 
 /** The annotation a test sets on a pod to have its containers exit with that code. */
@@ -80,25 +82,28 @@ function containerStatuses(pod: KubeObject, state: Obj | ((index: number) => Obj
 
 /** The fieldPath of a container's events, as the kubelet's container references name it. */
 const containerField = (container: Obj): string => `spec.containers{${String(container['name'])}}`
+const initContainerField = (container: Obj): string => `spec.initContainers{${String(container['name'])}}`
 
 /**
- * The events a kubelet records as it starts a pod's containers: the image (pulled again under imagePullPolicy
- * Always; present on the node otherwise), then created and started, with upstream's reasons and texts.
+ * The events a kubelet records as it starts a container: the image (pulled again under imagePullPolicy Always;
+ * present on the node otherwise), then created and started, with upstream's reasons and texts.
  */
-function recordStart(events: EventRecorder, pod: KubeObject): void {
+function recordContainerStart(events: EventRecorder, pod: KubeObject, container: Obj, field: string): void {
   const about = { ...pod, apiVersion: 'v1', kind: 'Pod' }
-  for (const container of list(obj(pod['spec'])['containers'])) {
-    const field = containerField(container)
-    const image = JSON.stringify(String(container['image'] ?? ''))
-    if (container['imagePullPolicy'] === 'Always') {
-      events.record(about, 'Normal', 'Pulling', `Pulling image ${image}`, field)
-      events.record(about, 'Normal', 'Pulled', `Successfully pulled image ${image} in 0s (0s including waiting). Image size: 0 bytes.`, field)
-    } else {
-      events.record(about, 'Normal', 'Pulled', `Container image ${image} already present on machine and can be accessed by the pod`, field)
-    }
-    events.record(about, 'Normal', 'Created', 'Container created', field)
-    events.record(about, 'Normal', 'Started', 'Container started', field)
+  const image = JSON.stringify(String(container['image'] ?? ''))
+  if (container['imagePullPolicy'] === 'Always') {
+    events.record(about, 'Normal', 'Pulling', `Pulling image ${image}`, field)
+    events.record(about, 'Normal', 'Pulled', `Successfully pulled image ${image} in 0s (0s including waiting). Image size: 0 bytes.`, field)
+  } else {
+    events.record(about, 'Normal', 'Pulled', `Container image ${image} already present on machine and can be accessed by the pod`, field)
   }
+  events.record(about, 'Normal', 'Created', 'Container created', field)
+  events.record(about, 'Normal', 'Started', 'Container started', field)
+}
+
+/** The start events of every app container of the pod. */
+function recordStart(events: EventRecorder, pod: KubeObject): void {
+  for (const container of list(obj(pod['spec'])['containers'])) recordContainerStart(events, pod, container, containerField(container))
 }
 
 /** The kubelet's event as it stops the containers of a running pod being deleted. */
@@ -109,8 +114,30 @@ function recordStop(events: EventRecorder, pod: KubeObject): void {
   }
 }
 
-function condition(type: string, status: string, at: string, reason?: string): Obj {
-  return { type, status, lastProbeTime: null, lastTransitionTime: at, ...(reason ? { reason } : {}) }
+/** The app containers' statuses while the init containers run: none created yet. */
+function initializingContainerStatuses(pod: KubeObject): Obj[] {
+  return list(obj(pod['spec'])['containers']).map((c) => ({
+    name: c['name'],
+    image: c['image'],
+    imageID: '',
+    ready: false,
+    started: false,
+    restartCount: 0,
+    state: { waiting: { reason: 'PodInitializing' } },
+  }))
+}
+
+function condition(type: string, status: string, at: string, reason?: string, message?: string): Obj {
+  return { type, status, lastProbeTime: null, lastTransitionTime: at, ...(reason ? { reason } : {}), ...(message ? { message } : {}) }
+}
+
+/** `conditions`, each keeping the transition time the pod's status has for it where its status did not change. */
+function keptTransitions(status: Obj, conditions: Obj[]): Obj[] {
+  const held = new Map(list(status['conditions']).map((c) => [c['type'], c]))
+  return conditions.map((c) => {
+    const before = held.get(c['type'])
+    return before && before['status'] === c['status'] && before['lastTransitionTime'] ? { ...c, lastTransitionTime: before['lastTransitionTime'] } : c
+  })
 }
 
 export async function startKubelet({ client, informers, options, asItself, now, logger }: KubeletContext): Promise<() => void> {
@@ -130,6 +157,8 @@ export async function startKubelet({ client, informers, options, asItself, now, 
   }
   /** When each pod was seen bound and when it started, to honour the delays. */
   const boundAt = new Map<string, number>()
+  /** When each running pod's app containers started (after its init containers), to time their exits. */
+  const appStartedAt = new Map<string, number>()
   /** Pods admitted to run, until they finish or go: admission checks against these, as the kubelet's does. */
   const admitted = new Map<string, KubeObject>()
   const admittedOn = (nodeName: string, except: string): KubeObject[] =>
@@ -160,29 +189,65 @@ export async function startKubelet({ client, informers, options, asItself, now, 
       if (phase !== 'Running') {
         const wait = since + (options.startDelayMs ?? 0) - Date.now()
         if (wait > 0) return later(wait, key)
-        // The kubelet's admission: a pod bound here whose host port a pod it admitted holds is refused.
-        if (hostPortTaken(pod, admittedOn(nodeName, key))) {
+        // The kubelet's admission, once: a pod bound here whose host port a pod it admitted holds is refused.
+        if (!admitted.has(key) && hostPortTaken(pod, admittedOn(nodeName, key))) {
           events.record({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', 'NodePorts', 'Predicate NodePorts failed')
           await kubelet.updateStatus(podEntry, namespace, { ...pod, status: { ...status, phase: 'Failed', reason: 'NodePorts', message: 'Pod was rejected: Predicate NodePorts failed' } })
           boundAt.delete(key)
           return
         }
         admitted.set(key, pod)
+        // The sandbox's address, given once: it holds through the init containers.
+        let podIP = typeof status['podIP'] === 'string' && status['podIP'] ? status['podIP'] : undefined
+        if (!podIP) {
+          const ip = nextIp.get(nodeName) ?? 2
+          nextIp.set(nodeName, ip + 1)
+          podIP = `10.244.${index}.${ip}`
+        }
+        const placed = { hostIP: nodeAddress(index), hostIPs: [{ ip: nodeAddress(index) }], podIP, podIPs: [{ ip: podIP }], startTime: status['startTime'] ?? at }
+        const init = stepInitContainers(pod, options.runDurationMs ?? 0, { nowMs: Date.now(), at })
+        for (const container of init.started) recordContainerStart(events, pod, container, initContainerField(container))
+        const initStatuses = init.statuses.length ? { initContainerStatuses: init.statuses } : {}
+        if (init.outcome !== 'done') {
+          if (init.wakeInMs !== undefined) later(init.wakeInMs, key)
+          if (!init.changed) return
+          const failed = init.outcome === 'failed'
+          const waiting = initializingContainerStatuses(pod)
+          const notInitialized = `containers with incomplete status: [${init.incomplete.join(' ')}]`
+          const notReady = `containers with unready status: [${waiting.map((c) => String(c['name'])).join(' ')}]`
+          await kubelet.updateStatus(podEntry, namespace, {
+            ...pod,
+            status: {
+              ...status,
+              ...placed,
+              phase: failed ? 'Failed' : 'Pending',
+              conditions: keptTransitions(status, [
+                condition('PodReadyToStartContainers', 'True', at),
+                condition('Initialized', 'False', at, 'ContainersNotInitialized', notInitialized),
+                condition('Ready', 'False', at, failed ? 'PodFailed' : 'ContainersNotReady', failed ? undefined : notReady),
+                condition('ContainersReady', 'False', at, failed ? 'PodFailed' : 'ContainersNotReady', failed ? undefined : notReady),
+                condition('PodScheduled', 'True', at),
+              ]),
+              ...initStatuses,
+              containerStatuses: waiting,
+            },
+          })
+          if (failed) {
+            boundAt.delete(key)
+            admitted.delete(key)
+          }
+          return
+        }
         recordStart(events, pod)
-        const ip = nextIp.get(nodeName) ?? 2
-        nextIp.set(nodeName, ip + 1)
-        const podIP = `10.244.${index}.${ip}`
+        appStartedAt.set(key, Date.now())
         await kubelet.updateStatus(podEntry, namespace, {
           ...pod,
           status: {
             ...status,
+            ...placed,
             phase: 'Running',
-            hostIP: nodeAddress(index),
-            hostIPs: [{ ip: nodeAddress(index) }],
-            podIP,
-            podIPs: [{ ip: podIP }],
-            startTime: at,
-            conditions: [condition('PodReadyToStartContainers', 'True', at), condition('Initialized', 'True', at), condition('Ready', 'True', at), condition('ContainersReady', 'True', at), condition('PodScheduled', 'True', at)],
+            conditions: keptTransitions(status, [condition('PodReadyToStartContainers', 'True', at), condition('Initialized', 'True', at), condition('Ready', 'True', at), condition('ContainersReady', 'True', at), condition('PodScheduled', 'True', at)]),
+            ...initStatuses,
             containerStatuses: containerStatuses(pod, { running: { startedAt: at } }, true),
           },
         })
@@ -193,7 +258,7 @@ export async function startKubelet({ client, informers, options, asItself, now, 
       if (!exits(pod)) return
       const runMs = runMsOf(pod, options.runDurationMs ?? 0)
       if (runMs > LONGEST_TIMER_MS) return
-      const wait = since + (options.startDelayMs ?? 0) + runMs - Date.now()
+      const wait = (appStartedAt.get(key) ?? since + (options.startDelayMs ?? 0)) + runMs - Date.now()
       if (wait > 0) return later(wait, key)
       const exitCodes = exitCodesOf(pod)
       const startedAt = String(obj(obj(list(status['containerStatuses'])[0]?.['state'])['running'])['startedAt'] ?? at)
@@ -212,6 +277,7 @@ export async function startKubelet({ client, informers, options, asItself, now, 
       })
       boundAt.delete(key)
       admitted.delete(key)
+      appStartedAt.delete(key)
     } catch (err) {
       // The pod changed or went meanwhile: its next event brings it back.
       if (!hasStatusCode(err, 409) && !hasStatusCode(err, 404)) throw err
@@ -230,6 +296,7 @@ export async function startKubelet({ client, informers, options, asItself, now, 
       const key = `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`
       boundAt.delete(key)
       admitted.delete(key)
+      appStartedAt.delete(key)
     },
   })
   return () => {

@@ -115,6 +115,36 @@ describe('simulated nodes', () => {
     await server.shutdown()
   })
 
+  // What upstream's InitContainer conformance specs look for.
+  it('runs init containers first: a pod starts once they succeeded, fails with one under Never, and waits restarting it otherwise', async () => {
+    const server = createApiServer({ nodes: 1 })
+    await server.ready
+    const { client } = server
+    type InitStatus = { name: string; ready: boolean; restartCount: number; state: Record<string, { exitCode?: number; reason?: string }> }
+    const initsOf = (p: KubeObject) => ((p['status'] as { initContainerStatuses?: InitStatus[] }).initContainerStatuses ?? [])
+    const initialized = (p: KubeObject) => statusOf(p).conditions?.find((c) => c.type === 'Initialized')
+    const inits = (...commands: string[][]) => commands.map((command, i) => ({ name: `init${i + 1}`, image: 'busybox', command }))
+
+    await client.create(pods, 'default', pod('ok', { restartPolicy: 'Never', initContainers: inits(['/bin/true'], ['/bin/true']), containers: [{ name: 'run1', image: 'busybox', command: ['/bin/true'] }] }))
+    const ok = await phase(client, 'ok', 'Succeeded')
+    assert.equal(initialized(ok)?.status, 'True')
+    assert.deepEqual(initsOf(ok).map((s) => [s.name, s.ready, s.state['terminated']?.exitCode]), [['init1', true, 0], ['init2', true, 0]])
+
+    await client.create(pods, 'default', pod('fails', { restartPolicy: 'Never', initContainers: inits(['/bin/true'], ['/bin/false']) }))
+    const failed = await phase(client, 'fails', 'Failed')
+    const notInitialized = initialized(failed)
+    assert.deepEqual([notInitialized?.status, notInitialized?.reason, notInitialized?.message], ['False', 'ContainersNotInitialized', 'containers with incomplete status: [init2]'])
+    assert.deepEqual(statusOf(failed).containerStatuses?.[0]?.state, { waiting: { reason: 'PodInitializing' } })
+
+    await client.create(pods, 'default', pod('loops', { initContainers: inits(['/bin/false'], ['/bin/true']) }))
+    const looping = await until('init1 to back off', () => client.get(pods, 'default', 'loops'), (p) => initsOf(p)[0]?.state['waiting']?.reason === 'CrashLoopBackOff')
+    assert.equal(statusOf(looping).phase, 'Pending')
+    assert.equal(initsOf(looping)[0]?.restartCount, 1)
+    assert.equal(initialized(looping)?.message, 'containers with incomplete status: [init1 init2]')
+    assert.equal(initsOf(looping)[1]?.state['waiting']?.reason, 'PodInitializing')
+    await server.shutdown()
+  })
+
   it('finishes pods whose containers exit, fails them by the exit-code annotation, and removes deleted pods', async () => {
     const server = createApiServer({ nodes: 2 })
     await server.ready

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import type { KubeObject } from '../../../core/machinery/object.js'
+import { restartBackOffMs, stepInitContainers } from '../../../core/simulation/init-containers.js'
+
+type Obj = Record<string, unknown>
+
+const T0 = Date.parse('2026-01-01T00:00:00Z')
+const clock = (seconds: number) => ({ nowMs: T0 + seconds * 1000, at: new Date(T0 + seconds * 1000).toISOString().replace(/\.\d+Z$/, 'Z') })
+
+function pod(restartPolicy: string, ...initContainers: Obj[]): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', namespace: 'ns', uid: 'u-1' },
+    spec: { restartPolicy, initContainers, containers: [{ name: 'app', image: 'pause' }] },
+    status: {},
+  }
+}
+
+const init = (name: string, command?: string[], extra: Obj = {}): Obj => ({ name, image: 'busybox', ...(command ? { command } : {}), ...extra })
+
+/** The pod with the statuses of `step` written, as the kubelet writes them. */
+const written = (p: KubeObject, statuses: Obj[]): KubeObject => ({ ...p, status: { initContainerStatuses: statuses } })
+
+const state = (s: Obj | undefined) => Object.keys((s?.['state'] ?? {}) as Obj)[0]
+
+test('init containers that exit at once run in order and leave the pod initialized, each ready and Completed', () => {
+  const p = pod('Never', init('one', ['/bin/true']), init('two', ['/bin/true']))
+  const step = stepInitContainers(p, 0, clock(0))
+  assert.equal(step.outcome, 'done')
+  assert.deepEqual(step.started.map((c) => c['name']), ['one', 'two'])
+  assert.deepEqual(step.incomplete, [])
+  for (const s of step.statuses) {
+    assert.equal(s['ready'], true)
+    assert.deepEqual((s['state'] as { terminated: Obj }).terminated['exitCode'], 0)
+    assert.equal((s['state'] as { terminated: Obj }).terminated['reason'], 'Completed')
+  }
+})
+
+test('a sleeping init container holds the ones after it waiting, PodInitializing, until its time is up', () => {
+  const p = pod('Always', init('wait', ['sleep', '5']), init('after'))
+  const first = stepInitContainers(p, 0, clock(0))
+  assert.equal(first.outcome, 'running')
+  assert.equal(first.wakeInMs, 5000)
+  assert.deepEqual(first.statuses.map(state), ['running', 'waiting'])
+  assert.deepEqual((first.statuses[1]!['state'] as { waiting: Obj }).waiting, { reason: 'PodInitializing' })
+  assert.deepEqual(first.incomplete, ['wait', 'after'])
+  // Nothing to write until then.
+  const again = stepInitContainers(written(p, first.statuses), 0, clock(2))
+  assert.equal(again.changed, false)
+  assert.equal(again.wakeInMs, 3000)
+  const done = stepInitContainers(written(p, first.statuses), 0, clock(5))
+  assert.equal(done.outcome, 'done')
+  assert.deepEqual(done.started.map((c) => c['name']), ['after'])
+})
+
+test('under restartPolicy Never a failed init container fails the pod; the ones after it never start', () => {
+  const p = pod('Never', init('ok', ['/bin/true']), init('bad', ['/bin/false']), init('never', ['/bin/true']))
+  const step = stepInitContainers(p, 0, clock(0))
+  assert.equal(step.outcome, 'failed')
+  assert.deepEqual(step.incomplete, ['bad', 'never'])
+  assert.deepEqual((step.statuses[1]!['state'] as { terminated: Obj }).terminated['exitCode'], 1)
+  assert.equal((step.statuses[1]!['state'] as { terminated: Obj }).terminated['reason'], 'Error')
+  assert.equal(state(step.statuses[2]), 'waiting')
+})
+
+test('otherwise it is restarted at once, then after the back-off, its restarts counted and its last exit kept', () => {
+  const p = pod('Always', init('bad', ['/bin/false']), init('after', ['/bin/true']))
+  const first = stepInitContainers(p, 0, clock(0))
+  assert.equal(first.outcome, 'running')
+  const bad = first.statuses[0]!
+  // Failed, restarted at once, failed again: now it waits 10 s.
+  assert.equal(bad['restartCount'], 1)
+  assert.deepEqual((bad['state'] as { waiting: Obj }).waiting, { reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=bad pod=p_ns(u-1)' })
+  assert.equal(((bad['lastTerminationState'] as { terminated: Obj }).terminated)['exitCode'], 1)
+  assert.equal(first.wakeInMs, 10_000)
+  assert.deepEqual(first.incomplete, ['bad', 'after'])
+  assert.equal(stepInitContainers(written(p, first.statuses), 0, clock(9)).changed, false)
+  const second = stepInitContainers(written(p, first.statuses), 0, clock(10))
+  assert.equal(second.statuses[0]!['restartCount'], 2)
+  assert.equal(second.wakeInMs, 20_000)
+  assert.deepEqual(second.started.map((c) => c['name']), ['bad'])
+  assert.deepEqual([0, 1, 2, 3, 5, 6, 9].map(restartBackOffMs), [0, 10_000, 20_000, 40_000, 160_000, 300_000, 300_000])
+})
+
+test('a sidecar (restartPolicy Always) keeps running and ready, and the next init container starts after it', () => {
+  const p = pod('Never', init('proxy', ['sleep', 'infinity'], { restartPolicy: 'Always' }), init('setup', ['/bin/true']))
+  const step = stepInitContainers(p, 0, clock(0))
+  assert.equal(step.outcome, 'done')
+  assert.equal(state(step.statuses[0]), 'running')
+  assert.equal(step.statuses[0]!['ready'], true)
+  assert.equal(state(step.statuses[1]), 'terminated')
+})
