@@ -64,6 +64,17 @@ function exitCodesOf(pod: KubeObject): number[] {
   return list(obj(pod['spec'])['containers']).map((c) => (forced !== undefined ? Number(forced) || 0 : (containerProcess(c)?.exitCode ?? 0)))
 }
 
+/** The kubelet's words for a pod it stopped at its activeDeadlineSeconds. */
+const DEADLINE_EXCEEDED_MESSAGE = 'Pod was active on the node longer than the specified deadline'
+
+/** When a started pod's spec.activeDeadlineSeconds runs out (ms), counted from its startTime; undefined without either. */
+function activeDeadlineOf(pod: KubeObject): number | undefined {
+  const seconds = obj(pod['spec'])['activeDeadlineSeconds']
+  const startTime = obj(pod['status'])['startTime']
+  if (typeof seconds !== 'number' || typeof startTime !== 'string') return undefined
+  return Date.parse(startTime) + seconds * 1000
+}
+
 /** A timer cannot wait longer than this (about 24.8 days): a pod to run longer runs until it is deleted. */
 const LONGEST_TIMER_MS = 2 ** 31 - 1
 
@@ -184,6 +195,24 @@ export async function startKubelet({ client, informers, options, asItself, now, 
       if (phase === 'Succeeded' || phase === 'Failed') return void admitted.delete(key)
       // A pod running before this kubelet started (the server restarted on etcd) holds its ports too.
       if (phase === 'Running') admitted.set(key, pod)
+      // spec.activeDeadlineSeconds counts from the pod's start on the node; it may be changed while the pod runs.
+      const deadline = activeDeadlineOf(pod)
+      if (deadline !== undefined) {
+        if (deadline > Date.now()) {
+          if (deadline - Date.now() <= LONGEST_TIMER_MS) later(deadline - Date.now(), key)
+        } else {
+          events.record({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Normal', 'DeadlineExceeded', DEADLINE_EXCEEDED_MESSAGE)
+          const killed = { terminated: { exitCode: 137, reason: 'Error', startedAt: status['startTime'] ?? at, finishedAt: at } }
+          await kubelet.updateStatus(podEntry, namespace, {
+            ...pod,
+            status: { ...status, phase: 'Failed', reason: 'DeadlineExceeded', message: DEADLINE_EXCEEDED_MESSAGE, containerStatuses: containerStatuses(pod, killed, false) },
+          })
+          boundAt.delete(key)
+          admitted.delete(key)
+          appStartedAt.delete(key)
+          return
+        }
+      }
       const since = boundAt.get(key) ?? Date.now()
       boundAt.set(key, since)
       if (phase !== 'Running') {

@@ -145,6 +145,21 @@ describe('simulated nodes', () => {
     await server.shutdown()
   })
 
+  // Upstream's conformance spec "Pods should allow activeDeadlineSeconds to be updated" shortens it on a running pod.
+  it('stops a pod at its activeDeadlineSeconds, counted from its start, also when changed while it runs', async () => {
+    const server = createApiServer({ nodes: 1 })
+    await server.ready
+    const { client } = server
+    await client.create(pods, 'default', pod('bounded', { activeDeadlineSeconds: 3600 }))
+    const running = await phase(client, 'bounded', 'Running')
+    await client.update(pods, 'default', { ...running, spec: { ...(running['spec'] as object), activeDeadlineSeconds: 1 } })
+    const stopped = await phase(client, 'bounded', 'Failed')
+    assert.deepEqual([statusOf(stopped).phase, (stopped['status'] as { reason?: string }).reason], ['Failed', 'DeadlineExceeded'])
+    assert.equal((stopped['status'] as { message?: string }).message, 'Pod was active on the node longer than the specified deadline')
+    assert.equal(statusOf(stopped).containerStatuses?.[0]?.state['terminated']?.exitCode, 137)
+    await server.shutdown()
+  })
+
   it('finishes pods whose containers exit, fails them by the exit-code annotation, and removes deleted pods', async () => {
     const server = createApiServer({ nodes: 2 })
     await server.ready
