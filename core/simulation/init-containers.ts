@@ -54,7 +54,7 @@ interface Clock {
 
 /** One run of `container` starting now: the run before it (if any) becomes its last termination. */
 function started(container: Obj, before: Obj | undefined, index: number, pod: KubeObject, clock: Clock): Obj {
-  const previous = obj(before?.['state'])['terminated'] ?? obj(before?.['lastTerminationState'])['terminated']
+  const previous = obj(before?.['state'])['terminated'] ?? obj(before?.['lastState'])['terminated']
   const restartCount = before ? Number(before['restartCount'] ?? 0) + (previous ? 1 : 0) : 0
   const sidecar = container['restartPolicy'] === 'Always'
   return {
@@ -66,7 +66,7 @@ function started(container: Obj, before: Obj | undefined, index: number, pod: Ku
     started: true,
     restartCount,
     state: { running: { startedAt: clock.at } },
-    ...(previous ? { lastTerminationState: { terminated: previous } } : {}),
+    ...(previous ? { lastState: { terminated: previous } } : {}),
   }
 }
 
@@ -89,7 +89,7 @@ function waiting(container: Obj, reason: string, before: Obj | undefined, messag
     started: false,
     restartCount: Number(before?.['restartCount'] ?? 0),
     state: { waiting: { reason, ...(message ? { message } : {}) } },
-    ...(before?.['lastTerminationState'] ? { lastTerminationState: before['lastTerminationState'] } : {}),
+    ...(before?.['lastState'] ? { lastState: before['lastState'] } : {}),
   }
 }
 
@@ -109,7 +109,7 @@ function advance(container: Obj, before: Obj | undefined, index: number, pod: Ku
     const state = obj(status?.['state'])
     const running = obj(state['running'])
     const finished = obj(state['terminated'])
-    if (!status || (state['waiting'] && !status['lastTerminationState'])) {
+    if (!status || (state['waiting'] && !status['lastState'])) {
       status = started(container, undefined, index, pod, clock)
       starts++
     } else if (sidecar && state['running']) {
@@ -124,12 +124,12 @@ function advance(container: Obj, before: Obj | undefined, index: number, pod: Ku
       return { status, result: 'failed', starts }
     } else {
       // Failed, or waiting in its back-off: restarted once the back-off from its last exit is over.
-      const last = state['terminated'] ? finished : obj(obj(status['lastTerminationState'])['terminated'])
+      const last = state['terminated'] ? finished : obj(obj(status['lastState'])['terminated'])
       const backOffMs = restartBackOffMs(Number(status['restartCount'] ?? 0))
       const restartAt = Date.parse(String(last['finishedAt'])) + backOffMs
       if (restartAt > clock.nowMs) {
         const message = `back-off ${backOffMs / 1000}s restarting failed container=${String(container['name'])} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`
-        const backingOff = { ...waiting(container, 'CrashLoopBackOff', status, message), lastTerminationState: { terminated: last } }
+        const backingOff = { ...waiting(container, 'CrashLoopBackOff', status, message), lastState: { terminated: last } }
         return { status: state['terminated'] ? { ...backingOff, imageID: status['imageID'], containerID: status['containerID'] } : status, result: 'running', wakeInMs: restartAt - clock.nowMs, starts }
       }
       status = started(container, status, index, pod, clock)

@@ -140,6 +140,8 @@ describe('simulated nodes', () => {
     const looping = await until('init1 to back off', () => client.get(pods, 'default', 'loops'), (p) => initsOf(p)[0]?.state['waiting']?.reason === 'CrashLoopBackOff')
     assert.equal(statusOf(looping).phase, 'Pending')
     assert.equal(initsOf(looping)[0]?.restartCount, 1)
+    // Its last exit is kept where clients read it (lastState), which the next restart starts from.
+    assert.equal((initsOf(looping)[0] as unknown as { lastState?: { terminated?: { exitCode: number } } }).lastState?.terminated?.exitCode, 1)
     assert.equal(initialized(looping)?.message, 'containers with incomplete status: [init1 init2]')
     assert.equal(initsOf(looping)[1]?.state['waiting']?.reason, 'PodInitializing')
     await server.shutdown()

@@ -73,7 +73,7 @@ test('otherwise it is restarted at once, then after the back-off, its restarts c
   // Failed, restarted at once, failed again: now it waits 10 s.
   assert.equal(bad['restartCount'], 1)
   assert.deepEqual((bad['state'] as { waiting: Obj }).waiting, { reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=bad pod=p_ns(u-1)' })
-  assert.equal(((bad['lastTerminationState'] as { terminated: Obj }).terminated)['exitCode'], 1)
+  assert.equal(((bad['lastState'] as { terminated: Obj }).terminated)['exitCode'], 1)
   assert.equal(first.wakeInMs, 10_000)
   assert.deepEqual(first.incomplete, ['bad', 'after'])
   assert.equal(stepInitContainers(written(p, first.statuses), 0, clock(9)).changed, false)
