@@ -18,20 +18,50 @@ import { join } from 'node:path'
 
 const ROOT = join(import.meta.dirname, '..')
 const DAEMON = join(ROOT, 'dist', 'runtimes', 'node', 'main.cjs')
-/** The conformance specs of sig-api-machinery that need no pod to run (no node agent runs here). */
-const DEFAULT_FOCUS = String.raw`\[sig-api-machinery\].*\[Conformance\]`
+/**
+ * The conformance specs that need no pod to run (no node agent runs here): sig-api-machinery's, and the other sigs'
+ * that exercise an API alone.
+ */
+const DEFAULT_FOCUS = String.raw`(?:${[
+  String.raw`\[sig-api-machinery\]`,
+  'Lease lease API',
+  'Certificates API',
+  'ServiceAccounts should run through the lifecycle',
+  'Events API',
+  String.raw`Ingress(?:Class)? API`,
+  'Services should (?:find a service from listing all namespaces|provide secure master service|test the lifecycle of an Endpoint)',
+  'ConfigMap should (?:fail to create|run through)',
+  'PodTemplates',
+  String.raw`RuntimeClass\s+should support RuntimeClasses API`,
+  'PriorityClass endpoints',
+].join('|')}).*\[Conformance\]`
 const DEFAULT_SKIP =
   'AdmissionWebhook|Aggregator|CustomResourceConversionWebhook|Garbage collector should (delete|orphan|keep|not delete)|consumable|all pods are removed'
 
 /**
- * `--workloads`: sig-apps' conformance specs against the daemon with its
- * workload controllers and three simulated nodes. Skipped are the specs that
- * need what a simulated node does not do (docs/conformance.md): a container
- * that serves HTTP, an image that cannot be pulled, a readiness probe broken
- * by a command run in the container.
+ * `--workloads`: the conformance specs that need workloads to run, against
+ * the daemon with its workload controllers and three simulated nodes:
+ * sig-apps', and those of the garbage collector, pods and their init
+ * containers, the kubelet's events, scheduling, LimitRange, endpoints and
+ * kubectl that a simulated node can satisfy. Skipped are the sig-apps specs
+ * that need what a simulated node does not do (docs/conformance.md): a
+ * container that serves HTTP, an image that cannot be pulled, a readiness
+ * probe broken by a command run in the container.
  */
 const WORKLOADS = {
-  focus: String.raw`\[sig-apps\].*\[Conformance\]`,
+  focus: String.raw`(?:${[
+    String.raw`\[sig-apps\]`,
+    'Garbage collector',
+    String.raw`\[k8s\.io\] Pods should (?:get a host IP|be updated|be submitted and removed|delete a collection|run through the lifecycle|allow activeDeadlineSeconds)`,
+    'InitContainer',
+    'Kubelet when scheduling a busybox command that always fails',
+    'Events should be sent by kubelets and the scheduler',
+    String.raw`SchedulerPredicates .*(?:NodeSelector|resource limits|0\.0\.0\.0 hostIP)`,
+    'LimitRange',
+    'Service endpoints latency',
+    'lifecycle of an Endpoint',
+    String.raw`Kubectl client (?:Kubectl (?:api-versions|cluster-info|describe|diff|label|patch|replace|run pod|server-side dry-run)|Proxy server)`,
+  ].join('|')}).*\[Conformance\]`,
   skip: 'serve a basic image|proportional scaling|rollback without unnecessary restarts|Burst scaling|predictable order|rolling updates and roll backs',
   daemonFlags: ['--controllers=*', '--simulated-nodes=3'],
 }

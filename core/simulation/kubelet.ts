@@ -24,7 +24,7 @@ import { hasStatusCode } from '../machinery/status-error.js'
 import { pods as podEntry } from '../resources/core/pods.js'
 import { containerProcess } from './container-command.js'
 import { hostPortTaken } from './host-ports.js'
-import { stepInitContainers } from './init-containers.js'
+import { type InitContainersStep, stepInitContainers } from './init-containers.js'
 import { nodeAddress, nodeClient, nodeNames, type SimulatedNodesOptions } from './nodes.js'
 
 /** The annotation a test sets on a pod to have its containers exit with that code. */
@@ -125,9 +125,13 @@ function recordStop(events: EventRecorder, pod: KubeObject): void {
   }
 }
 
-/** The app containers' statuses while the init containers run: none created yet. */
-function initializingContainerStatuses(pod: KubeObject): Obj[] {
-  return list(obj(pod['spec'])['containers']).map((c) => ({
+/**
+ * A pod's status while its init containers run (Pending) or after one failed for good (Failed): its app containers
+ * not created yet, waiting `PodInitializing`, and the conditions with upstream's reasons and messages.
+ */
+function initializingStatus(pod: KubeObject, status: Obj, init: InitContainersStep, at: string): Obj {
+  const failed = init.outcome === 'failed'
+  const waiting = list(obj(pod['spec'])['containers']).map((c) => ({
     name: c['name'],
     image: c['image'],
     imageID: '',
@@ -136,6 +140,28 @@ function initializingContainerStatuses(pod: KubeObject): Obj[] {
     restartCount: 0,
     state: { waiting: { reason: 'PodInitializing' } },
   }))
+  const notInitialized = `containers with incomplete status: [${init.incomplete.join(' ')}]`
+  const notReady = failed ? undefined : `containers with unready status: [${waiting.map((c) => String(c.name)).join(' ')}]`
+  const unready = failed ? 'PodFailed' : 'ContainersNotReady'
+  return {
+    ...status,
+    phase: failed ? 'Failed' : 'Pending',
+    conditions: keptTransitions(status, [
+      condition('PodReadyToStartContainers', 'True', at),
+      condition('Initialized', 'False', at, 'ContainersNotInitialized', notInitialized),
+      condition('Ready', 'False', at, unready, notReady),
+      condition('ContainersReady', 'False', at, unready, notReady),
+      condition('PodScheduled', 'True', at),
+    ]),
+    initContainerStatuses: init.statuses,
+    containerStatuses: waiting,
+  }
+}
+
+/** A pod the kubelet stopped at its activeDeadlineSeconds: Failed, its containers killed. */
+function deadlineExceededStatus(pod: KubeObject, status: Obj, at: string): Obj {
+  const killed = { terminated: { exitCode: 137, reason: 'Error', startedAt: status['startTime'] ?? at, finishedAt: at } }
+  return { ...status, phase: 'Failed', reason: 'DeadlineExceeded', message: DEADLINE_EXCEEDED_MESSAGE, containerStatuses: containerStatuses(pod, killed, false) }
 }
 
 function condition(type: string, status: string, at: string, reason?: string, message?: string): Obj {
@@ -202,11 +228,7 @@ export async function startKubelet({ client, informers, options, asItself, now, 
           if (deadline - Date.now() <= LONGEST_TIMER_MS) later(deadline - Date.now(), key)
         } else {
           events.record({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Normal', 'DeadlineExceeded', DEADLINE_EXCEEDED_MESSAGE)
-          const killed = { terminated: { exitCode: 137, reason: 'Error', startedAt: status['startTime'] ?? at, finishedAt: at } }
-          await kubelet.updateStatus(podEntry, namespace, {
-            ...pod,
-            status: { ...status, phase: 'Failed', reason: 'DeadlineExceeded', message: DEADLINE_EXCEEDED_MESSAGE, containerStatuses: containerStatuses(pod, killed, false) },
-          })
+          await kubelet.updateStatus(podEntry, namespace, { ...pod, status: deadlineExceededStatus(pod, status, at) })
           boundAt.delete(key)
           admitted.delete(key)
           appStartedAt.delete(key)
@@ -240,28 +262,8 @@ export async function startKubelet({ client, informers, options, asItself, now, 
         if (init.outcome !== 'done') {
           if (init.wakeInMs !== undefined) later(init.wakeInMs, key)
           if (!init.changed) return
-          const failed = init.outcome === 'failed'
-          const waiting = initializingContainerStatuses(pod)
-          const notInitialized = `containers with incomplete status: [${init.incomplete.join(' ')}]`
-          const notReady = `containers with unready status: [${waiting.map((c) => String(c['name'])).join(' ')}]`
-          await kubelet.updateStatus(podEntry, namespace, {
-            ...pod,
-            status: {
-              ...status,
-              ...placed,
-              phase: failed ? 'Failed' : 'Pending',
-              conditions: keptTransitions(status, [
-                condition('PodReadyToStartContainers', 'True', at),
-                condition('Initialized', 'False', at, 'ContainersNotInitialized', notInitialized),
-                condition('Ready', 'False', at, failed ? 'PodFailed' : 'ContainersNotReady', failed ? undefined : notReady),
-                condition('ContainersReady', 'False', at, failed ? 'PodFailed' : 'ContainersNotReady', failed ? undefined : notReady),
-                condition('PodScheduled', 'True', at),
-              ]),
-              ...initStatuses,
-              containerStatuses: waiting,
-            },
-          })
-          if (failed) {
+          await kubelet.updateStatus(podEntry, namespace, { ...pod, status: { ...initializingStatus(pod, status, init, at), ...placed } })
+          if (init.outcome === 'failed') {
             boundAt.delete(key)
             admitted.delete(key)
           }
