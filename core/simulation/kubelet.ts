@@ -1,6 +1,6 @@
 /**
  * The kubelet of the simulated nodes: a pod bound to one of them runs its
- * init containers (init-containers.ts) and is then started (Running, its
+ * init containers (container-runs.ts) and is then started (Running, its
  * containers ready, a pod IP from the node's range),
  * a pod whose containers are expected to exit (restartPolicy Never or
  * OnFailure, as a Job's) then Succeeds, and a pod whose deletion began is
@@ -24,7 +24,7 @@ import { hasStatusCode } from '../machinery/status-error.js'
 import { pods as podEntry } from '../resources/core/pods.js'
 import { containerProcess } from './container-command.js'
 import { hostPortTaken } from './host-ports.js'
-import { type InitContainersStep, stepInitContainers } from './init-containers.js'
+import { type InitContainersStep, stepInitContainers, stepRestartingContainers } from './container-runs.js'
 import { nodeAddress, nodeClient, nodeNames, type SimulatedNodesOptions } from './nodes.js'
 
 /** The annotation a test sets on a pod to have its containers exit with that code. */
@@ -185,6 +185,8 @@ export async function startKubelet({ client, informers, options, asItself, now, 
   const timers = new Set<ReturnType<typeof setTimeout>>()
   const later = (ms: number, key: string): void => {
     if (ms <= 0) return queue.add(key)
+    // Beyond what a timer can wait (`sleep infinity`): the pod's next change brings it back, if any.
+    if (ms > LONGEST_TIMER_MS) return
     const timer = setTimeout(() => {
       timers.delete(timer)
       queue.add(key)
@@ -286,7 +288,7 @@ export async function startKubelet({ client, informers, options, asItself, now, 
         if (exits(pod) && runMs <= LONGEST_TIMER_MS) later(runMs, key)
         return
       }
-      if (!exits(pod)) return
+      if (!exits(pod)) return restartContainers(pod, status, kubelet, events, key, at)
       const runMs = runMsOf(pod, options.runDurationMs ?? 0)
       if (runMs > LONGEST_TIMER_MS) return
       const wait = (appStartedAt.get(key) ?? since + (options.startDelayMs ?? 0)) + runMs - Date.now()
@@ -313,6 +315,20 @@ export async function startKubelet({ client, informers, options, asItself, now, 
       // The pod changed or went meanwhile: its next event brings it back.
       if (!hasStatusCode(err, 409) && !hasStatusCode(err, 404)) throw err
     }
+  }
+
+  /** A running pod under restartPolicy Always: its containers that end are started again, not ready meanwhile. */
+  const restartContainers = async (pod: KubeObject, status: Obj, kubelet: ObjectClient, events: EventRecorder, key: string, at: string): Promise<void> => {
+    const step = stepRestartingContainers(pod, { nowMs: Date.now(), at })
+    if (!step) return
+    if (step.wakeInMs !== undefined) later(step.wakeInMs, key)
+    for (const container of step.started) recordContainerStart(events, pod, container, containerField(container))
+    if (!step.changed) return
+    const ready = step.unready.length === 0
+    const message = `containers with unready status: [${step.unready.join(' ')}]`
+    const readiness = (c: Obj): Obj => (ready ? condition(String(c['type']), 'True', at) : condition(String(c['type']), 'False', at, 'ContainersNotReady', message))
+    const conditions = list(status['conditions']).map((c) => (c['type'] === 'Ready' || c['type'] === 'ContainersReady' ? readiness(c) : c))
+    await kubelet.updateStatus(podEntry, pod.metadata.namespace ?? '', { ...pod, status: { ...status, conditions: keptTransitions(status, conditions), containerStatuses: step.statuses } })
   }
 
   const queue = new WorkQueue(sync, { logger, name: 'simulated-kubelet' })

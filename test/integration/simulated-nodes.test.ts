@@ -147,6 +147,22 @@ describe('simulated nodes', () => {
     await server.shutdown()
   })
 
+  it('restarts a container that exits under restartPolicy Always, not ready while it backs off', async () => {
+    const server = createApiServer({ nodes: 1 })
+    await server.ready
+    const { client } = server
+    await client.create(pods, 'default', pod('crashes', { containers: [{ name: 'main', image: 'busybox', command: ['sh', '-c', 'exit 1'] }] }))
+    type Restarting = { restartCount: number; state: { waiting?: { reason: string } }; lastState?: { terminated?: { exitCode: number } } }
+    const first = (p: KubeObject) => ((p['status'] as { containerStatuses?: Restarting[] }).containerStatuses ?? [])[0]
+    const looping = await until('main to back off', () => client.get(pods, 'default', 'crashes'), (p) => first(p)?.state.waiting?.reason === 'CrashLoopBackOff')
+    assert.equal(statusOf(looping).phase, 'Running')
+    assert.equal(first(looping)?.restartCount, 1)
+    assert.equal(first(looping)?.lastState?.terminated?.exitCode, 1)
+    const ready = statusOf(looping).conditions?.find((c) => c.type === 'Ready')
+    assert.deepEqual([ready?.status, ready?.reason, ready?.message], ['False', 'ContainersNotReady', 'containers with unready status: [main]'])
+    await server.shutdown()
+  })
+
   // Upstream's conformance spec "Pods should allow activeDeadlineSeconds to be updated" shortens it on a running pod.
   it('stops a pod at its activeDeadlineSeconds, counted from its start, also when changed while it runs', async () => {
     const server = createApiServer({ nodes: 1 })

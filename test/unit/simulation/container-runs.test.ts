@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { KubeObject } from '../../../core/machinery/object.js'
-import { restartBackOffMs, stepInitContainers } from '../../../core/simulation/init-containers.js'
+import { restartBackOffMs, stepInitContainers, stepRestartingContainers } from '../../../core/simulation/container-runs.js'
 
 type Obj = Record<string, unknown>
 
@@ -91,4 +91,30 @@ test('a sidecar (restartPolicy Always) keeps running and ready, and the next ini
   assert.equal(state(step.statuses[0]), 'running')
   assert.equal(step.statuses[0]!['ready'], true)
   assert.equal(state(step.statuses[1]), 'terminated')
+})
+
+test('under restartPolicy Always an app container whose command ends is started again after the back-off; others keep running', () => {
+  const p: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', namespace: 'ns', uid: 'u-1' },
+    spec: { containers: [{ name: 'crash', image: 'busybox', command: ['sh', '-c', 'exit 1'] }, { name: 'web', image: 'nginx' }] },
+    status: {
+      containerStatuses: [
+        { name: 'crash', image: 'busybox', ready: true, restartCount: 0, state: { running: { startedAt: clock(0).at } } },
+        { name: 'web', image: 'nginx', ready: true, restartCount: 0, state: { running: { startedAt: clock(0).at } } },
+      ],
+    },
+  }
+  const step = stepRestartingContainers(p, clock(0))!
+  assert.deepEqual(step.unready, ['crash'])
+  assert.equal(step.statuses[0]!['restartCount'], 1)
+  assert.equal(((step.statuses[0]!['state'] as { waiting: Obj }).waiting)['reason'], 'CrashLoopBackOff')
+  assert.equal(step.wakeInMs, 10_000)
+  assert.deepEqual(step.statuses[1], (p['status'] as { containerStatuses: Obj[] }).containerStatuses[1], 'the one that does not end is left as it runs')
+  const later = stepRestartingContainers({ ...p, status: { containerStatuses: step.statuses } }, clock(10))!
+  assert.equal(later.statuses[0]!['restartCount'], 2)
+  assert.deepEqual(later.started.map((c) => c['name']), ['crash'])
+  // Nothing ends: nothing to do.
+  assert.equal(stepRestartingContainers({ ...p, spec: { containers: [{ name: 'web', image: 'nginx' }, { name: 'nap', image: 'busybox', command: ['sleep', 'infinity'] }] } }, clock(0)), undefined)
 })
