@@ -147,11 +147,11 @@ function advance(container: Obj, before: Obj | undefined, rules: RunRules, pod: 
 
 /** An init container's rules: run as its command says, restarted after a failure unless the pod never restarts. */
 function initRules(container: Obj, index: number, pod: KubeObject, defaultRunMs: number): RunRules {
-  const process = containerProcess(container)
+  const program = containerProcess(container)
   const neverRestarts = obj(pod['spec'])['restartPolicy'] === 'Never'
   return {
-    runMs: (process?.runSeconds ?? defaultRunMs / 1000) * 1000,
-    exitCode: process?.exitCode ?? 0,
+    runMs: (program?.runSeconds ?? defaultRunMs / 1000) * 1000,
+    exitCode: program?.exitCode ?? 0,
     // A sidecar is started again whatever it exits with, as an app container under restartPolicy Always.
     restarts: (code) => container['restartPolicy'] === 'Always' || (code !== 0 && !neverRestarts),
     readyWhileRunning: container['restartPolicy'] === 'Always',
@@ -214,8 +214,8 @@ export interface RestartingContainersStep {
 export function stepRestartingContainers(pod: KubeObject, clock: Clock): RestartingContainersStep | undefined {
   const containers = list(obj(pod['spec'])['containers'])
   const ends = (c: Obj): boolean => {
-    const process = containerProcess(c)
-    return process !== undefined && (process.runSeconds ?? 0) !== Infinity
+    const program = containerProcess(c)
+    return program !== undefined && (program.runSeconds ?? 0) !== Infinity
   }
   if (!containers.some(ends)) return undefined
   const held = list(obj(pod['status'])['containerStatuses'])
@@ -227,10 +227,10 @@ export function stepRestartingContainers(pod: KubeObject, clock: Clock): Restart
   containers.forEach((container, index) => {
     const prior = before.get(String(container['name']))
     if (!ends(container) || !prior) return void statuses.push(prior ?? {})
-    const process = containerProcess(container)!
+    const program = containerProcess(container)!
     const rules: RunRules = {
-      runMs: (process.runSeconds ?? 0) * 1000,
-      exitCode: process.exitCode ?? 0,
+      runMs: (program.runSeconds ?? 0) * 1000,
+      exitCode: program.exitCode ?? 0,
       restarts: () => true,
       readyWhileRunning: true,
       idPrefix: `simulated://${pod.metadata.uid ?? ''}-${index}`,
