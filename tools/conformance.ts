@@ -33,7 +33,6 @@ const DEFAULT_FOCUS = String.raw`(?:${[
   'ConfigMap should (?:fail to create|run through)',
   'PodTemplates',
   String.raw`RuntimeClass\s+should support RuntimeClasses API`,
-  'PriorityClass endpoints',
 ].join('|')}).*\[Conformance\]`
 const DEFAULT_SKIP =
   'AdmissionWebhook|Aggregator|CustomResourceConversionWebhook|Garbage collector should (delete|orphan|keep|not delete)|consumable|all pods are removed'
@@ -42,8 +41,9 @@ const DEFAULT_SKIP =
  * `--workloads`: the conformance specs that need workloads to run, against
  * the daemon with its workload controllers and three simulated nodes:
  * sig-apps', and those of the garbage collector, pods and their init
- * containers, the kubelet's events, scheduling, LimitRange, endpoints and
- * kubectl that a simulated node can satisfy. Skipped are the sig-apps specs
+ * containers, the kubelet's events, scheduling (PriorityClass's API among
+ * them, whose suite wants ready nodes), LimitRange, endpoints and kubectl
+ * that a simulated node can satisfy. Skipped are the sig-apps specs
  * that need what a simulated node does not do (docs/conformance.md): a
  * container that serves HTTP, an image that cannot be pulled, a readiness
  * probe broken by a command run in the container.
@@ -58,6 +58,8 @@ const WORKLOADS = {
     'Events should be sent by kubelets and the scheduler',
     String.raw`SchedulerPredicates .*(?:NodeSelector|resource limits|0\.0\.0\.0 hostIP)`,
     'LimitRange',
+    // An API's spec, but its suite's set-up wants ready nodes.
+    'PriorityClass endpoints',
     'Service endpoints latency',
     'lifecycle of an Endpoint',
     String.raw`Kubectl client (?:Kubectl (?:api-versions|cluster-info|describe|diff|label|patch|replace|run pod|server-side dry-run)|Proxy server)`,
