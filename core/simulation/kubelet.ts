@@ -259,19 +259,20 @@ export async function startKubelet({ client, informers, options, asItself, now, 
         }
         const placed = { hostIP: nodeAddress(index), hostIPs: [{ ip: nodeAddress(index) }], podIP, podIPs: [{ ip: podIP }], startTime: status['startTime'] ?? at }
         const init = stepInitContainers(pod, options.runDurationMs ?? 0, { nowMs: Date.now(), at })
-        for (const container of init.started) recordContainerStart(events, pod, container, initContainerField(container))
+        // Events once the status they tell of is written (a conflict writes neither): after the write that waits on them.
+        const recordInitStarts = (): void => init.started.forEach((container) => recordContainerStart(events, pod, container, initContainerField(container)))
         const initStatuses = init.statuses.length ? { initContainerStatuses: init.statuses } : {}
         if (init.outcome !== 'done') {
           if (init.wakeInMs !== undefined) later(init.wakeInMs, key)
           if (!init.changed) return
           await kubelet.updateStatus(podEntry, namespace, { ...pod, status: { ...initializingStatus(pod, status, init, at), ...placed } })
+          recordInitStarts()
           if (init.outcome === 'failed') {
             boundAt.delete(key)
             admitted.delete(key)
           }
           return
         }
-        recordStart(events, pod)
         appStartedAt.set(key, Date.now())
         await kubelet.updateStatus(podEntry, namespace, {
           ...pod,
@@ -284,6 +285,8 @@ export async function startKubelet({ client, informers, options, asItself, now, 
             containerStatuses: containerStatuses(pod, { running: { startedAt: at } }, true),
           },
         })
+        recordInitStarts()
+        recordStart(events, pod)
         const runMs = runMsOf(pod, options.runDurationMs ?? 0)
         if (exits(pod) && runMs <= LONGEST_TIMER_MS) later(runMs, key)
         return
@@ -322,13 +325,13 @@ export async function startKubelet({ client, informers, options, asItself, now, 
     const step = stepRestartingContainers(pod, { nowMs: Date.now(), at })
     if (!step) return
     if (step.wakeInMs !== undefined) later(step.wakeInMs, key)
-    for (const container of step.started) recordContainerStart(events, pod, container, containerField(container))
     if (!step.changed) return
     const ready = step.unready.length === 0
     const message = `containers with unready status: [${step.unready.join(' ')}]`
     const readiness = (c: Obj): Obj => (ready ? condition(String(c['type']), 'True', at) : condition(String(c['type']), 'False', at, 'ContainersNotReady', message))
     const conditions = list(status['conditions']).map((c) => (c['type'] === 'Ready' || c['type'] === 'ContainersReady' ? readiness(c) : c))
     await kubelet.updateStatus(podEntry, pod.metadata.namespace ?? '', { ...pod, status: { ...status, conditions: keptTransitions(status, conditions), containerStatuses: step.statuses } })
+    for (const container of step.started) recordContainerStart(events, pod, container, containerField(container))
   }
 
   const queue = new WorkQueue(sync, { logger, name: 'simulated-kubelet' })
