@@ -203,6 +203,14 @@ export async function startKubelet({ client, informers, options, asItself, now, 
   const admittedOn = (nodeName: string, except: string): KubeObject[] =>
     [...admitted].filter(([k, p]) => k !== except && obj(p['spec'])['nodeName'] === nodeName).map(([, p]) => p)
 
+  /** Each node's event recorder, kept so that its repeated events are counted on the first. */
+  const recorders = new Map<string, EventRecorder>()
+  const recorderOf = (nodeName: string, kubelet: ObjectClient): EventRecorder => {
+    let recorder = recorders.get(nodeName)
+    if (!recorder) recorders.set(nodeName, (recorder = clientEventRecorder(kubelet, 'kubelet', now, logger, nodeName)))
+    return recorder
+  }
+
   const sync = async (key: string): Promise<void> => {
     const [namespace = '', name = ''] = key.split('/')
     const pod = podInformer.get(namespace, name)
@@ -210,7 +218,7 @@ export async function startKubelet({ client, informers, options, asItself, now, 
     const index = indexOf.get(nodeName)
     if (!pod || index === undefined) return
     const kubelet = nodeClient(client, nodeName, asItself)
-    const events = clientEventRecorder(kubelet, 'kubelet', now, logger, nodeName)
+    const events = recorderOf(nodeName, kubelet)
     const status = obj(pod['status'])
     const at = formatTimestamp(now())
     try {
