@@ -30,6 +30,9 @@ const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isPlainObject) 
 const BACK_OFF_START_MS = 10_000
 const BACK_OFF_MAX_MS = 300_000
 
+/** Whole seconds as Go prints a duration: `10s`, `1m20s`, `5m0s`. */
+const goSeconds = (seconds: number): string => (seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m${seconds % 60}s`)
+
 /** How long a container that failed waits before its restart number `restartCount + 1`: at once the first time. */
 export function restartBackOffMs(restartCount: number): number {
   return restartCount === 0 ? 0 : Math.min(BACK_OFF_START_MS * 2 ** (restartCount - 1), BACK_OFF_MAX_MS)
@@ -44,6 +47,8 @@ export interface InitContainersStep {
   changed: boolean
   /** The init containers started in this step (their events). */
   started: Obj[]
+  /** The init containers that went into their back-off in this step (the kubelet's BackOff event). */
+  backedOff: Obj[]
   /** When to look again, ms from now (`running`). */
   wakeInMs?: number
   /** The init containers that have not succeeded, for the Initialized condition's message. */
@@ -108,7 +113,8 @@ function waiting(container: Obj, reason: string, before: Obj | undefined, messag
   }
 }
 
-type Progress = { status: Obj; result: 'succeeded' | 'running' | 'failed'; wakeInMs?: number; starts: number }
+/** Where a container got to; `backedOff`: it went into its back-off in this step. */
+type Progress = { status: Obj; result: 'succeeded' | 'running' | 'failed'; wakeInMs?: number; starts: number; backedOff?: boolean }
 
 /** Moves one container on as far as the clock allows: started, run, exited, restarted after its back-off. */
 function advance(container: Obj, before: Obj | undefined, rules: RunRules, pod: KubeObject, clock: Clock): Progress {
@@ -134,9 +140,11 @@ function advance(container: Obj, before: Obj | undefined, rules: RunRules, pod: 
       const backOffMs = restartBackOffMs(Number(status['restartCount'] ?? 0))
       const restartAt = Date.parse(String(last['finishedAt'])) + backOffMs
       if (restartAt > clock.nowMs) {
-        const message = `back-off ${backOffMs / 1000}s restarting failed container=${String(container['name'])} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`
+        const message = `back-off ${goSeconds(backOffMs / 1000)} restarting failed container=${String(container['name'])} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`
         const backingOff = { ...waiting(container, 'CrashLoopBackOff', status, message), lastState: { terminated: last } }
-        return { status: state['terminated'] ? { ...backingOff, imageID: status['imageID'], containerID: status['containerID'] } : status, result: 'running', wakeInMs: restartAt - clock.nowMs, starts }
+        if (!state['terminated']) return { status, result: 'running', wakeInMs: restartAt - clock.nowMs, starts }
+        const inBackOff = { ...backingOff, imageID: status['imageID'], containerID: status['containerID'] }
+        return { status: inBackOff, result: 'running', wakeInMs: restartAt - clock.nowMs, starts, backedOff: true }
       }
       status = started(container, status, rules, clock)
       starts++
@@ -166,6 +174,7 @@ export function stepInitContainers(pod: KubeObject, defaultRunMs: number, clock:
   const before = new Map(held.map((s) => [String(s['name']), s]))
   const statuses: Obj[] = []
   const startedNow: Obj[] = []
+  const backedOff: Obj[] = []
   const incomplete: string[] = []
   let outcome: InitContainersStep['outcome'] = 'done'
   let wakeInMs: number | undefined
@@ -184,13 +193,14 @@ export function stepInitContainers(pod: KubeObject, defaultRunMs: number, clock:
     const sidecarUp = container['restartPolicy'] === 'Always' && progress.result === 'running' && obj(progress.status['state'])['running'] !== undefined
     statuses.push(progress.status)
     if (progress.starts > 0) startedNow.push(container)
+    if (progress.backedOff) backedOff.push(container)
     if (progress.result === 'succeeded' || sidecarUp) return
     incomplete.push(name)
     outcome = progress.result
     wakeInMs = progress.wakeInMs
   })
   const changed = JSON.stringify(statuses) !== JSON.stringify(held)
-  return { outcome, statuses, changed, started: startedNow, incomplete, ...(wakeInMs !== undefined ? { wakeInMs } : {}) }
+  return { outcome, statuses, changed, started: startedNow, backedOff, incomplete, ...(wakeInMs !== undefined ? { wakeInMs } : {}) }
 }
 
 export interface RestartingContainersStep {
@@ -199,6 +209,8 @@ export interface RestartingContainersStep {
   changed: boolean
   /** The containers started again in this step (their events). */
   started: Obj[]
+  /** The containers that went into their back-off in this step. */
+  backedOff: Obj[]
   /** The containers not running (exited, or waiting in their back-off), for the Ready condition's message. */
   unready: string[]
   /** When to look again, ms from now; undefined when no container will exit by itself. */
@@ -222,6 +234,7 @@ export function stepRestartingContainers(pod: KubeObject, clock: Clock): Restart
   const before = new Map(held.map((s) => [String(s['name']), s]))
   const statuses: Obj[] = []
   const startedNow: Obj[] = []
+  const backedOff: Obj[] = []
   const unready: string[] = []
   let wakeInMs: number | undefined
   containers.forEach((container, index) => {
@@ -238,9 +251,10 @@ export function stepRestartingContainers(pod: KubeObject, clock: Clock): Restart
     const progress = advance(container, prior, rules, pod, clock)
     statuses.push(progress.status)
     if (progress.starts > 0) startedNow.push(container)
+    if (progress.backedOff) backedOff.push(container)
     if (!obj(progress.status['state'])['running']) unready.push(String(container['name']))
     if (progress.wakeInMs !== undefined) wakeInMs = Math.min(wakeInMs ?? Infinity, progress.wakeInMs)
   })
   const changed = JSON.stringify(statuses) !== JSON.stringify(held)
-  return { statuses, changed, started: startedNow, unready, ...(wakeInMs !== undefined ? { wakeInMs } : {}) }
+  return { statuses, changed, started: startedNow, backedOff, unready, ...(wakeInMs !== undefined ? { wakeInMs } : {}) }
 }

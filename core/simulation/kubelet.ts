@@ -112,6 +112,12 @@ function recordContainerStart(events: EventRecorder, pod: KubeObject, container:
   events.record(about, 'Normal', 'Started', 'Container started', field)
 }
 
+/** The kubelet's warning as a container that exited waits for its restart. */
+function recordBackOff(events: EventRecorder, pod: KubeObject, container: Obj, field: string): void {
+  const where = `${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`
+  events.record({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', 'BackOff', `Back-off restarting failed container ${String(container['name'])} in pod ${where}`, field)
+}
+
 /** The start events of every app container of the pod. */
 function recordStart(events: EventRecorder, pod: KubeObject): void {
   for (const container of list(obj(pod['spec'])['containers'])) recordContainerStart(events, pod, container, containerField(container))
@@ -268,7 +274,10 @@ export async function startKubelet({ client, informers, options, asItself, now, 
         const placed = { hostIP: nodeAddress(index), hostIPs: [{ ip: nodeAddress(index) }], podIP, podIPs: [{ ip: podIP }], startTime: status['startTime'] ?? at }
         const init = stepInitContainers(pod, options.runDurationMs ?? 0, { nowMs: Date.now(), at })
         // Events once the status they tell of is written (a conflict writes neither): after the write that waits on them.
-        const recordInitStarts = (): void => init.started.forEach((container) => recordContainerStart(events, pod, container, initContainerField(container)))
+        const recordInitStarts = (): void => {
+          init.started.forEach((container) => recordContainerStart(events, pod, container, initContainerField(container)))
+          init.backedOff.forEach((container) => recordBackOff(events, pod, container, initContainerField(container)))
+        }
         const initStatuses = init.statuses.length ? { initContainerStatuses: init.statuses } : {}
         if (init.outcome !== 'done') {
           if (init.wakeInMs !== undefined) later(init.wakeInMs, key)
@@ -340,6 +349,7 @@ export async function startKubelet({ client, informers, options, asItself, now, 
     const conditions = list(status['conditions']).map((c) => (c['type'] === 'Ready' || c['type'] === 'ContainersReady' ? readiness(c) : c))
     await kubelet.updateStatus(podEntry, pod.metadata.namespace ?? '', { ...pod, status: { ...status, conditions: keptTransitions(status, conditions), containerStatuses: step.statuses } })
     for (const container of step.started) recordContainerStart(events, pod, container, containerField(container))
+    for (const container of step.backedOff) recordBackOff(events, pod, container, containerField(container))
   }
 
   const queue = new WorkQueue(sync, { logger, name: 'simulated-kubelet' })

@@ -160,6 +160,8 @@ describe('simulated nodes', () => {
     assert.equal(first(looping)?.lastState?.terminated?.exitCode, 1)
     const ready = statusOf(looping).conditions?.find((c) => c.type === 'Ready')
     assert.deepEqual([ready?.status, ready?.reason, ready?.message], ['False', 'ContainersNotReady', 'containers with unready status: [main]'])
+    const warned = await until('the BackOff event', () => client.list(events, 'default'), (l) => l.items.some((e) => e['reason'] === 'BackOff'))
+    assert.equal(warned.items.find((e) => e['reason'] === 'BackOff')?.['message'], `Back-off restarting failed container main in pod crashes_default(${looping.metadata.uid})`)
     await server.shutdown()
   })
 

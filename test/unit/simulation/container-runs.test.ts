@@ -80,6 +80,11 @@ test('otherwise it is restarted at once, then after the back-off, its restarts c
   const second = stepInitContainers(written(p, first.statuses), 0, clock(10))
   assert.equal(second.statuses[0]!['restartCount'], 2)
   assert.equal(second.wakeInMs, 20_000)
+  assert.deepEqual(second.backedOff.map((c) => c['name']), ['bad'])
+  // Go's way of writing the longer waits.
+  const exitedAgain = { ...second.statuses[0]!, restartCount: 4, state: { terminated: { exitCode: 1, reason: 'Error', startedAt: clock(30).at, finishedAt: clock(30).at } } }
+  const atFour = stepInitContainers(written(p, [exitedAgain, second.statuses[1]!]), 0, clock(30))
+  assert.match(String(((atFour.statuses[0]!['state'] as { waiting: Obj }).waiting)['message']), /^back-off 1m20s restarting failed container=bad /)
   assert.deepEqual(second.started.map((c) => c['name']), ['bad'])
   assert.deepEqual([0, 1, 2, 3, 5, 6, 9].map(restartBackOffMs), [0, 10_000, 20_000, 40_000, 160_000, 300_000, 300_000])
 })
