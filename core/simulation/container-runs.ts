@@ -232,14 +232,16 @@ export function stepRestartingContainers(pod: KubeObject, clock: Clock): Restart
   if (!containers.some(ends)) return undefined
   const held = list(obj(pod['status'])['containerStatuses'])
   const before = new Map(held.map((s) => [String(s['name']), s]))
+  // Every container has a status once the pod runs; without one there is nothing to move on.
+  if (containers.some((c) => !before.has(String(c['name'])))) return undefined
   const statuses: Obj[] = []
   const startedNow: Obj[] = []
   const backedOff: Obj[] = []
   const unready: string[] = []
   let wakeInMs: number | undefined
   containers.forEach((container, index) => {
-    const prior = before.get(String(container['name']))
-    if (!ends(container) || !prior) return void statuses.push(prior ?? {})
+    const prior = before.get(String(container['name']))!
+    if (!ends(container)) return void statuses.push(prior)
     const program = containerProcess(container)!
     const rules: RunRules = {
       runMs: (program.runSeconds ?? 0) * 1000,

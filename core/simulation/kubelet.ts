@@ -91,6 +91,9 @@ function containerStatuses(pod: KubeObject, state: Obj | ((index: number) => Obj
   }))
 }
 
+/** The pod as an event's subject: informers' objects carry no kind. */
+const aboutPod = (pod: KubeObject): KubeObject => ({ ...pod, apiVersion: 'v1', kind: 'Pod' })
+
 /** The fieldPath of a container's events, as the kubelet's container references name it. */
 const containerField = (container: Obj): string => `spec.containers{${String(container['name'])}}`
 const initContainerField = (container: Obj): string => `spec.initContainers{${String(container['name'])}}`
@@ -100,7 +103,7 @@ const initContainerField = (container: Obj): string => `spec.initContainers{${St
  * present on the node otherwise), then created and started, with upstream's reasons and texts.
  */
 function recordContainerStart(events: EventRecorder, pod: KubeObject, container: Obj, field: string): void {
-  const about = { ...pod, apiVersion: 'v1', kind: 'Pod' }
+  const about = aboutPod(pod)
   const image = JSON.stringify(String(container['image'] ?? ''))
   if (container['imagePullPolicy'] === 'Always') {
     events.record(about, 'Normal', 'Pulling', `Pulling image ${image}`, field)
@@ -115,7 +118,7 @@ function recordContainerStart(events: EventRecorder, pod: KubeObject, container:
 /** The kubelet's warning as a container that exited waits for its restart. */
 function recordBackOff(events: EventRecorder, pod: KubeObject, container: Obj, field: string): void {
   const where = `${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`
-  events.record({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', 'BackOff', `Back-off restarting failed container ${String(container['name'])} in pod ${where}`, field)
+  events.record(aboutPod(pod), 'Warning', 'BackOff', `Back-off restarting failed container ${String(container['name'])} in pod ${where}`, field)
 }
 
 /** The start events of every app container of the pod. */
@@ -125,7 +128,7 @@ function recordStart(events: EventRecorder, pod: KubeObject): void {
 
 /** The kubelet's event as it stops the containers of a running pod being deleted. */
 function recordStop(events: EventRecorder, pod: KubeObject): void {
-  const about = { ...pod, apiVersion: 'v1', kind: 'Pod' }
+  const about = aboutPod(pod)
   for (const container of list(obj(pod['spec'])['containers'])) {
     events.record(about, 'Normal', 'Killing', `Stopping container ${String(container['name'])}`, containerField(container))
   }
@@ -243,7 +246,7 @@ export async function startKubelet({ client, informers, options, asItself, now, 
         if (deadline > Date.now()) {
           if (deadline - Date.now() <= LONGEST_TIMER_MS) later(deadline - Date.now(), key)
         } else {
-          events.record({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Normal', 'DeadlineExceeded', DEADLINE_EXCEEDED_MESSAGE)
+          events.record(aboutPod(pod), 'Normal', 'DeadlineExceeded', DEADLINE_EXCEEDED_MESSAGE)
           await kubelet.updateStatus(podEntry, namespace, { ...pod, status: deadlineExceededStatus(pod, status, at) })
           boundAt.delete(key)
           admitted.delete(key)
@@ -258,7 +261,7 @@ export async function startKubelet({ client, informers, options, asItself, now, 
         if (wait > 0) return later(wait, key)
         // The kubelet's admission, once: a pod bound here whose host port a pod it admitted holds is refused.
         if (!admitted.has(key) && hostPortTaken(pod, admittedOn(nodeName, key))) {
-          events.record({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', 'NodePorts', 'Predicate NodePorts failed')
+          events.record(aboutPod(pod), 'Warning', 'NodePorts', 'Predicate NodePorts failed')
           await kubelet.updateStatus(podEntry, namespace, { ...pod, status: { ...status, phase: 'Failed', reason: 'NodePorts', message: 'Pod was rejected: Predicate NodePorts failed' } })
           boundAt.delete(key)
           return
