@@ -32,7 +32,8 @@ const QUALIFIED_NAME_PART_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'
 const QUALIFIED_NAME_PART_RE = new RegExp(`^${QUALIFIED_NAME_PART_FMT}$`)
 const QUALIFIED_NAME_MAX = 63
 
-const LABEL_VALUE_RE = new RegExp(`^(${QUALIFIED_NAME_PART_FMT})?$`)
+const LABEL_VALUE_FMT = `(${QUALIFIED_NAME_PART_FMT})?`
+const LABEL_VALUE_RE = new RegExp(`^${LABEL_VALUE_FMT}$`)
 const LABEL_VALUE_MAX = 63
 
 const CONFIG_MAP_KEY_RE = /^[-._a-zA-Z0-9]+$/
@@ -102,7 +103,8 @@ export function isQualifiedName(value: string): string[] {
   }
   if (name.length === 0) errs.push('name part must be non-empty')
   else if (name.length > QUALIFIED_NAME_MAX) errs.push(`name part ${maxLenMessage(QUALIFIED_NAME_MAX)}`)
-  if (name.length > 0 && !QUALIFIED_NAME_PART_RE.test(name)) {
+  // An empty name part fails the pattern too: upstream reports both.
+  if (!QUALIFIED_NAME_PART_RE.test(name)) {
     errs.push(
       `name part ${regexMessage(
         "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
@@ -121,7 +123,7 @@ export function isValidLabelValue(value: string): string[] {
     errs.push(
       regexMessage(
         "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
-        QUALIFIED_NAME_PART_FMT,
+        LABEL_VALUE_FMT,
         ['MyValue', 'my_value', '12345'],
       ),
     )

@@ -17,7 +17,11 @@ import { isDNS1123Label, isQualifiedName, isValidLabelValue } from '../machinery
 
 /** What metadata validation needs to know of the resource (a catalogue entry has it). */
 export interface MetadataRules {
+  group: string
+  kind: string
   namespaced: boolean
+  /** Set for custom resources, whose metadata gets the generic rules alone. */
+  schema?: unknown
   /** The messages for a name this resource refuses (upstream's name validation function). */
   validateName(name: string): string[]
 }
@@ -27,28 +31,33 @@ const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
 function validateStringMap(
   value: unknown,
   path: FieldPath,
+  checkKey: (k: string) => string[],
   checkValue: ((v: string) => string[]) | undefined,
 ): FieldError[] {
   if (value === undefined || value === null) return []
   if (!isPlainObject(value)) return [typeInvalid(path, value, 'must be a map of string to string')]
   const errs: FieldError[] = []
+  // Upstream names the map itself, not the entry, in both kinds of error.
   for (const [k, v] of Object.entries(value)) {
-    for (const msg of isQualifiedName(k)) errs.push(invalid(path, k, msg))
+    for (const msg of checkKey(k)) errs.push(invalid(path, k, msg))
     if (typeof v !== 'string') {
       errs.push(typeInvalid(path.key(k), v, 'must be a string'))
       continue
     }
-    if (checkValue) for (const msg of checkValue(v)) errs.push(invalid(path.key(k), v, msg))
+    if (checkValue) for (const msg of checkValue(v)) errs.push(invalid(path, v, msg))
   }
   return errs
 }
 
 export function validateLabels(labels: unknown, path: FieldPath): FieldError[] {
-  return validateStringMap(labels, path, isValidLabelValue)
+  return validateStringMap(labels, path, isQualifiedName, isValidLabelValue)
 }
 
+/** Annotation keys are qualified names whatever their case (upstream lowers them before the check). */
+const annotationKeyProblems = (key: string): string[] => isQualifiedName(key.toLowerCase())
+
 export function validateAnnotations(annotations: unknown, path: FieldPath): FieldError[] {
-  const errs = validateStringMap(annotations, path, undefined)
+  const errs = validateStringMap(annotations, path, annotationKeyProblems, undefined)
   if (isPlainObject(annotations)) {
     let size = 0
     for (const [k, v] of Object.entries(annotations)) size += k.length + (typeof v === 'string' ? v.length : 0)
@@ -127,20 +136,53 @@ function validateOwnerReferences(refs: unknown, path: FieldPath): FieldError[] {
 
 const FINALIZER_ORPHAN = 'orphan'
 const FINALIZER_FOREGROUND = 'foregroundDeletion'
+/** The finalizers a built-in kind may carry without a domain prefix. */
+const STANDARD_FINALIZERS = new Set(['kubernetes', FINALIZER_ORPHAN, FINALIZER_FOREGROUND])
 
-function validateFinalizers(finalizers: unknown, path: FieldPath): FieldError[] {
+/**
+ * Groups whose kinds upstream validates with the generic metadata rules
+ * alone (apimachinery's ValidateObjectMeta), as custom resources are; every
+ * other built-in kind goes through the core API's rules, which also refuse a
+ * finalizer name that is neither standard nor domain-qualified.
+ */
+const GENERIC_METADATA_GROUPS = new Set([
+  'admissionregistration.k8s.io',
+  'apiextensions.k8s.io',
+  'apiregistration.k8s.io',
+  'coordination.k8s.io',
+  'events.k8s.io',
+  'node.k8s.io',
+])
+
+function checksKubeFinalizerNames(entry: MetadataRules): boolean {
+  if (entry.schema !== undefined || GENERIC_METADATA_GROUPS.has(entry.group)) return false
+  return !(entry.group === '' && entry.kind === 'Event')
+}
+
+function validateFinalizers(finalizers: unknown, path: FieldPath, kubeNames: boolean): FieldError[] {
   if (finalizers === undefined || finalizers === null) return []
   if (!Array.isArray(finalizers)) return [typeInvalid(path, finalizers, 'must be a list of strings')]
   const errs: FieldError[] = []
   finalizers.forEach((f, i) => {
     if (typeof f !== 'string') errs.push(typeInvalid(path.index(i), f, 'must be a string'))
-    else for (const msg of isQualifiedName(f)) errs.push(invalid(path.index(i), f, msg))
+    else for (const msg of isQualifiedName(f)) errs.push(invalid(path, f, msg))
   })
   // Orphaning the dependents and deleting them first are opposite wishes.
   if (finalizers.includes(FINALIZER_ORPHAN) && finalizers.includes(FINALIZER_FOREGROUND)) {
     errs.push(invalid(path, goStrings(finalizers.map(asText)), `finalizer ${FINALIZER_ORPHAN} and ${FINALIZER_FOREGROUND} cannot be both set`))
   }
+  if (kubeNames)
+    finalizers.forEach((f, i) => {
+      if (typeof f === 'string' && !f.includes('/') && !STANDARD_FINALIZERS.has(f))
+        errs.push(invalid(path.index(i), f, 'name is neither a standard finalizer name nor is it fully qualified'))
+    })
   return errs
+}
+
+/** What upstream checks of a generateName: the name rule, a trailing dash allowed (the random suffix follows it). */
+function generateNameProblems(generateName: string, entry: MetadataRules): string[] {
+  const masked = generateName.length > 1 && generateName.endsWith('-') ? `${generateName.slice(0, -2)}a` : generateName
+  return entry.validateName(masked)
 }
 
 /** Name, namespace, labels, annotations, owner references and finalizers of a new object. */
@@ -148,6 +190,7 @@ export function validateObjectMeta(obj: KubeObject, entry: MetadataRules): Field
   const meta = obj.metadata
   const path = fieldPath('metadata')
   const errs: FieldError[] = []
+  if (meta.generateName) for (const msg of generateNameProblems(meta.generateName, entry)) errs.push(invalid(path.child('generateName'), meta.generateName, msg))
   if (!meta.name) {
     if (!meta.generateName) errs.push(required(path.child('name'), 'name or generateName is required'))
   } else {
@@ -164,7 +207,7 @@ export function validateObjectMeta(obj: KubeObject, entry: MetadataRules): Field
   errs.push(...validateLabels(meta.labels, path.child('labels')))
   errs.push(...validateAnnotations(meta.annotations, path.child('annotations')))
   errs.push(...validateOwnerReferences(meta.ownerReferences, path.child('ownerReferences')))
-  errs.push(...validateFinalizers(meta.finalizers, path.child('finalizers')))
+  errs.push(...validateFinalizers(meta.finalizers, path.child('finalizers'), checksKubeFinalizerNames(entry)))
   return errs
 }
 

@@ -338,8 +338,8 @@ describe('custom resource conversion, refused webhook answers', () => {
       name: 'an invalid new label',
       respond: answering((b) => [{ ...base(b), metadata: { ...base(b).metadata, labels: { app: 'cron', tier: 'not valid!' } } }]),
       message:
-        `${prefix} returned invalid metadata: metadata.labels[tier]: Invalid value: "not valid!": a valid label must be an empty string or consist of alphanumeric characters, ` +
-        `'-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+        `${prefix} returned invalid metadata: metadata.labels: Invalid value: "not valid!": a valid label must be an empty string or consist of alphanumeric characters, ` +
+        `'-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
     },
     {
       name: 'an invalid new annotation (named at upstream\'s path metadata.annotation)',

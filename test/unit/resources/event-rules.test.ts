@@ -41,6 +41,7 @@ describe('legacy event rules', () => {
     assert.deepEqual(validateLegacyEvent(ev).map(errorText), [
       'reportingController: Required value',
       'reportingController: Invalid value: "": name part must be non-empty',
+      `reportingController: Invalid value: "": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
       'reportingInstance: Invalid value: "": can have at most 128 characters',
       'action: Required value',
       'reason: Invalid value: "": can have at most 128 characters',

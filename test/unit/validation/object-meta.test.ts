@@ -4,6 +4,7 @@ import type { ResourceEntry } from '../../../core/resources/catalogue.js'
 import type { KubeObject } from '../../../core/machinery/object.js'
 import { errorText } from '../../../core/machinery/field.js'
 import { validateObjectMeta } from '../../../core/validation/object-meta.js'
+import { isDNS1123Subdomain } from '../../../core/machinery/names.js'
 
 // Only the two fields validateObjectMeta reads from an entry.
 const entry = { namespaced: true, validateName: () => [] } as unknown as ResourceEntry
@@ -69,5 +70,56 @@ describe('finalizers, as upstream validates them', () => {
   it('accepts either one alone', () => {
     assert.deepEqual(problems({ finalizers: ['orphan'] }), [])
     assert.deepEqual(problems({ finalizers: ['foregroundDeletion'] }), [])
+  })
+})
+
+const LABEL_KEY_PATTERN = `name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`
+
+describe('labels, annotations and finalizers, as upstream words them', () => {
+  const configMaps = { group: '', kind: 'ConfigMap', namespaced: true, validateName: isDNS1123Subdomain } as unknown as ResourceEntry
+  const leases = { ...configMaps, group: 'coordination.k8s.io', kind: 'Lease' } as unknown as ResourceEntry
+  const customResources = { ...configMaps, group: 'example.com', kind: 'Widget', schema: {} } as unknown as ResourceEntry
+  const of = (rules: ResourceEntry, metadata: Record<string, unknown>) =>
+    validateObjectMeta({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'default', ...metadata } } as KubeObject, rules).map(errorText)
+
+  it('names the label map, not the entry, and shows the label value pattern', () => {
+    assert.deepEqual(of(configMaps, { name: 'x', labels: { app: 'no spaces' } }), [
+      `metadata.labels: Invalid value: "no spaces": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
+    ])
+  })
+
+  it('reports an empty key as empty and as not matching the pattern', () => {
+    assert.deepEqual(of(configMaps, { name: 'x', annotations: { '': 'v' } }), [
+      'metadata.annotations: Invalid value: "": name part must be non-empty',
+      `metadata.annotations: Invalid value: "": ${LABEL_KEY_PATTERN}`,
+    ])
+  })
+
+  it('checks annotation keys whatever their case, label keys as written', () => {
+    assert.deepEqual(of(configMaps, { name: 'x', annotations: { 'Example.COM/Owner': 'me' } }), [])
+    assert.deepEqual(of(configMaps, { name: 'x', labels: { 'Example.COM/owner': 'me' } }), [
+      `metadata.labels: Invalid value: "Example.COM/owner": prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+    ])
+  })
+
+  it('refuses a built-in kind a finalizer that is neither standard nor qualified, at its index', () => {
+    assert.deepEqual(of(configMaps, { name: 'x', finalizers: ['kubernetes', 'example.com/cleanup', 'cleanup', 'bad finalizer'] }), [
+      `metadata.finalizers: Invalid value: "bad finalizer": ${LABEL_KEY_PATTERN}`,
+      'metadata.finalizers[2]: Invalid value: "cleanup": name is neither a standard finalizer name nor is it fully qualified',
+      'metadata.finalizers[3]: Invalid value: "bad finalizer": name is neither a standard finalizer name nor is it fully qualified',
+    ])
+  })
+
+  it('lets kinds validated with the generic rules alone carry any well-formed finalizer', () => {
+    assert.deepEqual(of(leases, { name: 'x', finalizers: ['cleanup'] }), [])
+    assert.deepEqual(of(customResources, { name: 'x', finalizers: ['cleanup'] }), [])
+  })
+
+  it('checks a generateName by the name rule, a trailing dash allowed', () => {
+    assert.deepEqual(of(configMaps, { generateName: 'web-', name: 'web-x7k2p' }), [])
+    assert.deepEqual(of(configMaps, { generateName: 'Bad_', name: 'Bad_x7k2p' }), [
+      `metadata.generateName: Invalid value: "Bad_": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+      `metadata.name: Invalid value: "Bad_x7k2p": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+    ])
   })
 })
