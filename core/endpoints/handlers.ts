@@ -230,6 +230,8 @@ function deletedStatus(entry: ResourceEntry, obj: KubeObject): Record<string, un
 async function writeRequest(request: Request, entry: ResourceEntry, verb: string, env: HandlerEnv, ctx: RequestContext): Promise<PatchRequest> {
   if (verb === 'patch') return readPatch(request, entry, env.maxBodyBytes, ctx, env.yamlDecoder)
   const body = await readObjectBody(request, env, ctx)
+  const uid = isPlainObject(body) && isPlainObject(body['metadata']) ? body['metadata']['uid'] : undefined
+  if (typeof uid === 'string' && uid !== '') ctx.updatePreconditionUid = uid
   return { apply: false, patch: () => cloneJson(body) }
 }
 

@@ -13,6 +13,8 @@ export interface RequestContext {
   bodyProblems?: string[]
   /** The manager the write is recorded under in managedFields; unset for the server's own writes. */
   fieldManager?: string
+  /** The uid a PUT's object carries: the update goes ahead only on the object of that uid (a storage precondition upstream). */
+  updatePreconditionUid?: string
   /** Set while a server-side apply writes: its merge records the managedFields itself. */
   apply?: { force: boolean }
   /**

@@ -20,7 +20,7 @@ import type { WriteAuthorization } from '../authz/rbac/escalation.js'
 import { runMutatingAdmission, runValidatingAdmission } from './admission-step.js'
 import { applyConfiguration, guardManagedFields, recordUpdate } from './managed-fields.js'
 import { generateName } from './object-names.js'
-import { checkDeletePreconditions, checkUpdatePrecondition } from './preconditions.js'
+import { checkDeletePreconditions, checkUpdateNames, checkUpdatePrecondition, checkUpdateUid } from './preconditions.js'
 import type { RequestContext } from './request-context.js'
 import { interpretStorageError } from './storage-errors.js'
 import { type FinishWrite, finishNothing, once, type StoreHooks } from './store-hooks.js'
@@ -198,17 +198,14 @@ export class ResourceStore {
     const { apiVersion: _v, kind: _k, ...rest } = obj
     const out: KubeObject = { apiVersion: this.apiVersion, kind: this.entry.kind, ...rest }
     const meta = out.metadata
+    // An update's object names what its URL names (upstream's checkName, for a PUT's body and a patch's result alike).
+    if (urlName !== undefined) checkUpdateNames(meta, namespace, urlName)
     if (this.entry.namespaced) {
       if (meta.namespace && meta.namespace !== namespace)
         throw badRequest('the namespace of the provided object does not match the namespace sent on the request')
       meta.namespace = namespace
     } else if (meta.namespace) {
       delete meta.namespace
-    }
-    if (urlName !== undefined) {
-      if (meta.name && meta.name !== urlName)
-        throw badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${urlName})`)
-      meta.name = urlName
     }
     return out
   }
@@ -240,6 +237,7 @@ export class ResourceStore {
     await this.entry.strategy.authorizeWrite?.(obj, undefined, sctx)
     this.entry.strategy.prepareForCreate?.(obj, sctx)
     initialGeneration(this.entry, obj)
+    await this.entry.strategy.prepareValidation?.(obj)
     const errs = [...validateObjectMeta(obj, this.entry), ...(this.entry.strategy.validate?.(obj, sctx) ?? [])]
     if (errs.length) throw invalidError(this.entry.group, this.entry.kind, name, errs)
     await runValidatingAdmission(this.admission.validating, this.entry, { operation: 'CREATE', object: obj }, ctx)
@@ -291,6 +289,7 @@ export class ResourceStore {
       finish(false)
       finish = finishNothing
       let obj = this.checkBody(await next(cloneJson(current)), namespace, name)
+      if (ctx.updatePreconditionUid !== undefined) checkUpdateUid(key, ctx.updatePreconditionUid, current, { group: this.entry.group, resource: this.entry.resource })
       if (subresource === 'status') obj = withStatusOnly(this.entry, obj, current)
       else if (subresource === 'approval') obj = withConditionsOnly(obj, current)
       else if (subresource === 'finalize') obj = withStoredStatus(obj, current)
@@ -312,6 +311,7 @@ export class ResourceStore {
         this.entry.strategy.prepareForUpdate?.(obj, current, this.strategyContext(ctx))
       }
       nextGeneration(this.entry, obj, current)
+      await this.entry.strategy.prepareValidation?.(obj, current)
       const errs = [
         ...validateObjectMetaUpdate(obj, current, this.entry),
         ...(ownValidation

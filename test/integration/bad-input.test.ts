@@ -99,6 +99,49 @@ describe('bad input', () => {
     )
   })
 
+  it('refuses an update whose object has no name, or another namespace, as upstream checks the name against the URL', async () => {
+    const api = await startServer()
+    await api.post(CM, { metadata: { name: 'cfg' }, data: { a: '1' } })
+    await refused(api, () => api.put(`${CM}/cfg`, { metadata: {}, data: { a: '2' } }), 400, 'BadRequest', 'the name of the object (cfg based on URL) was undeterminable: name must be provided')
+    await refused(
+      api,
+      () => api.put(`${CM}/cfg`, { metadata: { name: 'cfg', namespace: 'kube-system' }, data: { a: '2' } }),
+      400,
+      'BadRequest',
+      'the namespace of the object (kube-system) does not match the namespace on the request (default)',
+    )
+    // A patch's result is checked the same way.
+    const jsonPatch = (ops: unknown[]) => api.call('PATCH', `${CM}/cfg`, { body: ops, headers: { 'content-type': 'application/json-patch+json' } })
+    await refused(api, () => jsonPatch([{ op: 'remove', path: '/metadata/name' }]), 400, 'BadRequest', 'the name of the object (cfg based on URL) was undeterminable: name must be provided')
+    await refused(
+      api,
+      () => jsonPatch([{ op: 'replace', path: '/metadata/namespace', value: 'kube-system' }]),
+      400,
+      'BadRequest',
+      'the namespace of the object (kube-system) does not match the namespace on the request (default)',
+    )
+  })
+
+  it('refuses a PUT whose object carries another uid with the storage conflict, even without a resourceVersion', async () => {
+    const api = await startServer()
+    const stored = (await api.post(CM, { metadata: { name: 'cfg' }, data: { a: '1' } })).body
+    for (const resourceVersion of [stored.metadata.resourceVersion, undefined]) {
+      const body = { ...stored, metadata: { ...stored.metadata, uid: 'not-the-uid', resourceVersion }, data: { a: '2' } }
+      await refused(
+        api,
+        () => api.put(`${CM}/cfg`, body),
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on configmaps "cfg": StorageError: invalid object, Code: 4, Key: /registry/configmaps/default/cfg, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: not-the-uid, UID in object meta: ${stored.metadata.uid}`,
+      )
+    }
+    // Its own uid is no obstacle; a patch naming another uid is a change of an immutable field.
+    assert.equal((await api.put(`${CM}/cfg`, { ...stored, data: { a: '2' } })).status, 200)
+    const patched = await api.call('PATCH', `${CM}/cfg`, { body: { metadata: { uid: 'not-the-uid' } }, headers: { 'content-type': 'application/merge-patch+json' } })
+    assert.equal(patched.status, 422)
+    assert.match(patched.body.message, /metadata\.uid: Invalid value: "not-the-uid": field is immutable/)
+  })
+
   it('refuses a resourceVersion on create with 400', async () => {
     const api = await startServer()
     await refused(api, () => api.post(CM, { metadata: { name: 'x', resourceVersion: '5' } }), 400, 'BadRequest')
