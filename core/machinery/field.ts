@@ -161,7 +161,8 @@ export function qualifiedKind(group: string, kind: string): string {
 /** 422 Invalid with one cause per field error, as upstream's NewInvalid builds it. */
 export function invalidError(group: string, kind: string, name: string, errors: readonly FieldError[]): StatusError {
   const subject = `${qualifiedKind(group, kind)} ${JSON.stringify(name)} is invalid`
-  const texts = errors.map(errorText)
+  // Each text once, as upstream's ErrorList.ToAggregate keeps it; the causes keep every error.
+  const texts = [...new Set(errors.map(errorText))]
   const message =
     texts.length === 0 ? subject : texts.length === 1 ? `${subject}: ${texts[0]}` : `${subject}: [${texts.join(', ')}]`
   const details = {
