@@ -68,6 +68,15 @@ export function goStruct(typeName: string, fields: readonly GoField[], value: un
   return new GoLiteral(`${typeName}{${parts.join(', ')}}`)
 }
 
+/**
+ * `%#v` of a pointer field: `(*T)(nil)` when unset. Go prints a set pointer
+ * as its address, which no client can rely on; `&<value>` stands in for it
+ * (`(*int64)(&600)`, `(*string)(&"pv1")`, `(*T)(&{...})` for a struct).
+ */
+export function goPointerText(pointeeType: string, value: unknown, show: (v: unknown) => string): string {
+  return value === undefined || value === null ? `(*${pointeeType})(nil)` : `(*${pointeeType})(&${show(value)})`
+}
+
 /** Go's `time.Time.String()` of a stored (UTC) timestamp; the zero time when absent. */
 export function goTime(value: unknown): GoLiteral {
   if (typeof value !== 'string' || value === '') return new GoLiteral('0001-01-01 00:00:00 +0000 UTC')

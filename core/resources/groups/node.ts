@@ -1,8 +1,9 @@
-/** node.k8s.io/v1: runtime classes. */
+/** node.k8s.io/v1: runtime classes. Their rules are in node/runtime-class-rules.ts. */
 import type { ResourceEntry } from '../catalogue.js'
 import { ageColumn, column, nameColumn } from '../columns/common.js'
 import { textAt } from '../columns/values.js'
 import { defineResource } from '../define.js'
+import { validateRuntimeClass, validateRuntimeClassUpdate } from '../node/runtime-class-rules.js'
 
 export const runtimeClasses: ResourceEntry = defineResource({
   group: 'node.k8s.io',
@@ -11,6 +12,6 @@ export const runtimeClasses: ResourceEntry = defineResource({
   resource: 'runtimeclasses',
   namespaced: false,
   // Upstream's strategy refuses an update without a resourceVersion.
-  strategy: { allowUnconditionalUpdate: false },
+  strategy: { allowUnconditionalUpdate: false, validate: validateRuntimeClass, validateUpdate: validateRuntimeClassUpdate },
   columns: [nameColumn, column('Handler', 'The runtime handler on the node.', textAt('handler')), ageColumn],
 })
