@@ -1,4 +1,5 @@
 /** apps/v1: the workload controllers' objects. Scaling, rollout and status updates belong in their strategies. */
+import { validateControllerRevision, validateControllerRevisionUpdate } from '../apps/controller-revision-rules.js'
 import { applyDaemonSetDefaults, prepareDaemonSetForCreate, prepareDaemonSetForUpdate, validateDaemonSet, validateDaemonSetUpdate } from '../apps/daemonset.js'
 import { applyDeploymentDefaults, validateDeployment, validateDeploymentUpdate } from '../apps/deployment.js'
 import { applyReplicaSetDefaults, validateReplicaSet, validateReplicaSetUpdate } from '../apps/replicaset.js'
@@ -170,6 +171,7 @@ export const controllerRevisions: ResourceEntry = defineResource({
   kind: 'ControllerRevision',
   resource: 'controllerrevisions',
   namespaced: true,
+  strategy: { validate: validateControllerRevision, validateUpdate: validateControllerRevisionUpdate },
   columns: [
     nameColumn,
     column('Controller', 'The controller that owns the revision.', controllerOf),
