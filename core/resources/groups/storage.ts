@@ -2,14 +2,17 @@
  * storage.k8s.io/v1: storage and volume attributes classes, CSI drivers and
  * nodes, attachments, capacities. CSI drivers, CSI nodes, capacities and
  * attachments are updated only with the resourceVersion they were read at,
- * as upstream's strategies ask.
+ * as upstream's strategies ask. The rules of each kind are in storage/.
  */
 import { RESET_OBJECT_META_FOR_STATUS, type ResourceEntry } from '../catalogue.js'
 import { ageColumn, column, nameColumn } from '../columns/common.js'
 import { at, list, quantity, text, textAt } from '../columns/values.js'
 import { defineResource, statusSubresource } from '../define.js'
 import type { KubeObject } from '../../machinery/object.js'
-import { dnsSubdomainName } from '../names.js'
+import { applyCSIDriverDefaults, validateCSIDriver, validateCSIDriverUpdate } from '../storage/csi-driver-rules.js'
+import { validateCSINode, validateCSINodeUpdate } from '../storage/csi-node-rules.js'
+import { applyStorageClassDefaults, validateStorageClass, validateStorageClassUpdate } from '../storage/storage-class-rules.js'
+import { prepareVolumeAttachmentForCreate, validateVolumeAttachment, validateVolumeAttachmentUpdate } from '../storage/volume-attachment-rules.js'
 
 const GROUP = 'storage.k8s.io'
 
@@ -33,6 +36,7 @@ export const storageClasses: ResourceEntry = defineResource({
   resource: 'storageclasses',
   namespaced: false,
   shortNames: ['sc'],
+  strategy: { applyDefaults: applyStorageClassDefaults, validate: validateStorageClass, validateUpdate: validateStorageClassUpdate },
   columns: [
     {
       ...nameColumn,
@@ -72,7 +76,12 @@ export const volumeAttachments: ResourceEntry = defineResource({
   kind: 'VolumeAttachment',
   resource: 'volumeattachments',
   namespaced: false,
-  strategy: conditionalUpdates,
+  strategy: {
+    ...conditionalUpdates,
+    prepareForCreate: prepareVolumeAttachmentForCreate,
+    validate: validateVolumeAttachment,
+    validateUpdate: validateVolumeAttachmentUpdate,
+  },
   // Its status strategy calls ResetObjectMetaForStatus.
   subresources: [statusSubresource('VolumeAttachment', RESET_OBJECT_META_FOR_STATUS)],
   columns: [
@@ -85,21 +94,13 @@ export const volumeAttachments: ResourceEntry = defineResource({
   ],
 })
 
-/** CSI driver names are DNS subdomains of at most 63 characters. */
-function csiDriverName(name: string): string[] {
-  const errs = dnsSubdomainName(name)
-  if (name.length > 63) errs.unshift('must be no more than 63 characters')
-  return errs
-}
-
 export const csiDrivers: ResourceEntry = defineResource({
   group: GROUP,
   version: 'v1',
   kind: 'CSIDriver',
   resource: 'csidrivers',
   namespaced: false,
-  strategy: conditionalUpdates,
-  validateName: csiDriverName,
+  strategy: { ...conditionalUpdates, applyDefaults: applyCSIDriverDefaults, validate: validateCSIDriver, validateUpdate: validateCSIDriverUpdate },
   columns: [
     nameColumn,
     column('AttachRequired', 'Whether volumes need attaching.', (d) => flag(d, true, 'spec', 'attachRequired'), { type: 'boolean' }),
@@ -121,7 +122,7 @@ export const csiNodes: ResourceEntry = defineResource({
   kind: 'CSINode',
   resource: 'csinodes',
   namespaced: false,
-  strategy: conditionalUpdates,
+  strategy: { ...conditionalUpdates, validate: validateCSINode, validateUpdate: validateCSINodeUpdate },
   columns: [
     nameColumn,
     column('Drivers', 'How many CSI drivers the node has.', (n) => list(at(n, 'spec', 'drivers')).length, { type: 'integer' }),
