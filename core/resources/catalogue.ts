@@ -69,6 +69,13 @@ export interface Strategy {
   authorizeWrite?(obj: KubeObject, old: KubeObject | undefined, ctx: StrategyContext): Promise<void>
   /** Fills defaults, as upstream's `SetDefaults_*` for the stored version. */
   applyDefaults?(obj: KubeObject): void
+  /**
+   * Work the validation needs that cannot be done synchronously (a
+   * certificate request's signature, checked with Web Crypto): awaited just
+   * before validate or validateUpdate (a subresource's too), on the objects
+   * they are given (`old` for updates), for them to read back what it found.
+   */
+  prepareValidation?(obj: KubeObject, old?: KubeObject): Promise<void>
   validate?(obj: KubeObject, ctx: StrategyContext): FieldError[]
   validateUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): FieldError[]
   /**

@@ -6,21 +6,13 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { loadX509 } from '../../core/pki/x509.js'
+import { createCertificateAuthority } from '../../core/pki/certificates.js'
+import { csrPem } from './certificate-requests.js'
 import { startServer, type TestClient } from './harness.js'
 import { as, grant, tokens } from './rbac-fixtures.js'
 
 const CSRS = '/apis/certificates.k8s.io/v1/certificatesigningrequests'
 const MERGE = 'application/merge-patch+json'
-
-async function csrPem(subject: string): Promise<string> {
-  const x509 = await loadX509()
-  const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' }
-  type Keys = Parameters<typeof x509.Pkcs10CertificateRequestGenerator.create>[0]['keys']
-  const keys = (await crypto.subtle.generateKey(algorithm, true, ['sign', 'verify'])) as Keys
-  const csr = await x509.Pkcs10CertificateRequestGenerator.create({ name: subject, keys, signingAlgorithm: algorithm })
-  return btoa(csr.toString('pem'))
-}
 
 async function cluster(): Promise<TestClient> {
   const api = await startServer({
@@ -44,7 +36,8 @@ describe('CertificateSigning', () => {
     const api = await cluster()
     const created = await api.post(CSRS, { metadata: { name: 'csr1' }, spec: { signerName: 'example.com/serving', request: await csrPem('CN=app'), usages: ['digital signature'] } }, as('alice'))
     assert.equal(created.status, 201, created.text)
-    const issue = { status: { certificate: btoa('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n') } }
+    // A real certificate: the server parses what a signer issues.
+    const issue = { status: { certificate: btoa((await createCertificateAuthority({ commonName: 'signer' })).certificate) } }
     const refused = await api.patch(`${CSRS}/csr1/status`, issue, MERGE, as('alice'))
     assert.equal(refused.status, 403)
     assert.equal(refused.body.reason, 'Forbidden')

@@ -27,6 +27,9 @@ const podSpec = {
   restartPolicy: 'Always',
 }
 const template = { metadata: { labels: { app: 'web' } }, spec: podSpec }
+/** A real PKCS#10 request (ECDSA P-256, subject CN=csr1), base64 of its PEM: the server checks its signature. */
+const CSR1_REQUEST =
+  'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIS01IRUNBUUF3RHpFTk1Bc0dBMVVFQXhNRVkzTnlNVEJaTUJNR0J5cUdTTTQ5QWdFR0NDcUdTTTQ5QXdFSApBMElBQkNBd2NYWG85YzRzbC8wVytLcEZJUEc0N3ZEYlZsb3h2ZXJuUDFoSW0zQjA0TnpaeE9XSThManJXNkZ6CmZkYlRySU4yRG80ZjNPMHNxQ3FQTFdaYmxKdWdBREFLQmdncWhrak9QUVFEQWdOSkFEQkdBaUVBZzJrS1FGVG4KQkVlV3RyTC9IVFNuM0djYWVISURCb0xjTGI1azQ0ZFBmUVlDSVFEeS9IbjlsSTk4NzNRVUdyR0FDZWlMQ2JFdQp0UklOKzA5OGI3NElLb0tMMEE9PQotLS0tLUVORCBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0='
 const selector = { matchLabels: { app: 'web' } }
 /** Admission policies match on at least one resource rule. */
 const policyRules = { resourceRules: [{ operations: ['CREATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments'] }] }
@@ -166,7 +169,7 @@ export const SAMPLES: readonly Sample[] = [
   { gvr: 'batch/v1/jobs', body: { metadata: { name: 'job1' }, spec: { template: { spec: { ...podSpec, restartPolicy: 'Never' } } } }, key: '/registry/jobs/default/job1' },
   {
     gvr: 'certificates.k8s.io/v1/certificatesigningrequests',
-    body: { metadata: { name: 'csr1' }, spec: { signerName: 'example.com/signer', request: 'LS0tLQ==', usages: ['client auth'] } },
+    body: { metadata: { name: 'csr1' }, spec: { signerName: 'example.com/signer', request: CSR1_REQUEST, usages: ['client auth'] } },
     key: '/registry/certificatesigningrequests/csr1',
   },
   { gvr: 'coordination.k8s.io/v1/leases', body: { metadata: { name: 'lease1' }, spec: { holderIdentity: 'me', leaseDurationSeconds: 15 } }, key: '/registry/leases/default/lease1' },

@@ -1,7 +1,8 @@
 /**
  * certificates.k8s.io/v1: certificate signing requests. The requester is
  * recorded from who asks; approving goes through the `approval` subresource
- * (its conditions alone), issuing through `status`.
+ * (its conditions alone), issuing through `status`. Their rules are in
+ * certificates/.
  */
 import { humanDuration } from '../../machinery/human-duration.js'
 import type { ResourceEntry } from '../catalogue.js'
@@ -10,6 +11,13 @@ import { at, list, text, textAt } from '../columns/values.js'
 import { defineResource, statusSubresource } from '../define.js'
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { anyName } from '../names.js'
+import {
+  prepareCsrValidation,
+  validateCsrApprovalUpdate,
+  validateCsrCreate,
+  validateCsrStatusUpdate,
+  validateCsrUpdate,
+} from '../certificates/csr-rules.js'
 
 /** `Approved,Issued`, `Denied`, `Pending` ..., as upstream summarizes the conditions. */
 function condition(csr: KubeObject): string {
@@ -27,7 +35,10 @@ export const certificateSigningRequests: ResourceEntry = defineResource({
   resource: 'certificatesigningrequests',
   namespaced: false,
   shortNames: ['csr'],
-  subresources: [{ name: 'approval', kind: 'CertificateSigningRequest', verbs: ['get', 'patch', 'update'] }, statusSubresource('CertificateSigningRequest')],
+  subresources: [
+    { name: 'approval', kind: 'CertificateSigningRequest', verbs: ['get', 'patch', 'update'], validateUpdate: validateCsrApprovalUpdate },
+    { ...statusSubresource('CertificateSigningRequest'), validateUpdate: validateCsrStatusUpdate },
+  ],
   validateName: anyName,
   strategy: {
     fieldSet: (csr) => ({ 'spec.signerName': text(at(csr, 'spec', 'signerName')) }),
@@ -48,6 +59,10 @@ export const certificateSigningRequests: ResourceEntry = defineResource({
     prepareForUpdate(csr, old) {
       csr['spec'] = structuredClone(old['spec'])
     },
+    // The request's signature is checked with Web Crypto, ahead of the rules that report it.
+    prepareValidation: prepareCsrValidation,
+    validate: validateCsrCreate,
+    validateUpdate: validateCsrUpdate,
   },
   columns: [
     nameColumn,
