@@ -6,6 +6,7 @@
  * at decode time, schema defaults, then the schema's validation and its
  * `x-kubernetes-validations` rules.
  */
+import { fieldLabelNotSupported } from '../resources/field-labels.js'
 import { StatusError } from '../machinery/status-error.js'
 import {
   conditionOf,
@@ -183,6 +184,8 @@ function customResourceStrategy(
     },
     validate: (obj) => check(obj, undefined),
     validateUpdate: (obj, old) => check(obj, old),
+    // Custom resources convert their own field labels: metadata.namespace only when namespaced.
+    fieldLabelRefusal: fieldLabelNotSupported,
   }
   if (version.selectableFields?.length) strategy.fieldSet = selectableFieldSet(version.selectableFields)
   return strategy

@@ -42,11 +42,22 @@ function bool(params: URLSearchParams, name: string): boolean {
   return raw !== null && raw !== 'false' && raw !== '0'
 }
 
-/** The fields a field selector may name for this resource. */
+/**
+ * The fields a field selector may name for this resource. Upstream's default
+ * conversion accepts metadata.namespace for cluster-scoped kinds too (an
+ * empty value matches them all, any other none); kinds converting their own
+ * labels accept it only when namespaced.
+ */
 export function selectableFields(entry: ResourceEntry, obj: KubeObject): Record<string, string> {
   const fields: Record<string, string> = { 'metadata.name': obj.metadata.name ?? '' }
-  if (entry.namespaced) fields['metadata.namespace'] = obj.metadata.namespace ?? ''
+  if (entry.namespaced || !entry.strategy.fieldLabelRefusal) fields['metadata.namespace'] = obj.metadata.namespace ?? ''
   return entry.strategy.fieldSet ? { ...fields, ...entry.strategy.fieldSet(obj) } : fields
+}
+
+/** Upstream's words for a field label a kind does not select. */
+function fieldLabelRefused(entry: ResourceEntry, label: string): string {
+  if (entry.strategy.fieldLabelRefusal) return entry.strategy.fieldLabelRefusal(label)
+  return `${JSON.stringify(label)} is not a known field selector: only "metadata.name", "metadata.namespace"`
 }
 
 function supportedFieldNames(entry: ResourceEntry): Set<string> {
@@ -104,7 +115,7 @@ export async function parseListQuery(params: URLSearchParams, entry: ResourceEnt
     // Upstream names the first in sorted order: only a refusal pays for the sort.
     if ([...selector.fields].some((f) => !known.has(f)))
       for (const r of selector.requirements) {
-        if (!known.has(r.field)) throw badRequest(`field label not supported: ${r.field}`)
+        if (!known.has(r.field)) throw badRequest(fieldLabelRefused(entry, r.field))
       }
     query.fieldSelector = selector
   }

@@ -101,6 +101,13 @@ export interface Strategy {
   /** Fields selectable with `fieldSelector` beyond metadata.name and metadata.namespace. */
   fieldSet?(obj: KubeObject): Record<string, string>
   /**
+   * How upstream refuses a field label this kind does not select, for the
+   * kinds with a field label conversion of their own (these select
+   * metadata.namespace only when namespaced). Unset: upstream's default
+   * conversion, which names the two metadata fields every kind selects.
+   */
+  fieldLabelRefusal?(label: string): string
+  /**
    * Upstream's AllowUnconditionalUpdate: whether an update without a
    * resourceVersion (or with "0") writes over whatever is stored. Default
    * true; false makes such an update a 422 (`metadata.resourceVersion: must
@@ -244,6 +251,12 @@ export interface ResourceEntry {
    * Default: the resource name.
    */
   storagePath?: string
+  /**
+   * The group a refused write's 422 names the kind with, when it is not the
+   * entry's own: upstream names the internal type it validated, and
+   * events.k8s.io events are validated as core events (`Event "x" is invalid`).
+   */
+  invalidKindGroup?: string
   /** metadata.generation starts at 1 and counts the changes to everything but metadata and status. */
   tracksGeneration?: boolean
   /** Set when this version's objects are stored in another version's form. */

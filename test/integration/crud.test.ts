@@ -108,11 +108,25 @@ describe('list', () => {
     assert.deepEqual(names((await api.get(`${CM}?fieldSelector=metadata.name%3Dc`)).body), ['c'])
   })
 
-  it('refuses an unknown field selector with 400', async () => {
+  it('refuses an unknown field selector with 400, in the words of the kind\u2019s field label conversion', async () => {
     const api = await withThree()
     const r = await api.get(`${CM}?fieldSelector=spec.foo%3Dx`)
     assert.equal(r.status, 400)
-    assert.equal(r.body.message, 'field label not supported: spec.foo')
+    assert.equal(r.body.message, '"spec.foo" is not a known field selector: only "metadata.name", "metadata.namespace"')
+    // Kinds converting their own labels word it otherwise.
+    assert.equal((await api.get('/api/v1/pods?fieldSelector=spec.foo%3Dx')).body.message, 'field label not supported: spec.foo')
+    assert.equal((await api.get('/apis/batch/v1/jobs?fieldSelector=spec.foo%3Dx')).body.message, 'field label "spec.foo" not supported for batchv1.Job')
+  })
+
+  it('selects on metadata.namespace for a cluster-scoped kind with the default conversion, and not for one with its own', async () => {
+    const api = await withThree()
+    await api.post('/apis/scheduling.k8s.io/v1/priorityclasses', { metadata: { name: 'low' }, value: 10 })
+    const pcNames = async (selector: string) => names((await api.get(`/apis/scheduling.k8s.io/v1/priorityclasses?fieldSelector=${encodeURIComponent(selector)}`)).body)
+    assert.ok((await pcNames('metadata.namespace=')).includes('low'))
+    assert.deepEqual(await pcNames('metadata.namespace=default'), [])
+    const nodes = await api.get('/api/v1/nodes?fieldSelector=metadata.namespace%3D')
+    assert.equal(nodes.status, 400)
+    assert.equal(nodes.body.message, 'field label not supported: metadata.namespace')
   })
 
   it('refuses a malformed label selector with 400', async () => {

@@ -218,6 +218,8 @@ describe('a CustomResourceDefinition', () => {
     assert.deepEqual(blue.body.items.map((i: { metadata: { name: string } }) => i.metadata.name), ['blue'])
     const unknown = await api.get(`${CRONTABS}?fieldSelector=spec.image%3Dx`)
     assert.equal(unknown.status, 400, unknown.text)
+    // Custom resources convert their own field labels, in the core kinds' words.
+    assert.equal(unknown.body.message, 'field label not supported: spec.image')
   })
 
   it('is published in OpenAPI v3 and v2 with its schema', async () => {

@@ -2,6 +2,7 @@
  * Core events, the storage form of every event: events.k8s.io/v1 events are
  * the same objects under other field names (groups/events.ts converts).
  */
+import { fieldLabelNotSupported } from '../field-labels.js'
 import { age } from '../../machinery/human-duration.js'
 import type { ResourceEntry } from '../catalogue.js'
 import { column, wideColumn } from '../columns/common.js'
@@ -47,6 +48,7 @@ export const events: ResourceEntry = defineResource({
   strategy: {
     validate: validateLegacyEvent,
     validateUpdate: validateLegacyEvent,
+    fieldLabelRefusal: fieldLabelNotSupported,
     fieldSet: (ev) => ({
       'involvedObject.kind': text(at(ev, 'involvedObject', 'kind')),
       'involvedObject.namespace': text(at(ev, 'involvedObject', 'namespace')),

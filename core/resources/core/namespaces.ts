@@ -3,6 +3,7 @@
  * it Terminating, and the namespace lifecycle controller empties it and then
  * lets it go (upstream's namespace strategy and namespace controller).
  */
+import { fieldLabelNotSupported } from '../field-labels.js'
 import { type FieldError, fieldPath, invalid, typeInvalid } from '../../machinery/field.js'
 import { isDNS1123Label, isQualifiedName } from '../../machinery/names.js'
 import type { ResourceEntry } from '../catalogue.js'
@@ -81,6 +82,7 @@ export const namespaces: ResourceEntry = defineResource({
       obj['status'] = { ...(isPlainObject(obj['status']) ? obj['status'] : {}), phase: 'Terminating' }
       return obj
     },
+    fieldLabelRefusal: fieldLabelNotSupported,
     fieldSet: (obj) => ({ 'status.phase': namespacePhase(obj) }),
   },
   columns: [

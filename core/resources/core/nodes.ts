@@ -1,4 +1,5 @@
 /** Nodes, kept under `/registry/minions/` as upstream has since its first release. */
+import { fieldLabelNotSupported } from '../field-labels.js'
 import type { ResourceEntry } from '../catalogue.js'
 import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
 import { at, list, record, text } from '../columns/values.js'
@@ -45,6 +46,7 @@ export const nodes: ResourceEntry = defineResource({
   subresources: [connectSubresource('proxy', 'NodeProxyOptions', PROXY_VERBS), statusSubresource('Node')],
   storagePath: 'minions',
   strategy: {
+    fieldLabelRefusal: fieldLabelNotSupported,
     fieldSet: (node) => ({ 'spec.unschedulable': String(at(node, 'spec', 'unschedulable') === true) }),
   },
   columns: [

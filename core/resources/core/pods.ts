@@ -3,6 +3,7 @@
  * eviction, graceful deletion, status and resize) is upstream's pod
  * strategy; the hooks belong in `strategy` below.
  */
+import { fieldLabelNotSupported } from '../field-labels.js'
 import { type FieldError, fieldPath, forbiddenField } from '../../machinery/field.js'
 import type { ResourceEntry, StrategyContext } from '../catalogue.js'
 import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
@@ -89,6 +90,7 @@ export const pods: ResourceEntry = defineResource({
     },
     validateUpdate: (pod, old, ctx) => [...validatePod(pod, ctx), ...validatePodSpecUpdate(specOf(pod), specOf(old), fieldPath('spec'))],
     // The fields upstream lets `--field-selector` pick pods by (kubectl describe node, the scheduler).
+    fieldLabelRefusal: fieldLabelNotSupported,
     fieldSet: (pod) => ({
       'spec.nodeName': text(at(pod, 'spec', 'nodeName')),
       'spec.restartPolicy': text(at(pod, 'spec', 'restartPolicy')),

@@ -1,4 +1,5 @@
 /** PodTemplates and ReplicationControllers, the core group's pod templates and their oldest controller. */
+import { fieldLabelNotSupported } from '../field-labels.js'
 import { type FieldError, fieldPath, invalid, required } from '../../machinery/field.js'
 import { goStringMap } from '../../machinery/go-format.js'
 import { nonNegative, templateLabels } from '../apps/selector.js'
@@ -98,6 +99,7 @@ export const replicationControllers: ResourceEntry = defineResource({
     },
     validate: validateReplicationController,
     validateUpdate: (rc, _old, ctx) => validateReplicationController(rc, ctx),
+    fieldLabelRefusal: fieldLabelNotSupported,
     fieldSet: (rc) => ({ 'status.replicas': String(int(at(rc, 'status', 'replicas'))) }),
   },
   columns: [

@@ -1,4 +1,5 @@
 import { base64EncodeText, illegalBase64Index } from '../../machinery/base64.js'
+import { fieldLabelNotSupported } from '../field-labels.js'
 import { badRequest } from '../../machinery/status-error.js'
 import { type FieldError, fieldPath, invalid, required, tooLong } from '../../machinery/field.js'
 import { isDNS1123Subdomain } from '../../machinery/names.js'
@@ -83,6 +84,7 @@ export const secrets: ResourceEntry = defineResource({
       if (obj['type'] !== old['type']) errs.push(invalid(fieldPath('type'), obj['type'], 'field is immutable'))
       return errs
     },
+    fieldLabelRefusal: fieldLabelNotSupported,
     fieldSet: (obj) => ({ type: typeof obj['type'] === 'string' ? obj['type'] : '' }),
   },
   columns: [

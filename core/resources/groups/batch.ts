@@ -62,6 +62,7 @@ export const jobs: ResourceEntry = defineResource({
     },
     validate: (job, ctx) => validateJob(job, podOptions(ctx)),
     validateUpdate: (job, old, ctx) => validateJobUpdate(job, old, podOptions(ctx)),
+    fieldLabelRefusal: (label) => `field label ${JSON.stringify(label)} not supported for batchv1.Job`,
     fieldSet: (job) => ({ 'status.successful': String(int(at(job, 'status', 'succeeded'))) }),
   },
   columns: [

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { fieldLabelNotSupported } from '../../../core/resources/field-labels.js'
 import { describe, it } from 'node:test'
 import { selectableFieldSet } from '../../../core/crd/selectable-fields.js'
 import { StatusError } from '../../../core/machinery/status-error.js'
@@ -36,7 +37,8 @@ const entry: ResourceEntry = {
   verbs: ['list'],
   typeName: 'com.example.stable.v1.Shirt',
   validateName: () => [],
-  strategy: { fieldSet: selectableFieldSet(FIELDS) },
+  // As the CRD controller's entries carry it.
+  strategy: { fieldSet: selectableFieldSet(FIELDS), fieldLabelRefusal: fieldLabelNotSupported },
   columns: [],
 }
 
