@@ -81,9 +81,10 @@ describe('every built-in resource', () => {
       const entry = entryOf(sample.gvr)
       const path = collectionPath(sample.gvr, entry.namespaced)
       const meta = sample.body['metadata'] as { name: string }
-      // IPAddresses are named by their address.
-      const name = entry.resource === 'ipaddresses' ? '10.96.0.11' : `${meta.name}-lifecycle`
-      const body = kindBody(sample.gvr, { ...sample.body, metadata: { ...meta, name } })
+      // IPAddresses are named by their address, APIServices by the version and group they serve.
+      const name = entry.resource === 'ipaddresses' ? '10.96.0.11' : entry.resource === 'apiservices' ? 'v1.lifecycle.example.com' : `${meta.name}-lifecycle`
+      const served = entry.resource === 'apiservices' ? { spec: { ...(sample.body['spec'] as object), group: 'lifecycle.example.com' } } : {}
+      const body = kindBody(sample.gvr, { ...sample.body, ...served, metadata: { ...meta, name } })
       assert.equal((await api.post(path, body)).status, 201)
       // Some kinds get a status written by the server's controllers just after creation (a policy's type check, a
       // flow schema's conditions): an update from an older read meets 409 Conflict, and a client reads again.

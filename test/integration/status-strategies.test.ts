@@ -30,7 +30,8 @@ const CASES: { gvr: string; spec: Record<string, unknown>; status?: Record<strin
   { gvr: '/v1/replicationcontrollers', spec: { minReadySeconds: 5 }, status: { replicas: 1 }, kept: [] },
   { gvr: '/v1/resourcequotas', spec: { hard: { pods: '7' } }, status: { hard: { pods: '5' }, used: { pods: '1' } }, kept: [] },
   { gvr: '/v1/services', spec: { sessionAffinity: 'ClientIP' }, status: { conditions: [ready] }, kept: [] },
-  { gvr: 'apiregistration.k8s.io/v1/apiservices', spec: { groupPriorityMinimum: 999 }, status: { conditions: [{ type: 'Available', status: 'True', reason: 'Checked', message: 'ok' }] }, kept: ['labels', 'annotations', 'finalizers', 'ownerReferences'] },
+  // An APIService's name is its version and group: its sample's own.
+  { gvr: 'apiregistration.k8s.io/v1/apiservices', spec: { groupPriorityMinimum: 999 }, status: { conditions: [{ type: 'Available', status: 'True', reason: 'Checked', message: 'ok' }] }, kept: ['labels', 'annotations', 'finalizers', 'ownerReferences'], sampleName: true },
   { gvr: 'apps/v1/daemonsets', spec: { minReadySeconds: 5 }, status: { observedGeneration: 1 }, kept: [] },
   { gvr: 'apps/v1/deployments', spec: { minReadySeconds: 5 }, status: { observedGeneration: 1 }, kept: ['labels'] },
   { gvr: 'apps/v1/replicasets', spec: { minReadySeconds: 5 }, status: { observedGeneration: 1 }, kept: [] },
@@ -95,7 +96,7 @@ describe('status writes of every built-in resource with a status subresource', (
       const sample = SAMPLES.find((s) => s.gvr === c.gvr)
       assert.ok(sample, `no sample for ${c.gvr}`)
       const entry = entryOf(c.gvr)
-      // A CRD's name is its plural and group: its sample's own.
+      // A CRD's name is its plural and group, an APIService's its version and group: their samples' own.
       const name = `${(sample.body['metadata'] as { name: string }).name}${c.sampleName ? '' : '-st'}`
       const base = collectionPath(c.gvr, entry.namespaced)
       const created = await api.post(base, {

@@ -8,6 +8,12 @@ import { ageColumn, column, nameColumn } from '../columns/common.js'
 import { at, list, text } from '../columns/values.js'
 import { defineResource, statusSubresource } from '../define.js'
 import type { KubeObject } from '../../machinery/object.js'
+import {
+  applyApiServiceDefaults,
+  validateApiService,
+  validateApiServiceStatusUpdate,
+  validateApiServiceUpdate,
+} from '../apiregistration/api-service-rules.js'
 import { pathSegmentName } from '../names.js'
 
 /** `True`, or `False (reason)`, from the Available condition; `Unknown` without one. */
@@ -26,13 +32,23 @@ export const apiServices: ResourceEntry = defineResource({
   resource: 'apiservices',
   namespaced: false,
   categories: ['api-extensions'],
-  // apiServerStatusStrategy: labels, annotations, finalizers and owners stay as stored.
-  subresources: [statusSubresource('APIService', ['labels', 'annotations', 'finalizers', 'ownerReferences'])],
+  // apiServerStatusStrategy: labels, annotations, finalizers and owners stay as stored; only the conditions are checked.
+  subresources: [
+    {
+      ...statusSubresource('APIService', ['labels', 'annotations', 'finalizers', 'ownerReferences']),
+      validateUpdate: validateApiServiceStatusUpdate,
+    },
+  ],
   // Named `<version>.<group>`; the generic rule is the path segment, the rest is its strategy's.
   validateName: pathSegmentName,
   storagePath: 'apiregistration.k8s.io/apiservices',
-  // Upstream's strategy refuses an update without a resourceVersion.
-  strategy: { allowUnconditionalUpdate: false },
+  strategy: {
+    applyDefaults: applyApiServiceDefaults,
+    validate: validateApiService,
+    validateUpdate: validateApiServiceUpdate,
+    // Upstream's strategy refuses an update without a resourceVersion.
+    allowUnconditionalUpdate: false,
+  },
   columns: [
     nameColumn,
     column('Service', 'Where the API is served: Local or namespace/name.', (s) => {
