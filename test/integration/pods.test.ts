@@ -55,8 +55,8 @@ describe('pods through the API', () => {
       [
         'spec.containers[1].name: Duplicate value: "app"',
         'spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive',
-        'spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"',
         'spec.containers[1].image: Required value',
+        'spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"',
       ],
     )
     assert.equal((await client.get(`${PODS}/broken`)).status, 404)

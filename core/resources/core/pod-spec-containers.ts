@@ -179,6 +179,12 @@ function validateSecurityContext(sc: unknown, path: FieldPath, opts: PodSpecVali
   return errs
 }
 
+/** A pod's container image may not start or end with whitespace (templates may: some tools mark an image to fill in so). */
+export function imageWhitespaceErrors(c: Obj, path: FieldPath): FieldError[] {
+  const image = c['image']
+  return typeof image === 'string' && image.trim() !== image ? [invalid(path.child('image'), image, 'must not have leading or trailing whitespace')] : []
+}
+
 /** The rules every container kind shares; names and uniqueness are the caller's. */
 export function validateContainer(
   c: Obj,
@@ -188,9 +194,10 @@ export function validateContainer(
   kind: 'container' | 'init' | 'ephemeral',
 ): FieldError[] {
   const errs: FieldError[] = []
-  const image = c['image']
-  if (typeof image === 'string' && image.trim() !== image)
-    errs.push(invalid(path.child('image'), image, 'must not have leading or trailing whitespace'))
+  // Every container names its image, a template's too; the whitespace rule is a pod's alone (see validatePodOnly),
+  // but an ephemeral container only ever belongs to a pod, so it meets it here.
+  if (!c['image']) errs.push(required(path.child('image')))
+  else if (kind === 'ephemeral') errs.push(...imageWhitespaceErrors(c, path))
   errs.push(...validatePorts(c['ports'], path.child('ports')))
   errs.push(...validateEnv(c['env'], path.child('env')))
   errs.push(...validateMounts(c['volumeMounts'], volumes, path.child('volumeMounts')))

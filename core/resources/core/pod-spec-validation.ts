@@ -1,14 +1,16 @@
 /**
  * upstream's ValidatePodSpec and ValidatePodTemplateSpec: what any pod spec
  * must satisfy, whether a pod's own or a template a controller stamps pods
- * from. A pod additionally needs each container's image (`validatePod`);
- * a template may leave it to be filled in later.
+ * from (every container's image included). A pod's containers additionally
+ * keep their image free of surrounding whitespace (`validatePodOnly`), a
+ * check upstream leaves templates without, for the tools that write a
+ * blank image into a template to be filled in later.
  */
 import { duplicate, type FieldError, type FieldPath, forbiddenField, invalid, notSupported, required } from '../../machinery/field.js'
 import { isDNS1123Label, isDNS1123Subdomain } from '../../machinery/names.js'
 import { validateAnnotations, validateLabels } from '../../validation/object-meta.js'
 import { isPlainObject } from '../../machinery/object.js'
-import { type PodSpecValidationOptions, validateContainer, validateIds } from './pod-spec-containers.js'
+import { imageWhitespaceErrors, type PodSpecValidationOptions, validateContainer, validateIds } from './pod-spec-containers.js'
 import { objects } from './pod-spec-defaults.js'
 import { validateVolumes } from './pod-spec-volumes.js'
 
@@ -83,14 +85,16 @@ export function validatePodSpec(value: unknown, path: FieldPath, opts: PodSpecVa
   return errs
 }
 
-/** What a pod needs beyond its spec's rules: an image for every container. */
+/**
+ * What a pod needs beyond its spec's rules: images without leading or
+ * trailing whitespace in its containers and init containers (its ephemeral
+ * containers meet the rule with the spec's).
+ */
 export function validatePodOnly(spec: unknown, path: FieldPath): FieldError[] {
   if (!isPlainObject(spec)) return []
   const errs: FieldError[] = []
-  for (const list of ['containers', 'initContainers', 'ephemeralContainers'] as const)
-    objects(spec[list]).forEach((c, i) => {
-      if (!c['image']) errs.push(required(path.child(list).index(i).child('image')))
-    })
+  for (const list of ['containers', 'initContainers'] as const)
+    objects(spec[list]).forEach((c, i) => errs.push(...imageWhitespaceErrors(c, path.child(list).index(i))))
   return errs
 }
 

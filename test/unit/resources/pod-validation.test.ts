@@ -155,8 +155,14 @@ describe('pod spec validation', () => {
 describe('pod template validation', () => {
   const template = (spec: Spec, labels: Record<string, string> = {}) => ({ metadata: { labels }, spec })
 
-  it('accepts a template whose container has no image yet', () => {
+  it('wants an image for every container, as a pod does', () => {
     const t = template({ containers: [{ name: 'app' }] })
+    applyPodSpecDefaults(t.spec)
+    assert.deepEqual(validatePodTemplateSpec(t, fieldPath('template')).map(errorText), ['template.spec.containers[0].image: Required value'])
+  })
+
+  it('accepts an image with surrounding spaces, which only a pod may not have', () => {
+    const t = template({ containers: [app({ image: 'nginx:1.27 ' })] })
     applyPodSpecDefaults(t.spec)
     assert.deepEqual(validatePodTemplateSpec(t, fieldPath('template')).map(errorText), [])
   })
