@@ -239,7 +239,7 @@ export class ResourceStore {
     initialGeneration(this.entry, obj)
     await this.entry.strategy.prepareValidation?.(obj)
     const errs = [...validateObjectMeta(obj, this.entry), ...(this.entry.strategy.validate?.(obj, sctx) ?? [])]
-    if (errs.length) throw invalidError(this.entry.group, this.entry.kind, name, errs)
+    if (errs.length) throw invalidError(this.entry.invalidKindGroup ?? this.entry.group, this.entry.kind, name, errs)
     await runValidatingAdmission(this.admission.validating, this.entry, { operation: 'CREATE', object: obj }, ctx)
     const key = this.key(namespace, name)
     if (ctx.dryRun) {
@@ -318,7 +318,7 @@ export class ResourceStore {
           ? ownValidation(obj, current, this.strategyContext(ctx))
           : (this.entry.strategy.validateUpdate?.(obj, current, this.strategyContext(ctx)) ?? [])),
       ]
-      if (errs.length) throw invalidError(this.entry.group, this.entry.kind, name, errs)
+      if (errs.length) throw invalidError(this.entry.invalidKindGroup ?? this.entry.group, this.entry.kind, name, errs)
       await runValidatingAdmission(this.admission.validating, this.entry, { operation: 'UPDATE', object: obj, old: current, subresource }, ctx)
       // The last finalizer of an object marked for deletion is gone: the update deletes it.
       const held = obj.metadata.finalizers?.length || this.entry.strategy.hasPendingFinalizers?.(obj)

@@ -24,6 +24,8 @@ export const eventsV1: ResourceEntry = defineResource({
   namespaced: true,
   shortNames: ['ev'],
   storagePath: 'events',
+  // Refusals name the core kind, as upstream, which validates the core form.
+  invalidKindGroup: '',
   conversion: eventsV1Conversion,
   // The rules run on the core form, the one they are written for.
   strategy: {
