@@ -103,8 +103,9 @@ export function validatePodTemplateSpec(template: unknown, path: FieldPath, opts
   if (!isPlainObject(template)) return validatePodSpec({}, path.child('spec'), opts)
   const meta = isPlainObject(template['metadata']) ? template['metadata'] : {}
   const errs = [
-    ...validateLabels(meta['labels'], path.child('metadata').child('labels')),
-    ...validateAnnotations(meta['annotations'], path.child('metadata').child('annotations')),
+    // Upstream names a template's metadata fields without `metadata`: template.labels.
+    ...validateLabels(meta['labels'], path.child('labels')),
+    ...validateAnnotations(meta['annotations'], path.child('annotations')),
     ...validatePodSpec(template['spec'], path.child('spec'), opts),
   ]
   const spec = template['spec']

@@ -4,6 +4,7 @@
  * (its conditions alone), issuing through `status`. Their rules are in
  * certificates/.
  */
+import { fieldLabelNotSupported } from '../field-labels.js'
 import { humanDuration } from '../../machinery/human-duration.js'
 import type { ResourceEntry } from '../catalogue.js'
 import { ageColumn, column, nameColumn } from '../columns/common.js'
@@ -41,6 +42,7 @@ export const certificateSigningRequests: ResourceEntry = defineResource({
   ],
   validateName: anyName,
   strategy: {
+    fieldLabelRefusal: fieldLabelNotSupported,
     fieldSet: (csr) => ({ 'spec.signerName': text(at(csr, 'spec', 'signerName')) }),
     // Who asks is the requester, never what the body claims; a new request has no status (upstream's csrStrategy).
     prepareForCreate(csr, { user }) {

@@ -1,4 +1,5 @@
 /** events.k8s.io/v1: core events under the newer field names, stored once as core events. */
+import { fieldLabelNotSupported } from '../field-labels.js'
 import type { ResourceEntry } from '../catalogue.js'
 import { eventToCore, eventsV1Conversion } from '../conversion/events-v1.js'
 import { events as coreEvents } from '../core/events.js'
@@ -31,6 +32,7 @@ export const eventsV1: ResourceEntry = defineResource({
   strategy: {
     validate: (ev) => validateEventV1Create(eventToCore(ev)),
     validateUpdate: (ev, old) => validateEventV1Update(eventToCore(ev), eventToCore(old)),
+    fieldLabelRefusal: fieldLabelNotSupported,
     fieldSet: (ev) => selectableFields(coreEvents.strategy.fieldSet?.(eventsV1Conversion.toStorage(ev)) ?? {}),
   },
   // Upstream prints both versions with the core printer; so do we, on the core form.

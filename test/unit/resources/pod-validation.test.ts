@@ -171,7 +171,7 @@ describe('pod template validation', () => {
     const t = template({ containers: [app()], ephemeralContainers: [{ name: 'debug', image: 'busybox:1' }] }, { app: 'no spaces' })
     applyPodSpecDefaults(t.spec)
     assert.deepEqual(validatePodTemplateSpec(t, fieldPath('template')).map(errorText), [
-      `template.metadata.labels[app]: Invalid value: "no spaces": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+      `template.labels: Invalid value: "no spaces": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
       'template.spec.ephemeralContainers: Forbidden: ephemeral containers not allowed in pod template',
     ])
   })
