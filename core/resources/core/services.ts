@@ -14,6 +14,7 @@ import type { KubeObject } from '../../machinery/object.js'
 import { dns1035LabelName } from '../names.js'
 import { applyServiceDefaults, prepareServiceForCreate, prepareServiceForUpdate } from './service-defaults.js'
 import { validateService, validateServiceUpdate } from './service-validation.js'
+import { validateEndpoints } from './endpoints-validation.js'
 
 export const services: ResourceEntry = defineResource({
   group: '',
@@ -84,6 +85,6 @@ export const endpoints: ResourceEntry = defineResource({
   shortNames: ['ep'],
   storagePath: 'services/endpoints',
   deprecated: { major: 1, minor: 33, replacement: 'discovery.k8s.io/v1 EndpointSlice' },
-  strategy: { applyDefaults: defaultEndpointPorts },
+  strategy: { applyDefaults: defaultEndpointPorts, validate: validateEndpoints, validateUpdate: validateEndpoints },
   columns: [nameColumn, column('Endpoints', 'The addresses and ports behind the service.', formatEndpoints), ageColumn],
 })
