@@ -5,6 +5,7 @@ import { at, quantity, record } from '../columns/values.js'
 import { defineResource, statusSubresource } from '../define.js'
 import type { KubeObject } from '../../machinery/object.js'
 import { defaultLimitRangeItems } from './limit-range-defaults.js'
+import { validateLimitRange } from './limit-range-validation.js'
 
 export const limitRanges: ResourceEntry = defineResource({
   group: '',
@@ -14,7 +15,7 @@ export const limitRanges: ResourceEntry = defineResource({
   namespaced: true,
   shortNames: ['limits'],
   // Container items get their default limit from max and default request from default or min, as upstream defaults them.
-  strategy: { applyDefaults: defaultLimitRangeItems },
+  strategy: { applyDefaults: defaultLimitRangeItems, validate: validateLimitRange, validateUpdate: validateLimitRange },
 })
 
 /** `resource: used/hard` for each quota'd resource, `limits.*` in their own column. */
