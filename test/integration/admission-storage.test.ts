@@ -127,12 +127,12 @@ describe('PersistentVolumeClaimResize', () => {
     assert.equal((await api.get(`${PVC}/data`)).body.spec.resources.requests.storage, '1Gi')
   })
 
-  it('refuses to grow a claim that is not bound', async () => {
+  it('refuses to grow a claim that is not bound: its spec is fixed, which validation says before the plugin is asked', async () => {
     const api = await server(['PersistentVolumeClaimResize'])
     const created = await api.post(PVC, claim('data', { storageClassName: 'any' }))
     const res = await api.put(`${PVC}/data`, grown(created.body, '2Gi'))
-    assert.equal(res.status, 403)
-    assert.equal(res.body.message, 'persistentvolumeclaims "data" is forbidden: Only bound persistent volume claims can be expanded')
+    assert.equal(res.status, 422)
+    assert.match(res.body.message, /^PersistentVolumeClaim "data" is invalid: spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n/)
     assert.equal((await api.get(`${PVC}/data`)).body.spec.resources.requests.storage, '1Gi')
   })
 })

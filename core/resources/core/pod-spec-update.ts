@@ -28,7 +28,7 @@ function canonical(v: unknown): unknown {
 }
 
 /** The changed fields, one `- old` and `+ new` line pair each, for the forbidden-update message. */
-function describeChanges(old: unknown, next: unknown, at: string, out: string[]): void {
+export function describeChanges(old: unknown, next: unknown, at: string, out: string[]): void {
   if (equal(old, next)) return
   if (isPlainObject(old) && isPlainObject(next)) {
     for (const k of new Set([...Object.keys(old), ...Object.keys(next)])) describeChanges(old[k], next[k], `${at}.${k}`, out)

@@ -4,6 +4,14 @@ import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
 import { at, list, quantity, text } from '../columns/values.js'
 import { defineResource, statusSubresource } from '../define.js'
 import type { KubeObject } from '../../machinery/object.js'
+import {
+  prepareClaimSpec,
+  validatePersistentVolumeClaim,
+  validatePersistentVolumeClaimStatusUpdate,
+  validatePersistentVolumeClaimUpdate,
+} from './persistent-volume-claim-validation.js'
+import { dropVolumeAttributesClass, validatePersistentVolume, validatePersistentVolumeUpdate } from './persistent-volume-validation.js'
+import { applyPersistentVolumeClaimDefaults, applyPersistentVolumeDefaults, pendingStatus } from './volume-defaults.js'
 
 /** `RWO,ROX,RWX,RWOP` in that order, as upstream's GetAccessModesAsString. */
 function accessModes(modes: unknown): string {
@@ -44,7 +52,18 @@ export const persistentVolumes: ResourceEntry = defineResource({
   resource: 'persistentvolumes',
   namespaced: false,
   shortNames: ['pv'],
-  subresources: [statusSubresource('PersistentVolume')],
+  // Through status, only the metadata rules apply (upstream's ValidatePersistentVolumeStatusUpdate).
+  subresources: [{ ...statusSubresource('PersistentVolume'), validateUpdate: () => [] }],
+  strategy: {
+    applyDefaults: applyPersistentVolumeDefaults,
+    prepareForCreate: (pv) => {
+      pendingStatus(pv)
+      dropVolumeAttributesClass(pv)
+    },
+    prepareForUpdate: (pv, old) => dropVolumeAttributesClass(pv, old),
+    validate: validatePersistentVolume,
+    validateUpdate: validatePersistentVolumeUpdate,
+  },
   columns: [
     nameColumn,
     column('Capacity', 'The storage capacity.', (pv) => quantity(at(pv, 'spec', 'capacity', 'storage'))),
@@ -70,7 +89,17 @@ export const persistentVolumeClaims: ResourceEntry = defineResource({
   resource: 'persistentvolumeclaims',
   namespaced: true,
   shortNames: ['pvc'],
-  subresources: [statusSubresource('PersistentVolumeClaim')],
+  subresources: [{ ...statusSubresource('PersistentVolumeClaim'), validateUpdate: validatePersistentVolumeClaimStatusUpdate }],
+  strategy: {
+    applyDefaults: applyPersistentVolumeClaimDefaults,
+    prepareForCreate: (pvc) => {
+      pendingStatus(pvc)
+      prepareClaimSpec(pvc)
+    },
+    prepareForUpdate: (pvc, old) => prepareClaimSpec(pvc, old),
+    validate: validatePersistentVolumeClaim,
+    validateUpdate: validatePersistentVolumeClaimUpdate,
+  },
   columns: [
     nameColumn,
     column('Status', 'The phase of the claim.', phase),
