@@ -16,9 +16,9 @@ import type { Catalogue, ResourceEntry } from '../resources/catalogue.js'
 import type { KubeObject } from '../machinery/object.js'
 import { APIREGISTRATION_GROUP, apiServiceName, AUTOMANAGED_LABEL, readApiService, withAvailableCondition } from './apiservice.js'
 import { localPriority } from './priorities.js'
+import { LOCAL_AVAILABLE } from '../resources/apiregistration/api-service-rules.js'
 import type { AggregatorObjects } from './service-location.js'
 
-export const LOCAL_AVAILABLE = { status: 'True', reason: 'Local', message: 'Local APIServices are always available' } as const
 
 interface Desired {
   name: string

@@ -222,7 +222,6 @@ export class ResourceStore {
     const meta = obj.metadata
     if (meta.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created')
     if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName)
-    const name = meta.name ?? ''
     delete meta.deletionTimestamp
     delete meta.deletionGracePeriodSeconds
     meta.uid = crypto.randomUUID()
@@ -236,6 +235,8 @@ export class ResourceStore {
     obj = await runMutatingAdmission(this.mutating, this.entry, { operation: 'CREATE', object: obj }, ctx)
     await this.entry.strategy.authorizeWrite?.(obj, undefined, sctx)
     this.entry.strategy.prepareForCreate?.(obj, sctx)
+    // Named now: a strategy may name an object sent without one (a LimitRange).
+    const name = obj.metadata.name ?? ''
     initialGeneration(this.entry, obj)
     await this.entry.strategy.prepareValidation?.(obj)
     const errs = [...validateObjectMeta(obj, this.entry), ...(this.entry.strategy.validate?.(obj, sctx) ?? [])]

@@ -42,6 +42,19 @@ describe('creating an APIService', () => {
     assert.deepEqual(proxied.body.spec.service, { namespace: 'default', name: 'api', port: 443 })
   })
 
+  it('marks a local one Available as it is created, drops a status sent with a proxied one', async () => {
+    const sent = { conditions: [{ type: 'Available', status: 'False', reason: 'Made', message: 'up', lastTransitionTime: '2020-01-01T00:00:00Z' }] }
+    const local = (await api.post(API_SERVICES, { ...apiService('v1.fresh.example.com', 'fresh.example.com'), status: sent })).body
+    assert.equal(local.status.conditions.length, 1)
+    assert.deepEqual(
+      { ...local.status.conditions[0], lastTransitionTime: undefined },
+      { type: 'Available', status: 'True', reason: 'Local', message: 'Local APIServices are always available', lastTransitionTime: undefined },
+    )
+    assert.match(local.status.conditions[0].lastTransitionTime, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+    const proxied = await api.post(API_SERVICES, { ...apiService('v1.away.example.com', 'away.example.com', { service: { namespace: 'default', name: 'api' } }), status: sent })
+    assert.deepEqual(proxied.body.status ?? {}, {})
+  })
+
   it('wants the name its spec gives, the generated one too', async () => {
     await refused('Bad_Name', apiService('Bad_Name', 'named.example.com'), [
       'metadata.name: Invalid value: "Bad_Name": must be `spec.version+"."+spec.group`: "v1.named.example.com"',

@@ -402,6 +402,13 @@ describe('LimitRanges', () => {
     await created(LR, lr('fits', [{ type: 'Container', min: { cpu: '100m' }, max: { cpu: '2' }, default: { cpu: '1' }, maxLimitRequestRatio: { cpu: '4' } }]))
   })
 
+  it('names one sent without a name by a new UUID, as upstream\u2019s strategy does', async () => {
+    const res = await api.post(LR, { spec: { limits: [{ type: 'Container', max: { cpu: '2' } }] } })
+    assert.equal(res.status, 201, res.text)
+    assert.match(res.body.metadata.name, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+    assert.equal((await api.get(`${LR}/${res.body.metadata.name}`)).status, 200)
+  })
+
   it('checks an update as a create', async () => {
     const stored = await created(LR, lr('updated', [{ type: 'Container', max: { cpu: '1' } }]))
     const res = await api.put(`${LR}/updated`, { ...stored, spec: { limits: [...stored.spec.limits, { type: 'Container' }] } })

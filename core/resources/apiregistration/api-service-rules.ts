@@ -20,6 +20,23 @@ const spec = (apiService: KubeObject): Record<string, unknown> => record(apiServ
 const int32 = (v: unknown): number => (typeof v === 'number' ? v : 0)
 
 /** apiregistration/v1 defaults: a service reference without a port means 443. */
+/** The Available condition of an APIService its own server serves (no service to reach). */
+export const LOCAL_AVAILABLE = { status: 'True', reason: 'Local', message: 'Local APIServices are always available' } as const
+
+/**
+ * Upstream's create: a client's status is not kept, and a local APIService
+ * is Available from the start, so that `kubectl get apiservices` shows it so
+ * at once rather than after the aggregator's next pass.
+ */
+export function prepareApiServiceForCreate(apiService: KubeObject, now: Date): void {
+  if (isPlainObject(at(apiService, 'spec', 'service'))) {
+    apiService['status'] = {}
+    return
+  }
+  const lastTransitionTime = now.toISOString().replace(/\.\d{3}Z$/, 'Z')
+  apiService['status'] = { conditions: [{ type: 'Available', ...LOCAL_AVAILABLE, lastTransitionTime }] }
+}
+
 export function applyApiServiceDefaults(apiService: KubeObject): void {
   const service = spec(apiService)['service']
   if (isPlainObject(service) && (service['port'] === undefined || service['port'] === null)) service['port'] = DEFAULT_SERVICE_PORT

@@ -15,7 +15,15 @@ export const limitRanges: ResourceEntry = defineResource({
   namespaced: true,
   shortNames: ['limits'],
   // Container items get their default limit from max and default request from default or min, as upstream defaults them.
-  strategy: { applyDefaults: defaultLimitRangeItems, validate: validateLimitRange, validateUpdate: validateLimitRange },
+  strategy: {
+    applyDefaults: defaultLimitRangeItems,
+    // Upstream's strategy names a LimitRange sent without a name (or generateName) by a new UUID.
+    prepareForCreate: (limitRange) => {
+      if (!limitRange.metadata.name) limitRange.metadata.name = crypto.randomUUID()
+    },
+    validate: validateLimitRange,
+    validateUpdate: validateLimitRange,
+  },
 })
 
 /** `resource: used/hard` for each quota'd resource, `limits.*` in their own column. */

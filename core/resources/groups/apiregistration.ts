@@ -10,6 +10,7 @@ import { defineResource, statusSubresource } from '../define.js'
 import type { KubeObject } from '../../machinery/object.js'
 import {
   applyApiServiceDefaults,
+  prepareApiServiceForCreate,
   validateApiService,
   validateApiServiceStatusUpdate,
   validateApiServiceUpdate,
@@ -44,6 +45,7 @@ export const apiServices: ResourceEntry = defineResource({
   storagePath: 'apiregistration.k8s.io/apiservices',
   strategy: {
     applyDefaults: applyApiServiceDefaults,
+    prepareForCreate: (apiService, ctx) => prepareApiServiceForCreate(apiService, ctx.now),
     validate: validateApiService,
     validateUpdate: validateApiServiceUpdate,
     // Upstream's strategy refuses an update without a resourceVersion.
