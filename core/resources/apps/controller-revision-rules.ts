@@ -22,7 +22,7 @@ export function validateControllerRevision(cr: KubeObject): FieldError[] {
  * shows them byte by byte; compact JSON is what clients send.
  */
 function goUnknown(data: unknown): GoLiteral {
-  const bytes = [...Buffer.from(JSON.stringify(data))].map((b) => `0x${b.toString(16)}`).join(', ')
+  const bytes = [...new TextEncoder().encode(JSON.stringify(data))].map((b) => `0x${b.toString(16)}`).join(', ')
   return new GoLiteral(
     `runtime.Unknown{TypeMeta:runtime.TypeMeta{APIVersion:"", Kind:""}, Raw:[]uint8{${bytes}}, ContentEncoding:"", ContentType:"application/json"}`,
   )

@@ -5,6 +5,7 @@
  * topology keys. A driver already registered keeps what it registered with:
  * an update may add or remove drivers, not change one.
  */
+import { utf8Length } from '../../machinery/utf8-length.js'
 import { duplicate, type FieldError, type FieldPath, fieldPath, invalid, required } from '../../machinery/field.js'
 import { GoLiteral, goPointerText, goQuote, goStringSliceText } from '../../machinery/go-format.js'
 import { isQualifiedName } from '../../machinery/names.js'
@@ -35,7 +36,7 @@ function validateDriver(driver: Record<string, unknown>, path: FieldPath, names:
   const errs = validateCSIDriverName(name, path.child('name'))
   const nodeID = text(driver['nodeID'])
   if (nodeID === '') errs.push(required(path.child('nodeID')))
-  if (Buffer.byteLength(nodeID) > MAX_NODE_ID_BYTES)
+  if (utf8Length(nodeID) > MAX_NODE_ID_BYTES)
     errs.push(invalid(path.child('nodeID'), nodeID, `must be ${MAX_NODE_ID_BYTES} characters or less`))
   const count = record(driver['allocatable'])['count']
   if (typeof count === 'number' && count < 0)

@@ -7,6 +7,7 @@
  * provisioned from a class rely on it: its provisioner, parameters, reclaim
  * policy and binding mode stay as created.
  */
+import { utf8Length } from '../../machinery/utf8-length.js'
 import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, notSupported, required, tooLong } from '../../machinery/field.js'
 import { isQualifiedName } from '../../machinery/names.js'
 import type { KubeObject } from '../../machinery/object.js'
@@ -44,7 +45,7 @@ export function validateParameters(parameters: unknown, path: FieldPath): FieldE
   let size = 0
   for (const [key, value] of entries) {
     if (key === '') errs.push(invalid(path, key, 'field can not be empty.'))
-    size += Buffer.byteLength(key) + Buffer.byteLength(text(value))
+    size += utf8Length(key) + utf8Length(text(value))
   }
   if (size > MAX_PARAMETERS_BYTES) errs.push(tooLong(path, MAX_PARAMETERS_BYTES))
   return errs

@@ -5,6 +5,7 @@
  * spec), a node name, and a status whose metadata and error messages stay
  * small. The spec is fixed once created; the status is the attacher's.
  */
+import { utf8Length } from '../../machinery/utf8-length.js'
 import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, required, tooLong } from '../../machinery/field.js'
 import { GoLiteral, goPointerText, goQuote } from '../../machinery/go-format.js'
 import { isDNS1123Subdomain } from '../../machinery/names.js'
@@ -38,13 +39,13 @@ function validateSource(source: Record<string, unknown>, path: FieldPath): Field
 function validateVolumeError(error: unknown, path: FieldPath): FieldError[] {
   if (!isSet(error)) return []
   // Upstream reports the metadata limit here, not the message's own.
-  return Buffer.byteLength(text(record(error)['message'])) > MAX_ERROR_MESSAGE_BYTES ? [tooLong(path.child('message'), MAX_ATTACHMENT_METADATA_BYTES)] : []
+  return utf8Length(text(record(error)['message'])) > MAX_ERROR_MESSAGE_BYTES ? [tooLong(path.child('message'), MAX_ATTACHMENT_METADATA_BYTES)] : []
 }
 
 function validateStatus(status: Record<string, unknown>, path: FieldPath): FieldError[] {
   const errs: FieldError[] = []
   let size = 0
-  for (const [k, v] of Object.entries(record(status['attachmentMetadata']))) size += Buffer.byteLength(k) + Buffer.byteLength(text(v))
+  for (const [k, v] of Object.entries(record(status['attachmentMetadata']))) size += utf8Length(k) + utf8Length(text(v))
   if (size > MAX_ATTACHMENT_METADATA_BYTES) errs.push(tooLong(path.child('attachmentMetadata'), MAX_ATTACHMENT_METADATA_BYTES))
   errs.push(...validateVolumeError(status['attachError'], path.child('attachError')))
   errs.push(...validateVolumeError(status['detachError'], path.child('detachError')))
