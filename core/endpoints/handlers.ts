@@ -9,7 +9,7 @@ import type { RequestInfo } from '../machinery/request-info.js'
 import type { YamlDecoder } from '../http/yaml-off-thread.js'
 import { queryOf } from '../http/query.js'
 import { listResponse, objectResponse } from '../http/respond.js'
-import { badRequest, methodNotSupported, resourceNotFound, unsupportedMediaType } from '../machinery/status-error.js'
+import { badRequest, methodNotAllowed, resourceNotFound, unsupportedMediaType } from '../machinery/status-error.js'
 import { watchStream } from '../http/watch-stream.js'
 import { groupVersion, type ResourceEntry, type Verb } from '../resources/catalogue.js'
 import { cloneJson, isPlainObject, type KubeObject, type UserInfo } from '../machinery/object.js'
@@ -128,12 +128,11 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
 async function handleEntry(request: Request, info: RequestInfo, entry: ResourceEntry, env: HandlerEnv): Promise<Response> {
   // A namespaced collection lives under /namespaces/<ns>/, except for reads across all namespaces.
   if (entry.namespaced && !info.namespace && !['list', 'watch'].includes(info.verb)) throw resourceNotFound()
-  const gr = { group: entry.group, resource: entry.resource }
   if (info.subresource) return handleSubresource(request, info, entry, env)
-  if (!entry.verbs.includes(info.verb as Verb)) throw methodNotSupported(gr, info.verb)
+  // A verb the resource does not serve has no route upstream: its router refuses the method.
+  if (!entry.verbs.includes(info.verb as Verb)) throw methodNotAllowed()
   // Writes to one object need its name in the URL; a create names it in the body.
-  if ((['update', 'patch'].includes(info.verb) && !info.name) || (info.verb === 'create' && info.name))
-    throw methodNotSupported(gr, info.verb)
+  if ((['update', 'patch'].includes(info.verb) && !info.name) || (info.verb === 'create' && info.name)) throw methodNotAllowed()
   const params = queryOf(request)
   const ctx = requestContext(env)
   const format = negotiateOutput(request.headers.get('accept'), {
@@ -210,7 +209,7 @@ async function handleEntry(request: Request, info: RequestInfo, entry: ResourceE
       return withWarnings(objectResponse(list as unknown as Record<string, unknown>, format), ctx.warnings)
     }
     default:
-      throw methodNotSupported({ group: entry.group, resource: entry.resource }, info.verb)
+      throw methodNotAllowed()
   }
 }
 
@@ -278,8 +277,7 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
   const served = ['status', 'scale', 'approval', 'finalize', 'ephemeralcontainers', 'resize', 'eviction', 'binding', ...(env.serviceAccountTokens ? ['token'] : [])]
   const reachesOut = env.nodeAgent !== undefined && entry.group === '' && isNodeAgentSubresource(entry.resource, info.subresource)
   if (!sub || !(served.includes(sub.name) || reachesOut) || !info.name) throw resourceNotFound()
-  if (!sub.verbs.includes(info.verb as Verb))
-    throw methodNotSupported({ group: entry.group, resource: `${entry.resource}/${sub.name}` }, info.verb)
+  if (!sub.verbs.includes(info.verb as Verb)) throw methodNotAllowed()
   const params = queryOf(request)
   const ctx = requestContext(env)
   if (reachesOut && env.nodeAgent) {

@@ -133,6 +133,15 @@ export function resourceNotFound(): StatusError {
   return new StatusError(404, 'NotFound', 'the server could not find the requested resource', {})
 }
 
+/**
+ * A method the URL's route does not serve (a POST to one object, a DELETE of
+ * a collection that cannot be deleted): upstream's router answers for it,
+ * before any resource is involved.
+ */
+export function methodNotAllowed(): StatusError {
+  return new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {})
+}
+
 export function badRequest(message: string): StatusError {
   return new StatusError(400, 'BadRequest', message)
 }

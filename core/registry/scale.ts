@@ -9,7 +9,7 @@
  * storage does: dotted field paths, integers and a selector string, a value
  * of another type refused.
  */
-import { badRequest, internalError, StatusError } from '../machinery/status-error.js'
+import { badRequest, type GroupResource, internalError, notFound, StatusError } from '../machinery/status-error.js'
 import type { ResourceEntry, ScalePaths } from '../resources/catalogue.js'
 import { nestedInteger, nestedString, ScalePathError, setNested } from '../resources/scale-paths.js'
 import { isPlainObject, type KubeObject } from '../machinery/object.js'
@@ -136,8 +136,29 @@ function requestedReplicas(
   return typeof rv === 'string' && rv ? { replicas, resourceVersion: rv } : { replicas }
 }
 
+/**
+ * What upstream's scale storage names when the object is missing: a
+ * Deployment's and a ReplicaSet's answer for their `/scale` resource, an
+ * RC's for autoscaling's; a StatefulSet's passes its store's answer on.
+ */
+const MISSING_SCALE: Readonly<Record<string, GroupResource>> = {
+  'apps/deployments': { group: 'apps', resource: 'deployments/scale' },
+  'apps/replicasets': { group: 'apps', resource: 'replicasets/scale' },
+  '/replicationcontrollers': { group: 'autoscaling', resource: 'replicationcontrollers/scale' },
+}
+
+async function readScaled(store: ResourceStore, namespace: string, name: string): Promise<KubeObject> {
+  try {
+    return await store.get(namespace, name)
+  } catch (err) {
+    const missing = MISSING_SCALE[`${store.entry.group}/${store.entry.resource}`]
+    if (missing && err instanceof StatusError && err.code === 404) throw notFound(missing, name)
+    throw err
+  }
+}
+
 export async function getScale(store: ResourceStore, namespace: string, name: string): Promise<KubeObject> {
-  const obj = await store.get(namespace, name)
+  const obj = await readScaled(store, namespace, name)
   const paths = store.entry.scalePaths
   if (!paths) return scaleOf(store.entry, obj)
   const values = readCustomScale(() => customScaleValues(obj, paths))

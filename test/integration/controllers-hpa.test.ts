@@ -132,9 +132,9 @@ describe('horizontalpodautoscaling controller without a metrics API (RBAC)', () 
     await untilPasses(async () => {
       const h = await server.client.get(horizontalPodAutoscalersV2, NS, 'ghost')
       assert.deepEqual(conditionsOf(h), [
-        { type: 'AbleToScale', status: 'False', reason: 'FailedGetScale', message: 'the HPA controller was unable to get the target\'s current scale: deployments.apps "nope" not found' },
+        { type: 'AbleToScale', status: 'False', reason: 'FailedGetScale', message: 'the HPA controller was unable to get the target\'s current scale: deployments/scale.apps "nope" not found' },
       ])
-      assert.deepEqual(await eventsAbout(server, 'ghost'), [{ type: 'Warning', reason: 'FailedGetScale', message: 'deployments.apps "nope" not found', source: 'horizontal-pod-autoscaler' }])
+      assert.deepEqual(await eventsAbout(server, 'ghost'), [{ type: 'Warning', reason: 'FailedGetScale', message: 'deployments/scale.apps "nope" not found', source: 'horizontal-pod-autoscaler' }])
     })
   })
 })

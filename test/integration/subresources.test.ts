@@ -201,4 +201,17 @@ describe('the scale subresource', () => {
     await api.post('/api/v1/namespaces/default/configmaps', { metadata: { name: 'c' } })
     assert.equal((await api.get('/api/v1/namespaces/default/configmaps/c/scale')).status, 404)
   })
+
+  it('names what is missing as upstream\u2019s scale storage of each kind does', async () => {
+    const api = await startServer()
+    const missing = async (path: string) => {
+      const res = await api.get(path)
+      assert.equal(res.status, 404, res.text)
+      return res.body.message
+    }
+    assert.equal(await missing('/apis/apps/v1/namespaces/default/deployments/nope/scale'), 'deployments/scale.apps "nope" not found')
+    assert.equal(await missing('/apis/apps/v1/namespaces/default/replicasets/nope/scale'), 'replicasets/scale.apps "nope" not found')
+    assert.equal(await missing('/api/v1/namespaces/default/replicationcontrollers/nope/scale'), 'replicationcontrollers/scale.autoscaling "nope" not found')
+    assert.equal(await missing('/apis/apps/v1/namespaces/default/statefulsets/nope/scale'), 'statefulsets.apps "nope" not found')
+  })
 })
