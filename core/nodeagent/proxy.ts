@@ -95,8 +95,9 @@ export async function serviceProxyLocation(deps: NodeAgentDeps, namespace: strin
   const parsed = splitSchemeNamePort(id)
   if (!parsed) throw badRequest(`invalid service request ${JSON.stringify(id)}`)
   let portName = parsed.port
+  // The Service is read first, as upstream's location does: a missing one is a 404 whatever its endpoints.
+  const service = await read(deps, 'services', namespace, parsed.name)
   if (/^[+-]?\d+$/.test(portName)) {
-    const service = await read(deps, 'services', namespace, parsed.name)
     const ports = ((at(service, 'spec', 'ports') as unknown[] | undefined) ?? []).filter(isPlainObject)
     const found = ports.find((p) => p['port'] === Number(portName))
     if (!found) throw serviceUnavailable(`no service port ${Number(portName)} found for service ${JSON.stringify(parsed.name)}`)

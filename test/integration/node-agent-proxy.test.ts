@@ -114,9 +114,14 @@ describe('proxy subresources', () => {
     const noPort = await client.get('/api/v1/namespaces/default/services/web:81/proxy/')
     assert.equal(noPort.status, 503)
     assert.equal(noPort.body.message, 'no service port 81 found for service "web"')
-    const none = await client.get('/api/v1/namespaces/default/services/ghost/proxy/')
+    const ghost = await client.get('/api/v1/namespaces/default/services/ghost/proxy/')
+    assert.equal(ghost.status, 404)
+    assert.equal(ghost.body.message, 'services "ghost" not found')
+    const spec = { ports: [{ name: 'http', port: 80 }] }
+    assert.equal((await client.post('/api/v1/namespaces/default/services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'lonely' }, spec })).status, 201)
+    const none = await client.get('/api/v1/namespaces/default/services/lonely/proxy/')
     assert.equal(none.status, 503)
-    assert.equal(none.body.message, 'no endpoints available for service "ghost"')
+    assert.equal(none.body.message, 'no endpoints available for service "lonely"')
   })
 
   it('pods/proxy refuses a pod whose IP is not global unicast, and nothing is sent', async () => {
