@@ -143,14 +143,14 @@ const STANDARD_FINALIZERS = new Set(['kubernetes', FINALIZER_ORPHAN, FINALIZER_F
  * Groups whose kinds upstream validates with the generic metadata rules
  * alone (apimachinery's ValidateObjectMeta), as custom resources are; every
  * other built-in kind goes through the core API's rules, which also refuse a
- * finalizer name that is neither standard nor domain-qualified.
+ * finalizer name that is neither standard nor domain-qualified. Events are
+ * generic in core/v1 only: events.k8s.io writes get the core rules too.
  */
 const GENERIC_METADATA_GROUPS = new Set([
   'admissionregistration.k8s.io',
   'apiextensions.k8s.io',
   'apiregistration.k8s.io',
   'coordination.k8s.io',
-  'events.k8s.io',
   'node.k8s.io',
 ])
 

@@ -94,7 +94,7 @@ describe('creating a CertificateSigningRequest', () => {
   })
 
   it('wants known usages, each once', async () => {
-    await refused('no-usages', csr('no-usages', { usages: [] }), ['spec.usages: Required value'])
+    await refused('no-usages', csr('no-usages', { usages: [] }), ['spec.usages: Required value: usages must be provided'])
     await refused('odd-usages', csr('odd-usages', { usages: ['client auth', 'flying', 'client auth'] }), [
       `spec.usages[1]: Unsupported value: "flying": supported values: ${USAGES}`,
       'spec.usages[2]: Duplicate value: "client auth"',
@@ -102,7 +102,7 @@ describe('creating a CertificateSigningRequest', () => {
   })
 
   it('wants a signer named <domain>/<path>, and not the legacy one', async () => {
-    await refused('no-signer', csr('no-signer', { signerName: '' }), ['spec.signerName: Required value'])
+    await refused('no-signer', csr('no-signer', { signerName: '' }), ['spec.signerName: Required value: signerName must be provided'])
     await refused('bad-signer', csr('bad-signer', { signerName: 'Bad_Value!' }), [`spec.signerName: Invalid value: "Bad_Value!": ${FORM}`])
     await refused('two-slashes', csr('two-slashes', { signerName: 'example.com/a/b' }), [`spec.signerName: Invalid value: "example.com/a/b": ${FORM}`])
     await refused('short-domain', csr('short-domain', { signerName: 'example/signer' }), [
@@ -126,8 +126,8 @@ describe('creating a CertificateSigningRequest', () => {
   it('reports every problem at once, in upstream’s order', async () => {
     await refused('all-wrong', { metadata: { name: 'all-wrong' }, spec: { request: btoa('----'), expirationSeconds: 1 } }, [
       'spec.request: Invalid value: []byte{0x2d, 0x2d, 0x2d, 0x2d}: PEM block type must be CERTIFICATE REQUEST',
-      'spec.usages: Required value',
-      'spec.signerName: Required value',
+      'spec.usages: Required value: usages must be provided',
+      'spec.signerName: Required value: signerName must be provided',
       'spec.expirationSeconds: Invalid value: 1: may not specify a duration less than 600 seconds (10 minutes)',
     ])
   })

@@ -165,7 +165,7 @@ function validateCsr(csr: KubeObject, allow: Allowances): FieldError[] {
   const problems = contentProblems(csr)
   if (problems.request !== undefined) errs.push(invalid(spec.child('request'), goBytes(jsonBytes(requestOf(csr))), problems.request))
   const usages = usagesOf(csr)
-  if (usages.length === 0) errs.push(required(spec.child('usages')))
+  if (usages.length === 0) errs.push(required(spec.child('usages'), 'usages must be provided'))
   if (!allow.unknownUsages)
     usages.forEach((u, i) => {
       if (!KNOWN_USAGES.includes(text(u))) errs.push(notSupported(spec.child('usages').index(i), text(u), KNOWN_USAGES))

@@ -21,7 +21,7 @@ function firstBadLabel(path: FieldPath, segment: string, labels: string[], check
 }
 
 export function validateSignerName(path: FieldPath, signerName: string): FieldError[] {
-  if (!signerName) return [required(path)]
+  if (!signerName) return [required(path, 'signerName must be provided')]
   const segments = signerName.split('/')
   if (segments.length !== 2) return [invalid(path, signerName, "must be a fully qualified domain and path of the form 'example.com/signer-name'")]
   const [domain = '', signerPath = ''] = segments

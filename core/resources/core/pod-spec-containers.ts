@@ -109,7 +109,8 @@ function validateMounts(mounts: unknown, volumes: ReadonlySet<string>, path: Fie
     const at = path.index(i)
     const name = typeof m['name'] === 'string' ? m['name'] : ''
     if (!name) errs.push(required(at.child('name')))
-    else if (!volumes.has(name)) errs.push(notFoundField(at.child('name'), name))
+    // Upstream looks the name up even when it is empty: a mount of no volume is also not found.
+    if (!volumes.has(name)) errs.push(notFoundField(at.child('name'), name))
     const mountPath = typeof m['mountPath'] === 'string' ? m['mountPath'] : ''
     if (!mountPath) errs.push(required(at.child('mountPath')))
     else if (paths.has(mountPath)) errs.push(invalid(at.child('mountPath'), mountPath, 'must be unique'))

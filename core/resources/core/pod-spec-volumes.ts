@@ -39,18 +39,19 @@ export function validateVolumes(volumes: unknown, path: FieldPath): { names: Set
   const errs: FieldError[] = []
   objects(volumes).forEach((volume, i) => {
     const at = path.index(i)
-    const name = typeof volume['name'] === 'string' ? volume['name'] : ''
-    if (!name) errs.push(required(at.child('name')))
-    else {
-      for (const msg of isDNS1123Label(name)) errs.push(invalid(at.child('name'), name, msg))
-      if (names.has(name)) errs.push(duplicate(at.child('name'), name))
-      names.add(name)
-    }
+    // Upstream's order: the source, then the name; only a volume without problems can be mounted (or collide).
+    const problems: FieldError[] = []
     const kinds = volumeSourceKeys(volume)
-    if (kinds.length === 0) errs.push(required(at, 'must specify a volume type'))
-    for (const extra of kinds.slice(1)) errs.push(forbiddenField(at.child(extra), 'may not specify more than 1 volume type'))
+    if (kinds.length === 0) problems.push(required(at, 'must specify a volume type'))
+    for (const extra of kinds.slice(1)) problems.push(forbiddenField(at.child(extra), 'may not specify more than 1 volume type'))
     const [kind] = kinds
-    if (kind) errs.push(...validateSource(kind, volume[kind], at.child(kind)))
+    if (kind) problems.push(...validateSource(kind, volume[kind], at.child(kind)))
+    const name = typeof volume['name'] === 'string' ? volume['name'] : ''
+    if (!name) problems.push(required(at.child('name')))
+    else for (const msg of isDNS1123Label(name)) problems.push(invalid(at.child('name'), name, msg))
+    if (names.has(name)) problems.push(duplicate(at.child('name'), name))
+    if (problems.length === 0) names.add(name)
+    errs.push(...problems)
   })
   return { names, errs }
 }

@@ -88,15 +88,29 @@ const cases: [string, Spec, string[]][] = [
   [
     'volumes with a repeated name and two sources',
     { containers: [app()], volumes: [{ name: 'v', emptyDir: {} }, { name: 'v', emptyDir: {}, hostPath: { path: '/x' } }] },
+    // The source's problems come first, as upstream checks it before the name.
     [
-      'spec.volumes[1].name: Duplicate value: "v"',
       'spec.volumes[1].hostPath: Forbidden: may not specify more than 1 volume type',
+      'spec.volumes[1].name: Duplicate value: "v"',
     ],
   ],
   [
     'a secret volume without a secret',
     { containers: [app()], volumes: [{ name: 'creds', secret: {} }] },
     ['spec.volumes[0].secret.secretName: Required value'],
+  ],
+  [
+    'a mount of a volume that has problems, and a mount without a name (neither is found)',
+    {
+      containers: [{ ...app(), volumeMounts: [{ name: 'creds', mountPath: '/a' }, { name: '', mountPath: '/b' }] }],
+      volumes: [{ name: 'creds', secret: {} }],
+    },
+    [
+      'spec.volumes[0].secret.secretName: Required value',
+      'spec.containers[0].volumeMounts[0].name: Not found: "creds"',
+      'spec.containers[0].volumeMounts[1].name: Required value',
+      'spec.containers[0].volumeMounts[1].name: Not found: ""',
+    ],
   ],
   [
     'mounts of a missing volume, and without a path',

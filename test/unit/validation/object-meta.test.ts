@@ -113,6 +113,13 @@ describe('labels, annotations and finalizers, as upstream words them', () => {
   it('lets kinds validated with the generic rules alone carry any well-formed finalizer', () => {
     assert.deepEqual(of(leases, { name: 'x', finalizers: ['cleanup'] }), [])
     assert.deepEqual(of(customResources, { name: 'x', finalizers: ['cleanup'] }), [])
+    // Events are generic through core/v1 only; events.k8s.io writes get the core rules too.
+    const coreEvents = { ...configMaps, kind: 'Event' } as unknown as ResourceEntry
+    const events = { ...configMaps, group: 'events.k8s.io', kind: 'Event' } as unknown as ResourceEntry
+    assert.deepEqual(of(coreEvents, { name: 'x', finalizers: ['cleanup'] }), [])
+    assert.deepEqual(of(events, { name: 'x', finalizers: ['cleanup'] }), [
+      'metadata.finalizers[0]: Invalid value: "cleanup": name is neither a standard finalizer name nor is it fully qualified',
+    ])
   })
 
   it('checks a generateName by the name rule, a trailing dash allowed', () => {
