@@ -22,7 +22,8 @@ export function formatValue(value: unknown): string {
   if (value instanceof GoLiteral) return value.text
   if (typeof value === 'string') return JSON.stringify(value)
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value)
-  if (value === null || value === undefined) return 'null'
+  // Upstream's ErrorBody turns a nil value into the string "null", which it then quotes.
+  if (value === null || value === undefined) return '"null"'
   return JSON.stringify(value)
 }
 

@@ -124,7 +124,7 @@ describe('loadAdmissionConfiguration', () => {
 
   it('refuses a file that is neither an AdmissionConfiguration nor a legacy plugin file', () => {
     assert.deepEqual(problems('plugins: []\n'), [
-      'kind: Invalid value: null: must be "AdmissionConfiguration"',
+      'kind: Invalid value: "null": must be "AdmissionConfiguration"',
       'apiVersion: Unsupported value: "": supported values: "apiserver.config.k8s.io/v1", "apiserver.k8s.io/v1alpha1"',
     ])
   })

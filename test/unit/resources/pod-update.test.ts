@@ -44,7 +44,7 @@ const refused: [string, (s: Spec) => void, string[], Spec?][] = [
   [
     'a removed active deadline',
     (s) => delete s.activeDeadlineSeconds,
-    ['spec.activeDeadlineSeconds: Invalid value: null: must not update from a positive integer to nil value'],
+    ['spec.activeDeadlineSeconds: Invalid value: "null": must not update from a positive integer to nil value'],
     { activeDeadlineSeconds: 60 },
   ],
   [

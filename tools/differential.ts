@@ -1,0 +1,270 @@
+/**
+ * Upstream's answers beside this server's, request by request: starts a
+ * real kube-apiserver (the binary given, on a fresh etcd, with envtest's
+ * files and flags) and this tree's server in process, sends both the same
+ * requests as the admin and prints each one whose status code or message
+ * differs. What the conformance suite does not ask, this does: every
+ * built-in kind's validation, field by field.
+ *
+ *   node --import tsx tools/differential.ts --upstream KUBE_APISERVER [--suite S]... [--only REGEX] [--port N]
+ *
+ * Suites (all by default):
+ *   creates    each catalogue sample (test/integration/catalogue-samples.ts),
+ *              then each of its fields dropped, emptied or of another type,
+ *              and its metadata made invalid, as dry-run creates;
+ *   updates    the same mutations as dry-run PUTs of the stored object, and
+ *              the update-only ones (name, uid, resourceVersion, generation);
+ *   selectors  field selectors on every list both serve.
+ *
+ * `--only` keeps the samples whose `group/version/resource` matches. An
+ * older upstream binary differs where upstream changed since (its JSON
+ * decoding messages, int32 overflow, kinds and groups it no longer serves):
+ * read each difference against the upstream source of the release the
+ * server emulates before changing anything. Needs etcd on the PATH.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { request as httpsRequest } from 'node:https'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { ADMIN_IDENTITY, type ApiServer, createApiServer } from '../core/index.js'
+import { SAMPLES } from '../test/integration/catalogue-samples.js'
+import { prepareEnvtest } from '../test/e2e/harnesses.js'
+import { EtcdServer } from '../test/storage-contract/etcd-server.js'
+
+type Json = Record<string, unknown>
+interface Answer {
+  status: number
+  body: Json | undefined
+}
+type Call = (method: string, path: string, body?: unknown) => Promise<Answer>
+
+const record = (v: unknown): Json => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {})
+const parse = (text: string): Json | undefined => {
+  try {
+    return record(JSON.parse(text))
+  } catch {
+    return undefined
+  }
+}
+const messageOf = (a: Answer): string => String(a.body?.['message'] ?? '')
+
+/** Upstream's binary on a fresh etcd, reached over TLS with envtest's admin certificate. */
+async function startUpstream(binary: string, port: number): Promise<{ call: Call; stop: () => Promise<void> }> {
+  const etcd = await EtcdServer.start()
+  const dir = mkdtempSync(join(tmpdir(), 'apiserver-differential-'))
+  const setup = await prepareEnvtest(join(dir, 'pki'), { address: '127.0.0.1', port, etcdUrl: etcd.clientUrl })
+  const child: ChildProcess = spawn(binary, [...setup.args, '--insecure-port=0'], { stdio: 'ignore' })
+  const call: Call = (method, path, body) =>
+    new Promise((done, fail) => {
+      const data = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body)
+      const headers = { accept: 'application/json', ...(data !== undefined ? { 'content-type': 'application/json' } : {}) }
+      const req = httpsRequest({ host: '127.0.0.1', port, method, path, headers, ca: setup.servingCa, cert: setup.admin.certificate, key: setup.admin.privateKey }, (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () => done({ status: res.statusCode ?? 0, body: parse(Buffer.concat(chunks).toString()) }))
+      })
+      req.on('error', fail)
+      req.end(data)
+    })
+  const stop = async () => {
+    child.kill('SIGKILL')
+    await etcd.destroy()
+    rmSync(dir, { recursive: true, force: true })
+  }
+  for (let i = 0; ; i++) {
+    const ready = await call('GET', '/readyz').catch(() => undefined)
+    if (ready?.status === 200) break
+    if (i > 600) {
+      await stop()
+      throw new Error(`${binary} did not become ready on port ${port}`)
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return { call, stop }
+}
+
+/** This tree's server in process, on its memory store, called as the admin. */
+async function startOurs(): Promise<{ call: Call; server: ApiServer }> {
+  const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY })
+  await server.ready
+  const call: Call = async (method, path, body) => {
+    const data = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body)
+    const headers = { accept: 'application/json', ...(data !== undefined ? { 'content-type': 'application/json' } : {}) }
+    const res = await server.fetch(new Request(`http://in-process${path}`, { method, headers, ...(data !== undefined ? { body: data } : {}) }))
+    return { status: res.status, body: parse(await res.text()) }
+  }
+  return { call, server }
+}
+
+/** One change to an object, named for the report. */
+type Mutation = [string, (obj: Json) => void]
+
+/** Each field of `obj` dropped, emptied, given another type; nested objects and a list's first item likewise. */
+function fieldMutations(obj: Json, path: string[] = []): Mutation[] {
+  const out: Mutation[] = []
+  for (const [key, value] of Object.entries(obj)) {
+    const at = [...path, key]
+    const name = at.join('.')
+    const parent = (o: Json): Json => at.slice(0, -1).reduce((x: Json, k) => record(Array.isArray(x) ? x[Number(k)] : x[k]), o)
+    const set = (v: unknown) => (o: Json) => void (parent(o)[key] = v)
+    out.push([`drop ${name}`, (o) => void delete parent(o)[key]])
+    if (typeof value === 'string') out.push([`${name}=""`, set('')], [`${name}=7`, set(7)], [`${name}="Bad_Value!"`, set('Bad_Value!')])
+    else if (typeof value === 'number') out.push([`${name}=-1`, set(-1)], [`${name}=0`, set(0)], [`${name}="x"`, set('x')])
+    else if (typeof value === 'boolean') out.push([`${name}="yes"`, set('yes')])
+    else if (Array.isArray(value)) {
+      out.push([`${name}=[]`, set([])], [`${name}={}`, set({})])
+      const first: unknown = value[0]
+      if (first !== null && typeof first === 'object' && !Array.isArray(first)) {
+        out.push([`${name} twice`, set([first, first])])
+        out.push(...fieldMutations(first as Json, [...at, '0']))
+      }
+    } else if (value !== null && typeof value === 'object') {
+      out.push([`${name}={}`, set({})], [`${name}="s"`, set('s')])
+      out.push(...fieldMutations(value as Json, at))
+    }
+  }
+  return out
+}
+
+const meta = (o: Json): Json => record(o['metadata'])
+const METADATA_MUTATIONS: Mutation[] = [
+  ['name Bad_Name', (o) => void (meta(o)['name'] = 'Bad_Name')],
+  ['no name', (o) => void delete meta(o)['name']],
+  ['label bad key', (o) => void (meta(o)['labels'] = { 'bad key!': 'v' })],
+  ['label long value', (o) => void (meta(o)['labels'] = { a: 'x'.repeat(64) })],
+  ['annotation empty key', (o) => void (meta(o)['annotations'] = { '': 'v' })],
+  ['finalizer bad', (o) => void (meta(o)['finalizers'] = ['bad finalizer'])],
+  ['finalizer unqualified', (o) => void (meta(o)['finalizers'] = ['cleanup'])],
+  ['ownerRef empty', (o) => void (meta(o)['ownerReferences'] = [{}])],
+]
+const UPDATE_MUTATIONS: Mutation[] = [
+  ['name changed', (o) => void (meta(o)['name'] = 'other')],
+  ['uid changed', (o) => void (meta(o)['uid'] = '00000000-0000-0000-0000-000000000000')],
+  ['no resourceVersion', (o) => void delete meta(o)['resourceVersion']],
+  ['generation lowered', (o) => void (meta(o)['generation'] = -1)],
+]
+
+interface Tally {
+  same: number
+  differ: number
+}
+
+/** Sends one request to both; prints it when their answers differ (a success is compared by its code alone). */
+async function compare(tally: Tally, what: string, up: Call, ours: Call, method: string, path: string, body?: unknown): Promise<void> {
+  const [a, b] = await Promise.all([up(method, path, body), ours(method, path, body === undefined ? undefined : structuredClone(body))])
+  if (a.status === b.status && (a.status < 300 || messageOf(a) === messageOf(b))) {
+    tally.same++
+    return
+  }
+  tally.differ++
+  console.log(`\n${what}\n  upstream ${a.status} ${messageOf(a)}\n  ours     ${b.status} ${messageOf(b)}`)
+}
+
+/** Where each sample lives on upstream's server, or undefined when it serves no such resource. */
+async function collectionOf(up: Call, gvr: string): Promise<{ path: string; apiVersion: string; kind: string } | undefined> {
+  const [group = '', version = '', resource = ''] = gvr.split('/')
+  const base = group ? `/apis/${group}/${version}` : `/api/${version}`
+  const resources = (await up('GET', base)).body?.['resources']
+  const found = (Array.isArray(resources) ? resources : []).map(record).find((r) => r['name'] === resource)
+  if (!found) return undefined
+  return { path: `${base}${found['namespaced'] ? '/namespaces/default' : ''}/${resource}`, apiVersion: group ? `${group}/${version}` : version, kind: String(found['kind']) }
+}
+
+async function creates(up: Call, ours: Call, only: RegExp | undefined, tally: Tally): Promise<void> {
+  for (const sample of SAMPLES) {
+    if (only && !only.test(sample.gvr)) continue
+    const coll = await collectionOf(up, sample.gvr)
+    if (!coll) continue
+    for (const [what, mutate] of [['as is', () => {}] as Mutation, ...METADATA_MUTATIONS, ...fieldMutations(sample.body)]) {
+      const body: Json = { apiVersion: coll.apiVersion, kind: coll.kind, ...structuredClone(sample.body) }
+      mutate(body)
+      await compare(tally, `create ${sample.gvr}: ${what}`, up, ours, 'POST', `${coll.path}?dryRun=All`, body)
+    }
+  }
+}
+
+async function updates(up: Call, ours: Call, only: RegExp | undefined, tally: Tally): Promise<void> {
+  for (const sample of SAMPLES) {
+    if (only && !only.test(sample.gvr)) continue
+    const coll = await collectionOf(up, sample.gvr)
+    if (!coll) continue
+    const body: Json = { apiVersion: coll.apiVersion, kind: coll.kind, ...structuredClone(sample.body) }
+    const [a, b] = await Promise.all([up('POST', coll.path, body), ours('POST', coll.path, structuredClone(body))])
+    if (a.status !== 201 || b.status !== 201) {
+      console.log(`\nupdate ${sample.gvr}: not created (upstream ${a.status} ${messageOf(a)}; ours ${b.status} ${messageOf(b)})`)
+      continue
+    }
+    const item = `${coll.path}/${String(meta(a.body ?? {})['name'])}?dryRun=All`
+    const mutations = [['as is', () => {}] as Mutation, ...UPDATE_MUTATIONS, ...METADATA_MUTATIONS.filter(([w]) => !w.includes('name')), ...fieldMutations(sample.body).filter(([w]) => !w.includes('metadata'))]
+    for (const [what, mutate] of mutations) {
+      // Each side's own stored object, changed alike.
+      const stored = [structuredClone(a.body ?? {}), structuredClone(b.body ?? {})]
+      try {
+        stored.forEach(mutate)
+      } catch {
+        continue
+      }
+      const [x, y] = await Promise.all([up('PUT', item, stored[0]), ours('PUT', item, stored[1])])
+      if (x.status === y.status && (x.status < 300 || messageOf(x) === messageOf(y))) {
+        tally.same++
+        continue
+      }
+      tally.differ++
+      console.log(`\nupdate ${sample.gvr}: ${what}\n  upstream ${x.status} ${messageOf(x)}\n  ours     ${y.status} ${messageOf(y)}`)
+    }
+  }
+}
+
+const SELECTED_FIELDS = ['metadata.name', 'metadata.namespace', 'status.phase', 'spec.nodeName', 'type', 'involvedObject.kind', 'spec.signerName', 'spec.foo']
+
+async function selectors(up: Call, ours: Call, only: RegExp | undefined, tally: Tally): Promise<void> {
+  const groups = record((await up('GET', '/apis')).body)['groups']
+  const versions = ['/api/v1', ...(Array.isArray(groups) ? groups : []).map((g) => `/apis/${String(record(record(g)['preferredVersion'])['groupVersion'])}`)]
+  for (const gv of versions) {
+    const resources = (await up('GET', gv)).body?.['resources']
+    for (const r of (Array.isArray(resources) ? resources : []).map(record)) {
+      const name = String(r['name'])
+      const verbs = Array.isArray(r['verbs']) ? r['verbs'] : []
+      if (name.includes('/') || !verbs.includes('list') || (only && !only.test(`${gv}/${name}`))) continue
+      for (const field of SELECTED_FIELDS) {
+        const path = `${gv}/${name}?fieldSelector=${encodeURIComponent(`${field}=x`)}`
+        await compare(tally, `list ${path}`, up, ours, 'GET', path)
+      }
+    }
+  }
+}
+
+const SUITES = { creates, updates, selectors } as const
+
+const { values } = parseArgs({
+  options: {
+    upstream: { type: 'string', default: process.env['UPSTREAM_KUBE_APISERVER'] },
+    suite: { type: 'string', multiple: true },
+    only: { type: 'string' },
+    port: { type: 'string', default: '16443' },
+  },
+})
+if (!values.upstream) {
+  console.error('usage: node --import tsx tools/differential.ts --upstream KUBE_APISERVER [--suite creates|updates|selectors]... [--only REGEX] [--port N]')
+  process.exit(2)
+}
+const chosen = (values.suite ?? Object.keys(SUITES)) as (keyof typeof SUITES)[]
+const unknown = chosen.filter((s) => !(s in SUITES))
+if (unknown.length) {
+  console.error(`unknown suite: ${unknown.join(', ')} (known: ${Object.keys(SUITES).join(', ')})`)
+  process.exit(2)
+}
+const [upstream, ours] = await Promise.all([startUpstream(resolve(values.upstream), Number(values.port)), startOurs()])
+const tally: Tally = { same: 0, differ: 0 }
+try {
+  for (const name of chosen) {
+    console.log(`# ${name}`)
+    await SUITES[name](upstream.call, ours.call, values.only ? new RegExp(values.only) : undefined, tally)
+  }
+} finally {
+  await Promise.all([upstream.stop(), ours.server.shutdown()])
+}
+console.log(`\n${tally.same} answered alike, ${tally.differ} differently`)
+process.exit(0)
