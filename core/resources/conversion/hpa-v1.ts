@@ -201,8 +201,9 @@ export function hpaV2ToV1(obj: KubeObject): KubeObject {
     metadata: withAnnotations(obj, annotations),
     spec: defined({ ...v1spec, targetCPUUtilizationPercentage: at(cpu, 'resource', 'target', 'averageUtilization') }),
   }
-  if (obj['status'] !== undefined)
-    out['status'] = defined({ ...v1status, currentCPUUtilizationPercentage: at(currentCpu, 'resource', 'current', 'averageUtilization') })
+  // v1's two replica counts are plain fields Go always writes: a new autoscaler reads 0 and 0.
+  const counts = { currentReplicas: v1status['currentReplicas'] ?? 0, desiredReplicas: v1status['desiredReplicas'] ?? 0 }
+  out['status'] = defined({ ...v1status, ...counts, currentCPUUtilizationPercentage: at(currentCpu, 'resource', 'current', 'averageUtilization') })
   return out
 }
 

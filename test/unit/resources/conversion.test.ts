@@ -59,6 +59,11 @@ describe('autoscaling/v1 and v2', () => {
     })
   })
 
+  it('writes v1\u2019s two replica counts for a new autoscaler, as Go writes its plain fields', () => {
+    const fresh: KubeObject = { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'x' }, spec: { maxReplicas: 3 } }
+    assert.deepEqual(hpaV2ToV1(fresh)['status'], { currentReplicas: 0, desiredReplicas: 0 })
+  })
+
   it('brings every v2 field back from v1, annotations removed', () => {
     assert.deepEqual(hpaV1ToV2(hpaV2ToV1(v2)), v2)
   })
