@@ -103,10 +103,10 @@ function validateOwnerReference(ref: Record<string, unknown>, path: FieldPath): 
   const kind = asText(ref['kind'])
   const gvk = ownerGroupVersionKind(apiVersion, kind)
   if (!gvk.version) errs.push(invalid(path.child('apiVersion'), apiVersion, 'version must not be empty'))
-  if (!kind) errs.push(invalid(path.child('kind'), kind, 'must not be empty'))
+  if (!kind) errs.push(invalid(path.child('kind'), kind, 'kind must not be empty'))
   for (const f of ['name', 'uid'] as const) {
     const value = asText(ref[f])
-    if (!value) errs.push(invalid(path.child(f), value, 'must not be empty'))
+    if (!value) errs.push(invalid(path.child(f), value, `${f} must not be empty`))
   }
   if (BANNED_OWNERS.has(gvk.text)) errs.push(invalid(path, new GoLiteral(ownerReferenceText(ref)), `${gvk.text} is disallowed from being an owner`))
   return errs

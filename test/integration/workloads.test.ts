@@ -167,7 +167,7 @@ describe('workload controllers through the API', () => {
       const refs = `[]v1.OwnerReference{${literal('web', 'u-1', '(*bool)(&true)')}, ${literal('other', 'u-1', '(*bool)(&true)')}, ${literal('', 'u-2', '(*bool)(nil)')}}`
       assert.deepEqual(causes(res), [
         `metadata.ownerReferences: Invalid value: ${refs}: Only one reference can have Controller set to true. Found "true" in references for Deployment/web and Deployment/other`,
-        'metadata.ownerReferences.name: Invalid value: "": must not be empty',
+        'metadata.ownerReferences.name: Invalid value: "": name must not be empty',
         `metadata.ownerReferences: Invalid value: ${literal('', 'u-2', '(*bool)(nil)')}: /v1, Kind=Event is disallowed from being an owner`,
         'metadata.finalizers: Invalid value: []string{"orphan", "foregroundDeletion"}: finalizer orphan and foregroundDeletion cannot be both set',
       ])

@@ -24,9 +24,9 @@ describe('owner references, as upstream validates them', () => {
   it('reports each empty field as invalid, at a path without the index', () => {
     assert.deepEqual(problems({ ownerReferences: [owner(), { apiVersion: '', kind: '', name: '', uid: '' }] }), [
       'metadata.ownerReferences.apiVersion: Invalid value: "": version must not be empty',
-      'metadata.ownerReferences.kind: Invalid value: "": must not be empty',
-      'metadata.ownerReferences.name: Invalid value: "": must not be empty',
-      'metadata.ownerReferences.uid: Invalid value: "": must not be empty',
+      'metadata.ownerReferences.kind: Invalid value: "": kind must not be empty',
+      'metadata.ownerReferences.name: Invalid value: "": name must not be empty',
+      'metadata.ownerReferences.uid: Invalid value: "": uid must not be empty',
     ])
   })
 
