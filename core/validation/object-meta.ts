@@ -171,11 +171,18 @@ function validateFinalizers(finalizers: unknown, path: FieldPath, kubeNames: boo
   if (finalizers.includes(FINALIZER_ORPHAN) && finalizers.includes(FINALIZER_FOREGROUND)) {
     errs.push(invalid(path, goStrings(finalizers.map(asText)), `finalizer ${FINALIZER_ORPHAN} and ${FINALIZER_FOREGROUND} cannot be both set`))
   }
-  if (kubeNames)
-    finalizers.forEach((f, i) => {
-      if (typeof f === 'string' && !f.includes('/') && !STANDARD_FINALIZERS.has(f))
-        errs.push(invalid(path.index(i), f, 'name is neither a standard finalizer name nor is it fully qualified'))
-    })
+  if (kubeNames) errs.push(...kubeFinalizerNameProblems(finalizers, path))
+  return errs
+}
+
+/** The core API's rule on finalizer names, each at its index: unqualified names are the standard ones alone. */
+function kubeFinalizerNameProblems(finalizers: unknown, path: FieldPath): FieldError[] {
+  if (!Array.isArray(finalizers)) return []
+  const errs: FieldError[] = []
+  finalizers.forEach((f, i) => {
+    if (typeof f === 'string' && !f.includes('/') && !STANDARD_FINALIZERS.has(f))
+      errs.push(invalid(path.index(i), f, 'name is neither a standard finalizer name nor is it fully qualified'))
+  })
   return errs
 }
 
@@ -216,16 +223,38 @@ function immutable(path: FieldPath, value: unknown, old: unknown): FieldError[] 
   return [invalid(path, value ?? '', 'field is immutable')]
 }
 
-/** Everything validateObjectMeta checks, plus the fields an update may not change. */
+/** The finalizers an update adds to an object already being deleted: upstream forbids any. */
+function newFinalizerProblems(finalizers: unknown, old: unknown, path: FieldPath): FieldError[] {
+  const before = new Set(Array.isArray(old) ? old : [])
+  const added = [...new Set((Array.isArray(finalizers) ? finalizers : []).filter((f): f is string => typeof f === 'string' && !before.has(f)))].sort()
+  if (added.length === 0) return []
+  return [forbiddenField(path, `no new finalizers can be added if the object is being deleted, found new finalizers ${goStrings(added).text}`)]
+}
+
+/**
+ * What an update's metadata is checked for (upstream's
+ * ValidateObjectMetaAccessorUpdate, with the core API's finalizer names):
+ * no finalizer added once deletion began, a generation that does not go
+ * back, the fields fixed at creation, and labels, annotations and owner
+ * references as on create. Names, namespaces and finalizers' syntax are not
+ * checked again, as upstream does not.
+ */
 export function validateObjectMetaUpdate(obj: KubeObject, old: KubeObject, entry: MetadataRules): FieldError[] {
   const path = fieldPath('metadata')
   const m = obj.metadata
   const o = old.metadata
-  return [
-    ...validateObjectMeta(obj, entry),
+  const errs: FieldError[] = []
+  if (o.deletionTimestamp) errs.push(...newFinalizerProblems(m.finalizers, o.finalizers, path.child('finalizers')))
+  if ((m.generation ?? 0) < (o.generation ?? 0)) errs.push(invalid(path.child('generation'), m.generation ?? 0, 'must not be decremented'))
+  errs.push(
     ...immutable(path.child('name'), m.name, o.name),
     ...immutable(path.child('namespace'), m.namespace, o.namespace),
     ...immutable(path.child('uid'), m.uid, o.uid),
     ...immutable(path.child('creationTimestamp'), m.creationTimestamp, o.creationTimestamp),
-  ]
+    ...validateLabels(m.labels, path.child('labels')),
+    ...validateAnnotations(m.annotations, path.child('annotations')),
+    ...validateOwnerReferences(m.ownerReferences, path.child('ownerReferences')),
+  )
+  if (checksKubeFinalizerNames(entry)) errs.push(...kubeFinalizerNameProblems(m.finalizers, path.child('finalizers')))
+  return errs
 }

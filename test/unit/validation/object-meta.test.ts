@@ -3,7 +3,7 @@ import { describe, it } from 'node:test'
 import type { ResourceEntry } from '../../../core/resources/catalogue.js'
 import type { KubeObject } from '../../../core/machinery/object.js'
 import { errorText } from '../../../core/machinery/field.js'
-import { validateObjectMeta } from '../../../core/validation/object-meta.js'
+import { validateObjectMeta, validateObjectMetaUpdate } from '../../../core/validation/object-meta.js'
 import { isDNS1123Subdomain } from '../../../core/machinery/names.js'
 
 // Only the two fields validateObjectMeta reads from an entry.
@@ -127,6 +127,38 @@ describe('labels, annotations and finalizers, as upstream words them', () => {
     assert.deepEqual(of(configMaps, { generateName: 'Bad_', name: 'Bad_x7k2p' }), [
       `metadata.generateName: Invalid value: "Bad_": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
       `metadata.name: Invalid value: "Bad_x7k2p": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+    ])
+  })
+})
+
+describe('metadata on update, as upstream checks it', () => {
+  const configMaps = { group: '', kind: 'ConfigMap', namespaced: true, validateName: isDNS1123Subdomain } as unknown as ResourceEntry
+  const leases = { ...configMaps, group: 'coordination.k8s.io', kind: 'Lease' } as unknown as ResourceEntry
+  const object = (metadata: Record<string, unknown>) =>
+    ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'default', uid: 'u', ...metadata } }) as KubeObject
+  const update = (rules: ResourceEntry, before: Record<string, unknown>, after: Record<string, unknown>) =>
+    validateObjectMetaUpdate(object(after), object(before), rules).map(errorText)
+
+  it('forbids a finalizer added once deletion began, and lets one go', () => {
+    const deleting = { deletionTimestamp: '2025-01-01T00:00:00Z', finalizers: ['example.com/a'] }
+    assert.deepEqual(update(configMaps, deleting, { ...deleting, finalizers: ['example.com/a', 'example.com/c', 'example.com/b'] }), [
+      'metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"example.com/b", "example.com/c"}',
+    ])
+    assert.deepEqual(update(configMaps, deleting, { ...deleting, finalizers: [] }), [])
+    assert.deepEqual(update(configMaps, {}, { finalizers: ['example.com/a'] }), [])
+  })
+
+  it('checks finalizer names by the core rule alone, and not at all for generic kinds', () => {
+    assert.deepEqual(update(configMaps, {}, { finalizers: ['bad finalizer'] }), [
+      'metadata.finalizers[0]: Invalid value: "bad finalizer": name is neither a standard finalizer name nor is it fully qualified',
+    ])
+    assert.deepEqual(update(leases, {}, { finalizers: ['bad finalizer', 'orphan', 'foregroundDeletion'] }), [])
+  })
+
+  it('keeps the fields fixed at creation and checks labels again', () => {
+    assert.deepEqual(update(configMaps, {}, { uid: 'v', labels: { app: 'no spaces' } }), [
+      'metadata.uid: Invalid value: "v": field is immutable',
+      `metadata.labels: Invalid value: "no spaces": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
     ])
   })
 })
