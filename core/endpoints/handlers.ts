@@ -172,6 +172,7 @@ async function handleEntry(request: Request, info: RequestInfo, entry: ResourceE
   const store = env.registry.store(entry)
   switch (info.verb) {
     case 'get':
+      refuseExport(params)
       // Read only to be encoded: the watch cache's own object, whose encoding it keeps.
       return objectOut(entry, await store.get(ns, info.name, params.get('resourceVersion') ?? undefined, true), format, ctx.now)
     case 'list': {
@@ -219,6 +220,17 @@ function deletedStatus(entry: ResourceEntry, obj: KubeObject): Record<string, un
   if (entry.group) details['group'] = entry.group
   if (obj.metadata.uid) details['uid'] = obj.metadata.uid
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }
+}
+
+/**
+ * `?export`, gone since 1.14: upstream's GET of one object refuses any value
+ * but "0" or "false" (a bare `?export` too) rather than ignore it.
+ */
+function refuseExport(params: URLSearchParams): void {
+  const values = params.getAll('export')
+  if (values.length === 0) return
+  const first = values[0] ?? ''
+  if (first !== '0' && first.toLowerCase() !== 'false') throw badRequest('the export parameter, deprecated since v1.14, is no longer supported')
 }
 
 /**

@@ -2,7 +2,7 @@
  * Content negotiation: which body encodings a request may carry and which a
  * response may use, chosen from Content-Type and Accept as upstream does.
  */
-import { notAcceptable } from '../machinery/status-error.js'
+import { badRequest, notAcceptable } from '../machinery/status-error.js'
 
 export const JSON_TYPE = 'application/json'
 export const YAML_TYPE = 'application/yaml'
@@ -74,6 +74,13 @@ function matches(r: MediaRange, type: string, subtype: string): boolean {
   return (r.type === '*' || r.type === type) && (r.subtype === '*' || r.subtype === subtype)
 }
 
+/** A table's `includeObject`, refused as upstream's table options are when it is none of its values. */
+function tableIncludeObject(value: string | null | undefined): 'None' | 'Metadata' | 'Object' {
+  if (value === 'None' || value === 'Object' || value === 'Metadata') return value
+  if (!value) return 'Metadata'
+  throw badRequest(`Unable to convert to Table as requested: includeObject: Invalid value: ${JSON.stringify(value)}: must be 'Metadata', 'Object', 'None', or empty`)
+}
+
 /**
  * Picks the response format for an API object. `as=Table` (meta.k8s.io v1
  * or v1beta1) is honoured where `allowTable`; ranges naming another `as=` are
@@ -90,9 +97,7 @@ export function negotiateOutput(
     if (as) {
       const isMeta = (r.params['g'] ?? '') === 'meta.k8s.io' && ['v1', 'v1beta1'].includes(r.params['v'] ?? '')
       if (as === 'Table' && isMeta && opts.allowTable && matches(r, 'application', 'json')) {
-        const inc = opts.includeObject
-        const includeObject = inc === 'None' || inc === 'Object' ? inc : 'Metadata'
-        return { kind: 'table', includeObject }
+        return { kind: 'table', includeObject: tableIncludeObject(opts.includeObject) }
       }
       continue
     }

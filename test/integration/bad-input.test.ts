@@ -142,6 +142,19 @@ describe('bad input', () => {
     assert.match(patched.body.message, /metadata\.uid: Invalid value: "not-the-uid": field is immutable/)
   })
 
+  it('refuses ?export on a GET and an unknown includeObject of a table, as upstream does', async () => {
+    const api = await startServer()
+    await api.post(CM, { metadata: { name: 'cfg' } })
+    for (const value of ['true', '1', 'maybe', ''])
+      await refused(api, () => api.get(`${CM}/cfg?export=${value}`), 400, 'BadRequest', 'the export parameter, deprecated since v1.14, is no longer supported')
+    assert.equal((await api.get(`${CM}/cfg?export=false`)).status, 200)
+    const table = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' }
+    const bogus = await api.get(`${CM}?includeObject=Bogus`, { headers: table })
+    assert.equal(bogus.status, 400)
+    assert.equal(bogus.body.message, `Unable to convert to Table as requested: includeObject: Invalid value: "Bogus": must be 'Metadata', 'Object', 'None', or empty`)
+    assert.equal((await api.get(`${CM}?includeObject=None`, { headers: table })).status, 200)
+  })
+
   it('refuses a resourceVersion on create with 400', async () => {
     const api = await startServer()
     await refused(api, () => api.post(CM, { metadata: { name: 'x', resourceVersion: '5' } }), 400, 'BadRequest')
