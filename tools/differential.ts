@@ -14,6 +14,8 @@
  *              and its metadata made invalid, as dry-run creates;
  *   updates    the same mutations as dry-run PUTs of the stored object, and
  *              the update-only ones (name, uid, resourceVersion, generation);
+ *   status     invalid status fields written through `/status`, for each
+ *              sample whose resource has that subresource;
  *   selectors  field selectors on every list both serve.
  *
  * `--only` keeps the samples whose `group/version/resource` matches. An
@@ -217,6 +219,54 @@ async function updates(up: Call, ours: Call, only: RegExp | undefined, tally: Ta
   }
 }
 
+/** Status fields set to what no status may hold, each written through `/status`. */
+const STATUS_MUTATIONS: Mutation[] = [
+  ['status.replicas=-1', (s) => void (s['replicas'] = -1)],
+  ['status.readyReplicas=-1', (s) => void (s['readyReplicas'] = -1)],
+  ['status.availableReplicas=5', (s) => void (s['availableReplicas'] = 5)],
+  ['status.observedGeneration=-1', (s) => void (s['observedGeneration'] = -1)],
+  ['status.collisionCount=-1', (s) => void (s['collisionCount'] = -1)],
+  ['status.conditions=[{}]', (s) => void (s['conditions'] = [{}])],
+  ['status.phase="Bad"', (s) => void (s['phase'] = 'Bad')],
+  ['status.podIP="x"', (s) => void (s['podIP'] = 'x')],
+  ['status.nominatedNodeName="Bad_Name"', (s) => void (s['nominatedNodeName'] = 'Bad_Name')],
+  ['status.loadBalancer bad ip', (s) => void (s['loadBalancer'] = { ingress: [{ ip: 'x' }] })],
+  ['status.succeeded=-1', (s) => void (s['succeeded'] = -1)],
+  ['status.currentReplicas=-1', (s) => void (s['currentReplicas'] = -1)],
+  ['status.numberReady=-1', (s) => void (s['numberReady'] = -1)],
+]
+
+async function status(up: Call, ours: Call, only: RegExp | undefined, tally: Tally): Promise<void> {
+  for (const sample of SAMPLES) {
+    if (only && !only.test(sample.gvr)) continue
+    const coll = await collectionOf(up, sample.gvr)
+    const [group = '', version = '', resource = ''] = sample.gvr.split('/')
+    const resources = (await up('GET', group ? `/apis/${group}/${version}` : `/api/${version}`)).body?.['resources']
+    if (!coll || !(Array.isArray(resources) ? resources : []).some((r) => record(r)['name'] === `${resource}/status`)) continue
+    const body: Json = { apiVersion: coll.apiVersion, kind: coll.kind, ...structuredClone(sample.body) }
+    const [a, b] = await Promise.all([up('POST', coll.path, body), ours('POST', coll.path, structuredClone(body))])
+    if (a.status !== 201 || b.status !== 201) continue
+    const item = `${coll.path}/${String(meta(a.body ?? {})['name'])}`
+    for (const [what, mutate] of STATUS_MUTATIONS) {
+      // Each side's object as it is now (controllers may have written its status since).
+      const [x, y] = await Promise.all([up('GET', item), ours('GET', item)])
+      const bodies = [x.body ?? {}, y.body ?? {}].map((o) => {
+        o['status'] = record(o['status'])
+        mutate(o['status'] as Json)
+        return o
+      })
+      const path = `${item}/status?dryRun=All`
+      const [p, q] = await Promise.all([up('PUT', path, bodies[0]), ours('PUT', path, bodies[1])])
+      if (p.status === q.status && (p.status < 300 || messageOf(p) === messageOf(q))) {
+        tally.same++
+        continue
+      }
+      tally.differ++
+      console.log(`\nstatus ${sample.gvr}: ${what}\n  upstream ${p.status} ${messageOf(p)}\n  ours     ${q.status} ${messageOf(q)}`)
+    }
+  }
+}
+
 const SELECTED_FIELDS = ['metadata.name', 'metadata.namespace', 'status.phase', 'spec.nodeName', 'type', 'involvedObject.kind', 'spec.signerName', 'spec.foo']
 
 async function selectors(up: Call, ours: Call, only: RegExp | undefined, tally: Tally): Promise<void> {
@@ -236,7 +286,7 @@ async function selectors(up: Call, ours: Call, only: RegExp | undefined, tally: 
   }
 }
 
-const SUITES = { creates, updates, selectors } as const
+const SUITES = { creates, updates, status, selectors } as const
 
 const { values } = parseArgs({
   options: {
@@ -247,7 +297,7 @@ const { values } = parseArgs({
   },
 })
 if (!values.upstream) {
-  console.error('usage: node --import tsx tools/differential.ts --upstream KUBE_APISERVER [--suite creates|updates|selectors]... [--only REGEX] [--port N]')
+  console.error('usage: node --import tsx tools/differential.ts --upstream KUBE_APISERVER [--suite creates|updates|status|selectors]... [--only REGEX] [--port N]')
   process.exit(2)
 }
 const chosen = (values.suite ?? Object.keys(SUITES)) as (keyof typeof SUITES)[]
