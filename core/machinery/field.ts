@@ -77,12 +77,14 @@ export interface FieldError {
   field: string
   value?: unknown
   detail: string
+  /** Set when the error names no value (upstream's field.OmitValueType): `Invalid value: <detail>`. */
+  omitsValue?: boolean
 }
 
 /** The part after `<field>: `, e.g. `Invalid value: "x": must be ...`. */
 export function errorBody(e: FieldError): string {
   let body = TYPE_TEXT[e.type]
-  if (SHOWS_VALUE.has(e.type)) body += `: ${formatValue(e.value)}`
+  if (SHOWS_VALUE.has(e.type) && !e.omitsValue) body += `: ${formatValue(e.value)}`
   if (e.detail) body += `: ${e.detail}`
   return body
 }
@@ -102,6 +104,14 @@ export const invalid = (path: FieldPath, value: unknown, detail: string): FieldE
   field: String(path),
   value,
   detail,
+})
+
+/** An Invalid error about a field as a whole, without its value (upstream passes field.OmitValueType{}). */
+export const invalidWithoutValue = (path: FieldPath, detail: string): FieldError => ({
+  type: 'FieldValueInvalid',
+  field: String(path),
+  detail,
+  omitsValue: true,
 })
 
 /** upstream's field.NotFound: a reference to something that does not exist (`Not found: "vol"`). */

@@ -4,6 +4,7 @@ import { type FieldError, fieldPath, invalid, required } from '../../machinery/f
 import { goStringMap } from '../../machinery/go-format.js'
 import { nonNegative, templateLabels } from '../apps/selector.js'
 import { objectAt, setIfAbsent, specOf, validateLongRunningTemplate } from '../apps/template.js'
+import { validateReplicationControllerStatusUpdate } from '../apps/workload-status-rules.js'
 import type { ResourceEntry, StrategyContext } from '../catalogue.js'
 import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
 import { containerCells, formatLabels } from '../columns/format.js'
@@ -86,7 +87,7 @@ export const replicationControllers: ResourceEntry = defineResource({
   namespaced: true,
   shortNames: ['rc'],
   categories: ['all'],
-  subresources: [scaleSubresource, statusSubresource('ReplicationController')],
+  subresources: [scaleSubresource, { ...statusSubresource('ReplicationController'), validateUpdate: validateReplicationControllerStatusUpdate }],
   tracksGeneration: true,
   storagePath: 'controllers',
   strategy: {

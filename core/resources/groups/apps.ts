@@ -4,6 +4,12 @@ import { applyDaemonSetDefaults, prepareDaemonSetForCreate, prepareDaemonSetForU
 import { applyDeploymentDefaults, validateDeployment, validateDeploymentUpdate } from '../apps/deployment.js'
 import { applyReplicaSetDefaults, validateReplicaSet, validateReplicaSetUpdate } from '../apps/replicaset.js'
 import { applyStatefulSetDefaults, validateStatefulSet, validateStatefulSetUpdate } from '../apps/statefulset.js'
+import {
+  validateDaemonSetStatusUpdate,
+  validateDeploymentStatusUpdate,
+  validateReplicaSetStatusUpdate,
+  validateStatefulSetStatusUpdate,
+} from '../apps/workload-status-rules.js'
 import type { ResourceEntry, StrategyContext } from '../catalogue.js'
 import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
 import { containerCells, formatLabels, formatLabelSelector, labelSelectorText } from '../columns/format.js'
@@ -48,8 +54,8 @@ export const deployments: ResourceEntry = defineResource({
   namespaced: true,
   shortNames: ['deploy'],
   categories: ['all'],
-  // deploymentStatusStrategy: the labels stay as stored.
-  subresources: [scaleSubresource, statusSubresource('Deployment', ['labels'])],
+  // deploymentStatusStrategy: the labels stay as stored, only the status is checked.
+  subresources: [scaleSubresource, { ...statusSubresource('Deployment', ['labels']), validateUpdate: validateDeploymentStatusUpdate }],
   tracksGeneration: true,
   strategy: {
     applyDefaults: applyDeploymentDefaults,
@@ -76,7 +82,7 @@ export const replicaSets: ResourceEntry = defineResource({
   namespaced: true,
   shortNames: ['rs'],
   categories: ['all'],
-  subresources: [scaleSubresource, statusSubresource('ReplicaSet')],
+  subresources: [scaleSubresource, { ...statusSubresource('ReplicaSet'), validateUpdate: validateReplicaSetStatusUpdate }],
   tracksGeneration: true,
   strategy: {
     applyDefaults: applyReplicaSetDefaults,
@@ -104,7 +110,7 @@ export const statefulSets: ResourceEntry = defineResource({
   namespaced: true,
   shortNames: ['sts'],
   categories: ['all'],
-  subresources: [scaleSubresource, statusSubresource('StatefulSet')],
+  subresources: [scaleSubresource, { ...statusSubresource('StatefulSet'), validateUpdate: validateStatefulSetStatusUpdate }],
   tracksGeneration: true,
   // Its pods are named `<name>-<ordinal>` and get it as their hostname: a DNS label.
   validateName: dnsLabelName,
@@ -131,7 +137,7 @@ export const daemonSets: ResourceEntry = defineResource({
   namespaced: true,
   shortNames: ['ds'],
   categories: ['all'],
-  subresources: [statusSubresource('DaemonSet')],
+  subresources: [{ ...statusSubresource('DaemonSet'), validateUpdate: validateDaemonSetStatusUpdate }],
   strategy: {
     applyDefaults: applyDaemonSetDefaults,
     prepareForCreate: (ds) => {

@@ -10,6 +10,7 @@ import { ageColumn, column, nameColumn } from '../columns/common.js'
 import { at, int, list, quantity, text } from '../columns/values.js'
 import { applyHpaV1Defaults, applyHpaV2Defaults } from '../autoscaling/hpa-defaults.js'
 import { clearStatus, validateHorizontalPodAutoscaler } from '../autoscaling/hpa-rules.js'
+import { validateHpaStatusUpdate } from '../autoscaling/hpa-status-rules.js'
 import { hpaV1Conversion, hpaV1ToV2 } from '../conversion/hpa-v1.js'
 import { defineResource, statusSubresource } from '../define.js'
 import type { KubeObject } from '../../machinery/object.js'
@@ -92,7 +93,8 @@ const common = {
   namespaced: true,
   shortNames: ['hpa'],
   categories: ['all'],
-  subresources: [statusSubresource('HorizontalPodAutoscaler')],
+  // autoscalerStatusStrategy: only the status is checked.
+  subresources: [{ ...statusSubresource('HorizontalPodAutoscaler'), validateUpdate: validateHpaStatusUpdate }],
 }
 
 export const horizontalPodAutoscalersV2: ResourceEntry = defineResource({

@@ -2,6 +2,7 @@
 import { age, humanDuration } from '../../machinery/human-duration.js'
 import { applyCronJobDefaults, validateCronJob, validateCronJobUpdate } from '../batch/cronjob.js'
 import { applyJobDefaults, generateSelector, validateJob, validateJobUpdate } from '../batch/job.js'
+import { validateJobStatusUpdate } from '../batch/job-status-rules.js'
 import type { ResourceEntry, StrategyContext } from '../catalogue.js'
 import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
 import { containerCells, formatLabelSelector, printBool } from '../columns/format.js'
@@ -49,7 +50,8 @@ export const jobs: ResourceEntry = defineResource({
   resource: 'jobs',
   namespaced: true,
   categories: ['all'],
-  subresources: [statusSubresource('Job')],
+  // jobStatusStrategy: only the status is checked, against the stored one.
+  subresources: [{ ...statusSubresource('Job'), validateUpdate: validateJobStatusUpdate }],
   strategy: {
     // batch/v1 keeps a Job's pods when the delete names no propagation policy, and says so.
     orphanDependentsByDefault: true,
@@ -88,7 +90,8 @@ export const cronJobs: ResourceEntry = defineResource({
   namespaced: true,
   shortNames: ['cj'],
   categories: ['all'],
-  subresources: [statusSubresource('CronJob')],
+  // cronJobStatusStrategy checks nothing of the status it writes.
+  subresources: [{ ...statusSubresource('CronJob'), validateUpdate: () => [] }],
   strategy: {
     applyDefaults: applyCronJobDefaults,
     prepareForCreate: (cj) => {
