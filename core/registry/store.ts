@@ -310,6 +310,8 @@ export class ResourceStore {
         keepStoredStatus(this.entry, obj, current)
         // After the generic status rule, so that a strategy may still record something there (a CRD's stored versions).
         this.entry.strategy.prepareForUpdate?.(obj, current, this.strategyContext(ctx))
+      } else {
+        sub?.prepareForUpdate?.(obj, current, this.strategyContext(ctx))
       }
       nextGeneration(this.entry, obj, current)
       await this.entry.strategy.prepareValidation?.(obj, current)

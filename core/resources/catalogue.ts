@@ -139,6 +139,12 @@ export interface SubresourceEntry {
    * main strategy's prepareForUpdate does not run.
    */
   narrowUpdate?(obj: KubeObject, old: KubeObject): KubeObject
+  /**
+   * What its upstream strategy's PrepareForUpdate settles beyond keeping the
+   * stored spec and metadata (a pod's status write keeps the stored QoS
+   * class when it sends none): run after mutating admission, before validation.
+   */
+  prepareForUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): void
   /** Its validation of an update through it, in place of the strategy's validateUpdate (with or without `narrowUpdate`). */
   validateUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): FieldError[]
   /**

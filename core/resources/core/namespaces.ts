@@ -10,6 +10,7 @@ import type { ResourceEntry } from '../catalogue.js'
 import { ageColumn, nameColumn } from '../columns/common.js'
 import { defineResource, NO_DELETECOLLECTION, statusSubresource } from '../define.js'
 import { formatTimestamp, isPlainObject, type KubeObject } from '../../machinery/object.js'
+import { defaultNamespacePhase, validateNamespaceStatusUpdate } from './namespace-status-validation.js'
 
 export const NAMESPACE_FINALIZER = 'kubernetes'
 export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name'
@@ -51,7 +52,11 @@ export const namespaces: ResourceEntry = defineResource({
   shortNames: ['ns'],
   namespaced: false,
   verbs: NO_DELETECOLLECTION,
-  subresources: [{ name: 'finalize', kind: 'Namespace', verbs: ['update'] }, statusSubresource('Namespace')],
+  subresources: [
+    { name: 'finalize', kind: 'Namespace', verbs: ['update'] },
+    // namespaceStatusStrategy: the phase must agree with the deletion stamp; the finalizers are not the status's concern.
+    { ...statusSubresource('Namespace'), validateUpdate: validateNamespaceStatusUpdate },
+  ],
   typeName: 'io.k8s.api.core.v1.Namespace',
   validateName: isDNS1123Label,
   strategy: {
@@ -59,6 +64,7 @@ export const namespaces: ResourceEntry = defineResource({
       // The name label lets selectors pick namespaces by name (upstream sets it in defaulting).
       const name = obj.metadata.name
       if (name) obj.metadata.labels = { ...obj.metadata.labels, [NAMESPACE_NAME_LABEL]: name }
+      defaultNamespacePhase(obj)
     },
     prepareForCreate(obj) {
       const finalizers = namespaceSpec(obj).finalizers ?? []

@@ -5,6 +5,8 @@ import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
 import { at, list, record, text } from '../columns/values.js'
 import { connectSubresource, defineResource, PROXY_VERBS, statusSubresource } from '../define.js'
 import type { KubeObject } from '../../machinery/object.js'
+import { defaultNodeAllocatable, prepareNodeForCreate, prepareNodeForUpdate, prepareNodeStatusUpdate, syncPodCIDRs } from './node-strategy.js'
+import { validateNode, validateNodeUpdate } from './node-validation.js'
 
 const ROLE_LABEL_PREFIX = 'node-role.kubernetes.io/'
 const ROLE_LABEL = 'kubernetes.io/role'
@@ -43,9 +45,20 @@ export const nodes: ResourceEntry = defineResource({
   resource: 'nodes',
   namespaced: false,
   shortNames: ['no'],
-  subresources: [connectSubresource('proxy', 'NodeProxyOptions', PROXY_VERBS), statusSubresource('Node')],
+  subresources: [
+    connectSubresource('proxy', 'NodeProxyOptions', PROXY_VERBS),
+    // nodeStatusStrategy: the update rules alone (ValidateNodeUpdate), not the create rules a spec update repeats.
+    { ...statusSubresource('Node'), prepareForUpdate: prepareNodeStatusUpdate, validateUpdate: validateNodeUpdate },
+  ],
   storagePath: 'minions',
+  // Nodes may carry their status from creation on (a node agent registers with it).
   strategy: {
+    normalize: syncPodCIDRs,
+    applyDefaults: defaultNodeAllocatable,
+    prepareForCreate: prepareNodeForCreate,
+    prepareForUpdate: prepareNodeForUpdate,
+    validate: validateNode,
+    validateUpdate: (node, old) => [...validateNode(node), ...validateNodeUpdate(node, old)],
     fieldLabelRefusal: fieldLabelNotSupported,
     fieldSet: (node) => ({ 'spec.unschedulable': String(at(node, 'spec', 'unschedulable') === true) }),
   },

@@ -18,6 +18,9 @@ import { podGracePeriod } from './pod-deletion.js'
 import { podQOSClass } from './pod-spec-resources.js'
 import { validatePodOnly, validatePodSpec } from './pod-spec-validation.js'
 import { validatePodSpecUpdate } from './pod-spec-update.js'
+import { isValidDeletionCost, validatePodAnnotations, validatePodAnnotationUpdates } from './pod-annotation-rules.js'
+import { syncPodIPs } from './pod-status-ips.js'
+import { preparePodStatusUpdate, validatePodStatusUpdate } from './pod-status-validation.js'
 
 function podIP(pod: KubeObject): string {
   return text(at(pod, 'status', 'podIPs', 0, 'ip')) || text(at(pod, 'status', 'podIP'))
@@ -72,23 +75,37 @@ export const pods: ResourceEntry = defineResource({
     connectSubresource('portforward', 'PodPortForwardOptions', ['create', 'get']),
     connectSubresource('proxy', 'PodProxyOptions', PROXY_VERBS),
     resizeSubresource(validatePod),
-    // podStatusStrategy: owner references and the deletion stamp stay as stored (old kubelets corrupt them).
-    statusSubresource('Pod', ['deletionTimestamp', 'ownerReferences']),
+    // podStatusStrategy: owner references and the deletion stamp stay as stored (old kubelets corrupt them);
+    // only the status rules and the pod's annotation rules apply, not the spec's.
+    {
+      ...statusSubresource('Pod', ['deletionTimestamp', 'ownerReferences']),
+      prepareForUpdate: preparePodStatusUpdate,
+      validateUpdate: (pod, old) => [...validatePodAnnotationUpdates(pod, old), ...validatePodStatusUpdate(pod, old)],
+    },
   ],
   strategy: {
     checkGracefulDelete: podGracePeriod,
+    // podIP and podIPs as v1's conversion leaves them (pod-status-ips.ts).
+    normalize: syncPodIPs,
     applyDefaults: (pod) => applyPodDefaults(pod),
     prepareForCreate,
     prepareForUpdate: (pod, old) => {
       pod['status'] = old['status']
     },
     validate: (pod, ctx) => {
-      const errs = validatePod(pod, ctx)
+      const errs = [...validatePodAnnotations(pod, false), ...validatePod(pod, ctx)]
       if (Array.isArray(specOf(pod)['ephemeralContainers']) && (specOf(pod)['ephemeralContainers'] as unknown[]).length)
         errs.push(forbiddenField(fieldPath('spec').child('ephemeralContainers'), 'cannot be set on create'))
       return errs
     },
-    validateUpdate: (pod, old, ctx) => [...validatePod(pod, ctx), ...validatePodSpecUpdate(specOf(pod), specOf(old), fieldPath('spec'))],
+    // As upstream's ValidatePodUpdate: the annotations and the spec, then the annotations' own update rules (which
+    // repeat the first), then what the spec may change.
+    validateUpdate: (pod, old, ctx) => [
+      ...validatePodAnnotations(pod, !isValidDeletionCost(old.metadata.annotations ?? {})),
+      ...validatePod(pod, ctx),
+      ...validatePodAnnotationUpdates(pod, old),
+      ...validatePodSpecUpdate(specOf(pod), specOf(old), fieldPath('spec')),
+    ],
     // The fields upstream lets `--field-selector` pick pods by (kubectl describe node, the scheduler).
     fieldLabelRefusal: fieldLabelNotSupported,
     fieldSet: (pod) => ({

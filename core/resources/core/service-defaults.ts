@@ -46,6 +46,16 @@ export function applyServiceDefaults(svc: KubeObject): void {
   // clusterIPs follows a lone clusterIP (upstream's NormalizeClusterIPs on create).
   if (typeof spec['clusterIP'] === 'string' && spec['clusterIP'] !== '' && stringList(spec['clusterIPs']).length === 0)
     spec['clusterIPs'] = [spec['clusterIP']]
+  defaultLoadBalancerIPMode(svc, spec)
+}
+
+/** SetDefaults_Service's part for the status (LoadBalancerIPMode, GA at 1.32): an addressed ingress point of a LoadBalancer service is a VIP. */
+function defaultLoadBalancerIPMode(svc: KubeObject, spec: ServiceSpec): void {
+  if (spec['type'] !== 'LoadBalancer' || !isPlainObject(svc['status']) || !isPlainObject(svc['status']['loadBalancer'])) return
+  const ingress = svc['status']['loadBalancer']['ingress']
+  for (const point of Array.isArray(ingress) ? ingress : []) {
+    if (isPlainObject(point) && typeof point['ip'] === 'string' && point['ip'] && (point['ipMode'] === undefined || point['ipMode'] === null)) point['ipMode'] = 'VIP'
+  }
 }
 
 /** A new Service starts with an empty status, whatever the client sent. */

@@ -15,6 +15,7 @@ import { dns1035LabelName } from '../names.js'
 import { applyServiceDefaults, prepareServiceForCreate, prepareServiceForUpdate } from './service-defaults.js'
 import { validateService, validateServiceUpdate } from './service-validation.js'
 import { validateEndpoints } from './endpoints-validation.js'
+import { validateServiceStatusUpdate } from './service-status-validation.js'
 
 export const services: ResourceEntry = defineResource({
   group: '',
@@ -24,7 +25,11 @@ export const services: ResourceEntry = defineResource({
   namespaced: true,
   shortNames: ['svc'],
   categories: ['all'],
-  subresources: [connectSubresource('proxy', 'ServiceProxyOptions', PROXY_VERBS), statusSubresource('Service')],
+  subresources: [
+    connectSubresource('proxy', 'ServiceProxyOptions', PROXY_VERBS),
+    // serviceStatusStrategy: the load-balancer status alone is checked, not the spec.
+    { ...statusSubresource('Service'), validateUpdate: validateServiceStatusUpdate },
+  ],
   validateName: dns1035LabelName,
   storagePath: 'services/specs',
   strategy: {
