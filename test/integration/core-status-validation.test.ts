@@ -266,6 +266,22 @@ describe('services/status', () => {
   })
 })
 
+describe('ingresses/status', () => {
+  it('checks each load-balancer point as a Service\u2019s, without ipMode', async () => {
+    const path = await create('/apis/networking.k8s.io/v1/namespaces/default/ingresses', {
+      metadata: { name: 'web' },
+      spec: { defaultBackend: { service: { name: 'web', port: { number: 80 } } } },
+    })
+    await refuses(
+      path,
+      withStatus({ loadBalancer: { ingress: [{ ip: 'x' }, { hostname: '1.2.3.4' }] } }),
+      `Ingress.networking.k8s.io "web" is invalid: [status.loadBalancer.ingress[0].ip: Invalid value: "x": ${IP_MESSAGE}, status.loadBalancer.ingress[1].hostname: Invalid value: "1.2.3.4": must be a DNS name, not an IP address]`,
+    )
+    const stored = await accepts(path, withStatus({ loadBalancer: { ingress: [{ ip: '192.0.2.7' }, { hostname: 'lb.example.com' }] } }))
+    assert.deepEqual(stored.status.loadBalancer.ingress, [{ ip: '192.0.2.7' }, { hostname: 'lb.example.com' }])
+  })
+})
+
 describe('namespaces/status', () => {
   it('keeps a namespace Active while it is not being deleted, naming the field status.Phase', async () => {
     const path = await create(NAMESPACES, { metadata: { name: 'status-phases' } })

@@ -22,12 +22,25 @@ export function validateLoadBalancerStatus(status: unknown, path: FieldPath, ser
   const ingress = list(record(status)['ingress'])
   const ingressPath = path.child('ingress')
   if (serviceType !== 'LoadBalancer' && ingress.length > 0) return [forbiddenField(ingressPath, "may only be used when `spec.type` is 'LoadBalancer'")]
+  return ingress.flatMap((point, i) => ingressPointProblems(record(point), ingressPath.index(i), true))
+}
+
+/**
+ * An Ingress's load-balancer status (upstream's
+ * validateIngressLoadBalancerStatus): its points as a Service's, without
+ * the ipMode a Service's have.
+ */
+export function validateIngressLoadBalancerStatus(status: unknown, path: FieldPath): FieldError[] {
+  const ingressPath = path.child('ingress')
+  return list(record(status)['ingress']).flatMap((point, i) => ingressPointProblems(record(point), ingressPath.index(i), false))
+}
+
+/** One load-balancer ingress point: an IP that parses, a hostname that is a DNS name, and (for a Service's) its ipMode. */
+function ingressPointProblems(entry: Record<string, unknown>, at: FieldPath, withIpMode: boolean): FieldError[] {
   const errs: FieldError[] = []
-  ingress.forEach((point, i) => {
-    const entry = record(point)
-    const at = ingressPath.index(i)
-    const ip = text(entry['ip'])
-    if (ip && !parseIPSloppy(ip)) errs.push(invalid(at.child('ip'), ip, IP_MESSAGE))
+  const ip = text(entry['ip'])
+  if (ip && !parseIPSloppy(ip)) errs.push(invalid(at.child('ip'), ip, IP_MESSAGE))
+  if (withIpMode) {
     const mode = entry['ipMode']
     if (!isSet(mode)) {
       if (ip) errs.push(required(at.child('ipMode'), 'must be specified when `ip` is set'))
@@ -36,12 +49,12 @@ export function validateLoadBalancerStatus(status: unknown, path: FieldPath, ser
     } else if (!IP_MODES.includes(text(mode))) {
       errs.push(notSupported(at.child('ipMode'), mode, IP_MODES))
     }
-    const hostname = text(entry['hostname'])
-    if (hostname) {
-      for (const msg of isDNS1123Subdomain(hostname)) errs.push(invalid(at.child('hostname'), hostname, msg))
-      if (parseIPSloppy(hostname)) errs.push(invalid(at.child('hostname'), hostname, 'must be a DNS name, not an IP address'))
-    }
-  })
+  }
+  const hostname = text(entry['hostname'])
+  if (hostname) {
+    for (const msg of isDNS1123Subdomain(hostname)) errs.push(invalid(at.child('hostname'), hostname, msg))
+    if (parseIPSloppy(hostname)) errs.push(invalid(at.child('hostname'), hostname, 'must be a DNS name, not an IP address'))
+  }
   return errs
 }
 

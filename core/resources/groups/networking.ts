@@ -1,11 +1,13 @@
 /** networking.k8s.io/v1: ingresses, network policies, service CIDRs and the IPs allocated from them. */
+import { validateIngressLoadBalancerStatus } from '../core/service-status-validation.js'
 import { RESET_OBJECT_META_FOR_STATUS, type ResourceEntry } from '../catalogue.js'
 import { ageColumn, column, nameColumn } from '../columns/common.js'
 import { formatLabelSelector } from '../columns/format.js'
 import { loadBalancerAddresses } from '../columns/service.js'
-import { at, list, text, textAt } from '../columns/values.js'
+import { at, list, record, text, textAt } from '../columns/values.js'
 import { defineResource, statusSubresource } from '../define.js'
 import type { KubeObject } from '../../machinery/object.js'
+import { fieldPath } from '../../machinery/field.js'
 import { ipAddressName } from '../names.js'
 import {
   validateIPAddress,
@@ -47,7 +49,13 @@ export const ingresses: ResourceEntry = defineResource({
   resource: 'ingresses',
   namespaced: true,
   shortNames: ['ing'],
-  subresources: [statusSubresource('Ingress')],
+  // Through status, upstream checks the load-balancer points alone.
+  subresources: [
+    {
+      ...statusSubresource('Ingress'),
+      validateUpdate: (ing) => validateIngressLoadBalancerStatus(record(ing['status'])['loadBalancer'], fieldPath('status').child('loadBalancer')),
+    },
+  ],
   storagePath: 'ingress',
   strategy: {
     prepareForCreate: prepareIngressForCreate,
