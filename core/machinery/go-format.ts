@@ -102,7 +102,8 @@ function requirementText(r: unknown): string {
 
 /** `%#v` of a metav1.LabelSelector, the value upstream shows for a refused selector. */
 export function goLabelSelector(selector: unknown): GoLiteral {
-  if (!isPlainObject(selector)) return new GoLiteral('null')
+  // A nil selector is a field error's nil value, which upstream's ErrorBody prints as "null", quoted.
+  if (!isPlainObject(selector)) return new GoLiteral('"null"')
   const expressions = selector['matchExpressions']
   const exprText = Array.isArray(expressions)
     ? `[]v1.LabelSelectorRequirement{${expressions.map(requirementText).join(', ')}}`
