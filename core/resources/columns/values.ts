@@ -31,6 +31,11 @@ export function record(v: unknown): Record<string, unknown> {
   return isPlainObject(v) ? v : {}
 }
 
+/** A list field's items as objects, anything else as an empty one, so that each keeps its index in error paths. */
+export function objectItems(v: unknown): Record<string, unknown>[] {
+  return Array.isArray(v) ? v.map(record) : []
+}
+
 /** A quantity as it is stored (a string) or as a client sent it (a number). */
 export function quantity(v: unknown): string {
   if (typeof v === 'number') return String(v)

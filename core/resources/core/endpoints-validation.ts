@@ -4,9 +4,10 @@
  * means a real peer, and each port is a valid number with a protocol (and a
  * name once there are several).
  */
+import { objectItems as objects, text } from '../columns/values.js'
 import { type FieldError, type FieldPath, fieldPath, invalid, isSet, notSupported, required } from '../../machinery/field.js'
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName } from '../../machinery/names.js'
-import { isPlainObject, type KubeObject } from '../../machinery/object.js'
+import type { KubeObject } from '../../machinery/object.js'
 import { IP_MESSAGE, PORT_RANGE_MESSAGE } from './service-validation.js'
 import { parseIPSloppy } from './sloppy-ip.js'
 
@@ -14,8 +15,6 @@ const PROTOCOLS = ['SCTP', 'TCP', 'UDP']
 
 type Obj = Record<string, unknown>
 
-const objects = (v: unknown): Obj[] => (Array.isArray(v) ? v.map((x) => (isPlainObject(x) ? x : {})) : [])
-const text = (v: unknown): string => (typeof v === 'string' ? v : '')
 
 /** 0.0.0.0 or :: (an IPv4-mapped address counts as IPv4, as Go's net.IP sees it). */
 function isUnspecified(v4: number[] | undefined, bytes: number[]): boolean {

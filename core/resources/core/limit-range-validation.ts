@@ -6,9 +6,10 @@
  * not be overcommitted. Upstream walks the resources of an item in map
  * order; here they come in the order the item names them.
  */
+import { record } from '../columns/values.js'
 import { duplicate, type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, required } from '../../machinery/field.js'
 import { isQualifiedName } from '../../machinery/names.js'
-import { isPlainObject, type KubeObject } from '../../machinery/object.js'
+import type { KubeObject } from '../../machinery/object.js'
 import { goQuantity, quantityOf, quantityString, scaledValue } from './go-quantity.js'
 import { isOvercommitAllowed, validateContainerResourceName, validateResourceName } from './resource-names.js'
 
@@ -21,7 +22,6 @@ type ListName = (typeof LISTS)[number]
 /** Upstream's resource.MaxMilliValue: beyond it, milli-units overflow an int64. */
 const MAX_MILLI_VALUE = (2n ** 63n - 1n) / 1000n
 
-const record = (v: unknown): Obj => (isPlainObject(v) ? v : {})
 
 function validateTypeName(type: string, path: FieldPath): FieldError[] {
   const errs = isQualifiedName(type).map((msg) => invalid(path, type, msg))

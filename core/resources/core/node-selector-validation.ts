@@ -3,15 +3,13 @@
  * checks under it): at least one term, label expressions with an operator
  * that fits their values, and field expressions on metadata.name alone.
  */
+import { objectItems as objects, text } from '../columns/values.js'
 import { type FieldError, type FieldPath, forbiddenField, invalid, required } from '../../machinery/field.js'
 import { isDNS1123Subdomain, isValidLabelValue } from '../../machinery/names.js'
-import { isPlainObject } from '../../machinery/object.js'
 import { validateLabelName } from '../../validation/label-selector.js'
 
 type Obj = Record<string, unknown>
 
-const objects = (v: unknown): Obj[] => (Array.isArray(v) ? v.map((x) => (isPlainObject(x) ? x : {})) : [])
-const text = (v: unknown): string => (typeof v === 'string' ? v : '')
 const values = (req: Obj): string[] => (Array.isArray(req['values']) ? req['values'].map(text) : [])
 
 function validateLabelRequirement(req: Obj, path: FieldPath, allowInvalidLabelValue: boolean): FieldError[] {

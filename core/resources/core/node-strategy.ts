@@ -7,9 +7,9 @@
  * already has them. A status with capacity and no allocatable gets the
  * capacity as allocatable.
  */
+import { text } from '../columns/values.js'
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 
-const text = (v: unknown): string => (typeof v === 'string' ? v : '')
 
 export function syncPodCIDRs(node: KubeObject): void {
   const spec = node['spec']

@@ -10,6 +10,7 @@
  * back down to above its status capacity) and VolumeAttributesClass is off
  * (see persistent-volume-validation.ts).
  */
+import { record, text } from '../columns/values.js'
 import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, isSet, notSupported, required } from '../../machinery/field.js'
 import { GoLiteral } from '../../machinery/go-format.js'
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName } from '../../machinery/names.js'
@@ -23,8 +24,6 @@ import { semanticallyEqual } from './semantic-equal.js'
 
 type Obj = Record<string, unknown>
 
-const record = (v: unknown): Obj => (isPlainObject(v) ? v : {})
-const text = (v: unknown): string => (typeof v === 'string' ? v : '')
 
 const BETA_STORAGE_CLASS = 'volume.beta.kubernetes.io/storage-class'
 const SPEC_IMMUTABLE = 'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims'

@@ -10,6 +10,7 @@
  * `volumeAttributesClassName` is dropped from what a write sets (unless the
  * stored volume already has one) and is not validated.
  */
+import { record, text } from '../columns/values.js'
 import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, isSet, notSupported, required } from '../../machinery/field.js'
 import { GoLiteral } from '../../machinery/go-format.js'
 import { isDNS1123Subdomain } from '../../machinery/names.js'
@@ -27,8 +28,6 @@ export const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', '
 export const VOLUME_MODES = ['Block', 'Filesystem']
 const RECLAIM_POLICIES = ['Delete', 'Recycle', 'Retain']
 
-const record = (v: unknown): Obj => (isPlainObject(v) ? v : {})
-const text = (v: unknown): string => (typeof v === 'string' ? v : '')
 export const specOf = (obj: KubeObject): Obj => record(obj['spec'])
 
 /** Each mode known, and ReadWriteOncePod alone when present. */

@@ -7,9 +7,9 @@
  * list's first entry. `hostIP` and `hostIPs` are both kept as written:
  * validation holds them together.
  */
+import { text } from '../columns/values.js'
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 
-const text = (v: unknown): string => (typeof v === 'string' ? v : '')
 
 export function syncPodIPs(pod: KubeObject): void {
   const status = pod['status']
