@@ -6,7 +6,7 @@
  * exactly one source; the first one set counts and every later one is
  * refused, in upstream's order of the fields.
  */
-import { text } from '../columns/values.js'
+import { int, list, text } from '../columns/values.js'
 import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, isSet, notSupported, required, tooLong } from '../../machinery/field.js'
 import { goStrings } from '../../machinery/go-format.js'
 import { isDNS1123Label, isDNS1123Subdomain } from '../../machinery/names.js'
@@ -14,8 +14,6 @@ import { isPlainObject } from '../../machinery/object.js'
 
 type Obj = Record<string, unknown>
 
-const int = (v: unknown): number => (typeof v === 'number' ? v : 0)
-const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : [])
 const requireText = (src: Obj, key: string, path: FieldPath): FieldError[] => (text(src[key]) ? [] : [required(path.child(key))])
 
 const PARTITION_MESSAGE = 'must be between 1 and 255, inclusive'

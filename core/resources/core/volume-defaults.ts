@@ -4,15 +4,14 @@
  * the defaults of the volume sources a volume may hold). A new object's
  * status is the Pending phase alone, as upstream returns it.
  */
+import { isSet } from '../../machinery/field.js'
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 
 type Obj = Record<string, unknown>
 
-const isUnset = (v: unknown): boolean => v === undefined || v === null
-
 /** A plain string field is defaulted when empty too; a pointer field (`optional`) only when absent. */
 function setDefault(obj: Obj, key: string, value: unknown, optional = false): void {
-  if (isUnset(obj[key]) || (!optional && obj[key] === '')) obj[key] = value
+  if (!isSet(obj[key]) || (!optional && obj[key] === '')) obj[key] = value
 }
 
 /** Per source field, the defaults of its fields. */

@@ -6,7 +6,7 @@
  * minutes to 2^32 seconds. Whether volumes are attached and which lifecycle
  * modes the driver serves stay as created.
  */
-import { duplicate, type FieldError, type FieldPath, fieldPath, invalid, notSupported, required } from '../../machinery/field.js'
+import { duplicate, type FieldError, fieldPath, type FieldPath, invalid, isSet, notSupported, required } from '../../machinery/field.js'
 import { goStrings } from '../../machinery/go-format.js'
 import type { KubeObject } from '../../machinery/object.js'
 import { isPlainObject } from '../../machinery/object.js'
@@ -19,7 +19,6 @@ const LIFECYCLE_MODES = ['Persistent', 'Ephemeral']
 const MIN_TOKEN_SECONDS = 10 * 60
 const MAX_TOKEN_SECONDS = 2 ** 32
 
-const isSet = (v: unknown): boolean => v !== undefined && v !== null
 
 /**
  * storage/v1 defaults. seLinuxMount is defaulted as at 1.32, where its

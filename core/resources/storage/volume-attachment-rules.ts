@@ -6,7 +6,7 @@
  * small. The spec is fixed once created; the status is the attacher's.
  */
 import { utf8Length } from '../../machinery/utf8-length.js'
-import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, required, tooLong } from '../../machinery/field.js'
+import { type FieldError, fieldPath, type FieldPath, forbiddenField, invalid, isSet, required, tooLong } from '../../machinery/field.js'
 import { GoLiteral, goPointerText, goQuote } from '../../machinery/go-format.js'
 import { isDNS1123Subdomain } from '../../machinery/names.js'
 import type { KubeObject } from '../../machinery/object.js'
@@ -19,7 +19,6 @@ const MAX_ERROR_MESSAGE_BYTES = 1024
 
 const SOURCE_RULE = 'must specify exactly one of inlineVolumeSpec and persistentVolumeName'
 
-const isSet = (v: unknown): boolean => v !== undefined && v !== null
 
 /** A new attachment starts unattached: the status is the attacher's to write. */
 export function prepareVolumeAttachmentForCreate(va: KubeObject): void {
