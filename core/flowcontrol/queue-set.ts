@@ -66,8 +66,9 @@ export class QueueSet {
   ) {
     this.limit = limit
     const count = queuing?.queues ?? 0
-    this.queues = Array.from({ length: count }, () => [])
-    this.executingPerQueue = new Array<number>(count).fill(0)
+    // Made as requests first wait in them: most levels never queue, and every server builds each level (up to 128 queues).
+    this.queues = new Array<Waiter[]>(count)
+    this.executingPerQueue = new Array<number>(count)
   }
 
   get waiting(): number {
@@ -81,7 +82,7 @@ export class QueueSet {
     const hand = dealHand(flowHash(flow), this.queues.length, this.queuing.handSize)
     const load = (q: number): number => (this.queues[q]?.length ?? 0) + (this.executingPerQueue[q] ?? 0)
     const queue = hand.reduce((best, q) => (load(q) < load(best) ? q : best))
-    const waiters = this.queues[queue] as Waiter[]
+    const waiters = (this.queues[queue] ??= [])
     if (waiters.length >= this.queuing.queueLengthLimit) return 'queue-full'
     return new Promise((resolve) => {
       const waiter: Waiter = {

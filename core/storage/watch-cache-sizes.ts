@@ -21,5 +21,7 @@ export function parseWatchCacheSizes(values: readonly string[]): Record<string, 
 
 /** Whether a resource keeps its watch cache: every size but 0 leaves it on. */
 export function watchCacheEnabled(sizes: Readonly<Record<string, number>>, group: string, resource: string): boolean {
+  // No sizes given is the common case (each server asks for some sixty resources): no key to build and look up.
+  if (Object.keys(sizes).length === 0) return true
   return sizes[group ? `${resource}.${group}` : resource] !== 0
 }
