@@ -195,7 +195,7 @@ export function renderDaemonSuite(f: SuiteFigures, runSeconds: number): string {
     '',
     `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu.length} × ${cpu[0]?.model.trim() ?? 'CPU'}, Node ${process.version}, load average ${loadavg()[0]!.toFixed(1)} at the end,`,
     `in one run of \`node --import tsx test/bench/daemon-suite.ts\` (${Math.round(runSeconds)} s; \`npm run bench\` runs it): ${f.seconds} s per rate.`,
-    `GETs and writes run in ${f.passes ?? 1} pass${(f.passes ?? 1) === 1 ? '' : 'es'} over the targets, taking turns in alternating order, each rate the passes together; the writes after a pass uncounted (the daemon's JavaScript compiles what a write runs as it first runs it; upstream's Go is compiled ahead). The other figures are taken once, target after target.`,
+    `GETs, LISTs and writes run in ${f.passes ?? 1} pass${(f.passes ?? 1) === 1 ? '' : 'es'} over the targets, taking turns in alternating order, each rate the passes together; the LISTs and the writes after a pass uncounted (the daemon's JavaScript compiles what a request runs as it first runs it; upstream's Go is compiled ahead). The other figures are taken once, target after target.`,
     '',
     'The daemon (`dist/runtimes/node/main.cjs`) runs on the embedded store and on a local etcd, with a static token',
     "(`--token-auth-file`, group system:masters). GETs read one ConfigMap of about 1 kB with `wrk -t2 -c32` over TLS with",
