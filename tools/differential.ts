@@ -16,7 +16,10 @@
  *              the update-only ones (name, uid, resourceVersion, generation);
  *   status     invalid status fields written through `/status`, for each
  *              sample whose resource has that subresource;
- *   selectors  field selectors on every list both serve.
+ *   selectors  field selectors on every list both serve;
+ *   defaults   each sample as it is, created (dry run) on both: the objects
+ *              answered compared field by field (defaults, fields kept or
+ *              dropped), but for names, uids, times and allocated addresses.
  *
  * `--only` keeps the samples whose `group/version/resource` matches. An
  * older upstream binary differs where upstream changed since (its JSON
@@ -286,7 +289,56 @@ async function selectors(up: Call, ours: Call, only: RegExp | undefined, tally: 
   }
 }
 
-const SUITES = { creates, updates, status, selectors } as const
+/** Fields whose values two servers give apart by nature: identities, times, allocations. */
+const VOLATILE_FIELDS = new Set([
+  'metadata.uid',
+  'metadata.resourceVersion',
+  'metadata.creationTimestamp',
+  'metadata.managedFields',
+  'metadata.generateName',
+  'metadata.name',
+  'spec.clusterIP',
+  'spec.clusterIPs',
+  'spec.ports.0.nodePort',
+  'spec.healthCheckNodePort',
+])
+
+/** The field paths where `a` (upstream's) and `b` (ours) differ, each with both values. */
+function fieldDifferences(a: unknown, b: unknown, path = ''): string[] {
+  if (VOLATILE_FIELDS.has(path)) return []
+  const isRecord = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v)
+  const at = (key: string) => (path ? `${path}.${key}` : key)
+  if (isRecord(a) && isRecord(b)) return [...new Set([...Object.keys(a), ...Object.keys(b)])].flatMap((k) => fieldDifferences(a[k], b[k], at(k)))
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) return a.flatMap((item, i) => fieldDifferences(item, b[i], at(String(i))))
+  return JSON.stringify(a) === JSON.stringify(b) ? [] : [`${path}: upstream ${JSON.stringify(a) ?? 'absent'}, ours ${JSON.stringify(b) ?? 'absent'}`]
+}
+
+/** Each sample created as it is (dry run) on both; the objects answered compared field by field: defaults, kept and dropped fields. */
+async function defaults(up: Call, ours: Call, only: RegExp | undefined, tally: Tally): Promise<void> {
+  for (const sample of SAMPLES) {
+    if (only && !only.test(sample.gvr)) continue
+    const coll = await collectionOf(up, sample.gvr)
+    if (!coll) continue
+    const body: Json = { apiVersion: coll.apiVersion, kind: coll.kind, ...structuredClone(sample.body) }
+    const [a, b] = await Promise.all([up('POST', `${coll.path}?dryRun=All`, body), ours('POST', `${coll.path}?dryRun=All`, structuredClone(body))])
+    if (a.status !== 201 || b.status !== 201) {
+      tally.differ++
+      console.log(`
+defaults ${sample.gvr}: not created (upstream ${a.status} ${messageOf(a)}; ours ${b.status} ${messageOf(b)})`)
+      continue
+    }
+    const found = fieldDifferences(a.body, b.body)
+    if (found.length === 0) {
+      tally.same++
+      continue
+    }
+    tally.differ++
+    console.log(`
+defaults ${sample.gvr}:\n  ${found.join('\n  ')}`)
+  }
+}
+
+const SUITES = { creates, updates, status, selectors, defaults } as const
 
 const { values } = parseArgs({
   options: {
@@ -297,7 +349,7 @@ const { values } = parseArgs({
   },
 })
 if (!values.upstream) {
-  console.error('usage: node --import tsx tools/differential.ts --upstream KUBE_APISERVER [--suite creates|updates|status|selectors]... [--only REGEX] [--port N]')
+  console.error('usage: node --import tsx tools/differential.ts --upstream KUBE_APISERVER [--suite creates|updates|status|selectors|defaults]... [--only REGEX] [--port N]')
   process.exit(2)
 }
 const chosen = (values.suite ?? Object.keys(SUITES)) as (keyof typeof SUITES)[]

@@ -98,7 +98,7 @@ export function initialGeneration(entry: ResourceEntry, obj: KubeObject): void {
 
 /** Bumps the generation when anything but metadata and status changed. */
 export function nextGeneration(entry: ResourceEntry, obj: KubeObject, old: KubeObject): void {
-  if (!entry.tracksGeneration) return
+  if (entry.tracksGeneration !== true) return
   const generation = old.metadata.generation ?? 0
   obj.metadata.generation = sameJson(desired(obj), desired(old)) ? generation : generation + 1
 }

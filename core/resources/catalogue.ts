@@ -263,8 +263,12 @@ export interface ResourceEntry {
    * events.k8s.io events are validated as core events (`Event "x" is invalid`).
    */
   invalidKindGroup?: string
-  /** metadata.generation starts at 1 and counts the changes to everything but metadata and status. */
-  tracksGeneration?: boolean
+  /**
+   * metadata.generation starts at 1 and counts the changes to everything but
+   * metadata and status; 'at-creation': starts at 1 and stays there, as
+   * upstream's PriorityClass strategy leaves it.
+   */
+  tracksGeneration?: boolean | 'at-creation'
   /** Set when this version's objects are stored in another version's form. */
   conversion?: VersionConversion
   /**

@@ -60,6 +60,8 @@ function webhookConfiguration(kind: string, resource: string, webhooks: WebhookK
     resource,
     namespaced: false,
     categories: CATEGORIES,
+    // Upstream's strategy: 1 at creation, one more whenever the webhooks change.
+    tracksGeneration: true,
     strategy: {
       allowUnconditionalUpdate: false,
       applyDefaults: (obj) => applyWebhookDefaults(obj, webhooks),
@@ -78,6 +80,8 @@ function policyBinding(kind: string, resource: string, mutating: boolean): Resou
     resource,
     namespaced: false,
     categories: CATEGORIES,
+    // Upstream's strategy: 1 at creation, one more whenever the spec changes.
+    tracksGeneration: true,
     strategy: {
       allowUnconditionalUpdate: false,
       applyDefaults: applyBindingDefaults,

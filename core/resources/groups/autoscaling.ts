@@ -88,7 +88,6 @@ const hpaColumns: TableColumn[] = [
 const common = {
   group: 'autoscaling',
   kind: 'HorizontalPodAutoscaler',
-  tracksGeneration: true,
   resource: 'horizontalpodautoscalers',
   namespaced: true,
   shortNames: ['hpa'],

@@ -78,6 +78,8 @@ export const ingressClasses: ResourceEntry = defineResource({
   kind: 'IngressClass',
   resource: 'ingressclasses',
   namespaced: false,
+  // Upstream's strategy: 1 at creation, one more whenever the spec changes.
+  tracksGeneration: true,
   strategy: {
     applyDefaults: applyIngressClassDefaults,
     validate: validateIngressClass,

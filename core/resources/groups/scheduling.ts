@@ -20,6 +20,8 @@ export const priorityClasses: ResourceEntry = defineResource({
   resource: 'priorityclasses',
   namespaced: false,
   shortNames: ['pc'],
+  // Upstream's strategy sets 1 at creation and never counts a change (the value is fixed; the rest is description).
+  tracksGeneration: 'at-creation',
   strategy: {
     applyDefaults: applyPriorityClassDefaults,
     validate: validatePriorityClass,
