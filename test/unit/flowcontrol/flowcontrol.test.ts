@@ -119,6 +119,32 @@ describe('shuffle sharding and queues', () => {
     assert.equal(set.executing, 1)
   })
 
+  it('queues flows in queues made as they first wait, serves them in turn and lets a wait time out', async () => {
+    const set = new QueueSet(1, { queues: 64, handSize: 1, queueLengthLimit: 2 })
+    const running = set.acquire('seated', 60_000) as { release(): void }
+    const waiting = ['a', 'b', 'c'].map((flow) => set.acquire(flow, 60_000))
+    const expiring = set.acquire('late', 10)
+    assert.ok(waiting.every((w) => w instanceof Promise) && expiring instanceof Promise)
+    assert.equal(set.waiting, 4)
+    assert.equal(await expiring, 'time-out')
+    assert.equal(set.waiting, 3)
+    // Served one at a time, in the order of their queues: each releases its seat once it has it.
+    const served: string[] = []
+    const done = waiting.map((next, i) =>
+      (next as Promise<{ release(): void }>).then((ticket) => {
+        served.push(['a', 'b', 'c'][i]!)
+        assert.equal(set.executing, 1)
+        setImmediate(() => ticket.release())
+      }),
+    )
+    running.release()
+    await Promise.all(done)
+    assert.deepEqual(served.sort(), ['a', 'b', 'c'])
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.equal(set.waiting, 0)
+    assert.equal(set.executing, 0)
+  })
+
   it('refuses at once when the level rejects instead of queuing', () => {
     const set = new QueueSet(1, undefined)
     assert.equal(typeof set.acquire('a', 1000), 'object')
