@@ -323,8 +323,7 @@ async function defaults(up: Call, ours: Call, only: RegExp | undefined, tally: T
     const [a, b] = await Promise.all([up('POST', `${coll.path}?dryRun=All`, body), ours('POST', `${coll.path}?dryRun=All`, structuredClone(body))])
     if (a.status !== 201 || b.status !== 201) {
       tally.differ++
-      console.log(`
-defaults ${sample.gvr}: not created (upstream ${a.status} ${messageOf(a)}; ours ${b.status} ${messageOf(b)})`)
+      console.log(`\ndefaults ${sample.gvr}: not created (upstream ${a.status} ${messageOf(a)}; ours ${b.status} ${messageOf(b)})`)
       continue
     }
     const found = fieldDifferences(a.body, b.body)
@@ -333,8 +332,7 @@ defaults ${sample.gvr}: not created (upstream ${a.status} ${messageOf(a)}; ours 
       continue
     }
     tally.differ++
-    console.log(`
-defaults ${sample.gvr}:\n  ${found.join('\n  ')}`)
+    console.log(`\ndefaults ${sample.gvr}:\n  ${found.join('\n  ')}`)
   }
 }
 
