@@ -4,6 +4,7 @@
  * kind is `<Kind>List`, the singular the lowercase kind, every verb served,
  * names DNS-1123 subdomains, the type found from the group/version/kind.
  */
+import type { KubeObject } from '../machinery/object.js'
 import { ALL_VERBS, type ResourceEntry, type SubresourceEntry } from './catalogue.js'
 import { dnsSubdomainName } from './names.js'
 import { typeForKind, typeTable } from './schema/index.js'
@@ -42,6 +43,17 @@ export const NO_DELETECOLLECTION = ALL_VERBS.filter((v) => v !== 'deletecollecti
  * own; `keepsStoredMetadata` names the metadata its writes leave as stored
  * (see SubresourceEntry).
  */
+/**
+ * A new object starts with the status a controller has not written yet:
+ * upstream's zero status, with the counters its JSON always carries (Go
+ * writes an int field without `omitempty` even when it is 0).
+ */
+export const freshStatus =
+  (zero: Record<string, number> = {}) =>
+  (obj: KubeObject): void => {
+    obj['status'] = { ...zero }
+  }
+
 export function statusSubresource(kind: string, keepsStoredMetadata?: SubresourceEntry['keepsStoredMetadata']): SubresourceEntry {
   return { name: 'status', kind, verbs: ['get', 'patch', 'update'], ...(keepsStoredMetadata ? { keepsStoredMetadata } : {}) }
 }

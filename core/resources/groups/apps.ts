@@ -14,7 +14,7 @@ import type { ResourceEntry, StrategyContext } from '../catalogue.js'
 import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
 import { containerCells, formatLabels, formatLabelSelector, labelSelectorText } from '../columns/format.js'
 import { at, int } from '../columns/values.js'
-import { defineResource, scaleSubresource, statusSubresource } from '../define.js'
+import { defineResource, freshStatus, scaleSubresource, statusSubresource } from '../define.js'
 import { dnsLabelName } from '../names.js'
 import type { KubeObject } from '../../machinery/object.js'
 
@@ -30,16 +30,6 @@ function status(field: string): (obj: KubeObject) => number {
 
 /** The pod spec rules that depend on the server (`--allow-privileged`). */
 const podOptions = (ctx: StrategyContext) => ({ allowPrivileged: ctx.allowPrivileged ?? false })
-
-/**
- * A new object starts with the status a controller has not written yet:
- * upstream's zero status, with the counters its JSON always carries.
- */
-const freshStatus =
-  (zero: Record<string, number> = {}) =>
-  (obj: KubeObject): void => {
-    obj['status'] = { ...zero }
-  }
 
 const templateColumns = [
   wideColumn('Containers', 'The containers of the pod template.', (obj) => containerCells(at(obj, 'spec', 'template', 'spec')).names),

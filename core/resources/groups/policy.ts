@@ -2,8 +2,8 @@
 import type { ResourceEntry } from '../catalogue.js'
 import { ageColumn, column, nameColumn } from '../columns/common.js'
 import { at, int } from '../columns/values.js'
-import { defineResource, statusSubresource } from '../define.js'
-import { clearStatus, validatePodDisruptionBudget, validatePodDisruptionBudgetUpdate } from '../policy/pdb-rules.js'
+import { defineResource, freshStatus, statusSubresource } from '../define.js'
+import { validatePodDisruptionBudget, validatePodDisruptionBudgetUpdate } from '../policy/pdb-rules.js'
 
 /** An int-or-string budget as written, `N/A` when unset. */
 function budget(field: string) {
@@ -25,7 +25,8 @@ export const podDisruptionBudgets: ResourceEntry = defineResource({
   strategy: {
     // Evictions count on the budget they read: an update must name its resourceVersion, as upstream's strategy asks.
     allowUnconditionalUpdate: false,
-    prepareForCreate: clearStatus,
+    // What a client sent as status is dropped; the four counts are in upstream's answer from the start.
+    prepareForCreate: freshStatus({ disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 }),
     validate: (pdb) => validatePodDisruptionBudget(pdb),
     validateUpdate: validatePodDisruptionBudgetUpdate,
   },

@@ -38,8 +38,3 @@ export function validatePodDisruptionBudgetUpdate(pdb: KubeObject, old: KubeObje
   const oldSelector = record(old['spec'])['selector']
   return validatePodDisruptionBudget(pdb, labelSelectorUpdateOptions(oldSelector, fieldPath('spec').child('selector')))
 }
-
-/** A client may not write the status on create; the disruption controller does. */
-export function clearStatus(obj: KubeObject): void {
-  delete obj['status']
-}
