@@ -20,22 +20,11 @@ import { list, record, text } from '../columns/values.js'
 import { goQuantity, quantityOf, quantityString, scaledValue } from './go-quantity.js'
 import { cidrFamily, dualStack } from './ip-families.js'
 import { CIDR_MESSAGE } from '../networking/addresses.js'
-import { isExtendedResource } from './resource-names.js'
+import { isIntegerResourceName } from './resource-names.js'
 
 type Obj = Record<string, unknown>
 
 const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute']
-const INTEGER_RESOURCES = new Set([
-  'pods',
-  'resourcequotas',
-  'services',
-  'replicationcontrollers',
-  'secrets',
-  'configmaps',
-  'persistentvolumeclaims',
-  'services.nodeports',
-  'services.loadbalancers',
-])
 const CIDR_CHANGE = 'node updates may not change podCIDR except from "" to valid'
 
 const specOf = (node: KubeObject): Obj => record(node['spec'])
@@ -79,7 +68,7 @@ function quantityErrors(name: string, raw: unknown, path: FieldPath): FieldError
   const q = quantityOf(raw)
   const errs: FieldError[] = []
   if (q.numerator < 0n) errs.push(invalid(path, quantityString(raw), 'must be greater than or equal to 0'))
-  if ((INTEGER_RESOURCES.has(name) || isExtendedResource(name)) && scaledValue(q, -3) % 1000n !== 0n)
+  if (isIntegerResourceName(name) && scaledValue(q, -3) % 1000n !== 0n)
     errs.push(invalid(path, goQuantity(raw), 'must be an integer'))
   return errs
 }

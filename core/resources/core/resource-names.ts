@@ -43,6 +43,22 @@ export function isExtendedResource(name: string): boolean {
   return isQualifiedName(`requests.${name}`).length === 0
 }
 
+/** Counts of objects, which only whole numbers measure (upstream's integerResources). */
+const INTEGER_RESOURCES = new Set([
+  'pods',
+  'resourcequotas',
+  'services',
+  'replicationcontrollers',
+  'secrets',
+  'configmaps',
+  'persistentvolumeclaims',
+  'services.nodeports',
+  'services.loadbalancers',
+])
+
+/** Upstream's IsIntegerResourceName: an object count or a vendor's resource. */
+export const isIntegerResourceName = (name: string): boolean => INTEGER_RESOURCES.has(name) || isExtendedResource(name)
+
 /** Resources that may not be overcommitted (a request must equal its limit): extended ones and huge pages. */
 export const isOvercommitAllowed = (name: string): boolean => isNativeResource(name) && !isHugePages(name)
 
