@@ -8,31 +8,39 @@
  * an object that is not (a body just decoded, an object a handler changed)
  * is written field by field.
  */
-import { compareGoStrings, marshalGoUnescaped, type Shape, type StructShape } from './go-json.js'
+import { compareGoStrings, isEmptyValue, marshalGoUnescaped, marshalInGoOrder, type Shape, type StructShape, unsetText } from './go-json.js'
 import { shapeOfObject } from './json-shapes.js'
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
 
-function isEmptyValue(v: unknown): boolean {
-  return v === '' || v === 0 || v === false || v === null || (Array.isArray(v) && v.length === 0)
-}
-
 function isCanonicalStruct(v: Record<string, unknown>, shape: StructShape): boolean {
   const index = shape.index
   const fields = shape.fields
   let previous = -1
+  // Every field Go writes though unset must be there, as Go writes it.
+  let unsetPresent = 0
   for (const k in v) {
     const rank = index.get(k)
     if (rank === undefined || rank <= previous) return false
     previous = rank
     const item = v[k]
     const field = fields[rank]!
-    if (field.omitEmpty && isEmptyValue(item)) return false
-    if (typeof item === 'object' && item !== null && !isCanonical(item, field.shape)) return false
+    if (item === undefined) {
+      // JSON.stringify leaves it out, as Go leaves out only fields without whenUnset.
+      if (field.whenUnset !== undefined) return false
+      continue
+    }
+    if (field.whenUnset !== undefined) unsetPresent++
+    if (item === null) {
+      if (field.whenUnset === undefined || unsetText(field) !== 'null') return false
+      continue
+    }
+    if ((field.omitEmpty || field.goOmitEmpty) && isEmptyValue(item)) return false
+    if (typeof item === 'object' && !isCanonical(item, field.shape)) return false
   }
-  return true
+  return unsetPresent === shape.unset.length
 }
 
 function isCanonicalMap(v: Record<string, unknown>, value: Shape | undefined): boolean {
@@ -81,6 +89,19 @@ const VERBATIM_VALUE: Shape = { kind: 'verbatim' }
  * grown key by key in a loop may not be).
  */
 export function canonicalCopy<T extends object>(obj: T): T {
+  const value = obj as Record<string, unknown>
+  return JSON.parse(marshalInGoOrder(value, shapeOfObject(value), shapeOfObject)) as T
+}
+
+/**
+ * A copy of a built-in object as upstream stores it, its Go struct encoded:
+ * in Go's order, unset fields Go always writes written (`source: {}`, a
+ * template's `creationTimestamp: null`, `reportingComponent: ""`), and empty
+ * ones it omits left out (`webhooks: []`, `hostNetwork: false`). What the
+ * client sent is upstream's decoded struct; what the server keeps and
+ * serves, that struct's JSON. A custom resource is copied as it is.
+ */
+export function goEncodedCopy<T extends object>(obj: T): T {
   const value = obj as Record<string, unknown>
   return JSON.parse(marshalGoUnescaped(value, shapeOfObject(value), shapeOfObject)) as T
 }

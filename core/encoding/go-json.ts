@@ -28,6 +28,8 @@ export interface StructShape {
   fields: readonly FieldShape[]
   /** Field name -> its position in `fields`. */
   index: ReadonlyMap<string, number>
+  /** The positions of the fields Go writes even when unset (those with `whenUnset`), ascending. */
+  unset: readonly number[]
 }
 
 export interface FieldShape {
@@ -35,9 +37,27 @@ export interface FieldShape {
   /** `"name":`, escaped once. */
   readonly key: string
   readonly shape: Shape
-  /** Go's `omitempty` on a non-pointer field: "", 0, false, null and empty lists are left out. */
+  /** Left out when "", 0, false, null or an empty list, wherever the value is written (TypeMeta, Status, ListMeta). */
   readonly omitEmpty: boolean
+  /**
+   * Go's `omitempty` on a non-pointer field: "", 0, false, null and empty
+   * lists and maps are left out of what upstream serves and stores (not of
+   * a store's canonical copy, which keeps what it was given).
+   */
+  readonly goOmitEmpty?: true
+  /**
+   * What Go writes for the field when the object does not hold it (absent
+   * or null): JSON text (`null`, `""`, `0`), or `struct` for its struct
+   * shape's empty form (`{}` with that struct's own such fields). Fields
+   * without it are left out when unset, as a nil pointer with `omitempty`.
+   */
+  readonly whenUnset?: string
 }
+
+/** `whenUnset` of a struct field: the struct's empty form. */
+export const EMPTY_STRUCT = 'struct'
+
+const NONE: readonly number[] = []
 
 export const VERBATIM: Shape = { kind: 'verbatim' }
 export const UNSTRUCTURED: Shape = { kind: 'unstructured' }
@@ -95,11 +115,27 @@ function writeUnstructured(v: unknown): string {
   return `${out}}`
 }
 
-function isEmptyValue(v: unknown): boolean {
-  return v === '' || v === 0 || v === false || v === null || (Array.isArray(v) && v.length === 0)
+/** Go's empty values for `omitempty`: "", 0, false, nil, and slices and maps of no elements. */
+export function isEmptyValue(v: unknown): boolean {
+  if (v === '' || v === 0 || v === false || v === null) return true
+  if (typeof v !== 'object') return false
+  if (Array.isArray(v)) return v.length === 0
+  for (const _ in v) return false
+  return true
 }
 
-function writeStruct(v: Record<string, unknown>, shape: StructShape, objectShape: ObjectShapeOf): string {
+const emptyStructTexts = new WeakMap<StructShape, string>()
+
+/** What Go writes for an unset field it does not leave out (see FieldShape.whenUnset). */
+export function unsetText(field: FieldShape): string {
+  const text = field.whenUnset ?? 'null'
+  if (text !== EMPTY_STRUCT || field.shape.kind !== 'struct') return text
+  let empty = emptyStructTexts.get(field.shape)
+  if (empty === undefined) emptyStructTexts.set(field.shape, (empty = writeStruct({}, field.shape, () => UNSTRUCTURED, true)))
+  return empty
+}
+
+function writeStruct(v: Record<string, unknown>, shape: StructShape, objectShape: ObjectShapeOf, asGo: boolean): string {
   // The keys present are few next to the fields declared (PodSpec declares 45): walk those, in declaration order.
   const keys = Object.keys(v)
   const index = shape.index
@@ -118,26 +154,46 @@ function writeStruct(v: Record<string, unknown>, shape: StructShape, objectShape
   if (!sorted) keys.sort((a, b) => (index.get(a) ?? unknownRank) - (index.get(b) ?? unknownRank))
   let out = '{'
   let first = true
+  // Fields Go writes though unset go in their declared places among the keys present.
+  const unset = asGo ? shape.unset : NONE
+  let next = 0
   for (const k of keys) {
+    const rank = index.get(k) ?? unknownRank
+    while (next < unset.length && unset[next]! < rank) {
+      const field = shape.fields[unset[next++]!]!
+      out += (first ? '' : ',') + field.key + unsetText(field)
+      first = false
+    }
+    if (unset[next] === rank) next++
+    const field = rank === unknownRank ? undefined : shape.fields[rank]
     const item = v[k]
     if (item === undefined) continue
-    const rank = index.get(k)
-    const field = rank === undefined ? undefined : shape.fields[rank]
-    if (field?.omitEmpty && isEmptyValue(item)) continue
-    out += (first ? '' : ',') + (field ? field.key + write(item, field.shape, objectShape) : `${JSON.stringify(k)}:${JSON.stringify(item)}`)
+    if (item === null && asGo) {
+      if (field?.whenUnset === undefined) continue
+      out += (first ? '' : ',') + field.key + unsetText(field)
+      first = false
+      continue
+    }
+    if (field && (field.omitEmpty || (asGo && field.goOmitEmpty)) && isEmptyValue(item)) continue
+    out += (first ? '' : ',') + (field ? field.key + write(item, field.shape, objectShape, asGo) : `${JSON.stringify(k)}:${JSON.stringify(item)}`)
+    first = false
+  }
+  while (next < unset.length) {
+    const field = shape.fields[unset[next++]!]!
+    out += (first ? '' : ',') + field.key + unsetText(field)
     first = false
   }
   return `${out}}`
 }
 
-function write(v: unknown, shape: Shape, objectShape: ObjectShapeOf): string {
+function write(v: unknown, shape: Shape, objectShape: ObjectShapeOf, asGo: boolean): string {
   switch (shape.kind) {
     case 'struct':
-      return isRecord(v) ? writeStruct(v, shape, objectShape) : (JSON.stringify(v) ?? 'null')
+      return isRecord(v) ? writeStruct(v, shape, objectShape, asGo) : (JSON.stringify(v) ?? 'null')
     case 'array': {
       if (!Array.isArray(v)) return JSON.stringify(v) ?? 'null'
       let out = '['
-      for (let i = 0; i < v.length; i++) out += (i ? ',' : '') + write(v[i] ?? null, shape.item, objectShape)
+      for (let i = 0; i < v.length; i++) out += (i ? ',' : '') + write(v[i] ?? null, shape.item, objectShape, asGo)
       return `${out}]`
     }
     case 'map': {
@@ -147,7 +203,7 @@ function write(v: unknown, shape: Shape, objectShape: ObjectShapeOf): string {
       for (const k of sortedKeys(v)) {
         const item = v[k]
         if (item === undefined) continue
-        out += `${first ? '' : ','}${JSON.stringify(k)}:${write(item, shape.value, objectShape)}`
+        out += `${first ? '' : ','}${JSON.stringify(k)}:${write(item, shape.value, objectShape, asGo)}`
         first = false
       }
       return `${out}}`
@@ -155,7 +211,7 @@ function write(v: unknown, shape: Shape, objectShape: ObjectShapeOf): string {
     case 'unstructured':
       return writeUnstructured(v)
     case 'object':
-      return isRecord(v) ? write(v, objectShape(v), objectShape) : (JSON.stringify(v) ?? 'null')
+      return isRecord(v) ? write(v, objectShape(v), objectShape, asGo) : (JSON.stringify(v) ?? 'null')
     default:
       return JSON.stringify(v) ?? 'null'
   }
@@ -182,12 +238,20 @@ export function escapeLikeGo(json: string): string {
 
 /** `value` as json.Marshal writes it along `shape` (no trailing newline). */
 export function marshalGo(value: unknown, shape: Shape, objectShape: ObjectShapeOf = () => UNSTRUCTURED): string {
-  return escapeLikeGo(write(value, shape, objectShape))
+  return escapeLikeGo(write(value, shape, objectShape, true))
 }
 
 /** The same before escaping, for callers that escape a larger text once. */
 export function marshalGoUnescaped(value: unknown, shape: Shape, objectShape: ObjectShapeOf = () => UNSTRUCTURED): string {
-  return write(value, shape, objectShape)
+  return write(value, shape, objectShape, true)
+}
+
+/**
+ * `value` in the order Go writes along `shape`, its values as they are:
+ * unset fields stay unset and empty ones empty (before escaping).
+ */
+export function marshalInGoOrder(value: unknown, shape: Shape, objectShape: ObjectShapeOf = () => UNSTRUCTURED): string {
+  return write(value, shape, objectShape, false)
 }
 
 /**

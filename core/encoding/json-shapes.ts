@@ -6,10 +6,11 @@
  * unstructured in upstream's server, a map all the way down, so every key is
  * sorted.
  */
-import { typeForKind, typeTable, type TypeDef, type TypeRef } from '../resources/schema/index.js'
+import { type Scalar, typeForKind, typeTable, type TypeDef, type TypeRef } from '../resources/schema/index.js'
 import { discoveryKinds, discoveryTypes } from './discovery-types.js'
+import { goEmptyFields } from './generated/go-empty-fields.js'
 import { goFieldOrder } from './generated/go-field-order.js'
-import { type FieldShape, type Shape, type StructShape, UNSTRUCTURED, VERBATIM } from './go-json.js'
+import { EMPTY_STRUCT, type FieldShape, type Shape, type StructShape, UNSTRUCTURED, VERBATIM } from './go-json.js'
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1'
 const OBJECT: Shape = { kind: 'object' }
@@ -52,22 +53,61 @@ function structShape(name: string): Shape {
   if (cached) return cached
   const def = typeNamed(name)
   if (!def) return VERBATIM
-  const shape: StructShape = { kind: 'struct', fields: [], index: new Map() }
+  const shape: StructShape = { kind: 'struct', fields: [], index: new Map(), unset: [] }
   structs.set(name, shape)
   const types = new Map(def.fields.map((f) => [f.name, f.type]))
   const objects = EMBEDDED_OBJECTS[name] ?? []
   const order = declarationOrder(def)
+  const empties = goEmptyFields[name]
   const omitEmpty = [...(OMIT_EMPTY[name] ?? []), ...(order[0] === 'kind' && order[1] === 'apiVersion' ? TYPE_META : [])]
+  const dropped = new Set(words(empties?.dropped))
+  const written = new Set(words(empties?.written))
+  const nulls = new Set(words(empties?.nulls))
   const fields: FieldShape[] = []
   for (const field of order) {
     const type = types.get(field)
     if (!type) continue
     const shape = objects.includes(field) ? OBJECT : refShape(type)
-    fields.push({ name: field, key: `${JSON.stringify(field)}:`, shape, omitEmpty: omitEmpty.includes(field) })
+    const whenUnset = nulls.has(field) ? 'null' : written.has(field) ? writtenWhenUnset(type, shape) : undefined
+    fields.push({
+      name: field,
+      key: `${JSON.stringify(field)}:`,
+      shape,
+      omitEmpty: omitEmpty.includes(field),
+      ...(dropped.has(field) ? { goOmitEmpty: true as const } : {}),
+      ...(whenUnset === undefined ? {} : { whenUnset }),
+    })
   }
   shape.fields = fields
   shape.index = new Map(fields.map((f, i) => [f.name, i]))
+  shape.unset = fields.flatMap((f, i) => (f.whenUnset === undefined ? [] : [i]))
   return shape
+}
+
+function words(list: string | undefined): string[] {
+  return list ? list.split(' ') : []
+}
+
+/** Go's JSON for a zero value of each scalar of the type tables (times, raw JSON: null; Quantity: "0"). */
+const SCALAR_ZEROS: Readonly<Record<Scalar, string>> = {
+  string: '""',
+  boolean: 'false',
+  int32: '0',
+  int64: '0',
+  double: '0',
+  bytes: 'null',
+  time: 'null',
+  microtime: 'null',
+  quantity: '"0"',
+  'int-or-string': '0',
+  duration: '"0s"',
+  raw: 'null',
+}
+
+/** What Go writes for an unset field it always writes (see FieldShape.whenUnset). */
+function writtenWhenUnset(type: TypeRef, shape: Shape): string | undefined {
+  if ('scalar' in type) return SCALAR_ZEROS[type.scalar]
+  return shape.kind === 'struct' ? EMPTY_STRUCT : undefined
 }
 
 function refShape(type: TypeRef): Shape {

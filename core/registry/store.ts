@@ -8,6 +8,7 @@ import { groupVersion, type ResourceEntry, storagePath, type StrategyContext } f
 import { cloneJson, formatTimestamp, isPlainObject, type KubeList, type KubeObject } from '../machinery/object.js'
 import { reissueAtLatest } from '../storage/continue-token.js'
 import { type Preconditions, type Storage, StorageError, type Watcher, type WatchOptions } from '../storage/interface.js'
+import { goEncodedCopy } from '../encoding/canonical.js'
 import { invalidError } from '../machinery/field.js'
 import { isValidPathSegmentName } from '../machinery/names.js'
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/object-meta.js'
@@ -242,6 +243,7 @@ export class ResourceStore {
     const errs = [...validateObjectMeta(obj, this.entry), ...(this.entry.strategy.validate?.(obj, sctx) ?? [])]
     if (errs.length) throw invalidError(this.entry.invalidKindGroup ?? this.entry.group, this.entry.kind, name, errs)
     await runValidatingAdmission(this.admission.validating, this.entry, { operation: 'CREATE', object: obj }, ctx)
+    obj = goEncodedCopy(obj)
     const key = this.key(namespace, name)
     if (ctx.dryRun) {
       const existing = await this.call(name, () => this.storage.get(key))
@@ -323,6 +325,7 @@ export class ResourceStore {
       ]
       if (errs.length) throw invalidError(this.entry.invalidKindGroup ?? this.entry.group, this.entry.kind, name, errs)
       await runValidatingAdmission(this.admission.validating, this.entry, { operation: 'UPDATE', object: obj, old: current, subresource }, ctx)
+      obj = goEncodedCopy(obj)
       // The last finalizer of an object marked for deletion is gone: the update deletes it.
       const held = obj.metadata.finalizers?.length || this.entry.strategy.hasPendingFinalizers?.(obj)
       toDelete = obj.metadata.deletionTimestamp && !held ? obj : undefined

@@ -7,6 +7,7 @@
 import type { ResourceEntry } from '../resources/catalogue.js'
 import { cloneJson, isPlainObject, type KubeObject } from '../machinery/object.js'
 import { sameJson } from '../machinery/same-json.js'
+import { goEncodedCopy } from '../encoding/canonical.js'
 
 /** Whether writes through `<resource>/status` are the only way to change `.status`. */
 export function hasStatusSubresource(entry: ResourceEntry): boolean {
@@ -103,9 +104,14 @@ export function nextGeneration(entry: ResourceEntry, obj: KubeObject, old: KubeO
   obj.metadata.generation = sameJson(desired(obj), desired(old)) ? generation : generation + 1
 }
 
-/** What the user asked for: the object without its metadata and status (and type fields). */
+/**
+ * What the user asked for: the object without its metadata and status (and
+ * type fields), as Go encodes it: upstream compares decoded structs, where
+ * an unset field and its empty value are the same.
+ */
 function desired(obj: KubeObject): Record<string, unknown> {
-  const { metadata: _m, status: _s, apiVersion: _v, kind: _k, ...rest } = obj
-  return rest
+  const { metadata: _m, status: _s, ...rest } = obj
+  const { apiVersion: _v, kind: _k, ...encoded } = goEncodedCopy(rest)
+  return encoded
 }
 

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
 import { MemoryStorage } from '../../core/index.js'
+import { goEncodedCopy } from '../../core/encoding/canonical.js'
 import { decodeProtobuf, encodeProtobuf } from '../../core/encoding/protobuf.js'
 import type { ResourceEntry } from '../../core/resources/catalogue.js'
 import { apiVersionOf, collectionPath, SAMPLES } from './catalogue-samples.js'
@@ -67,8 +68,10 @@ describe('every built-in resource', () => {
       assert.equal(got.status, 200, got.text)
       assert.equal(got.body.kind, entry.kind)
       assert.equal(got.body.apiVersion, apiVersionOf(sample.gvr))
-      for (const [field, value] of Object.entries(sample.body)) {
-        if (field !== 'metadata') assertIncludes(got.body[field], value, `${field} of ${sample.gvr}`)
+      // What was sent, as Go encodes it: its empty lists and maps with omitempty left out, as upstream stores them.
+      const sent = goEncodedCopy(kindBody(sample.gvr, sample.body))
+      for (const field of Object.keys(sample.body)) {
+        if (field !== 'metadata') assertIncludes(got.body[field], sent[field], `${field} of ${sample.gvr}`)
       }
       assert.ok(await storage.get(sample.key), `nothing stored at ${sample.key}`)
     })

@@ -71,7 +71,8 @@ describe('the status subresource', () => {
     const status = await api.patch('/api/v1/namespaces/team/status', { spec: { finalizers: [] }, status: { conditions: [{ type: 'X', status: 'True' }] } }, MERGE)
     assert.equal(status.status, 200, status.text)
     assert.deepEqual(status.body.spec, { finalizers: ['kubernetes'] })
-    assert.deepEqual(status.body.status.conditions, [{ type: 'X', status: 'True' }])
+    // NamespaceCondition's lastTransitionTime is a metav1.Time, not a pointer: Go writes it unset as null.
+    assert.deepEqual(status.body.status.conditions, [{ type: 'X', status: 'True', lastTransitionTime: null }])
   })
 
   it('conflicts on a stale resourceVersion', async () => {

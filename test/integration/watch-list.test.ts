@@ -37,7 +37,8 @@ for (const watchCache of [true, false]) {
       assert.deepEqual(bookmark, {
         kind: 'ConfigMap',
         apiVersion: 'v1',
-        metadata: { resourceVersion: latest, annotations: { 'k8s.io/initial-events-end': 'true' } },
+        // An empty object's ObjectMeta: Go writes its unset creationTimestamp as null.
+        metadata: { resourceVersion: latest, creationTimestamp: null, annotations: { 'k8s.io/initial-events-end': 'true' } },
       })
       assert.ok(Number(events[3]!.object.metadata.resourceVersion) > Number(latest))
     })

@@ -190,7 +190,7 @@ describe('documents on the wire', () => {
   it('aggregated discovery in apidiscovery v2 order', async () => {
     const api = await startServer()
     const res = await api.get('/api', { headers: { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' } })
-    assert.ok(res.text.startsWith('{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":{},"items":[{"metadata":{"name":"","creationTimestamp":null},"versions":[{"version":"v1","resources":[{"resource":"bindings","responseKind":{"group":"","version":"v1","kind":"Binding"},"scope":"Namespaced","singularResource":"binding","verbs":["create"]}'))
+    assert.ok(res.text.startsWith('{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":{},"items":[{"metadata":{"creationTimestamp":null},"versions":[{"version":"v1","resources":[{"resource":"bindings","responseKind":{"group":"","version":"v1","kind":"Binding"},"scope":"Namespaced","singularResource":"binding","verbs":["create"]}'))
     assert.ok(res.text.endsWith('"freshness":"Current"}]}]}\n'))
   })
 

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { apiObjectJson, statusJson, watchEventJson } from '../../../core/encoding/api-json.js'
-import { canonicalCopy, isCanonical } from '../../../core/encoding/canonical.js'
+import { canonicalCopy, goEncodedCopy, isCanonical } from '../../../core/encoding/canonical.js'
 import { compareGoStrings, indentGo, marshalGo, UNSTRUCTURED } from '../../../core/encoding/go-json.js'
 import { shapeOfObject, shapeOfType } from '../../../core/encoding/json-shapes.js'
+
+const T = '2026-01-01T00:00:00Z'
 
 /** The JSON keys of a struct as written, in order (nested objects skipped). */
 function topKeys(json: string, path: string[]): string[] {
@@ -55,7 +57,8 @@ describe("Go's encoding/json text", () => {
     assert.deepEqual(topKeys(json, ['metadata']), ['name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'labels'])
     assert.deepEqual(topKeys(json, ['metadata', 'labels']), ['a', 'z'])
     assert.deepEqual(topKeys(json, ['spec']), ['volumes', 'initContainers', 'containers', 'restartPolicy'])
-    assert.deepEqual(topKeys(json, ['spec', 'containers', '0']), ['name', 'image', 'args', 'terminationMessagePolicy'])
+    // Go writes a container's resources though unset: a struct, not a pointer.
+    assert.deepEqual(topKeys(json, ['spec', 'containers', '0']), ['name', 'image', 'args', 'resources', 'terminationMessagePolicy'])
     assert.deepEqual(topKeys(json, ['spec', 'volumes', '0']), ['name', 'emptyDir'])
     // Lists keep their order.
     assert.match(json, /"args":\["b","a"\]/)
@@ -79,13 +82,64 @@ describe("Go's encoding/json text", () => {
   })
 
   it('keeps fields the type tables do not know, after the known ones', () => {
-    const json = apiObjectJson({ data: { k: 'v' }, futureField: true, kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'c' } })
-    assert.equal(json, '{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c"},"data":{"k":"v"},"futureField":true}\n')
+    const json = apiObjectJson({ data: { k: 'v' }, futureField: true, kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'c', creationTimestamp: T } })
+    assert.equal(json, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c","creationTimestamp":"${T}"},"data":{"k":"v"},"futureField":true}\n`)
   })
 
   it('writes lists as kind, apiVersion, metadata, items', () => {
-    const list = { items: [{ metadata: { name: 'a' }, data: { b: '1', a: '2' } }], metadata: { resourceVersion: '7' }, apiVersion: 'v1', kind: 'ConfigMapList' }
-    assert.equal(apiObjectJson(list), '{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[{"metadata":{"name":"a"},"data":{"a":"2","b":"1"}}]}\n')
+    const list = { items: [{ metadata: { name: 'a', creationTimestamp: T }, data: { b: '1', a: '2' } }], metadata: { resourceVersion: '7' }, apiVersion: 'v1', kind: 'ConfigMapList' }
+    assert.equal(
+      apiObjectJson(list),
+      `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[{"metadata":{"name":"a","creationTimestamp":"${T}"},"data":{"a":"2","b":"1"}}]}\n`,
+    )
+  })
+})
+
+describe("Go's empty values (what a Go struct encodes)", () => {
+  it('writes the fields Go writes though unset: structs, plain values without omitempty, times as null', () => {
+    const event = { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e', namespace: 'd', creationTimestamp: T }, involvedObject: { kind: 'Pod', name: 'p' }, reason: 'Started' }
+    assert.equal(
+      apiObjectJson(event),
+      `{"kind":"Event","apiVersion":"v1","metadata":{"name":"e","namespace":"d","creationTimestamp":"${T}"},"involvedObject":{"kind":"Pod","name":"p"},` +
+        '"reason":"Started","source":{},"firstTimestamp":null,"lastTimestamp":null,"eventTime":null,"reportingComponent":"","reportingInstance":""}\n',
+    )
+  })
+
+  it("writes a struct's empty form with its own always-written fields, and slices without omitempty as null", () => {
+    const crd = goEncodedCopy({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'ws.example.com', creationTimestamp: T },
+      spec: { group: 'example.com', names: { plural: 'ws', kind: 'W' }, scope: 'Namespaced', versions: [] },
+    }) as Record<string, unknown>
+    assert.deepEqual(crd['status'], { conditions: null, acceptedNames: { plural: '', kind: '' }, storedVersions: null })
+  })
+
+  it('leaves out omitempty zeros and empty lists and maps, and keeps a pointer set to its zero', () => {
+    const webhooks = goEncodedCopy({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'v', creationTimestamp: T, labels: {} }, webhooks: [] })
+    assert.deepEqual(webhooks, { kind: 'ValidatingWebhookConfiguration', apiVersion: 'admissionregistration.k8s.io/v1', metadata: { name: 'v', creationTimestamp: T } })
+    const deployment = goEncodedCopy({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd', creationTimestamp: T },
+      spec: { replicas: 0, paused: false, selector: {}, template: { metadata: { creationTimestamp: null }, spec: { hostNetwork: false, containers: [{ name: 'c', image: 'i', stdin: false, resources: {} }] } } },
+      status: { replicas: 0, observedGeneration: 0 },
+    }) as { spec: Record<string, unknown> & { template: { spec: Record<string, unknown> } }; status: unknown }
+    assert.equal(deployment.spec['replicas'], 0, 'replicas is a pointer: its 0 is a value')
+    assert.equal('paused' in deployment.spec, false)
+    assert.equal('hostNetwork' in deployment.spec.template.spec, false)
+    assert.deepEqual(deployment.spec.template.spec['containers'], [{ name: 'c', image: 'i', resources: {} }])
+    assert.deepEqual(deployment.status, {})
+  })
+
+  it('copies custom resources as they are, nulls and empty values included', () => {
+    const cr = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { list: [], text: '', none: null } }
+    assert.deepEqual(goEncodedCopy(cr), cr)
+  })
+
+  it("keeps a store's canonical copy as it was given: no field written or left out", () => {
+    const event = { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e', labels: {} }, involvedObject: {}, count: 0 }
+    assert.deepEqual(canonicalCopy(event), event)
   })
 })
 
@@ -121,8 +175,8 @@ describe('Status', () => {
 
 describe('watch events', () => {
   it('are {"type","object"} lines with the object in its own order', () => {
-    const line = watchEventJson('ADDED', { metadata: { name: 'c' }, apiVersion: 'v1', kind: 'ConfigMap' })
-    assert.equal(line, '{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c"}}}\n')
+    const line = watchEventJson('ADDED', { metadata: { name: 'c', creationTimestamp: T }, apiVersion: 'v1', kind: 'ConfigMap' })
+    assert.equal(line, `{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c","creationTimestamp":"${T}"}}}\n`)
   })
 
   it('carry a Status in an ERROR event in Status order', () => {
@@ -134,25 +188,39 @@ describe('watch events', () => {
 describe('canonical order', () => {
   const deployment = {
     spec: { template: { spec: { containers: [{ image: 'i', name: 'c' }] }, metadata: { labels: { b: '1', a: '1' } } }, replicas: 2, selector: { matchLabels: { a: '1' } } },
-    metadata: { name: 'd', namespace: 'n' },
+    metadata: { name: 'd', namespace: 'n', creationTimestamp: T },
     kind: 'Deployment',
     apiVersion: 'apps/v1',
   }
 
-  it('copies an object into the order Go writes, so JSON.stringify writes the same text', () => {
+  it('copies an object into the order Go writes, values as they are', () => {
     const copy = canonicalCopy(deployment)
     assert.deepEqual(copy, deployment)
+    assert.deepEqual(Object.keys(copy), ['kind', 'apiVersion', 'metadata', 'spec'])
+    assert.deepEqual(Object.keys(copy.spec), ['replicas', 'selector', 'template'])
+    assert.equal(apiObjectJson(copy), apiObjectJson(deployment))
+  })
+
+  it('copies a built-in object as Go encodes it, so JSON.stringify writes the same text', () => {
+    const copy = goEncodedCopy(deployment)
     assert.ok(!isCanonical(deployment, shapeOfObject(deployment)))
     assert.ok(isCanonical(copy, shapeOfObject(copy)))
     assert.equal(`${JSON.stringify(copy)}\n`, apiObjectJson(deployment))
     assert.equal(apiObjectJson(copy), apiObjectJson(deployment))
+    // What Go writes though unset: the template's metadata's time, a container's resources, the strategy and status structs.
+    assert.deepEqual(copy.spec.template, {
+      metadata: { creationTimestamp: null, labels: { a: '1', b: '1' } },
+      spec: { containers: [{ name: 'c', image: 'i', resources: {} }] },
+    })
+    assert.deepEqual((copy.spec as Record<string, unknown>)['strategy'], {})
+    assert.deepEqual((copy as Record<string, unknown>)['status'], {})
   })
 
   it('takes a map whose keys are array indices in the wrong order for what it is', () => {
-    const cm = canonicalCopy({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'c' }, data: { 9: 'a', 10: 'b' } })
+    const cm = goEncodedCopy({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'c', creationTimestamp: T }, data: { 9: 'a', 10: 'b' } })
     // JavaScript enumerates "9" before "10"; Go writes "10" first.
     assert.ok(!isCanonical(cm, shapeOfObject(cm)))
-    assert.equal(apiObjectJson(cm), '{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c"},"data":{"10":"b","9":"a"}}\n')
+    assert.equal(apiObjectJson(cm), `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c","creationTimestamp":"${T}"},"data":{"10":"b","9":"a"}}\n`)
   })
 
   it('finds a Status field Go would leave out', () => {
