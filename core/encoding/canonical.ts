@@ -106,6 +106,12 @@ export function goEncodedCopy<T extends object>(obj: T): T {
   return JSON.parse(marshalGoUnescaped(value, shapeOfObject(value), shapeOfObject)) as T
 }
 
+/** `obj` itself when it already is as Go encodes it (an update of a stored object that changes nothing), else goEncodedCopy. */
+export function asGoEncodes<T extends object>(obj: T): T {
+  const value = obj as Record<string, unknown>
+  return isCanonical(value, shapeOfObject(value)) ? obj : goEncodedCopy(obj)
+}
+
 /** `metadata` with `resourceVersion` set, in its canonical place when it was missing. */
 export function withResourceVersion(obj: Record<string, unknown>, metadata: Record<string, unknown>, resourceVersion: string): Record<string, unknown> {
   if (Object.hasOwn(metadata, 'resourceVersion')) {

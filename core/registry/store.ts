@@ -8,7 +8,7 @@ import { groupVersion, type ResourceEntry, storagePath, type StrategyContext } f
 import { cloneJson, formatTimestamp, isPlainObject, type KubeList, type KubeObject } from '../machinery/object.js'
 import { reissueAtLatest } from '../storage/continue-token.js'
 import { type Preconditions, type Storage, StorageError, type Watcher, type WatchOptions } from '../storage/interface.js'
-import { goEncodedCopy } from '../encoding/canonical.js'
+import { asGoEncodes } from '../encoding/canonical.js'
 import { invalidError } from '../machinery/field.js'
 import { isValidPathSegmentName } from '../machinery/names.js'
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/object-meta.js'
@@ -242,8 +242,9 @@ export class ResourceStore {
     await this.entry.strategy.prepareValidation?.(obj)
     const errs = [...validateObjectMeta(obj, this.entry), ...(this.entry.strategy.validate?.(obj, sctx) ?? [])]
     if (errs.length) throw invalidError(this.entry.invalidKindGroup ?? this.entry.group, this.entry.kind, name, errs)
+    // Kept, and shown to the validating plugins, as upstream's struct encodes.
+    obj = asGoEncodes(obj)
     await runValidatingAdmission(this.admission.validating, this.entry, { operation: 'CREATE', object: obj }, ctx)
-    obj = goEncodedCopy(obj)
     const key = this.key(namespace, name)
     if (ctx.dryRun) {
       const existing = await this.call(name, () => this.storage.get(key))
@@ -324,8 +325,8 @@ export class ResourceStore {
           : (this.entry.strategy.validateUpdate?.(obj, current, this.strategyContext(ctx)) ?? [])),
       ]
       if (errs.length) throw invalidError(this.entry.invalidKindGroup ?? this.entry.group, this.entry.kind, name, errs)
+      obj = asGoEncodes(obj)
       await runValidatingAdmission(this.admission.validating, this.entry, { operation: 'UPDATE', object: obj, old: current, subresource }, ctx)
-      obj = goEncodedCopy(obj)
       // The last finalizer of an object marked for deletion is gone: the update deletes it.
       const held = obj.metadata.finalizers?.length || this.entry.strategy.hasPendingFinalizers?.(obj)
       toDelete = obj.metadata.deletionTimestamp && !held ? obj : undefined

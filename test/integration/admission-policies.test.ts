@@ -80,6 +80,17 @@ describe('ValidatingAdmissionPolicy', () => {
     assert.equal((await client.post('/api/v1/namespaces/default/configmaps', configMap('small', { a: '1' }))).status, 201)
   })
 
+  it('sees the object as Go encodes it: an empty map sent is not there', async () => {
+    const client = await startServer({ admission: { plugins: ['ValidatingAdmissionPolicy'] } })
+    // configMap() sends `labels: {}`, which upstream's decoded struct leaves out (a map with omitempty).
+    await created(client, `${ADM}/validatingadmissionpolicies`, policy('go-form', { validations: [{ expression: '!has(object.metadata.labels)' }] }))
+    await created(client, `${ADM}/validatingadmissionpolicybindings`, binding('go-form-binding', 'go-form'))
+    const labelled = configMap('labelled', {}, { a: 'b' })
+    await untilAnswered(client, 'default', labelled, 422)
+    assert.equal((await client.post('/api/v1/namespaces/default/configmaps', configMap('unlabelled'))).status, 201)
+    assert.equal((await client.post('/api/v1/namespaces/default/configmaps', labelled)).status, 422)
+  })
+
   it('words the refusal with message, messageExpression and variables, and takes the reason for its status code', async () => {
     const client = await startServer({ admission: { plugins: ['ValidatingAdmissionPolicy'] } })
     await created(
