@@ -17,16 +17,11 @@ import { writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { generatedTypes } from '../core/resources/schema/generated/index.js'
-import { goApiSource } from './go-api-source.js'
+import { goApiSourceFromArguments } from './go-api-source.js'
 
-const root = process.argv[2]
-if (!root) {
-  console.error('usage: npx tsx tools/gen-field-order.ts path/to/staging/src/k8s.io')
-  process.exit(2)
-}
+const source = goApiSourceFromArguments('gen-field-order.ts')
 const outFile = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'core', 'encoding', 'generated', 'go-field-order.ts')
 
-const source = goApiSource(root)
 
 /** The JSON names of a struct in the order encoding/json writes them, inlined structs expanded in place. */
 function jsonOrder(prefix: string, type: string): string[] | undefined {

@@ -30,15 +30,10 @@ import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { generatedTypes } from '../core/resources/schema/generated/index.js'
 import type { FieldDef } from '../core/resources/schema/model.js'
-import { goApiSource, type GoJsonField } from './go-api-source.js'
+import { goApiSourceFromArguments, type GoJsonField } from './go-api-source.js'
 
-const root = process.argv[2]
-if (!root) {
-  console.error('usage: npx tsx tools/gen-go-empty-fields.ts path/to/staging/src/k8s.io')
-  process.exit(2)
-}
+const source = goApiSourceFromArguments('gen-go-empty-fields.ts')
 const outFile = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'core', 'encoding', 'generated', 'go-empty-fields.ts')
-const source = goApiSource(root)
 
 /** Scalars Go holds as plain values; the other scalars of the type tables (times, quantities, raw JSON) are structs in Go. */
 const PLAIN = new Set(['string', 'boolean', 'int32', 'int64', 'double'])

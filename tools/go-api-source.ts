@@ -98,3 +98,13 @@ export function goApiSource(root: string): { fields(prefix: string, type: string
   }
   return { fields }
 }
+
+/** The source root named on a generator's command line; without one, the usage and exit status 2. */
+export function goApiSourceFromArguments(tool: string): ReturnType<typeof goApiSource> {
+  const root = process.argv[2]
+  if (!root) {
+    console.error(`usage: npx tsx tools/${tool} path/to/staging/src/k8s.io`)
+    process.exit(2)
+  }
+  return goApiSource(root)
+}
