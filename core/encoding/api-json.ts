@@ -27,11 +27,6 @@ function typedListItems(value: Record<string, unknown>, shape: Shape): Shape | u
   return items?.kind === 'array' && items.item.kind === 'struct' && items.item.fields[0]?.name === 'kind' ? items.item : undefined
 }
 
-/** True for a built-in list, whose items go out without kind and apiVersion (YAML too). */
-export function isTypedList(value: Record<string, unknown>): boolean {
-  return typedListItems(value, shapeOfObject(value)) !== undefined
-}
-
 /** An item's text without the kind and apiVersion it opens with (they come first in Go's order). */
 function withoutTypeMeta(item: unknown, text: string): string {
   if (typeof item !== 'object' || item === null) return text

@@ -6,7 +6,7 @@
  * (strings such as "yes", "on" or a timestamp are quoted).
  */
 import { stringify } from 'yaml'
-import { isTypedList } from './api-json.js'
+import { apiObjectJson } from './api-json.js'
 
 const isLetter = (c: string) => /\p{L}/u.test(c)
 const isDigit = (c: string | undefined) => c !== undefined && c >= '0' && c <= '9'
@@ -55,15 +55,12 @@ function sortedCopy(v: unknown): unknown {
   return out
 }
 
-/** An API object as upstream's YAML serializer writes it (a built-in list's items without kind and apiVersion). */
+/**
+ * An API object as upstream's YAML serializer writes it: from its JSON form
+ * (so with Go's empty values, and a built-in list's items without kind and
+ * apiVersion), keys in go-yaml's order.
+ */
 export function apiObjectYaml(value: Record<string, unknown>): string {
-  const copy = sortedCopy(value) as Record<string, unknown>
-  if (isTypedList(value)) {
-    for (const item of copy['items'] as Record<string, unknown>[]) {
-      if (typeof item !== 'object' || item === null) continue
-      delete item['kind']
-      delete item['apiVersion']
-    }
-  }
+  const copy = sortedCopy(JSON.parse(apiObjectJson(value))) as Record<string, unknown>
   return stringify(copy, { version: '1.1', indentSeq: false })
 }

@@ -78,6 +78,15 @@ describe('create and get', () => {
         `  name: from-yaml\n  namespace: default\n  resourceVersion: "${meta.resourceVersion}"\n  uid: ${meta.uid}\n`,
     )
   })
+
+  it("answers YAML from the JSON form, with Go's empty values (the event's source and unset times)", async () => {
+    const api = await startServer()
+    const event = { metadata: { name: 'e1' }, involvedObject: { kind: 'Pod', name: 'p', namespace: 'default' }, reason: 'Started' }
+    assert.equal((await api.post('/api/v1/namespaces/default/events', event)).status, 201)
+    const got = await api.get('/api/v1/namespaces/default/events/e1', { headers: { accept: 'application/yaml' } })
+    assert.match(got.text, /\neventTime: null\nfirstTimestamp: null\ninvolvedObject:\n/)
+    assert.match(got.text, /\nreportingComponent: ""\nreportingInstance: ""\nsource: \{\}\n/)
+  })
 })
 
 describe('list', () => {

@@ -20,4 +20,13 @@ describe("YAML as upstream's serializer writes it (go-yaml v2)", () => {
       'apiVersion: v1\ndata:\n  "n": "1"\n  "on": "yes"\nkind: ConfigMap\nmetadata:\n  creationTimestamp: "2024-01-01T00:00:00Z"\n  finalizers:\n  - x\n  name: c\n',
     )
   })
+
+  it("writes the JSON form: Go's empty values, and a built-in list's items without kind and apiVersion", () => {
+    const event = { kind: 'Event', apiVersion: 'v1', metadata: { name: 'e', creationTimestamp: '2024-01-01T00:00:00Z', labels: {} }, involvedObject: {}, count: 0 }
+    assert.equal(
+      apiObjectYaml({ kind: 'EventList', apiVersion: 'v1', metadata: {}, items: [event] }),
+      'apiVersion: v1\nitems:\n- eventTime: null\n  firstTimestamp: null\n  involvedObject: {}\n  lastTimestamp: null\n  metadata:\n' +
+        '    creationTimestamp: "2024-01-01T00:00:00Z"\n    name: e\n  reportingComponent: ""\n  reportingInstance: ""\n  source: {}\nkind: EventList\nmetadata: {}\n',
+    )
+  })
 })
