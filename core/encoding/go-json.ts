@@ -167,9 +167,8 @@ function writeStruct(v: Record<string, unknown>, shape: StructShape, objectShape
     if (unset[next] === rank) next++
     const field = rank === unknownRank ? undefined : shape.fields[rank]
     const item = v[k]
-    if (item === undefined) continue
-    if (item === null && asGo) {
-      if (field?.whenUnset === undefined) continue
+    if (item === undefined || (item === null && asGo)) {
+      if (!asGo || field?.whenUnset === undefined) continue
       out += (first ? '' : ',') + field.key + unsetText(field)
       first = false
       continue

@@ -16,9 +16,10 @@ const META = 'io.k8s.apimachinery.pkg.apis.meta.v1'
 const OBJECT: Shape = { kind: 'object' }
 
 /**
- * Fields Go leaves out when empty (`omitempty` on a string, number or
- * slice), where the server writes such values: the Status family and list
- * metadata, and every TypeMeta. Elsewhere an object holds what it holds.
+ * Fields left out when empty in any copy, a store's canonical one too: the
+ * Status family and list metadata, and every TypeMeta. The rest of Go's
+ * `omitempty` (goOmitEmpty) and the fields it writes though unset come from
+ * generated/go-empty-fields.ts and apply to what is served and stored.
  */
 const OMIT_EMPTY: Readonly<Record<string, readonly string[]>> = {
   [`${META}.Status`]: ['status', 'message', 'reason', 'code'],

@@ -132,6 +132,11 @@ describe("Go's empty values (what a Go struct encodes)", () => {
     assert.deepEqual(deployment.status, {})
   })
 
+  it('writes a field Go always writes though the object holds it as undefined', () => {
+    const event = { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e', creationTimestamp: T }, involvedObject: {}, source: undefined }
+    assert.deepEqual((goEncodedCopy(event) as Record<string, unknown>)['source'], {})
+  })
+
   it('copies custom resources as they are, nulls and empty values included', () => {
     const cr = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { list: [], text: '', none: null } }
     assert.deepEqual(goEncodedCopy(cr), cr)
