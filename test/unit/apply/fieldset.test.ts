@@ -6,7 +6,7 @@ const f = (name: string) => ({ field: name })
 const k = (...pairs: [string, string | number][]) => ({ key: pairs })
 
 describe('FieldSet', () => {
-  it('writes FieldsV1 with `.` for a member that also has children, in upstream key order', () => {
+  it('writes FieldsV1 with `.` first for a member that also has children, in upstream key order', () => {
     const set = FieldSet.of(
       [f('spec'), f('replicas')],
       [f('metadata'), f('labels')],
@@ -19,10 +19,33 @@ describe('FieldSet', () => {
     assert.equal(
       JSON.stringify(set.toFieldsV1()),
       JSON.stringify({
-        'f:metadata': { 'f:finalizers': { 'v:"a"': {}, 'v:"b"': {} }, 'f:labels': { 'f:app': {}, '.': {} } },
-        'f:spec': { 'f:containers': { 'k:{"name":"web"}': { 'f:image': {}, '.': {} } }, 'f:replicas': {} },
+        'f:metadata': { 'f:finalizers': { 'v:"a"': {}, 'v:"b"': {} }, 'f:labels': { '.': {}, 'f:app': {} } },
+        'f:spec': { 'f:containers': { 'k:{"name":"web"}': { '.': {}, 'f:image': {} } }, 'f:replicas': {} },
       }),
     )
+  })
+
+  it('builds the same set from paths in any order, duplicates once, as inserting them one by one', () => {
+    const paths: Path[] = [
+      [f('data'), f('b')],
+      [f('data')],
+      [f('data'), f('a')],
+      [f('data'), f('b')],
+      [f('spec'), f('containers'), k(['name', 'web']), f('image')],
+      [f('spec'), f('containers'), k(['name', 'web'])],
+      [f('spec'), f('containers'), k(['name', 'api']), f('image')],
+    ]
+    const oneByOne = paths.reduce((set, p) => set.insert(p), FieldSet.empty())
+    for (const order of [paths, [...paths].reverse()]) assert.deepEqual(FieldSet.fromPaths(order).toFieldsV1(), oneByOne.toFieldsV1())
+    assert.deepEqual(FieldSet.fromFieldsV1(oneByOne.toFieldsV1()).toFieldsV1(), oneByOne.toFieldsV1())
+  })
+
+  it('reads and builds a level of 100,000 keys in one pass (a large ConfigMap)', () => {
+    const paths: Path[] = Array.from({ length: 100_000 }, (_, i) => [f('data'), f(`k${i}`)])
+    const set = FieldSet.fromPaths(paths)
+    const fields = set.toFieldsV1() as { 'f:data': Record<string, unknown> }
+    assert.equal(Object.keys(fields['f:data']).length, 100_000)
+    assert.equal(Object.keys((FieldSet.fromFieldsV1(fields).toFieldsV1() as typeof fields)['f:data']).length, 100_000)
   })
 
   it('round-trips FieldsV1, keys sorted inside k: elements', () => {

@@ -46,13 +46,13 @@ describe('the fields an object sets', () => {
             'f:spec': {
               'f:containers': {
                 'k:{"name":"nginx"}': {
+                  '.': {},
                   'f:args': {},
-                  'f:env': { 'k:{"name":"MODE"}': { 'f:name': {}, 'f:value': {}, '.': {} } },
+                  'f:env': { 'k:{"name":"MODE"}': { '.': {}, 'f:name': {}, 'f:value': {} } },
                   'f:image': {},
                   'f:name': {},
-                  'f:ports': { 'k:{"containerPort":80,"protocol":"TCP"}': { 'f:containerPort': {}, '.': {} } },
+                  'f:ports': { 'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {} } },
                   'f:resources': {},
-                  '.': {},
                 },
               },
               'f:nodeSelector': {},
