@@ -5,7 +5,7 @@
  * by number), lists not indented under their key, and YAML 1.1's quoting
  * (strings such as "yes", "on" or a timestamp are quoted).
  */
-import { stringify } from 'yaml'
+import { type ScalarTag, stringify, type Tags } from 'yaml'
 import { apiObjectJson } from './api-json.js'
 
 const isLetter = (c: string) => /\p{L}/u.test(c)
@@ -62,5 +62,17 @@ function sortedCopy(v: unknown): unknown {
  */
 export function apiObjectYaml(value: Record<string, unknown>): string {
   const copy = sortedCopy(JSON.parse(apiObjectJson(value))) as Record<string, unknown>
-  return stringify(copy, { version: '1.1', indentSeq: false })
+  return stringify(copy, { version: '1.1', indentSeq: false, customTags: withGoYamlFloats })
+}
+
+/** The YAML 1.1 library's pattern for floats with a point, which also takes `.` and `-.` alone. */
+const YAML11_POINT_FLOAT = String(/^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/)
+/**
+ * go-yaml v2's (`[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)`, underscores dropped first):
+ * a point needs a digit beside it, so FieldsV1's `.` key stays plain (`.: {}`).
+ */
+const GO_YAML_POINT_FLOAT = /^[-+]?(?:\.[0-9_]*[0-9][0-9_]*|[0-9][0-9_]*(?:\.[0-9_]*)?)$/
+
+function withGoYamlFloats(tags: Tags): Tags {
+  return tags.map((tag) => (typeof tag === 'object' && !('collection' in tag && tag.collection) && String(tag.test) === YAML11_POINT_FLOAT ? { ...(tag as ScalarTag), test: GO_YAML_POINT_FLOAT } : tag))
 }

@@ -21,6 +21,17 @@ describe("YAML as upstream's serializer writes it (go-yaml v2)", () => {
     )
   })
 
+  it("leaves FieldsV1's `.` and other points without a digit plain, as go-yaml does, and quotes real floats", () => {
+    const text = apiObjectYaml({
+      kind: 'ConfigMap',
+      apiVersion: 'v1',
+      metadata: { name: 'c', creationTimestamp: '2024-01-01T00:00:00Z', managedFields: [{ manager: 'm', fieldsV1: { 'f:data': { '.': {}, 'f:a': {} } } }] },
+      data: { a: '.', b: '1.', c: '.5', d: '-.', e: '.inf', f: '1_0.5' },
+    })
+    assert.match(text, /\n {8}\.: \{\}\n {8}f:a: \{\}\n/)
+    assert.match(text, /\n {2}a: \.\n {2}b: "1\."\n {2}c: "\.5"\n {2}d: -\.\n {2}e: "\.inf"\n {2}f: "1_0\.5"\n/)
+  })
+
   it("writes the JSON form: Go's empty values, and a built-in list's items without kind and apiVersion", () => {
     const event = { kind: 'Event', apiVersion: 'v1', metadata: { name: 'e', creationTimestamp: '2024-01-01T00:00:00Z', labels: {} }, involvedObject: {}, count: 0 }
     assert.equal(
