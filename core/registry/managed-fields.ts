@@ -34,7 +34,9 @@ const MAX_MANAGER_LENGTH = 128
 /**
  * The manager a write is recorded under: `fieldManager` when given, else
  * the User-Agent up to its first `/`, printable characters only, at most 128
- * bytes (upstream's prefixFromUserAgent).
+ * bytes (upstream's prefixFromUserAgent), and `unknown` when that leaves
+ * nothing (a request without a User-Agent), as upstream's field manager
+ * names it.
  */
 export function managerName(fieldManager: string | null, userAgent: string | null): string {
   if (fieldManager) return fieldManager
@@ -47,7 +49,7 @@ export function managerName(fieldManager: string | null, userAgent: string | nul
     out += ch
     bytes += size
   }
-  return out
+  return out || 'unknown'
 }
 
 function tracked(entry: ResourceEntry): boolean {

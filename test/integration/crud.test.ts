@@ -70,11 +70,13 @@ describe('create and get', () => {
     assert.equal(created.status, 201)
     const got = await api.get(`${CM}/from-yaml`, { headers: { accept: 'application/yaml' } })
     assert.equal(got.headers.get('content-type'), 'application/yaml')
-    // Upstream's YAML: every map's keys sorted, timestamps quoted (YAML 1.1).
+    // Upstream's YAML: every map's keys sorted, timestamps quoted (YAML 1.1), FieldsV1's `.` plain; written without a User-Agent, under `unknown`.
     const meta = created.body.metadata as { uid: string; resourceVersion: string; creationTimestamp: string }
     assert.equal(
       got.text,
       `apiVersion: v1\ndata:\n  k: v\nkind: ConfigMap\nmetadata:\n  creationTimestamp: "${meta.creationTimestamp}"\n` +
+        `  managedFields:\n  - apiVersion: v1\n    fieldsType: FieldsV1\n    fieldsV1:\n      f:data:\n        .: {}\n        f:k: {}\n` +
+        `    manager: unknown\n    operation: Update\n    time: "${meta.creationTimestamp}"\n` +
         `  name: from-yaml\n  namespace: default\n  resourceVersion: "${meta.resourceVersion}"\n  uid: ${meta.uid}\n`,
     )
   })

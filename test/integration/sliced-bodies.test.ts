@@ -37,6 +37,10 @@ describe('large JSON bodies in slices', { timeout: 120_000 }, () => {
     const stored = await api.get(`${CM}/big`)
     assert.equal(Object.keys(stored.body.data).length, 60_000)
     assert.equal(stored.body.data.k59999, 'v59999')
+    // Its fields are tracked as every write's are (no User-Agent: upstream's manager `unknown`), each key once.
+    const [entry] = stored.body.metadata.managedFields
+    assert.equal(entry.manager, 'unknown')
+    assert.equal(Object.keys(entry.fieldsV1['f:data']).length, 60_001, 'the 60000 keys and `.`')
   })
 
   it('finds a duplicate field in a large body: Strict refuses it with 400 and stores nothing, Warn warns', async () => {

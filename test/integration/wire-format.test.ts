@@ -16,32 +16,36 @@ function status(message: string, reason: string, code: number, details?: string)
   return `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":${JSON.stringify(message)},"reason":"${reason}",${detailsText}"code":${code}}\n`
 }
 
-async function withConfigMap(): Promise<{ api: TestClient; text: string; uid: string; rv: string; created: string }> {
+async function withConfigMap(): Promise<{ api: TestClient; text: string; uid: string; rv: string; created: string; managed: string }> {
   const api = await startServer()
   const res = await api.post(CM, { data: { b: '2', a: '<1>' }, apiVersion: 'v1', metadata: { labels: { z: 'z', a: 'a' }, name: 'c' }, kind: 'ConfigMap' })
   assert.equal(res.status, 201)
   const meta = res.body.metadata as { uid: string; resourceVersion: string; creationTimestamp: string }
-  return { api, text: res.text, uid: meta.uid, rv: meta.resourceVersion, created: meta.creationTimestamp }
+  // Sent without a User-Agent: upstream records the write under `unknown`, FieldsV1 with `.` first at each level.
+  const managed =
+    `"managedFields":[{"manager":"unknown","operation":"Update","apiVersion":"v1","time":"${meta.creationTimestamp}","fieldsType":"FieldsV1",` +
+    `"fieldsV1":{"f:data":{".":{},"f:a":{},"f:b":{}},"f:metadata":{"f:labels":{".":{},"f:a":{},"f:z":{}}}}}]`
+  return { api, text: res.text, uid: meta.uid, rv: meta.resourceVersion, created: meta.creationTimestamp, managed }
 }
 
 describe('objects on the wire', () => {
   it('writes a created object in ConfigMap field order, labels sorted, HTML characters escaped, a newline at the end', async () => {
-    const { api, text, uid, rv, created } = await withConfigMap()
+    const { api, text, uid, rv, created, managed } = await withConfigMap()
     const expected =
       `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c","namespace":"default","uid":"${uid}","resourceVersion":"${rv}",` +
-      `"creationTimestamp":"${created}","labels":{"a":"a","z":"z"}},"data":{"a":"\\u003c1\\u003e","b":"2"}}\n`
+      `"creationTimestamp":"${created}","labels":{"a":"a","z":"z"},${managed}},"data":{"a":"\\u003c1\\u003e","b":"2"}}\n`
     assert.equal(text, expected)
     assert.equal((await api.get(`${CM}/c`)).text, expected)
   })
 
   it('writes a list as kind, apiVersion, metadata, items, each item in its own order', async () => {
-    const { api, uid, rv, created } = await withConfigMap()
+    const { api, uid, rv, created, managed } = await withConfigMap()
     const list = await api.get(CM)
     assert.equal(
       list.text,
       `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"${list.body.metadata.resourceVersion}"},"items":[` +
         `{"metadata":{"name":"c","namespace":"default","uid":"${uid}","resourceVersion":"${rv}","creationTimestamp":"${created}",` +
-        `"labels":{"a":"a","z":"z"}},"data":{"a":"\\u003c1\\u003e","b":"2"}}]}\n`,
+        `"labels":{"a":"a","z":"z"},${managed}},"data":{"a":"\\u003c1\\u003e","b":"2"}}]}\n`,
     )
   })
 
@@ -66,7 +70,7 @@ describe('objects on the wire', () => {
   })
 
   it('streams watch events as {"type","object"} lines in the object order', async () => {
-    const { api, uid, rv, created } = await withConfigMap()
+    const { api, uid, rv, created, managed } = await withConfigMap()
     const res = await api.server.fetch(new Request(`http://in-process${CM}?watch=true&resourceVersion=0`))
     const reader = res.body!.getReader()
     const { value } = await reader.read()
@@ -74,7 +78,7 @@ describe('objects on the wire', () => {
     assert.equal(
       new TextDecoder().decode(value),
       `{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c","namespace":"default","uid":"${uid}",` +
-        `"resourceVersion":"${rv}","creationTimestamp":"${created}","labels":{"a":"a","z":"z"}},"data":{"a":"\\u003c1\\u003e","b":"2"}}}\n`,
+        `"resourceVersion":"${rv}","creationTimestamp":"${created}","labels":{"a":"a","z":"z"},${managed}},"data":{"a":"\\u003c1\\u003e","b":"2"}}}\n`,
     )
   })
 
