@@ -8,8 +8,9 @@
  */
 import type { Env, Hono } from 'hono'
 import type { LogFiles } from '../ports.js'
+import { sizedResponse } from '../http/respond.js'
 
-const NOT_FOUND = () => new Response('404 page not found\n', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' } })
+const NOT_FOUND = () => sizedResponse('404 page not found\n', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' } })
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`)
@@ -40,7 +41,7 @@ export function installLogsRoutes<E extends Env>(app: Hono<E>, files: LogFiles):
       // As a file server does: a directory's links are relative, so its URL ends in a slash.
       if (!pathname.endsWith('/')) return c.redirect(`${pathname}/`, 301)
       const links = found.entries.map((name) => `<a href="${escapeHtml(encodeURIComponent(name.replace(/\/$/, '')) + (name.endsWith('/') ? '/' : ''))}">${escapeHtml(name)}</a>\n`)
-      return new Response(`<pre>\n${links.join('')}</pre>\n`, { headers: { 'content-type': 'text/html; charset=utf-8', 'x-content-type-options': 'nosniff' } })
+      return sizedResponse(`<pre>\n${links.join('')}</pre>\n`, { headers: { 'content-type': 'text/html; charset=utf-8', 'x-content-type-options': 'nosniff' } })
     }
     return new Response(found.body, {
       headers: { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(found.size), 'x-content-type-options': 'nosniff' },

@@ -7,7 +7,7 @@
  */
 import { compareGoStrings } from '../encoding/go-json.js'
 import { parseAccept } from '../http/media-types.js'
-import { documentResponse } from '../http/respond.js'
+import { documentResponse, sizedResponse } from '../http/respond.js'
 import type { Catalogue } from '../resources/catalogue.js'
 import { type JsonObject, openApiDocument, openApiIndex } from './openapi.js'
 import { type AggregatedV2Document, openApiV2Document } from './openapi-v2.js'
@@ -69,7 +69,7 @@ export function openApiV2Response(
   const headers = { etag: quoted, vary: 'Accept' }
   if (ifNoneMatch === quoted) return new Response(null, { status: 304, headers })
   if (subtype === 'json') return documentResponse(doc, headers)
-  return new Response(protobufOf(doc), { headers: { ...headers, 'content-type': OPENAPI_V2_PROTOBUF_TYPE } })
+  return sizedResponse(protobufOf(doc), { headers: { ...headers, 'content-type': OPENAPI_V2_PROTOBUF_TYPE } })
 }
 
 /**

@@ -11,7 +11,7 @@
 import { type Hono, Hono as HonoApp } from 'hono'
 import { encodeProfileGzip, type SampledProfile } from '../encoding/pprof.js'
 import { renderProfileText } from '../encoding/pprof-text.js'
-import { textResponse } from '../http/respond.js'
+import { sizedResponse, textResponse } from '../http/respond.js'
 import type { Env } from 'hono'
 import type { Profiler } from '../ports.js'
 
@@ -40,7 +40,8 @@ function pprofError(status: number, text: string): Response {
 }
 
 async function download(profile: SampledProfile, fileName: string): Promise<Response> {
-  return new Response(await encodeProfileGzip(profile), {
+  const gzipped = await encodeProfileGzip(profile)
+  return sizedResponse(gzipped, {
     headers: {
       'content-type': 'application/octet-stream',
       'content-disposition': `attachment; filename="${fileName}"`,
@@ -110,7 +111,7 @@ function namedProfile(profiler: Profiler, name: string, query: (key: string) => 
 
 export function installProfilingRoutes<E extends Env>(app: Hono<E>, profiler: Profiler): void {
   app.get('/debug/pprof', (c) => c.redirect('/debug/pprof/', 301))
-  app.get('/debug/pprof/', () => new Response(INDEX, { headers: { 'content-type': 'text/html; charset=utf-8', 'x-content-type-options': 'nosniff' } }))
+  app.get('/debug/pprof/', () => sizedResponse(INDEX, { headers: { 'content-type': 'text/html; charset=utf-8', 'x-content-type-options': 'nosniff' } }))
   app.get('/debug/pprof/:name', (c) => namedProfile(profiler, c.req.param('name'), (key) => c.req.query(key)))
 }
 

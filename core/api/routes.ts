@@ -5,7 +5,7 @@
 import type { Context, Hono } from 'hono'
 import type { ChainEnv } from '../http/filters/context.js'
 import { AGGREGATED_DISCOVERY_TYPE, wantsAggregatedDiscovery } from '../http/media-types.js'
-import { jsonResponse, versionResponse } from '../http/respond.js'
+import { jsonResponse, sizedResponse, versionResponse } from '../http/respond.js'
 import { resourceNotFound } from '../machinery/status-error.js'
 import { handleResource, type HandlerEnv } from '../endpoints/handlers.js'
 import type { Catalogue } from '../resources/catalogue.js'
@@ -101,7 +101,7 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
   app.get('/version/', () => versionResponse(deps.version))
   app.get('/metrics', async () => {
     const runtime = (await deps.runtimeMetrics?.render().catch(() => '')) ?? ''
-    return new Response(deps.metrics.render() + runtime, { headers: { 'content-type': METRICS_CONTENT_TYPE } })
+    return sizedResponse(deps.metrics.render() + runtime, { headers: { 'content-type': METRICS_CONTENT_TYPE } })
   })
   for (const endpoint of ['healthz', 'livez', 'readyz'] as const) {
     const handler = (c: Context<ChainEnv>) => healthResponse(endpoint, deps.checks[endpoint], new URL(c.req.url))

@@ -30,26 +30,42 @@ export function jsonResponse(body: Record<string, unknown>, status = 200, header
 
 /**
  * A document that is no API object (OpenAPI), written with json.Marshal:
- * Go's escapes, no newline. The text is made once per document.
+ * Go's escapes, no newline. Its bytes are made once per document.
  */
 export function documentResponse(doc: object, headers: Record<string, string> = {}): Response {
-  return new Response(documentText(doc), { headers: { 'content-type': JSON_TYPE, ...headers } })
+  return sizedResponse(documentBytes(doc), { headers: { 'content-type': JSON_TYPE, ...headers } })
 }
 
-const documentTexts = new WeakMap<object, string>()
+const documentsBytes = new WeakMap<object, Uint8Array>()
 
-function documentText(doc: object): string {
-  let text = documentTexts.get(doc)
-  if (text === undefined) {
-    text = escapeLikeGo(JSON.stringify(doc))
-    documentTexts.set(doc, text)
+function documentBytes(doc: object): Uint8Array {
+  let bytes = documentsBytes.get(doc)
+  if (bytes === undefined) {
+    bytes = utf8.encode(escapeLikeGo(JSON.stringify(doc)))
+    documentsBytes.set(doc, bytes)
   }
-  return text
+  return bytes
+}
+
+/**
+ * An answer of text or bytes in hand that is no API object (a document,
+ * /version, /metrics, an indented answer), written as bytes with their size
+ * kept, as jsonResponse's. A Response of the text would be watched through
+ * stream stages by every filter that waits for an answer to be sent, and
+ * sizing the text would walk it on every request.
+ */
+export function sizedResponse(body: string | Uint8Array, init: { status?: number; headers: Record<string, string> | Headers }): Response {
+  const bytes = typeof body === 'string' ? utf8.encode(body) : body
+  const headers: Record<string, string> = {}
+  // bytesResponse takes header names in lower case (a Headers object gives them so).
+  if (init.headers instanceof Headers) init.headers.forEach((value, name) => (headers[name] = value))
+  else for (const name in init.headers) headers[name.toLowerCase()] = init.headers[name] as string
+  return withKnownSize(bytesResponse(bytes, init.status ?? 200, headers), bytes)
 }
 
 /** /version as upstream's WriteRawJSON writes it: indented by two spaces, no newline. */
 export function versionResponse(info: object): Response {
-  return new Response(indentGo(versionInfoJson(info)), { headers: { 'content-type': JSON_TYPE } })
+  return sizedResponse(indentGo(versionInfoJson(info)), { headers: { 'content-type': JSON_TYPE } })
 }
 
 /** Each immutable object's protobuf answer (a Response copies the bytes it is given). */

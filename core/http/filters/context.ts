@@ -31,3 +31,14 @@ export interface ChainEnv {
   Variables: FilterVariables
   Bindings: FilterBindings
 }
+
+/**
+ * Puts `answer` in place of the context's answer as it is. Hono's setter
+ * would wrap it in another Response carrying the old one's headers, whose
+ * body is then a stream: an answer of text in hand would lose its kept size
+ * (response-size.ts) and be written through stream stages.
+ */
+export function replaceAnswer(c: { res: Response | undefined }, answer: Response): void {
+  c.res = undefined
+  c.res = answer
+}

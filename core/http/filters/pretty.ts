@@ -6,7 +6,8 @@
  */
 import type { MiddlewareHandler } from 'hono'
 import { indentGo } from '../../encoding/go-json.js'
-import type { ChainEnv } from './context.js'
+import { type ChainEnv, replaceAnswer } from './context.js'
+import { sizedResponse } from '../respond.js'
 
 /** Go's strconv.ParseBool; anything else is false. */
 function parseGoBool(text: string): boolean {
@@ -33,5 +34,5 @@ export const prettyFilter: MiddlewareHandler<ChainEnv> = async (c, next) => {
   // The indented text is longer: a Content-Length of the compact one would cut it (HTTP/1.1) or reset the stream (HTTP/2).
   const headers = new Headers(c.res.headers)
   headers.delete('content-length')
-  c.res = new Response(indentGo(text.endsWith('\n') ? text.slice(0, -1) : text), { status: c.res.status, headers })
+  replaceAnswer(c, sizedResponse(indentGo(text.endsWith('\n') ? text.slice(0, -1) : text), { status: c.res.status, headers }))
 }
