@@ -20,6 +20,7 @@ import { JWKS_PATH, OPENID_CONFIG_PATH, type IssuerDiscovery } from '../authn/se
 import { healthResponse } from './health.js'
 import type { HealthCheck } from '../lifecycle/health-check.js'
 import { openApiIndexResponse, openApiV2Response, openApiV3Response } from './openapi-responses.js'
+import { DiscoveryMemo } from './discovery-memo.js'
 import { StorageVersionHashes } from './storage-version-hash.js'
 import { type Metrics, METRICS_CONTENT_TYPE } from '../metrics/metrics.js'
 import type { RuntimeMetrics } from '../ports.js'
@@ -52,6 +53,7 @@ export interface RouteDeps {
 
 function discoveryResponse(
   accept: string | undefined,
+  memo: DiscoveryMemo,
   catalogue: Catalogue,
   legacy: boolean,
   legacyBody: Record<string, unknown>,
@@ -63,7 +65,7 @@ function discoveryResponse(
     const body = remote.length ? { ...legacyBody, groups: [...(legacyBody['groups'] as unknown[]), ...remote.map(remoteApiGroup)] } : legacyBody
     return jsonResponse(body, 200, { vary: 'Accept' })
   }
-  const local = aggregatedDiscovery(catalogue, legacy)
+  const local = memo.of(legacy ? 'aggregated /api' : 'aggregated /apis', () => aggregatedDiscovery(catalogue, legacy))!
   const body = remote.length ? { ...local, items: [...local.items, ...remote.map((g) => aggregatedRemoteGroup(g, (api) => aggregator?.discoveryOf(api)))] } : local
   return jsonResponse(body, 200, { 'content-type': AGGREGATED_DISCOVERY_TYPE, vary: 'Accept' })
 }
@@ -96,6 +98,7 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
     })
   }
   const storageVersionHashes = new StorageVersionHashes(catalogue)
+  const memo = new DiscoveryMemo(catalogue)
   // go-restful serves /version/ too (the public-info-viewer role names both).
   app.get('/version', () => versionResponse(deps.version))
   app.get('/version/', () => versionResponse(deps.version))
@@ -127,19 +130,24 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
   // `/apis/<group>/` by the handlers the aggregator registers for them. `/apis/` is the aggregator's plain
   // list (APIGroupList, never the aggregated document); authorization saw the path as sent.
   const legacyRoot = (c: Context<ChainEnv>) =>
-    discoveryResponse(c.req.header('accept'), catalogue, true, apiVersions(deps.externalAddress?.() ?? new URL(c.req.url).host), aggregator)
+    discoveryResponse(c.req.header('accept'), memo, catalogue, true, apiVersions(deps.externalAddress?.() ?? new URL(c.req.url).host), aggregator)
   const legacyVersion = async (c: Context<ChainEnv>) => {
-    const body = apiResourceList(catalogue, '', c.req.param('version') ?? '', await storageVersionHashes.hashes())
+    const version = c.req.param('version') ?? ''
+    const hashes = await storageVersionHashes.hashes()
+    const body = memo.of(`/api/${version}`, () => apiResourceList(catalogue, '', version, hashes))
     if (!body) throw resourceNotFound()
     return jsonResponse(body)
   }
   const group = (c: Context<ChainEnv>) => {
-    const body = apiGroupDocument(catalogue, c.req.param('group') ?? '')
+    const name = c.req.param('group') ?? ''
+    const body = memo.of(`/apis/${name}`, () => apiGroupDocument(catalogue, name))
     if (!body) throw resourceNotFound()
     return jsonResponse(body)
   }
   const groupVersion = async (c: Context<ChainEnv>) => {
-    const body = apiResourceList(catalogue, c.req.param('group') ?? '', c.req.param('version') ?? '', await storageVersionHashes.hashes())
+    const [name, version] = [c.req.param('group') ?? '', c.req.param('version') ?? '']
+    const hashes = await storageVersionHashes.hashes()
+    const body = memo.of(`/apis/${name}/${version}`, () => apiResourceList(catalogue, name, version, hashes))
     if (!body) throw resourceNotFound()
     return jsonResponse(body)
   }
@@ -147,8 +155,9 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
   app.get('/api/', legacyRoot)
   app.get('/api/:version', legacyVersion)
   app.get('/api/:version/', legacyVersion)
-  app.get('/apis', (c) => discoveryResponse(c.req.header('accept'), catalogue, false, apiGroupList(catalogue), aggregator))
-  app.get('/apis/', () => discoveryResponse(undefined, catalogue, false, apiGroupList(catalogue), aggregator))
+  const groupList = () => memo.of('/apis', () => apiGroupList(catalogue))!
+  app.get('/apis', (c) => discoveryResponse(c.req.header('accept'), memo, catalogue, false, groupList(), aggregator))
+  app.get('/apis/', () => discoveryResponse(undefined, memo, catalogue, false, groupList(), aggregator))
   app.get('/apis/:group', group)
   app.get('/apis/:group/', group)
   app.get('/apis/:group/:version', groupVersion)
