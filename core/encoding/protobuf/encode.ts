@@ -3,6 +3,7 @@
  * clients that accept only protobuf.
  */
 import { isPlainObject } from '../../machinery/object.js'
+import { isDeepFrozen } from '../immutable.js'
 import type { FieldDef, Scalar, TypeDef, TypeRef, TypeTable } from '../../resources/schema/index.js'
 import { typeForKind, typeTable } from '../../resources/schema/index.js'
 import { notAcceptable } from '../../machinery/status-error.js'
@@ -71,9 +72,24 @@ function encodeField(w: Writer, num: number, t: TypeRef, v: unknown, owner: stri
   encodeValue(w, num, t, v, owner, field, types)
 }
 
+/**
+ * The message of each immutable object encoded as a nested message: a list's
+ * items are the watch cache's frozen versions, handed out again with every
+ * LIST, so each one's message is written once (as each one's JSON is kept).
+ */
+const keptMessages = new WeakMap<object, { def: TypeDef; bytes: Uint8Array }>()
+
 function encodeValue(w: Writer, num: number, t: TypeRef, v: unknown, owner: string, field: string, types: TypeTable): void {
   if ('ref' in t) {
     const def = lookupType(t.ref, types)
+    if (!def.jsonForms && isDeepFrozen(v)) {
+      const kept = keptMessages.get(v)
+      if (kept?.def === def) return w.lenDelimited(num, kept.bytes)
+      const mark = w.begin(num)
+      writeMessage(w, v, def, types)
+      keptMessages.set(v, { def, bytes: w.endKeeping(mark) })
+      return
+    }
     const mark = w.begin(num)
     if (def.jsonForms) writeMessage(w, wrapForms(def.jsonForms, v), formsWrapper(def.name, def.jsonForms), types)
     else writeMessage(w, v, def, types)

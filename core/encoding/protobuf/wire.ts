@@ -284,6 +284,13 @@ export class Writer {
     this.buf[at] = size
   }
 
+  /** `end(mark)`, and a copy of the field's bytes (its tag and length left out), to be written again with lenDelimited. */
+  endKeeping(mark: number): Uint8Array {
+    const size = this.len - mark - 1
+    this.end(mark)
+    return this.buf.slice(this.len - size, this.len)
+  }
+
   /** A string field, its UTF-8 written in place: a short one's ASCII byte by byte, a long one and any other text by the encoder. */
   string(field: number, text: string): void {
     const mark = this.begin(field)

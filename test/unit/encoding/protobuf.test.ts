@@ -3,6 +3,7 @@ import { describe, it } from 'node:test'
 import { decodeMessageOf, decodeProtobuf, encodeMessageOf, encodeProtobuf } from '../../../core/encoding/protobuf.js'
 import { parseDurationNanos } from '../../../core/encoding/protobuf/scalars.js'
 import { StatusError } from '../../../core/machinery/status-error.js'
+import { deepFreeze } from '../../../core/storage/objects.js'
 import { formatGoDuration } from '../../../core/machinery/duration.js'
 import type { TypeDef, TypeTable } from '../../../core/resources/schema/model.js'
 import { type CapturedBody, kubectlBodies } from './protobuf-fixtures.js'
@@ -142,6 +143,17 @@ describe('encodeProtobuf and decodeProtobuf round trip', () => {
       ],
     }
     assert.deepEqual(decodeProtobuf(encodeProtobuf(list)), list)
+  })
+
+  it('writes a frozen item as it wrote it before, whatever list it is in, short or long', () => {
+    const item = (name: string, size: number) => ({ metadata: { name, resourceVersion: '7' }, data: { k: 'x'.repeat(size) } })
+    const plain = [item('short', 3), item('long', 300), item('longer', 20_000)]
+    const frozen = plain.map((i) => deepFreeze(structuredClone(i)))
+    const list = (items: unknown[], rv: string) => ({ apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: rv }, items })
+    // The first encode keeps each frozen item's message, the second writes the kept bytes: both as the plain items' encoding.
+    for (const rv of ['8', '9']) assert.deepEqual(encodeProtobuf(list(frozen, rv)), encodeProtobuf(list(plain, rv)))
+    assert.deepEqual(encodeProtobuf(list([frozen[2], frozen[0]], '10')), encodeProtobuf(list([plain[2], plain[0]], '10')))
+    assert.deepEqual(decodeProtobuf(encodeProtobuf(list(frozen, '11'))), list(plain, '11'))
   })
 
   it('keeps map-of-list values (SubjectAccessReview extra) and booleans set to false', () => {
