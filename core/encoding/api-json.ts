@@ -108,12 +108,43 @@ function keptItemsListJson(list: Record<string, unknown>, items: unknown[], item
 }
 
 /** A list's text up to its items' `[` and from their `]` on (escaped, no newline), when it has items. */
-function listFrame(list: Record<string, unknown>): { head: string; tail: string } | undefined {
-  const empty = apiObjectJson({ ...list, items: [] })
-  const at = empty.lastIndexOf('"items":[]')
+function listFrame(list: Record<string, unknown>, field = 'items'): { head: string; tail: string } | undefined {
+  const empty = apiObjectJson({ ...list, [field]: [] })
+  const at = empty.lastIndexOf(`"${field}":[]`)
   if (at < 0) return undefined
-  const open = at + '"items":['.length
+  const open = at + field.length + 4
   return { head: empty.slice(0, open), tail: empty.slice(open, empty.length - 1) }
+}
+
+const TABLE_API_VERSION = 'meta.k8s.io/v1'
+const NO_ROW_OBJECT = '"object":null}'
+
+/**
+ * A Table whose every row carries an immutable object (the watch cache's
+ * version, or the PartialObjectMetadata kept for it): the table's fields and
+ * each row's cells written here, each object's kept text put in where the
+ * row writes it, last (TableRow's order: cells, conditions, object). The
+ * same text the table gets written whole; the objects' texts are made once
+ * per object version, while the cells (an age among them) are written anew.
+ */
+function keptObjectsTableJson(table: Record<string, unknown>, shape: Shape): string | undefined {
+  const rows = table['rows']
+  if (!Array.isArray(rows) || rows.length === 0 || shape.kind !== 'struct') return undefined
+  const rowsShape = shape.fields[shape.index.get('rows') ?? -1]?.shape
+  if (rowsShape?.kind !== 'array') return undefined
+  for (const row of rows) if (typeof row !== 'object' || row === null || !isDeepFrozen((row as { object?: unknown }).object)) return undefined
+  const frame = listFrame(table, 'rows')
+  if (!frame) return undefined
+  let out = frame.head
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i] as Record<string, unknown>
+    // The row written with no object ends in its `"object":null}`, where the kept text goes.
+    const written = escapeLikeGo(unescapedJson({ ...row, object: null }, rowsShape.item))
+    if (!written.endsWith(NO_ROW_OBJECT)) return undefined
+    const kept = apiObjectJson(row['object'] as Record<string, unknown>)
+    out += `${i ? ',' : ''}${written.slice(0, -NO_ROW_OBJECT.length)}"object":${kept.slice(0, -1)}}`
+  }
+  return out + frame.tail
 }
 
 /** An API object (its shape found from its apiVersion and kind) as one line of JSON; kept for an immutable one. */
@@ -123,6 +154,10 @@ export function apiObjectJson(value: Record<string, unknown>): string {
 
 function objectJson(value: Record<string, unknown>): string {
   const shape = shapeOfObject(value)
+  if (value['kind'] === 'Table' && value['apiVersion'] === TABLE_API_VERSION) {
+    const kept = keptObjectsTableJson(value, shape)
+    if (kept !== undefined) return `${kept}\n`
+  }
   const items = typedListItems(value, shape)
   if (items && shape.kind === 'struct') {
     const kept = keptItemsListJson(value, value['items'] as unknown[], items)

@@ -36,6 +36,26 @@ describe('encodings kept beside immutable objects', () => {
     assert.equal(apiObjectJson(widgetList), apiObjectJson({ ...widgetList, items: widgets.map(thawed) }))
   })
 
+  it('a Table whose rows carry immutable objects, metadata or whole, is the text a changeable copy gets', () => {
+    const frozen = Array.from({ length: 4 }, (_, i) => deepFreeze(configMap(i)))
+    const partial = frozen.map((o) => deepFreeze({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata }))
+    const table = (objects: unknown[]) => ({
+      kind: 'Table',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata: { resourceVersion: '42' },
+      columnDefinitions: [{ name: 'Name', type: 'string', format: 'name', description: 'a <name>', priority: 0 }],
+      // Cells of every kind a column gives, one to be escaped, and a row with conditions.
+      rows: objects.map((object, i) => ({ cells: [`cm-${i} <&>`, i, i % 2 === 0, '5m'], ...(i === 1 ? { conditions: [{ type: 'Completed', status: 'True' }] } : {}), object })),
+    })
+    for (const objects of [frozen, partial]) {
+      assert.equal(apiObjectJson(table(objects)), apiObjectJson(table(objects.map(thawed))))
+      assert.equal(apiObjectJson(table(objects)), apiObjectJson(table(objects.map(thawed))), 'again, from the kept texts')
+    }
+    // A row without an immutable object: the table is written whole, as before.
+    assert.equal(apiObjectJson(table([frozen[0], thawed(frozen[1])])), apiObjectJson(table([thawed(frozen[0]), thawed(frozen[1])])))
+    assert.match(apiObjectJson(table(partial)), /^\{"kind":"Table","apiVersion":"meta.k8s.io\/v1",.*"rows":\[\{"cells":\["cm-0 \\u003c\\u0026\\u003e",0,true,"5m"\],"object":\{"kind":"PartialObjectMetadata"/)
+  })
+
   it('a watch event of an immutable object, sent to many watchers, is the line a changeable copy gets', () => {
     const obj = deepFreeze(configMap(3))
     for (const type of ['ADDED', 'MODIFIED', 'DELETED']) {
