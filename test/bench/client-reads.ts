@@ -3,7 +3,7 @@
  * per answer: the discovery documents kubectl reads before its commands and
  * REST mappers read per group version, the OpenAPI documents kubectl's
  * validation and `explain` read, `/version`, a LIST as a Table (`kubectl
- * get`), as protobuf (client-go's informers of built-in kinds) and as JSON,
+ * get`), as protobuf (for a client that accepts nothing else) and as JSON,
  * and an answer indented for curl. wrk (one thread, 8 connections, the
  * bearer token) against a daemon on its embedded store holding 50
  * ConfigMaps of about 700 bytes; with `--baseline <checkout>` that build's
