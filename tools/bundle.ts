@@ -175,11 +175,9 @@ const LIBRARY_ALSO_INLINED = ['@peculiar/x509']
 /**
  * The bin's script takes pino in (the logger every start makes): loaded from node_modules it was some 20 modules
  * resolved and compiled without a code cache on each start. Its transports, the one part that finds files of its
- * own by path, are not used (the daemon writes its log lines itself). prom-client (the process metrics) too: it is
- * evaluated only when those start, two seconds after serving, and loaded from node_modules then its modules were
- * read and compiled in one go, holding every request back for some 50 ms.
+ * own by path, are not used (the daemon writes its log lines itself).
  */
-const DAEMON_ALSO_INLINED = ['pino', 'prom-client']
+const DAEMON_ALSO_INLINED = ['pino']
 /**
  * The bins' file: main.ts as CommonJS, which Node runs without setting up its ES module loader (some 10 to 15 ms of
  * every start, against main.js). It holds only main.ts and the small modules it imports: the daemon is the script
