@@ -110,9 +110,10 @@ function keptItemsListJson(list: Record<string, unknown>, items: unknown[], item
 /** A list's text up to its items' `[` and from their `]` on (escaped, no newline), when it has items. */
 function listFrame(list: Record<string, unknown>, field = 'items'): { head: string; tail: string } | undefined {
   const empty = apiObjectJson({ ...list, [field]: [] })
-  const at = empty.lastIndexOf(`"${field}":[]`)
+  const opening = `"${field}":[`
+  const at = empty.lastIndexOf(`${opening}]`)
   if (at < 0) return undefined
-  const open = at + field.length + 4
+  const open = at + opening.length
   return { head: empty.slice(0, open), tail: empty.slice(open, empty.length - 1) }
 }
 
