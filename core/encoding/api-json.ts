@@ -193,9 +193,13 @@ export function watchEventJson(type: string, object: unknown): string {
 /** An immutable object's text in a watch event, made once for every watcher that gets it. */
 const eventObjectTexts = new EncodingMemo<string>()
 
+/**
+ * An object's text in an event is its text as an answer without the newline: the one text is kept for a
+ * version that is both read and watched, and a Table event is written around its row's kept object.
+ */
 function eventObjectText(object: unknown): string {
-  const body = typeof object === 'object' && object !== null && !Array.isArray(object) ? unescapedJson(object, shapeOfObject(object as Record<string, unknown>)) : JSON.stringify(object)
-  return escapeLikeGo(body)
+  if (typeof object !== 'object' || object === null || Array.isArray(object)) return escapeLikeGo(JSON.stringify(object))
+  return apiObjectJson(object as Record<string, unknown>).slice(0, -1)
 }
 
 /** /version's document, compact (respond.ts indents it as upstream's WriteRawJSON does). */

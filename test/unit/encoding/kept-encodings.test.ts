@@ -51,6 +51,11 @@ describe('encodings kept beside immutable objects', () => {
       assert.equal(apiObjectJson(table(objects)), apiObjectJson(table(objects.map(thawed))))
       assert.equal(apiObjectJson(table(objects)), apiObjectJson(table(objects.map(thawed))), 'again, from the kept texts')
     }
+    // A watch event of such a table (kubectl get -w), its later events without column definitions.
+    const { columnDefinitions: _columns, ...later } = table(partial)
+    assert.equal(watchEventJson('MODIFIED', table(partial)), watchEventJson('MODIFIED', table(partial.map(thawed))))
+    assert.equal(watchEventJson('MODIFIED', later), watchEventJson('MODIFIED', { ...later, rows: later.rows.map((r) => ({ ...r, object: thawed(r.object) })) }))
+    assert.match(watchEventJson('MODIFIED', later), /^\{"type":"MODIFIED","object":\{"kind":"Table",.*"columnDefinitions":null,"rows":\[/)
     // A row without an immutable object: the table is written whole, as before.
     assert.equal(apiObjectJson(table([frozen[0], thawed(frozen[1])])), apiObjectJson(table([thawed(frozen[0]), thawed(frozen[1])])))
     assert.match(apiObjectJson(table(partial)), /^\{"kind":"Table","apiVersion":"meta.k8s.io\/v1",.*"rows":\[\{"cells":\["cm-0 \\u003c\\u0026\\u003e",0,true,"5m"\],"object":\{"kind":"PartialObjectMetadata"/)
