@@ -187,15 +187,13 @@ export function statusJson(status: object): string {
 /** One watch event: `{"type":...,"object":...}` (metav1.WatchEvent's order) and a newline. */
 export function watchEventJson(type: string, object: unknown): string {
   // Escaping goes character by character: the type and the object's (kept) text are escaped apart.
-  return `{"type":${escapeLikeGo(JSON.stringify(type))},"object":${eventObjectTexts.of(object, eventObjectText)}}\n`
+  return `{"type":${escapeLikeGo(JSON.stringify(type))},"object":${eventObjectText(object)}}\n`
 }
 
-/** An immutable object's text in a watch event, made once for every watcher that gets it. */
-const eventObjectTexts = new EncodingMemo<string>()
-
 /**
- * An object's text in an event is its text as an answer without the newline: the one text is kept for a
- * version that is both read and watched, and a Table event is written around its row's kept object.
+ * An object's text in an event is its text as an answer without the newline: an immutable version's is
+ * kept (apiObjectJson), one text whether it is read or watched, and a Table event is written around its
+ * row's kept object.
  */
 function eventObjectText(object: unknown): string {
   if (typeof object !== 'object' || object === null || Array.isArray(object)) return escapeLikeGo(JSON.stringify(object))
