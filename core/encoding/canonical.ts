@@ -8,12 +8,9 @@
  * an object that is not (a body just decoded, an object a handler changed)
  * is written field by field.
  */
-import { compareGoStrings, isEmptyValue, marshalGoUnescaped, marshalInGoOrder, type Shape, type StructShape, unsetText } from './go-json.js'
+import { compareGoStrings, isEmptyValue, isRecord, type Shape, type StructShape, unsetText } from './go-json.js'
+import { copyInGoOrder } from './go-ordered-copy.js'
 import { shapeOfObject } from './json-shapes.js'
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
 
 function isCanonicalStruct(v: Record<string, unknown>, shape: StructShape): boolean {
   const index = shape.index
@@ -82,15 +79,10 @@ export function isCanonical(v: unknown, shape: Shape): boolean {
 
 const VERBATIM_VALUE: Shape = { kind: 'verbatim' }
 
-/**
- * A deep copy of an API object with its keys in the order Go writes them.
- * Made by parsing the text written along its shape: JSON.parse builds the
- * engine's fast objects, which later reads clone and walk quickly (objects
- * grown key by key in a loop may not be).
- */
+/** A deep copy of an API object with its keys in the order Go writes them, its values as they are. */
 export function canonicalCopy<T extends object>(obj: T): T {
   const value = obj as Record<string, unknown>
-  return JSON.parse(marshalInGoOrder(value, shapeOfObject(value), shapeOfObject)) as T
+  return copyInGoOrder(value, shapeOfObject(value), shapeOfObject, false) as T
 }
 
 /**
@@ -103,7 +95,7 @@ export function canonicalCopy<T extends object>(obj: T): T {
  */
 export function goEncodedCopy<T extends object>(obj: T): T {
   const value = obj as Record<string, unknown>
-  return JSON.parse(marshalGoUnescaped(value, shapeOfObject(value), shapeOfObject)) as T
+  return copyInGoOrder(value, shapeOfObject(value), shapeOfObject, true) as T
 }
 
 /** `obj` itself when it already is as Go encodes it (an update of a stored object that changes nothing), else goEncodedCopy. */

@@ -88,11 +88,12 @@ function utf8Rank(unit: number): number {
   return unit
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
+export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
 
-function sortedKeys(v: Record<string, unknown>): string[] {
+/** `v`'s keys in the order Go writes a map's. */
+export function sortedKeys(v: Record<string, unknown>): string[] {
   const keys = Object.keys(v)
   return keys.length > 1 ? keys.sort(compareGoStrings) : keys
 }
@@ -135,23 +136,29 @@ export function unsetText(field: FieldShape): string {
   return empty
 }
 
-function writeStruct(v: Record<string, unknown>, shape: StructShape, objectShape: ObjectShapeOf, asGo: boolean): string {
-  // The keys present are few next to the fields declared (PodSpec declares 45): walk those, in declaration order.
+/**
+ * The keys `v` holds, in the order Go declares them along `shape`. The keys
+ * present are few next to the fields declared (PodSpec declares 45): those
+ * are walked, not the declaration. Fields the shape does not know (newer
+ * than the type tables) are kept, after the known ones, in their own order.
+ */
+export function keysInDeclarationOrder(v: Record<string, unknown>, shape: StructShape): string[] {
   const keys = Object.keys(v)
   const index = shape.index
   const unknownRank = shape.fields.length
-  let sorted = true
   let previous = -1
   for (const k of keys) {
     const rank = index.get(k) ?? unknownRank
-    if (rank < previous) {
-      sorted = false
-      break
-    }
+    if (rank < previous) return keys.sort((a, b) => (index.get(a) ?? unknownRank) - (index.get(b) ?? unknownRank))
     previous = rank
   }
-  // Fields the shape does not know (newer than the type tables) are kept, after the known ones.
-  if (!sorted) keys.sort((a, b) => (index.get(a) ?? unknownRank) - (index.get(b) ?? unknownRank))
+  return keys
+}
+
+function writeStruct(v: Record<string, unknown>, shape: StructShape, objectShape: ObjectShapeOf, asGo: boolean): string {
+  const keys = keysInDeclarationOrder(v, shape)
+  const index = shape.index
+  const unknownRank = shape.fields.length
   let out = '{'
   let first = true
   // Fields Go writes though unset go in their declared places among the keys present.
