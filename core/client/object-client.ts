@@ -7,6 +7,7 @@
  */
 import type { KubeList, KubeObject, UserInfo } from '../machinery/object.js'
 import { StatusError, type StatusReason } from '../machinery/status-error.js'
+import { inProcessRequest } from '../machinery/in-process-request.js'
 
 /** Answers one request as `identity`, in process (the server's own fetch, past authentication). */
 export type ClientTransport = (request: Request, identity: UserInfo) => Promise<Response>
@@ -209,8 +210,9 @@ export class ObjectClient {
       payload = typeof body === 'string' ? body : JSON.stringify(body)
       headers['content-type'] = contentType ?? 'application/json'
     }
-    const request = new Request(`${ORIGIN}${path}${search}`, { method, headers, ...(payload !== undefined ? { body: payload } : {}), ...(signal ? { signal } : {}) })
-    return this.transport(request, this.identity)
+    const url = `${ORIGIN}${path}${search}`
+    const init = { method, headers, ...(signal ? { signal } : {}) }
+    return this.transport(payload === undefined ? new Request(url, init) : inProcessRequest(url, init, payload), this.identity)
   }
 }
 

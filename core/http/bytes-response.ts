@@ -20,9 +20,9 @@
  */
 
 import { answerWithPlainHeaders } from './answer-headers.js'
+import { HeldBody } from '../machinery/held-body.js'
 
 const RuntimeResponse = globalThis.Response
-const decoder = new TextDecoder()
 let lazyBodies = false
 
 /**
@@ -38,67 +38,46 @@ export function useLazyResponseBodies(): void {
 const BodilessResponse = RuntimeResponse as unknown as new (body: null, init: ResponseInit) => Pick<Response, 'status' | 'statusText' | 'headers'>
 
 class BytesResponse extends BodilessResponse {
-  readonly #bytes: Uint8Array
-  #used = false
-  /** The runtime's Response for the same answer, once something asked for more than the three readers. */
-  #full: Response | undefined
+  readonly #held: HeldBody<Response>
 
   constructor(bytes: Uint8Array, init: ResponseInit) {
     super(null, init)
-    this.#bytes = bytes
-  }
-
-  #runtimeResponse(): Response {
-    if (!this.#full) {
-      this.#full = new RuntimeResponse(this.#bytes, { status: this.status, statusText: this.statusText, headers: this.headers })
-      if (this.#used) void this.#full.arrayBuffer().catch(() => {})
-    }
-    return this.#full
-  }
-
-  /** The bytes, once: a body is read only once, as the runtime's Response refuses a second read. */
-  #take(): Uint8Array {
-    if (this.#used) throw new TypeError('Body is unusable: Body has already been read')
-    this.#used = true
-    return this.#bytes
+    this.#held = new HeldBody(bytes, (held) => new RuntimeResponse(held, { status: this.status, statusText: this.statusText, headers: this.headers }))
   }
 
   get body(): ReadableStream<Uint8Array> | null {
-    return this.#runtimeResponse().body
+    return this.#held.full().body
   }
 
   get bodyUsed(): boolean {
-    return this.#full ? this.#full.bodyUsed : this.#used
+    return this.#held.used
   }
 
-  async text(): Promise<string> {
-    if (this.#full) return this.#full.text()
-    return decoder.decode(this.#take())
+  text(): Promise<string> {
+    return this.#held.text()
   }
 
-  async json(): Promise<unknown> {
-    if (this.#full) return this.#full.json()
-    return JSON.parse(decoder.decode(this.#take())) as unknown
+  json(): Promise<unknown> {
+    return this.#held.json()
   }
 
-  async arrayBuffer(): Promise<ArrayBuffer> {
-    if (this.#full) return this.#full.arrayBuffer()
-    const bytes = this.#take()
-    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
+  arrayBuffer(): Promise<ArrayBuffer> {
+    return this.#held.arrayBuffer()
   }
 
   blob(): Promise<Blob> {
-    return this.#runtimeResponse().blob()
+    return this.#held.full().blob()
   }
 
   formData(): Promise<FormData> {
-    return this.#runtimeResponse().formData()
+    return this.#held.full().formData()
   }
 
   clone(): Response {
-    if (this.#full) return this.#full.clone()
-    if (this.#used) throw new TypeError('Response.clone: Body has already been consumed.')
-    return new BytesResponse(this.#bytes, { status: this.status, statusText: this.statusText, headers: new Headers(this.headers) }) as unknown as Response
+    const made = this.#held.made
+    if (made) return made.clone()
+    if (this.#held.used) throw new TypeError('Response.clone: Body has already been consumed.')
+    return new BytesResponse(this.#held.bytes, { status: this.status, statusText: this.statusText, headers: new Headers(this.headers) }) as unknown as Response
   }
 }
 

@@ -36,6 +36,7 @@ import { type Emulation, isEmulating } from '../resources/emulation.js'
 import type { AssembledStorage } from './storage.js'
 import type { assembleSecurity } from './security.js'
 import { SIMULATED_NODE_AGENT } from '../simulation/agent.js'
+import { inProcessRequest } from '../machinery/in-process-request.js'
 
 const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024
 
@@ -150,7 +151,7 @@ export function flowControlLimits(options: ApiServerOptions): { serverConcurrenc
 /** Creates one seed object through the API as system:admin. */
 export function seedRequest(app: ServingApp, path: string, object: KubeObject): Promise<Response> {
   return Promise.resolve(
-    app.fetch(new Request(`http://in-process${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(object) }), {
+    app.fetch(inProcessRequest(`http://in-process${path}`, { method: 'POST', headers: { 'content-type': 'application/json' } }, JSON.stringify(object)), {
       internalUser: ADMIN_IDENTITY,
     }),
   )

@@ -61,6 +61,20 @@ describe('audit', () => {
     assert.match(ev.requestReceivedTimestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/)
   })
 
+  it("records the body of a write the server's own client makes (a request holding its body in hand)", async () => {
+    const kept = new KeptEvents()
+    const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, audit: { policy: POLICY, backends: [kept] } })
+    await server.ready
+    const configMaps = { group: '', version: 'v1', resource: 'configmaps', namespaced: true }
+    await server.client.create(configMaps, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'from-client' }, data: { a: 'b' } })
+    const event = kept.events.find((e) => e.verb === 'create' && e.objectRef?.name === 'from-client')
+    assert.ok(event, 'an audit event for the create')
+    assert.equal(event.level, 'RequestResponse')
+    assert.deepEqual((event.requestObject as { data: unknown }).data, { a: 'b' })
+    assert.equal(event.responseStatus?.code, 201)
+    await server.shutdown()
+  })
+
   it('keeps a secret at Metadata: no object of it reaches the backend', async () => {
     const { api, kept } = await start()
     const r = await api.post('/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, stringData: { password: 'hunter2' } })
