@@ -22,7 +22,8 @@ export type FieldPrefix = readonly string[]
 
 const fieldName = (pe: PathElement | undefined): string | undefined => (pe && 'field' in pe ? pe.field : undefined)
 
-interface Child {
+/** A level's element and the set below it. */
+export interface FieldSetChild {
   pe: PathElement
   set: FieldSet
 }
@@ -42,7 +43,7 @@ function find<T>(list: readonly T[], pe: PathElement, elementOf: (t: T) => PathE
 }
 
 const self = (pe: PathElement): PathElement => pe
-const childElement = (c: Child): PathElement => c.pe
+const childElement = (c: FieldSetChild): PathElement => c.pe
 
 /** Merges two sorted lists; `pick` decides for elements present on one or both sides. */
 function zip<T>(
@@ -74,7 +75,7 @@ export class FieldSet {
 
   private constructor(
     private readonly members: readonly PathElement[],
-    private readonly children: readonly Child[],
+    private readonly children: readonly FieldSetChild[],
   ) {}
 
   static empty(): FieldSet {
@@ -112,12 +113,12 @@ export class FieldSet {
   }
 
   /** A level from its member elements and children in any order, duplicates merged. */
-  static fromParts(members: PathElement[], children: Child[]): FieldSet {
+  static fromParts(members: PathElement[], children: FieldSetChild[]): FieldSet {
     if (members.length === 0 && children.length === 0) return FieldSet.none
     members.sort(compareElements)
     children.sort((a, b) => compareElements(a.pe, b.pe))
     const uniqueMembers = members.filter((pe, i) => i === 0 || compareElements(members[i - 1]!, pe) !== 0)
-    const uniqueChildren: Child[] = []
+    const uniqueChildren: FieldSetChild[] = []
     for (const child of children) {
       const last = uniqueChildren[uniqueChildren.length - 1]
       if (last && compareElements(last.pe, child.pe) === 0) uniqueChildren[uniqueChildren.length - 1] = { pe: last.pe, set: last.set.union(child.set) }
@@ -142,7 +143,7 @@ export class FieldSet {
     }
     const at = find(this.children, head, childElement)
     const children = [...this.children]
-    if (at >= 0) children[at] = { pe: head, set: (children[at] as Child).set.insert(rest) }
+    if (at >= 0) children[at] = { pe: head, set: (children[at] as FieldSetChild).set.insert(rest) }
     else children.splice(-at - 1, 0, { pe: head, set: FieldSet.none.insert(rest) })
     return new FieldSet(this.members, children)
   }
@@ -152,13 +153,13 @@ export class FieldSet {
     if (head === undefined) return false
     if (rest.length === 0) return find(this.members, head, self) >= 0
     const at = find(this.children, head, childElement)
-    return at >= 0 && (this.children[at] as Child).set.has(rest)
+    return at >= 0 && (this.children[at] as FieldSetChild).set.has(rest)
   }
 
   /** The paths under one element, without that element (upstream's WithPrefix). */
   withPrefix(pe: PathElement): FieldSet {
     const at = find(this.children, pe, childElement)
-    return at >= 0 ? (this.children[at] as Child).set : FieldSet.none
+    return at >= 0 ? (this.children[at] as FieldSetChild).set : FieldSet.none
   }
 
   union(other: FieldSet): FieldSet {
@@ -248,7 +249,7 @@ export class FieldSet {
   }
 
   /** Visits the member elements and child sets of this level (used by typed walks). */
-  entries(): { members: readonly PathElement[]; children: readonly Child[] } {
+  entries(): { members: readonly PathElement[]; children: readonly FieldSetChild[] } {
     return { members: this.members, children: this.children }
   }
 
@@ -290,7 +291,7 @@ export class FieldSet {
 function readLevel(obj: Record<string, unknown>): { children?: FieldSet; isMember: boolean } {
   // Gathered, then sorted once (FieldSet.fromParts): inserting one by one is quadratic in a level's size.
   const members: PathElement[] = []
-  const children: Child[] = []
+  const children: FieldSetChild[] = []
   let entries = 0
   let isMember = false
   for (const [key, value] of Object.entries(obj)) {

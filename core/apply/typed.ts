@@ -7,7 +7,7 @@
  */
 import type { FieldDef, TypeDef, TypeRef } from '../resources/schema/index.js'
 import { typeTable } from '../resources/schema/index.js'
-import { FieldSet } from './fieldset.js'
+import { FieldSet, type FieldSetChild } from './fieldset.js'
 import { compareValues, elementText, elementsEqual, type Json, type Path, type PathElement } from './path.js'
 import { ATOMIC_STRUCTS, FIELD_MAP_TYPE, GO_ZERO_FIELDS, KEY_DEFAULTS } from './schema-facts.js'
 
@@ -224,45 +224,102 @@ export interface Comparison {
 
 /** What changed from lhs to rhs, per owned field (upstream's Compare). */
 export function compareObjects(lhs: unknown, rhs: unknown, shape: Shape): Comparison {
-  const acc = { added: [] as Path[], modified: [] as Path[], removed: [] as Path[] }
-  compareAt(lhs, rhs, shape, [], acc)
-  return { added: FieldSet.of(...acc.added), modified: FieldSet.of(...acc.modified), removed: FieldSet.of(...acc.removed) }
+  // The root's own element is no field: only what lies below it is recorded.
+  const root = new Changes()
+  compareInto(lhs, rhs, shape, root)
+  return { added: root.added.set(), modified: root.modified.set(), removed: root.removed.set() }
 }
 
-type Acc = { added: Path[]; modified: Path[]; removed: Path[] }
+/**
+ * One level of a FieldSet being gathered: the elements it holds and the sets
+ * below them, made into a FieldSet once the level is walked. The comparison
+ * builds its three sets this way, level by level, rather than as lists of
+ * whole paths grouped afterwards (a path copied per field and every element
+ * serialized to group them made most of a create's field ownership).
+ */
+class Level {
+  private members: PathElement[] | undefined
+  private children: FieldSetChild[] | undefined
+
+  add(pe: PathElement): void {
+    ;(this.members ??= []).push(pe)
+  }
+
+  below(pe: PathElement, level: Level | undefined): void {
+    if (level && (level.members || level.children)) (this.children ??= []).push({ pe, set: level.set() })
+  }
+
+  set(): FieldSet {
+    return this.members || this.children ? FieldSet.fromParts(this.members ?? [], this.children ?? []) : FieldSet.empty()
+  }
+}
+
+/** The three sets of a comparison at one level, each made when first written to. */
+class Changes {
+  #added: Level | undefined
+  #modified: Level | undefined
+  #removed: Level | undefined
+  get added(): Level {
+    return (this.#added ??= new Level())
+  }
+  get modified(): Level {
+    return (this.#modified ??= new Level())
+  }
+  get removed(): Level {
+    return (this.#removed ??= new Level())
+  }
+  /** Records `inner` (the changes below `pe`) under `pe`. */
+  below(pe: PathElement, inner: Changes): void {
+    if (inner.#added) this.added.below(pe, inner.#added)
+    if (inner.#modified) this.modified.below(pe, inner.#modified)
+    if (inner.#removed) this.removed.below(pe, inner.#removed)
+  }
+}
+
+/** How a value itself changed, as its parent records it: added, removed, modified, or none of them. */
+type Change = 'added' | 'removed' | 'modified' | undefined
 
 function isEmptyCollection(v: unknown, list: boolean): boolean {
   if (v === undefined || v === null) return true
   return list ? !Array.isArray(v) || v.length === 0 : !isObject(v) || Object.keys(v).length === 0
 }
 
-function compareAt(lhs: unknown, rhs: unknown, declared: Shape, path: PathElement[], acc: Acc): void {
+/** Compares the values at `pe` of a level, recording in `level` the change of the value and what changed below it. */
+function compareAt(lhs: unknown, rhs: unknown, declared: Shape, pe: PathElement, level: Changes): void {
   if (lhs === undefined && rhs === undefined) return
+  const inner = new Changes()
+  const change = compareInto(lhs, rhs, declared, inner)
+  level.below(pe, inner)
+  if (change) level[change].add(pe)
+}
+
+/** Records in `inner` what changed below the values; returns how the value itself changed. */
+function compareInto(lhs: unknown, rhs: unknown, declared: Shape, inner: Changes): Change {
+  if (lhs === undefined && rhs === undefined) return undefined
   const shape = resolveShape(declared, lhs, rhs)
   if (declared.kind === 'deduced' && shape.kind === 'leaf') {
     // An untyped object replaced by a scalar or list (or the reverse): its fields went away (or came).
-    if (isObject(lhs)) for (const [name, v] of Object.entries(lhs)) compareAt(v, undefined, DEDUCED, [...path, { field: name }], acc)
-    if (isObject(rhs)) for (const [name, v] of Object.entries(rhs)) compareAt(undefined, v, DEDUCED, [...path, { field: name }], acc)
+    if (isObject(lhs)) for (const [name, v] of Object.entries(lhs)) compareAt(v, undefined, DEDUCED, { field: name }, inner)
+    if (isObject(rhs)) for (const [name, v] of Object.entries(rhs)) compareAt(undefined, v, DEDUCED, { field: name }, inner)
   }
   const leaf =
     shape.kind === 'leaf' ||
     (isEmptyCollection(lhs, shape.kind === 'list') && isEmptyCollection(rhs, shape.kind === 'list'))
   if (leaf) {
-    if (lhs === undefined) acc.added.push(path)
-    else if (rhs === undefined) acc.removed.push(path)
-    else if (!jsonEqual(lhs, rhs)) acc.modified.push(path)
-    return
+    if (lhs === undefined) return 'added'
+    if (rhs === undefined) return 'removed'
+    return jsonEqual(lhs, rhs) ? undefined : 'modified'
   }
-  if (shape.kind === 'list') compareLists(lhs, rhs, shape, path, acc)
+  if (shape.kind === 'list') compareLists(lhs, rhs, shape, inner)
   else {
     const l = isObject(lhs) ? lhs : {}
     const r = isObject(rhs) ? rhs : {}
-    for (const name of new Set([...Object.keys(l), ...Object.keys(r)])) {
-      compareAt(l[name], r[name], childShape(shape, name) ?? LEAF, [...path, { field: name }], acc)
-    }
+    for (const name in l) compareAt(l[name], r[name], childShape(shape, name) ?? LEAF, { field: name }, inner)
+    for (const name in r) if (!Object.hasOwn(l, name)) compareAt(undefined, r[name], childShape(shape, name) ?? LEAF, { field: name }, inner)
   }
-  if (lhs === undefined) acc.added.push(path)
-  else if (rhs === undefined) acc.removed.push(path)
+  if (lhs === undefined) return 'added'
+  if (rhs === undefined) return 'removed'
+  return undefined
 }
 
 function groupItems(list: unknown, shape: Shape & { kind: 'list' }): { pe: PathElement; items: unknown[] }[] {
@@ -278,23 +335,22 @@ function groupItems(list: unknown, shape: Shape & { kind: 'list' }): { pe: PathE
   return groups
 }
 
-function compareLists(lhs: unknown, rhs: unknown, shape: Shape & { kind: 'list' }, path: PathElement[], acc: Acc): void {
+function compareLists(lhs: unknown, rhs: unknown, shape: Shape & { kind: 'list' }, inner: Changes): void {
   const left = groupItems(lhs, shape)
   const right = groupItems(rhs, shape)
   const all = [...left.map((g) => g.pe), ...right.filter((g) => !left.some((l) => elementsEqual(l.pe, g.pe))).map((g) => g.pe)]
   for (const pe of all) {
     const l = left.find((g) => elementsEqual(g.pe, pe))?.items ?? []
     const r = right.find((g) => elementsEqual(g.pe, pe))?.items ?? []
-    const itemPath = [...path, pe]
-    if (l.length <= 1 && r.length <= 1) compareAt(l[0], r[0], shape.elem, itemPath, acc)
+    if (l.length <= 1 && r.length <= 1) compareAt(l[0], r[0], shape.elem, pe, inner)
     else if (l.length >= 2 && r.length >= 2) {
-      if (l.length !== r.length || l.some((x, i) => !jsonEqual(x, r[i]))) acc.modified.push(itemPath)
+      if (l.length !== r.length || l.some((x, i) => !jsonEqual(x, r[i]))) inner.modified.add(pe)
     } else if (l.length >= 2) {
-      if (r.length > 0) compareAt(undefined, r[0], shape.elem, itemPath, acc)
-      acc.removed.push(itemPath)
+      if (r.length > 0) compareAt(undefined, r[0], shape.elem, pe, inner)
+      inner.removed.add(pe)
     } else {
-      if (l.length > 0) compareAt(l[0], undefined, shape.elem, itemPath, acc)
-      acc.added.push(itemPath)
+      if (l.length > 0) compareAt(l[0], undefined, shape.elem, pe, inner)
+      inner.added.add(pe)
     }
   }
 }
