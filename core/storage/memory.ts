@@ -168,7 +168,8 @@ export class MemoryStorage implements Storage {
     for (;;) {
       const version = this.latest(key)
       if (!version) throw keyNotFound(key)
-      const read = await this.reveal(key, version)
+      // Read, never changed: the update works on a copy, and the write keeps this as the change's previous object.
+      const read = await this.revealStored(key, version)
       const current = read.object
       if (this.latest(key)?.rev !== version.rev) continue
       checkPreconditions(key, current, opts.preconditions)
@@ -179,7 +180,7 @@ export class MemoryStorage implements Storage {
       const sealed = this.values && (!unchanged || read.stale) ? await this.values.encode(key, canonicalCopy(updated)) : undefined
       // Someone else wrote (or deleted) meanwhile: start over from their state.
       if (this.latest(key)?.rev !== version.rev) continue
-      if (sealed ? !mustWrite(read, sealed.plain) : unchanged) return current
+      if (sealed ? !mustWrite(read, sealed.plain) : unchanged) return cloneJson(current)
       return cloneJson(this.commit(key, updated, { version, object: current }, sealed))
     }
   }
@@ -191,7 +192,7 @@ export class MemoryStorage implements Storage {
     for (;;) {
       const version = this.latest(key)
       if (!version) throw keyNotFound(key)
-      const { object: current } = await this.reveal(key, version)
+      const { object: current } = await this.revealStored(key, version)
       if (this.latest(key)?.rev !== version.rev) continue
       checkPreconditions(key, current, opts.preconditions)
       if (opts.validate) {
@@ -438,8 +439,18 @@ export class MemoryStorage implements Storage {
   /** A fresh copy of a held value's object, stamped with its revision, and whether its bytes were read as stale. */
   private async reveal(key: string, version: LiveVersion): Promise<Pick<DecodedValue, 'object' | 'plain' | 'stale'>> {
     if (!(version.obj instanceof Uint8Array)) return { object: cloneJson(version.obj), plain: new Uint8Array(0), stale: false }
-    const decoded = await this.values!.decode(key, version.obj)
-    stampRevision(decoded.object, version.rev)
+    return this.decoded(key, version.obj, version.rev)
+  }
+
+  /** As `reveal`, but an object kept as it is (deep-frozen) is the store's own, not a copy: for reading alone. */
+  private async revealStored(key: string, version: LiveVersion): Promise<Pick<DecodedValue, 'object' | 'plain' | 'stale'>> {
+    if (!(version.obj instanceof Uint8Array)) return { object: version.obj, plain: new Uint8Array(0), stale: false }
+    return this.decoded(key, version.obj, version.rev)
+  }
+
+  private async decoded(key: string, stored: Uint8Array, rev: number): Promise<Pick<DecodedValue, 'object' | 'plain' | 'stale'>> {
+    const decoded = await this.values!.decode(key, stored)
+    stampRevision(decoded.object, rev)
     return decoded
   }
 
