@@ -65,6 +65,9 @@ export class HeldBody<Full extends BodyReaders> {
   async arrayBuffer(): Promise<ArrayBuffer> {
     if (this.#full) return this.#full.arrayBuffer()
     const bytes = this.#take()
-    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
+    // A copy of its own (the bytes may be kept for other answers); made and filled, which is quicker than ArrayBuffer's slice.
+    const copy = new ArrayBuffer(bytes.byteLength)
+    new Uint8Array(copy).set(bytes)
+    return copy
   }
 }

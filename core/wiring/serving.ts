@@ -109,6 +109,21 @@ export function installServing(w: ServingWiring): ServingApp {
     ? { catalogue, stored: storedObjects(registry), transport: w.transport, options: agentOptions, ...(ports.checkProxyable ? { checkProxyable: ports.checkProxyable } : {}) }
     : undefined
   const watchCounts = watchMetrics(metrics)
+  // What every request's handler is given but its user, made once.
+  const handlerSettings = {
+    registry,
+    now,
+    maxBodyBytes: options.maxRequestBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    yamlDecoder: ports.yamlDecoder,
+    minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
+    bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+    onShutdown: (end: () => void) => lifecycle.trackWatch(end),
+    serviceAccountTokens: chains.authentication.serviceAccountTokens,
+    watchMetrics: watchCounts,
+    nodeAgent,
+    componentProbes: ports.componentProbes,
+    servedRelease: emulation?.emulated ?? serverMajorMinor(version),
+  }
   installRoutes(app, {
     catalogue,
     tracer,
@@ -119,21 +134,7 @@ export function installServing(w: ServingWiring): ServingApp {
     metrics,
     runtimeMetrics: ports.runtimeMetrics,
     checks: w.checks,
-    handlerEnv: (user) => ({
-      registry,
-      user,
-      now,
-      maxBodyBytes: options.maxRequestBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-      yamlDecoder: ports.yamlDecoder,
-      minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
-      bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
-      onShutdown: (end) => lifecycle.trackWatch(end),
-      serviceAccountTokens: chains.authentication.serviceAccountTokens,
-      watchMetrics: watchCounts,
-      nodeAgent,
-      componentProbes: ports.componentProbes,
-      servedRelease: emulation?.emulated ?? serverMajorMinor(version),
-    }),
+    handlerEnv: (user) => ({ ...handlerSettings, user }),
     issuerDiscovery: chains.authentication.serviceAccountTokens,
     ...(w.aggregator ? { aggregator: w.aggregator } : {}),
     ...(w.membership.peers ? { peers: w.membership.peers } : {}),
