@@ -90,14 +90,25 @@ function fieldsOf(type: TypeDef): Map<string, FieldDef> {
   return index
 }
 
+/** Each struct's declared fields' shapes, made once: every write walks them (field ownership's comparison). */
+const fieldShapes = new WeakMap<TypeDef, Map<string, Shape>>()
+
 /** The shape of one member of a struct or map; undefined for a field the struct does not declare. */
 export function childShape(shape: Shape, name: string): Shape | undefined {
   if (shape.kind === 'map') return shape.elem
   if (shape.kind === 'deduced') return DEDUCED
   if (shape.kind === 'fields') return shape.fields.get(name) ?? shape.rest
   if (shape.kind !== 'struct') return undefined
+  let shapes = fieldShapes.get(shape.type)
+  if (!shapes) fieldShapes.set(shape.type, (shapes = new Map()))
+  let child = shapes.get(name)
+  if (child) return child
+  // Only declared fields are kept: names a client makes up are not.
   const field = fieldsOf(shape.type).get(name)
-  return field ? shapeOfRef(field.type, field, shape.type) : undefined
+  if (!field) return undefined
+  child = shapeOfRef(field.type, field, shape.type)
+  shapes.set(name, child)
+  return child
 }
 
 /** Whether a struct declares the field (map keys and unknown fields are not named fields). */
