@@ -415,8 +415,10 @@ export class Cacher {
    */
   private async follow(): Promise<boolean> {
     const progress = this.needsProgress()
+    // The cache freezes and keeps each event's object, never changing it: a store may hand over its own.
     const watcher = this.backend.watch(this.prefix, {
       resourceVersion: String(this.revision),
+      readOnly: true,
       ...(progress ? { bookmarks: true, bookmarkIntervalMs: this.opts.progressIntervalMs } : {}),
     })
     this.backendWatch = { watcher, progress }

@@ -57,8 +57,9 @@ export class StoreWatcher implements Watcher {
     readonly target: string,
     private readonly predicate: Predicate | undefined,
     release: (w: StoreWatcher) => void,
-    bound: Pick<WatchOptions, 'bufferSize' | 'onTerminated'> = {},
+    bound: Pick<WatchOptions, 'bufferSize' | 'onTerminated' | 'readOnly'> = {},
   ) {
+    this.readOnly = bound.readOnly === true
     this.matchesKey = target.endsWith('/') ? (key) => key.startsWith(target) : (key) => key === target
     const end = () => {
       if (this.timer !== undefined) clearInterval(this.timer)
@@ -68,6 +69,9 @@ export class StoreWatcher implements Watcher {
     const { bufferSize, onTerminated } = bound
     this.channel = new WatchChannel(end, bufferSize ? { capacity: bufferSize, onOverflow: onTerminated ?? (() => {}) } : undefined)
   }
+
+  /** The watcher only reads the events' objects (a watch cache): it gets the store's own, deep-frozen, not copies. */
+  private readonly readOnly: boolean
 
   /** Live changes that wait while the watch's first events are still being read (held), in order. */
   private held: Change[] | undefined
@@ -104,9 +108,16 @@ export class StoreWatcher implements Watcher {
     if (event) this.enqueue(event.type, event.object, change.revision, event.restamp)
   }
 
-  /** Queues a copy of `object`, stamped with `revision` when `restamp` (an object leaving the selection shows its older state). */
+  /**
+   * Queues `object`, a copy of it unless the watcher only reads it, stamped
+   * with `revision` when `restamp` (an object leaving the selection shows its older state).
+   */
   enqueue(type: StorageEventType, object: KubeObject, revision: number, restamp = false): void {
     if (this.channel.ended) return
+    if (this.readOnly && !restamp) {
+      this.channel.push({ type, object, revision })
+      return
+    }
     const copy = cloneJson(object)
     if (restamp) stampRevision(copy, revision)
     this.channel.push({ type, object: copy, revision })
