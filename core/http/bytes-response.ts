@@ -20,7 +20,7 @@
  */
 
 import { answerWithPlainHeaders } from './answer-headers.js'
-import { HeldBody } from '../machinery/held-body.js'
+import { HeldBody, heldBodyOf, holdBody, installBodyReaders } from '../machinery/held-body.js'
 
 const RuntimeResponse = globalThis.Response
 let lazyBodies = false
@@ -38,48 +38,19 @@ export function useLazyResponseBodies(): void {
 const BodilessResponse = RuntimeResponse as unknown as new (body: null, init: ResponseInit) => Pick<Response, 'status' | 'statusText' | 'headers'>
 
 class BytesResponse extends BodilessResponse {
-  readonly #held: HeldBody<Response>
-
   constructor(bytes: Uint8Array, init: ResponseInit) {
     super(null, init)
-    this.#held = new HeldBody(bytes, (held) => new RuntimeResponse(held, { status: this.status, statusText: this.statusText, headers: this.headers }))
-  }
-
-  get body(): ReadableStream<Uint8Array> | null {
-    return this.#held.full().body
-  }
-
-  get bodyUsed(): boolean {
-    return this.#held.used
-  }
-
-  text(): Promise<string> {
-    return this.#held.text()
-  }
-
-  json(): Promise<unknown> {
-    return this.#held.json()
-  }
-
-  arrayBuffer(): Promise<ArrayBuffer> {
-    return this.#held.arrayBuffer()
-  }
-
-  blob(): Promise<Blob> {
-    return this.#held.full().blob()
-  }
-
-  formData(): Promise<FormData> {
-    return this.#held.full().formData()
+    holdBody(this, new HeldBody(bytes, (held) => new RuntimeResponse(held, { status: this.status, statusText: this.statusText, headers: this.headers })))
   }
 
   clone(): Response {
-    const made = this.#held.made
-    if (made) return made.clone()
-    if (this.#held.used) throw new TypeError('Response.clone: Body has already been consumed.')
-    return new BytesResponse(this.#held.bytes, { status: this.status, statusText: this.statusText, headers: new Headers(this.headers) }) as unknown as Response
+    const held = heldBodyOf(this)
+    if (held.made) return (held.made as Response).clone()
+    if (held.used) throw new TypeError('Response.clone: Body has already been consumed.')
+    return new BytesResponse(held.bytes, { status: this.status, statusText: this.statusText, headers: new Headers(this.headers) }) as unknown as Response
   }
 }
+installBodyReaders(BytesResponse.prototype)
 
 /** A Response whose body is `bytes`, with `headers` (names in lower case; the object is the answer's from now on). */
 export function bytesResponse(bytes: Uint8Array, status: number, headers: Record<string, string>): Response {

@@ -71,3 +71,54 @@ export class HeldBody<Full extends BodyReaders> {
     return copy
   }
 }
+
+/** Each message's held body, for the members installBodyReaders defines on its class. */
+const heldBodies = new WeakMap<object, HeldBody<BodyReaders>>()
+
+/** Gives `message` (an instance of a class with installBodyReaders) its body. */
+export function holdBody(message: object, held: HeldBody<BodyReaders>): void {
+  heldBodies.set(message, held)
+}
+
+/** The body `message` holds; a TypeError for an object that holds none, as a runtime's member called on the wrong object. */
+export function heldBodyOf(message: object): HeldBody<BodyReaders> {
+  const held = heldBodies.get(message)
+  if (!held) throw new TypeError('Illegal invocation')
+  return held
+}
+
+/**
+ * Defines a Request's or Response's body members on `proto`, a class made
+ * without a body whose instances hold one (holdBody): the three readers
+ * read the bytes, the rest ask the runtime's own object. `clone()` is the
+ * class's own, as it makes another of its kind.
+ */
+export function installBodyReaders(proto: object): void {
+  const method = (read: (held: HeldBody<BodyReaders>) => unknown): PropertyDescriptor => ({
+    value(this: object) {
+      return read(heldBodyOf(this))
+    },
+    writable: true,
+    configurable: true,
+  })
+  Object.defineProperties(proto, {
+    body: {
+      get(this: object) {
+        return heldBodyOf(this).full().body
+      },
+      configurable: true,
+    },
+    bodyUsed: {
+      get(this: object) {
+        return heldBodyOf(this).used
+      },
+      configurable: true,
+    },
+    text: method((held) => held.text()),
+    json: method((held) => held.json()),
+    arrayBuffer: method((held) => held.arrayBuffer()),
+    blob: method((held) => held.full().blob()),
+    formData: method((held) => held.full().formData()),
+  })
+}
+

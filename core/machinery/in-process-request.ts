@@ -14,7 +14,7 @@
  * the stream of `body`), so unlike the answers of core/http/bytes-response.ts
  * they need no runtime's consent.
  */
-import { HeldBody } from './held-body.js'
+import { HeldBody, heldBodyOf, holdBody, installBodyReaders } from './held-body.js'
 
 const RuntimeRequest = globalThis.Request
 const encoder = new TextEncoder()
@@ -26,51 +26,20 @@ const BodilessRequest = RuntimeRequest as unknown as new (input: string, init: R
 >
 
 class InProcessRequest extends BodilessRequest {
-  readonly #held: HeldBody<Request>
-
   constructor(url: string, init: RequestInit, bytes: Uint8Array) {
     super(url, init)
-    this.#held = new HeldBody(
-      bytes,
-      (held) => new RuntimeRequest(this.url, { method: this.method, headers: this.headers, body: held, signal: this.signal, duplex: 'half' } as RequestInit),
-    )
-  }
-
-  get body(): ReadableStream<Uint8Array> | null {
-    return this.#held.full().body
-  }
-
-  get bodyUsed(): boolean {
-    return this.#held.used
-  }
-
-  text(): Promise<string> {
-    return this.#held.text()
-  }
-
-  json(): Promise<unknown> {
-    return this.#held.json()
-  }
-
-  arrayBuffer(): Promise<ArrayBuffer> {
-    return this.#held.arrayBuffer()
-  }
-
-  blob(): Promise<Blob> {
-    return this.#held.full().blob()
-  }
-
-  formData(): Promise<FormData> {
-    return this.#held.full().formData()
+    const full = (held: Uint8Array) => new RuntimeRequest(this.url, { method: this.method, headers: this.headers, body: held, signal: this.signal, duplex: 'half' } as RequestInit)
+    holdBody(this, new HeldBody(bytes, full))
   }
 
   clone(): Request {
-    const made = this.#held.made
-    if (made) return made.clone()
-    if (this.#held.used) throw new TypeError('Request.clone: Body has already been consumed.')
-    return new InProcessRequest(this.url, { method: this.method, headers: new Headers(this.headers), signal: this.signal }, this.#held.bytes) as unknown as Request
+    const held = heldBodyOf(this)
+    if (held.made) return (held.made as Request).clone()
+    if (held.used) throw new TypeError('Request.clone: Body has already been consumed.')
+    return new InProcessRequest(this.url, { method: this.method, headers: new Headers(this.headers), signal: this.signal }, held.bytes) as unknown as Request
   }
 }
+installBodyReaders(InProcessRequest.prototype)
 
 /** A request to `url` with `body` (text as UTF-8) and its `content-length`. */
 export function inProcessRequest(url: string, init: Omit<RequestInit, 'body'>, body: string | Uint8Array): Request {

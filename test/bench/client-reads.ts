@@ -18,6 +18,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs, promisify } from 'node:util'
+import { tableLines } from './format.js'
 import { daemonMainOf } from './package-entry.js'
 import { replaceSection } from './section.js'
 import { call, cpuMs, type DaemonTarget, startDaemon, TOKEN } from './tls-targets.js'
@@ -79,7 +80,7 @@ function render(targets: DaemonTarget[], totals: Map<DaemonTarget, Totals[]>, ro
   const rows = PROBES.map((probe, i) => {
     const cells = targets.flatMap((t) => [perSecond(totals.get(t)![i]!), `${us(totals.get(t)![i]!)} µs`])
     const ratio = baseline ? [`${(us(totals.get(current!)![i]!) / us(totals.get(baseline)![i]!)).toFixed(2)}×`] : []
-    return `| ${[probe.label, ...cells, ...ratio].join(' | ')} |`
+    return [probe.label, ...cells, ...ratio]
   })
   return [
     '<!-- client-reads: begin -->',
@@ -91,9 +92,7 @@ function render(targets: DaemonTarget[], totals: Map<DaemonTarget, Totals[]>, ro
     `Each daemon (\`dist/runtimes/node/main.cjs\`) serves on its embedded store with a static token (\`--token-auth-file\`, group system:masters) and holds ${OBJECTS} ConfigMaps of about 700 bytes in \`default\`;`,
     `\`wrk -t1 -c${CONNECTIONS}\` reads with the token over TLS. The CPU per answer is the serving process's own user and system time (\`/proc/<pid>/stat\`), which depends far less than the rate on what else runs on the machine.`,
     '',
-    `| ${head.join(' | ')} |`,
-    `| ${head.map(() => '---').join(' | ')} |`,
-    ...rows,
+    ...tableLines(head, rows),
     '',
     WHAT_CHANGED,
     '<!-- client-reads: end -->',

@@ -13,3 +13,10 @@ export const latency = (r: LoadResult): string => `**${ms(r.p50Ms)}** p50 (p99 $
 export const ratio = (a: number, b: number): string => `${(a / b).toFixed(1)}×`
 
 const errorsNote = (r: LoadResult): string => (r.errors ? `, ${r.errors} errors` : '')
+
+/** A Markdown table's lines: the head, its rule, a line per row of cells. */
+export const tableLines = (head: readonly string[], rows: readonly (readonly string[])[]): string[] => [
+  `| ${head.join(' | ')} |`,
+  `| ${head.map(() => '---').join(' | ')} |`,
+  ...rows.map((cells) => `| ${cells.join(' | ')} |`),
+]

@@ -11,10 +11,12 @@
  *
  *   node --import tsx test/bench/in-process-writes.ts [--baseline DIR] [--blocks N] [--block-size N] [--only LABEL] [--no-write]
  */
-import { cpus, loadavg } from 'node:os'
+import { loadavg } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { tableLines } from './format.js'
 import { packageEntry } from './package-entry.js'
+import { machineLine } from './report.js'
 import { replaceSection } from './section.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -96,7 +98,13 @@ const WHAT_CHANGED = `What made the difference (2026-11-27), each piece checked 
 In separate processes this machine's figures move by 20% from one run to the next, so the builds share one
 process here; even so the update and GET rows moved between 0.78× and 1.08×, and 0.89× and 1.34×, over six
 runs of this bench (their paths changed little), while a Pod's create came out at 0.80× to 0.89× and a
-ConfigMap's at 0.89× to 1.00× in all six, and a create through \`server.client\` at 0.74× to 0.93×.`
+ConfigMap's at 0.89× to 1.00× in all six, and a create through \`server.client\` at 0.74× to 0.93×.
+
+The daemon on etcd shares the first two changes (every write's copy in Go's order and its field ownership):
+\`node --import tsx test/bench/daemon-suite.ts --compare-writes <the build before> --rounds 4\` gave the daemon's
+CPU per create 1,623 µs against 1,830 µs (0.89×) and per update 1,124 µs against 1,558 µs (0.72×), 64 clients
+over TLS with the machine's load moving the rates between rounds (creates 298 to 788 per second); its GETs
+(255 against 293 µs, 0.87×) lost a version text parsed for every request's handler.`
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[values.length >> 1]!
 
@@ -146,19 +154,17 @@ const rows = OPERATIONS.flatMap((operation, i) => {
   if (figures.get(current!.label)![i]!.length === 0) return []
   const cells = builds.map((b) => `${Math.round(us(b.label, i))} µs`)
   const ratio = baseline ? [`${(us(current!.label, i) / us(baseline.label, i)).toFixed(2)}×`] : []
-  return `| ${[operation.label, ...cells, ...ratio].join(' | ')} |`
+  return [[operation.label, ...cells, ...ratio]]
 })
 const section = [
   BEGIN,
   '## What requests cost a server in process',
   '',
-  `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus().length} × ${cpus()[0]?.model.split(' ').slice(0, 2).join(' ') ?? 'CPU'}, load average ${loadavg()[0]!.toFixed(1)} at the end, Node ${process.version}.`,
+  `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineLine()}, load average ${loadavg()[0]!.toFixed(1)} at the end.`,
   `\`node --import tsx test/bench/in-process-writes.ts${baseline ? ' --baseline <the previous build>' : ''}\`: ${blocks} blocks of ${size} requests of each kind per build, ${CONCURRENCY} at a time, after 2 blocks not counted; the median block's CPU time of the process per request.`,
   `Each server is the built package as a consumer imports it, on its in-memory store, holding ${BASE_OBJECTS} ConfigMaps of about 700 bytes; requests go through \`server.fetch\` (or \`server.client\`), each a Request the test makes.${baseline ? ' Both builds run in this one process, taking turns block by block.' : ''}`,
   '',
-  `| ${head.join(' | ')} |`,
-  `| ${head.map(() => '---').join(' | ')} |`,
-  ...rows,
+  ...tableLines(head, rows),
   '',
   WHAT_CHANGED,
   END,
