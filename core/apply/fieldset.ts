@@ -162,7 +162,11 @@ export class FieldSet {
     return at >= 0 ? (this.children[at] as FieldSetChild).set : FieldSet.none
   }
 
+  // Each operation gives back an operand itself where the other changes nothing: sets are never changed in place,
+  // and a write's ownership compares whole objects' sets with small ones (a reset `status`, one manager's fields).
   union(other: FieldSet): FieldSet {
+    if (other.isEmpty()) return this
+    if (this.isEmpty()) return other
     return new FieldSet(
       zip(this.members, other.members, self, (x, y) => x ?? y),
       zip(this.children, other.children, childElement, (x, y) => (x && y ? { pe: x.pe, set: x.set.union(y.set) } : (x ?? y))),
@@ -170,6 +174,7 @@ export class FieldSet {
   }
 
   intersection(other: FieldSet): FieldSet {
+    if (this.isEmpty() || other.isEmpty()) return FieldSet.none
     return new FieldSet(
       zip(this.members, other.members, self, (x, y) => (x && y ? x : undefined)),
       zip(this.children, other.children, childElement, (x, y) => {
@@ -182,6 +187,7 @@ export class FieldSet {
 
   /** The paths of this set that are not in other (exact paths: removing `a` keeps `a.b`). */
   difference(other: FieldSet): FieldSet {
+    if (this.isEmpty() || other.isEmpty()) return this
     return new FieldSet(
       zip(this.members, other.members, self, (x, y) => (x && !y ? x : undefined)),
       zip(this.children, other.children, childElement, (x, y) => {
@@ -195,6 +201,7 @@ export class FieldSet {
 
   /** Like difference, but a member of other also removes everything below it. */
   recursiveDifference(other: FieldSet): FieldSet {
+    if (this.isEmpty() || other.isEmpty()) return this
     const removedSubtree = (pe: PathElement): boolean => find(other.members, pe, self) >= 0
     return new FieldSet(
       zip(this.members, other.members, self, (x, y) => (x && !y ? x : undefined)),
