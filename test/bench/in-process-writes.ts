@@ -94,6 +94,9 @@ const WHAT_CHANGED = `What made the difference (2026-11-27), each piece checked 
   45 µs a request against 19 µs now. This is what \`server.client\`, the controllers and seed objects pay.
 - **The in-memory store reads the object an update or delete replaces without copying it, and the watch cache takes
   its events without a copy each**: both objects are deep-frozen already.
+- After the table's run: **field sets' operations answer at once when one side is empty** (a write's ownership
+  takes differences of whole objects' sets with the reset \`status\`, which reaches one field): a Pod create's
+  managed fields took 94 µs and now 63 µs.
 
 In separate processes this machine's figures move by 20% from one run to the next, so the builds share one
 process here; even so the update and GET rows moved between 0.78× and 1.08×, and 0.89× and 1.34×, over six
