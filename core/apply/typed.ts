@@ -325,8 +325,8 @@ function compareInto(lhs: unknown, rhs: unknown, declared: Shape, inner: Changes
   else {
     const l = isObject(lhs) ? lhs : {}
     const r = isObject(rhs) ? rhs : {}
-    for (const name in l) compareAt(l[name], r[name], childShape(shape, name) ?? LEAF, { field: name }, inner)
-    for (const name in r) if (!Object.hasOwn(l, name)) compareAt(undefined, r[name], childShape(shape, name) ?? LEAF, { field: name }, inner)
+    for (const name of Object.keys(l)) compareAt(l[name], r[name], childShape(shape, name) ?? LEAF, { field: name }, inner)
+    for (const name of Object.keys(r)) if (!Object.hasOwn(l, name)) compareAt(undefined, r[name], childShape(shape, name) ?? LEAF, { field: name }, inner)
   }
   if (lhs === undefined) return 'added'
   if (rhs === undefined) return 'removed'
