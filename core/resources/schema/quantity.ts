@@ -88,10 +88,30 @@ function decimalText(sign: string, digits: bigint, exponent: number, format: For
 }
 
 /**
+ * The canonical texts of the quantities met lately: objects repeat a handful
+ * (`500m`, `128Mi`), and each write of a Pod reads its quantities several
+ * times (decoding, defaults, validation). Short texts only, and a bounded
+ * number of them: a client that sends many different ones empties it.
+ */
+const canonicalTexts = new Map<string, string | undefined>()
+const KEPT_TEXTS = 1024
+const KEPT_TEXT_LENGTH = 64
+
+/**
  * The canonical text of a quantity already known to be well-formed (see
  * go-values.ts parseQuantity); undefined when it is not one.
  */
 export function canonicalQuantity(text: string): string | undefined {
+  if (text.length > KEPT_TEXT_LENGTH) return canonicalText(text)
+  const kept = canonicalTexts.get(text)
+  if (kept !== undefined || canonicalTexts.has(text)) return kept
+  if (canonicalTexts.size >= KEPT_TEXTS) canonicalTexts.clear()
+  const canonical = canonicalText(text)
+  canonicalTexts.set(text, canonical)
+  return canonical
+}
+
+function canonicalText(text: string): string | undefined {
   if (text === '0') return text
   const p = splitQuantity(text)
   if (!p) return undefined

@@ -45,6 +45,17 @@ describe('quantities are stored in upstream’s canonical form', () => {
     it(`${JSON.stringify(raw)} → ${want}`, () => assert.equal(stored(raw), want))
   }
 
+  it('gives the same canonical text however often a quantity is met, after many others, and for long texts', () => {
+    for (let round = 0; round < 3; round++) {
+      for (const [raw, want] of cases) assert.equal(stored(raw), want, `${JSON.stringify(raw)}, round ${round}`)
+      // More different quantities than are kept: what was kept is let go, not grown without bound.
+      for (let i = 0; i < 1500; i++) assert.equal(stored(`${2 * i + 1}m`), `${2 * i + 1}m`)
+    }
+    const long = `0.${'0'.repeat(70)}1`
+    assert.equal(stored(long), '1n')
+    assert.equal(stored(long), '1n')
+  })
+
   it('still refuses what is not a quantity', () => {
     assert.deepEqual(parseQuantity('1Q'), { error: "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'" })
     assert.deepEqual(parseQuantity('1Ki2'), { error: "unable to parse quantity's suffix" })
