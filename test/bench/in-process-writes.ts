@@ -96,7 +96,8 @@ const WHAT_CHANGED = `What made the difference (2026-11-27), each piece checked 
   its events without a copy each**: both objects are deep-frozen already.
 - After the table's run: **field sets' operations answer at once when one side is empty** (a write's ownership
   takes differences of whole objects' sets with the reset \`status\`, which reaches one field): a Pod create's
-  managed fields took 94 µs and now 63 µs.
+  managed fields took 94 µs and now 63 µs; and **quantities' canonical texts are kept for the short texts met
+  lately** (a Pod's write reads each of its quantities several times): 4.7 µs a quantity before, 0.4 µs now.
 
 In separate processes this machine's figures move by 20% from one run to the next, so the builds share one
 process here; even so the update and GET rows moved between 0.78× and 1.08×, and 0.89× and 1.34×, over six
