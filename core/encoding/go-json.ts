@@ -254,7 +254,9 @@ export function marshalGoUnescaped(value: unknown, shape: Shape, objectShape: Ob
 
 /**
  * `value` in the order Go writes along `shape`, its values as they are:
- * unset fields stay unset and empty ones empty (before escaping).
+ * unset fields stay unset and empty ones empty (before escaping). No server
+ * path writes this text (canonicalCopy builds the object directly,
+ * go-ordered-copy.ts): it is the definition that copy is tested against.
  */
 export function marshalInGoOrder(value: unknown, shape: Shape, objectShape: ObjectShapeOf = () => UNSTRUCTURED): string {
   return write(value, shape, objectShape, false)

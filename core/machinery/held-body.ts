@@ -121,4 +121,3 @@ export function installBodyReaders(proto: object): void {
     formData: method((held) => held.full().formData()),
   })
 }
-
