@@ -54,6 +54,15 @@ export interface CacherOptions {
  */
 export type ObjectObserver = (object: KubeObject) => void
 
+/** An observer that fails is logged, and the cache goes on. */
+export function tellObserver(logger: Logger, observer: ObjectObserver, object: KubeObject, prefix?: string): void {
+  try {
+    observer(object)
+  } catch (err) {
+    logger.warn({ ...(prefix ? { prefix } : {}), err: String(err) }, 'an observer of the watch cache failed')
+  }
+}
+
 /** Upstream's reflector lists in pages of this size (cacher.go `storageWatchListPageSize`). */
 const LIST_PAGE_SIZE = 10000
 
@@ -136,13 +145,8 @@ export class Cacher {
     if (this.ready) for (const object of this.objects.values()) this.tell(observer, object)
   }
 
-  /** An observer that fails is logged, and the cache goes on. */
   private tell(observer: ObjectObserver, object: KubeObject): void {
-    try {
-      observer(object)
-    } catch (err) {
-      this.opts.logger.warn({ prefix: this.prefix, err: String(err) }, 'an observer of the watch cache failed')
-    }
+    tellObserver(this.opts.logger, observer, object, this.prefix)
   }
 
   /** The cached object at `key` once the cache is loaded (frozen: the cache's own), else undefined. */

@@ -8,8 +8,9 @@
  */
 import { type Logger, silentLogger } from '../logging/logger.js'
 import type { KubeObject } from '../machinery/object.js'
-import { Cacher, type ObjectObserver } from './cacher.js'
+import { Cacher, type ObjectObserver, tellObserver } from './cacher.js'
 import { SharedRevision } from './shared-revision.js'
+import { commonDirectory, WaitingObjects } from './waiting-objects.js'
 import type {
   DeleteOptions,
   ListOptions,
@@ -57,6 +58,16 @@ export interface WatchCacheOptions {
    * later hears from then on. @default none
    */
   observers?: ReadonlySet<ObjectObserver>
+  /**
+   * Each resource's cache loads with its first read, watch or write rather
+   * than at `cacheResource`: a server most of whose resources no one
+   * reads (a test's) does not load and follow them all. Meant for a store
+   * that keeps its history in memory, whose backend watches answer from
+   * any recent revision at once; observers hear of the waiting resources'
+   * objects through one watch of the whole store (waiting-objects.ts).
+   * @default false
+   */
+  startOnFirstUse?: boolean
 }
 
 /** Upstream's default buffer of a watcher before it is ended as unresponsive. */
@@ -64,6 +75,10 @@ export const DEFAULT_WATCHER_BUFFER_SIZE = 1000
 
 export class WatchCache implements Storage {
   private readonly cachers = new Map<string, Cacher>()
+  /** Registered prefixes whose cache has not started (`startOnFirstUse`). */
+  private readonly waiting = new Set<string>()
+  /** Tells observers of the waiting resources' objects while some observer listens. */
+  private waitingObjects: WaitingObjects | undefined
   private readonly opts: Required<WatchCacheOptions>
   private stopped = false
   /** One question for the store's revision serves every consistent read that arrives while it is out. */
@@ -83,6 +98,7 @@ export class WatchCache implements Storage {
       logger: opts.logger ?? silentLogger,
       onWatcherTerminated: opts.onWatcherTerminated ?? (() => {}),
       observers: opts.observers ?? new Set(),
+      startOnFirstUse: opts.startOnFirstUse ?? false,
     }
     this.storeRevision = new SharedRevision(() => backend.currentRevision())
   }
@@ -90,26 +106,44 @@ export class WatchCache implements Storage {
   /**
    * Starts caching every key under `prefix`, one resource's prefix as the
    * registry forms it (`/registry/<resource>/`); it loads at once, as
-   * upstream's cacher does at start-up. Registering a prefix twice is a no-op.
+   * upstream's cacher does at start-up, or with its first use
+   * (`startOnFirstUse`). Registering a prefix twice is a no-op.
    */
   cacheResource(prefix: string): void {
     if (!prefix.endsWith('/')) throw new Error(`a cached resource prefix ends in "/": ${prefix}`)
-    if (this.stopped || this.cachers.has(prefix)) return
-    this.cachers.set(prefix, new Cacher(prefix, this.backend, this.opts, () => this.storeRevision.current()))
-  }
-
-  /** Tells `observer` of every object each resource's cache holds now (those not loaded yet tell their observers when they load). */
-  tellHeld(observer: ObjectObserver): void {
-    for (const cacher of this.cachers.values()) cacher.tellHeld(observer)
-  }
-
-  /** The registered prefixes. */
-  cachedResources(): string[] {
-    return [...this.cachers.keys()]
+    if (this.stopped || this.cachers.has(prefix) || this.waiting.has(prefix)) return
+    // A prefix outside what the observers' watch covers starts at once, so that they hear of its objects.
+    const unobserved = this.waitingObjects !== undefined && !prefix.startsWith(this.waitingObjects.root)
+    if (this.opts.startOnFirstUse && !unobserved) this.waiting.add(prefix)
+    else this.start(prefix)
   }
 
   /**
-   * Resolves once every registered resource had its first load: from then
+   * Tells `observer` of every object each resource's cache holds now (those
+   * not loaded yet tell their observers when they load); of a resource
+   * waiting for its first use, of every object stored there.
+   */
+  tellHeld(observer: ObjectObserver): void {
+    for (const cacher of this.cachers.values()) cacher.tellHeld(observer)
+    if (this.waiting.size === 0) return
+    this.waitingObjects ??= new WaitingObjects(this.backend, commonDirectory([...this.waiting, ...this.cachers.keys()]), this.opts.observers, () => this.waiting.size > 0, (o, object) => tellObserver(this.opts.logger, o, object))
+    void this.waitingObjects.tellHeld(observer).catch((err: unknown) => this.opts.logger.warn({ err: String(err) }, 'cannot tell observers of the stored objects'))
+  }
+
+  /** The registered prefixes, loaded or waiting for their first use. */
+  cachedResources(): string[] {
+    return [...this.cachers.keys(), ...this.waiting]
+  }
+
+  private start(prefix: string): Cacher {
+    this.waiting.delete(prefix)
+    const cacher = new Cacher(prefix, this.backend, this.opts, () => this.storeRevision.current())
+    this.cachers.set(prefix, cacher)
+    return cacher
+  }
+
+  /**
+   * Resolves once every registered resource had its first load (those waiting for their first use aside): from then
    * on `resourceVersion=0` reads are answered from memory. A resource whose
    * load failed counts too (it keeps trying; reads go to the backend meanwhile).
    */
@@ -122,7 +156,9 @@ export class WatchCache implements Storage {
     await Promise.all([...this.cachers.values()].map((c) => c.caughtUp()))
   }
 
+  /** A write starts a resource waiting for its first use, so that its cache's changes begin no later than the write's. */
   create(key: string, obj: KubeObject): Promise<KubeObject> {
+    this.cacherFor(key)
     return this.backend.create(key, obj)
   }
 
@@ -182,6 +218,8 @@ export class WatchCache implements Storage {
   /** Ends the cache's backend watches and its client watches; the backend stays open (it may be someone else's). */
   stop(): void {
     this.stopped = true
+    this.waiting.clear()
+    this.waitingObjects?.stop()
     for (const cacher of this.cachers.values()) cacher.stop()
   }
 
@@ -194,12 +232,14 @@ export class WatchCache implements Storage {
   /**
    * The cacher of the resource `target` lies in: the longest registered
    * prefix it starts with, found by looking up each of its leading segments
-   * (a key has a handful) rather than testing every resource's prefix.
+   * (a key has a handful) rather than testing every resource's prefix. A
+   * resource waiting for its first use starts here.
    */
   private cacherFor(target: string): Cacher | undefined {
     let best: Cacher | undefined
     for (let slash = target.indexOf('/', 1); slash >= 0; slash = target.indexOf('/', slash + 1)) {
-      best = this.cachers.get(target.slice(0, slash + 1)) ?? best
+      const prefix = target.slice(0, slash + 1)
+      best = this.cachers.get(prefix) ?? (this.waiting.has(prefix) ? this.start(prefix) : undefined) ?? best
     }
     return best
   }

@@ -65,13 +65,20 @@ export function assembleStorage(options: ApiServerOptions, ports: Partial<Server
   const factory = new ServerStorage(expiring ?? ports.storageFactory ?? singleStorage(backend), {
     watchCache: options.watchCache ?? true,
     watchCacheSizes: options.watchCacheSizes ?? {},
-    cacheOptions: { logger, onWatcherTerminated, ...(options.watcherBufferSize ? { watcherBufferSize: options.watcherBufferSize } : {}) },
+    cacheOptions: {
+      logger,
+      onWatcherTerminated,
+      ...(options.watcherBufferSize ? { watcherBufferSize: options.watcherBufferSize } : {}),
+      // In memory, a resource's cache loads when first used: a test reads a few of the sixty resources, and
+      // the store answers a late cache's watch from its history at once. Other stores' caches load at start, as upstream's.
+      startOnFirstUse: backend instanceof MemoryStorage && !ports.storageFactory,
+    },
     onCached: ({ group, resource, prefix }) => cachedResources.set(prefix, { group, resource }),
     metrics,
     ...(tracer ? { tracer } : {}),
     ...(transformers ? { transformers } : {}),
   })
-  // The watch caches load with the rest of start-up, so that reads at resourceVersion 0 are answered from memory from the start.
+  // The watch caches load with the rest of start-up (those in memory with their first use), so that reads at resourceVersion 0 are answered from memory from the start.
   hooks.onStart('load', undefined, () => factory.loaded())
   // The cache's storage watches end with the server; the storage itself stays open for its owner.
   hooks.onShutdown(() => factory.stop(), 'storage')

@@ -8,6 +8,7 @@ import { createTestServer, eventually, startServer, TestClient } from './harness
 const PODS = '/api/v1/namespaces/default/pods'
 const CMS = '/api/v1/namespaces/default/configmaps'
 const RS = '/apis/apps/v1/namespaces/default/replicasets'
+const SECRETS = '/api/v1/namespaces/default/secrets'
 
 async function createReplicaSet(api: TestClient, name: string): Promise<OwnerReference> {
   const labels = { app: name }
@@ -24,6 +25,12 @@ async function createPod(api: TestClient, name: string, owners: OwnerReference[]
     metadata: { name, ownerReferences: owners, ...extra },
     spec: { containers: [{ name: 'c', image: 'nginx' }] },
   })
+  assert.equal(res.status, 201, res.text)
+}
+
+async function createOwned(api: TestClient, path: string, name: string, owners: OwnerReference[]): Promise<void> {
+  if (path === PODS) return createPod(api, name, owners)
+  const res = await api.post(path, { metadata: { name, ownerReferences: owners } })
   assert.equal(res.status, 201, res.text)
 }
 
@@ -160,37 +167,43 @@ describe('garbage collector', () => {
 describe('garbage collector started on demand', () => {
   const MISSING_OWNER: OwnerReference = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'never', uid: 'f0e5a1d2-0000-4000-8000-0000000000aa' }
 
-  it('starts for an object naming an owner that another server on the store wrote', async () => {
-    const storage = new MemoryStorage()
-    const collecting = createTestServer({}, { storage })
-    await collecting.ready
-    // Started second, so the first leads the controllers; it collects nothing itself.
-    const writing = createTestServer({ garbageCollector: false }, { storage })
-    await writing.ready
-    try {
-      const api = new TestClient(writing)
-      await createPod(api, 'orphan', [MISSING_OWNER])
-      await eventually('the orphan is collected', gone(api, `${PODS}/orphan`))
-    } finally {
-      await writing.shutdown()
-      await collecting.shutdown()
-    }
-  })
+  // No component of the server reads Secrets: their watch cache waits for its first use, and the collector hears of them through the store.
+  for (const [resource, path] of [
+    ['a pod', PODS],
+    ['a secret', SECRETS],
+  ] as const) {
+    it(`starts for ${resource} naming an owner that another server on the store wrote`, async () => {
+      const storage = new MemoryStorage()
+      const collecting = createTestServer({}, { storage })
+      await collecting.ready
+      // Started second, so the first leads the controllers; it collects nothing itself.
+      const writing = createTestServer({ garbageCollector: false }, { storage })
+      await writing.ready
+      try {
+        const api = new TestClient(writing)
+        await createOwned(api, path, 'orphan', [MISSING_OWNER])
+        await eventually('the orphan is collected', gone(api, `${path}/orphan`))
+      } finally {
+        await writing.shutdown()
+        await collecting.shutdown()
+      }
+    })
 
-  it('starts for an owned object the store held before the server started', async () => {
-    const storage = new MemoryStorage()
-    const before = createTestServer({ garbageCollector: false }, { storage })
-    await before.ready
-    await createPod(new TestClient(before), 'orphan', [MISSING_OWNER])
-    await before.shutdown()
-    const after = createTestServer({}, { storage })
-    await after.ready
-    try {
-      await eventually('the orphan is collected', gone(new TestClient(after), `${PODS}/orphan`))
-    } finally {
-      await after.shutdown()
-    }
-  })
+    it(`starts for ${resource} naming an owner that the store held before the server started`, async () => {
+      const storage = new MemoryStorage()
+      const before = createTestServer({ garbageCollector: false }, { storage })
+      await before.ready
+      await createOwned(new TestClient(before), path, 'orphan', [MISSING_OWNER])
+      await before.shutdown()
+      const after = createTestServer({}, { storage })
+      await after.ready
+      try {
+        await eventually('the orphan is collected', gone(new TestClient(after), `${path}/orphan`))
+      } finally {
+        await after.shutdown()
+      }
+    })
+  }
 
   it('finishes Foreground and Orphan deletions on a server that never held an owned object', async () => {
     const api = await startServer()

@@ -44,6 +44,11 @@ export class ObservedStorage implements Storage {
     this.down = false
   }
 
+  /** The watches open now (not stopped, not failed). */
+  openWatches(): number {
+    return this.open.size
+  }
+
   /** Open watches keep their events back until `release`, as a slow network would. */
   hold(): void {
     this.held = true

@@ -376,6 +376,101 @@ describe('watch cache', () => {
     assert.equal(wakes, 2, 'told of the end')
     assert.deepEqual(w.poll(), { done: true, value: undefined })
   })
+  describe('with startOnFirstUse', () => {
+    const secret = (name: string, extra: Partial<KubeObject['metadata']> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: 'default', ...extra } })
+
+    function lazyCache(t: TestContext, observers?: Set<(object: KubeObject) => void>) {
+      const backend = new ObservedStorage()
+      const cache = new WatchCache(backend, { startOnFirstUse: true, ...(observers ? { observers } : {}) })
+      cache.cacheResource(CM)
+      cache.cacheResource(SECRETS)
+      t.after(() => cache.close())
+      return { backend, cache }
+    }
+
+    it('loads a resource with its first read or write, and no other', async (t) => {
+      const { backend, cache } = lazyCache(t)
+      await cache.loaded()
+      assert.deepEqual(cache.cachedResources().sort(), [CM, SECRETS])
+      assert.deepEqual([backend.lists.length, backend.watches.length], [0, 0], 'nothing loads at registration')
+      await cache.list(CM, { resourceVersion: '0' })
+      assert.deepEqual(backend.watches.map((w) => w.prefix), [CM])
+      // A further read is the cache's: the store is not listed again.
+      const lists = backend.lists.length
+      await cache.list(CM, { resourceVersion: '0' })
+      assert.equal(backend.lists.length, lists)
+      await cache.create(`${SECRETS}default/token`, secret('token'))
+      await until('the secrets cache watching', () => backend.watches.length === 2)
+      assert.deepEqual(backend.watches.map((w) => w.prefix), [CM, SECRETS])
+    })
+
+    it('keeps in its window the changes from the first write on, as a cache loaded at start would', async (t) => {
+      const { cache } = lazyCache(t)
+      const first = await cache.create(key('c0'), cm('c0'))
+      for (let i = 1; i < 5; i++) await cache.create(key(`c${i}`), cm(`c${i}`))
+      const w = reader(cache.watch(CM, { resourceVersion: String(rv(first)) }))
+      const events = [await w.next(), await w.next(), await w.next(), await w.next()]
+      assert.deepEqual(events.map((e) => `${e.type} ${e.object.metadata.name}`), ['ADDED c1', 'ADDED c2', 'ADDED c3', 'ADDED c4'])
+    })
+
+    it('tells observers of the objects of resources not loaded yet, stored before and written after, without loading them', async (t) => {
+      const observers = new Set<(object: KubeObject) => void>()
+      const { backend, cache } = lazyCache(t, observers)
+      await backend.create(`${SECRETS}default/before`, secret('before'))
+      const told: string[] = []
+      const observer = (object: KubeObject) => void told.push(object.metadata.name ?? '')
+      observers.add(observer)
+      cache.tellHeld(observer)
+      await until('the stored object told', () => told.includes('before'))
+      // Written behind the cache (another server on the same store): the cache's one watch of the store sees it.
+      await backend.create(`${SECRETS}default/owned`, secret('owned', { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'gone', uid: 'u1' }] }))
+      await until('the written object told', () => told.includes('owned'))
+      assert.deepEqual(backend.watches.map((w) => w.prefix), ['/registry/'], 'no resource loaded for the observer')
+      assert.deepEqual(backend.lists.map((l) => l.prefix), ['/registry/'])
+    })
+
+    it('stops watching the store for its observers once every resource is loaded, or no one observes', async (t) => {
+      const observers = new Set<(object: KubeObject) => void>()
+      const { backend, cache } = lazyCache(t, observers)
+      const observer = () => {}
+      observers.add(observer)
+      cache.tellHeld(observer)
+      await until('the store watched', () => backend.openWatches() === 1)
+      await cache.list(CM, {})
+      await cache.list(SECRETS, {})
+      // The next change ends the store-wide watch: the two caches' watches remain.
+      await cache.create(key('a'), cm('a'))
+      await until('the store-wide watch ended once every resource loaded', () => backend.openWatches() === 2)
+
+      const secondObservers = new Set([observer])
+      const second = lazyCache(t, secondObservers)
+      second.cache.tellHeld(observer)
+      await until('the store watched', () => second.backend.openWatches() === 1)
+      secondObservers.clear()
+      await second.backend.create(key('b'), cm('b'))
+      await until('the store-wide watch ended with no one observing', () => second.backend.openWatches() === 0)
+    })
+
+    it('tells observers again of what a restore of the store brings back', async (t) => {
+      const observers = new Set<(object: KubeObject) => void>()
+      const { backend, cache } = lazyCache(t, observers)
+      await backend.create(`${SECRETS}default/kept`, secret('kept'))
+      const snapshot = backend.inner.snapshot()
+      const told: string[] = []
+      const observer = (object: KubeObject) => void told.push(object.metadata.name ?? '')
+      observers.add(observer)
+      cache.tellHeld(observer)
+      await until('the stored object told', () => told.includes('kept'))
+      await backend.create(`${SECRETS}default/later`, secret('later'))
+      await until('the written object told', () => told.includes('later'))
+      told.length = 0
+      backend.inner.restore(snapshot)
+      await until('the restored object told again', () => told.includes('kept'))
+      await backend.create(`${SECRETS}default/after-restore`, secret('after-restore'))
+      await until('a write after the restore told', () => told.includes('after-restore'))
+    })
+  })
+
   it('catches up with a restore of its store: the resource the restore changed listed again, the others moved on', async (t) => {
     const { backend, cache } = await cacheOver(t)
     await cache.create(key('kept'), cm('kept'))
