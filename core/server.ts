@@ -191,7 +191,8 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   let securePort = options.securePort
   const externalAddress = (): string => externalAddressOf(options, securePort)
   const context = { registry, catalogue, stored: storedObjects(registry), informers, client, options, logger, now, webhookClient, metrics }
-  const chains = assembleSecurity(late, { ...context, runOnce: membership.runOnce, externalAddress, hooks })
+  const observeStoredObjects = (observer: ObjectObserver) => storage.factory.observeObjects(observer)
+  const chains = assembleSecurity(late, { ...context, runOnce: membership.runOnce, observeStoredObjects, externalAddress, hooks })
   const serving = options.serving ?? {}
   // Priority and fairness replaces max-in-flight unless turned off (--enable-priority-and-fairness=false).
   const priorityAndFairness = serving.priorityAndFairness !== false
@@ -227,7 +228,6 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
       uptimeMs: () => now().getTime() - startedAt,
     }),
   })
-  const observeStoredObjects = (observer: ObjectObserver) => storage.factory.observeObjects(observer)
   registerBackgroundWork({ options, registry, membership, client, informers, metrics, storageSizes: ports.storageSizes, now, logger, hooks, observeStoredObjects })
   // The embedder's objects, created through the API as system:admin once the server is otherwise up.
   if (seeds.length && !template.reused) hooks.onStart('seed', BOOTSTRAP_CONTROLLER, () => createSeedObjects(seeds, catalogue, (path, object) => seedRequest(app, path, object)))

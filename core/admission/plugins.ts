@@ -63,6 +63,7 @@ import { mutatingAdmissionPolicyPlugin, validatingAdmissionPolicyPlugin } from '
 import { limitRangerPlugin } from './builtin/limit-ranger-plugin.js'
 import { podSecurityPlugin } from './pod-security/plugin.js'
 import { type QuotaStorage, resourceQuotaPlugin } from './quota/plugin.js'
+import type { ObserveStoredObjects } from '../storage/server-storage.js'
 import type { RunOnce } from '../controllers/run-once.js'
 import type { InformerFactory } from '../client/informer-factory.js'
 import type { ObjectClient } from '../client/object-client.js'
@@ -90,6 +91,8 @@ export interface AdmissionPluginContext {
   readonly now: () => Date
   /** Starts a controller that must run once in a cluster (here at once, or where the controllers' lease is held). */
   readonly runOnce?: RunOnce
+  /** Tells of every stored object, for a controller started at the first object it concerns (controllers/on-demand.ts); none: such controllers start at once. */
+  readonly observeStoredObjects?: ObserveStoredObjects
   /** Where each plugin's calls are timed; none: not timed. */
   readonly metrics?: Metrics
   /**

@@ -84,6 +84,8 @@ export function startStorageProtection({ client, informers, logger }: StoragePro
 
   const checkClaim = async (claim: KubeObject): Promise<void> => {
     if (!releasable(claim, PVC_PROTECTION_FINALIZER)) return
+    // Not before every pod is known (upstream's controller waits for its caches' sync): a claim is released only when no pod holds it.
+    await podInformer.synced
     const namespace = claim.metadata.namespace ?? ''
     if (podInformer.list(namespace).some((pod) => podUsesClaim(pod, claim.metadata.name ?? ''))) return
     await release(persistentVolumeClaims, claim, PVC_PROTECTION_FINALIZER, claimController)

@@ -32,6 +32,9 @@ export interface ServerStorageOptions {
   transformers?: KeyTransformers
 }
 
+/** Tells an observer of every stored object, present and to come, until the function returned is called; undefined when it cannot see them all. */
+export type ObserveStoredObjects = (observer: ObjectObserver) => (() => void) | undefined
+
 export class ServerStorage implements StorageFactory {
   private readonly caches = new Map<Storage, WatchCache>()
   /** Shared with every watch cache, present and future (`observeObjects`). */

@@ -32,6 +32,7 @@ import type { StorePolicy } from '../registry/store.js'
 import type { SecurityContext } from '../security/context.js'
 import { resourceQuotas } from '../resources/core/quotas.js'
 import { StorageError } from '../storage/interface.js'
+import type { ObserveStoredObjects } from '../storage/server-storage.js'
 import { DEFAULT_WATCHER_BUFFER_SIZE } from '../storage/watch-cache.js'
 
 interface Chains {
@@ -90,6 +91,8 @@ export interface SecurityWiring extends SecurityContext {
   /** The registry, for what admission holds in storage itself (ResourceQuota's charges and controller). */
   readonly registry: Registry
   readonly runOnce: RunOnce
+  /** Tells of every stored object (controllers started on demand). */
+  readonly observeStoredObjects: ObserveStoredObjects
   /** Where clients reach the server, for issuer discovery. */
   readonly externalAddress: () => string
   readonly hooks: ServerHooks
@@ -104,7 +107,7 @@ export function assembleSecurity(late: LateSecurity, wiring: SecurityWiring): Ch
   const authentication = buildAuthentication(context, wiring.externalAddress)
   const admission = buildAdmission(
     options.admission?.plugins ?? defaultAdmissionPlugins(),
-    { ...context, authorizer: late.authorizer, runOnce: wiring.runOnce, quotaStorage: quotaStorage(wiring.registry, wiring.now, wiring.logger) },
+    { ...context, authorizer: late.authorizer, runOnce: wiring.runOnce, observeStoredObjects: wiring.observeStoredObjects, quotaStorage: quotaStorage(wiring.registry, wiring.now, wiring.logger) },
     options.admission?.configurations,
   )
   const chains = { authentication, authorization, admission, rbac }

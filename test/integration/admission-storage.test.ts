@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { eventually, startServer, type TestClient } from './harness.js'
+import { MemoryStorage } from '../../core/storage/memory.js'
+import { createTestServer, eventually, startServer, TestClient } from './harness.js'
 
 const SC = '/apis/storage.k8s.io/v1/storageclasses'
 const PVC = '/api/v1/namespaces/default/persistentvolumeclaims'
@@ -77,6 +78,29 @@ describe('StorageObjectInUseProtection', () => {
     // An unbound volume goes at once.
     assert.equal((await api.delete(`${PV}/vol`)).status, 200)
     await eventually('the volume is gone', async () => (await api.get(`${PV}/vol`)).status === 404)
+  })
+
+  it('releases a claim the store held, terminating, before the server started: its controllers start for it', async () => {
+    const storage = new MemoryStorage()
+    const options = { admission: { plugins: ['StorageObjectInUseProtection' as never] } }
+    const before = createTestServer(options, { storage })
+    const api = new TestClient(before)
+    await before.ready
+    assert.equal((await api.post(PVC, claim('data'))).status, 201)
+    const pod = { metadata: { name: 'user' }, spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'data' } }] } }
+    assert.equal((await api.post('/api/v1/namespaces/default/pods', pod)).status, 201)
+    assert.equal((await api.delete(`${PVC}/data`)).status, 200)
+    await before.shutdown()
+    const after = createTestServer(options, { storage })
+    await after.ready
+    try {
+      const again = new TestClient(after)
+      assert.ok((await again.get(`${PVC}/data`)).body.metadata.deletionTimestamp, 'held while the pod uses it')
+      assert.equal((await again.delete('/api/v1/namespaces/default/pods/user?gracePeriodSeconds=0')).status, 200)
+      await eventually('the claim is gone', async () => (await again.get(`${PVC}/data`)).status === 404)
+    } finally {
+      await after.shutdown()
+    }
   })
 
   it('keeps a Bound volume until it is released', async () => {

@@ -10,6 +10,8 @@ import type { MutatingAdmission } from '../mutating.js'
 import { isResource } from './forbidden.js'
 import type { AdmissionPluginFactory } from '../plugins.js'
 import { PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER, startStorageProtection } from '../../controllers/storage-protection.js'
+import { startOnDemand } from '../../controllers/on-demand.js'
+import type { KubeObject } from '../../machinery/object.js'
 
 
 export const storageObjectInUseProtection: MutatingAdmission = {
@@ -31,15 +33,24 @@ export const storageObjectInUseProtection: MutatingAdmission = {
 
 /** The plugin with the controllers that remove its finalizers once nothing uses the object. */
 export const storageObjectInUseProtectionFactory: AdmissionPluginFactory = (context) => {
+  // The controllers start at the first object carrying a protection finalizer: until a claim or a volume is stored,
+  // they have nothing to release, and a server that stores neither (most tests') follows no pods, claims and volumes.
+  const onDemand = {
+    what: 'storage protection controllers',
+    concerns: carriesProtectionFinalizer,
+    start: () => {
+      const controllers = startStorageProtection(context)
+      return () => controllers.stop()
+    },
+  }
+  const start = (): (() => void) => startOnDemand(context.observeStoredObjects, context.logger, onDemand)
   // The controllers run once in a cluster (upstream's controller manager); the plugin in every server.
   if (context.runOnce) {
-    context.runOnce('storage-protection', async () => {
-      const controllers = startStorageProtection(context)
-      await controllers.ready
-      return () => controllers.stop()
-    })
+    context.runOnce('storage-protection', async () => start())
     return { plugin: storageObjectInUseProtection }
   }
-  const controllers = startStorageProtection(context)
-  return { plugin: storageObjectInUseProtection, ready: controllers.ready, stop: () => controllers.stop() }
+  return { plugin: storageObjectInUseProtection, stop: start() }
 }
+
+const carriesProtectionFinalizer = (object: KubeObject): boolean =>
+  object.metadata.finalizers?.some((f) => f === PVC_PROTECTION_FINALIZER || f === PV_PROTECTION_FINALIZER) ?? false
