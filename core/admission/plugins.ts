@@ -18,6 +18,7 @@ import type { WebhookClient } from '../crd/webhook-client.js'
 import type { ApiServerOptions } from '../options/api-server-options.js'
 import type { Logger } from '../logging/logger.js'
 import { namespaces } from '../resources/core/namespaces.js'
+import { pods } from '../resources/core/pods.js'
 import { certificateApprovalFactory } from './builtin/certificate-approval.js'
 import { certificateSigningFactory } from './builtin/certificate-signing.js'
 import { certificateSubjectRestrictionFactory } from './builtin/certificate-subject-restriction.js'
@@ -55,7 +56,7 @@ import { serviceAccount } from './builtin/service-account.js'
 import { taintNodesByCondition } from './builtin/taint-nodes-by-condition.js'
 import { type AdmissionChain, type AdmissionPlugin, admissionChain } from './chain.js'
 import type { ObjectReader } from '../client/informer.js'
-import { withInformer } from './informer-plugin.js'
+import { type GroupResource, withInformer } from './informer-plugin.js'
 import { namespaceLifecycle } from './namespace-lifecycle.js'
 import { mutatingAdmissionWebhook, validatingAdmissionWebhook } from './webhook/plugin.js'
 import { decodeImagePolicySettings, imagePolicyWebhook } from './builtin/image-policy-webhook.js'
@@ -131,9 +132,14 @@ function configured<T>(
   })
 }
 
-/** A plugin reading objects through a shared informer: ready once listed. */
-function reading({ informers }: AdmissionPluginContext, entry: ResourceEntry, build: (index: ObjectReader) => AdmissionPlugin): AdmissionPluginInstance {
-  return withInformer(informers, entry, build)
+/** A plugin reading objects through a shared informer: ready once listed, or, with `readsFor`, listed at the first of those requests. */
+function reading(
+  { informers }: AdmissionPluginContext,
+  entry: ResourceEntry,
+  build: (index: ObjectReader) => AdmissionPlugin,
+  readsFor?: readonly GroupResource[],
+): AdmissionPluginInstance {
+  return withInformer(informers, entry, build, readsFor)
 }
 
 /** Upstream's PodNodeSelector and PodTolerationRestriction run without a configuration; EventRateLimit needs one. */
@@ -160,8 +166,8 @@ export const ADMISSION_PLUGIN_FACTORIES: { readonly [N in AdmissionPluginName]?:
   AlwaysDeny: ({ logger }) => alwaysDeny(logger),
   NamespaceExists: (c) => reading(c, namespaces, namespaceExists),
   NamespaceAutoProvision: (c) => reading(c, namespaces, (live) => namespaceAutoProvision(c.stored, live, c.now)),
-  ServiceAccount: (c) => reading(c, serviceAccounts, (live) => serviceAccount(live)),
-  Priority: (c) => reading(c, priorityClasses, priority),
+  ServiceAccount: (c) => reading(c, serviceAccounts, (live) => serviceAccount(live), [pods]),
+  Priority: (c) => reading(c, priorityClasses, priority, [pods, priorityClasses]),
   DefaultTolerationSeconds: ({ options }) =>
     defaultTolerationSeconds({
       notReady: options.admission?.defaultNotReadyTolerationSeconds,

@@ -37,4 +37,4 @@ export function defaultIngressClass(ingressClasses: () => readonly KubeObject[])
 
 /** Reads the IngressClasses from a watch-fed index. */
 export const defaultIngressClassFactory: AdmissionPluginFactory = ({ informers }) =>
-  withInformer(informers, ingressClasses, (classes) => defaultIngressClass(() => classes.list()))
+  withInformer(informers, ingressClasses, (classes) => defaultIngressClass(() => classes.list()), [ingresses])

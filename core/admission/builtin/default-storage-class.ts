@@ -30,4 +30,4 @@ export function defaultStorageClass(storageClasses: () => readonly KubeObject[])
 
 /** Reads the StorageClasses from a watch-fed index. */
 export const defaultStorageClassFactory: AdmissionPluginFactory = ({ informers }) =>
-  withInformer(informers, storageClasses, (classes) => defaultStorageClass(() => classes.list()))
+  withInformer(informers, storageClasses, (classes) => defaultStorageClass(() => classes.list()), [persistentVolumeClaims])

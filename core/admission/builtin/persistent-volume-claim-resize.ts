@@ -54,4 +54,4 @@ export function persistentVolumeClaimResize(storageClass: (name: string) => Kube
 
 /** Reads the StorageClasses from a watch-fed index. */
 export const persistentVolumeClaimResizeFactory: AdmissionPluginFactory = ({ informers }) =>
-  withInformer(informers, storageClasses, (classes) => persistentVolumeClaimResize((name) => classes.get('', name)))
+  withInformer(informers, storageClasses, (classes) => persistentVolumeClaimResize((name) => classes.get('', name)), [persistentVolumeClaims])

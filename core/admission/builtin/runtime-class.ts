@@ -100,6 +100,4 @@ export function runtimeClassAdmission(readClass: RuntimeClassReader): MutatingAd
 
 /** Reads RuntimeClasses from a watch-fed index; one it has not seen yet (just created) is read from storage. */
 export const runtimeClassFactory: AdmissionPluginFactory = ({ informers }) =>
-  withInformer(informers, runtimeClasses, (classes) =>
-    runtimeClassAdmission((name) => classes.read('', name)),
-  )
+  withInformer(informers, runtimeClasses, (classes) => runtimeClassAdmission((name) => classes.read('', name)), [pods])
