@@ -183,7 +183,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   hooks.onShutdown(() => informers.stop())
   const client = new ObjectClient(async (request, identity) => app.fetch(withMutableHeaders(request), { internalUser: identity }), LOOPBACK_IDENTITY)
   // Every stored resource's watch cache loads at start, as upstream's cachers do (in memory, at its first use); a custom resource's once served.
-  const openStores = (entries: readonly ResourceEntry[]): void => entries.forEach((entry) => entry.virtualCreate || registry.store(entry))
+  const openStores = (entries: readonly ResourceEntry[]): void => entries.forEach((entry) => entry.virtualCreate || registry.storageOf(entry))
   openStores(catalogue.entries)
   catalogue.onChange(({ added }) => openStores(added))
 

@@ -10,11 +10,13 @@
  */
 import type { KubeObject } from '../machinery/object.js'
 import type { ObjectObserver } from './cacher.js'
-import type { Storage, Watcher } from './interface.js'
+import type { ListResult, Storage, Watcher } from './interface.js'
 
 export class WaitingObjects {
   private watcher: Watcher | undefined
   private stopped = false
+  /** The list in flight: observers added meanwhile (a server's, at its start) share it. */
+  private listing: Promise<ListResult> | undefined
 
   constructor(
     private readonly backend: Storage,
@@ -28,7 +30,8 @@ export class WaitingObjects {
 
   /** Tells `observer` of every object stored now, then, with the other observers, of each change, while resources wait. */
   async tellHeld(observer: ObjectObserver): Promise<void> {
-    const { items, revision } = await this.backend.list(this.root, { readOnly: true })
+    this.listing ??= this.backend.list(this.root, { readOnly: true }).finally(() => (this.listing = undefined))
+    const { items, revision } = await this.listing
     if (this.stopped || !this.observers.has(observer)) return
     for (const object of items) this.tell(observer, object)
     if (!this.watcher && this.wanted()) this.follow(revision)
@@ -74,16 +77,16 @@ export class WaitingObjects {
   }
 }
 
-/** The longest directory (ending in "/") that every prefix starts with. */
+/** The longest directory (ending in "/") that every prefix starts with: the one the first and last of them in order share. */
 export function commonDirectory(prefixes: Iterable<string>): string {
-  let common: string | undefined
+  let first: string | undefined
+  let last: string | undefined
   for (const prefix of prefixes) {
-    if (common === undefined) common = prefix
-    else {
-      let i = 0
-      while (i < common.length && i < prefix.length && common[i] === prefix[i]) i++
-      common = common.slice(0, i)
-    }
+    if (first === undefined || prefix < first) first = prefix
+    if (last === undefined || prefix > last) last = prefix
   }
-  return (common ?? '/').slice(0, (common ?? '/').lastIndexOf('/') + 1) || '/'
+  if (first === undefined || last === undefined) return '/'
+  let i = 0
+  while (i < first.length && first[i] === last[i]) i++
+  return first.slice(0, first.lastIndexOf('/', i - 1) + 1) || '/'
 }

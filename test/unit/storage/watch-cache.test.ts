@@ -3,6 +3,7 @@ import { describe, it, type TestContext } from 'node:test'
 import type { Logger } from '../../../core/logging/logger.js'
 import type { KubeObject } from '../../../core/machinery/object.js'
 import { StorageError, type StorageEvent, type Watcher } from '../../../core/storage/interface.js'
+import { commonDirectory } from '../../../core/storage/waiting-objects.js'
 import { WatchCache, type WatchCacheOptions } from '../../../core/storage/watch-cache.js'
 import { ObservedStorage } from './observed-storage.js'
 
@@ -376,6 +377,13 @@ describe('watch cache', () => {
     assert.equal(wakes, 2, 'told of the end')
     assert.deepEqual(w.poll(), { done: true, value: undefined })
   })
+  it('follows the store for observers from the directory every cached prefix lies in', () => {
+    assert.equal(commonDirectory(['/registry/secrets/', '/registry/configmaps/', '/registry/apps/deployments/']), '/registry/')
+    assert.equal(commonDirectory(['/registry/configmaps/']), '/registry/configmaps/')
+    assert.equal(commonDirectory(['/a/x/', '/b/y/']), '/')
+    assert.equal(commonDirectory([]), '/')
+  })
+
   describe('with startOnFirstUse', () => {
     const secret = (name: string, extra: Partial<KubeObject['metadata']> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: 'default', ...extra } })
 
