@@ -22,7 +22,8 @@ import { TrieRouter } from 'hono/router/trie-router'
 /** How many route tables are kept: servers with other options (audit, aggregation, profiling) have others, and a process makes a handful. */
 const KEPT = 16
 
-const compiled = new Map<string, Router<number>>()
+/** The kept tables, most recently used last, each with its compiled router. */
+const compiled: { routes: readonly (readonly [string, string])[]; router: Router<number> }[] = []
 
 /**
  * The router that matches each kept route table: `RegExpRouter` where hono
@@ -32,27 +33,30 @@ const compiled = new Map<string, Router<number>>()
  * test that keeps every table the server builds on the compiled router.
  */
 export function routeTableMatchers(): string[] {
-  return [...compiled.values()].flatMap((router) => {
+  return compiled.flatMap(({ router }) => {
     // SmartRouter names itself after the router it chose, once it matched a first path.
     const chosen = /^SmartRouter \+ (\w+)$/.exec(router.name)?.[1]
     return chosen ? [chosen] : []
   })
 }
 
-/** The compiled router of a route table, by its method and path list; the table's routes are numbered in order. */
+const sameTable = (a: readonly (readonly [string, string])[], b: readonly (readonly [string, string])[]): boolean =>
+  a.length === b.length && a.every(([method, path], i) => method === b[i]![0] && path === b[i]![1])
+
+/** The compiled router of a route table (its methods and paths, in order; the routes are numbered in that order). */
 function compiledRouter(routes: readonly (readonly [string, string])[]): Router<number> {
-  // Paths cannot hold a NUL, so the key cannot confuse two tables.
-  const key = routes.map(([method, path]) => `${method}\0${path}`).join('\0')
-  let router = compiled.get(key)
-  if (router) {
-    // Most recently used last, so the oldest is the one dropped.
-    compiled.delete(key)
-  } else {
-    router = new SmartRouter<number>({ routers: [new RegExpRouter<number>(), new TrieRouter<number>()] })
-    routes.forEach(([method, path], index) => router!.add(method, path, index))
-  }
-  compiled.set(key, router)
-  if (compiled.size > KEPT) compiled.delete(compiled.keys().next().value!)
+  // Compared route by route, newest first: a key built of every path cost each new server more than the comparison.
+  let at = compiled.length - 1
+  while (at >= 0 && !sameTable(compiled[at]!.routes, routes)) at--
+  const kept = at >= 0 ? compiled.splice(at, 1)[0]! : { routes, router: newRouter(routes) }
+  compiled.push(kept)
+  if (compiled.length > KEPT) compiled.shift()
+  return kept.router
+}
+
+function newRouter(routes: readonly (readonly [string, string])[]): Router<number> {
+  const router = new SmartRouter<number>({ routers: [new RegExpRouter<number>(), new TrieRouter<number>()] })
+  routes.forEach(([method, path], index) => router.add(method, path, index))
   return router
 }
 

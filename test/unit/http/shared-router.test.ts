@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { Hono } from 'hono'
-import { SharedRouter } from '../../../core/http/shared-router.js'
+import { routeTableMatchers, SharedRouter } from '../../../core/http/shared-router.js'
 
 /** An app as the filter chain builds one: a middleware on every path, then routes; each answer names its app. */
 function app(name: string, extraRoute?: string): Hono {
@@ -54,6 +54,18 @@ describe('route tables shared by apps registered alike', () => {
     const extra = app('extra', '/extra')
     assert.deepEqual(await answer(extra, 'GET', '/extra'), [200, 'extra extra', 'extra'])
     assert.deepEqual(await answer(plain, 'GET', '/extra'), [404, 'plain not found', 'plain'])
+  })
+
+  it('compiles a table once for every app that registers it, and keeps a table that differs in one path apart', async () => {
+    const before = routeTableMatchers().length
+    assert.deepEqual(await answer(app('first', '/alike'), 'GET', '/alike'), [200, 'first extra', 'first'])
+    assert.equal(routeTableMatchers().length, before + 1)
+    assert.deepEqual(await answer(app('second', '/alike'), 'GET', '/alike'), [200, 'second extra', 'second'])
+    assert.equal(routeTableMatchers().length, before + 1, 'the same table again')
+    const other = app('other', '/unlike')
+    assert.deepEqual(await answer(other, 'GET', '/unlike'), [200, 'other extra', 'other'])
+    assert.deepEqual(await answer(other, 'GET', '/alike'), [404, 'other not found', 'other'])
+    assert.equal(routeTableMatchers().length, before + 2)
   })
 
   it('refuses a route added after the first request, as hono\'s routers do', async () => {
