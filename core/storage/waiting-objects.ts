@@ -21,7 +21,7 @@ export class WaitingObjects {
   constructor(
     private readonly backend: Storage,
     /** The directory every cached prefix lies in (`/registry/`). */
-    readonly root: string,
+    private readonly root: string,
     private readonly observers: ReadonlySet<ObjectObserver>,
     /** Whether some resource still waits for its first use. */
     private readonly waiting: () => boolean,

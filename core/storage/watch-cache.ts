@@ -112,9 +112,8 @@ export class WatchCache implements Storage {
   cacheResource(prefix: string): void {
     if (!prefix.endsWith('/')) throw new Error(`a cached resource prefix ends in "/": ${prefix}`)
     if (this.stopped || this.cachers.has(prefix) || this.waiting.has(prefix)) return
-    // A prefix outside what the observers' watch covers starts at once, so that they hear of its objects.
-    const unobserved = this.waitingObjects !== undefined && !prefix.startsWith(this.waitingObjects.root)
-    if (this.opts.startOnFirstUse && !unobserved) this.waiting.add(prefix)
+    // One registered while observers listen (a custom resource's) starts at once: their watch of the store may have ended.
+    if (this.opts.startOnFirstUse && this.opts.observers.size === 0) this.waiting.add(prefix)
     else this.start(prefix)
   }
 
@@ -126,7 +125,13 @@ export class WatchCache implements Storage {
   tellHeld(observer: ObjectObserver): void {
     for (const cacher of this.cachers.values()) cacher.tellHeld(observer)
     if (this.waiting.size === 0) return
-    this.waitingObjects ??= new WaitingObjects(this.backend, commonDirectory([...this.waiting, ...this.cachers.keys()]), this.opts.observers, () => this.waiting.size > 0, (o, object) => tellObserver(this.opts.logger, o, object))
+    this.waitingObjects ??= new WaitingObjects(
+      this.backend,
+      commonDirectory([...this.waiting, ...this.cachers.keys()]),
+      this.opts.observers,
+      () => this.waiting.size > 0,
+      (o, object) => tellObserver(this.opts.logger, o, object),
+    )
     void this.waitingObjects.tellHeld(observer).catch((err: unknown) => this.opts.logger.warn({ err: String(err) }, 'cannot tell observers of the stored objects'))
   }
 

@@ -450,13 +450,24 @@ describe('watch cache', () => {
       await cache.create(key('a'), cm('a'))
       await until('the store-wide watch ended once every resource loaded', () => backend.openWatches() === 2)
 
-      const secondObservers = new Set([observer])
+      const secondObservers = new Set<(object: KubeObject) => void>()
       const second = lazyCache(t, secondObservers)
+      secondObservers.add(observer)
       second.cache.tellHeld(observer)
       await until('the store watched', () => second.backend.openWatches() === 1)
       secondObservers.clear()
       await second.backend.create(key('b'), cm('b'))
       await until('the store-wide watch ended with no one observing', () => second.backend.openWatches() === 0)
+    })
+
+    it('loads at once a resource registered while observers listen (a custom resource defined later)', async (t) => {
+      const observers = new Set<(object: KubeObject) => void>()
+      const { backend, cache } = lazyCache(t, observers)
+      const observer = () => {}
+      observers.add(observer)
+      cache.tellHeld(observer)
+      cache.cacheResource('/registry/example.com/widgets/')
+      await until('the new resource watched', () => backend.watches.some((w) => w.prefix === '/registry/example.com/widgets/'))
     })
 
     it('tells observers again of what a restore of the store brings back', async (t) => {
