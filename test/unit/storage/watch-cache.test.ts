@@ -387,13 +387,19 @@ describe('watch cache', () => {
   describe('with startOnFirstUse', () => {
     const secret = (name: string, extra: Partial<KubeObject['metadata']> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: 'default', ...extra } })
 
-    function lazyCache(t: TestContext, observers?: Set<(object: KubeObject) => void>) {
+    function lazyCache(t: TestContext) {
       const backend = new ObservedStorage()
-      const cache = new WatchCache(backend, { startOnFirstUse: true, ...(observers ? { observers } : {}) })
+      const observers = new Set<(object: KubeObject) => void>()
+      const cache = new WatchCache(backend, { startOnFirstUse: true, observers })
       cache.cacheResource(CM)
       cache.cacheResource(SECRETS)
       t.after(() => cache.close())
-      return { backend, cache }
+      /** Adds an observer as the server's storage does (ServerStorage.observeObjects). */
+      const observe = (observer: (object: KubeObject) => void = () => {}): void => {
+        observers.add(observer)
+        cache.tellHeld(observer)
+      }
+      return { backend, cache, observers, observe }
     }
 
     it('loads a resource with its first read or write, and no other', async (t) => {
@@ -422,13 +428,10 @@ describe('watch cache', () => {
     })
 
     it('tells observers of the objects of resources not loaded yet, stored before and written after, without loading them', async (t) => {
-      const observers = new Set<(object: KubeObject) => void>()
-      const { backend, cache } = lazyCache(t, observers)
+      const { backend, observe } = lazyCache(t)
       await backend.create(`${SECRETS}default/before`, secret('before'))
       const told: string[] = []
-      const observer = (object: KubeObject) => void told.push(object.metadata.name ?? '')
-      observers.add(observer)
-      cache.tellHeld(observer)
+      observe((object) => void told.push(object.metadata.name ?? ''))
       await until('the stored object told', () => told.includes('before'))
       // Written behind the cache (another server on the same store): the cache's one watch of the store sees it.
       await backend.create(`${SECRETS}default/owned`, secret('owned', { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'gone', uid: 'u1' }] }))
@@ -438,11 +441,8 @@ describe('watch cache', () => {
     })
 
     it('stops watching the store for its observers once every resource is loaded, or no one observes', async (t) => {
-      const observers = new Set<(object: KubeObject) => void>()
-      const { backend, cache } = lazyCache(t, observers)
-      const observer = () => {}
-      observers.add(observer)
-      cache.tellHeld(observer)
+      const { backend, cache, observe } = lazyCache(t)
+      observe()
       await until('the store watched', () => backend.openWatches() === 1)
       await cache.list(CM, {})
       await cache.list(SECRETS, {})
@@ -450,35 +450,27 @@ describe('watch cache', () => {
       await cache.create(key('a'), cm('a'))
       await until('the store-wide watch ended once every resource loaded', () => backend.openWatches() === 2)
 
-      const secondObservers = new Set<(object: KubeObject) => void>()
-      const second = lazyCache(t, secondObservers)
-      secondObservers.add(observer)
-      second.cache.tellHeld(observer)
+      const second = lazyCache(t)
+      second.observe()
       await until('the store watched', () => second.backend.openWatches() === 1)
-      secondObservers.clear()
+      second.observers.clear()
       await second.backend.create(key('b'), cm('b'))
       await until('the store-wide watch ended with no one observing', () => second.backend.openWatches() === 0)
     })
 
     it('loads at once a resource registered while observers listen (a custom resource defined later)', async (t) => {
-      const observers = new Set<(object: KubeObject) => void>()
-      const { backend, cache } = lazyCache(t, observers)
-      const observer = () => {}
-      observers.add(observer)
-      cache.tellHeld(observer)
+      const { backend, cache, observe } = lazyCache(t)
+      observe()
       cache.cacheResource('/registry/example.com/widgets/')
       await until('the new resource watched', () => backend.watches.some((w) => w.prefix === '/registry/example.com/widgets/'))
     })
 
     it('tells observers again of what a restore of the store brings back', async (t) => {
-      const observers = new Set<(object: KubeObject) => void>()
-      const { backend, cache } = lazyCache(t, observers)
+      const { backend, observe } = lazyCache(t)
       await backend.create(`${SECRETS}default/kept`, secret('kept'))
       const snapshot = backend.inner.snapshot()
       const told: string[] = []
-      const observer = (object: KubeObject) => void told.push(object.metadata.name ?? '')
-      observers.add(observer)
-      cache.tellHeld(observer)
+      observe((object) => void told.push(object.metadata.name ?? ''))
       await until('the stored object told', () => told.includes('kept'))
       await backend.create(`${SECRETS}default/later`, secret('later'))
       await until('the written object told', () => told.includes('later'))
