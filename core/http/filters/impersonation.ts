@@ -18,6 +18,7 @@ const USER = 'impersonate-user'
 const GROUP = 'impersonate-group'
 const UID = 'impersonate-uid'
 const EXTRA_PREFIX = 'impersonate-extra-'
+const PREFIX = 'impersonate-'
 const AUTHENTICATION_GROUP = 'authentication.k8s.io'
 const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:'
 
@@ -36,9 +37,8 @@ function goText(r: Impersonated): string {
 }
 
 /** Every value of a header: fetch joins repeated header lines with ", ". */
-function values(headers: Headers, name: string): string[] {
-  const joined = headers.get(name)
-  return joined === null ? [] : joined.split(',').map((v) => v.trim())
+function values(joined: string): string[] {
+  return joined.split(',').map((v) => v.trim())
 }
 
 /** `system:serviceaccount:<ns>:<name>` split as upstream's SplitUsername does: exactly two non-empty parts. */
@@ -63,19 +63,28 @@ function extraKey(encoded: string): string {
 
 /** What the headers ask for, in upstream's order: user, groups, extras, uid. Throws 400 for anything without a user. */
 function requested(headers: Headers): Impersonated[] {
+  // One pass over the headers (by name, repeated lines joined) rather than a lookup per name: most requests have none of them.
+  let user = ''
+  let uid = ''
+  let groups: string[] = []
+  const extras: Impersonated[] = []
+  for (const [header, value] of headers) {
+    if (!header.startsWith(PREFIX)) continue
+    if (header === USER) user = value
+    else if (header === GROUP) groups = values(value)
+    else if (header === UID) uid = value
+    else if (header.startsWith(EXTRA_PREFIX)) {
+      const key = extraKey(header.slice(EXTRA_PREFIX.length))
+      for (const name of values(value)) extras.push({ kind: 'UserExtra', name, apiVersion: `${AUTHENTICATION_GROUP}/v1`, fieldPath: key })
+    }
+  }
   const out: Impersonated[] = []
-  const user = headers.get(USER) ?? ''
   if (user) {
     const sa = serviceAccountOf(user)
     out.push(sa ? { kind: 'ServiceAccount', ...sa } : { kind: 'User', name: user })
   }
-  for (const group of values(headers, GROUP)) out.push({ kind: 'Group', name: group })
-  for (const [header] of headers) {
-    if (!header.startsWith(EXTRA_PREFIX)) continue
-    const key = extraKey(header.slice(EXTRA_PREFIX.length))
-    for (const value of values(headers, header)) out.push({ kind: 'UserExtra', name: value, apiVersion: `${AUTHENTICATION_GROUP}/v1`, fieldPath: key })
-  }
-  const uid = headers.get(UID) ?? ''
+  for (const group of groups) out.push({ kind: 'Group', name: group })
+  out.push(...extras)
   if (uid) out.push({ kind: 'UID', name: uid, apiVersion: `${AUTHENTICATION_GROUP}/v1` })
   if (out.length > 0 && !user) throw badRequest(`requested [${out.map(goText).join(' ')}] without impersonating a user`)
   return out
