@@ -22,8 +22,8 @@ import { TrieRouter } from 'hono/router/trie-router'
 /** How many route tables are kept: servers with other options (audit, aggregation, profiling) have others, and a process makes a handful. */
 const KEPT = 16
 
-/** The kept tables, most recently used last, each with its compiled router. */
-const compiled: { routes: readonly (readonly [string, string])[]; router: Router<number> }[] = []
+/** The kept tables' compiled routers by the table's key (`tableKey`), most recently used last. */
+const compiled = new Map<string, Router<number>>()
 
 /**
  * The router that matches each kept route table: `RegExpRouter` where hono
@@ -33,25 +33,25 @@ const compiled: { routes: readonly (readonly [string, string])[]; router: Router
  * test that keeps every table the server builds on the compiled router.
  */
 export function routeTableMatchers(): string[] {
-  return compiled.flatMap(({ router }) => {
+  return [...compiled.values()].flatMap((router) => {
     // SmartRouter names itself after the router it chose, once it matched a first path.
     const chosen = /^SmartRouter \+ (\w+)$/.exec(router.name)?.[1]
     return chosen ? [chosen] : []
   })
 }
 
-const sameTable = (a: readonly (readonly [string, string])[], b: readonly (readonly [string, string])[]): boolean =>
-  a.length === b.length && a.every(([method, path], i) => method === b[i]![0] && path === b[i]![1])
+/** A route's part of its table's key: paths cannot hold a NUL, so two tables' keys cannot be confused. */
+const tableKey = (method: string, path: string): string => `${method}\0${path}\0`
 
 /** The compiled router of a route table (its methods and paths, in order; the routes are numbered in that order). */
-function compiledRouter(routes: readonly (readonly [string, string])[]): Router<number> {
-  // Compared route by route, newest first: a key built of every path cost each new server more than the comparison.
-  let at = compiled.length - 1
-  while (at >= 0 && !sameTable(compiled[at]!.routes, routes)) at--
-  const kept = at >= 0 ? compiled.splice(at, 1)[0]! : { routes, router: newRouter(routes) }
-  compiled.push(kept)
-  if (compiled.length > KEPT) compiled.shift()
-  return kept.router
+function compiledRouter(key: string, routes: readonly (readonly [string, string])[]): Router<number> {
+  let router = compiled.get(key)
+  // Most recently used last, so the oldest is the one dropped.
+  if (router) compiled.delete(key)
+  else router = newRouter(routes)
+  compiled.set(key, router)
+  if (compiled.size > KEPT) compiled.delete(compiled.keys().next().value!)
+  return router
 }
 
 function newRouter(routes: readonly (readonly [string, string])[]): Router<number> {
@@ -65,6 +65,8 @@ type Matched<T> = [T, ParamIndexMap][] | [T, Params][]
 export class SharedRouter<T> implements Router<T> {
   name = 'SharedRouter'
   private routes: [string, string][] | undefined = []
+  /** The table's key, grown route by route as routes are added (a joined string made at once cost each server's first request). */
+  private key = ''
   private readonly handlers: T[] = []
   /** A shared match's handler list in this app's handlers: the compiled router hands out the same list for the same route each time. */
   private readonly mine = new WeakMap<object, Matched<T>>()
@@ -73,13 +75,15 @@ export class SharedRouter<T> implements Router<T> {
     // As hono's routers: the table is fixed once the first request compiled it.
     if (!this.routes) throw new Error(MESSAGE_MATCHER_IS_ALREADY_BUILT)
     this.routes.push([method, path])
+    this.key += tableKey(method, path)
     this.handlers.push(handler)
   }
 
   match(method: string, path: string): Result<T> {
     if (this.routes) {
-      const shared = compiledRouter(this.routes)
+      const shared = compiledRouter(this.key, this.routes)
       this.routes = undefined
+      this.key = ''
       this.match = (m, p) => this.own(shared.match(m, p))
     }
     return this.match(method, path)
