@@ -53,7 +53,7 @@ export interface StorageProtectionContext {
 }
 
 /** Starts both controllers; returns their stop. */
-export function startStorageProtection({ client, informers, logger }: StorageProtectionContext): { ready: Promise<void>; stop(): void } {
+export function startStorageProtection({ client, informers, logger }: StorageProtectionContext): () => void {
   const claims = informers.informer(persistentVolumeClaims)
   const podInformer = informers.informer(pods)
   const volumes = informers.informer(persistentVolumes)
@@ -121,5 +121,5 @@ export function startStorageProtection({ client, informers, logger }: StoragePro
       if (event === 'upsert') checkVolume(volume as KubeObject & Obj).catch(failed)
     }),
   ]
-  return { ready: Promise.all(feeds.map((f) => f.ready)).then(() => undefined), stop: () => feeds.forEach((f) => f.stop()) }
+  return () => feeds.forEach((f) => f.stop())
 }

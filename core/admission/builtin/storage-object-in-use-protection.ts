@@ -38,10 +38,7 @@ export const storageObjectInUseProtectionFactory: AdmissionPluginFactory = (cont
   const onDemand = {
     what: 'storage protection controllers',
     concerns: carriesProtectionFinalizer,
-    start: () => {
-      const controllers = startStorageProtection(context)
-      return () => controllers.stop()
-    },
+    start: () => startStorageProtection(context),
   }
   const start = (): (() => void) => startOnDemand(context.observeStoredObjects, context.logger, onDemand)
   // The controllers run once in a cluster (upstream's controller manager); the plugin in every server.
