@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { KubeObject } from '../../core/machinery/object.js'
-import { jsonCodec } from '../../core/storage/codec.js'
+import { jsonCodec, protobufCodec } from '../../core/storage/codec.js'
 import type { ListOptions, ListResult, ReadOptions } from '../../core/storage/interface.js'
 import { WatchCache } from '../../core/storage/watch-cache.js'
 import { EtcdStorage } from '../../runtimes/node/storage/etcd.js'
@@ -75,6 +75,13 @@ const pod = (name: string, image: string): KubeObject => ({
   kind: 'Pod',
   metadata: { name, namespace: 'ns' },
   spec: { image },
+})
+
+const configMap = (name: string): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'ns', uid: `uid-${name}`, creationTimestamp: '2026-01-01T00:00:00Z' },
+  data: { key: 'value' },
 })
 
 const image = (obj: KubeObject | undefined) => (obj?.['spec'] as { image?: string } | undefined)?.image
@@ -230,6 +237,25 @@ describe("updates that start from the cache's copy", () => {
     assert.equal(same.metadata.resourceVersion, v2.metadata.resourceVersion)
     assert.deepEqual(same, await store.get(key))
     assert.equal(await store.currentRevision(), revision)
+  })
+
+  it('writes again a value stored in another encoding, though the update changes nothing in the object', async (t) => {
+    await etcd.wipe()
+    // Another server that stores JSON (--storage-media-type=application/json); this one stores protobuf.
+    const jsonServer = openEtcd()
+    const store = new EtcdStorage({ endpoints: [etcd.clientUrl], codec: protobufCodec, requestTimeoutMs: 5000 })
+    t.after(async () => {
+      await jsonServer.close()
+      await store.close()
+    })
+    const key = '/registry/configmaps/ns/a'
+    const stored = await jsonServer.create(key, configMap('a'))
+    const same = await store.guaranteedUpdate(key, (cur) => cur, { suggestion: structuredClone(stored) })
+    assert.ok(Number(same.metadata.resourceVersion) > Number(stored.metadata.resourceVersion), 'rewritten as this server encodes it, as a storage migration expects')
+    assert.deepEqual(same.data, stored.data)
+    const again = await store.guaranteedUpdate(key, (cur) => cur, { suggestion: structuredClone(same) })
+    assert.equal(again.metadata.resourceVersion, same.metadata.resourceVersion, 'now stored as it would write it: nothing to write')
+    assert.equal(await store.currentRevision(), Number(same.metadata.resourceVersion))
   })
 
   it("starts from this store's own later write when the guess is older than it, running tryUpdate once", async (t) => {

@@ -34,6 +34,11 @@ export class StoredValues {
     return { object: this.codec.decode(plain), plain, stale }
   }
 
+  /** Whether the key's stored bytes are the codec's (no encryption, nothing to rewrite): comparable with them as they are. */
+  storesCodecBytes(key: string): boolean {
+    return this.transformerFor(key).storesCodecBytes === true
+  }
+
   /** The codec's bytes of a stored value (decrypted), not decoded: for a caller that has the object already. */
   async plain(key: string, stored: Uint8Array): Promise<Omit<DecodedValue, 'object'>> {
     let read: FromStorage

@@ -29,12 +29,19 @@ export interface ValueTransformer {
   toStorage(bytes: Uint8Array, context: DataContext): Promise<Uint8Array>
   /** The codec's bytes of a stored value; throws when the value cannot be read. */
   fromStorage(bytes: Uint8Array, context: DataContext): Promise<FromStorage>
+  /**
+   * True when what it stores is the codec's bytes themselves and nothing it
+   * reads is stale: a backend may then compare stored bytes with the codec's
+   * without reading them back.
+   */
+  readonly storesCodecBytes?: boolean
 }
 
 /** Values stored as the codec writes them: what every backend does until encryption at rest is configured. */
 export const identityTransformer: ValueTransformer = {
   toStorage: async (bytes) => bytes,
   fromStorage: async (bytes) => ({ bytes, stale: false }),
+  storesCodecBytes: true,
 }
 
 const ENCRYPTED_MARK = encoder.encode('k8s:enc:')
@@ -56,4 +63,5 @@ export const encryptCheckTransformer: ValueTransformer = {
     if (isMarkedEncrypted(bytes)) throw new Error('identity transformer tried to read encrypted data')
     return { bytes, stale: false }
   },
+  storesCodecBytes: true,
 }

@@ -37,12 +37,14 @@ export type RequestOp = { request_range: RangeRequest } | { request_put: PutRequ
 
 export interface Compare {
   key: Uint8Array
-  target: 'Version' | 'Create' | 'Mod'
+  target: 'Version' | 'Create' | 'Mod' | 'Value'
   result: 'Equal' | 'Greater' | 'Less' | 'NotEqual'
   /** The number compared with, in the field the target names. */
   version?: number
   create_revision?: number
   mod_revision?: number
+  /** The bytes compared with, for the `Value` target. */
+  value?: Uint8Array
 }
 
 export interface TxnRequest {
@@ -83,7 +85,7 @@ export interface TxnResponse {
 const SORT_ORDER = { None: 0, Ascend: 1, Descend: 2 } as const
 const SORT_TARGET = { Key: 0, Version: 1, Create: 2, Mod: 3, Value: 4 } as const
 const COMPARE_RESULT = { Equal: 0, Greater: 1, Less: 2, NotEqual: 3 } as const
-const COMPARE_TARGET = { Version: 0, Create: 1, Mod: 2 } as const
+const COMPARE_TARGET = { Version: 0, Create: 1, Mod: 2, Value: 3 } as const
 
 // --- encoding ---------------------------------------------------------------
 // Two passes: the size of every message first (so a nested message's length
@@ -225,16 +227,24 @@ function compareNumber(c: Compare): [field: number, value: number] {
   return [6, c.mod_revision ?? 0]
 }
 
+/** The compared bytes of a `Value` compare (field 7; sent even when empty, as it selects the oneof member). */
+const comparedValue = (c: Compare): Uint8Array => c.value ?? new Uint8Array(0)
+
 function compareSize(c: Compare): number {
-  const [, n] = compareNumber(c)
-  return numField(1, COMPARE_RESULT[c.result]) + numField(2, COMPARE_TARGET[c.target]) + bytesSize(c.key) + 1 + varintSize(n)
+  const head = numField(1, COMPARE_RESULT[c.result]) + numField(2, COMPARE_TARGET[c.target]) + bytesSize(c.key)
+  if (c.target === 'Value') return head + lenField(comparedValue(c).length)
+  return head + 1 + varintSize(compareNumber(c)[1])
 }
 
 function writeCompare(out: Out, c: Compare): void {
-  const [field, n] = compareNumber(c)
   out.num(1, COMPARE_RESULT[c.result])
   out.num(2, COMPARE_TARGET[c.target])
   out.bytes(3, c.key)
+  if (c.target === 'Value') {
+    out.bytes(7, comparedValue(c))
+    return
+  }
+  const [field, n] = compareNumber(c)
   out.varint(field * 8 + VARINT)
   out.varint(n)
 }

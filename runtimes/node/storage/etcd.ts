@@ -291,7 +291,11 @@ export class EtcdStorage implements Storage {
         if (current) return stampRevision(this.codec.decode(state.plain), state.rev)
         // The guess said nothing changes: etcd's bytes decide. The same bytes answer without a write and
         // without running `tryUpdate` again, as upstream's GuaranteedUpdate; other bytes start over from them.
-        state = await fresh()
+        const checked = await this.unchangedOrCurrent(key, state.rev, next.plain)
+        // The guess is the caller's and may be frozen: the answer is a copy of it.
+        if (checked === UNCHANGED) return cloneJson(state.obj)
+        current = true
+        state = checked
         if (state && !mustWrite(state, next.plain)) return state.obj
         continue
       }
@@ -460,6 +464,22 @@ export class EtcdStorage implements Storage {
     return { obj, rev: Number(obj.metadata.resourceVersion), plain: this.codec.encode(obj), stale: false }
   }
 
+  /**
+   * Whether the key still holds, at revision `rev`, the bytes `plain`; if not, its current state. Where the
+   * stored bytes are the codec's (no encryption), etcd compares them itself and sends no value back when they
+   * match: a no-op update then decodes nothing, where reading the key would decode the whole object.
+   */
+  private async unchangedOrCurrent(key: string, rev: number, plain: Uint8Array): Promise<typeof UNCHANGED | KeyState | undefined> {
+    if (!this.values.storesCodecBytes(key)) return this.read(key)
+    const k = keyBytes(key)
+    const res = await this.txn(
+      key,
+      [modRevisionIs(key, rev), { key: k, target: 'Value', result: 'Equal', value: plain }],
+      { request_range: { key: k, keys_only: true } },
+    )
+    return res.succeeded ? UNCHANGED : this.stateOf(existingKv(res))
+  }
+
   private async read(key: string): Promise<KeyState | undefined> {
     return this.stateOf((await this.range(key, { key: keyBytes(key) })).kvs[0])
   }
@@ -550,6 +570,9 @@ export class EtcdStorage implements Storage {
     return isUnavailableError(err) ? unavailable(key, this.endpoints, err) : err
   }
 }
+
+/** What `unchangedOrCurrent` answers when the key holds the bytes at the revision it was asked about. */
+const UNCHANGED = Symbol('unchanged')
 
 function modRevisionIs(key: string, rev: number): Compare {
   return { key: keyBytes(key), target: 'Mod', result: 'Equal', mod_revision: rev }

@@ -44,7 +44,7 @@ function viaLibrary(name: string, message: object): Buffer {
 }
 
 describe('etcd wire messages', () => {
-  it('encodes a guarded create, an update with a lease of 64 bits and a census as the library does', () => {
+  it('encodes a guarded create, an update with a lease of 64 bits, a census and a value compare as the library does', () => {
     const cases: TxnRequest[] = [
       {
         compare: [{ key: b('/registry/a'), target: 'Create', result: 'Equal', create_revision: 0 }],
@@ -63,6 +63,15 @@ describe('etcd wire messages', () => {
         ],
       },
       { compare: [{ key: b('/k'), target: 'Mod', result: 'Equal', mod_revision: 9 }], success: [{ request_delete_range: { key: b('/k') } }] },
+      // A no-op update's check: the key unchanged since the guess, its stored bytes those the update would write.
+      {
+        compare: [
+          { key: b('/registry/a'), target: 'Mod', result: 'Equal', mod_revision: 12 },
+          { key: b('/registry/a'), target: 'Value', result: 'Equal', value },
+        ],
+        success: [{ request_range: { key: b('/registry/a'), keys_only: true } }],
+        failure: [{ request_range: { key: b('/registry/a') } }],
+      },
     ]
     for (const txn of cases) {
       // The library takes enum names and int64 text as etcd3 passes them.
