@@ -31,6 +31,9 @@ import { peerProxyMiddleware, type PeerProxyDeps } from '../peers/peer-proxy.js'
 import type { Tracer } from '@opentelemetry/api'
 import { withHandlerSpan } from '../tracing/handler-span.js'
 
+/** What a request's handler env holds of the request itself (the rest is the server's). */
+export type RequestParts = Pick<HandlerEnv, 'user' | 'auditAnnotations' | 'auditRequestObject' | 'passUpgrade'>
+
 export interface RouteDeps {
   catalogue: Catalogue
   version: VersionInfo
@@ -40,7 +43,8 @@ export interface RouteDeps {
   runtimeMetrics?: RuntimeMetrics | undefined
   /** Where clients reach the server (`--external-hostname` or `--advertise-address`, and the port); unset: the host a request asked for. */
   externalAddress?: () => string
-  handlerEnv: (user: HandlerEnv['user']) => HandlerEnv
+  /** The handlers' env for one request: the server's settings with the request's own parts. */
+  handlerEnv: (request: RequestParts) => HandlerEnv
   /** Service-account issuer discovery, when tokens are issued; its documents are absent (404) for a non-https issuer. */
   issuerDiscovery?: { discovery(): Promise<IssuerDiscovery | undefined> } | undefined
   /** API aggregation: group/versions served by extension servers, proxied and listed in discovery. */
@@ -166,17 +170,20 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
   const resource = (c: Context<ChainEnv>) => {
     const info = c.get('requestInfo')
     if (!info.isResourceRequest) throw resourceNotFound()
-    const env = deps.handlerEnv(c.get('user'))
     // A node agent's, a pod's or a service's own answer, passed on as it came.
     if (info.subresource === 'proxy') c.set('relayed', true)
     // Admission's audit annotations and the object a write decoded go to the request's audit event.
     const audit = c.get('audit')
     const connection = c.env?.connection
-    const passUpgrade = connection?.passUpgrade
-    const audited = audit ? { auditAnnotations: audit.annotations, auditRequestObject: audit.requestObjectDecoded } : {}
+    const env = deps.handlerEnv({
+      user: c.get('user'),
+      auditAnnotations: audit?.annotations,
+      auditRequestObject: audit?.requestObjectDecoded,
+      passUpgrade: connection?.passUpgrade,
+    })
     const request = c.req.raw
     const span = { request, info, remoteAddress: connection?.remoteAddress, protocol: connection?.protocol }
-    return withHandlerSpan(deps.tracer, span, () => handleResource(request, info, { ...env, ...audited, ...(passUpgrade ? { passUpgrade } : {}) }))
+    return withHandlerSpan(deps.tracer, span, () => handleResource(request, info, env))
   }
   app.all('/api/*', resource)
   app.all('/apis/*', resource)

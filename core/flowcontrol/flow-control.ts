@@ -15,7 +15,7 @@ import type { Logger } from '../logging/logger.js'
 import { LOOPBACK_IDENTITY } from '../machinery/identities.js'
 import type { StoredObjects } from '../client/stored-objects.js'
 import { flowSchemas, priorityLevelConfigurations } from '../resources/groups/flowcontrol.js'
-import type { KubeObject, UserInfo } from '../machinery/object.js'
+import { extended, type KubeObject, type UserInfo } from '../machinery/object.js'
 import { BOOTSTRAP_FLOW_SCHEMAS, BOOTSTRAP_PRIORITY_LEVELS } from './bootstrap-objects.js'
 import { byPrecedence, type CompiledFlowSchema, compileFlowSchema } from './classify.js'
 import { allocateSeats, DEMAND_SMOOTHING, DemandIntegrator, type LevelLimits, levelLimits } from './concurrency.js'
@@ -184,7 +184,7 @@ export class FlowControl {
     for (const pl of MANDATORY_LEVELS) if (!levels.has(pl.metadata.name ?? '')) levels.set(pl.metadata.name ?? '', pl)
     const schemas = new Map(this.storedSchemas)
     for (const fs of MANDATORY_SCHEMAS) if (!schemas.has(fs.metadata.name ?? '')) schemas.set(fs.metadata.name ?? '', fs)
-    this.schemas = [...schemas.values()].sort(byPrecedence).map((fs) => ({ ...compileFlowSchema(fs), dispatchedAt: new Map() }))
+    this.schemas = [...schemas.values()].sort(byPrecedence).map((fs) => extended(compileFlowSchema(fs), { dispatchedAt: new Map() }))
 
     const limits = levelLimits([...levels.values()], this.options.serverConcurrencyLimit)
     const kept = new Set<string>()

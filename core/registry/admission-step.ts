@@ -27,7 +27,8 @@ export interface AdmissionStep {
   options?: Record<string, unknown>
 }
 
-function attributesOf(entry: ResourceEntry, step: AdmissionStep, ctx: RequestContext): AdmissionAttributes {
+/** The request's attributes; without `withObjects`, its object and the old one left out (for CopyingAttributes). */
+function attributesOf(entry: ResourceEntry, step: AdmissionStep, ctx: RequestContext, withObjects = true): AdmissionAttributes {
   const meta = step.object?.metadata ?? step.old?.metadata
   const attributes: AdmissionAttributes = {
     operation: step.operation,
@@ -38,9 +39,9 @@ function attributesOf(entry: ResourceEntry, step: AdmissionStep, ctx: RequestCon
     user: ctx.user,
     warnings: (ctx.warnings ??= []),
   }
-  if (step.object) attributes.object = step.object
+  if (withObjects && step.object) attributes.object = step.object
   if (step.subresource) attributes.subresource = step.subresource
-  if (step.old) attributes.oldObject = step.old
+  if (withObjects && step.old) attributes.oldObject = step.old
   if (step.options) attributes.options = step.options
   if (ctx.auditAnnotations) attributes.auditAnnotations = ctx.auditAnnotations
   return attributes
@@ -76,29 +77,69 @@ export async function runValidatingAdmission(
   ctx: RequestContext,
 ): Promise<void> {
   if (ctx.admission === false || !admission.handles(step.operation)) return
-  const attributes = attributesOf(entry, step, ctx)
-  if (step.object) copiedOnFirstRead(attributes, 'object', step.object)
-  if (step.old) copiedOnFirstRead(attributes, 'oldObject', step.old)
-  await admission.validate(attributes)
+  await admission.validate(new CopyingAttributes(attributesOf(entry, step, ctx, false), step.object, step.old))
 }
 
-/** `attributes[field]` becomes a deep copy of `source`, made on its first read; every later read sees that one copy. */
-function copiedOnFirstRead(attributes: AdmissionAttributes, field: 'object' | 'oldObject', source: KubeObject): void {
-  let copy: KubeObject | undefined
-  let made = false
-  Object.defineProperty(attributes, field, {
-    enumerable: true,
-    configurable: true,
-    get: () => {
-      if (!made) {
-        copy = cloneJson(source)
-        made = true
-      }
-      return copy
-    },
-    set: (value: KubeObject | undefined) => {
-      copy = value
-      made = true
-    },
-  })
+/**
+ * Attributes whose `object` and `oldObject` are deep copies of the request's, each made on its first read; every
+ * later read sees that one copy. The accessors are the class's, not each object's: accessors defined on every
+ * attributes object (over its data properties) gave each one a hidden class of its own under Node 20's V8, some
+ * 1.5 µs a write and a dictionary lookup for every field a plugin read.
+ */
+class CopyingAttributes implements AdmissionAttributes {
+  readonly operation: AdmissionAttributes['operation']
+  readonly entry: ResourceEntry
+  readonly subresource: string | undefined
+  readonly namespace: string
+  readonly name: string
+  readonly options: Record<string, unknown> | undefined
+  readonly dryRun: boolean
+  readonly user: AdmissionAttributes['user']
+  readonly warnings: string[]
+  readonly auditAnnotations: Record<string, string> | undefined
+  #object: KubeObject | undefined
+  #objectCopied = false
+  #oldObject: KubeObject | undefined
+  #oldObjectCopied = false
+
+  constructor(base: AdmissionAttributes, object: KubeObject | undefined, oldObject: KubeObject | undefined) {
+    this.operation = base.operation
+    this.entry = base.entry
+    this.subresource = base.subresource
+    this.namespace = base.namespace
+    this.name = base.name
+    this.options = base.options
+    this.dryRun = base.dryRun
+    this.user = base.user
+    this.warnings = base.warnings
+    this.auditAnnotations = base.auditAnnotations
+    this.#object = object
+    this.#oldObject = oldObject
+  }
+
+  get object(): KubeObject | undefined {
+    if (!this.#objectCopied) {
+      this.#object = this.#object && cloneJson(this.#object)
+      this.#objectCopied = true
+    }
+    return this.#object
+  }
+
+  set object(value: KubeObject | undefined) {
+    this.#object = value
+    this.#objectCopied = true
+  }
+
+  get oldObject(): KubeObject | undefined {
+    if (!this.#oldObjectCopied) {
+      this.#oldObject = this.#oldObject && cloneJson(this.#oldObject)
+      this.#oldObjectCopied = true
+    }
+    return this.#oldObject
+  }
+
+  set oldObject(value: KubeObject | undefined) {
+    this.#oldObject = value
+    this.#oldObjectCopied = true
+  }
 }

@@ -141,7 +141,9 @@ export class CacheWatcher implements Watcher {
   private convert(change: CachedChange): Queued | undefined {
     if (!this.opts.matchesKey(change.key)) return undefined
     const event = selectionEvent({ object: change.object, prev: change.previous, deleted: change.deleted }, this.opts.predicate)
-    return event && { ...event, revision: change.revision }
+    // Every field named, not a spread with `revision` added: this runs for each watcher of each change, and under
+    // Node 20's V8 the spread took a slow path (machinery/object.ts, `extended`).
+    return event && { type: event.type, object: event.object, revision: change.revision, restamp: event.restamp }
   }
 
   private enqueue(event: Queued): void {

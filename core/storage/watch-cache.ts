@@ -7,7 +7,7 @@
  * an unregistered prefix pass straight through, so the backend never knows.
  */
 import { type Logger, silentLogger } from '../logging/logger.js'
-import type { KubeObject } from '../machinery/object.js'
+import { extended, type KubeObject } from '../machinery/object.js'
 import { Cacher, type ObjectObserver, tellObserver } from './cacher.js'
 import { SharedRevision } from './shared-revision.js'
 import { commonDirectory, WaitingObjects } from './waiting-objects.js'
@@ -185,7 +185,7 @@ export class WatchCache implements Storage {
   guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts?: UpdateOptions): Promise<KubeObject> {
     const cached = opts?.suggestion ? undefined : this.cacherFor(key)?.cached(key)
     if (!cached) return this.backend.guaranteedUpdate(key, tryUpdate, opts)
-    return this.backend.guaranteedUpdate(key, tryUpdate, { ...opts, suggestion: cached })
+    return this.backend.guaranteedUpdate(key, tryUpdate, extended(opts ?? {}, { suggestion: cached }))
   }
 
   /**
@@ -195,7 +195,7 @@ export class WatchCache implements Storage {
   delete(key: string, opts: DeleteOptions = {}): Promise<KubeObject> {
     const cached = opts.suggestion ? undefined : this.cacherFor(key)?.cached(key)
     if (!cached) return this.backend.delete(key, opts)
-    return this.backend.delete(key, { ...opts, suggestion: cached })
+    return this.backend.delete(key, extended(opts, { suggestion: cached }))
   }
 
   watch(prefix: string, opts: WatchOptions = {}): Watcher {

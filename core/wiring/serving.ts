@@ -8,7 +8,7 @@ import type { Tracer } from '@opentelemetry/api'
 import type { Aggregator } from '../aggregator/aggregator.js'
 import { installLogsRoutes } from '../api/logs.js'
 import { installProfilingRoutes } from '../api/profiling.js'
-import { installRoutes } from '../api/routes.js'
+import { installRoutes, type RequestParts } from '../api/routes.js'
 import { DEFAULT_VERSION, versionInfo, withEmulation } from '../api/version.js'
 import { Auditor } from '../audit/auditor.js'
 import type { ServerMembership } from '../controllers/server-membership.js'
@@ -21,6 +21,7 @@ import type { ServerHooks } from '../lifecycle/hooks.js'
 import type { ServerLifecycle } from '../lifecycle/lifecycle.js'
 import type { Logger } from '../logging/logger.js'
 import type { KubeObject } from '../machinery/object.js'
+import type { HandlerEnv } from '../endpoints/handlers.js'
 import { measuredAuthenticator } from '../metrics/security-metrics.js'
 import type { Metrics } from '../metrics/metrics.js'
 import { watchMetrics } from '../metrics/watch-metrics.js'
@@ -109,21 +110,36 @@ export function installServing(w: ServingWiring): ServingApp {
     ? { catalogue, stored: storedObjects(registry), transport: w.transport, options: agentOptions, ...(ports.checkProxyable ? { checkProxyable: ports.checkProxyable } : {}) }
     : undefined
   const watchCounts = watchMetrics(metrics)
-  // What every request's handler is given but its user, made once.
-  const handlerSettings = {
+  // What every request's handler is given, but the request's own parts, made once.
+  const maxBodyBytes = options.maxRequestBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  const yamlDecoder = ports.yamlDecoder
+  const minRequestTimeoutSeconds = options.minRequestTimeoutSeconds ?? 1800
+  const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000
+  const onShutdown = (end: () => void) => lifecycle.trackWatch(end)
+  const serviceAccountTokens = chains.authentication.serviceAccountTokens
+  const componentProbes = ports.componentProbes
+  const servedRelease = emulation?.emulated ?? serverMajorMinor(version)
+  // One literal naming every field, so that every request's env has one shape: under Node 20's V8 a spread of the
+  // settings with the request's fields added made each env a hidden class of its own (some 2 µs a request, and
+  // every read of the env a megamorphic lookup after it).
+  const handlerEnv = ({ user, auditAnnotations, auditRequestObject, passUpgrade }: RequestParts): HandlerEnv => ({
     registry,
     now,
-    maxBodyBytes: options.maxRequestBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    yamlDecoder: ports.yamlDecoder,
-    minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
-    bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
-    onShutdown: (end: () => void) => lifecycle.trackWatch(end),
-    serviceAccountTokens: chains.authentication.serviceAccountTokens,
+    maxBodyBytes,
+    yamlDecoder,
+    minRequestTimeoutSeconds,
+    bookmarkIntervalMs,
+    onShutdown,
+    serviceAccountTokens,
     watchMetrics: watchCounts,
     nodeAgent,
-    componentProbes: ports.componentProbes,
-    servedRelease: emulation?.emulated ?? serverMajorMinor(version),
-  }
+    componentProbes,
+    servedRelease,
+    user,
+    auditAnnotations,
+    auditRequestObject,
+    passUpgrade,
+  })
   installRoutes(app, {
     catalogue,
     tracer,
@@ -134,7 +150,7 @@ export function installServing(w: ServingWiring): ServingApp {
     metrics,
     runtimeMetrics: ports.runtimeMetrics,
     checks: w.checks,
-    handlerEnv: (user) => ({ ...handlerSettings, user }),
+    handlerEnv,
     issuerDiscovery: chains.authentication.serviceAccountTokens,
     ...(w.aggregator ? { aggregator: w.aggregator } : {}),
     ...(w.membership.peers ? { peers: w.membership.peers } : {}),
