@@ -5,7 +5,10 @@
  * store even while the catalogue does not serve it.
  */
 import type { StoredObjects } from '../client/stored-objects.js'
+import { extended } from '../machinery/object.js'
 import type { Registry } from './registry.js'
+
+const NOT_DRY_RUN = { dryRun: false } as const
 
 export function storedObjects(registry: Registry): StoredObjects {
   return {
@@ -24,13 +27,13 @@ export function storedObjects(registry: Registry): StoredObjects {
       return (await (options?.readOnly ? store.storage.list(prefix, { readOnly: true }) : store.storage.list(prefix))).items
     },
     async create(resource, namespace, object, context) {
-      return registry.served(resource).create(namespace, object, { ...context, dryRun: false })
+      return registry.served(resource).create(namespace, object, extended(context, NOT_DRY_RUN))
     },
     async delete(resource, namespace, name, context) {
-      await registry.served(resource).delete(namespace, name, {}, { ...context, dryRun: false })
+      await registry.served(resource).delete(namespace, name, {}, extended(context, NOT_DRY_RUN))
     },
     async update(resource, namespace, name, next, context, subresource) {
-      return registry.served(resource).update(namespace, name, next, { ...context, dryRun: false }, subresource)
+      return registry.served(resource).update(namespace, name, next, extended(context, NOT_DRY_RUN), subresource)
     },
   }
 }
