@@ -97,10 +97,8 @@ class CopyingAttributes implements AdmissionAttributes {
   readonly user: AdmissionAttributes['user']
   readonly warnings: string[]
   readonly auditAnnotations: Record<string, string> | undefined
-  #object: KubeObject | undefined
-  #objectCopied = false
-  #oldObject: KubeObject | undefined
-  #oldObjectCopied = false
+  readonly #object: CopiedOnFirstRead
+  readonly #oldObject: CopiedOnFirstRead
 
   constructor(base: AdmissionAttributes, object: KubeObject | undefined, oldObject: KubeObject | undefined) {
     this.operation = base.operation
@@ -113,33 +111,43 @@ class CopyingAttributes implements AdmissionAttributes {
     this.user = base.user
     this.warnings = base.warnings
     this.auditAnnotations = base.auditAnnotations
-    this.#object = object
-    this.#oldObject = oldObject
+    this.#object = new CopiedOnFirstRead(object)
+    this.#oldObject = new CopiedOnFirstRead(oldObject)
   }
 
   get object(): KubeObject | undefined {
-    if (!this.#objectCopied) {
-      this.#object = this.#object && cloneJson(this.#object)
-      this.#objectCopied = true
-    }
-    return this.#object
+    return this.#object.read()
   }
 
   set object(value: KubeObject | undefined) {
-    this.#object = value
-    this.#objectCopied = true
+    this.#object.replace(value)
   }
 
   get oldObject(): KubeObject | undefined {
-    if (!this.#oldObjectCopied) {
-      this.#oldObject = this.#oldObject && cloneJson(this.#oldObject)
-      this.#oldObjectCopied = true
-    }
-    return this.#oldObject
+    return this.#oldObject.read()
   }
 
   set oldObject(value: KubeObject | undefined) {
-    this.#oldObject = value
-    this.#oldObjectCopied = true
+    this.#oldObject.replace(value)
+  }
+}
+
+/** An object whose deep copy is made at its first read; every later read sees that one copy, until one is set. */
+class CopiedOnFirstRead {
+  #copied = false
+
+  constructor(private value: KubeObject | undefined) {}
+
+  read(): KubeObject | undefined {
+    if (!this.#copied) {
+      this.value = this.value && cloneJson(this.value)
+      this.#copied = true
+    }
+    return this.value
+  }
+
+  replace(value: KubeObject | undefined): void {
+    this.value = value
+    this.#copied = true
   }
 }
