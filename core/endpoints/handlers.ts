@@ -9,11 +9,12 @@ import type { RequestInfo } from '../machinery/request-info.js'
 import type { YamlDecoder } from '../http/yaml-off-thread.js'
 import { queryOf } from '../http/query.js'
 import { listResponse, objectResponse } from '../http/respond.js'
-import { badRequest, methodNotAllowed, resourceNotFound, unsupportedMediaType } from '../machinery/status-error.js'
+import { badRequest, methodNotAllowed, resourceNotFound, StatusError, type StatusReason, unsupportedMediaType } from '../machinery/status-error.js'
 import { watchStream } from '../http/watch-stream.js'
 import { groupVersion, type ResourceEntry, type Verb } from '../resources/catalogue.js'
 import { cloneJson, isPlainObject, type KubeObject, type UserInfo } from '../machinery/object.js'
 import type { StorageEvent } from '../storage/interface.js'
+import { resourceVersionSyntaxError } from '../storage/errors.js'
 import { isDryRun } from '../registry/delete-options.js'
 import { readDeleteOptions } from './delete-options.js'
 import { evictionDeleteOptions, evictPod } from '../registry/eviction.js'
@@ -386,6 +387,10 @@ async function watchResponse(
 ): Promise<Response> {
   const entry = store.entry
   const query = await parseListQuery(params, entry, 'watch')
+  // A resourceVersion that is no number is refused before the watch starts, as upstream's watch cache refuses it:
+  // its versioner's error is no API status, so upstream answers a 500 with its words and no reason.
+  const invalidVersion = resourceVersionSyntaxError(query.resourceVersion)
+  if (invalidVersion) throw new StatusError(500, '' as StatusReason, invalidVersion)
   const seconds = watchTimeoutSeconds(query.timeoutSeconds, env.minRequestTimeoutSeconds)
   const controller = new AbortController()
   const timer = seconds > 0 ? setTimeout(() => controller.abort(), seconds * 1000) : undefined

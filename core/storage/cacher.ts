@@ -14,6 +14,7 @@ import type { Logger } from '../logging/logger.js'
 import { cloneJson, type KubeObject } from '../machinery/object.js'
 import { type CachedChange, EventWindow, ObjectIndex } from './cacher-store.js'
 import { deepFreeze } from './objects.js'
+import { resourceVersionSyntaxError } from './errors.js'
 import { type Backlog, CacheWatcher } from './cacher-watcher.js'
 import {
   type ListOptions,
@@ -212,7 +213,8 @@ export class Cacher {
   watch(target: string, opts: WatchOptions): Watcher {
     const rv = opts.resourceVersion
     const from = rv === undefined || rv === '' ? undefined : parseRevision(rv)
-    if (this.stopped) return this.backend.watch(target, opts)
+    // A resourceVersion that is no number is the backend's to refuse (InvalidResourceVersion), not a watch from now.
+    if (this.stopped || (from === undefined && resourceVersionSyntaxError(rv))) return this.backend.watch(target, opts)
     if (from === undefined) {
       // No resourceVersion: served from the cache too, as upstream does by default, once the cache
       // has caught up with the store's current revision, so the initial state is a consistent one.

@@ -58,15 +58,19 @@ export function storeClosed(key: string, what: string): StorageError {
  * `undefined` for the "any/latest" values ('' and '0'), else the revision.
  * Worded as upstream's versioner (`strconv.ParseUint` underneath).
  */
+/**
+ * Why `rv` is not a resourceVersion, in upstream's words (its versioner's
+ * field error); undefined for one that is ("" and "0" included).
+ */
+export function resourceVersionSyntaxError(rv: string | undefined): string | undefined {
+  if (rv === undefined || rv === '' || (/^\d+$/.test(rv) && Number.isSafeInteger(Number(rv)))) return undefined
+  return `resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`
+}
+
 export function parseResourceVersion(key: string, rv: string | undefined): number | undefined {
   if (rv === undefined || rv === '' || rv === '0') return undefined
-  if (!/^\d+$/.test(rv) || !Number.isSafeInteger(Number(rv))) {
-    throw new StorageError(
-      'InvalidResourceVersion',
-      key,
-      `invalid resource version: resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`,
-    )
-  }
+  const invalid = resourceVersionSyntaxError(rv)
+  if (invalid) throw new StorageError('InvalidResourceVersion', key, `invalid resource version: ${invalid}`)
   const n = Number(rv)
   return n === 0 ? undefined : n
 }

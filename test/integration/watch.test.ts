@@ -134,6 +134,27 @@ describe('watch', () => {
     assert.match(event?.object.message, /^too old resource version: 2 \(\d+\)$/)
   })
 
+  it('refuses a resourceVersion that is no number before the watch starts: a 500 Status in upstream\u2019s words, cache on or off', async () => {
+    for (const watchCache of [true, false]) {
+      const server = createTestServer({ watchCache })
+      await server.ready
+      const api = new TestClient(server)
+      for (const rv of ['abc', '-1', '1.5']) {
+        const res = await watch(api, `resourceVersion=${encodeURIComponent(rv)}`)
+        assert.equal(res.status, 500, `watch cache ${watchCache}, resourceVersion ${rv}`)
+        assert.deepEqual(await res.json(), {
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message: `resourceVersion: Invalid value: "${rv}": strconv.ParseUint: parsing "${rv}": invalid syntax`,
+          code: 500,
+        })
+      }
+      await server.shutdown()
+    }
+  })
+
   it('ends at the timeoutSeconds the client asks for', async () => {
     const api = await startServer()
     const res = await watch(api, 'timeoutSeconds=1')

@@ -289,6 +289,17 @@ export function runStorageContract<S extends Storage>(
         const s = await open(t)
         await assert.rejects(s.get(key('a'), { resourceVersion: 'abc' }), isStorageError('InvalidResourceVersion'))
         await assert.rejects(s.list(PREFIX, { resourceVersion: '-1' }), isStorageError('InvalidResourceVersion'))
+        // A watch too, and never as a watch from now (which would wait, silent, for the next change).
+        const watchFrom = async (resourceVersion: string) => {
+          const w = s.watch(PREFIX, { resourceVersion })
+          try {
+            await within(w[Symbol.asyncIterator]().next(), 'the watch to fail')
+          } finally {
+            w.stop()
+          }
+        }
+        await assert.rejects(watchFrom('abc'), isStorageError('InvalidResourceVersion'))
+        await assert.rejects(watchFrom('1.5'), isStorageError('InvalidResourceVersion'))
       })
     })
 
