@@ -7,7 +7,7 @@
 import type { Metrics } from '../metrics/metrics.js'
 import type { Logger } from '../logging/logger.js'
 import type { DroppedEvents } from './batch.js'
-import type { UserInfo } from '../machinery/object.js'
+import { extended, type UserInfo } from '../machinery/object.js'
 import { auditEvent, type EventStart, microTime, withoutManagedFields, withRequestObjectMeta } from './event.js'
 import { type AuditAttributes, type AuditDecision, PolicyChecker } from './policy.js'
 import { type AuditBackend, type AuditEvent, type AuditPolicy, type AuditStage, levelAtLeast, type ResponseStatus } from './types.js'
@@ -46,12 +46,16 @@ export class Auditor {
   begin(attrs: AuditAttributes, start: Omit<EventStart, 'level' | 'user' | 'requestReceivedTimestamp'>): RequestAudit {
     const decision = this.checker.decide(attrs)
     this.metrics.addCounter(LEVEL_TOTAL, '[ALPHA] Counter of policy levels for audit events (1 per request).', { level: decision.level })
-    return new RequestAudit(this, decision, {
-      ...start,
-      level: decision.level,
-      user: attrs.user ?? { username: '', groups: [] },
-      requestReceivedTimestamp: microTime(this.now()),
-    })
+    // Object.assign, not a spread with the keys added: one per audited request (core/machinery/object.ts, `extended`).
+    return new RequestAudit(
+      this,
+      decision,
+      extended(start, {
+        level: decision.level,
+        user: attrs.user ?? { username: '', groups: [] },
+        requestReceivedTimestamp: microTime(this.now()),
+      }),
+    )
   }
 
   /** Hands one event to every backend; rejects when a backend that fails requests on error could not write it. */

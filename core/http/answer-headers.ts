@@ -26,11 +26,12 @@
 
 type Headerless = new (body: Uint8Array | string | null, init: ResponseInit) => Response
 
-/** Answers with a record, made on one base class; `recordOf` is undefined for any other Response. */
+/** Answers with a record, made on one base class; `recordOf` and `bodyOf` are undefined for any other Response. */
 interface AnswerKind {
   base: Headerless
   make(body: Uint8Array | string | null, status: number, record: Record<string, string>): Response
   recordOf(response: Response): Record<string, string> | undefined
+  bodyOf(response: Response): Uint8Array | string | null | undefined
 }
 
 /** Members that do not make the light Response copy its record. */
@@ -48,14 +49,21 @@ let kind: AnswerKind | undefined
 function answerKindOn(base: Headerless): AnswerKind {
   class Answer extends base {
     #record: Record<string, string> | undefined
+    /** What it was made with, kept for readers that must not make the base copy it (bodyOf). */
+    readonly #body: Uint8Array | string | null
 
     constructor(body: Uint8Array | string | null, status: number, record: Record<string, string>) {
       super(body, { status, headers: record })
       this.#record = record
+      this.#body = body
     }
 
     static recordOf(response: Response): Record<string, string> | undefined {
       return #record in response ? (response as Answer).#record : undefined
+    }
+
+    static bodyOf(response: Response): Uint8Array | string | null | undefined {
+      return #body in response ? (response as Answer).#body : undefined
     }
 
     static forget(response: object): void {
@@ -85,7 +93,12 @@ function answerKindOn(base: Headerless): AnswerKind {
       })
     }
   }
-  return { base, make: (body, status, record) => new Answer(body, status, record), recordOf: (response) => Answer.recordOf(response) }
+  return {
+    base,
+    make: (body, status, record) => new Answer(body, status, record),
+    recordOf: (response) => Answer.recordOf(response),
+    bodyOf: (response) => Answer.bodyOf(response),
+  }
 }
 
 /**
@@ -114,4 +127,13 @@ export function setAnswerHeader(response: Response, name: string, value: string)
  */
 export function plainHeadersOf(response: Response): Readonly<Record<string, string>> | undefined {
   return kind?.recordOf(response)
+}
+
+/**
+ * The body an answer made here was given, read without reading the answer
+ * (which would make the light Response copy its record and body into a
+ * runtime Response); undefined for any other Response.
+ */
+export function plainBodyOf(response: Response): Uint8Array | string | null | undefined {
+  return kind?.bodyOf(response)
 }

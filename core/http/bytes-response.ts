@@ -19,8 +19,8 @@
  * writer takes the bytes directly), that one is used as it is.
  */
 
-import { answerWithPlainHeaders } from './answer-headers.js'
-import { HeldBody, heldBodyOf, holdBody, installBodyReaders } from '../machinery/held-body.js'
+import { answerWithPlainHeaders, plainBodyOf } from './answer-headers.js'
+import { HeldBody, heldBodyOf, heldBytesOf, holdBody, installBodyReaders } from '../machinery/held-body.js'
 
 const RuntimeResponse = globalThis.Response
 let lazyBodies = false
@@ -57,4 +57,14 @@ export function bytesResponse(bytes: Uint8Array, status: number, headers: Record
   // The global one is the runtime's own: the light answer; another (the Node adapter's): that one, its headers a record.
   if (globalThis.Response !== RuntimeResponse) return answerWithPlainHeaders(bytes, status, headers)
   return lazyBodies ? (new BytesResponse(bytes, { status, headers }) as unknown as Response) : new RuntimeResponse(bytes, { status, headers })
+}
+
+/**
+ * The body of an answer the server made from what it had in hand (an
+ * object's bytes, a Status), read without reading the answer: no stream, no
+ * copy of the answer. Undefined for an answer made otherwise (a stream, a
+ * proxied answer): read that one as any Response.
+ */
+export function answerBodyOf(response: Response): Uint8Array | string | undefined {
+  return plainBodyOf(response) ?? heldBytesOf(response)
 }

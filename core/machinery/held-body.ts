@@ -80,6 +80,11 @@ export function holdBody(message: object, held: HeldBody<BodyReaders>): void {
   heldBodies.set(message, held)
 }
 
+/** The bytes `message` holds, read or not, without reading them; undefined for an object that holds none. */
+export function heldBytesOf(message: object): Uint8Array | undefined {
+  return heldBodies.get(message)?.bytes
+}
+
 /** The body `message` holds; a TypeError for an object that holds none, as a runtime's member called on the wrong object. */
 export function heldBodyOf(message: object): HeldBody<BodyReaders> {
   const held = heldBodies.get(message)

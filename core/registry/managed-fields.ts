@@ -24,7 +24,7 @@ import { applyShapeOf } from '../apply/crd-shape.js'
 import { utf8Length } from '../machinery/utf8-length.js'
 import { badRequest, StatusError } from '../machinery/status-error.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
-import { cloneJson, type KubeObject } from '../machinery/object.js'
+import { cloneJson, extended, type KubeObject } from '../machinery/object.js'
 import { typeTable } from '../resources/schema/index.js'
 import type { RequestContext } from './request-context.js'
 
@@ -72,7 +72,10 @@ function optionsFor(entry: ResourceEntry, apiVersion: string, now: Date, subreso
   let resetFields = FieldSet.empty()
   if (subresource === 'status') resetFields = FieldSet.of([{ field: 'spec' }])
   else if (subresource === undefined && statusEnabled) resetFields = FieldSet.of([{ field: 'status' }])
-  return { ...opts, shape: applyShapeOf(entry.schema), resetFields }
+  // Set on the fresh object, not spread into another with the keys added (the slow path of `extended`'s note).
+  opts.shape = applyShapeOf(entry.schema)
+  opts.resetFields = resetFields
+  return opts
 }
 
 /**
@@ -170,10 +173,8 @@ export function applyConfiguration(
 ): KubeObject {
   if (!tracked(entry)) throw badRequest(`apply is not supported for ${entry.resource}`)
   try {
-    return applyObject(live, applied, ctx.fieldManager ?? '', {
-      ...optionsFor(entry, apiVersion, ctx.now, subresource),
-      force: ctx.apply?.force ?? false,
-    }).object as KubeObject
+    return applyObject(live, applied, ctx.fieldManager ?? '', extended(optionsFor(entry, apiVersion, ctx.now, subresource), { force: ctx.apply?.force ?? false }))
+      .object as KubeObject
   } catch (err) {
     if (err instanceof ApplyConflictError) throw new StatusError(409, 'Conflict', err.message, { causes: err.causes })
     if (err instanceof ApplyInvalidError && err.problem === 'typing' && entry.schema) throw new UntypedApplyError(err.message)

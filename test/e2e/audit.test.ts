@@ -65,6 +65,12 @@ describe('the audit log of the daemon', () => {
     assert.equal(secret?.level, 'Metadata')
     assert.doesNotMatch(readFileSync(log, 'utf8'), /hunter2|aHVudGVyMg/)
     assert.equal(all.filter((e) => e.stage === 'RequestReceived').length, 0)
+    // A Status answer's fields are kept at Metadata too, as upstream copies them: the delete's Success.
+    await daemon.ok('delete', 'secret', 'hidden')
+    const deleted = events().find((e) => e.verb === 'delete' && e.objectRef?.resource === 'secrets')
+    assert.equal(deleted?.responseStatus.code, 200, JSON.stringify(deleted))
+    assert.equal(deleted?.responseStatus.status, 'Success')
+    assert.equal(deleted?.responseStatus.details.name, 'hidden')
     // Namespaces are at level None: nothing of them is written.
     await daemon.ok('get', 'namespaces')
     assert.equal(events().filter((e) => e.objectRef?.resource === 'namespaces').length, 0)

@@ -86,6 +86,28 @@ describe('audit', () => {
     assert.doesNotMatch(JSON.stringify(kept.events), /hunter2/)
   })
 
+  it('keeps a Status answer\u2019s fields at Metadata (a delete\u2019s Success), and only the code of any other answer', async () => {
+    const { api, kept } = await start()
+    await api.post('/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'gone' } })
+    const read = await api.get('/api/v1/namespaces/default/secrets/gone')
+    assert.equal(read.status, 200)
+    const readEvent = kept.events.find((e) => e.auditID === read.headers.get('audit-id'))!
+    assert.equal(readEvent.level, 'Metadata')
+    assert.deepEqual(readEvent.responseStatus, { metadata: {}, code: 200 })
+    const deleted = await api.delete('/api/v1/namespaces/default/secrets/gone')
+    assert.equal(deleted.status, 200)
+    const ev = kept.events.find((e) => e.auditID === deleted.headers.get('audit-id'))!
+    assert.equal(ev.level, 'Metadata')
+    assert.equal(ev.responseObject, undefined)
+    assert.equal(ev.responseStatus?.code, 200)
+    assert.equal(ev.responseStatus?.status, 'Success')
+    assert.equal((ev.responseStatus?.details as { name?: string } | undefined)?.name, 'gone')
+    const missing = await api.get('/api/v1/namespaces/default/secrets/gone?pretty=true')
+    const missingEvent = kept.events.find((e) => e.auditID === missing.headers.get('audit-id'))!
+    assert.equal(missingEvent.responseStatus?.code, 404)
+    assert.equal(missingEvent.responseStatus?.reason, 'NotFound', 'a pretty-printed Status is one too')
+  })
+
   it('records a refused request with the forbid decision and the Status it got, and stores nothing', async () => {
     const { api, kept } = await start()
     const r = await api.post(

@@ -13,7 +13,8 @@ import { objectReference, responseStatus } from '../../audit/event.js'
 import { sourceIPs } from '../../machinery/source-ips.js'
 import { attributesOf } from '../../authz/authorizer.js'
 import { observeBody } from '../observed-body.js'
-import { setAnswerHeader } from '../answer-headers.js'
+import { plainHeadersOf, setAnswerHeader } from '../answer-headers.js'
+import { answerBodyOf } from '../bytes-response.js'
 import { isLongRunning } from '../../machinery/request-info.js'
 import type { ChainEnv } from './context.js'
 
@@ -59,10 +60,26 @@ async function bodyObject(request: Request): Promise<unknown> {
   }
 }
 
-async function responseBody(response: Response): Promise<unknown> {
-  if (!(response.headers.get('content-type') ?? '').includes('json')) return undefined
+/** A JSON answer that is a Status: its kind comes first, as the server writes every object (Go's field order), pretty or not. */
+const STATUS_FIRST = /^\s*\{\s*"kind"\s*:\s*"Status"/
+const decoder = new TextDecoder()
+
+/**
+ * What the event keeps of the answer: the whole object when the level records it, else only a Status (whose fields
+ * upstream copies into every event's responseStatus). An answer the server made from bytes in hand is read from
+ * those bytes, and parsed only when it is a Status or the level keeps it: reading it as a Response would copy it
+ * (a stream, and the Node adapter's light answer made a runtime one) and parse every answer of every audited request.
+ */
+async function responseBody(response: Response, whole: boolean): Promise<unknown> {
+  const record = plainHeadersOf(response)
+  const type = (record ? record['content-type'] : response.headers.get('content-type')) ?? ''
+  if (!type.includes('json')) return undefined
+  const inHand = answerBodyOf(response)
   try {
-    return JSON.parse(await response.clone().text()) as unknown
+    if (inHand === undefined) return JSON.parse(await response.clone().text()) as unknown
+    const text = typeof inHand === 'string' ? inHand : undefined
+    if (!whole && !STATUS_FIRST.test(text ?? decoder.decode((inHand as Uint8Array).subarray(0, 64)))) return undefined
+    return JSON.parse(text ?? decoder.decode(inHand as Uint8Array)) as unknown
   } catch {
     return undefined
   }
@@ -104,7 +121,7 @@ export function auditFilter(auditor: Auditor): MiddlewareHandler<ChainEnv> {
       if (ended !== res.body) c.res = new Response(ended, res)
       return
     }
-    const body = await responseBody(res)
+    const body = await responseBody(res, audit.wantsResponseObject)
     await audit.stage('ResponseComplete', responseStatus(res.status, body), audit.wantsResponseObject ? body : undefined).catch(() => {})
   }
 }
