@@ -515,9 +515,7 @@ function servedFromCache(opts: ListOptions): boolean {
 
 /** A revision number, or undefined for text the backend should refuse with its own wording. */
 function parseRevision(rv: string | undefined): number | undefined {
-  if (rv === undefined || !/^\d+$/.test(rv)) return undefined
-  const n = Number(rv)
-  return Number.isSafeInteger(n) ? n : undefined
+  return rv === undefined || rv === '' || resourceVersionSyntaxError(rv) ? undefined : Number(rv)
 }
 
 function tooLarge(key: string, wanted: number, current: number): StorageError {

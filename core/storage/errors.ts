@@ -55,10 +55,6 @@ export function storeClosed(key: string, what: string): StorageError {
 }
 
 /**
- * `undefined` for the "any/latest" values ('' and '0'), else the revision.
- * Worded as upstream's versioner (`strconv.ParseUint` underneath).
- */
-/**
  * Why `rv` is not a resourceVersion, in upstream's words (its versioner's
  * field error); undefined for one that is ("" and "0" included).
  */
@@ -67,6 +63,10 @@ export function resourceVersionSyntaxError(rv: string | undefined): string | und
   return `resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`
 }
 
+/**
+ * `undefined` for the "any/latest" values ('' and '0'), else the revision.
+ * Worded as upstream's versioner (`strconv.ParseUint` underneath).
+ */
 export function parseResourceVersion(key: string, rv: string | undefined): number | undefined {
   if (rv === undefined || rv === '' || rv === '0') return undefined
   const invalid = resourceVersionSyntaxError(rv)
