@@ -10,6 +10,7 @@ import { X509Certificate } from 'node:crypto'
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
+import { request } from 'node:https'
 import { connect } from 'node:tls'
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test'
 import { helpText } from '../../core/options/flags/help.js'
@@ -83,6 +84,20 @@ function presentedCertificate(port: number): Promise<Buffer> {
     })
     socket.on('error', reject)
   })
+}
+
+/** One GET, answered whenever the server answers it (no timeout of its own): its status, or 0 when the connection failed. */
+function heldRequest(url: string, client?: { cert: string; key: string }): { status: Promise<number>; answered: () => boolean } {
+  let answered = false
+  const status = new Promise<number>((resolve) => {
+    const req = request(url, { rejectUnauthorized: false, agent: false, ...(client ?? {}) }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res.statusCode ?? 0))
+    })
+    req.on('error', () => resolve(0))
+    req.end()
+  }).finally(() => (answered = true))
+  return { status, answered: () => answered }
 }
 
 const WIDGETS = `apiVersion: apiextensions.k8s.io/v1
@@ -239,6 +254,53 @@ describe('as the kube-apiserver of test harnesses', () => {
       assert.match(gone.stderr, /namespaces "team" not found/)
     } finally {
       assert.equal(await server.stop('SIGTERM'), 0, server.output.join(''))
+    }
+  })
+
+  it('opens its port while etcd is down and answers what came meanwhile once start-up is through', async () => {
+    await etcd!.pause()
+    const certDir = mkdtempSync(join(root, 'k8s_test_framework_'))
+    const port = await freePort()
+    const setup = await prepareEnvtest(certDir, { address: '127.0.0.1', port, etcdUrl: etcd!.clientUrl })
+    const server = Started.exec(BIN, setup.args)
+    try {
+      // A harness's connection and TLS handshake need no store.
+      await server.until(async () => presentedCertificate(port).then(() => true, () => false), 50, 'a TLS handshake while etcd is down')
+      await server.until(async () => server.output.join('').includes('waiting for etcd'), 50, 'the wait for etcd')
+      const admin = { cert: setup.admin.certificate, key: setup.admin.privateKey }
+      const read = heldRequest(`https://127.0.0.1:${port}/api/v1/namespaces/default`, admin)
+      const health = heldRequest(`https://127.0.0.1:${port}/healthz`)
+      // Neither is answered, or refused, while there is no server to answer it.
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      assert.equal(read.answered() || health.answered(), false, server.output.join(''))
+      await etcd!.resume()
+      // The read waited for start-up to be through. /healthz was answered by the server as soon as it was made, as
+      // upstream's is during start-up: 403 while the RBAC policy's roles are not yet in (the anonymous user may read
+      // /healthz by a bootstrap role), 500 naming the post-start hooks not yet done, or 200 once they are.
+      assert.equal(await read.status, 200, server.output.join(''))
+      const healthStatus = await health.status
+      assert.ok([200, 403, 500].includes(healthStatus), String(healthStatus))
+      await server.until(async () => (await probe(`https://127.0.0.1:${port}/healthz`)) === 200, 50, 'an answer 200 on /healthz')
+    } finally {
+      assert.equal(await server.stop('SIGTERM'), 0, server.output.join(''))
+    }
+  })
+
+  it('refuses what came while etcd was down when the store does not come in time, and exits', async () => {
+    await etcd!.pause()
+    const certDir = mkdtempSync(join(root, 'k8s_test_framework_'))
+    const port = await freePort()
+    const setup = await prepareEnvtest(certDir, { address: '127.0.0.1', port, etcdUrl: etcd!.clientUrl })
+    const server = Started.exec(BIN, [...setup.args, '--storage-initialization-timeout=3s'])
+    try {
+      await server.until(async () => server.output.join('').includes('waiting for etcd'), 50, 'the wait for etcd')
+      const admin = { cert: setup.admin.certificate, key: setup.admin.privateKey }
+      assert.equal(await heldRequest(`https://127.0.0.1:${port}/api/v1/namespaces/default`, admin).status, 503)
+      const exit = await new Promise<number | null>((resolve) => (server.child.exitCode !== null ? resolve(server.child.exitCode) : server.child.once('exit', resolve)))
+      assert.equal(exit, 1)
+      assert.match(server.output.join(''), /storage initialization failed/)
+    } finally {
+      await server.stop('SIGKILL')
     }
   })
 

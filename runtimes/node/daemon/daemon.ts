@@ -37,7 +37,8 @@ import { type DaemonFlags, FlagError, helpText, parseFlags } from './flags.js'
 import { pkiOptionsOf, preparePki } from './pki.js'
 import { serviceAccountKeyOptionsOf, serviceAccountKeys } from './service-account-keys.js'
 import { type NodeProfiler, nodeProfiler } from './profiler.js'
-import { serveTls, type TlsListener } from '../adapter/serve.js'
+import { type FetchHandler, serveTls, type TlsListener } from '../adapter/serve.js'
+import { type ServerToCome, serverToCome } from './server-to-come.js'
 import { reusePortWorks } from '../adapter/reuse-port.js'
 import { type ListenerTls, servingTls } from './serving-tls.js'
 import { checkProxyableHost, nodeAgentOptions } from './node-agent.js'
@@ -135,7 +136,7 @@ function warnAboutFlags(parsed: ParsedFlags, logger: Logger): void {
 
 /** "All interfaces and address families" for an unspecified bind address: `::` is dual-stack where IPv6 exists. */
 async function listen(
-  server: ApiServer,
+  server: FetchHandler,
   flags: DaemonFlags,
   tls: { key: string; cert: string; egressDialers?: EgressDialers } & ClientCABundles & ListenerTls,
   logger: Logger,
@@ -237,6 +238,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
 
   let server: ApiServer | undefined
   let listener: TlsListener | undefined
+  let toCome: ServerToCome | undefined
   let storage: DaemonStorage | undefined
   let stopWatchingAuthorization = () => {}
   let stopWatchingCAs = (): void => {}
@@ -312,6 +314,17 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     } catch (err) {
       throw new StartupError((err as Error).message)
     }
+    const listenerTls = { key: pki.serving.privateKey, cert: pki.serving.certificate, ...cas, ...tls.listenerOptions, egressDialers: dialers }
+    const listenOn = (handler: FetchHandler) =>
+      listen(handler, flags, listenerTls, logger).catch((err: Error) => {
+        throw new StartupError(`cannot listen on ${serverUrl(flags.bindAddress, flags.securePort)}: ${err.message}`)
+      })
+    // Listening now, while the store opens and start-up writes: see server-to-come.ts. A worker of --workers
+    // listens once ready instead, so that the port's other workers take its share of connections meanwhile.
+    if (!worker) {
+      toCome = serverToCome()
+      listener = await listenOn(toCome)
+    }
     if (files.encryption) {
       const { nodeKmsClients } = await import('./kms-clients.js')
       valueTransformers = encryptionAtRest(files.encryption, nodeKmsClients, parsed.values['encryption-provider-config-automatic-reload'])
@@ -357,6 +370,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         admission: admission.options,
         multiServer: { ...multiServerOptions(parsed.values, worker?.instance), ...(peerProxy ? { peerProxy } : {}) },
         metrics: metricsOptions,
+        // A port chosen at listen time (--secure-port=0) is known already when the listener opened early.
+        ...(listener ? { securePort: listener.port } : {}),
       }
       server = (out.createServer ?? createApiServer)(options, {
         logger,
@@ -380,6 +395,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       if (err instanceof RuntimeConfigError) throw new StartupError(`--runtime-config: ${err.message}`)
       throw err
     }
+    toCome?.serve(server)
     await server.ready.catch((err: unknown) => {
       // The signer unreachable or its bounds at odds with the flags: a start-up error naming it, as upstream.
       throw err instanceof ExternalSignerError ? new StartupError(err.message) : err
@@ -401,11 +417,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     if (transformers && encryptionConfig && parsed.values['encryption-provider-config-automatic-reload']) {
       stopWatchingEncryption = watchEncryptionConfig(encryptionConfig, transformers, parsed.values, logger)
     }
-    listener = await listen(server, flags, { key: pki.serving.privateKey, cert: pki.serving.certificate, ...cas, ...tls.listenerOptions, egressDialers: dialers }, logger).catch(
-      (err: Error) => {
-        throw new StartupError(`cannot listen on ${serverUrl(flags.bindAddress, flags.securePort)}: ${err.message}`)
-      },
-    )
+    listener ??= await listenOn(server)
     const listening = listener
     const serving = server
     stopWatchingCAs = watchClientCAFiles(
@@ -426,8 +438,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         throw new StartupError(`--debug-socket-path: cannot listen on ${path}: ${err.message}`)
       })
     }
-    // A port chosen at listen time (--secure-port=0) is known only now.
-    if (listener.port !== flags.securePort) await server.setSecurePort(listener.port)
+    // A port chosen at listen time (--secure-port=0) by a listener opened only now.
+    if (!toCome && listener.port !== flags.securePort) await server.setSecurePort(listener.port)
     const url = serverUrl(localHost(flags.bindAddress), listener.port)
     // Under --workers the primary writes the kubeconfig, once, and says where the port serves.
     if (worker) worker.reportListening(url, listener.port)
@@ -445,6 +457,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     processMetricsTimer = setTimeout(() => void runtimeMetrics.start().catch((err: unknown) => logger.warn({ err: String(err) }, 'cannot start the process metrics')), PROCESS_METRICS_DELAY_MS).unref()
     templateTimer = setTimeout(() => void keepTemplate(), TEMPLATE_KEEP_DELAY_MS).unref()
   } catch (err) {
+    toCome?.refuse()
     stopWatchingAuthorization()
     stopWatchingCAs()
     stopWatchingAuthentication()
