@@ -395,7 +395,6 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
       if (err instanceof RuntimeConfigError) throw new StartupError(`--runtime-config: ${err.message}`)
       throw err
     }
-    toCome?.serve(server)
     await server.ready.catch((err: unknown) => {
       // The signer unreachable or its bounds at odds with the flags: a start-up error naming it, as upstream.
       throw err instanceof ExternalSignerError ? new StartupError(err.message) : err
@@ -480,6 +479,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   }
 
   const stop = out.stop ?? processSignals(logger, worker)
+  // Only now, with the signals taken: a harness that saw an answer may stop the server at once.
+  toCome?.serve(server)
   await new Promise<void>((resolve) => {
     if (stop.aborted) return resolve()
     stop.addEventListener('abort', () => resolve(), { once: true })
