@@ -8,6 +8,7 @@ import type { nodeRuntime as NodeRuntime } from './daemon/node-runtime.js'
 import { optimizingCompilerHeldUntilListening } from './daemon/optimizing-compiler.js'
 import { runWithCodeCache } from './daemon/script-code-cache.js'
 import { startupTemplatesBeside } from './daemon/startup-template-files.js'
+import { loadStartupBuiltins } from './daemon/startup-builtins.js'
 import { youngGenerationHeldUntilListening } from './daemon/young-generation.js'
 
 interface DaemonScript {
@@ -20,6 +21,8 @@ const CODE_CACHE_WRITE_DELAY_MS = 3000
 
 /** No top-level await: the build bundles this file as CommonJS too (main.cjs, the bins), which Node loads without its ES module loader. */
 async function main(): Promise<void> {
+  // Before the flags below: Node's own modules compile from their code cache only under V8's default flags.
+  loadStartupBuiltins()
   // Set before the daemon's code loads: its evaluation is part of start-up.
   const releaseYoungGeneration = youngGenerationHeldUntilListening()
   const releaseOptimizingCompiler = optimizingCompilerHeldUntilListening()

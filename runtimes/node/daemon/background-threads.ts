@@ -99,7 +99,7 @@ export async function lowerThisThread(): Promise<void> {
 
 /**
  * Every thread of this process but the calling one at nice 10; called from
- * the serving thread once it listens, when the pools have started. Threads
+ * the serving thread once it serves, when the pools have started. Threads
  * made later take the priority of the thread that made them (the YAML
  * worker lowers itself).
  */

@@ -7,7 +7,7 @@
  * walks), mostly once and never again. Those compilations run on V8's
  * worker threads, and their working memory stays resident in each thread's
  * allocator: some 6 MB at the first `/readyz`, for code the server does not
- * run afterwards. Holding TurboFan off until the server listens keeps that
+ * run afterwards. Holding TurboFan off until the server serves keeps that
  * out. Sparkplug's baseline code is the same story on a smaller scale for
  * every function that ran a little, most of all the etcd client's modules,
  * which load from source rather than from the code cache (some 3 MB at

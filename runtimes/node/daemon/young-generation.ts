@@ -6,7 +6,7 @@
  * survive their first collection by doubling the young generation, up to
  * 16 MiB a semi-space: some 32 MiB resident by the first `/readyz`, most of
  * it empty. Holding the young generation at its initial 1 MiB until the
- * server listens costs a few more (cheap) scavenges during start-up and keeps
+ * server serves costs a few more (cheap) scavenges during start-up and keeps
  * those megabytes out of the memory at ready; from then on V8 grows it again
  * as it always does, so request throughput is what it was.
  *
@@ -15,7 +15,7 @@
  */
 import { setFlagsFromString } from 'node:v8'
 
-/** V8's own growth factor (`node --v8-options`), restored once the server listens. */
+/** V8's own growth factor (`node --v8-options`), restored once the server serves. */
 const V8_DEFAULT_GROWTH_FACTOR = 2
 
 const operatorSetSemiSpace = (): boolean => [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((arg) => /semi[-_]space/.test(arg))
