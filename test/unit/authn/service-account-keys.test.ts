@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { createHash, generateKeyPairSync } from 'node:crypto'
 import { describe, it } from 'node:test'
-import { loadSigningKey, loadVerificationKeys } from '../../../core/authn/serviceaccount/keys.js'
+import { loadSigningKey, loadVerificationKeys, namedAlgorithm } from '../../../core/authn/serviceaccount/keys.js'
 
 function pair(type: 'rsa' | 'ec', curve = 'P-256') {
   const p = type === 'rsa' ? generateKeyPairSync('rsa', { modulusLength: 2048 }) : generateKeyPairSync('ec', { namedCurve: curve })
@@ -28,6 +28,32 @@ describe('service-account keys', () => {
       const [verifying] = await loadVerificationKeys([key.publicKey])
       assert.equal(verifying?.kid, key.kid)
     }
+  })
+
+  it("names a key's algorithm from its DER, private or public, and nothing for another kind or broken DER", () => {
+    const der = (key: ReturnType<typeof generateKeyPairSync>) => ({
+      pkcs8: new Uint8Array(key.privateKey.export({ type: 'pkcs8', format: 'der' })),
+      spki: new Uint8Array(key.publicKey.export({ type: 'spki', format: 'der' })),
+    })
+    for (const [key, alg] of [
+      [generateKeyPairSync('rsa', { modulusLength: 1024 }), 'RS256'],
+      [generateKeyPairSync('ec', { namedCurve: 'P-256' }), 'ES256'],
+      [generateKeyPairSync('ec', { namedCurve: 'P-384' }), 'ES384'],
+      [generateKeyPairSync('ec', { namedCurve: 'P-521' }), 'ES512'],
+      // Upstream signs with none of these: the import tries each algorithm and refuses them.
+      [generateKeyPairSync('ec', { namedCurve: 'secp256k1' }), undefined],
+      [generateKeyPairSync('ed25519'), undefined],
+      [generateKeyPairSync('rsa-pss', { modulusLength: 1024 }), undefined],
+    ] as const) {
+      const { pkcs8, spki } = der(key)
+      assert.equal(namedAlgorithm(pkcs8, 'pkcs8'), alg)
+      assert.equal(namedAlgorithm(spki, 'spki'), alg)
+      // Each form read as the other, or cut short anywhere, names nothing (and never reads past the end).
+      assert.equal(namedAlgorithm(pkcs8, 'spki'), undefined)
+      assert.equal(namedAlgorithm(spki, 'pkcs8'), undefined)
+      for (let cut = 0; cut < 40; cut++) assert.equal(namedAlgorithm(spki.subarray(0, cut), 'spki'), undefined)
+    }
+    assert.equal(namedAlgorithm(new Uint8Array([0x30, 0x84, 0xff, 0xff, 0xff, 0xff]), 'spki'), undefined)
   })
 
   it('reads every key of a file, public or private', async () => {
