@@ -5,8 +5,8 @@
  * `<name>-<UTC time>.<ext>`, optionally gzipped, and old backups beyond
  * `maxBackups` or `maxAgeDays` are removed.
  */
-import { createReadStream, createWriteStream } from 'node:fs'
-import { mkdir, open, type FileHandle, readdir, rename, rm, stat } from 'node:fs/promises'
+import { closeSync, createReadStream, createWriteStream, fstatSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs'
+import { readdir, rm, stat } from 'node:fs/promises'
 import { basename, dirname, extname, join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { legacyEventLine } from '../../../core/audit/event.js'
@@ -24,6 +24,8 @@ export interface AuditLogOptions {
   compress: boolean
   /** blocking-strict: a RequestReceived event that cannot be written fails its request. */
   strict: boolean
+  /** Told of a rotated file that could not be compressed or a backup that could not be removed (no request fails of it). */
+  onHousekeepingError?: (err: Error) => void
 }
 
 const MB = 1024 * 1024
@@ -33,13 +35,22 @@ function backupStamp(at: Date): string {
   return at.toISOString().replace(/:/g, '-').replace(/Z$/, '')
 }
 
+/**
+ * Events are written at once, by a system call of the serving thread, as
+ * upstream's log backend writes them in the request's goroutine: a line
+ * reaches the page cache in microseconds, where an asynchronous write
+ * waited its turn in a queue and for a thread of libuv's pool and back
+ * (some 0.15 ms a line, two lines a request under a Metadata policy in
+ * blocking mode). Lines never interleave, and rotation sees a quiet file,
+ * without a queue. Compressing and pruning rotated files, as lumberjack
+ * does them, run in the background.
+ */
 export class AuditLogBackend implements AuditBackend {
   readonly name = 'log'
   readonly failRequestOnError: boolean
-  private file: FileHandle | undefined
+  private fd: number | undefined
   private size = 0
-  // Writes go one after another, so lines never interleave and rotation sees a quiet file.
-  private queue: Promise<void> = Promise.resolve()
+  private housekeeping: Promise<void> = Promise.resolve()
 
   constructor(private readonly options: AuditLogOptions) {
     this.failRequestOnError = options.strict
@@ -47,49 +58,57 @@ export class AuditLogBackend implements AuditBackend {
 
   processEvents(events: readonly AuditEvent[]): Promise<void> {
     const text = events.map((ev) => `${this.options.format === 'legacy' ? legacyEventLine(ev) : JSON.stringify(ev)}\n`).join('')
-    const written = this.queue.then(() => this.write(text))
-    this.queue = written.catch(() => {})
-    return written
+    try {
+      this.write(text)
+      return Promise.resolve()
+    } catch (err) {
+      return Promise.reject(err as Error)
+    }
   }
 
   async shutdown(): Promise<void> {
-    await this.queue
-    await this.file?.close()
-    this.file = undefined
+    await this.housekeeping
+    if (this.fd !== undefined) closeSync(this.fd)
+    this.fd = undefined
   }
 
-  private async write(text: string): Promise<void> {
+  private write(text: string): void {
     if (this.options.path === '-') {
       process.stdout.write(text)
       return
     }
-    const bytes = Buffer.byteLength(text)
+    const bytes = Buffer.from(text)
     const limit = (this.options.maxSizeMB || 100) * MB
-    if (!this.file) await this.openFile()
-    if (this.size > 0 && this.size + bytes > limit) await this.rotate()
-    await this.file!.write(text)
-    this.size += bytes
+    if (this.fd === undefined) this.openFile()
+    if (this.size > 0 && this.size + bytes.length > limit) this.rotate()
+    // A regular file takes a write whole; a short one (a full disk) is finished or fails with the error.
+    for (let at = 0; at < bytes.length; ) at += writeSync(this.fd!, bytes, at)
+    this.size += bytes.length
   }
 
-  private async openFile(): Promise<void> {
-    await mkdir(dirname(this.options.path), { recursive: true })
-    this.file = await open(this.options.path, 'a', 0o600)
-    this.size = (await this.file.stat()).size
+  private openFile(): void {
+    mkdirSync(dirname(this.options.path), { recursive: true })
+    this.fd = openSync(this.options.path, 'a', 0o600)
+    this.size = fstatSync(this.fd).size
   }
 
-  private async rotate(): Promise<void> {
-    await this.file?.close()
-    this.file = undefined
+  private rotate(): void {
+    if (this.fd !== undefined) closeSync(this.fd)
+    this.fd = undefined
     const path = this.options.path
     const ext = extname(path)
     const backup = join(dirname(path), `${basename(path, ext)}-${backupStamp(new Date())}${ext}`)
-    await rename(path, backup)
-    await this.openFile()
-    if (this.options.compress) {
-      await pipeline(createReadStream(backup), (await import('node:zlib')).createGzip(), createWriteStream(`${backup}.gz`, { mode: 0o600 }))
-      await rm(backup)
-    }
-    await this.prune()
+    renameSync(path, backup)
+    this.openFile()
+    this.housekeeping = this.housekeeping
+      .then(async () => {
+        if (this.options.compress) {
+          await pipeline(createReadStream(backup), (await import('node:zlib')).createGzip(), createWriteStream(`${backup}.gz`, { mode: 0o600 }))
+          await rm(backup)
+        }
+        await this.prune()
+      })
+      .catch((err: unknown) => this.options.onHousekeepingError?.(err as Error))
   }
 
   /** Removes backups beyond the count and age the flags allow, oldest first. */

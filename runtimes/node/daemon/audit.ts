@@ -49,7 +49,7 @@ function wrapped(backend: AuditBackend, values: Values, name: 'log' | 'webhook',
   return out
 }
 
-function logBackend(values: Values, dropped: Dropped): AuditBackend | undefined {
+function logBackend(values: Values, dropped: Dropped, logger: Logger): AuditBackend | undefined {
   const path = values['audit-log-path']
   if (!path) return undefined
   const log = new AuditLogBackend({
@@ -60,6 +60,7 @@ function logBackend(values: Values, dropped: Dropped): AuditBackend | undefined 
     maxAgeDays: values['audit-log-maxage'],
     compress: values['audit-log-compress'],
     strict: values['audit-log-mode'] === 'blocking-strict',
+    onHousekeepingError: (err) => logger.warn({ err: err.message, path }, 'cannot compress or prune the rotated audit log files'),
   })
   return wrapped(log, values, 'log', dropped)
 }
@@ -99,6 +100,6 @@ export function auditOptions(
   return {
     policy,
     backends: (dropped) =>
-      [logBackend(values, dropped), target ? webhookBackend(values, target, dropped, dialers) : undefined].filter((b) => b !== undefined),
+      [logBackend(values, dropped, logger), target ? webhookBackend(values, target, dropped, dialers) : undefined].filter((b) => b !== undefined),
   }
 }

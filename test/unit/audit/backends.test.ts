@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { readFileSync } from 'node:fs'
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
@@ -59,6 +60,31 @@ describe('audit backends', () => {
       ],
     )
     assert.deepEqual(dropped, [])
+  })
+
+  it('the log file holds each event by the time processEvents returns, and a file it cannot write fails the call', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'audit-log-'))
+    try {
+      const path = join(dir, 'audit.log')
+      const log = new AuditLogBackend({ path, format: 'json', maxSizeMB: 1, maxBackups: 0, maxAgeDays: 0, compress: false, strict: true })
+      // Blocking mode answers a request once its events are written: nothing is left for later.
+      const first = log.processEvents([event('a')])
+      assert.equal(JSON.parse(readFileSync(path, 'utf8')).auditID, 'a')
+      await first
+      const both = log.processEvents([event('b'), event('c')])
+      assert.deepEqual(readFileSync(path, 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as AuditEvent).auditID), ['a', 'b', 'c'])
+      await both
+      await log.shutdown()
+
+      // A log path below a regular file: the call is refused (a promise rejected, not a throw), so that
+      // blocking-strict fails the request.
+      await writeFile(join(dir, 'plain'), 'not a directory')
+      const broken = new AuditLogBackend({ path: join(dir, 'plain', 'audit.log'), format: 'json', maxSizeMB: 1, maxBackups: 0, maxAgeDays: 0, compress: false, strict: true })
+      await assert.rejects(broken.processEvents([event('d')]), /ENOTDIR|EEXIST/)
+      await broken.shutdown()
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 
   it('the log file rotates by size and keeps only maxBackups old files', async () => {
