@@ -134,6 +134,11 @@ function warnAboutFlags(parsed: ParsedFlags, logger: Logger): void {
   for (const warning of startupWarnings(parsed)) logger.warn({}, warning)
 }
 
+/** How many requests may wait for start-up: as many as the server runs at once (upstream's defaults, 400 and 200, for a limit lifted with 0). */
+function requestsWaitingForStartup(parsed: ParsedFlags): number {
+  return (parsed.values['max-requests-inflight'] || 400) + (parsed.values['max-mutating-requests-inflight'] || 200)
+}
+
 /** "All interfaces and address families" for an unspecified bind address: `::` is dual-stack where IPv6 exists. */
 async function listen(
   server: FetchHandler,
@@ -322,7 +327,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     // Listening now, while the store opens and start-up writes: see server-to-come.ts. A worker of --workers
     // listens once ready instead, so that the port's other workers take its share of connections meanwhile.
     if (!worker) {
-      toCome = serverToCome()
+      toCome = serverToCome(requestsWaitingForStartup(parsed))
       listener = await listenOn(toCome)
     }
     if (files.encryption) {

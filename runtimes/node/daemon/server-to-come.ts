@@ -11,8 +11,13 @@
  * that a harness that saw an answer may stop it at once), as it would have
  * waited for the port to open; one that came before a start-up that failed
  * is refused.
+ *
+ * Nothing has authenticated a waiting request, so their number is bounded:
+ * no more wait than the server would run at once once it serves (its
+ * in-flight limits); others are answered 429 at once, as an overloaded
+ * server answers.
  */
-import { serviceUnavailable } from '../../../core/machinery/status-error.js'
+import { serviceUnavailable, tooManyRequests } from '../../../core/machinery/status-error.js'
 import { statusResponse } from '../../../core/http/respond.js'
 import type { ConnectionInfo } from '../../../core/index.js'
 import type { FetchHandler } from '../adapter/serve.js'
@@ -24,13 +29,23 @@ export interface ServerToCome extends FetchHandler {
   refuse(): void
 }
 
-export function serverToCome(): ServerToCome {
+export function serverToCome(maxWaiting: number): ServerToCome {
   let settle!: (server: FetchHandler) => void
   const started = new Promise<FetchHandler>((resolve) => (settle = resolve))
   let current: FetchHandler | undefined
+  let waiting = 0
   const refusing: FetchHandler = { fetch: async () => statusResponse(serviceUnavailable('the server failed to start')) }
+  const wait = async (request: Request, connection?: ConnectionInfo): Promise<Response> => {
+    if (waiting >= maxWaiting) return statusResponse(tooManyRequests('Too many requests, please try again later.', 1))
+    waiting++
+    try {
+      return await (await started).fetch(request, connection)
+    } finally {
+      waiting--
+    }
+  }
   return {
-    fetch: (request: Request, connection?: ConnectionInfo) => (current ? current.fetch(request, connection) : started.then((server) => server.fetch(request, connection))),
+    fetch: (request: Request, connection?: ConnectionInfo) => (current ? current.fetch(request, connection) : wait(request, connection)),
     serve(server) {
       current ??= server
       settle(current)
