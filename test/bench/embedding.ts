@@ -3,8 +3,8 @@
  * round and setup, the setups taking turns): `createApiServer()` to its first
  * answer, then `reset()` after a test's worth of writes, `snapshot()` and
  * `restore()`, and the cost of the activity log (`record: true`) on creates.
- * Two setups: an empty server, and one seeded with a CRD, a namespace, 50
- * ConfigMaps and 20 custom objects. Medians over the rounds.
+ * Two setups: an empty server, and one seeded with 10 CRDs, a namespace and
+ * 1,000 objects (half ConfigMaps, half custom objects). Medians over the rounds.
  *
  *   npm run build && node --import tsx test/bench/embedding.ts [--rounds N] [--no-write] [--baseline DIR]
  *
