@@ -244,6 +244,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   let server: ApiServer | undefined
   let listener: TlsListener | undefined
   let toCome: ServerToCome | undefined
+  let servingAt!: DaemonListening
   let storage: DaemonStorage | undefined
   let stopWatchingAuthorization = () => {}
   let stopWatchingCAs = (): void => {}
@@ -455,7 +456,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         ? `Serving on ${url} (HTTP/2 and HTTP/1.1). Try: kubectl --kubeconfig ${kubeconfigPath} get ns`
         : `Serving on ${url} (HTTP/2 and HTTP/1.1). Client certificates are verified against --client-ca-file.`,
     )
-    out.onListening?.({ url, port: listener.port, ...(kubeconfigPath ? { kubeconfigPath } : {}) })
+    servingAt = { url, port: listener.port, ...(kubeconfigPath ? { kubeconfigPath } : {}) }
     // The process collectors start a little after serving (or at the first scrape): loading prom-client
     // right away would hold up the first /readyz probes, which arrive just then.
     processMetricsTimer = setTimeout(() => void runtimeMetrics.start().catch((err: unknown) => logger.warn({ err: String(err) }, 'cannot start the process metrics')), PROCESS_METRICS_DELAY_MS).unref()
@@ -486,6 +487,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
   const stop = out.stop ?? processSignals(logger, worker)
   // Only now, with the signals taken: a harness that saw an answer may stop the server at once.
   toCome?.serve(server)
+  // After the requests that waited are under way: the entry's work on serving (V8's compilers let go) would hold them up.
+  out.onListening?.(servingAt)
   await new Promise<void>((resolve) => {
     if (stop.aborted) return resolve()
     stop.addEventListener('abort', () => resolve(), { once: true })
