@@ -66,7 +66,9 @@ export function keepLocalApiServices(objects: AggregatorObjects, now: () => Date
     const spec = { group: d.group, version: d.version, groupPriorityMinimum: d.groupPriorityMinimum, versionPriority: d.versionPriority }
     let current: KubeObject | undefined
     try {
-      current = await stored.get(entry, '', d.name)
+      // Only looked at (a write below reads the stored object itself): the watch cache's copy once it is fresh,
+      // one revision read for them all, as upstream's controller compares with its lister's copy.
+      current = await stored.get(entry, '', d.name, { readOnly: true })
     } catch (err) {
       if (!hasStatusCode(err, 404)) throw err
     }
@@ -77,7 +79,7 @@ export function keepLocalApiServices(objects: AggregatorObjects, now: () => Date
       } catch (err) {
         // Another server on the same storage made it first.
         if (!hasStatusCode(err, 409)) throw err
-        current = await stored.get(entry, '', d.name)
+        current = await stored.get(entry, '', d.name, { readOnly: true })
       }
     } else if (!sameSpec(current, d) || current.metadata.labels?.[AUTOMANAGED_LABEL] !== d.managed) {
       current = await stored.update(
