@@ -257,17 +257,22 @@ describe('as the kube-apiserver of test harnesses', () => {
     }
   })
 
-  it('opens its port while etcd is down and answers what came meanwhile once start-up is through', async () => {
+  /** envtest's start with etcd down, once the server waits for it: the process, its port and envtest's admin. */
+  async function startWhileEtcdIsDown(extraArgs: string[] = []) {
     await etcd!.pause()
     const certDir = mkdtempSync(join(root, 'k8s_test_framework_'))
     const port = await freePort()
     const setup = await prepareEnvtest(certDir, { address: '127.0.0.1', port, etcdUrl: etcd!.clientUrl })
-    const server = Started.exec(BIN, setup.args)
+    const server = Started.exec(BIN, [...setup.args, ...extraArgs])
+    await server.until(async () => server.output.join('').includes('waiting for etcd'), 50, 'the wait for etcd')
+    return { server, port, admin: { cert: setup.admin.certificate, key: setup.admin.privateKey } }
+  }
+
+  it('opens its port while etcd is down and answers what came meanwhile once start-up is through', async () => {
+    const { server, port, admin } = await startWhileEtcdIsDown()
     try {
       // A harness's connection and TLS handshake need no store.
-      await server.until(async () => presentedCertificate(port).then(() => true, () => false), 50, 'a TLS handshake while etcd is down')
-      await server.until(async () => server.output.join('').includes('waiting for etcd'), 50, 'the wait for etcd')
-      const admin = { cert: setup.admin.certificate, key: setup.admin.privateKey }
+      assert.ok(await presentedCertificate(port).then(() => true, () => false), 'a TLS handshake while etcd is down')
       const read = heldRequest(`https://127.0.0.1:${port}/api/v1/namespaces/default`, admin)
       const health = heldRequest(`https://127.0.0.1:${port}/healthz`)
       // Neither is answered, or refused, while there is no server to answer it.
@@ -284,14 +289,8 @@ describe('as the kube-apiserver of test harnesses', () => {
   })
 
   it('refuses what came while etcd was down when the store does not come in time, and exits', async () => {
-    await etcd!.pause()
-    const certDir = mkdtempSync(join(root, 'k8s_test_framework_'))
-    const port = await freePort()
-    const setup = await prepareEnvtest(certDir, { address: '127.0.0.1', port, etcdUrl: etcd!.clientUrl })
-    const server = Started.exec(BIN, [...setup.args, '--storage-initialization-timeout=3s'])
+    const { server, port, admin } = await startWhileEtcdIsDown(['--storage-initialization-timeout=3s'])
     try {
-      await server.until(async () => server.output.join('').includes('waiting for etcd'), 50, 'the wait for etcd')
-      const admin = { cert: setup.admin.certificate, key: setup.admin.privateKey }
       assert.equal(await heldRequest(`https://127.0.0.1:${port}/api/v1/namespaces/default`, admin).status, 503)
       const exit = await new Promise<number | null>((resolve) => (server.child.exitCode !== null ? resolve(server.child.exitCode) : server.child.once('exit', resolve)))
       assert.equal(exit, 1)
