@@ -261,6 +261,12 @@ against 626 ms (0.94×), CPU by then 490 against 570 ms (0.86×).
 - A service account key is imported under the algorithm its DER names
   (an ECDSA key, as envtest's, was first tried as RSA; a P-384 or P-521
   key as P-256 too): a P-256 key loads in 3.2 against 3.7 ms.
+- After this table: the bin's work on serving (V8's compilers let go)
+  now comes after the requests that waited are handed over (the first
+  200 came 6 against 10 ms after the daemon said it serves, nine rounds
+  taking turns), and the local APIServices are compared with the watch
+  cache's copy rather than read from etcd one by one (a start from a
+  template asks etcd 41 Ranges against 61).
 
 Changes of 2026-11-26 from 13:10 UTC, each against the build before it:
 
