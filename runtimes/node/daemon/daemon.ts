@@ -12,7 +12,7 @@ import { type ApiServer, createApiServer } from '../../../core/index.js'
 import { RuntimeConfigError } from '../../../core/resources/runtime-config.js'
 import type { ApiServerOptions } from '../../../core/options/api-server-options.js'
 import { localHost } from '../../../core/options/apply-flags.js'
-import { type ParsedFlags, startupWarnings, unenforcedSecurityFlags } from '../../../core/options/flags/index.js'
+import { flagSpec, type ParsedFlags, startupWarnings, unenforcedSecurityFlags } from '../../../core/options/flags/index.js'
 import type { Logger } from '../../../core/logging/logger.js'
 import type { ExternalJwtSigner, ServerPorts, StartupTemplateFiles } from '../../../core/ports.js'
 import { ExternalSignerError } from '../../../core/authn/serviceaccount/external-signer.js'
@@ -134,9 +134,10 @@ function warnAboutFlags(parsed: ParsedFlags, logger: Logger): void {
   for (const warning of startupWarnings(parsed)) logger.warn({}, warning)
 }
 
-/** How many requests may wait for start-up: as many as the server runs at once (upstream's defaults, 400 and 200, for a limit lifted with 0). */
+/** How many requests may wait for start-up: as many as the server runs at once (a limit lifted with 0 counts as its default). */
 function requestsWaitingForStartup(parsed: ParsedFlags): number {
-  return (parsed.values['max-requests-inflight'] || 400) + (parsed.values['max-mutating-requests-inflight'] || 200)
+  const limit = (name: 'max-requests-inflight' | 'max-mutating-requests-inflight'): number => parsed.values[name] || (flagSpec(name).default as number)
+  return limit('max-requests-inflight') + limit('max-mutating-requests-inflight')
 }
 
 /** "All interfaces and address families" for an unspecified bind address: `::` is dual-stack where IPv6 exists. */
