@@ -6,6 +6,7 @@ import { createTokenRequest, type TokenIssuerConfig } from '../authn/serviceacco
 import { decodeBody, readAndDecodeObjectBody, readBodyBytes } from '../http/body.js'
 import { APPLY_PATCH_TYPE, negotiateOutput, type OutputFormat } from '../http/media-types.js'
 import type { RequestInfo } from '../machinery/request-info.js'
+import { type FieldSelector, nameSelector } from '../machinery/field-selector.js'
 import type { YamlDecoder } from '../http/yaml-off-thread.js'
 import { queryOf } from '../http/query.js'
 import { listResponse, objectResponse } from '../http/respond.js'
@@ -183,7 +184,8 @@ async function handleEntry(request: Request, info: RequestInfo, entry: ResourceE
       return listResponse(list as unknown as Record<string, unknown>, format)
     }
     case 'watch':
-      return watchResponse(store, ns, params, format, env)
+      // The legacy `/watch/.../<name>` path names one object, which is all its caller was authorized for.
+      return watchResponse(store, ns, params, format, env, info.parts.length >= 2 ? info.name : undefined)
     case 'create': {
       writeContext(request, params, ctx, 'CreateOptions')
       const body = await readObjectBody(request, env, ctx)
@@ -378,22 +380,42 @@ export function watchTimeoutSeconds(
   return minRequestTimeoutSeconds > 0 ? minRequestTimeoutSeconds * (1 + random()) : 0
 }
 
+/**
+ * The longest delay a timer takes (2^31 - 1 ms, some 24.8 days): a longer
+ * one fires at once. A watch asked to last longer has no deadline, as good
+ * as its own for any connection.
+ */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
+/**
+ * The field selector of a watch of the object `name`: that object alone, as
+ * upstream's list handler narrows a request whose path names one; a selector
+ * the client gave must pick that same name.
+ */
+function selectingOnly(name: string, given: FieldSelector | undefined): FieldSelector {
+  if (!given || given.empty) return nameSelector(name)
+  if (given.requiredValue('metadata.name') !== name) throw badRequest("fieldSelector metadata.name doesn't match requested name")
+  return given
+}
+
 async function watchResponse(
   store: ResourceStore,
   namespace: string,
   params: URLSearchParams,
   format: OutputFormat,
   env: HandlerEnv,
+  name: string | undefined,
 ): Promise<Response> {
   const entry = store.entry
   const query = await parseListQuery(params, entry, 'watch')
+  if (name !== undefined) query.fieldSelector = selectingOnly(name, query.fieldSelector)
   // A resourceVersion that is no number is refused before the watch starts, as upstream's watch cache refuses it:
   // its versioner's error is no API status, so upstream answers a 500 with its words and no reason.
   const invalidVersion = resourceVersionSyntaxError(query.resourceVersion)
   if (invalidVersion) throw new StatusError(500, '' as StatusReason, invalidVersion)
   const seconds = watchTimeoutSeconds(query.timeoutSeconds, env.minRequestTimeoutSeconds)
   const controller = new AbortController()
-  const timer = seconds > 0 ? setTimeout(() => controller.abort(), seconds * 1000) : undefined
+  const timer = seconds > 0 && seconds * 1000 <= MAX_TIMER_MS ? setTimeout(() => controller.abort(), seconds * 1000) : undefined
   const forget = env.onShutdown(() => controller.abort())
   // A custom resource's entry replaced (its CRD changed: schema, defaults, names) ends the watch, as upstream
   // stops the old storage's watchers: the client watches again and sees the objects as the CRD now has them.

@@ -39,6 +39,11 @@ export function parseFieldSelector(text: string): FieldSelector {
  * The same parse, yielding to other requests every slice: a selector in a
  * URL may be a megabyte long (upstream's bound on a request's header bytes).
  */
+/** The selector of one object by name (`metadata.name=<name>`, escaped as upstream's OneTermEqualSelector writes it). */
+export function nameSelector(name: string): FieldSelector {
+  return parseFieldSelector(`metadata.name=${escapeValue(name)}`)
+}
+
 export function parseFieldSelectorInSlices(text: string): Promise<FieldSelector> {
   return runInSlices(selectorOf(text))
 }

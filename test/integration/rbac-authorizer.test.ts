@@ -63,6 +63,31 @@ describe('the RBAC authorizer', () => {
     assert.equal((await api.get(`${configmaps}/shared2`)).status, 404)
   })
 
+  it('gives a watch of one named object that object alone, by the legacy path and by a field selector', async () => {
+    const secrets = '/api/v1/namespaces/team-a/secrets'
+    for (const name of ['allowed', 'topsecret']) await adminCreate(api, secrets, { metadata: { name }, stringData: { value: name } })
+    await grant(api, 'bob', 'one-secret', [{ verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['secrets'], resourceNames: ['allowed'] }], 'team-a')
+    const watched = async (path: string) => {
+      const r = await api.get(path, as('bob'))
+      return { status: r.status, names: r.text.split('\n').filter(Boolean).map((line) => JSON.parse(line).object?.metadata?.name), body: r.body }
+    }
+    // timeoutSeconds ends each watch after the events of what exists.
+    const legacy = await watched('/api/v1/watch/namespaces/team-a/secrets/allowed?timeoutSeconds=1')
+    assert.deepEqual(legacy, { status: 200, names: ['allowed'], body: legacy.body })
+    const selected = await watched(`${secrets}?watch=1&timeoutSeconds=1&fieldSelector=metadata.name%3Dallowed`)
+    assert.deepEqual(selected.names, ['allowed'])
+    const same = await watched('/api/v1/watch/namespaces/team-a/secrets/allowed?timeoutSeconds=1&fieldSelector=metadata.name%3Dallowed')
+    assert.deepEqual(same.names, ['allowed'])
+    // A selector that names another object beside the path's name is refused, as upstream refuses it.
+    for (const selector of ['metadata.name%3Dtopsecret', 'metadata.name!%3Dallowed', 'metadata.namespace%3Dteam-a']) {
+      const other = await api.get(`/api/v1/watch/namespaces/team-a/secrets/allowed?timeoutSeconds=1&fieldSelector=${selector}`, as('bob'))
+      assert.equal(other.status, 400, `${selector}: ${other.text}`)
+      assert.equal(other.body.message, "fieldSelector metadata.name doesn't match requested name")
+    }
+    assert.equal((await api.get('/api/v1/watch/namespaces/team-a/secrets/topsecret?timeoutSeconds=1', as('bob'))).status, 403)
+    assert.equal((await api.get(`${secrets}?watch=1&timeoutSeconds=1`, as('bob'))).status, 403)
+  })
+
   it('grants through a ClusterRoleBinding to a group every member of it, cluster-wide', async () => {
     await adminCreate(api, `${RBAC}/clusterroles`, role('namespace-viewer', [{ verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['namespaces'] }]))
     await adminCreate(api, `${RBAC}/clusterrolebindings`, binding('ops-view-namespaces', { kind: 'ClusterRole', name: 'namespace-viewer' }, [subject('Group', 'ops')]))

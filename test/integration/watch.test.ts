@@ -161,6 +161,18 @@ describe('watch', () => {
     assert.deepEqual(await readEvents(res, 1), [])
   })
 
+  it('keeps a watch open whose timeoutSeconds is beyond what a timer holds', async () => {
+    const api = await startServer()
+    const rv = (await api.get(CM)).body.metadata.resourceVersion
+    const res = await watch(api, `resourceVersion=${rv}&timeoutSeconds=99999999999`)
+    // Past the moment a timer of that delay would have fired (at once, as one of 1 ms).
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    await api.post(CM, { metadata: { name: 'after-a-long-timeout' } })
+    const [event] = await readEvents(res, 1)
+    assert.equal(event?.object?.metadata?.name, 'after-a-long-timeout')
+    await api.server.shutdown()
+  })
+
   it('picks a watch deadline as upstream: timeoutSeconds, else (also for 0) a random time in [min, 2*min]', () => {
     assert.equal(watchTimeoutSeconds(30, 1800, () => 0.5), 30)
     assert.equal(watchTimeoutSeconds(undefined, 1800, () => 0), 1800)
