@@ -54,6 +54,22 @@ describe('NodeRestriction', () => {
     assert.equal(allowed.status, 200)
   })
 
+  it('refuses owner references a kubelet sets on its own node, by each kind of write (CVE-2025-5187)', async () => {
+    const api = await cluster()
+    const before = (await api.get('/api/v1/nodes/n1')).body
+    // An owner that does not exist: the garbage collector would delete the node.
+    const owner = { apiVersion: 'v1', kind: 'Node', name: 'gone', uid: '00000000-0000-0000-0000-000000000001' }
+    const message = 'nodes "n1" is forbidden: node "n1" is not allowed to modify ownerReferences'
+    assertForbidden(await api.patch('/api/v1/nodes/n1', { metadata: { ownerReferences: [owner] } }, MERGE, kubelet), message)
+    const put = { ...before, metadata: { ...before.metadata, ownerReferences: [owner] } }
+    assertForbidden(await api.put('/api/v1/nodes/n1', put, kubelet), message)
+    const apply = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', ownerReferences: [owner] } }
+    assertForbidden(await api.patch('/api/v1/nodes/n1?fieldManager=kubelet&force=true', apply, 'application/apply-patch+yaml', kubelet), message)
+    assert.deepEqual((await api.get('/api/v1/nodes/n1')).body.metadata.ownerReferences, undefined)
+    // An empty list is no change.
+    assert.equal((await api.patch('/api/v1/nodes/n1', { metadata: { ownerReferences: [] } }, MERGE, kubelet)).status, 200)
+  })
+
   it("refuses to delete, evict or update the status of another node's pod, and allows its own", async () => {
     const api = await cluster()
     assertForbidden(await api.delete(`${PODS}/on-n2`, kubelet), 'pods "on-n2" is forbidden: node "n1" can only delete pods with spec.nodeName set to itself')

@@ -107,6 +107,9 @@ export function nodeRestriction(reads: NodeRestrictionReads, audiences?: NodeTok
         throw forbid(a, `node ${JSON.stringify(node)} is not allowed to update configSource to a new non-nil configSource`)
       if (!jsonEqual(emptyAsUndefined(spec['taints']) ?? null, emptyAsUndefined(old['taints']) ?? null))
         throw forbid(a, `node ${JSON.stringify(node)} is not allowed to modify taints`)
+      // An owner reference to an object that does not exist has the garbage collector delete the node (CVE-2025-5187).
+      if (!jsonEqual(emptyAsUndefined(a.object?.metadata.ownerReferences) ?? null, emptyAsUndefined(a.oldObject?.metadata.ownerReferences) ?? null))
+        throw forbid(a, `node ${JSON.stringify(node)} is not allowed to modify ownerReferences`)
       const forbidden = forbiddenNodeLabels(modifiedLabels(a.object?.metadata.labels, a.oldObject?.metadata.labels))
       if (forbidden.length) throw forbid(a, `is not allowed to modify labels: ${forbidden.join(', ')}`)
     }
