@@ -7,6 +7,8 @@ import { decodeBody, readAndDecodeObjectBody, readBodyBytes } from '../http/body
 import { APPLY_PATCH_TYPE, negotiateOutput, type OutputFormat } from '../http/media-types.js'
 import type { RequestInfo } from '../machinery/request-info.js'
 import { type FieldSelector, nameSelector } from '../machinery/field-selector.js'
+import { typeForKind, typeTable } from '../resources/schema/index.js'
+import { decodeAs } from '../resources/schema/json-decoding.js'
 import type { YamlDecoder } from '../http/yaml-off-thread.js'
 import { queryOf } from '../http/query.js'
 import { listResponse, objectResponse } from '../http/respond.js'
@@ -344,6 +346,8 @@ async function handleBinding(request: Request, params: URLSearchParams, info: Re
   return withWarnings(objectResponse(status, negotiateOutput(request.headers.get('accept'), { allowTable: false, includeObject: null }), 201), ctx.warnings)
 }
 
+const TOKEN_REQUEST_TYPE = typeForKind('authentication.k8s.io', 'v1', 'TokenRequest')
+
 /** `serviceaccounts/<name>/token`: a TokenRequest answered with a signed token (never stored). */
 async function handleTokenRequest(
   request: Request,
@@ -357,6 +361,8 @@ async function handleTokenRequest(
   const tokens = env.serviceAccountTokens
   if (!tokens) throw resourceNotFound()
   const body = await decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes), env.yamlDecoder)
+  // Typed as upstream decodes it: a field of the wrong type (an expirationSeconds of "3600" or 3600.5) is a 400.
+  if (isPlainObject(body) && TOKEN_REQUEST_TYPE) decodeAs(body, TOKEN_REQUEST_TYPE, typeTable, 'TokenRequest', 'v1')
   env.auditRequestObject?.(body)
   const warnings = (ctx.warnings ??= [])
   const admission = tokenRequestAdmission(env.registry, entry, info, ctx)

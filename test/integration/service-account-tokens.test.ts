@@ -122,6 +122,19 @@ describe('TokenRequest', () => {
       code: 422,
       message: 'TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 4294967297: may not specify a duration larger than 2^32 seconds',
     },
+    ...(
+      [
+        ['a fraction', 3600.5, 'number 3600.5'],
+        ['a string', '3600', 'string'],
+        ['a boolean', true, 'bool'],
+        ['a list', [600], 'array'],
+      ] as const
+    ).map(([kind, value, got]) => ({
+      what: `a duration that is ${kind}`,
+      body: tokenRequest({ expirationSeconds: value }),
+      code: 400,
+      message: `TokenRequest in version "v1" cannot be handled as a TokenRequest: json: cannot unmarshal ${got} into Go struct field TokenRequestSpec.spec.expirationSeconds of type int64`,
+    })),
     {
       what: 'a name other than the service account',
       body: tokenRequest({}, { name: 'someone' }),
