@@ -33,8 +33,12 @@ export class Quantity {
 }
 
 const SUFFIX = /^([+-]?)(\d+\.?\d*|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$/
-const BINARY: Record<string, bigint> = { Ki: 1n, Mi: 2n, Gi: 3n, Ti: 4n, Pi: 5n, Ei: 6n }
+/** The power of two each binary suffix stands for. */
+const BINARY: Record<string, number> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 }
 const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 }
+
+/** Upstream keeps no digit finer than a nano (resource.Nano): a finer non-zero amount is rounded up to it. */
+const NANO_SCALE = 9
 
 /** The quantity `text` denotes, or undefined when upstream's parser refuses it. */
 export function parseQuantity(text: string): Quantity | undefined {
@@ -42,18 +46,46 @@ export function parseQuantity(text: string): Quantity | undefined {
   if (!m) return undefined
   const [, sign = '', number = '', suffix = ''] = m
   const [whole = '', fraction = ''] = number.split('.')
-  let numerator = BigInt(`${whole || '0'}${fraction}`) * (sign === '-' ? -1n : 1n)
+  let digits = `${whole}${fraction}`
   let scale = fraction.length
-  if (suffix in BINARY) numerator *= 1024n ** (BINARY[suffix] ?? 0n)
+  let bits = 0
+  if (suffix in BINARY) bits = BINARY[suffix] ?? 0
   else if (suffix !== '') {
     const exponent = DECIMAL[suffix] ?? Number(suffix.slice(1))
     if (Math.abs(exponent) > 1000) return undefined
     if (exponent >= scale) {
-      numerator *= 10n ** BigInt(exponent - scale)
+      digits += '0'.repeat(exponent - scale)
       scale = 0
     } else scale -= exponent
   }
-  return new Quantity(numerator, scale)
+  const magnitude = roundUpToNano(digits, scale, bits)
+  return new Quantity(sign === '-' ? -magnitude.numerator : magnitude.numerator, magnitude.scale)
+}
+
+/**
+ * `digits` / 10^`scale` × 2^`bits` (a binary suffix), rounded up — away
+ * from zero, as upstream rounds the magnitude — to whole nanos. Digits
+ * past those that can still matter are not converted at all, only looked
+ * at for a non-zero one, so a fraction a million digits long costs one
+ * scan instead of big-number arithmetic on it ever after.
+ */
+function roundUpToNano(digits: string, scale: number, bits: number): Quantity {
+  // 2^bits divides 10^bits: with `bits` digits kept past the nano, no nano
+  // lies strictly between the kept digits' value and the next step up of
+  // them, once multiplied, so any non-zero remainder only needs to count as one.
+  const factor = 1n << BigInt(bits)
+  const kept = NANO_SCALE + bits
+  let numerator: bigint
+  if (scale > kept) {
+    const cut = digits.length - (scale - kept)
+    numerator = BigInt(digits.slice(0, Math.max(cut, 0)) || '0') * factor
+    if (/[1-9]/.test(digits.slice(Math.max(cut, 0)))) numerator += 1n
+    scale = kept
+  } else numerator = BigInt(digits || '0') * factor
+  if (scale <= NANO_SCALE) return new Quantity(numerator, scale)
+  const divisor = 10n ** BigInt(scale - NANO_SCALE)
+  const rounded = numerator / divisor + (numerator % divisor === 0n ? 0n : 1n)
+  return new Quantity(rounded, NANO_SCALE)
 }
 
 function quantity(text: string): Quantity {
