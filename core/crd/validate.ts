@@ -6,7 +6,7 @@
  * as upstream does after it, the `set` and `map` lists are checked for
  * duplicates.
  */
-import { regexError, regexTest } from '../regex/re2.js'
+import { RegexWorkExceeded, regexError, regexTest } from '../regex/re2.js'
 import { GoLiteral, goPrint } from '../machinery/go-format.js'
 import {
   duplicate,
@@ -88,13 +88,28 @@ function stringRules(value: unknown, s: JSONSchemaProps, path: FieldPath): Field
   if (s.minLength !== undefined && length < s.minLength) {
     errs.push(invalid(path, value, `${name} in body should be at least ${s.minLength} chars long`))
   }
-  if (s.pattern !== undefined && !matchesPattern(s.pattern, value)) {
-    errs.push(invalid(path, value, `${name} in body should match '${s.pattern}'`))
-  }
+  const patternErr = s.pattern === undefined ? undefined : patternError(s.pattern, value, path)
+  if (patternErr) errs.push(patternErr)
   if (s.format && !matchesFormat(s.format, value)) {
     errs.push(typeInvalid(path, value, `${name} in body must be of type ${s.format}: ${JSON.stringify(value)}`))
   }
   return errs
+}
+
+/**
+ * `value` against `pattern`: no error when it matches; when the match
+ * would cost more than the server lets one match cost (regex/re2.ts), the
+ * value is refused as invalid too, since it could not be shown to match.
+ */
+function patternError(pattern: string, value: string, path: FieldPath): FieldError | undefined {
+  const name = nameOf(path)
+  try {
+    if (matchesPattern(pattern, value)) return undefined
+  } catch (err) {
+    if (!(err instanceof RegexWorkExceeded)) throw err
+    return invalid(path, value, `${name} in body could not be matched against '${pattern}': ${err.message}`)
+  }
+  return invalid(path, value, `${name} in body should match '${pattern}'`)
 }
 
 /** Whether `value` matches `pattern` (unanchored, RE2); a pattern RE2 refuses matches nothing, as it cannot pass CRD validation. */

@@ -9,6 +9,13 @@
  *
  * Compiled patterns are kept in a bounded cache, since the same few
  * patterns are matched against every object of a kind.
+ *
+ * Linear is not cheap, though: when re2js's DFA gives up it runs an NFA
+ * whose work is the compiled program's size times the input's length, and
+ * a short pattern can compile large (`(?:a?){1000}a{1000}b` is 3,003
+ * instructions). Since the whole server shares one thread, a match whose
+ * worst case is over REGEX_WORK_LIMIT is refused before it runs
+ * (RegexWorkExceeded), and each caller turns that into its own error.
  */
 import { RE2JS } from 're2js'
 
@@ -17,6 +24,29 @@ export class RegexSyntaxError extends Error {
   constructor(message: string) {
     super(message)
     this.name = 'RegexSyntaxError'
+  }
+}
+
+/**
+ * The most work one match may need in the worst case, in program
+ * instructions times input characters. re2js's NFA gets through about
+ * 3·10^7 of them a second when every instruction stays live, so no match
+ * stalls the server much longer than a second and a half. Real patterns
+ * stay far below it: hostname and label patterns compile to 20–130
+ * instructions, a PEM or base64 pattern to 20–70, an IPv6 one to 700, so a
+ * pattern of 30 instructions still matches a value as large as a whole
+ * object (1.5 MiB), and one of 700 a value of 70,000 characters.
+ */
+export const REGEX_WORK_LIMIT = 50_000_000
+
+/** A match refused because its worst case is over REGEX_WORK_LIMIT. */
+export class RegexWorkExceeded extends Error {
+  constructor(
+    readonly instructions: number,
+    readonly inputLength: number,
+  ) {
+    super(`regular expression of ${instructions} instructions is too costly to match against ${inputLength} characters`)
+    this.name = 'RegexWorkExceeded'
   }
 }
 
@@ -58,21 +88,29 @@ export function regexError(pattern: string): string | undefined {
   return compiled instanceof RegexSyntaxError ? compiled.message : undefined
 }
 
-/** The compiled pattern; throws RegexSyntaxError when RE2 refuses it. */
+/** The compiled pattern; throws RegexSyntaxError when RE2 refuses it. Matching with it is not bounded: see regexTest. */
 export function compileRegex(pattern: string): RE2JS {
   const compiled = lookup(pattern)
   if (compiled instanceof RegexSyntaxError) throw compiled
   return compiled
 }
 
+/** The compiled pattern, once its worst case over `input` is known to be within REGEX_WORK_LIMIT. */
+function compileFor(pattern: string, input: string): RE2JS {
+  const compiled = compileRegex(pattern)
+  const instructions = compiled.programSize()
+  if (instructions * input.length > REGEX_WORK_LIMIT) throw new RegexWorkExceeded(instructions, input.length)
+  return compiled
+}
+
 /** Whether `pattern` matches anywhere in `input` (Go's MatchString: unanchored). */
 export function regexTest(pattern: string, input: string): boolean {
-  return compileRegex(pattern).test(input)
+  return compileFor(pattern, input).test(input)
 }
 
 /** The leftmost match in `input`, or '' when there is none (Go's FindString). */
 export function regexFind(pattern: string, input: string): string {
-  const matcher = compileRegex(pattern).matcher(input)
+  const matcher = compileFor(pattern, input).matcher(input)
   return matcher.find() ? (matcher.group() ?? '') : ''
 }
 
@@ -84,7 +122,7 @@ export function regexFind(pattern: string, input: string): string {
 export function regexFindAll(pattern: string, input: string, limit = -1): string[] {
   const out: string[] = []
   if (limit === 0) return out
-  const matcher = compileRegex(pattern).matcher(input)
+  const matcher = compileFor(pattern, input).matcher(input)
   let previousEnd = -1
   let from = 0
   while (from <= input.length && matcher.find(from)) {

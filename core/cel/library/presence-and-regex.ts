@@ -17,6 +17,7 @@ import type { ASTNode } from '@marcbachmann/cel-js'
 import { regexTest } from '../../regex/re2.js'
 import { callCost } from '../meter-calls.js'
 import { meterOf } from '../meter.js'
+import { boundedMatch } from './regex.js'
 import { type CheckContext, type Checker, type Evaluator, type Macro, accepts, setNodeMeta } from './macro-api.js'
 
 interface Presence extends Macro {
@@ -71,7 +72,7 @@ const regexMatch = (receiver: ASTNode, pattern: ASTNode, call: ASTNode): RegexMa
     if (typeof target !== 'string' || typeof re !== 'string') throw new Error("no such overload: 'matches'")
     const meter = meterOf(ctx)
     meter?.charge(callCost('matches', [target, re], meter.remaining))
-    return regexTest(re, target)
+    return boundedMatch(() => regexTest(re, target))
   },
 })
 

@@ -10,15 +10,30 @@
  * error, as cel-go's ValidateRegexLiterals makes it.
  */
 import type { ASTNode, Environment } from '@marcbachmann/cel-js'
-import { regexError, regexFind, regexFindAll, regexTest } from '../../regex/re2.js'
+import { CostLimitExceeded } from '../meter.js'
+import { RegexWorkExceeded, regexError, regexFind, regexFindAll, regexTest } from '../../regex/re2.js'
+
+/**
+ * Runs a match; one the server refuses as too costly (regex/re2.ts) stops
+ * the evaluation as its cost limit does, with cel-go's words: the match's
+ * real work, not its price, is what passed the bound.
+ */
+export function boundedMatch<T>(match: () => T): T {
+  try {
+    return match()
+  } catch (err) {
+    if (err instanceof RegexWorkExceeded) throw new CostLimitExceeded()
+    throw err
+  }
+}
 
 export function registerRegex(env: Environment): Environment {
   return env
-    .registerFunction('matches(string, string): bool', (s: string, re: string) => regexTest(re, s))
-    .registerFunction('string.find(string): string', (s: string, re: string) => regexFind(re, s))
-    .registerFunction('string.findAll(string): list<string>', (s: string, re: string) => regexFindAll(re, s))
+    .registerFunction('matches(string, string): bool', (s: string, re: string) => boundedMatch(() => regexTest(re, s)))
+    .registerFunction('string.find(string): string', (s: string, re: string) => boundedMatch(() => regexFind(re, s)))
+    .registerFunction('string.findAll(string): list<string>', (s: string, re: string) => boundedMatch(() => regexFindAll(re, s)))
     .registerFunction('string.findAll(string, int): list<string>', (s: string, re: string, n: bigint) =>
-      regexFindAll(re, s, n < 0n ? -1 : Number(n > 1_000_000n ? 1_000_000n : n)),
+      boundedMatch(() => regexFindAll(re, s, n < 0n ? -1 : Number(n > 1_000_000n ? 1_000_000n : n))),
     )
 }
 

@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { parseAndCheck } from '../../../core/cel/checked.js'
+import { kubernetesEnvironment } from '../../../core/cel/library/index.js'
+import { CostMeter, PER_CALL_LIMIT, runMetered } from '../../../core/cel/meter.js'
+import { validateObject } from '../../../core/crd/validate.js'
+import { errorText, FieldPath } from '../../../core/machinery/field.js'
+import { REGEX_WORK_LIMIT, RegexWorkExceeded, regexFind, regexFindAll, regexTest } from '../../../core/regex/re2.js'
+
+/** 20 characters that compile to 3,003 instructions; re2js's NFA took 11 s over the input below. */
+const COSTLY = '(?:a?){1000}a{1000}b'
+const LONG = `b${'a'.repeat(100_000)}`
+
+/** Runs `run`, which must finish within `ms` milliseconds. */
+function quickly<T>(run: () => T, ms = 200): T {
+  const started = performance.now()
+  try {
+    return run()
+  } finally {
+    const took = performance.now() - started
+    assert.ok(took < ms, `took ${took.toFixed(0)} ms`)
+  }
+}
+
+describe('a match whose worst case is over the work limit is refused before it runs', () => {
+  it('refuses the costly pattern over a long input, in every form', () => {
+    for (const run of [() => regexTest(COSTLY, LONG), () => regexFind(COSTLY, LONG), () => regexFindAll(COSTLY, LONG)]) {
+      quickly(() => assert.throws(run, RegexWorkExceeded))
+    }
+  })
+
+  it('still matches the costly pattern over an input within the limit', () => {
+    assert.equal(regexTest(COSTLY, `${'a'.repeat(1000)}b`), true)
+    assert.equal(regexFind(COSTLY, 'b'), '')
+  })
+
+  it('keeps ordinary patterns working on values as large as an object', () => {
+    const hostname = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'
+    assert.equal(regexTest(hostname, `${'abc.'.repeat(375_000)}x`), true)
+    assert.equal(regexFind('[0-9]+', `${'x'.repeat(1_500_000)}42`), '42')
+    assert.equal(regexFindAll('a*b', 'ab'.repeat(5000)).length, 5000)
+    assert.ok(22 * 1_500_000 < REGEX_WORK_LIMIT)
+  })
+
+  it('stops a CEL evaluation as its cost limit does', () => {
+    const env = kubernetesEnvironment().registerVariable('s', 'string')
+    for (const expression of [`s.matches('${COSTLY}')`, `matches(s, '${COSTLY}')`, `s.find('${COSTLY}')`, `s.findAll('${COSTLY}')`, `s.findAll('${COSTLY}', 1)`]) {
+      const outcome = parseAndCheck(env, expression)
+      assert.ok('parsed' in outcome, expression)
+      quickly(() => assert.throws(() => runMetered(outcome.parsed, { s: LONG }, new CostMeter(PER_CALL_LIMIT)), { message: 'operation cancelled: actual cost limit exceeded' }), 500)
+    }
+  })
+
+  it("makes a CRD field's value invalid, quickly", () => {
+    const schema = { type: 'object', properties: { name: { type: 'string', pattern: COSTLY } } }
+    const errors = quickly(() => validateObject({ name: LONG }, schema, FieldPath.root('spec')))
+    assert.equal(errors.length, 1)
+    const [error] = errors
+    assert.equal(error?.type, 'FieldValueInvalid')
+    assert.equal(error?.field, 'spec.name')
+    assert.match(errorText(error!), /spec\.name in body could not be matched against '\(\?:a\?\)\{1000\}a\{1000\}b': regular expression of 3003 instructions is too costly to match against 100001 characters/)
+    assert.deepEqual(validateObject({ name: 'ab' }, schema, FieldPath.root('spec')).map(errorText), [
+      "spec.name: Invalid value: \"ab\": spec.name in body should match '(?:a?){1000}a{1000}b'",
+    ])
+  })
+})
