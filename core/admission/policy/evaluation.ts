@@ -11,12 +11,19 @@
  * variables are part of the evaluation that first reads them, and counts
  * once. What each evaluation actually cost is drawn from the policy
  * evaluation's budget, upstream's RuntimeCELCostBudget.
+ *
+ * Time: upstream gives every parameter object of a binding a budget of its
+ * own, so a request a binding matches with a hundred parameters may compute
+ * for seconds; upstream does that in the request's goroutine, but here the
+ * thread is every client's, so each expression starts by letting the other
+ * requests run once the thread's time slice is spent (machinery/time-slice.ts).
  */
 import type { ASTNode } from '@marcbachmann/cel-js'
 import { childNodes, parseAndCheck } from '../../cel/checked.js'
 import { deepCount } from '../../cel/meter-calls.js'
 import { CostMeter, isCostLimitExceeded, runMetered } from '../../cel/meter.js'
 import { CALL_LIMIT_EXCEEDED, CEL_RULE_LIMITS } from '../../crd-schema/cel-cost.js'
+import { TimeSlice } from '../../machinery/time-slice.js'
 import { policyEnvironment } from './cel-environment.js'
 import { messagesAsMaps } from './object-literals.js'
 
@@ -97,6 +104,9 @@ export function newCostBudget(): CostBudget {
 
 type VariableOutcome = { value: unknown } | { error: ExpressionError }
 
+/** Policy expressions of every request share the thread's slices: between two of them, other requests may run. */
+const slice = new TimeSlice()
+
 /**
  * The expressions of one policy, one binding and one parameter object over one request.
  * `activation` holds everything but `variables`; `size` is how many values it has.
@@ -121,6 +131,7 @@ export class PolicyEvaluation {
    * without one, the expression has its own and pays the budget.
    */
   async evaluate(expression: string, before = Infinity, meter?: CostMeter): Promise<unknown> {
+    await slice.pause()
     const outcome = compilePolicyExpression(expression)
     if ('error' in outcome) throw new ExpressionError(outcome.error)
     const compiled = outcome.compiled
