@@ -449,11 +449,17 @@ class Evaluator {
     return out
   }
 
+  /**
+   * Every node that yields values charges them, so the budget bounds any
+   * path: a union or a literal repeats what came in, and unions of names
+   * repeated in a row multiply it without stepping into anything.
+   */
   walk(input: unknown[], node: Node): unknown[] {
     switch (node.type) {
       case 'list':
         return node.nodes.reduce((values, n) => this.walk(values, n), input)
       case 'text':
+        this.charge(1)
         return [node.text]
       case 'field':
         return this.field(input, node.name)
@@ -469,13 +475,14 @@ class Evaluator {
       case 'int':
       case 'float':
       case 'bool':
+        this.charge(input.length)
         return input.map(() => node.value)
       case 'wildcard':
         return input.flatMap((v) => this.children(v))
       case 'recursive':
         return this.recursive(input)
       case 'union':
-        return node.lists.flatMap((l) => this.walk(input, l))
+        return this.union(input, node.lists)
       case 'identifier':
         if (node.name === 'range' || node.name === 'end') throw new JsonPathError(`${node.name} is not supported here`)
         throw new JsonPathError(`unrecognized identifier ${node.name}`)
@@ -485,8 +492,20 @@ class Evaluator {
   private field(input: unknown[], name: string): unknown[] {
     const results: unknown[] = []
     for (const v of input) if (isMap(v) && Object.hasOwn(v, name)) results.push(v[name])
+    this.charge(results.length)
     if (!results.length && input.length && !this.allowMissingKeys) throw new JsonPathError(`${name} is not found`)
     return results
+  }
+
+  /** Each list's results, charged before they are appended: an empty list gives back its input uncharged. */
+  private union(input: unknown[], lists: readonly ListNode[]): unknown[] {
+    const out: unknown[] = []
+    for (const l of lists) {
+      const values = this.walk(input, l)
+      this.charge(values.length)
+      for (const v of values) out.push(v)
+    }
+    return out
   }
 
   private filter(input: unknown[], node: Extract<Node, { type: 'filter' }>): unknown[] {

@@ -47,6 +47,23 @@ function bigSpec(label: string): Record<string, unknown> {
   return { label, tree: inner }
 }
 
+/** `.spec['a','a',…]` three times over: a thousand names a level, a billion values unbounded. */
+const UNIONS = '.spec' + `[${Array(1000).fill("'a'").join(',')}]`.repeat(3)
+
+/** A CRD of Unions whose one extra column is `path`. */
+function unionDefinition(path: string) {
+  const version = definition.spec.versions[0]
+  return {
+    ...definition,
+    metadata: { name: `unions.${GROUP}` },
+    spec: {
+      ...definition.spec,
+      names: { plural: 'unions', singular: 'union', kind: 'Union' },
+      versions: [{ ...version, additionalPrinterColumns: [{ name: 'Unions', type: 'string', jsonPath: path }] }],
+    },
+  }
+}
+
 describe('printer columns in bounded time', { timeout: 120_000 }, () => {
   it('stops an evaluation past its bound with a JSONPath error, and leaves simple paths alone', () => {
     const path = compileJsonPath(`{${PATHOLOGICAL}}`, { allowMissingKeys: true })
@@ -59,6 +76,35 @@ describe('printer columns in bounded time', { timeout: 120_000 }, () => {
     const small = compileJsonPath('{..leaf}')
     assert.ok(typeof small !== 'string')
     for (let i = 0; i < 3; i++) assert.deepEqual(small.find(bigSpec('a')), [['x']])
+  })
+
+  it('charges the values unions of names repeat, stopping at the bound before they multiply', () => {
+    const path = compileJsonPath(`{${UNIONS}}`, { allowMissingKeys: true })
+    assert.ok(typeof path !== 'string', String(path))
+    const started = performance.now()
+    assert.throws(() => path.find({ spec: { a: { a: { a: 1 } } } }), (err: unknown) => err instanceof JsonPathError && err.message.includes(String(MAX_JSONPATH_VALUES)))
+    assert.ok(performance.now() - started < 2000, 'the evaluation stopped at the bound')
+    // Unions, literals and names within the bound still give every value.
+    const small = compileJsonPath("{.spec['a','a'].a}")
+    assert.ok(typeof small !== 'string')
+    assert.deepEqual(small.find({ spec: { a: { a: 1 } } }), [[1, 1]])
+  })
+
+  it('lists an object as a Table with an empty cell for a column of repeated unions', async () => {
+    const api = await startServer()
+    await installDefinition(api, unionDefinition(UNIONS))
+    const unions = `/apis/${GROUP}/v1/namespaces/default/unions`
+    const created = await api.post(unions, { apiVersion: `${GROUP}/v1`, kind: 'Union', metadata: { name: 'u' }, spec: { a: { a: { a: 1 } } } })
+    assert.equal(created.status, 201, created.text.slice(0, 300))
+    const started = performance.now()
+    const listed = await api.get(unions, { headers: { accept: TABLE } })
+    assert.equal(listed.status, 200, listed.text.slice(0, 300))
+    assert.ok(performance.now() - started < 5000, 'the Table was answered in bounded time')
+    const rows = listed.body.rows as Array<{ cells: unknown[] }>
+    assert.deepEqual(
+      rows.map((r) => [r.cells[0], r.cells[1]]),
+      [['u', null]],
+    )
   })
 
   it("lists big objects as a Table with the pathological column empty, while another client's GET is served first", async () => {
