@@ -11,6 +11,7 @@ import {
   notFound,
   OPTIMISTIC_LOCK_MESSAGE,
   StatusError,
+  type StatusReason,
   serviceUnavailable,
   timeout,
 } from '../machinery/status-error.js'
@@ -44,5 +45,8 @@ export function interpretStorageError(err: unknown, gr: GroupResource, name: str
       return serviceUnavailable(err.message)
     case 'Internal':
       return internalError(err.message)
+    case 'RequestTooLarge':
+      // Upstream's etcd3 store returns etcd's error unwrapped: a 500 with etcd's text and no reason.
+      return new StatusError(500, '' as StatusReason, err.message)
   }
 }

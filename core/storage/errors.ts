@@ -32,6 +32,27 @@ export function keyExists(key: string, revision: number | undefined): StorageErr
   return new StorageError('KeyExists', key, `key exists: ${key}`, revision)
 }
 
+/**
+ * The most bytes one stored value may take: etcd's default
+ * `--max-request-bytes` (1.5 MiB). Past it etcd refuses the write, and
+ * upstream's API server answers with etcd's error as it is; every backend
+ * here refuses the same values, so an object that admission grew (a
+ * mutating policy, a webhook) is never stored by one and refused by another.
+ * etcd counts its whole request, whose key and framing add some hundred
+ * bytes to the value: what an object controls is the value.
+ */
+export const MAX_STORED_VALUE_BYTES = 1.5 * 1024 * 1024
+
+/** etcd's refusal of a request over `--max-request-bytes` (rpctypes.ErrRequestTooLarge), in its words. */
+export function requestTooLarge(key: string): StorageError {
+  return new StorageError('RequestTooLarge', key, 'etcdserver: request is too large')
+}
+
+/** Refuses, before anything is written, a value of `bytes` that etcd with its defaults would not store. */
+export function refuseOversizedValue(key: string, bytes: number): void {
+  if (bytes > MAX_STORED_VALUE_BYTES) throw requestTooLarge(key)
+}
+
 export function tooLarge(key: string, wanted: number, current: number): StorageError {
   // The registry words it as "Too large resource version: <this message>".
   return new StorageError('TooLargeResourceVersion', key, `${wanted}, current: ${current}`, current)

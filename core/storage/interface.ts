@@ -187,6 +187,8 @@ export type StorageErrorCode =
   | 'Unavailable'
   /** a stored value that cannot be read, such as one encrypted with a removed key (HTTP 500) */
   | 'Internal'
+  /** a value larger than etcd stores with its defaults (HTTP 500, etcd's own error, as upstream passes it on) */
+  | 'RequestTooLarge'
 
 export class StorageError extends Error {
   constructor(

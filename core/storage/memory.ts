@@ -17,8 +17,9 @@
  * memory holds is what etcd would hold.
  */
 import { cloneJson, type KubeObject } from '../machinery/object.js'
+import { utf8Length } from '../machinery/utf8-length.js'
 import { CONTINUE_AT_LATEST, decodeContinue, encodeContinue } from './continue-token.js'
-import { checkPreconditions, keyNotFound, parseResourceVersion, tooLarge, withoutStack } from './errors.js'
+import { checkPreconditions, keyNotFound, parseResourceVersion, refuseOversizedValue, tooLarge, withoutStack } from './errors.js'
 import { canonicalCopy } from '../encoding/canonical.js'
 import { deepFreeze, sameIgnoringResourceVersion, stampRevision } from './objects.js'
 import { type Change, StoreWatcher } from './store-watcher.js'
@@ -73,6 +74,9 @@ interface SealedChange {
   prevRevision: number
 }
 
+/** What an object held as it is would take stored: its JSON, as the transformed values hold it (a transformer's bytes are measured by StoredValues). */
+const heldSize = (obj: KubeObject): number => utf8Length(JSON.stringify(obj))
+
 /** The oldest revision an empty store has; the first write gets 2. */
 const INITIAL_REVISION = 1
 
@@ -104,6 +108,7 @@ export class MemoryStorage implements Storage {
     this.refuseExisting(key)
     // Transformed first, so the check and the write below happen without an await between them.
     const sealed = this.values ? await this.values.encode(key, canonicalCopy(obj)) : undefined
+    if (!this.values) refuseOversizedValue(key, heldSize(obj))
     this.refuseExisting(key)
     return cloneJson(this.commit(key, obj, undefined, sealed))
   }
@@ -177,7 +182,9 @@ export class MemoryStorage implements Storage {
       // Upstream skips writes that change nothing, so the resourceVersion stays, unless the value
       // was read with an older provider or key: then it is written again with the current one.
       const unchanged = sameIgnoringResourceVersion(updated, current)
-      const sealed = this.values && (!unchanged || read.stale) ? await this.values.encode(key, canonicalCopy(updated)) : undefined
+      const writes = !unchanged || read.stale
+      const sealed = writes && this.values ? await this.values.encode(key, canonicalCopy(updated)) : undefined
+      if (writes && !this.values) refuseOversizedValue(key, heldSize(updated))
       // Someone else wrote (or deleted) meanwhile: start over from their state.
       if (this.latest(key)?.rev !== version.rev) continue
       if (sealed ? !mustWrite(read, sealed.plain) : unchanged) return cloneJson(current)

@@ -9,6 +9,7 @@ import util from 'node:util'
 import { describe, it, type TestContext } from 'node:test'
 import type { KubeObject } from '../../core/machinery/object.js'
 import { createOneByOne } from '../../core/storage/create-many.js'
+import { MAX_STORED_VALUE_BYTES } from '../../core/storage/errors.js'
 import {
   type ListResult,
   type Storage,
@@ -40,6 +41,13 @@ function pod(name: string, labels?: Record<string, string>, image = 'nginx:1', n
   const metadata: KubeObject['metadata'] = { name, namespace, uid: `uid-${name}` }
   if (labels) metadata.labels = labels
   return { apiVersion: 'v1', kind: 'Pod', metadata, spec: { image } }
+}
+
+/** A pod whose annotation makes its stored value about `bytes` long (the rest is well under a kilobyte, in any codec). */
+function podOfSize(name: string, bytes: number): KubeObject {
+  const obj = pod(name)
+  obj.metadata.annotations = { blob: 'x'.repeat(bytes) }
+  return obj
 }
 
 function withImage(obj: KubeObject, image: string): KubeObject {
@@ -440,6 +448,32 @@ export function runStorageContract<S extends Storage>(
         await s.create('/registry/services/ns/a', pod('a'))
         await s.delete(key('b'))
         assert.equal(await s.count(PREFIX), 2)
+      })
+    })
+
+    describe('value size', () => {
+      it('refuses a create whose value is over etcd\'s default request limit, storing nothing', async (t) => {
+        const s = await open(t)
+        const revision = await s.currentRevision()
+        await assert.rejects(s.create(key('big'), podOfSize('big', MAX_STORED_VALUE_BYTES + 1)), isStorageError('RequestTooLarge'))
+        assert.equal(await s.get(key('big')), undefined)
+        assert.equal(await s.currentRevision(), revision, 'a refused create writes nothing')
+      })
+
+      it('stores a value just under the limit', async (t) => {
+        const s = await open(t)
+        const created = await s.create(key('near'), podOfSize('near', MAX_STORED_VALUE_BYTES - 4096))
+        assert.deepEqual(await s.get(key('near')), created)
+      })
+
+      it('refuses an update that grows the value over the limit, keeping the old version', async (t) => {
+        const s = await open(t)
+        const created = await s.create(key('a'), pod('a'))
+        await assert.rejects(
+          s.guaranteedUpdate(key('a'), (cur) => ({ ...cur, metadata: { ...cur.metadata, annotations: { blob: 'x'.repeat(MAX_STORED_VALUE_BYTES + 1) } } })),
+          isStorageError('RequestTooLarge'),
+        )
+        assert.deepEqual(await s.get(key('a')), created)
       })
     })
 

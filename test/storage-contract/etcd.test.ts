@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { KubeObject } from '../../core/machinery/object.js'
 import { jsonCodec, yamlCodec } from '../../core/storage/codec.js'
+import { MAX_STORED_VALUE_BYTES } from '../../core/storage/errors.js'
 import { StorageError } from '../../core/storage/interface.js'
 import { EtcdStorage, type EtcdStorageOptions } from '../../runtimes/node/storage/etcd.js'
 import { COMPACT_REV_KEY } from '../../runtimes/node/storage/etcd-compactor.js'
@@ -47,6 +48,25 @@ function isCompacted(message: string) {
 }
 
 describe('EtcdStorage', () => {
+  it("answers etcd's own refusal of a request over --max-request-bytes as the size check does", async () => {
+    const s = await openStore()
+    try {
+      // A value of exactly the bound passes the check, and etcd refuses it once the key and framing are added.
+      const edge = { ...pod('edge'), metadata: { name: 'edge', namespace: 'ns', annotations: { blob: '' } } }
+      edge.metadata.annotations.blob = 'x'.repeat(MAX_STORED_VALUE_BYTES - jsonCodec.encode(edge).length)
+      assert.equal(jsonCodec.encode(edge).length, MAX_STORED_VALUE_BYTES)
+      await assert.rejects(s.create('/registry/pods/ns/edge', edge), (err: unknown) => {
+        assert.ok(err instanceof StorageError, String(err))
+        assert.equal(err.code, 'RequestTooLarge')
+        assert.equal(err.message, 'etcdserver: request is too large')
+        return true
+      })
+      assert.equal(await s.get('/registry/pods/ns/edge'), undefined)
+    } finally {
+      await s.close()
+    }
+  })
+
   it('ends a watch begun after the store closed, rather than trying it again for ever', async () => {
     const s = await openStore()
     const revision = String(await s.currentRevision())

@@ -7,6 +7,7 @@
 import type { KubeObject } from '../../machinery/object.js'
 import { sameBytes } from '../../machinery/same-bytes.js'
 import type { ObjectCodec } from '../codec.js'
+import { refuseOversizedValue } from '../errors.js'
 import { StorageError } from '../interface.js'
 import { type FromStorage, keyContext, type ValueTransformer } from './transformer.js'
 
@@ -24,9 +25,12 @@ export class StoredValues {
     private readonly transformerFor: (key: string) => ValueTransformer,
   ) {}
 
+  /** The bytes to store for `obj`; refused past what etcd stores, measured as etcd would (after encryption). */
   async encode(key: string, obj: KubeObject): Promise<{ plain: Uint8Array; stored: Uint8Array }> {
     const plain = this.codec.encode(obj)
-    return { plain, stored: await this.transformerFor(key).toStorage(plain, keyContext(key)) }
+    const stored = await this.transformerFor(key).toStorage(plain, keyContext(key))
+    refuseOversizedValue(key, stored.length)
+    return { plain, stored }
   }
 
   async decode(key: string, stored: Uint8Array): Promise<DecodedValue> {

@@ -5,10 +5,10 @@
  * or overloaded etcd becomes Unavailable (503), a compacted revision
  * Compacted (410), a future one TooLargeResourceVersion (504).
  */
-import { compactedRead, compactedWatch, continueExpired } from '../../../core/storage/errors.js'
+import { compactedRead, compactedWatch, continueExpired, requestTooLarge } from '../../../core/storage/errors.js'
 import { StorageError } from '../../../core/storage/interface.js'
 import { CircuitOpenError } from './etcd-fault-policy.js'
-import { ClientClosedError, isOutOfRange, isRecoverableError } from './etcd-grpc-status.js'
+import { ClientClosedError, EtcdCallError, GrpcStatus, isOutOfRange, isRecoverableError } from './etcd-grpc-status.js'
 
 export { checkPreconditions, keyExists, keyNotFound, parseResourceVersion, tooLarge } from '../../../core/storage/errors.js'
 
@@ -25,6 +25,16 @@ export function isCompactedError(err: unknown): boolean {
 
 export function isFutureRevisionError(err: unknown): boolean {
   return isOutOfRange(err, 'required revision is a future revision')
+}
+
+/**
+ * etcd's own refusal of a request over its `--max-request-bytes`, as the
+ * other backends refuse a value past etcd's default: a member configured
+ * lower (or the key's bytes on top of a value at the bound) ends here.
+ */
+export function tooLargeRequest(key: string, err: unknown): StorageError | undefined {
+  const refused = err instanceof EtcdCallError && err.code === GrpcStatus.INVALID_ARGUMENT && err.details.includes('request is too large')
+  return refused ? requestTooLarge(key) : undefined
 }
 
 /**

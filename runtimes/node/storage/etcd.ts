@@ -40,6 +40,7 @@ import {
   parseResourceVersion,
   readCompacted,
   tooLarge,
+  tooLargeRequest,
   unavailable,
 } from './etcd-errors.js'
 import { keyBytes, keyRange, prefixEnd } from './etcd-kv.js'
@@ -567,7 +568,7 @@ export class EtcdStorage implements Storage {
 
   private mapError(key: string, err: unknown): unknown {
     if (err instanceof StorageError) return err
-    return isUnavailableError(err) ? unavailable(key, this.endpoints, err) : err
+    return isUnavailableError(err) ? unavailable(key, this.endpoints, err) : (tooLargeRequest(key, err) ?? err)
   }
 }
 
