@@ -12,6 +12,8 @@ export const FIXED64 = 1
 export const LEN = 2
 export const FIXED32 = 5
 const TWO_32 = 4294967296
+/** A varint's high half below this makes a non-negative value below 2^53. */
+const SAFE_HIGH_BITS = 0x200000
 
 export const utf8 = new TextEncoder()
 export const utf8Strict = new TextDecoder('utf-8', { fatal: true })
@@ -95,10 +97,22 @@ export class Reader {
     return hi * TWO_32 + lo
   }
 
+  /**
+   * A signed 64-bit varint. Upstream keeps any int64 exactly; values here are
+   * doubles, so one a double cannot hold (most beyond 2^53) is refused rather
+   * than stored rounded (2^63 - 1 would become 2^63, which no int64 reader
+   * accepts back). -2^63 is exact but refused too: written back as text it is
+   * -9223372036854776000, out of int64's range. Every value a double holds
+   * exactly is kept, the same bound as a JSON body's (json-decoding.ts).
+   */
   int64(): number {
     const [lo, hi] = this.varint64()
-    if (hi & 0x80000000) return Number(BigInt.asIntN(64, (BigInt(hi) << 32n) | BigInt(lo)))
-    return hi * TWO_32 + lo
+    // Below 2^53, the common case: exact without a BigInt.
+    if (hi < SAFE_HIGH_BITS) return hi * TWO_32 + lo
+    const exact = BigInt.asIntN(64, (BigInt(hi) << 32n) | BigInt(lo))
+    const n = Number(exact)
+    if (BigInt(n) !== exact || n === -(2 ** 63)) throw new WireError(`int64 value ${exact} cannot be stored exactly`)
+    return n
   }
 
   int32(): number {

@@ -52,6 +52,28 @@ function goType(t: TypeRef): string {
 
 const INT32_MIN = -(2 ** 31)
 const INT32_MAX = 2 ** 31 - 1
+/**
+ * JSON.parse has rounded a literal to a double already: 2^63 - 1 arrives as
+ * 2^63. A double whose magnitude reaches 2^63 is refused, as upstream refuses
+ * the literal; -2^63 too, since it would be written back as text
+ * (-9223372036854776000) that no int64 reader accepts.
+ */
+const INT64_BOUND = 2 ** 63
+
+function fitsScalar(v: number, scalar: 'int32' | 'int64'): boolean {
+  if (!Number.isInteger(v)) return false
+  return scalar === 'int32' ? v >= INT32_MIN && v <= INT32_MAX : Math.abs(v) < INT64_BOUND
+}
+
+/**
+ * The number as Go's error echoes it: Go quotes the literal, which JSON.parse
+ * has lost, so an integer is written out in full (2^63 as the
+ * 9223372036854775808 a client sends, not 9223372036854776000) and an
+ * exponent without JavaScript's `+` (1e300, not 1e+300).
+ */
+function literalText(v: number): string {
+  return Number.isInteger(v) && Math.abs(v) < 1e21 ? BigInt(v).toString() : String(v).replace('e+', 'e')
+}
 
 /** Where a value sits, for Go's "Go struct field Struct.a.b" wording: the innermost struct and the field names from the top. */
 interface Where {
@@ -62,7 +84,7 @@ interface Where {
 }
 
 function typeError(value: unknown, t: TypeRef, where: Where, literal = false): DecodeError {
-  const kind = literal ? `number ${String(value)}` : jsonKind(value)
+  const kind = literal ? `number ${literalText(value as number)}` : jsonKind(value)
   return new DecodeError(`json: cannot unmarshal ${kind} into Go struct field ${where.struct}.${where.path.join('.')} of type ${goType(t)}`)
 }
 
@@ -173,7 +195,7 @@ class Decoder {
       case 'int32':
       case 'int64':
         if (typeof v !== 'number') throw typeError(v, t, where)
-        if (!Number.isInteger(v) || (t.scalar === 'int32' && (v < INT32_MIN || v > INT32_MAX))) throw typeError(v, t, where, true)
+        if (!fitsScalar(v, t.scalar)) throw typeError(v, t, where, true)
         return v
       case 'bytes': {
         if (typeof v !== 'string') throw typeError(v, t, where)
@@ -197,8 +219,7 @@ class Decoder {
       case 'int-or-string':
         if (typeof v === 'string') return v
         if (typeof v !== 'number') throw new DecodeError(`json: cannot unmarshal ${jsonKind(v)} into Go value of type int32`)
-        if (!Number.isInteger(v) || v < INT32_MIN || v > INT32_MAX)
-          throw new DecodeError(`json: cannot unmarshal number ${String(v)} into Go value of type int32`)
+        if (!fitsScalar(v, 'int32')) throw new DecodeError(`json: cannot unmarshal number ${literalText(v)} into Go value of type int32`)
         return v
       case 'duration': {
         if (typeof v !== 'string') throw new DecodeError(notAString(jsonKind(v)))
