@@ -4,7 +4,8 @@
  */
 import { BODY_TYPES, essence, JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE } from './media-types.js'
 import { duplicateJsonFields, duplicateJsonFieldsWalk } from './duplicate-fields.js'
-import { parseJsonWalk } from './json-slices.js'
+import { overflowingNumber, parseJsonWalk } from './json-slices.js'
+import { isPlainObject } from '../machinery/object.js'
 import { depthMessage, JsonDepthScanner, jsonDepthMessage, jsonTooDeepAt, jsonTooDeepWalk, nestsDeeperThan } from '../machinery/limits.js'
 import { runInSlices, TimeSlice } from '../machinery/time-slice.js'
 import { decodeProtobuf } from '../encoding/protobuf.js'
@@ -115,13 +116,37 @@ export function parseJsonWithin(text: string, prefix: string): unknown {
   return parseJson(text, prefix)
 }
 
-/** JSON.parse of a text whose depth was checked already, its error as a 400 in upstream's words. */
+/**
+ * JSON.parse of a text whose depth was checked already, its error as a 400
+ * in upstream's words. A number float64 cannot hold is refused here too: it
+ * would be Infinity, stored as null. The sliced parser leaves such a text to
+ * this one, so that every JSON body is checked in this one place.
+ */
 function parseJson(text: string, prefix: string): unknown {
+  let value: unknown
   try {
-    return JSON.parse(text)
+    value = JSON.parse(text)
   } catch (err) {
     throw badRequest(`${prefix}${(err as Error).message}`)
   }
+  const overflowing = overflowingNumber(text)
+  if (overflowing !== undefined) throw badRequest(numberOverflowMessage(value, overflowing, prefix))
+  return value
+}
+
+/**
+ * Go's words for a number beyond float64 in an untyped value (upstream
+ * decodes a custom resource into a map, sigs.k8s.io/json's convertNumber),
+ * after the "cannot be handled as" its handler puts before a decoding error
+ * of the object's kind; `prefix` stands in for a body that names no kind.
+ */
+function numberOverflowMessage(value: unknown, literal: string, prefix: string): string {
+  const error = `json: cannot unmarshal number ${literal} into Go value of type float64`
+  const kind = isPlainObject(value) ? value['kind'] : undefined
+  const apiVersion = isPlainObject(value) ? value['apiVersion'] : undefined
+  if (typeof kind !== 'string' || kind === '' || typeof apiVersion !== 'string') return `${prefix}${error}`
+  const version = apiVersion.slice(apiVersion.indexOf('/') + 1)
+  return `${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${error}`
 }
 
 export function parseJsonText(text: string): unknown {

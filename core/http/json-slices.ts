@@ -6,7 +6,7 @@
  * `__proto__` an own field). Text it cannot read yields `undefined`, and
  * the caller lets `JSON.parse` say why in its words.
  */
-import { QUICK_STRING_RUN } from '../machinery/json-strings.js'
+import { jsonStringEnd, QUICK_STRING_RUN } from '../machinery/json-strings.js'
 import type { Checkpointed } from '../machinery/time-slice.js'
 
 /** Values built, or characters of one string scanned, between two checkpoints. */
@@ -160,7 +160,10 @@ function* walk(text: string): Checkpointed<unknown> {
     const end = numberEnd(text, i)
     if (end < 0) throw new Unreadable()
     i = end
-    return Number(text.slice(start, end))
+    const n = Number(text.slice(start, end))
+    // Beyond float64's range (1e400): JSON.parse's Infinity, refused where the body is parsed at once (body.ts).
+    if (!Number.isFinite(n)) throw new Unreadable()
+    return n
   }
 
   for (;;) {
@@ -278,4 +281,37 @@ function numberEnd(text: string, at: number): number {
     }
   }
   return i
+}
+
+/**
+ * Whether `text` may hold a number beyond float64's range: one needs an
+ * exponent of three digits or more, or (with an exponent below 100) at least
+ * 210 digits before its point, since its value is at least 10^(digits - 1 +
+ * exponent) and overflow starts past 10^308. Strings match too (a digest's
+ * `e123`): then overflowingNumber looks closer.
+ */
+const MAY_OVERFLOW = /[eE]\+?\d{3}|\d{210}/
+
+/**
+ * The first number literal of a JSON text that float64 cannot hold
+ * (`1e400`, which JSON.parse makes Infinity), as written, or undefined.
+ * Strings are skipped; most texts are passed over by one search.
+ */
+export function overflowingNumber(text: string): string | undefined {
+  if (!MAY_OVERFLOW.test(text)) return undefined
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 0x22 /* " */) {
+      const end = jsonStringEnd(text, i + 1, text.length)
+      if (end < 0) return undefined
+      i = end
+    } else if (c === 0x2d /* - */ || isDigit(c)) {
+      const end = numberEnd(text, i)
+      if (end < 0) return undefined
+      const literal = text.slice(i, end)
+      if (!Number.isFinite(Number(literal))) return literal
+      i = end - 1
+    }
+  }
+  return undefined
 }
