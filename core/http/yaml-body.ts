@@ -13,7 +13,7 @@ import { duplicateJsonFields, duplicateJsonFieldsWalk } from './duplicate-fields
 import { parseJsonWalk } from './json-slices.js'
 import { depthMessage, depthWalk, jsonTooDeepAt, jsonTooDeepWalk, MAX_NESTING_DEPTH } from '../machinery/limits.js'
 import { runInSlices, SLICE_BUDGET_MS, TimeSlice } from '../machinery/time-slice.js'
-import { type Composed, composeInSlices, duplicateKeysUnder } from './yaml-compose.js'
+import { COMPOSER_OPTIONS, type Composed, composeInSlices, duplicateKeysUnder } from './yaml-compose.js'
 import { simpleYamlWalk } from './yaml-simple.js'
 
 /** A body the decoder refuses, in go-yaml's words after `yaml: `. */
@@ -193,7 +193,7 @@ export async function decodeYaml(text: string, findDuplicates: boolean, budgetMs
 
 /** The document composed in one piece: documents with anchors, aliases or directives, and small ones. */
 function composeWhole(text: string, tokens: CST.Token[], lines: LineCounter, findDuplicates: boolean): Composed {
-  const docs = new Composer({ uniqueKeys: false, merge: false }).compose(tokens, true, text.length)
+  const docs = new Composer(COMPOSER_OPTIONS).compose(tokens, true, text.length)
   const first = docs.next()
   const doc = first.done ? undefined : first.value
   if (!doc) return { value: null, duplicates: [] }

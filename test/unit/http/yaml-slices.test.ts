@@ -67,3 +67,23 @@ describe('a large YAML body decoded in slices', () => {
     assert.deepEqual((await decodeYaml(`${text}z: &x 1\n`, true)).duplicates, duplicates)
   })
 })
+
+describe('a YAML body with a collection as a key', () => {
+  it('is decoded without a warning on the process, however often a client sends it', async () => {
+    const warnings: string[] = []
+    const onWarning = (w: Error) => warnings.push(w.message)
+    process.on('warning', onWarning)
+    try {
+      for (const large of [false, true]) {
+        // Past 64 KiB the body is composed in slices: both ways are covered.
+        const text = `data:\n  ? [a, b]\n  : x\n${large ? keys(5000, '  ', (i) => `key${i}: value${i}`) : ''}\n`
+        const { value } = await decodeYaml(text, false)
+        assert.equal((value as { data: Record<string, unknown> }).data['[ a, b ]'], 'x')
+      }
+      await new Promise((resolve) => setImmediate(resolve))
+      assert.deepEqual(warnings, [])
+    } finally {
+      process.off('warning', onWarning)
+    }
+  })
+})
