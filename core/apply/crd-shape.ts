@@ -15,6 +15,7 @@
  */
 import { DEDUCED, shapeOfType, type Json, type Shape } from './index.js'
 import { additionalPropertiesSchema, isEmbeddedResource, itemsSchema, preservesUnknownFields, type JSONSchemaProps } from '../crd-schema/schema.js'
+import { setKey } from '../machinery/object.js'
 
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'
 const LEAF: Shape = { kind: 'leaf' }
@@ -82,7 +83,7 @@ function listShape(schema: JSONSchemaProps, preserving: boolean): Shape {
       const keyDefaults: Record<string, Json> = {}
       for (const key of keys) {
         const value = items?.properties?.[key]?.default
-        if (value !== undefined) keyDefaults[key] = value as Json
+        if (value !== undefined) setKey(keyDefaults, key, value as Json)
       }
       return { kind: 'list', listType: 'map', keys, elem, ...(Object.keys(keyDefaults).length ? { keyDefaults } : {}) }
     }

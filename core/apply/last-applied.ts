@@ -6,6 +6,7 @@
  * with `kubectl-client-side-apply`; and while the annotation exists, each
  * server-side apply by kubectl rewrites it, so client-side apply keeps working.
  */
+import { setKey } from '../machinery/object.js'
 import type { ApplyConflict } from './conflict.js'
 import { FieldSet } from './fieldset.js'
 import { goJson, type Json } from './path.js'
@@ -58,7 +59,7 @@ function sortedKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortedKeys)
   if (!isObject(value)) return value
   const out: Record<string, unknown> = {}
-  for (const key of Object.keys(value).sort()) out[key] = sortedKeys(value[key])
+  for (const key of Object.keys(value).sort()) setKey(out, key, sortedKeys(value[key]))
   return out
 }
 

@@ -5,9 +5,10 @@
  * that a struct field whose contents are owned counts as owned itself.
  * Semantics follow structured-merge-diff's typed/merge.go and remove.go.
  */
+import { setKey } from '../machinery/object.js'
 import { FieldSet } from './fieldset.js'
-import { elementsEqual, type PathElement } from './path.js'
-import { childShape, isNamedField, isObject, itemElement, resolveShape, type Shape } from './typed.js'
+import { elementId } from './path.js'
+import { childShape, isNamedField, isObject, itemElement, ownValue, resolveShape, type Shape } from './typed.js'
 
 const LEAF: Shape = { kind: 'leaf' }
 
@@ -32,29 +33,40 @@ export function mergeValues(lhs: unknown, rhs: unknown, declared: Shape): unknow
   const r = isObject(rhs) ? rhs : {}
   const out: Record<string, unknown> = {}
   for (const name of new Set([...Object.keys(l), ...Object.keys(r)])) {
-    const merged = mergeValues(l[name], r[name], childShape(shape, name) ?? LEAF)
-    if (merged !== undefined) out[name] = merged
+    const merged = mergeValues(ownValue(l, name), ownValue(r, name), childShape(shape, name) ?? LEAF)
+    if (merged !== undefined) setKey(out, name, merged)
   }
   return Object.keys(out).length > 0 ? out : undefined
 }
 
 interface Indexed {
-  pe: PathElement
+  /** the item's path element as elementId writes it */
+  id: string
   item: unknown
   /** a key seen more than once on the live side: such items are not merged */
   duplicated: boolean
 }
 
-function indexItems(list: unknown[], shape: Shape & { kind: 'list' }): Indexed[] {
-  const out: Indexed[] = []
+interface IndexedList {
+  items: Indexed[]
+  /** the first item of each identity */
+  first: Map<string, Indexed>
+}
+
+/** A list's items with their identities; the first item of an identity seen again is marked duplicated. */
+function indexItems(list: unknown[], shape: Shape & { kind: 'list' }): IndexedList {
+  const items: Indexed[] = []
+  const first = new Map<string, Indexed>()
   for (const item of list) {
     const pe = itemElement(shape, item)
     if (typeof pe === 'string') continue
-    const first = out.find((x) => elementsEqual(x.pe, pe))
-    if (first) first.duplicated = true
-    out.push({ pe, item, duplicated: false })
+    const entry: Indexed = { id: elementId(pe), item, duplicated: false }
+    const earlier = first.get(entry.id)
+    if (earlier) earlier.duplicated = true
+    else first.set(entry.id, entry)
+    items.push(entry)
   }
-  return out
+  return { items, first }
 }
 
 /**
@@ -63,56 +75,56 @@ function indexItems(list: unknown[], shape: Shape & { kind: 'list' }): Indexed[]
  * configured item before them.
  */
 function mergeLists(lhs: unknown[], rhs: unknown[], shape: Shape & { kind: 'list' }): unknown[] {
-  const left = indexItems(lhs, shape)
-  const right = indexItems(rhs, shape)
-  const inLeft = (pe: PathElement): Indexed | undefined => left.find((x) => elementsEqual(x.pe, pe))
-  const inRight = (pe: PathElement): Indexed | undefined => right.find((x) => elementsEqual(x.pe, pe))
-  const liveItem = (pe: PathElement): unknown => {
-    const found = inLeft(pe)
+  const { items: left, first: inLeft } = indexItems(lhs, shape)
+  const { items: right, first: inRight } = indexItems(rhs, shape)
+  const liveItem = (id: string): unknown => {
+    const found = inLeft.get(id)
     return found && !found.duplicated ? found.item : undefined
   }
-  const shared = right.filter((r) => inLeft(r.pe)).map((r) => r.pe)
-  const done: PathElement[] = []
+  // the configured items also live, in the configuration's order
+  const shared = right.filter((r) => inLeft.has(r.id)).map((r) => r.id)
+  let sharedAt = 0
+  const done = new Set<string>()
   const out: unknown[] = []
-  const emit = (pe: PathElement, l: unknown, r: unknown): void => {
+  const emit = (l: unknown, r: unknown): void => {
     const merged = mergeValues(l, r, shape.elem)
     if (merged !== undefined) out.push(merged)
   }
-  let nextShared = shared.shift()
+  let nextShared = shared[sharedAt++]
   let li = 0
   let ri = 0
   while (li < left.length || ri < right.length) {
     const l = left[li]
     const r = right[ri]
     if (l && r) {
-      if (elementsEqual(l.pe, r.pe)) {
-        done.push(l.pe)
-        emit(l.pe, liveItem(l.pe), r.item)
+      if (l.id === r.id) {
+        done.add(l.id)
+        emit(liveItem(l.id), r.item)
         li++
         ri++
-        nextShared = shared.shift()
+        nextShared = shared[sharedAt++]
         continue
       }
-      if (inRight(l.pe) && nextShared && !elementsEqual(nextShared, l.pe)) {
+      if (inRight.has(l.id) && nextShared !== undefined && nextShared !== l.id) {
         // a shared item the configuration places later: it is emitted there
         li++
         continue
       }
     }
     if (l) {
-      if (!inRight(l.pe)) {
-        emit(l.pe, l.item, undefined)
+      if (!inRight.has(l.id)) {
+        emit(l.item, undefined)
         li++
         continue
-      } else if (done.some((d) => elementsEqual(d, l.pe))) {
+      } else if (done.has(l.id)) {
         li++
       }
     }
     if (r) {
-      done.push(r.pe)
-      emit(r.pe, liveItem(r.pe), r.item)
+      done.add(r.id)
+      emit(liveItem(r.id), r.item)
       ri++
-      if (nextShared && elementsEqual(nextShared, r.pe)) nextShared = shared.shift()
+      if (nextShared === r.id) nextShared = shared[sharedAt++]
     }
   }
   return out
@@ -146,7 +158,7 @@ export function removeItems(value: unknown, toRemove: FieldSet, declared: Shape)
     const pe = { field: name }
     if (toRemove.has([pe])) continue
     const below = toRemove.withPrefix(pe)
-    out[name] = below.isEmpty() ? child : removeItems(child, below, childShape(shape, name) ?? LEAF)
+    setKey(out, name, below.isEmpty() ? child : removeItems(child, below, childShape(shape, name) ?? LEAF))
   }
   return Object.keys(out).length > 0 ? out : null
 }
@@ -156,7 +168,7 @@ export function dropNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(dropNulls)
   if (!isObject(value)) return value
   const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) out[k] = dropNulls(v)
+  for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) setKey(out, k, dropNulls(v))
   return out
 }
 

@@ -170,3 +170,34 @@ export function deserializeElement(s: string): PathElement {
 export function elementsEqual(a: PathElement, b: PathElement): boolean {
   return compareElements(a, b) === 0
 }
+
+/**
+ * A value as text that is the same exactly when compareValues finds two
+ * values equal: object keys sorted, null and undefined alike. Unlike the
+ * FieldsV1 form it does not depend on the order an object's keys came in.
+ */
+function valueId(v: unknown): string {
+  if (typeof v === 'number') return String(v)
+  if (typeof v === 'string') return JSON.stringify(v)
+  if (typeof v === 'boolean') return v ? 'true' : 'false'
+  if (Array.isArray(v)) return `[${v.map(valueId).join(',')}]`
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>
+    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${valueId(o[k])}`).join(',')}}`
+  }
+  return 'null'
+}
+
+/**
+ * The identity of an element as a string, equal for two elements exactly
+ * when elementsEqual is: lists index their items by it in a Map, where
+ * comparing each item with every other stalled the server for seconds on a
+ * list of thousands (upstream looks items up by their element too, in a
+ * sorted PathElementValueMap).
+ */
+export function elementId(pe: PathElement): string {
+  if ('field' in pe) return `f:${pe.field}`
+  if ('key' in pe) return `k:${pe.key.map(([name, v]) => `${JSON.stringify(name)}:${valueId(v)}`).join(',')}`
+  if ('value' in pe) return `v:${valueId(pe.value)}`
+  return `i:${pe.index}`
+}

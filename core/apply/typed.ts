@@ -8,7 +8,7 @@
 import type { FieldDef, TypeDef, TypeRef } from '../resources/schema/index.js'
 import { typeTable } from '../resources/schema/index.js'
 import { FieldSet, type FieldSetChild } from './fieldset.js'
-import { compareValues, elementText, elementsEqual, type Json, type Path, type PathElement } from './path.js'
+import { compareValues, elementId, elementText, type Json, type Path, type PathElement } from './path.js'
 import { ATOMIC_STRUCTS, FIELD_MAP_TYPE, GO_ZERO_FIELDS, KEY_DEFAULTS } from './schema-facts.js'
 
 export type Shape =
@@ -53,6 +53,15 @@ export function resolveShape(shape: Shape, ...values: unknown[]): Shape {
 
 export function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v)
+}
+
+/**
+ * The object's own value for a key. `obj[name]` would read Object.prototype
+ * for a key the object lacks (`__proto__`, `constructor`, `toString`), and
+ * a map key removed on one side would look changed instead.
+ */
+export function ownValue(obj: Readonly<Record<string, unknown>> | undefined, name: string): unknown {
+  return obj !== undefined && Object.hasOwn(obj, name) ? obj[name] : undefined
 }
 
 /** The shape of a top-level type by its definition name. */
@@ -124,8 +133,8 @@ export function itemElement(shape: Shape & { kind: 'list' }, item: unknown): Pat
     if (!isObject(item)) return 'associative list with keys may not have non-map elements'
     const key: [string, Json][] = []
     for (const name of shape.keys) {
-      const v = item[name]
-      const fallback = shape.keyDefaults?.[name] ?? (shape.elemType ? KEY_DEFAULTS[shape.elemType]?.[name] : undefined)
+      const v = ownValue(item, name)
+      const fallback = (ownValue(shape.keyDefaults, name) as Json | undefined) ?? (shape.elemType ? KEY_DEFAULTS[shape.elemType]?.[name] : undefined)
       if (v !== undefined) key.push([name, v as Json])
       else if (fallback !== undefined) key.push([name, fallback])
       else return `associative list with keys has an element that omits key field ${JSON.stringify(name)} (and doesn't have default value)`
@@ -157,15 +166,16 @@ export function validateApplied(value: unknown, declared: Shape, prefix = ''): s
       value.forEach((item, i) => errors.push(...validateApplied(item, shape.items as Shape, `${prefix}[${i}]`)))
     } else if (shape.object && isObject(value)) errors.push(...validateApplied(value, shape.object, prefix))
   } else if (shape.kind === 'list' && Array.isArray(value)) {
-    const seen: PathElement[] = []
+    const seen = new Set<string>()
     for (let i = 0; i < value.length; i++) {
       const pe = itemElement(shape, value[i])
       if (typeof pe === 'string') {
         errors.push(`${prefix}: element ${i}: ${pe}`)
         return errors
       }
-      if (seen.some((s) => elementsEqual(s, pe))) errors.push(`${prefix}: duplicate entries for key ${elementText(pe)}`)
-      seen.push(pe)
+      const id = elementId(pe)
+      if (seen.has(id)) errors.push(`${prefix}: duplicate entries for key ${elementText(pe)}`)
+      seen.add(id)
       errors.push(...validateApplied(value[i], shape.elem, prefix + elementText(pe)))
     }
   } else if (shape.kind !== 'list' && isObject(value)) {
@@ -197,19 +207,22 @@ function collect(value: unknown, declared: Shape, path: PathElement[], out: Path
   if (shape.kind === 'list') {
     if (!Array.isArray(value)) return
     const elements = value.map((item) => itemElement(shape, item))
-    const seen: PathElement[] = []
-    const duplicated: PathElement[] = []
-    for (const pe of elements) {
-      if (typeof pe === 'string') continue
-      if (seen.some((s) => elementsEqual(s, pe))) {
-        if (!duplicated.some((d) => elementsEqual(d, pe))) duplicated.push(pe)
-      } else seen.push(pe)
-    }
+    const ids = elements.map((pe) => (typeof pe === 'string' ? undefined : elementId(pe)))
+    const seen = new Set<string>()
+    const duplicated = new Map<string, PathElement>()
+    elements.forEach((pe, i) => {
+      const id = ids[i]
+      if (typeof pe === 'string' || id === undefined) return
+      if (seen.has(id)) {
+        if (!duplicated.has(id)) duplicated.set(id, pe)
+      } else seen.add(id)
+    })
     // A duplicated item is owned as a whole: its path without its fields.
-    for (const pe of duplicated) out.push([...path, pe])
+    for (const pe of duplicated.values()) out.push([...path, pe])
     value.forEach((item, i) => {
       const pe = elements[i] as PathElement | string
-      if (typeof pe === 'string' || duplicated.some((d) => elementsEqual(d, pe))) return
+      const id = ids[i]
+      if (typeof pe === 'string' || id === undefined || duplicated.has(id)) return
       collect(item, shape.elem, [...path, pe], out)
       out.push([...path, pe])
     })
@@ -325,7 +338,7 @@ function compareInto(lhs: unknown, rhs: unknown, declared: Shape, inner: Changes
   else {
     const l = isObject(lhs) ? lhs : {}
     const r = isObject(rhs) ? rhs : {}
-    for (const name of Object.keys(l)) compareAt(l[name], r[name], childShape(shape, name) ?? LEAF, { field: name }, inner)
+    for (const name of Object.keys(l)) compareAt(l[name], ownValue(r, name), childShape(shape, name) ?? LEAF, { field: name }, inner)
     for (const name of Object.keys(r)) if (!Object.hasOwn(l, name)) compareAt(undefined, r[name], childShape(shape, name) ?? LEAF, { field: name }, inner)
   }
   if (lhs === undefined) return 'added'
@@ -333,36 +346,45 @@ function compareInto(lhs: unknown, rhs: unknown, declared: Shape, inner: Changes
   return undefined
 }
 
-function groupItems(list: unknown, shape: Shape & { kind: 'list' }): { pe: PathElement; items: unknown[] }[] {
-  const groups: { pe: PathElement; items: unknown[] }[] = []
+interface ItemGroup {
+  pe: PathElement
+  items: unknown[]
+}
+
+/** A list's items by identity (elementId), in the order each identity first appears. */
+function groupItems(list: unknown, shape: Shape & { kind: 'list' }): Map<string, ItemGroup> {
+  const groups = new Map<string, ItemGroup>()
   if (!Array.isArray(list)) return groups
   for (const item of list) {
     const pe = itemElement(shape, item)
     if (typeof pe === 'string') continue
-    const g = groups.find((x) => elementsEqual(x.pe, pe))
+    const id = elementId(pe)
+    const g = groups.get(id)
     if (g) g.items.push(item)
-    else groups.push({ pe, items: [item] })
+    else groups.set(id, { pe, items: [item] })
   }
   return groups
 }
 
+/** Compares the items of both sides per identity: the left side's identities first, then those only on the right. */
 function compareLists(lhs: unknown, rhs: unknown, shape: Shape & { kind: 'list' }, inner: Changes): void {
   const left = groupItems(lhs, shape)
   const right = groupItems(rhs, shape)
-  const all = [...left.map((g) => g.pe), ...right.filter((g) => !left.some((l) => elementsEqual(l.pe, g.pe))).map((g) => g.pe)]
-  for (const pe of all) {
-    const l = left.find((g) => elementsEqual(g.pe, pe))?.items ?? []
-    const r = right.find((g) => elementsEqual(g.pe, pe))?.items ?? []
-    if (l.length <= 1 && r.length <= 1) compareAt(l[0], r[0], shape.elem, pe, inner)
-    else if (l.length >= 2 && r.length >= 2) {
-      if (l.length !== r.length || l.some((x, i) => !jsonEqual(x, r[i]))) inner.modified.add(pe)
-    } else if (l.length >= 2) {
-      if (r.length > 0) compareAt(undefined, r[0], shape.elem, pe, inner)
-      inner.removed.add(pe)
-    } else {
-      if (l.length > 0) compareAt(l[0], undefined, shape.elem, pe, inner)
-      inner.added.add(pe)
-    }
+  for (const [id, { pe, items }] of left) compareItems(items, right.get(id)?.items ?? [], pe, shape, inner)
+  for (const [id, { pe, items }] of right) if (!left.has(id)) compareItems([], items, pe, shape, inner)
+}
+
+/** The items of one identity on each side; two or more on a side (duplicates) make a change of the whole item. */
+function compareItems(l: unknown[], r: unknown[], pe: PathElement, shape: Shape & { kind: 'list' }, inner: Changes): void {
+  if (l.length <= 1 && r.length <= 1) compareAt(l[0], r[0], shape.elem, pe, inner)
+  else if (l.length >= 2 && r.length >= 2) {
+    if (l.length !== r.length || l.some((x, i) => !jsonEqual(x, r[i]))) inner.modified.add(pe)
+  } else if (l.length >= 2) {
+    if (r.length > 0) compareAt(undefined, r[0], shape.elem, pe, inner)
+    inner.removed.add(pe)
+  } else {
+    if (l.length > 0) compareAt(l[0], undefined, shape.elem, pe, inner)
+    inner.added.add(pe)
   }
 }
 

@@ -98,11 +98,19 @@ function copyValue(value: unknown): unknown {
   if (ArrayBuffer.isView(value) || value instanceof Date || value instanceof Map || value instanceof Set) return structuredClone(value)
   const out: Record<string, unknown> = {}
   for (const key of Object.keys(value)) {
-    const copied = copyValue((value as Record<string, unknown>)[key])
-    if (key === '__proto__') Object.defineProperty(out, key, { value: copied, enumerable: true, writable: true, configurable: true })
-    else out[key] = copied
+    setKey(out, key, copyValue((value as Record<string, unknown>)[key]))
   }
   return out
+}
+
+/**
+ * Sets a key as an own property, as JSON.parse does: assigned, `__proto__`
+ * would set the object's prototype instead (or, for a string, nothing) and
+ * the key would be lost. Other keys are assigned, the engine's fast path.
+ */
+export function setKey(map: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(map, key, { value, enumerable: true, writable: true, configurable: true })
+  else map[key] = value
 }
 
 /**

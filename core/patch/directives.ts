@@ -4,6 +4,7 @@
  */
 import { badPrimitiveListFormat, badRetainKeysFormat, badSetElementOrderFormat } from './errors.js'
 import { isJsonMap, type JsonMap } from '../machinery/go-format.js'
+import { setKey } from '../machinery/object.js'
 
 export const PATCH_DIRECTIVE = '$patch'
 export const RETAIN_KEYS = '$retainKeys'
@@ -11,9 +12,7 @@ export const DELETE_FROM_PRIMITIVE_LIST = '$deleteFromPrimitiveList'
 export const SET_ELEMENT_ORDER = '$setElementOrder'
 
 /** Sets a key as an own property, so a `__proto__` key in a patch stays data. */
-export function setKey(map: JsonMap, key: string, value: unknown): void {
-  Object.defineProperty(map, key, { value, enumerable: true, writable: true, configurable: true })
-}
+export { setKey }
 
 /** `$setElementOrder/containers` -> `containers`; a prefixed key without `/` is malformed (400). */
 export function listKeyOf(key: string, prefix: typeof DELETE_FROM_PRIMITIVE_LIST | typeof SET_ELEMENT_ORDER): string {

@@ -4,7 +4,7 @@
  */
 import { base64Encode } from '../../machinery/base64.js'
 import { formatGoDuration } from '../../machinery/duration.js'
-import { isPlainObject } from '../../machinery/object.js'
+import { isPlainObject, setKey } from '../../machinery/object.js'
 import type { FieldDef, TypeDef, TypeRef, TypeTable } from '../../resources/schema/index.js'
 import { typeForKind, typeTable } from '../../resources/schema/index.js'
 import { depthMessage, isStackOverflow } from '../../machinery/limits.js'
@@ -122,7 +122,7 @@ function decodeField(obj: Record<string, unknown>, field: FieldDef, wire: number
       else r.skip(w)
     }
     r.leave(outer)
-    map[key] = value ?? zeroValue(t.map)
+    setKey(map, key, value ?? zeroValue(t.map))
     return
   }
   const value = decodeValue(t, wire, r, owner, field.name, types)
