@@ -57,6 +57,20 @@ function keptAsWritten(p: Parts): boolean {
   return scale >= NANO && BigInt(shifted) <= INT64_MAX && scale % 3 === 0 && !shifted.endsWith('000') && !shifted.startsWith('0')
 }
 
+/**
+ * The fraction's digits that can change the quantity once it is rounded up
+ * to a nano: the first 9 + its decimal exponent, or 9 + the bits of a
+ * binary suffix (2^bits divides 10^bits, so no nano falls between two
+ * values that differ only past them), then one non-zero digit standing for
+ * any that follow. A fraction a million digits long would otherwise become
+ * a number of a million digits (some 0.7 s of the serving thread).
+ */
+function significantFraction(p: Parts): string {
+  const keep = Math.max(0, p.exponent - NANO)
+  if (p.fraction.length <= keep + 1) return p.fraction
+  return p.fraction.slice(0, keep) + (/[1-9]/.test(p.fraction.slice(keep)) ? '1' : '')
+}
+
 /** `digits` × 10^`exponent`, with every factor of ten moved into the exponent. */
 function normalise(digits: bigint, exponent: number): [bigint, number] {
   while (digits !== 0n && digits % 10n === 0n) {
@@ -113,8 +127,9 @@ export function canonicalQuantity(text: string): string | undefined {
 
 function canonicalText(text: string): string | undefined {
   if (text === '0') return text
-  const p = splitQuantity(text)
-  if (!p) return undefined
+  const split = splitQuantity(text)
+  if (!split) return undefined
+  const p = { ...split, fraction: significantFraction(split) }
   if (keptAsWritten(p)) return text
   let digits = BigInt(p.whole + p.fraction)
   if (digits === 0n) return '0'
