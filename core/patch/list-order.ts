@@ -29,22 +29,10 @@ export function elementKind(...lists: readonly unknown[][]): ElementKind {
   return kind
 }
 
-/** Upstream's in-place dedupe: a later duplicate is overwritten by the last item. */
-export function dedupeScalars(items: readonly unknown[]): unknown[] {
-  const s = [...items]
-  let last = s.length - 1
-  for (let i = 0; i < last; i++) {
-    for (let j = i + 1; j <= last; j++) {
-      if (s[i] === s[j]) {
-        s[j] = s[last]
-        s.length = last
-        last--
-        j--
-      }
-    }
-  }
-  return s
-}
+// Lookups below go through Maps built once per list: scanning the list for
+// each item made a patch of tens of thousands of items (a Deployment's env)
+// hold the server's one thread for tens of seconds. A Map keyed by the value
+// itself matches exactly when `===` does (JSON has no NaN): "80" and 80 differ.
 
 /** The merge key value of a map item (undefined for anything else); the item itself for scalars. */
 function identity(item: unknown, mergeKey: string, kind: ElementKind): unknown {
@@ -52,22 +40,70 @@ function identity(item: unknown, mergeKey: string, kind: ElementKind): unknown {
   return isJsonMap(item) ? item[mergeKey] : undefined
 }
 
-function indexIn(list: readonly unknown[], item: unknown, mergeKey: string, kind: ElementKind): number {
-  const wanted = identity(item, mergeKey, kind)
-  return list.findIndex((v) => identity(v, mergeKey, kind) === wanted)
+/** Where each identity first appears in `list`, so `.get(identity) ?? -1` is its findIndex. */
+function firstPositions(list: readonly unknown[], mergeKey: string, kind: ElementKind): Map<unknown, number> {
+  const positions = new Map<unknown, number>()
+  list.forEach((item, i) => {
+    const id = identity(item, mergeKey, kind)
+    if (!positions.has(id)) positions.set(id, i)
+  })
+  return positions
 }
 
-/** Finds the map item whose merge key has this value. */
-export function findByKey(
-  list: readonly unknown[],
-  mergeKey: string,
-  value: unknown,
-): { item: Record<string, unknown>; index: number } | undefined {
-  for (const [index, item] of list.entries()) {
-    if (!isJsonMap(item)) throw cannotApply(`value for key ${index} is not a map`)
-    if (Object.hasOwn(item, mergeKey) && item[mergeKey] === value) return { item, index }
+/**
+ * The map items of a list by merge key value, answering what a scan from the
+ * start would: the first item holding the key as an own field `===` the
+ * value, and the refusal of a non-map item met before it. The list may grow
+ * (`add` each appended item) and a merge may drop an item's key (a null in
+ * the patch), which `find` notices.
+ */
+export class KeyIndex {
+  private readonly positions = new Map<unknown, { at: number[]; next: number }>()
+  /** The first item that is not a map: a scan refuses the list there. */
+  private notMap = -1
+
+  constructor(
+    private readonly list: readonly unknown[],
+    private readonly mergeKey: string,
+  ) {
+    for (let i = 0; i < list.length && this.notMap < 0; i++) this.add(i)
   }
-  return undefined
+
+  /** Takes in the item at `index`, which comes after every item taken in so far. */
+  add(index: number): void {
+    const item = this.list[index]
+    if (!isJsonMap(item)) {
+      if (this.notMap < 0) this.notMap = index
+    } else if (Object.hasOwn(item, this.mergeKey)) {
+      const value = item[this.mergeKey]
+      const entry = this.positions.get(value)
+      if (entry) entry.at.push(index)
+      else this.positions.set(value, { at: [index], next: 0 })
+    }
+  }
+
+  /** The index of the first item whose merge key is `value`, -1 for none. */
+  find(value: unknown): number {
+    const found = this.firstHolder(value)
+    if (this.notMap >= 0 && (found < 0 || found > this.notMap)) {
+      throw cannotApply(`value for key ${this.notMap} is not a map`)
+    }
+    return found
+  }
+
+  /** Passes over, for good, the items that lost the key after being taken in. */
+  private firstHolder(value: unknown): number {
+    const entry = this.positions.get(value)
+    if (!entry) return -1
+    let index = entry.at[entry.next]
+    while (index !== undefined && !this.holds(index, value)) index = entry.at[++entry.next]
+    return index ?? -1
+  }
+
+  private holds(index: number, value: unknown): boolean {
+    const item = this.list[index]
+    return isJsonMap(item) && Object.hasOwn(item, this.mergeKey) && item[this.mergeKey] === value
+  }
 }
 
 /** Splits `items` into those `by` names (by merge key, or by value for scalars) and the rest. */
@@ -83,10 +119,11 @@ export function partition(
     for (const v of items) (wanted.has(v) ? named : rest).push(v)
     return { named, rest }
   }
+  const wanted = new KeyIndex(by, mergeKey)
   for (const v of items) {
     if (!isJsonMap(v)) throw badArgType('map', v)
     if (!Object.hasOwn(v, mergeKey)) throw noMergeKey(v, mergeKey)
-    ;(findByKey(by, mergeKey, v[mergeKey]) ? named : rest).push(v)
+    ;(wanted.find(v[mergeKey]) >= 0 ? named : rest).push(v)
   }
   return { named, rest }
 }
@@ -101,7 +138,13 @@ function requireMergeKey(mergeKey: string, ...lists: readonly unknown[][]): void
 }
 
 /** Sorts `items` by their place in `order` (stable); items marked `$patch: delete` go last. */
-function sortByOrder(items: readonly unknown[], order: readonly unknown[], mergeKey: string, kind: ElementKind): unknown[] {
+function sortByOrder(
+  items: readonly unknown[],
+  order: readonly unknown[],
+  positions: Map<unknown, number>,
+  mergeKey: string,
+  kind: ElementKind,
+): unknown[] {
   let kept = [...items]
   let deleted: unknown[] = []
   if (kind === 'map') {
@@ -109,10 +152,7 @@ function sortByOrder(items: readonly unknown[], order: readonly unknown[], merge
     kept = items.filter((v) => !(isJsonMap(v) && v[PATCH_DIRECTIVE] === 'delete'))
     deleted = items.filter((v) => isJsonMap(v) && v[PATCH_DIRECTIVE] === 'delete')
   }
-  const rank = (v: unknown): number => {
-    const i = indexIn(order, v, mergeKey, kind)
-    return i < 0 ? Number.MAX_SAFE_INTEGER : i
-  }
+  const rank = (v: unknown): number => positions.get(identity(v, mergeKey, kind)) ?? Number.MAX_SAFE_INTEGER
   kept.sort((a, b) => rank(a) - rank(b))
   return [...kept, ...deleted]
 }
@@ -130,8 +170,10 @@ export function normalizeOrder(
   mergeKey: string,
   kind: ElementKind,
 ): unknown[] {
-  const right = sortByOrder(patchItems, patchOrder, mergeKey, kind)
-  const left = sortByOrder(serverOnly, serverOrder, mergeKey, kind)
+  const serverPositions = firstPositions(serverOrder, mergeKey, kind)
+  const right = sortByOrder(patchItems, patchOrder, firstPositions(patchOrder, mergeKey, kind), mergeKey, kind)
+  const left = sortByOrder(serverOnly, serverOrder, serverPositions, mergeKey, kind)
+  const serverIndex = (v: unknown): number => serverPositions.get(identity(v, mergeKey, kind)) ?? -1
   const out: unknown[] = []
   let i = 0
   let j = 0
@@ -139,8 +181,8 @@ export function normalizeOrder(
     if (i >= left.length) out.push(right[j++])
     else if (j >= right.length) out.push(left[i++])
     else {
-      const li = indexIn(serverOrder, left[i], mergeKey, kind)
-      const ri = indexIn(serverOrder, right[j], mergeKey, kind)
+      const li = serverIndex(left[i])
+      const ri = serverIndex(right[j])
       if (li >= 0 && ri >= 0 && li < ri) out.push(left[i++])
       else out.push(right[j++])
     }

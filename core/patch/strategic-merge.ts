@@ -28,7 +28,7 @@ import {
 import { badArgType, badPatchType, cannotApply, doesNotFit, noMergeKey } from './errors.js'
 import { goPrint, isJsonMap, type JsonMap } from '../machinery/go-format.js'
 import { jsonMerge } from './json-merge.js'
-import { dedupeScalars, elementKind, findByKey, normalizeOrder, partition } from './list-order.js'
+import { elementKind, KeyIndex, normalizeOrder, partition } from './list-order.js'
 import { isRaw, lookupField, lookupListField, structName } from './schema.js'
 import { shapeError } from './shape.js'
 import { cloneJson } from '../machinery/object.js'
@@ -131,18 +131,22 @@ class Merger {
         const doomed = new Set(patch)
         return original.filter((v) => !doomed.has(v))
       }
-      const merged = dedupeScalars([...original, ...patch])
+      // Upstream dedupes in place, in an order of its own; the order rules
+      // below place every distinct value anyway, so a Set gives the same list.
+      const merged = [...new Set([...original, ...patch])]
       const { named, rest } = partition(merged, patch, '')
       return normalizeOrder(named, rest, patch, original, '', kind)
     }
     if (!mergeKey) throw cannotApply(`cannot merge lists without merge key for ${structName(itemType)}`)
     const { base, items } = applyItemDirectives(original, patch, mergeKey)
-    const merged = [...base]
+    const merged = [...base] as JsonMap[]
+    const byKey = new KeyIndex(merged, mergeKey)
     for (const item of items as JsonMap[]) {
       if (!Object.hasOwn(item, mergeKey)) throw noMergeKey(item, mergeKey)
-      const found = findByKey(merged, mergeKey, item[mergeKey])
-      if (found) merged[found.index] = this.mergeMap(found.item, item, itemType)
-      else merged.push(settle(item))
+      const found = byKey.find(item[mergeKey])
+      const match = found < 0 ? undefined : merged[found]
+      if (match) merged[found] = this.mergeMap(match, item, itemType)
+      else byKey.add(merged.push(settle(item) as JsonMap) - 1)
     }
     const { named, rest } = partition(merged, items, mergeKey)
     return normalizeOrder(named, rest, items, base, mergeKey, kind)
@@ -201,7 +205,7 @@ function applyItemDirectives(
   patch: unknown[],
   mergeKey: string,
 ): { base: unknown[]; items: unknown[] } {
-  let base = original
+  const doomed = new Set<unknown>()
   let replace = false
   const items: unknown[] = []
   for (const item of patch as JsonMap[]) {
@@ -212,9 +216,7 @@ function applyItemDirectives(
     const directive = item[PATCH_DIRECTIVE]
     if (directive === 'delete') {
       if (!Object.hasOwn(item, mergeKey)) throw noMergeKey(item, mergeKey)
-      const doomed = item[mergeKey]
-      findByKey(base, mergeKey, doomed) // refuses lists holding non-maps, as upstream does
-      base = base.filter((v) => !(isJsonMap(v) && Object.hasOwn(v, mergeKey) && v[mergeKey] === doomed))
+      doomed.add(item[mergeKey])
     } else if (directive === 'replace') {
       replace = true
     } else if (directive === 'merge') {
@@ -224,6 +226,8 @@ function applyItemDirectives(
     }
   }
   if (replace) return { base: items.map(settle), items: [] }
+  // One pass for all deletions: filtering per deletion made deleting many items quadratic.
+  const base = original.filter((v) => !(isJsonMap(v) && Object.hasOwn(v, mergeKey) && doomed.has(v[mergeKey])))
   return { base, items }
 }
 
