@@ -6,6 +6,7 @@
  * fixtures the server must read.
  */
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto'
+import { lengthDelimited, varint } from '../helpers/protobuf-wire.js'
 
 export interface V2Object {
   encryptedData: Buffer
@@ -52,17 +53,6 @@ export function parseV2(body: Buffer): V2Object {
   }
   return o
 }
-
-function varint(n: number): Buffer {
-  const out: number[] = []
-  while (n > 0x7f) {
-    out.push((n & 0x7f) | 0x80)
-    n >>>= 7
-  }
-  out.push(n)
-  return Buffer.from(out)
-}
-const lengthDelimited = (field: number, value: Buffer): Buffer => Buffer.concat([varint((field << 3) | 2), varint(value.length), value])
 
 export function writeV2(o: V2Object): Buffer {
   const parts = [lengthDelimited(1, o.encryptedData), lengthDelimited(2, Buffer.from(o.keyId)), lengthDelimited(3, o.encryptedDEKSource)]

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
 import { eventually, startServer, type TestClient } from './harness.js'
+import { lengthDelimited, varint } from '../helpers/protobuf-wire.js'
 
 const PODS = '/api/v1/namespaces/default/pods'
 const WIDGETS = '/apis/ex.com/v1/namespaces/default/widgets'
@@ -40,18 +41,7 @@ const CRD = {
   },
 }
 
-/** Protobuf's pieces, to write a value no encoder here would: a varint of any signed 64-bit value. */
-function varint(value: bigint): Buffer {
-  let n = BigInt.asUintN(64, value)
-  const out: number[] = []
-  while (n >= 0x80n) {
-    out.push(Number(n & 0x7fn) | 0x80)
-    n >>= 7n
-  }
-  out.push(Number(n))
-  return Buffer.from(out)
-}
-const field = (n: number, bytes: Buffer): Buffer => Buffer.concat([varint(BigInt(n * 8 + 2)), varint(BigInt(bytes.length)), bytes])
+const field = lengthDelimited
 const text = (n: number, s: string): Buffer => field(n, Buffer.from(s))
 
 /** A Pod named `name` whose spec.terminationGracePeriodSeconds (field 4) is `grace`, in upstream's envelope. */

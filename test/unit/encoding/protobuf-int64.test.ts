@@ -6,18 +6,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { Reader, WireError } from '../../../core/encoding/protobuf/wire.js'
-
-/** A signed value as a varint: two's complement in 64 bits, seven bits a byte. */
-function varint(value: bigint): Uint8Array {
-  let n = BigInt.asUintN(64, value)
-  const out: number[] = []
-  while (n >= 0x80n) {
-    out.push(Number(n & 0x7fn) | 0x80)
-    n >>= 7n
-  }
-  out.push(Number(n))
-  return Uint8Array.from(out)
-}
+import { varint } from '../../helpers/protobuf-wire.js'
 
 const read = (value: bigint): number => new Reader(varint(value)).int64()
 
