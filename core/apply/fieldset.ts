@@ -236,7 +236,7 @@ export class FieldSet {
   onlyUnder(prefixes: readonly FieldPrefix[]): FieldSet {
     const matches = (path: Path): boolean =>
       prefixes.some((prefix) => prefix.length <= path.length && prefix.every((want, i) => want === '*' || fieldName(path[i]) === want))
-    return FieldSet.of(...this.paths().filter(matches))
+    return FieldSet.fromPaths(this.paths().filter(matches))
   }
 
   /** Every path, in upstream's iteration order: a level's members, then its children. */

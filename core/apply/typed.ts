@@ -8,6 +8,7 @@
 import type { FieldDef, TypeDef, TypeRef } from '../resources/schema/index.js'
 import { typeTable } from '../resources/schema/index.js'
 import { FieldSet, type FieldSetChild } from './fieldset.js'
+import { appendAll } from '../machinery/append-all.js'
 import { compareValues, elementId, elementText, type Json, type Path, type PathElement } from './path.js'
 import { ATOMIC_STRUCTS, FIELD_MAP_TYPE, GO_ZERO_FIELDS, KEY_DEFAULTS } from './schema-facts.js'
 
@@ -163,8 +164,8 @@ export function validateApplied(value: unknown, declared: Shape, prefix = ''): s
   const shape = resolveShape(declared, value)
   if (shape.kind === 'leaf') {
     if (shape.items && Array.isArray(value)) {
-      value.forEach((item, i) => errors.push(...validateApplied(item, shape.items as Shape, `${prefix}[${i}]`)))
-    } else if (shape.object && isObject(value)) errors.push(...validateApplied(value, shape.object, prefix))
+      value.forEach((item, i) => appendAll(errors, validateApplied(item, shape.items as Shape, `${prefix}[${i}]`)))
+    } else if (shape.object && isObject(value)) appendAll(errors, validateApplied(value, shape.object, prefix))
   } else if (shape.kind === 'list' && Array.isArray(value)) {
     const seen = new Set<string>()
     for (let i = 0; i < value.length; i++) {
@@ -176,7 +177,7 @@ export function validateApplied(value: unknown, declared: Shape, prefix = ''): s
       const id = elementId(pe)
       if (seen.has(id)) errors.push(`${prefix}: duplicate entries for key ${elementText(pe)}`)
       seen.add(id)
-      errors.push(...validateApplied(value[i], shape.elem, prefix + elementText(pe)))
+      appendAll(errors, validateApplied(value[i], shape.elem, prefix + elementText(pe)))
     }
   } else if (shape.kind !== 'list' && isObject(value)) {
     for (const [name, child] of Object.entries(value)) {
@@ -185,7 +186,7 @@ export function validateApplied(value: unknown, declared: Shape, prefix = ''): s
         errors.push(`${prefix}.${name}: field not declared in schema`)
         continue
       }
-      errors.push(...validateApplied(child, inner, `${prefix}.${name}`))
+      appendAll(errors, validateApplied(child, inner, `${prefix}.${name}`))
     }
   }
   return errors
@@ -195,7 +196,8 @@ export function validateApplied(value: unknown, declared: Shape, prefix = ''): s
 export function fieldSetOf(value: unknown, shape: Shape): FieldSet {
   const paths: Path[] = []
   collect(value, shape, [], paths)
-  return FieldSet.of(...paths)
+  // Not FieldSet.of(...paths): a list of 100,000 items is more arguments than a call takes.
+  return FieldSet.fromPaths(paths)
 }
 
 function collect(value: unknown, declared: Shape, path: PathElement[], out: Path[]): void {

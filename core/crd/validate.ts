@@ -7,6 +7,7 @@
  * duplicates.
  */
 import { RegexWorkExceeded, regexError, regexTest } from '../regex/re2.js'
+import { appendAll } from '../machinery/append-all.js'
 import { GoLiteral, goPrint } from '../machinery/go-format.js'
 import {
   duplicate,
@@ -65,7 +66,7 @@ function validateValue(value: unknown, s: JSONSchemaProps, path: FieldPath): Fie
 function junctors(value: unknown, s: JSONSchemaProps, path: FieldPath): FieldError[] {
   const name = nameOf(path)
   const errs: FieldError[] = []
-  for (const sub of s.allOf ?? []) errs.push(...validateValue(value, sub, path))
+  for (const sub of s.allOf ?? []) appendAll(errs, validateValue(value, sub, path))
   if (s.anyOf && s.anyOf.length > 0 && !s.anyOf.some((sub) => validateValue(value, sub, path).length === 0)) {
     errs.push(invalid(path, '', `${name} in body must validate at least one schema (anyOf)`))
   }
@@ -154,7 +155,7 @@ function arrayRules(value: unknown, s: JSONSchemaProps, path: FieldPath): FieldE
     errs.push(invalid(path, '', `${name} in body shouldn't contain duplicates`))
   }
   const items = itemsSchema(s)
-  if (items) value.forEach((item, i) => errs.push(...validateValue(item, items, path.index(i))))
+  if (items) value.forEach((item, i) => appendAll(errs, validateValue(item, items, path.index(i))))
   return errs
 }
 
@@ -185,7 +186,7 @@ function objectRules(value: unknown, s: JSONSchemaProps, path: FieldPath): Field
   const additional = additionalPropertiesSchema(s)
   for (const key of keys.sort()) {
     const property = s.properties?.[key] ?? additional
-    if (property) errs.push(...validateValue(value[key], property, path.child(key)))
+    if (property) appendAll(errs, validateValue(value[key], property, path.child(key)))
   }
   return errs
 }
@@ -197,14 +198,14 @@ function validateListSetsAndMaps(value: unknown, s: JSONSchemaProps, path: Field
   if (Array.isArray(value)) {
     const items = itemsSchema(s)
     const listType = s['x-kubernetes-list-type']
-    if (listType === 'set') errs.push(...setDuplicates(value, path))
-    if (listType === 'map') errs.push(...mapDuplicates(value, s['x-kubernetes-list-map-keys'] ?? [], items, path))
-    if (items) value.forEach((item, i) => errs.push(...validateListSetsAndMaps(item, items, path.index(i))))
+    if (listType === 'set') appendAll(errs, setDuplicates(value, path))
+    if (listType === 'map') appendAll(errs, mapDuplicates(value, s['x-kubernetes-list-map-keys'] ?? [], items, path))
+    if (items) value.forEach((item, i) => appendAll(errs, validateListSetsAndMaps(item, items, path.index(i))))
   } else if (isPlainObject(value)) {
     const additional = additionalPropertiesSchema(s)
     for (const key of Object.keys(value).sort()) {
       const property = s.properties?.[key] ?? additional
-      if (property) errs.push(...validateListSetsAndMaps(value[key], property, path.child(key)))
+      if (property) appendAll(errs, validateListSetsAndMaps(value[key], property, path.child(key)))
     }
   }
   return errs

@@ -74,6 +74,17 @@ describe('field ownership of long lists', () => {
   })
 })
 
+describe('lists longer than a call takes arguments', () => {
+  it('tracks and applies a set of 150,000 finalizers without overflowing the stack', () => {
+    const finalizers = Array.from({ length: 150_000 }, (_, i) => `x/f${i}`)
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default', finalizers }, spec: { containers: [{ name: 'c', image: 'i' }] } }
+    const [entry] = timed('create', () => updateManagedFields(undefined, pod, 'creator', opts))
+    assert.equal(items(fieldsOf(entry)['f:metadata']['f:finalizers'], 'v:'), finalizers.length)
+    const applied = timed('apply', () => applyObject(undefined, pod, 'applier', { ...opts, force: false }))
+    assert.equal((applied.object as Obj).metadata.finalizers.length, finalizers.length)
+  })
+})
+
 describe('the identity of a list item', () => {
   const elements: PathElement[] = [
     { key: [['name', 'a']] },

@@ -119,3 +119,16 @@ describe('custom resources against their schema', () => {
     assert.deepEqual(check({ a: 'x', c: 1 }), ['spec: Invalid value: "": spec in body must not validate the schema (not)'])
   })
 })
+
+describe('a list of more invalid items than a call takes arguments', () => {
+  it('gives an error for each, without overflowing the stack', () => {
+    const schema: JSONSchemaProps = {
+      type: 'object',
+      properties: { a: { type: 'array', items: { type: 'array', items: { type: 'integer' } } }, s: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } } },
+    }
+    const n = 150_000
+    const errs = validateObject({ a: [Array(n).fill('x')], s: Array(n).fill('same') }, schema, new FieldPath('spec'))
+    assert.equal(errs.filter((e) => e.field.startsWith('spec.a[0]')).length, n)
+    assert.ok(errs.some((e) => e.field.startsWith('spec.s')))
+  })
+})
