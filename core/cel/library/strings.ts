@@ -20,9 +20,11 @@ export function replace(text: string, from: string, to: string, limit: bigint): 
     const head = chars.slice(0, Math.min(n, chars.length)).map((c) => to + c)
     return head.join('') + (n > chars.length ? to : chars.slice(n).join(''))
   }
+  // Every occurrence: the engine's own split and join, where a loop of appends took 0.6 s on a string of 3 million.
+  if (limit < 0n) return text.split(from).join(to)
   let out = ''
   let pos = 0
-  for (let done = 0n; limit < 0n || done < limit; done++) {
+  for (let done = 0n; done < limit; done++) {
     const at = text.indexOf(from, pos)
     if (at < 0) break
     out += text.slice(pos, at) + to
@@ -31,23 +33,18 @@ export function replace(text: string, from: string, to: string, limit: bigint): 
   return out + text.slice(pos)
 }
 
-/** Go's strconv.Quote, as strings.quote returns it. */
+/** The characters Go's strconv.Quote writes escaped, as strings.quote returns them. */
+const QUOTED = /["\\\x00-\x1f\x7f]/g
+const SHORT_ESCAPES: Readonly<Record<string, string>> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\v': '\\v' }
+
+/**
+ * Go's strconv.Quote, as strings.quote returns it: the characters to escape
+ * replaced by the engine's own scan, not a character at a time (0.6 s on a
+ * string of 3 million).
+ */
 export function quote(text: string): string {
-  let out = '"'
-  for (const ch of text) {
-    const code = ch.codePointAt(0) ?? 0
-    if (ch === '"' || ch === '\\') out += `\\${ch}`
-    else if (ch === '\n') out += '\\n'
-    else if (ch === '\r') out += '\\r'
-    else if (ch === '\t') out += '\\t'
-    else if (ch === '\x07') out += '\\a'
-    else if (ch === '\b') out += '\\b'
-    else if (ch === '\f') out += '\\f'
-    else if (ch === '\v') out += '\\v'
-    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`
-    else out += ch
-  }
-  return `${out}"`
+  const escaped = text.replace(QUOTED, (ch) => SHORT_ESCAPES[ch] ?? `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`)
+  return `"${escaped}"`
 }
 
 export function registerStrings(env: Environment): Environment {
