@@ -114,11 +114,12 @@ describe('serveTls', () => {
   let listener: TlsListener
   let alice: CertificateKeyPair
   let mallory: CertificateKeyPair
+  let serving: CertificateKeyPair
 
   before(async () => {
     ca = await createCertificateAuthority({ commonName: 'test-ca' })
     otherCa = await createCertificateAuthority({ commonName: 'other-ca' })
-    const serving = await issueServingCertificate(ca, { commonName: 'apiserver', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1', '::1'] })
+    serving = await issueServingCertificate(ca, { commonName: 'apiserver', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1', '::1'] })
     alice = await issueClientCertificate(ca, { commonName: 'alice', organizations: ['system:masters', 'dev'] })
     mallory = await issueClientCertificate(otherCa, { commonName: 'mallory', organizations: ['system:masters'] })
     listener = await serveTls(stub, { host: '127.0.0.1', port: 0, key: serving.privateKey, cert: serving.certificate, clientCA: ca.certificate, logger: silentLogger })
@@ -134,6 +135,27 @@ describe('serveTls', () => {
     const two = await get2(listener.port, '/', ca.certificate)
     assert.equal(two.status, 200)
     assert.deepEqual(JSON.parse(two.body).connection.clientCertificate, undefined)
+  })
+
+  it("offers HTTP/2 clients Go's 250 concurrent streams a connection, and the flag's number when given", async () => {
+    const streamsOffered = async (port: number): Promise<number | undefined> => {
+      const session = http2Connect(`https://127.0.0.1:${port}`, { ca: ca.certificate })
+      try {
+        return await new Promise((resolve, reject) => {
+          session.once('remoteSettings', (settings) => resolve(settings.maxConcurrentStreams))
+          session.once('error', reject)
+        })
+      } finally {
+        session.close()
+      }
+    }
+    assert.equal(await streamsOffered(listener.port), 250)
+    const given = await serveTls(stub, { host: '127.0.0.1', port: 0, key: serving.privateKey, cert: serving.certificate, logger: silentLogger, http2MaxStreams: 7 })
+    try {
+      assert.equal(await streamsOffered(given.port), 7)
+    } finally {
+      await given.close()
+    }
   })
 
   for (const [proto, get] of [['HTTP/1.1', get1], ['HTTP/2', get2]] as const) {

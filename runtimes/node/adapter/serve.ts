@@ -93,6 +93,14 @@ export interface TlsListener {
 export const HTTP2_MAX_HEADER_LIST_BYTES = 65_535
 
 /**
+ * Concurrent streams per HTTP/2 connection when `--http2-max-streams-per-connection`
+ * is 0: Go's HTTP/2 server's default, which upstream's 0 means. Node's own
+ * default has no bound, and one connection's thousands of watches held
+ * every other client up.
+ */
+export const GO_HTTP2_MAX_STREAMS = 250
+
+/**
  * Connection-specific headers: HTTP/2 forbids them and Node's http2 layer
  * throws on them in writeHead, which the adapter turns into a process crash
  * (dependencies.md, trap 12). They are meaningless end to end on HTTP/1.1 too.
@@ -359,7 +367,7 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
     opts.http2 === false
       ? createHttpsServer(serverOptions, onRequest)
       : createSecureServer(
-          { ...serverOptions, allowHTTP1: true, ...(opts.http2MaxStreams ? { settings: { maxConcurrentStreams: opts.http2MaxStreams } } : {}) },
+          { ...serverOptions, allowHTTP1: true, settings: { maxConcurrentStreams: opts.http2MaxStreams || GO_HTTP2_MAX_STREAMS } },
           onRequest,
         )
 

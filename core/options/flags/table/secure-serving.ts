@@ -40,7 +40,7 @@ export const SECURE_SERVING_FLAGS = [
     default: 0,
     section,
     status: 'active',
-    help: 'Most concurrent streams the server allows a client on one HTTP/2 connection; 0 keeps the runtime default.',
+    help: 'Most concurrent streams the server allows a client on one HTTP/2 connection; 0 means 250, the default of Go\'s HTTP/2 server upstream uses.',
   }),
   flag({
     name: 'permit-address-sharing',
