@@ -244,6 +244,18 @@ describe('indented JSON for people', () => {
     assert.equal((await api.get(`${CM}/x?pretty=yes`)).text, status('configmaps "x" not found', 'NotFound', 404, '{"name":"x","kind":"configmaps"}'))
   })
 
+  it('leaves an answer over a megabyte, and a list written as it is read, unindented', async () => {
+    const api = await startServer()
+    const curl = { 'user-agent': 'curl/8.5.0' }
+    for (let i = 0; i < 3; i++) assert.equal((await api.post(CM, { metadata: { name: `big-${i}` }, data: { a: 'x'.repeat(500_000) } })).status, 201)
+    const list = await api.get(CM, { headers: curl })
+    assert.equal(list.status, 200)
+    assert.ok(list.text.startsWith('{"kind":"ConfigMapList"'), list.text.slice(0, 40))
+    assert.equal(list.body.items.length, 3)
+    // One object under the bound is indented as before.
+    assert.match((await api.get(`${CM}/big-0`, { headers: curl })).text, /^\{\n {2}"kind": "ConfigMap",\n/)
+  })
+
   it('leaves watch lines, /version and OpenAPI documents as they are', async () => {
     const { api } = await withConfigMap()
     const curl = { 'user-agent': 'curl/8.5.0' }

@@ -3,11 +3,21 @@
  * from curl, Wget and browsers, with json.MarshalIndent's text (two spaces,
  * no final newline) instead of json.Encoder's line. Watch streams stay one
  * event a line; /version is indented already and OpenAPI documents never are.
+ *
+ * Only answers of a known length up to MAX_INDENTED_BYTES are indented: the
+ * text is re-indented in one pass of the serving thread (some 0.2 s a
+ * megabyte), where upstream indents on the request's own goroutine; a curl
+ * LIST of 50 MB held every other client for 11 s. Larger answers, and lists
+ * written as the client reads them, go out as they are (the same JSON,
+ * without the indentation).
  */
 import type { MiddlewareHandler } from 'hono'
 import { indentGo } from '../../encoding/go-json.js'
 import { type ChainEnv, replaceAnswer } from './context.js'
 import { sizedResponse } from '../respond.js'
+import { knownSize } from '../response-size.js'
+
+const MAX_INDENTED_BYTES = 1024 * 1024
 
 /** Go's strconv.ParseBool; anything else is false. */
 function parseGoBool(text: string): boolean {
@@ -30,6 +40,8 @@ export const prettyFilter: MiddlewareHandler<ChainEnv> = async (c, next) => {
   if (url.pathname === '/version' || url.pathname.startsWith('/openapi/')) return
   const type = c.res.headers.get('content-type') ?? ''
   if (!/^application\/json(;|$)/.test(type) || !c.res.body) return
+  const size = knownSize(c.res) ?? Number(c.res.headers.get('content-length') ?? Number.NaN)
+  if (!(size <= MAX_INDENTED_BYTES)) return
   const text = await c.res.text()
   // The indented text is longer: a Content-Length of the compact one would cut it (HTTP/1.1) or reset the stream (HTTP/2).
   const headers = new Headers(c.res.headers)
