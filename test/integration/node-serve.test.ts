@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { request as httpsRequest } from 'node:https'
+import { connect as tlsConnect } from 'node:tls'
 import { connect as http2Connect } from 'node:http2'
 import { after, before, describe, it } from 'node:test'
 import {
@@ -155,6 +156,37 @@ describe('serveTls', () => {
       assert.equal(await streamsOffered(given.port), 7)
     } finally {
       await given.close()
+    }
+  })
+
+  it('closes a connection idle past the idle timeout: HTTP/1.1 after its answer, HTTP/2 with no stream open', { timeout: 15_000 }, async () => {
+    const idle = await serveTls(stub, { host: '127.0.0.1', port: 0, key: serving.privateKey, cert: serving.certificate, logger: silentLogger, idleTimeoutMs: 300 })
+    try {
+      // HTTP/1.1: a keep-alive connection that asked once (a plain socket: an Agent would follow the Keep-Alive hint itself).
+      const closedAfter = await new Promise<number>((resolve, reject) => {
+        const socket = tlsConnect({ host: '127.0.0.1', port: idle.port, ca: ca.certificate, servername: 'localhost', ALPNProtocols: ['http/1.1'] }, () => {
+          socket.write('GET / HTTP/1.1\r\nHost: localhost\r\n\r\n')
+        })
+        let answered = 0
+        socket.on('data', (chunk: Buffer) => {
+          if (!answered && chunk.includes('\r\n\r\n')) answered = performance.now()
+        })
+        socket.once('close', () => resolve(performance.now() - answered))
+        socket.once('error', reject)
+      })
+      assert.ok(closedAfter >= 250 && closedAfter < 5000, `HTTP/1.1 closed ${Math.round(closedAfter)} ms after its answer`)
+      // HTTP/2: the session lives while a stream is open, and goes once none has been for the timeout.
+      const session = http2Connect(`https://127.0.0.1:${idle.port}`, { ca: ca.certificate })
+      session.on('error', () => {})
+      const stream = session.request({ ':path': '/' })
+      stream.resume()
+      await new Promise((resolve) => stream.once('close', resolve))
+      const quiet = performance.now()
+      await new Promise((resolve) => session.once('close', resolve))
+      const after = performance.now() - quiet
+      assert.ok(after >= 250 && after < 5000, `HTTP/2 closed ${Math.round(after)} ms after its last stream`)
+    } finally {
+      await idle.close()
     }
   })
 

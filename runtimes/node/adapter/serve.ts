@@ -66,7 +66,17 @@ export interface ServeTlsOptions {
   maxConnectionBytesPerSec?: number
   /** The proxies of the egress selections, through which upgraded connections to a node agent go. */
   egressDialers?: EgressDialers
+  /** How long a connection may wait for its next request (HTTP/1.1) or stream (HTTP/2) before it is closed. @default IDLE_TIMEOUT_MS */
+  idleTimeoutMs?: number
 }
+
+/**
+ * How long a connection without a request in flight stays open: upstream's
+ * server closes one idle for 90 s (its IdleTimeout, HTTP/1.1 and HTTP/2
+ * alike). Without it idle connections stayed until the client left, and a
+ * client could hold the server's file descriptors by the thousand.
+ */
+export const IDLE_TIMEOUT_MS = 90_000
 
 export interface TlsListener {
   port: number
@@ -175,6 +185,25 @@ export function connectionInfoOf(socket: TlsLike, cas: ClientCAs | undefined): C
   else if (!by.clientCA) cert.verifyError = 'signed by a CA other than the client CA'
   info.clientCertificate = cert
   return info
+}
+
+/** Closes (GOAWAY) an HTTP/2 session once it has had no stream open for `ms`: its watches keep it open. */
+function closeWhenIdle(session: Http2Session, ms: number): void {
+  let open = 0
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const idle = (): void => {
+    timer = setTimeout(() => session.close(), ms)
+    timer.unref()
+  }
+  idle()
+  session.on('stream', (stream: { once(event: 'close', listener: () => void): unknown }) => {
+    open++
+    clearTimeout(timer)
+    stream.once('close', () => {
+      if (--open === 0 && !session.closed) idle()
+    })
+  })
+  session.once('close', () => clearTimeout(timer))
 }
 
 function bundlesGiven(bundles: ClientCABundles): boolean {
@@ -381,9 +410,13 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
       http1InFlight.delete(socket)
     })
   })
+  const idleTimeoutMs = opts.idleTimeoutMs ?? IDLE_TIMEOUT_MS
+  // HTTP/1.1 between requests; Node's HTTP/1.1 handling of an HTTP/2 server's connections reads the same property.
+  ;(httpServer as { keepAliveTimeout?: number }).keepAliveTimeout = idleTimeoutMs
   httpServer.on('session', (session: Http2Session) => {
     sessions.add(session)
     session.once('close', () => sessions.delete(session))
+    closeWhenIdle(session, idleTimeoutMs)
   })
   // exec, attach and port-forward: core checks the upgrade, then the connection is spliced to the node agent.
   httpServer.on('upgrade', (incoming: IncomingMessage, socket: TLSSocket, head: Buffer) => {
