@@ -19,6 +19,21 @@ export function cronTabDefinition(overrides: { versions?: unknown[]; scope?: str
   }
 }
 
+/** A namespaced Widget of `group`, served and stored as v1 with `openAPIV3Schema`. */
+export function widgetDefinition(group: string, openAPIV3Schema: Record<string, unknown>) {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `widgets.${group}` },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema } }],
+    },
+  }
+}
+
 export function cronTabVersion(name: string, storage: boolean, served = true) {
   return {
     name,

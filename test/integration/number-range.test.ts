@@ -8,6 +8,7 @@ import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
 import { eventually, startServer, type TestClient } from './harness.js'
 import { lengthDelimited, varint } from '../helpers/protobuf-wire.js'
+import { widgetDefinition } from './crd-fixtures.js'
 
 const PODS = '/api/v1/namespaces/default/pods'
 const WIDGETS = '/apis/ex.com/v1/namespaces/default/widgets'
@@ -17,29 +18,10 @@ const pod = (name: string, grace: string): string =>
   `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"${name}"},"spec":{"terminationGracePeriodSeconds":${grace},"containers":[{"name":"c","image":"i"}]}}`
 const widget = (name: string, spec: string): string => `{"apiVersion":"ex.com/v1","kind":"Widget","metadata":{"name":"${name}"},"spec":${spec}}`
 
-const CRD = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'widgets.ex.com' },
-  spec: {
-    group: 'ex.com',
-    scope: 'Namespaced',
-    names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { f: { type: 'number' } } } },
-          },
-        },
-      },
-    ],
-  },
-}
+const CRD = widgetDefinition('ex.com', {
+  type: 'object',
+  properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { f: { type: 'number' } } } },
+})
 
 const field = lengthDelimited
 const text = (n: number, s: string): Buffer => field(n, Buffer.from(s))

@@ -9,24 +9,14 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { MAX_STORED_VALUE_BYTES } from '../../core/storage/errors.js'
-import { installDefinition } from './crd-fixtures.js'
+import { installDefinition, widgetDefinition } from './crd-fixtures.js'
 import { eventually, type Reply, startServer, type TestClient } from './harness.js'
 
 const GROUP = 'sizes.example.com'
 const WIDGETS = `/apis/${GROUP}/v1/namespaces/default/widgets`
 const ADM = '/apis/admissionregistration.k8s.io/v1'
 
-const definition = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `widgets.${GROUP}` },
-  spec: {
-    group: GROUP,
-    scope: 'Namespaced',
-    names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-  },
-}
+const definition = widgetDefinition(GROUP, { type: 'object', 'x-kubernetes-preserve-unknown-fields': true })
 
 const widget = (name: string, blob = '') => ({ apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name }, data: { blob } })
 
