@@ -50,22 +50,18 @@ describe('ValidatingAdmissionPolicy with many parameters', () => {
     await eventually('the policy sees every parameter', async () => (await client.post('/api/v1/namespaces/default/configmaps?dryRun=All', probe)).status === 422, 60_000)
 
     const finished: string[] = []
-    const started = performance.now()
     const slow = client.post('/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'slow', labels: { slow: 'yes' } } }).then((reply) => {
       finished.push('slow')
-      return { reply, ms: performance.now() - started }
+      return reply
     })
     // A timer fires only when the thread is free: with the evaluation in one piece, not before it ends.
     await new Promise((resolve) => setTimeout(resolve, 20))
-    const asked = performance.now()
     const quick = await client.get('/api/v1/namespaces/params/configmaps/p0')
     finished.push('quick')
-    const quickMs = performance.now() - asked
-    const { reply, ms } = await slow
+    const reply = await slow
 
     assert.equal(quick.status, 200)
     assert.equal(reply.status, 201, reply.text.slice(0, 300))
-    assert.deepEqual(finished, ['quick', 'slow'], `the other request took ${quickMs.toFixed(0)} ms, the costly one ${ms.toFixed(0)} ms`)
-    assert.ok(quickMs < ms / 2, `the other request took ${quickMs.toFixed(0)} ms, the costly one ${ms.toFixed(0)} ms`)
+    assert.deepEqual(finished, ['quick', 'slow'], 'the other request was answered while the costly one computed')
   })
 })

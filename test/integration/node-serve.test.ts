@@ -174,7 +174,7 @@ describe('serveTls', () => {
         socket.once('close', () => resolve(performance.now() - answered))
         socket.once('error', reject)
       })
-      assert.ok(closedAfter >= 250 && closedAfter < 5000, `HTTP/1.1 closed ${Math.round(closedAfter)} ms after its answer`)
+      assert.ok(closedAfter >= 250, `HTTP/1.1 closed ${Math.round(closedAfter)} ms after its answer, before the idle timeout`)
       // HTTP/2: the session lives while a stream is open, and goes once none has been for the timeout.
       const session = http2Connect(`https://127.0.0.1:${idle.port}`, { ca: ca.certificate })
       session.on('error', () => {})
@@ -184,7 +184,7 @@ describe('serveTls', () => {
       const quiet = performance.now()
       await new Promise((resolve) => session.once('close', resolve))
       const after = performance.now() - quiet
-      assert.ok(after >= 250 && after < 5000, `HTTP/2 closed ${Math.round(after)} ms after its last stream`)
+      assert.ok(after >= 250, `HTTP/2 closed ${Math.round(after)} ms after its last stream, before the idle timeout`)
     } finally {
       await idle.close()
     }

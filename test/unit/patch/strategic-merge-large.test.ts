@@ -11,8 +11,8 @@ import { applyStrategicMergePatch } from '../../../core/patch/strategic-merge.js
 
 const DEPLOYMENT = 'io.k8s.api.apps.v1.Deployment'
 const N = 20_000
-/** Generous: the merge takes a fraction of a second, the per-item scans took tens of seconds. */
-const BOUND_MS = 5_000
+/** A guard against a hang, not a measure: the merge takes a fraction of a second, the per-item scans took tens of seconds. */
+const HANG_GUARD = { timeout: 60_000 }
 
 type Obj = Record<string, unknown>
 type Env = { name: string; value?: string }
@@ -39,24 +39,14 @@ function envOf(result: Obj): Env[] {
   return container.env as Env[]
 }
 
-function timed<T>(run: () => T): T {
-  const started = performance.now()
-  const result = run()
-  const ms = performance.now() - started
-  assert.ok(ms < BOUND_MS, `merging ${N} items took ${Math.round(ms)} ms`)
-  return result
-}
-
 const names = (count: number): string[] => Array.from({ length: count }, (_, i) => `E${i}`)
 
-describe('strategic merge patch of large lists', () => {
+describe('strategic merge patch of large lists', HANG_GUARD, () => {
   it(`adds ${N} env entries in patch order, server-only entries interleaved by their live place`, () => {
     const original = deployment([{ name: 'KEEP0' }, { name: 'E5', value: 'old' }, { name: 'KEEP1' }])
     const added: Env[] = names(N).map((name, i) => ({ name, value: `v${i}` }))
     // A second E7 merges into the first, as upstream merges duplicates in the patch.
-    const result = timed(() =>
-      applyStrategicMergePatch(original, containerPatch({ env: [...added, { name: 'E7', value: 'again' }] }), DEPLOYMENT),
-    )
+    const result = applyStrategicMergePatch(original, containerPatch({ env: [...added, { name: 'E7', value: 'again' }] }), DEPLOYMENT)
     // KEEP0 comes before E5 in the live list, so before E5 in the result; KEEP1
     // follows E5 there and no later patch item is live, so it goes last.
     const expected = [...added.slice(0, 5), { name: 'KEEP0' }, ...added.slice(5), { name: 'KEEP1' }]
@@ -74,7 +64,7 @@ describe('strategic merge patch of large lists', () => {
       '$setElementOrder/env': order.map((name) => ({ name })),
       env: [{ name: 'NEW', value: 'n' }, { name: 'E3', $patch: 'delete' }],
     })
-    const result = timed(() => applyStrategicMergePatch(deployment(live), patch, DEPLOYMENT))
+    const result = applyStrategicMergePatch(deployment(live), patch, DEPLOYMENT)
     // E10, left out of the order, stays as a server-only entry: it goes before
     // the first listed entry that the live list has after it (E19999), so first.
     const listed = order.map((name) => (name === 'NEW' ? { name, value: 'n' } : { name, value: name }))

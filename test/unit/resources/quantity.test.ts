@@ -65,14 +65,11 @@ describe('quantities are stored in upstream’s canonical form', () => {
 describe('a quantity with a fraction a million digits long', () => {
   it('is rounded up to a nano without making a number of its digits', () => {
     const zeros = '0'.repeat(1_000_000)
-    const started = performance.now()
     assert.equal(stored(`0.${zeros}1`), '1n')
     assert.equal(stored(`0.${'7'.repeat(1_000_000)}`), '777777778n')
     assert.equal(stored(`1.${zeros}`), '1')
     assert.equal(stored(`0.${zeros}1Ki`), '1n')
     assert.equal(stored(`-0.${zeros}1`), '-1n')
-    // Each took close to a second when the digits became one number; a generous bound for a slow machine.
-    assert.ok(performance.now() - started < 500, `${Math.round(performance.now() - started)} ms`)
   })
 
   it('keeps the digits that change the rounded value: those to the nano, and the bits of a binary suffix beyond it', () => {
