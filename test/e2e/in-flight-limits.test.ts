@@ -113,6 +113,19 @@ describe('max-requests-inflight counts a LIST until its answer is sent', () => {
     assert.equal(later.status, 200, later.body)
   })
 
+  it('holds the slot for a large answer encoded at once (a page of 400 items, under the streamed length) until it is read', async () => {
+    const stalled = open('GET', '/api/v1/namespaces/default/configmaps?limit=400')
+    assert.equal((await headersOf(stalled))[':status'], 200)
+    stalled.pause()
+    assert.equal((await answer(open('GET', '/api/v1/namespaces/default/configmaps/cm-2'))).status, 429)
+    stalled.resume()
+    let text = ''
+    stalled.setEncoding('utf8')
+    for await (const chunk of stalled) text += String(chunk)
+    assert.equal((JSON.parse(text) as { items: unknown[] }).items.length, 400)
+    assert.equal((await answer(open('GET', '/api/v1/namespaces/default/configmaps/cm-2'))).status, 200)
+  })
+
   it('gives the slot back when the client goes away before reading the answer', async () => {
     const abandoned = open('GET', '/api/v1/namespaces/default/configmaps')
     assert.equal((await headersOf(abandoned))[':status'], 200)

@@ -76,6 +76,25 @@ describe('max-in-flight with priority and fairness off', () => {
     assert.equal((await api.get(`${CM}/refused`, asAdmin)).status, 404)
   })
 
+  it('keeps a large answer of bytes in hand counted until it has been read, and a small one not', async () => {
+    const { api, server, storage } = await start(limits)
+    storage.gating = false
+    // One object of 400 kB: encoded at once (no streamed list), more than a socket's buffers take.
+    assert.equal((await api.post(CM, { ...cm('large'), data: { a: 'x'.repeat(400_000) } }, asAdmin)).status, 201)
+    const unread = await server.fetch(new Request(`http://in-process${CM}/large`, { headers: asUser.headers }), {})
+    assert.equal(unread.status, 200)
+    const refused = await api.get(`${CM}/slow`, asUser)
+    assert.equal(refused.status, 429, 'the unread answer holds the only read slot')
+    const body = (await unread.json()) as { data: { a: string } }
+    assert.equal(body.data.a.length, 400_000)
+    assert.equal((await api.get(`${CM}/large`, asUser)).status, 200, 'read to its end, the slot is free again')
+    assert.equal((await api.post(CM, cm('small'), asAdmin)).status, 201)
+    const small = await server.fetch(new Request(`http://in-process${CM}/small`, { headers: asUser.headers }), {})
+    assert.equal(small.status, 200)
+    assert.equal((await api.get(`${CM}/small`, asUser)).status, 200, 'a small answer is written as the handler returns')
+    await small.arrayBuffer()
+  })
+
   it('does not count watches', async () => {
     const { api, server } = await start(limits)
     const watch = await server.fetch(new Request(`http://in-process${CM}?watch=1`, { headers: asUser.headers }), {})
