@@ -14,6 +14,26 @@
 const TRAVERSAL = 0.1
 /** cel-go's RegexStringLengthCostFactor. */
 const REGEX = 0.25
+/**
+ * Digits from which a quantity's number is priced for its conversion as
+ * well as its traversal: this runtime's big integers are read from decimal
+ * text in time that grows with the square of its length (0.9 s for three
+ * million digits), where upstream's parser does the same work off the
+ * request's thread. Quantities of real objects stay far below.
+ */
+const BIG_NUMBER_FROM = 4096
+/** One unit per this many digit pairs: a call at the per-call limit converts in about a millisecond. */
+const DIGIT_PAIRS_PER_UNIT = 10_000
+/**
+ * How many of a quantity's characters become its number: the whole part
+ * and the fraction's first digits (one past the nano, and as many as a
+ * binary suffix's power of two needs; further digits are only scanned).
+ */
+function convertedDigits(text: string): number {
+  const point = text.indexOf('.')
+  return point < 0 ? text.length : Math.min(text.length, point + 1 + 9 + 64)
+}
+
 /** Upstream's fixed price of an authorization check, which allows two per expression. */
 const AUTHORIZER_CHECK = 350_000
 
@@ -133,6 +153,11 @@ export function callCost(name: string, args: readonly unknown[], remaining: numb
       if (typeof first !== 'string' || typeof second !== 'string' || typeof third !== 'string') return 1
       const grown = replacedLength(first, second, third, typeof fourth === 'bigint' ? fourth : -1n) - first.length
       return traversal(2 * first.length) + traversal(Math.max(0, grown))
+    }
+    case 'quantity':
+    case 'isQuantity': {
+      const n = typeof first === 'string' ? convertedDigits(first) : 0
+      return Math.max(1, traversal(size(first)) + (n < BIG_NUMBER_FROM ? 0 : Math.ceil((n * n) / DIGIT_PAIRS_PER_UNIT)))
     }
     case 'split':
       return traversal(2 * size(first))

@@ -91,6 +91,31 @@ describe('the CEL cost meter', () => {
   it('runs an ordinary rule to its result', () => {
     assert.equal(metered("l.all(x, x.size() == 1) && s.startsWith('a') && n.exists(i, i == 999)").value, true)
   })
+
+  it("prices quantity() of a number of many thousand digits for converting it, and short ones as upstream", () => {
+    const quantities = kubernetesEnvironment().registerVariable('q', 'string')
+    const run = (expression: string, q: string) => {
+      const outcome = parseAndCheck(quantities, expression)
+      assert.ok('parsed' in outcome)
+      const meter = new CostMeter(PER_CALL_LIMIT)
+      try {
+        return { value: runMetered(outcome.parsed, { q }, meter), meter }
+      } catch (error) {
+        return { error, meter }
+      }
+    }
+    // A name, the call (its string's traversal, one per ten characters) and the method call.
+    const short = run('quantity(q).isInteger()', '1500Mi')
+    assert.equal(short.value, true)
+    assert.equal(short.meter.cost, 3)
+    assert.equal(run('isQuantity(q)', '9'.repeat(4000)).meter.cost, 401)
+    // Three million digits took the thread 0.9 s a call: past the per-call limit, refused before it is read.
+    for (const expression of ['quantity(q).isInteger()', 'isQuantity(q)']) {
+      const { error } = run(expression, '9'.repeat(2_900_000))
+      assert.ok(error instanceof CostLimitExceeded, `${expression}: ${String(error)}`)
+      assert.equal(error.message, ACTUAL_COST_EXCEEDED)
+    }
+  })
 })
 
 describe('where the meter applies', () => {
