@@ -27,6 +27,14 @@ export const CEL_RULE_LIMITS = {
    */
   maxInputValues: CEL_INPUT_LIMITS.maxValues,
   maxInputDepth: CEL_INPUT_LIMITS.maxDepth,
+  /**
+   * Values converted for all the rules of one object together: each node
+   * with rules converts its own subtree (its rules see types of their own),
+   * so rules on every level of a deep object, or on every item of a long
+   * list, would convert the same values once per level (30 million for a
+   * 2 MB object, seconds of the one thread) with each conversion in bounds.
+   */
+  maxInputValuesPerRequest: 100 * CEL_INPUT_LIMITS.maxValues,
 } as const
 
 export const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run'
@@ -37,10 +45,12 @@ export const CALL_LIMIT_EXCEEDED = ACTUAL_COST_EXCEEDED
 /** The budget of one request's rule evaluations. */
 export interface CostBudget {
   remaining: number
+  /** Values that may still be converted for rules to read (CEL_RULE_LIMITS.maxInputValuesPerRequest). */
+  valuesLeft: number
 }
 
 export function newCostBudget(total: number = CEL_RULE_LIMITS.perRequestBudget): CostBudget {
-  return { remaining: total }
+  return { remaining: total, valuesLeft: CEL_RULE_LIMITS.maxInputValuesPerRequest }
 }
 
 /** Whether the expression names the variable anywhere (a transition rule names `oldSelf`). */

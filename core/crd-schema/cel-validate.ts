@@ -113,11 +113,16 @@ interface Inputs {
   oldSelf: unknown
 }
 
-function convertInputs(shape: CelShape, value: unknown, oldValue: unknown): Inputs {
-  const budget = { valuesLeft: CEL_RULE_LIMITS.maxInputValues, maxDepth: CEL_RULE_LIMITS.maxInputDepth }
-  const self = toCelValue(shape, value, budget)
-  const oldSelf = oldValue === undefined || oldValue === null ? undefined : toCelValue(shape, oldValue, budget)
-  return { self, oldSelf }
+function convertInputs(run: Run, shape: CelShape, value: unknown, oldValue: unknown): Inputs {
+  const allowed = Math.min(CEL_RULE_LIMITS.maxInputValues, run.budget.valuesLeft)
+  const budget = { valuesLeft: allowed, maxDepth: CEL_RULE_LIMITS.maxInputDepth }
+  try {
+    const self = toCelValue(shape, value, budget)
+    const oldSelf = oldValue === undefined || oldValue === null ? undefined : toCelValue(shape, oldValue, budget)
+    return { self, oldSelf }
+  } finally {
+    run.budget.valuesLeft -= allowed - Math.max(0, budget.valuesLeft)
+  }
 }
 
 function validateExpressions(run: Run, node: CompiledNode, path: FieldPath, value: unknown, oldValue: unknown): void {
@@ -128,7 +133,7 @@ function validateExpressions(run: Run, node: CompiledNode, path: FieldPath, valu
   }
   let inputs: Inputs
   try {
-    inputs = convertInputs(node.shape, value, oldValue)
+    inputs = convertInputs(run, node.shape, value, oldValue)
   } catch (err) {
     if (!(err instanceof CelInputTooLarge)) throw err
     run.errors.push(invalid(path, node.schemaType, OUT_OF_BUDGET))

@@ -74,4 +74,22 @@ describe('x-kubernetes-validations: the cost limits', () => {
       `spec: Invalid value: "array": ${OUT_OF_BUDGET}`,
     ])
   })
+
+  it('counts the values converted for every node with rules against one limit of the request', () => {
+    // A rule on each of 30 levels, on each of 400 items: each conversion is in bounds (a chain and its 300
+    // numbers), but each level converts its subtree again: 3.6 million values where the object has 130,000.
+    let schema: CelSchemaProps = { type: 'array', items: { type: 'integer' } }
+    for (let level = 0; level < 30; level++) schema = { type: 'object', properties: { a: schema }, 'x-kubernetes-validations': [{ rule: 'true' }] }
+    const rules = compiled({ type: 'array', items: schema })
+    const chain = () => {
+      let value: unknown = Array.from({ length: 300 }, () => 0)
+      for (let level = 0; level < 30; level++) value = { a: value }
+      return value
+    }
+    const errors = validateRules(rules, Array.from({ length: 400 }, chain), undefined, fieldPath('spec')).map(errorText)
+    assert.equal(errors.length, 1)
+    assert.match(errors[0] as string, new RegExp(`^spec\\[\\d+\\](\\.a)*: Invalid value: "object": ${OUT_OF_BUDGET}$`))
+    // Fewer items, within the limit: every rule runs and passes.
+    assert.deepEqual(validateRules(rules, Array.from({ length: 20 }, chain), undefined, fieldPath('spec')), [])
+  })
 })
