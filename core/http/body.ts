@@ -9,7 +9,7 @@ import { isPlainObject } from '../machinery/object.js'
 import { depthMessage, JsonDepthScanner, jsonDepthMessage, jsonTooDeepAt, jsonTooDeepWalk, nestsDeeperThan } from '../machinery/limits.js'
 import { runInSlices, TimeSlice } from '../machinery/time-slice.js'
 import { decodeProtobuf } from '../encoding/protobuf.js'
-import { decodeYaml, YamlBodyError } from './yaml-body.js'
+import { decodeYaml, YamlBodyError, YamlNotJsonError } from './yaml-body.js'
 import { decodeYamlOffThread, goesOffThread, type YamlDecoder } from './yaml-off-thread.js'
 import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '../machinery/status-error.js'
 
@@ -79,7 +79,13 @@ export async function readBodyBytes(request: Request, limit: number, check?: Bod
   return out
 }
 
-const decoder = new TextDecoder()
+/**
+ * A leading byte order mark is kept: upstream's JSON decoder refuses it as
+ * an invalid character (400), where TextDecoder would drop it unseen; the
+ * YAML parser skips it, as upstream's does.
+ */
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true })
+const BYTE_ORDER_MARK = 0xfeff
 
 /**
  * How many bytes are decoded at a time: well under a slice even for text of
@@ -88,14 +94,14 @@ const decoder = new TextDecoder()
 const DECODE_STEP = 32 * 1024
 
 /**
- * UTF-8 bytes to text as TextDecoder reads them (a leading BOM dropped,
+ * UTF-8 bytes to text as TextDecoder reads them (a leading BOM kept,
  * invalid bytes replaced), a large body in steps with other requests served
  * between them: a character cut at a step's end is completed by the next.
  */
 export async function decodeUtf8(bytes: Uint8Array): Promise<string> {
   if (bytes.byteLength <= DECODE_STEP) return decoder.decode(bytes)
   const slice = new TimeSlice()
-  const streaming = new TextDecoder()
+  const streaming = new TextDecoder('utf-8', { ignoreBOM: true })
   const parts: string[] = []
   for (let at = 0; at < bytes.byteLength; at += DECODE_STEP) {
     parts.push(streaming.decode(bytes.subarray(at, at + DECODE_STEP), { stream: true }))
@@ -168,6 +174,8 @@ export async function decodeJsonWithin(
   findDuplicates: boolean,
   depthChecked = false,
 ): Promise<{ value: unknown; duplicates: string[] }> {
+  // Go's scanner reads the mark's first byte, 0xEF, as the Latin-1 character it quotes.
+  if (text.charCodeAt(0) === BYTE_ORDER_MARK) throw badRequest(`${prefix}invalid character 'ï' looking for beginning of value`)
   // A body's bytes may have been checked as they arrived (jsonDepthCheck): no second pass then.
   if (text.length < SLICED_JSON_FROM) {
     return { value: depthChecked ? parseJson(text, prefix) : parseJsonWithin(text, prefix), duplicates: findDuplicates ? duplicateJsonFields(text) : [] }
@@ -191,6 +199,7 @@ export async function decodeYamlText(text: string, findDuplicates = false, yaml?
     return await decodeYaml(text, findDuplicates)
   } catch (err) {
     if (err instanceof YamlBodyError) throw badRequest(`error converting YAML to JSON: yaml: ${err.message}`)
+    if (err instanceof YamlNotJsonError) throw badRequest(`error converting YAML to JSON: ${err.message}`)
     throw err
   }
 }

@@ -12,12 +12,24 @@ import { Composer, CST, Lexer, LineCounter, Parser, YAMLError } from 'yaml'
 import { duplicateJsonFields, duplicateJsonFieldsWalk } from './duplicate-fields.js'
 import { parseJsonWalk } from './json-slices.js'
 import { depthMessage, depthWalk, jsonTooDeepAt, jsonTooDeepWalk, MAX_NESTING_DEPTH } from '../machinery/limits.js'
-import { runInSlices, SLICE_BUDGET_MS, TimeSlice } from '../machinery/time-slice.js'
+import { type Checkpointed, runInSlices, SLICE_BUDGET_MS, TimeSlice } from '../machinery/time-slice.js'
 import { COMPOSER_OPTIONS, type Composed, composeInSlices, duplicateKeysUnder } from './yaml-compose.js'
 import { simpleYamlWalk } from './yaml-simple.js'
 
 /** A body the decoder refuses, in go-yaml's words after `yaml: `. */
 export class YamlBodyError extends Error {}
+
+/**
+ * A YAML body whose value JSON cannot carry (`.inf`, `.nan`, a number past
+ * float64), in the words of Go's JSON encoder after upstream's converter
+ * (`json: unsupported value: +Inf`), which refuses it with 400. Stored as
+ * it decodes here, it would become null. (Upstream's YAML parser reads a
+ * numeral past float64, `1e400`, as a string instead; here it is refused too.)
+ */
+export class YamlNotJsonError extends Error {}
+
+/** Texts that can decode to a number JSON cannot carry: `.inf`, `.nan`, an exponent of three digits, 200 digits in a row. */
+const MAY_NOT_BE_FINITE = /\.(?:inf|nan)|[eE][+-]?\d{3}|[0-9a-fA-F]{200}/i
 
 /** Upstream's decoder expands an alias bomb no further than this (go-yaml's "excessive aliasing"). */
 const MAX_ALIAS_COUNT = 100
@@ -167,6 +179,35 @@ export function yamlTextAsJson(text: string): Promise<{ value: unknown } | undef
  */
 export async function decodeYaml(text: string, findDuplicates: boolean, budgetMs = SLICE_BUDGET_MS): Promise<{ value: unknown; duplicates: string[] }> {
   const slice = new TimeSlice(budgetMs)
+  const decoded = await decodeYamlIn(slice, text, findDuplicates)
+  if (MAY_NOT_BE_FINITE.test(text)) {
+    const found = await runInSlices(nonFiniteWalk(decoded.value), slice)
+    if (found !== undefined) throw new YamlNotJsonError(`json: unsupported value: ${goFloat(found)}`)
+  }
+  return decoded
+}
+
+/** A non-finite number as Go's encoder names it. */
+const goFloat = (n: number): string => (Number.isNaN(n) ? 'NaN' : n > 0 ? '+Inf' : '-Inf')
+
+/** The first number that is not finite, in the order Go's encoder writes a map (keys sorted); undefined when there is none. */
+function* nonFiniteWalk(value: unknown): Checkpointed<number | undefined> {
+  const pending: unknown[] = [value]
+  for (let visited = 1; pending.length > 0; visited++) {
+    const node = pending.pop()
+    if (typeof node === 'number' && !Number.isFinite(node)) return node
+    if (Array.isArray(node)) for (let i = node.length - 1; i >= 0; i--) pending.push(node[i])
+    else if (node !== null && typeof node === 'object') {
+      const object = node as Record<string, unknown>
+      const keys = Object.keys(object).sort()
+      for (let i = keys.length - 1; i >= 0; i--) pending.push(object[keys[i]!])
+    }
+    if ((visited & 1023) === 0) yield
+  }
+  return undefined
+}
+
+async function decodeYamlIn(slice: TimeSlice, text: string, findDuplicates: boolean): Promise<{ value: unknown; duplicates: string[] }> {
   const asJson = await jsonFastPath(text, slice)
   if (asJson) return { value: asJson.value, duplicates: [] }
   const simple = await runInSlices(simpleYamlWalk(text, MAX_NESTING_DEPTH), slice)

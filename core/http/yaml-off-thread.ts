@@ -9,7 +9,7 @@
  * is answered exactly as on the serving thread.
  */
 import { parseJsonWalk } from './json-slices.js'
-import { decodeYaml, YamlBodyError, yamlTextAsJson } from './yaml-body.js'
+import { decodeYaml, YamlBodyError, YamlNotJsonError, yamlTextAsJson } from './yaml-body.js'
 import { MAX_NESTING_DEPTH } from '../machinery/limits.js'
 import { runInSlices, TimeSlice } from '../machinery/time-slice.js'
 import { simpleYamlWalk } from './yaml-simple.js'
@@ -52,6 +52,8 @@ export async function yamlToJsonAnswer(text: string, findDuplicates: boolean): P
     decoded = await decodeYaml(text, findDuplicates, Infinity)
   } catch (err) {
     if (err instanceof YamlBodyError) return { kind: 'refused', message: err.message }
+    // Refused in the serving thread's words: it decodes the body again, as for `.inf` before.
+    if (err instanceof YamlNotJsonError) return { kind: 'here' }
     return { kind: 'failed', reason: err instanceof Error ? err.message : String(err) }
   }
   let representable = true

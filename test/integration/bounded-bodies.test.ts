@@ -131,6 +131,41 @@ describe('request bodies', () => {
     assert.equal(((await res.json()) as { reason: string }).reason, 'RequestEntityTooLarge')
     assert.equal(pulled, false)
   })
+
+  it('refuses a JSON body or patch that starts with a byte order mark, as Go decodes it, and reads YAML past one', async () => {
+    const api = await startServer()
+    const mark = '\ufeff'
+    const invalidStart = "invalid character 'ï' looking for beginning of value"
+    const object = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'marked' } })
+    await refused(api, () => api.post(CM, mark + object), 400, 'BadRequest', `couldn't get version/kind; json parse error: ${invalidStart}`)
+    // One long enough for the decoder that parses in slices.
+    const long = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'marked' }, data: { a: 'x'.repeat(200_000) } })
+    await refused(api, () => api.post(CM, mark + long), 400, 'BadRequest', `couldn't get version/kind; json parse error: ${invalidStart}`)
+    assert.equal((await api.post(CM, `${mark}apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: marked\n`, { headers: YAML })).status, 201)
+    await refused(api, () => api.patch(`${CM}/marked`, `${mark}{"data":{"a":"b"}}`, 'application/merge-patch+json'), 400, 'BadRequest', `error decoding patch: ${invalidStart}`)
+  })
+})
+
+describe('numbers JSON cannot carry', () => {
+  it('refuses YAML whose value is infinite or not a number with 400 in Go\'s words, and stores nothing', async () => {
+    const api = await serverWithThings()
+    const thing = (value: string) => `apiVersion: bounds.example.com/v1\nkind: Thing\nmetadata:\n  name: t\nspec:\n  v: ${value}\n`
+    const cases: Array<[string, string]> = [
+      ['.inf', '+Inf'],
+      ['-.Inf', '-Inf'],
+      ['.nan', 'NaN'],
+      ['1e400', '+Inf'],
+      [`{a: [1, -${'9'.repeat(400)}]}`, '-Inf'],
+    ]
+    for (const [value, named] of cases) {
+      const message = `error converting YAML to JSON: json: unsupported value: ${named}`
+      await refused(api, () => api.post(THINGS, thing(value), { headers: YAML }), 400, 'BadRequest', message)
+      await refused(api, () => api.patch(`${THINGS}/t?fieldManager=m`, thing(value), 'application/apply-patch+yaml'), 400, 'BadRequest', message)
+    }
+    // Finite numbers, and words that only look like them, are kept.
+    assert.equal((await api.post(THINGS, thing('{a: 1.5e300, b: .info, c: 1e30}'), { headers: YAML })).status, 201)
+    assert.deepEqual((await api.get(`${THINGS}/t`)).body.spec, { v: { a: 1.5e300, b: '.info', c: 1e30 } })
+  })
 })
 
 describe('nesting depth', () => {

@@ -50,6 +50,7 @@ const BODIES: Record<string, string> = {
   'an alias bomb': `a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n`,
   'nesting past the limit': `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\n  labels: ${'['.repeat(600)}${']'.repeat(600)}\n`,
   'an infinite number': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: inf\ndata:\n  a: .inf\n',
+  'a large body with a number past float64': `${configMapYaml('past', 3000)}  big: 1e400\n`,
   'an unknown alias': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: *nothing\n',
   'a scalar': 'just text\n',
   'nothing but a comment': '# nothing\n',

@@ -25,7 +25,7 @@ describe('a request body decoded in steps', () => {
     }
   })
 
-  it('drops a leading byte-order mark and replaces invalid bytes as TextDecoder does, at any size', async () => {
+  it('keeps a leading byte-order mark (JSON refuses it, as Go does) and replaces invalid bytes as TextDecoder does, at any size', async () => {
     const pieces = fc.array(
       fc.oneof(fc.constant([0xef, 0xbb, 0xbf]), fc.constant([0xff]), fc.constant([0xc3]), fc.constant([0xe2, 0x82]), fc.array(fc.integer({ min: 0x20, max: 0x7e }), { maxLength: 40 })),
       { maxLength: 20 },
@@ -37,7 +37,7 @@ describe('a request body decoded in steps', () => {
         bytes.set(head, 0)
         bytes.fill(0x61, head.length, head.length + padding)
         bytes.set(head, head.length + padding)
-        assert.equal(await decodeUtf8(bytes), new TextDecoder().decode(bytes))
+        assert.equal(await decodeUtf8(bytes), new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes))
       }),
       { numRuns: 60, seed: 14 },
     )
