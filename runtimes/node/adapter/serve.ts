@@ -4,7 +4,7 @@
  * get through), the verification result handed to core as ConnectionInfo.
  * Built on @hono/node-server's request listener (reference/dependencies.md 5).
  */
-import { type IncomingMessage, maxHeaderSize as http1MaxHeaderBytes, type ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from 'node:http2'
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
@@ -14,6 +14,7 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response'
 import { plainHeadersOf } from '../../../core/http/answer-headers.js'
 import { statusResponse as statusErrorResponse } from '../../../core/http/respond.js'
 import { StatusError } from '../../../core/machinery/status-error.js'
+import { MAX_HEADER_BYTES } from '../../../core/machinery/limits.js'
 import type { Logger } from '../../../core/logging/logger.js'
 import type { ClientCertificate, ConnectionInfo } from '../../../core/ports.js'
 import { type ClientCABundles, type ClientCAs, clientCAs } from './client-cas.js'
@@ -97,10 +98,12 @@ export interface TlsListener {
 /**
  * The most bytes of header list Node's HTTP/2 layer takes on one request; it
  * resets the stream beyond (whatever SETTINGS the server sends). HTTP/1.1's
- * bound is `http.maxHeaderSize` (16 KiB unless `--max-http-header-size`),
- * request line included. Both are checked by node-header-limits.test.ts.
+ * bound is Go's 1 MiB, as upstream's server takes (a bearer token with many
+ * groups passes Node's own default of 16 KiB), request line included. Both
+ * are checked by node-header-limits.test.ts.
  */
 export const HTTP2_MAX_HEADER_LIST_BYTES = 65_535
+const HTTP1_MAX_HEADER_BYTES = MAX_HEADER_BYTES
 
 /**
  * Concurrent streams per HTTP/2 connection when `--http2-max-streams-per-connection`
@@ -295,7 +298,7 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
       // One record per HTTP/2 session or HTTP/1 socket, so one protocol for all its requests.
       info.protocol = `HTTP/${incoming.httpVersion}`
       // Node refuses longer headers itself, so core need not count them (core/machinery/limits.ts).
-      info.headerBytesLimit = isHttp2(incoming) ? HTTP2_MAX_HEADER_LIST_BYTES : http1MaxHeaderBytes
+      info.headerBytesLimit = isHttp2(incoming) ? HTTP2_MAX_HEADER_LIST_BYTES : HTTP1_MAX_HEADER_BYTES
       connectionInfo.set(key, info)
     }
     return info
@@ -394,11 +397,14 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
   }
   const httpServer =
     opts.http2 === false
-      ? createHttpsServer(serverOptions, onRequest)
+      ? createHttpsServer({ ...serverOptions, maxHeaderSize: HTTP1_MAX_HEADER_BYTES }, onRequest)
       : createSecureServer(
           { ...serverOptions, allowHTTP1: true, settings: { maxConcurrentStreams: opts.http2MaxStreams || GO_HTTP2_MAX_STREAMS } },
           onRequest,
         )
+  // HTTP/1.1 on the HTTP/2 server is parsed by Node's HTTP/1 server code, which reads this property of the server
+  // it is given (the option of https.createServer); createSecureServer takes no such option.
+  if (opts.http2 !== false) Object.assign(httpServer, { maxHeaderSize: HTTP1_MAX_HEADER_BYTES })
 
   httpServer.on('secureConnection', (socket: TLSSocket) => {
     // A streamed answer (a proxied response, a watch) is written in pieces: without this, Nagle's algorithm holds a
