@@ -263,6 +263,35 @@ function lingerOnClose(socket: TLSSocket): void {
   }
 }
 
+/** A socket's handle, which Node's HTTP/1.1 parser reads directly (consumes), past the socket's stream. */
+interface ReadableHandle {
+  readStart(): number
+  readStop(): number
+}
+
+/** Sockets whose reading pauseReading stopped. */
+const readingStopped = new WeakSet<TLSSocket>()
+
+/**
+ * Stops reading a connection's bytes. Node's HTTP/1.1 parser reads the
+ * socket's handle itself, so pausing the socket's stream stops nothing,
+ * and pausing the parser makes it refuse the next bytes as a parse error:
+ * the handle is stopped instead, and the bytes wait in the kernel, as with
+ * Go's server. What the handle already read is still parsed (a TLS record).
+ */
+function pauseReading(socket: TLSSocket): void {
+  const handle = (socket as unknown as { _handle?: ReadableHandle | null })._handle
+  if (!handle || readingStopped.has(socket)) return
+  readingStopped.add(socket)
+  handle.readStop()
+}
+
+function resumeReading(socket: TLSSocket): void {
+  const handle = (socket as unknown as { _handle?: ReadableHandle | null })._handle
+  if (!handle || !readingStopped.delete(socket)) return
+  handle.readStart()
+}
+
 function isHttp2(incoming: Incoming): incoming is Http2ServerRequest {
   return 'stream' in incoming
 }
@@ -350,16 +379,45 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
   const http1InFlight = new Map<TLSSocket, number>()
   let closing = false
 
+  /**
+   * HTTP/1.1 requests that came pipelined behind another on their
+   * connection, each served once the one before it has been answered, as
+   * Go's server reads a connection's next request only then. Node's parser
+   * hands over every request of a chunk at once: thousands of GETs
+   * pipelined on a few connections whose answers were never read had all
+   * been served together, and held every other client for seconds.
+   */
+  const pipelined = new Map<TLSSocket, Array<() => void>>()
+
   const onRequest = (incoming: Incoming, outgoing: Outgoing): void => {
     if (!isHttp2(incoming)) {
       const socket = incoming.socket as TLSSocket
-      http1InFlight.set(socket, (http1InFlight.get(socket) ?? 0) + 1)
+      const before = http1InFlight.get(socket) ?? 0
+      http1InFlight.set(socket, before + 1)
       outgoing.once('close', () => {
         const left = (http1InFlight.get(socket) ?? 1) - 1
         http1InFlight.set(socket, left)
         if (closing && left === 0) socket.end()
+        const queue = pipelined.get(socket)
+        const next = queue?.shift()
+        if (!next || socket.destroyed) return
+        // The chunk read last is served: read the connection again.
+        if (queue!.length === 0) resumeReading(socket)
+        next()
       })
+      if (before > 0) {
+        let queue = pipelined.get(socket)
+        if (!queue) pipelined.set(socket, (queue = []))
+        queue.push(() => serve(incoming, outgoing))
+        // Nothing more is read from this connection until what it sent so far has been answered.
+        pauseReading(socket)
+        return
+      }
     }
+    serve(incoming, outgoing)
+  }
+
+  const serve = (incoming: Incoming, outgoing: Outgoing): void => {
     // The adapter's own error path can throw again while writing its 500;
     // catching here keeps one broken response from taking the process down.
     listener(incoming, outgoing).catch((err: unknown) => {
@@ -414,6 +472,7 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
     socket.once('close', () => {
       sockets.delete(socket)
       http1InFlight.delete(socket)
+      pipelined.delete(socket)
     })
   })
   const idleTimeoutMs = opts.idleTimeoutMs ?? IDLE_TIMEOUT_MS
