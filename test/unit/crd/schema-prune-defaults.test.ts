@@ -3,6 +3,7 @@ import { describe, it } from 'node:test'
 import { applySchemaDefaults } from '../../../core/crd/defaults.js'
 import { matchesFormat } from '../../../core/validation/formats.js'
 import { prune } from '../../../core/crd/prune.js'
+import type { StatusError } from '../../../core/machinery/status-error.js'
 import type { JSONSchemaProps } from '../../../core/crd-schema/schema.js'
 
 const schema: JSONSchemaProps = {
@@ -115,6 +116,23 @@ describe('structural defaulting', () => {
     assert.deepEqual(one, { c: { d: 1 } })
     ;(one['c'] as Record<string, unknown>)['d'] = 2
     assert.deepEqual(two, { c: { d: 1 } })
+  })
+
+  it("stops once the defaults placed pass what can be stored, with etcd's refusal, before building the object", () => {
+    // A default of 500 kB on each item of 20,000 empty items: 10 GB once defaulted, from a body of 60 kB.
+    const large = 'a'.repeat(500_000)
+    for (const fill of [large, { text: large }]) {
+      const s: JSONSchemaProps = { type: 'array', items: { type: 'object', properties: { x: { type: 'object', default: fill } } } }
+      const items = Array.from({ length: 20_000 }, () => ({}))
+      assert.throws(
+        () => applySchemaDefaults(items, s),
+        (err: StatusError) => err.code === 500 && err.message === 'etcdserver: request is too large',
+      )
+      // Three fit: what one value may take (1.5 MiB) is not passed.
+      const few = [{}, {}, {}]
+      applySchemaDefaults(few, s)
+      assert.deepEqual(few, [{ x: fill }, { x: fill }, { x: fill }])
+    }
   })
 })
 
