@@ -12,7 +12,8 @@ import { GoLiteral, goPrint } from '../machinery/go-format.js'
 import {
   duplicate,
   invalid,
-  notSupported,
+  notSupportedWith,
+  supportedValues,
   required,
   tooLong,
   tooMany,
@@ -159,12 +160,32 @@ function arrayRules(value: unknown, s: JSONSchemaProps, path: FieldPath): FieldE
   return errs
 }
 
+/** An enum's values as canonical JSON texts, and its failure's detail naming them all: made once per schema. */
+interface EnumValues {
+  allowed: ReadonlySet<string>
+  detail: string
+}
+
+const enumValues = new WeakMap<JSONSchemaProps, EnumValues>()
+
+function enumValuesOf(s: JSONSchemaProps, values: readonly unknown[]): EnumValues {
+  let known = enumValues.get(s)
+  if (!known) {
+    known = {
+      allowed: new Set(values.map(canonicalJSON)),
+      detail: supportedValues(values.map((allowed) => (typeof allowed === 'string' ? allowed : JSON.stringify(allowed)))),
+    }
+    enumValues.set(s, known)
+  }
+  return known
+}
+
 function enumRule(value: unknown, s: JSONSchemaProps, path: FieldPath): FieldError[] {
   if (!s.enum || s.enum.length === 0) return []
-  const text = canonicalJSON(value)
-  if (s.enum.some((allowed) => canonicalJSON(allowed) === text)) return []
-  const supported = s.enum.map((allowed) => (typeof allowed === 'string' ? allowed : JSON.stringify(allowed)))
-  return [notSupported(path, value, supported)]
+  // Looked up, not compared value by value: an enum of 20,000 values on a list of 5,000 items took 45 s.
+  const { allowed, detail } = enumValuesOf(s, s.enum)
+  if (allowed.has(canonicalJSON(value))) return []
+  return [notSupportedWith(path, value, detail)]
 }
 
 function objectRules(value: unknown, s: JSONSchemaProps, path: FieldPath): FieldError[] {

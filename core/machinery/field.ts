@@ -129,11 +129,19 @@ export const duplicate = (path: FieldPath, value: unknown): FieldError => ({
   detail: '',
 })
 
-export const notSupported = (path: FieldPath, value: unknown, supported: readonly string[]): FieldError => ({
+/** upstream's NotSupported detail: every supported value, quoted. */
+export const supportedValues = (supported: readonly string[]): string =>
+  supported.length ? `supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}` : ''
+
+export const notSupported = (path: FieldPath, value: unknown, supported: readonly string[]): FieldError =>
+  notSupportedWith(path, value, supportedValues(supported))
+
+/** The same, with the detail made once by the caller (supportedValues) for a long list checked many times. */
+export const notSupportedWith = (path: FieldPath, value: unknown, detail: string): FieldError => ({
   type: 'FieldValueNotSupported',
   field: String(path),
   value,
-  detail: supported.length ? `supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}` : '',
+  detail,
 })
 
 export const forbiddenField = (path: FieldPath, detail: string): FieldError => ({
@@ -168,18 +176,41 @@ export function qualifiedKind(group: string, kind: string): string {
   return group ? `${kind}.${group}` : kind
 }
 
-/** 422 Invalid with one cause per field error, as upstream's NewInvalid builds it. */
+/**
+ * The most text of field errors one Invalid answer carries (the message
+ * and the causes each hold it once). Upstream puts every error in both;
+ * a body can make very many, each long (5,000 failed items of an enum of
+ * 20,000 values, each naming every value, or messages of 5 kB from a CRD
+ * rule on 100,000 items): gigabytes of text, past what a string here may
+ * hold. The errors past the bound are counted instead of listed.
+ */
+export const MAX_INVALID_TEXT_BYTES = 1024 * 1024
+
+/** 422 Invalid with one cause per field error, as upstream's NewInvalid builds it (within MAX_INVALID_TEXT_BYTES). */
 export function invalidError(group: string, kind: string, name: string, errors: readonly FieldError[]): StatusError {
   const subject = `${qualifiedKind(group, kind)} ${JSON.stringify(name)} is invalid`
-  // Each text once, as upstream's ErrorList.ToAggregate keeps it; the causes keep every error.
-  const texts = [...new Set(errors.map(errorText))]
+  const shown: FieldError[] = []
+  const shownTexts: string[] = []
+  let size = 0
+  for (const e of errors) {
+    // Concatenated, not yet copied: its length is known without building it.
+    const text = errorText(e)
+    if (shown.length > 0 && size + text.length > MAX_INVALID_TEXT_BYTES) break
+    size += text.length
+    shown.push(e)
+    shownTexts.push(text)
+  }
+  const left = errors.length - shown.length
+  // Each text once, as upstream's ErrorList.ToAggregate keeps it; the causes keep every error shown.
+  const texts = [...new Set(shownTexts)]
+  if (left > 0) texts.push(`${left} more errors not shown`)
   const message =
     texts.length === 0 ? subject : texts.length === 1 ? `${subject}: ${texts[0]}` : `${subject}: [${texts.join(', ')}]`
   const details = {
     name,
     kind,
     ...(group ? { group } : {}),
-    causes: errors.map((e) => ({ reason: e.type, message: errorBody(e), field: e.field })),
+    causes: shown.map((e) => ({ reason: e.type, message: errorBody(e), field: e.field })),
   }
   return new StatusError(422, 'Invalid', message, details)
 }

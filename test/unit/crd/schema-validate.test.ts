@@ -132,3 +132,15 @@ describe('a list of more invalid items than a call takes arguments', () => {
     assert.ok(errs.some((e) => e.field.startsWith('spec.s')))
   })
 })
+
+describe('a long enum', () => {
+  it('checks many items against 20,000 values, each failure naming them all through one shared text', () => {
+    const values = Array.from({ length: 20_000 }, (_, i) => String(i).padStart(40, 'x'))
+    const schema: JSONSchemaProps = { type: 'array', items: { type: 'string', enum: values } }
+    assert.deepEqual(validateObject(Array(5000).fill(values[19_999]), schema, FieldPath.root('spec')), [])
+    const errs = validateObject(['nope', 'nope', values[3]], schema, FieldPath.root('spec'))
+    assert.deepEqual(errs.map((e) => e.field), ['spec[0]', 'spec[1]'])
+    assert.ok(errs[0]!.detail.startsWith(`supported values: "${values[0]}", "${values[1]}"`))
+    assert.equal(errs[0]!.detail, errs[1]!.detail)
+  })
+})

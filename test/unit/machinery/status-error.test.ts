@@ -8,7 +8,7 @@ import {
   requestEntityTooLarge,
   unsupportedMediaType,
 } from '../../../core/machinery/status-error.js'
-import { fieldPath, invalid, invalidError, required } from '../../../core/machinery/field.js'
+import { fieldPath, invalid, invalidError, MAX_INVALID_TEXT_BYTES, required } from '../../../core/machinery/field.js'
 
 const configmaps = { group: '', resource: 'configmaps' }
 
@@ -56,6 +56,22 @@ describe('Status errors', () => {
       { reason: 'FieldValueInvalid', message: 'Invalid value: "Bad": must be lowercase', field: 'metadata.name' },
       { reason: 'FieldValueRequired', message: 'Required value', field: 'data' },
     ])
+  })
+
+  it('lists field errors up to a megabyte of text and counts the rest', () => {
+    // 2,000 errors of 5 kB each (a CRD rule's message on every item of a list): 10 MB of text.
+    const detail = 'x'.repeat(5000)
+    const errors = Array.from({ length: 2000 }, (_, i) => invalid(fieldPath('spec').child('l').index(i), 0, detail))
+    const s = invalidError('ex.com', 'Thing', 'a', errors).toStatus()
+    const shown = s.details?.causes?.length ?? 0
+    assert.ok(shown > 100 && shown < 2000, `${shown} causes`)
+    assert.equal(s.details?.causes?.[shown - 1]?.field, `spec.l[${shown - 1}]`)
+    assert.ok((s.message ?? '').endsWith(`, ${2000 - shown} more errors not shown]`), (s.message ?? '').slice(-80))
+    assert.ok((s.message ?? '').length < 1.1 * MAX_INVALID_TEXT_BYTES)
+    // One error past the bound alone is still shown whole.
+    const one = invalidError('ex.com', 'Thing', 'a', [invalid(fieldPath('spec'), 0, 'y'.repeat(2 * MAX_INVALID_TEXT_BYTES))]).toStatus()
+    assert.equal(one.details?.causes?.length, 1)
+    assert.doesNotMatch(one.message ?? '', /not shown/)
   })
 
   it('names the limit of a too large body and the accepted media types', () => {
