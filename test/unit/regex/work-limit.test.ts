@@ -54,3 +54,14 @@ describe('a match whose worst case is over the work limit is refused before it r
     ])
   })
 })
+
+describe('all the searches of one findAll are bounded together', () => {
+  it('stops a findAll whose every search reads to the end of the input, each search being within the limit', () => {
+    // `a.*b` keeps every search looking for a `b` to the end: 20,000 searches of 20,000 characters.
+    assert.throws(() => regexFindAll('a.*b|a', 'a'.repeat(20_000)), RegexWorkExceeded)
+  })
+
+  it('finds a hundred thousand short matches in a long input', () => {
+    assert.equal(regexFindAll('[0-9]+', '12 '.repeat(100_000)).length, 100_000)
+  })
+})
