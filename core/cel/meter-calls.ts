@@ -193,8 +193,25 @@ export type Pricer = (args: readonly unknown[], remaining: number) => Priced
 
 const nominal: Pricer = () => 1
 
+/**
+ * Functions upstream prices at 1 that read a string argument whole here:
+ * `size` counts its characters one by one (14 ms a megabyte), the
+ * conversions parse it. Called on a long string in a loop, a rule of small
+ * cost held the thread for minutes; from LONG_STRING characters on, such a
+ * call costs the string's traversal.
+ */
+const READS_STRING = new Set(['size', 'int', 'uint', 'double', 'bool'])
+const LONG_STRING = 4096
+
+const readsString: Pricer = (args) => {
+  let cost = 0
+  for (const arg of args) if (typeof arg === 'string' && arg.length >= LONG_STRING) cost += traversal(arg.length)
+  return Math.max(1, cost)
+}
+
 /** The pricing of calls to `name`, chosen once per call site: most functions cost a fixed 1 and need no look at their arguments. */
 export function callPricer(name: string): Pricer {
+  if (READS_STRING.has(name)) return readsString
   if (NOMINAL.has(name)) return nominal
   return (args, remaining) => callCost(name, args, remaining)
 }

@@ -20,11 +20,20 @@ const env = kubernetesEnvironment().registerVariable('l', 'list<string>').regist
 const inputs = { l: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'], s: 'a'.repeat(1000), n: Array.from({ length: 1000 }, (_, i) => BigInt(i)) }
 
 function metered(expression: string, limit = PER_CALL_LIMIT): { value?: unknown; error?: unknown; meter: CostMeter } {
-  const outcome = parseAndCheck(env, expression)
+  return meteredIn(env, expression, inputs, limit)
+}
+
+function meteredIn(
+  environment: typeof env,
+  expression: string,
+  variables: Record<string, unknown>,
+  limit = PER_CALL_LIMIT,
+): { value?: unknown; error?: unknown; meter: CostMeter } {
+  const outcome = parseAndCheck(environment, expression)
   assert.ok('parsed' in outcome, `${expression}: ${'issue' in outcome ? outcome.issue : ''}`)
   const meter = new CostMeter(limit)
   try {
-    return { value: runMetered(outcome.parsed, inputs, meter), meter }
+    return { value: runMetered(outcome.parsed, variables, meter), meter }
   } catch (error) {
     return { error, meter }
   }
@@ -94,16 +103,7 @@ describe('the CEL cost meter', () => {
 
   it("prices quantity() of a number of many thousand digits for converting it, and short ones as upstream", () => {
     const quantities = kubernetesEnvironment().registerVariable('q', 'string')
-    const run = (expression: string, q: string) => {
-      const outcome = parseAndCheck(quantities, expression)
-      assert.ok('parsed' in outcome)
-      const meter = new CostMeter(PER_CALL_LIMIT)
-      try {
-        return { value: runMetered(outcome.parsed, { q }, meter), meter }
-      } catch (error) {
-        return { error, meter }
-      }
-    }
+    const run = (expression: string, q: string) => meteredIn(quantities, expression, { q })
     // A name, the call (its string's traversal, one per ten characters) and the method call.
     const short = run('quantity(q).isInteger()', '1500Mi')
     assert.equal(short.value, true)
@@ -115,6 +115,22 @@ describe('the CEL cost meter', () => {
       assert.ok(error instanceof CostLimitExceeded, `${expression}: ${String(error)}`)
       assert.equal(error.message, ACTUAL_COST_EXCEEDED)
     }
+  })
+
+  it('prices size() and the conversions of a long string for reading it, and of a short one at 1 as upstream', () => {
+    const strings = kubernetesEnvironment().registerVariable('t', 'string').registerVariable('n', 'list<int>')
+    const thousand = Array.from({ length: 1000 }, (_, i) => BigInt(i))
+    const run = (expression: string, t: string) => meteredIn(strings, expression, { t, n: thousand })
+    // Below 4,096 characters a call costs what it does for any string.
+    for (const expression of ['size(t) > 5', 't.size() > 5']) {
+      assert.equal(run(expression, '1'.repeat(4095)).meter.cost, run(expression, '12345').meter.cost, expression)
+    }
+    // A megabyte counted a thousand times held the thread 18 s at a cost of 4,000.
+    for (const expression of ['n.all(x, size(t) > 0)', 'n.all(x, t.size() > 0)', 'n.all(x, double(t) > 0.0)', 'n.all(x, int(t) > 0)']) {
+      const { error } = run(expression, '1'.repeat(1_000_000))
+      assert.ok(error instanceof CostLimitExceeded, `${expression}: ${String(error)}`)
+    }
+    assert.equal(run('size(t)', 'a'.repeat(100_000)).meter.cost, 10_001)
   })
 })
 
