@@ -10,7 +10,7 @@ import type { CustomResourceColumnDefinition } from '../resources/apiextensions/
 import type { TableColumn } from '../resources/catalogue.js'
 import { nameColumn } from '../resources/columns/common.js'
 import type { KubeObject } from '../machinery/object.js'
-import { goPrint } from '../machinery/go-format.js'
+import { goPrintWithin } from '../machinery/go-format.js'
 import { compileJsonPath, JsonPathError } from './jsonpath.js'
 
 /** Served when a version lists no columns of its own. */
@@ -61,9 +61,17 @@ function typedCell(type: string, value: unknown, now: Date): unknown {
   }
 }
 
+/**
+ * The longest text a `string` cell shows. A column whose path names a
+ * whole subtree prints all of it: `.spec` of an object of 50,000 fields,
+ * in each of 1,000 columns, made a Table of gigabytes. Past this the cell
+ * is empty, as for a path that fails (upstream prints it all).
+ */
+export const MAX_CELL_CHARS = 64 * 1024
+
 /** A `string` cell prints whatever the path finds, as the JSONPath printer does (`map[a:1]`, `[x y]`). */
-function stringCell(value: unknown): string {
-  return value === null ? '<no value>' : goPrint(value)
+function stringCell(value: unknown): string | null {
+  return value === null ? '<no value>' : (goPrintWithin(value, MAX_CELL_CHARS) ?? null)
 }
 
 function customColumn(col: CustomResourceColumnDefinition): TableColumn | undefined {

@@ -40,6 +40,21 @@ export class JsonPathError extends Error {
   override readonly name = 'JsonPathError'
 }
 
+/**
+ * An error whose words are made only when read: upstream's filter error
+ * prints the whole value it could not filter, which a printer column then
+ * drops (a map of 50,000 fields printed per column and row).
+ */
+class NotFilterable extends JsonPathError {
+  constructor(private readonly value: unknown) {
+    super()
+  }
+
+  override get message(): string {
+    return `${goPrint(this.value)} is not array or slice and cannot be filtered`
+  }
+}
+
 export interface JsonPathOptions {
   /** A missing field gives no result instead of an error (upstream's AllowMissingKeys). */
   allowMissingKeys?: boolean
@@ -511,7 +526,7 @@ class Evaluator {
   private filter(input: unknown[], node: Extract<Node, { type: 'filter' }>): unknown[] {
     const results: unknown[] = []
     for (const value of input) {
-      if (!Array.isArray(value)) throw new JsonPathError(`${goPrint(value)} is not array or slice and cannot be filtered`)
+      if (!Array.isArray(value)) throw new NotFilterable(value)
       this.charge(value.length)
       for (const item of value) {
         if (node.operator === 'exists') {

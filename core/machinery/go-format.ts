@@ -152,6 +152,62 @@ export function goPrint(value: unknown): string {
   return String(value)
 }
 
+/**
+ * goPrint's text when it has at most `maxChars` characters; undefined,
+ * without printing (or visiting) the rest, when it would have more. Each
+ * map's keys are sorted once, however many times it is printed.
+ */
+export function goPrintWithin(value: unknown, maxChars: number): string | undefined {
+  const parts: string[] = []
+  let length = 0
+  const add = (text: string): boolean => {
+    length += text.length
+    if (length > maxChars) return false
+    parts.push(text)
+    return true
+  }
+  /** The lists and maps being printed, innermost last, each with the next of its items to print. */
+  const open: Array<{ list?: readonly unknown[]; map?: Record<string, unknown>; keys?: readonly string[]; size: number; next: number }> = []
+  const enter = (v: unknown): boolean => {
+    if (Array.isArray(v)) {
+      open.push({ list: v, size: v.length, next: 0 })
+      return add('[')
+    }
+    if (isPlainObject(v)) {
+      const keys = sortedKeys(v)
+      open.push({ map: v, keys, size: keys.length, next: 0 })
+      return add('map[')
+    }
+    return add(goPrint(v))
+  }
+  if (!enter(value)) return undefined
+  while (open.length > 0) {
+    const frame = open[open.length - 1]!
+    if (frame.next === frame.size) {
+      open.pop()
+      if (!add(']')) return undefined
+      continue
+    }
+    const i = frame.next++
+    const separator = i > 0 ? ' ' : ''
+    const key = frame.keys?.[i]
+    if (!add(key === undefined ? separator : `${separator}${key}:`)) return undefined
+    if (!enter(key === undefined ? frame.list![i] : frame.map![key])) return undefined
+  }
+  return parts.join('')
+}
+
+const sortedKeysOf = new WeakMap<object, readonly string[]>()
+
+function sortedKeys(map: Record<string, unknown>): readonly string[] {
+  let keys = sortedKeysOf.get(map)
+  if (!keys) {
+    keys = Object.keys(map).sort()
+    sortedKeysOf.set(map, keys)
+  }
+  return keys
+}
+
 /** `%s` of a value: strings as they are, anything else in Go's bad-verb form. */
 export function goString(value: unknown): string {
   if (typeof value === 'string') return value

@@ -147,6 +147,14 @@ describe('custom resource printer columns', () => {
     assert.deepEqual(row, ['nightly', null, null, null, null, null, null])
   })
 
+  it('prints a whole subtree up to 64 KiB in a string cell, and leaves a longer one empty', () => {
+    const small = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${String(i).padStart(3, '0')}`, [i, { n: null }]]))
+    const wide = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, i]))
+    const row = cells([col('Small', 'string', '.spec.small'), col('Wide', 'string', '.spec.wide'), col('Filtered', 'string', '.spec.wide[?(@.a=="b")]')], crontab({ small, wide }))
+    assert.equal(row[1], `map[${Object.keys(small).map((k, i) => `${k}:[${i} map[n:<nil>]]`).join(' ')}]`)
+    assert.deepEqual(row.slice(2), [null, null])
+  })
+
   it('shows a date it cannot read as <invalid>, and an empty one as <unknown>', () => {
     const row = cells(
       [col('Bad', 'date', '.spec.bad'), col('Empty', 'date', '.spec.empty'), col('Feb 30', 'date', '.spec.feb30')],
