@@ -39,7 +39,8 @@ export interface Aggregator {
   groups(): RemoteGroup[]
   /** The APIResourceList last read from the APIService's extension server. */
   discoveryOf(api: ApiService): unknown
-  proxy(request: Request, api: ApiService, user: UserInfo): Promise<Response>
+  /** `deadline`: the request's (timeout.ts); the backend's connection is given up when it passes. */
+  proxy(request: Request, api: ApiService, user: UserInfo, deadline?: AbortSignal): Promise<Response>
   /** The OpenAPI documents last downloaded from the extension servers, for /openapi/v2 and /openapi/v3. */
   openApi: AggregatedOpenApi
   readonly ready: Promise<void>

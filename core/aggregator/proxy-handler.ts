@@ -28,9 +28,9 @@ const DIAL_TIMEOUT_MS = 30_000
 
 export const REDIRECT_REFUSED = 'the backend attempted to redirect this request, which is not permitted'
 
-export function aggregatorProxy(deps: ProxyDeps): (request: Request, api: ApiService, user: UserInfo) => Promise<Response> {
+export function aggregatorProxy(deps: ProxyDeps): (request: Request, api: ApiService, user: UserInfo, deadline?: AbortSignal) => Promise<Response> {
   const names = identityHeaderNames(deps.requestHeader)
-  return async (request, api, user) => {
+  return async (request, api, user, deadline) => {
     const service = api.service
     if (!service || !api.available) throw serviceUnavailable('service unavailable')
     const location = await deps.locate(service).catch(() => {
@@ -57,7 +57,7 @@ export function aggregatorProxy(deps: ProxyDeps): (request: Request, api: ApiSer
           headers,
           headerLines: identityHeaderLines(user, names),
           body: request.body,
-          signal: request.signal,
+          signal: deadline ? AbortSignal.any([request.signal, deadline]) : request.signal,
         },
       )
     } catch (err) {

@@ -33,10 +33,11 @@ export function peerProxyMiddleware(deps: PeerProxyDeps): MiddlewareHandler<Chai
     const hostPort = peers[Math.floor(random() * peers.length)] ?? peers[0]!
     const url = new URL(c.req.url)
     const request = c.req.raw
+    const deadline = c.get('deadline')
     try {
       const answer = await deps.forward(
         hostPort,
-        { method: request.method, path: url.pathname + url.search, headers: request.headers, body: request.body, signal: request.signal },
+        { method: request.method, path: url.pathname + url.search, headers: request.headers, body: request.body, signal: deadline ? AbortSignal.any([request.signal, deadline]) : request.signal },
         c.get('user'),
       )
       c.set('relayed', true)

@@ -214,6 +214,25 @@ describe('API aggregation with an extension server on loopback', () => {
     assert.equal(r.headers.get('location'), null)
   })
 
+  it('answers 504 at the deadline of a request its extension server never answers, and gives up the backend connection', async () => {
+    ext.stalls.add(`${FLUNDERS}/stalled`)
+    const answers = await Promise.all(Array.from({ length: 5 }, () => api.get(`${FLUNDERS}/stalled?timeout=1s`, as('alice'))))
+    for (const r of answers) {
+      assert.equal(r.status, 504)
+      assert.equal(r.body.message, 'Timeout: request did not complete within requested timeout - context deadline exceeded')
+    }
+    // Upstream cancels the request's context at its deadline, and the aggregator's outbound request with it.
+    await untilPasses(async () => assert.equal(ext.held, 0, 'connections to the extension server left open'), 5_000)
+  })
+
+  it('cuts a relayed answer that is still streaming at the deadline', async () => {
+    ext.drips.add(`${FLUNDERS}/dripping`)
+    const res = await api.server.fetch(new Request(`http://in-process${FLUNDERS}/dripping?timeout=1s`, as('alice')), {})
+    assert.equal(res.status, 200)
+    await assert.rejects(res.text(), 'the body ended without an error at its deadline')
+    await untilPasses(async () => assert.equal(ext.held, 0, 'connections to the extension server left open'), 5_000)
+  })
+
   it('reports ServiceNotFound and answers 503 for an APIService whose Service is missing', async () => {
     const created = await api.post(APISERVICES, apiService('v1.ghost.example.com', 'ghost.example.com', 'v1', { namespace: 'wardle', name: 'nobody', port: 443 }))
     assert.equal(created.status, 201, created.text)

@@ -39,6 +39,12 @@ export interface ExtensionServer {
   flunders: Map<string, Record<string, unknown>>
   /** Paths answered with a redirect. */
   redirects: Set<string>
+  /** Paths never answered: the request is held open until the caller gives it up. */
+  stalls: Set<string>
+  /** Paths answered with a status and then a body that never ends (a byte every 100 ms). */
+  drips: Set<string>
+  /** Requests to a stalled or dripping path the caller has not yet given up. */
+  held: number
   /** What the OpenAPI endpoints answer (text: served as it is); absent: 404. Changed by tests at will. */
   openapi: { v2?: Record<string, unknown> | string; v3?: Record<string, unknown>; /** The hash its v3 index gives, instead of the document's. */ v3Hash?: string }
   close(): Promise<void>
@@ -129,6 +135,9 @@ export async function startExtensionServer(requestHeaderCA: string, allowedNames
     seen: [],
     flunders: new Map(),
     redirects: new Set(),
+    stalls: new Set(),
+    drips: new Set(),
+    held: 0,
     openapi: { v2: wardleOpenApiV2(), v3: wardleOpenApiV3() },
     close: async () => {},
   }
@@ -162,6 +171,19 @@ export async function startExtensionServer(requestHeaderCA: string, allowedNames
     if (ext.redirects.has(url.pathname)) {
       res.writeHead(302, { location: 'https://elsewhere.example/steal' })
       return res.end()
+    }
+    if (ext.stalls.has(url.pathname) || ext.drips.has(url.pathname)) {
+      ext.held++
+      const drip = ext.drips.has(url.pathname) ? setInterval(() => res.write(' '), 100) : undefined
+      if (drip) {
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.write('{')
+      }
+      res.on('close', () => {
+        clearInterval(drip)
+        ext.held--
+      })
+      return
     }
     if (url.pathname === '/openapi/v2' || url.pathname.startsWith('/openapi/v3')) {
       const v3Text = ext.openapi.v3 ? JSON.stringify(ext.openapi.v3) : undefined

@@ -18,6 +18,13 @@ export interface FilterVariables {
    * the filters that rewrite this server's own answers leave its body alone, as upstream's proxies do.
    */
   relayed?: boolean
+  /**
+   * Aborted when a non-long-running request's deadline passes (timeout.ts):
+   * what a handler asks of another server on the request's behalf (an
+   * aggregated API, a peer) is given up then, as upstream's request context
+   * is cancelled.
+   */
+  deadline?: AbortSignal
 }
 
 export interface FilterBindings {

@@ -8,6 +8,8 @@ import { statusResponse } from '../respond.js'
 import { timeout } from '../../machinery/status-error.js'
 import type { ChainEnv } from './context.js'
 import { parseGoDuration } from '../../machinery/duration.js'
+import { observeBody } from '../observed-body.js'
+import { knownSize } from '../response-size.js'
 
 /** `onTimedOut`: told of each request answered 504 here (upstream records it as a termination). */
 export function timeoutFilter(defaultMs: number, onTimedOut?: (request: Request, info: RequestInfo) => void): MiddlewareHandler<ChainEnv> {
@@ -19,18 +21,36 @@ export function timeoutFilter(defaultMs: number, onTimedOut?: (request: Request,
       const parsed = parseGoDuration(requested)
       if (parsed !== undefined && parsed > 0 && parsed < ms) ms = parsed
     }
+    const deadline = new AbortController()
+    c.set('deadline', deadline.signal)
     let timer: ReturnType<typeof setTimeout> | undefined
     const expired = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), ms)
+      timer = setTimeout(() => {
+        resolve('timeout')
+        // A turn later: a handler that stops at the abort sets its own answer on the context, and must not
+        // before the 504 below has gone out as the request's answer.
+        setTimeout(() => deadline.abort(new Error('context deadline exceeded')), 0)
+      }, ms)
     })
+    let bodyKeepsDeadline = false
     try {
       const winner = await Promise.race([next().then(() => 'done' as const), expired])
       if (winner === 'timeout') {
         onTimedOut?.(c.req.raw, c.get('requestInfo'))
         return statusResponse(timeout('request did not complete within requested timeout - context deadline exceeded'))
       }
+      // Another server's answer, relayed as it streams, is cut at the deadline too, as upstream's
+      // timeout ends a request whose handler is still writing: one that drips, or never ends, held a
+      // connection on both sides for as long as its backend liked.
+      const res = c.res
+      if (c.get('relayed') && res.body && knownSize(res) === undefined) {
+        bodyKeepsDeadline = true
+        const done = (): void => clearTimeout(timer)
+        const body = observeBody(res.body, { onClose: done, onCancel: done })
+        if (body !== res.body) c.res = new Response(body, res)
+      }
     } finally {
-      clearTimeout(timer)
+      if (!bodyKeepsDeadline) clearTimeout(timer)
     }
   }
 }
