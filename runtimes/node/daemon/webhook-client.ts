@@ -33,24 +33,59 @@ export interface NodeWebhookClient extends WebhookClient {
   close(): void
 }
 
-function readBody(response: IncomingMessage): Promise<string> {
+/**
+ * What all the webhook replies being read at once may hold, together. One
+ * reply may take MAX_WEBHOOK_RESPONSE_BYTES, but a token webhook is called
+ * for any bearer token a stranger sends: sixty such requests answered with
+ * huge replies held 3.8 GB. A reply that would pass this fails its call,
+ * as one past its own bound does (the webhook's failure policy applies).
+ */
+export const MAX_BUFFERED_WEBHOOK_BYTES = 2 * MAX_WEBHOOK_RESPONSE_BYTES
+let bufferedWebhookBytes = 0
+
+/** How much of a reply that is not used (an audit receiver's) is kept, for the error that names a failed status. */
+const IGNORED_REPLY_KEPT_BYTES = 4096
+
+/** The reply's text; with `keepBytes`, only that much of it is kept and the rest read and dropped. */
+function readBody(response: IncomingMessage, keepBytes = Infinity): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
+    let held = 0
+    const release = (): void => {
+      bufferedWebhookBytes -= held
+      held = 0
+    }
     response.on('data', (chunk: Buffer) => {
       size += chunk.length
       if (size > MAX_WEBHOOK_RESPONSE_BYTES) {
         response.destroy(new Error(`response larger than ${MAX_WEBHOOK_RESPONSE_BYTES} bytes`))
         return
       }
-      chunks.push(chunk)
+      const kept = Math.min(chunk.length, Math.max(0, keepBytes - held))
+      if (kept === 0) return
+      if (bufferedWebhookBytes + kept > MAX_BUFFERED_WEBHOOK_BYTES) {
+        response.destroy(new Error(`webhook responses being read hold more than ${MAX_BUFFERED_WEBHOOK_BYTES} bytes`))
+        return
+      }
+      bufferedWebhookBytes += kept
+      held += kept
+      chunks.push(kept === chunk.length ? chunk : chunk.subarray(0, kept))
     })
-    response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
-    response.on('error', reject)
-    response.on('aborted', () => reject(new Error('the connection was closed before the response ended')))
+    response.on('end', () => {
+      release()
+      resolve(Buffer.concat(chunks).toString('utf8'))
+    })
+    response.on('error', (err) => {
+      release()
+      reject(err)
+    })
+    response.on('aborted', () => {
+      release()
+      reject(new Error('the connection was closed before the response ended'))
+    })
   })
 }
-
 
 /** `dialers`: the proxies of the egress selections (a target's `egress` picks one). */
 export function nodeWebhookClient(dialers?: EgressDialers): NodeWebhookClient {
@@ -68,15 +103,16 @@ export function nodeWebhookClient(dialers?: EgressDialers): NodeWebhookClient {
     headers: Record<string, string | number>,
     payload: Buffer | undefined,
     timeoutMs: number,
+    keepBytes = Infinity,
   ): Promise<{ status: number; text: string }> {
-    if (!trace.getSpan(context.active())?.isRecording()) return sendUntraced(config, method, headers, payload, timeoutMs)
+    if (!trace.getSpan(context.active())?.isRecording()) return sendUntraced(config, method, headers, payload, timeoutMs, keepBytes)
     const tracer = trace.getTracer(TRACER_NAME)
     const attributes = { 'http.method': method, 'http.url': config.url! }
     return tracer.startActiveSpan(`HTTP ${method}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
       const carrier: Record<string, string> = {}
       propagation.inject(context.active(), carrier)
       try {
-        const response = await sendUntraced(config, method, { ...headers, ...carrier }, payload, timeoutMs)
+        const response = await sendUntraced(config, method, { ...headers, ...carrier }, payload, timeoutMs, keepBytes)
         span.setAttribute('http.status_code', response.status)
         if (response.status >= 400) span.setStatus({ code: SpanStatusCode.ERROR })
         return response
@@ -95,6 +131,7 @@ export function nodeWebhookClient(dialers?: EgressDialers): NodeWebhookClient {
     headers: Record<string, string | number>,
     payload: Buffer | undefined,
     timeoutMs: number,
+    keepBytes: number,
   ): Promise<{ status: number; text: string }> {
     const url = new URL(config.url!)
     const secure = url.protocol === 'https:'
@@ -111,7 +148,7 @@ export function nodeWebhookClient(dialers?: EgressDialers): NodeWebhookClient {
       }
       req.on('error', fail)
       req.on('response', (res) => {
-        readBody(res).then((text) => {
+        readBody(res, keepBytes).then((text) => {
           clearTimeout(timer)
           resolve({ status: res.statusCode ?? 0, text })
         }, fail)
@@ -121,7 +158,7 @@ export function nodeWebhookClient(dialers?: EgressDialers): NodeWebhookClient {
   }
 
   /** POSTs a JSON text; the answer's text when its status is 2xx, a failure naming the URL otherwise. */
-  async function postJson(config: WebhookTarget, body: string, timeoutMs: number, extra: Record<string, string> = {}): Promise<string> {
+  async function postJson(config: WebhookTarget, body: string, timeoutMs: number, extra: Record<string, string> = {}, keepBytes = Infinity): Promise<string> {
     if (!config.url) throw new Error('the webhook client config has no url')
     const payload = Buffer.from(body)
     const headers = {
@@ -133,7 +170,7 @@ export function nodeWebhookClient(dialers?: EgressDialers): NodeWebhookClient {
     }
     let response: { status: number; text: string }
     try {
-      response = await send(config, 'POST', headers, payload, timeoutMs)
+      response = await send(config, 'POST', headers, payload, timeoutMs, keepBytes)
     } catch (err) {
       throw postFailure(config.url, (err as Error).message)
     }
@@ -151,7 +188,8 @@ export function nodeWebhookClient(dialers?: EgressDialers): NodeWebhookClient {
   }
 
   async function postIgnoringReply(config: WebhookTarget, body: string, timeoutMs: number, extra: Record<string, string> = {}): Promise<void> {
-    await postJson(config, body, timeoutMs, extra)
+    // The reply is read (the connection is used again) but not kept: a receiver's huge answers held the batches' memory.
+    await postJson(config, body, timeoutMs, extra, IGNORED_REPLY_KEPT_BYTES)
   }
 
   async function get(config: WebhookTarget, { headers = {}, timeoutMs }: GetOptions): Promise<string> {
