@@ -21,20 +21,17 @@ export const CEL_RULE_LIMITS = {
   /** What all the rules of one object may cost together (upstream's RuntimeCELCostBudget). */
   perRequestBudget: 10_000_000,
   /**
-   * Bounds on the value a rule sees (`self`, `oldSelf`), shared with the
-   * other CEL inputs: converting the object to CEL values happens before
-   * any rule runs, where no meter counts.
+   * Values converted to CEL values for all the rules of one object
+   * together (converting happens before a rule runs, where no meter
+   * counts). Each node with rules converts its own subtree (its rules see
+   * types of their own), so rules on every level of a deep object, or on
+   * every item of a long list, convert the same values once per level:
+   * without a bound across them, 30 million for a 2 MB object, seconds of
+   * the one thread. An object that can be stored (1.5 MiB) has fewer
+   * values than this, so any one node's rules read what upstream's read.
    */
-  maxInputValues: CEL_INPUT_LIMITS.maxValues,
+  maxInputValues: 1_000_000,
   maxInputDepth: CEL_INPUT_LIMITS.maxDepth,
-  /**
-   * Values converted for all the rules of one object together: each node
-   * with rules converts its own subtree (its rules see types of their own),
-   * so rules on every level of a deep object, or on every item of a long
-   * list, would convert the same values once per level (30 million for a
-   * 2 MB object, seconds of the one thread) with each conversion in bounds.
-   */
-  maxInputValuesPerRequest: 100 * CEL_INPUT_LIMITS.maxValues,
 } as const
 
 export const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run'
@@ -45,12 +42,12 @@ export const CALL_LIMIT_EXCEEDED = ACTUAL_COST_EXCEEDED
 /** The budget of one request's rule evaluations. */
 export interface CostBudget {
   remaining: number
-  /** Values that may still be converted for rules to read (CEL_RULE_LIMITS.maxInputValuesPerRequest). */
+  /** Values that may still be converted for rules to read (CEL_RULE_LIMITS.maxInputValues). */
   valuesLeft: number
 }
 
 export function newCostBudget(total: number = CEL_RULE_LIMITS.perRequestBudget): CostBudget {
-  return { remaining: total, valuesLeft: CEL_RULE_LIMITS.maxInputValuesPerRequest }
+  return { remaining: total, valuesLeft: CEL_RULE_LIMITS.maxInputValues }
 }
 
 /** Whether the expression names the variable anywhere (a transition rule names `oldSelf`). */

@@ -114,7 +114,7 @@ interface Inputs {
 }
 
 function convertInputs(run: Run, shape: CelShape, value: unknown, oldValue: unknown): Inputs {
-  const allowed = Math.min(CEL_RULE_LIMITS.maxInputValues, run.budget.valuesLeft)
+  const allowed = run.budget.valuesLeft
   const budget = { valuesLeft: allowed, maxDepth: CEL_RULE_LIMITS.maxInputDepth }
   try {
     const self = toCelValue(shape, value, budget)

@@ -75,6 +75,12 @@ describe('x-kubernetes-validations: the cost limits', () => {
     ])
   })
 
+  it('reads a map of 20,000 keys as upstream does', () => {
+    const rules = compiled({ type: 'object', additionalProperties: { type: 'string' }, 'x-kubernetes-validations': [{ rule: 'size(self) == 20000' }] })
+    const map = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, 'v']))
+    assert.deepEqual(validateRules(rules, map, undefined, fieldPath('spec')), [])
+  })
+
   it('counts the values converted for every node with rules against one limit of the request', () => {
     // A rule on each of 30 levels, on each of 400 items: each conversion is in bounds (a chain and its 300
     // numbers), but each level converts its subtree again: 3.6 million values where the object has 130,000.
