@@ -69,6 +69,7 @@ export async function probeApiService(api: ApiService, deps: AvailabilityDeps): 
   }
   const path = api.group === '' ? `/api/${api.version}` : `/apis/${api.group}/${api.version}`
   let url = path
+  const probeDeadline = AbortSignal.timeout(PROBE_TIMEOUT_MS)
   try {
     const location = await deps.locate(ref)
     url = location.origin + path
@@ -86,7 +87,7 @@ export async function probeApiService(api: ApiService, deps: AvailabilityDeps): 
         headers: new Headers({ accept: 'application/json' }),
         headerLines: identityHeaderLines({ username: 'system:kube-aggregator', groups: ['system:masters'] }, deps.names),
         body: null,
-        signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+        signal: probeDeadline,
       },
     )
     if (response.status < 200 || response.status >= 300) {
@@ -94,16 +95,20 @@ export async function probeApiService(api: ApiService, deps: AvailabilityDeps): 
       if (response.status >= 300 && response.status < 400) return { condition: passed }
       throw new Error(`bad status from ${url}: ${response.status}`)
     }
-    const text = await readBounded(response, MAX_DISCOVERY_BYTES)
+    // Upstream's check closes the body unread: a status in the 200s passes whatever follows. The discovery
+    // document kept here is read from it when it comes whole; a body that drips or breaks off passes without one.
     let discovery: unknown
     try {
+      const text = await readBounded(response, MAX_DISCOVERY_BYTES)
       discovery = text === undefined ? undefined : (JSON.parse(text) as unknown)
     } catch {
       discovery = undefined
     }
     return { condition: passed, ...(discovery !== undefined ? { discovery } : {}) }
   } catch (err) {
-    const reason = err instanceof Error ? (err.name === 'TimeoutError' ? `timed out waiting for ${url}` : err.message) : String(err)
+    // Go's client words its own timeout so, the request named by method and URL.
+    const timedOut = probeDeadline.aborted ? `Get ${JSON.stringify(url)}: context deadline exceeded (Client.Timeout exceeded while awaiting headers)` : undefined
+    const reason = timedOut ?? (err instanceof Error ? (err.name === 'TimeoutError' ? `timed out waiting for ${url}` : err.message) : String(err))
     const message = reason.startsWith('bad status') || reason.startsWith('timed out') ? reason : `failing or missing response from ${url}: ${reason}`
     return { condition: { status: 'False', reason: 'FailedDiscoveryCheck', message } }
   }

@@ -233,6 +233,20 @@ describe('API aggregation with an extension server on loopback', () => {
     await untilPasses(async () => assert.equal(ext.held, 0, 'connections to the extension server left open'), 5_000)
   })
 
+  it("checks availability by the discovery answer's status as upstream: a backend that never answers fails in Go's words, one whose body drips passes", async () => {
+    ext.stalls.add(`/apis/${WARDLE}/v1beta1`)
+    ext.drips.add(`/apis/${WARDLE}/v1beta2`)
+    for (const version of ['v1beta1', 'v1beta2']) {
+      const created = await api.post(APISERVICES, apiService(`${version}.${WARDLE}`, WARDLE, version, { namespace: 'wardle', name: 'api', port: 443 }, ext.caBundle))
+      assert.equal(created.status, 201, created.text)
+    }
+    const stalled = await waitForCondition(`v1beta1.${WARDLE}`, 'FailedDiscoveryCheck')
+    const url = `https://127.0.0.1:${ext.port}/apis/${WARDLE}/v1beta1`
+    assert.equal(stalled.message, `failing or missing response from ${url}: Get "${url}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`)
+    assert.equal((await waitForCondition(`v1beta2.${WARDLE}`, 'Passed')).status, 'True')
+    for (const version of ['v1beta1', 'v1beta2']) assert.equal((await api.delete(`${APISERVICES}/${version}.${WARDLE}`)).status, 200)
+  })
+
   it('reports ServiceNotFound and answers 503 for an APIService whose Service is missing', async () => {
     const created = await api.post(APISERVICES, apiService('v1.ghost.example.com', 'ghost.example.com', 'v1', { namespace: 'wardle', name: 'nobody', port: 443 }))
     assert.equal(created.status, 201, created.text)
