@@ -6,7 +6,7 @@
  * certificate; an unavailable APIService or an unreachable backend is a 503;
  * a redirect from the backend is refused (`--aggregator-reject-forwarding-redirect`).
  */
-import { serviceUnavailable, StatusError } from '../machinery/status-error.js'
+import { serviceUnavailable } from '../machinery/status-error.js'
 import type { RequestHeaderOptions } from '../authn/authentication-options.js'
 import type { ProxyTransport } from '../proxy/transport.js'
 import type { UserInfo } from '../machinery/object.js'
@@ -65,7 +65,8 @@ export function aggregatorProxy(deps: ProxyDeps): (request: Request, api: ApiSer
     }
     if (deps.rejectForwardingRedirect && response.status >= 300 && response.status <= 399 && response.headers.get('location')) {
       await response.body?.cancel().catch(() => {})
-      throw new StatusError(502, 'InternalError', REDIRECT_REFUSED)
+      // Upstream's proxy replaces the backend's answer with this text alone (no Status), which Go's server sends as plain text.
+      return new Response(REDIRECT_REFUSED, { status: 502, headers: { 'content-type': 'text/plain; charset=utf-8' } })
     }
     return response
   }

@@ -210,7 +210,8 @@ describe('API aggregation with an extension server on loopback', () => {
     ext.redirects.add(`${FLUNDERS}/trap`)
     const r = await api.get(`${FLUNDERS}/trap`, as('alice'))
     assert.equal(r.status, 502)
-    assert.equal(r.body.message, 'the backend attempted to redirect this request, which is not permitted')
+    assert.equal(r.text, 'the backend attempted to redirect this request, which is not permitted')
+    assert.equal(r.headers.get('content-type'), 'text/plain; charset=utf-8')
     assert.equal(r.headers.get('location'), null)
   })
 
