@@ -149,6 +149,9 @@ async function readPrefix(body: ReadableStream<Uint8Array> | null, limit: number
   return new TextDecoder().decode(all.subarray(0, limit))
 }
 
+/** The statuses Go's client follows when their answer names a Location (and asks its CheckRedirect first). */
+const FOLLOWED_REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308])
+
 /** Answers `GET pods/<name>/log` for `pod` (already read). */
 export async function podLog(deps: NodeAgentDeps, pod: KubeObject, params: URLSearchParams, signal?: AbortSignal): Promise<Response> {
   const name = pod.metadata.name ?? ''
@@ -176,6 +179,11 @@ export async function podLog(deps: NodeAgentDeps, pod: KubeObject, params: URLSe
   } catch (err) {
     // Go's client error names the method and URL before the reason.
     throw asPlainStatus(new Error(`Get ${JSON.stringify(connection.target.origin + path)}: ${err instanceof Error ? err.message : String(err)}`))
+  }
+  // Upstream's log streamer refuses to follow a redirect (PreventRedirects): Go's client then fails the request.
+  if (FOLLOWED_REDIRECTS.has(response.status) && response.headers.get('location')) {
+    await response.body?.cancel().catch(() => {})
+    throw asPlainStatus(new Error(`Get ${JSON.stringify(connection.target.origin + path)}: redirects forbidden`))
   }
   if (response.status < 200 || response.status > 299) {
     const text = await readPrefix(response.body, MAX_ERROR_BODY)

@@ -35,6 +35,8 @@ export interface NodeAgent {
   seen: AgentRequest[]
   /** Lines of each container's log, by `<ns>/<pod>/<container>`. */
   logs: Map<string, string[]>
+  /** Containers (`<ns>/<pod>/<container>`) whose log is answered with a redirect elsewhere. */
+  redirects: Set<string>
   /** Follow streams still open. */
   openFollows(): number
   close(): Promise<void>
@@ -123,6 +125,7 @@ export async function startNodeAgent(clientCA: string, servingCA?: CertificateAu
   const serving = await issueServingCertificate(ca, { commonName: 'node-1', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] })
   const seen: AgentRequest[] = []
   const logs = new Map<string, string[]>()
+  const redirects = new Set<string>()
   const follows = new Set<() => void>()
   const record = (req: IncomingMessage): URL => {
     const socket = req.socket as TLSSocket
@@ -138,6 +141,10 @@ export async function startNodeAgent(clientCA: string, servingCA?: CertificateAu
       const logPath = /^\/containerLogs\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(url.pathname)
       if (logPath) {
         const key = logPath.slice(1).map(decodeURIComponent).join('/')
+        if (redirects.has(key)) {
+          res.writeHead(302, { location: 'https://elsewhere.example/steal', 'content-type': 'text/plain' }).end('moved')
+          return
+        }
         const lines = logs.get(key)
         if (!lines) {
           res.writeHead(404, { 'content-type': 'text/plain' }).end(`container ${logPath[3]} not found`)
@@ -192,6 +199,7 @@ export async function startNodeAgent(clientCA: string, servingCA?: CertificateAu
     servingCA: ca.certificate,
     seen,
     logs,
+    redirects,
     openFollows: () => follows.size,
     close: async () => {
       for (const stop of [...follows]) stop()

@@ -106,6 +106,18 @@ describe('pods/log and the streaming subresources through fetch', () => {
     }
   })
 
+  it("refuses to follow the agent's redirect, as upstream's log streamer does", async () => {
+    agent.redirects.add('default/web/app')
+    try {
+      const reply = await client.get('/api/v1/namespaces/default/pods/web/log')
+      assert.equal(reply.status, 500)
+      assert.match(reply.body.message, /^Get "https:\/\/127\.0\.0\.1:\d+\/containerLogs\/default\/web\/app": redirects forbidden$/)
+      assert.equal(reply.headers.get('location'), null)
+    } finally {
+      agent.redirects.delete('default/web/app')
+    }
+  })
+
   it('names the node\'s addresses when none is of a preferred type, and a missing node as NotFound', async () => {
     const reply = await client.get('/api/v1/namespaces/default/pods/elsewhere/log')
     assert.equal(reply.status, 500)
