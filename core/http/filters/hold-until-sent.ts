@@ -49,7 +49,11 @@ export function releaseWhenSent(c: Context<ChainEnv>, release: () => void): void
   }
   const body = observeBody(size === undefined ? res.body : endsAfterLastWrite(res.body), { onClose: once, onCancel: once })
   unread.register(body, once, token)
-  if (body !== res.body) c.res = size === undefined ? new Response(body, res) : withSize(new Response(body, res), size)
+  if (body === res.body) return
+  c.res = new Response(body, res)
+  // Kept on the answer the context now holds (Hono wraps what it is given): the filters before this one still
+  // read it (sizes, the indenting of a known small answer).
+  if (size !== undefined) withSize(c.res, size)
 }
 
 /** The pieces a large answer of bytes in hand is handed to the writer in. */
