@@ -18,6 +18,13 @@ export interface RequestContext {
   /** Set while a server-side apply writes: its merge records the managedFields itself. */
   apply?: { force: boolean }
   /**
+   * Asked before a write that was authorized as a patch creates the object
+   * (an apply of one that does not exist): throws 403 unless the caller may
+   * also `create` it, as upstream's patch handler asks its authorizer.
+   * Unset: the server's own writes, which need not ask.
+   */
+  authorizeCreate?: () => Promise<void>
+  /**
    * false for the inner writes of a request already admitted as a whole (an eviction's update and
    * delete of the pod, as upstream's eviction calls its pod store without admission). @default true
    */

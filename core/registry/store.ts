@@ -372,6 +372,7 @@ export class ResourceStore {
     } catch (err) {
       if (subresource || !(err instanceof StatusError && err.code === 404 && err.details?.kind === this.entry.resource)) throw err
     }
+    await ctx.authorizeCreate?.()
     const created = applyConfiguration(this.entry, this.apiVersion, undefined, applied, ctx)
     return { object: await this.create(namespace, created, ctx), created: true }
   }

@@ -122,8 +122,10 @@ export function installServing(w: ServingWiring): ServingApp {
   // One literal naming every field, so that every request's env has one shape: under Node 20's V8 a spread of the
   // settings with the request's fields added made each env a hidden class of its own (some 2 µs a request, and
   // every read of the env a megamorphic lookup after it).
+  const authorizer = chains.authorization.authorizer
   const handlerEnv = ({ user, auditAnnotations, auditRequestObject, passUpgrade }: RequestParts): HandlerEnv => ({
     registry,
+    authorizer,
     now,
     maxBodyBytes,
     yamlDecoder,

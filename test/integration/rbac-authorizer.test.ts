@@ -122,6 +122,35 @@ describe('the RBAC authorizer', () => {
     assert.equal(bare.body.message, 'forbidden: User "bob" cannot get path "/healthz"')
   })
 
+  it('asks for create as well when an apply would create the object, and stores nothing without it', async () => {
+    const secrets = '/api/v1/namespaces/team-a/secrets'
+    await grant(api, 'carol', 'secret-patcher', [{ verbs: ['get', 'patch'], apiGroups: [''], resources: ['secrets', 'pods'] }], 'team-a')
+    const apply = (name: string, query = '') =>
+      api.patch(`${secrets}/${name}?fieldManager=carol${query}`, JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name }, stringData: { a: 'b' } }), 'application/apply-patch+yaml', as('carol'))
+    for (const query of ['', '&dryRun=All']) {
+      const refused = await apply('planted', query)
+      assert.equal(refused.status, 403, refused.text)
+      assert.deepEqual(
+        { reason: refused.body.reason, message: refused.body.message, details: refused.body.details },
+        { reason: 'Forbidden', message: 'secrets "planted" is forbidden: ', details: { name: 'planted', kind: 'secrets' } },
+      )
+    }
+    assert.equal((await api.get(`${secrets}/planted`)).status, 404)
+    const podApply = await api.patch(
+      '/api/v1/namespaces/team-a/pods/planted?fieldManager=carol',
+      JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'planted' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } }),
+      'application/apply-patch+yaml',
+      as('carol'),
+    )
+    assert.equal(podApply.status, 403)
+    // An existing object is patched by apply with patch alone; with create granted too, an apply creates.
+    await adminCreate(api, secrets, { metadata: { name: 'present' }, stringData: { a: 'a' } })
+    assert.equal((await apply('present')).status, 200)
+    await grant(api, 'carol', 'secret-creator', [{ verbs: ['create'], apiGroups: [''], resources: ['secrets'] }], 'team-a')
+    await untilAllowed(api, 'carol', { verb: 'create', resource: 'secrets', namespace: 'team-a' })
+    assert.equal((await apply('planted')).status, 201)
+  })
+
   it('gives as the reason of a refusal the role a binding names but that does not exist', async () => {
     await adminCreate(api, `${RBAC}/namespaces/team-b/rolebindings`, binding('dangling', { kind: 'ClusterRole', name: 'missing' }, [subject('User', 'alice')]))
     const expected =

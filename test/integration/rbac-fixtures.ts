@@ -8,6 +8,7 @@ export const GROUP = 'rbac.authorization.k8s.io'
 export const tokens = [
   { token: 'alice-token', user: { username: 'alice', groups: ['dev'] } },
   { token: 'bob-token', user: { username: 'bob', groups: ['ops'] } },
+  { token: 'carol-token', user: { username: 'carol', groups: ['qa'] } },
   { token: 'root-token', user: { username: 'root', groups: ['system:masters'] } },
   {
     token: 'builder-token',
@@ -15,7 +16,7 @@ export const tokens = [
   },
 ]
 
-export type Who = 'alice' | 'bob' | 'root' | 'builder'
+export type Who = 'alice' | 'bob' | 'carol' | 'root' | 'builder'
 
 /** Call options that authenticate as one of the token users (a connection, so the embedded identity is not used). */
 export const as = (who: Who) => ({ connection: {}, headers: { authorization: `Bearer ${who}-token` } })
