@@ -5,7 +5,7 @@
  * claim hands the kubelet its mount secrets; a VolumeAttachment belongs to
  * its node. Unbound pods and PVs add nothing.
  */
-import { isPlainObject, type KubeObject } from '../machinery/object.js'
+import { isPlainObject, type KubeObject, MIRROR_POD_ANNOTATION } from '../machinery/object.js'
 import type { Edge, Vertex, VertexType } from './node-graph.js'
 
 type Json = Record<string, unknown>
@@ -77,6 +77,9 @@ export function podEdges(pod: KubeObject): Edge[] {
   if (!nodeName) return []
   const self = vertex('pod', namespace, name)
   const edges: Edge[] = [{ from: self, to: vertex('node', '', nodeName) }]
+  // A node creates its mirror pods itself: one must never grant it anything more (as upstream's graph, defence
+  // in depth behind NodeRestriction; an ephemeral volume's claim name or a ResourceClaim got past it).
+  if (pod.metadata.annotations?.[MIRROR_POD_ANNOTATION] !== undefined) return edges
   const from = (type: VertexType, names: Iterable<string>) => {
     for (const n of names) edges.push({ from: vertex(type, namespace, n), to: self })
   }

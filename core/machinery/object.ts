@@ -124,3 +124,6 @@ export function setKey(map: Record<string, unknown>, key: string, value: unknown
 export function extended<T extends object, U extends object>(base: T, extra: U): T & U {
   return Object.assign({}, base, extra)
 }
+
+/** The annotation a node agent puts on the mirror of a static pod. */
+export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror'

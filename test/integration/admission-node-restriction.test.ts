@@ -105,6 +105,9 @@ describe('NodeRestriction', () => {
     assertForbidden(elsewhere, 'pods "static" is forbidden: node "n1" can only create pods with spec.nodeName set to itself')
     const secret = await api.post(PODS, mirror({ volumes: [{ name: 's', secret: { secretName: 'token' } }] }), kubelet)
     assertForbidden(secret, 'pods "static" is forbidden: node "n1" can not create pods that reference secrets')
+    // CVE-2025-4563: a ResourceClaim named by a mirror pod.
+    const claim = await api.post(PODS, mirror({ resourceClaims: [{ name: 'rc', resourceClaimName: 'victim' }] }), kubelet)
+    assertForbidden(claim, 'pods "static" is forbidden: node "n1" can not create pods that reference resourceclaims')
     assert.equal((await api.get(`${PODS}/static`)).status, 404)
     assert.equal((await api.post(PODS, mirror(), kubelet)).status, 201)
   })

@@ -72,6 +72,28 @@ describe('Node authorizer through the server', () => {
     await eventually(async () => (await api.get('/api/v1/namespaces/default/secrets/a-secret', as('node-a'))).status === 403)
   })
 
+  it('grants a node nothing through a mirror pod but the pod itself: neither the claim of its ephemeral volume nor a resource claim', async () => {
+    const api = await startServer({ authentication: { tokens }, authorizationModes: ['Node'], embeddedIdentity: ADMIN_IDENTITY })
+    const ns = '/api/v1/namespaces/default'
+    const claimSpec = { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } }
+    assert.equal((await api.post(`${ns}/persistentvolumeclaims`, { metadata: { name: 'mirror-data' }, spec: claimSpec }, admin)).status, 201)
+    const mirror = {
+      metadata: { name: 'mirror', annotations: { 'kubernetes.io/config.mirror': 'hash' } },
+      spec: {
+        nodeName: 'node-a',
+        containers: [{ name: 'c', image: 'nginx' }],
+        // An ephemeral volume's claim is named <pod>-<volume>: any claim whose name has a dash.
+        volumes: [{ name: 'data', ephemeral: { volumeClaimTemplate: { spec: claimSpec } } }],
+        resourceClaims: [{ name: 'rc', resourceClaimName: 'victim' }],
+      },
+    }
+    const created = await api.post(`${ns}/pods`, mirror, admin)
+    assert.equal(created.status, 201, created.text)
+    await eventually(async () => (await api.get(`${ns}/pods/mirror`, as('node-a'))).status === 200)
+    assert.equal((await api.get(`${ns}/persistentvolumeclaims/mirror-data`, as('node-a'))).status, 403)
+    assert.equal((await api.get('/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/victim', as('node-a'))).status, 403)
+  })
+
   it('lets a kubelet keep its own Lease and Node status, not another node\'s', async () => {
     const api = await startServer({ authentication: { tokens }, authorizationModes: ['Node'], embeddedIdentity: ADMIN_IDENTITY })
     const lease = (name: string) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name }, spec: { holderIdentity: name } })

@@ -3,17 +3,16 @@
  * static pods only, bound to itself, owned by its own Node (as controller,
  * without blockOwnerDeletion, with the Node's current uid), and using no
  * other API object (service account, secrets, config maps, trust bundles,
- * claims), which the Node authorizer would otherwise let it read.
+ * claims, resource claims), which the Node authorizer would otherwise let it
+ * read (its graph adds no such edge for a mirror pod either).
  */
 import { podConfigMapNames, podSecretNames } from '../../authz/node-references.js'
 import { notFound } from '../../machinery/status-error.js'
-import { isPlainObject } from '../../machinery/object.js'
+import { isPlainObject, MIRROR_POD_ANNOTATION } from '../../machinery/object.js'
 import type { AdmissionAttributes } from '../attributes.js'
 import { admissionForbidden } from './forbidden.js'
 import type { NodeRestrictionReads } from './node-restriction.js'
 import { specOf } from './storage-classes.js'
-
-export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror'
 
 const volumesOf = (spec: Record<string, unknown>): Record<string, unknown>[] =>
   Array.isArray(spec['volumes']) ? spec['volumes'].filter(isPlainObject) : []
@@ -49,4 +48,6 @@ export async function checkMirrorPodCreate(node: string, a: AdmissionAttributes,
   if (projectedSources.some((source) => source['clusterTrustBundle'] !== undefined))
     throw forbid(`node ${quoted} can not create pods that reference clustertrustbundles`)
   if (volumes.some((v) => v['persistentVolumeClaim'] !== undefined)) throw forbid(`node ${quoted} can not create pods that reference persistentvolumeclaims`)
+  // CVE-2025-4563: a mirror pod naming a ResourceClaim let its node read the claim.
+  if (Array.isArray(spec['resourceClaims']) && spec['resourceClaims'].length > 0) throw forbid(`node ${quoted} can not create pods that reference resourceclaims`)
 }

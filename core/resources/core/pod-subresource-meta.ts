@@ -7,8 +7,7 @@
  */
 import type { KubeObject } from '../../machinery/object.js'
 
-/** The annotation a node agent puts on the mirror of a static pod. */
-export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror'
+export { MIRROR_POD_ANNOTATION } from '../../machinery/object.js'
 
 /** A copy of the stored pod carrying the written pod's name, namespace, uid, resourceVersion and managedFields. */
 export function storedPodWithRequestIdentity(obj: KubeObject, old: KubeObject): KubeObject {
