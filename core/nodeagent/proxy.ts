@@ -13,7 +13,7 @@ import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import type { ProxyTarget } from '../proxy/transport.js'
 import { agentConnection, agentTarget, joinHostPort, type NodeAgentDeps } from './connection.js'
 import { asPlainStatus } from './errors.js'
-import { isGlobalUnicast } from './addresses.js'
+import { isGlobalUnicast, isIPLiteral } from './addresses.js'
 
 export interface SchemeNamePort {
   scheme: string
@@ -129,8 +129,14 @@ export async function nodeProxyLocation(deps: NodeAgentDeps, id: string): Promis
     throw asPlainStatus(err)
   })
   // The agent's own port goes through its own TLS and credentials wherever it listens (kwok and local clusters run
-  // agents on loopback); only another port on the node is an arbitrary destination, judged as upstream does.
-  if (!parsed.port || parsed.port === String(connection.port)) return { target: agentTarget(deps.options, connection.host, connection.port) }
+  // agents on loopback; upstream refuses those too); only another port on the node is an arbitrary destination,
+  // judged as upstream does. Unless the agents' serving certificates are verified (a CA given), a loopback or
+  // link-local address is refused at the agent's port as well: a kubelet names its own address and port, and
+  // any local service (this server itself) would answer in its place.
+  if (!parsed.port || parsed.port === String(connection.port)) {
+    if (!deps.options.caBundle && isIPLiteral(connection.host) && !isGlobalUnicast(connection.host)) throw badRequest('address not allowed')
+    return { target: agentTarget(deps.options, connection.host, connection.port) }
+  }
   const check = deps.checkProxyable ?? defaultProxyableCheck
   await check(connection.host).catch((err: unknown) => {
     throw badRequest(err instanceof Error ? err.message : String(err))

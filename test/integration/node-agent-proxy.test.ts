@@ -207,3 +207,32 @@ describe('nodes/proxy to a node agent on loopback, with the default address chec
     assert.equal(backendCalls, 0)
   })
 })
+
+describe('nodes/proxy to a loopback node without a CA for the agents', () => {
+  it("refuses the agent's own port too, as any local service could answer in an unverified agent's place", async () => {
+    const clientCA = await createCertificateAuthority({ commonName: 'node-agent-client-ca' })
+    const pair = await issueClientCertificate(clientCA, { commonName: 'apiserver-node-client', organizations: [] })
+    const agent = await startNodeAgent(clientCA.certificate)
+    const transport = nodeProxyTransport()
+    try {
+      const { caBundle: _verified, ...unverified } = nodeAgentOptions(agent, pair)
+      const server = createTestServer({ nodeAgent: unverified }, { proxyTransport: transport })
+      await server.ready
+      const client = new TestClient(server)
+      const node = await client.post('/api/v1/nodes', {
+        metadata: { name: 'local-1' },
+        status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: agent.port } } },
+      })
+      assert.equal(node.status, 201, node.text)
+      for (const path of ['/api/v1/nodes/local-1/proxy/healthz', `/api/v1/nodes/local-1:${agent.port}/proxy/healthz`]) {
+        const reply = await client.get(path)
+        assert.equal(reply.status, 400, reply.text)
+        assert.equal(reply.body.message, 'address not allowed')
+      }
+      assert.equal(agent.seen.length, 0)
+    } finally {
+      transport.close()
+      await agent.close()
+    }
+  })
+})
