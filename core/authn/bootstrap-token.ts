@@ -37,12 +37,18 @@ function dataOf(secret: KubeObject, key: string): string {
   }
 }
 
-/** An expiration that cannot be read counts as expired, as upstream's HasExpired. */
+/**
+ * What Go's time.Parse takes for time.RFC3339: a 'T' between date and time,
+ * seconds, an optional fraction, and a zone ('Z' or ±hh:mm) always.
+ */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/
+
+/** An expiration that cannot be read as RFC 3339 counts as expired, as upstream's HasExpired. */
 function expired(secret: KubeObject, now: Date): boolean {
   const text = dataOf(secret, 'expiration')
   if (!text) return false
   const at = Date.parse(text)
-  return Number.isNaN(at) || !/^\d{4}-\d{2}-\d{2}T/.test(text) || now.getTime() > at
+  return Number.isNaN(at) || !RFC3339.test(text) || now.getTime() > at
 }
 
 /** system:bootstrappers and the extra groups, sorted and once each; undefined when one is not a bootstrap group. */
