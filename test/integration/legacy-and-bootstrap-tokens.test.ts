@@ -164,7 +164,8 @@ describe('bootstrap tokens', () => {
     await storeBootstrapSecret('pastpa', { 'token-secret': secret, 'usage-bootstrap-authentication': 'true', expiration: '2020-01-01T00:00:00Z' })
     await assertRefusedAndNothingStored(s.api, `pastpa.${secret}`)
     // Far ahead, but not RFC 3339 (no zone, no seconds, a zone without its colon): upstream's parse fails, so expired.
-    for (const [id, expiration] of [['nozone', '2099-01-01T00:00:00'], ['noseco', '2099-01-01T00:00Z'], ['colonz', '2099-01-01T00:00:00.000+0000']]) {
+    const unreadable: Array<[string, string]> = [['nozone', '2099-01-01T00:00:00'], ['noseco', '2099-01-01T00:00Z'], ['colonz', '2099-01-01T00:00:00.000+0000']]
+    for (const [id, expiration] of unreadable) {
       await storeBootstrapSecret(id, { 'token-secret': secret, 'usage-bootstrap-authentication': 'true', expiration })
       await assertRefusedAndNothingStored(s.api, `${id}.${secret}`)
     }
