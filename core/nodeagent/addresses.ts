@@ -48,11 +48,6 @@ function ipv6Bytes(text: string): number[] | undefined {
   return bytes
 }
 
-/** Whether `text` is an IPv4 or IPv6 literal (not a name). */
-export function isIPLiteral(text: string): boolean {
-  return ipv4Octets(text) !== undefined || (text.includes(':') && ipv6Bytes(text)?.length === 16)
-}
-
 export function isGlobalUnicast(text: string): boolean {
   const v4 = ipv4Octets(text)
   if (v4) return v4Global(v4)

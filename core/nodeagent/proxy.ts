@@ -13,7 +13,7 @@ import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import type { ProxyTarget } from '../proxy/transport.js'
 import { agentConnection, agentTarget, joinHostPort, type NodeAgentDeps } from './connection.js'
 import { asPlainStatus } from './errors.js'
-import { isGlobalUnicast, isIPLiteral } from './addresses.js'
+import { isGlobalUnicast } from './addresses.js'
 
 export interface SchemeNamePort {
   scheme: string
@@ -128,20 +128,25 @@ export async function nodeProxyLocation(deps: NodeAgentDeps, id: string): Promis
   const connection = await agentConnection(deps, parsed.name).catch((err: unknown) => {
     throw asPlainStatus(err)
   })
-  // The agent's own port goes through its own TLS and credentials wherever it listens (kwok and local clusters run
-  // agents on loopback; upstream refuses those too); only another port on the node is an arbitrary destination,
-  // judged as upstream does. Unless the agents' serving certificates are verified (a CA given), a loopback or
-  // link-local address is refused at the agent's port as well: a kubelet names its own address and port, and
-  // any local service (this server itself) would answer in its place.
+  // The agent's own port goes through its own TLS and credentials wherever it listens, when a CA verifies the
+  // agents (local clusters run them on loopback; upstream refuses those too). Without one, a kubelet that names its
+  // own address and port could have any local service (this server itself) answer in the agent's place: the
+  // address is judged as for any other port, unless the agent is a simulated one, answered in process.
+  const agent = agentTarget(deps.options, connection.host, connection.port)
   if (!parsed.port || parsed.port === String(connection.port)) {
-    if (!deps.options.caBundle && isIPLiteral(connection.host) && !isGlobalUnicast(connection.host)) throw badRequest('address not allowed')
-    return { target: agentTarget(deps.options, connection.host, connection.port) }
+    if (!deps.options.caBundle && !deps.transport.answersInProcess?.(agent)) await checkProxyable(deps, connection.host)
+    return { target: agent }
   }
+  await checkProxyable(deps, connection.host)
+  return { target: plainTarget(parsed.scheme, connection.host, parsed.port, deps.options.timeoutMs) }
+}
+
+/** Refuses with 400 a host a proxy may not reach (upstream's isProxyableHostname). */
+async function checkProxyable(deps: NodeAgentDeps, host: string): Promise<void> {
   const check = deps.checkProxyable ?? defaultProxyableCheck
-  await check(connection.host).catch((err: unknown) => {
+  await check(host).catch((err: unknown) => {
     throw badRequest(err instanceof Error ? err.message : String(err))
   })
-  return { target: plainTarget(parsed.scheme, connection.host, parsed.port, deps.options.timeoutMs) }
 }
 
 /** Without a resolver: an IP literal must be global unicast; a name cannot be judged and is refused. */

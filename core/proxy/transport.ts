@@ -60,6 +60,8 @@ export interface ProxyTransport {
    * stream the simulation does not play (port-forwarding).
    */
   simulatedStream?(target: ProxyTarget, path: string): SimulatedStream | undefined
+  /** Whether calls to `target` are answered in process (a simulated node's agent), with no network reached. */
+  answersInProcess?(target: ProxyTarget): boolean
 }
 
 /** An exec or attach stream that no agent is dialled for: the runtime upgrades the client's connection and plays it. */

@@ -29,6 +29,7 @@ export function withSimulatedAgents(transport: ProxyTransport, options: Simulate
   return {
     roundTrip: (target, request) => (simulated(target) ? Promise.resolve(answer(request, now)) : transport.roundTrip(target, request)),
     simulatedStream: (target, path) => (simulated(target) ? execStream(path) : transport.simulatedStream?.(target, path)),
+    answersInProcess: (target) => simulated(target) || (transport.answersInProcess?.(target) ?? false),
   }
 }
 

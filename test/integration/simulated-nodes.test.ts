@@ -54,6 +54,15 @@ describe('simulated nodes', () => {
     await server.shutdown()
   })
 
+  it('reaches a simulated node agent through nodes/proxy without a CA: it answers in process, no address is dialled', async () => {
+    const server = createApiServer({ nodes: 1, embeddedIdentity: ADMIN_IDENTITY })
+    await server.ready
+    const reply = await server.fetch(new Request('http://in-process/api/v1/nodes/node-0/proxy/healthz'))
+    assert.equal(reply.status, 404)
+    assert.equal(await reply.text(), 'the simulated node agent does not serve GET /healthz\n')
+    await server.shutdown()
+  })
+
   it('schedules a pod that fits and runs it; leaves one that fits nowhere Pending as Unschedulable', async () => {
     const server = createApiServer({ nodes: { count: 3, capacity: { cpu: '2', memory: '4Gi', pods: '110' } } })
     await server.ready
