@@ -4,6 +4,8 @@ import { type ApiServer, createApiServer, manualClock } from '../../core/index.j
 import type { KubeObject } from '../../core/machinery/object.js'
 import { events } from '../../core/resources/core/events.js'
 import { pods } from '../../core/resources/core/pods.js'
+import { namespaces } from '../../core/resources/core/namespaces.js'
+import { resourceQuotas } from '../../core/resources/core/quotas.js'
 import { jobs } from '../../core/resources/groups/batch.js'
 import { untilPasses } from './harness.js'
 
@@ -225,3 +227,24 @@ describe('job controller on a clock moved by hand', () => {
 
 runJobTests('no authorization', {})
 runJobTests('RBAC', { authorizationModes: ['RBAC'] })
+
+describe('job controller with a huge parallelism', () => {
+  it('creates a bounded batch at a time and stops at the first refusal (a quota of 3 pods), staying responsive', { timeout: 60_000 }, async () => {
+    const server = createApiServer({ controllers: ['job'] })
+    await server.ready
+    try {
+      await server.client.create(namespaces, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'capped' } })
+      await server.client.create(resourceQuotas, 'capped', { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'pods', namespace: 'capped' }, spec: { hard: { pods: '3' } } })
+      const huge = { ...job('huge', { parallelism: 2147483647, completions: 2147483647 }), metadata: { name: 'huge', namespace: 'capped' } }
+      await server.client.create(jobs, 'capped', huge)
+      await untilPasses(async () => {
+        const created = (await server.client.list(pods, 'capped', { labelSelector: 'batch.kubernetes.io/job-name=huge' })).items
+        assert.equal(created.length, 3)
+      }, 30_000)
+      // Still answering, and the Job did not go on creating past the refusals.
+      assert.equal((await server.client.list(pods, 'capped')).items.length, 3)
+    } finally {
+      await server.shutdown()
+    }
+  })
+})

@@ -242,7 +242,8 @@ async function managePods(ctx: ControllerContext, job: KubeObject, active: KubeO
   if (shape.indexed) {
     const running = new Set(active.map(completionIndexOf))
     const missing: number[] = []
-    for (let i = 0; shape.mayCreate && i < (shape.completions ?? 0) && missing.length + active.length < shape.parallelism; i++) if (!running.has(i) && !shape.completed.has(i)) missing.push(i)
+    for (let i = 0; shape.mayCreate && i < (shape.completions ?? 0) && missing.length + active.length < shape.parallelism && missing.length < MAX_PODS_PER_SYNC; i++)
+      if (!running.has(i) && !shape.completed.has(i)) missing.push(i)
     return [...active, ...(await createPods(ctx, job, missing, expectations, key))]
   }
   // Without completions, once one pod succeeded no new pod starts (upstream's work-queue Jobs).
@@ -251,28 +252,44 @@ async function managePods(ctx: ControllerContext, job: KubeObject, active: KubeO
   if (active.length > want) {
     // Pods not ready yet go first, then the newest.
     const order = [...active].sort((a, b) => Number(isReady(a)) - Number(isReady(b)) || (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''))
-    const extra = order.slice(0, active.length - want)
+    const extra = order.slice(0, Math.min(active.length - want, MAX_PODS_PER_SYNC))
     await deletePods(ctx, job, extra, expectations, key)
     return active.filter((p) => !extra.includes(p))
   }
   if (!shape.mayCreate) return active
-  const created = await createPods(ctx, job, Array.from({ length: want - active.length }, () => undefined), expectations, key)
+  const created = await createPods(ctx, job, Array.from({ length: Math.min(want - active.length, MAX_PODS_PER_SYNC) }, () => undefined), expectations, key)
   return [...active, ...created]
 }
 
+/**
+ * The most pods one sync creates or deletes (upstream's
+ * MaxPodCreateDeletePerSync): a Job of parallelism 2^31-1 started every
+ * create at once and ended the process. The pods it wants beyond come in
+ * the next syncs, as the ones created are seen.
+ */
+const MAX_PODS_PER_SYNC = 500
+
+/**
+ * Creates in batches of 1, 2, 4 ... (upstream's slow start), stopping at
+ * the first batch with a failure: a Job whose pods are all refused (quota,
+ * admission) costs one create, not hundreds.
+ */
 async function createPods(ctx: ControllerContext, job: KubeObject, indexes: (number | undefined)[], expectations: NamedExpectations, key: string): Promise<KubeObject[]> {
   const namespace = job.metadata.namespace ?? ''
-  const results = await Promise.allSettled(indexes.map((index) => ctx.client.create(podEntry, namespace, podFromTemplate(job, index))))
   const created: KubeObject[] = []
-  for (const result of results) {
-    if (result.status === 'fulfilled') {
-      expectations.expectCreate(key, result.value.metadata.name ?? '')
-      ctx.events.record(job, 'Normal', 'SuccessfulCreate', `Created pod: ${result.value.metadata.name}`)
-      created.push(result.value)
-    } else ctx.events.record(job, 'Warning', 'FailedCreate', `Error creating: ${errorMessage(result.reason)}`)
+  for (let at = 0, batch = 1; at < indexes.length; at += batch, batch *= 2) {
+    const chunk = indexes.slice(at, at + batch)
+    const results = await Promise.allSettled(chunk.map((index) => ctx.client.create(podEntry, namespace, podFromTemplate(job, index))))
+    for (const result of results) {
+      if (result.status === 'fulfilled') {
+        expectations.expectCreate(key, result.value.metadata.name ?? '')
+        ctx.events.record(job, 'Normal', 'SuccessfulCreate', `Created pod: ${result.value.metadata.name}`)
+        created.push(result.value)
+      } else ctx.events.record(job, 'Warning', 'FailedCreate', `Error creating: ${errorMessage(result.reason)}`)
+    }
+    const failure = results.find((r) => r.status === 'rejected')
+    if (failure) throw failure.reason
   }
-  const failure = results.find((r) => r.status === 'rejected')
-  if (failure) throw failure.reason
   return created
 }
 
