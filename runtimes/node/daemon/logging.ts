@@ -51,11 +51,27 @@ export interface LogOutputs {
   stderrFd: number
 }
 
-/** Lines to a descriptor, held up to `size` bytes and flushed at least every `everyMs`. */
+/** What a descriptor that takes no more for now (a full pipe) may have waiting; past it, lines are dropped and counted. */
+const MAX_WAITING_BYTES = 8 * 1024 * 1024
+/** How soon a descriptor that took no more is tried again. */
+const RETRY_MS = 20
+
+/**
+ * Lines to a descriptor, held up to `size` bytes and flushed at least every
+ * `everyMs`. A write the descriptor cannot take now (a pipe whose reader
+ * is slow answers EAGAIN, or takes part) waits and is tried again, as Go's
+ * blocking write would wait, without holding the thread: a flood of
+ * warnings behind a slow reader had the write throw and end the process.
+ * A descriptor that fails otherwise (its reader gone) loses the lines.
+ */
 class BufferedFd {
   private pending: string[] = []
   private bytes = 0
   private readonly timer: ReturnType<typeof setInterval> | undefined
+  private waiting: Buffer[] = []
+  private waitingBytes = 0
+  private dropped = 0
+  private retry: ReturnType<typeof setTimeout> | undefined
   constructor(
     private readonly fd: number,
     private readonly size: number,
@@ -65,7 +81,7 @@ class BufferedFd {
   }
 
   write(line: string): void {
-    if (this.size <= 0) return void writeSync(this.fd, line)
+    if (this.size <= 0) return this.send(line)
     this.pending.push(line)
     this.bytes += Buffer.byteLength(line)
     if (this.bytes >= this.size) this.flush()
@@ -76,12 +92,63 @@ class BufferedFd {
     const text = this.pending.join('')
     this.pending = []
     this.bytes = 0
-    writeSync(this.fd, text)
+    this.send(text)
   }
 
   close(): void {
     clearInterval(this.timer)
     this.flush()
+    clearTimeout(this.retry)
+    this.retry = undefined
+    this.sendWaiting()
+  }
+
+  private send(text: string): void {
+    const bytes = Buffer.from(text)
+    // Behind lines already waiting: the order is kept.
+    if (this.waitingBytes > 0) return this.wait(bytes)
+    const written = this.writeNow(bytes)
+    if (written < bytes.length) this.wait(bytes.subarray(written))
+  }
+
+  /** As many bytes as the descriptor takes now. */
+  private writeNow(bytes: Buffer): number {
+    let at = 0
+    while (at < bytes.length) {
+      try {
+        at += writeSync(this.fd, bytes, at)
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EAGAIN') return at
+        return bytes.length
+      }
+    }
+    return at
+  }
+
+  private wait(bytes: Buffer): void {
+    if (this.waitingBytes + bytes.length > MAX_WAITING_BYTES) this.dropped += bytes.length
+    else {
+      this.waiting.push(bytes)
+      this.waitingBytes += bytes.length
+    }
+    this.retry ??= setTimeout(() => {
+      this.retry = undefined
+      this.sendWaiting()
+    }, RETRY_MS).unref()
+  }
+
+  private sendWaiting(): void {
+    if (this.waitingBytes === 0) return
+    const all = Buffer.concat(this.waiting)
+    this.waiting = []
+    this.waitingBytes = 0
+    const written = this.writeNow(all)
+    if (written < all.length) return this.wait(all.subarray(written))
+    if (this.dropped > 0) {
+      const note = `${this.dropped} bytes of log lines dropped: the log's reader did not keep up\n`
+      this.dropped = 0
+      this.send(note)
+    }
   }
 }
 

@@ -4,7 +4,8 @@
  * and the split text streams with the info buffer.
  */
 import assert from 'node:assert/strict'
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
@@ -80,5 +81,41 @@ describe('daemon logger', () => {
     )
     assert.match(out, /^I.*"kept back"\n$/, 'flushed on close')
     assert.doesNotMatch(err, /kept back/)
+  })
+})
+
+describe('daemon logger behind a pipe whose reader is slow', () => {
+  it('keeps the lines a full pipe refuses (EAGAIN) and writes them in order once it drains, without throwing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apiserver-logger-'))
+    const fifo = join(dir, 'stderr')
+    execFileSync('mkfifo', [fifo])
+    // Both ends non-blocking: a write to the full pipe answers EAGAIN, as a daemon's stderr pipe does.
+    const readFd = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK)
+    const writeFd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK)
+    try {
+      const { logger, close } = daemonLogger(base, undefined, { stdoutFd: writeFd, stderrFd: writeFd })
+      // Some 3 MB of warnings, far past what the pipe holds (64 KiB), while nobody reads.
+      const lines = 20_000
+      for (let i = 0; i < lines; i++) logger.warn({ i, padding: 'x'.repeat(100) }, 'cannot record an event')
+      let text = ''
+      const chunk = Buffer.alloc(1 << 16)
+      for (let rounds = 0; !text.includes(`i=${lines - 1} `) && rounds < 2000; rounds++) {
+        try {
+          const n = readSync(readFd, chunk)
+          text += chunk.subarray(0, n).toString()
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err
+          await new Promise((resolve) => setTimeout(resolve, 5))
+        }
+      }
+      close()
+      const numbers = [...text.matchAll(/ i=(\d+) /g)].map((m) => Number(m[1]))
+      assert.equal(numbers.length, lines)
+      assert.ok(numbers.every((n, at) => n === at), 'lines out of order')
+    } finally {
+      closeSync(writeFd)
+      closeSync(readFd)
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
