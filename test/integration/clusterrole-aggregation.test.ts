@@ -151,6 +151,20 @@ describe('cluster role aggregation', () => {
     await api.server.shutdown()
   })
 
+  it('gathers 3,000 distinct rules of a labelled role, and each once when two roles hold the same ones', async () => {
+    const api = await start()
+    const view = policyRules('system:aggregate-to-view')
+    await rulesBecome(api, 'view', view)
+    const many: PolicyRule[] = Array.from({ length: 3000 }, (_, i) => ({ verbs: ['get'], apiGroups: [''], resources: ['configmaps'], resourceNames: [`cm-${i}`] }))
+    for (const name of ['many-a', 'many-b']) {
+      const created = await api.post(ROLES, { metadata: { name, labels: { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } }, rules: many })
+      assert.equal(created.status, 201, created.text)
+    }
+    // Roles are read in name order: many-a and many-b come before system:aggregate-to-view.
+    await rulesBecome(api, 'view', union(many, view))
+    await api.server.shutdown()
+  })
+
   it('gathers what a role’s own selectors pick, follows a changed selector, and empties when nothing matches', async () => {
     const api = await start()
     for (const [name, team, rule] of [

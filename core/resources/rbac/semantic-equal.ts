@@ -17,6 +17,23 @@ export function semanticEqual(a: unknown, b: unknown): boolean {
   return a === b
 }
 
+/**
+ * A text equal for two values semanticEqual takes as equal (zero values,
+ * and map entries holding one, all read as absent), so that many values
+ * are told apart through a set instead of against each other.
+ */
+export function semanticKey(v: unknown): string {
+  if (isZero(v)) return '0'
+  if (Array.isArray(v)) return `[${v.map(semanticKey).join(',')}]`
+  if (isMap(v)) {
+    const entries = Object.keys(v)
+      .sort()
+      .flatMap((key) => (isZero(v[key]) ? [] : [`${JSON.stringify(key)}:${semanticKey(v[key])}`]))
+    return entries.length === 0 ? '0' : `{${entries.join(',')}}`
+  }
+  return JSON.stringify(v) ?? String(v)
+}
+
 function isMap(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
