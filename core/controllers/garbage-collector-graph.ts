@@ -125,6 +125,11 @@ export class OwnerGraph {
     return this.nodes.has(uid)
   }
 
+  /** Whether the last state seen of the object has its deletion under way. */
+  isBeingDeleted(uid: string): boolean {
+    return this.nodes.get(uid)?.beingDeleted === true
+  }
+
   /** Whether the last state seen of the object has it waiting for its dependents. */
   isDeletingDependents(uid: string): boolean {
     const node = this.nodes.get(uid)

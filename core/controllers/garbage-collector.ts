@@ -169,7 +169,9 @@ export function startGarbageCollector(
       await removeFinalizer(ref, FOREGROUND_FINALIZER)
       return 'done'
     }
-    for (const dependent of blocking) if (!graph.isDeletingDependents(dependent.uid)) deletions.add(dependent.uid, dependent)
+    // Those on their way out already are left alone: the owner comes back here as each goes, and asking every
+    // one of them again each time read all N of them N times (a foreground deletion of 2,000 held the thread 21 s).
+    for (const dependent of blocking) if (!graph.isBeingDeleted(dependent.uid)) deletions.add(dependent.uid, dependent)
     return 'done'
   }
 
