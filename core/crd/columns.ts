@@ -10,7 +10,7 @@ import type { CustomResourceColumnDefinition } from '../resources/apiextensions/
 import type { TableColumn } from '../resources/catalogue.js'
 import { nameColumn } from '../resources/columns/common.js'
 import type { KubeObject } from '../machinery/object.js'
-import { goPrintWithin } from '../machinery/go-format.js'
+import { goPrintWithin, sortedKeysOnce } from '../machinery/go-format.js'
 import { compileJsonPath, JsonPathError } from './jsonpath.js'
 
 /** Served when a version lists no columns of its own. */
@@ -71,7 +71,8 @@ export const MAX_CELL_CHARS = 64 * 1024
 
 /** A `string` cell prints whatever the path finds, as the JSONPath printer does (`map[a:1]`, `[x y]`). */
 function stringCell(value: unknown): string | null {
-  return value === null ? '<no value>' : (goPrintWithin(value, MAX_CELL_CHARS) ?? null)
+  // A stored object's maps do not change: each is sorted once for every column and row that prints it.
+  return value === null ? '<no value>' : (goPrintWithin(value, MAX_CELL_CHARS, sortedKeysOnce) ?? null)
 }
 
 function customColumn(col: CustomResourceColumnDefinition): TableColumn | undefined {

@@ -199,7 +199,8 @@ async function handleEntry(request: Request, info: RequestInfo, entry: ResourceE
     case 'update':
     case 'patch': {
       writeContext(request, params, ctx, info.verb === 'patch' ? 'PatchOptions' : 'UpdateOptions')
-      if (env.authorizer) ctx.authorizeCreate = createAuthorization(env.authorizer, env.user, info)
+      // Only an apply creates: a PUT or another patch of an object that is not there is a 404.
+      if (info.verb === 'patch' && env.authorizer) ctx.authorizeCreate = createAuthorization(env.authorizer, env.user, info)
       const req = await writeRequest(request, entry, info.verb, env, ctx)
       const { object, created } = await write(store, ns, info.name, req, ctx)
       return withWarnings(objectOut(entry, object, format, ctx.now, created ? 201 : 200), ctx.warnings)

@@ -140,24 +140,24 @@ function goFloat(x: number): string {
 
 /** Go's `%v` of a decoded JSON value; map keys come out sorted, as fmt sorts them. */
 export function goPrint(value: unknown): string {
+  return goPrintWithin(value, Infinity)!
+}
+
+/** `%v` of a value that is no list or map. */
+function goScalar(value: unknown): string {
   if (value === null || value === undefined) return '<nil>'
   if (typeof value === 'string') return value
   if (typeof value === 'number') return Number.isInteger(value) ? String(value) : goFloat(value)
-  if (typeof value === 'boolean') return String(value)
-  if (Array.isArray(value)) return `[${value.map(goPrint).join(' ')}]`
-  if (isPlainObject(value)) {
-    const keys = Object.keys(value).sort()
-    return `map[${keys.map((k) => `${k}:${goPrint(value[k])}`).join(' ')}]`
-  }
   return String(value)
 }
 
 /**
  * goPrint's text when it has at most `maxChars` characters; undefined,
- * without printing (or visiting) the rest, when it would have more. Each
- * map's keys are sorted once, however many times it is printed.
+ * without printing (or visiting) the rest, when it would have more.
+ * `keysOf` gives a map's keys in order: sortedKeysOnce for values printed
+ * many times that do not change (stored objects in a table's cells).
  */
-export function goPrintWithin(value: unknown, maxChars: number): string | undefined {
+export function goPrintWithin(value: unknown, maxChars: number, keysOf: (map: Record<string, unknown>) => readonly string[] = sortedKeys): string | undefined {
   const parts: string[] = []
   let length = 0
   const add = (text: string): boolean => {
@@ -174,11 +174,11 @@ export function goPrintWithin(value: unknown, maxChars: number): string | undefi
       return add('[')
     }
     if (isPlainObject(v)) {
-      const keys = sortedKeys(v)
+      const keys = keysOf(v)
       open.push({ map: v, keys, size: keys.length, next: 0 })
       return add('map[')
     }
-    return add(goPrint(v))
+    return add(goScalar(v))
   }
   if (!enter(value)) return undefined
   while (open.length > 0) {
@@ -197,12 +197,15 @@ export function goPrintWithin(value: unknown, maxChars: number): string | undefi
   return parts.join('')
 }
 
+const sortedKeys = (map: Record<string, unknown>): readonly string[] => Object.keys(map).sort()
+
 const sortedKeysOf = new WeakMap<object, readonly string[]>()
 
-function sortedKeys(map: Record<string, unknown>): readonly string[] {
+/** A map's keys sorted once for all its printings: only for maps that do not change once printed. */
+export function sortedKeysOnce(map: Record<string, unknown>): readonly string[] {
   let keys = sortedKeysOf.get(map)
   if (!keys) {
-    keys = Object.keys(map).sort()
+    keys = sortedKeys(map)
     sortedKeysOf.set(map, keys)
   }
   return keys
