@@ -95,20 +95,18 @@ export function startNamespaceLifecycle(stores: StoredResources, now: () => Date
 
   const finish = async (ns: KubeObject, attempt = 0): Promise<void> => {
     const name = ns.metadata.name ?? ''
-    if (inProgress.has(name)) return
+    // A change of the namespace seen while a pass runs or a retry waits changes nothing that pass or
+    // retry will not see: as upstream's queue holds a key once, it is not looked at twice (a pass over
+    // many held objects costs seconds of work, and a user may change the namespace at will).
+    if (inProgress.has(name) || (attempt === 0 && retries.has(name))) return
     inProgress.add(name)
-    // A change seen while a retry waits: this attempt replaces it.
-    if (attempt === 0) {
-      clearTimeout(retries.get(name)?.timer)
-      retries.delete(name)
-    }
     try {
       for (const content of stores.namespacedStores()) {
         // In the background, as upstream's namespace deleter asks: a resource that orphans by default (ReplicationControllers, Jobs) does not here.
         await content.deleteCollection(name, { allowWatchBookmarks: false }, { propagationPolicy: 'Background' }, context(now()))
       }
       // Objects held by their own finalizers keep the namespace until they go.
-      const remaining = await Promise.all(stores.namespacedStores().map((s) => s.list(name, { allowWatchBookmarks: false })))
+      const remaining = await Promise.all(stores.namespacedStores().map((s) => s.list(name, { allowWatchBookmarks: false }, true)))
       if (remaining.some((l) => l.items.length > 0)) {
         lookAgain(name)
         return

@@ -27,6 +27,7 @@ import { interpretStorageError } from './storage-errors.js'
 import { type FinishWrite, finishNothing, once, type StoreHooks } from './store-hooks.js'
 import { initialGeneration, keepStoredStatus, nextGeneration, withConditionsOnly, withStatusOnly, withStoredStatus } from './subresources.js'
 import { WatchListWatcher } from './watch-list.js'
+import { TimeSlice } from '../machinery/time-slice.js'
 
 export type { DeleteOptions } from './deletion.js'
 
@@ -498,14 +499,19 @@ function equalJson(a: unknown, b: unknown): boolean {
 /**
  * Runs `op` over `items` with at most `workers` at a time; results in the
  * items' order. The first failure stops taking new items and is thrown once
- * the running ones end.
+ * the running ones end. Items whose `op` settles without I/O (an object
+ * already marked and held by its finalizers) would otherwise run back to
+ * back in one turn: the thread goes back to other requests between slices.
  */
 async function inParallel<T, R>(items: readonly T[], workers: number, op: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array<R>(items.length)
+  const slice = new TimeSlice()
   let next = 0
   let failure: { err: unknown } | undefined
   const worker = async (): Promise<void> => {
     while (!failure && next < items.length) {
+      await slice.pause()
+      if (failure || next >= items.length) break
       const i = next++
       try {
         results[i] = await op(items[i] as T)
