@@ -17,7 +17,7 @@ import {
 import { silentLogger } from '../../core/logging/logger.js'
 import { type ClientCertificate, type ConnectionInfo } from '../../core/ports.js'
 import { type FetchHandler, serveTls, type TlsListener } from '../../runtimes/node/adapter/serve.js'
-import { clientCertificateViaIntermediate } from './openssl-chain.js'
+import { clientCertificateViaIntermediate, forgedIntermediate } from './openssl-chain.js'
 
 const echo: FetchHandler = { fetch: async (_request, connection) => Response.json({ connection: connection ?? null }) }
 
@@ -85,6 +85,21 @@ describe('serveTls with a client CA and a front-proxy CA', () => {
     assert.equal(seen?.verified, false)
     assert.equal(seen?.verifiedByRequestHeaderCA, undefined)
     assert.ok(seen?.verifyError)
+  })
+
+  it("does not take a client CA user for the proxy when its chain adds a forged intermediate naming the front-proxy CA", async () => {
+    // The handshake verifies alice through the client CA; Node's chain, matched by names and key ids, runs on to the front-proxy CA.
+    const forged = forgedIntermediate(clientCa.certificate, proxyCa.certificate)
+    const seen = await certificateSeen(listener.port, clientCa.certificate, { cert: `${alice.certificate.trimEnd()}\n${forged}`, key: alice.privateKey })
+    assert.deepEqual(seen, { verified: true, commonName: 'alice', organizations: ['dev'] })
+  })
+
+  it('does not take the proxy for a client CA user when its chain adds a forged intermediate naming the client CA', async () => {
+    const forged = forgedIntermediate(proxyCa.certificate, clientCa.certificate)
+    const seen = await certificateSeen(listener.port, clientCa.certificate, { cert: `${proxy.certificate.trimEnd()}\n${forged}`, key: proxy.privateKey })
+    assert.equal(seen?.verified, false)
+    assert.equal(seen?.verifiedByRequestHeaderCA, true)
+    assert.equal(seen?.verifyError, 'signed by a CA other than the client CA')
   })
 
   it('trusts new bundles from the next handshake on, with intermediate chains', async () => {
