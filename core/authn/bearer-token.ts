@@ -7,6 +7,7 @@ import type { StaticToken } from '../config/token-file.js'
 import type { UserInfo } from '../machinery/object.js'
 import type { Authenticator } from './authenticator.js'
 import { constantTimeEqual, secretDigest } from './constant-time.js'
+import { intersectAudiences, shareAudience } from './audiences.js'
 
 /**
  * Who a token belongs to and which of the audiences asked for it is good
@@ -55,7 +56,7 @@ export function audienceAgnostic(implicit: readonly string[], inner: TokenAuthen
   return {
     async authenticateToken(token, requested) {
       if (!requested) return inner.authenticateToken(token)
-      const audiences = implicit.filter((a) => requested.includes(a))
+      const audiences = intersectAudiences(implicit, requested)
       if (!audiences.length) return undefined
       const result = await inner.authenticateToken(token)
       return result && 'user' in result ? { user: result.user, audiences } : result
@@ -93,7 +94,7 @@ export function bearerTokenAuthenticator(tokens: TokenAuthenticator, apiAudience
       if (!result) return { error: 'invalid bearer token' }
       if (!('user' in result)) return result
       // As upstream's authentication filter: an answer for other audiences than the API's is refused.
-      if (asked && result.audiences?.length && !result.audiences.some((a) => asked.includes(a))) return { error: 'unable to match audience' }
+      if (asked && result.audiences?.length && !shareAudience(result.audiences, asked)) return { error: 'unable to match audience' }
       return { user: result.user }
     },
   }

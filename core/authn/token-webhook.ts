@@ -16,6 +16,7 @@ import type { AuthResult } from './authenticator.js'
 import type { TokenAuthenticator } from './bearer-token.js'
 import { secretDigest } from './constant-time.js'
 import { withBackoff } from './webhook-backoff.js'
+import { shareAudience } from './audiences.js'
 
 /** Upstream's deadline for one webhook call. */
 const WEBHOOK_TIMEOUT_MS = 30_000
@@ -51,7 +52,7 @@ function readAnswer(reply: unknown, apiVersion: string, wanted: readonly string[
   // A webhook that names no audiences vouches for the ones asked, as upstream reads it.
   const meant = given.length ? given : (wanted ?? [])
   // A token meant for other audiences is not this server's business (upstream: unauthenticated, no error).
-  if (wanted?.length && !meant.some((a) => wanted.includes(a))) return undefined
+  if (wanted?.length && !shareAudience(meant, wanted)) return undefined
   if (status['authenticated'] !== true) {
     const error = typeof status['error'] === 'string' ? status['error'] : ''
     return error ? { error } : undefined

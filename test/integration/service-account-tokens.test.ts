@@ -219,6 +219,17 @@ describe('service-account token audiences', () => {
     assert.equal((await whoami(s.api, token)).status, 401)
   })
 
+  it('compares a token of 60,000 audiences with a review asking 100,000 others in one pass, not each against each', async () => {
+    // Compared each against each, this review held the thread some 15 s (the thread's stall is not visible to a test in it).
+    const issued = Array.from({ length: 60_000 }, (_, i) => `issued-${i}`)
+    const token = await issueToken(s.api, 'default', 'default', { audiences: issued })
+    const asked = [...Array.from({ length: 100_000 }, (_, i) => `asked-${i}`), 'issued-59999', 'issued-7']
+    const r = await review(token, asked)
+    assert.equal(r.status, 201, r.text.slice(0, 300))
+    assert.equal(r.body.status.authenticated, true)
+    assert.deepEqual(r.body.status.audiences, ['issued-7', 'issued-59999'], "the token's order")
+  })
+
   it('accepts a token for several audiences where one of them is asked', async () => {
     const token = await issueToken(s.api, 'default', 'default', { audiences: ['vault', ISSUER] })
     assert.equal((await whoami(s.api, token)).status, 201)

@@ -15,7 +15,7 @@ import { secretDigest } from '../constant-time.js'
 import { ClaimError, userFromClaims } from './claim-mapping.js'
 import { expandDistributedClaim } from './distributed-claims.js'
 import { IssuerKeys, type KeyFetchTimings } from './issuer-keys.js'
-import { unverifiedClaims, type Verified, verifyJwt } from './verify.js'
+import { untrustedIssuer, type Verified, verifyJwt } from './verify.js'
 
 /** Tokens kept verified at once; past it the oldest are forgotten (and verified again when seen). */
 const MAX_CACHED_TOKENS = 10_000
@@ -117,7 +117,7 @@ export function jwtAuthenticator(config: LoadedJWTAuthenticator, options: JwtAut
       const cached = cache.get(digest, options.now().getTime())
       if (cached) return { user: cached }
       // Not a JWT of this issuer: another authenticator may know it (upstream's hasCorrectIssuer).
-      if (unverifiedClaims(token)?.['iss'] !== issuer.url) return undefined
+      if (untrustedIssuer(token) !== issuer.url) return undefined
       const result = await authenticate(token)
       if ('error' in result) {
         options.logger.info({ issuer: issuer.url, reason: result.error }, 'a JWT was refused')

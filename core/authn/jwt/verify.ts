@@ -6,7 +6,9 @@
  * `--oidc-signing-algs` are accepted, and only RSA and EC keys are imported.
  */
 import { compactVerify } from 'jose'
+import { base64UrlDecode } from '../../machinery/base64.js'
 import type { IssuerKeys } from './issuer-keys.js'
+import { shareAudience } from '../audiences.js'
 
 /** The asymmetric algorithms upstream allows (RFC 7518 section 3.1). */
 export const ALLOWED_SIGNING_ALGORITHMS: ReadonlySet<string> = new Set([
@@ -34,9 +36,11 @@ export interface VerifyOptions {
 
 export type Verified = { claims: Record<string, unknown>; expiresAt: number } | { error: string }
 
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+/** A JWT part: unpadded base64url of UTF-8 JSON (Go's RawURLEncoding), decoded by the runtime, not a character at a time. */
 function decodeJson(part: string): unknown {
-  const bytes = Uint8Array.from(atob(part.replaceAll('-', '+').replaceAll('_', '/')), (c) => c.charCodeAt(0))
-  return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) as unknown
+  return JSON.parse(utf8.decode(base64UrlDecode(part))) as unknown
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -54,6 +58,17 @@ export function unverifiedClaims(token: string): Record<string, unknown> | undef
   } catch {
     return undefined
   }
+}
+
+/** Google's tokens may name their issuer without the scheme; go-oidc takes that for Google alone. */
+const GOOGLE_ISSUER = 'https://accounts.google.com'
+const GOOGLE_ISSUER_WITHOUT_SCHEME = 'accounts.google.com'
+
+/** The issuer a token claims, unchecked, as upstream's untrustedIssuer reads it: only to pick the authenticator. */
+export function untrustedIssuer(token: string): string | undefined {
+  const iss = unverifiedClaims(token)?.['iss']
+  if (typeof iss !== 'string') return undefined
+  return iss === GOOGLE_ISSUER_WITHOUT_SCHEME ? GOOGLE_ISSUER : iss
 }
 
 /** A Go `%q` of a string list: `["a" "b"]`. */
@@ -77,12 +92,13 @@ function numericDate(value: unknown): number | undefined {
 }
 
 function checkClaims(claims: Record<string, unknown>, options: VerifyOptions): string | undefined {
-  if (claims['iss'] !== options.issuer) {
+  const googleWithoutScheme = options.issuer === GOOGLE_ISSUER && claims['iss'] === GOOGLE_ISSUER_WITHOUT_SCHEME
+  if (claims['iss'] !== options.issuer && !googleWithoutScheme) {
     return `oidc: id token issued by a different provider, expected ${JSON.stringify(options.issuer)} got ${JSON.stringify(claims['iss'] ?? '')}`
   }
   const aud = audiencesOf(claims['aud'])
   if (!aud) return 'oidc: malformed jwt payload: the aud claim is neither a string nor a list of strings'
-  if (!aud.some((a) => options.audiences.includes(a))) {
+  if (!shareAudience(aud, options.audiences)) {
     const expected = options.audiences.length === 1 ? JSON.stringify(options.audiences[0]) : `in ${goQuotedList(options.audiences)}`
     return `oidc: expected audience ${expected} got ${goQuotedList(aud)}`
   }

@@ -15,6 +15,7 @@ import type { PublicKeySet } from './key-set.js'
 import { secretDigest } from '../constant-time.js'
 import { deepFreeze } from '../../storage/objects.js'
 import type { SigningKey, VerificationKey } from './keys.js'
+import { intersectAudiences } from '../audiences.js'
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
@@ -142,7 +143,7 @@ export function jwtTokenAuthenticator(config: JwtAuthenticatorConfig): TokenAuth
       // A token without audiences (a legacy one) is meant for this API alone.
       const tokenAudiences = claims.aud?.length ? claims.aud : implicit
       const wanted = requested ?? implicit
-      const audiences = tokenAudiences.filter((a) => wanted.includes(a))
+      const audiences = intersectAudiences(tokenAudiences, wanted)
       if (!audiences.length && implicit.length)
         return { error: `token audiences ${quotedList(tokenAudiences)} is invalid for the target audiences ${quotedList(wanted)}` }
       const user = await config.validate(token, claims, verified.payload)
