@@ -5,6 +5,9 @@
  * no `node:path`, so the joining is done on the text, POSIX style, the way
  * Go's filepath.Join cleans it.
  */
+import { cleanPath } from '../machinery/clean-path.js'
+
+export { cleanPath }
 
 /** `/` first, or a drive letter on Windows. */
 export function isAbsolutePath(path: string): boolean {
@@ -16,22 +19,6 @@ export function directoryOf(path: string): string {
   const slash = path.lastIndexOf('/')
   if (slash < 0) return '.'
   return cleanPath(path.slice(0, slash) || '/')
-}
-
-/** Go's filepath.Clean: no `.` segments, `..` folded where it can be, no doubled or trailing slashes. */
-export function cleanPath(path: string): string {
-  if (path === '') return '.'
-  const rooted = path.startsWith('/')
-  const out: string[] = []
-  for (const segment of path.split('/')) {
-    if (segment === '' || segment === '.') continue
-    if (segment === '..' && out.length > 0 && out[out.length - 1] !== '..') out.pop()
-    else if (segment === '..' && rooted) continue
-    else out.push(segment)
-  }
-  const joined = out.join('/')
-  if (rooted) return `/${joined}`
-  return joined || '.'
 }
 
 /**

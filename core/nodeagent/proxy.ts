@@ -49,7 +49,18 @@ export interface ProxyLocation {
   target: ProxyTarget
 }
 
+/**
+ * A port as Go's dialer takes one: digits up to 65535. Anything else (`80@127.0.0.1`)
+ * put after the host would make the origin name another host; upstream's dial refuses it.
+ */
+function checkPort(port: string): void {
+  // Go's LookupPort words the two refusals so; a name it would look up in the services database is refused here.
+  if (!/^\d+$/.test(port)) throw serviceUnavailable(`error trying to reach service: dial tcp: lookup tcp/${port}: unknown port`)
+  if (Number(port) > 65_535) throw serviceUnavailable(`error trying to reach service: dial tcp: address ${port}: invalid port`)
+}
+
 function plainTarget(scheme: string, host: string, port: string, timeoutMs: number): ProxyTarget {
+  if (port) checkPort(port)
   return {
     origin: `${scheme || 'http'}://${port ? joinHostPort(host, port) : host.includes(':') ? `[${host}]` : host}`,
     // Upstream's proxy transport does not verify the certificates of pods and endpoints.

@@ -6,6 +6,7 @@
  */
 import type { RequestInfo } from '../machinery/request-info.js'
 import { queryOf } from '../http/query.js'
+import { joinPreservingTrailingSlash } from '../machinery/clean-path.js'
 import { resourceNotFound } from '../machinery/status-error.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
 import type { PassUpgrade } from '../proxy/upgrade.js'
@@ -22,11 +23,11 @@ export function isNodeAgentSubresource(resource: string, subresource: string): b
   return resource === 'pods' && (NODE_AGENT_SUBRESOURCES as readonly string[]).includes(subresource)
 }
 
-/** The path after `/<resource>/<name>/proxy`, as the client wrote it. */
+/** The path after `/<resource>/<name>/proxy`, joined to the backend's root and cleaned as upstream's location does. */
 function proxyPath(url: URL, info: RequestInfo): string {
   const marker = `/${info.parts.slice(0, 3).join('/')}`
   const at = url.pathname.indexOf(marker)
-  return at < 0 ? '/' : url.pathname.slice(at + marker.length) || '/'
+  return joinPreservingTrailingSlash('/', at < 0 ? '' : url.pathname.slice(at + marker.length))
 }
 
 export async function handleNodeAgentSubresource(

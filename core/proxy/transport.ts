@@ -8,6 +8,19 @@
  */
 import type { EgressSelectionName } from '../config/egress-selector.js'
 
+/**
+ * The URL a forwarded request is sent to: the target's origin, whatever the
+ * path holds. The path and query are set on it, never resolved against it:
+ * resolved, a path such as `//127.0.0.1:6443/x` names a host of its own.
+ */
+export function forwardedUrl(origin: string, pathAndQuery: string): URL {
+  const url = new URL(origin)
+  const query = pathAndQuery.indexOf('?')
+  url.pathname = query < 0 ? pathAndQuery : pathAndQuery.slice(0, query)
+  url.search = query < 0 ? '' : pathAndQuery.slice(query)
+  return url
+}
+
 /** Where a forwarded request goes and how the connection is secured. */
 export interface ProxyTarget {
   /** `https://host:port` (or `http:`) of the backend; the request's path and query are appended. */
@@ -125,7 +138,7 @@ export function fetchProxyTransport(fetchImpl: typeof fetch = fetch): ProxyTrans
         init.duplex = 'half'
       }
       try {
-        return await fetchImpl(target.origin + request.path, init)
+        return await fetchImpl(forwardedUrl(target.origin, request.path), init)
       } catch (err) {
         const cause = (err as { cause?: unknown }).cause
         throw new Error(cause instanceof Error ? cause.message : err instanceof Error ? err.message : String(err))

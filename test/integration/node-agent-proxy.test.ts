@@ -124,6 +124,38 @@ describe('proxy subresources', () => {
     assert.equal(none.body.message, 'no endpoints available for service "lonely"')
   })
 
+  it('sends a proxied path that reads as a host to the backend as a path, joined and cleaned as upstream does', async () => {
+    const elsewhereSeen: string[] = []
+    const elsewhere = createServer((req, res) => {
+      elsewhereSeen.push(req.url ?? '')
+      res.end('elsewhere')
+    })
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve))
+    try {
+      const port = (elsewhere.address() as AddressInfo).port
+      const reply = await client.get(`/api/v1/namespaces/default/services/web:80/proxy//127.0.0.1:${port}/secret?x=1`)
+      assert.equal(reply.text, `backend GET /127.0.0.1:${port}/secret?x=1`)
+      assert.deepEqual(elsewhereSeen, [], 'the path named the host the request went to')
+      assert.equal((await client.get('/api/v1/namespaces/default/services/web:80/proxy/a//b/../c/')).text, 'backend GET /a/c/')
+      assert.equal((await client.get('/api/v1/namespaces/default/services/web:80/proxy')).text, 'backend GET /')
+    } finally {
+      elsewhere.closeAllConnections()
+      await new Promise((resolve) => elsewhere.close(resolve))
+    }
+  })
+
+  it('refuses a port that is not a number with 503 before anything is dialled, so it cannot carry another host', async () => {
+    const before = backendSeen.length
+    // Put after the node's address, `80@host` would make the origin's host `host`.
+    const reply = await client.get(`/api/v1/nodes/http:node-1:${backendPort}@127.0.0.2/proxy/metrics`)
+    assert.equal(reply.status, 503)
+    assert.equal(reply.body.message, `error trying to reach service: dial tcp: lookup tcp/${backendPort}@127.0.0.2: unknown port`)
+    const big = await client.get('/api/v1/nodes/node-1:99999/proxy/metrics')
+    assert.equal(big.status, 503)
+    assert.equal(big.body.message, 'error trying to reach service: dial tcp: address 99999: invalid port')
+    assert.equal(backendSeen.length, before)
+  })
+
   it('pods/proxy refuses a pod whose IP is not global unicast, and nothing is sent', async () => {
     const before = backendSeen.length
     const reply = await client.get('/api/v1/namespaces/default/pods/web-0/proxy/')

@@ -10,7 +10,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { Readable } from 'node:stream'
 import type { ReadableStream as NodeWebReadableStream } from 'node:stream/web'
-import { endToEndHeaders, type ForwardedRequest, type ProxyTarget, type ProxyTransport } from '../../../core/proxy/transport.js'
+import { endToEndHeaders, type ForwardedRequest, forwardedUrl, type ProxyTarget, type ProxyTransport } from '../../../core/proxy/transport.js'
 import type { EgressDialers } from '../adapter/egress-dialer.js'
 import { httpsAgents } from './https-agents.js'
 import { connectionFailure } from '../adapter/tls-errors.js'
@@ -42,7 +42,7 @@ export function nodeProxyTransport(dialers?: EgressDialers): NodeProxyTransport 
 
 
   function roundTrip(target: ProxyTarget, forwarded: ForwardedRequest): Promise<Response> {
-    const url = new URL(forwarded.path, target.origin)
+    const url = forwardedUrl(target.origin, forwarded.path)
     const secure = url.protocol === 'https:'
     const headers: Record<string, string | string[]> = {}
     for (const [name, value] of endToEndHeaders(forwarded.headers)) headers[name] = value
