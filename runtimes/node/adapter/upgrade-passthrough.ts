@@ -30,24 +30,66 @@ export interface UpgradeServer {
   fetch(request: Request, connection?: ConnectionInfo): Promise<Response>
 }
 
-/** The incoming upgrade request as a Web Request (no body: an upgrade carries none). */
-function toRequest(req: IncomingMessage): Request {
-  const headers = new Headers()
-  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!)
+/**
+ * The URL of an upgrade request, from its request line as the listener's
+ * other requests read it: the path is the request line's, and a Host header
+ * that is no host (`x/api/v1/secrets?`) is refused instead of read as part
+ * of the URL (a front proxy that judged the request line would be bypassed).
+ */
+function requestUrl(req: IncomingMessage): string {
+  const target = req.url ?? ''
+  if (/^https?:\/\//.test(target)) return new URL(target).href
+  if (!target.startsWith('/')) throw new Error('Invalid URL')
   const host = req.headers.host ?? 'localhost'
-  return new Request(`https://${host}${req.url ?? '/'}`, { method: req.method ?? 'GET', headers })
+  const url = new URL(`https://${host}${target}`)
+  const hostname = host.replace(/:\d+$/, '').toLowerCase()
+  if (url.host !== host.toLowerCase() && url.hostname !== hostname) throw new Error('Invalid host header')
+  return url.href
 }
 
-/** Writes a Web Response on a raw socket as HTTP/1.1 and closes it. */
+/** The incoming upgrade request as a Web Request (no body: an upgrade carries none), aborted once the client goes. */
+function toRequest(req: IncomingMessage, socket: Duplex): Request {
+  const headers = new Headers()
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!)
+  const gone = new AbortController()
+  socket.once('close', () => gone.abort())
+  return new Request(requestUrl(req), { method: req.method ?? 'GET', headers, signal: gone.signal })
+}
+
+/**
+ * Writes a Web Response on a raw socket as HTTP/1.1 and closes it. The body
+ * streams as it comes (a watch, a proxied download), delimited by the close,
+ * each piece written once the socket took the one before; a client that
+ * goes cancels the rest.
+ */
 async function writeResponse(socket: Duplex, response: Response): Promise<void> {
-  const body = new Uint8Array(await response.arrayBuffer())
   const lines = [`HTTP/1.1 ${response.status} ${response.statusText || STATUS_CODES[response.status] || 'Unknown'}`]
   for (const [name, value] of response.headers) {
     if (['connection', 'transfer-encoding', 'content-length', 'keep-alive', 'upgrade'].includes(name)) continue
     lines.push(`${name}: ${value}`)
   }
-  lines.push(`content-length: ${body.byteLength}`, 'connection: close', '', '')
-  socket.end(Buffer.concat([Buffer.from(lines.join('\r\n'), 'latin1'), Buffer.from(body)]))
+  lines.push('connection: close', '', '')
+  socket.write(Buffer.from(lines.join('\r\n'), 'latin1'))
+  const reader = response.body?.getReader()
+  if (!reader) {
+    socket.end()
+    return
+  }
+  const cancel = (): void => void reader.cancel().catch(() => {})
+  socket.once('close', cancel)
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done || socket.destroyed) break
+      if (!socket.write(value)) await new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('drain', resolve).once('close', resolve)))
+    }
+  } catch {
+    // The body failed (its source went away): the close below tells the client it ended early.
+  } finally {
+    socket.off('close', cancel)
+  }
+  if (socket.destroyed) cancel()
+  else socket.end()
 }
 
 /** The request head sent to the backend. */
@@ -181,8 +223,14 @@ export async function handleUpgrade(
   dialers?: EgressDialers,
 ): Promise<void> {
   socket.on('error', () => socket.destroy())
+  let request: Request
+  try {
+    request = toRequest(req, socket)
+  } catch (err) {
+    return writeResponse(socket, statusResponse(new StatusError(400, 'BadRequest', err instanceof Error ? err.message : String(err))))
+  }
   let handoff: UpgradeHandoff | undefined
-  const response = await server.fetch(toRequest(req), {
+  const response = await server.fetch(request, {
     ...info,
     passUpgrade: (h) => {
       handoff = h
