@@ -11,6 +11,7 @@ import type { SimulatedStream } from '../../../core/proxy/transport.js'
 
 /** The channel protocols a kubelet speaks, newest first. */
 const CHANNEL_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io']
+const MAX_CLIENT_FRAME_BYTES = 64 * 1024
 const STDOUT = 1
 const ERROR = 3
 
@@ -41,8 +42,12 @@ export async function playSimulatedStream(req: IncomingMessage, socket: Duplex, 
   }
   // Loaded with the first such stream: the WebSocket package (and zlib, which it loads) is no part of a start.
   const { WebSocketServer } = await import('ws')
-  const server = new WebSocketServer({ noServer: true, handleProtocols: () => protocol })
+  // Nothing the client sends is read (stdin goes nowhere): a frame past 64 KiB closes the connection
+  // instead of being gathered whole (ws takes up to 100 MiB a frame by default).
+  const server = new WebSocketServer({ noServer: true, handleProtocols: () => protocol, maxPayload: MAX_CLIENT_FRAME_BYTES })
   server.handleUpgrade(req, socket, head, (ws) => {
+    // A frame too large, or a broken one, ends this connection alone (unheard, the error would end the process).
+    ws.on('error', () => ws.terminate())
     ws.send(frame(STDOUT, stream.stdout))
     ws.send(frame(ERROR, exitMessage(protocol, stream.exitCode)))
     ws.close(1000)
