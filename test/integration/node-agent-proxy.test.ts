@@ -144,6 +144,24 @@ describe('proxy subresources', () => {
     }
   })
 
+  it('answers 503 when a backend switches protocols on a request that asked for no upgrade, instead of waiting for ever', async () => {
+    const switcher = createServer()
+    switcher.on('request', (_req, res) => {
+      // Node's server would not send a 101 through the response: written by hand on the socket.
+      res.socket?.end('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n')
+    })
+    await new Promise<void>((resolve) => switcher.listen(0, '127.0.0.1', resolve))
+    try {
+      const port = (switcher.address() as AddressInfo).port
+      const reply = await client.get(`/api/v1/nodes/node-1:${port}/proxy/anything`)
+      assert.equal(reply.status, 503)
+      assert.equal(reply.body.message, 'error trying to reach service: backend tried to switch protocol "websocket" when "" was requested')
+    } finally {
+      switcher.closeAllConnections()
+      await new Promise((resolve) => switcher.close(resolve))
+    }
+  })
+
   it('refuses a port that is not a number with 503 before anything is dialled, so it cannot carry another host', async () => {
     const before = backendSeen.length
     // Put after the node's address, `80@host` would make the origin's host `host`.

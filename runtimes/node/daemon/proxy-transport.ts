@@ -79,6 +79,13 @@ export function nodeProxyTransport(dialers?: EgressDialers): NodeProxyTransport 
         settled = true
         resolve(toResponse(res))
       })
+      // A 101 to a request that asked for no upgrade (these do not): refused as Go's reverse proxy
+      // refuses it, instead of waiting for an answer that never comes.
+      req.once('upgrade', (res: IncomingMessage, socket: { destroy(): void }) => {
+        clearTimeout(dialTimer)
+        socket.destroy()
+        fail(new Error(`backend tried to switch protocol ${JSON.stringify(res.headers.upgrade ?? '')} when "" was requested`))
+      })
       const onAbort = (): void => {
         req.destroy(new Error('the request was cancelled'))
       }
