@@ -17,6 +17,7 @@ import type { Logger } from '../logging/logger.js'
 import type { ResourceObjects, StoredResources } from './stored-resources.js'
 import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import type { Watcher } from '../storage/interface.js'
+import { TimeSlice } from '../machinery/time-slice.js'
 
 /** Upstream's --resource-quota-sync-period default. */
 export const DEFAULT_QUOTA_RESYNC_MS = 5 * 60_000
@@ -101,8 +102,12 @@ export function startResourceQuotaController(
       for (const { group, resource } of resourcesNamedBy(name)) follow(group, resource)
   }
 
-  /** What the namespace uses of the quota's hard names, counted from storage (upstream's CalculateUsage). */
-  const calculateUsage = async (namespace: string, quota: KubeObject): Promise<ResourceList> => {
+  /**
+   * What the namespace uses of the quota's hard names, counted from storage (upstream's CalculateUsage).
+   * `listed` keeps each resource's objects for the namespace's pass: a hundred quotas over the same
+   * objects read them once.
+   */
+  const calculateUsage = async (namespace: string, quota: KubeObject, listed: Map<string, Promise<KubeObject[]>>): Promise<ResourceList> => {
     const hardNames = Object.keys(parseResourceList(specOf(quota)['hard']))
     const scopes = scopeSelectorsOf(quota)
     const evaluators = new Map<string, QuotaEvaluator>()
@@ -113,16 +118,18 @@ export function startResourceQuotaController(
       const names = evaluator.matchingResources(hardNames)
       const store = storeOf(evaluator.group, evaluator.resource)
       if (!names.length || !store) continue
-      const { items } = await store.storage.list(store.prefix(namespace))
-      used = add(used, usageOf(evaluator, items, names, scopes, now()))
+      const key = `${evaluator.group}/${evaluator.resource}`
+      let items = listed.get(key)
+      if (!items) listed.set(key, (items = store.storage.list(store.prefix(namespace)).then((l) => l.items)))
+      used = add(used, usageOf(evaluator, await items, names, scopes, now()))
     }
     return used
   }
 
-  const syncQuota = async (namespace: string, quota: KubeObject): Promise<void> => {
+  const syncQuota = async (namespace: string, quota: KubeObject, listed: Map<string, Promise<KubeObject[]>>): Promise<void> => {
     const hard = specOf(quota)['hard']
     const hardNames = Object.keys(parseResourceList(hard))
-    const counted = await calculateUsage(namespace, quota)
+    const counted = await calculateUsage(namespace, quota, listed)
     const used = mask({ ...usedOf(quota), ...counted }, hardNames)
     const status = isPlainObject(quota['status']) ? quota['status'] : {}
     // Names no evaluator counts stay out of used, as upstream's: comparing used alone keeps the controller from writing forever.
@@ -139,9 +146,14 @@ export function startResourceQuotaController(
   }
 
   const syncNamespace = async (namespace: string): Promise<void> => {
+    const listed = new Map<string, Promise<KubeObject[]>>()
+    // Counting is work without I/O once the objects are read: other requests run between quotas.
+    const slice = new TimeSlice()
     for (const quota of quotas.list(namespace)) {
+      await slice.pause()
+      if (stopped) return
       try {
-        await syncQuota(namespace, quota)
+        await syncQuota(namespace, quota, listed)
       } catch (err) {
         if (stopped) return
         // Changed meanwhile (an admission charge, a spec edit): counted again once the index has the new version.

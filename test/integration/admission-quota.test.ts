@@ -71,6 +71,21 @@ describe('ResourceQuota admission', () => {
     assert.equal((await api.post(`${NS}/pods`, pod('second', { requests: { cpu: '600m' }, limits: { memory: '256Mi' } }))).status, 201)
   })
 
+  it('gives back a delete to each of many quotas over the same objects, each counted with its own scope', async () => {
+    const api = await serverWithQuota()
+    for (let i = 0; i < 300; i++) assert.equal((await api.post(`${NS}/configmaps`, { metadata: { name: `cm-${i}` } })).status, 201)
+    await createQuota(api, 'best-effort', { hard: { pods: '10' }, scopes: ['BestEffort'] })
+    for (let i = 0; i < 40; i++) await createQuota(api, `q-${i}`, { hard: { 'count/configmaps': '1000', pods: '10' } })
+    assert.equal((await api.post(`${NS}/pods`, pod('sized', { requests: { cpu: '100m' }, limits: { cpu: '100m' } }))).status, 201)
+    assert.equal((await api.post(`${NS}/pods`, pod('bare'))).status, 201)
+    for (let i = 0; i < 10; i++) assert.equal((await api.delete(`${NS}/configmaps/cm-${i}`)).status, 200)
+    assert.equal((await api.delete(`${NS}/pods/sized?gracePeriodSeconds=0`)).status, 200)
+    await eventually('every quota gave the deletes back', async () => {
+      const list = (await api.get(`${NS}/resourcequotas`)).body.items as { metadata: { name: string }; status: { used: Record<string, string> } }[]
+      return list.every((q) => (q.metadata.name === 'best-effort' ? q.status.used['pods'] === '1' : q.status.used['count/configmaps'] === '290' && q.status.used['pods'] === '1'))
+    }, 15_000)
+  })
+
   it('counts objects of any resource by count/<resource>.<group>, and services by kind', async () => {
     const api = await serverWithQuota()
     await createQuota(api, 'objects', {
