@@ -1,12 +1,15 @@
 /**
- * HTTP/1.1 requests that ask for an upgrade on the Node listener, which core
+ * HTTP/1.1 requests that ask for an upgrade on the Node listener. Those core
  * does not hand to a backend (anything but exec, attach and port-forward):
  * the answer streams to the client as it comes, a client that goes cancels
  * it (a watch ends instead of gathering events for an hour), and the URL is
- * the request line's, never one a Host header rewrites.
+ * the request line's, never one a Host header rewrites. Those it hands over:
+ * a backend's 101 or error passes to the client, any other answer is
+ * upstream's 500 "invalid upgrade response".
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { createServer as createTcpServer, type AddressInfo, type Server } from 'node:net'
 import { connect, type TLSSocket } from 'node:tls'
 import { createCertificateAuthority, issueServingCertificate } from '../../core/pki/certificates.js'
 import { silentLogger } from '../../core/logging/logger.js'
@@ -20,10 +23,23 @@ describe('upgrade requests core does not hand over', { timeout: 60_000 }, () => 
   /** Set when an endless answer's source learned that its client went, with whether the request's signal was aborted. */
   let endlessCancelled: ((aborted: boolean) => void) | undefined
 
+  /** A backend that answers every request with the head given for its path, then an endless body. */
+  let backend: Server
+  const backendHeads: Record<string, string> = {
+    '/switch': 'HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\nstream-bytes',
+    '/ok': 'HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\nnot a stream',
+    '/refused': 'HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\nno',
+  }
+
   const handler: FetchHandler = {
-    fetch: async (request) => {
+    fetch: async (request, connection) => {
       seen.push(request.url)
       const path = new URL(request.url).pathname
+      if (path.startsWith('/handoff/')) {
+        const target = { origin: `http://127.0.0.1:${(backend.address() as AddressInfo).port}` }
+        connection?.passUpgrade?.({ target, request: { method: 'GET', path: path.slice('/handoff'.length), headers: new Headers({ connection: 'Upgrade', upgrade: 'websocket' }) } })
+        return new Response(null, { status: 200 })
+      }
       if (path !== '/endless') return new Response(`answer for ${path}`, { headers: { 'content-type': 'text/plain' } })
       let sent = 0
       const body = new ReadableStream<Uint8Array>({
@@ -43,9 +59,23 @@ describe('upgrade requests core does not hand over', { timeout: 60_000 }, () => 
     const ca = await createCertificateAuthority({ commonName: 'upgrade-test-ca' })
     const serving = await issueServingCertificate(ca, { commonName: 'apiserver', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] })
     listener = await serveTls(handler, { host: '127.0.0.1', port: 0, key: serving.privateKey, cert: serving.certificate, logger: silentLogger })
+    backend = createTcpServer((socket) => {
+      socket.on('error', () => {})
+      let text = ''
+      socket.on('data', (d: Buffer) => {
+        text += d.toString('latin1')
+        const path = /^GET (\S+) /.exec(text)?.[1]
+        if (!path || !text.includes('\r\n\r\n')) return
+        // The stream stays open; the others end their answer by closing, as an HTTP/1.0-style body does.
+        if (path === '/switch') socket.write(backendHeads[path] ?? '')
+        else socket.end(backendHeads[path] ?? 'HTTP/1.1 404 Not Found\r\n\r\n')
+      })
+    })
+    await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve))
   })
   after(async () => {
     await listener.close()
+    await new Promise((resolve) => backend.close(resolve))
   })
 
   /** Sends a raw request head asking for a WebSocket upgrade; resolves with the socket once connected. */
@@ -73,6 +103,28 @@ describe('upgrade requests core does not hand over', { timeout: 60_000 }, () => 
     assert.match(rewritten, /^HTTP\/1\.1 400 Bad Request\r\n/)
     assert.match(rewritten, /"message":"Invalid host header"/)
     assert.deepEqual(seen, [], 'the request reached the handler')
+  })
+
+  it("passes a backend's 101 and its stream to the client, and its error as it is", async () => {
+    const switched = await upgradeRequest('/handoff/switch', `127.0.0.1:${listener.port}`)
+    const first = await new Promise<string>((resolve) => {
+      let text = ''
+      switched.on('data', (d: Buffer) => {
+        text += d.toString('latin1')
+        if (text.includes('stream-bytes')) resolve(text)
+      })
+    })
+    switched.destroy()
+    assert.match(first, /^HTTP\/1\.1 101 Switching Protocols\r\n[\s\S]*\r\n\r\nstream-bytes$/)
+    const refused = await readAll(await upgradeRequest('/handoff/refused', `127.0.0.1:${listener.port}`))
+    assert.equal(refused, backendHeads['/refused'])
+  })
+
+  it('refuses a backend that answers an upgrade with 200, as upstream, instead of passing its body on', async () => {
+    const answer = await readAll(await upgradeRequest('/handoff/ok', `127.0.0.1:${listener.port}`))
+    assert.match(answer, /^HTTP\/1\.1 500 Internal Server Error\r\n/)
+    assert.match(answer, /"message":"invalid upgrade response: status code 200"/)
+    assert.ok(!answer.includes('not a stream'), answer)
   })
 
   it('streams an endless answer as it comes, and cancels it with the request once the client goes', async () => {

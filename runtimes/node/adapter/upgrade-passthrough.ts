@@ -5,8 +5,9 @@
  * is dialled with the target's TLS (its CA, the client certificate, the
  * dial time-out), sent the request, and from then on bytes are copied both
  * ways with `pipe`, which pauses a side whose peer is not reading, so a
- * stream holds a few chunks however fast either end sends. Whatever the
- * backend answers (101 or an error) reaches the client as it is. Otherwise
+ * stream holds a few chunks however fast either end sends. A backend's 101
+ * or error (400 and up) reaches the client as it is; any other answer is
+ * refused with upstream's 500 "invalid upgrade response". Otherwise
  * core's answer is written on the socket and the connection closed. With
  * `--max-connection-bytes-per-sec`, each direction passes through its own
  * byte throttle (core/proxy/byte-throttle.ts). A target of an egress
@@ -185,9 +186,70 @@ export function throttleTransform(throttle: ByteThrottle): Transform {
   })
 }
 
-/** Joins the client and the backend: the request head first, then bytes both ways until either side ends. */
-function splice(client: Duplex, backend: Socket, head: Buffer, firstBytes: Buffer, maxBytesPerSec: number): void {
+/** More than any backend's answer head holds. */
+const MAX_RESPONSE_HEAD_BYTES = 64 * 1024
+
+/**
+ * The backend's answer up to the end of its head, with whatever came after
+ * it in the same reads; the backend is left paused. Rejects in the words of
+ * Go's response reader when it closes first, and when the client goes.
+ */
+function readResponseHead(backend: Socket, client: Duplex): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    let got = Buffer.alloc(0)
+    const finish = (result: Buffer | Error): void => {
+      backend.pause()
+      backend.off('data', onData)
+      backend.off('close', onClose)
+      backend.off('error', onClose)
+      client.off('close', onClientGone)
+      if (result instanceof Error) reject(result)
+      else resolve(result)
+    }
+    const onData = (chunk: Buffer): void => {
+      got = Buffer.concat([got, chunk])
+      if (got.includes('\r\n\r\n')) finish(got)
+      else if (got.length > MAX_RESPONSE_HEAD_BYTES) finish(new Error('net/http: response header too long'))
+    }
+    const onClose = (): void => finish(new Error(got.length ? 'unexpected EOF' : 'EOF'))
+    const onClientGone = (): void => finish(new Error('the client went away'))
+    backend.on('data', onData)
+    backend.once('close', onClose)
+    backend.once('error', onClose)
+    client.once('close', onClientGone)
+  })
+}
+
+/**
+ * Sends the request head, reads the backend's answer head and, for a 101 or
+ * an error (400 and up), passes it to the client and joins the two; any
+ * other answer is refused as upstream's upgrade proxy refuses it, rather
+ * than spliced to a client expecting a stream.
+ */
+async function upgradeThrough(client: Duplex, backend: Socket, head: Buffer, firstBytes: Buffer, maxBytesPerSec: number): Promise<void> {
   backend.write(head)
+  let answer: Buffer
+  try {
+    answer = await readResponseHead(backend, client)
+  } catch (err) {
+    backend.destroy()
+    if (client.destroyed) return
+    return writeResponse(client, statusResponse(new StatusError(500, '' as StatusReason, err instanceof Error ? err.message : String(err))))
+  }
+  const status = /^HTTP\/1\.[01] (\d{3})/.exec(answer.toString('latin1', 0, 16))?.[1]
+  const code = status === undefined ? undefined : Number(status)
+  if (code === undefined || (code !== 101 && code < 400)) {
+    backend.destroy()
+    const line = answer.toString('latin1', 0, answer.indexOf('\r\n'))
+    const reason = code === undefined ? `malformed HTTP response ${JSON.stringify(line)}` : `invalid upgrade response: status code ${code}`
+    return writeResponse(client, statusResponse(new StatusError(500, '' as StatusReason, reason)))
+  }
+  client.write(answer)
+  splice(client, backend, firstBytes, maxBytesPerSec)
+}
+
+/** Joins the client and the backend: bytes both ways until either side ends. */
+function splice(client: Duplex, backend: Socket, firstBytes: Buffer, maxBytesPerSec: number): void {
   const up = maxBytesPerSec > 0 ? throttleTransform(new ByteThrottle(maxBytesPerSec)) : undefined
   const down = maxBytesPerSec > 0 ? throttleTransform(new ByteThrottle(maxBytesPerSec)) : undefined
   if (up) {
@@ -252,5 +314,5 @@ export async function handleUpgrade(
     return
   }
   const url = new URL(handoff.target.origin)
-  splice(socket, backend, requestHead(handoff, url.host), firstBytes, maxBytesPerSec)
+  return upgradeThrough(socket, backend, requestHead(handoff, url.host), firstBytes, maxBytesPerSec)
 }
