@@ -10,6 +10,7 @@ import { exportSPKI, SignJWT } from 'jose'
 import { loadAuthenticationConfiguration, type LoadedJWTAuthenticator } from '../../core/config/authentication.js'
 import { jwtAuthenticatorFromOidcFlags } from '../../core/config/authentication-oidc-flags.js'
 import { ADMIN_IDENTITY, type ApiServerOptions, createApiServer } from '../../core/index.js'
+import { manualClock } from '../../core/embedding/clock.js'
 import { nodeWebhookClient, type NodeWebhookClient } from '../../runtimes/node/daemon/webhook-client.js'
 import { OidcIssuer } from '../fixtures/oidc-issuer.js'
 import { eventually, TestClient } from './harness.js'
@@ -205,6 +206,26 @@ describe('OIDC/JWT authentication against an HTTPS issuer', () => {
       _claim_sources: { src1: { endpoint: `${issuer.url}/claims`, access_token: 'wrong' } },
     })
     await refused(api, badAccess, 'distributed-claim-refused', /could not expand distributed claims: while getting distributed claim/)
+  })
+
+  it("keeps a verified token's user ten seconds, as upstream's token cache: a distributed claim is fetched again after them", async () => {
+    const clock = manualClock()
+    const server = createApiServer(
+      { embeddedIdentity: ADMIN_IDENTITY, authentication: { jwt: jwtConfig(issuer), jwtKeyFetch: { retryMs: 20, minRefreshIntervalMs: 0 } } },
+      { webhookClient: client, now: clock.now },
+    )
+    servers.push(server)
+    await server.ready
+    const api = new TestClient(server)
+    issuer.distributedGroups = ['before']
+    const token = await issuer.token({ sub: 'kim', _claim_names: { groups: 'src1' }, _claim_sources: { src1: { endpoint: `${issuer.url}/claims`, access_token: 'claims-access' } } })
+    const groups = async () => (await api.post(whoami, review, as(token))).body.status.userInfo.groups
+    assert.deepEqual(await groups(), ['oidc:before', 'system:authenticated'])
+    issuer.distributedGroups = ['after']
+    clock.advance(9_000)
+    assert.deepEqual(await groups(), ['oidc:before', 'system:authenticated'], 'within the ten seconds')
+    clock.advance(2_000)
+    assert.deepEqual(await groups(), ['oidc:after', 'system:authenticated'])
   })
 
   it('replaces the JWT authenticators on reload: a token for the old audience fails, one for the new passes', async () => {

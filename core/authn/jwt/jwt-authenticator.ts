@@ -2,9 +2,10 @@
  * One JWT authenticator (an entry of AuthenticationConfiguration's `jwt`,
  * or the `--oidc-*` flags): it answers only tokens whose unverified `iss`
  * is its issuer, so that several issuers and the other token methods share
- * one chain. A verified token's user is cached until the token expires, as
- * upstream caches token answers: a request with a known token costs one
- * map lookup, not a signature check and CEL.
+ * one chain. A verified token's user is cached for ten seconds (less when
+ * the token expires first), as upstream's token cache keeps a success: a
+ * request with a known token costs one map lookup, not a signature check
+ * and CEL, and groups from a distributed claim are fetched again after it.
  */
 import type { WebhookClient } from '../../crd/webhook-client.js'
 import type { LoadedJWTAuthenticator } from '../../config/authentication.js'
@@ -16,6 +17,9 @@ import { ClaimError, userFromClaims } from './claim-mapping.js'
 import { expandDistributedClaim } from './distributed-claims.js'
 import { IssuerKeys, type KeyFetchTimings } from './issuer-keys.js'
 import { untrustedIssuer, type Verified, verifyJwt } from './verify.js'
+
+/** How long a verified token's user is kept: upstream's token success cache TTL. */
+const SUCCESS_CACHE_TTL_MS = 10_000
 
 /** Tokens kept verified at once; past it the oldest are forgotten (and verified again when seen). */
 const MAX_CACHED_TOKENS = 10_000
@@ -37,7 +41,7 @@ export interface JwtAuthenticator extends TokenAuthenticator {
 }
 
 /**
- * Verified tokens until their expiry, oldest forgotten first; filed by
+ * Verified tokens until their entry expires, oldest forgotten first; filed by
  * their digest, so that no lookup compares a caller's token with a cached one.
  */
 class VerifiedTokens {
@@ -123,7 +127,7 @@ export function jwtAuthenticator(config: LoadedJWTAuthenticator, options: JwtAut
         options.logger.info({ issuer: issuer.url, reason: result.error }, 'a JWT was refused')
         return result
       }
-      cache.set(digest, result.user, result.expiresAt)
+      cache.set(digest, result.user, Math.min(result.expiresAt, options.now().getTime() + SUCCESS_CACHE_TTL_MS))
       return { user: result.user }
     },
   }
