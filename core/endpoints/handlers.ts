@@ -298,6 +298,8 @@ async function write(
   return { object: await store.update(namespace, name, req.patch, ctx, subresource), created: false }
 }
 
+const STREAMS_BY_GET_OR_POST: ReadonlySet<string> = new Set(['exec', 'attach', 'portforward'])
+
 /** The subresources whose writes the store narrows to what each one changes. */
 type NarrowedSubresource = 'status' | 'approval' | 'finalize' | 'ephemeralcontainers' | 'resize'
 const NARROWED_BY_OWN_STRATEGY: ReadonlySet<string> = new Set(['approval', 'finalize', 'ephemeralcontainers', 'resize'])
@@ -319,6 +321,8 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
   const params = queryOf(request)
   const ctx = requestContext(env)
   if (reachesOut && env.nodeAgent) {
+    // exec, attach and port-forward are routed for GET and POST alone, as upstream's connecters; a HEAD is no read of them.
+    if (STREAMS_BY_GET_OR_POST.has(sub.name) && request.method !== 'GET' && request.method !== 'POST') throw methodNotAllowed()
     // Nothing reaches a node agent before admission has seen the CONNECT (pods/log is a read, as upstream).
     if (isConnectSubresource(entry.resource, sub.name)) await admitConnect(env.registry, entry, info, params, ctx)
     return handleNodeAgentSubresource(request, info, entry, env.nodeAgent, env.passUpgrade)

@@ -136,6 +136,15 @@ describe('pods/log and the streaming subresources through fetch', () => {
     assert.equal(pending.body.message, 'pod pending does not have a host assigned')
   })
 
+  it('answers a HEAD of exec, attach or port-forward with 405, as upstream routes them for GET and POST alone', async () => {
+    const seen = agent.seen.length
+    for (const sub of ['exec?command=ls&stdout=true', 'attach?stdout=true', 'portforward?ports=80']) {
+      const reply = await client.call('HEAD', `/api/v1/namespaces/default/pods/web/${sub}`, { headers: { connection: 'Upgrade', upgrade: 'websocket' } })
+      assert.equal(reply.status, 405, sub)
+    }
+    assert.equal(agent.seen.length, seen, 'the node agent was reached')
+  })
+
   it('says so when the runtime cannot pass an upgrade through', async () => {
     const reply = await client.get('/api/v1/namespaces/default/pods/web/attach?stdout=true', { headers: { connection: 'Upgrade', upgrade: 'websocket' } })
     assert.equal(reply.status, 400)
