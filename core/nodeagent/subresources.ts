@@ -23,11 +23,11 @@ export function isNodeAgentSubresource(resource: string, subresource: string): b
   return resource === 'pods' && (NODE_AGENT_SUBRESOURCES as readonly string[]).includes(subresource)
 }
 
-/** The path after `/<resource>/<name>/proxy`, joined to the backend's root and cleaned as upstream's location does. */
-function proxyPath(url: URL, info: RequestInfo): string {
+/** The path after `/<resource>/<name>/proxy`, as the client wrote it ('' when nothing follows). */
+function pathAfterProxy(url: URL, info: RequestInfo): string {
   const marker = `/${info.parts.slice(0, 3).join('/')}`
   const at = url.pathname.indexOf(marker)
-  return joinPreservingTrailingSlash('/', at < 0 ? '' : url.pathname.slice(at + marker.length))
+  return at < 0 ? '' : url.pathname.slice(at + marker.length)
 }
 
 export async function handleNodeAgentSubresource(
@@ -39,7 +39,13 @@ export async function handleNodeAgentSubresource(
 ): Promise<Response> {
   const url = new URL(request.url)
   if (info.subresource === 'proxy') {
-    const path = proxyPath(url, info)
+    const after = pathAfterProxy(url, info)
+    // Nothing after `proxy`: a read is sent to `proxy/`, as upstream's proxy handler redirects it (relative links then resolve).
+    if (after === '' && (request.method === 'GET' || request.method === 'HEAD')) {
+      return new Response(null, { status: 301, headers: { location: `${url.pathname}/${url.search}` } })
+    }
+    // Joined to the backend's root and cleaned as upstream's location is.
+    const path = joinPreservingTrailingSlash('/', after)
     const location =
       entry.resource === 'pods'
         ? await podProxyLocation(deps, info.namespace, info.name)

@@ -137,7 +137,10 @@ describe('proxy subresources', () => {
       assert.equal(reply.text, `backend GET /127.0.0.1:${port}/secret?x=1`)
       assert.deepEqual(elsewhereSeen, [], 'the path named the host the request went to')
       assert.equal((await client.get('/api/v1/namespaces/default/services/web:80/proxy/a//b/../c/')).text, 'backend GET /a/c/')
-      assert.equal((await client.get('/api/v1/namespaces/default/services/web:80/proxy')).text, 'backend GET /')
+      const bare = await client.get('/api/v1/namespaces/default/services/web:80/proxy?q=1')
+      assert.equal(bare.status, 301, 'nothing after proxy: sent to proxy/, as upstream')
+      assert.equal(bare.headers.get('location'), '/api/v1/namespaces/default/services/web:80/proxy/?q=1')
+      assert.equal((await client.call('POST', '/api/v1/namespaces/default/services/web:80/proxy')).text, 'backend POST /')
     } finally {
       elsewhere.closeAllConnections()
       await new Promise((resolve) => elsewhere.close(resolve))
