@@ -33,6 +33,8 @@ export interface WebhookTarget extends WebhookClientConfig {
 export interface GetOptions {
   headers?: Record<string, string>
   timeoutMs: number
+  /** A reply larger than this is refused (default: MAX_WEBHOOK_RESPONSE_BYTES). */
+  maxBytes?: number
 }
 
 export interface WebhookClient {
@@ -97,7 +99,7 @@ export function getFailure(url: string, reason: string): Error {
  */
 export function fetchWebhookClient(fetchImpl: typeof fetch = fetch): WebhookClient {
   /** One call; answers the 2xx body text or throws the reason (without the verb and URL). */
-  async function send(config: WebhookTarget, init: RequestInit, timeoutMs: number): Promise<string> {
+  async function send(config: WebhookTarget, init: RequestInit, timeoutMs: number, maxBytes = MAX_WEBHOOK_RESPONSE_BYTES): Promise<string> {
     const url = config.url ?? ''
     if ((config.caBundle || config.clientCertificate || config.insecureSkipTLSVerify) && url.startsWith('https:')) {
       throw new Error('this client cannot trust a caBundle or present a certificate; the runtime must provide a webhook client')
@@ -115,8 +117,9 @@ export function fetchWebhookClient(fetchImpl: typeof fetch = fetch): WebhookClie
       throw new Error(reason)
     }
     const declared = Number(response.headers.get('content-length') ?? '0')
-    if (declared > MAX_WEBHOOK_RESPONSE_BYTES) throw new Error(`response of ${declared} bytes is too large`)
+    if (declared > maxBytes) throw new Error(`response of ${declared} bytes is too large`)
     const text = await response.text()
+    if (text.length > maxBytes) throw new Error(`response larger than ${maxBytes} bytes`)
     if (!response.ok) throw Object.assign(new Error(describeHttpFailure(response.status, text)), { status: response.status })
     return text
   }
@@ -139,11 +142,11 @@ export function fetchWebhookClient(fetchImpl: typeof fetch = fetch): WebhookClie
         throw postFailure(url, (err as Error).message, failureStatus(err))
       }
     },
-    async get(config, { headers = {}, timeoutMs }) {
+    async get(config, { headers = {}, timeoutMs, maxBytes }) {
       const url = config.url
       if (!url) throw new Error('the client config has no url')
       try {
-        return await send(config, { method: 'GET', headers }, timeoutMs)
+        return await send(config, { method: 'GET', headers }, timeoutMs, maxBytes)
       } catch (err) {
         throw getFailure(url, (err as Error).message)
       }

@@ -166,6 +166,21 @@ describe('OIDC/JWT authentication against an HTTPS issuer', () => {
     await refused(api, await issuer.token({ sub: 'dave' }, { key: oldKey }), 'signed-with-removed-key', /failed to verify signature/)
   })
 
+  it('refuses a key set larger than 4 MiB unparsed, keeping the keys it has, and takes the next one of a sane size', async () => {
+    const api = await start(jwtConfig(issuer))
+    try {
+      assert.equal((await api.post(whoami, review, as(await issuer.token()))).status, 201)
+      issuer.keySetPadding = 5 * 1024 * 1024
+      await issuer.rotate()
+      await refused(api, await issuer.token({ sub: 'grace' }), 'key-set-too-large', /failed to verify signature/)
+      issuer.keySetPadding = 0
+      const r = await api.post(whoami, review, as(await issuer.token({ sub: 'grace' })))
+      assert.equal(r.status, 201, r.text)
+    } finally {
+      issuer.keySetPadding = 0
+    }
+  })
+
   it('fetches the key set for unknown key ids at most once per interval, so forged ids cannot flood the issuer', async () => {
     const api = await start(jwtConfig(issuer), { jwtKeyFetch: { retryMs: 20, minRefreshIntervalMs: 600_000 } })
     const stranger = await issuer.newKey('RS256')

@@ -38,6 +38,13 @@ export interface IssuerKeysConfig {
 const FETCH_TIMEOUT_MS = 30_000
 /** A key set larger than this is not an issuer's: it is refused rather than imported. */
 const MAX_KEYS = 100
+/**
+ * A discovery document or key set larger than this is refused unread:
+ * a hundred keys with certificate chains fit many times over, and every
+ * refetch (one an unknown key id may cause every ten seconds) parses the
+ * whole text on the serving thread (a 54 MB key set stalled it 1.2 s).
+ */
+const MAX_ISSUER_DOCUMENT_BYTES = 4 * 1024 * 1024
 
 type VerifyKey = Awaited<ReturnType<typeof importJWK>>
 
@@ -178,6 +185,7 @@ export class IssuerKeys {
     const text = await this.config.client.get(issuerTarget(url, this.config.certificateAuthority, this.config.egress), {
       headers: { accept: 'application/json' },
       timeoutMs: FETCH_TIMEOUT_MS,
+      maxBytes: MAX_ISSUER_DOCUMENT_BYTES,
     })
     try {
       return JSON.parse(text) as unknown

@@ -46,8 +46,14 @@ let bufferedWebhookBytes = 0
 /** How much of a reply that is not used (an audit receiver's) is kept, for the error that names a failed status. */
 const IGNORED_REPLY_KEPT_BYTES = 4096
 
+/** How much of a reply is read: past `maxBytes` it is refused; of it, `keepBytes` kept and the rest read and dropped. */
+interface ReplyLimits {
+  keepBytes?: number
+  maxBytes?: number
+}
+
 /** The reply's text; with `keepBytes`, only that much of it is kept and the rest read and dropped. */
-function readBody(response: IncomingMessage, keepBytes = Infinity): Promise<string> {
+function readBody(response: IncomingMessage, { keepBytes = Infinity, maxBytes = MAX_WEBHOOK_RESPONSE_BYTES }: ReplyLimits = {}): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
@@ -58,8 +64,8 @@ function readBody(response: IncomingMessage, keepBytes = Infinity): Promise<stri
     }
     response.on('data', (chunk: Buffer) => {
       size += chunk.length
-      if (size > MAX_WEBHOOK_RESPONSE_BYTES) {
-        response.destroy(new Error(`response larger than ${MAX_WEBHOOK_RESPONSE_BYTES} bytes`))
+      if (size > maxBytes) {
+        response.destroy(new Error(`response larger than ${maxBytes} bytes`))
         return
       }
       const kept = Math.min(chunk.length, Math.max(0, keepBytes - held))
@@ -103,16 +109,16 @@ export function nodeWebhookClient(dialers?: EgressDialers): NodeWebhookClient {
     headers: Record<string, string | number>,
     payload: Buffer | undefined,
     timeoutMs: number,
-    keepBytes = Infinity,
+    limits: ReplyLimits = {},
   ): Promise<{ status: number; text: string }> {
-    if (!trace.getSpan(context.active())?.isRecording()) return sendUntraced(config, method, headers, payload, timeoutMs, keepBytes)
+    if (!trace.getSpan(context.active())?.isRecording()) return sendUntraced(config, method, headers, payload, timeoutMs, limits)
     const tracer = trace.getTracer(TRACER_NAME)
     const attributes = { 'http.method': method, 'http.url': config.url! }
     return tracer.startActiveSpan(`HTTP ${method}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
       const carrier: Record<string, string> = {}
       propagation.inject(context.active(), carrier)
       try {
-        const response = await sendUntraced(config, method, { ...headers, ...carrier }, payload, timeoutMs, keepBytes)
+        const response = await sendUntraced(config, method, { ...headers, ...carrier }, payload, timeoutMs, limits)
         span.setAttribute('http.status_code', response.status)
         if (response.status >= 400) span.setStatus({ code: SpanStatusCode.ERROR })
         return response
@@ -131,7 +137,7 @@ export function nodeWebhookClient(dialers?: EgressDialers): NodeWebhookClient {
     headers: Record<string, string | number>,
     payload: Buffer | undefined,
     timeoutMs: number,
-    keepBytes: number,
+    limits: ReplyLimits,
   ): Promise<{ status: number; text: string }> {
     const url = new URL(config.url!)
     const secure = url.protocol === 'https:'
@@ -148,7 +154,7 @@ export function nodeWebhookClient(dialers?: EgressDialers): NodeWebhookClient {
       }
       req.on('error', fail)
       req.on('response', (res) => {
-        readBody(res, keepBytes).then((text) => {
+        readBody(res, limits).then((text) => {
           clearTimeout(timer)
           resolve({ status: res.statusCode ?? 0, text })
         }, fail)
@@ -170,7 +176,7 @@ export function nodeWebhookClient(dialers?: EgressDialers): NodeWebhookClient {
     }
     let response: { status: number; text: string }
     try {
-      response = await send(config, 'POST', headers, payload, timeoutMs, keepBytes)
+      response = await send(config, 'POST', headers, payload, timeoutMs, { keepBytes })
     } catch (err) {
       throw postFailure(config.url, (err as Error).message)
     }
@@ -192,11 +198,11 @@ export function nodeWebhookClient(dialers?: EgressDialers): NodeWebhookClient {
     await postJson(config, body, timeoutMs, extra, IGNORED_REPLY_KEPT_BYTES)
   }
 
-  async function get(config: WebhookTarget, { headers = {}, timeoutMs }: GetOptions): Promise<string> {
+  async function get(config: WebhookTarget, { headers = {}, timeoutMs, maxBytes }: GetOptions): Promise<string> {
     if (!config.url) throw new Error('the client config has no url')
     let response: { status: number; text: string }
     try {
-      response = await send(config, 'GET', headers, undefined, timeoutMs)
+      response = await send(config, 'GET', headers, undefined, timeoutMs, maxBytes === undefined ? {} : { maxBytes })
     } catch (err) {
       throw getFailure(config.url, (err as Error).message)
     }
