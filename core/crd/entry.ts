@@ -33,7 +33,8 @@ import { ratchet } from './ratcheting.js'
 import type { JSONSchemaProps } from '../crd-schema/schema.js'
 import { selectableFieldSet } from './selectable-fields.js'
 import { defaultingFromStorage } from './storage-defaults.js'
-import { validateObject } from './validate.js'
+import { validateObject, validateObjectInSteps } from './validate.js'
+import { runInSlices } from '../machinery/time-slice.js'
 
 /** What building the entries needs from the server: how versions convert (webhooks need a client). */
 export interface CustomResourceDeps {
@@ -159,8 +160,11 @@ function customResourceStrategy(
     return compiled
   }
   const scale = version.subresources?.scale
+  // Schema errors found in slices just before validation (prepareValidation), read back by it.
+  const schemaErrors = new WeakMap<KubeObject, FieldError[]>()
   const check = (obj: KubeObject, old: KubeObject | undefined): FieldError[] => {
-    const found = validateObject(obj, schema, FieldPath.root(''))
+    const found = schemaErrors.get(obj) ?? validateObject(obj, schema, FieldPath.root(''))
+    schemaErrors.delete(obj)
     const errs = old ? ratchet(found, obj, old) : found
     if (scale) errs.push(...validateCustomResourceScale(obj, scale))
     return [...errs, ...validateRules(rules(), obj, old, FieldPath.root(''))]
@@ -181,6 +185,10 @@ function customResourceStrategy(
     prepareForUpdate(obj, old) {
       const generation = old.metadata.generation ?? 0
       obj.metadata.generation = sameJson(content(obj, hasStatus), content(old, hasStatus)) ? generation : generation + 1
+    },
+    // The walk of a large object over a schema of many junctors takes seconds: other requests run between its slices.
+    async prepareValidation(obj) {
+      schemaErrors.set(obj, await runInSlices(validateObjectInSteps(obj, schema, FieldPath.root(''))))
     },
     validate: (obj) => check(obj, undefined),
     validateUpdate: (obj, old) => check(obj, old),

@@ -8,6 +8,7 @@
  */
 import { RegexWorkExceeded, regexError, regexTest } from '../regex/re2.js'
 import { appendAll } from '../machinery/append-all.js'
+import { type Checkpointed, runAtOnce } from '../machinery/time-slice.js'
 import { GoLiteral, goPrint } from '../machinery/go-format.js'
 import {
   duplicate,
@@ -25,8 +26,30 @@ import { isPlainObject } from '../machinery/object.js'
 import { matchesFormat } from '../validation/formats.js'
 import { additionalPropertiesSchema, isIntOrString, itemsSchema, type JSONSchemaProps } from '../crd-schema/schema.js'
 
+/** The object's schema errors, found without letting anything else run. */
 export function validateObject(value: unknown, schema: JSONSchemaProps, path: FieldPath): FieldError[] {
-  return [...validateValue(value, schema, path), ...validateListSetsAndMaps(value, schema, path)]
+  return runAtOnce(validateObjectInSteps(value, schema, path))
+}
+
+/**
+ * The same, as work with checkpoints (one every so many values checked): a
+ * large object against a schema of many junctors (an `allOf` of a thousand
+ * entries over ten thousand items checks ten million values) is run in
+ * slices, other requests served between them.
+ */
+export function* validateObjectInSteps(value: unknown, schema: JSONSchemaProps, path: FieldPath): Checkpointed<FieldError[]> {
+  const errs = yield* validateValue(value, schema, path)
+  appendAll(errs, yield* validateListSetsAndMaps(value, schema, path))
+  return errs
+}
+
+/** Values checked between checkpoints. */
+const VALUES_PER_CHECKPOINT = 512
+let valuesChecked = 0
+
+/** A checkpoint every VALUES_PER_CHECKPOINT values, whichever walk checks them. */
+function* countValue(): Checkpointed<void> {
+  if (++valuesChecked % VALUES_PER_CHECKPOINT === 0) yield
 }
 
 /** The JSON type name of a decoded value, as the validator reports it. */
@@ -46,7 +69,8 @@ function hasType(value: unknown, type: string): boolean {
 /** The name the messages use for a value: its path from the object root. */
 const nameOf = (path: FieldPath): string => String(path) || '.'
 
-function validateValue(value: unknown, s: JSONSchemaProps, path: FieldPath): FieldError[] {
+function* validateValue(value: unknown, s: JSONSchemaProps, path: FieldPath): Checkpointed<FieldError[]> {
+  yield* countValue()
   const name = nameOf(path)
   if ((value === null || value === undefined) && s.nullable) return []
   const types = isIntOrString(s) ? ['integer', 'string'] : s.type ? [s.type] : []
@@ -54,27 +78,36 @@ function validateValue(value: unknown, s: JSONSchemaProps, path: FieldPath): Fie
     const actual = jsonType(value)
     return [typeInvalid(path, actual, `${name} in body must be of type ${types.join(',')}: "${actual}"`)]
   }
-  return [
-    ...junctors(value, s, path),
-    ...stringRules(value, s, path),
-    ...numberRules(value, s, path),
-    ...arrayRules(value, s, path),
-    ...enumRule(value, s, path),
-    ...objectRules(value, s, path),
-  ]
+  const errs = yield* junctors(value, s, path)
+  appendAll(errs, stringRules(value, s, path))
+  appendAll(errs, numberRules(value, s, path))
+  appendAll(errs, yield* arrayRules(value, s, path))
+  appendAll(errs, enumRule(value, s, path))
+  appendAll(errs, yield* objectRules(value, s, path))
+  return errs
 }
 
-function junctors(value: unknown, s: JSONSchemaProps, path: FieldPath): FieldError[] {
+/** How many of `schemas` the value validates against, stopping once `enough` do. */
+function* validCount(value: unknown, schemas: readonly JSONSchemaProps[], path: FieldPath, enough: number): Checkpointed<number> {
+  let valid = 0
+  for (const sub of schemas) {
+    if ((yield* validateValue(value, sub, path)).length === 0) valid++
+    if (valid >= enough) break
+  }
+  return valid
+}
+
+function* junctors(value: unknown, s: JSONSchemaProps, path: FieldPath): Checkpointed<FieldError[]> {
   const name = nameOf(path)
   const errs: FieldError[] = []
-  for (const sub of s.allOf ?? []) appendAll(errs, validateValue(value, sub, path))
-  if (s.anyOf && s.anyOf.length > 0 && !s.anyOf.some((sub) => validateValue(value, sub, path).length === 0)) {
+  for (const sub of s.allOf ?? []) appendAll(errs, yield* validateValue(value, sub, path))
+  if (s.anyOf && s.anyOf.length > 0 && (yield* validCount(value, s.anyOf, path, 1)) === 0) {
     errs.push(invalid(path, '', `${name} in body must validate at least one schema (anyOf)`))
   }
-  if (s.oneOf && s.oneOf.length > 0 && s.oneOf.filter((sub) => validateValue(value, sub, path).length === 0).length !== 1) {
+  if (s.oneOf && s.oneOf.length > 0 && (yield* validCount(value, s.oneOf, path, Infinity)) !== 1) {
     errs.push(invalid(path, '', `${name} in body must validate one and only one schema (oneOf)`))
   }
-  if (s.not && validateValue(value, s.not, path).length === 0) {
+  if (s.not && (yield* validateValue(value, s.not, path)).length === 0) {
     errs.push(invalid(path, '', `${name} in body must not validate the schema (not)`))
   }
   return errs
@@ -144,7 +177,7 @@ function numberRules(value: unknown, s: JSONSchemaProps, path: FieldPath): Field
   return errs
 }
 
-function arrayRules(value: unknown, s: JSONSchemaProps, path: FieldPath): FieldError[] {
+function* arrayRules(value: unknown, s: JSONSchemaProps, path: FieldPath): Checkpointed<FieldError[]> {
   if (!Array.isArray(value)) return []
   const name = nameOf(path)
   const errs: FieldError[] = []
@@ -156,7 +189,7 @@ function arrayRules(value: unknown, s: JSONSchemaProps, path: FieldPath): FieldE
     errs.push(invalid(path, '', `${name} in body shouldn't contain duplicates`))
   }
   const items = itemsSchema(s)
-  if (items) value.forEach((item, i) => appendAll(errs, validateValue(item, items, path.index(i))))
+  if (items) for (let i = 0; i < value.length; i++) appendAll(errs, yield* validateValue(value[i], items, path.index(i)))
   return errs
 }
 
@@ -188,7 +221,7 @@ function enumRule(value: unknown, s: JSONSchemaProps, path: FieldPath): FieldErr
   return [notSupportedWith(path, value, detail)]
 }
 
-function objectRules(value: unknown, s: JSONSchemaProps, path: FieldPath): FieldError[] {
+function* objectRules(value: unknown, s: JSONSchemaProps, path: FieldPath): Checkpointed<FieldError[]> {
   if (!isPlainObject(value)) return []
   const name = nameOf(path)
   const errs: FieldError[] = []
@@ -207,26 +240,27 @@ function objectRules(value: unknown, s: JSONSchemaProps, path: FieldPath): Field
   const additional = additionalPropertiesSchema(s)
   for (const key of keys.sort()) {
     const property = s.properties?.[key] ?? additional
-    if (property) appendAll(errs, validateValue(value[key], property, path.child(key)))
+    if (property) appendAll(errs, yield* validateValue(value[key], property, path.child(key)))
   }
   return errs
 }
 
 // --- x-kubernetes-list-type: set and map -----------------------------------------
 
-function validateListSetsAndMaps(value: unknown, s: JSONSchemaProps, path: FieldPath): FieldError[] {
+function* validateListSetsAndMaps(value: unknown, s: JSONSchemaProps, path: FieldPath): Checkpointed<FieldError[]> {
+  yield* countValue()
   const errs: FieldError[] = []
   if (Array.isArray(value)) {
     const items = itemsSchema(s)
     const listType = s['x-kubernetes-list-type']
     if (listType === 'set') appendAll(errs, setDuplicates(value, path))
     if (listType === 'map') appendAll(errs, mapDuplicates(value, s['x-kubernetes-list-map-keys'] ?? [], items, path))
-    if (items) value.forEach((item, i) => appendAll(errs, validateListSetsAndMaps(item, items, path.index(i))))
+    if (items) for (let i = 0; i < value.length; i++) appendAll(errs, yield* validateListSetsAndMaps(value[i], items, path.index(i)))
   } else if (isPlainObject(value)) {
     const additional = additionalPropertiesSchema(s)
     for (const key of Object.keys(value).sort()) {
       const property = s.properties?.[key] ?? additional
-      if (property) appendAll(errs, validateListSetsAndMaps(value[key], property, path.child(key)))
+      if (property) appendAll(errs, yield* validateListSetsAndMaps(value[key], property, path.child(key)))
     }
   }
   return errs
