@@ -14,6 +14,8 @@
 import type { Logger } from '../../logging/logger.js'
 import { nextMacrotask } from '../../machinery/time-slice.js'
 
+/** The longest delay a timer takes (a signed 32-bit count of milliseconds). */
+const LONGEST_TIMER_MS = 2 ** 31 - 1
 const FIRST_RETRY_MS = 5
 const MAX_RETRY_MS = 10_000
 
@@ -51,13 +53,20 @@ export class WorkQueue {
     this.schedulePump()
   }
 
-  /** Adds the key after `ms` (a deadline to check again: a Job's activeDeadlineSeconds, a CronJob's next run). */
+  /**
+   * Adds the key after `ms` (a deadline to check again: a Job's activeDeadlineSeconds, a CronJob's next run).
+   * A wait past what a timer holds (2^31-1 ms, some 24.8 days: a yearly CronJob, a long minReadySeconds)
+   * is waited in parts; given whole, the runtime would fire it after 1 ms, again and again.
+   */
   addAfter(key: string, ms: number): void {
     if (this.stopped) return
+    const wait = Math.max(0, ms)
+    const part = Math.min(wait, LONGEST_TIMER_MS)
     const timer = setTimeout(() => {
       this.timers.delete(timer)
-      this.add(key)
-    }, Math.max(0, ms))
+      if (wait > part) this.addAfter(key, wait - part)
+      else this.add(key)
+    }, part)
     ;(timer as { unref?: () => void }).unref?.()
     this.timers.add(timer)
   }

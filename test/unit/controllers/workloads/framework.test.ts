@@ -72,6 +72,26 @@ describe('WorkQueue', () => {
     assert.ok(runsWhenTheTimerFired >= 0 && runsWhenTheTimerFired < rounds, `the timer fired after ${runsWhenTheTimerFired} of ${rounds} rounds`)
   })
 
+  it('waits a delay longer than a timer holds (24.8 days) instead of firing at once', async () => {
+    const reconciled: string[] = []
+    const warnings: string[] = []
+    const onWarning = (w: Error): void => void warnings.push(w.name)
+    process.on('warning', onWarning)
+    const queue = new WorkQueue(async (key) => void reconciled.push(key), { logger: silentLogger, name: 'test' })
+    try {
+      // A yearly CronJob's next run, a minReadySeconds of 30 days: past 2^31-1 ms, a timer given the whole delay fires after 1 ms.
+      queue.addAfter('yearly', 365 * 24 * 3600 * 1000)
+      queue.addAfter('soon', 5)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      await queue.idle()
+      assert.deepEqual(reconciled, ['soon'])
+      assert.deepEqual(warnings, [], 'the runtime warned of a timeout overflow')
+    } finally {
+      queue.stop()
+      process.off('warning', onWarning)
+    }
+  })
+
   it('retries a failed reconcile until it succeeds', async () => {
     let attempts = 0
     const queue = new WorkQueue(
