@@ -11,6 +11,7 @@ import type { ApiServer } from '../../core/index.js'
 import type { KubeObject } from '../../core/machinery/object.js'
 import { pods } from '../../core/resources/core/pods.js'
 import { persistentVolumeClaims } from '../../core/resources/core/volumes.js'
+import { resourceQuotas } from '../../core/resources/core/quotas.js'
 import { controllerRevisions, statefulSets } from '../../core/resources/groups/apps.js'
 import { eventsAbout, markReady, podsOf, readinessWriter } from './controller-pods.js'
 import { createTestServer, untilPasses } from './harness.js'
@@ -267,6 +268,31 @@ describe('StatefulSet controller', () => {
       assert.equal(status['currentReplicas'], 2)
       assert.equal(status['updatedReplicas'], 1)
     })
+  })
+
+  it('survives a set of ten million replicas: only the pods a pass reaches are made', async () => {
+    const server = await serverWith()
+    // Every missing replica had been made up front, on every pass: ten million ran the server out of memory.
+    await server.client.create(statefulSets, 'default', statefulSet('huge', 10_000_000))
+    await untilPasses(async () => assert.deepEqual(names(await podsOf(server, 'default', 'app=huge')), ['huge-0']))
+    await untilPasses(async () => assert.equal(statusOf(await getSet(server, 'huge'))['replicas'], 1))
+    await markReady(server, await server.client.get(pods, 'default', 'huge-0'))
+    await untilPasses(async () => assert.deepEqual(names(await podsOf(server, 'default', 'app=huge')), ['huge-0', 'huge-1']))
+  })
+
+  it('makes the pods of a Parallel set in slow-start batches, stopping at a refusal, and at most 500 a pass', async () => {
+    const server = await serverWith({ admission: { plugins: ['ResourceQuota'] } })
+    await server.client.create(resourceQuotas, 'default', { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'five' }, spec: { hard: { pods: '5' } } })
+    await untilPasses(async () => assert.ok(statusOf(await server.client.get(resourceQuotas, 'default', 'five'))['hard']))
+    await server.client.create(statefulSets, 'default', statefulSet('wide', 2000, { podManagementPolicy: 'Parallel' }))
+    await untilPasses(async () => assert.equal((await podsOf(server, 'default', 'app=wide')).length, 5))
+    await untilPasses(async () => assert.ok((await eventsAbout(server, 'default', 'wide')).some((e) => e.reason === 'FailedCreate')))
+    // Each pass stops after the batch where the quota refused: a few refusals, not one for each of the 1,995 missing pods.
+    const refused = (await eventsAbout(server, 'default', 'wide')).filter((e) => e.reason === 'FailedCreate')
+    assert.ok(refused.length < 50, `${refused.length} FailedCreate events`)
+    await server.client.delete(resourceQuotas, 'default', 'five')
+    // Past the quota, the rest comes in passes of at most 500 pods.
+    await untilPasses(async () => assert.equal((await podsOf(server, 'default', 'app=wide')).length, 2000), 60_000)
   })
 
   it('hands claims to the set or to the pod scaled away as persistentVolumeClaimRetentionPolicy says', async () => {

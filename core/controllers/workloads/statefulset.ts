@@ -64,6 +64,12 @@ interface SetStatus {
   availableReplicas: number
 }
 
+/**
+ * The most pods one pass creates (upstream's batches stop growing at 500); the rest wait for the next pass,
+ * which the new pods' events bring, so that one set of many replicas cannot hold the server's thread.
+ */
+const MAX_CREATES_PER_PASS = 500
+
 const typedPod = (pod: KubeObject): KubeObject => ({ ...pod, apiVersion: 'v1', kind: 'Pod' })
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err))
 
@@ -194,18 +200,31 @@ function startStatefulSetController(ctx: ControllerContext): StopController {
       return atCurrent ? newPod(set, currentTemplate, ordinal, currentName) : newPod(set, updateTemplate, ordinal, updateName)
     }
 
-    const replicas: KubeObject[] = []
+    // The replicas by index: the pods owned, and those to create as a pass reaches them. Upstream makes
+    // every missing one up front; here a set of a hundred million replicas would hold the server's thread
+    // and memory until it failed, and again on every restart, so a pass costs what the pods it reaches do.
+    const wanted = replicasOf(set)
+    const replicas = new Map<number, KubeObject>()
     const condemned: KubeObject[] = []
     for (const pod of owned) {
-      if (inOrdinalRange(set, pod)) replicas[ordinalOf(pod) - start] = pod
+      if (inOrdinalRange(set, pod)) replicas.set(ordinalOf(pod) - start, pod)
       else if (ordinalOf(pod) >= 0) condemned.push(pod)
     }
-    for (let i = 0; i < replicasOf(set); i++) replicas[i] ??= versionedPod(start + i)
+    const replicaAt = (i: number): KubeObject => {
+      let pod = replicas.get(i)
+      if (!pod) replicas.set(i, (pod = versionedPod(start + i)))
+      return pod
+    }
+    const firstUnhealthyReplica = (): KubeObject | undefined => {
+      for (let i = 0; i < wanted; i++) if (!isHealthy(replicaAt(i))) return replicaAt(i)
+      return undefined
+    }
     condemned.sort((a, b) => ordinalOf(b) - ordinalOf(a))
-    const firstUnhealthy = replicas.find((p) => !isHealthy(p)) ?? [...condemned].reverse().find((p) => !isHealthy(p))
+    const firstUnhealthy = firstUnhealthyReplica() ?? [...condemned].reverse().find((p) => !isHealthy(p))
 
     const finish = (): SetStatus => {
-      const counts = countReplicas([...replicas, ...condemned], minReady, ctx.now(), currentName, updateName)
+      // A pod not made yet counts for nothing.
+      const counts = countReplicas([...replicas.values(), ...condemned], minReady, ctx.now(), currentName, updateName)
       return { ...status, ...counts }
     }
     if (set.metadata.deletionTimestamp) return finish()
@@ -213,19 +232,23 @@ function startStatefulSetController(ctx: ControllerContext): StopController {
     const monotonic = spec.podManagementPolicy !== 'Parallel'
 
     /** One replica's step; answers true when an OrderedReady set must wait. */
+    let creates = 0
     const processReplica = async (i: number): Promise<boolean> => {
       const ordinal = start + i
-      let pod = replicas[i]!
+      let pod = replicaAt(i)
       if (isFailed(pod) || isSucceeded(pod)) {
         if (isFailed(pod)) ctx.events.record(set, 'Warning', 'RecreatingFailedPod', `StatefulSet ${set.metadata.namespace}/${set.metadata.name} is recreating failed Pod ${pod.metadata.name}`)
         else ctx.events.record(set, 'Normal', 'RecreatingTerminatedPod', `StatefulSet ${set.metadata.namespace}/${set.metadata.name} is recreating terminated Pod ${pod.metadata.name}`)
         await deletePod(key, set, pod)
-        replicas[i] = pod = versionedPod(ordinal)
+        replicas.set(i, (pod = versionedPod(ordinal)))
         // The old pod must leave the informer before its successor is made under the same name.
         return true
       }
       if (!isCreated(pod)) {
         if (await claimIsStale(set, pod)) return true
+        // The rest waits for the next pass, which the new pods' events bring.
+        if (creates >= MAX_CREATES_PER_PASS) return true
+        creates++
         await createPod(key, set, pod)
         return monotonic
       }
@@ -236,7 +259,7 @@ function startStatefulSetController(ctx: ControllerContext): StopController {
       await fixPod(set, pod)
       return false
     }
-    if (await runForAll(replicas.length, processReplica, monotonic)) return finish()
+    if (await runForAll(wanted, processReplica, monotonic, () => creates >= MAX_CREATES_PER_PASS)) return finish()
 
     for (const pod of condemned) await claimOwnersUpToDate(set, pod, true)
 
@@ -248,14 +271,14 @@ function startStatefulSetController(ctx: ControllerContext): StopController {
       await deletePod(key, set, pod)
       return monotonic
     }
-    if (await runForAll(condemned.length, processCondemned, monotonic)) return finish()
+    if (await runForAll(condemned.length, processCondemned, monotonic, () => false)) return finish()
 
     const result = finish()
     if (spec.updateStrategy?.type === 'OnDelete') return result
 
     // RollingUpdate: replace the highest-ordinal pod not at the update revision, down to the partition, one at a time.
-    for (let target = replicas.length - 1; target >= (partition ?? 0); target--) {
-      const pod = replicas[target]!
+    for (let target = wanted - 1; target >= (partition ?? 0); target--) {
+      const pod = replicaAt(target)
       if (revisionOfPod(pod) !== updateName && !isTerminating(pod)) {
         await deletePod(key, set, pod)
         result.currentReplicas = (result.currentReplicas ?? 0) - 1
@@ -266,15 +289,25 @@ function startStatefulSetController(ctx: ControllerContext): StopController {
     return result
   }
 
-  /** Runs `step` over 0..count-1: in order, stopping at the first that says wait (monotonic), or all at once. */
-  async function runForAll(count: number, step: (i: number) => Promise<boolean>, monotonic: boolean): Promise<boolean> {
+  /**
+   * Runs `step` over 0..count-1: in order, stopping at the first that says wait (monotonic); or side by
+   * side in slow-start batches (1, 2, 4, ... up to MAX_CREATES_PER_PASS), a step's wait ignored, stopping
+   * after a batch where a step failed, as upstream's slowStartBatch (a quota that refuses pods costs one
+   * refusal, not one per missing replica), or once the pass made all the pods it may (then true: wait).
+   */
+  async function runForAll(count: number, step: (i: number) => Promise<boolean>, monotonic: boolean, passFull: () => boolean): Promise<boolean> {
     if (monotonic) {
       for (let i = 0; i < count; i++) if (await step(i)) return true
       return false
     }
-    const results = await Promise.allSettled(Array.from({ length: count }, (_, i) => step(i)))
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
-    if (failed) throw failed.reason
+    for (let done = 0, batch = 1; done < count; batch = Math.min(batch * 2, MAX_CREATES_PER_PASS)) {
+      if (passFull()) return true
+      const size = Math.min(batch, count - done)
+      const results = await Promise.allSettled(Array.from({ length: size }, (_, k) => step(done + k)))
+      done += size
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
+      if (failed) throw failed.reason
+    }
     return false
   }
 
