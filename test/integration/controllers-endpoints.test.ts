@@ -151,4 +151,23 @@ describe('the EndpointSlice controller', () => {
     await until('the slice gone with the Service', ours, (items) => items.length === 0)
     await server.shutdown()
   })
+
+  it('holds at most 1000 addresses, marked over capacity, and drops the mark once back under', async () => {
+    const server = createApiServer({ controllers: ['endpoint'] })
+    await server.ready
+    const { client } = server
+    await client.create(services, 'default', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { selector: { app: 'web' }, ports: [{ port: 80 }] } })
+    for (let i = 0; i < 1002; i++) await runningPod(client, `p-${i}`, `10.1.${Math.floor(i / 250)}.${(i % 250) + 1}`, true)
+    const read = () => client.get(endpoints, 'default', 'web').catch((err: unknown): KubeObject => {
+      if (hasStatusCode(err, 404)) return { metadata: {} }
+      throw err
+    })
+    const full = await until('1000 addresses', read, (e) => ((e['subsets'] as { addresses?: unknown[] }[] | undefined)?.[0]?.addresses?.length ?? 0) === 1000)
+    assert.equal(full.metadata.annotations?.['endpoints.kubernetes.io/over-capacity'], 'truncated')
+    await client.delete(pods, 'default', 'p-0', { gracePeriodSeconds: 0 })
+    await client.delete(pods, 'default', 'p-1', { gracePeriodSeconds: 0 })
+    const under = await until('the mark dropped', read, (e) => e.metadata.annotations?.['endpoints.kubernetes.io/over-capacity'] === undefined)
+    assert.equal((under['subsets'] as { addresses: unknown[] }[])[0]!.addresses.length, 1000)
+    await server.shutdown()
+  })
 })

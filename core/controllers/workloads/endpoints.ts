@@ -8,7 +8,9 @@
  * without it is left out of that port's subset). Pods without an IP,
  * finished pods and pods being deleted are left out. A Service without a
  * selector is left alone (its Endpoints are its owner's to write), and the
- * Endpoints of a deleted Service go with it.
+ * Endpoints of a deleted Service go with it. Past 1000 addresses the list is
+ * cut and marked `endpoints.kubernetes.io/over-capacity: truncated`, as
+ * upstream's (EndpointSlices carry them all).
  */
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { hasStatusCode } from '../../machinery/status-error.js'
@@ -23,6 +25,9 @@ const obj = (v: unknown): Obj => (isPlainObject(v) ? v : {})
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isPlainObject) : [])
 
 const TRIGGER_TIME_ANNOTATION = 'endpoints.kubernetes.io/last-change-trigger-time'
+const OVER_CAPACITY_ANNOTATION = 'endpoints.kubernetes.io/over-capacity'
+/** The most addresses an Endpoints object holds (upstream's maxCapacity); EndpointSlices carry the rest. */
+export const MAX_ENDPOINTS_ADDRESSES = 1000
 const HEADLESS_LABEL = 'service.kubernetes.io/headless'
 
 export const endpointController: WorkloadController = {
@@ -94,6 +99,33 @@ export function subsetsFor(service: KubeObject, selected: readonly KubeObject[])
   }))
 }
 
+/**
+ * Cuts the subsets down to MAX_ENDPOINTS_ADDRESSES addresses as upstream's
+ * truncateEndpoints does: ready addresses kept before not-ready ones, the
+ * room shared among the subsets by their share of what is cut, rounded up
+ * (so the last may get less). Answers whether anything was cut.
+ */
+export function truncateToCapacity(subsets: Obj[]): boolean {
+  const count = (subset: Obj, field: string): number => list(subset[field]).length
+  const ready = subsets.reduce((n, s) => n + count(s, 'addresses'), 0)
+  const notReady = subsets.reduce((n, s) => n + count(s, 'notReadyAddresses'), 0)
+  if (ready + notReady <= MAX_ENDPOINTS_ADDRESSES) return false
+  const cutReady = ready > MAX_ENDPOINTS_ADDRESSES
+  const room = cutReady ? MAX_ENDPOINTS_ADDRESSES : MAX_ENDPOINTS_ADDRESSES - ready
+  const total = cutReady ? ready : notReady
+  let left = room
+  for (const subset of subsets) {
+    const field = cutReady ? 'addresses' : 'notReadyAddresses'
+    const kept = Math.min(Math.ceil((count(subset, field) / total) * room), left)
+    const addresses = list(subset[field]).slice(0, kept)
+    if (addresses.length) subset[field] = addresses
+    else delete subset[field]
+    if (cutReady) delete subset['notReadyAddresses']
+    left -= addresses.length
+  }
+  return true
+}
+
 async function sync(
   ctx: ControllerContext,
   key: string,
@@ -114,13 +146,26 @@ async function sync(
       service,
       pods.list(namespace).filter((p) => selects(service, p)),
     )
+    const truncated = truncateToCapacity(subsets)
     const labels: Record<string, string> = { ...service.metadata.labels }
     if (obj(service['spec'])['clusterIP'] === 'None') labels[HEADLESS_LABEL] = ''
-    if (current && JSON.stringify(current['subsets'] ?? []) === JSON.stringify(subsets) && JSON.stringify(current.metadata.labels ?? {}) === JSON.stringify(labels)) return
+    const wasTruncated = current?.metadata.annotations?.[OVER_CAPACITY_ANNOTATION] === 'truncated'
+    if (
+      current &&
+      truncated === wasTruncated &&
+      JSON.stringify(current['subsets'] ?? []) === JSON.stringify(subsets) &&
+      JSON.stringify(current.metadata.labels ?? {}) === JSON.stringify(labels)
+    )
+      return
+    const { [OVER_CAPACITY_ANNOTATION]: _over, ...annotations } = current?.metadata.annotations ?? {}
     const metadata = {
       ...(current?.metadata ?? { name, namespace }),
       labels,
-      annotations: { ...current?.metadata.annotations, [TRIGGER_TIME_ANNOTATION]: ctx.now().toISOString().replace(/\.\d+Z$/, 'Z') },
+      annotations: {
+        ...annotations,
+        [TRIGGER_TIME_ANNOTATION]: ctx.now().toISOString().replace(/\.\d+Z$/, 'Z'),
+        ...(truncated ? { [OVER_CAPACITY_ANNOTATION]: 'truncated' } : {}),
+      },
     }
     const body: KubeObject = { apiVersion: 'v1', kind: 'Endpoints', metadata, subsets }
     if (current) await ctx.client.update(endpointsEntry, namespace, body)
