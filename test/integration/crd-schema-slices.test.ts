@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { installDefinition, widgetDefinition } from './crd-fixtures.js'
-import { startServer } from './harness.js'
+import { besideAGet, startServer } from './harness.js'
 
 const GROUP = 'slices.example.com'
 const WIDGETS = `/apis/${GROUP}/v1/namespaces/default/widgets`
@@ -20,19 +20,13 @@ describe('custom resource schema validation in slices', { timeout: 120_000 }, ()
       const schema = { type: 'object', properties: { spec: { type: 'object', properties: { items: { type: 'array', items: item } } } } }
       await installDefinition(api, widgetDefinition(GROUP, schema))
       const body = { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'big' }, spec: { items: [...Array.from({ length: 2999 }, () => 5), 0] } }
-      const order: string[] = []
-      const create = api.post(WIDGETS, body).then((r) => (order.push('create'), r))
-      const get = new Promise((resolve) => setTimeout(resolve, 0))
-        .then(() => api.get('/api/v1/namespaces/default'))
-        .then((r) => (order.push('get'), r))
-      const [created, got] = await Promise.all([create, get])
-      assert.equal(got.status, 200, got.text)
+      const { answer: created, order } = await besideAGet(api, () => api.post(WIDGETS, body))
       assert.equal(created.status, 422, created.text.slice(0, 300))
       assert.deepEqual(created.body.details.causes, [
         { reason: 'FieldValueInvalid', message: 'Invalid value: 0: spec.items[2999] in body should be greater than or equal to 1', field: 'spec.items[2999]' },
       ])
       assert.equal((await api.get(`${WIDGETS}/big`)).status, 404)
-      assert.deepEqual(order, ['get', 'create'], 'the GET waited for the whole validation')
+      assert.deepEqual(order, ['get', 'request'], 'the GET waited for the whole validation')
     } finally {
       await api.server.shutdown()
     }

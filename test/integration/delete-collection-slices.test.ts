@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { startServer } from './harness.js'
+import { besideAGet, startServer } from './harness.js'
 
 const CM = '/api/v1/namespaces/default/configmaps'
 const HELD = 3000
@@ -23,17 +23,11 @@ describe('collection deletes in slices', { timeout: 120_000 }, () => {
       assert.equal(marked.status, 200, marked.text.slice(0, 300))
       assert.equal(marked.body.items.length, HELD)
 
-      const order: string[] = []
-      const again = api.delete(CM).then((r) => (order.push('delete'), r))
-      const get = new Promise((resolve) => setTimeout(resolve, 0))
-        .then(() => api.get('/api/v1/namespaces/default'))
-        .then((r) => (order.push('get'), r))
-      const [second, got] = await Promise.all([again, get])
-      assert.equal(got.status, 200, got.text)
+      const { answer: second, order } = await besideAGet(api, () => api.delete(CM))
       assert.equal(second.status, 200, second.text.slice(0, 300))
       assert.equal(second.body.items.length, HELD, 'every held object is answered, still held')
       assert.ok(second.body.items.every((o: any) => o.metadata.deletionTimestamp && o.metadata.finalizers[0] === 'example.com/hold'))
-      assert.deepEqual(order, ['get', 'delete'], 'the GET waited for the whole collection delete')
+      assert.deepEqual(order, ['get', 'request'], 'the GET waited for the whole collection delete')
     } finally {
       await api.server.shutdown()
     }

@@ -124,3 +124,19 @@ export async function untilPasses(check: () => Promise<void>, deadlineMs = 15_00
     }
   }
 }
+
+/**
+ * Sends `request`, then a GET as the next request read from a socket would
+ * arrive; says which was answered first. Work done in time slices lets the
+ * GET through first.
+ */
+export async function besideAGet<T>(api: TestClient, request: () => Promise<T>): Promise<{ answer: T; order: string[] }> {
+  const order: string[] = []
+  const first = request().then((r) => (order.push('request'), r))
+  const get = new Promise((resolve) => setTimeout(resolve, 0))
+    .then(() => api.get('/api/v1/namespaces/default'))
+    .then((r) => (order.push('get'), r))
+  const [answer, got] = await Promise.all([first, get])
+  assert.equal(got.status, 200, got.text)
+  return { answer, order }
+}

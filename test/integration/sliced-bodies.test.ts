@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { startServer, type TestClient } from './harness.js'
+import { besideAGet, startServer } from './harness.js'
 
 const CM = '/api/v1/namespaces/default/configmaps'
 
@@ -14,18 +14,6 @@ function bigConfigMap(name: string, count: number, duplicate = false): string {
   const fields = Array.from({ length: count }, (_, i) => `"k${i}":"v${i}"`)
   if (duplicate) fields.push('"k0":"again"')
   return `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}"},"data":{${fields.join(',')}}}`
-}
-
-/** Sends `request`, then a GET as the next request read from a socket would arrive; says which was answered first. */
-async function besideAGet<T>(api: TestClient, request: () => Promise<T>): Promise<{ answer: T; order: string[] }> {
-  const order: string[] = []
-  const first = request().then((r) => (order.push('request'), r))
-  const get = new Promise((resolve) => setTimeout(resolve, 0))
-    .then(() => api.get('/api/v1/namespaces/default'))
-    .then((r) => (order.push('get'), r))
-  const [answer, got] = await Promise.all([first, get])
-  assert.equal(got.status, 200, got.text)
-  return { answer, order }
 }
 
 describe('large JSON bodies in slices', { timeout: 120_000 }, () => {
