@@ -65,10 +65,14 @@ const MAX_CHAIN_CERTIFICATES = 8
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2'
 const ANY_EXTENDED_KEY_USAGE = '2.5.29.37.0'
 
-/** Whether `cert` may stand in a client's chain: its extended key usages, where it names any, include client authentication. */
+/**
+ * Whether `cert` may stand in a client's chain: its extended key usages, where it names any, include
+ * client authentication. Node gives them as OIDs; Deno's `keyUsage` lists the key usages by name
+ * instead, which say nothing of this (the handshake checked the purpose of the chain it built).
+ */
 function forClientAuth(cert: X509Certificate): boolean {
-  const usages = cert.keyUsage as string[] | undefined
-  return !usages?.length || usages.includes(CLIENT_AUTH) || usages.includes(ANY_EXTENDED_KEY_USAGE)
+  const usages = ((cert.keyUsage as string[] | undefined) ?? []).filter((u) => /^\d+(\.\d+)+$/.test(u))
+  return usages.length === 0 || usages.includes(CLIENT_AUTH) || usages.includes(ANY_EXTENDED_KEY_USAGE)
 }
 
 function validAt(cert: X509Certificate, now: number): boolean {
