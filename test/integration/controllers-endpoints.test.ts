@@ -115,6 +115,25 @@ describe('the endpoints controller', () => {
     assert.equal(kept.metadata.labels?.['test-service'], 'updated')
     await server.shutdown()
   })
+
+  it('holds at most 1000 addresses, marked over capacity, and drops the mark once back under', async () => {
+    const server = createApiServer({ controllers: ['endpoint'] })
+    await server.ready
+    const { client } = server
+    await client.create(services, 'default', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { selector: { app: 'web' }, ports: [{ port: 80 }] } })
+    for (let i = 0; i < 1002; i++) await runningPod(client, `p-${i}`, `10.1.${Math.floor(i / 250)}.${(i % 250) + 1}`, true)
+    const read = () => client.get(endpoints, 'default', 'web').catch((err: unknown): KubeObject => {
+      if (hasStatusCode(err, 404)) return { metadata: {} }
+      throw err
+    })
+    const full = await until('1000 addresses', read, (e) => ((e['subsets'] as { addresses?: unknown[] }[] | undefined)?.[0]?.addresses?.length ?? 0) === 1000)
+    assert.equal(full.metadata.annotations?.['endpoints.kubernetes.io/over-capacity'], 'truncated')
+    await client.delete(pods, 'default', 'p-0', { gracePeriodSeconds: 0 })
+    await client.delete(pods, 'default', 'p-1', { gracePeriodSeconds: 0 })
+    const under = await until('the mark dropped', read, (e) => e.metadata.annotations?.['endpoints.kubernetes.io/over-capacity'] === undefined)
+    assert.equal((under['subsets'] as { addresses: unknown[] }[])[0]!.addresses.length, 1000)
+    await server.shutdown()
+  })
 })
 
 describe('the EndpointSlice controller', () => {
@@ -152,22 +171,21 @@ describe('the EndpointSlice controller', () => {
     await server.shutdown()
   })
 
-  it('holds at most 1000 addresses, marked over capacity, and drops the mark once back under', async () => {
-    const server = createApiServer({ controllers: ['endpoint'] })
+  it('puts a new pod in the slice with room and rewrites no other', async () => {
+    const server = createApiServer({ controllers: ['endpointslice'] })
     await server.ready
     const { client } = server
     await client.create(services, 'default', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { selector: { app: 'web' }, ports: [{ port: 80 }] } })
-    for (let i = 0; i < 1002; i++) await runningPod(client, `p-${i}`, `10.1.${Math.floor(i / 250)}.${(i % 250) + 1}`, true)
-    const read = () => client.get(endpoints, 'default', 'web').catch((err: unknown): KubeObject => {
-      if (hasStatusCode(err, 404)) return { metadata: {} }
-      throw err
-    })
-    const full = await until('1000 addresses', read, (e) => ((e['subsets'] as { addresses?: unknown[] }[] | undefined)?.[0]?.addresses?.length ?? 0) === 1000)
-    assert.equal(full.metadata.annotations?.['endpoints.kubernetes.io/over-capacity'], 'truncated')
-    await client.delete(pods, 'default', 'p-0', { gracePeriodSeconds: 0 })
-    await client.delete(pods, 'default', 'p-1', { gracePeriodSeconds: 0 })
-    const under = await until('the mark dropped', read, (e) => e.metadata.annotations?.['endpoints.kubernetes.io/over-capacity'] === undefined)
-    assert.equal((under['subsets'] as { addresses: unknown[] }[])[0]!.addresses.length, 1000)
+    for (let i = 0; i < 250; i++) await runningPod(client, `p-${String(i).padStart(3, '0')}`, `10.2.${Math.floor(i / 200)}.${(i % 200) + 1}`, true)
+    const ours = async () => (await client.list(endpointSlices, 'default', { labelSelector: 'kubernetes.io/service-name=web' })).items
+    const count = (slice: KubeObject): number => ((slice['endpoints'] as unknown[] | undefined) ?? []).length
+    const before = await until('250 endpoints in three slices', ours, (items) => items.length === 3 && items.reduce((n, s) => n + count(s), 0) === 250)
+    // Its name sorts first: slices packed by name order would all shift by one.
+    await runningPod(client, 'a-first', '10.2.9.1', true)
+    const after = await until('251 endpoints', ours, (items) => items.reduce((n, s) => n + count(s), 0) === 251)
+    const rewritten = after.filter((s) => before.find((b) => b.metadata.name === s.metadata.name)?.metadata.resourceVersion !== s.metadata.resourceVersion)
+    assert.deepEqual(rewritten.map(count), [51], 'the slices rewritten, by their endpoints')
     await server.shutdown()
   })
+
 })

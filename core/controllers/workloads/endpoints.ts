@@ -19,6 +19,7 @@ import { endpoints as endpointsEntry, services as serviceEntry } from '../../res
 import type { ControllerContext, WorkloadController } from './context.js'
 import { selectorOf, selects, targetPort } from './service-pods.js'
 import { WorkQueue } from './work-queue.js'
+import { sameJson } from '../../machinery/same-json.js'
 
 type Obj = Record<string, unknown>
 const obj = (v: unknown): Obj => (isPlainObject(v) ? v : {})
@@ -153,8 +154,8 @@ async function sync(
     if (
       current &&
       truncated === wasTruncated &&
-      JSON.stringify(current['subsets'] ?? []) === JSON.stringify(subsets) &&
-      JSON.stringify(current.metadata.labels ?? {}) === JSON.stringify(labels)
+      sameJson(current['subsets'] ?? [], subsets) &&
+      sameJson(current.metadata.labels ?? {}, labels)
     )
       return
     const { [OVER_CAPACITY_ANNOTATION]: _over, ...annotations } = current?.metadata.annotations ?? {}

@@ -19,6 +19,7 @@ import { endpointSlices as sliceEntry } from '../../resources/groups/discovery.j
 import type { ControllerContext, WorkloadController } from './context.js'
 import { selectorOf, selects, targetPort } from './service-pods.js'
 import { WorkQueue } from './work-queue.js'
+import { sameJson } from '../../machinery/same-json.js'
 
 type Obj = Record<string, unknown>
 const obj = (v: unknown): Obj => (isPlainObject(v) ? v : {})
@@ -117,23 +118,45 @@ async function sync(ctx: ControllerContext, key: string, { services, pods, slice
       })
     }
   }
-  const wanted: { addressType: string; endpoints: Obj[]; ports: Obj[] }[] = []
+  const spare = [...existing]
+  const wanted: { addressType: string; endpoints: Obj[]; ports: Obj[]; current?: KubeObject }[] = []
   for (const [addressType, group] of byFamily) {
-    group.endpoints.sort((a, b) => (String(obj(a['targetRef'])['name']) < String(obj(b['targetRef'])['name']) ? -1 : 1))
-    for (let i = 0; i < group.endpoints.length; i += MAX_ENDPOINTS_PER_SLICE) wanted.push({ addressType, endpoints: group.endpoints.slice(i, i + MAX_ENDPOINTS_PER_SLICE), ports: group.ports ?? [] })
+    const ports = group.ports ?? []
+    // An endpoint stays in the slice that holds it, as upstream's reconciler keeps them: one pod coming or going
+    // rewrites one slice, not every slice of the Service.
+    const fresh = new Map(group.endpoints.map((e) => [endpointId(e), e]))
+    for (const current of spare.filter((s) => s['addressType'] === addressType && sameJson(s['ports'] ?? [], ports))) {
+      const endpoints = list(current['endpoints']).flatMap((e) => {
+        const now = fresh.get(endpointId(e))
+        fresh.delete(endpointId(e))
+        return now ? [now] : []
+      })
+      if (endpoints.length === 0) continue
+      spare.splice(spare.indexOf(current), 1)
+      wanted.push({ addressType, endpoints, ports, current })
+    }
+    // New endpoints fill the room the kept slices have, then slices of their own, in pod name order.
+    const added = [...fresh.values()].sort((a, b) => (String(obj(a['targetRef'])['name']) < String(obj(b['targetRef'])['name']) ? -1 : 1))
+    let next = 0
+    for (const slice of wanted) {
+      if (slice.addressType !== addressType) continue
+      while (slice.endpoints.length < MAX_ENDPOINTS_PER_SLICE && next < added.length) slice.endpoints.push(added[next++]!)
+    }
+    for (; next < added.length; next += MAX_ENDPOINTS_PER_SLICE) wanted.push({ addressType, endpoints: added.slice(next, next + MAX_ENDPOINTS_PER_SLICE), ports })
   }
   // A Service with no endpoints still has one (empty) slice, as upstream keeps a placeholder.
   if (!wanted.length) wanted.push({ addressType: 'IPv4', endpoints: [], ports: [] })
   const labels = { ...service.metadata.labels, [SERVICE_NAME_LABEL]: name, [MANAGED_BY_LABEL]: MANAGED_BY }
   const owner = { apiVersion: 'v1', kind: 'Service', name, uid: service.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }
-  const spare = [...existing]
   const createdNames: string[] = []
   for (const slice of wanted) {
-    const reuse = spare.findIndex((s) => s['addressType'] === slice.addressType)
-    const current = reuse >= 0 ? spare.splice(reuse, 1)[0] : undefined
+    // A slice no endpoint is kept in may still serve one of another shape (new ports) rather than be deleted and made anew.
+    const reuse = slice.current ? -1 : spare.findIndex((s) => s['addressType'] === slice.addressType)
+    const current = slice.current ?? (reuse >= 0 ? spare.splice(reuse, 1)[0] : undefined)
     const body = { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', addressType: slice.addressType, endpoints: slice.endpoints, ports: slice.ports }
     if (current) {
-      const same = JSON.stringify([current['endpoints'] ?? [], current['ports'] ?? [], current.metadata.labels]) === JSON.stringify([slice.endpoints, slice.ports, labels])
+      // As values: the stored objects keep the API's field order, not the order they are built in here.
+      const same = sameJson([current['endpoints'] ?? [], current['ports'] ?? [], current.metadata.labels ?? {}], [slice.endpoints, slice.ports, labels])
       if (!same) await ctx.client.update(sliceEntry, namespace, { ...current, ...body, metadata: { ...current.metadata, labels } })
     } else {
       const made = await ctx.client.create(sliceEntry, namespace, { ...body, metadata: { generateName: `${name}-`, namespace, labels, ownerReferences: [owner] } })
@@ -142,6 +165,13 @@ async function sync(ctx: ControllerContext, key: string, { services, pods, slice
   }
   await Promise.all(spare.map((s) => ctx.client.delete(sliceEntry, namespace, s.metadata.name ?? '').catch(ignoreGone)))
   return createdNames
+}
+
+/** What tells an endpoint apart: its pod and its address. */
+function endpointId(endpoint: Obj): string {
+  const pod = obj(endpoint['targetRef'])
+  const addresses = Array.isArray(endpoint['addresses']) ? endpoint['addresses'] : []
+  return `${String(pod['uid'] ?? pod['name'])}/${String(addresses[0])}`
 }
 
 function ignoreGone(err: unknown): void {
