@@ -1,8 +1,8 @@
 /**
  * One JWT authenticator (an entry of AuthenticationConfiguration's `jwt`,
- * or the `--oidc-*` flags): it answers only tokens whose unverified `iss`
- * is its issuer, so that several issuers and the other token methods share
- * one chain. A verified token's user is cached for ten seconds (less when
+ * or the `--oidc-*` flags): it is given only tokens whose unverified `iss`
+ * is its issuer (jwt-authenticators.ts picks it by that), so that several
+ * issuers and the other token methods share one chain. A verified token's user is cached for ten seconds (less when
  * the token expires first), as upstream's token cache keeps a success: a
  * request with a known token costs one map lookup, not a signature check
  * and CEL, and groups from a distributed claim are fetched again after it.
@@ -16,7 +16,7 @@ import { secretDigest } from '../constant-time.js'
 import { ClaimError, userFromClaims } from './claim-mapping.js'
 import { expandDistributedClaim } from './distributed-claims.js'
 import { IssuerKeys, type KeyFetchTimings } from './issuer-keys.js'
-import { untrustedIssuer, type Verified, verifyJwt } from './verify.js'
+import { type Verified, verifyJwt } from './verify.js'
 
 /** How long a verified token's user is kept: upstream's token success cache TTL. */
 const SUCCESS_CACHE_TTL_MS = 10_000
@@ -116,12 +116,9 @@ export function jwtAuthenticator(config: LoadedJWTAuthenticator, options: JwtAut
     started: keys.start(),
     stop: () => keys.stop(),
     async authenticateToken(token) {
-      // Only tokens of this issuer are cached, so a hit needs no look at the token.
       const digest = secretDigest(token)
       const cached = cache.get(digest, options.now().getTime())
       if (cached) return { user: cached }
-      // Not a JWT of this issuer: another authenticator may know it (upstream's hasCorrectIssuer).
-      if (untrustedIssuer(token) !== issuer.url) return undefined
       const result = await authenticate(token)
       if ('error' in result) {
         options.logger.info({ issuer: issuer.url, reason: result.error }, 'a JWT was refused')
