@@ -72,7 +72,7 @@ function tokenAuthenticators(
   }
   // JWTs and the webhook are asked for the API's audiences too, as upstream wraps every token authenticator.
   if (jwt) parts.push({ ...jwt, value: audienceAgnostic(apiAudiences, jwt.value) }) // --oidc-* or --authentication-config
-  if (auth.tokenWebhook) parts.push({ value: tokenWebhookAuthenticator(auth.tokenWebhook, ctx.webhookClient, ctx.logger, ctx.now) })
+  if (auth.tokenWebhook) parts.push({ value: tokenWebhookAuthenticator(auth.tokenWebhook, apiAudiences, ctx.webhookClient, ctx.logger, ctx.now) })
   return parts
 }
 

@@ -16,7 +16,7 @@ import type { AuthResult } from './authenticator.js'
 import type { TokenAuthenticator } from './bearer-token.js'
 import { secretDigest } from './constant-time.js'
 import { withBackoff } from './webhook-backoff.js'
-import { shareAudience } from './audiences.js'
+import { intersectAudiences } from './audiences.js'
 
 /** Upstream's deadline for one webhook call. */
 const WEBHOOK_TIMEOUT_MS = 30_000
@@ -43,24 +43,35 @@ function userOf(status: Record<string, unknown>): UserInfo {
 }
 
 /** What the webhook's answer means for the token; throws when the answer is not a TokenReview. */
-function readAnswer(reply: unknown, apiVersion: string, wanted: readonly string[] | undefined): AuthResult {
+function readAnswer(reply: unknown, apiVersion: string, wanted: readonly string[] | undefined, implicit: readonly string[]): AuthResult {
   if (!isObject(reply) || reply['kind'] !== 'TokenReview' || reply['apiVersion'] !== apiVersion) {
     throw new Error(`the webhook did not answer with a ${apiVersion} TokenReview`)
   }
   const status = isObject(reply['status']) ? reply['status'] : {}
-  const given = strings(status['audiences'])
-  // A webhook that names no audiences vouches for the ones asked, as upstream reads it.
-  const meant = given.length ? given : (wanted ?? [])
-  // A token meant for other audiences is not this server's business (upstream: unauthenticated, no error).
-  if (wanted?.length && !shareAudience(meant, wanted)) return undefined
+  let audiences: string[] = []
+  if (wanted?.length) {
+    // A webhook that names no audiences vouches for the API's own only, as upstream reads it: never
+    // for whatever audience a TokenReview happens to ask about.
+    const given = strings(status['audiences'])
+    audiences = intersectAudiences(wanted, given.length ? given : implicit)
+    // A token meant for other audiences is not this server's business (upstream: unauthenticated, no error).
+    if (!audiences.length) return undefined
+  }
   if (status['authenticated'] !== true) {
     const error = typeof status['error'] === 'string' ? status['error'] : ''
     return error ? { error } : undefined
   }
-  return { user: userOf(status), ...(meant.length ? { audiences: meant } : {}) }
+  return { user: userOf(status), ...(audiences.length ? { audiences } : {}) }
 }
 
-export function tokenWebhookAuthenticator(options: TokenWebhookOptions, client: WebhookClient, logger: Logger, now: () => Date): TokenAuthenticator {
+/** `apiAudiences`: the server's own (`--api-audiences`), which a webhook naming none is taken to vouch for. */
+export function tokenWebhookAuthenticator(
+  options: TokenWebhookOptions,
+  apiAudiences: readonly string[],
+  client: WebhookClient,
+  logger: Logger,
+  now: () => Date,
+): TokenAuthenticator {
   const version = options.version ?? 'v1beta1'
   const apiVersion = `authentication.k8s.io/${version}`
   const ttl = options.cacheTtlMs ?? 120_000
@@ -87,7 +98,7 @@ export function tokenWebhookAuthenticator(options: TokenWebhookOptions, client: 
       const review = { apiVersion, kind: 'TokenReview', metadata: { creationTimestamp: null }, spec, status: { user: {} } }
       let result: AuthResult
       try {
-        result = readAnswer(await withBackoff(() => client.post(target, review, WEBHOOK_TIMEOUT_MS)), apiVersion, audiences)
+        result = readAnswer(await withBackoff(() => client.post(target, review, WEBHOOK_TIMEOUT_MS)), apiVersion, audiences, apiAudiences)
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err)
         logger.warn({ webhook: options.url, err: message }, 'the token webhook failed')

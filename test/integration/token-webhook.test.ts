@@ -65,7 +65,8 @@ describe('token webhook over HTTPS with a client certificate', () => {
             ? {
                 authenticated: true,
                 user: { username: 'webhook-user', uid: 'w-1', groups: ['from-webhook'], extra: { 'example.com/team': ['blue'] } },
-                audiences: tokenReview.spec.audiences ?? [],
+                // A webhook that knows nothing of audiences names none; a generous one names more than asked.
+                audiences: token.startsWith('plain-') ? [] : token.startsWith('wide-') ? ['vault', 'elsewhere'] : (tokenReview.spec.audiences ?? []),
               }
             : token === 'broken-token'
               ? { authenticated: false, error: 'the token is broken' }
@@ -86,10 +87,11 @@ describe('token webhook over HTTPS with a client certificate', () => {
     await new Promise((resolve) => webhook.close(resolve))
   })
 
-  async function start(options: Partial<TokenWebhookOptions> = {}): Promise<TestClient> {
+  async function start(options: Partial<TokenWebhookOptions> = {}, apiAudiences?: string[]): Promise<TestClient> {
     const tokenWebhook: TokenWebhookOptions = { url, certificateAuthority: caPem, clientCertificate, ...options }
     if (!tokenWebhook.clientCertificate) delete tokenWebhook.clientCertificate
-    const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, authentication: { tokenWebhook } }, { webhookClient: client })
+    const authentication = { tokenWebhook, ...(apiAudiences ? { apiAudiences } : {}) }
+    const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, authentication }, { webhookClient: client })
     servers.push(server)
     await server.ready
     return new TestClient(server)
@@ -156,6 +158,30 @@ describe('token webhook over HTTPS with a client certificate', () => {
     assert.equal(r.status, 201, r.text)
     assert.equal(r.body.status.authenticated, true)
     assert.deepEqual(received[0]!.spec.audiences, ['vault'])
+  })
+
+  it("vouches, when the webhook names no audiences, only for the API's own: a TokenReview for another audience is not authenticated", async () => {
+    const api = await start({}, ['https://api.example'])
+    const ask = async (token: string, audiences: string[]) => {
+      const r = await api.post('/apis/authentication.k8s.io/v1/tokenreviews', {
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'TokenReview',
+        spec: { token, audiences },
+      })
+      assert.equal(r.status, 201, r.text)
+      return r.body.status
+    }
+    // The attack: a token the webhook accepts for the API, presented to a third party that reviews it for itself.
+    assert.deepEqual(await ask('plain-good', ['vault']), { user: {} })
+    const both = await ask('plain-good', ['vault', 'https://api.example'])
+    assert.equal(both.authenticated, true)
+    assert.deepEqual(both.audiences, ['https://api.example'])
+    // What the webhook names is cut to what was asked.
+    const wide = await ask('wide-good', ['vault', 'other'])
+    assert.equal(wide.authenticated, true)
+    assert.deepEqual(wide.audiences, ['vault'])
+    // A request of the API itself is asked for the API's audiences, which a webhook naming none vouches for.
+    assert.equal((await api.post(whoami, review, as('plain-good'))).status, 201)
   })
 
   it("asks again with upstream's backoff when the webhook answers 500 or drops the connection, and runs as the user of the answer that came", async () => {
