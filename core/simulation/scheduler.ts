@@ -9,7 +9,10 @@
  * node.kubernetes.io/unschedulable), bound through pods/binding
  * as `system:kube-scheduler`. A pod that fits nowhere stays Pending with
  * upstream's PodScheduled=False Unschedulable condition and a
- * FailedScheduling event, and is tried again when a node or a pod changes.
+ * FailedScheduling event, and is tried again when a node or a pod changes,
+ * after a pause of its own that doubles from 1 s to 10 s with each failed
+ * try (upstream's pod backoff): thousands of such pods would otherwise all
+ * be tried again on every pod that finishes or goes.
  */
 import type { InformerFactory } from '../client/informer-factory.js'
 import type { ObjectClient } from '../client/object-client.js'
@@ -18,6 +21,7 @@ import { matchesNodeAffinity, taintsOf, tolerationsOf, toleratesTaint, untolerat
 import { WorkQueue } from '../controllers/workloads/work-queue.js'
 import type { Logger } from '../logging/logger.js'
 import { formatTimestamp, isPlainObject, type KubeObject } from '../machinery/object.js'
+import { sameJson } from '../machinery/same-json.js'
 import { hasStatusCode } from '../machinery/status-error.js'
 import { nodes as nodeEntry } from '../resources/core/nodes.js'
 import { quantityValue } from '../resources/core/pod-spec-resources.js'
@@ -73,6 +77,27 @@ const isPendingForUs = (pod: KubeObject): boolean => {
   return !spec['nodeName'] && (spec['schedulerName'] ?? 'default-scheduler') === 'default-scheduler' && !pod.metadata.deletionTimestamp
 }
 
+/** Upstream's pod backoff: 1 s after the first failed try, doubling up to 10 s. */
+const FIRST_BACKOFF_MS = 1_000
+const MAX_BACKOFF_MS = 10_000
+export const backoffAfter = (failedTries: number): number => Math.min(FIRST_BACKOFF_MS * 2 ** Math.max(0, failedTries - 1), MAX_BACKOFF_MS)
+
+/** Whether a pod's change can make it fit where it did not (upstream ignores a change of status alone). */
+const schedulingChanged = (before: KubeObject, after: KubeObject): boolean =>
+  !sameJson(before['spec'], after['spec']) || !sameJson(before.metadata.labels, after.metadata.labels) || !sameJson(before.metadata.annotations, after.metadata.annotations)
+
+/** Whether a node's change can make a pod fit where it did not (upstream's nodeSchedulingPropertiesChange); a heartbeat cannot. */
+const nodeFitChanged = (before: KubeObject, after: KubeObject): boolean => {
+  const conditions = (node: KubeObject) => list(obj(node['status'])['conditions']).map((c) => `${String(c['type'])}=${String(c['status'])}`)
+  return (
+    !sameJson(before['spec'], after['spec']) ||
+    !sameJson(before.metadata.labels, after.metadata.labels) ||
+    !sameJson(obj(before['status'])['allocatable'], obj(after['status'])['allocatable']) ||
+    !sameJson(conditions(before), conditions(after)) ||
+    Boolean(after.metadata.deletionTimestamp) !== Boolean(before.metadata.deletionTimestamp)
+  )
+}
+
 const finished = (pod: KubeObject): boolean => ['Succeeded', 'Failed'].includes(String(obj(pod['status'])['phase']))
 
 export interface SchedulerContext {
@@ -94,11 +119,19 @@ export async function startScheduler({ client, informers, events, now, logger }:
   const key = (pod: KubeObject) => `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`
   /** Pods bound by this scheduler that the informer has not shown bound yet, by node. */
   const assumed = new Map<string, KubeObject[]>()
+  /** Pods that fit nowhere at their last try: how many tries failed, and when the last was. */
+  const unschedulable = new Map<string, { failedTries: number; lastTriedAt: number }>()
+  /** Pods whose next try is already timed. */
+  const backingOff = new Set<string>()
 
   const schedule = async (podKey: string): Promise<void> => {
+    backingOff.delete(podKey)
     const [namespace = '', name = ''] = podKey.split('/')
     const pod = podInformer.get(namespace, name)
-    if (!pod || !isPendingForUs(pod)) return
+    if (!pod || !isPendingForUs(pod)) {
+      unschedulable.delete(podKey)
+      return
+    }
     const candidates = nodeInformer.list().filter(isReadyNode)
     const reasons = new Map<string, number>()
     let best: { node: KubeObject; load: number } | undefined
@@ -109,7 +142,13 @@ export async function startScheduler({ client, informers, events, now, logger }:
       if (why) reasons.set(why, (reasons.get(why) ?? 0) + 1)
       else if (!best || bound.length < best.load) best = { node, load: bound.length }
     }
-    if (!best) return markUnschedulable(pod, candidates.length, reasons)
+    if (!best) {
+      const failedTries = (unschedulable.get(podKey)?.failedTries ?? 0) + 1
+      unschedulable.set(podKey, { failedTries, lastTriedAt: now().getTime() })
+      logger.debug({ pod: podKey, failedTries }, 'the simulated scheduler found no node for the pod')
+      return markUnschedulable(pod, candidates.length, reasons)
+    }
+    unschedulable.delete(podKey)
     const nodeName = best.node.metadata.name ?? ''
     try {
       await scheduler.create(podEntry, namespace, { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace }, target: { kind: 'Node', name: nodeName } } as KubeObject, { subresource: 'binding' })
@@ -138,8 +177,17 @@ export async function startScheduler({ client, informers, events, now, logger }:
   }
 
   const queue = new WorkQueue(schedule, { logger, name: 'simulated-scheduler', concurrency: 1 })
-  const retryPending = (): void => {
-    for (const pod of podInformer.list()) if (isPendingForUs(pod)) queue.add(key(pod))
+  /** A try for a pod that may fit now: at once when it has not failed, else once its backoff has passed. */
+  const tryAgain = (podKey: string): void => {
+    const failed = unschedulable.get(podKey)
+    if (!failed) return queue.add(podKey)
+    if (backingOff.has(podKey)) return
+    backingOff.add(podKey)
+    queue.addAfter(podKey, failed.lastTriedAt + backoffAfter(failed.failedTries) - now().getTime())
+  }
+  /** Room may have come free, or a node changed: every pod that fit nowhere is tried again, each after its backoff. */
+  const retryUnschedulable = (): void => {
+    for (const podKey of unschedulable.keys()) tryAgain(podKey)
   }
   await Promise.all([podInformer.synced, nodeInformer.synced])
   const unsubscribe = [
@@ -147,18 +195,33 @@ export async function startScheduler({ client, informers, events, now, logger }:
       onAdd: (pod) => {
         if (isPendingForUs(pod)) queue.add(key(pod))
       },
-      onUpdate: (_before, pod) => {
+      onUpdate: (before, pod) => {
         const node = obj(pod['spec'])['nodeName']
         if (typeof node === 'string' && node) assumed.set(node, (assumed.get(node) ?? []).filter((p) => key(p) !== key(pod)))
-        if (isPendingForUs(pod)) queue.add(key(pod))
-        else if (finished(pod)) retryPending()
+        if (isPendingForUs(pod)) {
+          // Its own Unschedulable condition, written by the last try, is no reason for another.
+          if (!unschedulable.has(key(pod)) || schedulingChanged(before, pod)) queue.add(key(pod))
+        } else {
+          unschedulable.delete(key(pod))
+          // A pod that finished frees room on its node.
+          if (finished(pod) && !finished(before)) retryUnschedulable()
+        }
       },
       // A pod gone frees room on its node.
-      onDelete: () => retryPending(),
+      onDelete: (pod) => {
+        unschedulable.delete(key(pod))
+        retryUnschedulable()
+      },
     }),
-    nodeInformer.addHandlers({ onAdd: retryPending, onUpdate: retryPending, onDelete: retryPending }),
+    nodeInformer.addHandlers({
+      onAdd: retryUnschedulable,
+      onUpdate: (before, node) => {
+        if (nodeFitChanged(before, node)) retryUnschedulable()
+      },
+      onDelete: retryUnschedulable,
+    }),
   ]
-  retryPending()
+  for (const pod of podInformer.list()) if (isPendingForUs(pod)) queue.add(key(pod))
   return () => {
     unsubscribe.forEach((stop) => stop())
     queue.stop()
