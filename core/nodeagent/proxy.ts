@@ -11,6 +11,7 @@ import { badRequest, serviceUnavailable } from '../machinery/status-error.js'
 import { stripIdentity, identityHeaderNames } from '../aggregator/identity-headers.js'
 import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import type { ProxyTarget } from '../proxy/transport.js'
+import { isUpgradeRequest, upgradeHeaders, type PassUpgrade } from '../proxy/upgrade.js'
 import { agentConnection, agentTarget, joinHostPort, type NodeAgentDeps } from './connection.js'
 import { asPlainStatus } from './errors.js'
 import { isGlobalUnicast } from './addresses.js'
@@ -166,8 +167,23 @@ async function defaultProxyableCheck(host: string): Promise<void> {
 }
 
 /** Forwards the request to `location`, the path after `/proxy` and the query kept. */
-export async function forwardProxy(deps: NodeAgentDeps, request: Request, location: ProxyLocation, path: string): Promise<Response> {
+export async function forwardProxy(
+  deps: NodeAgentDeps,
+  request: Request,
+  location: ProxyLocation,
+  path: string,
+  passUpgrade: PassUpgrade | undefined,
+): Promise<Response> {
   const url = new URL(request.url)
+  // A WebSocket (or any upgrade) to the backend is spliced as upstream's upgrade-aware proxy does;
+  // a simulated node's agent, answered in process, has nothing to upgrade to and answers as for any request.
+  if (passUpgrade && isUpgradeRequest(request) && !deps.transport.answersInProcess?.(location.target)) {
+    const headers = upgradeHeaders(request.headers)
+    stripIdentity(headers, undefined, identityHeaderNames(undefined))
+    passUpgrade({ target: location.target, request: { method: request.method, path: (path || '/') + url.search, headers } })
+    // The runtime answers the client from the backend; this answer is not sent.
+    return new Response(null, { status: 200 })
+  }
   const headers = new Headers(request.headers)
   stripIdentity(headers, undefined, identityHeaderNames(undefined))
   try {

@@ -52,7 +52,7 @@ export async function handleNodeAgentSubresource(
         : entry.resource === 'services'
           ? await serviceProxyLocation(deps, info.namespace, info.name)
           : await nodeProxyLocation(deps, info.name)
-    return forwardProxy(deps, request, location, path)
+    return forwardProxy(deps, request, location, path, passUpgrade)
   }
   if (entry.resource !== 'pods') throw resourceNotFound()
   const pod = await deps.stored.get(entry, info.namespace, info.name)

@@ -11,10 +11,17 @@
  * server must live on loopback; the daemon's check is in node-agent.test.ts.
  */
 import assert from 'node:assert/strict'
+import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net'
+import type { Duplex } from 'node:stream'
 import { after, before, describe, it } from 'node:test'
-import { createCertificateAuthority, issueClientCertificate } from '../../core/pki/certificates.js'
+import { connect, type TLSSocket } from 'node:tls'
+import { silentLogger } from '../../core/logging/logger.js'
+import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from '../../core/pki/certificates.js'
+import type { UpgradeHandoff } from '../../core/proxy/upgrade.js'
+import type { ApiServer } from '../../core/server.js'
+import { serveTls } from '../../runtimes/node/adapter/serve.js'
 import { nodeProxyTransport, type NodeProxyTransport } from '../../runtimes/node/daemon/proxy-transport.js'
 import { createTestServer, TestClient } from './harness.js'
 import { type NodeAgent, nodeAgentOptions, startNodeAgent } from './node-agent-server.js'
@@ -25,6 +32,9 @@ describe('proxy subresources', () => {
   let backendPort = 0
   let transport: NodeProxyTransport
   let client: TestClient
+  let apiServer: ApiServer
+  /** The backend's switched connections. */
+  const upgraded = new Set<Duplex>()
   const backendSeen: { method: string; url: string; authorization?: string }[] = []
 
   before(async () => {
@@ -35,16 +45,27 @@ describe('proxy subresources', () => {
       backendSeen.push({ method: req.method ?? '', url: req.url ?? '', ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) })
       res.writeHead(200, { 'content-type': 'text/plain' }).end(`backend ${req.method} ${req.url}`)
     })
+    // A WebSocket-style backend: switches protocols, then echoes what comes, naming the path and whether credentials came.
+    backend.on('upgrade', (req, socket: Duplex) => {
+      upgraded.add(socket)
+      socket.on('error', () => {})
+      socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n')
+      socket.write(`upgraded ${req.url} authorization=${req.headers.authorization ?? 'none'}\n`)
+      socket.on('data', (d: Buffer) => socket.write(`echo ${d.toString()}`))
+    })
     await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve))
     backendPort = (backend.address() as AddressInfo).port
     transport = nodeProxyTransport()
     const server = createTestServer(
       {
         nodeAgent: nodeAgentOptions(agent, pair),
+        // A caller's own token, which must not reach any backend; requests through the Node listener need it.
+        authentication: { tokens: [{ token: 'secret', user: { username: 'admin', groups: ['system:masters'] } }] },
       },
       { proxyTransport: transport, checkProxyable: async () => {} },
     )
     await server.ready
+    apiServer = server
     client = new TestClient(server)
     const created = await Promise.all([
       client.post('/api/v1/nodes', {
@@ -82,6 +103,7 @@ describe('proxy subresources', () => {
   after(async () => {
     transport?.close()
     await agent?.close()
+    for (const socket of upgraded) socket.destroy()
     backend?.closeAllConnections()
     await new Promise<void>((resolve) => (backend ? backend.close(() => resolve()) : resolve()))
   })
@@ -144,6 +166,87 @@ describe('proxy subresources', () => {
     } finally {
       elsewhere.closeAllConnections()
       await new Promise((resolve) => elsewhere.close(resolve))
+    }
+  })
+
+  it('hands an upgrade through services and nodes proxy to the backend, with the path joined and no credentials', async () => {
+    const handed: UpgradeHandoff[] = []
+    const connection = { passUpgrade: (h: UpgradeHandoff) => void handed.push(h) }
+    const headers = { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', authorization: 'Bearer secret', 'impersonate-user': 'someone' }
+    for (const path of [
+      // (pods/proxy takes the same path, but refuses this test's loopback pod IP.)
+      '/api/v1/namespaces/default/services/web:http/proxy/ws/a/../b?x=1',
+      `/api/v1/nodes/node-1:${backendPort}/proxy/ws/b?x=1`,
+    ]) {
+      const reply = await client.call('GET', path, { headers, connection })
+      assert.equal(reply.status, 200, reply.text)
+    }
+    assert.equal(handed.length, 2)
+    for (const h of handed) {
+      assert.equal(h.target.origin, `http://127.0.0.1:${backendPort}`)
+      assert.equal(h.request.path, '/ws/b?x=1')
+      assert.equal(h.request.headers.get('upgrade'), 'websocket')
+      assert.equal(h.request.headers.get('sec-websocket-key'), 'dGhlIHNhbXBsZSBub25jZQ==')
+      assert.equal(h.request.headers.get('authorization'), null)
+      assert.equal(h.request.headers.get('impersonate-user'), null)
+    }
+  })
+
+  /** A TLS connection to the server on a Node listener of its own, with what it has read so far. */
+  async function connectThroughListener(): Promise<{ socket: TLSSocket; arrived: (text: string) => Promise<string>; close: () => Promise<void> }> {
+    const ca = await createCertificateAuthority({ commonName: 'proxy-upgrade-ca' })
+    const serving = await issueServingCertificate(ca, { commonName: 'apiserver', dnsNames: [], ipAddresses: ['127.0.0.1'] })
+    const listener = await serveTls(apiServer, { host: '127.0.0.1', port: 0, key: serving.privateKey, cert: serving.certificate, logger: silentLogger })
+    const socket = connect({ host: '127.0.0.1', port: listener.port, ca: ca.certificate })
+    await once(socket, 'secureConnect')
+    let got = ''
+    socket.on('data', (d: Buffer) => (got += d.toString()))
+    const arrived = async (text: string) => {
+      for (let i = 0; i < 500 && !got.includes(text); i++) await new Promise((r) => setTimeout(r, 10))
+      assert.ok(got.includes(text), `waited for ${JSON.stringify(text)}, got ${JSON.stringify(got)}`)
+      return got
+    }
+    return { socket, arrived, close: async () => (socket.destroy(), await listener.close()) }
+  }
+  const upgradeRequest = (path: string) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nAuthorization: Bearer secret\r\n\r\n`
+
+  it("splices a WebSocket through services/proxy on the Node listener, as upstream's upgrade-aware proxy does", async () => {
+    const { socket, arrived, close } = await connectThroughListener()
+    try {
+      socket.write(upgradeRequest('/api/v1/namespaces/default/services/web:http/proxy/chat'))
+      assert.match(await arrived('upgraded /chat authorization=none\n'), /^HTTP\/1\.1 101 Switching Protocols\r\n/)
+      socket.write('hello')
+      await arrived('echo hello')
+    } finally {
+      await close()
+    }
+  })
+
+  it('closes both connections once the client is done sending, as upstream does, though the backend stays quiet', async () => {
+    // A backend that keeps its side open after its peer's end, and never writes again.
+    const quietSockets = new Set<Socket>()
+    let ended = 0
+    const quiet = createTcpServer({ allowHalfOpen: true }, (socket) => {
+      quietSockets.add(socket)
+      socket.on('error', () => {})
+      socket.on('end', () => ended++)
+      socket.once('data', () => socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\nready\n'))
+    })
+    await new Promise<void>((resolve) => quiet.listen(0, '127.0.0.1', resolve))
+    const { socket, arrived, close } = await connectThroughListener()
+    try {
+      socket.write(upgradeRequest(`/api/v1/nodes/node-1:${(quiet.address() as AddressInfo).port}/proxy/stream`))
+      await arrived('ready\n')
+      let closedByServer = false
+      socket.once('end', () => (closedByServer = true))
+      socket.end()
+      for (let i = 0; i < 300 && !(closedByServer && ended); i++) await new Promise((r) => setTimeout(r, 10))
+      assert.equal(ended, 1, 'the backend was told the client is done')
+      assert.ok(closedByServer, 'the server kept the client connection open for as long as the backend stays quiet')
+    } finally {
+      await close()
+      for (const s of quietSockets) s.destroy()
+      await new Promise((resolve) => quiet.close(resolve))
     }
   })
 
