@@ -32,7 +32,7 @@ import type { Tracer } from '@opentelemetry/api'
 import { withHandlerSpan } from '../tracing/handler-span.js'
 
 /** What a request's handler env holds of the request itself (the rest is the server's). */
-export type RequestParts = Pick<HandlerEnv, 'user' | 'auditAnnotations' | 'auditRequestObject' | 'passUpgrade'>
+export type RequestParts = Pick<HandlerEnv, 'user' | 'auditAnnotations' | 'auditRequestObject' | 'passUpgrade' | 'remoteAddress'>
 
 export interface RouteDeps {
   catalogue: Catalogue
@@ -180,6 +180,7 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
       auditAnnotations: audit?.annotations,
       auditRequestObject: audit?.requestObjectDecoded,
       passUpgrade: connection?.passUpgrade,
+      remoteAddress: connection?.remoteAddress,
     })
     const request = c.req.raw
     const span = { request, info, remoteAddress: connection?.remoteAddress, protocol: connection?.protocol }

@@ -68,6 +68,8 @@ export interface HandlerEnv {
   nodeAgent?: NodeAgentDeps | undefined
   /** The runtime's hand-over of this request's connection, for exec, attach and port-forward upgrades. */
   passUpgrade?: PassUpgrade | undefined
+  /** The client's address as the listener saw it (none for the embedding program's own calls): proxies name it onward. */
+  remoteAddress?: string | undefined
   /** The release the server serves as (the emulated one, else its own): deprecation warnings follow it. */
   servedRelease?: { major: number; minor: number } | undefined
   /** What `componentstatuses` reports; absent, an empty list. */
@@ -325,7 +327,7 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
     if (STREAMS_BY_GET_OR_POST.has(sub.name) && request.method !== 'GET' && request.method !== 'POST') throw methodNotAllowed()
     // Nothing reaches a node agent before admission has seen the CONNECT (pods/log is a read, as upstream).
     if (isConnectSubresource(entry.resource, sub.name)) await admitConnect(env.registry, entry, info, params, ctx)
-    return handleNodeAgentSubresource(request, info, entry, env.nodeAgent, env.passUpgrade)
+    return handleNodeAgentSubresource(request, info, entry, env.nodeAgent, env.passUpgrade, env.remoteAddress)
   }
   if (sub.name === 'eviction') return handleEviction(request, params, info, env, ctx)
   if (sub.name === 'binding') return handleBinding(request, params, info, env, ctx, entry, info.name)

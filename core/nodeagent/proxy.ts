@@ -12,6 +12,7 @@ import { stripIdentity, identityHeaderNames } from '../aggregator/identity-heade
 import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import type { ProxyTarget } from '../proxy/transport.js'
 import { isUpgradeRequest, upgradeHeaders, type PassUpgrade } from '../proxy/upgrade.js'
+import { appendForwardedFor, forwardedUri, proxiedAnswer } from './proxy-headers.js'
 import { agentConnection, agentTarget, joinHostPort, type NodeAgentDeps } from './connection.js'
 import { asPlainStatus } from './errors.js'
 import { isGlobalUnicast } from './addresses.js'
@@ -166,36 +167,43 @@ async function defaultProxyableCheck(host: string): Promise<void> {
   if (!isGlobalUnicast(host)) throw new Error('address not allowed')
 }
 
-/** Forwards the request to `location`, the path after `/proxy` and the query kept. */
-export async function forwardProxy(
-  deps: NodeAgentDeps,
-  request: Request,
-  location: ProxyLocation,
-  path: string,
-  passUpgrade: PassUpgrade | undefined,
-): Promise<Response> {
+/** How a proxied request is sent on. */
+export interface ProxyForwarding {
+  /** The backend path: the one after `/proxy`, joined and cleaned. */
+  path: string
+  /** The API server path up to and including `/proxy`. */
+  proxyPrefix: string
+  /** The runtime's hand-over of the connection, for an upgrade. */
+  passUpgrade: PassUpgrade | undefined
+  /** The client's address, named onward in `X-Forwarded-For`. */
+  remoteAddress: string | undefined
+}
+
+/** Forwards the request to `location`, the path after `/proxy` and the query kept, as upstream's proxy transport does. */
+export async function forwardProxy(deps: NodeAgentDeps, request: Request, location: ProxyLocation, forwarding: ProxyForwarding): Promise<Response> {
+  const { path, proxyPrefix, passUpgrade, remoteAddress } = forwarding
   const url = new URL(request.url)
+  const backendPath = (path || '/') + url.search
   // A WebSocket (or any upgrade) to the backend is spliced as upstream's upgrade-aware proxy does;
   // a simulated node's agent, answered in process, has nothing to upgrade to and answers as for any request.
   if (passUpgrade && isUpgradeRequest(request) && !deps.transport.answersInProcess?.(location.target)) {
     const headers = upgradeHeaders(request.headers)
     stripIdentity(headers, undefined, identityHeaderNames(undefined))
-    passUpgrade({ target: location.target, request: { method: request.method, path: (path || '/') + url.search, headers } })
+    appendForwardedFor(headers, remoteAddress)
+    passUpgrade({ target: location.target, request: { method: request.method, path: backendPath, headers } })
     // The runtime answers the client from the backend; this answer is not sent.
     return new Response(null, { status: 200 })
   }
   const headers = new Headers(request.headers)
   stripIdentity(headers, undefined, identityHeaderNames(undefined))
+  headers.set('x-forwarded-uri', forwardedUri(proxyPrefix, path || '/'))
+  appendForwardedFor(headers, remoteAddress)
+  let answer: Response
   try {
-    return await deps.transport.roundTrip(location.target, {
-      method: request.method,
-      path: (path || '/') + url.search,
-      headers,
-      body: request.body,
-      signal: request.signal,
-    })
+    answer = await deps.transport.roundTrip(location.target, { method: request.method, path: backendPath, headers, body: request.body, signal: request.signal })
   } catch (err) {
     // Upstream's proxy answers an unreachable backend with 503 and the dial error.
     throw serviceUnavailable(`error trying to reach service: ${err instanceof Error ? err.message : String(err)}`)
   }
+  return proxiedAnswer(answer, { proxyPrefix, backendHost: new URL(location.target.origin).host, requestHost: url.host })
 }

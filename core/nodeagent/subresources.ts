@@ -23,11 +23,13 @@ export function isNodeAgentSubresource(resource: string, subresource: string): b
   return resource === 'pods' && (NODE_AGENT_SUBRESOURCES as readonly string[]).includes(subresource)
 }
 
-/** The path after `/<resource>/<name>/proxy`, as the client wrote it ('' when nothing follows). */
-function pathAfterProxy(url: URL, info: RequestInfo): string {
+/** The request's path split after `/<resource>/<name>/proxy`: up to there, and what the client wrote after ('' when nothing). */
+function splitAtProxy(url: URL, info: RequestInfo): { prefix: string; after: string } {
   const marker = `/${info.parts.slice(0, 3).join('/')}`
   const at = url.pathname.indexOf(marker)
-  return at < 0 ? '' : url.pathname.slice(at + marker.length)
+  if (at < 0) return { prefix: url.pathname, after: '' }
+  const end = at + marker.length
+  return { prefix: url.pathname.slice(0, end), after: url.pathname.slice(end) }
 }
 
 export async function handleNodeAgentSubresource(
@@ -36,10 +38,11 @@ export async function handleNodeAgentSubresource(
   entry: ResourceEntry,
   deps: NodeAgentDeps,
   passUpgrade: PassUpgrade | undefined,
+  remoteAddress?: string,
 ): Promise<Response> {
   const url = new URL(request.url)
   if (info.subresource === 'proxy') {
-    const after = pathAfterProxy(url, info)
+    const { prefix, after } = splitAtProxy(url, info)
     // Nothing after `proxy`: a read is sent to `proxy/`, as upstream's proxy handler redirects it (relative links then resolve).
     if (after === '' && (request.method === 'GET' || request.method === 'HEAD')) {
       return new Response(null, { status: 301, headers: { location: `${url.pathname}/${url.search}` } })
@@ -52,7 +55,7 @@ export async function handleNodeAgentSubresource(
         : entry.resource === 'services'
           ? await serviceProxyLocation(deps, info.namespace, info.name)
           : await nodeProxyLocation(deps, info.name)
-    return forwardProxy(deps, request, location, path, passUpgrade)
+    return forwardProxy(deps, request, location, { path, proxyPrefix: prefix, passUpgrade, remoteAddress })
   }
   if (entry.resource !== 'pods') throw resourceNotFound()
   const pod = await deps.stored.get(entry, info.namespace, info.name)

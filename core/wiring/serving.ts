@@ -123,7 +123,7 @@ export function installServing(w: ServingWiring): ServingApp {
   // settings with the request's fields added made each env a hidden class of its own (some 2 µs a request, and
   // every read of the env a megamorphic lookup after it).
   const authorizer = chains.authorization.authorizer
-  const handlerEnv = ({ user, auditAnnotations, auditRequestObject, passUpgrade }: RequestParts): HandlerEnv => ({
+  const handlerEnv = ({ user, auditAnnotations, auditRequestObject, passUpgrade, remoteAddress }: RequestParts): HandlerEnv => ({
     registry,
     authorizer,
     now,
@@ -141,6 +141,7 @@ export function installServing(w: ServingWiring): ServingApp {
     auditAnnotations,
     auditRequestObject,
     passUpgrade,
+    remoteAddress,
   })
   installRoutes(app, {
     catalogue,

@@ -43,6 +43,13 @@ describe('proxy subresources', () => {
     agent = await startNodeAgent(clientCA.certificate)
     backend = createServer((req, res) => {
       backendSeen.push({ method: req.method ?? '', url: req.url ?? '', ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) })
+      if (req.url === '/forwarded/') {
+        return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ uri: req.headers['x-forwarded-uri'], for: req.headers['x-forwarded-for'] }))
+      }
+      // A backend that redirects to its own page and would let any origin read the answer with the caller's credentials.
+      if (req.url === '/old') {
+        return res.writeHead(302, { location: '/new?x=1', 'access-control-allow-origin': 'https://evil.example', 'access-control-allow-credentials': 'true' }).end()
+      }
       res.writeHead(200, { 'content-type': 'text/plain' }).end(`backend ${req.method} ${req.url}`)
     })
     // A WebSocket-style backend: switches protocols, then echoes what comes, naming the path and whether credentials came.
@@ -167,6 +174,23 @@ describe('proxy subresources', () => {
       elsewhere.closeAllConnections()
       await new Promise((resolve) => elsewhere.close(resolve))
     }
+  })
+
+  it("tells the backend the path asked for and the client's address, as upstream's proxy transport does", async () => {
+    const reply = await client.call('GET', '/api/v1/namespaces/default/services/web:http/proxy/forwarded/', {
+      headers: { 'x-forwarded-for': '198.51.100.1', authorization: 'Bearer secret' },
+      connection: { remoteAddress: '::ffff:192.0.2.7' },
+    })
+    assert.equal(reply.status, 200, reply.text)
+    assert.deepEqual(JSON.parse(reply.text), { uri: '/api/v1/namespaces/default/services/web:http/proxy/forwarded/', for: '198.51.100.1, 192.0.2.7' })
+  })
+
+  it("sends the backend's redirect to its own page back through the proxy, and drops its CORS headers", async () => {
+    const reply = await client.get('/api/v1/namespaces/default/services/web:http/proxy/old')
+    assert.equal(reply.status, 302)
+    assert.equal(reply.headers.get('location'), '/api/v1/namespaces/default/services/web:http/proxy/new?x=1')
+    assert.equal(reply.headers.get('access-control-allow-origin'), null)
+    assert.equal(reply.headers.get('access-control-allow-credentials'), null)
   })
 
   it('hands an upgrade through services and nodes proxy to the backend, with the path joined and no credentials', async () => {

@@ -1,0 +1,68 @@
+/**
+ * What upstream's proxy transport adds to a proxied request and changes in
+ * its answer (the apimachinery proxy's Transport and corsRemovingTransport):
+ * the backend learns the path the client asked the API server for
+ * (`X-Forwarded-Uri`) and who asked (`X-Forwarded-For`); a redirect of the
+ * backend to one of its own paths is sent back through the proxy; and the
+ * backend's CORS headers are dropped, so a pod cannot grant another origin
+ * reads of the API server's. Links inside proxied HTML pages are not
+ * rewritten (upstream does).
+ */
+import { joinPreservingTrailingSlash } from '../machinery/clean-path.js'
+
+/** Set by the backend, never passed on: the API server's own CORS settings decide. */
+const BACKEND_CORS_HEADERS = ['access-control-allow-credentials', 'access-control-allow-headers', 'access-control-allow-methods', 'access-control-allow-origin']
+
+/** The client's address appended to the `X-Forwarded-For` it sent, as Go's AppendForwardedForHeader does. */
+export function appendForwardedFor(headers: Headers, remoteAddress: string | undefined): void {
+  if (!remoteAddress) return
+  // A v4 client on a dual-stack listener is named as Go names it, unmapped.
+  const client = remoteAddress.replace(/^::ffff:(?=\d+\.)/, '')
+  const prior = headers.get('x-forwarded-for')
+  headers.set('x-forwarded-for', prior ? `${prior}, ${client}` : client)
+}
+
+/** The path the client asked for: the proxy subresource's own path, then the backend's. */
+export function forwardedUri(proxyPrefix: string, backendPath: string): string {
+  return joinPreservingTrailingSlash(proxyPrefix, backendPath)
+}
+
+/** Where the answer was fetched from, and through what. */
+export interface ProxiedAnswerContext {
+  /** The API server path up to and including `/proxy` (`/api/v1/namespaces/ns/services/web/proxy`). */
+  proxyPrefix: string
+  /** The backend's host and port, as dialled. */
+  backendHost: string
+  /** The Host the client asked the API server by. */
+  requestHost: string
+}
+
+/**
+ * A redirect to the backend's own host (or to the API server's, or with no
+ * host) on an absolute path, sent through the proxy instead (upstream's
+ * rewriteURL; the scheme and host are dropped unless they were the API
+ * server's). Another host's URL, or a relative one, is left as it is.
+ */
+export function rewriteLocation(location: string, context: ProxiedAnswerContext): string {
+  const parts = /^(?:([a-zA-Z][a-zA-Z0-9+.-]*:))?(?:\/\/([^/?#]*))?([^?#]*)(.*)$/s.exec(location)
+  if (!parts) return location
+  const [, scheme = '', host, path = '', rest = ''] = parts
+  // A scheme with no authority (`mailto:x`) names no path of the backend.
+  if (scheme && host === undefined) return location
+  if (host && host !== context.backendHost && host !== context.requestHost) return location
+  if (!path.startsWith('/')) return location
+  const origin = host && host === context.requestHost ? `${scheme}//${host}` : ''
+  if (path.startsWith(context.proxyPrefix)) return `${origin}${path}${rest}`
+  return `${origin}${joinPreservingTrailingSlash(context.proxyPrefix, path)}${rest}`
+}
+
+/** The backend's answer as the client gets it: CORS headers dropped, a redirect through the proxy. */
+export function proxiedAnswer(answer: Response, context: ProxiedAnswerContext): Response {
+  const location = answer.headers.get('location')
+  const cors = BACKEND_CORS_HEADERS.some((name) => answer.headers.has(name))
+  if (!location && !cors) return answer
+  const headers = new Headers(answer.headers)
+  for (const name of BACKEND_CORS_HEADERS) headers.delete(name)
+  if (location) headers.set('location', rewriteLocation(location, context))
+  return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers })
+}
