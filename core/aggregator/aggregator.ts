@@ -40,7 +40,8 @@ export interface Aggregator {
   /** The APIResourceList last read from the APIService's extension server. */
   discoveryOf(api: ApiService): unknown
   /** `deadline`: the request's (timeout.ts); the backend's connection is given up when it passes. */
-  proxy(request: Request, api: ApiService, user: UserInfo, deadline?: AbortSignal): Promise<Response>
+  /** `remoteAddress`: the client's, named to the extension server in X-Forwarded-For. */
+  proxy(request: Request, api: ApiService, user: UserInfo, deadline?: AbortSignal, remoteAddress?: string): Promise<Response>
   /** The OpenAPI documents last downloaded from the extension servers, for /openapi/v2 and /openapi/v3. */
   openApi: AggregatedOpenApi
   readonly ready: Promise<void>

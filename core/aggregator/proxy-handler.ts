@@ -5,6 +5,8 @@
  * request-header names over a connection that presents the proxy client
  * certificate; an unavailable APIService or an unreachable backend is a 503;
  * a redirect from the backend is refused (`--aggregator-reject-forwarding-redirect`).
+ * As upstream's proxy transport, X-Forwarded-Uri, -Host, -Proto and -For go
+ * to the backend and its CORS headers are not passed back.
  */
 import { serviceUnavailable } from '../machinery/status-error.js'
 import type { RequestHeaderOptions } from '../authn/authentication-options.js'
@@ -13,6 +15,7 @@ import type { UserInfo } from '../machinery/object.js'
 import type { ApiService, ServiceReference } from './apiservice.js'
 import { identityHeaderLines, identityHeaderNames, stripIdentity } from './identity-headers.js'
 import type { ServiceLocation } from './service-location.js'
+import { appendForwardedFor, proxiedAnswer } from '../nodeagent/proxy-headers.js'
 
 export interface ProxyDeps {
   transport: ProxyTransport
@@ -28,9 +31,11 @@ const DIAL_TIMEOUT_MS = 30_000
 
 export const REDIRECT_REFUSED = 'the backend attempted to redirect this request, which is not permitted'
 
-export function aggregatorProxy(deps: ProxyDeps): (request: Request, api: ApiService, user: UserInfo, deadline?: AbortSignal) => Promise<Response> {
+export function aggregatorProxy(
+  deps: ProxyDeps,
+): (request: Request, api: ApiService, user: UserInfo, deadline?: AbortSignal, remoteAddress?: string) => Promise<Response> {
   const names = identityHeaderNames(deps.requestHeader)
-  return async (request, api, user, deadline) => {
+  return async (request, api, user, deadline, remoteAddress) => {
     const service = api.service
     if (!service || !api.available) throw serviceUnavailable('service unavailable')
     const location = await deps.locate(service).catch(() => {
@@ -39,6 +44,12 @@ export function aggregatorProxy(deps: ProxyDeps): (request: Request, api: ApiSer
     const headers = new Headers(request.headers)
     stripIdentity(headers, deps.requestHeader, names)
     const url = new URL(request.url)
+    // As upstream's proxy transport, given the backend's location: the path asked for, where it went, and who asked.
+    const backend = new URL(location.origin)
+    headers.set('x-forwarded-uri', url.pathname)
+    headers.set('x-forwarded-host', backend.host)
+    headers.set('x-forwarded-proto', 'https')
+    appendForwardedFor(headers, remoteAddress)
     let response: Response
     try {
       response = await deps.transport.roundTrip(
@@ -68,6 +79,8 @@ export function aggregatorProxy(deps: ProxyDeps): (request: Request, api: ApiSer
       // Upstream's proxy replaces the backend's answer with this text alone (no Status), which Go's server sends as plain text.
       return new Response(REDIRECT_REFUSED, { status: 502, headers: { 'content-type': 'text/plain; charset=utf-8' } })
     }
-    return response
+    // The extension server's CORS headers are dropped; a redirect it may send (the refusal turned off) names its own
+    // origin, as upstream's transport, which was given the backend's location, writes it.
+    return proxiedAnswer(response, { proxyPrefix: '', backendHost: backend.host, requestHost: url.host, transportOrigin: `https://${backend.host}` })
   }
 }

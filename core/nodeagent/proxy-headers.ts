@@ -35,13 +35,20 @@ export interface ProxiedAnswerContext {
   backendHost: string
   /** The Host the client asked the API server by. */
   requestHost: string
+  /**
+   * The scheme and host the proxy's transport was given (`https://10.0.0.7:443`),
+   * which a rewritten redirect then names; unset for the pods, services and nodes
+   * proxies, whose transport is given none (upstream's Transport.Scheme and Host).
+   */
+  transportOrigin?: string
 }
 
 /**
  * A redirect to the backend's own host (or to the API server's, or with no
  * host) on an absolute path, sent through the proxy instead (upstream's
- * rewriteURL; the scheme and host are dropped unless they were the API
- * server's). Another host's URL, or a relative one, is left as it is.
+ * rewriteURL; the scheme and host become the transport's, or without one are
+ * dropped unless they were the API server's). Another host's URL, or a
+ * relative one, is left as it is.
  */
 export function rewriteLocation(location: string, context: ProxiedAnswerContext): string {
   const parts = /^(?:([a-zA-Z][a-zA-Z0-9+.-]*:))?(?:\/\/([^/?#]*))?([^?#]*)(.*)$/s.exec(location)
@@ -51,7 +58,7 @@ export function rewriteLocation(location: string, context: ProxiedAnswerContext)
   if (scheme && host === undefined) return location
   if (host && host !== context.backendHost && host !== context.requestHost) return location
   if (!path.startsWith('/')) return location
-  const origin = host && host === context.requestHost ? `${scheme}//${host}` : ''
+  const origin = context.transportOrigin ?? (host && host === context.requestHost ? `${scheme}//${host}` : '')
   if (path.startsWith(context.proxyPrefix)) return `${origin}${path}${rest}`
   return `${origin}${joinPreservingTrailingSlash(context.proxyPrefix, path)}${rest}`
 }

@@ -206,6 +206,20 @@ describe('API aggregation with an extension server on loopback', () => {
     })
   })
 
+  it("tells the extension server the path asked for, its own location and the client's address, and drops the CORS headers it answers", async () => {
+    ext.cors.add(FLUNDERS)
+    const r = await api.get(FLUNDERS, { connection: { remoteAddress: '::ffff:192.0.2.7' }, headers: { authorization: 'Bearer alice-token', 'x-forwarded-for': '198.51.100.1' } })
+    assert.equal(r.status, 200, r.text)
+    assert.equal(r.headers.get('access-control-allow-origin'), null)
+    assert.equal(r.headers.get('access-control-allow-credentials'), null)
+    const seen = ext.seen.filter((s) => s.path === FLUNDERS).at(-1)!
+    const header = (name: string) => seen.raw.filter(([n]) => n === name).map(([, v]) => v)
+    assert.deepEqual(header('x-forwarded-uri'), [FLUNDERS])
+    assert.deepEqual(header('x-forwarded-host'), [`127.0.0.1:${ext.port}`])
+    assert.deepEqual(header('x-forwarded-proto'), ['https'])
+    assert.deepEqual(header('x-forwarded-for'), ['198.51.100.1, 192.0.2.7'])
+  })
+
   it('refuses a redirect from the extension server with 502', async () => {
     ext.redirects.add(`${FLUNDERS}/trap`)
     const r = await api.get(`${FLUNDERS}/trap`, as('alice'))

@@ -39,6 +39,8 @@ export interface ExtensionServer {
   flunders: Map<string, Record<string, unknown>>
   /** Paths answered with a redirect. */
   redirects: Set<string>
+  /** Paths whose answers carry CORS headers granting any origin. */
+  cors: Set<string>
   /** Paths never answered: the request is held open until the caller gives it up. */
   stalls: Set<string>
   /** Paths answered with a status and then a body that never ends (a byte every 100 ms). */
@@ -135,6 +137,7 @@ export async function startExtensionServer(requestHeaderCA: string, allowedNames
     seen: [],
     flunders: new Map(),
     redirects: new Set(),
+    cors: new Set(),
     stalls: new Set(),
     drips: new Set(),
     held: 0,
@@ -164,6 +167,7 @@ export async function startExtensionServer(requestHeaderCA: string, allowedNames
     }
     ext.seen.push(seen)
     const json = (status: number, body: unknown) => {
+      if (ext.cors.has(url.pathname)) res.setHeader('access-control-allow-origin', 'https://evil.example').setHeader('access-control-allow-credentials', 'true')
       res.writeHead(status, { 'content-type': 'application/json' })
       res.end(JSON.stringify(body))
     }

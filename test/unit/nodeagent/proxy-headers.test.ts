@@ -28,6 +28,13 @@ describe('proxied redirects', () => {
     }
   })
 
+  it("names the transport's origin when it was given one, as the aggregator's is", () => {
+    const aggregator = { proxyPrefix: '', backendHost: '10.0.0.9:443', requestHost: 'api.example:6443', transportOrigin: 'https://10.0.0.9:443' }
+    assert.equal(rewriteLocation('/apis/x/v1/y', aggregator), 'https://10.0.0.9:443/apis/x/v1/y')
+    assert.equal(rewriteLocation('https://api.example:6443/z', aggregator), 'https://10.0.0.9:443/z')
+    assert.equal(rewriteLocation('https://elsewhere.example/steal', aggregator), 'https://elsewhere.example/steal')
+  })
+
   it('rewrites the answer only when it has a Location or CORS headers', async () => {
     const plain = new Response('body', { headers: { 'content-type': 'text/plain' } })
     assert.equal(proxiedAnswer(plain, context), plain)
