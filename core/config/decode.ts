@@ -29,6 +29,8 @@ export interface ConfigKind<T> {
   schema: z.ZodType<T>
   /** Rules the schema cannot state (exclusivity, uniqueness, CEL compilation, ...). Paths start at the document root. */
   validate?: (config: T) => FieldError[]
+  /** Whether a field may hold key material: a value there that fails the schema is reported as `REDACTED`, never shown. */
+  secret?: (path: readonly PropertyKey[]) => boolean
 }
 
 /** One problem of a file: a field error, or a line that is not about one field (unknown field, syntax). */
@@ -85,12 +87,13 @@ const TYPE_WORDS: Record<string, string> = {
   record: 'an object',
 }
 
-/** Turns zod's issues into upstream-worded problems. */
-export function zodProblems(issues: readonly z.core.$ZodIssue[], base = FieldPath.root('')): ConfigProblem[] {
+/** Turns zod's issues into upstream-worded problems; `secret` tells the fields whose values are never shown. */
+export function zodProblems(issues: readonly z.core.$ZodIssue[], base = FieldPath.root(''), secret?: ConfigKind<unknown>['secret']): ConfigProblem[] {
   const problems: ConfigProblem[] = []
   for (const issue of issues) {
     const path = zodPath(issue.path, base)
-    const input = (issue as { input?: unknown }).input
+    const given = (issue as { input?: unknown }).input
+    const input = given !== undefined && secret?.(issue.path) ? 'REDACTED' : given
     switch (issue.code) {
       case 'unrecognized_keys':
         for (const key of issue.keys) problems.push(`unknown field ${JSON.stringify(String(path.child(key)))}`)
@@ -135,7 +138,7 @@ export function decodeConfigDocument<T>(doc: unknown, source: string, kind: Conf
   if (header.length) throw new ConfigFileError(source, kind.kind, header)
 
   const parsed = kind.schema.safeParse(body, { reportInput: true })
-  if (!parsed.success) throw new ConfigFileError(source, kind.kind, zodProblems(parsed.error.issues))
+  if (!parsed.success) throw new ConfigFileError(source, kind.kind, zodProblems(parsed.error.issues, undefined, kind.secret))
   const semantic = kind.validate?.(parsed.data) ?? []
   if (semantic.length) throw new ConfigFileError(source, kind.kind, semantic)
   return parsed.data

@@ -92,7 +92,9 @@ export type EncryptionLoadOptions = EncryptionRuleOptions
 export { parseGroupResource }
 
 function encryptionKind(kind: string, apiVersions: readonly string[], options: EncryptionRuleOptions): ConfigKind<EncryptionFile> {
-  return { kind, apiVersions, schema: encryptionSchema, validate: (file) => validateEncryption(file, options) }
+  // Anything malformed under a keyed provider (a secret given as a list) is reported without its value, as the rules report a bad secret.
+  const secret = (path: readonly PropertyKey[]) => path.some((p) => p === 'aescbc' || p === 'aesgcm' || p === 'secretbox')
+  return { kind, apiVersions, schema: encryptionSchema, validate: (file) => validateEncryption(file, options), secret }
 }
 
 /** Upstream also reads `kind: EncryptionConfig` with `apiVersion: v1`, after a documentation mistake once showed it. */

@@ -380,4 +380,19 @@ describe('loadEncryptionConfiguration', () => {
     )
     assert.ok(!message.includes(key(16)))
   })
+
+  it('never shows a key given with the wrong type: a list, a number, or in place of the keys', () => {
+    const yaml = (secret: string) =>
+      ['apiVersion: apiserver.config.k8s.io/v1', 'kind: EncryptionConfiguration', 'resources:', '- resources: [secrets]', '  providers:', `  - ${secret}`].join('\n')
+    const digits = '12345678901234567890123456789012'
+    for (const [text, problem] of [
+      [yaml(`aescbc: {keys: [{name: k, secret: ["${KEY32}"]}]}`), `${P0}.aescbc.keys[0].secret: Invalid value: "REDACTED": must be a string`],
+      [yaml(`aesgcm: {keys: [{name: k, secret: ${digits}}]}`), `${P0}.aesgcm.keys[0].secret: Invalid value: "REDACTED": must be a string`],
+      [yaml(`secretbox: {keys: ["${KEY32}"]}`), `${P0}.secretbox.keys[0]: Invalid value: "REDACTED": must be an object`],
+    ] as const) {
+      const found = problems(text)
+      assert.deepEqual(found, [problem])
+      assert.ok(!found.join('\n').includes(KEY32) && !found.join('\n').includes(digits.slice(0, 12)))
+    }
+  })
 })
