@@ -14,7 +14,22 @@ export interface TruncateOptions {
 
 export const TRUNCATED_ANNOTATION = 'audit.k8s.io/truncated'
 
-const sizeOf = (ev: AuditEvent): number => new TextEncoder().encode(JSON.stringify(ev)).length
+/**
+ * Each event's serialized size, measured once: a backend that truncates
+ * events as they are recorded and one that splits the batches a buffer sends
+ * later read the same event, and serializing a batch of large events again
+ * in one go would hold the thread.
+ */
+const sizes = new WeakMap<AuditEvent, number>()
+
+function sizeOf(ev: AuditEvent): number {
+  let size = sizes.get(ev)
+  if (size === undefined) {
+    size = new TextEncoder().encode(JSON.stringify(ev)).length
+    sizes.set(ev, size)
+  }
+  return size
+}
 
 function truncated(ev: AuditEvent): AuditEvent {
   const { requestObject: _request, responseObject: _response, ...rest } = ev

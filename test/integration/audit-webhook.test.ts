@@ -140,6 +140,41 @@ describe('the audit webhook backend', () => {
     assert.ok((await metric(api, 'apiserver_audit_event_total')) >= 60)
   })
 
+  it('cuts each event to size as it is recorded, before it waits in the batch buffer, and still splits the batches sent by size', async () => {
+    const { api, receiver } = await setUp([
+      '--audit-webhook-truncate-enabled',
+      '--audit-webhook-truncate-max-event-size=1500',
+      '--audit-webhook-truncate-max-batch-size=1500',
+      '--audit-webhook-batch-max-size=3',
+      // Nothing leaves the buffer by waiting during the test: only a full batch is sent.
+      '--audit-webhook-batch-max-wait=1h',
+      '--audit-webhook-batch-throttle-enable=false',
+    ])
+    const big = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: { k: 'x'.repeat(50_000) } }
+    // An event too large even without its objects (its user agent alone is past the limit) is dropped at once.
+    const tooLarge = await api.post('/api/v1/namespaces/default/configmaps', { ...big, metadata: { name: 'agent' } }, { headers: { 'user-agent': 'a'.repeat(2000) } })
+    assert.equal(tooLarge.status, 201)
+    assert.equal(await metric(api, 'apiserver_audit_error_total{plugin="truncate"}'), 1)
+    // The /metrics read is the first event in the buffer; two large creates fill the batch of three.
+    const created: string[] = []
+    for (const name of ['big1', 'big2']) {
+      const r = await api.post('/api/v1/namespaces/default/configmaps', { ...big, metadata: { name } })
+      assert.equal(r.status, 201)
+      created.push(r.headers.get('audit-id')!)
+    }
+    await eventually('the full batch sent', () => created.every((id) => receiver.events().some((e) => e['auditID'] === id)))
+    for (const id of created) {
+      const ev = receiver.events().find((e) => e['auditID'] === id)!
+      assert.equal(ev['annotations']['audit.k8s.io/truncated'], 'true')
+      assert.equal(ev['requestObject'], undefined)
+      assert.equal(ev['responseObject'], undefined)
+    }
+    assert.ok(!receiver.events().some((e) => e['auditID'] === tooLarge.headers.get('audit-id')))
+    // Three events of some 700 bytes each, at most 1500 bytes a call: the batch left in more than one call.
+    assert.ok(receiver.received.length >= 2, JSON.stringify(receiver.received.map((l) => l.body.items.length)))
+    assert.ok(receiver.received.every((l) => JSON.stringify(l.body).length <= 1500 + 500))
+  })
+
   it('counts the events of a receiver that stays down once the retries are spent, and still answers (blocking)', async () => {
     const { api, receiver } = await setUp(['--audit-webhook-mode=blocking', '--audit-webhook-initial-backoff=1ms'])
     await receiver.stop()

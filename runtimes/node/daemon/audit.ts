@@ -26,14 +26,23 @@ type Values = ParsedFlags['values']
  */
 const MAX_BATCHES_IN_FLIGHT = 16
 
-/** Truncation, then batching, around a backend, as `--audit-<backend>-truncate-*` and `--audit-<backend>-batch-*` say. */
+/**
+ * Batching, then truncation, around a backend, as `--audit-<backend>-batch-*`
+ * and `--audit-<backend>-truncate-*` say. Truncation is outermost, as
+ * upstream builds it: an event is cut to size (or dropped) as it is
+ * recorded, so the buffer holds events of at most the largest size, and a
+ * full batch is never measured all at once. The batches the buffer sends
+ * are still split by size, from the sizes measured then.
+ */
 function wrapped(backend: AuditBackend, values: Values, name: 'log' | 'webhook', dropped: Dropped): AuditBackend {
   const flag = <S extends string>(suffix: S) => values[`audit-${name}-${suffix}` as keyof Values] as never
+  const truncating = (inner: AuditBackend): AuditBackend =>
+    flag('truncate-enabled')
+      ? new TruncatingBackend(inner, { maxEventSize: flag('truncate-max-event-size'), maxBatchSize: flag('truncate-max-batch-size') }, dropped)
+      : inner
   let out = backend
-  if (flag('truncate-enabled')) {
-    out = new TruncatingBackend(out, { maxEventSize: flag('truncate-max-event-size'), maxBatchSize: flag('truncate-max-batch-size') }, dropped)
-  }
   if (flag('mode') === 'batch') {
+    out = truncating(out)
     out = new BatchingBackend(
       out,
       {
@@ -46,7 +55,7 @@ function wrapped(backend: AuditBackend, values: Values, name: 'log' | 'webhook',
       dropped,
     )
   }
-  return out
+  return truncating(out)
 }
 
 function logBackend(values: Values, dropped: Dropped, logger: Logger): AuditBackend | undefined {
