@@ -22,7 +22,13 @@ const GCM_FAILED = 'cipher: message authentication failed'
 
 type AesKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>
 
+/**
+ * Checked when the transformer is made, as Go's aes.NewCipher does: a DEK a
+ * KMS plugin decrypted to the wrong size is refused then, not kept in a DEK
+ * cache that would fail every read of it until evicted.
+ */
 function importOnce(secret: Uint8Array, algorithm: 'AES-GCM' | 'AES-CBC'): () => Promise<AesKey> {
+  if (secret.length !== 16 && secret.length !== 24 && secret.length !== 32) throw new Error(`crypto/aes: invalid key size ${secret.length}`)
   let key: Promise<AesKey> | undefined
   const raw = secret.slice()
   return () => (key ??= crypto.subtle.importKey('raw', raw, { name: algorithm }, false, ['encrypt', 'decrypt']))

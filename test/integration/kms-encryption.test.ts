@@ -228,4 +228,44 @@ describe('KMS providers (in-process, memory store, real plugin)', () => {
     await client.put(`${SECRETS}/v1cbc`, cbc)
     assert.equal(s.held('v1cbc').subarray(0, 21).toString(), 'k8s:enc:kms:v2:vault:', 'rewritten with the first provider')
   })
+
+  it('a plugin that decrypts a DEK to a wrong-sized key: 500 naming the size, nothing kept, and the value reads once the plugin answers right', async () => {
+    const s = store()
+    const dek = Buffer.alloc(32, 5)
+    const wrappedDek = plugin.wrap(dek)
+    const fixtures: Record<string, (plain: Buffer, key: string) => Buffer> = {
+      v2dek: (plain, key) =>
+        Buffer.concat([
+          Buffer.from('k8s:enc:kms:v2:vault:'),
+          writeV2({ encryptedData: gcmSeal(dek, plain, key), keyId: 'key-0', encryptedDEKSource: wrappedDek, annotations: {}, type: 0 }),
+        ]),
+      v1dek: (plain, key) => {
+        const length = Buffer.alloc(2)
+        length.writeUInt16BE(wrappedDek.length)
+        return Buffer.concat([Buffer.from('k8s:enc:kms:v1:legacy:'), length, wrappedDek, gcmSeal(dek, plain, key)])
+      },
+    }
+    for (const [name, writer] of Object.entries(fixtures)) {
+      const w = await s.serve(writing(writer))
+      assert.equal((await w.post(SECRETS, { metadata: { name }, data: { password: PASSWORD } })).status, 201)
+    }
+    const client = await s.serve(s.encryption(secretsWith(kms('v2', 'vault'), kms('v1', 'legacy'))))
+    plugin.misanswer = (opened) => opened.subarray(0, 5)
+    try {
+      for (const name of Object.keys(fixtures)) {
+        const r = await client.get(`${SECRETS}/${name}`)
+        assert.equal(r.status, 500, `${name}: ${r.text}`)
+        assert.equal(r.body.reason, 'InternalError')
+        assert.match(r.body.message, new RegExp(`^Internal error occurred: unable to transform key "/registry/secrets/default/${name}": .*crypto/aes: invalid key size 5`))
+        assert.ok(!r.text.includes(PASSWORD))
+      }
+    } finally {
+      plugin.misanswer = undefined
+    }
+    for (const name of Object.keys(fixtures)) {
+      const r = await client.get(`${SECRETS}/${name}`)
+      assert.equal(r.status, 200, `${name}: the wrong answer was not kept: ${r.text}`)
+      assert.equal(r.body.data.password, PASSWORD)
+    }
+  })
 })

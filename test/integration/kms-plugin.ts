@@ -4,7 +4,8 @@
  * v1beta1, that wraps data with a local AES-256-GCM key (nonce, ciphertext,
  * tag). A test can change its key ID, stop it (the socket goes away, as a
  * crashed plugin's does) and start it again on the same socket, and count
- * its calls. `unwrap` opens what it wrapped, for test-side decryption.
+ * its calls. `unwrap` opens what it wrapped, for test-side decryption;
+ * `misanswer` makes Decrypt (v2 and v1) answer other bytes than it opened.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -24,6 +25,8 @@ export interface TestKmsPlugin {
   /** Healthz that Status reports (v2). */
   healthz: string
   calls: { status: number; encrypt: number; decrypt: number; version: number }
+  /** While set, what Decrypt answers instead of the bytes it opened (a misbehaving plugin). */
+  misanswer: ((opened: Buffer) => Buffer) | undefined
   /** Wraps with the plugin's key (what Encrypt answers). */
   wrap(plain: Uint8Array): Buffer
   unwrap(wrapped: Uint8Array): Buffer
@@ -54,6 +57,7 @@ export async function startKmsPlugin(): Promise<TestKmsPlugin> {
     keyId: 'key-1',
     healthz: 'ok',
     calls: { status: 0, encrypt: 0, decrypt: 0, version: 0 },
+    misanswer: undefined,
     wrap(plain) {
       const nonce = randomBytes(12)
       const cipher = createCipheriv('aes-256-gcm', kek, nonce)
@@ -83,7 +87,8 @@ export async function startKmsPlugin(): Promise<TestKmsPlugin> {
     Decrypt: (call, callback) => {
       plugin.calls.decrypt++
       try {
-        callback(null, { plaintext: plugin.unwrap(call.request.ciphertext) })
+        const opened = plugin.unwrap(call.request.ciphertext)
+        callback(null, { plaintext: plugin.misanswer ? plugin.misanswer(opened) : opened })
       } catch (err) {
         refuse(callback, err)
       }
@@ -101,7 +106,8 @@ export async function startKmsPlugin(): Promise<TestKmsPlugin> {
     Decrypt: (call, callback) => {
       plugin.calls.decrypt++
       try {
-        callback(null, { plain: plugin.unwrap(call.request.cipher) })
+        const opened = plugin.unwrap(call.request.cipher)
+        callback(null, { plain: plugin.misanswer ? plugin.misanswer(opened) : opened })
       } catch (err) {
         refuse(callback, err)
       }
