@@ -52,6 +52,16 @@ export function withRequestObjectMeta(ref: ObjectReference | undefined, obj: unk
   return filled
 }
 
+/** upstream's maxUserAgentLength for an event, and the mark it leaves on a cut one. */
+const MAX_USER_AGENT = 1024
+const USER_AGENT_CUT = '...TRUNCATED'
+
+/** The user agent an event records: its first 1024 bytes, marked when cut, as upstream keeps it. */
+export function auditedUserAgent(agent: string | undefined): string | undefined {
+  // Header values arrive as latin1 text: one character a byte, as Go counts them.
+  return agent !== undefined && agent.length > MAX_USER_AGENT ? `${agent.slice(0, MAX_USER_AGENT)}${USER_AGENT_CUT}` : agent
+}
+
 /** The members of a Status an event keeps; any other answer is its code alone. */
 export function responseStatus(code: number, body: unknown): ResponseStatus {
   if (!isPlainObject(body) || body['kind'] !== 'Status') return { metadata: {}, code }

@@ -143,8 +143,8 @@ describe('the audit webhook backend', () => {
   it('cuts each event to size as it is recorded, before it waits in the batch buffer, and still splits the batches sent by size', async () => {
     const { api, receiver } = await setUp([
       '--audit-webhook-truncate-enabled',
-      '--audit-webhook-truncate-max-event-size=1500',
-      '--audit-webhook-truncate-max-batch-size=1500',
+      '--audit-webhook-truncate-max-event-size=1200',
+      '--audit-webhook-truncate-max-batch-size=1200',
       '--audit-webhook-batch-max-size=3',
       // Nothing leaves the buffer by waiting during the test: only a full batch is sent.
       '--audit-webhook-batch-max-wait=1h',
@@ -170,9 +170,9 @@ describe('the audit webhook backend', () => {
       assert.equal(ev['responseObject'], undefined)
     }
     assert.ok(!receiver.events().some((e) => e['auditID'] === tooLarge.headers.get('audit-id')))
-    // Three events of some 700 bytes each, at most 1500 bytes a call: the batch left in more than one call.
+    // Three events of 500 to 800 bytes, at most 1200 bytes a call: the batch left in more than one call.
     assert.ok(receiver.received.length >= 2, JSON.stringify(receiver.received.map((l) => l.body.items.length)))
-    assert.ok(receiver.received.every((l) => JSON.stringify(l.body).length <= 1500 + 500))
+    assert.ok(receiver.received.every((l) => JSON.stringify(l.body).length <= 1200 + 500))
   })
 
   it('counts the events of a receiver that stays down once the retries are spent, and still answers (blocking)', async () => {

@@ -135,6 +135,17 @@ describe('audit', () => {
     assert.deepEqual(kept.events.filter((e) => e.auditID === 'my-own-id').map((e) => e.stage), ['RequestReceived', 'ResponseComplete'])
   })
 
+  it('keeps the first 1024 bytes of a long user agent, marked as cut, as upstream', async () => {
+    const { api, kept } = await start()
+    const agent = `${'a'.repeat(1024)}${'b'.repeat(15_000)}`
+    const r = await api.get('/api/v1/namespaces', { headers: { 'user-agent': agent } })
+    assert.equal(r.status, 200)
+    const ev = kept.events.find((e) => e.auditID === r.headers.get('audit-id'))!
+    assert.equal(ev.userAgent, `${'a'.repeat(1024)}...TRUNCATED`)
+    const short = await api.get('/api/v1/namespaces', { headers: { 'user-agent': 'kubectl/v1.32.0' } })
+    assert.equal(kept.events.find((e) => e.auditID === short.headers.get('audit-id'))!.userAgent, 'kubectl/v1.32.0')
+  })
+
   it('records a watch as started, and complete when it ends', async () => {
     const { api, kept } = await start({ rules: [{ level: 'Metadata', verbs: ['watch'] }] })
     const r = await api.server.fetch(new Request('http://in-process/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1'))

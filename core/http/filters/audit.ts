@@ -9,7 +9,7 @@
  */
 import type { MiddlewareHandler } from 'hono'
 import type { Auditor } from '../../audit/auditor.js'
-import { objectReference, responseStatus } from '../../audit/event.js'
+import { auditedUserAgent, objectReference, responseStatus } from '../../audit/event.js'
 import { sourceIPs } from '../../machinery/source-ips.js'
 import { attributesOf } from '../../authz/authorizer.js'
 import { observeBody } from '../observed-body.js'
@@ -95,7 +95,7 @@ export function auditFilter(auditor: Auditor): MiddlewareHandler<ChainEnv> {
       requestURI: url.pathname + url.search,
       verb: info.verb,
       sourceIPs: sourceIPs(c.req.raw.headers, c.env?.connection?.remoteAddress),
-      userAgent: c.req.header('user-agent'),
+      userAgent: auditedUserAgent(c.req.header('user-agent')),
       objectRef: objectReference(info),
     })
     if (audit.level === 'None') return next()
