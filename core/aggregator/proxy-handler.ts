@@ -15,7 +15,7 @@ import type { UserInfo } from '../machinery/object.js'
 import type { ApiService, ServiceReference } from './apiservice.js'
 import { identityHeaderLines, identityHeaderNames, stripIdentity } from './identity-headers.js'
 import type { ServiceLocation } from './service-location.js'
-import { appendForwardedFor, proxiedAnswer } from '../nodeagent/proxy-headers.js'
+import { appendForwardedFor, proxiedAnswer } from '../proxy/proxied-answer.js'
 
 export interface ProxyDeps {
   transport: ProxyTransport

@@ -12,7 +12,7 @@ import { stripIdentity, identityHeaderNames } from '../aggregator/identity-heade
 import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import type { ProxyTarget } from '../proxy/transport.js'
 import { isUpgradeRequest, upgradeHeaders, type PassUpgrade } from '../proxy/upgrade.js'
-import { appendForwardedFor, forwardedUri, proxiedAnswer } from './proxy-headers.js'
+import { appendForwardedFor, forwardedUri, proxiedAnswer } from '../proxy/proxied-answer.js'
 import { agentConnection, agentTarget, joinHostPort, type NodeAgentDeps } from './connection.js'
 import { asPlainStatus } from './errors.js'
 import { isGlobalUnicast } from './addresses.js'

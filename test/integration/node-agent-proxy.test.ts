@@ -17,6 +17,7 @@ import { createServer as createTcpServer, type AddressInfo, type Socket } from '
 import type { Duplex } from 'node:stream'
 import { after, before, describe, it } from 'node:test'
 import { connect, type TLSSocket } from 'node:tls'
+import { gunzipSync, gzipSync } from 'node:zlib'
 import { silentLogger } from '../../core/logging/logger.js'
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from '../../core/pki/certificates.js'
 import type { UpgradeHandoff } from '../../core/proxy/upgrade.js'
@@ -45,6 +46,13 @@ describe('proxy subresources', () => {
       backendSeen.push({ method: req.method ?? '', url: req.url ?? '', ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) })
       if (req.url === '/forwarded/') {
         return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ uri: req.headers['x-forwarded-uri'], for: req.headers['x-forwarded-for'] }))
+      }
+      // An HTML page linking to the backend's own paths, as it is and gzipped.
+      if (req.url === '/page' || req.url === '/page.gz') {
+        const page = Buffer.from('<html><body><a href="/docs/">docs</a> <img src="/logo.png"> <a href="https://example.com/">out</a> <p>/plain</p></body></html>')
+        const gzipped = req.url === '/page.gz'
+        const body = gzipped ? gzipSync(page) : page
+        return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': body.length, ...(gzipped ? { 'content-encoding': 'gzip' } : {}) }).end(body)
       }
       // A backend that redirects to its own page and would let any origin read the answer with the caller's credentials.
       if (req.url === '/old') {
@@ -191,6 +199,19 @@ describe('proxy subresources', () => {
     assert.equal(reply.headers.get('location'), '/api/v1/namespaces/default/services/web:http/proxy/new?x=1')
     assert.equal(reply.headers.get('access-control-allow-origin'), null)
     assert.equal(reply.headers.get('access-control-allow-credentials'), null)
+  })
+
+  it("sends an HTML page's links to the backend's own paths through the proxy, the page gzipped or not, as upstream's proxy transport", async () => {
+    const prefix = '/api/v1/namespaces/default/services/web:http/proxy'
+    const expected = `<html><body><a href="${prefix}/docs/">docs</a> <img src="${prefix}/logo.png"> <a href="https://example.com/">out</a> <p>/plain</p></body></html>`
+    const plain = await client.get(`${prefix}/page`)
+    assert.equal(plain.status, 200)
+    assert.equal(plain.text, expected)
+    assert.equal(plain.headers.get('content-length'), null, "the backend's length is not the page's any more")
+    const gzipped = await apiServer.fetch(new Request(`http://in-process${prefix}/page.gz`, { headers: { 'accept-encoding': 'gzip', authorization: 'Bearer secret' } }), {})
+    assert.equal(gzipped.status, 200)
+    assert.equal(gzipped.headers.get('content-encoding'), 'gzip')
+    assert.equal(gunzipSync(Buffer.from(await gzipped.arrayBuffer())).toString(), expected)
   })
 
   it('hands an upgrade through services and nodes proxy to the backend, with the path joined and no credentials', async () => {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { appendForwardedFor, forwardedUri, proxiedAnswer, rewriteLocation } from '../../../core/nodeagent/proxy-headers.js'
+import { appendForwardedFor, forwardedUri, proxiedAnswer, rewriteLocation } from '../../../core/proxy/proxied-answer.js'
 
 const context = { proxyPrefix: '/api/v1/namespaces/ns/services/web:80/proxy', backendHost: '10.0.0.5:8080', requestHost: 'localhost:8001' }
 

@@ -5,10 +5,11 @@
  * (`X-Forwarded-Uri`) and who asked (`X-Forwarded-For`); a redirect of the
  * backend to one of its own paths is sent back through the proxy; and the
  * backend's CORS headers are dropped, so a pod cannot grant another origin
- * reads of the API server's. Links inside proxied HTML pages are not
- * rewritten (upstream does).
+ * reads of the API server's. The links of an HTML page are rewritten as a
+ * redirect is (html-links.ts), through the page's gzip or deflate coding.
  */
 import { joinPreservingTrailingSlash } from '../machinery/clean-path.js'
+import { rewriteHtmlLinks } from './html-links.js'
 
 /** Set by the backend, never passed on: the API server's own CORS settings decide. */
 const BACKEND_CORS_HEADERS = ['access-control-allow-credentials', 'access-control-allow-headers', 'access-control-allow-methods', 'access-control-allow-origin']
@@ -63,13 +64,31 @@ export function rewriteLocation(location: string, context: ProxiedAnswerContext)
   return `${origin}${joinPreservingTrailingSlash(context.proxyPrefix, path)}${rest}`
 }
 
-/** The backend's answer as the client gets it: CORS headers dropped, a redirect through the proxy. */
+/** Whether the answer is an HTML page, by upstream's test: the media type exactly `text/html`. */
+function isHtml(headers: Headers): boolean {
+  return (headers.get('content-type') ?? '').split(';', 1)[0]!.trim() === 'text/html'
+}
+
+/** The page's body with its links rewritten, decoded and encoded again in its coding; undefined when its coding is unknown. */
+function rewrittenPage(body: ReadableStream<Uint8Array>, coding: string, context: ProxiedAnswerContext): ReadableStream<Uint8Array> | undefined {
+  const rewrite = (url: string): string => rewriteLocation(url, context)
+  if (coding === '') return rewriteHtmlLinks(body, rewrite)
+  // A page in another coding is passed as it came, as upstream does.
+  if (coding !== 'gzip' && coding !== 'deflate') return undefined
+  return rewriteHtmlLinks(body.pipeThrough(new DecompressionStream(coding)), rewrite).pipeThrough(new CompressionStream(coding))
+}
+
+/** The backend's answer as the client gets it: CORS headers dropped, a redirect or an HTML page's links through the proxy. */
 export function proxiedAnswer(answer: Response, context: ProxiedAnswerContext): Response {
   const location = answer.headers.get('location')
   const cors = BACKEND_CORS_HEADERS.some((name) => answer.headers.has(name))
-  if (!location && !cors) return answer
+  // As upstream's transport: a redirect's Location is rewritten, otherwise an HTML page's links.
+  const page = !location && answer.body !== null && isHtml(answer.headers) ? rewrittenPage(answer.body, answer.headers.get('content-encoding') ?? '', context) : undefined
+  if (!location && !cors && !page) return answer
   const headers = new Headers(answer.headers)
   for (const name of BACKEND_CORS_HEADERS) headers.delete(name)
   if (location) headers.set('location', rewriteLocation(location, context))
-  return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers })
+  // The rewritten page's length is not the backend's.
+  if (page) headers.delete('content-length')
+  return new Response(page ?? answer.body, { status: answer.status, statusText: answer.statusText, headers })
 }
