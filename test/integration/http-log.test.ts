@@ -69,6 +69,17 @@ describe('HTTP request log', () => {
     })
   })
 
+  it('writes the first 64 characters of a long Audit-ID the client chose, as upstream', async () => {
+    await withServer({ v: 3, vmodule: [] }, async (api, lines) => {
+      const long = `${'a'.repeat(64)}${'b'.repeat(8000)}`
+      const r = await api.get('/version', { ...as('admin-token'), headers: { ...as('admin-token').headers, 'audit-id': long } })
+      assert.equal(r.status, 200)
+      assert.equal(r.headers.get('audit-id'), long)
+      const [line] = httpLines(lines)
+      assert.equal(line?.['audit-ID'], 'a'.repeat(64))
+    })
+  })
+
   it('writes it for the modules --vmodule raises to 3, and not at all below', async () => {
     await withServer({ v: 0, vmodule: [{ pattern: 'http*', verbosity: 3 }] }, async (api, lines) => {
       await api.get('/version', as('admin-token'))

@@ -16,6 +16,7 @@ import { logVerb } from './metrics.js'
 /** The verbosity of the request line, as upstream. */
 export const HTTP_LOG_LEVEL = 3
 const MODULE = 'httplog'
+const MAX_LOGGED_AUDIT_ID = 64
 
 /** Milliseconds as Go's time.Duration prints them: 812ns, 3.5µs, 1.234567ms, 2.5s, 1m3s. */
 export function goDuration(ms: number): string {
@@ -53,7 +54,8 @@ export function httpLogFilter(logger: Logger, clock: () => number = () => perfor
           URI: url.pathname + url.search,
           latency: goDuration(clock() - started),
           userAgent,
-          'audit-ID': c.get('auditID') ?? '',
+          // A client's own ID is cut to 64 characters in the log, as upstream's GetAuditIDTruncated (the event keeps it whole).
+          'audit-ID': (c.get('auditID') ?? '').slice(0, MAX_LOGGED_AUDIT_ID),
           srcIP: c.env?.connection?.remoteAddress ?? '',
           ...(status === 101 ? { hijacked: true } : { resp: status }),
         },
