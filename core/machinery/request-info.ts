@@ -99,12 +99,37 @@ export function pathOfUrl(url: string): string {
   return path.includes('%') && /%2e/i.test(path) ? new URL(url).pathname : path
 }
 
+const HEX = /^[0-9a-fA-F]{2}$/
+const utf8 = new TextEncoder()
+const lenientUtf8 = new TextDecoder()
+
+/**
+ * The path with its percent-escapes decoded, as Go's URL.Path (which
+ * upstream splits) holds it: `x%20y` names the object `x y`, and `%2F`
+ * separates segments. A path with a malformed escape is kept as it came.
+ */
+export function unescapedPath(path: string): string {
+  if (!path.includes('%')) return path
+  const bytes: number[] = []
+  for (let i = 0; i < path.length; i++) {
+    const c = path[i]!
+    if (c === '%') {
+      const hex = path.slice(i + 1, i + 3)
+      if (!HEX.test(hex)) return path
+      bytes.push(parseInt(hex, 16))
+      i += 2
+    } else if (c.charCodeAt(0) < 0x80) bytes.push(c.charCodeAt(0))
+    else for (const b of utf8.encode(c)) bytes.push(b)
+  }
+  return lenientUtf8.decode(Uint8Array.from(bytes))
+}
+
 /** `url` may be a Request's serialized url; its query is then parsed only when `query` is not given. */
 export function parseRequestInfo(method: string, url: URL | string, query?: URLSearchParams): RequestInfo {
   if (typeof url !== 'string') query ??= url.searchParams
   else query ??= new URL(url).searchParams
   const path = typeof url === 'string' ? pathOfUrl(url) : url.pathname
-  let parts = path.split('/').filter((p) => p !== '')
+  let parts = unescapedPath(path).split('/').filter((p) => p !== '')
   const info = nonResource(path, method)
   if (parts.length < 3 || !API_PREFIXES.has(parts[0] ?? '')) return info
 

@@ -360,3 +360,37 @@ describe('delete', () => {
     assert.equal((await api.get(`${CM}/cfg`)).status, 200)
   })
 })
+
+describe('names a client escapes in the URL', () => {
+  it('reads, replaces and deletes an object whose name has spaces, non-ASCII or ? and #, through the escaped name clients send, as upstream decodes the path', async () => {
+    const api = await startServer()
+    const CR = '/apis/rbac.authorization.k8s.io/v1/clusterroles'
+    for (const name of ['read all', 'café', 'a?b', 'a#b']) {
+      assert.equal((await api.post(CR, { metadata: { name }, rules: [] })).status, 201, name)
+      // As client-go's url.URL and kubectl send it: each such character percent-escaped.
+      const path = `${CR}/${encodeURIComponent(name)}`
+      const got = await api.get(path)
+      assert.equal(got.status, 200, `${name}: ${got.text}`)
+      assert.equal(got.body.metadata.name, name)
+      const replaced = await api.put(path, { ...got.body, metadata: { ...got.body.metadata, labels: { changed: 'yes' } } })
+      assert.equal(replaced.status, 200, `${name}: ${replaced.text}`)
+      assert.equal(replaced.body.metadata.labels.changed, 'yes')
+      assert.equal((await api.delete(path)).status, 200, name)
+      assert.equal((await api.get(path)).status, 404, name)
+    }
+  })
+
+  it('splits an escaped slash as a separator, as upstream does, and keeps a malformed escape as it came', async () => {
+    const api = await startServer()
+    await api.post(CM, { metadata: { name: 'a' } })
+    const slash = await api.get(`${CM}/a%2Fstatus`)
+    assert.equal(slash.status, 404, slash.text)
+    assert.equal(slash.body.reason, 'NotFound')
+    const malformed = await api.get(`${CM}/a%zz`)
+    assert.equal(malformed.status, 400, malformed.text)
+    assert.equal(malformed.body.message, `Name parameter invalid: "a%zz": may not contain '%'`)
+    const percent = await api.get(`${CM}/a%25b`)
+    assert.equal(percent.status, 400, percent.text)
+    assert.equal(percent.body.message, `Name parameter invalid: "a%b": may not contain '%'`)
+  })
+})
