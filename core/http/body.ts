@@ -137,7 +137,39 @@ function parseJson(text: string, prefix: string): unknown {
   }
   const overflowing = overflowingNumber(text)
   if (overflowing !== undefined) throw badRequest(numberOverflowMessage(value, overflowing, prefix))
-  return value
+  return wellFormedStrings(text, value)
+}
+
+/** An escaped UTF-16 surrogate (`\ud800`): the only way a JSON text decoded from UTF-8 holds half of a pair. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/
+const SURROGATE = /[\ud800-\udfff]/
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+
+/**
+ * The value with every lone surrogate made U+FFFD, as Go's JSON decoder
+ * makes it (JSON.parse keeps it): a name is then one string in the object,
+ * in the watch cache and in every store's key (whose UTF-8 bytes would
+ * have made it U+FFFD there alone). Walked only when the text escapes one.
+ */
+function wellFormedStrings(text: string, value: unknown): unknown {
+  if (!SURROGATE_ESCAPE.test(text)) return value
+  const fix = (s: string): string => (SURROGATE.test(s) ? s.replace(LONE_SURROGATE, '\ufffd') : s)
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return fix(v)
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) v[i] = walk(v[i])
+      return v
+    }
+    if (v === null || typeof v !== 'object') return v
+    const object = v as Record<string, unknown>
+    const keys = Object.keys(object)
+    // Own fields set as JSON.parse sets them (`__proto__` too); when a key changes the object is built again
+    // in order, a later key winning as in Go's decoder.
+    const out: Record<string, unknown> = keys.some((k) => SURROGATE.test(k)) ? {} : object
+    for (const k of keys) Object.defineProperty(out, fix(k), { value: walk(object[k]), writable: true, enumerable: true, configurable: true })
+    return out
+  }
+  return walk(value)
 }
 
 /**
@@ -184,7 +216,7 @@ export async function decodeJsonWithin(
   const tooDeep = depthChecked ? undefined : await runInSlices(jsonTooDeepWalk(text), slice)
   if (tooDeep) throw badRequest(`${prefix}${jsonDepthMessage(tooDeep)}`)
   const parsed = await runInSlices(parseJsonWalk(text), slice)
-  const value = parsed ? parsed.value : parseJsonWithin(text, prefix)
+  const value = parsed ? wellFormedStrings(text, parsed.value) : parseJsonWithin(text, prefix)
   return { value, duplicates: findDuplicates ? await runInSlices(duplicateJsonFieldsWalk(text), slice) : [] }
 }
 

@@ -380,6 +380,24 @@ describe('names a client escapes in the URL', () => {
     }
   })
 
+  it('reads an escaped half of a surrogate pair as U+FFFD, as Go\u2019s decoder does, so two such names are one object in every store', async () => {
+    const api = await startServer()
+    const CR = '/apis/rbac.authorization.k8s.io/v1/clusterroles'
+    // Written as JSON text: JSON.stringify would escape the halves itself.
+    const created = await api.post(CR, '{"metadata":{"name":"x\\ud800"},"rules":[]}')
+    assert.equal(created.status, 201, created.text)
+    assert.equal(created.body.metadata.name, 'x\ufffd')
+    const again = await api.post(CR, '{"metadata":{"name":"x\\udc00"},"rules":[]}')
+    assert.equal(again.status, 409, again.text)
+    assert.equal(again.body.reason, 'AlreadyExists')
+    assert.equal(again.body.message, 'clusterroles.rbac.authorization.k8s.io "x\ufffd" already exists')
+    const got = await api.get(`${CR}/${encodeURIComponent('x\ufffd')}`)
+    assert.equal(got.status, 200, got.text)
+    assert.equal(got.body.metadata.uid, created.body.metadata.uid)
+    const paired = await api.post(CR, '{"metadata":{"name":"x\\ud83d\\ude00"},"rules":[]}')
+    assert.equal(paired.body.metadata.name, 'x\u{1F600}', 'a whole pair is kept')
+  })
+
   it('splits an escaped slash as a separator, as upstream does, and keeps a malformed escape as it came', async () => {
     const api = await startServer()
     await api.post(CM, { metadata: { name: 'a' } })

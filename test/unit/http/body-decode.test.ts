@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import { decodeUtf8, readBodyBytes } from '../../../core/http/body.js'
+import { decodeJsonWithin, decodeUtf8, readBodyBytes } from '../../../core/http/body.js'
 
 const KiB = 1024
 
@@ -54,5 +54,20 @@ describe('a request body decoded in steps', () => {
     const body = await readBodyBytes(new Request('http://x/', { method: 'POST', body: stream, duplex: 'half' } as RequestInit), 1024 * KiB)
     assert.equal(body.byteLength, 40 * 16 * KiB)
     for (let i = 0; i < 40; i++) assert.equal(body[i * 16 * KiB], i)
+  })
+})
+
+describe('a JSON body with an escaped half of a surrogate pair', () => {
+  it('holds U+FFFD in its place, in values and keys, whole pairs kept, whether parsed at once or in slices', async () => {
+    for (const padding of [0, 100 * KiB]) {
+      const text = `{"a\\udc00":"x\\ud800","list":["\\udfff\\ud83d\\ude00"],"__proto__":{"b":"\\ud800y"},"pad":"${'p'.repeat(padding)}"}`
+      const { value } = await decodeJsonWithin(text, '', false)
+      const v = value as Record<string, unknown>
+      assert.deepEqual(Object.keys(v), ['a\ufffd', 'list', '__proto__', 'pad'], `padding ${padding}`)
+      assert.equal(v['a\ufffd'], 'x\ufffd')
+      assert.deepEqual(v['list'], ['\ufffd\u{1F600}'])
+      assert.equal(Object.getPrototypeOf(v), Object.prototype, '__proto__ stays an own field')
+      assert.deepEqual(Object.getOwnPropertyDescriptor(v, '__proto__')?.value, { b: '\ufffdy' })
+    }
   })
 })
