@@ -65,6 +65,24 @@ describe('/logs/', () => {
     }
   })
 
+  it('sends a file as long as it was when looked at, nothing written to it after', async () => {
+    const growing = join(logs, 'growing.log')
+    writeFileSync(growing, '')
+    const files = nodeLogFiles(logs)
+    // The log's writer adds a line between the server's look at the file and its read of it.
+    const racing = { read: async (path: string) => files.read(path).finally(() => writeFileSync(growing, 'written later\n')) }
+    const raced = createApiServer({ authentication: { tokens }, authorizationModes: ['RBAC'] }, { logFiles: racing })
+    try {
+      await raced.ready
+      const res = await new TestClient(raced).get('/logs/growing.log', as('admin-token'))
+      assert.equal(res.status, 200)
+      assert.equal(res.headers.get('content-length'), '0')
+      assert.equal(res.text, '')
+    } finally {
+      await raced.shutdown()
+    }
+  })
+
   it('is not served without the port', async () => {
     const plain = createApiServer({ authentication: { tokens }, authorizationModes: ['RBAC'] })
     try {

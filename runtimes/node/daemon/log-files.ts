@@ -24,7 +24,10 @@ export function nodeLogFiles(root: string = DEFAULT_LOG_DIR): LogFiles {
           return { kind: 'directory', entries: entries.map((e) => (e.isDirectory() ? `${e.name}/` : e.name)).sort() }
         }
         if (!info.isFile()) return undefined
-        return { kind: 'file', size: info.size, body: Readable.toWeb(createReadStream(real, { end: Math.max(info.size - 1, 0) })) as ReadableStream<Uint8Array> }
+        // The answer's length is the size now, as a file server's: what is written after is not sent
+        // (a read of an empty file would take a byte, `end` being inclusive, past a Content-Length of 0).
+        if (info.size === 0) return { kind: 'file', size: 0, body: new Blob([]).stream() }
+        return { kind: 'file', size: info.size, body: Readable.toWeb(createReadStream(real, { end: info.size - 1 })) as ReadableStream<Uint8Array> }
       } catch {
         // Missing or unreadable: the same answer as for a path that does not exist.
         return undefined
