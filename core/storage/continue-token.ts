@@ -66,7 +66,8 @@ export function decodeContinue(token: string, prefix: string): DecodedContinue {
   // `..` segment would otherwise let a client page outside the listed prefix.
   const rooted = start.startsWith('/') ? start : `/${start}`
   if (!isCleanPath(rooted)) return fail(`${INVALID}: ${start}`)
-  return { startKey: prefix + rooted.slice(1), revision: revision as number }
+  // Upstream reads any revision below zero as "the latest", not only the -1 it hands out.
+  return { startKey: prefix + rooted.slice(1), revision: (revision as number) < 0 ? CONTINUE_AT_LATEST : (revision as number) }
 }
 
 /** True when Go's path.Clean would leave the rooted path unchanged. */

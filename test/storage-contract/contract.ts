@@ -394,6 +394,18 @@ export function runStorageContract<S extends Storage>(
         await sameAsExactRead(s, notOlder)
       })
 
+      it('continues a token of any negative revision at the latest one, as upstream reads every revision below zero', async (t) => {
+        const s = await open(t)
+        for (const n of ['a', 'b', 'c']) await s.create(key(n), pod(n))
+        await s.delete(key('b'))
+        const token = (rv: number) => btoa(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start: 'ns/b' })).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+        for (const rv of [-1, -5, -(2 ** 53 - 1)]) {
+          const page = await s.list(PREFIX, { continue: token(rv) })
+          assert.deepEqual(names(page.items), ['c'], `rv ${rv}`)
+          assert.equal(page.revision, await s.currentRevision(), `rv ${rv}`)
+        }
+      })
+
       it('refuses a continue token it cannot read, or one that leaves the listed prefix, with InvalidContinue', async (t) => {
         const s = await open(t)
         await s.create(key('a'), pod('a'))
