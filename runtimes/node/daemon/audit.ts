@@ -12,7 +12,8 @@ import type { WebhookTarget } from '../../../core/crd/webhook-client.js'
 import type { ParsedFlags } from '../../../core/options/flags/index.js'
 import type { AuditOptions } from '../../../core/options/api-server-options.js'
 import type { Logger } from '../../../core/logging/logger.js'
-import { AuditLogBackend } from './audit-log.js'
+import { AuditLogBackend, type SharedRotation } from './audit-log.js'
+import { type ServingWorker, servingWorker } from './workers.js'
 import { auditWebhookSender, auditWebhookTarget } from './audit-webhook.js'
 import type { EgressDialers } from '../adapter/egress-dialer.js'
 
@@ -58,6 +59,12 @@ function wrapped(backend: AuditBackend, values: Values, name: 'log' | 'webhook',
   return truncating(out)
 }
 
+/** A worker of `--workers` shares the file with the others: the primary rotates it for them all. */
+function sharedBy(worker: ServingWorker | undefined, path: string): { shared?: SharedRotation } {
+  if (!worker || path === '-') return {}
+  return { shared: { request: (inode) => worker.rotateAuditLog(inode), onRotated: (reopen) => worker.onAuditLogRotated(reopen) } }
+}
+
 function logBackend(values: Values, dropped: Dropped, logger: Logger): AuditBackend | undefined {
   const path = values['audit-log-path']
   if (!path) return undefined
@@ -70,6 +77,7 @@ function logBackend(values: Values, dropped: Dropped, logger: Logger): AuditBack
     compress: values['audit-log-compress'],
     strict: values['audit-log-mode'] === 'blocking-strict',
     onHousekeepingError: (err) => logger.warn({ err: err.message, path }, 'cannot compress or prune the rotated audit log files'),
+    ...sharedBy(servingWorker(), path),
   })
   return wrapped(log, values, 'log', dropped)
 }

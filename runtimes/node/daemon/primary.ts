@@ -1,8 +1,9 @@
 /**
  * The primary process of `--workers N`: what must happen once before the
  * workers start (the config files read and checked, the certificates and
- * service account key written into --cert-dir), then the workers, and the
- * admin kubeconfig once the port is known. It serves no request itself.
+ * service account key written into --cert-dir), then the workers, the
+ * admin kubeconfig once the port is known, and the rotations of the audit
+ * log the workers share. It serves no request itself.
  */
 import type { ParsedFlags } from '../../../core/options/flags/index.js'
 import type { Logger } from '../../../core/logging/logger.js'
@@ -11,6 +12,7 @@ import { StartupError } from './daemon-options.js'
 import type { DaemonFlags } from './flags.js'
 import { pkiOptionsOf, preparePki } from './pki.js'
 import { serviceAccountKeyOptionsOf, serviceAccountKeys } from './service-account-keys.js'
+import { sharedAuditLogRotation } from './audit-log-rotation.js'
 import { superviseWorkers } from './workers.js'
 
 export interface PrimaryOptions {
@@ -43,10 +45,12 @@ export async function runPrimary({ flags, parsed, logger, shutdownDeadlineMs }: 
     })
   }
   const count = parsed.values['workers']
-  return superviseWorkers({
+  const auditLog = sharedAuditLogRotation(parsed.values, logger)
+  const code = await superviseWorkers({
     count,
     logger,
     shutdownDeadlineMs,
+    ...(auditLog ? { onRotateAuditLog: (inode, reopenAll) => auditLog.request(inode, reopenAll) } : {}),
     async onFirstListening(url, port) {
       const kubeconfigPath = await pki.writeKubeconfig(url)
       logger.info(
@@ -55,4 +59,7 @@ export async function runPrimary({ flags, parsed, logger, shutdownDeadlineMs }: 
       )
     },
   })
+  // The last rotated file compressed before the daemon exits, as a single process's shutdown waits for it.
+  await auditLog?.settled()
+  return code
 }

@@ -23,8 +23,12 @@ const RESTART_BACKOFF_MAX_MS = 30_000
 /** A worker that served this long before dying is restarted after the shortest wait again. */
 const STABLE_AFTER_MS = 30_000
 
-type PrimaryMessage = { kind: 'shutdown'; signal: string } | { kind: 'store-changed' }
-type WorkerMessage = { kind: 'listening'; url: string; port: number } | { kind: 'store-changed' }
+type PrimaryMessage = { kind: 'shutdown'; signal: string } | { kind: 'store-changed' } | { kind: 'audit-log-rotated'; rotation: number }
+type WorkerMessage =
+  | { kind: 'listening'; url: string; port: number }
+  | { kind: 'store-changed' }
+  | { kind: 'rotate-audit-log'; inode: number }
+  | { kind: 'audit-log-reopened'; rotation: number }
 
 export interface ServingWorker {
   /** 1 to N. */
@@ -38,6 +42,10 @@ export interface ServingWorker {
   storeChanged(): void
   /** `listener` hears of the other workers' commits to the shared embedded store. */
   onStoreChanged(listener: () => void): void
+  /** Asks the primary to rotate the audit log file every worker appends to (the file's inode names it). */
+  rotateAuditLog(inode: number): void
+  /** `reopen` runs once the primary renamed the audit log file; the primary hears when it has run. */
+  onAuditLogRotated(reopen: () => void): void
 }
 
 let current: ServingWorker | undefined
@@ -50,10 +58,15 @@ export function servingWorker(): ServingWorker | undefined {
   if (!Number.isInteger(index) || index < 1 || !send) return undefined
   const shutdown = new AbortController()
   const storeListeners: (() => void)[] = []
+  const auditLogListeners: (() => void)[] = []
   // Listened for from the first moment: a request that arrives during start-up is not lost.
   process.on('message', (message: PrimaryMessage) => {
     if (message?.kind === 'shutdown' && !shutdown.signal.aborted) shutdown.abort(message.signal)
     if (message?.kind === 'store-changed') for (const listener of storeListeners) listener()
+    if (message?.kind === 'audit-log-rotated') {
+      for (const reopen of auditLogListeners) reopen()
+      send({ kind: 'audit-log-reopened', rotation: message.rotation } satisfies WorkerMessage, undefined, {}, () => {})
+    }
   })
   let changePending = false
   current = {
@@ -71,6 +84,10 @@ export function servingWorker(): ServingWorker | undefined {
       })
     },
     onStoreChanged: (listener) => void storeListeners.push(listener),
+    rotateAuditLog(inode) {
+      if (process.connected) send({ kind: 'rotate-audit-log', inode } satisfies WorkerMessage, undefined, {}, () => {})
+    },
+    onAuditLogRotated: (reopen) => void auditLogListeners.push(reopen),
   }
   return current
 }
@@ -82,6 +99,12 @@ export interface SupervisorOptions {
   shutdownDeadlineMs: number
   /** Called once, when the first worker listens (the port is known only then with --secure-port=0). */
   onFirstListening(url: string, port: number): Promise<void>
+  /**
+   * A worker asks for the shared audit log (the file of that inode) to be
+   * rotated; `reopenAll` tells every worker to reopen it once renamed, and
+   * resolves when each has (or has exited).
+   */
+  onRotateAuditLog?(inode: number, reopenAll: () => Promise<void>): void
 }
 
 interface Slot {
@@ -123,6 +146,32 @@ export async function superviseWorkers(opts: SupervisorOptions): Promise<number>
   const live = (): Worker[] => slots.flatMap((s) => (s.worker ? [s.worker] : []))
   const allExited = (): boolean => live().length === 0 && slots.every((s) => s.restartTimer === undefined)
 
+  /** The reopens of the audit log each worker owes, by rotation; a worker that exits owes none. */
+  let rotations = 0
+  const owedReopens = new Map<Worker, { rotation: number; done: () => void }[]>()
+  const reopened = (worker: Worker, upTo = Number.POSITIVE_INFINITY): void => {
+    const owed = owedReopens.get(worker) ?? []
+    for (const entry of owed.filter((e) => e.rotation <= upTo)) entry.done()
+    const left = owed.filter((e) => e.rotation > upTo)
+    if (left.length > 0) owedReopens.set(worker, left)
+    else owedReopens.delete(worker)
+  }
+  const reopenAll = (): Promise<void> => {
+    const rotation = ++rotations
+    const waits = live()
+      .filter((worker) => worker.isConnected())
+      .map(
+        (worker) =>
+          new Promise<void>((done) => {
+            owedReopens.set(worker, [...(owedReopens.get(worker) ?? []), { rotation, done }])
+            worker.send({ kind: 'audit-log-rotated', rotation } satisfies PrimaryMessage, undefined, (err) => {
+              if (err) reopened(worker, rotation)
+            })
+          }),
+      )
+    return Promise.all(waits).then(() => {})
+  }
+
   const fork = (slot: Slot): void => {
     slot.restartTimer = undefined
     slot.startedAt = Date.now()
@@ -133,6 +182,8 @@ export async function superviseWorkers(opts: SupervisorOptions): Promise<number>
         for (const other of live()) if (other !== worker && other.isConnected()) other.send({ kind: 'store-changed' } satisfies PrimaryMessage, undefined, () => {})
         return
       }
+      if (message?.kind === 'rotate-audit-log') return opts.onRotateAuditLog?.(message.inode, reopenAll)
+      if (message?.kind === 'audit-log-reopened') return reopened(worker, message.rotation)
       if (message?.kind !== 'listening') return
       slot.served = true
       slot.listening = true
@@ -143,6 +194,8 @@ export async function superviseWorkers(opts: SupervisorOptions): Promise<number>
     worker.on('exit', (code, signal) => {
       slot.worker = undefined
       slot.listening = false
+      // Its file closed with it: no rotation waits on it.
+      reopened(worker)
       if (stopping) {
         if (allExited()) finish(exitCode)
         return
