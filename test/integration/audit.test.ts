@@ -168,4 +168,26 @@ describe('audit of an oversized body', () => {
     assert.equal(ev.requestObject, undefined)
     assert.equal((await api.get('/api/v1/namespaces/default/configmaps/big')).status, 404)
   })
+
+  it('stops reading a streamed body past the limit, as without auditing, rather than holding all of it', async () => {
+    const { api, kept } = await start({ rules: [{ level: 'Request' }] })
+    // 256 MiB sent in 1 MiB chunks with no Content-Length; the server pulls each chunk it reads.
+    const chunk = new Uint8Array(1 << 20).fill(0x20)
+    let pulled = 0
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (pulled++ < 256) controller.enqueue(chunk.slice())
+        else controller.close()
+      },
+    })
+    const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' }
+    const r = await api.server.fetch(new Request('http://in-process/api/v1/namespaces/default/configmaps', init as RequestInit))
+    assert.equal(r.status, 413)
+    assert.equal(((await r.json()) as { reason: string }).reason, 'RequestEntityTooLarge')
+    // A little past the 3 MiB limit, as the handler alone reads; not the whole body.
+    assert.ok(pulled < 16, `${pulled} chunks of 1 MiB pulled`)
+    const ev = kept.events.find((e) => e.auditID === r.headers.get('audit-id') && e.stage === 'ResponseComplete')!
+    assert.equal(ev.responseStatus?.code, 413)
+    assert.equal(ev.requestObject, undefined)
+  })
 })

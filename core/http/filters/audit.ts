@@ -32,19 +32,28 @@ export const auditIdFilter: MiddlewareHandler<ChainEnv> = async (c, next) => {
 const MAX_AUDITED_BODY_BYTES = 3 * 1024 * 1024
 
 /**
- * The body's text, or undefined past the limit. The copy is read to its end
- * (cancelling one branch of a cloned body stalls the other in some runtimes)
- * but nothing past the limit is kept, so an oversized body costs no memory.
+ * The body's text, or undefined past the limit. Past it the copy is
+ * cancelled and not read on: reading it to its end had the clone hold every
+ * byte of the body for the original, unread until the handler ran (a body
+ * of gigabytes was all in memory). The cancel is not awaited: a branch's
+ * cancel settles only once the other branch is cancelled too, which the
+ * handler does when its own limit refuses the body.
  */
 async function boundedText(body: ReadableStream<Uint8Array>): Promise<string | undefined> {
+  const reader = body.getReader()
   const decoder = new TextDecoder()
   let text = ''
   let size = 0
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength
-    if (size <= MAX_AUDITED_BODY_BYTES) text += decoder.decode(chunk, { stream: true })
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) return text + decoder.decode()
+    size += value.byteLength
+    if (size > MAX_AUDITED_BODY_BYTES) {
+      void reader.cancel().catch(() => {})
+      return undefined
+    }
+    text += decoder.decode(value, { stream: true })
   }
-  return size > MAX_AUDITED_BODY_BYTES ? undefined : text + decoder.decode()
 }
 
 async function bodyObject(request: Request): Promise<unknown> {
