@@ -65,6 +65,22 @@ const kubeconfigSchema = z.lazy(() => z.strictObject({
 }))
 
 type KubeconfigFile = z.infer<typeof kubeconfigSchema>
+
+/** A user's fields that hold a credential or lead to one (an auth-provider's config and an exec plugin's env and args hold secrets too). */
+const SECRET_USER_FIELDS = new Set<PropertyKey>(['client-key-data', 'client-key', 'token', 'password', 'auth-provider', 'exec'])
+
+/**
+ * Whether a value that fails the schema at `path` may hold a credential, and
+ * is reported as `REDACTED`: a secret field or anything inside it, and every
+ * value that contains a user (the file itself, `users`, an entry of it, its
+ * `user`), as client-go never prints these either.
+ */
+function secretPath(path: readonly PropertyKey[]): boolean {
+  if (path.length === 0) return true
+  if (path[0] !== 'users') return false
+  if (path.length <= 2) return true
+  return path[2] === 'user' && (path.length === 3 || SECRET_USER_FIELDS.has(path[3]!))
+}
 type Cluster = KubeconfigFile['clusters'][number]['cluster']
 type User = KubeconfigFile['users'][number]['user']
 
@@ -256,7 +272,7 @@ function fileOrData(file: string, data: Uint8Array | undefined, source: string):
  */
 export function loadKubeconfigConnection(text: string, source: string): KubeconfigConnection {
   const parsed = kubeconfigSchema.safeParse(parseConfigText(text, source, KIND) ?? {}, { reportInput: true })
-  if (!parsed.success) throw new ConfigFileError(source, KIND, zodProblems(parsed.error.issues))
+  if (!parsed.success) throw new ConfigFileError(source, KIND, zodProblems(parsed.error.issues, undefined, secretPath))
   const file = parsed.data
   const problems: ConfigProblem[] = []
   // Both may be left out; client-go then assumes them.

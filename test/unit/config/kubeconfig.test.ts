@@ -288,3 +288,40 @@ describe('loadKubeconfigConnection', () => {
     )
   })
 })
+
+describe('kubeconfig secrets in problems', () => {
+  const SECRET = 'do-not-print-9f8e7d6c5b4a'
+  const DIGITS = 987654321012345
+  const withUser = (user: unknown) => kubeconfig({ extra: { users: [{ name: 'u', user }] } })
+  const cases: { given: string; text: string; problem: string }[] = [
+    { given: 'client-key-data as a list', text: withUser({ 'client-key-data': [SECRET] }), problem: 'users[0].user.client-key-data: Invalid value: "REDACTED": must be a string' },
+    { given: 'client-key as an object', text: withUser({ 'client-key': { path: SECRET } }), problem: 'users[0].user.client-key: Invalid value: "REDACTED": must be a string' },
+    { given: 'token as a number', text: withUser({ token: DIGITS }), problem: 'users[0].user.token: Invalid value: "REDACTED": must be a string' },
+    { given: 'password as a list', text: withUser({ username: 'admin', password: [SECRET] }), problem: 'users[0].user.password: Invalid value: "REDACTED": must be a string' },
+    { given: 'auth-provider as a list', text: withUser({ 'auth-provider': [{ config: { 'client-secret': SECRET } }] }), problem: 'users[0].user.auth-provider: Invalid value: "REDACTED": must be an object' },
+    { given: 'exec as a string', text: withUser({ exec: SECRET }), problem: 'users[0].user.exec: Invalid value: "REDACTED": must be an object' },
+    { given: 'the user as a list', text: withUser([{ token: SECRET }]), problem: 'users[0].user: Invalid value: "REDACTED": must be an object' },
+    { given: 'a users entry as a string', text: kubeconfig({ extra: { users: [`token: ${SECRET}`] } }), problem: 'users[0]: Invalid value: "REDACTED": must be an object' },
+    { given: 'users as an object', text: kubeconfig({ extra: { users: { u: { token: SECRET } } } }), problem: 'users: Invalid value: "REDACTED": must be a list' },
+    { given: 'the file as a list', text: JSON.stringify([{ users: [{ name: 'u', user: { token: SECRET } }] }]), problem: ': Invalid value: "REDACTED": must be an object' },
+  ]
+  for (const c of cases) {
+    it(`names the field but never shows the value of ${c.given}`, () => {
+      const found = problems(c.text)
+      assert.deepEqual(found, [c.problem])
+      let message = ''
+      try {
+        loadKubeconfigConnection(c.text, SOURCE)
+      } catch (err) {
+        message = (err as Error).message
+      }
+      assert.ok(message.includes(c.problem.split(':')[0]!), message)
+      assert.ok(!message.includes(SECRET) && !message.includes(String(DIGITS)), message)
+    })
+  }
+
+  it('still shows a wrong-typed value that holds no credential', () => {
+    assert.deepEqual(problems(withUser({ token: 't', as: 5 })), ['users[0].user.as: Invalid value: 5: must be a string'])
+    assert.deepEqual(problems(kubeconfig({ cluster: { server: 5 } })), ['clusters[0].cluster.server: Invalid value: 5: must be a string'])
+  })
+})
