@@ -24,6 +24,8 @@ export interface SimulationContext {
   readonly logger: Logger
   /** Whether the Node authorizer decides what nodes may do: then each node writes as itself. */
   readonly nodeAuthorizer: boolean
+  /** What the nodes report as their kubelet's version: the server's own, as a cluster's kubelets are kept no newer than it. */
+  readonly kubeletVersion: string
 }
 
 /** Resolves once the namespace is in the informer. */
@@ -49,10 +51,10 @@ export function simulatedNodesOptions(nodes: number | SimulatedNodesOptions): Si
 
 /** Registers the nodes, then starts the scheduler and the kubelet; resolves to what stops them. */
 export async function startSimulation(context: SimulationContext, options: SimulatedNodesOptions): Promise<() => void> {
-  const { client, informers, now, logger, nodeAuthorizer } = context
+  const { client, informers, now, logger, nodeAuthorizer, kubeletVersion } = context
   // The node leases live in kube-node-lease, which the server creates at start.
   await namespaceExists(informers, 'kube-node-lease')
-  const stopLeases = await registerNodes(client, options, nodeAuthorizer, now, logger)
+  const stopLeases = await registerNodes(client, options, nodeAuthorizer, now, logger, kubeletVersion)
   const events = clientEventRecorder(client.as(SCHEDULER_IDENTITY, 'kube-scheduler'), 'default-scheduler', now, logger)
   const stopKubelet = await startKubelet({ client, informers, options, asItself: nodeAuthorizer, now, logger })
   const stopScheduler = await startScheduler({ client, informers, events, now, logger })

@@ -57,7 +57,7 @@ export function nodeAddress(index: number): string {
   return `192.0.2.${index + 1}`
 }
 
-function nodeObject(name: string, index: number, options: SimulatedNodesOptions, now: Date): KubeObject {
+function nodeObject(name: string, index: number, options: SimulatedNodesOptions, now: Date, kubeletVersion: string): KubeObject {
   const capacity = { ...DEFAULT_CAPACITY, ...options.capacity }
   const at = formatTimestamp(now)
   const condition = (type: string, status: string, reason: string, message: string) => ({ type, status, reason, message, lastHeartbeatTime: at, lastTransitionTime: at })
@@ -91,7 +91,7 @@ function nodeObject(name: string, index: number, options: SimulatedNodesOptions,
         kernelVersion: '',
         osImage: 'simulated',
         containerRuntimeVersion: 'simulated://1.0',
-        kubeletVersion: 'v1.36.0',
+        kubeletVersion,
         kubeProxyVersion: '',
         operatingSystem: 'linux',
         architecture: 'amd64',
@@ -105,12 +105,19 @@ function nodeObject(name: string, index: number, options: SimulatedNodesOptions,
  * nodes/status) and keeps their leases renewed. Resolves once every node is
  * registered; the function it resolves to stops the renewals.
  */
-export async function registerNodes(client: ObjectClient, options: SimulatedNodesOptions, asItself: boolean, now: () => Date, logger: Logger): Promise<() => void> {
+export async function registerNodes(
+  client: ObjectClient,
+  options: SimulatedNodesOptions,
+  asItself: boolean,
+  now: () => Date,
+  logger: Logger,
+  kubeletVersion: string,
+): Promise<() => void> {
   const names = nodeNames(options)
   await Promise.all(
     names.map(async (name, index) => {
       const kubelet = nodeClient(client, name, asItself)
-      const node = nodeObject(name, index, options, now())
+      const node = nodeObject(name, index, options, now(), kubeletVersion)
       try {
         const created = await kubelet.create(nodes, '', node)
         const ready = await kubelet.updateStatus(nodes, '', { ...created, status: node['status'] })

@@ -4,6 +4,7 @@
  * ClusterRole aggregation, and the workload controllers asked for), and the
  * pollers behind the storage metrics.
  */
+import { DEFAULT_VERSION } from '../api/version.js'
 import type { InformerFactory } from '../client/informer-factory.js'
 import type { ObjectClient } from '../client/object-client.js'
 import { startClusterRoleAggregation } from '../controllers/clusterrole-aggregation.js'
@@ -82,7 +83,7 @@ export function registerBackgroundWork(wiring: BackgroundWiring): void {
         await hooks.after('load')
         const modes = options.authorizationConfiguration?.map((a) => a.type) ?? options.authorizationModes ?? ['AlwaysAllow']
         const nodeAuthorizer = modes.includes('Node') || modes.includes('AlwaysAllow')
-        return startSimulation({ client, informers, now, logger, nodeAuthorizer }, simulated)
+        return startSimulation({ client, informers, now, logger, nodeAuthorizer, kubeletVersion: options.version ?? DEFAULT_VERSION }, simulated)
       })
   }
   hooks.onShutdown(startStorageObjectCounter(registry, metrics, options.storageObjectCountPollMs ?? 60_000, logger, hooks.after('aggregate')))

@@ -48,6 +48,8 @@ describe('simulated nodes', () => {
       const ready = ((node['status'] as Status).conditions ?? []).find((c) => c.type === 'Ready')
       assert.equal(ready?.status, 'True')
       assert.deepEqual((node['status'] as { allocatable: unknown }).allocatable, { cpu: '4', memory: '8Gi', pods: '10' })
+      // A kubelet no newer than the server, as the version skew policy keeps a cluster's.
+      assert.equal((node['status'] as { nodeInfo: { kubeletVersion: string } }).nodeInfo.kubeletVersion, 'v1.32.0')
       const lease = await server.client.get(leases, 'kube-node-lease', node.metadata.name!)
       assert.equal((lease['spec'] as { holderIdentity: string }).holderIdentity, node.metadata.name)
     }
