@@ -28,7 +28,7 @@ export interface NodeWebhookClient extends WebhookClient {
    * POSTs a JSON body and resolves on any 2xx answer without reading it as
    * JSON (an audit receiver's reply carries nothing); rejects as `post` does.
    */
-  postIgnoringReply(config: WebhookTarget, body: string, timeoutMs: number, headers?: Record<string, string>): Promise<void>
+  postIgnoringReply(config: WebhookTarget, body: string | Uint8Array, timeoutMs: number, headers?: Record<string, string>): Promise<void>
   /** Drops the kept connections. */
   close(): void
 }
@@ -164,9 +164,10 @@ export function nodeWebhookClient(dialers?: EgressDialers): NodeWebhookClient {
   }
 
   /** POSTs a JSON text; the answer's text when its status is 2xx, a failure naming the URL otherwise. */
-  async function postJson(config: WebhookTarget, body: string, timeoutMs: number, extra: Record<string, string> = {}, keepBytes = Infinity): Promise<string> {
+  async function postJson(config: WebhookTarget, body: string | Uint8Array, timeoutMs: number, extra: Record<string, string> = {}, keepBytes = Infinity): Promise<string> {
     if (!config.url) throw new Error('the webhook client config has no url')
-    const payload = Buffer.from(body)
+    // Bytes already encoded are sent as they are, not copied.
+    const payload = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
     const headers = {
       ...extra,
       'content-type': 'application/json',
@@ -193,7 +194,7 @@ export function nodeWebhookClient(dialers?: EgressDialers): NodeWebhookClient {
     }
   }
 
-  async function postIgnoringReply(config: WebhookTarget, body: string, timeoutMs: number, extra: Record<string, string> = {}): Promise<void> {
+  async function postIgnoringReply(config: WebhookTarget, body: string | Uint8Array, timeoutMs: number, extra: Record<string, string> = {}): Promise<void> {
     // The reply is read (the connection is used again) but not kept: a receiver's huge answers held the batches' memory.
     await postJson(config, body, timeoutMs, extra, IGNORED_REPLY_KEPT_BYTES)
   }

@@ -8,7 +8,7 @@ import { gunzipSync } from 'node:zlib'
 import { BatchingBackend } from '../../../core/audit/batch.js'
 import { TRUNCATED_ANNOTATION, TruncatingBackend } from '../../../core/audit/truncate.js'
 import type { AuditBackend, AuditEvent } from '../../../core/audit/types.js'
-import { AuditWebhookBackend } from '../../../core/audit/webhook.js'
+import { AuditWebhookBackend, eventList, eventListBytes } from '../../../core/audit/webhook.js'
 import { AuditLogBackend } from '../../../runtimes/node/daemon/audit-log.js'
 
 const event = (id: string, requestObject?: unknown): AuditEvent => ({
@@ -141,7 +141,7 @@ describe('audit backends', () => {
     const bodies: string[] = []
     let calls = 0
     const webhook = new AuditWebhookBackend(
-      { send: async (body) => { if (++calls === 1) throw new Error('once'); bodies.push(body) } },
+      { send: async (body) => { if (++calls === 1) throw new Error('once'); bodies.push(new TextDecoder().decode(body)) } },
       { initialBackoffMs: 1, strict: false, sleep: async () => {} },
     )
     await webhook.processEvents([event('a'), event('b')])
@@ -150,6 +150,15 @@ describe('audit backends', () => {
     assert.equal(list.kind, 'EventList')
     assert.equal(list.apiVersion, 'audit.k8s.io/v1')
     assert.deepEqual(list.items.map((e: AuditEvent) => e.auditID), ['a', 'b'])
+  })
+
+  it('the webhook backend writes a batch of large events as the same EventList, letting other work run while it does', async () => {
+    const events = Array.from({ length: 40 }, (_, i) => event(`e${i}`, { data: Object.fromEntries(Array.from({ length: 5000 }, (_, j) => [`key${j}`, `caf\u00e9 ${j}`])) }))
+    let otherWorkRan = false
+    setImmediate(() => (otherWorkRan = true))
+    const body = await eventListBytes(events)
+    assert.ok(otherWorkRan, 'the thread was let go while the batch was written')
+    assert.equal(new TextDecoder().decode(body), eventList(events))
   })
 
   it('batch mode keeps at most maxInFlight batches out with a backend that hangs, and buffers then drops the rest', async () => {
