@@ -19,6 +19,7 @@ import type { Logger } from '../../../core/logging/logger.js'
 import type { ClientCertificate, ConnectionInfo } from '../../../core/ports.js'
 import { type ClientCABundles, type ClientCAs, clientCAs } from './client-cas.js'
 import type { EgressDialers } from './egress-dialer.js'
+import { dotSegmentMessage, dotSegmentOf } from './dot-segments.js'
 import { reusePortWorks } from './reuse-port.js'
 import { handleUpgrade } from './upgrade-passthrough.js'
 import { directBodyOf, mayBeWatch, writeDirect } from './direct-body.js'
@@ -336,6 +337,9 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
   const goawayChance = opts.goawayChance ?? 0
   const listener = getRequestListener(
     async (request, env) => {
+      // Refused before the Request's URL resolves it into another path (dot-segments.ts).
+      const dot = dotSegmentOf(env.incoming.url ?? '')
+      if (dot !== undefined) return statusResponse(400, 'BadRequest', dotSegmentMessage(dot))
       const response = await server.fetch(request, infoFor(env.incoming))
       // Connection: close is hop-by-hop: HTTP/1.1 keeps it (Node then closes the socket after
       // the answer); HTTP/2 forbids it and sends a GOAWAY instead, as Go's server does.

@@ -26,6 +26,7 @@ import { ByteThrottle } from '../../../core/proxy/byte-throttle.js'
 import type { EgressDialers } from './egress-dialer.js'
 import { decodeCABundle, connectionFailureReason } from './tls-errors.js'
 import { playSimulatedStream } from './simulated-stream.js'
+import { dotSegmentMessage, dotSegmentOf } from './dot-segments.js'
 
 export interface UpgradeServer {
   fetch(request: Request, connection?: ConnectionInfo): Promise<Response>
@@ -35,10 +36,13 @@ export interface UpgradeServer {
  * The URL of an upgrade request, from its request line as the listener's
  * other requests read it: the path is the request line's, and a Host header
  * that is no host (`x/api/v1/secrets?`) is refused instead of read as part
- * of the URL (a front proxy that judged the request line would be bypassed).
+ * of the URL (a front proxy that judged the request line would be bypassed),
+ * and so is a path with a dot segment (dot-segments.ts).
  */
 function requestUrl(req: IncomingMessage): string {
   const target = req.url ?? ''
+  const dot = dotSegmentOf(target.replace(/^https?:\/\/[^/]*/, ''))
+  if (dot !== undefined) throw new Error(dotSegmentMessage(dot))
   if (/^https?:\/\//.test(target)) return new URL(target).href
   if (!target.startsWith('/')) throw new Error('Invalid URL')
   const host = req.headers.host ?? 'localhost'

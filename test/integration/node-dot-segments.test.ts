@@ -1,0 +1,82 @@
+/**
+ * Dot segments on the Node listener: a Web Request's URL resolves `..` and
+ * its escaped forms, so `/api/v1/namespaces/team-a/%2e%2e/team-b/...` had
+ * reached team-b's objects, where upstream keeps every segment as sent and
+ * a front proxy judging the path saw team-a. Such a path is refused with
+ * 400 before it becomes a Request, on the upgrade path too; dots inside a
+ * segment or in the query are left alone.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { connect } from 'node:tls'
+import { createCertificateAuthority, issueServingCertificate } from '../../core/pki/certificates.js'
+import { silentLogger } from '../../core/logging/logger.js'
+import type { ApiServer } from '../../core/server.js'
+import { serveTls, type TlsListener } from '../../runtimes/node/adapter/serve.js'
+import { createTestServer, TestClient } from './harness.js'
+
+/** Sends the request line and headers exactly as written and reads the whole answer (the connection is closed after it). */
+function raw(port: number, head: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] }, () => socket.write(head))
+    let text = ''
+    socket.on('data', (d: Buffer) => (text += d.toString('utf8')))
+    socket.on('end', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text }))
+    socket.on('error', reject)
+  })
+}
+
+const get = (path: string, extra = '') => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer admin-token\r\nConnection: close\r\n${extra}\r\n`
+
+describe('dot segments in a request path on the Node listener', () => {
+  let server: ApiServer
+  let listener: TlsListener
+
+  before(async () => {
+    server = createTestServer({ authentication: { tokens: [{ token: 'admin-token', user: { username: 'admin', groups: ['system:masters'] } }] } })
+    await server.ready
+    const client = new TestClient(server)
+    for (const namespace of ['team-a', 'team-b']) {
+      assert.equal((await client.post('/api/v1/namespaces', { metadata: { name: namespace } })).status, 201)
+      const created = await client.post(`/api/v1/namespaces/${namespace}/secrets`, { metadata: { name: 's' }, stringData: { owner: namespace } })
+      assert.equal(created.status, 201, created.text)
+    }
+    const ca = await createCertificateAuthority({ commonName: 'dot-segments-ca' })
+    const serving = await issueServingCertificate(ca, { commonName: 'apiserver', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] })
+    listener = await serveTls(server, { host: '127.0.0.1', port: 0, key: serving.privateKey, cert: serving.certificate, logger: silentLogger })
+  })
+  after(async () => {
+    await listener?.close()
+    await server?.shutdown()
+  })
+
+  it("refuses a path that climbs out of one namespace into another with 400, and serves nothing of the other's", async () => {
+    for (const path of [
+      '/api/v1/namespaces/team-a/%2e%2e/team-b/secrets/s',
+      '/api/v1/namespaces/team-a/%2E%2e/team-b/secrets/s',
+      '/api/v1/namespaces/team-a/.%2e/team-b/secrets/s',
+      '/api/v1/namespaces/team-a/../team-b/secrets/s',
+      '/api/v1/namespaces/team-b/./secrets/s',
+      '/api/v1/namespaces/team-b/secrets/s/%2e',
+    ]) {
+      const answer = await raw(listener.port, get(path))
+      assert.equal(answer.status, 400, `${path}: ${answer.text}`)
+      assert.match(answer.text, /"reason":"BadRequest"/)
+      assert.match(answer.text, /the request path may not contain the segment '(\.|\.\.|%2e%2e|%2E%2e|\.%2e|%2e)'/)
+      assert.doesNotMatch(answer.text, /owner/, 'no Secret is served')
+    }
+  })
+
+  it('refuses an upgrade request with such a path too', async () => {
+    const answer = await raw(listener.port, get('/api/v1/namespaces/team-a/%2e%2e/team-b/secrets?watch=true', 'Upgrade: websocket\r\nConnection: Upgrade\r\n'))
+    assert.equal(answer.status, 400, answer.text)
+    assert.match(answer.text, /may not contain the segment '%2e%2e'/)
+  })
+
+  it('serves dots inside a segment and in the query as ever', async () => {
+    const secret = await raw(listener.port, get('/api/v1/namespaces/team-a/secrets/s?labelSelector=a.b/c&x=/../'))
+    assert.equal(secret.status, 200, secret.text)
+    const discovery = await raw(listener.port, get('/apis/rbac.authorization.k8s.io/v1'))
+    assert.equal(discovery.status, 200, discovery.text)
+  })
+})
