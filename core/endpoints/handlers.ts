@@ -7,6 +7,7 @@ import { decodeBody, readAndDecodeObjectBody, readBodyBytes } from '../http/body
 import { APPLY_PATCH_TYPE, negotiateOutput, type OutputFormat } from '../http/media-types.js'
 import type { RequestInfo } from '../machinery/request-info.js'
 import { attributesOf, type Authorizer } from '../authz/authorizer.js'
+import { binaryString } from '../machinery/base64.js'
 import { type FieldSelector, nameSelector } from '../machinery/field-selector.js'
 import { typeForKind, typeTable } from '../resources/schema/index.js'
 import { decodeAs } from '../resources/schema/json-decoding.js'
@@ -101,7 +102,7 @@ function writeContext(request: Request, params: URLSearchParams, ctx: RequestCon
  * name a client made up) goes out as its UTF-8 bytes, as Go's server writes it.
  */
 function headerBytes(text: string): string {
-  return /^[\x00-\x7f]*$/.test(text) ? text : String.fromCharCode(...new TextEncoder().encode(text))
+  return /^[\x00-\x7f]*$/.test(text) ? text : binaryString(new TextEncoder().encode(text))
 }
 
 /** A Warning header per problem, as upstream words them: `299 - "unknown field \"spec.x\""`. */

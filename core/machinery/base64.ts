@@ -12,12 +12,15 @@ export class Base64Error extends Error {
   }
 }
 
-/** A byte per char, for btoa. */
-function toBinary(bytes: Uint8Array): string {
+/**
+ * A byte per char (for btoa, or a header value that carries bytes). Chunked:
+ * String.fromCharCode(...bytes) overflows the stack on large input, and a
+ * chunk's arguments are kept small enough to fit a stack already deep.
+ */
+export function binaryString(bytes: Uint8Array): string {
   let binary = ''
-  // Chunked: String.fromCharCode(...bytes) overflows the stack on large input.
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
+  for (let i = 0; i < bytes.length; i += 0x2000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x2000))
   }
   return binary
 }
@@ -30,7 +33,7 @@ function fromBinary(binary: string): Uint8Array {
 
 /** Standard base64 with padding (Go's StdEncoding). */
 export function base64Encode(bytes: Uint8Array): string {
-  return btoa(toBinary(bytes))
+  return btoa(binaryString(bytes))
 }
 
 /**

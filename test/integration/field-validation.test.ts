@@ -63,6 +63,15 @@ describe('field validation', () => {
     assert.equal(Buffer.from(warning, 'latin1').toString('utf8'), '299 - "unknown field \\"pri€e\\""')
   })
 
+  it('stores an object whose unknown field name is long and beyond Latin-1, with its Warning, not a 500', async () => {
+    const field = `pri€e-${'x'.repeat(200_000)}`
+    const res = await client.post(`${CONFIGMAPS}?fieldValidation=Warn`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'long-field' }, data: { a: 'b' }, [field]: 1 })
+    assert.equal(res.status, 201, res.text.slice(0, 300))
+    const warning = Buffer.from(res.headers.get('warning') ?? '', 'latin1').toString('utf8')
+    assert.ok(warning.startsWith('299 - "unknown field \\"pri€e-xxxx'), warning.slice(0, 100))
+    assert.equal((await client.get(`${CONFIGMAPS}/long-field`)).status, 200)
+  })
+
   it('Ignore drops them silently', async () => {
     const res = await client.post(`${DEPLOYMENTS}?fieldValidation=Ignore`, deploymentText('ignored'))
     assert.equal(res.status, 201, res.text)

@@ -7,6 +7,7 @@
  * back to plain JSON.
  */
 import { Optional } from '@marcbachmann/cel-js'
+import { base64Encode } from '../../machinery/base64.js'
 
 /** Bounds on what one evaluation reads: an object past them is an evaluation error, as upstream's cost limit would be. */
 export const POLICY_INPUT_LIMITS = { maxValues: 200_000, maxDepth: 64 } as const
@@ -45,7 +46,7 @@ export function fromCel(value: unknown): unknown {
   if (value !== null && typeof value === 'object' && value.constructor.name === 'Duration') return String(value)
   if (value instanceof Optional) return value.hasValue() ? fromCel(value.value()) : null
   if (value instanceof Date) return value.toISOString().replace(/\.000Z$/, 'Z')
-  if (value instanceof Uint8Array) return btoa(String.fromCharCode(...value))
+  if (value instanceof Uint8Array) return base64Encode(value)
   if (Array.isArray(value)) return value.map(fromCel)
   if (value instanceof Map) return Object.fromEntries([...value.entries()].map(([k, v]) => [String(k), fromCel(v)]))
   if (value !== null && typeof value === 'object') {

@@ -8,6 +8,7 @@
  * wrote before 1.25, and mark such values stale. Decrypted DEKs are kept
  * in a cache of `cachesize` entries.
  */
+import { base64Encode } from '../../machinery/base64.js'
 import type { DataContext, FromStorage, ValueTransformer } from '../../storage/value/transformer.js'
 import { aesCbcTransformer, aesGcmTransformer } from '../aes.js'
 import type { KmsV1Client } from './client.js'
@@ -17,7 +18,8 @@ import { CachedProbe, errorMessage, type KmsTimings } from './probe.js'
 const API_VERSION = 'v1beta1'
 const DEK_BYTES = 32
 
-const cacheKey = (encryptedDek: Uint8Array): string => btoa(String.fromCharCode(...encryptedDek))
+// The encrypted DEK may be 64 KiB: encoded in chunks, not spread into one call's arguments.
+const cacheKey = (encryptedDek: Uint8Array): string => base64Encode(encryptedDek)
 
 /** GCM as written since 1.25, then CBC; a value only CBC opens is stale. */
 function dekTransformer(dek: Uint8Array): ValueTransformer {

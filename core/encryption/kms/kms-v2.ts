@@ -10,6 +10,7 @@
  * keep them in a cache. A value read under another key ID is stale, so
  * its next write moves it to the current key.
  */
+import { base64Encode } from '../../machinery/base64.js'
 import type { DataContext, FromStorage, ValueTransformer } from '../../storage/value/transformer.js'
 import { aesGcmTransformer } from '../aes.js'
 import type { KmsV2Client } from './client.js'
@@ -38,7 +39,6 @@ interface WriteState {
 }
 
 const hex = (bytes: ArrayBuffer): string => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('')
-const base64 = (bytes: Uint8Array): string => btoa(String.fromCharCode(...bytes))
 
 /** A key ID is logged and reported only as its hash (upstream's GetHashIfNotEmpty). */
 async function keyIdHash(keyId: string): Promise<string> {
@@ -49,8 +49,8 @@ async function keyIdHash(keyId: string): Promise<string> {
 function cacheKey(o: DekSource): string {
   const annotations = Object.keys(o.annotations)
     .sort()
-    .map((k) => `${k}=${base64(o.annotations[k]!)}`)
-  return JSON.stringify([o.encryptedDEKSourceType, base64(o.encryptedDEKSource), o.keyId, annotations])
+    .map((k) => `${k}=${base64Encode(o.annotations[k]!)}`)
+  return JSON.stringify([o.encryptedDEKSourceType, base64Encode(o.encryptedDEKSource), o.keyId, annotations])
 }
 
 const readTransformer = (source: DekSource, plain: Uint8Array): ValueTransformer =>

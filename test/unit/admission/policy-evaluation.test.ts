@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { AdmissionAttributes } from '../../../core/admission/attributes.js'
 import { authorizerFor } from '../../../core/admission/policy/cel-environment.js'
-import { toCel } from '../../../core/admission/policy/cel-values.js'
+import { fromCel, toCel } from '../../../core/admission/policy/cel-values.js'
 import { ExpressionError, PolicyEvaluation } from '../../../core/admission/policy/evaluation.js'
 import { matchRequest } from '../../../core/admission/policy/matching.js'
 import { messagesAsMaps } from '../../../core/admission/policy/object-literals.js'
@@ -29,6 +29,12 @@ describe('admission policy expressions', () => {
   it('writes message construction as map literals, leaving strings alone', () => {
     assert.equal(messagesAsMaps('Object{spec: Object.spec{replicas: 3}}'), '{"spec": dyn( {"replicas": dyn( 3)})}')
     assert.equal(messagesAsMaps('x in {"a": "T{b: c}"}'), 'x in {"a": "T{b: c}"}')
+  })
+
+  it('writes a bytes result as base64 however long it is (a JSON patch value of a large ConfigMap)', () => {
+    const bytes = new Uint8Array(300_000).map((_, i) => i % 251)
+    assert.equal(fromCel(bytes), Buffer.from(bytes).toString('base64'))
+    assert.deepEqual(fromCel({ binaryData: bytes }), { binaryData: Buffer.from(bytes).toString('base64') })
   })
 
   it('evaluates integers as CEL ints and variables lazily, each from the ones before it', async () => {
