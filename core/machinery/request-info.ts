@@ -124,12 +124,27 @@ export function unescapedPath(path: string): string {
   return lenientUtf8.decode(Uint8Array.from(bytes))
 }
 
+/**
+ * The segments of a path as upstream splits it: the slashes at either end
+ * dropped, every other one a separator, so `a//b` holds an empty segment.
+ * Upstream serves no object by such a path; merging the slashes would serve
+ * `/api/v1/namespaces/kube-system//secrets` as the Secrets a front proxy
+ * judging the path as sent meant to keep from the caller.
+ */
+function pathSegments(path: string): string[] {
+  let start = 0
+  let end = path.length
+  while (start < end && path.charCodeAt(start) === 0x2f) start++
+  while (end > start && path.charCodeAt(end - 1) === 0x2f) end--
+  return start === end ? [] : path.slice(start, end).split('/')
+}
+
 /** `url` may be a Request's serialized url; its query is then parsed only when `query` is not given. */
 export function parseRequestInfo(method: string, url: URL | string, query?: URLSearchParams): RequestInfo {
   if (typeof url !== 'string') query ??= url.searchParams
   else query ??= new URL(url).searchParams
   const path = typeof url === 'string' ? pathOfUrl(url) : url.pathname
-  let parts = unescapedPath(path).split('/').filter((p) => p !== '')
+  let parts = pathSegments(unescapedPath(path))
   const info = nonResource(path, method)
   if (parts.length < 3 || !API_PREFIXES.has(parts[0] ?? '')) return info
 
