@@ -258,9 +258,12 @@ export class HtmlLinkRewriter {
         this.inTag = 'before-attribute'
         return this.readTag(c)
       case 'before-attribute':
+      case 'after-attribute':
         if (isSpace(c)) return false
         if (c === SLASH) this.inTag = 'self-closing'
         else if (c === GT) return true
+        // `a = b`: the value of the attribute just named; before any name, `=` begins one.
+        else if (c === EQUALS && this.inTag === 'after-attribute') this.inTag = 'before-value'
         else {
           this.inTag = 'attribute'
           this.attributeName = String.fromCharCode(lower(c))
@@ -272,16 +275,6 @@ export class HtmlLinkRewriter {
         else if (c === EQUALS) this.inTag = 'before-value'
         else if (c === GT) return true
         else if (this.attributeName.length <= MAX_NAME) this.attributeName += String.fromCharCode(lower(c))
-        return false
-      case 'after-attribute':
-        if (isSpace(c)) return false
-        if (c === SLASH) this.inTag = 'self-closing'
-        else if (c === EQUALS) this.inTag = 'before-value'
-        else if (c === GT) return true
-        else {
-          this.inTag = 'attribute'
-          this.attributeName = String.fromCharCode(lower(c))
-        }
         return false
       case 'before-value':
         if (isSpace(c)) return false
