@@ -67,6 +67,11 @@ describe('HTML links through a proxy', () => {
     assert.equal(rewritten(`<plaintext>${quoted}`), `<plaintext>${quoted}`)
   })
 
+  it('reads spaces around an equals sign, a value-less attribute and an equals sign that begins a name', () => {
+    assert.equal(rewritten('<a download href = "/x" =odd>'), `<a download href = "${PREFIX}/x" =odd>`)
+    assert.equal(rewritten('<a =href="/x" src="/y">'), '<a =href="/x" src="/y">')
+  })
+
   it('reads text with stray angle brackets, and keeps a tag never closed as it came', () => {
     assert.equal(rewritten('1 < 2 <<a href="/x"> <? x ?></3>'), `1 < 2 <<a href="${PREFIX}/x"> <? x ?></3>`)
     assert.equal(rewritten('<a href="/x'), '<a href="/x')
