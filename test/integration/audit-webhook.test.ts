@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs'
 import { afterEach, describe, it } from 'node:test'
 import type { AuditPolicy } from '../../core/audit/types.js'
 import { loadKubeconfigConnection } from '../../core/config/kubeconfig.js'
-import { createApiServer } from '../../core/index.js'
+import { type ApiServerOptions, createApiServer } from '../../core/index.js'
 import { ADMIN_IDENTITY } from '../../core/machinery/identities.js'
 import { parseCommandLine } from '../../core/options/flags/index.js'
 import { silentLogger } from '../../core/logging/logger.js'
@@ -33,7 +33,7 @@ afterEach(async () => {
   for (const r of open.splice(0)) await r.stop()
 })
 
-async function setUp(flags: string[], policy: AuditPolicy = POLICY) {
+async function setUp(flags: string[], policy: AuditPolicy = POLICY, options: Partial<ApiServerOptions> = {}) {
   const receiver = await startAuditReceiver()
   open.push(receiver)
   const kubeconfig = receiver.kubeconfigFile()
@@ -42,7 +42,7 @@ async function setUp(flags: string[], policy: AuditPolicy = POLICY) {
   const connection = loadKubeconfigConnection(readFileSync(kubeconfig, 'utf8'), kubeconfig)
   const audit = auditOptions(command.flags, policy, connection, silentLogger)
   assert.ok(audit)
-  const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, audit })
+  const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, audit, ...options })
   await server.ready
   return { api: new TestClient(server), receiver }
 }
@@ -97,6 +97,28 @@ describe('the audit webhook backend', () => {
     const ev = receiver.events().find((e) => e['auditID'] === r.headers.get('audit-id'))
     assert.equal(ev?.['level'], 'Metadata')
     assert.doesNotMatch(JSON.stringify(receiver.received), /hunter2|aHVudGVyMg/)
+  })
+
+  it('records as sourceIPs only the forwarded addresses that are IP addresses, each written as Go writes it', async () => {
+    // A request that comes over a connection authenticates as any client's does: with a token here.
+    const tokens = [{ token: 'admin-token', user: { username: 'admin', groups: ['system:masters'] } }]
+    const { api, receiver } = await setUp(['--audit-webhook-mode=blocking'], POLICY, { authentication: { tokens } })
+    const sourceIPs = async (headers: Record<string, string>, remoteAddress: string) => {
+      const r = await api.get('/api/v1/namespaces/default/configmaps', { connection: { remoteAddress }, headers: { authorization: 'Bearer admin-token', ...headers } })
+      assert.equal(r.status, 200, r.text)
+      const ev = receiver.events().find((e) => e['auditID'] === r.headers.get('audit-id'))
+      assert.ok(ev, 'no event for the request')
+      return ev['sourceIPs']
+    }
+    assert.deepEqual(
+      await sourceIPs(
+        { 'x-forwarded-for': '999.1.1.1, abc, 198.51.100.1,, 2001:DB8:0:0::0001, fe80::1%eth0, 010.1.1.1', 'x-real-ip': '::ffff:198.51.100.1' },
+        '::ffff:192.0.2.7',
+      ),
+      ['198.51.100.1', '2001:db8::1', '192.0.2.7'],
+    )
+    assert.deepEqual(await sourceIPs({ 'x-forwarded-for': '999.1.1.1', 'x-real-ip': 'abc' }, '127.0.0.1'), ['127.0.0.1'])
+    assert.deepEqual(await sourceIPs({ 'x-real-ip': '203.0.113.9' }, '::1'), ['203.0.113.9', '::1'])
   })
 
   it('sends batches of at most --audit-webhook-batch-max-size events (batch mode, the default)', async () => {

@@ -3,7 +3,7 @@
  * CIDR ranges (`--service-cluster-ip-range`), and a port range
  * (`--service-node-port-range`, upstream's utilnet.PortRange syntax).
  */
-import { type Cidr, parseCidr, parseIP } from './ip.js'
+import { type Cidr, parseCidr, parseIP } from '../../machinery/ip.js'
 import { bad, ok, type Parsed } from './values.js'
 
 /** An IP address; blank means unset, as pflag's IP flag allows. */

@@ -5,7 +5,7 @@
  */
 import { formatGoDuration } from '../../machinery/duration.js'
 import { formatPortRange, parseCidrList, parseIPAddress, parsePortRange, type PortRange } from './addresses.js'
-import type { Cidr } from './ip.js'
+import type { Cidr } from '../../machinery/ip.js'
 import {
   type NamedCertKey,
   parseKeyValue,

@@ -5,7 +5,7 @@
  * start-up time on a small machine).
  */
 import { X509Certificate } from 'node:crypto'
-import { formatIP, parseIP } from '../../../core/options/flags/ip.js'
+import { formatIP, parseIP } from '../../../core/machinery/ip.js'
 import { pemDecodeAll } from '../../../core/pki/pem.js'
 import type { CertificateKeyPair } from '../../../core/pki/certificates.js'
 

@@ -4,7 +4,7 @@
  * family check, and the peer proxy flags' feature gate).
  */
 import { featureEnabled } from '../features.js'
-import { parseIP } from '../ip.js'
+import { parseIP } from '../../../machinery/ip.js'
 import { ENDPOINT_RECONCILER_TYPES } from '../table/misc.js'
 import { invalidValue, oneOf, type Rule } from './rule.js'
 

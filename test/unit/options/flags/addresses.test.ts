@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { parseCidrList, parseIPAddress, parsePortRange } from '../../../../core/options/flags/addresses.js'
-import { formatIP, isUnspecified, parseCidr, parseIP } from '../../../../core/options/flags/ip.js'
+import { formatIP, isUnspecified, parseCidr, parseIP } from '../../../../core/machinery/ip.js'
 
 describe('network flag values', () => {
   it('reads IPv4 and IPv6 addresses as Go does, and nothing else', () => {
