@@ -403,7 +403,8 @@ async function handleTokenRequest(
 /**
  * How long a watch lives, as upstream's watch handler decides: the client's
  * timeoutSeconds, else (also for 0) a random time in [min, 2*min] so that
- * watches do not all end and come back at once. 0 (no minimum either) means no end.
+ * watches do not all end and come back at once. 0 (no minimum either) means no end;
+ * a negative one, a deadline already past.
  */
 export function watchTimeoutSeconds(
   timeoutSeconds: number | undefined,
@@ -449,6 +450,8 @@ async function watchResponse(
   if (invalidVersion) throw new StatusError(500, '' as StatusReason, invalidVersion)
   const seconds = watchTimeoutSeconds(query.timeoutSeconds, env.minRequestTimeoutSeconds)
   const controller = new AbortController()
+  // A negative timeoutSeconds is a deadline already past: upstream's watch ends as it starts.
+  if (seconds < 0) controller.abort()
   const timer = seconds > 0 && seconds * 1000 <= MAX_TIMER_MS ? setTimeout(() => controller.abort(), seconds * 1000) : undefined
   const forget = env.onShutdown(() => controller.abort())
   // A custom resource's entry replaced (its CRD changed: schema, defaults, names) ends the watch, as upstream

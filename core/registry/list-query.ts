@@ -9,6 +9,7 @@ import type { KubeObject } from '../machinery/object.js'
 import { type FieldError, fieldPath, forbiddenField, invalidError, notSupported } from '../machinery/field.js'
 import { type FieldSelector, parseFieldSelectorInSlices } from '../machinery/field-selector.js'
 import { type LabelSelector, parseLabelSelectorInSlices } from '../machinery/label-selector.js'
+import { GoNumError, parseGoInt64 } from '../machinery/go-strconv.js'
 
 export interface ListQuery {
   labelSelector?: LabelSelector
@@ -17,7 +18,7 @@ export interface ListQuery {
   resourceVersionMatch?: 'Exact' | 'NotOlderThan'
   limit?: number
   continue?: string
-  /** watch only */
+  /** watch only; negative ends the watch at once, as upstream's already expired deadline does */
   timeoutSeconds?: number
   allowWatchBookmarks: boolean
   /**
@@ -28,13 +29,21 @@ export interface ListQuery {
   sendInitialEvents?: boolean
 }
 
-function nonNegativeInt(params: URLSearchParams, name: string): number | undefined {
+/**
+ * An int64 parameter as upstream's query conversion reads it (strconv.ParseInt
+ * of the first value, even an empty one), refused with ParseInt's words.
+ * A value past 2^53 comes back rounded: as a limit or a timeout it means the
+ * same. A negative one is taken, as upstream takes it.
+ */
+function int64Param(params: URLSearchParams, name: string): number | undefined {
   const raw = params.get(name)
-  if (raw === null || raw === '') return undefined
-  if (!/^-?\d+$/.test(raw)) throw badRequest(`invalid value for ${name}: ${JSON.stringify(raw)}: must be an integer`)
-  const n = Number(raw)
-  if (n < 0) throw badRequest(`invalid value for ${name}: ${raw}: must be non-negative`)
-  return n
+  if (raw === null) return undefined
+  try {
+    return Number(parseGoInt64(raw))
+  } catch (err) {
+    if (err instanceof GoNumError) throw badRequest(err.message)
+    throw err
+  }
 }
 
 function bool(params: URLSearchParams, name: string): boolean {
@@ -106,6 +115,9 @@ function watchOptionErrors(query: ListQuery, match: string | undefined, cont: st
  */
 export async function parseListQuery(params: URLSearchParams, entry: ResourceEntry, verb: 'list' | 'watch' = 'list'): Promise<ListQuery> {
   const query: ListQuery = { allowWatchBookmarks: bool(params, 'allowWatchBookmarks') }
+  // Upstream converts the numbers of the query before it reads the selectors, timeoutSeconds first.
+  const timeoutSeconds = int64Param(params, 'timeoutSeconds')
+  const limit = int64Param(params, 'limit')
   const labels = params.get('labelSelector')
   if (labels) query.labelSelector = await parseLabelSelectorInSlices(labels)
   const fields = params.get('fieldSelector')
@@ -128,8 +140,8 @@ export async function parseListQuery(params: URLSearchParams, entry: ResourceEnt
   const errors = verb === 'watch' ? watchOptionErrors(query, match, cont) : listOptionErrors(query, match, cont)
   if (errors.length) throw invalidError('meta.k8s.io', 'ListOptions', '', errors)
   if (match) query.resourceVersionMatch = match as 'Exact' | 'NotOlderThan'
-  const limit = nonNegativeInt(params, 'limit')
-  if (limit) query.limit = limit
+  // Zero or less lists everything, as upstream's storage pages only for a positive limit.
+  if (limit !== undefined && limit > 0) query.limit = limit
   // A watch has no pages: a continue token means nothing to it.
   if (cont && verb === 'list') {
     if (query.resourceVersion !== undefined && query.resourceVersion !== '0')
@@ -138,7 +150,6 @@ export async function parseListQuery(params: URLSearchParams, entry: ResourceEnt
       ])
     query.continue = cont
   }
-  const timeoutSeconds = nonNegativeInt(params, 'timeoutSeconds')
   if (timeoutSeconds !== undefined) query.timeoutSeconds = timeoutSeconds
   return query
 }

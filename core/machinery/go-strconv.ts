@@ -1,0 +1,60 @@
+/**
+ * Go's strconv.ParseInt and ParseUint in base 10 for 64 bits, read into a
+ * BigInt so no digit is lost past 2^53, and refused with Go's words
+ * (`strconv.ParseInt: parsing "x": invalid syntax`, `... value out of
+ * range`): query parameters and resource versions are read so upstream.
+ */
+
+/** Go's *strconv.NumError: which function, the text it was given, and why. */
+export class GoNumError extends Error {
+  constructor(
+    readonly func: 'ParseInt' | 'ParseUint',
+    readonly text: string,
+    readonly reason: 'invalid syntax' | 'value out of range',
+  ) {
+    super(`strconv.${func}: parsing ${goQuoteText(text)}: ${reason}`)
+    this.name = 'GoNumError'
+  }
+}
+
+/** strconv.Quote for the text of a query: `"` and `\` escaped, control characters as Go writes them. */
+function goQuoteText(text: string): string {
+  const short: Readonly<Record<string, string>> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\v': '\\v' }
+  return `"${text.replace(/["\\\x00-\x1f\x7f]/g, (c) => short[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}"`
+}
+
+const UINT64_MAX = 2n ** 64n - 1n
+const INT64_CUTOFF = 2n ** 63n
+
+/**
+ * The digits of `digits` as Go's ParseUint scans them: the first byte that is
+ * not a digit is a syntax error, unless the value overflowed before it.
+ */
+function scanUint64(digits: string): bigint | 'invalid syntax' | 'value out of range' {
+  if (digits === '') return 'invalid syntax'
+  let n = 0n
+  for (let i = 0; i < digits.length; i++) {
+    const d = digits.charCodeAt(i) - 48
+    if (d < 0 || d > 9) return 'invalid syntax'
+    n = n * 10n + BigInt(d)
+    if (n > UINT64_MAX) return 'value out of range'
+  }
+  return n
+}
+
+/** strconv.ParseUint(text, 10, 64). */
+export function parseGoUint64(text: string): bigint {
+  const n = scanUint64(text)
+  if (typeof n === 'string') throw new GoNumError('ParseUint', text, n)
+  return n
+}
+
+/** strconv.ParseInt(text, 10, 64): an optional sign, then decimal digits. */
+export function parseGoInt64(text: string): bigint {
+  if (text === '') throw new GoNumError('ParseInt', text, 'invalid syntax')
+  const negative = text[0] === '-'
+  const n = scanUint64(text[0] === '+' || negative ? text.slice(1) : text)
+  if (n === 'invalid syntax') throw new GoNumError('ParseInt', text, n)
+  if (n === 'value out of range' || (negative ? n > INT64_CUTOFF : n >= INT64_CUTOFF)) throw new GoNumError('ParseInt', text, 'value out of range')
+  return negative ? -n : n
+}
