@@ -13,7 +13,6 @@ import {
   StatusError,
   type StatusReason,
   serviceUnavailable,
-  timeout,
 } from '../machinery/status-error.js'
 import { StorageError } from '../storage/interface.js'
 
@@ -39,8 +38,11 @@ export function interpretStorageError(err: unknown, gr: GroupResource, name: str
       return badRequest(`invalid continue token: ${err.message}`)
     case 'InvalidResourceVersion':
       return badRequest(err.message)
-    case 'TooLargeResourceVersion':
-      return timeout(`Too large resource version: ${err.message}`, 1)
+    case 'TooLargeResourceVersion': {
+      // Upstream's NewTooLargeResourceVersionError: the cause tells clients (a reflector) to retry, not to relist.
+      const causes = [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }]
+      return new StatusError(504, 'Timeout', `Timeout: Too large resource version: ${err.message}`, { causes, retryAfterSeconds: 1 })
+    }
     case 'Unavailable':
       return serviceUnavailable(err.message)
     case 'Internal':

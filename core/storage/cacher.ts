@@ -14,6 +14,7 @@ import type { Logger } from '../logging/logger.js'
 import { cloneJson, type KubeObject } from '../machinery/object.js'
 import { type CachedChange, EventWindow, ObjectIndex } from './cacher-store.js'
 import { deepFreeze } from './objects.js'
+import { parseGoUint64 } from '../machinery/go-strconv.js'
 import { resourceVersionSyntaxError } from './errors.js'
 import { type Backlog, CacheWatcher } from './cacher-watcher.js'
 import {
@@ -199,7 +200,7 @@ export class Cacher {
     }
     const wanted = parseRevision(rv)
     if (wanted === undefined) return false
-    await this.waitUntilFresh(wanted)
+    await this.waitUntilFresh(wanted, rv)
     return true
   }
 
@@ -298,11 +299,11 @@ export class Cacher {
    * refused at once, one the cache is merely behind on gets the freshness
    * timeout, then TooLargeResourceVersion so the client retries.
    */
-  private async waitUntilFresh(revision: number): Promise<void> {
+  private async waitUntilFresh(revision: number, asked: number | string = revision): Promise<void> {
     if (revision <= this.revision) return
     const current = await this.backend.currentRevision()
-    if (revision > current) throw tooLarge(this.prefix, revision, current)
-    if (!(await this.reached(revision))) throw tooLarge(this.prefix, revision, this.revision)
+    if (revision > current) throw tooLarge(this.prefix, asked, current)
+    if (!(await this.reached(revision))) throw tooLarge(this.prefix, asked, this.revision)
   }
 
   /** Resolves true once the cache has seen `revision`, false after the freshness timeout. */
@@ -518,7 +519,8 @@ function parseRevision(rv: string | undefined): number | undefined {
   return rv === undefined || rv === '' || resourceVersionSyntaxError(rv) ? undefined : Number(rv)
 }
 
-function tooLarge(key: string, wanted: number, current: number): StorageError {
-  // The registry words it as "Too large resource version: <this message>".
-  return new StorageError('TooLargeResourceVersion', key, `${wanted}, current: ${current}`, current)
+function tooLarge(key: string, wanted: number | string, current: number): StorageError {
+  // The registry words it as "Too large resource version: <this message>"; a uint64 past 2^53 to its last digit.
+  const shown = typeof wanted === 'string' ? parseGoUint64(wanted).toString() : String(wanted)
+  return new StorageError('TooLargeResourceVersion', key, `${shown}, current: ${current}`, current)
 }

@@ -2,6 +2,7 @@
  * The StorageErrors every backend throws, worded once and as upstream's
  * etcd3 store words them, so a client cannot tell the backends apart.
  */
+import { GoNumError, parseGoUint64 } from '../machinery/go-strconv.js'
 import type { KubeObject } from '../machinery/object.js'
 import { type Preconditions, StorageError } from './interface.js'
 
@@ -53,9 +54,15 @@ export function refuseOversizedValue(key: string, bytes: number): void {
   if (bytes > MAX_STORED_VALUE_BYTES) throw requestTooLarge(key)
 }
 
-export function tooLarge(key: string, wanted: number, current: number): StorageError {
+/**
+ * A read asked for a revision the store has not reached. `wanted` may be the
+ * resourceVersion as given: a uint64 past 2^53 is shown to its last digit
+ * (as upstream's %d of it), not as the number it rounds to.
+ */
+export function tooLarge(key: string, wanted: number | string, current: number): StorageError {
+  const shown = typeof wanted === 'string' ? parseGoUint64(wanted).toString() : String(wanted)
   // The registry words it as "Too large resource version: <this message>".
-  return new StorageError('TooLargeResourceVersion', key, `${wanted}, current: ${current}`, current)
+  return new StorageError('TooLargeResourceVersion', key, `${shown}, current: ${current}`, current)
 }
 
 export function compactedRead(key: string, compacted: number | undefined): StorageError {
@@ -80,13 +87,21 @@ export function storeClosed(key: string, what: string): StorageError {
  * field error); undefined for one that is ("" and "0" included).
  */
 export function resourceVersionSyntaxError(rv: string | undefined): string | undefined {
-  if (rv === undefined || rv === '' || (/^\d+$/.test(rv) && Number.isSafeInteger(Number(rv)))) return undefined
-  return `resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`
+  if (rv === undefined || rv === '') return undefined
+  try {
+    parseGoUint64(rv)
+    return undefined
+  } catch (err) {
+    if (!(err instanceof GoNumError)) throw err
+    return `resourceVersion: Invalid value: ${JSON.stringify(rv)}: ${err.message}`
+  }
 }
 
 /**
  * `undefined` for the "any/latest" values ('' and '0'), else the revision.
- * Worded as upstream's versioner (`strconv.ParseUint` underneath).
+ * Worded as upstream's versioner (`strconv.ParseUint` underneath). Any
+ * uint64 is a revision, as upstream reads one; one past 2^53 comes back
+ * rounded, still above every revision a store reaches.
  */
 export function parseResourceVersion(key: string, rv: string | undefined): number | undefined {
   if (rv === undefined || rv === '' || rv === '0') return undefined

@@ -484,7 +484,7 @@ export class MemoryStorage implements Storage {
   private readRevision(key: string, opts: ReadOptions): number {
     const wanted = parseResourceVersion(key, opts.resourceVersion)
     if (wanted === undefined) return this.revision
-    if (wanted > this.revision) throw tooLarge(key, wanted, this.revision)
+    if (wanted > this.revision) throw tooLarge(key, opts.resourceVersion ?? wanted, this.revision)
     if (opts.resourceVersionMatch !== 'Exact') return this.revision
     if (wanted < this.compacted) {
       throw new StorageError('Compacted', key, 'The resourceVersion for the provided list is too old.', this.compacted)

@@ -559,7 +559,7 @@ export class SqlStorage implements Storage {
     const wanted = parseResourceVersion(key, opts.resourceVersion)
     const latest = this.latest()
     if (wanted === undefined) return latest
-    if (wanted > latest) throw tooLarge(key, wanted, latest)
+    if (wanted > latest) throw tooLarge(key, opts.resourceVersion ?? wanted, latest)
     if (opts.resourceVersionMatch !== 'Exact') return latest
     const compacted = this.compactedAt()
     if (wanted < compacted) throw compactedRead(key, compacted)

@@ -195,7 +195,7 @@ export class EtcdStorage implements Storage {
       serializable: opts.resourceVersion === '0',
     })
     const current = res.header.revision
-    if (wanted !== undefined && !exact && wanted > current) throw tooLarge(key, wanted, current)
+    if (wanted !== undefined && !exact && wanted > current) throw tooLarge(key, opts.resourceVersion ?? wanted, current)
     const kv = res.kvs[0]
     return kv ? this.decode(kv) : undefined
   }
@@ -233,7 +233,7 @@ export class EtcdStorage implements Storage {
       )
       if (revision === 0) {
         revision = res.header.revision
-        if (atLeast !== undefined && atLeast > revision) throw tooLarge(prefix, atLeast, revision)
+        if (atLeast !== undefined && atLeast > revision) throw tooLarge(prefix, opts.resourceVersion ?? atLeast, revision)
       }
       more = res.more
       count = res.count
