@@ -7,13 +7,12 @@ import { decodeBody, readAndDecodeObjectBody, readBodyBytes } from '../http/body
 import { APPLY_PATCH_TYPE, negotiateOutput, type OutputFormat } from '../http/media-types.js'
 import type { RequestInfo } from '../machinery/request-info.js'
 import { attributesOf, type Authorizer } from '../authz/authorizer.js'
-import { binaryString } from '../machinery/base64.js'
 import { type FieldSelector, nameSelector } from '../machinery/field-selector.js'
 import { typeForKind, typeTable } from '../resources/schema/index.js'
 import { decodeAs } from '../resources/schema/json-decoding.js'
 import type { YamlDecoder } from '../http/yaml-off-thread.js'
 import { queryOf } from '../http/query.js'
-import { listResponse, objectResponse } from '../http/respond.js'
+import { listResponse, objectResponse, statusResponse } from '../http/respond.js'
 import { badRequest, methodNotAllowed, resourceNotFound, StatusError, type StatusReason, unsupportedMediaType } from '../machinery/status-error.js'
 import { watchStream } from '../http/watch-stream.js'
 import { groupVersion, type ResourceEntry, type Verb } from '../resources/catalogue.js'
@@ -37,6 +36,7 @@ import { type PatchRequest, patchTypes, readPatch } from './patch-request.js'
 import { getScale, updateScale } from '../registry/scale.js'
 import { isConnectSubresource } from './connect-options.js'
 import { admitConnect, tokenRequestAdmission } from './subresource-admission.js'
+import { withWarnings } from './warnings.js'
 import type { Registry } from '../registry/registry.js'
 import type { WatchMetrics } from '../metrics/watch-metrics.js'
 import type { RequestContext } from '../registry/request-context.js'
@@ -77,9 +77,13 @@ export interface HandlerEnv {
   componentProbes?: readonly ComponentProbe[] | undefined
 }
 
-/** The registry's context of one request: who, when, and where admission may annotate its audit event. */
-function requestContext(env: HandlerEnv): RequestContext {
-  const ctx: RequestContext = { user: env.user, now: env.now(), dryRun: false }
+/**
+ * The registry's context of one request: who, when, where admission may
+ * annotate its audit event, and the warnings the answer carries (the
+ * request's own list, which an error's answer carries too).
+ */
+function requestContext(env: HandlerEnv, warnings: string[]): RequestContext {
+  const ctx: RequestContext = { user: env.user, now: env.now(), dryRun: false, warnings }
   if (env.auditAnnotations) ctx.auditAnnotations = env.auditAnnotations
   return ctx
 }
@@ -95,20 +99,6 @@ function writeContext(request: Request, params: URLSearchParams, ctx: RequestCon
   ctx.dryRun = options.dryRun
   ctx.fieldValidation = fieldValidationOf(params)
   ctx.fieldManager = managerName(options.fieldManager, request.headers.get('user-agent'))
-}
-
-/**
- * A header value carries bytes, not characters: text beyond Latin-1 (a field
- * name a client made up) goes out as its UTF-8 bytes, as Go's server writes it.
- */
-function headerBytes(text: string): string {
-  return /^[\x00-\x7f]*$/.test(text) ? text : binaryString(new TextEncoder().encode(text))
-}
-
-/** A Warning header per problem, as upstream words them: `299 - "unknown field \"spec.x\""`. */
-function withWarnings(res: Response, warnings: readonly string[] | undefined): Response {
-  for (const w of warnings ?? []) res.headers.append('warning', headerBytes(`299 - ${JSON.stringify(w)}`))
-  return res
 }
 
 function objectOut(entry: ResourceEntry, obj: KubeObject, format: OutputFormat, now: Date, status = 200): Response {
@@ -130,21 +120,30 @@ function deprecationWarning(entry: ResourceEntry, served: HandlerEnv['servedRele
 export async function handleResource(request: Request, info: RequestInfo, env: HandlerEnv): Promise<Response> {
   const entry = env.registry.catalogue.lookup(info.apiGroup, info.apiVersion, info.resource)
   if (!entry) throw resourceNotFound()
+  // A deprecated kind's warning comes first, as upstream's handler adds it before it serves.
   const deprecation = deprecationWarning(entry, env.servedRelease)
-  const res = await handleEntry(request, info, entry, env)
-  return deprecation ? withWarnings(res, [deprecation]) : res
+  const warnings = deprecation ? [deprecation] : []
+  let res: Response
+  try {
+    res = await handleEntry(request, info, entry, env, warnings)
+  } catch (err) {
+    // A refusal carries what was warned of before it (a webhook's warnings beside its denial), as upstream's does.
+    if (!(err instanceof StatusError) || warnings.length === 0) throw err
+    res = statusResponse(err)
+  }
+  return withWarnings(res, warnings)
 }
 
-async function handleEntry(request: Request, info: RequestInfo, entry: ResourceEntry, env: HandlerEnv): Promise<Response> {
+async function handleEntry(request: Request, info: RequestInfo, entry: ResourceEntry, env: HandlerEnv, warnings: string[]): Promise<Response> {
   // A namespaced collection lives under /namespaces/<ns>/, except for reads across all namespaces.
   if (entry.namespaced && !info.namespace && !['list', 'watch'].includes(info.verb)) throw resourceNotFound()
-  if (info.subresource) return handleSubresource(request, info, entry, env)
+  if (info.subresource) return handleSubresource(request, info, entry, env, warnings)
   // A verb the resource does not serve has no route upstream: its router refuses the method.
   if (!entry.verbs.includes(info.verb as Verb)) throw methodNotAllowed()
   // Writes to one object need its name in the URL; a create names it in the body.
   if ((['update', 'patch'].includes(info.verb) && !info.name) || (info.verb === 'create' && info.name)) throw methodNotAllowed()
   const params = queryOf(request)
-  const ctx = requestContext(env)
+  const ctx = requestContext(env, warnings)
   const format = negotiateOutput(request.headers.get('accept'), {
     allowTable: ['get', 'list', 'watch'].includes(info.verb),
     includeObject: params.get('includeObject'),
@@ -162,13 +161,10 @@ async function handleEntry(request: Request, info: RequestInfo, entry: ResourceE
     writeContext(request, params, ctx, 'CreateOptions')
     // A review is admitted as any create is (upstream's review REST calls its create validation), then answered.
     obj = await env.registry.admit(entry, { operation: 'CREATE', object: obj, namespace: ns }, ctx)
-    return withWarnings(
-      objectResponse(
-        await entry.virtualCreate(obj, { user: env.user, now: ctx.now, ...(info.namespace ? { namespace: info.namespace } : {}) }),
-        format,
-        201,
-      ),
-      ctx.warnings,
+    return objectResponse(
+      await entry.virtualCreate(obj, { user: env.user, now: ctx.now, ...(info.namespace ? { namespace: info.namespace } : {}) }),
+      format,
+      201,
     )
   }
 
@@ -197,7 +193,7 @@ async function handleEntry(request: Request, info: RequestInfo, entry: ResourceE
     case 'create': {
       writeContext(request, params, ctx, 'CreateOptions')
       const body = await readObjectBody(request, env, ctx)
-      return withWarnings(objectOut(entry, await store.create(ns, body, ctx), format, ctx.now, 201), ctx.warnings)
+      return objectOut(entry, await store.create(ns, body, ctx), format, ctx.now, 201)
     }
     case 'update':
     case 'patch': {
@@ -206,21 +202,21 @@ async function handleEntry(request: Request, info: RequestInfo, entry: ResourceE
       if (info.verb === 'patch' && env.authorizer) ctx.authorizeCreate = createAuthorization(env.authorizer, env.user, info)
       const req = await writeRequest(request, entry, info.verb, env, ctx)
       const { object, created } = await write(store, ns, info.name, req, ctx)
-      return withWarnings(objectOut(entry, object, format, ctx.now, created ? 201 : 200), ctx.warnings)
+      return objectOut(entry, object, format, ctx.now, created ? 201 : 200)
     }
     case 'delete': {
       const options = await readDeleteOptions(request, params, env.maxBodyBytes, env.yamlDecoder)
       ctx.dryRun = isDryRun(options)
       const result = await store.delete(ns, info.name, options, ctx)
       // Upstream answers 202 for an object kept only when orphanDependents=false asked for cascading.
-      if (!result.deleted) return withWarnings(objectOut(entry, result.object, format, ctx.now, options.orphanDependents === false ? 202 : 200), ctx.warnings)
-      return withWarnings(objectResponse(deletedStatus(entry, result.object), format), ctx.warnings)
+      if (!result.deleted) return objectOut(entry, result.object, format, ctx.now, options.orphanDependents === false ? 202 : 200)
+      return objectResponse(deletedStatus(entry, result.object), format)
     }
     case 'deletecollection': {
       const options = await readDeleteOptions(request, params, env.maxBodyBytes, env.yamlDecoder)
       ctx.dryRun = isDryRun(options)
       const list = await store.deleteCollection(ns, await parseListQuery(params, entry), options, ctx)
-      return withWarnings(objectResponse(list as unknown as Record<string, unknown>, format), ctx.warnings)
+      return objectResponse(list as unknown as Record<string, unknown>, format)
     }
     default:
       throw methodNotAllowed()
@@ -315,14 +311,14 @@ const NARROWED_BY_OWN_STRATEGY: ReadonlySet<string> = new Set(['approval', 'fina
  * resources) as the subresource's upstream strategy allows. Other
  * subresources are not served here.
  */
-async function handleSubresource(request: Request, info: RequestInfo, entry: ResourceEntry, env: HandlerEnv): Promise<Response> {
+async function handleSubresource(request: Request, info: RequestInfo, entry: ResourceEntry, env: HandlerEnv, warnings: string[]): Promise<Response> {
   const sub = entry.subresources?.find((s) => s.name === info.subresource)
   const served = ['status', 'scale', 'approval', 'finalize', 'ephemeralcontainers', 'resize', 'eviction', 'binding', ...(env.serviceAccountTokens ? ['token'] : [])]
   const reachesOut = env.nodeAgent !== undefined && entry.group === '' && isNodeAgentSubresource(entry.resource, info.subresource)
   if (!sub || !(served.includes(sub.name) || reachesOut) || !info.name) throw resourceNotFound()
   if (!sub.verbs.includes(info.verb as Verb)) throw methodNotAllowed()
   const params = queryOf(request)
-  const ctx = requestContext(env)
+  const ctx = requestContext(env, warnings)
   if (reachesOut && env.nodeAgent) {
     // exec, attach and port-forward are routed for GET and POST alone, as upstream's connecters; a HEAD is no read of them.
     if (STREAMS_BY_GET_OR_POST.has(sub.name) && request.method !== 'GET' && request.method !== 'POST') throw methodNotAllowed()
@@ -346,11 +342,11 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
   const req = await writeRequest(request, entry, info.verb, env, ctx)
   if (scale) {
     if (req.apply) throw unsupportedMediaType(APPLY_PATCH_TYPE, patchTypes(entry).filter((t) => t !== APPLY_PATCH_TYPE))
-    return withWarnings(objectResponse(await updateScale(store, ns, info.name, req.patch, ctx), format), ctx.warnings)
+    return objectResponse(await updateScale(store, ns, info.name, req.patch, ctx), format)
   }
   const narrowed = NARROWED_BY_OWN_STRATEGY.has(sub.name) ? (sub.name as NarrowedSubresource) : 'status'
   const { object } = await write(store, ns, info.name, req, ctx, narrowed)
-  return withWarnings(objectOut(entry, object, format, ctx.now), ctx.warnings)
+  return objectOut(entry, object, format, ctx.now)
 }
 
 /**
@@ -371,7 +367,7 @@ async function handleBinding(request: Request, params: URLSearchParams, info: Re
   writeContext(request, params, ctx, 'CreateOptions')
   const body = await decodeBody(request.headers.get('content-type'), await readBodyBytes(request, env.maxBodyBytes), env.yamlDecoder)
   const status = await bindPod(env.registry, { namespace: info.namespace, body, ...(urlName !== undefined ? { urlName } : {}), admittedAs: entry }, ctx)
-  return withWarnings(objectResponse(status, negotiateOutput(request.headers.get('accept'), { allowTable: false, includeObject: null }), 201), ctx.warnings)
+  return objectResponse(status, negotiateOutput(request.headers.get('accept'), { allowTable: false, includeObject: null }), 201)
 }
 
 const TOKEN_REQUEST_TYPE = typeForKind('authentication.k8s.io', 'v1', 'TokenRequest')
@@ -397,7 +393,7 @@ async function handleTokenRequest(
   const call = { namespace: info.namespace, name: info.name, body, now: ctx.now, warnings, admission }
   const answer = await createTokenRequest({ catalogue: env.registry.catalogue, stored: storedObjects(env.registry) }, await tokens.issuerConfig(), call)
   const format = negotiateOutput(request.headers.get('accept'), { allowTable: false, includeObject: null })
-  return withWarnings(objectResponse(answer as Record<string, unknown>, format, 201), warnings)
+  return objectResponse(answer as Record<string, unknown>, format, 201)
 }
 
 /**

@@ -114,6 +114,8 @@ describe('admission webhooks', () => {
     assert.equal(res.status, 403)
     assert.equal(res.body.reason, 'Forbidden')
     assert.equal(res.body.message, 'admission webhook "deny.example.com" denied the request: configmaps here need approval')
+    // Upstream's recorder writes a webhook's warnings as they come: the refusal carries them too.
+    assert.equal(res.headers.get('warning'), '299 - "looked at it"')
     assert.equal((await api.get(`/api/v1/namespaces/${ns}/configmaps/refused`)).status, 404)
 
     const allowed = await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap('probe'))

@@ -72,6 +72,17 @@ describe('field validation', () => {
     assert.equal((await client.get(`${CONFIGMAPS}/long-field`)).status, 200)
   })
 
+  it('warns of thousands of unknown fields in no more than 4096 characters of Warning headers, the first ones in order, as upstream', async () => {
+    const unknown = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`field${i}`, i]))
+    const res = await client.post(`${CONFIGMAPS}?fieldValidation=Warn`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'many-fields' }, data: { a: 'b' }, ...unknown })
+    assert.equal(res.status, 201, res.text.slice(0, 300))
+    const texts = warningsOf(res.headers).map((w) => JSON.parse(w.slice('299 - '.length)) as string)
+    assert.ok(texts.length > 100 && texts.length < 2000, `${texts.length} warnings`)
+    assert.deepEqual(texts.slice(0, 3), ['unknown field "field0"', 'unknown field "field1"', 'unknown field "field2"'])
+    const characters = texts.reduce((n, t) => n + t.length, 0)
+    assert.ok(characters <= 4096 + 256, `${characters} characters of warnings`)
+  })
+
   it('Ignore drops them silently', async () => {
     const res = await client.post(`${DEPLOYMENTS}?fieldValidation=Ignore`, deploymentText('ignored'))
     assert.equal(res.status, 201, res.text)
