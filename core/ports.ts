@@ -172,8 +172,13 @@ export type LogFileEntry =
  * may hand back anything read from the heap's contents.
  */
 export interface Profiler {
-  /** Samples the CPU for `seconds`, then hands back `samples`/`count` and `cpu`/`nanoseconds` per stack. */
-  cpuProfile(seconds: number): Promise<SampledProfile>
+  /**
+   * Samples the CPU for `seconds`, or until `stop` aborts (the request
+   * ended), then hands back `samples`/`count` and `cpu`/`nanoseconds` per
+   * stack. One CPU profile runs at a time in a process, as in Go's runtime:
+   * while one runs, another call throws `cpu profiling already in use`.
+   */
+  cpuProfile(seconds: number, stop?: AbortSignal): Promise<SampledProfile>
   /**
    * The sampled allocations of objects still live, per stack; with `gc`, after
    * a full collection. Undefined when the runtime has no sampling heap

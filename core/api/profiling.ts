@@ -78,13 +78,18 @@ async function heapProfile(profiler: Profiler, name: 'heap' | 'allocs', query: (
   return download(profile, name)
 }
 
-/** The CPU profile of the next `?seconds`. */
-async function cpuProfile(profiler: Profiler, query: (key: string) => string | undefined): Promise<Response> {
+/**
+ * The CPU profile of the next `?seconds`, cut short when the request ends
+ * first (`stop`: the client left, or its deadline passed), as Go's handler
+ * stops profiling when the request's context is done. A second profile
+ * while one runs is refused with Go's 500 (`cpu profiling already in use`).
+ */
+async function cpuProfile(profiler: Profiler, query: (key: string) => string | undefined, stop: AbortSignal): Promise<Response> {
   const seconds = cpuSeconds(query('seconds'))
   if (seconds === undefined) return textResponse(`Bad Request: ?seconds must be a whole number from 1 to ${MAX_CPU_SECONDS}\n`, 400)
   let profile: SampledProfile
   try {
-    profile = await profiler.cpuProfile(seconds)
+    profile = await profiler.cpuProfile(seconds, stop)
   } catch (err) {
     return pprofError(500, `Could not enable CPU profiling: ${(err as Error).message}`)
   }
@@ -97,10 +102,10 @@ async function cpuProfile(profiler: Profiler, query: (key: string) => string | u
  * beside fixed names at the same place, and a table it cannot compile is
  * matched by its slower trie on every request of the server.
  */
-function namedProfile(profiler: Profiler, name: string, query: (key: string) => string | undefined): Promise<Response> | Response {
+function namedProfile(profiler: Profiler, name: string, query: (key: string) => string | undefined, stop: () => AbortSignal): Promise<Response> | Response {
   switch (name) {
     case 'profile':
-      return cpuProfile(profiler, query)
+      return cpuProfile(profiler, query, stop())
     case 'heap':
     case 'allocs':
       return heapProfile(profiler, name, query)
@@ -112,7 +117,18 @@ function namedProfile(profiler: Profiler, name: string, query: (key: string) => 
 export function installProfilingRoutes<E extends Env>(app: Hono<E>, profiler: Profiler): void {
   app.get('/debug/pprof', (c) => c.redirect('/debug/pprof/', 301))
   app.get('/debug/pprof/', () => sizedResponse(INDEX, { headers: { 'content-type': 'text/html; charset=utf-8', 'x-content-type-options': 'nosniff' } }))
-  app.get('/debug/pprof/:name', (c) => namedProfile(profiler, c.req.param('name'), (key) => c.req.query(key)))
+  app.get('/debug/pprof/:name', (c) =>
+    namedProfile(
+      profiler,
+      c.req.param('name'),
+      (key) => c.req.query(key),
+      () => {
+        // The request's end: its signal (the client left), or the chain's deadline where one is set.
+        const deadline = (c.var as { deadline?: AbortSignal }).deadline
+        return deadline ? AbortSignal.any([c.req.raw.signal, deadline]) : c.req.raw.signal
+      },
+    ),
+  )
 }
 
 /** The profiling routes alone, with no authentication or authorization: what `--debug-socket-path` serves. */

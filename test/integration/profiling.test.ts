@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { type ApiServer, createApiServer } from '../../core/index.js'
+import type { Profiler } from '../../core/ports.js'
 import { type NodeProfiler, nodeProfiler } from '../../runtimes/node/daemon/profiler.js'
 import { decodePprof } from '../helpers/pprof.js'
 
@@ -61,6 +62,51 @@ describe('/debug/pprof/ in process', () => {
     const cpu = await get(withoutHeap, '/debug/pprof/profile?seconds=1')
     assert.equal(cpu.status, 200)
     assert.deepEqual(decodePprof(new Uint8Array(await cpu.arrayBuffer())).sampleTypes.map((t) => t.type), ['samples', 'cpu'])
+  })
+
+  it("refuses a second CPU profile while one runs with Go's 500, and stops profiling when the request ends", { timeout: 120_000 }, async () => {
+    // The real profiler, watched only to know when the first request has reached it.
+    const real = await nodeProfiler({ sampleHeap: false })
+    let reached!: () => void
+    const firstReached = new Promise<void>((resolve) => (reached = resolve))
+    const watched: Profiler = {
+      ...real,
+      cpuProfile(seconds, stop) {
+        const profile = real.cpuProfile(seconds, stop)
+        reached()
+        return profile
+      },
+    }
+    const server = createApiServer({ authentication: { tokens }, authorizationModes: ['RBAC'] }, { profiler: watched })
+    await server.ready
+    try {
+      const leaving = new AbortController()
+      const first = server.fetch(
+        new Request('http://in-process/debug/pprof/profile?seconds=300', { headers: { authorization: 'Bearer admin-token' }, signal: leaving.signal }),
+        {},
+      )
+      await firstReached
+
+      const second = await get(server, '/debug/pprof/profile?seconds=1')
+      assert.equal(second.status, 500)
+      assert.equal(second.headers.get('content-type'), 'text/plain; charset=utf-8')
+      assert.equal(second.headers.get('x-go-pprof'), '1')
+      assert.equal(second.headers.get('content-disposition'), null)
+      assert.equal(await second.text(), 'Could not enable CPU profiling: cpu profiling already in use\n')
+
+      // The client leaves: the profile stops there, not 300 s later (the test's time-out only guards against a hang).
+      leaving.abort()
+      const ended = await first
+      assert.equal(ended.status, 200)
+      assert.equal(ended.headers.get('content-disposition'), 'attachment; filename="profile"')
+      await ended.arrayBuffer()
+
+      const next = await get(server, '/debug/pprof/profile?seconds=1')
+      assert.equal(next.status, 200, await next.clone().text())
+      assert.deepEqual(decodePprof(new Uint8Array(await next.arrayBuffer())).sampleTypes.map((t) => t.type), ['samples', 'cpu'])
+    } finally {
+      await server.shutdown()
+    }
   })
 
   it('serves no profile with profiling off', async () => {

@@ -34,6 +34,26 @@ async function openSession(): Promise<{ post<T>(method: string, params?: object)
   }
 }
 
+/**
+ * Whether a CPU profile is being taken in this process: Go's runtime allows
+ * one at a time, and net/http/pprof refuses a second with its error.
+ */
+let cpuProfileRunning = false
+
+/** Waits `ms`, or less when `stop` aborts first (the request that asked for the profile ended). */
+function sleep(ms: number, stop: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (stop?.aborted) return resolve()
+    const done = (): void => {
+      clearTimeout(timer)
+      stop?.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    stop?.addEventListener('abort', done, { once: true })
+  })
+}
+
 /** The port, and `close` to stop the heap sampling at shutdown (a daemon run in-process leaves nothing running). */
 export type NodeProfiler = Profiler & { close(): void }
 
@@ -47,18 +67,23 @@ export type NodeProfiler = Profiler & { close(): void }
 export async function nodeProfiler(options: { sampleHeap: boolean }): Promise<NodeProfiler> {
   const profiler: NodeProfiler = {
     close: () => {},
-    async cpuProfile(seconds) {
-      const session = await openSession()
+    async cpuProfile(seconds, stop) {
+      // Taken before the first await, so that of two requests at once exactly one profiles.
+      if (cpuProfileRunning) throw new Error('cpu profiling already in use')
+      cpuProfileRunning = true
+      let session: Awaited<ReturnType<typeof openSession>> | undefined
       try {
+        session = await openSession()
         await session.post('Profiler.enable')
         await session.post('Profiler.setSamplingInterval', { interval: CPU_SAMPLING_INTERVAL_US })
         const startedAt = Date.now()
         await session.post('Profiler.start')
-        await new Promise((resolve) => setTimeout(resolve, seconds * 1000))
+        await sleep(seconds * 1000, stop)
         const { profile } = await session.post<{ profile: V8CpuProfile }>('Profiler.stop')
         return cpuProfileFromV8(profile, startedAt, CPU_SAMPLING_INTERVAL_US)
       } finally {
-        session.close()
+        session?.close()
+        cpuProfileRunning = false
       }
     },
   }
