@@ -279,6 +279,51 @@ describe('bad input', () => {
     )
   })
 
+  it('refuses registry-login secrets whose data is not a JSON object with 422, the value redacted', async () => {
+    const api = await startServer()
+    const SECRETS = '/api/v1/namespaces/default/secrets'
+    const b64 = (text: string) => Buffer.from(text).toString('base64')
+    for (const [type, key] of [
+      ['kubernetes.io/dockerconfigjson', '.dockerconfigjson'],
+      ['kubernetes.io/dockercfg', '.dockercfg'],
+    ] as const) {
+      const name = type.endsWith('json') ? 'pull-json' : 'pull-cfg'
+      const prefix = `Secret "${name}" is invalid: data[${key}]: Invalid value: "<secret contents redacted>": `
+      const cases: [data: string, error: string][] = [
+        ['not-json-hunter2', "invalid character 'o' in literal null (expecting 'u')"],
+        ['{"auths": {"r.example": {"auth": "c2VjcmV0"}}', 'unexpected end of JSON input'],
+        ['["hunter2"]', 'json: cannot unmarshal array into Go value of type map[string]interface {}'],
+        ['{"auths" {}}', "invalid character '{' after object key"],
+      ]
+      for (const [data, error] of cases) {
+        const r = await api.post(SECRETS, { metadata: { name }, type, data: { [key]: b64(data) } })
+        assert.equal(r.status, 422, r.text)
+        assert.equal(r.body.reason, 'Invalid')
+        assert.equal(r.body.message, prefix + error)
+        assert.deepEqual(r.body.details.causes, [{ reason: 'FieldValueInvalid', message: `Invalid value: "<secret contents redacted>": ${error}`, field: `data[${key}]` }])
+        assert.ok(!r.text.includes('hunter2'), 'the secret value is shown')
+        assert.equal((await api.get(`${SECRETS}/${name}`)).status, 404, 'the refused secret was stored')
+      }
+      // Missing the key: Required, as before.
+      const missing = await api.post(SECRETS, { metadata: { name }, type, data: {} })
+      assert.equal(missing.status, 422, missing.text)
+      assert.equal(missing.body.message, `Secret "${name}" is invalid: data[${key}]: Required value`)
+
+      // A valid object (or null) is kept; an update to something else is refused and the stored data stays.
+      const good = b64('{"auths": {}}')
+      const created = await api.post(SECRETS, { metadata: { name }, type, data: { [key]: good } })
+      assert.equal(created.status, 201, created.text)
+      const updated = await api.put(`${SECRETS}/${name}`, { ...created.body, data: { [key]: b64('hunter2 "x"') } })
+      assert.equal(updated.status, 422, updated.text)
+      assert.equal(updated.body.message, `${prefix}invalid character 'h' looking for beginning of value`)
+      const stored = await api.get(`${SECRETS}/${name}`)
+      assert.deepEqual(stored.body.data, { [key]: good })
+      assert.equal(stored.body.metadata.resourceVersion, created.body.metadata.resourceVersion)
+      const nulled = await api.put(`${SECRETS}/${name}`, { ...created.body, data: { [key]: b64(' null ') } })
+      assert.equal(nulled.status, 200, nulled.text)
+    }
+  })
+
   it('refuses a bad namespace name with 422 citing the RFC 1123 label rule', async () => {
     const api = await startServer()
     await refused(api, () => api.post('/api/v1/namespaces', { metadata: { name: 'a.b' } }), 422, 'Invalid', /RFC 1123 label/)

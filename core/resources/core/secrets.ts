@@ -1,4 +1,5 @@
-import { base64EncodeText, illegalBase64Index } from '../../machinery/base64.js'
+import { base64Decode, base64EncodeText, illegalBase64Index } from '../../machinery/base64.js'
+import { goJsonObjectError } from '../../machinery/go-json-check.js'
 import { fieldLabelNotSupported } from '../field-labels.js'
 import { badRequest } from '../../machinery/status-error.js'
 import { type FieldError, fieldPath, invalid, required, tooLong } from '../../machinery/field.js'
@@ -18,6 +19,15 @@ const REQUIRED_KEYS: Record<string, string[]> = {
   'kubernetes.io/ssh-auth': ['ssh-privatekey'],
   'kubernetes.io/tls': ['tls.crt', 'tls.key'],
 }
+
+/** Types whose one key must hold a JSON object (or null), as upstream checks it by decoding it into a map. */
+const JSON_KEYS: Record<string, string> = {
+  'kubernetes.io/dockercfg': '.dockercfg',
+  'kubernetes.io/dockerconfigjson': '.dockerconfigjson',
+}
+
+/** Upstream's stand-in for a value a message must not show. */
+const REDACTED = '<secret contents redacted>'
 
 /** Decoding as upstream: data values must be base64; stringData is folded into data. */
 function normalizeSecret(obj: KubeObject): void {
@@ -59,6 +69,18 @@ function validateSecret(obj: KubeObject): FieldError[] {
       errs.push(required(dataPath.key('username')), required(dataPath.key('password')))
   }
   for (const key of REQUIRED_KEYS[type] ?? []) if (!(key in data)) errs.push(required(dataPath.key(key)))
+  const jsonKey = JSON_KEYS[type]
+  const encoded = jsonKey === undefined ? undefined : data[jsonKey]
+  if (jsonKey !== undefined && typeof encoded === 'string') {
+    let error: string | undefined
+    try {
+      error = goJsonObjectError(base64Decode(encoded))
+    } catch {
+      error = undefined // not base64: refused while decoding the body, before validation
+    }
+    // The error names the offending character at most; the value itself stays out of the message.
+    if (error) errs.push(invalid(dataPath.key(jsonKey), REDACTED, error))
+  }
   return errs
 }
 
