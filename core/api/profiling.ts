@@ -11,6 +11,7 @@
 import { type Hono, Hono as HonoApp } from 'hono'
 import { encodeProfileGzip, type SampledProfile } from '../encoding/pprof.js'
 import { renderProfileText } from '../encoding/pprof-text.js'
+import { installDebugFlagsRoutes } from './debug-flags.js'
 import { sizedResponse, textResponse } from '../http/respond.js'
 import type { Env } from 'hono'
 import type { Profiler } from '../ports.js'
@@ -131,10 +132,14 @@ export function installProfilingRoutes<E extends Env>(app: Hono<E>, profiler: Pr
   )
 }
 
-/** The profiling routes alone, with no authentication or authorization: what `--debug-socket-path` serves. */
-export function profilingHandler(profiler: Profiler): { fetch(request: Request): Promise<Response> } {
+/**
+ * The profiling routes alone, with no authentication or authorization: what
+ * `--debug-socket-path` serves, with `/debug/flags/v` as upstream's socket has it.
+ */
+export function profilingHandler(profiler: Profiler, setVerbosity?: (level: number) => void): { fetch(request: Request): Promise<Response> } {
   const app = new HonoApp()
   installProfilingRoutes(app, profiler)
+  if (setVerbosity) installDebugFlagsRoutes(app, setVerbosity)
   app.notFound(() => textResponse('404 page not found\n', 404))
   return { fetch: async (request) => app.fetch(request) }
 }

@@ -14,6 +14,8 @@ export interface Logger {
    * `verbose(logger, level, module)`. Absent: only V(0) shows.
    */
   enabled?(level: number, module: string): boolean
+  /** Sets `-v` from now on (`PUT /debug/flags/v`); absent where the logger has no verbosity. */
+  setVerbosity?(level: number): void
 }
 
 /** A logger that drops everything: the default where none is given. */

@@ -7,6 +7,7 @@
 import type { Tracer } from '@opentelemetry/api'
 import type { Aggregator } from '../aggregator/aggregator.js'
 import { installLogsRoutes } from '../api/logs.js'
+import { installDebugFlagsRoutes } from '../api/debug-flags.js'
 import { installProfilingRoutes } from '../api/profiling.js'
 import { installRoutes, type RequestParts } from '../api/routes.js'
 import { DEFAULT_VERSION, versionInfo, withEmulation } from '../api/version.js'
@@ -93,6 +94,7 @@ export function installServing(w: ServingWiring): ServingApp {
     serving,
   })
   if ((serving.profiling ?? true) && ports.profiler) installProfilingRoutes(app, ports.profiler)
+  if (serving.profiling ?? true) installDebugFlagsRoutes(app, (level) => logger.setVerbosity?.(level))
   // Encryption at rest configured: the rewrite after a rotation (docs/security.md, "Encryption at rest").
   const transformers = w.storage.transformers
   if (transformers) {

@@ -440,7 +440,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
     stopWatchingCertificates = tls.watch(listener)
     if (flags.debugSocketPath) {
       const path = flags.debugSocketPath
-      debugSocket = await serveDebugSocket(path, profiler).catch((err: Error) => {
+      debugSocket = await serveDebugSocket(path, profiler, (level) => logger.setVerbosity?.(level)).catch((err: Error) => {
         throw new StartupError(`--debug-socket-path: cannot listen on ${path}: ${err.message}`)
       })
     }

@@ -36,8 +36,8 @@ function close(server: Server): Promise<void> {
   })
 }
 
-export async function serveDebugSocket(path: string, profiler: Profiler): Promise<DebugSocket> {
-  const handler = profilingHandler(profiler)
+export async function serveDebugSocket(path: string, profiler: Profiler, setVerbosity?: (level: number) => void): Promise<DebugSocket> {
+  const handler = profilingHandler(profiler, setVerbosity)
   const server = createServer(getRequestListener((request) => handler.fetch(request)))
   // mkdtemp makes the directory 0700 whatever the umask; beside the path, so the rename stays on one file system.
   const staging = await mkdtemp(join(dirname(path), `.${basename(path)}.`))

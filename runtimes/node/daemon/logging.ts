@@ -185,10 +185,15 @@ function jsonPino(outputs: LogOutputs): Pino {
 }
 
 /** Core's Logger over pino: verbosity decided here, `debug` being klog's V(4). */
-function verbosityLogger(out: Pino, verbosity: Verbosity, shape: (fields: Record<string, unknown>, error: boolean) => Record<string, unknown>): Logger {
+function verbosityLogger(out: Pino, initial: Verbosity, shape: (fields: Record<string, unknown>, error: boolean) => Record<string, unknown>): Logger {
+  // A copy: `-v` changes at run time through /debug/flags/v, the options given stay as they were.
+  const verbosity = { v: initial.v, vmodule: initial.vmodule }
   const enabled = (level: number, module: string): boolean => verbosityEnabled(verbosity, level, module)
   return {
     enabled,
+    setVerbosity(level) {
+      verbosity.v = level
+    },
     debug(fields, message) {
       const module = typeof fields[MODULE_FIELD] === 'string' ? fields[MODULE_FIELD] : ''
       if (enabled(4, module)) out.info(shape({ ...fields, [VERBOSITY_FIELD]: 4 }, false), message)
