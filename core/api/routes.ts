@@ -106,7 +106,8 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
   // go-restful serves /version/ too (the public-info-viewer role names both).
   app.get('/version', () => versionResponse(deps.version))
   app.get('/version/', () => versionResponse(deps.version))
-  app.get('/metrics', async () => {
+  // Any method reads them, as upstream's Prometheus handler answers any; with profiling on, DELETE resets them instead (wiring/serving.ts).
+  app.all('/metrics', async () => {
     const runtime = (await deps.runtimeMetrics?.render().catch(() => '')) ?? ''
     return sizedResponse(deps.metrics.render() + runtime, { headers: { 'content-type': METRICS_CONTENT_TYPE } })
   })

@@ -18,6 +18,8 @@ type Labels = Readonly<Record<string, string>>
 interface Sample {
   labels: Labels
   value: number
+  /** False from a reset until the sample is next set, added to or observed: it is left out of the text meanwhile. */
+  shown: boolean
 }
 
 interface HistogramSample {
@@ -26,6 +28,7 @@ interface HistogramSample {
   counts: number[]
   sum: number
   count: number
+  shown: boolean
 }
 
 /**
@@ -110,8 +113,8 @@ export function formatNumber(value: number): string {
   return `${mantissa}e${exponent < 0 ? '-' : '+'}${digits}`
 }
 
-const DROPPED: Sample = { labels: {}, value: 0 }
-const DROPPED_HISTOGRAM: HistogramSample = { labels: {}, counts: [], sum: 0, count: 0 }
+const DROPPED: Sample = { labels: {}, value: 0, shown: false }
+const DROPPED_HISTOGRAM: HistogramSample = { labels: {}, counts: [], sum: 0, count: 0, shown: false }
 
 interface Definition {
   name: string
@@ -125,6 +128,7 @@ function observeIn(sample: HistogramSample, bounds: readonly number[], value: nu
   if (i < bounds.length) sample.counts[i] = (sample.counts[i] ?? 0) + 1
   sample.sum += value
   sample.count++
+  sample.shown = true
 }
 
 export interface HistogramHandle {
@@ -145,24 +149,66 @@ export class Metrics {
   }
 
   setGauge(name: string, help: string, labels: Labels, value: number): void {
-    this.sample(name, help, 'gauge', labels).value = value
+    const sample = this.sample(name, help, 'gauge', labels)
+    sample.value = value
+    sample.shown = true
   }
 
   /** Adds `by` (default 1) to a counter's sample; a new sample starts at 0. */
   addCounter(name: string, help: string, labels: Labels, by = 1): void {
-    this.sample(name, help, 'counter', labels).value += by
+    const sample = this.sample(name, help, 'counter', labels)
+    sample.value += by
+    sample.shown = true
   }
 
   /** A gauge's sample to set again and again without finding it each time (a hot path's gauge). */
   gauge(name: string, help: string, labels: Labels): GaugeHandle {
     const sample = this.sample(name, help, 'gauge', labels)
-    return { set: (value) => void (sample.value = value), add: (by) => void (sample.value += by) }
+    return {
+      set: (value) => {
+        sample.value = value
+        sample.shown = true
+      },
+      add: (by) => {
+        sample.value += by
+        sample.shown = true
+      },
+    }
   }
 
   /** A counter's sample to add to again and again without finding it each time (a hot path's counter). */
   counter(name: string, help: string, labels: Labels): { add(by?: number): void } {
     const sample = this.sample(name, help, 'counter', labels)
-    return { add: (by = 1) => void (sample.value += by) }
+    return {
+      add: (by = 1) => {
+        sample.value += by
+        sample.shown = true
+      },
+    }
+  }
+
+  /**
+   * Upstream's registry Reset (`DELETE /metrics` with profiling on): every
+   * series of a metric with labels (a vector upstream) is dropped, and
+   * starts again from zero when next set, added to or observed; a metric
+   * without labels keeps its value, as upstream's plain counters and
+   * gauges are not resettable. Samples stay in place, so the handles hot
+   * paths hold keep counting into the series they name.
+   */
+  reset(): void {
+    for (const family of this.families.values()) {
+      for (const sample of family.samples.values()) {
+        if (Object.keys(sample.labels).length === 0) continue
+        sample.shown = false
+        if ('counts' in sample) {
+          sample.counts.fill(0)
+          sample.sum = 0
+          sample.count = 0
+        } else {
+          sample.value = 0
+        }
+      }
+    }
   }
 
   /** Records one observation in a histogram with the given upper bounds (ascending; +Inf is implied). */
@@ -206,7 +252,8 @@ export class Metrics {
   value(name: string, labels: Labels): number | undefined {
     const family = this.families.get(name)
     if (!family || family.type === 'histogram') return undefined
-    return family.samples.get(labelText(this.filters.constrain(name, labels)))?.value
+    const sample = family.samples.get(labelText(this.filters.constrain(name, labels)))
+    return sample?.shown ? sample.value : undefined
   }
 
   private sample(name: string, help: string, type: 'gauge' | 'counter', labels: Labels): Sample {
@@ -224,7 +271,7 @@ export class Metrics {
     const key = constrained === labels ? labelTextOf(fastKey, labels) : labelText(constrained)
     sample = family.samples.get(key)
     if (!sample) {
-      sample = { labels: constrained, value: 0 }
+      sample = { labels: constrained, value: 0, shown: true }
       family.samples.set(key, sample)
     }
     family.byCallerLabels.set(fastKey, sample)
@@ -246,7 +293,7 @@ export class Metrics {
     const key = constrained === labels ? labelTextOf(fastKey, labels) : labelText(constrained)
     sample = family.samples.get(key)
     if (!sample) {
-      sample = { labels: constrained, counts: new Array<number>(family.buckets.length).fill(0), sum: 0, count: 0 }
+      sample = { labels: constrained, counts: new Array<number>(family.buckets.length).fill(0), sum: 0, count: 0, shown: true }
       family.samples.set(key, sample)
     }
     family.byCallerLabels.set(fastKey, sample)
@@ -258,19 +305,28 @@ export class Metrics {
     const lines: string[] = []
     for (const name of [...this.families.keys()].sort()) {
       const family = this.families.get(name)
-      if (!family) continue
+      // A metric whose every series was reset has nothing to show, as a vector without children upstream.
+      if (!family || !anyShown(family.samples.values())) continue
       lines.push(`# HELP ${name} ${this.filters.help(name, family.help)}`, `# TYPE ${name} ${family.type}`)
       if (family.type === 'histogram') {
         for (const key of [...family.samples.keys()].sort()) {
           const sample = family.samples.get(key)
-          if (sample) renderHistogram(lines, name, family.buckets, sample)
+          if (sample?.shown) renderHistogram(lines, name, family.buckets, sample)
         }
         continue
       }
-      for (const key of [...family.samples.keys()].sort()) lines.push(`${name}${key} ${formatNumber(family.samples.get(key)?.value ?? 0)}`)
+      for (const key of [...family.samples.keys()].sort()) {
+        const sample = family.samples.get(key)
+        if (sample?.shown) lines.push(`${name}${key} ${formatNumber(sample.value)}`)
+      }
     }
     return lines.length ? `${lines.join('\n')}\n` : ''
   }
+}
+
+function anyShown(samples: Iterable<{ shown: boolean }>): boolean {
+  for (const sample of samples) if (sample.shown) return true
+  return false
 }
 
 function renderHistogram(lines: string[], name: string, buckets: readonly number[], sample: HistogramSample): void {

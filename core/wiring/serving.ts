@@ -17,6 +17,7 @@ import type { ActivityRecorder } from '../embedding/activity.js'
 import { installEncryptionRewriteRoute } from '../encryption/rewrite-route.js'
 import type { FlowControl } from '../flowcontrol/flow-control.js'
 import { buildChain, DEFAULT_IN_FLIGHT } from '../http/chain.js'
+import { sizedResponse } from '../http/respond.js'
 import type { HealthCheck } from '../lifecycle/health-check.js'
 import type { ServerHooks } from '../lifecycle/hooks.js'
 import type { ServerLifecycle } from '../lifecycle/lifecycle.js'
@@ -94,7 +95,14 @@ export function installServing(w: ServingWiring): ServingApp {
     serving,
   })
   if ((serving.profiling ?? true) && ports.profiler) installProfilingRoutes(app, ports.profiler)
-  if (serving.profiling ?? true) installDebugFlagsRoutes(app, (level) => logger.setVerbosity?.(level))
+  if (serving.profiling ?? true) {
+    installDebugFlagsRoutes(app, (level) => logger.setVerbosity?.(level))
+    // Upstream's metrics handler with reset: DELETE empties every labelled series; other methods read them below.
+    app.delete('/metrics', () => {
+      metrics.reset()
+      return sizedResponse('metrics reset\n', { headers: { 'content-type': 'text/plain; charset=utf-8' } })
+    })
+  }
   // Encryption at rest configured: the rewrite after a rotation (docs/security.md, "Encryption at rest").
   const transformers = w.storage.transformers
   if (transformers) {

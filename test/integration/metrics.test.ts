@@ -143,6 +143,42 @@ describe('/metrics', () => {
     assert.ok((sampleValue(families, 'apiserver_admission_controller_admission_duration_seconds_count', { name: 'NamespaceLifecycle', operation: 'CREATE', rejected: 'false', type: 'admit' }) ?? 0) >= 1)
   })
 
+  it('resets every labelled series on DELETE with profiling on, as upstream\'s handler with reset; reads them on DELETE without', async () => {
+    const { server: resettable, api: own } = await start()
+    const { server: plain, api: noProfiling } = await start({ serving: { profiling: false } })
+    try {
+      const created = { ...requestLabels, verb: 'POST', dry_run: '', scope: 'resource', code: '201' }
+      for (const name of ['r1', 'r2']) assert.equal((await own.post(CM, cm(name), asAdmin)).status, 201)
+      assert.equal(sampleValue(await scrape(own), 'apiserver_request_total', created), 2)
+
+      const refused = await own.delete('/metrics', as('monitor-token'))
+      assert.equal(refused.status, 403)
+      assert.equal(refused.body.message, 'forbidden: User "prometheus" cannot delete path "/metrics"')
+
+      const reset = await own.delete('/metrics', asAdmin)
+      assert.equal(reset.status, 200)
+      assert.equal(reset.headers.get('content-type'), 'text/plain; charset=utf-8')
+      assert.equal(reset.text, 'metrics reset\n')
+      const after = await scrape(own)
+      assert.equal(sampleValue(after, 'apiserver_request_total', created), undefined, 'the series is still there')
+      assert.equal(after.has('apiserver_request_duration_seconds'), false, 'a histogram with no series left is still listed')
+
+      // A series starts again from zero when next counted.
+      assert.equal((await own.post(CM, cm('r3'), asAdmin)).status, 201)
+      assert.equal(sampleValue(await scrape(own), 'apiserver_request_total', created), 1)
+
+      // Without profiling, DELETE reads the metrics as any method does upstream, and resets nothing.
+      assert.equal((await noProfiling.post(CM, cm('p1'), asAdmin)).status, 201)
+      const read = await noProfiling.delete('/metrics', asAdmin)
+      assert.equal(read.status, 200)
+      assert.equal(read.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8')
+      assert.equal(sampleValue(parsePrometheusText(read.text), 'apiserver_request_total', created), 1)
+      assert.equal(sampleValue(await scrape(noProfiling), 'apiserver_request_total', created), 1)
+    } finally {
+      await Promise.all([resettable.shutdown(), plain.shutdown()])
+    }
+  })
+
   it('refuses a user without get on /metrics with 403, and serves system:monitoring', async () => {
     const plain = await api.get('/metrics', as('user-token'))
     assert.equal(plain.status, 403)

@@ -74,4 +74,37 @@ describe('metrics options', () => {
       ['# HELP size Sizes.', '# TYPE size histogram', 'size_bucket{le="1000"} 1', 'size_bucket{le="1e+06"} 2', 'size_bucket{le="+Inf"} 3', 'size_sum 5.000501e+07', 'size_count 3', ''].join('\n'),
     )
   })
+
+  it('resets every labelled series as upstream resets its vectors, and a held handle counts again from zero', () => {
+    const m = new Metrics()
+    const held = m.counter('calls_total', 'Calls.', { verb: 'GET' })
+    held.add(5)
+    m.addCounter('calls_total', 'Calls.', { verb: 'PUT' }, 2)
+    m.setGauge('up', 'Up.', {}, 1)
+    const sizes = m.histogram('size', 'Sizes.', [10], { kind: 'a' })
+    sizes.observe(3)
+    m.reset()
+    assert.equal(m.render(), ['# HELP up Up.', '# TYPE up gauge', 'up 1', ''].join('\n'))
+    assert.equal(m.value('calls_total', { verb: 'GET' }), undefined)
+    held.add()
+    sizes.observe(20)
+    assert.equal(
+      m.render(),
+      [
+        '# HELP calls_total Calls.',
+        '# TYPE calls_total counter',
+        'calls_total{verb="GET"} 1',
+        '# HELP size Sizes.',
+        '# TYPE size histogram',
+        'size_bucket{kind="a",le="10"} 0',
+        'size_bucket{kind="a",le="+Inf"} 1',
+        'size_sum{kind="a"} 20',
+        'size_count{kind="a"} 1',
+        '# HELP up Up.',
+        '# TYPE up gauge',
+        'up 1',
+        '',
+      ].join('\n'),
+    )
+  })
 })
