@@ -24,8 +24,15 @@ async function run(c: HealthCheck): Promise<string | undefined> {
   }
 }
 
-/** Answers `/<endpoint>` (all checks) and `/<endpoint>/<check>` (one). */
-export async function healthResponse(endpoint: string, checks: readonly HealthCheck[], url: URL): Promise<Response> {
+/** Told of each check an endpoint's root ran: its name, and whether it passed (the health check SLIs). */
+export type HealthObserver = (check: string, passed: boolean) => void
+
+/**
+ * Answers `/<endpoint>` (all checks) and `/<endpoint>/<check>` (one). As
+ * upstream, only the root tells `observe` of each check it ran (not of
+ * those excluded, nor of a single check's path).
+ */
+export async function healthResponse(endpoint: string, checks: readonly HealthCheck[], url: URL, observe?: HealthObserver): Promise<Response> {
   const sub = url.pathname.slice(endpoint.length + 2)
   if (sub) {
     const one = checks.find((c) => c.name === sub)
@@ -38,6 +45,7 @@ export async function healthResponse(endpoint: string, checks: readonly HealthCh
   let failed = false
   const results = await Promise.all(checks.map(async (c) => [c, excluded.has(c.name) ? null : await run(c)] as const))
   for (const [c, failure] of results) {
+    if (failure !== null) observe?.(c.name, failure === undefined)
     if (failure === null) lines.push(`[+]${c.name} excluded: ok`)
     else if (failure === undefined) lines.push(`[+]${c.name} ok`)
     else {

@@ -18,6 +18,7 @@ import {
 } from './discovery.js'
 import { JWKS_PATH, OPENID_CONFIG_PATH, type IssuerDiscovery } from '../authn/serviceaccount/issuer-discovery.js'
 import { healthResponse } from './health.js'
+import { observeHealthcheck } from '../metrics/slis.js'
 import type { HealthCheck } from '../lifecycle/health-check.js'
 import { openApiIndexResponse, openApiV2Response, openApiV3Response } from './openapi-responses.js'
 import { DiscoveryMemo } from './discovery-memo.js'
@@ -39,6 +40,8 @@ export interface RouteDeps {
   version: VersionInfo
   checks: { healthz: HealthCheck[]; livez: HealthCheck[]; readyz: HealthCheck[] }
   metrics: Metrics
+  /** The health check SLIs (`/metrics/slis`). */
+  slis: Metrics
   /** The runtime's own metrics, appended to the server's. */
   runtimeMetrics?: RuntimeMetrics | undefined
   /** Where clients reach the server (`--external-hostname` or `--advertise-address`, and the port); unset: the host a request asked for. */
@@ -111,8 +114,11 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
     const runtime = (await deps.runtimeMetrics?.render().catch(() => '')) ?? ''
     return sizedResponse(deps.metrics.render() + runtime, { headers: { 'content-type': METRICS_CONTENT_TYPE } })
   })
+  // The health check SLIs, a registry of their own as upstream's (DELETE resets them with profiling on, as /metrics).
+  app.all('/metrics/slis', () => sizedResponse(deps.slis.render(), { headers: { 'content-type': METRICS_CONTENT_TYPE } }))
   for (const endpoint of ['healthz', 'livez', 'readyz'] as const) {
-    const handler = (c: Context<ChainEnv>) => healthResponse(endpoint, deps.checks[endpoint], new URL(c.req.url))
+    const observe = (check: string, passed: boolean): void => observeHealthcheck(deps.slis, check, endpoint, passed)
+    const handler = (c: Context<ChainEnv>) => healthResponse(endpoint, deps.checks[endpoint], new URL(c.req.url), observe)
     app.get(`/${endpoint}`, handler)
     app.get(`/${endpoint}/*`, handler)
   }

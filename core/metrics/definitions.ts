@@ -138,3 +138,13 @@ export const ENCRYPTION_LAST_RELOAD: MetricDefinition = {
   name: 'apiserver_encryption_config_controller_automatic_reload_last_timestamp_seconds',
   help: '[ALPHA] When the encryption configuration was last reloaded automatically (Unix seconds), by outcome and server.',
 }
+
+/** The health check SLIs, served apart on `/metrics/slis` as upstream's component-base serves them. */
+export const HEALTHCHECK: MetricDefinition = {
+  name: 'kubernetes_healthcheck',
+  help: '[STABLE] The result of the last run of a health check: 1 when it passed, 0 when it failed, by check name and endpoint (healthz, livez, readyz).',
+}
+export const HEALTHCHECKS_TOTAL: MetricDefinition = {
+  name: 'kubernetes_healthchecks_total',
+  help: '[STABLE] Runs of each health check, by check name, endpoint (healthz, livez, readyz) and outcome (success or error).',
+}

@@ -25,7 +25,7 @@ import type { Logger } from '../logging/logger.js'
 import type { KubeObject } from '../machinery/object.js'
 import type { HandlerEnv } from '../endpoints/handlers.js'
 import { measuredAuthenticator } from '../metrics/security-metrics.js'
-import type { Metrics } from '../metrics/metrics.js'
+import { Metrics } from '../metrics/metrics.js'
 import { watchMetrics } from '../metrics/watch-metrics.js'
 import type { ApiServerOptions } from '../options/api-server-options.js'
 import { ADMIN_IDENTITY } from '../machinery/identities.js'
@@ -94,14 +94,18 @@ export function installServing(w: ServingWiring): ServingApp {
     },
     serving,
   })
+  // The health check SLIs: a registry of their own, under the same metrics flags, as upstream's.
+  const slis = new Metrics(options.metrics)
   if ((serving.profiling ?? true) && ports.profiler) installProfilingRoutes(app, ports.profiler)
   if (serving.profiling ?? true) {
     installDebugFlagsRoutes(app, (level) => logger.setVerbosity?.(level))
-    // Upstream's metrics handler with reset: DELETE empties every labelled series; other methods read them below.
-    app.delete('/metrics', () => {
-      metrics.reset()
-      return sizedResponse('metrics reset\n', { headers: { 'content-type': 'text/plain; charset=utf-8' } })
-    })
+    // Upstream's metrics handlers with reset: DELETE empties every labelled series; other methods read them below.
+    for (const [path, registry] of [['/metrics', metrics], ['/metrics/slis', slis]] as const) {
+      app.delete(path, () => {
+        registry.reset()
+        return sizedResponse('metrics reset\n', { headers: { 'content-type': 'text/plain; charset=utf-8' } })
+      })
+    }
   }
   // Encryption at rest configured: the rewrite after a rotation (docs/security.md, "Encryption at rest").
   const transformers = w.storage.transformers
@@ -161,6 +165,7 @@ export function installServing(w: ServingWiring): ServingApp {
       ? withEmulation(versionInfo(version), emulation.emulated, emulation.minCompatibility ?? minorsBefore(emulation.emulated, 1))
       : versionInfo(version),
     metrics,
+    slis,
     runtimeMetrics: ports.runtimeMetrics,
     checks: w.checks,
     handlerEnv,

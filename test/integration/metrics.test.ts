@@ -179,6 +179,48 @@ describe('/metrics', () => {
     }
   })
 
+  it('serves the health check SLIs on /metrics/slis, counted by each run of a health endpoint\'s root, as upstream', async () => {
+    const { server: own, api: sli } = await start()
+    try {
+      const slis = async () => {
+        const res = await sli.get('/metrics/slis', as('monitor-token'))
+        assert.equal(res.status, 200, res.text)
+        assert.equal(res.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8')
+        return parsePrometheusText(res.text)
+      }
+      const verbose = await sli.get('/readyz?verbose', as('monitor-token'))
+      const checks = [...verbose.text.matchAll(/^\[\+\](\S+) ok$/gm)].map((m) => m[1]!)
+      assert.ok(checks.includes('ping') && checks.length > 1, verbose.text)
+      for (const path of ['/readyz', '/readyz?exclude=ping', '/readyz/ping', '/livez']) {
+        assert.equal((await sli.get(path, as('monitor-token'))).status, 200, path)
+      }
+      const families = await slis()
+      assert.deepEqual([...families.keys()].sort(), ['kubernetes_healthcheck', 'kubernetes_healthchecks_total'])
+      assert.equal(families.get('kubernetes_healthcheck')?.type, 'gauge')
+      assert.match(families.get('kubernetes_healthcheck')?.help ?? '', /^\[STABLE\] /)
+      assert.equal(families.get('kubernetes_healthchecks_total')?.type, 'counter')
+      assert.equal(sampleValue(families, 'kubernetes_healthcheck', { name: 'ping', type: 'readyz' }), 1)
+      // The root ran ping twice; the excluded run and the check's own path are not counted.
+      assert.equal(sampleValue(families, 'kubernetes_healthchecks_total', { name: 'ping', type: 'readyz', status: 'success' }), 2)
+      assert.equal(sampleValue(families, 'kubernetes_healthchecks_total', { name: 'ping', type: 'livez', status: 'success' }), 1)
+      assert.equal(sampleValue(families, 'kubernetes_healthchecks_total', { name: 'ping', type: 'healthz', status: 'success' }), undefined)
+      for (const check of checks.filter((c) => c !== 'ping')) {
+        assert.equal(sampleValue(families, 'kubernetes_healthchecks_total', { name: check, type: 'readyz', status: 'success' }), 3, check)
+      }
+
+      // A registry of its own: /metrics does not carry them.
+      assert.equal((await scrape(sli)).has('kubernetes_healthcheck'), false)
+      assert.equal((await sli.get('/metrics/slis', as('user-token'))).status, 403)
+
+      const reset = await sli.delete('/metrics/slis', asAdmin)
+      assert.equal(reset.status, 200)
+      assert.equal(reset.text, 'metrics reset\n')
+      assert.equal((await slis()).size, 0)
+    } finally {
+      await own.shutdown()
+    }
+  })
+
   it('refuses a user without get on /metrics with 403, and serves system:monitoring', async () => {
     const plain = await api.get('/metrics', as('user-token'))
     assert.equal(plain.status, 403)
