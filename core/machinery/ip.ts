@@ -87,27 +87,31 @@ export function isUnspecified(ip: IP): boolean {
 
 export function formatIP(ip: IP): string {
   if (ip.family === 4) return ip.bytes.join('.')
-  const words: number[] = []
-  for (let i = 0; i < 16; i += 2) words.push(((ip.bytes[i] ?? 0) << 8) | (ip.bytes[i + 1] ?? 0))
-  // RFC 5952: the longest run (of two or more) of zero groups becomes `::`.
+  const groups: number[] = []
+  for (let i = 0; i < 16; i += 2) groups.push(((ip.bytes[i] ?? 0) << 8) | (ip.bytes[i + 1] ?? 0))
+  return formatIPv6Groups(groups)
+}
+
+/** Eight 16-bit groups as RFC 5952 writes them: the first longest run of two or more zero groups becomes `::`. */
+export function formatIPv6Groups(groups: readonly number[]): string {
   let bestStart = -1
   let bestLen = 1
   for (let i = 0; i < 8; ) {
-    if (words[i] !== 0) {
+    if (groups[i] !== 0) {
       i++
       continue
     }
     let j = i
-    while (j < 8 && words[j] === 0) j++
+    while (j < 8 && groups[j] === 0) j++
     if (j - i > bestLen) {
       bestStart = i
       bestLen = j - i
     }
     i = j
   }
-  const hex = (ws: number[]): string => ws.map((w) => w.toString(16)).join(':')
-  if (bestStart < 0) return hex(words)
-  return `${hex(words.slice(0, bestStart))}::${hex(words.slice(bestStart + bestLen))}`
+  const hex = (part: readonly number[]): string => part.map((g) => g.toString(16)).join(':')
+  if (bestStart < 0) return hex(groups)
+  return `${hex(groups.slice(0, bestStart))}::${hex(groups.slice(bestStart + bestLen))}`
 }
 
 /** `10.0.0.0/24`, `fd00::/108`; host bits may be set (`10.0.0.1/24` names 10.0.0.0/24), as net.ParseCIDR allows. */

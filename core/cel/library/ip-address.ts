@@ -4,6 +4,7 @@
  * printed in its canonical form (RFC 5952 for IPv6), for the IP and CIDR
  * libraries (network.ts).
  */
+import { formatIPv6Groups } from '../../machinery/ip.js'
 
 export class IPAddress {
   /** 4 bytes for IPv4, 16 for IPv6. */
@@ -17,22 +18,7 @@ export class IPAddress {
     if (this.family === 4) return [...this.bytes].join('.')
     const groups: number[] = []
     for (let i = 0; i < 16; i += 2) groups.push(((this.bytes[i] ?? 0) << 8) | (this.bytes[i + 1] ?? 0))
-    // The longest run of two or more zero groups (the first of equals) becomes '::'.
-    let best = -1
-    let bestLength = 1
-    for (let i = 0; i < 8; ) {
-      if (groups[i] !== 0) {
-        i++
-        continue
-      }
-      let j = i
-      while (j < 8 && groups[j] === 0) j++
-      if (j - i > bestLength) [best, bestLength] = [i, j - i]
-      i = j
-    }
-    const hex = (part: number[]) => part.map((g) => g.toString(16)).join(':')
-    if (best < 0) return hex(groups)
-    return `${hex(groups.slice(0, best))}::${hex(groups.slice(best + bestLength))}`
+    return formatIPv6Groups(groups)
   }
 }
 

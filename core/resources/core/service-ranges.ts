@@ -3,6 +3,7 @@
  * `--service-node-port-range`), and the in-memory record of what is taken.
  * Addresses are kept as bigints so IPv4 and IPv6 share one code path.
  */
+import { formatIPv6Groups } from '../../machinery/ip.js'
 
 export type IPFamily = 'IPv4' | 'IPv6'
 
@@ -64,22 +65,7 @@ export function parseIP(text: string): ParsedIP | undefined {
 /** The canonical text of an address: dotted quads, or RFC 5952 for IPv6. */
 export function formatIP(ip: ParsedIP): string {
   if (ip.family === 'IPv4') return [24n, 16n, 8n, 0n].map((s) => String((ip.value >> s) & 0xffn)).join('.')
-  const groups = Array.from({ length: 8 }, (_, i) => Number((ip.value >> BigInt(112 - 16 * i)) & 0xffffn))
-  // The longest run of two or more zero groups becomes `::`.
-  let best = { start: -1, length: 0 }
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== 0) {
-      i++
-      continue
-    }
-    let j = i
-    while (j < 8 && groups[j] === 0) j++
-    if (j - i > best.length && j - i >= 2) best = { start: i, length: j - i }
-    i = j
-  }
-  const hex = groups.map((g) => g.toString(16))
-  if (best.start < 0) return hex.join(':')
-  return `${hex.slice(0, best.start).join(':')}::${hex.slice(best.start + best.length).join(':')}`
+  return formatIPv6Groups(Array.from({ length: 8 }, (_, i) => Number((ip.value >> BigInt(112 - 16 * i)) & 0xffffn)))
 }
 
 /** The canonical text of `text`, or undefined when it is no address. */
