@@ -19,7 +19,7 @@ import { extended, type KubeObject, type UserInfo } from '../machinery/object.js
 import { BOOTSTRAP_FLOW_SCHEMAS, BOOTSTRAP_PRIORITY_LEVELS } from './bootstrap-objects.js'
 import { byPrecedence, type CompiledFlowSchema, compileFlowSchema } from './classify.js'
 import { allocateSeats, DEMAND_SMOOTHING, DemandIntegrator, type LevelLimits, levelLimits } from './concurrency.js'
-import { QueueSet } from './queue-set.js'
+import { LevelActivity, QueueSet } from './queue-set.js'
 
 export interface FlowControlOptions {
   /** The server's seats: `--max-requests-inflight` plus `--max-mutating-requests-inflight`. */
@@ -34,6 +34,8 @@ export interface PriorityLevel {
   readonly limits: LevelLimits
   /** Undefined for an Exempt level. */
   readonly queueSet?: QueueSet
+  /** Its totals and running requests, for the debug dumps. */
+  readonly activity: LevelActivity
 }
 
 export interface Classification {
@@ -41,6 +43,8 @@ export interface Classification {
   level: PriorityLevel
   /** The schema and the distinguisher: requests of one flow share a hand of queues. */
   flow: string
+  /** The flow's distinguisher as upstream records it: empty for a level of fewer than two queues. */
+  distinguisher: string
   /** Counts the request as dispatched (apiserver_flowcontrol_dispatched_requests_total) under its schema and level. */
   dispatched(): void
 }
@@ -151,7 +155,13 @@ export class FlowControl {
       })
       schema.dispatchedAt.set(level.limits.name, counter)
     }
-    return { schema: schema.object, level, flow: `${schema.name}\u0000${distinguisher}`, dispatched: counter.add }
+    const recorded = (level.limits.queuing?.queues ?? 0) > 1 ? distinguisher : ''
+    return { schema: schema.object, level, flow: `${schema.name}\u0000${distinguisher}`, distinguisher: recorded, dispatched: counter.add }
+  }
+
+  /** The priority levels in force, by name (the debug dumps' order). */
+  priorityLevels(): PriorityLevel[] {
+    return [...this.levels.values()].sort((a, b) => (a.limits.name < b.limits.name ? -1 : a.limits.name > b.limits.name ? 1 : 0))
   }
 
   /**
@@ -198,7 +208,8 @@ export class FlowControl {
           state.queueSet.dispatch()
         }
       } else {
-        this.levels.set(l.name, this.newLevel(l))
+        // New queues, the same totals: upstream reconfigures the level's one queue set.
+        this.levels.set(l.name, this.newLevel(l, state && state.limits.exempt === l.exempt ? state.activity : undefined))
       }
       this.metrics.setGauge('apiserver_flowcontrol_nominal_limit_seats', '[BETA] Nominal number of execution seats configured for each priority level', { priority_level: l.name }, l.nominalCL)
     }
@@ -226,15 +237,20 @@ export class FlowControl {
     })
   }
 
-  private newLevel(limits: LevelLimits): LevelState {
+  private newLevel(limits: LevelLimits, activity?: LevelActivity): LevelState {
     const clock = (): number => this.now().getTime()
-    const state: LevelState = { limits, demand: new DemandIntegrator(clock), smoothedDemand: limits.nominalCL }
+    const state: LevelState = { limits, activity: activity ?? new LevelActivity(clock), demand: new DemandIntegrator(clock), smoothedDemand: limits.nominalCL }
     if (!limits.exempt) {
       // The executing and queued gauges, by flow schema too, are kept by the filter (http/filters/priority-and-fairness.ts).
-      state.queueSet = new QueueSet(limits.nominalCL, limits.queuing, () => {
-        const set = state.queueSet as QueueSet
-        state.demand.set(set.executing + set.waiting)
-      })
+      state.queueSet = new QueueSet(
+        limits.nominalCL,
+        limits.queuing,
+        () => {
+          const set = state.queueSet as QueueSet
+          state.demand.set(set.executing + set.waiting)
+        },
+        state.activity,
+      )
     }
     return state
   }

@@ -8,6 +8,7 @@ import type { Tracer } from '@opentelemetry/api'
 import type { Aggregator } from '../aggregator/aggregator.js'
 import { installLogsRoutes } from '../api/logs.js'
 import { installDebugFlagsRoutes } from '../api/debug-flags.js'
+import { installFlowControlDebugRoutes } from '../api/flowcontrol-debug.js'
 import { installProfilingRoutes } from '../api/profiling.js'
 import { installRoutes, type RequestParts } from '../api/routes.js'
 import { DEFAULT_VERSION, versionInfo, withEmulation } from '../api/version.js'
@@ -107,6 +108,8 @@ export function installServing(w: ServingWiring): ServingApp {
       })
     }
   }
+  // Upstream installs the priority and fairness dumps with the filter, whatever --profiling says.
+  if (w.flowControl) installFlowControlDebugRoutes(app, w.flowControl)
   // Encryption at rest configured: the rewrite after a rotation (docs/security.md, "Encryption at rest").
   const transformers = w.storage.transformers
   if (transformers) {

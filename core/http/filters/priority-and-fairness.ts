@@ -54,7 +54,10 @@ export function priorityAndFairnessFilter(flowControl: FlowControl, metrics: Met
   return async (c, next) => {
     const info = c.get('requestInfo')
     if (isLongRunning(info) && info.verb !== 'watch') return next()
-    const { schema, level, flow, dispatched } = flowControl.classify(c.get('user'), info)
+    const user = c.get('user')
+    const { schema, level, flow, distinguisher, dispatched } = flowControl.classify(user, info)
+    // Listed by /debug/api_priority_and_fairness/dump_requests while it waits and runs.
+    const entry = level.activity.arrive(schema.metadata.name ?? '', distinguisher, user.username, info)
     const identify = (response: Response): Response => {
       setAnswerHeader(response, FLOW_SCHEMA_HEADER, schema.metadata.uid ?? '')
       setAnswerHeader(response, PRIORITY_LEVEL_HEADER, level.limits.uid)
@@ -65,19 +68,24 @@ export function priorityAndFairnessFilter(flowControl: FlowControl, metrics: Met
     const release = (done: () => void): void => (info.verb === 'watch' ? done() : releaseWhenSent(c, done))
     if (!level.queueSet) {
       dispatched()
+      level.activity.start(entry)
       kind.executing.add(1)
+      const finished = (): void => {
+        kind.executing.add(-1)
+        level.activity.finish(entry)
+      }
       try {
         await next()
       } catch (err) {
-        kind.executing.add(-1)
+        finished()
         throw err
       }
       identify(c.res)
-      release(() => kind.executing.add(-1))
+      release(finished)
       return
     }
     const { executing, inQueue } = gaugesOf(level.limits.name, schema.metadata.name ?? '')
-    let outcome = level.queueSet.acquire(flow, waitLimitMs)
+    let outcome = level.queueSet.acquire(flow, waitLimitMs, entry)
     if (outcome instanceof Promise) {
       inQueue.add(1)
       kind.waiting.add(1)
