@@ -8,19 +8,11 @@
  */
 import assert from 'node:assert/strict'
 import { after, describe, it } from 'node:test'
-import { type ApiServer, createApiServer } from '../../core/index.js'
+import type { ApiServer } from '../../core/index.js'
 import type { ApiServerOptions } from '../../core/options/api-server-options.js'
-import { GatedStorage } from './gated-storage.js'
-import { TestClient } from './harness.js'
+import type { TestClient } from './harness.js'
+import { asAdmin, asUser, CM, routeJaneTo, startGated } from './priority-and-fairness-fixtures.js'
 
-const tokens = [
-  { token: 'user-token', user: { username: 'jane', groups: ['dev'] } },
-  { token: 'admin-token', user: { username: 'root', groups: ['system:masters'] } },
-]
-const asUser = { headers: { authorization: 'Bearer user-token' }, connection: {} }
-const asAdmin = { headers: { authorization: 'Bearer admin-token' }, connection: {} }
-const CM = '/api/v1/namespaces/default/configmaps'
-const FC = '/apis/flowcontrol.apiserver.k8s.io/v1'
 const DEBUG = '/debug/api_priority_and_fairness'
 
 const LEVELS_HEADER = 'PriorityLevelName, ActiveQueues, IsIdle, IsQuiescing, WaitingRequests, ExecutingRequests, DispatchedRequests, RejectedRequests, TimedoutRequests, CancelledRequests'
@@ -32,17 +24,11 @@ after(async () => {
   await Promise.all(servers.map((s) => s.shutdown()))
 })
 
+/** A gated server, shut down after the suite. */
 async function start(options: ApiServerOptions = {}) {
-  const storage = new GatedStorage()
-  // Reads reach the gate only without the watch cache, which answers them from memory.
-  const server = createApiServer({ authentication: { tokens }, watchCache: false, ...options }, { storage })
-  servers.push(server)
-  await server.ready
-  const api = new TestClient(server)
-  storage.gating = false
-  assert.equal((await api.post(CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'slow' } }, asAdmin)).status, 201)
-  storage.gating = true
-  return { server, storage, api }
+  const started = await startGated(options)
+  servers.push(started.server)
+  return started
 }
 
 /** A dump's lines, the header first; its status and content type checked. */
@@ -105,25 +91,7 @@ describe('priority and fairness debug dumps', () => {
 
   it('lists a request while it waits in a queue, and counts it in its level and queue', async () => {
     const { api, storage } = await start({ serving: { maxInFlight: { readOnly: 1, mutating: 1 } } })
-    const level = { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Queue', queuing: { queues: 2, handSize: 1, queueLengthLimit: 5 } } } }
-    assert.equal((await api.post(`${FC}/prioritylevelconfigurations`, { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: 'jane-level' }, spec: level }, asAdmin)).status, 201)
-    const schema = {
-      apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
-      kind: 'FlowSchema',
-      metadata: { name: 'jane' },
-      spec: {
-        priorityLevelConfiguration: { name: 'jane-level' },
-        matchingPrecedence: 50,
-        distinguisherMethod: { type: 'ByUser' },
-        rules: [{ subjects: [{ kind: 'User', user: { name: 'jane' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] }] }],
-      },
-    }
-    const created = await api.post(`${FC}/flowschemas`, schema, asAdmin)
-    assert.equal(created.status, 201)
-    for (let attempt = 0; attempt < 200; attempt += 1) {
-      if ((await api.get(`${CM}/other`, asUser)).headers.get('x-kubernetes-pf-flowschema-uid') === created.body.metadata.uid) break
-      await new Promise((resolve) => setTimeout(resolve, 10))
-    }
+    await routeJaneTo(api, { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Queue', queuing: { queues: 2, handSize: 1, queueLengthLimit: 5 } } } })
     // The level's one seat is held at the gate; the next request of hers waits in a queue.
     const held = api.get(`${CM}/slow`, asUser)
     await storage.whenHeld(1)

@@ -7,32 +7,8 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { createApiServer } from '../../core/index.js'
-import type { ApiServerOptions } from '../../core/options/api-server-options.js'
-import { GatedStorage } from './gated-storage.js'
-import { TestClient } from './harness.js'
-
-const tokens = [
-  { token: 'user-token', user: { username: 'jane', groups: ['dev'] } },
-  { token: 'admin-token', user: { username: 'root', groups: ['system:masters'] } },
-]
-const asUser = { headers: { authorization: 'Bearer user-token' }, connection: {} }
-const asAdmin = { headers: { authorization: 'Bearer admin-token' }, connection: {} }
-const CM = '/api/v1/namespaces/default/configmaps'
-const FC = '/apis/flowcontrol.apiserver.k8s.io/v1'
-const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: 'b' } })
-
-async function start(options: ApiServerOptions = {}) {
-  const storage = new GatedStorage()
-  // Reads reach the gate only without the watch cache, which answers them from memory.
-  const server = createApiServer({ authentication: { tokens }, watchCache: false, ...options }, { storage })
-  await server.ready
-  const api = new TestClient(server)
-  storage.gating = false
-  assert.equal((await api.post(CM, cm('slow'), asAdmin)).status, 201)
-  storage.gating = true
-  return { server, storage, api }
-}
+import { asAdmin, asUser, CM, cm, FC, routeJaneTo, startGated } from './priority-and-fairness-fixtures.js'
+import type { TestClient } from './harness.js'
 
 async function uidOf(api: TestClient, kind: 'flowschemas' | 'prioritylevelconfigurations', name: string): Promise<string> {
   const res = await api.get(`${FC}/${kind}/${name}`, asAdmin)
@@ -40,33 +16,9 @@ async function uidOf(api: TestClient, kind: 'flowschemas' | 'prioritylevelconfig
   return res.body.metadata.uid as string
 }
 
-/** Creates a level and a schema sending jane's requests to it, and waits until her requests are classified there. */
-async function routeJaneTo(api: TestClient, level: Record<string, unknown>): Promise<void> {
-  assert.equal((await api.post(`${FC}/prioritylevelconfigurations`, { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: 'jane-level' }, spec: level }, asAdmin)).status, 201)
-  const schema = {
-    apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
-    kind: 'FlowSchema',
-    metadata: { name: 'jane' },
-    spec: {
-      priorityLevelConfiguration: { name: 'jane-level' },
-      matchingPrecedence: 50,
-      distinguisherMethod: { type: 'ByUser' },
-      rules: [{ subjects: [{ kind: 'User', user: { name: 'jane' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] }] }],
-    },
-  }
-  const created = await api.post(`${FC}/flowschemas`, schema, asAdmin)
-  assert.equal(created.status, 201)
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const res = await api.get(`${CM}/other`, asUser)
-    if (res.headers.get('x-kubernetes-pf-flowschema-uid') === created.body.metadata.uid) return
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-  assert.fail('jane\'s requests never reached her FlowSchema')
-}
-
 describe('API priority and fairness', () => {
   it('creates upstream\'s mandatory and suggested configuration at start, marked for automatic update', async () => {
-    const { api } = await start()
+    const { api } = await startGated()
     const schemas = await api.get(`${FC}/flowschemas`, asAdmin)
     assert.deepEqual(
       schemas.body.items.map((s: { metadata: { name: string } }) => s.metadata.name).sort(),
@@ -81,7 +33,7 @@ describe('API priority and fairness', () => {
   })
 
   it('names the FlowSchema and priority level of every answer: exempt for the admin, global-default for others', async () => {
-    const { api } = await start()
+    const { api } = await startGated()
     const admin = await api.get(CM, asAdmin)
     assert.equal(admin.headers.get('x-kubernetes-pf-flowschema-uid'), await uidOf(api, 'flowschemas', 'exempt'))
     assert.equal(admin.headers.get('x-kubernetes-pf-prioritylevel-uid'), await uidOf(api, 'prioritylevelconfigurations', 'exempt'))
@@ -91,7 +43,7 @@ describe('API priority and fairness', () => {
   })
 
   it('refuses with 429 what a full Reject level cannot run, stores nothing of it, and serves the exempt admin meanwhile', async () => {
-    const { api, storage } = await start({ serving: { maxInFlight: { readOnly: 1, mutating: 1 } } })
+    const { api, storage } = await startGated({ serving: { maxInFlight: { readOnly: 1, mutating: 1 } } })
     await routeJaneTo(api, { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } })
     const held = api.get(`${CM}/slow`, asUser)
     await storage.whenHeld(1)
@@ -114,7 +66,7 @@ describe('API priority and fairness', () => {
   })
 
   it('queues a request until a seat is free, and refuses one whose queue is full', async () => {
-    const { api, storage } = await start({ serving: { maxInFlight: { readOnly: 1, mutating: 1 } } })
+    const { api, storage } = await startGated({ serving: { maxInFlight: { readOnly: 1, mutating: 1 } } })
     await routeJaneTo(api, {
       type: 'Limited',
       limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Queue', queuing: { queues: 1, handSize: 1, queueLengthLimit: 1 } } },
@@ -141,7 +93,7 @@ describe('API priority and fairness', () => {
   })
 
   it('marks a FlowSchema whose priority level does not exist Dangling, and classifies past it', async () => {
-    const { api } = await start()
+    const { api } = await startGated()
     const schema = {
       apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
       kind: 'FlowSchema',
@@ -164,7 +116,7 @@ describe('API priority and fairness', () => {
   })
 
   it('writes each FlowSchema\'s Dangling condition once at start-up, and again when its level comes', async () => {
-    const { api } = await start()
+    const { api } = await startGated()
     const danglingOf = async (name: string): Promise<string | undefined> => {
       const res = await api.get(`${FC}/flowschemas/${name}`, asAdmin)
       return (res.body.status?.conditions ?? []).find((c: { type: string }) => c.type === 'Dangling')?.status
