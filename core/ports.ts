@@ -200,6 +200,13 @@ export interface ConnectionInfo {
   /** The request's protocol as Go names it (`HTTP/1.1`, `HTTP/2.0`), for the handlers' spans. */
   protocol?: string
   /**
+   * This request's header lines as the runtime read them (name, value,
+   * name, value), for the identity headers that upstream reads one line at
+   * a time (machinery/header-lines.ts). Set per request; absent where the
+   * runtime has only fetch's joined Headers.
+   */
+  headerLines?: readonly string[]
+  /**
    * The most bytes of request line and headers the listener lets through on
    * this connection, refusing more itself. Where that is within the
    * server's own bound (Go's 1 MiB), core does not count them again.

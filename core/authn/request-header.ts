@@ -8,23 +8,15 @@
  * proxy's word.
  */
 import type { RequestHeaderOptions } from './authentication-options.js'
+import { firstHeaderLine, type HeaderLines, headerLineValues } from '../machinery/header-lines.js'
 import type { UserInfo } from '../machinery/object.js'
 import type { Authenticator } from './authenticator.js'
 
 const lower = (names: readonly string[] | undefined): string[] => (names ?? []).map((n) => n.trim().toLowerCase()).filter(Boolean)
 
-/**
- * Every value of a header. Go keeps each header line apart; fetch's Headers
- * joins repeated lines with ", ", so they are split again here (a group or
- * extra value containing ", " cannot be told from two values).
- */
-function headerValues(headers: Headers, name: string): string[] {
-  const joined = headers.get(name)
-  if (joined === null) return []
-  return joined
-    .split(',')
-    .map((v) => v.trim())
-    .filter(Boolean)
+/** Every non-empty line of a header, as upstream's request-header authenticator takes them. */
+function headerValues(headers: Headers, name: string, lines: HeaderLines | undefined): string[] {
+  return headerLineValues(headers, name, lines).filter(Boolean)
 }
 
 /** The part of a header name after the prefix, %-decoded as upstream does (undecodable keys are kept as sent). */
@@ -48,8 +40,9 @@ export function requestHeaderAuthenticator(opts: RequestHeaderOptions): RequestH
   const prefixes = lower(opts.extraHeaderPrefixes)
   const allowedNames = new Set(opts.allowedNames ?? [])
 
-  const first = (headers: Headers, names: readonly string[]): string =>
-    names.map((n) => headers.get(n) ?? '').find((v) => v.length > 0) ?? ''
+  // The first header of `names` that has a non-empty first line, that line: upstream's headerValue.
+  const first = (headers: Headers, names: readonly string[], lines: HeaderLines | undefined): string =>
+    names.map((n) => firstHeaderLine(headers, n, lines)).find((v) => v.length > 0) ?? ''
 
   const clearHeaders = (headers: Headers): void => {
     const names = [...usernameHeaders, ...groupHeaders, ...uidHeaders]
@@ -57,11 +50,11 @@ export function requestHeaderAuthenticator(opts: RequestHeaderOptions): RequestH
     for (const name of names) headers.delete(name)
   }
 
-  const identity = (headers: Headers): UserInfo | undefined => {
-    const username = first(headers, usernameHeaders)
+  const identity = (headers: Headers, lines: HeaderLines | undefined): UserInfo | undefined => {
+    const username = first(headers, usernameHeaders, lines)
     if (!username) return undefined
-    const user: UserInfo = { username, groups: groupHeaders.flatMap((n) => headerValues(headers, n)) }
-    const uid = first(headers, uidHeaders)
+    const user: UserInfo = { username, groups: groupHeaders.flatMap((n) => headerValues(headers, n, lines)) }
+    const uid = first(headers, uidHeaders, lines)
     if (uid) user.uid = uid
     const extra: Record<string, string[]> = {}
     // Prefixes first, so that each key's values keep the order of the prefixes as upstream's do.
@@ -69,7 +62,7 @@ export function requestHeaderAuthenticator(opts: RequestHeaderOptions): RequestH
       for (const [name] of headers) {
         if (!name.startsWith(prefix)) continue
         const key = extraKey(name.slice(prefix.length))
-        extra[key] = [...(extra[key] ?? []), ...headerValues(headers, name)]
+        extra[key] = [...(extra[key] ?? []), ...headerValues(headers, name, lines)]
       }
     }
     if (Object.keys(extra).length > 0) user.extra = extra
@@ -80,7 +73,7 @@ export function requestHeaderAuthenticator(opts: RequestHeaderOptions): RequestH
     clearHeaders,
     authenticate(request, connection) {
       const headers = request.headers
-      const user = identity(headers)
+      const user = identity(headers, connection.headerLines)
       clearHeaders(headers)
       const cert = connection.clientCertificate
       // No certificate: nothing of this kind, whatever the headers say.

@@ -10,6 +10,7 @@
 import type { MiddlewareHandler } from 'hono'
 import { ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP } from '../../authn/authenticator.js'
 import { type Attributes, type Authorizer, forbiddenMessage } from '../../authz/authorizer.js'
+import { firstHeaderLine, type HeaderLines, headerLineValues } from '../../machinery/header-lines.js'
 import type { UserInfo } from '../../machinery/object.js'
 import { badRequest, forbidden } from '../../machinery/status-error.js'
 import type { ChainEnv } from './context.js'
@@ -36,11 +37,6 @@ function goText(r: Impersonated): string {
   return `{${[r.kind, r.namespace ?? '', r.name, '', r.apiVersion ?? '', '', r.fieldPath ?? ''].join(' ')}}`
 }
 
-/** Every value of a header: fetch joins repeated header lines with ", ". */
-function values(joined: string): string[] {
-  return joined.split(',').map((v) => v.trim())
-}
-
 /** `system:serviceaccount:<ns>:<name>` split as upstream's SplitUsername does: exactly two non-empty parts. */
 function serviceAccountOf(username: string): { namespace: string; name: string } | undefined {
   if (!username.startsWith(SERVICE_ACCOUNT_PREFIX)) return undefined
@@ -61,21 +57,25 @@ function extraKey(encoded: string): string {
   }
 }
 
-/** What the headers ask for, in upstream's order: user, groups, extras, uid. Throws 400 for anything without a user. */
-function requested(headers: Headers): Impersonated[] {
-  // One pass over the headers (by name, repeated lines joined) rather than a lookup per name: most requests have none of them.
+/**
+ * What the headers ask for, in upstream's order: user, groups, extras, uid. Throws 400 for anything without a user.
+ * As upstream reads them, the user and the uid are their header's first line, and each line of a group or extra header is one value.
+ */
+function requested(headers: Headers, lines: HeaderLines | undefined): Impersonated[] {
+  // One pass over the header names rather than a lookup per name: most requests have none of them.
   let user = ''
   let uid = ''
   let groups: string[] = []
   const extras: Impersonated[] = []
-  for (const [header, value] of headers) {
+  for (const [header] of headers) {
     if (!header.startsWith(PREFIX)) continue
-    if (header === USER) user = value
-    else if (header === GROUP) groups = values(value)
-    else if (header === UID) uid = value
+    if (header === USER) user = firstHeaderLine(headers, USER, lines)
+    else if (header === GROUP) groups = headerLineValues(headers, GROUP, lines)
+    else if (header === UID) uid = firstHeaderLine(headers, UID, lines)
     else if (header.startsWith(EXTRA_PREFIX)) {
       const key = extraKey(header.slice(EXTRA_PREFIX.length))
-      for (const name of values(value)) extras.push({ kind: 'UserExtra', name, apiVersion: `${AUTHENTICATION_GROUP}/v1`, fieldPath: key })
+      for (const name of headerLineValues(headers, header, lines))
+        extras.push({ kind: 'UserExtra', name, apiVersion: `${AUTHENTICATION_GROUP}/v1`, fieldPath: key })
     }
   }
   const out: Impersonated[] = []
@@ -140,7 +140,7 @@ function removeImpersonationHeaders(headers: Headers): void {
 export function impersonationFilter(authorizer: Authorizer): MiddlewareHandler<ChainEnv> {
   return async (c, next) => {
     const headers = c.req.raw.headers
-    const asked = requested(headers)
+    const asked = requested(headers, c.env?.connection?.headerLines)
     if (asked.length === 0) return next()
     const requestor = c.get('user')
     for (const r of asked) {

@@ -340,7 +340,8 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
       // Refused before the Request's URL resolves it into another path (dot-segments.ts).
       const dot = dotSegmentOf(env.incoming.url ?? '')
       if (dot !== undefined) return statusResponse(400, 'BadRequest', dotSegmentMessage(dot))
-      const response = await server.fetch(request, infoFor(env.incoming))
+      // The connection's record, with this request's header lines for the identity headers read line by line.
+      const response = await server.fetch(request, { ...infoFor(env.incoming), headerLines: env.incoming.rawHeaders })
       // Connection: close is hop-by-hop: HTTP/1.1 keeps it (Node then closes the socket after
       // the answer); HTTP/2 forbids it and sends a GOAWAY instead, as Go's server does.
       const incoming: Incoming = env.incoming

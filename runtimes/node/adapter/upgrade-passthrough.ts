@@ -298,6 +298,7 @@ export async function handleUpgrade(
   let handoff: UpgradeHandoff | undefined
   const response = await server.fetch(request, {
     ...info,
+    headerLines: req.rawHeaders,
     passUpgrade: (h) => {
       handoff = h
     },

@@ -1,0 +1,38 @@
+/**
+ * A header's values one line at a time, as Go's server keeps them.
+ *
+ * Upstream reads the identity headers by their lines: each
+ * `Impersonate-Group` or `Impersonate-Extra-*` line is one value, a group
+ * sent as `a,b` on one line is the single group `a,b`, and
+ * `Impersonate-User` and `Impersonate-Uid` (like the front proxy's user
+ * headers) are their first line. Fetch's Headers joins repeated lines with
+ * ", ", so where the runtime hands over the lines it read (the Node
+ * listener does, as `ConnectionInfo.headerLines`) they are read from those.
+ * An in-process caller's Headers cannot carry them: its joined value is
+ * split at commas, and a value holding a comma cannot be told from two.
+ */
+
+/** A request's header lines as received: name, value, name, value, ... (Node's `rawHeaders`). */
+export type HeaderLines = readonly string[]
+
+/** Each line's value of header `name` (lower case), or [] once the header is gone from `headers` (a filter removed it). */
+export function headerLineValues(headers: Headers, name: string, lines: HeaderLines | undefined): string[] {
+  const joined = headers.get(name)
+  if (joined === null) return []
+  if (lines) {
+    const values: string[] = []
+    for (let i = 0; i + 1 < lines.length; i += 2) if (lines[i]!.toLowerCase() === name) values.push(lines[i + 1]!.trim())
+    if (values.length > 0) return values
+  }
+  return joined.split(',').map((v) => v.trim())
+}
+
+/** The first line's value of header `name` (lower case), as Go's `Header.Get`; '' when it is absent. */
+export function firstHeaderLine(headers: Headers, name: string, lines: HeaderLines | undefined): string {
+  const joined = headers.get(name)
+  if (joined === null) return ''
+  if (lines) {
+    for (let i = 0; i + 1 < lines.length; i += 2) if (lines[i]!.toLowerCase() === name) return lines[i + 1]!.trim()
+  }
+  return joined
+}

@@ -1,0 +1,150 @@
+/**
+ * Identity headers read line by line on the Node listener, as Go's server
+ * keeps them: each `Impersonate-Group` and `Impersonate-Extra-*` line is one
+ * value (a group `a,b` on one line is the group `a,b`, not two), and
+ * `Impersonate-User` is its first line. Fetch's Headers joins repeated lines
+ * with ", ", so the listener hands core the lines it read; over HTTP/1.1 and
+ * HTTP/2 alike, and for the front proxy's headers too (through `fetch` with
+ * the lines given, as the listener gives them).
+ */
+import assert from 'node:assert/strict'
+import { connect as http2Connect } from 'node:http2'
+import { after, before, describe, it } from 'node:test'
+import { connect } from 'node:tls'
+import type { ConnectionInfo } from '../../core/index.js'
+import { silentLogger } from '../../core/logging/logger.js'
+import { createCertificateAuthority, issueServingCertificate } from '../../core/pki/certificates.js'
+import type { ApiServer } from '../../core/server.js'
+import { serveTls, type TlsListener } from '../../runtimes/node/adapter/serve.js'
+import { createTestServer, startServer } from './harness.js'
+
+const WHOAMI = '/apis/authentication.k8s.io/v1/selfsubjectreviews'
+const REVIEW = JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview', metadata: {} })
+const tokens = [
+  { token: 'admin-token', user: { username: 'admin', groups: ['system:masters'] } },
+  { token: 'alice-token', user: { username: 'alice', groups: ['dev'] } },
+]
+
+/** POSTs a SelfSubjectReview over HTTP/1.1 with the header lines exactly as written; the status and the body. */
+function reviewOverHttp1(port: number, lines: string[]): Promise<{ status: number; body: string }> {
+  const head = [`POST ${WHOAMI} HTTP/1.1`, 'Host: 127.0.0.1', 'Content-Type: application/json', `Content-Length: ${REVIEW.length}`, 'Connection: close', ...lines]
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] }, () =>
+      socket.write(`${head.join('\r\n')}\r\n\r\n${REVIEW}`),
+    )
+    let text = ''
+    socket.on('data', (d: Buffer) => (text += d.toString('utf8')))
+    socket.on('end', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), body: text.slice(text.indexOf('\r\n\r\n') + 4) }))
+    socket.on('error', reject)
+  })
+}
+
+/** The same over HTTP/2, each array value sent as a header field of its own. */
+function reviewOverHttp2(port: number, headers: Record<string, string | string[]>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const session = http2Connect(`https://127.0.0.1:${port}`, { rejectUnauthorized: false })
+    session.on('error', reject)
+    const stream = session.request({ ':method': 'POST', ':path': WHOAMI, 'content-type': 'application/json', ...headers })
+    let status = 0
+    let body = ''
+    stream.on('response', (h) => (status = Number(h[':status'])))
+    stream.on('data', (d: Buffer) => (body += d.toString('utf8')))
+    stream.on('end', () => {
+      session.close()
+      resolve({ status, body })
+    })
+    stream.on('error', reject)
+    stream.end(REVIEW)
+  })
+}
+
+/** The userInfo of a SelfSubjectReview's answer (the status's message when it has none). */
+function userInfoOf(answer: { status: number; body: string }): unknown {
+  const body = JSON.parse(answer.body) as { status?: { userInfo?: unknown }; message?: string }
+  return answer.status === 201 ? body.status?.userInfo : `${answer.status} ${body.message}`
+}
+
+describe('identity header lines on the Node listener', () => {
+  let server: ApiServer
+  let listener: TlsListener
+
+  before(async () => {
+    server = createTestServer({ authorizationModes: ['RBAC'], authentication: { tokens } })
+    await server.ready
+    const ca = await createCertificateAuthority({ commonName: 'header-lines-ca' })
+    const serving = await issueServingCertificate(ca, { commonName: 'apiserver', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] })
+    listener = await serveTls(server, { host: '127.0.0.1', port: 0, key: serving.privateKey, cert: serving.certificate, logger: silentLogger })
+  })
+  after(async () => {
+    await listener?.close()
+    await server?.shutdown()
+  })
+
+  it('takes each Impersonate-Group and Impersonate-Extra line as one value, commas and all, over HTTP/1.1', async () => {
+    const answer = await reviewOverHttp1(listener.port, [
+      'Authorization: Bearer admin-token',
+      'Impersonate-User: bob',
+      'Impersonate-Group: ops,dev',
+      'Impersonate-Group: qa',
+      'Impersonate-Extra-Scopes: view,edit',
+      'Impersonate-Extra-Scopes: list',
+    ])
+    assert.deepEqual(userInfoOf(answer), {
+      username: 'bob',
+      groups: ['ops,dev', 'qa', 'system:authenticated'],
+      extra: { scopes: ['view,edit', 'list'] },
+    })
+  })
+
+  it('takes the first Impersonate-User and Impersonate-Uid line, as Go reads one header', async () => {
+    const answer = await reviewOverHttp1(listener.port, [
+      'Authorization: Bearer admin-token',
+      'Impersonate-User: bob',
+      'Impersonate-User: eve',
+      'Impersonate-Uid: b-1',
+      'Impersonate-Uid: e-1',
+    ])
+    assert.deepEqual(userInfoOf(answer), { username: 'bob', uid: 'b-1', groups: ['system:authenticated'] })
+  })
+
+  it('reads the lines of HTTP/2 header fields the same way', async () => {
+    const answer = await reviewOverHttp2(listener.port, {
+      authorization: 'Bearer admin-token',
+      'impersonate-user': 'bob',
+      'impersonate-group': ['ops,dev', 'qa'],
+    })
+    assert.deepEqual(userInfoOf(answer), { username: 'bob', groups: ['ops,dev', 'qa', 'system:authenticated'] })
+  })
+
+  it('refuses a caller without the right to impersonate, naming the group as its line names it', async () => {
+    const answer = await reviewOverHttp1(listener.port, ['Authorization: Bearer alice-token', 'Impersonate-User: alice', 'Impersonate-Group: dev,system:masters'])
+    assert.equal(answer.status, 403, answer.body)
+    assert.equal(
+      (JSON.parse(answer.body) as { message: string }).message,
+      'users "alice" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope',
+    )
+  })
+})
+
+describe('front proxy header lines', () => {
+  const PROXY_CA = '-----BEGIN CERTIFICATE-----\nproxy\n-----END CERTIFICATE-----\n'
+  const proxy: ConnectionInfo = {
+    clientCertificate: { verified: false, organizations: [], commonName: 'front-proxy-client', verifiedByRequestHeaderCA: true },
+  }
+  const requestHeader = {
+    usernameHeaders: ['X-Remote-User'],
+    groupHeaders: ['X-Remote-Group'],
+    extraHeaderPrefixes: ['X-Remote-Extra-'],
+    allowedNames: ['front-proxy-client'],
+    clientCA: PROXY_CA,
+  }
+
+  it('takes each group and extra line as one value and the user from the first line, skipping empty lines as upstream', async () => {
+    const api = await startServer({ authorizationModes: ['AlwaysDeny'], authentication: { requestHeader } })
+    const headerLines = ['X-Remote-User', 'admin', 'X-Remote-User', 'eve', 'X-Remote-Group', 'system:masters', 'X-Remote-Group', 'a,b', 'X-Remote-Group', '', 'x-remote-extra-scopes', 'view,edit']
+    const headers = { 'x-remote-user': 'admin, eve', 'x-remote-group': 'system:masters, a,b, ', 'x-remote-extra-scopes': 'view,edit' }
+    const r = await api.post(WHOAMI, JSON.parse(REVIEW), { connection: { ...proxy, headerLines }, headers })
+    assert.equal(r.status, 201, r.text)
+    assert.deepEqual(r.body.status.userInfo, { username: 'admin', groups: ['system:masters', 'a,b', 'system:authenticated'], extra: { scopes: ['view,edit'] } })
+  })
+})
