@@ -202,9 +202,14 @@ export function parseRequestInfo(method: string, url: URL | string, query?: URLS
   }
 }
 
-/** Requests that may run past the request timeout (watches, proxies, logs, exec). */
+/**
+ * Requests that may run past the request timeout (watches, proxies, logs,
+ * exec), as upstream's BasicLongRunningRequestCheck: among the paths outside
+ * the API, the profiles under /debug/pprof/ (a CPU profile runs for the
+ * seconds it asks).
+ */
 export function isLongRunning(info: RequestInfo): boolean {
-  if (!info.isResourceRequest) return false
+  if (!info.isResourceRequest) return info.path.startsWith('/debug/pprof/')
   if (info.verb === 'watch' || info.verb === 'proxy') return true
   return ['log', 'exec', 'attach', 'portforward', 'proxy'].includes(info.subresource)
 }

@@ -109,6 +109,18 @@ describe('/debug/pprof/ in process', () => {
     }
   })
 
+  it('lets a CPU profile run past --request-timeout, a long-running request as upstream counts it', async () => {
+    const server = createApiServer({ authentication: { tokens }, authorizationModes: ['RBAC'], requestTimeoutMs: 500 }, { profiler: sampling })
+    await server.ready
+    try {
+      const cpu = await get(server, '/debug/pprof/profile?seconds=1')
+      assert.equal(cpu.status, 200, await cpu.clone().text())
+      assert.deepEqual(decodePprof(new Uint8Array(await cpu.arrayBuffer())).sampleTypes.map((t) => t.type), ['samples', 'cpu'])
+    } finally {
+      await server.shutdown()
+    }
+  })
+
   it('serves no profile with profiling off', async () => {
     for (const path of ['/debug/pprof/', '/debug/pprof/heap', '/debug/pprof/profile?seconds=1']) assert.equal((await get(disabled, path)).status, 404, path)
   })
