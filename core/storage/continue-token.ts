@@ -6,6 +6,7 @@
  * backend (memory, embedded, etcd) read the others' tokens.
  */
 import { Base64Error, base64UrlDecode, base64UrlEncode } from '../machinery/base64.js'
+import { decodeGoStruct } from '../machinery/go-json-struct.js'
 import { StorageError } from './interface.js'
 
 const TOKEN_VERSION = 'meta.k8s.io/v1'
@@ -43,22 +44,12 @@ export function decodeContinue(token: string, prefix: string): DecodedContinue {
     if (err instanceof Base64Error) return fail(`${INVALID}: ${err.message}`)
     throw err
   }
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
-  } catch {
-    return fail(`${INVALID}: the token is not valid JSON`)
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    return fail(`${INVALID}: the token is not a JSON object`)
-  }
-  const fields = parsed as Record<string, unknown>
-  const version = fields['v'] ?? ''
-  const revision = fields['rv'] ?? 0
-  const start = fields['start'] ?? ''
-  if (typeof version !== 'string' || typeof start !== 'string' || !Number.isSafeInteger(revision)) {
-    return fail(`${INVALID}: the token's fields have the wrong types`)
-  }
+  // Go's json.Unmarshal into upstream's continueToken struct: its syntax and type errors, in its words.
+  const decoded = decodeGoStruct(bytes, 'storage.continueToken', { v: 'string', rv: 'int64', start: 'string' })
+  if ('error' in decoded) return fail(`${INVALID}: ${decoded.error}`)
+  const { v: version = '', rv = 0, start = '' } = decoded.values
+  // Past 2^53 a revision is far in the future of any store; it stays one as a number.
+  const revision = Number(rv)
   if (version !== TOKEN_VERSION) return fail(`${INVALID}: server does not recognize this encoded version ${version}`)
   if (revision === 0) return fail(`${INVALID}: incorrect encoded start resourceVersion (version ${TOKEN_VERSION})`)
   if (start === '') return fail(`${INVALID}: encoded start key empty (version ${TOKEN_VERSION})`)
@@ -67,7 +58,7 @@ export function decodeContinue(token: string, prefix: string): DecodedContinue {
   const rooted = start.startsWith('/') ? start : `/${start}`
   if (!isCleanPath(rooted)) return fail(`${INVALID}: ${start}`)
   // Upstream reads any revision below zero as "the latest", not only the -1 it hands out.
-  return { startKey: prefix + rooted.slice(1), revision: (revision as number) < 0 ? CONTINUE_AT_LATEST : (revision as number) }
+  return { startKey: prefix + rooted.slice(1), revision: revision < 0 ? CONTINUE_AT_LATEST : revision }
 }
 
 /** True when Go's path.Clean would leave the rooted path unchanged. */
