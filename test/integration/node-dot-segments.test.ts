@@ -1,10 +1,12 @@
 /**
- * Dot segments on the Node listener: a Web Request's URL resolves `..` and
- * its escaped forms, so `/api/v1/namespaces/team-a/%2e%2e/team-b/...` had
- * reached team-b's objects, where upstream keeps every segment as sent and
- * a front proxy judging the path saw team-a. Such a path is refused with
- * 400 before it becomes a Request, on the upgrade path too; dots inside a
- * segment or in the query are left alone.
+ * Dot segments and malformed escapes on the Node listener. A Web Request's
+ * URL resolves `..` and its escaped forms, so
+ * `/api/v1/namespaces/team-a/%2e%2e/team-b/...` had reached team-b's
+ * objects, where upstream keeps every segment as sent and a front proxy
+ * judging the path saw team-a. Such a path is refused with 400 before it
+ * becomes a Request, on the upgrade path too; dots inside a segment or in
+ * the query are left alone. A path with a malformed escape (`%zz`) gets
+ * Go's own plain 400 before any handler, as Go's server cannot parse it.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
@@ -71,6 +73,27 @@ describe('dot segments in a request path on the Node listener', () => {
     const answer = await raw(listener.port, get('/api/v1/namespaces/team-a/%2e%2e/team-b/secrets?watch=true', 'Upgrade: websocket\r\nConnection: Upgrade\r\n'))
     assert.equal(answer.status, 400, answer.text)
     assert.match(answer.text, /may not contain the segment '%2e%2e'/)
+  })
+
+  it("answers a path with a malformed escape as Go's server does: a plain 400 before any handler, the connection closed", async () => {
+    for (const path of ['/api/v1/namespaces/team-a/secrets/s%zz', '/api/v1/namespaces/team-a/secrets/%', '/api/v1/namespaces/%2', '/healthz%G0']) {
+      // With the administrator's token and without one: no handler (authentication, audit) sees the request.
+      for (const head of [get(path), `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`]) {
+        const answer = await raw(listener.port, head)
+        assert.equal(answer.status, 400, `${path}: ${answer.text}`)
+        assert.match(answer.text, /\r\ncontent-type: text\/plain; charset=utf-8\r\n/i)
+        assert.match(answer.text, /\r\nconnection: close\r\n/i)
+        assert.doesNotMatch(answer.text, /audit-id|x-kubernetes-pf/i, 'no handler saw it')
+        assert.ok(answer.text.endsWith('\r\n\r\n400 Bad Request'), answer.text)
+      }
+    }
+    const upgrade = await raw(listener.port, get('/api/v1/namespaces/team-a/pods/p%zz/exec', 'Upgrade: websocket\r\nConnection: Upgrade\r\n'))
+    assert.equal(upgrade.status, 400, upgrade.text)
+    assert.ok(upgrade.text.endsWith('400 Bad Request'), upgrade.text)
+    // A well-formed escape is decoded as ever, and a malformed one in the query is the handler's to read.
+    assert.equal((await raw(listener.port, get('/api/v1/namespaces/team-a/secrets/%73'))).status, 200)
+    const query = await raw(listener.port, get('/api/v1/namespaces/team-a/secrets?limit=%zz'))
+    assert.match(query.text, /audit-id/i)
   })
 
   it('serves dots inside a segment and in the query as ever', async () => {

@@ -20,6 +20,7 @@ import type { ClientCertificate, ConnectionInfo } from '../../../core/ports.js'
 import { type ClientCABundles, type ClientCAs, clientCAs } from './client-cas.js'
 import type { EgressDialers } from './egress-dialer.js'
 import { dotSegmentMessage, dotSegmentOf } from './dot-segments.js'
+import { hasMalformedEscape, malformedRequestResponse } from './malformed-escapes.js'
 import { reusePortWorks } from './reuse-port.js'
 import { handleUpgrade } from './upgrade-passthrough.js'
 import { directBodyOf, mayBeWatch, writeDirect } from './direct-body.js'
@@ -337,11 +338,16 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
   const goawayChance = opts.goawayChance ?? 0
   const listener = getRequestListener(
     async (request, env) => {
-      // Refused before the Request's URL resolves it into another path (dot-segments.ts).
-      const dot = dotSegmentOf(env.incoming.url ?? '')
-      if (dot !== undefined) return statusResponse(400, 'BadRequest', dotSegmentMessage(dot))
-      // The connection's record, with this request's header lines for the identity headers read line by line.
-      const response = await server.fetch(request, { ...infoFor(env.incoming), headerLines: env.incoming.rawHeaders })
+      const target = env.incoming.url ?? ''
+      // Refused before the Request's URL resolves it into another path (dot-segments.ts), and as Go refuses
+      // a request line it cannot parse, before any handler (malformed-escapes.ts).
+      const dot = dotSegmentOf(target)
+      const response = hasMalformedEscape(target)
+        ? malformedRequestResponse()
+        : dot !== undefined
+          ? statusResponse(400, 'BadRequest', dotSegmentMessage(dot))
+          : // The connection's record, with this request's header lines for the identity headers read line by line.
+            await server.fetch(request, { ...infoFor(env.incoming), headerLines: env.incoming.rawHeaders })
       // Connection: close is hop-by-hop: HTTP/1.1 keeps it (Node then closes the socket after
       // the answer); HTTP/2 forbids it and sends a GOAWAY instead, as Go's server does.
       const incoming: Incoming = env.incoming

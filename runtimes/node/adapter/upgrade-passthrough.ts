@@ -27,6 +27,7 @@ import type { EgressDialers } from './egress-dialer.js'
 import { decodeCABundle, connectionFailureReason } from './tls-errors.js'
 import { playSimulatedStream } from './simulated-stream.js'
 import { dotSegmentMessage, dotSegmentOf } from './dot-segments.js'
+import { hasMalformedEscape, malformedRequestResponse } from './malformed-escapes.js'
 
 export interface UpgradeServer {
   fetch(request: Request, connection?: ConnectionInfo): Promise<Response>
@@ -289,6 +290,7 @@ export async function handleUpgrade(
   dialers?: EgressDialers,
 ): Promise<void> {
   socket.on('error', () => socket.destroy())
+  if (hasMalformedEscape(req.url ?? '')) return writeResponse(socket, malformedRequestResponse())
   let request: Request
   try {
     request = toRequest(req, socket)
