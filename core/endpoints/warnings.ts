@@ -59,9 +59,23 @@ function headerBytes(text: string): string {
   return /^[\x00-\x7f]*$/.test(text) ? text : binaryString(new TextEncoder().encode(text))
 }
 
+/** Control characters other than a tab, and DEL: bytes no header value may carry on the wire here. */
+const UNWRITABLE = /[\x00-\x08\x0a-\x1f\x7f]/g
+
+/**
+ * `299 - "text"` as upstream's NewWarningHeader writes it: the text in
+ * quotes with `"` and `\` escaped, nothing else. Go's header writer then
+ * turns a CR or LF into a space; the other control characters (which Go
+ * writes raw) become a space too, since the runtimes refuse to send them:
+ * a field named with a DEL in it had made the answer to a stored create a 500.
+ */
+export function warningHeaderValue(text: string): string {
+  return headerBytes(`299 - "${text.replace(/["\\]/g, '\\$&').replace(UNWRITABLE, ' ')}"`)
+}
+
 /** `res` with a Warning header per recorded text: `299 - "unknown field \"spec.x\""`. */
 export function withWarnings(res: Response, warnings: readonly string[]): Response {
   if (warnings.length === 0) return res
-  for (const text of recordedWarnings(warnings)) res.headers.append('warning', headerBytes(`299 - ${JSON.stringify(text)}`))
+  for (const text of recordedWarnings(warnings)) res.headers.append('warning', warningHeaderValue(text))
   return res
 }

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { recordedWarnings, WARNING_ITEM_CHARACTERS, WARNING_TOTAL_CHARACTERS, withWarnings } from '../../../core/endpoints/warnings.js'
+import { recordedWarnings, WARNING_ITEM_CHARACTERS, WARNING_TOTAL_CHARACTERS, warningHeaderValue, withWarnings } from '../../../core/endpoints/warnings.js'
 
 describe('warning headers', () => {
   it('writes each text once, in the order given, leaving out empty ones', () => {
@@ -36,5 +36,16 @@ describe('warning headers', () => {
   it('writes each as a 299 warning with the text quoted, beyond Latin-1 as its UTF-8 bytes', () => {
     const res = withWarnings(new Response(null), ['unknown field "spec.x"', 'naïve'])
     assert.equal(res.headers.get('warning'), `299 - "unknown field \\"spec.x\\"", 299 - "${Buffer.from('naïve').toString('latin1')}"`)
+  })
+
+  it("quotes as Go's makeQuotedString does (only \" and \\ escaped), a CR or LF a space as Go's header writer makes it, and no byte a header may not carry", () => {
+    assert.equal(warningHeaderValue('a\\b "c"'), '299 - "a\\\\b \\"c\\""')
+    assert.equal(warningHeaderValue('tab\there'), '299 - "tab\there"')
+    assert.equal(warningHeaderValue('line\r\nbreak'), '299 - "line  break"')
+    assert.equal(warningHeaderValue('del\x7f nul\x00 bell\x07'), '299 - "del  nul  bell "')
+    // What Node refuses in a header value (its own check, as it writes headers): none of it is left.
+    for (const text of ['\x7f', '\x00', '\x1b[31m', '\r\n\r\nHTTP/1.1 200 OK']) {
+      assert.doesNotMatch(warningHeaderValue(text), /[^\t\x20-\x7e\x80-\xff]/, JSON.stringify(text))
+    }
   })
 })
