@@ -294,7 +294,8 @@ async function write(
     if (!owns) throw unsupportedMediaType(APPLY_PATCH_TYPE, patchTypes(store.entry).filter((t) => t !== APPLY_PATCH_TYPE))
     return store.apply(namespace, name, req.config, ctx, subresource)
   }
-  return { object: await store.update(namespace, name, req.patch, ctx, subresource), created: false }
+  // The answer is only encoded for the client: an update that changes nothing answers the stored object itself.
+  return { object: await store.update(namespace, name, req.patch, ctx, subresource, { answerOnly: true }), created: false }
 }
 
 const STREAMS_BY_GET_OR_POST: ReadonlySet<string> = new Set(['exec', 'attach', 'portforward'])

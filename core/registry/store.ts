@@ -273,6 +273,8 @@ export class ResourceStore {
    * Through `scale`, `next` changes the replicas alone; through a
    * CertificateSigningRequest's `approval`, its conditions alone; through a
    * namespace's `finalize`, everything but the status (its spec.finalizers).
+   * With `answerOnly` the caller only reads (encodes) what it gets back, which
+   * may then be the store's own frozen object rather than a copy.
    */
   async update(
     namespace: string,
@@ -280,6 +282,7 @@ export class ResourceStore {
     next: (current: KubeObject) => unknown,
     ctx: RequestContext,
     subresource?: 'status' | 'scale' | 'approval' | 'finalize' | 'ephemeralcontainers' | 'resize',
+    { answerOnly = false }: { answerOnly?: boolean } = {},
   ): Promise<KubeObject> {
     const sub = this.entry.subresources?.find((s) => s.name === subresource)
     // A subresource with a strategy of its own (pods/ephemeralcontainers, pods/resize) says what it changes and how that is
@@ -337,7 +340,7 @@ export class ResourceStore {
     try {
       // A dry run goes through every step on what is stored now, and gives back what it took.
       if (ctx.dryRun) return await tryUpdate(await this.get(namespace, name))
-      const updated = await this.call(name, () => this.storage.guaranteedUpdate(key, tryUpdate))
+      const updated = await this.call(name, () => this.storage.guaranteedUpdate(key, tryUpdate, answerOnly ? { readOnly: true } : {}))
       finish(true)
       if (toDelete) {
         const uid = updated.metadata.uid

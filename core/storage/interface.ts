@@ -121,6 +121,13 @@ export interface UpdateOptions {
    * may ignore it.
    */
   suggestion?: KubeObject
+  /**
+   * The caller only reads the answer (it encodes it for a client): a store
+   * may then hand back a frozen object, its own or the suggestion, instead
+   * of a copy. An update that changes nothing then answers the very object
+   * a GET would, whose encoding the server keeps.
+   */
+  readOnly?: boolean
 }
 
 export interface DeleteOptions {

@@ -35,6 +35,7 @@ import {
   type Storage,
   StorageError,
   type TryUpdate,
+  type UpdateOptions,
   type Watcher,
   type WatchOptions,
 } from './interface.js'
@@ -169,7 +170,7 @@ export class MemoryStorage implements Storage {
     return result
   }
 
-  async guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts: { preconditions?: Preconditions } = {}): Promise<KubeObject> {
+  async guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts: UpdateOptions = {}): Promise<KubeObject> {
     for (;;) {
       const version = this.latest(key)
       if (!version) throw keyNotFound(key)
@@ -187,8 +188,10 @@ export class MemoryStorage implements Storage {
       if (writes && !this.values) refuseOversizedValue(key, heldSize(updated))
       // Someone else wrote (or deleted) meanwhile: start over from their state.
       if (this.latest(key)?.rev !== version.rev) continue
-      if (sealed ? !mustWrite(read, sealed.plain) : unchanged) return cloneJson(current)
-      return cloneJson(this.commit(key, updated, { version, object: current }, sealed))
+      // A reader alone gets what is stored (frozen), not a copy.
+      const answer = (obj: KubeObject): KubeObject => (opts.readOnly ? obj : cloneJson(obj))
+      if (sealed ? !mustWrite(read, sealed.plain) : unchanged) return answer(current)
+      return answer(this.commit(key, updated, { version, object: current }, sealed))
     }
   }
 

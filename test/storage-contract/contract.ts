@@ -568,6 +568,24 @@ export function runStorageContract<S extends Storage>(
         assert.deepEqual(first.object.spec, { image: 'nginx:2' }, 'the no-op produced no event')
       })
 
+      it('answers a reader alone (readOnly) what is stored, with or without a change, and never lets it change the store', async (t) => {
+        const s = await open(t)
+        const created = await s.create(key('a'), pod('a'))
+        const same = await s.guaranteedUpdate(key('a'), (cur) => ({ ...cur }), { readOnly: true })
+        assert.deepEqual(same, created)
+        assert.equal(await s.currentRevision(), rv(created), 'nothing written')
+        const changed = await s.guaranteedUpdate(key('a'), (cur) => withImage(cur, 'nginx:2'), { readOnly: true })
+        assert.deepEqual(changed, await s.get(key('a')))
+        assert.equal(rv(changed), rv(created) + 1)
+        // What a reader got may be the store's own frozen object: a change to it is refused or goes nowhere.
+        try {
+          changed.metadata.name = 'changed'
+        } catch {
+          // Frozen.
+        }
+        assert.equal((await s.get(key('a')))?.metadata.name, 'a')
+      })
+
       it('passes on an error thrown by tryUpdate and stores nothing', async (t) => {
         const s = await open(t)
         const created = await s.create(key('a'), pod('a'))

@@ -298,7 +298,7 @@ export class SqlStorage implements Storage {
       if (!next || !mustWrite(read, next.plain)) {
         // A state no client may see before it is committed: the open batch's.
         if (row.revision > this.durable) await this.batch?.committed()
-        return read.guessed ? cloneJson(current) : current
+        return read.guessed && !opts.readOnly ? cloneJson(current) : current
       }
       // Someone else wrote (or deleted) meanwhile: start over from their state.
       if (this.committedSince(commitsAtRead) && this.log.newest(key)?.revision !== row.revision) continue
@@ -311,7 +311,7 @@ export class SqlStorage implements Storage {
         },
         (revision) => this.writtenChange(key, revision, next.plain, deepFreeze(current)),
       )
-      if (change) return cloneJson(change.object)
+      if (change) return opts.readOnly ? change.object : cloneJson(change.object)
     }
   }
 

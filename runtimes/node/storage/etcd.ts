@@ -293,8 +293,8 @@ export class EtcdStorage implements Storage {
         // The guess said nothing changes: etcd's bytes decide. The same bytes answer without a write and
         // without running `tryUpdate` again, as upstream's GuaranteedUpdate; other bytes start over from them.
         const checked = await this.unchangedOrCurrent(key, state.rev, next.plain)
-        // The guess is the caller's and may be frozen: the answer is a copy of it.
-        if (checked === UNCHANGED) return cloneJson(state.obj)
+        // The guess is the caller's and may be frozen: the answer is a copy of it, unless the caller only reads it.
+        if (checked === UNCHANGED) return opts.readOnly ? state.obj : cloneJson(state.obj)
         current = true
         state = checked
         if (state && !mustWrite(state, next.plain)) return state.obj
