@@ -206,7 +206,7 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   const flowControl = priorityAndFairness ? new FlowControl(context.stored, informers, metrics, logger, now, flowControlLimits(options)) : undefined
   hooks.manage(FLOW_CONTROL_CONSUMER, flowControl)
   // The flow schemas written at start are in force, and their status written, before the first request.
-  if (flowControl) hooks.onStart('settle', FLOW_CONTROL_CONSUMER, () => flowControl.settle())
+  if (flowControl) hooks.onStart('bootstrap', FLOW_CONTROL_CONSUMER, () => flowControl.settle())
   // API aggregation: follows APIServices from the start, so that the first request after ready finds them.
   const aggregator = options.aggregation
     ? startAggregator(options.aggregation, { objects: { catalogue, stored: context.stored }, informers, transport, ...(options.authentication?.requestHeader ? { requestHeader: options.authentication.requestHeader } : {}), now, logger })

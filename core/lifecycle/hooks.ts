@@ -14,11 +14,13 @@ import { StartupParts } from './startup-parts.js'
 export const STARTUP_PHASES = [
   /** Caches and indexes load; bootstrap objects are written; informers sync. */
   'load',
-  /** What needs the loaded state before it can answer (priority and fairness settling its configuration). */
-  'settle',
-  /** Whom extension servers trust, published in kube-system. */
-  'publish',
-  /** The bootstrap controller: the `kubernetes` Service and its endpoints. */
+  /**
+   * What needs the loaded state, side by side as upstream's post-start hooks
+   * run: priority and fairness settling its configuration, whom extension
+   * servers trust published in kube-system, and the bootstrap controller's
+   * `kubernetes` Service and its endpoints. None waits for another; run one
+   * after the other, their writes' round trips to the store added up.
+   */
   'bootstrap',
   /** The run-once controllers' first pass (default service accounts, storage protection ...). */
   'controllers',

@@ -86,7 +86,7 @@ export function registerBootstrap({ options, registry, membership, services, now
   // What the extension-apiserver-authentication ConfigMap publishes: the options, with CA bundles rotated since.
   const trust = { options: options.authentication ?? {}, published: Promise.resolve() }
   // Extension servers read whom to trust from kube-system, which exists by now; a failure is logged, not fatal.
-  hooks.onStart('publish', undefined, () =>
+  hooks.onStart('bootstrap', undefined, () =>
     publishAuthenticationTrust(registry, trust.options, now).catch((err: unknown) =>
       logger.warn({ err: String(err) }, 'cannot publish the extension-apiserver-authentication ConfigMap'),
     ),

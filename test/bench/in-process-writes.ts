@@ -1,6 +1,6 @@
 /**
  * What a test's requests cost an in-process server: the CPU per request of
- * ConfigMap creates and updates, Pod creates, creates through `server.client`
+ * ConfigMap creates and updates (of changed data, and of none), Pod creates, creates through `server.client`
  * (the server's own client, as its controllers write) and GETs, each through
  * `server.fetch` on the in-memory store, 8 at a time. With `--baseline
  * <checkout>` (a build of another commit) both builds' servers run in this
@@ -43,12 +43,21 @@ const pod = (name: string, n: number) => ({
   spec: { containers: [{ name: 'web', image: `nginx:1.${n % 30}`, ports: [{ containerPort: 80 }], resources: { limits: { cpu: '500m', memory: '128Mi' } } }] },
 })
 
-async function send(server: Server, method: string, url: string, body: object | undefined, expected: number): Promise<void> {
-  const init = body ? { method, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : { method }
-  const answer = await server.fetch(new Request(url, init))
-  await answer.arrayBuffer()
-  if (answer.status !== expected) throw new Error(`${method} ${url}: ${answer.status}`)
+async function send(server: Server, method: string, url: string, body: object | undefined, expected: number): Promise<string> {
+  return sendText(server, method, url, body ? JSON.stringify(body) : undefined, expected)
 }
+
+/** Sends `body` as it is; the answer's text. */
+async function sendText(server: Server, method: string, url: string, body: string | undefined, expected: number): Promise<string> {
+  const init = body ? { method, body, headers: { 'content-type': 'application/json' } } : { method }
+  const answer = await server.fetch(new Request(url, init))
+  const text = await answer.text()
+  if (answer.status !== expected) throw new Error(`${method} ${url}: ${answer.status}`)
+  return text
+}
+
+/** Per server, the `same-N` ConfigMaps as stored, which the no-change update PUTs back. */
+const unchangedBodies = new Map<Server, Map<string, string>>()
 
 let sequence = 0
 const OPERATIONS: { label: string; run: (s: Server) => Promise<unknown> }[] = [
@@ -58,6 +67,14 @@ const OPERATIONS: { label: string; run: (s: Server) => Promise<unknown> }[] = [
     run: (s) => {
       const name = `base-${++sequence % BASE_OBJECTS}`
       return send(s, 'PUT', `${configMaps}/${name}`, configMap(name, sequence), 200)
+    },
+  },
+  {
+    // The object as it was stored, PUT back: upstream answers it without a write, and so does this server.
+    label: 'ConfigMap update (no change)',
+    run: (s) => {
+      const name = `same-${++sequence % BASE_OBJECTS}`
+      return sendText(s, 'PUT', `${configMaps}/${name}`, unchangedBodies.get(s)!.get(name)!, 200)
     },
   },
   { label: 'Pod create', run: (s) => send(s, 'POST', pods, pod(`p${++sequence}`, sequence), 201) },
@@ -134,6 +151,9 @@ for (const [label, root] of [['this build', ROOT], ...(values.baseline ? [['befo
   const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY })
   await server.ready
   for (let i = 0; i < BASE_OBJECTS; i++) await send(server, 'POST', configMaps, configMap(`base-${i}`, i), 201)
+  const unchanged = new Map<string, string>()
+  for (let i = 0; i < BASE_OBJECTS; i++) unchanged.set(`same-${i}`, await send(server, 'POST', configMaps, configMap(`same-${i}`, i), 201))
+  unchangedBodies.set(server, unchanged)
   builds.push({ label, server })
 }
 
