@@ -11,10 +11,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { connect } from 'node:tls'
-import { createCertificateAuthority, issueServingCertificate } from '../../core/pki/certificates.js'
-import { silentLogger } from '../../core/logging/logger.js'
 import type { ApiServer } from '../../core/server.js'
-import { serveTls, type TlsListener } from '../../runtimes/node/adapter/serve.js'
+import type { TlsListener } from '../../runtimes/node/adapter/serve.js'
+import { serveOnLoopback } from './node-listener.js'
 import { createTestServer, TestClient } from './harness.js'
 
 /** Sends the request line and headers exactly as written and reads the whole answer (the connection is closed after it). */
@@ -43,9 +42,7 @@ describe('dot segments in a request path on the Node listener', () => {
       const created = await client.post(`/api/v1/namespaces/${namespace}/secrets`, { metadata: { name: 's' }, stringData: { owner: namespace } })
       assert.equal(created.status, 201, created.text)
     }
-    const ca = await createCertificateAuthority({ commonName: 'dot-segments-ca' })
-    const serving = await issueServingCertificate(ca, { commonName: 'apiserver', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] })
-    listener = await serveTls(server, { host: '127.0.0.1', port: 0, key: serving.privateKey, cert: serving.certificate, logger: silentLogger })
+    listener = await serveOnLoopback(server)
   })
   after(async () => {
     await listener?.close()

@@ -12,10 +12,9 @@ import { connect as http2Connect } from 'node:http2'
 import { after, before, describe, it } from 'node:test'
 import { connect } from 'node:tls'
 import type { ConnectionInfo } from '../../core/index.js'
-import { silentLogger } from '../../core/logging/logger.js'
-import { createCertificateAuthority, issueServingCertificate } from '../../core/pki/certificates.js'
 import type { ApiServer } from '../../core/server.js'
-import { serveTls, type TlsListener } from '../../runtimes/node/adapter/serve.js'
+import type { TlsListener } from '../../runtimes/node/adapter/serve.js'
+import { serveOnLoopback } from './node-listener.js'
 import { createTestServer, startServer } from './harness.js'
 
 const WHOAMI = '/apis/authentication.k8s.io/v1/selfsubjectreviews'
@@ -71,9 +70,7 @@ describe('identity header lines on the Node listener', () => {
   before(async () => {
     server = createTestServer({ authorizationModes: ['RBAC'], authentication: { tokens } })
     await server.ready
-    const ca = await createCertificateAuthority({ commonName: 'header-lines-ca' })
-    const serving = await issueServingCertificate(ca, { commonName: 'apiserver', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] })
-    listener = await serveTls(server, { host: '127.0.0.1', port: 0, key: serving.privateKey, cert: serving.certificate, logger: silentLogger })
+    listener = await serveOnLoopback(server)
   })
   after(async () => {
     await listener?.close()

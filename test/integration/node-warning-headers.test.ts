@@ -9,10 +9,9 @@
 import assert from 'node:assert/strict'
 import { Agent, request } from 'node:https'
 import { after, before, describe, it } from 'node:test'
-import { silentLogger } from '../../core/logging/logger.js'
-import { createCertificateAuthority, issueServingCertificate } from '../../core/pki/certificates.js'
 import type { ApiServer } from '../../core/server.js'
-import { serveTls, type TlsListener } from '../../runtimes/node/adapter/serve.js'
+import type { TlsListener } from '../../runtimes/node/adapter/serve.js'
+import { serveOnLoopback } from './node-listener.js'
 import { createTestServer } from './harness.js'
 
 const CM = '/api/v1/namespaces/default/configmaps'
@@ -41,9 +40,7 @@ describe('Warning headers on the Node listener', () => {
   before(async () => {
     server = createTestServer({ authentication: { tokens: [{ token: 'admin-token', user: { username: 'admin', groups: ['system:masters'] } }] } })
     await server.ready
-    const ca = await createCertificateAuthority({ commonName: 'warning-headers-ca' })
-    const serving = await issueServingCertificate(ca, { commonName: 'apiserver', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] })
-    listener = await serveTls(server, { host: '127.0.0.1', port: 0, key: serving.privateKey, cert: serving.certificate, logger: silentLogger })
+    listener = await serveOnLoopback(server)
   })
   after(async () => {
     agent.destroy()
