@@ -12,6 +12,7 @@
  */
 import type { Env, Hono } from 'hono'
 import { sizedResponse } from '../http/respond.js'
+import { goStrconvQuote } from '../machinery/go-strconv.js'
 
 /** The flags that may be set here, as upstream registers them. */
 const FLAGS = ['v']
@@ -44,19 +45,13 @@ const INT32_MAX = 2 ** 31 - 1
 /** Past this the unsigned scan of a 32-bit parse stops with a range error, before any byte after it. */
 const UINT32_MAX = 2 ** 32 - 1
 
-/** Go's strconv.Quote of the text a number was parsed from, as NumError shows it. */
-function quoted(text: string): string {
-  const short: Readonly<Record<string, string>> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\v': '\\v' }
-  return `"${text.replace(/["\\\x00-\x1f\x7f]/g, (c) => short[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}"`
-}
-
 /**
  * strconv.ParseInt(text, 10, 32): a sign, then decimal digits; the value,
  * or Go's error (`strconv.ParseInt: parsing "x": invalid syntax`, `...:
  * value out of range`).
  */
 export function parseGoInt32(text: string): number | string {
-  const error = (reason: string): string => `strconv.ParseInt: parsing ${quoted(text)}: ${reason}`
+  const error = (reason: string): string => `strconv.ParseInt: parsing ${goStrconvQuote(text)}: ${reason}`
   if (text === '') return error('invalid syntax')
   const negative = text[0] === '-'
   const digits = text[0] === '+' || negative ? text.slice(1) : text

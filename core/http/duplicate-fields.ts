@@ -4,6 +4,7 @@
  * (`duplicate field "spec.replicas"`) for field validation. YAML bodies
  * find theirs as they are decoded (yaml-body.ts).
  */
+import { goStrconvQuote } from '../machinery/go-strconv.js'
 import { jsonStringEnd, jsonStringEndInSteps } from '../machinery/json-strings.js'
 import { type Checkpointed, runAtOnce } from '../machinery/time-slice.js'
 
@@ -100,7 +101,7 @@ export function* duplicateJsonFieldsWalk(text: string): Checkpointed<string[]> {
       if (expectKey && top?.keys) {
         const raw = text.slice(i + 1, end)
         const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end + 1)) as string) : raw
-        if (seenBefore(top, key)) found.push(`duplicate field ${JSON.stringify(childPath(pathOf(top), key))}`)
+        if (seenBefore(top, key)) found.push(`duplicate field ${goStrconvQuote(childPath(pathOf(top), key))}`)
         top.key = key
         expectKey = false
       }

@@ -4,6 +4,7 @@
  * refuses the request (400), `Warn` (upstream's default) answers with a
  * Warning header per problem, `Ignore` drops them silently.
  */
+import { goStrconvQuote } from '../machinery/go-strconv.js'
 import { badRequest } from '../machinery/status-error.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
 import type { RequestContext } from './request-context.js'
@@ -28,7 +29,8 @@ export function fieldValidationOf(params: URLSearchParams): FieldValidation {
 export function enforceFieldValidation(ctx: RequestContext, entry: ResourceEntry, unknownFields: readonly string[]): void {
   const mode = ctx.fieldValidation ?? 'Ignore'
   if (mode === 'Ignore') return
-  const problems = [...unknownFields.map((path) => `unknown field ${JSON.stringify(path)}`), ...(ctx.bodyProblems ?? [])]
+  // `%q` of the path, as upstream's strict decoder words it: a control character as Go escapes it (`\x7f`).
+  const problems = [...unknownFields.map((path) => `unknown field ${goStrconvQuote(path)}`), ...(ctx.bodyProblems ?? [])]
   if (problems.length === 0) return
   if (mode === 'Strict') {
     const version = entry.version

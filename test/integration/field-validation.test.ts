@@ -55,6 +55,19 @@ describe('field validation', () => {
     }
   })
 
+  it("names a field with control characters as Go's %q does, in a refusal and in a warning", async () => {
+    const text = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"ctl"},"a\\u0007b":1,"c\\u007fd":2,"e\\u000bf":3,"g\\u0001h":4,"i\\u0001h":5,"i\\u0001h":6}'
+    const strict = await client.post('/api/v1/namespaces/default/configmaps?fieldValidation=Strict', text)
+    assert.equal(strict.status, 400)
+    assert.equal(
+      strict.body.message,
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "a\\ab", unknown field "c\\x7fd", unknown field "e\\vf", unknown field "g\\x01h", unknown field "i\\x01h", duplicate field "i\\x01h"',
+    )
+    const warned = await client.post('/api/v1/namespaces/default/configmaps?fieldValidation=Warn', text)
+    assert.equal(warned.status, 201, warned.text)
+    assert.equal(warningsOf(warned.headers)[1], '299 - "unknown field \\"c\\\\x7fd\\""')
+  })
+
   it('sends a field name beyond Latin-1 in its Warning as UTF-8 bytes, as Go writes headers', async () => {
     const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'euro' }, data: { a: 'b' }, 'pri€e': 1 }
     const res = await client.post('/api/v1/namespaces/default/configmaps', body)
