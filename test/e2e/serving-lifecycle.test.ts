@@ -28,12 +28,15 @@ interface Call {
   body?: string
   /** Leaves the body open: the request stays in flight until `finish` is called. */
   hold?: boolean
+  /** Reads nothing of the answer until `resume` is called: a long answer then waits on the socket. */
+  paused?: boolean
 }
 
 /** One HTTPS request to the daemon as the admin (its client certificate) or as a token user. */
-function call(daemon: Daemon, path: string, opts: Call = {}): { answer: Promise<Answer>; finish: () => void } {
+function call(daemon: Daemon, path: string, opts: Call = {}): { answer: Promise<Answer>; finish: () => void; resume: () => void } {
   const pki = daemon.certDir
   let req: ClientRequest | undefined
+  let resume = (): void => {}
   const answer = new Promise<Answer>((resolve, reject) => {
     req = request(
       {
@@ -51,6 +54,10 @@ function call(daemon: Daemon, path: string, opts: Call = {}): { answer: Promise<
         res.setEncoding('utf8')
         res.on('data', (chunk: string) => (body += chunk))
         res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
+        if (opts.paused) {
+          res.pause()
+          resume = () => void res.resume()
+        }
       },
     )
     req.once('error', reject)
@@ -59,7 +66,7 @@ function call(daemon: Daemon, path: string, opts: Call = {}): { answer: Promise<
     req?.flushHeaders()
     req?.write((opts.body ?? '').slice(0, 10))
   } else req?.end(opts.body)
-  return { answer, finish: () => req?.end((opts.body ?? '').slice(10)) }
+  return { answer, finish: () => req?.end((opts.body ?? '').slice(10)), resume: () => resume() }
 }
 
 const configMap = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: 'b' } })
@@ -81,7 +88,10 @@ describe('daemon shutdown phases', () => {
     const exited = new Promise<number | null>((resolve) => daemon.process.once('exit', (code) => resolve(code)))
     const watchEnded = new Promise<void>((resolve) => watch.child.once('exit', () => resolve()))
 
-    const slow = call(daemon, '/debug/pprof/profile?seconds=8')
+    // An ordinary request in flight across the shutdown: a create whose body is still on its way.
+    // (A CPU profile is long-running, as upstream counts it, and shutdown does not wait for it.)
+    const slow = call(daemon, CM, { method: 'POST', body: configMap('in-flight'), hold: true })
+    await eventually(async () => assert.match(await daemon.ok('get', '--raw', '/metrics'), /apiserver_current_inflight_requests\{request_kind="mutating"\} 1/))
     daemon.process.kill('SIGTERM')
     const readyz = await daemon.kubectl('get', '--raw', '/readyz?verbose')
     assert.notEqual(readyz.code, 0)
@@ -98,9 +108,10 @@ describe('daemon shutdown phases', () => {
     assert.equal(refused?.headers.connection, 'close')
     assert.equal(JSON.parse(refused?.body ?? '{}').message, 'The apiserver is shutting down, please try again later.')
 
-    const profile = await slow.answer
-    assert.equal(profile.status, 200, 'the request in flight finished')
-    assert.equal(profile.headers['content-disposition'], 'attachment; filename="profile"', 'a CPU profile')
+    slow.finish()
+    const finished = await slow.answer
+    assert.equal(finished.status, 201, 'the request in flight finished')
+    assert.equal(JSON.parse(finished.body).metadata.name, 'in-flight')
     await watchEnded
     assert.equal(await exited, 0)
     assert.match(daemon.logs.join(''), /shutting down/)
@@ -129,15 +140,27 @@ describe('daemon in-flight limits and time-out', () => {
       '--request-timeout=3s',
     ])
     try {
-      // The read pool: the admin's CPU profile holds its one slot.
-      const profile = call(daemon, '/debug/pprof/profile?seconds=2')
+      // The read pool: a long list its client does not read holds its one slot, counted until the answer is sent
+      // (some 5 MB of ConfigMaps, more than the sockets buffer). A CPU profile, long-running as upstream counts
+      // it, takes no slot (below).
+      const payload = 'x'.repeat(8 * 1024)
+      await Promise.all(
+        Array.from({ length: 16 }, async (_, worker) => {
+          for (let i = worker; i < 600; i += 16) {
+            const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `big-${i}` }, data: { payload } })
+            assert.equal((await call(daemon, CM, { method: 'POST', body }).answer).status, 201)
+          }
+        }),
+      )
+      const unread = call(daemon, CM, { paused: true })
       await eventually(async () => assert.equal((await call(daemon, CM, { token: 'user-token' }).answer).status, 429))
       const refused = await call(daemon, CM, { token: 'user-token' }).answer
       assert.equal(refused.headers['retry-after'], '1')
       assert.equal(JSON.parse(refused.body).message, 'Too many requests, please try again later.')
-      await daemon.ok('get', 'configmaps')
-      assert.equal((await profile.answer).status, 200)
-      assert.equal((await call(daemon, CM, { token: 'user-token' }).answer).status, 200, 'the slot is free again')
+      await daemon.ok('get', 'configmap', 'big-0')
+      unread.resume()
+      assert.equal((await unread.answer).status, 200)
+      await eventually(async () => assert.equal((await call(daemon, `${CM}?limit=1`, { token: 'user-token' }).answer).status, 200, 'the slot is free again'))
 
       // The write pool: a create whose body is still on its way holds its one slot.
       const slowWrite = call(daemon, CM, { method: 'POST', body: configMap('slow-write'), hold: true })
@@ -147,10 +170,20 @@ describe('daemon in-flight limits and time-out', () => {
       assert.equal((await slowWrite.answer).status, 201)
       assert.equal((await daemon.kubectl('get', 'configmap', 'refused')).code, 1, 'the refused write stored nothing')
 
-      // A request past --request-timeout.
-      const late = await call(daemon, '/debug/pprof/profile?seconds=6').answer
+      // A request past --request-timeout: a create whose body does not come in time.
+      const stalled = call(daemon, CM, { method: 'POST', body: configMap('too-late'), hold: true })
+      const late = await stalled.answer
       assert.equal(late.status, 504)
       assert.equal(JSON.parse(late.body).reason, 'Timeout')
+      stalled.finish()
+      assert.equal((await daemon.kubectl('get', 'configmap', 'too-late')).code, 1, 'the timed-out create stored nothing')
+
+      // A CPU profile runs past --request-timeout, long-running as upstream counts it, and holds no read slot.
+      const profile = call(daemon, '/debug/pprof/profile?seconds=4')
+      assert.equal((await call(daemon, CM, { token: 'user-token' }).answer).status, 200, 'the profile holds no slot')
+      const profiled = await profile.answer
+      assert.equal(profiled.status, 200)
+      assert.equal(profiled.headers['content-disposition'], 'attachment; filename="profile"')
     } finally {
       await daemon.stop()
       rmSync(tokens.dir, { recursive: true, force: true })
