@@ -5,10 +5,9 @@
  */
 import { silentLogger } from '../../core/logging/logger.js'
 import { createCertificateAuthority, issueServingCertificate } from '../../core/pki/certificates.js'
-import type { ApiServer } from '../../core/server.js'
-import { serveTls, type TlsListener } from '../../runtimes/node/adapter/serve.js'
+import { type FetchHandler, serveTls, type TlsListener } from '../../runtimes/node/adapter/serve.js'
 
-export async function serveOnLoopback(server: ApiServer): Promise<TlsListener> {
+export async function serveOnLoopback(server: FetchHandler): Promise<TlsListener> {
   const ca = await createCertificateAuthority({ commonName: 'node-listener-test-ca' })
   const serving = await issueServingCertificate(ca, { commonName: 'apiserver', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] })
   return serveTls(server, { host: '127.0.0.1', port: 0, key: serving.privateKey, cert: serving.certificate, logger: silentLogger })

@@ -4,7 +4,9 @@
  * `fieldValidation=Warn` names in a warning) had made Node refuse the
  * answer's headers, so a create that was stored answered 500 and the
  * keep-alive connection after it hung up. The warning now goes out, the
- * answer is the 201 of what was stored, and the connection serves on.
+ * answer is the 201 of what was stored, and the connection serves on. Any
+ * other header value Node would refuse goes out with those characters as
+ * spaces, whatever handler made it: the listener checks every answer.
  */
 import assert from 'node:assert/strict'
 import { Agent, request } from 'node:https'
@@ -58,6 +60,38 @@ describe('Warning headers on the Node listener', () => {
       assert.doesNotMatch(created.warnings[0]!, /[\x00-\x08\x0a-\x1f\x7f]/)
       const read = await send('GET', `${CM}/w${i}`)
       assert.equal(read.status, 200, read.text)
+    }
+  })
+})
+
+describe('header values Node would refuse, from any handler', () => {
+  it("answers the handler's status and body with those characters as spaces, and serves on", async () => {
+    // A handler of its own: the listener's check holds for whatever answers, not for one header of core's.
+    const listener = await serveOnLoopback({
+      fetch: async (request) =>
+        new URL(request.url).pathname === '/odd'
+          ? new Response('done', { status: 201, headers: { 'x-odd': 'a\x7fb\x01c\td', 'content-type': 'text/plain' } })
+          : new Response('plain', { status: 200 }),
+    })
+    const agent = new Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false })
+    const get = (path: string) =>
+      new Promise<{ status: number; odd: string | undefined; text: string }>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: listener.port, path, agent }, (res) => {
+          let text = ''
+          res.setEncoding('utf8')
+          res.on('data', (d: string) => (text += d))
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, odd: res.headers['x-odd'] as string | undefined, text }))
+        })
+        req.once('error', reject)
+        req.end()
+      })
+    try {
+      const odd = await get('/odd')
+      assert.deepEqual(odd, { status: 201, odd: 'a b c\td', text: 'done' })
+      assert.deepEqual(await get('/next'), { status: 200, odd: undefined, text: 'plain' }, 'the connection serves on')
+    } finally {
+      agent.destroy()
+      await listener.close()
     }
   })
 })

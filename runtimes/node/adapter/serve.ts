@@ -122,17 +122,29 @@ export const GO_HTTP2_MAX_STREAMS = 250
  */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'http2-settings', 'host'])
 
+/**
+ * What no header value may carry on Node's wire: control characters but a
+ * tab, and DEL. Node refuses such a value in writeHead, after the handler's
+ * work is done, which the adapter answered with a 500: a create that was
+ * stored answered as failed, and its keep-alive connection broken.
+ */
+const UNWRITABLE_IN_HEADER = /[\x00-\x08\x0a-\x1f\x7f]/
+const UNWRITABLE_IN_HEADER_ALL = /[\x00-\x08\x0a-\x1f\x7f]/g
+
 /** What an answer's headers say about its connection, read in one pass over them (each lookup by name costs a validation). */
 interface ConnectionHeaders {
   /** It asks to end its connection (`Connection: close`, as core's shutdown filter sets it). */
   close: boolean
   /** It carries a hop-by-hop header, which must not be passed on. */
   hopByHop: boolean
+  /** A value holds a character Node would refuse to write (UNWRITABLE_IN_HEADER). */
+  unwritable: boolean
 }
 
 export function connectionHeadersOf(response: Response): ConnectionHeaders {
-  const found = { close: false, hopByHop: false }
+  const found = { close: false, hopByHop: false, unwritable: false }
   const note = (value: string, name: string): void => {
+    if (UNWRITABLE_IN_HEADER.test(value)) found.unwritable = true
     if (!HOP_BY_HOP.has(name)) return
     found.hopByHop = true
     if (name === 'connection' && value.split(',').some((token) => token.trim().toLowerCase() === 'close')) found.close = true
@@ -144,10 +156,16 @@ export function connectionHeadersOf(response: Response): ConnectionHeaders {
   return found
 }
 
-/** A copy of `response` without hop-by-hop headers (when `connectionHeadersOf` found some). */
-export function withoutHopByHopHeaders(response: Response): Response {
+/**
+ * A copy of `response` that Node can write (when `connectionHeadersOf` found
+ * something): without hop-by-hop headers, and with each character Node
+ * refuses in a value sent as a space, as Go's header writer sends a CR or LF.
+ * The answer stays the handler's: its status and body say what was done.
+ */
+export function writableAnswer(response: Response): Response {
   const headers = response.headers
-  const clean = new Headers(headers)
+  const clean = new Headers()
+  for (const [name, value] of headers) clean.append(name, value.replace(UNWRITABLE_IN_HEADER_ALL, ' '))
   // `Connection: x-foo` makes x-foo hop-by-hop as well (RFC 9110 7.6.1).
   for (const token of (headers.get('connection') ?? '').split(',')) {
     const name = token.trim()
@@ -354,7 +372,7 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
       const found = connectionHeadersOf(response)
       const bodyLeftUnread = leftLargeBodyUnread(incoming)
       const close = found.close || bodyLeftUnread || (goawayChance > 0 && isHttp2(incoming) && Math.random() < goawayChance)
-      const clean = found.hopByHop ? withoutHopByHopHeaders(response) : response
+      const clean = found.hopByHop || found.unwritable ? writableAnswer(response) : response
       if (!close && mayBeWatch(incoming.url)) {
         // A watch: its events are written as they come, without the adapter's stream reading.
         const direct = directBodyOf(clean)
