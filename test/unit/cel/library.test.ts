@@ -117,7 +117,8 @@ describe('string functions over a string of three million characters', () => {
   it('quote, format and replace give what they gave a character at a time', async () => {
     const { quote, replace } = await import('../../../core/cel/library/strings.js')
     const { formatString } = await import('../../../core/cel/library/string-format.js')
-    assert.equal(quote('a"b\\c\n\r\t\x07\b\f\v\x01\x1f\x7f é 😀 \ud800'), '"a\\"b\\\\c\\n\\r\\t\\a\\b\\f\\v\\x01\\x1f\\x7f é 😀 \ud800"')
+    // cel-go's strings.quote: CEL's escapes alone, other control characters as they are, a lone surrogate as U+FFFD.
+    assert.equal(quote('a"b\\c\n\r\t\x07\b\f\v\x01\x1f\x7f é 😀 \ud800 \udc00x'), '"a\\"b\\\\c\\n\\r\\t\\a\\b\\f\\v\x01\x1f\x7f é 😀 \ufffd \ufffdx"')
     assert.equal(replace('a.b.c', '.', '--', -1n), 'a--b--c')
     assert.equal(replace('a.b.c', '.', '--', 1n), 'a--b.c')
     assert.equal(replace('aaaa', 'aa', 'b', -1n), 'bb')
