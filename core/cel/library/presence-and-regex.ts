@@ -18,6 +18,7 @@ import { regexTest } from '../../regex/re2.js'
 import { callCost } from '../meter-calls.js'
 import { meterOf } from '../meter.js'
 import { boundedMatch } from './regex.js'
+import { replaceStringBuiltin } from './string-builtins.js'
 import { type CheckContext, type Checker, type Evaluator, type Macro, accepts, setNodeMeta } from './macro-api.js'
 
 interface Presence extends Macro {
@@ -83,7 +84,7 @@ function isNameChain(node: ASTNode): boolean {
   return at.op === 'id'
 }
 
-/** Replaces, in place, the has() and matches() calls of a freshly parsed tree (see above). */
+/** Replaces, in place, the has() and matches() calls of a freshly parsed tree (see above), and the string functions of string-builtins.ts. */
 export function replaceBuiltins(node: ASTNode, children: (node: ASTNode) => ASTNode[]): void {
   const pending: ASTNode[] = [node]
   for (let at = pending.pop(); at; at = pending.pop()) {
@@ -96,6 +97,8 @@ export function replaceBuiltins(node: ASTNode, children: (node: ASTNode) => ASTN
     } else if (at.op === 'rcall' && at.args[0] === 'matches' && at.args[2].length === 1) {
       setNodeMeta(at, 'macro', regexMatch(at.args[1], at.args[2][0] as ASTNode, at))
       setNodeMeta(at, 'async', false)
+    } else if (at.op === 'rcall') {
+      replaceStringBuiltin(at)
     }
     pending.push(...children(at))
   }

@@ -41,6 +41,11 @@ describe("Kubernetes' CEL libraries at 1.32", () => {
     // format's arguments are one list literal: mixed types need dyn(), as upstream's homogeneous literals demand
     ["'%s has %d items at %.2f'.format([dyn('list'), 3, 1.5])", 'list has 3 items at 1.50'],
     ["strings.quote('say \"hi\"\\n')", '"say \\"hi\\"\\n"'],
+    // ASCII alone changes case; trim is Go's TrimSpace; substring counts code points (cel-go's, not the library's own)
+    ["'ÀBc'.lowerAscii() + ' ' + 'àbC'.upperAscii()", 'Àbc àBC'],
+    ["'\\u0085 x\\u3000'.trim() + '|' + '\\ufeffx'.trim()", 'x|\ufeffx'],
+    ["'😀abc'.substring(1) + '/' + '😀abc'.substring(0, 2)", 'abc/😀a'],
+    ["dyn('AÀ').lowerAscii()", 'aÀ'],
     // sets
     ["sets.contains(['a', 'b'], ['a']) && sets.intersects([1, 2], [2, 3]) && sets.equivalent([1, 2], [2, 1, 2])", true],
     // URLs
@@ -102,6 +107,25 @@ describe("Kubernetes' CEL libraries at 1.32", () => {
     assert.equal(issue("'abc'.reverse()"), "ERROR: <input>:1:1: found no matching overload for 'string.reverse()'")
     assert.match(issue("1.matches('a')"), /^ERROR: <input>:1:\d+: found no matching overload for 'int\.matches\(string\)'$/)
     assert.match(issue("semver('1.0.0')"), /^ERROR: <input>:1:1: found no matching overload for 'semver\(string\)'$/)
+  })
+
+  it("refuses a substring out of range in cel-go's words", () => {
+    const failure = (expression: string) => {
+      const outcome = parseAndCheck(env, expression)
+      assert.ok('parsed' in outcome, expression)
+      try {
+        runMetered(outcome.parsed, { s: 'hello', items: [] }, new CostMeter(PER_CALL_LIMIT))
+      } catch (err) {
+        return (err as Error).message
+      }
+      return 'no error'
+    }
+    assert.equal(failure('s.substring(6)'), 'index out of range: 6')
+    assert.equal(failure('s.substring(-1, 2)'), 'index out of range: -1')
+    assert.equal(failure('s.substring(1, 9)'), 'index out of range: 9')
+    assert.equal(failure('s.substring(3, 2)'), 'invalid substring range. start: 3, end: 2')
+    assert.equal(issue("s.substring('1')"), "ERROR: <input>:1:1: found no matching overload for 'string.substring(string)'")
+    assert.equal(issue('1.lowerAscii()'), "ERROR: <input>:1:1: found no matching overload for 'int.lowerAscii()'")
   })
 
   it('reports a pattern RE2 refuses at run time with Go\'s words', () => {
