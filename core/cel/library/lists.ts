@@ -61,6 +61,17 @@ function sumInts(list: readonly bigint[]): bigint {
   return total
 }
 
+/** `list.indexOf(x)`: the first index of an element equal to x, or -1. */
+export function listIndexOf(list: readonly unknown[], x: unknown): bigint {
+  return BigInt(list.findIndex((v) => equalValues(v, x)))
+}
+
+/** `list.lastIndexOf(x)`: the last index of an element equal to x, or -1. */
+export function listLastIndexOf(list: readonly unknown[], x: unknown): bigint {
+  for (let i = list.length - 1; i >= 0; i--) if (equalValues(list[i], x)) return BigInt(i)
+  return -1n
+}
+
 export function registerLists(env: Environment): Environment {
   return env
     .registerFunction('list<T>.isSorted(): bool', (list: unknown[]) => list.every((v, i) => i === 0 || compareValues(list[i - 1], v) <= 0))
@@ -68,9 +79,6 @@ export function registerLists(env: Environment): Environment {
     .registerFunction('list<double>.sum(): double', (list: number[]) => list.reduce((a, b) => a + b, 0))
     .registerFunction('list<T>.min(): T', (list: unknown[]) => extreme(list, 'min'))
     .registerFunction('list<T>.max(): T', (list: unknown[]) => extreme(list, 'max'))
-    .registerFunction('list<T>.indexOf(T): int', (list: unknown[], x: unknown) => BigInt(list.findIndex((v) => equalValues(v, x))))
-    .registerFunction('list<T>.lastIndexOf(T): int', (list: unknown[], x: unknown) => {
-      for (let i = list.length - 1; i >= 0; i--) if (equalValues(list[i], x)) return BigInt(i)
-      return -1n
-    })
+    .registerFunction('list<T>.indexOf(T): int', listIndexOf)
+    .registerFunction('list<T>.lastIndexOf(T): int', listLastIndexOf)
 }

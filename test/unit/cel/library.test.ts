@@ -46,6 +46,8 @@ describe("Kubernetes' CEL libraries at 1.32", () => {
     ["'\\u0085 x\\u3000'.trim() + '|' + '\\ufeffx'.trim()", 'x|\ufeffx'],
     ["'😀abc'.substring(1) + '/' + '😀abc'.substring(0, 2)", 'abc/😀a'],
     ["dyn('AÀ').lowerAscii()", 'aÀ'],
+    ["'😀abc😀'.indexOf('a') + '😀abc😀'.lastIndexOf('😀') + 'hello'.lastIndexOf('lo', 4) + 'hello'.indexOf('', 9)", 17n],
+    ["dyn('abc').indexOf('c') + dyn([1, 2]).lastIndexOf(2) + dyn([1]).indexOf(3)", 2n],
     // sets
     ["sets.contains(['a', 'b'], ['a']) && sets.intersects([1, 2], [2, 3]) && sets.equivalent([1, 2], [2, 1, 2])", true],
     // URLs
@@ -109,7 +111,7 @@ describe("Kubernetes' CEL libraries at 1.32", () => {
     assert.match(issue("semver('1.0.0')"), /^ERROR: <input>:1:1: found no matching overload for 'semver\(string\)'$/)
   })
 
-  it("refuses a substring out of range in cel-go's words", () => {
+  it("refuses a substring or a search out of range in cel-go's words", () => {
     const failure = (expression: string) => {
       const outcome = parseAndCheck(env, expression)
       assert.ok('parsed' in outcome, expression)
@@ -124,6 +126,11 @@ describe("Kubernetes' CEL libraries at 1.32", () => {
     assert.equal(failure('s.substring(-1, 2)'), 'index out of range: -1')
     assert.equal(failure('s.substring(1, 9)'), 'index out of range: 9')
     assert.equal(failure('s.substring(3, 2)'), 'invalid substring range. start: 3, end: 2')
+    assert.equal(failure("s.indexOf('l', 5)"), 'index out of range: 5')
+    assert.equal(failure("''.indexOf('a')"), 'index out of range: 0', "cel-go's own quirk")
+    assert.equal(failure("''.lastIndexOf('a')"), 'index out of range: -1')
+    assert.equal(issue("[1].indexOf('a')"), "ERROR: <input>:1:1: found no matching overload for 'list.indexOf(string)'")
+    assert.equal(issue("'a'.indexOf(1)"), "ERROR: <input>:1:1: found no matching overload for 'string.indexOf(int)'")
     assert.equal(issue("s.substring('1')"), "ERROR: <input>:1:1: found no matching overload for 'string.substring(string)'")
     assert.equal(issue('1.lowerAscii()'), "ERROR: <input>:1:1: found no matching overload for 'int.lowerAscii()'")
   })
