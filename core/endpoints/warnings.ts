@@ -6,6 +6,7 @@
  * out. A webhook or a body with thousands of unknown fields cannot make an
  * answer whose headers no client reads.
  */
+import { writableHeaderValue } from '../http/header-values.js'
 import { binaryString } from '../machinery/base64.js'
 
 /** Characters (code points) of warning text an answer carries before the texts are cut. */
@@ -59,9 +60,6 @@ function headerBytes(text: string): string {
   return /^[\x00-\x7f]*$/.test(text) ? text : binaryString(new TextEncoder().encode(text))
 }
 
-/** Control characters other than a tab, and DEL: bytes no header value may carry on the wire here. */
-const UNWRITABLE = /[\x00-\x08\x0a-\x1f\x7f]/g
-
 /**
  * `299 - "text"` as upstream's NewWarningHeader writes it: the text in
  * quotes with `"` and `\` escaped, nothing else. Go's header writer then
@@ -70,7 +68,7 @@ const UNWRITABLE = /[\x00-\x08\x0a-\x1f\x7f]/g
  * a field named with a DEL in it had made the answer to a stored create a 500.
  */
 export function warningHeaderValue(text: string): string {
-  return headerBytes(`299 - "${text.replace(/["\\]/g, '\\$&').replace(UNWRITABLE, ' ')}"`)
+  return headerBytes(`299 - "${writableHeaderValue(text.replace(/["\\]/g, '\\$&'))}"`)
 }
 
 /** `res` with a Warning header per recorded text: `299 - "unknown field \"spec.x\""`. */

@@ -12,6 +12,7 @@ import type { DetailedPeerCertificate, SecureContext, SecureVersion, TLSSocket }
 import { getRequestListener, RequestError } from '@hono/node-server'
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response'
 import { plainHeadersOf } from '../../../core/http/answer-headers.js'
+import { hasUnwritableHeaderCharacter, writableHeaderValue } from '../../../core/http/header-values.js'
 import { statusResponse as statusErrorResponse } from '../../../core/http/respond.js'
 import { StatusError } from '../../../core/machinery/status-error.js'
 import { MAX_HEADER_BYTES } from '../../../core/machinery/limits.js'
@@ -122,29 +123,23 @@ export const GO_HTTP2_MAX_STREAMS = 250
  */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'http2-settings', 'host'])
 
-/**
- * What no header value may carry on Node's wire: control characters but a
- * tab, and DEL. Node refuses such a value in writeHead, after the handler's
- * work is done, which the adapter answered with a 500: a create that was
- * stored answered as failed, and its keep-alive connection broken.
- */
-const UNWRITABLE_IN_HEADER = /[\x00-\x08\x0a-\x1f\x7f]/
-const UNWRITABLE_IN_HEADER_ALL = /[\x00-\x08\x0a-\x1f\x7f]/g
-
 /** What an answer's headers say about its connection, read in one pass over them (each lookup by name costs a validation). */
 interface ConnectionHeaders {
   /** It asks to end its connection (`Connection: close`, as core's shutdown filter sets it). */
   close: boolean
   /** It carries a hop-by-hop header, which must not be passed on. */
   hopByHop: boolean
-  /** A value holds a character Node would refuse to write (UNWRITABLE_IN_HEADER). */
+  /**
+   * A value holds a character Node refuses to write (core/http/header-values.ts). Node refuses it in writeHead,
+   * after the handler's work is done, which the adapter answered with a 500: a stored create answered as failed.
+   */
   unwritable: boolean
 }
 
 export function connectionHeadersOf(response: Response): ConnectionHeaders {
   const found = { close: false, hopByHop: false, unwritable: false }
   const note = (value: string, name: string): void => {
-    if (UNWRITABLE_IN_HEADER.test(value)) found.unwritable = true
+    if (hasUnwritableHeaderCharacter(value)) found.unwritable = true
     if (!HOP_BY_HOP.has(name)) return
     found.hopByHop = true
     if (name === 'connection' && value.split(',').some((token) => token.trim().toLowerCase() === 'close')) found.close = true
@@ -165,7 +160,7 @@ export function connectionHeadersOf(response: Response): ConnectionHeaders {
 export function writableAnswer(response: Response): Response {
   const headers = response.headers
   const clean = new Headers()
-  for (const [name, value] of headers) clean.append(name, value.replace(UNWRITABLE_IN_HEADER_ALL, ' '))
+  for (const [name, value] of headers) clean.append(name, writableHeaderValue(value))
   // `Connection: x-foo` makes x-foo hop-by-hop as well (RFC 9110 7.6.1).
   for (const token of (headers.get('connection') ?? '').split(',')) {
     const name = token.trim()
