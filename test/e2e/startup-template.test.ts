@@ -93,6 +93,16 @@ async function startEnvtestLike(root: string, extra: string[], shared?: EtcdServ
     if (Date.now() > deadline) assert.fail('admin was never aggregated')
     await new Promise((r) => setTimeout(r, 50))
   }
+  // Every namespace's `default` ServiceAccount is the service account controller's to write, which on etcd runs
+  // once it holds the controllers' lease: as upstream's controller manager, it may do so after /healthz answers.
+  for (;;) {
+    const { items: spaces } = await getJson(`https://127.0.0.1:${port}/api/v1/namespaces`, admin)
+    const { items: accounts } = await getJson(`https://127.0.0.1:${port}/api/v1/serviceaccounts`, admin)
+    const served = new Set(accounts.filter((sa) => sa.metadata.name === 'default').map((sa) => sa.metadata.namespace))
+    if (spaces.every((ns) => served.has(ns.metadata.name))) break
+    if (Date.now() > deadline) assert.fail(`no default service account in every namespace: ${[...served].join(', ')}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
   return { etcd, ownsEtcd: !shared, server, output, port, admin, startedAt, aggregatedAtHealthz }
 }
 
