@@ -36,9 +36,12 @@ async function main(): Promise<void> {
    * flags: the start-up flags are set again while the cache is taken.
    */
   let codeCacheSaved = false
+  let listened = false
   const saveCodeCache = (): void => {
     // A start that ran from a usable cache keeps it as it is; one without writes it once (at the delay, or at exit).
-    if (!script || script.usedCache || codeCacheSaved) return
+    // Only a start that listened: `--version`, or a flag refused, runs a sliver of the code, and a cache of that
+    // sliver, usable and so never written again, would leave every later start compiling the rest.
+    if (!script || script.usedCache || codeCacheSaved || !listened) return
     codeCacheSaved = true
     const releaseYoungGenerationAgain = youngGenerationHeldUntilListening()
     const releaseOptimizingCompilerAgain = optimizingCompilerHeldUntilListening()
@@ -54,6 +57,7 @@ async function main(): Promise<void> {
     // Kept beside the build's script, as its code cache; run from source, none.
     ...(script ? { startupTemplates: startupTemplatesBeside(scriptFile) } : {}),
     onListening: () => {
+      listened = true
       releaseYoungGeneration()
       releaseOptimizingCompiler()
       // V8's and libuv's pools exist by now; the serving thread goes first when the cores are busy.

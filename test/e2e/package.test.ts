@@ -152,6 +152,11 @@ describe('the packed package, installed', () => {
         await daemon.stop()
       }
     }
+    // A run that never listens (the version asked for, a flag refused) keeps no cache of the little it ran.
+    const bin = join(project, 'node_modules', '.bin', 'apiserver')
+    assert.match((await exec(bin, ['--version'], { cwd: project, timeout: 60_000 })).stdout, /^Kubernetes v/)
+    await assert.rejects(exec(bin, ['--secure-port=no'], { cwd: project, timeout: 60_000 }))
+    assert.ok(!existsSync(cache), 'a run that never listened wrote a code cache')
     await start()
     assert.ok(existsSync(cache), 'no code cache was written')
     // Taken with the start-up's compiler flags set again: a cache V8 rejected would be written anew, another file.
