@@ -17,19 +17,35 @@ export class GoNumError extends Error {
   }
 }
 
-/** The characters Go's strconv.Quote writes escaped: the quote, the backslash and the ASCII control characters. */
-const QUOTED = /["\\\x00-\x1f\x7f]/g
+/**
+ * What Go's strconv.Quote writes escaped: the quote, the backslash, and every
+ * rune unicode.IsPrint refuses (all but letters, marks, numbers, punctuation,
+ * symbols and the ASCII space: control and format characters, other spaces
+ * such as U+00A0, unassigned code points). A lone surrogate is matched too:
+ * Go's string would hold U+FFFD there (JSON's decoder and UTF-8 put it so).
+ */
+const QUOTED = /["\\]|[^\p{L}\p{M}\p{N}\p{P}\p{S} ]/gu
 const SHORT_ESCAPES: Readonly<Record<string, string>> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\v': '\\v' }
 
+/** Go's escape of one rune it does not print: `\x01` below U+0020 and for DEL, `\u200b` up to U+FFFF, `\U0001d173` past it. */
+function goEscape(char: string): string {
+  const short = SHORT_ESCAPES[char]
+  if (short) return short
+  const code = char.codePointAt(0)!
+  if (code >= 0xd800 && code <= 0xdfff) return '\ufffd'
+  const hex = code.toString(16)
+  if (code < 0x20 || code === 0x7f) return `\\x${hex.padStart(2, '0')}`
+  return code < 0x10000 ? `\\u${hex.padStart(4, '0')}` : `\\U${hex.padStart(8, '0')}`
+}
+
 /**
- * Go's strconv.Quote (and `%q` of a string) for ASCII's control characters:
- * `\n`, `\a`, `\x7f`, not JSON's `\u0007`; the escapes are made by the
- * engine's own scan, not a character at a time (0.6 s on a string of 3
- * million). Printable text beyond ASCII is kept as it is, as Go keeps it;
- * Go's further escapes of unprintable Unicode (`\u200b`) are not made.
+ * Go's strconv.Quote (and `%q` of a string): `\n`, `\a`, `\x7f`, `\u200b`,
+ * not JSON's `\u0007`; printable text beyond ASCII kept as it is, as Go
+ * keeps it. The escapes are made by the engine's own scan, not a character
+ * at a time (0.6 s on a string of 3 million).
  */
 export function goStrconvQuote(text: string): string {
-  return `"${text.replace(QUOTED, (ch) => SHORT_ESCAPES[ch] ?? `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`)}"`
+  return `"${text.replace(QUOTED, goEscape)}"`
 }
 
 const UINT64_MAX = 2n ** 64n - 1n

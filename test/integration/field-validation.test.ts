@@ -68,6 +68,16 @@ describe('field validation', () => {
     assert.equal(warningsOf(warned.headers)[1], '299 - "unknown field \\"c\\\\x7fd\\""')
   })
 
+  it("names a field with unprintable Unicode as Go's %q does: a zero-width space, a no-break space, a soft hyphen", async () => {
+    const text = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"unprintable"},"a\\u200bb":1,"c\\u00a0d":2,"e\\u00adf":3,"caf\\u00e9":4}'
+    const strict = await client.post('/api/v1/namespaces/default/configmaps?fieldValidation=Strict', text)
+    assert.equal(strict.status, 400)
+    assert.equal(
+      strict.body.message,
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "a\\u200bb", unknown field "c\\u00a0d", unknown field "e\\u00adf", unknown field "caf\u00e9"',
+    )
+  })
+
   it('sends a field name beyond Latin-1 in its Warning as UTF-8 bytes, as Go writes headers', async () => {
     const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'euro' }, data: { a: 'b' }, 'pri€e': 1 }
     const res = await client.post('/api/v1/namespaces/default/configmaps', body)

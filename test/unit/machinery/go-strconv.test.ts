@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { GoNumError, parseGoInt64, parseGoUint64 } from '../../../core/machinery/go-strconv.js'
+import { GoNumError, goStrconvQuote, parseGoInt64, parseGoUint64 } from '../../../core/machinery/go-strconv.js'
 
 const refusal = (f: () => unknown): string => {
   try {
@@ -32,5 +32,20 @@ describe('Go strconv', () => {
     assert.equal(refusal(() => parseGoInt64('a"\\\n\x01')), 'strconv.ParseInt: parsing "a\\"\\\\\\n\\x01": invalid syntax')
     assert.equal(refusal(() => parseGoUint64('18446744073709551616')), 'strconv.ParseUint: parsing "18446744073709551616": value out of range')
     assert.equal(refusal(() => parseGoUint64('+1')), 'strconv.ParseUint: parsing "+1": invalid syntax')
+  })
+
+  it('quotes as strconv.Quote: what unicode.IsPrint refuses escaped, other text as it is', () => {
+    // Printable beyond ASCII (letters, marks, symbols, an emoji) as it is, as Go's Quote keeps it.
+    assert.equal(goStrconvQuote('é😀日本\u0301€'), '"é😀日本\u0301€"')
+    // ASCII's controls and DEL as \x, the short escapes by name.
+    assert.equal(goStrconvQuote('a\x00\x1b\x7f\x07\b\f\v'), '"a\\x00\\x1b\\x7f\\a\\b\\f\\v"')
+    // Spaces other than U+0020, format characters, C1 controls, private use and unassigned code points: \u.
+    assert.equal(goStrconvQuote('a\u00a0b\u200bc\u00adz\u0085\ue000\u2028'), '"a\\u00a0b\\u200bc\\u00adz\\u0085\\ue000\\u2028"')
+    assert.equal(goStrconvQuote('\u0378'), '"\\u0378"')
+    // Past U+FFFF: \U with eight digits (a format character, a private-use one).
+    assert.equal(goStrconvQuote('\u{e0001}\u{f0000}'), '"\\U000e0001\\U000f0000"')
+    // A lone surrogate is U+FFFD in Go's string, which it prints.
+    assert.equal(goStrconvQuote('a\ud800b'), '"a\ufffdb"')
+    assert.equal(goStrconvQuote(' "\\'), '" \\"\\\\"')
   })
 })
