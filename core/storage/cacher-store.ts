@@ -5,6 +5,7 @@
  * deep-frozen and shared; whoever hands one out clones it first.
  */
 import type { KubeObject } from '../machinery/object.js'
+import { lowerBound } from './sorted-keys.js'
 
 /** One change as the cache saw it, with the state before it for predicate transitions. */
 export interface CachedChange {
@@ -218,16 +219,4 @@ export class EventWindow {
  */
 function pastPrefix(prefix: string): string {
   return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)
-}
-
-/** The first index from `from` on whose key is >= `target`. */
-function lowerBound(keys: readonly string[], target: string, from = 0): number {
-  let lo = from
-  let hi = keys.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (keys[mid]! < target) lo = mid + 1
-    else hi = mid
-  }
-  return lo
 }

@@ -25,6 +25,7 @@ import { deepFreeze, sameIgnoringResourceVersion, stampRevision } from './object
 import { type Change, StoreWatcher } from './store-watcher.js'
 import { jsonCodec } from './codec.js'
 import { Queue } from './memory-log.js'
+import { lowerBound, SortedKeys } from './sorted-keys.js'
 import { type DecodedValue, mustWrite, StoredValues } from './value/stored-values.js'
 import type { ValueTransformer } from './value/transformer.js'
 import {
@@ -89,8 +90,8 @@ export class MemoryStorage implements Storage {
   private revision = INITIAL_REVISION
   /** Reads below this revision and watches from below it fail with Compacted. */
   private compacted = INITIAL_REVISION
-  /** Every key with a retained version (live or deleted), sorted, for ordered range scans. */
-  private readonly keys: string[] = []
+  /** Every key with a retained version (live or deleted), for ordered range scans. */
+  private readonly keys = new SortedKeys()
   private readonly history = new Map<string, Version[]>()
   private readonly log = new Queue<Logged>()
   private readonly watchers = new Set<StoreWatcher>()
@@ -133,8 +134,9 @@ export class MemoryStorage implements Storage {
     const predicate = opts.predicate
     // The versions are taken before anything is read (reading transformed values waits), at one revision.
     const found: [string, LiveVersion][] = []
-    for (let i = lowerBound(this.keys, startKey); i < this.keys.length; i++) {
-      const key = this.keys[i]!
+    const keys = this.keys.inOrder()
+    for (let i = lowerBound(keys, startKey); i < keys.length; i++) {
+      const key = keys[i]!
       if (!key.startsWith(prefix)) break
       const version = this.readAt(key, rev)
       if (version) found.push([key, version])
@@ -244,7 +246,7 @@ export class MemoryStorage implements Storage {
   }
 
   async count(prefix: string): Promise<number> {
-    return this.countFrom(lowerBound(this.keys, prefix), prefix, this.revision)
+    return this.countFrom(prefix, this.revision)
   }
 
   async currentRevision(): Promise<number> {
@@ -262,7 +264,7 @@ export class MemoryStorage implements Storage {
    */
   snapshot(keep: (key: string) => boolean = () => true): MemorySnapshot {
     const held: [string, LiveVersion][] = []
-    for (const key of this.keys) {
+    for (const key of this.keys.inOrder()) {
       if (!keep(key)) continue
       const version = this.latest(key)
       if (version) held.push([key, version])
@@ -290,12 +292,9 @@ export class MemoryStorage implements Storage {
     const changed = this.watchers.size ? this.targetsChangedFrom(state.held) : undefined
     const rev = Math.max(this.revision, state.revision) + 1
     this.history.clear()
-    this.keys.length = 0
     this.log.clear()
-    for (const [key, version] of state.held) {
-      this.history.set(key, [version])
-      this.keys.push(key)
-    }
+    for (const [key, version] of state.held) this.history.set(key, [version])
+    this.keys.replaceWith(state.held.map(([key]) => key))
     this.revision = rev
     this.compacted = rev
     if (!changed) return
@@ -323,7 +322,7 @@ export class MemoryStorage implements Storage {
       for (let slash = key.indexOf('/'); slash >= 0 && slash < key.length - 1; slash = key.indexOf('/', slash + 1)) targets.add(key.slice(0, slash + 1))
     }
     let h = 0
-    for (const key of this.keys) {
+    for (const key of this.keys.inOrder()) {
       while (h < held.length && held[h]![0] < key) add(held[h++]![0])
       const kept = h < held.length && held[h]![0] === key ? held[h++]![1] : undefined
       // Versions are never changed once made: the same one means the same value.
@@ -396,8 +395,7 @@ export class MemoryStorage implements Storage {
       return
     }
     this.history.set(key, [version])
-    // Insertion is a binary search plus one splice: no copy of the key array.
-    this.keys.splice(lowerBound(this.keys, key), 0, key)
+    this.keys.add(key)
   }
 
   /** Tells the watchers of `event`; the log keeps `logged` (its transformed form) when given. */
@@ -420,8 +418,7 @@ export class MemoryStorage implements Storage {
     const only = versions[0]
     if (versions.length === 1 && only && !only.obj && only.rev <= this.compacted) {
       this.history.delete(key)
-      const at = lowerBound(this.keys, key)
-      if (this.keys[at] === key) this.keys.splice(at, 1)
+      this.keys.remove(key)
     }
   }
 
@@ -473,10 +470,11 @@ export class MemoryStorage implements Storage {
     return { revision, key, object: deepFreeze(object), prev, deleted }
   }
 
-  private countFrom(index: number, prefix: string, rev: number): number {
+  private countFrom(prefix: string, rev: number): number {
     let n = 0
-    for (let i = index; i < this.keys.length; i++) {
-      const key = this.keys[i]!
+    const keys = this.keys.inOrder()
+    for (let i = lowerBound(keys, prefix); i < keys.length; i++) {
+      const key = keys[i]!
       if (!key.startsWith(prefix)) break
       if (this.readAt(key, rev)) n++
     }
@@ -557,8 +555,9 @@ export class MemoryStorage implements Storage {
   }
 
   private *keysUnder(prefix: string): Generator<string> {
-    for (let i = lowerBound(this.keys, prefix); i < this.keys.length; i++) {
-      const key = this.keys[i]!
+    const keys = this.keys.inOrder()
+    for (let i = lowerBound(keys, prefix); i < keys.length; i++) {
+      const key = keys[i]!
       if (!key.startsWith(prefix)) return
       yield key
     }
@@ -605,15 +604,4 @@ export function snapshotFromText(text: string): MemorySnapshot {
   return snapshot
 }
 
-/** The first index whose key is >= `target` (UTF-16 order; equals etcd's byte order for ASCII keys). */
-function lowerBound(keys: readonly string[], target: string): number {
-  let lo = 0
-  let hi = keys.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (keys[mid]! < target) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
 
