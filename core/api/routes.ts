@@ -101,7 +101,7 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
       const api = aggregator.remote(group, version)
       if (!api) return next()
       c.set('relayed', true)
-      return aggregator.proxy(c.req.raw, api, c.get('user'), c.get('deadline'), c.env?.connection?.remoteAddress)
+      return aggregator.proxy(c.req.raw, api, c.get('user'), c.get('deadline')?.(), c.env?.connection?.remoteAddress)
     })
   }
   const storageVersionHashes = new StorageVersionHashes(catalogue)

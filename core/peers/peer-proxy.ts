@@ -33,7 +33,7 @@ export function peerProxyMiddleware(deps: PeerProxyDeps): MiddlewareHandler<Chai
     const hostPort = peers[Math.floor(random() * peers.length)] ?? peers[0]!
     const url = new URL(c.req.url)
     const request = c.req.raw
-    const deadline = c.get('deadline')
+    const deadline = c.get('deadline')?.()
     try {
       const answer = await deps.forward(
         hostPort,

@@ -19,12 +19,13 @@ export interface FilterVariables {
    */
   relayed?: boolean
   /**
-   * Aborted when a non-long-running request's deadline passes (timeout.ts):
-   * what a handler asks of another server on the request's behalf (an
-   * aggregated API, a peer) is given up then, as upstream's request context
-   * is cancelled.
+   * A signal aborted when a non-long-running request's deadline passes
+   * (timeout.ts): what a handler asks of another server on the request's
+   * behalf (an aggregated API, a peer) is given up then, as upstream's
+   * request context is cancelled. Made when first asked for: most requests
+   * never ask, and an AbortSignal is some 3 µs to make.
    */
-  deadline?: AbortSignal
+  deadline?: () => AbortSignal
 }
 
 export interface FilterBindings {

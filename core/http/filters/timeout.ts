@@ -21,15 +21,25 @@ export function timeoutFilter(defaultMs: number, onTimedOut?: (request: Request,
       const parsed = parseGoDuration(requested)
       if (parsed !== undefined && parsed > 0 && parsed < ms) ms = parsed
     }
-    const deadline = new AbortController()
-    c.set('deadline', deadline.signal)
+    let deadline: AbortController | undefined
+    let passed: Error | undefined
+    c.set('deadline', () => {
+      if (!deadline) {
+        deadline = new AbortController()
+        if (passed) deadline.abort(passed)
+      }
+      return deadline.signal
+    })
     let timer: ReturnType<typeof setTimeout> | undefined
     const expired = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => {
         resolve('timeout')
         // A turn later: a handler that stops at the abort sets its own answer on the context, and must not
         // before the 504 below has gone out as the request's answer.
-        setTimeout(() => deadline.abort(new Error('context deadline exceeded')), 0)
+        setTimeout(() => {
+          passed = new Error('context deadline exceeded')
+          deadline?.abort(passed)
+        }, 0)
       }, ms)
     })
     let bodyKeepsDeadline = false
