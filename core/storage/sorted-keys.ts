@@ -5,8 +5,8 @@
  * A splice into one sorted array per create moved half of the array each
  * time: in-memory creates went from 12 µs to some 80 µs past 100,000 keys.
  * Keys added or removed wait in sets instead, and the next scan places them
- * in one pass: a seed of many objects costs a sort of what it added, not a
- * move of every key per object.
+ * (a few by a splice each, more in one pass): a seed of many objects costs a
+ * sort of what it added, not a move of every key per object.
  */
 
 /** The first index from `from` on whose key is >= `target`. */
@@ -40,7 +40,7 @@ export class SortedKeys {
     if (!this.added.delete(key)) this.removed.add(key)
   }
 
-  /** Holds exactly `keys`, which are in order. */
+  /** Holds exactly `keys`, which are in order; the array is the holder's from then on. */
   replaceWith(keys: string[]): void {
     this.keys = keys
     this.added.clear()

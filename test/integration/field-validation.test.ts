@@ -24,6 +24,8 @@ const deploymentText = (name: string) => `{
 
 const warningsOf = (headers: Headers): string[] => (headers.get('warning') ?? '').split(/,\s*(?=299)/).filter(Boolean)
 
+const STRICT_CONFIGMAP = 'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: '
+
 describe('field validation', () => {
   let client: TestClient
   before(async () => {
@@ -55,13 +57,20 @@ describe('field validation', () => {
     }
   })
 
+  /** The problems Strict names in refusing the ConfigMap `name` written as `text`, which is then not stored. */
+  const strictProblems = async (name: string, text: string): Promise<string> => {
+    const strict = await client.post(`${CONFIGMAPS}?fieldValidation=Strict`, text)
+    assert.equal(strict.status, 400)
+    assert.equal((await client.get(`${CONFIGMAPS}/${name}`)).status, 404)
+    assert.ok(strict.body.message.startsWith(STRICT_CONFIGMAP), strict.body.message)
+    return strict.body.message.slice(STRICT_CONFIGMAP.length)
+  }
+
   it("names a field with control characters as Go's %q does, in a refusal and in a warning", async () => {
     const text = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"ctl"},"a\\u0007b":1,"c\\u007fd":2,"e\\u000bf":3,"g\\u0001h":4,"i\\u0001h":5,"i\\u0001h":6}'
-    const strict = await client.post('/api/v1/namespaces/default/configmaps?fieldValidation=Strict', text)
-    assert.equal(strict.status, 400)
     assert.equal(
-      strict.body.message,
-      'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "a\\ab", unknown field "c\\x7fd", unknown field "e\\vf", unknown field "g\\x01h", unknown field "i\\x01h", duplicate field "i\\x01h"',
+      await strictProblems('ctl', text),
+      'unknown field "a\\ab", unknown field "c\\x7fd", unknown field "e\\vf", unknown field "g\\x01h", unknown field "i\\x01h", duplicate field "i\\x01h"',
     )
     const warned = await client.post('/api/v1/namespaces/default/configmaps?fieldValidation=Warn', text)
     assert.equal(warned.status, 201, warned.text)
@@ -70,12 +79,7 @@ describe('field validation', () => {
 
   it("names a field with unprintable Unicode as Go's %q does: a zero-width space, a no-break space, a soft hyphen", async () => {
     const text = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"unprintable"},"a\\u200bb":1,"c\\u00a0d":2,"e\\u00adf":3,"caf\\u00e9":4}'
-    const strict = await client.post('/api/v1/namespaces/default/configmaps?fieldValidation=Strict', text)
-    assert.equal(strict.status, 400)
-    assert.equal(
-      strict.body.message,
-      'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "a\\u200bb", unknown field "c\\u00a0d", unknown field "e\\u00adf", unknown field "caf\u00e9"',
-    )
+    assert.equal(await strictProblems('unprintable', text), 'unknown field "a\\u200bb", unknown field "c\\u00a0d", unknown field "e\\u00adf", unknown field "caf\u00e9"')
   })
 
   it('sends a field name beyond Latin-1 in its Warning as UTF-8 bytes, as Go writes headers', async () => {
