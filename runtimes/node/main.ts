@@ -9,7 +9,7 @@ import { optimizingCompilerHeldUntilListening } from './daemon/optimizing-compil
 import { runWithCodeCache } from './daemon/script-code-cache.js'
 import { startupTemplatesBeside } from './daemon/startup-template-files.js'
 import { loadStartupBuiltins } from './daemon/startup-builtins.js'
-import { youngGenerationHeldUntilListening } from './daemon/young-generation.js'
+import { youngGenerationGrowingDuring, youngGenerationHeldUntilListening } from './daemon/young-generation.js'
 
 interface DaemonScript {
   runDaemon: typeof RunDaemon
@@ -28,7 +28,9 @@ async function main(): Promise<void> {
   const releaseOptimizingCompiler = optimizingCompilerHeldUntilListening()
   // The build's classic-script bundle of the daemon, run with a code cache; from source (no bundle), the modules.
   const scriptFile = fileURLToPath(new URL('./daemon-script.cjs', import.meta.url))
-  const script = runWithCodeCache<DaemonScript>(scriptFile)
+  // On etcd the script evaluates with the young generation free to grow (young-generation.ts says why).
+  const onEtcd = process.argv.slice(2).some((arg) => /^--etcd-servers(=|$)/.test(arg))
+  const script = runWithCodeCache<DaemonScript>(scriptFile, onEtcd ? youngGenerationGrowingDuring : undefined)
 
   /**
    * The code cache of a first start is taken when it is written, with the request paths its first requests ran,

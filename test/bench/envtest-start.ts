@@ -62,10 +62,18 @@ interface Round {
   milestones: Record<keyof typeof MILESTONES, number>
   /** CPU time the server had used by then. */
   cpuMs: number
+  /** The server's resident memory then, in MB. */
+  rssMb: number
   /** Exec to the default namespace read as envtest's admin. */
   namespaceMs: number
   /** The server's log lines, each with when it arrived. */
   timeline: Array<[number, string]>
+}
+
+/** VmRSS of a process, in MB (10^6 bytes, as the daemon suite's memory figures). */
+async function rssMbOf(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8')
+  return (Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) * 1024) / 1e6
 }
 
 /** utime + stime of a process so far, from /proc (clock ticks of 10 ms on Linux). */
@@ -120,11 +128,11 @@ async function once(starter: Starter, work: string): Promise<Round> {
     try {
       await until(child, async () => (await probe(`https://127.0.0.1:${port}/healthz`)) === 200, timeline)
       const healthzMs = performance.now() - t0
-      const cpuMs = await cpuMsOf(child.pid!)
+      const [cpuMs, rssMb] = await Promise.all([cpuMsOf(child.pid!), rssMbOf(child.pid!)])
       await until(child, async () => (await probe(`https://127.0.0.1:${port}/api/v1/namespaces/default`, admin)) === 200, timeline)
       const at = (text: string) => timeline.find(([, line]) => line.includes(text))?.[0] ?? Number.NaN
       const milestones = { certificates: at(MILESTONES.certificates), storage: at(MILESTONES.storage), listening: at(MILESTONES.listening) }
-      return { helpMs, healthzMs, cpuMs, milestones, namespaceMs: performance.now() - t0, timeline }
+      return { helpMs, healthzMs, cpuMs, rssMb, milestones, namespaceMs: performance.now() - t0, timeline }
     } finally {
       const exited = new Promise((r) => child.once('exit', r))
       child.kill('SIGTERM')
@@ -152,16 +160,16 @@ function render(starters: Starter[], figures: Map<string, Round[]>, rounds: numb
   const upstream = starters.find((s) => !s.build)
   const theirs = upstream ? figures.get(upstream.name)! : undefined
   /** `whose`: the row is the daemon's own (its log's phases), which upstream has no line for. */
-  const row = (label: string, pick: (r: Round) => number, whose: 'any' | 'daemon' = 'any'): string => {
+  const row = (label: string, pick: (r: Round) => number, whose: 'any' | 'daemon' = 'any', unit = 'ms'): string => {
     const a = median(mine!.map(pick))
-    const cells = [`${a.toFixed(0)} ms`]
+    const cells = [`${a.toFixed(0)} ${unit}`]
     if (other) {
       const b = median(other.map(pick))
-      cells.push(`${b.toFixed(0)} ms`, (a / b).toFixed(2))
+      cells.push(`${b.toFixed(0)} ${unit}`, (a / b).toFixed(2))
     }
     if (theirs) {
       const u = whose === 'any' ? median(theirs.map(pick)) : Number.NaN
-      cells.push(Number.isFinite(u) ? `${u.toFixed(0)} ms` : '—', Number.isFinite(u) ? (a / u).toFixed(2) : '—')
+      cells.push(Number.isFinite(u) ? `${u.toFixed(0)} ${unit}` : '—', Number.isFinite(u) ? (a / u).toFixed(2) : '—')
     }
     return `| ${label} | ${cells.join(' | ')} |`
   }
@@ -203,6 +211,7 @@ ${row('then to the first `/healthz` 200', (r) => r.healthzMs - r.milestones.list
 ${row('exec to `/healthz` 200', (r) => r.healthzMs)}
 ${row('`--help` and the start to `/healthz` 200, one after the other (envtest waits for both)', (r) => r.helpMs + r.healthzMs)}
 ${row('CPU time used by then', (r) => r.cpuMs)}
+${row('resident memory then', (r) => r.rssMb, 'any', 'MB')}
 ${row('exec to the `default` namespace read as the admin', (r) => r.namespaceMs)}
 
 Where the time goes, from the phase rows and CPU profiles of single starts
@@ -382,7 +391,8 @@ start use some 30% more CPU on two cores, its compilations competing with
 start-up, and 10 MB more at ready; Sparkplug alone, no faster), and a
 larger young generation (\`--max-semi-space-size\` 2 or 4 in three starts
 each, 16 in one: no difference beyond the noise, up to 30 MB more at
-ready). Watch streams on the connection of the writes: no faster to
+ready; but a flag on node's command line also makes Node compile its own
+modules from source, some 30 ms: see 2026-11-28 below). Watch streams on the connection of the writes: no faster to
 start, and 6% more CPU per create under load (the daemon suite), so each
 member has a second connection for them.
 With etcd3 gone, Sparkplug on during start-up again: in seven
@@ -430,7 +440,7 @@ try {
       if (values['no-template'] && build) await forgetStartupTemplates(build)
       const round = await once(starter, work)
       figures.get(name)!.push(round)
-      process.stderr.write(`round ${r + 1}, ${name}: /healthz ${round.healthzMs.toFixed(0)} ms, CPU ${round.cpuMs} ms, default namespace ${round.namespaceMs.toFixed(0)} ms\n`)
+      process.stderr.write(`round ${r + 1}, ${name}: /healthz ${round.healthzMs.toFixed(0)} ms, CPU ${round.cpuMs} ms, ${round.rssMb.toFixed(0)} MB, default namespace ${round.namespaceMs.toFixed(0)} ms\n`)
       if (values.timeline && r === rounds - 1) for (const [at, line] of round.timeline) process.stderr.write(`${at.toFixed(0).padStart(6)} ms  ${line}\n`)
     }
   }

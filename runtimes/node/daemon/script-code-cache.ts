@@ -66,8 +66,16 @@ function freeNow(bytes: Buffer): void {
   structuredClone(undefined, { transfer: [whole] })
 }
 
-/** Runs the CommonJS file `file` (undefined when it is not there); its exports and its code cache. */
-export function runWithCodeCache<T>(file: string): CachedScript<T> | undefined {
+/** How the script's evaluation is run: by default, as it is. */
+export type Evaluation = <R>(evaluate: () => R) => R
+
+const asItIs: Evaluation = (evaluate) => evaluate()
+
+/**
+ * Runs the CommonJS file `file` (undefined when it is not there); its exports and its code cache.
+ * `evaluatedBy` wraps the evaluation alone, after the compile that checked the cache against V8's flags.
+ */
+export function runWithCodeCache<T>(file: string, evaluatedBy: Evaluation = asItIs): CachedScript<T> | undefined {
   const source = readOrUndefined(file, 'utf8') as string | undefined
   if (source === undefined) return undefined
   const cacheFile = codeCacheFileOf(file)
@@ -80,7 +88,7 @@ export function runWithCodeCache<T>(file: string): CachedScript<T> | undefined {
   if (cachedData) freeNow(cachedData)
   const module = { exports: {} as T }
   type Wrapper = (exports: T, require: NodeJS.Require, module: { exports: T }, filename: string, dirname: string, fileUrl: string) => void
-  ;(script.runInThisContext() as Wrapper)(module.exports, createRequire(file), module, file, dirname(file), pathToFileURL(file).href)
+  evaluatedBy(() => (script.runInThisContext() as Wrapper)(module.exports, createRequire(file), module, file, dirname(file), pathToFileURL(file).href))
   const stale = !cachedData || script.cachedDataRejected === true
   let taken: Buffer | undefined
   return {

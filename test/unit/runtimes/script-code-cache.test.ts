@@ -4,7 +4,8 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { codeCacheFileOf, runWithCodeCache, SCRIPT_WRAPPER_END, SCRIPT_WRAPPER_START } from '../../../runtimes/node/daemon/script-code-cache.js'
+import { setFlagsFromString } from 'node:v8'
+import { codeCacheFileOf, type Evaluation, runWithCodeCache, SCRIPT_WRAPPER_END, SCRIPT_WRAPPER_START } from '../../../runtimes/node/daemon/script-code-cache.js'
 
 interface Exports {
   answer(): string
@@ -52,6 +53,29 @@ describe('a script run with a code cache', () => {
     const second = runWithCodeCache<Exports>(file)!
     assert.equal(second.usedCache, true)
     assert.equal(second.exports.answer(), 'forty two')
+  })
+
+  it('evaluates within the evaluation it is given, after the compile: a V8 flag changed there costs no cache', async () => {
+    await writeFile(file, `// a build evaluated under another flag\n${SOURCE}`)
+    const order: string[] = []
+    const underAnotherFlag: Evaluation = (evaluate) => {
+      // V8 checks a cache against its flags; the daemon's evaluation on etcd changes one the same way.
+      setFlagsFromString('--semi-space-growth-factor=4')
+      try {
+        order.push('evaluation begins')
+        return evaluate()
+      } finally {
+        setFlagsFromString('--semi-space-growth-factor=2')
+        order.push('evaluation ends')
+      }
+    }
+    const first = runWithCodeCache<Exports>(file, underAnotherFlag)!
+    assert.equal(first.exports.answer(), 'forty two')
+    first.takeCodeCache()
+    first.saveCodeCache()
+    const second = runWithCodeCache<Exports>(file, underAnotherFlag)!
+    assert.equal(second.usedCache, true)
+    assert.deepEqual(order, ['evaluation begins', 'evaluation ends', 'evaluation begins', 'evaluation ends'])
   })
 
   it('takes no code when it used a cache, unless asked to always', async () => {
