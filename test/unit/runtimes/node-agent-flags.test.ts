@@ -15,7 +15,8 @@ describe('--nodeagent-* files at start-up', () => {
   it('refuses to start on a missing file, a CA with no certificate, or half a client pair', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'apiserver-nodeagent-'))
     try {
-      const base = ['--cert-dir', join(dir, 'pki'), '--data-dir', join(dir, 'data')]
+      // A port of its own: the files are read once the daemon listens, and 6443 may be taken (a server from `npm start`).
+      const base = ['--secure-port=0', '--bind-address=127.0.0.1', '--cert-dir', join(dir, 'pki'), '--data-dir', join(dir, 'data')]
       await writeFile(join(dir, 'empty.crt'), 'not a certificate\n')
       const cases: [string[], RegExp][] = [
         [[`--kubelet-certificate-authority=${join(dir, 'missing.crt')}`], /--nodeagent-certificate-authority: cannot read .*missing\.crt/],
