@@ -27,7 +27,7 @@
  * Writes its section of docs/benchmarks.md. Figures only: nothing passes or fails.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -37,6 +37,7 @@ import { prepareEnvtest, probe } from '../e2e/harnesses.js'
 import { EtcdServer } from '../storage-contract/etcd-server.js'
 import { forgetStartupTemplates } from './daemon.js'
 import { replaceSection } from './section.js'
+import { cpuMs as cpuMsOf, rssMiB } from './tls-targets.js'
 import { daemonMainOf } from './package-entry.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -68,19 +69,6 @@ interface Round {
   namespaceMs: number
   /** The server's log lines, each with when it arrived. */
   timeline: Array<[number, string]>
-}
-
-/** VmRSS of a process, in MB (10^6 bytes, as the daemon suite's memory figures). */
-async function rssMbOf(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8')
-  return (Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) * 1024) / 1e6
-}
-
-/** utime + stime of a process so far, from /proc (clock ticks of 10 ms on Linux). */
-async function cpuMsOf(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
 async function until(child: ChildProcess, check: () => Promise<boolean>, log: Array<[number, string]>): Promise<void> {
@@ -128,7 +116,8 @@ async function once(starter: Starter, work: string): Promise<Round> {
     try {
       await until(child, async () => (await probe(`https://127.0.0.1:${port}/healthz`)) === 200, timeline)
       const healthzMs = performance.now() - t0
-      const [cpuMs, rssMb] = await Promise.all([cpuMsOf(child.pid!), rssMbOf(child.pid!)])
+      // MB (10^6 bytes), as the daemon suite's memory figures.
+      const [cpuMs, rssMb] = await Promise.all([cpuMsOf(child.pid!), rssMiB(child.pid!).then((mib) => (mib * 2 ** 20) / 1e6)])
       await until(child, async () => (await probe(`https://127.0.0.1:${port}/api/v1/namespaces/default`, admin)) === 200, timeline)
       const at = (text: string) => timeline.find(([, line]) => line.includes(text))?.[0] ?? Number.NaN
       const milestones = { certificates: at(MILESTONES.certificates), storage: at(MILESTONES.storage), listening: at(MILESTONES.listening) }
