@@ -195,7 +195,11 @@ export class ResourceStore {
     if (obj.kind !== undefined && obj.kind !== this.entry.kind)
       throw badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${this.entry.kind})`)
     if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {}
-    if (!isPlainObject(obj.metadata)) throw badRequest('metadata must be an object')
+    if (!isPlainObject(obj.metadata)) {
+      // A built-in kind's decoder refuses it first, in Go's words (`... into Go struct field ConfigMap.metadata of type v1.ObjectMeta`).
+      this.entry.decode?.(obj)
+      throw badRequest('metadata must be an object')
+    }
     // apiVersion and kind lead, as upstream's encoder writes them.
     const { apiVersion: _v, kind: _k, ...rest } = obj
     const out: KubeObject = { apiVersion: this.apiVersion, kind: this.entry.kind, ...rest }

@@ -257,6 +257,17 @@ describe('bad input', () => {
     )
   })
 
+  it('refuses metadata that is not an object with Go decoding wording, for create and update', async () => {
+    const api = await startServer()
+    const created = await api.post(CM, { metadata: { name: 'kept' }, data: { a: 'b' } })
+    assert.equal(created.status, 201, created.text)
+    for (const [metadata, kind] of [['s', 'string'], [7, 'number'], [[], 'array']] as const) {
+      const message = `ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal ${kind} into Go struct field ConfigMap.metadata of type v1.ObjectMeta`
+      await refused(api, () => api.post(CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { a: 'b' } }), 400, 'BadRequest', message)
+      await refused(api, () => api.put(`${CM}/kept`, { apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { a: 'c' } }), 400, 'BadRequest', message)
+    }
+  })
+
   it('refuses secret data that is not base64 with 400', async () => {
     const api = await startServer()
     await refused(
