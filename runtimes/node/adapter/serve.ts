@@ -433,8 +433,10 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
         let queue = pipelined.get(socket)
         if (!queue) pipelined.set(socket, (queue = []))
         queue.push(() => serve(incoming, outgoing))
-        // Nothing more is read from this connection until what it sent so far has been answered.
-        pauseReading(socket)
+        // A client that sends its next request as soon as it has read an answer often has it here before the answer's
+        // write is reported done: that one waits without stopping the reading, which would cost two system calls per
+        // request. A second request waiting means pipelining: nothing more is read until what was sent is answered.
+        if (queue.length > 1) pauseReading(socket)
         return
       }
     }
