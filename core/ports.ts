@@ -7,6 +7,7 @@ import type { AdmissionChain } from './admission/chain.js'
 import type { WebhookClient } from './crd/webhook-client.js'
 import type { SampledProfile } from './encoding/pprof.js'
 import type { YamlDecoder } from './http/yaml-off-thread.js'
+import type { GzipStream } from './http/filters/compression.js'
 import type { StorageSizes } from './metrics/storage-size.js'
 import type { ProxyTransport } from './proxy/transport.js'
 import type { PassUpgrade } from './proxy/upgrade.js'
@@ -86,6 +87,12 @@ export interface ServerPorts {
    * @default on the serving thread, in time slices
    */
   yamlDecoder: YamlDecoder
+  /**
+   * The gzip compressor of large answers (APIResponseCompression): Node's
+   * zlib at upstream's level 1 in the Node runtime (`nodeGzipStream`).
+   * @default the Web's CompressionStream, at its default level
+   */
+  gzipStream: GzipStream
   /**
    * How the server forwards requests to aggregated API servers: HTTPS that
    * trusts an APIService's caBundle and presents the proxy client

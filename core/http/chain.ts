@@ -18,6 +18,7 @@ import { authorizationFilter } from './filters/authorization.js'
 import type { ChainEnv } from './filters/context.js'
 import { auditFilter, auditIdFilter } from './filters/audit.js'
 import { corsFilter } from './filters/cors.js'
+import { type GzipStream, responseCompressionFilter } from './filters/compression.js'
 import { hstsFilter } from './filters/hsts.js'
 import { httpLogFilter } from './filters/httplog.js'
 import { maxInFlightFilter } from './filters/max-in-flight.js'
@@ -51,6 +52,8 @@ export interface ChainDeps {
   flowControl?: FlowControl
   /** A span per request (`--tracing-config-file`); undefined: no tracing. */
   tracer?: Tracer
+  /** Compresses large API answers for clients that accept gzip (APIResponseCompression); undefined: never. */
+  gzipStream?: GzipStream
   /** Records each answered request for an embedding test (`options.record`); undefined: none. */
   activity?: MiddlewareHandler<ChainEnv>
 }
@@ -68,6 +71,8 @@ export function buildChain(deps: ChainDeps): Hono<ChainEnv> {
   // Servers built alike compile their route table once between them (shared-router.ts).
   const app = new Hono<ChainEnv>({ router: new SharedRouter() })
   app.onError(errorHandler(deps.logger)) // panic recovery
+  // Outside every other filter: they see the answer as it was made, as upstream compresses in its serializer's writer.
+  use(app, deps.gzipStream ? responseCompressionFilter(deps.gzipStream) : undefined)
   app.use(auditIdFilter)
   app.use(requestInfoFilter)
   // Outside every refusal below, so that a 401, 403 or 429 is recorded with the rest.

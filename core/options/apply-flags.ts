@@ -9,7 +9,7 @@ import type { AuthenticationOptions } from '../authn/authentication-options.js'
 import type { EmulationOptions } from '../resources/emulation.js'
 import { parseWatchCacheSizes } from '../storage/watch-cache-sizes.js'
 import type { ApiServerOptions } from './api-server-options.js'
-import { authorizationModes, type FlagValues } from './flags/index.js'
+import { authorizationModes, featureEnabled, type FlagValues } from './flags/index.js'
 import { parseBool } from './flags/values.js'
 import { KUBE_COMPONENT } from './flags/versions.js'
 
@@ -131,6 +131,7 @@ export function applyFlags(values: FlagValues): ApiServerOptions {
       corsAllowedOrigins: values['cors-allowed-origins'],
       shutdownSendRetryAfter: values['shutdown-send-retry-after'],
       profiling: values.profiling,
+      responseCompression: featureEnabled(values, 'APIResponseCompression'),
     },
     // The address behind the cluster Service: the advertised one, else the bind address when it is one.
     advertiseAddress: given(values['advertise-address']) ?? localHost(values['bind-address'] || '0.0.0.0'),

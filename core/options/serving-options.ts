@@ -38,4 +38,11 @@ export interface ServingOptions {
    * @default true
    */
   profiling?: boolean
+  /**
+   * The APIResponseCompression feature gate: an API answer of more than
+   * 128 KiB is sent gzip-compressed to a client whose `Accept-Encoding`
+   * names gzip, as upstream's serializer writes it (core/http/filters/compression.ts).
+   * @default true
+   */
+  responseCompression?: boolean
 }

@@ -41,6 +41,7 @@ import type { AssembledStorage } from './storage.js'
 import type { assembleSecurity } from './security.js'
 import { SIMULATED_NODE_AGENT } from '../simulation/agent.js'
 import { inProcessRequest } from '../machinery/in-process-request.js'
+import { webGzipStream } from '../http/filters/compression.js'
 
 const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024
 
@@ -94,6 +95,7 @@ export function installServing(w: ServingWiring): ServingApp {
       return entry !== undefined && (info.subresource === '' || (entry.subresources ?? []).some((s) => s.name === info.subresource))
     },
     serving,
+    ...((serving.responseCompression ?? true) ? { gzipStream: ports.gzipStream ?? webGzipStream } : {}),
   })
   // The health check SLIs: a registry of their own, under the same metrics flags, as upstream's.
   const slis = new Metrics(options.metrics)

@@ -28,6 +28,13 @@ interface Gate {
 }
 
 export const FEATURE_GATES = {
+  APIResponseCompression: {
+    stages: [
+      { since: 8, default: false, stage: 'alpha' },
+      { since: 16, default: true, stage: 'beta' },
+    ],
+    effect: 'API answers over 128 KiB (objects, lists, Status, discovery) are sent gzip-compressed to clients whose Accept-Encoding names gzip',
+  },
   APIServerIdentity: {
     stages: [
       { since: 20, default: false, stage: 'alpha' },

@@ -18,6 +18,7 @@ import type { ExternalJwtSigner, ServerPorts, StartupTemplateFiles } from '../..
 import { ExternalSignerError } from '../../../core/authn/serviceaccount/external-signer.js'
 import { useSha256Hex } from '../../../core/authn/constant-time.js'
 import { nativeSha256Hex } from '../adapter/native-sha256.js'
+import { nodeGzipStream } from '../adapter/gzip-stream.js'
 import { serverUrl } from '../../../core/pki/kubeconfig.js'
 import { daemonAdmission } from './admission.js'
 import { egressProxies } from '../../../core/config/egress-selector.js'
@@ -390,6 +391,7 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         ...(transformers ? { valueTransformers: transformers } : {}),
         webhookClient: nodeWebhookClient(dialers),
         yamlDecoder,
+        gzipStream: nodeGzipStream,
         proxyTransport,
         checkProxyable: checkProxyableHost,
         profiler,

@@ -23,6 +23,11 @@ describe('applyFlags', () => {
     assert.equal(options.nodes, undefined)
   })
 
+  it('compresses large answers unless --feature-gates=APIResponseCompression=false, as upstream by default since 1.16', () => {
+    assert.equal(optionsOf([]).serving?.responseCompression, true)
+    assert.equal(optionsOf(['--feature-gates=APIResponseCompression=false']).serving?.responseCompression, false)
+  })
+
   it('hands each flag on to its option', () => {
     const options = optionsOf([
       '--authorization-mode=Node,RBAC',
