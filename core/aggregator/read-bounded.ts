@@ -3,6 +3,7 @@
  * keeps from another server (a discovery document, an OpenAPI document) is
  * bounded, so a hostile or broken one cannot fill this server's memory.
  */
+import { joinedBytes } from '../machinery/joined-bytes.js'
 
 /** The body as text, or undefined when it is absent or larger than `maxBytes` (the rest is not read). */
 export async function readBounded(response: Response, maxBytes: number): Promise<string | undefined> {
@@ -20,11 +21,5 @@ export async function readBounded(response: Response, maxBytes: number): Promise
     }
     chunks.push(value)
   }
-  const all = new Uint8Array(size)
-  let at = 0
-  for (const c of chunks) {
-    all.set(c, at)
-    at += c.length
-  }
-  return new TextDecoder().decode(all)
+  return new TextDecoder().decode(joinedBytes(chunks, size))
 }

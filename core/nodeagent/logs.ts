@@ -6,6 +6,7 @@
  */
 import { ByteThrottle, throttledBody } from '../proxy/byte-throttle.js'
 import { badRequest } from '../machinery/status-error.js'
+import { joinedBytes } from '../machinery/joined-bytes.js'
 import { fieldPath, forbiddenField, invalid, invalidError, type FieldError } from '../machinery/field.js'
 import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import { agentConnection, type NodeAgentDeps } from './connection.js'
@@ -140,13 +141,7 @@ async function readPrefix(body: ReadableStream<Uint8Array> | null, limit: number
   } finally {
     await reader.cancel().catch(() => {})
   }
-  const all = new Uint8Array(size)
-  let at = 0
-  for (const c of chunks) {
-    all.set(c, at)
-    at += c.byteLength
-  }
-  return new TextDecoder().decode(all.subarray(0, limit))
+  return new TextDecoder().decode(joinedBytes(chunks, size).subarray(0, limit))
 }
 
 /** The statuses Go's client follows when their answer names a Location (and asks its CheckRedirect first). */

@@ -15,6 +15,7 @@ import type { MiddlewareHandler } from 'hono'
 import { type ChainEnv, replaceAnswer } from './context.js'
 import { bytesResponse } from '../bytes-response.js'
 import { knownSize, withKnownSize } from '../response-size.js'
+import { joinedBytes } from '../../machinery/joined-bytes.js'
 
 /** Upstream's defaultGzipThresholdBytes: an answer of this size or less is never compressed. */
 export const GZIP_THRESHOLD_BYTES = 128 * 1024
@@ -79,16 +80,6 @@ function resumed(head: Uint8Array[], reader: ReadableStreamDefaultReader<Uint8Ar
   })
 }
 
-function joined(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size)
-  let at = 0
-  for (const chunk of chunks) {
-    out.set(chunk, at)
-    at += chunk.byteLength
-  }
-  return out
-}
-
 export function responseCompressionFilter(gzip: GzipStream): MiddlewareHandler<ChainEnv> {
   return async (c, next) => {
     await next()
@@ -107,7 +98,7 @@ export function responseCompressionFilter(gzip: GzipStream): MiddlewareHandler<C
     while (read <= GZIP_THRESHOLD_BYTES) {
       const { done, value } = await reader.read()
       if (done) {
-        const bytes = joined(head, read)
+        const bytes = joinedBytes(head, read)
         const headers: Record<string, string> = {}
         headersOf(res).forEach((value, name) => (headers[name] = value))
         replaceAnswer(c, withKnownSize(bytesResponse(bytes, res.status, headers), bytes))
