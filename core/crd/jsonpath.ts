@@ -214,7 +214,7 @@ class Parser {
     }
     const text = this.consumeText()
     if (/^[+-]?\d+$/.test(text)) cur.nodes.push({ type: 'int', value: Number(text) })
-    else if (/^[+-]?(\d+\.?\d*|\.\d+)$/.test(text)) cur.nodes.push({ type: 'float', value: Number(text) })
+    else if (/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/.test(text)) cur.nodes.push({ type: 'float', value: Number(text) })
     else throw new JsonPathError(`cannot parse number ${text}`)
     this.parseInsideAction(cur)
   }

@@ -36,6 +36,12 @@ export function enforceFieldValidation(ctx: RequestContext, entry: ResourceEntry
     const version = entry.version
     throw badRequest(`${entry.kind} in version ${JSON.stringify(version)} cannot be handled as a ${entry.kind}: strict decoding error: ${problems.join(', ')}`)
   }
-  ctx.warnings ??= []
-  for (const p of problems) if (!ctx.warnings.includes(p)) ctx.warnings.push(p)
+  // Each text once, found in a set: a body of 30,000 duplicate fields had compared every text with all before it (9 s of the thread).
+  const warnings = (ctx.warnings ??= [])
+  const seen = new Set(warnings)
+  for (const p of problems) {
+    if (seen.has(p)) continue
+    seen.add(p)
+    warnings.push(p)
+  }
 }

@@ -32,7 +32,8 @@ export class Quantity {
   }
 }
 
-const SUFFIX = /^([+-]?)(\d+\.?\d*|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$/
+// `\d+(?:\.\d*)?` rather than `\d+\.?\d*`, which splits a run of digits every way before it fails (quadratic in its length).
+const SUFFIX = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$/
 /** The power of two each binary suffix stands for. */
 const BINARY: Record<string, number> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 }
 const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 }

@@ -52,7 +52,8 @@ interface QuantityParts {
 
 /** The pieces upstream's parseQuantityString cuts a quantity into (leading zeros of the whole part dropped). */
 function partsOf(text: string): QuantityParts | undefined {
-  const m = /^([+-]?)(\d*)(?:\.(\d*))?(.*)$/.exec(text)
+  // `s`: the suffix takes any rest, line breaks too, so the match never backtracks through the digits.
+  const m = /^([+-]?)(\d*)(?:\.(\d*))?(.*)$/s.exec(text)
   if (!m) return undefined
   const [, sign = '', whole = '', denom = '', suffix = ''] = m
   const num = whole.replace(/^0+/, '') || '0'

@@ -16,7 +16,8 @@ const DECIMAL: Record<string, number> = { n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1
 export function quantityValue(raw: unknown): number {
   if (typeof raw === 'number') return raw
   if (typeof raw !== 'string') return Number.NaN
-  const m = /^([+-]?(?:\d+\.?\d*|\.\d+))(.*)$/.exec(raw.trim())
+  // `s`: the suffix takes any rest, line breaks too, so the match never backtracks through the digits.
+  const m = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(.*)$/s.exec(raw.trim())
   if (!m) return Number.NaN
   const [, number = '', suffix = ''] = m
   const scale = BINARY[suffix] ?? DECIMAL[suffix] ?? (/^[eE][-+]?\d+$/.test(suffix) ? 10 ** Number(suffix.slice(1)) : undefined)

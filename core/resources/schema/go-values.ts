@@ -113,7 +113,9 @@ export function isGoZeroTimeText(text: string): boolean {
   return text === '0001-01-01T00:00:00Z' || text === '0001-01-01T00:00:00.000000Z'
 }
 
-const QUANTITY_RE = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/
+// The same language as the message's expression, written so that a run of digits is split between the groups one way only:
+// `[0-9.]+` followed by `[0-9]*` backtracks through every split of a long run that fails at its end (minutes for a million digits).
+const QUANTITY_RE = /^([+-]?[0-9.]+)((?:[eEinumkKMGTP]+[-+]?|[-+])[0-9]*)?$/
 const QUANTITY_SUFFIXES = new Set(['', 'n', 'u', 'm', 'k', 'M', 'G', 'T', 'P', 'E', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'])
 
 /**
@@ -127,7 +129,7 @@ export function parseQuantity(raw: unknown): { value: string } | { error: string
   const m = QUANTITY_RE.exec(text)
   if (!m) return { error: "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'" }
   const [, number = '', suffix = ''] = m
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)$/.test(number)) return { error: 'unable to parse numeric part of quantity' }
+  if (!/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/.test(number)) return { error: 'unable to parse numeric part of quantity' }
   if (!QUANTITY_SUFFIXES.has(suffix) && !/^[eE][-+]?\d+$/.test(suffix)) return { error: "unable to parse quantity's suffix" }
   return { value: canonicalQuantity(text) ?? text }
 }
