@@ -53,13 +53,37 @@ export class RegexWorkExceeded extends Error {
 /** How many compiled patterns (and refusals) are remembered. */
 export const REGEX_CACHE_SIZE = 1024
 
+/**
+ * The largest program a pattern may compile to. Go's regexp allows some
+ * 3.3 million instructions, built in milliseconds; re2js builds one in
+ * about 2 µs and keeps some 70 bytes of it, so `x{1000}` written a
+ * thousand times (7,000 characters) held the thread 2 s and the cache
+ * 70 MB, and a few dozen such patterns, a CEL rule matching against a
+ * pattern from the object, ran the process out of memory. A program past
+ * this cannot be matched against more than 500 characters anyway
+ * (REGEX_WORK_LIMIT); it is refused as Go refuses one past its own limit.
+ */
+export const REGEX_PROGRAM_LIMIT = 100_000
+
+/** How many instructions the cached programs may hold in all (some 140 MB at most). */
+export const REGEX_CACHE_INSTRUCTIONS = 2_000_000
+
+/** Go's ErrLarge, which names the whole pattern. */
+const TOO_LARGE = (pattern: string): string => `error parsing regexp: expression too large: \`${pattern}\``
+
 const cache = new Map<string, RE2JS | RegexSyntaxError>()
+let cachedInstructions = 0
+
+const weight = (entry: RE2JS | RegexSyntaxError): number => (entry instanceof RegexSyntaxError ? 0 : entry.programSize())
 
 function compileUncached(pattern: string): RE2JS | RegexSyntaxError {
   try {
-    return RE2JS.compile(pattern)
+    const compiled = RE2JS.compile(pattern)
+    return compiled.programSize() > REGEX_PROGRAM_LIMIT ? new RegexSyntaxError(TOO_LARGE(pattern)) : compiled
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err)
+    // Go names the pattern after this code; re2js does not.
+    if (message.endsWith('expression too large')) return new RegexSyntaxError(TOO_LARGE(pattern))
     return new RegexSyntaxError(message.startsWith('error parsing regexp:') ? message : `error parsing regexp: ${message}`)
   }
 }
@@ -74,11 +98,15 @@ function lookup(pattern: string): RE2JS | RegexSyntaxError {
     return hit
   }
   const compiled = compileUncached(pattern)
-  if (cache.size >= REGEX_CACHE_SIZE) {
-    const oldest = cache.keys().next().value
-    if (oldest !== undefined) cache.delete(oldest)
-  }
+  cachedInstructions += weight(compiled)
   cache.set(pattern, compiled)
+  // The least recently used go first, by number and by the instructions they hold.
+  for (const [oldest, entry] of cache) {
+    if (cache.size <= REGEX_CACHE_SIZE && cachedInstructions <= REGEX_CACHE_INSTRUCTIONS) break
+    if (oldest === pattern) break
+    cache.delete(oldest)
+    cachedInstructions -= weight(entry)
+  }
   return compiled
 }
 

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { installDefinition } from './crd-fixtures.js'
 import { startServer } from './harness.js'
 
 const PODS = '/api/v1/namespaces/default/pods'
@@ -69,5 +70,52 @@ describe('inputs that grow work faster than their size', { timeout: 120_000 }, (
     assert.equal(warning.split('data.k0').length, 2, 'each duplicate is warned of once')
     assert.ok(blockedMs < 1000, `the event loop was held ${blockedMs.toFixed(0)} ms`)
     assert.equal(Object.keys((await api.get(`${CM}/dups`)).body.data).length, 20_000)
+  })
+})
+
+describe('regular expressions a rule takes from the object', { timeout: 120_000 }, () => {
+  const GROUP = 'stalls.example.com'
+  const FILTERS = `/apis/${GROUP}/v1/namespaces/default/filters`
+  const definition = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `filters.${GROUP}` },
+    spec: {
+      group: GROUP,
+      scope: 'Namespaced',
+      names: { plural: 'filters', singular: 'filter', kind: 'Filter' },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: {
+                  type: 'object',
+                  properties: { name: { type: 'string', maxLength: 64 }, pattern: { type: 'string', maxLength: 16384 } },
+                  'x-kubernetes-validations': [{ rule: 'self.name.matches(self.pattern)' }],
+                },
+              },
+            },
+          },
+        },
+      ],
+    },
+  }
+
+  it('refuses a pattern of a million instructions as too large, with 422, and matches small ones', async () => {
+    const api = await startServer()
+    await installDefinition(api, definition)
+    const filter = (name: string, pattern: string) => ({ apiVersion: `${GROUP}/v1`, kind: 'Filter', metadata: { name }, spec: { name: 'ab', pattern } })
+    assert.equal((await api.post(FILTERS, filter('small', '^a[b-c]$'))).status, 201)
+    // 7,000 characters that re2js compiles to a million instructions: 2 s of the thread and 70 MB kept, for each such pattern.
+    const pattern = 'a{1000}'.repeat(1000)
+    const refused = await api.post(FILTERS, filter('large', pattern))
+    assert.equal(refused.status, 422, refused.text.slice(0, 300))
+    assert.ok(refused.body.message.includes('error parsing regexp: expression too large: `a{1000}a{1000}'), refused.body.message.slice(0, 300))
+    assert.equal((await api.get(`${FILTERS}/large`)).status, 404)
   })
 })
