@@ -137,6 +137,9 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
 async function handleEntry(request: Request, info: RequestInfo, entry: ResourceEntry, env: HandlerEnv, warnings: string[]): Promise<Response> {
   // A namespaced collection lives under /namespaces/<ns>/, except for reads across all namespaces.
   if (entry.namespaced && !info.namespace && !['list', 'watch'].includes(info.verb)) throw resourceNotFound()
+  // A cluster-scoped resource has no route under /namespaces/<ns>/, as upstream's router has none: served there, it
+  // was authorized in that namespace, and a Role there granted nodes, namespaces or webhook configurations.
+  if (!entry.namespaced && info.namespace && !isNamespaceOwnPath(entry, info)) throw resourceNotFound()
   if (info.subresource) return handleSubresource(request, info, entry, env, warnings)
   // A verb the resource does not serve has no route upstream: its router refuses the method.
   if (!entry.verbs.includes(info.verb as Verb)) throw methodNotAllowed()
@@ -221,6 +224,14 @@ async function handleEntry(request: Request, info: RequestInfo, entry: ResourceE
     default:
       throw methodNotAllowed()
   }
+}
+
+/**
+ * `/api/v1/namespaces/<name>` and its subresources: a Namespace's own path,
+ * whose request info names it as its namespace too (upstream's does).
+ */
+function isNamespaceOwnPath(entry: ResourceEntry, info: RequestInfo): boolean {
+  return entry.group === '' && entry.resource === 'namespaces' && info.name === info.namespace && info.parts[0] === 'namespaces' && info.parts[1] === info.name
 }
 
 /** What a DELETE answers when the object is gone at once (upstream's Status Success). */
