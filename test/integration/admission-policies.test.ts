@@ -80,6 +80,19 @@ describe('ValidatingAdmissionPolicy', () => {
     assert.equal((await client.post('/api/v1/namespaces/default/configmaps', configMap('small', { a: '1' }))).status, 201)
   })
 
+  it('matches `configmaps/*` as upstream matches rules: the resource itself and each of its subresources', async () => {
+    const client = await startServer({ admission: { plugins: ['ValidatingAdmissionPolicy'] } })
+    const rules = [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['configmaps/*'] }]
+    await created(client, `${ADM}/validatingadmissionpolicies`, policy('no-x-anywhere', { matchConstraints: { resourceRules: rules }, validations: [{ expression: "!has(object.data) || !('x' in object.data)" }] }))
+    await created(client, `${ADM}/validatingadmissionpolicybindings`, binding('no-x-anywhere-binding', 'no-x-anywhere'))
+    // Before, `configmaps/*` matched subresources alone: a policy written for every write of config maps let all of them in.
+    await untilAnswered(client, 'default', configMap('probe', { x: '1' }), 422)
+    const res = await client.post('/api/v1/namespaces/default/configmaps', configMap('with-x', { x: '1' }))
+    assert.equal(res.status, 422, res.text)
+    assert.match(res.body.message, /ValidatingAdmissionPolicy 'no-x-anywhere' with binding 'no-x-anywhere-binding' denied request/)
+    assert.equal((await client.get('/api/v1/namespaces/default/configmaps/with-x')).status, 404)
+  })
+
   it('sees the object as Go encodes it: an empty map sent is not there', async () => {
     const client = await startServer({ admission: { plugins: ['ValidatingAdmissionPolicy'] } })
     // configMap() sends `labels: {}`, which upstream's decoded struct leaves out (a map with omitempty).

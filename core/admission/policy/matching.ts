@@ -10,6 +10,7 @@ import type { Catalogue, ResourceEntry } from '../../resources/catalogue.js'
 import type { KubeObject } from '../../machinery/object.js'
 import { type LabelSelectorObject, labelSelectorFromObject } from '../../machinery/label-selector.js'
 import type { AdmissionAttributes } from '../attributes.js'
+import { resourcesMatch } from '../webhook/rules.js'
 
 export interface GroupVersionResource {
   group: string
@@ -58,24 +59,10 @@ export interface MatchContext {
 
 const has = (list: readonly string[] | undefined, value: string): boolean => !!list && (list.includes('*') || list.includes(value))
 
-function resourceMatches(patterns: readonly string[] | undefined, resource: string, subresource: string): boolean {
-  for (const p of patterns ?? []) {
-    if (p === '*/*') return true
-    const [res = '', sub] = p.split('/', 2)
-    if (sub === undefined) {
-      if (!subresource && (res === '*' || res === resource)) return true
-    } else if ((res === '*' || res === resource) && (sub === '*' || sub === subresource)) {
-      // `pods/*` names every subresource of pods, not pods itself.
-      if (subresource) return true
-    }
-  }
-  return false
-}
-
 function ruleMatches(rule: NamedRule, attrs: AdmissionAttributes, entry: ResourceEntry): boolean {
   if (!has(rule.operations, attrs.operation)) return false
   if (!has(rule.apiGroups, entry.group) || !has(rule.apiVersions, entry.version)) return false
-  if (!resourceMatches(rule.resources, entry.resource, attrs.subresource ?? '')) return false
+  if (!resourcesMatch(rule.resources, entry.resource, attrs.subresource ?? '')) return false
   const scope = rule.scope ?? '*'
   const namespaced = attrs.namespace !== ''
   if (scope === 'Cluster' && namespaced) return false

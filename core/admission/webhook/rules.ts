@@ -31,8 +31,12 @@ export interface RuleTarget {
 
 const anyOrHas = (list: readonly string[] | undefined, value: string): boolean => (list ?? []).some((v) => v === '*' || v === value)
 
-function resourceMatches(rule: WebhookRule, resource: string, subresource: string): boolean {
-  return (rule.resources ?? []).some((entry) => {
+/**
+ * Whether a rule's `resources` cover `resource` with `subresource` (upstream's rules.Matcher, which
+ * admission policies match with too): `pods/*` covers pods itself and every subresource of it.
+ */
+export function resourcesMatch(resources: readonly string[] | undefined, resource: string, subresource: string): boolean {
+  return (resources ?? []).some((entry) => {
     const slash = entry.indexOf('/')
     const res = slash < 0 ? entry : entry.slice(0, slash)
     const sub = slash < 0 ? '' : entry.slice(slash + 1)
@@ -56,7 +60,7 @@ export function ruleMatches(rule: WebhookRule, target: RuleTarget): boolean {
     anyOrHas(rule.operations, target.operation) &&
     anyOrHas(rule.apiGroups, target.group) &&
     anyOrHas(rule.apiVersions, target.version) &&
-    resourceMatches(rule, target.resource, target.subresource)
+    resourcesMatch(rule.resources, target.resource, target.subresource)
   )
 }
 

@@ -93,7 +93,9 @@ describe('admission policy matching', () => {
     assert.deepEqual(matchRequest({ resourceRules: [{ ...rule, scope: 'Cluster' }] }, attrs(), ctx), { matches: false })
     assert.deepEqual(matchRequest({ resourceRules: [{ ...rule, resourceNames: ['other'] }] }, attrs(), ctx), { matches: false })
     assert.deepEqual(matchRequest({ resourceRules: [rule], excludeResourceRules: [rule] }, attrs(), ctx), { matches: false })
-    assert.deepEqual(matchRequest({ resourceRules: [{ ...rule, resources: ['configmaps/*'] }] }, attrs(), ctx), { matches: false })
+    // As upstream's rule matcher (its "r & subresources" case): `configmaps/*` covers config maps themselves too.
+    assert.equal((matchRequest({ resourceRules: [{ ...rule, resources: ['configmaps/*'] }] }, attrs(), ctx) as { matches: boolean }).matches, true)
+    assert.deepEqual(matchRequest({ resourceRules: [{ ...rule, resources: ['*/status'] }] }, attrs(), ctx), { matches: false })
   })
 
   it('matches namespace and object selectors, and reports a namespace that does not exist', () => {
