@@ -52,7 +52,8 @@ export class Auditor {
       decision,
       extended(start, {
         level: decision.level,
-        user: attrs.user ?? { username: '', groups: [] },
+        // No user (authentication refused the request): upstream's empty UserInfo, whose fields Go leaves out.
+        user: attrs.user ?? ({} as UserInfo),
         requestReceivedTimestamp: microTime(this.now()),
       }),
     )

@@ -91,7 +91,7 @@ export function buildChain(deps: ChainDeps): Hono<ChainEnv> {
     }),
   )
   use(app, corsFilter(deps.serving.corsAllowedOrigins ?? []))
-  app.use(authenticationFilter(deps.authenticator, deps.embeddedIdentity, deps.logger))
+  app.use(authenticationFilter(deps.authenticator, deps.embeddedIdentity, deps.logger, deps.auditor))
   // Upstream records in its handlers: this times from here, and records what reached one (handlerReachedFilter) and 429s.
   app.use(requestMetricsFilter(deps.metrics, { served }))
   // After authentication, as upstream since its tracing trusts privileged users' trace context.

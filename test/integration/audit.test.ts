@@ -124,6 +124,49 @@ describe('audit', () => {
     assert.equal((await api.get('/api/v1/namespaces/default/configmaps/denied')).status, 404)
   })
 
+  it('records a request authentication refused, as upstream: no user, ResponseStarted, 401 and what it tried; stores nothing', async () => {
+    const { api, kept } = await start({ rules: [{ level: 'None', users: ['alice'] }, { level: 'RequestResponse' }] })
+    const guess = await api.post(
+      '/api/v1/namespaces/default/secrets',
+      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'guessed' } },
+      { headers: { authorization: 'Bearer guessed-token' }, connection: {} },
+    )
+    assert.equal(guess.status, 401)
+    const events = kept.events.filter((e) => e.auditID === guess.headers.get('audit-id'))
+    assert.deepEqual(
+      events.map(({ stage, verb, requestURI, user, objectRef, responseStatus, requestObject }) => ({ stage, verb, requestURI, user, objectRef, responseStatus, requestObject })),
+      [
+        {
+          stage: 'ResponseStarted',
+          verb: 'create',
+          requestURI: '/api/v1/namespaces/default/secrets',
+          user: {},
+          objectRef: { resource: 'secrets', namespace: 'default', apiVersion: 'v1' },
+          responseStatus: { metadata: {}, message: 'Authentication failed, attempted: bearer', code: 401 },
+          requestObject: undefined,
+        },
+      ],
+    )
+    assert.equal((await api.get('/api/v1/namespaces/default/secrets/guessed')).status, 404)
+  })
+
+  it('records a request without credentials refused where anonymous requests are off, and none the policy leaves out', async () => {
+    const kept = new KeptEvents()
+    const policy: AuditPolicy = { rules: [{ level: 'None', nonResourceURLs: ['/healthz'] }, { level: 'Metadata' }] }
+    const server = createApiServer({ authentication: { anonymous: false }, authorizationModes: ['AlwaysDeny'], audit: { policy, backends: [kept] } })
+    await server.ready
+    const api = new TestClient(server)
+    const bare = await api.get('/api/v1/namespaces', { connection: {} })
+    assert.equal(bare.status, 401)
+    const event = kept.events.find((e) => e.auditID === bare.headers.get('audit-id'))
+    assert.equal(event?.stage, 'ResponseStarted')
+    assert.equal(event?.responseStatus?.message, 'Authentication failed, no credentials provided')
+    const health = await api.get('/healthz', { connection: {} })
+    assert.equal(health.status, 401)
+    assert.equal(kept.events.filter((e) => e.auditID === health.headers.get('audit-id')).length, 0)
+    await server.shutdown()
+  })
+
   it('writes nothing for level None, keeps the client\'s Audit-ID, and records every stage not omitted', async () => {
     const { api, kept } = await start({ rules: [{ level: 'None', nonResourceURLs: ['/healthz*'] }, { level: 'Metadata' }] })
     const before = kept.events.length

@@ -7,7 +7,7 @@
  * filters add to the record: authorization its decision, impersonation the
  * impersonated user.
  */
-import type { MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import type { Auditor } from '../../audit/auditor.js'
 import { auditedUserAgent, objectReference, responseStatus } from '../../audit/event.js'
 import { sourceIPs } from '../../machinery/source-ips.js'
@@ -17,6 +17,7 @@ import { plainHeadersOf, setAnswerHeader } from '../answer-headers.js'
 import { answerBodyOf } from '../bytes-response.js'
 import { isLongRunning } from '../../machinery/request-info.js'
 import type { ChainEnv } from './context.js'
+import type { ConnectionInfo } from '../../ports.js'
 
 export const AUDIT_ID_HEADER = 'Audit-ID'
 
@@ -92,6 +93,52 @@ async function responseBody(response: Response, whole: boolean): Promise<unknown
   } catch {
     return undefined
   }
+}
+
+/**
+ * What upstream's failed-authentication audit names in the event's status
+ * (getAuthMethods): the kinds of credential the request carried.
+ */
+function attemptedMethods(request: Request, connection: ConnectionInfo | undefined): string {
+  const methods: string[] = []
+  const authorization = request.headers.get('authorization')?.trim() ?? ''
+  const basic = /^basic\s+(\S+)$/i.exec(authorization)
+  if (basic && decodesToUserAndPassword(basic[1] ?? '')) methods.push('basic')
+  const parts = authorization.split(' ')
+  if (parts.length > 1 && parts[0]?.toLowerCase() === 'bearer') methods.push('bearer')
+  if (new URL(request.url).searchParams.get('access_token')?.trim()) methods.push('access_token')
+  if (connection?.clientCertificate) methods.push('x509')
+  return methods.length ? `Authentication failed, attempted: ${methods.join(', ')}` : 'Authentication failed, no credentials provided'
+}
+
+/** Whether a Basic credential is base64 of `user:password`, as Go's Request.BasicAuth reads it. */
+function decodesToUserAndPassword(encoded: string): boolean {
+  try {
+    return atob(encoded).includes(':')
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A request authentication refused (upstream's WithFailedAuthenticationAudit):
+ * recorded when the policy keeps it, judged with no user, as one event at
+ * ResponseStarted with code 401 and the credentials it tried. Without it,
+ * a caller trying tokens left no trace in the audit log.
+ */
+export async function auditFailedAuthentication(auditor: Auditor, c: Context<ChainEnv>): Promise<void> {
+  const info = c.get('requestInfo')
+  const url = new URL(c.req.url)
+  const { user: _nobody, ...attributes } = attributesOf({ username: '', groups: [] }, info)
+  const audit = auditor.begin(attributes, {
+    auditID: c.get('auditID') ?? crypto.randomUUID(),
+    requestURI: url.pathname + url.search,
+    verb: info.verb,
+    sourceIPs: sourceIPs(c.req.raw.headers, c.env?.connection?.remoteAddress),
+    userAgent: auditedUserAgent(c.req.header('user-agent')),
+    objectRef: objectReference(info),
+  })
+  await audit.stage('ResponseStarted', { metadata: {}, message: attemptedMethods(c.req.raw, c.env?.connection), code: 401 }).catch(() => {})
 }
 
 /** After authentication: the events of one request, at the level the policy gives it. */

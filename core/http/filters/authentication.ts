@@ -12,12 +12,15 @@ import type { Logger } from '../../logging/logger.js'
 import type { UserInfo } from '../../machinery/object.js'
 import { unauthorized } from '../../machinery/status-error.js'
 import type { ChainEnv } from './context.js'
+import type { Auditor } from '../../audit/auditor.js'
+import { auditFailedAuthentication } from './audit.js'
 import { nextMacrotask } from '../../machinery/time-slice.js'
 
 export function authenticationFilter(
   authenticator: RequestAuthenticator,
   embeddedIdentity: UserInfo | null,
   logger: Logger,
+  auditor?: Auditor,
 ): MiddlewareHandler<ChainEnv> {
   return async (c, next) => {
     const connection = c.env?.connection
@@ -33,6 +36,7 @@ export function authenticationFilter(
     const result = await authenticator.authenticate(c.req.raw, connection ?? {})
     if ('error' in result) {
       logger.debug({ module: 'authentication', path: c.req.path, reason: result.error }, 'unable to authenticate the request')
+      if (auditor) await auditFailedAuthentication(auditor, c)
       throw unauthorized()
     }
     c.set('user', result.user)
