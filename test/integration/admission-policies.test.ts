@@ -93,6 +93,29 @@ describe('ValidatingAdmissionPolicy', () => {
     assert.equal((await client.get('/api/v1/namespaces/default/configmaps/with-x')).status, 404)
   })
 
+  it('leaves the reviews alone, as upstream excludes them from policies, while a policy for every resource denies the rest', async () => {
+    const client = await startServer({ admission: { plugins: ['ValidatingAdmissionPolicy'] } })
+    const rules = [{ apiGroups: ['*'], apiVersions: ['*'], operations: ['CREATE'], resources: ['*'] }]
+    await created(client, `${ADM}/validatingadmissionpolicies`, policy('deny-creates', { matchConstraints: { resourceRules: rules }, validations: [{ expression: 'false' }] }))
+    await created(client, `${ADM}/validatingadmissionpolicybindings`, binding('deny-creates-binding', 'deny-creates'))
+    await untilAnswered(client, 'default', configMap('probe'), 422)
+    const reviews: Array<[string, unknown]> = [
+      ['/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'get', resource: 'pods' } } }],
+      ['/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: 'default' } }],
+      ['/apis/authorization.k8s.io/v1/subjectaccessreviews', { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user: 'someone', resourceAttributes: { verb: 'get', resource: 'pods' } } }],
+      ['/apis/authorization.k8s.io/v1/namespaces/default/localsubjectaccessreviews', { apiVersion: 'authorization.k8s.io/v1', kind: 'LocalSubjectAccessReview', metadata: { namespace: 'default' }, spec: { user: 'someone', resourceAttributes: { namespace: 'default', verb: 'get', resource: 'pods' } } }],
+      ['/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }],
+      ['/apis/authentication.k8s.io/v1/tokenreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: 'not-a-token' } }],
+    ]
+    for (const [path, body] of reviews) {
+      const res = await client.post(path, body)
+      assert.equal(res.status, 201, `${path}: ${res.text}`)
+    }
+    const denied = await client.post('/api/v1/namespaces/default/configmaps', configMap('denied'))
+    assert.equal(denied.status, 422, denied.text)
+    assert.equal((await client.get('/api/v1/namespaces/default/configmaps/denied')).status, 404)
+  })
+
   it('sees the object as Go encodes it: an empty map sent is not there', async () => {
     const client = await startServer({ admission: { plugins: ['ValidatingAdmissionPolicy'] } })
     // configMap() sends `labels: {}`, which upstream's decoded struct leaves out (a map with omitempty).

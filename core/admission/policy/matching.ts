@@ -119,8 +119,24 @@ function objectMatches(selector: LabelSelectorObject | undefined, attrs: Admissi
   return [attrs.object, attrs.oldObject].some((o) => o !== undefined && selectorMatches(selector, labelsOf(o)))
 }
 
+/**
+ * The reviews, which store nothing: upstream's expression-based admission
+ * (validating and mutating policies) ignores them whatever a rule says, as
+ * intercepting them may break the cluster (its admission exclusion list).
+ * Webhooks still see them.
+ */
+const EXCLUDED_FROM_POLICIES: ReadonlySet<string> = new Set([
+  'authentication.k8s.io/selfsubjectreviews',
+  'authentication.k8s.io/tokenreviews',
+  'authorization.k8s.io/localsubjectaccessreviews',
+  'authorization.k8s.io/selfsubjectaccessreviews',
+  'authorization.k8s.io/selfsubjectrulesreviews',
+  'authorization.k8s.io/subjectaccessreviews',
+])
+
 /** Whether `match` selects the request, and as what. */
 export function matchRequest(match: MatchResources, attrs: AdmissionAttributes, ctx: MatchContext): MatchOutcome {
+  if (EXCLUDED_FROM_POLICIES.has(`${attrs.entry.group}/${attrs.entry.resource}`)) return { matches: false }
   let namespaceOutcome: boolean | { error: string }
   try {
     namespaceOutcome = namespaceMatches(match.namespaceSelector, attrs, ctx)
