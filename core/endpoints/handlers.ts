@@ -228,10 +228,15 @@ async function handleEntry(request: Request, info: RequestInfo, entry: ResourceE
 
 /**
  * `/api/v1/namespaces/<name>` and its subresources: a Namespace's own path,
- * whose request info names it as its namespace too (upstream's does).
+ * whose request info names it as its namespace too (upstream's does). The
+ * namespace named again beneath it (`namespaces/<name>/namespaces/<name>`) is not.
  */
 function isNamespaceOwnPath(entry: ResourceEntry, info: RequestInfo): boolean {
-  return entry.group === '' && entry.resource === 'namespaces' && info.name === info.namespace && info.parts[0] === 'namespaces' && info.parts[1] === info.name
+  if (entry.group !== '' || entry.resource !== 'namespaces' || info.name !== info.namespace) return false
+  // The path's segments after /api/v1 (and a legacy /watch): `namespaces`, the name and at most a subresource.
+  const rest = info.path.split('/').filter((s) => s !== '').slice(2)
+  if (rest[0] === 'watch') rest.shift()
+  return rest.length <= 3 && rest[0] === 'namespaces' && info.parts[0] === 'namespaces' && info.parts[1] === info.name
 }
 
 /** What a DELETE answers when the object is gone at once (upstream's Status Success). */

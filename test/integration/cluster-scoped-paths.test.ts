@@ -119,5 +119,11 @@ describe('cluster-scoped resources under a namespace path', () => {
     assert.equal(own.status, 200, own.text)
     assert.equal(own.body.metadata.name, NS)
     assert.equal((await api.get('/api/v1/namespaces/default', owner)).status, 403)
+    // Its subresources too; but a namespace named again under its own path is no route upstream.
+    assert.equal((await api.get(`/api/v1/namespaces/${NS}/status`, owner)).status, 200)
+    for (const path of [`/api/v1/namespaces/${NS}/namespaces/${NS}`, `/api/v1/namespaces/${NS}/namespaces/${NS}/status`, `/api/v1/namespaces/${NS}/namespaces`]) {
+      const res = await api.get(path, owner)
+      assert.equal(res.status, 404, `${path}: ${res.text}`)
+    }
   })
 })
