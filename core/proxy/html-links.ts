@@ -13,6 +13,7 @@
  * kept as they came (no decoding of the page's text), so a page in any
  * ASCII-compatible encoding passes unchanged but for the links.
  */
+import { joinedBytes } from '../machinery/joined-bytes.js'
 
 /** The attributes upstream rewrites, by element (apimachinery's proxy transport, `atomsToAttrs`). */
 const URL_ATTRIBUTES: ReadonlyMap<string, readonly string[]> = new Map([
@@ -351,13 +352,7 @@ export class HtmlLinkRewriter {
 function concat(parts: readonly Uint8Array[]): Uint8Array {
   let length = 0
   for (const part of parts) length += part.length
-  const out = new Uint8Array(length)
-  let at = 0
-  for (const part of parts) {
-    out.set(part, at)
-    at += part.length
-  }
-  return out
+  return joinedBytes(parts, length)
 }
 
 /** `body` with its links rewritten as it streams. */

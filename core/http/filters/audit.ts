@@ -127,10 +127,15 @@ function decodesToUserAndPassword(encoded: string): boolean {
  * a caller trying tokens left no trace in the audit log.
  */
 export async function auditFailedAuthentication(auditor: Auditor, c: Context<ChainEnv>): Promise<void> {
+  const { user: _nobody, ...attributes } = attributesOf({ username: '', groups: [] }, c.get('requestInfo'))
+  const audit = beginAudit(auditor, c, attributes, new URL(c.req.url))
+  await audit.stage('ResponseStarted', { metadata: {}, message: attemptedMethods(c.req.raw, c.env?.connection), code: 401 }).catch(() => {})
+}
+
+/** A request's audit record, judged by the policy on `attributes`, with what the request says of itself. */
+function beginAudit(auditor: Auditor, c: Context<ChainEnv>, attributes: Parameters<Auditor['begin']>[0], url: URL): ReturnType<Auditor['begin']> {
   const info = c.get('requestInfo')
-  const url = new URL(c.req.url)
-  const { user: _nobody, ...attributes } = attributesOf({ username: '', groups: [] }, info)
-  const audit = auditor.begin(attributes, {
+  return auditor.begin(attributes, {
     auditID: c.get('auditID') ?? crypto.randomUUID(),
     requestURI: url.pathname + url.search,
     verb: info.verb,
@@ -138,7 +143,6 @@ export async function auditFailedAuthentication(auditor: Auditor, c: Context<Cha
     userAgent: auditedUserAgent(c.req.header('user-agent')),
     objectRef: objectReference(info),
   })
-  await audit.stage('ResponseStarted', { metadata: {}, message: attemptedMethods(c.req.raw, c.env?.connection), code: 401 }).catch(() => {})
 }
 
 /** After authentication: the events of one request, at the level the policy gives it. */
@@ -146,14 +150,7 @@ export function auditFilter(auditor: Auditor): MiddlewareHandler<ChainEnv> {
   return async (c, next) => {
     const info = c.get('requestInfo')
     const url = new URL(c.req.url)
-    const audit = auditor.begin(attributesOf(c.get('user'), info), {
-      auditID: c.get('auditID') ?? crypto.randomUUID(),
-      requestURI: url.pathname + url.search,
-      verb: info.verb,
-      sourceIPs: sourceIPs(c.req.raw.headers, c.env?.connection?.remoteAddress),
-      userAgent: auditedUserAgent(c.req.header('user-agent')),
-      objectRef: objectReference(info),
-    })
+    const audit = beginAudit(auditor, c, attributesOf(c.get('user'), info), url)
     if (audit.level === 'None') return next()
     c.set('audit', audit)
     if (audit.wantsRequestObject) audit.setRequestObject(await bodyObject(c.req.raw))
