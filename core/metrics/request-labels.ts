@@ -109,6 +109,34 @@ export function nonResourceLabels(path: string, response: Response): RequestLabe
   return undefined
 }
 
+/**
+ * The server's own top-level paths: a termination of a request for one of
+ * these is labelled with its path, as upstream labels every path.
+ */
+const TERMINATION_PATHS = new Set([
+  '/',
+  '/api',
+  '/apis',
+  '/healthz',
+  '/livez',
+  '/readyz',
+  '/version',
+  '/metrics',
+  '/openapi/v2',
+  '/openapi/v3',
+  '/.well-known/openid-configuration',
+  '/openid/v1/jwks',
+])
+
+/**
+ * The `subresource` label of a non-resource request's termination. A 429 is
+ * given before authorization, so any caller picks the path: any other path is
+ * left empty, or each would grow a series that is never freed.
+ */
+export function terminationPath(path: string): string {
+  return TERMINATION_PATHS.has(path) ? path : ''
+}
+
 /** A handled resource request's labels (its route's scope). */
 export function resourceLabels(info: RequestInfo, scope: string): RequestLabels {
   return { group: info.apiGroup, version: info.apiVersion, resource: info.resource, subresource: info.subresource, scope, component: APISERVER_COMPONENT }

@@ -207,6 +207,40 @@ describe('a request refused by max-in-flight', () => {
   })
 })
 
+describe('requests for paths of their own refused by max-in-flight', () => {
+  it('grow no series per path: an anonymous caller picks the path before authorization', async () => {
+    const { server, api } = await start({ serving: { priorityAndFairness: false, maxInFlight: { readOnly: 1, mutating: 1 } } })
+    let release: (() => void) | undefined
+    try {
+      // A create whose body is still coming holds the one mutating seat.
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          release = () => {
+            release = undefined
+            controller.enqueue(new TextEncoder().encode(JSON.stringify(cm('held'))))
+            controller.close()
+          }
+        },
+      })
+      const headers = { ...asAdmin.headers, 'content-type': 'application/json' }
+      const held = server.fetch(new Request(`http://in-process${CM}`, { method: 'POST', body, headers, duplex: 'half' } as RequestInit), {})
+      await scrapeUntil(api, (f) => sampleValue(f, 'apiserver_current_inflight_requests', { request_kind: 'mutating' }) === 1)
+      for (const path of ['/made-up-1', '/made-up-2', '/healthz']) assert.equal((await api.post(path, {}, { connection: {} })).status, 429)
+      release?.()
+      assert.equal((await held).status, 201)
+      const families = await scrape(api)
+      const termination = (subresource: string) => ({ verb: 'POST', group: '', version: '', resource: '', subresource, scope: '', component: 'apiserver', code: '429' })
+      assert.equal(sampleValue(families, 'apiserver_request_terminations_total', termination('')), 2)
+      assert.equal(sampleValue(families, 'apiserver_request_terminations_total', termination('/healthz')), 1)
+      const series = (await api.get('/metrics', as('monitor-token'))).text.split('\n').filter((line) => line.includes('made-up'))
+      assert.deepEqual(series, [])
+    } finally {
+      release?.()
+      await server.shutdown()
+    }
+  })
+})
+
 describe('a request past its timeout', () => {
   it('is counted as a termination with 504', async () => {
     const { server, api } = await start()

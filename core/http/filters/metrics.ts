@@ -34,6 +34,7 @@ import {
   reportedVerb,
   resourceLabels,
   routeScope,
+  terminationPath,
 } from '../../metrics/request-labels.js'
 import { queryOf } from '../query.js'
 import { knownSize } from '../response-size.js'
@@ -77,14 +78,15 @@ function measured(body: ReadableStream<Uint8Array>, onEnd: (bytes: number) => vo
  * A request the server ended itself (upstream's RecordRequestTermination):
  * refused with 429 by max-in-flight or priority and fairness, or answered
  * 504 by the timeout filter; by the request info's scope, and a path's
- * labels carry the path as subresource.
+ * labels carry the path as subresource when it is one of the server's own
+ * (terminationPath).
  */
 export function countTermination(metrics: Metrics, info: RequestInfo, request: Request, code: number): void {
   const scope = cleanScope(info)
   const verb = reportedVerb(info, request, scope, queryOf(request))
   const where = info.isResourceRequest
     ? { group: info.apiGroup, version: info.apiVersion, resource: info.resource, subresource: info.subresource }
-    : { group: '', version: '', resource: '', subresource: info.path }
+    : { group: '', version: '', resource: '', subresource: terminationPath(info.path) }
   metrics.inc(REQUEST_TERMINATIONS, { verb, ...where, scope, component: APISERVER_COMPONENT, code: String(code) })
 }
 
