@@ -6,6 +6,7 @@ import { BODY_TYPES, essence, JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE } from './medi
 import { duplicateJsonFields, duplicateJsonFieldsWalk } from './duplicate-fields.js'
 import { overflowingNumber, parseJsonWalk } from './json-slices.js'
 import { isPlainObject } from '../machinery/object.js'
+import { goJsonSyntaxError } from '../machinery/go-json-check.js'
 import { depthMessage, JsonDepthScanner, jsonDepthMessage, jsonTooDeepAt, jsonTooDeepWalk, nestsDeeperThan } from '../machinery/limits.js'
 import { runInSlices, TimeSlice } from '../machinery/time-slice.js'
 import { decodeProtobuf } from '../encoding/protobuf.js'
@@ -132,8 +133,10 @@ function parseJson(text: string, prefix: string): unknown {
   let value: unknown
   try {
     value = JSON.parse(text)
-  } catch (err) {
-    throw badRequest(`${prefix}${(err as Error).message}`)
+  } catch {
+    // Go's scanner names one character; V8's message quotes the text around the error (all of a short
+    // body), which would carry a Secret's values into the answer, the logs and a Metadata-level audit event.
+    throw badRequest(`${prefix}${goJsonSyntaxError(new TextEncoder().encode(text)) ?? 'unexpected end of JSON input'}`)
   }
   const overflowing = overflowingNumber(text)
   if (overflowing !== undefined) throw badRequest(numberOverflowMessage(value, overflowing, prefix))

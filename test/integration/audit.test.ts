@@ -86,6 +86,25 @@ describe('audit', () => {
     assert.doesNotMatch(JSON.stringify(kept.events), /hunter2/)
   })
 
+  it('keeps the values of a malformed secret body out of the refusal a Metadata event records, in Go\u2019s words', async () => {
+    const { api, kept } = await start()
+    // The JavaScript parser's message would quote the text around the mistake.
+    const bodies = {
+      '{"metadata":{"name":"s"},"stringData":{"password":hunter2}}': "invalid character 'h' looking for beginning of value",
+      '{"metadata":{"name":"s"},"stringData":{"password":"hunter2", "x": ]}}': "invalid character ']' looking for beginning of value",
+    }
+    for (const [body, error] of Object.entries(bodies)) {
+      const r = await api.call('POST', '/api/v1/namespaces/default/secrets', { body, headers: { 'content-type': 'application/json' } })
+      assert.equal(r.status, 400)
+      assert.equal(r.body.message, `couldn't get version/kind; json parse error: ${error}`)
+      const ev = kept.events.find((e) => e.auditID === r.headers.get('audit-id'))!
+      assert.equal(ev.level, 'Metadata')
+      assert.equal(ev.responseStatus?.message, r.body.message)
+    }
+    assert.doesNotMatch(JSON.stringify(kept.events), /hunter2/)
+    assert.equal((await api.get('/api/v1/namespaces/default/secrets/s')).status, 404)
+  })
+
   it('keeps a Status answer\u2019s fields at Metadata (a delete\u2019s Success), and only the code of any other answer', async () => {
     const { api, kept } = await start()
     await api.post('/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'gone' } })
