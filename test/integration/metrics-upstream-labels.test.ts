@@ -172,28 +172,39 @@ describe('a request with no credential and anonymous requests off', () => {
   })
 })
 
+/**
+ * A create of ConfigMap `name` whose body is still coming until `release`
+ * sends it (a second call does nothing): it holds a max-in-flight seat, or
+ * outlives its `?timeout=`.
+ */
+function pendingCreate(server: ApiServer, name: string, query = ''): { answer: Promise<Response>; release: () => void } {
+  let send: (() => void) | undefined
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      send = () => {
+        send = undefined
+        controller.enqueue(new TextEncoder().encode(JSON.stringify(cm(name))))
+        controller.close()
+      }
+    },
+  })
+  const headers = { ...asAdmin.headers, 'content-type': 'application/json' }
+  const answer = server.fetch(new Request(`http://in-process${CM}${query}`, { method: 'POST', body, headers, duplex: 'half' } as RequestInit), {})
+  return { answer, release: () => send?.() }
+}
+
 describe('a request refused by max-in-flight', () => {
   it('is counted with code 429 in apiserver_request_total and as a termination', async () => {
     const { server, api } = await start({ serving: { priorityAndFairness: false, maxInFlight: { readOnly: 0, mutating: 1 } } })
-    let release: (() => void) | undefined
+    // A create whose body is still coming holds the one mutating seat.
+    const pending = pendingCreate(server, 'held')
     try {
-      // A create whose body is still coming holds the one mutating seat.
-      const body = new ReadableStream<Uint8Array>({
-        start(controller) {
-          release = () => {
-            release = undefined
-            controller.enqueue(new TextEncoder().encode(JSON.stringify(cm('held'))))
-            controller.close()
-          }
-        },
-      })
-      const headers = { ...asAdmin.headers, 'content-type': 'application/json' }
-      const held = server.fetch(new Request(`http://in-process${CM}`, { method: 'POST', body, headers, duplex: 'half' } as RequestInit), {})
+      const held = pending.answer
       const busy = await scrapeUntil(api, (f) => sampleValue(f, 'apiserver_current_inflight_requests', { request_kind: 'mutating' }) === 1)
       assert.equal(sampleValue(busy, 'apiserver_current_inflight_requests', { request_kind: 'mutating' }), 1)
       const refused = await api.post(`${CM}?dryRun=All`, cm('refused'), as('mail-token'))
       assert.equal(refused.status, 429)
-      release?.()
+      pending.release()
       assert.equal((await held).status, 201)
       const families = await scrape(api)
       assert.equal(total(families, { ...configmaps, verb: 'POST', dry_run: 'All', scope: 'resource', code: '429' }), 1)
@@ -201,7 +212,7 @@ describe('a request refused by max-in-flight', () => {
       assert.equal(sampleValue(families, 'apiserver_request_terminations_total', termination), 1)
       assert.equal(sampleValue(families, 'apiserver_request_duration_seconds_count', { ...configmaps, verb: 'POST', dry_run: 'All', scope: 'resource' }), undefined)
     } finally {
-      release?.()
+      pending.release()
       await server.shutdown()
     }
   })
@@ -210,23 +221,13 @@ describe('a request refused by max-in-flight', () => {
 describe('requests for paths of their own refused by max-in-flight', () => {
   it('grow no series per path: an anonymous caller picks the path before authorization', async () => {
     const { server, api } = await start({ serving: { priorityAndFairness: false, maxInFlight: { readOnly: 1, mutating: 1 } } })
-    let release: (() => void) | undefined
+    // A create whose body is still coming holds the one mutating seat.
+    const pending = pendingCreate(server, 'held')
     try {
-      // A create whose body is still coming holds the one mutating seat.
-      const body = new ReadableStream<Uint8Array>({
-        start(controller) {
-          release = () => {
-            release = undefined
-            controller.enqueue(new TextEncoder().encode(JSON.stringify(cm('held'))))
-            controller.close()
-          }
-        },
-      })
-      const headers = { ...asAdmin.headers, 'content-type': 'application/json' }
-      const held = server.fetch(new Request(`http://in-process${CM}`, { method: 'POST', body, headers, duplex: 'half' } as RequestInit), {})
+      const held = pending.answer
       await scrapeUntil(api, (f) => sampleValue(f, 'apiserver_current_inflight_requests', { request_kind: 'mutating' }) === 1)
       for (const path of ['/made-up-1', '/made-up-2', '/healthz']) assert.equal((await api.post(path, {}, { connection: {} })).status, 429)
-      release?.()
+      pending.release()
       assert.equal((await held).status, 201)
       const families = await scrape(api)
       const termination = (subresource: string) => ({ verb: 'POST', group: '', version: '', resource: '', subresource, scope: '', component: 'apiserver', code: '429' })
@@ -235,7 +236,7 @@ describe('requests for paths of their own refused by max-in-flight', () => {
       const series = (await api.get('/metrics', as('monitor-token'))).text.split('\n').filter((line) => line.includes('made-up'))
       assert.deepEqual(series, [])
     } finally {
-      release?.()
+      pending.release()
       await server.shutdown()
     }
   })
@@ -244,27 +245,17 @@ describe('requests for paths of their own refused by max-in-flight', () => {
 describe('a request past its timeout', () => {
   it('is counted as a termination with 504', async () => {
     const { server, api } = await start()
-    let release: (() => void) | undefined
+    // A create whose body is still coming when its ?timeout= runs out.
+    const pending = pendingCreate(server, 'late', '?timeout=100ms')
     try {
-      // A create whose body is still coming when its ?timeout= runs out.
-      const body = new ReadableStream<Uint8Array>({
-        start(controller) {
-          release = () => {
-            release = undefined
-            controller.enqueue(new TextEncoder().encode(JSON.stringify(cm('late'))))
-            controller.close()
-          }
-        },
-      })
-      const headers = { ...asAdmin.headers, 'content-type': 'application/json' }
-      const late = await server.fetch(new Request(`http://in-process${CM}?timeout=100ms`, { method: 'POST', body, headers, duplex: 'half' } as RequestInit), {})
+      const late = await pending.answer
       assert.equal(late.status, 504)
-      release?.()
+      pending.release()
       const families = await scrape(api)
       const termination = { verb: 'POST', group: '', version: 'v1', resource: 'configmaps', subresource: '', scope: 'resource', component: 'apiserver', code: '504' }
       assert.equal(sampleValue(families, 'apiserver_request_terminations_total', termination), 1)
     } finally {
-      release?.()
+      pending.release()
       await server.shutdown()
     }
   })
