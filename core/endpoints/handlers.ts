@@ -201,8 +201,10 @@ async function handleEntry(request: Request, info: RequestInfo, entry: ResourceE
     case 'update':
     case 'patch': {
       writeContext(request, params, ctx, info.verb === 'patch' ? 'PatchOptions' : 'UpdateOptions')
-      // Only an apply creates: a PUT or another patch of an object that is not there is a 404.
-      if (info.verb === 'patch' && env.authorizer) ctx.authorizeCreate = createAuthorization(env.authorizer, env.user, info)
+      // An apply creates the object that is not there, and so does a PUT of the kinds whose upstream strategy
+      // allows it (AllowCreateOnUpdate); either asks for `create` as well. Other PUTs and patches of it are a 404.
+      const mayCreate = info.verb === 'patch' || entry.strategy.allowCreateOnUpdate === true
+      if (mayCreate && env.authorizer) ctx.authorizeCreate = createAuthorization(env.authorizer, env.user, info)
       const req = await writeRequest(request, entry, info.verb, env, ctx)
       const { object, created } = await write(store, ns, info.name, req, ctx)
       return objectOut(entry, object, format, ctx.now, created ? 201 : 200)
@@ -268,7 +270,7 @@ async function writeRequest(request: Request, entry: ResourceEntry, verb: string
   const body = await readObjectBody(request, env, ctx)
   const uid = isPlainObject(body) && isPlainObject(body['metadata']) ? body['metadata']['uid'] : undefined
   if (typeof uid === 'string' && uid !== '') ctx.updatePreconditionUid = uid
-  return { apply: false, patch: () => cloneJson(body) }
+  return { apply: false, put: true, patch: () => cloneJson(body) }
 }
 
 /** A create's or PUT's body; its duplicate fields go to `ctx` unless field validation ignores them. */
@@ -280,10 +282,10 @@ async function readObjectBody(request: Request, env: HandlerEnv, ctx: RequestCon
 }
 
 /**
- * The check a write authorized as a patch passes before it creates the
- * object: the same request asked as a `create`, refused with upstream's
- * Forbidden (withAuthorization in its patch handler). Without it, `patch`
- * alone let a caller create anything by applying it.
+ * The check a write authorized as a patch or an update passes before it
+ * creates the object: the same request asked as a `create`, refused with
+ * upstream's Forbidden (withAuthorization in its patch and update handlers).
+ * Without it, `patch` alone let a caller create anything by applying it.
  */
 function createAuthorization(authorizer: Authorizer, user: UserInfo, info: RequestInfo): () => Promise<void> {
   return async () => {
@@ -295,7 +297,7 @@ function createAuthorization(authorizer: Authorizer, user: UserInfo, info: Reque
   }
 }
 
-/** Runs a PUT or PATCH on one object (or its status); an apply may create it. */
+/** Runs a PUT or PATCH on one object (or its status); an apply may create it, and a PUT of the object itself (see ResourceStore.put). */
 async function write(
   store: ResourceStore,
   namespace: string,
@@ -311,6 +313,7 @@ async function write(
     return store.apply(namespace, name, req.config, ctx, subresource)
   }
   // The answer is only encoded for the client: an update that changes nothing answers the stored object itself.
+  if (req.put && subresource === undefined) return store.put(namespace, name, req.patch, ctx, { answerOnly: true })
   return { object: await store.update(namespace, name, req.patch, ctx, subresource, { answerOnly: true }), created: false }
 }
 

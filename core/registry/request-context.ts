@@ -18,10 +18,10 @@ export interface RequestContext {
   /** Set while a server-side apply writes: its merge records the managedFields itself. */
   apply?: { force: boolean }
   /**
-   * Asked before a write that was authorized as a patch creates the object
-   * (an apply of one that does not exist): throws 403 unless the caller may
-   * also `create` it, as upstream's patch handler asks its authorizer.
-   * Unset: the server's own writes, which need not ask.
+   * Asked before a write that was authorized as a patch or an update creates
+   * the object (an apply, or a PUT, of one that does not exist): throws 403
+   * unless the caller may also `create` it, as upstream's patch and update
+   * handlers ask their authorizer. Unset: the server's own writes, which need not ask.
    */
   authorizeCreate?: () => Promise<void>
   /**

@@ -223,10 +223,19 @@ export class ResourceStore {
     return sctx
   }
 
-  async create(namespace: string, body: unknown, ctx: RequestContext): Promise<KubeObject> {
-    let obj = this.checkBody(body, namespace, undefined)
+  /**
+   * Creates the object `body` describes. `put` names the object a PUT
+   * creates (see put): its body must name it too, and a resourceVersion it
+   * carries is dropped rather than refused, as upstream's storage drops it.
+   */
+  async create(namespace: string, body: unknown, ctx: RequestContext, put?: { name: string }): Promise<KubeObject> {
+    let obj = this.checkBody(body, namespace, put?.name)
     const meta = obj.metadata
-    if (meta.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created')
+    if (put) {
+      // A uid is a precondition no missing object meets (upstream's storage checks it before its update makes one).
+      if (ctx.updatePreconditionUid !== undefined) checkUpdateUid(this.key(namespace, put.name), ctx.updatePreconditionUid, { metadata: { name: put.name } }, this.gr)
+      delete meta.resourceVersion
+    } else if (meta.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created')
     if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName)
     delete meta.deletionTimestamp
     delete meta.deletionGracePeriodSeconds
@@ -249,6 +258,9 @@ export class ResourceStore {
     if (errs.length) throw invalidError(this.entry.invalidKindGroup ?? this.entry.group, this.entry.kind, name, errs)
     // Kept, and shown to the validating plugins, as upstream's struct encodes.
     obj = asGoEncodes(obj)
+    // A write authorized as another verb (a PUT or an apply that creates) asks for `create` here, as upstream's
+    // create validation does: after the object is whole, before the validating plugins.
+    await ctx.authorizeCreate?.()
     await runValidatingAdmission(this.admission.validating, this.entry, { operation: 'CREATE', object: obj }, ctx)
     const key = this.key(namespace, name)
     if (ctx.dryRun) {
@@ -359,6 +371,39 @@ export class ResourceStore {
   }
 
   /**
+   * A PUT of the object: `next` (the body) replaces what is stored. When
+   * nothing is stored, a kind whose upstream strategy allows create on update
+   * creates it, admitted as a CREATE; the others answer 404.
+   */
+  async put(
+    namespace: string,
+    name: string,
+    next: (current: KubeObject) => unknown,
+    ctx: RequestContext,
+    options: { answerOnly?: boolean } = {},
+  ): Promise<{ object: KubeObject; created: boolean }> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return { object: await this.update(namespace, name, next, ctx, undefined, options), created: false }
+      } catch (err) {
+        if (!this.entry.strategy.allowCreateOnUpdate || !this.isNotFound(err, name)) throw err
+      }
+      try {
+        // Upstream's update hands the body's transformations an empty object in place of the missing one.
+        return { object: await this.create(namespace, await next({ metadata: {} }), ctx, { name }), created: true }
+      } catch (err) {
+        // Created meanwhile by another writer: upstream's guaranteed update starts over on it, and updates it.
+        if (attempt > 1 || !(err instanceof StatusError && err.reason === 'AlreadyExists')) throw err
+      }
+    }
+  }
+
+  /** The 404 of this object itself (not of another one a write looked up). */
+  private isNotFound(err: unknown, name: string): boolean {
+    return err instanceof StatusError && err.code === 404 && err.details?.kind === this.entry.resource && err.details.name === name
+  }
+
+  /**
    * Server-side apply of `applied` for `ctx.fieldManager` (set `ctx.apply`):
    * merged into the stored object, or, when there is none, the object it
    * creates. Conflicts with other managers are 409s unless forced.
@@ -378,9 +423,8 @@ export class ResourceStore {
       const merge = (current: KubeObject) => applyConfiguration(this.entry, this.apiVersion, current, applied, ctx, subresource)
       return { object: await this.update(namespace, name, merge, ctx, subresource), created: false }
     } catch (err) {
-      if (subresource || !(err instanceof StatusError && err.code === 404 && err.details?.kind === this.entry.resource)) throw err
+      if (subresource || !this.isNotFound(err, name)) throw err
     }
-    await ctx.authorizeCreate?.()
     const created = applyConfiguration(this.entry, this.apiVersion, undefined, applied, ctx)
     return { object: await this.create(namespace, created, ctx), created: true }
   }

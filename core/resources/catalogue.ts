@@ -114,6 +114,12 @@ export interface Strategy {
    * be specified for an update`).
    */
   allowUnconditionalUpdate?: boolean
+  /**
+   * Upstream's AllowCreateOnUpdate: whether a PUT of an object that is not
+   * stored creates it (201), admitted as a CREATE and authorized as a
+   * `create` too. Default false: such a PUT is a 404.
+   */
+  allowCreateOnUpdate?: boolean
 }
 
 export interface SubresourceEntry {

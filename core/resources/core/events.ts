@@ -46,6 +46,8 @@ export const events: ResourceEntry = defineResource({
   // still has to be a path segment to become a key.
   validateName: pathSegmentName,
   strategy: {
+    // A PUT of an event not stored creates it, as upstream's event strategy allows.
+    allowCreateOnUpdate: true,
     validate: validateLegacyEvent,
     validateUpdate: validateLegacyEvent,
     fieldLabelRefusal: fieldLabelNotSupported,

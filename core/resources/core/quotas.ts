@@ -16,6 +16,8 @@ export const limitRanges: ResourceEntry = defineResource({
   shortNames: ['limits'],
   // Container items get their default limit from max and default request from default or min, as upstream defaults them.
   strategy: {
+    // A PUT of a LimitRange not stored creates it, as upstream's strategy allows.
+    allowCreateOnUpdate: true,
     applyDefaults: defaultLimitRangeItems,
     // Upstream's strategy names a LimitRange sent without a name (or generateName) by a new UUID.
     prepareForCreate: (limitRange) => {

@@ -33,6 +33,8 @@ export const services: ResourceEntry = defineResource({
   validateName: dns1035LabelName,
   storagePath: 'services/specs',
   strategy: {
+    // A PUT of a service not stored creates it, as upstream's svcStrategy allows.
+    allowCreateOnUpdate: true,
     applyDefaults: applyServiceDefaults,
     prepareForCreate: prepareServiceForCreate,
     prepareForUpdate: prepareServiceForUpdate,
@@ -90,6 +92,7 @@ export const endpoints: ResourceEntry = defineResource({
   shortNames: ['ep'],
   storagePath: 'services/endpoints',
   deprecated: { major: 1, minor: 33, replacement: 'discovery.k8s.io/v1 EndpointSlice' },
-  strategy: { applyDefaults: defaultEndpointPorts, validate: validateEndpoints, validateUpdate: validateEndpoints },
+  // A PUT of endpoints not stored creates them, as upstream's strategy allows.
+  strategy: { allowCreateOnUpdate: true, applyDefaults: defaultEndpointPorts, validate: validateEndpoints, validateUpdate: validateEndpoints },
   columns: [nameColumn, column('Endpoints', 'The addresses and ports behind the service.', formatEndpoints), ageColumn],
 })

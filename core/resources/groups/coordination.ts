@@ -15,6 +15,8 @@ export const leases: ResourceEntry = defineResource({
   strategy: {
     // Leader election depends on it: an update must name the resourceVersion it read.
     allowUnconditionalUpdate: false,
+    // A PUT of a lease not stored creates it, as upstream's strategy allows.
+    allowCreateOnUpdate: true,
     prepareForCreate: (lease, ctx) => dropCoordinatedFields(lease, undefined, ctx.coordinatedLeaderElection),
     prepareForUpdate: (lease, old, ctx) => dropCoordinatedFields(lease, old, ctx.coordinatedLeaderElection),
     validate: validateLease,
@@ -31,6 +33,7 @@ export const leaseCandidates: ResourceEntry = defineResource({
   namespaced: true,
   // Alpha, as upstream: served only when --runtime-config enables coordination.k8s.io/v1alpha2.
   offByDefault: true,
-  strategy: { validate: validateLeaseCandidate, validateUpdate: validateLeaseCandidate },
+  // A PUT of a candidate not stored creates it, as upstream's strategy allows.
+  strategy: { allowCreateOnUpdate: true, validate: validateLeaseCandidate, validateUpdate: validateLeaseCandidate },
   columns: [nameColumn, column('Lease', 'The Lease the candidate runs for.', textAt('spec', 'leaseName')), ageColumn],
 })

@@ -30,6 +30,8 @@ export const eventsV1: ResourceEntry = defineResource({
   conversion: eventsV1Conversion,
   // The rules run on the core form, the one they are written for.
   strategy: {
+    // A PUT of an event not stored creates it (upstream's event strategy, shared by both versions).
+    allowCreateOnUpdate: true,
     validate: (ev) => validateEventV1Create(eventToCore(ev)),
     validateUpdate: (ev, old) => validateEventV1Update(eventToCore(ev), eventToCore(old)),
     fieldLabelRefusal: fieldLabelNotSupported,

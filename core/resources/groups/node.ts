@@ -11,7 +11,7 @@ export const runtimeClasses: ResourceEntry = defineResource({
   kind: 'RuntimeClass',
   resource: 'runtimeclasses',
   namespaced: false,
-  // Upstream's strategy refuses an update without a resourceVersion.
-  strategy: { allowUnconditionalUpdate: false, validate: validateRuntimeClass, validateUpdate: validateRuntimeClassUpdate },
+  // Upstream's strategy refuses an update without a resourceVersion, and creates on a PUT of one not stored.
+  strategy: { allowUnconditionalUpdate: false, allowCreateOnUpdate: true, validate: validateRuntimeClass, validateUpdate: validateRuntimeClassUpdate },
   columns: [nameColumn, column('Handler', 'The runtime handler on the node.', textAt('handler')), ageColumn],
 })

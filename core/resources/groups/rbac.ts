@@ -2,7 +2,8 @@
  * rbac.authorization.k8s.io/v1: roles and their bindings. Their names are
  * path segments, not DNS names (`system:controller:...`). Their rules live in
  * rbac/rules.ts; the escalation checks (may the writer grant this?) in
- * authz/rbac/escalation.ts.
+ * authz/rbac/escalation.ts. A PUT of one not stored creates it, as upstream's
+ * four strategies allow.
  */
 import { checkBindingWrite, checkRoleWrite } from '../../authz/rbac/escalation.js'
 import type { ResourceEntry, TableColumn } from '../catalogue.js'
@@ -49,6 +50,7 @@ export const roles: ResourceEntry = defineResource({
   namespaced: true,
   validateName: pathSegmentName,
   strategy: {
+    allowCreateOnUpdate: true,
     authorizeWrite: (role, old, ctx) => checkRoleWrite('roles', role, old, ctx),
     validate: validateRole,
     validateUpdate: validateRole,
@@ -63,6 +65,7 @@ export const clusterRoles: ResourceEntry = defineResource({
   namespaced: false,
   validateName: pathSegmentName,
   strategy: {
+    allowCreateOnUpdate: true,
     authorizeWrite: (role, old, ctx) => checkRoleWrite('clusterroles', role, old, ctx),
     validate: (role) => validateClusterRole(role),
     validateUpdate: validateClusterRoleUpdate,
@@ -77,6 +80,7 @@ export const roleBindings: ResourceEntry = defineResource({
   namespaced: true,
   validateName: pathSegmentName,
   strategy: {
+    allowCreateOnUpdate: true,
     applyDefaults: applyBindingDefaults,
     authorizeWrite: (binding, old, ctx) => checkBindingWrite('rolebindings', binding, old, ctx),
     validate: validateRoleBinding,
@@ -93,6 +97,7 @@ export const clusterRoleBindings: ResourceEntry = defineResource({
   namespaced: false,
   validateName: pathSegmentName,
   strategy: {
+    allowCreateOnUpdate: true,
     applyDefaults: applyBindingDefaults,
     authorizeWrite: (binding, old, ctx) => checkBindingWrite('clusterrolebindings', binding, old, ctx),
     validate: validateClusterRoleBinding,
