@@ -336,7 +336,10 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
   const served = ['status', 'scale', 'approval', 'finalize', 'ephemeralcontainers', 'resize', 'eviction', 'binding', ...(env.serviceAccountTokens ? ['token'] : [])]
   const reachesOut = env.nodeAgent !== undefined && entry.group === '' && isNodeAgentSubresource(entry.resource, info.subresource)
   if (!sub || !(served.includes(sub.name) || reachesOut) || !info.name) throw resourceNotFound()
-  if (!sub.verbs.includes(info.verb as Verb)) throw methodNotAllowed()
+  // A proxy passes OPTIONS on too, as upstream's proxy REST connects it (its ConnectMethods): its request info gives
+  // OPTIONS no verb, so a caller needs a rule of every verb (`*`) on the subresource, as upstream's authorizer asks.
+  const proxiedOptions = sub.name === 'proxy' && request.method === 'OPTIONS'
+  if (!sub.verbs.includes(info.verb as Verb) && !proxiedOptions) throw methodNotAllowed()
   const params = queryOf(request)
   const ctx = requestContext(env, warnings)
   if (reachesOut && env.nodeAgent) {
