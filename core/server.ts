@@ -27,7 +27,7 @@ import { withMutableHeaders } from './http/mutable-request.js'
 import { statusResponse } from './http/respond.js'
 import { ServerHooks } from './lifecycle/hooks.js'
 import { ServerLifecycle } from './lifecycle/lifecycle.js'
-import { AUTOREGISTER_COMPLETION, BOOTSTRAP_CONTROLLER, CRD_INFORMER_SYNCED, FLOW_CONTROL_CONSUMER, isHealthPath, startupFailed } from './lifecycle/startup-parts.js'
+import { AGGREGATOR_HOOKS, APIEXTENSIONS_CONTROLLERS, APIEXTENSIONS_INFORMERS, AUTOREGISTER_COMPLETION, BOOTSTRAP_CONTROLLER, CRD_INFORMER_SYNCED, FLOW_CONTROL_CONSUMER, FLOW_CONTROL_FILTER, isHealthPath, startupFailed } from './lifecycle/startup-parts.js'
 import { silentLogger } from './logging/logger.js'
 import { headerTooLarge } from './machinery/limits.js'
 import { Metrics } from './metrics/metrics.js'
@@ -203,10 +203,14 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   })
   // Custom resources defined before a restart are served from the first request on.
   hooks.manage(CRD_INFORMER_SYNCED, crdController)
+  // One controller here does what upstream's apiextensions informers and controllers (naming, establishing ...) do.
+  hooks.alias(APIEXTENSIONS_INFORMERS, CRD_INFORMER_SYNCED)
+  hooks.alias(APIEXTENSIONS_CONTROLLERS, CRD_INFORMER_SYNCED)
   const flowControl = priorityAndFairness ? new FlowControl(context.stored, informers, metrics, logger, now, flowControlLimits(options)) : undefined
   hooks.manage(FLOW_CONTROL_CONSUMER, flowControl)
   // The flow schemas written at start are in force, and their status written, before the first request.
   if (flowControl) hooks.onStart('bootstrap', FLOW_CONTROL_CONSUMER, () => flowControl.settle())
+  if (flowControl) hooks.alias(FLOW_CONTROL_FILTER, FLOW_CONTROL_CONSUMER)
   // API aggregation: follows APIServices from the start, so that the first request after ready finds them.
   const aggregator = options.aggregation
     ? startAggregator(options.aggregation, { objects: { catalogue, stored: context.stored }, informers, transport, ...(options.authentication?.requestHeader ? { requestHeader: options.authentication.requestHeader } : {}), now, logger })
@@ -214,6 +218,8 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
   if (aggregator) {
     // The local APIServices exist before the first request, as upstream's autoregister-completion check waits for.
     hooks.onStart('register', AUTOREGISTER_COMPLETION, () => aggregator.ready)
+    // Its APIService informer, registration, availability, discovery and OpenAPI controllers start together.
+    for (const hook of AGGREGATOR_HOOKS) hooks.alias(hook, AUTOREGISTER_COMPLETION)
     hooks.onShutdown(() => aggregator.stop())
   }
   const app = installServing({

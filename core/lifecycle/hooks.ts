@@ -58,6 +58,8 @@ export class ServerHooks {
   private readonly work: StartupWork[] = []
   private readonly stops = new Map<ShutdownStage, (() => void | Promise<void>)[]>(SHUTDOWN_STAGES.map((s) => [s, []]))
   private readonly checkNames: string[] = []
+  /** Checks named after other work's: upstream runs them as hooks of their own, here one piece of work stands for them. */
+  private readonly aliases = new Map<string, string>()
   private readonly extraChecks: HealthCheck[] = []
   private readonly parts = new StartupParts()
   private readonly phaseDone = new Map<StartupPhase, { promise: Promise<void>; resolve(): void }>(
@@ -77,6 +79,16 @@ export class ServerHooks {
   onStart(phase: StartupPhase, check: string | undefined, run: () => Promise<unknown> | undefined): void {
     this.work.push({ phase, check, run })
     if (check && !this.checkNames.includes(check)) this.checkNames.push(check)
+  }
+
+  /**
+   * A check `name` that answers as the start-up work named `of` does:
+   * upstream's hooks that this server's one piece of work stands for (the
+   * CRD controller for apiextensions' informers, controllers and sync).
+   */
+  alias(name: string, of: string): void {
+    this.aliases.set(name, of)
+    if (!this.checkNames.includes(name)) this.checkNames.push(name)
   }
 
   /** Called at shutdown, in `stage`, after what registered before it in that stage. */
@@ -107,14 +119,15 @@ export class ServerHooks {
     return [...this.extraChecks]
   }
 
-  /** The readiness checks of the named start-up work, in the order they were first named, but those in `except`. */
-  startupChecks(except: readonly string[] = []): HealthCheck[] {
-    return this.checkNames.filter((name) => !except.includes(name)).map((name) => this.parts.check(name))
+  /** The readiness checks of the named start-up work (and their aliases), in the order they were first named. */
+  startupChecks(): HealthCheck[] {
+    return this.checkNames.map((name) => this.check(name))
   }
 
   /** The check of the start-up work named `name`: failing until all of it has finished, and after any of it failed. */
   check(name: string): HealthCheck {
-    return this.parts.check(name)
+    const of = this.aliases.get(name)
+    return of === undefined ? this.parts.check(name) : { name, check: this.parts.check(of).check }
   }
 
   /** The check of the first piece of work that failed, once one has. */

@@ -15,7 +15,7 @@ import { systemPriorityClassesHook } from '../controllers/system-priority-classe
 import { flowControlBootstrapHook } from '../flowcontrol/bootstrap.js'
 import type { HealthCheck } from '../lifecycle/health-check.js'
 import type { ServerHooks } from '../lifecycle/hooks.js'
-import { BOOTSTRAP_CONTROLLER } from '../lifecycle/startup-parts.js'
+import { AUTHENTICATION_INFO, BOOTSTRAP_CONTROLLER, IDENTITY_LEASE_COLLECTOR, IDENTITY_LEASES, SYSTEM_NAMESPACES } from '../lifecycle/startup-parts.js'
 import type { Logger } from '../logging/logger.js'
 import type { ApiServerOptions } from '../options/api-server-options.js'
 import type { Registry } from '../registry/registry.js'
@@ -58,9 +58,11 @@ export function registerBootstrap({ options, registry, membership, services, now
   const namespaceBootstrap = (options.bootstrapNamespaces ?? true) ? retryUntilDone('system namespaces', () => ensureSystemNamespaces(registry, now), logger) : undefined
   const systemNamespaces = namespaceBootstrap?.firstAttempt ?? Promise.resolve()
   if (namespaceBootstrap) hooks.onShutdown(() => namespaceBootstrap.stop())
-  hooks.onStart('load', 'poststarthook/start-system-namespaces-controller', () => systemNamespaces)
-  // The leases live in kube-system; a lone server's first attempt takes the controllers' lease at once.
-  hooks.onStart('load', 'poststarthook/start-kube-apiserver-identity-lease-controller', () => systemNamespaces.then(() => membership.start()))
+  hooks.onStart('load', SYSTEM_NAMESPACES, () => systemNamespaces)
+  // The leases live in kube-system; a lone server's first attempt takes the controllers' lease at once. The same
+  // start begins collecting the expired identity leases of servers that are gone.
+  hooks.onStart('load', IDENTITY_LEASES, () => systemNamespaces.then(() => membership.start()))
+  hooks.alias(IDENTITY_LEASE_COLLECTOR, IDENTITY_LEASES)
 
   // The policy costs every start ~120 writes, so an embedder gets it by default only where it decides anything.
   const rbacAuthorizes = (options.authorizationConfiguration?.map((s) => s.type) ?? options.authorizationModes ?? []).includes('RBAC')
@@ -86,7 +88,7 @@ export function registerBootstrap({ options, registry, membership, services, now
   // What the extension-apiserver-authentication ConfigMap publishes: the options, with CA bundles rotated since.
   const trust = { options: options.authentication ?? {}, published: Promise.resolve() }
   // Extension servers read whom to trust from kube-system, which exists by now; a failure is logged, not fatal.
-  hooks.onStart('bootstrap', undefined, () =>
+  hooks.onStart('bootstrap', AUTHENTICATION_INFO, () =>
     publishAuthenticationTrust(registry, trust.options, now).catch((err: unknown) =>
       logger.warn({ err: String(err) }, 'cannot publish the extension-apiserver-authentication ConfigMap'),
     ),

@@ -1,19 +1,21 @@
 /**
  * The checks behind /healthz, /livez and /readyz, in upstream's order:
- * ping, log, etcd, the bootstrap controller and the post-start hooks that
- * answer their own checks; /readyz adds the checks of the start-up work
- * and `shutdown`; the KMS plugins' checks are on all three.
+ * ping, log, etcd, the KMS plugins', then the boot sequence (the post-start
+ * hooks and autoregister-completion) in the order upstream registers its
+ * hooks. /readyz adds etcd-readiness (the store within
+ * --kvstore-readycheck-timeout), informer-sync and `shutdown`; /livez gives
+ * the boot sequence --livez-grace-period.
  */
 import { graceForStartup } from '../api/health.js'
 import type { HealthCheck } from '../lifecycle/health-check.js'
 import type { ServerHooks } from '../lifecycle/hooks.js'
 import type { ServerLifecycle } from '../lifecycle/lifecycle.js'
-import { BOOTSTRAP_CONTROLLER } from '../lifecycle/startup-parts.js'
+import { inUpstreamOrder, isBootSequenceCheck } from '../lifecycle/startup-parts.js'
 
 export interface HealthWiring {
   readonly hooks: ServerHooks
   readonly lifecycle: ServerLifecycle
-  /** The storage's own checks (`/healthz/etcd`, `/readyz/etcd`). */
+  /** The storage's own checks (`etcd` on all three endpoints, `etcd-readiness` on /readyz). */
   readonly storage: { healthz(): Promise<void>; readyz(): Promise<void> }
   /** Checks added to all three endpoints (the KMS plugins'). */
   readonly extra: readonly HealthCheck[]
@@ -24,13 +26,14 @@ export interface HealthWiring {
 }
 
 export function healthChecks({ hooks, lifecycle, storage, extra, livezGracePeriodMs, uptimeMs }: HealthWiring): { healthz: HealthCheck[]; livez: HealthCheck[]; readyz: HealthCheck[] } {
-  const base = (storageCheck: HealthCheck['check']): HealthCheck[] => [
+  const base: HealthCheck[] = [
     { name: 'ping', check: () => {} },
     { name: 'log', check: () => {} },
-    { name: 'etcd', check: storageCheck },
-    hooks.check(BOOTSTRAP_CONTROLLER),
-    ...hooks.ownChecks(),
+    { name: 'etcd', check: () => storage.healthz() },
   ]
+  const startup = [...hooks.startupChecks(), ...hooks.ownChecks()]
+  const bootSequence = inUpstreamOrder(startup.filter((c) => isBootSequenceCheck(c.name)))
+  const readinessOnly = startup.filter((c) => !isBootSequenceCheck(c.name))
   const shutdown: HealthCheck = {
     name: 'shutdown',
     check: () => {
@@ -38,8 +41,8 @@ export function healthChecks({ hooks, lifecycle, storage, extra, livezGracePerio
     },
   }
   return {
-    healthz: [...base(() => storage.healthz()), ...extra],
-    livez: [...base(() => storage.healthz()), ...extra].map((c) => (c.name.startsWith('poststarthook/') ? graceForStartup(c, livezGracePeriodMs, uptimeMs) : c)),
-    readyz: [...base(() => storage.readyz()), ...hooks.startupChecks([BOOTSTRAP_CONTROLLER]), ...extra, shutdown],
+    healthz: [...base, ...extra, ...bootSequence],
+    livez: [...base, ...extra, ...bootSequence.map((c) => graceForStartup(c, livezGracePeriodMs, uptimeMs))],
+    readyz: [...base, { name: 'etcd-readiness', check: () => storage.readyz() }, ...extra, ...readinessOnly, ...bootSequence, shutdown],
   }
 }

@@ -19,7 +19,7 @@ import { RbacRuleResolver } from '../authz/rbac/rule-resolver.js'
 import { startResourceQuotaController } from '../controllers/resource-quota.js'
 import type { RunOnce } from '../controllers/run-once.js'
 import type { ServerHooks } from '../lifecycle/hooks.js'
-import { INFORMER_SYNC } from '../lifecycle/startup-parts.js'
+import { ADMISSION_INITIALIZER, INFORMER_SYNC } from '../lifecycle/startup-parts.js'
 import type { BuiltinOptions } from '../resources/builtin.js'
 import { measuredChain } from '../admission/measured-admission.js'
 import type { Logger } from '../logging/logger.js'
@@ -116,6 +116,8 @@ export function assembleSecurity(late: LateSecurity, wiring: SecurityWiring): Ch
   hooks.manage(INFORMER_SYNC, authentication)
   hooks.manage(INFORMER_SYNC, authorization)
   hooks.manage(INFORMER_SYNC, admission)
+  // Upstream's admission initializer hook: the plugins have what they read (webhook and policy configurations, quotas ...).
+  hooks.onStart('load', ADMISSION_INITIALIZER, () => admission.ready)
   hooks.onShutdown(() => rbac.stop())
   return chains
 }

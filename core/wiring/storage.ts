@@ -8,6 +8,7 @@ import type { Tracer } from '@opentelemetry/api'
 import { apiServerId } from '../controllers/apiserver-identity.js'
 import { encryptionKeyTransformers } from '../encryption/resource-transformers.js'
 import type { ServerHooks } from '../lifecycle/hooks.js'
+import { START_INFORMERS } from '../lifecycle/startup-parts.js'
 import type { Logger } from '../logging/logger.js'
 import { ENCRYPTION_LAST_RELOAD, ENCRYPTION_RELOADS } from '../metrics/definitions.js'
 import type { Metrics } from '../metrics/metrics.js'
@@ -79,7 +80,7 @@ export function assembleStorage(options: ApiServerOptions, ports: Partial<Server
     ...(transformers ? { transformers } : {}),
   })
   // The watch caches load with the rest of start-up (those in memory with their first use), so that reads at resourceVersion 0 are answered from memory from the start.
-  hooks.onStart('load', undefined, () => factory.loaded())
+  hooks.onStart('load', START_INFORMERS, () => factory.loaded())
   // The cache's storage watches end with the server; the storage itself stays open for its owner.
   hooks.onShutdown(() => factory.stop(), 'storage')
   if (expiring) hooks.onShutdown(() => expiring.stop(), 'storage')
