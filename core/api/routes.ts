@@ -18,6 +18,7 @@ import {
 } from './discovery.js'
 import { JWKS_PATH, OPENID_CONFIG_PATH, type IssuerDiscovery } from '../authn/serviceaccount/issuer-discovery.js'
 import { healthResponse } from './health.js'
+import { rootPaths, rootPathsResponse } from './root-paths.js'
 import { observeHealthcheck } from '../metrics/slis.js'
 import type { HealthCheck } from '../lifecycle/health-check.js'
 import { openApiIndexResponse, openApiV2Response, openApiV3Response } from './openapi-responses.js'
@@ -56,6 +57,8 @@ export interface RouteDeps {
   peers?: Pick<PeerProxyDeps, 'directory' | 'forward'>
   /** Starts the handlers' spans (`Create`, `Get`, ...) under the request's span; absent, tracing is off. */
   tracer?: Tracer | undefined
+  /** `/logs` is served (`--enable-logs-handler`), and so listed at `/`. */
+  logs?: boolean
 }
 
 function discoveryResponse(
@@ -122,6 +125,13 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
     app.get(`/${endpoint}`, handler)
     app.get(`/${endpoint}/*`, handler)
   }
+  // The index of the paths the server lists, as upstream's (cluster administrators may read it; RBAC's roles name no `/`).
+  const index = async () => {
+    const issuerDiscovery = (await deps.issuerDiscovery?.discovery()) !== undefined
+    return rootPathsResponse(rootPaths({ catalogue, checks: deps.checks, aggregator, issuerDiscovery, logs: deps.logs === true }))
+  }
+  app.get('/', index)
+  app.get('/index.html', index)
   const issuer = deps.issuerDiscovery
   if (issuer) {
     const serve = async (pick: (d: IssuerDiscovery) => Response): Promise<Response> => {

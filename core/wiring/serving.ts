@@ -175,6 +175,7 @@ export function installServing(w: ServingWiring): ServingApp {
     checks: w.checks,
     handlerEnv,
     issuerDiscovery: chains.authentication.serviceAccountTokens,
+    logs: ports.logFiles !== undefined,
     ...(w.aggregator ? { aggregator: w.aggregator } : {}),
     ...(w.membership.peers ? { peers: w.membership.peers } : {}),
   })
