@@ -382,6 +382,10 @@ export class ResourceStore {
     ctx: RequestContext,
     options: { answerOnly?: boolean } = {},
   ): Promise<{ object: KubeObject; created: boolean }> {
+    // Upstream's update handler checks the body (its kind, its name against the URL's) before it looks the object up:
+    // a mismatch is a 400 whether or not the object is stored. On shallow copies: the attempts below check it again.
+    const body = await next({ metadata: {} })
+    if (isPlainObject(body)) this.checkBody({ ...body, metadata: isPlainObject(body['metadata']) ? { ...body['metadata'] } : body['metadata'] }, namespace, name)
     for (let attempt = 1; ; attempt++) {
       try {
         return { object: await this.update(namespace, name, next, ctx, undefined, options), created: false }

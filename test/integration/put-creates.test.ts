@@ -81,6 +81,16 @@ describe('a PUT of an object that is not stored', () => {
     assert.equal((await api.get(`${CM}/absent`)).status, 404)
   })
 
+  it('refuses a body naming another object or of another kind with 400 before it looks the object up, as upstream\'s update handler', async () => {
+    const named = await api.put(`${CM}/absent`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'other' }, data: { a: 'b' } })
+    assert.equal(named.status, 400, named.text)
+    assert.equal(named.body.message, 'the name of the object (other) does not match the name on the URL (absent)')
+    const kind = await api.put(`${CM}/absent`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'absent' } })
+    assert.equal(kind.status, 400, kind.text)
+    assert.equal(kind.body.message, 'the kind in the data (Secret) does not match the expected kind (ConfigMap)')
+    assert.equal((await api.get(`${CM}/other`)).status, 404)
+  })
+
   it('answers 404 for a merge patch of a missing Role: only a PUT or an apply creates', async () => {
     const res = await api.patch(`${ROLES}/patched`, { rules: [] }, MERGE)
     assert.equal(res.status, 404, res.text)
