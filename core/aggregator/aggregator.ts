@@ -138,6 +138,8 @@ export function startAggregator(options: AggregationOptions, deps: AggregatorDep
   const timer = setInterval(() => {
     for (const name of byName.keys()) void probe(name)
   }, options.availabilityIntervalMs ?? DEFAULT_AVAILABILITY_INTERVAL_MS)
+  // Background polling: an embedder's process may end without stopping the server, as with its other timers.
+  ;(timer as { unref?: () => void }).unref?.()
 
   return {
     remote(group, version) {

@@ -172,6 +172,7 @@ export function followOpenApiSpecs(deps: OpenApiSpecsDeps): OpenApiSpecs {
   const schedule = (entry: Tracked, ms: number) => {
     if (entry.timer) clearTimeout(entry.timer)
     entry.timer = setTimeout(() => void sync(entry), ms)
+    ;(entry.timer as { unref?: () => void }).unref?.()
   }
 
   const sync = async (entry: Tracked): Promise<void> => {

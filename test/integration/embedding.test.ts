@@ -250,4 +250,17 @@ console.log(JSON.stringify(process.getActiveResourcesInfo().filter((kind) => !ST
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { timeout: 60_000 })
     assert.deepEqual(JSON.parse(stdout), [])
   })
+
+  it('holds no process open while it runs: one with API aggregation, never shut down, lets its process end', async () => {
+    // The aggregator polls its APIServices' availability in the background; an interval that held the process
+    // kept a test file's process running after its tests (killed here after 60 s, failing the test).
+    const script = `
+import { ADMIN_IDENTITY, createApiServer } from ${JSON.stringify(new URL('../../core/index.ts', import.meta.url).href)}
+const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, aggregation: {} })
+await server.ready
+console.log((await server.fetch(new Request('http://in-process/apis/apiregistration.k8s.io/v1/apiservices'))).status)
+`
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { timeout: 60_000 })
+    assert.equal(stdout.trim(), '200')
+  })
 })
