@@ -35,7 +35,11 @@ export function conflictMessage(conflicts: readonly ApplyConflict[]): string {
     return `Apply failed with 1 conflict: conflict with ${describeManager(only.manager)}: ${formatPath(only.path)}`
   }
   const byManager = new Map<string, Path[]>()
-  for (const c of conflicts) byManager.set(c.manager, [...(byManager.get(c.manager) ?? []), c.path])
+  for (const c of conflicts) {
+    const paths = byManager.get(c.manager)
+    if (paths) paths.push(c.path)
+    else byManager.set(c.manager, [c.path])
+  }
   const lines: string[] = []
   for (const manager of [...byManager.keys()].sort()) {
     lines.push(`conflicts with ${describeManager(manager)}:`)

@@ -7,7 +7,7 @@
  */
 import { setKey } from '../machinery/object.js'
 import { FieldSet } from './fieldset.js'
-import { elementId } from './path.js'
+import { elementId, type PathElement } from './path.js'
 import { childShape, isNamedField, isObject, itemElement, ownValue, resolveShape, type Shape } from './typed.js'
 
 const LEAF: Shape = { kind: 'leaf' }
@@ -176,16 +176,22 @@ export function dropNulls(value: unknown): unknown {
 export function ensureNamedFieldsAreMembers(set: FieldSet, declared: Shape): FieldSet {
   // a deduced value has no named fields at any depth
   if (declared.kind === 'deduced') return set
-  const shape = declared
-  let out = set
-  for (const { pe, set: below } of set.entries().children) {
+  const { members, children } = set.entries()
+  if (children.length === 0) return set
+  const named: PathElement[] = []
+  let widenedBelow = false
+  // Each level rebuilt once from its widened children: inserting paths one by one copied a level per path.
+  const widened = children.map((child) => {
     let inner: Shape = LEAF
-    if ('field' in pe) {
-      if (isNamedField(shape, pe.field)) out = out.insert([pe])
-      inner = childShape(shape, pe.field) ?? LEAF
-    } else if (shape.kind === 'list') inner = shape.elem
-    const widened = ensureNamedFieldsAreMembers(below, inner)
-    for (const p of widened.difference(below).paths()) out = out.insert([pe, ...p])
-  }
-  return out
+    if ('field' in child.pe) {
+      if (isNamedField(declared, child.pe.field)) named.push(child.pe)
+      inner = childShape(declared, child.pe.field) ?? LEAF
+    } else if (declared.kind === 'list') inner = declared.elem
+    const below = ensureNamedFieldsAreMembers(child.set, inner)
+    if (below === child.set) return child
+    widenedBelow = true
+    return { pe: child.pe, set: below }
+  })
+  if (!widenedBelow && named.every((pe) => set.has([pe]))) return set
+  return FieldSet.fromParts([...members, ...named], widened)
 }

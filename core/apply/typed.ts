@@ -9,7 +9,7 @@ import type { FieldDef, TypeDef, TypeRef } from '../resources/schema/index.js'
 import { typeTable } from '../resources/schema/index.js'
 import { FieldSet, type FieldSetChild } from './fieldset.js'
 import { appendAll } from '../machinery/append-all.js'
-import { compareValues, elementId, elementText, type Json, type Path, type PathElement } from './path.js'
+import { compareValues, elementId, elementText, type Json, type PathElement } from './path.js'
 import { ATOMIC_STRUCTS, FIELD_MAP_TYPE, GO_ZERO_FIELDS, KEY_DEFAULTS } from './schema-facts.js'
 
 export type Shape =
@@ -194,52 +194,61 @@ export function validateApplied(value: unknown, declared: Shape, prefix = ''): s
 
 /** The fields an object sets (upstream's ToFieldSet). */
 export function fieldSetOf(value: unknown, shape: Shape): FieldSet {
-  const paths: Path[] = []
-  collect(value, shape, [], paths)
-  // Not FieldSet.of(...paths): a list of 100,000 items is more arguments than a call takes.
-  return FieldSet.fromPaths(paths)
+  const below = setBelow(value, shape)
+  return below === 'leaf' ? FieldSet.empty() : below
 }
 
-function collect(value: unknown, declared: Shape, path: PathElement[], out: Path[]): void {
+/**
+ * The set of the paths below a value, or `leaf` when the value is owned as
+ * one (its own path is the member). Built level by level as the object is
+ * walked: a list of paths grouped afterwards copied a path per field and
+ * serialized every element, most of an apply's time and garbage over a
+ * list of tens of thousands of items.
+ */
+function setBelow(value: unknown, declared: Shape): FieldSet | 'leaf' {
   const shape = resolveShape(declared, value)
-  if (shape.kind === 'leaf') {
-    out.push(path)
-    return
-  }
+  if (shape.kind === 'leaf') return 'leaf'
+  const members: PathElement[] = []
+  const children: FieldSetChild[] = []
   if (shape.kind === 'list') {
-    if (!Array.isArray(value)) return
+    if (!Array.isArray(value)) return FieldSet.empty()
     const elements = value.map((item) => itemElement(shape, item))
     const ids = elements.map((pe) => (typeof pe === 'string' ? undefined : elementId(pe)))
     const seen = new Set<string>()
-    const duplicated = new Map<string, PathElement>()
-    elements.forEach((pe, i) => {
-      const id = ids[i]
-      if (typeof pe === 'string' || id === undefined) return
-      if (seen.has(id)) {
-        if (!duplicated.has(id)) duplicated.set(id, pe)
-      } else seen.add(id)
-    })
-    // A duplicated item is owned as a whole: its path without its fields.
-    for (const pe of duplicated.values()) out.push([...path, pe])
-    value.forEach((item, i) => {
+    const duplicated = new Set<string>()
+    for (const id of ids) {
+      if (id === undefined) continue
+      if (seen.has(id)) duplicated.add(id)
+      else seen.add(id)
+    }
+    for (let i = 0; i < value.length; i++) {
       const pe = elements[i] as PathElement | string
       const id = ids[i]
-      if (typeof pe === 'string' || id === undefined || duplicated.has(id)) return
-      collect(item, shape.elem, [...path, pe], out)
-      out.push([...path, pe])
-    })
-    return
+      if (typeof pe === 'string' || id === undefined) continue
+      // An item is a member; a duplicated one is owned as a whole (once), without its fields.
+      if (duplicated.has(id)) {
+        if (seen.delete(id)) members.push(pe)
+        continue
+      }
+      members.push(pe)
+      const below = setBelow(value[i], shape.elem)
+      if (below !== 'leaf' && !below.isEmpty()) children.push({ pe, set: below })
+    }
+    return FieldSet.fromParts(members, children)
   }
-  if (!isObject(value)) return
+  if (!isObject(value)) return FieldSet.empty()
   for (const [name, child] of Object.entries(value)) {
     if (child === undefined) continue
-    const inner = childShape(shape, name) ?? LEAF
-    const childPath = [...path, { field: name }]
-    collect(child, inner, childPath, out)
-    if (child === null || (isObject(child) && Object.keys(child).length === 0) || !isNamedField(shape, name)) {
-      out.push(childPath)
+    const pe = { field: name }
+    const below = setBelow(child, childShape(shape, name) ?? LEAF)
+    if (below === 'leaf') {
+      members.push(pe)
+      continue
     }
+    if (!below.isEmpty()) children.push({ pe, set: below })
+    if (child === null || (isObject(child) && Object.keys(child).length === 0) || !isNamedField(shape, name)) members.push(pe)
   }
+  return FieldSet.fromParts(members, children)
 }
 
 export interface Comparison {
