@@ -18,6 +18,7 @@
  * (RegexWorkExceeded), and each caller turns that into its own error.
  */
 import { RE2JS } from 're2js'
+import { estimatedProgramSize } from './program-size.js'
 
 /** A pattern RE2 refuses; `message` is Go's regexp.Compile error text. */
 export class RegexSyntaxError extends Error {
@@ -61,7 +62,9 @@ export const REGEX_CACHE_SIZE = 1024
  * 70 MB, and a few dozen such patterns, a CEL rule matching against a
  * pattern from the object, ran the process out of memory. A program past
  * this cannot be matched against more than 500 characters anyway
- * (REGEX_WORK_LIMIT); it is refused as Go refuses one past its own limit.
+ * (REGEX_WORK_LIMIT); it is refused as Go refuses one past its own limit,
+ * by an estimate from the pattern's text before compiling (Go's checkSize,
+ * see program-size.ts), and by the compiled program's own size.
  */
 export const REGEX_PROGRAM_LIMIT = 100_000
 
@@ -77,6 +80,7 @@ let cachedInstructions = 0
 const weight = (entry: RE2JS | RegexSyntaxError): number => (entry instanceof RegexSyntaxError ? 0 : entry.programSize())
 
 function compileUncached(pattern: string): RE2JS | RegexSyntaxError {
+  if ((estimatedProgramSize(pattern) ?? 0) > REGEX_PROGRAM_LIMIT) return new RegexSyntaxError(TOO_LARGE(pattern))
   try {
     const compiled = RE2JS.compile(pattern)
     return compiled.programSize() > REGEX_PROGRAM_LIMIT ? new RegexSyntaxError(TOO_LARGE(pattern)) : compiled
