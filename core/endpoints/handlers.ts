@@ -270,7 +270,7 @@ async function writeRequest(request: Request, entry: ResourceEntry, verb: string
   const body = await readObjectBody(request, env, ctx)
   const uid = isPlainObject(body) && isPlainObject(body['metadata']) ? body['metadata']['uid'] : undefined
   if (typeof uid === 'string' && uid !== '') ctx.updatePreconditionUid = uid
-  return { apply: false, put: true, patch: () => cloneJson(body) }
+  return { apply: false, put: body, patch: () => cloneJson(body) }
 }
 
 /** A create's or PUT's body; its duplicate fields go to `ctx` unless field validation ignores them. */
@@ -313,7 +313,7 @@ async function write(
     return store.apply(namespace, name, req.config, ctx, subresource)
   }
   // The answer is only encoded for the client: an update that changes nothing answers the stored object itself.
-  if (req.put && subresource === undefined) return store.put(namespace, name, req.patch, ctx, { answerOnly: true })
+  if (req.put !== undefined && subresource === undefined) return store.put(namespace, name, req.put, req.patch, ctx, { answerOnly: true })
   return { object: await store.update(namespace, name, req.patch, ctx, subresource, { answerOnly: true }), created: false }
 }
 

@@ -24,8 +24,8 @@ import { writeOptionErrors } from '../registry/write-options.js'
 /** The next object from the current one, or a promise of it for work done in time slices. */
 export type PatchFunction = (current: KubeObject) => unknown
 
-/** `put`: the whole object a PUT sends, not a patch of the stored one. */
-export type PatchRequest = { apply: false; put?: true; patch: PatchFunction } | { apply: true; config: Record<string, unknown> }
+/** `put`: the whole object a PUT sends (`patch` gives a copy of it), not a patch of the stored one. */
+export type PatchRequest = { apply: false; put?: unknown; patch: PatchFunction } | { apply: true; config: Record<string, unknown> }
 
 /**
  * The patch types `entry` accepts, in the order a 415 lists them. Custom

@@ -371,20 +371,20 @@ export class ResourceStore {
   }
 
   /**
-   * A PUT of the object: `next` (the body) replaces what is stored. When
+   * A PUT of the object: `body` (a copy of it from `next`) replaces what is stored. When
    * nothing is stored, a kind whose upstream strategy allows create on update
    * creates it, admitted as a CREATE; the others answer 404.
    */
   async put(
     namespace: string,
     name: string,
+    body: unknown,
     next: (current: KubeObject) => unknown,
     ctx: RequestContext,
     options: { answerOnly?: boolean } = {},
   ): Promise<{ object: KubeObject; created: boolean }> {
     // Upstream's update handler checks the body (its kind, its name against the URL's) before it looks the object up:
     // a mismatch is a 400 whether or not the object is stored. On shallow copies: the attempts below check it again.
-    const body = await next({ metadata: {} })
     if (isPlainObject(body)) this.checkBody({ ...body, metadata: isPlainObject(body['metadata']) ? { ...body['metadata'] } : body['metadata'] }, namespace, name)
     for (let attempt = 1; ; attempt++) {
       try {
