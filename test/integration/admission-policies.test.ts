@@ -157,6 +157,65 @@ describe('ValidatingAdmissionPolicy', () => {
     assert.equal((await client.post('/api/v1/namespaces/default/configmaps', configMap('owned', {}, { owner: 'ann' }))).status, 201)
   })
 
+  /**
+   * Upstream's conformance spec "ValidatingAdmissionPolicy should allow
+   * expressions to refer variables." (test/e2e/apimachinery/validatingadmissionpolicy.go):
+   * a validation that is a variable alone must evaluate to bool, which it
+   * does because each variable is typed as its expression; it was refused as
+   * dyn, and the spec's policy could not be created.
+   */
+  it('types each variable as its expression, so a validation may be a variable alone (the conformance spec on variables)', async () => {
+    const client = await startServer({ admission: { plugins: ['ValidatingAdmissionPolicy'] } })
+    await namespace(client, 'vars', { vars: 'true' })
+    const rules = [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['deployments'] }]
+    await created(
+      client,
+      `${ADM}/validatingadmissionpolicies`,
+      policy('odd-replicas', {
+        matchConstraints: { namespaceSelector: { matchLabels: { vars: 'true' } }, resourceRules: rules },
+        variables: [
+          { name: 'replicas', expression: 'object.spec.replicas' },
+          { name: 'oddReplicas', expression: 'variables.replicas % 2 == 1' },
+        ],
+        validations: [{ expression: 'variables.replicas > 1' }, { expression: 'variables.oddReplicas' }],
+      }),
+    )
+    await created(client, `${ADM}/validatingadmissionpolicybindings`, binding('odd-replicas-binding', 'odd-replicas', { matchResources: { namespaceSelector: { matchLabels: { vars: 'true' } } } }))
+    const deployment = (name: string, replicas: number) => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, labels: { app: 'nginx' } },
+      spec: { replicas, selector: { matchLabels: { app: 'nginx' } }, template: { metadata: { labels: { app: 'nginx' } }, spec: { containers: [{ name: 'nginx', image: 'nginx:latest' }] } } },
+    })
+    await eventually('the policy denies one replica', async () => (await client.post('/apis/apps/v1/namespaces/vars/deployments?dryRun=All', deployment('marker', 1))).status === 422, WAIT_MS)
+    const single = await client.post('/apis/apps/v1/namespaces/vars/deployments', deployment('single', 1))
+    assert.equal(single.body.reason, 'Invalid', single.text)
+    assert.match(single.body.message, /denied request: failed expression: variables.replicas > 1$/)
+    const even = await client.post('/apis/apps/v1/namespaces/vars/deployments', deployment('even', 2))
+    assert.match(even.body.message, /denied request: failed expression: variables.oddReplicas$/)
+    assert.equal((await client.post('/apis/apps/v1/namespaces/vars/deployments', deployment('replicated', 3))).status, 201)
+    const replicaSet = { ...deployment('non-replicated', 1), kind: 'ReplicaSet' }
+    assert.equal((await client.post('/apis/apps/v1/namespaces/vars/replicasets', replicaSet)).status, 201)
+
+    // A variable names only the ones declared before it, and a result still has to be a bool.
+    const refused = await client.post(
+      `${ADM}/validatingadmissionpolicies`,
+      policy('misordered', {
+        variables: [
+          { name: 'first', expression: 'variables.second' },
+          { name: 'second', expression: "'text'" },
+        ],
+        validations: [{ expression: 'variables.second' }],
+      }),
+    )
+    assert.equal(refused.status, 422, refused.text)
+    const causes = refused.body.details.causes.map((c: { field: string; message: string }) => `${c.field}: ${c.message}`)
+    assert.equal(causes.length, 2, refused.text)
+    assert.match(causes[0], /^spec\.variables\[0\]\.expression: Invalid value: "variables\.second": compilation failed: ERROR: <input>:1:\d+: undefined field 'second'$/)
+    assert.equal(causes[1], 'spec.validations[0].expression: Invalid value: "variables.second": must evaluate to bool')
+    assert.equal((await client.get(`${ADM}/validatingadmissionpolicies/misordered`)).status, 404)
+  })
+
   it('Warn admits with a Warning header in upstream words; Audit admits without one', async () => {
     const client = await startServer({ admission: { plugins: ['ValidatingAdmissionPolicy'] } })
     await created(client, `${ADM}/validatingadmissionpolicies`, policy('no-x', { validations: [{ expression: "!has(object.data) || !('x' in object.data)", message: 'x is deprecated' }] }))

@@ -15,8 +15,12 @@ import { kubernetesEnvironment } from '../../cel/library/index.js'
 export interface AdmissionVariables {
   params: boolean
   authorizer: boolean
-  /** Names of the policy's `spec.variables`, reachable as `variables.<name>`. */
-  variables: boolean
+  /**
+   * The types of the policy's `spec.variables` an expression may name
+   * (`variables.<name>`), each its expression's checked type, as upstream's
+   * composition declares them; false when the policy has none.
+   */
+  variables: false | Readonly<Record<string, string>>
 }
 
 const GROUP_VERSION_KIND = { group: 'string', version: 'string', kind: 'string' } as const
@@ -86,7 +90,6 @@ function build(vars: AdmissionVariables): Environment {
     .registerVariable('namespaceObject', 'dyn')
     .registerVariable('request', { schema: ADMISSION_REQUEST_FIELDS })
   if (vars.params) env = env.registerVariable('params', 'dyn')
-  if (vars.variables) env = env.registerVariable('variables', 'map<string, dyn>')
   if (vars.authorizer) env = withAuthorizer(env)
   return env
 }
@@ -94,13 +97,50 @@ function build(vars: AdmissionVariables): Environment {
 const built = new Map<string, Environment>()
 
 function environment(vars: AdmissionVariables): Environment {
-  const key = `${vars.params}/${vars.authorizer}/${vars.variables}`
+  const key = `${vars.params}/${vars.authorizer}`
   let env = built.get(key)
   if (!env) {
     env = build(vars)
     built.set(key, env)
   }
-  return env
+  // Each policy's variables are a type of their own; a copy of the shared environment is cheap.
+  return vars.variables ? env.clone().registerVariable('variables', { schema: { ...vars.variables } }) : env
+}
+
+/**
+ * A variable's checked type as a field type of `variables`: scalars, lists
+ * and maps keep theirs, anything else (an object, an optional) is dyn, as
+ * upstream's composition converts them (convertCelTypeToDeclType).
+ */
+export function variableFieldType(type: string): string {
+  const generic = /^(list|map)<(.*)>$/.exec(type)
+  if (generic) {
+    const params = splitTopLevel(generic[2] ?? '').map(variableFieldType)
+    return `${generic[1]}<${params.join(', ')}>`
+  }
+  if (type === 'list') return 'list<dyn>'
+  if (type === 'map') return 'map<dyn, dyn>'
+  return SCALAR_TYPES.has(type) ? type : 'dyn'
+}
+
+const SCALAR_TYPES = new Set(['bool', 'int', 'uint', 'double', 'string', 'bytes', 'null', 'dyn', 'google.protobuf.Timestamp', 'google.protobuf.Duration'])
+
+/** `a, map<b, c>` split at the commas outside angle brackets. */
+function splitTopLevel(params: string): string[] {
+  const parts: string[] = []
+  let depth = 0
+  let start = 0
+  for (let i = 0; i < params.length; i++) {
+    const c = params[i]
+    if (c === '<') depth++
+    else if (c === '>') depth--
+    else if (c === ',' && depth === 0) {
+      parts.push(params.slice(start, i).trim())
+      start = i + 1
+    }
+  }
+  parts.push(params.slice(start).trim())
+  return parts
 }
 
 /** A result type in the library's spelling, with cel-go's for messages. */
@@ -119,9 +159,19 @@ export function admissionCompileError(
   accepted: readonly AdmissionResultType[] | 'any',
   vars: AdmissionVariables,
 ): string | undefined {
+  return admissionCompile(expression, accepted, vars).error
+}
+
+/** Compiles `expression` as admissionCompileError does; its checked type too when it compiles (a variable's). */
+export function admissionCompile(
+  expression: string,
+  accepted: readonly AdmissionResultType[] | 'any',
+  vars: AdmissionVariables,
+): { error?: string; type?: string } {
   const outcome = parseAndCheck(environment(vars), expression)
-  if ('issue' in outcome) return `compilation failed: ${outcome.issue}`
-  if (accepted === 'any' || accepted.includes(outcome.type as AdmissionResultType)) return undefined
+  // The checker's "No such key" on a declared object (`request`, `variables`) is cel-go's undefined field.
+  if ('issue' in outcome) return { error: `compilation failed: ${outcome.issue.replace(/No such key: (\S+)$/, "undefined field '$1'")}` }
+  if (accepted === 'any' || accepted.includes(outcome.type as AdmissionResultType)) return { type: outcome.type }
   const names = accepted.map((t) => GO_TYPE_NAMES[t])
-  return names.length === 1 ? `must evaluate to ${names[0]}` : `must evaluate to one of [${names.join(' ')}]`
+  return { error: names.length === 1 ? `must evaluate to ${names[0]}` : `must evaluate to one of [${names.join(' ')}]` }
 }

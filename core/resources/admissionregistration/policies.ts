@@ -13,7 +13,7 @@ import { duplicate, type FieldError, type FieldPath, fieldPath, forbiddenField, 
 import { GoLiteral, goStrings } from '../../machinery/go-format.js'
 import { validateLabelSelector } from '../../validation/label-selector.js'
 import { isDNS1123Subdomain, isQualifiedName, isValidPathSegmentName } from '../../machinery/names.js'
-import { type AdmissionResultType, type AdmissionVariables, admissionCompileError } from './cel.js'
+import { type AdmissionResultType, type AdmissionVariables, admissionCompile, variableFieldType } from './cel.js'
 import { validateMatchConditions } from './match-conditions.js'
 import { defaultRuleScope, FAILURE_POLICIES, MATCH_POLICIES, validateNamedRuleWithOperations } from './rules.js'
 
@@ -112,22 +112,35 @@ function compileInto(
   path: FieldPath,
   shown = expression,
 ): void {
-  const problem = admissionCompileError(expression, accepted, vars)
+  const problem = admissionCompile(expression, accepted, vars).error
   if (problem) errs.push(invalid(path, shown, problem))
 }
 
-function validateVariables(variables: unknown[], vars: AdmissionVariables, path: FieldPath): FieldError[] {
+/**
+ * Checks the variables in order, each seeing the ones before it typed as
+ * their expressions are (one that does not compile is dyn), as upstream's
+ * composition compiles and declares them; the types the other expressions
+ * see come back with the errors.
+ */
+function validateVariables(variables: unknown[], base: AdmissionVariables, path: FieldPath): { errs: FieldError[]; vars: AdmissionVariables } {
   const errs: FieldError[] = []
+  const types: Record<string, string> = {}
   variables.forEach((variable, i) => {
     const itemPath = path.index(i)
     const name = text(at(variable, 'name'))
     if (!name.trim()) errs.push(required(itemPath.child('name'), 'name is not specified'))
     else if (!CEL_IDENTIFIER.test(name) || CEL_RESERVED.has(name)) errs.push(invalid(itemPath.child('name'), name, 'name is not a valid CEL identifier'))
     const expression = text(at(variable, 'expression'))
+    let type = 'dyn'
     if (!expression.trim()) errs.push(required(itemPath.child('expression'), 'expression is not specified'))
-    else compileInto(errs, expression, 'any', vars, itemPath.child('expression'))
+    else {
+      const compiled = admissionCompile(expression, 'any', { ...base, variables: { ...types } })
+      if (compiled.error) errs.push(invalid(itemPath.child('expression'), expression, compiled.error))
+      else type = variableFieldType(compiled.type ?? 'dyn')
+    }
+    if (name) types[name] = type
   })
-  return errs
+  return { errs, vars: { ...base, variables: types } }
 }
 
 function validateValidation(validation: unknown, vars: AdmissionVariables, path: FieldPath): FieldError[] {
@@ -176,10 +189,9 @@ function validatePolicyFrame(spec: Record<string, unknown>, path: FieldPath, ign
     if (list(at(constraints, 'resourceRules')).length === 0) errs.push(required(path.child('matchConstraints').child('resourceRules')))
   }
   if (!ignoreMatchConditions) errs.push(...validateMatchConditions(spec['matchConditions'], { params: hasParams }, path.child('matchConditions')))
-  const variables = list(spec['variables'])
-  const vars: AdmissionVariables = { params: hasParams, authorizer: true, variables: variables.length > 0 }
-  errs.push(...validateVariables(variables, vars, path.child('variables')))
-  return { errs, vars }
+  const checked = validateVariables(list(spec['variables']), { params: hasParams, authorizer: true, variables: false }, path.child('variables'))
+  errs.push(...checked.errs)
+  return { errs, vars: checked.vars }
 }
 
 export function validateValidatingPolicy(obj: KubeObject, old?: KubeObject): FieldError[] {

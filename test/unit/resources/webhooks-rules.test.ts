@@ -68,7 +68,7 @@ describe('admission resource rules', () => {
 })
 
 describe('admission CEL', () => {
-  const vars = { params: false, authorizer: true, variables: false }
+  const vars = { params: false, authorizer: true, variables: false as const }
 
   it('declares the request, the objects and the authorizer library', () => {
     assert.equal(admissionCompileError("request.userInfo.username.startsWith('system:') && has(object.metadata)", ['bool'], vars), undefined)
