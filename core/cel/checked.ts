@@ -27,12 +27,63 @@ interface Located {
 /** `ERROR: <input>:line:col: message`, cel-go's one-line form of a compile issue. */
 export function issueText(expression: string, err: ParseError | TypeError | Error | Located): string {
   const { range, summary, message: full } = err as Located
-  const message = summary ?? (full ?? '').split('\n')[0] ?? ''
-  if (!range) return `ERROR: <input>: ${message}`
-  const before = expression.slice(0, range.start).split('\n')
+  let message = summary ?? (full ?? '').split('\n')[0] ?? ''
+  let start = range?.start
+  const overload = noMatchingOverload(expression, message, (err as { node?: OverloadNode }).node)
+  if (overload) ({ message, start } = overload)
+  if (start === undefined) return `ERROR: <input>: ${message}`
+  const before = expression.slice(0, start).split('\n')
   const line = before.length
   const column = (before[before.length - 1] ?? '').length + 1
   return `ERROR: <input>:${line}:${column}: ${message}`
+}
+
+/** What an overload error's node tells of where its operator or call is. */
+interface OverloadNode {
+  op?: string
+  pos?: number
+  args?: unknown
+}
+
+/** cel-go's spelling of a type in its messages: `list(int)`, `map(string, int)`, `null_type`. */
+export function celGoTypeName(type: string): string {
+  return type.replaceAll('<', '(').replaceAll('>', ')').replace(/\bnull\b/g, 'null_type')
+}
+
+/** cel-go's function names of the operators: `_>_`, `@in`, `-_`, `!_`. */
+const OPERATOR_FUNCTIONS: Readonly<Record<string, string>> = { in: '@in', '-': '-_', '!': '!_' }
+
+/**
+ * The library's "no such overload" of an operator or a call, as cel-go's
+ * checker words it (`found no matching overload for '_>_' applied to
+ * '(int, string)'`, `'startsWith' applied to 'string.(int)'`) and where it
+ * points: at the operator, or at a call's opening parenthesis, as cel-go's
+ * parser places those expressions.
+ */
+function noMatchingOverload(expression: string, message: string, node: OverloadNode | undefined): { message: string; start: number | undefined } | undefined {
+  const at = (index: number) => (index >= 0 ? index : node?.pos)
+  const binary = /^no such overload: (.+) (\S+) (.+)$/.exec(message)
+  if (binary && !message.includes('(')) {
+    const [, left = '', op = '', right = ''] = binary
+    const rightNode = Array.isArray(node?.args) ? (node.args[1] as OverloadNode | undefined) : undefined
+    const start = rightNode?.pos === undefined ? node?.pos : at(expression.lastIndexOf(op, rightNode.pos - 1))
+    return { message: `found no matching overload for '${OPERATOR_FUNCTIONS[op] ?? `_${op}_`}' applied to '(${celGoTypeName(left)}, ${celGoTypeName(right)})'`, start }
+  }
+  const unary = /^no such overload: ([-!])(\S+)$/.exec(message)
+  if (unary) {
+    const [, op = '', operand = ''] = unary
+    return { message: `found no matching overload for '${OPERATOR_FUNCTIONS[op]}' applied to '(${celGoTypeName(operand)})'`, start: node?.pos }
+  }
+  const call = /^found no matching overload for '(?:(.+)\.)?([A-Za-z_]\w*)\((.*)\)'$/.exec(message)
+  if (call) {
+    const [, receiver, name = '', args = ''] = call
+    const argTypes = args === '' ? [] : args.split(/, (?![^(<]*[)>])/).map(celGoTypeName)
+    const signature = `${receiver === undefined ? '' : `${celGoTypeName(receiver)}.`}(${argTypes.join(', ')})`
+    const open = new RegExp(`${name}\\s*\\(`).exec(expression.slice(node?.pos ?? 0))
+    const start = open && node?.pos !== undefined ? node.pos + open.index + open[0].length - 1 : node?.pos
+    return { message: `found no matching overload for '${name}' applied to '${signature}'`, start }
+  }
+  return undefined
 }
 
 /** The nodes directly under `node` in the library's syntax tree. */

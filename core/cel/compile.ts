@@ -6,11 +6,11 @@
  * authentication/cel/compile.go and authorization/cel/compile.go.
  */
 import type { ASTNode } from '@marcbachmann/cel-js'
-import { childNodes, parseAndCheck } from './checked.js'
+import { celGoTypeName, childNodes, parseAndCheck } from './checked.js'
 import { type CelVariable, celEnvironment } from './environments.js'
 import { CostMeter, PER_CALL_LIMIT, runMetered } from './meter.js'
 
-export { childNodes, issueText } from './checked.js'
+export { celGoTypeName, childNodes, issueText } from './checked.js'
 
 /** What an expression may evaluate to; `dyn` results (from `claims`) are checked again when evaluated. */
 export type CelResultType = 'bool' | 'string' | 'list<string>'
@@ -32,10 +32,6 @@ export interface CelProgram {
 /** `got` (cel-go's spelling) is set when only the result type is wrong; authorization's message names it. */
 export type CompileResult = { program: CelProgram } | { reason: string; got?: string }
 
-/** cel-go's spelling of a type (`list(string)`), which upstream's messages carry. */
-export function celGoTypeName(type: string): string {
-  return type.replaceAll('<', '(').replaceAll('>', ')')
-}
 
 /**
  * Whether a checked type satisfies the expected ones. A `bool` is demanded

@@ -317,7 +317,8 @@ describe('ValidatingAdmissionPolicy', () => {
       metadata: { name: 'typo' },
       spec: {
         matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments'] }] },
-        validations: [{ expression: 'object.spec.replicas <= 5' }, { expression: 'object.spec.replicass <= 5' }],
+        // The third as upstream's "should type check validation expressions" spec writes it, looking for cel-go's words.
+        validations: [{ expression: 'object.spec.replicas <= 5' }, { expression: 'object.spec.replicass <= 5' }, { expression: "object.spec.replicas > '1'" }],
       },
     })
     let status: any
@@ -330,9 +331,14 @@ describe('ValidatingAdmissionPolicy', () => {
       WAIT_MS,
     )
     const warnings = status.typeChecking.expressionWarnings
-    assert.equal(warnings.length, 1)
+    assert.equal(warnings.length, 2)
     assert.equal(warnings[0].fieldRef, 'spec.validations[1].expression')
     assert.match(warnings[0].warning, /^apps\/v1, Kind=Deployment: ERROR: <input>:1:/)
+    assert.equal(warnings[1].fieldRef, 'spec.validations[2].expression')
+    assert.equal(
+      warnings[1].warning,
+      "apps/v1, Kind=Deployment: ERROR: <input>:1:22: found no matching overload for '_>_' applied to '(int, string)'\n | object.spec.replicas > '1'\n | .....................^",
+    )
   })
 
   it("installs the Gateway API's published policy, which refuses old bundles and a switch to the experimental channel", { skip: WITHOUT_REAL_WORLD }, async () => {

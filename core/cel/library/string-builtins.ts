@@ -107,8 +107,8 @@ function lastIndexOf(text: string, search: string, offset?: bigint): bigint {
   return -1n
 }
 
-/** A type as the library's own overload errors name it: a list or map by its kind alone. */
-const shown = (type: CelType): string => (type.kind === 'list' || type.kind === 'map' ? type.kind : type.name)
+/** A type as the library's own overload errors name it (checked.ts words the error as cel-go: `list(int)`). */
+const shown = (type: CelType): string => type.name
 
 interface StringCall extends Macro {
   readonly name: Receiver
