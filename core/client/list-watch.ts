@@ -24,25 +24,26 @@ export interface StoredResource {
 /**
  * Reads the resource `find` answers, asked on each list: a custom
  * resource's informer may be made before its definition is served, and
- * lists (retrying) until it is.
+ * lists (retrying) until it is. With `namespace`, only that namespace's
+ * objects are read (upstream's namespaced informers).
  */
-export function storageListWatch(find: () => StoredResource): ListWatch {
+export function storageListWatch(find: () => StoredResource, namespace = ''): ListWatch {
   return {
     list: () => {
       const resource = find()
       // From the watch cache at what it holds, as client-go's reflector lists first (resourceVersion "0"); the watch
       // from the list's revision brings the rest. An informer keeps what it lists as it keeps what a watch delivers:
       // shared, never changed.
-      return resource.storage.list(resource.prefix(''), { resourceVersion: '0', readOnly: true })
+      return resource.storage.list(resource.prefix(namespace), { resourceVersion: '0', readOnly: true })
     },
     watch: (revision) => {
       const resource = find()
       // Its events' objects are kept alike: the watch cache's own, not a copy of each per informer.
-      return resource.storage.watch(resource.prefix(''), { resourceVersion: String(revision), readOnly: true })
+      return resource.storage.watch(resource.prefix(namespace), { resourceVersion: String(revision), readOnly: true })
     },
-    get: (namespace, name) => {
+    get: (objectNamespace, name) => {
       const resource = find()
-      return resource.storage.get(resource.key(namespace, name))
+      return resource.storage.get(resource.key(objectNamespace, name))
     },
   }
 }

@@ -24,6 +24,7 @@ export const SYSTEM_NAMESPACES = 'poststarthook/start-system-namespaces-controll
 export const AUTHENTICATION_INFO = 'poststarthook/start-cluster-authentication-info-controller'
 export const IDENTITY_LEASES = 'poststarthook/start-kube-apiserver-identity-lease-controller'
 export const IDENTITY_LEASE_COLLECTOR = 'poststarthook/start-kube-apiserver-identity-lease-garbage-collector'
+export const LEGACY_TOKEN_TRACKING = 'poststarthook/start-legacy-token-tracking-controller'
 /** The aggregator's hooks, which all stand for the one start of its APIService controllers here. */
 export const AGGREGATOR_HOOKS = [
   'poststarthook/start-kube-aggregator-informers',
@@ -39,8 +40,8 @@ export const AGGREGATOR_HOOKS = [
 /**
  * The order kube-apiserver (1.32) registers its post-start hooks in, which
  * is the order its health endpoints list their checks. The hooks of work this
- * server does not do (the legacy token tracking, the service IP repair, the
- * proxy certificate's reload ...) are not among its checks.
+ * server does not do (the service IP repair, the proxy certificate's
+ * reload ...) are not among its checks.
  */
 const UPSTREAM_HOOK_ORDER: readonly string[] = [
   ADMISSION_INITIALIZER,
@@ -54,6 +55,7 @@ const UPSTREAM_HOOK_ORDER: readonly string[] = [
   AUTHENTICATION_INFO,
   IDENTITY_LEASES,
   IDENTITY_LEASE_COLLECTOR,
+  LEGACY_TOKEN_TRACKING,
   'poststarthook/rbac/bootstrap-roles',
   'poststarthook/scheduling/bootstrap-system-priority-classes',
   'poststarthook/priority-and-fairness-config-producer',

@@ -41,11 +41,15 @@ const TEMPLATE_FORMAT = 1
 /** The resources each server writes for itself at start (its leases and address leases) or on its own (events), by key segment. */
 export const PER_SERVER_RESOURCES = ['leases', 'masterleases', 'events']
 const PER_SERVER_PREFIXES = PER_SERVER_RESOURCES.map((resource) => `${resource}/`)
-/** And the objects each server writes of its own address and port, and of the CA bundles it was given, by key below the root. */
+/**
+ * And the objects each server writes of its own address and port, and of the CA bundles it was given, and the day
+ * the cluster began tracking legacy tokens (this cluster's, not the template's), by key below the root.
+ */
 const PER_SERVER_KEYS = new Set([
   'services/endpoints/default/kubernetes',
   'endpointslices/default/kubernetes',
   'configmaps/kube-system/extension-apiserver-authentication',
+  'configmaps/kube-system/kube-apiserver-legacy-service-account-token-tracking',
 ])
 
 /** Times within this much of the template's start-up window were written by that start-up. */

@@ -3,10 +3,12 @@
  * the readiness check upstream names it by: the system namespaces, the
  * identity lease, the bootstrap priority classes, flow schemas and RBAC
  * policy, the extension-apiserver-authentication ConfigMap, the
- * `kubernetes` Service, the first pass of the run-once controllers.
+ * `kubernetes` Service, the first pass of the run-once controllers, the
+ * legacy token tracking ConfigMap.
  */
 import { publishAuthenticationTrust, type ClientCABundleUpdate, withClientCAs } from '../controllers/authentication-trust.js'
 import { retryUntilDone } from '../controllers/bootstrap-retry.js'
+import { startLegacyTokenTracking } from '../controllers/legacy-token-tracking.js'
 import type { ClusterServices } from '../controllers/cluster-services.js'
 import { ensureSystemNamespaces } from '../controllers/namespace-lifecycle.js'
 import { rbacBootstrapHook } from '../controllers/rbac-bootstrap-roles.js'
@@ -15,7 +17,7 @@ import { systemPriorityClassesHook } from '../controllers/system-priority-classe
 import { flowControlBootstrapHook } from '../flowcontrol/bootstrap.js'
 import type { HealthCheck } from '../lifecycle/health-check.js'
 import type { ServerHooks } from '../lifecycle/hooks.js'
-import { AUTHENTICATION_INFO, BOOTSTRAP_CONTROLLER, IDENTITY_LEASE_COLLECTOR, IDENTITY_LEASES, SYSTEM_NAMESPACES } from '../lifecycle/startup-parts.js'
+import { AUTHENTICATION_INFO, BOOTSTRAP_CONTROLLER, IDENTITY_LEASE_COLLECTOR, IDENTITY_LEASES, LEGACY_TOKEN_TRACKING, SYSTEM_NAMESPACES } from '../lifecycle/startup-parts.js'
 import type { Logger } from '../logging/logger.js'
 import type { ApiServerOptions } from '../options/api-server-options.js'
 import type { Registry } from '../registry/registry.js'
@@ -53,7 +55,8 @@ export interface Bootstrap {
   fixedObjectsWritten(): boolean
 }
 
-export function registerBootstrap({ options, registry, membership, services, now, logger, hooks, priorityAndFairness, startupGiven }: BootstrapWiring): Bootstrap {
+export function registerBootstrap(wiring: BootstrapWiring): Bootstrap {
+  const { options, registry, membership, services, now, logger, hooks, priorityAndFairness, startupGiven } = wiring
   // Upstream's system namespaces controller: a refused creation is logged and tried again, and readiness does not wait for it.
   const namespaceBootstrap = (options.bootstrapNamespaces ?? true) ? retryUntilDone('system namespaces', () => ensureSystemNamespaces(registry, now), logger) : undefined
   const systemNamespaces = namespaceBootstrap?.firstAttempt ?? Promise.resolve()
@@ -93,6 +96,26 @@ export function registerBootstrap({ options, registry, membership, services, now
       logger.warn({ err: String(err) }, 'cannot publish the extension-apiserver-authentication ConfigMap'),
     ),
   )
+  // Upstream runs it in every kube-apiserver; once per store is enough here, the ConfigMap being one per cluster.
+  // Where it runs, start-up ends with the ConfigMap in place, also from a start-up template (whose stored form leaves
+  // it out, so that a new cluster's `since` is its own); elsewhere the check passes at once, as upstream's does once
+  // its controller is started.
+  let legacyTokenTracking: Promise<void> | undefined
+  membership.runOnce('legacy-token-tracking', () => {
+    let tracking: ReturnType<typeof startLegacyTokenTracking> | undefined
+    let stopped = false
+    // kube-system exists once the load phase is through.
+    legacyTokenTracking = hooks.after('load').then(() => {
+      if (stopped) return undefined
+      tracking = startLegacyTokenTracking({ stores: registry, now, logger })
+      return tracking.firstSync
+    })
+    return () => {
+      stopped = true
+      tracking?.stop()
+    }
+  })
+  hooks.onStart('controllers', LEGACY_TOKEN_TRACKING, () => legacyTokenTracking)
   hooks.onStart('bootstrap', BOOTSTRAP_CONTROLLER, () => services.start(registry, now, logger, membership))
   hooks.onShutdown(() => services.stop())
   // A lone server's controllers (default service accounts, storage protection ...) have done their first pass.

@@ -35,6 +35,7 @@ const BOOT_SEQUENCE = [
   'poststarthook/start-cluster-authentication-info-controller',
   'poststarthook/start-kube-apiserver-identity-lease-controller',
   'poststarthook/start-kube-apiserver-identity-lease-garbage-collector',
+  'poststarthook/start-legacy-token-tracking-controller',
   'poststarthook/rbac/bootstrap-roles',
   'poststarthook/scheduling/bootstrap-system-priority-classes',
   'poststarthook/priority-and-fairness-config-producer',
@@ -72,7 +73,7 @@ describe('health check names', () => {
     }
     assert.equal((await api.get('/readyz/etcd-readiness')).text, 'ok')
     assert.equal((await api.get('/healthz/informer-sync')).status, 404, 'informer-sync is a readiness check alone')
-    assert.equal((await api.get('/healthz/poststarthook/start-legacy-token-tracking-controller')).status, 404, 'work this server does not do has no check')
+    assert.equal((await api.get('/healthz/poststarthook/start-service-ip-repair-controllers')).status, 404, 'work this server does not do has no check')
     await api.server.shutdown()
   })
 

@@ -25,7 +25,8 @@ describe('NamespaceLifecycle', () => {
     const res = await api.post('/api/v1/namespaces/missing/configmaps', { metadata: { name: 'x' } })
     assert.equal(res.status, 404)
     assert.equal(res.body.message, 'namespaces "missing" not found')
-    assert.equal((await api.get('/api/v1/configmaps')).body.items.length, 0)
+    assert.equal((await api.get('/api/v1/namespaces/missing/configmaps/x')).status, 404)
+    assert.deepEqual((await api.get('/api/v1/configmaps')).body.items.filter((c: { metadata: { name: string } }) => c.metadata.name === 'x'), [])
   })
 
   it('lets other namespaces be deleted', async () => {

@@ -35,6 +35,7 @@ const NAMESPACES = { group: '', resource: 'namespaces', prefix: `${ROOT}/namespa
 const ACCOUNTS = { group: '', resource: 'serviceaccounts', prefix: `${ROOT}/serviceaccounts/` }
 const LEASES = { group: 'coordination.k8s.io', resource: 'leases', prefix: `${ROOT}/leases/` }
 const SLICES = { group: 'discovery.k8s.io', resource: 'endpointslices', prefix: `${ROOT}/endpointslices/` }
+const CONFIGMAPS = { group: '', resource: 'configmaps', prefix: `${ROOT}/configmaps/` }
 
 const NS_UID = '0d3b1c5e-0000-4000-8000-000000000001'
 const created = new Date(STARTED + 300).toISOString().replace(/\.\d{3}Z$/, 'Z')
@@ -64,6 +65,13 @@ async function firstStartUp(factory: { storageFor: (r: typeof NAMESPACES) => Sto
   // Each server's own: not kept.
   await factory.storageFor(LEASES).create(`${ROOT}/leases/kube-system/apiserver-abc`, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'apiserver-abc', namespace: 'kube-system' } })
   await factory.storageFor(SLICES).create(`${ROOT}/endpointslices/default/kubernetes`, { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'kubernetes', namespace: 'default' } })
+  // The day this cluster began tracking legacy tokens: a cluster begun from the template writes its own.
+  await factory.storageFor(CONFIGMAPS).create(`${ROOT}/configmaps/kube-system/kube-apiserver-legacy-service-account-token-tracking`, {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'kube-apiserver-legacy-service-account-token-tracking', namespace: 'kube-system' },
+    data: { since: '2026-01-10' },
+  })
 }
 
 async function keys(storage: Storage): Promise<string[]> {
