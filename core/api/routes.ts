@@ -34,7 +34,7 @@ import type { Tracer } from '@opentelemetry/api'
 import { withHandlerSpan } from '../tracing/handler-span.js'
 
 /** What a request's handler env holds of the request itself (the rest is the server's). */
-export type RequestParts = Pick<HandlerEnv, 'user' | 'auditAnnotations' | 'auditRequestObject' | 'passUpgrade' | 'remoteAddress'>
+export type RequestParts = Pick<HandlerEnv, 'user' | 'auditAnnotations' | 'auditRequestObject' | 'authWarnings' | 'passUpgrade' | 'remoteAddress'>
 
 export interface RouteDeps {
   catalogue: Catalogue
@@ -196,6 +196,7 @@ export function installRoutes(app: Hono<ChainEnv>, deps: RouteDeps): void {
       user: c.get('user'),
       auditAnnotations: audit?.annotations,
       auditRequestObject: audit?.requestObjectDecoded,
+      authWarnings: c.get('authNotes')?.warnings,
       passUpgrade: connection?.passUpgrade,
       remoteAddress: connection?.remoteAddress,
     })

@@ -9,8 +9,21 @@ import type { UserInfo } from '../machinery/object.js'
 /** undefined: this authenticator found no credential of its kind. */
 export type AuthResult = { user: UserInfo } | { error: string } | undefined
 
+/**
+ * What authenticators note of a request beside their answer, as upstream's
+ * add to the request's context: annotations for its audit event, texts for
+ * the answer's Warning headers. Kept whether the credential is taken or
+ * refused (a token refused as invalidated is annotated too).
+ */
+export interface AuthNotes {
+  readonly annotations: Record<string, string>
+  readonly warnings: string[]
+}
+
+export const newAuthNotes = (): AuthNotes => ({ annotations: {}, warnings: [] })
+
 export interface Authenticator {
-  authenticate(request: Request, connection: ConnectionInfo): AuthResult | Promise<AuthResult>
+  authenticate(request: Request, connection: ConnectionInfo, notes?: AuthNotes): AuthResult | Promise<AuthResult>
 }
 
 export const AUTHENTICATED_GROUP = 'system:authenticated'
@@ -35,8 +48,8 @@ export interface AuthRefusal {
 
 /** Who sent a request, as the authentication filter asks it (upstream's authenticator.Request). */
 export interface RequestAuthenticator {
-  /** The user, or the reason the request is refused with 401. */
-  authenticate(request: Request, connection: ConnectionInfo): Promise<{ user: UserInfo } | AuthRefusal>
+  /** The user, or the reason the request is refused with 401; `notes` gathers what the authenticators note. */
+  authenticate(request: Request, connection: ConnectionInfo, notes?: AuthNotes): Promise<{ user: UserInfo } | AuthRefusal>
 }
 
 /**
@@ -49,10 +62,10 @@ export class UnionAuthenticator implements RequestAuthenticator {
     private readonly anonymous?: Authenticator,
   ) {}
 
-  async authenticate(request: Request, connection: ConnectionInfo): Promise<{ user: UserInfo } | AuthRefusal> {
+  async authenticate(request: Request, connection: ConnectionInfo, notes?: AuthNotes): Promise<{ user: UserInfo } | AuthRefusal> {
     const errors: string[] = []
     for (const a of this.authenticators) {
-      const result = await a.authenticate(request, connection)
+      const result = await a.authenticate(request, connection, notes)
       if (!result) continue
       if ('user' in result) return { user: withAuthenticatedGroup(result.user) }
       errors.push(result.error)

@@ -5,7 +5,7 @@
  */
 import type { StaticToken } from '../config/token-file.js'
 import type { UserInfo } from '../machinery/object.js'
-import type { Authenticator } from './authenticator.js'
+import type { Authenticator, AuthNotes } from './authenticator.js'
 import { constantTimeEqual, secretDigest } from './constant-time.js'
 import { intersectAudiences, shareAudience } from './audiences.js'
 
@@ -19,8 +19,9 @@ export interface TokenAuthenticator {
   /**
    * `audiences`: who the token must be meant for (the API's audiences for a
    * request, a TokenReview's `spec.audiences`); undefined asks for none.
+   * `notes`: where the request's audit annotations and warnings are noted.
    */
-  authenticateToken(token: string, audiences?: readonly string[]): Promise<TokenAuthResult>
+  authenticateToken(token: string, audiences?: readonly string[], notes?: AuthNotes): Promise<TokenAuthResult>
 }
 
 export function bearerToken(request: Request): string | undefined {
@@ -54,11 +55,11 @@ export function staticTokenAuthenticator(tokens: readonly StaticToken[]): TokenA
  */
 export function audienceAgnostic(implicit: readonly string[], inner: TokenAuthenticator): TokenAuthenticator {
   return {
-    async authenticateToken(token, requested) {
-      if (!requested) return inner.authenticateToken(token)
+    async authenticateToken(token, requested, notes) {
+      if (!requested) return inner.authenticateToken(token, undefined, notes)
       const audiences = intersectAudiences(implicit, requested)
       if (!audiences.length) return undefined
-      const result = await inner.authenticateToken(token)
+      const result = await inner.authenticateToken(token, undefined, notes)
       return result && 'user' in result ? { user: result.user, audiences } : result
     },
   }
@@ -67,10 +68,10 @@ export function audienceAgnostic(implicit: readonly string[], inner: TokenAuthen
 /** Token authenticators in order: the first that knows the token decides (upstream's token union). */
 export function tokenChain(authenticators: readonly TokenAuthenticator[]): TokenAuthenticator {
   return {
-    authenticateToken: async (token, audiences) => {
+    authenticateToken: async (token, audiences, notes) => {
       const errors: string[] = []
       for (const a of authenticators) {
-        const result = await a.authenticateToken(token, audiences)
+        const result = await a.authenticateToken(token, audiences, notes)
         if (!result) continue
         if ('user' in result) return result
         errors.push(result.error)
@@ -87,10 +88,10 @@ export function tokenChain(authenticators: readonly TokenAuthenticator[]): Token
 export function bearerTokenAuthenticator(tokens: TokenAuthenticator, apiAudiences: readonly string[] = []): Authenticator {
   const asked = apiAudiences.length ? apiAudiences : undefined
   return {
-    async authenticate(request) {
+    async authenticate(request, _connection, notes) {
       const token = bearerToken(request)
       if (token === undefined) return undefined
-      const result = token ? await tokens.authenticateToken(token, asked) : undefined
+      const result = token ? await tokens.authenticateToken(token, asked, notes) : undefined
       if (!result) return { error: 'invalid bearer token' }
       if (!('user' in result)) return result
       // As upstream's authentication filter: an answer for other audiences than the API's is refused.

@@ -36,7 +36,7 @@ import { type PatchRequest, patchTypes, readPatch } from './patch-request.js'
 import { getScale, updateScale } from '../registry/scale.js'
 import { isConnectSubresource } from './connect-options.js'
 import { admitConnect, tokenRequestAdmission } from './subresource-admission.js'
-import { withWarnings } from './warnings.js'
+import { withWarnings } from '../http/warnings.js'
 import type { Registry } from '../registry/registry.js'
 import type { WatchMetrics } from '../metrics/watch-metrics.js'
 import type { RequestContext } from '../registry/request-context.js'
@@ -65,6 +65,8 @@ export interface HandlerEnv {
   auditAnnotations?: Record<string, string>
   /** Tells the request's audit event the object a create or update decoded (its name, uid, resourceVersion). */
   auditRequestObject?: (obj: unknown) => void
+  /** Authentication's warnings (a legacy token's): taken out, they lead the answer's own. */
+  authWarnings?: string[] | undefined
   /** How node agents and the cluster network are reached; absent, logs, exec, attach, port-forward and proxy are not served. */
   nodeAgent?: NodeAgentDeps | undefined
   /** The runtime's hand-over of this request's connection, for exec, attach and port-forward upgrades. */
@@ -120,9 +122,10 @@ function deprecationWarning(entry: ResourceEntry, served: HandlerEnv['servedRele
 export async function handleResource(request: Request, info: RequestInfo, env: HandlerEnv): Promise<Response> {
   const entry = env.registry.catalogue.lookup(info.apiGroup, info.apiVersion, info.resource)
   if (!entry) throw resourceNotFound()
-  // A deprecated kind's warning comes first, as upstream's handler adds it before it serves.
+  // Authentication's warnings come first, then a deprecated kind's, as upstream's handler adds it before it serves.
   const deprecation = deprecationWarning(entry, env.servedRelease)
-  const warnings = deprecation ? [deprecation] : []
+  const warnings = env.authWarnings?.length ? env.authWarnings.splice(0) : []
+  if (deprecation) warnings.push(deprecation)
   let res: Response
   try {
     res = await handleEntry(request, info, entry, env, warnings)
@@ -165,7 +168,12 @@ async function handleEntry(request: Request, info: RequestInfo, entry: ResourceE
     // A review is admitted as any create is (upstream's review REST calls its create validation), then answered.
     obj = await env.registry.admit(entry, { operation: 'CREATE', object: obj, namespace: ns }, ctx)
     return objectResponse(
-      await entry.virtualCreate(obj, { user: env.user, now: ctx.now, ...(info.namespace ? { namespace: info.namespace } : {}) }),
+      await entry.virtualCreate(obj, {
+        user: env.user,
+        now: ctx.now,
+        ...(info.namespace ? { namespace: info.namespace } : {}),
+        notes: { annotations: env.auditAnnotations ?? {}, warnings },
+      }),
       format,
       201,
     )

@@ -27,11 +27,11 @@ export function usernameCategory(username: string): string {
  */
 export function measuredAuthenticator(inner: RequestAuthenticator, metrics: Metrics): RequestAuthenticator {
   return {
-    async authenticate(request, connection) {
+    async authenticate(request, connection, notes) {
       const started = clock()
       let result: 'success' | 'failure' | 'error' = 'error'
       try {
-        const answer = await inner.authenticate(request, connection)
+        const answer = await inner.authenticate(request, connection, notes)
         if ('user' in answer) {
           result = 'success'
           metrics.inc(AUTHENTICATED_USER_REQUESTS, { username: usernameCategory(answer.user.username) })

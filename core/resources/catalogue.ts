@@ -44,6 +44,8 @@ export interface StrategyContext {
   coordinatedLeaderElection?: boolean
   /** The server's authorizer and RBAC rules, for writes that check what the writer may grant (roles, bindings). */
   authorization?: WriteAuthorization
+  /** The request's audit annotations and the answer's warnings, for what a review's authenticators note (TokenReview). */
+  notes?: { readonly annotations: Record<string, string>; readonly warnings: string[] }
 }
 
 /**

@@ -25,6 +25,7 @@ export type RulesResolver = (user: UserInfo, namespace: string) => Promise<Subje
 export type TokenAuthenticate = (
   token: string,
   audiences: readonly string[] | undefined,
+  notes?: StrategyContext['notes'],
 ) => Promise<{ user?: UserInfo; audiences?: string[]; error?: string }>
 
 const AUTHENTICATION = 'authentication.k8s.io'
@@ -60,12 +61,13 @@ export const selfSubjectReviews: ResourceEntry = review('SelfSubjectReview', 'se
  * unauthenticated status (with the error of the method that refused it).
  */
 export function tokenReviews(authenticate: TokenAuthenticate | undefined): ResourceEntry {
-  return review('TokenReview', 'tokenreviews', AUTHENTICATION, false, async (obj) => {
+  // What the authenticators note of the token (a legacy one's Secret) goes to the review's own request, as upstream's.
+  return review('TokenReview', 'tokenreviews', AUTHENTICATION, false, async (obj, ctx) => {
     const spec = record(obj['spec'])
     const token = text(spec['token'])
     if (!token) throw badRequest('token is required for TokenReview in authentication')
     const asked = list(spec['audiences']).map(text)
-    const result = authenticate ? await authenticate(token, asked.length ? asked : undefined) : {}
+    const result = authenticate ? await authenticate(token, asked.length ? asked : undefined, ctx.notes) : {}
     const status: Record<string, unknown> = { user: {} }
     if (asked.length && result.user && !(result.audiences ?? []).some((a) => asked.includes(a))) {
       // As upstream: an authenticator that answered for other audiences than asked is not believed.

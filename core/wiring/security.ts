@@ -53,10 +53,10 @@ export class LateSecurity {
   readonly reviews: Required<BuiltinOptions> = {
     rulesFor: (user, namespace) => this.bound().authorization.rulesFor(user, namespace),
     // TokenReview asks for its own audiences, else the API's, as a request's token is asked.
-    authenticateToken: async (token, audiences) => {
+    authenticateToken: async (token, audiences, notes) => {
       const { authentication } = this.bound()
       const apiAudiences = authentication.apiAudiences.length ? authentication.apiAudiences : undefined
-      const result = await authentication.tokens.authenticateToken(token, audiences ?? apiAudiences)
+      const result = await authentication.tokens.authenticateToken(token, audiences ?? apiAudiences, notes)
       if (!result) return {}
       if (!('user' in result)) return { error: result.error }
       return { user: withAuthenticatedGroup(result.user), ...(result.audiences ? { audiences: result.audiences } : {}) }

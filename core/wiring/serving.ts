@@ -142,7 +142,7 @@ export function installServing(w: ServingWiring): ServingApp {
   // settings with the request's fields added made each env a hidden class of its own (some 2 µs a request, and
   // every read of the env a megamorphic lookup after it).
   const authorizer = chains.authorization.authorizer
-  const handlerEnv = ({ user, auditAnnotations, auditRequestObject, passUpgrade, remoteAddress }: RequestParts): HandlerEnv => ({
+  const handlerEnv = ({ user, auditAnnotations, auditRequestObject, authWarnings, passUpgrade, remoteAddress }: RequestParts): HandlerEnv => ({
     registry,
     authorizer,
     now,
@@ -159,6 +159,7 @@ export function installServing(w: ServingWiring): ServingApp {
     user,
     auditAnnotations,
     auditRequestObject,
+    authWarnings,
     passUpgrade,
     remoteAddress,
   })

@@ -9,6 +9,7 @@
 import { CompactSign, compactVerify, decodeProtectedHeader } from 'jose'
 import { base64UrlDecode } from '../../machinery/base64.js'
 import { isPlainObject, type UserInfo } from '../../machinery/object.js'
+import type { AuthNotes } from '../authenticator.js'
 import type { TokenAuthenticator, TokenAuthResult } from '../bearer-token.js'
 import { readTokenClaims, sortedJson, type TokenClaims } from './claims.js'
 import type { PublicKeySet } from './key-set.js'
@@ -25,8 +26,11 @@ export async function signToken(key: SigningKey, claims: TokenClaims): Promise<s
   return new CompactSign(encoder.encode(sortedJson(claims))).setProtectedHeader({ alg: key.alg, kid: key.kid }).sign(key.privateKey)
 }
 
-/** Decides, once signature and issuer are verified, who the token stands for, or why it stands for nobody. */
-export type TokenValidator = (token: string, claims: TokenClaims, payload: Record<string, unknown>) => Promise<UserInfo | { error: string }>
+/**
+ * Decides, once signature and issuer are verified, who the token stands for,
+ * or why it stands for nobody; `notes` takes the request's audit annotations and warnings.
+ */
+export type TokenValidator = (token: string, claims: TokenClaims, payload: Record<string, unknown>, notes?: AuthNotes) => Promise<UserInfo | { error: string }>
 
 export interface JwtAuthenticatorConfig {
   issuers: readonly string[]
@@ -35,6 +39,8 @@ export interface JwtAuthenticatorConfig {
   /** The API audiences: what a token without `aud` is taken to be for, and what is asked when nothing else is. */
   implicitAudiences: readonly string[]
   validate: TokenValidator
+  /** Counts a token without audiences (a legacy one) whose signature verified, checked further or not (`serviceaccount_legacy_tokens_total`). */
+  countLegacyToken?: () => void
 }
 
 /** The unverified `iss` of a compact JWS, or undefined when it is not one. */
@@ -128,7 +134,7 @@ export function jwtTokenAuthenticator(config: JwtAuthenticatorConfig): TokenAuth
   const implicit = config.implicitAudiences
   const remembered = new VerifiedSignatures()
   return {
-    async authenticateToken(token, requested): Promise<TokenAuthResult> {
+    async authenticateToken(token, requested, notes): Promise<TokenAuthResult> {
       const iss = unverifiedIssuer(token)
       if (iss === undefined || !issuers.has(iss)) return undefined
       const verified = await verifiedPayload(token, config.keys, remembered)
@@ -140,13 +146,17 @@ export function jwtTokenAuthenticator(config: JwtAuthenticatorConfig): TokenAuth
         return { error: (err as Error).message }
       }
       if (!issuers.has(claims.iss ?? '')) return { error: `token issuer ${JSON.stringify(claims.iss ?? '')} is invalid` }
-      // A token without audiences (a legacy one) is meant for this API alone.
+      // A token without audiences (a legacy one) is meant for this API alone; its use is noted, whatever comes of it.
+      if (!claims.aud?.length) {
+        if (notes) notes.annotations['authentication.k8s.io/legacy-token'] = claims.sub ?? ''
+        config.countLegacyToken?.()
+      }
       const tokenAudiences = claims.aud?.length ? claims.aud : implicit
       const wanted = requested ?? implicit
       const audiences = intersectAudiences(tokenAudiences, wanted)
       if (!audiences.length && implicit.length)
         return { error: `token audiences ${quotedList(tokenAudiences)} is invalid for the target audiences ${quotedList(wanted)}` }
-      const user = await config.validate(token, claims, verified.payload)
+      const user = await config.validate(token, claims, verified.payload, notes)
       if ('error' in user) return user
       return { user, audiences }
     },

@@ -15,7 +15,8 @@ import { jwtTokenAuthenticator, signToken } from './jwt.js'
 import { staticKeySet, type PublicKeySet } from './key-set.js'
 import { generateSigningKeyPem, loadSigningKey, loadVerificationKeys } from './keys.js'
 import type { TokenIssuerConfig } from './token-request.js'
-import { boundTokenValidator, LEGACY_ISSUER, legacyTokenValidator, storedTokenObjects } from './validators.js'
+import { boundTokenValidator, LAST_USED_LABEL, LEGACY_ISSUER, type LegacyTokenUse, legacyTokenValidator, storedTokenObjects } from './validators.js'
+import { INVALID_LEGACY_AUTO_TOKEN_USES, LEGACY_AUTO_TOKEN_USES, LEGACY_MANUAL_TOKEN_USES, LEGACY_TOKEN_COUNTERS, LEGACY_TOKENS } from './metrics.js'
 
 export const DEFAULT_ISSUER = 'https://kubernetes.default.svc.cluster.local'
 
@@ -72,6 +73,30 @@ async function loadKeys(ctx: SecurityContext, options: ServiceAccountTokenOption
   }
 }
 
+const USE_COUNTERS = { auto: LEGACY_AUTO_TOKEN_USES, manual: LEGACY_MANUAL_TOKEN_USES, invalidated: INVALID_LEGACY_AUTO_TOKEN_USES }
+const SECRETS = { group: '', version: 'v1', resource: 'secrets', namespaced: true }
+
+/**
+ * Where the use of a legacy token is tracked: the counters, and the
+ * Secret's last-used label, patched through the server's own API as
+ * kube-apiserver (upstream's loopback client) with the Secret's uid, so
+ * that a Secret made again under the name is not labelled for the old one.
+ */
+function legacyTokenUse(ctx: SecurityContext): LegacyTokenUse {
+  return {
+    now: ctx.now,
+    count: (kind) => ctx.metrics?.inc(USE_COUNTERS[kind], {}),
+    async labelLastUsed(secret, day) {
+      const { name = '', namespace = '', uid } = secret.metadata
+      try {
+        await ctx.client.patch(SECRETS, namespace, name, 'merge', { metadata: { uid, labels: { [LAST_USED_LABEL]: day } } })
+      } catch (err) {
+        ctx.logger.error({ secret: `${namespace}/${name}`, err: String(err) }, 'cannot label a legacy service account token with the day it was last used')
+      }
+    },
+  }
+}
+
 /**
  * `externalAddress` is where clients reach the server (host and port), for
  * the default key set URI; asked at each discovery request.
@@ -102,17 +127,27 @@ export function serviceAccountTokens(
   const whenLoaded = (build: (l: Loaded) => TokenAuthenticator): TokenAuthenticator => {
     let built: Promise<TokenAuthenticator> | undefined
     return {
-      async authenticateToken(token, audiences) {
+      async authenticateToken(token, audiences, notes) {
         built ??= keysLoaded().then(build)
-        return (await built).authenticateToken(token, audiences)
+        return (await built).authenticateToken(token, audiences, notes)
       },
     }
   }
+  const { metrics } = ctx
+  // Shown from the start, at zero, as upstream registers them.
+  for (const counter of LEGACY_TOKEN_COUNTERS) metrics?.inc(counter, {}, 0)
+  const countLegacyToken = () => metrics?.inc(LEGACY_TOKENS, {})
   const legacy = whenLoaded(({ keys }) =>
-    jwtTokenAuthenticator({ issuers: [LEGACY_ISSUER], keys, implicitAudiences: apiAudiences, validate: legacyTokenValidator(objects, options.lookup ?? true) }),
+    jwtTokenAuthenticator({
+      issuers: [LEGACY_ISSUER],
+      keys,
+      implicitAudiences: apiAudiences,
+      validate: legacyTokenValidator(objects, options.lookup ?? true, legacyTokenUse(ctx)),
+      countLegacyToken,
+    }),
   )
   const bound = whenLoaded(({ keys }) =>
-    jwtTokenAuthenticator({ issuers, keys, implicitAudiences: apiAudiences, validate: boundTokenValidator(objects, ctx.now) }),
+    jwtTokenAuthenticator({ issuers, keys, implicitAudiences: apiAudiences, validate: boundTokenValidator(objects, ctx.now), countLegacyToken }),
   )
 
   const issuer = issuers[0] ?? DEFAULT_ISSUER

@@ -4,12 +4,17 @@
  * within its lifetime and its service account, and the pod, secret or node
  * it is bound to, must still exist with the uids it names; a legacy
  * (secret-based) token must, with `--service-account-lookup`, still be the
- * token held by its Secret, of a service account that still exists.
+ * token held by its Secret, of a service account that still exists. The use
+ * of a legacy token is then tracked as upstream tracks it (legacy.go): an
+ * audit annotation naming its Secret, a warning when the service account
+ * lists that Secret (an auto-generated token), a count by kind, and the
+ * Secret labelled with the day it was last used.
  */
 import type { StoredObjects } from '../../client/stored-objects.js'
 import { base64Decode } from '../../machinery/base64.js'
 import { hasStatusCode } from '../../machinery/status-error.js'
 import type { KubeObject, UserInfo } from '../../machinery/object.js'
+import type { AuthNotes } from '../authenticator.js'
 import { constantTimeEqual } from '../constant-time.js'
 import { serviceAccountGroups, serviceAccountUsername, splitServiceAccountUsername, type TokenClaims } from './claims.js'
 import type { TokenValidator } from './jwt.js'
@@ -20,6 +25,10 @@ const LEEWAY_MS = 60_000
 
 export const LEGACY_ISSUER = 'kubernetes/serviceaccount'
 export const INVALID_SINCE_LABEL = 'kubernetes.io/legacy-token-invalid-since'
+export const LAST_USED_LABEL = 'kubernetes.io/legacy-token-last-used'
+/** Upstream's warning to the user of an auto-generated legacy token. */
+export const AUTO_GENERATED_TOKEN_WARNING =
+  'Use tokens from the TokenRequest API or manually created secret-based tokens instead of auto-generated secret-based tokens.'
 
 const EXTRA = 'authentication.kubernetes.io/'
 
@@ -168,9 +177,40 @@ function secretToken(secret: KubeObject): string {
   }
 }
 
-/** Legacy tokens (`kubernetes.io/service-account-token` Secrets, issuer `kubernetes/serviceaccount`). */
-export function legacyTokenValidator(objects: TokenObjects, lookup: boolean): TokenValidator {
-  return async (token, claims, payload) => {
+/** What the use of a legacy token is reported to. */
+export interface LegacyTokenUse {
+  now(): Date
+  count(kind: 'auto' | 'manual' | 'invalidated'): void
+  /** Labels the Secret with `LAST_USED_LABEL: day`; a failure is logged, never the request's. */
+  labelLastUsed(secret: KubeObject, day: string): Promise<void>
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000
+const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10)
+
+/**
+ * Labels the Secret with today's date unless it has it, or tomorrow's (a
+ * server whose clock is ahead wrote it): at most one write a day per Secret.
+ */
+async function markUsed(use: LegacyTokenUse, secret: KubeObject): Promise<void> {
+  const nowMs = use.now().getTime()
+  const today = utcDay(nowMs)
+  const lastUsed = secret.metadata.labels?.[LAST_USED_LABEL]
+  if (lastUsed !== today && lastUsed !== utcDay(nowMs + DAY_MS)) await use.labelLastUsed(secret, today)
+}
+
+/** Whether the service account lists the Secret: the token controller made it (upstream's test for auto-generated). */
+function listsSecret(sa: KubeObject, secretName: string): boolean {
+  const refs = sa['secrets']
+  return Array.isArray(refs) && refs.some((ref) => (ref as { name?: unknown } | null)?.name === secretName)
+}
+
+/**
+ * Legacy tokens (`kubernetes.io/service-account-token` Secrets, issuer
+ * `kubernetes/serviceaccount`); `use`: where their use is tracked, when it is.
+ */
+export function legacyTokenValidator(objects: TokenObjects, lookup: boolean, use?: LegacyTokenUse): TokenValidator {
+  return async (token, claims, payload, notes?: AuthNotes) => {
     if (!claims.sub) return { error: 'sub claim is missing' }
     const namespace = legacyClaim(payload, 'namespace')
     if (!namespace) return { error: 'namespace claim is missing' }
@@ -190,10 +230,28 @@ export function legacyTokenValidator(objects: TokenObjects, lookup: boolean): To
       if (!sa) return { error: `serviceaccounts ${JSON.stringify(saName)} not found` }
       if (sa.metadata.deletionTimestamp) return { error: `ServiceAccount ${namespace}/${saName} has been deleted` }
       if (uidOf(sa) !== saUID) return { error: `ServiceAccount UID (${uidOf(sa)}) does not match claim (${saUID})` }
-      if (secret.metadata.labels?.[INVALID_SINCE_LABEL])
+      if (secret.metadata.labels?.[INVALID_SINCE_LABEL]) {
+        // A refused use is tracked too: the cleaner must not delete a Secret whose token is still presented.
+        if (notes) notes.annotations['authentication.k8s.io/legacy-token-invalidated'] = `${secretName}/${namespace}`
+        if (use) {
+          use.count('invalidated')
+          await markUsed(use, secret)
+        }
         return {
           error: `the token in secret ${namespace}/${secretName} for service account ${namespace}/${saName} has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the '${INVALID_SINCE_LABEL}' label from the secret to temporarily allow use of this token`,
         }
+      }
+      const autoGenerated = listsSecret(sa, secretName)
+      if (autoGenerated) {
+        notes?.warnings.push(AUTO_GENERATED_TOKEN_WARNING)
+        if (notes) notes.annotations['authentication.k8s.io/legacy-token-autogenerated-secret'] = secretName
+      } else if (notes) {
+        notes.annotations['authentication.k8s.io/legacy-token-manual-secret'] = secretName
+      }
+      if (use) {
+        use.count(autoGenerated ? 'auto' : 'manual')
+        await markUsed(use, secret)
+      }
     }
     return userOf({ namespace, name: saName, uid: saUID })
   }

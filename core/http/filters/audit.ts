@@ -135,7 +135,7 @@ export async function auditFailedAuthentication(auditor: Auditor, c: Context<Cha
 /** A request's audit record, judged by the policy on `attributes`, with what the request says of itself. */
 function beginAudit(auditor: Auditor, c: Context<ChainEnv>, attributes: Parameters<Auditor['begin']>[0], url: URL): ReturnType<Auditor['begin']> {
   const info = c.get('requestInfo')
-  return auditor.begin(attributes, {
+  const audit = auditor.begin(attributes, {
     auditID: c.get('auditID') ?? crypto.randomUUID(),
     requestURI: url.pathname + url.search,
     verb: info.verb,
@@ -143,6 +143,9 @@ function beginAudit(auditor: Auditor, c: Context<ChainEnv>, attributes: Paramete
     userAgent: auditedUserAgent(c.req.header('user-agent')),
     objectRef: objectReference(info),
   })
+  // Authentication's annotations (a legacy token's Secret), as upstream's audit context holds them from the start.
+  Object.assign(audit.annotations, c.get('authNotes')?.annotations)
+  return audit
 }
 
 /** After authentication: the events of one request, at the level the policy gives it. */

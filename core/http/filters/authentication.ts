@@ -7,11 +7,12 @@
  * this point can read or pass on the caller's credential.
  */
 import type { MiddlewareHandler } from 'hono'
-import type { RequestAuthenticator } from '../../authn/authenticator.js'
+import { newAuthNotes, type RequestAuthenticator } from '../../authn/authenticator.js'
 import type { Logger } from '../../logging/logger.js'
 import type { UserInfo } from '../../machinery/object.js'
 import { unauthorized } from '../../machinery/status-error.js'
-import type { ChainEnv } from './context.js'
+import { type ChainEnv, replaceAnswer } from './context.js'
+import { withWarnings } from '../warnings.js'
 import type { Auditor } from '../../audit/auditor.js'
 import { auditFailedAuthentication } from './audit.js'
 import { nextMacrotask } from '../../machinery/time-slice.js'
@@ -33,7 +34,9 @@ export function authenticationFilter(
       c.set('user', embeddedIdentity)
       return next()
     }
-    const result = await authenticator.authenticate(c.req.raw, connection ?? {})
+    const notes = newAuthNotes()
+    c.set('authNotes', notes)
+    const result = await authenticator.authenticate(c.req.raw, connection ?? {}, notes)
     if ('error' in result) {
       logger.debug({ module: 'authentication', path: c.req.path, reason: result.error }, 'unable to authenticate the request')
       if (auditor) await auditFailedAuthentication(auditor, c)
@@ -50,5 +53,16 @@ export function authenticationFilter(
     // "Writes with a client certificate").
     await nextMacrotask()
     await next()
+    // Warnings no handler took out (an answer that is not a resource's, a refusal before the handler): written here.
+    if (notes.warnings.length) writeWarnings(c, notes.warnings.splice(0))
+  }
+}
+
+function writeWarnings(c: { res: Response }, warnings: string[]): void {
+  try {
+    withWarnings(c.res, warnings)
+  } catch {
+    // An answer relayed as it came has headers that cannot change: a copy carries them.
+    replaceAnswer(c, withWarnings(new Response(c.res.body, c.res), warnings))
   }
 }

@@ -1,5 +1,6 @@
 /** What the filters put on a request's context for those after them. */
 import type { RequestAudit } from '../../audit/auditor.js'
+import type { AuthNotes } from '../../authn/authenticator.js'
 import type { ConnectionInfo } from '../../ports.js'
 import type { UserInfo } from '../../machinery/object.js'
 import type { RequestInfo } from '../../machinery/request-info.js'
@@ -11,6 +12,13 @@ export interface FilterVariables {
   auditID: string
   /** The request's audit record, when the policy keeps it. */
   audit?: RequestAudit
+  /**
+   * What authentication noted of the request: its annotations go to the
+   * request's audit events; its warnings to the answer's Warning headers,
+   * first, written by whoever takes them out (the resource handler, with its
+   * own), else by the authentication filter once the answer is made.
+   */
+  authNotes?: AuthNotes
   /** Set by the chain's last filter: the request got past every filter to its handler (the request metrics count only those). */
   handlerReached?: boolean
   /**

@@ -6,7 +6,7 @@
  * out. A webhook or a body with thousands of unknown fields cannot make an
  * answer whose headers no client reads.
  */
-import { writableHeaderValue } from '../http/header-values.js'
+import { writableHeaderValue } from './header-values.js'
 import { binaryString } from '../machinery/base64.js'
 
 /** Characters (code points) of warning text an answer carries before the texts are cut. */

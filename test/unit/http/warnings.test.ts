@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { recordedWarnings, WARNING_ITEM_CHARACTERS, WARNING_TOTAL_CHARACTERS, warningHeaderValue, withWarnings } from '../../../core/endpoints/warnings.js'
+import { recordedWarnings, WARNING_ITEM_CHARACTERS, WARNING_TOTAL_CHARACTERS, warningHeaderValue, withWarnings } from '../../../core/http/warnings.js'
 
 describe('warning headers', () => {
   it('writes each text once, in the order given, leaving out empty ones', () => {
