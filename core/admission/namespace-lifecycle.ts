@@ -63,12 +63,16 @@ export function namespaceLifecycle(readNamespace: NamespaceReader, opts: Namespa
       if (a.subresource || a.entry.virtualCreate) return
       const ns = await lookup(a.namespace)
       if (!ns) throw notFound({ group: '', resource: 'namespaces' }, a.namespace)
-      if (terminating(ns))
-        throw forbidden(
+      if (terminating(ns)) {
+        const err = forbidden(
           { group: a.entry.group, resource: a.entry.resource },
           a.name,
           `unable to create new content in namespace ${a.namespace} because it is being terminated`,
         )
+        // The cause controllers tell this refusal by (upstream's NamespaceTerminatingCause): they stop trying.
+        if (err.details) err.details.causes = [{ reason: 'NamespaceTerminating', message: `namespace ${a.namespace} is being terminated`, field: 'metadata.namespace' }]
+        throw err
+      }
     },
   }
 }

@@ -359,6 +359,15 @@ export interface ApiServerOptions {
    */
   controllers?: readonly string[]
   /**
+   * The CA bundle (PEM) that verifies this server's serving certificate,
+   * which the `root-ca-cert-publisher` controller publishes as `ca.crt` of
+   * the ConfigMap `kube-root-ca.crt` in every namespace (kube-controller-manager's
+   * `--root-ca-file`). The daemon gives the CA of its serving certificate.
+   * Absent: that controller does not run under `*`, and naming it stops start-up.
+   * @default none
+   */
+  rootCA?: string
+  /**
    * Simulated nodes (`--simulated-nodes`), as kwok makes them: Node objects
    * that stay Ready, a scheduler binding pending pods to them, and a kubelet
    * driving the bound pods through their phases. A number is the count.

@@ -70,10 +70,16 @@ export function registerBackgroundWork(wiring: BackgroundWiring): void {
     hooks.onStart('aggregate', undefined, () => firstPass)
   }
   // Each workload controller asked for acts as its own service account, as kube-controller-manager runs it.
-  for (const controller of selectControllers(options.controllers ?? [])) {
+  const selection = options.controllers ?? []
+  for (const controller of selectControllers(selection)) {
+    if (controller.needsRootCA && options.rootCA === undefined) {
+      // Under `*` it is left out, as there is nothing to publish; named, it would leave its ConfigMaps never made.
+      if (selection.includes(controller.name)) throw new Error(`--controllers: "${controller.name}" needs the CA bundle to publish (options.rootCA)`)
+      continue
+    }
     const controllerClient = client.as(controllerIdentity(controller.serviceAccount), `kube-controller-manager/${controller.serviceAccount}`)
     const events = clientEventRecorder(controllerClient, controller.eventComponent ?? controller.serviceAccount, now, logger)
-    runOnce(`${controller.name}-controller`, () => controller.start({ client: controllerClient, informers, events, now, logger }))
+    runOnce(`${controller.name}-controller`, () => controller.start({ client: controllerClient, informers, events, now, logger, ...(options.rootCA !== undefined ? { rootCA: options.rootCA } : {}) }))
   }
   if (options.nodes !== undefined) {
     const simulated = simulatedNodesOptions(options.nodes)

@@ -14,6 +14,7 @@ import { jobController } from './job.js'
 import { podGcController } from './podgc.js'
 import { replicaSetController } from './replicaset.js'
 import { replicationControllerController } from './replicationcontroller.js'
+import { rootCaPublisherController } from './root-ca-publisher.js'
 import { statefulSetController } from './statefulset.js'
 import { ttlAfterFinishedController } from './ttl-after-finished.js'
 
@@ -28,6 +29,7 @@ export const WORKLOAD_CONTROLLERS: readonly WorkloadController[] = [
   podGcController,
   replicaSetController,
   replicationControllerController,
+  rootCaPublisherController,
   statefulSetController,
   ttlAfterFinishedController,
 ]

@@ -16,6 +16,8 @@ export interface ControllerContext {
   readonly events: EventRecorder
   readonly now: () => Date
   readonly logger: Logger
+  /** The CA bundle that verifies the server (kube-controller-manager's `--root-ca-file`), when the server has one. */
+  readonly rootCA?: string
 }
 
 /** A started controller: stopping it ends its handlers and its queue. */
@@ -30,5 +32,7 @@ export interface WorkloadController {
   readonly eventComponent?: string
   /** Whether `*` turns it on (as upstream's list does, but for the horizontal pod autoscaler: without a metrics API it could only report that metrics are missing). */
   readonly onByDefault: boolean
+  /** It publishes the root CA bundle: without one it does not run under `*`, and naming it stops start-up. */
+  readonly needsRootCA?: boolean
   start(context: ControllerContext): StopController | Promise<StopController>
 }

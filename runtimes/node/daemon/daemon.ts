@@ -375,6 +375,8 @@ export async function runDaemon(argv: string[], io: Partial<DaemonIO> = {}): Pro
         ...(audit ? { audit } : {}),
         ...authz,
         nodeAgent,
+        // kube-controller-manager without --root-ca-file publishes its kubeconfig's CA: the one that verifies this server.
+        rootCA: pki.servingCA,
         admission: admission.options,
         multiServer: { ...multiServerOptions(parsed.values, worker?.instance), ...(peerProxy ? { peerProxy } : {}) },
         metrics: metricsOptions,

@@ -66,6 +66,8 @@ export interface Pki {
   serving: CertificateKeyPair
   /** PEM bundle client certificates are verified against. */
   clientCA: string
+  /** PEM bundle that verifies the serving certificate: the kubeconfig's CA, and what `kube-root-ca.crt` publishes. */
+  servingCA: string
   /**
    * Writes `<cert-dir>/admin.kubeconfig` for the server URL actually bound
    * (rewritten only when its content changes, e.g. the port). Returns its
@@ -277,6 +279,7 @@ export async function preparePki(opts: PkiOptions): Promise<Pki> {
   return {
     serving,
     clientCA,
+    servingCA: serverTrust,
     async writeKubeconfig(server) {
       if (!admin) return undefined
       const path = join(opts.certDir, FILES.kubeconfig)
