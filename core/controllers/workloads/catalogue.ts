@@ -8,6 +8,7 @@ import { cronJobController } from './cronjob.js'
 import { daemonSetController } from './daemonset.js'
 import { deploymentController } from './deployment.js'
 import { endpointController } from './endpoints.js'
+import { endpointSliceMirroringController } from './endpointslice-mirroring.js'
 import { endpointSliceController } from './endpointslices.js'
 import { horizontalPodAutoscalerController } from './hpa.js'
 import { jobController } from './job.js'
@@ -24,6 +25,7 @@ export const WORKLOAD_CONTROLLERS: readonly WorkloadController[] = [
   deploymentController,
   endpointController,
   endpointSliceController,
+  endpointSliceMirroringController,
   horizontalPodAutoscalerController,
   jobController,
   podGcController,

@@ -39,7 +39,7 @@ const CASES: RuleCase[] = [
     rule: '--controllers names only controllers the server has',
     refused: ['--controllers=*,nodelifecycle'],
     says: [
-      '--controllers: "nodelifecycle" is not in the list of known controllers (known: cronjob, daemonset, deployment, endpoint, endpointslice, horizontalpodautoscaling, job, podgc, replicaset, replicationcontroller, root-ca-cert-publisher, statefulset, ttl-after-finished)',
+      '--controllers: "nodelifecycle" is not in the list of known controllers (known: cronjob, daemonset, deployment, endpoint, endpointslice, endpointslicemirroring, horizontalpodautoscaling, job, podgc, replicaset, replicationcontroller, root-ca-cert-publisher, statefulset, ttl-after-finished)',
     ],
     accepted: ['--controllers=*,-cronjob', '--controllers=deployment,replicaset'],
   },
