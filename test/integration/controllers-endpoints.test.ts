@@ -171,6 +171,21 @@ describe('the EndpointSlice controller', () => {
     await server.shutdown()
   })
 
+  it('makes again a slice deleted as soon as it was made', async () => {
+    const server = createApiServer({ controllers: ['endpointslice'] })
+    await server.ready
+    const { client } = server
+    try {
+      await client.create(services, 'default', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { selector: { app: 'web' }, ports: [{ port: 80 }] } })
+      const ours = async () => (await client.list(endpointSlices, 'default', { labelSelector: 'kubernetes.io/service-name=web' })).items
+      const [first] = await until('a slice', ours, (items) => items.length === 1)
+      await client.delete(endpointSlices, 'default', first!.metadata.name ?? '')
+      await until('another slice', ours, (items) => items.length === 1 && items[0]!.metadata.name !== first!.metadata.name)
+    } finally {
+      await server.shutdown()
+    }
+  })
+
   it('puts a new pod in the slice with room and rewrites no other', async () => {
     const server = createApiServer({ controllers: ['endpointslice'] })
     await server.ready

@@ -22,7 +22,7 @@ import { hasStatusCode } from '../../machinery/status-error.js'
 import { endpoints as endpointsEntry, services as serviceEntry } from '../../resources/core/services.js'
 import { endpointSlices as sliceEntry } from '../../resources/groups/discovery.js'
 import type { ControllerContext, WorkloadController } from './context.js'
-import { MANAGED_BY_LABEL, SERVICE_NAME_LABEL } from './endpointslices.js'
+import { awaitingCreated, MANAGED_BY_LABEL, SERVICE_NAME_LABEL } from './endpointslices.js'
 import { selectorOf } from './service-pods.js'
 import { WorkQueue } from './work-queue.js'
 
@@ -47,14 +47,11 @@ export const endpointSliceMirroringController: WorkloadController = {
     const services = ctx.informers.informer(serviceEntry)
     const slices = ctx.informers.informer(sliceEntry)
     slices.addIndex('mirrored', (s) => (s.metadata.labels?.[MANAGED_BY_LABEL] === MIRRORED_BY ? [keyOf(s, s.metadata.labels[SERVICE_NAME_LABEL] ?? '')] : []))
-    // Slices this controller created and its informer has not shown yet: until then a sync would create them again.
-    // One deleted before the informer showed it never will be: the server is asked about those.
+    // Slices this controller created and its informer has not shown yet (see awaitingCreated).
     const created = new Map<string, Set<string>>()
     const queue: WorkQueue = new WorkQueue(
       async (key) => {
-        const shown = new Set(slices.byIndex('mirrored', key).map((s) => s.metadata.name ?? ''))
-        const unseen = [...(created.get(key) ?? [])].filter((n) => !shown.has(n))
-        if (unseen.length && (await Promise.all(unseen.map((n) => exists(ctx, key, n)))).some(Boolean)) return queue.addAfter(key, 10)
+        if (await awaitingCreated(ctx, key, created.get(key), slices.byIndex('mirrored', key))) return queue.addAfter(key, 10)
         created.delete(key)
         const names = await sync(ctx, key, { endpoints: endpointsInformer, services, slices })
         if (names.length) created.set(key, new Set(names))
@@ -228,13 +225,6 @@ function portsKey(ports: Obj[]): string {
 
 function sameEndpoints(current: Obj[], wanted: Map<string, Obj>): boolean {
   return current.length === wanted.size && current.every((e) => sameJson(e, wanted.get(endpointId(e))))
-}
-
-async function exists(ctx: ControllerContext, key: string, name: string): Promise<boolean> {
-  return ctx.client.get(sliceEntry, key.split('/')[0] ?? '', name).then(
-    () => true,
-    (err: unknown) => (ignoreGone(err), false),
-  )
 }
 
 function ignoreGone(err: unknown): void {

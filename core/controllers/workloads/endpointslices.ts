@@ -41,13 +41,11 @@ export const endpointSliceController: WorkloadController = {
     const slices = ctx.informers.informer(sliceEntry)
     const nodeInformer = ctx.informers.informer(nodeEntry)
     slices.addIndex('service', (s) => (s.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY ? [`${s.metadata.namespace ?? ''}/${s.metadata.labels?.[SERVICE_NAME_LABEL] ?? ''}`] : []))
-    // Slices this controller created and its informer has not shown yet: until then a sync would create them again.
+    // Slices this controller created and its informer has not shown yet (see awaitingCreated).
     const created = new Map<string, Set<string>>()
     const queue: WorkQueue = new WorkQueue(
       async (key) => {
-        const shown = new Set(slices.byIndex('service', key).map((s) => s.metadata.name ?? ''))
-        const unseen = [...(created.get(key) ?? [])].filter((n) => !shown.has(n))
-        if (unseen.length) return queue.addAfter(key, 10)
+        if (await awaitingCreated(ctx, key, created.get(key), slices.byIndex('service', key))) return queue.addAfter(key, 10)
         created.delete(key)
         const names = await sync(ctx, key, { services, pods: podInformer, slices, nodes: nodeInformer })
         if (names.length) created.set(key, new Set(names))
@@ -59,9 +57,14 @@ export const endpointSliceController: WorkloadController = {
     const podChanged = (...versions: KubeObject[]): void => {
       for (const service of services.list(versions[0]?.metadata.namespace ?? '')) if (versions.some((p) => selects(service, p))) queue.add(keyOf(service))
     }
+    const sliceChanged = (s: KubeObject): void => {
+      if (s.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY) queue.add(`${s.metadata.namespace ?? ''}/${s.metadata.labels[SERVICE_NAME_LABEL] ?? ''}`)
+    }
     const stops = [
       services.addHandlers({ onAdd: (s) => queue.add(keyOf(s)), onUpdate: (_, s) => queue.add(keyOf(s)), onDelete: (s) => queue.add(keyOf(s)) }),
       podInformer.addHandlers({ onAdd: (p) => podChanged(p), onUpdate: (before, after) => podChanged(before, after), onDelete: (p) => podChanged(p) }),
+      // A slice of ours deleted or changed by someone else is put back, as upstream's controller follows its slices.
+      slices.addHandlers({ onUpdate: (before, after) => (sliceChanged(before), sliceChanged(after)), onDelete: sliceChanged }),
     ]
     return () => {
       stops.forEach((stop) => stop())
@@ -172,6 +175,18 @@ function endpointId(endpoint: Obj): string {
   const pod = obj(endpoint['targetRef'])
   const addresses = Array.isArray(endpoint['addresses']) ? endpoint['addresses'] : []
   return `${String(pod['uid'] ?? pod['name'])}/${String(addresses[0])}`
+}
+
+/**
+ * Whether slices a controller created under `key` (`namespace/service`) are still to show in its informer: until
+ * then a sync would create them again. One deleted before the informer showed it never will; the server is asked.
+ */
+export async function awaitingCreated(ctx: ControllerContext, key: string, created: ReadonlySet<string> | undefined, shown: readonly KubeObject[]): Promise<boolean> {
+  const names = new Set(shown.map((s) => s.metadata.name ?? ''))
+  const unseen = [...(created ?? [])].filter((n) => !names.has(n))
+  const namespace = key.split('/')[0] ?? ''
+  const exists = (name: string): Promise<boolean> => ctx.client.get(sliceEntry, namespace, name).then(() => true, (err: unknown) => (ignoreGone(err), false))
+  return (await Promise.all(unseen.map(exists))).some(Boolean)
 }
 
 function ignoreGone(err: unknown): void {
