@@ -8,6 +8,7 @@ import {
   decodePart,
   ecKeyPem,
   issueToken,
+  legacyToken as signLegacyToken,
   type TokenServer,
   tokenServer,
   whoami,
@@ -20,18 +21,7 @@ describe('legacy service-account tokens', () => {
   let s: TokenServer
   let uid: string
 
-  async function legacyToken(secretName: string, saUid = uid): Promise<string> {
-    const kid = decodePart(await issueToken(s.api, 'default', 'default'), 0).kid
-    const claims = {
-      iss: 'kubernetes/serviceaccount',
-      'kubernetes.io/serviceaccount/namespace': 'default',
-      'kubernetes.io/serviceaccount/secret.name': secretName,
-      'kubernetes.io/serviceaccount/service-account.name': 'default',
-      'kubernetes.io/serviceaccount/service-account.uid': saUid,
-      sub: 'system:serviceaccount:default:default',
-    }
-    return new CompactSign(Buffer.from(JSON.stringify(claims))).setProtectedHeader({ alg: 'ES256', kid }).sign(await importPKCS8(key.privateKey, 'ES256'))
-  }
+  const legacyToken = (secretName: string, saUid = uid): Promise<string> => signLegacyToken(s.api, key.privateKey, secretName, saUid)
 
   async function storeSecret(name: string, token: string, labels: Record<string, string> = {}): Promise<void> {
     await create(s.api, '/api/v1/namespaces/default/secrets', {

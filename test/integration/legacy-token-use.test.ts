@@ -10,14 +10,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { CompactSign, importPKCS8 } from 'jose'
 import type { AuditPolicy } from '../../core/audit/types.js'
 import { silentLogger } from '../../core/logging/logger.js'
 import { parseCommandLine } from '../../core/options/flags/index.js'
 import { auditOptions } from '../../runtimes/node/daemon/audit.js'
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text.js'
 import { eventually } from './harness.js'
-import { create, decodePart, ecKeyPem, issueToken, network, type TokenServer, tokenServer } from './service-account-fixtures.js'
+import { create, ecKeyPem, legacyToken as signLegacyToken, network, type TokenServer, tokenServer } from './service-account-fixtures.js'
 
 const LAST_USED = 'kubernetes.io/legacy-token-last-used'
 const WARNING = '299 - "Use tokens from the TokenRequest API or manually created secret-based tokens instead of auto-generated secret-based tokens."'
@@ -45,18 +44,7 @@ describe('legacy service-account token use', () => {
     rmSync(dir, { recursive: true, force: true })
   })
 
-  async function legacyToken(secretName: string): Promise<string> {
-    const kid = decodePart(await issueToken(s.api, 'default', 'default'), 0).kid
-    const claims = {
-      iss: 'kubernetes/serviceaccount',
-      'kubernetes.io/serviceaccount/namespace': 'default',
-      'kubernetes.io/serviceaccount/secret.name': secretName,
-      'kubernetes.io/serviceaccount/service-account.name': 'default',
-      'kubernetes.io/serviceaccount/service-account.uid': uid,
-      sub: 'system:serviceaccount:default:default',
-    }
-    return new CompactSign(Buffer.from(JSON.stringify(claims))).setProtectedHeader({ alg: 'ES256', kid }).sign(await importPKCS8(key.privateKey, 'ES256'))
-  }
+  const legacyToken = (secretName: string): Promise<string> => signLegacyToken(s.api, key.privateKey, secretName, uid)
 
   /** A Secret holding a legacy token; `listed`: the service account lists it, as the token controller did for the ones it made. */
   async function tokenSecret(name: string, options: { listed?: boolean; labels?: Record<string, string> } = {}): Promise<string> {

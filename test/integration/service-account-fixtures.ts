@@ -1,6 +1,7 @@
 /** A server with a known signing key and a settable clock, and the ways tests talk to it about tokens. */
 import assert from 'node:assert/strict'
 import { generateKeyPairSync } from 'node:crypto'
+import { CompactSign, importPKCS8 } from 'jose'
 import { ADMIN_IDENTITY, type ApiServerOptions, createApiServer } from '../../core/index.js'
 import type { ConnectionInfo } from '../../core/ports.js'
 import type { Storage } from '../../core/storage/interface.js'
@@ -94,4 +95,21 @@ export function podBody(name: string, serviceAccountName: string, nodeName?: str
     metadata: { name },
     spec: { serviceAccountName, ...(nodeName ? { nodeName } : {}), containers: [{ name: 'c', image: 'busybox' }] },
   }
+}
+
+/**
+ * A secret-based ("legacy") token of `default/default` naming Secret `secretName`, signed with
+ * `privateKey` under the kid the server's own tokens carry, as the token controller once wrote them.
+ */
+export async function legacyToken(api: TestClient, privateKey: string, secretName: string, serviceAccountUid: string): Promise<string> {
+  const kid = decodePart(await issueToken(api, 'default', 'default'), 0).kid
+  const claims = {
+    iss: 'kubernetes/serviceaccount',
+    'kubernetes.io/serviceaccount/namespace': 'default',
+    'kubernetes.io/serviceaccount/secret.name': secretName,
+    'kubernetes.io/serviceaccount/service-account.name': 'default',
+    'kubernetes.io/serviceaccount/service-account.uid': serviceAccountUid,
+    sub: 'system:serviceaccount:default:default',
+  }
+  return new CompactSign(Buffer.from(JSON.stringify(claims))).setProtectedHeader({ alg: 'ES256', kid }).sign(await importPKCS8(privateKey, 'ES256'))
 }
