@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { RE2JS } from 're2js'
-import { installDefinition } from './crd-fixtures.js'
+import { installDefinition, widgetDefinition } from './crd-fixtures.js'
 import { startServer } from './harness.js'
 
 const PODS = '/api/v1/namespaces/default/pods'
@@ -58,36 +58,17 @@ describe('inputs that grow work faster than their size', { timeout: 120_000 }, (
 
 describe('regular expressions a rule takes from the object', { timeout: 120_000 }, () => {
   const GROUP = 'stalls.example.com'
-  const FILTERS = `/apis/${GROUP}/v1/namespaces/default/filters`
-  const definition = {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `filters.${GROUP}` },
-    spec: {
-      group: GROUP,
-      scope: 'Namespaced',
-      names: { plural: 'filters', singular: 'filter', kind: 'Filter' },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: {
-                spec: {
-                  type: 'object',
-                  properties: { name: { type: 'string', maxLength: 64 }, pattern: { type: 'string', maxLength: 16384 } },
-                  'x-kubernetes-validations': [{ rule: 'self.name.matches(self.pattern)' }],
-                },
-              },
-            },
-          },
-        },
-      ],
+  const FILTERS = `/apis/${GROUP}/v1/namespaces/default/widgets`
+  const definition = widgetDefinition(GROUP, {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: { name: { type: 'string', maxLength: 64 }, pattern: { type: 'string', maxLength: 16384 } },
+        'x-kubernetes-validations': [{ rule: 'self.name.matches(self.pattern)' }],
+      },
     },
-  }
+  })
 
   // Each pattern re2js is asked to compile, counted through its entry point.
   let compiled: string[] = []
@@ -105,7 +86,7 @@ describe('regular expressions a rule takes from the object', { timeout: 120_000 
   it('refuses a pattern of a million instructions as too large, with 422, without compiling it, and matches small ones', async () => {
     const api = await startServer()
     await installDefinition(api, definition)
-    const filter = (name: string, pattern: string) => ({ apiVersion: `${GROUP}/v1`, kind: 'Filter', metadata: { name }, spec: { name: 'ab', pattern } })
+    const filter = (name: string, pattern: string) => ({ apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name }, spec: { name: 'ab', pattern } })
     assert.equal((await api.post(FILTERS, filter('small', '^a[b-c]$'))).status, 201)
     // 7,000 characters that re2js compiles to a million instructions: 2 s of the thread and 70 MB kept, for each such pattern.
     const pattern = 'a{1000}'.repeat(1000)
