@@ -11,6 +11,7 @@ import type { KubeObject } from '../../core/machinery/object.js'
 import { events as eventsEntry } from '../../core/resources/core/events.js'
 import { endpoints, services } from '../../core/resources/core/services.js'
 import { endpointSlices } from '../../core/resources/groups/discovery.js'
+import type { ApiServerOptions } from '../../core/options/api-server-options.js'
 import { createApiServer } from '../../core/server.js'
 import { eventually } from './harness.js'
 
@@ -20,6 +21,17 @@ const mirrored = async (client: ObjectClient, service: string): Promise<KubeObje
 const selectorless = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { ports: [{ name: 'example', port: 80, protocol: 'TCP' }] } })
 
 /** Waits until the Service's slices satisfy `holds`; answers them. */
+/** Runs `test` against a server running the mirroring controller (with `options` besides), shut down after. */
+async function withMirroring(test: (client: ObjectClient) => Promise<void>, options: ApiServerOptions = {}): Promise<void> {
+  const server = createApiServer({ controllers: ['endpointslicemirroring'], ...options })
+  await server.ready
+  try {
+    await test(server.client)
+  } finally {
+    await server.shutdown()
+  }
+}
+
 async function slicesUntil(client: ObjectClient, service: string, what: string, holds: (items: KubeObject[]) => boolean): Promise<KubeObject[]> {
   let items: KubeObject[] = []
   await eventually(what, async () => holds((items = await mirrored(client, service))))
@@ -37,10 +49,7 @@ async function settled(client: ObjectClient): Promise<void> {
 describe('the EndpointSlice mirroring controller', () => {
   for (const modes of [undefined, ['RBAC']]) {
     it(`mirrors a custom Endpoints through create, update and delete${modes ? ' (RBAC)' : ''}`, async () => {
-      const server = createApiServer({ controllers: ['endpointslicemirroring'], ...(modes ? { authorizationModes: modes } : {}) })
-      await server.ready
-      const { client } = server
-      try {
+      await withMirroring(async (client) => {
         await client.create(services, 'default', selectorless('example-custom-endpoints'))
         const made = await client.create(endpoints, 'default', {
           apiVersion: 'v1',
@@ -75,17 +84,12 @@ describe('the EndpointSlice mirroring controller', () => {
 
         await client.delete(endpoints, 'default', 'example-custom-endpoints')
         await slicesUntil(client, 'example-custom-endpoints', 'the slice gone with the Endpoints', (items) => items.length === 0)
-      } finally {
-        await server.shutdown()
-      }
+      }, modes ? { authorizationModes: modes } : {})
     })
   }
 
   it('mirrors IPv6 addresses into a slice of their own, written canonically', async () => {
-    const server = createApiServer({ controllers: ['endpointslicemirroring'] })
-    await server.ready
-    const { client } = server
-    try {
+    await withMirroring(async (client) => {
       await client.create(services, 'default', selectorless('dual'))
       await client.create(endpoints, 'default', {
         apiVersion: 'v1',
@@ -96,16 +100,11 @@ describe('the EndpointSlice mirroring controller', () => {
       const items = await slicesUntil(client, 'dual', 'two slices', (found) => found.length === 2)
       const byType = Object.fromEntries(items.map((s) => [s['addressType'], s['endpoints']]))
       assert.deepEqual(byType, { IPv4: [{ addresses: ['10.0.0.1'], conditions: { ready: true } }], IPv6: [{ addresses: ['2001:db8::1'], conditions: { ready: true } }] })
-    } finally {
-      await server.shutdown()
-    }
+    })
   })
 
   it('does not mirror the Endpoints of a Service with a selector, and drops the mirror when one is added', async () => {
-    const server = createApiServer({ controllers: ['endpointslicemirroring'] })
-    await server.ready
-    const { client } = server
-    try {
+    await withMirroring(async (client) => {
       await client.create(services, 'default', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'selected' }, spec: { selector: { app: 'web' }, ports: [{ port: 80 }] } })
       await client.create(endpoints, 'default', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'selected' }, subsets: [{ addresses: [{ ip: '10.0.0.5' }], ports: [{ port: 80 }] }] })
       await client.create(services, 'default', selectorless('later'))
@@ -116,16 +115,11 @@ describe('the EndpointSlice mirroring controller', () => {
       const later = await client.get(services, 'default', 'later')
       await client.update(services, 'default', { ...later, spec: { ...(later['spec'] as object), selector: { app: 'web' } } })
       await slicesUntil(client, 'later', 'the mirror gone once the Service selects pods', (items) => items.length === 0)
-    } finally {
-      await server.shutdown()
-    }
+    })
   })
 
   it('honours the skip-mirror label, and mirrors once it is taken off', async () => {
-    const server = createApiServer({ controllers: ['endpointslicemirroring'] })
-    await server.ready
-    const { client } = server
-    try {
+    await withMirroring(async (client) => {
       await client.create(services, 'default', selectorless('skipped'))
       const made = await client.create(endpoints, 'default', {
         apiVersion: 'v1',
@@ -138,16 +132,11 @@ describe('the EndpointSlice mirroring controller', () => {
 
       await client.update(endpoints, 'default', { ...made, metadata: { ...made.metadata, labels: {} } })
       await slicesUntil(client, 'skipped', 'mirrored without the label', (items) => items.length === 1)
-    } finally {
-      await server.shutdown()
-    }
+    })
   })
 
   it('mirrors at most 1000 addresses of a subset, ready ones first, and says so in a Warning event', async () => {
-    const server = createApiServer({ controllers: ['endpointslicemirroring'] })
-    await server.ready
-    const { client } = server
-    try {
+    await withMirroring(async (client) => {
       await client.create(services, 'default', selectorless('big'))
       const ip = (i: number): { ip: string } => ({ ip: `10.3.${Math.floor(i / 250)}.${(i % 250) + 1}` })
       await client.create(endpoints, 'default', {
@@ -163,24 +152,17 @@ describe('the EndpointSlice mirroring controller', () => {
       await eventually('the Warning event', async () => (warnings = (await client.list(eventsEntry, 'default')).items.filter((e) => e['reason'] === 'TooManyAddressesToMirror')).length === 1)
       assert.equal(warnings[0]!['message'], 'A max of 1000 addresses can be mirrored to EndpointSlices per Endpoints subset. 2 addresses were skipped')
       assert.equal((warnings[0]!['involvedObject'] as { kind: string }).kind, 'Endpoints')
-    } finally {
-      await server.shutdown()
-    }
+    })
   })
 
   it('puts back a mirrored slice someone deletes', async () => {
-    const server = createApiServer({ controllers: ['endpointslicemirroring'] })
-    await server.ready
-    const { client } = server
-    try {
+    await withMirroring(async (client) => {
       await client.create(services, 'default', selectorless('kept'))
       await client.create(endpoints, 'default', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'kept' }, subsets: [{ addresses: [{ ip: '10.0.0.8' }], ports: [{ port: 80 }] }] })
       const [first] = await slicesUntil(client, 'kept', 'mirrored', (items) => items.length === 1)
       await client.delete(endpointSlices, 'default', first!.metadata.name ?? '')
       await slicesUntil(client, 'kept', 'mirrored again', (items) => items.length === 1 && items[0]!.metadata.name !== first!.metadata.name)
-    } finally {
-      await server.shutdown()
-    }
+    })
   })
 })
 
