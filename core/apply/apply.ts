@@ -21,6 +21,7 @@ import { isObject, validateApplied } from './typed.js'
 import { recordChange } from './update.js'
 import { recordApply, type UpdaterContext } from './updater.js'
 import { formatTimestamp } from '../machinery/object.js'
+import { runAtOnce, type Checkpointed } from '../machinery/time-slice.js'
 
 export interface ApplyOptions extends ManagedFieldsOptions {
   /** take fields from other managers instead of failing with a conflict */
@@ -60,7 +61,7 @@ function checkApplied(applied: Record<string, unknown>, ctx: UpdaterContext, opt
 }
 
 /** The merge with ownership; the applier's entry time moves only when the object changed. */
-function applyOnce(
+function* applyOnce(
   live: Record<string, unknown>,
   applied: Record<string, unknown>,
   start: Managed,
@@ -68,17 +69,17 @@ function applyOnce(
   force: boolean,
   opts: ApplyOptions,
   ctx: UpdaterContext,
-): { object: Record<string, unknown>; managed: Managed } {
+): Checkpointed<{ object: Record<string, unknown>; managed: Managed }> {
   const managed: Managed = new Map(start)
   let base: Record<string, unknown> = live
   if (managed.size === 0) {
     // An object nobody tracked: its current fields go to a placeholder updater first.
     const id = identifierFor(BEFORE_FIRST_APPLY, 'Update', opts.apiVersion, opts.subresource)
-    recordChange(emptyObjectFor(opts), live, managed, id, opts.now, ctx)
+    yield* recordChange(emptyObjectFor(opts), live, managed, id, opts.now, ctx)
     base = live
   }
   const id = identifierFor(manager, 'Apply', opts.apiVersion, opts.subresource)
-  const { object, changed } = recordApply(base, applied, managed, id, force, ctx)
+  const { object, changed } = yield* recordApply(base, applied, managed, id, force, ctx)
   stripManager(managed, id)
   const entry = managed.get(id)
   if (changed && entry) managed.set(id, { ...entry, time: formatTimestamp(opts.now) })
@@ -96,8 +97,19 @@ export function applyObject(
   manager: string,
   opts: ApplyOptions,
 ): ApplyResult {
+  return runAtOnce(applyObjectInSteps(live, applied, manager, opts))
+}
+
+/** applyObject as steps, for a caller that runs them in slices (each a pass over the object). */
+export function* applyObjectInSteps(
+  live: Record<string, unknown> | undefined,
+  applied: Record<string, unknown>,
+  manager: string,
+  opts: ApplyOptions,
+): Checkpointed<ApplyResult> {
   const ctx = contextFor(opts)
   checkApplied(applied, ctx, opts)
+  yield
   let start: Managed
   try {
     start = decodeManagedFields(managedFieldsOf(live))
@@ -105,10 +117,11 @@ export function applyObject(
     throw new Error(`failed to decode managed fields: ${(err as Error).message}`)
   }
   const liveObject = live === undefined ? {} : withoutManagedFields(live)
+  yield
 
   let result: { object: Record<string, unknown>; managed: Managed }
   try {
-    result = applyOnce(liveObject, applied, start, manager, opts.force, opts, ctx)
+    result = yield* applyOnce(liveObject, applied, start, manager, opts.force, opts, ctx)
   } catch (err) {
     if (!(err instanceof ApplyConflictError) || manager !== KUBECTL_MANAGER) throw err
     // kubectl's first server-side apply may take over what client-side apply recorded.
@@ -116,10 +129,12 @@ export function applyObject(
     if (!allowed) throw err
     const remaining = conflictsOutside(err.conflicts, allowed)
     if (remaining.length > 0) throw new ApplyConflictError(remaining)
-    result = applyOnce(liveObject, applied, start, manager, true, opts, ctx)
+    result = yield* applyOnce(liveObject, applied, start, manager, true, opts, ctx)
   }
+  yield
 
   const object = structuredClone(result.object)
+  yield
   if (manager === KUBECTL_MANAGER && lastAppliedOf(object) !== undefined) {
     setLastApplied(object, buildLastApplied(applied))
   }

@@ -14,8 +14,8 @@ export {
   type ManagedFieldsEntry,
 } from './managed.js'
 export { defaultResetFields, type ManagedFieldsOptions } from './options.js'
-export { updateManagedFields } from './update.js'
-export { applyObject, BEFORE_FIRST_APPLY, type ApplyOptions, type ApplyResult } from './apply.js'
+export { updateManagedFields, updateManagedFieldsInSteps } from './update.js'
+export { applyObject, applyObjectInSteps, BEFORE_FIRST_APPLY, type ApplyOptions, type ApplyResult } from './apply.js'
 export {
   ApplyConflictError,
   ApplyInvalidError,

@@ -10,6 +10,7 @@ import { capUpdateManagers, decodeManagedFields, decodeOrEmpty, encodeManagedFie
 import { contextFor, emptyObjectFor, managedFieldsOf, withoutManagedFields, type ManagedFieldsOptions } from './options.js'
 import { recordUpdate, type UpdaterContext } from './updater.js'
 import { formatTimestamp } from '../machinery/object.js'
+import { runAtOnce, type Checkpointed } from '../machinery/time-slice.js'
 
 /** The placeholder the change is recorded under before it joins the manager's entry. */
 const CURRENT_OPERATION = 'current-operation'
@@ -33,8 +34,8 @@ function startingManagers(live: unknown, next: unknown, subresource: string | un
 }
 
 /** Records `manager`'s change from base to next; the entry's time moves only when it took something. */
-export function recordChange(base: unknown, next: unknown, managed: Managed, id: string, now: Date, ctx: UpdaterContext): void {
-  recordUpdate(base, next, managed, CURRENT_OPERATION, ctx)
+export function* recordChange(base: unknown, next: unknown, managed: Managed, id: string, now: Date, ctx: UpdaterContext): Checkpointed<void> {
+  yield* recordUpdate(base, next, managed, CURRENT_OPERATION, ctx)
   stripManager(managed, CURRENT_OPERATION)
   const current = managed.get(CURRENT_OPERATION)
   if (!current) return
@@ -58,13 +59,25 @@ export function updateManagedFields(
   manager: string,
   opts: ManagedFieldsOptions,
 ): ManagedFieldsEntry[] {
+  return runAtOnce(updateManagedFieldsInSteps(live, next, manager, opts))
+}
+
+/** updateManagedFields as steps, for a caller that runs them in slices (each a pass over the object). */
+export function* updateManagedFieldsInSteps(
+  live: Record<string, unknown> | undefined,
+  next: Record<string, unknown>,
+  manager: string,
+  opts: ManagedFieldsOptions,
+): Checkpointed<ManagedFieldsEntry[]> {
   const managed = startingManagers(live, next, opts.subresource)
   // An existing object nobody tracked stays untracked until its first apply.
   if (managed.size === 0 && live !== undefined) return []
+  yield
   const ctx = contextFor(opts)
   const base = live === undefined ? emptyObjectFor(opts) : withoutManagedFields(live)
   const id = identifierFor(manager, 'Update', opts.apiVersion, opts.subresource)
-  recordChange(base, withoutManagedFields(next), managed, id, opts.now, ctx)
+  yield* recordChange(base, withoutManagedFields(next), managed, id, opts.now, ctx)
   capUpdateManagers(managed)
+  yield
   return encodeManagedFields(managed)
 }

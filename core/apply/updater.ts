@@ -5,6 +5,7 @@
  * fields removed from the object leave every manager's set.
  */
 import { ApplyConflictError, type ApplyConflict } from './conflict.js'
+import type { Checkpointed } from '../machinery/time-slice.js'
 import { type FieldPrefix, FieldSet } from './fieldset.js'
 import type { Managed } from './managed.js'
 import { dropNulls, ensureNamedFieldsAreMembers, mergeValues, removeItems } from './merge.js'
@@ -31,16 +32,22 @@ function compareIgnoring(lhs: unknown, rhs: unknown, ctx: UpdaterContext): Compa
   return { added: ownable(c.added, ctx), modified: ownable(c.modified, ctx), removed: ownable(c.removed, ctx) }
 }
 
-/** Takes changed fields away from every manager but `workflow`; throws on conflicts unless forced. */
-function updateOthers(
+/**
+ * Takes changed fields away from every manager but `workflow`; throws on conflicts unless forced.
+ * The steps here and below are generators that yield between their passes over the whole object
+ * (a comparison, a merge, a field set): for an object of megabytes each pass holds the thread for
+ * a long while, and a caller running them in slices lets other requests in between.
+ */
+function* updateOthers(
   oldObject: unknown,
   newObject: unknown,
   managed: Managed,
   workflow: string,
   force: boolean,
   ctx: UpdaterContext,
-): Comparison {
+): Checkpointed<Comparison> {
   const compare = compareIgnoring(oldObject, newObject, ctx)
+  yield
   const changed = compare.modified.union(compare.added)
   const conflicts = new Map<string, FieldSet>()
   for (const [id, vs] of managed) {
@@ -65,8 +72,9 @@ function updateOthers(
 }
 
 /** Ownership after an ordinary write: `manager` gains what changed. Mutates managed. */
-export function recordUpdate(live: unknown, next: unknown, managed: Managed, manager: string, ctx: UpdaterContext): void {
-  const compare = updateOthers(live, next, managed, manager, true, ctx)
+export function* recordUpdate(live: unknown, next: unknown, managed: Managed, manager: string, ctx: UpdaterContext): Checkpointed<void> {
+  const compare = yield* updateOthers(live, next, managed, manager, true, ctx)
+  yield
   const previous = managed.get(manager)
   const set = ownable((previous?.set ?? FieldSet.empty()).difference(compare.removed).union(compare.modified).union(compare.added), ctx)
   if (set.isEmpty()) managed.delete(manager)
@@ -74,22 +82,26 @@ export function recordUpdate(live: unknown, next: unknown, managed: Managed, man
 }
 
 /** Merges an applied configuration; returns the new object and whether it differs from live. Mutates managed. */
-export function recordApply(
+export function* recordApply(
   live: unknown,
   config: unknown,
   managed: Managed,
   manager: string,
   force: boolean,
   ctx: UpdaterContext,
-): { object: unknown; changed: boolean } {
+): Checkpointed<{ object: unknown; changed: boolean }> {
   const merged = mergeValues(live, config, ctx.shape) ?? {}
+  yield
   const lastSet = managed.get(manager)?.set
   const set = ownable(fieldSetOf(config, ctx.shape), ctx)
   managed.set(manager, { set, apiVersion: ctx.apiVersion, applied: true, time: managed.get(manager)?.time })
-  const pruned = lastSet && !lastSet.isEmpty() ? prune(merged, managed, lastSet, ctx.shape) : merged
+  yield
+  const pruned = lastSet && !lastSet.isEmpty() ? yield* prune(merged, managed, lastSet, ctx.shape) : merged
   const object = dropNulls(pruned) ?? {}
-  updateOthers(live, object, managed, manager, force, ctx)
+  yield
+  yield* updateOthers(live, object, managed, manager, force, ctx)
   if (managed.get(manager)?.set.isEmpty()) managed.delete(manager)
+  yield
   return { object, changed: !jsonEqual(live, object) }
 }
 
@@ -97,18 +109,24 @@ export function recordApply(
  * Removes what the applier applied last time but not now, unless another
  * manager (or the new configuration) owns it; items nobody owned stay.
  */
-function prune(merged: unknown, managed: Managed, lastSet: FieldSet, shape: Shape): unknown {
+function* prune(merged: unknown, managed: Managed, lastSet: FieldSet, shape: Shape): Checkpointed<unknown> {
   const named = (s: FieldSet): FieldSet => ensureNamedFieldsAreMembers(s, shape)
   const last = named(lastSet)
   let pruned = removeItems(merged, last, shape)
+  yield
 
   // add back everything some manager owns
   let owned = FieldSet.empty()
   for (const vs of managed.values()) owned = owned.union(vs.set)
   const mergedSet = named(fieldSetOf(merged, shape))
-  pruned = removeItems(merged, mergedSet.difference(named(fieldSetOf(pruned, shape)).union(named(owned))), shape)
+  yield
+  const keptSet = named(fieldSetOf(pruned, shape)).union(named(owned))
+  yield
+  pruned = removeItems(merged, mergedSet.difference(keptSet), shape)
+  yield
 
   // only what the applier owned may go
   const prunedSet = named(fieldSetOf(pruned, shape))
+  yield
   return removeItems(merged, mergedSet.difference(prunedSet).intersection(last), shape)
 }

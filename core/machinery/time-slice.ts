@@ -9,6 +9,9 @@
 /** How long sliced work may hold the thread before it lets the event loop run. */
 export const SLICE_BUDGET_MS = 0.5
 
+/** A request's budget between the steps of a write (TimeSlice.startingNow). */
+export const STEP_BUDGET_MS = 2
+
 interface YieldingScheduler {
   yield(): Promise<void>
 }
@@ -87,11 +90,29 @@ export function yieldToEventLoop(): Promise<void> {
  * first checkpoint: it then waits one turn.
  */
 export class TimeSlice {
+  /** When this slice's own budget began counting (startingNow); the thread's slice counts from resumedAt. */
+  private startedAt = -Infinity
+
   constructor(private readonly budgetMs = SLICE_BUDGET_MS) {}
+
+  /**
+   * A slice whose budget counts from now (or from when sliced work last
+   * resumed, if later), for the steps of one request over a large object
+   * (a write of megabytes, whose every step is a pass of its own over the
+   * object): the other requests run between its steps. A request that just
+   * arrived does not find the thread's budget spent. The budget is wall
+   * time, which other requests' turns fill too: a request of ordinary size
+   * runs its steps without one (they would yield only for the others).
+   */
+  static startingNow(budgetMs = STEP_BUDGET_MS): TimeSlice {
+    const slice = new TimeSlice(budgetMs)
+    slice.startedAt = performance.now()
+    return slice
+  }
 
   /** True once the current slice has run past its budget. */
   get spent(): boolean {
-    return performance.now() - resumedAt >= this.budgetMs
+    return performance.now() - Math.max(resumedAt, this.startedAt) >= this.budgetMs
   }
 
   /** Lets other work run, then starts a new slice. */

@@ -9,14 +9,14 @@
  */
 import type { MutatingAdmission } from '../admission/mutating.js'
 import {
-  applyObject,
+  applyObjectInSteps,
   ApplyConflictError,
   ApplyInvalidError,
   decodeManagedFields,
   FieldSet,
   ManagedFieldsDecodeError,
   scaleManagedFields,
-  updateManagedFields,
+  updateManagedFieldsInSteps,
   type ManagedFieldsOptions,
   type Path,
 } from '../apply/index.js'
@@ -27,6 +27,7 @@ import type { ResourceEntry } from '../resources/catalogue.js'
 import { cloneJson, extended, type KubeObject } from '../machinery/object.js'
 import { typeTable } from '../resources/schema/index.js'
 import type { RequestContext } from './request-context.js'
+import { WriteSteps } from './write-steps.js'
 
 /** Upstream's FieldManagerMaxLength. */
 const MAX_MANAGER_LENGTH = 128
@@ -107,9 +108,18 @@ function valueAt(obj: KubeObject | undefined, path: Path): unknown {
   return value
 }
 
+/**
+ * The managedFields lists this module wrote (an update's entries, an apply's
+ * result): encoded here, so readable. Admission's guard need not decode one
+ * again unless admission changed it.
+ */
+const encodedHere = new WeakSet<object>()
+
 function setEntries(obj: KubeObject, entries: unknown[]): void {
-  if (entries.length) obj.metadata.managedFields = entries
-  else delete obj.metadata.managedFields
+  if (entries.length) {
+    obj.metadata.managedFields = entries
+    encodedHere.add(entries)
+  } else delete obj.metadata.managedFields
 }
 
 /**
@@ -119,7 +129,15 @@ function setEntries(obj: KubeObject, entries: unknown[]): void {
  * handlers run the field manager there). Writes of the server's own
  * controllers, which name no manager, leave the entries as they are.
  */
-export function recordUpdate(entry: ResourceEntry, apiVersion: string, obj: KubeObject, live: KubeObject | undefined, ctx: RequestContext, subresource?: string): void {
+export async function recordUpdate(
+  entry: ResourceEntry,
+  apiVersion: string,
+  obj: KubeObject,
+  live: KubeObject | undefined,
+  ctx: RequestContext,
+  subresource?: string,
+  steps = WriteSteps.for(obj, live),
+): Promise<void> {
   if (!ctx.fieldManager || ctx.apply || !tracked(entry)) return
   if (subresource === 'scale') {
     const replicasPath = replicasPathOf(entry)
@@ -127,7 +145,7 @@ export function recordUpdate(entry: ResourceEntry, apiVersion: string, obj: Kube
     setEntries(obj, scaleManagedFields({ ...write, oldReplicas: valueAt(live, replicasPath), newReplicas: valueAt(obj, replicasPath) }))
     return
   }
-  setEntries(obj, updateManagedFields(live, obj, ctx.fieldManager, optionsFor(entry, apiVersion, ctx.now, subresource)))
+  setEntries(obj, await steps.run(updateManagedFieldsInSteps(live, obj, ctx.fieldManager, optionsFor(entry, apiVersion, ctx.now, subresource))))
 }
 
 /** Upstream's warning when a mutating step left managedFields that cannot be read. */
@@ -147,15 +165,22 @@ export function guardManagedFields(admission: MutatingAdmission): MutatingAdmiss
       const object = attributes.object
       // A delete carries no object: nothing of it to guard.
       if (!object) return admission.admit(attributes)
-      const before: unknown = cloneJson(object.metadata.managedFields)
+      const before = object.metadata.managedFields
+      // Entries written here are readable, and no plugin changes them in place: the built-in ones leave them be,
+      // a webhook's patch or a policy's mutation makes a new object, sharing what it did not change. Those need
+      // neither a copy to restore nor a second decode unless admission replaced them (for an object of long
+      // lists, entries of megabytes: copying and decoding them took longer than the rest of the write).
+      const writtenHere = before !== undefined && encodedHere.has(before)
+      const restorable: unknown = writtenHere ? before : cloneJson(before)
       await admission.admit(attributes)
       const meta = (attributes.object ?? object).metadata
+      if (writtenHere && meta.managedFields === before) return
       try {
         decodeManagedFields(meta.managedFields)
       } catch (err) {
         if (!(err instanceof ManagedFieldsDecodeError)) throw err
-        if (before === undefined) delete meta.managedFields
-        else meta.managedFields = before as unknown[]
+        if (restorable === undefined) delete meta.managedFields
+        else meta.managedFields = restorable as unknown[]
         attributes.warnings.push(INVALID_AFTER_ADMISSION + err.message)
       }
     },
@@ -163,18 +188,21 @@ export function guardManagedFields(admission: MutatingAdmission): MutatingAdmiss
 }
 
 /** The object `applied` makes of `live` (undefined: the apply creates it), its managedFields set. */
-export function applyConfiguration(
+export async function applyConfiguration(
   entry: ResourceEntry,
   apiVersion: string,
   live: KubeObject | undefined,
   applied: Record<string, unknown>,
   ctx: RequestContext,
   subresource?: string,
-): KubeObject {
+  steps = WriteSteps.for(applied, live),
+): Promise<KubeObject> {
   if (!tracked(entry)) throw badRequest(`apply is not supported for ${entry.resource}`)
   try {
-    return applyObject(live, applied, ctx.fieldManager ?? '', extended(optionsFor(entry, apiVersion, ctx.now, subresource), { force: ctx.apply?.force ?? false }))
-      .object as KubeObject
+    const options = extended(optionsFor(entry, apiVersion, ctx.now, subresource), { force: ctx.apply?.force ?? false })
+    const { object, managedFields } = await steps.run(applyObjectInSteps(live, applied, ctx.fieldManager ?? '', options))
+    if (managedFields.length > 0) encodedHere.add(managedFields)
+    return object as KubeObject
   } catch (err) {
     if (err instanceof ApplyConflictError) throw new StatusError(409, 'Conflict', err.message, { causes: err.causes })
     if (err instanceof ApplyInvalidError && err.problem === 'typing' && entry.schema) throw new UntypedApplyError(err.message)

@@ -20,6 +20,7 @@ import type { MutatingAdmission } from '../admission/mutating.js'
 import type { WriteAuthorization } from '../authz/rbac/escalation.js'
 import { runMutatingAdmission, runValidatingAdmission } from './admission-step.js'
 import { applyConfiguration, guardManagedFields, recordUpdate } from './managed-fields.js'
+import { WriteSteps } from './write-steps.js'
 import { generateName } from './object-names.js'
 import { checkDeletePreconditions, checkUpdateNames, checkUpdatePrecondition, checkUpdateUid } from './preconditions.js'
 import type { RequestContext } from './request-context.js'
@@ -242,26 +243,34 @@ export class ResourceStore {
     meta.uid = crypto.randomUUID()
     meta.creationTimestamp = formatTimestamp(ctx.now)
     const sctx = this.strategyContext(ctx)
+    const steps = WriteSteps.for(obj)
     enforceFieldValidation(ctx, this.entry, this.entry.decode?.(obj) ?? [])
     this.entry.strategy.normalize?.(obj)
     this.entry.strategy.applyDefaults?.(obj)
+    await steps.pause()
     // Ownership of what the request asks for, then mutating admission, then the strategy (upstream's order).
-    recordUpdate(this.entry, this.apiVersion, obj, undefined, ctx)
+    await recordUpdate(this.entry, this.apiVersion, obj, undefined, ctx, undefined, steps)
+    await steps.pause()
     obj = await runMutatingAdmission(this.mutating, this.entry, { operation: 'CREATE', object: obj }, ctx)
+    await steps.pause()
     await this.entry.strategy.authorizeWrite?.(obj, undefined, sctx)
     this.entry.strategy.prepareForCreate?.(obj, sctx)
     // Named now: a strategy may name an object sent without one (a LimitRange).
     const name = obj.metadata.name ?? ''
     initialGeneration(this.entry, obj)
     await this.entry.strategy.prepareValidation?.(obj)
+    await steps.pause()
     const errs = [...validateObjectMeta(obj, this.entry), ...(this.entry.strategy.validate?.(obj, sctx) ?? [])]
     if (errs.length) throw invalidError(this.entry.invalidKindGroup ?? this.entry.group, this.entry.kind, name, errs)
+    await steps.pause()
     // Kept, and shown to the validating plugins, as upstream's struct encodes.
     obj = asGoEncodes(obj)
+    await steps.pause()
     // A write authorized as another verb (a PUT or an apply that creates) asks for `create` here, as upstream's
     // create validation does: after the object is whole, before the validating plugins.
     await ctx.authorizeCreate?.()
     await runValidatingAdmission(this.admission.validating, this.entry, { operation: 'CREATE', object: obj }, ctx)
+    await steps.pause()
     const key = this.key(namespace, name)
     if (ctx.dryRun) {
       const existing = await this.call(name, () => this.storage.get(key))
@@ -312,7 +321,13 @@ export class ResourceStore {
       // A retry starts from a fresh read: what the last attempt took goes back first.
       finish(false)
       finish = finishNothing
-      let obj = this.checkBody(await next(cloneJson(current)), namespace, name)
+      let steps = WriteSteps.for(current)
+      const copy = cloneJson(current)
+      await steps.pause()
+      let obj = this.checkBody(await next(copy), namespace, name)
+      // A small object made large (a PUT of megabytes over a small one) has the rest of its steps sliced too.
+      if (!steps.sliced) steps = WriteSteps.for(obj)
+      await steps.pause()
       if (ctx.updatePreconditionUid !== undefined) checkUpdateUid(key, ctx.updatePreconditionUid, current, { group: this.entry.group, resource: this.entry.resource })
       if (subresource === 'status') obj = withStatusOnly(this.entry, obj, current)
       else if (subresource === 'approval') obj = withConditionsOnly(obj, current)
@@ -325,9 +340,12 @@ export class ResourceStore {
       enforceFieldValidation(ctx, this.entry, this.entry.decode?.(obj) ?? [])
       this.entry.strategy.normalize?.(obj)
       this.entry.strategy.applyDefaults?.(obj)
+      await steps.pause()
       // Ownership of what the request asks for, then mutating admission, then the strategy (upstream's order).
-      recordUpdate(this.entry, this.apiVersion, obj, current, ctx, subresource)
+      await recordUpdate(this.entry, this.apiVersion, obj, current, ctx, subresource, steps)
+      await steps.pause()
       obj = await runMutatingAdmission(this.mutating, this.entry, { operation: 'UPDATE', object: obj, old: current, subresource }, ctx)
+      await steps.pause()
       await this.entry.strategy.authorizeWrite?.(obj, current, this.strategyContext(ctx))
       if (subresource !== 'status' && subresource !== 'approval' && subresource !== 'finalize' && !own) {
         keepStoredStatus(this.entry, obj, current)
@@ -338,6 +356,7 @@ export class ResourceStore {
       }
       nextGeneration(this.entry, obj, current)
       await this.entry.strategy.prepareValidation?.(obj, current)
+      await steps.pause()
       const errs = [
         ...validateObjectMetaUpdate(obj, current, this.entry),
         ...(ownValidation
@@ -345,8 +364,11 @@ export class ResourceStore {
           : (this.entry.strategy.validateUpdate?.(obj, current, this.strategyContext(ctx)) ?? [])),
       ]
       if (errs.length) throw invalidError(this.entry.invalidKindGroup ?? this.entry.group, this.entry.kind, name, errs)
+      await steps.pause()
       obj = asGoEncodes(obj)
+      await steps.pause()
       await runValidatingAdmission(this.admission.validating, this.entry, { operation: 'UPDATE', object: obj, old: current, subresource }, ctx)
+      await steps.pause()
       // The last finalizer of an object marked for deletion is gone: the update deletes it.
       const held = obj.metadata.finalizers?.length || this.entry.strategy.hasPendingFinalizers?.(obj)
       toDelete = obj.metadata.deletionTimestamp && !held ? obj : undefined
@@ -429,7 +451,7 @@ export class ResourceStore {
     } catch (err) {
       if (subresource || !this.isNotFound(err, name)) throw err
     }
-    const created = applyConfiguration(this.entry, this.apiVersion, undefined, applied, ctx)
+    const created = await applyConfiguration(this.entry, this.apiVersion, undefined, applied, ctx)
     return { object: await this.create(namespace, created, ctx), created: true }
   }
 

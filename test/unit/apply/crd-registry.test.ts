@@ -32,9 +32,9 @@ const ctx = (fieldManager: string, extra: Partial<RequestContext> = {}): Request
 const fieldsV1 = (obj: KubeObject): unknown[] =>
   ((obj.metadata.managedFields ?? []) as ManagedFieldsEntry[]).map((e) => [e.manager, e.fieldsV1])
 
-function thrown(fn: () => unknown): StatusError {
+async function thrown(fn: () => Promise<unknown>): Promise<StatusError> {
   try {
-    fn()
+    await fn()
   } catch (err) {
     if (err instanceof StatusError) return err
     throw err
@@ -61,37 +61,37 @@ describe('managedFields and patch types of custom resources in the registry', ()
     )
   })
 
-  it('records Update entries from the schema, status left out through the main resource only when the status subresource exists', () => {
+  it('records Update entries from the schema, status left out through the main resource only when the status subresource exists', async () => {
     const obj = cronTab({ replicas: 1 }, { status: { ready: true } }) as unknown as KubeObject
     const withSub = structuredClone(obj)
-    recordUpdate(entry(true), API_VERSION, withSub, undefined, ctx('creator'))
+    await recordUpdate(entry(true), API_VERSION, withSub, undefined, ctx('creator'))
     assert.deepEqual(fieldsV1(withSub), [['creator', { 'f:spec': { '.': {}, 'f:replicas': {} } }]])
     const without = structuredClone(obj)
-    recordUpdate(entry(false), API_VERSION, without, undefined, ctx('creator'))
+    await recordUpdate(entry(false), API_VERSION, without, undefined, ctx('creator'))
     assert.deepEqual(fieldsV1(without), [['creator', { 'f:spec': { '.': {}, 'f:replicas': {} }, 'f:status': { '.': {}, 'f:ready': {} } }]])
     // through the status subresource the spec is nobody's
     const status = structuredClone(withSub)
     status.status = { ready: false }
-    recordUpdate(entry(true), API_VERSION, status, withSub, ctx('kubelet'), 'status')
+    await recordUpdate(entry(true), API_VERSION, status, withSub, ctx('kubelet'), 'status')
     assert.deepEqual(fieldsV1(status)[1], ['kubelet', { 'f:status': { 'f:ready': {} } }])
   })
 
-  it('applies with conflicts as a 409 and answers an undeclared field as upstream does for custom resources: 500 without a reason', () => {
-    const live = applyConfiguration(entry(true), API_VERSION, undefined, cronTab({ replicas: 1 }), ctx('a', { apply: { force: false } }))
+  it('applies with conflicts as a 409 and answers an undeclared field as upstream does for custom resources: 500 without a reason', async () => {
+    const live = await applyConfiguration(entry(true), API_VERSION, undefined, cronTab({ replicas: 1 }), ctx('a', { apply: { force: false } }))
     assert.deepEqual(fieldsV1(live), [['a', { 'f:spec': { 'f:replicas': {} } }]])
     live.metadata.uid = 'u1'
 
-    const conflict = thrown(() => applyConfiguration(entry(true), API_VERSION, live, cronTab({ replicas: 2 }), ctx('b', { apply: { force: false } })))
+    const conflict = await thrown(() => applyConfiguration(entry(true), API_VERSION, live, cronTab({ replicas: 2 }), ctx('b', { apply: { force: false } })))
     assert.equal(conflict.code, 409)
     assert.equal(conflict.message, 'Apply failed with 1 conflict: conflict with "a": .spec.replicas')
 
-    const undeclared = thrown(() => applyConfiguration(entry(true), API_VERSION, live, cronTab({ foo: 1 }), ctx('b', { apply: { force: false } })))
+    const undeclared = await thrown(() => applyConfiguration(entry(true), API_VERSION, live, cronTab({ foo: 1 }), ctx('b', { apply: { force: false } })))
     assert.equal(undeclared.code, 500)
     const status = undeclared.toStatus()
     assert.equal(status.message, 'failed to create typed patch object (default/ct; stable.example.com/v1, Kind=CronTab): .spec.foo: field not declared in schema')
     assert.equal('reason' in status, false)
 
-    const wrongVersion = thrown(() => applyConfiguration(entry(true), API_VERSION, live, { ...cronTab({}), apiVersion: 'stable.example.com/v2' }, ctx('b', { apply: { force: false } })))
+    const wrongVersion = await thrown(() => applyConfiguration(entry(true), API_VERSION, live, { ...cronTab({}), apiVersion: 'stable.example.com/v2' }, ctx('b', { apply: { force: false } })))
     assert.equal(wrongVersion.code, 400)
   })
 })

@@ -1,0 +1,39 @@
+/**
+ * The steps of a write over a large object, with the other requests let in
+ * between them. Each step of a write (recording ownership, admission,
+ * validation, the encoding the store keeps) is a pass over the whole
+ * object: for an object of megabytes, one pass holds the thread for
+ * hundreds of milliseconds, and all of them together for seconds. A write
+ * of an ordinary object runs its steps at once, as before: a yield would
+ * only put it behind the others.
+ */
+import { hasMoreValuesThan } from '../machinery/json-size.js'
+import { runAtOnce, runInSlices, TimeSlice, type Checkpointed } from '../machinery/time-slice.js'
+
+/** Objects of more values (objects, arrays, scalars) than this have their write run in slices: some milliseconds a pass. */
+export const SLICED_WRITE_VALUES = 5_000
+
+export class WriteSteps {
+  private static readonly atOnce = new WriteSteps(undefined)
+
+  private constructor(private readonly slice: TimeSlice | undefined) {}
+
+  /** Steps in slices when any of the objects is large; at once otherwise. */
+  static for(...objects: unknown[]): WriteSteps {
+    return objects.some((o) => hasMoreValuesThan(o, SLICED_WRITE_VALUES)) ? new WriteSteps(TimeSlice.startingNow()) : WriteSteps.atOnce
+  }
+
+  get sliced(): boolean {
+    return this.slice !== undefined
+  }
+
+  /** Between two steps: lets the other requests run once this request's slice is spent. */
+  pause(): Promise<void> | undefined {
+    return this.slice?.pause()
+  }
+
+  /** A step written as a generator, yielding between its own passes. */
+  async run<T>(work: Checkpointed<T>): Promise<T> {
+    return this.slice ? runInSlices(work, this.slice) : runAtOnce(work)
+  }
+}
