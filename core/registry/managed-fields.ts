@@ -136,7 +136,7 @@ export async function recordUpdate(
   live: KubeObject | undefined,
   ctx: RequestContext,
   subresource?: string,
-  steps = WriteSteps.for(obj, live),
+  steps?: WriteSteps,
 ): Promise<void> {
   if (!ctx.fieldManager || ctx.apply || !tracked(entry)) return
   if (subresource === 'scale') {
@@ -145,7 +145,7 @@ export async function recordUpdate(
     setEntries(obj, scaleManagedFields({ ...write, oldReplicas: valueAt(live, replicasPath), newReplicas: valueAt(obj, replicasPath) }))
     return
   }
-  setEntries(obj, await steps.run(updateManagedFieldsInSteps(live, obj, ctx.fieldManager, optionsFor(entry, apiVersion, ctx.now, subresource))))
+  setEntries(obj, await (steps ?? WriteSteps.for(obj, live)).run(updateManagedFieldsInSteps(live, obj, ctx.fieldManager, optionsFor(entry, apiVersion, ctx.now, subresource))))
 }
 
 /** Upstream's warning when a mutating step left managedFields that cannot be read. */
@@ -195,12 +195,12 @@ export async function applyConfiguration(
   applied: Record<string, unknown>,
   ctx: RequestContext,
   subresource?: string,
-  steps = WriteSteps.for(applied, live),
+  steps?: WriteSteps,
 ): Promise<KubeObject> {
   if (!tracked(entry)) throw badRequest(`apply is not supported for ${entry.resource}`)
   try {
     const options = extended(optionsFor(entry, apiVersion, ctx.now, subresource), { force: ctx.apply?.force ?? false })
-    const { object, managedFields } = await steps.run(applyObjectInSteps(live, applied, ctx.fieldManager ?? '', options))
+    const { object, managedFields } = await (steps ?? WriteSteps.for(applied, live)).run(applyObjectInSteps(live, applied, ctx.fieldManager ?? '', options))
     if (managedFields.length > 0) encodedHere.add(managedFields)
     return object as KubeObject
   } catch (err) {
