@@ -22,8 +22,8 @@ import { TrieRouter } from 'hono/router/trie-router'
 /** How many route tables are kept: servers with other options (audit, aggregation, profiling) have others, and a process makes a handful. */
 const KEPT = 16
 
-/** The kept tables' compiled routers by the table's key (`tableKey`), most recently used last. */
-const compiled = new Map<string, Router<number>>()
+/** The kept tables' compiled routers, and the routes they were compiled from, by the table's key (`tableKey`), most recently used last. */
+const compiled = new Map<string, { router: Router<number>; routes: readonly (readonly [string, string])[] }>()
 
 /**
  * The router that matches each kept route table: `RegExpRouter` where hono
@@ -33,11 +33,20 @@ const compiled = new Map<string, Router<number>>()
  * test that keeps every table the server builds on the compiled router.
  */
 export function routeTableMatchers(): string[] {
-  return [...compiled.values()].flatMap((router) => {
+  return [...compiled.values()].flatMap(({ router }) => {
     // SmartRouter names itself after the router it chose, once it matched a first path.
     const chosen = /^SmartRouter \+ (\w+)$/.exec(router.name)?.[1]
     return chosen ? [chosen] : []
   })
+}
+
+/**
+ * The routes (method and path, in the order they were added) of each kept
+ * route table, middleware included: for the tests that walk every route a
+ * server answers.
+ */
+export function routeTables(): (readonly (readonly [string, string])[])[] {
+  return [...compiled.values()].map(({ routes }) => routes)
 }
 
 /** A route's part of its table's key: paths cannot hold a NUL, so two tables' keys cannot be confused. */
@@ -45,13 +54,13 @@ const tableKey = (method: string, path: string): string => `${method}\0${path}\0
 
 /** The compiled router of a route table (its methods and paths, in order; the routes are numbered in that order). */
 function compiledRouter(key: string, routes: readonly (readonly [string, string])[]): Router<number> {
-  let router = compiled.get(key)
+  let table = compiled.get(key)
   // Most recently used last, so the oldest is the one dropped.
-  if (router) compiled.delete(key)
-  else router = newRouter(routes)
-  compiled.set(key, router)
+  if (table) compiled.delete(key)
+  else table = { router: newRouter(routes), routes }
+  compiled.set(key, table)
   if (compiled.size > KEPT) compiled.delete(compiled.keys().next().value!)
-  return router
+  return table.router
 }
 
 function newRouter(routes: readonly (readonly [string, string])[]): Router<number> {

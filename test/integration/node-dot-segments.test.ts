@@ -10,22 +10,10 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { connect } from 'node:tls'
 import type { ApiServer } from '../../core/server.js'
 import type { TlsListener } from '../../runtimes/node/adapter/serve.js'
-import { serveOnLoopback } from './node-listener.js'
+import { sendRaw as raw, serveOnLoopback } from './node-listener.js'
 import { createTestServer, TestClient } from './harness.js'
-
-/** Sends the request line and headers exactly as written and reads the whole answer (the connection is closed after it). */
-function raw(port: number, head: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] }, () => socket.write(head))
-    let text = ''
-    socket.on('data', (d: Buffer) => (text += d.toString('utf8')))
-    socket.on('end', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text }))
-    socket.on('error', reject)
-  })
-}
 
 const get = (path: string, extra = '') => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer admin-token\r\nConnection: close\r\n${extra}\r\n`
 
