@@ -43,8 +43,15 @@ const allows = (review: ReceivedReview): boolean => {
   return attrs?.verb === 'get' && isPublic(attrs.path ?? '')
 }
 
-/** What a route's method takes: hono's ALL is any method, and its GET routes answer HEAD too. */
-const methodsOf = (method: string): string[] => (method === 'ALL' ? ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] : method === 'GET' ? ['GET', 'HEAD'] : [method])
+/**
+ * What a route's method takes: hono's ALL is any method, and its GET routes
+ * answer HEAD too. UPGRADE is a GET asking to upgrade the connection, which
+ * the Node listener takes on a path of its own.
+ */
+const methodsOf = (method: string): string[] =>
+  method === 'ALL' ? ['GET', 'HEAD', 'UPGRADE', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] : method === 'GET' ? ['GET', 'HEAD', 'UPGRADE'] : [method]
+/** The verb upstream's authorizer is asked for a non-resource request: the lowercase method. */
+const verbOf = (method: string): string => (method === 'UPGRADE' ? 'get' : method.toLowerCase())
 /** A path of the route: each parameter and wildcard filled with a name. */
 const fill = (route: string): string => route.replace(/:[^/]+/g, 'walk').replace(/\*/g, 'walk')
 
@@ -68,6 +75,7 @@ const disguises = (path: string): string[] => [
 /** A request as written, the connection closed after it; a write carries an empty JSON object. */
 function head(method: string, path: string, token?: string): string {
   const credential = token ? `Authorization: Bearer ${token}\r\n` : ''
+  if (method === 'UPGRADE') return `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${credential}Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`
   const body = ['POST', 'PUT', 'PATCH'].includes(method) ? { headers: 'Content-Type: application/json\r\nContent-Length: 2\r\n', text: '{}' } : { headers: '', text: '' }
   return `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${credential}${body.headers}Connection: close\r\n\r\n${body.text}`
 }
@@ -149,7 +157,7 @@ describe('every route of the server, resource or not, is behind authentication a
         const reviews = sar.received.slice(before).filter((r) => r.body.spec['user'] === WALKER)
         const asked = reviews.find((r) => {
           const attrs = r.body.spec['nonResourceAttributes'] as { path?: string; verb?: string } | undefined
-          return attrs?.path === path && attrs.verb === m.toLowerCase()
+          return attrs?.path === path && attrs.verb === verbOf(m)
         })
         if (!asked) {
           problems.push(`${m} ${path}: the authorizer was not asked for the path (answer ${answer.status}; asked ${JSON.stringify(reviews.map((r) => r.body.spec))})`)
@@ -160,7 +168,7 @@ describe('every route of the server, resource or not, is behind authentication a
         } else {
           denied++
           if (answer.status !== 403) problems.push(`${m} ${path}: denied, yet answered ${answer.status}`)
-          else if (m !== 'HEAD' && !answer.text.includes(`User \\"${WALKER}\\" cannot ${m.toLowerCase()} path \\"${path}\\"`)) problems.push(`${m} ${path}: 403 without upstream's message: ${answer.text.split('\r\n\r\n')[1]}`)
+          else if (m !== 'HEAD' && !answer.text.includes(`User \\"${WALKER}\\" cannot ${verbOf(m)} path \\"${path}\\"`)) problems.push(`${m} ${path}: 403 without upstream's message: ${answer.text.split('\r\n\r\n')[1]}`)
         }
       }
     }
