@@ -7,7 +7,7 @@
  * encryption rewrite, issuer discovery and API aggregation. Each route is
  * sent over the Node listener with each method it takes, exactly as
  * written:
- * - without a credential it is a 401;
+ * - without a credential it is a 401, over HTTP/1.1 and HTTP/2;
  * - with a user's token the authorization webhook is asked, with the path
  *   and the lowercase method as upstream asks for a non-resource request,
  *   and its denial is a 403.
@@ -18,6 +18,7 @@
  * answered with a success.
  */
 import assert from 'node:assert/strict'
+import { connect as http2Connect } from 'node:http2'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -141,6 +142,27 @@ describe('every route of the server, resource or not, is behind authentication a
         const path = fill(route)
         const answer = await send(m, path)
         if (answer.status !== 401) problems.push(`${m} ${path}: ${answer.status} ${answer.text.split('\r\n\r\n')[1]?.slice(0, 120) ?? ''}`)
+      }
+    }
+    assert.deepEqual(problems, [])
+  })
+
+  it('answers every route without a credential with 401 over HTTP/2 too', async () => {
+    const session = http2Connect(`https://127.0.0.1:${listener.port}`, { rejectUnauthorized: false })
+    after(() => session.close())
+    const problems: string[] = []
+    for (const [method, route] of routes) {
+      for (const m of methodsOf(method).filter((m) => m !== 'UPGRADE')) {
+        const path = fill(route)
+        const status = await new Promise<number>((resolve, reject) => {
+          const stream = session.request({ ':method': m, ':path': path }, { endStream: true })
+          stream.once('response', (headers) => {
+            stream.resume()
+            resolve(Number(headers[':status']))
+          })
+          stream.once('error', reject)
+        })
+        if (status !== 401) problems.push(`${m} ${path}: ${status}`)
       }
     }
     assert.deepEqual(problems, [])
