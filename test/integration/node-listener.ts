@@ -6,12 +6,12 @@
 import { connect } from 'node:tls'
 import { silentLogger } from '../../core/logging/logger.js'
 import { createCertificateAuthority, issueServingCertificate } from '../../core/pki/certificates.js'
-import { type FetchHandler, serveTls, type TlsListener } from '../../runtimes/node/adapter/serve.js'
+import { type FetchHandler, type ServeTlsOptions, serveTls, type TlsListener } from '../../runtimes/node/adapter/serve.js'
 
-export async function serveOnLoopback(server: FetchHandler): Promise<TlsListener> {
+export async function serveOnLoopback(server: FetchHandler, options: Partial<ServeTlsOptions> = {}): Promise<TlsListener> {
   const ca = await createCertificateAuthority({ commonName: 'node-listener-test-ca' })
   const serving = await issueServingCertificate(ca, { commonName: 'apiserver', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] })
-  return serveTls(server, { host: '127.0.0.1', port: 0, key: serving.privateKey, cert: serving.certificate, logger: silentLogger })
+  return serveTls(server, { host: '127.0.0.1', port: 0, key: serving.privateKey, cert: serving.certificate, logger: silentLogger, ...options })
 }
 
 /** Sends a request line and headers exactly as written (no client tidies the path) and reads the whole answer; the head should ask `Connection: close`. */

@@ -25,6 +25,7 @@ import { hasMalformedEscape, malformedRequestResponse } from './malformed-escape
 import { reusePortWorks } from './reuse-port.js'
 import { handleUpgrade } from './upgrade-passthrough.js'
 import { directBodyOf, mayBeWatch, writeDirect } from './direct-body.js'
+import { HeaderDeadlines, READ_HEADER_TIMEOUT_MS } from './header-deadlines.js'
 
 /** What the listener needs of an ApiServer: its fetch handler. */
 export interface FetchHandler {
@@ -72,6 +73,8 @@ export interface ServeTlsOptions {
   egressDialers?: EgressDialers
   /** How long a connection may wait for its next request (HTTP/1.1) or stream (HTTP/2) before it is closed. @default IDLE_TIMEOUT_MS */
   idleTimeoutMs?: number
+  /** How long a client has for its TLS handshake, and on HTTP/1.1 for a request's headers (header-deadlines.ts); 0: no limit. @default READ_HEADER_TIMEOUT_MS */
+  readHeaderTimeoutMs?: number
 }
 
 /**
@@ -399,6 +402,9 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
 
   const sockets = new Set<TLSSocket>()
   const sessions = new Set<Http2Session>()
+  const idleTimeoutMs = opts.idleTimeoutMs ?? IDLE_TIMEOUT_MS
+  const readHeaderTimeoutMs = opts.readHeaderTimeoutMs ?? READ_HEADER_TIMEOUT_MS
+  const headerDeadlines = new HeaderDeadlines(readHeaderTimeoutMs, idleTimeoutMs)
   /** Open HTTP/1.1 requests per socket, so draining can close idle keep-alive connections. */
   const http1InFlight = new Map<TLSSocket, number>()
   let closing = false
@@ -416,12 +422,16 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
   const onRequest = (incoming: Incoming, outgoing: Outgoing): void => {
     if (!isHttp2(incoming)) {
       const socket = incoming.socket as TLSSocket
+      headerDeadlines.headersRead(socket)
       const before = http1InFlight.get(socket) ?? 0
       http1InFlight.set(socket, before + 1)
       outgoing.once('close', () => {
         const left = (http1InFlight.get(socket) ?? 1) - 1
         http1InFlight.set(socket, left)
-        if (closing && left === 0) socket.end()
+        if (left === 0) {
+          if (closing) socket.end()
+          headerDeadlines.idle(socket)
+        }
         const queue = pipelined.get(socket)
         const next = queue?.shift()
         if (!next || socket.destroyed) return
@@ -475,6 +485,7 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
   const sniContext = opts.sniContext
   const serverOptions = {
     ...tlsOptions,
+    ...(readHeaderTimeoutMs > 0 ? { handshakeTimeout: readHeaderTimeoutMs } : {}),
     ...(sniContext
       ? { SNICallback: (servername: string, callback: (err: Error | null, ctx?: SecureContext) => void) => callback(null, sniContext(servername)) }
       : {}),
@@ -495,13 +506,14 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
     // small piece until the client's delayed ACK, some 40 ms, on every such answer.
     socket.setNoDelay(true)
     sockets.add(socket)
+    if (socket.alpnProtocol !== 'h2') headerDeadlines.connected(socket)
     socket.once('close', () => {
       sockets.delete(socket)
+      headerDeadlines.closed(socket)
       http1InFlight.delete(socket)
       pipelined.delete(socket)
     })
   })
-  const idleTimeoutMs = opts.idleTimeoutMs ?? IDLE_TIMEOUT_MS
   // HTTP/1.1 between requests; Node's HTTP/1.1 handling of an HTTP/2 server's connections reads the same property.
   ;(httpServer as { keepAliveTimeout?: number }).keepAliveTimeout = idleTimeoutMs
   httpServer.on('session', (session: Http2Session) => {
@@ -513,6 +525,7 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
   httpServer.on('upgrade', (incoming: IncomingMessage, socket: TLSSocket, head: Buffer) => {
     // Busy until it closes: draining must not end a live stream as an idle keep-alive connection.
     http1InFlight.set(socket, (http1InFlight.get(socket) ?? 0) + 1)
+    headerDeadlines.headersRead(socket)
     handleUpgrade(server, infoFor(incoming), incoming, socket, head, opts.maxConnectionBytesPerSec ?? 0, opts.egressDialers).catch((err: unknown) => {
       logger.error({ err: err instanceof Error ? err.message : String(err) }, 'upgrade failed')
       socket.destroy()
@@ -552,6 +565,7 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
         for (const socket of sockets) socket.destroy()
         await allClosed
       }
+      headerDeadlines.stop()
     })()
     return closeDone
   }
