@@ -140,6 +140,14 @@ export interface AuthenticationOptions {
   jwtKeyFetch?: KeyFetchTimings
   /** A remote service that says who a bearer token belongs to (`--authentication-token-webhook-config-file`). */
   tokenWebhook?: TokenWebhookOptions
+  /**
+   * How long a bearer token the authenticators accepted is accepted again
+   * without asking them (upstream's token cache, which kube-apiserver keeps
+   * at ten seconds and has no flag for; core/authn/token-cache.ts). A test
+   * that deletes a service account and expects its token refused at once
+   * sets 0. @default 10000
+   */
+  tokenSuccessCacheTtlMs?: number
 }
 
 /** The token webhook: TokenReviews POSTed over HTTPS, answers cached. */

@@ -2,8 +2,9 @@
  * The authentication chain, in upstream's order: request header (front
  * proxy), client certificate, bearer token, anonymous. The bearer-token
  * member asks one token chain (static tokens, bootstrap tokens,
- * service-account tokens, OIDC/JWT, the token webhook, in that order), and
- * TokenReview asks the same one, so the two never disagree.
+ * service-account tokens, OIDC/JWT, the token webhook, in that order)
+ * through upstream's token cache, and TokenReview asks the same one, so the
+ * two never disagree.
  */
 import { lifeCycleOf, type Part, type SecurityContext } from '../security/context.js'
 import { anonymousAuthenticator } from './anonymous.js'
@@ -14,6 +15,7 @@ import { apiAudiencesOf, type ServiceAccountTokens, serviceAccountTokens } from 
 import { requestHeaderAuthenticator } from './request-header.js'
 import type { LoadedJWTAuthenticator } from '../config/authentication.js'
 import { type JwtAuthenticators, jwtAuthenticators } from './jwt/jwt-authenticators.js'
+import { cachedTokenAuthenticator } from './token-cache.js'
 import { tokenWebhookAuthenticator } from './token-webhook.js'
 import { x509Authenticator } from './x509.js'
 
@@ -110,7 +112,12 @@ export function buildAuthentication(ctx: SecurityContext, externalAddress: () =>
   const serviceAccounts = serviceAccountTokens(ctx, externalAddress)
   const jwt = jwtPart(ctx)
   const tokenParts = tokenAuthenticators(ctx, serviceAccounts, jwt)
-  const tokens = tokenChain(tokenParts.map((p) => p.value))
+  // Upstream's token cache in front of the union, so TokenReview and requests share it as they share the union.
+  const tokens = cachedTokenAuthenticator(tokenChain(tokenParts.map((p) => p.value)), {
+    now: () => ctx.now().getTime(),
+    ...(ctx.options.authentication?.tokenSuccessCacheTtlMs !== undefined ? { successTtlMs: ctx.options.authentication.tokenSuccessCacheTtlMs } : {}),
+    ...(ctx.metrics ? { metrics: ctx.metrics } : {}),
+  })
   const requestParts = requestAuthenticators(ctx, tokens, tokenParts.length > 0)
   const request = new UnionAuthenticator(
     requestParts.map((p) => p.value),
@@ -122,6 +129,11 @@ export function buildAuthentication(ctx: SecurityContext, externalAddress: () =>
     apiAudiences: apiAudiencesOf(ctx),
     serviceAccountTokens: serviceAccounts?.value,
     ...lifeCycleOf([...tokenParts, ...requestParts]),
-    replaceJwtAuthenticators: (configs) => jwt?.replace(configs),
+    replaceJwtAuthenticators: (configs) => {
+      const replaced = jwt?.replace(configs)
+      // Tokens the old issuers admitted are not kept past the change, nor what a lookup under way brings back.
+      tokens.clear()
+      return replaced?.then(() => tokens.clear())
+    },
   }
 }

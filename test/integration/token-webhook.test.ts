@@ -71,8 +71,13 @@ describe('token webhook over HTTPS with a client certificate', () => {
             : token === 'broken-token'
               ? { authenticated: false, error: 'the token is broken' }
               : { authenticated: false }
-        res.writeHead(200, { 'content-type': 'application/json' })
-        res.end(JSON.stringify({ apiVersion: tokenReview.apiVersion, kind: 'TokenReview', status }))
+        const answer = () => {
+          res.writeHead(200, { 'content-type': 'application/json' })
+          res.end(JSON.stringify({ apiVersion: tokenReview.apiVersion, kind: 'TokenReview', status }))
+        }
+        // A slow webhook, so that requests bringing the token meanwhile are seen waiting for its answer.
+        if (token.startsWith('slow-')) setTimeout(answer, 200)
+        else answer()
       })
     })
     await new Promise<void>((resolve) => webhook.listen(0, '127.0.0.1', resolve))
@@ -87,10 +92,10 @@ describe('token webhook over HTTPS with a client certificate', () => {
     await new Promise((resolve) => webhook.close(resolve))
   })
 
-  async function start(options: Partial<TokenWebhookOptions> = {}, apiAudiences?: string[]): Promise<TestClient> {
+  async function start(options: Partial<TokenWebhookOptions> = {}, apiAudiences?: string[], tokenSuccessCacheTtlMs?: number): Promise<TestClient> {
     const tokenWebhook: TokenWebhookOptions = { url, certificateAuthority: caPem, clientCertificate, ...options }
     if (!tokenWebhook.clientCertificate) delete tokenWebhook.clientCertificate
-    const authentication = { tokenWebhook, ...(apiAudiences ? { apiAudiences } : {}) }
+    const authentication = { tokenWebhook, ...(apiAudiences ? { apiAudiences } : {}), ...(tokenSuccessCacheTtlMs !== undefined ? { tokenSuccessCacheTtlMs } : {}) }
     const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, authentication }, { webhookClient: client })
     servers.push(server)
     await server.ready
@@ -130,11 +135,26 @@ describe('token webhook over HTTPS with a client certificate', () => {
     )
   })
 
-  it('asks again every time with a zero TTL', async () => {
-    const api = await start({ cacheTtlMs: 0 })
+  it('asks again every time with a zero TTL, once the server-wide token cache is off too', async () => {
+    // The server's token cache, in front of every token authenticator, keeps a success ten seconds whatever the webhook's TTL.
+    const cached = await start({ cacheTtlMs: 0 })
+    received.length = 0
+    for (let i = 0; i < 2; i++) assert.equal((await cached.post(whoami, review, as('good-token'))).status, 201)
+    assert.equal(received.length, 1)
+    const api = await start({ cacheTtlMs: 0 }, undefined, 0)
     received.length = 0
     for (let i = 0; i < 2; i++) assert.equal((await api.post(whoami, review, as('good-token'))).status, 201)
     assert.equal(received.length, 2)
+  })
+
+  it('asks once for a token that several requests bring while the webhook answers, as upstream shares one lookup', async () => {
+    const api = await start({ cacheTtlMs: 0 })
+    const answers = await Promise.all(Array.from({ length: 8 }, () => api.post(whoami, review, as('slow-good'))))
+    assert.deepEqual(
+      answers.map((a) => [a.status, a.body.status?.userInfo?.username]),
+      answers.map(() => [201, 'webhook-user']),
+    )
+    assert.equal(attempts.get('slow-good'), 1)
   })
 
   it('refuses a token the webhook does not accept with 401 and stores nothing', async () => {
