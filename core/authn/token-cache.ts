@@ -18,8 +18,14 @@
 import { newAuthNotes, type AuthNotes } from './authenticator.js'
 import type { TokenAuthenticator, TokenAuthResult } from './bearer-token.js'
 import { secretDigest } from './constant-time.js'
-import type { Metrics } from '../metrics/metrics.js'
-import { TOKEN_CACHE_ACTIVE_FETCHES, TOKEN_CACHE_FETCHES, TOKEN_CACHE_REQUEST_DURATION, TOKEN_CACHE_REQUESTS } from '../metrics/definitions.js'
+import {
+  TOKEN_CACHE_ACTIVE_FETCHES,
+  TOKEN_CACHE_BUCKETS,
+  TOKEN_CACHE_FETCHES,
+  TOKEN_CACHE_REQUEST_DURATION,
+  TOKEN_CACHE_REQUESTS,
+  type TokenCacheMetrics,
+} from './token-cache-metrics.js'
 
 /** Upstream's `TokenSuccessCacheTTL`. */
 export const TOKEN_SUCCESS_CACHE_TTL_MS = 10_000
@@ -32,7 +38,7 @@ export interface TokenCacheOptions {
   now: () => number
   /** How long a success is kept; 0 keeps nothing. @default TOKEN_SUCCESS_CACHE_TTL_MS */
   successTtlMs?: number
-  metrics?: Metrics
+  metrics?: TokenCacheMetrics
 }
 
 export interface TokenCache extends TokenAuthenticator {
@@ -70,13 +76,11 @@ export function cachedTokenAuthenticator(inner: TokenAuthenticator, options: Tok
   const { metrics } = options
   const counter = (definition: typeof TOKEN_CACHE_REQUESTS, status: string) => metrics?.counter(definition.name, definition.help, { status })
   const requests = { hit: counter(TOKEN_CACHE_REQUESTS, 'hit'), miss: counter(TOKEN_CACHE_REQUESTS, 'miss') }
-  const durations = {
-    hit: metrics?.histogramOf(TOKEN_CACHE_REQUEST_DURATION, { status: 'hit' }),
-    miss: metrics?.histogramOf(TOKEN_CACHE_REQUEST_DURATION, { status: 'miss' }),
-  }
+  const duration = (status: string) => metrics?.histogram(TOKEN_CACHE_REQUEST_DURATION.name, TOKEN_CACHE_REQUEST_DURATION.help, TOKEN_CACHE_BUCKETS, { status })
+  const durations = { hit: duration('hit'), miss: duration('miss') }
   const fetches = { ok: counter(TOKEN_CACHE_FETCHES, 'ok'), error: counter(TOKEN_CACHE_FETCHES, 'error') }
-  const inFlight = metrics?.gaugeOf(TOKEN_CACHE_ACTIVE_FETCHES, { status: 'in_flight' })
-  const blocked = metrics?.gaugeOf(TOKEN_CACHE_ACTIVE_FETCHES, { status: 'blocked' })
+  const inFlight = metrics?.gauge(TOKEN_CACHE_ACTIVE_FETCHES.name, TOKEN_CACHE_ACTIVE_FETCHES.help, { status: 'in_flight' })
+  const blocked = metrics?.gauge(TOKEN_CACHE_ACTIVE_FETCHES.name, TOKEN_CACHE_ACTIVE_FETCHES.help, { status: 'blocked' })
 
   const answered = (status: 'hit' | 'miss', started: number): void => {
     requests[status]?.add()

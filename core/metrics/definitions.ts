@@ -89,25 +89,6 @@ export const AUTHENTICATION_DURATION: MetricDefinition = {
   help: '[ALPHA] Time to authenticate a request in seconds, by result.',
   buckets: AUTH_BUCKETS,
 }
-/** Prometheus' default buckets, which upstream's token cache histogram keeps. */
-const DEFAULT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
-export const TOKEN_CACHE_REQUESTS: MetricDefinition = {
-  name: 'authentication_token_cache_request_total',
-  help: '[ALPHA] Bearer tokens looked up in the token cache, by status (hit or miss).',
-}
-export const TOKEN_CACHE_REQUEST_DURATION: MetricDefinition = {
-  name: 'authentication_token_cache_request_duration_seconds',
-  help: '[ALPHA] Time to answer a bearer token through the token cache in seconds (whole milliseconds), by status (hit or miss).',
-  buckets: DEFAULT_BUCKETS,
-}
-export const TOKEN_CACHE_FETCHES: MetricDefinition = {
-  name: 'authentication_token_cache_fetch_total',
-  help: '[ALPHA] Bearer tokens the token cache asked the authenticators about, by status (ok or error).',
-}
-export const TOKEN_CACHE_ACTIVE_FETCHES: MetricDefinition = {
-  name: 'authentication_token_cache_active_fetch_count',
-  help: '[ALPHA] Token cache lookups under way (in_flight) and requests waiting for one (blocked).',
-}
 export const AUTHORIZATION_ATTEMPTS: MetricDefinition = {
   name: 'authorization_attempts_total',
   help: '[ALPHA] Authorization attempts, by result.',
