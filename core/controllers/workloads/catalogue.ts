@@ -37,18 +37,45 @@ export const WORKLOAD_CONTROLLERS: readonly WorkloadController[] = [
 ]
 
 /**
+ * kube-controller-manager's canonical names (1.28 on) of the controllers the
+ * catalogue knows by their older names, which upstream keeps as aliases:
+ * `--controllers` takes either.
+ */
+const CANONICAL_NAMES: Readonly<Record<string, string>> = {
+  cronjob: 'cronjob-controller',
+  daemonset: 'daemonset-controller',
+  deployment: 'deployment-controller',
+  endpoint: 'endpoints-controller',
+  endpointslice: 'endpointslice-controller',
+  endpointslicemirroring: 'endpointslice-mirroring-controller',
+  horizontalpodautoscaling: 'horizontal-pod-autoscaler-controller',
+  job: 'job-controller',
+  podgc: 'pod-garbage-collector-controller',
+  replicaset: 'replicaset-controller',
+  replicationcontroller: 'replicationcontroller-controller',
+  'root-ca-cert-publisher': 'root-ca-certificate-publisher-controller',
+  statefulset: 'statefulset-controller',
+  'ttl-after-finished': 'ttl-after-finished-controller',
+}
+const SHORT_NAMES = new Map(Object.entries(CANONICAL_NAMES).map(([short, canonical]) => [canonical, short]))
+
+/**
  * The controllers a `--controllers` list selects, as kube-controller-manager
  * reads it: `*` is every controller on by default, `name` adds one, `-name`
- * takes one away (whatever the order). A name not in the catalogue stops
- * start-up: a controller asked for and not run would leave a test waiting.
+ * takes one away (whatever the order), each by its canonical name or its
+ * alias. A name not in the catalogue stops start-up: a controller asked for
+ * and not run would leave a test waiting.
  */
 export function selectControllers(selection: readonly string[], known: readonly WorkloadController[] = WORKLOAD_CONTROLLERS): WorkloadController[] {
   const byName = new Map(known.map((c) => [c.name, c]))
-  const problems = selection
-    .map((item) => item.replace(/^-/, ''))
-    .filter((name) => name !== '*' && !byName.has(name))
-    .map((name) => `"${name}" is not in the list of known controllers`)
+  const items = selection.map((item) => {
+    const off = item.startsWith('-')
+    const name = off ? item.slice(1) : item
+    return { off, name: SHORT_NAMES.get(name) ?? name, given: name }
+  })
+  const problems = items.filter(({ name }) => name !== '*' && !byName.has(name)).map(({ given }) => `"${given}" is not in the list of known controllers`)
   if (problems.length) throw new Error(`--controllers: ${problems.join(', ')} (known: ${[...byName.keys()].join(', ') || 'none'})`)
-  const all = selection.includes('*')
-  return known.filter((c) => !selection.includes(`-${c.name}`) && (selection.includes(c.name) || (all && c.onByDefault)))
+  const all = items.some(({ off, name }) => !off && name === '*')
+  const named = (c: WorkloadController, off: boolean) => items.some((item) => item.off === off && item.name === c.name)
+  return known.filter((c) => !named(c, true) && (named(c, false) || (all && c.onByDefault)))
 }

@@ -40,7 +40,7 @@ export const PERSISTENCE_FLAGS = [
     section,
     status: 'active',
     extension: true,
-    help: "Workload controllers to run inside this server, by kube-controller-manager's names: '*' for every one on by default, 'foo' to add foo, '-foo' to leave foo out. None by default, as a kube-apiserver runs none; docs/controllers.md lists them.",
+    help: "Workload controllers to run inside this server, by kube-controller-manager's names or their aliases: '*' for every one on by default, 'foo' to add foo, '-foo' to leave foo out. None by default, as a kube-apiserver runs none; docs/controllers.md lists them.",
   }),
   flag({
     name: 'simulated-nodes',

@@ -18,6 +18,16 @@ describe('selectControllers', () => {
     assert.deepEqual(names(['cronjob']), ['cronjob'])
   })
 
+  it("takes kube-controller-manager's canonical names beside their aliases", () => {
+    assert.deepEqual(names(['job-controller', 'cronjob']), ['job', 'cronjob'])
+    assert.deepEqual(names(['*', '-cronjob-controller']), ['job'])
+    assert.deepEqual(
+      selectControllers(['root-ca-certificate-publisher-controller', 'endpointslice-mirroring-controller']).map((c) => c.name),
+      ['endpointslicemirroring', 'root-ca-cert-publisher'],
+    )
+    assert.throws(() => names(['replicaset-controller']), { message: /"replicaset-controller" is not in the list of known controllers/ })
+  })
+
   it('refuses a name it does not know, naming it', () => {
     assert.throws(() => names(['*', 'nodelifecycle', '-ipam']), {
       message: '--controllers: "nodelifecycle" is not in the list of known controllers, "ipam" is not in the list of known controllers (known: job, cronjob, hpa)',
