@@ -9,6 +9,7 @@
  * Go's own plain 400 before any handler, as Go's server cannot parse it.
  */
 import assert from 'node:assert/strict'
+import { connect as http2Connect } from 'node:http2'
 import { after, before, describe, it } from 'node:test'
 import type { ApiServer } from '../../core/server.js'
 import type { TlsListener } from '../../runtimes/node/adapter/serve.js'
@@ -52,6 +53,35 @@ describe('dot segments in a request path on the Node listener', () => {
       assert.match(answer.text, /the request path may not contain the segment '(\.|\.\.|%2e%2e|%2E%2e|\.%2e|%2e)'/)
       assert.doesNotMatch(answer.text, /owner/, 'no Secret is served')
     }
+  })
+
+  it("refuses a path with a backslash, which a URL reads as a slash, with 400, on the upgrade path and over HTTP/2 too, serving nothing of the other namespace's", async () => {
+    const climb = '/api/v1/namespaces/team-a/..\\..\\namespaces/team-b/secrets/s'
+    const upgrade = 'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n'
+    for (const path of [climb, '/api/v1/namespaces/team-b\\secrets/s', '/version\\']) {
+      for (const extra of ['', upgrade]) {
+        const answer = await raw(listener.port, get(path, extra))
+        assert.equal(answer.status, 400, `${path}: ${answer.text}`)
+        assert.match(answer.text, /"message":"Backslash in request path"/)
+        assert.doesNotMatch(answer.text, /owner/, 'no Secret is served')
+      }
+    }
+    const session = http2Connect(`https://127.0.0.1:${listener.port}`, { rejectUnauthorized: false })
+    try {
+      const status = await new Promise<number>((resolve, reject) => {
+        const stream = session.request({ ':path': climb, authorization: 'Bearer admin-token' }, { endStream: true })
+        stream.once('response', (headers) => {
+          stream.resume()
+          resolve(Number(headers[':status']))
+        })
+        stream.once('error', reject)
+      })
+      assert.equal(status, 400)
+    } finally {
+      session.close()
+    }
+    // Escaped, it is a character of a segment as upstream keeps it, and names no namespace.
+    assert.equal((await raw(listener.port, get('/api/v1/namespaces/team-a/..%5C..%5Cnamespaces/team-b/secrets/s'))).status, 404)
   })
 
   it('refuses an upgrade request with such a path too', async () => {

@@ -38,12 +38,18 @@ export interface UpgradeServer {
  * other requests read it: the path is the request line's, and a Host header
  * that is no host (`x/api/v1/secrets?`) is refused instead of read as part
  * of the URL (a front proxy that judged the request line would be bypassed),
- * and so is a path with a dot segment (dot-segments.ts).
+ * and so is a path with a dot segment (dot-segments.ts) or a backslash,
+ * which the URL standard reads as a slash: `/api/v1/namespaces/a/..\..\namespaces/b/pods`
+ * became b's pods. The listener's other requests are refused alike (the
+ * adapter's "Backslash in request path").
  */
 function requestUrl(req: IncomingMessage): string {
   const target = req.url ?? ''
-  const dot = dotSegmentOf(target.replace(/^https?:\/\/[^/]*/, ''))
+  const path = target.replace(/^https?:\/\/[^/]*/, '')
+  const dot = dotSegmentOf(path)
   if (dot !== undefined) throw new Error(dotSegmentMessage(dot))
+  const query = path.indexOf('?')
+  if ((query < 0 ? path : path.slice(0, query)).includes('\\')) throw new Error('Backslash in request path')
   if (/^https?:\/\//.test(target)) return new URL(target).href
   if (!target.startsWith('/')) throw new Error('Invalid URL')
   const host = req.headers.host ?? 'localhost'
