@@ -15,7 +15,9 @@
  * authenticated user (system:discovery, system:public-info-viewer), and
  * each route it does not allow is sent again dressed as one it does
  * (`/api/../debug/pprof/`, escaped dots and slashes): none of those is
- * answered with a success.
+ * answered with a success. Every answer, a 401 or a 403, is recorded by
+ * audit: a real audit webhook receiver gets an event for each, with the
+ * request's path, verb and code.
  */
 import assert from 'node:assert/strict'
 import { connect as http2Connect } from 'node:http2'
@@ -29,6 +31,12 @@ import type { TlsListener } from '../../runtimes/node/adapter/serve.js'
 import { nodeLogFiles } from '../../runtimes/node/daemon/log-files.js'
 import { nodeProfiler, type NodeProfiler } from '../../runtimes/node/daemon/profiler.js'
 import { nodeWebhookClient, type NodeWebhookClient } from '../../runtimes/node/daemon/webhook-client.js'
+import { readFileSync } from 'node:fs'
+import { loadKubeconfigConnection } from '../../core/config/kubeconfig.js'
+import { silentLogger } from '../../core/logging/logger.js'
+import { parseCommandLine } from '../../core/options/flags/index.js'
+import { auditOptions } from '../../runtimes/node/daemon/audit.js'
+import { type AuditReceiver, startAuditReceiver } from './audit-receiver.js'
 import { createTestServer } from './harness.js'
 import { sendRaw, serveOnLoopback } from './node-listener.js'
 import { type ReceivedReview, type SarWebhook, startSarWebhook } from './sar-webhook.js'
@@ -87,17 +95,31 @@ describe('every route of the server, resource or not, is behind authentication a
   let profiler: NodeProfiler
   let server: ApiServer
   let listener: TlsListener
+  let receiver: AuditReceiver
+  /** The answers the walk got, by their Audit-Id, for the check that audit recorded each. */
+  const audited = new Map<string, { method: string; path: string; status: number }>()
   const logs = mkdtempSync(join(tmpdir(), 'apiserver-route-walk-'))
   /** The server's routes, method and path, middleware left out. */
   let routes: (readonly [string, string])[]
 
-  const send = (method: string, path: string, token?: string) => sendRaw(listener.port, head(method, path, token))
+  const send = async (method: string, path: string, token?: string) => {
+    const answer = await sendRaw(listener.port, head(method, path, token))
+    const auditId = /\r\naudit-id: ([^\r]+)\r\n/i.exec(answer.text)?.[1]
+    if (auditId) audited.set(auditId, { method, path, status: answer.status })
+    return answer
+  }
 
   before(async () => {
     writeFileSync(join(logs, 'walk'), 'a log line\n')
     sar = await startSarWebhook((review) => (allows(review) ? { allowed: true } : { denied: false, reason: 'the route walker is not allowed this path' }))
     webhookClient = nodeWebhookClient()
     profiler = await nodeProfiler({ sampleHeap: false })
+    receiver = await startAuditReceiver()
+    const kubeconfig = receiver.kubeconfigFile()
+    const command = parseCommandLine([`--audit-webhook-config-file=${kubeconfig}`, '--audit-webhook-mode=blocking'])
+    if (command.action !== 'run') assert.fail(`expected run, got ${command.action}`)
+    const audit = auditOptions(command.flags, { omitStages: ['RequestReceived'], rules: [{ level: 'Metadata' }] }, loadKubeconfigConnection(readFileSync(kubeconfig, 'utf8'), kubeconfig), silentLogger)
+    assert.ok(audit)
     server = createTestServer(
       {
         authentication: { tokens: [{ token: TOKEN, user: { username: WALKER, groups: ['walkers'] } }], anonymous: false, serviceAccounts: { issuers: ['https://127.0.0.1'] } },
@@ -110,6 +132,7 @@ describe('every route of the server, resource or not, is behind authentication a
         },
         encryption: { resources: [{ resources: [{ group: '', resource: 'secrets' }], providers: [{ type: 'identity' }] }] },
         aggregation: {},
+        audit,
       },
       { webhookClient, profiler, logFiles: nodeLogFiles(logs) },
     )
@@ -131,6 +154,7 @@ describe('every route of the server, resource or not, is behind authentication a
     webhookClient?.close()
     profiler?.close()
     await sar?.close()
+    await receiver?.stop()
     rmSync(logs, { recursive: true, force: true })
   })
 
@@ -214,5 +238,26 @@ describe('every route of the server, resource or not, is behind authentication a
     }
     assert.deepEqual(problems, [])
     assert.ok(sent > 200, `only ${sent} disguised requests were sent`)
+  })
+
+  it('records every answer of the walk in audit, with its path, verb and code', async () => {
+    assert.ok(audited.size > 300, `only ${audited.size} answers carried an Audit-Id`)
+    const problems: string[] = []
+    for (let i = 0; ; i++) {
+      // A request's last stage: ResponseComplete, or ResponseStarted for a 401, as upstream records a failed authentication.
+      const events = new Map(receiver.events().map((e) => [e['auditID'] as string, e]))
+      problems.length = 0
+      for (const [auditId, { method, path, status }] of audited) {
+        const event = events.get(auditId)
+        if (!event) problems.push(`${method} ${path} (${status}): no audit event`)
+        // A disguised path can read as a resource request, whose verb is the resource's (HEAD is a get).
+        else if (event['requestURI'] !== path || event['responseStatus']?.code !== status || (!event['objectRef'] && event['verb'] !== verbOf(method)))
+          problems.push(`${method} ${path} (${status}): recorded as ${event['verb']} ${event['requestURI']} (${event['responseStatus']?.code})`)
+      }
+      // Blocking mode sends each event before its answer; the wait covers a batch still on its way.
+      if (!problems.length || i === 100) break
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    assert.deepEqual(problems.slice(0, 20), [])
   })
 })
