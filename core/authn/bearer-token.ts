@@ -91,12 +91,20 @@ export function bearerTokenAuthenticator(tokens: TokenAuthenticator, apiAudience
     async authenticate(request, _connection, notes) {
       const token = bearerToken(request)
       if (token === undefined) return undefined
-      const result = token ? await tokens.authenticateToken(token, asked, notes) : undefined
-      if (!result) return { error: 'invalid bearer token' }
-      if (!('user' in result)) return result
-      // As upstream's authentication filter: an answer for other audiences than the API's is refused.
-      if (asked && result.audiences?.length && !shareAudience(result.audiences, asked)) return { error: 'unable to match audience' }
-      return { user: result.user }
+      return token ? tokenUser(tokens, token, asked, notes) : { error: 'invalid bearer token' }
     },
   }
+}
+
+/**
+ * Who a bearer token a request brought stands for, asked for the API's
+ * audiences (undefined: none); a token nobody knows is an error.
+ */
+export async function tokenUser(tokens: TokenAuthenticator, token: string, asked: readonly string[] | undefined, notes?: AuthNotes): Promise<{ user: UserInfo } | { error: string }> {
+  const result = await tokens.authenticateToken(token, asked, notes)
+  if (!result) return { error: 'invalid bearer token' }
+  if (!('user' in result)) return result
+  // As upstream's authentication filter: an answer for other audiences than the API's is refused.
+  if (asked && result.audiences?.length && !shareAudience(result.audiences, asked)) return { error: 'unable to match audience' }
+  return { user: result.user }
 }

@@ -1,6 +1,7 @@
 /**
  * The authentication chain, in upstream's order: request header (front
- * proxy), client certificate, bearer token, anonymous. The bearer-token
+ * proxy), client certificate, bearer token, a bearer token in a WebSocket
+ * subprotocol, anonymous. The bearer-token
  * member asks one token chain (static tokens, bootstrap tokens,
  * service-account tokens, OIDC/JWT, the token webhook, in that order)
  * through upstream's token cache, and TokenReview asks the same one, so the
@@ -17,6 +18,7 @@ import type { LoadedJWTAuthenticator } from '../config/authentication.js'
 import { type JwtAuthenticators, jwtAuthenticators } from './jwt/jwt-authenticators.js'
 import { cachedTokenAuthenticator } from './token-cache.js'
 import { tokenWebhookAuthenticator } from './token-webhook.js'
+import { websocketProtocolAuthenticator } from './websocket-protocol.js'
 import { x509Authenticator } from './x509.js'
 
 export interface Authentication {
@@ -84,7 +86,10 @@ function requestAuthenticators(ctx: SecurityContext, tokens: TokenAuthenticator,
   const parts: Part<Authenticator>[] = []
   if (auth.requestHeader?.usernameHeaders.length) parts.push({ value: requestHeaderAuthenticator(auth.requestHeader) }) // --requestheader-*
   if (auth.clientCertificates ?? true) parts.push({ value: x509Authenticator })
-  if (anyTokens) parts.push({ value: bearerTokenAuthenticator(tokens, apiAudiencesOf(ctx)) })
+  if (anyTokens) {
+    parts.push({ value: bearerTokenAuthenticator(tokens, apiAudiencesOf(ctx)) })
+    parts.push({ value: websocketProtocolAuthenticator(tokens, apiAudiencesOf(ctx)) })
+  }
   return parts
 }
 
