@@ -27,7 +27,7 @@ import { nodeWebhookClient, type NodeWebhookClient } from '../../runtimes/node/d
 import { collectionPath, SAMPLES } from './catalogue-samples.js'
 import { createTestServer, TestClient } from './harness.js'
 import { type NodeAgent, nodeAgentOptions, startNodeAgent } from './node-agent-server.js'
-import { type SarWebhook, startSarWebhook } from './sar-webhook.js'
+import { authorizedBy, type SarWebhook, startSarWebhook } from './sar-webhook.js'
 
 const WALKER = 'route-walker'
 const REFUSAL = 'the route walker may write nothing'
@@ -151,13 +151,7 @@ describe('every route passes authorization, and every write and CONNECT passes a
     const server = createTestServer(
       {
         authentication: { tokens },
-        authorizationModes: ['Webhook'],
-        authorizationWebhook: {
-          connection: { url: sar.url, certificateAuthority: sar.ca.certificate, clientCertificate: sar.client.certificate, clientKey: sar.client.privateKey },
-          version: 'v1',
-          authorizedTTLMs: 0,
-          unauthorizedTTLMs: 0,
-        },
+        ...authorizedBy(sar),
         nodeAgent: nodeAgentOptions(agent, pair),
       },
       { admission: refusingRecorder(admitted), webhookClient, proxyTransport: transport, checkProxyable: async () => {} },

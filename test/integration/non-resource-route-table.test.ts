@@ -39,7 +39,7 @@ import { auditOptions } from '../../runtimes/node/daemon/audit.js'
 import { type AuditReceiver, startAuditReceiver } from './audit-receiver.js'
 import { createTestServer } from './harness.js'
 import { sendRaw, serveOnLoopback } from './node-listener.js'
-import { type ReceivedReview, type SarWebhook, startSarWebhook } from './sar-webhook.js'
+import { authorizedBy, type ReceivedReview, type SarWebhook, startSarWebhook } from './sar-webhook.js'
 
 const WALKER = 'route-walker'
 const TOKEN = 'walker-token'
@@ -123,13 +123,7 @@ describe('every route of the server, resource or not, is behind authentication a
     server = createTestServer(
       {
         authentication: { tokens: [{ token: TOKEN, user: { username: WALKER, groups: ['walkers'] } }], anonymous: false, serviceAccounts: { issuers: ['https://127.0.0.1'] } },
-        authorizationModes: ['Webhook'],
-        authorizationWebhook: {
-          connection: { url: sar.url, certificateAuthority: sar.ca.certificate, clientCertificate: sar.client.certificate, clientKey: sar.client.privateKey },
-          version: 'v1',
-          authorizedTTLMs: 0,
-          unauthorizedTTLMs: 0,
-        },
+        ...authorizedBy(sar),
         encryption: { resources: [{ resources: [{ group: '', resource: 'secrets' }], providers: [{ type: 'identity' }] }] },
         aggregation: {},
         audit,

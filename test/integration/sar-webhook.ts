@@ -61,3 +61,16 @@ export async function startSarWebhook(decide: SarWebhook['decide']): Promise<Sar
   }
   return hook
 }
+
+/** A server's options that authorize every request by `hook` alone, asking it each time (no cached answers). */
+export function authorizedBy(hook: SarWebhook) {
+  return {
+    authorizationModes: ['Webhook'],
+    authorizationWebhook: {
+      connection: { url: hook.url, certificateAuthority: hook.ca.certificate, clientCertificate: hook.client.certificate, clientKey: hook.client.privateKey },
+      version: 'v1' as const,
+      authorizedTTLMs: 0,
+      unauthorizedTTLMs: 0,
+    },
+  }
+}
