@@ -10,13 +10,15 @@ import type { ChainEnv } from './context.js'
 import { parseGoDuration } from '../../machinery/duration.js'
 import { observeBody } from '../observed-body.js'
 import { knownSize } from '../response-size.js'
+import { queryOf } from '../query.js'
 
 /** `onTimedOut`: told of each request answered 504 here (upstream records it as a termination). */
 export function timeoutFilter(defaultMs: number, onTimedOut?: (request: Request, info: RequestInfo) => void): MiddlewareHandler<ChainEnv> {
   return async (c, next) => {
     if (isLongRunning(c.get('requestInfo'))) return next()
     let ms = defaultMs
-    const requested = c.req.query('timeout')
+    // The request's one parse of its query (query.ts): hono's own reader would scan a long query again.
+    const requested = queryOf(c.req.raw).get('timeout')
     if (requested) {
       const parsed = parseGoDuration(requested)
       if (parsed !== undefined && parsed > 0 && parsed < ms) ms = parsed
