@@ -59,6 +59,24 @@ function keyOf(token: string, audiences: readonly string[] | undefined): string 
   return secretDigest(text)
 }
 
+/**
+ * A kept answer's user is handed to every request that brings the token:
+ * frozen, so that code changing a request's user in place fails there
+ * instead of changing who the next request runs as.
+ */
+function frozen(result: TokenAuthResult): TokenAuthResult {
+  if (!result || !('user' in result)) return result
+  const { user } = result
+  Object.freeze(user.groups)
+  if (user.extra) {
+    for (const values of Object.values(user.extra)) Object.freeze(values)
+    Object.freeze(user.extra)
+  }
+  Object.freeze(user)
+  if (result.audiences) Object.freeze(result.audiences)
+  return Object.freeze(result)
+}
+
 function replay(answer: Answer, notes: AuthNotes | undefined): TokenAuthResult {
   if (notes) {
     Object.assign(notes.annotations, answer.noted.annotations)
@@ -96,7 +114,7 @@ export function cachedTokenAuthenticator(inner: TokenAuthenticator, options: Tok
       const noted = newAuthNotes()
       const result = await inner.authenticateToken(token, audiences, noted)
       status = result && 'error' in result ? 'error' : 'ok'
-      const answer = { result, noted }
+      const answer = { result: frozen(result), noted }
       if (ttlMs > 0 && result && 'user' in result && begun === generation) {
         if (kept.size >= MAX_KEPT) kept.delete(kept.keys().next().value!)
         kept.set(key, { answer, expiresAt: options.now() + ttlMs })

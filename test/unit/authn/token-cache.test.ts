@@ -70,6 +70,18 @@ describe('the token cache', () => {
     assert.equal(inner.asked, 2)
   })
 
+  it("hands out a kept user frozen, so that no request changes the next one's", async () => {
+    const inner = counted(async () => ({ user: { username: 'jane', groups: ['dev'], extra: { scopes: ['a'] } } }))
+    const cache = cachedTokenAuthenticator(inner, { now: () => 0 })
+    const result = await cache.authenticateToken('t')
+    assert.ok(result && 'user' in result)
+    assert.throws(() => result.user.groups.push('system:masters'), TypeError)
+    assert.throws(() => result.user.extra!['scopes']!.push('b'), TypeError)
+    assert.throws(() => Object.assign(result.user, { username: 'root' }), TypeError)
+    const again = await cache.authenticateToken('t')
+    assert.deepEqual(again, { user: { username: 'jane', groups: ['dev'], extra: { scopes: ['a'] } } })
+  })
+
   it('keeps nothing with a time of 0', async () => {
     const inner = counted(async () => ({ user }))
     const cache = cachedTokenAuthenticator(inner, { now: () => 0, successTtlMs: 0 })
