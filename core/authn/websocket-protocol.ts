@@ -10,15 +10,13 @@
  * node agent, an aggregated server, a proxied service) sees the credential.
  */
 import type { Authenticator } from './authenticator.js'
+import { isUpgradeRequest } from '../proxy/upgrade.js'
 import { type TokenAuthenticator, tokenUser } from './bearer-token.js'
 
 const PREFIX = 'base64url.bearer.authorization.k8s.io.'
 
-/** Upstream's wsstream.IsWebSocketRequest: `Upgrade: websocket`, and `upgrade` among the Connection tokens. */
-function isWebSocketRequest(request: Request): boolean {
-  if ((request.headers.get('upgrade') ?? '').toLowerCase() !== 'websocket') return false
-  return (request.headers.get('connection') ?? '').split(',').some((token) => token.trim().toLowerCase() === 'upgrade')
-}
+/** Upstream's wsstream.IsWebSocketRequest: an upgrade, to `websocket`. */
+const isWebSocketRequest = (request: Request): boolean => isUpgradeRequest(request) && request.headers.get('upgrade')!.toLowerCase() === 'websocket'
 
 /** Go's base64.RawURLEncoding: no padding, no other alphabet; undefined for text it refuses. */
 function rawUrlBase64(text: string): Uint8Array | undefined {
