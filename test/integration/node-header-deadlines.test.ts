@@ -6,7 +6,8 @@
  * request line, or sends a header byte at a time, or does so after an
  * answered request, loses its connection without an answer; they had kept
  * it for as long as they liked. A request whose headers come in pieces
- * within the deadline is served, and a watch stays open past it.
+ * within the deadline is served (on a listener whose deadline no stall of
+ * this process nears), and a watch stays open past it.
  */
 import assert from 'node:assert/strict'
 import { connect as tcpConnect } from 'node:net'
@@ -63,14 +64,18 @@ const request = (path: string) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAu
 describe('slow clients on the Node listener', { timeout: 60_000 }, () => {
   let server: ApiServer
   let listener: TlsListener
+  /** Deadlines no stall of this test's process comes near, for what must be served. */
+  let lenient: TlsListener
 
   before(async () => {
     server = createTestServer({ authentication: { tokens: [{ token: TOKEN, user: { username: 'admin', groups: ['system:masters'] } }] } })
     await server.ready
     listener = await serveOnLoopback(server, { readHeaderTimeoutMs: DEADLINE_MS, idleTimeoutMs: DEADLINE_MS })
+    lenient = await serveOnLoopback(server, { readHeaderTimeoutMs: 30_000 })
   })
   after(async () => {
     await listener?.close()
+    await lenient?.close()
     await server?.shutdown()
   })
 
@@ -105,12 +110,20 @@ describe('slow clients on the Node listener', { timeout: 60_000 }, () => {
     await new Promise((resolve) => socket.once('close', resolve))
   })
 
-  it('serves headers that come in pieces within the deadline, and keeps a watch open past it', async () => {
-    const connection = await open(listener.port)
-    const whole = request('/api/v1/namespaces/default/configmaps?watch=1')
+  it('serves headers that come in pieces within the deadline', async () => {
+    const connection = await open(lenient.port)
+    const whole = request('/version')
     connection.socket.write(whole.slice(0, 20))
-    await new Promise((resolve) => setTimeout(resolve, DEADLINE_MS / 6))
+    await new Promise((resolve) => setTimeout(resolve, 50))
     connection.socket.write(whole.slice(20))
+    await until(() => connection.received().includes('"gitVersion"'))
+    assert.match(connection.received(), /^HTTP\/1\.1 200 /)
+    connection.socket.destroy()
+  })
+
+  it('keeps a watch open past the deadline', async () => {
+    const connection = await open(listener.port)
+    connection.socket.write(request('/api/v1/namespaces/default/configmaps?watch=1'))
     await until(() => connection.received().includes('\r\n\r\n'))
     assert.match(connection.received(), /^HTTP\/1\.1 200 /)
     // Several deadlines and idle timeouts later, the watch still gets what is written.
