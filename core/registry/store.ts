@@ -282,6 +282,8 @@ export class ResourceStore {
       if (ctx.dryRun) return obj
       const stored = await this.call(name, () => this.storage.create(key, obj))
       finish(true)
+      // Encoding the answer is another pass over the object: others first, when it is large.
+      await steps.pause()
       return stored
     } finally {
       finish(false)
@@ -317,11 +319,12 @@ export class ResourceStore {
     const key = this.key(namespace, name)
     let toDelete: KubeObject | undefined
     let finish: FinishWrite = finishNothing
+    let steps = WriteSteps.for()
     const tryUpdate = async (current: KubeObject): Promise<KubeObject> => {
       // A retry starts from a fresh read: what the last attempt took goes back first.
       finish(false)
       finish = finishNothing
-      let steps = WriteSteps.for(current)
+      steps = WriteSteps.for(current)
       const copy = cloneJson(current)
       await steps.pause()
       let obj = this.checkBody(await next(copy), namespace, name)
@@ -386,6 +389,8 @@ export class ResourceStore {
         this.hooks.afterDelete?.(deleted, ctx)
         return deleted
       }
+      // Encoding the answer is another pass over the object: others first, when it is large.
+      await steps.pause()
       return updated
     } finally {
       finish(false)

@@ -27,6 +27,7 @@ import { jsonCodec } from './codec.js'
 import { Queue } from './memory-log.js'
 import { lowerBound, SortedKeys } from './sorted-keys.js'
 import { type DecodedValue, mustWrite, StoredValues } from './value/stored-values.js'
+import { committedObject, copiedForWrite, decodedForWrite } from './written-object.js'
 import type { ValueTransformer } from './value/transformer.js'
 import {
   type ListOptions,
@@ -111,8 +112,9 @@ export class MemoryStorage implements Storage {
     // Transformed first, so the check and the write below happen without an await between them.
     const sealed = this.values ? await this.values.encode(key, canonicalCopy(obj)) : undefined
     if (!this.values) refuseOversizedValue(key, heldSize(obj))
+    const stored = await this.toStore(obj, sealed)
     this.refuseExisting(key)
-    return cloneJson(this.commit(key, obj, undefined, sealed))
+    return cloneJson(this.commit(key, stored, undefined, sealed))
   }
 
   private refuseExisting(key: string): void {
@@ -188,12 +190,14 @@ export class MemoryStorage implements Storage {
       const writes = !unchanged || read.stale
       const sealed = writes && this.values ? await this.values.encode(key, canonicalCopy(updated)) : undefined
       if (writes && !this.values) refuseOversizedValue(key, heldSize(updated))
+      const commits = sealed ? mustWrite(read, sealed.plain) : !unchanged
+      const stored = commits ? await this.toStore(updated, sealed) : undefined
       // Someone else wrote (or deleted) meanwhile: start over from their state.
       if (this.latest(key)?.rev !== version.rev) continue
       // A reader alone gets what is stored (frozen), not a copy.
       const answer = (obj: KubeObject): KubeObject => (opts.readOnly ? obj : cloneJson(obj))
-      if (sealed ? !mustWrite(read, sealed.plain) : unchanged) return answer(current)
-      return answer(this.commit(key, updated, { version, object: current }, sealed))
+      if (!stored) return answer(current)
+      return answer(this.commit(key, stored, { version, object: current }, sealed))
     }
   }
 
@@ -352,19 +356,27 @@ export class MemoryStorage implements Storage {
   // --- writes ---------------------------------------------------------------
 
   /**
-   * Stores `obj` (or its transformed bytes, `sealed`) as the next revision
-   * of `key` and tells the watchers, who get the object either way.
+   * The object a write of `obj` stores, made ready before the write: a copy
+   * kept in the order Go writes it, so that reads are encoded by the engine's
+   * JSON.stringify (encoding/canonical.ts), or, transformed, its bytes decoded.
+   */
+  private toStore(obj: KubeObject, sealed: { plain: Uint8Array } | undefined): Promise<KubeObject> {
+    return sealed ? decodedForWrite(jsonCodec, sealed.plain) : copiedForWrite(obj)
+  }
+
+  /**
+   * Stores `written` (toStore's object; its transformed bytes, `sealed`, when
+   * the store has a transformer) as the next revision of `key` and tells the
+   * watchers, who get the object either way.
    */
   private commit(
     key: string,
-    obj: KubeObject,
+    written: KubeObject,
     prev: { version: LiveVersion; object: KubeObject } | undefined,
     sealed?: { plain: Uint8Array; stored: Uint8Array },
   ): KubeObject {
     const rev = this.revision + 1
-    // Kept in the order Go writes it, so reads are encoded by the engine's JSON.stringify (encoding/canonical.ts).
-    const stored = stampRevision(sealed ? jsonCodec.decode(sealed.plain) : canonicalCopy(obj), rev)
-    deepFreeze(stored)
+    const stored = committedObject(written, rev)
     this.revision = rev
     this.append(key, { rev, obj: sealed ? sealed.stored : stored })
     const change: Change = { revision: rev, key, object: stored, prev: prev && deepFreeze(prev.object), deleted: false }

@@ -268,7 +268,7 @@ export function decodeProtobuf(body: Uint8Array): Record<string, unknown> {
     if (!def || !hasProtobufForm(def)) {
       throw badRequest(`no kind "${kind}" is registered for version "${apiVersion}" in the protobuf encoding`)
     }
-    return { apiVersion, kind, ...decodeMessage(new Reader(raw), def, typeTable) }
+    return { kind, apiVersion, ...decodeMessage(new Reader(raw), def, typeTable) }
   } catch (err) {
     throw decodeFailure(err)
   }

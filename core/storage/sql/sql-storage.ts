@@ -59,6 +59,7 @@ import { GroupCommit } from './group-commit.js'
 import { nextMacrotask } from '../../machinery/time-slice.js'
 import { type Change, StoreWatcher } from '../store-watcher.js'
 import { type DecodedValue, mustWrite, StoredValues } from '../value/stored-values.js'
+import { committedObject, decodedForWrite } from '../written-object.js'
 import { encryptCheckTransformer, type ValueTransformer } from '../value/transformer.js'
 
 export interface SqlStorageOptions {
@@ -180,6 +181,7 @@ export class SqlStorage implements Storage {
     this.refuseExisting(key)
     // Encoded (and encrypted) first: the checks and the write below then run without an await between them.
     const { plain, stored } = await this.values.encode(key, obj)
+    const written = await decodedForWrite(this.codec, plain)
     this.ensureOpen(key)
     const change = await this.write(
       key,
@@ -188,7 +190,7 @@ export class SqlStorage implements Storage {
         const next = this.nextRevision()
         return { revision: next, createRevision: next, prevRevision: newest?.revision ?? 0, value: stored }
       },
-      (revision) => this.writtenChange(key, revision, plain, undefined),
+      (revision) => this.writtenChange(key, revision, written, undefined),
     )
     return cloneJson(change!.object)
   }
@@ -222,7 +224,7 @@ export class SqlStorage implements Storage {
     encoded.forEach(([key, { plain }], i) => {
       // Nobody watches yet (a start-up template is written before the caches load): no object to make.
       if (this.watchers.size === 0) this.revision = first + i
-      else void this.settle(this.writtenChange(key, first + i, plain, undefined))
+      else void this.settle(this.writtenChange(key, first + i, this.codec.decode(plain), undefined))
     })
     return encoded.map((_, i) => first + i)
   }
@@ -292,10 +294,11 @@ export class SqlStorage implements Storage {
       // was read with an older provider or key (stale): then it is written again with the current one.
       const unchanged = sameIgnoringResourceVersion(updated, current)
       const next = unchanged && !read.stale ? undefined : await this.values.encode(key, updated)
+      const written = next && mustWrite(read, next.plain) ? await decodedForWrite(this.codec, next.plain) : undefined
       this.ensureOpen(key)
       // The row was the key's newest when read: a write that changes nothing answers that state, as upstream's
       // answers a state it read from the store, without looking again. The guess is the caller's (frozen): the answer is a copy.
-      if (!next || !mustWrite(read, next.plain)) {
+      if (!next || !written) {
         // A state no client may see before it is committed: the open batch's.
         if (row.revision > this.durable) await this.batch?.committed()
         return read.guessed && !opts.readOnly ? cloneJson(current) : current
@@ -309,7 +312,7 @@ export class SqlStorage implements Storage {
           if (this.follower && this.log.newest(key)?.revision !== row.revision) return undefined
           return { revision: this.nextRevision(), createRevision: row.createRevision, prevRevision: row.revision, value: next.stored }
         },
-        (revision) => this.writtenChange(key, revision, next.plain, deepFreeze(current)),
+        (revision) => this.writtenChange(key, revision, written, deepFreeze(current)),
       )
       if (change) return opts.readOnly ? change.object : cloneJson(change.object)
     }
@@ -495,9 +498,9 @@ export class SqlStorage implements Storage {
     return (this.follower ? this.log.lastRevision() : this.appended) + 1
   }
 
-  /** The change a create or an update at `revision` made: the stored (frozen) object is the decoded bytes, as a later read returns them. */
-  private writtenChange(key: string, revision: number, plain: Uint8Array, prev: KubeObject | undefined): Change {
-    return { revision, key, object: deepFreeze(stampRevision(this.codec.decode(plain), revision)), prev, deleted: false }
+  /** The change a create or an update at `revision` made: the stored (frozen) object is the bytes written decoded (decodedForWrite), as a later read returns them. */
+  private writtenChange(key: string, revision: number, written: KubeObject, prev: KubeObject | undefined): Change {
+    return { revision, key, object: committedObject(written, revision), prev, deleted: false }
   }
 
   /**

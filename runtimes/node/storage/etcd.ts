@@ -48,6 +48,7 @@ import { groupsOfDistinctKinds } from '../../../core/storage/create-many.js'
 import { mustWrite, StoredValues } from '../../../core/storage/value/stored-values.js'
 import { encryptCheckTransformer, type ValueTransformer } from '../../../core/storage/value/transformer.js'
 import { stampRevision } from '../../../core/storage/objects.js'
+import { decodedInSteps } from '../../../core/storage/written-object.js'
 import { RecentWrites } from './recent-writes.js'
 import { LeaseManager } from './etcd-leases.js'
 import { EtcdWatch } from './etcd-watch.js'
@@ -506,7 +507,7 @@ export class EtcdStorage implements Storage {
     compare: Compare[],
     put: RequestOp,
   ): Promise<{ written: KubeObject } | { refused: TxnResponse }> {
-    const object = this.codec.decode(plain)
+    const object = await decodedInSteps(this.codec, plain)
     this.recentWrites.sending(key, value, object, plain.length)
     let res: TxnResponse
     try {

@@ -1,0 +1,65 @@
+/**
+ * The object a write stores, made ready before the write. What a store
+ * hands its watchers and its caller after a write is the value decoded
+ * from the bytes written (as a later read decodes it), stamped with the
+ * write's revision and frozen. Decoding and freezing are passes over the
+ * whole object: for one of a megabyte they take tens of milliseconds each,
+ * which, done after the commit, held the thread in one piece with the
+ * commit and the answer. Done before the write, a large value's passes are
+ * steps of their own with other requests served between them, and the
+ * commit is left with the stamp and the freeze of the metadata.
+ */
+import { canonicalCopy } from '../encoding/canonical.js'
+import { hasMoreValuesThan, LARGE_OBJECT_VALUES } from '../machinery/json-size.js'
+import type { KubeObject } from '../machinery/object.js'
+import { yieldToEventLoop } from '../machinery/time-slice.js'
+import type { ObjectCodec } from './codec.js'
+import { deepFreeze, stampRevision } from './objects.js'
+
+/** Values of at least this many bytes are decoded and frozen as steps of their own (a few milliseconds a pass and up). */
+export const LARGE_VALUE_BYTES = 64 * 1024
+
+/**
+ * `plain` (a codec's bytes) decoded, every part but it and its metadata object
+ * frozen already; committedObject stamps and freezes it once the write has its
+ * revision. Other requests run before each pass over a large value.
+ */
+export async function decodedForWrite(codec: ObjectCodec, plain: Uint8Array): Promise<KubeObject> {
+  return frozenButMetadata(await decodedInSteps(codec, plain), plain.byteLength >= LARGE_VALUE_BYTES)
+}
+
+/** `plain` decoded, as a step of its own when it is large (a store whose writes hand on an object they do not freeze). */
+export async function decodedInSteps(codec: ObjectCodec, plain: Uint8Array): Promise<KubeObject> {
+  if (plain.byteLength < LARGE_VALUE_BYTES) return codec.decode(plain)
+  await yieldToEventLoop()
+  return codec.decode(plain)
+}
+
+/** A store that keeps objects rather than bytes: `obj` copied in Go's order, made ready as decodedForWrite's. */
+export async function copiedForWrite(obj: KubeObject): Promise<KubeObject> {
+  const large = hasMoreValuesThan(obj, LARGE_OBJECT_VALUES)
+  if (large) await yieldToEventLoop()
+  return frozenButMetadata(canonicalCopy(obj), large)
+}
+
+async function frozenButMetadata(object: KubeObject, large: boolean): Promise<KubeObject> {
+  if (large) await yieldToEventLoop()
+  freezeAllButMetadata(object)
+  if (large) await yieldToEventLoop()
+  return object
+}
+
+/** Every part of `object` frozen but itself and its metadata object, which take the revision at the commit; the last freeze passes over what is frozen here. */
+function freezeAllButMetadata(object: KubeObject): void {
+  const parts = object as unknown as Record<string, unknown>
+  for (const key in parts) {
+    const part = parts[key]
+    if (key !== 'metadata') deepFreeze(part)
+    else if (typeof part === 'object' && part !== null) for (const field of Object.values(part)) deepFreeze(field)
+  }
+}
+
+/** The stored object of a write decodedForWrite made ready, at the revision the write got: frozen whole. */
+export function committedObject(object: KubeObject, revision: number): KubeObject {
+  return deepFreeze(stampRevision(object, revision))
+}
