@@ -126,9 +126,13 @@ end. ${ROUNDS} rounds, taking turns; the figures are all rounds' together. A GET
 write waits for the step of the write under way: the GET's figures show the longest such step.
 Since 2026-11-28 a write of an object of more than 5,000 values lets other requests in between its
 steps (docs/api.md): GETs then wait for a step, not a write, so more of them are answered while
-writing and each of those waits a little. The longest steps left are the store's write (the
-encoding, the write, reading back and freezing what was stored) and the answer's encoding, each
-one piece.
+writing and each of those waits a little. Since a later change the same day the store makes the
+object it keeps ready before the write (decoded from the bytes written and frozen, each a step of
+its own for a large value), and the answer is encoded in a turn of its own: the baseline of this
+run is the build before that change, whose store decoded, froze, copied and encoded back to back
+after the commit. The longest steps left are single passes (docs/api.md): the copy in Go's order,
+the store's decode and encode, the answer's encoding. A GET crosses a few turns of the event loop
+(reading, authentication, the handler), and a step may run before each.
 
 ${table.join('\n')}
 ${END}
