@@ -21,8 +21,8 @@ export interface FollowedStore {
   published(): number
   /** The newest revision in the file, whoever wrote it. */
   newestInFile(): number
-  /** The file's rows after `revision`, oldest first. */
-  rowsAfter(revision: number): ChangeRow[]
+  /** The file's rows after `revision`, oldest first, at most `limit` of them. */
+  rowsAfter(revision: number, limit: number): ChangeRow[]
   /** The change a row records, as watchers see it; undefined for one no watcher can see (a deletion whose previous state was compacted). */
   changeOf(row: ChangeRow): Promise<Change | undefined>
   /** Publishes the commit at `revision` (`change` undefined: nothing to tell, the revision moves on). */
@@ -112,7 +112,7 @@ export class LogFollower {
     for (;;) {
       // Read first: the rows read next hold every commit up to it (a later statement sees a later state).
       const newest = this.store.newestInFile()
-      const rows = this.store.rowsAfter(this.store.published())
+      const rows = this.store.rowsAfter(this.store.published(), FOLLOW_BATCH)
       if (this.stopped) return
       if (rows.length === 0) {
         // Revisions without a row were compacted away (a deletion, or a row a later one replaced): nothing to tell.
@@ -135,6 +135,12 @@ export class LogFollower {
           if (this.stopped) return
         }
         this.store.publish(row.revision, change)
+      }
+      // Fewer than asked for: that was every row, and a pass that reads again to find none costs two statements
+      // more, in each process, after every commit of another (two workers interleaving their writes: every one).
+      if (rows.length < FOLLOW_BATCH) {
+        if (!this.stopped && newest > this.store.published()) this.store.publish(newest, undefined)
+        return
       }
     }
   }

@@ -53,7 +53,7 @@ import {
 } from '../errors.js'
 import { deepFreeze, sameIgnoringResourceVersion, stampRevision } from '../objects.js'
 import { type ChangeRow, keyAfter, keyRange, type LogRow, prefixRange, RevisionLog } from './revision-log.js'
-import { DEFAULT_SHARED_BUSY_TIMEOUT_MS, FOLLOW_BATCH, LogFollower, type SharedStoreOptions } from './log-follower.js'
+import { DEFAULT_SHARED_BUSY_TIMEOUT_MS, LogFollower, type SharedStoreOptions } from './log-follower.js'
 import { prepareDatabase, releaseDatabase, type Synchronous, writeTransactionWhenFree } from './schema.js'
 import { GroupCommit } from './group-commit.js'
 import { nextMacrotask } from '../../machinery/time-slice.js'
@@ -152,7 +152,7 @@ export class SqlStorage implements Storage {
           {
             published: () => this.revision,
             newestInFile: () => this.log.lastRevision(),
-            rowsAfter: (revision) => this.log.rowsAfter(revision, FOLLOW_BATCH),
+            rowsAfter: (revision, limit) => this.log.rowsAfter(revision, limit),
             changeOf: (row) => this.replayed(row),
             publish: (revision, change) => {
               this.revision = revision
