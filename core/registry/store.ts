@@ -325,6 +325,8 @@ export class ResourceStore {
       finish(false)
       finish = finishNothing
       steps = WriteSteps.for(current)
+      // The store copied the object for this call, in this turn: the copy here is a pass of its own.
+      await steps.yield()
       const copy = cloneJson(current)
       await steps.pause()
       let obj = this.checkBody(await next(copy), namespace, name)

@@ -29,6 +29,11 @@ export class WriteSteps {
     return this.slice?.pause()
   }
 
+  /** After a pass over the object made before the steps began counting (the store's copy for an update): lets the other requests run now. */
+  yield(): Promise<void> | undefined {
+    return this.slice?.yield()
+  }
+
   /** A step written as a generator, yielding between its own passes. */
   async run<T>(work: Checkpointed<T>): Promise<T> {
     return this.slice ? runInSlices(work, this.slice) : runAtOnce(work)
