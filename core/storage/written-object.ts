@@ -19,18 +19,22 @@ import { deepFreeze, stampRevision } from './objects.js'
 /** Values of at least this many bytes are decoded and frozen as steps of their own (a few milliseconds a pass and up). */
 export const LARGE_VALUE_BYTES = 64 * 1024
 
+export function isLargeValue(plain: Uint8Array): boolean {
+  return plain.byteLength >= LARGE_VALUE_BYTES
+}
+
 /**
  * `plain` (a codec's bytes) decoded, every part but it and its metadata object
  * frozen already; committedObject stamps and freezes it once the write has its
  * revision. Other requests run before each pass over a large value.
  */
 export async function decodedForWrite(codec: ObjectCodec, plain: Uint8Array): Promise<KubeObject> {
-  return frozenButMetadata(await decodedInSteps(codec, plain), plain.byteLength >= LARGE_VALUE_BYTES)
+  const large = isLargeValue(plain)
+  return frozenButMetadata(large ? await decodedInAStep(codec, plain) : codec.decode(plain), large)
 }
 
-/** `plain` decoded, as a step of its own when it is large (a store whose writes hand on an object they do not freeze). */
-export async function decodedInSteps(codec: ObjectCodec, plain: Uint8Array): Promise<KubeObject> {
-  if (plain.byteLength < LARGE_VALUE_BYTES) return codec.decode(plain)
+/** A large value decoded in a step of its own, after other requests ran (for a store whose writes hand on an object they do not freeze). */
+export async function decodedInAStep(codec: ObjectCodec, plain: Uint8Array): Promise<KubeObject> {
   await yieldToEventLoop()
   return codec.decode(plain)
 }

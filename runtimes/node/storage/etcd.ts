@@ -48,7 +48,7 @@ import { groupsOfDistinctKinds } from '../../../core/storage/create-many.js'
 import { mustWrite, StoredValues } from '../../../core/storage/value/stored-values.js'
 import { encryptCheckTransformer, type ValueTransformer } from '../../../core/storage/value/transformer.js'
 import { stampRevision } from '../../../core/storage/objects.js'
-import { decodedInSteps } from '../../../core/storage/written-object.js'
+import { decodedInAStep, isLargeValue } from '../../../core/storage/written-object.js'
 import { RecentWrites } from './recent-writes.js'
 import { LeaseManager } from './etcd-leases.js'
 import { EtcdWatch } from './etcd-watch.js'
@@ -507,7 +507,8 @@ export class EtcdStorage implements Storage {
     compare: Compare[],
     put: RequestOp,
   ): Promise<{ written: KubeObject } | { refused: TxnResponse }> {
-    const object = await decodedInSteps(this.codec, plain)
+    // A small value without an await: the transaction goes out in this turn's frames.
+    const object = isLargeValue(plain) ? await decodedInAStep(this.codec, plain) : this.codec.decode(plain)
     this.recentWrites.sending(key, value, object, plain.length)
     let res: TxnResponse
     try {
