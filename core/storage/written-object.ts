@@ -19,6 +19,7 @@ import { deepFreeze, stampRevision } from './objects.js'
 /** Values of at least this many bytes are decoded and frozen as steps of their own (a few milliseconds a pass and up). */
 export const LARGE_VALUE_BYTES = 64 * 1024
 
+/** Whether a codec's bytes are a value whose passes are steps of their own. */
 export function isLargeValue(plain: Uint8Array): boolean {
   return plain.byteLength >= LARGE_VALUE_BYTES
 }
