@@ -212,7 +212,7 @@ export function versionInfoJson(info: object): string {
  * never exists whole beside the objects, and other requests run between the
  * pieces. An immutable item of a built-in list keeps its bytes (not its
  * text), and a run of such items keeps its joined bytes while it lasts
- * (keptRun), so a list read again is mostly handed out as it was.
+ * (runAt), so a list read again is mostly handed out as it was.
  */
 export function* apiListJsonByteChunks(list: Record<string, unknown>, itemsPerChunk = 100): Generator<Uint8Array, void, void> {
   const items = list['items']
@@ -227,14 +227,17 @@ export function* apiListJsonByteChunks(list: Record<string, unknown>, itemsPerCh
   yield utf8.encode(frame.slice(0, open))
   const itemShape = typedListItems(list, shapeOfObject(list))
   const itemBytes = (item: unknown) => (itemShape && isDeepFrozen(item) ? listItemBytes(item, itemShape) : utf8.encode(itemInList(list, item, open, tail)))
-  for (let start = 0; start < items.length; start += itemsPerChunk) {
-    const stop = Math.min(items.length, start + itemsPerChunk)
-    const run = (itemShape && keptRun(items, start, stop, itemShape)) || joinRun(items.slice(start, stop).map(itemBytes))
+  for (let start = 0; start < items.length; ) {
+    const run = runAt(items, start, itemsPerChunk, itemBytes, itemShape !== undefined)
     // Every run starts with the comma that goes before its first item; the list's first item has none.
-    yield start === 0 ? run.subarray(1) : run
+    yield start === 0 ? run.bytes.subarray(1) : run.bytes
+    start += run.count
   }
   yield utf8.encode(frame.slice(open))
 }
+
+/** A run of a list's items stops once it holds this many bytes, however few its items: a list of large objects goes out a megabyte or so at a time. */
+export const LIST_CHUNK_BYTES = 1024 * 1024
 
 const utf8 = new TextEncoder()
 const COMMA = 0x2c
@@ -246,37 +249,43 @@ function listItemBytes(item: object, shape: Shape): Uint8Array {
   return listItemByteArrays.ofFrozen(item, (it) => utf8.encode(escapeLikeGo(withoutTypeMeta(it, unescapedJson(it, shape)))))
 }
 
-/** A run of deep-frozen items as keptRun last joined it, found by the run's first item. */
+/** A run of deep-frozen items as runAt last joined it, found by the run's first item. */
 const keptRuns = new WeakMap<object, { items: readonly unknown[]; bytes: Uint8Array }>()
 
 /**
- * `items[start..stop)` joined (joinRun) when every one is deep-frozen,
- * else undefined. The bytes are kept, found by the run's first item, and
- * handed out again while the run holds the same objects: the watch cache
- * gives a collection that has not changed as the same objects in the same
- * order, so a list read again copies nothing (allocating and filling the
- * bytes of a run was the largest cost of a long list after the socket
- * write). A run that changed is joined and kept anew. What is kept lives as
- * long as the run's first object version: the bytes, and the run's objects.
+ * The run of items from `start` joined (joinRun), and how many items it
+ * holds: up to `itemsPerChunk` of them, fewer once LIST_CHUNK_BYTES are
+ * reached. A run of deep-frozen items of a built-in list (`keepable`) is
+ * kept, found by its first item, and handed out again while the same
+ * objects follow it: the watch cache gives a collection that has not
+ * changed as the same objects in the same order, so a list read again
+ * copies nothing (allocating and filling the bytes of a run was the
+ * largest cost of a long list after the socket write). A run that changed
+ * is joined and kept anew. What is kept lives as long as the run's first
+ * object version: the bytes, and the run's objects.
  */
-function keptRun(items: readonly unknown[], start: number, stop: number, shape: Shape): Uint8Array | undefined {
+function runAt(items: readonly unknown[], start: number, itemsPerChunk: number, itemBytes: (item: unknown) => Uint8Array, keepable: boolean): { bytes: Uint8Array; count: number } {
   const first = items[start]
-  if (typeof first !== 'object' || first === null || !isDeepFrozen(first)) return undefined
-  const kept = keptRuns.get(first)
-  if (kept && sameRun(kept.items, items, start, stop)) return kept.bytes
-  const run: Uint8Array[] = []
-  for (let i = start; i < stop; i++) {
+  const kept = keepable && isDeepFrozen(first) ? keptRuns.get(first) : undefined
+  if (kept && sameRun(kept.items, items, start)) return { bytes: kept.bytes, count: kept.items.length }
+  const parts: Uint8Array[] = []
+  let size = 0
+  let frozen = keepable
+  for (let i = start; i < items.length && parts.length < itemsPerChunk && size < LIST_CHUNK_BYTES; i++) {
     const item = items[i]
-    if (typeof item !== 'object' || item === null || !isDeepFrozen(item)) return undefined
-    run.push(listItemBytes(item, shape))
+    frozen &&= isDeepFrozen(item)
+    const part = itemBytes(item)
+    parts.push(part)
+    size += part.byteLength
   }
-  const bytes = joinRun(run)
-  keptRuns.set(first, { items: items.slice(start, stop), bytes })
-  return bytes
+  const bytes = joinRun(parts)
+  if (frozen) keptRuns.set(first as object, { items: items.slice(start, start + parts.length), bytes })
+  return { bytes, count: parts.length }
 }
 
-function sameRun(kept: readonly unknown[], items: readonly unknown[], start: number, stop: number): boolean {
-  if (kept.length !== stop - start) return false
+/** Whether the items from `start` begin with the kept run's objects. */
+function sameRun(kept: readonly unknown[], items: readonly unknown[], start: number): boolean {
+  if (start + kept.length > items.length) return false
   for (let i = 0; i < kept.length; i++) if (kept[i] !== items[start + i]) return false
   return true
 }

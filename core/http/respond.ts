@@ -4,12 +4,14 @@
  * Go's field order and escapes, and a final newline; YAML likewise
  * (core/encoding/go-yaml.ts).
  */
-import { apiListJsonByteChunks, apiObjectJsonBytes, statusJson, versionInfoJson } from '../encoding/api-json.js'
+import { apiListJsonByteChunks, apiObjectJsonBytes, LIST_CHUNK_BYTES, statusJson, versionInfoJson } from '../encoding/api-json.js'
 import { escapeLikeGo, indentGo } from '../encoding/go-json.js'
-import { EncodingMemo } from '../encoding/immutable.js'
+import { EncodingMemo, isDeepFrozen } from '../encoding/immutable.js'
 import { apiObjectYaml } from '../encoding/go-yaml.js'
 import { JSON_TYPE, type OutputFormat, PROTOBUF_TYPE, YAML_TYPE } from './media-types.js'
 import { encodeProtobuf } from '../encoding/protobuf.js'
+import { joinedBytes } from '../machinery/joined-bytes.js'
+import { STEP_BUDGET_MS, yieldToEventLoop } from '../machinery/time-slice.js'
 import type { StatusError } from '../machinery/status-error.js'
 import { observableStream } from './observed-body.js'
 import { withKnownSize, withSize } from './response-size.js'
@@ -19,7 +21,10 @@ const utf8 = new TextEncoder()
 
 /** An API object (object, list, Table, Status, discovery document) as JSON; `headers` named in lower case. */
 export function jsonResponse(body: Record<string, unknown>, status = 200, headers?: Record<string, string>): Response {
-  const bytes = apiObjectJsonBytes(body)
+  return jsonBytesResponse(apiObjectJsonBytes(body), status, headers)
+}
+
+function jsonBytesResponse(bytes: Uint8Array, status = 200, headers?: Record<string, string>): Response {
   // Bytes in hand, their size kept beside the answer: the filters that wait for an answer to be sent
   // (in-flight seats, sizes) take it as sent once the handler returns, without reading the body, and the
   // Node adapter writes the bytes at once (a stream body would cost a ReadableStream, a reader and a
@@ -104,18 +109,46 @@ export const STREAMED_LIST_FROM = 500
 
 /**
  * A list as objectResponse writes it; a long JSON list goes out as a stream
- * pulled a run of items at a time, each pull a task of its own.
+ * pulled a run of items at a time, each pull a task of its own. So does a
+ * short list of the watch cache's (deep-frozen) items that runs past
+ * LIST_CHUNK_BYTES (objects of a megabyte each): joined and encoded whole,
+ * sixty of them held the thread some 150 to 300 ms. A short one under that
+ * is answered as bytes in hand, as jsonResponse answers.
  */
 export function listResponse(list: Record<string, unknown>, format: OutputFormat): Response {
   const items = list['items']
-  if (format.kind !== 'json' || !Array.isArray(items) || items.length <= STREAMED_LIST_FROM) return objectResponse(list, format)
+  if (format.kind !== 'json' || !Array.isArray(items)) return objectResponse(list, format)
+  const long = items.length > STREAMED_LIST_FROM
+  if (!long && !isDeepFrozen(items[0])) return objectResponse(list, format)
   // Bytes, not text: an immutable item's bytes are kept, so the list is copied together rather than encoded.
   const chunks = apiListJsonByteChunks(list)
+  const held: Uint8Array[] = []
+  if (!long) {
+    let size = 0
+    while (size <= LIST_CHUNK_BYTES) {
+      const next = chunks.next()
+      if (next.done) return jsonBytesResponse(joinedBytes(held, size))
+      held.push(next.value)
+      size += next.value.byteLength
+    }
+  }
+  // A reader that takes each run as soon as it is made (a client in the same process; a socket that keeps up)
+  // would get the list in one piece: once making runs took STEP_BUDGET_MS since others last had a turn (encoding
+  // items, not handing out runs kept from before), the next run is made after they had one.
+  let makingMs = 0
   // Observable: the filters that size or time the answer watch its pulls instead of piping it through stages of their own.
   const body = observableStream({
-    pull: () => {
+    pull: async () => {
+      const first = held.shift()
+      if (first) return first
+      if (makingMs >= STEP_BUDGET_MS) {
+        makingMs = 0
+        await yieldToEventLoop()
+      }
+      const started = performance.now()
       const next = chunks.next()
-      return Promise.resolve(next.done ? undefined : next.value)
+      makingMs += performance.now() - started
+      return next.done ? undefined : next.value
     },
     cancel: () => void chunks.return(),
   })

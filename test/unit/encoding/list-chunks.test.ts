@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { apiListJsonByteChunks, apiObjectJson } from '../../../core/encoding/api-json.js'
+import { apiListJsonByteChunks, apiObjectJson, LIST_CHUNK_BYTES } from '../../../core/encoding/api-json.js'
 import { deepFreeze } from '../../../core/storage/objects.js'
 
 const configMap = (i: number) => ({
@@ -78,5 +78,21 @@ describe('a list written in pieces of bytes', () => {
     // One object fewer before it shifts every later run: each is joined for what it now holds.
     const shorter = frozen.filter((_, i) => i !== 10)
     assert.equal(runs(listOf(shorter)).length, 3)
+  })
+})
+
+describe('a list of large objects written in pieces', () => {
+  it(`cuts its runs once they hold ${LIST_CHUNK_BYTES} bytes, however few their items, and joins to the list written at once`, () => {
+    const decoder = new TextDecoder()
+    const large = (i: number) => deepFreeze({ ...configMap(i), data: { blob: String(i).repeat(400 * 1024) } })
+    const list = { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '900' }, items: Array.from({ length: 7 }, (_, i) => large(i)) }
+    for (const round of [1, 2]) {
+      const chunks = [...apiListJsonByteChunks(list, 100)]
+      assert.equal(chunks.map((c) => decoder.decode(c)).join(''), apiObjectJson(list), `round ${round}`)
+      const runs = chunks.slice(1, -1)
+      // Items of some 400 KiB: three to a run (the third takes it past a MiB), the last run the one left over.
+      assert.deepEqual(runs.map((run) => (decoder.decode(run).match(/"blob"/g) ?? []).length), [3, 3, 1], `round ${round}`)
+      for (const run of runs) assert.ok(run.byteLength < LIST_CHUNK_BYTES + 500 * 1024)
+    }
   })
 })
