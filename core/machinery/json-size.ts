@@ -4,13 +4,6 @@
  * the value is, and a small object's own size.
  */
 
-/**
- * Objects of more values than this are large: a pass over one takes
- * milliseconds, so writes run their passes over it as steps of their own,
- * with other requests served between them.
- */
-export const LARGE_OBJECT_VALUES = 5_000
-
 /** Whether `value` holds more than `limit` values (objects, arrays and scalars, itself included). */
 export function hasMoreValuesThan(value: unknown, limit: number): boolean {
   const pending: unknown[] = [value]

@@ -7,8 +7,11 @@
  * of an ordinary object runs its steps at once, as before: a yield would
  * only put it behind the others.
  */
-import { hasMoreValuesThan, LARGE_OBJECT_VALUES } from '../machinery/json-size.js'
+import { hasMoreValuesThan } from '../machinery/json-size.js'
 import { runAtOnce, runInSlices, TimeSlice, type Checkpointed } from '../machinery/time-slice.js'
+
+/** Objects of more values (objects, arrays, scalars) than this have their write run in slices: some milliseconds a pass. */
+export const SLICED_WRITE_VALUES = 5_000
 
 export class WriteSteps {
   private static readonly atOnce = new WriteSteps(undefined)
@@ -17,7 +20,7 @@ export class WriteSteps {
 
   /** Steps in slices when any of the objects is large; at once otherwise. */
   static for(...objects: unknown[]): WriteSteps {
-    return objects.some((o) => hasMoreValuesThan(o, LARGE_OBJECT_VALUES)) ? new WriteSteps(TimeSlice.startingNow()) : WriteSteps.atOnce
+    return objects.some((o) => hasMoreValuesThan(o, SLICED_WRITE_VALUES)) ? new WriteSteps(TimeSlice.startingNow()) : WriteSteps.atOnce
   }
 
   get sliced(): boolean {

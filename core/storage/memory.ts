@@ -111,8 +111,7 @@ export class MemoryStorage implements Storage {
     this.refuseExisting(key)
     // Transformed first, so the check and the write below happen without an await between them.
     const sealed = this.values ? await this.values.encode(key, canonicalCopy(obj)) : undefined
-    if (!this.values) refuseOversizedValue(key, heldSize(obj))
-    const stored = await this.toStore(obj, sealed)
+    const stored = await this.toStore(key, obj, sealed)
     this.refuseExisting(key)
     return cloneJson(this.commit(key, stored, undefined, sealed))
   }
@@ -189,9 +188,8 @@ export class MemoryStorage implements Storage {
       const unchanged = sameIgnoringResourceVersion(updated, current)
       const writes = !unchanged || read.stale
       const sealed = writes && this.values ? await this.values.encode(key, canonicalCopy(updated)) : undefined
-      if (writes && !this.values) refuseOversizedValue(key, heldSize(updated))
       const commits = sealed ? mustWrite(read, sealed.plain) : !unchanged
-      const stored = commits ? await this.toStore(updated, sealed) : undefined
+      const stored = commits ? await this.toStore(key, updated, sealed) : undefined
       // Someone else wrote (or deleted) meanwhile: start over from their state.
       if (this.latest(key)?.rev !== version.rev) continue
       // A reader alone gets what is stored (frozen), not a copy.
@@ -358,10 +356,14 @@ export class MemoryStorage implements Storage {
   /**
    * The object a write of `obj` stores, made ready before the write: a copy
    * kept in the order Go writes it, so that reads are encoded by the engine's
-   * JSON.stringify (encoding/canonical.ts), or, transformed, its bytes decoded.
+   * JSON.stringify (encoding/canonical.ts), refused when it is over the
+   * store's size limit; or, transformed (and measured so), its bytes decoded.
    */
-  private toStore(obj: KubeObject, sealed: { plain: Uint8Array } | undefined): Promise<KubeObject> {
-    return sealed ? decodedForWrite(jsonCodec, sealed.plain) : copiedForWrite(obj)
+  private toStore(key: string, obj: KubeObject, sealed: { plain: Uint8Array } | undefined): Promise<KubeObject> {
+    if (sealed) return decodedForWrite(jsonCodec, sealed.plain)
+    const size = heldSize(obj)
+    refuseOversizedValue(key, size)
+    return copiedForWrite(obj, size)
   }
 
   /**

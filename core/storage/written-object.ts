@@ -10,7 +10,6 @@
  * commit is left with the stamp and the freeze of the metadata.
  */
 import { canonicalCopy } from '../encoding/canonical.js'
-import { hasMoreValuesThan, LARGE_OBJECT_VALUES } from '../machinery/json-size.js'
 import type { KubeObject } from '../machinery/object.js'
 import { yieldToEventLoop } from '../machinery/time-slice.js'
 import type { ObjectCodec } from './codec.js'
@@ -40,9 +39,9 @@ export async function decodedInAStep(codec: ObjectCodec, plain: Uint8Array): Pro
   return codec.decode(plain)
 }
 
-/** A store that keeps objects rather than bytes: `obj` copied in Go's order, made ready as decodedForWrite's. */
-export async function copiedForWrite(obj: KubeObject): Promise<KubeObject> {
-  const large = hasMoreValuesThan(obj, LARGE_OBJECT_VALUES)
+/** A store that keeps objects rather than bytes: `obj` (of `size` bytes as JSON) copied in Go's order, made ready as decodedForWrite's. */
+export async function copiedForWrite(obj: KubeObject, size: number): Promise<KubeObject> {
+  const large = size >= LARGE_VALUE_BYTES
   if (large) await yieldToEventLoop()
   return frozenButMetadata(canonicalCopy(obj), large)
 }
