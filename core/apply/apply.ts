@@ -7,7 +7,7 @@
  * for objects nobody tracked, the merge, and the entry's time.
  */
 import { ApplyConflictError, ApplyInvalidError } from './conflict.js'
-import { decodeManagedFields, encodeManagedFields, identifierFor, stripManager, type Managed, type ManagedFieldsEntry } from './managed.js'
+import { decodeManagedFields, encodeManagedFieldsInSteps, identifierFor, stripManager, type Managed, type ManagedFieldsEntry } from './managed.js'
 import { contextFor, emptyObjectFor, managedFieldsOf, withoutManagedFields, type ManagedFieldsOptions } from './options.js'
 import {
   allowedConflictsFromLastApplied,
@@ -138,7 +138,7 @@ export function* applyObjectInSteps(
   if (manager === KUBECTL_MANAGER && lastAppliedOf(object) !== undefined) {
     setLastApplied(object, buildLastApplied(applied))
   }
-  const managedFields = encodeManagedFields(result.managed)
+  const managedFields = yield* encodeManagedFieldsInSteps(result.managed, ctx.inSteps)
   const meta = (isObject(object['metadata']) ? object['metadata'] : (object['metadata'] = {})) as Record<string, unknown>
   if (managedFields.length > 0) meta['managedFields'] = managedFields
   else delete meta['managedFields']

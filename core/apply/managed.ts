@@ -5,6 +5,7 @@
  * upstream's BuildManagerIdentifier does; appliers are identified without
  * their apiVersion, so one applier keeps one entry across versions.
  */
+import type { Checkpointed } from '../machinery/time-slice.js'
 import { FieldSet } from './fieldset.js'
 
 export interface ManagedFieldsEntry {
@@ -124,20 +125,29 @@ export function sortManagedFields(entries: ManagedFieldsEntry[]): ManagedFieldsE
 /** The wire entries, sorted; empty field sets are dropped. */
 export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] {
   const entries: ManagedFieldsEntry[] = []
-  for (const [id, vs] of managed) {
-    if (vs.set.isEmpty()) continue
-    const who = parseIdentifier(id)
-    const entry: ManagedFieldsEntry = {}
-    if (who.manager) entry.manager = who.manager
-    entry.operation = vs.applied ? 'Apply' : ((who.operation as 'Update' | undefined) ?? 'Update')
-    entry.apiVersion = vs.apiVersion
-    if (vs.time) entry.time = vs.time
-    entry.fieldsType = 'FieldsV1'
-    entry.fieldsV1 = vs.set.toFieldsV1()
-    if (who.subresource) entry.subresource = who.subresource
-    entries.push(entry)
-  }
+  for (const [id, vs] of managed) if (!vs.set.isEmpty()) entries.push(entryOf(id, vs, vs.set.toFieldsV1()))
   return sortManagedFields(entries)
+}
+
+/** encodeManagedFields as checkpointed work, for the sets of an object of megabytes (`inSteps`); at once otherwise. */
+export function* encodeManagedFieldsInSteps(managed: Managed, inSteps: boolean | undefined): Checkpointed<ManagedFieldsEntry[]> {
+  if (!inSteps) return encodeManagedFields(managed)
+  const entries: ManagedFieldsEntry[] = []
+  for (const [id, vs] of managed) if (!vs.set.isEmpty()) entries.push(entryOf(id, vs, yield* vs.set.toFieldsV1InSteps()))
+  return sortManagedFields(entries)
+}
+
+function entryOf(id: string, vs: ManagerSet, fieldsV1: Record<string, unknown>): ManagedFieldsEntry {
+  const who = parseIdentifier(id)
+  const entry: ManagedFieldsEntry = {}
+  if (who.manager) entry.manager = who.manager
+  entry.operation = vs.applied ? 'Apply' : ((who.operation as 'Update' | undefined) ?? 'Update')
+  entry.apiVersion = vs.apiVersion
+  if (vs.time) entry.time = vs.time
+  entry.fieldsType = 'FieldsV1'
+  entry.fieldsV1 = fieldsV1
+  if (who.subresource) entry.subresource = who.subresource
+  return entry
 }
 
 /** Fields never owned by anyone: type meta and server-set metadata. */

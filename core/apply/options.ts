@@ -33,6 +33,13 @@ export interface ManagedFieldsOptions {
    * @default every field but the reset ones
    */
   ownedOnly?: readonly FieldPrefix[]
+  /**
+   * The object is large (megabytes): each pass over it checkpoints within
+   * itself too, so that a caller running the steps in slices lets other
+   * requests in during the pass. An ordinary object's passes run at once,
+   * without the cost of checkpoints.
+   */
+  inSteps?: boolean
 }
 
 /** Upstream's common reset fields: status through the main resource, spec through status. */
@@ -45,7 +52,13 @@ export function defaultResetFields(shape: Shape, subresource: string | undefined
 
 export function contextFor(opts: ManagedFieldsOptions): UpdaterContext {
   const shape = opts.shape ?? shapeOfType(opts.typeName)
-  return { shape, apiVersion: opts.apiVersion, ignored: opts.resetFields ?? defaultResetFields(shape, opts.subresource), ownedOnly: opts.ownedOnly }
+  return {
+    shape,
+    apiVersion: opts.apiVersion,
+    ignored: opts.resetFields ?? defaultResetFields(shape, opts.subresource),
+    ownedOnly: opts.ownedOnly,
+    inSteps: opts.inSteps ?? false,
+  }
 }
 
 /**

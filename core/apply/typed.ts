@@ -9,6 +9,7 @@ import type { FieldDef, TypeDef, TypeRef } from '../resources/schema/index.js'
 import { typeTable } from '../resources/schema/index.js'
 import { FieldSet, type FieldSetChild } from './fieldset.js'
 import { appendAll } from '../machinery/append-all.js'
+import { type Checkpointed, StepCounter } from '../machinery/time-slice.js'
 import { compareValues, elementId, elementText, type Json, type PathElement } from './path.js'
 import { ATOMIC_STRUCTS, FIELD_MAP_TYPE, GO_ZERO_FIELDS, KEY_DEFAULTS } from './schema-facts.js'
 
@@ -261,8 +262,72 @@ export interface Comparison {
 export function compareObjects(lhs: unknown, rhs: unknown, shape: Shape): Comparison {
   // The root's own element is no field: only what lies below it is recorded.
   const root = new Changes()
-  compareInto(lhs, rhs, shape, root)
-  return { added: root.added.set(), modified: root.modified.set(), removed: root.removed.set() }
+  compareInto(lhs, rhs, shape, root, compareAt)
+  return root.comparison()
+}
+
+/**
+ * compareObjects as checkpointed work, for objects of megabytes: the values
+ * below a level are compared after it, those holding objects in steps of
+ * their own, with a checkpoint every few thousand values.
+ */
+export function* compareObjectsInSteps(lhs: unknown, rhs: unknown, shape: Shape): Checkpointed<Comparison> {
+  const root = new Changes()
+  yield* compareIntoInSteps(lhs, rhs, shape, root)
+  return root.comparison()
+}
+
+/** Values compared between two checkpoints. */
+const VALUES_PER_STEP = 2048
+const valuesCompared = new StepCounter(VALUES_PER_STEP)
+
+const holdsValues = (v: unknown): boolean => typeof v === 'object' && v !== null
+
+function* compareIntoInSteps(lhs: unknown, rhs: unknown, declared: Shape, inner: Changes): Checkpointed<Change> {
+  const below: [unknown, unknown, Shape, PathElement][] = []
+  let fields: [Record<string, unknown>, Record<string, unknown>, Shape] | undefined
+  const change = compareInto(
+    lhs,
+    rhs,
+    declared,
+    inner,
+    (l, r, shape, pe) => void below.push([l, r, shape, pe]),
+    (l, r, shape) => void (fields = [l, r, shape]),
+  )
+  if (fields) {
+    // Telling a level empty or not was a pass over its keys already.
+    yield
+    yield* compareFieldsInSteps(...fields, inner)
+  }
+  if (below.length > VALUES_PER_STEP) yield
+  for (const [l, r, shape, pe] of below) yield* compareBelowInSteps(l, r, shape, pe, inner)
+  return change
+}
+
+/** compareFields in steps: a level of many fields is read in runs. */
+function* compareFieldsInSteps(l: Record<string, unknown>, r: Record<string, unknown>, shape: Shape, inner: Changes): Checkpointed<void> {
+  const names = Object.keys(l)
+  if (names.length > VALUES_PER_STEP) yield
+  for (const name of names) yield* compareBelowInSteps(l[name], ownValue(r, name), childShape(shape, name) ?? LEAF, { field: name }, inner)
+  const added = Object.keys(r)
+  if (added.length > VALUES_PER_STEP) yield
+  for (const name of added) {
+    if (!Object.hasOwn(l, name)) yield* compareBelowInSteps(undefined, r[name], childShape(shape, name) ?? LEAF, { field: name }, inner)
+  }
+}
+
+function* compareBelowInSteps(lhs: unknown, rhs: unknown, declared: Shape, pe: PathElement, level: Changes): Checkpointed<void> {
+  if (holdsValues(lhs) || holdsValues(rhs)) yield* compareAtInSteps(lhs, rhs, declared, pe, level)
+  else compareAt(lhs, rhs, declared, pe, level)
+  if (valuesCompared.add()) yield
+}
+
+function* compareAtInSteps(lhs: unknown, rhs: unknown, declared: Shape, pe: PathElement, level: Changes): Checkpointed<void> {
+  if (lhs === undefined && rhs === undefined) return
+  const inner = new Changes()
+  const change = yield* compareIntoInSteps(lhs, rhs, declared, inner)
+  level.below(pe, inner)
+  if (change) level[change].add(pe)
 }
 
 /**
@@ -303,6 +368,10 @@ class Changes {
   get removed(): Level {
     return (this.#removed ??= new Level())
   }
+  /** The three sets, once every level below is recorded. */
+  comparison(): Comparison {
+    return { added: this.added.set(), modified: this.modified.set(), removed: this.removed.set() }
+  }
   /** Records `inner` (the changes below `pe`) under `pe`. */
   below(pe: PathElement, inner: Changes): void {
     if (inner.#added) this.added.below(pe, inner.#added)
@@ -323,19 +392,34 @@ function isEmptyCollection(v: unknown, list: boolean): boolean {
 function compareAt(lhs: unknown, rhs: unknown, declared: Shape, pe: PathElement, level: Changes): void {
   if (lhs === undefined && rhs === undefined) return
   const inner = new Changes()
-  const change = compareInto(lhs, rhs, declared, inner)
+  const change = compareInto(lhs, rhs, declared, inner, compareAt)
   level.below(pe, inner)
   if (change) level[change].add(pe)
 }
 
-/** Records in `inner` what changed below the values; returns how the value itself changed. */
-function compareInto(lhs: unknown, rhs: unknown, declared: Shape, inner: Changes): Change {
+/** How the values below a level are compared: at once (compareAt), or gathered to compare in steps. */
+type CompareBelow = (lhs: unknown, rhs: unknown, declared: Shape, pe: PathElement, level: Changes) => void
+
+/** How the fields of two objects at one level are compared: at once (compareFields), or later in steps. */
+type CompareFields = (lhs: Record<string, unknown>, rhs: Record<string, unknown>, shape: Shape, inner: Changes, below: CompareBelow) => void
+
+/** Compares every field of either object, the left one's first. */
+function compareFields(l: Record<string, unknown>, r: Record<string, unknown>, shape: Shape, inner: Changes, below: CompareBelow): void {
+  for (const name of Object.keys(l)) below(l[name], ownValue(r, name), childShape(shape, name) ?? LEAF, { field: name }, inner)
+  for (const name of Object.keys(r)) if (!Object.hasOwn(l, name)) below(undefined, r[name], childShape(shape, name) ?? LEAF, { field: name }, inner)
+}
+
+/**
+ * Records in `inner` what changed below the values (each compared by
+ * `below`, an object's fields by `fields`); returns how the value itself changed.
+ */
+function compareInto(lhs: unknown, rhs: unknown, declared: Shape, inner: Changes, below: CompareBelow, fields: CompareFields = compareFields): Change {
   if (lhs === undefined && rhs === undefined) return undefined
   const shape = resolveShape(declared, lhs, rhs)
   if (declared.kind === 'deduced' && shape.kind === 'leaf') {
     // An untyped object replaced by a scalar or list (or the reverse): its fields went away (or came).
-    if (isObject(lhs)) for (const [name, v] of Object.entries(lhs)) compareAt(v, undefined, DEDUCED, { field: name }, inner)
-    if (isObject(rhs)) for (const [name, v] of Object.entries(rhs)) compareAt(undefined, v, DEDUCED, { field: name }, inner)
+    if (isObject(lhs)) for (const [name, v] of Object.entries(lhs)) below(v, undefined, DEDUCED, { field: name }, inner)
+    if (isObject(rhs)) for (const [name, v] of Object.entries(rhs)) below(undefined, v, DEDUCED, { field: name }, inner)
   }
   const leaf =
     shape.kind === 'leaf' ||
@@ -345,13 +429,8 @@ function compareInto(lhs: unknown, rhs: unknown, declared: Shape, inner: Changes
     if (rhs === undefined) return 'removed'
     return jsonEqual(lhs, rhs) ? undefined : 'modified'
   }
-  if (shape.kind === 'list') compareLists(lhs, rhs, shape, inner)
-  else {
-    const l = isObject(lhs) ? lhs : {}
-    const r = isObject(rhs) ? rhs : {}
-    for (const name of Object.keys(l)) compareAt(l[name], ownValue(r, name), childShape(shape, name) ?? LEAF, { field: name }, inner)
-    for (const name of Object.keys(r)) if (!Object.hasOwn(l, name)) compareAt(undefined, r[name], childShape(shape, name) ?? LEAF, { field: name }, inner)
-  }
+  if (shape.kind === 'list') compareLists(lhs, rhs, shape, inner, below)
+  else fields(isObject(lhs) ? lhs : {}, isObject(rhs) ? rhs : {}, shape, inner, below)
   if (lhs === undefined) return 'added'
   if (rhs === undefined) return 'removed'
   return undefined
@@ -378,23 +457,23 @@ function groupItems(list: unknown, shape: Shape & { kind: 'list' }): Map<string,
 }
 
 /** Compares the items of both sides per identity: the left side's identities first, then those only on the right. */
-function compareLists(lhs: unknown, rhs: unknown, shape: Shape & { kind: 'list' }, inner: Changes): void {
+function compareLists(lhs: unknown, rhs: unknown, shape: Shape & { kind: 'list' }, inner: Changes, below: CompareBelow): void {
   const left = groupItems(lhs, shape)
   const right = groupItems(rhs, shape)
-  for (const [id, { pe, items }] of left) compareItems(items, right.get(id)?.items ?? [], pe, shape, inner)
-  for (const [id, { pe, items }] of right) if (!left.has(id)) compareItems([], items, pe, shape, inner)
+  for (const [id, { pe, items }] of left) compareItems(items, right.get(id)?.items ?? [], pe, shape, inner, below)
+  for (const [id, { pe, items }] of right) if (!left.has(id)) compareItems([], items, pe, shape, inner, below)
 }
 
 /** The items of one identity on each side; two or more on a side (duplicates) make a change of the whole item. */
-function compareItems(l: unknown[], r: unknown[], pe: PathElement, shape: Shape & { kind: 'list' }, inner: Changes): void {
-  if (l.length <= 1 && r.length <= 1) compareAt(l[0], r[0], shape.elem, pe, inner)
+function compareItems(l: unknown[], r: unknown[], pe: PathElement, shape: Shape & { kind: 'list' }, inner: Changes, below: CompareBelow): void {
+  if (l.length <= 1 && r.length <= 1) below(l[0], r[0], shape.elem, pe, inner)
   else if (l.length >= 2 && r.length >= 2) {
     if (l.length !== r.length || l.some((x, i) => !jsonEqual(x, r[i]))) inner.modified.add(pe)
   } else if (l.length >= 2) {
-    if (r.length > 0) compareAt(undefined, r[0], shape.elem, pe, inner)
+    if (r.length > 0) below(undefined, r[0], shape.elem, pe, inner)
     inner.removed.add(pe)
   } else {
-    if (l.length > 0) compareAt(l[0], undefined, shape.elem, pe, inner)
+    if (l.length > 0) below(l[0], undefined, shape.elem, pe, inner)
     inner.added.add(pe)
   }
 }

@@ -6,7 +6,7 @@
  * objects that were never tracked, record the change, cap the number of
  * update entries.
  */
-import { capUpdateManagers, decodeManagedFields, decodeOrEmpty, encodeManagedFields, identifierFor, isResetManagedFields, stripManager, type Managed, type ManagedFieldsEntry } from './managed.js'
+import { capUpdateManagers, decodeManagedFields, decodeOrEmpty, encodeManagedFieldsInSteps, identifierFor, isResetManagedFields, stripManager, type Managed, type ManagedFieldsEntry } from './managed.js'
 import { contextFor, emptyObjectFor, managedFieldsOf, withoutManagedFields, type ManagedFieldsOptions } from './options.js'
 import { recordUpdate, type UpdaterContext } from './updater.js'
 import { formatTimestamp } from '../machinery/object.js'
@@ -79,5 +79,5 @@ export function* updateManagedFieldsInSteps(
   yield* recordChange(base, withoutManagedFields(next), managed, id, opts.now, ctx)
   capUpdateManagers(managed)
   yield
-  return encodeManagedFields(managed)
+  return yield* encodeManagedFieldsInSteps(managed, ctx.inSteps)
 }

@@ -9,7 +9,7 @@ import type { Checkpointed } from '../machinery/time-slice.js'
 import { type FieldPrefix, FieldSet } from './fieldset.js'
 import type { Managed } from './managed.js'
 import { dropNulls, ensureNamedFieldsAreMembers, mergeValues, removeItems } from './merge.js'
-import { compareObjects, fieldSetOf, jsonEqual, type Comparison, type Shape } from './typed.js'
+import { compareObjects, compareObjectsInSteps, fieldSetOf, jsonEqual, type Comparison, type Shape } from './typed.js'
 
 export interface UpdaterContext {
   shape: Shape
@@ -18,6 +18,8 @@ export interface UpdaterContext {
   ignored: FieldSet
   /** when given, the only fields anyone owns through this endpoint (upstream's reset fields filter) */
   ownedOnly?: readonly FieldPrefix[] | undefined
+  /** passes over the object checkpoint within themselves (ManagedFieldsOptions.inSteps) */
+  inSteps?: boolean
 }
 
 /** What of `set` can be owned through the endpoint. */
@@ -26,8 +28,8 @@ function ownable(set: FieldSet, ctx: UpdaterContext): FieldSet {
   return ctx.ownedOnly ? kept.onlyUnder(ctx.ownedOnly) : kept
 }
 
-function compareIgnoring(lhs: unknown, rhs: unknown, ctx: UpdaterContext): Comparison {
-  const c = compareObjects(lhs, rhs, ctx.shape)
+function* compareIgnoring(lhs: unknown, rhs: unknown, ctx: UpdaterContext): Checkpointed<Comparison> {
+  const c = ctx.inSteps ? yield* compareObjectsInSteps(lhs, rhs, ctx.shape) : compareObjects(lhs, rhs, ctx.shape)
   if (ctx.ignored.isEmpty() && !ctx.ownedOnly) return c
   return { added: ownable(c.added, ctx), modified: ownable(c.modified, ctx), removed: ownable(c.removed, ctx) }
 }
@@ -46,7 +48,7 @@ function* updateOthers(
   force: boolean,
   ctx: UpdaterContext,
 ): Checkpointed<Comparison> {
-  const compare = compareIgnoring(oldObject, newObject, ctx)
+  const compare = yield* compareIgnoring(oldObject, newObject, ctx)
   yield
   const changed = compare.modified.union(compare.added)
   const conflicts = new Map<string, FieldSet>()

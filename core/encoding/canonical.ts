@@ -9,7 +9,8 @@
  * is written field by field.
  */
 import { compareGoStrings, isEmptyValue, isRecord, type Shape, type StructShape, unsetText } from './go-json.js'
-import { copyInGoOrder } from './go-ordered-copy.js'
+import type { Checkpointed } from '../machinery/time-slice.js'
+import { copyInGoOrder, copyInGoOrderInSteps } from './go-ordered-copy.js'
 import { shapeOfObject } from './json-shapes.js'
 
 function isCanonicalStruct(v: Record<string, unknown>, shape: StructShape): boolean {
@@ -102,6 +103,22 @@ export function goEncodedCopy<T extends object>(obj: T): T {
 export function asGoEncodes<T extends object>(obj: T): T {
   const value = obj as Record<string, unknown>
   return isCanonical(value, shapeOfObject(value)) ? obj : goEncodedCopy(obj)
+}
+
+/** canonicalCopy as checkpointed work, for an object of megabytes. */
+export function* canonicalCopyInSteps<T extends object>(obj: T): Checkpointed<T> {
+  const value = obj as Record<string, unknown>
+  return (yield* copyInGoOrderInSteps(value, shapeOfObject(value), shapeOfObject, false)) as T
+}
+
+/** asGoEncodes as checkpointed work, for an object of megabytes. */
+export function* asGoEncodesInSteps<T extends object>(obj: T): Checkpointed<T> {
+  const value = obj as Record<string, unknown>
+  const shape = shapeOfObject(value)
+  // A walk of the keys that allocates nothing, and mostly stops at the first key (a body puts apiVersion before kind).
+  if (isCanonical(value, shape)) return obj
+  yield
+  return (yield* copyInGoOrderInSteps(value, shape, shapeOfObject, true)) as T
 }
 
 /** `metadata` with `resourceVersion` set, in its canonical place when it was missing. */

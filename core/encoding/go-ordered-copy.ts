@@ -12,7 +12,19 @@
  * number that is not finite, an object in a verbatim place, a Date) goes
  * through JSON itself.
  */
-import { isEmptyValue, isRecord, keysInDeclarationOrder, type ObjectShapeOf, type Shape, sortedKeys, type StructShape, unsetText } from './go-json.js'
+import { sortInSteps } from '../machinery/sort-in-steps.js'
+import { type Checkpointed, StepCounter } from '../machinery/time-slice.js'
+import {
+  compareGoStrings,
+  isEmptyValue,
+  isRecord,
+  keysInDeclarationOrder,
+  type ObjectShapeOf,
+  type Shape,
+  sortedKeys,
+  type StructShape,
+  unsetText,
+} from './go-json.js'
 
 const NONE: readonly number[] = []
 
@@ -48,7 +60,17 @@ export function copyInGoOrder(value: unknown, shape: Shape, objectShape: ObjectS
   }
 }
 
-function copyStruct(v: Record<string, unknown>, shape: StructShape, objectShape: ObjectShapeOf, asGo: boolean): Record<string, unknown> {
+/**
+ * `v` copied along `shape`; `copied` holds the copies of fields already made
+ * (copyInGoOrderInSteps copies a struct's large fields first, in steps).
+ */
+function copyStruct(
+  v: Record<string, unknown>,
+  shape: StructShape,
+  objectShape: ObjectShapeOf,
+  asGo: boolean,
+  copied?: ReadonlyMap<string, unknown>,
+): Record<string, unknown> {
   const index = shape.index
   const unknownRank = shape.fields.length
   const out: Record<string, unknown> = {}
@@ -69,7 +91,7 @@ function copyStruct(v: Record<string, unknown>, shape: StructShape, objectShape:
       continue
     }
     if (field && (field.omitEmpty || (asGo && field.goOmitEmpty)) && isEmptyValue(item)) continue
-    put(out, k, field ? copyInGoOrder(item, field.shape, objectShape, asGo) : jsonValue(item))
+    put(out, k, copied?.has(k) ? copied.get(k) : field ? copyInGoOrder(item, field.shape, objectShape, asGo) : jsonValue(item))
   }
   while (next < unset.length) {
     const field = shape.fields[unset[next++]!]!
@@ -146,4 +168,110 @@ function plainJsonCopy(v: object): unknown {
 function put(out: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true })
   else out[key] = value
+}
+
+/** Values copied between two checkpoints. */
+const VALUES_PER_STEP = 2048
+
+/** Shared by the walks of every request: it only decides when they yield. */
+const copied = new StepCounter(VALUES_PER_STEP)
+const checkpointDue = (): boolean => copied.add()
+
+const isContainer = (v: unknown): v is object => typeof v === 'object' && v !== null
+
+/**
+ * copyInGoOrder as checkpointed work, for an object of megabytes, whose
+ * copy in one piece held the thread for hundreds of milliseconds (a level
+ * of 250,000 keys: sorting them, copying them one by one). The copy is the
+ * same; the walk yields every few thousand values, and sorts a level's keys
+ * in steps.
+ */
+export function* copyInGoOrderInSteps(value: unknown, shape: Shape, objectShape: ObjectShapeOf, asGo: boolean): Checkpointed<unknown> {
+  if (!isContainer(value)) return copyInGoOrder(value, shape, objectShape, asGo)
+  switch (shape.kind) {
+    case 'struct':
+      if (isRecord(value)) return yield* structInSteps(value, shape, objectShape, asGo)
+      break
+    case 'array': {
+      if (!Array.isArray(value)) break
+      const item = shape.item
+      return yield* itemsInSteps(value, (v) => v ?? null, (v) => copyInGoOrderInSteps(v, item, objectShape, asGo))
+    }
+    case 'map': {
+      if (!isRecord(value)) break
+      const item = shape.value
+      return yield* sortedEntriesInSteps(value, (v) => copyInGoOrderInSteps(v, item, objectShape, asGo))
+    }
+    case 'unstructured':
+      return yield* unstructuredInSteps(value)
+    case 'object':
+      if (isRecord(value)) return yield* copyInGoOrderInSteps(value, objectShape(value), objectShape, asGo)
+      break
+  }
+  return yield* jsonValueInSteps(value)
+}
+
+/** A struct's fields that hold objects copied in steps first, then the struct at once around them. */
+function* structInSteps(v: Record<string, unknown>, shape: StructShape, objectShape: ObjectShapeOf, asGo: boolean): Checkpointed<Record<string, unknown>> {
+  const copies = new Map<string, unknown>()
+  for (const k of Object.keys(v)) {
+    const item = v[k]
+    if (!isContainer(item)) continue
+    const rank = shape.index.get(k)
+    const field = rank === undefined ? undefined : shape.fields[rank]
+    copies.set(k, field ? yield* copyInGoOrderInSteps(item, field.shape, objectShape, asGo) : yield* jsonValueInSteps(item))
+    if (checkpointDue()) yield
+  }
+  return copyStruct(v, shape, objectShape, asGo, copies)
+}
+
+/** An array's items, each through `normal` first. */
+function* itemsInSteps(v: readonly unknown[], normal: (item: unknown) => unknown, copy: (item: unknown) => Checkpointed<unknown>): Checkpointed<unknown[]> {
+  const out = new Array<unknown>(v.length)
+  for (let i = 0; i < v.length; i++) {
+    out[i] = yield* copy(normal(v[i]))
+    if (checkpointDue()) yield
+  }
+  return out
+}
+
+/** A map's entries in Go's order of its keys (sortedKeys), undefined ones left out. */
+function* sortedEntriesInSteps(v: Record<string, unknown>, copy: (item: unknown) => Checkpointed<unknown>): Checkpointed<Record<string, unknown>> {
+  const keys = Object.keys(v)
+  if (keys.length > VALUES_PER_STEP) yield
+  yield* sortInSteps(keys, compareGoStrings)
+  return yield* entriesInSteps(v, keys, (item) => item === undefined, copy)
+}
+
+function* entriesInSteps(
+  v: Record<string, unknown>,
+  keys: readonly string[],
+  leftOut: (item: unknown) => boolean,
+  copy: (item: unknown) => Checkpointed<unknown>,
+): Checkpointed<Record<string, unknown>> {
+  const out: Record<string, unknown> = {}
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!
+    const item = v[k]
+    if (!leftOut(item)) put(out, k, yield* copy(item))
+    if (checkpointDue()) yield
+  }
+  return out
+}
+
+/** copyUnstructured in steps. */
+function* unstructuredInSteps(v: unknown): Checkpointed<unknown> {
+  if (Array.isArray(v)) return yield* itemsInSteps(v, (item) => item ?? null, unstructuredInSteps)
+  if (!isRecord(v)) return jsonValue(v)
+  return yield* sortedEntriesInSteps(v, unstructuredInSteps)
+}
+
+/** jsonValue in steps: plain data walked, anything else through JSON's text as before. */
+function* jsonValueInSteps(v: unknown): Checkpointed<unknown> {
+  if (!isContainer(v) || !isPlainData(v)) return jsonValue(v)
+  if (Array.isArray(v)) return yield* itemsInSteps(v, (item) => (skipped(item) ? null : item), jsonValueInSteps)
+  const object = v as Record<string, unknown>
+  const keys = Object.keys(object)
+  if (keys.length > VALUES_PER_STEP) yield
+  return yield* entriesInSteps(object, keys, skipped, jsonValueInSteps)
 }

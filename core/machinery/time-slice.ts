@@ -132,6 +132,25 @@ export class TimeSlice {
  */
 export type Checkpointed<T> = Generator<void, T, void>
 
+/**
+ * The work a walk has done since its last checkpoint, counted in units
+ * (values copied, elements written) rather than by the size of each part:
+ * telling the size of a level of 250,000 keys is itself a pass over them.
+ */
+export class StepCounter {
+  private sinceCheckpoint = 0
+
+  constructor(private readonly unitsPerStep: number) {}
+
+  /** Counts `units` more; true when a step's worth is done (and starts the next). */
+  add(units = 1): boolean {
+    this.sinceCheckpoint += units
+    if (this.sinceCheckpoint < this.unitsPerStep) return false
+    this.sinceCheckpoint = 0
+    return true
+  }
+}
+
 /** Runs the work to its end without letting anything else run. */
 export function runAtOnce<T>(work: Checkpointed<T>): T {
   for (;;) {

@@ -6,7 +6,7 @@
 import { depthMessage, depthWalk, JSON_PATCH_MAX_COPY_BYTES, MAX_JSON_PATCH_OPERATIONS } from '../machinery/limits.js'
 import { badRequest, requestEntityTooLarge } from '../machinery/status-error.js'
 import { runInSlices, TimeSlice } from '../machinery/time-slice.js'
-import { jsonBytes } from './json-size.js'
+import { jsonBytes } from '../machinery/json-bytes.js'
 import { cloneJson, isPlainObject } from '../machinery/object.js'
 import { PatchDocument, unprocessable } from './json-patch-document.js'
 

@@ -145,7 +145,10 @@ export async function recordUpdate(
     setEntries(obj, scaleManagedFields({ ...write, oldReplicas: valueAt(live, replicasPath), newReplicas: valueAt(obj, replicasPath) }))
     return
   }
-  setEntries(obj, await (steps ?? WriteSteps.for(obj, live)).run(updateManagedFieldsInSteps(live, obj, ctx.fieldManager, optionsFor(entry, apiVersion, ctx.now, subresource))))
+  const passes = steps ?? WriteSteps.for(obj, live)
+  const options = optionsFor(entry, apiVersion, ctx.now, subresource)
+  if (passes.sliced) options.inSteps = true
+  setEntries(obj, await passes.run(updateManagedFieldsInSteps(live, obj, ctx.fieldManager, options)))
 }
 
 /** Upstream's warning when a mutating step left managedFields that cannot be read. */
@@ -199,8 +202,9 @@ export async function applyConfiguration(
 ): Promise<KubeObject> {
   if (!tracked(entry)) throw badRequest(`apply is not supported for ${entry.resource}`)
   try {
-    const options = extended(optionsFor(entry, apiVersion, ctx.now, subresource), { force: ctx.apply?.force ?? false })
-    const { object, managedFields } = await (steps ?? WriteSteps.for(applied, live)).run(applyObjectInSteps(live, applied, ctx.fieldManager ?? '', options))
+    const passes = steps ?? WriteSteps.for(applied, live)
+    const options = extended(optionsFor(entry, apiVersion, ctx.now, subresource), { force: ctx.apply?.force ?? false, inSteps: passes.sliced })
+    const { object, managedFields } = await passes.run(applyObjectInSteps(live, applied, ctx.fieldManager ?? '', options))
     if (managedFields.length > 0) encodedHere.add(managedFields)
     return object as KubeObject
   } catch (err) {

@@ -8,7 +8,7 @@ import { groupVersion, type ResourceEntry, storagePath, type StrategyContext } f
 import { cloneJson, formatTimestamp, isPlainObject, type KubeList, type KubeObject } from '../machinery/object.js'
 import { reissueAtLatest } from '../storage/continue-token.js'
 import { type Preconditions, type Storage, StorageError, type Watcher, type WatchOptions } from '../storage/interface.js'
-import { asGoEncodes } from '../encoding/canonical.js'
+import { asGoEncodes, asGoEncodesInSteps } from '../encoding/canonical.js'
 import { invalidError } from '../machinery/field.js'
 import { isValidPathSegmentName } from '../machinery/names.js'
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/object-meta.js'
@@ -244,6 +244,8 @@ export class ResourceStore {
     meta.creationTimestamp = formatTimestamp(ctx.now)
     const sctx = this.strategyContext(ctx)
     const steps = WriteSteps.for(obj)
+    // Telling a large object (a level of many keys is a pass over them) and decoding it: two steps.
+    await steps.yield()
     enforceFieldValidation(ctx, this.entry, this.entry.decode?.(obj) ?? [])
     this.entry.strategy.normalize?.(obj)
     this.entry.strategy.applyDefaults?.(obj)
@@ -264,7 +266,7 @@ export class ResourceStore {
     if (errs.length) throw invalidError(this.entry.invalidKindGroup ?? this.entry.group, this.entry.kind, name, errs)
     await steps.pause()
     // Kept, and shown to the validating plugins, as upstream's struct encodes.
-    obj = asGoEncodes(obj)
+    obj = await goEncoded(obj, steps)
     await steps.pause()
     // A write authorized as another verb (a PUT or an apply that creates) asks for `create` here, as upstream's
     // create validation does: after the object is whole, before the validating plugins.
@@ -370,7 +372,7 @@ export class ResourceStore {
       ]
       if (errs.length) throw invalidError(this.entry.invalidKindGroup ?? this.entry.group, this.entry.kind, name, errs)
       await steps.pause()
-      obj = asGoEncodes(obj)
+      obj = await goEncoded(obj, steps)
       await steps.pause()
       await runValidatingAdmission(this.admission.validating, this.entry, { operation: 'UPDATE', object: obj, old: current, subresource }, ctx)
       await steps.pause()
@@ -607,4 +609,9 @@ async function inParallel<T, R>(items: readonly T[], workers: number, op: (item:
   await Promise.all(Array.from({ length: Math.max(1, Math.min(workers, items.length)) }, worker))
   if (failure) throw failure.err
   return results
+}
+
+/** `obj` as upstream's struct encodes it (asGoEncodes); a large object copied in steps. */
+function goEncoded(obj: KubeObject, steps: WriteSteps): KubeObject | Promise<KubeObject> {
+  return steps.sliced ? steps.run(asGoEncodesInSteps(obj)) : asGoEncodes(obj)
 }

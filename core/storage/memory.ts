@@ -17,7 +17,6 @@
  * memory holds is what etcd would hold.
  */
 import { cloneJson, type KubeObject } from '../machinery/object.js'
-import { utf8Length } from '../machinery/utf8-length.js'
 import { CONTINUE_AT_LATEST, decodeContinue, encodeContinue } from './continue-token.js'
 import { checkPreconditions, keyNotFound, parseResourceVersion, refuseOversizedValue, tooLarge, withoutStack } from './errors.js'
 import { canonicalCopy } from '../encoding/canonical.js'
@@ -27,7 +26,7 @@ import { jsonCodec } from './codec.js'
 import { Queue } from './memory-log.js'
 import { lowerBound, SortedKeys } from './sorted-keys.js'
 import { type DecodedValue, mustWrite, StoredValues } from './value/stored-values.js'
-import { committedObject, copiedForWrite, decodedForWrite } from './written-object.js'
+import { committedObject, copiedForWrite, decodedForWrite, jsonSizeOf } from './written-object.js'
 import type { ValueTransformer } from './value/transformer.js'
 import {
   type ListOptions,
@@ -76,9 +75,6 @@ interface SealedChange {
   prev: Uint8Array | undefined
   prevRevision: number
 }
-
-/** What an object held as it is would take stored: its JSON, as the transformed values hold it (a transformer's bytes are measured by StoredValues). */
-const heldSize = (obj: KubeObject): number => utf8Length(JSON.stringify(obj))
 
 /** The oldest revision an empty store has; the first write gets 2. */
 const INITIAL_REVISION = 1
@@ -359,9 +355,9 @@ export class MemoryStorage implements Storage {
    * JSON.stringify (encoding/canonical.ts), refused when it is over the
    * store's size limit; or, transformed (and measured so), its bytes decoded.
    */
-  private toStore(key: string, obj: KubeObject, sealed: { plain: Uint8Array } | undefined): Promise<KubeObject> {
+  private async toStore(key: string, obj: KubeObject, sealed: { plain: Uint8Array } | undefined): Promise<KubeObject> {
     if (sealed) return decodedForWrite(jsonCodec, sealed.plain)
-    const size = heldSize(obj)
+    const size = await jsonSizeOf(obj)
     refuseOversizedValue(key, size)
     return copiedForWrite(obj, size)
   }

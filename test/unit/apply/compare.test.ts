@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { compareObjects, DEDUCED, shapeOfType } from '../../../core/apply/typed.js'
+import { compareObjects, compareObjectsInSteps, DEDUCED, shapeOfType } from '../../../core/apply/typed.js'
+import { runAtOnce } from '../../../core/machinery/time-slice.js'
 import { formatPath } from '../../../core/apply/path.js'
 import type { FieldSet } from '../../../core/apply/fieldset.js'
 import { builtinEntries } from '../../../core/resources/builtin.js'
@@ -90,6 +91,10 @@ describe('comparing two objects field by field', () => {
           const b = changed(a, next, 0)
           const forth = compareObjects(a, b, shape)
           const back = compareObjects(b, a, shape)
+          const inSteps = runAtOnce(compareObjectsInSteps(a, b, shape))
+          for (const set of ['added', 'modified', 'removed'] as const) {
+            assert.deepEqual(paths(inSteps[set]), paths(forth[set]), `${sample.gvr}: ${set}, compared in steps`)
+          }
           assert.ok(forth.added.equals(back.removed), `${sample.gvr}: added one way, removed the other`)
           assert.ok(forth.modified.equals(back.modified), `${sample.gvr}: modified both ways`)
           const same = compareObjects(a, structuredClone(a), shape)
@@ -97,6 +102,32 @@ describe('comparing two objects field by field', () => {
         }
       }
     }
+  })
+})
+
+describe('comparing in steps, for objects of megabytes', () => {
+  it('finds what the comparison at once finds, over a level of many keys and a list of many items, with checkpoints between', () => {
+    const CONFIGMAP = shapeOfType('io.k8s.api.core.v1.ConfigMap')
+    const data = (n: number, from = 0): Record<string, string> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${from + i}`, 'v']))
+    const a = { metadata: { name: 'c' }, data: data(10_000) }
+    const b = { metadata: { name: 'c', labels: { x: 'y' } }, data: { ...data(10_000, 5_000), k0: 'changed' } }
+    const work = compareObjectsInSteps(a, b, CONFIGMAP)
+    let checkpoints = 0
+    let step = work.next()
+    for (; !step.done; step = work.next()) checkpoints++
+    const atOnce = compareObjects(a, b, CONFIGMAP)
+    for (const set of ['added', 'modified', 'removed'] as const) assert.deepEqual(paths(step.value[set]), paths(atOnce[set]), set)
+    // k1 to k4999 gone (k0 changed), under `data`.
+    assert.equal(step.value.removed.size, 1 + 4_999)
+    assert.deepEqual(paths(step.value.modified), ['.data.k0'])
+    // 20,000 keys met on either side: a checkpoint every 2,048 at most.
+    assert.ok(checkpoints >= 9, `${checkpoints} checkpoints`)
+    const env = Array.from({ length: 5_000 }, (_, i) => ({ name: `E${i}`, value: String(i) }))
+    const pod = (list: unknown[]) => ({ spec: { containers: [{ name: 'c', image: 'i', env: list }] } })
+    const POD = shapeOfType('io.k8s.api.core.v1.Pod')
+    const listed = runAtOnce(compareObjectsInSteps(pod(env), pod(env.slice(1)), POD))
+    assert.deepEqual(paths(listed.removed), paths(compareObjects(pod(env), pod(env.slice(1)), POD).removed))
+    assert.ok(paths(listed.removed).includes('.spec.containers[name="c"].env[name="E0"].value'))
   })
 })
 

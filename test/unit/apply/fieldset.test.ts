@@ -48,6 +48,22 @@ describe('FieldSet', () => {
     assert.equal(Object.keys((FieldSet.fromFieldsV1(fields).toFieldsV1() as typeof fields)['f:data']).length, 100_000)
   })
 
+  it('writes FieldsV1 in steps as it writes it at once: the same text, with checkpoints in a level of many keys', () => {
+    const wide: Path[] = Array.from({ length: 20_000 }, (_, i) => [f('data'), f(`k${i}`)])
+    const nested: Path[] = Array.from({ length: 3_000 }, (_, i) => [f('spec'), f('containers'), k(['name', `c${i % 3}`]), f('env'), k(['name', `E${i}`]), f('value')])
+    for (const [what, paths, least] of [['a level of 20,000 keys', wide, 9], ['three levels of lists', nested, 1], ['a few fields', [[f('a')], [f('b'), f('c')]], 0]] as const) {
+      const set = FieldSet.fromPaths(paths as Path[])
+      const work = set.toFieldsV1InSteps()
+      let checkpoints = 0
+      let step = work.next()
+      for (; !step.done; step = work.next()) checkpoints++
+      assert.equal(JSON.stringify(step.value), JSON.stringify(set.toFieldsV1()), what)
+      assert.ok(checkpoints >= least, `${what}: ${checkpoints} checkpoints`)
+      // The count of work is shared by every walk: a small one may meet the step its predecessors filled.
+      if (least === 0) assert.ok(checkpoints <= 1, `${what}: written at once`)
+    }
+  })
+
   it('round-trips FieldsV1, keys sorted inside k: elements', () => {
     const raw = {
       'f:spec': {

@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { canonicalCopy, goEncodedCopy } from '../../../core/encoding/canonical.js'
+import { asGoEncodes, asGoEncodesInSteps, canonicalCopy, canonicalCopyInSteps, goEncodedCopy } from '../../../core/encoding/canonical.js'
+import { type Checkpointed, runAtOnce } from '../../../core/machinery/time-slice.js'
 import { marshalGoUnescaped, marshalInGoOrder, type Shape } from '../../../core/encoding/go-json.js'
 import { shapeOfObject } from '../../../core/encoding/json-shapes.js'
 import { SAMPLES, apiVersionOf } from '../../integration/catalogue-samples.js'
@@ -32,9 +33,24 @@ function assertSameCopy(actual: unknown, expected: unknown, what: string): void 
   assert.equal(JSON.stringify(actual), JSON.stringify(expected), `${what}: key order`)
 }
 
+/** The work's result, and how many checkpoints it passed. */
+function stepped<T>(work: Checkpointed<T>): { value: T; checkpoints: number } {
+  let checkpoints = 0
+  for (;;) {
+    const step = work.next()
+    if (step.done) return { value: step.value, checkpoints }
+    checkpoints++
+  }
+}
+
+/** The copies made at once and in steps (for objects of megabytes) alike. */
 function assertBothCopies(v: Record<string, unknown>, what: string): void {
-  assertSameCopy(goEncodedCopy(v), byText(v, true), `${what} (as Go encodes it)`)
-  assertSameCopy(canonicalCopy(v), byText(v, false), `${what} (reordered)`)
+  const asGo = byText(v, true)
+  const reordered = byText(v, false)
+  assertSameCopy(goEncodedCopy(v), asGo, `${what} (as Go encodes it)`)
+  assertSameCopy(canonicalCopy(v), reordered, `${what} (reordered)`)
+  assertSameCopy(runAtOnce(asGoEncodesInSteps(v)), asGoEncodes(v), `${what} (as Go encodes it, in steps)`)
+  assertSameCopy(runAtOnce(canonicalCopyInSteps(v)), reordered, `${what} (reordered, in steps)`)
 }
 
 /** A small seeded generator, so that a failure names a case that can be run again. */
@@ -137,6 +153,29 @@ describe('copies in Go order, built without the text', () => {
     // What JSON cannot write at all fails the same way.
     assert.throws(() => goEncodedCopy({ apiVersion: 'v1', kind: 'ConfigMap', data: { n: 1n } }), TypeError)
     assert.equal(JSON.stringify(goEncodedCopy(odd)), '{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c","creationTimestamp":"1970-01-01T00:00:00.000Z"},"data":{"a":"b"},"extra":{"when":"1970-01-01T00:00:00.000Z","n":0}}')
+  })
+})
+
+describe('copies in Go order, in steps', () => {
+  it('copy a level of many keys and a list of many items in runs, with the same result as at once', () => {
+    const keys = Array.from({ length: 20_000 }, (_, i) => `k${(i * 7919) % 20_000}`)
+    const data = Object.fromEntries(keys.map((k) => [k, 'v']))
+    const fieldsV1 = { 'f:data': Object.fromEntries(keys.map((k) => [`f:${k}`, {}])) }
+    const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', managedFields: [{ manager: 'm', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1 }] }, data }
+    const copy = stepped(asGoEncodesInSteps(configMap))
+    assertSameCopy(copy.value, byText(configMap, true), 'a ConfigMap of 20,000 keys')
+    // Two levels of 20,000 entries, 2,048 entries between two checkpoints at most, and the keys sorted and merged in runs of 4,096.
+    assert.ok(copy.checkpoints >= 20, `${copy.checkpoints} checkpoints`)
+    const env = Array.from({ length: 10_000 }, (_, i) => ({ value: String(i), name: `E${i}` }))
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i', env }] } }
+    const podCopy = stepped(canonicalCopyInSteps(pod))
+    assertSameCopy(podCopy.value, byText(pod, false), 'a Pod of 10,000 variables')
+    assert.ok(podCopy.checkpoints >= 4, `${podCopy.checkpoints} checkpoints`)
+  })
+
+  it('copy a small object at once (one checkpoint at most, where the walks before it filled a step)', () => {
+    const small = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: 'b' } }
+    for (let i = 0; i < 3000; i++) assert.ok(stepped(canonicalCopyInSteps(small)).checkpoints <= 1)
   })
 })
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import { runAtOnce, runInSlices } from '../../../core/machinery/time-slice.js'
-import { jsonBytes } from '../../../core/patch/json-size.js'
+import { jsonBytes } from '../../../core/machinery/json-bytes.js'
 
 const utf8 = new TextEncoder()
 const written = (value: unknown): number => utf8.encode(JSON.stringify(value)).byteLength

@@ -2,9 +2,13 @@
  * The bytes a JSON value takes as UTF-8 JSON text (what
  * `JSON.stringify` then `TextEncoder` would give), counted by walking it
  * with checkpoints instead of writing the text: a JSON patch's copies are
- * measured this way against upstream's budget, and a copy may be megabytes.
+ * measured this way against upstream's budget, and the memory store's large
+ * objects against its size limit; either may be megabytes.
  */
-import type { Checkpointed } from '../machinery/time-slice.js'
+import type { Checkpointed } from './time-slice.js'
+
+/** Keys of one object read between two checkpoints, less one (a mask). */
+const KEYS_RUN = 4095
 
 /** Characters of a string looked at between two checkpoints. */
 const STRING_RUN = 1 << 16
@@ -77,6 +81,8 @@ export function* jsonBytes(value: unknown, known?: (node: object) => number | un
       let fields = 0
       for (let i = 0; i < keys.length; i++) {
         const child = object[keys[i]!]
+        // A level of a few hundred thousand keys is read in runs too.
+        if ((i & KEYS_RUN) === KEYS_RUN) yield
         if (child === undefined) continue
         fields++
         bytes += runString(keys[i]!)
