@@ -126,12 +126,12 @@ end. ${ROUNDS} rounds, taking turns; the figures are all rounds' together. A GET
 write waits for the step of the write under way: the GET's figures show the longest such step.
 Since 2026-11-28 a write of an object of more than 5,000 values lets other requests in between its
 steps (docs/api.md): GETs then wait for a step, not a write, so more of them are answered while
-writing and each of those waits a little. Since a later change the same day the store makes the
-object it keeps ready before the write (decoded from the bytes written and frozen, each a step of
-its own for a large value), and the answer is encoded in a turn of its own: the baseline of this
-run is the build before that change, whose store decoded, froze, copied and encoded back to back
-after the commit. The longest steps left are single passes (docs/api.md): the copy in Go's order,
-the store's decode and encode, the answer's encoding. A GET crosses a few turns of the event loop
+writing and each of those waits a little. Later that day the store came to make the object it
+keeps ready before the write (each pass a step of its own for a large value), and then the passes
+every write makes (the copy in Go's order, the comparison behind managed fields, writing FieldsV1)
+came to checkpoint within themselves: the baseline of this run is the build before that last change.
+The longest steps left are single passes (docs/api.md): the store's protobuf encode and decode, the
+patch's merge, validation, the answer's encoding. A GET crosses a few turns of the event loop
 (reading, authentication, the handler), and a step may run before each.
 
 ${table.join('\n')}
