@@ -14,5 +14,5 @@
  * the codec asks of the type table).
  */
 export { decodeMessageOf, decodeProtobuf } from './protobuf/decode.js'
-export { encodeMessageOf, encodeProtobuf } from './protobuf/encode.js'
+export { encodeMessageOf, encodeProtobuf, encodeProtobufInSteps } from './protobuf/encode.js'
 export { PROTOBUF_MAGIC } from './protobuf/wire.js'

@@ -7,6 +7,7 @@ import { alreadyExists, badRequest, type GroupResource, hasStatusCode, StatusErr
 import { groupVersion, type ResourceEntry, storagePath, type StrategyContext } from '../resources/catalogue.js'
 import { cloneJson, formatTimestamp, isPlainObject, type KubeList, type KubeObject } from '../machinery/object.js'
 import { reissueAtLatest } from '../storage/continue-token.js'
+import { markedLarge } from '../storage/written-object.js'
 import { type Preconditions, type Storage, StorageError, type Watcher, type WatchOptions } from '../storage/interface.js'
 import { asGoEncodes, asGoEncodesInSteps } from '../encoding/canonical.js'
 import { invalidError } from '../machinery/field.js'
@@ -611,7 +612,10 @@ async function inParallel<T, R>(items: readonly T[], workers: number, op: (item:
   return results
 }
 
-/** `obj` as upstream's struct encodes it (asGoEncodes); a large object copied in steps. */
+/**
+ * `obj` as upstream's struct encodes it (asGoEncodes). A large object is
+ * copied in steps, and marked for its store to encode in steps too.
+ */
 function goEncoded(obj: KubeObject, steps: WriteSteps): KubeObject | Promise<KubeObject> {
-  return steps.sliced ? steps.run(asGoEncodesInSteps(obj)) : asGoEncodes(obj)
+  return steps.sliced ? steps.run(asGoEncodesInSteps(obj)).then(markedLarge) : asGoEncodes(obj)
 }

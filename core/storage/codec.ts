@@ -13,13 +13,16 @@
  * bytes later (a transformer).
  */
 import { parse as parseYaml, stringify as toYaml } from 'yaml'
-import { decodeProtobuf, encodeProtobuf, PROTOBUF_MAGIC } from '../encoding/protobuf.js'
+import { decodeProtobuf, encodeProtobuf, encodeProtobufInSteps, PROTOBUF_MAGIC } from '../encoding/protobuf.js'
+import type { Checkpointed } from '../machinery/time-slice.js'
 import { hasStatusCode } from '../machinery/status-error.js'
 import type { KubeObject } from '../machinery/object.js'
 
 export interface ObjectCodec {
   readonly mediaType: StorageMediaType
   encode(obj: KubeObject): Uint8Array
+  /** The same bytes as checkpointed work, for an object of megabytes; a codec without it encodes those at once too. */
+  encodeInSteps?(obj: KubeObject): Checkpointed<Uint8Array>
   decode(bytes: Uint8Array): KubeObject
 }
 
@@ -74,6 +77,14 @@ export const protobufCodec: ObjectCodec = {
       return encodeProtobuf(withoutResourceVersion(obj))
     } catch (err) {
       // 406 from the wire codec: this kind has no protobuf type.
+      if (hasStatusCode(err, 406)) return encodeJson(obj)
+      throw err
+    }
+  },
+  *encodeInSteps(obj) {
+    try {
+      return yield* encodeProtobufInSteps(withoutResourceVersion(obj))
+    } catch (err) {
       if (hasStatusCode(err, 406)) return encodeJson(obj)
       throw err
     }

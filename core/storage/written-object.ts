@@ -19,6 +19,23 @@ import { deepFreeze, stampRevision } from './objects.js'
 /** Values of at least this many bytes are decoded and frozen as steps of their own (a few milliseconds a pass and up). */
 export const LARGE_VALUE_BYTES = 64 * 1024
 
+/**
+ * Objects a write hands its store as large (the registry's steps ran in
+ * slices): the store encodes them in steps too. Told by a mark rather than
+ * by their size, since telling that is a pass over them of its own.
+ */
+const largeWrites = new WeakSet<object>()
+
+/** Marks `obj` as a large write's object, and gives it back. */
+export function markedLarge<T extends object>(obj: T): T {
+  largeWrites.add(obj)
+  return obj
+}
+
+export function isMarkedLarge(obj: object): boolean {
+  return largeWrites.has(obj)
+}
+
 /** Whether a codec's bytes are a value whose passes are steps of their own. */
 export function isLargeValue(plain: Uint8Array): boolean {
   return plain.byteLength >= LARGE_VALUE_BYTES

@@ -10,6 +10,9 @@ import { notAcceptable } from '../../machinery/status-error.js'
 import { bytesFromJson, isGoZeroTime, parseDurationNanos, parseTime } from './scalars.js'
 import { fieldPlace, formsWrapper, hasProtobufForm, lookupType, splitApiVersion, wrapForms, zeroValue } from './types.js'
 import { PROTOBUF_MAGIC, VARINT, Writer } from './wire.js'
+import { jsonTextInSteps } from '../../machinery/json-text.js'
+import { sortInSteps } from '../../machinery/sort-in-steps.js'
+import { type Checkpointed, StepCounter } from '../../machinery/time-slice.js'
 
 /** A field of the message, or an embedded Go struct travelling as one nested message. */
 type WireSlot = { proto: number; field: FieldDef } | { proto: number; embedded: string }
@@ -209,6 +212,112 @@ export function encodeProtobuf(obj: Record<string, unknown>): Uint8Array {
 }
 
 const NO_BYTES = new Uint8Array()
+
+/**
+ * encodeProtobuf as checkpointed work, for an object of megabytes, whose
+ * encoding in one piece held the thread for hundreds of milliseconds (a map
+ * of 250,000 keys: sorting them, writing each entry). The bytes are the
+ * same; the walk yields every few thousand map entries or list items, into
+ * a writer of its own (the shared one serves encodings that run at once).
+ */
+export function* encodeProtobufInSteps(obj: Record<string, unknown>): Checkpointed<Uint8Array> {
+  const apiVersion = typeof obj['apiVersion'] === 'string' ? obj['apiVersion'] : ''
+  const kind = typeof obj['kind'] === 'string' ? obj['kind'] : ''
+  const [group, version] = splitApiVersion(apiVersion)
+  const def = typeForKind(group, version, kind)
+  if (!def || !hasProtobufForm(def)) throw notAcceptable(['application/json', 'application/yaml'])
+  const w = new Writer(KEPT_WRITER_BYTES)
+  w.raw(PROTOBUF_MAGIC)
+  const typeMeta = w.begin(1)
+  w.string(1, apiVersion)
+  w.string(2, kind)
+  w.end(typeMeta)
+  const raw = w.begin(2)
+  yield* writeMessageInSteps(w, obj, def, typeTable)
+  w.end(raw)
+  w.lenDelimited(3, NO_BYTES)
+  w.lenDelimited(4, NO_BYTES)
+  return w.finish()
+}
+
+/** Map entries and list items written between two checkpoints. */
+const ENTRIES_PER_STEP = 2048
+const entriesWritten = new StepCounter(ENTRIES_PER_STEP)
+
+/** writeMessage in steps: each field holding a list, a map or a message written by the walks below. */
+function* writeMessageInSteps(w: Writer, obj: unknown, def: TypeDef, types: TypeTable): Checkpointed<void> {
+  if (!isPlainObject(obj)) throw new Error(`${def.name}: expected an object`)
+  for (const slot of slotsInWireOrder(def)) {
+    if ('embedded' in slot) {
+      const inner = lookupType(slot.embedded, types)
+      if (inner.fields.some((f) => obj[f.name] !== undefined && obj[f.name] !== null)) {
+        const mark = w.begin(slot.proto)
+        yield* writeMessageInSteps(w, obj, inner, types)
+        w.end(mark)
+      }
+      continue
+    }
+    const v = obj[slot.field.name]
+    if (v === undefined || v === null) continue
+    yield* encodeFieldInSteps(w, slot.proto, slot.field.type, v, def.name, slot.field.name, types)
+  }
+}
+
+/** encodeField in steps: a map's keys sorted in runs, a checkpoint every few thousand entries. */
+function* encodeFieldInSteps(w: Writer, num: number, t: TypeRef, v: unknown, owner: string, field: string, types: TypeTable): Checkpointed<void> {
+  if ('array' in t) {
+    if (!Array.isArray(v)) throw new Error(`${fieldPlace(owner, field)}: expected a list`)
+    for (const item of v) {
+      yield* encodeValueInSteps(w, num, t.array, item, owner, field, types)
+      if (entriesWritten.add()) yield
+    }
+    return
+  }
+  if ('map' in t) {
+    if (!isPlainObject(v)) throw new Error(`${fieldPlace(owner, field)}: expected a map`)
+    const keys = Object.keys(v)
+    if (keys.length > ENTRIES_PER_STEP) yield
+    // The order of encodeField's sort(): UTF-16 code units.
+    for (const key of yield* sortInSteps(keys, (a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const mark = w.begin(num)
+      w.string(1, key)
+      yield* encodeValueInSteps(w, 2, t.map, v[key] ?? zeroValue(t.map), owner, field, types)
+      w.end(mark)
+      if (entriesWritten.add()) yield
+    }
+    return
+  }
+  yield* encodeValueInSteps(w, num, t, v, owner, field, types)
+}
+
+/** encodeValue in steps; a message kept from an earlier encoding (a frozen list item) is copied as it was. */
+function* encodeValueInSteps(w: Writer, num: number, t: TypeRef, v: unknown, owner: string, field: string, types: TypeTable): Checkpointed<void> {
+  if ('ref' in t) {
+    const def = lookupType(t.ref, types)
+    const kept = !def.jsonForms && isDeepFrozen(v) ? keptMessages.get(v) : undefined
+    if (kept?.def === def) return w.lenDelimited(num, kept.bytes)
+    const mark = w.begin(num)
+    if (def.jsonForms) yield* writeMessageInSteps(w, wrapForms(def.jsonForms, v), formsWrapper(def.name, def.jsonForms), types)
+    else yield* writeMessageInSteps(w, v, def, types)
+    w.end(mark)
+    return
+  }
+  if ('array' in t) {
+    const mark = w.begin(num)
+    yield* encodeFieldInSteps(w, 1, t, v, owner, field, types)
+    w.end(mark)
+    return
+  }
+  if ('scalar' in t && t.scalar === 'raw') {
+    // Raw JSON (managedFields' FieldsV1) as writeWrappedScalar writes it, its text written in steps.
+    const text = (yield* jsonTextInSteps(v)) as string
+    const mark = w.begin(num)
+    w.string(1, text)
+    w.end(mark)
+    return
+  }
+  encodeValue(w, num, t, v, owner, field, types)
+}
 
 /**
  * One writer for every object encoded: an encode runs to its end without

@@ -8,6 +8,8 @@ import type { KubeObject } from '../../machinery/object.js'
 import { sameBytes } from '../../machinery/same-bytes.js'
 import type { ObjectCodec } from '../codec.js'
 import { refuseOversizedValue } from '../errors.js'
+import { isMarkedLarge } from '../written-object.js'
+import { runInSlices, TimeSlice } from '../../machinery/time-slice.js'
 import { StorageError } from '../interface.js'
 import { type FromStorage, keyContext, type ValueTransformer } from './transformer.js'
 
@@ -27,7 +29,8 @@ export class StoredValues {
 
   /** The bytes to store for `obj`; refused past what etcd stores, measured as etcd would (after encryption). */
   async encode(key: string, obj: KubeObject): Promise<{ plain: Uint8Array; stored: Uint8Array }> {
-    const plain = this.codec.encode(obj)
+    const inSteps = isMarkedLarge(obj) ? this.codec.encodeInSteps?.(obj) : undefined
+    const plain = inSteps ? await runInSlices(inSteps, TimeSlice.startingNow()) : this.codec.encode(obj)
     const stored = await this.transformerFor(key).toStorage(plain, keyContext(key))
     refuseOversizedValue(key, stored.length)
     return { plain, stored }
