@@ -9,6 +9,8 @@
 import { isCanonical } from './canonical.js'
 import { escapeLikeGo, marshalGo, marshalGoUnescaped, type Shape } from './go-json.js'
 import { EncodingMemo, isDeepFrozen } from './immutable.js'
+import { jsonTextInSteps } from '../machinery/json-text.js'
+import type { Checkpointed } from '../machinery/time-slice.js'
 import { shapeOfObject, STATUS_SHAPE, VERSION_INFO_SHAPE } from './json-shapes.js'
 
 function unescapedJson(value: unknown, shape: Shape): string {
@@ -169,6 +171,23 @@ function objectJson(value: Record<string, unknown>): string {
 }
 
 const objectByteArrays = new EncodingMemo<Uint8Array>()
+
+/**
+ * apiObjectJsonBytes as checkpointed work, for an object of megabytes in
+ * Go's order (as the stores keep objects): JSON.stringify's text written in
+ * steps (json-text.ts), then escaped as Go escapes. A list, a Table and an
+ * object not in Go's order are encoded at once, as apiObjectJsonBytes does.
+ */
+export function* apiObjectJsonBytesInSteps(value: Record<string, unknown>): Checkpointed<Uint8Array> {
+  const kept = objectByteArrays.kept(value)
+  if (kept) return kept
+  const shape = shapeOfObject(value)
+  if (value['kind'] === 'Table' || typedListItems(value, shape) || !isCanonical(value, shape)) return apiObjectJsonBytes(value)
+  yield
+  const text = (yield* jsonTextInSteps(value)) ?? 'null'
+  yield
+  return objectByteArrays.keep(value, utf8.encode(`${escapeLikeGo(text)}\n`))
+}
 
 /**
  * apiObjectJson's text as UTF-8, the body of an answer: kept for an immutable

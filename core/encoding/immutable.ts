@@ -18,25 +18,36 @@ export function isDeepFrozen(value: unknown): value is object {
 
 /** One kind of encoding kept per immutable object. */
 export class EncodingMemo<T> {
-  private readonly kept = new WeakMap<object, T>()
+  private readonly byValue = new WeakMap<object, T>()
 
   /** `encode(value)`, computed once per immutable value; anything else is encoded every time. */
   of<V>(value: V, encode: (value: V) => T): T {
     if (!isDeepFrozen(value)) return encode(value)
-    let out = this.kept.get(value)
+    let out = this.byValue.get(value)
     if (out === undefined) {
       out = encode(value)
-      this.kept.set(value, out)
+      this.byValue.set(value, out)
     }
+    return out
+  }
+
+  /** What is kept for `value`, if anything. */
+  kept(value: object): T | undefined {
+    return this.byValue.get(value)
+  }
+
+  /** Keeps `out` for `value` when the value is immutable (an encoding made in steps); gives `out` back. */
+  keep<V extends object>(value: V, out: T): T {
+    if (isDeepFrozen(value)) this.byValue.set(value, out)
     return out
   }
 
   /** `of` for a value the caller already found deep-frozen (`isDeepFrozen`): one lookup, not two. */
   ofFrozen<V extends object>(value: V, encode: (value: V) => T): T {
-    let out = this.kept.get(value)
+    let out = this.byValue.get(value)
     if (out === undefined) {
       out = encode(value)
-      this.kept.set(value, out)
+      this.byValue.set(value, out)
     }
     return out
   }

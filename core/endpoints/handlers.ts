@@ -12,7 +12,8 @@ import { typeForKind, typeTable } from '../resources/schema/index.js'
 import { decodeAs } from '../resources/schema/json-decoding.js'
 import type { YamlDecoder } from '../http/yaml-off-thread.js'
 import { queryOf } from '../http/query.js'
-import { listResponse, objectResponse, statusResponse } from '../http/respond.js'
+import { listResponse, objectResponse, objectResponseInSteps, statusResponse } from '../http/respond.js'
+import { isMarkedLarge } from '../machinery/large-objects.js'
 import { badRequest, methodNotAllowed, resourceNotFound, StatusError, type StatusReason, unsupportedMediaType } from '../machinery/status-error.js'
 import { watchStream } from '../http/watch-stream.js'
 import { groupVersion, type ResourceEntry, type Verb } from '../resources/catalogue.js'
@@ -103,11 +104,13 @@ function writeContext(request: Request, params: URLSearchParams, ctx: RequestCon
   ctx.fieldManager = managerName(options.fieldManager, request.headers.get('user-agent'))
 }
 
-function objectOut(entry: ResourceEntry, obj: KubeObject, format: OutputFormat, now: Date, status = 200): Response {
+function objectOut(entry: ResourceEntry, obj: KubeObject, format: OutputFormat, now: Date, status = 200): Response | Promise<Response> {
   if (format.kind === 'table') {
     const table = toTable(entry, [obj], { resourceVersion: obj.metadata.resourceVersion ?? '' }, format.includeObject, now)
     return objectResponse(table, { kind: 'json' }, status)
   }
+  // An object of megabytes (marked so by the write that stored it) is encoded in steps.
+  if (isMarkedLarge(obj)) return objectResponseInSteps(obj as Record<string, unknown>, format, status)
   return objectResponse(obj as Record<string, unknown>, format, status)
 }
 

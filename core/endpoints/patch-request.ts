@@ -17,7 +17,8 @@ import type { ResourceEntry } from '../resources/catalogue.js'
 import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import { typeTable } from '../resources/schema/index.js'
 import { type FieldError, fieldPath, forbiddenField, invalidError, required } from '../machinery/field.js'
-import { applyJsonPatch, mergePatch, parseJsonPatch } from '../patch/json-patch.js'
+import { applyJsonPatch, mergePatch, mergePatchInSteps, parseJsonPatch } from '../patch/json-patch.js'
+import { runInSlices, TimeSlice } from '../machinery/time-slice.js'
 import type { RequestContext } from '../registry/request-context.js'
 import { writeOptionErrors } from '../registry/write-options.js'
 
@@ -80,6 +81,9 @@ export async function readPatch(
   return { apply: false, patch: await patchFunction(text, type, entry, ctx) }
 }
 
+/** Patches of this many characters or more are merged in steps (a few milliseconds a pass and up). */
+const LARGE_PATCH_CHARS = 64 * 1024
+
 /** What upstream puts before a JSON error in a patch. */
 const PATCH_JSON_PREFIX = 'error decoding patch: '
 
@@ -92,7 +96,11 @@ async function patchFunction(text: string, type: string, entry: ResourceEntry, c
     return (current) => applyJsonPatch(current, ops)
   }
   if (!isPlainObject(doc)) throw badRequest('json: cannot unmarshal non-object into a merge patch')
-  if (type === MERGE_PATCH_TYPE) return (current) => mergePatch(current, doc)
+  if (type === MERGE_PATCH_TYPE) {
+    // A patch of megabytes is merged in steps, the others at once.
+    if (text.length < LARGE_PATCH_CHARS) return (current) => mergePatch(current, doc)
+    return (current) => runInSlices(mergePatchInSteps(current, doc), TimeSlice.startingNow())
+  }
   return (current) => {
     try {
       return applyStrategicMergePatch(current, doc, entry.typeName)

@@ -4,14 +4,14 @@
  * Go's field order and escapes, and a final newline; YAML likewise
  * (core/encoding/go-yaml.ts).
  */
-import { apiListJsonByteChunks, apiObjectJsonBytes, LIST_CHUNK_BYTES, statusJson, versionInfoJson } from '../encoding/api-json.js'
+import { apiListJsonByteChunks, apiObjectJsonBytes, apiObjectJsonBytesInSteps, LIST_CHUNK_BYTES, statusJson, versionInfoJson } from '../encoding/api-json.js'
 import { escapeLikeGo, indentGo } from '../encoding/go-json.js'
 import { EncodingMemo, isDeepFrozen } from '../encoding/immutable.js'
 import { apiObjectYaml } from '../encoding/go-yaml.js'
 import { JSON_TYPE, type OutputFormat, PROTOBUF_TYPE, YAML_TYPE } from './media-types.js'
 import { encodeProtobuf } from '../encoding/protobuf.js'
 import { joinedBytes } from '../machinery/joined-bytes.js'
-import { STEP_BUDGET_MS, yieldToEventLoop } from '../machinery/time-slice.js'
+import { runInSlices, STEP_BUDGET_MS, TimeSlice, yieldToEventLoop } from '../machinery/time-slice.js'
 import type { StatusError } from '../machinery/status-error.js'
 import { observableStream } from './observed-body.js'
 import { withKnownSize, withSize } from './response-size.js'
@@ -89,6 +89,12 @@ export function objectResponse(body: Record<string, unknown>, format: OutputForm
     default:
       return jsonResponse(body, status)
   }
+}
+
+/** objectResponse for an object of megabytes: its JSON written in steps, other requests served between them. */
+export async function objectResponseInSteps(body: Record<string, unknown>, format: OutputFormat, status = 200): Promise<Response> {
+  if (format.kind !== 'json') return objectResponse(body, format, status)
+  return jsonBytesResponse(await runInSlices(apiObjectJsonBytesInSteps(body), TimeSlice.startingNow()), status)
 }
 
 export function statusResponse(err: StatusError): Response {

@@ -1,5 +1,6 @@
-/** The shape every stored API object shares; the rest of an object is per-kind. */
+import { type Checkpointed, StepCounter } from './time-slice.js'
 
+/** The shape every stored API object shares; the rest of an object is per-kind. */
 export interface OwnerReference {
   apiVersion: string
   kind: string
@@ -99,6 +100,37 @@ function copyValue(value: unknown): unknown {
   const out: Record<string, unknown> = {}
   for (const key of Object.keys(value)) {
     setKey(out, key, copyValue((value as Record<string, unknown>)[key]))
+  }
+  return out
+}
+
+/** Values copied between two checkpoints (cloneJsonInSteps). */
+const VALUES_PER_STEP = 2048
+const valuesCopied = new StepCounter(VALUES_PER_STEP)
+
+/** cloneJson as checkpointed work, for an object of megabytes (one of 100,000 keys took 80 ms at once). */
+export function* cloneJsonInSteps<T>(value: T): Checkpointed<T> {
+  return (yield* copyValueInSteps(value)) as T
+}
+
+function* copyValueInSteps(value: unknown): Checkpointed<unknown> {
+  if (typeof value !== 'object' || value === null || ArrayBuffer.isView(value) || value instanceof Date || value instanceof Map || value instanceof Set) {
+    return copyValue(value)
+  }
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length)
+    for (let i = 0; i < value.length; i++) {
+      out[i] = yield* copyValueInSteps(value[i])
+      if (valuesCopied.add()) yield
+    }
+    return out
+  }
+  const keys = Object.keys(value)
+  if (keys.length > VALUES_PER_STEP) yield
+  const out: Record<string, unknown> = {}
+  for (const key of keys) {
+    setKey(out, key, yield* copyValueInSteps((value as Record<string, unknown>)[key]))
+    if (valuesCopied.add()) yield
   }
   return out
 }

@@ -5,9 +5,9 @@
  */
 import { depthMessage, depthWalk, JSON_PATCH_MAX_COPY_BYTES, MAX_JSON_PATCH_OPERATIONS } from '../machinery/limits.js'
 import { badRequest, requestEntityTooLarge } from '../machinery/status-error.js'
-import { runInSlices, TimeSlice } from '../machinery/time-slice.js'
+import { type Checkpointed, runInSlices, TimeSlice } from '../machinery/time-slice.js'
 import { jsonBytes } from '../machinery/json-bytes.js'
-import { cloneJson, isPlainObject } from '../machinery/object.js'
+import { cloneJson, cloneJsonInSteps, isPlainObject, setKey } from '../machinery/object.js'
 import { PatchDocument, unprocessable } from './json-patch-document.js'
 
 export function mergePatch(target: unknown, patch: unknown): unknown {
@@ -19,6 +19,32 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   }
   return result
 }
+
+/** mergePatch as checkpointed work, for a patch or a target of megabytes: the same result. */
+export function* mergePatchInSteps(target: unknown, patch: unknown): Checkpointed<unknown> {
+  if (!isPlainObject(patch)) return yield* cloneJsonInSteps(patch)
+  const result: Record<string, unknown> = {}
+  if (isPlainObject(target)) {
+    // `{ ...target }`, a run of keys at a time.
+    const keys = Object.keys(target)
+    for (let i = 0; i < keys.length; i++) {
+      setKey(result, keys[i]!, target[keys[i]!])
+      if ((i & KEYS_RUN) === KEYS_RUN) yield
+    }
+  }
+  const keys = Object.keys(patch)
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!
+    const value = patch[key]
+    if (value === null) delete result[key]
+    else result[key] = yield* mergePatchInSteps(result[key], value)
+    if ((i & KEYS_RUN) === KEYS_RUN) yield
+  }
+  return result
+}
+
+/** Keys of one level handled between two checkpoints, less one (a mask). */
+const KEYS_RUN = 2047
 
 type Operation =
   | { op: 'add' | 'replace' | 'test'; path: string; value: unknown }

@@ -5,9 +5,9 @@
  */
 import { alreadyExists, badRequest, type GroupResource, hasStatusCode, StatusError, notFound } from '../machinery/status-error.js'
 import { groupVersion, type ResourceEntry, storagePath, type StrategyContext } from '../resources/catalogue.js'
-import { cloneJson, formatTimestamp, isPlainObject, type KubeList, type KubeObject } from '../machinery/object.js'
+import { cloneJson, cloneJsonInSteps, formatTimestamp, isPlainObject, type KubeList, type KubeObject } from '../machinery/object.js'
 import { reissueAtLatest } from '../storage/continue-token.js'
-import { markedLarge } from '../storage/written-object.js'
+import { markedLarge } from '../machinery/large-objects.js'
 import { type Preconditions, type Storage, StorageError, type Watcher, type WatchOptions } from '../storage/interface.js'
 import { asGoEncodes, asGoEncodesInSteps } from '../encoding/canonical.js'
 import { invalidError } from '../machinery/field.js'
@@ -330,7 +330,7 @@ export class ResourceStore {
       steps = WriteSteps.for(current)
       // The store copied the object for this call, in this turn: the copy here is a pass of its own.
       await steps.yield()
-      const copy = cloneJson(current)
+      const copy = steps.sliced ? await steps.run(cloneJsonInSteps(current)) : cloneJson(current)
       await steps.pause()
       let obj = this.checkBody(await next(copy), namespace, name)
       // A small object made large (a PUT of megabytes over a small one) has the rest of its steps sliced too.

@@ -26,7 +26,7 @@ import { jsonCodec } from './codec.js'
 import { Queue } from './memory-log.js'
 import { lowerBound, SortedKeys } from './sorted-keys.js'
 import { type DecodedValue, mustWrite, StoredValues } from './value/stored-values.js'
-import { committedObject, copiedForWrite, decodedForWrite, jsonSizeOf } from './written-object.js'
+import { committedObject, copiedForCaller, copiedForWrite, decodedForWrite, jsonSizeOf } from './written-object.js'
 import type { ValueTransformer } from './value/transformer.js'
 import {
   type ListOptions,
@@ -109,7 +109,7 @@ export class MemoryStorage implements Storage {
     const sealed = this.values ? await this.values.encode(key, canonicalCopy(obj)) : undefined
     const stored = await this.toStore(key, obj, sealed)
     this.refuseExisting(key)
-    return cloneJson(this.commit(key, stored, undefined, sealed))
+    return copiedForCaller(this.commit(key, stored, undefined, sealed))
   }
 
   private refuseExisting(key: string): void {
@@ -178,7 +178,7 @@ export class MemoryStorage implements Storage {
       const current = read.object
       if (this.latest(key)?.rev !== version.rev) continue
       checkPreconditions(key, current, opts.preconditions)
-      const updated = await tryUpdate(cloneJson(current))
+      const updated = await tryUpdate(await copiedForCaller(current))
       // Upstream skips writes that change nothing, so the resourceVersion stays, unless the value
       // was read with an older provider or key: then it is written again with the current one.
       const unchanged = sameIgnoringResourceVersion(updated, current)
@@ -189,7 +189,7 @@ export class MemoryStorage implements Storage {
       // Someone else wrote (or deleted) meanwhile: start over from their state.
       if (this.latest(key)?.rev !== version.rev) continue
       // A reader alone gets what is stored (frozen), not a copy.
-      const answer = (obj: KubeObject): KubeObject => (opts.readOnly ? obj : cloneJson(obj))
+      const answer = (obj: KubeObject): KubeObject | Promise<KubeObject> => (opts.readOnly ? obj : copiedForCaller(obj))
       if (!stored) return answer(current)
       return answer(this.commit(key, stored, { version, object: current }, sealed))
     }

@@ -11,30 +11,14 @@
  */
 import { canonicalCopy, canonicalCopyInSteps } from '../encoding/canonical.js'
 import { jsonBytes } from '../machinery/json-bytes.js'
-import type { KubeObject } from '../machinery/object.js'
+import { isMarkedLarge, markedLarge } from '../machinery/large-objects.js'
+import { cloneJson, cloneJsonInSteps, type KubeObject } from '../machinery/object.js'
 import { runInSlices, TimeSlice, yieldToEventLoop } from '../machinery/time-slice.js'
 import type { ObjectCodec } from './codec.js'
 import { deepFreeze, stampRevision } from './objects.js'
 
 /** Values of at least this many bytes are decoded and frozen as steps of their own (a few milliseconds a pass and up). */
 export const LARGE_VALUE_BYTES = 64 * 1024
-
-/**
- * Objects a write hands its store as large (the registry's steps ran in
- * slices): the store encodes them in steps too. Told by a mark rather than
- * by their size, since telling that is a pass over them of its own.
- */
-const largeWrites = new WeakSet<object>()
-
-/** Marks `obj` as a large write's object, and gives it back. */
-export function markedLarge<T extends object>(obj: T): T {
-  largeWrites.add(obj)
-  return obj
-}
-
-export function isMarkedLarge(obj: object): boolean {
-  return largeWrites.has(obj)
-}
 
 /** Whether a codec's bytes are a value whose passes are steps of their own. */
 export function isLargeValue(plain: Uint8Array): boolean {
@@ -54,7 +38,7 @@ export async function decodedForWrite(codec: ObjectCodec, plain: Uint8Array): Pr
 /** A large value decoded in a step of its own, after other requests ran (for a store whose writes hand on an object they do not freeze). */
 export async function decodedInAStep(codec: ObjectCodec, plain: Uint8Array): Promise<KubeObject> {
   await yieldToEventLoop()
-  return codec.decode(plain)
+  return markedLarge(codec.decode(plain))
 }
 
 /**
@@ -71,7 +55,7 @@ export function jsonSizeOf(obj: KubeObject): Promise<number> {
 /** A store that keeps objects rather than bytes: `obj` (of `size` bytes as JSON) copied in Go's order, made ready as decodedForWrite's. */
 export async function copiedForWrite(obj: KubeObject, size: number): Promise<KubeObject> {
   const large = size >= LARGE_VALUE_BYTES
-  const copy = large ? await runInSlices(canonicalCopyInSteps(obj), TimeSlice.startingNow()) : canonicalCopy(obj)
+  const copy = large ? markedLarge(await runInSlices(canonicalCopyInSteps(obj), TimeSlice.startingNow())) : canonicalCopy(obj)
   return frozenButMetadata(copy, large)
 }
 
@@ -90,6 +74,15 @@ function freezeAllButMetadata(object: KubeObject): void {
     if (key !== 'metadata') deepFreeze(part)
     else if (typeof part === 'object' && part !== null) for (const field of Object.values(part)) deepFreeze(field)
   }
+}
+
+/**
+ * A copy of a stored object for a caller that may change it: a large one
+ * (marked when its write made it ready) copied in steps, and marked too.
+ */
+export async function copiedForCaller(obj: KubeObject): Promise<KubeObject> {
+  if (!isMarkedLarge(obj)) return cloneJson(obj)
+  return markedLarge(await runInSlices(cloneJsonInSteps(obj), TimeSlice.startingNow()))
 }
 
 /** The stored object of a write decodedForWrite made ready, at the revision the write got: frozen whole. */

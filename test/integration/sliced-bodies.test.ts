@@ -24,6 +24,8 @@ describe('large JSON bodies in slices', { timeout: 120_000 }, () => {
     assert.equal(answer.status, 201, answer.text.slice(0, 300))
     assert.deepEqual(order, ['get', 'request'], 'the GET waited for the whole body')
     const stored = await api.get(`${CM}/big`)
+    // The answer of a large write is written in steps: the same text as a GET's, written at once.
+    assert.equal(answer.text, stored.text)
     assert.equal(Object.keys(stored.body.data).length, 40_000)
     assert.equal(stored.body.data.k39999, 'v39999')
     // Its fields are tracked as every write's are (no User-Agent: upstream's manager `unknown`), each key once.
@@ -57,5 +59,6 @@ describe('large JSON bodies in slices', { timeout: 120_000 }, () => {
     assert.equal(answer.status, 200, answer.text.slice(0, 300))
     assert.deepEqual(order, ['get', 'request'])
     assert.equal(Object.keys(answer.body.data).length, 60_000)
+    assert.equal(answer.text, (await api.get(`${CM}/target`)).text)
   })
 })

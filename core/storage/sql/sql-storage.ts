@@ -59,7 +59,7 @@ import { GroupCommit } from './group-commit.js'
 import { nextMacrotask } from '../../machinery/time-slice.js'
 import { type Change, StoreWatcher } from '../store-watcher.js'
 import { type DecodedValue, mustWrite, StoredValues } from '../value/stored-values.js'
-import { committedObject, decodedForWrite } from '../written-object.js'
+import { committedObject, copiedForCaller, decodedForWrite } from '../written-object.js'
 import { encryptCheckTransformer, type ValueTransformer } from '../value/transformer.js'
 
 export interface SqlStorageOptions {
@@ -192,7 +192,7 @@ export class SqlStorage implements Storage {
       },
       (revision) => this.writtenChange(key, revision, written, undefined),
     )
-    return cloneJson(change!.object)
+    return copiedForCaller(change!.object)
   }
 
   /**
@@ -289,7 +289,7 @@ export class SqlStorage implements Storage {
       const read = await this.readOrGuess(row, opts.suggestion)
       const current = read.object
       checkPreconditions(key, current, opts.preconditions)
-      const updated = await tryUpdate(cloneJson(current))
+      const updated = await tryUpdate(await copiedForCaller(current))
       // Upstream skips writes that change nothing, so the resourceVersion stays, unless the value
       // was read with an older provider or key (stale): then it is written again with the current one.
       const unchanged = sameIgnoringResourceVersion(updated, current)
@@ -314,7 +314,7 @@ export class SqlStorage implements Storage {
         },
         (revision) => this.writtenChange(key, revision, written, deepFreeze(current)),
       )
-      if (change) return opts.readOnly ? change.object : cloneJson(change.object)
+      if (change) return opts.readOnly ? change.object : copiedForCaller(change.object)
     }
   }
 

@@ -48,7 +48,7 @@ import { groupsOfDistinctKinds } from '../../../core/storage/create-many.js'
 import { mustWrite, StoredValues } from '../../../core/storage/value/stored-values.js'
 import { encryptCheckTransformer, type ValueTransformer } from '../../../core/storage/value/transformer.js'
 import { stampRevision } from '../../../core/storage/objects.js'
-import { decodedInAStep, isLargeValue } from '../../../core/storage/written-object.js'
+import { copiedForCaller, decodedInAStep, isLargeValue } from '../../../core/storage/written-object.js'
 import { RecentWrites } from './recent-writes.js'
 import { LeaseManager } from './etcd-leases.js'
 import { EtcdWatch } from './etcd-watch.js'
@@ -279,7 +279,7 @@ export class EtcdStorage implements Storage {
       try {
         checkPreconditions(key, state.obj, opts.preconditions)
         // The guess is the caller's and may be frozen: the update runs on a copy of it.
-        updated = await tryUpdate(current ? state.obj : cloneJson(state.obj))
+        updated = await tryUpdate(current ? state.obj : await copiedForCaller(state.obj))
       } catch (err) {
         if (current) throw err
         state = await fresh()

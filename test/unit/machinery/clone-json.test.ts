@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { cloneJson } from '../../../core/machinery/object.js'
+import { cloneJson, cloneJsonInSteps } from '../../../core/machinery/object.js'
+import { runAtOnce } from '../../../core/machinery/time-slice.js'
 
 describe('cloneJson', () => {
   it('copies JSON data as structuredClone does, sharing nothing', () => {
@@ -51,5 +52,25 @@ describe('cloneJson', () => {
     assert.ok(copy.when instanceof Date)
     assert.notEqual(copy.when, source.when)
     assert.equal(copy.when.getTime(), 0)
+  })
+
+  it('copies in steps as at once, for odd values and a level of many keys, with checkpoints between', () => {
+    const hostile = JSON.parse('{"metadata":{"name":"a"},"__proto__":{"polluted":true},"list":[1,null,{"b":[true]}]}') as Record<string, unknown>
+    const inSteps = runAtOnce(cloneJsonInSteps(hostile))
+    assert.deepStrictEqual(inSteps, cloneJson(hostile))
+    assert.deepEqual(Object.keys(inSteps), ['metadata', '__proto__', 'list'])
+    assert.equal(Object.getPrototypeOf(inSteps), Object.prototype)
+    const odd = { bytes: new Uint8Array([1, 2]), when: new Date(0), big: 1n }
+    const oddCopy = runAtOnce(cloneJsonInSteps(odd))
+    assert.deepStrictEqual(oddCopy, cloneJson(odd))
+    assert.notEqual(oddCopy.bytes, odd.bytes)
+    const wide = { data: Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, { v: i }])) }
+    const work = cloneJsonInSteps(wide)
+    let checkpoints = 0
+    let step = work.next()
+    for (; !step.done; step = work.next()) checkpoints++
+    assert.deepStrictEqual(step.value, wide)
+    assert.notEqual(step.value.data['k0'], wide.data['k0'])
+    assert.ok(checkpoints >= 9, `${checkpoints} checkpoints`)
   })
 })

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { applyJsonPatch, mergePatch, parseJsonPatch } from '../../../core/patch/json-patch.js'
+import { applyJsonPatch, mergePatch, mergePatchInSteps, parseJsonPatch } from '../../../core/patch/json-patch.js'
+import { runAtOnce } from '../../../core/machinery/time-slice.js'
 import { StatusError } from '../../../core/machinery/status-error.js'
 
 describe('merge patch (RFC 7386)', () => {
@@ -11,6 +12,23 @@ describe('merge patch (RFC 7386)', () => {
       e: [2],
       f: 'g',
     })
+  })
+
+  it('merges in steps (a patch of megabytes) as at once, over odd documents and a level of many keys', () => {
+    const cases: [unknown, unknown][] = [
+      [{ a: 1, b: { c: 2, d: 3 }, e: [1] }, { b: { c: null, x: 1 }, e: [2], f: 'g' }],
+      ['scalar', { a: { b: null, c: [1, { d: 2 }] } }],
+      [{ a: 1 }, [1, 2]],
+      [{ a: { b: 1 } }, { a: null }],
+      [JSON.parse('{"__proto__":{"x":1},"k":1}'), { k: null, n: { deep: { er: 1 } } }],
+      [{ data: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, 'v'])) }, { data: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i * 2}`, i % 3 ? 'w' : null])) }],
+    ]
+    for (const [target, patch] of cases) {
+      const atOnce = mergePatch(structuredClone(target), patch)
+      const inSteps = runAtOnce(mergePatchInSteps(structuredClone(target), patch))
+      assert.deepStrictEqual(inSteps, atOnce)
+      assert.equal(JSON.stringify(inSteps), JSON.stringify(atOnce), 'key order')
+    }
   })
 })
 

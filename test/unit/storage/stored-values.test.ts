@@ -9,7 +9,7 @@ import { codecFor } from '../../../core/storage/codec.js'
 import type { KubeObject } from '../../../core/machinery/object.js'
 import { StoredValues } from '../../../core/storage/value/stored-values.js'
 import { identityTransformer } from '../../../core/storage/value/transformer.js'
-import { markedLarge } from '../../../core/storage/written-object.js'
+import { markedLarge } from '../../../core/machinery/large-objects.js'
 
 /** What `work` gives, and how many turns the event loop took while it ran. */
 async function counted<T>(work: () => Promise<T>): Promise<{ value: T; turns: number }> {
