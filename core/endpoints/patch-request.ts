@@ -11,7 +11,7 @@ import type { YamlDecoder } from '../http/yaml-off-thread.js'
 import { APPLY_PATCH_TYPE, essence, JSON_PATCH_TYPE, MERGE_PATCH_TYPE, STRATEGIC_MERGE_PATCH_TYPE } from '../http/media-types.js'
 import { queryOf } from '../http/query.js'
 import { badRequest, StatusError, unsupportedMediaType } from '../machinery/status-error.js'
-import { applyStrategicMergePatch } from '../patch/strategic-merge.js'
+import { applyStrategicMergePatch, applyStrategicMergePatchInSteps } from '../patch/strategic-merge.js'
 import { PatchError } from '../patch/errors.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
 import { isPlainObject, type KubeObject } from '../machinery/object.js'
@@ -81,7 +81,7 @@ export async function readPatch(
   return { apply: false, patch: await patchFunction(text, type, entry, ctx) }
 }
 
-/** Patches of this many characters or more are merged in steps (a few milliseconds a pass and up). */
+/** Merge and strategic merge patches of this many characters or more are merged in steps (a few milliseconds a pass and up). */
 const LARGE_PATCH_CHARS = 64 * 1024
 
 /** What upstream puts before a JSON error in a patch. */
@@ -101,11 +101,17 @@ async function patchFunction(text: string, type: string, entry: ResourceEntry, c
     if (text.length < LARGE_PATCH_CHARS) return (current) => mergePatch(current, doc)
     return (current) => runInSlices(mergePatchInSteps(current, doc), TimeSlice.startingNow())
   }
-  return (current) => {
-    try {
-      return applyStrategicMergePatch(current, doc, entry.typeName)
-    } catch (err) {
-      throw patchFailure(err)
+  if (text.length < LARGE_PATCH_CHARS) {
+    return (current) => {
+      try {
+        return applyStrategicMergePatch(current, doc, entry.typeName)
+      } catch (err) {
+        throw patchFailure(err)
+      }
     }
   }
+  return (current) =>
+    runInSlices(applyStrategicMergePatchInSteps(current, doc, entry.typeName), TimeSlice.startingNow()).catch((err: unknown) => {
+      throw patchFailure(err)
+    })
 }

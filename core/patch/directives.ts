@@ -5,6 +5,7 @@
 import { badPrimitiveListFormat, badRetainKeysFormat, badSetElementOrderFormat } from './errors.js'
 import { isJsonMap, type JsonMap } from '../machinery/go-format.js'
 import { setKey } from '../machinery/object.js'
+import { type Checkpointed, StepCounter } from '../machinery/time-slice.js'
 
 export const PATCH_DIRECTIVE = '$patch'
 export const RETAIN_KEYS = '$retainKeys'
@@ -32,32 +33,57 @@ function isDirectiveKey(key: string): boolean {
   )
 }
 
+/** The keys and items a merge handles between two checkpoints (`if (mergeSteps.add()) yield`). */
+export const mergeSteps = new StepCounter(2048)
+
 /**
  * A patch value taken as it is (a replaced field, an appended list item):
  * directive keys and null fields go, as decoding upstream's result into the
  * typed object drops them.
  */
-export function settle(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(settle)
+export function* settle(value: unknown): Checkpointed<unknown> {
+  if (Array.isArray(value)) {
+    const out: unknown[] = []
+    for (const item of value) {
+      out.push(isContainer(item) ? yield* settle(item) : item)
+      if (mergeSteps.add()) yield
+    }
+    return out
+  }
   if (!isJsonMap(value)) return value
   const out: JsonMap = {}
-  for (const [k, v] of Object.entries(value)) {
+  for (const k of Object.keys(value)) {
+    const v = value[k]
+    if (mergeSteps.add()) yield
     if (v === null || isDirectiveKey(k)) continue
-    setKey(out, k, settle(v))
+    setKey(out, k, isContainer(v) ? yield* settle(v) : v)
   }
   return out
 }
 
 const DROPPED = Symbol('dropped')
 
-function withoutDirectiveMaps(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutDirectiveMaps).filter((v) => v !== DROPPED)
+/** A list or a map: what the walks here go into (a scalar is taken as it is, without a step of its own). */
+const isContainer = (v: unknown): boolean => Array.isArray(v) || isJsonMap(v)
+
+function* withoutDirectiveMaps(value: unknown): Checkpointed<unknown> {
+  if (Array.isArray(value)) {
+    const out: unknown[] = []
+    for (const item of value) {
+      const kept = isContainer(item) ? yield* withoutDirectiveMaps(item) : item
+      if (kept !== DROPPED) out.push(kept)
+      if (mergeSteps.add()) yield
+    }
+    return out
+  }
   if (!isJsonMap(value)) return value
   if (Object.hasOwn(value, PATCH_DIRECTIVE)) return DROPPED
   const out: JsonMap = {}
-  for (const [k, v] of Object.entries(value)) {
-    const kept = withoutDirectiveMaps(v)
+  for (const k of Object.keys(value)) {
+    const v = value[k]
+    const kept = isContainer(v) ? yield* withoutDirectiveMaps(v) : v
     if (kept !== DROPPED) setKey(out, k, kept)
+    if (mergeSteps.add()) yield
   }
   return out
 }
@@ -67,9 +93,9 @@ function withoutDirectiveMaps(value: unknown): unknown {
  * that carries `$patch` is left out (and the field itself when it is one),
  * and null fields are dropped. Returns undefined when nothing is left.
  */
-export function newValue(value: unknown): unknown {
-  const kept = withoutDirectiveMaps(value)
-  return kept === DROPPED ? undefined : settle(kept)
+export function* newValue(value: unknown): Checkpointed<unknown> {
+  const kept = yield* withoutDirectiveMaps(value)
+  return kept === DROPPED ? undefined : yield* settle(kept)
 }
 
 /**

@@ -23,6 +23,7 @@ import {
   PATCH_DIRECTIVE,
   SET_ELEMENT_ORDER,
   setKey,
+  mergeSteps,
   settle,
 } from './directives.js'
 import { badArgType, badPatchType, cannotApply, doesNotFit, noMergeKey } from './errors.js'
@@ -31,7 +32,8 @@ import { jsonMerge } from './json-merge.js'
 import { elementKind, KeyIndex, normalizeOrder, partition } from './list-order.js'
 import { isRaw, lookupField, lookupListField, structName } from './schema.js'
 import { shapeError } from './shape.js'
-import { cloneJson } from '../machinery/object.js'
+import { cloneJson, cloneJsonInSteps } from '../machinery/object.js'
+import { type Checkpointed, runAtOnce } from '../machinery/time-slice.js'
 
 export { PatchError, type PatchErrorKind } from './errors.js'
 
@@ -46,12 +48,30 @@ export function applyStrategicMergePatch(
   typeName: string,
   types: TypeTable = typeTable,
 ): Record<string, unknown> {
+  return runAtOnce(merged(cloneJson(original), cloneJson(patch), patch, typeName, types))
+}
+
+/**
+ * applyStrategicMergePatch as checkpointed work, for a patch of megabytes:
+ * the copies, the merge, the values taken as they are and the final check
+ * each yield every few thousand keys or items.
+ */
+export function* applyStrategicMergePatchInSteps(
+  original: Record<string, unknown>,
+  patch: Record<string, unknown>,
+  typeName: string,
+  types: TypeTable = typeTable,
+): Checkpointed<Record<string, unknown>> {
+  return yield* merged(yield* cloneJsonInSteps(original), yield* cloneJsonInSteps(patch), patch, typeName, types)
+}
+
+/** The merge of copies the merge owns (it changes them in place); an error quotes the patch as sent. */
+function* merged(original: JsonMap, patch: JsonMap, sent: JsonMap, typeName: string, types: TypeTable): Checkpointed<JsonMap> {
   if (types[typeName] === undefined) throw new Error(`strategic merge patch: no type ${typeName} in the type table`)
   const root: TypeRef = { ref: typeName }
-  const merger = new Merger(types)
-  const result = merger.mergeMap(cloneJson(original), cloneJson(patch), root)
-  const problem = shapeError(result, root, types)
-  if (problem) throw doesNotFit(patch, problem)
+  const result = yield* new Merger(types).mergeMap(original, patch, root)
+  const problem = yield* shapeError(result, root, types)
+  if (problem) throw doesNotFit(sent, problem)
   return result
 }
 
@@ -67,14 +87,15 @@ class Merger {
   constructor(private readonly types: TypeTable) {}
 
   /** Merges `patch` into `original` (both owned by the merger, so changed in place). */
-  mergeMap(original: JsonMap, patch: JsonMap, type: TypeRef | undefined): JsonMap {
+  *mergeMap(original: JsonMap, patch: JsonMap, type: TypeRef | undefined): Checkpointed<JsonMap> {
     // Raw JSON knows no directives: a `$patch` key there is data.
     if (isRaw(type, this.types)) return jsonMerge(original, patch) as JsonMap
-    if (Object.hasOwn(patch, PATCH_DIRECTIVE)) return mapDirective(patch)
+    if (Object.hasOwn(patch, PATCH_DIRECTIVE)) return yield* mapDirective(patch)
     applyRetainKeys(original, patch)
-    this.applyElementOrders(original, patch, type)
+    yield* this.applyElementOrders(original, patch, type)
 
     for (const patchKey of Object.keys(patch)) {
+      if (mergeSteps.add()) yield
       const value = patch[patchKey]
       const deleteList = patchKey.startsWith(DELETE_FROM_PRIMITIVE_LIST)
       const key = deleteList ? listKeyOf(patchKey, DELETE_FROM_PRIMITIVE_LIST) : patchKey
@@ -86,7 +107,7 @@ class Merger {
       if (current === undefined || kindOf(current) !== kindOf(value)) {
         // A field the original lacks, or one whose JSON type changes: the patch's value stands.
         if (deleteList) continue
-        const taken = newValue(value)
+        const taken = yield* newValue(value)
         if (taken === undefined) delete original[key]
         else setKey(original, key, taken)
         continue
@@ -94,11 +115,11 @@ class Merger {
       if (isJsonMap(current)) {
         const meta = lookupField(type, key, this.types)
         const merged =
-          meta.strategy === 'replace' ? settle(value) : this.mergeMap(current, value as JsonMap, meta.type)
+          meta.strategy === 'replace' ? yield* settle(value) : yield* this.mergeMap(current, value as JsonMap, meta.type)
         setKey(original, key, merged)
       } else if (Array.isArray(current)) {
         const meta = lookupListField(type, key, this.types)
-        setKey(original, key, this.mergeListField(current, value as unknown[], meta, deleteList))
+        setKey(original, key, yield* this.mergeListField(current, value as unknown[], meta, deleteList))
       } else {
         setKey(original, key, value)
       }
@@ -106,24 +127,24 @@ class Merger {
     return original
   }
 
-  private mergeListField(
+  private *mergeListField(
     current: unknown[],
     value: unknown[],
     meta: { type: TypeRef | undefined; strategy: string; mergeKey: string },
     deleteList: boolean,
-  ): unknown[] {
+  ): Checkpointed<unknown[]> {
     // A deletion list works the same whatever the field's strategy, as upstream.
-    if (meta.strategy !== 'merge' && !deleteList) return settle(value) as unknown[]
-    return this.mergeList(current, value, meta.type, meta.mergeKey, deleteList)
+    if (meta.strategy !== 'merge' && !deleteList) return (yield* settle(value)) as unknown[]
+    return yield* this.mergeList(current, value, meta.type, meta.mergeKey, deleteList)
   }
 
-  private mergeList(
+  private *mergeList(
     original: unknown[],
     patch: unknown[],
     itemType: TypeRef | undefined,
     mergeKey: string,
     deleteList: boolean,
-  ): unknown[] {
+  ): Checkpointed<unknown[]> {
     if (original.length === 0 && patch.length === 0) return original
     const kind = elementKind(original, patch)
     if (kind !== 'map') {
@@ -138,15 +159,16 @@ class Merger {
       return normalizeOrder(named, rest, patch, original, '', kind)
     }
     if (!mergeKey) throw cannotApply(`cannot merge lists without merge key for ${structName(itemType)}`)
-    const { base, items } = applyItemDirectives(original, patch, mergeKey)
+    const { base, items } = yield* applyItemDirectives(original, patch, mergeKey)
     const merged = [...base] as JsonMap[]
     const byKey = new KeyIndex(merged, mergeKey)
     for (const item of items as JsonMap[]) {
+      if (mergeSteps.add()) yield
       if (!Object.hasOwn(item, mergeKey)) throw noMergeKey(item, mergeKey)
       const found = byKey.find(item[mergeKey])
       const match = found < 0 ? undefined : merged[found]
-      if (match) merged[found] = this.mergeMap(match, item, itemType)
-      else byKey.add(merged.push(settle(item) as JsonMap) - 1)
+      if (match) merged[found] = yield* this.mergeMap(match, item, itemType)
+      else byKey.add(merged.push((yield* settle(item)) as JsonMap) - 1)
     }
     const { named, rest } = partition(merged, items, mergeKey)
     return normalizeOrder(named, rest, items, base, mergeKey, kind)
@@ -156,7 +178,7 @@ class Merger {
    * `$setElementOrder/<list>`: merges the list with its patch (if any) and
    * orders the result as the directive says; consumes both from the patch.
    */
-  private applyElementOrders(original: JsonMap, patch: JsonMap, type: TypeRef | undefined): void {
+  private *applyElementOrders(original: JsonMap, patch: JsonMap, type: TypeRef | undefined): Checkpointed<void> {
     for (const directiveKey of Object.keys(patch)) {
       if (!directiveKey.startsWith(SET_ELEMENT_ORDER)) continue
       const order = patch[directiveKey]
@@ -173,8 +195,8 @@ class Merger {
       checkAgainstOrder(patchList, order, meta.mergeKey)
 
       let merged: unknown[]
-      if (foundOriginal && foundPatch) merged = this.mergeListField(originalList, patchList, meta, false)
-      else if (foundPatch) merged = newValue(patchList) as unknown[]
+      if (foundOriginal && foundPatch) merged = yield* this.mergeListField(originalList, patchList, meta, false)
+      else if (foundPatch) merged = (yield* newValue(patchList)) as unknown[]
       else if (foundOriginal) merged = originalList
       else continue
 
@@ -187,9 +209,9 @@ class Merger {
 }
 
 /** A patch map carrying `$patch`: replace stands for the map itself, delete empties it. */
-function mapDirective(patch: JsonMap): JsonMap {
+function* mapDirective(patch: JsonMap): Checkpointed<JsonMap> {
   const directive = patch[PATCH_DIRECTIVE]
-  if (directive === 'replace') return settle(patch) as JsonMap
+  if (directive === 'replace') return (yield* settle(patch)) as JsonMap
   if (directive === 'delete') return {}
   throw badPatchType(directive, patch)
 }
@@ -200,11 +222,11 @@ function mapDirective(patch: JsonMap): JsonMap {
  * refused as upstream refuses it. Returns the list to merge into and the
  * remaining patch items.
  */
-function applyItemDirectives(
+function* applyItemDirectives(
   original: unknown[],
   patch: unknown[],
   mergeKey: string,
-): { base: unknown[]; items: unknown[] } {
+): Checkpointed<{ base: unknown[]; items: unknown[] }> {
   const doomed = new Set<unknown>()
   let replace = false
   const items: unknown[] = []
@@ -225,7 +247,11 @@ function applyItemDirectives(
       throw badPatchType(directive, item)
     }
   }
-  if (replace) return { base: items.map(settle), items: [] }
+  if (replace) {
+    const base: unknown[] = []
+    for (const item of items) base.push(yield* settle(item))
+    return { base, items: [] }
+  }
   // One pass for all deletions: filtering per deletion made deleting many items quadratic.
   const base = original.filter((v) => !(isJsonMap(v) && Object.hasOwn(v, mergeKey) && doomed.has(v[mergeKey])))
   return { base, items }

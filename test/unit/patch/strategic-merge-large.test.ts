@@ -7,7 +7,8 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { applyStrategicMergePatch } from '../../../core/patch/strategic-merge.js'
+import { applyStrategicMergePatch, applyStrategicMergePatchInSteps } from '../../../core/patch/strategic-merge.js'
+import { PatchError } from '../../../core/patch/errors.js'
 
 const DEPLOYMENT = 'io.k8s.api.apps.v1.Deployment'
 const N = 20_000
@@ -69,5 +70,39 @@ describe('strategic merge patch of large lists', HANG_GUARD, () => {
     // the first listed entry that the live list has after it (E19999), so first.
     const listed = order.map((name) => (name === 'NEW' ? { name, value: 'n' } : { name, value: name }))
     assert.deepEqual(envOf(result), [{ name: 'E10', value: 'E10' }, ...listed])
+  })
+
+  it('merges in steps (a patch of megabytes) as at once: maps of many keys, long lists, directives, the same errors', () => {
+    const live = { ...deployment(names(5_000).map((name) => ({ name, value: name }))), data: undefined }
+    const configMapLive = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', labels: { a: 'b' } }, data: Object.fromEntries(names(20_000).map((n) => [n, 'v'])) }
+    const configMapPatch = { metadata: { labels: { a: null, c: 'd' } }, data: Object.fromEntries(names(20_000).map((n, i) => [n, i % 2 ? null : 'w'])), binaryData: { $patch: 'replace', x: 'eA==' } }
+    const envPatch = containerPatch({ env: [...names(3_000).map((name) => ({ name, value: 'new' })), { name: 'E4000', $patch: 'delete' }], '$setElementOrder/env': names(5_000).map((name) => ({ name })) })
+    for (const [original, patch, type] of [[configMapLive, configMapPatch, 'io.k8s.api.core.v1.ConfigMap'], [live, envPatch, DEPLOYMENT]] as const) {
+      const work = applyStrategicMergePatchInSteps(structuredClone(original) as Obj, structuredClone(patch) as Obj, type)
+      let checkpoints = 0
+      let step = work.next()
+      for (; !step.done; step = work.next()) checkpoints++
+      const atOnce = applyStrategicMergePatch(structuredClone(original) as Obj, structuredClone(patch) as Obj, type)
+      assert.deepStrictEqual(step.value, atOnce)
+      assert.equal(JSON.stringify(step.value), JSON.stringify(atOnce), 'key order')
+      assert.ok(checkpoints >= 5, `${checkpoints} checkpoints`)
+    }
+    // A merged object that does not fit its type: the same error, quoting the patch as it was sent.
+    const misfit = { spec: { template: { spec: { containers: 'not a list' } } }, $retainKeys: ['spec'] }
+    const messageOf = (run: () => unknown): string => {
+      try {
+        run()
+      } catch (err) {
+        assert.ok(err instanceof PatchError, String(err))
+        return err.message
+      }
+      throw new Error('no error')
+    }
+    const inSteps = messageOf(() => {
+      const work = applyStrategicMergePatchInSteps(deployment([]), structuredClone(misfit), DEPLOYMENT)
+      while (!work.next().done);
+    })
+    assert.equal(inSteps, messageOf(() => applyStrategicMergePatch(deployment([]), structuredClone(misfit), DEPLOYMENT)))
+    assert.match(inSteps, /retainKeys/)
   })
 })
