@@ -9,8 +9,11 @@
 import type { Strategy, StrategyContext } from '../catalogue.js'
 import { formatTimestamp, isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { applyCrdDefaults, normalizeCrd } from './defaults.js'
+import { semanticEqual } from './layout.js'
 import { CUSTOM_RESOURCE_CLEANUP_FINALIZER, type CustomResourceDefinition, setCondition } from './types.js'
 import { validateCrd, validateCrdUpdate } from './validation.js'
+import { warmRules } from '../../crd-schema/cel-rules.js'
+import { runInSlices, TimeSlice } from '../../machinery/time-slice.js'
 
 /** Adds the storage version to `status.storedVersions` when it is not there yet. */
 function recordStorageVersion(crd: CustomResourceDefinition): void {
@@ -52,6 +55,23 @@ export function markCrdForDeletion(obj: KubeObject, ctx: StrategyContext): KubeO
   return crd
 }
 
+/**
+ * Compiles the CEL rules of every schema the CRD holds, a schema node at a
+ * time with other requests let in between, so that its validation finds
+ * them compiled (warmRules). Not for a write that leaves the spec as it
+ * was (one through `/status`, whose own rule compiles nothing): a compare
+ * costs far less than compiling rules the validation may not ask for.
+ */
+async function warmCrdRules(obj: KubeObject, old?: KubeObject): Promise<void> {
+  const spec = (obj as CustomResourceDefinition).spec as unknown as Record<string, unknown> | undefined
+  if (old && semanticEqual((old as CustomResourceDefinition).spec, spec)) return
+  const holders = [spec?.['validation'], ...(Array.isArray(spec?.['versions']) ? spec['versions'].map((v) => (v as Record<string, unknown> | undefined)?.['schema']) : [])]
+  const slice = TimeSlice.startingNow()
+  for (const holder of holders) {
+    if (typeof holder === 'object' && holder !== null) await runInSlices(warmRules((holder as Record<string, unknown>)['openAPIV3Schema']), slice)
+  }
+}
+
 export const customResourceDefinitionStrategy: Strategy = {
   // An update must name the resourceVersion it read, as upstream's strategy asks.
   allowUnconditionalUpdate: false,
@@ -59,6 +79,8 @@ export const customResourceDefinitionStrategy: Strategy = {
   applyDefaults: applyCrdDefaults,
   prepareForCreate: prepareCrdForCreate,
   prepareForUpdate: prepareCrdForUpdate,
+  // Its CEL rules compiled ahead, in steps: a published CRD carries hundreds of them.
+  prepareValidation: warmCrdRules,
   validate: validateCrd,
   // A write through `/status` is checked by the subresource's own rule (validateCrdStatusUpdate).
   validateUpdate: validateCrdUpdate,
