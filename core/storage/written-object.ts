@@ -7,7 +7,10 @@
  * which, done after the commit, held the thread in one piece with the
  * commit and the answer. Done before the write, a large value's passes are
  * steps of their own with other requests served between them, and the
- * commit is left with the stamp and the freeze of the metadata.
+ * commit is left with the stamp and the freeze of the metadata. The object
+ * kept for a large value is marked large (machinery/large-objects.ts), so
+ * that the copies handed out of it later and the answer's encoding run in
+ * steps too.
  */
 import { canonicalCopy, canonicalCopyInSteps } from '../encoding/canonical.js'
 import { jsonBytes } from '../machinery/json-bytes.js'

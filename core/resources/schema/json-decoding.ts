@@ -142,9 +142,13 @@ class Decoder {
     }
     if ('array' in t) {
       if (!Array.isArray(v)) throw typeError(v, t, where)
-      return v.map(
-        (item: unknown, i) => (item === null ? zero(t.array) : this.value(item, t.array, { ...where, at: `${where.at}[${i}]` })) ?? null,
-      )
+      // In place, as maps are: the list stays the one it was (managedFields this server wrote are known by it).
+      for (let i = 0; i < v.length; i++) {
+        const item: unknown = v[i]
+        const decoded = (item === null ? zero(t.array) : this.value(item, t.array, { ...where, at: `${where.at}[${i}]` })) ?? null
+        if (decoded !== item) v[i] = decoded
+      }
+      return v
     }
     if ('map' in t) {
       if (!isPlainObject(v)) throw typeError(v, t, where)

@@ -93,6 +93,17 @@ describe('decoding a body as its kind', () => {
     assert.deepEqual(obj, { metadata: { name: 'p' }, spec: { containers: [{ name: 'a', args: ['x', ''] }] } })
   })
 
+  it('decodes lists in place, as maps: the managed fields a write made here stay the list it knows', () => {
+    const managedFields = [{ manager: 'm', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': {} }, extra: 1 }]
+    const containers = [{ name: 'a', args: ['x', null] }]
+    const obj = decode(POD, 'Pod', { metadata: { name: 'p', managedFields }, spec: { containers } })
+    const meta = obj['metadata'] as { managedFields: unknown }
+    assert.equal(meta.managedFields, managedFields)
+    assert.equal((obj['spec'] as { containers: unknown }).containers, containers)
+    assert.deepEqual(managedFields, [{ manager: 'm', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': {} } }])
+    assert.deepEqual(containers, [{ name: 'a', args: ['x', ''] }])
+  })
+
   it('keeps quantities as written, numbers as their text, and refuses bad ones as ParseQuantity does', () => {
     const quota = 'io.k8s.api.core.v1.ResourceQuota'
     const obj = decode(quota, 'ResourceQuota', { spec: { hard: { cpu: 4, memory: '8Gi' } } })
