@@ -191,20 +191,36 @@ function asInteger(v: unknown, owner: string, field: string): number {
  * Table) are 406 Not Acceptable, as upstream answers.
  */
 export function encodeProtobuf(obj: Record<string, unknown>): Uint8Array {
+  const type = protobufTypeOf(obj)
+  const w = objectWriter
+  w.reset(KEPT_WRITER_BYTES)
+  const raw = openEnvelope(w, type)
+  writeMessage(w, obj, type.def, typeTable)
+  return closeEnvelope(w, raw)
+}
+
+/** The object's type meta and message type; a kind without a protobuf form is 406, as upstream answers. */
+function protobufTypeOf(obj: Record<string, unknown>): { apiVersion: string; kind: string; def: TypeDef } {
   const apiVersion = typeof obj['apiVersion'] === 'string' ? obj['apiVersion'] : ''
   const kind = typeof obj['kind'] === 'string' ? obj['kind'] : ''
   const [group, version] = splitApiVersion(apiVersion)
   const def = typeForKind(group, version, kind)
   if (!def || !hasProtobufForm(def)) throw notAcceptable(['application/json', 'application/yaml'])
-  const w = objectWriter
-  w.reset(KEPT_WRITER_BYTES)
+  return { apiVersion, kind, def }
+}
+
+/** The envelope (runtime.Unknown) up to its raw message, which is opened: its mark. */
+function openEnvelope(w: Writer, type: { apiVersion: string; kind: string }): number {
   w.raw(PROTOBUF_MAGIC)
   const typeMeta = w.begin(1)
-  w.string(1, apiVersion)
-  w.string(2, kind)
+  w.string(1, type.apiVersion)
+  w.string(2, type.kind)
   w.end(typeMeta)
-  const raw = w.begin(2)
-  writeMessage(w, obj, def, typeTable)
+  return w.begin(2)
+}
+
+/** The raw message closed, the envelope's empty encoding fields written: the bytes. */
+function closeEnvelope(w: Writer, raw: number): Uint8Array {
   w.end(raw)
   w.lenDelimited(3, NO_BYTES)
   w.lenDelimited(4, NO_BYTES)
@@ -221,23 +237,11 @@ const NO_BYTES = new Uint8Array()
  * a writer of its own (the shared one serves encodings that run at once).
  */
 export function* encodeProtobufInSteps(obj: Record<string, unknown>): Checkpointed<Uint8Array> {
-  const apiVersion = typeof obj['apiVersion'] === 'string' ? obj['apiVersion'] : ''
-  const kind = typeof obj['kind'] === 'string' ? obj['kind'] : ''
-  const [group, version] = splitApiVersion(apiVersion)
-  const def = typeForKind(group, version, kind)
-  if (!def || !hasProtobufForm(def)) throw notAcceptable(['application/json', 'application/yaml'])
+  const type = protobufTypeOf(obj)
   const w = new Writer(KEPT_WRITER_BYTES)
-  w.raw(PROTOBUF_MAGIC)
-  const typeMeta = w.begin(1)
-  w.string(1, apiVersion)
-  w.string(2, kind)
-  w.end(typeMeta)
-  const raw = w.begin(2)
-  yield* writeMessageInSteps(w, obj, def, typeTable)
-  w.end(raw)
-  w.lenDelimited(3, NO_BYTES)
-  w.lenDelimited(4, NO_BYTES)
-  return w.finish()
+  const raw = openEnvelope(w, type)
+  yield* writeMessageInSteps(w, obj, type.def, typeTable)
+  return closeEnvelope(w, raw)
 }
 
 /** Map entries and list items written between two checkpoints. */

@@ -11,6 +11,7 @@ import type { FieldSet } from '../../../core/apply/fieldset.js'
 import { builtinEntries } from '../../../core/resources/builtin.js'
 import { Catalogue } from '../../../core/resources/catalogue.js'
 import { SAMPLES, apiVersionOf } from '../../integration/catalogue-samples.js'
+import { runCounting } from '../../fixtures/checkpoints.js'
 
 const DEPLOYMENT = shapeOfType('io.k8s.api.apps.v1.Deployment')
 const paths = (set: FieldSet): string[] => set.paths().map(formatPath).sort()
@@ -111,15 +112,12 @@ describe('comparing in steps, for objects of megabytes', () => {
     const data = (n: number, from = 0): Record<string, string> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${from + i}`, 'v']))
     const a = { metadata: { name: 'c' }, data: data(10_000) }
     const b = { metadata: { name: 'c', labels: { x: 'y' } }, data: { ...data(10_000, 5_000), k0: 'changed' } }
-    const work = compareObjectsInSteps(a, b, CONFIGMAP)
-    let checkpoints = 0
-    let step = work.next()
-    for (; !step.done; step = work.next()) checkpoints++
+    const { value: inSteps, checkpoints } = runCounting(compareObjectsInSteps(a, b, CONFIGMAP))
     const atOnce = compareObjects(a, b, CONFIGMAP)
-    for (const set of ['added', 'modified', 'removed'] as const) assert.deepEqual(paths(step.value[set]), paths(atOnce[set]), set)
+    for (const set of ['added', 'modified', 'removed'] as const) assert.deepEqual(paths(inSteps[set]), paths(atOnce[set]), set)
     // k1 to k4999 gone (k0 changed), under `data`.
-    assert.equal(step.value.removed.size, 1 + 4_999)
-    assert.deepEqual(paths(step.value.modified), ['.data.k0'])
+    assert.equal(inSteps.removed.size, 1 + 4_999)
+    assert.deepEqual(paths(inSteps.modified), ['.data.k0'])
     // 20,000 keys met on either side: a checkpoint every 2,048 at most.
     assert.ok(checkpoints >= 9, `${checkpoints} checkpoints`)
     const env = Array.from({ length: 5_000 }, (_, i) => ({ name: `E${i}`, value: String(i) }))

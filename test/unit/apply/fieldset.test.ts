@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { FieldSet, FieldsV1ParseError, formatPath, type Path } from '../../../core/apply/index.js'
+import { runCounting } from '../../fixtures/checkpoints.js'
 
 const f = (name: string) => ({ field: name })
 const k = (...pairs: [string, string | number][]) => ({ key: pairs })
@@ -53,11 +54,8 @@ describe('FieldSet', () => {
     const nested: Path[] = Array.from({ length: 3_000 }, (_, i) => [f('spec'), f('containers'), k(['name', `c${i % 3}`]), f('env'), k(['name', `E${i}`]), f('value')])
     for (const [what, paths, least] of [['a level of 20,000 keys', wide, 9], ['three levels of lists', nested, 1], ['a few fields', [[f('a')], [f('b'), f('c')]], 0]] as const) {
       const set = FieldSet.fromPaths(paths as Path[])
-      const work = set.toFieldsV1InSteps()
-      let checkpoints = 0
-      let step = work.next()
-      for (; !step.done; step = work.next()) checkpoints++
-      assert.equal(JSON.stringify(step.value), JSON.stringify(set.toFieldsV1()), what)
+      const { value: fieldsV1, checkpoints } = runCounting(set.toFieldsV1InSteps())
+      assert.equal(JSON.stringify(fieldsV1), JSON.stringify(set.toFieldsV1()), what)
       assert.ok(checkpoints >= least, `${what}: ${checkpoints} checkpoints`)
       // The count of work is shared by every walk: a small one may meet the step its predecessors filled.
       if (least === 0) assert.ok(checkpoints <= 1, `${what}: written at once`)

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { type CelSchemaProps, compileRules, warmRules } from '../../../core/crd-schema/cel-rules.js'
 import { errorText, fieldPath } from '../../../core/machinery/field.js'
+import { runCounting } from '../../fixtures/checkpoints.js'
 
 const schema = (): CelSchemaProps =>
   ({
@@ -43,9 +44,7 @@ describe('CEL rules compiled ahead of a CRD validation', () => {
     const path = fieldPath('spec').child('versions').index(0).child('schema').child('openAPIV3Schema')
     const cold = compileRules(schema(), path, { resourceRoot: true })
     const warmed = schema()
-    const work = warmRules(warmed)
-    let checkpoints = 0
-    while (!work.next().done) checkpoints++
+    const { checkpoints } = runCounting(warmRules(warmed))
     assert.equal(checkpoints, 5, 'the root, spec, the items, the map values and the embedded resource')
     const warm = compileRules(warmed, path, { resourceRoot: true })
     assert.deepEqual(warm.errors.map(errorText), cold.errors.map(errorText))

@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { asGoEncodes, asGoEncodesInSteps, canonicalCopy, canonicalCopyInSteps, goEncodedCopy } from '../../../core/encoding/canonical.js'
-import { type Checkpointed, runAtOnce } from '../../../core/machinery/time-slice.js'
+import { runAtOnce } from '../../../core/machinery/time-slice.js'
+import { runCounting } from '../../fixtures/checkpoints.js'
 import { marshalGoUnescaped, marshalInGoOrder, type Shape } from '../../../core/encoding/go-json.js'
 import { shapeOfObject } from '../../../core/encoding/json-shapes.js'
 import { SAMPLES, apiVersionOf } from '../../integration/catalogue-samples.js'
@@ -31,16 +32,6 @@ const byText = (v: Record<string, unknown>, asGo: boolean): unknown =>
 function assertSameCopy(actual: unknown, expected: unknown, what: string): void {
   assert.deepStrictEqual(actual, expected, what)
   assert.equal(JSON.stringify(actual), JSON.stringify(expected), `${what}: key order`)
-}
-
-/** The work's result, and how many checkpoints it passed. */
-function stepped<T>(work: Checkpointed<T>): { value: T; checkpoints: number } {
-  let checkpoints = 0
-  for (;;) {
-    const step = work.next()
-    if (step.done) return { value: step.value, checkpoints }
-    checkpoints++
-  }
 }
 
 /** The copies made at once and in steps (for objects of megabytes) alike. */
@@ -162,20 +153,20 @@ describe('copies in Go order, in steps', () => {
     const data = Object.fromEntries(keys.map((k) => [k, 'v']))
     const fieldsV1 = { 'f:data': Object.fromEntries(keys.map((k) => [`f:${k}`, {}])) }
     const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', managedFields: [{ manager: 'm', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1 }] }, data }
-    const copy = stepped(asGoEncodesInSteps(configMap))
+    const copy = runCounting(asGoEncodesInSteps(configMap))
     assertSameCopy(copy.value, byText(configMap, true), 'a ConfigMap of 20,000 keys')
     // Two levels of 20,000 entries, 2,048 entries between two checkpoints at most, and the keys sorted and merged in runs of 4,096.
     assert.ok(copy.checkpoints >= 20, `${copy.checkpoints} checkpoints`)
     const env = Array.from({ length: 10_000 }, (_, i) => ({ value: String(i), name: `E${i}` }))
     const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i', env }] } }
-    const podCopy = stepped(canonicalCopyInSteps(pod))
+    const podCopy = runCounting(canonicalCopyInSteps(pod))
     assertSameCopy(podCopy.value, byText(pod, false), 'a Pod of 10,000 variables')
     assert.ok(podCopy.checkpoints >= 4, `${podCopy.checkpoints} checkpoints`)
   })
 
   it('copy a small object at once (one checkpoint at most, where the walks before it filled a step)', () => {
     const small = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: 'b' } }
-    for (let i = 0; i < 3000; i++) assert.ok(stepped(canonicalCopyInSteps(small)).checkpoints <= 1)
+    for (let i = 0; i < 3000; i++) assert.ok(runCounting(canonicalCopyInSteps(small)).checkpoints <= 1)
   })
 })
 

@@ -4,6 +4,7 @@ import { apiListJsonByteChunks, apiObjectJson, apiObjectJsonBytes, apiObjectJson
 import { goEncodedCopy } from '../../../core/encoding/canonical.js'
 import { runAtOnce } from '../../../core/machinery/time-slice.js'
 import { deepFreeze } from '../../../core/storage/objects.js'
+import { runCounting } from '../../fixtures/checkpoints.js'
 
 const configMap = (i: number) => ({
   kind: 'ConfigMap',
@@ -97,11 +98,8 @@ describe('encodings kept beside immutable objects', () => {
     const numeric = { ...configMap(2), data: { '10': 'a', '9': 'b' } }
     const list = { kind: 'ConfigMapList', apiVersion: 'v1', metadata: {}, items: [configMap(3)] }
     for (const value of [wide, numeric, list, configMap(4)] as Record<string, unknown>[]) {
-      const work = apiObjectJsonBytesInSteps(thawed(value))
-      let checkpoints = 0
-      let step = work.next()
-      for (; !step.done; step = work.next()) checkpoints++
-      assert.deepEqual(step.value, apiObjectJsonBytes(thawed(value)))
+      const { value: bytes, checkpoints } = runCounting(apiObjectJsonBytesInSteps(thawed(value)))
+      assert.deepEqual(bytes, apiObjectJsonBytes(thawed(value)))
       if (value === wide) assert.ok(checkpoints >= 5, `${checkpoints} checkpoints`)
     }
     const frozen = deepFreeze(thawed(wide))

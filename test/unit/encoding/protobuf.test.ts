@@ -10,6 +10,7 @@ import { deepFreeze } from '../../../core/storage/objects.js'
 import { formatGoDuration } from '../../../core/machinery/duration.js'
 import type { TypeDef, TypeTable } from '../../../core/resources/schema/model.js'
 import { type CapturedBody, kubectlBodies } from './protobuf-fixtures.js'
+import { runCounting } from '../../fixtures/checkpoints.js'
 
 function bytesOf(body: CapturedBody): Uint8Array {
   return Uint8Array.from(atob(body.base64), (c) => c.charCodeAt(0))
@@ -406,11 +407,8 @@ describe('decodeProtobuf reads zeros as Go does', () => {
 describe('encodeProtobufInSteps, for objects of megabytes', () => {
   const catalogue = new Catalogue(builtinEntries(async () => ({ allowed: false })))
   const stepped = (obj: Record<string, unknown>): { bytes: Uint8Array; checkpoints: number } => {
-    const work = encodeProtobufInSteps(obj)
-    let checkpoints = 0
-    let step = work.next()
-    for (; !step.done; step = work.next()) checkpoints++
-    return { bytes: step.value, checkpoints }
+    const { value: bytes, checkpoints } = runCounting(encodeProtobufInSteps(obj))
+    return { bytes, checkpoints }
   }
 
   it("writes the bytes encodeProtobuf writes, for every kind's sample", () => {

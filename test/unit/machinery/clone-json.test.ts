@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { cloneJson, cloneJsonInSteps } from '../../../core/machinery/object.js'
 import { runAtOnce } from '../../../core/machinery/time-slice.js'
+import { runCounting } from '../../fixtures/checkpoints.js'
 
 describe('cloneJson', () => {
   it('copies JSON data as structuredClone does, sharing nothing', () => {
@@ -65,12 +66,9 @@ describe('cloneJson', () => {
     assert.deepStrictEqual(oddCopy, cloneJson(odd))
     assert.notEqual(oddCopy.bytes, odd.bytes)
     const wide = { data: Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, { v: i }])) }
-    const work = cloneJsonInSteps(wide)
-    let checkpoints = 0
-    let step = work.next()
-    for (; !step.done; step = work.next()) checkpoints++
-    assert.deepStrictEqual(step.value, wide)
-    assert.notEqual(step.value.data['k0'], wide.data['k0'])
+    const { value: copy, checkpoints } = runCounting(cloneJsonInSteps(wide))
+    assert.deepStrictEqual(copy, wide)
+    assert.notEqual(copy.data['k0'], wide.data['k0'])
     assert.ok(checkpoints >= 9, `${checkpoints} checkpoints`)
   })
 })

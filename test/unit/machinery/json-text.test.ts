@@ -5,13 +5,11 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { jsonTextInSteps } from '../../../core/machinery/json-text.js'
+import { runCounting } from '../../fixtures/checkpoints.js'
 
 function stepped(value: unknown): { text: string | undefined; checkpoints: number } {
-  const work = jsonTextInSteps(value)
-  let checkpoints = 0
-  let step = work.next()
-  for (; !step.done; step = work.next()) checkpoints++
-  return { text: step.value, checkpoints }
+  const { value: text, checkpoints } = runCounting(jsonTextInSteps(value))
+  return { text, checkpoints }
 }
 
 describe('JSON text in steps', () => {

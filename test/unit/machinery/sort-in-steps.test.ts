@@ -6,13 +6,11 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { compareGoStrings } from '../../../core/encoding/go-json.js'
 import { SORT_RUN, sortInSteps } from '../../../core/machinery/sort-in-steps.js'
+import { runCounting } from '../../fixtures/checkpoints.js'
 
 function sortedCounting<T>(items: T[], compare: (a: T, b: T) => number): { sorted: T[]; checkpoints: number } {
-  const work = sortInSteps(items, compare)
-  let checkpoints = 0
-  let step = work.next()
-  for (; !step.done; step = work.next()) checkpoints++
-  return { sorted: step.value, checkpoints }
+  const { value: sorted, checkpoints } = runCounting(sortInSteps(items, compare))
+  return { sorted, checkpoints }
 }
 
 describe('sorting in steps', () => {

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { applyStrategicMergePatch, applyStrategicMergePatchInSteps } from '../../../core/patch/strategic-merge.js'
 import { PatchError } from '../../../core/patch/errors.js'
+import { runCounting } from '../../fixtures/checkpoints.js'
 
 const DEPLOYMENT = 'io.k8s.api.apps.v1.Deployment'
 const N = 20_000
@@ -78,13 +79,10 @@ describe('strategic merge patch of large lists', HANG_GUARD, () => {
     const configMapPatch = { metadata: { labels: { a: null, c: 'd' } }, data: Object.fromEntries(names(20_000).map((n, i) => [n, i % 2 ? null : 'w'])), binaryData: { $patch: 'replace', x: 'eA==' } }
     const envPatch = containerPatch({ env: [...names(3_000).map((name) => ({ name, value: 'new' })), { name: 'E4000', $patch: 'delete' }], '$setElementOrder/env': names(5_000).map((name) => ({ name })) })
     for (const [original, patch, type] of [[configMapLive, configMapPatch, 'io.k8s.api.core.v1.ConfigMap'], [live, envPatch, DEPLOYMENT]] as const) {
-      const work = applyStrategicMergePatchInSteps(structuredClone(original) as Obj, structuredClone(patch) as Obj, type)
-      let checkpoints = 0
-      let step = work.next()
-      for (; !step.done; step = work.next()) checkpoints++
+      const { value: inSteps, checkpoints } = runCounting(applyStrategicMergePatchInSteps(structuredClone(original) as Obj, structuredClone(patch) as Obj, type))
       const atOnce = applyStrategicMergePatch(structuredClone(original) as Obj, structuredClone(patch) as Obj, type)
-      assert.deepStrictEqual(step.value, atOnce)
-      assert.equal(JSON.stringify(step.value), JSON.stringify(atOnce), 'key order')
+      assert.deepStrictEqual(inSteps, atOnce)
+      assert.equal(JSON.stringify(inSteps), JSON.stringify(atOnce), 'key order')
       assert.ok(checkpoints >= 5, `${checkpoints} checkpoints`)
     }
     // A merged object that does not fit its type: the same error, quoting the patch as it was sent.
