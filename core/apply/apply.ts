@@ -17,10 +17,10 @@ import {
   lastAppliedOf,
   setLastApplied,
 } from './last-applied.js'
-import { isObject, validateApplied } from './typed.js'
+import { isObject, validateAppliedInSteps } from './typed.js'
 import { recordChange } from './update.js'
 import { recordApply, type UpdaterContext } from './updater.js'
-import { formatTimestamp } from '../machinery/object.js'
+import { cloneJsonInSteps, formatTimestamp } from '../machinery/object.js'
 import { runAtOnce, type Checkpointed } from '../machinery/time-slice.js'
 
 export interface ApplyOptions extends ManagedFieldsOptions {
@@ -43,7 +43,7 @@ function gvkText(typeName: string, applied: Record<string, unknown>, opts: Apply
   return `${group}/${version}, Kind=${kind}`
 }
 
-function checkApplied(applied: Record<string, unknown>, ctx: UpdaterContext, opts: ApplyOptions): void {
+function* checkApplied(applied: Record<string, unknown>, ctx: UpdaterContext, opts: ApplyOptions): Checkpointed<void> {
   if (applied['apiVersion'] !== opts.apiVersion) {
     throw new ApplyInvalidError(
       `Incorrect version specified in apply patch. Specified patch version: ${String(applied['apiVersion'] ?? '')}, expected: ${opts.apiVersion}`,
@@ -51,7 +51,7 @@ function checkApplied(applied: Record<string, unknown>, ctx: UpdaterContext, opt
   }
   const sent = managedFieldsOf(applied)
   if (sent !== undefined && sent !== null) throw new ApplyInvalidError('metadata.managedFields must be nil')
-  const errors = validateApplied(applied, ctx.shape)
+  const errors = yield* validateAppliedInSteps(applied, ctx.shape)
   if (errors.length > 0) {
     const meta = isObject(applied['metadata']) ? applied['metadata'] : {}
     const who = `${String(meta['namespace'] ?? '')}/${String(meta['name'] ?? '')}; ${gvkText(opts.typeName, applied, opts)}`
@@ -108,7 +108,7 @@ export function* applyObjectInSteps(
   opts: ApplyOptions,
 ): Checkpointed<ApplyResult> {
   const ctx = contextFor(opts)
-  checkApplied(applied, ctx, opts)
+  yield* checkApplied(applied, ctx, opts)
   yield
   let start: Managed
   try {
@@ -133,7 +133,8 @@ export function* applyObjectInSteps(
   }
   yield
 
-  const object = structuredClone(result.object)
+  // A copy the caller owns; an object of megabytes copied in steps.
+  const object = ctx.inSteps ? yield* cloneJsonInSteps(result.object) : structuredClone(result.object)
   yield
   if (manager === KUBECTL_MANAGER && lastAppliedOf(object) !== undefined) {
     setLastApplied(object, buildLastApplied(applied))

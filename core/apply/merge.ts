@@ -6,6 +6,7 @@
  * Semantics follow structured-merge-diff's typed/merge.go and remove.go.
  */
 import { setKey } from '../machinery/object.js'
+import { type Checkpointed, runAtOnce, StepCounter } from '../machinery/time-slice.js'
 import { FieldSet } from './fieldset.js'
 import { elementId, type PathElement } from './path.js'
 import { childShape, isNamedField, isObject, itemElement, ownValue, resolveShape, type Shape } from './typed.js'
@@ -17,8 +18,19 @@ function emptyOrAbsent(v: unknown, list: boolean): boolean {
   return list ? !Array.isArray(v) || v.length === 0 : !isObject(v) || Object.keys(v).length === 0
 }
 
+/**
+ * Values an apply's walks (the merge, the removal, the clean-up of nulls, the
+ * field sets) go through between two checkpoints: they are generators, run
+ * at once for an ordinary object and in slices for one of megabytes.
+ */
+export const applySteps = new StepCounter(2048)
+
 /** lhs with rhs merged in; undefined when neither side leaves anything. */
 export function mergeValues(lhs: unknown, rhs: unknown, declared: Shape): unknown {
+  return runAtOnce(mergeValuesInSteps(lhs, rhs, declared))
+}
+
+export function* mergeValuesInSteps(lhs: unknown, rhs: unknown, declared: Shape): Checkpointed<unknown> {
   if (lhs === undefined && rhs === undefined) return undefined
   const shape = resolveShape(declared, lhs, rhs)
   const leaf =
@@ -26,15 +38,16 @@ export function mergeValues(lhs: unknown, rhs: unknown, declared: Shape): unknow
     (emptyOrAbsent(lhs, shape.kind === 'list') && emptyOrAbsent(rhs, shape.kind === 'list'))
   if (leaf) return rhs !== undefined ? rhs : lhs
   if (shape.kind === 'list') {
-    const out = mergeLists(Array.isArray(lhs) ? lhs : [], Array.isArray(rhs) ? rhs : [], shape)
+    const out = yield* mergeLists(Array.isArray(lhs) ? lhs : [], Array.isArray(rhs) ? rhs : [], shape)
     return out.length > 0 ? out : undefined
   }
   const l = isObject(lhs) ? lhs : {}
   const r = isObject(rhs) ? rhs : {}
   const out: Record<string, unknown> = {}
   for (const name of new Set([...Object.keys(l), ...Object.keys(r)])) {
-    const merged = mergeValues(ownValue(l, name), ownValue(r, name), childShape(shape, name) ?? LEAF)
+    const merged = yield* mergeValuesInSteps(ownValue(l, name), ownValue(r, name), childShape(shape, name) ?? LEAF)
     if (merged !== undefined) setKey(out, name, merged)
+    if (applySteps.add()) yield
   }
   return Object.keys(out).length > 0 ? out : undefined
 }
@@ -74,7 +87,7 @@ function indexItems(list: unknown[], shape: Shape & { kind: 'list' }): IndexedLi
  * configuration names follow its order, and new items come right after the
  * configured item before them.
  */
-function mergeLists(lhs: unknown[], rhs: unknown[], shape: Shape & { kind: 'list' }): unknown[] {
+function* mergeLists(lhs: unknown[], rhs: unknown[], shape: Shape & { kind: 'list' }): Checkpointed<unknown[]> {
   const { items: left, first: inLeft } = indexItems(lhs, shape)
   const { items: right, first: inRight } = indexItems(rhs, shape)
   const liveItem = (id: string): unknown => {
@@ -86,9 +99,10 @@ function mergeLists(lhs: unknown[], rhs: unknown[], shape: Shape & { kind: 'list
   let sharedAt = 0
   const done = new Set<string>()
   const out: unknown[] = []
-  const emit = (l: unknown, r: unknown): void => {
-    const merged = mergeValues(l, r, shape.elem)
+  function* emit(l: unknown, r: unknown): Checkpointed<void> {
+    const merged = yield* mergeValuesInSteps(l, r, shape.elem)
     if (merged !== undefined) out.push(merged)
+    if (applySteps.add()) yield
   }
   let nextShared = shared[sharedAt++]
   let li = 0
@@ -99,7 +113,7 @@ function mergeLists(lhs: unknown[], rhs: unknown[], shape: Shape & { kind: 'list
     if (l && r) {
       if (l.id === r.id) {
         done.add(l.id)
-        emit(liveItem(l.id), r.item)
+        yield* emit(liveItem(l.id), r.item)
         li++
         ri++
         nextShared = shared[sharedAt++]
@@ -113,7 +127,7 @@ function mergeLists(lhs: unknown[], rhs: unknown[], shape: Shape & { kind: 'list
     }
     if (l) {
       if (!inRight.has(l.id)) {
-        emit(l.item, undefined)
+        yield* emit(l.item, undefined)
         li++
         continue
       } else if (done.has(l.id)) {
@@ -122,7 +136,7 @@ function mergeLists(lhs: unknown[], rhs: unknown[], shape: Shape & { kind: 'list
     }
     if (r) {
       done.add(r.id)
-      emit(liveItem(r.id), r.item)
+      yield* emit(liveItem(r.id), r.item)
       ri++
       if (nextShared === r.id) nextShared = shared[sharedAt++]
     }
@@ -134,13 +148,14 @@ function mergeLists(lhs: unknown[], rhs: unknown[], shape: Shape & { kind: 'list
  * The value without the paths of toRemove. A map or list left empty becomes
  * null, as upstream leaves it; dropNulls cleans those up afterwards.
  */
-export function removeItems(value: unknown, toRemove: FieldSet, declared: Shape): unknown {
+export function* removeItems(value: unknown, toRemove: FieldSet, declared: Shape): Checkpointed<unknown> {
   const shape = resolveShape(declared, value)
   if (shape.kind === 'leaf') return value
   if (shape.kind === 'list') {
     if (!Array.isArray(value) || value.length === 0) return null
     const out: unknown[] = []
     for (const item of value) {
+      if (applySteps.add()) yield
       const pe = itemElement(shape, item)
       if (typeof pe === 'string') {
         out.push(item)
@@ -148,27 +163,40 @@ export function removeItems(value: unknown, toRemove: FieldSet, declared: Shape)
       }
       if (toRemove.has([pe])) continue
       const below = toRemove.withPrefix(pe)
-      out.push(below.isEmpty() ? item : removeItems(item, below, shape.elem))
+      out.push(below.isEmpty() ? item : yield* removeItems(item, below, shape.elem))
     }
     return out.length > 0 ? out : null
   }
   if (!isObject(value) || Object.keys(value).length === 0) return null
   const out: Record<string, unknown> = {}
-  for (const [name, child] of Object.entries(value)) {
+  for (const name of Object.keys(value)) {
+    if (applySteps.add()) yield
+    const child = value[name]
     const pe = { field: name }
     if (toRemove.has([pe])) continue
     const below = toRemove.withPrefix(pe)
-    setKey(out, name, below.isEmpty() ? child : removeItems(child, below, childShape(shape, name) ?? LEAF))
+    setKey(out, name, below.isEmpty() ? child : yield* removeItems(child, below, childShape(shape, name) ?? LEAF))
   }
   return Object.keys(out).length > 0 ? out : null
 }
 
 /** Drops null struct fields and map entries, which Go's types would not keep. */
-export function dropNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(dropNulls)
+export function* dropNulls(value: unknown): Checkpointed<unknown> {
+  if (Array.isArray(value)) {
+    const out: unknown[] = []
+    for (const item of value) {
+      out.push(yield* dropNulls(item))
+      if (applySteps.add()) yield
+    }
+    return out
+  }
   if (!isObject(value)) return value
   const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) setKey(out, k, dropNulls(v))
+  for (const k of Object.keys(value)) {
+    const v = value[k]
+    if (v !== null && v !== undefined) setKey(out, k, yield* dropNulls(v))
+    if (applySteps.add()) yield
+  }
   return out
 }
 

@@ -9,7 +9,7 @@ import type { FieldDef, TypeDef, TypeRef } from '../resources/schema/index.js'
 import { typeTable } from '../resources/schema/index.js'
 import { FieldSet, type FieldSetChild } from './fieldset.js'
 import { appendAll } from '../machinery/append-all.js'
-import { type Checkpointed, StepCounter } from '../machinery/time-slice.js'
+import { type Checkpointed, runAtOnce, StepCounter } from '../machinery/time-slice.js'
 import { compareValues, elementId, elementText, type Json, type PathElement } from './path.js'
 import { ATOMIC_STRUCTS, FIELD_MAP_TYPE, GO_ZERO_FIELDS, KEY_DEFAULTS } from './schema-facts.js'
 
@@ -161,12 +161,19 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
  * prints them (`.spec.containers: duplicate entries for key [name="x"]`).
  */
 export function validateApplied(value: unknown, declared: Shape, prefix = ''): string[] {
+  return runAtOnce(validateAppliedInSteps(value, declared, prefix))
+}
+
+export function* validateAppliedInSteps(value: unknown, declared: Shape, prefix = ''): Checkpointed<string[]> {
   const errors: string[] = []
   const shape = resolveShape(declared, value)
   if (shape.kind === 'leaf') {
     if (shape.items && Array.isArray(value)) {
-      value.forEach((item, i) => appendAll(errors, validateApplied(item, shape.items as Shape, `${prefix}[${i}]`)))
-    } else if (shape.object && isObject(value)) appendAll(errors, validateApplied(value, shape.object, prefix))
+      for (let i = 0; i < value.length; i++) {
+        appendAll(errors, yield* validateAppliedInSteps(value[i], shape.items, `${prefix}[${i}]`))
+        if (valuesWalked.add()) yield
+      }
+    } else if (shape.object && isObject(value)) appendAll(errors, yield* validateAppliedInSteps(value, shape.object, prefix))
   } else if (shape.kind === 'list' && Array.isArray(value)) {
     const seen = new Set<string>()
     for (let i = 0; i < value.length; i++) {
@@ -178,24 +185,35 @@ export function validateApplied(value: unknown, declared: Shape, prefix = ''): s
       const id = elementId(pe)
       if (seen.has(id)) errors.push(`${prefix}: duplicate entries for key ${elementText(pe)}`)
       seen.add(id)
-      appendAll(errors, validateApplied(value[i], shape.elem, prefix + elementText(pe)))
+      appendAll(errors, yield* validateAppliedInSteps(value[i], shape.elem, prefix + elementText(pe)))
+      if (valuesWalked.add()) yield
     }
   } else if (shape.kind !== 'list' && isObject(value)) {
-    for (const [name, child] of Object.entries(value)) {
+    for (const name of Object.keys(value)) {
       const inner = childShape(shape, name)
       if (!inner) {
         errors.push(`${prefix}.${name}: field not declared in schema`)
         continue
       }
-      appendAll(errors, validateApplied(child, inner, `${prefix}.${name}`))
+      const child = value[name]
+      // A scalar under a leaf is fine as it is: no walk of its own.
+      if (typeof child === 'object' && child !== null) appendAll(errors, yield* validateAppliedInSteps(child, inner, `${prefix}.${name}`))
+      if (valuesWalked.add()) yield
     }
   }
   return errors
 }
 
+/** Values the walks of an applied object go through between two checkpoints. */
+const valuesWalked = new StepCounter(2048)
+
 /** The fields an object sets (upstream's ToFieldSet). */
 export function fieldSetOf(value: unknown, shape: Shape): FieldSet {
-  const below = setBelow(value, shape)
+  return runAtOnce(fieldSetOfInSteps(value, shape))
+}
+
+export function* fieldSetOfInSteps(value: unknown, shape: Shape): Checkpointed<FieldSet> {
+  const below = yield* setBelow(value, shape)
   return below === 'leaf' ? FieldSet.empty() : below
 }
 
@@ -206,7 +224,7 @@ export function fieldSetOf(value: unknown, shape: Shape): FieldSet {
  * serialized every element, most of an apply's time and garbage over a
  * list of tens of thousands of items.
  */
-function setBelow(value: unknown, declared: Shape): FieldSet | 'leaf' {
+function* setBelow(value: unknown, declared: Shape): Checkpointed<FieldSet | 'leaf'> {
   const shape = resolveShape(declared, value)
   if (shape.kind === 'leaf') return 'leaf'
   const members: PathElement[] = []
@@ -232,16 +250,21 @@ function setBelow(value: unknown, declared: Shape): FieldSet | 'leaf' {
         continue
       }
       members.push(pe)
-      const below = setBelow(value[i], shape.elem)
+      const below = yield* setBelow(value[i], shape.elem)
       if (below !== 'leaf' && !below.isEmpty()) children.push({ pe, set: below })
+      if (valuesWalked.add()) yield
     }
     return FieldSet.fromParts(members, children)
   }
   if (!isObject(value)) return FieldSet.empty()
-  for (const [name, child] of Object.entries(value)) {
+  for (const name of Object.keys(value)) {
+    const child = value[name]
     if (child === undefined) continue
     const pe = { field: name }
-    const below = setBelow(child, childShape(shape, name) ?? LEAF)
+    const childShapeOf = childShape(shape, name) ?? LEAF
+    // A scalar is a member as it is, unless its shape says otherwise: resolveShape decides, without a walk of its own.
+    const below = typeof child === 'object' && child !== null ? yield* setBelow(child, childShapeOf) : leafOrEmpty(child, childShapeOf)
+    if (valuesWalked.add()) yield
     if (below === 'leaf') {
       members.push(pe)
       continue
@@ -250,6 +273,11 @@ function setBelow(value: unknown, declared: Shape): FieldSet | 'leaf' {
     if (child === null || (isObject(child) && Object.keys(child).length === 0) || !isNamedField(shape, name)) members.push(pe)
   }
   return FieldSet.fromParts(members, children)
+}
+
+/** setBelow of a value that holds no others (a scalar, null): `leaf`, or an empty set where its shape is a list or a struct. */
+function leafOrEmpty(value: unknown, declared: Shape): FieldSet | 'leaf' {
+  return resolveShape(declared, value).kind === 'leaf' ? 'leaf' : FieldSet.empty()
 }
 
 export interface Comparison {

@@ -8,8 +8,8 @@ import { ApplyConflictError, type ApplyConflict } from './conflict.js'
 import type { Checkpointed } from '../machinery/time-slice.js'
 import { type FieldPrefix, FieldSet } from './fieldset.js'
 import type { Managed } from './managed.js'
-import { dropNulls, ensureNamedFieldsAreMembers, mergeValues, removeItems } from './merge.js'
-import { compareObjects, compareObjectsInSteps, fieldSetOf, jsonEqual, type Comparison, type Shape } from './typed.js'
+import { dropNulls, ensureNamedFieldsAreMembers, mergeValuesInSteps, removeItems } from './merge.js'
+import { compareObjects, compareObjectsInSteps, fieldSetOfInSteps, jsonEqual, type Comparison, type Shape } from './typed.js'
 
 export interface UpdaterContext {
   shape: Shape
@@ -92,14 +92,14 @@ export function* recordApply(
   force: boolean,
   ctx: UpdaterContext,
 ): Checkpointed<{ object: unknown; changed: boolean }> {
-  const merged = mergeValues(live, config, ctx.shape) ?? {}
+  const merged = (yield* mergeValuesInSteps(live, config, ctx.shape)) ?? {}
   yield
   const lastSet = managed.get(manager)?.set
-  const set = ownable(fieldSetOf(config, ctx.shape), ctx)
+  const set = ownable(yield* fieldSetOfInSteps(config, ctx.shape), ctx)
   managed.set(manager, { set, apiVersion: ctx.apiVersion, applied: true, time: managed.get(manager)?.time })
   yield
   const pruned = lastSet && !lastSet.isEmpty() ? yield* prune(merged, managed, lastSet, ctx.shape) : merged
-  const object = dropNulls(pruned) ?? {}
+  const object = (yield* dropNulls(pruned)) ?? {}
   yield
   yield* updateOthers(live, object, managed, manager, force, ctx)
   if (managed.get(manager)?.set.isEmpty()) managed.delete(manager)
@@ -114,21 +114,21 @@ export function* recordApply(
 function* prune(merged: unknown, managed: Managed, lastSet: FieldSet, shape: Shape): Checkpointed<unknown> {
   const named = (s: FieldSet): FieldSet => ensureNamedFieldsAreMembers(s, shape)
   const last = named(lastSet)
-  let pruned = removeItems(merged, last, shape)
+  let pruned = yield* removeItems(merged, last, shape)
   yield
 
   // add back everything some manager owns
   let owned = FieldSet.empty()
   for (const vs of managed.values()) owned = owned.union(vs.set)
-  const mergedSet = named(fieldSetOf(merged, shape))
+  const mergedSet = named(yield* fieldSetOfInSteps(merged, shape))
   yield
-  const keptSet = named(fieldSetOf(pruned, shape)).union(named(owned))
+  const keptSet = named(yield* fieldSetOfInSteps(pruned, shape)).union(named(owned))
   yield
-  pruned = removeItems(merged, mergedSet.difference(keptSet), shape)
+  pruned = yield* removeItems(merged, mergedSet.difference(keptSet), shape)
   yield
 
   // only what the applier owned may go
-  const prunedSet = named(fieldSetOf(pruned, shape))
+  const prunedSet = named(yield* fieldSetOfInSteps(pruned, shape))
   yield
-  return removeItems(merged, mergedSet.difference(prunedSet).intersection(last), shape)
+  return yield* removeItems(merged, mergedSet.difference(prunedSet).intersection(last), shape)
 }

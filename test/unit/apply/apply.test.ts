@@ -8,6 +8,8 @@ import {
   type ManagedFieldsEntry,
 } from '../../../core/apply/index.js'
 import { buildLastApplied } from '../../../core/apply/last-applied.js'
+import { applyObjectInSteps } from '../../../core/apply/apply.js'
+import { runCounting } from '../../fixtures/checkpoints.js'
 
 const DEPLOYMENT = 'io.k8s.api.apps.v1.Deployment'
 const T1 = new Date('2024-05-01T10:00:00Z')
@@ -205,6 +207,25 @@ describe('server-side apply', () => {
     // a field changed since the annotation was written still conflicts
     const drifted = created(config({ replicas: 2 }, { annotations: { [LAST_APPLIED_ANNOTATION]: JSON.stringify(recorded) } }), 'kubectl-client-side-apply')
     assert.throws(() => applyObject(drifted, applied, 'kubectl', opts()), ApplyConflictError)
+  })
+})
+
+describe('server-side apply of an object of megabytes', () => {
+  it('checkpoints within its passes (the check, the merge, the field sets, the clean-up, the copy) and applies as at once', () => {
+    const CONFIGMAP = { now: T2, apiVersion: 'v1', typeName: 'io.k8s.api.core.v1.ConfigMap', force: false }
+    const data = (n: number, value: string): Obj => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, value]))
+    const first = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'default' }, data: data(20_000, 'a') }
+    const live = applyObject(undefined, first, 'one', CONFIGMAP).object
+    // Another manager takes half the keys, forced; the first applies again without some of its own.
+    const second = { ...first, data: { ...data(10_000, 'b') } }
+    const atOnce = applyObject(live, second, 'two', { ...CONFIGMAP, force: true })
+    const inSteps = runCounting(applyObjectInSteps(live, second, 'two', { ...CONFIGMAP, force: true, inSteps: true }))
+    assert.deepStrictEqual(inSteps.value, atOnce)
+    assert.ok(inSteps.checkpoints >= 40, `${inSteps.checkpoints} checkpoints`)
+    const third = { ...first, data: data(5_000, 'b') }
+    const pruned = runCounting(applyObjectInSteps(atOnce.object, third, 'one', { ...CONFIGMAP, inSteps: true }))
+    assert.deepStrictEqual(pruned.value, applyObject(atOnce.object, third, 'one', CONFIGMAP))
+    assert.equal(Object.keys(pruned.value.object['data'] as Obj).length, 10_000, "the keys the other manager owns stay, the first's others go")
   })
 })
 
