@@ -159,6 +159,16 @@ export function runAtOnce<T>(work: Checkpointed<T>): T {
   }
 }
 
+/**
+ * Runs the work at once when it ends before its first checkpoint (a small
+ * input: no promise made), else in slices from there on.
+ */
+export function runAtOnceOrInSlices<T>(work: Checkpointed<T>): T | Promise<T> {
+  const first = work.next()
+  if (first.done) return first.value
+  return runInSlices(work, TimeSlice.startingNow())
+}
+
 /** Runs the work, letting other requests run whenever a checkpoint finds the slice spent. */
 export async function runInSlices<T>(work: Checkpointed<T>, slice = new TimeSlice()): Promise<T> {
   for (;;) {

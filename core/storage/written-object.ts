@@ -16,7 +16,7 @@ import { canonicalCopy, canonicalCopyInSteps } from '../encoding/canonical.js'
 import { jsonBytes } from '../machinery/json-bytes.js'
 import { isMarkedLarge, markedLarge } from '../machinery/large-objects.js'
 import { cloneJson, cloneJsonInSteps, type KubeObject } from '../machinery/object.js'
-import { runInSlices, TimeSlice, yieldToEventLoop } from '../machinery/time-slice.js'
+import { runAtOnceOrInSlices, runInSlices, TimeSlice, yieldToEventLoop } from '../machinery/time-slice.js'
 import type { ObjectCodec } from './codec.js'
 import { deepFreeze, stampRevision } from './objects.js'
 
@@ -51,8 +51,8 @@ export async function decodedInAStep(codec: ObjectCodec, plain: Uint8Array): Pro
  * JSON.stringify, which is one piece (200 ms for an object of 250,000 keys)
  * and would take the same to tell a large object from a small one first.
  */
-export function jsonSizeOf(obj: KubeObject): Promise<number> {
-  return runInSlices(jsonBytes(obj), TimeSlice.startingNow())
+export function jsonSizeOf(obj: KubeObject): number | Promise<number> {
+  return runAtOnceOrInSlices(jsonBytes(obj))
 }
 
 /** A store that keeps objects rather than bytes: `obj` (of `size` bytes as JSON) copied in Go's order, made ready as decodedForWrite's. */
@@ -83,9 +83,9 @@ function freezeAllButMetadata(object: KubeObject): void {
  * A copy of a stored object for a caller that may change it: a large one
  * (marked when its write made it ready) copied in steps, and marked too.
  */
-export async function copiedForCaller(obj: KubeObject): Promise<KubeObject> {
+export function copiedForCaller(obj: KubeObject): KubeObject | Promise<KubeObject> {
   if (!isMarkedLarge(obj)) return cloneJson(obj)
-  return markedLarge(await runInSlices(cloneJsonInSteps(obj), TimeSlice.startingNow()))
+  return runInSlices(cloneJsonInSteps(obj), TimeSlice.startingNow()).then(markedLarge)
 }
 
 /** The stored object of a write decodedForWrite made ready, at the revision the write got: frozen whole. */
