@@ -156,14 +156,14 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return compareValues(a as Json, b as Json) === 0 && typeof a === typeof b
 }
 
+/** Values the walks here (the comparison, the check of an applied object, its field set) go through between two checkpoints. */
+const VALUES_PER_STEP = 2048
+const valuesWalked = new StepCounter(VALUES_PER_STEP)
+
 /**
  * The problems of an applied configuration, worded and prefixed as upstream
  * prints them (`.spec.containers: duplicate entries for key [name="x"]`).
  */
-export function validateApplied(value: unknown, declared: Shape, prefix = ''): string[] {
-  return runAtOnce(validateAppliedInSteps(value, declared, prefix))
-}
-
 export function* validateAppliedInSteps(value: unknown, declared: Shape, prefix = ''): Checkpointed<string[]> {
   const errors: string[] = []
   const shape = resolveShape(declared, value)
@@ -204,8 +204,6 @@ export function* validateAppliedInSteps(value: unknown, declared: Shape, prefix 
   return errors
 }
 
-/** Values the walks of an applied object go through between two checkpoints. */
-const valuesWalked = new StepCounter(2048)
 
 /** The fields an object sets (upstream's ToFieldSet). */
 export function fieldSetOf(value: unknown, shape: Shape): FieldSet {
@@ -305,10 +303,6 @@ export function* compareObjectsInSteps(lhs: unknown, rhs: unknown, shape: Shape)
   return root.comparison()
 }
 
-/** Values compared between two checkpoints. */
-const VALUES_PER_STEP = 2048
-const valuesCompared = new StepCounter(VALUES_PER_STEP)
-
 const holdsValues = (v: unknown): boolean => typeof v === 'object' && v !== null
 
 function* compareIntoInSteps(lhs: unknown, rhs: unknown, declared: Shape, inner: Changes): Checkpointed<Change> {
@@ -347,7 +341,7 @@ function* compareFieldsInSteps(l: Record<string, unknown>, r: Record<string, unk
 function* compareBelowInSteps(lhs: unknown, rhs: unknown, declared: Shape, pe: PathElement, level: Changes): Checkpointed<void> {
   if (holdsValues(lhs) || holdsValues(rhs)) yield* compareAtInSteps(lhs, rhs, declared, pe, level)
   else compareAt(lhs, rhs, declared, pe, level)
-  if (valuesCompared.add()) yield
+  if (valuesWalked.add()) yield
 }
 
 function* compareAtInSteps(lhs: unknown, rhs: unknown, declared: Shape, pe: PathElement, level: Changes): Checkpointed<void> {
