@@ -42,8 +42,11 @@ type Json = Record<string, unknown>
 interface Answer {
   status: number
   body: Json | undefined
+  /** The answer as sent: a watch's is one JSON document per event. */
+  text: string
 }
-type Call = (method: string, path: string, body?: unknown) => Promise<Answer>
+/** One request; a body of text goes as it is, with `contentType` (JSON by default). */
+type Call = (method: string, path: string, body?: unknown, contentType?: string) => Promise<Answer>
 
 const record = (v: unknown): Json => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {})
 const parse = (text: string): Json | undefined => {
@@ -61,14 +64,17 @@ async function startUpstream(binary: string, port: number): Promise<{ call: Call
   const dir = mkdtempSync(join(tmpdir(), 'apiserver-differential-'))
   const setup = await prepareEnvtest(join(dir, 'pki'), { address: '127.0.0.1', port, etcdUrl: etcd.clientUrl })
   const child: ChildProcess = spawn(binary, [...setup.args, '--insecure-port=0'], { stdio: 'ignore' })
-  const call: Call = (method, path, body) =>
+  const call: Call = (method, path, body, contentType = 'application/json') =>
     new Promise((done, fail) => {
       const data = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body)
-      const headers = { accept: 'application/json', ...(data !== undefined ? { 'content-type': 'application/json' } : {}) }
+      const headers = { accept: 'application/json', ...(data !== undefined ? { 'content-type': contentType } : {}) }
       const req = httpsRequest({ host: '127.0.0.1', port, method, path, headers, ca: setup.servingCa, cert: setup.admin.certificate, key: setup.admin.privateKey }, (res) => {
         const chunks: Buffer[] = []
         res.on('data', (c: Buffer) => chunks.push(c))
-        res.on('end', () => done({ status: res.statusCode ?? 0, body: parse(Buffer.concat(chunks).toString()) }))
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString()
+          done({ status: res.statusCode ?? 0, body: parse(text), text })
+        })
       })
       req.on('error', fail)
       req.end(data)
@@ -79,8 +85,9 @@ async function startUpstream(binary: string, port: number): Promise<{ call: Call
     rmSync(dir, { recursive: true, force: true })
   }
   for (let i = 0; ; i++) {
+    // Ready, and its bootstrap controller has made the namespace the suites write in.
     const ready = await call('GET', '/readyz').catch(() => undefined)
-    if (ready?.status === 200) break
+    if (ready?.status === 200 && (await call('GET', '/api/v1/namespaces/default')).status === 200) break
     if (i > 600) {
       await stop()
       throw new Error(`${binary} did not become ready on port ${port}`)
@@ -94,11 +101,12 @@ async function startUpstream(binary: string, port: number): Promise<{ call: Call
 async function startOurs(): Promise<{ call: Call; server: ApiServer }> {
   const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY })
   await server.ready
-  const call: Call = async (method, path, body) => {
+  const call: Call = async (method, path, body, contentType = 'application/json') => {
     const data = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body)
-    const headers = { accept: 'application/json', ...(data !== undefined ? { 'content-type': 'application/json' } : {}) }
+    const headers = { accept: 'application/json', ...(data !== undefined ? { 'content-type': contentType } : {}) }
     const res = await server.fetch(new Request(`http://in-process${path}`, { method, headers, ...(data !== undefined ? { body: data } : {}) }))
-    return { status: res.status, body: parse(await res.text()) }
+    const text = await res.text()
+    return { status: res.status, body: parse(text), text }
   }
   return { call, server }
 }
@@ -336,7 +344,159 @@ async function defaults(up: Call, ours: Call, only: RegExp | undefined, tally: T
   }
 }
 
-const SUITES = { creates, updates, status, selectors, defaults } as const
+/** Resource versions and counts differ between the two servers: a message is compared with its numbers blanked. */
+const withoutNumbers = (text: string): string => text.replace(/\d+/g, '#')
+
+/** The first event of a watch's answer (its type, and an ERROR's code and message), or the Status of a refusal. */
+function firstEvent(a: Answer): string {
+  const line = a.text.split('\n')[0] ?? ''
+  const event = parse(line)
+  if (!event || !('type' in event)) return `${a.status} ${withoutNumbers(messageOf(a))}`
+  const object = record(event['object'])
+  return `${a.status} ${String(event['type'])}${event['type'] === 'ERROR' ? ` ${String(object['code'])} ${withoutNumbers(String(object['message']))}` : ''}`
+}
+
+const CONFIG_MAPS = '/api/v1/namespaces/default/configmaps'
+
+/** Query parameters of a list, each alone or in the pairs that conflict. */
+const LIST_QUERIES = [
+  ...['0', '1', 'abc', '-1', '99999999999', '18446744073709551616', ''].map((rv) => `resourceVersion=${rv}`),
+  ...['Exact', 'NotOlderThan', 'Bogus', ''].flatMap((m) => [`resourceVersionMatch=${m}`, `resourceVersionMatch=${m}&resourceVersion=0`, `resourceVersionMatch=${m}&resourceVersion=1`]),
+  ...['0', '-1', 'abc', '1', '99999999999999999999'].map((l) => `limit=${l}`),
+  'limit=1&resourceVersion=0',
+  'limit=1&resourceVersion=1',
+  'limit=1&resourceVersion=1&resourceVersionMatch=Exact',
+  ...['abc', 'eyJ9', 'eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MSwic3RhcnQiOiJ4In0', 'eyJ2IjoieCIsInJ2IjoxLCJzdGFydCI6IngifQ', 'eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6LTEsInN0YXJ0IjoieCJ9'].flatMap((c) => [`continue=${c}`, `continue=${c}&limit=1`, `continue=${c}&resourceVersion=0`]),
+  ...['abc', '-1', '0'].map((t) => `timeoutSeconds=${t}`),
+  ...['a in (', 'a=b,', '!', 'a==b==c', 'a in (b', 'a notin b', 'a=' + 'x'.repeat(64), '@=b', 'a!=', 'a,b'].map((l) => `labelSelector=${encodeURIComponent(l)}`),
+  ...['metadata.name', 'a=b', 'metadata.name==x', 'metadata.name=x,', 'metadata.name!=', '=x', 'metadata.name=x=y'].map((f) => `fieldSelector=${encodeURIComponent(f)}`),
+  ...['pretty=abc', 'allowWatchBookmarks=abc', 'watch=abc&timeoutSeconds=1', 'watch=false', 'includeUninitialized=true', 'export=true', 'sendInitialEvents=true', 'sendInitialEvents=abc'],
+]
+
+/** Query parameters of a GET of one object. */
+const GET_QUERIES = ['resourceVersion=0', 'resourceVersion=1', 'resourceVersion=abc', 'resourceVersion=99999999999', 'resourceVersionMatch=Exact', 'resourceVersionMatch=Exact&resourceVersion=1', 'limit=1', 'watch=true&timeoutSeconds=1', 'pretty=1', 'export=true']
+
+/** Query parameters of a watch, each ended by the server after a second. */
+const WATCH_QUERIES = ['', 'resourceVersion=0', 'resourceVersion=1', 'resourceVersion=abc', 'resourceVersion=99999999999', 'allowWatchBookmarks=true', 'resourceVersionMatch=NotOlderThan', 'resourceVersionMatch=Exact&resourceVersion=1', 'limit=1', 'continue=abc', 'fieldSelector=a%3Db', 'labelSelector=a%20in%20(']
+
+/** Lists, GETs and watches with each query parameter (and pair) a client may send, valid or not. */
+async function reads(up: Call, ours: Call, only: RegExp | undefined, tally: Tally): Promise<void> {
+  if (only && !only.test('/v1/configmaps')) return
+  for (const call of [up, ours]) for (let i = 1; i <= 3; i++) await call('POST', CONFIG_MAPS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `read-${i}` }, data: { n: String(i) } })
+  const compareReads = async (what: string, path: string, summary: (a: Answer) => string) => {
+    const [a, b] = await Promise.all([up('GET', path), ours('GET', path)])
+    const [x, y] = [summary(a), summary(b)]
+    if (x === y) {
+      tally.same++
+      return
+    }
+    tally.differ++
+    console.log(`\n${what} ${path}\n  upstream ${x}\n  ours     ${y}`)
+  }
+  const listSummary = (a: Answer) => (a.status === 200 ? `200 ${Array.isArray(a.body?.['items']) ? (a.body['items'] as unknown[]).length : '?'} items${record(a.body?.['metadata'])['continue'] ? ', continue' : ''}` : `${a.status} ${withoutNumbers(messageOf(a))}`)
+  const statusSummary = (a: Answer) => `${a.status}${a.status >= 300 ? ` ${withoutNumbers(messageOf(a))}` : ''}`
+  for (const query of LIST_QUERIES) await compareReads('list', `${CONFIG_MAPS}?${query}`, listSummary)
+  for (const query of LIST_QUERIES.filter((q) => !q.includes('continue'))) await compareReads('list', `/api/v1/namespaces?${query}`, listSummary)
+  for (const query of GET_QUERIES) await compareReads('get', `${CONFIG_MAPS}/read-1?${query}`, query.startsWith('watch') ? firstEvent : statusSummary)
+  await compareReads('get', `${CONFIG_MAPS}/missing`, statusSummary)
+  await compareReads('get', `/api/v1/namespaces/missing/configmaps/missing`, statusSummary)
+  for (const query of WATCH_QUERIES) await compareReads('watch', `${CONFIG_MAPS}?watch=1&timeoutSeconds=1${query ? `&${query}` : ''}`, firstEvent)
+}
+
+const PATCH_TYPES = {
+  json: 'application/json-patch+json',
+  merge: 'application/merge-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml',
+} as const
+
+/** Patch bodies, each sent as each patch type: most are refused, and how. */
+const PATCH_BODIES = [
+  '',
+  'null',
+  '[]',
+  '{}',
+  'not json',
+  '"text"',
+  '[{"op":"bogus","path":"/data/a"}]',
+  '[{"op":"add"}]',
+  '[{"op":"add","path":"/data/x"}]',
+  '[{"op":"replace","path":"/data/missing","value":"x"}]',
+  '[{"op":"remove","path":"/nope"}]',
+  '[{"op":"test","path":"/data/a","value":"other"}]',
+  '[{"op":"move","from":"/data/nope","path":"/data/b"}]',
+  '[{"op":"copy","from":"/data/a","path":"/data/a/b"}]',
+  '[{"op":"add","path":"/metadata/name","value":"other"}]',
+  '[{"op":"add","path":"/kind","value":"Secret"}]',
+  '[{"op":"add","path":"/data/~2","value":"x"}]',
+  '[{"op":"add","path":"data/a","value":"x"}]',
+  '{"metadata":{"name":"other"}}',
+  '{"metadata":{"namespace":"other"}}',
+  '{"apiVersion":"v2"}',
+  '{"kind":"Secret"}',
+  '{"data":{"a":1}}',
+  '{"data":"s"}',
+  '{"$patch":"delete"}',
+  '{"$patch":"bogus"}',
+  '{"data":{"$patch":"replace"}}',
+  '{"metadata":{"resourceVersion":"1"}}',
+  '{"metadata":{"uid":"x"}}',
+  '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"patched"},"data":{"a":"2"}}',
+  '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"other"}}',
+  '{"apiVersion":"v1","kind":"Secret","metadata":{"name":"patched"}}',
+  'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: patched\ndata:\n  a: [',
+]
+
+/** Patches of a Deployment's containers that strategic merge refuses. */
+const DEPLOYMENT_PATCHES = [
+  '{"spec":{"template":{"spec":{"containers":[{"$patch":"delete"}]}}}}',
+  '{"spec":{"template":{"spec":{"containers":[{"image":"x"}]}}}}',
+  '{"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"x"}]}}}}',
+  '{"spec":{"template":{"spec":{"$setElementOrder/containers":"x"}}}}',
+  '{"spec":{"template":{"spec":{"$deleteFromPrimitiveList/containers":["x"]}}}}',
+  '{"spec":{"template":{"spec":{"$retainKeys":"x"}}}}',
+  '{"spec":{"template":{"spec":{"$retainKeys":["bogus"]}}}}',
+  '{"spec":{"template":{"spec":{"containers":{"$patch":"replace"}}}}}',
+  '{"spec":{"replicas":"x"}}',
+  '{"spec":{"selector":{"matchLabels":{"app":"other"}}}}',
+]
+
+const PATCH_QUERIES = ['', 'fieldManager=', `fieldManager=${'m'.repeat(129)}`, 'force=true', 'force=abc', 'dryRun=Bogus', 'fieldManager=m&force=true']
+
+/** Each patch type with each body and query parameter, on a ConfigMap and a Deployment. */
+async function patches(up: Call, ours: Call, only: RegExp | undefined, tally: Tally): Promise<void> {
+  const deployment = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'patched' },
+    spec: { selector: { matchLabels: { app: 'p' } }, template: { metadata: { labels: { app: 'p' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+  }
+  for (const call of [up, ours]) {
+    await call('POST', CONFIG_MAPS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'patched' }, data: { a: '1' } })
+    await call('POST', '/apis/apps/v1/namespaces/default/deployments', deployment)
+  }
+  const send = async (what: string, path: string, body: string, type: string) => {
+    const [a, b] = await Promise.all([up('PATCH', path, body, type), ours('PATCH', path, body, type)])
+    if (a.status === b.status && (a.status < 300 || messageOf(a) === messageOf(b))) {
+      tally.same++
+      return
+    }
+    tally.differ++
+    console.log(`\n${what} ${path} ${JSON.stringify(body)}\n  upstream ${a.status} ${messageOf(a)}\n  ours     ${b.status} ${messageOf(b)}`)
+  }
+  for (const [name, type] of Object.entries(PATCH_TYPES)) {
+    if (only && !only.test(`/v1/configmaps ${name}`)) continue
+    for (const query of PATCH_QUERIES) {
+      const bodies = query ? ['{"data":{"a":"2"}}', '[{"op":"replace","path":"/data/a","value":"2"}]', PATCH_BODIES.at(-4) ?? ''] : PATCH_BODIES
+      for (const body of bodies) await send(`patch (${name})`, `${CONFIG_MAPS}/patched?dryRun=All${query ? `&${query}` : ''}${name === 'apply' && !query.includes('fieldManager') ? '&fieldManager=m' : ''}`, body, type)
+    }
+    if (name === 'strategic' || name === 'apply') for (const body of DEPLOYMENT_PATCHES) await send(`patch (${name})`, `/apis/apps/v1/namespaces/default/deployments/patched?dryRun=All&fieldManager=m`, body, type)
+  }
+  await send('patch (unknown type)', `${CONFIG_MAPS}/patched?dryRun=All`, '{}', 'application/bogus')
+  await send('patch (missing object)', `${CONFIG_MAPS}/missing?dryRun=All`, '{"data":{"a":"2"}}', PATCH_TYPES.merge)
+}
+
+const SUITES = { creates, updates, status, selectors, defaults, reads, patches } as const
 
 const { values } = parseArgs({
   options: {
@@ -347,7 +507,7 @@ const { values } = parseArgs({
   },
 })
 if (!values.upstream) {
-  console.error('usage: node --import tsx tools/differential.ts --upstream KUBE_APISERVER [--suite creates|updates|status|selectors|defaults]... [--only REGEX] [--port N]')
+  console.error('usage: node --import tsx tools/differential.ts --upstream KUBE_APISERVER [--suite creates|updates|status|selectors|defaults|reads|patches]... [--only REGEX] [--port N]')
   process.exit(2)
 }
 const chosen = (values.suite ?? Object.keys(SUITES)) as (keyof typeof SUITES)[]

@@ -116,8 +116,8 @@ export class ResourceStore {
   /** `readOnly` as for get: the items may be the cache's own frozen objects. */
   async list(namespace: string, query: ListQuery, readOnly = false): Promise<KubeList> {
     const predicate = selectorPredicate(this.entry, query)
-    const { resourceVersion, resourceVersionMatch, limit, continue: token } = query
-    const opts = { resourceVersion, resourceVersionMatch, limit, continue: token, predicate, readOnly }
+    const { resourceVersion, limit, continue: token } = query
+    const opts = { resourceVersion, resourceVersionMatch: listMatch(query), limit, continue: token, predicate, readOnly }
     const result = await this.withFreshContinue(namespace, token, () =>
       this.call('', () => this.storage.list(this.prefix(namespace), opts), token !== undefined),
     )
@@ -618,4 +618,16 @@ async function inParallel<T, R>(items: readonly T[], workers: number, op: (item:
  */
 function goEncoded(obj: KubeObject, steps: WriteSteps): KubeObject | Promise<KubeObject> {
   return steps.sliced ? steps.run(asGoEncodesInSteps(obj)).then(markedLarge) : asGoEncodes(obj)
+}
+
+/**
+ * The match a list reads with. A page (a positive limit) at a resourceVersion
+ * other than "0", sent without resourceVersionMatch, reads at exactly that
+ * revision, as upstream's storage has always read one: clients from before
+ * resourceVersionMatch page through a list that way.
+ */
+function listMatch(query: ListQuery): ListQuery['resourceVersionMatch'] {
+  if (query.resourceVersionMatch) return query.resourceVersionMatch
+  const { resourceVersion: rv, limit } = query
+  return limit !== undefined && limit > 0 && rv !== undefined && rv !== '0' ? 'Exact' : undefined
 }

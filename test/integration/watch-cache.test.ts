@@ -83,6 +83,26 @@ describe('lists and watches through the watch cache', () => {
     assert.ok(Number(notOlder.body.metadata.resourceVersion) >= Number(rv))
   })
 
+  it('reads a page at a resourceVersion sent without resourceVersionMatch exactly there, as upstream pages for older clients', async () => {
+    const memory = new MemoryStorage()
+    const { api } = await serve({}, new ObservedStorage(memory))
+    const a = await api.post(CM, { metadata: { name: 'a' } })
+    const rv = a.body.metadata.resourceVersion
+    await api.post(CM, { metadata: { name: 'b' } })
+    await api.delete(`${CM}/a`)
+    const page = await api.get(`${CM}?limit=1&resourceVersion=${rv}`)
+    assert.deepEqual(names(page.body), ['a'], 'the state at that revision: a, before b existed and a was deleted')
+    assert.equal(page.body.metadata.resourceVersion, rv)
+    assert.equal(page.body.metadata.continue, undefined)
+    // Without a limit, or at "0", the same resourceVersion means "not older than": the latest state.
+    assert.deepEqual(names((await api.get(`${CM}?resourceVersion=${rv}`)).body), ['b'])
+    assert.deepEqual(names((await api.get(`${CM}?limit=1&resourceVersion=0`)).body), ['b'])
+    memory.compact(await memory.currentRevision())
+    const compacted = await api.get(`${CM}?limit=1&resourceVersion=${rv}`)
+    assert.equal(compacted.status, 410)
+    assert.equal(compacted.body.message, 'The resourceVersion for the provided list is too old.')
+  })
+
   it('answers a resourceVersion the storage has not reached with 504 Too large resource version', async () => {
     const { api } = await serve()
     const current = Number((await api.get(CM)).body.metadata.resourceVersion)
