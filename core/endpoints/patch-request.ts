@@ -18,6 +18,7 @@ import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import { typeTable } from '../resources/schema/index.js'
 import { type FieldError, fieldPath, forbiddenField, invalidError, required } from '../machinery/field.js'
 import { applyJsonPatch, mergePatch, mergePatchInSteps, parseJsonPatch } from '../patch/json-patch.js'
+import { JSON_PATCH_FAILED, JsonPatchFailure } from '../patch/json-patch-document.js'
 import { runInSlices, TimeSlice } from '../machinery/time-slice.js'
 import type { RequestContext } from '../registry/request-context.js'
 import { writeOptionErrors } from '../registry/write-options.js'
@@ -92,8 +93,11 @@ async function patchFunction(text: string, type: string, entry: ResourceEntry, c
   const { value: doc, duplicates } = await decodeJsonWithin(text, PATCH_JSON_PREFIX, findDuplicates, true)
   if (findDuplicates) ctx.bodyProblems = duplicates
   if (type === JSON_PATCH_TYPE) {
-    const ops = parseJsonPatch(doc)
-    return (current) => applyJsonPatch(current, ops)
+    const ops = parseJsonPatch(doc, findDuplicates)
+    return (current) =>
+      applyJsonPatch(current, ops).catch((err: unknown) => {
+        throw err instanceof JsonPatchFailure ? new StatusError(422, 'Invalid', JSON_PATCH_FAILED, {}) : err
+      })
   }
   if (!isPlainObject(doc)) throw badRequest('json: cannot unmarshal non-object into a merge patch')
   if (type === MERGE_PATCH_TYPE) {

@@ -18,9 +18,27 @@ import type { TimeSlice } from '../machinery/time-slice.js'
 
 export type Container = Record<string, unknown> | unknown[]
 
-export function unprocessable(message: string): StatusError {
-  return new StatusError(422, 'Invalid', message)
+/**
+ * A JSON patch that could not be applied, in the words of upstream's patch
+ * library. A webhook's patch reports them; a PATCH request's answer does
+ * not (see JSON_PATCH_FAILED).
+ */
+export class JsonPatchFailure extends StatusError {
+  constructor(message: string) {
+    super(422, 'Invalid', message)
+  }
 }
+
+export function unprocessable(message: string): JsonPatchFailure {
+  return new JsonPatchFailure(message)
+}
+
+/**
+ * All a PATCH request learns of a JSON patch that could not be applied:
+ * upstream answers every such failure with this generic 422, the library's
+ * own words left out.
+ */
+export const JSON_PATCH_FAILED = 'the server rejected our request due to an error in our request'
 
 function isContainer(value: unknown): value is Container {
   return typeof value === 'object' && value !== null
@@ -32,21 +50,48 @@ export function setField(object: Record<string, unknown>, key: string, value: un
   else object[key] = value
 }
 
-export function decodePointer(pointer: string): string[] {
-  if (pointer === '') return []
-  if (!pointer.startsWith('/')) throw unprocessable(`invalid JSON pointer: ${JSON.stringify(pointer)}`)
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
+/**
+ * A pointer's tokens as json-patch v4 (upstream's patch library) reads
+ * them: split at every `/`, the first piece set aside whatever it holds
+ * (`a/b` names `b` at the root), `~1` and `~0` decoded. Undefined for a
+ * pointer with no `/`, which finds nothing.
+ */
+function pointerTokens(pointer: string): string[] | undefined {
+  const pieces = pointer.split('/')
+  if (pieces.length < 2) return undefined
+  return pieces.slice(1).map((t) => t.replace(/~1|~0/g, (escape) => (escape === '~1' ? '/' : '~')))
 }
 
-export function arrayIndex(token: string, length: number, forInsert: boolean): number {
-  if (forInsert && token === '-') return length
-  if (!/^(0|[1-9][0-9]*)$/.test(token)) throw unprocessable(`invalid array index: ${token}`)
-  const i = Number(token)
-  if (i > length || (!forInsert && i === length)) throw unprocessable(`array index out of bounds: ${i}`)
-  return i
+/** Go's strconv.Atoi of an array token: the index, or the error text Go gives. */
+function atoi(token: string): number | string {
+  if (!/^[+-]?[0-9]+$/.test(token)) return `strconv.Atoi: parsing ${JSON.stringify(token)}: invalid syntax`
+  const n = BigInt(token)
+  if (n > 9223372036854775807n || n < -9223372036854775808n) return `strconv.Atoi: parsing ${JSON.stringify(token)}: value out of range`
+  return Number(n)
+}
+
+const invalidIndex = (i: number) => `Unable to access invalid index: ${i}: invalid index referenced`
+
+/**
+ * An index into an array of `length` items, negative ones counted from the
+ * end (json-patch v4 takes them); `insert` allows the position after the
+ * last. Throws the library's words.
+ */
+function arrayIndex(token: string, length: number, insert: boolean): number {
+  const n = atoi(token)
+  if (typeof n === 'string') throw unprocessable(n)
+  const size = insert ? length + 1 : length
+  if (n >= size) throw unprocessable(invalidIndex(n))
+  if (n < 0) {
+    if (n < -size) throw unprocessable(invalidIndex(n))
+    return n + size
+  }
+  return n
+}
+
+/** The error json-patch's operations wrap around what failed beneath them: `what: cause`. */
+function wrapped(what: string, err: unknown): JsonPatchFailure {
+  return unprocessable(`${what}: ${err instanceof Error ? err.message : String(err)}`)
 }
 
 /** A copy of JSON data made without recursion, pausing when the slice is spent (a copy may hold a million nodes). */
@@ -112,60 +157,84 @@ export class PatchDocument {
     return copy
   }
 
-  /** The value at `pointer`, read only. */
-  get(pointer: string): unknown {
+  /**
+   * The container holding the pointer's last token, and that token, found
+   * as json-patch v4's findObject finds them: every step must exist and not
+   * be null, and the last must be an object or an array. With `write` each
+   * shared node on the way is copied first, so the container may change.
+   */
+  locate(pointer: string, write: boolean): { parent: Container; key: string } | undefined {
+    const tokens = pointerTokens(pointer)
+    if (!tokens) return undefined
+    const key = tokens.pop()!
     let node = this.root
-    for (const t of decodePointer(pointer)) {
-      if (Array.isArray(node)) node = node[arrayIndex(t, node.length, false)]
-      else if (isPlainObject(node) && Object.hasOwn(node, t)) node = node[t]
-      else throw unprocessable(`doc is missing path: "${pointer}": missing value`)
-    }
-    return node
-  }
-
-  /** Walks to the parent of the pointer's last token, copying each shared node on the way: the parent may then be changed. */
-  private parentOf(pointer: string): { parent: Container; key: string } {
-    const tokens = decodePointer(pointer)
-    const key = tokens.pop()
-    if (key === undefined) throw unprocessable('the root of the document cannot be the target')
-    let node = this.root
-    if (isContainer(node)) node = this.root = this.own(node)
+    if (write && isContainer(node)) node = this.root = this.own(node)
     for (const t of tokens) {
       let next: unknown
       if (Array.isArray(node)) {
-        const i = arrayIndex(t, node.length, false)
+        const n = atoi(t)
+        const i = typeof n === 'number' && n < 0 ? n + node.length : n
+        if (typeof i !== 'number' || i < 0 || i >= node.length) return undefined
         next = node[i]
-        if (isContainer(next)) next = node[i] = this.own(next)
+        if (write && isContainer(next)) next = node[i] = this.own(next)
       } else if (isPlainObject(node) && Object.hasOwn(node, t)) {
         next = node[t]
-        if (isContainer(next)) {
+        if (write && isContainer(next)) {
           next = this.own(next)
           setField(node, t, next)
         }
       } else {
-        throw unprocessable(`doc is missing path: "${pointer}": missing value`)
+        return undefined
       }
+      if (next === null || next === undefined) return undefined
       node = next
     }
-    if (!isContainer(node)) throw unprocessable(`doc is missing path: "${pointer}": missing value`)
-    return { parent: node, key }
+    return isContainer(node) ? { parent: node, key } : undefined
   }
 
-  add(pointer: string, value: unknown): void {
-    if (pointer === '') {
-      this.root = value
+  /**
+   * What `key` holds in `parent`: an object's missing field and its null
+   * alike read as undefined (the library decodes null to nothing); an
+   * array's index must be within it.
+   */
+  read(parent: Container, key: string): unknown {
+    if (Array.isArray(parent)) return parent[arrayIndex(key, parent.length, false)]
+    const value = Object.hasOwn(parent, key) ? parent[key] : undefined
+    return value === null ? undefined : value
+  }
+
+  /** Sets an object's field, or inserts into an array (`-` appends). */
+  insert(parent: Container, key: string, value: unknown): void {
+    if (!Array.isArray(parent)) return setField(parent, key, value)
+    if (key === '-') {
+      parent.push(value)
       return
     }
-    const { parent, key } = this.parentOf(pointer)
-    if (Array.isArray(parent)) parent.splice(arrayIndex(key, parent.length, true), 0, value)
+    const n = atoi(key)
+    if (typeof n === 'string') throw unprocessable(`value was not a proper array index: '${key}': ${n}`)
+    parent.splice(arrayIndex(key, parent.length, true), 0, value)
+  }
+
+  /** Sets an object's field, or replaces an array's item (whose index was read before). */
+  set(parent: Container, key: string, value: unknown): void {
+    if (Array.isArray(parent)) parent[arrayIndex(key, parent.length, false)] = value
     else setField(parent, key, value)
   }
 
-  remove(pointer: string): void {
-    const { parent, key } = this.parentOf(pointer)
+  /** Removes an object's field (which must be there, null or not) or an array's item. */
+  delete(parent: Container, key: string): void {
     if (Array.isArray(parent)) parent.splice(arrayIndex(key, parent.length, false), 1)
     else if (Object.hasOwn(parent, key)) delete parent[key]
     else throw unprocessable(`Unable to remove nonexistent key: ${key}: missing value`)
+  }
+
+  /** `fn`'s failure as json-patch's `what: cause`. */
+  static within<T>(what: string, fn: () => T): T {
+    try {
+      return fn()
+    } catch (err) {
+      throw wrapped(what, err)
+    }
   }
 
   /**

@@ -301,7 +301,8 @@ describe('JSON patch', () => {
       () => api.patch(`${THINGS}/target`, [copy('d'), copy('e'), copy('f'), copy('g')], JSON_PATCH),
       422,
       'Invalid',
-      'Unable to complete the copy, the accumulated size increase of copy is 4194304, exceeding the limit 3145728',
+      // Upstream's patch library stops at its copy budget; the answer, as for every patch that does not apply, says no more.
+      'the server rejected our request due to an error in our request',
     )
   })
 
@@ -311,7 +312,7 @@ describe('JSON patch', () => {
     assert.equal((await api.post(THINGS, thing)).status, 201)
     // Each operation copies the whole spec into itself: 60 of them would need 2^60 KB.
     const ops = Array.from({ length: 60 }, (_, i) => ({ op: 'copy', from: '/spec', path: `/spec/c${i}` }))
-    await refused(api, () => api.patch(`${THINGS}/target`, ops, JSON_PATCH), 422, 'Invalid', /^Unable to complete the copy/)
+    await refused(api, () => api.patch(`${THINGS}/target`, ops, JSON_PATCH), 422, 'Invalid', 'the server rejected our request due to an error in our request')
   })
 
   it('refuses a patch whose operations nest the object deeper than a body may', async () => {

@@ -78,10 +78,10 @@ describe('JSON patch copied on write', () => {
   it('refuses a pointer through __proto__ as a missing field, leaving Object.prototype alone', async () => {
     assert.deepEqual(await outcome({ a: 1 }, [{ op: 'add', path: '/__proto__/polluted', value: 'yes' }]), {
       code: 422,
-      message: 'doc is missing path: "/__proto__/polluted": missing value',
+      message: 'add operation does not apply: doc is missing path: "/__proto__/polluted": missing value',
     })
     assert.equal(({} as Record<string, unknown>)['polluted'], undefined)
-    assert.deepEqual(await outcome({ a: 1 }, [{ op: 'remove', path: '/toString' }]), { code: 422, message: 'Unable to remove nonexistent key: toString: missing value' })
+    assert.deepEqual(await outcome({ a: 1 }, [{ op: 'remove', path: '/toString' }]), { code: 422, message: "error in remove for path: '/toString': Unable to remove nonexistent key: toString: missing value" })
     const own = (await outcome({ a: 1 }, [{ op: 'add', path: '/__proto__', value: { p: 1 } }])) as { value: Record<string, unknown> }
     assert.ok(Object.hasOwn(own.value, '__proto__'))
     assert.equal(Object.getPrototypeOf(own.value), Object.prototype)
