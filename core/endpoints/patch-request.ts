@@ -15,6 +15,7 @@ import { applyStrategicMergePatch, applyStrategicMergePatchInSteps } from '../pa
 import { PatchError } from '../patch/errors.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
 import { isPlainObject, type KubeObject } from '../machinery/object.js'
+import { goJsonKind } from '../machinery/go-format.js'
 import { typeTable } from '../resources/schema/index.js'
 import { type FieldError, fieldPath, forbiddenField, invalidError, required } from '../machinery/field.js'
 import { applyJsonPatch, mergePatch, mergePatchInSteps, parseJsonPatch } from '../patch/json-patch.js'
@@ -85,37 +86,57 @@ export async function readPatch(
 /** Merge and strategic merge patches of this many characters or more are merged in steps (a few milliseconds a pass and up). */
 const LARGE_PATCH_CHARS = 64 * 1024
 
-/** What upstream puts before a JSON error in a patch. */
+/** What upstream puts before a JSON error in a JSON patch or a merge patch it decodes strictly. */
 const PATCH_JSON_PREFIX = 'error decoding patch: '
 
+/** Upstream's patch library's word for a merge patch that is no JSON object. */
+const BAD_MERGE_PATCH = 'Invalid JSON Patch'
+
+/** What Go's decoder says of a value that is no object where it wants a map. */
+const notAMap = (value: unknown) => `json: cannot unmarshal ${goJsonKind(value)} into Go value of type map[string]interface {}`
+
 async function patchFunction(text: string, type: string, entry: ResourceEntry, ctx: RequestContext): Promise<PatchFunction> {
-  const findDuplicates = ctx.fieldValidation !== 'Ignore'
-  const { value: doc, duplicates } = await decodeJsonWithin(text, PATCH_JSON_PREFIX, findDuplicates, true)
-  if (findDuplicates) ctx.bodyProblems = duplicates
+  // Upstream decodes a JSON patch and a merge patch strictly first (every field validation but
+  // Ignore), and words what that finds its own way; a strategic merge patch it decodes alone.
+  const strict = ctx.fieldValidation !== 'Ignore'
+  const prefix = strict && type !== STRATEGIC_MERGE_PATCH_TYPE ? PATCH_JSON_PREFIX : ''
+  const decoded = await decodeJsonWithin(text, prefix, strict, true).catch((err: unknown) => {
+    // Without the strict pass, a merge patch that is no JSON reaches the library, which says only this.
+    throw type === MERGE_PATCH_TYPE && !strict && err instanceof StatusError && err.code === 400 ? badRequest(BAD_MERGE_PATCH) : err
+  })
+  const { value: doc, duplicates } = decoded
+  if (strict) ctx.bodyProblems = duplicates
   if (type === JSON_PATCH_TYPE) {
-    const ops = parseJsonPatch(doc, findDuplicates)
+    const ops = parseJsonPatch(doc, strict)
     return (current) =>
       applyJsonPatch(current, ops).catch((err: unknown) => {
         throw err instanceof JsonPatchFailure ? new StatusError(422, 'Invalid', JSON_PATCH_FAILED, {}) : err
       })
   }
-  if (!isPlainObject(doc)) throw badRequest('json: cannot unmarshal non-object into a merge patch')
+  if (type === MERGE_PATCH_TYPE && !isPlainObject(doc)) {
+    // null passes the strict decoding and not the library. (An array, without the strict pass, upstream
+    // merges as the whole object and then fails to decode; here it is refused as the other non-objects.)
+    throw badRequest(doc === null || !strict ? BAD_MERGE_PATCH : `${PATCH_JSON_PREFIX}${notAMap(doc)}`)
+  }
+  if (type === STRATEGIC_MERGE_PATCH_TYPE && doc !== null && !isPlainObject(doc)) throw badRequest(notAMap(doc))
+  // A strategic merge patch of null changes nothing, as an empty one.
+  const patch = (doc ?? {}) as Record<string, unknown>
   if (type === MERGE_PATCH_TYPE) {
     // A patch of megabytes is merged in steps, the others at once.
-    if (text.length < LARGE_PATCH_CHARS) return (current) => mergePatch(current, doc)
-    return (current) => runInSlices(mergePatchInSteps(current, doc), TimeSlice.startingNow())
+    if (text.length < LARGE_PATCH_CHARS) return (current) => mergePatch(current, patch)
+    return (current) => runInSlices(mergePatchInSteps(current, patch), TimeSlice.startingNow())
   }
   if (text.length < LARGE_PATCH_CHARS) {
     return (current) => {
       try {
-        return applyStrategicMergePatch(current, doc, entry.typeName)
+        return applyStrategicMergePatch(current, patch, entry.typeName)
       } catch (err) {
         throw patchFailure(err)
       }
     }
   }
   return (current) =>
-    runInSlices(applyStrategicMergePatchInSteps(current, doc, entry.typeName), TimeSlice.startingNow()).catch((err: unknown) => {
+    runInSlices(applyStrategicMergePatchInSteps(current, patch, entry.typeName), TimeSlice.startingNow()).catch((err: unknown) => {
       throw patchFailure(err)
     })
 }

@@ -223,6 +223,14 @@ export function goTypeOf(value: unknown): string {
   return value === null || value === undefined ? '%!s(<nil>)' : goTypeName(value)
 }
 
+/** A JSON value's kind as Go's decoder names it when it cannot unmarshal it (`json: cannot unmarshal array into ...`). */
+export function goJsonKind(value: unknown): 'object' | 'array' | 'string' | 'number' | 'bool' {
+  if (Array.isArray(value)) return 'array'
+  if (typeof value === 'boolean') return 'bool'
+  if (typeof value === 'string') return 'string'
+  return typeof value === 'number' ? 'number' : 'object'
+}
+
 /** Go's `%T` of a decoded JSON value: `<nil>` for null. */
 export function goTypeName(value: unknown): string {
   if (value === null || value === undefined) return '<nil>'

@@ -5,6 +5,7 @@
  */
 import { depthMessage, depthWalk, JSON_PATCH_MAX_COPY_BYTES, MAX_JSON_PATCH_OPERATIONS } from '../machinery/limits.js'
 import { badRequest, requestEntityTooLarge, StatusError } from '../machinery/status-error.js'
+import { goJsonKind } from '../machinery/go-format.js'
 import { type Checkpointed, runInSlices, TimeSlice } from '../machinery/time-slice.js'
 import { jsonBytes } from '../machinery/json-bytes.js'
 import { cloneJson, cloneJsonInSteps, isPlainObject, setKey } from '../machinery/object.js'
@@ -53,21 +54,14 @@ const KEYS_RUN = 2047
  */
 export type JsonPatchOperation = Record<string, unknown> | null
 
-/** How Go's JSON decoder names a value's type in its errors. */
-function goKind(value: unknown): string {
-  if (Array.isArray(value)) return 'array'
-  if (typeof value === 'boolean') return 'bool'
-  return typeof value === 'object' ? 'object' : typeof value
-}
-
 /** The first value in `doc` that upstream's strict decoding into its operation type refuses, in its words. */
 function strictDecodingError(doc: unknown[]): string | undefined {
   for (const raw of doc) {
     if (raw === null) continue
-    if (!isPlainObject(raw)) return `json: cannot unmarshal ${goKind(raw)} into Go value of type handlers.jsonPatchOp`
+    if (!isPlainObject(raw)) return `json: cannot unmarshal ${goJsonKind(raw)} into Go value of type handlers.jsonPatchOp`
     for (const [field, value] of Object.entries(raw)) {
       if ((field === 'op' || field === 'path' || field === 'from') && value !== null && typeof value !== 'string')
-        return `json: cannot unmarshal ${goKind(value)} into Go struct field jsonPatchOp.${field} of type string`
+        return `json: cannot unmarshal ${goJsonKind(value)} into Go struct field jsonPatchOp.${field} of type string`
     }
   }
   return undefined
@@ -85,14 +79,14 @@ export function parseJsonPatch(doc: unknown, strict = false): JsonPatchOperation
   if (!Array.isArray(doc)) {
     throw badRequest(
       strict
-        ? `error decoding patch: json: cannot unmarshal ${goKind(doc)} into Go value of type []handlers.jsonPatchOp`
-        : `json: cannot unmarshal ${goKind(doc)} into Go value of type jsonpatch.Patch`,
+        ? `error decoding patch: json: cannot unmarshal ${goJsonKind(doc)} into Go value of type []handlers.jsonPatchOp`
+        : `json: cannot unmarshal ${goJsonKind(doc)} into Go value of type jsonpatch.Patch`,
     )
   }
   const refused = strict ? strictDecodingError(doc) : undefined
   if (refused) throw badRequest(`error decoding patch: ${refused}`)
   const notAnObject = doc.find((raw) => raw !== null && !isPlainObject(raw))
-  if (notAnObject !== undefined) throw badRequest(`json: cannot unmarshal ${goKind(notAnObject)} into Go value of type jsonpatch.Operation`)
+  if (notAnObject !== undefined) throw badRequest(`json: cannot unmarshal ${goJsonKind(notAnObject)} into Go value of type jsonpatch.Operation`)
   if (doc.length > MAX_JSON_PATCH_OPERATIONS)
     throw requestEntityTooLarge(`The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${doc.length}`)
   return doc as JsonPatchOperation[]
@@ -102,7 +96,7 @@ export function parseJsonPatch(doc: unknown, strict = false): JsonPatchOperation
 function pointerField(op: JsonPatchOperation, field: 'path' | 'from'): string {
   const value = op?.[field]
   if (value === undefined || value === null) throw unprocessable(field === 'path' ? 'operation missing path field: missing value' : 'operation, missing from field: missing value')
-  if (typeof value !== 'string') throw unprocessable(`json: cannot unmarshal ${goKind(value)} into Go value of type string`)
+  if (typeof value !== 'string') throw unprocessable(`json: cannot unmarshal ${goJsonKind(value)} into Go value of type string`)
   return value
 }
 

@@ -2,7 +2,8 @@
  * JSON patches through PATCH, answered as upstream answers them: its patch
  * library's rules (json-patch v4) decide what applies, a patch that does
  * not apply gets one generic 422 whatever failed, and a document that is
- * no list of operations gets 400 in the decoder's words.
+ * no list of operations gets 400 in the decoder's words. Merge and
+ * strategic merge patches that are no object likewise.
  */
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
@@ -78,5 +79,31 @@ describe('JSON patch requests', () => {
     assert.deepEqual(appended.body.metadata.finalizers, ['example.com/a', 'example.com/b'])
     const removed = await patch([{ op: 'remove', path: '/metadata/finalizers' }])
     assert.equal(removed.body.metadata.finalizers, undefined)
+  })
+
+  it('refuses merge and strategic merge patches that are no object in the words each decoding gives', async () => {
+    const send = (type: string, body: string, query = '') => api.call('PATCH', `${CM}/cfg${query}`, { body, headers: { 'content-type': `application/${type}+json` } })
+    const refusals: [string, string, string, string][] = [
+      ['merge-patch', 'null', '', 'Invalid JSON Patch'],
+      ['merge-patch', '[]', '', 'error decoding patch: json: cannot unmarshal array into Go value of type map[string]interface {}'],
+      ['merge-patch', '"text"', '?fieldValidation=Strict', 'error decoding patch: json: cannot unmarshal string into Go value of type map[string]interface {}'],
+      ['merge-patch', 'not json', '', "error decoding patch: invalid character 'o' in literal null (expecting 'u')"],
+      ['merge-patch', 'not json', '?fieldValidation=Ignore', 'Invalid JSON Patch'],
+      ['merge-patch', '7', '?fieldValidation=Ignore', 'Invalid JSON Patch'],
+      ['strategic-merge-patch', '[]', '', 'json: cannot unmarshal array into Go value of type map[string]interface {}'],
+      ['strategic-merge-patch', 'true', '?fieldValidation=Ignore', 'json: cannot unmarshal bool into Go value of type map[string]interface {}'],
+      ['strategic-merge-patch', 'not json', '', "invalid character 'o' in literal null (expecting 'u')"],
+      ['strategic-merge-patch', '', '', 'unexpected end of JSON input'],
+    ]
+    for (const [type, body, query, message] of refusals) {
+      const res = await send(type, body, query)
+      assert.equal(res.status, 400, `${type} ${body}: ${res.text}`)
+      assert.equal(res.body.message, message, `${type} ${body}`)
+    }
+    // A strategic merge patch of null is no change.
+    const before = (await api.get(`${CM}/cfg`)).body
+    const none = await send('strategic-merge-patch', 'null')
+    assert.equal(none.status, 200, none.text)
+    assert.equal(none.body.metadata.resourceVersion, before.metadata.resourceVersion)
   })
 })
