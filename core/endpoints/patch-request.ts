@@ -10,7 +10,7 @@ import { decodeJsonWithin, decodeUtf8, decodeYamlText, jsonDepthCheck, readBodyB
 import type { YamlDecoder } from '../http/yaml-off-thread.js'
 import { APPLY_PATCH_TYPE, essence, JSON_PATCH_TYPE, MERGE_PATCH_TYPE, STRATEGIC_MERGE_PATCH_TYPE } from '../http/media-types.js'
 import { queryOf } from '../http/query.js'
-import { badRequest, StatusError, unsupportedMediaType } from '../machinery/status-error.js'
+import { badRequest, requestRejected, StatusError, type StatusReason, unsupportedMediaType } from '../machinery/status-error.js'
 import { applyStrategicMergePatch, applyStrategicMergePatchInSteps } from '../patch/strategic-merge.js'
 import { PatchError } from '../patch/errors.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
@@ -19,7 +19,7 @@ import { goJsonKind } from '../machinery/go-format.js'
 import { typeTable } from '../resources/schema/index.js'
 import { type FieldError, fieldPath, forbiddenField, invalidError, required } from '../machinery/field.js'
 import { applyJsonPatch, mergePatch, mergePatchInSteps, parseJsonPatch } from '../patch/json-patch.js'
-import { JSON_PATCH_FAILED, JsonPatchFailure } from '../patch/json-patch-document.js'
+import { JsonPatchFailure } from '../patch/json-patch-document.js'
 import { runInSlices, TimeSlice } from '../machinery/time-slice.js'
 import type { RequestContext } from '../registry/request-context.js'
 import { writeOptionErrors } from '../registry/write-options.js'
@@ -50,12 +50,19 @@ function checkPatchOptions(apply: boolean, params: URLSearchParams): void {
   if (errs.length) throw invalidError('meta.k8s.io', 'PatchOptions', '', errs)
 }
 
-/** A failed strategic merge as upstream answers it: 400 for malformed directives, 422 otherwise. */
+/** A failed strategic merge as upstream's PATCH handler answers it (see PatchErrorKind). */
 function patchFailure(err: unknown): unknown {
   if (!(err instanceof PatchError)) return err
-  if (err.kind === 'BadRequest') return badRequest(err.message)
-  if (err.causes.length) return invalidError('', '', '', err.causes)
-  return new StatusError(422, 'Invalid', err.message)
+  switch (err.kind) {
+    case 'BadRequest':
+      return badRequest(err.message)
+    case 'Unprocessable':
+      return requestRejected()
+    case 'Invalid':
+      return invalidError('', '', '', err.causes)
+    case 'Internal':
+      return new StatusError(500, '' as StatusReason, err.message)
+  }
 }
 
 export async function readPatch(
@@ -110,7 +117,7 @@ async function patchFunction(text: string, type: string, entry: ResourceEntry, c
     const ops = parseJsonPatch(doc, strict)
     return (current) =>
       applyJsonPatch(current, ops).catch((err: unknown) => {
-        throw err instanceof JsonPatchFailure ? new StatusError(422, 'Invalid', JSON_PATCH_FAILED, {}) : err
+        throw err instanceof JsonPatchFailure ? requestRejected() : err
       })
   }
   if (type === MERGE_PATCH_TYPE && !isPlainObject(doc)) {

@@ -142,6 +142,15 @@ export function methodNotAllowed(): StatusError {
   return new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {})
 }
 
+/**
+ * Upstream's generic 422 (NewGenericServerResponse with nothing named): all
+ * a client learns of a JSON patch that does not apply, or of a strategic
+ * merge of lists of lists.
+ */
+export function requestRejected(): StatusError {
+  return new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {})
+}
+
 export function badRequest(message: string): StatusError {
   return new StatusError(400, 'BadRequest', message)
 }

@@ -1,13 +1,16 @@
 /**
  * What a strategic merge patch can fail with, worded as upstream's
- * strategicpatch and mergepatch packages word it. The HTTP layer answers
- * `BadRequest` with 400 (the malformed-directive errors upstream's PATCH
- * handler turns into 400) and `Invalid` with 422.
+ * strategicpatch and mergepatch packages word it, and of the kind that
+ * decides how upstream's PATCH handler answers it: `BadRequest` 400 (the
+ * malformed directives), `Unprocessable` its generic 422 (lists of lists),
+ * `Invalid` 422 with causes (a merged object that does not fit its type),
+ * and `Internal` 500 with no reason: every other failure is a plain error
+ * there, which the handler passes on as it is.
  */
 import { type FieldError, fieldPath, invalid, invalidError } from '../machinery/field.js'
 import { goPrint, goString, goTypeOf } from '../machinery/go-format.js'
 
-export type PatchErrorKind = 'BadRequest' | 'Invalid'
+export type PatchErrorKind = 'BadRequest' | 'Unprocessable' | 'Invalid' | 'Internal'
 
 export class PatchError extends Error {
   readonly kind: PatchErrorKind
@@ -33,22 +36,22 @@ export const badRetainKeysFormat = (): PatchError => new PatchError('BadRequest'
 export const badSetElementOrderFormat = (): PatchError =>
   new PatchError('BadRequest', 'invalid patch format of setElementOrder list')
 
-export const listOfLists = (): PatchError => new PatchError('Invalid', 'lists of lists are not supported')
+export const listOfLists = (): PatchError => new PatchError('Unprocessable', 'lists of lists are not supported')
 
 export const noMergeKey = (item: unknown, mergeKey: string): PatchError =>
-  new PatchError('Invalid', `map: ${goPrint(item)} does not contain declared merge key: ${mergeKey}`)
+  new PatchError('Internal', `map: ${goPrint(item)} does not contain declared merge key: ${mergeKey}`)
 
 export const badArgType = (expected: 'map' | 'list', actual: unknown): PatchError =>
   new PatchError(
-    'Invalid',
+    'Internal',
     `expected a ${expected === 'map' ? 'map[string]interface {}' : '[]interface {}'}, but received a ${goTypeOf(actual)}`,
   )
 
 export const badPatchType = (directive: unknown, map: unknown): PatchError =>
-  new PatchError('Invalid', `unknown patch type: ${goString(directive)} in map: ${goPrint(map)}`)
+  new PatchError('Internal', `unknown patch type: ${goString(directive)} in map: ${goPrint(map)}`)
 
 /** Any other failure to apply the patch, with upstream's text. */
-export const cannotApply = (message: string): PatchError => new PatchError('Invalid', message)
+export const cannotApply = (message: string): PatchError => new PatchError('Internal', message)
 
 /** The merged object has a value of the wrong shape for its field (a list where a struct belongs, ...). */
 export function doesNotFit(patch: unknown, detail: string): PatchError {

@@ -21,7 +21,7 @@ export type Container = Record<string, unknown> | unknown[]
 /**
  * A JSON patch that could not be applied, in the words of upstream's patch
  * library. A webhook's patch reports them; a PATCH request's answer does
- * not (see JSON_PATCH_FAILED).
+ * not (requestRejected).
  */
 export class JsonPatchFailure extends StatusError {
   constructor(message: string) {
@@ -32,13 +32,6 @@ export class JsonPatchFailure extends StatusError {
 export function unprocessable(message: string): JsonPatchFailure {
   return new JsonPatchFailure(message)
 }
-
-/**
- * All a PATCH request learns of a JSON patch that could not be applied:
- * upstream answers every such failure with this generic 422, the library's
- * own words left out.
- */
-export const JSON_PATCH_FAILED = 'the server rejected our request due to an error in our request'
 
 function isContainer(value: unknown): value is Container {
   return typeof value === 'object' && value !== null

@@ -63,7 +63,9 @@ export function assertWellFormed(req: FuzzRequest, answer: Answer): void {
     assert.fail(`not a Status: ${what}`)
   }
   const message = typeof status.message === 'string' ? status.message : ''
-  assert.ok(answer.status < 500 || UPSTREAM_5XX.some((known) => known.code === answer.status && known.message.test(message)), what)
+  // A strategic merge that fails but for a malformed directive is a plain error upstream passes on: 500, no reason.
+  const strategicFailure = req.headers['content-type'] === 'application/strategic-merge-patch+json' && answer.status === 500 && !('reason' in status)
+  assert.ok(answer.status < 500 || strategicFailure || UPSTREAM_5XX.some((known) => known.code === answer.status && known.message.test(message)), what)
   assert.equal(status.kind, 'Status', what)
   assert.equal(status.status, 'Failure', what)
   assert.equal(status.code, answer.status, what)

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { applyStrategicMergePatch, PatchError } from '../../../core/patch/strategic-merge.js'
+import { applyStrategicMergePatch, PatchError, type PatchErrorKind } from '../../../core/patch/strategic-merge.js'
 
 const POD = 'io.k8s.api.core.v1.Pod'
 const DEPLOYMENT = 'io.k8s.api.apps.v1.Deployment'
@@ -382,13 +382,13 @@ describe('applyStrategicMergePatch', () => {
 })
 
 /** name, type, original, patch, expected kind, expected message */
-const ERRORS: Array<[string, string, Obj, Obj, 'BadRequest' | 'Invalid', string]> = [
+const ERRORS: Array<[string, string, Obj, Obj, PatchErrorKind, string]> = [
   [
     'a merge-list item without its merge key',
     POD,
     pod(),
     { spec: { containers: [{ image: 'x' }] } },
-    'Invalid',
+    'Internal',
     'map: map[image:x] does not contain declared merge key: name',
   ],
   [
@@ -396,7 +396,7 @@ const ERRORS: Array<[string, string, Obj, Obj, 'BadRequest' | 'Invalid', string]
     SERVICE,
     service(),
     { spec: { ports: [{ targetPort: 8080 }] } },
-    'Invalid',
+    'Internal',
     'map: map[targetPort:8080] does not contain declared merge key: port',
   ],
   [
@@ -404,7 +404,7 @@ const ERRORS: Array<[string, string, Obj, Obj, 'BadRequest' | 'Invalid', string]
     POD,
     pod(),
     { spec: { containers: [{ $patch: 'delete' }] } },
-    'Invalid',
+    'Internal',
     'map: map[$patch:delete] does not contain declared merge key: name',
   ],
   [
@@ -412,7 +412,7 @@ const ERRORS: Array<[string, string, Obj, Obj, 'BadRequest' | 'Invalid', string]
     POD,
     pod(),
     { metadata: { labels: { $patch: 'bogus', app: 'x' } } },
-    'Invalid',
+    'Internal',
     'unknown patch type: bogus in map: map[$patch:bogus app:x]',
   ],
   [
@@ -420,7 +420,7 @@ const ERRORS: Array<[string, string, Obj, Obj, 'BadRequest' | 'Invalid', string]
     POD,
     pod(),
     { metadata: { labels: { $patch: 'merge' } } },
-    'Invalid',
+    'Internal',
     'unknown patch type: merge in map: map[$patch:merge]',
   ],
   [
@@ -428,7 +428,7 @@ const ERRORS: Array<[string, string, Obj, Obj, 'BadRequest' | 'Invalid', string]
     POD,
     pod(),
     { spec: { containers: [{ $patch: 'merge' }] } },
-    'Invalid',
+    'Internal',
     'merging lists cannot yet be specified in the patch',
   ],
   [
@@ -436,7 +436,7 @@ const ERRORS: Array<[string, string, Obj, Obj, 'BadRequest' | 'Invalid', string]
     POD,
     pod(),
     { spec: { containers: [{ name: 'app', $patch: 'keep' }] } },
-    'Invalid',
+    'Internal',
     'unknown patch type: keep in map: map[$patch:keep name:app]',
   ],
   [
@@ -476,7 +476,7 @@ const ERRORS: Array<[string, string, Obj, Obj, 'BadRequest' | 'Invalid', string]
     POD,
     pod(),
     { spec: { '$setElementOrder/containers': { name: 'app' } } },
-    'Invalid',
+    'Internal',
     'expected a []interface {}, but received a map[string]interface {}',
   ],
   [
@@ -489,7 +489,7 @@ const ERRORS: Array<[string, string, Obj, Obj, 'BadRequest' | 'Invalid', string]
         containers: [{ name: 'sidecar', image: 'b' }, { name: 'app', image: 'a' }],
       },
     },
-    'Invalid',
+    'Internal',
     "the order in patch list:\n[map[image:b name:sidecar] map[image:a name:app]]\n doesn't match $setElementOrder list:\n[map[name:app] map[name:sidecar]]",
   ],
   [
@@ -497,7 +497,7 @@ const ERRORS: Array<[string, string, Obj, Obj, 'BadRequest' | 'Invalid', string]
     POD,
     changed(pod, (o) => (at(o, 'metadata').finalizers = [])),
     { metadata: { finalizers: [['x']] } },
-    'Invalid',
+    'Unprocessable',
     'lists of lists are not supported',
   ],
   [
@@ -505,7 +505,7 @@ const ERRORS: Array<[string, string, Obj, Obj, 'BadRequest' | 'Invalid', string]
     POD,
     pod(),
     { metadata: { finalizers: [1] } },
-    'Invalid',
+    'Internal',
     'list element types are not identical: [[a.example.com/x b.example.com/y] [1]]',
   ],
   [
