@@ -43,12 +43,15 @@ function gvkText(typeName: string, applied: Record<string, unknown>, opts: Apply
   return `${group}/${version}, Kind=${kind}`
 }
 
-function* checkApplied(applied: Record<string, unknown>, ctx: UpdaterContext, opts: ApplyOptions): Checkpointed<void> {
-  if (applied['apiVersion'] !== opts.apiVersion) {
-    throw new ApplyInvalidError(
-      `Incorrect version specified in apply patch. Specified patch version: ${String(applied['apiVersion'] ?? '')}, expected: ${opts.apiVersion}`,
-    )
+/** The apply configuration's apiVersion must be the one the request addresses: upstream checks this before anything else of it. */
+export function checkAppliedVersion(applied: Record<string, unknown>, apiVersion: string): void {
+  if (applied['apiVersion'] !== apiVersion) {
+    throw new ApplyInvalidError(`Incorrect version specified in apply patch. Specified patch version: ${String(applied['apiVersion'] ?? '')}, expected: ${apiVersion}`)
   }
+}
+
+function* checkApplied(applied: Record<string, unknown>, ctx: UpdaterContext, opts: ApplyOptions): Checkpointed<void> {
+  checkAppliedVersion(applied, opts.apiVersion)
   const sent = managedFieldsOf(applied)
   if (sent !== undefined && sent !== null) throw new ApplyInvalidError('metadata.managedFields must be nil')
   const errors = yield* validateAppliedInSteps(applied, ctx.shape)

@@ -15,7 +15,7 @@ export {
 } from './managed.js'
 export { defaultResetFields, type ManagedFieldsOptions } from './options.js'
 export { updateManagedFields, updateManagedFieldsInSteps } from './update.js'
-export { applyObject, applyObjectInSteps, BEFORE_FIRST_APPLY, type ApplyOptions, type ApplyResult } from './apply.js'
+export { applyObject, applyObjectInSteps, BEFORE_FIRST_APPLY, checkAppliedVersion, type ApplyOptions, type ApplyResult } from './apply.js'
 export {
   ApplyConflictError,
   ApplyInvalidError,

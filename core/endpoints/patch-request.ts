@@ -10,6 +10,7 @@ import { decodeJsonWithin, decodeUtf8, decodeYamlText, jsonDepthCheck, readBodyB
 import type { YamlDecoder } from '../http/yaml-off-thread.js'
 import { APPLY_PATCH_TYPE, essence, JSON_PATCH_TYPE, MERGE_PATCH_TYPE, STRATEGIC_MERGE_PATCH_TYPE } from '../http/media-types.js'
 import { queryOf } from '../http/query.js'
+import { queryBool } from '../machinery/query-bool.js'
 import { badRequest, requestRejected, StatusError, type StatusReason, unsupportedMediaType } from '../machinery/status-error.js'
 import { applyStrategicMergePatch, applyStrategicMergePatchInSteps } from '../patch/strategic-merge.js'
 import { PatchError } from '../patch/errors.js'
@@ -81,10 +82,16 @@ export async function readPatch(
   const json = type !== APPLY_PATCH_TYPE
   const text = await decodeUtf8(await readBodyBytes(request, maxBodyBytes, json ? jsonDepthCheck(PATCH_JSON_PREFIX) : undefined))
   if (type === APPLY_PATCH_TYPE) {
-    const { value: config, duplicates } = await decodeYamlText(text, ctx.fieldValidation !== 'Ignore', yaml)
-    if (!isPlainObject(config)) throw badRequest('error decoding YAML: the apply configuration must be an object')
+    // Upstream reads the configuration into a map, every failure 'error decoding YAML'; null (or an
+    // empty body) leaves the map empty, for the apply to refuse its missing apiVersion.
+    const decoded = await decodeYamlText(text, ctx.fieldValidation !== 'Ignore', yaml).catch((err: unknown) => {
+      throw err instanceof StatusError && err.code === 400 ? badRequest(`error decoding YAML: ${err.message}`) : err
+    })
+    const { value, duplicates } = decoded
+    if (value !== null && !isPlainObject(value)) throw badRequest(`error decoding YAML: error unmarshaling JSON: while decoding JSON: ${notAMap(value)}`)
+    const config = value ?? {}
     if (ctx.fieldValidation !== 'Ignore') ctx.bodyProblems = duplicates
-    ctx.apply = { force: params.get('force') === 'true' }
+    ctx.apply = { force: queryBool(params, 'force') }
     return { apply: true, config }
   }
   return { apply: false, patch: await patchFunction(text, type, entry, ctx) }

@@ -10,6 +10,7 @@ import { type FieldError, fieldPath, forbiddenField, invalidError, notSupported 
 import { type FieldSelector, parseFieldSelectorInSlices } from '../machinery/field-selector.js'
 import { type LabelSelector, parseLabelSelectorInSlices } from '../machinery/label-selector.js'
 import { GoNumError, parseGoInt64 } from '../machinery/go-strconv.js'
+import { queryBool } from '../machinery/query-bool.js'
 
 export interface ListQuery {
   labelSelector?: LabelSelector
@@ -44,11 +45,6 @@ function int64Param(params: URLSearchParams, name: string): number | undefined {
     if (err instanceof GoNumError) throw badRequest(err.message)
     throw err
   }
-}
-
-function bool(params: URLSearchParams, name: string): boolean {
-  const raw = params.get(name)
-  return raw !== null && raw !== 'false' && raw !== '0'
 }
 
 /**
@@ -114,7 +110,7 @@ function watchOptionErrors(query: ListQuery, match: string | undefined, cont: st
  * long as a request line (a megabyte), and other requests go on meanwhile.
  */
 export async function parseListQuery(params: URLSearchParams, entry: ResourceEntry, verb: 'list' | 'watch' = 'list'): Promise<ListQuery> {
-  const query: ListQuery = { allowWatchBookmarks: bool(params, 'allowWatchBookmarks') }
+  const query: ListQuery = { allowWatchBookmarks: queryBool(params, 'allowWatchBookmarks') }
   // Upstream converts the numbers of the query before it reads the selectors, timeoutSeconds first.
   const timeoutSeconds = int64Param(params, 'timeoutSeconds')
   const limit = int64Param(params, 'limit')
@@ -135,7 +131,7 @@ export async function parseListQuery(params: URLSearchParams, entry: ResourceEnt
   if (rv !== null && rv !== '') query.resourceVersion = rv
   const match = params.get('resourceVersionMatch') || undefined
   const initial = params.get('sendInitialEvents')
-  if (initial !== null && initial !== '') query.sendInitialEvents = bool(params, 'sendInitialEvents')
+  if (initial !== null && initial !== '') query.sendInitialEvents = queryBool(params, 'sendInitialEvents')
   const cont = params.get('continue') || undefined
   const errors = verb === 'watch' ? watchOptionErrors(query, match, cont) : listOptionErrors(query, match, cont)
   if (errors.length) throw invalidError('meta.k8s.io', 'ListOptions', '', errors)

@@ -12,6 +12,7 @@ import {
   applyObjectInSteps,
   ApplyConflictError,
   ApplyInvalidError,
+  checkAppliedVersion,
   decodeManagedFields,
   FieldSet,
   ManagedFieldsDecodeError,
@@ -187,6 +188,15 @@ export function guardManagedFields(admission: MutatingAdmission): MutatingAdmiss
         attributes.warnings.push(INVALID_AFTER_ADMISSION + err.message)
       }
     },
+  }
+}
+
+/** 400 unless the apply configuration's apiVersion is the request's: upstream's first check of one. */
+export function checkApplyVersion(applied: Record<string, unknown>, apiVersion: string): void {
+  try {
+    checkAppliedVersion(applied, apiVersion)
+  } catch (err) {
+    throw err instanceof ApplyInvalidError ? badRequest(err.message) : err
   }
 }
 

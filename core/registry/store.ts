@@ -20,7 +20,7 @@ import { type AdmissionChain, emptyAdmissionChain } from '../admission/chain.js'
 import type { MutatingAdmission } from '../admission/mutating.js'
 import type { WriteAuthorization } from '../authz/rbac/escalation.js'
 import { runMutatingAdmission, runValidatingAdmission } from './admission-step.js'
-import { applyConfiguration, guardManagedFields, recordUpdate } from './managed-fields.js'
+import { applyConfiguration, checkApplyVersion, guardManagedFields, recordUpdate } from './managed-fields.js'
 import { WriteSteps } from './write-steps.js'
 import { generateName } from './object-names.js'
 import { checkDeletePreconditions, checkUpdateNames, checkUpdatePrecondition, checkUpdateUid } from './preconditions.js'
@@ -451,6 +451,7 @@ export class ResourceStore {
     ctx: RequestContext,
     subresource?: 'status' | 'approval' | 'finalize' | 'ephemeralcontainers' | 'resize',
   ): Promise<{ object: KubeObject; created: boolean }> {
+    checkApplyVersion(applied, this.apiVersion)
     const meta = isPlainObject(applied['metadata']) ? applied['metadata'] : (applied['metadata'] = {})
     if (meta['name'] === undefined) meta['name'] = name
     else if (meta['name'] !== name)

@@ -98,6 +98,34 @@ describe('server-side apply', () => {
     assert.equal((await client.get(`${CM}/x`)).status, 404, 'nothing created')
   })
 
+  it('reads an apply body and its options as upstream does: the configuration a map, the version checked first, force any word but false', async () => {
+    const refusals: [string, string][] = [
+      ['[]', 'error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go value of type map[string]interface {}'],
+      ['just words', 'error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go value of type map[string]interface {}'],
+      ['', 'Incorrect version specified in apply patch. Specified patch version: , expected: v1'],
+      ['null', 'Incorrect version specified in apply patch. Specified patch version: , expected: v1'],
+      // The version before the name: a configuration naming another object and no version is refused for its version.
+      ['metadata:\n  name: other\n', 'Incorrect version specified in apply patch. Specified patch version: , expected: v1'],
+    ]
+    for (const [body, message] of refusals) {
+      const res = await client.patch(`${CM}/y?fieldManager=a`, body, APPLY)
+      assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`)
+      assert.equal(res.body.message, message)
+    }
+    const badYaml = await client.patch(`${CM}/y?fieldManager=a`, 'data:\n  a: [', APPLY)
+    assert.equal(badYaml.status, 400)
+    assert.match(badYaml.body.message, /^error decoding YAML: error converting YAML to JSON: yaml: /)
+    assert.equal((await client.get(`${CM}/y`)).status, 404, 'nothing created')
+    // Owned by one applier, taken by another whose force is any word but "0" or "false".
+    const cm = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\ndata:\n  a: "1"\n'
+    assert.equal((await client.patch(`${CM}/y?fieldManager=a`, cm, APPLY)).status, 201)
+    const taken = cm.replace('"1"', '"2"')
+    for (const word of ['false', 'FALSE', '0']) assert.equal((await client.patch(`${CM}/y?fieldManager=b&force=${word}`, taken, APPLY)).status, 409, word)
+    const forced = await client.patch(`${CM}/y?fieldManager=b&force=yes`, taken, APPLY)
+    assert.equal(forced.status, 200, forced.text)
+    assert.deepEqual(forced.body.data, { a: '2' })
+  })
+
   it('dry-runs an apply: the would-be object, nothing stored', async () => {
     const res = await client.patch(`${CM}/dry?fieldManager=a&dryRun=All`, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dry\ndata:\n  k: v\n', APPLY)
     assert.equal(res.status, 201, res.text)
