@@ -19,7 +19,15 @@
  *   selectors  field selectors on every list both serve;
  *   defaults   each sample as it is, created (dry run) on both: the objects
  *              answered compared field by field (defaults, fields kept or
- *              dropped), but for names, uids, times and allocated addresses.
+ *              dropped), but for names, uids, times and allocated addresses;
+ *   reads      lists, GETs and watches with each query parameter a client
+ *              may send, alone and in the pairs that conflict;
+ *   patches    each patch type with malformed, refused and odd bodies and
+ *              options, on a ConfigMap and a Deployment;
+ *   deletes    DeleteOptions in the query and the body, of one object and
+ *              of a collection;
+ *   subresources  a Deployment's scale read and written, status writes of
+ *              objects that are not there, unknown subresources.
  *
  * `--only` keeps the samples whose `group/version/resource` matches. An
  * older upstream binary differs where upstream changed since (its JSON
@@ -67,7 +75,8 @@ async function startUpstream(binary: string, port: number): Promise<{ call: Call
   const call: Call = (method, path, body, contentType = 'application/json') =>
     new Promise((done, fail) => {
       const data = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body)
-      const headers = { accept: 'application/json', ...(data !== undefined ? { 'content-type': contentType } : {}) }
+      // A length for every body: Node sends a DELETE's unframed otherwise, which Go reads as the next request.
+      const headers = { accept: 'application/json', ...(data !== undefined ? { 'content-type': contentType, 'content-length': String(Buffer.byteLength(data)) } : {}) }
       const req = httpsRequest({ host: '127.0.0.1', port, method, path, headers, ca: setup.servingCa, cert: setup.admin.certificate, key: setup.admin.privateKey }, (res) => {
         const chunks: Buffer[] = []
         res.on('data', (c: Buffer) => chunks.push(c))
@@ -496,7 +505,88 @@ async function patches(up: Call, ours: Call, only: RegExp | undefined, tally: Ta
   await send('patch (missing object)', `${CONFIG_MAPS}/missing?dryRun=All`, '{"data":{"a":"2"}}', PATCH_TYPES.merge)
 }
 
-const SUITES = { creates, updates, status, selectors, defaults, reads, patches } as const
+/** DeleteOptions a client may send, in the query or the body, valid or not. */
+const DELETE_VARIANTS: [string, string, unknown][] = [
+  ['plain', '', undefined],
+  ['propagationPolicy=Bogus', '?propagationPolicy=Bogus', undefined],
+  ['gracePeriodSeconds=-5', '?gracePeriodSeconds=-5', undefined],
+  ['gracePeriodSeconds=abc', '?gracePeriodSeconds=abc', undefined],
+  ['dryRun=Bogus', '?dryRun=Bogus', undefined],
+  ['orphan and propagation', '?orphanDependents=true&propagationPolicy=Foreground', undefined],
+  ['body: wrong kind', '', { kind: 'Pod', apiVersion: 'v1' }],
+  ['body: wrong apiVersion', '', { kind: 'DeleteOptions', apiVersion: 'v9' }],
+  ['body: not an object', '', '[1]'],
+  ['body: not JSON', '', 'not json'],
+  ['body: bad propagation', '', { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Sideways' }],
+  ['body: uid precondition', '', { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'not-the-uid' } }],
+  ['body: resourceVersion precondition', '', { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { resourceVersion: '1' } }],
+  ['body: gracePeriodSeconds string', '', { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 'x' }],
+  ['body and query both', '?gracePeriodSeconds=1', { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 2 }],
+]
+
+/** Deletes of one object and of a collection with each DeleteOptions variant, all as dry runs but for the missing object. */
+async function deletes(up: Call, ours: Call, only: RegExp | undefined, tally: Tally): Promise<void> {
+  if (only && !only.test('/v1/configmaps')) return
+  for (const call of [up, ours]) await call('POST', CONFIG_MAPS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'deleted' } })
+  for (const [what, query, body] of DELETE_VARIANTS) {
+    const dry = query ? `${query}&dryRun=All` : '?dryRun=All'
+    const withDry = what.startsWith('dryRun') ? query : dry
+    await compare(tally, `delete (${what})`, up, ours, 'DELETE', `${CONFIG_MAPS}/deleted${withDry}`, body)
+    await compare(tally, `delete collection (${what})`, up, ours, 'DELETE', `${CONFIG_MAPS}${withDry}&labelSelector=none%3Dnone`, body)
+  }
+  await compare(tally, 'delete (missing)', up, ours, 'DELETE', `${CONFIG_MAPS}/missing`)
+  await compare(tally, 'delete (missing namespace)', up, ours, 'DELETE', '/api/v1/namespaces/missing/configmaps/x')
+}
+
+/** The scale subresource's reads and writes, valid or not, and status writes of objects that are not there. */
+async function subresources(up: Call, ours: Call, only: RegExp | undefined, tally: Tally): Promise<void> {
+  if (only && !only.test('apps/v1/deployments')) return
+  const deployments = '/apis/apps/v1/namespaces/default/deployments'
+  const deployment = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'scaled' },
+    spec: { replicas: 1, selector: { matchLabels: { app: 's' } }, template: { metadata: { labels: { app: 's' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+  }
+  for (const call of [up, ours]) await call('POST', deployments, deployment)
+  const scale = `${deployments}/scaled/scale`
+  await compare(tally, 'get scale', up, ours, 'GET', scale)
+  await compare(tally, 'get scale (missing)', up, ours, 'GET', `${deployments}/missing/scale`)
+  const scales: [string, unknown][] = [
+    ['replicas -1', { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'scaled', namespace: 'default' }, spec: { replicas: -1 } }],
+    ['replicas "x"', { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'scaled', namespace: 'default' }, spec: { replicas: 'x' } }],
+    ['other name', { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'other', namespace: 'default' }, spec: { replicas: 2 } }],
+    ['wrong kind', { apiVersion: 'autoscaling/v1', kind: 'Deployment', metadata: { name: 'scaled', namespace: 'default' }, spec: { replicas: 2 } }],
+    ['stale resourceVersion', { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'scaled', namespace: 'default', resourceVersion: '1' }, spec: { replicas: 2 } }],
+    ['no metadata', { apiVersion: 'autoscaling/v1', kind: 'Scale', spec: { replicas: 2 } }],
+  ]
+  for (const [what, body] of scales) await compare(tally, `put scale (${what})`, up, ours, 'PUT', `${scale}?dryRun=All`, body)
+  await compare(tally, 'put scale (missing)', up, ours, 'PUT', `${deployments}/missing/scale`, scales[0]?.[1])
+  const patches: [string, string, string][] = [
+    ['merge replicas -1', '{"spec":{"replicas":-1}}', PATCH_TYPES.merge],
+    ['merge replicas "x"', '{"spec":{"replicas":"x"}}', PATCH_TYPES.merge],
+    ['json replace replicas', '[{"op":"replace","path":"/spec/replicas","value":3}]', PATCH_TYPES.json],
+    ['strategic replicas', '{"spec":{"replicas":3}}', PATCH_TYPES.strategic],
+    ['merge status', '{"status":{"replicas":9}}', PATCH_TYPES.merge],
+  ]
+  for (const [what, body, type] of patches) {
+    const [a, b] = await Promise.all([up('PATCH', `${scale}?dryRun=All`, body, type), ours('PATCH', `${scale}?dryRun=All`, body, type)])
+    const same = a.status === b.status && (a.status < 300 ? JSON.stringify(record(a.body?.['spec'])) === JSON.stringify(record(b.body?.['spec'])) : messageOf(a) === messageOf(b))
+    if (same) tally.same++
+    else {
+      tally.differ++
+      console.log(`\npatch scale (${what})\n  upstream ${a.status} ${messageOf(a) || JSON.stringify(a.body?.['spec'])}\n  ours     ${b.status} ${messageOf(b) || JSON.stringify(b.body?.['spec'])}`)
+    }
+  }
+  const missingStatus = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'missing' }, spec: deployment.spec, status: { replicas: 1 } }
+  await compare(tally, 'put status (missing)', up, ours, 'PUT', `${deployments}/missing/status`, missingStatus)
+  await compare(tally, 'patch status (missing)', up, ours, 'PATCH', `${deployments}/missing/status`, '{"status":{"replicas":1}}')
+  await compare(tally, 'get status (missing)', up, ours, 'GET', `${deployments}/missing/status`)
+  await compare(tally, 'unknown subresource', up, ours, 'GET', `${deployments}/scaled/bogus`)
+  await compare(tally, 'post to a subresource', up, ours, 'POST', `${deployments}/scaled/status`, deployment)
+}
+
+const SUITES = { creates, updates, status, selectors, defaults, reads, patches, deletes, subresources } as const
 
 const { values } = parseArgs({
   options: {
@@ -507,7 +597,7 @@ const { values } = parseArgs({
   },
 })
 if (!values.upstream) {
-  console.error('usage: node --import tsx tools/differential.ts --upstream KUBE_APISERVER [--suite creates|updates|status|selectors|defaults|reads|patches]... [--only REGEX] [--port N]')
+  console.error('usage: node --import tsx tools/differential.ts --upstream KUBE_APISERVER [--suite creates|updates|status|selectors|defaults|reads|patches|deletes|subresources]... [--only REGEX] [--port N]')
   process.exit(2)
 }
 const chosen = (values.suite ?? Object.keys(SUITES)) as (keyof typeof SUITES)[]

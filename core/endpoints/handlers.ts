@@ -17,7 +17,7 @@ import { isMarkedLarge } from '../machinery/large-objects.js'
 import { badRequest, methodNotAllowed, resourceNotFound, StatusError, type StatusReason, unsupportedMediaType } from '../machinery/status-error.js'
 import { watchStream } from '../http/watch-stream.js'
 import { groupVersion, type ResourceEntry, type Verb } from '../resources/catalogue.js'
-import { cloneJson, isPlainObject, type KubeObject, type UserInfo } from '../machinery/object.js'
+import { cloneJson, isPlainObject, type KubeObject, type ObjectMeta, type UserInfo } from '../machinery/object.js'
 import type { StorageEvent } from '../storage/interface.js'
 import { resourceVersionSyntaxError } from '../storage/errors.js'
 import { isDryRun } from '../registry/delete-options.js'
@@ -35,6 +35,7 @@ import { parseListQuery } from '../registry/list-query.js'
 import { managerName } from '../registry/managed-fields.js'
 import { type PatchRequest, patchTypes, readPatch } from './patch-request.js'
 import { getScale, updateScale } from '../registry/scale.js'
+import { checkUpdateNames } from '../registry/preconditions.js'
 import { isConnectSubresource } from './connect-options.js'
 import { admitConnect, tokenRequestAdmission } from './subresource-admission.js'
 import { withWarnings } from '../http/warnings.js'
@@ -376,6 +377,8 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
   const req = await writeRequest(request, entry, info.verb, env, ctx)
   if (scale) {
     if (req.apply) throw unsupportedMediaType(APPLY_PATCH_TYPE, patchTypes(entry).filter((t) => t !== APPLY_PATCH_TYPE))
+    // A PUT's Scale must name the object before the object is read, as upstream's update handler checks it.
+    if (isPlainObject(req.put)) checkUpdateNames(isPlainObject(req.put['metadata']) ? (req.put['metadata'] as ObjectMeta) : {}, ns, info.name)
     return objectResponse(await updateScale(store, ns, info.name, req.patch, ctx), format)
   }
   const narrowed = NARROWED_BY_OWN_STRATEGY.has(sub.name) ? (sub.name as NarrowedSubresource) : 'status'

@@ -165,6 +165,43 @@ describe('the scale subresource', () => {
     assert.equal(deploy.metadata.generation, 3)
   })
 
+  it('writes spec.replicas with a JSON patch and a strategic merge patch, and keeps it through a patch of other fields', async () => {
+    const api = await startServer()
+    await createDeployment(api, 'web', 2)
+    const json = await api.patch(`${DEPLOYS}/web/scale`, [{ op: 'replace', path: '/spec/replicas', value: 4 }], 'application/json-patch+json')
+    assert.equal(json.status, 200, json.text)
+    assert.deepEqual(json.body.spec, { replicas: 4 })
+    const labelled = await api.patch(`${DEPLOYS}/web/scale`, [{ op: 'add', path: '/metadata/labels', value: { a: 'b' } }], 'application/json-patch+json')
+    assert.equal(labelled.status, 200, labelled.text)
+    assert.deepEqual(labelled.body.spec, { replicas: 4 }, 'a patch that leaves spec alone leaves the replicas')
+    const strategic = await api.patch(`${DEPLOYS}/web/scale`, { spec: { replicas: 6 } }, 'application/strategic-merge-patch+json')
+    assert.deepEqual(strategic.body.spec, { replicas: 6 })
+    assert.equal((await api.get(`${DEPLOYS}/web`)).body.spec.replicas, 6)
+  })
+
+  it('refuses a Scale that names another object, or none, before reading the object, and changes nothing', async () => {
+    const api = await startServer()
+    await createDeployment(api, 'web', 2)
+    const scale = (await api.get(`${DEPLOYS}/web/scale`)).body
+    const refusals: [string, unknown, string][] = [
+      [`${DEPLOYS}/web/scale`, { ...scale, metadata: { ...scale.metadata, name: 'other' } }, 'the name of the object (other) does not match the name on the URL (web)'],
+      [`${DEPLOYS}/web/scale`, { apiVersion: 'autoscaling/v1', kind: 'Scale', spec: { replicas: 3 } }, 'the name of the object (web based on URL) was undeterminable: name must be provided'],
+      [`${DEPLOYS}/missing/scale`, { ...scale, spec: { replicas: 3 } }, 'the name of the object (web) does not match the name on the URL (missing)'],
+      [`${DEPLOYS}/web/scale`, { ...scale, spec: { replicas: 'x' } }, 'Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal string into Go struct field ScaleSpec.spec.replicas of type int32'],
+    ]
+    for (const [path, body, message] of refusals) {
+      const res = await api.put(path, body)
+      assert.equal(res.status, 400, res.text)
+      assert.equal(res.body.message, message)
+    }
+    const renamed = await api.patch(`${DEPLOYS}/web/scale`, [{ op: 'replace', path: '/metadata/name', value: 'other' }], 'application/json-patch+json')
+    assert.equal(renamed.status, 400)
+    assert.equal(renamed.body.message, 'the name of the object (other) does not match the name on the URL (web)')
+    const now = (await api.get(`${DEPLOYS}/web`)).body
+    assert.equal(now.spec.replicas, 2)
+    assert.equal(now.metadata.generation, 1)
+  })
+
   it('conflicts when the Scale carries a stale resourceVersion', async () => {
     const api = await startServer()
     await createDeployment(api)
