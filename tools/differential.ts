@@ -27,7 +27,10 @@
  *   deletes    DeleteOptions in the query and the body, of one object and
  *              of a collection;
  *   subresources  a Deployment's scale read and written, status writes of
- *              objects that are not there, unknown subresources.
+ *              objects that are not there, unknown subresources;
+ *   tables     each sample created, its list read as a Table (what kubectl
+ *              get prints): the columns and the first row compared, but
+ *              for ages, addresses and what controllers change.
  *
  * `--only` keeps the samples whose `group/version/resource` matches. An
  * older upstream binary differs where upstream changed since (its JSON
@@ -54,7 +57,7 @@ interface Answer {
   text: string
 }
 /** One request; a body of text goes as it is, with `contentType` (JSON by default). */
-type Call = (method: string, path: string, body?: unknown, contentType?: string) => Promise<Answer>
+type Call = (method: string, path: string, body?: unknown, contentType?: string, accept?: string) => Promise<Answer>
 
 const record = (v: unknown): Json => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {})
 const parse = (text: string): Json | undefined => {
@@ -72,11 +75,11 @@ async function startUpstream(binary: string, port: number): Promise<{ call: Call
   const dir = mkdtempSync(join(tmpdir(), 'apiserver-differential-'))
   const setup = await prepareEnvtest(join(dir, 'pki'), { address: '127.0.0.1', port, etcdUrl: etcd.clientUrl })
   const child: ChildProcess = spawn(binary, [...setup.args, '--insecure-port=0'], { stdio: 'ignore' })
-  const call: Call = (method, path, body, contentType = 'application/json') =>
+  const call: Call = (method, path, body, contentType = 'application/json', accept = 'application/json') =>
     new Promise((done, fail) => {
       const data = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body)
       // A length for every body: Node sends a DELETE's unframed otherwise, which Go reads as the next request.
-      const headers = { accept: 'application/json', ...(data !== undefined ? { 'content-type': contentType, 'content-length': String(Buffer.byteLength(data)) } : {}) }
+      const headers = { accept, ...(data !== undefined ? { 'content-type': contentType, 'content-length': String(Buffer.byteLength(data)) } : {}) }
       const req = httpsRequest({ host: '127.0.0.1', port, method, path, headers, ca: setup.servingCa, cert: setup.admin.certificate, key: setup.admin.privateKey }, (res) => {
         const chunks: Buffer[] = []
         res.on('data', (c: Buffer) => chunks.push(c))
@@ -110,9 +113,9 @@ async function startUpstream(binary: string, port: number): Promise<{ call: Call
 async function startOurs(): Promise<{ call: Call; server: ApiServer }> {
   const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY })
   await server.ready
-  const call: Call = async (method, path, body, contentType = 'application/json') => {
+  const call: Call = async (method, path, body, contentType = 'application/json', accept = 'application/json') => {
     const data = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body)
-    const headers = { accept: 'application/json', ...(data !== undefined ? { 'content-type': contentType } : {}) }
+    const headers = { accept, ...(data !== undefined ? { 'content-type': contentType } : {}) }
     const res = await server.fetch(new Request(`http://in-process${path}`, { method, headers, ...(data !== undefined ? { body: data } : {}) }))
     const text = await res.text()
     return { status: res.status, body: parse(text), text }
@@ -586,7 +589,43 @@ async function subresources(up: Call, ours: Call, only: RegExp | undefined, tall
   await compare(tally, 'post to a subresource', up, ours, 'POST', `${deployments}/scaled/status`, deployment)
 }
 
-const SUITES = { creates, updates, status, selectors, defaults, reads, patches, deletes, subresources } as const
+/** Cells whose values two servers give apart by nature: ages, addresses, names made up for the object. */
+const VOLATILE_COLUMNS = new Set(['Age', 'Cluster-IP', 'External-IP', 'IP', 'Endpoints', 'Last Seen', 'Created At', 'Duration', 'Completions', 'Secrets', 'Data', 'Token', 'Ready', 'Status', 'Restarts', 'Nominated Node', 'Node', 'Readiness Gates', 'Up-to-date', 'Available', 'Current', 'Desired', 'Condition', 'Requestor'])
+
+/** Each sample created on both (for real), then its list read as a Table: the columns and the first row's cells compared. */
+async function tables(up: Call, ours: Call, only: RegExp | undefined, tally: Tally): Promise<void> {
+  const asTable = 'application/json;as=Table;v=v1;g=meta.k8s.io'
+  const tableCall = (call: Call, path: string) => call('GET', path, undefined, undefined, asTable)
+  for (const sample of SAMPLES) {
+    if (only && !only.test(sample.gvr)) continue
+    const coll = await collectionOf(up, sample.gvr)
+    if (!coll) continue
+    const body: Json = { apiVersion: coll.apiVersion, kind: coll.kind, ...structuredClone(sample.body) }
+    const [a, b] = await Promise.all([up('POST', coll.path, body), ours('POST', coll.path, structuredClone(body))])
+    if (a.status !== 201 || b.status !== 201) continue
+    const name = String(meta(a.body ?? {})['name'])
+    const path = `${coll.path}?fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`
+    const [x, y] = await Promise.all([tableCall(up, path), tableCall(ours, path)])
+    const columns = (t: Answer) => (Array.isArray(t.body?.['columnDefinitions']) ? (t.body['columnDefinitions'] as Json[]) : [])
+    const describe = (t: Answer) => columns(t).map((c) => `${String(c['name'])}:${String(c['type'])}${c['format'] ? `/${String(c['format'])}` : ''}`)
+    const cells = (t: Answer) => {
+      const rows = Array.isArray(t.body?.['rows']) ? (t.body['rows'] as Json[]) : []
+      const first = Array.isArray(rows[0]?.['cells']) ? (rows[0]['cells'] as unknown[]) : []
+      return columns(t).map((c, i) => (VOLATILE_COLUMNS.has(String(c['name'])) ? '~' : JSON.stringify(first[i])))
+    }
+    const differences: string[] = []
+    if (x.status !== y.status) differences.push(`status: upstream ${x.status}, ours ${y.status}`)
+    if (describe(x).join(' ') !== describe(y).join(' ')) differences.push(`columns:\n    upstream ${describe(x).join(' ')}\n    ours     ${describe(y).join(' ')}`)
+    else if (cells(x).join(' ') !== cells(y).join(' ')) differences.push(`cells:\n    upstream ${cells(x).join(' ')}\n    ours     ${cells(y).join(' ')}`)
+    if (differences.length === 0) tally.same++
+    else {
+      tally.differ++
+      console.log(`\ntable ${sample.gvr}: ${differences.join('\n  ')}`)
+    }
+  }
+}
+
+const SUITES = { creates, updates, status, selectors, defaults, reads, patches, deletes, subresources, tables } as const
 
 const { values } = parseArgs({
   options: {
@@ -597,7 +636,7 @@ const { values } = parseArgs({
   },
 })
 if (!values.upstream) {
-  console.error('usage: node --import tsx tools/differential.ts --upstream KUBE_APISERVER [--suite creates|updates|status|selectors|defaults|reads|patches|deletes|subresources]... [--only REGEX] [--port N]')
+  console.error('usage: node --import tsx tools/differential.ts --upstream KUBE_APISERVER [--suite creates|updates|status|selectors|defaults|reads|patches|deletes|subresources|tables]... [--only REGEX] [--port N]')
   process.exit(2)
 }
 const chosen = (values.suite ?? Object.keys(SUITES)) as (keyof typeof SUITES)[]

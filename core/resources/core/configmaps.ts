@@ -40,7 +40,7 @@ export const configMaps: ResourceEntry = defineResource({
     nameColumn,
     {
       name: 'Data',
-      type: 'integer',
+      type: 'string',
       description: 'How many keys the ConfigMap holds, in data and binaryData.',
       priority: 0,
       cell: (obj) => dataCount(obj, 'data', 'binaryData'),

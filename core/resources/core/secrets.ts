@@ -120,7 +120,7 @@ export const secrets: ResourceEntry = defineResource({
     },
     {
       name: 'Data',
-      type: 'integer',
+      type: 'string',
       description: 'How many keys the secret holds.',
       priority: 0,
       cell: (obj) => dataCount(obj, 'data'),

@@ -39,7 +39,7 @@ export const serviceAccounts: ResourceEntry = defineResource({
     nameColumn,
     {
       name: 'Secrets',
-      type: 'integer',
+      type: 'string',
       description: 'How many secrets the service account lists.',
       priority: 0,
       cell: (obj) => (Array.isArray(obj['secrets']) ? obj['secrets'].length : 0),

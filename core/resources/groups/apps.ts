@@ -56,8 +56,8 @@ export const deployments: ResourceEntry = defineResource({
   columns: [
     nameColumn,
     column('Ready', 'Ready pods out of those wanted.', (d) => `${int(at(d, 'status', 'readyReplicas'))}/${desiredReplicas(d)}`),
-    column('Up-to-date', 'Pods running the latest template.', status('updatedReplicas'), { type: 'integer' }),
-    column('Available', 'Pods available to serve.', status('availableReplicas'), { type: 'integer' }),
+    column('Up-to-date', 'Pods running the latest template.', status('updatedReplicas')),
+    column('Available', 'Pods available to serve.', status('availableReplicas')),
     ageColumn,
     ...templateColumns,
     wideColumn('Selector', 'The pods it manages.', (d) => labelSelectorText(at(d, 'spec', 'selector'))),
@@ -171,7 +171,7 @@ export const controllerRevisions: ResourceEntry = defineResource({
   columns: [
     nameColumn,
     column('Controller', 'The controller that owns the revision.', controllerOf),
-    column('Revision', 'The revision number.', (cr) => int(cr['revision']), { type: 'integer' }),
+    column('Revision', 'The revision number.', (cr) => int(cr['revision'])),
     ageColumn,
   ],
 })

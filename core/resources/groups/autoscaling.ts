@@ -80,8 +80,8 @@ const hpaColumns: TableColumn[] = [
     const min = at(hpa, 'spec', 'minReplicas')
     return typeof min === 'number' ? String(min) : '<unset>'
   }),
-  column('MaxPods', 'The most replicas it scales to.', (hpa) => int(at(hpa, 'spec', 'maxReplicas')), { type: 'integer' }),
-  column('Replicas', 'The replicas it last saw.', (hpa) => int(at(hpa, 'status', 'currentReplicas')), { type: 'integer' }),
+  column('MaxPods', 'The most replicas it scales to.', (hpa) => int(at(hpa, 'spec', 'maxReplicas'))),
+  column('Replicas', 'The replicas it last saw.', (hpa) => int(at(hpa, 'status', 'currentReplicas'))),
   ageColumn,
 ]
 

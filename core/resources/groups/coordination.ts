@@ -35,5 +35,11 @@ export const leaseCandidates: ResourceEntry = defineResource({
   offByDefault: true,
   // A PUT of a candidate not stored creates it, as upstream's strategy allows.
   strategy: { allowCreateOnUpdate: true, validate: validateLeaseCandidate, validateUpdate: validateLeaseCandidate },
-  columns: [nameColumn, column('Lease', 'The Lease the candidate runs for.', textAt('spec', 'leaseName')), ageColumn],
+  columns: [
+    nameColumn,
+    column('LeaseName', 'The Lease the candidate runs for.', textAt('spec', 'leaseName')),
+    column('BinaryVersion', 'The binary version of the candidate.', textAt('spec', 'binaryVersion')),
+    column('EmulationVersion', 'The version the candidate emulates.', textAt('spec', 'emulationVersion')),
+    ageColumn,
+  ],
 })

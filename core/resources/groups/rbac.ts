@@ -24,12 +24,12 @@ import {
 
 const GROUP = 'rbac.authorization.k8s.io'
 
-/** Subjects of one kind as upstream lists them: users and groups by name, service accounts as `ns:name`. */
+/** Subjects of one kind as upstream lists them: users and groups by name, service accounts as `namespace/name`. */
 function subjects(kind: 'User' | 'Group' | 'ServiceAccount'): (binding: KubeObject) => string {
   return (binding) =>
     list(binding['subjects'])
       .filter((s) => text(at(s, 'kind')) === kind)
-      .map((s) => (kind === 'ServiceAccount' ? `${text(at(s, 'namespace'))}:${text(at(s, 'name'))}` : text(at(s, 'name'))))
+      .map((s) => (kind === 'ServiceAccount' ? `${text(at(s, 'namespace'))}/${text(at(s, 'name'))}` : text(at(s, 'name'))))
       .join(', ')
 }
 
