@@ -197,6 +197,12 @@ async function collectionOf(up: Call, gvr: string): Promise<{ path: string; apiV
   return { path: `${base}${found['namespaced'] ? '/namespaces/default' : ''}/${resource}`, apiVersion: group ? `${group}/${version}` : version, kind: String(found['kind']) }
 }
 
+/** The sample POSTed to both (for real), with its collection and both answers. */
+async function createdOnBoth(up: Call, ours: Call, coll: { path: string; apiVersion: string; kind: string }, sample: (typeof SAMPLES)[number]): Promise<[Answer, Answer]> {
+  const body: Json = { apiVersion: coll.apiVersion, kind: coll.kind, ...structuredClone(sample.body) }
+  return Promise.all([up('POST', coll.path, body), ours('POST', coll.path, structuredClone(body))])
+}
+
 async function creates(up: Call, ours: Call, only: RegExp | undefined, tally: Tally): Promise<void> {
   for (const sample of SAMPLES) {
     if (only && !only.test(sample.gvr)) continue
@@ -215,8 +221,7 @@ async function updates(up: Call, ours: Call, only: RegExp | undefined, tally: Ta
     if (only && !only.test(sample.gvr)) continue
     const coll = await collectionOf(up, sample.gvr)
     if (!coll) continue
-    const body: Json = { apiVersion: coll.apiVersion, kind: coll.kind, ...structuredClone(sample.body) }
-    const [a, b] = await Promise.all([up('POST', coll.path, body), ours('POST', coll.path, structuredClone(body))])
+    const [a, b] = await createdOnBoth(up, ours, coll, sample)
     if (a.status !== 201 || b.status !== 201) {
       console.log(`\nupdate ${sample.gvr}: not created (upstream ${a.status} ${messageOf(a)}; ours ${b.status} ${messageOf(b)})`)
       continue
@@ -266,8 +271,7 @@ async function status(up: Call, ours: Call, only: RegExp | undefined, tally: Tal
     const [group = '', version = '', resource = ''] = sample.gvr.split('/')
     const resources = (await up('GET', group ? `/apis/${group}/${version}` : `/api/${version}`)).body?.['resources']
     if (!coll || !(Array.isArray(resources) ? resources : []).some((r) => record(r)['name'] === `${resource}/status`)) continue
-    const body: Json = { apiVersion: coll.apiVersion, kind: coll.kind, ...structuredClone(sample.body) }
-    const [a, b] = await Promise.all([up('POST', coll.path, body), ours('POST', coll.path, structuredClone(body))])
+    const [a, b] = await createdOnBoth(up, ours, coll, sample)
     if (a.status !== 201 || b.status !== 201) continue
     const item = `${coll.path}/${String(meta(a.body ?? {})['name'])}`
     for (const [what, mutate] of STATUS_MUTATIONS) {
@@ -600,8 +604,7 @@ async function tables(up: Call, ours: Call, only: RegExp | undefined, tally: Tal
     if (only && !only.test(sample.gvr)) continue
     const coll = await collectionOf(up, sample.gvr)
     if (!coll) continue
-    const body: Json = { apiVersion: coll.apiVersion, kind: coll.kind, ...structuredClone(sample.body) }
-    const [a, b] = await Promise.all([up('POST', coll.path, body), ours('POST', coll.path, structuredClone(body))])
+    const [a, b] = await createdOnBoth(up, ours, coll, sample)
     if (a.status !== 201 || b.status !== 201) continue
     const name = String(meta(a.body ?? {})['name'])
     const path = `${coll.path}?fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`
