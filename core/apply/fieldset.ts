@@ -16,11 +16,10 @@ import {
   type Path,
   type PathElement,
 } from './path.js'
-import { type Checkpointed, StepCounter } from '../machinery/time-slice.js'
+import { type Checkpointed, StepCounter, UNITS_PER_STEP } from '../machinery/time-slice.js'
 
 /** FieldsV1 elements written between two checkpoints (toFieldsV1InSteps). */
-const ELEMENTS_PER_STEP = 2048
-const elementsWritten = new StepCounter(ELEMENTS_PER_STEP)
+const elementsWritten = new StepCounter()
 
 /** A path prefix of field names, `*` standing for any one element (a list item, a map key). */
 export type FieldPrefix = readonly string[]
@@ -321,7 +320,7 @@ export class FieldSet {
   }
 
   private *emitInSteps(includeSelf: boolean): Checkpointed<Record<string, unknown>> {
-    if (this.size <= ELEMENTS_PER_STEP) {
+    if (this.size <= UNITS_PER_STEP) {
       if (elementsWritten.add(this.size)) yield
       return this.emit(includeSelf)
     }
@@ -329,7 +328,7 @@ export class FieldSet {
     const at = { member: 0, child: 0 }
     const below: [string, FieldSet, boolean][] = []
     for (;;) {
-      const visited = this.visitLevel(at, ELEMENTS_PER_STEP, (key, set, member) => {
+      const visited = this.visitLevel(at, UNITS_PER_STEP, (key, set, member) => {
         // The key takes its place now; its object is written below, in steps of its own.
         if (set) below.push([key, set, member])
         out[key] = set ? null : {}

@@ -23,7 +23,7 @@ function emptyOrAbsent(v: unknown, list: boolean): boolean {
  * field sets) go through between two checkpoints: they are generators, run
  * at once for an ordinary object and in slices for one of megabytes.
  */
-const applySteps = new StepCounter(2048)
+const applySteps = new StepCounter()
 
 /** lhs with rhs merged in; undefined when neither side leaves anything. */
 export function mergeValues(lhs: unknown, rhs: unknown, declared: Shape): unknown {

@@ -9,7 +9,7 @@ import type { FieldDef, TypeDef, TypeRef } from '../resources/schema/index.js'
 import { typeTable } from '../resources/schema/index.js'
 import { FieldSet, type FieldSetChild } from './fieldset.js'
 import { appendAll } from '../machinery/append-all.js'
-import { type Checkpointed, runAtOnce, StepCounter } from '../machinery/time-slice.js'
+import { type Checkpointed, runAtOnce, StepCounter, UNITS_PER_STEP } from '../machinery/time-slice.js'
 import { compareValues, elementId, elementText, type Json, type PathElement } from './path.js'
 import { ATOMIC_STRUCTS, FIELD_MAP_TYPE, GO_ZERO_FIELDS, KEY_DEFAULTS } from './schema-facts.js'
 
@@ -157,8 +157,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 }
 
 /** Values the walks here (the comparison, the check of an applied object, its field set) go through between two checkpoints. */
-const VALUES_PER_STEP = 2048
-const valuesWalked = new StepCounter(VALUES_PER_STEP)
+const valuesWalked = new StepCounter()
 
 /**
  * The problems of an applied configuration, worded and prefixed as upstream
@@ -321,7 +320,7 @@ function* compareIntoInSteps(lhs: unknown, rhs: unknown, declared: Shape, inner:
     yield
     yield* compareFieldsInSteps(...fields, inner)
   }
-  if (below.length > VALUES_PER_STEP) yield
+  if (below.length > UNITS_PER_STEP) yield
   for (const [l, r, shape, pe] of below) yield* compareBelowInSteps(l, r, shape, pe, inner)
   return change
 }
@@ -329,10 +328,10 @@ function* compareIntoInSteps(lhs: unknown, rhs: unknown, declared: Shape, inner:
 /** compareFields in steps: a level of many fields is read in runs. */
 function* compareFieldsInSteps(l: Record<string, unknown>, r: Record<string, unknown>, shape: Shape, inner: Changes): Checkpointed<void> {
   const names = Object.keys(l)
-  if (names.length > VALUES_PER_STEP) yield
+  if (names.length > UNITS_PER_STEP) yield
   for (const name of names) yield* compareBelowInSteps(l[name], ownValue(r, name), childShape(shape, name) ?? LEAF, { field: name }, inner)
   const added = Object.keys(r)
-  if (added.length > VALUES_PER_STEP) yield
+  if (added.length > UNITS_PER_STEP) yield
   for (const name of added) {
     if (!Object.hasOwn(l, name)) yield* compareBelowInSteps(undefined, r[name], childShape(shape, name) ?? LEAF, { field: name }, inner)
   }

@@ -13,7 +13,7 @@
  * through JSON itself.
  */
 import { sortInSteps } from '../machinery/sort-in-steps.js'
-import { type Checkpointed, StepCounter } from '../machinery/time-slice.js'
+import { type Checkpointed, StepCounter, UNITS_PER_STEP } from '../machinery/time-slice.js'
 import {
   compareGoStrings,
   isEmptyValue,
@@ -170,11 +170,8 @@ function put(out: Record<string, unknown>, key: string, value: unknown): void {
   else out[key] = value
 }
 
-/** Values copied between two checkpoints. */
-const VALUES_PER_STEP = 2048
-
 /** Shared by the walks of every request: it only decides when they yield. */
-const copied = new StepCounter(VALUES_PER_STEP)
+const copied = new StepCounter()
 const checkpointDue = (): boolean => copied.add()
 
 const isContainer = (v: unknown): v is object => typeof v === 'object' && v !== null
@@ -238,7 +235,7 @@ function* itemsInSteps(v: readonly unknown[], normal: (item: unknown) => unknown
 /** A map's entries in Go's order of its keys (sortedKeys), undefined ones left out. */
 function* sortedEntriesInSteps(v: Record<string, unknown>, copy: (item: unknown) => Checkpointed<unknown>): Checkpointed<Record<string, unknown>> {
   const keys = Object.keys(v)
-  if (keys.length > VALUES_PER_STEP) yield
+  if (keys.length > UNITS_PER_STEP) yield
   yield* sortInSteps(keys, compareGoStrings)
   return yield* entriesInSteps(v, keys, (item) => item === undefined, copy)
 }
@@ -272,6 +269,6 @@ function* jsonValueInSteps(v: unknown): Checkpointed<unknown> {
   if (Array.isArray(v)) return yield* itemsInSteps(v, (item) => (skipped(item) ? null : item), jsonValueInSteps)
   const object = v as Record<string, unknown>
   const keys = Object.keys(object)
-  if (keys.length > VALUES_PER_STEP) yield
+  if (keys.length > UNITS_PER_STEP) yield
   return yield* entriesInSteps(object, keys, skipped, jsonValueInSteps)
 }

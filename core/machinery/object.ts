@@ -1,4 +1,4 @@
-import { type Checkpointed, StepCounter } from './time-slice.js'
+import { type Checkpointed, StepCounter, UNITS_PER_STEP } from './time-slice.js'
 
 /** The shape every stored API object shares; the rest of an object is per-kind. */
 export interface OwnerReference {
@@ -104,9 +104,8 @@ function copyValue(value: unknown): unknown {
   return out
 }
 
-/** Values copied between two checkpoints (cloneJsonInSteps). */
-const VALUES_PER_STEP = 2048
-const valuesCopied = new StepCounter(VALUES_PER_STEP)
+/** Values copied since the last checkpoint (cloneJsonInSteps). */
+const valuesCopied = new StepCounter()
 
 /** cloneJson as checkpointed work, for an object of megabytes (one of 100,000 keys took 80 ms at once). */
 export function* cloneJsonInSteps<T>(value: T): Checkpointed<T> {
@@ -126,7 +125,7 @@ function* copyValueInSteps(value: unknown): Checkpointed<unknown> {
     return out
   }
   const keys = Object.keys(value)
-  if (keys.length > VALUES_PER_STEP) yield
+  if (keys.length > UNITS_PER_STEP) yield
   const out: Record<string, unknown> = {}
   for (const key of keys) {
     setKey(out, key, yield* copyValueInSteps((value as Record<string, unknown>)[key]))

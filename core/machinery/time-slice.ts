@@ -133,6 +133,14 @@ export class TimeSlice {
 export type Checkpointed<T> = Generator<void, T, void>
 
 /**
+ * The values (keys copied, elements written, fields compared) a walk over a
+ * large object handles between two checkpoints: a few hundred microseconds
+ * of work, so that a slice holds several and the checkpoints cost little.
+ * A level with more entries than this yields after taking its keys too.
+ */
+export const UNITS_PER_STEP = 2048
+
+/**
  * The work a walk has done since its last checkpoint, counted in units
  * (values copied, elements written) rather than by the size of each part:
  * telling the size of a level of 250,000 keys is itself a pass over them.
@@ -140,7 +148,7 @@ export type Checkpointed<T> = Generator<void, T, void>
 export class StepCounter {
   private sinceCheckpoint = 0
 
-  constructor(private readonly unitsPerStep: number) {}
+  constructor(private readonly unitsPerStep = UNITS_PER_STEP) {}
 
   /** Counts `units` more; true when a step's worth is done (and starts the next). */
   add(units = 1): boolean {

@@ -34,7 +34,7 @@ function isDirectiveKey(key: string): boolean {
 }
 
 /** The keys and items a merge handles between two checkpoints (`if (mergeSteps.add()) yield`). */
-export const mergeSteps = new StepCounter(2048)
+export const mergeSteps = new StepCounter()
 
 /**
  * A patch value taken as it is (a replaced field, an appended list item):

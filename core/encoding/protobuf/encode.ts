@@ -12,7 +12,7 @@ import { fieldPlace, formsWrapper, hasProtobufForm, lookupType, splitApiVersion,
 import { PROTOBUF_MAGIC, VARINT, Writer } from './wire.js'
 import { jsonTextInSteps } from '../../machinery/json-text.js'
 import { sortInSteps } from '../../machinery/sort-in-steps.js'
-import { type Checkpointed, StepCounter } from '../../machinery/time-slice.js'
+import { type Checkpointed, StepCounter, UNITS_PER_STEP } from '../../machinery/time-slice.js'
 
 /** A field of the message, or an embedded Go struct travelling as one nested message. */
 type WireSlot = { proto: number; field: FieldDef } | { proto: number; embedded: string }
@@ -245,8 +245,7 @@ export function* encodeProtobufInSteps(obj: Record<string, unknown>): Checkpoint
 }
 
 /** Map entries and list items written between two checkpoints. */
-const ENTRIES_PER_STEP = 2048
-const entriesWritten = new StepCounter(ENTRIES_PER_STEP)
+const entriesWritten = new StepCounter()
 
 /** writeMessage in steps: each field holding a list, a map or a message written by the walks below. */
 function* writeMessageInSteps(w: Writer, obj: unknown, def: TypeDef, types: TypeTable): Checkpointed<void> {
@@ -280,7 +279,7 @@ function* encodeFieldInSteps(w: Writer, num: number, t: TypeRef, v: unknown, own
   if ('map' in t) {
     if (!isPlainObject(v)) throw new Error(`${fieldPlace(owner, field)}: expected a map`)
     const keys = Object.keys(v)
-    if (keys.length > ENTRIES_PER_STEP) yield
+    if (keys.length > UNITS_PER_STEP) yield
     // The order of encodeField's sort(): UTF-16 code units.
     for (const key of yield* sortInSteps(keys, (a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
       const mark = w.begin(num)
