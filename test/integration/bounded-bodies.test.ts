@@ -160,7 +160,8 @@ describe('numbers JSON cannot carry', () => {
     for (const [value, named] of cases) {
       const message = `error converting YAML to JSON: json: unsupported value: ${named}`
       await refused(api, () => api.post(THINGS, thing(value), { headers: YAML }), 400, 'BadRequest', message)
-      await refused(api, () => api.patch(`${THINGS}/t?fieldManager=m`, thing(value), 'application/apply-patch+yaml'), 400, 'BadRequest', message)
+      // An apply's configuration fails upstream's YAML decoding, which says so first.
+      await refused(api, () => api.patch(`${THINGS}/t?fieldManager=m`, thing(value), 'application/apply-patch+yaml'), 400, 'BadRequest', `error decoding YAML: ${message}`)
     }
     // Finite numbers, and words that only look like them, are kept.
     assert.equal((await api.post(THINGS, thing('{a: 1.5e300, b: .info, c: 1e30}'), { headers: YAML })).status, 201)
