@@ -377,9 +377,15 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
   const req = await writeRequest(request, entry, info.verb, env, ctx)
   if (scale) {
     if (req.apply) throw unsupportedMediaType(APPLY_PATCH_TYPE, patchTypes(entry).filter((t) => t !== APPLY_PATCH_TYPE))
-    // A PUT's Scale must name the object before the object is read, as upstream's update handler checks it.
-    if (isPlainObject(req.put)) checkUpdateNames(isPlainObject(req.put['metadata']) ? (req.put['metadata'] as ObjectMeta) : {}, ns, info.name)
-    return objectResponse(await updateScale(store, ns, info.name, req.patch, ctx), format)
+    // A Scale must name the object it scales, as any object written to a URL must (upstream's checkName):
+    // a PUT's before the object is read, a patched one once patched.
+    const named = (scale: unknown): unknown => {
+      checkUpdateNames(isPlainObject(scale) && isPlainObject(scale['metadata']) ? (scale['metadata'] as ObjectMeta) : {}, ns, info.name)
+      return scale
+    }
+    if (req.put !== undefined) named(req.put)
+    const patch = req.patch
+    return objectResponse(await updateScale(store, ns, info.name, async (current) => named(await patch(current)), ctx), format)
   }
   const narrowed = NARROWED_BY_OWN_STRATEGY.has(sub.name) ? (sub.name as NarrowedSubresource) : 'status'
   const { object } = await write(store, ns, info.name, req, ctx, narrowed)

@@ -12,9 +12,8 @@
 import { badRequest, type GroupResource, internalError, notFound, StatusError } from '../machinery/status-error.js'
 import type { ResourceEntry, ScalePaths } from '../resources/catalogue.js'
 import { nestedInteger, nestedString, ScalePathError, setNested } from '../resources/scale-paths.js'
-import { isPlainObject, type KubeObject, type ObjectMeta } from '../machinery/object.js'
+import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import { goJsonKind } from '../machinery/go-format.js'
-import { checkUpdateNames } from './preconditions.js'
 import { fieldPath, invalid, invalidError } from '../machinery/field.js'
 import { labelSelectorFromObject, type LabelSelectorObject } from '../machinery/label-selector.js'
 import type { RequestContext } from './request-context.js'
@@ -118,7 +117,6 @@ export function scaleOf(entry: ResourceEntry, obj: KubeObject): KubeObject {
  */
 function requestedReplicas(
   body: unknown,
-  namespace: string,
   name: string,
   validate: boolean,
 ): { replicas: number; resourceVersion?: string } {
@@ -129,8 +127,6 @@ function requestedReplicas(
   const raw = isPlainObject(spec) ? spec['replicas'] : undefined
   if (raw !== undefined && raw !== null && (typeof raw !== 'number' || !Number.isInteger(raw)))
     throw badRequest(`Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal ${goJsonKind(raw)} into Go struct field ScaleSpec.spec.replicas of type int32`)
-  // A Scale names the object it scales, as any object written to a URL must (upstream's checkName).
-  checkUpdateNames(isPlainObject(body['metadata']) ? (body['metadata'] as ObjectMeta) : {}, namespace, name)
   const replicas = typeof raw === 'number' ? raw : 0
   if (validate && replicas < 0)
     throw invalidError('autoscaling', 'Scale', name, [
@@ -183,12 +179,11 @@ async function setCustomReplicas(
   current: KubeObject,
   paths: ScalePaths,
   next: (current: KubeObject) => unknown,
-  namespace: string,
   name: string,
 ): Promise<{ resourceVersion?: string }> {
   const values = readCustomScale(() => customScaleValues(current, paths))
   const before = scaleObject(current, { ...values, specReplicas: values.specReplicas ?? UNSET_REPLICAS })
-  const wanted = requestedReplicas(await next(before), namespace, name, false)
+  const wanted = requestedReplicas(await next(before), name, false)
   if (wanted.replicas === UNSET_REPLICAS)
     throw badRequest(`the spec replicas field ${JSON.stringify(paths.specReplicasPath)} cannot be empty`)
   readCustomScale(() => setNested(current as Record<string, unknown>, paths.specReplicasPath, wanted.replicas))
@@ -215,9 +210,9 @@ export async function updateScale(
     async (current) => {
       let wanted: { resourceVersion?: string }
       if (paths) {
-        wanted = await setCustomReplicas(current, paths, next, namespace, name)
+        wanted = await setCustomReplicas(current, paths, next, name)
       } else {
-        const asked = requestedReplicas(await next(scaleOf(store.entry, current)), namespace, name, true)
+        const asked = requestedReplicas(await next(scaleOf(store.entry, current)), name, true)
         const spec = isPlainObject(current['spec']) ? current['spec'] : {}
         current['spec'] = { ...spec, replicas: asked.replicas }
         wanted = asked
