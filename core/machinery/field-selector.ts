@@ -162,6 +162,32 @@ function splitTerm(term: string): { lhs: string; op: string; rhs: string } | und
   return undefined
 }
 
+/**
+ * The value a `field=value` (or `==`) term of `text` demands, as upstream's
+ * RequiresExactMatch reads the parsed selector: of such terms, the first in
+ * the sorted order of the terms' text, its value unescaped. Undefined when
+ * there is none, or when that term's value does not unescape (the selector
+ * does not parse then). The other terms are only split, not read: this runs
+ * on a request's whole query before its handler parses the selector in
+ * slices, and whatever is wrong with them is that parse's to refuse.
+ */
+export function requiredValueInText(text: string, field: string): string | undefined {
+  if (!text.includes(field)) return undefined
+  const head = `${field}=`
+  let first: string | undefined
+  for (const term of text.includes('\\') ? splitTerms(text) : text.split(',')) {
+    // A field name holds no operator, so the term's first one follows the name.
+    if (term.startsWith(head) && (first === undefined || term < first)) first = term
+  }
+  if (first === undefined) return undefined
+  const rhs = first.slice(head.length)
+  try {
+    return unescapeValue(rhs.startsWith('=') ? rhs.slice(1) : rhs)
+  } catch {
+    return undefined
+  }
+}
+
 function unescapeValue(raw: string): string {
   if (!/[\\,=]/.test(raw)) return raw
   let out = ''

@@ -4,6 +4,8 @@
  * RequestInfoFactory (`endpoints/request/requestinfo.go`).
  */
 
+import { requiredValueInText } from './field-selector.js'
+
 export type RequestVerb =
   | 'get'
   | 'list'
@@ -70,14 +72,18 @@ function isTruthyWatch(value: string | null): boolean {
   return v !== 'false' && v !== '0'
 }
 
-/** The name a `metadata.name=<x>` (or `==`) field selector pins, if it pins exactly one. */
+/**
+ * The name a `metadata.name=<x>` (or `==`) field selector pins, as upstream's
+ * request info takes it: the selector's exact match on the name, unescaped
+ * (`a\,b` names `a,b`), when it is a valid path segment name. The list
+ * handler filters by the same parsed value, so a list authorized for one
+ * name returns that object alone.
+ */
 function nameFromFieldSelector(selector: string | null): string {
   if (!selector) return ''
-  for (const term of selector.split(',')) {
-    const m = /^\s*metadata\.name\s*==?\s*(.*?)\s*$/.exec(term)
-    if (m?.[1] && !m[1].includes('/') && !m[1].includes('%') && m[1] !== '.' && m[1] !== '..') return m[1]
-  }
-  return ''
+  const name = requiredValueInText(selector, 'metadata.name')
+  if (!name || name === '.' || name === '..' || name.includes('/') || name.includes('%')) return ''
+  return name
 }
 
 /**

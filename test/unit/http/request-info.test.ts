@@ -23,6 +23,17 @@ const cases: [method: string, path: string, expected: Record<string, unknown>][]
     '/api/v1/namespaces/default/pods?fieldSelector=metadata.name%3Dweb',
     { verb: 'list', name: 'web', resource: 'pods' },
   ],
+  // The name the selector selects: its value unescaped, the first of the name's terms in text order, none when it does not read.
+  ['GET', `/api/v1/namespaces/default/pods?fieldSelector=${encodeURIComponent('metadata.name==web')}`, { name: 'web' }],
+  ['GET', `/api/v1/namespaces/default/pods?fieldSelector=${encodeURIComponent('metadata.name=a\\,b')}`, { name: 'a,b' }],
+  ['GET', `/api/v1/namespaces/default/pods?fieldSelector=${encodeURIComponent('metadata.name=a\\\\b')}`, { name: 'a\\b' }],
+  ['GET', `/api/v1/namespaces/default/pods?fieldSelector=${encodeURIComponent('metadata.name=web,metadata.name=api')}`, { name: 'api' }],
+  ['GET', `/api/v1/namespaces/default/pods?fieldSelector=${encodeURIComponent('metadata.name= web')}`, { name: ' web' }],
+  ['GET', `/api/v1/namespaces/default/pods?fieldSelector=${encodeURIComponent('metadata.name!=web')}`, { name: '' }],
+  ['GET', `/api/v1/namespaces/default/pods?fieldSelector=${encodeURIComponent('metadata.name=a\\b')}`, { name: '' }],
+  ['GET', `/api/v1/namespaces/default/pods?fieldSelector=${encodeURIComponent('metadata.name=a/b')}`, { name: '' }],
+  ['GET', `/api/v1/namespaces/default/pods?fieldSelector=${encodeURIComponent('metadata.name=..')}`, { name: '' }],
+  ['DELETE', `/api/v1/namespaces/default/pods?fieldSelector=${encodeURIComponent('metadata.name=web')}`, { verb: 'deletecollection', name: '' }],
   [
     'GET',
     '/apis/apps/v1/namespaces/default/deployments/web/scale',
