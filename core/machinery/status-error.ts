@@ -160,7 +160,8 @@ export function unauthorized(message = 'Unauthorized'): StatusError {
 }
 
 export function forbidden(gr: GroupResource, name: string, why: string): StatusError {
-  const subject = name ? `${qualifiedResource(gr)} "${name}"` : qualifiedResource(gr)
+  // Go's %q: a name holding `"` or `\` is shown escaped, as upstream's NewForbidden prints it.
+  const subject = name ? `${qualifiedResource(gr)} ${JSON.stringify(name)}` : qualifiedResource(gr)
   return new StatusError(403, 'Forbidden', `${subject} is forbidden: ${why}`, details(gr, name))
 }
 

@@ -22,7 +22,7 @@ export function authorizationFilter(authorizer: Authorizer): MiddlewareHandler<C
         ? { ...(info.name ? { name: info.name } : {}), ...(info.apiGroup ? { group: info.apiGroup } : {}), kind: info.resource }
         : {}
       const subject = info.isResourceRequest
-        ? `${info.apiGroup ? `${info.resource}.${info.apiGroup}` : info.resource}${info.name ? ` "${info.name}"` : ''} is forbidden: `
+        ? `${info.apiGroup ? `${info.resource}.${info.apiGroup}` : info.resource}${info.name ? ` ${JSON.stringify(info.name)}` : ''} is forbidden: `
         : 'forbidden: '
       throw new StatusError(403, 'Forbidden', subject + message, details)
     }
