@@ -6,6 +6,8 @@
  * serialised sets and messages match what upstream writes.
  */
 
+import { jsonTooDeepAt } from '../machinery/limits.js'
+
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 
 export type PathElement =
@@ -131,7 +133,14 @@ export function serializeElement(pe: PathElement): string {
 /** Thrown for a key of a type that a later version may know; such keys are skipped. */
 export class UnknownElementType extends Error {}
 
+/**
+ * A key's JSON value. One nested past MAX_NESTING_DEPTH is refused before it
+ * is parsed, as any value nested that deeply is (limits.ts): the walks over a
+ * field set (sorting, writing FieldsV1 back) recurse into it. Upstream's
+ * reader refuses past its own, deeper bound, with these words.
+ */
 function parseJson(text: string, whole: string): Json {
+  if (jsonTooDeepAt(text) !== undefined) throw new FieldsV1ParseError('parsing key as path element: incrementDepth: exceeded max depth')
   try {
     return JSON.parse(text) as Json
   } catch (err) {

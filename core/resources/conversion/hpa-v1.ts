@@ -7,6 +7,7 @@
  */
 import type { LocalVersionConversion } from '../catalogue.js'
 import { at, list, record, text } from '../columns/values.js'
+import { jsonTooDeepAt } from '../../machinery/limits.js'
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 
 const METRICS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/metrics'
@@ -127,9 +128,16 @@ function metricFromV1(m: unknown, side: 'target' | 'current'): Json {
   return { type, [sourceName(type)]: out }
 }
 
+/**
+ * An annotation's list or object, or undefined when it holds neither. What
+ * it holds goes into the stored object as it is, so a value nested past
+ * MAX_NESTING_DEPTH is no more usable than text that is not JSON: every walk
+ * over the object would recurse into it (upstream's typed reading keeps
+ * only its types' fields, none of them nested so deeply).
+ */
 function parseAnnotation(annotations: Record<string, string>, key: string): unknown[] | Json | undefined {
   const raw = annotations[key]
-  if (raw === undefined) return undefined
+  if (raw === undefined || jsonTooDeepAt(raw) !== undefined) return undefined
   try {
     const value: unknown = JSON.parse(raw)
     return Array.isArray(value) || isPlainObject(value) ? value : undefined
