@@ -6,6 +6,7 @@
  * with `kubectl-client-side-apply`; and while the annotation exists, each
  * server-side apply by kubectl rewrites it, so client-side apply keeps working.
  */
+import { jsonTooDeepAt } from '../machinery/limits.js'
 import { setKey } from '../machinery/object.js'
 import type { ApplyConflict } from './conflict.js'
 import { FieldSet } from './fieldset.js'
@@ -38,7 +39,8 @@ export function lastAppliedOf(obj: unknown): string | undefined {
  */
 export function allowedConflictsFromLastApplied(live: unknown, apiVersion: string, shape: Shape): FieldSet | undefined {
   const text = lastAppliedOf(live)
-  if (text === undefined) return undefined
+  // One nested past the bound of any decoded value is as unusable as one that is not JSON: the comparison below recurses into it.
+  if (text === undefined || jsonTooDeepAt(text) !== undefined) return undefined
   let recorded: unknown
   try {
     recorded = JSON.parse(text)

@@ -2,14 +2,17 @@
  * JSON that travels inside a string or bytes of a body, where the body's own
  * depth check does not see it: a FieldsV1 key's value, the annotations an
  * autoscaling/v1 HorizontalPodAutoscaler keeps its v2 fields in, a protobuf
- * RawExtension. Each is held to the nesting bound of any decoded value
- * (MAX_NESTING_DEPTH) before it is parsed: nested thousands of levels deep,
- * the first two answered 500 (a walk overflowed its stack), the third held
- * the thread a quarter of a second and more in V8's parser before the 400.
+ * RawExtension, the last-applied-configuration annotation kubectl's first
+ * server-side apply reads. Each is held to the nesting bound of any decoded
+ * value (MAX_NESTING_DEPTH) before it is parsed. Nested thousands of levels
+ * deep, all but the RawExtension answered 500 (a walk overflowed its
+ * stack); the RawExtension held the thread a quarter of a second and more
+ * in V8's parser before its 400.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { nestsDeeperThan } from '../../core/machinery/limits.js'
+import { installDefinition, widgetDefinition } from './crd-fixtures.js'
 import { startServer, type TestClient } from './harness.js'
 
 const PODS = '/api/v1/namespaces/default/pods'
@@ -168,5 +171,42 @@ describe('a protobuf RawExtension of JSON nested a million levels', () => {
     })
     assert.equal(res.status, 201, res.text.slice(0, 300))
     assert.deepEqual((await api.get(`${REVISIONS}/shallow`)).body.data, { spec: { template: { a: [1, 2] } } })
+  })
+})
+
+describe('a last-applied-configuration nested thousands of levels', () => {
+  const GROUP = 'nested.example.com'
+  const WIDGETS = `/apis/${GROUP}/v1/namespaces/default/widgets`
+  let api: TestClient
+  before(async () => {
+    api = await startServer()
+    await installDefinition(api, widgetDefinition(GROUP, { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }))
+  })
+
+  const widget = (name: string, spec: unknown) => ({ apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name }, spec })
+
+  it("answers kubectl's conflicting apply with the conflict, as for an annotation it cannot read", async () => {
+    const recorded = `{"apiVersion":"${GROUP}/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"x":"a","y":${deepObject(5000)}}}`
+    const created = await api.post(`${WIDGETS}?fieldManager=kubectl-client-side-apply`, {
+      ...widget('w', { x: 'a', y: { a: 1 } }),
+      metadata: { name: 'w', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': recorded } },
+    })
+    assert.equal(created.status, 201, created.text.slice(0, 300))
+    const applied = await api.patch(`${WIDGETS}/w?fieldManager=kubectl`, JSON.stringify(widget('w', { x: 'b' })), 'application/apply-patch+yaml')
+    assert.equal(applied.status, 409, applied.text.slice(0, 300))
+    assert.equal(applied.body.message, 'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using nested.example.com/v1: .spec.x')
+    assert.equal((await api.get(`${WIDGETS}/w`)).body.spec.x, 'a')
+  })
+
+  it('still lets kubectl take over what a readable annotation records', async () => {
+    const recorded = `{"apiVersion":"${GROUP}/v1","kind":"Widget","metadata":{"name":"v"},"spec":{"x":"a"}}`
+    const created = await api.post(`${WIDGETS}?fieldManager=kubectl-client-side-apply`, {
+      ...widget('v', { x: 'a' }),
+      metadata: { name: 'v', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': recorded } },
+    })
+    assert.equal(created.status, 201, created.text.slice(0, 300))
+    const applied = await api.patch(`${WIDGETS}/v?fieldManager=kubectl`, JSON.stringify(widget('v', { x: 'b' })), 'application/apply-patch+yaml')
+    assert.equal(applied.status, 200, applied.text.slice(0, 300))
+    assert.equal(applied.body.spec.x, 'b')
   })
 })
