@@ -6,6 +6,7 @@
  * backend can cost is bounded by the buffer, never by the request rate.
  */
 import type { AuditBackend, AuditEvent } from './types.js'
+import { appendAll } from '../machinery/append-all.js'
 
 export interface BatchOptions {
   bufferSize: number
@@ -46,7 +47,7 @@ export class BatchingBackend implements AuditBackend {
 
   async processEvents(events: readonly AuditEvent[]): Promise<void> {
     const room = Math.max(0, this.options.bufferSize - this.queue.length)
-    this.queue.push(...events.slice(0, room))
+    appendAll(this.queue, events.slice(0, room))
     if (events.length > room) this.dropped('buffered', 'audit buffer queue blocked', events.slice(room))
     if (this.queue.length >= this.options.maxBatchSize) this.flushSoon(0)
     else if (this.queue.length) this.flushSoon(this.options.maxBatchWaitMs)

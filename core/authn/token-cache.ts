@@ -26,6 +26,7 @@ import {
   TOKEN_CACHE_REQUESTS,
   type TokenCacheMetrics,
 } from './token-cache-metrics.js'
+import { appendAll } from '../machinery/append-all.js'
 
 /** Upstream's `TokenSuccessCacheTTL`. */
 export const TOKEN_SUCCESS_CACHE_TTL_MS = 10_000
@@ -80,7 +81,7 @@ function frozen(result: TokenAuthResult): TokenAuthResult {
 function replay(answer: Answer, notes: AuthNotes | undefined): TokenAuthResult {
   if (notes) {
     Object.assign(notes.annotations, answer.noted.annotations)
-    notes.warnings.push(...answer.noted.warnings)
+    appendAll(notes.warnings, answer.noted.warnings)
   }
   return answer.result
 }

@@ -4,6 +4,7 @@
  */
 import type { RequestInfo } from '../machinery/request-info.js'
 import type { UserInfo } from '../machinery/object.js'
+import { appendAll } from '../machinery/append-all.js'
 
 export interface Attributes {
   user: UserInfo
@@ -111,8 +112,8 @@ export async function unionRulesFor(authorizers: readonly Authorizer[], user: Us
       continue
     }
     const r = await a.rulesFor(user, namespace)
-    out.resourceRules.push(...r.resourceRules)
-    out.nonResourceRules.push(...r.nonResourceRules)
+    appendAll(out.resourceRules, r.resourceRules)
+    appendAll(out.nonResourceRules, r.nonResourceRules)
     out.incomplete ||= r.incomplete
     if (r.evaluationError) errors.push(r.evaluationError)
   }

@@ -9,6 +9,7 @@ import type { ASTNode } from '@marcbachmann/cel-js'
 import { celGoTypeName, childNodes, parseAndCheck } from './checked.js'
 import { type CelVariable, celEnvironment } from './environments.js'
 import { CostMeter, PER_CALL_LIMIT, runMetered } from './meter.js'
+import { appendAll } from '../machinery/append-all.js'
 
 export { celGoTypeName, childNodes, issueText } from './checked.js'
 
@@ -80,7 +81,7 @@ export function selectsField(ast: ASTNode, variable: string, field: string): boo
       const operand = node.args[0]
       if (operand.op === 'id' && operand.args === variable) return true
     }
-    pending.push(...childNodes(node))
+    appendAll(pending, childNodes(node))
   }
   return false
 }

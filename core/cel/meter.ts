@@ -23,6 +23,7 @@
 import type { ASTNode } from '@marcbachmann/cel-js'
 import { childNodes } from './checked.js'
 import { type Priced, binaryCost, callPricer } from './meter-calls.js'
+import { appendAll } from '../machinery/append-all.js'
 
 /** cel-go's message for an evaluation stopped by its cost limit, which upstream's messages quote. */
 export const ACTUAL_COST_EXCEEDED = 'operation cancelled: actual cost limit exceeded'
@@ -233,7 +234,7 @@ export function meterTree(root: ASTNode): void {
       const evaluate = meteredEvaluate(n)
       if (evaluate) n.evaluate = evaluate
     }
-    pending.push(...childNodes(node))
+    appendAll(pending, childNodes(node))
   }
 }
 

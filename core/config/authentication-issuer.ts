@@ -7,6 +7,7 @@ import { pemDecodeAll } from '../pki/pem.js'
 import { type FieldError, type FieldPath, duplicate, invalid, required } from '../machinery/field.js'
 import type { IssuerConfig } from './authentication-schema.js'
 import { GoUrlError, type GoUrl, parseGoUrl } from './go-url.js'
+import { appendAll } from '../machinery/append-all.js'
 
 /** upstream's validateURL: https only, no user information, query or fragment. */
 function validateURL(value: string, path: FieldPath, disallowed: ReadonlySet<string>): FieldError[] {
@@ -80,7 +81,7 @@ export function validateIssuer(issuer: IssuerConfig, path: FieldPath, disallowed
   const errs: FieldError[] = []
   const urlPath = path.child('url')
   if (!issuer.url) errs.push(required(urlPath))
-  else errs.push(...validateURL(issuer.url, urlPath, disallowedIssuers))
+  else appendAll(errs, validateURL(issuer.url, urlPath, disallowedIssuers))
 
   const discovery = issuer.discoveryURL ?? ''
   if (discovery) {
@@ -89,10 +90,10 @@ export function validateIssuer(issuer: IssuerConfig, path: FieldPath, disallowed
       errs.push(invalid(discoveryPath, discovery, 'discoveryURL must be different from URL'))
     }
     // The discovery address is not an issuer, so the disallowed issuers do not apply.
-    errs.push(...validateURL(discovery, discoveryPath, new Set()))
+    appendAll(errs, validateURL(discovery, discoveryPath, new Set()))
   }
 
-  errs.push(...validateAudiences(issuer, path))
+  appendAll(errs, validateAudiences(issuer, path))
 
   if (issuer.certificateAuthority) {
     const problem = certificateBundleProblem(issuer.certificateAuthority)

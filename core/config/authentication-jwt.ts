@@ -11,6 +11,7 @@ import { type FieldError, type FieldPath, duplicate, invalid, required } from '.
 import { domainPrefixedPathErrors } from '../machinery/names.js'
 import { validateIssuer } from './authentication-issuer.js'
 import type { ClaimValidationRule, JWTAuthenticator, PrefixedClaimOrExpression } from './authentication-schema.js'
+import { appendAll } from '../machinery/append-all.js'
 
 /** A rule's program with the message shown when it evaluates to false. */
 export interface CelRule {
@@ -116,7 +117,7 @@ function checkExtra(check: JWTCheck, extra: JWTAuthenticator['claimMappings']['e
   extra.forEach((mapping, i) => {
     const p = path.index(i)
     const keyPath = p.child('key')
-    check.errs.push(...domainPrefixedPathErrors(keyPath, mapping.key))
+    appendAll(check.errs, domainPrefixedPathErrors(keyPath, mapping.key))
     if (mapping.key !== mapping.key.toLowerCase()) check.errs.push(invalid(keyPath, mapping.key, 'must be lowercase'))
     if (isReservedDomain(mapping.key)) {
       check.errs.push(invalid(keyPath, mapping.key, 'k8s.io, kubernetes.io and their subdomains are reserved for Kubernetes use'))
@@ -192,7 +193,7 @@ export function checkJWTAuthenticator(
   disallowedIssuers: ReadonlySet<string>,
 ): { errors: FieldError[]; programs: JWTPrograms } {
   const check = new JWTCheck()
-  check.errs.push(...validateIssuer(a.issuer, path.child('issuer'), disallowedIssuers))
+  appendAll(check.errs, validateIssuer(a.issuer, path.child('issuer'), disallowedIssuers))
   checkClaimValidationRules(check, a.claimValidationRules, path.child('claimValidationRules'))
   checkClaimMappings(check, a.claimMappings, path.child('claimMappings'))
   checkUserValidationRules(check, a.userValidationRules, path.child('userValidationRules'))

@@ -14,6 +14,7 @@ import {
   type JWTAuthenticator,
   authenticationConfigurationSchema,
 } from './authentication-schema.js'
+import { appendAll } from '../machinery/append-all.js'
 
 export type { CelRule, JWTPrograms } from './authentication-jwt.js'
 export type { AnonymousAuthConfig, AuthenticationConfiguration, JWTAuthenticator } from './authentication-schema.js'
@@ -71,7 +72,7 @@ function checkAuthentication(
   c.jwt.forEach((a, i) => {
     const path = root.index(i)
     const checked = checkJWTAuthenticator(a, path, disallowedIssuers)
-    errors.push(...checked.errors)
+    appendAll(errors, checked.errors)
     programs.push(checked.programs)
     if (seenIssuers.has(a.issuer.url)) errors.push(duplicate(path.child('issuer').child('url'), a.issuer.url))
     seenIssuers.add(a.issuer.url)
@@ -81,7 +82,7 @@ function checkAuthentication(
       seenDiscoveryURLs.add(discovery)
     }
   })
-  if (c.anonymous) errors.push(...checkAnonymous(c.anonymous))
+  if (c.anonymous) appendAll(errors, checkAnonymous(c.anonymous))
   return { errors, programs }
 }
 

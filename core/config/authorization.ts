@@ -23,6 +23,7 @@ import { isDNS1123Subdomain } from '../machinery/names.js'
 import { CONFIG_GROUP, type ConfigKind, decodeConfig } from './decode.js'
 import { goDurationField, goList, goPointer, goString, goStruct } from './fields.js'
 import { isAbsolutePath } from './file-path.js'
+import { appendAll } from '../machinery/append-all.js'
 
 /** kube-apiserver's authorizer types (its --authorization-mode choices), sorted as upstream lists them. */
 export const AUTHORIZER_TYPES = ['ABAC', 'AlwaysAllow', 'AlwaysDeny', 'Node', 'RBAC', 'Webhook'] as const
@@ -205,7 +206,7 @@ function checkAuthorization(c: AuthorizationConfiguration, options: Authorizatio
     }
     if (!a.webhook) return void errors.push(required(webhookPath, 'required when type=Webhook'))
     const checked = checkWebhook(a.webhook, webhookPath, options)
-    errors.push(...checked.errors)
+    appendAll(errors, checked.errors)
     programs[i] = checked.programs
   })
   return { errors, programs }

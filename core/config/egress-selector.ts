@@ -13,6 +13,7 @@ import { z } from 'zod'
 import { duplicate, type FieldError, FieldPath, forbiddenField, invalid, notSupported, required } from '../machinery/field.js'
 import { CONFIG_GROUP, type ConfigKind, decodeConfig } from './decode.js'
 import { goList, goString } from './fields.js'
+import { appendAll } from '../machinery/append-all.js'
 
 const transportSchema = z.lazy(() => z.strictObject({
   tcp: z.strictObject({ url: goString, tlsConfig: z.strictObject({ caBundle: goString, clientKey: goString, clientCert: goString }).nullish() }).nullish(),
@@ -57,8 +58,8 @@ function validateEgress(config: EgressSelectorConfiguration): FieldError[] {
       return
     }
     const transportPath = at.child('connection').child('transport')
-    if (protocol === 'GRPC') errs.push(...validateGRPCTransport(selection.connection.transport, transportPath))
-    else errs.push(...validateHTTPConnectTransport(selection.connection.transport, transportPath))
+    if (protocol === 'GRPC') appendAll(errs, validateGRPCTransport(selection.connection.transport, transportPath))
+    else appendAll(errs, validateHTTPConnectTransport(selection.connection.transport, transportPath))
   })
   return errs
 }

@@ -10,6 +10,7 @@ import { formatGoDuration } from '../machinery/duration.js'
 import { type FieldError, FieldPath, invalid, required } from '../machinery/field.js'
 import type { EncryptionFile, GroupResource, KmsEntry, ProviderEntry } from './encryption.js'
 import { GoUrlError, parseGoUrl } from './go-url.js'
+import { appendAll } from '../machinery/append-all.js'
 
 export interface EncryptionRuleOptions {
   /**
@@ -67,20 +68,20 @@ export function validateEncryption(file: EncryptionFile, options: EncryptionRule
     const p = root.index(i).child('providers')
     if (entry.resources.length === 0) errs.push(required(r, `at least one ${r} is required`))
     errs.push(...resourceOverlap(entry.resources, r), ...resourceNames(entry.resources, earlier, r))
-    earlier.push(...entry.resources.map(parseGroupResource))
+    appendAll(earlier, entry.resources.map(parseGroupResource))
     if (entry.providers.length === 0) errs.push(required(p, `at least one ${p} is required`))
     entry.providers.forEach((provider, j) => {
       const path = p.index(j)
-      errs.push(...singleProvider(provider, path))
+      appendAll(errs, singleProvider(provider, path))
       if (provider.kms) {
-        errs.push(...kmsRules(applyKmsDefaults(provider.kms), path.child('kms'), kmsNames, options))
+        appendAll(errs, kmsRules(applyKmsDefaults(provider.kms), path.child('kms'), kmsNames, options))
         kmsNames.add(provider.kms.name)
       } else if (provider.aesgcm) {
-        errs.push(...keyRules(provider.aesgcm.keys, path.child('aesgcm').child('keys'), AESGCM_KEY_SIZES))
+        appendAll(errs, keyRules(provider.aesgcm.keys, path.child('aesgcm').child('keys'), AESGCM_KEY_SIZES))
       } else if (provider.aescbc) {
-        errs.push(...keyRules(provider.aescbc.keys, path.child('aescbc').child('keys'), AESCBC_KEY_SIZES))
+        appendAll(errs, keyRules(provider.aescbc.keys, path.child('aescbc').child('keys'), AESCBC_KEY_SIZES))
       } else if (provider.secretbox) {
-        errs.push(...keyRules(provider.secretbox.keys, path.child('secretbox').child('keys'), SECRETBOX_KEY_SIZES))
+        appendAll(errs, keyRules(provider.secretbox.keys, path.child('secretbox').child('keys'), SECRETBOX_KEY_SIZES))
       }
     })
   })
@@ -190,7 +191,7 @@ function kmsRules(kms: ReturnType<typeof applyKmsDefaults>, path: FieldPath, nam
     errs.push(invalid(name, kms.name, `duplicate KMS provider name ${kms.name}, names must be unique`))
   }
   if (kms.timeout <= 0) errs.push(invalid(path.child('timeout'), formatGoDuration(kms.timeout * 1e6), 'timeout should be a positive value'))
-  errs.push(...kmsEndpoint(kms.endpoint, path.child('endpoint')))
+  appendAll(errs, kmsEndpoint(kms.endpoint, path.child('endpoint')))
   const cachesize = path.child('cachesize')
   if (kms.apiVersion !== 'v1' && kms.cachesize !== undefined) errs.push(invalid(cachesize, kms.cachesize, 'cachesize is not supported in v2'))
   if (kms.apiVersion === 'v1' && kms.cachesize === 0) errs.push(invalid(cachesize, 0, 'cachesize should be a positive value, or negative to disable'))

@@ -17,6 +17,7 @@ import { ConfigFileError, type ConfigProblem, parseConfigText, zodProblems } fro
 import { resolveFrom } from './file-path.js'
 import { goBool, goList, goPointer, goString, goStruct } from './fields.js'
 import { GoUrlError, parseGoUrl } from './go-url.js'
+import { appendAll } from '../machinery/append-all.js'
 
 const KIND = 'kubeconfig'
 
@@ -226,8 +227,8 @@ function usable(file: KubeconfigFile): { cluster: number; user: number } | { pro
     problems.push(`namespace ${JSON.stringify(context.namespace)} for context ${quoted} does not conform to the kubernetes DNS_LABEL rules`)
   }
   // A missing user or cluster is checked as an empty one, as client-go does.
-  problems.push(...userProblems(context.user, file.users[user]?.user ?? emptyOnes().user))
-  problems.push(...clusterProblems(context.cluster, file.clusters[cluster]?.cluster ?? emptyOnes().cluster))
+  appendAll(problems, userProblems(context.user, file.users[user]?.user ?? emptyOnes().user))
+  appendAll(problems, clusterProblems(context.cluster, file.clusters[cluster]?.cluster ?? emptyOnes().cluster))
   return problems.length ? { problems } : { cluster, user }
 }
 
@@ -278,7 +279,7 @@ export function loadKubeconfigConnection(text: string, source: string): Kubeconf
   // Both may be left out; client-go then assumes them.
   if (file.apiVersion !== '' && file.apiVersion !== 'v1') problems.push(notSupported(FieldPath.root('apiVersion'), file.apiVersion, ['v1']))
   if (file.kind !== '' && file.kind !== 'Config') problems.push(`kind: Invalid value: ${JSON.stringify(file.kind)}: must be "Config"`)
-  problems.push(...duplicateNames(file))
+  appendAll(problems, duplicateNames(file))
   // Every entry's data is decoded, as client-go decodes the whole file, not only the entries in use.
   const caData = file.clusters.map(({ cluster }, i) =>
     decodeData(cluster['certificate-authority-data'], FieldPath.root('clusters').index(i).child('cluster').child('certificate-authority-data'), problems),

@@ -12,6 +12,7 @@
 import type { ResourceEntry } from '../resources/catalogue.js'
 import { isPlainObject, type KubeObject, type OwnerReference } from '../machinery/object.js'
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../machinery/finalizers.js'
+import { appendAll } from '../machinery/append-all.js'
 
 export type { OwnerReference }
 
@@ -117,7 +118,7 @@ export class OwnerGraph {
       const ownerNode = this.nodes.get(owner.uid)
       if (ownerNode && isDeletingDependents(ownerNode)) effects.attemptToDelete.push(ownerNode.ref)
     }
-    effects.attemptToDelete.push(...this.dependents(uid))
+    appendAll(effects.attemptToDelete, this.dependents(uid))
     return effects
   }
 

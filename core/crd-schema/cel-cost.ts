@@ -14,6 +14,7 @@ import type { ASTNode } from '@marcbachmann/cel-js'
 import { CEL_INPUT_LIMITS } from '../cel/evaluate.js'
 import { childNodes } from '../cel/compile.js'
 import { ACTUAL_COST_EXCEEDED, PER_CALL_LIMIT } from '../cel/meter.js'
+import { appendAll } from '../machinery/append-all.js'
 
 export const CEL_RULE_LIMITS = {
   /** The most one rule evaluation may cost (upstream's PerCallLimit). */
@@ -55,7 +56,7 @@ export function referencesVariable(ast: ASTNode, name: string): boolean {
   const pending: ASTNode[] = [ast]
   for (let node = pending.pop(); node; node = pending.pop()) {
     if (node.op === 'id' && node.args === name) return true
-    pending.push(...childNodes(node))
+    appendAll(pending, childNodes(node))
   }
   return false
 }

@@ -21,6 +21,7 @@ import { resolveFieldPath } from './cel-field-path.js'
 import { type CelSchemaProps, type CelShape, type CelValidationRule, declareShape } from './cel-schema.js'
 import { type SizeNode, sizeNode } from './cel-sizes.js'
 import { type Cardinality, TotalCost, checkExpressionCost, childCardinality, expressionMaxCost, ruleCost } from './cel-static-cost.js'
+import { appendAll } from '../machinery/append-all.js'
 
 export type { CelSchemaProps, CelValidationRule } from './cel-schema.js'
 export { validateRules } from './cel-validate.js'
@@ -218,7 +219,7 @@ function compileNodeRules(schema: CelSchemaProps, path: FieldPath, resourceRoot:
   const rules = schema['x-kubernetes-validations'] ?? []
   if (rules.length === 0) return { shape: undefined, compiled: [] }
   const fieldErrors = checkRuleFields(rules, schema, path)
-  walk.errors.push(...fieldErrors)
+  appendAll(walk.errors, fieldErrors)
   if (fieldErrors.length > 0) return { shape: undefined, compiled: [] }
   const envs = environments(schema, resourceRoot)
   const costContext: CostContext = { cardinality, sizes: walk.costs ? sizeNode(schema, resourceRoot) : undefined }
@@ -230,7 +231,7 @@ function compileNodeRules(schema: CelSchemaProps, path: FieldPath, resourceRoot:
       walk.errors.push(invalid(at.child('rule'), ruleLiteral(rule), program))
       return
     }
-    walk.errors.push(...costErrors(walk, at, program, costContext, 'rule'))
+    appendAll(walk.errors, costErrors(walk, at, program, costContext, 'rule'))
     let messageProgram: CelRuleProgram | undefined
     if (rule.messageExpression) {
       const message = compileExpression(envs.plain, rule.messageExpression, 'string')
@@ -238,7 +239,7 @@ function compileNodeRules(schema: CelSchemaProps, path: FieldPath, resourceRoot:
         walk.errors.push(invalid(at.child('messageExpression'), ruleLiteral(rule), `messageExpression ${message}`))
         return
       }
-      walk.errors.push(...costErrors(walk, at, message, costContext, 'messageExpression'))
+      appendAll(walk.errors, costErrors(walk, at, message, costContext, 'messageExpression'))
       messageProgram = message
     }
     const usesOldSelf = referencesVariable(program.ast, 'oldSelf')
@@ -305,7 +306,7 @@ export function compileRules(
   const walk: Walk = { errors: [], ...(options.estimateCost === false ? {} : { costs: { total, checkEachRule: options.unchangedSchema !== true } }) }
   // The root runs once per object.
   const compiled = compileNode(schema, path, options.resourceRoot ?? true, walk, 1)
-  if (walk.costs) walk.errors.push(...total.errors(path))
+  if (walk.costs) appendAll(walk.errors, total.errors(path))
   return { errors: walk.errors, compiled }
 }
 

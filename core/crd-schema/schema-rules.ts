@@ -10,6 +10,7 @@ import { goStrings } from '../machinery/go-format.js'
 import { forbiddenField, invalid, notSupported, required, type FieldError, type FieldPath } from '../machinery/field.js'
 import { isPlainObject } from '../machinery/object.js'
 import { additionalPropertiesSchema, isEmbeddedResource, itemsSchema, RESOURCE_META_FIELDS, type JSONSchemaProps } from './schema.js'
+import { appendAll } from '../machinery/append-all.js'
 
 const OPENAPI_V3_TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string']
 
@@ -24,7 +25,7 @@ interface Context {
 export function validateSchemaRules(schema: JSONSchemaProps, path: FieldPath): FieldError[] {
   const errs: FieldError[] = []
   if (schema.nullable) errs.push(forbiddenField(path.child('nullable'), 'nullable cannot be true at the root'))
-  errs.push(...rules(schema, path, { isRoot: true, insideResourceMeta: false }))
+  appendAll(errs, rules(schema, path, { isRoot: true, insideResourceMeta: false }))
   return errs
 }
 
@@ -88,7 +89,7 @@ function rules(s: JSONSchemaProps, path: FieldPath, ctx: Context): FieldError[] 
     const additional = additionalPropertiesSchema(s)
     // Pruning could not tell which metadata field such a default would land in.
     const sub = ctx.insideResourceMeta ? { ...child, defaultsForbidden: 'inside additionalProperties applying to object metadata' } : child
-    if (additional) errs.push(...rules(additional, path.child('additionalProperties'), sub))
+    if (additional) appendAll(errs, rules(additional, path.child('additionalProperties'), sub))
   }
   for (const name of Object.keys(s.properties ?? {}).sort()) {
     const property = s.properties?.[name]
@@ -98,15 +99,15 @@ function rules(s: JSONSchemaProps, path: FieldPath, ctx: Context): FieldError[] 
       sub = { ...sub, insideResourceMeta: true }
       if (ctx.isRoot) sub = { ...sub, defaultsForbidden: `in top-level ${name}` }
     }
-    errs.push(...rules(property, path.child('properties').key(name), sub))
+    appendAll(errs, rules(property, path.child('properties').key(name), sub))
   }
-  if (s.not) errs.push(...rules(s.not, path.child('not'), child))
-  s.allOf?.forEach((n, i) => errs.push(...rules(n, path.child('allOf').index(i), child)))
-  s.oneOf?.forEach((n, i) => errs.push(...rules(n, path.child('oneOf').index(i), child)))
-  s.anyOf?.forEach((n, i) => errs.push(...rules(n, path.child('anyOf').index(i), child)))
+  if (s.not) appendAll(errs, rules(s.not, path.child('not'), child))
+  s.allOf?.forEach((n, i) => appendAll(errs, rules(n, path.child('allOf').index(i), child)))
+  s.oneOf?.forEach((n, i) => appendAll(errs, rules(n, path.child('oneOf').index(i), child)))
+  s.anyOf?.forEach((n, i) => appendAll(errs, rules(n, path.child('anyOf').index(i), child)))
   const items = itemsSchema(s)
-  if (items) errs.push(...rules(items, path.child('items'), child))
-  if (Array.isArray(s.items)) s.items.forEach((n, i) => errs.push(...rules(n, path.child('items').index(i), child)))
+  if (items) appendAll(errs, rules(items, path.child('items'), child))
+  if (Array.isArray(s.items)) s.items.forEach((n, i) => appendAll(errs, rules(n, path.child('items').index(i), child)))
 
   if (s['x-kubernetes-preserve-unknown-fields'] === false) {
     errs.push(invalid(path.child('x-kubernetes-preserve-unknown-fields'), false, 'must be true or undefined'))
@@ -136,7 +137,7 @@ function listTypeRules(s: JSONSchemaProps, path: FieldPath): FieldError[] {
   const errs: FieldError[] = []
   const items = itemsSchema(s)
   if (listType !== undefined && s.type !== 'array') {
-    errs.push(...typeMismatch(s, path, 'array', 'must be array if x-kubernetes-list-type is specified'))
+    appendAll(errs, typeMismatch(s, path, 'array', 'must be array if x-kubernetes-list-type is specified'))
   } else if (listType === 'set' && items) {
     // Set members are compared whole, so nested lists and maps must be atomic.
     const detail = 'must be atomic as item of a list with x-kubernetes-list-type=set'

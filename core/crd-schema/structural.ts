@@ -18,6 +18,7 @@ import {
   type JSONSchemaProps,
 } from './schema.js'
 import { hasUnconvertibleKeywords, validateSchemaRules } from './schema-rules.js'
+import { appendAll } from '../machinery/append-all.js'
 
 type Level = 'root' | 'item' | 'field'
 
@@ -53,18 +54,18 @@ function invariants(s: JSONSchemaProps, level: Level, path: FieldPath): FieldErr
   const errs: FieldError[] = []
   const items = itemsSchema(s)
   if (s.type === 'array' && !items) errs.push(required(path.child('items'), 'must be specified'))
-  if (items) errs.push(...invariants(items, 'item', path.child('items')))
+  if (items) appendAll(errs, invariants(items, 'item', path.child('items')))
   for (const key of sortedKeys(s.properties)) {
     const property = s.properties?.[key]
-    if (property) errs.push(...invariants(property, 'field', path.child('properties').key(key)))
+    if (property) appendAll(errs, invariants(property, 'field', path.child('properties').key(key)))
   }
   if (s.additionalProperties !== undefined) {
     if (level === 'root') errs.push(forbiddenField(path.child('additionalProperties'), 'must not be used at the root'))
     const additional = additionalPropertiesSchema(s)
-    if (additional) errs.push(...invariants(additional, 'field', path.child('additionalProperties')))
+    if (additional) appendAll(errs, invariants(additional, 'field', path.child('additionalProperties')))
   }
-  errs.push(...extensionConflicts(s, path))
-  errs.push(...valueValidation(s, intOrStringAnyOf(s.anyOf), intOrStringAnyOf(s.allOf?.[0]?.anyOf), path))
+  appendAll(errs, extensionConflicts(s, path))
+  appendAll(errs, valueValidation(s, intOrStringAnyOf(s.anyOf), intOrStringAnyOf(s.allOf?.[0]?.anyOf), path))
 
   const embedded = isEmbeddedResource(s)
   const type = s.type ?? ''
@@ -89,7 +90,7 @@ function invariants(s: JSONSchemaProps, level: Level, path: FieldPath): FieldErr
     }
   }
   const metadata = s.properties?.['metadata']
-  if (metadata) errs.push(...metadataInvariants(metadata, checkMetadata, level, path.child('properties').key('metadata')))
+  if (metadata) appendAll(errs, metadataInvariants(metadata, checkMetadata, level, path.child('properties').key('metadata')))
 
   if (embedded && !preservesUnknownFields(s) && sortedKeys(s.properties).length === 0) {
     errs.push(
@@ -140,10 +141,10 @@ function intOrStringAnyOf(anyOf: JSONSchemaProps[] | undefined): boolean {
 
 function valueValidation(v: JSONSchemaProps, skipAnyOf: boolean, skipFirstAllOfAnyOf: boolean, path: FieldPath): FieldError[] {
   const errs: FieldError[] = []
-  if (!skipAnyOf) v.anyOf?.forEach((n, i) => errs.push(...nested(n, false, path.child('anyOf').index(i))))
-  v.allOf?.forEach((n, i) => errs.push(...nested(n, skipFirstAllOfAnyOf && i === 0, path.child('allOf').index(i))))
-  v.oneOf?.forEach((n, i) => errs.push(...nested(n, false, path.child('oneOf').index(i))))
-  if (v.not) errs.push(...nested(v.not, false, path.child('not')))
+  if (!skipAnyOf) v.anyOf?.forEach((n, i) => appendAll(errs, nested(n, false, path.child('anyOf').index(i))))
+  v.allOf?.forEach((n, i) => appendAll(errs, nested(n, skipFirstAllOfAnyOf && i === 0, path.child('allOf').index(i))))
+  v.oneOf?.forEach((n, i) => appendAll(errs, nested(n, false, path.child('oneOf').index(i))))
+  if (v.not) appendAll(errs, nested(v.not, false, path.child('not')))
   if (v.pattern) {
     // RE2 syntax, as Go's regexp.Compile: lookaround and backreferences are refused here, not at match time.
     const reason = regexError(v.pattern)
@@ -156,10 +157,10 @@ function valueValidation(v: JSONSchemaProps, skipAnyOf: boolean, skipFirstAllOfA
 function nested(v: JSONSchemaProps, skipAnyOf: boolean, path: FieldPath): FieldError[] {
   const errs = valueValidation(v, skipAnyOf, false, path)
   const items = itemsSchema(v)
-  if (items) errs.push(...nested(items, false, path.child('items')))
+  if (items) appendAll(errs, nested(items, false, path.child('items')))
   for (const key of sortedKeys(v.properties)) {
     const property = v.properties?.[key]
-    if (property) errs.push(...nested(property, false, path.child('properties').key(key)))
+    if (property) appendAll(errs, nested(property, false, path.child('properties').key(key)))
   }
   const forbid = (name: string, detail: string) => errs.push(forbiddenField(path.child(name), detail))
   if (v.type) forbid('type', 'must be empty to be structural')
@@ -186,10 +187,10 @@ function nested(v: JSONSchemaProps, skipAnyOf: boolean, path: FieldPath): FieldE
 
 function completeness(v: JSONSchemaProps, s: JSONSchemaProps, sPath: FieldPath, vPath: FieldPath): FieldError[] {
   const errs: FieldError[] = []
-  if (v.not) errs.push(...nestedCompleteness(v.not, s, sPath, vPath.child('not')))
-  v.allOf?.forEach((n, i) => errs.push(...nestedCompleteness(n, s, sPath, vPath.child('allOf').index(i))))
-  v.anyOf?.forEach((n, i) => errs.push(...nestedCompleteness(n, s, sPath, vPath.child('anyOf').index(i))))
-  v.oneOf?.forEach((n, i) => errs.push(...nestedCompleteness(n, s, sPath, vPath.child('oneOf').index(i))))
+  if (v.not) appendAll(errs, nestedCompleteness(v.not, s, sPath, vPath.child('not')))
+  v.allOf?.forEach((n, i) => appendAll(errs, nestedCompleteness(n, s, sPath, vPath.child('allOf').index(i))))
+  v.anyOf?.forEach((n, i) => appendAll(errs, nestedCompleteness(n, s, sPath, vPath.child('anyOf').index(i))))
+  v.oneOf?.forEach((n, i) => appendAll(errs, nestedCompleteness(n, s, sPath, vPath.child('oneOf').index(i))))
   return errs
 }
 
@@ -202,7 +203,7 @@ function nestedCompleteness(
   if (!s) return [required(sPath, `because it is defined in ${String(vPath)}`)]
   const errs = completeness(v, s, sPath, vPath)
   const vItems = itemsSchema(v)
-  if (vItems) errs.push(...nestedCompleteness(vItems, itemsSchema(s), sPath.child('items'), vPath.child('items')))
+  if (vItems) appendAll(errs, nestedCompleteness(vItems, itemsSchema(s), sPath.child('items'), vPath.child('items')))
   for (const key of sortedKeys(v.properties)) {
     const vProperty = v.properties?.[key]
     if (!vProperty) continue
@@ -210,7 +211,7 @@ function nestedCompleteness(
     const sKeyPath = sPath.child('properties').key(key)
     const vKeyPath = vPath.child('properties').key(key)
     if (!sProperty) errs.push(required(sKeyPath, `because it is defined in ${String(vKeyPath)}`))
-    else errs.push(...nestedCompleteness(vProperty, sProperty, sKeyPath, vKeyPath))
+    else appendAll(errs, nestedCompleteness(vProperty, sProperty, sKeyPath, vKeyPath))
   }
   return errs
 }

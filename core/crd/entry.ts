@@ -35,6 +35,7 @@ import { selectableFieldSet } from './selectable-fields.js'
 import { defaultingFromStorage } from './storage-defaults.js'
 import { validateObject, validateObjectInSteps } from './validate.js'
 import { runInSlices } from '../machinery/time-slice.js'
+import { appendAll } from '../machinery/append-all.js'
 
 /** What building the entries needs from the server: how versions convert (webhooks need a client). */
 export interface CustomResourceDeps {
@@ -166,7 +167,7 @@ function customResourceStrategy(
     const found = schemaErrors.get(obj) ?? validateObject(obj, schema, FieldPath.root(''))
     schemaErrors.delete(obj)
     const errs = old ? ratchet(found, obj, old) : found
-    if (scale) errs.push(...validateCustomResourceScale(obj, scale))
+    if (scale) appendAll(errs, validateCustomResourceScale(obj, scale))
     return [...errs, ...validateRules(rules(), obj, old, FieldPath.root(''))]
   }
   const strategy: Strategy = {

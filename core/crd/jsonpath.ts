@@ -9,6 +9,7 @@
  */
 import { type FieldError, type FieldPath, invalid } from '../machinery/field.js'
 import { goPrint, goTypeOf } from '../machinery/go-format.js'
+import { appendAll } from '../machinery/append-all.js'
 
 interface SliceParam {
   known: boolean
@@ -238,7 +239,7 @@ class Parser {
     // ['key'] reads as .key (so ['a.b'] is .a.b, as upstream reads it).
     const key = DICT_KEY.exec(text)
     if (key) {
-      cur.nodes.push(...parseAction(`.${key[1] ?? ''}`).nodes)
+      appendAll(cur.nodes, parseAction(`.${key[1] ?? ''}`).nodes)
       return this.parseInsideAction(cur)
     }
 

@@ -24,6 +24,7 @@ import { JsonPatchFailure } from '../patch/json-patch-document.js'
 import { runInSlices, TimeSlice } from '../machinery/time-slice.js'
 import type { RequestContext } from '../registry/request-context.js'
 import { writeOptionErrors } from '../registry/write-options.js'
+import { appendAll } from '../machinery/append-all.js'
 
 /** The next object from the current one, or a promise of it for work done in time slices. */
 export type PatchFunction = (current: KubeObject) => unknown
@@ -47,7 +48,7 @@ function checkPatchOptions(apply: boolean, params: URLSearchParams): void {
   const errs: FieldError[] = []
   if (apply && !params.get('fieldManager')) errs.push(required(fieldPath('fieldManager'), 'is required for apply patch'))
   if (!apply && params.has('force')) errs.push(forbiddenField(fieldPath('force'), 'may not be specified for non-apply patch'))
-  errs.push(...writeOptionErrors(params))
+  appendAll(errs, writeOptionErrors(params))
   if (errs.length) throw invalidError('meta.k8s.io', 'PatchOptions', '', errs)
 }
 

@@ -9,6 +9,7 @@
  */
 import type { RequestInfo } from '../machinery/request-info.js'
 import type { QueuingConfig } from './concurrency.js'
+import { appendAll } from '../machinery/append-all.js'
 
 export type Rejection = 'queue-full' | 'concurrency-limit' | 'time-out'
 
@@ -95,7 +96,7 @@ export function dealHand(hash: number, deckSize: number, handSize: number): numb
   let rest = hash
   for (let i = 0; i < Math.min(handSize, deckSize); i += 1) {
     const left = deckSize - i
-    hand.push(...deck.splice(rest % left, 1))
+    appendAll(hand, deck.splice(rest % left, 1))
     rest = Math.floor(rest / left)
   }
   return hand

@@ -10,6 +10,7 @@
  */
 import { Composer, CST, type Document, isMap, isScalar, isSeq, type Node, visit, YAMLError } from 'yaml'
 import type { TimeSlice } from '../machinery/time-slice.js'
+import { appendAll } from '../machinery/append-all.js'
 
 /** What composing yields: the plain value and the duplicate keys found (upstream's lines, without the header). */
 export interface Composed {
@@ -205,7 +206,7 @@ class SlicedComposer {
       if (!findDuplicates || !isMap(doc.contents)) return
       for (const pair of doc.contents.items) {
         checkKey(pair.key as Node, seen, own, lineOf)
-        nested.push(...duplicateKeysUnder(pair.value as Node | null, lineOf))
+        appendAll(nested, duplicateKeysUnder(pair.value as Node | null, lineOf))
       }
     }
     await this.inBatches(map, take, async (item) => {
@@ -217,7 +218,7 @@ class SlicedComposer {
       if (findDuplicates && isMap(keyDoc.contents)) {
         const pair = keyDoc.contents.items[0]
         if (pair) checkKey(pair.key as Node, seen, own, lineOf)
-        nested.push(...inner.duplicates)
+        appendAll(nested, inner.duplicates)
       }
     })
     return { value, duplicates: [...own, ...nested] }
@@ -227,14 +228,14 @@ class SlicedComposer {
     const value: unknown[] = []
     const nested: string[] = []
     const take = (doc: Document) => {
-      value.push(...(toJS(doc, this.ctx) as unknown[]))
+      appendAll(value, (toJS(doc, this.ctx) as unknown[]))
       if (this.ctx.findDuplicates && isSeq(doc.contents))
-        for (const node of doc.contents.items) nested.push(...duplicateKeysUnder(node as Node | null, this.ctx.lineOf))
+        for (const node of doc.contents.items) appendAll(nested, duplicateKeysUnder(node as Node | null, this.ctx.lineOf))
     }
     await this.inBatches(seq, take, async (item) => {
       const inner = await this.compose(item.value!)
       value.push(inner.value)
-      nested.push(...inner.duplicates)
+      appendAll(nested, inner.duplicates)
     })
     return { value, duplicates: nested }
   }

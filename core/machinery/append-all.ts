@@ -4,7 +4,7 @@
  * here): the errors of a list a client sent could be more, and the stack
  * overflow would answer 500.
  */
-export function appendAll<T>(target: T[], items: readonly T[]): T[] {
+export function appendAll<T>(target: T[], items: Iterable<T>): T[] {
   for (const item of items) target.push(item)
   return target
 }

@@ -14,6 +14,7 @@
  * ASCII-compatible encoding passes unchanged but for the links.
  */
 import { joinedBytes } from '../machinery/joined-bytes.js'
+import { appendAll } from '../machinery/append-all.js'
 
 /** The attributes upstream rewrites, by element (apimachinery's proxy transport, `atomsToAttrs`). */
 const URL_ATTRIBUTES: ReadonlyMap<string, readonly string[]> = new Map([
@@ -236,7 +237,7 @@ export class HtmlLinkRewriter {
   /** Sends what was held as it came and reads on without holding. */
   private release(out: Uint8Array[]): void {
     if (!this.holding) return
-    out.push(...this.held)
+    appendAll(out, this.held)
     this.held = []
     this.heldBytes = 0
     this.holding = false

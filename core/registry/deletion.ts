@@ -16,6 +16,7 @@ import { fieldPath, type FieldError, invalid, invalidError, notSupported } from 
 import { goStrings } from '../machinery/go-format.js'
 import { sameJson } from '../machinery/same-json.js'
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../machinery/finalizers.js'
+import { appendAll } from '../machinery/append-all.js'
 
 export { FOREGROUND_FINALIZER, ORPHAN_FINALIZER }
 
@@ -47,7 +48,7 @@ export function validateDeleteOptions(options: DeleteOptions): void {
     errs.push(invalid(fieldPath('propagationPolicy'), policy, 'orphanDependents and deletionPropagation cannot be both set'))
   if (policy !== undefined && !(POLICIES as readonly string[]).includes(policy))
     errs.push(notSupported(fieldPath('propagationPolicy'), policy, POLICY_CHOICES))
-  errs.push(...dryRunErrors(options.dryRun))
+  appendAll(errs, dryRunErrors(options.dryRun))
   if (errs.length) throw invalidError('meta.k8s.io', 'DeleteOptions', '', errs)
 }
 

@@ -6,7 +6,9 @@
  * value: []string{"Some"}: supported values: "All"`.
  */
 import { type FieldError, fieldPath, invalid, invalidError, tooLong } from '../machinery/field.js'
+import { utf8LengthUpTo } from '../machinery/utf8-length.js'
 import { dryRunErrors } from './deletion.js'
+import { appendAll } from '../machinery/append-all.js'
 
 export type WriteOptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions'
 
@@ -25,13 +27,15 @@ const MAX_FIELD_MANAGER_BYTES = 128
 export function writeOptionErrors(params: URLSearchParams): FieldError[] {
   const errs: FieldError[] = []
   const manager = params.get('fieldManager') ?? ''
-  if (new TextEncoder().encode(manager).byteLength > MAX_FIELD_MANAGER_BYTES) errs.push(tooLong(fieldPath('fieldManager'), MAX_FIELD_MANAGER_BYTES))
+  if (utf8LengthUpTo(manager, MAX_FIELD_MANAGER_BYTES) > MAX_FIELD_MANAGER_BYTES) errs.push(tooLong(fieldPath('fieldManager'), MAX_FIELD_MANAGER_BYTES))
+  // A query may carry a megabyte of it: each character is looked at once, without an encoder or a pattern for ASCII.
   let position = 0
   for (const ch of manager) {
-    if (!isPrintable(ch)) errs.push(invalid(fieldPath('fieldManager'), manager, `invalid character ${goUnicode(ch)} (at position ${position})`))
-    position += new TextEncoder().encode(ch).byteLength
+    const code = ch.codePointAt(0)!
+    if (!isPrintable(ch, code)) errs.push(invalid(fieldPath('fieldManager'), manager, `invalid character ${goUnicode(code)} (at position ${position})`))
+    position += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4
   }
-  errs.push(...dryRunErrors(params.has('dryRun') ? params.getAll('dryRun') : undefined))
+  appendAll(errs, dryRunErrors(params.has('dryRun') ? params.getAll('dryRun') : undefined))
   return errs
 }
 
@@ -48,11 +52,14 @@ export function writeOptionsOf(params: URLSearchParams, kind: WriteOptionsKind):
 }
 
 /** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
-function isPrintable(ch: string): boolean {
-  return ch === ' ' || /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch)
+function isPrintable(ch: string, code: number): boolean {
+  if (code < 0x80) return code >= 0x20 && code < 0x7f
+  return PRINTABLE.test(ch)
 }
 
+const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u
+
 /** Go's `%#U` of a character that is not printable: `U+0009`. */
-function goUnicode(ch: string): string {
-  return `U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`
+function goUnicode(code: number): string {
+  return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`
 }

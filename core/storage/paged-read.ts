@@ -7,6 +7,7 @@
  */
 import type { KubeObject } from '../machinery/object.js'
 import type { ListOptions, Storage } from './interface.js'
+import { appendAll } from '../machinery/append-all.js'
 
 export async function readAllPaged(
   storage: Pick<Storage, 'list'>,
@@ -18,7 +19,7 @@ export async function readAllPaged(
   let token: string | undefined
   do {
     const page = await storage.list(prefix, { ...opts, limit: pageSize, ...(token ? { continue: token } : {}) })
-    items.push(...page.items)
+    appendAll(items, page.items)
     token = page.continue
   } while (token)
   return items

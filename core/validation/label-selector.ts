@@ -8,6 +8,7 @@ import { type FieldError, type FieldPath, forbiddenField, invalid, required } fr
 import { isQualifiedName, isValidLabelValue } from '../machinery/names.js'
 import { validateLabels } from './object-meta.js'
 import { isPlainObject } from '../machinery/object.js'
+import { appendAll } from '../machinery/append-all.js'
 
 export interface LabelSelectorValidationOptions {
   /**
@@ -47,7 +48,7 @@ export function validateLabelSelectorRequirement(req: unknown, path: FieldPath, 
     default:
       errs.push(invalid(path.child('operator'), asText(r['operator']), 'not a valid selector operator'))
   }
-  errs.push(...validateLabelName(asText(r['key']), path.child('key')))
+  appendAll(errs, validateLabelName(asText(r['key']), path.child('key')))
   if (!opts.allowInvalidLabelValueInSelector) {
     values.forEach((value, i) => {
       for (const msg of isValidLabelValue(value)) errs.push(invalid(path.child('values').index(i), value, msg))
@@ -62,7 +63,7 @@ export function validateLabelSelector(selector: unknown, path: FieldPath, opts: 
   const errs = validateLabels(selector['matchLabels'], path.child('matchLabels'))
   const expressions = selector['matchExpressions']
   if (Array.isArray(expressions)) {
-    expressions.forEach((req, i) => errs.push(...validateLabelSelectorRequirement(req, path.child('matchExpressions').index(i), opts)))
+    expressions.forEach((req, i) => appendAll(errs, validateLabelSelectorRequirement(req, path.child('matchExpressions').index(i), opts)))
   }
   return errs
 }

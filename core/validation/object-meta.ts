@@ -14,6 +14,7 @@ import {
 } from '../machinery/field.js'
 import { GoLiteral, goQuote, goStrings } from '../machinery/go-format.js'
 import { isDNS1123Label, isQualifiedName, isValidLabelValue } from '../machinery/names.js'
+import { appendAll } from '../machinery/append-all.js'
 
 /** What metadata validation needs to know of the resource (a catalogue entry has it). */
 export interface MetadataRules {
@@ -122,7 +123,7 @@ function validateOwnerReferences(refs: unknown, path: FieldPath): FieldError[] {
       errs.push(typeInvalid(path.index(i), ref, 'must be an object'))
       return
     }
-    errs.push(...validateOwnerReference(ref, path))
+    appendAll(errs, validateOwnerReference(ref, path))
     if (ref['controller'] !== true) return
     const controller = `${asText(ref['kind'])}/${asText(ref['name'])}`
     if (!firstController) firstController = controller
@@ -171,7 +172,7 @@ function validateFinalizers(finalizers: unknown, path: FieldPath, kubeNames: boo
   if (finalizers.includes(FINALIZER_ORPHAN) && finalizers.includes(FINALIZER_FOREGROUND)) {
     errs.push(invalid(path, goStrings(finalizers.map(asText)), `finalizer ${FINALIZER_ORPHAN} and ${FINALIZER_FOREGROUND} cannot be both set`))
   }
-  if (kubeNames) errs.push(...kubeFinalizerNameProblems(finalizers, path))
+  if (kubeNames) appendAll(errs, kubeFinalizerNameProblems(finalizers, path))
   return errs
 }
 
@@ -211,10 +212,10 @@ export function validateObjectMeta(obj: KubeObject, entry: MetadataRules): Field
   }
   if (meta.generation !== undefined && meta.generation < 0)
     errs.push(invalid(path.child('generation'), meta.generation, 'must be greater than or equal to 0'))
-  errs.push(...validateLabels(meta.labels, path.child('labels')))
-  errs.push(...validateAnnotations(meta.annotations, path.child('annotations')))
-  errs.push(...validateOwnerReferences(meta.ownerReferences, path.child('ownerReferences')))
-  errs.push(...validateFinalizers(meta.finalizers, path.child('finalizers'), checksKubeFinalizerNames(entry)))
+  appendAll(errs, validateLabels(meta.labels, path.child('labels')))
+  appendAll(errs, validateAnnotations(meta.annotations, path.child('annotations')))
+  appendAll(errs, validateOwnerReferences(meta.ownerReferences, path.child('ownerReferences')))
+  appendAll(errs, validateFinalizers(meta.finalizers, path.child('finalizers'), checksKubeFinalizerNames(entry)))
   return errs
 }
 
@@ -244,17 +245,17 @@ export function validateObjectMetaUpdate(obj: KubeObject, old: KubeObject, entry
   const m = obj.metadata
   const o = old.metadata
   const errs: FieldError[] = []
-  if (o.deletionTimestamp) errs.push(...newFinalizerProblems(m.finalizers, o.finalizers, path.child('finalizers')))
+  if (o.deletionTimestamp) appendAll(errs, newFinalizerProblems(m.finalizers, o.finalizers, path.child('finalizers')))
   if ((m.generation ?? 0) < (o.generation ?? 0)) errs.push(invalid(path.child('generation'), m.generation ?? 0, 'must not be decremented'))
   errs.push(
     ...immutable(path.child('name'), m.name, o.name),
     ...immutable(path.child('namespace'), m.namespace, o.namespace),
     ...immutable(path.child('uid'), m.uid, o.uid),
     ...immutable(path.child('creationTimestamp'), m.creationTimestamp, o.creationTimestamp),
-    ...validateLabels(m.labels, path.child('labels')),
-    ...validateAnnotations(m.annotations, path.child('annotations')),
-    ...validateOwnerReferences(m.ownerReferences, path.child('ownerReferences')),
   )
-  if (checksKubeFinalizerNames(entry)) errs.push(...kubeFinalizerNameProblems(m.finalizers, path.child('finalizers')))
+  appendAll(errs, validateLabels(m.labels, path.child('labels')))
+  appendAll(errs, validateAnnotations(m.annotations, path.child('annotations')))
+  appendAll(errs, validateOwnerReferences(m.ownerReferences, path.child('ownerReferences')))
+  if (checksKubeFinalizerNames(entry)) appendAll(errs, kubeFinalizerNameProblems(m.finalizers, path.child('finalizers')))
   return errs
 }

@@ -18,6 +18,7 @@ import type { AdmissionAttributes } from '../attributes.js'
 import type { ObjectReader } from '../../client/informer.js'
 import { type BothPhases, bareError, objects, type Obj, on, podSpecOf } from './pods.js'
 import { allowedBy, mergeTolerations } from './tolerations.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 export const DEFAULT_TOLERATIONS_ANNOTATION = 'scheduler.alpha.kubernetes.io/defaultTolerations'
 export const TOLERATIONS_WHITELIST_ANNOTATION = 'scheduler.alpha.kubernetes.io/tolerationsWhitelist'
@@ -117,7 +118,7 @@ export function podTolerationRestriction(
       const extra: Obj[] = []
       if (a.operation === 'CREATE') {
         const ns = await namespaces.read('', a.namespace)
-        extra.push(...(annotatedTolerations(ns, DEFAULT_TOLERATIONS_ANNOTATION) ?? configuration.default))
+        appendAll(extra, (annotatedTolerations(ns, DEFAULT_TOLERATIONS_ANNOTATION) ?? configuration.default))
       }
       if (!bestEffort(spec)) extra.push({ key: 'node.kubernetes.io/memory-pressure', operator: 'Exists', effect: 'NoSchedule' })
       if (extra.length) spec['tolerations'] = mergeTolerations(objects(spec['tolerations']), extra)

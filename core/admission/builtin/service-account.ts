@@ -14,6 +14,7 @@ import type { AdmissionAttributes } from '../attributes.js'
 
 import type { ObjectReader } from '../../client/informer.js'
 import { type BothPhases, objects, type Obj, on, podSpecOf, refuse } from './pods.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 export const DEFAULT_SERVICE_ACCOUNT = 'default'
 export const TOKEN_MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount'
@@ -83,7 +84,7 @@ function secretNames(spec: Obj): string[] {
     if (isPlainObject(projected)) for (const s of objects(projected['sources'])) if (isPlainObject(s['secret'])) names.push(str(s['secret']['name']))
   }
   for (const field of ['initContainers', 'containers', 'ephemeralContainers'])
-    for (const c of containers(spec, field)) names.push(...envSecrets(c).map((e) => e.secret))
+    for (const c of containers(spec, field)) appendAll(names, envSecrets(c).map((e) => e.secret))
   return names
 }
 

@@ -16,6 +16,7 @@ import type { ValidatingAdmission } from '../validating.js'
 import type { PodParts } from './check-helpers.js'
 import type { PodSecurityConfiguration } from './configuration.js'
 import { evaluatePod, LABEL_PREFIX, type LevelVersion, policyFromLabels, policyText } from './policy.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 export interface PodSecurityAccess {
   /** The namespace, from a watch-fed index (a read of storage when the index has not seen it yet). */
@@ -119,7 +120,7 @@ export function podSecurityAdmission(config: PodSecurityConfiguration, access: P
       a.warnings.push(`namespace ${JSON.stringify(a.name)} is exempt from Pod Security, and the policy (${policyText(next)}) will be ignored`)
       return
     }
-    a.warnings.push(...(await existingPodWarnings(a.name, next)))
+    appendAll(a.warnings, (await existingPodWarnings(a.name, next)))
   }
 
   const existingPodWarnings = async (namespace: string, enforce: LevelVersion): Promise<string[]> => {

@@ -26,6 +26,7 @@ import { CALL_LIMIT_EXCEEDED, CEL_RULE_LIMITS } from '../../crd-schema/cel-cost.
 import { TimeSlice } from '../../machinery/time-slice.js'
 import { policyEnvironment } from './cel-environment.js'
 import { messagesAsMaps } from './object-literals.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 /** Upstream's ErrOutOfBudget wording. */
 export const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run'
@@ -51,7 +52,7 @@ function namedVariables(ast: ASTNode): string[] {
       const operand = node.args[0]
       if (operand.op === 'id' && operand.args === 'variables') names.add(node.args[1])
     }
-    pending.push(...childNodes(node))
+    appendAll(pending, childNodes(node))
   }
   return [...names]
 }

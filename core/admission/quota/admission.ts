@@ -29,6 +29,7 @@ import {
   withUsed,
 } from '../../quota/resource-list.js'
 import { printScopes, type ScopeSelector, scopeSelectorsOf } from '../../quota/scopes.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 /** How the plugin reads quotas (a watch-fed index) and writes a quota's status (a conditional write, retried on conflict). */
 export interface QuotaAccess {
@@ -79,7 +80,7 @@ export function resourceQuotaAdmission(access: QuotaAccess, config: ResourceQuot
     const interesting: KubeObject[] = []
     for (const quota of quotas) {
       const scopes = scopeSelectorsOf(quota)
-      matchedScopes.push(...scopes.filter((s) => evaluator.matchesScope(s, object)))
+      appendAll(matchedScopes, scopes.filter((s) => evaluator.matchesScope(s, object)))
       const hardNames = Object.keys(hardOf(quota))
       if (!quotaMatches(evaluator, hardNames, scopes, object)) continue
       const restricted = evaluator.matchingResources(hardNames)

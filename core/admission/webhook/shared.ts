@@ -5,6 +5,7 @@
  */
 import type { AdmissionAttributes } from '../attributes.js'
 import type { AdmissionAnswer } from './review.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 /** Side effects a webhook may declare and still be called on a dry run. */
 export function sideEffectsAllowDryRun(sideEffects: string): boolean {
@@ -12,7 +13,7 @@ export function sideEffectsAllowDryRun(sideEffects: string): boolean {
 }
 
 export function recordAnswer(a: AdmissionAttributes, webhookName: string, answer: AdmissionAnswer): void {
-  a.warnings.push(...answer.warnings)
+  appendAll(a.warnings, answer.warnings)
   if (!a.auditAnnotations) return
   for (const [key, value] of Object.entries(answer.auditAnnotations)) a.auditAnnotations[`${webhookName}/${key}`] = value
 }

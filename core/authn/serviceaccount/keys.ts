@@ -8,6 +8,7 @@
 import { exportJWK, importJWK, importPKCS8, importSPKI, type CryptoKey, type JWK } from 'jose'
 import { base64UrlEncode } from '../../machinery/base64.js'
 import { pemDecodeAll, pemEncode } from '../../pki/pem.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 /** What a key signs with: RS256 for RSA, ES256/384/512 by ECDSA curve (upstream's only choices). */
 export type SigningAlgorithm = 'RS256' | 'ES256' | 'ES384' | 'ES512'
@@ -179,7 +180,7 @@ export async function loadVerificationKeys(pems: readonly string[]): Promise<Ver
       found.push(await verificationKey(jwk, algorithmOf(jwk)))
     }
     if (!found.length) throw new Error(`key ${i}: data does not contain any valid RSA or ECDSA public keys`)
-    keys.push(...found)
+    appendAll(keys, found)
   }
   return keys
 }

@@ -6,6 +6,7 @@
  * escalation message lists, compacted and printed as upstream prints it.
  */
 import type { PolicyRule } from './policy-rule.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 const ALL = '*'
 
@@ -72,7 +73,7 @@ export function compactRules(rules: readonly PolicyRule[]): PolicyRule[] {
     }
     const key = JSON.stringify([r.apiGroups[0], r.resources[0]])
     const seen = simple.get(key)
-    if (seen) seen.verbs.push(...r.verbs)
+    if (seen) appendAll(seen.verbs, r.verbs)
     else simple.set(key, { apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs] })
   }
   for (const r of simple.values()) compacted.push(rule(r))

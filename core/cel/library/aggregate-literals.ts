@@ -9,6 +9,7 @@
 import type { ASTNode } from '@marcbachmann/cel-js'
 import type { CelType } from './macro-api.js'
 import type { NodeIssue } from './regex.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 /** cel-go's spelling of a type: `list(int)`, `map(string, dyn)`. */
 export function goTypeName(type: CelType): string {
@@ -55,7 +56,7 @@ export function heterogeneousLiteral(root: ASTNode, children: (node: ASTNode) =>
           ? (firstMismatch(node.args.map((e) => e[0])) ?? firstMismatch(node.args.map((e) => e[1])))
           : undefined
     if (issue) return issue
-    pending.push(...children(node))
+    appendAll(pending, children(node))
   }
   return undefined
 }

@@ -20,6 +20,7 @@ import { meterOf } from '../meter.js'
 import { boundedMatch } from './regex.js'
 import { replaceStringBuiltin } from './string-builtins.js'
 import { type CheckContext, type Checker, type Evaluator, type Macro, accepts, setNodeMeta } from './macro-api.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 interface Presence extends Macro {
   readonly select: Extract<ASTNode, { op: '.' | '.?' }>
@@ -100,6 +101,6 @@ export function replaceBuiltins(node: ASTNode, children: (node: ASTNode) => ASTN
     } else if (at.op === 'rcall') {
       replaceStringBuiltin(at)
     }
-    pending.push(...children(at))
+    appendAll(pending, children(at))
   }
 }

@@ -12,6 +12,7 @@
 import type { ASTNode, Environment } from '@marcbachmann/cel-js'
 import { CostLimitExceeded } from '../meter.js'
 import { RegexWorkExceeded, regexError, regexFind, regexFindAll, regexTest } from '../../regex/re2.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 /**
  * Runs a match; one the server refuses as too costly (regex/re2.ts) stops
@@ -61,7 +62,7 @@ export function invalidRegexLiterals(root: ASTNode, children: (node: ASTNode) =>
     if (argument && literal !== undefined && regexError(literal) !== undefined) {
       return { range: { start: argument.range.start }, summary: 'invalid matches argument' }
     }
-    pending.push(...children(node))
+    appendAll(pending, children(node))
   }
   return undefined
 }

@@ -39,6 +39,7 @@ import { isPodAvailable, isPodReady } from './pod-state.js'
 import { ownedPodHandlers } from './owned-pods.js'
 import { podFromTemplate, slowStart } from './pods-from-template.js'
 import { WorkQueue } from './work-queue.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 /** Upstream's burstReplicas for this controller: the most pods made or deleted in one pass. */
 const BURST_REPLICAS = 250
@@ -162,12 +163,12 @@ async function startDaemonSets(ctx: ControllerContext): Promise<StopController> 
     const toDelete: KubeObject[] = []
     for (const node of nodes) {
       const result = podsForNode(ds, node, byNode.get(node.metadata.name ?? ''), hash)
-      needing.push(...result.needing)
-      toDelete.push(...result.toDelete)
+      appendAll(needing, result.needing)
+      appendAll(toDelete, result.toDelete)
     }
     // Pods meant for a node that no longer exists never get bound: nothing else would delete them.
     const known = new Set(nodes.map((n) => n.metadata.name))
-    for (const [node, onNode] of byNode) if (!known.has(node)) toDelete.push(...onNode.filter((p) => !(p['spec'] as Obj | undefined)?.['nodeName']))
+    for (const [node, onNode] of byNode) if (!known.has(node)) appendAll(toDelete, onNode.filter((p) => !(p['spec'] as Obj | undefined)?.['nodeName']))
     await syncNodes(key, ds, toDelete, needing, hash)
   }
 
@@ -203,7 +204,7 @@ async function startDaemonSets(ctx: ControllerContext): Promise<StopController> 
     running.sort(byCreationAndBinding)
     if (!allowsSurge(ds)) {
       // One pod per node: the oldest stays.
-      toDelete.push(...running.slice(1))
+      appendAll(toDelete, running.slice(1))
       return { needing, toDelete }
     }
     if (running.length <= 1) {

@@ -25,6 +25,7 @@ import type { ControllerContext, WorkloadController } from './context.js'
 import { awaitingCreated, MANAGED_BY_LABEL, SERVICE_NAME_LABEL } from './endpointslices.js'
 import { selectorOf } from './service-pods.js'
 import { WorkQueue } from './work-queue.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isPlainObject) : [])
@@ -163,8 +164,8 @@ function desiredGroups(ctx: ControllerContext, endpoints: KubeObject): Map<strin
   for (const subset of list(endpoints['subsets'])) {
     const ports = list(subset['ports']).map((p) => ({ name: p['name'] ?? '', port: p['port'], protocol: p['protocol'] ?? 'TCP', ...(p['appProtocol'] !== undefined ? { appProtocol: p['appProtocol'] } : {}) }))
     const merged: { ports: Obj[]; ready: Obj[]; notReady: Obj[] } = subsets.get(portsKey(ports)) ?? { ports, ready: [], notReady: [] }
-    merged.ready.push(...list(subset['addresses']))
-    merged.notReady.push(...list(subset['notReadyAddresses']))
+    appendAll(merged.ready, list(subset['addresses']))
+    appendAll(merged.notReady, list(subset['notReadyAddresses']))
     subsets.set(portsKey(ports), merged)
   }
   const groups = new Map<string, Group>()

@@ -14,6 +14,7 @@ import { firstHeaderLine, type HeaderLines, headerLineValues } from '../../machi
 import type { UserInfo } from '../../machinery/object.js'
 import { badRequest, forbidden } from '../../machinery/status-error.js'
 import type { ChainEnv } from './context.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 const USER = 'impersonate-user'
 const GROUP = 'impersonate-group'
@@ -84,7 +85,7 @@ function requested(headers: Headers, lines: HeaderLines | undefined): Impersonat
     out.push(sa ? { kind: 'ServiceAccount', ...sa } : { kind: 'User', name: user })
   }
   for (const group of groups) out.push({ kind: 'Group', name: group })
-  out.push(...extras)
+  appendAll(out, extras)
   if (uid) out.push({ kind: 'UID', name: uid, apiVersion: `${AUTHENTICATION_GROUP}/v1` })
   if (out.length > 0 && !user) throw badRequest(`requested [${out.map(goText).join(' ')}] without impersonating a user`)
   return out

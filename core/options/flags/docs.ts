@@ -6,6 +6,7 @@ import { FEATURE_GATES } from './features.js'
 import { defaultText, typeName } from './help.js'
 import { type FlagSpec, SECTIONS } from './spec.js'
 import { FLAGS, sectionFlags } from './table.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 /** Text for a table cell: pipes escaped, angle brackets kept literal, on one line. */
 function cell(text: string): string {
@@ -64,9 +65,9 @@ export function flagReference(): string {
     const flags = sectionFlags(section)
     if (!flags.length) continue
     lines.push('', `## ${section} flags`, '', '| Flag | Upstream alias | Type | Default | Status | Meaning |', '|---|---|---|---|---|---|')
-    lines.push(...flags.map(row))
+    appendAll(lines, flags.map(row))
   }
-  lines.push(...featureGateSection())
+  appendAll(lines, featureGateSection())
   return `${lines.join('\n')}\n`
 }
 

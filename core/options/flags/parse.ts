@@ -9,6 +9,7 @@ import { KINDS, type ValueKind } from './kinds.js'
 import type { FlagSpec } from './spec.js'
 import { defaultValues, FLAGS, type FlagName, type FlagValues } from './table.js'
 import { parseBool } from './values.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 /** A bad command line; the message is what the user sees after `Error: `. */
 export class FlagError extends Error {
@@ -66,7 +67,7 @@ function tokenize(argv: readonly string[]): Use[] {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? ''
     if (arg === '--') {
-      positional.push(...argv.slice(i + 1))
+      appendAll(positional, argv.slice(i + 1))
       break
     }
     if (!arg.startsWith('-') || arg === '-') {

@@ -9,6 +9,7 @@ import type { FlagSpec } from './spec.js'
 import { type FlagName, flagSpec } from './table.js'
 import { ENFORCED_AUTHORIZATION_MODES } from './table/authorization.js'
 import { INSECURE_TLS_CIPHER_SUITES } from './table/secure-serving.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 const INSECURE: ReadonlySet<string> = new Set(INSECURE_TLS_CIPHER_SUITES)
 
@@ -45,6 +46,6 @@ export function startupWarnings(flags: ParsedFlags): string[] {
     warnings.push('--endpoint-reconciler-type=master-count is deprecated and will be removed in a future version; use lease')
   }
   for (const suite of values['tls-cipher-suites']) if (INSECURE.has(suite)) warnings.push(`--tls-cipher-suites: ${suite} is insecure`)
-  warnings.push(...featureGateWarnings(values))
+  appendAll(warnings, featureGateWarnings(values))
   return warnings
 }

@@ -7,6 +7,7 @@ import { at, text } from '../columns/values.js'
 import { type FieldError, type FieldPath, invalid, required } from '../../machinery/field.js'
 import { isDNS1123Subdomain } from '../../machinery/names.js'
 import { dns1035LabelName } from '../names.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 const FORM = '; desired format: https://host[/path]'
 
@@ -94,7 +95,7 @@ export function validateWebhookService(service: unknown, path: FieldPath): Field
   if (typeof port === 'number' && !(Number.isInteger(port) && port >= 1 && port <= 65535))
     errs.push(invalid(path.child('port'), port, 'port is not valid: must be between 1 and 65535, inclusive'))
   const servicePath = at(service, 'path')
-  if (typeof servicePath === 'string') errs.push(...validateServicePath(servicePath, path.child('path')))
+  if (typeof servicePath === 'string') appendAll(errs, validateServicePath(servicePath, path.child('path')))
   return errs
 }
 

@@ -16,6 +16,7 @@ import { isDNS1123Subdomain, isQualifiedName, isValidPathSegmentName } from '../
 import { type AdmissionResultType, type AdmissionVariables, admissionCompile, variableFieldType } from './cel.js'
 import { validateMatchConditions } from './match-conditions.js'
 import { defaultRuleScope, FAILURE_POLICIES, MATCH_POLICIES, validateNamedRuleWithOperations } from './rules.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 const VALIDATION_REASONS = ['Forbidden', 'Invalid', 'RequestEntityTooLarge']
 const VALIDATION_ACTIONS = ['Audit', 'Deny', 'Warn']
@@ -96,10 +97,10 @@ function validateMatchResources(match: unknown, path: FieldPath): FieldError[] {
   for (const selector of ['namespaceSelector', 'objectSelector']) {
     const value = at(match, selector)
     if (!isSet(value)) errs.push(required(path.child(selector)))
-    else errs.push(...validateLabelSelector(value, path.child(selector)))
+    else appendAll(errs, validateLabelSelector(value, path.child(selector)))
   }
   for (const rules of ['resourceRules', 'excludeResourceRules']) {
-    list(at(match, rules)).forEach((rule, i) => errs.push(...validateNamedRuleWithOperations(rule, path.child(rules).index(i))))
+    list(at(match, rules)).forEach((rule, i) => appendAll(errs, validateNamedRuleWithOperations(rule, path.child(rules).index(i))))
   }
   return errs
 }
@@ -180,17 +181,17 @@ function validatePolicyFrame(spec: Record<string, unknown>, path: FieldPath, ign
   if (!isSet(failurePolicy)) errs.push(required(path.child('failurePolicy')))
   else if (!FAILURE_POLICIES.includes(text(failurePolicy))) errs.push(notSupported(path.child('failurePolicy'), failurePolicy, FAILURE_POLICIES))
   const hasParams = isSet(spec['paramKind'])
-  if (hasParams) errs.push(...validateParamKind(spec['paramKind'], path.child('paramKind')))
+  if (hasParams) appendAll(errs, validateParamKind(spec['paramKind'], path.child('paramKind')))
   const constraints = spec['matchConstraints']
   if (!isSet(constraints)) errs.push(required(path.child('matchConstraints')))
   else {
-    errs.push(...validateMatchResources(constraints, path.child('matchConstraints')))
+    appendAll(errs, validateMatchResources(constraints, path.child('matchConstraints')))
     // The resource rules give the expressions their object's type.
     if (list(at(constraints, 'resourceRules')).length === 0) errs.push(required(path.child('matchConstraints').child('resourceRules')))
   }
-  if (!ignoreMatchConditions) errs.push(...validateMatchConditions(spec['matchConditions'], { params: hasParams }, path.child('matchConditions')))
+  if (!ignoreMatchConditions) appendAll(errs, validateMatchConditions(spec['matchConditions'], { params: hasParams }, path.child('matchConditions')))
   const checked = validateVariables(list(spec['variables']), { params: hasParams, authorizer: true, variables: false }, path.child('variables'))
-  errs.push(...checked.errs)
+  appendAll(errs, checked.errs)
   return { errs, vars: checked.vars }
 }
 
@@ -210,13 +211,13 @@ export function validateValidatingPolicy(obj: KubeObject, old?: KubeObject): Fie
     errs.push(required(path.child('validations'), why), required(path.child('auditAnnotations'), why))
     return errs
   }
-  validations.forEach((v, i) => errs.push(...validateValidation(v, vars, path.child('validations').index(i))))
+  validations.forEach((v, i) => appendAll(errs, validateValidation(v, vars, path.child('validations').index(i))))
   if (annotations.length > MAX_AUDIT_ANNOTATIONS)
     errs.push(invalid(path.child('auditAnnotations'), new GoLiteral(`[]admissionregistration.AuditAnnotation{...}`), `must not have more than ${MAX_AUDIT_ANNOTATIONS} auditAnnotations`))
   const keys = new Set<string>()
   annotations.forEach((a, i) => {
     const itemPath = path.child('auditAnnotations').index(i)
-    errs.push(...validateAuditAnnotation(a, obj.metadata.name ?? '', vars, itemPath))
+    appendAll(errs, validateAuditAnnotation(a, obj.metadata.name ?? '', vars, itemPath))
     const key = text(at(a, 'key'))
     if (keys.has(key)) errs.push(duplicate(itemPath.child('key'), key))
     keys.add(key)
@@ -250,7 +251,7 @@ function validateParamRef(ref: unknown, path: FieldPath): FieldError[] {
     if (isSet(selector)) errs.push(forbiddenField(path.child('name'), 'name and selector are mutually exclusive'))
   }
   if (isSet(selector)) {
-    errs.push(...validateLabelSelector(selector, path.child('selector')))
+    appendAll(errs, validateLabelSelector(selector, path.child('selector')))
     if (name) errs.push(forbiddenField(path.child('selector'), 'name and selector are mutually exclusive'))
   }
   if (!name && !isSet(selector)) errs.push(required(path, 'one of name or selector must be specified'))
@@ -286,9 +287,9 @@ export function validateBinding(obj: KubeObject, validating: boolean): FieldErro
   const policyName = text(spec['policyName'])
   if (!policyName) errs.push(required(path.child('policyName')))
   else for (const msg of isDNS1123Subdomain(policyName)) errs.push(invalid(path.child('policyName'), policyName, msg))
-  errs.push(...validateParamRef(spec['paramRef'], path.child('paramRef')))
+  appendAll(errs, validateParamRef(spec['paramRef'], path.child('paramRef')))
   // upstream reports these under the misspelt `matchResouces`; kept, since clients see that path.
-  errs.push(...validateMatchResources(spec['matchResources'], path.child(validating ? 'matchResouces' : 'matchResources')))
-  if (validating) errs.push(...validateValidationActions(list(spec['validationActions']).map(text), path.child('validationActions')))
+  appendAll(errs, validateMatchResources(spec['matchResources'], path.child(validating ? 'matchResouces' : 'matchResources')))
+  if (validating) appendAll(errs, validateValidationActions(list(spec['validationActions']).map(text), path.child('validationActions')))
   return errs
 }

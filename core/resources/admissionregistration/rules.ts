@@ -7,6 +7,7 @@ import { at, list, text } from '../columns/values.js'
 import { duplicate, type FieldError, type FieldPath, invalid, notSupported, required } from '../../machinery/field.js'
 import { goStrings } from '../../machinery/go-format.js'
 import { isValidPathSegmentName } from '../../machinery/names.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 /** The failure and match policies every admission webhook and policy chooses from. */
 export const FAILURE_POLICIES = ['Fail', 'Ignore']
@@ -65,7 +66,7 @@ function validateRule(rule: unknown, path: FieldPath): FieldError[] {
   versions.forEach((v, i) => {
     if (!v) errs.push(required(path.child('apiVersions').index(i)))
   })
-  errs.push(...validateResources(strings(at(rule, 'resources')), path.child('resources')))
+  appendAll(errs, validateResources(strings(at(rule, 'resources')), path.child('resources')))
   const scope = at(rule, 'scope')
   if (scope !== undefined && scope !== null && !SCOPES.includes(text(scope))) errs.push(notSupported(path.child('scope'), scope, SCOPES))
   return errs

@@ -13,6 +13,7 @@ import { isDNS1123Subdomain } from '../../machinery/names.js'
 import { defaultServicePort, validateClientConfig, validateReviewVersionItems } from './client-config.js'
 import { validateMatchConditions } from './match-conditions.js'
 import { defaultRuleScope, FAILURE_POLICIES, MATCH_POLICIES, validateRuleWithOperations } from './rules.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 const REINVOCATION_POLICIES = ['IfNeeded', 'Never']
 const NO_SIDE_EFFECTS = ['None', 'NoneOnDryRun']
@@ -76,7 +77,7 @@ function validateReviewVersions(versions: string[], requireRecognized: boolean, 
 
 function validateWebhook(hook: Record<string, unknown>, kind: WebhookKind, opts: WebhookOptions, path: FieldPath): FieldError[] {
   const errs = fullyQualifiedNameErrors(text(hook['name']), path.child('name'))
-  list(hook['rules']).forEach((rule, i) => errs.push(...validateRuleWithOperations(rule, path.child('rules').index(i))))
+  list(hook['rules']).forEach((rule, i) => appendAll(errs, validateRuleWithOperations(rule, path.child('rules').index(i))))
   const failurePolicy = hook['failurePolicy']
   if (isSet(failurePolicy) && !FAILURE_POLICIES.includes(text(failurePolicy)))
     errs.push(notSupported(path.child('failurePolicy'), failurePolicy, FAILURE_POLICIES))
@@ -89,13 +90,13 @@ function validateWebhook(hook: Record<string, unknown>, kind: WebhookKind, opts:
   const timeout = hook['timeoutSeconds']
   if (typeof timeout === 'number' && (timeout > 30 || timeout < 1))
     errs.push(invalid(path.child('timeoutSeconds'), timeout, 'the timeout value must be between 1 and 30 seconds'))
-  errs.push(...validateLabelSelector(hook['namespaceSelector'], path.child('namespaceSelector')))
-  errs.push(...validateLabelSelector(hook['objectSelector'], path.child('objectSelector')))
+  appendAll(errs, validateLabelSelector(hook['namespaceSelector'], path.child('namespaceSelector')))
+  appendAll(errs, validateLabelSelector(hook['objectSelector'], path.child('objectSelector')))
   const reinvocation = hook['reinvocationPolicy']
   if (kind === 'mutating' && isSet(reinvocation) && !REINVOCATION_POLICIES.includes(text(reinvocation)))
     errs.push(notSupported(path.child('reinvocationPolicy'), reinvocation, REINVOCATION_POLICIES))
-  errs.push(...validateClientConfig(hook['clientConfig'], path.child('clientConfig')))
-  if (!opts.ignoreMatchConditions) errs.push(...validateMatchConditions(hook['matchConditions'], { params: false }, path.child('matchConditions')))
+  appendAll(errs, validateClientConfig(hook['clientConfig'], path.child('clientConfig')))
+  if (!opts.ignoreMatchConditions) appendAll(errs, validateMatchConditions(hook['matchConditions'], { params: false }, path.child('matchConditions')))
   return errs
 }
 
@@ -104,9 +105,9 @@ export function validateWebhookConfiguration(obj: KubeObject, kind: WebhookKind,
   const names = new Set<string>()
   hooks(obj).forEach((hook, i) => {
     const path = fieldPath('webhooks').index(i)
-    errs.push(...validateWebhook(hook, kind, opts, path))
+    appendAll(errs, validateWebhook(hook, kind, opts, path))
     const versions = list(hook['admissionReviewVersions']).map(text)
-    errs.push(...validateReviewVersions(versions, opts.requireRecognizedReviewVersion, path.child('admissionReviewVersions')))
+    appendAll(errs, validateReviewVersions(versions, opts.requireRecognizedReviewVersion, path.child('admissionReviewVersions')))
     const name = text(hook['name'])
     if (opts.requireUniqueNames && name) {
       if (names.has(name)) errs.push(duplicate(path.child('name'), name))

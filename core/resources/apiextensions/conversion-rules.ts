@@ -8,6 +8,7 @@ import { forbiddenField, type FieldError, type FieldPath, invalid, notSupported,
 import { validateWebhookService, validateWebhookURL, validateReviewVersionItems } from '../admissionregistration/client-config.js'
 import { isPlainObject } from '../../machinery/object.js'
 import { goStringList } from './go-values.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 /** The ConversionReview versions this server (and the one before it) can send. */
 export const ACCEPTED_CONVERSION_REVIEW_VERSIONS = ['v1', 'v1beta1']
@@ -58,8 +59,8 @@ export function validateConversion(conversion: unknown, requireAcceptedReviewVer
   const configPath = path.child('webhookClientConfig')
   if (strategy === 'Webhook') {
     if (!clientConfig) errs.push(required(configPath, 'required when strategy is set to Webhook'))
-    else errs.push(...validateClientConfig(clientConfig, configPath))
-    errs.push(...validateReviewVersions(reviewVersions, requireAcceptedReviewVersion, path.child('conversionReviewVersions')))
+    else appendAll(errs, validateClientConfig(clientConfig, configPath))
+    appendAll(errs, validateReviewVersions(reviewVersions, requireAcceptedReviewVersion, path.child('conversionReviewVersions')))
   } else {
     const notWebhook = 'should not be set when strategy is not set to Webhook'
     if (clientConfig) errs.push(forbiddenField(configPath, notWebhook))

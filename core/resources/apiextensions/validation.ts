@@ -23,6 +23,7 @@ import {
   validateSelectableFields,
   validateSubresources,
 } from './version-rules.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 const record = (value: unknown): Record<string, unknown> => (isPlainObject(value) ? value : {})
 const text = (value: unknown): string => (typeof value === 'string' ? value : '')
@@ -108,15 +109,15 @@ function validateVersion(original: CustomResourceDefinitionVersion, v: InternalV
   for (const problem of deprecationWarningProblems(v.deprecated, v.deprecationWarning))
     errs.push(invalid(path.child('deprecationWarning'), v.deprecationWarning ?? '', problem))
   const unchanged = options.unchangedSchemas.has(v.name)
-  errs.push(...validateSchemaHolder(v.schema, statusEnabled(record(original)['subresources']), path.child('schema'), unchanged))
-  errs.push(...validateSubresources(v.subresources, path.child('subresources')))
-  errs.push(...validateColumns(v.additionalPrinterColumns, path.child('additionalPrinterColumns')))
+  appendAll(errs, validateSchemaHolder(v.schema, statusEnabled(record(original)['subresources']), path.child('schema'), unchanged))
+  appendAll(errs, validateSubresources(v.subresources, path.child('subresources')))
+  appendAll(errs, validateColumns(v.additionalPrinterColumns, path.child('additionalPrinterColumns')))
   if (v.selectableFields?.length) {
     const schema = schemaOf(v.schema)
     if (!isPlainObject(schema)) {
       errs.push(invalid(path.child('selectableFields'), '', 'selectableFields may only be set when version.schema.openAPIV3Schema is not included'))
     } else {
-      errs.push(...validateSelectableFields(v.selectableFields, schema, path.child('selectableFields')))
+      appendAll(errs, validateSelectableFields(v.selectableFields, schema, path.child('selectableFields')))
     }
   }
   return errs
@@ -130,16 +131,16 @@ function validateSharedFields(versions: CustomResourceDefinitionVersion[], place
     const anyStatus = versions.some((v) => statusEnabled(record(v)['subresources']))
     // Upstream looks the shared schema up under the first version's name.
     const unchanged = options.unchangedSchemas.has(text(first['name']))
-    errs.push(...validateSchemaHolder(first['schema'], anyStatus, path.child('validation'), unchanged))
+    appendAll(errs, validateSchemaHolder(first['schema'], anyStatus, path.child('validation'), unchanged))
   }
-  if (placement.subresources) errs.push(...validateSubresources(first['subresources'], path.child('subresources')))
-  if (placement.additionalPrinterColumns) errs.push(...validateColumns(first['additionalPrinterColumns'], path.child('additionalPrinterColumns')))
+  if (placement.subresources) appendAll(errs, validateSubresources(first['subresources'], path.child('subresources')))
+  if (placement.additionalPrinterColumns) appendAll(errs, validateColumns(first['additionalPrinterColumns'], path.child('additionalPrinterColumns')))
   const selectable = first['selectableFields']
   if (placement.selectableFields && Array.isArray(selectable) && selectable.length) {
     if (!isPlainObject(first['schema'])) {
       errs.push(invalid(path.child('selectableFields'), '', 'selectableFields may only be set when validations.schema is included'))
     } else {
-      errs.push(...validateSelectableFields(selectable, record(schemaOf(first['schema'])), path.child('selectableFields')))
+      appendAll(errs, validateSelectableFields(selectable, record(schemaOf(first['schema'])), path.child('selectableFields')))
     }
   }
   return errs
@@ -168,7 +169,7 @@ function validateSpec(specValue: unknown, options: Options, path: FieldPath): Fi
   if (preserveUnknownFields && versions.some((v) => hasDefaults(schemaOf(record(v)['schema']))))
     errs.push(invalid(path.child('preserveUnknownFields'), true, 'must be false in order to use defaults in the schema'))
 
-  internal.forEach((v, i) => errs.push(...validateVersion(versions[i] as CustomResourceDefinitionVersion, v, options, versionsPath.index(i))))
+  internal.forEach((v, i) => appendAll(errs, validateVersion(versions[i] as CustomResourceDefinitionVersion, v, options, versionsPath.index(i))))
 
   const names = internal.map((v) => v.name)
   if (new Set(names).size !== names.length) errs.push(invalid(versionsPath, goVersions(internal, Array.isArray(spec['versions'])), 'must contain unique version names'))
@@ -183,13 +184,13 @@ function validateSpec(specValue: unknown, options: Options, path: FieldPath): Fi
   const namesPath = path.child('names')
   const specNames = record(spec['names'])
   for (const field of ['plural', 'singular', 'kind', 'listKind']) if (!text(specNames[field])) errs.push(required(namesPath.child(field)))
-  errs.push(...validateNames(specNames, namesPath))
-  errs.push(...validateSharedFields(versions, placement, options, path))
+  appendAll(errs, validateNames(specNames, namesPath))
+  appendAll(errs, validateSharedFields(versions, placement, options, path))
 
   const strategy = text(record(spec['conversion'])['strategy'])
   if (strategy && strategy !== 'None' && preserveUnknownFields)
     errs.push(invalid(path.child('conversion').child('strategy'), strategy, 'must be None if spec.preserveUnknownFields is true'))
-  errs.push(...validateConversion(spec['conversion'], options.requireAcceptedReviewVersion, path.child('conversion')))
+  appendAll(errs, validateConversion(spec['conversion'], options.requireAcceptedReviewVersion, path.child('conversion')))
   return errs
 }
 

@@ -12,6 +12,7 @@ import { validateStructuralSchema } from '../../crd-schema/structural.js'
 import { duplicate, type FieldError, type FieldPath, invalid, required, tooMany } from '../../machinery/field.js'
 import { isPlainObject } from '../../machinery/object.js'
 import { goSchemaProps } from './go-values.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 const record = (value: unknown): Record<string, unknown> => (isPlainObject(value) ? value : {})
 const text = (value: unknown): string => (typeof value === 'string' ? value : '')
@@ -127,10 +128,10 @@ export function validateSchemaHolder(holder: unknown, statusEnabled: boolean, pa
   const props = schema as JSONSchemaProps
   const errs = statusEnabled ? statusRootErrors(props, path) : []
   const structural = validateStructuralSchema(props, path.child('openAPIV3Schema'))
-  errs.push(...structural)
+  appendAll(errs, structural)
   // A structural schema has single-schema `items`, the form the CEL rules are typed from.
   if (structural.length === 0) {
-    errs.push(...compileRules(props as CelSchemaProps, path.child('openAPIV3Schema'), { resourceRoot: true, unchangedSchema }).errors)
+    appendAll(errs, compileRules(props as CelSchemaProps, path.child('openAPIV3Schema'), { resourceRoot: true, unchangedSchema }).errors)
   }
   return errs
 }
@@ -156,13 +157,13 @@ export function validateSubresources(subresources: unknown, path: FieldPath): Fi
   const errs: FieldError[] = []
   const spec = path.child('scale.specReplicasPath')
   if (!text(scale['specReplicasPath'])) errs.push(required(spec))
-  else errs.push(...scalePathErrors(scale['specReplicasPath'], spec, ['.spec.'], 'should be a json path under .spec'))
+  else appendAll(errs, scalePathErrors(scale['specReplicasPath'], spec, ['.spec.'], 'should be a json path under .spec'))
   const status = path.child('scale.statusReplicasPath')
   if (!text(scale['statusReplicasPath'])) errs.push(required(status))
-  else errs.push(...scalePathErrors(scale['statusReplicasPath'], status, ['.status.'], 'should be a json path under .status'))
+  else appendAll(errs, scalePathErrors(scale['statusReplicasPath'], status, ['.status.'], 'should be a json path under .status'))
   if (text(scale['labelSelectorPath'])) {
     const selector = path.child('scale.labelSelectorPath')
-    errs.push(...scalePathErrors(scale['labelSelectorPath'], selector, ['.spec.', '.status.'], 'should be a json path under either .spec or .status'))
+    appendAll(errs, scalePathErrors(scale['labelSelectorPath'], selector, ['.spec.', '.status.'], 'should be a json path under either .spec or .status'))
   }
   return errs
 }
@@ -184,7 +185,7 @@ export function validateColumn(column: unknown, path: FieldPath): FieldError[] {
   // Upstream names the field by its Go name here.
   const jsonPath = text(c['jsonPath'])
   if (!jsonPath) errs.push(required(path.child('JSONPath')))
-  else errs.push(...simpleJsonPathErrors(jsonPath, path.child('JSONPath')))
+  else appendAll(errs, simpleJsonPathErrors(jsonPath, path.child('JSONPath')))
   return errs
 }
 

@@ -11,6 +11,7 @@ import { selectsEverything, validateLabelSelector } from '../../validation/label
 import { intOrPercentValue, notMoreThan100Percent, validateRolloutBounds } from './int-or-percent.js'
 import { immutableSelector, nonNegative, parseSelector, selectorMatchesTemplate, semanticEqual } from './selector.js'
 import { alwaysRestartRules, defaultTemplate, objectAt, setIfAbsent, specOf } from './template.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -83,14 +84,14 @@ function validateDaemonSetSpec(spec: Obj, opts: PodSpecValidationOptions): Field
   // Unlike the other controllers, an absent selector is only reported through the template mismatch.
   const errs = validateLabelSelector(selector, path.child('selector'))
   const parsed = parseSelector(selector)
-  if (parsed) errs.push(...selectorMatchesTemplate(parsed, spec['template'], path.child('template')))
+  if (parsed) appendAll(errs, selectorMatchesTemplate(parsed, spec['template'], path.child('template')))
   if (isPlainObject(selector) && selectsEverything(selector))
     errs.push(invalid(path.child('selector'), goLabelSelector(selector), 'empty selector is invalid for daemonset'))
-  errs.push(...validatePodTemplateSpec(spec['template'], path.child('template'), opts))
-  errs.push(...alwaysRestartRules(spec['template'], path.child('template'), 'DaemonSet'))
-  errs.push(...nonNegative(spec['minReadySeconds'], path.child('minReadySeconds')))
-  errs.push(...validateUpdateStrategy(spec['updateStrategy'], path.child('updateStrategy')))
-  errs.push(...nonNegative(spec['revisionHistoryLimit'], path.child('revisionHistoryLimit')))
+  appendAll(errs, validatePodTemplateSpec(spec['template'], path.child('template'), opts))
+  appendAll(errs, alwaysRestartRules(spec['template'], path.child('template'), 'DaemonSet'))
+  appendAll(errs, nonNegative(spec['minReadySeconds'], path.child('minReadySeconds')))
+  appendAll(errs, validateUpdateStrategy(spec['updateStrategy'], path.child('updateStrategy')))
+  appendAll(errs, nonNegative(spec['revisionHistoryLimit'], path.child('revisionHistoryLimit')))
   return errs
 }
 

@@ -7,6 +7,7 @@ import { intOrPercentValue, notMoreThan100Percent, validateRolloutBounds } from 
 import { replicaSetSelectorRules } from './replicaset.js'
 import { immutableSelector, nonNegative, validateControllerSelector } from './selector.js'
 import { defaultTemplate, objectAt, setIfAbsent, specOf } from './template.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -31,7 +32,7 @@ function validateRollingUpdate(rollingUpdate: Obj, path: FieldPath): FieldError[
   const errs = validateRolloutBounds(rollingUpdate, path)
   if (intOrPercentValue(maxUnavailable) === 0 && intOrPercentValue(maxSurge) === 0)
     errs.push(invalid(path.child('maxUnavailable'), goIntOrString(maxUnavailable), 'may not be 0 when `maxSurge` is 0'))
-  errs.push(...notMoreThan100Percent(maxUnavailable, path.child('maxUnavailable')))
+  appendAll(errs, notMoreThan100Percent(maxUnavailable, path.child('maxUnavailable')))
   return errs
 }
 
@@ -55,13 +56,13 @@ function validateStrategy(strategy: unknown, path: FieldPath): FieldError[] {
 function validateDeploymentSpec(spec: Obj, opts: PodSpecValidationOptions): FieldError[] {
   const path = fieldPath('spec')
   const errs = nonNegative(spec['replicas'], path.child('replicas'))
-  errs.push(...validateControllerSelector(spec, path, replicaSetSelectorRules(opts)))
-  errs.push(...validateStrategy(spec['strategy'], path.child('strategy')))
-  errs.push(...nonNegative(spec['minReadySeconds'], path.child('minReadySeconds')))
-  errs.push(...nonNegative(spec['revisionHistoryLimit'], path.child('revisionHistoryLimit')))
+  appendAll(errs, validateControllerSelector(spec, path, replicaSetSelectorRules(opts)))
+  appendAll(errs, validateStrategy(spec['strategy'], path.child('strategy')))
+  appendAll(errs, nonNegative(spec['minReadySeconds'], path.child('minReadySeconds')))
+  appendAll(errs, nonNegative(spec['revisionHistoryLimit'], path.child('revisionHistoryLimit')))
   const deadline = spec['progressDeadlineSeconds']
   if (typeof deadline === 'number') {
-    errs.push(...nonNegative(deadline, path.child('progressDeadlineSeconds')))
+    appendAll(errs, nonNegative(deadline, path.child('progressDeadlineSeconds')))
     const minReady = typeof spec['minReadySeconds'] === 'number' ? spec['minReadySeconds'] : 0
     if (deadline <= minReady) errs.push(invalid(path.child('progressDeadlineSeconds'), deadline, 'must be greater than minReadySeconds'))
   }

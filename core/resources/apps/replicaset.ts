@@ -4,6 +4,7 @@ import type { PodSpecValidationOptions } from '../core/pod-spec-validation.js'
 import type { KubeObject } from '../../machinery/object.js'
 import { type ControllerSelectorRules, immutableSelector, nonNegative, validateControllerSelector } from './selector.js'
 import { defaultTemplate, setIfAbsent, specOf, validateLongRunningTemplate } from './template.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -25,7 +26,7 @@ export function replicaSetSelectorRules(opts: PodSpecValidationOptions): Control
 function validateReplicaSetSpec(spec: Obj, opts: PodSpecValidationOptions): FieldError[] {
   const path = fieldPath('spec')
   const errs = [...nonNegative(spec['replicas'], path.child('replicas')), ...nonNegative(spec['minReadySeconds'], path.child('minReadySeconds'))]
-  errs.push(...validateControllerSelector(spec, path, replicaSetSelectorRules(opts)))
+  appendAll(errs, validateControllerSelector(spec, path, replicaSetSelectorRules(opts)))
   return errs
 }
 

@@ -10,6 +10,7 @@ import { type FieldError, type FieldPath, invalid, required } from '../../machin
 import { goLabelSelector, goStringMap } from '../../machinery/go-format.js'
 import { selectsEverything, validateLabelSelector } from '../../validation/label-selector.js'
 import { isPlainObject } from '../../machinery/object.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -67,14 +68,14 @@ export function validateControllerSelector(spec: Obj, path: FieldPath, rules: Co
   const errs: FieldError[] = []
   if (!isPlainObject(spec['selector'])) errs.push(required(selectorPath))
   else {
-    errs.push(...validateLabelSelector(spec['selector'], selectorPath))
+    appendAll(errs, validateLabelSelector(spec['selector'], selectorPath))
     if (selectsEverything(spec['selector'])) errs.push(invalid(selectorPath, goLabelSelector(spec['selector']), `empty selector is invalid for ${rules.kindWord}`))
   }
   const selector = parseSelector(spec['selector'])
   if (!selector) errs.push(invalid(selectorPath, goLabelSelector(spec['selector']), rules.unreadableDetail))
   else {
-    errs.push(...selectorMatchesTemplate(selector, spec['template'], path.child('template')))
-    errs.push(...rules.templateRules(spec['template'], path.child('template')))
+    appendAll(errs, selectorMatchesTemplate(selector, spec['template'], path.child('template')))
+    appendAll(errs, rules.templateRules(spec['template'], path.child('template')))
   }
   return errs
 }

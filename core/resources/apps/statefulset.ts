@@ -12,6 +12,7 @@ import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { intOrPercentValue, notMoreThan100Percent, validatePositiveIntOrPercent } from './int-or-percent.js'
 import { nonNegative, semanticEqual, validateControllerSelector } from './selector.js'
 import { alwaysRestartRules, defaultTemplate, objectAt, setIfAbsent, specOf } from './template.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -53,9 +54,9 @@ function validateRollingUpdate(rollingUpdate: Obj, path: FieldPath): FieldError[
   const errs = nonNegative(rollingUpdate['partition'], path.child('partition'))
   const maxUnavailable = rollingUpdate['maxUnavailable']
   if (maxUnavailable !== undefined && maxUnavailable !== null) {
-    errs.push(...validatePositiveIntOrPercent(maxUnavailable, path.child('maxUnavailable')))
+    appendAll(errs, validatePositiveIntOrPercent(maxUnavailable, path.child('maxUnavailable')))
     if (intOrPercentValue(maxUnavailable) === 0) errs.push(invalid(path.child('maxUnavailable'), new GoLiteral(goIntOrStringText(maxUnavailable)), 'cannot be 0'))
-    errs.push(...notMoreThan100Percent(maxUnavailable, path.child('maxUnavailable')))
+    appendAll(errs, notMoreThan100Percent(maxUnavailable, path.child('maxUnavailable')))
   }
   return errs
 }
@@ -112,9 +113,9 @@ function validateStatefulSetSpec(spec: Obj): FieldError[] {
     ...nonNegative(spec['minReadySeconds'], path.child('minReadySeconds')),
   ]
   const ordinals = spec['ordinals']
-  if (isPlainObject(ordinals)) errs.push(...nonNegative(ordinals['start'], path.child('ordinals.start')))
-  errs.push(...validateControllerSelector(spec, path, { kindWord: 'statefulset', unreadableDetail: '', templateRules: validateTemplate }))
-  errs.push(...alwaysRestartRules(spec['template'], path.child('template'), 'StatefulSet'))
+  if (isPlainObject(ordinals)) appendAll(errs, nonNegative(ordinals['start'], path.child('ordinals.start')))
+  appendAll(errs, validateControllerSelector(spec, path, { kindWord: 'statefulset', unreadableDetail: '', templateRules: validateTemplate }))
+  appendAll(errs, alwaysRestartRules(spec['template'], path.child('template'), 'StatefulSet'))
   return errs
 }
 

@@ -7,6 +7,7 @@ import { type FieldError, type FieldPath, forbiddenField, notSupported } from '.
 import { applyPodSpecDefaults } from '../core/pod-spec-defaults.js'
 import { type PodSpecValidationOptions, validatePodTemplateSpec } from '../core/pod-spec-validation.js'
 import { isPlainObject } from '../../machinery/object.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -44,7 +45,7 @@ export function podSpecOf(template: unknown): Obj {
  */
 export function validateLongRunningTemplate(template: unknown, path: FieldPath, kind: string, opts: PodSpecValidationOptions): FieldError[] {
   const errs = validatePodTemplateSpec(template, path, opts)
-  errs.push(...alwaysRestartRules(template, path, kind))
+  appendAll(errs, alwaysRestartRules(template, path, kind))
   return errs
 }
 

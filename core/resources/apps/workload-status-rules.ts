@@ -10,6 +10,7 @@
 import { fieldPath, type FieldError, type FieldPath, invalid } from '../../machinery/field.js'
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { nonNegative } from './selector.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -48,7 +49,7 @@ function collisionCountDecremented(obj: KubeObject, old: KubeObject): FieldError
 /** upstream's ValidateDeploymentStatus. */
 function validateDeploymentStatus(status: Obj, path: FieldPath): FieldError[] {
   const errs = nonNegativeCounts(status, ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas', 'collisionCount'], path)
-  errs.push(...partsAboveReplicas(status, ['updatedReplicas', 'readyReplicas', 'availableReplicas'], path))
+  appendAll(errs, partsAboveReplicas(status, ['updatedReplicas', 'readyReplicas', 'availableReplicas'], path))
   const available = count(status, 'availableReplicas')
   if (available > count(status, 'readyReplicas')) errs.push(invalid(path.child('availableReplicas'), available, 'cannot be greater than readyReplicas'))
   return errs
@@ -61,7 +62,7 @@ export function validateDeploymentStatusUpdate(deployment: KubeObject, old: Kube
 /** upstream's ValidateReplicaSetStatus, which ValidateReplicationControllerStatus repeats word for word. */
 function validateReplicaSetStatus(status: Obj, path: FieldPath): FieldError[] {
   const errs = nonNegativeCounts(status, ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration'], path)
-  errs.push(...partsAboveReplicas(status, ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'], path))
+  appendAll(errs, partsAboveReplicas(status, ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'], path))
   const available = count(status, 'availableReplicas')
   if (available > count(status, 'readyReplicas')) errs.push(invalid(path.child('availableReplicas'), available, 'cannot be greater than readyReplicas'))
   return errs
@@ -77,7 +78,7 @@ export const validateReplicationControllerStatusUpdate = validateReplicaSetStatu
 /** upstream's ValidateStatefulSetStatus. */
 function validateStatefulSetStatus(status: Obj, path: FieldPath): FieldError[] {
   const errs = nonNegativeCounts(status, ['replicas', 'readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas', 'observedGeneration', 'collisionCount'], path)
-  errs.push(...partsAboveReplicas(status, ['readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas'], path))
+  appendAll(errs, partsAboveReplicas(status, ['readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas'], path))
   const available = count(status, 'availableReplicas')
   if (available > count(status, 'readyReplicas')) errs.push(invalid(path.child('availableReplicas'), available, 'cannot be greater than status.readyReplicas'))
   return errs

@@ -8,6 +8,7 @@ import { isDNS1123Label, isQualifiedName, isValidPathSegmentName } from '../../m
 import { at, list, record, text } from '../columns/values.js'
 import { quantityValue } from '../core/pod-spec-resources.js'
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 const MAX_PERIOD_SECONDS = 1800
 const MAX_STABILIZATION_WINDOW_SECONDS = 3600
@@ -110,7 +111,7 @@ function validateResourceTarget(target: unknown, path: FieldPath): FieldError[] 
 function validateResourceSource(src: Record<string, unknown>, path: FieldPath): FieldError[] {
   const errs: FieldError[] = []
   if (!text(src['name'])) errs.push(required(path.child('name'), 'must specify a resource name'))
-  errs.push(...validateResourceTarget(src['target'], path.child('target')))
+  appendAll(errs, validateResourceTarget(src['target'], path.child('target')))
   return errs
 }
 
@@ -129,11 +130,11 @@ function validateContainerResourceSource(src: Record<string, unknown>, path: Fie
   const errs: FieldError[] = []
   const name = text(src['name'])
   if (!name) errs.push(required(path.child('name'), 'must specify a resource name'))
-  else errs.push(...validateContainerResourceName(name, path.child('name')))
+  else appendAll(errs, validateContainerResourceName(name, path.child('name')))
   const container = text(src['container'])
   if (!container) errs.push(required(path.child('container'), 'must specify a container'))
-  else errs.push(...isDNS1123Label(container).map((msg) => invalid(path.child('container'), container, msg)))
-  errs.push(...validateResourceTarget(src['target'], path.child('target')))
+  else appendAll(errs, isDNS1123Label(container).map((msg) => invalid(path.child('container'), container, msg)))
+  appendAll(errs, validateResourceTarget(src['target'], path.child('target')))
   return errs
 }
 
@@ -157,7 +158,7 @@ function validateMetricSpec(metric: unknown, path: FieldPath): FieldError[] {
   if (!METRIC_SOURCE_TYPES.includes(type)) errs.push(notSupported(path.child('type'), type, METRIC_SOURCE_TYPES))
   const present = SOURCE_FIELDS.map(([, field]) => field).filter((field) => isPlainObject(m[field]))
   const first = present[0]
-  if (first) errs.push(...(SOURCE_RULES[first]?.(record(m[first]), path.child(first)) ?? []))
+  if (first) appendAll(errs, (SOURCE_RULES[first]?.(record(m[first]), path.child(first)) ?? []))
   const expected = SOURCE_FIELDS.find(([t]) => t === type)?.[1]
   if (!expected) errs.push(notSupported(path.child('type'), type, METRIC_SOURCE_TYPES))
   else if (!present.includes(expected)) errs.push(required(path.child(expected), 'must populate information for the given metric source'))
@@ -200,7 +201,7 @@ function validateScalingRules(rules: unknown, path: FieldPath): FieldError[] {
   if (typeof select === 'string' && !SELECT_POLICIES.includes(select)) errs.push(notSupported(path.child('selectPolicy'), select, SELECT_POLICIES))
   const policies = list(rules['policies'])
   if (policies.length === 0) errs.push(required(path.child('policies'), 'must specify at least one Policy'))
-  policies.forEach((p, i) => errs.push(...validateScalingPolicy(p, path.child('policies').index(i))))
+  policies.forEach((p, i) => appendAll(errs, validateScalingPolicy(p, path.child('policies').index(i))))
   return errs
 }
 
@@ -224,12 +225,12 @@ export function validateHorizontalPodAutoscaler(hpa: KubeObject, old?: KubeObjec
   if (min !== undefined && min < bound) errs.push(invalid(path.child('minReplicas'), min, `must be greater than or equal to ${bound}`))
   if (max < 1) errs.push(invalid(path.child('maxReplicas'), max, 'must be greater than 0'))
   if (min !== undefined && max < min) errs.push(invalid(path.child('maxReplicas'), max, 'must be greater than or equal to `minReplicas`'))
-  errs.push(...validateCrossVersionObjectReference(spec['scaleTargetRef'], path.child('scaleTargetRef')))
-  errs.push(...validateMetrics(spec['metrics'], min, path.child('metrics')))
+  appendAll(errs, validateCrossVersionObjectReference(spec['scaleTargetRef'], path.child('scaleTargetRef')))
+  appendAll(errs, validateMetrics(spec['metrics'], min, path.child('metrics')))
   const behavior = spec['behavior']
   if (isPlainObject(behavior)) {
-    errs.push(...validateScalingRules(behavior['scaleUp'], path.child('behavior').child('scaleUp')))
-    errs.push(...validateScalingRules(behavior['scaleDown'], path.child('behavior').child('scaleDown')))
+    appendAll(errs, validateScalingRules(behavior['scaleUp'], path.child('behavior').child('scaleUp')))
+    appendAll(errs, validateScalingRules(behavior['scaleDown'], path.child('behavior').child('scaleDown')))
   }
   return errs
 }

@@ -13,6 +13,7 @@ import { cronScheduleError } from './cron-schedule.js'
 import { defaultPodFailurePolicy } from './job.js'
 import { validateJobSpecFields } from './job-spec.js'
 import { loadLocationError } from './time-zone.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -82,14 +83,14 @@ function validateCronJobSpec(spec: Obj, oldSpec: Obj | undefined, opts: PodSpecV
   else {
     // A CronJob stored with TZ in its schedule (before the timeZone field) may keep it.
     const allowTZ = typeof oldSpec?.['schedule'] === 'string' && oldSpec['schedule'].includes('TZ')
-    errs.push(...validateSchedule(schedule, allowTZ, spec['timeZone'], path.child('schedule')))
+    appendAll(errs, validateSchedule(schedule, allowTZ, spec['timeZone'], path.child('schedule')))
   }
-  errs.push(...nonNegative(spec['startingDeadlineSeconds'], path.child('startingDeadlineSeconds')))
-  if (!oldSpec || oldSpec['timeZone'] !== spec['timeZone']) errs.push(...validateTimeZone(spec['timeZone'], path.child('timeZone')))
-  errs.push(...validateConcurrencyPolicy(spec['concurrencyPolicy'], path.child('concurrencyPolicy')))
-  errs.push(...validateJobTemplate(spec['jobTemplate'], path.child('jobTemplate'), opts))
-  errs.push(...nonNegative(spec['successfulJobsHistoryLimit'], path.child('successfulJobsHistoryLimit')))
-  errs.push(...nonNegative(spec['failedJobsHistoryLimit'], path.child('failedJobsHistoryLimit')))
+  appendAll(errs, nonNegative(spec['startingDeadlineSeconds'], path.child('startingDeadlineSeconds')))
+  if (!oldSpec || oldSpec['timeZone'] !== spec['timeZone']) appendAll(errs, validateTimeZone(spec['timeZone'], path.child('timeZone')))
+  appendAll(errs, validateConcurrencyPolicy(spec['concurrencyPolicy'], path.child('concurrencyPolicy')))
+  appendAll(errs, validateJobTemplate(spec['jobTemplate'], path.child('jobTemplate'), opts))
+  appendAll(errs, nonNegative(spec['successfulJobsHistoryLimit'], path.child('successfulJobsHistoryLimit')))
+  appendAll(errs, nonNegative(spec['failedJobsHistoryLimit'], path.child('failedJobsHistoryLimit')))
   return errs
 }
 

@@ -9,6 +9,7 @@ import { nonNegative } from '../apps/selector.js'
 import { podSpecOf } from '../apps/template.js'
 import { type PodSpecValidationOptions, validatePodTemplateSpec } from '../core/pod-spec-validation.js'
 import { isPlainObject } from '../../machinery/object.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -63,7 +64,7 @@ function validateCompletionMode(spec: Obj, path: FieldPath): FieldError[] {
   const mode = spec['completionMode']
   const errs: FieldError[] = []
   if (isSet(mode) && mode !== 'NonIndexed' && mode !== 'Indexed') errs.push(notSupported(path.child('completionMode'), mode, ['NonIndexed', 'Indexed']))
-  if (mode === 'Indexed') errs.push(...validateIndexedLimits(spec, path))
+  if (mode === 'Indexed') appendAll(errs, validateIndexedLimits(spec, path))
   if (!isSet(mode) || mode === 'NonIndexed') {
     for (const key of ['backoffLimitPerIndex', 'maxFailedIndexes'])
       if (isSet(spec[key])) errs.push(invalid(path.child(key), spec[key], 'requires indexed completion mode'))
@@ -94,16 +95,16 @@ export function validateJobSpecFields(value: unknown, path: FieldPath, opts: Pod
   const spec = isPlainObject(value) ? value : {}
   const errs: FieldError[] = []
   for (const key of ['parallelism', 'completions', 'activeDeadlineSeconds', 'backoffLimit', 'ttlSecondsAfterFinished', 'backoffLimitPerIndex', 'maxFailedIndexes'])
-    errs.push(...nonNegative(spec[key], path.child(key)))
+    appendAll(errs, nonNegative(spec[key], path.child(key)))
   if (isSet(spec['maxFailedIndexes']) && !isSet(spec['backoffLimitPerIndex']))
     errs.push(required(path.child('backoffLimitPerIndex'), 'when maxFailedIndexes is specified'))
   if (isSet(spec['managedBy'])) {
-    errs.push(...validateDomainPrefixedPath(spec['managedBy'], path.child('managedBy')))
+    appendAll(errs, validateDomainPrefixedPath(spec['managedBy'], path.child('managedBy')))
     if (String(spec['managedBy']).length > MAX_MANAGED_BY_LENGTH) errs.push(tooLong(path.child('managedBy'), MAX_MANAGED_BY_LENGTH))
   }
-  errs.push(...validateCompletionMode(spec, path))
-  errs.push(...validatePodReplacementPolicy(spec, path.child('podReplacementPolicy')))
-  errs.push(...validatePodTemplateSpec(spec['template'], path.child('template'), opts))
-  errs.push(...validateRestartPolicy(spec, path))
+  appendAll(errs, validateCompletionMode(spec, path))
+  appendAll(errs, validatePodReplacementPolicy(spec, path.child('podReplacementPolicy')))
+  appendAll(errs, validatePodTemplateSpec(spec['template'], path.child('template'), opts))
+  appendAll(errs, validateRestartPolicy(spec, path))
   return errs
 }

@@ -17,6 +17,7 @@ import { goStringSliceText, GoLiteral, goTime } from '../../machinery/go-format.
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { nonNegative } from '../apps/selector.js'
 import { indexListError, overlappingIndex } from './job-indexes.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -211,11 +212,11 @@ function validateJobStatus(job: KubeObject, checks: StatusChecks): FieldError[] 
   const spec = objectAt(job, 'spec')
   const status = objectAt(job, 'status')
   const errs: FieldError[] = []
-  for (const key of ['active', 'succeeded', 'failed', 'ready', 'terminating']) errs.push(...nonNegative(status[key], STATUS.child(key)))
-  errs.push(...validateUncounted(status['uncountedTerminatedPods'], STATUS.child('uncountedTerminatedPods')))
-  errs.push(...validateConditionsAndTimes(job, status, checks))
-  errs.push(...validateFinished(job, status, checks))
-  errs.push(...validateIndexes(spec, status, checks))
+  for (const key of ['active', 'succeeded', 'failed', 'ready', 'terminating']) appendAll(errs, nonNegative(status[key], STATUS.child(key)))
+  appendAll(errs, validateUncounted(status['uncountedTerminatedPods'], STATUS.child('uncountedTerminatedPods')))
+  appendAll(errs, validateConditionsAndTimes(job, status, checks))
+  appendAll(errs, validateFinished(job, status, checks))
+  appendAll(errs, validateIndexes(spec, status, checks))
   const terminating = optionalNumber(status['terminating'])
   if (checks.finishedWithTerminatingPods && terminating !== undefined && terminating > 0 && isFinished(job))
     errs.push(invalid(STATUS.child('terminating'), terminating, 'terminating>0 is invalid for finished job'))

@@ -13,6 +13,7 @@ import { objects } from '../core/pod-spec-defaults.js'
 import type { PodSpecValidationOptions } from '../core/pod-spec-validation.js'
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { validateJobSpecFields } from './job-spec.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -108,9 +109,9 @@ function validateJobSpec(spec: Obj, opts: PodSpecValidationOptions): FieldError[
   const path = fieldPath('spec')
   const errs = validateJobSpecFields(spec, path, opts)
   if (!isPlainObject(spec['selector'])) errs.push(required(path.child('selector')))
-  else errs.push(...validateLabelSelector(spec['selector'], path.child('selector')))
+  else appendAll(errs, validateLabelSelector(spec['selector'], path.child('selector')))
   const selector = parseSelector(spec['selector'])
-  if (selector) errs.push(...selectorMatchesTemplate(selector, spec['template'], path.child('template')))
+  if (selector) appendAll(errs, selectorMatchesTemplate(selector, spec['template'], path.child('template')))
   return errs
 }
 
@@ -176,14 +177,14 @@ export function validateJobUpdate(job: KubeObject, old: KubeObject, opts: PodSpe
   const requirePrefixed = CONTROLLER_UID_LABEL in oldLabels && JOB_NAME_LABEL in oldLabels
   const path = fieldPath('spec')
   const errs = validateJobWith(job, requirePrefixed, opts)
-  errs.push(...validateCompletionsUpdate(spec, oldSpec, path))
-  errs.push(...immutableSelector(spec, oldSpec, path))
+  appendAll(errs, validateCompletionsUpdate(spec, oldSpec, path))
+  appendAll(errs, immutableSelector(spec, oldSpec, path))
   const status = isPlainObject(old['status']) ? old['status'] : {}
   const template = isPlainObject(spec['template']) ? spec['template'] : {}
   const oldTemplate = isPlainObject(oldSpec['template']) ? oldSpec['template'] : {}
   const mayReschedule = oldSpec['suspend'] === true && !isSet(status['startTime'])
-  errs.push(...immutableField(template, mayReschedule ? schedulingExempt(template, oldTemplate) : oldTemplate, path.child('template')))
+  appendAll(errs, immutableField(template, mayReschedule ? schedulingExempt(template, oldTemplate) : oldTemplate, path.child('template')))
   for (const key of ['completionMode', 'podFailurePolicy', 'backoffLimitPerIndex', 'managedBy', 'successPolicy'])
-    errs.push(...immutableField(spec[key], oldSpec[key], path.child(key)))
+    appendAll(errs, immutableField(spec[key], oldSpec[key], path.child(key)))
   return errs
 }

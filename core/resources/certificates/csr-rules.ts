@@ -19,6 +19,7 @@ import { at, list, record, text } from '../columns/values.js'
 import { certificateRequestProblem, issuedCertificateProblem } from './certificate-contents.js'
 import { goBytes, jsonBytes } from './go-pem.js'
 import { validateSignerName } from './signer-name.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 const LEGACY_UNKNOWN_SIGNER = 'kubernetes.io/legacy-unknown'
 const MIN_EXPIRATION_SECONDS = 600
@@ -180,11 +181,11 @@ function validateCsr(csr: KubeObject, allow: Allowances): FieldError[] {
   const signerName = text(at(csr, 'spec', 'signerName'))
   if (!allow.legacySignerName && signerName === LEGACY_UNKNOWN_SIGNER)
     errs.push(invalid(spec.child('signerName'), signerName, 'the legacy signerName is not allowed via this API version'))
-  else errs.push(...validateSignerName(spec.child('signerName'), signerName))
+  else appendAll(errs, validateSignerName(spec.child('signerName'), signerName))
   const expiration = at(csr, 'spec', 'expirationSeconds')
   if (typeof expiration === 'number' && expiration < MIN_EXPIRATION_SECONDS)
     errs.push(invalid(spec.child('expirationSeconds'), expiration, 'may not specify a duration less than 600 seconds (10 minutes)'))
-  errs.push(...validateConditions(csr, allow))
+  appendAll(errs, validateConditions(csr, allow))
   if (!allow.arbitraryCertificate && problems.certificate !== undefined)
     errs.push(invalid(fieldPath('status').child('certificate'), '<certificate data>', problems.certificate))
   return errs

@@ -6,6 +6,7 @@
  */
 import { type FieldError, type FieldPath, invalid, required, tooLong } from '../../machinery/field.js'
 import { DNS1123_LABEL_MAX, DNS1123_SUBDOMAIN_MAX, isDNS1123Label, isDNS1123Subdomain } from '../../machinery/names.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 const MAX_DOMAIN = DNS1123_SUBDOMAIN_MAX
 const MAX_PATH = DNS1123_SUBDOMAIN_MAX + DNS1123_LABEL_MAX + 1
@@ -28,9 +29,9 @@ export function validateSignerName(path: FieldPath, signerName: string): FieldEr
   const errs: FieldError[] = []
   if (domain.length > MAX_DOMAIN) errs.push(tooLong(path, MAX_DOMAIN))
   const domainLabels = domain.split('.')
-  errs.push(...firstBadLabel(path, domain, domainLabels, isDNS1123Label))
+  appendAll(errs, firstBadLabel(path, domain, domainLabels, isDNS1123Label))
   if (domainLabels.length < 2) errs.push(invalid(path, domain, 'should be a domain with at least two segments separated by dots'))
-  errs.push(...firstBadLabel(path, signerPath, signerPath.split('.'), isDNS1123Subdomain))
+  appendAll(errs, firstBadLabel(path, signerPath, signerPath.split('.'), isDNS1123Subdomain))
   if (signerName.length > MAX_SIGNER_NAME) errs.push(tooLong(path, MAX_SIGNER_NAME))
   return errs
 }

@@ -9,6 +9,7 @@ import type { LocalVersionConversion } from '../catalogue.js'
 import { at, list, record, text } from '../columns/values.js'
 import { jsonTooDeepAt } from '../../machinery/limits.js'
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 const METRICS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/metrics'
 const CURRENT_METRICS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/current-metrics'
@@ -155,13 +156,13 @@ export function hpaV1ToV2(obj: KubeObject): KubeObject {
   if (typeof spec['targetCPUUtilizationPercentage'] === 'number')
     metrics.push(metricFromV1({ type: 'Resource', resource: { name: 'cpu', targetAverageUtilization: spec['targetCPUUtilizationPercentage'] } }, 'target'))
   const other = parseAnnotation(annotations, METRICS_ANNOTATION)
-  if (Array.isArray(other)) metrics.push(...other.map((m) => metricFromV1(m, 'target')))
+  if (Array.isArray(other)) appendAll(metrics, other.map((m) => metricFromV1(m, 'target')))
   if (metrics.length === 0)
     metrics.push({ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: DEFAULT_CPU_UTILIZATION } } })
 
   const currentMetrics: unknown[] = []
   const current = parseAnnotation(annotations, CURRENT_METRICS_ANNOTATION)
-  if (Array.isArray(current)) currentMetrics.push(...current.map((m) => metricFromV1(m, 'current')))
+  if (Array.isArray(current)) appendAll(currentMetrics, current.map((m) => metricFromV1(m, 'current')))
   else if (typeof status['currentCPUUtilizationPercentage'] === 'number')
     currentMetrics.push(metricFromV1({ type: 'Resource', resource: { name: 'cpu', currentAverageUtilization: status['currentCPUUtilizationPercentage'] } }, 'current'))
   const conditions = parseAnnotation(annotations, CONDITIONS_ANNOTATION)

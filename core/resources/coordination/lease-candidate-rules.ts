@@ -9,6 +9,7 @@ import { type FieldError, fieldPath, invalid, notSupported, required } from '../
 import { isQualifiedName } from '../../machinery/names.js'
 import { record, text } from '../columns/values.js'
 import type { KubeObject } from '../../machinery/object.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 export const OLDEST_EMULATION_VERSION = 'OldestEmulationVersion'
 
@@ -41,7 +42,7 @@ export function validateLeaseCandidate(candidate: KubeObject): FieldError[] {
   if (!strategy) errs.push(required(path.child('strategy'), ''))
   else if (!strategy.includes('/') && strategy !== OLDEST_EMULATION_VERSION)
     errs.push(notSupported(path.child('strategy'), strategy, [OLDEST_EMULATION_VERSION]))
-  else if (strategy.includes('/')) errs.push(...isQualifiedName(strategy).map((msg) => invalid(path.child('strategy'), strategy, msg)))
+  else if (strategy.includes('/')) appendAll(errs, isQualifiedName(strategy).map((msg) => invalid(path.child('strategy'), strategy, msg)))
   if (strategy === OLDEST_EMULATION_VERSION && !emulation)
     errs.push(required(path.child('emulationVersion'), `must be specified when strategy is ${OLDEST_EMULATION_VERSION}`))
   return errs

@@ -7,6 +7,7 @@ import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, no
 import { isQualifiedName } from '../../machinery/names.js'
 import { record, text } from '../columns/values.js'
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 /** The strategies Kubernetes itself defines; others must be qualified names (`example.com/mine`). */
 const KNOWN_STRATEGIES = ['OldestEmulationVersion']
@@ -31,7 +32,7 @@ export function validateLease(lease: KubeObject): FieldError[] {
   if (typeof transitions === 'number' && transitions < 0)
     errs.push(invalid(path.child('leaseTransitions'), transitions, 'must be greater than or equal to 0'))
   const strategy = spec['strategy']
-  if (typeof strategy === 'string') errs.push(...validateStrategy(strategy, path.child('strategy')))
+  if (typeof strategy === 'string') appendAll(errs, validateStrategy(strategy, path.child('strategy')))
   if (text(spec['preferredHolder']) && !text(strategy))
     errs.push(forbiddenField(path.child('preferredHolder'), 'may only be specified if `strategy` is defined'))
   return errs

@@ -10,6 +10,7 @@ import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName } from '../../machi
 import type { KubeObject } from '../../machinery/object.js'
 import { IP_MESSAGE, PORT_RANGE_MESSAGE } from './service-validation.js'
 import { parseIPSloppy } from './sloppy-ip.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP']
 
@@ -54,7 +55,7 @@ function validateAddress(address: Obj, path: FieldPath): FieldError[] {
     const node = text(address['nodeName'])
     for (const msg of isDNS1123Subdomain(node)) errs.push(invalid(path.child('nodeName'), node, msg))
   }
-  errs.push(...nonSpecialIPErrors(ip, path.child('ip')))
+  appendAll(errs, nonSpecialIPErrors(ip, path.child('ip')))
   return errs
 }
 
@@ -84,10 +85,10 @@ export function validateEndpoints(ep: KubeObject): FieldError[] {
     const notReady = objects(subset['notReadyAddresses'])
     // A headless service's endpoints may have no ports, but every subset has some address.
     if (addresses.length === 0 && notReady.length === 0) errs.push(required(at, 'must specify `addresses` or `notReadyAddresses`'))
-    addresses.forEach((a, j) => errs.push(...validateAddress(a, at.child('addresses').index(j))))
-    notReady.forEach((a, j) => errs.push(...validateAddress(a, at.child('notReadyAddresses').index(j))))
+    addresses.forEach((a, j) => appendAll(errs, validateAddress(a, at.child('addresses').index(j))))
+    notReady.forEach((a, j) => appendAll(errs, validateAddress(a, at.child('notReadyAddresses').index(j))))
     const ports = objects(subset['ports'])
-    ports.forEach((p, j) => errs.push(...validatePort(p, ports.length > 1, at.child('ports').index(j))))
+    ports.forEach((p, j) => appendAll(errs, validatePort(p, ports.length > 1, at.child('ports').index(j))))
   })
   return errs
 }

@@ -12,6 +12,7 @@ import { isQualifiedName } from '../../machinery/names.js'
 import type { KubeObject } from '../../machinery/object.js'
 import { goQuantity, quantityOf, quantityString, scaledValue } from './go-quantity.js'
 import { isOvercommitAllowed, validateContainerResourceName, validateResourceName } from './resource-names.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -90,7 +91,7 @@ function validateItem(item: Obj, at: FieldPath, seenTypes: Set<string>): FieldEr
   const keys = new Set<string>()
   const collect = (list: ListName): void => {
     for (const name of Object.keys(lists[list])) {
-      errs.push(...validateName(type, name, at.child(list).key(name)))
+      appendAll(errs, validateName(type, name, at.child(list).key(name)))
       keys.add(name)
     }
   }
@@ -109,7 +110,7 @@ function validateItem(item: Obj, at: FieldPath, seenTypes: Set<string>): FieldEr
   if (type === 'PersistentVolumeClaim' && !('storage' in lists.min) && !('storage' in lists.max))
     errs.push(required(at.child('limits'), 'either minimum or maximum storage value is required, but neither was provided'))
   collect('maxLimitRequestRatio')
-  for (const key of keys) errs.push(...validateRelations(lists, key, at))
+  for (const key of keys) appendAll(errs, validateRelations(lists, key, at))
   return errs
 }
 

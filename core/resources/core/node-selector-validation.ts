@@ -7,6 +7,7 @@ import { objectItems as objects, text } from '../columns/values.js'
 import { type FieldError, type FieldPath, forbiddenField, invalid, required } from '../../machinery/field.js'
 import { isDNS1123Subdomain, isValidLabelValue } from '../../machinery/names.js'
 import { validateLabelName } from '../../validation/label-selector.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -32,7 +33,7 @@ function validateLabelRequirement(req: Obj, path: FieldPath, allowInvalidLabelVa
     default:
       errs.push(invalid(path.child('operator'), operator, 'not a valid selector operator'))
   }
-  errs.push(...validateLabelName(text(req['key']), path.child('key')))
+  appendAll(errs, validateLabelName(text(req['key']), path.child('key')))
   if (!allowInvalidLabelValue)
     vals.forEach((v, i) => {
       for (const msg of isValidLabelValue(v)) errs.push(invalid(path.child('values').index(i), v, msg))

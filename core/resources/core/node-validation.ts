@@ -21,6 +21,7 @@ import { goQuantity, quantityOf, quantityString, scaledValue } from './go-quanti
 import { cidrFamily, dualStack } from './ip-families.js'
 import { CIDR_MESSAGE } from '../networking/addresses.js'
 import { isIntegerResourceName } from './resource-names.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -78,7 +79,7 @@ function validateNodeResources(node: KubeObject): FieldError[] {
   const errs: FieldError[] = []
   for (const list of ['capacity', 'allocatable'] as const) {
     const path = fieldPath('status').child(list)
-    for (const [name, raw] of Object.entries(record(statusOf(node)[list]))) errs.push(...quantityErrors(name, raw, path.child(name)))
+    for (const [name, raw] of Object.entries(record(statusOf(node)[list]))) appendAll(errs, quantityErrors(name, raw, path.child(name)))
   }
   return errs
 }
@@ -114,10 +115,10 @@ const taintsPath = fieldPath('metadata').child('taints')
 export function validateNode(node: KubeObject): FieldError[] {
   const errs: FieldError[] = []
   const taints = list(specOf(node)['taints'])
-  if (taints.length) errs.push(...validateTaints(taints, taintsPath))
-  errs.push(...validateNodeResources(node))
+  if (taints.length) appendAll(errs, validateTaints(taints, taintsPath))
+  appendAll(errs, validateNodeResources(node))
   const cidrs = strings(specOf(node)['podCIDRs'])
-  if (cidrs.length) errs.push(...validatePodCIDRs(cidrs))
+  if (cidrs.length) appendAll(errs, validatePodCIDRs(cidrs))
   return errs
 }
 
@@ -147,7 +148,7 @@ export function validateNodeUpdate(node: KubeObject, old: KubeObject): FieldErro
   if (oldProvider && oldProvider !== text(spec['providerID']))
     errs.push(forbiddenField(fieldPath('spec').child('providerID'), 'node updates may not change providerID except from "" to valid'))
   const taints = list(spec['taints'])
-  if (taints.length) errs.push(...validateTaints(taints, taintsPath))
+  if (taints.length) appendAll(errs, validateTaints(taints, taintsPath))
   if (text(spec['externalID']) !== text(oldSpec['externalID'])) errs.push(forbiddenField(fieldPath('spec').child('externalID'), 'may not be updated'))
   return errs
 }

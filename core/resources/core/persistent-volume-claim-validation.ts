@@ -21,6 +21,7 @@ import { accessModeErrors, IMMUTABLE, specOf, VOLUME_MODES } from './persistent-
 import { describeChanges } from './pod-spec-update.js'
 import { isNativeResource } from './resource-names.js'
 import { semanticallyEqual } from './semantic-equal.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -62,8 +63,8 @@ function validateClaimSpec(spec: Obj, opts: ClaimOptions): FieldError[] {
   const modes = spec['accessModes']
   if (!Array.isArray(modes) || modes.length === 0) errs.push(required(path.child('accessModes'), 'at least 1 access mode is required'))
   if (isSet(spec['selector']))
-    errs.push(...validateLabelSelector(spec['selector'], path.child('selector'), { allowInvalidLabelValueInSelector: opts.allowInvalidLabelValueInSelector ?? false }))
-  errs.push(...accessModeErrors(modes, path.child('accessModes')))
+    appendAll(errs, validateLabelSelector(spec['selector'], path.child('selector'), { allowInvalidLabelValueInSelector: opts.allowInvalidLabelValueInSelector ?? false }))
+  appendAll(errs, accessModeErrors(modes, path.child('accessModes')))
   const requests = record(record(spec['resources'])['requests'])
   const storagePath = path.child('resources').key('storage')
   if (!('storage' in requests)) errs.push(required(storagePath))
@@ -73,8 +74,8 @@ function validateClaimSpec(spec: Obj, opts: ClaimOptions): FieldError[] {
   if (isSet(spec['volumeMode']) && !VOLUME_MODES.includes(text(spec['volumeMode'])))
     errs.push(notSupported(path.child('volumeMode'), spec['volumeMode'], VOLUME_MODES))
   const [source, ref] = [spec['dataSource'], spec['dataSourceRef']]
-  if (isPlainObject(source)) errs.push(...validateDataSource(source, path.child('dataSource'), opts, false))
-  if (isPlainObject(ref)) errs.push(...validateDataSource(ref, path.child('dataSourceRef'), opts, true))
+  if (isPlainObject(source)) appendAll(errs, validateDataSource(source, path.child('dataSource'), opts, false))
+  if (isPlainObject(ref)) appendAll(errs, validateDataSource(ref, path.child('dataSourceRef'), opts, true))
   if (isPlainObject(ref) && text(ref['namespace'])) {
     if (isSet(source)) errs.push(invalid(path, DATA_SOURCE_PATH, 'may not be specified when dataSourceRef.namespace is specified'))
   } else if (isPlainObject(source) && isPlainObject(ref)) {
@@ -198,17 +199,17 @@ export function validatePersistentVolumeClaimStatusUpdate(pvc: KubeObject): Fiel
   if (!Array.isArray(modes) || modes.length === 0) errs.push(required(fieldPath('Spec').child('accessModes')))
   const status = record(pvc['status'])
   for (const [name, value] of Object.entries(record(status['capacity'])))
-    errs.push(...basicResourceErrors(value, fieldPath('status').child('capacity').key(name)))
+    appendAll(errs, basicResourceErrors(value, fieldPath('status').child('capacity').key(name)))
   const resizePath = fieldPath('status').child('allocatedResourceStatus')
   for (const [name, value] of Object.entries(record(status['allocatedResourceStatuses']))) {
-    errs.push(...claimResourceKeyErrors(name, resizePath))
+    appendAll(errs, claimResourceKeyErrors(name, resizePath))
     // Upstream names the resource, not the status, as the unsupported value.
     if (!RESIZE_STATUSES.includes(text(value))) errs.push(notSupported(resizePath, new GoLiteral(name), RESIZE_STATUSES))
   }
   const allocatedPath = fieldPath('status').child('allocatedResources')
   for (const [name, value] of Object.entries(record(status['allocatedResources']))) {
     const keyErrs = claimResourceKeyErrors(name, allocatedPath)
-    errs.push(...(keyErrs.length ? keyErrs : basicResourceErrors(value, allocatedPath.key(name))))
+    appendAll(errs, (keyErrs.length ? keyErrs : basicResourceErrors(value, allocatedPath.key(name))))
   }
   return errs
 }

@@ -11,6 +11,7 @@ import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, is
 import { goStrings } from '../../machinery/go-format.js'
 import { isDNS1123Label, isDNS1123Subdomain } from '../../machinery/names.js'
 import { isPlainObject } from '../../machinery/object.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -49,7 +50,7 @@ function glusterfs(src: Obj, path: FieldPath): FieldError[] {
   if (isSet(src['endpointsNamespace'])) {
     const ns = text(src['endpointsNamespace'])
     if (!ns) errs.push(invalid(path.child('endpointsNamespace'), ns, 'if the endpointnamespace is set, it must be a valid namespace name'))
-    else errs.push(...namespaceErrors(ns, path.child('endpointsNamespace')))
+    else appendAll(errs, namespaceErrors(ns, path.child('endpointsNamespace')))
   }
   return errs
 }
@@ -92,7 +93,7 @@ function quobyte(src: Obj, path: FieldPath): FieldError[] {
   if (!registry) errs.push(required(path.child('registry'), hostPortMessage))
   else if (text(src['tenant']).length >= 65) errs.push(required(path.child('tenant'), 'must be a UUID and may not exceed a length of 64 characters'))
   else for (const pair of registry.split(',')) if (!isHostPort(pair)) errs.push(invalid(path.child('registry'), registry, hostPortMessage))
-  errs.push(...requireText(src, 'volume', path))
+  appendAll(errs, requireText(src, 'volume', path))
   return errs
 }
 
@@ -200,10 +201,10 @@ function storageos(src: Obj, path: FieldPath): FieldError[] {
   const errs: FieldError[] = []
   const name = text(src['volumeName'])
   if (!name) errs.push(required(path.child('volumeName')))
-  else errs.push(...isDNS1123Label(name).map((msg) => invalid(path.child('volumeName'), name, msg)))
+  else appendAll(errs, isDNS1123Label(name).map((msg) => invalid(path.child('volumeName'), name, msg)))
   const ns = text(src['volumeNamespace'])
-  if (ns) errs.push(...isDNS1123Label(ns).map((msg) => invalid(path.child('volumeNamespace'), ns, msg)))
-  errs.push(...namespacedSecretRef(src, path))
+  if (ns) appendAll(errs, isDNS1123Label(ns).map((msg) => invalid(path.child('volumeNamespace'), ns, msg)))
+  appendAll(errs, namespacedSecretRef(src, path))
   return errs
 }
 
@@ -229,7 +230,7 @@ function csi(src: Obj, path: FieldPath): FieldError[] {
   const errs = [...csiDriverErrors(text(src['driver']), path.child('driver')), ...requireText(src, 'volumeHandle', path)]
   for (const key of ['controllerPublishSecretRef', 'controllerExpandSecretRef', 'nodePublishSecretRef', 'nodeExpandSecretRef']) {
     const ref = src[key]
-    if (isPlainObject(ref)) errs.push(...pvSecretReference(ref, path.child(key)))
+    if (isPlainObject(ref)) appendAll(errs, pvSecretReference(ref, path.child(key)))
   }
   return errs
 }
@@ -287,7 +288,7 @@ export function validatePVSources(spec: Obj, specPath: FieldPath, pvName: string
     }
     count++
     if (source.key === 'local') localFound = true
-    errs.push(...source.check(isPlainObject(src) ? src : {}, specPath.child(source.errorPath ?? source.key), pvName))
+    appendAll(errs, source.check(isPlainObject(src) ? src : {}, specPath.child(source.errorPath ?? source.key), pvName))
   }
   return { errs, count, local: localFound }
 }

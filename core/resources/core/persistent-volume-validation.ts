@@ -20,6 +20,7 @@ import { hasInvalidLabelValue, validateNodeSelector } from './node-selector-vali
 import { mountOptionErrors, PV_SOURCE_KEYS, validatePVSources } from './persistent-volume-sources.js'
 import { describeChanges } from './pod-spec-update.js'
 import { semanticallyEqual } from './semantic-equal.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -59,7 +60,7 @@ function capacityErrors(capacity: unknown, path: FieldPath): FieldError[] {
   const errs: FieldError[] = []
   if (entries.length === 0) errs.push(required(path))
   if (!entries.some(([k]) => k === 'storage') || entries.length > 1) errs.push(notSupported(path, goResourceList(capacity), ['storage']))
-  for (const [name, value] of entries) errs.push(...positiveQuantityErrors(value, path.key(name)))
+  for (const [name, value] of entries) appendAll(errs, positiveQuantityErrors(value, path.key(name)))
   return errs
 }
 
@@ -82,18 +83,18 @@ function validateSpec(spec: Obj, pvName: string, opts: VolumeOptions): FieldErro
   const errs: FieldError[] = []
   const modes = spec['accessModes']
   if (!Array.isArray(modes) || modes.length === 0) errs.push(required(path.child('accessModes')))
-  errs.push(...accessModeErrors(modes, path.child('accessModes')))
-  errs.push(...capacityErrors(spec['capacity'], path.child('capacity')))
+  appendAll(errs, accessModeErrors(modes, path.child('accessModes')))
+  appendAll(errs, capacityErrors(spec['capacity'], path.child('capacity')))
   const policy = text(spec['persistentVolumeReclaimPolicy'])
   if (policy && !RECLAIM_POLICIES.includes(policy)) errs.push(notSupported(path.child('persistentVolumeReclaimPolicy'), policy, RECLAIM_POLICIES))
   const affinity = spec['nodeAffinity']
   if (isSet(affinity)) {
     const requiredTerms = record(affinity)['required']
-    if (isSet(requiredTerms)) errs.push(...validateNodeSelector(record(requiredTerms), path.child('nodeAffinity').child('required'), opts.allowInvalidLabelValueInRequiredNodeAffinity ?? false))
+    if (isSet(requiredTerms)) appendAll(errs, validateNodeSelector(record(requiredTerms), path.child('nodeAffinity').child('required'), opts.allowInvalidLabelValueInRequiredNodeAffinity ?? false))
     else errs.push(required(path.child('nodeAffinity').child('required'), 'must specify required node constraints'))
   }
   const sources = validatePVSources(spec, path, pvName)
-  errs.push(...sources.errs)
+  appendAll(errs, sources.errs)
   if (sources.local && !isSet(affinity)) errs.push(required(path.child('nodeAffinity'), 'Local volume requires node affinity'))
   if (sources.count === 0) errs.push(required(path, 'must specify a volume type'))
   if (isSet(spec['hostPath']) && namesRoot(text(record(spec['hostPath'])['path'])) && policy === 'Recycle')

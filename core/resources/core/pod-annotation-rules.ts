@@ -12,6 +12,7 @@ import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid } f
 import type { KubeObject } from '../../machinery/object.js'
 import { list, record, text } from '../columns/values.js'
 import { MIRROR_POD_ANNOTATION } from './pod-subresource-meta.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 const DELETION_COST = 'controller.kubernetes.io/pod-deletion-cost'
 const SECCOMP_POD = 'seccomp.security.alpha.kubernetes.io/pod'
@@ -64,9 +65,9 @@ export function validatePodAnnotations(pod: KubeObject, allowInvalidDeletionCost
   if (!allowInvalidDeletionCost && !isValidDeletionCost(annotations))
     errs.push(invalid(path.key(DELETION_COST), text(annotations[DELETION_COST]), 'must be a 32bit integer'))
   // Upstream names these two with a dot, not in brackets.
-  if (SECCOMP_POD in annotations) errs.push(...seccompProfileErrors(text(annotations[SECCOMP_POD]), path.child(SECCOMP_POD)))
+  if (SECCOMP_POD in annotations) appendAll(errs, seccompProfileErrors(text(annotations[SECCOMP_POD]), path.child(SECCOMP_POD)))
   for (const [key, value] of Object.entries(annotations))
-    if (key.startsWith(SECCOMP_CONTAINER_PREFIX)) errs.push(...seccompProfileErrors(text(value), path.child(key)))
+    if (key.startsWith(SECCOMP_CONTAINER_PREFIX)) appendAll(errs, seccompProfileErrors(text(value), path.child(key)))
   const names = containerNames(spec)
   for (const [key, value] of Object.entries(annotations)) {
     if (!key.startsWith(APPARMOR_PREFIX)) continue
@@ -99,6 +100,6 @@ export function validatePodAnnotationUpdates(pod: KubeObject, old: KubeObject): 
     if (key.startsWith(APPARMOR_PREFIX)) errs.push(forbiddenField(path.key(key), 'may not add AppArmor annotations'))
     if (key === MIRROR_POD_ANNOTATION) errs.push(forbiddenField(path.key(key), 'may not add mirror pod annotation'))
   }
-  errs.push(...validatePodAnnotations(pod, !isValidDeletionCost(stored)))
+  appendAll(errs, validatePodAnnotations(pod, !isValidDeletionCost(stored)))
   return errs
 }

@@ -13,6 +13,7 @@ import { semanticEqual } from '../rbac/semantic-equal.js'
 import { objects } from './pod-spec-defaults.js'
 import { podQOSClass, quantityValue } from './pod-spec-resources.js'
 import { MIRROR_POD_ANNOTATION } from './pod-subresource-meta.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -165,7 +166,7 @@ export function validatePodResize(pod: KubeObject, old: KubeObject, validatePod:
   if (!nodeSupportsResize(old)) errs.push(forbiddenField(specPath, 'Pod running on node without support for resize'))
 
   const munged = structuredClone(spec)
-  if (hasPodLevelResources(oldSpec) || hasPodLevelResources(spec)) errs.push(...validatePodLevelResize(spec, oldSpec, munged))
+  if (hasPodLevelResources(oldSpec) || hasPodLevelResources(spec)) appendAll(errs, validatePodLevelResize(spec, oldSpec, munged))
   if (objects(statusOf(old)['nodeAllocatableResourceClaimStatuses']).length)
     errs.push(forbiddenField(specPath, 'pods with node allocatable resource claims cannot be resized'))
 
@@ -174,7 +175,7 @@ export function validatePodResize(pod: KubeObject, old: KubeObject, validatePod:
 
   for (const list of ['initContainers', 'containers'] as const) {
     const old = objects(oldSpec[list])
-    objects(spec[list]).forEach((c, i) => errs.push(...validateContainerResize(c, old[i] ?? {}, specPath.child(list).index(i).child('resources'))))
+    objects(spec[list]).forEach((c, i) => appendAll(errs, validateContainerResize(c, old[i] ?? {}, specPath.child(list).index(i).child('resources'))))
   }
   const oldContainers = objects(oldSpec['containers'])
   munged['containers'] = objects(spec['containers']).map((c, i) => {
@@ -182,7 +183,7 @@ export function validatePodResize(pod: KubeObject, old: KubeObject, validatePod:
     if (!semanticEqual(undone, oldContainers[i])) errs.push(forbiddenField(specPath, ONLY_CPU_AND_MEMORY))
     return undone
   })
-  if (spec['initContainers'] !== undefined) errs.push(...validateInitContainersResize(spec, oldSpec, munged))
+  if (spec['initContainers'] !== undefined) appendAll(errs, validateInitContainersResize(spec, oldSpec, munged))
   if (errs.length) return errs
   // Anything else that differs (the strategy keeps it as stored, so only a write it let through whole).
   return semanticEqual(munged, oldSpec) ? [] : [forbiddenField(specPath, ONLY_CPU_AND_MEMORY)]

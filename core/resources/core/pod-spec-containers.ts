@@ -16,6 +16,7 @@ import {
 import { isPlainObject } from '../../machinery/object.js'
 import { objects } from './pod-spec-defaults.js'
 import { validateResources } from './pod-spec-resources.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -136,12 +137,12 @@ function validateHandler(handler: Obj, kinds: readonly string[], path: FieldPath
   if (isPlainObject(httpGet)) {
     const at = path.child('httpGet')
     if (!httpGet['path']) errs.push(required(at.child('path')))
-    errs.push(...validatePortRef(httpGet['port'], at.child('port')))
+    appendAll(errs, validatePortRef(httpGet['port'], at.child('port')))
     if (httpGet['scheme'] && !HTTP_SCHEMES.includes(String(httpGet['scheme'])))
       errs.push(notSupported(at.child('scheme'), httpGet['scheme'], HTTP_SCHEMES))
   }
   const tcp = handler['tcpSocket']
-  if (isPlainObject(tcp)) errs.push(...validatePortRef(tcp['port'], path.child('tcpSocket').child('port')))
+  if (isPlainObject(tcp)) appendAll(errs, validatePortRef(tcp['port'], path.child('tcpSocket').child('port')))
   const grpc = handler['grpc']
   if (isPlainObject(grpc) && !validPort(grpc['port'])) errs.push(invalid(path.child('grpc').child('port'), grpc['port'] ?? 0, PORT_RANGE))
   return errs
@@ -174,7 +175,7 @@ function validateSecurityContext(sc: unknown, path: FieldPath, opts: PodSpecVali
   const errs: FieldError[] = []
   if (sc['privileged'] === true && !opts.allowPrivileged)
     errs.push(forbiddenField(path.child('privileged'), 'disallowed by cluster policy'))
-  errs.push(...validateIds(sc, ['runAsUser', 'runAsGroup'], path))
+  appendAll(errs, validateIds(sc, ['runAsUser', 'runAsGroup'], path))
   if (sc['privileged'] === true && sc['allowPrivilegeEscalation'] === false)
     errs.push(invalid(path, sc, 'cannot set `allowPrivilegeEscalation` to false and `privileged` to true'))
   return errs
@@ -198,10 +199,10 @@ export function validateContainer(
   // Every container names its image, a template's too; the whitespace rule is a pod's alone (see validatePodOnly),
   // but an ephemeral container only ever belongs to a pod, so it meets it here.
   if (!c['image']) errs.push(required(path.child('image')))
-  else if (kind === 'ephemeral') errs.push(...imageWhitespaceErrors(c, path))
-  errs.push(...validatePorts(c['ports'], path.child('ports')))
-  errs.push(...validateEnv(c['env'], path.child('env')))
-  errs.push(...validateMounts(c['volumeMounts'], volumes, path.child('volumeMounts')))
+  else if (kind === 'ephemeral') appendAll(errs, imageWhitespaceErrors(c, path))
+  appendAll(errs, validatePorts(c['ports'], path.child('ports')))
+  appendAll(errs, validateEnv(c['env'], path.child('env')))
+  appendAll(errs, validateMounts(c['volumeMounts'], volumes, path.child('volumeMounts')))
   const pull = c['imagePullPolicy']
   if (!pull) errs.push(required(path.child('imagePullPolicy')))
   else if (!PULL_POLICIES.includes(String(pull))) errs.push(notSupported(path.child('imagePullPolicy'), pull, PULL_POLICIES))
@@ -209,17 +210,17 @@ export function validateContainer(
   if (!tmp) errs.push(required(path.child('terminationMessagePolicy')))
   else if (tmp !== 'File' && tmp !== 'FallbackToLogsOnError')
     errs.push(invalid(path.child('terminationMessagePolicy'), tmp, "must be 'File' or 'FallbackToLogsOnError'"))
-  errs.push(...validateResources(c['resources'], path.child('resources')))
-  errs.push(...validateSecurityContext(c['securityContext'], path.child('securityContext'), opts))
+  appendAll(errs, validateResources(c['resources'], path.child('resources')))
+  appendAll(errs, validateSecurityContext(c['securityContext'], path.child('securityContext'), opts))
   if (kind === 'container') {
-    errs.push(...validateProbe(c['livenessProbe'], path.child('livenessProbe'), true))
-    errs.push(...validateProbe(c['readinessProbe'], path.child('readinessProbe'), false))
-    errs.push(...validateProbe(c['startupProbe'], path.child('startupProbe'), true))
+    appendAll(errs, validateProbe(c['livenessProbe'], path.child('livenessProbe'), true))
+    appendAll(errs, validateProbe(c['readinessProbe'], path.child('readinessProbe'), false))
+    appendAll(errs, validateProbe(c['startupProbe'], path.child('startupProbe'), true))
     const lifecycle = c['lifecycle']
     if (isPlainObject(lifecycle))
       for (const hook of ['postStart', 'preStop'])
         if (isPlainObject(lifecycle[hook]))
-          errs.push(...validateHandler(lifecycle[hook], ['exec', 'httpGet', 'tcpSocket', 'sleep'], path.child('lifecycle').child(hook)))
+          appendAll(errs, validateHandler(lifecycle[hook], ['exec', 'httpGet', 'tcpSocket', 'sleep'], path.child('lifecycle').child(hook)))
   } else {
     // Init and ephemeral containers run to completion or on demand: no probes, no lifecycle hooks.
     for (const key of ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe'])

@@ -6,6 +6,7 @@
 import { type FieldError, type FieldPath, forbiddenField, invalid } from '../../machinery/field.js'
 import { cloneJson, isPlainObject } from '../../machinery/object.js'
 import { objects } from './pod-spec-defaults.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -68,7 +69,7 @@ export function validatePodSpecUpdate(next: Obj, old: Obj, path: FieldPath): Fie
   const errs = validateDeadline(next['activeDeadlineSeconds'], old['activeDeadlineSeconds'], path.child('activeDeadlineSeconds'))
   if (objects(next['ephemeralContainers']).length !== objects(old['ephemeralContainers']).length)
     errs.push(forbiddenField(path.child('ephemeralContainers'), 'cannot be changed'))
-  errs.push(...validateTolerations(next['tolerations'], old['tolerations'], path.child('tolerations')))
+  appendAll(errs, validateTolerations(next['tolerations'], old['tolerations'], path.child('tolerations')))
   const oldGates = objects(old['schedulingGates']).map((g) => g['name'])
   for (const gate of objects(next['schedulingGates']))
     if (!oldGates.includes(gate['name']))

@@ -13,6 +13,7 @@ import { isPlainObject } from '../../machinery/object.js'
 import { imageWhitespaceErrors, type PodSpecValidationOptions, validateContainer, validateIds } from './pod-spec-containers.js'
 import { objects } from './pod-spec-defaults.js'
 import { validateVolumes } from './pod-spec-volumes.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 export type { PodSpecValidationOptions } from './pod-spec-containers.js'
 
@@ -51,37 +52,37 @@ export function validatePodSpec(value: unknown, path: FieldPath, opts: PodSpecVa
   const spec = isPlainObject(value) ? value : {}
   const { names: volumes, errs } = validateVolumes(spec['volumes'], path.child('volumes'))
   if (objects(spec['containers']).length === 0) errs.push(required(path.child('containers')))
-  errs.push(...validateNames(spec, path))
+  appendAll(errs, validateNames(spec, path))
   objects(spec['containers']).forEach((c, i) =>
-    errs.push(...validateContainer(c, path.child('containers').index(i), volumes, opts, 'container')),
+    appendAll(errs, validateContainer(c, path.child('containers').index(i), volumes, opts, 'container')),
   )
   objects(spec['initContainers']).forEach((c, i) =>
-    errs.push(...validateContainer(c, path.child('initContainers').index(i), volumes, opts, 'init')),
+    appendAll(errs, validateContainer(c, path.child('initContainers').index(i), volumes, opts, 'init')),
   )
   objects(spec['ephemeralContainers']).forEach((c, i) =>
-    errs.push(...validateContainer(c, path.child('ephemeralContainers').index(i), volumes, opts, 'ephemeral')),
+    appendAll(errs, validateContainer(c, path.child('ephemeralContainers').index(i), volumes, opts, 'ephemeral')),
   )
-  errs.push(...validateEnum(spec['restartPolicy'], path.child('restartPolicy'), RESTART_POLICIES))
-  errs.push(...validateEnum(spec['dnsPolicy'], path.child('dnsPolicy'), DNS_POLICIES))
+  appendAll(errs, validateEnum(spec['restartPolicy'], path.child('restartPolicy'), RESTART_POLICIES))
+  appendAll(errs, validateEnum(spec['dnsPolicy'], path.child('dnsPolicy'), DNS_POLICIES))
   if (spec['dnsPolicy'] === 'None' && !isPlainObject(spec['dnsConfig']))
     errs.push(required(path.child('dnsConfig'), 'must provide `dnsConfig` when `dnsPolicy` is None'))
-  errs.push(...validateLabels(spec['nodeSelector'], path.child('nodeSelector')))
+  appendAll(errs, validateLabels(spec['nodeSelector'], path.child('nodeSelector')))
   const sc = spec['securityContext']
   if (isPlainObject(sc)) {
-    errs.push(...validateIds(sc, ['runAsUser', 'runAsGroup', 'fsGroup'], path.child('securityContext')))
+    appendAll(errs, validateIds(sc, ['runAsUser', 'runAsGroup', 'fsGroup'], path.child('securityContext')))
     const groups = Array.isArray(sc['supplementalGroups']) ? sc['supplementalGroups'] : []
     groups.forEach((g, i) => {
       if (typeof g === 'number' && (g < 0 || g > MAX_INT32))
         errs.push(invalid(path.child('securityContext').child('supplementalGroups').index(i), g, 'must be between 0 and 2147483647, inclusive'))
     })
   }
-  errs.push(...validateNameField(spec, 'serviceAccountName', path, isDNS1123Subdomain))
-  errs.push(...validateNameField(spec, 'nodeName', path, isDNS1123Subdomain))
+  appendAll(errs, validateNameField(spec, 'serviceAccountName', path, isDNS1123Subdomain))
+  appendAll(errs, validateNameField(spec, 'nodeName', path, isDNS1123Subdomain))
   const deadline = spec['activeDeadlineSeconds']
   if (typeof deadline === 'number' && (deadline < 1 || deadline > MAX_INT32))
     errs.push(invalid(path.child('activeDeadlineSeconds'), deadline, 'must be between 1 and 2147483647, inclusive'))
-  errs.push(...validateNameField(spec, 'hostname', path, isDNS1123Label))
-  errs.push(...validateNameField(spec, 'subdomain', path, isDNS1123Label))
+  appendAll(errs, validateNameField(spec, 'hostname', path, isDNS1123Label))
+  appendAll(errs, validateNameField(spec, 'subdomain', path, isDNS1123Label))
   return errs
 }
 
@@ -94,7 +95,7 @@ export function validatePodOnly(spec: unknown, path: FieldPath): FieldError[] {
   if (!isPlainObject(spec)) return []
   const errs: FieldError[] = []
   for (const list of ['containers', 'initContainers'] as const)
-    objects(spec[list]).forEach((c, i) => errs.push(...imageWhitespaceErrors(c, path.child(list).index(i))))
+    objects(spec[list]).forEach((c, i) => appendAll(errs, imageWhitespaceErrors(c, path.child(list).index(i))))
   return errs
 }
 

@@ -3,6 +3,7 @@ import { duplicate, type FieldError, type FieldPath, forbiddenField, invalid, re
 import { isDNS1123Label } from '../../machinery/names.js'
 import { isPlainObject } from '../../machinery/object.js'
 import { objects, volumeSourceKeys } from './pod-spec-defaults.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 const FILE_MODE_ERROR = 'must be a number between 0 and 0777 (octal), both inclusive'
 
@@ -45,13 +46,13 @@ export function validateVolumes(volumes: unknown, path: FieldPath): { names: Set
     if (kinds.length === 0) problems.push(required(at, 'must specify a volume type'))
     for (const extra of kinds.slice(1)) problems.push(forbiddenField(at.child(extra), 'may not specify more than 1 volume type'))
     const [kind] = kinds
-    if (kind) problems.push(...validateSource(kind, volume[kind], at.child(kind)))
+    if (kind) appendAll(problems, validateSource(kind, volume[kind], at.child(kind)))
     const name = typeof volume['name'] === 'string' ? volume['name'] : ''
     if (!name) problems.push(required(at.child('name')))
     else for (const msg of isDNS1123Label(name)) problems.push(invalid(at.child('name'), name, msg))
     if (names.has(name)) problems.push(duplicate(at.child('name'), name))
     if (problems.length === 0) names.add(name)
-    errs.push(...problems)
+    appendAll(errs, problems)
   })
   return { names, errs }
 }

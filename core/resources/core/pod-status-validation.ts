@@ -20,6 +20,7 @@ import { list, record, text } from '../columns/values.js'
 import { dualStack, ipFamily } from './ip-families.js'
 import { IP_MESSAGE } from './service-validation.js'
 import { parseIPSloppy } from './sloppy-ip.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -107,7 +108,7 @@ function validatePodIPs(status: Obj): FieldError[] {
     const ip = text(record(e)['ip'])
     if (!parseIPSloppy(ip)) errs.push(invalid(path.index(i), ip, IP_MESSAGE))
   })
-  if (entries.length > 1) errs.push(...multipleAddressErrors(entries, path, 'core.PodIP', false))
+  if (entries.length > 1) appendAll(errs, multipleAddressErrors(entries, path, 'core.PodIP', false))
   return errs
 }
 
@@ -123,7 +124,7 @@ function validateHostIPs(status: Obj): FieldError[] {
     if (!parseIPSloppy(ip)) errs.push(invalid(path.index(i), ip, IP_MESSAGE))
   })
   // Upstream looks for repeated host addresses before it checks their families (the pod addresses the other way round).
-  if (entries.length > 1) errs.push(...multipleAddressErrors(entries, path, 'core.HostIP', true))
+  if (entries.length > 1) appendAll(errs, multipleAddressErrors(entries, path, 'core.HostIP', true))
   return errs
 }
 
@@ -145,13 +146,12 @@ export function validatePodStatusUpdate(pod: KubeObject, old: KubeObject): Field
   if (qos !== text(oldStatus['qosClass'])) errs.push(invalid(path.child('qosClass'), qos, IMMUTABLE))
   const restartPolicy = text(oldSpec['restartPolicy'])
   const never = (): boolean => false
-  errs.push(...stateTransitionErrors(status['containerStatuses'], oldStatus['containerStatuses'], path.child('containerStatuses'), restartPolicy, never))
-  errs.push(
-    ...stateTransitionErrors(status['initContainerStatuses'], oldStatus['initContainerStatuses'], path.child('initContainerStatuses'), restartPolicy, restartableInitContainer(oldSpec)),
-  )
+  appendAll(errs, stateTransitionErrors(status['containerStatuses'], oldStatus['containerStatuses'], path.child('containerStatuses'), restartPolicy, never))
+  appendAll(errs, stateTransitionErrors(status['initContainerStatuses'], oldStatus['initContainerStatuses'], path.child('initContainerStatuses'), restartPolicy, restartableInitContainer(oldSpec)))
   // The node agent never restarts an ephemeral container: they are held as under restartPolicy Never.
-  errs.push(...stateTransitionErrors(status['ephemeralContainerStatuses'], oldStatus['ephemeralContainerStatuses'], path.child('ephemeralContainerStatuses'), 'Never', never))
-  errs.push(...validatePodIPs(status), ...validateHostIPs(status))
+  appendAll(errs, stateTransitionErrors(status['ephemeralContainerStatuses'], oldStatus['ephemeralContainerStatuses'], path.child('ephemeralContainerStatuses'), 'Never', never))
+  appendAll(errs, validatePodIPs(status))
+  appendAll(errs, validateHostIPs(status))
   return errs
 }
 

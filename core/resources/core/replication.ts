@@ -13,6 +13,7 @@ import { defineResource, scaleSubresource, statusSubresource } from '../define.j
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { applyPodSpecDefaults } from './pod-spec-defaults.js'
 import { validatePodTemplateSpec } from './pod-spec-validation.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 /** A PodTemplate's template: defaulted as any pod spec, and mutable, unlike a pod's. */
 function defaultTemplate(pt: KubeObject): void {
@@ -69,13 +70,13 @@ function validateReplicationController(rc: KubeObject, ctx: StrategyContext): Fi
   const errs = nonNegative(spec['minReadySeconds'], path.child('minReadySeconds'))
   const selector = isPlainObject(spec['selector']) ? (spec['selector'] as Record<string, unknown>) : {}
   if (Object.keys(selector).length === 0) errs.push(required(path.child('selector')))
-  errs.push(...nonNegative(spec['replicas'], path.child('replicas')))
+  appendAll(errs, nonNegative(spec['replicas'], path.child('replicas')))
   const template = spec['template']
   if (!isPlainObject(template)) return [...errs, required(path.child('template'))]
   const labels = templateLabels(template) ?? {}
   if (Object.entries(selector).some(([k, v]) => labels[k] !== v))
     errs.push(invalid(path.child('template').child('metadata').child('labels'), goStringMap(templateLabels(template)), '`selector` does not match template `labels`'))
-  errs.push(...validateLongRunningTemplate(template, path.child('template'), 'ReplicationController', { allowPrivileged: ctx.allowPrivileged ?? false }))
+  appendAll(errs, validateLongRunningTemplate(template, path.child('template'), 'ReplicationController', { allowPrivileged: ctx.allowPrivileged ?? false }))
   return errs
 }
 

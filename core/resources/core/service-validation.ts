@@ -10,6 +10,7 @@ import { validateLabels } from '../../validation/object-meta.js'
 import type { KubeObject } from '../../machinery/object.js'
 import { isHeadless, type ServicePort, type ServiceSpec, serviceSpec, servicePorts, stringList } from './service-defaults.js'
 import { parseIP } from './service-ranges.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 const TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort']
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP']
@@ -68,7 +69,7 @@ function validatePorts(spec: ServiceSpec, specPath: FieldPath): FieldError[] {
   const portsPath = specPath.child('ports')
   if (ports.length === 0 && !isHeadless(spec) && spec['type'] !== 'ExternalName') errs.push(required(portsPath))
   const names = new Set<string>()
-  ports.forEach((p, i) => errs.push(...validatePort(p, portsPath.index(i), ports.length > 1, names)))
+  ports.forEach((p, i) => appendAll(errs, validatePort(p, portsPath.index(i), ports.length > 1, names)))
   if (spec['type'] === 'ClusterIP')
     ports.forEach((p, i) => {
       if (p['nodePort']) errs.push(forbiddenField(portsPath.index(i).child('nodePort'), "may not be used when `type` is 'ClusterIP'"))
@@ -141,14 +142,14 @@ export function validateService(svc: KubeObject): FieldError[] {
     if (!cname) errs.push(required(specPath.child('externalName')))
     else for (const msg of isDNS1123Subdomain(cname)) errs.push(invalid(specPath.child('externalName'), cname, msg))
   }
-  errs.push(...validatePorts(spec, specPath))
-  if (spec['selector'] !== undefined && spec['selector'] !== null) errs.push(...validateLabels(spec['selector'], specPath.child('selector')))
+  appendAll(errs, validatePorts(spec, specPath))
+  if (spec['selector'] !== undefined && spec['selector'] !== null) appendAll(errs, validateLabels(spec['selector'], specPath.child('selector')))
   const affinity = spec['sessionAffinity']
   if (!affinity) errs.push(required(specPath.child('sessionAffinity')))
   else if (!AFFINITIES.includes(String(affinity))) errs.push(notSupported(specPath.child('sessionAffinity'), affinity, AFFINITIES))
   else if (affinity === 'None' && spec['sessionAffinityConfig'])
     errs.push(forbiddenField(specPath.child('sessionAffinityConfig'), 'must not be set when session affinity is None'))
-  errs.push(...validateClusterIPs(spec, specPath))
+  appendAll(errs, validateClusterIPs(spec, specPath))
   stringList(spec['externalIPs']).forEach((ip, i) => {
     if (!parseIP(ip)) errs.push(invalid(specPath.child('externalIPs').index(i), ip, IP_MESSAGE))
   })

@@ -11,6 +11,7 @@ import { formatValue, type GoField, goStruct, goTime } from '../../machinery/go-
 import { isQualifiedName } from '../../machinery/names.js'
 import { at, record, text } from '../columns/values.js'
 import type { KubeObject } from '../../machinery/object.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 const REPORTING_INSTANCE_MAX = 128
 const ACTION_MAX = 128
@@ -47,12 +48,12 @@ function validateReporting(ev: KubeObject): FieldError[] {
   if (!controller) errs.push(required(fieldPath('reportingController')))
   for (const msg of isQualifiedName(controller)) errs.push(invalid(fieldPath('reportingController'), controller, msg))
   if (!text(ev['reportingInstance'])) errs.push(required(fieldPath('reportingInstance')))
-  errs.push(...tooLong(ev, 'reportingInstance', REPORTING_INSTANCE_MAX))
+  appendAll(errs, tooLong(ev, 'reportingInstance', REPORTING_INSTANCE_MAX))
   if (!text(ev['action'])) errs.push(required(fieldPath('action')))
-  errs.push(...tooLong(ev, 'action', ACTION_MAX))
+  appendAll(errs, tooLong(ev, 'action', ACTION_MAX))
   if (!text(ev['reason'])) errs.push(required(fieldPath('reason')))
-  errs.push(...tooLong(ev, 'reason', REASON_MAX))
-  errs.push(...tooLong(ev, 'message', NOTE_MAX))
+  appendAll(errs, tooLong(ev, 'reason', REASON_MAX))
+  appendAll(errs, tooLong(ev, 'message', NOTE_MAX))
   return errs
 }
 
@@ -71,7 +72,7 @@ export function validateLegacyEvent(ev: KubeObject): FieldError[] {
     return errs
   }
   if (!involved && namespace !== 'default' && namespace !== 'kube-system') errs.push(mismatch())
-  errs.push(...validateReporting(ev))
+  appendAll(errs, validateReporting(ev))
   return errs
 }
 
@@ -88,7 +89,7 @@ function validateSeries(ev: KubeObject): FieldError[] {
 /** A create through events.k8s.io/v1: the legacy rules, then the new API's own. */
 export function validateEventV1Create(ev: KubeObject): FieldError[] {
   const errs = validateLegacyEvent(ev)
-  errs.push(...validateSeries(ev))
+  appendAll(errs, validateSeries(ev))
   if (!hasTime(ev['eventTime'])) errs.push(required(fieldPath('eventTime')))
   const type = text(ev['type'])
   if (type !== 'Normal' && type !== 'Warning') errs.push(invalid(fieldPath('type'), '', `has invalid value: ${type}`))
@@ -127,7 +128,7 @@ function reportedName(field: string): string {
 /** An update through events.k8s.io/v1: a new series is checked; what the event says may not change. */
 export function validateEventV1Update(ev: KubeObject, old: KubeObject): FieldError[] {
   const errs = validateLegacyEvent(ev)
-  if (!sameJson(ev['series'], old['series'])) errs.push(...validateSeries(ev))
+  if (!sameJson(ev['series'], old['series'])) appendAll(errs, validateSeries(ev))
   for (const [field, show] of IMMUTABLE) {
     const now = show(ev[field])
     if (formatValue(now) !== formatValue(show(old[field])))

@@ -12,6 +12,7 @@ import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, is
 import { GoLiteral } from '../../machinery/go-format.js'
 import { domainPrefixedPathErrors, isDNS1123Label, isDNS1123Subdomain, isValidPathSegmentName } from '../../machinery/names.js'
 import { IMMUTABLE, isIP } from './addresses.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 const PATH_TYPES = ['Exact', 'ImplementationSpecific', 'Prefix']
 const INVALID_PATH_SEQUENCES = ['//', '/./', '/../', '%2f', '%2F']
@@ -97,7 +98,7 @@ function validatePath(p: unknown, path: FieldPath): FieldError[] {
     default:
       errs.push(notSupported(path.child('pathType'), pathType, PATH_TYPES))
   }
-  errs.push(...validateBackend(at(p, 'backend'), path.child('backend')))
+  appendAll(errs, validateBackend(at(p, 'backend'), path.child('backend')))
   return errs
 }
 
@@ -113,7 +114,7 @@ function validateRule(rule: unknown, path: FieldPath): FieldError[] {
     const paths = list(at(http, 'paths'))
     const pathsPath = path.child('http').child('paths')
     if (paths.length === 0) errs.push(required(pathsPath))
-    paths.forEach((p, i) => errs.push(...validatePath(p, pathsPath.index(i))))
+    paths.forEach((p, i) => appendAll(errs, validatePath(p, pathsPath.index(i))))
   }
   return errs
 }
@@ -140,9 +141,9 @@ export function validateIngressSpec(obj: KubeObject): FieldError[] {
     const shown = new GoLiteral(Array.isArray(spec['rules']) ? '[]networking.IngressRule{}' : '[]networking.IngressRule(nil)')
     errs.push(invalid(path, shown, 'either `defaultBackend` or `rules` must be specified'))
   }
-  if (isSet(spec['defaultBackend'])) errs.push(...validateBackend(spec['defaultBackend'], path.child('defaultBackend')))
-  rules.forEach((rule, i) => errs.push(...validateRule(rule, path.child('rules').index(i))))
-  errs.push(...validateTLS(list(spec['tls']), path.child('tls')))
+  if (isSet(spec['defaultBackend'])) appendAll(errs, validateBackend(spec['defaultBackend'], path.child('defaultBackend')))
+  rules.forEach((rule, i) => appendAll(errs, validateRule(rule, path.child('rules').index(i))))
+  appendAll(errs, validateTLS(list(spec['tls']), path.child('tls')))
   const className = spec['ingressClassName']
   if (typeof className === 'string') for (const msg of isDNS1123Subdomain(className)) errs.push(invalid(path.child('ingressClassName'), className, msg))
   return errs
@@ -194,8 +195,8 @@ export function validateIngressClass(obj: KubeObject): FieldError[] {
   const errs: FieldError[] = []
   const controller = text(at(obj, 'spec', 'controller'))
   if (controller.length > MAX_CONTROLLER_LENGTH) errs.push(tooLong(path.child('controller'), MAX_CONTROLLER_LENGTH))
-  errs.push(...domainPrefixedPathErrors(path.child('controller'), controller))
-  errs.push(...validateParameters(at(obj, 'spec', 'parameters'), path.child('parameters')))
+  appendAll(errs, domainPrefixedPathErrors(path.child('controller'), controller))
+  appendAll(errs, validateParameters(at(obj, 'spec', 'parameters'), path.child('parameters')))
   return errs
 }
 

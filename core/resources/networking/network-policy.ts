@@ -11,6 +11,7 @@ import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, is
 import { goStrings } from '../../machinery/go-format.js'
 import { validateLabelSelector } from '../../validation/label-selector.js'
 import { checkCIDR, strictSubset } from './addresses.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 const PROTOCOLS = ['TCP', 'UDP', 'SCTP']
 const POLICY_TYPES = ['Ingress', 'Egress']
@@ -80,12 +81,12 @@ function validatePeer(peer: unknown, path: FieldPath, existing: ReadonlySet<stri
     const value = at(peer, selector)
     if (!isSet(value)) continue
     peers++
-    errs.push(...validateLabelSelector(value, path.child(selector)))
+    appendAll(errs, validateLabelSelector(value, path.child(selector)))
   }
   const block = at(peer, 'ipBlock')
   if (isSet(block)) {
     peers++
-    errs.push(...validateIPBlock(block, path.child('ipBlock'), existing))
+    appendAll(errs, validateIPBlock(block, path.child('ipBlock'), existing))
   }
   if (peers === 0) errs.push(required(path, 'must specify a peer'))
   else if (peers > 1 && isSet(block)) errs.push(forbiddenField(path, 'may not specify both ipBlock and another peer'))
@@ -102,8 +103,8 @@ export function validateNetworkPolicy(obj: KubeObject, existing: ReadonlySet<str
   ] as const) {
     list(spec[rules]).forEach((rule, i) => {
       const rulePath = path.child(rules).index(i)
-      list(at(rule, 'ports')).forEach((port, j) => errs.push(...validatePort(port, rulePath.child('ports').index(j))))
-      list(at(rule, peersField)).forEach((peer, j) => errs.push(...validatePeer(peer, rulePath.child(peersField).index(j), existing)))
+      list(at(rule, 'ports')).forEach((port, j) => appendAll(errs, validatePort(port, rulePath.child('ports').index(j))))
+      list(at(rule, peersField)).forEach((peer, j) => appendAll(errs, validatePeer(peer, rulePath.child(peersField).index(j), existing)))
     })
   }
   const types = list(spec['policyTypes']).map(text)

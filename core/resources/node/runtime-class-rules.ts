@@ -12,6 +12,7 @@ import { validateLabels } from '../../validation/object-meta.js'
 import { list, record, text } from '../columns/values.js'
 import { validateResources } from '../core/pod-spec-resources.js'
 import { goToleration, validateTolerations } from '../core/toleration-rules.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 /** Its tolerations, each once: two are the same when key, operator, value and effect are (the list's keys). */
 function validateUniqueTolerations(tolerations: unknown, path: FieldPath): FieldError[] {
@@ -28,10 +29,10 @@ function validateUniqueTolerations(tolerations: unknown, path: FieldPath): Field
 
 function validateScheduling(scheduling: Record<string, unknown>, path: FieldPath): FieldError[] {
   const errs: FieldError[] = []
-  if (isPlainObject(scheduling['nodeSelector'])) errs.push(...validateLabels(scheduling['nodeSelector'], path.child('nodeSelector')))
+  if (isPlainObject(scheduling['nodeSelector'])) appendAll(errs, validateLabels(scheduling['nodeSelector'], path.child('nodeSelector')))
   const tolerationsPath = path.child('tolerations')
-  errs.push(...validateTolerations(scheduling['tolerations'], tolerationsPath))
-  errs.push(...validateUniqueTolerations(scheduling['tolerations'], tolerationsPath))
+  appendAll(errs, validateTolerations(scheduling['tolerations'], tolerationsPath))
+  appendAll(errs, validateUniqueTolerations(scheduling['tolerations'], tolerationsPath))
   return errs
 }
 
@@ -40,9 +41,9 @@ export function validateRuntimeClass(rc: KubeObject): FieldError[] {
   const errs = isDNS1123Label(handler).map((msg) => invalid(fieldPath('handler'), handler, msg))
   // The overhead is checked as a container's limits would be, under `overhead.limits`, as upstream reuses that check.
   const overhead = rc['overhead']
-  if (isPlainObject(overhead)) errs.push(...validateResources({ limits: overhead['podFixed'] }, fieldPath('overhead')))
+  if (isPlainObject(overhead)) appendAll(errs, validateResources({ limits: overhead['podFixed'] }, fieldPath('overhead')))
   const scheduling = rc['scheduling']
-  if (isPlainObject(scheduling)) errs.push(...validateScheduling(scheduling, fieldPath('scheduling')))
+  if (isPlainObject(scheduling)) appendAll(errs, validateScheduling(scheduling, fieldPath('scheduling')))
   return errs
 }
 

@@ -8,6 +8,7 @@ import { record } from '../columns/values.js'
 import type { KubeObject } from '../../machinery/object.js'
 import { labelSelectorUpdateOptions, type LabelSelectorValidationOptions, validateLabelSelector } from '../../validation/label-selector.js'
 import { notMoreThan100Percent, validatePositiveIntOrPercent } from '../apps/int-or-percent.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 /** Sorted, as upstream lists a string set. */
 const EVICTION_POLICIES = ['AlwaysAllow', 'IfHealthyBudget']
@@ -24,9 +25,9 @@ export function validatePodDisruptionBudget(pdb: KubeObject, selectorOptions: La
   const min = spec['minAvailable']
   const max = spec['maxUnavailable']
   if (min !== undefined && max !== undefined) errs.push(invalid(path, spec, 'minAvailable and maxUnavailable cannot be both set'))
-  if (min !== undefined) errs.push(...validateIntOrPercent(min, path.child('minAvailable')))
-  if (max !== undefined) errs.push(...validateIntOrPercent(max, path.child('maxUnavailable')))
-  errs.push(...validateLabelSelector(spec['selector'], path.child('selector'), selectorOptions))
+  if (min !== undefined) appendAll(errs, validateIntOrPercent(min, path.child('minAvailable')))
+  if (max !== undefined) appendAll(errs, validateIntOrPercent(max, path.child('maxUnavailable')))
+  appendAll(errs, validateLabelSelector(spec['selector'], path.child('selector'), selectorOptions))
   const policy = spec['unhealthyPodEvictionPolicy']
   if (typeof policy === 'string' && !EVICTION_POLICIES.includes(policy))
     errs.push(notSupported(path.child('unhealthyPodEvictionPolicy'), policy, EVICTION_POLICIES))

@@ -10,6 +10,7 @@ import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import type { LabelSelectorData, PolicyRule, Subject } from './bootstrap-policy-types.js'
 import { uncoveredRules } from './policy-comparator.js'
 import { semanticEqual } from './semantic-equal.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 export const AUTOUPDATE_ANNOTATION = 'rbac.authorization.kubernetes.io/autoupdate'
 
@@ -67,7 +68,7 @@ export function reconcileRole(stored: KubeObject | undefined, expected: KubeObje
   const missingRules = uncoveredRules(policyRules(stored), policyRules(expected))
   if (missingRules.length > 0) {
     result['rules'] = [...policyRules(stored), ...missingRules]
-    added.push(...missingRules)
+    appendAll(added, missingRules)
     update = true
   }
 
@@ -81,7 +82,7 @@ export function reconcileRole(stored: KubeObject | undefined, expected: KubeObje
     const missing = want.filter((s) => !(have ?? []).some((h) => semanticEqual(h, s)))
     if (missing.length > 0) {
       result['aggregationRule'] = { clusterRoleSelectors: [...(have ?? []), ...missing] }
-      added.push(...missing)
+      appendAll(added, missing)
       update = true
     }
   }

@@ -9,6 +9,7 @@ import { type LabelSelectorValidationOptions, validateLabelSelector } from '../.
 import { isDNS1123Subdomain, isValidPathSegmentName } from '../../machinery/names.js'
 import { at, list, record, text } from '../columns/values.js'
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 export const RBAC_GROUP = 'rbac.authorization.k8s.io'
 
@@ -56,7 +57,7 @@ export function validateClusterRole(role: KubeObject, opts: LabelSelectorValidat
     const selectors = list(aggregation['clusterRoleSelectors'])
     if (selectors.length === 0) errs.push(required(path, 'at least one clusterRoleSelector required if aggregationRule is non-nil'))
     selectors.forEach((selector, i) => {
-      errs.push(...validateLabelSelector(selector, path.index(i), opts))
+      appendAll(errs, validateLabelSelector(selector, path.index(i), opts))
       // Upstream also turns each selector into a label query, which fails where the strict rules do, and
       // reports that too (the failed conversion leaves no selector: its value prints as "null").
       if (validateLabelSelector(selector, path.index(i)).length > 0) errs.push(invalid(path.index(i), 'null', 'invalid label selector.'))
@@ -111,7 +112,7 @@ function validateBinding(binding: KubeObject, namespaced: boolean): FieldError[]
   if (!kinds.includes(kind)) errs.push(notSupported(ref.child('kind'), kind, kinds))
   if (!name) errs.push(required(ref.child('name')))
   else for (const msg of isValidPathSegmentName(name)) errs.push(invalid(ref.child('name'), name, msg))
-  list(binding['subjects']).forEach((s, i) => errs.push(...validateSubject(s, namespaced, fieldPath('subjects').index(i))))
+  list(binding['subjects']).forEach((s, i) => appendAll(errs, validateSubject(s, namespaced, fieldPath('subjects').index(i))))
   return errs
 }
 

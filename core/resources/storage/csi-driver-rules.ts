@@ -12,6 +12,7 @@ import type { KubeObject } from '../../machinery/object.js'
 import { isPlainObject } from '../../machinery/object.js'
 import { immutableField } from '../apps/selector.js'
 import { list, record, text } from '../columns/values.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 /** Sorted, as upstream lists a string set. */
 const FS_GROUP_POLICIES = ['File', 'None', 'ReadWriteOnceWithFSType']
@@ -63,7 +64,7 @@ function validateSpec(spec: Record<string, unknown>, path: FieldPath): FieldErro
   if (!isSet(spec['storageCapacity'])) errs.push(required(path.child('storageCapacity')))
   const policy = spec['fsGroupPolicy']
   if (isSet(policy) && !FS_GROUP_POLICIES.includes(text(policy))) errs.push(notSupported(path.child('fsGroupPolicy'), text(policy), FS_GROUP_POLICIES))
-  errs.push(...validateTokenRequests(spec['tokenRequests'], path.child('tokenRequests')))
+  appendAll(errs, validateTokenRequests(spec['tokenRequests'], path.child('tokenRequests')))
   for (const mode of list(spec['volumeLifecycleModes']))
     if (!LIFECYCLE_MODES.includes(text(mode))) errs.push(notSupported(path.child('volumeLifecycleModes'), text(mode), LIFECYCLE_MODES))
   if (!isSet(spec['seLinuxMount'])) errs.push(required(path.child('seLinuxMount')))

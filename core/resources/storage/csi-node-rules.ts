@@ -13,6 +13,7 @@ import type { KubeObject } from '../../machinery/object.js'
 import { semanticEqual } from '../apps/selector.js'
 import { list, record, text } from '../columns/values.js'
 import { validateCSIDriverName } from './csi-driver-name.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 /** Upstream's strategy allows the longer node IDs (AllowLongNodeID). */
 const MAX_NODE_ID_BYTES = 256
@@ -43,7 +44,7 @@ function validateDriver(driver: Record<string, unknown>, path: FieldPath, names:
     errs.push(invalid(path.child('allocatable').child('count'), count, 'must be greater than or equal to 0'))
   if (names.has(name)) errs.push(duplicate(path.child('name'), name))
   names.add(name)
-  errs.push(...validateTopologyKeys(driver['topologyKeys'], path))
+  appendAll(errs, validateTopologyKeys(driver['topologyKeys'], path))
   return errs
 }
 

@@ -14,6 +14,7 @@ import type { KubeObject } from '../../machinery/object.js'
 import { immutableField, semanticEqual } from '../apps/selector.js'
 import { record, text } from '../columns/values.js'
 import { validateAllowedTopologies } from './topology-rules.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 const MAX_PARAMETERS = 512
 const MAX_PARAMETERS_BYTES = 256 * 1024
@@ -82,6 +83,6 @@ export function validateStorageClassUpdate(sc: KubeObject, old: KubeObject): Fie
     errs.push(forbiddenField(fieldPath('provisioner'), 'updates to provisioner are forbidden.'))
   if (text(sc['reclaimPolicy']) !== text(old['reclaimPolicy'] ?? DEFAULT_RECLAIM_POLICY))
     errs.push(forbiddenField(fieldPath('reclaimPolicy'), 'updates to reclaimPolicy are forbidden.'))
-  errs.push(...immutableField(sc['volumeBindingMode'], old['volumeBindingMode'] ?? DEFAULT_BINDING_MODE, fieldPath('volumeBindingMode')))
+  appendAll(errs, immutableField(sc['volumeBindingMode'], old['volumeBindingMode'] ?? DEFAULT_BINDING_MODE, fieldPath('volumeBindingMode')))
   return errs
 }

@@ -7,6 +7,7 @@
 import { duplicate, type FieldError, type FieldPath, invalid, required } from '../../machinery/field.js'
 import { isQualifiedName } from '../../machinery/names.js'
 import { list, record, text } from '../columns/values.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 /** A term as upstream compares terms: each key with its set of values. */
 type TermValues = Map<string, Set<string>>
@@ -35,7 +36,7 @@ function validateTerm(term: unknown, path: FieldPath): { term: TermValues; errs:
   list(record(term)['matchLabelExpressions']).forEach((requirement, i) => {
     const at = expressionsPath.index(i)
     const checked = validateRequirement(requirement, at)
-    errs.push(...checked.errs)
+    appendAll(errs, checked.errs)
     const key = text(record(requirement)['key'])
     if (values.has(key)) errs.push(duplicate(at.child('key'), key))
     values.set(key, checked.values)
@@ -60,7 +61,7 @@ export function validateAllowedTopologies(topologies: unknown, path: FieldPath):
   const seen: TermValues[] = terms.map(() => new Map())
   terms.forEach((t, i) => {
     const { term, errs: termErrs } = validateTerm(t, path.index(i))
-    errs.push(...termErrs)
+    appendAll(errs, termErrs)
     for (const earlier of seen) if (sameTerm(term, earlier)) errs.push(duplicate(path.index(i).child('matchLabelExpressions'), ''))
     seen.push(term)
   })

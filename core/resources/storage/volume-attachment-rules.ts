@@ -13,6 +13,7 @@ import type { KubeObject } from '../../machinery/object.js'
 import { semanticEqual } from '../apps/selector.js'
 import { record, text } from '../columns/values.js'
 import { validateCSIDriverName } from './csi-driver-name.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 const MAX_ATTACHMENT_METADATA_BYTES = 256 * 1024
 const MAX_ERROR_MESSAGE_BYTES = 1024
@@ -46,8 +47,8 @@ function validateStatus(status: Record<string, unknown>, path: FieldPath): Field
   let size = 0
   for (const [k, v] of Object.entries(record(status['attachmentMetadata']))) size += utf8Length(k) + utf8Length(text(v))
   if (size > MAX_ATTACHMENT_METADATA_BYTES) errs.push(tooLong(path.child('attachmentMetadata'), MAX_ATTACHMENT_METADATA_BYTES))
-  errs.push(...validateVolumeError(status['attachError'], path.child('attachError')))
-  errs.push(...validateVolumeError(status['detachError'], path.child('detachError')))
+  appendAll(errs, validateVolumeError(status['attachError'], path.child('attachError')))
+  appendAll(errs, validateVolumeError(status['detachError'], path.child('detachError')))
   return errs
 }
 
@@ -57,10 +58,10 @@ function validateAttachment(va: KubeObject): FieldError[] {
   const path = fieldPath('spec')
   const errs: FieldError[] = []
   if (text(spec['attacher']) === '') errs.push(required(path.child('attacher')))
-  errs.push(...validateSource(record(spec['source']), path.child('source')))
+  appendAll(errs, validateSource(record(spec['source']), path.child('source')))
   const nodeName = text(spec['nodeName'])
   for (const msg of isDNS1123Subdomain(nodeName)) errs.push(invalid(path.child('nodeName'), nodeName, msg))
-  errs.push(...validateStatus(record(va['status']), fieldPath('status')))
+  appendAll(errs, validateStatus(record(va['status']), fieldPath('status')))
   return errs
 }
 

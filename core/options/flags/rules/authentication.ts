@@ -10,6 +10,7 @@ import { featureEnabled } from '../features.js'
 import type { FlagName } from '../table.js'
 import { OIDC_SIGNING_ALGS } from '../table/authentication.js'
 import { invalidValue, oneOf, type Rule } from './rule.js'
+import { appendAll } from '../../../machinery/append-all.js'
 
 export const WEBHOOK_VERSIONS = ['v1', 'v1beta1'] as const
 
@@ -34,7 +35,7 @@ const oidc: Rule = ({ values, set }) => {
   const url = parseUrl(issuer)
   if (!url) problems.push(invalidValue('oidc-issuer-url', issuer, 'must be a valid URL'))
   else if (url.protocol !== 'https:') problems.push(invalidValue('oidc-issuer-url', issuer, 'URL scheme must be https'))
-  for (const alg of values['oidc-signing-algs']) problems.push(...oneOf('oidc-signing-algs', alg, OIDC_SIGNING_ALGS))
+  for (const alg of values['oidc-signing-algs']) appendAll(problems, oneOf('oidc-signing-algs', alg, OIDC_SIGNING_ALGS))
   return problems
 }
 
