@@ -1,7 +1,9 @@
 /**
  * Parsing and type-checking one expression in an environment built from
  * the Kubernetes base (library/index.ts), the one path every use site
- * takes: after parsing, the library's has() and matches() are replaced by
+ * takes: an expression past cel-go's parser limits (its length, its
+ * nesting) is refused, chains of `||` and `&&` are balanced as cel-go
+ * balances them (nesting.ts), the library's has() and matches() are replaced by
  * cel-go's behaviour (library/presence-and-regex.ts), literal regular
  * expressions are validated as cel-go validates them, the checker runs, and
  * aggregate literals are checked for one element type, and the tree is
@@ -13,6 +15,7 @@ import { heterogeneousLiteral } from './library/aggregate-literals.js'
 import { replaceBuiltins } from './library/presence-and-regex.js'
 import { invalidRegexLiterals } from './library/regex.js'
 import { meterTree } from './meter.js'
+import { boundNesting, expressionTooLong, RECURSION_EXCEEDED } from './nesting.js'
 
 export type ParsedExpression = ReturnType<Environment['parse']>
 
@@ -113,12 +116,18 @@ export function childNodes(node: ASTNode): ASTNode[] {
 
 /** Parses and checks `expression`; the program and its type, or the issue in cel-go's words. */
 export function parseAndCheck(env: Environment, expression: string): CheckOutcome {
+  const tooLong = expressionTooLong(expression)
+  if (tooLong) return { issue: tooLong }
   let parsed: ParsedExpression
   try {
     parsed = env.parse(expression)
   } catch (err) {
+    // The parser recurses once per prefix operator (`!!!…`), which cel-go folds: past the stack, it is cel-go's recursion issue.
+    if (err instanceof RangeError) return { issue: RECURSION_EXCEEDED }
     return { issue: issueText(expression, err as Error) }
   }
+  const tooDeep = boundNesting(parsed.ast, childNodes)
+  if (tooDeep) return { issue: tooDeep }
   replaceBuiltins(parsed.ast, childNodes)
   const badRegex = invalidRegexLiterals(parsed.ast, childNodes)
   if (badRegex) return { issue: issueText(expression, badRegex) }
