@@ -105,9 +105,13 @@ interface LibraryNode {
 
 const METERED: unique symbol = Symbol('cel.metered')
 
-/** The meter of the evaluation `ctx` belongs to. */
-export function meterOf(ctx: unknown): CostMeter | undefined {
-  return (ctx as Context).getValue(METER_KEY) as CostMeter | undefined
+/**
+ * The meter of the evaluation `ctx` belongs to, for the library's own
+ * functions that charge as they run: the running one's (see `current`),
+ * since a program that cannot wait carries none in its activation.
+ */
+export function meterOf(ctx: unknown): CostMeter {
+  return required(ctx as Context)
 }
 
 /**

@@ -73,7 +73,7 @@ const regexMatch = (receiver: ASTNode, pattern: ASTNode, call: ASTNode): RegexMa
     const re = evaluator.run(m.pattern, ctx)
     if (typeof target !== 'string' || typeof re !== 'string') throw new Error("no such overload: 'matches'")
     const meter = meterOf(ctx)
-    meter?.charge(callCost('matches', [target, re], meter.remaining))
+    meter.charge(callCost('matches', [target, re], meter.remaining))
     return boundedMatch(() => regexTest(re, target))
   },
 })

@@ -139,7 +139,7 @@ const stringCall = (name: Receiver, receiver: ASTNode, args: readonly ASTNode[],
     const args = m.args.map((arg) => evaluator.run(arg, ctx))
     if (fn.returns === 'string' && (typeof target !== 'string' || !args.every((a) => typeof a === 'bigint'))) throw new Error(`no such overload: '${m.name}'`)
     const meter = meterOf(ctx)
-    meter?.charge(callCost(m.name, [target, ...args], meter.remaining))
+    meter.charge(callCost(m.name, [target, ...args], meter.remaining))
     return fn.run(target, args)
   },
 })
