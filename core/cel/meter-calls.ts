@@ -10,6 +10,8 @@
  * element or ten characters per unit of cost.
  */
 
+import { compileRegex } from '../regex/re2.js'
+
 /** One unit of cost per ten characters or elements traversed (cel-go's StringTraversalCostFactor). */
 const TRAVERSAL = 0.1
 /** cel-go's RegexStringLengthCostFactor. */
@@ -32,6 +34,31 @@ const DIGIT_PAIRS_PER_UNIT = 10_000
 function convertedDigits(text: string): number {
   const point = text.indexOf('.')
   return point < 0 ? text.length : Math.min(text.length, point + 1 + 9 + 64)
+}
+
+/**
+ * Characters times program instructions per unit of cost that `find` and
+ * `findAll` pay at least. Upstream prices a match by the pattern's text,
+ * but a short pattern can compile to a thousand instructions (`a{1000}`),
+ * and a search for a match's place runs re2js's backtracker or NFA, whose
+ * work is the program's size times the input's length: a 170-character
+ * string searched 10,000 times within the per-call limit held the thread
+ * 31 s. At this price a call at the limit does at most twenty million
+ * steps (some 250 to 350 ms); a pattern whose program is half its text or
+ * less, as most are (`[a-z0-9]` is one instruction), pays upstream's price,
+ * one other twice it at most. `matches` runs on re2js's DFA, which keeps
+ * its states between calls, and pays upstream's price alone.
+ */
+const SEARCH_STEPS_PER_UNIT = 20
+
+/** What a search of `pattern` in `text` costs at least, from the compiled program's size; 0 for a pattern RE2 refuses (the call fails). */
+function searchCost(text: unknown, pattern: unknown): number {
+  if (typeof text !== 'string' || typeof pattern !== 'string') return 0
+  try {
+    return Math.ceil((compileRegex(pattern).programSize() * (text.length + 1)) / SEARCH_STEPS_PER_UNIT)
+  } catch {
+    return 0
+  }
 }
 
 /** Upstream's fixed price of an authorization check, which allows two per expression. */
@@ -140,9 +167,10 @@ export function callCost(name: string, args: readonly unknown[], remaining: numb
     case 'check':
       return AUTHORIZER_CHECK
     case 'matches':
+      return traversal(1 + size(first)) * Math.ceil(size(second) * REGEX)
     case 'find':
     case 'findAll':
-      return traversal(1 + size(first)) * Math.ceil(size(second) * REGEX)
+      return Math.max(traversal(1 + size(first)) * Math.ceil(size(second) * REGEX), searchCost(first, second))
     case 'contains':
       if (Array.isArray(second) && Array.isArray(third)) return Math.max(1, second.length * third.length)
       return Math.max(1, traversal(size(first)) * traversal(size(second)))

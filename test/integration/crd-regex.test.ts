@@ -114,4 +114,64 @@ describe('regular expressions in custom resources run on RE2', { timeout: 60_000
     assert.match(cause.message, /: compilation failed: ERROR: <input>:1:19: invalid matches argument$/)
     assert.equal((await api.get(`${CRDS}/widgets.${GROUP}`)).status, 404)
   })
+
+  describe('searches priced by the program they run', () => {
+    /** Compiles to 1,502 instructions from 17 characters: each search of a short string is a backtracking of some 250,000 steps. */
+    const LARGE_PROGRAM = '(?:a?){500}a{500}'
+    const CANCELLED = 'operation cancelled: actual cost limit exceeded'
+    const SEARCHES = `/apis/${GROUP}/v1/namespaces/default/searches`
+
+    /** Searches whose rule searches `spec.name` once per pair of `spec.times` items, with `pattern`. */
+    function searchDefinition(pattern: string) {
+      const spec = {
+        type: 'object',
+        properties: {
+          name: { type: 'string', maxLength: 170 },
+          times: { type: 'array', maxItems: 90, items: { type: 'integer' } },
+        },
+        'x-kubernetes-validations': [{ rule: `self.times.all(i, self.times.all(j, self.name.find('${pattern}') != 'x'))`, message: 'searched' }],
+      }
+      return {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: `searches.${GROUP}` },
+        spec: {
+          group: GROUP,
+          scope: 'Namespaced',
+          names: { plural: 'searches', singular: 'search', kind: 'Search' },
+          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }],
+        },
+      }
+    }
+
+    const search = (name: string, times: number) => ({
+      apiVersion: `${GROUP}/v1`,
+      kind: 'Search',
+      metadata: { name },
+      spec: { name: 'a'.repeat(170), times: Array.from({ length: times }, (_, i) => i) },
+    })
+
+    it('cancels a rule searching a short string thousands of times with a program of a thousand instructions, with 422, and stores nothing', async () => {
+      // Upstream's price of each search (from the pattern's 17 characters) lets 8,100 of them run: 31 s of this thread.
+      const api = await startServer()
+      await installDefinition(api, searchDefinition(LARGE_PROGRAM))
+      const [res, other] = await Promise.all([api.post(SEARCHES, search('many', 90)), api.get('/api/v1/namespaces/default/configmaps')])
+      assert.equal(other.status, 200, other.text)
+      assert.equal(res.status, 422, res.text)
+      assert.deepEqual(
+        res.body.details.causes.map((c: { field: string; message: string }) => `${c.field}: ${c.message}`),
+        [`spec: Invalid value: "object": '${CANCELLED}': no further validation rules will be run due to call cost exceeds limit for rule: searched`],
+      )
+      assert.equal((await api.get(`${SEARCHES}/many`)).status, 404)
+      // A few searches of the same program stay within the limit.
+      assert.equal((await api.post(SEARCHES, search('few', 5))).status, 201)
+    })
+
+    it('lets a pattern of ordinary size search as often as upstream lets it', async () => {
+      const api = await startServer()
+      await installDefinition(api, searchDefinition('[a-z]+[0-9]*'))
+      const res = await api.post(SEARCHES, search('many', 90))
+      assert.equal(res.status, 201, res.text)
+    })
+  })
 })

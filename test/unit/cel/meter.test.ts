@@ -132,6 +132,24 @@ describe('the CEL cost meter', () => {
     }
     assert.equal(run('size(t)', 'a'.repeat(100_000)).meter.cost, 10_001)
   })
+
+  it("prices find() and findAll() by the program they run when it is larger than the pattern's text, and others as upstream", () => {
+    const strings = kubernetesEnvironment().registerVariable('t', 'string')
+    const run = (expression: string, t: string) => meteredIn(strings, expression, { t })
+    // Upstream: ceil(171 / 10) * ceil(12 * 0.25) = 54, and a name, a literal and the call's node.
+    for (const call of ["t.find('[a-z]+[0-9]*')", "t.findAll('[a-z]+[0-9]*')"]) assert.equal(run(call, 'a'.repeat(170)).meter.cost, 54 + 2, call)
+    // `(?:a?){500}a{500}` compiles to 1,502 instructions: 1,502 * 171 / 20 where upstream's text price is 90.
+    for (const call of ["t.find('(?:a?){500}a{500}')", "t.findAll('(?:a?){500}a{500}')"]) assert.equal(run(call, 'a'.repeat(170)).meter.cost, 12_843 + 2, call)
+    // matches() pays upstream's price, and its node one more (it runs in place of the library's).
+    assert.equal(run("t.matches('(?:a?){500}a{500}')", 'a'.repeat(170)).meter.cost, 90 + 3)
+    // In a program that cannot wait, as one that can: a megabyte read a thousand times is cancelled.
+    const loops = kubernetesEnvironment().registerVariable('t', 'string').registerVariable('n', 'list<int>')
+    const thousand = Array.from({ length: 1000 }, (_, i) => BigInt(i))
+    for (const call of ["!t.matches('z')", "t.indexOf('z') < 0", "t.lastIndexOf('z') < 0"]) {
+      const { error } = meteredIn(loops, `n.all(x, ${call})`, { t: 'a'.repeat(1_000_000), n: thousand })
+      assert.ok(error instanceof CostLimitExceeded, `${call}: ${String(error)}`)
+    }
+  })
 })
 
 describe('where the meter applies', () => {
