@@ -21,6 +21,7 @@ import { registerRegex } from './regex.js'
 import { registerSets } from './sets.js'
 import { registerStrings } from './strings.js'
 import { registerURLs } from './urls.js'
+import { chargeError } from '../meter.js'
 
 /** The Kubernetes minor version whose CEL environment is offered: the one `/version` reports by default. */
 export const CEL_ENVIRONMENT_MINOR = Number(/^v\d+\.(\d+)\./.exec(DEFAULT_VERSION)?.[1] ?? '0')
@@ -53,6 +54,28 @@ const LIBRARIES: readonly { since: number; register: (env: Environment) => Envir
 let built: Environment | undefined
 
 /**
+ * The library quotes, in every error it throws at a node, the expression's
+ * line with a marker under the node, found by scanning the expression from
+ * its start: an error absorbed in a loop (`l.all(x, 1/0 > 0)`) paid that
+ * scan for every element, 300 µs each deep in a long rule, a minute within
+ * the per-call limit. This server words errors from the library's summary
+ * and range alone (checked.ts, evaluate.ts), never its quote, so the
+ * library's nodes give no text to quote; the library asks for it once for
+ * each error it builds, which is where the running evaluation is charged
+ * for the error (meter.ts).
+ */
+function unquotedErrors(env: Environment): void {
+  const node = Object.getPrototypeOf(env.parse('0').ast) as object
+  Object.defineProperty(node, 'input', {
+    get: () => {
+      chargeError()
+      return undefined
+    },
+    configurable: true,
+  })
+}
+
+/**
  * The base environment, built once and shared: callers get a clone to add
  * their variables and types to (the shared one is frozen by cloning).
  * Aggregate literals are checked as cel-go checks them by checked.ts, not
@@ -62,6 +85,7 @@ export function kubernetesEnvironment(): Environment {
   if (!built) {
     built = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false })
     for (const library of LIBRARIES) if (library.since <= CEL_ENVIRONMENT_MINOR) library.register(built)
+    unquotedErrors(built)
   }
   return built.clone()
 }

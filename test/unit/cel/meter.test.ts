@@ -11,7 +11,7 @@ import { parseAndCheck } from '../../../core/cel/checked.js'
 import { compile } from '../../../core/cel/compile.js'
 import { CelEvaluationError, evaluate } from '../../../core/cel/evaluate.js'
 import { kubernetesEnvironment } from '../../../core/cel/library/index.js'
-import { ACTUAL_COST_EXCEEDED, CostLimitExceeded, CostMeter, PER_CALL_LIMIT, runMetered } from '../../../core/cel/meter.js'
+import { ACTUAL_COST_EXCEEDED, CostLimitExceeded, CostMeter, ERROR_COST, PER_CALL_LIMIT, runMetered } from '../../../core/cel/meter.js'
 import { toCel } from '../../../core/admission/policy/cel-values.js'
 import { PolicyEvaluation } from '../../../core/admission/policy/evaluation.js'
 import { bindDoubling } from '../../fuzz/cel-attacks.js'
@@ -95,6 +95,18 @@ describe('the CEL cost meter', () => {
   it('keeps a cancelled evaluation cancelled when || or exists absorbs the error', () => {
     assertCancelled('n.exists(x, n.all(y, n.all(z, z >= 0)) && false) || true')
     assertCancelled('n.map(x, n.map(y, n.map(z, z))).size() > 0 || true')
+  })
+
+  it('charges each error the library builds, absorbed or not, so a loop of errors stops at the limit', () => {
+    const failing = metered('[1, 2, 3].all(i, 1/0 > 0)')
+    assert.ok(failing.error)
+    // The same nodes but the comparison and its 0, never reached, and an error for each element.
+    assert.equal(failing.meter.cost, metered('[1, 2, 3].all(i, 1/1 > 0)').meter.cost - 3 * 2 + 3 * ERROR_COST)
+    // Absorbed by ||: the error is still charged.
+    assert.equal(metered('1/0 > 0 || true').meter.cost, metered('1/1 > 9 || true').meter.cost - 2 + ERROR_COST)
+    // A million iterations' worth of errors is cancelled, not absorbed to the end.
+    const { error } = metered('n.all(x, n.all(y, 1/0 > 0))')
+    assert.ok(error instanceof CostLimitExceeded, String(error))
   })
 
   it('runs an ordinary rule to its result', () => {
