@@ -109,6 +109,16 @@ describe('the CEL cost meter', () => {
     assert.ok(error instanceof CostLimitExceeded, String(error))
   })
 
+  it("prices a timestamp's field in a time zone for the formatting it takes, and without one at 1 as upstream", () => {
+    const at = "timestamp('2020-01-01T00:00:00Z')"
+    const plain = metered(`${at}.getHours() == 0`)
+    const zoned = metered(`${at}.getHours('America/Los_Angeles') == 16`)
+    assert.equal(plain.value, true)
+    assert.equal(zoned.value, true)
+    // The zone's literal is one more node.
+    assert.equal(zoned.meter.cost, plain.meter.cost - 1 + 700 + 1)
+  })
+
   it('runs an ordinary rule to its result', () => {
     assert.equal(metered("l.all(x, x.size() == 1) && s.startsWith('a') && n.exists(i, i == 999)").value, true)
   })
