@@ -114,6 +114,28 @@ export function childNodes(node: ASTNode): ASTNode[] {
   }
 }
 
+/**
+ * Methods of bytes the library adds to CEL (`b.json()`, `b.hex()`,
+ * `b.base64()`, `b.string()`, `b.at(i)`) that no Kubernetes environment
+ * declares: `bytes(self.s).json()` would parse a user's text into values of
+ * any depth. No type of Kubernetes' environment has a method of these names,
+ * so each call is refused as cel-go refuses an undeclared function, at its
+ * opening parenthesis.
+ */
+const UNDECLARED_METHODS = new Set(['json', 'hex', 'base64', 'string', 'at'])
+
+function undeclaredMethod(expression: string, root: ASTNode): Located | undefined {
+  const pending: ASTNode[] = [root]
+  for (let node = pending.pop(); node; node = pending.pop()) {
+    if (node.op === 'rcall' && UNDECLARED_METHODS.has(node.args[0])) {
+      const name = node.args[0]
+      return { range: { start: expression.indexOf('(', node.args[1].end) }, summary: `undeclared reference to '${name}' (in container '')` }
+    }
+    pending.push(...childNodes(node))
+  }
+  return undefined
+}
+
 /** Parses and checks `expression`; the program and its type, or the issue in cel-go's words. */
 export function parseAndCheck(env: Environment, expression: string): CheckOutcome {
   const tooLong = expressionTooLong(expression)
@@ -128,6 +150,8 @@ export function parseAndCheck(env: Environment, expression: string): CheckOutcom
   }
   const tooDeep = boundNesting(parsed.ast, childNodes)
   if (tooDeep) return { issue: tooDeep }
+  const undeclared = undeclaredMethod(expression, parsed.ast)
+  if (undeclared) return { issue: issueText(expression, undeclared) }
   replaceBuiltins(parsed.ast, childNodes)
   const badRegex = invalidRegexLiterals(parsed.ast, childNodes)
   if (badRegex) return { issue: issueText(expression, badRegex) }

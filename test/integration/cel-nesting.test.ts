@@ -1,5 +1,5 @@
 /**
- * CEL nested past what the parser allows, as cel-go's parser limits it
+ * CEL the environment does not declare (bytes' json(), hex(), ...), and CEL nested past what the parser allows, as cel-go's parser limits it
  * (250 levels of operators, selections, calls on a value and indexes;
  * 100,000 code points), in every object that carries CEL: the write is
  * refused with 422 and cel-go's words, where a rule of two thousand `+`
@@ -105,6 +105,15 @@ describe('CEL nested too deep or too long when written', () => {
       )
       assert.equal((await client.get(`${ADM}/validatingwebhookconfigurations/deep-${i}`)).status, 404)
     })
+  })
+
+  it("refuses a CRD rule parsing the object's text as JSON with bytes' json(), which no Kubernetes environment declares, with cel-go's issue", async () => {
+    const res = await client.post(CRDS, definition('parsers', "bytes(self.a).json().size() >= 0"))
+    assert.equal(res.status, 422, res.text)
+    const [cause, ...others] = causes(res)
+    assert.deepEqual(others, [])
+    assert.ok(cause?.message.endsWith(": compilation failed: ERROR: <input>:1:19: undeclared reference to 'json' (in container '')"), cause?.message)
+    assert.equal((await client.get(`${CRDS}/parsers.nesting.example.com`)).status, 404)
   })
 
   it('accepts a CRD rule of 3,000 alternatives joined by ||, and evaluates it as written', async () => {

@@ -24,6 +24,14 @@ describe('compiling CEL expressions from config files', () => {
     )
   })
 
+  it("refuses the library's methods of bytes that no Kubernetes environment declares, as cel-go refuses an undeclared function", () => {
+    for (const [call, column] of [["b'a'.json()", 10], ["b'a'.hex()", 9], ["b'a'.base64()", 12], ["b'a'.string()", 12], ["b'a'.at(0)", 8]] as const) {
+      const name = call.slice(5, call.indexOf('('))
+      assert.equal(reason('claims', `${call} != null`, ['bool']), `compilation failed: ERROR: <input>:1:${column}: undeclared reference to '${name}' (in container '')`)
+    }
+    assert.equal(type('claims', "string(b'a') == 'a'", ['bool']), 'bool')
+  })
+
   it('type-checks against the variable of the use site only', () => {
     assert.equal(reason('claims', 'user.username == "a"', ['bool']), 'compilation failed: ERROR: <input>:1:1: Unknown variable: user')
     assert.equal(reason('user', 'claims.sub == "a"', ['bool']), 'compilation failed: ERROR: <input>:1:1: Unknown variable: claims')
