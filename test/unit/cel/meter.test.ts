@@ -16,7 +16,7 @@ import { toCel } from '../../../core/admission/policy/cel-values.js'
 import { PolicyEvaluation } from '../../../core/admission/policy/evaluation.js'
 import { bindDoubling } from '../../fuzz/cel-attacks.js'
 
-const env = kubernetesEnvironment().registerVariable('l', 'list<string>').registerVariable('s', 'string').registerVariable('n', 'list<int>')
+const env = kubernetesEnvironment().registerVariable('l', 'list<string>').registerVariable('s', 'string').registerVariable('n', 'list<int>').registerVariable('t', 'string')
 const inputs = { l: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'], s: 'a'.repeat(1000), n: Array.from({ length: 1000 }, (_, i) => BigInt(i)) }
 
 function metered(expression: string, limit = PER_CALL_LIMIT): { value?: unknown; error?: unknown; meter: CostMeter } {
@@ -117,6 +117,17 @@ describe('the CEL cost meter', () => {
     assert.equal(zoned.value, true)
     // The zone's literal is one more node.
     assert.equal(zoned.meter.cost, plain.meter.cost - 1 + 700 + 1)
+  })
+
+  it('prices format() for the values it formats as well as its characters', () => {
+    // The call: the template's 8 characters and the list and its 3 values, one per ten, and 3 for each of the 4 values;
+    // then the list literal (10), its 3 numbers, the template, '' and != (1 each).
+    const { value, meter } = metered("'%d %d %d'.format([1, 2, 3]) != ''")
+    assert.equal(value, true)
+    assert.equal(meter.cost, Math.ceil((8 + 4) / 10) + 3 * 4 + 10 + 3 + 3)
+    // A thousand verbs over a thousand values, a thousand times: cancelled, where upstream's price of characters alone let it run.
+    const { error } = meteredIn(env, "n.all(x, t.format(n) != '')", { t: '%d'.repeat(1000), n: inputs.n, l: inputs.l, s: inputs.s })
+    assert.ok(error instanceof CostLimitExceeded, String(error))
   })
 
   it('runs an ordinary rule to its result', () => {
