@@ -19,6 +19,7 @@
 import type { ASTNode } from '@marcbachmann/cel-js'
 import { callCost } from '../meter-calls.js'
 import { meterOf } from '../meter.js'
+import { indexOf, lastIndexOf, substring } from './code-points.js'
 import { listIndexOf, listLastIndexOf } from './lists.js'
 import { type CelType, type CheckContext, type Checker, type Evaluator, type Macro, accepts, setNodeMeta } from './macro-api.js'
 
@@ -70,41 +71,6 @@ const FUNCTIONS: Readonly<Record<Receiver, Builtin>> = {
     run: (target, args) =>
       Array.isArray(target) && args.length === 1 ? listLastIndexOf(target, args[0]) : lastIndexOf(...stringSearch('lastIndexOf', target, args)),
   },
-}
-
-/** cel-go's substring and substring range over code points, with its errors. */
-function substring(text: string, [start, end]: readonly bigint[]): string {
-  const points = [...text]
-  const length = BigInt(points.length)
-  const last = end ?? length
-  if (end !== undefined && start! > end) throw new Error(`invalid substring range. start: ${start}, end: ${end}`)
-  if (start! < 0n || start! > length) throw new Error(`index out of range: ${start}`)
-  if (last < 0n || last > length) throw new Error(`index out of range: ${last}`)
-  return points.slice(Number(start), Number(last)).join('')
-}
-
-/** Whether `sub` stands in `points` at `at`. */
-const standsAt = (points: readonly string[], sub: readonly string[], at: number): boolean => sub.every((c, j) => points[at + j] === c)
-
-/** cel-go's indexOf over code points: an empty search answers the offset; an offset outside the string is an error, even 0 of ''. */
-function indexOf(text: string, search: string, offset = 0n): bigint {
-  if (search === '') return offset
-  const points = [...text]
-  const sub = [...search]
-  if (offset < 0n || offset >= BigInt(points.length)) throw new Error(`index out of range: ${offset}`)
-  for (let i = Number(offset); i < points.length - (sub.length - 1); i++) if (standsAt(points, sub, i)) return BigInt(i)
-  return -1n
-}
-
-/** cel-go's lastIndexOf over code points: from the offset (the last code point when none) backwards. */
-function lastIndexOf(text: string, search: string, offset?: bigint): bigint {
-  const points = [...text]
-  if (search === '') return offset ?? BigInt(points.length)
-  const from = offset ?? BigInt(points.length - 1)
-  const sub = [...search]
-  if (from < 0n || from >= BigInt(points.length)) throw new Error(`index out of range: ${from}`)
-  for (let i = Math.min(Number(from), points.length - sub.length); i >= 0; i--) if (standsAt(points, sub, i)) return BigInt(i)
-  return -1n
 }
 
 /** A type as the library's own overload errors name it (checked.ts words the error as cel-go: `list(int)`). */
