@@ -1,5 +1,5 @@
 /**
- * cel-go's string functions that count code points (`substring`, `indexOf`,
+ * cel-go's string functions that count code points (`substring`, `charAt`, `indexOf`,
  * `lastIndexOf`), run on the runtime's own UTF-16 search and slicing. A
  * search that compared the search string code point by code point at every
  * place took the length of both strings multiplied: `s.indexOf(x)` of a
@@ -87,4 +87,13 @@ export function lastIndexOf(text: string, search: string, offset?: bigint): bigi
     if (whole(text, at, search.length)) return BigInt(c.point(at))
   }
   return -1n
+}
+
+/** cel-go's charAt: the code point at `index`, '' at the end, an error past it. */
+export function charAt(text: string, index: bigint): string {
+  const c = counted(text)
+  if (index < 0n || index > BigInt(c.points)) throw new Error(`index out of range: ${index}`)
+  if (index === BigInt(c.points)) return ''
+  const at = c.unit(Number(index))
+  return text.slice(at, pairAt(text, at) ? at + 2 : at + 1)
 }

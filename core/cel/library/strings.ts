@@ -7,6 +7,7 @@
  */
 import type { Environment } from '@marcbachmann/cel-js'
 import { formatString } from './string-format.js'
+import { charAt } from './code-points.js'
 
 /** Receiver of `strings.quote`: the library cannot name a function `strings.x`, only a method on a constant. */
 class StringsLibrary {}
@@ -56,11 +57,7 @@ export function registerStrings(env: Environment): Environment {
     .registerFunction('string.replace(string, string, int): string', (s: string, from: string, to: string, n: bigint) =>
       replace(s, from, to, n),
     )
-    .registerFunction('string.charAt(int): string', (s: string, i: bigint) => {
-      const chars = [...s]
-      if (i < 0n || i > BigInt(chars.length)) throw new Error(`index out of range: ${i}`)
-      return chars[Number(i)] ?? ''
-    })
+    .registerFunction('string.charAt(int): string', (s: string, i: bigint) => charAt(s, i))
     .registerFunction('string.format(list): string', (s: string, args: unknown[]) => formatString(s, args))
     .registerType('StringsLibrary', StringsLibrary)
     .registerConstant('strings', 'StringsLibrary', new StringsLibrary())

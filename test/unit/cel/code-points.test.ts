@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { indexOf, lastIndexOf, substring } from '../../../core/cel/library/code-points.js'
+import { charAt, indexOf, lastIndexOf, substring } from '../../../core/cel/library/code-points.js'
 
 const standsAt = (points: readonly string[], sub: readonly string[], at: number): boolean => sub.every((c, j) => points[at + j] === c)
 
@@ -28,6 +28,11 @@ const reference = {
     if (from < 0n || from >= BigInt(points.length)) throw new Error(`index out of range: ${from}`)
     for (let i = Math.min(Number(from), points.length - sub.length); i >= 0; i--) if (standsAt(points, sub, i)) return BigInt(i)
     return -1n
+  },
+  charAt(text: string, index: bigint): string {
+    const chars = [...text]
+    if (index < 0n || index > BigInt(chars.length)) throw new Error(`index out of range: ${index}`)
+    return chars[Number(index)] ?? ''
   },
   substring(text: string, [start, end]: readonly bigint[]): string {
     const points = [...text]
@@ -68,6 +73,7 @@ describe('code-point string functions', () => {
         ['lastIndexOf', () => lastIndexOf(t, s), () => reference.lastIndexOf(t, s)],
         ['lastIndexOf at', () => lastIndexOf(t, s, from), () => reference.lastIndexOf(t, s, from)],
         ['substring', () => substring(t, [from]), () => reference.substring(t, [from])],
+        ['charAt', () => charAt(t, from), () => reference.charAt(t, from)],
         ['substring range', () => substring(t, [from, to]), () => reference.substring(t, [from, to])],
       ]
       for (const [name, got, want] of cases) assert.equal(outcome(got), outcome(want), `${name}(${JSON.stringify(t)}, ${JSON.stringify(s)}, ${from}, ${to})`)
