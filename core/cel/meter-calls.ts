@@ -101,7 +101,15 @@ export function deepCount(value: unknown, cap: number, chars = false): number {
     count++
     if (chars && typeof v === 'string') count += v.length
     else if (!isAggregate(v)) continue
-    else if (Array.isArray(v)) for (const item of v) pending.push(item)
+    else if (Array.isArray(v)) {
+      // Scalars are counted where they stand, only aggregates wait their turn: a list of
+      // strings compared with itself was walked slower than the comparison it priced.
+      for (let i = 0; i < v.length && count <= cap; i++) {
+        const item: unknown = v[i]
+        if (typeof item === 'object' && item !== null) pending.push(item)
+        else count += chars && typeof item === 'string' ? 1 + item.length : 1
+      }
+    }
     else if (v instanceof Map) for (const [k, item] of v) pending.push(k, item)
     else if (v instanceof Set) for (const item of v) pending.push(item)
     else for (const [k, item] of Object.entries(v)) pending.push(k, item)

@@ -12,6 +12,7 @@ import { compile } from '../../../core/cel/compile.js'
 import { CelEvaluationError, evaluate } from '../../../core/cel/evaluate.js'
 import { kubernetesEnvironment } from '../../../core/cel/library/index.js'
 import { ACTUAL_COST_EXCEEDED, CostLimitExceeded, CostMeter, ERROR_COST, PER_CALL_LIMIT, runMetered } from '../../../core/cel/meter.js'
+import { deepCount } from '../../../core/cel/meter-calls.js'
 import { toCel } from '../../../core/admission/policy/cel-values.js'
 import { PolicyEvaluation } from '../../../core/admission/policy/evaluation.js'
 import { bindDoubling } from '../../fuzz/cel-attacks.js'
@@ -128,6 +129,15 @@ describe('the CEL cost meter', () => {
     // A thousand verbs over a thousand values, a thousand times: cancelled, where upstream's price of characters alone let it run.
     const { error } = meteredIn(env, "n.all(x, t.format(n) != '')", { t: '%d'.repeat(1000), n: inputs.n, l: inputs.l, s: inputs.s })
     assert.ok(error instanceof CostLimitExceeded, String(error))
+  })
+
+  it('counts the values of a walk, and with characters their characters, lists of scalars at once', () => {
+    const value = ['ab', 1n, ['cde', new Map([['k', 'vw']])], new Uint8Array(3), null]
+    // The outer list and its 5 items, the inner list's 2, the map's key and value.
+    assert.equal(deepCount(value, 1e9), 10)
+    assert.equal(deepCount(value, 1e9, true), 10 + 2 + 3 + 1 + 2)
+    // Past the cap the walk stops: a count is at most one list's length past it.
+    assert.ok(deepCount(Array(1000).fill('x'), 10) <= 1000 + 1)
   })
 
   it('runs an ordinary rule to its result', () => {
