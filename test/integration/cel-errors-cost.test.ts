@@ -11,8 +11,8 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
 import { eventually, type Reply, startServer, type TestClient } from './harness.js'
+import { CRDS } from './crd-fixtures.js'
 
-const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions'
 const CANCELLED = 'operation cancelled: actual cost limit exceeded'
 const WAIT_MS = 30_000
 /** A literal that puts the loop 90,000 characters into the rule. */

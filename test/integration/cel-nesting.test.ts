@@ -10,8 +10,8 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
 import { eventually, type Reply, startServer, type TestClient } from './harness.js'
+import { CRDS } from './crd-fixtures.js'
 
-const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions'
 const ADM = '/apis/admissionregistration.k8s.io/v1'
 const RECURSION = 'compilation failed: ERROR: <input>:-1:0: max recursion depth exceeded'
 const WAIT_MS = 30_000

@@ -9,8 +9,8 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
 import { eventually, type Reply, startServer, type TestClient } from './harness.js'
+import { CRDS } from './crd-fixtures.js'
 
-const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions'
 const CANCELLED = 'operation cancelled: actual cost limit exceeded'
 const PATH = '/apis/zones.example.com/v1/namespaces/default/clocks'
 
