@@ -124,7 +124,7 @@ const common = {
   external: EXTERNAL,
   // @opentelemetry/api's ES module build (its `main` is CommonJS); yaml has no `module` field, so it is aliased below.
   mainFields: ['module', 'main'],
-  alias: { yaml: './node_modules/yaml/browser/index.js' },
+  alias: { yaml: './node_modules/yaml/browser/index.js', 'yaml/util': './node_modules/yaml/browser/dist/util.js' },
   plugins: [onlyEnglishZodMessages],
   sourcemap: true,
   metafile: true,

@@ -190,6 +190,18 @@ export function* apiObjectJsonBytesInSteps(value: Record<string, unknown>): Chec
 }
 
 /**
+ * apiObjectJson's data as JSON text written in steps, for an object in Go's
+ * order: the same data once read (the text is not escaped as Go escapes, and
+ * has no newline). A list, a Table and an object not in Go's order are
+ * encoded at once, as apiObjectJson does.
+ */
+export function* apiObjectJsonTextInSteps(value: Record<string, unknown>): Checkpointed<string> {
+  const shape = shapeOfObject(value)
+  if (value['kind'] === 'Table' || typedListItems(value, shape) || !isCanonical(value, shape)) return apiObjectJson(value)
+  return (yield* jsonTextInSteps(value)) ?? 'null'
+}
+
+/**
  * apiObjectJson's text as UTF-8, the body of an answer: kept for an immutable
  * object (a watch cache's), so that reading the same version again encodes
  * nothing. The text is not kept beside the bytes.

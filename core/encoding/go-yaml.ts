@@ -5,9 +5,11 @@
  * by number), lists not indented under their key, and YAML 1.1's quoting
  * (strings such as "yes", "on" or a timestamp are quoted).
  */
-import { type ScalarTag, stringify, type Tags } from 'yaml'
-import type { Checkpointed } from '../machinery/time-slice.js'
-import { apiObjectJson } from './api-json.js'
+import type { ScalarTag, Tags } from 'yaml'
+import { parseJsonWalk } from '../machinery/json-slices.js'
+import { type Checkpointed, runAtOnce } from '../machinery/time-slice.js'
+import { apiObjectJson, apiObjectJsonTextInSteps } from './api-json.js'
+import { GoYamlWriter, type YamlOptions } from './go-yaml-writer.js'
 
 const isLetter = (c: string) => /\p{L}/u.test(c)
 const isDigit = (c: string | undefined) => c !== undefined && c >= '0' && c <= '9'
@@ -47,45 +49,43 @@ export function compareYamlKeys(a: string, b: string): number {
   return ar.length - br.length
 }
 
-function sortedCopy(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map((item: unknown) => sortedCopy(item ?? null))
-  if (typeof v !== 'object' || v === null) return v
-  const obj = v as Record<string, unknown>
-  const out: Record<string, unknown> = {}
-  for (const k of Object.keys(obj).sort(compareYamlKeys)) if (obj[k] !== undefined) out[k] = sortedCopy(obj[k])
-  return out
-}
-
 /**
  * An API object as upstream's YAML serializer writes it: from its JSON form
  * (so with Go's empty values, and a built-in list's items without kind and
  * apiVersion), keys in go-yaml's order.
  */
 export function apiObjectYaml(value: Record<string, unknown>): string {
-  const copy = sortedCopy(JSON.parse(apiObjectJson(value))) as Record<string, unknown>
-  return stringify(copy, YAML_OPTIONS)
+  return runAtOnce(apiObjectYamlInSteps(value))
 }
 
 /**
- * apiObjectYaml of a list, a checkpoint after each item: a list of
- * thousands written at once held the thread half a second and more. Each
- * item is written alone in a sequence of its own, which places it as the
- * list's `items` does (go-yaml's sequences are not indented under their
- * key), and its text takes the place of `items: []` in the list's frame.
+ * apiObjectYaml as checkpointed work, for an object of megabytes: its JSON
+ * form written, read back and written as YAML in steps. A small object
+ * reaches no checkpoint.
+ */
+export function* apiObjectYamlInSteps(value: Record<string, unknown>): Checkpointed<string> {
+  const json = yield* apiObjectJsonTextInSteps(value)
+  const parsed = yield* parseJsonWalk(json)
+  return yield* writer().document(parsed ? parsed.value : JSON.parse(json))
+}
+
+/**
+ * apiObjectYaml of a list, a checkpoint after each item: each item's JSON
+ * form is the list's own for it (a built-in list's items without kind and
+ * apiVersion), written alone.
  */
 export function* apiListYamlInSteps(list: Record<string, unknown>): Checkpointed<string> {
   const items = list['items']
-  if (!Array.isArray(items) || items.length === 0) return apiObjectYaml(list)
-  const frame = stringify(sortedCopy(JSON.parse(apiObjectJson({ ...list, items: [] }))), YAML_OPTIONS)
-  const texts: string[] = []
+  if (!Array.isArray(items) || items.length === 0) return yield* apiObjectYamlInSteps(list)
+  const frame = JSON.parse(apiObjectJson({ ...list, items: [] })) as Record<string, unknown>
+  const jsonItems: unknown[] = []
   for (const item of items) {
     yield
-    // The item's JSON form as its list writes it (a built-in list's items without kind and apiVersion).
     const one = JSON.parse(apiObjectJson({ ...list, items: [item] })) as { items: unknown[] }
-    texts.push(stringify([sortedCopy(one.items[0] ?? null)], YAML_OPTIONS))
+    jsonItems.push(one.items[0] ?? null)
   }
-  // The frame's only line at the left margin that opens `items` (the object's own fields are indented).
-  return frame.replace(/^items: \[\]$/m, () => `items:\n${texts.join('').slice(0, -1)}`)
+  frame['items'] = jsonItems
+  return yield* writer().document(frame)
 }
 
 /** The YAML 1.1 library's pattern for floats with a point, which also takes `.` and `-.` alone. */
@@ -100,4 +100,11 @@ function withGoYamlFloats(tags: Tags): Tags {
   return tags.map((tag) => (typeof tag === 'object' && !('collection' in tag && tag.collection) && String(tag.test) === YAML11_POINT_FLOAT ? { ...(tag as ScalarTag), test: GO_YAML_POINT_FLOAT } : tag))
 }
 
-const YAML_OPTIONS = { version: '1.1', indentSeq: false, customTags: withGoYamlFloats } as const
+/** The yaml package's options for go-yaml v2's layout (exported for the writer's tests). */
+export const GO_YAML_OPTIONS: YamlOptions = { version: '1.1', indentSeq: false, customTags: withGoYamlFloats }
+
+let shared: GoYamlWriter | undefined
+/** The writer, made at first use: making it writes a document to learn the yaml package's context. */
+function writer(): GoYamlWriter {
+  return (shared ??= new GoYamlWriter(GO_YAML_OPTIONS, compareYamlKeys))
+}

@@ -4,7 +4,7 @@
  */
 import { BODY_TYPES, essence, JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE } from './media-types.js'
 import { duplicateJsonFields, duplicateJsonFieldsWalk } from './duplicate-fields.js'
-import { overflowingNumber, parseJsonWalk } from './json-slices.js'
+import { overflowingNumber, parseJsonWalk } from '../machinery/json-slices.js'
 import { isPlainObject } from '../machinery/object.js'
 import { goJsonSyntaxError } from '../machinery/go-json-check.js'
 import { depthMessage, JsonDepthScanner, jsonDepthMessage, jsonTooDeepAt, jsonTooDeepWalk, nestsDeeperThan } from '../machinery/limits.js'

@@ -10,7 +10,7 @@
  */
 import { Composer, CST, Lexer, LineCounter, Parser, YAMLError } from 'yaml'
 import { duplicateJsonFields, duplicateJsonFieldsWalk } from './duplicate-fields.js'
-import { parseJsonWalk } from './json-slices.js'
+import { parseJsonWalk } from '../machinery/json-slices.js'
 import { depthMessage, depthWalk, jsonTooDeepAt, jsonTooDeepWalk, MAX_NESTING_DEPTH } from '../machinery/limits.js'
 import { type Checkpointed, runInSlices, SLICE_BUDGET_MS, TimeSlice } from '../machinery/time-slice.js'
 import { COMPOSER_OPTIONS, type Composed, composeInSlices, duplicateKeysUnder } from './yaml-compose.js'

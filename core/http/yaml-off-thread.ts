@@ -8,7 +8,7 @@
  * The decoder's refusals come back as its words, so a body refused there
  * is answered exactly as on the serving thread.
  */
-import { parseJsonWalk } from './json-slices.js'
+import { parseJsonWalk } from '../machinery/json-slices.js'
 import { decodeYaml, YamlBodyError, YamlNotJsonError, yamlTextAsJson } from './yaml-body.js'
 import { MAX_NESTING_DEPTH } from '../machinery/limits.js'
 import { runInSlices, TimeSlice } from '../machinery/time-slice.js'

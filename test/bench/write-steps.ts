@@ -57,7 +57,7 @@ type Step = (typeof STEPS)[number]
 
 /** The step a source file belongs to: the first rule whose pattern matches its path decides. */
 const FILE_STEPS: ReadonlyArray<[RegExp, Step]> = [
-  [/\/core\/http\/(body|duplicate-fields|json-slices|yaml-[^/]+|media-types)\.ts$/, 'decode the body'],
+  [/\/core\/(http\/(body|duplicate-fields|yaml-[^/]+|media-types)|machinery\/json-slices)\.ts$/, 'decode the body'],
   [/\/core\/admission\//, 'admission'],
   [/\/core\/(validation|resources|crd|cel)\/|\/core\/registry\/(field-validation|object-names)\.ts$/, 'validation and defaulting'],
   [/\/core\/apply\/|\/core\/registry\/managed-fields\.ts$/, 'managed fields'],

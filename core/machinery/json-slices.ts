@@ -6,8 +6,8 @@
  * `__proto__` an own field). Text it cannot read yields `undefined`, and
  * the caller lets `JSON.parse` say why in its words.
  */
-import { jsonStringEnd, QUICK_STRING_RUN } from '../machinery/json-strings.js'
-import type { Checkpointed } from '../machinery/time-slice.js'
+import { jsonStringEnd, QUICK_STRING_RUN } from './json-strings.js'
+import type { Checkpointed } from './time-slice.js'
 
 /** Values built, or characters of one string scanned, between two checkpoints. */
 const STEP = 1024

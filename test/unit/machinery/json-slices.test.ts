@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import { duplicateJsonFieldsWalk } from '../../../core/http/duplicate-fields.js'
-import { overflowingNumber, parseJsonWalk } from '../../../core/http/json-slices.js'
+import { overflowingNumber, parseJsonWalk } from '../../../core/machinery/json-slices.js'
 import { jsonTooDeepWalk } from '../../../core/machinery/limits.js'
 import { runAtOnce, runInSlices } from '../../../core/machinery/time-slice.js'
 
