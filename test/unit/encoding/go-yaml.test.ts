@@ -21,6 +21,11 @@ describe("YAML as upstream's serializer writes it (go-yaml v2)", () => {
     )
   })
 
+  it('sorts keys that are array indexes among the others, as go-yaml does (an object lists them first)', () => {
+    const text = apiObjectYaml({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'c', creationTimestamp: '2024-01-01T00:00:00Z' }, data: { '1': 'a', _x: 'b', '.z': 'c', '10': 'd', '2': 'e' } })
+    assert.match(text, /\ndata:\n {2}\.z: c\n {2}_x: b\n {2}"1": a\n {2}"2": e\n {2}"10": d\n/)
+  })
+
   it("leaves FieldsV1's `.` and other points without a digit plain, as go-yaml does, and quotes real floats", () => {
     const text = apiObjectYaml({
       kind: 'ConfigMap',
