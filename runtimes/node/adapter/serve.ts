@@ -110,6 +110,15 @@ export interface TlsListener {
  */
 export const HTTP2_MAX_HEADER_LIST_BYTES = 65_535
 const HTTP1_MAX_HEADER_BYTES = MAX_HEADER_BYTES
+/**
+ * Header lines are bounded by their bytes alone, as Go's server bounds them:
+ * Node's own bounds by count (2,000 entries on HTTP/1.1, names and values
+ * counted apart; 128 fields on HTTP/2) dropped the lines past them silently on
+ * HTTP/1.1 (a thousand `Impersonate-Group` lines kept of three thousand) and
+ * reset the stream on HTTP/2 (kubectl with 200 `--as-group`). On HTTP/2 the
+ * bytes allow no more than this many fields (32 bytes of overhead each).
+ */
+const HTTP2_MAX_HEADER_FIELDS = Math.ceil(HTTP2_MAX_HEADER_LIST_BYTES / 32)
 
 /**
  * Concurrent streams per HTTP/2 connection when `--http2-max-streams-per-connection`
@@ -494,11 +503,17 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
     opts.http2 === false
       ? createHttpsServer({ ...serverOptions, maxHeaderSize: HTTP1_MAX_HEADER_BYTES }, onRequest)
       : createSecureServer(
-          { ...serverOptions, allowHTTP1: true, settings: { maxConcurrentStreams: opts.http2MaxStreams || GO_HTTP2_MAX_STREAMS } },
+          {
+            ...serverOptions,
+            allowHTTP1: true,
+            maxHeaderListPairs: HTTP2_MAX_HEADER_FIELDS,
+            settings: { maxConcurrentStreams: opts.http2MaxStreams || GO_HTTP2_MAX_STREAMS },
+          },
           onRequest,
         )
-  // HTTP/1.1 on the HTTP/2 server is parsed by Node's HTTP/1 server code, which reads this property of the server
-  // it is given (the option of https.createServer); createSecureServer takes no such option.
+  // HTTP/1.1 on the HTTP/2 server is parsed by Node's HTTP/1 server code, which reads these properties of the server
+  // it is given (the options of https.createServer); createSecureServer takes no such options. 0: no count.
+  Object.assign(httpServer, { maxHeadersCount: 0 })
   if (opts.http2 !== false) Object.assign(httpServer, { maxHeaderSize: HTTP1_MAX_HEADER_BYTES })
 
   httpServer.on('secureConnection', (socket: TLSSocket) => {
