@@ -8,15 +8,16 @@
  * proxy's word.
  */
 import type { RequestHeaderOptions } from './authentication-options.js'
-import { firstHeaderLine, type HeaderLines, headerLineValues } from '../machinery/header-lines.js'
+import { appendAll } from '../machinery/append-all.js'
+import { type HeaderLines, HeaderLinesByName } from '../machinery/header-lines.js'
 import type { UserInfo } from '../machinery/object.js'
 import type { Authenticator } from './authenticator.js'
 
 const lower = (names: readonly string[] | undefined): string[] => (names ?? []).map((n) => n.trim().toLowerCase()).filter(Boolean)
 
 /** Every non-empty line of a header, as upstream's request-header authenticator takes them. */
-function headerValues(headers: Headers, name: string, lines: HeaderLines | undefined): string[] {
-  return headerLineValues(headers, name, lines).filter(Boolean)
+function headerValues(lines: HeaderLinesByName, name: string): string[] {
+  return lines.values(name).filter(Boolean)
 }
 
 /** The part of a header name after the prefix, %-decoded as upstream does (undecodable keys are kept as sent). */
@@ -40,9 +41,10 @@ export function requestHeaderAuthenticator(opts: RequestHeaderOptions): RequestH
   const prefixes = lower(opts.extraHeaderPrefixes)
   const allowedNames = new Set(opts.allowedNames ?? [])
 
+  const identityHeader = (name: string): boolean =>
+    usernameHeaders.includes(name) || groupHeaders.includes(name) || uidHeaders.includes(name) || prefixes.some((p) => name.startsWith(p))
   // The first header of `names` that has a non-empty first line, that line: upstream's headerValue.
-  const first = (headers: Headers, names: readonly string[], lines: HeaderLines | undefined): string =>
-    names.map((n) => firstHeaderLine(headers, n, lines)).find((v) => v.length > 0) ?? ''
+  const first = (lines: HeaderLinesByName, names: readonly string[]): string => names.map((n) => lines.first(n)).find((v) => v.length > 0) ?? ''
 
   const clearHeaders = (headers: Headers): void => {
     const names = [...usernameHeaders, ...groupHeaders, ...uidHeaders]
@@ -50,19 +52,19 @@ export function requestHeaderAuthenticator(opts: RequestHeaderOptions): RequestH
     for (const name of names) headers.delete(name)
   }
 
-  const identity = (headers: Headers, lines: HeaderLines | undefined): UserInfo | undefined => {
-    const username = first(headers, usernameHeaders, lines)
+  const identity = (headers: Headers, headerLines: HeaderLines | undefined): UserInfo | undefined => {
+    const lines = new HeaderLinesByName(headers, headerLines, identityHeader)
+    const username = first(lines, usernameHeaders)
     if (!username) return undefined
-    const user: UserInfo = { username, groups: groupHeaders.flatMap((n) => headerValues(headers, n, lines)) }
-    const uid = first(headers, uidHeaders, lines)
+    const user: UserInfo = { username, groups: groupHeaders.flatMap((n) => headerValues(lines, n)) }
+    const uid = first(lines, uidHeaders)
     if (uid) user.uid = uid
     const extra: Record<string, string[]> = {}
     // Prefixes first, so that each key's values keep the order of the prefixes as upstream's do.
     for (const prefix of prefixes) {
       for (const [name] of headers) {
         if (!name.startsWith(prefix)) continue
-        const key = extraKey(name.slice(prefix.length))
-        extra[key] = [...(extra[key] ?? []), ...headerValues(headers, name, lines)]
+        appendAll((extra[extraKey(name.slice(prefix.length))] ??= []), headerValues(lines, name))
       }
     }
     if (Object.keys(extra).length > 0) user.extra = extra
@@ -73,9 +75,12 @@ export function requestHeaderAuthenticator(opts: RequestHeaderOptions): RequestH
     clearHeaders,
     authenticate(request, connection) {
       const headers = request.headers
-      const user = identity(headers, connection.headerLines)
-      clearHeaders(headers)
       const cert = connection.clientCertificate
+      // The headers are read only for a proxy the certificate proves, as upstream's verifier runs first:
+      // anyone else's headers cost no more than their removal.
+      const trusted = cert?.verifiedByRequestHeaderCA === true && (allowedNames.size === 0 || allowedNames.has(cert.commonName))
+      const user = trusted ? identity(headers, connection.headerLines) : undefined
+      clearHeaders(headers)
       // No certificate: nothing of this kind, whatever the headers say.
       if (!cert) return undefined
       // Errors here do not end the chain: the same certificate may still be a client-CA user.

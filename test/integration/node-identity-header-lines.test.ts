@@ -145,3 +145,83 @@ describe('front proxy header lines', () => {
     assert.deepEqual(r.body.status.userInfo, { username: 'admin', groups: ['system:masters', 'a,b', 'system:authenticated'], extra: { scopes: ['view,edit'] } })
   })
 })
+
+/**
+ * Thousands of distinct identity headers: each name's lines were looked up
+ * by reading every line again, some ten seconds for 20,000 front-proxy extra
+ * headers, read before the proxy's certificate was checked. The lines are now
+ * read once (counted here through a proxy of the array, not timed), and not
+ * at all for a caller the certificate does not prove to be the proxy.
+ */
+describe('many distinct identity headers', () => {
+  const COUNT = 20_000
+
+  /** The lines and the number of times any line was read. */
+  function countedLines(lines: string[]): { lines: string[]; reads: () => number } {
+    let reads = 0
+    const counted = new Proxy(lines, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads++
+        return Reflect.get(target, key, receiver) as unknown
+      },
+    })
+    return { lines: counted, reads: () => reads }
+  }
+
+  function extraHeaders(prefix: string, first: string[]): { lines: string[]; headers: Record<string, string> } {
+    const lines = [...first]
+    const headers: Record<string, string> = {}
+    for (let i = 0; i + 1 < first.length; i += 2) headers[first[i]!.toLowerCase()] = first[i + 1]!
+    for (let i = 0; i < COUNT; i++) {
+      lines.push(`${prefix}k${i}`, `v${i}`)
+      headers[`${prefix.toLowerCase()}k${i}`] = `v${i}`
+    }
+    return { lines, headers }
+  }
+
+  const requestHeader = { usernameHeaders: ['X-Remote-User'], groupHeaders: ['X-Remote-Group'], extraHeaderPrefixes: ['X-Remote-Extra-'], allowedNames: ['front-proxy-client'] }
+  const proxyCertificate = { verified: false, organizations: [], commonName: 'front-proxy-client', verifiedByRequestHeaderCA: true }
+
+  it(`takes ${COUNT} front-proxy extra headers, each line read a bounded number of times`, async () => {
+    const api = await startServer({ authorizationModes: ['AlwaysDeny'], authentication: { requestHeader: { ...requestHeader, clientCA: 'proxy' } } })
+    const { lines, headers } = extraHeaders('X-Remote-Extra-', ['X-Remote-User', 'admin', 'X-Remote-Group', 'system:masters'])
+    const counted = countedLines(lines)
+    const r = await api.post(WHOAMI, JSON.parse(REVIEW), { connection: { clientCertificate: proxyCertificate, headerLines: counted.lines }, headers })
+    assert.equal(r.status, 201, r.text.slice(0, 300))
+    const extra = r.body.status.userInfo.extra as Record<string, string[]>
+    assert.equal(Object.keys(extra).length, COUNT)
+    assert.deepEqual(extra[`k${COUNT - 1}`], [`v${COUNT - 1}`])
+    assert.ok(counted.reads() <= 4 * lines.length, `${counted.reads()} reads of ${lines.length} lines`)
+    await api.server.shutdown()
+  })
+
+  it(`does not read ${COUNT} front-proxy extra headers from a caller the certificate does not prove to be the proxy`, async () => {
+    const api = await startServer({ authorizationModes: ['AlwaysDeny'], authentication: { requestHeader: { ...requestHeader, clientCA: 'proxy' } } })
+    const { lines, headers } = extraHeaders('X-Remote-Extra-', ['X-Remote-User', 'admin', 'X-Remote-Group', 'system:masters'])
+    for (const clientCertificate of [undefined, { ...proxyCertificate, verifiedByRequestHeaderCA: false }, { ...proxyCertificate, commonName: 'someone-else' }]) {
+      const counted = countedLines(lines)
+      const r = await api.post(WHOAMI, JSON.parse(REVIEW), { connection: { ...(clientCertificate ? { clientCertificate } : {}), headerLines: counted.lines }, headers })
+      // Not the proxy's system:masters user (who would have its review, 201): anonymous and forbidden, or refused.
+      assert.ok(r.status === 401 || (r.status === 403 && r.text.includes('system:anonymous')), r.text.slice(0, 300))
+      assert.ok(counted.reads() <= lines.length, `${counted.reads()} reads of ${lines.length} lines`)
+    }
+    await api.server.shutdown()
+  })
+
+  it(`impersonates with ${COUNT} extra headers and as many groups, each line read a bounded number of times`, async () => {
+    const api = await startServer({ authorizationModes: ['RBAC'], authentication: { tokens } })
+    const groups: string[] = []
+    for (let i = 0; i < COUNT; i++) groups.push('Impersonate-Group', `g${i}`)
+    const { lines, headers } = extraHeaders('Impersonate-Extra-', ['Authorization', 'Bearer admin-token', 'Impersonate-User', 'bob', ...groups])
+    headers['impersonate-group'] = groups.filter((_, i) => i % 2 === 1).join(', ')
+    const counted = countedLines(lines)
+    const r = await api.post(WHOAMI, JSON.parse(REVIEW), { connection: { headerLines: counted.lines }, headers })
+    assert.equal(r.status, 201, r.text.slice(0, 300))
+    const userInfo = r.body.status.userInfo as { username: string; groups: string[]; extra: Record<string, string[]> }
+    assert.equal(userInfo.username, 'bob')
+    assert.equal(userInfo.groups.length, COUNT + 1)
+    assert.equal(Object.keys(userInfo.extra).length, COUNT)
+    assert.ok(counted.reads() <= 4 * lines.length, `${counted.reads()} reads of ${lines.length} lines`)
+    await api.server.shutdown()
+  })
+})
