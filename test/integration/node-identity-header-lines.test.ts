@@ -25,17 +25,27 @@ const tokens = [
 ]
 
 /** POSTs a SelfSubjectReview over HTTP/1.1 with the header lines exactly as written; the status and the body. */
-function reviewOverHttp1(port: number, lines: string[]): Promise<{ status: number; body: string }> {
+async function reviewOverHttp1(port: number, lines: string[]): Promise<{ status: number; body: string }> {
+  const { status, body } = await reviewOverHttp1WithHead(port, lines)
+  return { status, body }
+}
+
+/** reviewOverHttp1 with the answer's headers too (names in lower case, the last line of each). */
+async function reviewOverHttp1WithHead(port: number, lines: string[]): Promise<{ status: number; body: string; headers: Map<string, string> }> {
   const head = [`POST ${WHOAMI} HTTP/1.1`, 'Host: 127.0.0.1', 'Content-Type: application/json', `Content-Length: ${REVIEW.length}`, 'Connection: close', ...lines]
-  return new Promise((resolve, reject) => {
+  const text = await new Promise<string>((resolve, reject) => {
     const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] }, () =>
       socket.write(`${head.join('\r\n')}\r\n\r\n${REVIEW}`),
     )
-    let text = ''
-    socket.on('data', (d: Buffer) => (text += d.toString('utf8')))
-    socket.on('end', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), body: text.slice(text.indexOf('\r\n\r\n') + 4) }))
+    let received = ''
+    socket.on('data', (d: Buffer) => (received += d.toString('utf8')))
+    socket.on('end', () => resolve(received))
     socket.on('error', reject)
   })
+  const [answerHead = '', ...rest] = text.split('\r\n\r\n')
+  const [statusLine = '', ...headerLines] = answerHead.split('\r\n')
+  const headers = new Map(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]))
+  return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine)?.[1] ?? 0), body: rest.join('\r\n\r\n'), headers }
 }
 
 /** The same over HTTP/2, each array value sent as a header field of its own. */
@@ -102,6 +112,12 @@ describe('identity header lines on the Node listener', () => {
       'Impersonate-Uid: e-1',
     ])
     assert.deepEqual(userInfoOf(answer), { username: 'bob', uid: 'b-1', groups: ['system:authenticated'] })
+  })
+
+  it('echoes the first Audit-ID line, as Go reads one header, not the lines joined', async () => {
+    const answer = await reviewOverHttp1WithHead(listener.port, ['Authorization: Bearer admin-token', 'Audit-ID: first-id', 'Audit-ID: second-id'])
+    assert.equal(answer.status, 201, answer.body)
+    assert.equal(answer.headers.get('audit-id'), 'first-id')
   })
 
   it('reads the lines of HTTP/2 header fields the same way', async () => {

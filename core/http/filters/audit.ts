@@ -10,6 +10,7 @@
 import type { Context, MiddlewareHandler } from 'hono'
 import type { Auditor } from '../../audit/auditor.js'
 import { auditedUserAgent, objectReference, responseStatus } from '../../audit/event.js'
+import { firstHeaderLine } from '../../machinery/header-lines.js'
 import { sourceIPs } from '../../machinery/source-ips.js'
 import { attributesOf } from '../../authz/authorizer.js'
 import { observeBody } from '../observed-body.js'
@@ -23,7 +24,8 @@ export const AUDIT_ID_HEADER = 'Audit-ID'
 
 /** Outermost: the request's audit ID, taken from the client when it sent one, in every answer. */
 export const auditIdFilter: MiddlewareHandler<ChainEnv> = async (c, next) => {
-  const id = c.req.header(AUDIT_ID_HEADER)?.trim() || crypto.randomUUID()
+  // The first line, as Go's Header.Get reads it: the joined lines of thousands of them were echoed whole.
+  const id = firstHeaderLine(c.req.raw.headers, 'audit-id', c.env?.connection?.headerLines).trim() || crypto.randomUUID()
   c.set('auditID', id)
   await next()
   setAnswerHeader(c.res, 'audit-id', id) // AUDIT_ID_HEADER, named in lower case as answers' headers are
