@@ -229,8 +229,9 @@ export class ResourceStore {
    * Creates the object `body` describes. `put` names the object a PUT
    * creates (see put): its body must name it too, and a resourceVersion it
    * carries is dropped rather than refused, as upstream's storage drops it.
+   * `urlName` is the name the request's URL gives (a PUT's, an apply's).
    */
-  async create(namespace: string, body: unknown, ctx: RequestContext, put?: { name: string }): Promise<KubeObject> {
+  async create(namespace: string, body: unknown, ctx: RequestContext, put?: { name: string }, urlName = put?.name): Promise<KubeObject> {
     let obj = this.checkBody(body, namespace, put?.name)
     const meta = obj.metadata
     if (put) {
@@ -244,6 +245,7 @@ export class ResourceStore {
     meta.uid = crypto.randomUUID()
     meta.creationTimestamp = formatTimestamp(ctx.now)
     const sctx = this.strategyContext(ctx)
+    if (urlName !== undefined) sctx.urlName = urlName
     const steps = WriteSteps.for(obj)
     // Telling a large object (a level of many keys is a pass over them) and decoding it: two steps.
     await steps.yield()
@@ -463,7 +465,7 @@ export class ResourceStore {
       if (subresource || !this.isNotFound(err, name)) throw err
     }
     const created = await applyConfiguration(this.entry, this.apiVersion, undefined, applied, ctx)
-    return { object: await this.create(namespace, created, ctx), created: true }
+    return { object: await this.create(namespace, created, ctx, undefined, name), created: true }
   }
 
   private carryOverSystemFields(obj: KubeObject, current: KubeObject): void {

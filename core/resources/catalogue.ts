@@ -38,6 +38,8 @@ export interface StrategyContext {
   now: Date
   /** The namespace of the request's URL, for namespaced virtual resources (LocalSubjectAccessReview). */
   namespace?: string
+  /** The object's name as the request's URL gives it, for a create by PUT or apply (a POST names none). */
+  urlName?: string
   /** `--allow-privileged`: pod specs may ask for privileged containers. */
   allowPrivileged?: boolean
   /** Feature gate CoordinatedLeaderElection (Leases keep strategy and preferredHolder). */

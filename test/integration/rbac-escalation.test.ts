@@ -78,6 +78,44 @@ describe('writing roles', () => {
   })
 })
 
+describe('escalate limited to names', () => {
+  // Upstream asks `escalate` with the name its request info has: none for a POST, the URL's for a PUT or an apply.
+  const POWERFUL = [{ verbs: ['get', 'list', 'delete'], apiGroups: [''], resources: ['secrets'] }]
+  let api: TestClient
+  before(async () => {
+    api = await rbacServer()
+    await grant(api, 'carol', 'named-escalator', [
+      { verbs: ['create', 'update', 'patch', 'get'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'] },
+      { verbs: ['escalate'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], resourceNames: ['named'] },
+    ], 'team-a')
+  })
+
+  it('do not cover a POST, which names nothing in its URL; nothing is stored', async () => {
+    const r = await api.post(ROLES, role('named', POWERFUL), as('carol'))
+    assert.equal(r.status, 403, r.text)
+    assert.equal((await api.get(`${ROLES}/named`)).status, 404)
+  })
+
+  it('cover a PUT that creates the role the URL names, and no other', async () => {
+    const other = await api.put(`${ROLES}/other`, role('other', POWERFUL), as('carol'))
+    assert.equal(other.status, 403, other.text)
+    assert.equal((await api.get(`${ROLES}/other`)).status, 404)
+    const r = await api.put(`${ROLES}/named`, role('named', POWERFUL), as('carol'))
+    assert.equal(r.status, 201, r.text)
+  })
+
+  it('cover an apply that creates the role the URL names, and no other', async () => {
+    const apply = (name: string) =>
+      api.patch(`${ROLES}/${name}?fieldManager=carol`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', ...role(name, POWERFUL) }, 'application/apply-patch+yaml', as('carol'))
+    await api.delete(`${ROLES}/named`)
+    const other = await apply('other-applied')
+    assert.equal(other.status, 403, other.text)
+    assert.equal((await api.get(`${ROLES}/other-applied`)).status, 404)
+    const r = await apply('named')
+    assert.equal(r.status, 201, r.text)
+  })
+})
+
 describe('writing cluster roles', () => {
   it('needs * on everything to set an aggregationRule, even with no rules', async () => {
     const api = await rbacServer()

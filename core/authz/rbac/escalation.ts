@@ -36,6 +36,8 @@ export interface WriteAuthorization {
 export interface WriteContext {
   readonly user: UserInfo
   readonly authorization?: WriteAuthorization
+  /** The name the request's URL gives; absent for a POST. */
+  readonly urlName?: string
 }
 
 export type RoleResource = 'roles' | 'clusterroles'
@@ -108,8 +110,9 @@ export async function checkRoleWrite(resource: RoleResource, obj: KubeObject, ol
   if (!authorization || isPrivileged(ctx.user) || onlyGarbageCollectorFieldsChange(obj, old)) return
   const name = obj.metadata.name ?? ''
   const namespace = obj.metadata.namespace ?? ''
-  // A create names nothing in its URL, so `escalate` limited to names never covers one (as upstream).
-  const escalate = { user: ctx.user, verb: 'escalate', apiGroup: RBAC_GROUP, resource, subresource: '', namespace, name: old ? name : '' }
+  // The name the request's URL gives, as upstream's request info has it: a POST names nothing, so `escalate`
+  // limited to names never covers one; a PUT or an apply that creates the role names it.
+  const escalate = { user: ctx.user, verb: 'escalate', apiGroup: RBAC_GROUP, resource, subresource: '', namespace, name: old ? name : (ctx.urlName ?? '') }
   if (await allowed(authorization, escalate)) return
   const gr = { group: RBAC_GROUP, resource }
   const missing = await missingPermissions(authorization, ctx.user, namespace, policyRulesOf(obj['rules']))
