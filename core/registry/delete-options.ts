@@ -7,6 +7,7 @@
  * silently dropped: a `?dryRun=All` beside a body deletes for real. Here both
  * sources count; an option both give must say the same in each, else 400.
  */
+import { goJsonKind } from '../machinery/go-format.js'
 import { badRequest } from '../machinery/status-error.js'
 import { isPlainObject } from '../machinery/object.js'
 import { typeTable } from '../resources/schema/index.js'
@@ -57,7 +58,7 @@ export function bodyDeleteOptions(body: unknown): DeleteOptions {
   if (body === null) return {}
   if (!isPlainObject(body))
     throw badRequest(
-      `couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(body) ? 'array' : typeof body} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+      `couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonKind(body)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
     )
   const kind = typeof body['kind'] === 'string' ? body['kind'] : ''
   const apiVersion = typeof body['apiVersion'] === 'string' && body['apiVersion'] ? body['apiVersion'] : 'meta.k8s.io/v1'

@@ -194,6 +194,10 @@ describe('the other DeleteOptions fields from a body or the query', () => {
     const list = await api.delete(`${CMS}/c`, { body: ['All'] })
     assert.equal(list.status, 400)
     assert.match(list.body.message, /^couldn't get version\/kind; json parse error: json: cannot unmarshal array/)
+    // Go's decoder names a boolean `bool`.
+    const bool = await api.delete(`${CMS}/c`, { body: true })
+    assert.equal(bool.status, 400)
+    assert.match(bool.body.message, /^couldn't get version\/kind; json parse error: json: cannot unmarshal bool into Go value of type struct/)
     const query = await api.delete(`${CMS}/c?gracePeriodSeconds=soon`)
     assert.equal(query.status, 400)
     assert.equal(query.body.message, 'strconv.ParseInt: parsing "soon": invalid syntax')
