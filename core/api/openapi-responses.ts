@@ -7,11 +7,12 @@
  */
 import { compareGoStrings } from '../encoding/go-json.js'
 import { parseAccept } from '../http/media-types.js'
-import { documentResponse, sizedResponse } from '../http/respond.js'
+import { documentResponse, documentResponseInSlices, sizedResponse } from '../http/respond.js'
+import { runInSlices } from '../machinery/time-slice.js'
 import type { Catalogue } from '../resources/catalogue.js'
 import { type JsonObject, openApiDocument, openApiIndex } from './openapi.js'
 import { type AggregatedV2Document, openApiV2Document } from './openapi-v2.js'
-import { openApiV2Protobuf } from './openapi-v2-protobuf.js'
+import { openApiV2ProtobufInSteps } from './openapi-v2-protobuf.js'
 
 /** The documents of aggregated APIServices (the aggregator's downloads), when there is an aggregator. */
 export interface AggregatedOpenApiSource {
@@ -44,32 +45,38 @@ function v2Subtype(accept: string | undefined): (typeof V2_SUBTYPES)[number] | u
   return undefined
 }
 
-const protobufForms = new WeakMap<object, Uint8Array>()
+/**
+ * Each document's protobuf form, made in slices (a checkpoint before each
+ * path and definition not encoded before) and shared by the requests that
+ * ask while it is made: after custom resources were added, the whole form
+ * made at once held the thread a third of a second and more.
+ */
+const protobufForms = new WeakMap<object, Promise<Uint8Array>>()
 
-function protobufOf(doc: JsonObject): Uint8Array {
+function protobufOf(doc: JsonObject): Promise<Uint8Array> {
   let bytes = protobufForms.get(doc)
   if (!bytes) {
-    bytes = openApiV2Protobuf(doc as Parameters<typeof openApiV2Protobuf>[0])
+    bytes = runInSlices(openApiV2ProtobufInSteps(doc as Parameters<typeof openApiV2ProtobufInSteps>[0]))
     protobufForms.set(doc, bytes)
   }
   return bytes
 }
 
 /** `/openapi/v2`: JSON or gnostic's protobuf, one ETag for both (the answer varies by Accept). */
-export function openApiV2Response(
+export async function openApiV2Response(
   accept: string | undefined,
   ifNoneMatch: string | undefined,
   catalogue: Catalogue,
   aggregated?: AggregatedOpenApiSource,
-): Response {
+): Promise<Response> {
   const subtype = v2Subtype(accept)
   if (!subtype) return new Response(null, { status: 406, headers: { vary: 'Accept' } })
   const { doc, etag } = openApiV2Document(catalogue, aggregated?.v2())
   const quoted = `"${etag}"`
   const headers = { etag: quoted, vary: 'Accept' }
   if (ifNoneMatch === quoted) return new Response(null, { status: 304, headers })
-  if (subtype === 'json') return documentResponse(doc, headers)
-  return sizedResponse(protobufOf(doc), { headers: { ...headers, 'content-type': OPENAPI_V2_PROTOBUF_TYPE } })
+  if (subtype === 'json') return documentResponseInSlices(doc, headers)
+  return sizedResponse(await protobufOf(doc), { headers: { ...headers, 'content-type': OPENAPI_V2_PROTOBUF_TYPE } })
 }
 
 /**

@@ -11,6 +11,7 @@
  */
 import { stringify as toYaml } from 'yaml'
 import { utf8, Writer } from '../encoding/protobuf/wire.js'
+import { type Checkpointed, runAtOnce } from '../machinery/time-slice.js'
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 type JsonObject = { [key: string]: Json }
@@ -80,8 +81,28 @@ class Message {
   }
 }
 
+/**
+ * Values' YAML texts by their JSON text: the same extension values recur
+ * throughout the document (list-map keys, group-version-kind tags, a type's
+ * validation rules in every version), and the yaml package makes a document
+ * per value. Cleared once it holds this many.
+ */
+const YAML_TEXTS_KEPT = 20_000
+const yamlTexts = new Map<string, string>()
+
+function yamlText(v: Json): string {
+  if (typeof v === 'string' || typeof v === 'boolean' || v === null) return toYaml(v)
+  const json = JSON.stringify(v)
+  let text = yamlTexts.get(json)
+  if (text === undefined) {
+    if (yamlTexts.size >= YAML_TEXTS_KEPT) yamlTexts.clear()
+    yamlTexts.set(json, (text = toYaml(v)))
+  }
+  return text
+}
+
 function anyOf(v: Json): Uint8Array {
-  return new Message().string(2, toYaml(v)).finish()
+  return new Message().string(2, yamlText(v)).finish()
 }
 
 /** gnostic's Named* pairs: name 1, value 2. */
@@ -312,10 +333,41 @@ function info(v: Json | undefined): Uint8Array | undefined {
   return new Message().string(1, v['title']).string(2, v['version']).string(3, v['description']).string(4, v['termsOfService']).extensions(7, v).finish()
 }
 
+/**
+ * Each path's and definition's encoded entry, by the JSON value it encodes
+ * (and its name): the document is rebuilt from the group/versions' parts,
+ * which keep their values while their group/version is unchanged, so a
+ * custom resource changed encodes its own entries again, not the whole
+ * document (some 300 ms with the published Gateway API and cert-manager CRDs).
+ */
+const encodedEntries = new WeakMap<JsonObject, { name: string; bytes: Uint8Array | undefined }>()
+
+function* namedEntries(obj: JsonObject, encode: (v: Json) => Uint8Array | undefined): Checkpointed<Uint8Array[]> {
+  const out: Uint8Array[] = []
+  for (const [name, v] of Object.entries(obj)) {
+    let entry = isObject(v) ? encodedEntries.get(v) : undefined
+    if (entry?.name !== name) {
+      // A checkpoint before each entry encoded anew: a custom resource's schema may take tens of milliseconds.
+      yield
+      const value = encode(v)
+      entry = { name, bytes: value && named(name, value) }
+      if (isObject(v)) encodedEntries.set(v, entry)
+    }
+    if (entry.bytes) out.push(entry.bytes)
+  }
+  return out
+}
+
 /** The v2 JSON document as gnostic's `openapi.v2.Document`. */
 export function openApiV2Protobuf(doc: JsonObject): Uint8Array {
+  return runAtOnce(openApiV2ProtobufInSteps(doc))
+}
+
+/** openApiV2Protobuf as checkpointed work: a checkpoint before each path and definition not encoded before. */
+export function* openApiV2ProtobufInSteps(doc: JsonObject): Checkpointed<Uint8Array> {
   const paths = isObject(doc['paths']) ? doc['paths'] : {}
-  const pathItems = namedMap(Object.fromEntries(Object.entries(paths).filter(([k]) => !k.startsWith('x-'))), pathItem)
+  const pathItems = yield* namedEntries(Object.fromEntries(Object.entries(paths).filter(([k]) => !k.startsWith('x-'))), pathItem)
+  const definitions = isObject(doc['definitions']) ? yield* namedEntries(doc['definitions'], schema) : []
   return new Message()
     .string(1, doc['swagger'])
     .message(2, info(doc['info']))
@@ -325,7 +377,7 @@ export function openApiV2Protobuf(doc: JsonObject): Uint8Array {
     .strings(6, doc['consumes'])
     .strings(7, doc['produces'])
     .message(8, new Message().extensions(1, paths).messages(2, pathItems).finish())
-    .message(9, new Message().messages(1, namedMap(doc['definitions'], schema)).finish())
+    .message(9, new Message().messages(1, definitions).finish())
     .messages(12, securityRequirements(doc['security']))
     .message(13, isObject(doc['securityDefinitions']) ? new Message().messages(1, namedMap(doc['securityDefinitions'], securityDefinition)).finish() : undefined)
     .message(15, externalDocs(doc['externalDocs']))

@@ -11,6 +11,7 @@ import { apiListYamlInSteps, apiObjectYamlInSteps } from '../encoding/go-yaml.js
 import { JSON_TYPE, type OutputFormat, PROTOBUF_TYPE, YAML_TYPE } from './media-types.js'
 import { encodeProtobuf } from '../encoding/protobuf.js'
 import { joinedBytes } from '../machinery/joined-bytes.js'
+import { jsonTextInSteps } from '../machinery/json-text.js'
 import { type Checkpointed, runInSlices, STEP_BUDGET_MS, TimeSlice, yieldToEventLoop } from '../machinery/time-slice.js'
 import type { StatusError } from '../machinery/status-error.js'
 import { observableStream } from './observed-body.js'
@@ -50,6 +51,28 @@ function documentBytes(doc: object): Uint8Array {
     documentsBytes.set(doc, bytes)
   }
   return bytes
+}
+
+/** The bytes of documents being written in slices, shared by the requests that ask meanwhile. */
+const documentsBytesMade = new WeakMap<object, Promise<Uint8Array>>()
+
+/**
+ * documentResponse for a document of megabytes (the OpenAPI v2 document with
+ * custom resources' schemas): its JSON written in slices, other requests
+ * served between them, once per document.
+ */
+export async function documentResponseInSlices(doc: object, headers: Record<string, string> = {}): Promise<Response> {
+  let bytes: Uint8Array | Promise<Uint8Array> | undefined = documentsBytes.get(doc) ?? documentsBytesMade.get(doc)
+  if (bytes === undefined) {
+    bytes = runInSlices(jsonTextInSteps(doc)).then((text) => {
+      const made = utf8.encode(escapeLikeGo(text ?? 'null'))
+      documentsBytes.set(doc, made)
+      documentsBytesMade.delete(doc)
+      return made
+    })
+    documentsBytesMade.set(doc, bytes)
+  }
+  return sizedResponse(await bytes, { headers: { 'content-type': JSON_TYPE, ...headers } })
 }
 
 /**

@@ -8,7 +8,8 @@ import { join } from 'node:path'
 import { before, describe, it } from 'node:test'
 import protobuf from 'protobufjs'
 import { parse as parseYaml } from 'yaml'
-import { openApiV2Protobuf } from '../../core/api/openapi-v2-protobuf.js'
+import { openApiV2Protobuf, openApiV2ProtobufInSteps } from '../../core/api/openapi-v2-protobuf.js'
+import { runCounting } from '../fixtures/checkpoints.js'
 import { startServer, type TestClient } from './harness.js'
 
 const root = protobuf.loadSync(join(import.meta.dirname, '..', 'fixtures', 'openapi-v2', 'openapiv2.proto'))
@@ -169,5 +170,22 @@ describe('OpenAPI v2 as gnostic protobuf', () => {
     assert.equal(x.additionalProperties?.boolean, false)
     const mode = x.properties!.additionalProperties[0]!.value
     assert.deepEqual(mode.enum?.map((e) => parseYaml(e.yaml ?? '')), ['A', 'B'])
+  })
+})
+
+describe('/openapi/v2 in protobuf after custom resources change', () => {
+  it('encodes the paths and definitions not encoded before, a checkpoint before each, and reuses the rest', () => {
+    const definitions: Record<string, unknown> = {}
+    for (let i = 0; i < 50; i++) definitions[`io.example.v1.Kind${i}`] = { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }
+    const paths = { '/apis/example.io/v1/kinds': { get: { operationId: 'listKinds', responses: { '200': { description: 'OK' } } } } }
+    const doc = { swagger: '2.0', paths, definitions }
+    const first = runCounting(openApiV2ProtobufInSteps(doc as never))
+    assert.equal(first.checkpoints, 51)
+    // A rebuilt document of the same parts but one changed definition: that one alone is encoded again.
+    const changed = { ...doc, definitions: { ...definitions, 'io.example.v1.Kind7': { type: 'object', description: 'changed' } } }
+    const second = runCounting(openApiV2ProtobufInSteps(changed as never))
+    assert.equal(second.checkpoints, 1)
+    assert.deepEqual(decode(second.value), decode(openApiV2Protobuf(structuredClone(changed) as never)))
+    assert.equal(decode(second.value).definitions.additionalProperties[7]!.value.description, 'changed')
   })
 })
