@@ -202,6 +202,17 @@ export function* apiObjectJsonTextInSteps(value: Record<string, unknown>): Check
 }
 
 /**
+ * An item of `list` as the list's JSON writes it (a built-in list's item
+ * without kind and apiVersion), as apiObjectJsonTextInSteps writes text: for
+ * a list of objects of a megabyte, each written in steps.
+ */
+export function* listItemJsonTextInSteps(list: Record<string, unknown>, item: unknown): Checkpointed<string> {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) return JSON.stringify(item) ?? 'null'
+  const text = yield* apiObjectJsonTextInSteps(item as Record<string, unknown>)
+  return typedListItems(list, shapeOfObject(list)) ? withoutTypeMeta(item, text) : text
+}
+
+/**
  * apiObjectJson's text as UTF-8, the body of an answer: kept for an immutable
  * object (a watch cache's), so that reading the same version again encodes
  * nothing. The text is not kept beside the bytes.

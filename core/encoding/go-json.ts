@@ -7,6 +7,8 @@
  * What order applies where is a Shape (see json-shapes.ts); this module only
  * writes values along one.
  */
+import { jsonStringEnd } from '../machinery/json-strings.js'
+import { type Checkpointed, runAtOnce } from '../machinery/time-slice.js'
 
 /** How a value is written. */
 export type Shape =
@@ -269,49 +271,67 @@ export function marshalInGoOrder(value: unknown, shape: Shape, objectShape: Obje
  * Works on the text, so order and escapes stay exactly as written.
  */
 export function indentGo(compact: string): string {
-  let out = ''
+  return runAtOnce(indentGoInSteps(compact))
+}
+
+/** Tokens between which indentGo writes nothing: one of `{}[]:,`, or a run of anything else but a string. */
+const STRUCTURAL_OR_RUN = /[{}[\]:,]|[^"{}[\]:,]+/y
+/** Tokens written between two checkpoints (a string counts as one, found by a search however long). */
+const TOKENS_PER_STEP = 4096
+
+/**
+ * indentGo as checkpointed work: a megabyte's answer to `?pretty=true` held
+ * the thread a fifth of a second, a character at a time. Strings are found
+ * whole by a search, and runs between them taken by a sticky pattern.
+ */
+export function* indentGoInSteps(compact: string): Checkpointed<string> {
+  const out: string[] = []
+  const newlines = ['\n']
   let depth = 0
-  let inString = false
-  const newline = () => `\n${'  '.repeat(depth)}`
-  for (let i = 0; i < compact.length; i++) {
-    const c = compact[i]!
-    if (inString) {
-      out += c
-      if (c === '\\') out += compact[++i] ?? ''
-      else if (c === '"') inString = false
+  const newline = (): string => (newlines[depth] ??= `\n${'  '.repeat(depth)}`)
+  const token = new RegExp(STRUCTURAL_OR_RUN.source, 'y')
+  let tokens = 0
+  let i = 0
+  while (i < compact.length) {
+    if (++tokens % TOKENS_PER_STEP === 0) yield
+    if (compact.charCodeAt(i) === 0x22 /* " */) {
+      const end = jsonStringEnd(compact, i + 1, compact.length)
+      // An unterminated string (not JSON): the rest as it is.
+      const close = end < 0 ? compact.length : end + 1
+      out.push(compact.slice(i, close))
+      i = close
       continue
     }
-    switch (c) {
-      case '"':
-        inString = true
-        out += c
-        break
+    token.lastIndex = i
+    const text = token.exec(compact)![0]
+    i += text.length
+    switch (text) {
       case '{':
       case '[': {
-        const close = c === '{' ? '}' : ']'
-        if (compact[i + 1] === close) {
-          out += c + close
+        const closing = text === '{' ? '}' : ']'
+        if (compact[i] === closing) {
+          out.push(text + closing)
           i++
           break
         }
         depth++
-        out += c + newline()
+        out.push(text, newline())
         break
       }
       case '}':
       case ']':
         depth--
-        out += newline() + c
+        out.push(newline(), text)
         break
       case ',':
-        out += c + newline()
+        out.push(',', newline())
         break
       case ':':
-        out += ': '
+        out.push(': ')
         break
       default:
-        out += c
+        out.push(text)
     }
   }
-  return out
+  return out.join('')
 }

@@ -37,10 +37,11 @@ const LINE_WIDTH = 80
 const MIN_CONTENT_WIDTH = 20
 /**
  * Strings the package writes plain unless a tag reads them as another type:
- * no indicator, quote, colon, hash, control character or line break, no
- * space at either end, and no start that could be a document marker (`-`, `.`).
+ * no indicator, quote, hash, control character or line break, no colon at
+ * the end, no space at either end, and no start that could be a document
+ * marker (`-`, `.`).
  */
-const NAME_LIKE = /^[A-Za-z0-9_/](?:[A-Za-z0-9_./ -]*[A-Za-z0-9_./-])?$/
+const NAME_LIKE = /^[A-Za-z0-9_/](?:[A-Za-z0-9_./: -]*[A-Za-z0-9_./-])?$/
 /** Keys longer than this (as written) make the yaml package write an explicit `? key` entry. */
 const LONGEST_IMPLICIT_KEY = 1024
 
@@ -105,7 +106,8 @@ export class GoYamlWriter {
    * Anything else is the package's to write.
    */
   private writtenAsItIs(value: string, indent: string, indentAtStart: number | undefined): boolean {
-    if (!NAME_LIKE.test(value)) return false
+    // A colon is plain where a character other than a space follows it (managed fields' `f:name`).
+    if (!NAME_LIKE.test(value) || value.includes(': ')) return false
     if (value.length > Math.max(1 + MIN_CONTENT_WIDTH, 1 + LINE_WIDTH - indent.length)) {
       if (value.includes(' ')) return false
       if (indentAtStart !== undefined && indentAtStart > LINE_WIDTH - Math.max(2, MIN_CONTENT_WIDTH)) return false
@@ -148,6 +150,8 @@ export class GoYamlWriter {
     const entryIndent = indent + INDENT_STEP
     const lines: string[] = []
     for (const key of keys) {
+      // Counted here too: an entry whose value is empty (`f:key: {}`, managed fields' own) writes no node.
+      if (counter.add()) yield
       const value = map[key] ?? null
       const keyText = this.string(key, entryIndent, true, undefined)
       lines.push(keyText.length > LONGEST_IMPLICIT_KEY ? yield* this.explicitEntry(keyText, value, indent, counter) : yield* this.entry(keyText, value, indent, counter))

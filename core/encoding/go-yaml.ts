@@ -8,14 +8,29 @@
 import type { ScalarTag, Tags } from 'yaml'
 import { parseJsonWalk } from '../machinery/json-slices.js'
 import { type Checkpointed, runAtOnce } from '../machinery/time-slice.js'
-import { apiObjectJson, apiObjectJsonTextInSteps } from './api-json.js'
+import { apiObjectJson, apiObjectJsonTextInSteps, listItemJsonTextInSteps } from './api-json.js'
 import { GoYamlWriter, type YamlOptions } from './go-yaml-writer.js'
 
 const isLetter = (c: string) => /\p{L}/u.test(c)
+const isAsciiLetter = (code: number) => (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a)
 const isDigit = (c: string | undefined) => c !== undefined && c >= '0' && c <= '9'
+
+/** Code units that pair into one code point (a surrogate): strings with none are indexed by unit, not split. */
+const SURROGATE = /[\uD800-\uDFFF]/
 
 /** go-yaml v2's order of two string keys (its keyList.Less), as a comparator. */
 export function compareYamlKeys(a: string, b: string): number {
+  // Most keys differ after a common prefix in two letters: decided there without splitting them into code points.
+  let i = 0
+  while (i < a.length && i < b.length && a.charCodeAt(i) === b.charCodeAt(i)) i++
+  if (i === a.length || i === b.length) {
+    if (!SURROGATE.test(a) && !SURROGATE.test(b)) return a.length - b.length
+  } else if (isAsciiLetter(a.charCodeAt(i)) && isAsciiLetter(b.charCodeAt(i))) return a.charCodeAt(i) - b.charCodeAt(i)
+  return compareYamlKeysByCodePoints(a, b)
+}
+
+/** compareYamlKeys the long way, code point by code point, as keyList.Less reads runes. */
+export function compareYamlKeysByCodePoints(a: string, b: string): number {
   const ar = [...a]
   const br = [...b]
   for (let i = 0; i < ar.length && i < br.length; i++) {
@@ -72,7 +87,7 @@ export function* apiObjectYamlInSteps(value: Record<string, unknown>): Checkpoin
 /**
  * apiObjectYaml of a list, a checkpoint after each item: each item's JSON
  * form is the list's own for it (a built-in list's items without kind and
- * apiVersion), written alone.
+ * apiVersion), written and read back in steps.
  */
 export function* apiListYamlInSteps(list: Record<string, unknown>): Checkpointed<string> {
   const items = list['items']
@@ -81,8 +96,9 @@ export function* apiListYamlInSteps(list: Record<string, unknown>): Checkpointed
   const jsonItems: unknown[] = []
   for (const item of items) {
     yield
-    const one = JSON.parse(apiObjectJson({ ...list, items: [item] })) as { items: unknown[] }
-    jsonItems.push(one.items[0] ?? null)
+    const text = yield* listItemJsonTextInSteps(list, item)
+    const parsed = yield* parseJsonWalk(text)
+    jsonItems.push(parsed ? parsed.value : JSON.parse(text))
   }
   frame['items'] = jsonItems
   return yield* writer().document(frame)

@@ -26,7 +26,7 @@ import { jsonCodec } from './codec.js'
 import { Queue } from './memory-log.js'
 import { lowerBound, SortedKeys } from './sorted-keys.js'
 import { type DecodedValue, mustWrite, StoredValues } from './value/stored-values.js'
-import { committedObject, copiedForCaller, copiedForWrite, decodedForWrite, jsonSizeOf } from './written-object.js'
+import { committedObject, copiedForCaller, copiedForWrite, decodedForWrite, deletedObject, jsonSizeOf } from './written-object.js'
 import type { ValueTransformer } from './value/transformer.js'
 import {
   type ListOptions,
@@ -206,12 +206,12 @@ export class MemoryStorage implements Storage {
       if (this.latest(key)?.rev !== version.rev) continue
       checkPreconditions(key, current, opts.preconditions)
       if (opts.validate) {
-        await opts.validate(cloneJson(current))
+        await opts.validate(await copiedForCaller(current))
         const now = this.latest(key)
         if (!now) throw keyNotFound(key)
         if (now.rev !== version.rev) continue
       }
-      return cloneJson(this.commitDelete(key, version, deepFreeze(current)))
+      return copiedForCaller(this.commitDelete(key, version, deepFreeze(current)))
     }
   }
 
@@ -384,8 +384,7 @@ export class MemoryStorage implements Storage {
 
   private commitDelete(key: string, version: LiveVersion, current: KubeObject): KubeObject {
     const rev = this.revision + 1
-    const last = stampRevision(cloneJson(current), rev)
-    deepFreeze(last)
+    const last = deletedObject(current, rev)
     this.revision = rev
     this.append(key, { rev, obj: undefined })
     const change: Change = { revision: rev, key, object: last, prev: current, deleted: true }
@@ -455,7 +454,7 @@ export class MemoryStorage implements Storage {
 
   /** A fresh copy of a held value's object, stamped with its revision, and whether its bytes were read as stale. */
   private async reveal(key: string, version: LiveVersion): Promise<Pick<DecodedValue, 'object' | 'plain' | 'stale'>> {
-    if (!(version.obj instanceof Uint8Array)) return { object: cloneJson(version.obj), plain: new Uint8Array(0), stale: false }
+    if (!(version.obj instanceof Uint8Array)) return { object: await copiedForCaller(version.obj), plain: new Uint8Array(0), stale: false }
     return this.decoded(key, version.obj, version.rev)
   }
 

@@ -2,6 +2,7 @@
 import { withResourceVersion } from '../encoding/canonical.js'
 import { isDeepFrozen, markDeepFrozen } from '../encoding/immutable.js'
 import type { KubeObject } from '../machinery/object.js'
+import { type Checkpointed, StepCounter } from '../machinery/time-slice.js'
 
 /**
  * Sets `metadata.resourceVersion` to the revision (stored bytes never carry
@@ -34,6 +35,22 @@ export function deepFreeze<T>(value: T): T {
 function freezeAll(value: object): void {
   Object.freeze(value)
   for (const v of Object.values(value)) if (typeof v === 'object' && v !== null && !isDeepFrozen(v)) freezeAll(v)
+}
+
+/** deepFreeze as checkpointed work, for an object of megabytes: a checkpoint every few thousand parts. */
+export function* deepFreezeInSteps<T>(value: T): Checkpointed<T> {
+  if (typeof value !== 'object' || value === null || isDeepFrozen(value)) return value
+  yield* freezeAllInSteps(value, new StepCounter())
+  markDeepFrozen(value)
+  return value
+}
+
+function* freezeAllInSteps(value: object, counter: StepCounter): Checkpointed<void> {
+  Object.freeze(value)
+  for (const v of Object.values(value)) {
+    if (counter.add()) yield
+    if (typeof v === 'object' && v !== null && !isDeepFrozen(v)) yield* freezeAllInSteps(v, counter)
+  }
 }
 
 /** True when an update changes nothing but (maybe) the resourceVersion: upstream then writes nothing. */

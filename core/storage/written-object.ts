@@ -16,9 +16,9 @@ import { canonicalCopy, canonicalCopyInSteps } from '../encoding/canonical.js'
 import { jsonBytes } from '../machinery/json-bytes.js'
 import { isMarkedLarge, markedLarge } from '../machinery/large-objects.js'
 import { cloneJson, cloneJsonInSteps, type KubeObject } from '../machinery/object.js'
-import { runAtOnceOrInSlices, runInSlices, TimeSlice, yieldToEventLoop } from '../machinery/time-slice.js'
+import { type Checkpointed, runAtOnce, runAtOnceOrInSlices, runInSlices, TimeSlice, yieldToEventLoop } from '../machinery/time-slice.js'
 import type { ObjectCodec } from './codec.js'
-import { deepFreeze, stampRevision } from './objects.js'
+import { deepFreeze, deepFreezeInSteps, stampRevision } from './objects.js'
 
 /** Values of at least this many bytes are decoded and frozen as steps of their own (a few milliseconds a pass and up). */
 export const LARGE_VALUE_BYTES = 64 * 1024
@@ -63,19 +63,18 @@ export async function copiedForWrite(obj: KubeObject, size: number): Promise<Kub
 }
 
 async function frozenButMetadata(object: KubeObject, large: boolean): Promise<KubeObject> {
-  if (large) await yieldToEventLoop()
-  freezeAllButMetadata(object)
-  if (large) await yieldToEventLoop()
+  if (large) await runInSlices(freezeAllButMetadata(object), TimeSlice.startingNow())
+  else runAtOnce(freezeAllButMetadata(object))
   return object
 }
 
 /** Every part of `object` frozen but itself and its metadata object, which take the revision at the commit; the last freeze passes over what is frozen here. */
-function freezeAllButMetadata(object: KubeObject): void {
+function* freezeAllButMetadata(object: KubeObject): Checkpointed<void> {
   const parts = object as unknown as Record<string, unknown>
   for (const key in parts) {
     const part = parts[key]
-    if (key !== 'metadata') deepFreeze(part)
-    else if (typeof part === 'object' && part !== null) for (const field of Object.values(part)) deepFreeze(field)
+    if (key !== 'metadata') yield* deepFreezeInSteps(part)
+    else if (typeof part === 'object' && part !== null) for (const field of Object.values(part)) yield* deepFreezeInSteps(field)
   }
 }
 
@@ -91,4 +90,16 @@ export function copiedForCaller(obj: KubeObject): KubeObject | Promise<KubeObjec
 /** The stored object of a write decodedForWrite made ready, at the revision the write got: frozen whole. */
 export function committedObject(object: KubeObject, revision: number): KubeObject {
   return deepFreeze(stampRevision(object, revision))
+}
+
+/**
+ * The object a delete hands its watchers: the stored one at the delete's
+ * revision, frozen. Only its metadata is copied (the rest is the frozen
+ * stored object's own): a deep copy of an object of a megabyte held the
+ * thread with the commit. A large object's copy stays marked large.
+ */
+export function deletedObject(stored: KubeObject, revision: number): KubeObject {
+  const frozen = deepFreeze(stored)
+  const copy: KubeObject = { ...frozen, metadata: { ...frozen.metadata } }
+  return committedObject(isMarkedLarge(frozen) ? markedLarge(copy) : copy, revision)
 }

@@ -4,15 +4,16 @@
  * no final newline) instead of json.Encoder's line. Watch streams stay one
  * event a line; /version is indented already and OpenAPI documents never are.
  *
- * Only answers of a known length up to MAX_INDENTED_BYTES are indented: the
- * text is re-indented in one pass of the serving thread (some 0.2 s a
- * megabyte), where upstream indents on the request's own goroutine; a curl
- * LIST of 50 MB held every other client for 11 s. Larger answers, and lists
- * written as the client reads them, go out as they are (the same JSON,
- * without the indentation).
+ * Only answers of a known length up to MAX_INDENTED_BYTES are indented, in
+ * slices (other requests served between them), where upstream indents on
+ * the request's own goroutine; a curl LIST of 50 MB had held every other
+ * client for 11 s when indented at once. Larger answers, and lists written
+ * as the client reads them, go out as they are (the same JSON, without the
+ * indentation).
  */
 import type { MiddlewareHandler } from 'hono'
-import { indentGo } from '../../encoding/go-json.js'
+import { indentGoInSteps } from '../../encoding/go-json.js'
+import { runInSlices, TimeSlice } from '../../machinery/time-slice.js'
 import { type ChainEnv, replaceAnswer } from './context.js'
 import { sizedResponse } from '../respond.js'
 import { knownSize } from '../response-size.js'
@@ -46,5 +47,6 @@ export const prettyFilter: MiddlewareHandler<ChainEnv> = async (c, next) => {
   // The indented text is longer: a Content-Length of the compact one would cut it (HTTP/1.1) or reset the stream (HTTP/2).
   const headers = new Headers(c.res.headers)
   headers.delete('content-length')
-  replaceAnswer(c, sizedResponse(indentGo(text.endsWith('\n') ? text.slice(0, -1) : text), { status: c.res.status, headers }))
+  const indented = await runInSlices(indentGoInSteps(text.endsWith('\n') ? text.slice(0, -1) : text), TimeSlice.startingNow())
+  replaceAnswer(c, sizedResponse(indented, { status: c.res.status, headers }))
 }

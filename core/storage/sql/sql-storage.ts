@@ -59,7 +59,7 @@ import { GroupCommit } from './group-commit.js'
 import { nextMacrotask } from '../../machinery/time-slice.js'
 import { type Change, StoreWatcher } from '../store-watcher.js'
 import { type DecodedValue, mustWrite, StoredValues } from '../value/stored-values.js'
-import { committedObject, copiedForCaller, decodedForWrite } from '../written-object.js'
+import { committedObject, copiedForCaller, decodedForWrite, deletedObject } from '../written-object.js'
 import { encryptCheckTransformer, type ValueTransformer } from '../value/transformer.js'
 
 export interface SqlStorageOptions {
@@ -330,7 +330,7 @@ export class SqlStorage implements Storage {
       if (this.committedSince(commitsAtRead) && this.log.newest(key)?.revision !== row.revision) continue
       checkPreconditions(key, current, opts.preconditions)
       if (opts.validate) {
-        await opts.validate(cloneJson(current))
+        await opts.validate(await copiedForCaller(current))
         this.ensureOpen(key)
         const now = this.log.newest(key)
         if (!now || now.deleted) throw keyNotFound(key)
@@ -342,9 +342,9 @@ export class SqlStorage implements Storage {
           if (this.follower && this.log.newest(key)?.revision !== row.revision) return undefined
           return { revision: this.nextRevision(), createRevision: row.createRevision, prevRevision: row.revision, value: null }
         },
-        (revision) => ({ revision, key, object: deepFreeze(stampRevision(cloneJson(current), revision)), prev: deepFreeze(current), deleted: true }),
+        (revision) => ({ revision, key, object: deletedObject(current, revision), prev: deepFreeze(current), deleted: true }),
       )
-      if (change) return cloneJson(change.object)
+      if (change) return copiedForCaller(change.object)
     }
   }
 

@@ -243,4 +243,23 @@ describe('indentGo (json.MarshalIndent)', () => {
   it('keeps escapes inside strings as they are', () => {
     assert.equal(indentGo('{"a":"\\"}\\\\"}'), '{\n  "a": "\\"}\\\\"\n}')
   })
+
+  it('writes what JSON.stringify indents by two spaces, for thousands of documents, long strings and Go\'s escapes included', () => {
+    let state = 11
+    const next = () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32
+    const strings = ['', 'a', 'x:,{}[]"', '\\"', '\u003c\u0026', 'é💥', 'y'.repeat(5000) + '\\"' + 'z'.repeat(100)]
+    const value = (depth: number): unknown => {
+      const r = next()
+      if (depth > 0 && r < 0.25) return Object.fromEntries(Array.from({ length: Math.floor(next() * 4) }, (_, i) => [`${strings[i % strings.length]}k${i}`, value(depth - 1)]))
+      if (depth > 0 && r < 0.45) return Array.from({ length: Math.floor(next() * 4) }, () => value(depth - 1))
+      if (r < 0.6) return [null, true, false, 0, -1.5, 1e21][Math.floor(next() * 6)]
+      return strings[Math.floor(next() * strings.length)]
+    }
+    for (let i = 0; i < 3000; i++) {
+      const v = value(4)
+      assert.equal(indentGo(JSON.stringify(v)), JSON.stringify(v, null, 2))
+    }
+    // Go's escapes of <, > and & are text, kept as written.
+    assert.equal(indentGo('{"a":"\\u003c"}'), '{\n  "a": "\\u003c"\n}')
+  })
 })

@@ -1,11 +1,22 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { apiObjectYaml, compareYamlKeys } from '../../../core/encoding/go-yaml.js'
+import { apiObjectYaml, compareYamlKeys, compareYamlKeysByCodePoints } from '../../../core/encoding/go-yaml.js'
 
 describe("YAML as upstream's serializer writes it (go-yaml v2)", () => {
   it('sorts keys in natural order: non-letters first, digit runs compared as numbers', () => {
     const keys = ['b', 'a10', 'a2', 'A', '_x', '1', 'a']
     assert.deepEqual(keys.sort(compareYamlKeys), ['_x', '1', 'A', 'a', 'a2', 'a10', 'b'])
+  })
+
+  it('orders keys by its quick paths exactly as code point by code point', () => {
+    const pieces = ['a', 'b', 'Z', 'é', 'ß', '0', '1', '9', '10', '007', '_', '.', '-', ':', 'f:', '💥', '\ud800', '日']
+    let state = 7
+    const next = () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32
+    const key = () => Array.from({ length: Math.floor(next() * 5) }, () => pieces[Math.floor(next() * pieces.length)]).join('')
+    for (let i = 0; i < 20000; i++) {
+      const [a, b] = [key(), key()]
+      assert.equal(Math.sign(compareYamlKeys(a, b)), Math.sign(compareYamlKeysByCodePoints(a, b)), `${JSON.stringify(a)} against ${JSON.stringify(b)}`)
+    }
   })
 
   it('writes every map sorted, lists not indented, and quotes what YAML 1.1 would read as another type', () => {
