@@ -9,7 +9,7 @@ import { escapeLikeGo, indentGo } from '../encoding/go-json.js'
 import { EncodingMemo, isDeepFrozen } from '../encoding/immutable.js'
 import { apiListYamlInSteps, apiObjectYamlInSteps } from '../encoding/go-yaml.js'
 import { JSON_TYPE, type OutputFormat, PROTOBUF_TYPE, YAML_TYPE } from './media-types.js'
-import { encodeProtobuf } from '../encoding/protobuf.js'
+import { encodeProtobuf, encodeProtobufInSteps } from '../encoding/protobuf.js'
 import { joinedBytes } from '../machinery/joined-bytes.js'
 import { jsonTextInSteps } from '../machinery/json-text.js'
 import { type Checkpointed, runInSlices, STEP_BUDGET_MS, TimeSlice, yieldToEventLoop } from '../machinery/time-slice.js'
@@ -112,8 +112,12 @@ export function objectResponse(body: Record<string, unknown>, format: OutputForm
   }
 }
 
-/** objectResponse for an object of megabytes: its JSON written in steps, other requests served between them. */
+/** objectResponse for an object of megabytes: its JSON or protobuf written in steps, other requests served between them. */
 export async function objectResponseInSteps(body: Record<string, unknown>, format: OutputFormat, status = 200): Promise<Response> {
+  if (format.kind === 'protobuf') {
+    const bytes = protobufAnswers.kept(body) ?? protobufAnswers.keep(body, await runInSlices(encodeProtobufInSteps(body), TimeSlice.startingNow()))
+    return withKnownSize(bytesResponse(bytes, status, { 'content-type': PROTOBUF_TYPE }), bytes)
+  }
   if (format.kind !== 'json') return objectResponse(body, format, status)
   return jsonBytesResponse(await runInSlices(apiObjectJsonBytesInSteps(body), TimeSlice.startingNow()), status)
 }

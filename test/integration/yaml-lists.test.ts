@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { apiListYamlInSteps, apiObjectYaml, apiObjectYamlInSteps } from '../../core/encoding/go-yaml.js'
+import { decodeProtobuf } from '../../core/encoding/protobuf.js'
 import { runCounting } from '../fixtures/checkpoints.js'
 import { besideAGet, startServer, type TestClient } from './harness.js'
 
@@ -57,7 +58,7 @@ describe('LISTs answered as YAML', { timeout: 120_000 }, () => {
   })
 })
 
-describe('one large object answered as YAML', { timeout: 120_000 }, () => {
+describe('one large object answered as YAML or protobuf', { timeout: 120_000 }, () => {
   let api: TestClient
   const KEYS = 40_000
   before(async () => {
@@ -78,6 +79,16 @@ describe('one large object answered as YAML', { timeout: 120_000 }, () => {
     const json = await api.get(`${CM}/wide`)
     assert.equal(answer.text, apiObjectYaml(json.body))
     assert.match(answer.text, /\ndata:\n {2}key-0: value 0\n {2}key-1: "yes"\n {2}key-2: value 2\n/)
+    assert.deepEqual(order, ['get', 'request'], 'the GET waited for the whole object')
+  })
+
+  it(`writes a ConfigMap of ${KEYS} keys as protobuf in steps too, serving a GET meanwhile`, async () => {
+    const PROTOBUF = { accept: 'application/vnd.kubernetes.protobuf' }
+    const { answer, order } = await besideAGet(api, () => api.server.fetch(new Request(`http://in-process${CM}/wide`, { headers: PROTOBUF })))
+    assert.equal(answer.status, 200)
+    const decoded = decodeProtobuf(new Uint8Array(await answer.arrayBuffer())) as { data: Record<string, string> }
+    assert.equal(Object.keys(decoded.data).length, KEYS)
+    assert.equal(decoded.data['key-1'], 'yes')
     assert.deepEqual(order, ['get', 'request'], 'the GET waited for the whole object')
   })
 
