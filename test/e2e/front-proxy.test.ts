@@ -130,6 +130,16 @@ describe('front proxy and impersonation through the daemon', () => {
     assert.deepEqual(out.status.userInfo, { username: 'bob', groups: ['system:masters', 'ops', 'system:authenticated'] })
   })
 
+  it('impersonates with 301 --as-group over kubectl\'s HTTP/2, every group kept (Node reset streams of more than 128 fields)', async () => {
+    // system:masters among them: the daemon here denies everyone else (AlwaysDeny).
+    const groups = ['system:masters', ...Array.from({ length: 300 }, (_, i) => `team-${i}`)]
+    const out = JSON.parse(await daemon.ok('auth', 'whoami', '--as', 'bob', ...groups.flatMap((g) => ['--as-group', g]), '-o', 'json')) as {
+      status: { userInfo: { username: string; groups: string[] } }
+    }
+    assert.equal(out.status.userInfo.username, 'bob')
+    assert.deepEqual(out.status.userInfo.groups, [...groups, 'system:authenticated'])
+  })
+
   it('authorizes what an impersonated user does as that user', async () => {
     const r = await daemon.kubectl('create', 'configmap', 'as-bob', '-n', 'default', '--as', 'bob')
     assert.notEqual(r.code, 0)
