@@ -10,6 +10,7 @@ import { isCanonical } from './canonical.js'
 import { escapeLikeGo, marshalGo, marshalGoUnescaped, type Shape } from './go-json.js'
 import { EncodingMemo, isDeepFrozen } from './immutable.js'
 import { jsonTextInSteps } from '../machinery/json-text.js'
+import { isMarkedLarge } from '../machinery/large-objects.js'
 import type { Checkpointed } from '../machinery/time-slice.js'
 import { shapeOfObject, STATUS_SHAPE, VERSION_INFO_SHAPE } from './json-shapes.js'
 
@@ -289,6 +290,24 @@ const listItemByteArrays = new EncodingMemo<Uint8Array>()
 
 function listItemBytes(item: object, shape: Shape): Uint8Array {
   return listItemByteArrays.ofFrozen(item, (it) => utf8.encode(escapeLikeGo(withoutTypeMeta(it, unescapedJson(it, shape)))))
+}
+
+/**
+ * The bytes of a built-in list's large items (deep-frozen and marked large,
+ * as the watch cache holds objects of megabytes), made ahead in steps and
+ * kept where apiListJsonByteChunks finds them: encoded as the list is read,
+ * each such item held the thread in one piece.
+ */
+export function* largeListItemsInSteps(list: Record<string, unknown>): Checkpointed<void> {
+  const items = list['items']
+  const shape = Array.isArray(items) ? typedListItems(list, shapeOfObject(list)) : undefined
+  if (!shape) return
+  for (const item of items as unknown[]) {
+    if (!isDeepFrozen(item) || !isMarkedLarge(item) || listItemByteArrays.kept(item) !== undefined) continue
+    const text = isCanonical(item, shape) ? ((yield* jsonTextInSteps(item)) ?? 'null') : unescapedJson(item, shape)
+    yield
+    listItemByteArrays.keep(item, utf8.encode(escapeLikeGo(withoutTypeMeta(item, text))))
+  }
 }
 
 /** A run of deep-frozen items as runAt last joined it, found by the run's first item. */

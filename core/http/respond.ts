@@ -4,13 +4,14 @@
  * Go's field order and escapes, and a final newline; YAML likewise
  * (core/encoding/go-yaml.ts).
  */
-import { apiListJsonByteChunks, apiObjectJsonBytes, apiObjectJsonBytesInSteps, LIST_CHUNK_BYTES, statusJson, versionInfoJson } from '../encoding/api-json.js'
+import { apiListJsonByteChunks, apiObjectJsonBytes, apiObjectJsonBytesInSteps, largeListItemsInSteps, LIST_CHUNK_BYTES, statusJson, versionInfoJson } from '../encoding/api-json.js'
 import { escapeLikeGo, indentGo } from '../encoding/go-json.js'
 import { EncodingMemo, isDeepFrozen } from '../encoding/immutable.js'
 import { apiListYamlInSteps, apiObjectYamlInSteps } from '../encoding/go-yaml.js'
 import { JSON_TYPE, type OutputFormat, PROTOBUF_TYPE, YAML_TYPE } from './media-types.js'
 import { encodeProtobuf, encodeProtobufInSteps } from '../encoding/protobuf.js'
 import { joinedBytes } from '../machinery/joined-bytes.js'
+import { isMarkedLarge } from '../machinery/large-objects.js'
 import { jsonTextInSteps } from '../machinery/json-text.js'
 import { type Checkpointed, runInSlices, STEP_BUDGET_MS, TimeSlice, yieldToEventLoop } from '../machinery/time-slice.js'
 import type { StatusError } from '../machinery/status-error.js'
@@ -152,10 +153,12 @@ export function listResponse(list: Record<string, unknown>, format: OutputFormat
   if (format.kind !== 'json' || !Array.isArray(items)) return objectResponse(list, format)
   const long = items.length > STREAMED_LIST_FROM
   if (!long && !isDeepFrozen(items[0])) return objectResponse(list, format)
+  // Items of megabytes are encoded ahead in steps, at the first pull; a list holding one is streamed.
+  let largeItems = items.some(isMarkedLarge)
   // Bytes, not text: an immutable item's bytes are kept, so the list is copied together rather than encoded.
   const chunks = apiListJsonByteChunks(list)
   const held: Uint8Array[] = []
-  if (!long) {
+  if (!long && !largeItems) {
     let size = 0
     while (size <= LIST_CHUNK_BYTES) {
       const next = chunks.next()
@@ -171,6 +174,10 @@ export function listResponse(list: Record<string, unknown>, format: OutputFormat
   // Observable: the filters that size or time the answer watch its pulls instead of piping it through stages of their own.
   const body = observableStream({
     pull: async () => {
+      if (largeItems) {
+        largeItems = false
+        await runInSlices(largeListItemsInSteps(list), TimeSlice.startingNow())
+      }
       const first = held.shift()
       if (first) return first
       if (makingMs >= STEP_BUDGET_MS) {
