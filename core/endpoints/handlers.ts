@@ -34,7 +34,7 @@ import { fieldValidationOf } from '../registry/field-validation.js'
 import { parseListQuery } from '../registry/list-query.js'
 import { managerName } from '../registry/managed-fields.js'
 import { type PatchRequest, patchTypes, readPatch } from './patch-request.js'
-import { getScale, updateScale } from '../registry/scale.js'
+import { getScale, patchedScale, updateScale } from '../registry/scale.js'
 import { checkUpdateNames } from '../registry/preconditions.js'
 import { isConnectSubresource } from './connect-options.js'
 import { admitConnect, tokenRequestAdmission } from './subresource-admission.js'
@@ -385,7 +385,7 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
     }
     if (req.put !== undefined) named(req.put)
     const patch = req.patch
-    return objectResponse(await updateScale(store, ns, info.name, async (current) => named(await patch(current)), ctx), format)
+    return objectResponse(await updateScale(store, ns, info.name, async (current) => named(patchedScale(await patch(current), ctx)), ctx), format)
   }
   const narrowed = NARROWED_BY_OWN_STRATEGY.has(sub.name) ? (sub.name as NarrowedSubresource) : 'status'
   const { object } = await write(store, ns, info.name, req, ctx, narrowed)

@@ -123,6 +123,7 @@ async function patchFunction(text: string, type: string, entry: ResourceEntry, c
   if (strict) ctx.bodyProblems = duplicates
   if (type === JSON_PATCH_TYPE) {
     const ops = parseJsonPatch(doc, strict)
+    ctx.patch = { strategic: false }
     return (current) =>
       applyJsonPatch(current, ops).catch((err: unknown) => {
         throw err instanceof JsonPatchFailure ? requestRejected() : err
@@ -136,6 +137,7 @@ async function patchFunction(text: string, type: string, entry: ResourceEntry, c
   if (type === STRATEGIC_MERGE_PATCH_TYPE && doc !== null && !isPlainObject(doc)) throw badRequest(notAMap(doc))
   // A strategic merge patch of null changes nothing, as an empty one.
   const patch = (doc ?? {}) as Record<string, unknown>
+  ctx.patch = type === STRATEGIC_MERGE_PATCH_TYPE ? { strategic: true, sent: patch } : { strategic: false }
   if (type === MERGE_PATCH_TYPE) {
     // A patch of megabytes is merged in steps, the others at once.
     if (text.length < LARGE_PATCH_CHARS) return (current) => mergePatch(current, patch)

@@ -15,6 +15,13 @@ export interface RequestContext {
   fieldManager?: string
   /** The uid a PUT's object carries: the update goes ahead only on the object of that uid (a storage precondition upstream). */
   updatePreconditionUid?: string
+  /**
+   * Set while a patch (JSON, merge or strategic merge) writes: a patched
+   * object its kind's decoder refuses is a 422 on the field `patch`, quoting
+   * the patched object as JSON, or for a strategic merge the patch as Go
+   * prints it (`sent`), as upstream's patch handler answers.
+   */
+  patch?: { strategic: false } | { strategic: true; sent: unknown }
   /** Set while a server-side apply writes: its merge records the managedFields itself. */
   apply?: { force: boolean }
   /**

@@ -13,7 +13,7 @@ import { badRequest, type GroupResource, internalError, notFound, StatusError } 
 import type { ResourceEntry, ScalePaths } from '../resources/catalogue.js'
 import { nestedInteger, nestedString, ScalePathError, setNested } from '../resources/scale-paths.js'
 import { isPlainObject, type KubeObject } from '../machinery/object.js'
-import { goJsonKind } from '../machinery/go-format.js'
+import { goJsonKind, goPrint } from '../machinery/go-format.js'
 import { fieldPath, invalid, invalidError } from '../machinery/field.js'
 import { labelSelectorFromObject, type LabelSelectorObject } from '../machinery/label-selector.js'
 import type { RequestContext } from './request-context.js'
@@ -110,6 +110,26 @@ export function scaleOf(entry: ResourceEntry, obj: KubeObject): KubeObject {
   })
 }
 
+/** What Go's decoder says of a Scale whose replicas are no integer; undefined when they are (or are absent). */
+export function scaleDecodeError(body: Record<string, unknown>): string | undefined {
+  const spec = body['spec']
+  const raw = isPlainObject(spec) ? spec['replicas'] : undefined
+  if (raw === undefined || raw === null || (typeof raw === 'number' && Number.isInteger(raw))) return undefined
+  return `json: cannot unmarshal ${goJsonKind(raw)} into Go struct field ScaleSpec.spec.replicas of type int32`
+}
+
+/**
+ * A patched Scale whose replicas do not decode, refused as upstream's patch
+ * handler refuses it: 422 on the field `patch`, quoting the patched Scale
+ * (the patch, for a strategic merge). Anything else (and a PUT's body) passes.
+ */
+export function patchedScale(result: unknown, ctx: RequestContext): unknown {
+  const problem = ctx.patch && isPlainObject(result) ? scaleDecodeError(result) : undefined
+  if (!problem || !ctx.patch) return result
+  const quote = ctx.patch.strategic ? goPrint(ctx.patch.sent) : JSON.stringify(result)
+  throw invalidError('', '', '', [invalid(fieldPath('patch'), quote, problem)])
+}
+
 /**
  * The replicas a Scale body asks for, refused as upstream's decoding and
  * ValidateScale do. A custom resource's Scale is not validated as a Scale:
@@ -123,10 +143,10 @@ function requestedReplicas(
   if (!isPlainObject(body)) throw badRequest('the body of the request must be a JSON or YAML object')
   if (body['kind'] !== undefined && body['kind'] !== 'Scale')
     throw badRequest(`the kind in the data (${String(body['kind'])}) does not match the expected kind (Scale)`)
+  const problem = scaleDecodeError(body)
+  if (problem) throw badRequest(`Scale in version "v1" cannot be handled as a Scale: ${problem}`)
   const spec = body['spec']
   const raw = isPlainObject(spec) ? spec['replicas'] : undefined
-  if (raw !== undefined && raw !== null && (typeof raw !== 'number' || !Number.isInteger(raw)))
-    throw badRequest(`Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal ${goJsonKind(raw)} into Go struct field ScaleSpec.spec.replicas of type int32`)
   const replicas = typeof raw === 'number' ? raw : 0
   if (validate && replicas < 0)
     throw invalidError('autoscaling', 'Scale', name, [

@@ -10,7 +10,8 @@ import { reissueAtLatest } from '../storage/continue-token.js'
 import { markedLarge } from '../machinery/large-objects.js'
 import { type Preconditions, type Storage, StorageError, type Watcher, type WatchOptions } from '../storage/interface.js'
 import { asGoEncodes, asGoEncodesInSteps } from '../encoding/canonical.js'
-import { invalidError } from '../machinery/field.js'
+import { fieldPath, invalid, invalidError } from '../machinery/field.js'
+import { goPrint } from '../machinery/go-format.js'
 import { isValidPathSegmentName } from '../machinery/names.js'
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/object-meta.js'
 import { type ListQuery, selectorPredicate } from './list-query.js'
@@ -218,6 +219,36 @@ export class ResourceStore {
     return out
   }
 
+  /**
+   * An update's object checked against its URL and, with `decode`, decoded
+   * as its kind with the request's field validation. The result of a patch
+   * that does not decode is refused as upstream's patch handler refuses it:
+   * 422 on the field `patch`, quoting the patched object (made again by
+   * `again`, as it was before decoding dropped anything) or, for a strategic
+   * merge, the patch.
+   */
+  private async patchedBody(
+    body: () => unknown,
+    namespace: string,
+    name: string,
+    ctx: RequestContext,
+    again: () => unknown,
+    decode: boolean,
+  ): Promise<KubeObject> {
+    try {
+      const obj = this.checkBody(await body(), namespace, name)
+      if (decode) enforceFieldValidation(ctx, this.entry, this.entry.decode?.(obj) ?? [])
+      return obj
+    } catch (err) {
+      const patch = ctx.patch
+      const { kind, version } = this.entry
+      const prefix = `${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: `
+      if (!patch || !(err instanceof StatusError) || err.code !== 400 || !err.message.startsWith(prefix)) throw err
+      const quote = patch.strategic ? goPrint(patch.sent) : JSON.stringify(await again())
+      throw invalidError('', '', '', [invalid(fieldPath('patch'), quote, err.message.slice(prefix.length))])
+    }
+  }
+
   private strategyContext(ctx: RequestContext): StrategyContext {
     const sctx: StrategyContext = { user: ctx.user, now: ctx.now, allowPrivileged: this.policy.allowPrivileged ?? false }
     if (this.policy.coordinatedLeaderElection) sctx.coordinatedLeaderElection = true
@@ -334,7 +365,7 @@ export class ResourceStore {
       await steps.yield()
       const copy = steps.sliced ? await steps.run(cloneJsonInSteps(current)) : cloneJson(current)
       await steps.pause()
-      let obj = this.checkBody(await next(copy), namespace, name)
+      let obj = await this.patchedBody(() => next(copy), namespace, name, ctx, () => next(cloneJson(current)), false)
       // A small object made large (a PUT of megabytes over a small one) has the rest of its steps sliced too.
       if (!steps.sliced) steps = WriteSteps.for(obj)
       await steps.pause()
@@ -347,7 +378,7 @@ export class ResourceStore {
       checkUpdatePrecondition(this.entry, meta.resourceVersion, current)
       meta.resourceVersion = current.metadata.resourceVersion ?? ''
       this.carryOverSystemFields(obj, current)
-      enforceFieldValidation(ctx, this.entry, this.entry.decode?.(obj) ?? [])
+      await this.patchedBody(() => obj, namespace, name, ctx, () => next(cloneJson(current)), true)
       this.entry.strategy.normalize?.(obj)
       this.entry.strategy.applyDefaults?.(obj)
       await steps.pause()
