@@ -24,7 +24,8 @@ import { createSeedObjects, seedObjects } from './embedding/seed.js'
 import { beginFromTemplate } from './embedding/startup-template.js'
 import { FlowControl } from './flowcontrol/flow-control.js'
 import { withMutableHeaders } from './http/mutable-request.js'
-import { statusResponse } from './http/respond.js'
+import { badRequestLineResponse, statusResponse } from './http/respond.js'
+import { hasMalformedEscape, pathOfUrl } from './machinery/request-info.js'
 import { ServerHooks } from './lifecycle/hooks.js'
 import { ServerLifecycle } from './lifecycle/lifecycle.js'
 import { AGGREGATOR_HOOKS, APIEXTENSIONS_CONTROLLERS, APIEXTENSIONS_INFORMERS, AUTOREGISTER_COMPLETION, BOOTSTRAP_CONTROLLER, CRD_INFORMER_SYNCED, FLOW_CONTROL_CONSUMER, FLOW_CONTROL_FILTER, isHealthPath, startupFailed } from './lifecycle/startup-parts.js'
@@ -272,6 +273,9 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
     async fetch(request, connection) {
       const tooLarge = headerTooLarge(request, connection?.headerBytesLimit)
       if (tooLarge) return statusResponse(tooLarge)
+      // A path with a malformed escape (`/api/v1/namespaces/%zz/configmaps`) is no request Go's server
+      // parses: its own text, before authentication, for every verb and path.
+      if (hasMalformedEscape(pathOfUrl(request.url))) return badRequestLineResponse()
       // Health checks answer during start-up and after it failed, naming what is not ready.
       if (!started && !isHealthPath(new URL(request.url).pathname)) {
         const failed = await ready.then(() => false, () => true)

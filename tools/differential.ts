@@ -30,7 +30,9 @@
  *              objects that are not there, unknown subresources;
  *   tables     each sample created, its list read as a Table (what kubectl
  *              get prints): the columns and the first row compared, but
- *              for ages, addresses and what controllers change.
+ *              for ages, addresses and what controllers change;
+ *   paths      each verb on paths whose namespace, name or group segment
+ *              holds an escape that does not decode.
  *
  * `--only` keeps the samples whose `group/version/resource` matches. An
  * older upstream binary differs where upstream changed since (its JSON
@@ -593,6 +595,53 @@ async function subresources(up: Call, ours: Call, only: RegExp | undefined, tall
   await compare(tally, 'post to a subresource', up, ours, 'POST', `${deployments}/scaled/status`, deployment)
 }
 
+/** Paths whose segments hold escapes that do not decode, or decode to what no name may be. */
+const ODD_PATHS = [
+  '/api/v1/namespaces/%zz/configmaps',
+  '/api/v1/namespaces/%zz/configmaps/x',
+  '/api/v1/namespaces/default/configmaps/%zz',
+  '/api/v1/namespaces/default/configmaps/%',
+  '/api/v1/namespaces/default/configmaps/a%2',
+  '/api/v1/namespaces/%2/configmaps',
+  '/api/v1/namespaces/%zz',
+  '/api/v1/namespaces/default/configmaps/%E0%A4%A',
+  '/api/v1/namespaces/default/configmaps/%C0%AF',
+  '/api/v1/namespaces/default/configmaps/%2F',
+  '/api/v1/namespaces/default/configmaps/a%2Fb',
+  '/api/v1/namespaces/default/configmaps/%00',
+  '/api/v1/namespaces/default/configmaps/%2e%2e',
+  '/apis/apps/v1/namespaces/%zz/deployments/x/scale',
+  '/api/v1/%zz',
+  '/api/%zz',
+  '/apis/%zz/v1',
+]
+
+/** Each verb on paths whose segments do not decode: the status, and the message or the text of the answer. */
+async function paths(up: Call, ours: Call, only: RegExp | undefined, tally: Tally): Promise<void> {
+  if (only && !only.test('/v1/configmaps')) return
+  const summary = (a: Answer) => `${a.status} ${a.body ? messageOf(a) : JSON.stringify(a.text.slice(0, 200))}`
+  const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }
+  for (const path of ODD_PATHS) {
+    for (const [method, body, type] of [
+      ['GET', undefined, undefined],
+      ['POST', cm, undefined],
+      ['PUT', cm, undefined],
+      ['PATCH', '{}', PATCH_TYPES.merge],
+      ['DELETE', undefined, undefined],
+      ['GET', undefined, 'watch'],
+    ] as const) {
+      const target = type === 'watch' ? `${path}?watch=1&timeoutSeconds=1` : path
+      const [a, b] = await Promise.all([up(method, target, body, type === 'watch' ? undefined : type), ours(method, target, body, type === 'watch' ? undefined : type)])
+      const [x, y] = [summary(a), summary(b)]
+      if (x === y) tally.same++
+      else {
+        tally.differ++
+        console.log(`\n${method} ${target}\n  upstream ${x}\n  ours     ${y}`)
+      }
+    }
+  }
+}
+
 /** Cells whose values two servers give apart by nature: ages, addresses, names made up for the object. */
 const VOLATILE_COLUMNS = new Set(['Age', 'Cluster-IP', 'External-IP', 'IP', 'Endpoints', 'Last Seen', 'Created At', 'Duration', 'Completions', 'Secrets', 'Data', 'Token', 'Ready', 'Status', 'Restarts', 'Nominated Node', 'Node', 'Readiness Gates', 'Up-to-date', 'Available', 'Current', 'Desired', 'Condition', 'Requestor'])
 
@@ -628,7 +677,7 @@ async function tables(up: Call, ours: Call, only: RegExp | undefined, tally: Tal
   }
 }
 
-const SUITES = { creates, updates, status, selectors, defaults, reads, patches, deletes, subresources, tables } as const
+const SUITES = { creates, updates, status, selectors, defaults, reads, patches, deletes, subresources, tables, paths } as const
 
 const { values } = parseArgs({
   options: {
@@ -639,7 +688,7 @@ const { values } = parseArgs({
   },
 })
 if (!values.upstream) {
-  console.error('usage: node --import tsx tools/differential.ts --upstream KUBE_APISERVER [--suite creates|updates|status|selectors|defaults|reads|patches|deletes|subresources|tables]... [--only REGEX] [--port N]')
+  console.error('usage: node --import tsx tools/differential.ts --upstream KUBE_APISERVER [--suite creates|updates|status|selectors|defaults|reads|patches|deletes|subresources|tables|paths]... [--only REGEX] [--port N]')
   process.exit(2)
 }
 const chosen = (values.suite ?? Object.keys(SUITES)) as (keyof typeof SUITES)[]

@@ -131,6 +131,15 @@ export function statusResponse(err: StatusError): Response {
   return withKnownSize(bytesResponse(bytes, err.code, headers), bytes)
 }
 
+/**
+ * What Go's server writes for a request line it cannot parse (a path with a
+ * malformed escape): its code's text, as plain text, and the connection closed.
+ */
+export function badRequestLineResponse(): Response {
+  const bytes = utf8.encode('400 Bad Request')
+  return withKnownSize(bytesResponse(bytes, 400, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }), bytes)
+}
+
 export function textResponse(text: string, status = 200): Response {
   const bytes = utf8.encode(text)
   return withKnownSize(bytesResponse(bytes, status, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' }), bytes)

@@ -131,6 +131,18 @@ export function unescapedPath(path: string): string {
 }
 
 /**
+ * Whether a path holds a `%` not followed by two hex digits: Go's server
+ * cannot parse such a request line, and answers it with a bare 400 before
+ * any handler (authentication included) runs.
+ */
+export function hasMalformedEscape(path: string): boolean {
+  for (let i = path.indexOf('%'); i >= 0; i = path.indexOf('%', i + 1)) {
+    if (!HEX.test(path.slice(i + 1, i + 3))) return true
+  }
+  return false
+}
+
+/**
  * The segments of a path as upstream splits it: the slashes at either end
  * dropped, every other one a separator, so `a//b` holds an empty segment.
  * Upstream serves no object by such a path; merging the slashes would serve

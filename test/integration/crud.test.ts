@@ -424,7 +424,7 @@ describe('names a client escapes in the URL', () => {
     assert.equal(paired.body.metadata.name, 'x\u{1F600}', 'a whole pair is kept')
   })
 
-  it('splits an escaped slash as a separator, as upstream does, and keeps a malformed escape as it came', async () => {
+  it('splits an escaped slash as a separator, as upstream does, and answers a malformed escape as Go’s server does', async () => {
     const api = await startServer()
     await api.post(CM, { metadata: { name: 'a' } })
     const slash = await api.get(`${CM}/a%2Fstatus`)
@@ -432,7 +432,7 @@ describe('names a client escapes in the URL', () => {
     assert.equal(slash.body.reason, 'NotFound')
     const malformed = await api.get(`${CM}/a%zz`)
     assert.equal(malformed.status, 400, malformed.text)
-    assert.equal(malformed.body.message, `Name parameter invalid: "a%zz": may not contain '%'`)
+    assert.equal(malformed.text, '400 Bad Request')
     const percent = await api.get(`${CM}/a%25b`)
     assert.equal(percent.status, 400, percent.text)
     assert.equal(percent.body.message, `Name parameter invalid: "a%b": may not contain '%'`)
