@@ -3,6 +3,7 @@
  * constructors word their messages the way upstream's `api/errors` package
  * does, so clients (kubectl above all) print what they print against upstream.
  */
+import { goStrconvQuote } from './go-strconv.js'
 
 export type StatusReason =
   | 'Unauthorized'
@@ -109,11 +110,12 @@ function details(gr: GroupResource, name: string): StatusDetails {
 }
 
 export function notFound(gr: GroupResource, name: string): StatusError {
-  return new StatusError(404, 'NotFound', `${qualifiedResource(gr)} "${name}" not found`, details(gr, name))
+  // `%q` of the name, as upstream words it: a URL may name an object `a"b` or `\x00`.
+  return new StatusError(404, 'NotFound', `${qualifiedResource(gr)} ${goStrconvQuote(name)} not found`, details(gr, name))
 }
 
 export function alreadyExists(gr: GroupResource, name: string): StatusError {
-  return new StatusError(409, 'AlreadyExists', `${qualifiedResource(gr)} "${name}" already exists`, details(gr, name))
+  return new StatusError(409, 'AlreadyExists', `${qualifiedResource(gr)} ${goStrconvQuote(name)} already exists`, details(gr, name))
 }
 
 export function conflict(gr: GroupResource, name: string, reason: string): StatusError {

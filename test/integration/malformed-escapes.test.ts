@@ -64,6 +64,19 @@ describe('a path with a malformed escape', () => {
     assert.equal((await api.get('/api/v1/namespaces/default/configmaps', { connection: network })).status, 401, 'a well-formed path still needs a credential')
   })
 
+  it('quotes a name an escape spells in a 404 as Go quotes it', async () => {
+    const cases: [string, string][] = [
+      ['%00', 'configmaps "\\x00" not found'],
+      ['a%22b', 'configmaps "a\\"b" not found'],
+      ['a%5Cb', 'configmaps "a\\\\b" not found'],
+    ]
+    for (const [segment, message] of cases) {
+      const res = await api.get(`/api/v1/namespaces/default/configmaps/${segment}`)
+      assert.equal(res.status, 404, segment)
+      assert.equal(res.body.message, message)
+    }
+  })
+
   it('serves well-formed escapes as before', async () => {
     assert.equal((await api.post('/api/v1/namespaces/default/configmaps', configMap)).status, 201)
     assert.equal((await api.get('/api/v1/namespaces/default/configmaps/%78')).body.metadata.name, 'x', '%78 is x')
