@@ -32,7 +32,10 @@
  *              get prints): the columns and the first row compared, but
  *              for ages, addresses and what controllers change;
  *   paths      each verb on paths whose namespace, name or group segment
- *              holds an escape that does not decode.
+ *              holds an escape that does not decode;
+ *   options    a ConfigMap read as a Table of each version with each
+ *              includeObject, and server-side apply conflicts between
+ *              managers, forced or not.
  *
  * `--only` keeps the samples whose `group/version/resource` matches. An
  * older upstream binary differs where upstream changed since (its JSON
@@ -642,6 +645,60 @@ async function paths(up: Call, ours: Call, only: RegExp | undefined, tally: Tall
   }
 }
 
+/** What a Table's rows carry of each object under `includeObject`, for comparing without names and times. */
+const rowObjects = (a: Answer): string => {
+  const rows = Array.isArray(a.body?.['rows']) ? (a.body['rows'] as Json[]) : []
+  return rows.map((r) => {
+    const o = record(r['object'])
+    return Object.keys(o).length ? `${String(o['kind'] ?? '-')}:${Object.keys(o).sort().join(',')}` : 'none'
+  }).join(' ')
+}
+
+/** Table options (includeObject, versions of the Table asked for) and server-side apply conflicts, on ConfigMaps. */
+async function options(up: Call, ours: Call, only: RegExp | undefined, tally: Tally): Promise<void> {
+  if (only && !only.test('/v1/configmaps')) return
+  for (const call of [up, ours]) await call('POST', CONFIG_MAPS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'tabled' }, data: { a: '1' } })
+  const report = (what: string, x: string, y: string) => {
+    if (x === y) tally.same++
+    else {
+      tally.differ++
+      console.log(`\n${what}\n  upstream ${x}\n  ours     ${y}`)
+    }
+  }
+  const accepts = ['application/json;as=Table;v=v1;g=meta.k8s.io', 'application/json;as=Table;v=v1beta1;g=meta.k8s.io', 'application/json;as=Table;v=v9;g=meta.k8s.io', 'application/json;as=Table;g=meta.k8s.io', 'application/json;as=Bogus;v=v1;g=meta.k8s.io', 'application/json;as=Table;v=v1;g=meta.k8s.io, application/json']
+  const queries = ['', 'includeObject=None', 'includeObject=Metadata', 'includeObject=Object', 'includeObject=Bogus', 'includeObject=']
+  for (const accept of accepts) {
+    for (const query of queries) {
+      for (const path of [`${CONFIG_MAPS}?fieldSelector=metadata.name%3Dtabled${query ? `&${query}` : ''}`, `${CONFIG_MAPS}/tabled${query ? `?${query}` : ''}`]) {
+        const [a, b] = await Promise.all([up('GET', path, undefined, undefined, accept), ours('GET', path, undefined, undefined, accept)])
+        const summary = (t: Answer) => (t.status === 200 ? `200 ${String(t.body?.['kind'])} ${rowObjects(t)}` : `${t.status} ${messageOf(t)}`)
+        report(`table ${accept} ${path}`, summary(a), summary(b))
+      }
+    }
+  }
+  const apply = (call: Call, manager: string, value: string, extra = '') =>
+    call('PATCH', `${CONFIG_MAPS}/applied?fieldManager=${manager}${extra}`, `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  a: "${value}"\n`, PATCH_TYPES.apply)
+  for (const call of [up, ours]) await apply(call, 'first', '1')
+  const steps: [string, string, string, string][] = [
+    ['same value, other manager', 'second', '1', ''],
+    ['other value, other manager', 'third', '2', ''],
+    ['other value, other manager, dry run', 'third', '2', '&dryRun=All'],
+    ['other value, forced, dry run', 'third', '2', '&force=true&dryRun=All'],
+    ['other value, force=false', 'third', '2', '&force=false'],
+  ]
+  for (const [what, manager, value, extra] of steps) {
+    const [a, b] = await Promise.all([apply(up, manager, value, extra), apply(ours, manager, value, extra)])
+    const summary = (t: Answer) => `${t.status} ${t.status >= 300 ? `${messageOf(t)} ${JSON.stringify(record(t.body?.['details'])['causes'] ?? [])}` : ''}`
+    report(`apply (${what})`, summary(a), summary(b))
+  }
+  const update = (call: Call) => call('PUT', `${CONFIG_MAPS}/applied?fieldManager=editor`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, data: { a: '3' } })
+  const [u, v] = await Promise.all([update(up), update(ours)])
+  report('update of an applied field (no conflict for updates)', String(u.status), String(v.status))
+  const [a, b] = await Promise.all([apply(up, 'first', '1'), apply(ours, 'first', '1')])
+  const summary = (t: Answer) => `${t.status} ${t.status >= 300 ? `${messageOf(t)} ${JSON.stringify(record(t.body?.['details'])['causes'] ?? [])}` : ''}`
+  report('apply after an update took the field', summary(a), summary(b))
+}
+
 /** Cells whose values two servers give apart by nature: ages, addresses, names made up for the object. */
 const VOLATILE_COLUMNS = new Set(['Age', 'Cluster-IP', 'External-IP', 'IP', 'Endpoints', 'Last Seen', 'Created At', 'Duration', 'Completions', 'Secrets', 'Data', 'Token', 'Ready', 'Status', 'Restarts', 'Nominated Node', 'Node', 'Readiness Gates', 'Up-to-date', 'Available', 'Current', 'Desired', 'Condition', 'Requestor'])
 
@@ -677,7 +734,7 @@ async function tables(up: Call, ours: Call, only: RegExp | undefined, tally: Tal
   }
 }
 
-const SUITES = { creates, updates, status, selectors, defaults, reads, patches, deletes, subresources, tables, paths } as const
+const SUITES = { creates, updates, status, selectors, defaults, reads, patches, deletes, subresources, tables, paths, options } as const
 
 const { values } = parseArgs({
   options: {
@@ -688,7 +745,7 @@ const { values } = parseArgs({
   },
 })
 if (!values.upstream) {
-  console.error('usage: node --import tsx tools/differential.ts --upstream KUBE_APISERVER [--suite creates|updates|status|selectors|defaults|reads|patches|deletes|subresources|tables|paths]... [--only REGEX] [--port N]')
+  console.error('usage: node --import tsx tools/differential.ts --upstream KUBE_APISERVER [--suite creates|updates|status|selectors|defaults|reads|patches|deletes|subresources|tables|paths|options]... [--only REGEX] [--port N]')
   process.exit(2)
 }
 const chosen = (values.suite ?? Object.keys(SUITES)) as (keyof typeof SUITES)[]
