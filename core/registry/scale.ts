@@ -126,8 +126,11 @@ export function scaleDecodeError(body: Record<string, unknown>): string | undefi
 export function patchedScale(result: unknown, ctx: RequestContext): unknown {
   const problem = ctx.patch && isPlainObject(result) ? scaleDecodeError(result) : undefined
   if (!problem || !ctx.patch) return result
-  const quote = ctx.patch.strategic ? goPrint(ctx.patch.sent) : JSON.stringify(result)
-  throw invalidError('', '', '', [invalid(fieldPath('patch'), quote, problem)])
+  if (!ctx.patch.strategic) throw invalidError('', '', '', [invalid(fieldPath('patch'), JSON.stringify(result), problem)])
+  // A strategic merge's result meets upstream's unstructured converter, which words the mismatch its own way.
+  const raw = (result as { spec: { replicas: unknown } }).spec.replicas
+  const converted = typeof raw === 'number' ? 'cannot convert float64 to int32' : 'unrecognized type: int32'
+  throw invalidError('', '', '', [invalid(fieldPath('patch'), goPrint(ctx.patch.sent), converted)])
 }
 
 /**

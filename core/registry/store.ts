@@ -12,6 +12,7 @@ import { type Preconditions, type Storage, StorageError, type Watcher, type Watc
 import { asGoEncodes, asGoEncodesInSteps } from '../encoding/canonical.js'
 import { fieldPath, invalid, invalidError } from '../machinery/field.js'
 import { goPrint } from '../machinery/go-format.js'
+import { UndecodableBody } from '../resources/schema/json-decoding.js'
 import { isValidPathSegmentName } from '../machinery/names.js'
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/object-meta.js'
 import { type ListQuery, selectorPredicate } from './list-query.js'
@@ -245,7 +246,9 @@ export class ResourceStore {
       const prefix = `${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: `
       if (!patch || !(err instanceof StatusError) || err.code !== 400 || !err.message.startsWith(prefix)) throw err
       const quote = patch.strategic ? goPrint(patch.sent) : JSON.stringify(await again())
-      throw invalidError('', '', '', [invalid(fieldPath('patch'), quote, err.message.slice(prefix.length))])
+      // A strategic merge's result meets upstream's unstructured converter, which words a scalar of the wrong type its own way.
+      const converted = patch.strategic && err instanceof UndecodableBody ? err.converted : undefined
+      throw invalidError('', '', '', [invalid(fieldPath('patch'), quote, converted ?? err.message.slice(prefix.length))])
     }
   }
 

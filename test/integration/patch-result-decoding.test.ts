@@ -2,8 +2,9 @@
  * A patch whose result does not decode as its kind (a ConfigMap's data made
  * a number, a Deployment's replicas a string, a field strict validation
  * refuses): upstream's patch handler answers 422 Invalid on the field
- * `patch`, quoting the patched object (JSON and merge patches) or the patch
- * as Go prints it (strategic merge), and stores nothing.
+ * `patch`, quoting the patched object (JSON and merge patches, with the JSON
+ * decoder's reason) or the patch as Go prints it (strategic merge, with the
+ * unstructured converter's reason), and stores nothing.
  */
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
@@ -82,7 +83,9 @@ describe('a patch whose result does not fit its kind', () => {
 
   it('answers a strategic merge patch with 422 quoting the patch as Go prints it', async () => {
     const res = await api.patch(`${CM}/cfg`, { data: { a: 1 } }, STRATEGIC)
-    assertInvalidPatch(res, (v) => v === 'map[data:map[a:1]]', 'json: cannot unmarshal number into Go struct field ConfigMap.data of type string')
+    assertInvalidPatch(res, (v) => v === 'map[data:map[a:1]]', 'cannot convert int64 to string')
+    const flag = await api.patch(`${CM}/cfg`, { data: { a: true } }, STRATEGIC)
+    assertInvalidPatch(flag, (v) => v === 'map[data:map[a:true]]', 'unrecognized type: string')
     await unchanged()
   })
 
@@ -90,7 +93,9 @@ describe('a patch whose result does not fit its kind', () => {
     const merge = await api.patch(`${DEPLOYMENTS}/web`, { spec: { replicas: 'x' } }, MERGE)
     assertInvalidPatch(merge, (v) => JSON.parse(v).spec.replicas === 'x', 'json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32')
     const strategic = await api.patch(`${DEPLOYMENTS}/web`, { spec: { replicas: 'x' } }, STRATEGIC)
-    assertInvalidPatch(strategic, (v) => v === 'map[spec:map[replicas:x]]', 'json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32')
+    assertInvalidPatch(strategic, (v) => v === 'map[spec:map[replicas:x]]', 'unrecognized type: int32')
+    const half = await api.patch(`${DEPLOYMENTS}/web`, { spec: { replicas: 1.5 } }, STRATEGIC)
+    assertInvalidPatch(half, (v) => v === 'map[spec:map[replicas:1.5]]', 'cannot convert float64 to int32')
     const now = (await api.get(`${DEPLOYMENTS}/web`)).body
     assert.equal(now.metadata.resourceVersion, deployment.metadata.resourceVersion)
     assert.equal(now.spec.replicas, 1)
@@ -102,7 +107,7 @@ describe('a patch whose result does not fit its kind', () => {
     const json = await api.patch(`${DEPLOYMENTS}/web/scale`, [{ op: 'replace', path: '/spec/replicas', value: true }], JSON_PATCH)
     assertInvalidPatch(json, (v) => JSON.parse(v).spec.replicas === true, 'json: cannot unmarshal bool into Go struct field ScaleSpec.spec.replicas of type int32')
     const strategic = await api.patch(`${DEPLOYMENTS}/web/scale`, { spec: { replicas: 'x' } }, STRATEGIC)
-    assertInvalidPatch(strategic, (v) => v === 'map[spec:map[replicas:x]]', 'json: cannot unmarshal string into Go struct field ScaleSpec.spec.replicas of type int32')
+    assertInvalidPatch(strategic, (v) => v === 'map[spec:map[replicas:x]]', 'unrecognized type: int32')
     // A PUT of such a Scale is a body that does not decode: still 400.
     const put = await api.put(`${DEPLOYMENTS}/web/scale`, { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'web', namespace: 'default' }, spec: { replicas: 'x' } })
     assert.equal(put.status, 400)

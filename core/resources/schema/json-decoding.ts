@@ -8,14 +8,46 @@
  * in their stored form. Strict field validation (refusing unknown fields) is
  * a separate choice of the request.
  */
-import { badRequest } from '../../machinery/status-error.js'
+import { StatusError } from '../../machinery/status-error.js'
 import { illegalBase64Index } from '../../machinery/base64.js'
 import { isPlainObject } from '../../machinery/object.js'
 import type { JsonForms, TypeDef, TypeRef, TypeTable } from './model.js'
 import { jsonFormOf } from './model.js'
 import { durationError, isGoZeroTimeText, notAString, parseQuantity, parseTime } from './go-values.js'
 
-class DecodeError extends Error {}
+class DecodeError extends Error {
+  /** How upstream's unstructured converter (a strategic merge's result) words the same mismatch, where it words it otherwise. */
+  converted?: string
+}
+
+/**
+ * A body that does not decode as its type: 400 BadRequest. `converted` is
+ * the reason upstream's unstructured converter gives for the same value,
+ * which a strategic merge patch's result meets instead of the JSON decoder.
+ */
+export class UndecodableBody extends StatusError {
+  constructor(
+    message: string,
+    readonly converted: string | undefined,
+  ) {
+    super(400, 'BadRequest', message)
+  }
+}
+
+/**
+ * The converter's words for a JSON value in a field of a scalar type: an
+ * integer may convert (Go converts an integer to a string type, and then
+ * says it cannot), anything else of another kind is a type it does not
+ * recognize. Undefined where the converter would accept the value.
+ */
+function converterMismatch(value: unknown, scalar: string): string | undefined {
+  const goKind = SCALAR_GO_TYPES[scalar]
+  if (!goKind || scalar === 'bytes') return undefined
+  const integer = typeof value === 'number' && Number.isInteger(value)
+  if (scalar === 'string') return integer ? 'cannot convert int64 to string' : 'unrecognized type: string'
+  if (typeof value === 'number' && scalar !== 'boolean') return integer || scalar === 'double' ? undefined : `cannot convert float64 to ${goKind}`
+  return `unrecognized type: ${goKind}`
+}
 
 /** Go's spelling of a JSON value's kind in decode errors. */
 function jsonKind(v: unknown): string {
@@ -85,7 +117,12 @@ interface Where {
 
 function typeError(value: unknown, t: TypeRef, where: Where, literal = false): DecodeError {
   const kind = literal ? `number ${literalText(value as number)}` : jsonKind(value)
-  return new DecodeError(`json: cannot unmarshal ${kind} into Go struct field ${where.struct}.${where.path.join('.')} of type ${goType(t)}`)
+  const err = new DecodeError(`json: cannot unmarshal ${kind} into Go struct field ${where.struct}.${where.path.join('.')} of type ${goType(t)}`)
+  if ('scalar' in t) {
+    const converted = converterMismatch(value, t.scalar)
+    if (converted) err.converted = converted
+  }
+  return err
 }
 
 function zero(t: TypeRef): unknown {
@@ -251,6 +288,6 @@ export function decodeAs(obj: Record<string, unknown>, def: TypeDef, types: Type
     return decoder.unknownFields
   } catch (err) {
     if (!(err instanceof DecodeError)) throw err
-    throw badRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${err.message}`)
+    throw new UndecodableBody(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${err.message}`, err.converted)
   }
 }
