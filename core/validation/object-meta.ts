@@ -176,6 +176,16 @@ function validateFinalizers(finalizers: unknown, path: FieldPath, kubeNames: boo
   return errs
 }
 
+/**
+ * The generic rules on finalizers (qualified names, not both orphan and
+ * foreground) alone: what a kind whose update validation checks the new
+ * object's metadata as a new object's (webhook configurations) adds to the
+ * update rules.
+ */
+export function validateFinalizerNames(finalizers: unknown, path: FieldPath): FieldError[] {
+  return validateFinalizers(finalizers, path, false)
+}
+
 /** The core API's rule on finalizer names, each at its index: unqualified names are the standard ones alone. */
 function kubeFinalizerNameProblems(finalizers: unknown, path: FieldPath): FieldError[] {
   if (!Array.isArray(finalizers)) return []

@@ -9,6 +9,7 @@ import type { KubeObject } from '../../machinery/object.js'
 import { duplicate, type FieldError, type FieldPath, fieldPath, invalid, isSet, notSupported, required } from '../../machinery/field.js'
 import { goStrings } from '../../machinery/go-format.js'
 import { validateLabelSelector } from '../../validation/label-selector.js'
+import { validateFinalizerNames } from '../../validation/object-meta.js'
 import { isDNS1123Subdomain } from '../../machinery/names.js'
 import { defaultServicePort, validateClientConfig, validateReviewVersionItems } from './client-config.js'
 import { validateMatchConditions } from './match-conditions.js'
@@ -126,7 +127,9 @@ function sameMatchConditions(next: KubeObject, old: KubeObject): boolean {
 export function validateWebhookConfigurationUpdate(obj: KubeObject, old: KubeObject, kind: WebhookKind): FieldError[] {
   const stored = hooks(old)
   const storedNames = stored.map((h) => text(h['name']))
-  return validateWebhookConfiguration(obj, kind, {
+  // Upstream validates an update's metadata as a new object's: its finalizers' names too.
+  const errs = validateFinalizerNames(obj.metadata.finalizers, fieldPath('metadata').child('finalizers'))
+  return errs.concat(validateWebhookConfiguration(obj, kind, {
     requireNoSideEffects: stored.every((h) => NO_SIDE_EFFECTS.includes(text(h['sideEffects']))),
     requireRecognizedReviewVersion: stored.every((h) => {
       const versions = list(h['admissionReviewVersions']).map(text)
@@ -134,6 +137,6 @@ export function validateWebhookConfigurationUpdate(obj: KubeObject, old: KubeObj
     }),
     requireUniqueNames: new Set(storedNames).size === storedNames.length,
     ignoreMatchConditions: sameMatchConditions(obj, old),
-  })
+  }))
 }
 
