@@ -19,6 +19,7 @@ import { callCost } from '../meter-calls.js'
 import { meterOf } from '../meter.js'
 import { boundedMatch } from './regex.js'
 import { replaceStringBuiltin } from './string-builtins.js'
+import { replaceTimestampGetter } from './timestamps.js'
 import { type CheckContext, type Checker, type Evaluator, type Macro, accepts, setNodeMeta } from './macro-api.js'
 import { appendAll } from '../../machinery/append-all.js'
 
@@ -85,7 +86,7 @@ function isNameChain(node: ASTNode): boolean {
   return at.op === 'id'
 }
 
-/** Replaces, in place, the has() and matches() calls of a freshly parsed tree (see above), and the string functions of string-builtins.ts. */
+/** Replaces, in place, the has() and matches() calls of a freshly parsed tree (see above), the string functions of string-builtins.ts and the timestamp getters of timestamps.ts. */
 export function replaceBuiltins(node: ASTNode, children: (node: ASTNode) => ASTNode[]): void {
   const pending: ASTNode[] = [node]
   for (let at = pending.pop(); at; at = pending.pop()) {
@@ -99,7 +100,7 @@ export function replaceBuiltins(node: ASTNode, children: (node: ASTNode) => ASTN
       setNodeMeta(at, 'macro', regexMatch(at.args[1], at.args[2][0] as ASTNode, at))
       setNodeMeta(at, 'async', false)
     } else if (at.op === 'rcall') {
-      replaceStringBuiltin(at)
+      if (!replaceTimestampGetter(at)) replaceStringBuiltin(at)
     }
     appendAll(pending, children(at))
   }
