@@ -18,6 +18,7 @@
 import type { UserInfo } from '../machinery/object.js'
 import type { CelProgram } from './compile.js'
 import { SelectorRequirement } from './environments.js'
+import { celErrorText } from './errors.js'
 
 /** Bounds on one evaluation's input; a token or review past them is refused, not evaluated. */
 export const CEL_INPUT_LIMITS = { maxDepth: 32, maxValues: 10_000 } as const
@@ -132,7 +133,6 @@ export function evaluate(program: CelProgram, input: Record<string, unknown> | P
           : requestActivation(input as SubjectAccessReviewSpec)
     return program.run(activation)
   } catch (err) {
-    const e = err as { summary?: string; message?: string }
-    throw new CelEvaluationError(program.expression, e.summary ?? (e.message ?? String(err)).split('\n')[0] ?? '')
+    throw new CelEvaluationError(program.expression, celErrorText(err))
   }
 }

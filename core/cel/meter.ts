@@ -239,6 +239,64 @@ function meteredEvaluate(node: LibraryNode): Evaluate | undefined {
   }
 }
 
+const INT64_MIN = -(2n ** 63n)
+const INT64_MAX = 2n ** 63n - 1n
+
+/** cel-go's error for an int past int64, which the library lets through from these nodes. */
+const overflow = (): Error => new Error('integer overflow')
+
+/**
+ * `evaluate` refusing the ints cel-go refuses and the library computes:
+ * `-9223372036854775808 / -1`, `-9223372036854775808 % -1` (0 here),
+ * `-(-9223372036854775808)`, and `int()` of a double at or past ±2^63
+ * (cel-go's bounds are exclusive: `int(-9223372036854775808.0)` overflows);
+ * and `uint()` of a negative int is cel-go's overflow.
+ */
+function checkedInt(node: LibraryNode, evaluate: Evaluate): Evaluate {
+  const argType = node.op === 'call' ? (node as { argTypes?: readonly { name?: string }[] }).argTypes?.[0]?.name : undefined
+  const fromDouble = argType === 'double'
+  const fromInt = argType === 'int'
+  if (node.op === '%' && node.handle && node.left && node.right) {
+    const handle = node.handle as (l: unknown, r: unknown, ast: ASTNode, ev: unknown) => unknown
+    const left = node.left as unknown as LibraryNode
+    const right = node.right as unknown as LibraryNode
+    return (ev, ast, ctx) => {
+      const meter = current ?? required(ctx)
+      meter.charge(1)
+      const l = left.evaluate(ev, node.left as ASTNode, ctx)
+      const r = right.evaluate(ev, node.right as ASTNode, ctx)
+      if (isPromise(l) || isPromise(r)) return Promise.all([l, r]).then(([a, b]) => (a === INT64_MIN && b === -1n ? Promise.reject(overflow()) : handle(a, b, ast, ev)))
+      if (l === INT64_MIN && r === -1n) throw overflow()
+      return handle(l, r, ast, ev)
+    }
+  }
+  if (node.op === 'call' && (node.args as [string])[0] === 'uint') {
+    // The library words a negative int as a string it cannot convert: cel-go's is an overflow.
+    return (ev, ast, ctx) => {
+      try {
+        return evaluate(ev, ast, ctx)
+      } catch (err) {
+        if ((err as { summary?: string }).summary === 'uint() type error: cannot convert to uint' && fromInt) throw new Error('unsigned integer overflow')
+        throw err
+      }
+    }
+  }
+  const check = (value: unknown): unknown => {
+    if (typeof value === 'bigint' && (value > INT64_MAX || value < INT64_MIN || (fromDouble && value === INT64_MIN))) throw overflow()
+    return value
+  }
+  return (ev, ast, ctx) => {
+    const value = evaluate(ev, ast, ctx)
+    return isPromise(value) ? value.then(check) : check(value)
+  }
+}
+
+/** Whether `node` may compute an int cel-go refuses as an overflow (see checkedInt). */
+function mayOverflow(node: LibraryNode): boolean {
+  if (node.op === '/' || node.op === '%' || node.op === '-_') return true
+  return node.op === 'call' && ((node.args as [string])[0] === 'int' || (node.args as [string])[0] === 'uint')
+}
+
 /**
  * Adds the meter to a parsed and checked tree, once: each node of the
  * expression gets an evaluate that charges its cost to the activation's
@@ -253,7 +311,7 @@ export function meterTree(root: ASTNode): void {
     if (!n[METERED]) {
       n[METERED] = true
       const evaluate = meteredEvaluate(n)
-      if (evaluate) n.evaluate = evaluate
+      if (evaluate) n.evaluate = mayOverflow(n) && !n.meta.macro && !n.meta.alternate ? checkedInt(n, evaluate) : evaluate
     }
     appendAll(pending, childNodes(node))
   }

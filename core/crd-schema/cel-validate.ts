@@ -21,6 +21,7 @@ import { goQuote } from '../machinery/go-format.js'
 import { CALL_LIMIT_EXCEEDED, CEL_RULE_LIMITS, type CostBudget, OUT_OF_BUDGET, newCostBudget } from './cel-cost.js'
 import type { CelRuleProgram, CompiledNode, CompiledRule, CompiledRules } from './cel-rules.js'
 import { CelInputTooLarge, type CelShape, type CelValidationRule, toCelValue } from './cel-schema.js'
+import { celErrorText } from '../cel/errors.js'
 
 /** Upstream's bound on an evaluated messageExpression (MaxEvaluatedMessageExpressionSizeBytes). */
 const MAX_MESSAGE_BYTES = 5 * 1024
@@ -44,12 +45,8 @@ function defaultMessage(rule: CelValidationRule): string {
   return message || `failed rule: ${ruleText(rule)}`
 }
 
-/** The library's error on one line, in cel-go's lower-case wording where they differ. */
-function errorText(err: unknown): string {
-  const e = err as { summary?: string; message?: string }
-  const text = (e.summary ?? e.message ?? String(err)).split('\n')[0] ?? ''
-  return text.replace(/^No such key/, 'no such key')
-}
+/** The library's error on one line, in cel-go's wording where they differ. */
+const errorText = celErrorText
 
 function fieldErrorFor(rule: CelValidationRule, path: FieldPath, schemaType: string, detail: string): FieldError {
   switch (rule.reason) {

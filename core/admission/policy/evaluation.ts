@@ -27,6 +27,7 @@ import { TimeSlice } from '../../machinery/time-slice.js'
 import { policyEnvironment } from './cel-environment.js'
 import { messagesAsMaps } from './object-literals.js'
 import { appendAll } from '../../machinery/append-all.js'
+import { celErrorText } from '../../cel/errors.js'
 
 /** Upstream's ErrOutOfBudget wording. */
 export const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run'
@@ -165,9 +166,7 @@ export class PolicyEvaluation {
       throw new ExpressionError(`expression '${expression}' resulted in error: ${CALL_LIMIT_EXCEEDED}`)
     }
     if (err instanceof ExpressionError) throw err
-    const e = err as { summary?: string; message?: string }
-    const detail = e.summary ?? (e.message ?? String(err)).split('\n')[0] ?? ''
-    throw new ExpressionError(`expression '${expression}' resulted in error: ${detail}`)
+    throw new ExpressionError(`expression '${expression}' resulted in error: ${celErrorText(err)}`)
   }
 
   /** The variable's value, evaluated the first time it is read and charged to the meter of the expression that reads it. */

@@ -16,6 +16,7 @@ import { CostMeter, isCostLimitExceeded, runMetered } from '../../cel/meter.js'
 import { CALL_LIMIT_EXCEEDED, CEL_RULE_LIMITS } from '../../crd-schema/cel-cost.js'
 import { ADMISSION_REQUEST_FIELDS } from '../../resources/admissionregistration/cel.js'
 import { registerAuthorizerLibrary } from './cel-authorizer.js'
+import { celErrorText } from '../../cel/errors.js'
 
 /** The AdmissionRequest as CEL declares it; every field is present when evaluated. */
 const REQUEST_FIELDS = ADMISSION_REQUEST_FIELDS
@@ -86,10 +87,7 @@ export function conditionInput(object: unknown, oldObject: unknown, request: Rec
 
 export type MatchOutcome = { matches: true } | { matches: false; failedCondition?: string } | { error: string }
 
-const errorText = (err: unknown): string => {
-  const e = err as { summary?: string; message?: string }
-  return (e.summary ?? e.message ?? String(err)).split('\n')[0] ?? ''
-}
+const errorText = celErrorText
 
 /**
  * Evaluates every condition (upstream evaluates them all before deciding),

@@ -10,6 +10,7 @@ import type { CelProgram } from '../../cel/compile.js'
 import { CelEvaluationError, claimsActivation, userActivation } from '../../cel/evaluate.js'
 import type { CelRule, LoadedJWTAuthenticator } from '../../config/authentication.js'
 import type { UserInfo } from '../../machinery/object.js'
+import { celErrorText } from '../../cel/errors.js'
 
 /** A refusal with upstream's message. */
 export class ClaimError extends Error {}
@@ -19,8 +20,7 @@ function run(program: CelProgram, activation: Record<string, unknown>): unknown 
     return program.run(activation)
   } catch (err) {
     if (err instanceof CelEvaluationError) throw err
-    const e = err as { summary?: string; message?: string }
-    throw new CelEvaluationError(program.expression, e.summary ?? (e.message ?? String(err)).split('\n')[0] ?? '')
+    throw new CelEvaluationError(program.expression, celErrorText(err))
   }
 }
 

@@ -57,7 +57,7 @@ describe('evaluating compiled expressions', () => {
     assert.throws(
       () => evaluate(p, { secret: 's3cr3t' }),
       (err: unknown) =>
-        err instanceof CelEvaluationError && err.message === `expression 'claims.nope == 'x'' resulted in error: No such key: nope`,
+        err instanceof CelEvaluationError && err.message === `expression 'claims.nope == 'x'' resulted in error: no such key: nope`,
     )
   })
 
