@@ -34,11 +34,29 @@ export function issueText(expression: string, err: ParseError | TypeError | Erro
   let start = range?.start
   const overload = noMatchingOverload(expression, message, (err as { node?: OverloadNode }).node)
   if (overload) ({ message, start } = overload)
+  ;({ message, start } = checkerWording(expression, message, start))
   if (start === undefined) return `ERROR: <input>: ${message}`
   const before = expression.slice(0, start).split('\n')
   const line = before.length
   const column = (before[before.length - 1] ?? '').length + 1
   return `ERROR: <input>:${line}:${column}: ${message}`
+}
+
+/**
+ * The checker's issues of a name it does not know, in cel-go's words and
+ * where cel-go points: a variable (`undeclared reference to 'x' (in
+ * container '')`, at the name) and a field of a declared type (`undefined
+ * field 'f'`, at the selecting dot, where cel-go's parser places a selection).
+ */
+function checkerWording(expression: string, message: string, start: number | undefined): { message: string; start: number | undefined } {
+  const variable = /^Unknown variable: (\S+)$/.exec(message)
+  if (variable) return { message: `undeclared reference to '${variable[1]}' (in container '')`, start }
+  const field = /^No such key: (\S+)$/.exec(message)
+  if (field) {
+    const dot = start === undefined ? -1 : expression.lastIndexOf('.', start - 1)
+    return { message: `undefined field '${field[1]}'`, start: dot >= 0 ? dot : start }
+  }
+  return { message, start }
 }
 
 /** What an overload error's node tells of where its operator or call is. */
@@ -136,6 +154,25 @@ function undeclaredMethod(expression: string, root: ASTNode): Located | undefine
   return undefined
 }
 
+/** The names of the functions each environment declares, any receiver and arity. */
+const declaredNames = new WeakMap<Environment, ReadonlySet<string>>()
+
+/**
+ * A call of a function the environment does not declare under any
+ * signature: cel-go's checker reports an undeclared reference where the
+ * library reports no matching overload.
+ */
+function undeclaredFunction(env: Environment, issue: string): string {
+  const call = /^(ERROR: <input>:\d+:\d+: )found no matching overload for '([A-Za-z_]\w*)' applied to '.*'$/.exec(issue)
+  if (!call) return issue
+  let names = declaredNames.get(env)
+  if (!names) {
+    names = new Set(env.getDefinitions().functions.map((f) => f.name))
+    declaredNames.set(env, names)
+  }
+  return names.has(call[2] ?? '') ? issue : `${call[1]}undeclared reference to '${call[2]}' (in container '')`
+}
+
 /** Parses and checks `expression`; the program and its type, or the issue in cel-go's words. */
 export function parseAndCheck(env: Environment, expression: string): CheckOutcome {
   const tooLong = expressionTooLong(expression)
@@ -156,7 +193,7 @@ export function parseAndCheck(env: Environment, expression: string): CheckOutcom
   const badRegex = invalidRegexLiterals(parsed.ast, childNodes)
   if (badRegex) return { issue: issueText(expression, badRegex) }
   const checked = parsed.check()
-  if (!checked.valid) return { issue: checked.error ? issueText(expression, checked.error) : 'ERROR: <input>: invalid expression' }
+  if (!checked.valid) return { issue: checked.error ? undeclaredFunction(env, issueText(expression, checked.error)) : 'ERROR: <input>: invalid expression' }
   const mixed = heterogeneousLiteral(parsed.ast, childNodes)
   if (mixed) return { issue: issueText(expression, mixed) }
   // Every program runs with a cost meter (meter.ts): its tree is metered here, once, on the one path all use sites take.

@@ -163,7 +163,7 @@ function compileExpression(env: Environment, expression: string, resultType: 'bo
 function compileExpressionOnce(env: Environment, expression: string, resultType: 'bool' | 'string'): CelRuleProgram | string {
   const outcome = parseAndCheck(env, expression)
   // The checker's "No such key" on a declared object is cel-go's undefined field.
-  if ('issue' in outcome) return `compilation failed: ${outcome.issue.replace(/No such key: (\S+)$/, "undefined field '$1'")}`
+  if ('issue' in outcome) return `compilation failed: ${outcome.issue}`
   if (outcome.type !== resultType) return resultType === 'bool' ? 'cel expression must evaluate to a bool' : 'must evaluate to a string'
   const { parsed } = outcome
   return { ast: parsed.ast, run: (activation, meter) => runMetered(parsed, activation, meter) }

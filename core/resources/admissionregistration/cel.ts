@@ -170,7 +170,7 @@ export function admissionCompile(
 ): { error?: string; type?: string } {
   const outcome = parseAndCheck(environment(vars), expression)
   // The checker's "No such key" on a declared object (`request`, `variables`) is cel-go's undefined field.
-  if ('issue' in outcome) return { error: `compilation failed: ${outcome.issue.replace(/No such key: (\S+)$/, "undefined field '$1'")}` }
+  if ('issue' in outcome) return { error: `compilation failed: ${outcome.issue}` }
   if (accepted === 'any' || accepted.includes(outcome.type as AdmissionResultType)) return { type: outcome.type }
   const names = accepted.map((t) => GO_TYPE_NAMES[t])
   return { error: names.length === 1 ? `must evaluate to ${names[0]}` : `must evaluate to one of [${names.join(' ')}]` }

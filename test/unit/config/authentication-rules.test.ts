@@ -144,13 +144,13 @@ describe('user validation rules', () => {
     {
       rule: 'see the mapped user, not the claims',
       bad: { userValidationRules: [{ expression: "claims.sub != ''" }] },
-      message: `jwt[0].userValidationRules[0].expression: Invalid value: "claims.sub != ''": compilation failed: ERROR: <input>:1:1: Unknown variable: claims`,
+      message: `jwt[0].userValidationRules[0].expression: Invalid value: "claims.sub != ''": compilation failed: ERROR: <input>:1:1: undeclared reference to 'claims' (in container '')`,
       good: { userValidationRules: [{ expression: "user.username != '' && user.uid != '' && size(user.extra) >= 0" }] },
     },
     {
       rule: 'name only fields the user has',
       bad: { userValidationRules: [{ expression: "user.name != ''" }] },
-      message: `jwt[0].userValidationRules[0].expression: Invalid value: "user.name != ''": compilation failed: ERROR: <input>:1:6: No such key: name`,
+      message: `jwt[0].userValidationRules[0].expression: Invalid value: "user.name != ''": compilation failed: ERROR: <input>:1:5: undefined field 'name'`,
       good: { userValidationRules: [{ expression: "user.username != ''" }] },
     },
     {

@@ -317,7 +317,7 @@ describe('webhook match conditions', () => {
     {
       rule: 'see the SubjectAccessReview as request',
       bad: conditions("request.resourceAttributes.namespaces == 'a'"),
-      message: `authorizers[0].webhook.matchConditions[0].expression: Invalid value: "request.resourceAttributes.namespaces == 'a'": compilation failed: ERROR: <input>:1:28: No such key: namespaces`,
+      message: `authorizers[0].webhook.matchConditions[0].expression: Invalid value: "request.resourceAttributes.namespaces == 'a'": compilation failed: ERROR: <input>:1:27: undefined field 'namespaces'`,
       good: conditions("has(request.nonResourceAttributes) && request.nonResourceAttributes.path == '/healthz'"),
     },
     {
