@@ -8,7 +8,8 @@
  * expressions are validated as cel-go validates them, the checker runs, and
  * aggregate literals are checked for one element type, and the tree is
  * given its run-time cost meter (meter.ts).
- * Issues are worded as cel-go's one-line form, `ERROR: <input>:1:5: ...`.
+ * Issues are worded as cel-go displays them, `ERROR: <input>:1:5: ...`
+ * with the line and a marker under the column.
  */
 import type { ASTNode, Environment, ParseError, TypeError } from '@marcbachmann/cel-js'
 import { heterogeneousLiteral } from './library/aggregate-literals.js'
@@ -27,7 +28,7 @@ interface Located {
   message?: string
 }
 
-/** `ERROR: <input>:line:col: message`, cel-go's one-line form of a compile issue. */
+/** `ERROR: <input>:line:col: message` and the line marked under it: cel-go's display of a compile issue. */
 export function issueText(expression: string, err: ParseError | TypeError | Error | Located): string {
   const { range, summary, message: full } = err as Located
   let message = summary ?? (full ?? '').split('\n')[0] ?? ''
@@ -38,8 +39,30 @@ export function issueText(expression: string, err: ParseError | TypeError | Erro
   if (start === undefined) return `ERROR: <input>: ${message}`
   const before = expression.slice(0, start).split('\n')
   const line = before.length
-  const column = (before[before.length - 1] ?? '').length + 1
-  return `ERROR: <input>:${line}:${column}: ${message}`
+  // Columns count code points, as cel-go's source does.
+  const leading = [...(before[before.length - 1] ?? '')]
+  return `ERROR: <input>:${line}:${leading.length + 1}: ${message}${snippet(expression.split('\n')[line - 1] ?? '', leading.length)}`
+}
+
+/** cel-go's longest line shown under an issue, in bytes. */
+const MAX_SNIPPET_BYTES = 16_384
+
+const utf8Length = (text: string): number => new TextEncoder().encode(text).length
+
+/**
+ * The issue's line and a marker under its column, as cel-go's display of
+ * an issue shows them (`\n | self.x\n | .....^`): a dot for each code point
+ * before the column, full-width for one that UTF-8 spells in several bytes.
+ */
+function snippet(lineText: string, column: number): string {
+  if (utf8Length(lineText) > MAX_SNIPPET_BYTES) return ''
+  const text = lineText.replaceAll('\t', ' ')
+  const points = [...text]
+  let marker = ''
+  for (const point of points.slice(0, column)) marker += (point.codePointAt(0) ?? 0) < 0x80 ? '.' : '\uff0e'
+  const at = points[column]
+  marker += at !== undefined && (at.codePointAt(0) ?? 0) >= 0x80 ? '\uff3e' : '^'
+  return `\n | ${text}\n | ${marker}`
 }
 
 /**
@@ -163,14 +186,14 @@ const declaredNames = new WeakMap<Environment, ReadonlySet<string>>()
  * library reports no matching overload.
  */
 function undeclaredFunction(env: Environment, issue: string): string {
-  const call = /^(ERROR: <input>:\d+:\d+: )found no matching overload for '([A-Za-z_]\w*)' applied to '.*'$/.exec(issue)
+  const call = /^(ERROR: <input>:\d+:\d+: )found no matching overload for '([A-Za-z_]\w*)' applied to '[^\n]*'(\n[^]*)?$/.exec(issue)
   if (!call) return issue
   let names = declaredNames.get(env)
   if (!names) {
     names = new Set(env.getDefinitions().functions.map((f) => f.name))
     declaredNames.set(env, names)
   }
-  return names.has(call[2] ?? '') ? issue : `${call[1]}undeclared reference to '${call[2]}' (in container '')`
+  return names.has(call[2] ?? '') ? issue : `${call[1]}undeclared reference to '${call[2]}' (in container '')${call[3] ?? ''}`
 }
 
 /** Parses and checks `expression`; the program and its type, or the issue in cel-go's words. */

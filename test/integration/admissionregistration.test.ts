@@ -86,7 +86,7 @@ describe('admissionregistration.k8s.io through the API', () => {
       'webhooks[0].clientConfig.url: Invalid value: "user": user information is not permitted in the URL',
       'webhooks[0].clientConfig.url: Invalid value: "x=1": query parameters are not permitted in the URL',
       'webhooks[0].matchConditions[0].expression: Invalid value: "object.metadata.name": must evaluate to bool',
-      `webhooks[0].matchConditions[1].expression: Invalid value: "request.usr == 1": compilation failed: ERROR: <input>:1:8: undefined field 'usr'`,
+      `webhooks[0].matchConditions[1].expression: Invalid value: "request.usr == 1": compilation failed: ERROR: <input>:1:8: undefined field 'usr'\n | request.usr == 1\n | .......^`,
       'webhooks[0].matchConditions[1].name: Duplicate value: "not-bool"',
       'webhooks[0].admissionReviewVersions: Invalid value: []string{"v2"}: must include at least one of v1, v1beta1',
       'webhooks[1].sideEffects: Required value: must specify one of None, NoneOnDryRun',
@@ -159,7 +159,7 @@ describe('admissionregistration.k8s.io through the API', () => {
     assert.deepEqual(causes(policy.body), [
       'spec.failurePolicy: Unsupported value: "Maybe": supported values: "Fail", "Ignore"',
       'spec.matchConstraints: Required value',
-      `spec.validations[0].expression: Invalid value: "params.x": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')`,
+      `spec.validations[0].expression: Invalid value: "params.x": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params.x\n | ^`,
       'spec.validations[0].reason: Unsupported value: "Teapot": supported values: "Forbidden", "Invalid", "RequestEntityTooLarge"',
     ])
     assert.equal((await client.get(`${POLICIES}/bad`)).status, 404)

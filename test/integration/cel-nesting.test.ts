@@ -112,7 +112,8 @@ describe('CEL nested too deep or too long when written', () => {
     assert.equal(res.status, 422, res.text)
     const [cause, ...others] = causes(res)
     assert.deepEqual(others, [])
-    assert.ok(cause?.message.endsWith(": compilation failed: ERROR: <input>:1:19: undeclared reference to 'json' (in container '')"), cause?.message)
+    assert.ok(cause?.message.includes(": compilation failed: ERROR: <input>:1:19: undeclared reference to 'json' (in container '')\n | "), cause?.message)
+    assert.ok(cause?.message.endsWith(`\n | ${'.'.repeat(18)}^`), cause?.message)
     assert.equal((await client.get(`${CRDS}/parsers.nesting.example.com`)).status, 404)
   })
 

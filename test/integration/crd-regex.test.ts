@@ -111,7 +111,7 @@ describe('regular expressions in custom resources run on RE2', { timeout: 60_000
     assert.equal(res.status, 422, res.text)
     const cause = res.body.details.causes.find((c: { field: string }) => c.field.endsWith('x-kubernetes-validations[0].rule'))
     assert.ok(cause, res.text)
-    assert.match(cause.message, /: compilation failed: ERROR: <input>:1:19: invalid matches argument$/)
+    assert.match(cause.message, /: compilation failed: ERROR: <input>:1:19: invalid matches argument\n \| .*\n \| \.{18}\^$/)
     assert.equal((await api.get(`${CRDS}/widgets.${GROUP}`)).status, 404)
   })
 

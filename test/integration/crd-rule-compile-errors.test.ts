@@ -3,7 +3,9 @@
  * with 422 and cel-go's checker issue: an unknown variable or function is
  * an undeclared reference (the library said `Unknown variable: x`, or no
  * matching overload for a function no signature declares), an unknown
- * field is undefined and pointed at its selecting dot. Nothing is stored.
+ * field is undefined and pointed at its selecting dot; the issue shows the
+ * rule and a marker under the column, as cel-go displays an issue. Nothing
+ * is stored.
  */
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
@@ -62,7 +64,8 @@ describe('CRD rules that do not compile', () => {
       assert.equal(cause?.field, FIELD)
       // Upstream quotes the whole rule as Go prints it.
       const quoted = `apiextensions.ValidationRule{Rule:${JSON.stringify(rule)}, Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}`
-      assert.equal(cause?.message, `Invalid value: ${quoted}: compilation failed: ${issue}`)
+      const column = Number(/^ERROR: <input>:1:(\d+):/.exec(issue)?.[1])
+      assert.equal(cause?.message, `Invalid value: ${quoted}: compilation failed: ${issue}\n | ${rule}\n | ${'.'.repeat(column - 1)}^`)
       assert.equal((await client.get(`${CRDS}/${plural}.rules.example.com`)).status, 404)
     })
   }

@@ -93,14 +93,6 @@ function typedEnvironment(catalogue: Catalogue, group: string, version: string, 
   return typed
 }
 
-/** cel-go's form of an issue: the message, then the line and a caret under the column. */
-function withSnippet(expression: string, issue: string): string {
-  const at = /^ERROR: <input>:(\d+):(\d+):/.exec(issue)
-  if (!at) return issue
-  const line = expression.split('\n')[Number(at[1]) - 1] ?? ''
-  return `${issue}\n | ${line}\n | ${'.'.repeat(Number(at[2]) - 1)}^`
-}
-
 /** The kinds a policy's rules name without wildcards. */
 function kindsOf(catalogue: Catalogue, policy: KubeObject): TypedKind[] {
   const rules = ((policy['spec'] as { matchConstraints?: { resourceRules?: Record<string, string[] | undefined>[] } })?.matchConstraints?.resourceRules ?? [])
@@ -148,7 +140,7 @@ export function typeCheckPolicy(catalogue: Catalogue, policy: KubeObject): Expre
       } catch (err) {
         outcome = { issue: issueText(expression, err as Error) }
       }
-      if ('issue' in outcome) found.push(`${kind.label}: ${withSnippet(expression, outcome.issue)}`)
+      if ('issue' in outcome) found.push(`${kind.label}: ${outcome.issue}`)
     }
     if (found.length) warnings.push({ fieldRef, warning: found.join('\n') })
   }

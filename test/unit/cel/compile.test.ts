@@ -17,34 +17,37 @@ function type(variable: CelVariable, expression: string, expected: CelResultType
 
 describe('compiling CEL expressions from config files', () => {
   it('reports a syntax error with its line and column', () => {
-    assert.equal(reason('claims', 'claims.sub +', ['string']), 'compilation failed: ERROR: <input>:1:13: Unexpected token: EOF')
+    assert.equal(reason('claims', 'claims.sub +', ['string']), 'compilation failed: ERROR: <input>:1:13: Unexpected token: EOF\n | claims.sub +\n | ............^')
     assert.equal(
       reason('claims', 'claims.a &&\n  claims.b ==', ['bool']),
-      'compilation failed: ERROR: <input>:2:14: Unexpected token: EOF',
+      'compilation failed: ERROR: <input>:2:14: Unexpected token: EOF\n |   claims.b ==\n | .............^',
     )
   })
 
   it("refuses the library's methods of bytes that no Kubernetes environment declares, as cel-go refuses an undeclared function", () => {
     for (const [call, column] of [["b'a'.json()", 10], ["b'a'.hex()", 9], ["b'a'.base64()", 12], ["b'a'.string()", 12], ["b'a'.at(0)", 8]] as const) {
       const name = call.slice(5, call.indexOf('('))
-      assert.equal(reason('claims', `${call} != null`, ['bool']), `compilation failed: ERROR: <input>:1:${column}: undeclared reference to '${name}' (in container '')`)
+      assert.equal(
+        reason('claims', `${call} != null`, ['bool']),
+        `compilation failed: ERROR: <input>:1:${column}: undeclared reference to '${name}' (in container '')\n | ${call} != null\n | ${'.'.repeat(column - 1)}^`,
+      )
     }
     assert.equal(type('claims', "string(b'a') == 'a'", ['bool']), 'bool')
   })
 
   it('type-checks against the variable of the use site only', () => {
-    assert.equal(reason('claims', 'user.username == "a"', ['bool']), "compilation failed: ERROR: <input>:1:1: undeclared reference to 'user' (in container '')")
-    assert.equal(reason('user', 'claims.sub == "a"', ['bool']), "compilation failed: ERROR: <input>:1:1: undeclared reference to 'claims' (in container '')")
-    assert.equal(reason('request', 'user.username == "a"', ['bool']), "compilation failed: ERROR: <input>:1:1: undeclared reference to 'user' (in container '')")
+    assert.equal(reason('claims', 'user.username == "a"', ['bool']), `compilation failed: ERROR: <input>:1:1: undeclared reference to 'user' (in container '')\n | user.username == "a"\n | ^`)
+    assert.equal(reason('user', 'claims.sub == "a"', ['bool']), `compilation failed: ERROR: <input>:1:1: undeclared reference to 'claims' (in container '')\n | claims.sub == "a"\n | ^`)
+    assert.equal(reason('request', 'user.username == "a"', ['bool']), `compilation failed: ERROR: <input>:1:1: undeclared reference to 'user' (in container '')\n | user.username == "a"\n | ^`)
   })
 
   it('knows the fields of user and request, so a misspelt field fails at load time', () => {
-    assert.equal(reason('user', "user.usrname.startsWith('system:')", ['bool']), "compilation failed: ERROR: <input>:1:5: undefined field 'usrname'")
+    assert.equal(reason('user', "user.usrname.startsWith('system:')", ['bool']), "compilation failed: ERROR: <input>:1:5: undefined field 'usrname'\n | user.usrname.startsWith('system:')\n | ....^")
     assert.equal(
       reason('request', "request.resourceAttributes.namespce == 'a'", ['bool']),
-      "compilation failed: ERROR: <input>:1:27: undefined field 'namespce'",
+      "compilation failed: ERROR: <input>:1:27: undefined field 'namespce'\n | request.resourceAttributes.namespce == 'a'\n | ..........................^",
     )
-    assert.equal(reason('user', 'user.username + 1', ['string']), "compilation failed: ERROR: <input>:1:15: found no matching overload for '_+_' applied to '(string, int)'")
+    assert.equal(reason('user', 'user.username + 1', ['string']), "compilation failed: ERROR: <input>:1:15: found no matching overload for '_+_' applied to '(string, int)'\n | user.username + 1\n | ..............^")
   })
 
   it('demands an exact bool where a bool is expected, as upstream does', () => {
@@ -94,7 +97,7 @@ describe('compiling CEL expressions from config files', () => {
     // reverse() came with version 3 of the extension, which Kubernetes does not use.
     assert.equal(
       reason('claims', "'abc'.reverse()", ['string']),
-      "compilation failed: ERROR: <input>:1:14: undeclared reference to 'reverse' (in container '')",
+      "compilation failed: ERROR: <input>:1:14: undeclared reference to 'reverse' (in container '')\n | 'abc'.reverse()\n | .............^",
     )
   })
 })

@@ -165,7 +165,7 @@ describe('claim validation rules', () => {
     {
       rule: 'compile at load time',
       bad: { claimValidationRules: [{ expression: 'claims.admin ==' }] },
-      message: 'jwt[0].claimValidationRules[0].expression: Invalid value: "claims.admin ==": compilation failed: ERROR: <input>:1:16: Unexpected token: EOF',
+      message: [`jwt[0].claimValidationRules[0].expression: Invalid value: "claims.admin ==": compilation failed: ERROR: <input>:1:16: Unexpected token: EOF`, `| claims.admin ==`, `| ...............^`],
       good: { claimValidationRules: [{ expression: "claims.?admin.orValue(false) == true" }] },
     },
     {
@@ -207,7 +207,7 @@ describe('claim mappings', () => {
     {
       rule: 'compile the user name expression at load time',
       bad: { claimMappings: { username: { expression: 'claims.sub +' } } },
-      message: 'jwt[0].claimMappings.username.expression: Invalid value: "claims.sub +": compilation failed: ERROR: <input>:1:13: Unexpected token: EOF',
+      message: [`jwt[0].claimMappings.username.expression: Invalid value: "claims.sub +": compilation failed: ERROR: <input>:1:13: Unexpected token: EOF`, `| claims.sub +`, `| ............^`],
       good: { claimMappings: { username: { expression: 'claims.sub + "@corp"' } } },
     },
     {
@@ -244,7 +244,7 @@ describe('claim mappings', () => {
     {
       rule: 'compile the uid expression at load time',
       bad: { claimMappings: { uid: { expression: 'claims.sub.' } } },
-      message: 'jwt[0].claimMappings.uid.expression: Invalid value: "claims.sub.": compilation failed: ERROR: <input>:1:12: Expected IDENTIFIER, got EOF',
+      message: [`jwt[0].claimMappings.uid.expression: Invalid value: "claims.sub.": compilation failed: ERROR: <input>:1:12: Expected IDENTIFIER, got EOF`, `| claims.sub.`, `| ...........^`],
       good: { claimMappings: { uid: { expression: 'claims.sub' } } },
     },
   ])

@@ -79,8 +79,9 @@ describe('extra mappings', () => {
     {
       rule: 'compile the value expression at load time',
       bad: extra('acme.io/a', 'claims.roles.map(r, r.lowerAscii()'),
-      message:
-        'jwt[0].claimMappings.extra[0].valueExpression: Invalid value: "claims.roles.map(r, r.lowerAscii()": compilation failed: ERROR: <input>:1:35: Expected RPAREN, got EOF',
+      message: [
+        `jwt[0].claimMappings.extra[0].valueExpression: Invalid value: "claims.roles.map(r, r.lowerAscii()": compilation failed: ERROR: <input>:1:35: Expected RPAREN, got EOF`, `| claims.roles.map(r, r.lowerAscii()`, `| ..................................^`,
+      ],
       good: extra('acme.io/a', 'claims.roles.map(r, r.lowerAscii())'),
     },
     {
@@ -144,13 +145,13 @@ describe('user validation rules', () => {
     {
       rule: 'see the mapped user, not the claims',
       bad: { userValidationRules: [{ expression: "claims.sub != ''" }] },
-      message: `jwt[0].userValidationRules[0].expression: Invalid value: "claims.sub != ''": compilation failed: ERROR: <input>:1:1: undeclared reference to 'claims' (in container '')`,
+      message: [`jwt[0].userValidationRules[0].expression: Invalid value: "claims.sub != ''": compilation failed: ERROR: <input>:1:1: undeclared reference to 'claims' (in container '')`, `| claims.sub != ''`, `| ^`],
       good: { userValidationRules: [{ expression: "user.username != '' && user.uid != '' && size(user.extra) >= 0" }] },
     },
     {
       rule: 'name only fields the user has',
       bad: { userValidationRules: [{ expression: "user.name != ''" }] },
-      message: `jwt[0].userValidationRules[0].expression: Invalid value: "user.name != ''": compilation failed: ERROR: <input>:1:5: undefined field 'name'`,
+      message: [`jwt[0].userValidationRules[0].expression: Invalid value: "user.name != ''": compilation failed: ERROR: <input>:1:5: undefined field 'name'`, `| user.name != ''`, `| ....^`],
       good: { userValidationRules: [{ expression: "user.username != ''" }] },
     },
     {

@@ -241,14 +241,14 @@ describe('x-kubernetes-validations: evaluating rules on objects', () => {
 describe('x-kubernetes-validations: compiling rules', () => {
   it('reports a syntax error at the rule with upstream value and wording', () => {
     assert.deepEqual(compileErrors(specSchema([{ rule: 'self.replicas <' }])), [
-      `${RULE}[0].rule: Invalid value: ${goRule('self.replicas <')}: compilation failed: ERROR: <input>:1:16: Unexpected token: EOF`,
+      `${RULE}[0].rule: Invalid value: ${goRule('self.replicas <')}: compilation failed: ERROR: <input>:1:16: Unexpected token: EOF\n | self.replicas <\n | ...............^`,
     ])
   })
 
   it('types self from the schema: an unknown field or a wrong operand does not compile', () => {
     const errors = compileErrors(specSchema([{ rule: 'self.nope == 1' }, { rule: "self.replicas == 'x'" }]))
     assert.equal(errors.length, 2)
-    assert.equal(errors[0], `${RULE}[0].rule: Invalid value: ${goRule('self.nope == 1')}: compilation failed: ERROR: <input>:1:6: undefined field 'nope'`)
+    assert.equal(errors[0], `${RULE}[0].rule: Invalid value: ${goRule('self.nope == 1')}: compilation failed: ERROR: <input>:1:5: undefined field 'nope'\n | self.nope == 1\n | ....^`)
     assert.match(errors[1] ?? '', /\[1\]\.rule: .*compilation failed: ERROR: <input>:1:15: found no matching overload for '_==_' applied to '\(int, string\)'/)
   })
 

@@ -126,7 +126,7 @@ const cases: { name: string; crd: KubeObject; causes: string[] }[] = [
     causes: [
       'spec.validation.openAPIV3Schema.x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.nope == 1", ' +
         'Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: ' +
-        "compilation failed: ERROR: <input>:1:6: undefined field 'nope'",
+        "compilation failed: ERROR: <input>:1:5: undefined field 'nope'\n | self.nope == 1\n | ....^",
     ],
   },
   {
