@@ -5,6 +5,7 @@
  * `[claims.a, 'b']` is a list of dyn while `[1, 'a']` is refused with
  * "expected type 'int' but found 'string'". The library's own check also
  * refuses the first, so it is off and this one runs on the checked tree.
+ * Literals within a `format()` call are exempt, as in cel-go.
  */
 import type { ASTNode } from '@marcbachmann/cel-js'
 import type { CelType } from './macro-api.js'
@@ -56,6 +57,8 @@ export function heterogeneousLiteral(root: ASTNode, children: (node: ASTNode) =>
           ? (firstMismatch(node.args.map((e) => e[0])) ?? firstMismatch(node.args.map((e) => e[1])))
           : undefined
     if (issue) return issue
+    // cel-go exempts whatever a format() call holds (its strings extension registers the exemption): `'%s %d'.format(['a', 1])`.
+    if (node.op === 'rcall' && node.args[0] === 'format') continue
     appendAll(pending, children(node))
   }
   return undefined

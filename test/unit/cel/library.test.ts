@@ -105,7 +105,9 @@ describe("Kubernetes' CEL libraries at 1.32", () => {
     assert.equal(issue("matches('(', s)"), "ERROR: <input>:1:9: invalid matches argument\n | matches('(', s)\n | ........^")
     assert.equal(issue("[1, 'a']"), "ERROR: <input>:1:5: expected type 'int' but found 'string'\n | [1, 'a']\n | ....^")
     assert.equal(issue("{'a': 1, 'b': 'c'}"), "ERROR: <input>:1:15: expected type 'int' but found 'string'\n | {'a': 1, 'b': 'c'}\n | ..............^")
-    assert.equal(issue("'%s'.format(['a', 1])"), "ERROR: <input>:1:19: expected type 'string' but found 'int'\n | '%s'.format(['a', 1])\n | ..................^")
+    assert.equal(issue("size(['a', 1]) == 2"), "ERROR: <input>:1:12: expected type 'string' but found 'int'\n | size(['a', 1]) == 2\n | ...........^")
+    // Whatever a format() call holds is exempt, as cel-go's strings extension declares.
+    assert.equal(run("'%s %d %s'.format(['a', 1, [2, 'b']])"), 'a 1 [2, "b"]')
     assert.equal(issue("'abc'.reverse()"), "ERROR: <input>:1:14: undeclared reference to 'reverse' (in container '')\n | 'abc'.reverse()\n | .............^")
     assert.match(issue("1.matches('a')"), /^ERROR: <input>:1:\d+: found no matching overload for 'matches' applied to 'int\.\(string\)'\n \| 1\.matches\('a'\)\n \| \.+\^$/)
     // The marker counts code points, full-width under one of several bytes in UTF-8; a tab shows as a space.
@@ -158,7 +160,7 @@ describe('string functions over a string of three million characters', () => {
     assert.equal(replace('a.b.c', '.', '--', 1n), 'a--b.c')
     assert.equal(replace('aaaa', 'aa', 'b', -1n), 'bb')
     assert.equal(formatString('x %s y %d %% z %.2f', ['A', 3n, 1.5]), 'x A y 3 % z 1.50')
-    assert.equal(formatString('%.10f|%.0f|%e|%.3e|%f', [1.5, 2.4, 1234.5, 0.5, 1]), '1.5000000000|2|1.234500e+03|5.000e-01|1.000000')
+    assert.equal(formatString('%.10f|%.0f|%e|%.3e|%f', [1.5, 2.4, 1234.5, 0.5, 'NaN']), '1.5000000000|2|1.234500e+03|5.000e-01|NaN')
     assert.throws(() => formatString('%.f', [1.5]), /unrecognized formatting clause "\."/)
     assert.equal(formatString('%x %X %x', ['hé\u0000', 'ÿ', 255n]), '68c3a900 C3BF ff')
     assert.equal(formatString('%x', ['\u00ff'.repeat(10_000)]), 'c3bf'.repeat(10_000))

@@ -1,0 +1,54 @@
+/**
+ * A CRD rule's messageExpression formatting values with format() reads as
+ * cel-go writes them: a double with `%s` as Go's %g (`2.5e+06`), a list's
+ * strings quoted, a duration in seconds. The object is refused with that
+ * message, and nothing is stored.
+ */
+import assert from 'node:assert/strict'
+import { before, describe, it } from 'node:test'
+import { eventually, type Reply, startServer, type TestClient } from './harness.js'
+import { CRDS } from './crd-fixtures.js'
+
+const PATH = '/apis/format.example.com/v1/namespaces/default/budgets'
+
+const causes = (res: Reply): string[] => (res.body?.details?.causes ?? []).map((c: { field?: string; message: string }) => `${c.field ?? ''}: ${c.message}`)
+
+describe('format() in a CRD message expression', () => {
+  let client: TestClient
+  before(async () => {
+    client = await startServer()
+    const spec = {
+      type: 'object',
+      properties: {
+        amount: { type: 'number' },
+        owners: { type: 'array', maxItems: 4, items: { type: 'string', maxLength: 16 } },
+        period: { type: 'string', maxLength: 16 },
+      },
+      'x-kubernetes-validations': [
+        {
+          rule: 'self.amount < 1000000.0',
+          messageExpression: "'amount %s of %s over %s is too large'.format([self.amount, self.owners, duration(self.period)])",
+        },
+      ],
+    }
+    const crd = {
+      metadata: { name: 'budgets.format.example.com' },
+      spec: {
+        group: 'format.example.com',
+        names: { plural: 'budgets', kind: 'Budget' },
+        scope: 'Namespaced',
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }],
+      },
+    }
+    const written = await client.post(CRDS, crd)
+    assert.equal(written.status, 201, written.text)
+    await eventually('budgets are served', async () => (await client.get(PATH)).status === 200, 30_000)
+  })
+
+  it("refuses an object with the message cel-go writes, and stores nothing", async () => {
+    const res = await client.post(PATH, { apiVersion: 'format.example.com/v1', kind: 'Budget', metadata: { name: 'big' }, spec: { amount: 2500000.5, owners: ['a"b', 'c'], period: '1h' } })
+    assert.equal(res.status, 422, res.text.slice(-300))
+    assert.deepEqual(causes(res), ['spec: Invalid value: "object": amount 2.5000005e+06 of ["a\\"b", "c"] over 3600s is too large'])
+    assert.equal((await client.get(`${PATH}/big`)).status, 404)
+  })
+})
