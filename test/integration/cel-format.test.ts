@@ -1,6 +1,6 @@
 /**
  * A CRD rule's messageExpression formatting values with format() reads as
- * cel-go writes them: a double with `%s` as Go's %g (`2.5e+06`), a list's
+ * cel-go writes them, and so does string(): a double as Go's %g (`2e+06`), a list's
  * strings quoted, a duration in seconds. The object is refused with that
  * message, and nothing is stored.
  */
@@ -29,6 +29,7 @@ describe('format() in a CRD message expression', () => {
           rule: 'self.amount < 1000000.0',
           messageExpression: "'amount %s of %s over %s is too large'.format([self.amount, self.owners, duration(self.period)])",
         },
+        { rule: 'self.amount < 2000000.0', messageExpression: "'amount ' + string(self.amount) + ' past ' + string(2000000.0)" },
       ],
     }
     const crd = {
@@ -48,7 +49,10 @@ describe('format() in a CRD message expression', () => {
   it("refuses an object with the message cel-go writes, and stores nothing", async () => {
     const res = await client.post(PATH, { apiVersion: 'format.example.com/v1', kind: 'Budget', metadata: { name: 'big' }, spec: { amount: 2500000.5, owners: ['a"b', 'c'], period: '1h' } })
     assert.equal(res.status, 422, res.text.slice(-300))
-    assert.deepEqual(causes(res), ['spec: Invalid value: "object": amount 2.5000005e+06 of ["a\\"b", "c"] over 3600s is too large'])
+    assert.deepEqual(causes(res), [
+      'spec: Invalid value: "object": amount 2.5000005e+06 of ["a\\"b", "c"] over 3600s is too large',
+      'spec: Invalid value: "object": amount 2.5000005e+06 past 2e+06',
+    ])
     assert.equal((await client.get(`${PATH}/big`)).status, 404)
   })
 })

@@ -20,6 +20,7 @@ import { meterOf } from '../meter.js'
 import { boundedMatch } from './regex.js'
 import { replaceStringBuiltin } from './string-builtins.js'
 import { replaceTimestampGetter } from './timestamps.js'
+import { replaceStringConversion } from './conversions.js'
 import { type CheckContext, type Checker, type Evaluator, type Macro, accepts, setNodeMeta } from './macro-api.js'
 import { appendAll } from '../../machinery/append-all.js'
 
@@ -86,7 +87,7 @@ function isNameChain(node: ASTNode): boolean {
   return at.op === 'id'
 }
 
-/** Replaces, in place, the has() and matches() calls of a freshly parsed tree (see above), the string functions of string-builtins.ts and the timestamp getters of timestamps.ts. */
+/** Replaces, in place, the has() and matches() calls of a freshly parsed tree (see above), the string functions of string-builtins.ts, the timestamp getters of timestamps.ts and string() of conversions.ts. */
 export function replaceBuiltins(node: ASTNode, children: (node: ASTNode) => ASTNode[]): void {
   const pending: ASTNode[] = [node]
   for (let at = pending.pop(); at; at = pending.pop()) {
@@ -99,6 +100,8 @@ export function replaceBuiltins(node: ASTNode, children: (node: ASTNode) => ASTN
     } else if (at.op === 'rcall' && at.args[0] === 'matches' && at.args[2].length === 1) {
       setNodeMeta(at, 'macro', regexMatch(at.args[1], at.args[2][0] as ASTNode, at))
       setNodeMeta(at, 'async', false)
+    } else if (at.op === 'call') {
+      replaceStringConversion(at)
     } else if (at.op === 'rcall') {
       if (!replaceTimestampGetter(at)) replaceStringBuiltin(at)
     }

@@ -53,7 +53,7 @@ function goQuote(text: string): string {
 }
 
 /** Go's %g of a double: its shortest digits, in exponent form below 1e-4 and from 1e6 (`1e+06`). */
-function goG(n: number): string {
+export function goG(n: number): string {
   if (Number.isNaN(n)) return 'NaN'
   if (!Number.isFinite(n)) return n > 0 ? '+Inf' : '-Inf'
   if (n === 0) return Object.is(n, -0) ? '-0' : '0'
@@ -64,10 +64,10 @@ function goG(n: number): string {
 }
 
 /** A timestamp as Go's RFC 3339 with nanoseconds, trailing zeros of the fraction dropped. */
-const timestampText = (d: Date): string => d.toISOString().replace(/\.?0*Z$/, 'Z')
+export const timestampText = (d: Date): string => d.toISOString().replace(/\.?0*Z$/, 'Z')
 
 /** A duration as cel-go converts it to a string: its seconds, shortest, then `s`. */
-function durationText(d: { seconds: bigint; nanos: number }): string {
+export function durationText(d: { seconds: bigint; nanos: number }): string {
   const nanos = d.seconds * 1_000_000_000n + BigInt(d.nanos)
   const sign = nanos < 0n ? '-' : ''
   const abs = nanos < 0n ? -nanos : nanos

@@ -66,3 +66,32 @@ describe("format() as cel-go's strings extension writes it", () => {
     assert.equal(formatted("'%f'.format(['NaN'])"), 'NaN')
   })
 })
+
+describe("string() as cel-go's standard library converts", () => {
+  it('writes a double as Go %g, and converts timestamps, durations and UTF-8 bytes', () => {
+    const cases: [string, string][] = [
+      ['string(1000000.0)', '1e+06'],
+      ['string(123456789.0)', '1.23456789e+08'],
+      ['string(1.5e-7)', '1.5e-07'],
+      ['string(-0.0)', '-0'],
+      ['string(2.5)', '2.5'],
+      ["string(double('Infinity'))", '+Inf'],
+      ['string(1u)', '1'],
+      ['string(-7)', '-7'],
+      ['string(true)', 'true'],
+      ["string(b'abc')", 'abc'],
+      ["string(timestamp('2024-01-01T00:00:00.250Z'))", '2024-01-01T00:00:00.25Z'],
+      ["string(duration('1h1.5s'))", '3601.5s'],
+      ["string(dyn(0.1))", '0.1'],
+      ["string(dyn(ip('1.2.3.4'))) + string(cidr('10.0.0.0/8'))", '1.2.3.410.0.0.0/8'],
+      ["string(b'\\xff')", 'error: invalid UTF-8 in bytes, cannot convert to string'],
+    ]
+    for (const [expression, expected] of cases) assert.equal(formatted(expression), expected, expression)
+  })
+
+  it('refuses a value it has no conversion for when checked', () => {
+    const compiled = compile('claims', 'string([1]) == "[1]"', ['bool'])
+    assert.ok('reason' in compiled)
+    assert.match(compiled.reason, /found no matching overload for 'string' applied to '\(list\(int\)\)'/)
+  })
+})
