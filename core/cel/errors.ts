@@ -23,5 +23,6 @@ export function celErrorText(err: unknown): string {
   const fixed = CEL_GO_TEXT[text]
   if (fixed !== undefined) return fixed
   if (text.startsWith('integer overflow: ')) return 'integer overflow'
+  if (text.startsWith('bool() conversion error: ')) return "type conversion error from 'string' to 'bool'"
   return text.replace(/^No such key/, 'no such key')
 }

@@ -31,6 +31,13 @@ function registerStandardGaps(env: Environment): Environment {
   return (
     env
       .registerFunction('int(google.protobuf.Timestamp): int', (t: Date) => BigInt(Math.floor(t.getTime() / 1000)))
+      .registerFunction('int(uint): int', (u: { valueOf(): bigint }) => {
+        const value = BigInt(u.valueOf())
+        if (value > 2n ** 63n - 1n) throw new Error('integer overflow')
+        return value
+      })
+      // A duration's nanoseconds.
+      .registerFunction('int(google.protobuf.Duration): int', (d: { seconds: bigint; nanos: number }) => d.seconds * 1_000_000_000n + BigInt(d.nanos))
       // cel-go type-checks comparing an optional with null, and an optional never equals a non-optional
       // (the Gateway API writes `format.dns1123Label().validate(self) == null`). Registers != and the mirror too.
       .registerOperator('optional == null', () => false)

@@ -57,9 +57,17 @@ describe("evaluation errors in cel-go's words", () => {
       ["int('9223372036854775808') == 0", "type conversion error from 'string' to 'int'"],
       ["uint('-1') == 0u", "type conversion error from 'string' to 'uint'"],
       ["double('abc') == 0.0", "type conversion error from 'string' to 'double'"],
+      ["bool('yes')", "type conversion error from 'string' to 'bool'"],
+      ['int(18446744073709551615u) > 0', 'integer overflow'],
       ["claims.nope == 'x'", 'no such key: nope'],
     ]
     for (const [expression, expected] of cases) assert.equal(failure(expression), expected, expression)
+  })
+
+  it('converts a uint and a duration to int, as cel-go does', () => {
+    const compiled = compile('claims', "int(1u) == 1 && int(9223372036854775807u) == 9223372036854775807 && int(duration('1.5s')) == 1500000000 && int(dyn(2u)) == 2", ['bool'])
+    assert.ok('program' in compiled, 'reason' in compiled ? compiled.reason : '')
+    assert.equal(evaluate(compiled.program, {}), true)
   })
 
   it('lets an overflow be absorbed as any error is', () => {
