@@ -81,6 +81,46 @@ export interface FieldError {
   omitsValue?: boolean
 }
 
+/**
+ * The most field errors one validation keeps. Upstream keeps every one; a
+ * body of 3 MiB holds a million invalid items, and each error here (its
+ * path, its value, its detail) costs a few hundred bytes: hundreds of
+ * megabytes held for one request. Past this many, a validation run inside
+ * withFieldErrorCap gets the same placeholder for each further error: it
+ * is still counted (the request is refused all the same, and the answer
+ * counts it in `N more errors not shown`), but it holds nothing.
+ */
+export const MAX_FIELD_ERRORS = 10_000
+
+/** What an error past MAX_FIELD_ERRORS becomes: one shared object, never shown. */
+const NOT_KEPT: FieldError = Object.freeze({ type: 'FieldValueInvalid', field: '', detail: '' })
+
+/** Errors the running validation may still keep; unbounded outside withFieldErrorCap. */
+let keepable = Infinity
+
+/**
+ * Runs a synchronous validation keeping at most MAX_FIELD_ERRORS of the
+ * errors it makes (the first ones); the others are placeholders that
+ * invalidError counts without showing. Synchronous only: the bound is the
+ * module's while `validate` runs.
+ */
+export function withFieldErrorCap<T>(validate: () => T): T {
+  if (keepable !== Infinity) return validate()
+  keepable = MAX_FIELD_ERRORS
+  try {
+    return validate()
+  } finally {
+    keepable = Infinity
+  }
+}
+
+function kept(e: FieldError): FieldError {
+  if (keepable === Infinity) return e
+  if (keepable <= 0) return NOT_KEPT
+  keepable--
+  return e
+}
+
 /** The part after `<field>: `, e.g. `Invalid value: "x": must be ...`. */
 export function errorBody(e: FieldError): string {
   let body = TYPE_TEXT[e.type]
@@ -93,41 +133,46 @@ export function errorText(e: FieldError): string {
   return `${e.field}: ${errorBody(e)}`
 }
 
-export const required = (path: FieldPath, detail = ''): FieldError => ({
-  type: 'FieldValueRequired',
-  field: String(path),
-  detail,
-})
+export const required = (path: FieldPath, detail = ''): FieldError =>
+  kept({
+    type: 'FieldValueRequired',
+    field: String(path),
+    detail,
+  })
 
-export const invalid = (path: FieldPath, value: unknown, detail: string): FieldError => ({
-  type: 'FieldValueInvalid',
-  field: String(path),
-  value,
-  detail,
-})
+export const invalid = (path: FieldPath, value: unknown, detail: string): FieldError =>
+  kept({
+    type: 'FieldValueInvalid',
+    field: String(path),
+    value,
+    detail,
+  })
 
 /** An Invalid error about a field as a whole, without its value (upstream passes field.OmitValueType{}). */
-export const invalidWithoutValue = (path: FieldPath, detail: string): FieldError => ({
-  type: 'FieldValueInvalid',
-  field: String(path),
-  detail,
-  omitsValue: true,
-})
+export const invalidWithoutValue = (path: FieldPath, detail: string): FieldError =>
+  kept({
+    type: 'FieldValueInvalid',
+    field: String(path),
+    detail,
+    omitsValue: true,
+  })
 
 /** upstream's field.NotFound: a reference to something that does not exist (`Not found: "vol"`). */
-export const notFoundField = (path: FieldPath, value: unknown): FieldError => ({
-  type: 'FieldValueNotFound',
-  field: String(path),
-  value,
-  detail: '',
-})
+export const notFoundField = (path: FieldPath, value: unknown): FieldError =>
+  kept({
+    type: 'FieldValueNotFound',
+    field: String(path),
+    value,
+    detail: '',
+  })
 
-export const duplicate = (path: FieldPath, value: unknown): FieldError => ({
-  type: 'FieldValueDuplicate',
-  field: String(path),
-  value,
-  detail: '',
-})
+export const duplicate = (path: FieldPath, value: unknown): FieldError =>
+  kept({
+    type: 'FieldValueDuplicate',
+    field: String(path),
+    value,
+    detail: '',
+  })
 
 /** upstream's NotSupported detail: every supported value, quoted. */
 export const supportedValues = (supported: readonly string[]): string =>
@@ -137,39 +182,44 @@ export const notSupported = (path: FieldPath, value: unknown, supported: readonl
   notSupportedWith(path, value, supportedValues(supported))
 
 /** The same, with the detail made once by the caller (supportedValues) for a long list checked many times. */
-export const notSupportedWith = (path: FieldPath, value: unknown, detail: string): FieldError => ({
-  type: 'FieldValueNotSupported',
-  field: String(path),
-  value,
-  detail,
-})
+export const notSupportedWith = (path: FieldPath, value: unknown, detail: string): FieldError =>
+  kept({
+    type: 'FieldValueNotSupported',
+    field: String(path),
+    value,
+    detail,
+  })
 
-export const forbiddenField = (path: FieldPath, detail: string): FieldError => ({
-  type: 'FieldValueForbidden',
-  field: String(path),
-  detail,
-})
+export const forbiddenField = (path: FieldPath, detail: string): FieldError =>
+  kept({
+    type: 'FieldValueForbidden',
+    field: String(path),
+    detail,
+  })
 
-export const tooLong = (path: FieldPath, maxBytes: number): FieldError => ({
-  type: 'FieldValueTooLong',
-  field: String(path),
-  detail: `may not be more than ${maxBytes} bytes`,
-})
+export const tooLong = (path: FieldPath, maxBytes: number): FieldError =>
+  kept({
+    type: 'FieldValueTooLong',
+    field: String(path),
+    detail: `may not be more than ${maxBytes} bytes`,
+  })
 
 /** upstream's field.TooMany: `Too many: 65: must have at most 64 items`. */
-export const tooMany = (path: FieldPath, actual: number, max: number): FieldError => ({
-  type: 'FieldValueTooMany',
-  field: String(path),
-  value: actual,
-  detail: `must have at most ${max} items`,
-})
+export const tooMany = (path: FieldPath, actual: number, max: number): FieldError =>
+  kept({
+    type: 'FieldValueTooMany',
+    field: String(path),
+    value: actual,
+    detail: `must have at most ${max} items`,
+  })
 
-export const typeInvalid = (path: FieldPath, value: unknown, detail: string): FieldError => ({
-  type: 'FieldValueTypeInvalid',
-  field: String(path),
-  value,
-  detail,
-})
+export const typeInvalid = (path: FieldPath, value: unknown, detail: string): FieldError =>
+  kept({
+    type: 'FieldValueTypeInvalid',
+    field: String(path),
+    value,
+    detail,
+  })
 
 /** `Kind` for the core group, `Kind.group` otherwise: upstream's GroupKind.String(). */
 export function qualifiedKind(group: string, kind: string): string {
@@ -193,6 +243,8 @@ export function invalidError(group: string, kind: string, name: string, errors: 
   const shownTexts: string[] = []
   let size = 0
   for (const e of errors) {
+    // The first placeholder ends what is shown: the causes stay the first errors, in order.
+    if (e === NOT_KEPT) break
     // Concatenated, not yet copied: its length is known without building it.
     const text = errorText(e)
     if (shown.length > 0 && size + text.length > MAX_INVALID_TEXT_BYTES) break

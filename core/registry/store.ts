@@ -10,7 +10,7 @@ import { reissueAtLatest } from '../storage/continue-token.js'
 import { markedLarge } from '../machinery/large-objects.js'
 import { type Preconditions, type Storage, StorageError, type Watcher, type WatchOptions } from '../storage/interface.js'
 import { asGoEncodes, asGoEncodesInSteps } from '../encoding/canonical.js'
-import { fieldPath, invalid, invalidError } from '../machinery/field.js'
+import { fieldPath, invalid, invalidError, withFieldErrorCap } from '../machinery/field.js'
 import { goPrint } from '../machinery/go-format.js'
 import { UndecodableBody } from '../resources/schema/json-decoding.js'
 import { isValidPathSegmentName } from '../machinery/names.js'
@@ -299,7 +299,7 @@ export class ResourceStore {
     initialGeneration(this.entry, obj)
     await this.entry.strategy.prepareValidation?.(obj)
     await steps.pause()
-    const errs = [...validateObjectMeta(obj, this.entry), ...(this.entry.strategy.validate?.(obj, sctx) ?? [])]
+    const errs = withFieldErrorCap(() => [...validateObjectMeta(obj, this.entry), ...(this.entry.strategy.validate?.(obj, sctx) ?? [])])
     if (errs.length) throw invalidError(this.entry.invalidKindGroup ?? this.entry.group, this.entry.kind, name, errs)
     await steps.pause()
     // Kept, and shown to the validating plugins, as upstream's struct encodes.
@@ -401,12 +401,12 @@ export class ResourceStore {
       nextGeneration(this.entry, obj, current)
       await this.entry.strategy.prepareValidation?.(obj, current)
       await steps.pause()
-      const errs = [
+      const errs = withFieldErrorCap(() => [
         ...validateObjectMetaUpdate(obj, current, this.entry),
         ...(ownValidation
           ? ownValidation(obj, current, this.strategyContext(ctx))
           : (this.entry.strategy.validateUpdate?.(obj, current, this.strategyContext(ctx)) ?? [])),
-      ]
+      ])
       if (errs.length) throw invalidError(this.entry.invalidKindGroup ?? this.entry.group, this.entry.kind, name, errs)
       await steps.pause()
       obj = await goEncoded(obj, steps)
