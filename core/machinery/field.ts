@@ -114,7 +114,8 @@ export function withFieldErrorCap<T>(validate: () => T): T {
   }
 }
 
-function kept(e: FieldError): FieldError {
+/** An error as made, or the placeholder once the running validation keeps no more: every FieldError goes through it. */
+export function kept(e: FieldError): FieldError {
   if (keepable === Infinity) return e
   if (keepable <= 0) return NOT_KEPT
   keepable--

@@ -8,7 +8,7 @@
  */
 import { badRequest } from './status-error.js'
 import { type Checkpointed, runAtOnce, runInSlices } from './time-slice.js'
-import { aggregateText, errorText, type FieldError } from './field.js'
+import { aggregateText, errorText, type FieldError, kept } from './field.js'
 import { isQualifiedName, isValidLabelValue } from './names.js'
 import { LabelMatcher } from './label-match.js'
 
@@ -163,7 +163,7 @@ function parseInt64(s: string): bigint | undefined {
 
 /** A field error rendered as upstream renders one whose path is nil. */
 function fieldInvalid(field: string, value: unknown, detail: string): FieldError {
-  return { type: 'FieldValueInvalid', field, value, detail }
+  return kept({ type: 'FieldValueInvalid', field, value, detail })
 }
 
 function keyProblem(key: string, field: string): FieldError | undefined {

@@ -12,7 +12,7 @@
  * decode; and the dynamic kubelet configuration (spec.configSource,
  * status.config), which a 1.32 server drops before validation (node-strategy.ts).
  */
-import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, notSupported, required } from '../../machinery/field.js'
+import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, notSupported, required, kept } from '../../machinery/field.js'
 import { GoLiteral, goPointerText, goQuote, goStrings } from '../../machinery/go-format.js'
 import { isQualifiedName, isValidLabelValue } from '../../machinery/names.js'
 import type { KubeObject } from '../../machinery/object.js'
@@ -55,7 +55,7 @@ function validateTaints(taints: unknown[], path: FieldPath): FieldError[] {
     else if (!TAINT_EFFECTS.includes(effect)) errs.push(notSupported(at.child('effect'), effect, TAINT_EFFECTS))
     const keys = seen.get(effect) ?? new Set<string>()
     if (keys.has(key)) {
-      errs.push({ type: 'FieldValueDuplicate', field: String(at), value: goTaint(taint), detail: 'taints must be unique by key and effect pair' })
+      errs.push(kept({ type: 'FieldValueDuplicate', field: String(at), value: goTaint(taint), detail: 'taints must be unique by key and effect pair' }))
       return
     }
     keys.add(key)
@@ -103,7 +103,7 @@ function validatePodCIDRs(cidrs: string[]): FieldError[] {
   if (!dual || cidrs.length > 2) errs.push(invalid(path, goStrings(cidrs), 'may specify no more than one CIDR for each IP family'))
   const seen = new Set<string>()
   cidrs.forEach((cidr, i) => {
-    if (seen.has(cidr)) errs.push({ type: 'FieldValueDuplicate', field: String(path.index(i)), value: cidr, detail: '' })
+    if (seen.has(cidr)) errs.push(kept({ type: 'FieldValueDuplicate', field: String(path.index(i)), value: cidr, detail: '' }))
     seen.add(cidr)
   })
   return errs
@@ -132,7 +132,7 @@ export function validateNodeUpdate(node: KubeObject, old: KubeObject): FieldErro
   list(statusOf(node)['addresses']).forEach((a, i) => {
     const address = record(a)
     const key = JSON.stringify([text(address['type']), text(address['address'])])
-    if (seen.has(key)) errs.push({ type: 'FieldValueDuplicate', field: String(fieldPath('status').child('addresses').index(i)), value: goAddress(address), detail: '' })
+    if (seen.has(key)) errs.push(kept({ type: 'FieldValueDuplicate', field: String(fieldPath('status').child('addresses').index(i)), value: goAddress(address), detail: '' }))
     seen.add(key)
   })
   const spec = specOf(node)

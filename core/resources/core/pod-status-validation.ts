@@ -12,7 +12,7 @@
  * the allocated resources' health (ResourceHealthStatus, alpha) and the
  * resource claim statuses (DynamicResourceAllocation, off by default).
  */
-import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid } from '../../machinery/field.js'
+import { type FieldError, type FieldPath, fieldPath, forbiddenField, invalid, kept } from '../../machinery/field.js'
 import { GoLiteral, goQuote } from '../../machinery/go-format.js'
 import { isDNS1123Subdomain, isQualifiedName } from '../../machinery/names.js'
 import type { KubeObject } from '../../machinery/object.js'
@@ -94,7 +94,7 @@ function multipleAddressErrors(entries: unknown[], path: FieldPath, type: string
   const duplicateErrs: FieldError[] = []
   const seen = new Set<string>()
   ips.forEach((ip, i) => {
-    if (seen.has(ip)) duplicateErrs.push({ type: 'FieldValueDuplicate', field: String(path.index(i)), value: goAddress(type, entries[i]), detail: '' })
+    if (seen.has(ip)) duplicateErrs.push(kept({ type: 'FieldValueDuplicate', field: String(path.index(i)), value: goAddress(type, entries[i]), detail: '' }))
     seen.add(ip)
   })
   return duplicatesFirst ? [...duplicateErrs, ...familyErrs] : [...familyErrs, ...duplicateErrs]
