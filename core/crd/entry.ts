@@ -24,17 +24,17 @@ import { decodeAs } from '../resources/schema/json-decoding.js'
 import type { TypeDef } from '../resources/schema/model.js'
 import { validateCustomResourceScale } from '../resources/scale-paths.js'
 import { sameJson } from '../machinery/same-json.js'
-import { type FieldError, FieldPath } from '../machinery/field.js'
+import { type FieldError, FieldPath, withFieldErrorCapInSteps } from '../machinery/field.js'
 import { type CelSchemaProps, compileRules, type CompiledRules, validateRules } from '../crd-schema/cel-rules.js'
 import { customResourceColumns } from './columns.js'
 import { applySchemaDefaults } from './defaults.js'
 import { prune } from './prune.js'
-import { ratchet } from './ratcheting.js'
+import { ratchet, stillCounts } from './ratcheting.js'
 import type { JSONSchemaProps } from '../crd-schema/schema.js'
 import { selectableFieldSet } from './selectable-fields.js'
 import { defaultingFromStorage } from './storage-defaults.js'
-import { validateObject, validateObjectInSteps } from './validate.js'
-import { runInSlices } from '../machinery/time-slice.js'
+import { validateObjectInSteps } from './validate.js'
+import { type Checkpointed, runAtOnce, runInSlices } from '../machinery/time-slice.js'
 import { appendAll } from '../machinery/append-all.js'
 
 /** What building the entries needs from the server: how versions convert (webhooks need a client). */
@@ -163,8 +163,11 @@ function customResourceStrategy(
   const scale = version.subresources?.scale
   // Schema errors found in slices just before validation (prepareValidation), read back by it.
   const schemaErrors = new WeakMap<KubeObject, FieldError[]>()
+  // The schema's errors, the first MAX_FIELD_ERRORS kept; on an update, those ratcheting drops do not count.
+  const schemaWalk = (obj: KubeObject, old: KubeObject | undefined): Checkpointed<FieldError[]> =>
+    withFieldErrorCapInSteps(validateObjectInSteps(obj, schema, FieldPath.root('')), old ? (e) => stillCounts(e, obj, old) : undefined)
   const check = (obj: KubeObject, old: KubeObject | undefined): FieldError[] => {
-    const found = schemaErrors.get(obj) ?? validateObject(obj, schema, FieldPath.root(''))
+    const found = schemaErrors.get(obj) ?? runAtOnce(schemaWalk(obj, old))
     schemaErrors.delete(obj)
     const errs = old ? ratchet(found, obj, old) : found
     if (scale) appendAll(errs, validateCustomResourceScale(obj, scale))
@@ -188,8 +191,8 @@ function customResourceStrategy(
       obj.metadata.generation = sameJson(content(obj, hasStatus), content(old, hasStatus)) ? generation : generation + 1
     },
     // The walk of a large object over a schema of many junctors takes seconds: other requests run between its slices.
-    async prepareValidation(obj) {
-      schemaErrors.set(obj, await runInSlices(validateObjectInSteps(obj, schema, FieldPath.root(''))))
+    async prepareValidation(obj, old) {
+      schemaErrors.set(obj, await runInSlices(schemaWalk(obj, old)))
     },
     validate: (obj) => check(obj, undefined),
     validateUpdate: (obj, old) => check(obj, old),

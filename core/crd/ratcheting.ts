@@ -37,13 +37,16 @@ function steps(field: string): (string | number)[] {
   return out
 }
 
+/** Whether an update still has to answer for an error: it is at a field the update changed. */
+export function stillCounts(err: FieldError, obj: unknown, old: unknown): boolean {
+  const path = steps(err.field)
+  if (path.length === 0) return true
+  const where = err.type === 'FieldValueRequired' ? path.slice(0, -1) : path
+  const before = at(old, ...where)
+  return before === undefined || !sameJson(at(obj, ...where), before)
+}
+
 /** The errors an update still has to answer for: those at fields it changed. */
 export function ratchet(errors: readonly FieldError[], obj: unknown, old: unknown): FieldError[] {
-  return errors.filter((err) => {
-    const path = steps(err.field)
-    if (path.length === 0) return true
-    const where = err.type === 'FieldValueRequired' ? path.slice(0, -1) : path
-    const before = at(old, ...where)
-    return before === undefined || !sameJson(at(obj, ...where), before)
-  })
+  return errors.filter((err) => stillCounts(err, obj, old))
 }

@@ -97,6 +97,8 @@ const NOT_KEPT: FieldError = Object.freeze({ type: 'FieldValueInvalid', field: '
 
 /** Errors the running validation may still keep; unbounded outside withFieldErrorCap. */
 let keepable = Infinity
+/** Which errors the running validation counts at all (the others, ratcheted away, are kept as made and cost nothing of the bound). */
+let counted: ((e: FieldError) => boolean) | undefined
 
 /**
  * Runs a synchronous validation keeping at most MAX_FIELD_ERRORS of the
@@ -114,9 +116,34 @@ export function withFieldErrorCap<T>(validate: () => T): T {
   }
 }
 
+/**
+ * The same bound over a validation run in steps (a generator other requests
+ * run between): the bound is set for each step and what is left carried to
+ * the next. `counts` says which errors the bound counts: an update's schema
+ * errors that ratcheting drops later are kept as made.
+ */
+export function* withFieldErrorCapInSteps<T>(work: Generator<void, T, void>, counts?: (e: FieldError) => boolean): Generator<void, T, void> {
+  let left = MAX_FIELD_ERRORS
+  for (;;) {
+    const outer = { keepable, counted }
+    keepable = left
+    counted = counts
+    let step: IteratorResult<void, T>
+    try {
+      step = work.next()
+    } finally {
+      left = keepable
+      ;({ keepable, counted } = outer)
+    }
+    if (step.done) return step.value
+    yield
+  }
+}
+
 /** An error as made, or the placeholder once the running validation keeps no more: every FieldError goes through it. */
 export function kept(e: FieldError): FieldError {
   if (keepable === Infinity) return e
+  if (counted && !counted(e)) return e
   if (keepable <= 0) return NOT_KEPT
   keepable--
   return e

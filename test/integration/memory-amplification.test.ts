@@ -9,7 +9,8 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
 import { fieldPath, invalid, invalidError, MAX_FIELD_ERRORS, required, withFieldErrorCap } from '../../core/machinery/field.js'
-import { startServer, type TestClient } from './harness.js'
+import { CRDS, widgetDefinition } from './crd-fixtures.js'
+import { eventually, startServer, type TestClient } from './harness.js'
 
 const CM = '/api/v1/namespaces/default/configmaps'
 const SERVICES = '/api/v1/namespaces/default/services'
@@ -114,6 +115,59 @@ describe('a body of a million invalid items', { timeout: 120_000 }, () => {
       replies.map((r) => r.body.details.causes.length + notShown(r.body.message)),
       [4 * 200_000 - 1, 4 * 300_000 - 1, 4 * 400_000 - 1],
     )
+  })
+})
+
+describe('a custom resource of a million values its schema refuses', { timeout: 120_000 }, () => {
+  const WIDGETS = '/apis/bound.example.com/v1/namespaces/default/widgets'
+  const schema = (minimum?: number) => ({
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: { note: { type: 'string' }, items: { type: 'array', items: { type: 'integer', ...(minimum ? { minimum } : {}) } } },
+      },
+    },
+  })
+  const widget = (name: string, n: number, value: number, extra = '') =>
+    `{"apiVersion":"bound.example.com/v1","kind":"Widget","metadata":{"name":"${name}"${extra}},"spec":{"items":[${items(n, String(value))}]}}`
+  let api: TestClient
+  before(async () => {
+    api = await startServer()
+    assert.equal((await api.post(CRDS, widgetDefinition('bound.example.com', schema()))).status, 201)
+    await eventually('widgets are served', async () => (await api.get(WIDGETS)).status === 200)
+  })
+
+  it('keeps the schema\'s first errors on create, counts the rest, and ratchets an update of values stored before the schema changed', async () => {
+    const stored = 20_000
+    assert.equal((await api.post(WIDGETS, widget('old', stored, 1))).status, 201)
+    const crd = (await api.get(`${CRDS}/widgets.bound.example.com`)).body
+    crd.spec.versions[0].schema.openAPIV3Schema = schema(5)
+    assert.equal((await api.put(`${CRDS}/widgets.bound.example.com`, crd)).status, 200)
+    await eventually('the minimum is enforced', async () => (await api.post(WIDGETS, widget('probe', 1, 1))).status === 422)
+
+    const n = 1_000_000
+    const r = await api.post(WIDGETS, widget('new', n, 1))
+    assert.equal(r.status, 422, r.text.slice(0, 300))
+    assert.deepEqual(r.body.details.causes[0], {
+      reason: 'FieldValueInvalid',
+      message: 'Invalid value: 1: spec.items[0] in body should be greater than or equal to 5',
+      field: 'spec.items[0]',
+    })
+    assert.ok(r.body.details.causes.length <= MAX_FIELD_ERRORS)
+    assert.equal(r.body.details.causes.length + notShown(r.body.message), n)
+    assert.equal((await api.get(`${WIDGETS}/new`)).status, 404)
+
+    // More unchanged invalid values than the bound: ratcheting drops them all, the update is served.
+    const old = (await api.get(`${WIDGETS}/old`)).body
+    old.spec.note = 'changed'
+    const kept = await api.put(`${WIDGETS}/old`, old)
+    assert.equal(kept.status, 200, kept.text.slice(0, 300))
+    // Every value changed to another refused one: each counts again.
+    const changed = await api.put(`${WIDGETS}/old`, widget('old', stored, 2, `,"resourceVersion":"${kept.body.metadata.resourceVersion}"`))
+    assert.equal(changed.status, 422, changed.text.slice(0, 300))
+    assert.equal(changed.body.details.causes.length + notShown(changed.body.message), stored)
+    assert.deepEqual((await api.get(`${WIDGETS}/old`)).body.spec.items.slice(0, 2), [1, 1])
   })
 })
 
