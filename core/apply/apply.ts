@@ -22,6 +22,7 @@ import { recordChange } from './update.js'
 import { recordApply, type UpdaterContext } from './updater.js'
 import { cloneJsonInSteps, formatTimestamp } from '../machinery/object.js'
 import { runAtOnce, type Checkpointed } from '../machinery/time-slice.js'
+import { MAX_INVALID_TEXT_BYTES } from '../machinery/field.js'
 
 export interface ApplyOptions extends ManagedFieldsOptions {
   /** take fields from other managers instead of failing with a conflict */
@@ -50,6 +51,24 @@ export function checkAppliedVersion(applied: Record<string, unknown>, apiVersion
   }
 }
 
+/**
+ * The lines of a typing error, as upstream's ValidationErrors prints them,
+ * up to MAX_INVALID_TEXT_BYTES of them: a body of 3 MiB of duplicate
+ * entries makes 750,000 errors, a message of 43 MB where upstream lists
+ * every one. The others are counted, as an Invalid answer counts them.
+ */
+function typingErrorLines(errors: readonly string[]): string[] {
+  const lines: string[] = []
+  let size = 0
+  for (const e of errors) {
+    if (lines.length > 0 && size + e.length > MAX_INVALID_TEXT_BYTES) break
+    size += e.length
+    lines.push(`  ${e}`)
+  }
+  if (lines.length < errors.length) lines.push(`  ${errors.length - lines.length} more errors not shown`)
+  return lines
+}
+
 function* checkApplied(applied: Record<string, unknown>, ctx: UpdaterContext, opts: ApplyOptions): Checkpointed<void> {
   checkAppliedVersion(applied, opts.apiVersion)
   const sent = managedFieldsOf(applied)
@@ -58,7 +77,7 @@ function* checkApplied(applied: Record<string, unknown>, ctx: UpdaterContext, op
   if (errors.length > 0) {
     const meta = isObject(applied['metadata']) ? applied['metadata'] : {}
     const who = `${String(meta['namespace'] ?? '')}/${String(meta['name'] ?? '')}; ${gvkText(opts.typeName, applied, opts)}`
-    const text = errors.length === 1 ? errors[0] : ['errors:', ...errors.map((e) => `  ${e}`)].join('\n')
+    const text = errors.length === 1 ? errors[0] : ['errors:', ...typingErrorLines(errors)].join('\n')
     throw new ApplyInvalidError(`failed to create typed patch object (${who}): ${text}`, 'typing')
   }
 }

@@ -171,6 +171,28 @@ describe('a custom resource of a million values its schema refuses', { timeout: 
   })
 })
 
+describe('an apply of 750000 duplicate entries', { timeout: 120_000 }, () => {
+  it('is refused with upstream\'s 400, its errors listed up to a bound and the rest counted, and stores nothing', async () => {
+    const api = await startServer()
+    const n = 750_000
+    const body = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"ap","finalizers":[${items(n, '"!"')}]}}`
+    assert.ok(body.length < LIMIT)
+    const r = await api.patch(`${CM}/ap?fieldManager=m`, body, 'application/apply-patch+yaml')
+    assert.equal(r.status, 400, r.text.slice(0, 300))
+    assert.equal(r.body.reason, 'BadRequest')
+    const line = '  .metadata.finalizers: duplicate entries for key [="!"]'
+    const lines = (r.body.message as string).split('\n')
+    assert.equal(lines[0], 'failed to create typed patch object (/ap; /v1, Kind=ConfigMap): errors:')
+    assert.deepEqual(lines.slice(1, -1), Array(lines.length - 2).fill(line))
+    const m = /^ {2}(\d+) more errors not shown$/.exec(lines.at(-1)!)
+    assert.ok(m, lines.at(-1))
+    // One error for each entry after the first, all counted.
+    assert.equal(lines.length - 2 + Number(m[1]), n - 1)
+    assert.ok(r.text.length < body.length, `an answer of ${r.text.length} bytes to a body of ${body.length}`)
+    assert.equal((await api.get(`${CM}/ap`)).status, 404)
+  })
+})
+
 describe('withFieldErrorCap', () => {
   it('keeps the first MAX_FIELD_ERRORS errors as made, the others one placeholder, counted by invalidError', () => {
     const errs = withFieldErrorCap(() => Array.from({ length: 3 * MAX_FIELD_ERRORS }, (_, i) => invalid(fieldPath('items').index(i), i, 'bad')))
