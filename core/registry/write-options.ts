@@ -5,7 +5,7 @@
  * kind, e.g. `CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported
  * value: []string{"Some"}: supported values: "All"`.
  */
-import { type FieldError, fieldPath, invalid, invalidError, tooLong } from '../machinery/field.js'
+import { type FieldError, fieldPath, invalid, invalidError, tooLong, withFieldErrorCap } from '../machinery/field.js'
 import { utf8LengthUpTo } from '../machinery/utf8-length.js'
 import { dryRunErrors } from './deletion.js'
 import { appendAll } from '../machinery/append-all.js'
@@ -25,6 +25,11 @@ const MAX_FIELD_MANAGER_BYTES = 128
  * 128 bytes of printable characters, and no dry run directive but `All`.
  */
 export function writeOptionErrors(params: URLSearchParams): FieldError[] {
+  // A control character for each byte of a megabyte's query is an error each: the first MAX_FIELD_ERRORS are kept.
+  return withFieldErrorCap(() => fieldManagerAndDryRunErrors(params))
+}
+
+function fieldManagerAndDryRunErrors(params: URLSearchParams): FieldError[] {
   const errs: FieldError[] = []
   const manager = params.get('fieldManager') ?? ''
   if (utf8LengthUpTo(manager, MAX_FIELD_MANAGER_BYTES) > MAX_FIELD_MANAGER_BYTES) errs.push(tooLong(fieldPath('fieldManager'), MAX_FIELD_MANAGER_BYTES))

@@ -1,14 +1,17 @@
 /**
  * A body of 3 MiB can hold a million invalid items. Each error kept is a
  * few hundred bytes, so keeping them all held hundreds of megabytes per
- * request (four such requests at once ran a 384 MB heap out of memory).
- * A validation keeps its first MAX_FIELD_ERRORS errors and counts the
- * others: the answer is upstream's 422 with its first causes, in order,
- * and the rest counted in the message.
+ * request (one Service of a million empty ports ran a 768 MB heap out of
+ * memory). A validation keeps its first MAX_FIELD_ERRORS errors and counts
+ * the others: the answer is upstream's 422 with its first causes, in
+ * order, and the rest counted in the message. The same for a custom
+ * resource's schema (with ratcheting intact), the query's write options,
+ * and the typing errors of an apply (listed up to a bound, not 43 MB).
  */
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
 import { fieldPath, invalid, invalidError, MAX_FIELD_ERRORS, required, withFieldErrorCap } from '../../core/machinery/field.js'
+import { writeOptionErrors } from '../../core/registry/write-options.js'
 import { CRDS, widgetDefinition } from './crd-fixtures.js'
 import { eventually, startServer, type TestClient } from './harness.js'
 
@@ -190,6 +193,25 @@ describe('an apply of 750000 duplicate entries', { timeout: 120_000 }, () => {
     assert.equal(lines.length - 2 + Number(m[1]), n - 1)
     assert.ok(r.text.length < body.length, `an answer of ${r.text.length} bytes to a body of ${body.length}`)
     assert.equal((await api.get(`${CM}/ap`)).status, 404)
+  })
+})
+
+describe('a field manager of 300000 control characters', () => {
+  it('is refused with 422 on CreateOptions, every error counted, and stores nothing', async () => {
+    const api = await startServer()
+    const r = await api.post(`${CM}?fieldManager=${'%01'.repeat(300_000)}`, { metadata: { name: 'managed' } })
+    assert.equal(r.status, 422, r.text.slice(0, 300))
+    assert.deepEqual(r.body.details.causes[0], { reason: 'FieldValueTooLong', message: 'Too long: may not be more than 128 bytes', field: 'fieldManager' })
+    assert.ok(r.body.details.causes.length <= MAX_FIELD_ERRORS)
+    // Too long, then one for each character.
+    assert.equal(r.body.details.causes.length + notShown(r.body.message), 1 + 300_000)
+    assert.equal((await api.get(`${CM}/managed`)).status, 404)
+  })
+
+  it('is checked holding at most MAX_FIELD_ERRORS errors', () => {
+    const errs = writeOptionErrors(new URLSearchParams({ fieldManager: '\u0001'.repeat(300_000) }))
+    assert.equal(errs.length, 1 + 300_000)
+    assert.equal(new Set(errs).size, MAX_FIELD_ERRORS + 1)
   })
 })
 
