@@ -35,9 +35,9 @@ function portNameProblems(name: string): string[] {
   return out
 }
 
-/** A Go-syntax rendering of the (protocol, port) pair upstream reports as a duplicate. */
+/** A Go-syntax rendering of the (protocol, port) pair upstream reports as a duplicate; an unset field is Go's zero value. */
 function portKey(protocol: unknown, port: unknown): string {
-  return `core.ServicePort{Name:"", Protocol:"${String(protocol)}", AppProtocol:(*string)(nil), Port:${String(port)}, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:""}, NodePort:0}`
+  return `core.ServicePort{Name:"", Protocol:"${String(protocol ?? '')}", AppProtocol:(*string)(nil), Port:${String(port ?? 0)}, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:""}, NodePort:0}`
 }
 
 function validatePort(port: ServicePort, path: FieldPath, requireName: boolean, names: Set<string>): FieldError[] {

@@ -73,6 +73,12 @@ describe('service validation', () => {
     assert.deepEqual(problems({ ports: [{ name: 'a', port: 80 }, { name: 'a', port: 81 }] }), ['spec.ports[1].name: Duplicate value: "a"'])
   })
 
+  it('writes an unset port of a duplicate pair as Go does, its zero value', () => {
+    const texts = problems({ ports: [{ name: 'a' }, { name: 'b' }] })
+    assert.ok(texts.some((t) => t.startsWith('spec.ports[1]: Duplicate value: core.ServicePort{') && t.includes(' Port:0, ')), texts.join('\n'))
+    assert.ok(!texts.some((t) => t.includes('undefined')), texts.join('\n'))
+  })
+
   it('refuses the same port and protocol twice, an unknown protocol, and a bad target port name', () => {
     assert.deepEqual(problems({ ports: [{ name: 'a', port: 80 }, { name: 'b', port: 80 }] }), [
       'spec.ports[1]: Duplicate value: core.ServicePort{Name:"", Protocol:"TCP", AppProtocol:(*string)(nil), Port:80, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:""}, NodePort:0}',
