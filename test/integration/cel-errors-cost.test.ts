@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
-import { eventually, type Reply, startServer, type TestClient } from './harness.js'
+import { causeLines, eventually, startServer, type TestClient } from './harness.js'
 import { CRDS } from './crd-fixtures.js'
 
 const CANCELLED = 'operation cancelled: actual cost limit exceeded'
@@ -18,7 +18,7 @@ const WAIT_MS = 30_000
 /** A literal that puts the loop 90,000 characters into the rule. */
 const PADDING = `'${'a'.repeat(90_000)}' != ''`
 
-const causes = (res: Reply): string[] => (res.body?.details?.causes ?? []).map((c: { field?: string; message: string }) => `${c.field ?? ''}: ${c.message}`)
+const causes = causeLines
 
 function definition(plural: string, rule: string): Record<string, unknown> {
   const spec = {

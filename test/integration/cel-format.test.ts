@@ -6,12 +6,12 @@
  */
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
-import { eventually, type Reply, startServer, type TestClient } from './harness.js'
-import { CRDS } from './crd-fixtures.js'
+import { causeLines, startServer, type TestClient } from './harness.js'
+import { createServedDefinition } from './crd-fixtures.js'
 
 const PATH = '/apis/format.example.com/v1/namespaces/default/budgets'
 
-const causes = (res: Reply): string[] => (res.body?.details?.causes ?? []).map((c: { field?: string; message: string }) => `${c.field ?? ''}: ${c.message}`)
+const causes = causeLines
 
 describe('format() in a CRD message expression', () => {
   let client: TestClient
@@ -29,7 +29,9 @@ describe('format() in a CRD message expression', () => {
           rule: 'self.amount < 1000000.0',
           messageExpression: "'amount %s of %s over %s is too large'.format([self.amount, self.owners, duration(self.period)])",
         },
-        { rule: 'self.amount < 2000000.0', messageExpression: "'amount ' + string(self.amount) + ' past ' + string(2000000.0)" },
+        // string() alone: its result has no size cel-go's estimator knows, so concatenating it would put the
+        // rule over the cost budget, as upstream refuses it.
+        { rule: 'self.amount < 2000000.0', messageExpression: 'string(self.amount)' },
       ],
     }
     const crd = {
@@ -41,9 +43,7 @@ describe('format() in a CRD message expression', () => {
         versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }],
       },
     }
-    const written = await client.post(CRDS, crd)
-    assert.equal(written.status, 201, written.text)
-    await eventually('budgets are served', async () => (await client.get(PATH)).status === 200, 30_000)
+    await createServedDefinition(client, crd, PATH)
   })
 
   it("refuses an object with the message cel-go writes, and stores nothing", async () => {
@@ -51,7 +51,7 @@ describe('format() in a CRD message expression', () => {
     assert.equal(res.status, 422, res.text.slice(-300))
     assert.deepEqual(causes(res), [
       'spec: Invalid value: "object": amount 2.5000005e+06 of ["a\\"b", "c"] over 3600s is too large',
-      'spec: Invalid value: "object": amount 2.5000005e+06 past 2e+06',
+      'spec: Invalid value: "object": 2.5000005e+06',
     ])
     assert.equal((await client.get(`${PATH}/big`)).status, 404)
   })

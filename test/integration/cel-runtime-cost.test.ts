@@ -15,14 +15,14 @@ import { after, before, describe, it } from 'node:test'
 import { nodeWebhookClient, type NodeWebhookClient } from '../../runtimes/node/daemon/webhook-client.js'
 import { ADMISSION_ATTACKS, ATTACK_DATA, celAttacks, doublingVariables, EIGHT, TEXT, THOUSAND } from '../fuzz/cel-attacks.js'
 import { type AdmissionWebhookServer, answer, startAdmissionWebhook } from './admission-webhook-server.js'
-import { createTestServer, eventually, type Reply, startServer, TestClient } from './harness.js'
+import { causeLines, createTestServer, eventually, startServer, TestClient } from './harness.js'
 
 const CANCELLED = 'operation cancelled: actual cost limit exceeded'
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions'
 const ADM = '/apis/admissionregistration.k8s.io/v1'
 const WAIT_MS = 60_000
 
-const causes = (res: Reply): string[] => (res.body?.details?.causes ?? []).map((c: { field?: string; message: string }) => `${c.field ?? ''}: ${c.message}`)
+const causes = causeLines
 
 /** The server is ready and writes an ordinary object, and what was refused is not stored. */
 async function stillServing(client: TestClient, ns: string, name: string): Promise<void> {

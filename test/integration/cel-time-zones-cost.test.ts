@@ -8,13 +8,13 @@
  */
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
-import { eventually, type Reply, startServer, type TestClient } from './harness.js'
-import { CRDS } from './crd-fixtures.js'
+import { causeLines, startServer, type TestClient } from './harness.js'
+import { createServedDefinition } from './crd-fixtures.js'
 
 const CANCELLED = 'operation cancelled: actual cost limit exceeded'
 const PATH = '/apis/zones.example.com/v1/namespaces/default/clocks'
 
-const causes = (res: Reply): string[] => (res.body?.details?.causes ?? []).map((c: { field?: string; message: string }) => `${c.field ?? ''}: ${c.message}`)
+const causes = causeLines
 
 describe('timestamp fields in a time zone', () => {
   let client: TestClient
@@ -37,9 +37,7 @@ describe('timestamp fields in a time zone', () => {
         versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }],
       },
     }
-    const written = await client.post(CRDS, crd)
-    assert.equal(written.status, 201, written.text)
-    await eventually('clocks are served', async () => (await client.get(PATH)).status === 200, 30_000)
+    await createServedDefinition(client, crd, PATH)
   })
 
   const clock = (name: string, items: number) => ({

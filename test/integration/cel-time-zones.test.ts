@@ -6,12 +6,12 @@
  */
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
-import { eventually, type Reply, startServer, type TestClient } from './harness.js'
-import { CRDS } from './crd-fixtures.js'
+import { causeLines, startServer, type TestClient } from './harness.js'
+import { createServedDefinition } from './crd-fixtures.js'
 
 const PATH = '/apis/zones.example.com/v1/namespaces/default/shifts'
 
-const causes = (res: Reply): string[] => (res.body?.details?.causes ?? []).map((c: { field?: string; message: string }) => `${c.field ?? ''}: ${c.message}`)
+const causes = causeLines
 
 describe('timestamp fields in CRD rules', () => {
   let client: TestClient
@@ -38,9 +38,7 @@ describe('timestamp fields in CRD rules', () => {
         versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }],
       },
     }
-    const written = await client.post(CRDS, crd)
-    assert.equal(written.status, 201, written.text)
-    await eventually('shifts are served', async () => (await client.get(PATH)).status === 200, 30_000)
+    await createServedDefinition(client, crd, PATH)
   })
 
   const shift = (name: string, spec: Record<string, string>) => ({ apiVersion: 'zones.example.com/v1', kind: 'Shift', metadata: { name }, spec })

@@ -91,3 +91,10 @@ export async function installDefinition(api: TestClient, crd: { metadata: { name
     return got.body.status?.conditions?.some((c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True') ?? false
   })
 }
+
+/** Creates `definition` (201) and waits until its resource at `path` is served. */
+export async function createServedDefinition(client: TestClient, definition: object, path: string, waitMs = 30_000): Promise<void> {
+  const written = await client.post(CRDS, definition)
+  assert.equal(written.status, 201, written.text.slice(-300))
+  await eventually(`${path} is served`, async () => (await client.get(path)).status === 200, waitMs)
+}

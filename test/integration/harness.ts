@@ -140,3 +140,8 @@ export async function besideAGet<T>(api: TestClient, request: () => Promise<T>):
   assert.equal(got.status, 200, got.text)
   return { answer, order }
 }
+
+/** An Invalid answer's causes as `field: message` lines, as a reader compares them. */
+export function causeLines(res: Reply): string[] {
+  return ((res.body?.details?.causes ?? []) as { field?: string; message: string }[]).map((c) => `${c.field ?? ''}: ${c.message}`)
+}
