@@ -10,15 +10,13 @@
  */
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
-import { causeLines, eventually, startServer, type TestClient } from './harness.js'
-import { CRDS } from './crd-fixtures.js'
+import { causeLines, startServer, type TestClient } from './harness.js'
+import { createServedDefinition, specSchemaDefinition } from './crd-fixtures.js'
 
 const CANCELLED = 'operation cancelled: actual cost limit exceeded'
 const WAIT_MS = 30_000
 /** A literal that puts the loop 90,000 characters into the rule. */
 const PADDING = `'${'a'.repeat(90_000)}' != ''`
-
-const causes = causeLines
 
 function definition(plural: string, rule: string): Record<string, unknown> {
   const spec = {
@@ -26,15 +24,7 @@ function definition(plural: string, rule: string): Record<string, unknown> {
     properties: { l: { type: 'array', maxItems: 300, items: { type: 'integer' } } },
     'x-kubernetes-validations': [{ rule, message: 'looped' }],
   }
-  return {
-    metadata: { name: `${plural}.errors.example.com` },
-    spec: {
-      group: 'errors.example.com',
-      names: { plural, kind: `${plural[0]?.toUpperCase()}${plural.slice(1, -1)}` },
-      scope: 'Namespaced',
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }],
-    },
-  }
+  return specSchemaDefinition('errors.example.com', plural, `${plural[0]?.toUpperCase()}${plural.slice(1, -1)}`, spec)
 }
 
 describe('errors absorbed by CEL loops', () => {
@@ -44,10 +34,8 @@ describe('errors absorbed by CEL loops', () => {
   })
 
   async function install(plural: string, rule: string): Promise<string> {
-    const written = await client.post(CRDS, definition(plural, rule))
-    assert.equal(written.status, 201, written.text.slice(-300))
     const path = `/apis/errors.example.com/v1/namespaces/default/${plural}`
-    await eventually(`${plural} are served`, async () => (await client.get(path)).status === 200, WAIT_MS)
+    await createServedDefinition(client, definition(plural, rule), path, WAIT_MS)
     return path
   }
 
@@ -62,7 +50,7 @@ describe('errors absorbed by CEL loops', () => {
     const path = await install('paddeds', `${PADDING} && self.l.all(i, self.l.all(j, 1/0 > 0))`)
     const res = await client.post(path, object('Padded', 300))
     assert.equal(res.status, 422, res.text.slice(-300))
-    assert.deepEqual(causes(res), [`spec: Invalid value: "object": '${CANCELLED}': no further validation rules will be run due to call cost exceeds limit for rule: looped`])
+    assert.deepEqual(causeLines(res), [`spec: Invalid value: "object": '${CANCELLED}': no further validation rules will be run due to call cost exceeds limit for rule: looped`])
     assert.equal((await client.get(`${path}/looped`)).status, 404)
     assert.equal((await client.get('/readyz')).status, 200)
   })
@@ -71,7 +59,7 @@ describe('errors absorbed by CEL loops', () => {
     const path = await install('fews', `${PADDING} && self.l.all(i, 1/0 > 0)`)
     const res = await client.post(path, object('Few', 20))
     assert.equal(res.status, 422, res.text.slice(-300))
-    assert.deepEqual(causes(res), ['spec: Invalid value: "object": division by zero evaluating rule: looped'])
+    assert.deepEqual(causeLines(res), ['spec: Invalid value: "object": division by zero evaluating rule: looped'])
     assert.equal((await client.get(`${path}/looped`)).status, 404)
   })
 })
@@ -89,17 +77,8 @@ describe('format() over many values', () => {
       },
       'x-kubernetes-validations': [{ rule: "self.l.all(x, self.t.format(self.l) != '')", message: 'formatted' }],
     }
-    const crd = {
-      metadata: { name: 'templates.errors.example.com' },
-      spec: {
-        group: 'errors.example.com',
-        names: { plural: 'templates', kind: 'Template' },
-        scope: 'Namespaced',
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }],
-      },
-    }
-    assert.equal((await client.post(CRDS, crd)).status, 201)
-    await eventually('templates are served', async () => (await client.get(PATH)).status === 200, WAIT_MS)
+    const crd = specSchemaDefinition('errors.example.com', 'templates', 'Template', spec)
+    await createServedDefinition(client, crd, PATH, WAIT_MS)
   })
 
   const template = (name: string, values: number) => ({
@@ -113,7 +92,7 @@ describe('format() over many values', () => {
     // At upstream's price, of the template's characters alone, it ran to the end: a third of a second of the thread.
     const res = await client.post(PATH, template('many', 1000))
     assert.equal(res.status, 422, res.text.slice(-300))
-    assert.deepEqual(causes(res), [`spec: Invalid value: "object": '${CANCELLED}': no further validation rules will be run due to call cost exceeds limit for rule: formatted`])
+    assert.deepEqual(causeLines(res), [`spec: Invalid value: "object": '${CANCELLED}': no further validation rules will be run due to call cost exceeds limit for rule: formatted`])
     assert.equal((await client.get(`${PATH}/many`)).status, 404)
   })
 

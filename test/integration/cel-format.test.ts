@@ -7,11 +7,9 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
 import { causeLines, startServer, type TestClient } from './harness.js'
-import { createServedDefinition } from './crd-fixtures.js'
+import { createServedDefinition, specSchemaDefinition } from './crd-fixtures.js'
 
 const PATH = '/apis/format.example.com/v1/namespaces/default/budgets'
-
-const causes = causeLines
 
 describe('format() in a CRD message expression', () => {
   let client: TestClient
@@ -34,22 +32,14 @@ describe('format() in a CRD message expression', () => {
         { rule: 'self.amount < 2000000.0', messageExpression: 'string(self.amount)' },
       ],
     }
-    const crd = {
-      metadata: { name: 'budgets.format.example.com' },
-      spec: {
-        group: 'format.example.com',
-        names: { plural: 'budgets', kind: 'Budget' },
-        scope: 'Namespaced',
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }],
-      },
-    }
+    const crd = specSchemaDefinition('format.example.com', 'budgets', 'Budget', spec)
     await createServedDefinition(client, crd, PATH)
   })
 
   it("refuses an object with the message cel-go writes, and stores nothing", async () => {
     const res = await client.post(PATH, { apiVersion: 'format.example.com/v1', kind: 'Budget', metadata: { name: 'big' }, spec: { amount: 2500000.5, owners: ['a"b', 'c'], period: '1h' } })
     assert.equal(res.status, 422, res.text.slice(-300))
-    assert.deepEqual(causes(res), [
+    assert.deepEqual(causeLines(res), [
       'spec: Invalid value: "object": amount 2.5000005e+06 of ["a\\"b", "c"] over 3600s is too large',
       'spec: Invalid value: "object": 2.5000005e+06',
     ])

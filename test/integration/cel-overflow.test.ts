@@ -7,11 +7,9 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
 import { causeLines, startServer, type TestClient } from './harness.js'
-import { createServedDefinition } from './crd-fixtures.js'
+import { createServedDefinition, specSchemaDefinition } from './crd-fixtures.js'
 
 const PATH = '/apis/math.example.com/v1/namespaces/default/ratios'
-
-const causes = causeLines
 
 describe('int64 overflow in CRD rules', () => {
   let client: TestClient
@@ -25,15 +23,7 @@ describe('int64 overflow in CRD rules', () => {
         { rule: '!has(self.u) || uint(self.u) >= 0u', message: 'unsigned' },
       ],
     }
-    const crd = {
-      metadata: { name: 'ratios.math.example.com' },
-      spec: {
-        group: 'math.example.com',
-        names: { plural: 'ratios', kind: 'Ratio' },
-        scope: 'Namespaced',
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }],
-      },
-    }
+    const crd = specSchemaDefinition('math.example.com', 'ratios', 'Ratio', spec)
     await createServedDefinition(client, crd, PATH)
   })
 
@@ -44,14 +34,14 @@ describe('int64 overflow in CRD rules', () => {
     const body = JSON.stringify(ratio('min', { a: 0, b: -1 })).replace('"a":0', '"a":-9223372036854775808')
     const res = await client.post(PATH, body)
     assert.equal(res.status, 422, res.text.slice(-300))
-    assert.deepEqual(causes(res), ['spec: Invalid value: "object": integer overflow evaluating rule: ratio'])
+    assert.deepEqual(causeLines(res), ['spec: Invalid value: "object": integer overflow evaluating rule: ratio'])
     assert.equal((await client.get(`${PATH}/min`)).status, 404)
   })
 
   it('refuses a negative int made unsigned with unsigned integer overflow', async () => {
     const res = await client.post(PATH, ratio('neg', { a: 6, b: 3, u: -1 }))
     assert.equal(res.status, 422, res.text.slice(-300))
-    assert.deepEqual(causes(res), ['spec: Invalid value: "object": unsigned integer overflow evaluating rule: unsigned'])
+    assert.deepEqual(causeLines(res), ['spec: Invalid value: "object": unsigned integer overflow evaluating rule: unsigned'])
     assert.equal((await client.get(`${PATH}/neg`)).status, 404)
   })
 

@@ -22,8 +22,6 @@ const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions'
 const ADM = '/apis/admissionregistration.k8s.io/v1'
 const WAIT_MS = 60_000
 
-const causes = causeLines
-
 /** The server is ready and writes an ordinary object, and what was refused is not stored. */
 async function stillServing(client: TestClient, ns: string, name: string): Promise<void> {
   const ready = await client.get('/readyz')
@@ -77,7 +75,7 @@ describe('CRD rules cancelled while they run', () => {
       if (written.status === 422) {
         // Upstream refuses this rule when the CRD is written: its estimated cost is past the limit.
         assert.ok(!name.startsWith('cel.bind'), `a rule upstream accepts was refused: ${written.text}`)
-        assert.ok(causes(written).some((c) => c.includes('Forbidden: estimated rule cost exceeds budget')), written.text)
+        assert.ok(causeLines(written).some((c) => c.includes('Forbidden: estimated rule cost exceeds budget')), written.text)
         assert.equal((await client.get(`${CRDS}/${plural}.attacks.example.com`)).status, 404)
         await stillServing(client, 'default', plural)
         return
@@ -90,7 +88,7 @@ describe('CRD rules cancelled while they run', () => {
       const res = await client.post(path, { apiVersion: 'attacks.example.com/v1', kind: `Attack${i}`, metadata: { name: 'victim' }, spec: { l: EIGHT, s: TEXT, n: THOUSAND } })
       assert.equal(res.status, 422, res.text)
       assert.equal(res.body.reason, 'Invalid')
-      assert.deepEqual(causes(res), [`spec: Invalid value: "object": '${CANCELLED}': no further validation rules will be run due to call cost exceeds limit for rule: attack`])
+      assert.deepEqual(causeLines(res), [`spec: Invalid value: "object": '${CANCELLED}': no further validation rules will be run due to call cost exceeds limit for rule: attack`])
       assert.equal((await client.get(`${path}/victim`)).status, 404)
       await stillServing(client, 'default', plural)
       heapReturns(heap)

@@ -9,12 +9,10 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
 import { causeLines, startServer, type TestClient } from './harness.js'
-import { createServedDefinition } from './crd-fixtures.js'
+import { createServedDefinition, specSchemaDefinition } from './crd-fixtures.js'
 
 const CANCELLED = 'operation cancelled: actual cost limit exceeded'
 const PATH = '/apis/zones.example.com/v1/namespaces/default/clocks'
-
-const causes = causeLines
 
 describe('timestamp fields in a time zone', () => {
   let client: TestClient
@@ -28,15 +26,7 @@ describe('timestamp fields in a time zone', () => {
       },
       'x-kubernetes-validations': [{ rule: "self.l.all(i, self.l.all(j, timestamp(self.at).getHours('America/Los_Angeles') >= 0))", message: 'hours' }],
     }
-    const crd = {
-      metadata: { name: 'clocks.zones.example.com' },
-      spec: {
-        group: 'zones.example.com',
-        names: { plural: 'clocks', kind: 'Clock' },
-        scope: 'Namespaced',
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }],
-      },
-    }
+    const crd = specSchemaDefinition('zones.example.com', 'clocks', 'Clock', spec)
     await createServedDefinition(client, crd, PATH)
   })
 
@@ -50,7 +40,7 @@ describe('timestamp fields in a time zone', () => {
   it('cancels a rule reading them 90,000 times with 422 and the cost limit, and stores nothing', async () => {
     const res = await client.post(PATH, clock('many', 300))
     assert.equal(res.status, 422, res.text.slice(-300))
-    assert.deepEqual(causes(res), [`spec: Invalid value: "object": '${CANCELLED}': no further validation rules will be run due to call cost exceeds limit for rule: hours`])
+    assert.deepEqual(causeLines(res), [`spec: Invalid value: "object": '${CANCELLED}': no further validation rules will be run due to call cost exceeds limit for rule: hours`])
     assert.equal((await client.get(`${PATH}/many`)).status, 404)
   })
 

@@ -7,11 +7,9 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
 import { causeLines, startServer, type TestClient } from './harness.js'
-import { createServedDefinition } from './crd-fixtures.js'
+import { createServedDefinition, specSchemaDefinition } from './crd-fixtures.js'
 
 const PATH = '/apis/zones.example.com/v1/namespaces/default/shifts'
-
-const causes = causeLines
 
 describe('timestamp fields in CRD rules', () => {
   let client: TestClient
@@ -29,15 +27,7 @@ describe('timestamp fields in CRD rules', () => {
         { rule: "!has(self.zone) || timestamp(self.at).getHours(self.zone) >= 0", message: 'zone' },
       ],
     }
-    const crd = {
-      metadata: { name: 'shifts.zones.example.com' },
-      spec: {
-        group: 'zones.example.com',
-        names: { plural: 'shifts', kind: 'Shift' },
-        scope: 'Namespaced',
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }],
-      },
-    }
+    const crd = specSchemaDefinition('zones.example.com', 'shifts', 'Shift', spec)
     await createServedDefinition(client, crd, PATH)
   })
 
@@ -51,7 +41,7 @@ describe('timestamp fields in CRD rules', () => {
   it('refuses one whose times do not, with the rules messages, and stores nothing', async () => {
     const res = await client.post(PATH, shift('late', { at: '2024-06-30T03:00:00Z' }))
     assert.equal(res.status, 422, res.text.slice(-300))
-    assert.deepEqual(causes(res), ['spec: Invalid value: "object": must start at 07:30 in India', 'spec: Invalid value: "object": must start the evening before in California'])
+    assert.deepEqual(causeLines(res), ['spec: Invalid value: "object": must start at 07:30 in India', 'spec: Invalid value: "object": must start the evening before in California'])
     assert.equal((await client.get(`${PATH}/late`)).status, 404)
   })
 
@@ -63,7 +53,7 @@ describe('timestamp fields in CRD rules', () => {
     ] as const) {
       const res = await client.post(PATH, shift(name, { at: '2024-06-30T02:00:00Z', zone }))
       assert.equal(res.status, 422, res.text.slice(-300))
-      assert.deepEqual(causes(res), [`spec: Invalid value: "object": ${error} evaluating rule: zone`])
+      assert.deepEqual(causeLines(res), [`spec: Invalid value: "object": ${error} evaluating rule: zone`])
       assert.equal((await client.get(`${PATH}/${name}`)).status, 404)
     }
   })

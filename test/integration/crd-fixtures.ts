@@ -34,6 +34,19 @@ export function widgetDefinition(group: string, openAPIV3Schema: Record<string, 
   }
 }
 
+/** A namespaced `kind` of `group`, served and stored as v1, whose `spec` field has the schema `spec` (its rules and all). */
+export function specSchemaDefinition(group: string, plural: string, kind: string, spec: Record<string, unknown>) {
+  return {
+    metadata: { name: `${plural}.${group}` },
+    spec: {
+      group,
+      names: { plural, kind },
+      scope: 'Namespaced',
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }],
+    },
+  }
+}
+
 export function cronTabVersion(name: string, storage: boolean, served = true) {
   return {
     name,

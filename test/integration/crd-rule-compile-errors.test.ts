@@ -10,34 +10,15 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
 import { type Reply, startServer, type TestClient } from './harness.js'
-import { CRDS } from './crd-fixtures.js'
+import { CRDS, specSchemaDefinition } from './crd-fixtures.js'
 
 const FIELD = 'spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule'
 
 const causes = (res: Reply): { field?: string; message: string }[] => res.body?.details?.causes ?? []
 
 function definition(plural: string, rule: string) {
-  return {
-    metadata: { name: `${plural}.rules.example.com` },
-    spec: {
-      group: 'rules.example.com',
-      names: { plural, kind: plural[0]!.toUpperCase() + plural.slice(1, -1) },
-      scope: 'Namespaced',
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: { spec: { type: 'object', properties: { name: { type: 'string', maxLength: 10 } }, 'x-kubernetes-validations': [{ rule }] } },
-            },
-          },
-        },
-      ],
-    },
-  }
+  const spec = { type: 'object', properties: { name: { type: 'string', maxLength: 10 } }, 'x-kubernetes-validations': [{ rule }] }
+  return specSchemaDefinition('rules.example.com', plural, plural[0]!.toUpperCase() + plural.slice(1, -1), spec)
 }
 
 describe('CRD rules that do not compile', () => {
