@@ -74,7 +74,7 @@ export class GoYamlWriter {
   private readonly otherTypes: TestedTag[]
 
   constructor(
-    private readonly options: YamlOptions,
+    options: YamlOptions,
     private readonly compareKeys: (a: string, b: string) => number,
   ) {
     this.base = baseContext(options)
