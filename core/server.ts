@@ -30,6 +30,7 @@ import { ServerHooks } from './lifecycle/hooks.js'
 import { ServerLifecycle } from './lifecycle/lifecycle.js'
 import { AGGREGATOR_HOOKS, APIEXTENSIONS_CONTROLLERS, APIEXTENSIONS_INFORMERS, AUTOREGISTER_COMPLETION, BOOTSTRAP_CONTROLLER, CRD_INFORMER_SYNCED, FLOW_CONTROL_CONSUMER, FLOW_CONTROL_FILTER, isHealthPath, startupFailed } from './lifecycle/startup-parts.js'
 import { silentLogger } from './logging/logger.js'
+import { keepFirstLines } from './machinery/header-lines.js'
 import { headerTooLarge } from './machinery/limits.js'
 import { Metrics } from './metrics/metrics.js'
 import type { ApiServerOptions } from './options/api-server-options.js'
@@ -282,7 +283,9 @@ export function createApiServer(options: ApiServerOptions = {}, ports: Partial<S
         // Fail closed: without the parts that failed (indexes, policies, storage) no request is served.
         if (failed) return statusResponse(startupFailed(hooks.firstFailure ?? BOOTSTRAP_CONTROLLER))
       }
-      return app.fetch(withMutableHeaders(request), connection ? { connection } : {})
+      const served = withMutableHeaders(request)
+      if (connection?.headerLines) keepFirstLines(served.headers, connection.headerLines)
+      return app.fetch(served, connection ? { connection } : {})
     },
     async shutdown() {
       lifecycle.shutdownInitiated = true

@@ -75,3 +75,30 @@ export class HeaderLinesByName {
     return this.byName.get(name)?.[0] ?? firstHeaderLine(this.headers, name, undefined)
   }
 }
+
+/**
+ * Headers upstream reads with Go's `Header.Get`, the first line alone:
+ * credentials (`Authorization`), the body's and the answer's media types,
+ * the compression asked for, the client's name and the source addresses a
+ * proxy added. Fetch's Headers joins their repeated lines with ", ", which
+ * would make `Bearer a` and `Bearer b` one token no authenticator knows and
+ * two `Content-Type` lines a type no decoder takes.
+ */
+const FIRST_LINE_HEADERS: ReadonlySet<string> = new Set(['authorization', 'content-type', 'accept', 'accept-encoding', 'user-agent', 'x-forwarded-for', 'x-real-ip'])
+
+/**
+ * Sets each header of FIRST_LINE_HEADERS sent on more than one line to its
+ * first line's value, as Go's handlers see it. `headers` must be mutable.
+ */
+export function keepFirstLines(headers: Headers, lines: HeaderLines): void {
+  let firstLines: Map<string, string> | undefined
+  for (let i = 0; i + 1 < lines.length; i += 2) {
+    const name = lines[i]!.toLowerCase()
+    if (!FIRST_LINE_HEADERS.has(name)) continue
+    firstLines ??= new Map()
+    const first = firstLines.get(name)
+    // Only a repeated header was joined; its first line stands for it.
+    if (first === undefined) firstLines.set(name, lines[i + 1]!)
+    else headers.set(name, first)
+  }
+}

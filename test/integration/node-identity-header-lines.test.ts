@@ -120,6 +120,24 @@ describe('identity header lines on the Node listener', () => {
     assert.equal(answer.headers.get('audit-id'), 'first-id')
   })
 
+  it('authenticates with the first Authorization line, as Go reads one header, not the lines joined', async () => {
+    assert.deepEqual(userInfoOf(await reviewOverHttp1(listener.port, ['Authorization: Bearer alice-token', 'Authorization: Bearer admin-token'])), {
+      username: 'alice',
+      groups: ['dev', 'system:authenticated'],
+    })
+    // The first line decides: a second line's good token does not rescue a bad first one.
+    const refused = await reviewOverHttp1(listener.port, ['Authorization: Bearer wrong-token', 'Authorization: Bearer admin-token'])
+    assert.equal(refused.status, 401, refused.body)
+  })
+
+  it('decodes the body by the first Content-Type line and answers in the first Accept line', async () => {
+    // The helper's own Content-Type line (application/json) comes first; a second one is not read.
+    const answer = await reviewOverHttp1WithHead(listener.port, ['Authorization: Bearer admin-token', 'Content-Type: text/plain', 'Accept: application/json', 'Accept: application/yaml'])
+    assert.equal(answer.status, 201, answer.body)
+    assert.match(answer.headers.get('content-type') ?? '', /^application\/json/)
+    assert.equal((JSON.parse(answer.body) as { kind: string }).kind, 'SelfSubjectReview')
+  })
+
   it('reads the lines of HTTP/2 header fields the same way', async () => {
     const answer = await reviewOverHttp2(listener.port, {
       authorization: 'Bearer admin-token',
