@@ -35,7 +35,9 @@
  *              holds an escape that does not decode;
  *   options    a ConfigMap read as a Table of each version with each
  *              includeObject, and server-side apply conflicts between
- *              managers, forced or not.
+ *              managers, forced or not;
+ *   media      bodies of each content type and answers asked for with
+ *              each Accept header, on every verb.
  *
  * `--only` keeps the samples whose `group/version/resource` matches. An
  * older upstream binary differs where upstream changed since (its JSON
@@ -734,7 +736,43 @@ async function tables(up: Call, ours: Call, only: RegExp | undefined, tally: Tal
   }
 }
 
-const SUITES = { creates, updates, status, selectors, defaults, reads, patches, deletes, subresources, tables, paths, options } as const
+/** Content types of a body and Accept headers, on each verb: the status, and the message or the text of a refusal. */
+async function media(up: Call, ours: Call, only: RegExp | undefined, tally: Tally): Promise<void> {
+  if (only && !only.test('/v1/configmaps')) return
+  const base = '/api/v1/namespaces/default/configmaps'
+  const cm = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'media' }, data: { a: '1' } })
+  await Promise.all([up('POST', base, cm), ours('POST', base, cm)])
+  const summary = (a: Answer) => (a.status < 300 ? `${a.status}` : `${a.status} ${a.body ? messageOf(a) : JSON.stringify(a.text.slice(0, 200))}`)
+  const one = async (what: string, method: string, path: string, body: string | undefined, contentType: string | undefined, accept: string | undefined) => {
+    const [a, b] = await Promise.all([up(method, path, body, contentType, accept), ours(method, path, body, contentType, accept)])
+    const [x, y] = [summary(a), summary(b)]
+    if (x === y) tally.same++
+    else {
+      tally.differ++
+      console.log(`
+${what} ${method} ${path} content-type ${JSON.stringify(contentType)} accept ${JSON.stringify(accept)}\n  upstream ${x}\n  ours     ${y}`)
+    }
+  }
+  const bodyTypes = ['application/json; charset=utf-8', 'Application/JSON', 'text/plain', '', 'application/json, text/plain', 'text/plain, application/json', 'application/merge-patch+json', 'application/yaml', 'application/*', '*/*', 'application/vnd.kubernetes.protobuf']
+  for (const type of bodyTypes) {
+    await one('create', 'POST', `${base}?dryRun=All`, cm, type, undefined)
+    await one('update', 'PUT', `${base}/media?dryRun=All`, cm, type, undefined)
+  }
+  const patchTypes = [...bodyTypes, 'application/merge-patch+json; charset=utf-8', 'Application/Merge-Patch+JSON', 'application/merge-patch+json, text/plain', 'text/plain, application/merge-patch+json', 'application/json-patch+json']
+  for (const type of patchTypes) await one('patch', 'PATCH', `${base}/media?dryRun=All`, '{}', type, undefined)
+  await one('patch without a body', 'PATCH', `${base}/media?dryRun=All`, '', 'text/plain', undefined)
+  const accepts = ['', '*/*', 'application/*', 'text/html', 'text/plain', 'application/json;q=0', 'application/yaml', 'application/json;as=Table;v=v1;g=meta.k8s.io', 'application/json;as=Table;v=v1beta1;g=meta.k8s.io', 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io', 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io', 'application/json;as=Bogus', 'text/html, application/json', 'application/json;stream=watch', 'garbage', 'application/json, text/html;q=0.9', 'APPLICATION/JSON']
+  for (const accept of accepts) {
+    await one('get', 'GET', `${base}/media`, undefined, undefined, accept)
+    await one('list', 'GET', base, undefined, undefined, accept)
+    await one('watch', 'GET', `${base}?watch=1&timeoutSeconds=1&fieldSelector=metadata.name%3Dnone`, undefined, undefined, accept)
+    await one('create', 'POST', `${base}?dryRun=All`, cm, 'application/json', accept)
+    await one('patch', 'PATCH', `${base}/media?dryRun=All`, '{}', 'application/merge-patch+json', accept)
+    await one('delete', 'DELETE', `${base}/media?dryRun=All`, undefined, undefined, accept)
+  }
+}
+
+const SUITES = { creates, updates, status, selectors, defaults, reads, patches, deletes, subresources, tables, paths, options, media } as const
 
 const { values } = parseArgs({
   options: {
@@ -745,7 +783,7 @@ const { values } = parseArgs({
   },
 })
 if (!values.upstream) {
-  console.error('usage: node --import tsx tools/differential.ts --upstream KUBE_APISERVER [--suite creates|updates|status|selectors|defaults|reads|patches|deletes|subresources|tables|paths|options]... [--only REGEX] [--port N]')
+  console.error('usage: node --import tsx tools/differential.ts --upstream KUBE_APISERVER [--suite creates|updates|status|selectors|defaults|reads|patches|deletes|subresources|tables|paths|options|media]... [--only REGEX] [--port N]')
   process.exit(2)
 }
 const chosen = (values.suite ?? Object.keys(SUITES)) as (keyof typeof SUITES)[]

@@ -26,18 +26,8 @@ export const OPENAPI_V2_PROTOBUF_TYPE = 'application/com.github.proto-openapi.sp
 /** The subtypes /openapi/v2 serves, in the order a wildcard picks them. */
 const V2_SUBTYPES = ['json', 'com.github.proto-openapi.spec.v2@v1.0+protobuf', 'com.github.proto-openapi.spec.v2.v1.0+protobuf'] as const
 
-/**
- * The media ranges of an Accept header in goautoneg's order: by q, then a
- * range naming its type or subtype before a wildcard one.
- */
-function acceptClauses(accept: string | undefined): { type: string; subtype: string }[] {
-  const clauses = parseAccept(accept)
-  const wildcards = (c: { type: string; subtype: string }) => (c.type === '*' ? 2 : 0) + (c.subtype === '*' ? 1 : 0)
-  return clauses.map((c, i) => ({ c, i })).sort((a, b) => b.c.q - a.c.q || wildcards(a.c) - wildcards(b.c) || a.i - b.i).map(({ c }) => c)
-}
-
 function v2Subtype(accept: string | undefined): (typeof V2_SUBTYPES)[number] | undefined {
-  for (const clause of acceptClauses(accept)) {
+  for (const clause of parseAccept(accept)) {
     if (clause.type !== 'application' && clause.type !== '*') continue
     const match = V2_SUBTYPES.find((s) => clause.subtype === s || clause.subtype === '*')
     if (match) return match

@@ -4,7 +4,7 @@
  */
 import { createTokenRequest, type TokenIssuerConfig } from '../authn/serviceaccount/token-request.js'
 import { decodeBody, readAndDecodeObjectBody, readBodyBytes } from '../http/body.js'
-import { APPLY_PATCH_TYPE, negotiateOutput, type OutputFormat } from '../http/media-types.js'
+import { APPLY_PATCH_TYPE, negotiateOutput, type OutputFormat, WATCH_STREAM_TYPES } from '../http/media-types.js'
 import type { RequestInfo } from '../machinery/request-info.js'
 import { attributesOf, type Authorizer } from '../authz/authorizer.js'
 import { type FieldSelector, nameSelector } from '../machinery/field-selector.js'
@@ -14,7 +14,7 @@ import type { YamlDecoder } from '../http/yaml-off-thread.js'
 import { queryOf } from '../http/query.js'
 import { listResponse, objectResponse, objectResponseInSteps, statusResponse } from '../http/respond.js'
 import { isMarkedLarge } from '../machinery/large-objects.js'
-import { badRequest, methodNotAllowed, resourceNotFound, StatusError, type StatusReason, unsupportedMediaType } from '../machinery/status-error.js'
+import { badRequest, methodNotAllowed, notAcceptable, resourceNotFound, StatusError, type StatusReason, unsupportedMediaType } from '../machinery/status-error.js'
 import { watchStream } from '../http/watch-stream.js'
 import { groupVersion, type ResourceEntry, type Verb } from '../resources/catalogue.js'
 import { cloneJson, isPlainObject, type KubeObject, type ObjectMeta, type UserInfo } from '../machinery/object.js'
@@ -37,6 +37,7 @@ import { type PatchRequest, patchTypes, readPatch } from './patch-request.js'
 import { getScale, patchedScale, updateScale } from '../registry/scale.js'
 import { checkUpdateNames } from '../registry/preconditions.js'
 import { isConnectSubresource } from './connect-options.js'
+import { refuseUnroutableMedia } from './route-media.js'
 import { admitConnect, tokenRequestAdmission } from './subresource-admission.js'
 import { withWarnings } from '../http/warnings.js'
 import type { Registry } from '../registry/registry.js'
@@ -152,6 +153,7 @@ async function handleEntry(request: Request, info: RequestInfo, entry: ResourceE
   if (!entry.verbs.includes(info.verb as Verb)) throw methodNotAllowed()
   // Writes to one object need its name in the URL; a create names it in the body.
   if ((['update', 'patch'].includes(info.verb) && !info.name) || (info.verb === 'create' && info.name)) throw methodNotAllowed()
+  refuseUnroutableMedia(request, info, entry)
   const params = queryOf(request)
   const ctx = requestContext(env, warnings)
   const format = negotiateOutput(request.headers.get('accept'), {
@@ -352,6 +354,7 @@ async function handleSubresource(request: Request, info: RequestInfo, entry: Res
   // OPTIONS no verb, so a caller needs a rule of every verb (`*`) on the subresource, as upstream's authorizer asks.
   const proxiedOptions = sub.name === 'proxy' && request.method === 'OPTIONS'
   if (!sub.verbs.includes(info.verb as Verb) && !proxiedOptions) throw methodNotAllowed()
+  refuseUnroutableMedia(request, info, entry)
   const params = queryOf(request)
   const ctx = requestContext(env, warnings)
   if (reachesOut && env.nodeAgent) {
@@ -481,6 +484,8 @@ async function watchResponse(
   name: string | undefined,
 ): Promise<Response> {
   const entry = store.entry
+  // YAML has no stream form: a watch negotiated to it is refused as upstream's stream negotiation refuses it.
+  if (format.kind === 'yaml') throw notAcceptable(WATCH_STREAM_TYPES)
   const query = await parseListQuery(params, entry, 'watch')
   if (name !== undefined) query.fieldSelector = selectingOnly(name, query.fieldSelector)
   // A resourceVersion that is no number is refused before the watch starts, as upstream's watch cache refuses it:

@@ -16,6 +16,8 @@ export const AGGREGATED_DISCOVERY_TYPE = 'application/json;g=apidiscovery.k8s.io
 
 export const BODY_TYPES = [JSON_TYPE, YAML_TYPE, PROTOBUF_TYPE] as const
 export const RESPONSE_TYPES = [JSON_TYPE, YAML_TYPE, PROTOBUF_TYPE] as const
+/** The media types a watch streams in (YAML has no stream form). */
+export const WATCH_STREAM_TYPES = [`${JSON_TYPE};stream=watch`, `${PROTOBUF_TYPE};stream=watch`] as const
 
 export interface MediaRange {
   type: string
@@ -44,16 +46,44 @@ export function parseMediaType(text: string): MediaRange {
   return { type, subtype, params, q: Number.isFinite(q) ? q : 1 }
 }
 
-/** The media ranges of an Accept header, most preferred first (stable for equal q). */
+/** A q value as Go's ParseFloat reads it; anything it refuses counts as 0, as goautoneg leaves it. */
+function goQuality(text: string): number {
+  return /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text) ? Number(text) : 0
+}
+
+/**
+ * The media ranges of an Accept header in the order upstream's negotiation
+ * (goautoneg) tries them: by q, highest first, then a range naming its type
+ * or subtype before a wildcard one, else as written. As there, names keep
+ * their case, a range of q=0 is still tried (last), and a part that is no
+ * `type/subtype` (nor a lone `*`) is skipped.
+ */
 export function parseAccept(header: string | null | undefined): MediaRange[] {
   if (!header?.trim()) return [{ type: '*', subtype: '*', params: {}, q: 1 }]
-  return header
-    .split(',')
-    .filter((s) => s.trim())
-    .map(parseMediaType)
+  const ranges: MediaRange[] = []
+  for (const part of header.split(',')) {
+    const [essence = '', ...rest] = part.trim().split(';')
+    const halves = essence.split('/')
+    const type = halves[0]!.trim()
+    let subtype: string
+    if (halves.length === 1 && type === '*') subtype = '*'
+    else if (halves.length === 2) subtype = halves[1]!.trim()
+    else continue
+    const params: Record<string, string> = {}
+    let q = 1
+    for (const param of rest) {
+      const eq = param.indexOf('=')
+      if (eq < 0) continue
+      const key = param.slice(0, eq).trim()
+      if (key === 'q') q = goQuality(param.slice(eq + 1))
+      else params[key] = param.slice(eq + 1).trim()
+    }
+    ranges.push({ type, subtype, params, q })
+  }
+  const wildcards = (r: MediaRange) => (r.type === '*' ? 2 : 0) + (r.subtype === '*' ? 1 : 0)
+  return ranges
     .map((r, i) => ({ r, i }))
-    .filter(({ r }) => r.q > 0)
-    .sort((a, b) => b.r.q - a.r.q || a.i - b.i)
+    .sort((a, b) => b.r.q - a.r.q || wildcards(a.r) - wildcards(b.r) || a.i - b.i)
     .map(({ r }) => r)
 }
 
