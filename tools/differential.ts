@@ -749,8 +749,7 @@ async function media(up: Call, ours: Call, only: RegExp | undefined, tally: Tall
     if (x === y) tally.same++
     else {
       tally.differ++
-      console.log(`
-${what} ${method} ${path} content-type ${JSON.stringify(contentType)} accept ${JSON.stringify(accept)}\n  upstream ${x}\n  ours     ${y}`)
+      console.log(`\n${what} ${method} ${path} content-type ${JSON.stringify(contentType)} accept ${JSON.stringify(accept)}\n  upstream ${x}\n  ours     ${y}`)
     }
   }
   const bodyTypes = ['application/json; charset=utf-8', 'Application/JSON', 'text/plain', '', 'application/json, text/plain', 'text/plain, application/json', 'application/merge-patch+json', 'application/yaml', 'application/*', '*/*', 'application/vnd.kubernetes.protobuf']
