@@ -46,6 +46,7 @@ import type { RequestContext } from '../registry/request-context.js'
 import { type WriteOptionsKind, writeOptionsOf } from '../registry/write-options.js'
 import type { ResourceStore } from '../registry/store.js'
 import { type IncludeObject, tableRow, toTable, toTableInSlices } from '../registry/table.js'
+import { partialMetadataMismatch, partialObjectMetadata, partialObjectMetadataList } from '../registry/partial-metadata.js'
 
 export interface HandlerEnv {
   registry: Registry
@@ -107,6 +108,10 @@ function writeContext(request: Request, params: URLSearchParams, ctx: RequestCon
 }
 
 function objectOut(entry: ResourceEntry, obj: KubeObject, format: OutputFormat, now: Date, status = 200): Response | Promise<Response> {
+  if (format.kind === 'partial-metadata') {
+    if (format.list) throw partialMetadataMismatch(entry, true)
+    return objectResponse(partialObjectMetadata(obj, format.version), { kind: 'json' }, status)
+  }
   if (format.kind === 'table') {
     const table = toTable(entry, [obj], { resourceVersion: obj.metadata.resourceVersion ?? '' }, format.includeObject, now)
     return objectResponse(table, { kind: 'json' }, status)
@@ -200,6 +205,10 @@ async function handleEntry(request: Request, info: RequestInfo, entry: ResourceE
       return objectOut(entry, await store.get(ns, info.name, params.get('resourceVersion') ?? undefined, true), format, ctx.now)
     case 'list': {
       const list = await store.list(ns, await parseListQuery(params, entry), true)
+      if (format.kind === 'partial-metadata') {
+        if (!format.list) throw partialMetadataMismatch(entry, false)
+        return listResponse(partialObjectMetadataList(list.items, list.metadata, format.version), { kind: 'json' })
+      }
       if (format.kind === 'table')
         return objectResponse(await toTableInSlices(entry, list.items, list.metadata, format.includeObject, ctx.now), { kind: 'json' })
       return listResponse(list as unknown as Record<string, unknown>, format)
@@ -235,6 +244,10 @@ async function handleEntry(request: Request, info: RequestInfo, entry: ResourceE
       const options = await readDeleteOptions(request, params, env.maxBodyBytes, env.yamlDecoder)
       ctx.dryRun = isDryRun(options)
       const list = await store.deleteCollection(ns, await parseListQuery(params, entry), options, ctx)
+      if (format.kind === 'partial-metadata') {
+        if (!format.list) throw partialMetadataMismatch(entry, false)
+        return objectResponse(partialObjectMetadataList(list.items, list.metadata, format.version), { kind: 'json' })
+      }
       return objectResponse(list as unknown as Record<string, unknown>, format)
     }
     default:
@@ -515,6 +528,8 @@ async function watchResponse(
   const apiVersion = groupVersion(entry)
   let sentColumns = false
   const encodeObject = (event: StorageEvent): unknown => {
+    // Upstream turns each event's object as it would a GET's; one it cannot turn (a list asked for) goes as it is.
+    if (format.kind === 'partial-metadata' && !format.list) return partialObjectMetadata(event.object, format.version)
     if (event.type === 'BOOKMARK') return { kind: entry.kind, apiVersion, metadata: event.object.metadata }
     if (format.kind !== 'table') return event.object
     const now = env.now()

@@ -98,7 +98,7 @@ export type OutputFormat =
   | { kind: 'yaml' }
   | { kind: 'protobuf' }
   | { kind: 'table'; includeObject: 'None' | 'Metadata' | 'Object' }
-  | { kind: 'partial-metadata'; list: boolean }
+  | { kind: 'partial-metadata'; list: boolean; version: string }
 
 function matches(r: MediaRange, type: string, subtype: string): boolean {
   return (r.type === '*' || r.type === type) && (r.subtype === '*' || r.subtype === subtype)
@@ -113,8 +113,10 @@ function tableIncludeObject(value: string | null | undefined): 'None' | 'Metadat
 
 /**
  * Picks the response format for an API object. `as=Table` (meta.k8s.io v1
- * or v1beta1) is honoured where `allowTable`; ranges naming another `as=` are
- * skipped, as upstream skips conversions it does not offer.
+ * or v1beta1) is honoured where `allowTable`, `as=PartialObjectMetadata` and
+ * `as=PartialObjectMetadataList` (the same versions, in JSON) for every
+ * verb; ranges naming another `as=` are skipped, as upstream skips
+ * conversions it does not offer.
  */
 export function negotiateOutput(
   accept: string | null | undefined,
@@ -128,6 +130,9 @@ export function negotiateOutput(
       const isMeta = (r.params['g'] ?? '') === 'meta.k8s.io' && ['v1', 'v1beta1'].includes(r.params['v'] ?? '')
       if (as === 'Table' && isMeta && opts.allowTable && matches(r, 'application', 'json')) {
         return { kind: 'table', includeObject: tableIncludeObject(opts.includeObject) }
+      }
+      if ((as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') && isMeta && matches(r, 'application', 'json')) {
+        return { kind: 'partial-metadata', list: as === 'PartialObjectMetadataList', version: r.params['v']! }
       }
       continue
     }

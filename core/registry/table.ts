@@ -8,8 +8,7 @@ import { TimeSlice } from '../machinery/time-slice.js'
 import type { ResourceEntry, TableColumn } from '../resources/catalogue.js'
 import { DEFAULT_COLUMNS } from '../resources/columns/common.js'
 import type { KubeObject, ListMeta } from '../machinery/object.js'
-import { isDeepFrozen } from '../encoding/immutable.js'
-import { deepFreeze } from '../storage/objects.js'
+import { partialObjectMetadata } from './partial-metadata.js'
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object'
 
@@ -26,23 +25,9 @@ export function columnDefinitions(entry: ResourceEntry) {
   return columnsOf(entry).map(columnDefinition)
 }
 
-/**
- * The PartialObjectMetadata of each immutable object version (the watch
- * cache's) that a table showed, kept frozen, so that its text is written once
- * (encoding/api-json.ts) however often the version is listed as a table.
- */
-const partialMetadata = new WeakMap<object, KubeObject>()
-
 function rowObject(obj: KubeObject, include: IncludeObject): KubeObject | undefined {
   if (include === 'None') return undefined
-  if (include === 'Object') return obj
-  if (!isDeepFrozen(obj as unknown)) return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata }
-  let kept = partialMetadata.get(obj)
-  if (!kept) {
-    kept = deepFreeze({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata })
-    partialMetadata.set(obj, kept)
-  }
-  return kept
+  return include === 'Object' ? obj : partialObjectMetadata(obj)
 }
 
 export function tableRow(entry: ResourceEntry, obj: KubeObject, include: IncludeObject, now: Date) {
