@@ -161,10 +161,8 @@ async function handleEntry(request: Request, info: RequestInfo, entry: ResourceE
   refuseUnroutableMedia(request, info, entry)
   const params = queryOf(request)
   const ctx = requestContext(env, warnings)
-  const format = negotiateOutput(request.headers.get('accept'), {
-    allowTable: ['get', 'list', 'watch'].includes(info.verb),
-    includeObject: params.get('includeObject'),
-  })
+  // Every verb's answer may be a Table, as upstream converts whatever its handler returns (a write's object too).
+  const format = negotiateOutput(request.headers.get('accept'), { allowTable: true, includeObject: params.get('includeObject') })
   const ns = entry.namespaced ? info.namespace : ''
 
   // The legacy bindings collection binds a pod, admitted as a create of bindings (pod-binding.ts).
@@ -248,6 +246,7 @@ async function handleEntry(request: Request, info: RequestInfo, entry: ResourceE
         if (!format.list) throw partialMetadataMismatch(entry, false)
         return objectResponse(partialObjectMetadataList(list.items, list.metadata, format.version), { kind: 'json' })
       }
+      if (format.kind === 'table') return objectResponse(await toTableInSlices(entry, list.items, list.metadata, format.includeObject, ctx.now), { kind: 'json' })
       return objectResponse(list as unknown as Record<string, unknown>, format)
     }
     default:

@@ -231,6 +231,20 @@ describe('list', () => {
     assert.equal(table.body.rows[0].object.kind, 'PartialObjectMetadata')
     assert.deepEqual(table.body.rows[0].object.metadata.labels, { x: 'y' })
   })
+
+  it("answers a write asked for as a Table with the written object's row, as upstream converts any answer", async () => {
+    const api = await startServer()
+    const asTable = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' }
+    const created = await api.post(CM, { metadata: { name: 'cfg' }, data: { a: '1' } }, { headers: asTable })
+    assert.equal(created.status, 201, created.text)
+    assert.equal(created.body.kind, 'Table')
+    assert.deepEqual(created.body.rows.map((r: { cells: unknown[] }) => r.cells.slice(0, 2)), [['cfg', 1]])
+    const patched = await api.patch(`${CM}/cfg`, '{"data":{"b":"2"}}', 'application/merge-patch+json', { headers: asTable })
+    assert.deepEqual(patched.body.rows.map((r: { cells: unknown[] }) => r.cells.slice(0, 2)), [['cfg', 2]])
+    const removed = await api.call('DELETE', CM, { headers: asTable })
+    assert.equal(removed.body.kind, 'Table')
+    assert.deepEqual(removed.body.rows.map((r: { cells: unknown[] }) => r.cells[0]), ['cfg'])
+  })
 })
 
 describe('update and patch', () => {
