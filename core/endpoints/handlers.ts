@@ -216,7 +216,7 @@ async function handleEntry(request: Request, info: RequestInfo, entry: ResourceE
       return watchResponse(store, ns, params, format, env, info.parts.length >= 2 ? info.name : undefined)
     case 'create': {
       writeContext(request, params, ctx, 'CreateOptions')
-      const body = await readObjectBody(request, env, ctx)
+      const body = await readObjectBody(request, entry, env, ctx)
       return objectOut(entry, await store.create(ns, body, ctx), format, ctx.now, 201)
     }
     case 'update':
@@ -293,15 +293,15 @@ function refuseExport(params: URLSearchParams): void {
  */
 async function writeRequest(request: Request, entry: ResourceEntry, verb: string, env: HandlerEnv, ctx: RequestContext): Promise<PatchRequest> {
   if (verb === 'patch') return readPatch(request, entry, env.maxBodyBytes, ctx, env.yamlDecoder)
-  const body = await readObjectBody(request, env, ctx)
+  const body = await readObjectBody(request, entry, env, ctx)
   const uid = isPlainObject(body) && isPlainObject(body['metadata']) ? body['metadata']['uid'] : undefined
   if (typeof uid === 'string' && uid !== '') ctx.updatePreconditionUid = uid
   return { apply: false, put: body, patch: () => cloneJson(body) }
 }
 
 /** A create's or PUT's body; its duplicate fields go to `ctx` unless field validation ignores them. */
-async function readObjectBody(request: Request, env: HandlerEnv, ctx: RequestContext): Promise<unknown> {
-  const { body, duplicates } = await readAndDecodeObjectBody(request, env.maxBodyBytes, ctx.fieldValidation !== 'Ignore', env.yamlDecoder)
+async function readObjectBody(request: Request, entry: ResourceEntry, env: HandlerEnv, ctx: RequestContext): Promise<unknown> {
+  const { body, duplicates } = await readAndDecodeObjectBody(request, env.maxBodyBytes, ctx.fieldValidation !== 'Ignore', env.yamlDecoder, entry.kind)
   ctx.bodyProblems = duplicates
   env.auditRequestObject?.(body)
   return body

@@ -9,10 +9,10 @@ import { isPlainObject } from '../machinery/object.js'
 import { goJsonSyntaxError } from '../machinery/go-json-check.js'
 import { depthMessage, JsonDepthScanner, jsonDepthMessage, jsonTooDeepAt, jsonTooDeepWalk, nestsDeeperThan } from '../machinery/limits.js'
 import { runInSlices, TimeSlice } from '../machinery/time-slice.js'
-import { decodeProtobuf } from '../encoding/protobuf.js'
+import { decodeProtobuf, PROTOBUF_MAGIC } from '../encoding/protobuf.js'
 import { decodeYaml, YamlBodyError, YamlNotJsonError } from './yaml-body.js'
 import { decodeYamlOffThread, goesOffThread, type YamlDecoder } from './yaml-off-thread.js'
-import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '../machinery/status-error.js'
+import { badRequest, requestEntityTooLarge, type StatusError, unsupportedMediaType } from '../machinery/status-error.js'
 
 /** Bodies of up to this many bytes are read in one piece: copying them takes well under a slice. */
 const WHOLE_BODY_UP_TO = 256 * 1024
@@ -251,9 +251,11 @@ export async function decodeObjectBody(
   findDuplicates: boolean,
   yaml?: YamlDecoder,
   depthChecked = false,
+  expectedKind?: string,
 ): Promise<{ body: unknown; duplicates: string[] }> {
   const type = essence(contentType)
   if (type === PROTOBUF_TYPE) {
+    if (expectedKind !== undefined && !PROTOBUF_MAGIC.every((b, i) => bytes[i] === b)) throw notProtobuf(expectedKind, bytes)
     const body = decodeProtobuf(bytes)
     // Recursive types (JSON schemas) and embedded raw JSON can nest as deeply as the bytes allow.
     if (nestsDeeperThan(body)) throw badRequest(`unable to decode protobuf body: ${depthMessage()}`)
@@ -269,6 +271,22 @@ export async function decodeObjectBody(
   return { body: value, duplicates }
 }
 
+/** The first bytes of a body as upstream's decode errors quote them: text of an object, else hex; `<empty>` for none. */
+function summarizedBody(bytes: Uint8Array, max = 30): string {
+  if (bytes.length === 0) return '<empty>'
+  const head = bytes.subarray(0, max)
+  const more = bytes.length > max ? ' ...' : ''
+  if (bytes[0] === 0x7b) return `${new TextDecoder().decode(head)}${more}`
+  return `${Array.from(head, (b) => b.toString(16).padStart(2, '0')).join('')}${more}`
+}
+
+/** Upstream's 400 for a body sent as protobuf that lacks the protobuf prefix, naming the kind it was to be. */
+function notProtobuf(kind: string, bytes: Uint8Array): StatusError {
+  return badRequest(
+    `the object provided is unrecognized (must be of type ${kind}): provided data does not appear to be a protobuf message, expected prefix [${PROTOBUF_MAGIC.join(' ')}] (${summarizedBody(bytes)})`,
+  )
+}
+
 /** What upstream's decoder puts before a JSON error in an object body. */
 const OBJECT_JSON_PREFIX = "couldn't get version/kind; json parse error: "
 
@@ -282,12 +300,13 @@ export async function readAndDecodeObjectBody(
   limit: number,
   findDuplicates: boolean,
   yaml?: YamlDecoder,
+  expectedKind?: string,
 ): Promise<{ body: unknown; duplicates: string[] }> {
   const contentType = request.headers.get('content-type')
   const type = essence(contentType)
   const json = type === '' || type === JSON_TYPE
   const bytes = await readBodyBytes(request, limit, json ? jsonDepthCheck(OBJECT_JSON_PREFIX) : undefined)
-  return decodeObjectBody(contentType, bytes, findDuplicates, yaml, json)
+  return decodeObjectBody(contentType, bytes, findDuplicates, yaml, json, expectedKind)
 }
 
 /** Decodes an object body by its Content-Type. */

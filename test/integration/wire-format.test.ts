@@ -160,6 +160,20 @@ describe('errors on the wire', () => {
     assert.equal((await api.get(`${CM}/c`)).status, 404)
   })
 
+  it('400 naming the kind for a body sent as protobuf that is not, quoting its start, and nothing stored', async () => {
+    const api = await startServer()
+    const sent = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } })
+    const res = await api.post(CM, sent, { headers: { 'content-type': 'application/vnd.kubernetes.protobuf' } })
+    assert.equal(res.status, 400)
+    assert.equal(
+      res.body.message,
+      `the object provided is unrecognized (must be of type ConfigMap): provided data does not appear to be a protobuf message, expected prefix [107 56 115 0] (${sent.slice(0, 30)} ...)`,
+    )
+    const binary = await api.put(`${CM}/c`, Uint8Array.of(1, 2, 3), { headers: { 'content-type': 'application/vnd.kubernetes.protobuf' } })
+    assert.match(binary.body.message, /expected prefix \[107 56 115 0\] \(010203\)$/)
+    assert.equal((await api.get(`${CM}/c`)).status, 404)
+  })
+
   it('405 MethodNotAllowed in the router\u2019s words, with empty details, and nothing stored', async () => {
     const api = await startServer()
     const res = await api.post(`${CM}/c`, { metadata: { name: 'c' } })
