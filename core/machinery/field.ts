@@ -7,25 +7,43 @@ import { StatusError } from './status-error.js'
 import { formatValue } from './go-format.js'
 
 export class FieldPath {
-  private constructor(private readonly text: string) {}
+  /**
+   * The path is kept as its parent and last step and written out when first
+   * asked for: validating a body of a million list items builds a path for
+   * each, and past MAX_FIELD_ERRORS the errors that would show them are
+   * never kept, so most paths are never written.
+   */
+  private text: string | undefined
+
+  private constructor(
+    private readonly parent: FieldPath | undefined,
+    private readonly step: string | number,
+    /** 'child' joins with a dot; 'index' and 'key' go in brackets. */
+    private readonly how: 'root' | 'child' | 'index',
+  ) {}
 
   static root(name: string): FieldPath {
-    return new FieldPath(name)
+    return new FieldPath(undefined, name, 'root')
   }
 
   child(name: string): FieldPath {
-    return new FieldPath(this.text ? `${this.text}.${name}` : name)
+    return new FieldPath(this, name, 'child')
   }
 
   index(i: number): FieldPath {
-    return new FieldPath(`${this.text}[${i}]`)
+    return new FieldPath(this, i, 'index')
   }
 
   key(k: string): FieldPath {
-    return new FieldPath(`${this.text}[${k}]`)
+    return new FieldPath(this, k, 'index')
   }
 
   toString(): string {
+    if (this.text !== undefined) return this.text
+    const before = this.parent ? this.parent.toString() : ''
+    if (this.how === 'index') this.text = `${before}[${this.step}]`
+    else if (this.how === 'child') this.text = before ? `${before}.${this.step}` : String(this.step)
+    else this.text = String(this.step)
     return this.text
   }
 }
@@ -140,6 +158,15 @@ export function* withFieldErrorCapInSteps<T>(work: Generator<void, T, void>, cou
   }
 }
 
+/**
+ * True once the running validation keeps no more errors and counts every
+ * one: an error made now is the placeholder whatever it says, so the
+ * constructors below return it before writing out the path or the detail.
+ */
+function keepsNoMore(): boolean {
+  return keepable <= 0 && counted === undefined
+}
+
 /** An error as made, or the placeholder once the running validation keeps no more: every FieldError goes through it. */
 export function kept(e: FieldError): FieldError {
   if (keepable === Infinity) return e
@@ -162,14 +189,18 @@ export function errorText(e: FieldError): string {
 }
 
 export const required = (path: FieldPath, detail = ''): FieldError =>
-  kept({
+  keepsNoMore()
+    ? NOT_KEPT
+    : kept({
     type: 'FieldValueRequired',
     field: String(path),
     detail,
   })
 
 export const invalid = (path: FieldPath, value: unknown, detail: string): FieldError =>
-  kept({
+  keepsNoMore()
+    ? NOT_KEPT
+    : kept({
     type: 'FieldValueInvalid',
     field: String(path),
     value,
@@ -178,7 +209,9 @@ export const invalid = (path: FieldPath, value: unknown, detail: string): FieldE
 
 /** An Invalid error about a field as a whole, without its value (upstream passes field.OmitValueType{}). */
 export const invalidWithoutValue = (path: FieldPath, detail: string): FieldError =>
-  kept({
+  keepsNoMore()
+    ? NOT_KEPT
+    : kept({
     type: 'FieldValueInvalid',
     field: String(path),
     detail,
@@ -187,7 +220,9 @@ export const invalidWithoutValue = (path: FieldPath, detail: string): FieldError
 
 /** upstream's field.NotFound: a reference to something that does not exist (`Not found: "vol"`). */
 export const notFoundField = (path: FieldPath, value: unknown): FieldError =>
-  kept({
+  keepsNoMore()
+    ? NOT_KEPT
+    : kept({
     type: 'FieldValueNotFound',
     field: String(path),
     value,
@@ -195,7 +230,9 @@ export const notFoundField = (path: FieldPath, value: unknown): FieldError =>
   })
 
 export const duplicate = (path: FieldPath, value: unknown): FieldError =>
-  kept({
+  keepsNoMore()
+    ? NOT_KEPT
+    : kept({
     type: 'FieldValueDuplicate',
     field: String(path),
     value,
@@ -207,11 +244,13 @@ export const supportedValues = (supported: readonly string[]): string =>
   supported.length ? `supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}` : ''
 
 export const notSupported = (path: FieldPath, value: unknown, supported: readonly string[]): FieldError =>
-  notSupportedWith(path, value, supportedValues(supported))
+  keepsNoMore() ? NOT_KEPT : notSupportedWith(path, value, supportedValues(supported))
 
 /** The same, with the detail made once by the caller (supportedValues) for a long list checked many times. */
 export const notSupportedWith = (path: FieldPath, value: unknown, detail: string): FieldError =>
-  kept({
+  keepsNoMore()
+    ? NOT_KEPT
+    : kept({
     type: 'FieldValueNotSupported',
     field: String(path),
     value,
@@ -219,14 +258,18 @@ export const notSupportedWith = (path: FieldPath, value: unknown, detail: string
   })
 
 export const forbiddenField = (path: FieldPath, detail: string): FieldError =>
-  kept({
+  keepsNoMore()
+    ? NOT_KEPT
+    : kept({
     type: 'FieldValueForbidden',
     field: String(path),
     detail,
   })
 
 export const tooLong = (path: FieldPath, maxBytes: number): FieldError =>
-  kept({
+  keepsNoMore()
+    ? NOT_KEPT
+    : kept({
     type: 'FieldValueTooLong',
     field: String(path),
     detail: `may not be more than ${maxBytes} bytes`,
@@ -234,7 +277,9 @@ export const tooLong = (path: FieldPath, maxBytes: number): FieldError =>
 
 /** upstream's field.TooMany: `Too many: 65: must have at most 64 items`. */
 export const tooMany = (path: FieldPath, actual: number, max: number): FieldError =>
-  kept({
+  keepsNoMore()
+    ? NOT_KEPT
+    : kept({
     type: 'FieldValueTooMany',
     field: String(path),
     value: actual,
@@ -242,7 +287,9 @@ export const tooMany = (path: FieldPath, actual: number, max: number): FieldErro
   })
 
 export const typeInvalid = (path: FieldPath, value: unknown, detail: string): FieldError =>
-  kept({
+  keepsNoMore()
+    ? NOT_KEPT
+    : kept({
     type: 'FieldValueTypeInvalid',
     field: String(path),
     value,
