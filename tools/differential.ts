@@ -760,6 +760,12 @@ async function media(up: Call, ours: Call, only: RegExp | undefined, tally: Tall
   const patchTypes = [...bodyTypes, 'application/merge-patch+json; charset=utf-8', 'Application/Merge-Patch+JSON', 'application/merge-patch+json, text/plain', 'text/plain, application/merge-patch+json', 'application/json-patch+json']
   for (const type of patchTypes) await one('patch', 'PATCH', `${base}/media?dryRun=All`, '{}', type, undefined)
   await one('patch without a body', 'PATCH', `${base}/media?dryRun=All`, '', 'text/plain', undefined)
+  // A body of another kind or version than the URL's resource.
+  for (const [apiVersion, kind] of [['v1', 'Secret'], ['v1', 'Deployment'], ['apps/v1', 'ConfigMap'], ['apps/v1', 'Deployment'], ['v2', 'ConfigMap'], ['', 'ConfigMap'], ['v1', '']]) {
+    const other = JSON.stringify({ apiVersion, kind, metadata: { name: 'media' }, data: { a: '1' } })
+    await one(`create as ${apiVersion} ${kind}`, 'POST', `${base}?dryRun=All`, other, 'application/json', undefined)
+    await one(`update as ${apiVersion} ${kind}`, 'PUT', `${base}/media?dryRun=All`, other, 'application/json', undefined)
+  }
   const accepts = ['', '*/*', 'application/*', 'text/html', 'text/plain', 'application/json;q=0', 'application/yaml', 'application/json;as=Table;v=v1;g=meta.k8s.io', 'application/json;as=Table;v=v1beta1;g=meta.k8s.io', 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io', 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io', 'application/json;as=Bogus', 'text/html, application/json', 'application/json;stream=watch', 'garbage', 'application/json, text/html;q=0.9', 'APPLICATION/JSON']
   for (const accept of accepts) {
     await one('get', 'GET', `${base}/media`, undefined, undefined, accept)

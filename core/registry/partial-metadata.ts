@@ -13,6 +13,7 @@ import { isDeepFrozen } from '../encoding/immutable.js'
 import type { KubeObject, ListMeta } from '../machinery/object.js'
 import { StatusError } from '../machinery/status-error.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
+import { goInternalTypeName } from './go-type-names.js'
 import { deepFreeze } from '../storage/objects.js'
 
 /**
@@ -45,28 +46,10 @@ export function partialObjectMetadataList(items: readonly KubeObject[], listMeta
   return { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${version}`, metadata, items: partials }
 }
 
-/**
- * The Go package of a group's internal types, as `%T` prints it: `core` for
- * the legacy group and events.k8s.io (whose Event is core's), the group's
- * first label otherwise, and the unstructured package for custom resources.
- */
-function goPackage(entry: ResourceEntry): string {
-  if (entry.schema) return 'unstructured'
-  if (entry.group === '' || entry.group === 'events.k8s.io') return 'core'
-  if (entry.group === 'internal.apiserver.k8s.io') return 'apiserverinternal'
-  return entry.group.split('.')[0]!
-}
-
-/** The Go type upstream names in its refusal: `*core.ConfigMap`, `*apps.DeploymentList`, `*unstructured.UnstructuredList`. */
-function goTypeName(entry: ResourceEntry, list: boolean): string {
-  const kind = entry.schema ? 'Unstructured' : entry.kind
-  return `*${goPackage(entry)}.${kind}${list ? 'List' : ''}`
-}
-
 /** Upstream's 406 for one object asked for as a list, or a list as one object. */
 export function partialMetadataMismatch(entry: ResourceEntry, askedForList: boolean): StatusError {
   const message = askedForList
-    ? `you requested PartialObjectMetadataList, but the requested object is not a list (${goTypeName(entry, false)})`
-    : `you requested PartialObjectMetadata, but the requested object is a list (${goTypeName(entry, true)})`
+    ? `you requested PartialObjectMetadataList, but the requested object is not a list (${goInternalTypeName(entry, false)})`
+    : `you requested PartialObjectMetadata, but the requested object is a list (${goInternalTypeName(entry, true)})`
   return new StatusError(406, 'NotAcceptable', message)
 }

@@ -37,7 +37,7 @@ export class Registry {
   ) {
     this.root = options.root ?? DEFAULT_STORAGE_PREFIX
     this.admission = options.policy?.admission ?? emptyAdmissionChain
-    this.policy = { ...options.policy, admission: this.admission }
+    this.policy = { ...options.policy, admission: this.admission, kindRegistered: (apiVersion, kind) => this.builtinKindServed(apiVersion, kind) }
   }
 
   /**
@@ -50,6 +50,11 @@ export class Registry {
     const object = await runMutatingAdmission(this.admission.mutating, entry, step, ctx)
     await runValidatingAdmission(this.admission.validating, entry, { ...step, object }, ctx)
     return object
+  }
+
+  /** Whether a built-in resource of `kind` is served in `apiVersion` (what upstream's scheme knows, as near as this server can tell). */
+  private builtinKindServed(apiVersion: string, kind: string): boolean {
+    return this.catalogue.entries.some((e) => !e.schema && e.kind === kind && groupVersion(e) === apiVersion)
   }
 
   /** Where an entry's keys start under the root: its storage path in upstream's layout. */

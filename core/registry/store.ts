@@ -11,6 +11,7 @@ import { markedLarge } from '../machinery/large-objects.js'
 import { type Preconditions, type Storage, StorageError, type Watcher, type WatchOptions } from '../storage/interface.js'
 import { asGoEncodes, asGoEncodesInSteps } from '../encoding/canonical.js'
 import { fieldPath, invalid, invalidError, withFieldErrorCap } from '../machinery/field.js'
+import { type KindRegistered, otherKindError } from './body-kind.js'
 import { goPrint } from '../machinery/go-format.js'
 import { UndecodableBody } from '../resources/schema/json-decoding.js'
 import { isValidPathSegmentName } from '../machinery/names.js'
@@ -64,6 +65,8 @@ export interface StorePolicy {
   watcherBufferSize?: number
   /** Told of each such watch ended, to count it as the cache's (`apiserver_terminated_watchers_total`). */
   onWatcherTerminated?: (resource: { group: string; resource: string }) => void
+  /** Which kinds the built-in scheme knows in which version, to refuse a body of another kind in upstream's words. */
+  kindRegistered?: KindRegistered
 }
 
 const defaultAdmission: AdmissionChain = emptyAdmissionChain
@@ -192,6 +195,16 @@ export class ResourceStore {
   private checkBody(body: unknown, namespace: string, urlName: string | undefined): KubeObject {
     if (!isPlainObject(body)) throw badRequest('the body of the request must be a JSON or YAML object')
     const obj = body as KubeObject
+    const registered = this.policy.kindRegistered
+    if (!this.entry.schema && registered) {
+      // As upstream's decoder: an empty or missing apiVersion or kind is the URL's, another kind is refused.
+      if (obj.apiVersion === '' || obj.apiVersion === undefined) obj.apiVersion = this.apiVersion
+      if (obj.kind === '' || obj.kind === undefined) obj.kind = this.entry.kind
+      if (typeof obj.apiVersion === 'string' && typeof obj.kind === 'string') {
+        const refused = otherKindError(obj.apiVersion, obj.kind, this.entry, registered)
+        if (refused) throw refused
+      }
+    }
     if (obj.apiVersion !== undefined && obj.apiVersion !== this.apiVersion)
       throw badRequest(
         `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${this.apiVersion})`,

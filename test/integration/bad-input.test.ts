@@ -54,26 +54,56 @@ describe('bad input', () => {
     await refused(api, () => api.post(CM, '[1,2]'), 400, 'BadRequest')
   })
 
-  it('refuses a kind that does not match the URL with 400', async () => {
+  it("refuses a kind that does not match the URL with 400, in upstream's decoder's words", async () => {
     const api = await startServer()
     await refused(
       api,
       () => api.post(CM, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } }),
       400,
       'BadRequest',
-      'the kind in the data (Secret) does not match the expected kind (ConfigMap)',
+      'Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to (core.ConfigMap): unknown conversion',
+    )
+    await refused(
+      api,
+      () => api.post(CM, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'x' } }),
+      400,
+      'BadRequest',
+      'Deployment in version "v1" cannot be handled as a ConfigMap: converting (v1.Deployment) to (core.ConfigMap): unknown conversion',
     )
   })
 
-  it('refuses an apiVersion that does not match the URL with 400', async () => {
+  it('refuses a kind no version of which is served there as not registered', async () => {
     const api = await startServer()
     await refused(
       api,
       () => api.post(CM, { apiVersion: 'apps/v1', kind: 'ConfigMap', metadata: { name: 'x' } }),
       400,
       'BadRequest',
-      'the API version in the data (apps/v1) does not match the expected API version (v1)',
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: no kind "ConfigMap" is registered for version "apps/v1" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"',
     )
+    await refused(
+      api,
+      () => api.post(CM, { apiVersion: 'v1', kind: 'Deployment', metadata: { name: 'x' } }),
+      400,
+      'BadRequest',
+      'Deployment in version "v1" cannot be handled as a ConfigMap: no kind "Deployment" is registered for version "v1" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"',
+    )
+  })
+
+  it('refuses another served version of the kind as the API version the endpoint does not take', async () => {
+    const api = await startServer()
+    const hpa = { apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'x' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'd' }, maxReplicas: 2 } }
+    const res = await api.post('/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers', hpa)
+    assert.equal(res.status, 400, res.text)
+    assert.equal(res.body.message, 'the API version in the data (autoscaling/v1) does not match the expected API version (autoscaling/v2)')
+  })
+
+  it('takes an empty apiVersion or kind as the URL\u2019s, as upstream\u2019s decoder defaults them', async () => {
+    const api = await startServer()
+    assert.equal((await api.post(CM, { apiVersion: '', kind: 'ConfigMap', metadata: { name: 'no-version' } })).status, 201)
+    const noKind = await api.post(CM, { apiVersion: 'v1', kind: '', metadata: { name: 'no-kind' } })
+    assert.equal(noKind.status, 201, noKind.text)
+    assert.equal(noKind.body.kind, 'ConfigMap')
   })
 
   it('refuses a name that differs from the URL\u2019s with 400', async () => {

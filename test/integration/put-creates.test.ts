@@ -87,7 +87,7 @@ describe('a PUT of an object that is not stored', () => {
     assert.equal(named.body.message, 'the name of the object (other) does not match the name on the URL (absent)')
     const kind = await api.put(`${CM}/absent`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'absent' } })
     assert.equal(kind.status, 400, kind.text)
-    assert.equal(kind.body.message, 'the kind in the data (Secret) does not match the expected kind (ConfigMap)')
+    assert.equal(kind.body.message, 'Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to (core.ConfigMap): unknown conversion')
     assert.equal((await api.get(`${CM}/other`)).status, 404)
   })
 
