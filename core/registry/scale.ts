@@ -139,13 +139,17 @@ export function patchedScale(result: unknown, ctx: RequestContext): unknown {
  * the resource's own validation judges the replicas it ends up with.
  */
 function requestedReplicas(
+  store: ResourceStore,
   body: unknown,
   name: string,
   validate: boolean,
 ): { replicas: number; resourceVersion?: string } {
   if (!isPlainObject(body)) throw badRequest('the body of the request must be a JSON or YAML object')
-  if (body['kind'] !== undefined && body['kind'] !== 'Scale')
-    throw badRequest(`the kind in the data (${String(body['kind'])}) does not match the expected kind (Scale)`)
+  // A Scale is decoded as autoscaling/v1's, an empty or missing apiVersion and kind taken as that.
+  const apiVersion = typeof body['apiVersion'] === 'string' && body['apiVersion'] ? body['apiVersion'] : 'autoscaling/v1'
+  const kind = typeof body['kind'] === 'string' && body['kind'] ? body['kind'] : 'Scale'
+  const refused = store.otherKindRefusal(apiVersion, kind, { apiVersion: 'autoscaling/v1', kind: 'Scale' })
+  if (refused) throw refused
   const problem = scaleDecodeError(body)
   if (problem) throw badRequest(`Scale in version "v1" cannot be handled as a Scale: ${problem}`)
   const spec = body['spec']
@@ -199,6 +203,7 @@ const UNSET_REPLICAS = -2147483648
 
 /** Writes the replicas a Scale asks for into a custom resource, at its spec path. */
 async function setCustomReplicas(
+  store: ResourceStore,
   current: KubeObject,
   paths: ScalePaths,
   next: (current: KubeObject) => unknown,
@@ -206,7 +211,7 @@ async function setCustomReplicas(
 ): Promise<{ resourceVersion?: string }> {
   const values = readCustomScale(() => customScaleValues(current, paths))
   const before = scaleObject(current, { ...values, specReplicas: values.specReplicas ?? UNSET_REPLICAS })
-  const wanted = requestedReplicas(await next(before), name, false)
+  const wanted = requestedReplicas(store, await next(before), name, false)
   if (wanted.replicas === UNSET_REPLICAS)
     throw badRequest(`the spec replicas field ${JSON.stringify(paths.specReplicasPath)} cannot be empty`)
   readCustomScale(() => setNested(current as Record<string, unknown>, paths.specReplicasPath, wanted.replicas))
@@ -233,9 +238,9 @@ export async function updateScale(
     async (current) => {
       let wanted: { resourceVersion?: string }
       if (paths) {
-        wanted = await setCustomReplicas(current, paths, next, name)
+        wanted = await setCustomReplicas(store, current, paths, next, name)
       } else {
-        const asked = requestedReplicas(await next(scaleOf(store.entry, current)), name, true)
+        const asked = requestedReplicas(store, await next(scaleOf(store.entry, current)), name, true)
         const spec = isPlainObject(current['spec']) ? current['spec'] : {}
         current['spec'] = { ...spec, replicas: asked.replicas }
         wanted = asked

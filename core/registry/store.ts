@@ -191,6 +191,18 @@ export class ResourceStore {
     return { bufferSize: watcherBufferSize, onTerminated: () => onWatcherTerminated?.(this.gr) }
   }
 
+  /**
+   * Upstream's refusal of a body naming `apiVersion` and `kind` where a
+   * `target` (a subresource's kind, as `autoscaling/v1` Scale) is decoded,
+   * or undefined when it names the target itself (body-kind.ts).
+   */
+  otherKindRefusal(apiVersion: string, kind: string, target: { apiVersion: string; kind: string }): StatusError | undefined {
+    if (apiVersion === target.apiVersion && kind === target.kind) return undefined
+    const registered = this.policy.kindRegistered ?? (() => false)
+    const group = target.apiVersion.includes('/') ? target.apiVersion.slice(0, target.apiVersion.indexOf('/')) : ''
+    return otherKindError(apiVersion, kind, { ...this.entry, group, kind: target.kind }, (v, k) => (v === target.apiVersion && k === target.kind) || registered(v, k))
+  }
+
   /** Checks apiVersion, kind, name and namespace of a body against the URL; fills what is missing. */
   private checkBody(body: unknown, namespace: string, urlName: string | undefined): KubeObject {
     if (!isPlainObject(body)) throw badRequest('the body of the request must be a JSON or YAML object')

@@ -116,6 +116,21 @@ describe('a patch whose result does not fit its kind', () => {
     assert.equal(now.spec.replicas, 1)
   })
 
+  it("refuses a Scale of another kind in upstream's decoder's words, the replicas unchanged", async () => {
+    const scaleOf = (apiVersion: string, kind: string) => ({ apiVersion, kind, metadata: { name: 'web', namespace: 'default' }, spec: { replicas: 5 } })
+    const unregistered = await api.put(`${DEPLOYMENTS}/web/scale`, scaleOf('autoscaling/v1', 'Deployment'))
+    assert.equal(unregistered.status, 400)
+    assert.equal(
+      unregistered.body.message,
+      'Deployment in version "v1" cannot be handled as a Scale: no kind "Deployment" is registered for version "autoscaling/v1" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"',
+    )
+    const other = await api.put(`${DEPLOYMENTS}/web/scale`, scaleOf('apps/v1', 'Deployment'))
+    assert.equal(other.body.message, 'Deployment in version "v1" cannot be handled as a Scale: converting (v1.Deployment) to (autoscaling.Scale): unknown conversion')
+    // An empty apiVersion and kind are the Scale's.
+    assert.equal((await api.put(`${DEPLOYMENTS}/web/scale?dryRun=All`, scaleOf('', ''))).status, 200)
+    assert.equal((await api.get(`${DEPLOYMENTS}/web`)).body.spec.replicas, 1)
+  })
+
   it('answers a patch adding an unknown field under fieldValidation=Strict with 422, the unknown field quoted', async () => {
     const res = await api.patch(`${CM}/cfg?fieldValidation=Strict`, { colour: 'red' }, MERGE)
     assertInvalidPatch(res, (v) => JSON.parse(v).colour === 'red', 'strict decoding error: unknown field "colour"')
