@@ -7,7 +7,7 @@
 import { daysInMonth } from '../machinery/civil-time.js'
 import { humanDuration } from '../machinery/human-duration.js'
 import type { CustomResourceColumnDefinition } from '../resources/apiextensions/types.js'
-import type { TableColumn } from '../resources/catalogue.js'
+import type { RowBudget, TableColumn } from '../resources/catalogue.js'
 import { nameColumn } from '../resources/columns/common.js'
 import type { KubeObject } from '../machinery/object.js'
 import { goPrintWithin, sortedKeysOnce } from '../machinery/go-format.js'
@@ -78,10 +78,10 @@ function stringCell(value: unknown): string | null {
 function customColumn(col: CustomResourceColumnDefinition): TableColumn | undefined {
   const path = compileJsonPath(`{${col.jsonPath}}`, { allowMissingKeys: true })
   if (typeof path === 'string') return undefined
-  const cell = (obj: KubeObject, now: Date): unknown => {
+  const cell = (obj: KubeObject, now: Date, row?: RowBudget): unknown => {
     let results: unknown[][]
     try {
-      results = path.find(obj)
+      results = path.find(obj, row)
     } catch (err) {
       if (err instanceof JsonPathError) return null
       throw err

@@ -66,7 +66,16 @@ export interface JsonPath {
    * The results of each part of the template (each `{...}`, and the text
    * between them), as upstream's FindResults. Throws JsonPathError.
    */
-  find(data: unknown): unknown[][]
+  find(data: unknown, budget?: JsonPathBudget): unknown[][]
+}
+
+/**
+ * What evaluations have spent of MAX_JSONPATH_VALUES. Each find starts one
+ * of its own unless given one: a table row's columns share theirs, so that
+ * a definition of hundreds of columns costs a row no more than one column.
+ */
+export interface JsonPathBudget {
+  spent: number
 }
 
 const EOF = ''
@@ -405,12 +414,14 @@ const COMPARE: Record<string, (a: unknown, b: unknown) => boolean> = {
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /**
- * How many values one evaluation may step through. Upstream evaluates
+ * How many values one evaluation (or a table row's columns together) may step through. Upstream evaluates
  * without a bound; here the server has one thread, and `..` repeated over a
  * large object (each `..` lists every subtree again, strings as their
  * bytes) grows by the object's depth at each repetition. Real columns touch
  * a handful of values; past the bound the evaluation fails, and a printer
  * column shows an empty cell, as upstream shows one for a path that fails.
+ * Bounding each column alone would let a definition of hundreds of columns
+ * hold the thread for seconds on every row it prints.
  */
 export const MAX_JSONPATH_VALUES = 200_000
 
@@ -419,18 +430,18 @@ const utf8 = new TextEncoder()
 class JsonPathBudgetError extends JsonPathError {}
 
 class Evaluator {
-  private spent = 0
+  private budget: JsonPathBudget = { spent: 0 }
 
   constructor(private readonly allowMissingKeys: boolean) {}
 
-  /** Starts the budget of one evaluation. */
-  reset(): void {
-    this.spent = 0
+  /** The budget the evaluation about to run charges. */
+  chargeTo(budget: JsonPathBudget): void {
+    this.budget = budget
   }
 
   private charge(values: number): void {
-    this.spent += values
-    if (this.spent > MAX_JSONPATH_VALUES) throw new JsonPathBudgetError(`evaluation steps through more than ${MAX_JSONPATH_VALUES} values`)
+    this.budget.spent += values
+    if (this.budget.spent > MAX_JSONPATH_VALUES) throw new JsonPathBudgetError(`evaluation steps through more than ${MAX_JSONPATH_VALUES} values`)
   }
 
   /** What `*` and `..` step into: a map's values, an array's items, a string's bytes; charged before they are made. */
@@ -593,8 +604,8 @@ export function compileJsonPath(text: string, options: JsonPathOptions = {}): Js
   const evaluator = new Evaluator(options.allowMissingKeys ?? false)
   const nodes = parser.root.nodes
   return {
-    find: (data) => {
-      evaluator.reset()
+    find: (data, budget = { spent: 0 }) => {
+      evaluator.chargeTo(budget)
       return nodes.map((node) => evaluator.walk([data], node))
     },
   }

@@ -5,7 +5,7 @@
  * (or whole) so kubectl can show namespaces and labels.
  */
 import { TimeSlice } from '../machinery/time-slice.js'
-import type { ResourceEntry, TableColumn } from '../resources/catalogue.js'
+import type { ResourceEntry, RowBudget, TableColumn } from '../resources/catalogue.js'
 import { DEFAULT_COLUMNS } from '../resources/columns/common.js'
 import type { KubeObject, ListMeta } from '../machinery/object.js'
 import { partialObjectMetadata } from './partial-metadata.js'
@@ -31,7 +31,9 @@ function rowObject(obj: KubeObject, include: IncludeObject): KubeObject | undefi
 }
 
 export function tableRow(entry: ResourceEntry, obj: KubeObject, include: IncludeObject, now: Date) {
-  const cells = columnsOf(entry).map((c) => c.cell(obj, now))
+  // One budget for the row: each column's path alone is bounded, but a definition may have hundreds of them.
+  const row: RowBudget = { spent: 0 }
+  const cells = columnsOf(entry).map((c) => c.cell(obj, now, row))
   const object = rowObject(obj, include)
   return object ? { cells, object } : { cells }
 }

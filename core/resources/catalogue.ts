@@ -28,8 +28,17 @@ export interface TableColumn {
   description: string
   /** 0: always shown; 1: only with `-o wide` */
   priority: number
-  /** The cell for one object; the server always fills every column, wide ones included. */
-  cell: (obj: KubeObject, now: Date) => unknown
+  /**
+   * The cell for one object; the server always fills every column, wide ones
+   * included. `row` is shared by the cells of one row: what the JSONPath
+   * columns of a custom resource have spent evaluating (crd/jsonpath.ts).
+   */
+  cell: (obj: KubeObject, now: Date, row?: RowBudget) => unknown
+}
+
+/** The work a table row's cells have done together, counted by those that bound it. */
+export interface RowBudget {
+  spent: number
 }
 
 /** What a strategy hook may know about the request it runs in. */

@@ -118,7 +118,7 @@ export const horizontalPodAutoscalersV1: ResourceEntry = defineResource({
     validate: (hpa) => validateHorizontalPodAutoscaler(hpaV1ToV2(hpa)),
     validateUpdate: (hpa, old) => validateHorizontalPodAutoscaler(hpaV1ToV2(hpa), hpaV1ToV2(old)),
   },
-  columns: hpaColumns.map((c) => ({ ...c, cell: (obj, now) => c.cell(hpaV1Conversion.toStorage(obj), now) })),
+  columns: hpaColumns.map((c) => ({ ...c, cell: (obj, now, row) => c.cell(hpaV1Conversion.toStorage(obj), now, row) })),
 })
 
 /** v2 first: the preferred version, as upstream's discovery lists it. */

@@ -38,5 +38,5 @@ export const eventsV1: ResourceEntry = defineResource({
     fieldSet: (ev) => selectableFields(coreEvents.strategy.fieldSet?.(eventsV1Conversion.toStorage(ev)) ?? {}),
   },
   // Upstream prints both versions with the core printer; so do we, on the core form.
-  columns: coreEvents.columns.map((c) => ({ ...c, cell: (obj, now) => c.cell(eventsV1Conversion.toStorage(obj), now) })),
+  columns: coreEvents.columns.map((c) => ({ ...c, cell: (obj, now, row) => c.cell(eventsV1Conversion.toStorage(obj), now, row) })),
 })
