@@ -21,7 +21,9 @@ export type YamlJsonAnswer =
   | { kind: 'json'; json: string; duplicates: string[] }
   /** The body refused: go-yaml's words after `yaml: ` (YamlBodyError's message). */
   | { kind: 'refused'; message: string }
-  /** A value JSON text cannot carry (`.inf`, `.nan`), or no thread to decode on: decoded on the serving thread instead. */
+  /** A value JSON text cannot carry (`.inf`, `.nan`): Go's JSON encoder's words (YamlNotJsonError's message). */
+  | { kind: 'not-json'; message: string }
+  /** No thread to decode on: decoded on the serving thread instead. */
   | { kind: 'here' }
   /** Every place in the decoder's queue taken. */
   | { kind: 'busy' }
@@ -52,8 +54,9 @@ export async function yamlToJsonAnswer(text: string, findDuplicates: boolean): P
     decoded = await decodeYaml(text, findDuplicates, Infinity)
   } catch (err) {
     if (err instanceof YamlBodyError) return { kind: 'refused', message: err.message }
-    // Refused in the serving thread's words: it decodes the body again, as for `.inf` before.
-    if (err instanceof YamlNotJsonError) return { kind: 'here' }
+    // Its words cross instead of the body being decoded again on the serving thread, which a document composed
+    // in one piece (anchors and aliases, which go to the worker whatever their size) would hold for seconds.
+    if (err instanceof YamlNotJsonError) return { kind: 'not-json', message: err.message }
     return { kind: 'failed', reason: err instanceof Error ? err.message : String(err) }
   }
   let representable = true
@@ -94,6 +97,8 @@ export async function decodeYamlOffThread(text: string, findDuplicates: boolean,
       return { value: await parseDecoderJson(answer.json), duplicates: answer.duplicates }
     case 'refused':
       throw new YamlBodyError(answer.message)
+    case 'not-json':
+      throw new YamlNotJsonError(answer.message)
     case 'here':
       return decodeYaml(text, findDuplicates)
     case 'busy':

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, describe, it } from 'node:test'
+import { Lexer } from 'yaml'
 import { YAML_WORKER_NICE } from '../../runtimes/node/daemon/background-threads.js'
 import { type NodeYamlDecoder, nodeYamlDecoder, type NodeYamlDecoderOptions } from '../../runtimes/node/daemon/yaml-decoder.js'
 import { createTestServer, TestClient } from './harness.js'
@@ -118,6 +119,30 @@ describe('YAML bodies decoded in a worker thread', () => {
     assert.ok(aliased.length < 1024)
     assert.equal((await api.call('POST', CMS, { body: aliased, headers: YAML })).status, 504)
     assert.equal((await api.call('POST', CMS, { body: configMapYaml('no-alias', 2), headers: YAML })).status, 201)
+  })
+
+  it('refuses a body with anchors and an infinite number in the worker alone, not decoding it again on the serving thread', async () => {
+    const { api, decoder } = await clientWith({})
+    // Anchors send the body to the worker whatever its size, and make it a document composed in one piece:
+    // decoded again on the serving thread, 100,000 keys held it for most of a second.
+    const body = `${configMapYaml('anchored', 100_000).replace('data:\n', 'data: &all\n')}  big: .inf\n`
+    let lexedHere = 0
+    const lex = Lexer.prototype.lex
+    Lexer.prototype.lex = function* (...args: Parameters<typeof lex>) {
+      lexedHere++
+      yield* lex.apply(this, args)
+    }
+    let refused
+    try {
+      refused = await api.call('POST', CMS, { body, headers: YAML })
+    } finally {
+      Lexer.prototype.lex = lex
+    }
+    assert.equal(refused.status, 400, refused.text.slice(0, 300))
+    assert.equal(refused.body.message, 'error converting YAML to JSON: json: unsupported value: +Inf')
+    assert.equal(lexedHere, 0, 'the serving thread lexed the body')
+    assert.equal(decoder.pending, 0)
+    assert.equal((await api.get(`${CMS}/anchored`)).status, 404)
   })
 
   it('reads a map of plain keys and values on the serving thread, however large: no worker needed', async () => {
