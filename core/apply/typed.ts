@@ -228,8 +228,15 @@ function* setBelow(value: unknown, declared: Shape): Checkpointed<FieldSet | 'le
   const children: FieldSetChild[] = []
   if (shape.kind === 'list') {
     if (!Array.isArray(value)) return FieldSet.empty()
-    const elements = value.map((item) => itemElement(shape, item))
-    const ids = elements.map((pe) => (typeof pe === 'string' ? undefined : elementId(pe)))
+    // Telling the items' identities serializes each one's keys or value: a checkpoint every few thousand.
+    const elements: (PathElement | string)[] = []
+    const ids: (string | undefined)[] = []
+    for (const item of value) {
+      const pe = itemElement(shape, item)
+      elements.push(pe)
+      ids.push(typeof pe === 'string' ? undefined : elementId(pe))
+      if (valuesWalked.add()) yield
+    }
     const seen = new Set<string>()
     const duplicated = new Set<string>()
     for (const id of ids) {
@@ -251,7 +258,7 @@ function* setBelow(value: unknown, declared: Shape): Checkpointed<FieldSet | 'le
       if (below !== 'leaf' && !below.isEmpty()) children.push({ pe, set: below })
       if (valuesWalked.add()) yield
     }
-    return FieldSet.fromParts(members, children)
+    return yield* FieldSet.fromPartsInSteps(members, children)
   }
   if (!isObject(value)) return FieldSet.empty()
   for (const name of Object.keys(value)) {
@@ -299,27 +306,32 @@ export function compareObjects(lhs: unknown, rhs: unknown, shape: Shape): Compar
 export function* compareObjectsInSteps(lhs: unknown, rhs: unknown, shape: Shape): Checkpointed<Comparison> {
   const root = new Changes()
   yield* compareIntoInSteps(lhs, rhs, shape, root)
-  return root.comparison()
+  return yield* root.comparisonInSteps()
 }
 
 const holdsValues = (v: unknown): boolean => typeof v === 'object' && v !== null
 
 function* compareIntoInSteps(lhs: unknown, rhs: unknown, declared: Shape, inner: Changes): Checkpointed<Change> {
   const below: [unknown, unknown, Shape, PathElement][] = []
+  const gather: CompareBelow = (l, r, shape, pe) => void below.push([l, r, shape, pe])
   let fields: [Record<string, unknown>, Record<string, unknown>, Shape] | undefined
+  let lists: [unknown, unknown, Shape & { kind: 'list' }] | undefined
   const change = compareInto(
     lhs,
     rhs,
     declared,
     inner,
-    (l, r, shape, pe) => void below.push([l, r, shape, pe]),
+    gather,
     (l, r, shape) => void (fields = [l, r, shape]),
+    (l, r, shape) => void (lists = [l, r, shape]),
   )
   if (fields) {
     // Telling a level empty or not was a pass over its keys already.
     yield
     yield* compareFieldsInSteps(...fields, inner)
   }
+  // A list's items are told apart by their identities, a pass over each side: 200,000 of them held the thread most of a second.
+  if (lists) yield* compareListsInSteps(...lists, inner, gather)
   if (below.length > UNITS_PER_STEP) yield
   for (const [l, r, shape, pe] of below) yield* compareBelowInSteps(l, r, shape, pe, inner)
   return change
@@ -347,7 +359,7 @@ function* compareAtInSteps(lhs: unknown, rhs: unknown, declared: Shape, pe: Path
   if (lhs === undefined && rhs === undefined) return
   const inner = new Changes()
   const change = yield* compareIntoInSteps(lhs, rhs, declared, inner)
-  level.below(pe, inner)
+  yield* level.belowInSteps(pe, inner)
   if (change) level[change].add(pe)
 }
 
@@ -373,6 +385,15 @@ class Level {
   set(): FieldSet {
     return this.members || this.children ? FieldSet.fromParts(this.members ?? [], this.children ?? []) : FieldSet.empty()
   }
+
+  *belowInSteps(pe: PathElement, level: Level | undefined): Checkpointed<void> {
+    if (level && (level.members || level.children)) (this.children ??= []).push({ pe, set: yield* level.setInSteps() })
+  }
+
+  /** The level's set; sorting a level of a long list's items is work of its own, in steps. */
+  *setInSteps(): Checkpointed<FieldSet> {
+    return this.members || this.children ? yield* FieldSet.fromPartsInSteps(this.members ?? [], this.children ?? []) : FieldSet.empty()
+  }
 }
 
 /** The three sets of a comparison at one level, each made when first written to. */
@@ -393,11 +414,20 @@ class Changes {
   comparison(): Comparison {
     return { added: this.added.set(), modified: this.modified.set(), removed: this.removed.set() }
   }
+  *comparisonInSteps(): Checkpointed<Comparison> {
+    return { added: yield* this.added.setInSteps(), modified: yield* this.modified.setInSteps(), removed: yield* this.removed.setInSteps() }
+  }
   /** Records `inner` (the changes below `pe`) under `pe`. */
   below(pe: PathElement, inner: Changes): void {
     if (inner.#added) this.added.below(pe, inner.#added)
     if (inner.#modified) this.modified.below(pe, inner.#modified)
     if (inner.#removed) this.removed.below(pe, inner.#removed)
+  }
+  /** below, with a large level's set made in steps. */
+  *belowInSteps(pe: PathElement, inner: Changes): Checkpointed<void> {
+    if (inner.#added) yield* this.added.belowInSteps(pe, inner.#added)
+    if (inner.#modified) yield* this.modified.belowInSteps(pe, inner.#modified)
+    if (inner.#removed) yield* this.removed.belowInSteps(pe, inner.#removed)
   }
 }
 
@@ -424,6 +454,9 @@ type CompareBelow = (lhs: unknown, rhs: unknown, declared: Shape, pe: PathElemen
 /** How the fields of two objects at one level are compared: at once (compareFields), or later in steps. */
 type CompareFields = (lhs: Record<string, unknown>, rhs: Record<string, unknown>, shape: Shape, inner: Changes, below: CompareBelow) => void
 
+/** How the items of two lists are compared: at once (compareLists), or later in steps. */
+type CompareLists = (lhs: unknown, rhs: unknown, shape: Shape & { kind: 'list' }, inner: Changes, below: CompareBelow) => void
+
 /** Compares every field of either object, the left one's first. */
 function compareFields(l: Record<string, unknown>, r: Record<string, unknown>, shape: Shape, inner: Changes, below: CompareBelow): void {
   for (const name of Object.keys(l)) below(l[name], ownValue(r, name), childShape(shape, name) ?? LEAF, { field: name }, inner)
@@ -434,7 +467,15 @@ function compareFields(l: Record<string, unknown>, r: Record<string, unknown>, s
  * Records in `inner` what changed below the values (each compared by
  * `below`, an object's fields by `fields`); returns how the value itself changed.
  */
-function compareInto(lhs: unknown, rhs: unknown, declared: Shape, inner: Changes, below: CompareBelow, fields: CompareFields = compareFields): Change {
+function compareInto(
+  lhs: unknown,
+  rhs: unknown,
+  declared: Shape,
+  inner: Changes,
+  below: CompareBelow,
+  fields: CompareFields = compareFields,
+  lists: CompareLists = compareLists,
+): Change {
   if (lhs === undefined && rhs === undefined) return undefined
   const shape = resolveShape(declared, lhs, rhs)
   if (declared.kind === 'deduced' && shape.kind === 'leaf') {
@@ -450,7 +491,7 @@ function compareInto(lhs: unknown, rhs: unknown, declared: Shape, inner: Changes
     if (rhs === undefined) return 'removed'
     return jsonEqual(lhs, rhs) ? undefined : 'modified'
   }
-  if (shape.kind === 'list') compareLists(lhs, rhs, shape, inner, below)
+  if (shape.kind === 'list') lists(lhs, rhs, shape, inner, below)
   else fields(isObject(lhs) ? lhs : {}, isObject(rhs) ? rhs : {}, shape, inner, below)
   if (lhs === undefined) return 'added'
   if (rhs === undefined) return 'removed'
@@ -462,11 +503,12 @@ interface ItemGroup {
   items: unknown[]
 }
 
-/** A list's items by identity (elementId), in the order each identity first appears. */
-function groupItems(list: unknown, shape: Shape & { kind: 'list' }): Map<string, ItemGroup> {
+/** A list's items by identity (elementId), in the order each identity first appears; a checkpoint every few thousand items. */
+function* groupItems(list: unknown, shape: Shape & { kind: 'list' }): Checkpointed<Map<string, ItemGroup>> {
   const groups = new Map<string, ItemGroup>()
   if (!Array.isArray(list)) return groups
   for (const item of list) {
+    if (itemsGrouped.add()) yield
     const pe = itemElement(shape, item)
     if (typeof pe === 'string') continue
     const id = elementId(pe)
@@ -477,12 +519,24 @@ function groupItems(list: unknown, shape: Shape & { kind: 'list' }): Map<string,
   return groups
 }
 
+const itemsGrouped = new StepCounter()
+
 /** Compares the items of both sides per identity: the left side's identities first, then those only on the right. */
 function compareLists(lhs: unknown, rhs: unknown, shape: Shape & { kind: 'list' }, inner: Changes, below: CompareBelow): void {
-  const left = groupItems(lhs, shape)
-  const right = groupItems(rhs, shape)
-  for (const [id, { pe, items }] of left) compareItems(items, right.get(id)?.items ?? [], pe, shape, inner, below)
-  for (const [id, { pe, items }] of right) if (!left.has(id)) compareItems([], items, pe, shape, inner, below)
+  runAtOnce(compareListsInSteps(lhs, rhs, shape, inner, below))
+}
+
+function* compareListsInSteps(lhs: unknown, rhs: unknown, shape: Shape & { kind: 'list' }, inner: Changes, below: CompareBelow): Checkpointed<void> {
+  const left = yield* groupItems(lhs, shape)
+  const right = yield* groupItems(rhs, shape)
+  for (const [id, { pe, items }] of left) {
+    compareItems(items, right.get(id)?.items ?? [], pe, shape, inner, below)
+    if (itemsGrouped.add()) yield
+  }
+  for (const [id, { pe, items }] of right) {
+    if (!left.has(id)) compareItems([], items, pe, shape, inner, below)
+    if (itemsGrouped.add()) yield
+  }
 }
 
 /** The items of one identity on each side; two or more on a side (duplicates) make a change of the whole item. */

@@ -253,8 +253,9 @@ function* validateListSetsAndMaps(value: unknown, s: JSONSchemaProps, path: Fiel
   if (Array.isArray(value)) {
     const items = itemsSchema(s)
     const listType = s['x-kubernetes-list-type']
-    if (listType === 'set') appendAll(errs, setDuplicates(value, path))
-    if (listType === 'map') appendAll(errs, mapDuplicates(value, s['x-kubernetes-list-map-keys'] ?? [], items, path))
+    // Each item written as canonical JSON to be compared: a set of 200,000 held the thread a tenth of a second at once.
+    if (listType === 'set') appendAll(errs, yield* setDuplicates(value, path))
+    if (listType === 'map') appendAll(errs, yield* mapDuplicates(value, s['x-kubernetes-list-map-keys'] ?? [], items, path))
     if (items) for (let i = 0; i < value.length; i++) appendAll(errs, yield* validateListSetsAndMaps(value[i], items, path.index(i)))
   } else if (isPlainObject(value)) {
     const additional = additionalPropertiesSchema(s)
@@ -266,22 +267,26 @@ function* validateListSetsAndMaps(value: unknown, s: JSONSchemaProps, path: Fiel
   return errs
 }
 
-function setDuplicates(list: unknown[], path: FieldPath): FieldError[] {
+function* setDuplicates(list: unknown[], path: FieldPath): Checkpointed<FieldError[]> {
   const seen = new Set<string>()
   const errs: FieldError[] = []
-  list.forEach((item, i) => {
+  for (let i = 0; i < list.length; i++) {
+    yield* countValue()
+    const item = list[i]
     const key = canonicalJSON(item)
     if (seen.has(key)) errs.push(duplicate(path.index(i), goValue(item)))
     seen.add(key)
-  })
+  }
   return errs
 }
 
-function mapDuplicates(list: unknown[], keys: readonly string[], items: JSONSchemaProps | undefined, path: FieldPath): FieldError[] {
+function* mapDuplicates(list: unknown[], keys: readonly string[], items: JSONSchemaProps | undefined, path: FieldPath): Checkpointed<FieldError[]> {
   const seen = new Set<string>()
   const errs: FieldError[] = []
-  list.forEach((item, i) => {
-    if (!isPlainObject(item)) return
+  for (let i = 0; i < list.length; i++) {
+    yield* countValue()
+    const item = list[i]
+    if (!isPlainObject(item)) continue
     // A key left out counts as its default, as upstream compares them.
     const keyValues: Record<string, unknown> = {}
     for (const k of keys) {
@@ -291,7 +296,7 @@ function mapDuplicates(list: unknown[], keys: readonly string[], items: JSONSche
     const id = canonicalJSON(keyValues)
     if (seen.has(id)) errs.push(duplicate(path.index(i), goValue(keyValues)))
     seen.add(id)
-  })
+  }
   return errs
 }
 
