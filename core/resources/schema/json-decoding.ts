@@ -11,7 +11,7 @@
 import { StatusError } from '../../machinery/status-error.js'
 import { illegalBase64Index } from '../../machinery/base64.js'
 import { isPlainObject } from '../../machinery/object.js'
-import type { JsonForms, TypeDef, TypeRef, TypeTable } from './model.js'
+import type { FieldDef, JsonForms, TypeDef, TypeRef, TypeTable } from './model.js'
 import { jsonFormOf } from './model.js'
 import { durationError, isGoZeroTimeText, notAString, parseQuantity, parseTime } from './go-values.js'
 
@@ -146,6 +146,18 @@ function zero(t: TypeRef): unknown {
   }
 }
 
+const fieldsByNameCache = new WeakMap<TypeDef, Map<string, FieldDef>>()
+
+/** A type's fields by name, made once per type: a body of a million small objects made a map for each. */
+function fieldsByName(def: TypeDef): Map<string, FieldDef> {
+  let fields = fieldsByNameCache.get(def)
+  if (!fields) {
+    fields = new Map(def.fields.map((f) => [f.name, f]))
+    fieldsByNameCache.set(def, fields)
+  }
+  return fields
+}
+
 class Decoder {
   /** Where fields the type does not have were met (`spec.containers[0].colour`), for strict field validation. */
   readonly unknownFields: string[] = []
@@ -153,7 +165,7 @@ class Decoder {
   constructor(private readonly types: TypeTable) {}
 
   object(obj: Record<string, unknown>, def: TypeDef, path: string[], at: string): void {
-    const fields = new Map(def.fields.map((f) => [f.name, f]))
+    const fields = fieldsByName(def)
     for (const key of Object.keys(obj)) {
       const field = fields.get(key)
       const value = obj[key]
