@@ -13,6 +13,6 @@
  * scalars.ts (JSON forms of bytes, times and durations) and types.ts (what
  * the codec asks of the type table).
  */
-export { decodeMessageOf, decodeProtobuf } from './protobuf/decode.js'
+export { decodeMessageOf, decodeProtobuf, decodeProtobufInSteps } from './protobuf/decode.js'
 export { encodeMessageOf, encodeProtobuf, encodeProtobufInSteps } from './protobuf/encode.js'
 export { PROTOBUF_MAGIC } from './protobuf/wire.js'

@@ -7,9 +7,9 @@ import { duplicateJsonFields, duplicateJsonFieldsWalk } from './duplicate-fields
 import { overflowingNumber, parseJsonWalk } from '../machinery/json-slices.js'
 import { isPlainObject } from '../machinery/object.js'
 import { goJsonSyntaxError } from '../machinery/go-json-check.js'
-import { depthMessage, JsonDepthScanner, jsonDepthMessage, jsonTooDeepAt, jsonTooDeepWalk, nestsDeeperThan } from '../machinery/limits.js'
+import { depthMessage, depthWalk, JsonDepthScanner, jsonDepthMessage, jsonTooDeepAt, jsonTooDeepWalk, nestsDeeperThan } from '../machinery/limits.js'
 import { runInSlices, TimeSlice } from '../machinery/time-slice.js'
-import { decodeProtobuf, PROTOBUF_MAGIC } from '../encoding/protobuf.js'
+import { decodeProtobuf, decodeProtobufInSteps, PROTOBUF_MAGIC } from '../encoding/protobuf.js'
 import { decodeYaml, YamlBodyError, YamlNotJsonError } from './yaml-body.js'
 import { decodeYamlOffThread, goesOffThread, type YamlDecoder } from './yaml-off-thread.js'
 import { badRequest, requestEntityTooLarge, type StatusError, unsupportedMediaType } from '../machinery/status-error.js'
@@ -256,9 +256,13 @@ export async function decodeObjectBody(
   const type = essence(contentType)
   if (type === PROTOBUF_TYPE) {
     if (expectedKind !== undefined && !PROTOBUF_MAGIC.every((b, i) => bytes[i] === b)) throw notProtobuf(expectedKind, bytes)
-    const body = decodeProtobuf(bytes)
+    // A body of megabytes is read in slices, as a JSON body is.
+    const sliced = bytes.length >= SLICED_JSON_FROM
+    const slice = new TimeSlice()
+    const body = sliced ? await runInSlices(decodeProtobufInSteps(bytes), slice) : decodeProtobuf(bytes)
     // Recursive types (JSON schemas) and embedded raw JSON can nest as deeply as the bytes allow.
-    if (nestsDeeperThan(body)) throw badRequest(`unable to decode protobuf body: ${depthMessage()}`)
+    const tooDeep = sliced ? await runInSlices(depthWalk(body), slice) : nestsDeeperThan(body)
+    if (tooDeep) throw badRequest(`unable to decode protobuf body: ${depthMessage()}`)
     return { body, duplicates: [] }
   }
   if (type !== '' && type !== JSON_TYPE && type !== YAML_TYPE) throw unsupportedMediaType(type, BODY_TYPES)
