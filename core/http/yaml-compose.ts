@@ -38,7 +38,7 @@ const BATCH_ITEMS = 32
  */
 export const COMPOSER_OPTIONS = { uniqueKeys: false, merge: false, logLevel: 'error' } as const
 
-type Item = CST.BlockMap['items'][number] | CST.BlockSequence['items'][number]
+type Item = CST.BlockMap['items'][number] | CST.BlockSequence['items'][number] | CST.FlowCollection['items'][number]
 
 const FILLER = new Set(['space', 'newline', 'comment'])
 const FLOW_SCALARS = new Set(['scalar', 'single-quoted-scalar', 'double-quoted-scalar'])
@@ -54,12 +54,20 @@ function count(tokens: readonly CST.SourceToken[] | undefined, type: string): nu
 const isBlock = (token: CST.Token | null | undefined): token is CST.BlockMap | CST.BlockSequence =>
   token?.type === 'block-map' || token?.type === 'block-seq'
 
+/** The collections split into batches of items: block ones, and flow ones (`{a: 1, b: 2}`, `[1, 2]`). */
+type Splittable = CST.BlockMap | CST.BlockSequence | CST.FlowCollection
+
+const isSplittable = (token: CST.Token | null | undefined): token is Splittable => isBlock(token) || token?.type === 'flow-collection'
+
+const isMapLike = (token: Splittable): boolean => token.type === 'block-map' || (token.type === 'flow-collection' && token.start.type === 'flow-map-start')
+
 /**
  * An item that composes alone as it does among its siblings: an implicit
  * single-line key at the map's indent, one `:` and nothing but space and
  * comments around; a sequence entry with one `-` and nothing else.
  */
-function standsAlone(collection: CST.BlockMap | CST.BlockSequence, item: Item): boolean {
+function standsAlone(collection: Splittable, item: Item, index: number): boolean {
+  if (collection.type === 'flow-collection') return flowItemStandsAlone(collection, item, index)
   if (!onlyFiller(item.start, collection.type === 'block-seq' ? SEQ_START : FILLER)) return false
   if (collection.type === 'block-seq') return count(item.start, 'seq-item-ind') === 1 && !('key' in item && item.key)
   const { key, sep, value } = item as CST.BlockMap['items'][number]
@@ -70,6 +78,24 @@ function standsAlone(collection: CST.BlockMap | CST.BlockSequence, item: Item): 
   return !isBlock(value) || count(sep, 'newline') > 0
 }
 
+/**
+ * A flow item that composes alone as among its siblings once its comma is
+ * left out: a comma before it (none before the first), and a value; in a
+ * map, a scalar key and one `:`; in a sequence, no key (a pair there is a
+ * map of its own). Anything else (`{a, b}`, a trailing comma) is composed whole.
+ */
+function flowItemStandsAlone(collection: CST.FlowCollection, item: Item, index: number): boolean {
+  // A collection not closed by its own bracket is an error whose words depend on what holds it: composed whole.
+  const closer = collection.start.type === 'flow-map-start' ? 'flow-map-end' : 'flow-seq-end'
+  if (!onlyFiller(collection.end, new Set([...FILLER, closer])) || count(collection.end, closer) !== 1) return false
+  if (!onlyFiller(item.start, FLOW_START) || count(item.start, 'comma') !== (index === 0 ? 0 : 1) || !item.value) return false
+  const { key, sep } = item as CST.FlowCollection['items'][number]
+  if (collection.start.type === 'flow-seq-start') return !key && !sep
+  if (!key || !FLOW_SCALARS.has(key.type)) return false
+  return onlyFiller(sep, SEP) && count(sep, 'map-value-ind') === 1
+}
+
+const FLOW_START = new Set([...FILLER, 'comma'])
 const SEQ_START = new Set([...FILLER, 'seq-item-ind'])
 const SEP = new Set([...FILLER, 'map-value-ind'])
 
@@ -136,8 +162,13 @@ function setKey(target: Record<string, unknown>, key: string, value: unknown): v
  * A collection of some of `collection`'s items, starting where its first
  * item starts: the composer measures a key's distance from there.
  */
-function part(collection: CST.BlockMap | CST.BlockSequence, items: Item[]): CST.BlockMap | CST.BlockSequence {
+function part(collection: Splittable, items: Item[]): Splittable {
   const first = items[0]!
+  if (collection.type === 'flow-collection') {
+    // The same brackets around the batch, its first item's comma left out: offsets stay those of the text.
+    const lead = { ...first, start: first.start.filter((t) => t.type !== 'comma') }
+    return { ...collection, items: [lead, ...items.slice(1)] } as CST.FlowCollection
+  }
   const firstKey = 'key' in first ? first.key : undefined
   const offset = first.start[0]?.offset ?? firstKey?.offset ?? first.value?.offset ?? collection.offset
   return { ...collection, offset, items } as CST.BlockMap | CST.BlockSequence
@@ -150,16 +181,16 @@ class SlicedComposer {
 
   /** True when `token` is big enough to split and every item composes alone as among its siblings. */
   async splits(token: CST.Token): Promise<boolean> {
-    if (this.weights.of(token) <= BATCH_ITEMS || !isBlock(token)) return false
+    if (this.weights.of(token) <= BATCH_ITEMS || !isSplittable(token)) return false
     for (const [i, item] of token.items.entries()) {
-      if (!standsAlone(token, item)) return false
+      if (!standsAlone(token, item, i)) return false
       if (i % 256 === 255) await this.ctx.slice.pause()
     }
     return true
   }
 
   async compose(token: CST.Token): Promise<Composed> {
-    if (isBlock(token) && (await this.splits(token))) return token.type === 'block-map' ? this.map(token) : this.seq(token)
+    if (isSplittable(token) && (await this.splits(token))) return isMapLike(token) ? this.map(token) : this.seq(token)
     const doc = composeAlone(token, this.ctx)
     const value = toJS(doc, this.ctx)
     await this.ctx.slice.pause()
@@ -168,7 +199,7 @@ class SlicedComposer {
 
   /** Items in batches of about BATCH_ITEMS; an item bigger than that composed by itself, its value split in turn. */
   private async inBatches(
-    collection: CST.BlockMap | CST.BlockSequence,
+    collection: Splittable,
     onBatch: (doc: Document) => void,
     onBigItem: (item: Item) => Promise<void>,
   ): Promise<void> {
@@ -183,7 +214,8 @@ class SlicedComposer {
     }
     for (const item of collection.items) {
       const itemWeight = this.weights.of(item.value)
-      if (itemWeight > BATCH_ITEMS && isBlock(item.value)) {
+      // A flow collection composed apart from its block parent words some of its errors differently: only one that splits.
+      if (itemWeight > BATCH_ITEMS && isSplittable(item.value) && (isBlock(item.value) || (await this.splits(item.value)))) {
         await flush()
         await onBigItem(item)
         continue
@@ -195,7 +227,7 @@ class SlicedComposer {
     await flush()
   }
 
-  private async map(map: CST.BlockMap): Promise<Composed> {
+  private async map(map: Splittable): Promise<Composed> {
     const value: Record<string, unknown> = {}
     const seen = new Set<string>()
     const own: string[] = []
@@ -224,7 +256,7 @@ class SlicedComposer {
     return { value, duplicates: [...own, ...nested] }
   }
 
-  private async seq(seq: CST.BlockSequence): Promise<Composed> {
+  private async seq(seq: Splittable): Promise<Composed> {
     const value: unknown[] = []
     const nested: string[] = []
     const take = (doc: Document) => {
@@ -253,7 +285,7 @@ export async function composeInSlices(
 ): Promise<Composed | undefined> {
   if (hasAnchorsOrAliases || tokens.length !== 1) return undefined
   const doc = tokens[0]!
-  if (doc.type !== 'document' || !doc.value || !isBlock(doc.value)) return undefined
+  if (doc.type !== 'document' || !doc.value || !isSplittable(doc.value)) return undefined
   // A `---` must end its line: a block collection after it on the same line is an error of the whole document.
   if (!onlyFiller(doc.start, new Set([...FILLER, 'doc-start']))) return undefined
   if (count(doc.start, 'doc-start') > 0 && count(doc.start, 'newline') === 0) return undefined
