@@ -11,7 +11,7 @@
 import { Composer, CST, Lexer, LineCounter, Parser, YAMLError } from 'yaml'
 import { duplicateJsonFields, duplicateJsonFieldsWalk } from './duplicate-fields.js'
 import { parseJsonWalk } from '../machinery/json-slices.js'
-import { depthMessage, depthWalk, jsonTooDeepAt, jsonTooDeepWalk, MAX_NESTING_DEPTH } from '../machinery/limits.js'
+import { depthMessage, depthWalk, isStackOverflow, jsonTooDeepAt, jsonTooDeepWalk, MAX_NESTING_DEPTH } from '../machinery/limits.js'
 import { type Checkpointed, runInSlices, SLICE_BUDGET_MS, TimeSlice } from '../machinery/time-slice.js'
 import { COMPOSER_OPTIONS, type Composed, composeInSlices, duplicateKeysUnder } from './yaml-compose.js'
 import { simpleYamlWalk } from './yaml-simple.js'
@@ -179,7 +179,15 @@ export function yamlTextAsJson(text: string): Promise<{ value: unknown } | undef
  */
 export async function decodeYaml(text: string, findDuplicates: boolean, budgetMs = SLICE_BUDGET_MS): Promise<{ value: unknown; duplicates: string[] }> {
   const slice = new TimeSlice(budgetMs)
-  const decoded = await decodeYamlIn(slice, text, findDuplicates)
+  let decoded: { value: unknown; duplicates: string[] }
+  try {
+    decoded = await decodeYamlIn(slice, text, findDuplicates)
+  } catch (err) {
+    // The yaml package's parser recurses once per item of a flow map its indentation leaves open (`data: {` then a
+    // line of thousands of `k: v` at column 0): the stack it overflows is the body's nesting as that parser reads it.
+    if (isStackOverflow(err)) throw new YamlBodyError(depthMessage())
+    throw err
+  }
   if (MAY_NOT_BE_FINITE.test(text)) {
     const found = await runInSlices(nonFiniteWalk(decoded.value), slice)
     if (found !== undefined) throw new YamlNotJsonError(`json: unsupported value: ${goFloat(found)}`)

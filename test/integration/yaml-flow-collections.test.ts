@@ -66,4 +66,18 @@ describe('YAML flow collections of many items', { timeout: 120_000 }, () => {
     assert.match(refused.body.message, /Flow map in block collection must be sufficiently indented and end with a \}/)
     assert.equal((await api.get(`${CMS}/bad`)).status, 404)
   })
+
+  it('refuses with 400, not 500, a flow map left open by its indentation whose items overflow the parser', async () => {
+    // `data: {` and then one line of 3000 items at column 0: the yaml package's parser recurses once per item.
+    const body = `metadata: {name: open}\ndata: {\n${Array.from({ length: 3000 }, (_, i) => `k${i}: v${i}`).join(', ')}\n}\n`
+    for (const [method, path, type] of [
+      ['POST', CMS, 'application/yaml'],
+      ['PATCH', `${CMS}/open?fieldManager=test`, 'application/apply-patch+yaml'],
+    ]) {
+      const refused = await api.call(method!, path!, { body, headers: { 'content-type': type! } })
+      assert.equal(refused.status, 400, refused.text.slice(0, 300))
+      assert.match(refused.body.message, /yaml: exceeded max depth of 500$/)
+    }
+    assert.equal((await api.get(`${CMS}/open`)).status, 404)
+  })
 })
