@@ -167,6 +167,7 @@ export class ResourceStore {
         allowWatchBookmarks: query.allowWatchBookmarks,
         bookmarkIntervalMs,
         signal,
+        readOnly,
         bound: this.watchBound(),
         // A too old resourceVersion keeps the watch wording ("too old resource version"); the rest as for a list.
         interpretError: (err) =>

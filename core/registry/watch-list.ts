@@ -28,6 +28,11 @@ export interface WatchListOptions {
   signal: AbortSignal
   /** Turns a failure of the initial read into what the client sees in the ERROR event. */
   interpretError: (err: unknown) => unknown
+  /**
+   * The client only encodes the events: the initial state may be the watch cache's own frozen objects, uncopied.
+   * A copy of every object of a large collection held the thread for hundreds of milliseconds at the watch's start.
+   */
+  readOnly?: boolean
   /** How far the client may fall behind a watch the storage serves itself. */
   bound?: Pick<WatchOptions, 'bufferSize' | 'onTerminated'>
 }
@@ -96,6 +101,7 @@ export class WatchListWatcher implements Watcher {
       bookmarks: opts.allowWatchBookmarks,
       bookmarkIntervalMs: opts.bookmarkIntervalMs,
       signal: opts.signal,
+      readOnly: opts.readOnly === true,
       ...opts.bound,
     })
     this.follow = this.source[Symbol.asyncIterator]()
@@ -107,6 +113,7 @@ export class WatchListWatcher implements Watcher {
     const list = await storage.list(opts.listPrefix, {
       ...(rv === undefined ? {} : { resourceVersion: rv, resourceVersionMatch: 'NotOlderThan' as const }),
       ...(opts.predicate ? { predicate: opts.predicate } : {}),
+      readOnly: opts.readOnly === true,
     })
     // The selectors' predicate (a watch pinned to one name included) already narrowed the list.
     for (const object of list.items) this.initial.push({ type: 'ADDED', object, revision: Number(object.metadata.resourceVersion) })
