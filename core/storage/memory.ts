@@ -227,7 +227,7 @@ export class MemoryStorage implements Storage {
           () => watcher.resume(),
           (err: unknown) => watcher.fail(err),
         )
-      }
+      } else watcher.resume()
     } catch (err) {
       watcher.fail(err)
       return watcher
@@ -534,6 +534,7 @@ export class MemoryStorage implements Storage {
       }
       const start = async (): Promise<void> => {
         for (const [key, version] of found) {
+          if (watcher.ended) return
           const obj = version.obj instanceof Uint8Array ? deepFreeze((await this.reveal(key, version)).object) : version.obj
           if (!opts.predicate || opts.predicate(obj)) watcher.enqueue('ADDED', obj, version.rev)
         }
@@ -559,7 +560,10 @@ export class MemoryStorage implements Storage {
     const logged: Logged[] = []
     for (let i = this.log.firstIndexAfter(from); i < this.log.length; i++) logged.push(this.log.at(i)!)
     return async () => {
-      for (const entry of logged) watcher.replay(await this.unseal(entry))
+      for (const entry of logged) {
+        if (watcher.ended) return
+        watcher.replay(await this.unseal(entry))
+      }
     }
   }
 

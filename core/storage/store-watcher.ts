@@ -67,11 +67,18 @@ export class StoreWatcher implements Watcher {
       release(this)
     }
     const { bufferSize, onTerminated } = bound
+    this.bufferSize = bufferSize || undefined
     this.channel = new WatchChannel(end, bufferSize ? { capacity: bufferSize, onOverflow: onTerminated ?? (() => {}) } : undefined)
   }
 
   /** The watcher only reads the events' objects (a watch cache): it gets the store's own, deep-frozen, not copies. */
   private readonly readOnly: boolean
+
+  /** The start's events are all queued (resume): events from now on count against the buffer. */
+  private live = false
+
+  /** The bound's size, if the watch has one. */
+  private readonly bufferSize: number | undefined
 
   /** Live changes that wait while the watch's first events are still being read (held), in order. */
   private held: Change[] | undefined
@@ -86,16 +93,34 @@ export class StoreWatcher implements Watcher {
     this.held ??= []
   }
 
-  /** Delivers the changes that waited, then takes live ones directly again. */
+  /**
+   * The watch's start is read: the changes that waited are delivered, and every event from now on is a
+   * live one, bounded by the buffer. A store whose start queues its events before watch() returns calls
+   * it then too.
+   */
   resume(): void {
     const held = this.held ?? []
     this.held = undefined
+    this.live = true
     for (const change of held) this.replay(change)
+  }
+
+  /** Whether the watch has ended (stopped, failed, or too slow): a store still reading its start can stop. */
+  get ended(): boolean {
+    return this.channel.ended
   }
 
   offer(change: Change): void {
     if (this.held) {
-      if (!this.channel.ended) this.held.push(change)
+      if (this.channel.ended || !this.matchesKey(change.key)) return
+      // More live changes than the buffer holds came while the start was read: delivered at resume, they would
+      // end the watch then; it ends now, rather than holding every change made meanwhile.
+      if (this.bufferSize !== undefined && this.held.length >= this.bufferSize) {
+        this.held = []
+        this.channel.overflow()
+        return
+      }
+      this.held.push(change)
       return
     }
     this.replay(change)
@@ -114,13 +139,9 @@ export class StoreWatcher implements Watcher {
    */
   enqueue(type: StorageEventType, object: KubeObject, revision: number, restamp = false): void {
     if (this.channel.ended) return
-    if (this.readOnly && !restamp) {
-      this.channel.push({ type, object, revision })
-      return
-    }
-    const copy = cloneJson(object)
-    if (restamp) stampRevision(copy, revision)
-    this.channel.push({ type, object: copy, revision })
+    const event = this.readOnly && !restamp ? { type, object, revision } : { type, object: restamped(cloneJson(object), revision, restamp), revision }
+    if (this.live) this.channel.push(event)
+    else this.channel.pushStart(event)
   }
 
   /** Ends the watch with an error, delivered after anything already queued. */
@@ -160,4 +181,9 @@ export class StoreWatcher implements Watcher {
   [Symbol.asyncIterator](): AsyncIterator<StorageEvent, undefined> {
     return this.channel[Symbol.asyncIterator]()
   }
+}
+
+function restamped(copy: KubeObject, revision: number, restamp: boolean): KubeObject {
+  if (restamp) stampRevision(copy, revision)
+  return copy
 }

@@ -19,6 +19,8 @@ export interface ChannelBound {
 export class WatchChannel implements Watcher {
   private items: StorageEvent[] = []
   private head = 0
+  /** Start events still queued (pushStart): the front of the queue, outside the bound. */
+  private startLeft = 0
   private readonly waiting: Waiter[] = []
   private failure: unknown
   private done = false
@@ -41,13 +43,37 @@ export class WatchChannel implements Watcher {
 
   push(event: StorageEvent): void {
     if (this.done) return
-    if (this.bound && this.items.length - this.head >= this.bound.capacity) {
+    if (this.bound && this.items.length - this.head - this.startLeft >= this.bound.capacity) {
       if (event.type === 'BOOKMARK') return
-      // Nobody waits while events are queued: the reader takes them, then sees the end.
-      this.end()
-      this.bound.onOverflow()
+      this.overflow()
       return
     }
+    this.deliver(event)
+  }
+
+  /**
+   * Queues one of the events the watch starts with (the state at its start, or the changes after its
+   * resourceVersion), which the store reads at the watch's request rather than at the writers' pace: they
+   * do not count against the bound, as upstream's watchers send their initial events apart from their
+   * buffer. Counted against it, a start of more events than the buffer holds ended every such watch
+   * before its reader had a turn (a watch from resourceVersion 0 of 1,001 objects, with the watch cache
+   * off). Start events come before any live one.
+   */
+  pushStart(event: StorageEvent): void {
+    if (this.done) return
+    if (this.waiting.length === 0) this.startLeft++
+    this.deliver(event)
+  }
+
+  /** Ends the watch as too slow: what is queued is delivered, then the end (the reader relists). */
+  overflow(): void {
+    if (this.done) return
+    // Nobody waits while events are queued: the reader takes them, then sees the end.
+    this.end()
+    this.bound?.onOverflow()
+  }
+
+  private deliver(event: StorageEvent): void {
     const waiter = this.waiting.shift()
     if (waiter) waiter.resolve({ done: false, value: event })
     else this.items.push(event)
@@ -69,6 +95,7 @@ export class WatchChannel implements Watcher {
   stop(): void {
     this.items = []
     this.head = 0
+    this.startLeft = 0
     this.failure = undefined
     this.end()
     for (const w of this.waiting.splice(0)) w.resolve({ done: true, value: undefined })
@@ -87,6 +114,7 @@ export class WatchChannel implements Watcher {
   next(): Promise<IteratorResult<StorageEvent, undefined>> {
     if (this.head < this.items.length) {
       const value = this.items[this.head++]!
+      if (this.startLeft > 0) this.startLeft--
       // Drop the consumed front now and then, so a long watch does not keep every event.
       if (this.head > 1024 && this.head * 2 > this.items.length) {
         this.items = this.items.slice(this.head)

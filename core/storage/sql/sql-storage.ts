@@ -602,6 +602,8 @@ export class SqlStorage implements Storage {
       // ''/'0': the current state as ADDED events, each at its own revision (as etcd3's watcher).
       watcher.afterRevision = this.revision
       for (const row of this.log.live(range, this.revision, -1)) {
+        // A watch that ended meanwhile (its client went) needs the rest of its start no more.
+        if (watcher.ended) return
         const obj = await this.decode(row)
         if (!opts.predicate || opts.predicate(obj)) watcher.enqueue('ADDED', deepFreeze(obj), row.revision)
       }
@@ -613,7 +615,7 @@ export class SqlStorage implements Storage {
     // Rows past the published revision (other processes' commits) reach the watch as live changes, in order.
     const published = this.revision
     for (const row of this.log.changesAfter(from, range)) {
-      if (row.revision > published) break
+      if (row.revision > published || watcher.ended) break
       const change = await this.replayed(row)
       if (change) watcher.replay(change)
     }

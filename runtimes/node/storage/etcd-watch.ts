@@ -64,6 +64,13 @@ export class EtcdWatch implements Watcher {
   private bookmarkTimer: ReturnType<typeof setInterval> | undefined
   /** Responses are handled one after another: decoding a value may wait (it may be encrypted). */
   private handled: Promise<void> = Promise.resolve()
+  /** A watch from a resourceVersion: whether its first stream is still to be created. */
+  private replaysHistory = false
+  /**
+   * The events up to this revision are the watch's start (the history after its resourceVersion, up to etcd's
+   * revision when its first stream was created): outside the buffer's bound, as the snapshot's are.
+   */
+  private startUntil = 0
 
   constructor(
     private readonly prefix: string,
@@ -92,6 +99,7 @@ export class EtcdWatch implements Watcher {
       void this.startFromSnapshot()
     } else {
       this.progress.delivered = from
+      this.replaysHistory = true
       this.connect()
     }
   }
@@ -114,7 +122,8 @@ export class EtcdWatch implements Watcher {
       const { objects, revision } = await this.deps.snapshot(this.prefix)
       if (this.channel.ended) return
       for (const obj of objects) {
-        if (!this.predicate || this.predicate(obj)) this.emit('ADDED', obj, Number(obj.metadata.resourceVersion ?? 0))
+        // The start's events, outside the buffer's bound (core/storage/watch-channel.ts, pushStart).
+        if (!this.predicate || this.predicate(obj)) this.channel.pushStart({ type: 'ADDED', object: obj, revision: Number(obj.metadata.resourceVersion ?? 0) })
       }
       this.progress.delivered = revision
       this.progress.startWith(objects.length)
@@ -181,6 +190,8 @@ export class EtcdWatch implements Watcher {
     }
     if (res.created) {
       this.retryMs = FIRST_RETRY_MS
+      if (this.replaysHistory) this.startUntil = res.header.revision
+      this.replaysHistory = false
       this.progress.created(res.header.revision)
       return
     }
@@ -253,7 +264,8 @@ export class EtcdWatch implements Watcher {
   }
 
   private emit(type: StorageEventType, object: KubeObject, revision: number): void {
-    this.channel.push({ type, object, revision })
+    if (revision <= this.startUntil) this.channel.pushStart({ type, object, revision })
+    else this.channel.push({ type, object, revision })
   }
 
   private onBroken(): void {
