@@ -93,3 +93,46 @@ for (const [name, open] of backends) {
     })
   })
 }
+
+describe('the start of a watch served by the embedded store', () => {
+  const ROWS = 3000
+  const PREFIX = '/registry/configmaps/'
+
+  /** Counts the turns of the event loop (other requests' chances) until `watcher` has delivered `count` events. */
+  async function turnsWhileReading(watcher: AsyncIterable<unknown>, count: number): Promise<{ events: number; turns: number }> {
+    let turns = 0
+    let reading = true
+    const counting = (async () => {
+      while (reading) {
+        await new Promise((resolve) => setImmediate(resolve))
+        turns++
+      }
+    })()
+    let events = 0
+    for await (const _ of watcher) if (++events === count) break
+    reading = false
+    await counting
+    return { events, turns }
+  }
+
+  it(`lets other work run while it reads ${ROWS} rows, from resourceVersion 0 and from an old resourceVersion`, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'watch-start-'))
+    dirs.push(dataDir)
+    const storage = await openEmbeddedStore({ dataDir, codec: codecFor('application/json'), compactionIntervalMs: 0 })
+    try {
+      const first = await storage.create(`${PREFIX}ns/c0`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c0', namespace: 'ns' } })
+      const writes: Array<Promise<unknown>> = []
+      for (let i = 1; i < ROWS; i++) writes.push(storage.create(`${PREFIX}ns/c${i}`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}`, namespace: 'ns' }, data: { i: String(i) } }))
+      await Promise.all(writes)
+      const before = String(Number(first.metadata.resourceVersion) - 1)
+      for (const resourceVersion of ['0', before]) {
+        const { events, turns } = await turnsWhileReading(storage.watch(PREFIX, { resourceVersion }), ROWS)
+        assert.equal(events, ROWS, `from ${resourceVersion}`)
+        // Read in one run, the start gave the event loop no turn (or one) before its last event.
+        assert.ok(turns >= 3, `from ${resourceVersion}: ${turns} turns of the event loop while ${ROWS} rows were read`)
+      }
+    } finally {
+      await storage.close()
+    }
+  })
+})

@@ -92,7 +92,7 @@ export class RevisionLog {
              CASE WHEN p.deleted = 0 THEN p.value END AS prev_value
       FROM log l LEFT JOIN log p ON p.id = l.prev_revision
       WHERE l.id > ? AND +l.key >= ? AND +l.key < ?
-      ORDER BY l.id`)
+      ORDER BY l.id LIMIT ?`)
     // Every row at or below the compaction point that a later row (also at or
     // below it) replaced is some row's prev_revision; rows up to the previous
     // compaction were handled then, so only newer rows need looking at.
@@ -149,9 +149,9 @@ export class RevisionLog {
     this.insert.run(revision, key, createRevision, prevRevision, value === null ? 1 : 0, value)
   }
 
-  /** Every row after `revision` within the range, oldest first. */
-  changesAfter(revision: number, range: KeyRange): ChangeRow[] {
-    return this.changes.all(revision, range.from, range.to).map(toChangeRow)
+  /** The first `limit` rows after `revision` within the range, oldest first. */
+  changesAfter(revision: number, range: KeyRange, limit: number): ChangeRow[] {
+    return this.changes.all(revision, range.from, range.to, limit).map(toChangeRow)
   }
 
   /**

@@ -56,7 +56,7 @@ import { type ChangeRow, keyAfter, keyRange, type LogRow, prefixRange, RevisionL
 import { DEFAULT_SHARED_BUSY_TIMEOUT_MS, LogFollower, type SharedStoreOptions } from './log-follower.js'
 import { prepareDatabase, releaseDatabase, type Synchronous, writeTransactionWhenFree } from './schema.js'
 import { GroupCommit } from './group-commit.js'
-import { nextMacrotask } from '../../machinery/time-slice.js'
+import { nextMacrotask, TimeSlice } from '../../machinery/time-slice.js'
 import { type Change, StoreWatcher } from '../store-watcher.js'
 import { type DecodedValue, mustWrite, StoredValues } from '../value/stored-values.js'
 import { committedObject, copiedForCaller, decodedForWrite, deletedObject } from '../written-object.js'
@@ -94,6 +94,8 @@ interface NewRow {
 
 /** Rows read per query while a filtered list fills a page (a predicate may skip many). */
 const FILTERED_BATCH = 256
+/** Rows a watch's start reads from the log at once (startWatch). */
+const WATCH_START_PAGE = 500
 
 export class SqlStorage implements Storage {
   /** Claims the database behind `db` (see schema.ts) and serves it; throws when the file cannot be used. */
@@ -591,33 +593,56 @@ export class SqlStorage implements Storage {
     return { revision: token.revision, startKey: token.startKey }
   }
 
-  /** Queues a new watcher's first events and sets the revision its live events must follow. */
+  /**
+   * Queues a new watcher's first events and sets the revision its live events must follow. The rows are read
+   * a page at a time and the thread is let go between slices: read and decoded in one run, the start of a
+   * watch from resourceVersion 0, or from one older than the watch cache's window, over some 20,000 rows held
+   * every other request for over a second.
+   */
   private async startWatch(prefix: string, exact: boolean, watcher: StoreWatcher, opts: WatchOptions): Promise<void> {
     const range = exact ? keyRange(prefix) : prefixRange(prefix)
     const from = parseResourceVersion(prefix, opts.resourceVersion)
+    const slice = new TimeSlice()
     if (from === undefined) {
       // Sharing the file, the current state includes the other processes' commits: publish them first
       // (they reach the held watcher as live changes, and those at or below the snapshot are dropped).
       if (this.follower) await this.follower.publishedUpTo(this.log.lastRevision())
-      // ''/'0': the current state as ADDED events, each at its own revision (as etcd3's watcher).
-      watcher.afterRevision = this.revision
-      for (const row of this.log.live(range, this.revision, -1)) {
-        // A watch that ended meanwhile (its client went) needs the rest of its start no more.
-        if (watcher.ended) return
-        const obj = await this.decode(row)
-        if (!opts.predicate || opts.predicate(obj)) watcher.enqueue('ADDED', deepFreeze(obj), row.revision)
+      // ''/'0': the current state as ADDED events, each at its own revision (as etcd3's watcher). Compaction
+      // meanwhile keeps every key's newest row up to its point, so later pages still read this revision's state.
+      const revision = this.revision
+      watcher.afterRevision = revision
+      for (let start = range.from; ; ) {
+        const rows = this.log.live({ from: start, to: range.to }, revision, WATCH_START_PAGE)
+        for (const row of rows) {
+          // A watch that ended meanwhile (its client went) needs the rest of its start no more.
+          if (watcher.ended) return
+          const obj = await this.decode(row)
+          if (!opts.predicate || opts.predicate(obj)) watcher.enqueue('ADDED', deepFreeze(obj), row.revision)
+          await slice.pause()
+        }
+        if (rows.length < WATCH_START_PAGE) return
+        start = keyAfter(rows[rows.length - 1]!.key)
       }
-      return
     }
     const compacted = this.compactedAt()
     if (from < compacted) throw compactedWatch(prefix, from, compacted)
     watcher.afterRevision = from
     // Rows past the published revision (other processes' commits) reach the watch as live changes, in order.
     const published = this.revision
-    for (const row of this.log.changesAfter(from, range)) {
-      if (row.revision > published || watcher.ended) break
-      const change = await this.replayed(row)
-      if (change) watcher.replay(change)
+    for (let after = from; ; ) {
+      const rows = this.log.changesAfter(after, range, WATCH_START_PAGE)
+      // A compaction past `from` between pages may have dropped changes of the next one: the watch ends as too old,
+      // as it would have had it come a moment later.
+      const compactedNow = this.compactedAt()
+      if (from < compactedNow) throw compactedWatch(prefix, from, compactedNow)
+      for (const row of rows) {
+        if (row.revision > published || watcher.ended) return
+        const change = await this.replayed(row)
+        if (change) watcher.replay(change)
+        await slice.pause()
+      }
+      if (rows.length < WATCH_START_PAGE) return
+      after = rows[rows.length - 1]!.revision
     }
   }
 
