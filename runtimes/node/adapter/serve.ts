@@ -217,12 +217,29 @@ export function connectionInfoOf(socket: TlsLike, cas: ClientCAs | undefined): C
   return info
 }
 
-/** Closes (GOAWAY) an HTTP/2 session once it has had no stream open for `ms`: its watches keep it open. */
+/**
+ * How long an idle HTTP/2 session may stay after its GOAWAY before it is cut: Go's HTTP/2 server closes the
+ * connection this long (its goAwayTimeout, 1 s) after a graceful GOAWAY the client did not answer by closing.
+ */
+export const GOAWAY_TIMEOUT_MS = 1000
+
+/**
+ * Closes (GOAWAY) an HTTP/2 session once it has had no stream open for `ms`: its watches keep it open. A
+ * session still there a moment later, with no stream open, is destroyed: Node's graceful close waits for
+ * a stream whose header block never ended (a HEADERS frame without END_HEADERS, then silence), which no
+ * handler ever sees, and such a connection stayed open for good.
+ */
 function closeWhenIdle(session: Http2Session, ms: number): void {
   let open = 0
   let timer: ReturnType<typeof setTimeout> | undefined
   const idle = (): void => {
-    timer = setTimeout(() => session.close(), ms)
+    timer = setTimeout(() => {
+      session.close()
+      timer = setTimeout(() => {
+        if (open === 0 && !session.destroyed) session.destroy()
+      }, GOAWAY_TIMEOUT_MS)
+      timer.unref()
+    }, ms)
     timer.unref()
   }
   idle()
