@@ -94,7 +94,7 @@ for (const [name, open] of backends) {
   })
 }
 
-describe('the start of a watch served by the embedded store', () => {
+describe('reads of many rows from the embedded store (a watch start, a list a watch-list starts with)', () => {
   const ROWS = 3000
   const PREFIX = '/registry/configmaps/'
 
@@ -115,16 +115,43 @@ describe('the start of a watch served by the embedded store', () => {
     return { events, turns }
   }
 
-  it(`lets other work run while it reads ${ROWS} rows, from resourceVersion 0 and from an old resourceVersion`, async () => {
+  /** A fresh embedded store holding ROWS ConfigMaps; the revision of the first. */
+  async function storeWithRows(): Promise<{ storage: Storage; first: number }> {
     const dataDir = mkdtempSync(join(tmpdir(), 'watch-start-'))
     dirs.push(dataDir)
     const storage = await openEmbeddedStore({ dataDir, codec: codecFor('application/json'), compactionIntervalMs: 0 })
+    const first = await storage.create(`${PREFIX}ns/c0`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c0', namespace: 'ns' } })
+    const writes: Array<Promise<unknown>> = []
+    for (let i = 1; i < ROWS; i++) writes.push(storage.create(`${PREFIX}ns/c${i}`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}`, namespace: 'ns' }, data: { i: String(i) } }))
+    await Promise.all(writes)
+    return { storage, first: Number(first.metadata.resourceVersion) }
+  }
+
+  it(`a list without a limit lets other work run while it reads ${ROWS} rows`, async () => {
+    const { storage } = await storeWithRows()
     try {
-      const first = await storage.create(`${PREFIX}ns/c0`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c0', namespace: 'ns' } })
-      const writes: Array<Promise<unknown>> = []
-      for (let i = 1; i < ROWS; i++) writes.push(storage.create(`${PREFIX}ns/c${i}`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}`, namespace: 'ns' }, data: { i: String(i) } }))
-      await Promise.all(writes)
-      const before = String(Number(first.metadata.resourceVersion) - 1)
+      let turns = 0
+      let reading = true
+      const counting = (async () => {
+        while (reading) {
+          await new Promise((resolve) => setImmediate(resolve))
+          turns++
+        }
+      })()
+      const list = await storage.list(PREFIX)
+      reading = false
+      await counting
+      assert.equal(list.items.length, ROWS)
+      assert.ok(turns >= 3, `${turns} turns of the event loop while ${ROWS} rows were listed`)
+    } finally {
+      await storage.close()
+    }
+  })
+
+  it(`a watch lets other work run while it reads ${ROWS} rows, from resourceVersion 0 and from an old resourceVersion`, async () => {
+    const { storage, first } = await storeWithRows()
+    try {
+      const before = String(first - 1)
       for (const resourceVersion of ['0', before]) {
         const { events, turns } = await turnsWhileReading(storage.watch(PREFIX, { resourceVersion }), ROWS)
         assert.equal(events, ROWS, `from ${resourceVersion}`)
