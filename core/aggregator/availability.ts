@@ -11,6 +11,7 @@
 import { ADMIN_IDENTITY } from '../machinery/identities.js'
 import type { Logger } from '../logging/logger.js'
 import type { ProxyTransport } from '../proxy/transport.js'
+import { parseJsonInSlices } from '../machinery/json-in-slices.js'
 import { isPlainObject, type KubeObject } from '../machinery/object.js'
 import { APIREGISTRATION_GROUP, type ApiService, type AvailableCondition, withAvailableCondition } from './apiservice.js'
 import { identityHeaderLines, type IdentityHeaderNames } from './identity-headers.js'
@@ -100,7 +101,7 @@ export async function probeApiService(api: ApiService, deps: AvailabilityDeps): 
     let discovery: unknown
     try {
       const text = await readBounded(response, MAX_DISCOVERY_BYTES)
-      discovery = text === undefined ? undefined : (JSON.parse(text) as unknown)
+      discovery = text === undefined ? undefined : await parseJsonInSlices(text)
     } catch {
       discovery = undefined
     }

@@ -20,7 +20,7 @@
  * DOWNLOAD_TIMEOUT_MS is a failed download, and one download per APIService
  * runs at a time, never on a client's request.
  */
-import { jsonTooDeepAt } from '../machinery/limits.js'
+import { JsonTooDeepError, parseJsonInSlices } from '../machinery/json-in-slices.js'
 import { isPlainObject, type UserInfo } from '../machinery/object.js'
 import type { Logger } from '../logging/logger.js'
 import type { ApiService } from './apiservice.js'
@@ -124,8 +124,9 @@ export function followOpenApiSpecs(deps: OpenApiSpecsDeps): OpenApiSpecs {
       }
       const text = await readBounded(response, MAX_OPENAPI_BYTES)
       if (text === undefined) throw new Error(`${path} is larger than ${MAX_OPENAPI_BYTES} bytes`)
-      if (jsonTooDeepAt(text, MAX_OPENAPI_DEPTH)) throw new Error(`${path} nests deeper than ${MAX_OPENAPI_DEPTH} levels`)
-      const doc = JSON.parse(text) as unknown
+      const doc = await parseJsonInSlices(text, MAX_OPENAPI_DEPTH).catch((err: unknown) => {
+        throw err instanceof JsonTooDeepError ? new Error(`${path} nests deeper than ${MAX_OPENAPI_DEPTH} levels`) : err
+      })
       if (!isPlainObject(doc)) throw new Error(`${path} is not a JSON object`)
       const given = response.headers.get('etag')
       return { kind: 'document', doc, etag: given || `${LOCAL_ETAG_PREFIX}${await sha256Hex(text)}"` }

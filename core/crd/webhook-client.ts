@@ -6,6 +6,10 @@
  */
 import type { EgressSelectionName } from '../config/egress-selector.js'
 import type { WebhookClientConfig } from '../resources/apiextensions/types.js'
+import { parseJsonInSlices } from '../machinery/json-in-slices.js'
+import { MAX_WEBHOOK_RESPONSE_BYTES, readWebhookReply } from './webhook-reply.js'
+
+export { MAX_WEBHOOK_RESPONSE_BYTES } from './webhook-reply.js'
 
 /**
  * Where one call goes. The caller resolves a `service` reference to `url`
@@ -55,9 +59,6 @@ export interface WebhookClient {
 /** Upstream's default timeout for a conversion webhook call. */
 export const CONVERSION_WEBHOOK_TIMEOUT_MS = 30_000
 
-/** Replies larger than this are refused rather than read into memory. */
-export const MAX_WEBHOOK_RESPONSE_BYTES = 64 * 1024 * 1024
-
 /** The text of a non-2xx answer, shortened to what an error message can carry. */
 export function describeHttpFailure(status: number, body: string): string {
   const text = body.trim()
@@ -65,10 +66,10 @@ export function describeHttpFailure(status: number, body: string): string {
   return shown ? `the server responded with status code ${status}: ${shown}` : `the server responded with status code ${status}`
 }
 
-/** Parses a reply body as JSON, with an error that names the problem. */
-export function parseWebhookReply(body: string): unknown {
+/** Parses a reply body as JSON, in time slices when it is large, with an error that names the problem. */
+export async function parseWebhookReply(body: string): Promise<unknown> {
   try {
-    return JSON.parse(body) as unknown
+    return await parseJsonInSlices(body)
   } catch (err) {
     throw new Error(`the response body is not JSON: ${err instanceof Error ? err.message : String(err)}`)
   }
@@ -104,24 +105,19 @@ export function fetchWebhookClient(fetchImpl: typeof fetch = fetch): WebhookClie
     if ((config.caBundle || config.clientCertificate || config.insecureSkipTLSVerify) && url.startsWith('https:')) {
       throw new Error('this client cannot trust a caBundle or present a certificate; the runtime must provide a webhook client')
     }
-    let response: Response
+    // The deadline covers the whole call: a reply whose body drips in is cut at it too.
+    const signal = AbortSignal.timeout(timeoutMs)
     try {
-      response = await fetchImpl(url, { ...init, signal: AbortSignal.timeout(timeoutMs) })
+      const response = await fetchImpl(url, { ...init, signal })
+      const text = await readWebhookReply(response, maxBytes)
+      if (!response.ok) throw Object.assign(new Error(describeHttpFailure(response.status, text)), { status: response.status })
+      return text
     } catch (err) {
-      const timedOut = err instanceof Error && err.name === 'TimeoutError'
-      const reason = timedOut
-        ? `context deadline exceeded (no answer within ${timeoutMs}ms)`
-        : err instanceof Error
-          ? (errorCause(err) ?? err.message)
-          : String(err)
-      throw new Error(reason)
+      if (signal.aborted) throw new Error(`context deadline exceeded (no answer within ${timeoutMs}ms)`)
+      if (!(err instanceof Error)) throw new Error(String(err))
+      if (failureStatus(err) !== undefined) throw err
+      throw new Error(errorCause(err) ?? err.message)
     }
-    const declared = Number(response.headers.get('content-length') ?? '0')
-    if (declared > maxBytes) throw new Error(`response of ${declared} bytes is too large`)
-    const text = await response.text()
-    if (text.length > maxBytes) throw new Error(`response larger than ${maxBytes} bytes`)
-    if (!response.ok) throw Object.assign(new Error(describeHttpFailure(response.status, text)), { status: response.status })
-    return text
   }
   return {
     async post(config, body, timeoutMs) {
@@ -137,7 +133,7 @@ export function fetchWebhookClient(fetchImpl: typeof fetch = fetch): WebhookClie
         body: JSON.stringify(body),
       }
       try {
-        return parseWebhookReply(await send(config, init, timeoutMs))
+        return await parseWebhookReply(await send(config, init, timeoutMs))
       } catch (err) {
         throw postFailure(url, (err as Error).message, failureStatus(err))
       }

@@ -11,6 +11,7 @@
 import type { EgressSelectionName } from '../../config/egress-selector.js'
 import { importJWK, type JWK } from 'jose'
 import type { WebhookClient, WebhookTarget } from '../../crd/webhook-client.js'
+import { parseJsonInSlices } from '../../machinery/json-in-slices.js'
 import type { Logger } from '../../logging/logger.js'
 
 /** How often keys are fetched. */
@@ -188,7 +189,7 @@ export class IssuerKeys {
       maxBytes: MAX_ISSUER_DOCUMENT_BYTES,
     })
     try {
-      return JSON.parse(text) as unknown
+      return await parseJsonInSlices(text)
     } catch {
       throw new Error(`oidc: the answer of ${url} is not JSON`)
     }

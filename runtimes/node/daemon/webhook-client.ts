@@ -12,12 +12,12 @@ import {
   describeHttpFailure,
   getFailure,
   type GetOptions,
-  MAX_WEBHOOK_RESPONSE_BYTES,
   parseWebhookReply,
   postFailure,
   type WebhookClient,
   type WebhookTarget,
 } from '../../../core/crd/webhook-client.js'
+import { bufferedReplies, MAX_WEBHOOK_RESPONSE_BYTES, replyTooLarge, sharedBoundExceeded } from '../../../core/crd/webhook-reply.js'
 import type { EgressDialers } from '../adapter/egress-dialer.js'
 import { httpsAgents } from './https-agents.js'
 import { connectionFailureReason as reasonOf } from '../adapter/tls-errors.js'
@@ -33,15 +33,7 @@ export interface NodeWebhookClient extends WebhookClient {
   close(): void
 }
 
-/**
- * What all the webhook replies being read at once may hold, together. One
- * reply may take MAX_WEBHOOK_RESPONSE_BYTES, but a token webhook is called
- * for any bearer token a stranger sends: sixty such requests answered with
- * huge replies held 3.8 GB. A reply that would pass this fails its call,
- * as one past its own bound does (the webhook's failure policy applies).
- */
-export const MAX_BUFFERED_WEBHOOK_BYTES = 2 * MAX_WEBHOOK_RESPONSE_BYTES
-let bufferedWebhookBytes = 0
+export { MAX_BUFFERED_WEBHOOK_BYTES } from '../../../core/crd/webhook-reply.js'
 
 /** How much of a reply that is not used (an audit receiver's) is kept, for the error that names a failed status. */
 const IGNORED_REPLY_KEPT_BYTES = 4096
@@ -59,22 +51,21 @@ function readBody(response: IncomingMessage, { keepBytes = Infinity, maxBytes = 
     let size = 0
     let held = 0
     const release = (): void => {
-      bufferedWebhookBytes -= held
+      bufferedReplies.give(held)
       held = 0
     }
     response.on('data', (chunk: Buffer) => {
       size += chunk.length
       if (size > maxBytes) {
-        response.destroy(new Error(`response larger than ${maxBytes} bytes`))
+        response.destroy(new Error(replyTooLarge(maxBytes)))
         return
       }
       const kept = Math.min(chunk.length, Math.max(0, keepBytes - held))
       if (kept === 0) return
-      if (bufferedWebhookBytes + kept > MAX_BUFFERED_WEBHOOK_BYTES) {
-        response.destroy(new Error(`webhook responses being read hold more than ${MAX_BUFFERED_WEBHOOK_BYTES} bytes`))
+      if (!bufferedReplies.take(kept)) {
+        response.destroy(new Error(sharedBoundExceeded()))
         return
       }
-      bufferedWebhookBytes += kept
       held += kept
       chunks.push(kept === chunk.length ? chunk : chunk.subarray(0, kept))
     })
@@ -188,7 +179,7 @@ export function nodeWebhookClient(dialers?: EgressDialers): NodeWebhookClient {
   async function post(config: WebhookTarget, body: unknown, timeoutMs: number): Promise<unknown> {
     const text = await postJson(config, JSON.stringify(body), timeoutMs)
     try {
-      return parseWebhookReply(text)
+      return await parseWebhookReply(text)
     } catch (err) {
       throw postFailure(config.url!, (err as Error).message)
     }
