@@ -26,6 +26,8 @@ export interface AdmissionWebhookServer {
   /** base64 of the CA's PEM, as a clientConfig's caBundle. */
   caBundle: string
   received: ReceivedAdmissionReview[]
+  /** Replies whose last byte was handed to the connection. */
+  repliesWritten: number
   handlers: Map<string, AdmissionHandler>
   close(): Promise<void>
 }
@@ -48,6 +50,7 @@ export async function startAdmissionWebhook(serviceNames: string[] = []): Promis
     port: 0,
     caBundle: Buffer.from(ca.certificate).toString('base64'),
     received: [],
+    repliesWritten: 0,
     handlers: new Map(),
     close: async () => {},
   }
@@ -66,7 +69,7 @@ export async function startAdmissionWebhook(serviceNames: string[] = []): Promis
       const reply = handler(review)
       if (reply === 'hang') return
       res.writeHead(200, { 'content-type': 'application/json' })
-      res.end(JSON.stringify(reply))
+      res.end(JSON.stringify(reply), () => hook.repliesWritten++)
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

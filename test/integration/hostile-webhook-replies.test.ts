@@ -1,8 +1,9 @@
 /**
  * Webhook replies a hostile or broken webhook sends, against real servers on
  * loopback: an endless reply without a length, a reply that drips past its
- * deadline, a reply nested past any later walk's stack, and a reply of
- * megabytes that would hold the thread while it is parsed. Both clients:
+ * deadline, a reply nested past any later walk's stack, and a reply (or a
+ * mutating webhook's patch) of megabytes that would hold the thread while
+ * it is parsed. Both clients:
  * the Web `fetch` one (in-process servers, Bun, Deno) and the daemon's.
  */
 import assert from 'node:assert/strict'
@@ -10,6 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { setImmediate as nextTurn } from 'node:timers/promises'
+import { readAdmissionAnswer } from '../../core/admission/webhook/review.js'
 import { fetchWebhookClient, parseWebhookReply } from '../../core/crd/webhook-client.js'
 import { MAX_WEBHOOK_RESPONSE_BYTES } from '../../core/crd/webhook-reply.js'
 import { nodeWebhookClient, type NodeWebhookClient } from '../../runtimes/node/daemon/webhook-client.js'
@@ -93,17 +95,31 @@ describe('hostile webhook replies', () => {
     }
   })
 
-  it('lets the event loop turn while a reply of megabytes is parsed', async () => {
-    // 24 MiB of small objects: JSON.parse of it held the thread for over a second, no other request served.
-    const text = `{"items":[${Array(2 * 1024 * 1024).fill('{"a":12}').join(',')}]}`
+  /** Turns of the event loop taken while `work` runs. */
+  async function turnsDuring<T>(work: Promise<T>): Promise<{ value: T; turns: number }> {
     let done = false
-    const parsing = parseWebhookReply(text).finally(() => (done = true))
+    const settled = work.finally(() => (done = true))
     let turns = 0
     while (!done) {
       await nextTurn()
       turns++
     }
-    const value = (await parsing) as { items: unknown[] }
+    return { value: await settled, turns }
+  }
+
+  it('lets the event loop turn while a mutating webhook\'s patch of megabytes is decoded', async () => {
+    // 40 MiB of base64: decoding it with atob and Uint8Array.from held the thread for 7 s.
+    const ops = [{ op: 'add', path: '/data/big', value: 'a'.repeat(30 * 1024 * 1024) }]
+    const reply = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'u', allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') } }
+    const { value, turns } = await turnsDuring(readAdmissionAnswer(reply, 'v1', 'u', true))
+    assert.deepEqual(value.patch, ops)
+    assert.ok(turns > 10, `the decode let the event loop turn ${turns} times`)
+  })
+
+  it('lets the event loop turn while a reply of megabytes is parsed', async () => {
+    // 24 MiB of small objects: JSON.parse of it held the thread for over a second, no other request served.
+    const text = `{"items":[${Array(2 * 1024 * 1024).fill('{"a":12}').join(',')}]}`
+    const { value, turns } = await turnsDuring(parseWebhookReply(text) as Promise<{ items: unknown[] }>)
     assert.equal(value.items.length, 2 * 1024 * 1024)
     assert.ok(turns > 10, `the parse let the event loop turn ${turns} times`)
   })

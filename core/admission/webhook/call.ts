@@ -49,7 +49,7 @@ export async function callWebhook(
     throw new CallingWebhookError(hook.name, `failed to call webhook: ${err instanceof Error ? err.message : String(err)}`, failureStatus(err) ?? 503)
   }
   try {
-    return readAdmissionAnswer(reply, version, uid, hook.type === 'mutating')
+    return await readAdmissionAnswer(reply, version, uid, hook.type === 'mutating')
   } catch (err) {
     throw new CallingWebhookError(hook.name, err instanceof Error ? err.message : String(err), 503)
   }

@@ -6,6 +6,9 @@
  * version sent (v1: its uid and kind too) with a patch only from a mutating
  * webhook.
  */
+import { base64DecodeInSteps } from '../../machinery/base64.js'
+import { parseJsonInSlices } from '../../machinery/json-in-slices.js'
+import { runInSlices } from '../../machinery/time-slice.js'
 import type { UserInfo } from '../../machinery/object.js'
 import type { AdmissionOperation } from '../attributes.js'
 import type { GroupVersionKind, GroupVersionResource } from './versions.js'
@@ -89,15 +92,18 @@ export interface AdmissionAnswer {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-function decodePatch(patch: string): unknown {
+/** The patch's base64 and JSON, decoded in time slices: a webhook may send tens of megabytes of it. */
+async function decodePatch(patch: string): Promise<unknown> {
   let text: string
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(atob(patch), (c) => c.charCodeAt(0)))
+    const bytes = await runInSlices(base64DecodeInSteps(patch))
+    if (!bytes) throw new Error('not base64')
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
   } catch {
     throw new Error('received undecodable patch in webhook response: illegal base64 data')
   }
   try {
-    return JSON.parse(text) as unknown
+    return await parseJsonInSlices(text)
   } catch (err) {
     throw new Error(`received undecodable patch in webhook response: ${err instanceof Error ? err.message : String(err)}`)
   }
@@ -107,7 +113,7 @@ function decodePatch(patch: string): unknown {
  * Checks an answer (upstream's VerifyAdmissionResponse). Throws the reason
  * an answer is unusable, which the caller words as a failed call.
  */
-export function readAdmissionAnswer(reply: unknown, version: ReviewVersion, uid: string, mutating: boolean): AdmissionAnswer {
+export async function readAdmissionAnswer(reply: unknown, version: ReviewVersion, uid: string, mutating: boolean): Promise<AdmissionAnswer> {
   const review = isObject(reply) ? reply : {}
   const response = review['response']
   if (!isObject(response)) throw new Error('received invalid webhook response: webhook response was absent')
@@ -146,7 +152,7 @@ export function readAdmissionAnswer(reply: unknown, version: ReviewVersion, uid:
   }
   if (isObject(response['status'])) answer.result = response['status']
   if (mutating && hasPatch) {
-    answer.patch = decodePatch(String(response['patch']))
+    answer.patch = await decodePatch(String(response['patch']))
     if (patchType) answer.patchType = patchType
   }
   return answer

@@ -69,29 +69,29 @@ describe('AdmissionReview', () => {
   })
 
   const v1 = (response: object) => ({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'u', ...response } })
-  const refusal = (reply: unknown, version: 'v1' | 'v1beta1' = 'v1', mutating = true) => {
+  const refusal = async (reply: unknown, version: 'v1' | 'v1beta1' = 'v1', mutating = true) => {
     try {
-      readAdmissionAnswer(reply, version, 'u', mutating)
+      await readAdmissionAnswer(reply, version, 'u', mutating)
     } catch (err) {
       return (err as Error).message
     }
     return 'accepted'
   }
 
-  it('checks a v1 answer for its uid, kind and patch type as upstream does', () => {
-    assert.equal(refusal({}), 'received invalid webhook response: webhook response was absent')
-    assert.equal(refusal(v1({ uid: 'other', allowed: true })), 'received invalid webhook response: expected response.uid="u", got "other"')
+  it('checks a v1 answer for its uid, kind and patch type as upstream does', async () => {
+    assert.equal(await refusal({}), 'received invalid webhook response: webhook response was absent')
+    assert.equal(await refusal(v1({ uid: 'other', allowed: true })), 'received invalid webhook response: expected response.uid="u", got "other"')
     assert.equal(
-      refusal({ ...v1({ allowed: true }), apiVersion: 'admission.k8s.io/v1beta1' }),
+      await refusal({ ...v1({ allowed: true }), apiVersion: 'admission.k8s.io/v1beta1' }),
       'received invalid webhook response: expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got admission.k8s.io/v1beta1, Kind=AdmissionReview',
     )
-    assert.equal(refusal(v1({ allowed: true, patch: 'W10=' })), 'received invalid webhook response: webhook returned response.patch but not response.patchType')
-    assert.equal(refusal(v1({ allowed: true, patchType: 'JSONPatch' })), 'received invalid webhook response: webhook returned response.patchType but not response.patch')
-    assert.equal(refusal(v1({ allowed: true, patch: 'W10=', patchType: 'JSONPatch' }), 'v1', false), 'received invalid webhook response: validating webhook may not return response.patch')
+    assert.equal(await refusal(v1({ allowed: true, patch: 'W10=' })), 'received invalid webhook response: webhook returned response.patch but not response.patchType')
+    assert.equal(await refusal(v1({ allowed: true, patchType: 'JSONPatch' })), 'received invalid webhook response: webhook returned response.patchType but not response.patch')
+    assert.equal(await refusal(v1({ allowed: true, patch: 'W10=', patchType: 'JSONPatch' }), 'v1', false), 'received invalid webhook response: validating webhook may not return response.patch')
   })
 
-  it('takes a v1beta1 answer without a uid, its patch as a JSON patch', () => {
-    const answer = readAdmissionAnswer({ response: { allowed: true, patch: Buffer.from('[]').toString('base64') } }, 'v1beta1', 'u', true)
+  it('takes a v1beta1 answer without a uid, its patch as a JSON patch', async () => {
+    const answer = await readAdmissionAnswer({ response: { allowed: true, patch: Buffer.from('[]').toString('base64') } }, 'v1beta1', 'u', true)
     assert.equal(answer.patchType, 'JSONPatch')
     assert.deepEqual(answer.patch, [])
   })
