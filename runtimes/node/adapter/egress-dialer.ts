@@ -26,6 +26,15 @@ export type EgressDialers = ReadonlyMap<EgressSelectionName, TunnelDialer>
 /** A proxy's answer head larger than this is refused (a CONNECT answer is a few lines). */
 const MAX_ANSWER_HEAD_BYTES = 16 * 1024
 
+/**
+ * How long a proxy may take to answer a dial before its connection is
+ * closed: the backstop of upstream's konnectivity client, also the longest
+ * deadline of a call dialled through a proxy. A call gives up at its own
+ * deadline; without this the connection to a proxy that never answers was
+ * kept open for good, one for every call.
+ */
+export const PROXY_DIAL_BACKSTOP_MS = 30_000
+
 /** `host:port`, with brackets around an IPv6 address, as a CONNECT request names its target. */
 function authority(host: string, port: number): string {
   return `${host.includes(':') ? `[${host}]` : host}:${port}`
@@ -39,6 +48,7 @@ function authority(host: string, port: number): string {
 function tunnel(proxyConn: Socket, proxyName: string, target: string): Promise<Socket> {
   return new Promise((resolve, reject) => {
     let head = Buffer.alloc(0)
+    const backstop = setTimeout(() => fail(`reading HTTP response from CONNECT to ${target} via proxy ${proxyName} failed: i/o timeout`), PROXY_DIAL_BACKSTOP_MS).unref()
     const fail = (message: string): void => {
       cleanup()
       proxyConn.destroy()
@@ -67,6 +77,7 @@ function tunnel(proxyConn: Socket, proxyName: string, target: string): Promise<S
     const onError = (err: Error): void => fail(`reading HTTP response from CONNECT to ${target} via proxy ${proxyName} failed: ${err.message}`)
     const onClose = (): void => fail(`reading HTTP response from CONNECT to ${target} via proxy ${proxyName} failed: unexpected EOF`)
     const cleanup = (): void => {
+      clearTimeout(backstop)
       proxyConn.off('data', onData)
       proxyConn.off('error', onError)
       proxyConn.off('close', onClose)

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { Duplex } from 'node:stream'
 import { type Client, type ClientDuplexStream, credentials, loadPackageDefinition } from '@grpc/grpc-js'
 import { loadSync } from '@grpc/proto-loader'
-import type { TunnelDialer } from './egress-dialer.js'
+import { PROXY_DIAL_BACKSTOP_MS, type TunnelDialer } from './egress-dialer.js'
 
 interface Packet {
   type: 'DIAL_REQ' | 'DIAL_RSP' | 'CLOSE_REQ' | 'CLOSE_RSP' | 'DATA' | 'DIAL_CLS'
@@ -101,9 +101,16 @@ export function konnectivityDialer(socketPath: string): TunnelDialer {
     const random = Math.floor(Math.random() * Number.MAX_SAFE_INTEGER)
     return new Promise((resolve, reject) => {
       let stream: TunnelStream | undefined
+      // As upstream's client, a dial the proxy never answers is given up after its backstop.
+      const backstop = setTimeout(() => {
+        call.cancel()
+        reject(new Error(`dial ${address} through proxy ${JSON.stringify(socketPath)} failed: dial timeout, backstop`))
+      }, PROXY_DIAL_BACKSTOP_MS)
+      const answered = (): void => clearTimeout(backstop)
       call.on('data', (packet: Packet) => {
         if (!stream) {
           if (packet.type !== 'DIAL_RSP' || packet.dialResponse?.random !== random) return
+          answered()
           if (packet.dialResponse.error) {
             call.cancel()
             reject(new Error(`dial ${address} through proxy ${JSON.stringify(socketPath)} failed: ${packet.dialResponse.error}`))
@@ -120,10 +127,12 @@ export function konnectivityDialer(socketPath: string): TunnelDialer {
         }
       })
       call.on('error', (err: Error) => {
+        answered()
         if (stream) stream.destroy(err)
         else reject(new Error(`dialing proxy ${JSON.stringify(socketPath)} failed: ${err.message}`))
       })
       call.on('end', () => {
+        answered()
         if (stream) stream.push(null)
         else reject(new Error(`dialing proxy ${JSON.stringify(socketPath)} failed: the stream ended before the dial was answered`))
       })

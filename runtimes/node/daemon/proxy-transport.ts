@@ -64,10 +64,14 @@ export function nodeProxyTransport(dialers?: EgressDialers): NodeProxyTransport 
         settled = true
         reject(connectionFailure(err, url))
       }
+      // Settled here, not by the request's 'error': a request still waiting for its connection (an egress
+      // proxy that never answers the dial) emits none when destroyed, and would be waited for forever.
+      const giveUp = (err: Error): void => {
+        req.destroy(err)
+        fail(err)
+      }
       // Only the dial is bounded: a watch may stream for as long as the client wants it.
-      const dialTimer = target.dialTimeoutMs
-        ? setTimeout(() => req.destroy(new Error(`dial tcp ${url.host}: i/o timeout`)), target.dialTimeoutMs)
-        : undefined
+      const dialTimer = target.dialTimeoutMs ? setTimeout(() => giveUp(new Error(`dial tcp ${url.host}: i/o timeout`)), target.dialTimeoutMs) : undefined
       req.once('socket', (socket) => {
         const connected = (): void => clearTimeout(dialTimer)
         if (!socket.connecting) connected()
@@ -87,7 +91,8 @@ export function nodeProxyTransport(dialers?: EgressDialers): NodeProxyTransport 
         fail(new Error(`backend tried to switch protocol ${JSON.stringify(res.headers.upgrade ?? '')} when "" was requested`))
       })
       const onAbort = (): void => {
-        req.destroy(new Error('the request was cancelled'))
+        clearTimeout(dialTimer)
+        giveUp(new Error('the request was cancelled'))
       }
       forwarded.signal?.addEventListener('abort', onAbort, { once: true })
       req.once('close', () => forwarded.signal?.removeEventListener('abort', onAbort))

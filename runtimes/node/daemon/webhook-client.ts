@@ -136,13 +136,17 @@ export function nodeWebhookClient(dialers?: EgressDialers): NodeWebhookClient {
     const request = secure ? httpsRequest : httpRequest
     return new Promise<{ status: number; text: string }>((resolve, reject) => {
       const req = request(url, { method, agent, headers })
-      const timer = setTimeout(() => {
-        req.destroy(new Error(`context deadline exceeded (no answer within ${timeoutMs}ms)`))
-      }, timeoutMs)
       const fail = (err: unknown) => {
         clearTimeout(timer)
         reject(new Error(reasonOf(err, url)))
       }
+      // The call fails at its deadline itself: a request still waiting for its connection (an egress proxy
+      // that never answers the dial) emits no 'error' when destroyed, and the call would never end.
+      const timer = setTimeout(() => {
+        const err = new Error(`context deadline exceeded (no answer within ${timeoutMs}ms)`)
+        req.destroy(err)
+        fail(err)
+      }, timeoutMs)
       req.on('error', fail)
       req.on('response', (res) => {
         readBody(res, limits).then((text) => {
