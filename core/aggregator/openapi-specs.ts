@@ -21,10 +21,11 @@
  * runs at a time, never on a client's request.
  */
 import { JsonTooDeepError, parseJsonInSlices } from '../machinery/json-in-slices.js'
+import { runInSlices } from '../machinery/time-slice.js'
 import { isPlainObject, type UserInfo } from '../machinery/object.js'
 import type { Logger } from '../logging/logger.js'
 import type { ApiService } from './apiservice.js'
-import { openApiV2ToV3 } from './openapi-v2-to-v3.js'
+import { openApiV2ToV3InSteps } from './openapi-v2-to-v3.js'
 import { readBounded } from './read-bounded.js'
 
 export type OpenApiDocument = Record<string, unknown>
@@ -149,7 +150,7 @@ export function followOpenApiSpecs(deps: OpenApiSpecsDeps): OpenApiSpecs {
       // A server without /openapi/v3: as upstream, its v2 document converted stands for its group/version.
       const v2 = entry.v2
       if (!v2) delete entry.v3
-      else if (entry.v3?.etag !== v2.etag) entry.v3 = { key, doc: openApiV2ToV3(v2.doc), etag: v2.etag, hash: (await sha256Hex(v2.etag)).slice(0, 16).toUpperCase() }
+      else if (entry.v3?.etag !== v2.etag) entry.v3 = { key, doc: await runInSlices(openApiV2ToV3InSteps(v2.doc)), etag: v2.etag, hash: (await sha256Hex(v2.etag)).slice(0, 16).toUpperCase() }
       return
     }
     const paths = isPlainObject(index.doc['paths']) ? index.doc['paths'] : {}

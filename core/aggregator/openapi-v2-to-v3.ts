@@ -7,6 +7,7 @@
  * (one per `produces`), other parameters' types a schema. Lossy, as upstream's.
  */
 import { isPlainObject } from '../machinery/object.js'
+import { type Checkpointed, runAtOnce, StepCounter } from '../machinery/time-slice.js'
 
 type Json = Record<string, unknown>
 
@@ -16,12 +17,18 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as 
 /** The members of a v2 non-body parameter that describe its value (a schema in v3). */
 const VALUE_KEYS = ['type', 'format', 'items', 'collectionFormat', 'default', 'maximum', 'minimum', 'maxLength', 'minLength', 'pattern', 'enum', 'uniqueItems']
 
-function rewriteRefs(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(rewriteRefs)
+/** A copy with every v2 `$ref` pointing at the v3 components, with checkpoints: the document may be megabytes. */
+function* rewriteRefs(value: unknown, steps: StepCounter): Checkpointed<unknown> {
+  if (steps.add()) yield
+  if (Array.isArray(value)) {
+    const out: unknown[] = []
+    for (const item of value) out.push(yield* rewriteRefs(item, steps))
+    return out
+  }
   if (!isPlainObject(value)) return value
   const out: Json = {}
   for (const [key, item] of Object.entries(value)) {
-    out[key] = key === '$ref' && typeof item === 'string' && item.startsWith(V2_REF) ? V3_REF + item.slice(V2_REF.length) : rewriteRefs(item)
+    out[key] = key === '$ref' && typeof item === 'string' && item.startsWith(V2_REF) ? V3_REF + item.slice(V2_REF.length) : yield* rewriteRefs(item, steps)
   }
   return out
 }
@@ -69,6 +76,16 @@ function operation(op: Json, consumes: string[], produces: string[]): Json {
 }
 
 export function openApiV2ToV3(v2: Json): Json {
+  return runAtOnce(openApiV2ToV3InSteps(v2))
+}
+
+/**
+ * The same conversion as checkpointed work (runInSlices): an extension
+ * server's 15 MiB document, converted at once, held the thread for half a
+ * second.
+ */
+export function* openApiV2ToV3InSteps(v2: Json): Checkpointed<Json> {
+  const steps = new StepCounter()
   const consumes = strings(v2['consumes'])
   const produces = strings(v2['produces'])
   const paths: Json = {}
@@ -81,15 +98,19 @@ export function openApiV2ToV3(v2: Json): Json {
       else converted[key] = value
     }
     paths[path] = converted
+    if (steps.add()) yield
   }
   const components: Json = {}
   if (isPlainObject(v2['definitions'])) components['schemas'] = v2['definitions']
   if (isPlainObject(v2['securityDefinitions'])) components['securitySchemes'] = v2['securityDefinitions']
-  return rewriteRefs({
+  return (yield* rewriteRefs(
+    {
     openapi: '3.0.0',
     info: v2['info'] ?? {},
     paths,
     ...(Object.keys(components).length > 0 ? { components } : {}),
-    ...(v2['security'] !== undefined ? { security: v2['security'] } : {}),
-  }) as Json
+      ...(v2['security'] !== undefined ? { security: v2['security'] } : {}),
+    },
+    steps,
+  )) as Json
 }

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { openApiV2ToV3 } from '../../../core/aggregator/openapi-v2-to-v3.js'
+import { setImmediate as nextTurn } from 'node:timers/promises'
+import { openApiV2ToV3, openApiV2ToV3InSteps } from '../../../core/aggregator/openapi-v2-to-v3.js'
+import { runInSlices } from '../../../core/machinery/time-slice.js'
 
 describe('an extension server\'s /openapi/v2 document in v3 shape (for a server without /openapi/v3)', () => {
   const v2 = {
@@ -53,5 +55,26 @@ describe('an extension server\'s /openapi/v2 document in v3 shape (for a server 
       },
       security: [{ BearerToken: [] }],
     })
+  })
+
+  it('converts a document of megabytes in time slices, to the same result', async () => {
+    // 14 MiB of definitions, as a hostile or merely large extension server may publish: converted at once it
+    // held the thread for half a second.
+    const definitions: Record<string, unknown> = {}
+    for (let i = 0; i < 40_000; i++) {
+      definitions[`io.example.v1.Thing${i}`] = { type: 'object', properties: { a: { type: 'string', description: 'x'.repeat(200) }, b: { $ref: `#/definitions/io.example.v1.Thing${(i + 1) % 40_000}` } } }
+    }
+    const doc = { swagger: '2.0', info: { title: 'big', version: 'v1' }, paths: {}, definitions }
+    let done = false
+    const converting = runInSlices(openApiV2ToV3InSteps(doc)).finally(() => (done = true))
+    let turns = 0
+    while (!done) {
+      await nextTurn()
+      turns++
+    }
+    const converted = await converting
+    assert.deepEqual(converted, openApiV2ToV3(doc))
+    assert.equal((converted['components'] as { schemas: Record<string, { properties: { b: { $ref: string } } }> }).schemas['io.example.v1.Thing0']!.properties.b.$ref, '#/components/schemas/io.example.v1.Thing1')
+    assert.ok(turns > 10, `the conversion let the event loop turn ${turns} times`)
   })
 })
