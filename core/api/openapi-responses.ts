@@ -93,7 +93,7 @@ export function openApiIndexResponse(catalogue: Catalogue, aggregated?: Aggregat
  * One group/version's v3 document. A stale `hash` is redirected to the
  * current one; a hashed URL may be cached for good.
  */
-export function openApiV3Response(url: URL, catalogue: Catalogue, aggregated?: AggregatedOpenApiSource): Response {
+export function openApiV3Response(url: URL, catalogue: Catalogue, aggregated?: AggregatedOpenApiSource): Response | Promise<Response> {
   const key = url.pathname.slice('/openapi/v3/'.length)
   const remote = openApiDocument(catalogue, key) ? undefined : aggregatedV3(catalogue, aggregated).get(key)
   const doc = remote?.doc ?? openApiDocument(catalogue, key)
@@ -106,5 +106,7 @@ export function openApiV3Response(url: URL, catalogue: Catalogue, aggregated?: A
   const caching: Record<string, string> = asked
     ? { 'cache-control': 'public, immutable', expires: new Date(Date.now() + 365 * 86_400_000).toUTCString() }
     : { 'cache-control': 'no-cache, private' }
+  // An extension server's document may be megabytes: written in slices, as the v2 document is.
+  if (remote) return documentResponseInSlices(doc, { ...caching, etag: `"${hash}"` })
   return documentResponse(doc, { ...caching, etag: `"${hash}"` })
 }

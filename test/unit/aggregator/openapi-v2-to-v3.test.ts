@@ -2,6 +2,8 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { openApiV2ToV3, openApiV2ToV3InSteps } from '../../../core/aggregator/openapi-v2-to-v3.js'
+import { openApiV3Response } from '../../../core/api/openapi-responses.js'
+import { Catalogue } from '../../../core/resources/catalogue.js'
 import { runInSlices } from '../../../core/machinery/time-slice.js'
 
 describe('an extension server\'s /openapi/v2 document in v3 shape (for a server without /openapi/v3)', () => {
@@ -76,5 +78,26 @@ describe('an extension server\'s /openapi/v2 document in v3 shape (for a server 
     assert.deepEqual(converted, openApiV2ToV3(doc))
     assert.equal((converted['components'] as { schemas: Record<string, { properties: { b: { $ref: string } } }> }).schemas['io.example.v1.Thing0']!.properties.b.$ref, '#/components/schemas/io.example.v1.Thing1')
     assert.ok(turns > 10, `the conversion let the event loop turn ${turns} times`)
+  })
+})
+
+describe('an extension server\'s v3 document served from the aggregator', () => {
+  it('is written in time slices when it is megabytes, other work running meanwhile', async () => {
+    const schemas: Record<string, unknown> = {}
+    for (let i = 0; i < 40_000; i++) schemas[`io.example.v1.Thing${i}`] = { type: 'object', description: 'x'.repeat(200) }
+    const doc = { openapi: '3.0.0', info: { title: 'big', version: 'v1' }, paths: {}, components: { schemas } }
+    const key = 'apis/big.example.com/v1'
+    const source = { v2: () => [], v3: () => new Map([[key, { doc, hash: 'ABC' }]]) }
+    let done = false
+    const answering = Promise.resolve(openApiV3Response(new URL(`https://server/openapi/v3/${key}`), new Catalogue([]), source)).finally(() => (done = true))
+    let turns = 0
+    while (!done) {
+      await nextTurn()
+      turns++
+    }
+    const res = await answering
+    assert.equal(res.status, 200)
+    assert.deepEqual(await res.json(), doc)
+    assert.ok(turns > 10, `writing the document let the event loop turn ${turns} times`)
   })
 })
