@@ -7,6 +7,7 @@
 import type { EgressSelectionName } from '../config/egress-selector.js'
 import type { WebhookClientConfig } from '../resources/apiextensions/types.js'
 import { parseJsonInSlices } from '../machinery/json-in-slices.js'
+import { MAX_NESTING_DEPTH } from '../machinery/limits.js'
 import { MAX_WEBHOOK_RESPONSE_BYTES, readWebhookReply } from './webhook-reply.js'
 
 export { MAX_WEBHOOK_RESPONSE_BYTES } from './webhook-reply.js'
@@ -66,10 +67,16 @@ export function describeHttpFailure(status: number, body: string): string {
   return shown ? `the server responded with status code ${status}: ${shown}` : `the server responded with status code ${status}`
 }
 
+/**
+ * How deeply a reply may nest: an object's own bound and the few levels of
+ * the review around it (a ConversionReview's `response.convertedObjects[]`).
+ */
+const MAX_REPLY_DEPTH = MAX_NESTING_DEPTH + 8
+
 /** Parses a reply body as JSON, in time slices when it is large, with an error that names the problem. */
 export async function parseWebhookReply(body: string): Promise<unknown> {
   try {
-    return await parseJsonInSlices(body)
+    return await parseJsonInSlices(body, MAX_REPLY_DEPTH)
   } catch (err) {
     throw new Error(`the response body is not JSON: ${err instanceof Error ? err.message : String(err)}`)
   }
