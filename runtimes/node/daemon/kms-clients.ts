@@ -70,11 +70,20 @@ let codeNames: Map<number, string> | undefined
 const codeName = (code: number): string | number =>
   (codeNames ??= new Map(Object.entries(grpcLibrary().grpc.status).map(([name, c]) => [c as number, name.split('_').map((w) => w[0] + w.slice(1).toLowerCase()).join('')]))).get(code) ?? code
 
+/**
+ * A failed call's description as Go's client gives it: its own deadline is
+ * `context deadline exceeded` (grpc-js adds timings of each stage to it).
+ */
+function description(err: ServiceError): string {
+  if (err.code === grpcLibrary().grpc.status.DEADLINE_EXCEEDED && /^Deadline exceeded after /.test(err.details)) return 'context deadline exceeded'
+  return err.details || err.message
+}
+
 function call<C, Req, Res>(client: C, method: Unary<Req, Res>, request: Req, timeoutMs: number): Promise<Res> {
   return new Promise((resolve, reject) => {
     // Not waiting for a plugin that is down: its calls fail at once, so reads answer 500 rather than hang to the deadline.
     method.call(client, request, new (grpcLibrary().grpc.Metadata)(), { deadline: new Date(Date.now() + timeoutMs) }, (err, answer) => {
-      if (err) reject(new Error(`rpc error: code = ${codeName(err.code)} desc = ${err.details || err.message}`))
+      if (err) reject(new Error(`rpc error: code = ${codeName(err.code)} desc = ${description(err)}`))
       else resolve(answer)
     })
   })
