@@ -10,7 +10,7 @@
  * endpoint does not serve that version (store.ts says so).
  */
 import { badRequest, type StatusError } from '../machinery/status-error.js'
-import type { ResourceEntry } from '../resources/catalogue.js'
+import { groupVersion, type ResourceEntry } from '../resources/catalogue.js'
 import { goInternalPackage, versionOf } from './go-type-names.js'
 
 /** Where upstream's scheme of built-in kinds is declared, as its decoder names it. */
@@ -25,6 +25,8 @@ export type KindRegistered = (apiVersion: string, kind: string) => boolean
  * body names the entry's own kind in its group.
  */
 export function otherKindError(apiVersion: string, kind: string, entry: ResourceEntry, registered: KindRegistered): StatusError | undefined {
+  // The entry's own kind and version, whether or not the catalogue serves it (a store the server writes itself).
+  if (kind === entry.kind && apiVersion === groupVersion(entry)) return undefined
   const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : ''
   if (kind === entry.kind && group === entry.group && registered(apiVersion, kind)) return undefined
   const prefix = `${kind} in version ${JSON.stringify(versionOf(apiVersion))} cannot be handled as a ${entry.kind}: `
