@@ -161,8 +161,9 @@ async function handleEntry(request: Request, info: RequestInfo, entry: ResourceE
   refuseUnroutableMedia(request, info, entry)
   const params = queryOf(request)
   const ctx = requestContext(env, warnings)
-  // Every verb's answer may be a Table, as upstream converts whatever its handler returns (a write's object too).
-  const format = negotiateOutput(request.headers.get('accept'), { allowTable: true, includeObject: params.get('includeObject') })
+  // Every verb's answer may be a Table, as upstream converts whatever its handler returns (a write's object too),
+  // but for the reviews, which have no table convertor upstream: a Table alone is a 406 for them.
+  const format = negotiateOutput(request.headers.get('accept'), { allowTable: !entry.virtualCreate, includeObject: params.get('includeObject') })
   const ns = entry.namespaced ? info.namespace : ''
 
   // The legacy bindings collection binds a pod, admitted as a create of bindings (pod-binding.ts).

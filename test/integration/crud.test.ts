@@ -241,6 +241,9 @@ describe('list', () => {
     assert.deepEqual(created.body.rows.map((r: { cells: unknown[] }) => r.cells.slice(0, 2)), [['cfg', 1]])
     const patched = await api.patch(`${CM}/cfg`, '{"data":{"b":"2"}}', 'application/merge-patch+json', { headers: asTable })
     assert.deepEqual(patched.body.rows.map((r: { cells: unknown[] }) => r.cells.slice(0, 2)), [['cfg', 2]])
+    // A review has no table: asked for one alone, upstream answers 406 (a conformance spec).
+    const review = await api.post('/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { spec: { nonResourceAttributes: { path: '/', verb: 'get' } } }, { headers: asTable })
+    assert.equal(review.status, 406, review.text)
     const removed = await api.call('DELETE', CM, { headers: asTable })
     assert.equal(removed.body.kind, 'Table')
     assert.deepEqual(removed.body.rows.map((r: { cells: unknown[] }) => r.cells[0]), ['cfg'])
