@@ -198,10 +198,7 @@ export class ResourceStore {
    * or undefined when it names the target itself (body-kind.ts).
    */
   otherKindRefusal(apiVersion: string, kind: string, target: { apiVersion: string; kind: string }): StatusError | undefined {
-    if (apiVersion === target.apiVersion && kind === target.kind) return undefined
-    const registered = this.policy.kindRegistered ?? (() => false)
-    const group = target.apiVersion.includes('/') ? target.apiVersion.slice(0, target.apiVersion.indexOf('/')) : ''
-    return otherKindError(apiVersion, kind, { ...this.entry, group, kind: target.kind }, (v, k) => (v === target.apiVersion && k === target.kind) || registered(v, k))
+    return otherKindError(apiVersion, kind, target, this.policy.kindRegistered ?? (() => false))
   }
 
   /** Checks apiVersion, kind, name and namespace of a body against the URL; fills what is missing. */
@@ -214,7 +211,7 @@ export class ResourceStore {
       if (obj.apiVersion === '' || obj.apiVersion === undefined) obj.apiVersion = this.apiVersion
       if (obj.kind === '' || obj.kind === undefined) obj.kind = this.entry.kind
       if (typeof obj.apiVersion === 'string' && typeof obj.kind === 'string') {
-        const refused = otherKindError(obj.apiVersion, obj.kind, this.entry, registered)
+        const refused = otherKindError(obj.apiVersion, obj.kind, { apiVersion: this.apiVersion, kind: this.entry.kind }, registered)
         if (refused) throw refused
       }
     }

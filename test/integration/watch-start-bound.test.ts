@@ -98,20 +98,33 @@ describe('reads of many rows from the embedded store (a watch start, a list a wa
   const ROWS = 3000
   const PREFIX = '/registry/configmaps/'
 
-  /** Counts the turns of the event loop (other requests' chances) until `watcher` has delivered `count` events. */
-  async function turnsWhileReading(watcher: AsyncIterable<unknown>, count: number): Promise<{ events: number; turns: number }> {
+  /** What `work` answers, and how many turns the event loop (other requests' chances) had while it ran. */
+  async function turnsDuring<T>(work: () => Promise<T>): Promise<{ value: T; turns: number }> {
     let turns = 0
-    let reading = true
+    let running = true
     const counting = (async () => {
-      while (reading) {
+      while (running) {
         await new Promise((resolve) => setImmediate(resolve))
         turns++
       }
     })()
-    let events = 0
-    for await (const _ of watcher) if (++events === count) break
-    reading = false
-    await counting
+    try {
+      const value = await work()
+      running = false
+      await counting
+      return { value, turns }
+    } finally {
+      running = false
+    }
+  }
+
+  /** Counts the turns of the event loop until `watcher` has delivered `count` events. */
+  async function turnsWhileReading(watcher: AsyncIterable<unknown>, count: number): Promise<{ events: number; turns: number }> {
+    const { value: events, turns } = await turnsDuring(async () => {
+      let seen = 0
+      for await (const _ of watcher) if (++seen === count) break
+      return seen
+    })
     return { events, turns }
   }
 
@@ -130,17 +143,7 @@ describe('reads of many rows from the embedded store (a watch start, a list a wa
   it(`a list without a limit lets other work run while it reads ${ROWS} rows`, async () => {
     const { storage } = await storeWithRows()
     try {
-      let turns = 0
-      let reading = true
-      const counting = (async () => {
-        while (reading) {
-          await new Promise((resolve) => setImmediate(resolve))
-          turns++
-        }
-      })()
-      const list = await storage.list(PREFIX)
-      reading = false
-      await counting
+      const { value: list, turns } = await turnsDuring(() => storage.list(PREFIX))
       assert.equal(list.items.length, ROWS)
       assert.ok(turns >= 3, `${turns} turns of the event loop while ${ROWS} rows were listed`)
     } finally {
