@@ -185,3 +185,32 @@ export async function runInSlices<T>(work: Checkpointed<T>, slice = new TimeSlic
     await slice.pause()
   }
 }
+
+/**
+ * The count of the checkpointed passes that keep no counter of their own (a
+ * kind's defaults and validation, written as generators). One for the
+ * thread: only one pass runs between two checkpoints.
+ */
+const sharedCounter = new StepCounter()
+
+/** Counts `units` of the running pass's work: true when it should yield at its next checkpoint. */
+export function checkpointDue(units = 1): boolean {
+  return sharedCounter.add(units)
+}
+
+/** Whether a hook answered with work still to run (a checkpointed generator) rather than with its value. */
+export function isCheckpointed<T>(value: T | Checkpointed<T>): value is Checkpointed<T> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  const candidate = value as { next?: unknown; [Symbol.iterator]?: unknown }
+  return typeof candidate.next === 'function' && typeof candidate[Symbol.iterator] === 'function'
+}
+
+/** A hook's value, running its work at once when it answered with work. */
+export function valueAtOnce<T>(value: T | Checkpointed<T>): T {
+  return isCheckpointed(value) ? runAtOnce(value) : value
+}
+
+/** A hook's value: work it answered with runs at once while small, in slices from its first checkpoint on. */
+export function settled<T>(answer: T | Checkpointed<T>): T | Promise<T> {
+  return isCheckpointed(answer) ? runAtOnceOrInSlices(answer) : answer
+}

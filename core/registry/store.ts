@@ -10,7 +10,7 @@ import { reissueAtLatest } from '../storage/continue-token.js'
 import { markedLarge } from '../machinery/large-objects.js'
 import { type Preconditions, type Storage, StorageError, type Watcher, type WatchOptions } from '../storage/interface.js'
 import { asGoEncodes, asGoEncodesInSteps } from '../encoding/canonical.js'
-import { fieldPath, invalid, invalidError, withFieldErrorCap } from '../machinery/field.js'
+import { fieldPath, invalid, invalidError } from '../machinery/field.js'
 import { type KindRegistered, otherKindError } from './body-kind.js'
 import { goPrint } from '../machinery/go-format.js'
 import { UndecodableBody } from '../resources/schema/json-decoding.js'
@@ -32,7 +32,7 @@ import { interpretStorageError } from './storage-errors.js'
 import { type FinishWrite, finishNothing, once, type StoreHooks } from './store-hooks.js'
 import { initialGeneration, keepStoredStatus, nextGeneration, withConditionsOnly, withStatusOnly, withStoredStatus } from './subresources.js'
 import { WatchListWatcher } from './watch-list.js'
-import { TimeSlice } from '../machinery/time-slice.js'
+import { settled, TimeSlice, valueAtOnce } from '../machinery/time-slice.js'
 
 export type { DeleteOptions } from './deletion.js'
 
@@ -224,7 +224,7 @@ export class ResourceStore {
     if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {}
     if (!isPlainObject(obj.metadata)) {
       // A built-in kind's decoder refuses it first, in Go's words (`... into Go struct field ConfigMap.metadata of type v1.ObjectMeta`).
-      this.entry.decode?.(obj)
+      valueAtOnce(this.entry.decode?.(obj))
       throw badRequest('metadata must be an object')
     }
     // apiVersion and kind lead, as upstream's encoder writes them.
@@ -261,7 +261,7 @@ export class ResourceStore {
   ): Promise<KubeObject> {
     try {
       const obj = this.checkBody(await body(), namespace, name)
-      if (decode) enforceFieldValidation(ctx, this.entry, this.entry.decode?.(obj) ?? [])
+      if (decode) enforceFieldValidation(ctx, this.entry, (await settled(this.entry.decode?.(obj))) ?? [])
       return obj
     } catch (err) {
       const patch = ctx.patch
@@ -306,9 +306,9 @@ export class ResourceStore {
     const steps = WriteSteps.for(obj)
     // Telling a large object (a level of many keys is a pass over them) and decoding it: two steps.
     await steps.yield()
-    enforceFieldValidation(ctx, this.entry, this.entry.decode?.(obj) ?? [])
+    enforceFieldValidation(ctx, this.entry, (await steps.settle(this.entry.decode?.(obj))) ?? [])
     this.entry.strategy.normalize?.(obj)
-    this.entry.strategy.applyDefaults?.(obj)
+    await steps.settle(this.entry.strategy.applyDefaults?.(obj))
     await steps.pause()
     // Ownership of what the request asks for, then mutating admission, then the strategy (upstream's order).
     await recordUpdate(this.entry, this.apiVersion, obj, undefined, ctx, undefined, steps)
@@ -316,13 +316,16 @@ export class ResourceStore {
     obj = await runMutatingAdmission(this.mutating, this.entry, { operation: 'CREATE', object: obj }, ctx)
     await steps.pause()
     await this.entry.strategy.authorizeWrite?.(obj, undefined, sctx)
-    this.entry.strategy.prepareForCreate?.(obj, sctx)
+    await steps.settle(this.entry.strategy.prepareForCreate?.(obj, sctx))
     // Named now: a strategy may name an object sent without one (a LimitRange).
     const name = obj.metadata.name ?? ''
     initialGeneration(this.entry, obj)
     await this.entry.strategy.prepareValidation?.(obj)
     await steps.pause()
-    const errs = withFieldErrorCap(() => [...validateObjectMeta(obj, this.entry), ...(this.entry.strategy.validate?.(obj, sctx) ?? [])])
+    const errs = await steps.validate(
+      () => validateObjectMeta(obj, this.entry),
+      () => this.entry.strategy.validate?.(obj, sctx),
+    )
     if (errs.length) throw invalidError(this.entry.invalidKindGroup ?? this.entry.group, this.entry.kind, name, errs)
     await steps.pause()
     // Kept, and shown to the validating plugins, as upstream's struct encodes.
@@ -406,7 +409,7 @@ export class ResourceStore {
       this.carryOverSystemFields(obj, current)
       await this.patchedBody(() => obj, namespace, name, ctx, () => next(cloneJson(current)), true)
       this.entry.strategy.normalize?.(obj)
-      this.entry.strategy.applyDefaults?.(obj)
+      await steps.settle(this.entry.strategy.applyDefaults?.(obj))
       await steps.pause()
       // Ownership of what the request asks for, then mutating admission, then the strategy (upstream's order).
       await recordUpdate(this.entry, this.apiVersion, obj, current, ctx, subresource, steps)
@@ -424,12 +427,11 @@ export class ResourceStore {
       nextGeneration(this.entry, obj, current)
       await this.entry.strategy.prepareValidation?.(obj, current)
       await steps.pause()
-      const errs = withFieldErrorCap(() => [
-        ...validateObjectMetaUpdate(obj, current, this.entry),
-        ...(ownValidation
-          ? ownValidation(obj, current, this.strategyContext(ctx))
-          : (this.entry.strategy.validateUpdate?.(obj, current, this.strategyContext(ctx)) ?? [])),
-      ])
+      const errs = await steps.validate(
+        () => validateObjectMetaUpdate(obj, current, this.entry),
+        () =>
+          ownValidation ? ownValidation(obj, current, this.strategyContext(ctx)) : this.entry.strategy.validateUpdate?.(obj, current, this.strategyContext(ctx)),
+      )
       if (errs.length) throw invalidError(this.entry.invalidKindGroup ?? this.entry.group, this.entry.kind, name, errs)
       await steps.pause()
       obj = await goEncoded(obj, steps)

@@ -7,8 +7,10 @@
  * of an ordinary object runs its steps at once, as before: a yield would
  * only put it behind the others.
  */
+import { appendAll } from '../machinery/append-all.js'
+import { type FieldError, withFieldErrorCapInSteps } from '../machinery/field.js'
 import { hasMoreValuesThan } from '../machinery/json-size.js'
-import { runAtOnce, runInSlices, TimeSlice, type Checkpointed } from '../machinery/time-slice.js'
+import { isCheckpointed, runAtOnce, runInSlices, TimeSlice, type Checkpointed } from '../machinery/time-slice.js'
 
 /** Objects of more values (objects, arrays, scalars) than this have their write run in slices: some milliseconds a pass. */
 export const SLICED_WRITE_VALUES = 5_000
@@ -41,4 +43,25 @@ export class WriteSteps {
   async run<T>(work: Checkpointed<T>): Promise<T> {
     return this.slice ? runInSlices(work, this.slice) : runAtOnce(work)
   }
+
+  /** A strategy hook's value, its work run in steps when it answered with work (see Strategy). */
+  async settle<T>(answer: T | Checkpointed<T>): Promise<T> {
+    return isCheckpointed(answer) ? this.run(answer) : answer
+  }
+
+  /**
+   * A write's validation: the generic rules (metadata's), then the kind's,
+   * which may answer with work in steps; the first MAX_FIELD_ERRORS errors
+   * are kept, the others counted.
+   */
+  validate(generic: () => FieldError[], kind: () => FieldError[] | Checkpointed<FieldError[]> | undefined): Promise<FieldError[]> {
+    return this.run(withFieldErrorCapInSteps(validation(generic, kind)))
+  }
+}
+
+function* validation(generic: () => FieldError[], kind: () => FieldError[] | Checkpointed<FieldError[]> | undefined): Checkpointed<FieldError[]> {
+  const errs = generic()
+  const own = kind()
+  appendAll(errs, (isCheckpointed(own) ? yield* own : own) ?? [])
+  return errs
 }

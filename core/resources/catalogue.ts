@@ -7,6 +7,7 @@ import type { WriteAuthorization } from '../authz/rbac/escalation.js'
 import type { JSONSchemaProps } from '../crd-schema/schema.js'
 import type { FieldError } from '../machinery/field.js'
 import type { KubeObject, UserInfo } from '../machinery/object.js'
+import type { Checkpointed } from '../machinery/time-slice.js'
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection'
 
@@ -69,8 +70,14 @@ export interface Strategy {
    * stringData into data). Throws a 400 where upstream's decoder would.
    */
   normalize?(obj: KubeObject): void
-  /** Clears fields a client may not set on create (status) and sets initial values. */
-  prepareForCreate?(obj: KubeObject, ctx: StrategyContext): void
+  /**
+   * Clears fields a client may not set on create (status) and sets initial
+   * values. This hook, applyDefaults, validate and validateUpdate may answer
+   * with their work as a checkpointed generator instead (a kind whose
+   * objects hold lists as long as a body allows: a pod's containers), which
+   * the registry runs in slices for a large object, at once otherwise.
+   */
+  prepareForCreate?(obj: KubeObject, ctx: StrategyContext): void | Checkpointed<void>
   /** Carries over what an update may not change (status), from `old` into `obj`. */
   prepareForUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): void
   /**
@@ -81,7 +88,7 @@ export interface Strategy {
    */
   authorizeWrite?(obj: KubeObject, old: KubeObject | undefined, ctx: StrategyContext): Promise<void>
   /** Fills defaults, as upstream's `SetDefaults_*` for the stored version. */
-  applyDefaults?(obj: KubeObject): void
+  applyDefaults?(obj: KubeObject): void | Checkpointed<void>
   /**
    * Work the validation needs that cannot be done synchronously (a
    * certificate request's signature, checked with Web Crypto): awaited just
@@ -89,8 +96,8 @@ export interface Strategy {
    * they are given (`old` for updates), for them to read back what it found.
    */
   prepareValidation?(obj: KubeObject, old?: KubeObject): Promise<void>
-  validate?(obj: KubeObject, ctx: StrategyContext): FieldError[]
-  validateUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): FieldError[]
+  validate?(obj: KubeObject, ctx: StrategyContext): FieldError[] | Checkpointed<FieldError[]>
+  validateUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): FieldError[] | Checkpointed<FieldError[]>
   /**
    * Called when a delete is requested. Return the object to store instead of
    * deleting it (graceful deletion, finalizers), or undefined to delete now.
@@ -248,9 +255,11 @@ export interface ResourceEntry {
    * Reads a body as upstream's JSON decoder reads it into the kind's type,
    * before any strategy hook: a value of the wrong type is a 400, unknown
    * fields and nulls are dropped. Returns the dropped unknown fields' paths
-   * (`spec.containers[0].colour`) for field validation.
+   * (`spec.containers[0].colour`) for field validation; or its work, as a
+   * checkpointed generator that yields them (a built-in kind's decoding, in
+   * steps for a large body).
    */
-  decode?: (obj: KubeObject) => string[]
+  decode?: (obj: KubeObject) => string[] | Checkpointed<string[]>
   /**
    * The table columns in upstream's order, NAME and AGE included where
    * upstream puts them (see resources/columns/common.ts). Empty: upstream's

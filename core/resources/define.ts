@@ -8,7 +8,7 @@ import type { KubeObject } from '../machinery/object.js'
 import { ALL_VERBS, type ResourceEntry, type SubresourceEntry } from './catalogue.js'
 import { dnsSubdomainName } from './names.js'
 import { typeForKind, typeTable } from './schema/index.js'
-import { decodeAs } from './schema/json-decoding.js'
+import { decodeAsInSteps } from './schema/json-decoding.js'
 
 export type EntrySpec = Omit<ResourceEntry, 'listKind' | 'singular' | 'verbs' | 'typeName' | 'validateName' | 'strategy' | 'columns'> &
   Partial<Pick<ResourceEntry, 'listKind' | 'singular' | 'verbs' | 'typeName' | 'validateName' | 'strategy' | 'columns'>>
@@ -16,7 +16,7 @@ export type EntrySpec = Omit<ResourceEntry, 'listKind' | 'singular' | 'verbs' | 
 /** Upstream's JSON decoder for the kind's type; see ResourceEntry.decode. */
 function typedDecoder(typeName: string, kind: string, version: string): ResourceEntry['decode'] {
   const def = typeTable[typeName]
-  return def ? (obj) => decodeAs(obj, def, typeTable, kind, version) : undefined
+  return def ? (obj) => decodeAsInSteps(obj, def, typeTable, kind, version) : undefined
 }
 
 export function defineResource(spec: EntrySpec): ResourceEntry {

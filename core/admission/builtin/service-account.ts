@@ -15,6 +15,7 @@ import type { AdmissionAttributes } from '../attributes.js'
 import type { ObjectReader } from '../../client/informer.js'
 import { type BothPhases, objects, type Obj, on, podSpecOf, refuse } from './pods.js'
 import { appendAll } from '../../machinery/append-all.js'
+import { type Checkpointed, checkpointDue, runAtOnceOrInSlices } from '../../machinery/time-slice.js'
 
 export const DEFAULT_SERVICE_ACCOUNT = 'default'
 export const TOKEN_MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount'
@@ -58,7 +59,8 @@ function automount(account: KubeObject, spec: Obj): boolean {
   return true
 }
 
-function mountToken(spec: Obj, nextSuffix: () => string): void {
+/** Mounts the token volume in each container, in checkpointed steps: a pod holds as many containers as a body allows. */
+function* mountToken(spec: Obj, nextSuffix: () => string): Checkpointed<void> {
   const volumes = objects(spec['volumes'])
   const existing = volumes.find((v) => str(v['name']).startsWith(TOKEN_VOLUME_PREFIX))
   const volumeName = existing ? str(existing['name']) : `${TOKEN_VOLUME_PREFIX}${nextSuffix()}`
@@ -70,6 +72,7 @@ function mountToken(spec: Obj, nextSuffix: () => string): void {
       if (mounts.some((m) => m['mountPath'] === TOKEN_MOUNT_PATH)) continue
       c['volumeMounts'] = [...mounts, { name: volumeName, readOnly: true, mountPath: TOKEN_MOUNT_PATH }]
       needed = true
+      if (checkpointDue()) yield
     }
   }
   if (needed && !existing) spec['volumes'] = [...volumes, tokenVolume(volumeName)]
@@ -180,7 +183,7 @@ export function serviceAccount(accounts: ObjectReader, opts: ServiceAccountPlugi
       // v1 still mirrors the deprecated field, and a pod naming its account only there means that account.
       if (!str(spec['serviceAccountName'])) spec['serviceAccountName'] = spec['serviceAccount'] = str(spec['serviceAccount']) || DEFAULT_SERVICE_ACCOUNT
       const account = await lookUp(a, str(spec['serviceAccountName']))
-      if (automount(account, spec)) mountToken(spec, nextSuffix)
+      if (automount(account, spec)) await runAtOnceOrInSlices(mountToken(spec, nextSuffix))
       if (objects(spec['imagePullSecrets']).length === 0 && objects(account['imagePullSecrets']).length > 0)
         spec['imagePullSecrets'] = objects(account['imagePullSecrets']).map((s) => ({ name: str(s['name']) }))
     },

@@ -21,6 +21,7 @@ import { admissionRequest, type Invocation, invocationFor, VersionedObjects, typ
 import { admissionReview, negotiateReviewVersion } from './review.js'
 import { isExemptFromWebhooks } from './rules.js'
 import { recordAnswer, sideEffectsAllowDryRun } from './shared.js'
+import { valueAtOnce } from '../../machinery/time-slice.js'
 
 interface Reinvocation {
   /** IfNeeded webhooks called since the object last changed. */
@@ -68,7 +69,7 @@ async function callMutating(a: AdmissionAttributes, invocation: Invocation, obje
     throw internalError(err instanceof StatusError ? err.message : err)
   }
   // The patched object is defaulted as a decoded one is (upstream runs the scheme's defaulting again).
-  if (patched.kind === entry.kind) entry.strategy.applyDefaults?.(patched)
+  if (patched.kind === entry.kind) valueAtOnce(entry.strategy.applyDefaults?.(patched))
   objects.current = { entry, object: patched }
   return !sameJson(object, patched)
 }

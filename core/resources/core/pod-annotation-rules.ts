@@ -68,10 +68,12 @@ export function validatePodAnnotations(pod: KubeObject, allowInvalidDeletionCost
   if (SECCOMP_POD in annotations) appendAll(errs, seccompProfileErrors(text(annotations[SECCOMP_POD]), path.child(SECCOMP_POD)))
   for (const [key, value] of Object.entries(annotations))
     if (key.startsWith(SECCOMP_CONTAINER_PREFIX)) appendAll(errs, seccompProfileErrors(text(value), path.child(key)))
-  const names = containerNames(spec)
+  // Only a pod with AppArmor annotations has its container names gathered: a spec holds as many as a body allows.
+  let names: Set<string> | undefined
   for (const [key, value] of Object.entries(annotations)) {
     if (!key.startsWith(APPARMOR_PREFIX)) continue
     const container = key.slice(APPARMOR_PREFIX.length)
+    names ??= containerNames(spec)
     if (!names.has(container)) errs.push(invalid(path.key(key), container, 'container not found'))
     const profile = text(value)
     if (profile !== '' && profile !== 'runtime/default' && profile !== 'unconfined' && !profile.startsWith('localhost/'))

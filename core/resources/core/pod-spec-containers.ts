@@ -15,8 +15,9 @@ import {
 } from '../../machinery/field.js'
 import { isPlainObject } from '../../machinery/object.js'
 import { objects } from './pod-spec-defaults.js'
-import { validateResources } from './pod-spec-resources.js'
+import { validateResourcesInSteps } from './pod-spec-resources.js'
 import { appendAll } from '../../machinery/append-all.js'
+import { type Checkpointed, checkpointDue } from '../../machinery/time-slice.js'
 
 type Obj = Record<string, unknown>
 
@@ -48,10 +49,13 @@ export function portNameErrors(name: string): string[] {
 
 const validPort = (n: unknown): boolean => Number.isInteger(n) && (n as number) >= 1 && (n as number) <= 65535
 
-function validatePorts(ports: unknown, path: FieldPath): FieldError[] {
+function* validatePorts(ports: unknown, path: FieldPath): Checkpointed<FieldError[]> {
   const errs: FieldError[] = []
   const names = new Set<string>()
-  objects(ports).forEach((port, i) => {
+  const list = objects(ports)
+  for (let i = 0; i < list.length; i++) {
+    if (checkpointDue()) yield
+    const port = list[i] as Obj
     const at = path.index(i)
     const name = port['name']
     if (typeof name === 'string' && name) {
@@ -67,7 +71,7 @@ function validatePorts(ports: unknown, path: FieldPath): FieldError[] {
     const protocol = port['protocol']
     if (!protocol) errs.push(required(at.child('protocol')))
     else if (!PROTOCOLS.includes(String(protocol))) errs.push(notSupported(at.child('protocol'), protocol, PROTOCOLS))
-  })
+  }
   return errs
 }
 
@@ -78,15 +82,18 @@ function envNameErrors(name: string): string[] {
     : ["a valid environment variable name must consist only of printable ASCII characters other than '='"]
 }
 
-function validateEnv(env: unknown, path: FieldPath): FieldError[] {
+function* validateEnv(env: unknown, path: FieldPath): Checkpointed<FieldError[]> {
   const errs: FieldError[] = []
-  objects(env).forEach((ev, i) => {
+  const list = objects(env)
+  for (let i = 0; i < list.length; i++) {
+    if (checkpointDue()) yield
+    const ev = list[i] as Obj
     const at = path.index(i)
     const name = typeof ev['name'] === 'string' ? ev['name'] : ''
     if (!name) errs.push(required(at.child('name')))
     else for (const msg of envNameErrors(name)) errs.push(invalid(at.child('name'), name, msg))
     const from = ev['valueFrom']
-    if (!isPlainObject(from)) return
+    if (!isPlainObject(from)) continue
     const fromPath = at.child('valueFrom')
     const sources = ENV_SOURCES.filter((k) => isSet(from[k]))
     if (sources.length === 0)
@@ -99,14 +106,17 @@ function validateEnv(env: unknown, path: FieldPath): FieldError[] {
       const ref = from[key]
       if (isPlainObject(ref) && !ref['key']) errs.push(required(fromPath.child(key).child('key')))
     }
-  })
+  }
   return errs
 }
 
-function validateMounts(mounts: unknown, volumes: ReadonlySet<string>, path: FieldPath): FieldError[] {
+function* validateMounts(mounts: unknown, volumes: ReadonlySet<string>, path: FieldPath): Checkpointed<FieldError[]> {
   const errs: FieldError[] = []
   const paths = new Set<string>()
-  objects(mounts).forEach((m, i) => {
+  const list = objects(mounts)
+  for (let i = 0; i < list.length; i++) {
+    if (checkpointDue()) yield
+    const m = list[i] as Obj
     const at = path.index(i)
     const name = typeof m['name'] === 'string' ? m['name'] : ''
     if (!name) errs.push(required(at.child('name')))
@@ -116,7 +126,7 @@ function validateMounts(mounts: unknown, volumes: ReadonlySet<string>, path: Fie
     if (!mountPath) errs.push(required(at.child('mountPath')))
     else if (paths.has(mountPath)) errs.push(invalid(at.child('mountPath'), mountPath, 'must be unique'))
     paths.add(mountPath)
-  })
+  }
   return errs
 }
 
@@ -187,22 +197,22 @@ export function imageWhitespaceErrors(c: Obj, path: FieldPath): FieldError[] {
   return typeof image === 'string' && image.trim() !== image ? [invalid(path.child('image'), image, 'must not have leading or trailing whitespace')] : []
 }
 
-/** The rules every container kind shares; names and uniqueness are the caller's. */
-export function validateContainer(
+/** The rules every container kind shares, in checkpointed steps; names and uniqueness are the caller's. */
+export function* validateContainerInSteps(
   c: Obj,
   path: FieldPath,
   volumes: ReadonlySet<string>,
   opts: PodSpecValidationOptions,
   kind: 'container' | 'init' | 'ephemeral',
-): FieldError[] {
+): Checkpointed<FieldError[]> {
   const errs: FieldError[] = []
   // Every container names its image, a template's too; the whitespace rule is a pod's alone (see validatePodOnly),
   // but an ephemeral container only ever belongs to a pod, so it meets it here.
   if (!c['image']) errs.push(required(path.child('image')))
   else if (kind === 'ephemeral') appendAll(errs, imageWhitespaceErrors(c, path))
-  appendAll(errs, validatePorts(c['ports'], path.child('ports')))
-  appendAll(errs, validateEnv(c['env'], path.child('env')))
-  appendAll(errs, validateMounts(c['volumeMounts'], volumes, path.child('volumeMounts')))
+  appendAll(errs, yield* validatePorts(c['ports'], path.child('ports')))
+  appendAll(errs, yield* validateEnv(c['env'], path.child('env')))
+  appendAll(errs, yield* validateMounts(c['volumeMounts'], volumes, path.child('volumeMounts')))
   const pull = c['imagePullPolicy']
   if (!pull) errs.push(required(path.child('imagePullPolicy')))
   else if (!PULL_POLICIES.includes(String(pull))) errs.push(notSupported(path.child('imagePullPolicy'), pull, PULL_POLICIES))
@@ -210,7 +220,7 @@ export function validateContainer(
   if (!tmp) errs.push(required(path.child('terminationMessagePolicy')))
   else if (tmp !== 'File' && tmp !== 'FallbackToLogsOnError')
     errs.push(invalid(path.child('terminationMessagePolicy'), tmp, "must be 'File' or 'FallbackToLogsOnError'"))
-  appendAll(errs, validateResources(c['resources'], path.child('resources')))
+  appendAll(errs, yield* validateResourcesInSteps(c['resources'], path.child('resources')))
   appendAll(errs, validateSecurityContext(c['securityContext'], path.child('securityContext'), opts))
   if (kind === 'container') {
     appendAll(errs, validateProbe(c['livenessProbe'], path.child('livenessProbe'), true))

@@ -5,6 +5,7 @@
  * (enableServiceLinks, requests copied from limits) is in `applyPodDefaults`.
  */
 import { isPlainObject } from '../../machinery/object.js'
+import { type Checkpointed, checkpointDue, runAtOnce } from '../../machinery/time-slice.js'
 
 type Obj = Record<string, unknown>
 
@@ -20,11 +21,6 @@ export function objects(value: unknown): Obj[] {
 
 function setDefault(obj: Obj, key: string, value: unknown): void {
   if (obj[key] === undefined || obj[key] === null || obj[key] === '') obj[key] = value
-}
-
-/** The containers of every kind in a spec, as upstream's pod visitor walks them. */
-export function allContainers(spec: Obj): Obj[] {
-  return CONTAINER_LISTS.flatMap((list) => objects(spec[list]))
 }
 
 /** `Always` for `:latest` or an untagged image, `IfNotPresent` for any other tag, a digest, or no image yet. */
@@ -57,13 +53,19 @@ function defaultFieldRefs(holder: Obj): void {
   if (isPlainObject(holder['resourceFieldRef'])) setDefault(holder['resourceFieldRef'], 'divisor', '0')
 }
 
-function defaultContainer(c: Obj): void {
+function* defaultContainer(c: Obj): Checkpointed<void> {
   setDefault(c, 'imagePullPolicy', defaultPullPolicy(typeof c['image'] === 'string' ? c['image'] : ''))
   setDefault(c, 'terminationMessagePath', '/dev/termination-log')
   setDefault(c, 'terminationMessagePolicy', 'File')
   if (!isPlainObject(c['resources'])) c['resources'] = {}
-  for (const port of objects(c['ports'])) setDefault(port, 'protocol', 'TCP')
-  for (const env of objects(c['env'])) if (isPlainObject(env['valueFrom'])) defaultFieldRefs(env['valueFrom'])
+  for (const port of objects(c['ports'])) {
+    setDefault(port, 'protocol', 'TCP')
+    if (checkpointDue()) yield
+  }
+  for (const env of objects(c['env'])) {
+    if (isPlainObject(env['valueFrom'])) defaultFieldRefs(env['valueFrom'])
+    if (checkpointDue()) yield
+  }
   for (const key of ['livenessProbe', 'readinessProbe', 'startupProbe']) defaultProbe(c[key])
   if (isPlainObject(c['lifecycle'])) {
     defaultHTTPGet(c['lifecycle']['postStart'])
@@ -76,22 +78,33 @@ export function volumeSourceKeys(volume: Obj): string[] {
   return Object.keys(volume).filter((k) => k !== 'name' && volume[k] !== undefined && volume[k] !== null)
 }
 
-function defaultVolume(volume: Obj): void {
+function* defaultVolume(volume: Obj): Checkpointed<void> {
   if (volumeSourceKeys(volume).length === 0) volume['emptyDir'] = {}
   for (const key of ['secret', 'configMap', 'downwardAPI', 'projected']) {
     const source = volume[key]
     if (isPlainObject(source)) setDefault(source, 'defaultMode', DEFAULT_FILE_MODE)
   }
   if (isPlainObject(volume['hostPath'])) setDefault(volume['hostPath'], 'type', '')
-  if (isPlainObject(volume['downwardAPI']))
-    for (const item of objects(volume['downwardAPI']['items'])) defaultFieldRefs(item)
+  const items: Obj[][] = []
+  if (isPlainObject(volume['downwardAPI'])) items.push(objects(volume['downwardAPI']['items']))
   if (isPlainObject(volume['projected']))
-    for (const source of objects(volume['projected']['sources']))
-      if (isPlainObject(source['downwardAPI'])) for (const item of objects(source['downwardAPI']['items'])) defaultFieldRefs(item)
+    for (const source of objects(volume['projected']['sources'])) {
+      if (isPlainObject(source['downwardAPI'])) items.push(objects(source['downwardAPI']['items']))
+      if (checkpointDue()) yield
+    }
+  for (const list of items)
+    for (const item of list) {
+      defaultFieldRefs(item)
+      if (checkpointDue()) yield
+    }
 }
 
-/** Fills a pod spec's defaults in place, as upstream's SetObjectDefaults for a PodSpec. */
-export function applyPodSpecDefaults(spec: Obj): void {
+/**
+ * Fills a pod spec's defaults in place, as upstream's SetObjectDefaults for
+ * a PodSpec, in checkpointed steps: a spec's lists are as long as a body
+ * holds (a million empty containers in 3 MB).
+ */
+export function* applyPodSpecDefaultsInSteps(spec: Obj): Checkpointed<void> {
   setDefault(spec, 'dnsPolicy', 'ClusterFirst')
   setDefault(spec, 'restartPolicy', 'Always')
   if (!isPlainObject(spec['securityContext'])) spec['securityContext'] = {}
@@ -102,26 +115,47 @@ export function applyPodSpecDefaults(spec: Obj): void {
     spec['serviceAccountName'] = spec['serviceAccount']
   if (typeof spec['serviceAccountName'] === 'string' && spec['serviceAccountName'])
     spec['serviceAccount'] = spec['serviceAccountName']
-  for (const c of allContainers(spec)) defaultContainer(c)
+  for (const list of CONTAINER_LISTS)
+    for (const c of objects(spec[list])) {
+      yield* defaultContainer(c)
+      if (checkpointDue()) yield
+    }
   // On the host's network a container's port is the host's port.
   if (spec['hostNetwork'] === true)
-    for (const c of [...objects(spec['initContainers']), ...objects(spec['containers'])])
-      for (const port of objects(c['ports'])) setDefault(port, 'hostPort', port['containerPort'])
-  for (const volume of objects(spec['volumes'])) defaultVolume(volume)
+    for (const list of ['initContainers', 'containers'])
+      for (const c of objects(spec[list]))
+        for (const port of objects(c['ports'])) {
+          setDefault(port, 'hostPort', port['containerPort'])
+          if (checkpointDue()) yield
+        }
+  for (const volume of objects(spec['volumes'])) {
+    yield* defaultVolume(volume)
+    if (checkpointDue()) yield
+  }
 }
 
-/** The defaults a pod gets beyond its spec's (SetDefaults_Pod). */
-export function applyPodDefaults(pod: Obj): void {
+/** A pod spec's defaults at once, for a spec of ordinary size (a template's, within its workload's defaults). */
+export function applyPodSpecDefaults(spec: Obj): void {
+  runAtOnce(applyPodSpecDefaultsInSteps(spec))
+}
+
+/** The defaults a pod gets beyond its spec's (SetDefaults_Pod), in checkpointed steps. */
+export function* applyPodDefaultsInSteps(pod: Obj): Checkpointed<void> {
   if (!isPlainObject(pod['spec'])) pod['spec'] = {}
   const spec = pod['spec'] as Obj
   // A limit without a request requests the limit.
-  for (const c of [...objects(spec['initContainers']), ...objects(spec['containers'])]) {
-    const resources = c['resources']
-    if (!isPlainObject(resources) || !isPlainObject(resources['limits'])) continue
-    const requests = isPlainObject(resources['requests']) ? resources['requests'] : {}
-    for (const [name, limit] of Object.entries(resources['limits'])) if (requests[name] === undefined) requests[name] = limit
-    resources['requests'] = requests
-  }
+  for (const list of ['initContainers', 'containers'])
+    for (const c of objects(spec[list])) {
+      if (checkpointDue()) yield
+      const resources = c['resources']
+      if (!isPlainObject(resources) || !isPlainObject(resources['limits'])) continue
+      const requests = isPlainObject(resources['requests']) ? resources['requests'] : {}
+      for (const name in resources['limits']) {
+        if (requests[name] === undefined) requests[name] = resources['limits'][name]
+        if (checkpointDue()) yield
+      }
+      resources['requests'] = requests
+    }
   setDefault(spec, 'enableServiceLinks', true)
-  applyPodSpecDefaults(spec)
+  yield* applyPodSpecDefaultsInSteps(spec)
 }

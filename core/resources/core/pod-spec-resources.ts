@@ -8,6 +8,8 @@ import { type FieldError, type FieldPath, invalid } from '../../machinery/field.
 import { isQualifiedName } from '../../machinery/names.js'
 import { isPlainObject } from '../../machinery/object.js'
 import { objects } from './pod-spec-defaults.js'
+import { appendAll } from '../../machinery/append-all.js'
+import { type Checkpointed, checkpointDue, runAtOnce } from '../../machinery/time-slice.js'
 
 const BINARY: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 }
 const DECIMAL: Record<string, number> = { n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 }
@@ -30,10 +32,12 @@ function isContainerResourceName(name: string): boolean {
   return name.includes('/') || STANDARD_CONTAINER_RESOURCES.has(name) || name.startsWith('hugepages-')
 }
 
-function validateResourceList(list: unknown, path: FieldPath): FieldError[] {
+function* validateResourceList(list: unknown, path: FieldPath): Checkpointed<FieldError[]> {
   if (!isPlainObject(list)) return []
   const errs: FieldError[] = []
-  for (const [name, quantity] of Object.entries(list)) {
+  for (const name in list) {
+    if (checkpointDue()) yield
+    const quantity = list[name]
     const at = path.key(name)
     const nameErrs = isQualifiedName(name)
     for (const msg of nameErrs) errs.push(invalid(at, name, msg))
@@ -43,17 +47,17 @@ function validateResourceList(list: unknown, path: FieldPath): FieldError[] {
   return errs
 }
 
-/** upstream's ValidateContainerResourceRequirements, for one container's `resources`. */
-export function validateResources(resources: unknown, path: FieldPath): FieldError[] {
+/** upstream's ValidateContainerResourceRequirements, for one container's `resources`, in checkpointed steps. */
+export function* validateResourcesInSteps(resources: unknown, path: FieldPath): Checkpointed<FieldError[]> {
   if (!isPlainObject(resources)) return []
   const limits = isPlainObject(resources['limits']) ? resources['limits'] : {}
   const requests = resources['requests']
-  const errs = [
-    ...validateResourceList(limits, path.child('limits')),
-    ...validateResourceList(requests, path.child('requests')),
-  ]
+  const errs = yield* validateResourceList(limits, path.child('limits'))
+  appendAll(errs, yield* validateResourceList(requests, path.child('requests')))
   if (!isPlainObject(requests)) return errs
-  for (const [name, quantity] of Object.entries(requests)) {
+  for (const name in requests) {
+    if (checkpointDue()) yield
+    const quantity = requests[name]
     const limit = limits[name]
     if (limit === undefined) continue
     const [req, lim] = [quantityValue(quantity), quantityValue(limit)]
@@ -85,15 +89,15 @@ function podLevelResources(spec: Record<string, unknown>): ResourceLists | undef
  * Guaranteed when every container limits cpu and memory and requests exactly
  * that; BestEffort when none requests or limits either; Burstable otherwise.
  * Init containers count, ephemeral ones do not; pod-level resources, when
- * the pod states them, decide alone (upstream's ComputePodQOS).
+ * the pod states them, decide alone (upstream's ComputePodQOS). In
+ * checkpointed steps: a spec holds as many containers as a body allows.
  */
-export function podQOSClass(spec: Record<string, unknown>): 'Guaranteed' | 'Burstable' | 'BestEffort' {
+export function* podQOSClassInSteps(spec: Record<string, unknown>): Checkpointed<'Guaranteed' | 'Burstable' | 'BestEffort'> {
   const podLevel = podLevelResources(spec)
-  const lists = podLevel ? [podLevel] : [...objects(spec['initContainers']), ...objects(spec['containers'])].map((c) => listsOf(c['resources']))
   const requests = new Map<string, number>()
   const limits = new Map<string, number>()
   let everyContainerLimitsAll = true
-  for (const { req, lim } of lists) {
+  const count = ({ req, lim }: ResourceLists): void => {
     for (const name of QOS_RESOURCES) {
       const r = quantityValue(req[name])
       if (r > 0) requests.set(name, (requests.get(name) ?? 0) + r)
@@ -102,8 +106,20 @@ export function podQOSClass(spec: Record<string, unknown>): 'Guaranteed' | 'Burs
       else everyContainerLimitsAll = false
     }
   }
+  if (podLevel) count(podLevel)
+  else
+    for (const list of ['initContainers', 'containers'])
+      for (const c of objects(spec[list])) {
+        count(listsOf(c['resources']))
+        if (checkpointDue()) yield
+      }
   if (requests.size === 0 && limits.size === 0) return 'BestEffort'
   if (!everyContainerLimitsAll) return 'Burstable'
   for (const name of QOS_RESOURCES) if (requests.get(name) !== limits.get(name)) return 'Burstable'
   return 'Guaranteed'
+}
+
+/** The QoS class at once, for a spec of ordinary size (see podQOSClassInSteps). */
+export function podQOSClass(spec: Record<string, unknown>): 'Guaranteed' | 'Burstable' | 'BestEffort' {
+  return runAtOnce(podQOSClassInSteps(spec))
 }

@@ -10,10 +10,11 @@ import { duplicate, type FieldError, type FieldPath, forbiddenField, invalid, no
 import { isDNS1123Label, isDNS1123Subdomain } from '../../machinery/names.js'
 import { validateAnnotations, validateLabels } from '../../validation/object-meta.js'
 import { isPlainObject } from '../../machinery/object.js'
-import { imageWhitespaceErrors, type PodSpecValidationOptions, validateContainer, validateIds } from './pod-spec-containers.js'
+import { imageWhitespaceErrors, type PodSpecValidationOptions, validateContainerInSteps, validateIds } from './pod-spec-containers.js'
 import { objects } from './pod-spec-defaults.js'
-import { validateVolumes } from './pod-spec-volumes.js'
+import { validateVolumesInSteps } from './pod-spec-volumes.js'
 import { appendAll } from '../../machinery/append-all.js'
+import { type Checkpointed, checkpointDue, runAtOnce } from '../../machinery/time-slice.js'
 
 export type { PodSpecValidationOptions } from './pod-spec-containers.js'
 
@@ -23,20 +24,32 @@ const RESTART_POLICIES = ['Always', 'OnFailure', 'Never']
 const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None']
 const MAX_INT32 = 2147483647
 
-function validateNames(spec: Obj, path: FieldPath): FieldError[] {
+/** The container lists, in upstream's order (containers, init, ephemeral), with the kind its rules take. */
+const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const
+const CONTAINER_KINDS = { containers: 'container', initContainers: 'init', ephemeralContainers: 'ephemeral' } as const
+
+function* validateNames(spec: Obj, path: FieldPath): Checkpointed<FieldError[]> {
   const errs: FieldError[] = []
   const seen = new Set<string>()
-  for (const list of ['containers', 'initContainers', 'ephemeralContainers'] as const)
-    objects(spec[list]).forEach((c, i) => {
-      const at = path.child(list).index(i).child('name')
+  for (const key of CONTAINER_LISTS) {
+    const list = objects(spec[key])
+    for (let i = 0; i < list.length; i++) {
+      if (checkpointDue()) yield
+      const c = list[i] as Obj
+      const at = path.child(key).index(i).child('name')
       const name = typeof c['name'] === 'string' ? c['name'] : ''
-      if (!name) return void errs.push(required(at))
+      if (!name) {
+        errs.push(required(at))
+        continue
+      }
       for (const msg of isDNS1123Label(name)) errs.push(invalid(at, name, msg))
       if (seen.has(name)) errs.push(duplicate(at, name))
       seen.add(name)
-    })
+    }
+  }
   return errs
 }
+
 
 function validateEnum(value: unknown, path: FieldPath, allowed: string[]): FieldError[] {
   if (!value) return [required(path)]
@@ -48,20 +61,19 @@ function validateNameField(spec: Obj, key: string, path: FieldPath, check: (v: s
   return typeof v === 'string' && v ? check(v).map((msg) => invalid(path.child(key), v, msg)) : []
 }
 
-export function validatePodSpec(value: unknown, path: FieldPath, opts: PodSpecValidationOptions = {}): FieldError[] {
+/** upstream's ValidatePodSpec, in checkpointed steps: a spec's lists are as long as a body holds. */
+export function* validatePodSpecInSteps(value: unknown, path: FieldPath, opts: PodSpecValidationOptions = {}): Checkpointed<FieldError[]> {
   const spec = isPlainObject(value) ? value : {}
-  const { names: volumes, errs } = validateVolumes(spec['volumes'], path.child('volumes'))
-  if (objects(spec['containers']).length === 0) errs.push(required(path.child('containers')))
-  appendAll(errs, validateNames(spec, path))
-  objects(spec['containers']).forEach((c, i) =>
-    appendAll(errs, validateContainer(c, path.child('containers').index(i), volumes, opts, 'container')),
-  )
-  objects(spec['initContainers']).forEach((c, i) =>
-    appendAll(errs, validateContainer(c, path.child('initContainers').index(i), volumes, opts, 'init')),
-  )
-  objects(spec['ephemeralContainers']).forEach((c, i) =>
-    appendAll(errs, validateContainer(c, path.child('ephemeralContainers').index(i), volumes, opts, 'ephemeral')),
-  )
+  const { names: volumes, errs } = yield* validateVolumesInSteps(spec['volumes'], path.child('volumes'))
+  if (!Array.isArray(spec['containers']) || !spec['containers'].some(isPlainObject)) errs.push(required(path.child('containers')))
+  appendAll(errs, yield* validateNames(spec, path))
+  for (const key of CONTAINER_LISTS) {
+    const list = objects(spec[key])
+    for (let i = 0; i < list.length; i++) {
+      appendAll(errs, yield* validateContainerInSteps(list[i] as Obj, path.child(key).index(i), volumes, opts, CONTAINER_KINDS[key]))
+      if (checkpointDue()) yield
+    }
+  }
   appendAll(errs, validateEnum(spec['restartPolicy'], path.child('restartPolicy'), RESTART_POLICIES))
   appendAll(errs, validateEnum(spec['dnsPolicy'], path.child('dnsPolicy'), DNS_POLICIES))
   if (spec['dnsPolicy'] === 'None' && !isPlainObject(spec['dnsConfig']))
@@ -70,11 +82,13 @@ export function validatePodSpec(value: unknown, path: FieldPath, opts: PodSpecVa
   const sc = spec['securityContext']
   if (isPlainObject(sc)) {
     appendAll(errs, validateIds(sc, ['runAsUser', 'runAsGroup', 'fsGroup'], path.child('securityContext')))
-    const groups = Array.isArray(sc['supplementalGroups']) ? sc['supplementalGroups'] : []
-    groups.forEach((g, i) => {
+    const groups = Array.isArray(sc['supplementalGroups']) ? (sc['supplementalGroups'] as unknown[]) : []
+    for (let i = 0; i < groups.length; i++) {
+      const g = groups[i]
       if (typeof g === 'number' && (g < 0 || g > MAX_INT32))
         errs.push(invalid(path.child('securityContext').child('supplementalGroups').index(i), g, 'must be between 0 and 2147483647, inclusive'))
-    })
+      if (checkpointDue()) yield
+    }
   }
   appendAll(errs, validateNameField(spec, 'serviceAccountName', path, isDNS1123Subdomain))
   appendAll(errs, validateNameField(spec, 'nodeName', path, isDNS1123Subdomain))
@@ -86,16 +100,26 @@ export function validatePodSpec(value: unknown, path: FieldPath, opts: PodSpecVa
   return errs
 }
 
+/** upstream's ValidatePodSpec at once, for a spec of ordinary size. */
+export function validatePodSpec(value: unknown, path: FieldPath, opts: PodSpecValidationOptions = {}): FieldError[] {
+  return runAtOnce(validatePodSpecInSteps(value, path, opts))
+}
+
 /**
  * What a pod needs beyond its spec's rules: images without leading or
  * trailing whitespace in its containers and init containers (its ephemeral
  * containers meet the rule with the spec's).
  */
-export function validatePodOnly(spec: unknown, path: FieldPath): FieldError[] {
+export function* validatePodOnlyInSteps(spec: unknown, path: FieldPath): Checkpointed<FieldError[]> {
   if (!isPlainObject(spec)) return []
   const errs: FieldError[] = []
-  for (const list of ['containers', 'initContainers'] as const)
-    objects(spec[list]).forEach((c, i) => appendAll(errs, imageWhitespaceErrors(c, path.child(list).index(i))))
+  for (const key of ['containers', 'initContainers'] as const) {
+    const list = objects(spec[key])
+    for (let i = 0; i < list.length; i++) {
+      appendAll(errs, imageWhitespaceErrors(list[i] as Obj, path.child(key).index(i)))
+      if (checkpointDue()) yield
+    }
+  }
   return errs
 }
 

@@ -4,6 +4,7 @@ import { isDNS1123Label } from '../../machinery/names.js'
 import { isPlainObject } from '../../machinery/object.js'
 import { objects, volumeSourceKeys } from './pod-spec-defaults.js'
 import { appendAll } from '../../machinery/append-all.js'
+import { type Checkpointed, checkpointDue } from '../../machinery/time-slice.js'
 
 const FILE_MODE_ERROR = 'must be a number between 0 and 0777 (octal), both inclusive'
 
@@ -34,11 +35,14 @@ function validateSource(kind: string, source: unknown, path: FieldPath): FieldEr
   }
 }
 
-/** Validates `volumes` and returns the names the containers may mount. */
-export function validateVolumes(volumes: unknown, path: FieldPath): { names: Set<string>; errs: FieldError[] } {
+/** Validates `volumes` and returns the names the containers may mount, in checkpointed steps. */
+export function* validateVolumesInSteps(volumes: unknown, path: FieldPath): Checkpointed<{ names: Set<string>; errs: FieldError[] }> {
   const names = new Set<string>()
   const errs: FieldError[] = []
-  objects(volumes).forEach((volume, i) => {
+  const list = objects(volumes)
+  for (let i = 0; i < list.length; i++) {
+    if (checkpointDue()) yield
+    const volume = list[i] as Record<string, unknown>
     const at = path.index(i)
     // Upstream's order: the source, then the name; only a volume without problems can be mounted (or collide).
     const problems: FieldError[] = []
@@ -53,6 +57,6 @@ export function validateVolumes(volumes: unknown, path: FieldPath): { names: Set
     if (names.has(name)) problems.push(duplicate(at.child('name'), name))
     if (problems.length === 0) names.add(name)
     appendAll(errs, problems)
-  })
+  }
   return { names, errs }
 }

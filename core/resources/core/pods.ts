@@ -11,12 +11,14 @@ import { podSummary, readinessGates } from '../columns/pod-status.js'
 import { at, text } from '../columns/values.js'
 import { connectSubresource, defineResource, PROXY_VERBS, statusSubresource } from '../define.js'
 import { formatTimestamp, isPlainObject, type KubeObject } from '../../machinery/object.js'
-import { applyPodDefaults } from './pod-spec-defaults.js'
+import { applyPodDefaultsInSteps } from './pod-spec-defaults.js'
 import { ephemeralContainersSubresource } from './pod-ephemeral-containers.js'
 import { resizeSubresource } from './pod-resize.js'
 import { podGracePeriod } from './pod-deletion.js'
-import { podQOSClass } from './pod-spec-resources.js'
-import { validatePodOnly, validatePodSpec } from './pod-spec-validation.js'
+import { podQOSClassInSteps } from './pod-spec-resources.js'
+import { type Checkpointed, runAtOnce } from '../../machinery/time-slice.js'
+import { appendAll } from '../../machinery/append-all.js'
+import { validatePodOnlyInSteps, validatePodSpecInSteps } from './pod-spec-validation.js'
 import { validatePodSpecUpdate } from './pod-spec-update.js'
 import { isValidDeletionCost, validatePodAnnotations, validatePodAnnotationUpdates } from './pod-annotation-rules.js'
 import { syncPodIPs } from './pod-status-ips.js'
@@ -35,9 +37,9 @@ const specOf = (pod: KubeObject): Obj => (isPlainObject(pod['spec']) ? pod['spec
  * QoS class. The service account, priority and node-problem tolerations are
  * admission's (core/admission/builtin/).
  */
-function prepareForCreate(pod: KubeObject, ctx: StrategyContext): void {
+function* prepareForCreate(pod: KubeObject, ctx: StrategyContext): Checkpointed<void> {
   const spec = specOf(pod)
-  const status: Obj = { phase: 'Pending', qosClass: podQOSClass(spec) }
+  const status: Obj = { phase: 'Pending', qosClass: yield* podQOSClassInSteps(spec) }
   if (Array.isArray(spec['schedulingGates']) && spec['schedulingGates'].length)
     status['conditions'] = [
       {
@@ -52,10 +54,16 @@ function prepareForCreate(pod: KubeObject, ctx: StrategyContext): void {
   pod['status'] = status
 }
 
-function validatePod(pod: KubeObject, ctx: StrategyContext): FieldError[] {
+/** A pod's spec rules, in checkpointed steps: its lists are as long as a body holds. */
+function* validatePodInSteps(pod: KubeObject, ctx: StrategyContext): Checkpointed<FieldError[]> {
   const path = fieldPath('spec')
-  return [...validatePodSpec(pod['spec'], path, { allowPrivileged: ctx.allowPrivileged ?? false }), ...validatePodOnly(pod['spec'], path)]
+  const errs = yield* validatePodSpecInSteps(pod['spec'], path, { allowPrivileged: ctx.allowPrivileged ?? false })
+  appendAll(errs, yield* validatePodOnlyInSteps(pod['spec'], path))
+  return errs
 }
+
+/** The same at once, for the subresources that change a pod in part (ephemeral containers, a resize). */
+const validatePod = (pod: KubeObject, ctx: StrategyContext): FieldError[] => runAtOnce(validatePodInSteps(pod, ctx))
 
 export const pods: ResourceEntry = defineResource({
   group: '',
@@ -87,25 +95,27 @@ export const pods: ResourceEntry = defineResource({
     checkGracefulDelete: podGracePeriod,
     // podIP and podIPs as v1's conversion leaves them (pod-status-ips.ts).
     normalize: syncPodIPs,
-    applyDefaults: (pod) => applyPodDefaults(pod),
+    applyDefaults: (pod) => applyPodDefaultsInSteps(pod),
     prepareForCreate,
     prepareForUpdate: (pod, old) => {
       pod['status'] = old['status']
     },
-    validate: (pod, ctx) => {
-      const errs = [...validatePodAnnotations(pod, false), ...validatePod(pod, ctx)]
+    *validate(pod, ctx) {
+      const errs = validatePodAnnotations(pod, false)
+      appendAll(errs, yield* validatePodInSteps(pod, ctx))
       if (Array.isArray(specOf(pod)['ephemeralContainers']) && (specOf(pod)['ephemeralContainers'] as unknown[]).length)
         errs.push(forbiddenField(fieldPath('spec').child('ephemeralContainers'), 'cannot be set on create'))
       return errs
     },
     // As upstream's ValidatePodUpdate: the annotations and the spec, then the annotations' own update rules (which
     // repeat the first), then what the spec may change.
-    validateUpdate: (pod, old, ctx) => [
-      ...validatePodAnnotations(pod, !isValidDeletionCost(old.metadata.annotations ?? {})),
-      ...validatePod(pod, ctx),
-      ...validatePodAnnotationUpdates(pod, old),
-      ...validatePodSpecUpdate(specOf(pod), specOf(old), fieldPath('spec')),
-    ],
+    *validateUpdate(pod, old, ctx) {
+      const errs = validatePodAnnotations(pod, !isValidDeletionCost(old.metadata.annotations ?? {}))
+      appendAll(errs, yield* validatePodInSteps(pod, ctx))
+      appendAll(errs, validatePodAnnotationUpdates(pod, old))
+      appendAll(errs, validatePodSpecUpdate(specOf(pod), specOf(old), fieldPath('spec')))
+      return errs
+    },
     // The fields upstream lets `--field-selector` pick pods by (kubectl describe node, the scheduler).
     fieldLabelRefusal: fieldLabelNotSupported,
     fieldSet: (pod) => ({

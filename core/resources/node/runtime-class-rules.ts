@@ -8,9 +8,10 @@ import { duplicate, type FieldError, type FieldPath, fieldPath, invalid } from '
 import { isDNS1123Label } from '../../machinery/names.js'
 import type { KubeObject } from '../../machinery/object.js'
 import { isPlainObject } from '../../machinery/object.js'
+import { runAtOnce } from '../../machinery/time-slice.js'
 import { validateLabels } from '../../validation/object-meta.js'
 import { list, record, text } from '../columns/values.js'
-import { validateResources } from '../core/pod-spec-resources.js'
+import { validateResourcesInSteps } from '../core/pod-spec-resources.js'
 import { goToleration, validateTolerations } from '../core/toleration-rules.js'
 import { appendAll } from '../../machinery/append-all.js'
 
@@ -41,7 +42,7 @@ export function validateRuntimeClass(rc: KubeObject): FieldError[] {
   const errs = isDNS1123Label(handler).map((msg) => invalid(fieldPath('handler'), handler, msg))
   // The overhead is checked as a container's limits would be, under `overhead.limits`, as upstream reuses that check.
   const overhead = rc['overhead']
-  if (isPlainObject(overhead)) appendAll(errs, validateResources({ limits: overhead['podFixed'] }, fieldPath('overhead')))
+  if (isPlainObject(overhead)) appendAll(errs, runAtOnce(validateResourcesInSteps({ limits: overhead['podFixed'] }, fieldPath('overhead'))))
   const scheduling = rc['scheduling']
   if (isPlainObject(scheduling)) appendAll(errs, validateScheduling(scheduling, fieldPath('scheduling')))
   return errs

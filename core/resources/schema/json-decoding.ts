@@ -14,6 +14,7 @@ import { isPlainObject } from '../../machinery/object.js'
 import type { FieldDef, JsonForms, TypeDef, TypeRef, TypeTable } from './model.js'
 import { jsonFormOf } from './model.js'
 import { durationError, isGoZeroTimeText, notAString, parseQuantity, parseTime } from './go-values.js'
+import { type Checkpointed, checkpointDue, runAtOnce } from '../../machinery/time-slice.js'
 
 class DecodeError extends Error {
   /** How upstream's unstructured converter (a strategic merge's result) words the same mismatch, where it words it otherwise. */
@@ -164,9 +165,14 @@ class Decoder {
 
   constructor(private readonly types: TypeTable) {}
 
-  object(obj: Record<string, unknown>, def: TypeDef, path: string[], at: string): void {
+  /**
+   * Written as generators yielding at checkpoints (a body of 3 MB holds a
+   * million values); a scalar is decoded without one, as most values are.
+   */
+  *object(obj: Record<string, unknown>, def: TypeDef, path: string[], at: string): Checkpointed<void> {
     const fields = fieldsByName(def)
     for (const key of Object.keys(obj)) {
+      if (checkpointDue()) yield
       const field = fields.get(key)
       const value = obj[key]
       const here = at ? `${at}.${key}` : key
@@ -175,26 +181,28 @@ class Decoder {
         delete obj[key]
         continue
       }
-      const decoded = this.value(value, field.type, { struct: structName(def.name), path: [...path, key], at: here })
+      const where = { struct: structName(def.name), path: [...path, key], at: here }
+      const decoded = 'scalar' in field.type ? this.scalar(value, field.type, where) : yield* this.value(value, field.type, where)
       if (decoded === undefined) delete obj[key]
       else obj[key] = decoded
     }
   }
 
-  value(v: unknown, t: TypeRef, where: Where): unknown {
+  *value(v: unknown, t: TypeRef, where: Where): Checkpointed<unknown> {
     if ('ref' in t) {
       const def = this.types[t.ref]
-      if (def?.jsonForms) return this.oneOfForms(v, def.jsonForms, where)
+      if (def?.jsonForms) return yield* this.oneOfForms(v, def.jsonForms, where)
       if (!isPlainObject(v)) throw typeError(v, t, where)
-      if (def) this.object(v, def, where.path, where.at)
+      if (def) yield* this.object(v, def, where.path, where.at)
       return v
     }
     if ('array' in t) {
       if (!Array.isArray(v)) throw typeError(v, t, where)
       // In place, as maps are: the list stays the one it was (managedFields this server wrote are known by it).
       for (let i = 0; i < v.length; i++) {
+        if (checkpointDue()) yield
         const item: unknown = v[i]
-        const decoded = (item === null ? zero(t.array) : this.value(item, t.array, { ...where, at: `${where.at}[${i}]` })) ?? null
+        const decoded = (item === null ? zero(t.array) : yield* this.value(item, t.array, { ...where, at: `${where.at}[${i}]` })) ?? null
         if (decoded !== item) v[i] = decoded
       }
       return v
@@ -204,11 +212,12 @@ class Decoder {
       const ofStrings = 'scalar' in t.map && t.map.scalar === 'string'
       // Keys by `in` rather than Object.entries: no pair allocated for each entry of a large map.
       for (const k in v) {
+        if (checkpointDue()) yield
         const item = v[k]
         // A string in a map of strings (ConfigMap data, labels) stays as it is: no path built for an error
         // that cannot happen, nothing written back; a map of 20000 keys took tens of milliseconds otherwise.
         if (ofStrings && typeof item === 'string') continue
-        const decoded = item === null ? this.zeroOf(t.map) : this.value(item, t.map, { ...where, at: `${where.at}.${k}` })
+        const decoded = item === null ? this.zeroOf(t.map) : yield* this.value(item, t.map, { ...where, at: `${where.at}.${k}` })
         if (decoded === undefined) delete v[k]
         else v[k] = decoded
       }
@@ -218,13 +227,13 @@ class Decoder {
   }
 
   /** A value of a type with several JSON forms (JSONSchemaPropsOrArray ...); undefined where Go's decoder leaves it empty. */
-  private oneOfForms(v: unknown, forms: JsonForms, where: Where): unknown {
+  private *oneOfForms(v: unknown, forms: JsonForms, where: Where): Checkpointed<unknown> {
     const form = jsonFormOf(forms, v)
     if (!form) {
       if (forms.invalid) throw new DecodeError(forms.invalid)
       return undefined
     }
-    const decoded = this.value(v, form.type, where)
+    const decoded = yield* this.value(v, form.type, where)
     // An empty list is written back as null by the type's marshaller, so it does not survive.
     return Array.isArray(decoded) && decoded.length === 0 ? undefined : decoded
   }
@@ -234,7 +243,7 @@ class Decoder {
     return 'ref' in t && this.types[t.ref]?.jsonForms ? undefined : zero(t)
   }
 
-  private scalar(v: unknown, t: TypeRef & { scalar: string }, where: Where): unknown {
+  scalar(v: unknown, t: TypeRef & { scalar: string }, where: Where): unknown {
     switch (t.scalar) {
       case 'string':
         if (typeof v !== 'string') throw typeError(v, t, where)
@@ -289,17 +298,22 @@ class Decoder {
 
 /**
  * Decodes `obj` in place as the type `def` (a kind served as `kind` in
- * `version`); throws 400 BadRequest with upstream's wording on the first
- * value of the wrong type, in document order. Returns the paths of the
- * fields it dropped because the type has none of that name.
+ * `version`), in checkpointed steps; throws 400 BadRequest with upstream's
+ * wording on the first value of the wrong type, in document order. Returns
+ * the paths of the fields it dropped because the type has none of that name.
  */
-export function decodeAs(obj: Record<string, unknown>, def: TypeDef, types: TypeTable, kind: string, version: string): string[] {
+export function* decodeAsInSteps(obj: Record<string, unknown>, def: TypeDef, types: TypeTable, kind: string, version: string): Checkpointed<string[]> {
   try {
     const decoder = new Decoder(types)
-    decoder.object(obj, def, [], '')
+    yield* decoder.object(obj, def, [], '')
     return decoder.unknownFields
   } catch (err) {
     if (!(err instanceof DecodeError)) throw err
     throw new UndecodableBody(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${err.message}`, err.converted)
   }
+}
+
+/** The same decoding at once, for an object of ordinary size. */
+export function decodeAs(obj: Record<string, unknown>, def: TypeDef, types: TypeTable, kind: string, version: string): string[] {
+  return runAtOnce(decodeAsInSteps(obj, def, types, kind, version))
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { applyPodDefaults, applyPodSpecDefaults, defaultPullPolicy } from '../../../core/resources/core/pod-spec-defaults.js'
+import { applyPodDefaultsInSteps, applyPodSpecDefaults, defaultPullPolicy } from '../../../core/resources/core/pod-spec-defaults.js'
+import { runAtOnce } from '../../../core/machinery/time-slice.js'
 import { podQOSClass } from '../../../core/resources/core/pod-spec-resources.js'
 
 describe('pod spec defaults', () => {
@@ -90,7 +91,7 @@ describe('pod defaults', () => {
     const pod: Record<string, unknown> = {
       spec: { containers: [{ name: 'a', image: 'x:1', resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '500m' } } }] },
     }
-    applyPodDefaults(pod)
+    runAtOnce(applyPodDefaultsInSteps(pod))
     const spec = pod['spec'] as Record<string, any>
     assert.equal(spec['enableServiceLinks'], true)
     assert.deepEqual(spec['containers'][0].resources.requests, { cpu: '500m', memory: '1Gi' })

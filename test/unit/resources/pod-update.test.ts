@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { applyPodDefaults } from '../../../core/resources/core/pod-spec-defaults.js'
+import { applyPodDefaultsInSteps } from '../../../core/resources/core/pod-spec-defaults.js'
+import { runAtOnce } from '../../../core/machinery/time-slice.js'
 import { POD_UPDATE_FORBIDDEN, validatePodSpecUpdate } from '../../../core/resources/core/pod-spec-update.js'
 import { errorText, fieldPath } from '../../../core/machinery/field.js'
 
@@ -8,7 +9,7 @@ type Spec = Record<string, any>
 
 function created(extra: Spec = {}): Spec {
   const pod = { spec: { containers: [{ name: 'app', image: 'nginx:1.27' }], ...extra } }
-  applyPodDefaults(pod)
+  runAtOnce(applyPodDefaultsInSteps(pod))
   return pod.spec
 }
 

@@ -1,17 +1,18 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { applyPodDefaults, applyPodSpecDefaults } from '../../../core/resources/core/pod-spec-defaults.js'
-import { validatePodOnly, validatePodSpec, validatePodTemplateSpec } from '../../../core/resources/core/pod-spec-validation.js'
+import { applyPodDefaultsInSteps, applyPodSpecDefaults } from '../../../core/resources/core/pod-spec-defaults.js'
+import { validatePodOnlyInSteps, validatePodSpec, validatePodTemplateSpec } from '../../../core/resources/core/pod-spec-validation.js'
 import { errorText, fieldPath } from '../../../core/machinery/field.js'
+import { runAtOnce } from '../../../core/machinery/time-slice.js'
 
 type Spec = Record<string, unknown>
 
 /** What a user creating a pod with this spec is told, defaults applied first as the server does. */
 function problems(spec: Spec, opts = {}): string[] {
   const pod = { spec: structuredClone(spec) }
-  applyPodDefaults(pod)
+  runAtOnce(applyPodDefaultsInSteps(pod))
   const path = fieldPath('spec')
-  return [...validatePodSpec(pod.spec, path, opts), ...validatePodOnly(pod.spec, path)].map(errorText)
+  return [...validatePodSpec(pod.spec, path, opts), ...runAtOnce(validatePodOnlyInSteps(pod.spec, path))].map(errorText)
 }
 
 const app = (extra: Record<string, unknown> = {}) => ({ name: 'app', image: 'nginx:1.27', ...extra })

@@ -5,6 +5,7 @@ import { customResourceDefinitionStrategy as strategy } from '../../../../core/r
 import type { CustomResourceDefinition } from '../../../../core/resources/apiextensions/types.js'
 import type { KubeObject } from '../../../../core/machinery/object.js'
 import { create, crd, ctx, update, version } from './fixtures.js'
+import { valueAtOnce } from '../../../../core/machinery/time-slice.js'
 
 const established = (obj: KubeObject): KubeObject => ({
   ...obj,
@@ -71,7 +72,7 @@ describe('CustomResourceDefinition status', () => {
     const old = create(crd()).stored
     const next = structuredClone(old)
     next['status'] = { acceptedNames: { plural: 'Crontabs', kind: 'CronTab' }, storedVersions: ['v0'] }
-    const problems = (strategy.validateUpdate?.(next, old, ctx) ?? []).map((e) => `${e.field}: ${e.detail}`)
+    const problems = valueAtOnce(strategy.validateUpdate?.(next, old, ctx) ?? []).map((e) => `${e.field}: ${e.detail}`)
     assert.deepEqual(problems, [
       "status.acceptedNames.plural: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic " +
         "character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",

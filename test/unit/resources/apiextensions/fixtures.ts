@@ -3,6 +3,7 @@ import type { StrategyContext } from '../../../../core/resources/catalogue.js'
 import type { KubeObject } from '../../../../core/machinery/object.js'
 import { customResourceDefinitionStrategy as strategy } from '../../../../core/resources/apiextensions/strategy.js'
 import { errorText } from '../../../../core/machinery/field.js'
+import { valueAtOnce } from '../../../../core/machinery/time-slice.js'
 
 export const ctx: StrategyContext = { user: { username: 'admin', groups: [] }, now: new Date('2025-03-01T10:00:00Z') }
 
@@ -47,9 +48,9 @@ export function crd(spec: Record<string, unknown> = {}, metadata: Record<string,
 export function create(obj: KubeObject): { stored: KubeObject; problems: string[] } {
   const stored = structuredClone(obj)
   strategy.normalize?.(stored)
-  strategy.applyDefaults?.(stored)
-  strategy.prepareForCreate?.(stored, ctx)
-  return { stored, problems: (strategy.validate?.(stored, ctx) ?? []).map(errorText) }
+  valueAtOnce(strategy.applyDefaults?.(stored))
+  valueAtOnce(strategy.prepareForCreate?.(stored, ctx))
+  return { stored, problems: valueAtOnce(strategy.validate?.(stored, ctx) ?? []).map(errorText) }
 }
 
 export const problemsOnCreate = (obj: KubeObject): string[] => create(obj).problems
@@ -58,7 +59,7 @@ export const problemsOnCreate = (obj: KubeObject): string[] => create(obj).probl
 export function update(next: KubeObject, old: KubeObject): { stored: KubeObject; problems: string[] } {
   const stored = structuredClone(next)
   strategy.normalize?.(stored)
-  strategy.applyDefaults?.(stored)
+  valueAtOnce(strategy.applyDefaults?.(stored))
   strategy.prepareForUpdate?.(stored, old, ctx)
-  return { stored, problems: (strategy.validateUpdate?.(stored, old, ctx) ?? []).map(errorText) }
+  return { stored, problems: valueAtOnce(strategy.validateUpdate?.(stored, old, ctx) ?? []).map(errorText) }
 }
