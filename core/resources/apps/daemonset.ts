@@ -4,20 +4,21 @@
  * the `deprecated.daemonset.template.generation` annotation.
  */
 import { fieldPath, type FieldError, type FieldPath, invalid, notSupported, required } from '../../machinery/field.js'
-import { type PodSpecValidationOptions, validatePodTemplateSpec } from '../core/pod-spec-validation.js'
+import { type PodSpecValidationOptions, validatePodTemplateSpecInSteps } from '../core/pod-spec-validation.js'
+import type { Checkpointed } from '../../machinery/time-slice.js'
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { goIntOrString, goLabelSelector, goStrategy } from '../../machinery/go-format.js'
 import { selectsEverything, validateLabelSelector } from '../../validation/label-selector.js'
 import { intOrPercentValue, notMoreThan100Percent, validateRolloutBounds } from './int-or-percent.js'
 import { immutableSelector, nonNegative, parseSelector, selectorMatchesTemplate, semanticEqual } from './selector.js'
-import { alwaysRestartRules, defaultTemplate, objectAt, setIfAbsent, specOf } from './template.js'
+import { alwaysRestartRules, defaultTemplateInSteps, objectAt, setIfAbsent, specOf } from './template.js'
 import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
 export const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation'
 
-export function applyDaemonSetDefaults(ds: KubeObject): void {
+export function* applyDaemonSetDefaultsInSteps(ds: KubeObject): Checkpointed<void> {
   const spec = specOf(ds)
   const strategy = objectAt(spec, 'updateStrategy')
   if (!strategy['type']) strategy['type'] = 'RollingUpdate'
@@ -27,7 +28,7 @@ export function applyDaemonSetDefaults(ds: KubeObject): void {
     setIfAbsent(rollingUpdate, 'maxSurge', 0)
   }
   setIfAbsent(spec, 'revisionHistoryLimit', 10)
-  defaultTemplate(spec)
+  yield* defaultTemplateInSteps(spec)
 }
 
 function templateGeneration(ds: KubeObject): number {
@@ -78,7 +79,7 @@ function validateUpdateStrategy(strategy: unknown, path: FieldPath): FieldError[
   }
 }
 
-function validateDaemonSetSpec(spec: Obj, opts: PodSpecValidationOptions): FieldError[] {
+function* validateDaemonSetSpec(spec: Obj, opts: PodSpecValidationOptions): Checkpointed<FieldError[]> {
   const path = fieldPath('spec')
   const selector = spec['selector']
   // Unlike the other controllers, an absent selector is only reported through the template mismatch.
@@ -87,7 +88,7 @@ function validateDaemonSetSpec(spec: Obj, opts: PodSpecValidationOptions): Field
   if (parsed) appendAll(errs, selectorMatchesTemplate(parsed, spec['template'], path.child('template')))
   if (isPlainObject(selector) && selectsEverything(selector))
     errs.push(invalid(path.child('selector'), goLabelSelector(selector), 'empty selector is invalid for daemonset'))
-  appendAll(errs, validatePodTemplateSpec(spec['template'], path.child('template'), opts))
+  appendAll(errs, yield* validatePodTemplateSpecInSteps(spec['template'], path.child('template'), opts))
   appendAll(errs, alwaysRestartRules(spec['template'], path.child('template'), 'DaemonSet'))
   appendAll(errs, nonNegative(spec['minReadySeconds'], path.child('minReadySeconds')))
   appendAll(errs, validateUpdateStrategy(spec['updateStrategy'], path.child('updateStrategy')))
@@ -95,10 +96,12 @@ function validateDaemonSetSpec(spec: Obj, opts: PodSpecValidationOptions): Field
   return errs
 }
 
-export function validateDaemonSet(ds: KubeObject, opts: PodSpecValidationOptions): FieldError[] {
+export function validateDaemonSetInSteps(ds: KubeObject, opts: PodSpecValidationOptions): Checkpointed<FieldError[]> {
   return validateDaemonSetSpec(specOf(ds), opts)
 }
 
-export function validateDaemonSetUpdate(ds: KubeObject, old: KubeObject, opts: PodSpecValidationOptions): FieldError[] {
-  return [...validateDaemonSetSpec(specOf(ds), opts), ...immutableSelector(specOf(ds), specOf(old), fieldPath('spec'))]
+export function* validateDaemonSetUpdateInSteps(ds: KubeObject, old: KubeObject, opts: PodSpecValidationOptions): Checkpointed<FieldError[]> {
+  const errs = yield* validateDaemonSetSpec(specOf(ds), opts)
+  appendAll(errs, immutableSelector(specOf(ds), specOf(old), fieldPath('spec')))
+  return errs
 }

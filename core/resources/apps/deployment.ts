@@ -5,13 +5,14 @@ import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { goIntOrString, goStrategy } from '../../machinery/go-format.js'
 import { intOrPercentValue, notMoreThan100Percent, validateRolloutBounds } from './int-or-percent.js'
 import { replicaSetSelectorRules } from './replicaset.js'
-import { immutableSelector, nonNegative, validateControllerSelector } from './selector.js'
-import { defaultTemplate, objectAt, setIfAbsent, specOf } from './template.js'
+import { immutableSelector, nonNegative, validateControllerSelectorInSteps } from './selector.js'
+import { defaultTemplateInSteps, objectAt, setIfAbsent, specOf } from './template.js'
+import type { Checkpointed } from '../../machinery/time-slice.js'
 import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
-export function applyDeploymentDefaults(deployment: KubeObject): void {
+export function* applyDeploymentDefaultsInSteps(deployment: KubeObject): Checkpointed<void> {
   const spec = specOf(deployment)
   setIfAbsent(spec, 'replicas', 1)
   const strategy = objectAt(spec, 'strategy')
@@ -23,7 +24,7 @@ export function applyDeploymentDefaults(deployment: KubeObject): void {
   }
   setIfAbsent(spec, 'revisionHistoryLimit', 10)
   setIfAbsent(spec, 'progressDeadlineSeconds', 600)
-  defaultTemplate(spec)
+  yield* defaultTemplateInSteps(spec)
 }
 
 function validateRollingUpdate(rollingUpdate: Obj, path: FieldPath): FieldError[] {
@@ -53,10 +54,10 @@ function validateStrategy(strategy: unknown, path: FieldPath): FieldError[] {
   }
 }
 
-function validateDeploymentSpec(spec: Obj, opts: PodSpecValidationOptions): FieldError[] {
+function* validateDeploymentSpec(spec: Obj, opts: PodSpecValidationOptions): Checkpointed<FieldError[]> {
   const path = fieldPath('spec')
   const errs = nonNegative(spec['replicas'], path.child('replicas'))
-  appendAll(errs, validateControllerSelector(spec, path, replicaSetSelectorRules(opts)))
+  appendAll(errs, yield* validateControllerSelectorInSteps(spec, path, replicaSetSelectorRules(opts)))
   appendAll(errs, validateStrategy(spec['strategy'], path.child('strategy')))
   appendAll(errs, nonNegative(spec['minReadySeconds'], path.child('minReadySeconds')))
   appendAll(errs, nonNegative(spec['revisionHistoryLimit'], path.child('revisionHistoryLimit')))
@@ -69,14 +70,13 @@ function validateDeploymentSpec(spec: Obj, opts: PodSpecValidationOptions): Fiel
   return errs
 }
 
-export function validateDeployment(deployment: KubeObject, opts: PodSpecValidationOptions): FieldError[] {
+export function validateDeploymentInSteps(deployment: KubeObject, opts: PodSpecValidationOptions): Checkpointed<FieldError[]> {
   return validateDeploymentSpec(specOf(deployment), opts)
 }
 
 /** The spec's rules again, and a selector that stays as created (apps/v1 made it immutable). */
-export function validateDeploymentUpdate(deployment: KubeObject, old: KubeObject, opts: PodSpecValidationOptions): FieldError[] {
-  return [
-    ...validateDeploymentSpec(specOf(deployment), opts),
-    ...immutableSelector(specOf(deployment), specOf(old), fieldPath('spec')),
-  ]
+export function* validateDeploymentUpdateInSteps(deployment: KubeObject, old: KubeObject, opts: PodSpecValidationOptions): Checkpointed<FieldError[]> {
+  const errs = yield* validateDeploymentSpec(specOf(deployment), opts)
+  appendAll(errs, immutableSelector(specOf(deployment), specOf(old), fieldPath('spec')))
+  return errs
 }

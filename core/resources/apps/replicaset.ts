@@ -2,16 +2,17 @@
 import { fieldPath, type FieldError } from '../../machinery/field.js'
 import type { PodSpecValidationOptions } from '../core/pod-spec-validation.js'
 import type { KubeObject } from '../../machinery/object.js'
-import { type ControllerSelectorRules, immutableSelector, nonNegative, validateControllerSelector } from './selector.js'
-import { defaultTemplate, setIfAbsent, specOf, validateLongRunningTemplate } from './template.js'
+import { type ControllerSelectorRules, immutableSelector, nonNegative, validateControllerSelectorInSteps } from './selector.js'
+import { defaultTemplateInSteps, setIfAbsent, specOf, validateLongRunningTemplateInSteps } from './template.js'
+import type { Checkpointed } from '../../machinery/time-slice.js'
 import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
-export function applyReplicaSetDefaults(rs: KubeObject): void {
+export function* applyReplicaSetDefaultsInSteps(rs: KubeObject): Checkpointed<void> {
   const spec = specOf(rs)
   setIfAbsent(spec, 'replicas', 1)
-  defaultTemplate(spec)
+  yield* defaultTemplateInSteps(spec)
 }
 
 /** A ReplicaSet's selector rules, which a Deployment shares: upstream words both refusals as a deployment's. */
@@ -19,21 +20,23 @@ export function replicaSetSelectorRules(opts: PodSpecValidationOptions): Control
   return {
     kindWord: 'deployment',
     unreadableDetail: 'invalid label selector',
-    templateRules: (template, path) => validateLongRunningTemplate(template, path, 'ReplicaSet', opts),
+    templateRules: (template, path) => validateLongRunningTemplateInSteps(template, path, 'ReplicaSet', opts),
   }
 }
 
-function validateReplicaSetSpec(spec: Obj, opts: PodSpecValidationOptions): FieldError[] {
+function* validateReplicaSetSpec(spec: Obj, opts: PodSpecValidationOptions): Checkpointed<FieldError[]> {
   const path = fieldPath('spec')
   const errs = [...nonNegative(spec['replicas'], path.child('replicas')), ...nonNegative(spec['minReadySeconds'], path.child('minReadySeconds'))]
-  appendAll(errs, validateControllerSelector(spec, path, replicaSetSelectorRules(opts)))
+  appendAll(errs, yield* validateControllerSelectorInSteps(spec, path, replicaSetSelectorRules(opts)))
   return errs
 }
 
-export function validateReplicaSet(rs: KubeObject, opts: PodSpecValidationOptions): FieldError[] {
+export function validateReplicaSetInSteps(rs: KubeObject, opts: PodSpecValidationOptions): Checkpointed<FieldError[]> {
   return validateReplicaSetSpec(specOf(rs), opts)
 }
 
-export function validateReplicaSetUpdate(rs: KubeObject, old: KubeObject, opts: PodSpecValidationOptions): FieldError[] {
-  return [...validateReplicaSetSpec(specOf(rs), opts), ...immutableSelector(specOf(rs), specOf(old), fieldPath('spec'))]
+export function* validateReplicaSetUpdateInSteps(rs: KubeObject, old: KubeObject, opts: PodSpecValidationOptions): Checkpointed<FieldError[]> {
+  const errs = yield* validateReplicaSetSpec(specOf(rs), opts)
+  appendAll(errs, immutableSelector(specOf(rs), specOf(old), fieldPath('spec')))
+  return errs
 }

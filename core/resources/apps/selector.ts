@@ -11,6 +11,7 @@ import { goLabelSelector, goStringMap } from '../../machinery/go-format.js'
 import { selectsEverything, validateLabelSelector } from '../../validation/label-selector.js'
 import { isPlainObject } from '../../machinery/object.js'
 import { appendAll } from '../../machinery/append-all.js'
+import type { Checkpointed } from '../../machinery/time-slice.js'
 
 type Obj = Record<string, unknown>
 
@@ -54,8 +55,8 @@ export interface ControllerSelectorRules {
   kindWord: string
   /** The detail of the refusal when LabelSelectorAsSelector cannot read the selector. */
   unreadableDetail: string
-  /** The template's own rules, checked (as upstream does) only once the selector could be read. */
-  templateRules: (template: unknown, path: FieldPath) => FieldError[]
+  /** The template's own rules, checked (as upstream does) only once the selector could be read; in checkpointed steps. */
+  templateRules: (template: unknown, path: FieldPath) => Checkpointed<FieldError[]>
 }
 
 /**
@@ -63,7 +64,7 @@ export interface ControllerSelectorRules {
  * well formed (always strictly: it must pass LabelSelectorAsSelector too),
  * not empty, readable, and selecting the template's pods.
  */
-export function validateControllerSelector(spec: Obj, path: FieldPath, rules: ControllerSelectorRules): FieldError[] {
+export function* validateControllerSelectorInSteps(spec: Obj, path: FieldPath, rules: ControllerSelectorRules): Checkpointed<FieldError[]> {
   const selectorPath = path.child('selector')
   const errs: FieldError[] = []
   if (!isPlainObject(spec['selector'])) errs.push(required(selectorPath))
@@ -75,7 +76,7 @@ export function validateControllerSelector(spec: Obj, path: FieldPath, rules: Co
   if (!selector) errs.push(invalid(selectorPath, goLabelSelector(spec['selector']), rules.unreadableDetail))
   else {
     appendAll(errs, selectorMatchesTemplate(selector, spec['template'], path.child('template')))
-    appendAll(errs, rules.templateRules(spec['template'], path.child('template')))
+    appendAll(errs, yield* rules.templateRules(spec['template'], path.child('template')))
   }
   return errs
 }

@@ -10,8 +10,9 @@ import { validateAnnotations, validateLabels } from '../../validation/object-met
 import { objects } from '../core/pod-spec-defaults.js'
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { intOrPercentValue, notMoreThan100Percent, validatePositiveIntOrPercent } from './int-or-percent.js'
-import { nonNegative, semanticEqual, validateControllerSelector } from './selector.js'
-import { alwaysRestartRules, defaultTemplate, objectAt, setIfAbsent, specOf } from './template.js'
+import { nonNegative, semanticEqual, validateControllerSelectorInSteps } from './selector.js'
+import type { Checkpointed } from '../../machinery/time-slice.js'
+import { alwaysRestartRules, defaultTemplateInSteps, objectAt, setIfAbsent, specOf } from './template.js'
 import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
@@ -23,7 +24,7 @@ const MUTABLE_FIELDS = ['replicas', 'ordinals', 'template', 'updateStrategy', 'r
 const UPDATE_FORBIDDEN =
   "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"
 
-export function applyStatefulSetDefaults(sts: KubeObject): void {
+export function* applyStatefulSetDefaultsInSteps(sts: KubeObject): Checkpointed<void> {
   const spec = specOf(sts)
   if (!spec['podManagementPolicy']) spec['podManagementPolicy'] = 'OrderedReady'
   const strategy = objectAt(spec, 'updateStrategy')
@@ -37,7 +38,7 @@ export function applyStatefulSetDefaults(sts: KubeObject): void {
   if (!retention['whenScaled']) retention['whenScaled'] = 'Retain'
   setIfAbsent(spec, 'replicas', 1)
   setIfAbsent(spec, 'revisionHistoryLimit', 10)
-  defaultTemplate(spec)
+  yield* defaultTemplateInSteps(spec)
   // The claim templates get a claim's defaults.
   for (const claim of objects(spec['volumeClaimTemplates'])) {
     if (!objectAt(claim, 'spec')['volumeMode']) objectAt(claim, 'spec')['volumeMode'] = 'Filesystem'
@@ -97,13 +98,14 @@ function validateRetentionPolicy(policy: unknown, path: FieldPath): FieldError[]
 }
 
 /** Upstream's StatefulSet template rules: the selector match and the template's own labels and annotations. */
-function validateTemplate(template: unknown, path: FieldPath): FieldError[] {
+// eslint-disable-next-line require-yield -- the selector rules take a template's rules in steps; these have none to take
+function* validateTemplate(template: unknown, path: FieldPath): Checkpointed<FieldError[]> {
   const meta = isPlainObject(template) && isPlainObject(template['metadata']) ? template['metadata'] : {}
   // Upstream reports these at template.labels and template.annotations, without `metadata`.
   return [...validateLabels(meta['labels'], path.child('labels')), ...validateAnnotations(meta['annotations'], path.child('annotations'))]
 }
 
-function validateStatefulSetSpec(spec: Obj): FieldError[] {
+function* validateStatefulSetSpec(spec: Obj): Checkpointed<FieldError[]> {
   const path = fieldPath('spec')
   const errs = [
     ...validatePodManagementPolicy(spec['podManagementPolicy'], path.child('podManagementPolicy')),
@@ -114,12 +116,12 @@ function validateStatefulSetSpec(spec: Obj): FieldError[] {
   ]
   const ordinals = spec['ordinals']
   if (isPlainObject(ordinals)) appendAll(errs, nonNegative(ordinals['start'], path.child('ordinals.start')))
-  appendAll(errs, validateControllerSelector(spec, path, { kindWord: 'statefulset', unreadableDetail: '', templateRules: validateTemplate }))
+  appendAll(errs, yield* validateControllerSelectorInSteps(spec, path, { kindWord: 'statefulset', unreadableDetail: '', templateRules: validateTemplate }))
   appendAll(errs, alwaysRestartRules(spec['template'], path.child('template'), 'StatefulSet'))
   return errs
 }
 
-export function validateStatefulSet(sts: KubeObject): FieldError[] {
+export function validateStatefulSetInSteps(sts: KubeObject): Checkpointed<FieldError[]> {
   return validateStatefulSetSpec(specOf(sts))
 }
 
@@ -130,8 +132,8 @@ function fixedPart(spec: Obj): Obj {
 }
 
 /** The spec's rules again, and no change outside the fields upstream lets an update touch. */
-export function validateStatefulSetUpdate(sts: KubeObject, old: KubeObject): FieldError[] {
-  const errs = validateStatefulSetSpec(specOf(sts))
+export function* validateStatefulSetUpdateInSteps(sts: KubeObject, old: KubeObject): Checkpointed<FieldError[]> {
+  const errs = yield* validateStatefulSetSpec(specOf(sts))
   if (!semanticEqual(fixedPart(specOf(sts)), fixedPart(specOf(old)))) errs.push(forbiddenField(fieldPath('spec'), UPDATE_FORBIDDEN))
   return errs
 }

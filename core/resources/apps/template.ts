@@ -4,8 +4,9 @@
  * restart always and carry no deadline.
  */
 import { type FieldError, type FieldPath, forbiddenField, notSupported } from '../../machinery/field.js'
-import { applyPodSpecDefaults } from '../core/pod-spec-defaults.js'
-import { type PodSpecValidationOptions, validatePodTemplateSpec } from '../core/pod-spec-validation.js'
+import { applyPodSpecDefaultsInSteps } from '../core/pod-spec-defaults.js'
+import { type PodSpecValidationOptions, validatePodTemplateSpecInSteps } from '../core/pod-spec-validation.js'
+import type { Checkpointed } from '../../machinery/time-slice.js'
 import { isPlainObject } from '../../machinery/object.js'
 import { appendAll } from '../../machinery/append-all.js'
 
@@ -28,9 +29,13 @@ export function setIfAbsent(obj: Obj, key: string, value: unknown): void {
 /** The object's spec, created when absent. */
 export const specOf = (obj: Obj): Obj => objectAt(obj, 'spec')
 
-/** Fills the defaults of `holder.template.spec`, creating the template as upstream's struct would be. */
-export function defaultTemplate(holder: Obj): void {
-  applyPodSpecDefaults(objectAt(objectAt(holder, 'template'), 'spec'))
+/**
+ * Fills the defaults of `holder.template.spec`, creating the template as
+ * upstream's struct would be, in checkpointed steps: a template holds as
+ * many containers as a pod.
+ */
+export function defaultTemplateInSteps(holder: Obj): Checkpointed<void> {
+  return applyPodSpecDefaultsInSteps(objectAt(objectAt(holder, 'template'), 'spec'))
 }
 
 /** The template's pod spec, or an empty one. */
@@ -43,8 +48,8 @@ export function podSpecOf(template: unknown): Obj {
  * Upstream's template rules for long-running controllers; `kind` is the word
  * its message uses (Deployments share the ReplicaSet's).
  */
-export function validateLongRunningTemplate(template: unknown, path: FieldPath, kind: string, opts: PodSpecValidationOptions): FieldError[] {
-  const errs = validatePodTemplateSpec(template, path, opts)
+export function* validateLongRunningTemplateInSteps(template: unknown, path: FieldPath, kind: string, opts: PodSpecValidationOptions): Checkpointed<FieldError[]> {
+  const errs = yield* validatePodTemplateSpecInSteps(template, path, opts)
   appendAll(errs, alwaysRestartRules(template, path, kind))
   return errs
 }

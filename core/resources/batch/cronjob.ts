@@ -6,12 +6,13 @@
 import { fieldPath, type FieldError, type FieldPath, invalid, notSupported, required } from '../../machinery/field.js'
 import { goLabelSelector } from '../../machinery/go-format.js'
 import { nonNegative } from '../apps/selector.js'
-import { defaultTemplate, objectAt, setIfAbsent, specOf } from '../apps/template.js'
+import { defaultTemplateInSteps, objectAt, setIfAbsent, specOf } from '../apps/template.js'
+import type { Checkpointed } from '../../machinery/time-slice.js'
 import type { PodSpecValidationOptions } from '../core/pod-spec-validation.js'
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { cronScheduleError } from './cron-schedule.js'
 import { defaultPodFailurePolicy } from './job.js'
-import { validateJobSpecFields } from './job-spec.js'
+import { validateJobSpecFieldsInSteps } from './job-spec.js'
 import { loadLocationError } from './time-zone.js'
 import { appendAll } from '../../machinery/append-all.js'
 
@@ -23,7 +24,7 @@ const MAX_NAME_LENGTH = 52
 /** An IANA name component: letters, `.`, `-`, `_`, plus the digits and `+` of legacy names. */
 const ZONE_PART_RE = /^[A-Za-z.\-_0-9+]{1,14}$/
 
-export function applyCronJobDefaults(cj: KubeObject): void {
+export function* applyCronJobDefaultsInSteps(cj: KubeObject): Checkpointed<void> {
   const spec = specOf(cj)
   if (!spec['concurrencyPolicy']) spec['concurrencyPolicy'] = 'Allow'
   setIfAbsent(spec, 'suspend', false)
@@ -32,7 +33,7 @@ export function applyCronJobDefaults(cj: KubeObject): void {
   // The job template gets its pod template's defaults, not a Job's own: the controller's Job will.
   const jobSpec = objectAt(objectAt(spec, 'jobTemplate'), 'spec')
   defaultPodFailurePolicy(jobSpec)
-  defaultTemplate(jobSpec)
+  yield* defaultTemplateInSteps(jobSpec)
 }
 
 function validateSchedule(schedule: string, allowTZ: boolean, timeZone: unknown, path: FieldPath): FieldError[] {
@@ -66,16 +67,16 @@ function validateConcurrencyPolicy(policy: unknown, path: FieldPath): FieldError
 }
 
 /** upstream's ValidateJobTemplateSpec: a Job spec whose selector is left to the server. */
-function validateJobTemplate(template: unknown, path: FieldPath, opts: PodSpecValidationOptions): FieldError[] {
+function* validateJobTemplate(template: unknown, path: FieldPath, opts: PodSpecValidationOptions): Checkpointed<FieldError[]> {
   const jobSpec = isPlainObject(template) && isPlainObject(template['spec']) ? template['spec'] : {}
   const specPath = path.child('spec')
-  const errs = validateJobSpecFields(jobSpec, specPath, opts)
+  const errs = yield* validateJobSpecFieldsInSteps(jobSpec, specPath, opts)
   if (isPlainObject(jobSpec['selector'])) errs.push(invalid(specPath.child('selector'), goLabelSelector(jobSpec['selector']), '`selector` will be auto-generated'))
   if (jobSpec['manualSelector'] === true) errs.push(notSupported(specPath.child('manualSelector'), true, ['nil', 'false']))
   return errs
 }
 
-function validateCronJobSpec(spec: Obj, oldSpec: Obj | undefined, opts: PodSpecValidationOptions): FieldError[] {
+function* validateCronJobSpec(spec: Obj, oldSpec: Obj | undefined, opts: PodSpecValidationOptions): Checkpointed<FieldError[]> {
   const path = fieldPath('spec')
   const errs: FieldError[] = []
   const schedule = typeof spec['schedule'] === 'string' ? spec['schedule'] : ''
@@ -88,20 +89,20 @@ function validateCronJobSpec(spec: Obj, oldSpec: Obj | undefined, opts: PodSpecV
   appendAll(errs, nonNegative(spec['startingDeadlineSeconds'], path.child('startingDeadlineSeconds')))
   if (!oldSpec || oldSpec['timeZone'] !== spec['timeZone']) appendAll(errs, validateTimeZone(spec['timeZone'], path.child('timeZone')))
   appendAll(errs, validateConcurrencyPolicy(spec['concurrencyPolicy'], path.child('concurrencyPolicy')))
-  appendAll(errs, validateJobTemplate(spec['jobTemplate'], path.child('jobTemplate'), opts))
+  appendAll(errs, yield* validateJobTemplate(spec['jobTemplate'], path.child('jobTemplate'), opts))
   appendAll(errs, nonNegative(spec['successfulJobsHistoryLimit'], path.child('successfulJobsHistoryLimit')))
   appendAll(errs, nonNegative(spec['failedJobsHistoryLimit'], path.child('failedJobsHistoryLimit')))
   return errs
 }
 
-export function validateCronJob(cj: KubeObject, opts: PodSpecValidationOptions): FieldError[] {
-  const errs = validateCronJobSpec(specOf(cj), undefined, opts)
+export function* validateCronJobInSteps(cj: KubeObject, opts: PodSpecValidationOptions): Checkpointed<FieldError[]> {
+  const errs = yield* validateCronJobSpec(specOf(cj), undefined, opts)
   const name = cj.metadata.name ?? ''
   if (name.length > MAX_NAME_LENGTH) errs.push(invalid(fieldPath('metadata').child('name'), name, `must be no more than ${MAX_NAME_LENGTH} characters`))
   return errs
 }
 
 /** Update: the spec's rules again; the name's length is not checked, so that older long-named CronJobs stay editable. */
-export function validateCronJobUpdate(cj: KubeObject, old: KubeObject, opts: PodSpecValidationOptions): FieldError[] {
+export function validateCronJobUpdateInSteps(cj: KubeObject, old: KubeObject, opts: PodSpecValidationOptions): Checkpointed<FieldError[]> {
   return validateCronJobSpec(specOf(cj), specOf(old), opts)
 }

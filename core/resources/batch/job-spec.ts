@@ -7,7 +7,8 @@ import { type FieldError, type FieldPath, invalid, isSet, notSupported, required
 import { isDNS1123Subdomain } from '../../machinery/names.js'
 import { nonNegative } from '../apps/selector.js'
 import { podSpecOf } from '../apps/template.js'
-import { type PodSpecValidationOptions, validatePodTemplateSpec } from '../core/pod-spec-validation.js'
+import { type PodSpecValidationOptions, validatePodTemplateSpecInSteps } from '../core/pod-spec-validation.js'
+import type { Checkpointed } from '../../machinery/time-slice.js'
 import { isPlainObject } from '../../machinery/object.js'
 import { appendAll } from '../../machinery/append-all.js'
 
@@ -90,8 +91,8 @@ function validateRestartPolicy(spec: Obj, path: FieldPath): FieldError[] {
   return []
 }
 
-/** upstream's validateJobSpec: everything but the selector. */
-export function validateJobSpecFields(value: unknown, path: FieldPath, opts: PodSpecValidationOptions): FieldError[] {
+/** upstream's validateJobSpec: everything but the selector, in checkpointed steps. */
+export function* validateJobSpecFieldsInSteps(value: unknown, path: FieldPath, opts: PodSpecValidationOptions): Checkpointed<FieldError[]> {
   const spec = isPlainObject(value) ? value : {}
   const errs: FieldError[] = []
   for (const key of ['parallelism', 'completions', 'activeDeadlineSeconds', 'backoffLimit', 'ttlSecondsAfterFinished', 'backoffLimitPerIndex', 'maxFailedIndexes'])
@@ -104,7 +105,7 @@ export function validateJobSpecFields(value: unknown, path: FieldPath, opts: Pod
   }
   appendAll(errs, validateCompletionMode(spec, path))
   appendAll(errs, validatePodReplacementPolicy(spec, path.child('podReplacementPolicy')))
-  appendAll(errs, validatePodTemplateSpec(spec['template'], path.child('template'), opts))
+  appendAll(errs, yield* validatePodTemplateSpecInSteps(spec['template'], path.child('template'), opts))
   appendAll(errs, validateRestartPolicy(spec, path))
   return errs
 }

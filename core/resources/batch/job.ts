@@ -8,11 +8,12 @@ import { isDNS1123Label } from '../../machinery/names.js'
 import { goLabelSelector, goStringMap } from '../../machinery/go-format.js'
 import { validateLabelSelector } from '../../validation/label-selector.js'
 import { immutableField, immutableSelector, parseSelector, selectorMatchesTemplate, templateLabels } from '../apps/selector.js'
-import { defaultTemplate, objectAt, setIfAbsent, specOf } from '../apps/template.js'
+import { defaultTemplateInSteps, objectAt, setIfAbsent, specOf } from '../apps/template.js'
+import type { Checkpointed } from '../../machinery/time-slice.js'
 import { objects } from '../core/pod-spec-defaults.js'
 import type { PodSpecValidationOptions } from '../core/pod-spec-validation.js'
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
-import { validateJobSpecFields } from './job-spec.js'
+import { validateJobSpecFieldsInSteps } from './job-spec.js'
 import { appendAll } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
@@ -31,7 +32,7 @@ export function defaultPodFailurePolicy(spec: Obj): void {
   for (const rule of objects(policy['rules'])) for (const pattern of objects(rule['onPodConditions'])) if (!pattern['status']) pattern['status'] = 'True'
 }
 
-export function applyJobDefaults(job: KubeObject): void {
+export function* applyJobDefaultsInSteps(job: KubeObject): Checkpointed<void> {
   const spec = specOf(job)
   // A job that says nothing about either runs one pod to one completion.
   if (!isSet(spec['completions']) && !isSet(spec['parallelism'])) {
@@ -48,7 +49,7 @@ export function applyJobDefaults(job: KubeObject): void {
   defaultPodFailurePolicy(spec)
   setIfAbsent(spec, 'podReplacementPolicy', isSet(spec['podFailurePolicy']) ? 'Failed' : 'TerminatingOrFailed')
   setIfAbsent(spec, 'manualSelector', false)
-  defaultTemplate(spec)
+  yield* defaultTemplateInSteps(spec)
 }
 
 function isSet(v: unknown): boolean {
@@ -105,9 +106,9 @@ function validateGeneratedSelector(job: KubeObject, requirePrefixedLabels: boole
 }
 
 /** upstream's ValidateJobSpec: the spec's fields, then a selector that picks the template's pods. */
-function validateJobSpec(spec: Obj, opts: PodSpecValidationOptions): FieldError[] {
+function* validateJobSpec(spec: Obj, opts: PodSpecValidationOptions): Checkpointed<FieldError[]> {
   const path = fieldPath('spec')
-  const errs = validateJobSpecFields(spec, path, opts)
+  const errs = yield* validateJobSpecFieldsInSteps(spec, path, opts)
   if (!isPlainObject(spec['selector'])) errs.push(required(path.child('selector')))
   else appendAll(errs, validateLabelSelector(spec['selector'], path.child('selector')))
   const selector = parseSelector(spec['selector'])
@@ -126,11 +127,14 @@ function validateIndexedHostname(job: KubeObject): FieldError[] {
   return [invalid(fieldPath('metadata').child('name'), name, `will not able to create pod with invalid DNS label: ${hostname}`)]
 }
 
-function validateJobWith(job: KubeObject, requirePrefixedLabels: boolean, opts: PodSpecValidationOptions): FieldError[] {
-  return [...validateGeneratedSelector(job, requirePrefixedLabels), ...validateJobSpec(specOf(job), opts), ...validateIndexedHostname(job)]
+function* validateJobWith(job: KubeObject, requirePrefixedLabels: boolean, opts: PodSpecValidationOptions): Checkpointed<FieldError[]> {
+  const errs = validateGeneratedSelector(job, requirePrefixedLabels)
+  appendAll(errs, yield* validateJobSpec(specOf(job), opts))
+  appendAll(errs, validateIndexedHostname(job))
+  return errs
 }
 
-export function validateJob(job: KubeObject, opts: PodSpecValidationOptions): FieldError[] {
+export function validateJobInSteps(job: KubeObject, opts: PodSpecValidationOptions): Checkpointed<FieldError[]> {
   return validateJobWith(job, true, opts)
 }
 
@@ -169,14 +173,14 @@ function validateCompletionsUpdate(spec: Obj, old: Obj, path: FieldPath): FieldE
   return completions === spec['parallelism'] ? [] : [invalid(at, completions, 'can only be modified in tandem with spec.parallelism')]
 }
 
-export function validateJobUpdate(job: KubeObject, old: KubeObject, opts: PodSpecValidationOptions): FieldError[] {
+export function* validateJobUpdateInSteps(job: KubeObject, old: KubeObject, opts: PodSpecValidationOptions): Checkpointed<FieldError[]> {
   const spec = specOf(job)
   const oldSpec = specOf(old)
   const oldLabels = templateLabels(oldSpec['template']) ?? {}
   // Jobs created before the prefixed labels existed are not asked for them.
   const requirePrefixed = CONTROLLER_UID_LABEL in oldLabels && JOB_NAME_LABEL in oldLabels
   const path = fieldPath('spec')
-  const errs = validateJobWith(job, requirePrefixed, opts)
+  const errs = yield* validateJobWith(job, requirePrefixed, opts)
   appendAll(errs, validateCompletionsUpdate(spec, oldSpec, path))
   appendAll(errs, immutableSelector(spec, oldSpec, path))
   const status = isPlainObject(old['status']) ? old['status'] : {}

@@ -123,18 +123,21 @@ export function* validatePodOnlyInSteps(spec: unknown, path: FieldPath): Checkpo
   return errs
 }
 
-/** A template's labels, annotations and spec; templates never carry ephemeral containers. */
-export function validatePodTemplateSpec(template: unknown, path: FieldPath, opts: PodSpecValidationOptions = {}): FieldError[] {
-  if (!isPlainObject(template)) return validatePodSpec({}, path.child('spec'), opts)
+/** A template's labels, annotations and spec, in checkpointed steps; templates never carry ephemeral containers. */
+export function* validatePodTemplateSpecInSteps(template: unknown, path: FieldPath, opts: PodSpecValidationOptions = {}): Checkpointed<FieldError[]> {
+  if (!isPlainObject(template)) return yield* validatePodSpecInSteps({}, path.child('spec'), opts)
   const meta = isPlainObject(template['metadata']) ? template['metadata'] : {}
-  const errs = [
-    // Upstream names a template's metadata fields without `metadata`: template.labels.
-    ...validateLabels(meta['labels'], path.child('labels')),
-    ...validateAnnotations(meta['annotations'], path.child('annotations')),
-    ...validatePodSpec(template['spec'], path.child('spec'), opts),
-  ]
+  // Upstream names a template's metadata fields without `metadata`: template.labels.
+  const errs = validateLabels(meta['labels'], path.child('labels'))
+  appendAll(errs, validateAnnotations(meta['annotations'], path.child('annotations')))
+  appendAll(errs, yield* validatePodSpecInSteps(template['spec'], path.child('spec'), opts))
   const spec = template['spec']
   if (isPlainObject(spec) && objects(spec['ephemeralContainers']).length)
     errs.push(forbiddenField(path.child('spec').child('ephemeralContainers'), 'ephemeral containers not allowed in pod template'))
   return errs
+}
+
+/** A template's rules at once, for a template of ordinary size. */
+export function validatePodTemplateSpec(template: unknown, path: FieldPath, opts: PodSpecValidationOptions = {}): FieldError[] {
+  return runAtOnce(validatePodTemplateSpecInSteps(template, path, opts))
 }

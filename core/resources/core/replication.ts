@@ -3,7 +3,8 @@ import { fieldLabelNotSupported } from '../field-labels.js'
 import { type FieldError, fieldPath, invalid, required } from '../../machinery/field.js'
 import { goStringMap } from '../../machinery/go-format.js'
 import { nonNegative, templateLabels } from '../apps/selector.js'
-import { objectAt, setIfAbsent, specOf, validateLongRunningTemplate } from '../apps/template.js'
+import { objectAt, setIfAbsent, specOf, validateLongRunningTemplateInSteps } from '../apps/template.js'
+import type { Checkpointed } from '../../machinery/time-slice.js'
 import { validateReplicationControllerStatusUpdate } from '../apps/workload-status-rules.js'
 import type { ResourceEntry, StrategyContext } from '../catalogue.js'
 import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
@@ -11,20 +12,20 @@ import { containerCells, formatLabels } from '../columns/format.js'
 import { at, int } from '../columns/values.js'
 import { defineResource, scaleSubresource, statusSubresource } from '../define.js'
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
-import { applyPodSpecDefaults } from './pod-spec-defaults.js'
-import { validatePodTemplateSpec } from './pod-spec-validation.js'
+import { applyPodSpecDefaultsInSteps } from './pod-spec-defaults.js'
+import { validatePodTemplateSpecInSteps } from './pod-spec-validation.js'
 import { appendAll } from '../../machinery/append-all.js'
 
 /** A PodTemplate's template: defaulted as any pod spec, and mutable, unlike a pod's. */
-function defaultTemplate(pt: KubeObject): void {
+function* defaultTemplate(pt: KubeObject): Checkpointed<void> {
   // Upstream's template and its spec are structs, never absent: defaults fill an empty one.
   const template = isPlainObject(pt['template']) ? pt['template'] : (pt['template'] = {})
   const spec = isPlainObject(template['spec']) ? template['spec'] : (template['spec'] = {})
-  applyPodSpecDefaults(spec)
+  yield* applyPodSpecDefaultsInSteps(spec)
 }
 
-function validateTemplate(pt: KubeObject, ctx: StrategyContext) {
-  return validatePodTemplateSpec(pt['template'], fieldPath('template'), { allowPrivileged: ctx.allowPrivileged ?? false })
+function validateTemplate(pt: KubeObject, ctx: StrategyContext): Checkpointed<FieldError[]> {
+  return validatePodTemplateSpecInSteps(pt['template'], fieldPath('template'), { allowPrivileged: ctx.allowPrivileged ?? false })
 }
 
 export const podTemplates: ResourceEntry = defineResource({
@@ -50,7 +51,7 @@ export const podTemplates: ResourceEntry = defineResource({
  * core/v1's defaults: a controller without a selector selects its template's
  * labels, and is labelled with them when it has no labels of its own.
  */
-function applyReplicationControllerDefaults(rc: KubeObject): void {
+function* applyReplicationControllerDefaults(rc: KubeObject): Checkpointed<void> {
   const spec = specOf(rc)
   const labels = templateLabels(spec['template'])
   if (labels) {
@@ -60,11 +61,11 @@ function applyReplicationControllerDefaults(rc: KubeObject): void {
   }
   setIfAbsent(spec, 'replicas', 1)
   // The template is optional in v1 (a pointer): only a given one gets defaults.
-  if (isPlainObject(spec['template'])) applyPodSpecDefaults(objectAt(spec['template'], 'spec'))
+  if (isPlainObject(spec['template'])) yield* applyPodSpecDefaultsInSteps(objectAt(spec['template'], 'spec'))
 }
 
 /** upstream's ValidateReplicationControllerSpec: the selector is a plain label map that must pick the template's pods. */
-function validateReplicationController(rc: KubeObject, ctx: StrategyContext): FieldError[] {
+function* validateReplicationController(rc: KubeObject, ctx: StrategyContext): Checkpointed<FieldError[]> {
   const spec = specOf(rc)
   const path = fieldPath('spec')
   const errs = nonNegative(spec['minReadySeconds'], path.child('minReadySeconds'))
@@ -76,7 +77,7 @@ function validateReplicationController(rc: KubeObject, ctx: StrategyContext): Fi
   const labels = templateLabels(template) ?? {}
   if (Object.entries(selector).some(([k, v]) => labels[k] !== v))
     errs.push(invalid(path.child('template').child('metadata').child('labels'), goStringMap(templateLabels(template)), '`selector` does not match template `labels`'))
-  appendAll(errs, validateLongRunningTemplate(template, path.child('template'), 'ReplicationController', { allowPrivileged: ctx.allowPrivileged ?? false }))
+  appendAll(errs, yield* validateLongRunningTemplateInSteps(template, path.child('template'), 'ReplicationController', { allowPrivileged: ctx.allowPrivileged ?? false }))
   return errs
 }
 

@@ -1,9 +1,9 @@
 /** apps/v1: the workload controllers' objects. Scaling, rollout and status updates belong in their strategies. */
 import { validateControllerRevision, validateControllerRevisionUpdate } from '../apps/controller-revision-rules.js'
-import { applyDaemonSetDefaults, prepareDaemonSetForCreate, prepareDaemonSetForUpdate, validateDaemonSet, validateDaemonSetUpdate } from '../apps/daemonset.js'
-import { applyDeploymentDefaults, validateDeployment, validateDeploymentUpdate } from '../apps/deployment.js'
-import { applyReplicaSetDefaults, validateReplicaSet, validateReplicaSetUpdate } from '../apps/replicaset.js'
-import { applyStatefulSetDefaults, validateStatefulSet, validateStatefulSetUpdate } from '../apps/statefulset.js'
+import { applyDaemonSetDefaultsInSteps, prepareDaemonSetForCreate, prepareDaemonSetForUpdate, validateDaemonSetInSteps, validateDaemonSetUpdateInSteps } from '../apps/daemonset.js'
+import { applyDeploymentDefaultsInSteps, validateDeploymentInSteps, validateDeploymentUpdateInSteps } from '../apps/deployment.js'
+import { applyReplicaSetDefaultsInSteps, validateReplicaSetInSteps, validateReplicaSetUpdateInSteps } from '../apps/replicaset.js'
+import { applyStatefulSetDefaultsInSteps, validateStatefulSetInSteps, validateStatefulSetUpdateInSteps } from '../apps/statefulset.js'
 import {
   validateDaemonSetStatusUpdate,
   validateDeploymentStatusUpdate,
@@ -48,10 +48,10 @@ export const deployments: ResourceEntry = defineResource({
   subresources: [scaleSubresource, { ...statusSubresource('Deployment', ['labels']), validateUpdate: validateDeploymentStatusUpdate }],
   tracksGeneration: true,
   strategy: {
-    applyDefaults: applyDeploymentDefaults,
+    applyDefaults: applyDeploymentDefaultsInSteps,
     prepareForCreate: freshStatus(),
-    validate: (d, ctx) => validateDeployment(d, podOptions(ctx)),
-    validateUpdate: (d, old, ctx) => validateDeploymentUpdate(d, old, podOptions(ctx)),
+    validate: (d, ctx) => validateDeploymentInSteps(d, podOptions(ctx)),
+    validateUpdate: (d, old, ctx) => validateDeploymentUpdateInSteps(d, old, podOptions(ctx)),
   },
   columns: [
     nameColumn,
@@ -75,10 +75,10 @@ export const replicaSets: ResourceEntry = defineResource({
   subresources: [scaleSubresource, { ...statusSubresource('ReplicaSet'), validateUpdate: validateReplicaSetStatusUpdate }],
   tracksGeneration: true,
   strategy: {
-    applyDefaults: applyReplicaSetDefaults,
+    applyDefaults: applyReplicaSetDefaultsInSteps,
     prepareForCreate: freshStatus({ replicas: 0 }),
-    validate: (rs, ctx) => validateReplicaSet(rs, podOptions(ctx)),
-    validateUpdate: (rs, old, ctx) => validateReplicaSetUpdate(rs, old, podOptions(ctx)),
+    validate: (rs, ctx) => validateReplicaSetInSteps(rs, podOptions(ctx)),
+    validateUpdate: (rs, old, ctx) => validateReplicaSetUpdateInSteps(rs, old, podOptions(ctx)),
     fieldSet: (rs) => ({ 'status.replicas': String(int(at(rs, 'status', 'replicas'))) }),
   },
   columns: [
@@ -105,10 +105,10 @@ export const statefulSets: ResourceEntry = defineResource({
   // Its pods are named `<name>-<ordinal>` and get it as their hostname: a DNS label.
   validateName: dnsLabelName,
   strategy: {
-    applyDefaults: applyStatefulSetDefaults,
+    applyDefaults: applyStatefulSetDefaultsInSteps,
     prepareForCreate: freshStatus({ availableReplicas: 0, replicas: 0 }),
-    validate: validateStatefulSet,
-    validateUpdate: validateStatefulSetUpdate,
+    validate: validateStatefulSetInSteps,
+    validateUpdate: validateStatefulSetUpdateInSteps,
   },
   columns: [
     nameColumn,
@@ -129,14 +129,14 @@ export const daemonSets: ResourceEntry = defineResource({
   categories: ['all'],
   subresources: [{ ...statusSubresource('DaemonSet'), validateUpdate: validateDaemonSetStatusUpdate }],
   strategy: {
-    applyDefaults: applyDaemonSetDefaults,
+    applyDefaults: applyDaemonSetDefaultsInSteps,
     prepareForCreate: (ds) => {
       freshStatus({ currentNumberScheduled: 0, desiredNumberScheduled: 0, numberMisscheduled: 0, numberReady: 0 })(ds)
       prepareDaemonSetForCreate(ds)
     },
     prepareForUpdate: prepareDaemonSetForUpdate,
-    validate: (ds, ctx) => validateDaemonSet(ds, podOptions(ctx)),
-    validateUpdate: (ds, old, ctx) => validateDaemonSetUpdate(ds, old, podOptions(ctx)),
+    validate: (ds, ctx) => validateDaemonSetInSteps(ds, podOptions(ctx)),
+    validateUpdate: (ds, old, ctx) => validateDaemonSetUpdateInSteps(ds, old, podOptions(ctx)),
   },
   columns: [
     nameColumn,

@@ -1,7 +1,7 @@
 /** batch/v1: Jobs and the CronJobs that start them. */
 import { age, humanDuration } from '../../machinery/human-duration.js'
-import { applyCronJobDefaults, validateCronJob, validateCronJobUpdate } from '../batch/cronjob.js'
-import { applyJobDefaults, generateSelector, validateJob, validateJobUpdate } from '../batch/job.js'
+import { applyCronJobDefaultsInSteps, validateCronJobInSteps, validateCronJobUpdateInSteps } from '../batch/cronjob.js'
+import { applyJobDefaultsInSteps, generateSelector, validateJobInSteps, validateJobUpdateInSteps } from '../batch/job.js'
 import { validateJobStatusUpdate } from '../batch/job-status-rules.js'
 import type { ResourceEntry, StrategyContext } from '../catalogue.js'
 import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
@@ -57,13 +57,13 @@ export const jobs: ResourceEntry = defineResource({
     orphanDependentsByDefault: true,
     defaultPropagationWarning:
       'child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning',
-    applyDefaults: applyJobDefaults,
+    applyDefaults: applyJobDefaultsInSteps,
     prepareForCreate: (job) => {
       job['status'] = {}
       generateSelector(job)
     },
-    validate: (job, ctx) => validateJob(job, podOptions(ctx)),
-    validateUpdate: (job, old, ctx) => validateJobUpdate(job, old, podOptions(ctx)),
+    validate: (job, ctx) => validateJobInSteps(job, podOptions(ctx)),
+    validateUpdate: (job, old, ctx) => validateJobUpdateInSteps(job, old, podOptions(ctx)),
     fieldLabelRefusal: (label) => `field label ${JSON.stringify(label)} not supported for batchv1.Job`,
     fieldSet: (job) => ({ 'status.successful': String(int(at(job, 'status', 'succeeded'))) }),
   },
@@ -93,12 +93,12 @@ export const cronJobs: ResourceEntry = defineResource({
   // cronJobStatusStrategy checks nothing of the status it writes.
   subresources: [{ ...statusSubresource('CronJob'), validateUpdate: () => [] }],
   strategy: {
-    applyDefaults: applyCronJobDefaults,
+    applyDefaults: applyCronJobDefaultsInSteps,
     prepareForCreate: (cj) => {
       cj['status'] = {}
     },
-    validate: (cj, ctx) => validateCronJob(cj, podOptions(ctx)),
-    validateUpdate: (cj, old, ctx) => validateCronJobUpdate(cj, old, podOptions(ctx)),
+    validate: (cj, ctx) => validateCronJobInSteps(cj, podOptions(ctx)),
+    validateUpdate: (cj, old, ctx) => validateCronJobUpdateInSteps(cj, old, podOptions(ctx)),
   },
   columns: [
     nameColumn,

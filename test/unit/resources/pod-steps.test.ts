@@ -16,6 +16,8 @@ import { podQOSClass, podQOSClassInSteps } from '../../../core/resources/core/po
 import { decodeAs, decodeAsInSteps } from '../../../core/resources/schema/json-decoding.js'
 import { typeForKind, typeTable } from '../../../core/resources/schema/index.js'
 import type { KubeObject } from '../../../core/machinery/object.js'
+import { applyDeploymentDefaultsInSteps, validateDeploymentInSteps } from '../../../core/resources/apps/deployment.js'
+import { applyJobDefaultsInSteps, validateJobInSteps } from '../../../core/resources/batch/job.js'
 
 const CONTAINERS = 50_000
 /** A pass may finish the item it is in before its checkpoint: at most a step's units, and one item's own. */
@@ -23,7 +25,7 @@ const MOST_ITEMS_BETWEEN_CHECKPOINTS = UNITS_PER_STEP + 1
 
 type Obj = Record<string, any>
 
-function podOf(container: () => Obj, count = CONTAINERS): KubeObject {
+function podOf(container: () => Obj, count = CONTAINERS): KubeObject & { spec: Obj } {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default' }, spec: { containers: Array.from({ length: count }, container) } }
 }
 
@@ -125,5 +127,27 @@ describe('the passes over a pod of many containers', () => {
       'spec.containers[0].image: Required value',
       'spec.containers[1].image: Required value',
     ])
+  })
+
+  it(`defaults and validates a Deployment's template of ${CONTAINERS} containers with checkpoints, and a Job's`, () => {
+    const template = () => ({ metadata: { labels: { app: 'a' } }, spec: { containers: Array.from({ length: CONTAINERS }, () => ({})) } })
+    const deployment: Obj = { metadata: { name: 'd' }, spec: { selector: { matchLabels: { app: 'a' } }, template: template() } }
+    const job: Obj = { metadata: { name: 'j', uid: 'u' }, spec: { template: template() } }
+    for (const [object, defaults, validation] of [
+      [deployment, applyDeploymentDefaultsInSteps, (o: KubeObject) => validateDeploymentInSteps(o, {})],
+      [job, applyJobDefaultsInSteps, (o: KubeObject) => validateJobInSteps(o, {})],
+    ] as const) {
+      const containers = object['spec'].template.spec.containers as Obj[]
+      const defaulted = () => containers.filter((c) => c['terminationMessagePolicy'] === 'File').length
+      const filled = drive(defaults(object as KubeObject), defaulted)
+      assert.ok(filled.mostBetween <= MOST_ITEMS_BETWEEN_CHECKPOINTS, `${filled.mostBetween} containers between two checkpoints`)
+      assert.equal(defaulted(), CONTAINERS)
+      const checked = drive(validation(object as KubeObject), () => 0)
+      assert.ok(checked.checkpoints >= Math.floor((2 * CONTAINERS) / MOST_ITEMS_BETWEEN_CHECKPOINTS), `${checked.checkpoints} checkpoints`)
+      assert.deepEqual(
+        checked.value.filter((e) => e.field.endsWith('containers[7].name') || e.field.endsWith('containers[7].image')).map(errorText),
+        ['spec.template.spec.containers[7].name: Required value', 'spec.template.spec.containers[7].image: Required value'],
+      )
+    }
   })
 })

@@ -1,12 +1,30 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { applyDaemonSetDefaults, prepareDaemonSetForCreate, prepareDaemonSetForUpdate, validateDaemonSet } from '../../../core/resources/apps/daemonset.js'
-import { applyDeploymentDefaults, validateDeployment } from '../../../core/resources/apps/deployment.js'
-import { applyReplicaSetDefaults, validateReplicaSet } from '../../../core/resources/apps/replicaset.js'
+import {
+  applyDaemonSetDefaultsInSteps,
+  prepareDaemonSetForCreate,
+  prepareDaemonSetForUpdate,
+  validateDaemonSetInSteps,
+} from '../../../core/resources/apps/daemonset.js'
+import { applyDeploymentDefaultsInSteps, validateDeploymentInSteps } from '../../../core/resources/apps/deployment.js'
+import { applyReplicaSetDefaultsInSteps, validateReplicaSetInSteps } from '../../../core/resources/apps/replicaset.js'
 import { semanticEqual } from '../../../core/resources/apps/selector.js'
-import { applyStatefulSetDefaults, validateStatefulSet, validateStatefulSetUpdate } from '../../../core/resources/apps/statefulset.js'
+import { applyStatefulSetDefaultsInSteps, validateStatefulSetInSteps, validateStatefulSetUpdateInSteps } from '../../../core/resources/apps/statefulset.js'
+import type { PodSpecValidationOptions } from '../../../core/resources/core/pod-spec-validation.js'
 import type { KubeObject } from '../../../core/machinery/object.js'
 import { errorText, type FieldError } from '../../../core/machinery/field.js'
+import { runAtOnce } from '../../../core/machinery/time-slice.js'
+
+// The kinds' passes at once, as the registry runs them for an object of ordinary size.
+const applyDaemonSetDefaults = (ds: KubeObject) => runAtOnce(applyDaemonSetDefaultsInSteps(ds))
+const validateDaemonSet = (ds: KubeObject, opts: PodSpecValidationOptions) => runAtOnce(validateDaemonSetInSteps(ds, opts))
+const applyDeploymentDefaults = (d: KubeObject) => runAtOnce(applyDeploymentDefaultsInSteps(d))
+const validateDeployment = (d: KubeObject, opts: PodSpecValidationOptions) => runAtOnce(validateDeploymentInSteps(d, opts))
+const applyReplicaSetDefaults = (rs: KubeObject) => runAtOnce(applyReplicaSetDefaultsInSteps(rs))
+const validateReplicaSet = (rs: KubeObject, opts: PodSpecValidationOptions) => runAtOnce(validateReplicaSetInSteps(rs, opts))
+const applyStatefulSetDefaults = (sts: KubeObject) => runAtOnce(applyStatefulSetDefaultsInSteps(sts))
+const validateStatefulSet = (sts: KubeObject) => runAtOnce(validateStatefulSetInSteps(sts))
+const validateStatefulSetUpdate = (sts: KubeObject, old: KubeObject) => runAtOnce(validateStatefulSetUpdateInSteps(sts, old))
 
 type Spec = Record<string, unknown>
 

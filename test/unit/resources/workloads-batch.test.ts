@@ -1,9 +1,19 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { applyCronJobDefaults, validateCronJob, validateCronJobUpdate } from '../../../core/resources/batch/cronjob.js'
-import { applyJobDefaults, generateSelector, validateJob, validateJobUpdate } from '../../../core/resources/batch/job.js'
+import { applyCronJobDefaultsInSteps, validateCronJobInSteps, validateCronJobUpdateInSteps } from '../../../core/resources/batch/cronjob.js'
+import { applyJobDefaultsInSteps, generateSelector, validateJobInSteps, validateJobUpdateInSteps } from '../../../core/resources/batch/job.js'
+import type { PodSpecValidationOptions } from '../../../core/resources/core/pod-spec-validation.js'
 import type { KubeObject } from '../../../core/machinery/object.js'
 import { errorText } from '../../../core/machinery/field.js'
+import { runAtOnce } from '../../../core/machinery/time-slice.js'
+
+// The kinds' passes at once, as the registry runs them for an object of ordinary size.
+const applyCronJobDefaults = (cj: KubeObject) => runAtOnce(applyCronJobDefaultsInSteps(cj))
+const validateCronJob = (cj: KubeObject, opts: PodSpecValidationOptions) => runAtOnce(validateCronJobInSteps(cj, opts))
+const validateCronJobUpdate = (cj: KubeObject, old: KubeObject, opts: PodSpecValidationOptions) => runAtOnce(validateCronJobUpdateInSteps(cj, old, opts))
+const applyJobDefaults = (job: KubeObject) => runAtOnce(applyJobDefaultsInSteps(job))
+const validateJob = (job: KubeObject, opts: PodSpecValidationOptions) => runAtOnce(validateJobInSteps(job, opts))
+const validateJobUpdate = (job: KubeObject, old: KubeObject, opts: PodSpecValidationOptions) => runAtOnce(validateJobUpdateInSteps(job, old, opts))
 
 type Spec = Record<string, unknown>
 
