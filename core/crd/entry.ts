@@ -34,7 +34,7 @@ import type { JSONSchemaProps } from '../crd-schema/schema.js'
 import { selectableFieldSet } from './selectable-fields.js'
 import { defaultingFromStorage } from './storage-defaults.js'
 import { validateObjectInSteps } from './validate.js'
-import { type Checkpointed, runAtOnce, runInSlices } from '../machinery/time-slice.js'
+import type { Checkpointed } from '../machinery/time-slice.js'
 import { appendAll } from '../machinery/append-all.js'
 
 /** What building the entries needs from the server: how versions convert (webhooks need a client). */
@@ -161,14 +161,12 @@ function customResourceStrategy(
     return compiled
   }
   const scale = version.subresources?.scale
-  // Schema errors found in slices just before validation (prepareValidation), read back by it.
-  const schemaErrors = new WeakMap<KubeObject, FieldError[]>()
   // The schema's errors, the first MAX_FIELD_ERRORS kept; on an update, those ratcheting drops do not count.
   const schemaWalk = (obj: KubeObject, old: KubeObject | undefined): Checkpointed<FieldError[]> =>
     withFieldErrorCapInSteps(validateObjectInSteps(obj, schema, FieldPath.root('')), old ? (e) => stillCounts(e, obj, old) : undefined)
-  const check = (obj: KubeObject, old: KubeObject | undefined): FieldError[] => {
-    const found = schemaErrors.get(obj) ?? runAtOnce(schemaWalk(obj, old))
-    schemaErrors.delete(obj)
+  // The walk of a large object over a schema of many junctors takes seconds: the registry runs it in slices.
+  const check = function* (obj: KubeObject, old: KubeObject | undefined): Checkpointed<FieldError[]> {
+    const found = yield* schemaWalk(obj, old)
     const errs = old ? ratchet(found, obj, old) : found
     if (scale) appendAll(errs, validateCustomResourceScale(obj, scale))
     return [...errs, ...validateRules(rules(), obj, old, FieldPath.root(''))]
@@ -189,10 +187,6 @@ function customResourceStrategy(
     prepareForUpdate(obj, old) {
       const generation = old.metadata.generation ?? 0
       obj.metadata.generation = sameJson(content(obj, hasStatus), content(old, hasStatus)) ? generation : generation + 1
-    },
-    // The walk of a large object over a schema of many junctors takes seconds: other requests run between its slices.
-    async prepareValidation(obj, old) {
-      schemaErrors.set(obj, await runInSlices(schemaWalk(obj, old)))
     },
     validate: (obj) => check(obj, undefined),
     validateUpdate: (obj, old) => check(obj, old),

@@ -10,7 +10,7 @@
 import { appendAll } from '../machinery/append-all.js'
 import { type FieldError, withFieldErrorCapInSteps } from '../machinery/field.js'
 import { hasMoreValuesThan } from '../machinery/json-size.js'
-import { isCheckpointed, runAtOnce, runInSlices, TimeSlice, type Checkpointed } from '../machinery/time-slice.js'
+import { isCheckpointed, runAtOnce, runAtOnceOrInSlices, runInSlices, TimeSlice, type Checkpointed } from '../machinery/time-slice.js'
 
 /** Objects of more values (objects, arrays, scalars) than this have their write run in slices: some milliseconds a pass. */
 export const SLICED_WRITE_VALUES = 5_000
@@ -44,9 +44,14 @@ export class WriteSteps {
     return this.slice ? runInSlices(work, this.slice) : runAtOnce(work)
   }
 
-  /** A strategy hook's value, its work run in steps when it answered with work (see Strategy). */
+  /**
+   * A strategy hook's value, its work run in steps when it answered with
+   * work (see Strategy). A kind's work can be long for a small object too (a
+   * schema of many junctors over a few thousand values): run at once, it
+   * goes on in slices from a checkpoint that finds it long.
+   */
   async settle<T>(answer: T | Checkpointed<T>): Promise<T> {
-    return isCheckpointed(answer) ? this.run(answer) : answer
+    return isCheckpointed(answer) ? this.runHook(answer) : answer
   }
 
   /**
@@ -55,7 +60,11 @@ export class WriteSteps {
    * are kept, the others counted.
    */
   validate(generic: () => FieldError[], kind: () => FieldError[] | Checkpointed<FieldError[]> | undefined): Promise<FieldError[]> {
-    return this.run(withFieldErrorCapInSteps(validation(generic, kind)))
+    return this.runHook(withFieldErrorCapInSteps(validation(generic, kind)))
+  }
+
+  private async runHook<T>(work: Checkpointed<T>): Promise<T> {
+    return this.slice ? runInSlices(work, this.slice) : runAtOnceOrInSlices(work)
   }
 }
 
