@@ -10,7 +10,9 @@ import type { AdmissionAttributes, AdmissionOperation } from '../admission/attri
 import type { MutatingAdmission } from '../admission/mutating.js'
 import type { ValidatingAdmission } from '../admission/validating.js'
 import type { ResourceEntry } from '../resources/catalogue.js'
-import { cloneJson, type KubeObject } from '../machinery/object.js'
+import { cloneJson, cloneJsonInSteps, type KubeObject } from '../machinery/object.js'
+import { isMarkedLarge } from '../machinery/large-objects.js'
+import { runInSlices } from '../machinery/time-slice.js'
 import type { RequestContext } from './request-context.js'
 
 export interface AdmissionStep {
@@ -77,7 +79,17 @@ export async function runValidatingAdmission(
   ctx: RequestContext,
 ): Promise<void> {
   if (ctx.admission === false || !admission.handles(step.operation)) return
-  await admission.validate(new CopyingAttributes(attributesOf(entry, step, ctx, false), step.object, step.old))
+  const [object, old] = [await copiedAhead(step.object), await copiedAhead(step.old)]
+  await admission.validate(new CopyingAttributes(attributesOf(entry, step, ctx, false), object, old))
+}
+
+/**
+ * A large object (megabytes: a pod of a million containers) is copied ahead,
+ * in slices, rather than in one piece on a plugin's first read: the built-in
+ * plugins read every pod. Others wait for that read.
+ */
+async function copiedAhead(obj: KubeObject | undefined): Promise<CopiedOnFirstRead> {
+  return obj && isMarkedLarge(obj) ? CopiedOnFirstRead.copy(await runInSlices(cloneJsonInSteps(obj))) : new CopiedOnFirstRead(obj)
 }
 
 /**
@@ -100,7 +112,7 @@ class CopyingAttributes implements AdmissionAttributes {
   readonly #object: CopiedOnFirstRead
   readonly #oldObject: CopiedOnFirstRead
 
-  constructor(base: AdmissionAttributes, object: KubeObject | undefined, oldObject: KubeObject | undefined) {
+  constructor(base: AdmissionAttributes, object: CopiedOnFirstRead, oldObject: CopiedOnFirstRead) {
     this.operation = base.operation
     this.entry = base.entry
     this.subresource = base.subresource
@@ -111,8 +123,8 @@ class CopyingAttributes implements AdmissionAttributes {
     this.user = base.user
     this.warnings = base.warnings
     this.auditAnnotations = base.auditAnnotations
-    this.#object = new CopiedOnFirstRead(object)
-    this.#oldObject = new CopiedOnFirstRead(oldObject)
+    this.#object = object
+    this.#oldObject = oldObject
   }
 
   get object(): KubeObject | undefined {
@@ -137,6 +149,13 @@ class CopiedOnFirstRead {
   #copied = false
 
   constructor(private value: KubeObject | undefined) {}
+
+  /** One holding a copy made already. */
+  static copy(made: KubeObject): CopiedOnFirstRead {
+    const held = new CopiedOnFirstRead(made)
+    held.#copied = true
+    return held
+  }
 
   read(): KubeObject | undefined {
     if (!this.#copied) {

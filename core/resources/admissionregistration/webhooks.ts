@@ -15,6 +15,7 @@ import { defaultServicePort, validateClientConfig, validateReviewVersionItems } 
 import { validateMatchConditions } from './match-conditions.js'
 import { defaultRuleScope, FAILURE_POLICIES, MATCH_POLICIES, validateRuleWithOperations } from './rules.js'
 import { appendAll } from '../../machinery/append-all.js'
+import { type Checkpointed, checkpointDue } from '../../machinery/time-slice.js'
 
 const REINVOCATION_POLICIES = ['IfNeeded', 'Never']
 const NO_SIDE_EFFECTS = ['None', 'NoneOnDryRun']
@@ -25,8 +26,10 @@ export type WebhookKind = 'mutating' | 'validating'
 
 const hooks = (obj: KubeObject): Record<string, unknown>[] => list(obj['webhooks']).map(record)
 
-export function applyWebhookDefaults(obj: KubeObject, kind: WebhookKind): void {
+/** A configuration's defaults, in checkpointed steps: a body of 3 MB holds a million webhooks. */
+export function* applyWebhookDefaultsInSteps(obj: KubeObject, kind: WebhookKind): Checkpointed<void> {
   for (const hook of list(obj['webhooks'])) {
+    if (checkpointDue()) yield
     if (hook === null || typeof hook !== 'object') continue
     const h = hook as Record<string, unknown>
     h['failurePolicy'] ??= 'Fail'
@@ -101,10 +104,14 @@ function validateWebhook(hook: Record<string, unknown>, kind: WebhookKind, opts:
   return errs
 }
 
-export function validateWebhookConfiguration(obj: KubeObject, kind: WebhookKind, opts: WebhookOptions = CREATE_OPTIONS): FieldError[] {
+/** A configuration's webhooks, in checkpointed steps: a body of 3 MB holds a million of them. */
+export function* validateWebhookConfigurationInSteps(obj: KubeObject, kind: WebhookKind, opts: WebhookOptions = CREATE_OPTIONS): Checkpointed<FieldError[]> {
   const errs: FieldError[] = []
   const names = new Set<string>()
-  hooks(obj).forEach((hook, i) => {
+  const all = hooks(obj)
+  for (let i = 0; i < all.length; i++) {
+    if (checkpointDue()) yield
+    const hook = all[i] as Record<string, unknown>
     const path = fieldPath('webhooks').index(i)
     appendAll(errs, validateWebhook(hook, kind, opts, path))
     const versions = list(hook['admissionReviewVersions']).map(text)
@@ -114,7 +121,7 @@ export function validateWebhookConfiguration(obj: KubeObject, kind: WebhookKind,
       if (names.has(name)) errs.push(duplicate(path.child('name'), name))
       names.add(name)
     }
-  })
+  }
   return errs
 }
 
@@ -124,12 +131,12 @@ function sameMatchConditions(next: KubeObject, old: KubeObject): boolean {
   return a.length === b.length && a.every((hook, i) => JSON.stringify(hook['matchConditions'] ?? null) === JSON.stringify(b[i]?.['matchConditions'] ?? null))
 }
 
-export function validateWebhookConfigurationUpdate(obj: KubeObject, old: KubeObject, kind: WebhookKind): FieldError[] {
+export function* validateWebhookConfigurationUpdateInSteps(obj: KubeObject, old: KubeObject, kind: WebhookKind): Checkpointed<FieldError[]> {
   const stored = hooks(old)
   const storedNames = stored.map((h) => text(h['name']))
   // Upstream validates an update's metadata as a new object's: its finalizers' names too.
   const errs = validateFinalizerNames(obj.metadata.finalizers, fieldPath('metadata').child('finalizers'))
-  return errs.concat(validateWebhookConfiguration(obj, kind, {
+  return errs.concat(yield* validateWebhookConfigurationInSteps(obj, kind, {
     requireNoSideEffects: stored.every((h) => NO_SIDE_EFFECTS.includes(text(h['sideEffects']))),
     requireRecognizedReviewVersion: stored.every((h) => {
       const versions = list(h['admissionReviewVersions']).map(text)

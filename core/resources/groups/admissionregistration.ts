@@ -19,9 +19,9 @@ import {
   validateValidatingPolicy,
 } from '../admissionregistration/policies.js'
 import {
-  applyWebhookDefaults,
-  validateWebhookConfiguration,
-  validateWebhookConfigurationUpdate,
+  applyWebhookDefaultsInSteps,
+  validateWebhookConfigurationInSteps,
+  validateWebhookConfigurationUpdateInSteps,
   type WebhookKind,
 } from '../admissionregistration/webhooks.js'
 
@@ -64,9 +64,9 @@ function webhookConfiguration(kind: string, resource: string, webhooks: WebhookK
     tracksGeneration: true,
     strategy: {
       allowUnconditionalUpdate: false,
-      applyDefaults: (obj) => applyWebhookDefaults(obj, webhooks),
-      validate: (obj) => validateWebhookConfiguration(obj, webhooks),
-      validateUpdate: (obj, old) => validateWebhookConfigurationUpdate(obj, old, webhooks),
+      applyDefaults: (obj) => applyWebhookDefaultsInSteps(obj, webhooks),
+      validate: (obj) => validateWebhookConfigurationInSteps(obj, webhooks),
+      validateUpdate: (obj, old) => validateWebhookConfigurationUpdateInSteps(obj, old, webhooks),
     },
     columns: [nameColumn, countOf('webhooks', 'How many webhooks it registers.'), ageColumn],
   })
