@@ -15,7 +15,7 @@ import { type KindRegistered, otherKindError } from './body-kind.js'
 import { goPrint } from '../machinery/go-format.js'
 import { UndecodableBody } from '../resources/schema/json-decoding.js'
 import { isValidPathSegmentName } from '../machinery/names.js'
-import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/object-meta.js'
+import { validateObjectMetaInSteps, validateObjectMetaUpdateInSteps } from '../validation/object-meta.js'
 import { type ListQuery, selectorPredicate } from './list-query.js'
 import { type DeleteOptions, namesNoPropagation, planDeletion, validateDeleteOptions } from './deletion.js'
 import { enforceFieldValidation } from './field-validation.js'
@@ -323,7 +323,7 @@ export class ResourceStore {
     await this.entry.strategy.prepareValidation?.(obj)
     await steps.pause()
     const errs = await steps.validate(
-      () => validateObjectMeta(obj, this.entry),
+      () => validateObjectMetaInSteps(obj, this.entry),
       () => this.entry.strategy.validate?.(obj, sctx),
     )
     if (errs.length) throw invalidError(this.entry.invalidKindGroup ?? this.entry.group, this.entry.kind, name, errs)
@@ -428,7 +428,7 @@ export class ResourceStore {
       await this.entry.strategy.prepareValidation?.(obj, current)
       await steps.pause()
       const errs = await steps.validate(
-        () => validateObjectMetaUpdate(obj, current, this.entry),
+        () => validateObjectMetaUpdateInSteps(obj, current, this.entry),
         () =>
           ownValidation ? ownValidation(obj, current, this.strategyContext(ctx)) : this.entry.strategy.validateUpdate?.(obj, current, this.strategyContext(ctx)),
       )

@@ -59,7 +59,7 @@ export class WriteSteps {
    * which may answer with work in steps; the first MAX_FIELD_ERRORS errors
    * are kept, the others counted.
    */
-  validate(generic: () => FieldError[], kind: () => FieldError[] | Checkpointed<FieldError[]> | undefined): Promise<FieldError[]> {
+  validate(generic: () => Checkpointed<FieldError[]>, kind: () => FieldError[] | Checkpointed<FieldError[]> | undefined): Promise<FieldError[]> {
     return this.runHook(withFieldErrorCapInSteps(validation(generic, kind)))
   }
 
@@ -68,8 +68,8 @@ export class WriteSteps {
   }
 }
 
-function* validation(generic: () => FieldError[], kind: () => FieldError[] | Checkpointed<FieldError[]> | undefined): Checkpointed<FieldError[]> {
-  const errs = generic()
+function* validation(generic: () => Checkpointed<FieldError[]>, kind: () => FieldError[] | Checkpointed<FieldError[]> | undefined): Checkpointed<FieldError[]> {
+  const errs = yield* generic()
   const own = kind()
   appendAll(errs, (isCheckpointed(own) ? yield* own : own) ?? [])
   return errs

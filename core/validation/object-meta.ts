@@ -15,6 +15,7 @@ import {
 import { GoLiteral, goQuote, goStrings } from '../machinery/go-format.js'
 import { isDNS1123Label, isQualifiedName, isValidLabelValue } from '../machinery/names.js'
 import { appendAll } from '../machinery/append-all.js'
+import { type Checkpointed, checkpointDue, runAtOnce } from '../machinery/time-slice.js'
 
 /** What metadata validation needs to know of the resource (a catalogue entry has it). */
 export interface MetadataRules {
@@ -29,17 +30,19 @@ export interface MetadataRules {
 
 const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
 
-function validateStringMap(
+function* validateStringMap(
   value: unknown,
   path: FieldPath,
   checkKey: (k: string) => string[],
   checkValue: ((v: string) => string[]) | undefined,
-): FieldError[] {
+): Checkpointed<FieldError[]> {
   if (value === undefined || value === null) return []
   if (!isPlainObject(value)) return [typeInvalid(path, value, 'must be a map of string to string')]
   const errs: FieldError[] = []
   // Upstream names the map itself, not the entry, in both kinds of error.
-  for (const [k, v] of Object.entries(value)) {
+  for (const k in value) {
+    if (checkpointDue()) yield
+    const v = value[k]
     for (const msg of checkKey(k)) errs.push(invalid(path, k, msg))
     if (typeof v !== 'string') {
       errs.push(typeInvalid(path.key(k), v, 'must be a string'))
@@ -50,18 +53,27 @@ function validateStringMap(
   return errs
 }
 
-export function validateLabels(labels: unknown, path: FieldPath): FieldError[] {
+/** Labels' keys and values, in checkpointed steps: a body holds hundreds of thousands of them. */
+function validateLabelsInSteps(labels: unknown, path: FieldPath): Checkpointed<FieldError[]> {
   return validateStringMap(labels, path, isQualifiedName, isValidLabelValue)
+}
+
+export function validateLabels(labels: unknown, path: FieldPath): FieldError[] {
+  return runAtOnce(validateLabelsInSteps(labels, path))
 }
 
 /** Annotation keys are qualified names whatever their case (upstream lowers them before the check). */
 const annotationKeyProblems = (key: string): string[] => isQualifiedName(key.toLowerCase())
 
-export function validateAnnotations(annotations: unknown, path: FieldPath): FieldError[] {
-  const errs = validateStringMap(annotations, path, annotationKeyProblems, undefined)
+function* validateAnnotationsInSteps(annotations: unknown, path: FieldPath): Checkpointed<FieldError[]> {
+  const errs = yield* validateStringMap(annotations, path, annotationKeyProblems, undefined)
   if (isPlainObject(annotations)) {
     let size = 0
-    for (const [k, v] of Object.entries(annotations)) size += k.length + (typeof v === 'string' ? v.length : 0)
+    for (const k in annotations) {
+      const v = annotations[k]
+      size += k.length + (typeof v === 'string' ? v.length : 0)
+      if (checkpointDue()) yield
+    }
     if (size > TOTAL_ANNOTATION_SIZE_LIMIT)
       errs.push({
         type: 'FieldValueTooLong',
@@ -70,6 +82,10 @@ export function validateAnnotations(annotations: unknown, path: FieldPath): Fiel
       })
   }
   return errs
+}
+
+export function validateAnnotations(annotations: unknown, path: FieldPath): FieldError[] {
+  return runAtOnce(validateAnnotationsInSteps(annotations, path))
 }
 
 /** Kinds that may not own anything (upstream's BannedOwners): events come and go. */
@@ -113,25 +129,27 @@ function validateOwnerReference(ref: Record<string, unknown>, path: FieldPath): 
   return errs
 }
 
-function validateOwnerReferences(refs: unknown, path: FieldPath): FieldError[] {
+function* validateOwnerReferences(refs: unknown, path: FieldPath): Checkpointed<FieldError[]> {
   if (refs === undefined || refs === null) return []
   if (!Array.isArray(refs)) return [typeInvalid(path, refs, 'must be a list')]
   const errs: FieldError[] = []
   let firstController = ''
-  refs.forEach((ref, i) => {
+  for (let i = 0; i < refs.length; i++) {
+    if (checkpointDue()) yield
+    const ref: unknown = refs[i]
     if (!isPlainObject(ref)) {
       errs.push(typeInvalid(path.index(i), ref, 'must be an object'))
-      return
+      continue
     }
     appendAll(errs, validateOwnerReference(ref, path))
-    if (ref['controller'] !== true) return
+    if (ref['controller'] !== true) continue
     const controller = `${asText(ref['kind'])}/${asText(ref['name'])}`
     if (!firstController) firstController = controller
     else {
       const shown = new GoLiteral(`[]v1.OwnerReference{${refs.map((r) => ownerReferenceText(isPlainObject(r) ? r : {})).join(', ')}}`)
       errs.push(invalid(path, shown, `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${controller}`))
     }
-  })
+  }
   return errs
 }
 
@@ -160,19 +178,21 @@ function checksKubeFinalizerNames(entry: MetadataRules): boolean {
   return !(entry.group === '' && entry.kind === 'Event')
 }
 
-function validateFinalizers(finalizers: unknown, path: FieldPath, kubeNames: boolean): FieldError[] {
+function* validateFinalizers(finalizers: unknown, path: FieldPath, kubeNames: boolean): Checkpointed<FieldError[]> {
   if (finalizers === undefined || finalizers === null) return []
   if (!Array.isArray(finalizers)) return [typeInvalid(path, finalizers, 'must be a list of strings')]
   const errs: FieldError[] = []
-  finalizers.forEach((f, i) => {
+  for (let i = 0; i < finalizers.length; i++) {
+    if (checkpointDue()) yield
+    const f: unknown = finalizers[i]
     if (typeof f !== 'string') errs.push(typeInvalid(path.index(i), f, 'must be a string'))
     else for (const msg of isQualifiedName(f)) errs.push(invalid(path, f, msg))
-  })
+  }
   // Orphaning the dependents and deleting them first are opposite wishes.
   if (finalizers.includes(FINALIZER_ORPHAN) && finalizers.includes(FINALIZER_FOREGROUND)) {
     errs.push(invalid(path, goStrings(finalizers.map(asText)), `finalizer ${FINALIZER_ORPHAN} and ${FINALIZER_FOREGROUND} cannot be both set`))
   }
-  if (kubeNames) appendAll(errs, kubeFinalizerNameProblems(finalizers, path))
+  if (kubeNames) appendAll(errs, yield* kubeFinalizerNameProblems(finalizers, path))
   return errs
 }
 
@@ -183,17 +203,19 @@ function validateFinalizers(finalizers: unknown, path: FieldPath, kubeNames: boo
  * update rules.
  */
 export function validateFinalizerNames(finalizers: unknown, path: FieldPath): FieldError[] {
-  return validateFinalizers(finalizers, path, false)
+  return runAtOnce(validateFinalizers(finalizers, path, false))
 }
 
 /** The core API's rule on finalizer names, each at its index: unqualified names are the standard ones alone. */
-function kubeFinalizerNameProblems(finalizers: unknown, path: FieldPath): FieldError[] {
+function* kubeFinalizerNameProblems(finalizers: unknown, path: FieldPath): Checkpointed<FieldError[]> {
   if (!Array.isArray(finalizers)) return []
   const errs: FieldError[] = []
-  finalizers.forEach((f, i) => {
+  for (let i = 0; i < finalizers.length; i++) {
+    if (checkpointDue()) yield
+    const f: unknown = finalizers[i]
     if (typeof f === 'string' && !f.includes('/') && !STANDARD_FINALIZERS.has(f))
       errs.push(invalid(path.index(i), f, 'name is neither a standard finalizer name nor is it fully qualified'))
-  })
+  }
   return errs
 }
 
@@ -204,7 +226,7 @@ function generateNameProblems(generateName: string, entry: MetadataRules): strin
 }
 
 /** Name, namespace, labels, annotations, owner references and finalizers of a new object. */
-export function validateObjectMeta(obj: KubeObject, entry: MetadataRules): FieldError[] {
+export function* validateObjectMetaInSteps(obj: KubeObject, entry: MetadataRules): Checkpointed<FieldError[]> {
   const meta = obj.metadata
   const path = fieldPath('metadata')
   const errs: FieldError[] = []
@@ -222,10 +244,10 @@ export function validateObjectMeta(obj: KubeObject, entry: MetadataRules): Field
   }
   if (meta.generation !== undefined && meta.generation < 0)
     errs.push(invalid(path.child('generation'), meta.generation, 'must be greater than or equal to 0'))
-  appendAll(errs, validateLabels(meta.labels, path.child('labels')))
-  appendAll(errs, validateAnnotations(meta.annotations, path.child('annotations')))
-  appendAll(errs, validateOwnerReferences(meta.ownerReferences, path.child('ownerReferences')))
-  appendAll(errs, validateFinalizers(meta.finalizers, path.child('finalizers'), checksKubeFinalizerNames(entry)))
+  appendAll(errs, yield* validateLabelsInSteps(meta.labels, path.child('labels')))
+  appendAll(errs, yield* validateAnnotationsInSteps(meta.annotations, path.child('annotations')))
+  appendAll(errs, yield* validateOwnerReferences(meta.ownerReferences, path.child('ownerReferences')))
+  appendAll(errs, yield* validateFinalizers(meta.finalizers, path.child('finalizers'), checksKubeFinalizerNames(entry)))
   return errs
 }
 
@@ -250,7 +272,7 @@ function newFinalizerProblems(finalizers: unknown, old: unknown, path: FieldPath
  * references as on create. Names, namespaces and finalizers' syntax are not
  * checked again, as upstream does not.
  */
-export function validateObjectMetaUpdate(obj: KubeObject, old: KubeObject, entry: MetadataRules): FieldError[] {
+export function* validateObjectMetaUpdateInSteps(obj: KubeObject, old: KubeObject, entry: MetadataRules): Checkpointed<FieldError[]> {
   const path = fieldPath('metadata')
   const m = obj.metadata
   const o = old.metadata
@@ -263,9 +285,9 @@ export function validateObjectMetaUpdate(obj: KubeObject, old: KubeObject, entry
     ...immutable(path.child('uid'), m.uid, o.uid),
     ...immutable(path.child('creationTimestamp'), m.creationTimestamp, o.creationTimestamp),
   )
-  appendAll(errs, validateLabels(m.labels, path.child('labels')))
-  appendAll(errs, validateAnnotations(m.annotations, path.child('annotations')))
-  appendAll(errs, validateOwnerReferences(m.ownerReferences, path.child('ownerReferences')))
-  if (checksKubeFinalizerNames(entry)) appendAll(errs, kubeFinalizerNameProblems(m.finalizers, path.child('finalizers')))
+  appendAll(errs, yield* validateLabelsInSteps(m.labels, path.child('labels')))
+  appendAll(errs, yield* validateAnnotationsInSteps(m.annotations, path.child('annotations')))
+  appendAll(errs, yield* validateOwnerReferences(m.ownerReferences, path.child('ownerReferences')))
+  if (checksKubeFinalizerNames(entry)) appendAll(errs, yield* kubeFinalizerNameProblems(m.finalizers, path.child('finalizers')))
   return errs
 }

@@ -11,6 +11,7 @@ import type { KubeObject } from '../../machinery/object.js'
 import { IP_MESSAGE, PORT_RANGE_MESSAGE } from './service-validation.js'
 import { parseIPSloppy } from './sloppy-ip.js'
 import { appendAll } from '../../machinery/append-all.js'
+import { type Checkpointed, checkpointDue } from '../../machinery/time-slice.js'
 
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP']
 
@@ -77,18 +78,27 @@ function validatePort(port: Obj, requireName: boolean, path: FieldPath): FieldEr
 }
 
 /** Upstream's ValidateEndpoints (create and update alike: a changed nodeName is allowed). */
-export function validateEndpoints(ep: KubeObject): FieldError[] {
+/** An Endpoints' subsets, in checkpointed steps: a body of 3 MB holds a million addresses. */
+export function* validateEndpointsInSteps(ep: KubeObject): Checkpointed<FieldError[]> {
   const errs: FieldError[] = []
-  objects(ep['subsets']).forEach((subset, i) => {
+  const subsets = objects(ep['subsets'])
+  for (let i = 0; i < subsets.length; i++) {
+    const subset = subsets[i]!
     const at = fieldPath('subsets').index(i)
     const addresses = objects(subset['addresses'])
     const notReady = objects(subset['notReadyAddresses'])
     // A headless service's endpoints may have no ports, but every subset has some address.
     if (addresses.length === 0 && notReady.length === 0) errs.push(required(at, 'must specify `addresses` or `notReadyAddresses`'))
-    addresses.forEach((a, j) => appendAll(errs, validateAddress(a, at.child('addresses').index(j))))
-    notReady.forEach((a, j) => appendAll(errs, validateAddress(a, at.child('notReadyAddresses').index(j))))
+    for (const [key, list] of [['addresses', addresses], ['notReadyAddresses', notReady]] as const)
+      for (let j = 0; j < list.length; j++) {
+        appendAll(errs, validateAddress(list[j]!, at.child(key).index(j)))
+        if (checkpointDue()) yield
+      }
     const ports = objects(subset['ports'])
-    ports.forEach((p, j) => appendAll(errs, validatePort(p, ports.length > 1, at.child('ports').index(j))))
-  })
+    for (let j = 0; j < ports.length; j++) {
+      appendAll(errs, validatePort(ports[j]!, ports.length > 1, at.child('ports').index(j)))
+      if (checkpointDue()) yield
+    }
+  }
   return errs
 }

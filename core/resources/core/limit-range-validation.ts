@@ -13,6 +13,7 @@ import type { KubeObject } from '../../machinery/object.js'
 import { goQuantity, quantityOf, quantityString, scaledValue } from './go-quantity.js'
 import { isOvercommitAllowed, validateContainerResourceName, validateResourceName } from './resource-names.js'
 import { appendAll } from '../../machinery/append-all.js'
+import { type Checkpointed, checkpointDue } from '../../machinery/time-slice.js'
 
 type Obj = Record<string, unknown>
 
@@ -114,9 +115,16 @@ function validateItem(item: Obj, at: FieldPath, seenTypes: Set<string>): FieldEr
   return errs
 }
 
-export function validateLimitRange(limitRange: KubeObject): FieldError[] {
+/** A LimitRange's items, in checkpointed steps: a body of 3 MB holds a million of them. */
+export function* validateLimitRangeInSteps(limitRange: KubeObject): Checkpointed<FieldError[]> {
   const limits = record(limitRange['spec'])['limits']
+  const items: unknown[] = Array.isArray(limits) ? limits : []
   const seenTypes = new Set<string>()
   const path = fieldPath('spec').child('limits')
-  return (Array.isArray(limits) ? limits : []).flatMap((item, i) => validateItem(record(item), path.index(i), seenTypes))
+  const errs: FieldError[] = []
+  for (let i = 0; i < items.length; i++) {
+    appendAll(errs, validateItem(record(items[i]), path.index(i), seenTypes))
+    if (checkpointDue()) yield
+  }
+  return errs
 }

@@ -22,6 +22,7 @@ import { cidrFamily, dualStack } from './ip-families.js'
 import { CIDR_MESSAGE } from '../networking/addresses.js'
 import { isIntegerResourceName } from './resource-names.js'
 import { appendAll } from '../../machinery/append-all.js'
+import { type Checkpointed, checkpointDue, runAtOnce } from '../../machinery/time-slice.js'
 
 type Obj = Record<string, unknown>
 
@@ -39,11 +40,12 @@ function goTaint(taint: Obj): GoLiteral {
 }
 
 /** Upstream's validateNodeTaints. */
-function validateTaints(taints: unknown[], path: FieldPath): FieldError[] {
+function* validateTaints(taints: unknown[], path: FieldPath): Checkpointed<FieldError[]> {
   const errs: FieldError[] = []
   const seen = new Map<string, Set<string>>()
-  taints.forEach((t, i) => {
-    const taint = record(t)
+  for (let i = 0; i < taints.length; i++) {
+    if (checkpointDue()) yield
+    const taint = record(taints[i])
     const at = path.index(i)
     const key = text(taint['key'])
     for (const msg of isQualifiedName(key)) errs.push(invalid(at.child('key'), key, msg))
@@ -56,11 +58,11 @@ function validateTaints(taints: unknown[], path: FieldPath): FieldError[] {
     const keys = seen.get(effect) ?? new Set<string>()
     if (keys.has(key)) {
       errs.push(kept({ type: 'FieldValueDuplicate', field: String(at), value: goTaint(taint), detail: 'taints must be unique by key and effect pair' }))
-      return
+      continue
     }
     keys.add(key)
     seen.set(effect, keys)
-  })
+  }
   return errs
 }
 
@@ -112,10 +114,11 @@ function validatePodCIDRs(cidrs: string[]): FieldError[] {
 const taintsPath = fieldPath('metadata').child('taints')
 
 /** Upstream's ValidateNode (the metadata rules run before, generically). */
-export function validateNode(node: KubeObject): FieldError[] {
+/** A node's spec rules, in checkpointed steps: a body of 3 MB holds a million taints. */
+export function* validateNodeInSteps(node: KubeObject): Checkpointed<FieldError[]> {
   const errs: FieldError[] = []
   const taints = list(specOf(node)['taints'])
-  if (taints.length) appendAll(errs, validateTaints(taints, taintsPath))
+  if (taints.length) appendAll(errs, yield* validateTaints(taints, taintsPath))
   appendAll(errs, validateNodeResources(node))
   const cidrs = strings(specOf(node)['podCIDRs'])
   if (cidrs.length) appendAll(errs, validatePodCIDRs(cidrs))
@@ -148,7 +151,7 @@ export function validateNodeUpdate(node: KubeObject, old: KubeObject): FieldErro
   if (oldProvider && oldProvider !== text(spec['providerID']))
     errs.push(forbiddenField(fieldPath('spec').child('providerID'), 'node updates may not change providerID except from "" to valid'))
   const taints = list(spec['taints'])
-  if (taints.length) appendAll(errs, validateTaints(taints, taintsPath))
+  if (taints.length) appendAll(errs, runAtOnce(validateTaints(taints, taintsPath)))
   if (text(spec['externalID']) !== text(oldSpec['externalID'])) errs.push(forbiddenField(fieldPath('spec').child('externalID'), 'may not be updated'))
   return errs
 }

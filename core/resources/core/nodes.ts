@@ -6,7 +6,8 @@ import { at, list, record, text } from '../columns/values.js'
 import { connectSubresource, defineResource, PROXY_VERBS, statusSubresource } from '../define.js'
 import type { KubeObject } from '../../machinery/object.js'
 import { defaultNodeAllocatable, prepareNodeForCreate, prepareNodeForUpdate, prepareNodeStatusUpdate, syncPodCIDRs } from './node-strategy.js'
-import { validateNode, validateNodeUpdate } from './node-validation.js'
+import { validateNodeInSteps, validateNodeUpdate } from './node-validation.js'
+import { appendAll } from '../../machinery/append-all.js'
 
 const ROLE_LABEL_PREFIX = 'node-role.kubernetes.io/'
 const ROLE_LABEL = 'kubernetes.io/role'
@@ -57,8 +58,12 @@ export const nodes: ResourceEntry = defineResource({
     applyDefaults: defaultNodeAllocatable,
     prepareForCreate: prepareNodeForCreate,
     prepareForUpdate: prepareNodeForUpdate,
-    validate: validateNode,
-    validateUpdate: (node, old) => [...validateNode(node), ...validateNodeUpdate(node, old)],
+    validate: validateNodeInSteps,
+    *validateUpdate(node, old) {
+      const errs = yield* validateNodeInSteps(node)
+      appendAll(errs, validateNodeUpdate(node, old))
+      return errs
+    },
     fieldLabelRefusal: fieldLabelNotSupported,
     fieldSet: (node) => ({ 'spec.unschedulable': String(at(node, 'spec', 'unschedulable') === true) }),
   },

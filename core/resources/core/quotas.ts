@@ -5,7 +5,7 @@ import { at, quantity, record } from '../columns/values.js'
 import { defineResource, statusSubresource } from '../define.js'
 import type { KubeObject } from '../../machinery/object.js'
 import { defaultLimitRangeItems } from './limit-range-defaults.js'
-import { validateLimitRange } from './limit-range-validation.js'
+import { validateLimitRangeInSteps } from './limit-range-validation.js'
 
 export const limitRanges: ResourceEntry = defineResource({
   group: '',
@@ -23,8 +23,8 @@ export const limitRanges: ResourceEntry = defineResource({
     prepareForCreate: (limitRange) => {
       if (!limitRange.metadata.name) limitRange.metadata.name = crypto.randomUUID()
     },
-    validate: validateLimitRange,
-    validateUpdate: validateLimitRange,
+    validate: validateLimitRangeInSteps,
+    validateUpdate: validateLimitRangeInSteps,
   },
 })
 

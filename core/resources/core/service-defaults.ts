@@ -4,6 +4,7 @@
  * allocated addresses and are filled where those are taken (service-allocation.ts).
  */
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
+import { type Checkpointed, checkpointDue } from '../../machinery/time-slice.js'
 
 export type ServiceSpec = Record<string, unknown>
 export type ServicePort = Record<string, unknown>
@@ -30,7 +31,8 @@ export const needsClusterIP = (spec: ServiceSpec): boolean => spec['type'] !== '
 /** NodePort and LoadBalancer services get node ports. */
 export const needsNodePorts = (spec: ServiceSpec): boolean => spec['type'] === 'NodePort' || spec['type'] === 'LoadBalancer'
 
-export function applyServiceDefaults(svc: KubeObject): void {
+/** A Service's defaults, in checkpointed steps: a body of 3 MB holds a million ports. */
+export function* applyServiceDefaultsInSteps(svc: KubeObject): Checkpointed<void> {
   const spec = serviceSpec(svc)
   if (!spec['sessionAffinity']) spec['sessionAffinity'] = 'None'
   if (spec['sessionAffinity'] === 'None') delete spec['sessionAffinityConfig']
@@ -38,6 +40,7 @@ export function applyServiceDefaults(svc: KubeObject): void {
   for (const port of servicePorts(spec)) {
     if (!port['protocol']) port['protocol'] = 'TCP'
     if (port['targetPort'] === undefined || port['targetPort'] === 0 || port['targetPort'] === '') port['targetPort'] = port['port']
+    if (checkpointDue()) yield
   }
   if (needsNodePorts(spec) && !spec['externalTrafficPolicy']) spec['externalTrafficPolicy'] = 'Cluster'
   if (spec['type'] !== 'ExternalName' && !spec['internalTrafficPolicy']) spec['internalTrafficPolicy'] = 'Cluster'

@@ -11,6 +11,7 @@ import type { KubeObject } from '../../machinery/object.js'
 import { isHeadless, type ServicePort, type ServiceSpec, serviceSpec, servicePorts, stringList } from './service-defaults.js'
 import { parseIP } from './service-ranges.js'
 import { appendAll } from '../../machinery/append-all.js'
+import { type Checkpointed, checkpointDue } from '../../machinery/time-slice.js'
 
 const TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort']
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP']
@@ -63,20 +64,26 @@ function validatePort(port: ServicePort, path: FieldPath, requireName: boolean, 
   return errs
 }
 
-function validatePorts(spec: ServiceSpec, specPath: FieldPath): FieldError[] {
+function* validatePorts(spec: ServiceSpec, specPath: FieldPath): Checkpointed<FieldError[]> {
   const errs: FieldError[] = []
   const ports = servicePorts(spec)
   const portsPath = specPath.child('ports')
   if (ports.length === 0 && !isHeadless(spec) && spec['type'] !== 'ExternalName') errs.push(required(portsPath))
   const names = new Set<string>()
-  ports.forEach((p, i) => appendAll(errs, validatePort(p, portsPath.index(i), ports.length > 1, names)))
+  for (let i = 0; i < ports.length; i++) {
+    appendAll(errs, validatePort(ports[i]!, portsPath.index(i), ports.length > 1, names))
+    if (checkpointDue()) yield
+  }
   if (spec['type'] === 'ClusterIP')
-    ports.forEach((p, i) => {
-      if (p['nodePort']) errs.push(forbiddenField(portsPath.index(i).child('nodePort'), "may not be used when `type` is 'ClusterIP'"))
-    })
+    for (let i = 0; i < ports.length; i++) {
+      if (ports[i]!['nodePort']) errs.push(forbiddenField(portsPath.index(i).child('nodePort'), "may not be used when `type` is 'ClusterIP'"))
+      if (checkpointDue()) yield
+    }
   const nodePorts = new Set<string>()
   const pairs = new Set<string>()
-  ports.forEach((p, i) => {
+  for (let i = 0; i < ports.length; i++) {
+    if (checkpointDue()) yield
+    const p = ports[i]!
     if (p['nodePort']) {
       const key = `${String(p['protocol'])}/${String(p['nodePort'])}`
       if (nodePorts.has(key)) errs.push(duplicate(portsPath.index(i).child('nodePort'), p['nodePort']))
@@ -85,7 +92,7 @@ function validatePorts(spec: ServiceSpec, specPath: FieldPath): FieldError[] {
     const key = `${String(p['protocol'])}/${String(p['port'])}`
     if (pairs.has(key)) errs.push(duplicate(portsPath.index(i), new GoLiteral(portKey(p['protocol'], p['port']))))
     pairs.add(key)
-  })
+  }
   return errs
 }
 
@@ -130,7 +137,8 @@ function validateClusterIPs(spec: ServiceSpec, specPath: FieldPath): FieldError[
   return errs
 }
 
-export function validateService(svc: KubeObject): FieldError[] {
+/** A Service's rules, in checkpointed steps: a body of 3 MB holds a million ports. */
+export function* validateServiceInSteps(svc: KubeObject): Checkpointed<FieldError[]> {
   const spec = serviceSpec(svc)
   const specPath = fieldPath('spec')
   const errs: FieldError[] = []
@@ -142,7 +150,7 @@ export function validateService(svc: KubeObject): FieldError[] {
     if (!cname) errs.push(required(specPath.child('externalName')))
     else for (const msg of isDNS1123Subdomain(cname)) errs.push(invalid(specPath.child('externalName'), cname, msg))
   }
-  appendAll(errs, validatePorts(spec, specPath))
+  appendAll(errs, yield* validatePorts(spec, specPath))
   if (spec['selector'] !== undefined && spec['selector'] !== null) appendAll(errs, validateLabels(spec['selector'], specPath.child('selector')))
   const affinity = spec['sessionAffinity']
   if (!affinity) errs.push(required(specPath.child('sessionAffinity')))
@@ -166,8 +174,8 @@ export function validateService(svc: KubeObject): FieldError[] {
  * On update the primary cluster IP stays what it was, unless the service
  * changes to or from ExternalName; a second one may be added or removed.
  */
-export function validateServiceUpdate(svc: KubeObject, old: KubeObject): FieldError[] {
-  const errs = validateService(svc)
+export function* validateServiceUpdateInSteps(svc: KubeObject, old: KubeObject): Checkpointed<FieldError[]> {
+  const errs = yield* validateServiceInSteps(svc)
   const spec = serviceSpec(svc)
   const oldSpec = serviceSpec(structuredClone(old))
   if (spec['type'] === 'ExternalName' || oldSpec['type'] === 'ExternalName') return errs

@@ -12,9 +12,9 @@ import { at, int, list, text } from '../columns/values.js'
 import { connectSubresource, defineResource, PROXY_VERBS, statusSubresource } from '../define.js'
 import type { KubeObject } from '../../machinery/object.js'
 import { dns1035LabelName } from '../names.js'
-import { applyServiceDefaults, prepareServiceForCreate, prepareServiceForUpdate } from './service-defaults.js'
-import { validateService, validateServiceUpdate } from './service-validation.js'
-import { validateEndpoints } from './endpoints-validation.js'
+import { applyServiceDefaultsInSteps, prepareServiceForCreate, prepareServiceForUpdate } from './service-defaults.js'
+import { validateServiceInSteps, validateServiceUpdateInSteps } from './service-validation.js'
+import { validateEndpointsInSteps } from './endpoints-validation.js'
 import { validateServiceStatusUpdate } from './service-status-validation.js'
 
 export const services: ResourceEntry = defineResource({
@@ -35,11 +35,11 @@ export const services: ResourceEntry = defineResource({
   strategy: {
     // A PUT of a service not stored creates it, as upstream's svcStrategy allows.
     allowCreateOnUpdate: true,
-    applyDefaults: applyServiceDefaults,
+    applyDefaults: applyServiceDefaultsInSteps,
     prepareForCreate: prepareServiceForCreate,
     prepareForUpdate: prepareServiceForUpdate,
-    validate: validateService,
-    validateUpdate: validateServiceUpdate,
+    validate: validateServiceInSteps,
+    validateUpdate: validateServiceUpdateInSteps,
     fieldSet: (svc) => ({ 'spec.clusterIP': text(at(svc, 'spec', 'clusterIP')), 'spec.type': serviceType(svc) }),
   },
   columns: [
@@ -93,6 +93,6 @@ export const endpoints: ResourceEntry = defineResource({
   storagePath: 'services/endpoints',
   deprecated: { major: 1, minor: 33, replacement: 'discovery.k8s.io/v1 EndpointSlice' },
   // A PUT of endpoints not stored creates them, as upstream's strategy allows.
-  strategy: { allowCreateOnUpdate: true, applyDefaults: defaultEndpointPorts, validate: validateEndpoints, validateUpdate: validateEndpoints },
+  strategy: { allowCreateOnUpdate: true, applyDefaults: defaultEndpointPorts, validate: validateEndpointsInSteps, validateUpdate: validateEndpointsInSteps },
   columns: [nameColumn, column('Endpoints', 'The addresses and ports behind the service.', formatEndpoints), ageColumn],
 })

@@ -14,10 +14,10 @@ import type { KubeObject } from '../../machinery/object.js'
 import { pathSegmentName } from '../names.js'
 import {
   applyBindingDefaults,
-  validateClusterRole,
+  validateClusterRoleInSteps,
   validateClusterRoleBinding,
-  validateClusterRoleUpdate,
-  validateRole,
+  validateClusterRoleUpdateInSteps,
+  validateRoleInSteps,
   validateRoleBinding,
   validateRoleRefUnchanged,
 } from '../rbac/rules.js'
@@ -52,8 +52,8 @@ export const roles: ResourceEntry = defineResource({
   strategy: {
     allowCreateOnUpdate: true,
     authorizeWrite: (role, old, ctx) => checkRoleWrite('roles', role, old, ctx),
-    validate: validateRole,
-    validateUpdate: validateRole,
+    validate: validateRoleInSteps,
+    validateUpdate: validateRoleInSteps,
   },
 })
 
@@ -67,8 +67,8 @@ export const clusterRoles: ResourceEntry = defineResource({
   strategy: {
     allowCreateOnUpdate: true,
     authorizeWrite: (role, old, ctx) => checkRoleWrite('clusterroles', role, old, ctx),
-    validate: (role) => validateClusterRole(role),
-    validateUpdate: validateClusterRoleUpdate,
+    validate: (role) => validateClusterRoleInSteps(role),
+    validateUpdate: validateClusterRoleUpdateInSteps,
   },
 })
 

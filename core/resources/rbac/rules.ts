@@ -10,6 +10,7 @@ import { isDNS1123Subdomain, isValidPathSegmentName } from '../../machinery/name
 import { at, list, record, text } from '../columns/values.js'
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { appendAll } from '../../machinery/append-all.js'
+import { type Checkpointed, checkpointDue } from '../../machinery/time-slice.js'
 
 export const RBAC_GROUP = 'rbac.authorization.k8s.io'
 
@@ -40,17 +41,24 @@ function validatePolicyRule(rule: unknown, namespaced: boolean, path: FieldPath)
   return errs
 }
 
-function validateRules(role: KubeObject, namespaced: boolean): FieldError[] {
-  return list(role['rules']).flatMap((rule, i) => validatePolicyRule(rule, namespaced, fieldPath('rules').index(i)))
+/** A role's rules, in checkpointed steps: a body of 3 MB holds a million of them. */
+function* validateRules(role: KubeObject, namespaced: boolean): Checkpointed<FieldError[]> {
+  const rules = list(role['rules'])
+  const errs: FieldError[] = []
+  for (let i = 0; i < rules.length; i++) {
+    appendAll(errs, validatePolicyRule(rules[i], namespaced, fieldPath('rules').index(i)))
+    if (checkpointDue()) yield
+  }
+  return errs
 }
 
-export function validateRole(role: KubeObject): FieldError[] {
+export function validateRoleInSteps(role: KubeObject): Checkpointed<FieldError[]> {
   return validateRules(role, true)
 }
 
 /** A cluster role may also gather the rules of other cluster roles, picked by label selectors. */
-export function validateClusterRole(role: KubeObject, opts: LabelSelectorValidationOptions = {}): FieldError[] {
-  const errs = validateRules(role, false)
+export function* validateClusterRoleInSteps(role: KubeObject, opts: LabelSelectorValidationOptions = {}): Checkpointed<FieldError[]> {
+  const errs = yield* validateRules(role, false)
   const aggregation = role['aggregationRule']
   if (isPlainObject(aggregation)) {
     const path = fieldPath('aggregationRule').child('clusterRoleSelectors')
@@ -67,12 +75,12 @@ export function validateClusterRole(role: KubeObject, opts: LabelSelectorValidat
 }
 
 /** An update keeps a stored aggregation selector's label values that today's rules refuse (upstream's hasInvalidLabelValueInLabelSelector). */
-export function validateClusterRoleUpdate(role: KubeObject, old: KubeObject): FieldError[] {
+export function validateClusterRoleUpdateInSteps(role: KubeObject, old: KubeObject): Checkpointed<FieldError[]> {
   const aggregation = old['aggregationRule']
   const selectors = isPlainObject(aggregation) ? list(aggregation['clusterRoleSelectors']) : []
   const path = fieldPath('aggregationRule').child('clusterRoleSelectors')
   const allowInvalidLabelValueInSelector = selectors.some((selector, i) => validateLabelSelector(selector, path.index(i)).length > 0)
-  return validateClusterRole(role, { allowInvalidLabelValueInSelector })
+  return validateClusterRoleInSteps(role, { allowInvalidLabelValueInSelector })
 }
 
 function validateSubject(subject: unknown, namespaced: boolean, path: FieldPath): FieldError[] {

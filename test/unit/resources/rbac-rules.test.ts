@@ -4,14 +4,19 @@ import { describe, it } from 'node:test'
 import type { KubeObject } from '../../../core/machinery/object.js'
 import {
   applyBindingDefaults,
-  validateClusterRole,
   validateClusterRoleBinding,
-  validateClusterRoleUpdate,
-  validateRole,
+  validateClusterRoleInSteps,
+  validateClusterRoleUpdateInSteps,
   validateRoleBinding,
+  validateRoleInSteps,
   validateRoleRefUnchanged,
 } from '../../../core/resources/rbac/rules.js'
 import { errorText } from '../../../core/machinery/field.js'
+import { runAtOnce } from '../../../core/machinery/time-slice.js'
+
+const validateRole = (role: KubeObject) => runAtOnce(validateRoleInSteps(role))
+const validateClusterRole = (role: KubeObject) => runAtOnce(validateClusterRoleInSteps(role))
+const validateClusterRoleUpdate = (role: KubeObject, old: KubeObject) => runAtOnce(validateClusterRoleUpdateInSteps(role, old))
 
 const obj = (fields: Record<string, unknown>): KubeObject => ({ metadata: { name: 'x', namespace: 'ns' }, ...fields })
 const texts = (errs: { field: string }[]) => errs.map((e) => errorText(e as never))

@@ -2,9 +2,14 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { KubeObject } from '../../../core/machinery/object.js'
-import { applyServiceDefaults, prepareServiceForUpdate } from '../../../core/resources/core/service-defaults.js'
-import { validateService, validateServiceUpdate } from '../../../core/resources/core/service-validation.js'
+import { applyServiceDefaultsInSteps, prepareServiceForUpdate } from '../../../core/resources/core/service-defaults.js'
+import { validateServiceInSteps, validateServiceUpdateInSteps } from '../../../core/resources/core/service-validation.js'
+import { runAtOnce } from '../../../core/machinery/time-slice.js'
 import { errorText } from '../../../core/machinery/field.js'
+
+const applyServiceDefaults = (svc: KubeObject) => runAtOnce(applyServiceDefaultsInSteps(svc))
+const validateService = (svc: KubeObject) => runAtOnce(validateServiceInSteps(svc))
+const validateServiceUpdate = (svc: KubeObject, old: KubeObject) => runAtOnce(validateServiceUpdateInSteps(svc, old))
 
 function svc(spec: Record<string, unknown>): KubeObject {
   return { metadata: { name: 's', namespace: 'default' }, spec }

@@ -3,8 +3,13 @@ import { describe, it } from 'node:test'
 import type { ResourceEntry } from '../../../core/resources/catalogue.js'
 import type { KubeObject } from '../../../core/machinery/object.js'
 import { errorText } from '../../../core/machinery/field.js'
-import { validateObjectMeta, validateObjectMetaUpdate } from '../../../core/validation/object-meta.js'
+import { validateObjectMetaInSteps, validateObjectMetaUpdateInSteps } from '../../../core/validation/object-meta.js'
 import { isDNS1123Subdomain } from '../../../core/machinery/names.js'
+import { runAtOnce, UNITS_PER_STEP } from '../../../core/machinery/time-slice.js'
+
+type MetadataRules = Parameters<typeof validateObjectMetaInSteps>[1]
+const validateObjectMeta = (obj: KubeObject, rules: MetadataRules) => runAtOnce(validateObjectMetaInSteps(obj, rules))
+const validateObjectMetaUpdate = (obj: KubeObject, old: KubeObject, rules: MetadataRules) => runAtOnce(validateObjectMetaUpdateInSteps(obj, old, rules))
 
 // Only the two fields validateObjectMeta reads from an entry.
 const entry = { namespaced: true, validateName: () => [] } as unknown as ResourceEntry
@@ -160,5 +165,28 @@ describe('metadata on update, as upstream checks it', () => {
       'metadata.uid: Invalid value: "v": field is immutable',
       `metadata.labels: Invalid value: "no spaces": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
     ])
+  })
+})
+
+// A body of 3 MB holds a million owner references, or hundreds of thousands of labels: every kind's metadata.
+describe('the metadata of an object of many owner references and labels', () => {
+  it('is validated with checkpoints, every error found as at once', () => {
+    const count = 20_000
+    const obj: KubeObject = {
+      metadata: {
+        name: 'many',
+        namespace: 'ns',
+        ownerReferences: Array.from({ length: count }, () => ({}) as never),
+        labels: Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, '-'])),
+      },
+    }
+    const work = validateObjectMetaInSteps(obj, entry)
+    let checkpoints = 0
+    let step = work.next()
+    for (; !step.done; step = work.next()) checkpoints++
+    assert.ok(checkpoints >= Math.floor((2 * count) / (UNITS_PER_STEP + 1)), `${checkpoints} checkpoints`)
+    // Each label's value is refused, then each reference misses four fields.
+    assert.equal(step.value.length, count + 4 * count)
+    assert.deepEqual(step.value.map(errorText), validateObjectMeta(obj, entry).map(errorText))
   })
 })
