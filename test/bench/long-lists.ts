@@ -127,7 +127,7 @@ const section = `${BEGIN}
 
 \`node --max-old-space-size=4096 --import tsx test/bench/long-lists.ts${values.baseline ? ' --baseline <dir>' : ''}\` (after \`npm run build\`), ${new Date().toISOString().slice(0, 10)}, ${machineLine()}.
 
-Each body holds ${items.toLocaleString('en-US')} empty items (\`{}\`) in one list of a built-in kind, sent in process; ${ROUNDS} rounds${builds.length > 1 ? ', the builds taking turns' : ''}. *Longest hold* is the longest the serving thread went without running a 1 ms timer while the request was in the server: what any other request would have waited at most. An answer of 500 is the store refusing an object too large for etcd's request limit, after every pass.
+Each body holds ${items.toLocaleString('en-US')} empty items (\`{}\`) in one list of a built-in kind, sent in process; ${ROUNDS} rounds${builds.length > 1 ? ', the builds taking turns' : ''}. *Longest hold* is the longest the serving thread went without running a 1 ms timer while the request was in the server: what any other request would have waited at most. An answer of 500 is the store refusing an object too large for etcd's request limit, after every pass. *In the server* is the request's whole time, which steps make longer (the timer and any other work run between them).
 
 ${tableLines(header, rows).join('\n')}
 ${END}
