@@ -8,7 +8,7 @@
 import type { FieldDef, TypeDef, TypeRef } from '../resources/schema/index.js'
 import { typeTable } from '../resources/schema/index.js'
 import { FieldSet, type FieldSetChild } from './fieldset.js'
-import { appendAll } from '../machinery/append-all.js'
+import { appendAllInSteps } from '../machinery/append-all.js'
 import { type Checkpointed, runAtOnce, StepCounter, UNITS_PER_STEP } from '../machinery/time-slice.js'
 import { compareValues, elementId, elementText, type Json, type PathElement } from './path.js'
 import { ATOMIC_STRUCTS, FIELD_MAP_TYPE, GO_ZERO_FIELDS, KEY_DEFAULTS } from './schema-facts.js'
@@ -169,10 +169,10 @@ export function* validateAppliedInSteps(value: unknown, declared: Shape, prefix 
   if (shape.kind === 'leaf') {
     if (shape.items && Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) {
-        appendAll(errors, yield* validateAppliedInSteps(value[i], shape.items, `${prefix}[${i}]`))
+        yield* appendAllInSteps(errors, yield* validateAppliedInSteps(value[i], shape.items, `${prefix}[${i}]`))
         if (valuesWalked.add()) yield
       }
-    } else if (shape.object && isObject(value)) appendAll(errors, yield* validateAppliedInSteps(value, shape.object, prefix))
+    } else if (shape.object && isObject(value)) yield* appendAllInSteps(errors, yield* validateAppliedInSteps(value, shape.object, prefix))
   } else if (shape.kind === 'list' && Array.isArray(value)) {
     const seen = new Set<string>()
     for (let i = 0; i < value.length; i++) {
@@ -184,7 +184,7 @@ export function* validateAppliedInSteps(value: unknown, declared: Shape, prefix 
       const id = elementId(pe)
       if (seen.has(id)) errors.push(`${prefix}: duplicate entries for key ${elementText(pe)}`)
       seen.add(id)
-      appendAll(errors, yield* validateAppliedInSteps(value[i], shape.elem, prefix + elementText(pe)))
+      yield* appendAllInSteps(errors, yield* validateAppliedInSteps(value[i], shape.elem, prefix + elementText(pe)))
       if (valuesWalked.add()) yield
     }
   } else if (shape.kind !== 'list' && isObject(value)) {
@@ -196,7 +196,7 @@ export function* validateAppliedInSteps(value: unknown, declared: Shape, prefix 
       }
       const child = value[name]
       // A scalar under a leaf is fine as it is: no walk of its own.
-      if (typeof child === 'object' && child !== null) appendAll(errors, yield* validateAppliedInSteps(child, inner, `${prefix}.${name}`))
+      if (typeof child === 'object' && child !== null) yield* appendAllInSteps(errors, yield* validateAppliedInSteps(child, inner, `${prefix}.${name}`))
       if (valuesWalked.add()) yield
     }
   }

@@ -7,7 +7,7 @@
  * duplicates.
  */
 import { RegexWorkExceeded, regexError, regexTest } from '../regex/re2.js'
-import { appendAll } from '../machinery/append-all.js'
+import { appendAll, appendAllInSteps } from '../machinery/append-all.js'
 import { type Checkpointed, runAtOnce } from '../machinery/time-slice.js'
 import { GoLiteral, goPrint } from '../machinery/go-format.js'
 import {
@@ -39,7 +39,7 @@ export function validateObject(value: unknown, schema: JSONSchemaProps, path: Fi
  */
 export function* validateObjectInSteps(value: unknown, schema: JSONSchemaProps, path: FieldPath): Checkpointed<FieldError[]> {
   const errs = yield* validateValue(value, schema, path)
-  appendAll(errs, yield* validateListSetsAndMaps(value, schema, path))
+  yield* appendAllInSteps(errs, yield* validateListSetsAndMaps(value, schema, path))
   return errs
 }
 
@@ -81,9 +81,9 @@ function* validateValue(value: unknown, s: JSONSchemaProps, path: FieldPath): Ch
   const errs = yield* junctors(value, s, path)
   appendAll(errs, stringRules(value, s, path))
   appendAll(errs, numberRules(value, s, path))
-  appendAll(errs, yield* arrayRules(value, s, path))
+  yield* appendAllInSteps(errs, yield* arrayRules(value, s, path))
   appendAll(errs, enumRule(value, s, path))
-  appendAll(errs, yield* objectRules(value, s, path))
+  yield* appendAllInSteps(errs, yield* objectRules(value, s, path))
   return errs
 }
 
@@ -100,7 +100,7 @@ function* validCount(value: unknown, schemas: readonly JSONSchemaProps[], path: 
 function* junctors(value: unknown, s: JSONSchemaProps, path: FieldPath): Checkpointed<FieldError[]> {
   const name = nameOf(path)
   const errs: FieldError[] = []
-  for (const sub of s.allOf ?? []) appendAll(errs, yield* validateValue(value, sub, path))
+  for (const sub of s.allOf ?? []) yield* appendAllInSteps(errs, yield* validateValue(value, sub, path))
   if (s.anyOf && s.anyOf.length > 0 && (yield* validCount(value, s.anyOf, path, 1)) === 0) {
     errs.push(invalid(path, '', `${name} in body must validate at least one schema (anyOf)`))
   }
@@ -189,7 +189,7 @@ function* arrayRules(value: unknown, s: JSONSchemaProps, path: FieldPath): Check
     errs.push(invalid(path, '', `${name} in body shouldn't contain duplicates`))
   }
   const items = itemsSchema(s)
-  if (items) for (let i = 0; i < value.length; i++) appendAll(errs, yield* validateValue(value[i], items, path.index(i)))
+  if (items) for (let i = 0; i < value.length; i++) yield* appendAllInSteps(errs, yield* validateValue(value[i], items, path.index(i)))
   return errs
 }
 
@@ -240,7 +240,7 @@ function* objectRules(value: unknown, s: JSONSchemaProps, path: FieldPath): Chec
   const additional = additionalPropertiesSchema(s)
   for (const key of keys.sort()) {
     const property = s.properties?.[key] ?? additional
-    if (property) appendAll(errs, yield* validateValue(value[key], property, path.child(key)))
+    if (property) yield* appendAllInSteps(errs, yield* validateValue(value[key], property, path.child(key)))
   }
   return errs
 }
@@ -254,14 +254,14 @@ function* validateListSetsAndMaps(value: unknown, s: JSONSchemaProps, path: Fiel
     const items = itemsSchema(s)
     const listType = s['x-kubernetes-list-type']
     // Each item written as canonical JSON to be compared: a set of 200,000 held the thread a tenth of a second at once.
-    if (listType === 'set') appendAll(errs, yield* setDuplicates(value, path))
-    if (listType === 'map') appendAll(errs, yield* mapDuplicates(value, s['x-kubernetes-list-map-keys'] ?? [], items, path))
-    if (items) for (let i = 0; i < value.length; i++) appendAll(errs, yield* validateListSetsAndMaps(value[i], items, path.index(i)))
+    if (listType === 'set') yield* appendAllInSteps(errs, yield* setDuplicates(value, path))
+    if (listType === 'map') yield* appendAllInSteps(errs, yield* mapDuplicates(value, s['x-kubernetes-list-map-keys'] ?? [], items, path))
+    if (items) for (let i = 0; i < value.length; i++) yield* appendAllInSteps(errs, yield* validateListSetsAndMaps(value[i], items, path.index(i)))
   } else if (isPlainObject(value)) {
     const additional = additionalPropertiesSchema(s)
     for (const key of Object.keys(value).sort()) {
       const property = s.properties?.[key] ?? additional
-      if (property) appendAll(errs, yield* validateListSetsAndMaps(value[key], property, path.child(key)))
+      if (property) yield* appendAllInSteps(errs, yield* validateListSetsAndMaps(value[key], property, path.child(key)))
     }
   }
   return errs

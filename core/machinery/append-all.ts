@@ -1,3 +1,4 @@
+import { type Checkpointed, checkpointDue } from './time-slice.js'
 /**
  * Appends `items` to `target` one by one. `target.push(...items)` passes
  * each item as an argument, and a call takes only so many (some 100,000
@@ -12,5 +13,18 @@ export function appendAll<T>(target: T[], items: Iterable<T>): T[] {
     return target
   }
   for (const item of items) target.push(item)
+  return target
+}
+
+/**
+ * The same in checkpointed steps: a generator's errors are gathered level by
+ * level, and a list of a million items has millions of them, each level's
+ * copy a pass of its own.
+ */
+export function* appendAllInSteps<T>(target: T[], items: readonly T[]): Checkpointed<T[]> {
+  for (let i = 0; i < items.length; i++) {
+    target.push(items[i]!)
+    if (checkpointDue()) yield
+  }
   return target
 }

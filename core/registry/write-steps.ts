@@ -7,7 +7,7 @@
  * of an ordinary object runs its steps at once, as before: a yield would
  * only put it behind the others.
  */
-import { appendAll } from '../machinery/append-all.js'
+import { appendAllInSteps } from '../machinery/append-all.js'
 import { type FieldError, withFieldErrorCapInSteps } from '../machinery/field.js'
 import { hasMoreValuesThan } from '../machinery/json-size.js'
 import { isCheckpointed, runAtOnce, runAtOnceOrInSlices, runInSlices, TimeSlice, type Checkpointed } from '../machinery/time-slice.js'
@@ -71,6 +71,6 @@ export class WriteSteps {
 function* validation(generic: () => Checkpointed<FieldError[]>, kind: () => FieldError[] | Checkpointed<FieldError[]> | undefined): Checkpointed<FieldError[]> {
   const errs = yield* generic()
   const own = kind()
-  appendAll(errs, (isCheckpointed(own) ? yield* own : own) ?? [])
+  yield* appendAllInSteps(errs, (isCheckpointed(own) ? yield* own : own) ?? [])
   return errs
 }

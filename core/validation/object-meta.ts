@@ -14,7 +14,7 @@ import {
 } from '../machinery/field.js'
 import { GoLiteral, goQuote, goStrings } from '../machinery/go-format.js'
 import { isDNS1123Label, isQualifiedName, isValidLabelValue } from '../machinery/names.js'
-import { appendAll } from '../machinery/append-all.js'
+import { appendAll, appendAllInSteps } from '../machinery/append-all.js'
 import { type Checkpointed, checkpointDue, runAtOnce } from '../machinery/time-slice.js'
 
 /** What metadata validation needs to know of the resource (a catalogue entry has it). */
@@ -192,7 +192,7 @@ function* validateFinalizers(finalizers: unknown, path: FieldPath, kubeNames: bo
   if (finalizers.includes(FINALIZER_ORPHAN) && finalizers.includes(FINALIZER_FOREGROUND)) {
     errs.push(invalid(path, goStrings(finalizers.map(asText)), `finalizer ${FINALIZER_ORPHAN} and ${FINALIZER_FOREGROUND} cannot be both set`))
   }
-  if (kubeNames) appendAll(errs, yield* kubeFinalizerNameProblems(finalizers, path))
+  if (kubeNames) yield* appendAllInSteps(errs, yield* kubeFinalizerNameProblems(finalizers, path))
   return errs
 }
 
@@ -244,10 +244,10 @@ export function* validateObjectMetaInSteps(obj: KubeObject, entry: MetadataRules
   }
   if (meta.generation !== undefined && meta.generation < 0)
     errs.push(invalid(path.child('generation'), meta.generation, 'must be greater than or equal to 0'))
-  appendAll(errs, yield* validateLabelsInSteps(meta.labels, path.child('labels')))
-  appendAll(errs, yield* validateAnnotationsInSteps(meta.annotations, path.child('annotations')))
-  appendAll(errs, yield* validateOwnerReferences(meta.ownerReferences, path.child('ownerReferences')))
-  appendAll(errs, yield* validateFinalizers(meta.finalizers, path.child('finalizers'), checksKubeFinalizerNames(entry)))
+  yield* appendAllInSteps(errs, yield* validateLabelsInSteps(meta.labels, path.child('labels')))
+  yield* appendAllInSteps(errs, yield* validateAnnotationsInSteps(meta.annotations, path.child('annotations')))
+  yield* appendAllInSteps(errs, yield* validateOwnerReferences(meta.ownerReferences, path.child('ownerReferences')))
+  yield* appendAllInSteps(errs, yield* validateFinalizers(meta.finalizers, path.child('finalizers'), checksKubeFinalizerNames(entry)))
   return errs
 }
 
@@ -285,9 +285,9 @@ export function* validateObjectMetaUpdateInSteps(obj: KubeObject, old: KubeObjec
     ...immutable(path.child('uid'), m.uid, o.uid),
     ...immutable(path.child('creationTimestamp'), m.creationTimestamp, o.creationTimestamp),
   )
-  appendAll(errs, yield* validateLabelsInSteps(m.labels, path.child('labels')))
-  appendAll(errs, yield* validateAnnotationsInSteps(m.annotations, path.child('annotations')))
-  appendAll(errs, yield* validateOwnerReferences(m.ownerReferences, path.child('ownerReferences')))
-  if (checksKubeFinalizerNames(entry)) appendAll(errs, yield* kubeFinalizerNameProblems(m.finalizers, path.child('finalizers')))
+  yield* appendAllInSteps(errs, yield* validateLabelsInSteps(m.labels, path.child('labels')))
+  yield* appendAllInSteps(errs, yield* validateAnnotationsInSteps(m.annotations, path.child('annotations')))
+  yield* appendAllInSteps(errs, yield* validateOwnerReferences(m.ownerReferences, path.child('ownerReferences')))
+  if (checksKubeFinalizerNames(entry)) yield* appendAllInSteps(errs, yield* kubeFinalizerNameProblems(m.finalizers, path.child('finalizers')))
   return errs
 }

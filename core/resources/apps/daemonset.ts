@@ -12,7 +12,7 @@ import { selectsEverything, validateLabelSelector } from '../../validation/label
 import { intOrPercentValue, notMoreThan100Percent, validateRolloutBounds } from './int-or-percent.js'
 import { immutableSelector, nonNegative, parseSelector, selectorMatchesTemplate, semanticEqual } from './selector.js'
 import { alwaysRestartRules, defaultTemplateInSteps, objectAt, setIfAbsent, specOf } from './template.js'
-import { appendAll } from '../../machinery/append-all.js'
+import { appendAll, appendAllInSteps } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -88,7 +88,7 @@ function* validateDaemonSetSpec(spec: Obj, opts: PodSpecValidationOptions): Chec
   if (parsed) appendAll(errs, selectorMatchesTemplate(parsed, spec['template'], path.child('template')))
   if (isPlainObject(selector) && selectsEverything(selector))
     errs.push(invalid(path.child('selector'), goLabelSelector(selector), 'empty selector is invalid for daemonset'))
-  appendAll(errs, yield* validatePodTemplateSpecInSteps(spec['template'], path.child('template'), opts))
+  yield* appendAllInSteps(errs, yield* validatePodTemplateSpecInSteps(spec['template'], path.child('template'), opts))
   appendAll(errs, alwaysRestartRules(spec['template'], path.child('template'), 'DaemonSet'))
   appendAll(errs, nonNegative(spec['minReadySeconds'], path.child('minReadySeconds')))
   appendAll(errs, validateUpdateStrategy(spec['updateStrategy'], path.child('updateStrategy')))

@@ -8,7 +8,7 @@ import { replicaSetSelectorRules } from './replicaset.js'
 import { immutableSelector, nonNegative, validateControllerSelectorInSteps } from './selector.js'
 import { defaultTemplateInSteps, objectAt, setIfAbsent, specOf } from './template.js'
 import type { Checkpointed } from '../../machinery/time-slice.js'
-import { appendAll } from '../../machinery/append-all.js'
+import { appendAll, appendAllInSteps } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -57,7 +57,7 @@ function validateStrategy(strategy: unknown, path: FieldPath): FieldError[] {
 function* validateDeploymentSpec(spec: Obj, opts: PodSpecValidationOptions): Checkpointed<FieldError[]> {
   const path = fieldPath('spec')
   const errs = nonNegative(spec['replicas'], path.child('replicas'))
-  appendAll(errs, yield* validateControllerSelectorInSteps(spec, path, replicaSetSelectorRules(opts)))
+  yield* appendAllInSteps(errs, yield* validateControllerSelectorInSteps(spec, path, replicaSetSelectorRules(opts)))
   appendAll(errs, validateStrategy(spec['strategy'], path.child('strategy')))
   appendAll(errs, nonNegative(spec['minReadySeconds'], path.child('minReadySeconds')))
   appendAll(errs, nonNegative(spec['revisionHistoryLimit'], path.child('revisionHistoryLimit')))

@@ -5,7 +5,7 @@ import type { KubeObject } from '../../machinery/object.js'
 import { type ControllerSelectorRules, immutableSelector, nonNegative, validateControllerSelectorInSteps } from './selector.js'
 import { defaultTemplateInSteps, setIfAbsent, specOf, validateLongRunningTemplateInSteps } from './template.js'
 import type { Checkpointed } from '../../machinery/time-slice.js'
-import { appendAll } from '../../machinery/append-all.js'
+import { appendAll, appendAllInSteps } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -27,7 +27,7 @@ export function replicaSetSelectorRules(opts: PodSpecValidationOptions): Control
 function* validateReplicaSetSpec(spec: Obj, opts: PodSpecValidationOptions): Checkpointed<FieldError[]> {
   const path = fieldPath('spec')
   const errs = [...nonNegative(spec['replicas'], path.child('replicas')), ...nonNegative(spec['minReadySeconds'], path.child('minReadySeconds'))]
-  appendAll(errs, yield* validateControllerSelectorInSteps(spec, path, replicaSetSelectorRules(opts)))
+  yield* appendAllInSteps(errs, yield* validateControllerSelectorInSteps(spec, path, replicaSetSelectorRules(opts)))
   return errs
 }
 

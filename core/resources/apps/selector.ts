@@ -10,7 +10,7 @@ import { type FieldError, type FieldPath, invalid, required } from '../../machin
 import { goLabelSelector, goStringMap } from '../../machinery/go-format.js'
 import { selectsEverything, validateLabelSelector } from '../../validation/label-selector.js'
 import { isPlainObject } from '../../machinery/object.js'
-import { appendAll } from '../../machinery/append-all.js'
+import { appendAll, appendAllInSteps } from '../../machinery/append-all.js'
 import type { Checkpointed } from '../../machinery/time-slice.js'
 
 type Obj = Record<string, unknown>
@@ -76,7 +76,7 @@ export function* validateControllerSelectorInSteps(spec: Obj, path: FieldPath, r
   if (!selector) errs.push(invalid(selectorPath, goLabelSelector(spec['selector']), rules.unreadableDetail))
   else {
     appendAll(errs, selectorMatchesTemplate(selector, spec['template'], path.child('template')))
-    appendAll(errs, yield* rules.templateRules(spec['template'], path.child('template')))
+    yield* appendAllInSteps(errs, yield* rules.templateRules(spec['template'], path.child('template')))
   }
   return errs
 }

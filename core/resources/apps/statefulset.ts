@@ -13,7 +13,7 @@ import { intOrPercentValue, notMoreThan100Percent, validatePositiveIntOrPercent 
 import { nonNegative, semanticEqual, validateControllerSelectorInSteps } from './selector.js'
 import type { Checkpointed } from '../../machinery/time-slice.js'
 import { alwaysRestartRules, defaultTemplateInSteps, objectAt, setIfAbsent, specOf } from './template.js'
-import { appendAll } from '../../machinery/append-all.js'
+import { appendAll, appendAllInSteps } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -116,7 +116,7 @@ function* validateStatefulSetSpec(spec: Obj): Checkpointed<FieldError[]> {
   ]
   const ordinals = spec['ordinals']
   if (isPlainObject(ordinals)) appendAll(errs, nonNegative(ordinals['start'], path.child('ordinals.start')))
-  appendAll(errs, yield* validateControllerSelectorInSteps(spec, path, { kindWord: 'statefulset', unreadableDetail: '', templateRules: validateTemplate }))
+  yield* appendAllInSteps(errs, yield* validateControllerSelectorInSteps(spec, path, { kindWord: 'statefulset', unreadableDetail: '', templateRules: validateTemplate }))
   appendAll(errs, alwaysRestartRules(spec['template'], path.child('template'), 'StatefulSet'))
   return errs
 }

@@ -14,7 +14,7 @@ import { cronScheduleError } from './cron-schedule.js'
 import { defaultPodFailurePolicy } from './job.js'
 import { validateJobSpecFieldsInSteps } from './job-spec.js'
 import { loadLocationError } from './time-zone.js'
-import { appendAll } from '../../machinery/append-all.js'
+import { appendAll, appendAllInSteps } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -89,7 +89,7 @@ function* validateCronJobSpec(spec: Obj, oldSpec: Obj | undefined, opts: PodSpec
   appendAll(errs, nonNegative(spec['startingDeadlineSeconds'], path.child('startingDeadlineSeconds')))
   if (!oldSpec || oldSpec['timeZone'] !== spec['timeZone']) appendAll(errs, validateTimeZone(spec['timeZone'], path.child('timeZone')))
   appendAll(errs, validateConcurrencyPolicy(spec['concurrencyPolicy'], path.child('concurrencyPolicy')))
-  appendAll(errs, yield* validateJobTemplate(spec['jobTemplate'], path.child('jobTemplate'), opts))
+  yield* appendAllInSteps(errs, yield* validateJobTemplate(spec['jobTemplate'], path.child('jobTemplate'), opts))
   appendAll(errs, nonNegative(spec['successfulJobsHistoryLimit'], path.child('successfulJobsHistoryLimit')))
   appendAll(errs, nonNegative(spec['failedJobsHistoryLimit'], path.child('failedJobsHistoryLimit')))
   return errs

@@ -10,7 +10,7 @@ import { podSpecOf } from '../apps/template.js'
 import { type PodSpecValidationOptions, validatePodTemplateSpecInSteps } from '../core/pod-spec-validation.js'
 import type { Checkpointed } from '../../machinery/time-slice.js'
 import { isPlainObject } from '../../machinery/object.js'
-import { appendAll } from '../../machinery/append-all.js'
+import { appendAll, appendAllInSteps } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -105,7 +105,7 @@ export function* validateJobSpecFieldsInSteps(value: unknown, path: FieldPath, o
   }
   appendAll(errs, validateCompletionMode(spec, path))
   appendAll(errs, validatePodReplacementPolicy(spec, path.child('podReplacementPolicy')))
-  appendAll(errs, yield* validatePodTemplateSpecInSteps(spec['template'], path.child('template'), opts))
+  yield* appendAllInSteps(errs, yield* validatePodTemplateSpecInSteps(spec['template'], path.child('template'), opts))
   appendAll(errs, validateRestartPolicy(spec, path))
   return errs
 }

@@ -14,7 +14,7 @@ import { objects } from '../core/pod-spec-defaults.js'
 import type { PodSpecValidationOptions } from '../core/pod-spec-validation.js'
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { validateJobSpecFieldsInSteps } from './job-spec.js'
-import { appendAll } from '../../machinery/append-all.js'
+import { appendAll, appendAllInSteps } from '../../machinery/append-all.js'
 
 type Obj = Record<string, unknown>
 
@@ -129,7 +129,7 @@ function validateIndexedHostname(job: KubeObject): FieldError[] {
 
 function* validateJobWith(job: KubeObject, requirePrefixedLabels: boolean, opts: PodSpecValidationOptions): Checkpointed<FieldError[]> {
   const errs = validateGeneratedSelector(job, requirePrefixedLabels)
-  appendAll(errs, yield* validateJobSpec(specOf(job), opts))
+  yield* appendAllInSteps(errs, yield* validateJobSpec(specOf(job), opts))
   appendAll(errs, validateIndexedHostname(job))
   return errs
 }

@@ -21,7 +21,7 @@ import { goQuantity, quantityOf, quantityString, scaledValue } from './go-quanti
 import { cidrFamily, dualStack } from './ip-families.js'
 import { CIDR_MESSAGE } from '../networking/addresses.js'
 import { isIntegerResourceName } from './resource-names.js'
-import { appendAll } from '../../machinery/append-all.js'
+import { appendAll, appendAllInSteps } from '../../machinery/append-all.js'
 import { type Checkpointed, checkpointDue, runAtOnce } from '../../machinery/time-slice.js'
 
 type Obj = Record<string, unknown>
@@ -118,7 +118,7 @@ const taintsPath = fieldPath('metadata').child('taints')
 export function* validateNodeInSteps(node: KubeObject): Checkpointed<FieldError[]> {
   const errs: FieldError[] = []
   const taints = list(specOf(node)['taints'])
-  if (taints.length) appendAll(errs, yield* validateTaints(taints, taintsPath))
+  if (taints.length) yield* appendAllInSteps(errs, yield* validateTaints(taints, taintsPath))
   appendAll(errs, validateNodeResources(node))
   const cidrs = strings(specOf(node)['podCIDRs'])
   if (cidrs.length) appendAll(errs, validatePodCIDRs(cidrs))

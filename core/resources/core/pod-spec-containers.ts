@@ -16,7 +16,7 @@ import {
 import { isPlainObject } from '../../machinery/object.js'
 import { objects } from './pod-spec-defaults.js'
 import { validateResourcesInSteps } from './pod-spec-resources.js'
-import { appendAll } from '../../machinery/append-all.js'
+import { appendAll, appendAllInSteps } from '../../machinery/append-all.js'
 import { type Checkpointed, checkpointDue } from '../../machinery/time-slice.js'
 
 type Obj = Record<string, unknown>
@@ -210,9 +210,9 @@ export function* validateContainerInSteps(
   // but an ephemeral container only ever belongs to a pod, so it meets it here.
   if (!c['image']) errs.push(required(path.child('image')))
   else if (kind === 'ephemeral') appendAll(errs, imageWhitespaceErrors(c, path))
-  appendAll(errs, yield* validatePorts(c['ports'], path.child('ports')))
-  appendAll(errs, yield* validateEnv(c['env'], path.child('env')))
-  appendAll(errs, yield* validateMounts(c['volumeMounts'], volumes, path.child('volumeMounts')))
+  yield* appendAllInSteps(errs, yield* validatePorts(c['ports'], path.child('ports')))
+  yield* appendAllInSteps(errs, yield* validateEnv(c['env'], path.child('env')))
+  yield* appendAllInSteps(errs, yield* validateMounts(c['volumeMounts'], volumes, path.child('volumeMounts')))
   const pull = c['imagePullPolicy']
   if (!pull) errs.push(required(path.child('imagePullPolicy')))
   else if (!PULL_POLICIES.includes(String(pull))) errs.push(notSupported(path.child('imagePullPolicy'), pull, PULL_POLICIES))
@@ -220,7 +220,7 @@ export function* validateContainerInSteps(
   if (!tmp) errs.push(required(path.child('terminationMessagePolicy')))
   else if (tmp !== 'File' && tmp !== 'FallbackToLogsOnError')
     errs.push(invalid(path.child('terminationMessagePolicy'), tmp, "must be 'File' or 'FallbackToLogsOnError'"))
-  appendAll(errs, yield* validateResourcesInSteps(c['resources'], path.child('resources')))
+  yield* appendAllInSteps(errs, yield* validateResourcesInSteps(c['resources'], path.child('resources')))
   appendAll(errs, validateSecurityContext(c['securityContext'], path.child('securityContext'), opts))
   if (kind === 'container') {
     appendAll(errs, validateProbe(c['livenessProbe'], path.child('livenessProbe'), true))

@@ -8,7 +8,7 @@ import { type FieldError, type FieldPath, invalid } from '../../machinery/field.
 import { isQualifiedName } from '../../machinery/names.js'
 import { isPlainObject } from '../../machinery/object.js'
 import { objects } from './pod-spec-defaults.js'
-import { appendAll } from '../../machinery/append-all.js'
+import { appendAllInSteps } from '../../machinery/append-all.js'
 import { type Checkpointed, checkpointDue, runAtOnce } from '../../machinery/time-slice.js'
 
 const BINARY: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 }
@@ -53,7 +53,7 @@ export function* validateResourcesInSteps(resources: unknown, path: FieldPath): 
   const limits = isPlainObject(resources['limits']) ? resources['limits'] : {}
   const requests = resources['requests']
   const errs = yield* validateResourceList(limits, path.child('limits'))
-  appendAll(errs, yield* validateResourceList(requests, path.child('requests')))
+  yield* appendAllInSteps(errs, yield* validateResourceList(requests, path.child('requests')))
   if (!isPlainObject(requests)) return errs
   for (const name in requests) {
     if (checkpointDue()) yield

@@ -13,7 +13,7 @@ import { isPlainObject } from '../../machinery/object.js'
 import { imageWhitespaceErrors, type PodSpecValidationOptions, validateContainerInSteps, validateIds } from './pod-spec-containers.js'
 import { objects } from './pod-spec-defaults.js'
 import { validateVolumesInSteps } from './pod-spec-volumes.js'
-import { appendAll } from '../../machinery/append-all.js'
+import { appendAll, appendAllInSteps } from '../../machinery/append-all.js'
 import { type Checkpointed, checkpointDue, runAtOnce } from '../../machinery/time-slice.js'
 
 export type { PodSpecValidationOptions } from './pod-spec-containers.js'
@@ -66,11 +66,11 @@ export function* validatePodSpecInSteps(value: unknown, path: FieldPath, opts: P
   const spec = isPlainObject(value) ? value : {}
   const { names: volumes, errs } = yield* validateVolumesInSteps(spec['volumes'], path.child('volumes'))
   if (!Array.isArray(spec['containers']) || !spec['containers'].some(isPlainObject)) errs.push(required(path.child('containers')))
-  appendAll(errs, yield* validateNames(spec, path))
+  yield* appendAllInSteps(errs, yield* validateNames(spec, path))
   for (const key of CONTAINER_LISTS) {
     const list = objects(spec[key])
     for (let i = 0; i < list.length; i++) {
-      appendAll(errs, yield* validateContainerInSteps(list[i] as Obj, path.child(key).index(i), volumes, opts, CONTAINER_KINDS[key]))
+      yield* appendAllInSteps(errs, yield* validateContainerInSteps(list[i] as Obj, path.child(key).index(i), volumes, opts, CONTAINER_KINDS[key]))
       if (checkpointDue()) yield
     }
   }
@@ -130,7 +130,7 @@ export function* validatePodTemplateSpecInSteps(template: unknown, path: FieldPa
   // Upstream names a template's metadata fields without `metadata`: template.labels.
   const errs = validateLabels(meta['labels'], path.child('labels'))
   appendAll(errs, validateAnnotations(meta['annotations'], path.child('annotations')))
-  appendAll(errs, yield* validatePodSpecInSteps(template['spec'], path.child('spec'), opts))
+  yield* appendAllInSteps(errs, yield* validatePodSpecInSteps(template['spec'], path.child('spec'), opts))
   const spec = template['spec']
   if (isPlainObject(spec) && objects(spec['ephemeralContainers']).length)
     errs.push(forbiddenField(path.child('spec').child('ephemeralContainers'), 'ephemeral containers not allowed in pod template'))

@@ -17,7 +17,7 @@ import { resizeSubresource } from './pod-resize.js'
 import { podGracePeriod } from './pod-deletion.js'
 import { podQOSClassInSteps } from './pod-spec-resources.js'
 import { type Checkpointed, runAtOnce } from '../../machinery/time-slice.js'
-import { appendAll } from '../../machinery/append-all.js'
+import { appendAll, appendAllInSteps } from '../../machinery/append-all.js'
 import { validatePodOnlyInSteps, validatePodSpecInSteps } from './pod-spec-validation.js'
 import { validatePodSpecUpdate } from './pod-spec-update.js'
 import { isValidDeletionCost, validatePodAnnotations, validatePodAnnotationUpdates } from './pod-annotation-rules.js'
@@ -58,7 +58,7 @@ function* prepareForCreate(pod: KubeObject, ctx: StrategyContext): Checkpointed<
 function* validatePodInSteps(pod: KubeObject, ctx: StrategyContext): Checkpointed<FieldError[]> {
   const path = fieldPath('spec')
   const errs = yield* validatePodSpecInSteps(pod['spec'], path, { allowPrivileged: ctx.allowPrivileged ?? false })
-  appendAll(errs, yield* validatePodOnlyInSteps(pod['spec'], path))
+  yield* appendAllInSteps(errs, yield* validatePodOnlyInSteps(pod['spec'], path))
   return errs
 }
 
@@ -102,7 +102,7 @@ export const pods: ResourceEntry = defineResource({
     },
     *validate(pod, ctx) {
       const errs = validatePodAnnotations(pod, false)
-      appendAll(errs, yield* validatePodInSteps(pod, ctx))
+      yield* appendAllInSteps(errs, yield* validatePodInSteps(pod, ctx))
       if (Array.isArray(specOf(pod)['ephemeralContainers']) && (specOf(pod)['ephemeralContainers'] as unknown[]).length)
         errs.push(forbiddenField(fieldPath('spec').child('ephemeralContainers'), 'cannot be set on create'))
       return errs
@@ -111,7 +111,7 @@ export const pods: ResourceEntry = defineResource({
     // repeat the first), then what the spec may change.
     *validateUpdate(pod, old, ctx) {
       const errs = validatePodAnnotations(pod, !isValidDeletionCost(old.metadata.annotations ?? {}))
-      appendAll(errs, yield* validatePodInSteps(pod, ctx))
+      yield* appendAllInSteps(errs, yield* validatePodInSteps(pod, ctx))
       appendAll(errs, validatePodAnnotationUpdates(pod, old))
       appendAll(errs, validatePodSpecUpdate(specOf(pod), specOf(old), fieldPath('spec')))
       return errs

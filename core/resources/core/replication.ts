@@ -14,7 +14,7 @@ import { defineResource, scaleSubresource, statusSubresource } from '../define.j
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { applyPodSpecDefaultsInSteps } from './pod-spec-defaults.js'
 import { validatePodTemplateSpecInSteps } from './pod-spec-validation.js'
-import { appendAll } from '../../machinery/append-all.js'
+import { appendAll, appendAllInSteps } from '../../machinery/append-all.js'
 
 /** A PodTemplate's template: defaulted as any pod spec, and mutable, unlike a pod's. */
 function* defaultTemplate(pt: KubeObject): Checkpointed<void> {
@@ -77,7 +77,7 @@ function* validateReplicationController(rc: KubeObject, ctx: StrategyContext): C
   const labels = templateLabels(template) ?? {}
   if (Object.entries(selector).some(([k, v]) => labels[k] !== v))
     errs.push(invalid(path.child('template').child('metadata').child('labels'), goStringMap(templateLabels(template)), '`selector` does not match template `labels`'))
-  appendAll(errs, yield* validateLongRunningTemplateInSteps(template, path.child('template'), 'ReplicationController', { allowPrivileged: ctx.allowPrivileged ?? false }))
+  yield* appendAllInSteps(errs, yield* validateLongRunningTemplateInSteps(template, path.child('template'), 'ReplicationController', { allowPrivileged: ctx.allowPrivileged ?? false }))
   return errs
 }
 

@@ -10,7 +10,7 @@ import { validateLabels } from '../../validation/object-meta.js'
 import type { KubeObject } from '../../machinery/object.js'
 import { isHeadless, type ServicePort, type ServiceSpec, serviceSpec, servicePorts, stringList } from './service-defaults.js'
 import { parseIP } from './service-ranges.js'
-import { appendAll } from '../../machinery/append-all.js'
+import { appendAll, appendAllInSteps } from '../../machinery/append-all.js'
 import { type Checkpointed, checkpointDue } from '../../machinery/time-slice.js'
 
 const TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort']
@@ -150,7 +150,7 @@ export function* validateServiceInSteps(svc: KubeObject): Checkpointed<FieldErro
     if (!cname) errs.push(required(specPath.child('externalName')))
     else for (const msg of isDNS1123Subdomain(cname)) errs.push(invalid(specPath.child('externalName'), cname, msg))
   }
-  appendAll(errs, yield* validatePorts(spec, specPath))
+  yield* appendAllInSteps(errs, yield* validatePorts(spec, specPath))
   if (spec['selector'] !== undefined && spec['selector'] !== null) appendAll(errs, validateLabels(spec['selector'], specPath.child('selector')))
   const affinity = spec['sessionAffinity']
   if (!affinity) errs.push(required(specPath.child('sessionAffinity')))
