@@ -11,6 +11,7 @@ import { describe, it } from 'node:test'
 import { LIST_CHUNK_BYTES } from '../../core/encoding/api-json.js'
 import { STREAMED_LIST_FROM } from '../../core/http/respond.js'
 import { startServer } from './harness.js'
+import { countTurns } from '../helpers/event-loop-turns.js'
 
 const CM = '/api/v1/namespaces/default/configmaps'
 
@@ -57,13 +58,7 @@ describe('large lists are streamed', { timeout: 120_000 }, () => {
     for (let i = 0; i < 8; i++) assert.equal((await api.post(SECRETS, { metadata: { name: `s${i}` }, data: { release: blob } })).status, 201)
     // Read from the watch cache, whose items are frozen and whose encodings are kept: the first read encodes them.
     const read = async (path: string) => {
-      let turns = 0
-      let reading = true
-      const tick = (): void => {
-        turns++
-        if (reading) setImmediate(tick)
-      }
-      setImmediate(tick)
+      const counter = countTurns()
       const res = await api.server.fetch(new Request(`http://in-process${path}`))
       const pieces: Uint8Array[] = []
       const reader = res.body!.getReader()
@@ -72,7 +67,7 @@ describe('large lists are streamed', { timeout: 120_000 }, () => {
         if (done) break
         pieces.push(value)
       }
-      reading = false
+      const turns = counter.stop()
       return { status: res.status, pieces, turns, text: pieces.map((p) => new TextDecoder().decode(p)).join('') }
     }
     const first = await read(`${SECRETS}?resourceVersion=0`)

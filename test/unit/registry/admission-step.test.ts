@@ -4,6 +4,7 @@ import type { AdmissionAttributes } from '../../../core/admission/attributes.js'
 import { validatingChain, type ValidatingAdmission } from '../../../core/admission/validating.js'
 import type { KubeObject } from '../../../core/machinery/object.js'
 import { markedLarge } from '../../../core/machinery/large-objects.js'
+import { countTurns } from '../../helpers/event-loop-turns.js'
 import { runValidatingAdmission } from '../../../core/registry/admission-step.js'
 import type { RequestContext } from '../../../core/registry/request-context.js'
 import type { ResourceEntry } from '../../../core/resources/catalogue.js'
@@ -61,23 +62,17 @@ describe('the validating admission step', () => {
     const large = markedLarge<KubeObject>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'l' }, data: Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, 'v'])) })
     const small: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 's' }, data: { k: 'v' } }
     for (const [object, ranFirst] of [[large, true], [small, false]] as const) {
-      let turns = 0
-      let counting = true
-      const tick = (): void => {
-        turns++
-        if (counting) setImmediate(tick)
-      }
-      setImmediate(tick)
+      const counter = countTurns()
       let turnsBeforePlugin = -1
       const chain = validatingChain('test', [
         plugin('reads', (a) => {
-          turnsBeforePlugin = turns
+          turnsBeforePlugin = counter.turns
           assert.notEqual(a.object, object)
           assert.deepEqual(a.object, object)
         }),
       ])
       await runValidatingAdmission(chain, entry, { operation: 'CREATE', object }, ctx)
-      counting = false
+      counter.stop()
       assert.equal(turnsBeforePlugin > 0, ranFirst, `${turnsBeforePlugin} turns before the plugin for ${object.metadata.name}`)
     }
   })
