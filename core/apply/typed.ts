@@ -6,7 +6,7 @@
  * Semantics follow structured-merge-diff's typed package.
  */
 import type { FieldDef, TypeDef, TypeRef } from '../resources/schema/index.js'
-import { typeTable } from '../resources/schema/index.js'
+import { fieldsByName, typeTable } from '../resources/schema/index.js'
 import { FieldSet, type FieldSetChild } from './fieldset.js'
 import { appendAllInSteps } from '../machinery/append-all.js'
 import { type Checkpointed, runAtOnce, StepCounter, UNITS_PER_STEP } from '../machinery/time-slice.js'
@@ -90,17 +90,6 @@ function shapeOfRef(ref: TypeRef, field?: FieldDef, owner?: TypeDef): Shape {
   return { kind: 'list', listType, keys: field?.listMapKeys ?? [], elem: shapeOfRef(ref.array), elemType }
 }
 
-const fieldIndex = new WeakMap<TypeDef, Map<string, FieldDef>>()
-
-function fieldsOf(type: TypeDef): Map<string, FieldDef> {
-  let index = fieldIndex.get(type)
-  if (!index) {
-    index = new Map(type.fields.map((f) => [f.name, f]))
-    fieldIndex.set(type, index)
-  }
-  return index
-}
-
 /** Each struct's declared fields' shapes, made once: every write walks them (field ownership's comparison). */
 const fieldShapes = new WeakMap<TypeDef, Map<string, Shape>>()
 
@@ -115,7 +104,7 @@ export function childShape(shape: Shape, name: string): Shape | undefined {
   let child = shapes.get(name)
   if (child) return child
   // Only declared fields are kept: names a client makes up are not.
-  const field = fieldsOf(shape.type).get(name)
+  const field = fieldsByName(shape.type).get(name)
   if (!field) return undefined
   child = shapeOfRef(field.type, field, shape.type)
   shapes.set(name, child)
@@ -125,7 +114,7 @@ export function childShape(shape: Shape, name: string): Shape | undefined {
 /** Whether a struct declares the field (map keys and unknown fields are not named fields). */
 export function isNamedField(shape: Shape, name: string): boolean {
   if (shape.kind === 'fields') return shape.fields.has(name)
-  return shape.kind === 'struct' && fieldsOf(shape.type).has(name)
+  return shape.kind === 'struct' && fieldsByName(shape.type).has(name)
 }
 
 /** The identity of a list item: its key fields (list-map) or its value (set); a string is the error. */
@@ -565,7 +554,7 @@ export function zeroValue(typeName: string): Record<string, unknown> {
   const names = new Set(GO_ZERO_FIELDS[typeName] ?? [])
   if (type.gvk) for (const n of ['metadata', 'spec', 'status']) names.add(n)
   for (const name of names) {
-    const field = fieldsOf(type).get(name)
+    const field = fieldsByName(type).get(name)
     if (!field) continue
     out[name] = 'ref' in field.type ? zeroValue(field.type.ref) : null
   }

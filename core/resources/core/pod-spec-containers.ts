@@ -206,7 +206,7 @@ export function* validateContainerInSteps(
   kind: 'container' | 'init' | 'ephemeral',
 ): Checkpointed<FieldError[]> {
   const errs: FieldError[] = []
-  // Every container names its image, a template's too; the whitespace rule is a pod's alone (see validatePodOnly),
+  // Every container names its image, a template's too; the whitespace rule is a pod's alone (see validatePodOnlyInSteps),
   // but an ephemeral container only ever belongs to a pod, so it meets it here.
   if (!c['image']) errs.push(required(path.child('image')))
   else if (kind === 'ephemeral') appendAll(errs, imageWhitespaceErrors(c, path))

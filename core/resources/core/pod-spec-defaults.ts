@@ -2,10 +2,10 @@
  * Upstream's defaults for pod specs (core/v1 SetDefaults_PodSpec, _Container,
  * _Probe, _Volume ...), shared by everything that embeds one: pods, pod
  * templates and the workload controllers' templates. What only a pod gets
- * (enableServiceLinks, requests copied from limits) is in `applyPodDefaults`.
+ * (enableServiceLinks, requests copied from limits) is in `applyPodDefaultsInSteps`.
  */
 import { isPlainObject } from '../../machinery/object.js'
-import { type Checkpointed, checkpointDue, runAtOnce } from '../../machinery/time-slice.js'
+import { type Checkpointed, checkpointDue } from '../../machinery/time-slice.js'
 
 type Obj = Record<string, unknown>
 
@@ -85,18 +85,19 @@ function* defaultVolume(volume: Obj): Checkpointed<void> {
     if (isPlainObject(source)) setDefault(source, 'defaultMode', DEFAULT_FILE_MODE)
   }
   if (isPlainObject(volume['hostPath'])) setDefault(volume['hostPath'], 'type', '')
-  const items: Obj[][] = []
-  if (isPlainObject(volume['downwardAPI'])) items.push(objects(volume['downwardAPI']['items']))
+  if (isPlainObject(volume['downwardAPI'])) yield* defaultDownwardItems(volume['downwardAPI']['items'])
   if (isPlainObject(volume['projected']))
     for (const source of objects(volume['projected']['sources'])) {
-      if (isPlainObject(source['downwardAPI'])) items.push(objects(source['downwardAPI']['items']))
+      if (isPlainObject(source['downwardAPI'])) yield* defaultDownwardItems(source['downwardAPI']['items'])
       if (checkpointDue()) yield
     }
-  for (const list of items)
-    for (const item of list) {
-      defaultFieldRefs(item)
-      if (checkpointDue()) yield
-    }
+}
+
+function* defaultDownwardItems(items: unknown): Checkpointed<void> {
+  for (const item of objects(items)) {
+    defaultFieldRefs(item)
+    if (checkpointDue()) yield
+  }
 }
 
 /**
@@ -132,11 +133,6 @@ export function* applyPodSpecDefaultsInSteps(spec: Obj): Checkpointed<void> {
     yield* defaultVolume(volume)
     if (checkpointDue()) yield
   }
-}
-
-/** A pod spec's defaults at once, for a spec of ordinary size (a template's, within its workload's defaults). */
-export function applyPodSpecDefaults(spec: Obj): void {
-  runAtOnce(applyPodSpecDefaultsInSteps(spec))
 }
 
 /** The defaults a pod gets beyond its spec's (SetDefaults_Pod), in checkpointed steps. */

@@ -2,7 +2,7 @@
  * upstream's ValidatePodSpec and ValidatePodTemplateSpec: what any pod spec
  * must satisfy, whether a pod's own or a template a controller stamps pods
  * from (every container's image included). A pod's containers additionally
- * keep their image free of surrounding whitespace (`validatePodOnly`), a
+ * keep their image free of surrounding whitespace (`validatePodOnlyInSteps`), a
  * check upstream leaves templates without, for the tools that write a
  * blank image into a template to be filled in later.
  */
@@ -14,7 +14,7 @@ import { imageWhitespaceErrors, type PodSpecValidationOptions, validateContainer
 import { objects } from './pod-spec-defaults.js'
 import { validateVolumesInSteps } from './pod-spec-volumes.js'
 import { appendAll, appendAllInSteps } from '../../machinery/append-all.js'
-import { type Checkpointed, checkpointDue, runAtOnce } from '../../machinery/time-slice.js'
+import { type Checkpointed, checkpointDue } from '../../machinery/time-slice.js'
 
 export type { PodSpecValidationOptions } from './pod-spec-containers.js'
 
@@ -100,11 +100,6 @@ export function* validatePodSpecInSteps(value: unknown, path: FieldPath, opts: P
   return errs
 }
 
-/** upstream's ValidatePodSpec at once, for a spec of ordinary size. */
-export function validatePodSpec(value: unknown, path: FieldPath, opts: PodSpecValidationOptions = {}): FieldError[] {
-  return runAtOnce(validatePodSpecInSteps(value, path, opts))
-}
-
 /**
  * What a pod needs beyond its spec's rules: images without leading or
  * trailing whitespace in its containers and init containers (its ephemeral
@@ -135,9 +130,4 @@ export function* validatePodTemplateSpecInSteps(template: unknown, path: FieldPa
   if (isPlainObject(spec) && objects(spec['ephemeralContainers']).length)
     errs.push(forbiddenField(path.child('spec').child('ephemeralContainers'), 'ephemeral containers not allowed in pod template'))
   return errs
-}
-
-/** A template's rules at once, for a template of ordinary size. */
-export function validatePodTemplateSpec(template: unknown, path: FieldPath, opts: PodSpecValidationOptions = {}): FieldError[] {
-  return runAtOnce(validatePodTemplateSpecInSteps(template, path, opts))
 }

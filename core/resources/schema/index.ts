@@ -7,7 +7,7 @@ import { generatedKinds, generatedTypes } from './generated/index.js'
 import type { TypeDef, TypeTable } from './model.js'
 
 export type { FieldDef, JsonForms, Scalar, TypeDef, TypeRef, TypeTable } from './model.js'
-export { jsonFormOf } from './model.js'
+export { fieldsByName, jsonFormOf } from './model.js'
 
 export const typeTable: TypeTable = generatedTypes
 

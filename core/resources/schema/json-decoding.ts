@@ -11,8 +11,8 @@
 import { StatusError } from '../../machinery/status-error.js'
 import { illegalBase64Index } from '../../machinery/base64.js'
 import { isPlainObject } from '../../machinery/object.js'
-import type { FieldDef, JsonForms, TypeDef, TypeRef, TypeTable } from './model.js'
-import { jsonFormOf } from './model.js'
+import type { JsonForms, TypeDef, TypeRef, TypeTable } from './model.js'
+import { fieldsByName, jsonFormOf } from './model.js'
 import { durationError, isGoZeroTimeText, notAString, parseQuantity, parseTime } from './go-values.js'
 import { type Checkpointed, checkpointDue, runAtOnce } from '../../machinery/time-slice.js'
 
@@ -145,18 +145,6 @@ function zero(t: TypeRef): unknown {
     default:
       return undefined
   }
-}
-
-const fieldsByNameCache = new WeakMap<TypeDef, Map<string, FieldDef>>()
-
-/** A type's fields by name, made once per type: a body of a million small objects made a map for each. */
-function fieldsByName(def: TypeDef): Map<string, FieldDef> {
-  let fields = fieldsByNameCache.get(def)
-  if (!fields) {
-    fields = new Map(def.fields.map((f) => [f.name, f]))
-    fieldsByNameCache.set(def, fields)
-  }
-  return fields
 }
 
 class Decoder {

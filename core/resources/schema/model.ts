@@ -86,3 +86,15 @@ export function jsonFormOf(forms: JsonForms, value: unknown): FieldDef | undefin
 }
 
 export type TypeTable = Readonly<Record<string, TypeDef>>
+
+const fieldMaps = new WeakMap<TypeDef, Map<string, FieldDef>>()
+
+/** A type's fields by name, made once per type (a body of a million small objects made a map for each). */
+export function fieldsByName(def: TypeDef): Map<string, FieldDef> {
+  let fields = fieldMaps.get(def)
+  if (!fields) {
+    fields = new Map(def.fields.map((f) => [f.name, f]))
+    fieldMaps.set(def, fields)
+  }
+  return fields
+}

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { applyPodDefaultsInSteps, applyPodSpecDefaults, defaultPullPolicy } from '../../../core/resources/core/pod-spec-defaults.js'
+import { applyPodDefaultsInSteps, applyPodSpecDefaultsInSteps, defaultPullPolicy } from '../../../core/resources/core/pod-spec-defaults.js'
 import { runAtOnce } from '../../../core/machinery/time-slice.js'
+
+const applyPodSpecDefaults = (spec: Record<string, unknown>) => runAtOnce(applyPodSpecDefaultsInSteps(spec))
 import { podQOSClass } from '../../../core/resources/core/pod-spec-resources.js'
 
 describe('pod spec defaults', () => {

@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { applyPodDefaultsInSteps, applyPodSpecDefaults } from '../../../core/resources/core/pod-spec-defaults.js'
-import { validatePodOnlyInSteps, validatePodSpec, validatePodTemplateSpec } from '../../../core/resources/core/pod-spec-validation.js'
-import { errorText, fieldPath } from '../../../core/machinery/field.js'
+import { applyPodDefaultsInSteps, applyPodSpecDefaultsInSteps } from '../../../core/resources/core/pod-spec-defaults.js'
+import { type PodSpecValidationOptions, validatePodOnlyInSteps, validatePodSpecInSteps, validatePodTemplateSpecInSteps } from '../../../core/resources/core/pod-spec-validation.js'
+import { errorText, type FieldPath, fieldPath } from '../../../core/machinery/field.js'
 import { runAtOnce } from '../../../core/machinery/time-slice.js'
+
+// The passes at once, as the registry runs them for an object of ordinary size.
+const applyPodSpecDefaults = (spec: Record<string, unknown>) => runAtOnce(applyPodSpecDefaultsInSteps(spec))
+const validatePodSpec = (spec: unknown, path: FieldPath, opts?: PodSpecValidationOptions) => runAtOnce(validatePodSpecInSteps(spec, path, opts))
+const validatePodTemplateSpec = (template: unknown, path: FieldPath) => runAtOnce(validatePodTemplateSpecInSteps(template, path))
 
 type Spec = Record<string, unknown>
 

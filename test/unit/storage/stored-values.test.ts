@@ -10,21 +10,15 @@ import type { KubeObject } from '../../../core/machinery/object.js'
 import { StoredValues } from '../../../core/storage/value/stored-values.js'
 import { identityTransformer } from '../../../core/storage/value/transformer.js'
 import { markedLarge } from '../../../core/machinery/large-objects.js'
+import { countTurns } from '../../helpers/event-loop-turns.js'
 
 /** What `work` gives, and how many turns the event loop took while it ran. */
 async function counted<T>(work: () => Promise<T>): Promise<{ value: T; turns: number }> {
-  let turns = 0
-  let running = true
-  const tick = (): void => {
-    if (!running) return
-    turns++
-    setImmediate(tick)
-  }
-  setImmediate(tick)
+  const counter = countTurns()
   try {
-    return { value: await work(), turns }
+    return { value: await work(), turns: counter.turns }
   } finally {
-    running = false
+    counter.stop()
   }
 }
 
