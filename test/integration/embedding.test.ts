@@ -13,6 +13,7 @@ import { ADMIN_IDENTITY, type ApiServer, createApiServer, manualClock } from '..
 import { singleStorage } from '../../core/storage/factory.js'
 import { MemoryStorage } from '../../core/storage/memory.js'
 import { TestClient } from './harness.js'
+import { builtModule } from '../helpers/built-module.js'
 
 const CRD_YAML = `
 apiVersion: apiextensions.k8s.io/v1
@@ -240,14 +241,14 @@ describe('embedding: a server shut down', () => {
     // Its standard streams (pipes to this process) and a file being closed are the process's own, not the server's.
     const script = `
 const STDIO_AND_FILES = ['PipeWrap', 'TTYWrap', 'CloseReq', 'FSReqCallback']
-import { ADMIN_IDENTITY, createApiServer } from ${JSON.stringify(new URL('../../core/index.ts', import.meta.url).href)}
+import { ADMIN_IDENTITY, createApiServer } from ${JSON.stringify(builtModule('core/index.ts'))}
 const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY })
 await (await server.fetch(new Request('http://in-process/api/v1/namespaces/default/configmaps'))).arrayBuffer()
 await server.shutdown()
 await new Promise((resolve) => setImmediate(resolve))
 console.log(JSON.stringify(process.getActiveResourcesInfo().filter((kind) => !STDIO_AND_FILES.includes(kind))))
 `
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { timeout: 60_000 })
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { timeout: 60_000 })
     assert.deepEqual(JSON.parse(stdout), [])
   })
 
@@ -255,12 +256,12 @@ console.log(JSON.stringify(process.getActiveResourcesInfo().filter((kind) => !ST
     // The aggregator polls its APIServices' availability in the background; an interval that held the process
     // kept a test file's process running after its tests (killed here after 60 s, failing the test).
     const script = `
-import { ADMIN_IDENTITY, createApiServer } from ${JSON.stringify(new URL('../../core/index.ts', import.meta.url).href)}
+import { ADMIN_IDENTITY, createApiServer } from ${JSON.stringify(builtModule('core/index.ts'))}
 const server = createApiServer({ embeddedIdentity: ADMIN_IDENTITY, aggregation: {} })
 await server.ready
 console.log((await server.fetch(new Request('http://in-process/apis/apiregistration.k8s.io/v1/apiservices'))).status)
 `
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { timeout: 60_000 })
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { timeout: 60_000 })
     assert.equal(stdout.trim(), '200')
   })
 })

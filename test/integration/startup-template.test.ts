@@ -17,6 +17,7 @@ import { promisify } from 'node:util'
 import { ADMIN_IDENTITY, type ApiServer, type ApiServerOptions, createApiServer, manualClock } from '../../core/index.js'
 import type { KubeObject } from '../../core/machinery/object.js'
 import { TestClient } from './harness.js'
+import { builtModule } from '../helpers/built-module.js'
 
 const servers: ApiServer[] = []
 after(() => Promise.all(servers.map((s) => s.shutdown())))
@@ -134,7 +135,7 @@ describe('start-up templates kept beyond the process (the startupTemplates port)
   const processScript = (dir: string): string => `
 import { readFileSync, writeFileSync } from 'node:fs'
 import { createHash } from 'node:crypto'
-import { ADMIN_IDENTITY, createApiServer } from ${JSON.stringify(new URL('../../core/index.ts', import.meta.url).href)}
+import { ADMIN_IDENTITY, createApiServer } from ${JSON.stringify(builtModule('core/index.ts'))}
 const fileOf = (key) => ${JSON.stringify(dir)} + '/' + createHash('sha256').update(key).digest('hex') + '.json'
 const startupTemplates = {
   read: (key) => { try { return readFileSync(fileOf(key), 'utf8') } catch { return undefined } },
@@ -151,7 +152,7 @@ console.log(JSON.stringify({ uid, settings, gizmo, exempt }))
 `
   type Printed = { uid: string; settings: unknown; gizmo: unknown; exempt: number }
   const runProcess = async (dir: string): Promise<Printed> => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', processScript(dir)], { timeout: 60_000 })
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', processScript(dir)], { timeout: 60_000 })
     return JSON.parse(stdout) as Printed
   }
 
