@@ -1,0 +1,3 @@
+import { runUnitShare } from './unit-share.js'
+
+await runUnitShare(1, 2)
