@@ -20,6 +20,7 @@ import { BOOTSTRAP_FLOW_SCHEMAS, BOOTSTRAP_PRIORITY_LEVELS } from './bootstrap-o
 import { byPrecedence, type CompiledFlowSchema, compileFlowSchema } from './classify.js'
 import { allocateSeats, DEMAND_SMOOTHING, DemandIntegrator, type LevelLimits, levelLimits } from './concurrency.js'
 import { LevelActivity, QueueSet } from './queue-set.js'
+import { DroppedRequests } from './dropped-requests.js'
 
 export interface FlowControlOptions {
   /** The server's seats: `--max-requests-inflight` plus `--max-mutating-requests-inflight`. */
@@ -90,6 +91,8 @@ export class FlowControl {
   private readonly danglingWrittenOver = new Map<string, string>()
   private readonly adjuster: ReturnType<typeof setInterval>
   readonly ready: Promise<void>
+  /** The refusals of each level, for the Retry-After of the next. */
+  readonly droppedRequests: DroppedRequests
 
   constructor(
     private readonly stored: StoredObjects,
@@ -99,6 +102,7 @@ export class FlowControl {
     private readonly now: () => Date,
     private readonly options: FlowControlOptions,
   ) {
+    this.droppedRequests = new DroppedRequests(() => this.now().getTime())
     this.rebuild()
     const follow = (entry: typeof flowSchemas, into: Map<string, KubeObject>): InformerFollower =>
       followInformer(informers.informer(entry), (event, obj) => {

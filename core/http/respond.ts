@@ -140,6 +140,17 @@ export function badRequestLineResponse(): Response {
   return withKnownSize(bytesResponse(bytes, 400, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }), bytes)
 }
 
+/**
+ * What Go's http.Error writes: the message and a newline as plain text. Upstream's filters refuse
+ * so where they answer before any API handler (max-in-flight, priority and fairness, the shutdown's
+ * Retry-After), not with a Status.
+ */
+export function goHttpError(message: string, status: number, headers: Record<string, string> = {}): Response {
+  const response = textResponse(`${message}\n`, status)
+  for (const name in headers) response.headers.set(name, headers[name] as string)
+  return response
+}
+
 export function textResponse(text: string, status = 200): Response {
   const bytes = utf8.encode(text)
   return withKnownSize(bytesResponse(bytes, status, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' }), bytes)

@@ -107,7 +107,8 @@ describe('daemon shutdown phases', () => {
     }, 8000)
     assert.equal(refused?.headers['retry-after'], '5')
     assert.equal(refused?.headers.connection, 'close')
-    assert.equal(JSON.parse(refused?.body ?? '{}').message, 'The apiserver is shutting down, please try again later.')
+    assert.equal(refused?.headers['content-type'], 'text/plain; charset=utf-8')
+    assert.equal(refused?.body, 'The apiserver is shutting down, please try again later.\n')
 
     slow.finish()
     const finished = await slow.answer
@@ -157,7 +158,7 @@ describe('daemon in-flight limits and time-out', () => {
       await eventually(async () => assert.equal((await call(daemon, CM, { token: 'user-token' }).answer).status, 429))
       const refused = await call(daemon, CM, { token: 'user-token' }).answer
       assert.equal(refused.headers['retry-after'], '1')
-      assert.equal(JSON.parse(refused.body).message, 'Too many requests, please try again later.')
+      assert.equal(refused.body, 'Too many requests, please try again later.\n')
       await daemon.ok('get', 'configmap', 'big-0')
       unread.resume()
       assert.equal((await unread.answer).status, 200)

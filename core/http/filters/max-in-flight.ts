@@ -2,7 +2,8 @@
  * `--max-requests-inflight` and `--max-mutating-requests-inflight` with
  * priority and fairness off (upstream: WithMaxInFlightLimit): two pools,
  * reads (get, list) and everything else. A request that finds its pool
- * full gets 429 with `Retry-After: 1` at once, without queueing. Long-running
+ * full gets 429 with `Retry-After: 1` at once, without queueing, its words
+ * in plain text as upstream's filter writes them (not a Status). Long-running
  * requests (watch, proxy, exec...) take no slot; any other keeps its slot
  * until its answer's body has been sent (hold-until-sent.ts); members of system:masters
  * are always served; a limit of 0 turns its pool off.
@@ -10,8 +11,7 @@
 import type { MiddlewareHandler } from 'hono'
 import type { Metrics } from '../../metrics/metrics.js'
 import { isLongRunning } from '../../machinery/request-info.js'
-import { statusResponse } from '../respond.js'
-import { tooManyRequests } from '../../machinery/status-error.js'
+import { goHttpError } from '../respond.js'
 import type { ChainEnv } from './context.js'
 import { releaseWhenSent } from './hold-until-sent.js'
 
@@ -28,6 +28,8 @@ const INFLIGHT_GAUGE = 'apiserver_current_inflight_requests'
 const INFLIGHT_HELP = 'Number of requests in flight per kind, as the max-in-flight filter counts them.'
 const DROPPED_COUNTER = 'apiserver_dropped_requests_total'
 const DROPPED_HELP = 'Number of requests refused with 429 because their in-flight pool was full.'
+/** Upstream's words for a request refused by max-in-flight or priority and fairness, written as plain text. */
+export const TOO_MANY_REQUESTS = 'Too many requests, please try again later.'
 
 type RequestKind = 'readOnly' | 'mutating'
 
@@ -85,6 +87,6 @@ export function maxInFlightFilter(limits: InFlightLimits, metrics: Metrics): Mid
     // A full pool still answers the super-user (and the server's own loopback client).
     if (c.get('user').groups.includes(PRIVILEGED_GROUP)) return next()
     metrics.addCounter(DROPPED_COUNTER, DROPPED_HELP, { request_kind: kind })
-    return statusResponse(tooManyRequests('Too many requests, please try again later.', 1))
+    return goHttpError(TOO_MANY_REQUESTS, 429, { 'Retry-After': '1' })
   }
 }

@@ -15,9 +15,9 @@ import type { FlowControl } from '../../flowcontrol/flow-control.js'
 import { CURRENT_INFLIGHT, CURRENT_INQUEUE } from '../../metrics/definitions.js'
 import type { GaugeHandle, Metrics } from '../../metrics/metrics.js'
 import { isLongRunning } from '../../machinery/request-info.js'
-import { statusResponse } from '../respond.js'
+import { goHttpError } from '../respond.js'
 import { setAnswerHeader } from '../answer-headers.js'
-import { tooManyRequests } from '../../machinery/status-error.js'
+import { TOO_MANY_REQUESTS } from './max-in-flight.js'
 import type { ChainEnv } from './context.js'
 import { releaseWhenSent } from './hold-until-sent.js'
 
@@ -99,7 +99,8 @@ export function priorityAndFairnessFilter(flowControl: FlowControl, metrics: Met
     if (typeof outcome === 'string') {
       const labels = { flow_schema: schema.metadata.name ?? '', priority_level: level.limits.name, reason: outcome }
       metrics.addCounter(REJECTED.name, REJECTED.help, labels)
-      return identify(statusResponse(tooManyRequests('Too many requests, please try again later.', 1)))
+      const retryAfter = flowControl.droppedRequests.refuse(level.limits.name)
+      return identify(goHttpError(TOO_MANY_REQUESTS, 429, { 'Retry-After': String(retryAfter) }))
     }
     dispatched()
     executing.add(1)

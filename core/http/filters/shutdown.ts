@@ -6,8 +6,8 @@
 import type { MiddlewareHandler } from 'hono'
 import type { ServerLifecycle } from '../../lifecycle/lifecycle.js'
 import { isLongRunning } from '../../machinery/request-info.js'
-import { statusResponse } from '../respond.js'
-import { serviceUnavailable, tooManyRequests } from '../../machinery/status-error.js'
+import { goHttpError, statusResponse } from '../respond.js'
+import { serviceUnavailable } from '../../machinery/status-error.js'
 import type { ChainEnv } from './context.js'
 
 const EXEMPT_PATH_PREFIXES = ['/readyz', '/livez', '/healthz', '/metrics']
@@ -25,10 +25,8 @@ function isExempt(path: string, userAgent: string | undefined): boolean {
 export function shutdownRetryAfterFilter(lifecycle: ServerLifecycle): MiddlewareHandler<ChainEnv> {
   return async (c, next) => {
     if (!lifecycle.shutdownDelayElapsed || isExempt(c.req.path, c.req.header('user-agent'))) return next()
-    const refusal = statusResponse(tooManyRequests('The apiserver is shutting down, please try again later.', 5))
-    // The listener turns this into closing the connection (HTTP/1.1) or a GOAWAY (HTTP/2).
-    refusal.headers.set('Connection', 'close')
-    return refusal
+    // In plain text, as upstream's filter writes it. The listener turns `Connection: close` into closing the connection (HTTP/1.1) or a GOAWAY (HTTP/2).
+    return goHttpError('The apiserver is shutting down, please try again later.', 429, { 'Retry-After': '5', Connection: 'close' })
   }
 }
 
