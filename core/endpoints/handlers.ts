@@ -142,7 +142,7 @@ export async function handleResource(request: Request, info: RequestInfo, env: H
   } catch (err) {
     // A refusal carries what was warned of before it (a webhook's warnings beside its denial), as upstream's does.
     if (!(err instanceof StatusError) || warnings.length === 0) throw err
-    res = statusResponse(err)
+    res = statusResponse(err, request.headers.get('accept'))
   }
   return withWarnings(res, warnings)
 }

@@ -144,6 +144,24 @@ export function negotiateOutput(
   throw notAcceptable(RESPONSE_TYPES)
 }
 
+/**
+ * The encoding of an error's Status: negotiated as an object's answer is,
+ * but ranges that ask for a conversion (`as=`) are passed over, and what
+ * nothing acceptable matches is JSON, never a 406 in place of the error
+ * (upstream's ErrorNegotiated). Protobuf, as for objects, only for a client
+ * that accepts nothing else.
+ */
+export function negotiateErrorEncoding(accept: string | null | undefined): 'json' | 'yaml' | 'protobuf' {
+  let protobuf = false
+  for (const r of parseAccept(accept)) {
+    if (r.params['as']) continue
+    if (matches(r, 'application', 'json')) return 'json'
+    if (matches(r, 'application', 'yaml') && r.subtype !== '*') return 'yaml'
+    if (r.type === 'application' && r.subtype === 'vnd.kubernetes.protobuf') protobuf = true
+  }
+  return protobuf ? 'protobuf' : 'json'
+}
+
 /** True when the Accept header asks for aggregated discovery (apidiscovery.k8s.io v2). */
 export function wantsAggregatedDiscovery(accept: string | null | undefined): boolean {
   for (const r of parseAccept(accept)) {

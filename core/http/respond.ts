@@ -7,8 +7,8 @@
 import { apiListJsonByteChunks, apiObjectJsonBytes, apiObjectJsonBytesInSteps, largeListItemsInSteps, LIST_CHUNK_BYTES, statusJson, versionInfoJson } from '../encoding/api-json.js'
 import { escapeLikeGo, indentGo } from '../encoding/go-json.js'
 import { EncodingMemo, isDeepFrozen } from '../encoding/immutable.js'
-import { apiListYamlInSteps, apiObjectYamlInSteps } from '../encoding/go-yaml.js'
-import { JSON_TYPE, type OutputFormat, PROTOBUF_TYPE, YAML_TYPE } from './media-types.js'
+import { apiListYamlInSteps, apiObjectYaml, apiObjectYamlInSteps } from '../encoding/go-yaml.js'
+import { JSON_TYPE, negotiateErrorEncoding, type OutputFormat, PROTOBUF_TYPE, YAML_TYPE } from './media-types.js'
 import { encodeProtobuf, encodeProtobufInSteps } from '../encoding/protobuf.js'
 import { joinedBytes } from '../machinery/joined-bytes.js'
 import { isMarkedLarge } from '../machinery/large-objects.js'
@@ -123,12 +123,24 @@ export async function objectResponseInSteps(body: Record<string, unknown>, forma
   return jsonBytesResponse(await runInSlices(apiObjectJsonBytesInSteps(body), TimeSlice.startingNow()), status)
 }
 
-export function statusResponse(err: StatusError): Response {
-  const bytes = utf8.encode(statusJson(err.toStatus()))
-  const headers: Record<string, string> = { 'content-type': JSON_TYPE }
+/** An error's Status, in the encoding the request's `accept` header negotiates (JSON without one). */
+export function statusResponse(err: StatusError, accept?: string | null): Response {
+  const { bytes, type } = encodedStatus(err, negotiateErrorEncoding(accept))
+  const headers: Record<string, string> = { 'content-type': type }
   // Answers' header names are in lower case (bytesResponse); an error's own are spelled as upstream spells them (Retry-After).
   for (const name in err.headers) headers[name.toLowerCase()] = err.headers[name] as string
   return withKnownSize(bytesResponse(bytes, err.code, headers), bytes)
+}
+
+function encodedStatus(err: StatusError, encoding: 'json' | 'yaml' | 'protobuf'): { bytes: Uint8Array; type: string } {
+  switch (encoding) {
+    case 'yaml':
+      return { bytes: utf8.encode(apiObjectYaml({ ...err.toStatus() })), type: YAML_TYPE }
+    case 'protobuf':
+      return { bytes: encodeProtobuf({ ...err.toStatus() }), type: PROTOBUF_TYPE }
+    default:
+      return { bytes: utf8.encode(statusJson(err.toStatus())), type: JSON_TYPE }
+  }
 }
 
 /**

@@ -10,8 +10,9 @@ import type { ChainEnv } from './context.js'
 
 export function errorHandler(logger: Logger): ErrorHandler<ChainEnv> {
   return (err, c) => {
-    if (err instanceof StatusError) return statusResponse(err)
+    // In the encoding the request accepts, as upstream negotiates an error's Status.
+    if (err instanceof StatusError) return statusResponse(err, c.req.header('accept'))
     logger.error({ method: c.req.method, path: c.req.path, err: err.stack ?? String(err) }, 'request failed unexpectedly')
-    return statusResponse(internalError(err))
+    return statusResponse(internalError(err), c.req.header('accept'))
   }
 }

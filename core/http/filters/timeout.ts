@@ -49,7 +49,7 @@ export function timeoutFilter(defaultMs: number, onTimedOut?: (request: Request,
       const winner = await Promise.race([next().then(() => 'done' as const), expired])
       if (winner === 'timeout') {
         onTimedOut?.(c.req.raw, c.get('requestInfo'))
-        return statusResponse(timeout('request did not complete within requested timeout - context deadline exceeded'))
+        return statusResponse(timeout('request did not complete within requested timeout - context deadline exceeded'), c.req.header('accept'))
       }
       // Another server's answer, relayed as it streams, is cut at the deadline too, as upstream's
       // timeout ends a request whose handler is still writing: one that drips, or never ends, held a
