@@ -4,7 +4,9 @@
  * few seed objects; plus the checks every answer and the stored state must pass.
  */
 import assert from 'node:assert/strict'
+import { parse as parseYaml } from 'yaml'
 import { ADMIN_IDENTITY, type ApiServer, createApiServer, type ServerPorts } from '../../core/index.js'
+import { decodeProtobuf } from '../../core/encoding/protobuf.js'
 import { CEL_ATTACKS, celAttackConfigurations, celAttackDefinition } from './cel-attacks.js'
 import { CONFIGMAPS, type FuzzRequest, THINGS } from './worst-inputs.js'
 
@@ -18,6 +20,8 @@ export interface Answer {
   status: number
   contentType: string
   text: string
+  /** The body as sent: a protobuf Status is read from these. */
+  bytes: Uint8Array
 }
 
 /** Sends one request and reads the whole answer, failing when it takes longer than REQUEST_TIMEOUT_MS. */
@@ -31,7 +35,8 @@ export async function send(server: ApiServer, req: FuzzRequest): Promise<Answer>
       const init: RequestInit = { method: req.method, headers: req.headers }
       if (req.body !== undefined && req.method !== 'GET' && req.method !== 'HEAD') init.body = req.body as NonNullable<RequestInit['body']>
       const res = await server.fetch(new Request(`http://in-process${req.path}`, init))
-      return { status: res.status, contentType: res.headers.get('content-type') ?? '', text: await res.text() }
+      const bytes = new Uint8Array(await res.arrayBuffer())
+      return { status: res.status, contentType: res.headers.get('content-type') ?? '', text: new TextDecoder().decode(bytes), bytes }
     })()
     return await Promise.race([answer, hang])
   } finally {
@@ -58,7 +63,8 @@ export function assertWellFormed(req: FuzzRequest, answer: Answer): void {
   if (/^\/openapi\//.test(req.path) && (answer.status === 404 || answer.status === 406) && answer.text === '') return
   let status: { kind?: unknown; code?: unknown; status?: unknown; message?: unknown }
   try {
-    status = JSON.parse(answer.text) as typeof status
+    // In the encoding the request negotiated, as upstream writes an error's Status.
+    status = statusOf(answer) as typeof status
   } catch {
     assert.fail(`not a Status: ${what}`)
   }
@@ -69,6 +75,12 @@ export function assertWellFormed(req: FuzzRequest, answer: Answer): void {
   assert.equal(status.kind, 'Status', what)
   assert.equal(status.status, 'Failure', what)
   assert.equal(status.code, answer.status, what)
+}
+
+function statusOf(answer: Answer): unknown {
+  if (answer.contentType === 'application/yaml') return parseYaml(answer.text)
+  if (answer.contentType === 'application/vnd.kubernetes.protobuf') return decodeProtobuf(answer.bytes)
+  return JSON.parse(answer.text)
 }
 
 async function call(server: ApiServer, method: string, path: string, body?: unknown): Promise<Answer> {
