@@ -335,6 +335,7 @@ export class ResourceStore {
     // create validation does: after the object is whole, before the validating plugins.
     await ctx.authorizeCreate?.()
     await runValidatingAdmission(this.admission.validating, this.entry, { operation: 'CREATE', object: obj }, ctx)
+    obj = this.entry.strategy.readBack?.(obj) ?? obj
     await steps.pause()
     const key = this.key(namespace, name)
     if (ctx.dryRun) {

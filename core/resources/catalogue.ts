@@ -81,6 +81,16 @@ export interface Strategy {
   /** Carries over what an update may not change (status), from `old` into `obj`. */
   prepareForUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): void
   /**
+   * What upstream's defaulters add to a created object when its storage
+   * decodes it again (for the create's answer and every read after), where
+   * the strategy filled in what they read only after the request was
+   * decoded: a Job's labels, copied from the selector labels its template
+   * was given. Answers the object with them (a copy in Go's order), or
+   * undefined when they add nothing. Applied after validating admission,
+   * which sees the object as upstream's plugins do, without them.
+   */
+  readBack?(obj: KubeObject): KubeObject | undefined
+  /**
    * May this writer store this object at all (upstream's policy-based
    * storage: the RBAC escalation checks)? Asked after mutating admission and
    * before the object is prepared and validated, for creates (`old`

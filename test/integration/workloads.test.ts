@@ -343,6 +343,24 @@ describe('workload controllers through the API', () => {
       assert.deepEqual(read.status, {})
     })
 
+    it('labels a Job created without labels with its template\'s, the generated ones included, as upstream reads it back', async () => {
+      const created = await client.post(JOBS, job('unlabelled'))
+      assert.equal(created.status, 201, created.text)
+      const uid = created.body.metadata.uid
+      const generated = { 'batch.kubernetes.io/controller-uid': uid, 'batch.kubernetes.io/job-name': 'unlabelled', 'controller-uid': uid, 'job-name': 'unlabelled' }
+      assert.deepEqual(created.body.metadata.labels, generated)
+      assert.deepEqual(Object.keys(created.body.metadata), ['name', 'namespace', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'labels', 'managedFields'], 'in Go\'s order')
+      // Upstream's field manager ran before the strategy: nobody owns the labels.
+      assert.equal(created.body.metadata.managedFields[0].fieldsV1['f:metadata'], undefined)
+      const listed = await client.get(`${JOBS}?labelSelector=job-name%3Dunlabelled`)
+      assert.deepEqual(listed.body.items.map((j: { metadata: { name: string } }) => j.metadata.name), ['unlabelled'])
+      // A dry run answers as the create would; labels the client gave are kept as they are.
+      const dryRun = await client.post(`${JOBS}?dryRun=All`, job('dry'))
+      assert.equal(dryRun.body.metadata.labels['job-name'], 'dry')
+      const own = await client.post(JOBS, { ...job('own'), metadata: { name: 'own', labels: { team: 'a' } } })
+      assert.deepEqual(own.body.metadata.labels, { team: 'a' })
+    })
+
     it('leaves completions unset when only parallelism is given', async () => {
       const created = await client.post(JOBS, job('workers', { parallelism: 3 }))
       assert.equal(created.status, 201, created.text)

@@ -13,6 +13,7 @@ import type { Checkpointed } from '../../machinery/time-slice.js'
 import { objects } from '../core/pod-spec-defaults.js'
 import type { PodSpecValidationOptions } from '../core/pod-spec-validation.js'
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
+import { goEncodedCopy } from '../../encoding/canonical.js'
 import { validateJobSpecFieldsInSteps } from './job-spec.js'
 import { appendAll, appendAllInSteps } from '../../machinery/append-all.js'
 
@@ -50,6 +51,20 @@ export function* applyJobDefaultsInSteps(job: KubeObject): Checkpointed<void> {
   setIfAbsent(spec, 'podReplacementPolicy', isSet(spec['podFailurePolicy']) ? 'Failed' : 'TerminatingOrFailed')
   setIfAbsent(spec, 'manualSelector', false)
   yield* defaultTemplateInSteps(spec)
+}
+
+/**
+ * A created Job as upstream reads it back: its defaulter copies the
+ * template's labels to a Job that has none whenever the stored Job is
+ * decoded, and by then the template carries the selector labels
+ * generateSelector gave it (`kubectl create job` makes such Jobs).
+ */
+export function jobAsReadBack(job: KubeObject): KubeObject | undefined {
+  if (Object.keys(job.metadata.labels ?? {}).length > 0) return undefined
+  const spec = job['spec']
+  const labels = isPlainObject(spec) ? templateLabels(spec['template']) : undefined
+  if (!labels) return undefined
+  return goEncodedCopy({ ...job, metadata: { ...job.metadata, labels: { ...labels } } })
 }
 
 function isSet(v: unknown): boolean {

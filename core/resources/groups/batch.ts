@@ -1,7 +1,7 @@
 /** batch/v1: Jobs and the CronJobs that start them. */
 import { age, humanDuration } from '../../machinery/human-duration.js'
 import { applyCronJobDefaultsInSteps, validateCronJobInSteps, validateCronJobUpdateInSteps } from '../batch/cronjob.js'
-import { applyJobDefaultsInSteps, generateSelector, validateJobInSteps, validateJobUpdateInSteps } from '../batch/job.js'
+import { applyJobDefaultsInSteps, generateSelector, jobAsReadBack, validateJobInSteps, validateJobUpdateInSteps } from '../batch/job.js'
 import { validateJobStatusUpdate } from '../batch/job-status-rules.js'
 import type { ResourceEntry, StrategyContext } from '../catalogue.js'
 import { ageColumn, column, nameColumn, wideColumn } from '../columns/common.js'
@@ -62,6 +62,7 @@ export const jobs: ResourceEntry = defineResource({
       job['status'] = {}
       generateSelector(job)
     },
+    readBack: jobAsReadBack,
     validate: (job, ctx) => validateJobInSteps(job, podOptions(ctx)),
     validateUpdate: (job, old, ctx) => validateJobUpdateInSteps(job, old, podOptions(ctx)),
     fieldLabelRefusal: (label) => `field label ${JSON.stringify(label)} not supported for batchv1.Job`,
