@@ -9,7 +9,7 @@ import { cloneJson, cloneJsonInSteps, formatTimestamp, isPlainObject, type KubeL
 import { reissueAtLatest } from '../storage/continue-token.js'
 import { markedLarge } from '../machinery/large-objects.js'
 import { type Preconditions, type Storage, StorageError, type Watcher, type WatchOptions } from '../storage/interface.js'
-import { asGoEncodes, asGoEncodesInSteps } from '../encoding/canonical.js'
+import { asGoEncodes, asGoEncodesInSteps, goEncodedCopy } from '../encoding/canonical.js'
 import { fieldPath, invalid, invalidError } from '../machinery/field.js'
 import { type KindRegistered, otherKindError } from './body-kind.js'
 import { goPrint } from '../machinery/go-format.js'
@@ -335,7 +335,8 @@ export class ResourceStore {
     // create validation does: after the object is whole, before the validating plugins.
     await ctx.authorizeCreate?.()
     await runValidatingAdmission(this.admission.validating, this.entry, { operation: 'CREATE', object: obj }, ctx)
-    obj = this.entry.strategy.readBack?.(obj) ?? obj
+    const readBack = this.entry.strategy.readBack?.(obj)
+    if (readBack) obj = goEncodedCopy(readBack)
     await steps.pause()
     const key = this.key(namespace, name)
     if (ctx.dryRun) {

@@ -85,9 +85,10 @@ export interface Strategy {
    * decodes it again (for the create's answer and every read after), where
    * the strategy filled in what they read only after the request was
    * decoded: a Job's labels, copied from the selector labels its template
-   * was given. Answers the object with them (a copy in Go's order), or
-   * undefined when they add nothing. Applied after validating admission,
-   * which sees the object as upstream's plugins do, without them.
+   * was given. Answers the object with them (a shallow copy, which the
+   * store puts in Go's order again), or undefined when they add nothing.
+   * Applied after validating admission, which sees the object as
+   * upstream's plugins do, without them.
    */
   readBack?(obj: KubeObject): KubeObject | undefined
   /**

@@ -13,7 +13,6 @@ import type { Checkpointed } from '../../machinery/time-slice.js'
 import { objects } from '../core/pod-spec-defaults.js'
 import type { PodSpecValidationOptions } from '../core/pod-spec-validation.js'
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
-import { goEncodedCopy } from '../../encoding/canonical.js'
 import { validateJobSpecFieldsInSteps } from './job-spec.js'
 import { appendAll, appendAllInSteps } from '../../machinery/append-all.js'
 
@@ -64,7 +63,7 @@ export function jobAsReadBack(job: KubeObject): KubeObject | undefined {
   const spec = job['spec']
   const labels = isPlainObject(spec) ? templateLabels(spec['template']) : undefined
   if (!labels) return undefined
-  return goEncodedCopy({ ...job, metadata: { ...job.metadata, labels: { ...labels } } })
+  return { ...job, metadata: { ...job.metadata, labels: { ...labels } } }
 }
 
 function isSet(v: unknown): boolean {
