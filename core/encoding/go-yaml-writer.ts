@@ -20,6 +20,7 @@ import { type DocumentOptions, type ScalarTag, type SchemaOptions, stringify, ty
 import { stringifyString, type StringifyContext } from 'yaml/util'
 import { sortInSteps } from '../machinery/sort-in-steps.js'
 import { type Checkpointed, StepCounter } from '../machinery/time-slice.js'
+import { goYamlStyle, writeGoYamlScalar } from './go-yaml-scalar.js'
 
 /** What `stringify` is given: the document's schema and how to write it. */
 export type YamlOptions = DocumentOptions & SchemaOptions & ToStringOptions
@@ -31,6 +32,7 @@ interface TestedTag {
 }
 
 const STRING_TAG = 'tag:yaml.org,2002:str'
+const MERGE_TAG = 'tag:yaml.org,2002:merge'
 const INDENT_STEP = '  '
 /** The package's defaults for folding, which go-yaml.ts leaves as they are. */
 const LINE_WIDTH = 80
@@ -80,7 +82,8 @@ export class GoYamlWriter {
     this.base = baseContext(options)
     const schema = (this.base.doc as unknown as { schema: { tags: TestedTag[]; compat?: TestedTag[] | null } }).schema
     // The tags plainString asks before writing a string plain: a default tag, not a string's, that would read it.
-    this.otherTypes = [...schema.tags, ...(schema.compat ?? [])].filter((tag) => Boolean(tag.default) && tag.tag !== STRING_TAG && tag.test !== undefined)
+    // go-yaml's encoder writes `<<` plain: the merge key is no type a value is read as.
+    this.otherTypes = [...schema.tags, ...(schema.compat ?? [])].filter((tag) => Boolean(tag.default) && tag.tag !== STRING_TAG && tag.tag !== MERGE_TAG && tag.test !== undefined)
   }
 
   /** The document `stringify(value, options)` writes, for JSON data (null, booleans, numbers, strings, arrays, plain objects). */
@@ -90,9 +93,23 @@ export class GoYamlWriter {
     return `${text}\n`
   }
 
-  /** A string as the package writes it in this context (its string tag marks the value as a string: `actualString`). */
+  /**
+   * A string in this context: a value as go-yaml's emitter writes it
+   * (go-yaml-scalar.ts), but one with a line break, which is the package's
+   * to write as a block, as is a key; `indentAtStart` is where a map value
+   * starts after its key's indent, undefined for a sequence item or an
+   * explicit entry's value, which start at `indent`.
+   */
   private string(value: string, indent: string, implicitKey: boolean, indentAtStart: number | undefined): string {
     if (this.writtenAsItIs(value, indent, indentAtStart)) return value
+    if (!implicitKey) {
+      const style = this.otherTypes.some((tag) => tag.test!.test(value)) ? 'double' : goYamlStyle(value)
+      if (style) {
+        const column = indentAtStart === undefined ? indent.length : indent.length - INDENT_STEP.length + indentAtStart
+        // A document that is one scalar folds at the emitter's first indent.
+        return writeGoYamlScalar(value, style, column, indent || INDENT_STEP)
+      }
+    }
     const ctx = { ...this.base, actualString: true, indent, implicitKey, indentAtStart } as StringifyContext
     return stringifyString({ value } as Parameters<typeof stringifyString>[0], ctx)
   }
