@@ -13,110 +13,132 @@
  * the first or last character, nor before another space.
  */
 
-export type GoYamlStyle = 'plain' | 'single' | 'double'
+import { type Checkpointed, runAtOnce } from '../machinery/time-slice.js'
 
-/** What the emitter takes for a line break, escaped in a double-quoted scalar. */
-const LINE_BREAKS = '\n\r\u0085\u2028\u2029'
+export type GoYamlStyle = 'plain' | 'single' | 'double'
 
 /** The emitter's line width (best_width). */
 const BEST_WIDTH = 80
 
-/** The characters go-yaml's emitter prints as they are (is_printable, with unicode on). */
-function isPrintable(cp: number): boolean {
-  return cp === 0x0a || (cp >= 0x20 && cp <= 0x7e) || (cp >= 0xa0 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd && cp !== 0xfeff)
-}
-
-const isBlank = (c: string | undefined): boolean => c === undefined || c === ' ' || c === '\t'
+/**
+ * A character go-yaml's emitter does not print as it is (is_printable, with
+ * unicode on): controls but the line feed, U+0085, surrogates (so every
+ * character past U+FFFF), U+FEFF, U+FFFE and U+FFFF.
+ */
+const NOT_PRINTABLE = /[^\n\x20-\x7E\xA0-\uD7FF\uE000-\uFFFD]|\uFEFF/
+/** The same, line breaks aside. */
+const NOT_PRINTABLE_BUT_BREAKS = /[^\n\r\u0085\x20-\x7E\xA0-\uD7FF\uE000-\uFFFD]|\uFEFF/
+const LINE_BREAK = /[\n\r\u0085\u2028\u2029]/
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+/**
+ * What makes the emitter's analysis refuse a plain scalar in block context:
+ * an indicator first, `?`, `:` or `-` first with a blank after, a document
+ * marker first, a `:` with a blank or the end after it, a `#` after a blank.
+ */
+const BLOCK_INDICATOR = /^[#,[\]{}&*!|>'"%@`]|^[?:-](?:[ \t]|$)|^(?:---|\.\.\.)|:(?:[ \t]|$)|[ \t]#/
+/** What a double-quoted scalar escapes: a character past U+FFFF whole (its pair first), what the emitter does not print, line breaks, the BOM, `"` and `\`. */
+const DOUBLE_ESCAPED = /[\uD800-\uDBFF][\uDC00-\uDFFF]|[^\x20-\x7E\xA0-\uD7FF\uE000-\uFFFD]|[\u2028\u2029\uFEFF"\\]/g
+const NAMED_ESCAPES = new Map<number, string>([
+  [0x00, '0'], [0x07, 'a'], [0x08, 'b'], [0x09, 't'], [0x0a, 'n'], [0x0b, 'v'], [0x0c, 'f'], [0x0d, 'r'], [0x1b, 'e'],
+  [0x22, '"'], [0x5c, '\\'], [0x85, 'N'], [0xa0, '_'], [0x2028, 'L'], [0x2029, 'P'],
+])
 
 /**
  * The style go-yaml's emitter gives a string it was asked to write plain
  * (yaml_emitter_analyze_scalar and select_scalar_style, in block context,
- * not a key); undefined for a string with a line break or an unpaired
- * surrogate, or one with a line break that go-yaml writes as a literal
- * block, which the caller writes otherwise.
+ * not a key); undefined for a string with an unpaired surrogate, or one
+ * with a line break that go-yaml writes as a literal block, which the
+ * caller writes otherwise.
  */
 export function goYamlStyle(value: string): GoYamlStyle | undefined {
-  if (/[\uD800-\uDFFF]/.test(value.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ''))) return undefined
-  if (/[\n\r\u0085\u2028\u2029]/.test(value)) {
+  if (LONE_SURROGATE.test(value)) return undefined
+  if (LINE_BREAK.test(value)) {
     // Asked for as a literal block, which a space before a break or at the end, or a character it does not print, rules out.
-    return / [\n\r\u0085\u2028\u2029]| $/.test(value) || [...value].some((c) => !isPrintable(c.codePointAt(0)!) && !/[\r\u0085\u2028\u2029]/.test(c)) ? 'double' : undefined
+    return / [\n\r\u0085\u2028\u2029]| $/.test(value) || NOT_PRINTABLE_BUT_BREAKS.test(value) ? 'double' : undefined
   }
-  if (value === '') return 'double'
-  const chars = [...value]
-  let blockIndicators = value.startsWith('---') || value.startsWith('...')
-  let special = false
-  let leadingSpace = false
-  let trailingSpace = false
-  let precededByWhitespace = true
-  for (let i = 0; i < chars.length; i++) {
-    const c = chars[i]!
-    const followedByWhitespace = isBlank(chars[i + 1])
-    if (i === 0) {
-      if ('#,[]{}&*!|>\'"%@`'.includes(c)) blockIndicators = true
-      else if ((c === '?' || c === ':' || c === '-') && followedByWhitespace) blockIndicators = true
-    } else if (c === ':' && followedByWhitespace) blockIndicators = true
-    else if (c === '#' && precededByWhitespace) blockIndicators = true
-    if (!isPrintable(c.codePointAt(0)!)) special = true
-    if (c === ' ') {
-      if (i === 0) leadingSpace = true
-      if (i === chars.length - 1) trailingSpace = true
-    }
-    precededByWhitespace = isBlank(c)
-  }
-  if (special) return 'double'
-  if (leadingSpace || trailingSpace || blockIndicators) return 'single'
+  if (value === '' || NOT_PRINTABLE.test(value)) return 'double'
+  if (value.startsWith(' ') || value.endsWith(' ') || BLOCK_INDICATOR.test(value)) return 'single'
   return 'plain'
 }
 
-/** go-yaml's escape of a character a double-quoted scalar cannot hold as it is. */
-function escaped(cp: number): string {
-  const named: Record<number, string> = { 0x00: '0', 0x07: 'a', 0x08: 'b', 0x09: 't', 0x0a: 'n', 0x0b: 'v', 0x0c: 'f', 0x0d: 'r', 0x1b: 'e', 0x22: '"', 0x5c: '\\', 0x85: 'N', 0xa0: '_', 0x2028: 'L', 0x2029: 'P' }
-  const name = named[cp]
+function escaped(char: string): string {
+  const cp = char.codePointAt(0)!
+  const name = NAMED_ESCAPES.get(cp)
   if (name !== undefined) return `\\${name}`
   const [mark, digits] = cp <= 0xff ? ['x', 2] : cp <= 0xffff ? ['u', 4] : ['U', 8]
   return `\\${mark}${cp.toString(16).toUpperCase().padStart(digits, '0')}`
 }
 
+/** The characters of `value` as the style writes them: escaped, or with its quotes doubled. No escape writes a space. */
+function rendered(value: string, style: GoYamlStyle): string {
+  if (style === 'double') return value.replace(DOUBLE_ESCAPED, escaped)
+  return style === 'single' ? value.replaceAll("'", "''") : value
+}
+
+
+/** Characters of a value escaped and folded between two checkpoints. */
+const CHUNK = 16 * 1024
+
 /**
- * `value` written in `style`, its first character at `column` of its line
- * (counted in characters, as the emitter counts), folded lines starting at
- * `indent`.
+ * `value` written in `style`, its first character at `column` of its line,
+ * folded lines starting at `indent`. Columns are counted in characters, as
+ * the emitter counts them: a plain or single-quoted value holds none past
+ * U+FFFF (those take double quotes), and a double-quoted one writes them
+ * escaped. A long value is written a chunk at a time, with a checkpoint
+ * after each: escaping a megabyte of quotes or tabs takes a tenth of a
+ * second or more in one piece.
  */
-export function writeGoYamlScalar(value: string, style: GoYamlStyle, column: number, indent: string): string {
+export function* writeGoYamlScalarInSteps(value: string, style: GoYamlStyle, column: number, indent: string): Checkpointed<string> {
   const quote = style === 'single' ? "'" : style === 'double' ? '"' : ''
-  let out = quote
+  const parts: string[] = [quote]
   let col = column + quote.length
+  // Whether the last thing written was a space (or a fold): the emitter never folds twice in a row.
   let spaces = false
-  const chars = [...value]
-  for (let i = 0; i < chars.length; i++) {
-    const c = chars[i]!
-    const cp = c.codePointAt(0)!
-    if (style === 'double' && (!isPrintable(cp) || cp === 0xfeff || LINE_BREAKS.includes(c) || c === '"' || c === '\\')) {
-      const text = escaped(cp)
-      out += text
-      col += text.length
-      spaces = false
-    } else if (c === ' ') {
-      const foldable = !spaces && col > BEST_WIDTH && (style === 'plain' ? chars[i + 1] !== ' ' : i !== 0 && i !== chars.length - 1 && (style === 'double' || chars[i + 1] !== ' '))
+  for (let offset = 0; offset < value.length; ) {
+    let end = Math.min(offset + CHUNK, value.length)
+    // A pair of surrogates is one character: never cut between them.
+    if (end < value.length && /[\uD800-\uDBFF]/.test(value[end - 1]!)) end++
+    const text = rendered(value.slice(offset, end), style)
+    // Where the text not yet in `parts` begins.
+    let from = 0
+    for (let start = 0; ; ) {
+      const space = text.indexOf(' ', start)
+      const runEnd = space < 0 ? text.length : space
+      if (runEnd > start) {
+        col += runEnd - start
+        spaces = false
+      }
+      if (space < 0) break
+      // No escape writes a space: the text's spaces are the value's, in order.
+      const next = space + 1 < text.length ? text.charCodeAt(space + 1) : value.charCodeAt(end)
+      const nextIsSpace = next === 0x20
+      const first = offset === 0 && space === 0
+      const isLast = end === value.length && space === text.length - 1
+      const foldable = !spaces && col > BEST_WIDTH && (style === 'plain' ? !nextIsSpace : !first && !isLast && (style === 'double' || !nextIsSpace))
       if (foldable) {
-        out += `\n${indent}`
+        parts.push(text.slice(from, space), `\n${indent}`)
         col = indent.length
         // A double-quoted scalar keeps a space its fold would eat by escaping the one after it.
-        if (style === 'double' && chars[i + 1] === ' ') {
-          out += '\\'
+        if (style === 'double' && nextIsSpace) {
+          parts.push('\\')
           col++
         }
+        from = space + 1
       } else {
-        out += ' '
         col++
       }
       spaces = true
-    } else {
-      const text = style === 'single' && c === "'" ? "''" : c
-      out += text
-      col += text.length
-      spaces = false
+      start = space + 1
     }
+    parts.push(text.slice(from))
+    offset = end
+    if (offset < value.length) yield
   }
-  return out + quote
+  parts.push(quote)
+  return parts.join('')
+}
+
+/** writeGoYamlScalarInSteps at once. */
+export function writeGoYamlScalar(value: string, style: GoYamlStyle, column: number, indent: string): string {
+  return runAtOnce(writeGoYamlScalarInSteps(value, style, column, indent))
 }

@@ -20,7 +20,7 @@ import { type DocumentOptions, type ScalarTag, type SchemaOptions, stringify, ty
 import { stringifyString, type StringifyContext } from 'yaml/util'
 import { sortInSteps } from '../machinery/sort-in-steps.js'
 import { type Checkpointed, StepCounter } from '../machinery/time-slice.js'
-import { goYamlStyle, writeGoYamlScalar } from './go-yaml-scalar.js'
+import { goYamlStyle, writeGoYamlScalarInSteps } from './go-yaml-scalar.js'
 
 /** What `stringify` is given: the document's schema and how to write it. */
 export type YamlOptions = DocumentOptions & SchemaOptions & ToStringOptions
@@ -94,22 +94,24 @@ export class GoYamlWriter {
   }
 
   /**
-   * A string in this context: a value as go-yaml's emitter writes it
-   * (go-yaml-scalar.ts), but one with a line break, which is the package's
-   * to write as a block, as is a key; `indentAtStart` is where a map value
-   * starts after its key's indent, undefined for a sequence item or an
-   * explicit entry's value, which start at `indent`.
+   * A value string as go-yaml's emitter writes it (go-yaml-scalar.ts, a
+   * long one in steps), but one with a line break that go-yaml writes as a
+   * literal block, which is the package's to write; `indentAtStart` is
+   * where a map value starts after its key's indent, undefined for a
+   * sequence item or an explicit entry's value, which start at `indent`.
    */
+  private *valueString(value: string, indent: string, indentAtStart: number | undefined): Checkpointed<string> {
+    if (this.writtenAsItIs(value, indent, indentAtStart)) return value
+    const style = this.otherTypes.some((tag) => tag.test!.test(value)) ? 'double' : goYamlStyle(value)
+    if (!style) return this.string(value, indent, false, indentAtStart)
+    const column = indentAtStart === undefined ? indent.length : indent.length - INDENT_STEP.length + indentAtStart
+    // A document that is one scalar folds at the emitter's first indent.
+    return yield* writeGoYamlScalarInSteps(value, style, column, indent || INDENT_STEP)
+  }
+
+  /** A string as the package writes it in this context (its string tag marks the value as a string: `actualString`): keys, and block scalars. */
   private string(value: string, indent: string, implicitKey: boolean, indentAtStart: number | undefined): string {
     if (this.writtenAsItIs(value, indent, indentAtStart)) return value
-    if (!implicitKey) {
-      const style = this.otherTypes.some((tag) => tag.test!.test(value)) ? 'double' : goYamlStyle(value)
-      if (style) {
-        const column = indentAtStart === undefined ? indent.length : indent.length - INDENT_STEP.length + indentAtStart
-        // A document that is one scalar folds at the emitter's first indent.
-        return writeGoYamlScalar(value, style, column, indent || INDENT_STEP)
-      }
-    }
     const ctx = { ...this.base, actualString: true, indent, implicitKey, indentAtStart } as StringifyContext
     return stringifyString({ value } as Parameters<typeof stringifyString>[0], ctx)
   }
@@ -138,7 +140,7 @@ export class GoYamlWriter {
     if (value === null) return 'null'
     switch (typeof value) {
       case 'string':
-        return this.string(value, indent, false, indentAtStart)
+        return yield* this.valueString(value, indent, indentAtStart)
       case 'number':
         return numberText(value)
       case 'boolean':

@@ -99,6 +99,20 @@ describe('the YAML writer of API objects', () => {
     }
   })
 
+  it('writes one long value in steps, a chunk between checkpoints, that reads back as the data', () => {
+    const value = { data: { quoted: "it's: ".repeat(40_000), escaped: 'tab\there '.repeat(30_000) } }
+    let checkpoints = 0
+    const work = writer.document(value)
+    let step = work.next()
+    while (!step.done) {
+      checkpoints++
+      step = work.next()
+    }
+    assert.ok(checkpoints >= 20, `${checkpoints} checkpoints`)
+    const read: unknown = parse(step.value, { ...GO_YAML_OPTIONS })
+    assert.deepEqual(read, value)
+  })
+
   it('writes `<<` plain as a value, as go-yaml does (its encoder finds no type for it), and quotes it as a key as the package does', () => {
     assert.equal(runAtOnce(writer.document({ '<<': '<<', a: ['<<'] })), '"<<": <<\na:\n- <<\n')
   })
