@@ -13,7 +13,7 @@
  * the first or last character, nor before another space.
  */
 
-import { type Checkpointed, runAtOnce } from '../machinery/time-slice.js'
+import type { Checkpointed } from '../machinery/time-slice.js'
 
 export type GoYamlStyle = 'plain' | 'single' | 'double'
 
@@ -136,9 +136,4 @@ export function* writeGoYamlScalarInSteps(value: string, style: GoYamlStyle, col
   }
   parts.push(quote)
   return parts.join('')
-}
-
-/** writeGoYamlScalarInSteps at once. */
-export function writeGoYamlScalar(value: string, style: GoYamlStyle, column: number, indent: string): string {
-  return runAtOnce(writeGoYamlScalarInSteps(value, style, column, indent))
 }

@@ -4,6 +4,7 @@ import { isScalar, type Pair, parse, stringify } from 'yaml'
 import { GoYamlWriter } from '../../../core/encoding/go-yaml-writer.js'
 import { compareYamlKeys, GO_YAML_OPTIONS } from '../../../core/encoding/go-yaml.js'
 import { runAtOnce, runInSlices } from '../../../core/machinery/time-slice.js'
+import { runCounting } from '../../fixtures/checkpoints.js'
 import { GO_YAML_ANNOTATIONS_TEXT, GO_YAML_CONTAINERS_TEXT, GO_YAML_DATA, GO_YAML_DATA_TEXT, GO_YAML_POD } from '../../fixtures/go-yaml-upstream.js'
 
 const writer = new GoYamlWriter(GO_YAML_OPTIONS, compareYamlKeys)
@@ -101,15 +102,9 @@ describe('the YAML writer of API objects', () => {
 
   it('writes one long value in steps, a chunk between checkpoints, that reads back as the data', () => {
     const value = { data: { quoted: "it's: ".repeat(40_000), escaped: 'tab\there '.repeat(30_000) } }
-    let checkpoints = 0
-    const work = writer.document(value)
-    let step = work.next()
-    while (!step.done) {
-      checkpoints++
-      step = work.next()
-    }
+    const { value: text, checkpoints } = runCounting(writer.document(value))
     assert.ok(checkpoints >= 20, `${checkpoints} checkpoints`)
-    const read: unknown = parse(step.value, { ...GO_YAML_OPTIONS })
+    const read: unknown = parse(text, { ...GO_YAML_OPTIONS })
     assert.deepEqual(read, value)
   })
 
@@ -140,16 +135,10 @@ describe('the YAML writer of API objects', () => {
     // (key-1a0 < key-2 < key-10 < key-1a0), and there the order depends on the sort's algorithm.
     for (let i = 0; i < 40000; i++) data[`key-${i}`] = i % 3 === 0 ? `value ${i}` : i % 3 === 1 ? 'yes' : String(i)
     const value = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data }
-    let checkpoints = 0
-    const work = writer.document(value)
-    let step = work.next()
-    while (!step.done) {
-      checkpoints++
-      step = work.next()
-    }
+    const { value: text, checkpoints } = runCounting(writer.document(value))
     // Sorting 40,000 keys in runs and writing 80,000 scalars: at least one checkpoint per few thousand.
     assert.ok(checkpoints >= 20, `${checkpoints} checkpoints`)
-    assert.equal(step.value, packageText(value))
-    assert.equal(await runInSlices(writer.document(value)), step.value)
+    assert.equal(text, packageText(value))
+    assert.equal(await runInSlices(writer.document(value)), text)
   })
 })
