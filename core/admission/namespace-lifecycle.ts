@@ -1,9 +1,12 @@
 /**
  * NamespaceLifecycle (upstream's plugin of that name, first in the chain):
  * nothing is created in a namespace that does not exist or is being
- * terminated, and the system namespaces are never deleted. Deletes and
- * writes to existing objects pass, so that a terminating namespace can be
- * emptied.
+ * terminated, subresources included (a token, an eviction, a binding are
+ * new content too), nothing is updated in one that does not exist, and the
+ * system namespaces are never deleted. Deletes and updates in a
+ * terminating namespace pass, so that it can be emptied. A
+ * LocalSubjectAccessReview alone is exempt: its answer would tell whether
+ * the namespace exists.
  *
  * As upstream, a create looks its namespace up in the server's cache first
  * (no store round trip for every create); a namespace the cache does not
@@ -25,6 +28,10 @@ export type NamespaceReader = (name: string) => Promise<KubeObject | undefined>
 
 const isNamespace = (a: AdmissionAttributes): boolean => a.entry.group === '' && a.entry.resource === 'namespaces'
 
+/** Upstream's isAccessReview: the one namespaced review that may name any namespace. */
+const isAccessReview = (a: AdmissionAttributes): boolean =>
+  a.entry.group === 'authorization.k8s.io' && a.entry.resource === 'localsubjectaccessreviews'
+
 export interface NamespaceLifecycleOptions {
   /** The namespace as the cache has it (may lag the store); without it every create reads the store. */
   readCached?: NamespaceReader
@@ -39,18 +46,19 @@ export function namespaceLifecycle(readNamespace: NamespaceReader, opts: Namespa
   const now = opts.now ?? Date.now
   /** Namespaces this server was asked to delete: until when to read them from the store. */
   const forceLive = new Map<string, number>()
-  const lookup = async (name: string): Promise<KubeObject | undefined> => {
+  /** The namespace, from the cache when it settles the question: for a create only an Active one does, for an update any. */
+  const lookup = async (name: string, creating: boolean): Promise<KubeObject | undefined> => {
     const until = forceLive.get(name)
     if (until !== undefined && until <= now()) forceLive.delete(name)
     if (opts.readCached && (until === undefined || until <= now())) {
       const cached = await opts.readCached(name)
-      if (cached && !terminating(cached)) return cached
+      if (cached && !(creating && terminating(cached))) return cached
     }
     return readNamespace(name)
   }
   return {
     name: 'NamespaceLifecycle',
-    handles: (operation) => operation === 'CREATE' || operation === 'DELETE',
+    handles: (operation) => operation !== 'CONNECT',
     async admit(a) {
       if (isNamespace(a)) {
         if (a.operation === 'DELETE' && !a.subresource && IMMORTAL_NAMESPACES.includes(a.name))
@@ -58,12 +66,10 @@ export function namespaceLifecycle(readNamespace: NamespaceReader, opts: Namespa
         if (a.operation === 'DELETE' && !a.subresource && opts.readCached) forceLive.set(a.name, now() + FORCE_LIVE_LOOKUP_MS)
         return
       }
-      if (a.operation !== 'CREATE' || !a.entry.namespaced || !a.namespace) return
-      // Subresources (an eviction) act on what exists; a review of access would tell whether a namespace exists.
-      if (a.subresource || a.entry.virtualCreate) return
-      const ns = await lookup(a.namespace)
+      if (a.operation === 'DELETE' || !a.entry.namespaced || !a.namespace || isAccessReview(a)) return
+      const ns = await lookup(a.namespace, a.operation === 'CREATE')
       if (!ns) throw notFound({ group: '', resource: 'namespaces' }, a.namespace)
-      if (terminating(ns)) {
+      if (a.operation === 'CREATE' && terminating(ns)) {
         const err = forbidden(
           { group: a.entry.group, resource: a.entry.resource },
           a.name,
