@@ -201,46 +201,55 @@ export class ResourceStore {
     return otherKindError(apiVersion, kind, target, this.policy.kindRegistered ?? (() => false))
   }
 
-  /** Checks apiVersion, kind, name and namespace of a body against the URL; fills what is missing. */
+  /**
+   * Checks apiVersion, kind, name and namespace of a body against the URL
+   * and fills what is missing, in place. The keys stay where the client put
+   * them: the object is put in Go's order (apiVersion and kind first) by
+   * goEncoded before it is kept or answered. A copy made here instead would
+   * be one more pass at once over the body's top level, which a client may
+   * make hundreds of thousands of keys wide (each dropped later as unknown).
+   */
   private checkBody(body: unknown, namespace: string, urlName: string | undefined): KubeObject {
+    const obj = this.refuseBody(body, namespace, urlName)
+    obj.apiVersion = this.apiVersion
+    obj.kind = this.entry.kind
+    obj.metadata ??= {}
+    const meta = obj.metadata
+    if (this.entry.namespaced) meta.namespace = namespace
+    else if (meta.namespace) delete meta.namespace
+    return obj
+  }
+
+  /** What checkBody refuses, without changing the body: a PUT's body is checked so before the object is looked up. */
+  private refuseBody(body: unknown, namespace: string, urlName: string | undefined): KubeObject {
     if (!isPlainObject(body)) throw badRequest('the body of the request must be a JSON or YAML object')
     const obj = body as KubeObject
+    let { apiVersion, kind } = obj
     const registered = this.policy.kindRegistered
     if (!this.entry.schema && registered) {
       // As upstream's decoder: an empty or missing apiVersion or kind is the URL's, another kind is refused.
-      if (obj.apiVersion === '' || obj.apiVersion === undefined) obj.apiVersion = this.apiVersion
-      if (obj.kind === '' || obj.kind === undefined) obj.kind = this.entry.kind
-      if (typeof obj.apiVersion === 'string' && typeof obj.kind === 'string') {
-        const refused = otherKindError(obj.apiVersion, obj.kind, { apiVersion: this.apiVersion, kind: this.entry.kind }, registered)
+      if (apiVersion === '' || apiVersion === undefined) apiVersion = this.apiVersion
+      if (kind === '' || kind === undefined) kind = this.entry.kind
+      if (typeof apiVersion === 'string' && typeof kind === 'string') {
+        const refused = otherKindError(apiVersion, kind, { apiVersion: this.apiVersion, kind: this.entry.kind }, registered)
         if (refused) throw refused
       }
     }
-    if (obj.apiVersion !== undefined && obj.apiVersion !== this.apiVersion)
-      throw badRequest(
-        `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${this.apiVersion})`,
-      )
-    if (obj.kind !== undefined && obj.kind !== this.entry.kind)
-      throw badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${this.entry.kind})`)
-    if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {}
-    if (!isPlainObject(obj.metadata)) {
+    if (apiVersion !== undefined && apiVersion !== this.apiVersion)
+      throw badRequest(`the API version in the data (${String(apiVersion)}) does not match the expected API version (${this.apiVersion})`)
+    if (kind !== undefined && kind !== this.entry.kind)
+      throw badRequest(`the kind in the data (${String(kind)}) does not match the expected kind (${this.entry.kind})`)
+    const meta = obj.metadata ?? {}
+    if (!isPlainObject(meta)) {
       // A built-in kind's decoder refuses it first, in Go's words (`... into Go struct field ConfigMap.metadata of type v1.ObjectMeta`).
       valueAtOnce(this.entry.decode?.(obj))
       throw badRequest('metadata must be an object')
     }
-    // apiVersion and kind lead, as upstream's encoder writes them.
-    const { apiVersion: _v, kind: _k, ...rest } = obj
-    const out: KubeObject = { apiVersion: this.apiVersion, kind: this.entry.kind, ...rest }
-    const meta = out.metadata
     // An update's object names what its URL names (upstream's checkName, for a PUT's body and a patch's result alike).
     if (urlName !== undefined) checkUpdateNames(meta, namespace, urlName)
-    if (this.entry.namespaced) {
-      if (meta.namespace && meta.namespace !== namespace)
-        throw badRequest('the namespace of the provided object does not match the namespace sent on the request')
-      meta.namespace = namespace
-    } else if (meta.namespace) {
-      delete meta.namespace
-    }
-    return out
+    if (this.entry.namespaced && meta.namespace && meta.namespace !== namespace)
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request')
+    return obj
   }
 
   /**
@@ -409,7 +418,8 @@ export class ResourceStore {
       checkUpdatePrecondition(this.entry, meta.resourceVersion, current)
       meta.resourceVersion = current.metadata.resourceVersion ?? ''
       this.carryOverSystemFields(obj, current)
-      await this.patchedBody(() => obj, namespace, name, ctx, () => next(cloneJson(current)), true)
+      // Decoding drops what the kind does not have (unknown fields), from the object it is given: that object is kept.
+      obj = await this.patchedBody(() => obj, namespace, name, ctx, () => next(cloneJson(current)), true)
       this.entry.strategy.normalize?.(obj)
       await steps.settle(this.entry.strategy.applyDefaults?.(obj))
       await steps.pause()
@@ -479,8 +489,8 @@ export class ResourceStore {
     options: { answerOnly?: boolean } = {},
   ): Promise<{ object: KubeObject; created: boolean }> {
     // Upstream's update handler checks the body (its kind, its name against the URL's) before it looks the object up:
-    // a mismatch is a 400 whether or not the object is stored. On shallow copies: the attempts below check it again.
-    if (isPlainObject(body)) this.checkBody({ ...body, metadata: isPlainObject(body['metadata']) ? { ...body['metadata'] } : body['metadata'] }, namespace, name)
+    // a mismatch is a 400 whether or not the object is stored. The attempts below check it again.
+    if (isPlainObject(body)) this.refuseBody(body, namespace, name)
     for (let attempt = 1; ; attempt++) {
       try {
         return { object: await this.update(namespace, name, next, ctx, undefined, options), created: false }

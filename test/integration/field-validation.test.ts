@@ -136,6 +136,29 @@ describe('field validation', () => {
     assert.deepEqual((await client.get(`${CONFIGMAPS}/cm`)).body.data, { a: '1' }, 'nothing changed')
   })
 
+  // Upstream decodes every body into its kind's struct, so a field the kind does not have is never kept, at the top
+  // level as anywhere else: an update or a patch that sends one keeps the object as it was (and, with no other change,
+  // writes nothing).
+  it('keeps no unknown top-level field through a PUT or any patch, warning of each', async () => {
+    const created = await client.post(CONFIGMAPS, { metadata: { name: 'top' }, data: { a: '1' } })
+    assert.equal(created.status, 201)
+    const put = await client.put(`${CONFIGMAPS}/top`, { ...created.body, junk: 'x', data: { a: '2' } })
+    assert.equal(put.status, 200, put.text)
+    assert.deepEqual(warningsOf(put.headers), ['299 - "unknown field \\"junk\\""'])
+    const patches: [string, string][] = [
+      ['application/merge-patch+json', '{"junk2":"y","data":{"a":"3"}}'],
+      ['application/strategic-merge-patch+json', '{"junk3":"z","data":{"a":"4"}}'],
+      ['application/json-patch+json', '[{"op":"add","path":"/junk4","value":"w"},{"op":"replace","path":"/data/a","value":"5"}]'],
+    ]
+    for (const [type, patch] of patches) assert.equal((await client.patch(`${CONFIGMAPS}/top`, patch, type)).status, 200)
+    const stored = (await client.get(`${CONFIGMAPS}/top`)).body
+    assert.deepEqual(Object.keys(stored), ['kind', 'apiVersion', 'metadata', 'data'])
+    assert.deepEqual(stored.data, { a: '5' })
+    const unchanged = await client.put(`${CONFIGMAPS}/top`, { ...stored, junk: 'x' })
+    assert.equal(unchanged.status, 200)
+    assert.equal(unchanged.body.metadata.resourceVersion, stored.metadata.resourceVersion, 'an unknown field alone changes nothing')
+  })
+
   it('reports duplicate keys of a YAML body in the YAML decoder’s words', async () => {
     const yaml = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\ndata:\n  a: "1"\n  a: "2"\n'
     const strict = await client.post(`${CONFIGMAPS}?fieldValidation=Strict`, yaml, { headers: { 'content-type': 'application/yaml' } })
