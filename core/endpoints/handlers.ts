@@ -13,6 +13,8 @@ import { decodeAs } from '../resources/schema/json-decoding.js'
 import type { YamlDecoder } from '../http/yaml-off-thread.js'
 import { queryOf } from '../http/query.js'
 import { listResponse, objectResponse, objectResponseInSteps, statusResponse } from '../http/respond.js'
+import { hasMoreValuesThan } from '../machinery/json-size.js'
+import { SLICED_WRITE_VALUES } from '../registry/write-steps.js'
 import { isMarkedLarge } from '../machinery/large-objects.js'
 import { badRequest, methodNotAllowed, notAcceptable, resourceNotFound, StatusError, type StatusReason, unsupportedMediaType } from '../machinery/status-error.js'
 import { watchStream } from '../http/watch-stream.js'
@@ -177,16 +179,15 @@ async function handleEntry(request: Request, info: RequestInfo, entry: ResourceE
     writeContext(request, params, ctx, 'CreateOptions')
     // A review is admitted as any create is (upstream's review REST calls its create validation), then answered.
     obj = await env.registry.admit(entry, { operation: 'CREATE', object: obj, namespace: ns }, ctx)
-    return objectResponse(
-      await entry.virtualCreate(obj, {
-        user: env.user,
-        now: ctx.now,
-        ...(info.namespace ? { namespace: info.namespace } : {}),
-        notes: { annotations: env.auditAnnotations ?? {}, warnings },
-      }),
-      format,
-      201,
-    )
+    const answer = await entry.virtualCreate(obj, {
+      user: env.user,
+      now: ctx.now,
+      ...(info.namespace ? { namespace: info.namespace } : {}),
+      notes: { annotations: env.auditAnnotations ?? {}, warnings },
+    })
+    // An access review echoes its spec, which the client may have made megabytes long: such an answer is encoded in steps.
+    if (hasMoreValuesThan(answer, SLICED_WRITE_VALUES)) return objectResponseInSteps(answer as Record<string, unknown>, format, 201)
+    return objectResponse(answer as Record<string, unknown>, format, 201)
   }
 
   // Component statuses are checked when read, never stored (component-statuses.ts).

@@ -12,7 +12,8 @@ import type { ResourceEntry, StrategyContext } from './catalogue.js'
 import { at, list, record, text } from './columns/values.js'
 import { defineResource } from './define.js'
 import { anyName } from './names.js'
-import { isPlainObject, type KubeObject, type UserInfo } from '../machinery/object.js'
+import { formatTimestamp, isPlainObject, type KubeObject, type UserInfo } from '../machinery/object.js'
+import { goObjectMeta } from '../machinery/go-object-meta.js'
 
 /** What the authorizers can list of a user's permissions in a namespace (upstream's RuleResolver). */
 export type RulesResolver = (user: UserInfo, namespace: string) => Promise<SubjectRules>
@@ -30,6 +31,31 @@ export type TokenAuthenticate = (
 
 const AUTHENTICATION = 'authentication.k8s.io'
 const AUTHORIZATION = 'authorization.k8s.io'
+
+/**
+ * Upstream's rule for the access reviews: their metadata is empty (managed
+ * fields aside; a LocalSubjectAccessReview may name its namespace). Checked
+ * before anything else reads the review, so a review of megabytes of
+ * metadata is refused rather than echoed.
+ */
+function metadataErrors(meta: KubeObject['metadata'], namespaceAllowed: boolean): FieldError[] {
+  for (const key in meta) {
+    const value = (meta as Record<string, unknown>)[key]
+    if (key === 'managedFields' || (namespaceAllowed && key === 'namespace') || isZero(value)) continue
+    return [invalid(fieldPath('metadata'), goObjectMeta(meta), namespaceAllowed ? 'must be empty except for namespace' : 'must be empty')]
+  }
+  return []
+}
+
+/** A JSON value Go decodes into a field's zero value: upstream's Semantic.DeepEqual takes an empty list or map for an unset one. */
+const isZero = (value: unknown): boolean =>
+  value === null ||
+  value === undefined ||
+  value === '' ||
+  value === 0 ||
+  value === false ||
+  (Array.isArray(value) && value.length === 0) ||
+  (isPlainObject(value) && Object.keys(value).length === 0)
 
 /** What every review answers: its own kind, the request's metadata, and the computed status. */
 function answer(group: string, kind: string, obj: KubeObject, fields: Record<string, unknown>): KubeObject {
@@ -52,9 +78,13 @@ function userInfoJson(user: UserInfo): Record<string, unknown> {
   return out
 }
 
-export const selfSubjectReviews: ResourceEntry = review('SelfSubjectReview', 'selfsubjectreviews', AUTHENTICATION, false, (obj, ctx) =>
-  answer(AUTHENTICATION, 'SelfSubjectReview', obj, { status: { userInfo: userInfoJson(ctx.user) } }),
-)
+/** As upstream, a new object: nothing of the request's is echoed, its creation time is now. */
+export const selfSubjectReviews: ResourceEntry = review('SelfSubjectReview', 'selfsubjectreviews', AUTHENTICATION, false, (_obj, ctx) => ({
+  kind: 'SelfSubjectReview',
+  apiVersion: `${AUTHENTICATION}/v1`,
+  metadata: { creationTimestamp: formatTimestamp(ctx.now) },
+  status: { userInfo: userInfoJson(ctx.user) },
+}))
 
 /**
  * TokenReview: the user behind `spec.token` for `spec.audiences`, or an
@@ -117,6 +147,8 @@ export function selfSubjectAccessReviews(decide: AccessDecider): ResourceEntry {
     const hasNonResource = isPlainObject(spec['nonResourceAttributes'])
     if (hasResource === hasNonResource)
       throw badRequest('exactly one of nonResourceAttributes or resourceAttributes must be specified')
+    const metaErrs = metadataErrors(obj.metadata, false)
+    if (metaErrs.length) throw invalidError(AUTHORIZATION, 'SelfSubjectAccessReview', '', metaErrs)
     return answer(AUTHORIZATION, 'SelfSubjectAccessReview', obj, { spec, status: await decided(decide, ctx.user, spec) })
   })
 }
@@ -127,6 +159,7 @@ export function subjectAccessReviews(decide: AccessDecider): ResourceEntry {
     const errs = attributeErrors(spec)
     if (!text(spec['user']) && list(spec['groups']).length === 0)
       errs.push(invalid(fieldPath('spec').child('user'), text(spec['user']), 'at least one of user or group must be specified'))
+    errs.push(...metadataErrors(obj.metadata, false))
     if (errs.length) throw invalidError(AUTHORIZATION, 'SubjectAccessReview', '', errs)
     return answer(AUTHORIZATION, 'SubjectAccessReview', obj, { spec, status: await decided(decide, subjectOf(spec), spec) })
   })
@@ -140,9 +173,11 @@ export function localSubjectAccessReviews(decide: AccessDecider): ResourceEntry 
       errs.splice(0, errs.length, invalid(fieldPath('spec').child('nonResourceAttributes'), spec['nonResourceAttributes'], 'disallowed on this kind of request'))
     if (!text(spec['user']) && list(spec['groups']).length === 0)
       errs.push(invalid(fieldPath('spec').child('user'), text(spec['user']), 'at least one of user or group must be specified'))
-    if (errs.length) throw invalidError(AUTHORIZATION, 'LocalSubjectAccessReview', '', errs)
     // The URL's namespace when the handler passes it; else the one the body names.
     const namespace = ctx.namespace ?? obj.metadata.namespace
+    // Upstream's handler puts the URL's namespace in the metadata before the review is validated.
+    errs.push(...metadataErrors(namespace === undefined ? obj.metadata : { ...obj.metadata, namespace }, true))
+    if (errs.length) throw invalidError(AUTHORIZATION, 'LocalSubjectAccessReview', '', errs)
     if (namespace !== undefined && text(at(spec, 'resourceAttributes', 'namespace')) !== namespace)
       throw badRequest(`spec.resourceAttributes.namespace must match namespace: ${namespace}`)
     return answer(AUTHORIZATION, 'LocalSubjectAccessReview', obj, { spec, status: await decided(decide, subjectOf(spec), spec) })
