@@ -2,7 +2,9 @@
  * The Node listener with both client CAs: which one verified a client's
  * chain reaches core as `verified` (client CA) or
  * `verifiedByRequestHeaderCA` (front-proxy CA); chains through an
- * intermediate are accepted; new CA bundles apply from the next handshake.
+ * intermediate are accepted; new CA bundles apply from the next handshake
+ * (and to the next request of a connection already open:
+ * node-client-cert-each-request.test.ts).
  */
 import assert from 'node:assert/strict'
 import { request as httpsRequest } from 'node:https'

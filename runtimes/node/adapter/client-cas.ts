@@ -11,6 +11,12 @@
  * ids, and a client may send an "intermediate" of its own making that names
  * the other bundle's CA as its issuer. Each link of the path is checked by
  * its signature here.
+ *
+ * A verdict is for one moment and one pair of bundles: upstream verifies the
+ * peer's chain on every request, against the bundles of the moment. Each
+ * verdict says until when it holds, so that a listener can keep it for a
+ * connection's next requests and verify again once that time has passed
+ * (connection-identity.ts).
  */
 import { X509Certificate } from 'node:crypto'
 import type { DetailedPeerCertificate } from 'node:tls'
@@ -31,11 +37,39 @@ export function parseBundle(pem: string, what: string): X509Certificate[] {
   return blocks.map((block) => new X509Certificate(block))
 }
 
+/** A client's certificates as its handshake left them, parsed once per connection. */
+export interface PresentedChain {
+  leaf: X509Certificate
+  /** The certificates the client sent and those OpenSSL looked up: candidates for the links, none trusted for itself. */
+  candidates: readonly X509Certificate[]
+}
+
+export function presentedChain(peer: DetailedPeerCertificate): PresentedChain {
+  const candidates: X509Certificate[] = []
+  const seen = new Set<string>([peer.fingerprint256])
+  for (let cert = peer.issuerCertificate; cert?.raw && !seen.has(cert.fingerprint256); cert = cert.issuerCertificate) {
+    seen.add(cert.fingerprint256)
+    if (candidates.length < MAX_CHAIN_CERTIFICATES) candidates.push(new X509Certificate(cert.raw))
+  }
+  return { leaf: new X509Certificate(peer.raw), candidates }
+}
+
+export interface ChainVerdict {
+  /** A path of verified signatures leads to `--client-ca-file`. */
+  clientCA: boolean
+  /** A path of verified signatures leads to `--requestheader-client-ca-file`. */
+  requestHeaderCA: boolean
+  /** Why the leaf itself is refused at that moment (expired, not yet valid), in Go's x509 words. */
+  leafInvalid?: string
+  /** The last moment (ms since the epoch) the verdict holds: past it a certificate it relied on has expired. */
+  holdsUntil: number
+}
+
 export interface ClientCAs {
   /** Both bundles joined, for the TLS layer's `ca` option; undefined when there is no client CA at all. */
   readonly tlsBundle: string | undefined
-  /** Which bundles a verified chain ends in. */
-  verifiedBy(peer: DetailedPeerCertificate): { clientCA: boolean; requestHeaderCA: boolean }
+  /** Which bundles a chain ends in at `now` (ms since the epoch). */
+  verify(chain: PresentedChain, now: number): ChainVerdict
 }
 
 export function clientCAs(bundles: ClientCABundles): ClientCAs {
@@ -45,19 +79,36 @@ export function clientCAs(bundles: ClientCABundles): ClientCAs {
   const all = [...client, ...proxy]
   return {
     tlsBundle: all.length > 0 ? all.map((c) => c.toString()).join('') : undefined,
-    verifiedBy(peer) {
-      const leaf = new X509Certificate(peer.raw)
-      // The certificates the client sent and those OpenSSL looked up: candidates for the links, none trusted for itself.
-      const candidates: X509Certificate[] = []
-      const seen = new Set<string>([peer.fingerprint256])
-      for (let cert = peer.issuerCertificate; cert?.raw && !seen.has(cert.fingerprint256); cert = cert.issuerCertificate) {
-        seen.add(cert.fingerprint256)
-        if (candidates.length < MAX_CHAIN_CERTIFICATES) candidates.push(new X509Certificate(cert.raw))
+    verify({ leaf, candidates }, now) {
+      const leafInvalid = leafValidityError(leaf, now)
+      if (leafInvalid) {
+        // Expired stays expired; one not yet valid is looked at again when it becomes valid.
+        const notBefore = Date.parse(leaf.validFrom)
+        return { clientCA: false, requestHeaderCA: false, leafInvalid, holdsUntil: now < notBefore ? notBefore - 1 : Infinity }
       }
-      const now = Date.now()
-      return { clientCA: chainsTo(leaf, candidates, client, now), requestHeaderCA: chainsTo(leaf, candidates, proxy, now) }
+      const clientUntil = chainsTo(leaf, candidates, client, now)
+      const proxyUntil = chainsTo(leaf, candidates, proxy, now)
+      return {
+        clientCA: clientUntil !== undefined,
+        requestHeaderCA: proxyUntil !== undefined,
+        holdsUntil: Math.min(clientUntil ?? Infinity, proxyUntil ?? Infinity),
+      }
     },
   }
+}
+
+/** Go's x509 time format (RFC 3339, whole seconds). */
+function goTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
+}
+
+/** Why `leaf` is not valid at `now`, as Go's x509.Verify says it; undefined while it is. */
+function leafValidityError(leaf: X509Certificate, now: number): string | undefined {
+  const notBefore = Date.parse(leaf.validFrom)
+  const notAfter = Date.parse(leaf.validTo)
+  if (now < notBefore) return `x509: certificate has expired or is not yet valid: current time ${goTime(now)} is before ${goTime(notBefore)}`
+  if (now > notAfter) return `x509: certificate has expired or is not yet valid: current time ${goTime(now)} is after ${goTime(notAfter)}`
+  return undefined
 }
 
 /** More than any real chain holds; what a client sends beyond it is not looked at. */
@@ -87,26 +138,30 @@ function signedBy(cert: X509Certificate, issuer: X509Certificate, now: number): 
 /**
  * Whether a path of verified signatures leads from `leaf` through some of
  * the `intermediates` to a certificate of `roots`, as Go's x509.Verify with
- * that pool alone. The leaf itself was checked by the handshake. Breadth
- * first, each intermediate entered once: certificates sharing a key cannot
- * multiply the paths tried.
+ * that pool alone: the moment the path found stops holding (the earliest
+ * notAfter on it), or undefined when there is none. The leaf's own validity
+ * period is the caller's to check. Breadth first, each intermediate entered
+ * once: certificates sharing a key cannot multiply the paths tried.
  */
-function chainsTo(leaf: X509Certificate, intermediates: readonly X509Certificate[], roots: readonly X509Certificate[], now: number): boolean {
-  if (roots.length === 0 || !forClientAuth(leaf)) return false
-  if (roots.some((root) => root.fingerprint256 === leaf.fingerprint256)) return true
+function chainsTo(leaf: X509Certificate, intermediates: readonly X509Certificate[], roots: readonly X509Certificate[], now: number): number | undefined {
+  if (roots.length === 0 || !forClientAuth(leaf)) return undefined
+  const leafUntil = Date.parse(leaf.validTo)
+  if (roots.some((root) => root.fingerprint256 === leaf.fingerprint256)) return leafUntil
   const entered = new Set<X509Certificate>()
-  let level = [leaf]
+  // Each certificate reached, with the earliest notAfter on the path that reached it.
+  let level = [{ cert: leaf, until: leafUntil }]
   for (let depth = 0; depth <= MAX_CHAIN_CERTIFICATES && level.length > 0; depth++) {
-    const next: X509Certificate[] = []
-    for (const cert of level) {
-      if (roots.some((root) => signedBy(cert, root, now))) return true
+    const next: typeof level = []
+    for (const { cert, until } of level) {
+      const root = roots.find((r) => signedBy(cert, r, now))
+      if (root) return Math.min(until, Date.parse(root.validTo))
       for (const issuer of intermediates) {
         if (entered.has(issuer) || !signedBy(cert, issuer, now)) continue
         entered.add(issuer)
-        next.push(issuer)
+        next.push({ cert: issuer, until: Math.min(until, Date.parse(issuer.validTo)) })
       }
     }
     level = next
   }
-  return false
+  return undefined
 }

@@ -4,11 +4,12 @@
  * get through), the verification result handed to core as ConnectionInfo.
  * Built on @hono/node-server's request listener (reference/dependencies.md 5).
  */
+import { constants } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from 'node:http2'
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
-import type { DetailedPeerCertificate, SecureContext, SecureVersion, TLSSocket } from 'node:tls'
+import type { SecureContext, SecureVersion, TLSSocket } from 'node:tls'
 import { getRequestListener, RequestError } from '@hono/node-server'
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response'
 import { plainHeadersOf } from '../../../core/http/answer-headers.js'
@@ -17,8 +18,9 @@ import { statusResponse as statusErrorResponse } from '../../../core/http/respon
 import { StatusError } from '../../../core/machinery/status-error.js'
 import { MAX_HEADER_BYTES } from '../../../core/machinery/limits.js'
 import type { Logger } from '../../../core/logging/logger.js'
-import type { ClientCertificate, ConnectionInfo } from '../../../core/ports.js'
+import type { ConnectionInfo } from '../../../core/ports.js'
 import { type ClientCABundles, type ClientCAs, clientCAs } from './client-cas.js'
+import { type ConnectionInfoAt, connectionInfoAt, type TlsLike } from './connection-identity.js'
 import type { EgressDialers } from './egress-dialer.js'
 import { dotSegmentMessage, dotSegmentOf } from './dot-segments.js'
 import { hasMalformedEscape, malformedRequestResponse } from './malformed-escapes.js'
@@ -88,9 +90,10 @@ export const IDLE_TIMEOUT_MS = 90_000
 export interface TlsListener {
   port: number
   /**
-   * Trusts new client CA bundles from the next handshake on (the files were
-   * re-read); connections already open keep what they verified. Throws,
-   * changing nothing, for a bundle that does not parse.
+   * Trusts new client CA bundles (the files were re-read): handshakes verify
+   * against them from now on, and the certificate of a connection already
+   * open is verified against them on its next request. Throws, changing
+   * nothing, for a bundle that does not parse.
    */
   setClientCAs(bundles: ClientCABundles): void
   /** Stops accepting connections; idle HTTP/1.1 ones close, HTTP/2 ones get a GOAWAY, busy ones finish. Does not wait. */
@@ -180,41 +183,6 @@ export function writableAnswer(response: Response): Response {
   }
   for (const name of HOP_BY_HOP) clean.delete(name)
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers: clean })
-}
-
-/** A TLS socket, or the proxy HTTP/2 gives for the session's socket. */
-export type TlsLike = Pick<TLSSocket, 'authorized' | 'authorizationError' | 'remoteAddress'> & {
-  getPeerCertificate(detailed: true): DetailedPeerCertificate
-}
-
-/** Node gives an RDN attribute as a string, or an array when it repeats. */
-function values(value: string | string[] | undefined): string[] {
-  if (value === undefined) return []
-  return Array.isArray(value) ? value : [value]
-}
-
-/** `cas` undefined: no client certificate was requested. */
-export function connectionInfoOf(socket: TlsLike, cas: ClientCAs | undefined): ConnectionInfo {
-  const info: ConnectionInfo = {}
-  if (socket.remoteAddress) info.remoteAddress = socket.remoteAddress
-  if (!cas) return info
-  // An empty object when the client sent no certificate.
-  const peer: Partial<DetailedPeerCertificate> = socket.getPeerCertificate(true)
-  if (!peer.raw) return info
-  const subject = peer.subject as Record<string, string | string[] | undefined> | undefined
-  // TLS verified against both bundles at once; which one the chain ends in decides what it proves.
-  const by = socket.authorized ? cas.verifiedBy(peer as DetailedPeerCertificate) : { clientCA: false, requestHeaderCA: false }
-  const cert: ClientCertificate = {
-    verified: by.clientCA,
-    // Go's pkix.Name keeps the last CN when several are present.
-    commonName: values(subject?.CN).at(-1) ?? '',
-    organizations: values(subject?.O),
-  }
-  if (by.requestHeaderCA) cert.verifiedByRequestHeaderCA = true
-  if (!socket.authorized && socket.authorizationError) cert.verifyError = String(socket.authorizationError)
-  else if (!by.clientCA) cert.verifyError = 'signed by a CA other than the client CA'
-  info.clientCertificate = cert
-  return info
 }
 
 /**
@@ -360,21 +328,22 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
   let cas: ClientCAs | undefined = bundlesGiven(opts) ? clientCAs(opts) : undefined
   const drainTimeoutMs = opts.drainTimeoutMs ?? 1000
 
-  // Computed once per connection: the handshake result does not change.
-  const connectionInfo = new WeakMap<object, ConnectionInfo>()
+  // One source per connection: the certificate's verdict is kept until the bundles change or its time passes (connection-identity.ts).
+  const connections = new WeakMap<object, ConnectionInfoAt>()
   const infoFor = (incoming: Incoming): ConnectionInfo => {
     // HTTP/2 gives each stream its own socket proxy; the session is stable.
     const key: object = isHttp2(incoming) ? incoming.stream.session ?? incoming.socket : incoming.socket
-    let info = connectionInfo.get(key)
-    if (!info) {
-      info = connectionInfoOf(incoming.socket as unknown as TlsLike, cas)
-      // One record per HTTP/2 session or HTTP/1 socket, so one protocol for all its requests.
-      info.protocol = `HTTP/${incoming.httpVersion}`
-      // Node refuses longer headers itself, so core need not count them (core/machinery/limits.ts).
-      info.headerBytesLimit = isHttp2(incoming) ? HTTP2_MAX_HEADER_LIST_BYTES : HTTP1_MAX_HEADER_BYTES
-      connectionInfo.set(key, info)
+    let infoAt = connections.get(key)
+    if (!infoAt) {
+      infoAt = connectionInfoAt(incoming.socket as unknown as TlsLike, {
+        // One source per HTTP/2 session or HTTP/1 socket, so one protocol for all its requests.
+        protocol: `HTTP/${incoming.httpVersion}`,
+        // Node refuses longer headers itself, so core need not count them (core/machinery/limits.ts).
+        headerBytesLimit: isHttp2(incoming) ? HTTP2_MAX_HEADER_LIST_BYTES : HTTP1_MAX_HEADER_BYTES,
+      })
+      connections.set(key, infoAt)
     }
-    return info
+    return infoAt(cas, Date.now())
   }
 
   const goawayChance = opts.goawayChance ?? 0
@@ -504,8 +473,11 @@ function listenTls(server: FetchHandler, opts: ServeTlsOptions): Promise<TlsList
     minVersion: opts.minVersion ?? ('TLSv1.2' as const),
     ...(opts.ciphers ? { ciphers: opts.ciphers } : {}),
     // Without an explicit CA, Node would verify client certificates against
-    // the public web roots: never request them then.
-    ...(cas ? { ca: cas.tlsBundle, requestCert: true, rejectUnauthorized: false } : {}),
+    // the public web roots: never request them then. No session tickets with
+    // client certificates: a resumed session keeps the leaf but loses the
+    // intermediates the client sent, so its chain could not be verified again
+    // (connection-identity.ts); the client's next connection is a full handshake.
+    ...(cas ? { ca: cas.tlsBundle, requestCert: true, rejectUnauthorized: false, secureOptions: constants.SSL_OP_NO_TICKET } : {}),
   })
   const tlsOptions = contextOptions()
   const sniContext = opts.sniContext
