@@ -5,7 +5,7 @@
  * the file as it was).
  */
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
@@ -419,5 +419,37 @@ describe('embedded store: refusing to open', () => {
     await reopened.close()
     const third = await open(t, dataDir)
     assert.deepEqual(await third.get(key('a')), created)
+  })
+})
+
+// The store holds every Secret: its files are the owner's alone, as etcd makes its own, even in a
+// data directory someone made beforehand open to every user of the machine.
+describe('embedded store file modes', () => {
+  const modeOf = (file: string) => statSync(file).mode & 0o777
+
+  it('creates state.db, its log and its index 0600 in a data directory made 0755 beforehand', async () => {
+    const dir = freshDir()
+    mkdirSync(dir, { mode: 0o755 })
+    const store = await openEmbeddedStore({ dataDir: dir })
+    try {
+      await store.create(key('secret-ish'), configMap('secret-ish', 'TOPSECRETMARKER'))
+      const files = readdirSync(dir).filter((f) => f.startsWith('state.db'))
+      assert.ok(files.includes('state.db') && files.includes('state.db-wal'), files.join(', '))
+      for (const file of files) assert.equal(modeOf(join(dir, file)), 0o600, file)
+    } finally {
+      await store.close()
+    }
+  })
+
+  it('makes files an earlier start left readable by others 0600 again', async () => {
+    const dir = freshDir()
+    await (await openEmbeddedStore({ dataDir: dir })).close()
+    chmodSync(join(dir, 'state.db'), 0o644)
+    const store = await openEmbeddedStore({ dataDir: dir })
+    try {
+      assert.equal(modeOf(join(dir, 'state.db')), 0o600)
+    } finally {
+      await store.close()
+    }
   })
 })

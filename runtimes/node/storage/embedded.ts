@@ -4,7 +4,7 @@
  * the file layout and the failure messages are the same everywhere, so one
  * runtime opens a data directory another wrote.
  */
-import { mkdirSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { type SqlDriver, sqliteCode } from '../../../core/storage/sql/driver.js'
 import { EMBEDDED_STORE_FILE, EmbeddedStoreError, type EmbeddedStoreOptions, openSqlStorage } from '../../../core/storage/sql/open.js'
@@ -12,7 +12,7 @@ import { DEFAULT_SHARED_BUSY_TIMEOUT_MS } from '../../../core/storage/sql/log-fo
 import type { SqlStorage } from '../../../core/storage/sql/sql-storage.js'
 
 export interface EmbeddedStoreDirOptions extends EmbeddedStoreOptions {
-  /** `--data-dir`: created (mode 0700, it holds Secrets) when missing. */
+  /** `--data-dir`: created (mode 0700, it holds Secrets) when missing; the store's files in it are 0600 either way. */
   dataDir: string
 }
 
@@ -29,6 +29,7 @@ export async function openEmbeddedStoreWith(opts: EmbeddedStoreDirOptions, openS
       path,
       () => {
         mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+        keepPrivate(path)
         return openSqlite(path)
       },
       storeOptions,
@@ -44,5 +45,30 @@ export async function openEmbeddedStoreWith(opts: EmbeddedStoreDirOptions, openS
       if (!(err instanceof EmbeddedStoreError) || sqliteCode(err.cause) !== 'SQLITE_BUSY' || Date.now() >= deadline) throw err
     }
     await new Promise((resolve) => setTimeout(resolve, pause))
+  }
+}
+
+/** The database file and the two SQLite keeps beside it (its write-ahead log and the log's index). */
+const STORE_FILE_SUFFIXES = ['', '-wal', '-shm']
+
+/**
+ * Makes the store's files readable by their owner alone, as etcd creates
+ * its own (0600) whatever the directory's mode: a data directory made
+ * beforehand (by a package, a volume mount) may be open to other users,
+ * and SQLite would create the file by the umask (0644), every Secret in it
+ * readable by anyone on the machine. The database file is created empty
+ * with mode 0600 (SQLite gives its log files the database file's mode);
+ * files found with a looser mode are made 0600.
+ */
+function keepPrivate(path: string): void {
+  try {
+    closeSync(openSync(path, 'wx', 0o600))
+  } catch (err) {
+    // Already there (made by an earlier start, or by another worker starting beside this one).
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+  }
+  for (const suffix of STORE_FILE_SUFFIXES) {
+    const file = path + suffix
+    if (existsSync(file) && statSync(file).mode & 0o077) chmodSync(file, 0o600)
   }
 }
