@@ -41,14 +41,27 @@ function dataOf(secret: KubeObject, key: string): string {
  * What Go's time.Parse takes for time.RFC3339: a 'T' between date and time,
  * seconds, an optional fraction, and a zone ('Z' or ±hh:mm) always.
  */
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:Z|[+-](\d{2}):(\d{2}))$/
+
+/**
+ * Whether every part of an RFC 3339 text is in range, as Go's parser checks
+ * it ("day out of range"): JavaScript's Date.parse rolls 2099-02-30 over to
+ * March 2 where Go refuses it.
+ */
+function inRange(m: RegExpExecArray): boolean {
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate()
+  const zoneInRange = m[8] === undefined || (Number(m[8]) <= 23 && Number(m[9]) <= 59)
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59 && zoneInRange
+}
 
 /** An expiration that cannot be read as RFC 3339 counts as expired, as upstream's HasExpired. */
 function expired(secret: KubeObject, now: Date): boolean {
   const text = dataOf(secret, 'expiration')
   if (!text) return false
+  const m = RFC3339.exec(text)
   const at = Date.parse(text)
-  return Number.isNaN(at) || !RFC3339.test(text) || now.getTime() > at
+  return !m || !inRange(m) || Number.isNaN(at) || now.getTime() > at
 }
 
 /** system:bootstrappers and the extra groups, sorted and once each; undefined when one is not a bootstrap group. */

@@ -154,10 +154,27 @@ describe('bootstrap tokens', () => {
     await storeBootstrapSecret('pastpa', { 'token-secret': secret, 'usage-bootstrap-authentication': 'true', expiration: '2020-01-01T00:00:00Z' })
     await assertRefusedAndNothingStored(s.api, `pastpa.${secret}`)
     // Far ahead, but not RFC 3339 (no zone, no seconds, a zone without its colon): upstream's parse fails, so expired.
-    const unreadable: Array<[string, string]> = [['nozone', '2099-01-01T00:00:00'], ['noseco', '2099-01-01T00:00Z'], ['colonz', '2099-01-01T00:00:00.000+0000']]
+    // Nor are dates out of range, which JavaScript would roll over into the next month or day and Go refuses.
+    const unreadable: Array<[string, string]> = [
+      ['nozone', '2099-01-01T00:00:00'],
+      ['noseco', '2099-01-01T00:00Z'],
+      ['colonz', '2099-01-01T00:00:00.000+0000'],
+      ['feb30x', '2099-02-30T00:00:00Z'],
+      ['apr31x', '2099-04-31T00:00:00Z'],
+      ['hour24', '2099-04-30T24:00:00Z'],
+      ['month0', '2099-00-10T00:00:00Z'],
+      ['zone24', '2099-04-30T10:00:00+24:00'],
+    ]
     for (const [id, expiration] of unreadable) {
       await storeBootstrapSecret(id, { 'token-secret': secret, 'usage-bootstrap-authentication': 'true', expiration })
       await assertRefusedAndNothingStored(s.api, `${id}.${secret}`)
+    }
+  })
+
+  it('takes an expiration on the last day of a month, or in a leap year\'s February 29', async () => {
+    for (const [id, expiration] of [['lastdy', '2099-04-30T23:59:59+01:00'], ['leapyr', '2096-02-29T00:00:00Z']]) {
+      await storeBootstrapSecret(id!, { 'token-secret': secret, 'usage-bootstrap-authentication': 'true', expiration: expiration! })
+      assert.equal((await whoami(s.api, `${id}.${secret}`)).status, 201)
     }
   })
 
