@@ -214,10 +214,26 @@ export class ResourceStore {
     obj.apiVersion = this.apiVersion
     obj.kind = this.entry.kind
     obj.metadata ??= {}
-    const meta = obj.metadata
-    if (this.entry.namespaced) meta.namespace = namespace
-    else if (meta.namespace) delete meta.namespace
+    this.ensureRequestNamespace(obj, namespace)
     return obj
+  }
+
+  /**
+   * The object's namespace as the request's (upstream's
+   * EnsureObjectNamespaceMatchesRequestNamespace): filled when unset, cleared
+   * for a cluster-scoped kind, another one refused. Checked on the body, and
+   * again after mutating admission, which may have changed it: the object is
+   * kept under the request's namespace, and must not claim another.
+   */
+  private ensureRequestNamespace(obj: KubeObject, namespace: string): void {
+    const meta = obj.metadata
+    if (!this.entry.namespaced) {
+      if (meta.namespace !== undefined) delete meta.namespace
+      return
+    }
+    if (meta.namespace && meta.namespace !== namespace)
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request')
+    meta.namespace = namespace
   }
 
   /** What checkBody refuses, without changing the body: a PUT's body is checked so before the object is looked up. */
@@ -323,6 +339,7 @@ export class ResourceStore {
     await recordUpdate(this.entry, this.apiVersion, obj, undefined, ctx, undefined, steps)
     await steps.pause()
     obj = await runMutatingAdmission(this.mutating, this.entry, { operation: 'CREATE', object: obj }, ctx)
+    this.ensureRequestNamespace(obj, namespace)
     await steps.pause()
     await this.entry.strategy.authorizeWrite?.(obj, undefined, sctx)
     await steps.settle(this.entry.strategy.prepareForCreate?.(obj, sctx))
@@ -427,6 +444,7 @@ export class ResourceStore {
       await recordUpdate(this.entry, this.apiVersion, obj, current, ctx, subresource, steps)
       await steps.pause()
       obj = await runMutatingAdmission(this.mutating, this.entry, { operation: 'UPDATE', object: obj, old: current, subresource }, ctx)
+      this.ensureRequestNamespace(obj, namespace)
       await steps.pause()
       await this.entry.strategy.authorizeWrite?.(obj, current, this.strategyContext(ctx))
       if (subresource !== 'status' && subresource !== 'approval' && subresource !== 'finalize' && !own) {

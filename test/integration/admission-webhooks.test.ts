@@ -101,6 +101,30 @@ describe('admission webhooks', () => {
     assert.ok(request['userInfo'].username)
   })
 
+  // Upstream checks the namespace again after mutating admission (its BeforeCreate and BeforeUpdate): an object is
+  // kept under its request's namespace, so a webhook moving it to another is refused rather than stored as a lie.
+  it('refuses a mutating webhook that moves the object to another namespace, on create and on update, storing nothing', async () => {
+    const ns = await testNamespace()
+    const path = `/move-${ns}`
+    webhook.handlers.set(path, (r) =>
+      r.body.request['name'] === 'probe' ? answer(r, {}) : patchAnswer(r, [{ op: 'replace', path: '/metadata/namespace', value: 'kube-system' }]),
+    )
+    assert.equal((await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap('before'))).status, 201)
+    await configure('mutating', `move-${ns}`, [hook('move.example.com', ns, path)])
+    await inEffect(ns, path)
+
+    const created = await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap('moved'))
+    assert.equal(created.status, 400, created.text)
+    assert.equal(created.body.message, 'the namespace of the provided object does not match the namespace sent on the request')
+    assert.equal((await api.get(`/api/v1/namespaces/${ns}/configmaps/moved`)).status, 404)
+    assert.equal((await api.get('/api/v1/namespaces/kube-system/configmaps/moved')).status, 404)
+
+    const updated = await api.update(`/api/v1/namespaces/${ns}/configmaps/before`, (cm) => ({ ...cm, data: { a: '2' } }))
+    assert.equal(updated.status, 400, updated.text)
+    const stored = (await api.get(`/api/v1/namespaces/${ns}/configmaps/before`)).body
+    assert.deepEqual([stored.metadata.namespace, stored.data], [ns, { a: '1' }])
+  })
+
   it('refuses with the webhook message and code and stores nothing; warnings reach the client', async () => {
     const ns = await testNamespace()
     const path = `/deny-${ns}`
