@@ -22,6 +22,7 @@ import { CALL_LIMIT_EXCEEDED, CEL_RULE_LIMITS, type CostBudget, OUT_OF_BUDGET, n
 import type { CelRuleProgram, CompiledNode, CompiledRule, CompiledRules } from './cel-rules.js'
 import { CelInputTooLarge, type CelShape, type CelValidationRule, toCelValue } from './cel-schema.js'
 import { celErrorText } from '../cel/errors.js'
+import { RegexWorkBudget, withRegexBudget } from '../regex/re2.js'
 
 /** Upstream's bound on an evaluated messageExpression (MaxEvaluatedMessageExpressionSizeBytes). */
 const MAX_MESSAGE_BYTES = 5 * 1024
@@ -214,7 +215,8 @@ export function validateRules(
   if (!compiled) return []
   const run: Run = { errors: [], budget }
   try {
-    validateNode(run, compiled, path, value, oldValue)
+    // The `matches` of all the rules share one bound on their work, as a CRD's patterns do (regex/re2.ts).
+    withRegexBudget(new RegexWorkBudget(), () => validateNode(run, compiled, path, value, oldValue))
   } catch (err) {
     if (!(err instanceof Stop)) throw err
     budget.remaining = -1

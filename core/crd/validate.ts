@@ -6,7 +6,7 @@
  * as upstream does after it, the `set` and `map` lists are checked for
  * duplicates.
  */
-import { RegexWorkExceeded, regexError, regexTest } from '../regex/re2.js'
+import { RegexWorkBudget, RegexWorkExceeded, regexError, userRegexTestInSteps } from '../regex/re2.js'
 import { appendAll, appendAllInSteps } from '../machinery/append-all.js'
 import { type Checkpointed, runAtOnce } from '../machinery/time-slice.js'
 import { GoLiteral, goPrint } from '../machinery/go-format.js'
@@ -38,7 +38,8 @@ export function validateObject(value: unknown, schema: JSONSchemaProps, path: Fi
  * slices, other requests served between them.
  */
 export function* validateObjectInSteps(value: unknown, schema: JSONSchemaProps, path: FieldPath): Checkpointed<FieldError[]> {
-  const errs = yield* validateValue(value, schema, path)
+  // The patterns of one object share one bound on their work (regex/re2.ts).
+  const errs = yield* validateValue(value, schema, path, new RegexWorkBudget())
   yield* appendAllInSteps(errs, yield* validateListSetsAndMaps(value, schema, path))
   return errs
 }
@@ -69,7 +70,7 @@ function hasType(value: unknown, type: string): boolean {
 /** The name the messages use for a value: its path from the object root. */
 const nameOf = (path: FieldPath): string => String(path) || '.'
 
-function* validateValue(value: unknown, s: JSONSchemaProps, path: FieldPath): Checkpointed<FieldError[]> {
+function* validateValue(value: unknown, s: JSONSchemaProps, path: FieldPath, budget: RegexWorkBudget): Checkpointed<FieldError[]> {
   yield* countValue()
   const name = nameOf(path)
   if ((value === null || value === undefined) && s.nullable) return []
@@ -78,42 +79,42 @@ function* validateValue(value: unknown, s: JSONSchemaProps, path: FieldPath): Ch
     const actual = jsonType(value)
     return [typeInvalid(path, actual, `${name} in body must be of type ${types.join(',')}: "${actual}"`)]
   }
-  const errs = yield* junctors(value, s, path)
-  appendAll(errs, stringRules(value, s, path))
+  const errs = yield* junctors(value, s, path, budget)
+  appendAll(errs, yield* stringRules(value, s, path, budget))
   appendAll(errs, numberRules(value, s, path))
-  yield* appendAllInSteps(errs, yield* arrayRules(value, s, path))
+  yield* appendAllInSteps(errs, yield* arrayRules(value, s, path, budget))
   appendAll(errs, enumRule(value, s, path))
-  yield* appendAllInSteps(errs, yield* objectRules(value, s, path))
+  yield* appendAllInSteps(errs, yield* objectRules(value, s, path, budget))
   return errs
 }
 
 /** How many of `schemas` the value validates against, stopping once `enough` do. */
-function* validCount(value: unknown, schemas: readonly JSONSchemaProps[], path: FieldPath, enough: number): Checkpointed<number> {
+function* validCount(value: unknown, schemas: readonly JSONSchemaProps[], path: FieldPath, enough: number, budget: RegexWorkBudget): Checkpointed<number> {
   let valid = 0
   for (const sub of schemas) {
-    if ((yield* validateValue(value, sub, path)).length === 0) valid++
+    if ((yield* validateValue(value, sub, path, budget)).length === 0) valid++
     if (valid >= enough) break
   }
   return valid
 }
 
-function* junctors(value: unknown, s: JSONSchemaProps, path: FieldPath): Checkpointed<FieldError[]> {
+function* junctors(value: unknown, s: JSONSchemaProps, path: FieldPath, budget: RegexWorkBudget): Checkpointed<FieldError[]> {
   const name = nameOf(path)
   const errs: FieldError[] = []
-  for (const sub of s.allOf ?? []) yield* appendAllInSteps(errs, yield* validateValue(value, sub, path))
-  if (s.anyOf && s.anyOf.length > 0 && (yield* validCount(value, s.anyOf, path, 1)) === 0) {
+  for (const sub of s.allOf ?? []) yield* appendAllInSteps(errs, yield* validateValue(value, sub, path, budget))
+  if (s.anyOf && s.anyOf.length > 0 && (yield* validCount(value, s.anyOf, path, 1, budget)) === 0) {
     errs.push(invalid(path, '', `${name} in body must validate at least one schema (anyOf)`))
   }
-  if (s.oneOf && s.oneOf.length > 0 && (yield* validCount(value, s.oneOf, path, Infinity)) !== 1) {
+  if (s.oneOf && s.oneOf.length > 0 && (yield* validCount(value, s.oneOf, path, Infinity, budget)) !== 1) {
     errs.push(invalid(path, '', `${name} in body must validate one and only one schema (oneOf)`))
   }
-  if (s.not && (yield* validateValue(value, s.not, path)).length === 0) {
+  if (s.not && (yield* validateValue(value, s.not, path, budget)).length === 0) {
     errs.push(invalid(path, '', `${name} in body must not validate the schema (not)`))
   }
   return errs
 }
 
-function stringRules(value: unknown, s: JSONSchemaProps, path: FieldPath): FieldError[] {
+function* stringRules(value: unknown, s: JSONSchemaProps, path: FieldPath, budget: RegexWorkBudget): Checkpointed<FieldError[]> {
   if (typeof value !== 'string') return []
   const name = nameOf(path)
   const errs: FieldError[] = []
@@ -123,7 +124,7 @@ function stringRules(value: unknown, s: JSONSchemaProps, path: FieldPath): Field
   if (s.minLength !== undefined && length < s.minLength) {
     errs.push(invalid(path, value, `${name} in body should be at least ${s.minLength} chars long`))
   }
-  const patternErr = s.pattern === undefined ? undefined : patternError(s.pattern, value, path)
+  const patternErr = s.pattern === undefined ? undefined : yield* patternError(s.pattern, value, path, budget)
   if (patternErr) errs.push(patternErr)
   if (s.format && !matchesFormat(s.format, value)) {
     errs.push(typeInvalid(path, value, `${name} in body must be of type ${s.format}: ${JSON.stringify(value)}`))
@@ -133,13 +134,15 @@ function stringRules(value: unknown, s: JSONSchemaProps, path: FieldPath): Field
 
 /**
  * `value` against `pattern`: no error when it matches; when the match
- * would cost more than the server lets one match cost (regex/re2.ts), the
- * value is refused as invalid too, since it could not be shown to match.
+ * would cost more than the server lets one match cost, or than is left of
+ * what the object's matches may cost together (regex/re2.ts), the value is
+ * refused as invalid too, since it could not be shown to match. The match
+ * runs with checkpoints: one over a long value takes a while.
  */
-function patternError(pattern: string, value: string, path: FieldPath): FieldError | undefined {
+function* patternError(pattern: string, value: string, path: FieldPath, budget: RegexWorkBudget): Checkpointed<FieldError | undefined> {
   const name = nameOf(path)
   try {
-    if (matchesPattern(pattern, value)) return undefined
+    if (yield* matchesPattern(pattern, value, budget)) return undefined
   } catch (err) {
     if (!(err instanceof RegexWorkExceeded)) throw err
     return invalid(path, value, `${name} in body could not be matched against '${pattern}': ${err.message}`)
@@ -148,8 +151,8 @@ function patternError(pattern: string, value: string, path: FieldPath): FieldErr
 }
 
 /** Whether `value` matches `pattern` (unanchored, RE2); a pattern RE2 refuses matches nothing, as it cannot pass CRD validation. */
-function matchesPattern(pattern: string, value: string): boolean {
-  return regexError(pattern) === undefined && regexTest(pattern, value)
+function* matchesPattern(pattern: string, value: string, budget: RegexWorkBudget): Checkpointed<boolean> {
+  return regexError(pattern) === undefined && (yield* userRegexTestInSteps(pattern, value, budget))
 }
 
 function numberRules(value: unknown, s: JSONSchemaProps, path: FieldPath): FieldError[] {
@@ -177,7 +180,7 @@ function numberRules(value: unknown, s: JSONSchemaProps, path: FieldPath): Field
   return errs
 }
 
-function* arrayRules(value: unknown, s: JSONSchemaProps, path: FieldPath): Checkpointed<FieldError[]> {
+function* arrayRules(value: unknown, s: JSONSchemaProps, path: FieldPath, budget: RegexWorkBudget): Checkpointed<FieldError[]> {
   if (!Array.isArray(value)) return []
   const name = nameOf(path)
   const errs: FieldError[] = []
@@ -189,7 +192,7 @@ function* arrayRules(value: unknown, s: JSONSchemaProps, path: FieldPath): Check
     errs.push(invalid(path, '', `${name} in body shouldn't contain duplicates`))
   }
   const items = itemsSchema(s)
-  if (items) for (let i = 0; i < value.length; i++) yield* appendAllInSteps(errs, yield* validateValue(value[i], items, path.index(i)))
+  if (items) for (let i = 0; i < value.length; i++) yield* appendAllInSteps(errs, yield* validateValue(value[i], items, path.index(i), budget))
   return errs
 }
 
@@ -221,7 +224,7 @@ function enumRule(value: unknown, s: JSONSchemaProps, path: FieldPath): FieldErr
   return [notSupportedWith(path, value, detail)]
 }
 
-function* objectRules(value: unknown, s: JSONSchemaProps, path: FieldPath): Checkpointed<FieldError[]> {
+function* objectRules(value: unknown, s: JSONSchemaProps, path: FieldPath, budget: RegexWorkBudget): Checkpointed<FieldError[]> {
   if (!isPlainObject(value)) return []
   const name = nameOf(path)
   const errs: FieldError[] = []
@@ -240,7 +243,7 @@ function* objectRules(value: unknown, s: JSONSchemaProps, path: FieldPath): Chec
   const additional = additionalPropertiesSchema(s)
   for (const key of keys.sort()) {
     const property = s.properties?.[key] ?? additional
-    if (property) yield* appendAllInSteps(errs, yield* validateValue(value[key], property, path.child(key)))
+    if (property) yield* appendAllInSteps(errs, yield* validateValue(value[key], property, path.child(key), budget))
   }
   return errs
 }

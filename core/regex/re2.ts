@@ -16,9 +16,17 @@
  * instructions). Since the whole server shares one thread, a match whose
  * worst case is over REGEX_WORK_LIMIT is refused before it runs
  * (RegexWorkExceeded), and each caller turns that into its own error.
+ *
+ * A pattern from a user is matched by stepped-match.ts instead, which
+ * counts the work really done: a CRD's `pattern` in slices, the work of all
+ * the values of one request bounded together (RegexWorkBudget); CEL's
+ * `matches`, which runs inside a synchronous evaluation, at once but
+ * within REGEX_AT_ONCE_WORK_LIMIT.
  */
 import { RE2JS } from 're2js'
 import { estimatedProgramSize } from './program-size.js'
+import { type WorkCounter, steppedTest } from './stepped-match.js'
+import { type Checkpointed, runAtOnce } from '../machinery/time-slice.js'
 
 /** A pattern RE2 refuses; `message` is Go's regexp.Compile error text. */
 export class RegexSyntaxError extends Error {
@@ -135,7 +143,78 @@ function compileFor(pattern: string, input: string): RE2JS {
   return compiled
 }
 
-/** Whether `pattern` matches anywhere in `input` (Go's MatchString: unanchored). */
+/**
+ * The work all the user-supplied patterns of one request may do together,
+ * in threads stepped (stepped-match.ts; some 20,000 a millisecond): as much
+ * as one match may need at worst. A list of 60 values of 40,000 characters
+ * against a pattern of 300 instructions needs 700 million, 24 s of the
+ * thread's time; real objects stay far below (a 3 MB object of base64
+ * against a character-class pattern, 30 million).
+ */
+export const REGEX_REQUEST_WORK_LIMIT = REGEX_WORK_LIMIT
+
+/**
+ * The work one match run at once (CEL's `matches`, inside an evaluation
+ * that cannot pause) may do: some tens of milliseconds of the thread.
+ */
+export const REGEX_AT_ONCE_WORK_LIMIT = 1_000_000
+
+/** What is left of a request's REGEX_REQUEST_WORK_LIMIT. */
+export class RegexWorkBudget {
+  constructor(public remaining = REGEX_REQUEST_WORK_LIMIT) {}
+}
+
+/** Charges one match's work to its own bound and to the request's budget, refusing it past either. */
+function matchCounter(compiled: RE2JS, input: string, perMatch: number, budget: RegexWorkBudget | undefined): WorkCounter {
+  let done = 0
+  return {
+    charge(units) {
+      done += units
+      if (budget) budget.remaining -= units
+      if (done > perMatch || (budget !== undefined && budget.remaining < 0)) throw new RegexWorkExceeded(compiled.programSize(), input.length)
+    },
+  }
+}
+
+/**
+ * Whether a user's `pattern` matches anywhere in `input`, as work with
+ * checkpoints: refused (RegexWorkExceeded) when its worst case is over
+ * REGEX_WORK_LIMIT, or once the request's budget is spent.
+ */
+export function* userRegexTestInSteps(pattern: string, input: string, budget: RegexWorkBudget): Checkpointed<boolean> {
+  const compiled = compileFor(pattern, input)
+  const matched = yield* steppedTest(compiled, input, matchCounter(compiled, input, REGEX_WORK_LIMIT, budget))
+  return matched ?? compiled.test(input)
+}
+
+/**
+ * The request whose synchronous work is running (set by withRegexBudget):
+ * the thread runs one at a time between two turns of the event loop.
+ */
+let runningBudget: RegexWorkBudget | undefined
+
+/** Runs `work` (synchronous) with the matches it makes charged to `budget`. */
+export function withRegexBudget<T>(budget: RegexWorkBudget, work: () => T): T {
+  const outer = runningBudget
+  runningBudget = budget
+  try {
+    return work()
+  } finally {
+    runningBudget = outer
+  }
+}
+
+/**
+ * Whether a user's `pattern` matches anywhere in `input`, at once: within
+ * REGEX_AT_ONCE_WORK_LIMIT and the running request's budget, if any.
+ */
+export function userRegexTest(pattern: string, input: string): boolean {
+  const compiled = compileFor(pattern, input)
+  const matched = runAtOnce(steppedTest(compiled, input, matchCounter(compiled, input, REGEX_AT_ONCE_WORK_LIMIT, runningBudget)))
+  return matched ?? compiled.test(input)
+}
+
+/** Whether `pattern` matches anywhere in `input` (Go's MatchString: unanchored). For the server's own patterns: see userRegexTest. */
 export function regexTest(pattern: string, input: string): boolean {
   return compileFor(pattern, input).test(input)
 }

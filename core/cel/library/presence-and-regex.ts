@@ -14,7 +14,7 @@
  * functions (regex.ts).
  */
 import type { ASTNode } from '@marcbachmann/cel-js'
-import { regexTest } from '../../regex/re2.js'
+import { userRegexTest } from '../../regex/re2.js'
 import { callCost } from '../meter-calls.js'
 import { meterOf } from '../meter.js'
 import { boundedMatch } from './regex.js'
@@ -76,7 +76,7 @@ const regexMatch = (receiver: ASTNode, pattern: ASTNode, call: ASTNode): RegexMa
     if (typeof target !== 'string' || typeof re !== 'string') throw new Error("no such overload: 'matches'")
     const meter = meterOf(ctx)
     meter.charge(callCost('matches', [target, re], meter.remaining))
-    return boundedMatch(() => regexTest(re, target))
+    return boundedMatch(() => userRegexTest(re, target))
   },
 })
 

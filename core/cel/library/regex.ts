@@ -11,7 +11,7 @@
  */
 import type { ASTNode, Environment } from '@marcbachmann/cel-js'
 import { CostLimitExceeded } from '../meter.js'
-import { RegexWorkExceeded, regexError, regexFind, regexFindAll, regexTest } from '../../regex/re2.js'
+import { RegexWorkExceeded, regexError, regexFind, regexFindAll, userRegexTest } from '../../regex/re2.js'
 import { appendAll } from '../../machinery/append-all.js'
 
 /**
@@ -30,7 +30,7 @@ export function boundedMatch<T>(match: () => T): T {
 
 export function registerRegex(env: Environment): Environment {
   return env
-    .registerFunction('matches(string, string): bool', (s: string, re: string) => boundedMatch(() => regexTest(re, s)))
+    .registerFunction('matches(string, string): bool', (s: string, re: string) => boundedMatch(() => userRegexTest(re, s)))
     .registerFunction('string.find(string): string', (s: string, re: string) => boundedMatch(() => regexFind(re, s)))
     .registerFunction('string.findAll(string): list<string>', (s: string, re: string) => boundedMatch(() => regexFindAll(re, s)))
     .registerFunction('string.findAll(string, int): list<string>', (s: string, re: string, n: bigint) =>

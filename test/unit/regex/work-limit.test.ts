@@ -5,7 +5,17 @@ import { kubernetesEnvironment } from '../../../core/cel/library/index.js'
 import { CostMeter, PER_CALL_LIMIT, runMetered } from '../../../core/cel/meter.js'
 import { validateObject } from '../../../core/crd/validate.js'
 import { errorText, FieldPath } from '../../../core/machinery/field.js'
-import { REGEX_WORK_LIMIT, RegexWorkExceeded, regexFind, regexFindAll, regexTest } from '../../../core/regex/re2.js'
+import {
+  REGEX_AT_ONCE_WORK_LIMIT,
+  REGEX_WORK_LIMIT,
+  RegexWorkBudget,
+  RegexWorkExceeded,
+  regexFind,
+  regexFindAll,
+  regexTest,
+  userRegexTest,
+  withRegexBudget,
+} from '../../../core/regex/re2.js'
 
 /** 20 characters that compile to 3,003 instructions; re2js's NFA took 11 s over the input below. */
 const COSTLY = '(?:a?){1000}a{1000}b'
@@ -64,5 +74,31 @@ describe('all the searches of one findAll are bounded together', () => {
 
   it('finds a hundred thousand short matches in a long input', () => {
     assert.equal(regexFindAll('[0-9]+', '12 '.repeat(100_000)).length, 100_000)
+  })
+})
+
+describe("a user's pattern matched at once (CEL's matches) is bounded by the work it really does", () => {
+  /** 307 instructions, nearly all live at every character: within the worst-case limit over 10,000 characters. */
+  const LIVE = '^[ab]*a[ab]{300}$'
+  const INPUT = `${'a'.repeat(10_000)}${'b'.repeat(301)}`
+
+  it('stops one match past REGEX_AT_ONCE_WORK_LIMIT, and a CEL evaluation with it, with the cost limit words', () => {
+    assert.ok(307 * INPUT.length < REGEX_WORK_LIMIT)
+    assert.throws(() => userRegexTest(LIVE, INPUT), RegexWorkExceeded)
+    const env = kubernetesEnvironment().registerVariable('s', 'string').registerVariable('re', 'string')
+    for (const expression of ['s.matches(re)', 'matches(s, re)']) {
+      const outcome = parseAndCheck(env, expression)
+      assert.ok('parsed' in outcome, expression)
+      assert.throws(() => runMetered(outcome.parsed, { s: INPUT, re: LIVE }, new CostMeter(PER_CALL_LIMIT)), { message: 'operation cancelled: actual cost limit exceeded' })
+    }
+  })
+
+  it('charges the matches of one request to its budget, refusing those past it', () => {
+    const short = `${'a'.repeat(1000)}${'b'.repeat(301)}`
+    const budget = new RegexWorkBudget(REGEX_AT_ONCE_WORK_LIMIT)
+    assert.equal(userRegexTest(LIVE, short), false)
+    assert.throws(() => withRegexBudget(budget, () => { for (let i = 0; i < 10; i++) userRegexTest(LIVE, short) }), RegexWorkExceeded)
+    assert.ok(budget.remaining < 0)
+    assert.equal(userRegexTest('^[a-z]+$', 'a'.repeat(100_000)), true)
   })
 })
