@@ -6,7 +6,7 @@
  * unknown group/version, 406 for an unknown media type).
  */
 import { compareGoStrings } from '../encoding/go-json.js'
-import { parseAccept } from '../http/media-types.js'
+import { firstAccepted } from '../http/media-types.js'
 import { documentResponse, documentResponseInSlices, sizedResponse } from '../http/respond.js'
 import { runInSlices } from '../machinery/time-slice.js'
 import type { Catalogue } from '../resources/catalogue.js'
@@ -27,12 +27,10 @@ export const OPENAPI_V2_PROTOBUF_TYPE = 'application/com.github.proto-openapi.sp
 const V2_SUBTYPES = ['json', 'com.github.proto-openapi.spec.v2@v1.0+protobuf', 'com.github.proto-openapi.spec.v2.v1.0+protobuf'] as const
 
 function v2Subtype(accept: string | undefined): (typeof V2_SUBTYPES)[number] | undefined {
-  for (const clause of parseAccept(accept)) {
-    if (clause.type !== 'application' && clause.type !== '*') continue
-    const match = V2_SUBTYPES.find((s) => clause.subtype === s || clause.subtype === '*')
-    if (match) return match
-  }
-  return undefined
+  return firstAccepted(accept, (clause) => {
+    if (clause.type !== 'application' && clause.type !== '*') return undefined
+    return V2_SUBTYPES.find((s) => clause.subtype === s || clause.subtype === '*')
+  })
 }
 
 /**
