@@ -29,6 +29,19 @@ export interface AdmissionStep {
   options?: Record<string, unknown>
 }
 
+/**
+ * How admission sees an update through a subresource whose object is of
+ * another kind than the resource's: a Scale, as upstream's scale storage
+ * admits one (its updated-object chain mutates the Scale, its validation
+ * funcs are handed Scales made from the new and the stored object). The
+ * caller runs the mutating phase on that object in the update's `next`
+ * (ResourceStore.admitAsSubresource), so the store runs none on the
+ * resource; the validating phase sees `view` of the new and the stored object.
+ */
+export interface AdmittedAs {
+  view(obj: KubeObject): KubeObject
+}
+
 /** The request's attributes; without `withObjects`, its object and the old one left out (for CopyingAttributes). */
 function attributesOf(entry: ResourceEntry, step: AdmissionStep, ctx: RequestContext, withObjects = true): AdmissionAttributes {
   const meta = step.object?.metadata ?? step.old?.metadata

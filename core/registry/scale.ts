@@ -134,33 +134,54 @@ export function patchedScale(result: unknown, ctx: RequestContext): unknown {
 }
 
 /**
- * The replicas a Scale body asks for, refused as upstream's decoding and
- * ValidateScale do. A custom resource's Scale is not validated as a Scale:
- * the resource's own validation judges the replicas it ends up with.
+ * A Scale body as upstream's decoder makes it: refused when it names
+ * another kind or its replicas are no integer, an empty or missing
+ * apiVersion and kind taken as autoscaling/v1's Scale, and nothing kept but
+ * a Scale's fields. This is what admission sees of the request.
  */
-function requestedReplicas(
-  store: ResourceStore,
-  body: unknown,
-  name: string,
-  validate: boolean,
-): { replicas: number; resourceVersion?: string } {
+function decodedScale(store: ResourceStore, body: unknown): KubeObject {
   if (!isPlainObject(body)) throw badRequest('the body of the request must be a JSON or YAML object')
-  // A Scale is decoded as autoscaling/v1's, an empty or missing apiVersion and kind taken as that.
-  const apiVersion = typeof body['apiVersion'] === 'string' && body['apiVersion'] ? body['apiVersion'] : 'autoscaling/v1'
+  const apiVersion = typeof body['apiVersion'] === 'string' && body['apiVersion'] ? body['apiVersion'] : SCALE_API_VERSION
   const kind = typeof body['kind'] === 'string' && body['kind'] ? body['kind'] : 'Scale'
-  const refused = store.otherKindRefusal(apiVersion, kind, { apiVersion: 'autoscaling/v1', kind: 'Scale' })
+  const refused = store.otherKindRefusal(apiVersion, kind, { apiVersion: SCALE_API_VERSION, kind: 'Scale' })
   if (refused) throw refused
   const problem = scaleDecodeError(body)
   if (problem) throw badRequest(`Scale in version "v1" cannot be handled as a Scale: ${problem}`)
   const spec = body['spec']
+  const replicas = isPlainObject(spec) ? spec['replicas'] : undefined
+  const status = isPlainObject(body['status']) ? body['status'] : {}
+  const selector = status['selector']
+  return {
+    apiVersion: SCALE_API_VERSION,
+    kind: 'Scale',
+    metadata: isPlainObject(body['metadata']) ? (body['metadata'] as KubeObject['metadata']) : {},
+    // autoscaling/v1 omits a zero spec.replicas.
+    spec: typeof replicas === 'number' && replicas ? { replicas } : {},
+    status: {
+      replicas: typeof status['replicas'] === 'number' ? status['replicas'] : 0,
+      ...(typeof selector === 'string' && selector ? { selector } : {}),
+    },
+  }
+}
+
+/**
+ * The replicas (and resourceVersion precondition) of a Scale once admitted,
+ * refused as upstream's ValidateScale does for a built-in kind. A custom
+ * resource's Scale is not validated as a Scale: the resource's own
+ * validation judges the replicas it ends up with.
+ */
+function admittedReplicas(scale: KubeObject, name: string, validate: boolean): { replicas: number; resourceVersion?: string } {
+  // A mutating webhook's or policy's patch that leaves no int32 there does not decode as a Scale.
+  const problem = scaleDecodeError(scale)
+  if (problem) throw internalError(problem)
+  const spec = scale['spec']
   const raw = isPlainObject(spec) ? spec['replicas'] : undefined
   const replicas = typeof raw === 'number' ? raw : 0
   if (validate && replicas < 0)
     throw invalidError('autoscaling', 'Scale', name, [
       invalid(fieldPath('spec').child('replicas'), replicas, 'must be greater than or equal to 0'),
     ])
-  const meta = body['metadata']
-  const rv = isPlainObject(meta) ? meta['resourceVersion'] : undefined
+  const rv = isPlainObject(scale.metadata) ? scale.metadata.resourceVersion : undefined
   return typeof rv === 'string' && rv ? { replicas, resourceVersion: rv } : { replicas }
 }
 
@@ -196,32 +217,40 @@ export async function getScale(store: ResourceStore, namespace: string, name: st
 }
 
 /**
- * Stands for "no spec replicas yet" in the Scale a patch starts from, as
+ * Stands for "no spec replicas yet" in the Scale a write starts from, as
  * upstream marks it (the smallest int32); a write that leaves it is refused.
  */
 const UNSET_REPLICAS = -2147483648
 
-/** Writes the replicas a Scale asks for into a custom resource, at its spec path. */
-async function setCustomReplicas(
-  store: ResourceStore,
-  current: KubeObject,
-  paths: ScalePaths,
-  next: (current: KubeObject) => unknown,
-  name: string,
-): Promise<{ resourceVersion?: string }> {
+/** The Scale a write through `/scale` starts from (what admission sees as the old object). */
+function scaleBefore(entry: ResourceEntry, current: KubeObject): KubeObject {
+  const paths = entry.scalePaths
+  if (!paths) return scaleOf(entry, current)
   const values = readCustomScale(() => customScaleValues(current, paths))
-  const before = scaleObject(current, { ...values, specReplicas: values.specReplicas ?? UNSET_REPLICAS })
-  const wanted = requestedReplicas(store, await next(before), name, false)
-  if (wanted.replicas === UNSET_REPLICAS)
-    throw badRequest(`the spec replicas field ${JSON.stringify(paths.specReplicasPath)} cannot be empty`)
-  readCustomScale(() => setNested(current as Record<string, unknown>, paths.specReplicasPath, wanted.replicas))
-  return wanted
+  return scaleObject(current, { ...values, specReplicas: values.specReplicas ?? UNSET_REPLICAS })
+}
+
+/** Writes the replicas a Scale asks for into the object, where its kind (or its CRD) keeps them. */
+function setReplicas(entry: ResourceEntry, obj: KubeObject, replicas: number): void {
+  const paths = entry.scalePaths
+  if (!paths) {
+    const spec = isPlainObject(obj['spec']) ? obj['spec'] : {}
+    obj['spec'] = { ...spec, replicas }
+    return
+  }
+  if (replicas === UNSET_REPLICAS) throw badRequest(`the spec replicas field ${JSON.stringify(paths.specReplicasPath)} cannot be empty`)
+  readCustomScale(() => setNested(obj as Record<string, unknown>, paths.specReplicasPath, replicas))
 }
 
 /**
  * Writes spec.replicas from `next(currentScale)` (a PUT's body, or the
  * current Scale patched). A resourceVersion in the Scale is a precondition
  * on the object, as upstream copies it over.
+ *
+ * Admission sees Scales, as upstream's scale storage admits them: the
+ * mutating phase the requested Scale (its replicas are what is written),
+ * the validating phase the Scales of the object about to be stored and of
+ * the stored one, never the object itself.
  */
 export async function updateScale(
   store: ResourceStore,
@@ -230,28 +259,26 @@ export async function updateScale(
   next: (current: KubeObject) => unknown,
   ctx: RequestContext,
 ): Promise<KubeObject> {
-  const paths = store.entry.scalePaths
+  const { entry } = store
+  const paths = entry.scalePaths
   const updated = await store.update(
     namespace,
     name,
     // `next` may answer a promise: a JSON patch, or a large merge, runs in steps.
     async (current) => {
-      let wanted: { resourceVersion?: string }
-      if (paths) {
-        wanted = await setCustomReplicas(store, current, paths, next, name)
-      } else {
-        const asked = requestedReplicas(store, await next(scaleOf(store.entry, current)), name, true)
-        const spec = isPlainObject(current['spec']) ? current['spec'] : {}
-        current['spec'] = { ...spec, replicas: asked.replicas }
-        wanted = asked
-      }
+      const before = scaleBefore(entry, current)
+      const asked = decodedScale(store, await next(before))
+      const admitted = await store.admitAsSubresource({ operation: 'UPDATE', object: asked, old: before, subresource: 'scale' }, ctx)
+      const wanted = admittedReplicas(admitted, name, !paths)
+      setReplicas(entry, current, wanted.replicas)
       if (wanted.resourceVersion) current.metadata.resourceVersion = wanted.resourceVersion
       return current
     },
     ctx,
     'scale',
+    { admittedAs: { view: (obj) => scaleOf(entry, obj) } },
   )
-  if (!paths) return scaleOf(store.entry, updated)
+  if (!paths) return scaleOf(entry, updated)
   // The write went through; a Scale that cannot be read from it is the client's to fix.
   try {
     const values = customScaleValues(updated, paths)

@@ -22,7 +22,7 @@ import { enforceFieldValidation } from './field-validation.js'
 import { type AdmissionChain, emptyAdmissionChain } from '../admission/chain.js'
 import type { MutatingAdmission } from '../admission/mutating.js'
 import type { WriteAuthorization } from '../authz/rbac/escalation.js'
-import { runMutatingAdmission, runValidatingAdmission } from './admission-step.js'
+import { type AdmissionStep, type AdmittedAs, runMutatingAdmission, runValidatingAdmission } from './admission-step.js'
 import { applyConfiguration, checkApplyVersion, guardManagedFields, recordUpdate } from './managed-fields.js'
 import { WriteSteps } from './write-steps.js'
 import { generateName } from './object-names.js'
@@ -394,7 +394,8 @@ export class ResourceStore {
    * CertificateSigningRequest's `approval`, its conditions alone; through a
    * namespace's `finalize`, everything but the status (its spec.finalizers).
    * With `answerOnly` the caller only reads (encodes) what it gets back, which
-   * may then be the store's own frozen object rather than a copy.
+   * may then be the store's own frozen object rather than a copy. With
+   * `admittedAs` admission sees the subresource's own object (see AdmittedAs).
    */
   async update(
     namespace: string,
@@ -402,7 +403,7 @@ export class ResourceStore {
     next: (current: KubeObject) => unknown,
     ctx: RequestContext,
     subresource?: 'status' | 'scale' | 'approval' | 'finalize' | 'ephemeralcontainers' | 'resize',
-    { answerOnly = false }: { answerOnly?: boolean } = {},
+    { answerOnly = false, admittedAs }: { answerOnly?: boolean; admittedAs?: AdmittedAs } = {},
   ): Promise<KubeObject> {
     const sub = this.entry.subresources?.find((s) => s.name === subresource)
     // A subresource with a strategy of its own (pods/ephemeralcontainers, pods/resize) says what it changes and how that is
@@ -443,7 +444,8 @@ export class ResourceStore {
       // Ownership of what the request asks for, then mutating admission, then the strategy (upstream's order).
       await recordUpdate(this.entry, this.apiVersion, obj, current, ctx, subresource, steps)
       await steps.pause()
-      obj = await runMutatingAdmission(this.mutating, this.entry, { operation: 'UPDATE', object: obj, old: current, subresource }, ctx)
+      // Admitted as another kind, the object went through the mutating phase as that kind, in `next`.
+      if (!admittedAs) obj = await runMutatingAdmission(this.mutating, this.entry, { operation: 'UPDATE', object: obj, old: current, subresource }, ctx)
       this.ensureRequestNamespace(obj, namespace)
       await steps.pause()
       await this.entry.strategy.authorizeWrite?.(obj, current, this.strategyContext(ctx))
@@ -466,7 +468,8 @@ export class ResourceStore {
       await steps.pause()
       obj = await goEncoded(obj, steps)
       await steps.pause()
-      await runValidatingAdmission(this.admission.validating, this.entry, { operation: 'UPDATE', object: obj, old: current, subresource }, ctx)
+      const [admitted, admittedOld] = admittedAs ? [admittedAs.view(obj), admittedAs.view(current)] : [obj, current]
+      await runValidatingAdmission(this.admission.validating, this.entry, { operation: 'UPDATE', object: admitted, old: admittedOld, subresource }, ctx)
       await steps.pause()
       // The last finalizer of an object marked for deletion is gone: the update deletes it.
       const held = obj.metadata.finalizers?.length || this.entry.strategy.hasPendingFinalizers?.(obj)
@@ -523,6 +526,15 @@ export class ResourceStore {
         if (attempt > 1 || !(err instanceof StatusError && err.reason === 'AlreadyExists')) throw err
       }
     }
+  }
+
+  /**
+   * The mutating phase of an update through a subresource whose object is of
+   * another kind (a Scale): what the plugins made of `step.object`. Its caller
+   * runs it in `next` and hands `update` the matching `admittedAs`.
+   */
+  admitAsSubresource(step: AdmissionStep & { object: KubeObject; subresource: string }, ctx: RequestContext): Promise<KubeObject> {
+    return runMutatingAdmission(this.mutating, this.entry, step, ctx)
   }
 
   /** The 404 of this object itself (not of another one a write looked up). */

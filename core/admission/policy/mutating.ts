@@ -31,7 +31,7 @@ import { fromCel } from './cel-values.js'
 import { PolicyEvaluation, type PolicyVariable, newCostBudget } from './evaluation.js'
 import { type MatchResources, type MatchedAs, matchRequest } from './matching.js'
 import { type ParamKind, type ParamRef, collectParams } from './params.js'
-import { inVersion, requestView } from './source.js'
+import { requestObjectIn, requestView } from './source.js'
 import { type PolicyPluginDeps, conditionsHold } from './validating.js'
 
 interface Mutation {
@@ -146,8 +146,8 @@ export function mutatingPolicyAdmission({ source, authorizer }: PolicyPluginDeps
     const { spec, matched } = invocation
     const before = JSON.stringify(attrs.object)
     try {
-      let object = (await inVersion(attrs.object, attrs.entry, matched.entry)) as KubeObject
-      const oldObject = await inVersion(attrs.oldObject, attrs.entry, matched.entry)
+      let object = (await requestObjectIn(attrs, attrs.object, attrs.entry, matched.entry)) as KubeObject
+      const oldObject = await requestObjectIn(attrs, attrs.oldObject, attrs.entry, matched.entry)
       const namespace = attrs.namespace ? source.namespace(attrs.namespace) : undefined
       const budget = newCostBudget()
       const evaluationFor = (current: KubeObject): PolicyEvaluation => {
@@ -157,7 +157,7 @@ export function mutatingPolicyAdmission({ source, authorizer }: PolicyPluginDeps
       if (!(await conditionsHold(evaluationFor(object), spec.matchConditions))) return false
       // Each mutation sees what the ones before it made, so each gets a fresh view (variables included).
       for (const mutation of spec.mutations ?? []) object = await mutate(mutation, object, evaluationFor(object), matched.entry)
-      attrs.object = (await inVersion(object, matched.entry, attrs.entry)) as KubeObject
+      attrs.object = (await requestObjectIn(attrs, object, matched.entry, attrs.entry)) as KubeObject
     } catch (err) {
       if ((spec.failurePolicy ?? 'Fail') === 'Ignore') return false
       if (err instanceof StatusError) throw err

@@ -11,6 +11,7 @@ import type { Catalogue, ResourceEntry } from '../../resources/catalogue.js'
 import { namespaces } from '../../resources/core/namespaces.js'
 import type { KubeObject } from '../../machinery/object.js'
 import type { AdmissionAttributes } from '../attributes.js'
+import { carriesResourceKind, kindOf } from '../webhook/versions.js'
 import { authorizerFor } from './cel-environment.js'
 import { POLICY_INPUT_LIMITS, toCel } from './cel-values.js'
 import type { MatchContext, MatchedAs } from './matching.js'
@@ -115,6 +116,15 @@ export async function inVersion(obj: KubeObject | undefined, from: ResourceEntry
   return to.conversion ? await to.conversion.fromStorage(structuredClone(stored)) : stored
 }
 
+/**
+ * One of the request's objects as the matched version shows it. A
+ * subresource's object of another kind (a Scale, an Eviction) is the same
+ * in every version of the resource: only the resource's own kind converts.
+ */
+export function requestObjectIn(attrs: AdmissionAttributes, obj: KubeObject | undefined, from: ResourceEntry, to: ResourceEntry): Promise<KubeObject | undefined> {
+  return carriesResourceKind(attrs.entry, attrs.subresource) ? inVersion(obj, from, to) : Promise.resolve(obj)
+}
+
 /** upstream's CreateNamespaceObject: the namespace as policies see it, without its managed fields. */
 function namespaceView(ns: KubeObject | undefined): unknown {
   if (!ns) return null
@@ -147,7 +157,7 @@ export function requestView(
     kind: matched.kind,
     resource: matched.resource,
     subResource: attrs.subresource ?? '',
-    requestKind: { group: entry.group, version: entry.version, kind: attrs.object?.kind ?? attrs.oldObject?.kind ?? entry.kind },
+    requestKind: kindOf(entry, attrs.subresource),
     requestResource: { group: entry.group, version: entry.version, resource: entry.resource },
     requestSubResource: attrs.subresource ?? '',
     name: attrs.name,

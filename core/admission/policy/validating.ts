@@ -19,7 +19,7 @@ import { fromCel } from './cel-values.js'
 import { ExpressionError, PolicyEvaluation, type PolicyVariable, newCostBudget } from './evaluation.js'
 import { type MatchResources, type MatchedAs, matchRequest } from './matching.js'
 import { type ParamKind, type ParamRef, collectParams } from './params.js'
-import { type PolicySource, inVersion, requestView } from './source.js'
+import { type PolicySource, requestObjectIn, requestView } from './source.js'
 
 const MAX_MESSAGE_BYTES = 5 * 1024
 const MAX_AUDIT_VALUE_LENGTH = 10 * 1024
@@ -178,8 +178,8 @@ export interface PolicyPluginDeps {
 /** The object and old object as the matched version shows them. */
 export async function versionedObjects(attrs: AdmissionAttributes, matched: MatchedAs): Promise<{ object: KubeObject | undefined; oldObject: KubeObject | undefined }> {
   return {
-    object: await inVersion(attrs.object, attrs.entry, matched.entry),
-    oldObject: await inVersion(attrs.oldObject, attrs.entry, matched.entry),
+    object: await requestObjectIn(attrs, attrs.object, attrs.entry, matched.entry),
+    oldObject: await requestObjectIn(attrs, attrs.oldObject, attrs.entry, matched.entry),
   }
 }
 
