@@ -54,7 +54,8 @@ const ONLY: { from: string; may: string[] }[] = [
   { from: 'core/lifecycle', may: ['core/machinery', 'core/logging'] },
   { from: 'core/encoding', may: ['core/machinery', 'core/resources/schema'] },
   { from: 'core/resources/schema', may: ['core/machinery', 'core/encoding'] },
-  { from: 'core/regex', may: [] },
+  // Matching in steps yields at the checkpoints every long computation here shares (time-slice.ts imports nothing).
+  { from: 'core/regex', may: ['core/machinery/time-slice.ts'] },
   { from: 'core/crd-schema', may: ['core/machinery', 'core/cel', 'core/regex'] },
   { from: 'core/validation', may: ['core/machinery', 'core/regex'] },
   { from: 'core/client', may: ['core/machinery', 'core/logging', 'core/storage/interface.ts'] },
