@@ -321,11 +321,6 @@ export class ResourceStore {
       if (ctx.updatePreconditionUid !== undefined) checkUpdateUid(this.key(namespace, put.name), ctx.updatePreconditionUid, { metadata: { name: put.name } }, this.gr)
       delete meta.resourceVersion
     } else if (meta.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created')
-    if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName)
-    delete meta.deletionTimestamp
-    delete meta.deletionGracePeriodSeconds
-    meta.uid = crypto.randomUUID()
-    meta.creationTimestamp = formatTimestamp(ctx.now)
     const sctx = this.strategyContext(ctx)
     if (urlName !== undefined) sctx.urlName = urlName
     const steps = WriteSteps.for(obj)
@@ -340,6 +335,7 @@ export class ResourceStore {
     await steps.pause()
     obj = await runMutatingAdmission(this.mutating, this.entry, { operation: 'CREATE', object: obj }, ctx)
     this.ensureRequestNamespace(obj, namespace)
+    fillSystemFields(obj.metadata, ctx.now)
     await steps.pause()
     await this.entry.strategy.authorizeWrite?.(obj, undefined, sctx)
     await steps.settle(this.entry.strategy.prepareForCreate?.(obj, sctx))
@@ -734,4 +730,19 @@ function listMatch(query: ListQuery): ListQuery['resourceVersionMatch'] {
   if (query.resourceVersionMatch) return query.resourceVersionMatch
   const { resourceVersion: rv, limit } = query
   return limit !== undefined && limit > 0 && rv !== undefined && rv !== '0' ? 'Exact' : undefined
+}
+
+/**
+ * What the server sets on an object it creates, after mutating admission as
+ * upstream's BeforeCreate sets it (a mutating webhook sees an object without
+ * a uid or a creation time, and an empty name where the client asked for a
+ * generated one; what it sets of these is replaced): the generated name, a
+ * new uid, the creation time, and no deletion marks.
+ */
+function fillSystemFields(meta: KubeObject['metadata'], now: Date): void {
+  delete meta.deletionTimestamp
+  delete meta.deletionGracePeriodSeconds
+  meta.uid = crypto.randomUUID()
+  meta.creationTimestamp = formatTimestamp(now)
+  if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName)
 }

@@ -125,6 +125,33 @@ describe('admission webhooks', () => {
     assert.deepEqual([stored.metadata.namespace, stored.data], [ns, { a: '1' }])
   })
 
+  // Upstream sets these in BeforeCreate, after the mutating phase and before the validating one.
+  it('shows mutating webhooks a create without a uid, a creation time or a generated name; validating ones with them', async () => {
+    const ns = await testNamespace()
+    const [mutate, validate] = [`/system-fields-m-${ns}`, `/system-fields-v-${ns}`]
+    webhook.handlers.set(mutate, (r) => patchAnswer(r, [{ op: 'add', path: '/metadata/uid', value: 'chosen-by-webhook' }]))
+    webhook.handlers.set(validate, (r) => answer(r, {}))
+    await configure('mutating', `system-fields-m-${ns}`, [hook('m.example.com', ns, mutate)])
+    await configure('validating', `system-fields-v-${ns}`, [hook('v.example.com', ns, validate)])
+    await inEffect(ns, mutate)
+    await inEffect(ns, validate)
+
+    const created = await api.post(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { generateName: 'gen-' }, data: { a: '1' } })
+    assert.equal(created.status, 201, created.text)
+    const { name, uid, creationTimestamp } = created.body.metadata
+    assert.match(name, /^gen-[a-z0-9]{5}$/)
+    assert.notEqual(uid, 'chosen-by-webhook')
+    const last = (path: string) => webhook.received.filter((r) => r.path === path).at(-1)!.body.request
+    const mutating = last(mutate)
+    assert.equal(mutating['name'], undefined, 'an empty name is left out, as Go omits it')
+    assert.equal(mutating['object'].metadata.name, undefined)
+    assert.equal(mutating['object'].metadata.generateName, 'gen-')
+    assert.equal(mutating['object'].metadata.uid, undefined)
+    assert.ok(!mutating['object'].metadata.creationTimestamp)
+    const validating = last(validate)
+    assert.deepEqual([validating['object'].metadata.name, validating['object'].metadata.uid, validating['object'].metadata.creationTimestamp], [name, uid, creationTimestamp])
+  })
+
   it('refuses with the webhook message and code and stores nothing; warnings reach the client', async () => {
     const ns = await testNamespace()
     const path = `/deny-${ns}`
