@@ -16,8 +16,8 @@ interface KeyRule {
   required: boolean
   /** `!key`: present never matches. */
   forbidden: boolean
-  /** Every `=`/`in` requirement: the value must be in each of these sets (made when the first comes). */
-  allowed?: Array<ReadonlySet<string>>
+  /** Every `=`/`in` requirement: the value must be this one, or in this set, for each (made when the first comes). */
+  allowed?: Array<string | ReadonlySet<string>>
   /** Every `!=`/`notin` value, together (made when the first comes: a selector may name 20000 keys). */
   excluded?: Set<string>
   /** The largest `>` bound and the smallest `<` bound, when any. */
@@ -27,23 +27,39 @@ interface KeyRule {
 
 export type ParseInt64 = (s: string) => bigint | undefined
 
+/**
+ * Kept for as long as a watch that asked for it lives, so its size counts:
+ * a selector of 150,000 `key=value` requirements (a megabyte of URL) held
+ * some 75 MB when each became a rule with a set of its own, and forty such
+ * watches ended the process. A key whose only requirement is one value (the
+ * common case by far) is an entry of `equal` alone, some 50 bytes; a key
+ * with anything more has a KeyRule.
+ */
 export class LabelMatcher {
+  /** Keys whose one requirement is `key=value` (or `key in (value)`): the value they need. */
+  private readonly equal = new Map<string, string>()
   private readonly rules = new Map<string, KeyRule>()
-  /** The keys an object must have: more of them than it has labels cannot match. */
-  private readonly requiredKeys = new Set<string>()
+  /** How many keys an object must have: more of them than it has labels cannot match. */
+  private requiredCount = 0
 
   constructor(private readonly parseInt64: ParseInt64) {}
 
   /** Folds one more requirement in. */
   add(r: LabelRequirement): void {
-    let rule = this.rules.get(r.key)
-    if (!rule) this.rules.set(r.key, (rule = { required: false, forbidden: false }))
+    const single = (r.operator === '=' || r.operator === '==' || r.operator === 'in') && r.values.length === 1
+    if (single && !this.rules.has(r.key) && !this.equal.has(r.key)) {
+      this.equal.set(r.key, r.values[0]!)
+      this.requiredCount++
+      return
+    }
+    const rule = this.ruleFor(r.key)
+    const wasRequired = rule.required
     switch (r.operator) {
       case 'in':
       case '=':
       case '==':
         rule.required = true
-        ;(rule.allowed ??= []).push(new Set(r.values))
+        ;(rule.allowed ??= []).push(r.values.length === 1 ? r.values[0]! : new Set(r.values))
         break
       case 'notin':
       case '!=':
@@ -67,7 +83,19 @@ export class LabelMatcher {
         break
       }
     }
-    if (rule.required) this.requiredKeys.add(r.key)
+    if (rule.required && !wasRequired) this.requiredCount++
+  }
+
+  /** The key's rule, made (from its one value in `equal`, when it had one) when it has none yet. */
+  private ruleFor(key: string): KeyRule {
+    let rule = this.rules.get(key)
+    if (rule) return rule
+    const value = this.equal.get(key)
+    rule = value === undefined ? { required: false, forbidden: false } : { required: true, forbidden: false, allowed: [value] }
+    // Counted while it was in `equal`; counted again below only when it becomes required.
+    this.equal.delete(key)
+    this.rules.set(key, rule)
+    return rule
   }
 
   matches(labels: Record<string, string>): boolean {
@@ -75,17 +103,24 @@ export class LabelMatcher {
     for (const key in labels) {
       if (!Object.hasOwn(labels, key)) continue
       count++
+      const value = labels[key]!
+      const wanted = this.equal.get(key)
+      if (wanted !== undefined) {
+        if (value !== wanted) return false
+        continue
+      }
       const rule = this.rules.get(key)
-      if (rule && !this.valueMatches(rule, labels[key]!)) return false
+      if (rule && !this.valueMatches(rule, value)) return false
     }
-    if (this.requiredKeys.size > count) return false
-    for (const key of this.requiredKeys) if (!Object.hasOwn(labels, key)) return false
+    if (this.requiredCount > count) return false
+    for (const key of this.equal.keys()) if (!Object.hasOwn(labels, key)) return false
+    for (const [key, rule] of this.rules) if (rule.required && !Object.hasOwn(labels, key)) return false
     return true
   }
 
   private valueMatches(rule: KeyRule, value: string): boolean {
     if (rule.forbidden || rule.excluded?.has(value)) return false
-    if (rule.allowed) for (const set of rule.allowed) if (!set.has(value)) return false
+    if (rule.allowed) for (const allowed of rule.allowed) if (typeof allowed === 'string' ? allowed !== value : !allowed.has(value)) return false
     if (rule.above !== undefined || rule.below !== undefined) {
       const n = this.parseInt64(value)
       if (n === undefined) return false
