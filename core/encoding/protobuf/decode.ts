@@ -125,6 +125,7 @@ function* decodeField(obj: Record<string, unknown>, field: FieldDef, wire: numbe
         key = r.string()
       } else if (n === 2) value = yield* decodeValue(t.map, w, r, owner, field.name, types)
       else r.skip(w)
+      if (fieldsRead.add()) yield
     }
     r.leave(outer)
     setKey(map, key, value ?? zeroValue(t.map))
@@ -154,6 +155,7 @@ function* decodeValue(t: TypeRef, wire: number, r: Reader, owner: string, field:
       const key = r.key()
       if (keyField(key) === 1) yield* decodeField(holder, items, key & 7, r, fieldPlace(owner, field), types)
       else r.skip(key & 7)
+      if (fieldsRead.add()) yield
     }
     r.leave(outer)
     return holder['items'] ?? []
@@ -199,6 +201,8 @@ function* decodeSpecial(kind: string, r: Reader, owner: string, field: string): 
     else if (w === LEN && kind === 'raw') raw = r.bytes()
     else if (w === LEN) f[n] = r.string()
     else r.skip(w)
+    // A Time of two fields may be sent with a million unknown ones: each is counted as any other field.
+    if (fieldsRead.add()) yield
   }
   switch (kind) {
     case 'time':
@@ -276,6 +280,7 @@ function* decodeEnvelope(body: Uint8Array): Checkpointed<Record<string, unknown>
         if (tn === 1 && tw === LEN) apiVersion = tm.string()
         else if (tn === 2 && tw === LEN) kind = tm.string()
         else tm.skip(tw)
+        if (fieldsRead.add()) yield
       }
     } else if (n === 2) {
       expectWire(w, LEN, 'runtime.Unknown', 'raw')
