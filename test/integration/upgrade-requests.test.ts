@@ -29,7 +29,12 @@ describe('upgrade requests core does not hand over', { timeout: 60_000 }, () => 
     '/switch': 'HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\nstream-bytes',
     '/ok': 'HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\nnot a stream',
     '/refused': 'HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\nno',
+    // As Go's http.Error answers on a kept-alive connection: a length, and the connection left open.
+    '/refused-kept': 'HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\ncontent-length: 9\r\n\r\nforbidden',
+    '/refused-chunked': 'HTTP/1.1 400 Bad Request\r\ntransfer-encoding: chunked\r\n\r\n3\r\nbad\r\n0\r\n\r\n',
   }
+  /** Everything each kept-open backend connection received, in order. */
+  const backendReceived: string[] = []
 
   const handler: FetchHandler = {
     fetch: async (request, connection) => {
@@ -62,12 +67,16 @@ describe('upgrade requests core does not hand over', { timeout: 60_000 }, () => 
     backend = createTcpServer((socket) => {
       socket.on('error', () => {})
       let text = ''
+      let answered = false
+      const index = backendReceived.push('') - 1
       socket.on('data', (d: Buffer) => {
         text += d.toString('latin1')
+        backendReceived[index] = text
         const path = /^GET (\S+) /.exec(text)?.[1]
-        if (!path || !text.includes('\r\n\r\n')) return
-        // The stream stays open; the others end their answer by closing, as an HTTP/1.0-style body does.
-        if (path === '/switch') socket.write(backendHeads[path] ?? '')
+        if (answered || !path || !text.includes('\r\n\r\n')) return
+        answered = true
+        // The stream and the kept-alive refusals stay open; the others end their answer by closing, as an HTTP/1.0-style body does.
+        if (path === '/switch' || path.startsWith('/refused-')) socket.write(backendHeads[path] ?? '')
         else socket.end(backendHeads[path] ?? 'HTTP/1.1 404 Not Found\r\n\r\n')
       })
     })
@@ -119,6 +128,25 @@ describe('upgrade requests core does not hand over', { timeout: 60_000 }, () => 
     const refused = await readAll(await upgradeRequest('/handoff/refused', `127.0.0.1:${listener.port}`))
     assert.equal(refused, backendHeads['/refused'])
   })
+
+  // CVE-2018-1002105: a backend that refuses the upgrade but keeps its connection (as a node agent's Go server does)
+  // must never get what the client sends next, on the connection the server opened with its own credentials.
+  for (const path of ['/refused-kept', '/refused-chunked']) {
+    it(`passes a refusal kept alive (${path}) on and closes both connections, sending nothing more to the backend`, async () => {
+      const socket = await upgradeRequest(`/handoff${path}`, `127.0.0.1:${listener.port}`)
+      const received = readAll(socket)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      socket.write('GET /run/kube-system/etcd/etcd?cmd=cat+server.key HTTP/1.1\r\nHost: agent\r\n\r\n')
+      // Closed by the server once the refusal is passed on; a joined connection would stay open.
+      const closed = await Promise.race([received.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 3000))])
+      const [mine] = backendReceived.filter((text) => text.startsWith(`GET ${path} `))
+      assert.ok(mine, 'the backend got the upgrade request')
+      assert.ok(!mine.includes('/run/'), `the backend received the client's next request:\n${mine}`)
+      assert.ok(closed, 'the connection was left open')
+      assert.equal(await received, backendHeads[path])
+      socket.destroy()
+    })
+  }
 
   it('refuses a backend that answers an upgrade with 200, as upstream, instead of passing its body on', async () => {
     const answer = await readAll(await upgradeRequest('/handoff/ok', `127.0.0.1:${listener.port}`))

@@ -6,8 +6,12 @@
  * dial time-out), sent the request, and from then on bytes are copied both
  * ways with `pipe`, which pauses a side whose peer is not reading, so a
  * stream holds a few chunks however fast either end sends. A backend's 101
- * or error (400 and up) reaches the client as it is; any other answer is
- * refused with upstream's 500 "invalid upgrade response". Otherwise
+ * reaches the client and the two are joined; an error (400 and up) reaches
+ * the client as it is and both connections are then closed, never joined
+ * (upstream's fix of CVE-2018-1002105: a backend that refused the upgrade
+ * but kept its connection would take whatever the client sent next, with
+ * the server's credentials); any other answer is refused with upstream's
+ * 500 "invalid upgrade response". Otherwise
  * core's answer is written on the socket and the connection closed. With
  * `--max-connection-bytes-per-sec`, each direction passes through its own
  * byte throttle (core/proxy/byte-throttle.ts). A target of an egress
@@ -255,8 +259,63 @@ async function upgradeThrough(client: Duplex, backend: Socket, head: Buffer, fir
     const reason = code === undefined ? `malformed HTTP response ${JSON.stringify(line)}` : `invalid upgrade response: status code ${code}`
     return writeResponse(client, statusResponse(new StatusError(500, '' as StatusReason, reason)))
   }
+  if (code !== 101) return echoAndClose(client, backend, answer)
   client.write(answer)
   splice(client, backend, firstBytes, maxBytesPerSec)
+}
+
+/** How long a refused upgrade's answer may take to arrive whole (upstream's deadline for it). */
+const ERROR_ANSWER_DEADLINE_MS = 10_000
+/** The most of a refused upgrade's answer body passed on. */
+const MAX_ERROR_BODY_BYTES = 1024 * 1024
+/** How long the client's connection stays half-open after the answer, so that it reads it before the close. */
+const CLOSE_LINGER_MS = 500
+
+/**
+ * Passes a backend's refusal of an upgrade on, its head and its body (as
+ * long as its Content-Length says, to the end of its chunks, or until it
+ * closes), and closes both connections: nothing the client sends reaches
+ * the backend, which is left holding the server's credentials only for the
+ * request that was authorized.
+ */
+function echoAndClose(client: Duplex, backend: Socket, answer: Buffer): void {
+  const headEnd = answer.indexOf('\r\n\r\n') + 4
+  const head = answer.toString('latin1', 0, headEnd)
+  const length = /\r\ncontent-length:[ \t]*(\d+)[ \t]*\r\n/i.exec(head)
+  const chunked = /\r\ntransfer-encoding:[^\r\n]*chunked/i.test(head)
+  let left = length ? Math.min(Number(length[1]), MAX_ERROR_BODY_BYTES) : MAX_ERROR_BODY_BYTES
+  let tail = ''
+  let closed = false
+  const close = (): void => {
+    if (closed) return
+    closed = true
+    clearTimeout(deadline)
+    backend.destroy()
+    client.end()
+    setTimeout(() => client.destroy(), CLOSE_LINGER_MS).unref()
+  }
+  const deadline = setTimeout(close, ERROR_ANSWER_DEADLINE_MS)
+  deadline.unref()
+  const pass = (chunk: Buffer): void => {
+    if (closed) return
+    const piece = chunk.subarray(0, left)
+    left -= piece.length
+    if (piece.length) client.write(piece)
+    tail = (tail + piece.toString('latin1')).slice(-5)
+    // The body is whole at its length, at the last chunk's end, or at the bound on what is passed on.
+    if ((length && left === 0) || (chunked && tail === '0\r\n\r\n') || left === 0) close()
+  }
+  // The client's own bytes are read and dropped: none is sent on.
+  client.on('data', () => {})
+  client.once('close', close)
+  client.once('error', close)
+  client.write(answer.subarray(0, headEnd))
+  pass(answer.subarray(headEnd))
+  backend.on('data', pass)
+  backend.once('end', close)
+  backend.once('close', close)
+  backend.once('error', close)
+  backend.resume()
 }
 
 /** Joins the client and the backend: bytes both ways until either side ends. */
