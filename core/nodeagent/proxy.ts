@@ -127,7 +127,10 @@ export async function serviceProxyLocation(deps: NodeAgentDeps, namespace: strin
     for (const endpoint of ((slice['endpoints'] as unknown[] | undefined) ?? []).filter(isPlainObject)) {
       if (at(endpoint, 'conditions', 'ready') === false) continue
       const ip = ((endpoint['addresses'] as unknown[] | undefined) ?? []).find((a) => typeof a === 'string') as string | undefined
-      if (!ip || !(await endpointOfPod(deps, namespace, endpoint, ip))) continue
+      // Upstream's endpoints never hold a loopback, link-local or unspecified address (their validation refuses
+      // them); these are passed over here, whatever wrote them, so a pod whose status names 127.0.0.1 or the
+      // cloud's metadata address cannot turn the proxy on the server's own machine.
+      if (!ip || !(await proxyable(deps, ip)) || !(await endpointOfPod(deps, namespace, endpoint, ip))) continue
       return { target: plainTarget(parsed.scheme, ip, String(port['port']), deps.options.timeoutMs) }
     }
   }
@@ -141,13 +144,13 @@ export async function nodeProxyLocation(deps: NodeAgentDeps, id: string): Promis
   const connection = await agentConnection(deps, parsed.name).catch((err: unknown) => {
     throw asPlainStatus(err)
   })
-  // The agent's own port goes through its own TLS and credentials wherever it listens, when a CA verifies the
-  // agents (local clusters run them on loopback; upstream refuses those too). Without one, a kubelet that names its
-  // own address and port could have any local service (this server itself) answer in the agent's place: the
-  // address is judged as for any other port, unless the agent is a simulated one, answered in process.
+  // As upstream's, the node's address is judged before any port, the agent's own too: a kubelet names its own
+  // address and port, and one naming a loopback address and this server's port had a `get nodes/proxy` caller
+  // reach this server with the agents' client certificate, which the agents' CA verified when it also signed
+  // the server's. A simulated agent, answered in process, is no address at all.
   const agent = agentTarget(deps.options, connection.host, connection.port)
   if (!parsed.port || parsed.port === String(connection.port)) {
-    if (!deps.options.caBundle && !deps.transport.answersInProcess?.(agent)) await checkProxyable(deps, connection.host)
+    if (!deps.transport.answersInProcess?.(agent)) await checkProxyable(deps, connection.host)
     return { target: agent }
   }
   await checkProxyable(deps, connection.host)
@@ -160,6 +163,15 @@ async function checkProxyable(deps: NodeAgentDeps, host: string): Promise<void> 
   await check(host).catch((err: unknown) => {
     throw badRequest(err instanceof Error ? err.message : String(err))
   })
+}
+
+/** Whether a proxy may reach `host`, by the same rule as checkProxyable. */
+async function proxyable(deps: NodeAgentDeps, host: string): Promise<boolean> {
+  const check = deps.checkProxyable ?? defaultProxyableCheck
+  return check(host).then(
+    () => true,
+    () => false,
+  )
 }
 
 /** Without a resolver: an IP literal must be global unicast; a name cannot be judged and is refused. */
