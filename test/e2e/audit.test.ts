@@ -89,6 +89,29 @@ describe('the audit log of the daemon', () => {
     }
     assert.match(stderr, /--audit-policy-file: .*rules\[0\]\.level: Unsupported value: "Loud"/s)
   })
+
+  // Upstream opens the file when its options are applied (ensureLogFile): a log that cannot be written stops
+  // start-up, where a file opened at the first event dropped every event, each request served unaudited.
+  for (const [what, path] of [
+    ['under a file', () => join(log, 'sub', 'audit.log')],
+    ['under /proc', () => '/proc/no-such-dir/audit.log'],
+  ] as const) {
+    it(`refuses to start with an audit log path it cannot write (${what}), naming the flag`, () => {
+      let stderr = ''
+      let code: number | null = 0
+      try {
+        execFileSync(process.execPath, [BIN, `--cert-dir=${join(dir, 'pki3')}`, `--data-dir=${join(dir, 'data3')}`, '--secure-port=0', '--bind-address=127.0.0.1', `--audit-policy-file=${join(dir, 'policy.yaml')}`, `--audit-log-path=${path()}`], {
+          stdio: 'pipe',
+          timeout: 30_000,
+        })
+      } catch (err) {
+        stderr = String((err as { stderr?: Buffer }).stderr ?? '')
+        code = (err as { status?: number | null }).status ?? null
+      }
+      assert.notEqual(code, 0)
+      assert.match(stderr, /--audit-log-path: ensureLogFile: /)
+    })
+  }
 })
 
 describe('the audit webhook of the daemon', () => {

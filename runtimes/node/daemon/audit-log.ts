@@ -6,7 +6,7 @@
  * `maxBackups` or `maxAgeDays` are removed. Workers of `--workers` share the
  * file: the primary renames it for them all (audit-log-rotation.ts).
  */
-import { closeSync, createReadStream, createWriteStream, fstatSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs'
+import { closeSync, createReadStream, createWriteStream, existsSync, fstatSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs'
 import { readdir, rm, stat } from 'node:fs/promises'
 import { basename, dirname, extname, join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
@@ -110,6 +110,21 @@ export class AuditLogBackend implements AuditBackend {
     options.shared?.onRotated(() => this.reopen())
   }
 
+  /**
+   * Opens the file now, as upstream's ensureLogFile does when the options
+   * are applied: a path the server cannot write stops start-up, where a
+   * file opened at the first event would have dropped every event, each
+   * request served meanwhile unaudited.
+   */
+  ensureLogFile(): void {
+    if (this.options.path === '-' || this.fd !== undefined) return
+    try {
+      this.openFile()
+    } catch (err) {
+      throw new Error(`--audit-log-path: ensureLogFile: ${(err as Error).message}`)
+    }
+  }
+
   processEvents(events: readonly AuditEvent[]): Promise<void> {
     const text = events.map((ev) => `${this.options.format === 'legacy' ? legacyEventLine(ev) : JSON.stringify(ev)}\n`).join('')
     try {
@@ -142,7 +157,7 @@ export class AuditLogBackend implements AuditBackend {
   }
 
   private openFile(): void {
-    mkdirSync(dirname(this.options.path), { recursive: true })
+    makeParents(dirname(this.options.path))
     this.fd = openSync(this.options.path, 'a', 0o600)
     const stats = fstatSync(this.fd)
     this.size = stats.size
@@ -186,4 +201,19 @@ export class AuditLogBackend implements AuditBackend {
     this.rotationAskedAt = 0
     this.openFile()
   }
+}
+
+/**
+ * Makes the missing directories above the log, one at a time from the
+ * first that exists. Node's recursive mkdir never returns for some paths
+ * (under /proc it tried again for ever, holding the thread at the first
+ * event); each level here is made once, or fails with its error.
+ */
+function makeParents(dir: string): void {
+  const missing: string[] = []
+  for (let at = dir; !existsSync(at); at = dirname(at)) {
+    missing.push(at)
+    if (dirname(at) === at) break
+  }
+  for (const level of missing.reverse()) mkdirSync(level)
 }

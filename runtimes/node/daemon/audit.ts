@@ -79,6 +79,7 @@ function logBackend(values: Values, dropped: Dropped, logger: Logger): AuditBack
     onHousekeepingError: (err) => logger.warn({ err: err.message, path }, 'cannot compress or prune the rotated audit log files'),
     ...sharedBy(servingWorker(), path),
   })
+  log.ensureLogFile()
   return wrapped(log, values, 'log', dropped)
 }
 
