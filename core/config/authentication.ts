@@ -142,7 +142,8 @@ export const OIDC_FLAGS = [
  */
 export function authenticationFlagConflicts(config: AuthenticationConfiguration, flagsSet: ReadonlySet<string>): string[] {
   const problems: string[] = []
-  if (config.jwt.length > 0 && OIDC_FLAGS.some((f) => flagsSet.has(f))) {
+  // Whatever the file holds, as upstream's validateOIDCOptions: flags it would not read are refused, not ignored.
+  if (OIDC_FLAGS.some((f) => flagsSet.has(f))) {
     problems.push('authentication-config file and oidc-* flags are mutually exclusive')
   }
   if (config.anonymous && flagsSet.has('anonymous-auth')) {

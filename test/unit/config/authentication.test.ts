@@ -134,14 +134,15 @@ describe('anonymous authentication in the file', () => {
 describe('the flags --authentication-config conflicts with', () => {
   const load = (body: Record<string, unknown>) => loadAuthenticationConfiguration(authnFile(body), 'authn.yaml')
 
-  it('refuses --oidc-* flags when the file configures JWT authenticators', () => {
-    const withJwt = load({ jwt: [jwt()] })
-    for (const flag of ['oidc-issuer-url', 'oidc-client-id', 'oidc-required-claim', 'oidc-signing-algs']) {
-      assert.deepEqual(authenticationFlagConflicts(withJwt, new Set([flag])), [
-        'authentication-config file and oidc-* flags are mutually exclusive',
-      ])
+  // Upstream refuses them whatever the file holds: a file without JWT authenticators would otherwise leave the
+  // flags (an issuer, required claims) silently unread.
+  it('refuses --oidc-* flags whether or not the file configures JWT authenticators', () => {
+    for (const file of [load({ jwt: [jwt()] }), load({ anonymous: { enabled: true } }), load({})]) {
+      for (const flag of ['oidc-issuer-url', 'oidc-client-id', 'oidc-required-claim', 'oidc-signing-algs']) {
+        assert.deepEqual(authenticationFlagConflicts(file, new Set([flag])), ['authentication-config file and oidc-* flags are mutually exclusive'])
+      }
     }
-    assert.deepEqual(authenticationFlagConflicts(load({ anonymous: { enabled: true } }), new Set(['oidc-issuer-url'])), [])
+    assert.deepEqual(authenticationFlagConflicts(load({}), new Set(['token-auth-file'])), [])
   })
 
   it('refuses --anonymous-auth when the file configures anonymous authentication', () => {
