@@ -73,6 +73,11 @@ describe('kubectl --token with OIDC against the daemon', () => {
       writeFileSync(file, authenticationConfig(issuer, 'next:'))
       await eventually(async () => assert.equal((await whoami(d, await issuer.token({ sub: 'bob' }))).username, 'next:bob'), 15_000)
 
+      // The anonymous section is read at start-up only (as upstream): a change is warned of, not reported as in effect.
+      const withAnonymous = { ...JSON.parse(authenticationConfig(issuer, 'next:')), anonymous: { enabled: true, conditions: [{ path: '/livez' }] } }
+      writeFileSync(file, JSON.stringify(withAnonymous))
+      await eventually(() => assert.match(d.logs.join(''), /the anonymous section of --authentication-config changed: it takes effect at the next start/), 15_000)
+
       // An invalid file is logged and ignored: the configuration in effect stays.
       writeFileSync(file, JSON.stringify({ apiVersion: 'apiserver.config.k8s.io/v1beta1', kind: 'AuthenticationConfiguration', jwt: [{ issuer: { url: 'http://plain' } }] }))
       await eventually(() => assert.match(d.logs.join(''), /reloading --authentication-config failed/), 15_000)
