@@ -103,6 +103,23 @@ describe('the EndpointSlice mirroring controller', () => {
     })
   })
 
+  it('leaves out the loopback addresses Endpoints may hold here and no slice may, with a Warning event', async () => {
+    await withMirroring(async (client) => {
+      await client.create(services, 'default', selectorless('local'))
+      await client.create(endpoints, 'default', {
+        apiVersion: 'v1',
+        kind: 'Endpoints',
+        metadata: { name: 'local' },
+        subsets: [{ ports: [{ name: 'web', port: 80 }], addresses: [{ ip: '127.0.0.1' }, { ip: '10.0.0.9' }, { ip: '::1' }] }],
+      })
+      const items = await slicesUntil(client, 'local', 'the routable address mirrored', (found) => found.length === 1)
+      assert.deepEqual(items[0]!['endpoints'], [{ addresses: ['10.0.0.9'], conditions: { ready: true } }])
+      let warnings: KubeObject[] = []
+      await eventually('the Warning event', async () => (warnings = (await client.list(eventsEntry, 'default')).items.filter((e) => e['reason'] === 'InvalidIPAddress')).length === 1)
+      assert.equal(warnings[0]!['message'], 'Skipped 2 invalid IP addresses when mirroring to EndpointSlices')
+    })
+  })
+
   it('does not mirror the Endpoints of a Service with a selector, and drops the mirror when one is added', async () => {
     await withMirroring(async (client) => {
       await client.create(services, 'default', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'selected' }, spec: { selector: { app: 'web' }, ports: [{ port: 80 }] } })

@@ -27,6 +27,9 @@ import { nodeProxyTransport, type NodeProxyTransport } from '../../runtimes/node
 import { createTestServer, TestClient } from './harness.js'
 import { type NodeAgent, nodeAgentOptions, startNodeAgent } from './node-agent-server.js'
 
+/** The pod's address (TEST-NET-1): on the cluster network, which here is the loopback backend, since no slice may name a loopback address. */
+const POD_IP = '192.0.2.10'
+
 describe('proxy subresources', () => {
   let agent: NodeAgent
   let backend: Server
@@ -77,7 +80,7 @@ describe('proxy subresources', () => {
         // A caller's own token, which must not reach any backend; requests through the Node listener need it.
         authentication: { tokens: [{ token: 'secret', user: { username: 'admin', groups: ['system:masters'] } }] },
       },
-      { proxyTransport: transport, checkProxyable: async () => {} },
+      { proxyTransport: { roundTrip: (target, request) => transport.roundTrip({ ...target, origin: target.origin.replace(POD_IP, '127.0.0.1') }, request) }, checkProxyable: async () => {} },
     )
     await server.ready
     apiServer = server
@@ -106,12 +109,12 @@ describe('proxy subresources', () => {
         kind: 'EndpointSlice',
         metadata: { name: 'web-abc', labels: { 'kubernetes.io/service-name': 'web' } },
         addressType: 'IPv4',
-        endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true }, targetRef: { kind: 'Pod', namespace: 'default', name: 'web-0' } }],
+        endpoints: [{ addresses: [POD_IP], conditions: { ready: true }, targetRef: { kind: 'Pod', namespace: 'default', name: 'web-0' } }],
         ports: [{ name: 'http', port: backendPort, protocol: 'TCP' }],
       }),
     ])
     for (const reply of created) assert.equal(reply.status, 201, reply.text)
-    const status = await client.patch('/api/v1/namespaces/default/pods/web-0/status', { status: { podIP: '127.0.0.1', podIPs: [{ ip: '127.0.0.1' }] } }, 'application/merge-patch+json')
+    const status = await client.patch('/api/v1/namespaces/default/pods/web-0/status', { status: { podIP: POD_IP, podIPs: [{ ip: POD_IP }] } }, 'application/merge-patch+json')
     assert.equal(status.status, 200, status.text)
   })
 
@@ -219,7 +222,7 @@ describe('proxy subresources', () => {
     const connection = { passUpgrade: (h: UpgradeHandoff) => void handed.push(h) }
     const headers = { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', authorization: 'Bearer secret', 'impersonate-user': 'someone' }
     for (const path of [
-      // (pods/proxy takes the same path, but refuses this test's loopback pod IP.)
+      // (pods/proxy takes the same path to the same pod.)
       '/api/v1/namespaces/default/services/web:http/proxy/ws/a/../b?x=1',
       `/api/v1/nodes/node-1:${backendPort}/proxy/ws/b?x=1`,
     ]) {
@@ -227,8 +230,8 @@ describe('proxy subresources', () => {
       assert.equal(reply.status, 200, reply.text)
     }
     assert.equal(handed.length, 2)
+    assert.deepEqual(handed.map((h) => h.target.origin), [`http://${POD_IP}:${backendPort}`, `http://127.0.0.1:${backendPort}`])
     for (const h of handed) {
-      assert.equal(h.target.origin, `http://127.0.0.1:${backendPort}`)
       assert.equal(h.request.path, '/ws/b?x=1')
       assert.equal(h.request.headers.get('upgrade'), 'websocket')
       assert.equal(h.request.headers.get('sec-websocket-key'), 'dGhlIHNhbXBsZSBub25jZQ==')
@@ -255,10 +258,11 @@ describe('proxy subresources', () => {
   }
   const upgradeRequest = (path: string) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nAuthorization: Bearer secret\r\n\r\n`
 
-  it("splices a WebSocket through services/proxy on the Node listener, as upstream's upgrade-aware proxy does", async () => {
+  it("splices a WebSocket through nodes/proxy on the Node listener, as upstream's upgrade-aware proxy does", async () => {
     const { socket, arrived, close } = await connectThroughListener()
     try {
-      socket.write(upgradeRequest('/api/v1/namespaces/default/services/web:http/proxy/chat'))
+      // Through the node (on loopback) rather than the service: the splice dials the address itself.
+      socket.write(upgradeRequest(`/api/v1/nodes/node-1:${backendPort}/proxy/chat`))
       assert.match(await arrived('upgraded /chat authorization=none\n'), /^HTTP\/1\.1 101 Switching Protocols\r\n/)
       socket.write('hello')
       await arrived('echo hello')
@@ -327,7 +331,11 @@ describe('proxy subresources', () => {
 
   it('pods/proxy refuses a pod whose IP is not global unicast, and nothing is sent', async () => {
     const before = backendSeen.length
-    const reply = await client.get('/api/v1/namespaces/default/pods/web-0/proxy/')
+    const local = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'local-0' }, spec: { nodeName: 'node-1', containers: [{ name: 'app', image: 'web' }] } }
+    assert.equal((await client.post('/api/v1/namespaces/default/pods', local)).status, 201)
+    const status = await client.patch('/api/v1/namespaces/default/pods/local-0/status', { status: { podIP: '127.0.0.1', podIPs: [{ ip: '127.0.0.1' }] } }, 'application/merge-patch+json')
+    assert.equal(status.status, 200, status.text)
+    const reply = await client.get('/api/v1/namespaces/default/pods/local-0/proxy/')
     assert.equal(reply.status, 400)
     assert.equal(reply.body.message, 'address not allowed')
     assert.equal(backendSeen.length, before)

@@ -15,7 +15,9 @@
  * the slices go when the Endpoints or the Service goes, or the Service gets
  * a selector (its slices are then the EndpointSlice controller's).
  */
+import { fieldPath } from '../../machinery/field.js'
 import { formatIP, parseIP } from '../../machinery/ip.js'
+import { nonSpecialIPErrors } from '../../resources/core/endpoints-validation.js'
 import { isPlainObject, type KubeObject } from '../../machinery/object.js'
 import { sameJson } from '../../machinery/same-json.js'
 import { hasStatusCode } from '../../machinery/status-error.js'
@@ -31,6 +33,8 @@ type Obj = Record<string, unknown>
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isPlainObject) : [])
 
 export const MIRRORED_BY = 'endpointslicemirroring-controller.k8s.io'
+/** Where the checked address would sit in a slice; only whether there are errors is read. */
+const SOME_PATH = fieldPath('endpoints').index(0).child('addresses').index(0)
 const SKIP_MIRROR_LABEL = 'endpointslice.kubernetes.io/skip-mirror'
 const LEADER_ANNOTATION = 'control-plane.alpha.kubernetes.io/leader'
 /** Annotations of the Endpoints not copied onto its slices. */
@@ -156,7 +160,7 @@ async function sync(ctx: ControllerContext, key: string, { endpoints: endpointsR
 
 /**
  * The slices the Endpoints call for, by address type and ports. Subsets with the same ports are one (upstream
- * repacks them first); an address both ready and not ready counts as ready; invalid IPs and addresses past
+ * repacks them first); an address both ready and not ready counts as ready; invalid IPs (loopback among them) and addresses past
  * 1000 in a subset are skipped, each with a Warning event on the Endpoints as upstream records.
  */
 function desiredGroups(ctx: ControllerContext, endpoints: KubeObject): Map<string, Group> {
@@ -176,7 +180,8 @@ function desiredGroups(ctx: ControllerContext, endpoints: KubeObject): Map<strin
     const seen = new Set<string>()
     for (const [address, ready] of [...subset.ready.map((a) => [a, true] as const), ...subset.notReady.map((a) => [a, false] as const)]) {
       const ip = parseIP(String(address['ip'] ?? ''))
-      if (!ip) {
+      // Endpoints here may name loopback addresses (local webhooks), which no slice may hold: upstream never sees them.
+      if (!ip || nonSpecialIPErrors(formatIP(ip), SOME_PATH, true).length) {
         invalid++
         continue
       }

@@ -27,11 +27,12 @@ function isUnspecified(v4: number[] | undefined, bytes: number[]): boolean {
  * Upstream's ValidateNonSpecialIP: addresses that name no peer (unspecified)
  * or a node-local service (link-local, link-local multicast) are refused.
  *
- * Loopback is the one exception here: upstream refuses 127.0.0.0/8 and ::1
- * too, but this server advertises itself on 127.0.0.1 by default and routes
- * webhooks and aggregated APIs to local servers through such Endpoints.
+ * Loopback is refused only when asked (EndpointSlices, as upstream): upstream
+ * refuses 127.0.0.0/8 and ::1 in Endpoints too, but this server advertises
+ * itself on 127.0.0.1 by default and routes webhooks and aggregated APIs to
+ * local servers through such Endpoints.
  */
-export function nonSpecialIPErrors(ip: string, path: FieldPath): FieldError[] {
+export function nonSpecialIPErrors(ip: string, path: FieldPath, refuseLoopback = false): FieldError[] {
   const bytes = parseIPSloppy(ip)
   if (!bytes) return [invalid(path, ip, 'must be a valid IP address')]
   const mapped = bytes.length === 16 && bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff
@@ -39,6 +40,8 @@ export function nonSpecialIPErrors(ip: string, path: FieldPath): FieldError[] {
   const errs: FieldError[] = []
   if (isUnspecified(v4, bytes)) errs.push(invalid(path, ip, `may not be unspecified (${ip})`))
   const [a = 0, b = 0, c = 0] = v4 ?? bytes
+  const loopback = v4 ? a === 127 : bytes.slice(0, 15).every((x) => x === 0) && bytes[15] === 1
+  if (refuseLoopback && loopback) errs.push(invalid(path, ip, 'may not be in the loopback range (127.0.0.0/8, ::1/128)'))
   const linkLocal = v4 ? a === 169 && b === 254 : a === 0xfe && (b & 0xc0) === 0x80
   if (linkLocal) errs.push(invalid(path, ip, 'may not be in the link-local range (169.254.0.0/16, fe80::/10)'))
   const linkLocalMulticast = v4 ? a === 224 && b === 0 && c === 0 : a === 0xff && (b & 0x0f) === 0x02
