@@ -106,6 +106,15 @@ export interface KubeconfigConnection {
   disableCompression: boolean
 }
 
+/**
+ * The kubeconfig settings no webhook client of this server carries out:
+ * basic auth, impersonation and a proxy. Each webhook flag refuses a file
+ * naming them, rather than calling the webhook otherwise than the file says.
+ */
+export function unsupportedConnectionSettings(c: KubeconfigConnection): string | undefined {
+  return c.basicAuth || c.impersonate || c.proxyURL ? 'basic auth, impersonation and proxies are not supported' : undefined
+}
+
 /** The `*-data` fields decode as Go's []byte does, from standard base64 with padding. */
 function decodeData(text: string, path: FieldPath, problems: ConfigProblem[]): Uint8Array | undefined {
   if (text === '') return undefined

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs'
 import type { AuditWebhookSender } from '../../../core/audit/webhook.js'
-import type { FileOrData, KubeconfigConnection } from '../../../core/config/kubeconfig.js'
+import { type FileOrData, type KubeconfigConnection, unsupportedConnectionSettings } from '../../../core/config/kubeconfig.js'
 import type { WebhookTarget } from '../../../core/crd/webhook-client.js'
 import type { EgressDialers } from '../adapter/egress-dialer.js'
 import { nodeWebhookClient } from './webhook-client.js'
@@ -32,9 +32,8 @@ function pem(source: FileOrData | undefined, what: string): string | undefined {
 
 /** Where and how events are sent, from the kubeconfig's current context. */
 export function auditWebhookTarget(c: KubeconfigConnection): WebhookTarget {
-  if (c.basicAuth || c.impersonate || c.proxyURL) {
-    throw new AuditWebhookConfigError(`${FLAG}: basic auth, impersonation and proxies are not supported; use a client certificate or a token`)
-  }
+  const unsupported = unsupportedConnectionSettings(c)
+  if (unsupported) throw new AuditWebhookConfigError(`${FLAG}: ${unsupported}; use a client certificate or a token`)
   if (Boolean(c.clientCertificate) !== Boolean(c.clientKey)) {
     throw new AuditWebhookConfigError(`${FLAG}: client-certificate and client-key must be given together`)
   }

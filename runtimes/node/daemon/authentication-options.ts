@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { jwtAuthenticatorFromOidcFlags } from '../../../core/config/authentication-oidc-flags.js'
-import type { FileOrData, KubeconfigConnection } from '../../../core/config/kubeconfig.js'
+import { type FileOrData, type KubeconfigConnection, unsupportedConnectionSettings } from '../../../core/config/kubeconfig.js'
 import type { AuthenticationOptions, TokenWebhookOptions } from '../../../core/authn/authentication-options.js'
 import type { ParsedFlags } from '../../../core/options/flags/index.js'
 import type { ConfigFiles } from './config-files.js'
@@ -26,6 +26,9 @@ function pemOf(source: FileOrData, what: string): string {
 
 function tokenWebhook(connection: KubeconfigConnection, values: ParsedFlags['values']): TokenWebhookOptions {
   const what = '--authentication-token-webhook-config-file'
+  // As for the other webhook kubeconfigs: the webhook is not called otherwise than the file says.
+  const unsupported = unsupportedConnectionSettings(connection)
+  if (unsupported) throw new AuthenticationSetupError(`${what}: ${unsupported}; use a client certificate`)
   if (connection.insecureSkipTLSVerify) throw new AuthenticationSetupError(`${what}: insecure-skip-tls-verify is not supported`)
   if (connection.token || connection.tokenFile || connection.basicAuth) {
     throw new AuthenticationSetupError(`${what}: only client certificates are supported as the server's credential to the webhook`)

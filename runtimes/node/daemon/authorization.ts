@@ -8,7 +8,7 @@ import { readFileSync, unwatchFile, watchFile } from 'node:fs'
 import { type AuthorizerSpec, configuredAuthorizerSpecs } from '../../../core/authz/authorizer-specs.js'
 import type { WebhookConnection } from '../../../core/authz/webhook.js'
 import { type AuthorizerConfiguration, loadAuthorizationConfiguration } from '../../../core/config/authorization.js'
-import { type FileOrData, type KubeconfigConnection, loadKubeconfigConnection } from '../../../core/config/kubeconfig.js'
+import { type FileOrData, type KubeconfigConnection, loadKubeconfigConnection, unsupportedConnectionSettings } from '../../../core/config/kubeconfig.js'
 import type { ApiServerOptions } from '../../../core/options/api-server-options.js'
 import type { ParsedFlags } from '../../../core/options/flags/index.js'
 import type { Logger } from '../../../core/logging/logger.js'
@@ -24,9 +24,8 @@ const pem = (source: FileOrData | undefined): string | undefined =>
 
 /** What a kubeconfig's current context says, with the files it names read now. */
 export function webhookConnection(c: KubeconfigConnection): WebhookConnection {
-  if (c.basicAuth || c.impersonate || c.proxyURL) {
-    throw new Error('basic auth, impersonation and proxies are not supported for an authorization webhook; use a client certificate or a token')
-  }
+  const unsupported = unsupportedConnectionSettings(c)
+  if (unsupported) throw new Error(`${unsupported} for an authorization webhook; use a client certificate or a token`)
   const token = c.token ?? (c.tokenFile ? readFileSync(c.tokenFile, 'utf8').trim() : undefined)
   const ca = pem(c.certificateAuthority)
   const cert = pem(c.clientCertificate)

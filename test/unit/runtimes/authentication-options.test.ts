@@ -114,4 +114,25 @@ current-context: hook
   it('refuses a webhook kubeconfig whose credential is a token, which the server would not present', () => {
     assert.throws(() => optionsFor([`--authentication-token-webhook-config-file=${file('token.kubeconfig')}`]), /only client certificates are supported/)
   })
+
+  it('refuses a webhook kubeconfig that asks for impersonation or a proxy, as the other webhook flags do, rather than calling the webhook directly', async () => {
+    const kubeconfig = (cluster: string, user: string) => `apiVersion: v1
+kind: Config
+clusters: [{name: hook, cluster: {server: "https://127.0.0.1:8443/authenticate", ${cluster}}}]
+users: [{name: api, user: {client-certificate-data: ${btoa('CERT')}, client-key-data: ${btoa('KEY')}${user}}}]
+contexts: [{name: hook, context: {cluster: hook, user: api}}]
+current-context: hook
+`
+    await writeFile(file('impersonating.kubeconfig'), kubeconfig('certificate-authority: ca.crt', ', as: system:admin, as-groups: [system:masters]'))
+    await writeFile(file('proxied.kubeconfig'), kubeconfig('proxy-url: "http://127.0.0.1:3128"', ''))
+    for (const name of ['impersonating.kubeconfig', 'proxied.kubeconfig']) {
+      assert.throws(
+        () => optionsFor([`--authentication-token-webhook-config-file=${file(name)}`]),
+        (err: Error) =>
+          err instanceof AuthenticationSetupError &&
+          err.message === '--authentication-token-webhook-config-file: basic auth, impersonation and proxies are not supported; use a client certificate',
+        name,
+      )
+    }
+  })
 })
