@@ -59,6 +59,7 @@ import type { ObjectReader } from '../client/informer.js'
 import { type GroupResource, withInformer } from './informer-plugin.js'
 import { namespaceLifecycle } from './namespace-lifecycle.js'
 import { mutatingAdmissionWebhook, validatingAdmissionWebhook } from './webhook/plugin.js'
+import { decodeWebhookAdmissionConfiguration } from './webhook/webhook-admission-configuration.js'
 import { decodeImagePolicySettings, imagePolicyWebhook } from './builtin/image-policy-webhook.js'
 import { mutatingAdmissionPolicyPlugin, validatingAdmissionPolicyPlugin } from './policy/plugins.js'
 import { limitRangerPlugin } from './builtin/limit-ranger-plugin.js'
@@ -189,8 +190,8 @@ export const ADMISSION_PLUGIN_FACTORIES: { readonly [N in AdmissionPluginName]?:
     eventRateLimit(c.configuration, c.now),
   ),
   ImagePolicyWebhook: configured(decodeImagePolicySettings, imagePolicyWebhook),
-  MutatingAdmissionWebhook: mutatingAdmissionWebhook,
-  ValidatingAdmissionWebhook: validatingAdmissionWebhook,
+  MutatingAdmissionWebhook: configured(optional(decodeWebhookAdmissionConfiguration, undefined), mutatingAdmissionWebhook),
+  ValidatingAdmissionWebhook: configured(optional(decodeWebhookAdmissionConfiguration, undefined), validatingAdmissionWebhook),
   DefaultStorageClass: defaultStorageClassFactory,
   StorageObjectInUseProtection: storageObjectInUseProtectionFactory,
   PersistentVolumeClaimResize: persistentVolumeClaimResizeFactory,

@@ -4,9 +4,10 @@
  * watch, and calls webhooks through the server's webhook client, Service
  * references resolved as the CRD conversion webhooks' are.
  *
- * The plugins' own configuration (a WebhookAdmission object naming a
- * kubeconfig with credentials per webhook host) is not read: a server given
- * one refuses to start rather than call webhooks without the credentials.
+ * The plugins' own configuration (a kubeconfig with credentials per
+ * webhook host) is decoded and refused before a factory runs, in
+ * webhook-admission-configuration.ts: a server given one refuses to start
+ * rather than call webhooks without the credentials.
  */
 import { serviceResolver } from '../../crd/service-resolver.js'
 import type { AdmissionPluginContext, AdmissionPluginInstance } from '../plugins.js'
@@ -15,16 +16,7 @@ import { mutatingWebhookAdmission } from './mutating.js'
 import { validatingWebhookAdmission } from './validating.js'
 import type { WebhookType } from './webhook.js'
 
-function refuseKubeconfig(name: string, configuration: unknown): void {
-  const kubeConfigFile = (configuration as { kubeConfigFile?: unknown } | undefined)?.kubeConfigFile
-  if (kubeConfigFile) {
-    throw new Error(`${name}: kubeConfigFile (webhook client credentials per host) is not supported by this server; remove it from the admission configuration`)
-  }
-}
-
 function webhookPlugin(type: WebhookType, context: AdmissionPluginContext): AdmissionPluginInstance {
-  const name = type === 'mutating' ? 'MutatingAdmissionWebhook' : 'ValidatingAdmissionWebhook'
-  refuseKubeconfig(name, context.configuration)
   const index = watchWebhookConfigurations({ catalogue: context.catalogue, informers: context.informers }, type)
   const deps = {
     catalogue: context.catalogue,

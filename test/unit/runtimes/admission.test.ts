@@ -80,4 +80,39 @@ describe('the daemon admission options', () => {
     const missing = admissionFor(['--enable-admission-plugins=ImagePolicyWebhook', `--admission-control-config-file=${join(dir, 'admission.yaml')}`], config(join(dir, 'nope')))
     assert.match(missing.problems[0] ?? '', /^--admission-control-config-file: .*nope/)
   })
+  it("decodes the webhook plugins' configuration strictly and refuses a kubeconfig of credentials per host, which the server would not present", () => {
+    const flags = [`--admission-control-config-file=${join(dir, 'admission.yaml')}`]
+    const problemsFor = (plugin: string, configuration: string) =>
+      admissionFor(flags, `apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ${plugin}\n  configuration: ${configuration}\n`).problems
+    const at = `--admission-control-config-file: ${join(dir, 'admission.yaml')}: plugins[0].configuration: invalid`
+    const v1 = 'apiVersion: apiserver.config.k8s.io/v1, kind: WebhookAdmissionConfiguration'
+    assert.deepEqual(problemsFor('ValidatingAdmissionWebhook', '{apiVersion: v7, kind: Nonsense, anything: goes}'), [
+      `${at} WebhookAdmissionConfiguration:\n` +
+        '  kind: Invalid value: "Nonsense": must be "WebhookAdmissionConfiguration"\n' +
+        '  apiVersion: Unsupported value: "v7": supported values: "apiserver.config.k8s.io/v1"',
+    ])
+    assert.deepEqual(problemsFor('MutatingAdmissionWebhook', `{${v1}, kubeconfigFile: /etc/kubernetes/webhooks.kubeconfig}`), [
+      `${at} WebhookAdmissionConfiguration:\n  unknown field "kubeconfigFile"`,
+    ])
+    assert.deepEqual(problemsFor('MutatingAdmissionWebhook', `{${v1}}`), [
+      `${at} WebhookAdmissionConfiguration:\n  kubeConfigFile: Invalid value: "": must be an absolute file path`,
+    ])
+    assert.deepEqual(problemsFor('ValidatingAdmissionWebhook', `{${v1}, kubeConfigFile: webhooks.kubeconfig}`), [
+      `${at} WebhookAdmissionConfiguration:\n  kubeConfigFile: Invalid value: "webhooks.kubeconfig": must be an absolute file path`,
+    ])
+    // Each version has its own kind name, as upstream registers them.
+    assert.deepEqual(problemsFor('ValidatingAdmissionWebhook', '{apiVersion: apiserver.config.k8s.io/v1, kind: WebhookAdmission, kubeConfigFile: /k}'), [
+      `${at} WebhookAdmissionConfiguration:\n  kind: Invalid value: "WebhookAdmission": must be "WebhookAdmissionConfiguration"`,
+    ])
+    const forbidden = 'kubeConfigFile: Forbidden: webhook client credentials per host are not supported by this server; remove the configuration of this plugin'
+    assert.deepEqual(problemsFor('ValidatingAdmissionWebhook', `{${v1}, kubeConfigFile: /etc/kubernetes/webhooks.kubeconfig}`), [
+      `${at} WebhookAdmissionConfiguration:\n  ${forbidden}`,
+    ])
+    assert.deepEqual(
+      problemsFor('MutatingAdmissionWebhook', '{apiVersion: apiserver.config.k8s.io/v1alpha1, kind: WebhookAdmission, kubeConfigFile: /etc/kubernetes/webhooks.kubeconfig}'),
+      [`${at} WebhookAdmission:\n  ${forbidden}`],
+    )
+    // Without a configuration both plugins run.
+    assert.deepEqual(admissionFor(flags, 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins: []\n').problems, [])
+  })
 })
