@@ -22,6 +22,7 @@ import type { MetricsFilterOptions } from '../../../core/metrics/filters.js'
 import { authorizationOptions } from './authorization.js'
 import type { ClientCABundles } from '../adapter/client-cas.js'
 import { AuthenticationSetupError, jwtAndWebhookOptions } from './authentication-options.js'
+import { checkClientKeyPair } from './client-key-pair.js'
 import type { ConfigFiles } from './config-files.js'
 import { type EncryptionAtRest, encryptionKeyTransformers } from '../../../core/encryption/encryption-at-rest.js'
 import type { KmsClientFactory } from '../../../core/encryption/kms/client.js'
@@ -134,6 +135,13 @@ export async function aggregationOptions(fromFlags: ApiServerOptions['aggregatio
       throw new StartupError(`--${flag}: cannot read ${path}: ${err.message}`)
     })
   const pair = certFile && keyFile ? { certificate: await read('proxy-client-cert-file', certFile), key: await read('proxy-client-key-file', keyFile) } : undefined
+  if (pair) {
+    try {
+      checkClientKeyPair(pair, { certificate: 'proxy-client-cert-file', key: 'proxy-client-key-file' })
+    } catch (err) {
+      throw new StartupError((err as Error).message)
+    }
+  }
   return { ...fromFlags, ...(pair ? { proxyClientCertificate: pair } : {}) }
 }
 

@@ -8,6 +8,7 @@ import { lookup } from 'node:dns/promises'
 import { readFile } from 'node:fs/promises'
 import { isGlobalUnicast } from '../../../core/nodeagent/addresses.js'
 import type { NodeAgentOptions } from '../../../core/nodeagent/connection.js'
+import { checkClientKeyPair } from './client-key-pair.js'
 
 export interface NodeAgentFlags {
   certificateAuthority: string
@@ -19,7 +20,7 @@ export interface NodeAgentFlags {
   maxBytesPerSec?: number
 }
 
-/** Reads the files the flags name; throws naming the flag of a file that cannot be read, or a pair given by half. */
+/** Reads the files the flags name; throws naming the flag of a file that cannot be read or used, or a pair given by half. */
 export async function nodeAgentOptions(flags: NodeAgentFlags): Promise<NodeAgentOptions> {
   const read = (flag: string, path: string) =>
     readFile(path, 'utf8').catch((err: Error) => {
@@ -33,6 +34,7 @@ export async function nodeAgentOptions(flags: NodeAgentFlags): Promise<NodeAgent
   const pair = flags.clientCertificate
     ? { certificate: await read('nodeagent-client-certificate', flags.clientCertificate), key: await read('nodeagent-client-key', flags.clientKey) }
     : undefined
+  if (pair) checkClientKeyPair(pair, { certificate: 'nodeagent-client-certificate', key: 'nodeagent-client-key' })
   return {
     preferredAddressTypes: flags.preferredAddressTypes,
     timeoutMs: flags.timeoutMs,
