@@ -63,7 +63,9 @@ import { decodeWebhookAdmissionConfiguration } from './webhook/webhook-admission
 import { decodeImagePolicySettings, imagePolicyWebhook } from './builtin/image-policy-webhook.js'
 import { mutatingAdmissionPolicyPlugin, validatingAdmissionPolicyPlugin } from './policy/plugins.js'
 import { limitRangerPlugin } from './builtin/limit-ranger-plugin.js'
+import { podSecurityConfiguration } from './pod-security/configuration.js'
 import { podSecurityPlugin } from './pod-security/plugin.js'
+import { resourceQuotaConfiguration } from './quota/configuration.js'
 import { type QuotaStorage, resourceQuotaPlugin } from './quota/plugin.js'
 import type { ObserveStoredObjects } from '../storage/server-storage.js'
 import type { RunOnce } from '../controllers/run-once.js'
@@ -207,9 +209,9 @@ export const ADMISSION_PLUGIN_FACTORIES: { readonly [N in AdmissionPluginName]?:
   OwnerReferencesPermissionEnforcement: ownerReferencesPermissionEnforcementFactory,
   ValidatingAdmissionPolicy: validatingAdmissionPolicyPlugin,
   MutatingAdmissionPolicy: mutatingAdmissionPolicyPlugin,
-  ResourceQuota: resourceQuotaPlugin,
+  ResourceQuota: configured(resourceQuotaConfiguration, resourceQuotaPlugin),
   LimitRanger: limitRangerPlugin,
-  PodSecurity: podSecurityPlugin,
+  PodSecurity: configured(podSecurityConfiguration, podSecurityPlugin),
 }
 
 /** The enabled names the server has no plugin for: running without them would admit what they refuse. */

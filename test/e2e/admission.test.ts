@@ -155,10 +155,30 @@ describe('admission plugins of the daemon', () => {
         ['--enable-admission-plugins=EventRateLimit', `--admission-control-config-file=${join(dir, 'bad.yaml')}`],
         /plugins\[0\]\.configuration: invalid Configuration:\n\s+limits\[0\]\.type: Unsupported value: "Pod"[^\n]*\n\s+limits\[0\]\.burst: Invalid value: 0: must be positive/,
       ])
+      // Each plugin's own decoder is heard at start-up, as a line naming the file's entry and the field, never a stack trace.
+      const inline = (name: string, plugin: string, configuration: string): string[] => {
+        writeFileSync(join(dir, name), `apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ${plugin}\n  configuration: ${configuration}\n`)
+        return [`--admission-control-config-file=${join(dir, name)}`]
+      }
+      cases.push(
+        [
+          inline('pod-security.yaml', 'PodSecurity', '{apiVersion: pod-security.admission.config.k8s.io/v1, kind: PodSecurityConfiguration, defaults: {enforce-verison: latest}}'),
+          /^Error: --admission-control-config-file: \S+pod-security\.yaml: plugins\[0\]\.configuration: invalid PodSecurityConfiguration:\n\s+unknown field "defaults\.enforce-verison"/m,
+        ],
+        [
+          inline('quota.yaml', 'ResourceQuota', '{apiVersion: apiserver.config.k8s.io/v1, kind: ResourceQuotaConfiguration, limitedResources: [{resource: pods, matchContain: [x]}]}'),
+          /^Error: --admission-control-config-file: \S+quota\.yaml: plugins\[0\]\.configuration: invalid ResourceQuotaConfiguration:\n\s+unknown field "limitedResources\[0\]\.matchContain"/m,
+        ],
+        [
+          inline('webhook.yaml', 'ValidatingAdmissionWebhook', '{apiVersion: v7, kind: Nonsense, anything: goes}'),
+          /^Error: --admission-control-config-file: \S+webhook\.yaml: plugins\[0\]\.configuration: invalid WebhookAdmissionConfiguration:\n\s+kind: Invalid value: "Nonsense"/m,
+        ],
+      )
       for (const [flags, message] of cases) {
         const r = run(...flags)
         assert.equal(r.status, 1, `${flags.join(' ')}: ${r.stderr}`)
         assert.match(r.stderr, message)
+        assert.doesNotMatch(r.stderr, /^\s+at /m, 'no stack trace')
       }
     } finally {
       rmSync(dir, { recursive: true, force: true })

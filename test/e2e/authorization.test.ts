@@ -6,12 +6,13 @@
  * from the legacy flags.
  */
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { type SarWebhook, startSarWebhook } from '../integration/sar-webhook.js'
-import { Daemon, eventually } from './daemon.js'
+import { BIN, Daemon, eventually } from './daemon.js'
 
 const TOKENS = [
   'alice-token,alice,1,"staff"',
@@ -133,6 +134,23 @@ describe('Node and ABAC from the legacy flags', () => {
   after(async () => {
     await daemon?.stop()
     if (dir) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('refuses to start with an ABAC authorizer in --authorization-config but no --authorization-policy-file, naming the field', () => {
+    const local = mkdtempSync(join(tmpdir(), 'authz-abac-'))
+    try {
+      writeFileSync(join(local, 'authz.yaml'), authorizationConfig('- type: RBAC\n  name: rbac\n- type: ABAC\n  name: abac'))
+      const r = spawnSync(
+        process.execPath,
+        [BIN, '--secure-port=0', '--bind-address=127.0.0.1', `--cert-dir=${join(local, 'pki')}`, `--data-dir=${join(local, 'data')}`, `--authorization-config=${join(local, 'authz.yaml')}`],
+        { encoding: 'utf8', timeout: 30_000 },
+      )
+      assert.equal(r.status, 1, r.stderr)
+      assert.match(r.stderr, /^Error: --authorization-config: authorizers\[1\]\.type: ABAC's authorization policy file not passed \(--authorization-policy-file\)$/m)
+      assert.doesNotMatch(r.stderr, /^\s+at /m, 'no stack trace')
+    } finally {
+      rmSync(local, { recursive: true, force: true })
+    }
   })
 
   it('lets a kubelet read its pod and not another node\'s, and ABAC allow per rule', async () => {

@@ -5,7 +5,7 @@
  * namespaces). Validated at start-up with field paths.
  */
 import { z } from 'zod'
-import { type ConfigKind, decodeConfig } from '../../config/decode.js'
+import { type ConfigKind, decodeConfigDocument } from '../../config/decode.js'
 import { goList, goString } from '../../config/fields.js'
 import { duplicate, type FieldError, FieldPath, invalid } from '../../machinery/field.js'
 import { isDNS1123Label, isDNS1123Subdomain } from '../../machinery/names.js'
@@ -72,12 +72,15 @@ const PodSecurityConfigurationKind: ConfigKind<ConfigurationFile> = {
   validate,
 }
 
-/** The plugin's configuration (none: privileged:latest for every mode, no exemptions). Throws a ConfigFileError. */
-export function podSecurityConfiguration(configuration: unknown): PodSecurityConfiguration {
+/**
+ * The plugin's configuration (none: privileged:latest for every mode, no exemptions). Throws a
+ * ConfigFileError naming `source`, where the configuration was found.
+ */
+export function podSecurityConfiguration(configuration: unknown, source = 'PodSecurity plugin configuration'): PodSecurityConfiguration {
   const file: ConfigurationFile =
     configuration === undefined
       ? { defaults: { enforce: '', 'enforce-version': '', audit: '', 'audit-version': '', warn: '', 'warn-version': '' }, exemptions: { usernames: [], runtimeClasses: [], namespaces: [] } }
-      : decodeConfig(JSON.stringify(configuration), 'PodSecurity plugin configuration', PodSecurityConfigurationKind)
+      : decodeConfigDocument(configuration, source, PodSecurityConfigurationKind)
   const defaults = Object.fromEntries(
     MODES.map((mode) => [mode, { level: (file.defaults[mode] || 'privileged') as Level, version: file.defaults[`${mode}-version`] || 'latest' }]),
   ) as NamespacePolicy

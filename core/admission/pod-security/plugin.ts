@@ -3,10 +3,10 @@ import { namespaces } from '../../resources/core/namespaces.js'
 import { pods } from '../../resources/core/pods.js'
 import type { AdmissionPluginContext, AdmissionPluginInstance } from '../plugins.js'
 import { podSecurityAdmission } from './admission.js'
-import { podSecurityConfiguration } from './configuration.js'
+import type { PodSecurityConfiguration } from './configuration.js'
 
-export function podSecurityPlugin({ stored, informers, configuration }: AdmissionPluginContext): AdmissionPluginInstance {
-  const config = podSecurityConfiguration(configuration)
+/** `configuration` is decoded beforehand (podSecurityConfiguration), so that a bad one is a start-up problem naming its place in the file. */
+export function podSecurityPlugin({ stored, informers, configuration: config }: AdmissionPluginContext & { configuration: PodSecurityConfiguration }): AdmissionPluginInstance {
   const index = informers.informer(namespaces)
   const plugin = podSecurityAdmission(config, {
     // One created a moment ago and not yet seen by the watch is read from storage.

@@ -5,7 +5,7 @@
  * resourcequota.admission.k8s.io Configuration). Validated at start-up.
  */
 import { z } from 'zod'
-import { CONFIG_GROUP, type ConfigKind, decodeConfig } from '../../config/decode.js'
+import { CONFIG_GROUP, type ConfigKind, decodeConfigDocument } from '../../config/decode.js'
 import { goList, goString } from '../../config/fields.js'
 import { FieldPath, notSupported, required } from '../../machinery/field.js'
 import type { ScopeSelector } from '../../quota/scopes.js'
@@ -54,8 +54,11 @@ const QuotaConfigurationKind: ConfigKind<ResourceQuotaConfiguration> = {
     }),
 }
 
-/** The plugin's configuration from its AdmissionConfiguration entry (none: nothing is limited by default). Throws a ConfigFileError. */
-export function resourceQuotaConfiguration(configuration: unknown): ResourceQuotaConfiguration {
+/**
+ * The plugin's configuration from its AdmissionConfiguration entry (none: nothing is limited by default).
+ * Throws a ConfigFileError naming `source`, where the configuration was found.
+ */
+export function resourceQuotaConfiguration(configuration: unknown, source = 'ResourceQuota plugin configuration'): ResourceQuotaConfiguration {
   if (configuration === undefined) return { limitedResources: [] }
-  return decodeConfig(JSON.stringify(configuration), 'ResourceQuota plugin configuration', QuotaConfigurationKind)
+  return decodeConfigDocument(configuration, source, QuotaConfigurationKind)
 }

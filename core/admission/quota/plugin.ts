@@ -8,7 +8,7 @@ import type { KubeObject } from '../../machinery/object.js'
 import { resourceQuotas } from '../../resources/core/quotas.js'
 import type { AdmissionPluginContext, AdmissionPluginInstance } from '../plugins.js'
 import { type QuotaAccess, resourceQuotaAdmission } from './admission.js'
-import { resourceQuotaConfiguration } from './configuration.js'
+import type { ResourceQuotaConfiguration } from './configuration.js'
 
 /**
  * What ResourceQuota reaches below the API: a quota's usage charged in its
@@ -22,8 +22,14 @@ export interface QuotaStorage {
   startController(quotas: SharedInformer): () => void
 }
 
-export function resourceQuotaPlugin({ quotaStorage, informers, configuration, now, runOnce }: AdmissionPluginContext): AdmissionPluginInstance {
-  const config = resourceQuotaConfiguration(configuration)
+/** `configuration` is decoded beforehand (resourceQuotaConfiguration), so that a bad one is a start-up problem naming its place in the file. */
+export function resourceQuotaPlugin({
+  quotaStorage,
+  informers,
+  configuration: config,
+  now,
+  runOnce,
+}: AdmissionPluginContext & { configuration: ResourceQuotaConfiguration }): AdmissionPluginInstance {
   const quotas = informers.informer(resourceQuotas)
   const access: QuotaAccess = {
     quotas: (namespace) => quotas.list(namespace),

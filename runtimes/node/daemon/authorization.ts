@@ -78,7 +78,13 @@ export function authorizationOptions(files: ConfigFiles, parsed: ParsedFlags): P
     }
   }
   const configPath = values['authorization-config']
-  if (configPath) options.authorizationConfiguration = readAuthorizationConfig(configPath)
+  if (configPath) {
+    const specs = readAuthorizationConfig(configPath)
+    // The rules of an ABAC authorizer come from the flag alone; without it the chain cannot be built.
+    const abac = specs.findIndex((spec) => spec.type === 'ABAC')
+    if (abac >= 0 && !files.abacPolicy) throw new Error(`authorizers[${abac}].type: ABAC's authorization policy file not passed (--authorization-policy-file)`)
+    options.authorizationConfiguration = specs
+  }
   return options
 }
 
