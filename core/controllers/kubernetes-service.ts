@@ -15,6 +15,8 @@ import type { KubeObject } from '../machinery/object.js'
 import { endpoints, services } from '../resources/core/services.js'
 import { parseIP } from '../resources/core/service-ranges.js'
 import type { EndpointLeases } from './endpoint-leases.js'
+import { nonSpecialIPErrors } from '../resources/core/endpoints-validation.js'
+import { FieldPath } from '../machinery/field.js'
 
 export const KUBERNETES_SERVICE = 'kubernetes'
 
@@ -143,8 +145,11 @@ export function startKubernetesService(
     const addresses = settings.leases ? await settings.leases.leases.renew() : [settings.advertiseAddress]
     const body = endpointsBody(addresses, p)
     await ensure(ep, body, fieldsOf(body, ['subsets']), now())
-    if (slice) {
-      const sliceWanted = sliceBody(addresses, p)
+    // A slice may not name a loopback address (upstream's validation), where Endpoints may here: a server
+    // advertising 127.0.0.1 (a local one's default) keeps Endpoints alone, as upstream's keeps neither.
+    const sliceAddresses = addresses.filter((a) => nonSpecialIPErrors(a, FieldPath.root('address'), true).length === 0)
+    if (slice && sliceAddresses.length > 0) {
+      const sliceWanted = sliceBody(sliceAddresses, p)
       await ensure(slice, sliceWanted, fieldsOf(sliceWanted, ['addressType', 'endpoints', 'ports']), now())
     }
   }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { type ApiServerOptions } from '../../core/index.js'
 import { MemoryStorage } from '../../core/storage/memory.js'
+import { silentLogger } from '../../core/logging/logger.js'
 import { createTestServer, startServer, TestClient } from './harness.js'
 
 const SVCS = '/api/v1/namespaces/default/services'
@@ -200,6 +201,20 @@ describe('the kubernetes service', () => {
     assert.equal(slice.status, 200)
     assert.deepEqual(slice.body.endpoints[0].addresses, ['192.0.2.10'])
     assert.equal(slice.body.metadata.labels['kubernetes.io/service-name'], 'kubernetes')
+  })
+
+  // A slice may not name a loopback address (upstream's validation refuses it); Endpoints may here, for local servers.
+  it('keeps Endpoints alone for a server advertising a loopback address, with no slice refused at every start', async () => {
+    const warnings: string[] = []
+    const logger = { ...silentLogger, warn: (_fields: Record<string, unknown>, message: string) => void warnings.push(message) }
+    const server = createTestServer({ securePort: 6443, advertiseAddress: '127.0.0.1' }, { logger })
+    await server.ready
+    const client = new TestClient(server)
+    const ep = await eventually(() => client.get('/api/v1/namespaces/default/endpoints/kubernetes'), (r) => r.status === 200)
+    assert.deepEqual(ep.body.subsets[0].addresses, [{ ip: '127.0.0.1' }])
+    assert.equal((await client.get('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes')).status, 404)
+    assert.deepEqual(warnings.filter((w) => w.includes('kubernetes service')), [])
+    await server.shutdown()
   })
 
   it('waits for the port chosen at listen time, and comes back when deleted', async () => {
