@@ -165,10 +165,9 @@ async function checkProxyable(deps: NodeAgentDeps, host: string): Promise<void> 
   })
 }
 
-/** Whether a proxy may reach `host`, by the same rule as checkProxyable. */
-async function proxyable(deps: NodeAgentDeps, host: string): Promise<boolean> {
-  const check = deps.checkProxyable ?? defaultProxyableCheck
-  return check(host).then(
+/** Whether a proxy may reach `host`: checkProxyable's rule, as a yes or no. */
+function proxyable(deps: NodeAgentDeps, host: string): Promise<boolean> {
+  return checkProxyable(deps, host).then(
     () => true,
     () => false,
   )

@@ -303,7 +303,7 @@ function echoAndClose(client: Duplex, backend: Socket, answer: Buffer): void {
     if (piece.length) client.write(piece)
     tail = (tail + piece.toString('latin1')).slice(-5)
     // The body is whole at its length, at the last chunk's end, or at the bound on what is passed on.
-    if ((length && left === 0) || (chunked && tail === '0\r\n\r\n') || left === 0) close()
+    if (left === 0 || (chunked && tail === '0\r\n\r\n')) close()
   }
   // The client's own bytes are read and dropped: none is sent on.
   client.on('data', () => {})
